@@ -1,0 +1,94 @@
+r"""The linear constraints of Paper A as sparse matrices acting on ``vec(W)``.
+
+A decoder ``W`` (V x d) is flattened row by row, ``vec(W)[v * d + k] = W[v, k]``, so the
+functional ``W -> (e_a - e_b)^T W h_j`` is the row vector ``vec((e_a - e_b) h_j^T)`` with
+``2 d`` non-zeros. Per context ``j`` we fix an *anchor* ``a_j`` (the smallest token of
+``S_j``); as Paper A notes after Eqs. (4) and (6), the constraints for all pairs
+``z != z'`` in ``S_j`` are equivalent to those against the anchor:
+
+* equalities  ``(e_z - e_{a_j})^T W h_j = c``  for ``z`` in ``S_j \ {a_j}`` (Eqs. (4), (6a)),
+  with ``c = log(p_jz / p_j,a_j)`` for NTP_H-compatibility and ``c = 0`` for NTP-separability;
+* inequalities ``(e_{a_j} - e_v)^T W h_j >= 1`` for ``v`` not in ``S_j`` (Eq. (6b)).
+
+That is ``sum_j (S_j - 1)`` equalities and ``m V - sum_j S_j`` inequalities, as the paper
+counts them. The rows of the equality matrix span the subspace F of Eq. (5).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import sparse
+
+from .data import NTPData, cached_per_data
+
+__all__ = ["NTPConstraints", "ntp_constraints", "pair_rows"]
+
+
+@dataclass(frozen=True)
+class NTPConstraints:
+    """Equality and inequality constraints of one data set (see the module docstring).
+
+    Attributes
+    ----------
+    anchors
+        Anchor token ``a_j`` of each context, shape ``(m,)``.
+    eq_context, eq_token
+        Context ``j`` and token ``z`` of each equality row ``(e_z - e_{a_j}) h_j^T``.
+    eq
+        Sparse ``(n_eq, V d)`` matrix of the equality rows.
+    eq_rhs
+        ``log(p_jz / p_j,a_j)`` for each equality row: the compatibility right-hand side.
+    ineq_context, ineq_token
+        Context ``j`` and out-of-support token ``v`` of each inequality row ``(e_{a_j} - e_v) h_j^T``.
+    ineq
+        Sparse ``(n_ineq, V d)`` matrix of the inequality rows.
+    """
+
+    anchors: np.ndarray
+    eq_context: np.ndarray
+    eq_token: np.ndarray
+    eq: sparse.csr_matrix
+    eq_rhs: np.ndarray
+    ineq_context: np.ndarray
+    ineq_token: np.ndarray
+    ineq: sparse.csr_matrix
+
+
+def pair_rows(
+    H: np.ndarray, context: np.ndarray, plus: np.ndarray, minus: np.ndarray, V: int
+) -> sparse.csr_matrix:
+    """Sparse rows ``vec((e_plus - e_minus) h_context^T)``, one per entry of the index arrays.
+
+    Built with array operations only (no Python loop over constraints).
+    """
+    n, d = context.size, H.shape[1]
+    k = np.arange(d)
+    rows = np.repeat(np.arange(n), 2 * d)
+    cols = np.concatenate([plus[:, None] * d + k, minus[:, None] * d + k], axis=1).ravel()
+    vals = np.concatenate([H[context], -H[context]], axis=1).ravel()
+    return sparse.csr_matrix((vals, (rows, cols)), shape=(n, V * d))
+
+
+@cached_per_data
+def ntp_constraints(data: NTPData) -> NTPConstraints:
+    """Build (once per data set) the sparse constraint matrices of Paper A, Eqs. (4) and (6)."""
+    mask = data.support_mask
+    anchors = np.argmax(mask, axis=1)  # first in-support token of each row
+    is_anchor = np.zeros_like(mask)
+    is_anchor[np.arange(data.m), anchors] = True
+    eq_context, eq_token = np.nonzero(mask & ~is_anchor)
+    ineq_context, ineq_token = np.nonzero(~mask)
+    P = data.P
+    eq_rhs = np.log(P[eq_context, eq_token]) - np.log(P[eq_context, anchors[eq_context]])
+    return NTPConstraints(
+        anchors=anchors,
+        eq_context=eq_context,
+        eq_token=eq_token,
+        eq=pair_rows(data.H, eq_context, eq_token, anchors[eq_context], data.V),
+        eq_rhs=eq_rhs,
+        ineq_context=ineq_context,
+        ineq_token=ineq_token,
+        ineq=pair_rows(data.H, ineq_context, anchors[ineq_context], ineq_token, data.V),
+    )

@@ -1,0 +1,133 @@
+"""The data subspace F, its projections, and the finite component W* (Paper A, Sec. 3-4).
+
+``F = span{(e_z - e_z') h_j^T : z != z' in S_j, j in [m]}`` (Eq. (5)). An orthonormal basis
+is computed once per data set from the singular value decomposition of the equality
+constraint matrix, whose rows span F. The same decomposition solves the compatibility
+equations (4): their minimum-norm solution is the unique solution lying in F, ``W*``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from .constraints import ntp_constraints
+from .data import NTPData, cached_per_data, check_decoder
+from .errors import NotCompatibleError
+from .settings import COMPAT_RTOL
+
+__all__ = [
+    "FDecomposition",
+    "f_decomposition",
+    "f_basis",
+    "project_F",
+    "project_F_perp",
+    "compatibility_residual",
+    "is_compatible",
+    "finite_solution",
+]
+
+
+@dataclass(frozen=True)
+class FDecomposition:
+    """Thin SVD ``G = U diag(s) B`` of the equality-constraint matrix ``G`` (rank part only).
+
+    Attributes
+    ----------
+    basis
+        ``(r, V d)`` matrix with orthonormal rows spanning F (``r = dim F``).
+    U
+        ``(n_eq, r)`` left singular vectors.
+    s
+        ``(r,)`` positive singular values.
+    """
+
+    basis: np.ndarray
+    U: np.ndarray
+    s: np.ndarray
+
+    @property
+    def dim(self) -> int:
+        """Dimension of F."""
+        return self.basis.shape[0]
+
+
+@cached_per_data
+def f_decomposition(data: NTPData) -> FDecomposition:
+    """SVD of the equality constraints of ``data``, computed once per data set."""
+    G = ntp_constraints(data).eq.toarray()
+    if G.shape[0] == 0:  # every support is a single token: F = {0}
+        return FDecomposition(np.zeros((0, data.V * data.d)), np.zeros((0, 0)), np.zeros(0))
+    U, s, Vt = np.linalg.svd(G, full_matrices=False)
+    tol = s[0] * max(G.shape) * np.finfo(float).eps if s.size else 0.0
+    r = int(np.sum(s > tol))
+    return FDecomposition(basis=Vt[:r], U=U[:, :r], s=s[:r])
+
+
+def f_basis(data: NTPData) -> np.ndarray:
+    """An orthonormal basis of F as an ``(r, V, d)`` array of matrices (``r = dim F``)."""
+    basis = f_decomposition(data).basis
+    return basis.reshape(-1, data.V, data.d)
+
+
+def project_F(data: NTPData, W: ArrayLike) -> np.ndarray:  # noqa: N802 (the paper's F)
+    """Orthogonal projection ``P_F(W)`` of a ``(V, d)`` matrix onto F."""
+    W = check_decoder(data, W)
+    B = f_decomposition(data).basis
+    return (B.T @ (B @ W.ravel())).reshape(W.shape)
+
+
+def project_F_perp(data: NTPData, W: ArrayLike) -> np.ndarray:  # noqa: N802
+    """Orthogonal projection ``P_perp(W) = W - P_F(W)`` onto the complement of F."""
+    W = check_decoder(data, W)
+    return W - project_F(data, W)
+
+
+@cached_per_data
+def _min_norm_solution(data: NTPData) -> tuple[np.ndarray, float]:
+    dec = f_decomposition(data)
+    b = ntp_constraints(data).eq_rhs
+    coef = dec.U.T @ b
+    w = dec.basis.T @ (coef / dec.s)
+    residual = float(np.linalg.norm(b - dec.U @ coef))
+    W = w.reshape(data.V, data.d)
+    W.setflags(write=False)
+    return W, residual
+
+
+def compatibility_residual(data: NTPData) -> float:
+    """Least-squares residual of the compatibility equations (4); 0 iff compatible."""
+    return _min_norm_solution(data)[1]
+
+
+def _compat_tolerance(data: NTPData) -> float:
+    b = ntp_constraints(data).eq_rhs
+    return COMPAT_RTOL * max(1.0, float(np.linalg.norm(b)))
+
+
+def is_compatible(data: NTPData) -> bool:
+    """Whether the data are NTP_H-compatible (Definition 1 of Paper A).
+
+    Decided exactly up to rounding: the linear system (4) is solvable iff its least-squares
+    residual vanishes (tolerance :data:`ntpnb.settings.COMPAT_RTOL` relative to ``||b||``).
+    """
+    return compatibility_residual(data) <= _compat_tolerance(data)
+
+
+def finite_solution(data: NTPData) -> np.ndarray:
+    """``W*``: the unique solution in F of the compatibility equations (4), shape ``(V, d)``.
+
+    Raises
+    ------
+    NotCompatibleError
+        If the equations have no solution (the data are not NTP_H-compatible).
+    """
+    W, residual = _min_norm_solution(data)
+    if residual > _compat_tolerance(data):
+        raise NotCompatibleError(
+            "the data are not NTP_H-compatible: the compatibility equations (4) have "
+            f"least-squares residual {residual:.3g} (tolerance {_compat_tolerance(data):.3g})"
+        )
+    return W.copy()

@@ -1,0 +1,49 @@
+"""Shared fixtures: small data sets and, for the slow tests, one quick-profile run."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import ntpnb as ntp
+
+from helpers import random_data
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+SIZES = [(3, 5, 4, 2, 0), (6, 9, 7, 3, 1), (10, 12, 6, 4, 2)]  # (m, d, V, S, seed), all d > m
+
+
+@pytest.fixture(params=SIZES, ids=lambda p: "m{}-d{}-V{}-S{}".format(*p))
+def overparam_data(request) -> ntp.NTPData:
+    """Data with d > m (compatible and separable by Lemma 1 of Paper A)."""
+    return random_data(*request.param)
+
+
+@pytest.fixture(scope="session")
+def quick_run(tmp_path_factory) -> Path:
+    """Every notebook executed once at the quick profile into a temporary output tree."""
+    out = tmp_path_factory.mktemp("outputs")
+    cmd = [sys.executable, "-m", "ntpnb.cli", "reproduce", "--profile", "quick", "--out", str(out)]
+    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+    if proc.returncode != 0:
+        pytest.fail(f"ntpnb reproduce --profile quick failed:\n{proc.stdout}\n{proc.stderr}")
+    return out
+
+
+@pytest.fixture
+def book_copy(tmp_path, quick_run) -> Path:
+    """A copy of the book sources with the quick-profile outputs, to build in isolation."""
+    root = tmp_path / "book-root"
+    root.mkdir()
+    for name in ("_config.yml", "_toc.yml"):
+        shutil.copy(ROOT / name, root / name)
+    shutil.copytree(ROOT / "book", root / "book")
+    (root / "notebooks").mkdir()
+    shutil.copytree(quick_run, root / "outputs")
+    return root

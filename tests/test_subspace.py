@@ -1,0 +1,98 @@
+"""The subspace F, the projections, compatibility and the finite solution W*."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+import ntpnb as ntp
+from ntpnb.errors import NotCompatibleError
+
+
+def all_pair_residuals(data: ntp.NTPData, W: np.ndarray) -> np.ndarray:
+    """Residuals of Eq. (4) for *every* pair z != z' in S_j (not only against the anchor)."""
+    out = []
+    for j, support in enumerate(data.supports):
+        logits = W @ data.H[j]
+        for z, zp in itertools.permutations(support, 2):
+            out.append(logits[z] - logits[zp] - np.log(data.P[j, z] / data.P[j, zp]))
+    return np.array(out)
+
+
+def test_finite_solution_solves_every_compatibility_equation_and_lies_in_F(overparam_data):
+    data = overparam_data
+    assert ntp.is_compatible(data)
+    W_star = ntp.finite_solution(data)
+    assert np.abs(all_pair_residuals(data, W_star)).max() < 1e-10
+    np.testing.assert_allclose(ntp.project_F(data, W_star), W_star, atol=1e-12)
+    assert np.linalg.norm(ntp.project_F_perp(data, W_star)) < 1e-12
+
+
+def test_finite_solution_is_the_unique_solution_in_F(overparam_data):
+    """Adding any F-perp matrix keeps Eq. (4) satisfied; projecting back onto F recovers W*."""
+    data = overparam_data
+    W_star = ntp.finite_solution(data)
+    rng = np.random.default_rng(0)
+    N = ntp.project_F_perp(data, rng.standard_normal(W_star.shape))
+    assert np.abs(all_pair_residuals(data, W_star + N)).max() < 1e-10
+    np.testing.assert_allclose(ntp.project_F(data, W_star + N), W_star, atol=1e-10)
+
+
+def test_F_basis_is_orthonormal_and_spans_the_generators(overparam_data):
+    data = overparam_data
+    B = ntp.f_basis(data).reshape(-1, data.V * data.d)
+    np.testing.assert_allclose(B @ B.T, np.eye(B.shape[0]), atol=1e-12)
+    # generic data with d > m: the sum_j (S_j - 1) generators are independent
+    assert B.shape[0] == int(np.sum(data.support_sizes - 1))
+    for j, support in enumerate(data.supports):
+        for z, zp in itertools.combinations(support, 2):
+            G = np.zeros((data.V, data.d))
+            G[z], G[zp] = data.H[j], -data.H[j]
+            np.testing.assert_allclose(ntp.project_F(data, G), G, atol=1e-12)
+
+
+def test_projections_are_idempotent_complementary_and_orthogonal(overparam_data):
+    data = overparam_data
+    rng = np.random.default_rng(1)
+    W = rng.standard_normal((data.V, data.d))
+    PF, Pp = ntp.project_F(data, W), ntp.project_F_perp(data, W)
+    np.testing.assert_allclose(PF + Pp, W, atol=1e-12)
+    np.testing.assert_allclose(ntp.project_F(data, PF), PF, atol=1e-12)
+    np.testing.assert_allclose(ntp.project_F_perp(data, Pp), Pp, atol=1e-12)
+    assert abs(np.sum(PF * Pp)) < 1e-10
+    # F-perp components leave every in-support logit difference unchanged (Eq. (6a))
+    assert np.abs(all_pair_residuals(data, Pp) - all_pair_residuals(data, np.zeros_like(W))).max() < 1e-10
+
+
+def test_one_hot_supports_give_F_zero():
+    """Remark 1: with S_j = 1 the subspace F is {0} and W* = 0."""
+    data = ntp.NTPData(H=np.eye(2), pi=[0.5, 0.5], P=[[1.0, 0.0, 0.0], [0.0, 0.0, 1.0]])
+    assert ntp.f_basis(data).shape == (0, 3, 2)
+    assert ntp.is_compatible(data)
+    np.testing.assert_array_equal(ntp.finite_solution(data), np.zeros((3, 2)))
+    W = np.ones((3, 2))
+    np.testing.assert_array_equal(ntp.project_F_perp(data, W), W)
+
+
+def test_incompatible_data_are_reported_not_solved():
+    """Two contexts with one embedding and different odds: Eq. (4) has no solution."""
+    data = ntp.NTPData(H=[[1.0], [1.0]], pi=[0.5, 0.5], P=[[0.7, 0.3, 0.0], [0.2, 0.8, 0.0]])
+    assert not ntp.is_compatible(data)
+    assert ntp.compatibility_residual(data) > 0.1
+    with pytest.raises(NotCompatibleError, match="not NTP_H-compatible"):
+        ntp.finite_solution(data)
+
+
+def test_same_embedding_with_same_odds_is_compatible():
+    data = ntp.NTPData(H=[[1.0], [1.0]], pi=[0.5, 0.5], P=[[0.7, 0.3, 0.0], [0.7, 0.3, 0.0]])
+    assert ntp.is_compatible(data)
+    assert np.abs(all_pair_residuals(data, ntp.finite_solution(data))).max() < 1e-12
+
+
+def test_the_2d_example_is_compatible_although_underparameterized():
+    data = ntp.toy2d_instance(0)
+    assert data.d < data.m
+    assert ntp.is_compatible(data)
+    assert np.abs(all_pair_residuals(data, ntp.finite_solution(data))).max() < 1e-10

@@ -1,0 +1,198 @@
+"""NTP-separability and the NTP-SVM: constraints, optimality, independent solutions, errors."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from scipy.optimize import minimize
+
+import ntpnb as ntp
+from ntpnb import settings
+from ntpnb.constraints import ntp_constraints
+from ntpnb.errors import NotSeparableError, SolverError
+
+from helpers import random_data
+
+
+def margins_all_pairs(data: ntp.NTPData, W: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(6a) residuals for every z != z' in S_j and (6b) margins for every z in S_j, v not in S_j."""
+    eq, ineq = [], []
+    for j, support in enumerate(data.supports):
+        logits = W @ data.H[j]
+        outside = np.setdiff1d(np.arange(data.V), support)
+        eq += [logits[z] - logits[zp] for z, zp in itertools.combinations(support, 2)]
+        ineq += [logits[z] - logits[v] for z in support for v in outside]
+    return np.array(eq), np.array(ineq)
+
+
+def cosine(A: np.ndarray, B: np.ndarray) -> float:
+    return float(np.sum(A * B) / (np.linalg.norm(A) * np.linalg.norm(B)))
+
+
+def dual_lbfgs(data: ntp.NTPData) -> np.ndarray:
+    """W^mm from the dual, by a different method: L-BFGS-B on
+    min_{lambda >= 0} ||P_perp(A^T lambda)||^2 / 2 - sum(lambda), then W = P_perp(A^T lambda)."""
+    A = ntp_constraints(data).ineq.toarray()
+    B = ntp.f_basis(data).reshape(-1, data.V * data.d)
+    M = (A - (A @ B.T) @ B).T  # columns: P_perp of each constraint row
+
+    def f(lam):
+        w = M @ lam
+        return 0.5 * w @ w - lam.sum(), M.T @ w - 1.0
+
+    res = minimize(
+        f,
+        np.zeros(A.shape[0]),
+        jac=True,
+        method="L-BFGS-B",
+        bounds=[(0, None)] * A.shape[0],
+        options={"ftol": 1e-15, "gtol": 1e-12, "maxiter": 20000, "maxcor": 50},
+    )
+    return (M @ res.x).reshape(data.V, data.d)
+
+
+def test_svm_satisfies_every_constraint_and_is_orthogonal_to_F(overparam_data):
+    data = overparam_data
+    assert ntp.is_separable(data)
+    W = ntp.ntp_svm(data)
+    eq, ineq = margins_all_pairs(data, W)
+    assert np.abs(eq).max() < 1e-9
+    assert ineq.min() > 1 - 1e-9
+    assert ineq.min() < 1 + 1e-9  # some constraint is active: W^mm is not needlessly long
+    assert np.linalg.norm(ntp.project_F(data, W)) < 1e-9 * np.linalg.norm(W)
+
+
+def test_svm_certificate_is_tight(overparam_data):
+    sol = ntp.solve_ntp_svm(overparam_data)
+    assert sol.solver == settings.QP_SOLVER
+    assert sol.margin_violation < 1e-9
+    assert sol.f_component < 1e-9
+    assert sol.stationarity < 1e-8
+    assert sol.complementarity < 1e-8
+    assert abs(sol.duality_gap) < 1e-9
+    assert np.all(sol.duals >= 0)
+    assert sol.n_active >= 1
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: ntp.toy2d_instance(0),
+        lambda: random_data(m=8, d=10, V=6, S=3, seed=11),
+        lambda: ntp.synthetic_instance(n=2000, m=20, d=25, V=8, S=4, seed=5),
+    ],
+    ids=["toy2d", "random", "synthetic"],
+)
+def test_svm_agrees_with_an_independent_dual_solve(make):
+    data = make()
+    W_qp = ntp.ntp_svm(data)
+    W_dual = dual_lbfgs(data)
+    assert cosine(W_qp, W_dual) > 1 - 1e-8
+    assert np.linalg.norm(W_qp - W_dual) < 1e-4 * np.linalg.norm(W_qp)
+
+
+def test_svm_agrees_with_a_long_normalized_gd_run():
+    """Theorem 2 of Paper A: W_k - W* aligns with W^mm. On the 2D example normalized GD
+    (step 0.1, 10^4 steps from 0) reaches a cosine of 0.99990; we require 0.999."""
+    data = ntp.toy2d_instance(0)
+    W_mm, W_star = ntp.ntp_svm(data), ntp.finite_solution(data)
+    W = np.zeros((data.V, data.d))
+    for _ in range(10_000):
+        G = ntp.ce_grad(data, W)
+        W = W - 0.1 * G / np.linalg.norm(G)
+    assert cosine(W - W_star, W_mm) > 0.999
+    assert cosine(ntp.project_F_perp(data, W), W_mm) > 0.999
+
+
+def test_svm_rows_depend_only_on_supports():
+    """Fig. 2 of Paper A: tokens 1 and 5 share a support pattern, so w_1 = w_5 in W^mm,
+    and W^mm does not change when the in-support probabilities do."""
+    data = ntp.toy2d_instance(0)
+    W = ntp.ntp_svm(data)
+    np.testing.assert_allclose(W[0], W[4], atol=1e-9)
+    other = ntp.NTPData(H=data.H, pi=data.pi, P=ntp.toy2d_instance(1).P)
+    np.testing.assert_allclose(ntp.ntp_svm(other), W, atol=1e-8)
+
+
+def test_separating_direction_satisfies_definition_2(overparam_data):
+    data = overparam_data
+    W = ntp.separating_direction(data)
+    eq, ineq = margins_all_pairs(data, W)
+    scale = 1 + np.abs(W).max()
+    assert np.abs(eq).max() < 1e-7 * scale
+    assert ineq.min() > 1 - 1e-7 * scale
+    assert np.linalg.norm(W) >= np.linalg.norm(ntp.ntp_svm(data)) - 1e-9  # W^mm is the shortest
+
+
+def test_non_separable_data_are_reported_not_solved():
+    """d = 1: context 1 needs token 0 above token 2 and tokens 0 = 1, context 2 needs token 1
+    above token 0. No W satisfies both."""
+    data = ntp.NTPData(H=[[1.0], [2.0]], pi=[0.5, 0.5], P=[[0.6, 0.4, 0.0], [0.0, 0.4, 0.6]])
+    assert ntp.is_compatible(data)
+    assert not ntp.is_separable(data)
+    with pytest.raises(NotSeparableError, match="not NTP-separable"):
+        ntp.ntp_svm(data)
+    with pytest.raises(NotSeparableError):
+        ntp.separating_direction(data)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_2d_separability_is_the_origin_inside_the_triangle(seed):
+    """With the supports of Fig. 1, d = 2: separable iff 0 is a positive combination of h_A, h_B, h_C
+    (necessity is proved in the first chapter; here both directions are checked on random triples)."""
+    toy = ntp.toy2d_instance(0)
+    H = np.random.default_rng(seed).standard_normal((3, 2))
+    weights = np.linalg.solve(np.vstack([H.T, np.ones(3)]), [0.0, 0.0, 1.0])
+    data = ntp.NTPData(H=H, pi=toy.pi, P=toy.P)
+    assert ntp.is_separable(data) == bool(np.all(weights > 0))
+
+
+def test_full_supports_give_the_trivial_svm():
+    """No out-of-support token: (6b) is empty, W = 0 is feasible and optimal."""
+    data = ntp.NTPData(H=np.eye(2), pi=[0.5, 0.5], P=[[0.5, 0.5], [0.2, 0.8]])
+    assert ntp.is_separable(data)
+    np.testing.assert_array_equal(ntp.ntp_svm(data), np.zeros((2, 2)))
+
+
+def test_one_hot_labels_give_the_multiclass_svm():
+    """Remark 1: with S_j = 1, NTP-separability is multiclass separability (no equalities)."""
+    data = ntp.NTPData(H=[[1.0, 0.0], [0.0, 1.0], [-1.0, -1.0]], pi=[1 / 3] * 3, P=np.eye(3))
+    W = ntp.ntp_svm(data)
+    scores = data.H @ W.T
+    for j in range(3):
+        assert np.all(scores[j, j] - np.delete(scores[j], j) >= 1 - 1e-9)
+
+
+def test_a_failing_solver_raises_solver_error(monkeypatch):
+    monkeypatch.setattr(settings, "QP_SOLVER", "NO_SUCH_SOLVER")
+    data = random_data(m=3, d=5, V=4, S=2, seed=21)  # fresh data: results are cached per data set
+    with pytest.raises(SolverError, match="NO_SUCH_SOLVER"):
+        ntp.ntp_svm(data)
+
+
+def test_an_unverified_answer_raises_solver_error(monkeypatch):
+    monkeypatch.setattr(settings, "SVM_GAP_TOL", -1.0)  # no answer can pass
+    data = random_data(m=3, d=5, V=4, S=2, seed=22)
+    with pytest.raises(SolverError, match="failed verification"):
+        ntp.ntp_svm(data)
+
+
+def test_results_are_not_shared_between_data_sets():
+    a = random_data(m=3, d=5, V=4, S=2, seed=30)
+    b = random_data(m=3, d=5, V=4, S=2, seed=31)
+    assert not np.allclose(ntp.ntp_svm(a), ntp.ntp_svm(b))
+    W = ntp.ntp_svm(a)
+    W[:] = 0.0  # callers get copies: mutating one does not poison the cache
+    assert np.linalg.norm(ntp.ntp_svm(a)) > 0
+
+
+def test_constraint_counts_match_the_paper(overparam_data):
+    """sum_j (S_j - 1) equalities and m V - sum_j S_j inequalities (Paper A, Sec. 4)."""
+    data = overparam_data
+    cons = ntp_constraints(data)
+    S = data.support_sizes
+    assert cons.eq.shape == (int(np.sum(S - 1)), data.V * data.d)
+    assert cons.ineq.shape == (int(data.m * data.V - S.sum()), data.V * data.d)
+    assert cons.eq.nnz <= 2 * data.d * cons.eq.shape[0]
