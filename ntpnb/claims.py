@@ -1,0 +1,168 @@
+"""One way for notebooks to check a paper's claim: compare, print, record, and fail loudly.
+
+Each notebook makes a :class:`ClaimLog` and calls :meth:`ClaimLog.check` for every number it
+compares with a paper. A check prints one stable line (rounded to the stated digits, so nbval
+can compare it), appends a record to ``outputs/claims/<notebook>.json`` (the reproducibility
+report is built from these records), and raises :class:`~ntpnb.errors.ClaimCheckError` if the
+claim does not hold, so a broken claim fails the run.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import operator
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from .errors import ClaimCheckError, InvalidDataError
+from .paths import output_layout
+
+__all__ = ["Check", "ClaimLog", "RELATIONS", "format_number"]
+
+Target = float | tuple[float, float]
+
+#: The relations a check can assert between the measured value and its target.
+RELATIONS: dict[str, Callable[[float, Target, float], bool]] = {
+    "<": lambda v, t, tol: operator.lt(v, t),
+    "<=": lambda v, t, tol: operator.le(v, t),
+    ">": lambda v, t, tol: operator.gt(v, t),
+    ">=": lambda v, t, tol: operator.ge(v, t),
+    "~": lambda v, t, tol: abs(v - t) <= tol,
+    "in": lambda v, t, tol: t[0] <= v <= t[1],
+    "==": lambda v, t, tol: v == t,
+}
+
+
+def format_number(x: float, digits: int, floor: float | None = None) -> str:
+    """``x`` with ``digits`` significant digits (zeros kept); ``"< floor"`` below ``floor``.
+
+    The floor hides digits that are rounding noise (e.g. an inner product of order 1e-16),
+    which may differ between machines, from printed output.
+    """
+    if isinstance(x, bool) or isinstance(x, int):
+        return str(x)
+    if floor is not None and abs(x) < floor:
+        return f"< {floor:.0e}" if x >= 0 else f"> -{floor:.0e}"
+    return f"{x:#.{digits}g}".rstrip(".")
+
+
+@dataclass(frozen=True)
+class Check:
+    """One claim check: the measured value, the relation asserted, and the outcome."""
+
+    claim: str
+    what: str
+    value: float
+    relation: str
+    target: Target
+    tol: float
+    paper: str
+    passed: bool
+    profile: str
+
+    def line(self, digits: int, floor: float | None = None) -> str:
+        """The rounded, human-readable form printed by :meth:`ClaimLog.check` (two lines)."""
+        value = format_number(self.value, digits, floor)
+        if self.relation == "in":
+            lo, hi = self.target  # type: ignore[misc]
+            target = f"in [{lo:g}, {hi:g}]"
+        elif self.relation == "~":
+            target = f"= {self.target:g} ± {self.tol:g}"
+        else:
+            target = f"{self.relation} {self.target:g}"
+        verdict = "PASS" if self.passed else "FAIL"
+        paper = f"; paper: {self.paper}" if self.paper else ""
+        return f"[{verdict}] {self.claim} {self.what}\n       measured {value}; required {target}{paper}"
+
+
+class ClaimLog:
+    """The claim checks of one notebook run, written to ``<output>/claims/<notebook>.json``.
+
+    Parameters
+    ----------
+    notebook
+        Name of the notebook (file stem).
+    profile
+        Execution profile (``"paper"`` or ``"quick"``), recorded with each check.
+    output_dir
+        Root of the output tree; None means ``<project root>/outputs``.
+    """
+
+    def __init__(self, notebook: str, profile: str, output_dir: str | Path | None = None) -> None:
+        self.notebook = notebook
+        self.profile = profile
+        self.path = output_layout(output_dir).claims / f"{notebook}.json"
+        self.checks: list[Check] = []
+        self._write()
+
+    def check(
+        self,
+        claim: str,
+        what: str,
+        value: float,
+        relation: str,
+        target: Target,
+        *,
+        tol: float = 0.0,
+        paper: str = "",
+        digits: int = 4,
+        floor: float | None = None,
+    ) -> None:
+        """Assert ``value <relation> target``, print the outcome, record it; fail if it is false.
+
+        The printed line rounds the value to ``digits`` significant digits; targets and
+        tolerances are constants of the notebook and print as given. The record (in
+        :attr:`checks` and the JSON file) keeps the full value.
+
+        Parameters
+        ----------
+        claim
+            Claim id of CLAIMS.md (e.g. ``"A2"``).
+        what
+            What was measured, in words.
+        value
+            The measured number.
+        relation
+            One of :data:`RELATIONS`: ``<, <=, >, >=, ==``; ``~`` (``|value - target| <= tol``);
+            ``in`` (``target`` is an interval ``(lo, hi)``).
+        target
+            The number (or interval) the value is compared with.
+        tol
+            Tolerance of ``~``.
+        paper
+            What the paper reports, quoted for the reader.
+        digits
+            Significant digits printed.
+        floor
+            Print ``< floor`` instead of digits below this magnitude (rounding noise).
+
+        Raises
+        ------
+        ClaimCheckError
+            If the relation does not hold (the record is written first).
+        InvalidDataError
+            On an unknown relation or a non-finite value.
+        """
+        if relation not in RELATIONS:
+            raise InvalidDataError(f"unknown relation {relation!r}; use one of {sorted(RELATIONS)}")
+        value = value if isinstance(value, (bool, int)) else float(value)
+        if isinstance(value, float) and not math.isfinite(value):
+            raise InvalidDataError(f"claim {claim}: the measured value of {what!r} is {value}")
+        passed = bool(RELATIONS[relation](value, target, tol))
+        check = Check(claim, what, value, relation, target, tol, paper, passed, self.profile)
+        self.checks.append(check)
+        self._write()
+        line = check.line(digits, floor)
+        print(line)
+        if not passed:
+            raise ClaimCheckError(f"{self.notebook}: {line}")
+
+    def _write(self) -> None:
+        record = {
+            "notebook": self.notebook,
+            "profile": self.profile,
+            "checks": [asdict(c) for c in self.checks],
+        }
+        self.path.write_text(json.dumps(record, indent=1) + "\n")

@@ -1,0 +1,100 @@
+"""The ``ntpnb`` command: execute the notebooks, build the book, list what there is.
+
+Examples
+--------
+``ntpnb reproduce``                     every notebook at the paper's settings
+``ntpnb reproduce 01 --profile quick``  one notebook, seconds-scale
+``ntpnb book``                          build the HTML book from the executed notebooks
+``ntpnb list``                          the notebooks and their parameters per profile
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from .errors import NTPError
+from .paths import find_project_root
+from .profiles import PROFILE_NAMES, PROFILES
+from .reproduce import notebook_sources, reproduce
+
+__all__ = ["main", "build_book"]
+
+
+def _root(arg: str | None) -> Path:
+    return find_project_root(arg) if arg else find_project_root()
+
+
+def build_book(root: Path) -> int:
+    """Build the HTML book at ``root`` with warnings as errors; return the exit code."""
+    jb = Path(sys.executable).parent / "jupyter-book"
+    cmd = [str(jb), "build", str(root), "-W", "-n", "--keep-going"]
+    return subprocess.call(cmd)
+
+
+def _cmd_reproduce(args: argparse.Namespace) -> int:
+    root = _root(args.root)
+    results = reproduce(root, args.names, args.profile, args.out)
+    failed = [r for r in results if not r.ok]
+    total = sum(r.seconds for r in results)
+    if failed:
+        print(f"{len(failed)} of {len(results)} notebooks failed ({total:.1f} s):", file=sys.stderr)
+        for r in failed:
+            print(f"  {r.name}: {r.error}\n    executed notebook kept at {r.executed}", file=sys.stderr)
+        return 1
+    out = results[0].executed.parent.parent
+    print(f"all {len(results)} notebooks ran ({total:.1f} s, profile {args.profile}); outputs in {out}")
+    return 0
+
+
+def _cmd_book(args: argparse.Namespace) -> int:
+    return build_book(_root(args.root))
+
+
+def _cmd_list(args: argparse.Namespace) -> int:
+    root = _root(args.root)
+    for source in notebook_sources(root):
+        print(source.stem)
+        for profile in PROFILE_NAMES:
+            values = PROFILES.get(source.stem, {}).get(profile, {})
+            shown = ", ".join(f"{k}={v}" for k, v in values.items())
+            print(f"  {profile:<6} {shown}")
+    return 0
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="ntpnb", description=__doc__.split("\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    rep = sub.add_parser("reproduce", help="execute notebooks with papermill (all by default)")
+    rep.add_argument("names", nargs="*", help="notebook names or unique prefixes (default: all)")
+    rep.add_argument("--profile", choices=PROFILE_NAMES, default="paper", help="default: paper")
+    rep.add_argument("--out", default=None, help="output folder (default: <root>/outputs)")
+    rep.add_argument("--root", default=None, help="project root (default: found from here)")
+    rep.set_defaults(func=_cmd_reproduce)
+
+    book = sub.add_parser("book", help="build the HTML book into <root>/_build/html")
+    book.add_argument("--root", default=None, help="project root (default: found from here)")
+    book.set_defaults(func=_cmd_book)
+
+    lst = sub.add_parser("list", help="list the notebooks and their profile parameters")
+    lst.add_argument("--root", default=None, help="project root (default: found from here)")
+    lst.set_defaults(func=_cmd_list)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``ntpnb`` console script."""
+    args = _parser().parse_args(argv)
+    try:
+        return int(args.func(args))
+    except NTPError as exc:
+        print(f"ntpnb: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,75 @@
+"""Where things are: the project root and the layout of generated outputs.
+
+Everything the pipeline generates goes under one output folder (default ``<root>/outputs``,
+git-ignored)::
+
+    outputs/notebooks/<name>.ipynb   executed notebooks (the book renders these)
+    outputs/figures/<name>.png|.pdf  every figure of the papers, regenerated
+    outputs/claims/<name>.json       every claim check a notebook made: value, target, pass/fail
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import NTPError
+
+__all__ = ["OutputLayout", "find_project_root", "output_layout", "DEFAULT_OUTPUT_DIRNAME"]
+
+DEFAULT_OUTPUT_DIRNAME = "outputs"
+_MARKERS = ("_toc.yml", "notebooks")
+
+
+def find_project_root(start: str | Path | None = None) -> Path:
+    """The nearest folder at or above ``start`` that is a checkout of this project.
+
+    A checkout holds ``_toc.yml`` and ``notebooks/``; ``start`` defaults to the working directory.
+
+    Raises
+    ------
+    NTPError
+        If there is none.
+    """
+    here = Path(start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        if all((folder / marker).exists() for marker in _MARKERS):
+            return folder
+    raise NTPError(
+        f"no ntpnb project (a folder with {' and '.join(_MARKERS)}) at or above {here}; "
+        "run inside the repository or pass its path explicitly"
+    )
+
+
+@dataclass(frozen=True)
+class OutputLayout:
+    """The folders of one output tree (see the module docstring)."""
+
+    root: Path
+
+    @property
+    def notebooks(self) -> Path:
+        """Executed notebooks."""
+        return self.root / "notebooks"
+
+    @property
+    def figures(self) -> Path:
+        """Figure files."""
+        return self.root / "figures"
+
+    @property
+    def claims(self) -> Path:
+        """Claim records (JSON)."""
+        return self.root / "claims"
+
+    def ensure(self) -> OutputLayout:
+        """Create the folders if needed and return ``self``."""
+        for folder in (self.notebooks, self.figures, self.claims):
+            folder.mkdir(parents=True, exist_ok=True)
+        return self
+
+
+def output_layout(output_dir: str | Path | None = None) -> OutputLayout:
+    """The output layout rooted at ``output_dir``, or at ``<project root>/outputs`` if None."""
+    root = Path(output_dir) if output_dir is not None else find_project_root() / DEFAULT_OUTPUT_DIRNAME
+    return OutputLayout(root.resolve()).ensure()

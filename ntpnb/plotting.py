@@ -1,0 +1,72 @@
+"""Plot style and figure output, in one place for every notebook.
+
+Figures are written as PNG (for the book and for looking at) and PDF (for papers), with
+fixed metadata so the same run writes byte-identical files.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib as mpl
+from matplotlib.figure import Figure
+
+from .paths import OutputLayout
+
+__all__ = ["STYLE", "COLORS", "use_style", "save_figure", "token_color"]
+
+#: rcParams shared by every figure of the book.
+STYLE: dict[str, object] = {
+    "figure.figsize": (6.4, 4.0),
+    "figure.dpi": 100,
+    "savefig.dpi": 150,
+    "savefig.bbox": "tight",
+    "font.size": 10,
+    "axes.titlesize": 10,
+    "axes.labelsize": 10,
+    "legend.fontsize": 9,
+    "axes.grid": True,
+    "grid.alpha": 0.3,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "lines.linewidth": 1.8,
+    "image.cmap": "viridis",
+}
+
+#: Colour cycle (colour-blind safe, Okabe-Ito) used for tokens and curves.
+COLORS: tuple[str, ...] = (
+    "#0072B2",
+    "#E69F00",
+    "#009E73",
+    "#CC79A7",
+    "#56B4E9",
+    "#D55E00",
+    "#F0E442",
+    "#000000",
+)
+
+_METADATA = {
+    ".png": {"Software": None},
+    ".pdf": {"Creator": None, "Producer": None, "CreationDate": None},
+}
+
+
+def use_style() -> None:
+    """Apply :data:`STYLE` and the colour cycle to matplotlib."""
+    mpl.rcParams.update(STYLE)
+    mpl.rcParams["axes.prop_cycle"] = mpl.cycler(color=list(COLORS))
+
+
+def token_color(token: int) -> str:
+    """The colour of a (0-based) token, the same in every figure."""
+    return COLORS[token % len(COLORS)]
+
+
+def save_figure(fig: Figure, name: str, layout: OutputLayout) -> list[Path]:
+    """Write ``fig`` to ``<layout.figures>/<name>.png`` and ``.pdf``; return the paths."""
+    paths = []
+    for suffix, metadata in _METADATA.items():
+        path = layout.figures / f"{name}{suffix}"
+        fig.savefig(path, metadata=metadata)
+        paths.append(path)
+    return paths

@@ -1,0 +1,85 @@
+"""Claim checks: the relation is asserted, the outcome printed and recorded, failures raise."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ntpnb.claims import ClaimLog, format_number
+from ntpnb.errors import ClaimCheckError, InvalidDataError
+
+
+@pytest.fixture
+def log(tmp_path):
+    return ClaimLog("demo", "quick", tmp_path)
+
+
+def read(log):
+    return json.loads(log.path.read_text())
+
+
+@pytest.mark.parametrize(
+    ("value", "relation", "target", "tol", "passed"),
+    [
+        (0.5, ">", 0.0, 0.0, True),
+        (0.0, ">", 0.0, 0.0, False),
+        (0.0, ">=", 0.0, 0.0, True),
+        (1e-13, "<", 1e-12, 0.0, True),
+        (2e-12, "<=", 1e-12, 0.0, False),
+        (-0.99, "~", -1.0, 0.02, True),
+        (-0.97, "~", -1.0, 0.02, False),
+        (0.5, "in", (0.025, 0.975), 0.0, True),
+        (0.99, "in", (0.025, 0.975), 0.0, False),
+        (1.0, "==", 1.0, 0.0, True),
+    ],
+)
+def test_relations(log, value, relation, target, tol, passed):
+    if passed:
+        log.check("X1", "a number", value, relation, target, tol=tol)
+    else:
+        with pytest.raises(ClaimCheckError, match="X1"):
+            log.check("X1", "a number", value, relation, target, tol=tol)
+    (record,) = read(log)["checks"]
+    assert record["passed"] is passed
+    assert record["value"] == value
+
+
+def test_check_prints_a_rounded_line_and_records_the_full_value(log, capsys):
+    log.check("A2", "slope", -1.000123456, "~", -1.0, tol=0.02, paper="e^{-g}", digits=3)
+    out = capsys.readouterr().out
+    assert out.splitlines() == [
+        "[PASS] A2 slope",
+        "       measured -1.00; required = -1 ± 0.02; paper: e^{-g}",
+    ]
+    record = read(log)
+    assert record["notebook"] == "demo"
+    assert record["profile"] == "quick"
+    assert record["checks"][0]["value"] == -1.000123456
+
+
+def test_a_failed_check_is_recorded_before_it_raises(log):
+    with pytest.raises(ClaimCheckError):
+        log.check("A1", "gap", -0.1, ">", 0.0)
+    assert read(log)["checks"][0]["passed"] is False
+
+
+def test_a_new_log_starts_an_empty_record(tmp_path):
+    ClaimLog("demo", "paper", tmp_path).check("A1", "x", 1.0, ">", 0.0)
+    again = ClaimLog("demo", "paper", tmp_path)
+    assert read(again)["checks"] == []
+
+
+@pytest.mark.parametrize(("value", "relation"), [(float("nan"), ">"), (float("inf"), "<"), (1.0, "≈")])
+def test_bad_checks_are_rejected(log, value, relation):
+    with pytest.raises(InvalidDataError):
+        log.check("A1", "x", value, relation, 0.0)
+
+
+def test_format_number():
+    assert format_number(-1.0001, 3) == "-1.00"
+    assert format_number(0.1, 2) == "0.10"
+    assert format_number(4e-15, 2) == "4.0e-15"
+    assert format_number(3e-17, 3, floor=1e-12) == "< 1e-12"
+    assert format_number(-3e-17, 3, floor=1e-12) == "> -1e-12"
+    assert format_number(7, 3) == "7"
