@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# The two commands of the README's quick start.
+#
+#   ./run.sh reproduce   set up .venv, execute every notebook at the paper's settings,
+#                        write every figure to outputs/figures, build the book in _build/html
+#   ./run.sh test        set up .venv, lint, run the unit tests, every notebook at the quick
+#                        profile with nbval, and the book build
+#
+# Set PYTHON to choose the interpreter (default: python3, which must be 3.10 or newer) and
+# NTPNB_VENV to choose where the virtual environment lives (default: .venv).
+set -euo pipefail
+cd "$(dirname "$0")"
+
+PYTHON=${PYTHON:-python3}
+VENV=${NTPNB_VENV:-.venv}
+
+setup() {
+    if ! "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 10))' 2>/dev/null; then
+        echo "run.sh: need Python 3.10 or newer as '$PYTHON' (set PYTHON=...)" >&2
+        exit 2
+    fi
+    if [ ! -x "$VENV/bin/python" ]; then
+        echo "run.sh: creating the virtual environment $VENV"
+        "$PYTHON" -m venv "$VENV"
+    fi
+    # Reinstall only when the dependency declarations change.
+    local stamp="$VENV/.ntpnb-installed" wanted
+    wanted=$(cat pyproject.toml constraints.txt | sha256sum | cut -d' ' -f1)
+    if [ "$(cat "$stamp" 2>/dev/null)" != "$wanted" ]; then
+        echo "run.sh: installing ntpnb and its pinned dependencies into $VENV"
+        "$VENV/bin/python" -m pip install --quiet --upgrade pip
+        "$VENV/bin/python" -m pip install --quiet -c constraints.txt -e ".[book,test]"
+        echo "$wanted" > "$stamp"
+    fi
+    export PATH="$PWD/$VENV/bin:$PATH"
+    # Build matplotlib's font cache once, outside any notebook.
+    python -c 'import matplotlib.font_manager' >/dev/null 2>&1
+}
+
+case "${1:-}" in
+    reproduce)
+        setup
+        ntpnb reproduce --profile paper
+        ntpnb book
+        echo "run.sh: figures in outputs/figures, the book at _build/html/index.html"
+        ;;
+    test)
+        setup
+        ruff check .
+        ruff format --check .
+        python -m pytest
+        ;;
+    *)
+        echo "usage: ./run.sh reproduce | ./run.sh test" >&2
+        exit 2
+        ;;
+esac
