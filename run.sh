@@ -33,8 +33,6 @@ setup() {
         echo "$wanted" > "$stamp"
     fi
     export PATH="$PWD/$VENV/bin:$PATH"
-    # Build matplotlib's font cache once, outside any notebook.
-    python -c 'import matplotlib.font_manager' >/dev/null 2>&1
 }
 
 case "${1:-}" in

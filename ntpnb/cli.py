@@ -31,6 +31,8 @@ def _root(arg: str | None) -> Path:
 def build_book(root: Path) -> int:
     """Build the HTML book at ``root`` with warnings as errors; return the exit code."""
     jb = Path(sys.executable).parent / "jupyter-book"
+    if not jb.exists():
+        raise NTPError(f"jupyter-book is not installed next to {sys.executable}; install ntpnb[book]")
     cmd = [str(jb), "build", str(root), "-W", "-n", "--keep-going"]
     return subprocess.call(cmd)
 

@@ -13,7 +13,7 @@ from matplotlib.figure import Figure
 
 from .paths import OutputLayout
 
-__all__ = ["STYLE", "COLORS", "use_style", "save_figure", "token_color"]
+__all__ = ["STYLE", "COLORS", "use_style", "save_figure"]
 
 #: rcParams shared by every figure of the book.
 STYLE: dict[str, object] = {
@@ -55,11 +55,6 @@ def use_style() -> None:
     """Apply :data:`STYLE` and the colour cycle to matplotlib."""
     mpl.rcParams.update(STYLE)
     mpl.rcParams["axes.prop_cycle"] = mpl.cycler(color=list(COLORS))
-
-
-def token_color(token: int) -> str:
-    """The colour of a (0-based) token, the same in every figure."""
-    return COLORS[token % len(COLORS)]
 
 
 def save_figure(fig: Figure, name: str, layout: OutputLayout) -> list[Path]:

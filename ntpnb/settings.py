@@ -11,10 +11,6 @@ from types import MappingProxyType
 #: Absolute tolerance for "sums to one" of probability vectors.
 PROB_SUM_ATOL: float = 1e-8
 
-#: Relative singular-value cut-off used to decide the rank of a constraint matrix
-#: (multiplied by the largest singular value and the largest dimension, as numpy's matrix_rank).
-RANK_RTOL: float = 1e-12
-
 #: A linear system ``A x = b`` counts as solvable when the least-squares residual is at most
 #: ``COMPAT_RTOL * max(1, ||b||)``. Solvable systems leave residuals of order 1e-14 here;
 #: unsolvable ones leave residuals of order one.
@@ -26,8 +22,10 @@ QP_OPTIONS = MappingProxyType(
     {"tol_gap_abs": 1e-10, "tol_gap_rel": 1e-10, "tol_feas": 1e-10, "max_iter": 500}
 )
 
-#: The LP method of the separability test (scipy.optimize.linprog).
+#: The LP method of the separability test (scipy.optimize.linprog), and the tolerance (relative
+#: to 1 + max |W_ij|) within which its feasible point must satisfy the constraints.
 LP_METHOD: str = "highs"
+LP_FEAS_TOL: float = 1e-6
 
 #: Verification tolerances of an NTP-SVM answer (relative to the margin 1 or to ||W||).
 SVM_FEAS_TOL: float = 1e-7  # constraint violation: margins >= 1 - tol, |equalities| <= tol

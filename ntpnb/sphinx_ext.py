@@ -37,8 +37,10 @@ def notebook_problems(path: Path) -> list[str]:
     return problems
 
 
-def _check(app: Sphinx, env: BuildEnvironment, docnames: list[str]) -> None:
-    for docname in docnames:
+def _check(app: Sphinx, env: BuildEnvironment) -> None:
+    # every document, every build: an unchanged notebook that Sphinx does not re-read is
+    # checked again, so a second build cannot pass where the first one failed
+    for docname in sorted(env.found_docs):
         path = Path(env.doc2path(docname))
         if path.suffix != ".ipynb":
             continue
@@ -48,5 +50,5 @@ def _check(app: Sphinx, env: BuildEnvironment, docnames: list[str]) -> None:
 
 def setup(app: Sphinx) -> dict[str, Any]:
     """Register the check with Sphinx."""
-    app.connect("env-before-read-docs", _check)
+    app.connect("env-updated", _check)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

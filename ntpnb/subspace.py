@@ -61,7 +61,7 @@ def f_decomposition(data: NTPData) -> FDecomposition:
     if G.shape[0] == 0:  # every support is a single token: F = {0}
         return FDecomposition(np.zeros((0, data.V * data.d)), np.zeros((0, 0)), np.zeros(0))
     U, s, Vt = np.linalg.svd(G, full_matrices=False)
-    tol = s[0] * max(G.shape) * np.finfo(float).eps if s.size else 0.0
+    tol = s[0] * max(G.shape) * np.finfo(float).eps  # numpy.linalg.matrix_rank's cut-off
     r = int(np.sum(s > tol))
     return FDecomposition(basis=Vt[:r], U=U[:, :r], s=s[:r])
 

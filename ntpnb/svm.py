@@ -44,9 +44,8 @@ def _separability_lp(data: NTPData) -> np.ndarray | None:
     if res.status != 0:
         raise SolverError(f"the separability LP failed (linprog status {res.status}: {res.message})")
     w = res.x
-    margins = cons.ineq @ w
-    scale = 1.0 + np.abs(w).max()
-    if margins.min() < 1 - 1e-6 * scale or np.abs(cons.eq @ w).max(initial=0.0) > 1e-6 * scale:
+    tol = settings.LP_FEAS_TOL * (1.0 + np.abs(w).max())
+    if (cons.ineq @ w).min() < 1 - tol or np.abs(cons.eq @ w).max(initial=0.0) > tol:
         raise SolverError("the separability LP returned a point that violates its constraints")
     return w
 
@@ -141,6 +140,8 @@ def _certificate(data: NTPData, w: np.ndarray, lam: np.ndarray, solver: str, pol
     dual = float(lam.sum()) - 0.5 * float(Atl @ Atl)
     W = w.reshape(data.V, data.d).copy()
     W.setflags(write=False)
+    lam = lam.copy()
+    lam.setflags(write=False)
     return SVMSolution(
         W=W,
         duals=lam,
