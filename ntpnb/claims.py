@@ -119,7 +119,7 @@ class ClaimLog:
         Parameters
         ----------
         claim
-            Claim id of CLAIMS.md (e.g. ``"A2"``).
+            Claim id, as listed on the book's Claims page (e.g. ``"A2"``).
         what
             What was measured, in words.
         value

@@ -16,8 +16,8 @@ from jupyter_client.manager import AsyncKernelManager
 from traitlets import default
 
 from .errors import NTPError
-from .paths import OutputLayout, output_layout
-from .profiles import profile_parameters
+from .paths import DEFAULT_OUTPUT_DIRNAME, OutputLayout, output_layout
+from .profiles import PROFILE_NAMES, profile_parameters
 
 __all__ = ["RunResult", "notebook_sources", "select_notebooks", "execute_notebook", "reproduce"]
 
@@ -139,8 +139,9 @@ def reproduce(
     sources = select_notebooks(notebook_sources(root), names)
     if not sources:
         raise NTPError(f"no notebooks found in {root / 'notebooks'}")
-    profile_parameters(sources[0].stem, profile)  # fail fast on an unknown profile
-    layout = output_layout(output_dir if output_dir is not None else root / "outputs")
+    if profile not in PROFILE_NAMES:
+        raise NTPError(f"unknown profile {profile!r}; use one of {', '.join(PROFILE_NAMES)}")
+    layout = output_layout(output_dir if output_dir is not None else root / DEFAULT_OUTPUT_DIRNAME)
     _warm_matplotlib()
     results = []
     width = max(len(s.stem) for s in sources)

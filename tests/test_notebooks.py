@@ -35,11 +35,7 @@ def test_every_figure_is_written(quick_run):
     assert pngs and pngs == pdfs
     for name in NAMES:
         source = (ROOT / "notebooks" / f"{name}.md").read_text()
-        for figure in pngs:
-            if f'"{figure}"' in source:
-                break
-        else:
-            pytest.fail(f"{name} saves no figure")
+        assert any(f'"{figure}"' in source for figure in pngs), f"{name} saves no figure"
 
 
 def test_nbval_reproduces_every_output(quick_run):
