@@ -1,13 +1,13 @@
 """ntpnb: executable companion to two papers on the implicit bias of next-token prediction.
 
-The top-level names cover Paper A's linear model: the data (:class:`NTPData` and the seeded
-recipes), the loss, the subspace F with the finite solution ``W*``, and the NTP-SVM ``W^mm``.
+The top-level names cover Paper A's linear model (:mod:`ntpnb.linear`): the data
+(:class:`NTPData` and the seeded recipes), the loss, the subspace F with the finite solution
+``W*``, and the NTP-SVM ``W^mm``. The machinery that runs notebooks and builds the book lives
+in :mod:`ntpnb.pipeline`; the numerical settings in :mod:`ntpnb.settings`.
 """
 
 from __future__ import annotations
 
-from .data import NTPData
-from .datasets import synthetic_instance, toy2d_instance
 from .errors import (
     ClaimCheckError,
     InvalidDataError,
@@ -16,16 +16,28 @@ from .errors import (
     NTPError,
     SolverError,
 )
-from .loss import ce_grad, ce_loss, entropy, kl_divergence, logits, softmax
-from .subspace import (
+from .linear import (
+    NTPData,
+    SVMSolution,
+    ce_grad,
+    ce_loss,
     compatibility_residual,
+    entropy,
     f_basis,
     finite_solution,
     is_compatible,
+    is_separable,
+    kl_divergence,
+    logits,
+    ntp_svm,
     project_F,
     project_F_perp,
+    separating_direction,
+    softmax,
+    solve_ntp_svm,
+    synthetic_instance,
+    toy2d_instance,
 )
-from .svm import SVMSolution, is_separable, ntp_svm, separating_direction, solve_ntp_svm
 
 __version__ = "0.1.0"
 

@@ -12,7 +12,7 @@ pytestmark = pytest.mark.slow
 
 
 def build(root):
-    cmd = [sys.executable, "-m", "ntpnb.cli", "book", "--root", str(root)]
+    cmd = [sys.executable, "-m", "ntpnb.pipeline.cli", "book", "--root", str(root)]
     return subprocess.run(cmd, cwd=root, capture_output=True, text=True)
 
 

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from ntpnb.claims import ClaimLog, format_number
 from ntpnb.errors import ClaimCheckError, InvalidDataError
+from ntpnb.pipeline.claims import ClaimLog, format_number
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ import sys
 import jupytext
 import pytest
 
-from ntpnb.reproduce import notebook_sources
+from ntpnb.pipeline.reproduce import notebook_sources
 
 from conftest import ROOT
 

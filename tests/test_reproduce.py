@@ -10,9 +10,9 @@ import sys
 import jupytext
 import pytest
 
-from ntpnb import profiles
 from ntpnb.errors import NTPError
-from ntpnb.reproduce import notebook_sources, reproduce, select_notebooks
+from ntpnb.pipeline import profiles
+from ntpnb.pipeline.reproduce import notebook_sources, reproduce, select_notebooks
 
 from conftest import ROOT
 
@@ -75,7 +75,10 @@ def test_select_notebooks_by_name_and_prefix():
 
 def test_cli_names_an_unknown_notebook():
     proc = subprocess.run(
-        [sys.executable, "-m", "ntpnb.cli", "reproduce", "zz"], cwd=ROOT, capture_output=True, text=True
+        [sys.executable, "-m", "ntpnb.pipeline.cli", "reproduce", "zz"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
     )
     assert proc.returncode == 2
     assert "no notebook named 'zz'" in proc.stderr

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from ntpnb.sphinx_ext import notebook_problems
+from ntpnb.pipeline.sphinx_ext import notebook_problems
 
 
 def write(tmp_path, outputs, metadata=None):

@@ -10,8 +10,8 @@ from scipy.optimize import minimize
 
 import ntpnb as ntp
 from ntpnb import settings
-from ntpnb.constraints import ntp_constraints
 from ntpnb.errors import NotSeparableError, SolverError
+from ntpnb.linear.constraints import ntp_constraints
 
 from helpers import random_data
 

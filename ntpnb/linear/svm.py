@@ -14,10 +14,10 @@ import cvxpy as cp
 import numpy as np
 from scipy.optimize import linprog
 
-from . import settings
+from .. import settings
+from ..errors import NotSeparableError, SolverError
 from .constraints import ntp_constraints
 from .data import NTPData, cached_per_data
-from .errors import NotSeparableError, SolverError
 from .subspace import f_decomposition
 
 __all__ = ["SVMSolution", "is_separable", "separating_direction", "solve_ntp_svm", "ntp_svm"]
@@ -90,7 +90,7 @@ class SVMSolution:
         ``W^mm``, shape ``(V, d)``.
     duals
         Multipliers ``lambda >= 0`` of the inequality constraints (6b), in the row order of
-        :func:`ntpnb.constraints.ntp_constraints`.
+        :func:`ntpnb.linear.constraints.ntp_constraints`.
     margin_violation
         ``max(0, 1 - min margin)`` over all inequality constraints.
     f_component

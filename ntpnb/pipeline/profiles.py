@@ -12,7 +12,7 @@ from __future__ import annotations
 from types import MappingProxyType
 from typing import Any
 
-from .errors import NTPError
+from ..errors import NTPError
 
 __all__ = ["PROFILE_NAMES", "PROFILES", "profile_parameters"]
 
@@ -59,5 +59,5 @@ def profile_parameters(notebook: str, profile: str) -> dict[str, Any]:
     if profile not in PROFILE_NAMES:
         raise NTPError(f"unknown profile {profile!r}; use one of {', '.join(PROFILE_NAMES)}")
     if notebook not in PROFILES:
-        raise NTPError(f"notebook {notebook!r} has no profile in ntpnb/profiles.py")
+        raise NTPError(f"notebook {notebook!r} has no profile in ntpnb/pipeline/profiles.py")
     return dict(PROFILES[notebook][profile])

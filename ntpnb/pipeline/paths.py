@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import NTPError
+from ..errors import NTPError
 
 __all__ = ["OutputLayout", "find_project_root", "output_layout", "DEFAULT_OUTPUT_DIRNAME"]
 

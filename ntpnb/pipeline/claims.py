@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from .errors import ClaimCheckError, InvalidDataError
+from ..errors import ClaimCheckError, InvalidDataError
 from .paths import output_layout
 
 __all__ = ["Check", "ClaimLog", "RELATIONS", "format_number"]

@@ -16,7 +16,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from .errors import NTPError
+from ..errors import NTPError
 from .paths import find_project_root
 from .profiles import PROFILE_NAMES, PROFILES
 from .reproduce import notebook_sources, reproduce

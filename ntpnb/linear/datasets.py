@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import InvalidDataError
 from .data import NTPData
-from .errors import InvalidDataError
 
 __all__ = [
     "TOY2D_CONTEXTS",

@@ -15,7 +15,7 @@ from pathlib import Path
 from jupyter_client.manager import AsyncKernelManager
 from traitlets import default
 
-from .errors import NTPError
+from ..errors import NTPError
 from .paths import DEFAULT_OUTPUT_DIRNAME, OutputLayout, output_layout
 from .profiles import PROFILE_NAMES, profile_parameters
 

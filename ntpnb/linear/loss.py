@@ -10,8 +10,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.special import logsumexp
 
+from ..errors import InvalidDataError
 from .data import NTPData, check_decoder
-from .errors import InvalidDataError
 
 __all__ = [
     "logits",

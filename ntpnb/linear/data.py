@@ -19,8 +19,8 @@ from typing import TypeVar
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .errors import InvalidDataError
-from .settings import PROB_SUM_ATOL
+from ..errors import InvalidDataError
+from ..settings import PROB_SUM_ATOL
 
 __all__ = ["NTPData", "as_float_array", "check_decoder", "cached_per_data"]
 

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ..errors import NotCompatibleError
+from ..settings import COMPAT_RTOL
 from .constraints import ntp_constraints
 from .data import NTPData, cached_per_data, check_decoder
-from .errors import NotCompatibleError
-from .settings import COMPAT_RTOL
 
 __all__ = [
     "FDecomposition",
