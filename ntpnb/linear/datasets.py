@@ -2,12 +2,14 @@
 
 Paper A does not publish its instances or code, only their settings; the recipes below follow
 those settings and fill the gaps (stated in each docstring) in the simplest way consistent
-with them. Every draw comes from ``numpy.random.default_rng(seed)``.
+with them. The 2D instance is brought to the paper's entropy by a stated rule (tempering, see
+:func:`toy2d_instance`). Every draw comes from ``numpy.random.default_rng(seed)``.
 """
 
 from __future__ import annotations
 
 import numpy as np
+from scipy.optimize import brentq
 
 from ..errors import InvalidDataError
 from .data import NTPData
@@ -15,16 +17,26 @@ from .data import NTPData
 __all__ = [
     "TOY2D_CONTEXTS",
     "TOY2D_SUPPORTS",
+    "TOY2D_ENTROPY",
     "toy2d_instance",
     "synthetic_instance",
     "dirichlet_on_supports",
+    "temper_to_entropy",
 ]
 
 #: Names of the three contexts of Paper A's Fig. 1.
 TOY2D_CONTEXTS: tuple[str, ...] = ("A", "B", "C")
 
-#: Support sets of Fig. 1 in the paper's 1-based token numbering (caption of the arXiv v1 text).
+#: Support sets of Fig. 1 in the paper's 1-based token numbering. They need both versions of the
+#: paper: the arXiv v1 caption of Fig. 1 says tokens 1 and 5 follow B and C but not A, and token 2
+#: follows A and C but not B, which fixes ``S_A = {2, 3, 4}`` and ``S_C = {1, 2, 5}`` but leaves
+#: ``S_B = {1, 5, 3 or 4}``; the NeurIPS caption's "word 3 only appears after context A" settles
+#: ``S_B = {1, 4, 5}``. (The NeurIPS caption of Fig. 2 says tokens 1 and 5 follow "A and B"; with
+#: these supports it must be B and C.)
 TOY2D_SUPPORTS: tuple[tuple[int, ...], ...] = ((2, 3, 4), (1, 4, 5), (1, 2, 5))
+
+#: Entropy of the paper's instance of Fig. 1 (nats), the default target of :func:`toy2d_instance`.
+TOY2D_ENTROPY: float = 0.8811
 
 
 def _rng(seed: int | np.random.Generator) -> np.random.Generator:
@@ -42,17 +54,42 @@ def dirichlet_on_supports(
     return gam / gam.sum(axis=1, keepdims=True)
 
 
-def toy2d_instance(seed: int | np.random.Generator = 0) -> NTPData:
+def toy2d_instance(seed: int | np.random.Generator = 0, entropy: float | None = TOY2D_ENTROPY) -> NTPData:
     """The 2D example of Paper A, Fig. 1: ``m = 3, d = 2, V = 5, S_j = 3``.
 
-    Supports ``A = {2, 3, 4}, B = {1, 4, 5}, C = {1, 2, 5}`` (1-based; 0-based in the arrays).
-    The paper assigns the probabilities "randomly": here each ``p_j`` is uniform on the simplex
-    of its support (Dirichlet(1)) and ``pi`` is uniform. The paper does not give the embeddings;
-    here ``h_A, h_B, h_C`` sit near the angles 90, 210 and 330 degrees (each angle jittered
-    uniformly by up to 25 degrees, each norm uniform in [0.7, 1.3]). The origin then lies inside
-    the triangle ABC, which these supports need: if one embedding were a positive combination of
-    the other two, the pair would share a token the third context lacks, and (6a)-(6b) would
-    contradict each other, so the data would not be NTP-separable in d = 2.
+    Supports ``A = {2, 3, 4}, B = {1, 4, 5}, C = {1, 2, 5}`` (1-based; 0-based in the arrays);
+    see :data:`TOY2D_SUPPORTS` for where they come from. ``pi`` is uniform.
+
+    Probabilities. The paper assigns them "randomly" and reports ``H = 0.8811`` for its
+    instance. Here each ``p_j`` is first drawn uniformly from the simplex of its support
+    (Dirichlet(1)); then, unless ``entropy`` is None, the three rows are tempered by one common
+    exponent, ``p_j <- p_j^beta / sum_z p_jz^beta``, with the unique ``beta > 0`` for which the
+    empirical conditional entropy equals ``entropy`` (found by bracketed root finding on
+    ``log beta``; the entropy decreases strictly in ``beta``, from ``log 3`` at ``beta = 0`` to
+    0 as ``beta -> inf``). Tempering keeps every support and the order of the probabilities
+    within each row; it only makes the rows flatter (``beta < 1``) or sharper (``beta > 1``).
+    The default ``entropy`` is the paper's 0.8811, so the instance has the paper's entropy;
+    ``entropy=None`` returns the untempered draw (whose entropy varies with the seed: at
+    seed 0 it is far below the paper's).
+
+    Embeddings. The paper does not give them; here ``h_A, h_B, h_C`` sit near the angles 90,
+    210 and 330 degrees (each angle jittered uniformly by up to 25 degrees, each norm uniform in
+    [0.7, 1.3]). The origin then lies strictly inside the triangle ABC, which is exactly what
+    NTP-separability needs for these supports in ``d = 2`` (proved in the book's first
+    chapter).
+
+    Parameters
+    ----------
+    seed
+        Seed (or generator) of the draws: probabilities first, then angles and norms.
+    entropy
+        Target empirical conditional entropy in nats, in the open interval ``(0, log 3)``;
+        None keeps the Dirichlet draw as it is.
+
+    Raises
+    ------
+    InvalidDataError
+        If ``entropy`` is not a number in ``(0, log 3)``.
     """
     rng = _rng(seed)
     mask = np.zeros((3, 5), dtype=bool)
@@ -62,7 +99,62 @@ def toy2d_instance(seed: int | np.random.Generator = 0) -> NTPData:
     angles = np.deg2rad(np.array([90.0, 210.0, 330.0]) + rng.uniform(-25.0, 25.0, size=3))
     radii = rng.uniform(0.7, 1.3, size=3)
     H = radii[:, None] * np.column_stack([np.cos(angles), np.sin(angles)])
-    return NTPData(H=H, pi=np.full(3, 1 / 3), P=P)
+    pi = np.full(3, 1 / 3)
+    if entropy is not None:
+        P = temper_to_entropy(P, pi, entropy)
+    return NTPData(H=H, pi=pi, P=P)
+
+
+def _tempered(logP: np.ndarray, mask: np.ndarray, beta: float) -> np.ndarray:
+    """Rows ``p_j^beta / sum_z p_jz^beta`` on their supports (zero elsewhere), from ``log P``."""
+    L = np.where(mask, beta * logP, -np.inf)
+    L = L - L.max(axis=1, keepdims=True)
+    Q = np.where(mask, np.exp(L), 0.0)
+    return Q / Q.sum(axis=1, keepdims=True)
+
+
+def _conditional_entropy(P: np.ndarray, pi: np.ndarray) -> float:
+    logP = np.log(P, where=P > 0, out=np.zeros_like(P))
+    return float(-(pi @ (P * logP).sum(axis=1)))
+
+
+def temper_to_entropy(P: np.ndarray, pi: np.ndarray, entropy: float) -> np.ndarray:
+    """Temper every row of ``P`` by one exponent ``beta`` so that the entropy equals ``entropy``.
+
+    Returns ``P_beta`` with rows ``p_j^beta / sum_z p_jz^beta`` and
+    ``-sum_j pi_j sum_z P_beta[j, z] log P_beta[j, z] = entropy`` (to about 1e-12). The entropy
+    is strictly decreasing in ``beta`` unless every row is uniform on its support, so ``beta``
+    is unique; it is found by Brent's method on ``log beta``.
+
+    Raises
+    ------
+    InvalidDataError
+        If ``entropy`` is not strictly between 0 and the entropy of the uniform rows on the same
+        supports (the two limits ``beta -> inf`` and ``beta -> 0``), or if every row is uniform.
+    """
+    mask = P > 0
+    top = _conditional_entropy(mask / mask.sum(axis=1, keepdims=True), pi)
+    if isinstance(entropy, bool) or not (
+        isinstance(entropy, (int, float, np.floating)) and 0.0 < entropy < top
+    ):
+        raise InvalidDataError(
+            f"the target entropy must be a number in (0, {top:.6g}) nats (the entropy of uniform rows "
+            f"on these supports), got {entropy!r}"
+        )
+    logP = np.log(P, where=mask, out=np.zeros_like(P))
+
+    def excess(log_beta: float) -> float:
+        return _conditional_entropy(_tempered(logP, mask, np.exp(log_beta)), pi) - entropy
+
+    lo, hi = -1.0, 1.0
+    while excess(lo) < 0 and lo > -60:
+        lo *= 2
+    while excess(hi) > 0 and hi < 60:
+        hi *= 2
+    if not excess(lo) >= 0 >= excess(hi):
+        raise InvalidDataError(f"no tempering of these rows reaches the entropy {entropy!r}")
+    log_beta = brentq(excess, lo, hi, xtol=1e-14, rtol=4 * np.finfo(float).eps)
+    return _tempered(logP, mask, np.exp(log_beta))
 
 
 def synthetic_instance(
@@ -82,13 +174,20 @@ def synthetic_instance(
 
     * ``h_j`` has i.i.d. ``N(0, 1/d)`` entries (so ``||h_j|| ~ 1``);
     * ``S_j`` is a uniformly random ``S``-subset of the vocabulary;
-    * the generating distribution of context ``j`` is uniform on the simplex of ``S_j``
-      (Dirichlet(1)), whose mean entropy ``1/2 + ... + 1/S`` is 1.45 nats for ``S = 6``,
-      matching the paper's ``H ~ 1.445``;
-    * each (context, in-support token) pair occurs once, so that every ``|S_j| = S`` as the
-      paper states; the other ``n - m S`` samples draw a context uniformly and its next token
-      from the context's distribution. ``pi`` and ``P`` are the empirical counts
-      (:meth:`NTPData.from_samples`).
+    * a *generating* distribution ``g_j`` is drawn uniformly from the simplex of ``S_j``
+      (Dirichlet(1)); its mean entropy is ``1/2 + ... + 1/S`` (1.45 nats for ``S = 6``);
+    * the samples: each (context, in-support token) pair occurs once, so that every
+      ``|S_j| = S`` as the paper states; the other ``n - m S`` samples draw a context uniformly
+      and its next token from ``g_j``. ``pi`` and ``P`` are the empirical frequencies of these
+      samples (:meth:`NTPData.from_samples`).
+
+    So ``p_j`` is *not* ``g_j`` and not uniform on a simplex: it is the empirical frequency of
+    about ``n / m`` draws (94 at the defaults) plus one forced count per support token. The
+    forced counts lift rare tokens and raise the entropy of the data above that of the
+    generator: at the defaults the data's ``H`` averages about 1.47 nats over seeds, against
+    1.45 for the generator and the paper's ``H ~ 1.445`` for its (unpublished) instance. The
+    book's first chapter prints the spread of ``H`` over seeds and where the paper's value lies
+    in it.
 
     Raises
     ------
