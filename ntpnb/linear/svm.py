@@ -60,7 +60,10 @@ def is_separable(data: NTPData) -> bool:
 
 
 def separating_direction(data: NTPData) -> np.ndarray:
-    """Some ``W^d`` satisfying (6a) and (6b): the vertex the LP solver returns (not ``W^mm``).
+    """Some ``W^d`` satisfying (6a) and (6b): the basic solution HiGHS returns (not ``W^mm``).
+
+    The feasible set has no vertex (with ``W`` every ``W + 1 u^T`` is feasible, since the
+    constraints see only differences of rows of ``W``); this is one feasible point among many.
 
     Raises
     ------

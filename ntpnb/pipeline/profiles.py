@@ -22,8 +22,8 @@ _RAW: dict[str, dict[str, dict[str, Any]]] = {
     "01_entropy_separability": {
         "paper": {
             "seed": 0,
-            "n_starts": 8,
-            "search_iters": 3000,
+            "n_starts": 4,
+            "search_iters": 2000,
             "n_random_W": 2000,
             "n_recipe_seeds": 1000,
             "n_triples": 2000,
