@@ -8,6 +8,7 @@ in :mod:`ntpnb.pipeline`; the numerical settings in :mod:`ntpnb.settings`.
 
 from __future__ import annotations
 
+from . import optim
 from .errors import (
     ClaimCheckError,
     InvalidDataError,
@@ -17,6 +18,7 @@ from .errors import (
     SolverError,
 )
 from .linear import (
+    Limits,
     NTPData,
     SVMSolution,
     ce_grad,
@@ -28,6 +30,7 @@ from .linear import (
     is_compatible,
     is_separable,
     kl_divergence,
+    limits,
     logits,
     ntp_svm,
     project_F,
@@ -37,6 +40,7 @@ from .linear import (
     solve_ntp_svm,
     synthetic_instance,
     toy2d_instance,
+    train,
 )
 
 __version__ = "0.1.0"
@@ -62,6 +66,10 @@ __all__ = [
     "ntp_svm",
     "solve_ntp_svm",
     "SVMSolution",
+    "Limits",
+    "limits",
+    "train",
+    "optim",
     "NTPError",
     "InvalidDataError",
     "NotCompatibleError",
