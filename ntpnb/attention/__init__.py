@@ -7,6 +7,7 @@
 * :mod:`~ntpnb.attention.svm`: the verified Graph-SVM ``W^mm``.
 * :mod:`~ntpnb.attention.convex`: the exact convex solves (``W^cyc``, the regularization path).
 * :mod:`~ntpnb.attention.training`: batched GD / normalized GD over many trials at once.
+* :mod:`~ntpnb.attention.experiments`: the experiments of Figs. 3-6 over random trials.
 
 Token ids count from 0 (the paper counts from 1).
 """
@@ -29,6 +30,7 @@ from .data import (
     general_dataset,
     random_embeddings,
 )
+from .experiments import GlobalResult, LocalResult, gd_reference, global_experiment, local_experiment
 from .graphs import (
     CyclicSubdataset,
     PriorityGraph,
@@ -102,4 +104,9 @@ __all__ = [
     "stack_bases",
     "project_batched",
     "tracker",
+    "GlobalResult",
+    "global_experiment",
+    "LocalResult",
+    "local_experiment",
+    "gd_reference",
 ]
