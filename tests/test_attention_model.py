@@ -130,3 +130,41 @@ def test_bad_problems_raise_named_errors():
         loss_and_grad(np.zeros((1, 7, 7)), prob)
     with pytest.raises(InvalidDataError, match="non-finite"):
         loss_and_grad(np.full((1, 8, 8), np.inf), prob)
+
+
+@pytest.mark.parametrize("scale", [1.0, 30.0, 200.0])
+def test_saturated_log_loss_gradient_keeps_relative_accuracy(scale):
+    """Two independent stable forms agree where the textbook s - r is pure rounding.
+
+    Along ``s W^mm`` of acyclic data every label wins by a margin ``>= s``: the gradient is of
+    order ``exp(-s)``, far below the rounding of ``s_y - 1``.
+    """
+    from ntpnb.attention import acyclic_dataset, graph_svm, log_loss_features
+
+    E = random_embeddings(8, 8, 7)
+    X, y, _ = acyclic_dataset(8, 4, 6, 8)
+    data = as_token_data(X, y, 8)
+    prob = make_problem(E, identity_head(E), data)
+    W = scale * graph_svm(E, data)[None]
+    L, G = loss_and_grad(W, prob)
+    f, g, _ = log_loss_features(E, data).value_grad_hess(W.ravel())
+    assert np.linalg.norm(G.ravel() - g) <= 1e-9 * np.linalg.norm(g)
+    assert abs(L[0] - f) <= 1e-9 * f
+
+
+def test_saturated_ce_gradient_is_not_rounding_noise():
+    """At a saturated W the gradient is tiny; it must still match finite differences."""
+    from ntpnb.attention import acyclic_dataset, graph_svm
+
+    E = random_embeddings(8, 8, 9)
+    X, y, _ = acyclic_dataset(8, 4, 6, 10)
+    data = as_token_data(X, y, 8)
+    prob = make_problem(E, tied_head(E), data, "ce", "argmax")
+    W = 40.0 * graph_svm(E, data)[None]
+    _, G = loss_and_grad(W, prob)
+    D = -G / np.linalg.norm(G)
+    h = 1e-3
+    fd = (loss_value(W + h * D, prob) - loss_value(W - h * D, prob))[0] / (2 * h)
+    # the loss itself is O(1) here, so its differences resolve only ~1e-13 / h
+    assert abs(fd - np.sum(G * D)) <= 1e-9 + 1e-6 * abs(fd)
+    assert np.sum(G * D) < 0

@@ -256,6 +256,15 @@ def _softmax(logits: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarr
     return e / tot, (np.log(tot) + m)[..., 0]
 
 
+def _lse(logits: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Masked log-sum-exp over the last axis; ``-inf`` for a row with no True."""
+    z = np.where(mask, logits, -np.inf)
+    m = z.max(axis=-1, keepdims=True)
+    m = np.where(np.isfinite(m), m, 0.0)
+    with np.errstate(divide="ignore"):  # log(0) = -inf for an empty row, on purpose
+        return np.log(np.exp(z - m).sum(axis=-1)) + m[..., 0]
+
+
 def _scores(W: np.ndarray, prob: Problem) -> np.ndarray:
     """Attention logits ``X W x_bar`` of every sample, ``(B, n, T)``."""
     Wq = np.matmul(prob.query, np.swapaxes(W, -1, -2))  # (B, n, d): rows W x_bar
@@ -278,20 +287,40 @@ def attention_output(W: object, prob: Problem) -> tuple[np.ndarray, np.ndarray]:
     return s, np.matmul(s[..., None, :], prob.emb)[..., 0, :]
 
 
+def _centered(s: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """``sum_t' s_t' (v_t' - v_t)`` per position, from explicit differences.
+
+    Equals ``s . v - v_t`` but without its cancellation: equal values (copies of one token)
+    give exact zeros, so the result keeps its relative accuracy when the softmax saturates and
+    the true value is far below the rounding error of ``s . v`` (1e-16 against, say, 1e-80).
+    """
+    return np.einsum("...u,...tu->...t", s, v[..., None, :] - v[..., :, None])
+
+
 def loss_and_grad(W: object, prob: Problem, *, per_sample: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Losses ``(B,)`` (or ``(B, n)`` per sample, unweighted) and gradients ``(B, d, d)``.
 
-    The gradient of a sample is ``X^T (diag(s) - s s^T) X g x_bar^T`` with ``g`` the derivative
-    of the loss in ``f_W(X)``; for the log-loss it is computed as ``X^T (s - r) x_bar^T`` with
-    ``r = softmax(X W x_bar + log gamma)``, which stays exact when the softmax saturates.
+    The gradient of a sample is ``sum_t a_t x_t x_bar^T`` with ``a = (diag(s) - s s^T) X g``,
+    ``g`` the derivative of the loss in ``f_W(X)``. It is computed as
+    ``a_t = s_t sum_t' s_t' (q_t - q_t')``, ``q = X g``, from explicit differences (see
+    :func:`_centered`); for the log-loss ``a_t = s_t`` off the label's positions and
+    ``a_t = (r_t / gamma_t) sum_t' s_t' (gamma_t' - gamma_t)`` on them, with
+    ``r = softmax(X W x_bar + log gamma)``. Both stay accurate when the softmax saturates, where
+    the textbook ``s - r`` and ``q_t - s^T q`` are dominated by rounding.
     """
     W = _check_weights(W, prob)
     sc = _scores(W, prob)
-    s, log_z = _softmax(sc, prob.mask)
+    s, _ = _softmax(sc, prob.mask)
     if prob.loss == "log":
-        r, log_za = _softmax(sc + prob.log_gamma, np.isfinite(prob.log_gamma))
-        ell = log_z - log_za
-        dsc = s - r
+        on = np.isfinite(prob.log_gamma)
+        r, log_za = _softmax(sc + prob.log_gamma, on)
+        # -log u = (lse_O(sc) - lse_O(sc + log gamma)) + log(1 + exp(lse_out(sc) - lse_O(sc))):
+        # exact 0 plus a log1p under C E^T = I, accurate when the loss is ~exp(-margin)
+        _, log_on = _softmax(sc, on)
+        ell = (log_on - log_za) + np.logaddexp(0.0, _lse(sc, prob.mask & ~on) - log_on)
+        gamma = np.where(on, np.exp(np.where(on, prob.log_gamma, 0.0)), 0.0)
+        ratio = np.divide(r, gamma, out=np.zeros_like(r), where=on)  # s_t / u on the label's positions
+        dsc = np.where(on, ratio * _centered(s, gamma), s)
     else:
         f = np.matmul(s[..., None, :], prob.emb)[..., 0, :]  # (B, n, d)
         if prob.loss == "squared":
@@ -306,7 +335,7 @@ def loss_and_grad(W: object, prob: Problem, *, per_sample: bool = False) -> tupl
             p[np.arange(p.shape[0])[:, None], np.arange(p.shape[1])[None, :], prob.labels] -= 1.0
             gf = np.matmul(p, prob.C)
         q = np.matmul(prob.emb, gf[..., None])[..., 0]  # (B, n, T): x_t^T g
-        dsc = s * (q - np.sum(s * q, axis=-1, keepdims=True))
+        dsc = -s * _centered(s, q)
     dsc = np.where(prob.mask, dsc, 0.0) * prob.weights[..., None]
     A = np.matmul(dsc[..., None, :], prob.emb)[..., 0, :]  # (B, n, d): sum_t dsc_t x_t
     grad = np.matmul(np.swapaxes(A, -1, -2), prob.query)  # (B, d, d)
