@@ -168,3 +168,23 @@ def test_saturated_ce_gradient_is_not_rounding_noise():
     # the loss itself is O(1) here, so its differences resolve only ~1e-13 / h
     assert abs(fd - np.sum(G * D)) <= 1e-9 + 1e-6 * abs(fd)
     assert np.sum(G * D) < 0
+
+
+@pytest.mark.parametrize("loss", ["squared", "ce"])
+@pytest.mark.parametrize("scale", [0.0, 1.0, 30.0, 400.0])
+def test_rescaled_gradient_is_a_positive_multiple_of_the_gradient(loss, scale):
+    problems, Ws = [], []
+    for seed in range(3):
+        E, data = _instance(seed, K=8, n=4, T=6)
+        problems.append(make_problem(E, tied_head(E), data, loss, "argmax"))
+        Ws.append(scale * np.random.default_rng(seed).standard_normal((1, 8, 8)))
+    prob, W = stack_problems(problems), np.concatenate(Ws)
+    _, G = loss_and_grad(W, prob)
+    _, R = loss_and_grad(W, prob, rescaled=True)
+    assert np.all(np.linalg.norm(R, axis=(1, 2)) > 0)
+    for b in range(3):
+        g, r = G[b].ravel(), R[b].ravel()
+        if np.linalg.norm(g) > 1e-250:  # where the plain gradient is still representable
+            factor = (r @ g) / (g @ g)
+            assert factor >= 1 - 1e-12
+            assert np.linalg.norm(r - factor * g) <= 1e-8 * np.linalg.norm(r)

@@ -297,7 +297,9 @@ def _centered(s: np.ndarray, v: np.ndarray) -> np.ndarray:
     return np.einsum("...u,...tu->...t", s, v[..., None, :] - v[..., :, None])
 
 
-def loss_and_grad(W: object, prob: Problem, *, per_sample: bool = False) -> tuple[np.ndarray, np.ndarray]:
+def loss_and_grad(
+    W: object, prob: Problem, *, per_sample: bool = False, rescaled: bool = False
+) -> tuple[np.ndarray, np.ndarray]:
     """Losses ``(B,)`` (or ``(B, n)`` per sample, unweighted) and gradients ``(B, d, d)``.
 
     The gradient of a sample is ``sum_t a_t x_t x_bar^T`` with ``a = (diag(s) - s s^T) X g``,
@@ -307,6 +309,12 @@ def loss_and_grad(W: object, prob: Problem, *, per_sample: bool = False) -> tupl
     ``a_t = (r_t / gamma_t) sum_t' s_t' (gamma_t' - gamma_t)`` on them, with
     ``r = softmax(X W x_bar + log gamma)``. Both stay accurate when the softmax saturates, where
     the textbook ``s - r`` and ``q_t - s^T q`` are dominated by rounding.
+
+    With ``rescaled=True`` (squared and cross-entropy losses) each trial's gradient is returned
+    multiplied by ``exp(-c_b) >= 1``, ``c_b`` the largest log-attention on a non-selected token
+    of the trial: a positive multiple of the gradient, all normalized GD needs, which does not
+    underflow to zero when the attention saturates beyond ``exp(-745)`` (float64's limit),
+    as it does at the norms of Figs. 5-6.
     """
     W = _check_weights(W, prob)
     sc = _scores(W, prob)
@@ -335,13 +343,34 @@ def loss_and_grad(W: object, prob: Problem, *, per_sample: bool = False) -> tupl
             p[np.arange(p.shape[0])[:, None], np.arange(p.shape[1])[None, :], prob.labels] -= 1.0
             gf = np.matmul(p, prob.C)
         q = np.matmul(prob.emb, gf[..., None])[..., 0]  # (B, n, T): x_t^T g
-        dsc = -s * _centered(s, q)
+        if rescaled:
+            dsc = _rescaled_scores_grad(sc, s, q, prob)
+        else:
+            dsc = -s * _centered(s, q)
     dsc = np.where(prob.mask, dsc, 0.0) * prob.weights[..., None]
     A = np.matmul(dsc[..., None, :], prob.emb)[..., 0, :]  # (B, n, d): sum_t dsc_t x_t
     grad = np.matmul(np.swapaxes(A, -1, -2), prob.query)  # (B, d, d)
     if per_sample:
         return ell, grad
     return np.sum(prob.weights * ell, axis=-1), grad
+
+
+def _rescaled_scores_grad(sc: np.ndarray, s: np.ndarray, q: np.ndarray, prob: Problem) -> np.ndarray:
+    """``exp(-c_b) * (-s_t sum_t' s_t' (q_t' - q_t))`` per trial, without underflow.
+
+    With ``a`` the selected (argmax) position of a sample and ``s~ = exp(log s - c_b)`` off it:
+    off ``a`` the value is ``-s~_t sum_t' s_t' (q_t' - q_t)``; at ``a`` it is
+    ``-s_a sum_t' s~_t' (q_t' - q_a)`` (each term holds exactly one factor off ``a``).
+    """
+    z = np.where(prob.mask, sc, -np.inf)
+    log_s = z - _lse(sc, prob.mask)[..., None]
+    top = log_s.argmax(axis=-1)[..., None]
+    is_top = np.arange(sc.shape[-1]) == top
+    off = np.where(is_top | ~prob.mask | (prob.weights[..., None] == 0), -np.inf, log_s)
+    c = off.max(axis=(-2, -1), keepdims=True)
+    c = np.minimum(np.where(np.isfinite(c), c, 0.0), 0.0)
+    s_off = np.where(is_top, 0.0, np.exp(off - c))
+    return np.where(is_top, -s * _centered(s_off, q), -s_off * _centered(s, q))
 
 
 def loss_value(W: object, prob: Problem) -> np.ndarray:

@@ -44,8 +44,11 @@ def train(
     W0 = np.zeros(shape) if W0 is None else np.asarray(W0, dtype=float)
     if W0.shape != shape:
         raise InvalidDataError(f"W0 must have shape {shape}, got {W0.shape}")
+    # normalized GD needs the gradient only up to a positive factor per trial: take the
+    # rescaled one, which does not underflow when the attention saturates (squared and CE losses)
+    rescaled = optimizer.name == "ngd" and prob.loss != "log"
     return optim.run(
-        lambda W: loss_and_grad(W, prob)[1],
+        lambda W: loss_and_grad(W, prob, rescaled=rescaled)[1],
         W0,
         optimizer,
         n_iter,
