@@ -2,13 +2,14 @@
 
 The top-level names cover Paper A's linear model (:mod:`ntpnb.linear`): the data
 (:class:`NTPData` and the seeded recipes), the loss, the subspace F with the finite solution
-``W*``, and the NTP-SVM ``W^mm``. The machinery that runs notebooks and builds the book lives
+``W*``, and the NTP-SVM ``W^mm``. Paper B's self-attention model is the subpackage
+:mod:`ntpnb.attention`. The machinery that runs notebooks and builds the book lives
 in :mod:`ntpnb.pipeline`; the numerical settings in :mod:`ntpnb.settings`.
 """
 
 from __future__ import annotations
 
-from . import optim
+from . import attention, optim
 from .errors import (
     ClaimCheckError,
     InvalidDataError,
@@ -70,6 +71,7 @@ __all__ = [
     "limits",
     "train",
     "optim",
+    "attention",
     "NTPError",
     "InvalidDataError",
     "NotCompatibleError",
