@@ -2,12 +2,14 @@
 
 The top-level names cover Paper A's linear model (:mod:`ntpnb.linear`): the data
 (:class:`NTPData` and the seeded recipes), the loss, the subspace F with the finite solution
-``W*``, and the NTP-SVM ``W^mm``. The machinery that runs notebooks and builds the book lives
+``W*``, and the NTP-SVM ``W^mm``. Paper B's self-attention model is the subpackage
+:mod:`ntpnb.attention`. The machinery that runs notebooks and builds the book lives
 in :mod:`ntpnb.pipeline`; the numerical settings in :mod:`ntpnb.settings`.
 """
 
 from __future__ import annotations
 
+from . import attention, optim
 from .errors import (
     ClaimCheckError,
     InvalidDataError,
@@ -17,6 +19,7 @@ from .errors import (
     SolverError,
 )
 from .linear import (
+    Limits,
     NTPData,
     SVMSolution,
     ce_grad,
@@ -28,6 +31,7 @@ from .linear import (
     is_compatible,
     is_separable,
     kl_divergence,
+    limits,
     logits,
     ntp_svm,
     project_F,
@@ -37,6 +41,7 @@ from .linear import (
     solve_ntp_svm,
     synthetic_instance,
     toy2d_instance,
+    train,
 )
 
 __version__ = "0.1.0"
@@ -62,6 +67,11 @@ __all__ = [
     "ntp_svm",
     "solve_ntp_svm",
     "SVMSolution",
+    "Limits",
+    "limits",
+    "train",
+    "optim",
+    "attention",
     "NTPError",
     "InvalidDataError",
     "NotCompatibleError",

@@ -13,6 +13,10 @@ __all__ = [
     "NotSeparableError",
     "SolverError",
     "ClaimCheckError",
+    "NotRealizableError",
+    "HeadAssumptionError",
+    "InfeasibleGraphSVMError",
+    "GenerationError",
 ]
 
 
@@ -44,3 +48,19 @@ class SolverError(NTPError, RuntimeError):
 
 class ClaimCheckError(NTPError, AssertionError):
     """A notebook's numerical check of a paper's claim did not hold."""
+
+
+class NotRealizableError(InvalidDataError):
+    """A label of a Paper B data set does not occur in its input sequence (Assumption 2 fails)."""
+
+
+class HeadAssumptionError(InvalidDataError):
+    """A classification head violates the assumption asked of it (Paper B, Assumption 3 or 4)."""
+
+
+class InfeasibleGraphSVMError(NotSeparableError):
+    """The constraints of Paper B's (Graph-SVM) have no solution (the embeddings cannot separate)."""
+
+
+class GenerationError(NTPError):
+    """A random data generator did not meet its requirement within its bounded number of redraws."""

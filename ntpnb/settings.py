@@ -34,3 +34,28 @@ SVM_GAP_TOL: float = 1e-7  # duality gap / (1 + primal objective)
 
 #: A dual variable larger than this counts as "active" when the solution is polished.
 ACTIVE_DUAL_TOL: float = 1e-7
+
+#: Paper B (ntpnb.attention): tolerance of ``C E^T = I`` (Assumption 4, max-abs entrywise) and the
+#: smallest margin ``c_y^T e_y - max_{k != y} c_y^T e_k`` accepted for Assumption 3.
+HEAD_IDENTITY_TOL: float = 1e-9
+HEAD_MARGIN_TOL: float = 1e-9
+
+#: Newton's method of the exact convex solves of Paper B (W^cyc, the regularization path): the
+#: stopping tolerance on the gradient norm (relative to 1 + ||W||), the iteration cap, and the
+#: verification tolerance of the returned point (gradient norm, same scale).
+NEWTON_GRAD_TOL: float = 1e-11
+NEWTON_MAX_ITER: int = 200
+CONVEX_KKT_TOL: float = 1e-8
+
+#: The regularization path: Newton stops when the gradient of the penalized risk is below
+#: ``RP_NEWTON_RTOL * lam * ||W||``; a point is accepted when ``||grad L + lam W|| / (lam ||W||)``
+#: is below ``RP_KKT_TOL`` (the gradient is computed to about 1e-16 absolute while ``lam ||W||``
+#: falls like ``exp(-R / ||W^mm||)``, so the relative residual grows with ``R``) and
+#: ``| ||W|| - R | / R`` below ``RADIUS_RTOL``.
+RP_NEWTON_RTOL: float = 1e-10
+RP_KKT_TOL: float = 1e-5
+RADIUS_RTOL: float = 1e-6
+
+#: Default attention threshold of pseudo token-priority graphs (Paper B, Sec. 6): a token is
+#: "selected" by a trained W when its softmax probability exceeds this value.
+PSEUDO_GRAPH_THRESHOLD: float = 1e-3

@@ -2,8 +2,9 @@
 
 Data and seeded recipes (:mod:`.data`, :mod:`.datasets`), the loss (:mod:`.loss`), the NTP
 constraints and the subspace F with the finite solution ``W*`` (:mod:`.constraints`,
-:mod:`.subspace`), separability and the NTP-SVM ``W^mm`` (:mod:`.svm`). The public names are
-re-exported at the top level of :mod:`ntpnb`.
+:mod:`.subspace`), separability and the NTP-SVM ``W^mm`` (:mod:`.svm`), training with the
+first-order methods of :mod:`ntpnb.optim` (:mod:`.training`). The public names are re-exported
+at the top level of :mod:`ntpnb`.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from .subspace import (
     project_F_perp,
 )
 from .svm import SVMSolution, is_separable, ntp_svm, separating_direction, solve_ntp_svm
+from .training import Limits, limits, train
 
 __all__ = [
     "NTPData",
@@ -42,4 +44,7 @@ __all__ = [
     "ntp_svm",
     "solve_ntp_svm",
     "SVMSolution",
+    "Limits",
+    "limits",
+    "train",
 ]

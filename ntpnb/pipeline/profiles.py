@@ -41,6 +41,34 @@ _RAW: dict[str, dict[str, dict[str, Any]]] = {
             "n_g": 31,
         },
     },
+    "06_attention": {
+        "paper": {
+            "seed": 0,
+            "n_trials": 100,
+            "n_iter": 4000,
+            "lr_global": 0.01,
+            "lr_local": 0.1,
+            "n_path": 12,
+            "path_max_ratio": 20.0,
+            "min_corr_acyclic": 0.99,
+            "min_corr_general": 0.98,
+            "max_cyc_dist": 0.01,
+            "min_norm_ratio": 0.25,
+        },
+        "quick": {
+            "seed": 0,
+            "n_trials": 6,
+            "n_iter": 800,
+            "lr_global": 0.01,
+            "lr_local": 0.1,
+            "n_path": 8,
+            "path_max_ratio": 20.0,
+            "min_corr_acyclic": 0.85,
+            "min_corr_general": 0.9,
+            "max_cyc_dist": 0.2,
+            "min_norm_ratio": 0.25,
+        },
+    },
 }
 
 #: ``PROFILES[notebook][profile]`` is the read-only mapping of that run's parameter values.

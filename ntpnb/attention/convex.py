@@ -1,0 +1,322 @@
+"""Exact convex solves of Paper B under the log-loss and ``C E^T = I`` (Lemma 3).
+
+With the log-loss and ``C E^T = I`` the risk is (Sec. 5)
+
+    L(W) = sum_i w_i [ logsumexp_t(x_t^T W x_bar_i) - log sum_{t: x_t = y_i} exp(x_t^T W x_bar_i) ],
+
+a log-sum-exp of linear functions of ``vec(W)`` minus a linear function (all the label's
+copies have the same score): convex. Two problems are solved exactly with Newton's method on
+this smooth convex function (analytic gradient and Hessian), then verified:
+
+* :func:`cyclic_correction`: ``W^cyc`` (Definition 3), the minimum-norm minimizer of the risk
+  on the cyclic sub-dataset. That risk depends on ``W`` only through ``Pi_Scyc(W)`` (Lemma 2's
+  proof) and is strictly convex there (Lemma 3), so ``W^cyc`` is its unique minimizer *inside*
+  ``S_cyc``: Newton runs in coordinates of an orthonormal basis of ``S_cyc``.
+* :func:`regularization_path`: ``W_R = argmin_{||W|| <= R} L(W)`` (Algo-RP). For convex ``L``
+  the minimizer of ``L(W) + lam ||W||^2 / 2`` solves the constrained problem at
+  ``R = ||W_lam||`` (KKT); ``lam`` is found by Brent's method for each requested ``R``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.optimize import brentq
+
+from .. import settings
+from ..errors import InvalidDataError, SolverError
+from .data import Ids, TokenData, as_token_data, check_embeddings
+from .graphs import (
+    CyclicSubdataset,
+    TokenPriorityGraphs,
+    cyclic_subdataset,
+    scyc_basis,
+    token_priority_graphs,
+)
+from .model import identity_head
+
+__all__ = [
+    "LogLossFeatures",
+    "log_loss_features",
+    "CyclicCorrection",
+    "cyclic_correction",
+    "solve_cyclic_correction",
+    "PathPoint",
+    "regularization_path",
+]
+
+
+@dataclass(frozen=True)
+class LogLossFeatures:
+    """The log-loss risk as a function of coordinates ``z`` with ``vec(W) = basis^T z``.
+
+    Under ``C E^T = I`` the loss of sample ``i`` is ``log(1 + sum_{t not a copy of y} exp(a_t) / o_i)``
+    with ``a_t = (phi_t - phi_y)^T z``, ``phi_t = basis @ vec(x_t x_bar_i^T)`` and ``o_i`` the
+    number of copies of the label. Working with the differences ``delta_t = phi_t - phi_y``
+    keeps the loss, gradient and Hessian accurate to relative rounding even when the softmax
+    saturates (the loss is then ``~ exp(-margin)``, far below 1e-16).
+
+    Attributes
+    ----------
+    delta
+        ``(n, T, p)`` differences ``phi_t - phi_y`` (0 on copies of the label and at padding).
+    other
+        ``(n, T)`` positions holding a token other than the label.
+    log_copies
+        ``(n,)`` ``log o_i``.
+    weights
+        ``(n,)`` sample weights ``1/n``.
+    basis
+        ``(p, d*d)`` the coordinates' basis.
+    """
+
+    delta: np.ndarray
+    other: np.ndarray
+    log_copies: np.ndarray
+    weights: np.ndarray
+    basis: np.ndarray
+
+    def value_grad_hess(self, z: np.ndarray, lam: float = 0.0) -> tuple[float, np.ndarray, np.ndarray]:
+        """Risk ``+ lam ||z||^2 / 2``, its gradient and its Hessian at ``z``."""
+        a = np.where(self.other, self.delta @ z - self.log_copies[:, None], -np.inf)  # (n, T)
+        m = np.maximum(a.max(axis=1), 0.0)
+        rest = np.exp(a - m[:, None]).sum(axis=1)
+        # loss_i = log(1 + sum_t exp(a_t)) = m + log(exp(-m) + rest), via log1p when m = 0
+        loss = np.where(m > 0, m + np.log(np.exp(-m) + rest), np.log1p(rest))
+        p = np.exp(a - loss[:, None])  # softmax probability of each non-label position
+        g_i = np.einsum("nt,ntp->np", p, self.delta)
+        f = float(self.weights @ loss) + 0.5 * lam * float(z @ z)
+        g = self.weights @ g_i + lam * z
+        H = np.einsum("n,nt,ntp,ntq->pq", self.weights, p, self.delta, self.delta)
+        H -= np.einsum("n,np,nq->pq", self.weights, g_i, g_i)
+        return f, g, H + lam * np.eye(z.size)
+
+
+def log_loss_features(E: np.ndarray, data: TokenData, basis: np.ndarray | None = None) -> LogLossFeatures:
+    """Features of the log-loss risk with ``C E^T = I`` (see :class:`LogLossFeatures`)."""
+    d = E.shape[1]
+    basis = np.eye(d * d) if basis is None else basis
+    q = E[data.query]
+    phi = np.einsum("nta,nb->ntab", E[data.tokens], q).reshape(*data.tokens.shape, d * d) @ basis.T
+    phi_y = np.einsum("na,nb->nab", E[data.labels], q).reshape(data.n, d * d) @ basis.T
+    copies = (data.tokens == data.labels[:, None]) & data.mask
+    other = data.mask & ~copies
+    delta = (phi - phi_y[:, None, :]) * other[..., None]
+    log_copies = np.log(copies.sum(axis=1))
+    return LogLossFeatures(delta, other, log_copies, np.full(data.n, 1.0 / data.n), basis)
+
+
+def _newton(
+    vgh: Callable[[np.ndarray], tuple[float, np.ndarray, np.ndarray]], z0: np.ndarray, gtol: float
+) -> tuple[np.ndarray, int]:
+    """Damped Newton with Armijo backtracking until ``||grad|| <= gtol`` or no further progress."""
+    z = z0.copy()
+    f, g, H = vgh(z)
+    for it in range(settings.NEWTON_MAX_ITER):
+        if np.linalg.norm(g) <= gtol:
+            return z, it
+        try:
+            step = -np.linalg.solve(H, g)
+        except np.linalg.LinAlgError:
+            step = -np.linalg.lstsq(H, g, rcond=None)[0]
+        slope = float(g @ step)
+        if slope >= 0:  # not a descent direction (numerically singular Hessian): gradient step
+            step, slope = -g, -float(g @ g)
+        t, gnorm = 1.0, float(np.linalg.norm(g))
+        while True:  # accept on sufficient decrease of f, or of ||grad|| (f may be at its rounding floor)
+            z_new = z + t * step
+            f_new, g_new, H_new = vgh(z_new)
+            if f_new <= f + 1e-4 * t * slope or np.linalg.norm(g_new) <= (1 - 1e-4 * t) * gnorm:
+                break
+            t *= 0.5
+            if t < 1e-12:
+                return z, it
+        z, f, g, H = z_new, f_new, g_new, H_new
+    return z, settings.NEWTON_MAX_ITER
+
+
+@dataclass(frozen=True)
+class CyclicCorrection:
+    """``W^cyc`` with the certificate of its verification.
+
+    Attributes
+    ----------
+    W
+        ``W^cyc``, ``(d, d)`` (0 when the cyclic sub-dataset is empty).
+    basis
+        Orthonormal basis of ``S_cyc`` (rows ``vec(W)``).
+    subdataset
+        The cyclic sub-dataset the risk is taken over.
+    loss
+        The cyclic risk ``L-bar(W^cyc)``.
+    grad_norm
+        ``||grad L-bar(W^cyc)||_F`` of the *full* ``d x d`` gradient (stationarity in every
+        direction, not only inside ``S_cyc``).
+    min_curvature
+        Smallest eigenvalue of the Hessian of ``L-bar`` restricted to ``S_cyc`` (``> 0``: the
+        minimizer in ``S_cyc`` is unique, Lemma 3).
+    suboptimality_bound
+        ``grad_norm^2 / (2 min_curvature)``, the strong-convexity bound on ``L-bar - min``
+        near the solution.
+    newton_iterations
+        Iterations of Newton's method.
+    """
+
+    W: np.ndarray
+    basis: np.ndarray
+    subdataset: CyclicSubdataset
+    loss: float
+    grad_norm: float
+    min_curvature: float
+    suboptimality_bound: float
+    newton_iterations: int
+
+    @property
+    def dim(self) -> int:
+        """``dim S_cyc``."""
+        return int(self.basis.shape[0])
+
+
+def solve_cyclic_correction(
+    E: object, data: TokenData, graphs: TokenPriorityGraphs | None = None
+) -> CyclicCorrection:
+    """``W^cyc`` (Definition 3) under the log-loss and ``C E^T = I``, verified.
+
+    Raises
+    ------
+    HeadAssumptionError
+        If ``E`` does not have full row rank (no head with ``C E^T = I`` exists).
+    SolverError
+        If the full gradient at the answer exceeds :data:`~ntpnb.settings.CONVEX_KKT_TOL` or
+        the restricted Hessian is not positive definite.
+    """
+    E = check_embeddings(E, data.K)
+    identity_head(E)  # Assumption 4 must be satisfiable, else Lemma 3 does not apply
+    graphs = token_priority_graphs(data) if graphs is None else graphs
+    sub = cyclic_subdataset(data, graphs=graphs)
+    basis = scyc_basis(E, graphs)
+    d = E.shape[1]
+    if sub.is_empty or basis.shape[0] == 0:
+        zero = np.zeros((d, d))
+        return CyclicCorrection(zero, basis, sub, 0.0, 0.0, np.inf, 0.0, 0)
+    feats = log_loss_features(E, sub.data, basis)
+    z, iters = _newton(lambda v: feats.value_grad_hess(v), np.zeros(basis.shape[0]), settings.NEWTON_GRAD_TOL)
+    f, _, H = feats.value_grad_hess(z)
+    full = log_loss_features(E, sub.data)
+    _, g_full, _ = full.value_grad_hess(basis.T @ z)
+    grad_norm = float(np.linalg.norm(g_full))
+    min_curv = float(np.linalg.eigvalsh(H)[0])
+    if not grad_norm <= settings.CONVEX_KKT_TOL or not min_curv > 0:
+        raise SolverError(
+            f"W^cyc failed verification: ||grad|| = {grad_norm:.2e} (tol {settings.CONVEX_KKT_TOL:.0e}), "
+            f"smallest curvature on S_cyc {min_curv:.2e} (must be > 0)"
+        )
+    W = (basis.T @ z).reshape(d, d)
+    W.setflags(write=False)
+    return CyclicCorrection(W, basis, sub, f, grad_norm, min_curv, grad_norm**2 / (2 * min_curv), iters)
+
+
+def cyclic_correction(E: object, X: Ids | TokenData, y: object = None, K: int | None = None) -> np.ndarray:
+    """``W^cyc`` of the data ``(X, y)`` (log-loss, ``C E^T = I``), shape ``(d, d)``.
+
+    See :func:`solve_cyclic_correction` for the certificate and the errors raised.
+    """
+    E = check_embeddings(E)
+    data = X if isinstance(X, TokenData) else as_token_data(X, y, E.shape[0] if K is None else K)
+    return solve_cyclic_correction(E, data).W.copy()
+
+
+@dataclass(frozen=True)
+class PathPoint:
+    """One point ``W_R`` of the regularization path with its certificate.
+
+    Attributes
+    ----------
+    R
+        The radius asked for.
+    W
+        ``W_R``, ``(d, d)``, with ``||W_R|| = R`` (the constraint is active).
+    lam
+        The multiplier: ``grad L(W_R) = -lam W_R``.
+    loss
+        ``L(W_R)``.
+    kkt_residual
+        ``||grad L(W_R) + lam W_R|| / (lam ||W_R||)``.
+    radius_error
+        ``| ||W_R|| - R | / R``.
+    """
+
+    R: float
+    W: np.ndarray
+    lam: float
+    loss: float
+    kkt_residual: float
+    radius_error: float
+
+
+def regularization_path(
+    E: object, X: Ids | TokenData, y: object = None, radii: object = (1.0,), K: int | None = None
+) -> list[PathPoint]:
+    """``W_R = argmin_{||W||_F <= R} L(W)`` (Algo-RP) for each ``R``, log-loss with ``C E^T = I``.
+
+    Raises
+    ------
+    InvalidDataError
+        On radii that are not positive and finite.
+    SolverError
+        If the norm of the penalized minimizer cannot reach ``R`` (the risk has a minimizer of
+        norm below ``R``, e.g. ``W^mm = 0``) or a point fails verification.
+    """
+    E = check_embeddings(E)
+    identity_head(E)
+    data = X if isinstance(X, TokenData) else as_token_data(X, y, E.shape[0] if K is None else K)
+    radii = np.atleast_1d(np.asarray(radii, dtype=float))
+    if radii.size == 0 or not np.all(np.isfinite(radii)) or np.any(radii <= 0):
+        raise InvalidDataError(f"radii must be positive and finite, got {radii}")
+    feats = log_loss_features(E, data)
+    d = E.shape[1]
+    g0 = float(np.linalg.norm(feats.value_grad_hess(np.zeros(d * d))[1]))
+    state = {"z": np.zeros(d * d)}
+
+    def solve(log_lam: float) -> np.ndarray:
+        lam = float(np.exp(log_lam))
+        gtol = max(settings.RP_NEWTON_RTOL * lam * max(1.0, float(np.linalg.norm(state["z"]))), 1e-15)
+        z, _ = _newton(lambda v: feats.value_grad_hess(v, lam), state["z"], gtol)
+        state["z"] = z
+        return z
+
+    points = []
+    for R in np.sort(radii):
+        if g0 == 0.0:
+            raise SolverError("the gradient vanishes at W = 0: W_R = 0 for every R")
+        hi = float(np.log(1.01 * g0 / R))  # ||W_lam|| <= ||grad L(0)|| / lam < R here
+        lo = hi
+        for _ in range(60):
+            lo -= 1.0
+            if np.linalg.norm(solve(lo)) > R:
+                break
+        else:
+            raise SolverError(f"||W_lam|| stays below R = {R:g}: the risk has a finite minimizer")
+        log_r = float(np.log(R))
+        log_lam = brentq(
+            lambda t, log_r=log_r: np.log(np.linalg.norm(solve(t))) - log_r,
+            lo,
+            hi,
+            xtol=1e-13,
+            rtol=4 * np.finfo(float).eps,
+        )
+        lam = float(np.exp(log_lam))
+        z = solve(log_lam)
+        f, g, _ = feats.value_grad_hess(z)
+        kkt = float(np.linalg.norm(g + lam * z)) / (lam * float(np.linalg.norm(z)))
+        rad_err = abs(float(np.linalg.norm(z)) - R) / R
+        if kkt > settings.RP_KKT_TOL or rad_err > settings.RADIUS_RTOL:
+            raise SolverError(
+                f"W_R at R = {R:g} failed verification: KKT {kkt:.2e}, radius error {rad_err:.2e}"
+            )
+        W = z.reshape(d, d)
+        W.setflags(write=False)
+        points.append(PathPoint(float(R), W, lam, f, kkt, rad_err))
+    return points

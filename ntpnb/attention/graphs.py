@@ -1,0 +1,366 @@
+"""Token-priority graphs (Paper B, Sec. 3.1), their SCCs, the cyclic sub-dataset and ``S_cyc``.
+
+* :func:`token_priority_graphs` builds ``G^(k)`` for every last token ``k``: an edge ``y -> x``
+  for every input token ``x`` of every sample that ends in ``k`` and has label ``y``. Strongly
+  connected components come from :func:`scipy.sparse.csgraph.connected_components`.
+* ``(i => j)`` in ``G^(k)``: the edge ``i -> j`` exists and ``j -> i`` is not reachable, i.e.
+  ``i`` and ``j`` lie in different SCCs. ``(i ~ j)``: ``i != j`` lie in the same SCC.
+* :func:`cyclic_subdataset` is Definition 1 (with the index set ``I`` of Appendix A, Eq. (5)).
+* :func:`scyc_basis` is an orthonormal basis of ``S_cyc`` (Definition 3) in ``vec(W)``
+  coordinates (row-major: ``vec(W)[a*d + b] = W[a, b]``).
+* :func:`pseudo_priority_graphs` builds the pseudo graphs of Sec. 6 from a trained ``W``.
+
+Self-loops ``y -> y`` (the label occurs in its own input) are dropped: they change no SCC and
+no relation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import connected_components
+
+from ..errors import InvalidDataError
+from .data import Ids, TokenData, as_token_data, check_embeddings
+
+__all__ = [
+    "PriorityGraph",
+    "TokenPriorityGraphs",
+    "token_priority_graphs",
+    "graphs_from_edges",
+    "CyclicSubdataset",
+    "cyclic_subdataset",
+    "scyc_basis",
+    "project_scyc",
+    "PseudoGraphs",
+    "pseudo_priority_graphs",
+    "pseudo_cyclic_subdataset",
+    "attention_scores",
+]
+
+
+@dataclass(frozen=True)
+class PriorityGraph:
+    """One token-priority graph ``G^(k)`` with its strongly-connected components.
+
+    Attributes
+    ----------
+    k
+        The last token (query) this graph belongs to.
+    nodes
+        Sorted token ids of the graph.
+    edges
+        Sorted directed edges ``(i, j)``, ``i != j``.
+    components
+        The SCCs, each a sorted tuple of ids, ordered by their smallest id.
+    """
+
+    k: int
+    nodes: tuple[int, ...]
+    edges: tuple[tuple[int, int], ...]
+    components: tuple[tuple[int, ...], ...]
+    component_of: dict[int, int] = field(repr=False)
+
+    def same_component(self, i: int, j: int) -> bool:
+        """Whether ``i`` and ``j`` are nodes of one SCC."""
+        return i in self.component_of and self.component_of.get(j) == self.component_of[i]
+
+    @cached_property
+    def strict(self) -> tuple[tuple[int, int], ...]:
+        """Pairs ``(i, j)`` with ``(i => j)``: an edge ``i -> j`` between different SCCs."""
+        return tuple((i, j) for i, j in self.edges if not self.same_component(i, j))
+
+    @cached_property
+    def equivalent(self) -> tuple[tuple[int, int], ...]:
+        """Pairs ``(i, j)``, ``i < j``, with ``(i ~ j)``: distinct nodes of one SCC."""
+        return tuple(
+            (c[a], c[b]) for c in self.components for a in range(len(c)) for b in range(a + 1, len(c))
+        )
+
+    @property
+    def cyclic_components(self) -> tuple[tuple[int, ...], ...]:
+        """The SCCs with two or more nodes."""
+        return tuple(c for c in self.components if len(c) > 1)
+
+
+@dataclass(frozen=True)
+class TokenPriorityGraphs:
+    """The graphs ``{G^(k)}`` of a data set (only the ``k`` that end some sequence)."""
+
+    K: int
+    graphs: dict[int, PriorityGraph]
+
+    def __getitem__(self, k: int) -> PriorityGraph:
+        return self.graphs[k]
+
+    @property
+    def strict(self) -> list[tuple[int, int, int]]:
+        """Every ``(i, j, k)`` with ``(i => j)`` in ``G^(k)``."""
+        return [(i, j, k) for k, g in sorted(self.graphs.items()) for i, j in g.strict]
+
+    @property
+    def equivalent(self) -> list[tuple[int, int, int]]:
+        """Every ``(i, j, k)``, ``i < j``, with ``(i ~ j)`` in ``G^(k)``."""
+        return [(i, j, k) for k, g in sorted(self.graphs.items()) for i, j in g.equivalent]
+
+    @property
+    def n_strict(self) -> int:
+        """Number of strict relations (inequality constraints of the Graph-SVM)."""
+        return len(self.strict)
+
+    @property
+    def cyclic_components(self) -> list[tuple[int, tuple[int, ...]]]:
+        """Every ``(k, C)`` with ``C`` an SCC of ``G^(k)`` with two or more nodes."""
+        return [(k, c) for k, g in sorted(self.graphs.items()) for c in g.cyclic_components]
+
+    @property
+    def has_cycle(self) -> bool:
+        """Whether some graph has a multi-node SCC (the data set is not acyclic, Definition 2)."""
+        return bool(self.cyclic_components)
+
+    @property
+    def is_acyclic(self) -> bool:
+        """Definition 2: every graph is a DAG."""
+        return not self.has_cycle
+
+
+def _graph(k: int, nodes: set[int], edges: set[tuple[int, int]]) -> PriorityGraph:
+    order = sorted(nodes)
+    index = {v: a for a, v in enumerate(order)}
+    rows = [index[i] for i, _ in edges]
+    cols = [index[j] for _, j in edges]
+    adj = csr_matrix((np.ones(len(edges)), (rows, cols)), shape=(len(order), len(order)))
+    _, labels = connected_components(adj, directed=True, connection="strong")
+    groups: dict[int, list[int]] = {}
+    for v, lab in zip(order, labels, strict=True):
+        groups.setdefault(int(lab), []).append(v)
+    comps = sorted(tuple(sorted(g)) for g in groups.values())
+    comp_of = {v: a for a, c in enumerate(comps) for v in c}
+    return PriorityGraph(k, tuple(order), tuple(sorted(edges)), tuple(comps), comp_of)
+
+
+def graphs_from_edges(
+    K: int, nodes: dict[int, set[int]], edges: dict[int, set[tuple[int, int]]]
+) -> TokenPriorityGraphs:
+    """Graphs from explicit node and edge sets per last token ``k`` (self-loops dropped)."""
+    graphs = {}
+    for k in sorted(nodes):
+        e = {(i, j) for i, j in edges.get(k, set()) if i != j}
+        graphs[int(k)] = _graph(int(k), set(nodes[k]), e)
+    return TokenPriorityGraphs(K=int(K), graphs=graphs)
+
+
+def _data(X: Ids | TokenData, y: object, K: int | None) -> TokenData:
+    if isinstance(X, TokenData):
+        return X
+    if K is None:
+        raise InvalidDataError("K (the vocabulary size) is needed with raw token ids")
+    return as_token_data(X, y, K)
+
+
+def token_priority_graphs(X: Ids | TokenData, y: object = None, K: int | None = None) -> TokenPriorityGraphs:
+    """The token-priority graphs of a data set (Sec. 3.1), one per last token ``k``.
+
+    Parameters
+    ----------
+    X, y, K
+        Token ids ``(n, T)`` (or a list of sequences), labels ``(n,)`` and the vocabulary size;
+        or a :class:`~ntpnb.attention.data.TokenData` as ``X`` alone. Labels must be
+        realizable (Assumption 2).
+    """
+    data = _data(X, y, K)
+    nodes: dict[int, set[int]] = {}
+    edges: dict[int, set[tuple[int, int]]] = {}
+    for i in range(data.n):
+        k, lab = int(data.query[i]), int(data.labels[i])
+        seq = data.sequence(i)
+        nodes.setdefault(k, set()).update([lab, *seq.tolist()])
+        edges.setdefault(k, set()).update((lab, int(x)) for x in seq)
+    return graphs_from_edges(data.K, nodes, edges)
+
+
+@dataclass(frozen=True)
+class CyclicSubdataset:
+    """The cyclic sub-dataset ``DSET-bar`` (Definition 1) and the samples it comes from.
+
+    Attributes
+    ----------
+    data
+        The reduced samples ``(X-bar_i, y_i)``, with the query token of the original sample
+        (the reduced input may have lost its last token, the graph it belongs to has not).
+        None when the sub-dataset is empty (acyclic data).
+    index
+        The indices ``I`` of the original samples kept (Appendix A, Eq. (5)).
+    """
+
+    data: TokenData | None
+    index: np.ndarray
+
+    @property
+    def is_empty(self) -> bool:
+        """Whether no sample has a distinct token in its label's SCC."""
+        return self.data is None
+
+
+def cyclic_subdataset(
+    X: Ids | TokenData, y: object = None, K: int | None = None, graphs: TokenPriorityGraphs | None = None
+) -> CyclicSubdataset:
+    """Definition 1: drop from every input the tokens ``x`` with ``(y => x)``.
+
+    What is left of an input are the tokens in the SCC of its label. A sample is kept (it is
+    in ``I``) when that leaves a token other than the label itself: the others carry no
+    information about ``W`` (their loss does not depend on it) and the paper's Fig. 2 leaves
+    them out.
+    """
+    data = _data(X, y, K)
+    tpg = token_priority_graphs(data) if graphs is None else graphs
+    seqs, labels, query, index = [], [], [], []
+    for i in range(data.n):
+        k, lab = int(data.query[i]), int(data.labels[i])
+        g = tpg[k]
+        kept = np.array([x for x in data.sequence(i) if g.same_component(lab, int(x))], dtype=np.int64)
+        if np.any(kept != lab):
+            seqs.append(kept)
+            labels.append(lab)
+            query.append(k)
+            index.append(i)
+    if not index:
+        return CyclicSubdataset(None, np.zeros(0, dtype=np.int64))
+    sub = as_token_data(seqs, labels, data.K, query=query)
+    return CyclicSubdataset(sub, np.array(index, dtype=np.int64))
+
+
+def scyc_basis(E: object, graphs: TokenPriorityGraphs, *, rtol: float = 1e-10) -> np.ndarray:
+    """Orthonormal basis of ``S_cyc`` (Definition 3), shape ``(dim, d*d)``, rows ``vec(W)``.
+
+    ``S_cyc`` is spanned by ``(e_j - e-bar_i^(k)) e_k^T`` for every node ``j`` of every SCC
+    ``C_i^(k)`` with two or more nodes, ``e-bar_i^(k)`` the mean embedding of that SCC.
+    Directions whose singular value is below ``rtol`` times the largest are dropped (they occur
+    when the embeddings are linearly dependent).
+    """
+    E = check_embeddings(E, graphs.K)
+    d = E.shape[1]
+    gens = []
+    for k, comp in graphs.cyclic_components:
+        members = E[list(comp)]
+        for e_j in members - members.mean(axis=0):
+            gens.append(np.outer(e_j, E[k]).ravel())
+    if not gens:
+        return np.zeros((0, d * d))
+    _, s, vt = np.linalg.svd(np.array(gens), full_matrices=False)
+    rank = int(np.sum(s > rtol * s[0])) if s.size and s[0] > 0 else 0
+    return vt[:rank]
+
+
+def project_scyc(W: np.ndarray, basis: np.ndarray) -> np.ndarray:
+    """``Pi_Scyc(W)`` for ``W`` of shape ``(..., d, d)`` given an orthonormal basis (rows)."""
+    W = np.asarray(W, dtype=float)
+    d = W.shape[-1]
+    flat = W.reshape(*W.shape[:-2], d * d)
+    return ((flat @ basis.T) @ basis).reshape(W.shape)
+
+
+@dataclass(frozen=True)
+class PseudoGraphs:
+    """Pseudo token-priority graphs of a trained ``W`` (Sec. 6) and what each sample selects.
+
+    Attributes
+    ----------
+    graphs
+        The pseudo graphs ``G~^(k)``.
+    selected
+        ``(n, T_max)`` booleans: positions whose attention exceeds the threshold.
+    scores
+        ``(n, T_max)`` softmax probabilities ``s = S(X W x_bar)`` (0 at padding).
+    threshold
+        The attention threshold used.
+    """
+
+    graphs: TokenPriorityGraphs
+    selected: np.ndarray
+    scores: np.ndarray
+    threshold: float
+
+
+def attention_scores(E: np.ndarray, data: TokenData, W: np.ndarray) -> np.ndarray:
+    """Softmax probabilities ``S(X W x_bar)`` of every sample, ``(n, T_max)``, 0 at padding."""
+    logits = np.einsum("ntd,de,ne->nt", E[data.tokens], W, E[data.query])
+    logits = np.where(data.mask, logits, -np.inf)
+    logits -= logits.max(axis=1, keepdims=True)
+    s = np.exp(logits)
+    return s / s.sum(axis=1, keepdims=True)
+
+
+def pseudo_priority_graphs(
+    E: object, X: Ids | TokenData, W: object, K: int | None = None, *, threshold: float | None = None
+) -> PseudoGraphs:
+    """Pseudo token-priority graphs built from the attention of a trained ``W`` (Sec. 6).
+
+    For every sample with last token ``k`` and every position ``t1`` whose attention
+    ``s_t1 = S(X W x_bar)_t1`` exceeds ``threshold``, add the edge ``x_t1 -> x_t2`` to
+    ``G~^(k)`` for every input token ``x_t2``: the selected tokens play the role the label
+    plays in a data graph. The paper writes ``s_t1 > 0``, which every softmax satisfies; a
+    trained ``W`` saturates the softmax, so any small threshold (default
+    :data:`ntpnb.settings.PSEUDO_GRAPH_THRESHOLD`) separates selected from suppressed tokens.
+    """
+    from .. import settings
+
+    thr = settings.PSEUDO_GRAPH_THRESHOLD if threshold is None else float(threshold)
+    if not 0.0 < thr < 1.0:
+        raise InvalidDataError(f"the attention threshold must lie in (0, 1), got {thr}")
+    if isinstance(X, TokenData):
+        data = X
+    else:
+        if K is None:
+            raise InvalidDataError("K (the vocabulary size) is needed with raw token ids")
+        arr = np.asarray(X) if isinstance(X, np.ndarray) else X
+        data = as_token_data(arr, np.zeros(len(arr), dtype=np.int64), K, require_realizable=False)
+    E = check_embeddings(E, data.K)
+    W = np.asarray(W, dtype=float)
+    d = E.shape[1]
+    if W.shape != (d, d) or not np.all(np.isfinite(W)):
+        raise InvalidDataError(f"W must be a finite ({d}, {d}) matrix, got shape {W.shape}")
+    s = attention_scores(E, data, W)
+    selected = (s > thr) & data.mask
+    if not selected.any(axis=1).all():
+        raise InvalidDataError(f"some sample selects no token at threshold {thr}; use a smaller threshold")
+    nodes: dict[int, set[int]] = {}
+    edges: dict[int, set[tuple[int, int]]] = {}
+    for i in range(data.n):
+        k = int(data.query[i])
+        seq = data.sequence(i)
+        nodes.setdefault(k, set()).update(seq.tolist())
+        for x1 in np.unique(data.tokens[i, selected[i]]):
+            edges.setdefault(k, set()).update((int(x1), int(x2)) for x2 in seq)
+    s.setflags(write=False)
+    selected.setflags(write=False)
+    return PseudoGraphs(graphs_from_edges(data.K, nodes, edges), selected, s, thr)
+
+
+def pseudo_cyclic_subdataset(pseudo: PseudoGraphs, data: TokenData) -> CyclicSubdataset:
+    """The cyclic sub-dataset of the pseudo graphs (Sec. 6 and Appendix D).
+
+    The tokens a sample selects are joined to each other by edges both ways, so they lie in
+    one SCC of ``G~^(k)``; the sample keeps its input tokens of that SCC and its true label,
+    and is kept when two or more distinct tokens remain.
+    """
+    if pseudo.selected.shape != data.mask.shape:
+        raise InvalidDataError("the pseudo graphs were built from a different data set")
+    seqs, labels, query, index = [], [], [], []
+    for i in range(data.n):
+        k = int(data.query[i])
+        g = pseudo.graphs[k]
+        anchor = int(data.tokens[i, np.flatnonzero(pseudo.selected[i])[0]])
+        kept = np.array([x for x in data.sequence(i) if g.same_component(anchor, int(x))], dtype=np.int64)
+        if np.unique(kept).size > 1:
+            seqs.append(kept)
+            labels.append(int(data.labels[i]))
+            query.append(k)
+            index.append(i)
+    if not index:
+        return CyclicSubdataset(None, np.zeros(0, dtype=np.int64))
+    sub = as_token_data(seqs, labels, data.K, query=query, require_realizable=False)
+    return CyclicSubdataset(sub, np.array(index, dtype=np.int64))

@@ -1,0 +1,378 @@
+"""The one-layer attention model of Paper B, its heads, its losses and their analytic gradients.
+
+The model is ``f_W(X) = X^T S(X W x_bar)`` (Eq. (1)), with ``S`` the softmax and ``x_bar`` the
+query (last) token; a fixed head ``C`` (``K x d``) turns it into class scores ``C f_W(X)``.
+Three losses (Sec. 3.3, Sec. 5, Sec. 6), each averaged over samples:
+
+* ``"log"``: ``-log(c_y^T f_W(X))``, the log-loss of Sec. 5 (needs ``c_y^T x_t >= 0``; under
+  ``C E^T = I`` it is minus the log of the attention on the copies of the label);
+* ``"squared"``: ``(1 - c_y^T f_W(X))^2`` (Fig. 5);
+* ``"ce"``: the cross-entropy ``-log softmax(C f_W(X))_y`` of the class scores (Fig. 6).
+
+Every computation is batched: a :class:`Problem` holds ``B`` independent problems (trials) of
+padded data, ``W`` has shape ``(B, d, d)``, and :func:`loss_and_grad` returns ``(B,)`` losses and
+``(B, d, d)`` gradients with a handful of ``einsum``/``matmul`` calls and no Python loop over
+trials or samples.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import settings
+from ..errors import HeadAssumptionError, InvalidDataError, NotRealizableError
+from .data import TokenData, check_embeddings
+
+__all__ = [
+    "LOSSES",
+    "identity_head",
+    "tied_head",
+    "check_head",
+    "Problem",
+    "make_problem",
+    "stack_problems",
+    "attention_output",
+    "loss_and_grad",
+    "loss_value",
+]
+
+LOSSES: tuple[str, ...] = ("log", "squared", "ce")
+
+
+def check_head(C: object, E: object, assumption: str = "argmax") -> np.ndarray:
+    """Validate a head ``C`` (``K x d``) against an assumption of Paper B; return it as floats.
+
+    Parameters
+    ----------
+    assumption
+        ``"identity"``: Assumption 4, ``C E^T = I_K`` (within
+        :data:`~ntpnb.settings.HEAD_IDENTITY_TOL`); ``"argmax"``: Assumption 3,
+        ``argmax_k c_y^T e_k = y`` strictly for every ``y`` (margin above
+        :data:`~ntpnb.settings.HEAD_MARGIN_TOL`); ``"none"``: shape and finiteness only.
+
+    Raises
+    ------
+    HeadAssumptionError
+        If the head violates the assumption.
+    InvalidDataError
+        On a wrong shape or non-finite entries.
+    """
+    E = check_embeddings(E)
+    Cf = np.array(C, dtype=float)
+    if Cf.shape != E.shape:
+        raise InvalidDataError(f"C must have the shape of E {E.shape}, got {Cf.shape}")
+    if not np.all(np.isfinite(Cf)):
+        raise InvalidDataError("C has non-finite entries")
+    G = Cf @ E.T
+    K = E.shape[0]
+    if assumption == "identity":
+        err = float(np.abs(G - np.eye(K)).max())
+        if err > settings.HEAD_IDENTITY_TOL:
+            raise HeadAssumptionError(f"C E^T differs from I_K by {err:.2e} (Assumption 4 fails)")
+    elif assumption == "argmax":
+        off = np.where(np.eye(K, dtype=bool), -np.inf, G)
+        margin = np.diag(G) - off.max(axis=1) if K > 1 else np.array([np.inf])
+        if margin.min() <= settings.HEAD_MARGIN_TOL:
+            y = int(np.argmin(margin))
+            raise HeadAssumptionError(
+                f"argmax_k c_y^T e_k != y for y = {y} (margin {margin[y]:.2e}; Assumption 3 fails)"
+            )
+    elif assumption != "none":
+        raise InvalidDataError(f"unknown head assumption {assumption!r}; use identity, argmax or none")
+    return Cf
+
+
+def identity_head(E: object) -> np.ndarray:
+    """The head with ``C E^T = I_K`` and minimum-norm rows: ``C = (E E^T)^{-1} E``.
+
+    Raises
+    ------
+    HeadAssumptionError
+        If ``E`` does not have full row rank (then no head satisfies Assumption 4).
+    """
+    E = check_embeddings(E)
+    K, d = E.shape
+    if K > d or np.linalg.matrix_rank(E) < K:
+        raise HeadAssumptionError(
+            f"no C has C E^T = I: E ({K} x {d}) does not have full row rank {K} (Assumption 4)"
+        )
+    return check_head(np.linalg.solve(E @ E.T, E), E, "identity")
+
+
+def tied_head(E: object) -> np.ndarray:
+    """The general head ``C = E`` (tied embeddings).
+
+    For distinct unit-norm embeddings ``c_y^T e_k = e_y^T e_k`` is largest at ``k = y``, so
+    Assumption 3 holds while ``C E^T = E E^T != I`` (Sec. 6's "general head"). The paper does
+    not say which general head it used; this is ours.
+    """
+    E = check_embeddings(E)
+    return check_head(E.copy(), E, "argmax")
+
+
+@dataclass(frozen=True)
+class Problem:
+    """``B`` attention-training problems stacked on a leading trial axis (padded).
+
+    Attributes
+    ----------
+    emb
+        ``(B, n, T, d)`` embeddings of the input tokens (0 at padding).
+    mask
+        ``(B, n, T)`` which positions hold a token.
+    query
+        ``(B, n, d)`` embedding of each sample's query token ``x_bar``.
+    labels
+        ``(B, n)`` label ids.
+    weights
+        ``(B, n)`` sample weights ``1/n_b`` (0 for padded samples).
+    C
+        ``(B, K, d)`` heads.
+    log_gamma
+        ``(B, n, T)`` ``log(c_y^T x_t)`` where positive, ``-inf`` elsewhere (log-loss only).
+    loss
+        One of :data:`LOSSES`.
+    """
+
+    emb: np.ndarray
+    mask: np.ndarray
+    query: np.ndarray
+    labels: np.ndarray
+    weights: np.ndarray
+    C: np.ndarray
+    log_gamma: np.ndarray
+    loss: str
+
+    @property
+    def B(self) -> int:  # noqa: N802 (the paper-style name of the trial count)
+        """Number of stacked problems."""
+        return int(self.emb.shape[0])
+
+    @property
+    def d(self) -> int:
+        """Embedding dimension."""
+        return int(self.emb.shape[-1])
+
+
+def make_problem(E: object, C: object, data: TokenData, loss: str = "log", head: str = "identity") -> Problem:
+    """One problem (``B = 1``): embeddings ``E``, head ``C`` checked against ``head``, data, loss.
+
+    Raises
+    ------
+    InvalidDataError
+        On an unknown loss, mismatched shapes, or a log-loss whose ``c_y^T x_t`` can be negative.
+    HeadAssumptionError
+        If ``C`` violates the named assumption (``"identity"``, ``"argmax"`` or ``"none"``).
+    NotRealizableError
+        If with the log-loss some sample has no token with ``c_y^T x_t > 0``.
+    """
+    if loss not in LOSSES:
+        raise InvalidDataError(f"unknown loss {loss!r}; use one of {LOSSES}")
+    if not isinstance(data, TokenData):
+        raise InvalidDataError("data must be a TokenData (see ntpnb.attention.as_token_data)")
+    E = check_embeddings(E, data.K)
+    Cf = check_head(C, E, head)
+    emb = E[data.tokens] * data.mask[..., None]
+    if head == "identity":
+        gamma = (data.tokens == data.labels[:, None]).astype(float)
+    else:
+        gamma = np.einsum("nd,ntd->nt", Cf[data.labels], emb)
+    gamma = np.where(data.mask, gamma, 0.0)
+    if loss == "log":
+        if np.any(gamma < 0):
+            raise InvalidDataError(
+                "the log-loss needs c_y^T x_t >= 0 for every input token (else c_y^T f_W(X) can be <= 0)"
+            )
+        bad = ~np.any(gamma > 0, axis=1)
+        if bad.any():
+            raise NotRealizableError(
+                f"sample {int(np.flatnonzero(bad)[0])}: no input token has c_y^T x_t > 0 "
+                "(the log-loss is +inf)"
+            )
+    with np.errstate(divide="ignore"):
+        log_gamma = np.where(gamma > 0, np.log(np.where(gamma > 0, gamma, 1.0)), -np.inf)
+    n = data.n
+    return Problem(
+        emb=emb[None],
+        mask=data.mask[None].copy(),
+        query=E[data.query][None],
+        labels=data.labels[None].copy(),
+        weights=np.full((1, n), 1.0 / n),
+        C=Cf[None],
+        log_gamma=log_gamma[None],
+        loss=loss,
+    )
+
+
+def stack_problems(problems: Sequence[Problem]) -> Problem:
+    """Stack problems (same ``K``, ``d`` and loss) on the trial axis, padding ``n`` and ``T``.
+
+    A padded sample has weight 0 and one dummy position (so its softmax is defined).
+    """
+    if not problems:
+        raise InvalidDataError("no problems to stack")
+    loss = problems[0].loss
+    shapes = {(p.C.shape[1:], p.loss) for p in problems}
+    if len(shapes) != 1:
+        raise InvalidDataError(f"problems to stack differ in (K, d) or loss: {sorted(map(str, shapes))}")
+    B = sum(p.B for p in problems)
+    n = max(p.emb.shape[1] for p in problems)
+    T = max(p.emb.shape[2] for p in problems)
+    d = problems[0].d
+    emb = np.zeros((B, n, T, d))
+    mask = np.zeros((B, n, T), dtype=bool)
+    mask[:, :, 0] = True
+    query = np.zeros((B, n, d))
+    labels = np.zeros((B, n), dtype=np.int64)
+    weights = np.zeros((B, n))
+    log_gamma = np.full((B, n, T), -np.inf)
+    log_gamma[:, :, 0] = 0.0
+    b = 0
+    for p in problems:
+        sl = slice(b, b + p.B)
+        pn, pt = p.emb.shape[1:3]
+        emb[sl, :pn, :pt] = p.emb
+        mask[sl, :pn] = False
+        mask[sl, :pn, :pt] = p.mask
+        query[sl, :pn] = p.query
+        labels[sl, :pn] = p.labels
+        weights[sl, :pn] = p.weights
+        log_gamma[sl, :pn] = -np.inf
+        log_gamma[sl, :pn, :pt] = p.log_gamma
+        b += p.B
+    C = np.concatenate([p.C for p in problems])
+    return Problem(emb, mask, query, labels, weights, C, log_gamma, loss)
+
+
+def _softmax(logits: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Masked softmax over the last axis and its log-normalizer (finite wherever a row has a True)."""
+    z = np.where(mask, logits, -np.inf)
+    m = z.max(axis=-1, keepdims=True)
+    e = np.exp(z - m)
+    tot = e.sum(axis=-1, keepdims=True)
+    return e / tot, (np.log(tot) + m)[..., 0]
+
+
+def _lse(logits: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Masked log-sum-exp over the last axis; ``-inf`` for a row with no True."""
+    z = np.where(mask, logits, -np.inf)
+    m = z.max(axis=-1, keepdims=True)
+    m = np.where(np.isfinite(m), m, 0.0)
+    with np.errstate(divide="ignore"):  # log(0) = -inf for an empty row, on purpose
+        return np.log(np.exp(z - m).sum(axis=-1)) + m[..., 0]
+
+
+def _scores(W: np.ndarray, prob: Problem) -> np.ndarray:
+    """Attention logits ``X W x_bar`` of every sample, ``(B, n, T)``."""
+    Wq = np.matmul(prob.query, np.swapaxes(W, -1, -2))  # (B, n, d): rows W x_bar
+    return np.matmul(prob.emb, Wq[..., None])[..., 0]
+
+
+def _check_weights(W: object, prob: Problem) -> np.ndarray:
+    W = np.asarray(W, dtype=float)
+    if W.shape != (prob.B, prob.d, prob.d):
+        raise InvalidDataError(f"W must have shape {(prob.B, prob.d, prob.d)}, got {W.shape}")
+    if not np.all(np.isfinite(W)):
+        raise InvalidDataError("W has non-finite entries")
+    return W
+
+
+def attention_output(W: object, prob: Problem) -> tuple[np.ndarray, np.ndarray]:
+    """Softmax probabilities ``s`` ``(B, n, T)`` and outputs ``f_W(X) = X^T s`` ``(B, n, d)``."""
+    W = _check_weights(W, prob)
+    s, _ = _softmax(_scores(W, prob), prob.mask)
+    return s, np.matmul(s[..., None, :], prob.emb)[..., 0, :]
+
+
+def _centered(s: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """``sum_t' s_t' (v_t' - v_t)`` per position, from explicit differences.
+
+    Equals ``s . v - v_t`` but without its cancellation: equal values (copies of one token)
+    give exact zeros, so the result keeps its relative accuracy when the softmax saturates and
+    the true value is far below the rounding error of ``s . v`` (1e-16 against, say, 1e-80).
+    """
+    return np.einsum("...u,...tu->...t", s, v[..., None, :] - v[..., :, None])
+
+
+def loss_and_grad(
+    W: object, prob: Problem, *, per_sample: bool = False, rescaled: bool = False
+) -> tuple[np.ndarray, np.ndarray]:
+    """Losses ``(B,)`` (or ``(B, n)`` per sample, unweighted) and gradients ``(B, d, d)``.
+
+    The gradient of a sample is ``sum_t a_t x_t x_bar^T`` with ``a = (diag(s) - s s^T) X g``,
+    ``g`` the derivative of the loss in ``f_W(X)``. It is computed as
+    ``a_t = s_t sum_t' s_t' (q_t - q_t')``, ``q = X g``, from explicit differences (see
+    :func:`_centered`); for the log-loss ``a_t = s_t`` off the label's positions and
+    ``a_t = (r_t / gamma_t) sum_t' s_t' (gamma_t' - gamma_t)`` on them, with
+    ``r = softmax(X W x_bar + log gamma)``. Both stay accurate when the softmax saturates, where
+    the textbook ``s - r`` and ``q_t - s^T q`` are dominated by rounding.
+
+    With ``rescaled=True`` (squared and cross-entropy losses) each trial's gradient is returned
+    multiplied by ``exp(-c_b) >= 1``, ``c_b`` the largest log-attention on a non-selected token
+    of the trial: a positive multiple of the gradient, all normalized GD needs, which does not
+    underflow to zero when the attention saturates beyond ``exp(-745)`` (float64's limit),
+    as it does at the norms of Figs. 5-6.
+    """
+    W = _check_weights(W, prob)
+    sc = _scores(W, prob)
+    s, _ = _softmax(sc, prob.mask)
+    if prob.loss == "log":
+        on = np.isfinite(prob.log_gamma)
+        r, log_za = _softmax(sc + prob.log_gamma, on)
+        # -log u = (lse_O(sc) - lse_O(sc + log gamma)) + log(1 + exp(lse_out(sc) - lse_O(sc))):
+        # exact 0 plus a log1p under C E^T = I, accurate when the loss is ~exp(-margin)
+        _, log_on = _softmax(sc, on)
+        ell = (log_on - log_za) + np.logaddexp(0.0, _lse(sc, prob.mask & ~on) - log_on)
+        gamma = np.where(on, np.exp(np.where(on, prob.log_gamma, 0.0)), 0.0)
+        ratio = np.divide(r, gamma, out=np.zeros_like(r), where=on)  # s_t / u on the label's positions
+        dsc = np.where(on, ratio * _centered(s, gamma), s)
+    else:
+        f = np.matmul(s[..., None, :], prob.emb)[..., 0, :]  # (B, n, d)
+        if prob.loss == "squared":
+            crow = np.take_along_axis(prob.C, prob.labels[..., None], axis=1)  # (B, n, d)
+            u = np.sum(crow * f, axis=-1)
+            ell = (1.0 - u) ** 2
+            gf = (-2.0 * (1.0 - u))[..., None] * crow
+        else:  # "ce"
+            logits = np.matmul(f, np.swapaxes(prob.C, -1, -2))  # (B, n, K)
+            p, log_zc = _softmax(logits, np.ones(logits.shape, dtype=bool))
+            ell = log_zc - np.take_along_axis(logits, prob.labels[..., None], axis=-1)[..., 0]
+            p[np.arange(p.shape[0])[:, None], np.arange(p.shape[1])[None, :], prob.labels] -= 1.0
+            gf = np.matmul(p, prob.C)
+        q = np.matmul(prob.emb, gf[..., None])[..., 0]  # (B, n, T): x_t^T g
+        if rescaled:
+            dsc = _rescaled_scores_grad(sc, s, q, prob)
+        else:
+            dsc = -s * _centered(s, q)
+    dsc = np.where(prob.mask, dsc, 0.0) * prob.weights[..., None]
+    A = np.matmul(dsc[..., None, :], prob.emb)[..., 0, :]  # (B, n, d): sum_t dsc_t x_t
+    grad = np.matmul(np.swapaxes(A, -1, -2), prob.query)  # (B, d, d)
+    if per_sample:
+        return ell, grad
+    return np.sum(prob.weights * ell, axis=-1), grad
+
+
+def _rescaled_scores_grad(sc: np.ndarray, s: np.ndarray, q: np.ndarray, prob: Problem) -> np.ndarray:
+    """``exp(-c_b) * (-s_t sum_t' s_t' (q_t' - q_t))`` per trial, without underflow.
+
+    With ``a`` the selected (argmax) position of a sample and ``s~ = exp(log s - c_b)`` off it:
+    off ``a`` the value is ``-s~_t sum_t' s_t' (q_t' - q_t)``; at ``a`` it is
+    ``-s_a sum_t' s~_t' (q_t' - q_a)`` (each term holds exactly one factor off ``a``).
+    """
+    z = np.where(prob.mask, sc, -np.inf)
+    log_s = z - _lse(sc, prob.mask)[..., None]
+    top = log_s.argmax(axis=-1)[..., None]
+    is_top = np.arange(sc.shape[-1]) == top
+    off = np.where(is_top | ~prob.mask | (prob.weights[..., None] == 0), -np.inf, log_s)
+    c = off.max(axis=(-2, -1), keepdims=True)
+    c = np.minimum(np.where(np.isfinite(c), c, 0.0), 0.0)
+    s_off = np.where(is_top, 0.0, np.exp(off - c))
+    return np.where(is_top, -s * _centered(s_off, q), -s_off * _centered(s, q))
+
+
+def loss_value(W: object, prob: Problem) -> np.ndarray:
+    """Losses ``(B,)`` (see :func:`loss_and_grad`)."""
+    return loss_and_grad(W, prob)[0]

@@ -1,0 +1,72 @@
+"""The generators of Appendix D: their options, their guarantees, and their bounded redraws."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ntpnb.attention import (
+    acyclic_dataset,
+    as_token_data,
+    general_dataset,
+    random_embeddings,
+    token_priority_graphs,
+)
+from ntpnb.errors import GenerationError, InvalidDataError
+
+
+def test_embeddings_are_unit_vectors_and_seeded():
+    E = random_embeddings(8, 5, 3)
+    np.testing.assert_allclose(np.linalg.norm(E, axis=1), 1.0)
+    np.testing.assert_array_equal(E, random_embeddings(8, 5, 3))
+    with pytest.raises(InvalidDataError, match="d must"):
+        random_embeddings(8, 0, 3)
+
+
+@pytest.mark.parametrize("distinct", [True, False])
+def test_acyclic_data_label_is_the_top_priority_token(distinct):
+    X, y, priority = acyclic_dataset(8, 50, 6, 0, distinct=distinct)
+    assert X.shape == (50, 6)
+    assert np.all(priority[y] == priority[X].min(axis=1))
+    if distinct:
+        assert all(len(set(row)) == 6 for row in X)
+    else:
+        assert any(len(set(row)) < 6 for row in X)  # with replacement, repeats occur
+    assert token_priority_graphs(X, y, 8).is_acyclic
+
+
+@pytest.mark.parametrize("distinct", [True, False])
+def test_general_data_is_realizable_and_cyclic(distinct):
+    for seed in range(5):
+        X, y = general_dataset(6, 6, 4, seed, distinct=distinct)
+        data = as_token_data(X, y, 6)
+        assert data.is_realizable().all()
+        tpg = token_priority_graphs(data)
+        assert tpg.has_cycle and tpg.n_strict > 0
+
+
+def test_plain_general_draws_often_lack_a_cycle():
+    no_cycle = sum(
+        not token_priority_graphs(*general_dataset(6, 6, 4, s, require_cycle=False), 6).has_cycle
+        for s in range(200)
+    )
+    assert 40 <= no_cycle <= 160  # "about half" of plain draws at K = 6, n = 6, T = 4
+
+
+def test_redraws_are_bounded():
+    # n = 1: one sample cannot make a cycle (its graph is a star out of the label)
+    with pytest.raises(GenerationError, match="3"):
+        general_dataset(6, 1, 4, 0, max_redraws=3)
+    with pytest.raises(InvalidDataError, match="max_redraws"):
+        general_dataset(6, 6, 4, 0, max_redraws=0)
+
+
+@pytest.mark.parametrize(
+    ("args", "match"),
+    [((4, 3, 5), "distinct"), ((0, 3, 2), "K must"), ((4, 0, 2), "n must"), ((4, 3, 2.5), "T must")],
+)
+def test_bad_sizes_raise(args, match):
+    with pytest.raises(InvalidDataError, match=match):
+        acyclic_dataset(*args, seed=0)
+    with pytest.raises(InvalidDataError, match=match):
+        general_dataset(*args, seed=0)

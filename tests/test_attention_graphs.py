@@ -1,0 +1,117 @@
+"""Token-priority graphs, SCCs, relations, the cyclic sub-dataset, S_cyc and pseudo graphs."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ntpnb.attention import (
+    as_token_data,
+    attention_scores,
+    cyclic_subdataset,
+    pseudo_cyclic_subdataset,
+    pseudo_priority_graphs,
+    random_embeddings,
+    scyc_basis,
+    token_priority_graphs,
+)
+from ntpnb.errors import InvalidDataError, NotRealizableError
+
+# A data set in the spirit of the paper's Fig. 2 (ids from 0): G(0) is a chain, G(1) has the
+# cycle 2 -> 3 -> 4 -> 2 (through three samples) and a dominated token 5.
+X_FIG = [[5, 3, 2, 0], [4, 3, 0], [2, 4, 1], [3, 2, 1], [4, 5, 1]]
+Y_FIG = [5, 3, 2, 3, 4]
+K_FIG = 6
+
+
+def test_graphs_edges_components_and_relations():
+    tpg = token_priority_graphs(X_FIG, Y_FIG, K_FIG)
+    assert sorted(tpg.graphs) == [0, 1]
+    g0, g1 = tpg[0], tpg[1]
+    assert set(g0.edges) == {(5, 3), (5, 2), (5, 0), (3, 4), (3, 0)}
+    assert all(len(c) == 1 for c in g0.components)
+    assert set(g1.edges) == {(2, 4), (2, 1), (3, 2), (3, 1), (4, 5), (4, 1)}
+    # 2 -> 4 (sample 2), 3 -> 2 (sample 3); 4 -> 3 is missing, so {2, 3, 4} is not an SCC here
+    assert all(len(c) == 1 for c in g1.components)
+    assert tpg.is_acyclic and tpg.n_strict == len(g0.edges) + len(g1.edges)
+
+
+def test_cycle_relations_and_cyclic_subdataset():
+    X = [[4, 3, 0], [2, 4, 1], [3, 2, 1], [4, 3, 1], [5, 2, 1]]
+    y = [3, 2, 3, 4, 2]
+    tpg = token_priority_graphs(X, y, 6)
+    g1 = tpg[1]
+    assert (2, 3, 4) in g1.components  # 2 -> 4 -> 3 -> 2
+    assert set(g1.equivalent) == {(2, 3), (2, 4), (3, 4)}
+    assert (2, 5) in g1.strict and (2, 1) in g1.strict
+    assert not any(g1.same_component(i, j) for i, j in g1.strict)
+    sub = cyclic_subdataset(X, y, 6)
+    assert sub.index.tolist() == [1, 2, 3]  # sample 4 keeps only its label 2 (5 is dominated)
+    assert [s.tolist() for s in sub.data.sequences()] == [[2, 4], [3, 2], [4, 3]]
+    assert sub.data.query.tolist() == [1, 1, 1]  # the query survives although 1 was removed
+    E = random_embeddings(6, 8, 0)
+    basis = scyc_basis(E, tpg)
+    assert basis.shape == (2, 64)  # one SCC of 3 nodes: dimension 2
+    np.testing.assert_allclose(basis @ basis.T, np.eye(2), atol=1e-12)
+
+
+def test_scc_matches_reachability_on_random_graphs():
+    rng = np.random.default_rng(3)
+    for _ in range(20):
+        X = rng.integers(0, 7, size=(8, 3))
+        y = X[np.arange(8), rng.integers(0, 3, size=8)]
+        tpg = token_priority_graphs(X, y, 7)
+        for g in tpg.graphs.values():
+            idx = {v: a for a, v in enumerate(g.nodes)}
+            R = np.eye(len(g.nodes), dtype=bool)
+            for i, j in g.edges:
+                R[idx[i], idx[j]] = True
+            for _ in range(len(g.nodes)):
+                R = R | ((R.astype(int) @ R.astype(int)) > 0)
+            for i in g.nodes:
+                for j in g.nodes:
+                    both = R[idx[i], idx[j]] and R[idx[j], idx[i]]
+                    assert g.same_component(i, j) == both
+
+
+def test_acyclic_data_has_no_cyclic_subdataset():
+    sub = cyclic_subdataset([[0, 1, 2], [1, 2]], [0, 1], 3)
+    assert sub.is_empty and sub.index.size == 0
+
+
+@pytest.mark.parametrize(
+    ("X", "y", "K", "error", "match"),
+    [
+        ([[0, 7]], [0], 3, InvalidDataError, "outside"),
+        ([[0, 1]], [2], 3, NotRealizableError, "Assumption 2"),
+        ([[]], [0], 3, InvalidDataError, "empty"),
+        ([], [], 3, InvalidDataError, "empty"),
+        ([[0, 1]], [0, 1], 3, InvalidDataError, "shape"),
+        ([[0.5, 1]], [0], 3, InvalidDataError, "integer"),
+        ([[-1, 1]], [1], 3, InvalidDataError, "outside"),
+    ],
+)
+def test_bad_data_raise_named_errors(X, y, K, error, match):
+    with pytest.raises(error, match=match):
+        as_token_data(X, y, K)
+
+
+def test_pseudo_graphs_from_a_saturating_W():
+    E = np.eye(4)
+    X = [[0, 1, 3], [1, 2, 3], [0, 2, 3]]
+    # scores e_j^T W e_3: token 0 highest, then 2 and 1 tied: W e_3 = (40, 20, 20, 0)
+    W = np.zeros((4, 4))
+    W[:, 3] = [40.0, 20.0, 20.0, 0.0]
+    ps = pseudo_priority_graphs(E, X, W, K=4)
+    assert ps.selected.tolist() == [[True, False, False], [True, True, False], [True, False, False]]
+    g = ps.graphs[3]
+    assert (1, 2) in g.equivalent  # 1 and 2 are both selected in sample 1: an SCC
+    assert (0, 1) in g.strict and (1, 3) in g.strict
+    data = as_token_data(X, [0, 1, 2], 4, require_realizable=False)
+    sub = pseudo_cyclic_subdataset(ps, data)
+    assert sub.index.tolist() == [1] and sub.data.sequence(0).tolist() == [1, 2]
+    np.testing.assert_allclose(attention_scores(E, data, W).sum(axis=1), 1.0)
+    with pytest.raises(InvalidDataError, match="threshold"):
+        pseudo_priority_graphs(E, X, W, K=4, threshold=1.5)
+    with pytest.raises(InvalidDataError, match="finite"):
+        pseudo_priority_graphs(E, X, np.full((4, 4), np.nan), K=4)

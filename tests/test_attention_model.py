@@ -1,0 +1,190 @@
+"""The attention model: heads, losses, analytic gradients against finite differences, batching."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ntpnb import optim
+from ntpnb.attention import (
+    as_token_data,
+    attention_output,
+    check_head,
+    general_dataset,
+    identity_head,
+    loss_and_grad,
+    loss_value,
+    make_problem,
+    random_embeddings,
+    stack_problems,
+    tied_head,
+    train,
+)
+from ntpnb.errors import HeadAssumptionError, InvalidDataError, NotRealizableError
+
+
+def _instance(seed=0, K=6, d=8, n=5, T=4):
+    E = random_embeddings(K, d, seed)
+    X, y = general_dataset(K, n, T, seed + 1)
+    return E, as_token_data(X, y, K)
+
+
+CASES = [
+    ("log", "identity"),
+    ("squared", "identity"),
+    ("ce", "identity"),
+    ("squared", "argmax"),
+    ("ce", "argmax"),
+]
+
+
+@pytest.mark.parametrize(("loss", "head"), CASES)
+@pytest.mark.parametrize("scale", [0.1, 1.0, 5.0])
+def test_gradient_matches_finite_differences(loss, head, scale):
+    E, data = _instance()
+    C = identity_head(E) if head == "identity" else tied_head(E)
+    prob = make_problem(E, C, data, loss, head)
+    rng = np.random.default_rng(1)
+    W = scale * rng.standard_normal((1, 8, 8))
+    _, G = loss_and_grad(W, prob)
+    for _ in range(3):
+        D = rng.standard_normal((1, 8, 8))
+        h = 1e-6
+        fd = (loss_value(W + h * D, prob) - loss_value(W - h * D, prob)) / (2 * h)
+        assert abs(fd[0] - np.sum(G * D)) <= 1e-6 * max(1.0, abs(fd[0]))
+
+
+def test_model_output_is_a_convex_combination_of_the_inputs():
+    E, data = _instance()
+    prob = make_problem(E, identity_head(E), data)
+    s, f = attention_output(np.random.default_rng(2).standard_normal((1, 8, 8)), prob)
+    np.testing.assert_allclose(s.sum(axis=-1), 1.0)
+    X0 = E[data.sequence(0)]
+    np.testing.assert_allclose(f[0, 0], X0.T @ s[0, 0, : len(X0)])
+
+
+def test_log_loss_is_minus_log_of_attention_on_the_label():
+    E, data = _instance()
+    prob = make_problem(E, identity_head(E), data)
+    W = np.random.default_rng(3).standard_normal((1, 8, 8))
+    s, _ = attention_output(W, prob)
+    on_label = np.sum(s[0] * ((data.tokens == data.labels[:, None]) & data.mask), axis=1)
+    np.testing.assert_allclose(loss_value(W, prob)[0], -np.log(on_label).mean())
+
+
+def test_log_loss_stays_exact_when_the_softmax_saturates():
+    E, data = _instance()
+    prob = make_problem(E, identity_head(E), data)
+    W = 300.0 * np.random.default_rng(4).standard_normal((1, 8, 8))
+    L, G = loss_and_grad(W, prob)
+    assert np.all(np.isfinite(L)) and np.all(np.isfinite(G))
+
+
+def test_batched_equals_one_by_one():
+    problems, Ws = [], []
+    for seed in range(4):
+        E, data = _instance(seed, n=3 + seed, T=3 + seed % 2)
+        problems.append(make_problem(E, tied_head(E), data, "ce", "argmax"))
+        Ws.append(np.random.default_rng(seed).standard_normal((1, 8, 8)))
+    L, G = loss_and_grad(np.concatenate(Ws), stack_problems(problems))
+    for b, (p, W) in enumerate(zip(problems, Ws, strict=True)):
+        Lb, Gb = loss_and_grad(W, p)
+        np.testing.assert_allclose(L[b], Lb[0], rtol=1e-12)
+        np.testing.assert_allclose(G[b], Gb[0], rtol=1e-10, atol=1e-14)
+    trace = train(stack_problems(problems), optim.normalized_gd(0.05), 30, record_at=np.array([30]))
+    for b, p in enumerate(problems):
+        alone = train(p, optim.normalized_gd(0.05), 30, record_at=np.array([30]))
+        np.testing.assert_allclose(trace.W[b], alone.W[0], rtol=1e-9, atol=1e-12)
+
+
+def test_heads_and_their_assumptions():
+    E = random_embeddings(5, 8, 0)
+    C = identity_head(E)
+    np.testing.assert_allclose(C @ E.T, np.eye(5), atol=1e-12)
+    check_head(tied_head(E), E, "argmax")
+    with pytest.raises(HeadAssumptionError, match="Assumption 4"):
+        check_head(E, E, "identity")
+    with pytest.raises(HeadAssumptionError, match="Assumption 3"):
+        check_head(-E, E, "argmax")
+    with pytest.raises(HeadAssumptionError, match="full row rank"):
+        identity_head(random_embeddings(9, 8, 0))
+    with pytest.raises(InvalidDataError, match="shape"):
+        check_head(C[:, :3], E)
+    with pytest.raises(InvalidDataError, match="unknown head assumption"):
+        check_head(C, E, "maybe")
+
+
+def test_bad_problems_raise_named_errors():
+    E, data = _instance()
+    with pytest.raises(InvalidDataError, match="unknown loss"):
+        make_problem(E, identity_head(E), data, "hinge")
+    with pytest.raises(InvalidDataError, match="rows"):
+        make_problem(E[:4], identity_head(E[:4]), data)
+    with pytest.raises(InvalidDataError, match=r"c_y\^T x_t >= 0"):
+        make_problem(E, tied_head(E), data, "log", "argmax")  # tied head: e_y^T e_x < 0 occurs
+    off = as_token_data([[0, 1]], [2], 6, require_realizable=False)
+    with pytest.raises(NotRealizableError):
+        make_problem(E, identity_head(E), off, "log")
+    prob = make_problem(E, identity_head(E), data)
+    with pytest.raises(InvalidDataError, match="shape"):
+        loss_and_grad(np.zeros((1, 7, 7)), prob)
+    with pytest.raises(InvalidDataError, match="non-finite"):
+        loss_and_grad(np.full((1, 8, 8), np.inf), prob)
+
+
+@pytest.mark.parametrize("scale", [1.0, 30.0, 200.0])
+def test_saturated_log_loss_gradient_keeps_relative_accuracy(scale):
+    """Two independent stable forms agree where the textbook s - r is pure rounding.
+
+    Along ``s W^mm`` of acyclic data every label wins by a margin ``>= s``: the gradient is of
+    order ``exp(-s)``, far below the rounding of ``s_y - 1``.
+    """
+    from ntpnb.attention import acyclic_dataset, graph_svm, log_loss_features
+
+    E = random_embeddings(8, 8, 7)
+    X, y, _ = acyclic_dataset(8, 4, 6, 8)
+    data = as_token_data(X, y, 8)
+    prob = make_problem(E, identity_head(E), data)
+    W = scale * graph_svm(E, data)[None]
+    L, G = loss_and_grad(W, prob)
+    f, g, _ = log_loss_features(E, data).value_grad_hess(W.ravel())
+    assert np.linalg.norm(G.ravel() - g) <= 1e-9 * np.linalg.norm(g)
+    assert abs(L[0] - f) <= 1e-9 * f
+
+
+def test_saturated_ce_gradient_is_not_rounding_noise():
+    """At a saturated W the gradient is tiny; it must still match finite differences."""
+    from ntpnb.attention import acyclic_dataset, graph_svm
+
+    E = random_embeddings(8, 8, 9)
+    X, y, _ = acyclic_dataset(8, 4, 6, 10)
+    data = as_token_data(X, y, 8)
+    prob = make_problem(E, tied_head(E), data, "ce", "argmax")
+    W = 40.0 * graph_svm(E, data)[None]
+    _, G = loss_and_grad(W, prob)
+    D = -G / np.linalg.norm(G)
+    h = 1e-3
+    fd = (loss_value(W + h * D, prob) - loss_value(W - h * D, prob))[0] / (2 * h)
+    # the loss itself is O(1) here, so its differences resolve only ~1e-13 / h
+    assert abs(fd - np.sum(G * D)) <= 1e-9 + 1e-6 * abs(fd)
+    assert np.sum(G * D) < 0
+
+
+@pytest.mark.parametrize("loss", ["squared", "ce"])
+@pytest.mark.parametrize("scale", [0.0, 1.0, 30.0, 400.0])
+def test_rescaled_gradient_is_a_positive_multiple_of_the_gradient(loss, scale):
+    problems, Ws = [], []
+    for seed in range(3):
+        E, data = _instance(seed, K=8, n=4, T=6)
+        problems.append(make_problem(E, tied_head(E), data, loss, "argmax"))
+        Ws.append(scale * np.random.default_rng(seed).standard_normal((1, 8, 8)))
+    prob, W = stack_problems(problems), np.concatenate(Ws)
+    _, G = loss_and_grad(W, prob)
+    _, R = loss_and_grad(W, prob, rescaled=True)
+    assert np.all(np.linalg.norm(R, axis=(1, 2)) > 0)
+    for b in range(3):
+        g, r = G[b].ravel(), R[b].ravel()
+        if np.linalg.norm(g) > 1e-250:  # where the plain gradient is still representable
+            factor = (r @ g) / (g @ g)
+            assert factor >= 1 - 1e-12
+            assert np.linalg.norm(r - factor * g) <= 1e-8 * np.linalg.norm(r)
