@@ -143,3 +143,21 @@ def test_normalized_gd_aligns_but_its_f_part_stalls_at_the_step_size(data):
     )
     assert small["corr"][-1] > 0.98 and large["corr"][-1] > 0.98
     assert small["dist_F"][-1] < 0.5 * large["dist_F"][-1]
+
+
+def test_limits_are_computed_once_per_run_not_per_iteration(data, monkeypatch):
+    calls = {"svm": 0, "star": 0}
+    real_svm, real_star = training.ntp_svm, training.finite_solution
+
+    def counting_svm(d):
+        calls["svm"] += 1
+        return real_svm(d)
+
+    def counting_star(d):
+        calls["star"] += 1
+        return real_star(d)
+
+    monkeypatch.setattr(training, "ntp_svm", counting_svm)
+    monkeypatch.setattr(training, "finite_solution", counting_star)
+    training.train(data, optim.gd(0.5), 500, n_records=40)
+    assert calls == {"svm": 1, "star": 1}

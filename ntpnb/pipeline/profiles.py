@@ -18,6 +18,30 @@ __all__ = ["PROFILE_NAMES", "PROFILES", "profile_parameters"]
 
 PROFILE_NAMES: tuple[str, ...] = ("paper", "quick")
 
+#: Paper A, Figs. 1-5 (App. A): the settings of chapter 03.
+_GD_PAPER: dict[str, Any] = {
+    "seed": 0,
+    "toy_lr": 0.5,
+    "toy_iters": 100_000,
+    "n_frames": 40,
+    "n_geometry_draws": 200,
+    "n": 5000,
+    "m": 50,
+    "d": 60,
+    "V": 10,
+    "S": 6,
+    "gd_lr": 0.5,
+    "ngd_lr": 0.01,
+    "adam_lr": 0.01,
+    "adam_beta1": 0.9,
+    "adam_beta2": 0.99,
+    "n_iter": 10_000,
+    "long_iter": 1_000_000,
+    "sgd_iter": 100_000,
+    "sgd_batch": 32,
+    "n_records": 60,
+}
+
 _RAW: dict[str, dict[str, dict[str, Any]]] = {
     "01_entropy_separability": {
         "paper": {
@@ -67,6 +91,19 @@ _RAW: dict[str, dict[str, dict[str, Any]]] = {
             "min_corr_general": 0.9,
             "max_cyc_dist": 0.2,
             "min_norm_ratio": 0.25,
+        },
+    },
+    "03_gd_implicit_bias": {
+        "paper": _GD_PAPER,
+        # quick: fewer iterations and frames, the same instances and settings
+        "quick": {
+            **_GD_PAPER,
+            "toy_iters": 20_000,
+            "n_frames": 10,
+            "n_geometry_draws": 40,
+            "n_iter": 5_000,
+            "long_iter": 50_000,
+            "sgd_iter": 20_000,
         },
     },
 }
