@@ -8,6 +8,7 @@ in :mod:`ntpnb.pipeline`; the numerical settings in :mod:`ntpnb.settings`.
 
 from __future__ import annotations
 
+from . import optim
 from .errors import (
     ClaimCheckError,
     InvalidDataError,
@@ -18,6 +19,7 @@ from .errors import (
     SolverError,
 )
 from .linear import (
+    Limits,
     NTPData,
     RegularizationPath,
     SVMSolution,
@@ -30,6 +32,7 @@ from .linear import (
     is_compatible,
     is_separable,
     kl_divergence,
+    limits,
     logits,
     ntp_svm,
     project_F,
@@ -40,6 +43,7 @@ from .linear import (
     solve_ntp_svm,
     synthetic_instance,
     toy2d_instance,
+    train,
 )
 
 __version__ = "0.1.0"
@@ -67,6 +71,10 @@ __all__ = [
     "SVMSolution",
     "regularization_path",
     "RegularizationPath",
+    "Limits",
+    "limits",
+    "train",
+    "optim",
     "NTPError",
     "InvalidDataError",
     "NotCompatibleError",

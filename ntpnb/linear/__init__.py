@@ -2,9 +2,10 @@
 
 Data and seeded recipes (:mod:`.data`, :mod:`.datasets`), the loss (:mod:`.loss`), the NTP
 constraints and the subspace F with the finite solution ``W*`` (:mod:`.constraints`,
-:mod:`.subspace`), separability and the NTP-SVM ``W^mm`` (:mod:`.svm`), the exact regularization path
-(:mod:`.regpath`). The public names are
-re-exported at the top level of :mod:`ntpnb`.
+:mod:`.subspace`), separability and the NTP-SVM ``W^mm`` (:mod:`.svm`), the exact
+regularization path (:mod:`.regpath`), training with the first-order methods of
+:mod:`ntpnb.optim` (:mod:`.training`). The public names are re-exported at the top level of
+:mod:`ntpnb`.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from .subspace import (
     project_F_perp,
 )
 from .svm import SVMSolution, is_separable, ntp_svm, separating_direction, solve_ntp_svm
+from .training import Limits, limits, train
 
 __all__ = [
     "NTPData",
@@ -46,4 +48,7 @@ __all__ = [
     "SVMSolution",
     "regularization_path",
     "RegularizationPath",
+    "Limits",
+    "limits",
+    "train",
 ]

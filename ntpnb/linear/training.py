@@ -1,0 +1,293 @@
+"""Training the linear decoder of Paper A with first-order methods, and what a run records.
+
+:func:`train` runs one of the methods of :mod:`ntpnb.optim` (GD, normalized GD, Adam, SGD)
+on the NTP cross-entropy (Eq. (2) of Paper A) and records, on a log-spaced grid of
+iterations, the quantities of Lemma 2 and Theorem 2 (the panels of Figs. 1, 4 and 5):
+
+* ``kl``: ``CE(W_k) - H``, computed as the sum of KL terms (:func:`ntpnb.kl_divergence`), exact
+  far below the rounding of ``CE`` itself; ``ce``: ``CE(W_k) = H + kl``;
+* ``norm``: ``||W_k||_F``;
+* ``corr``: ``<W_k, W^mm> / (||W_k|| ||W^mm||)``;
+* ``corr_corrected``: the same for ``W_k - W*`` (the iterate with its finite part removed);
+* ``dist_F``: ``||P_F(W_k) - W*||_F``.
+
+``W*``, ``W^mm`` and the basis of F are computed once per data set (:func:`limits`), never per
+iteration, and the per-iteration gradient uses precomputed pieces, so that 1e6 iterations at
+the paper's size (``m = 50, V = 10, d = 60``) take seconds.
+
+Stochastic gradients (footnote 8 of Paper A) come in the two kinds the footnote contrasts:
+``"sequences"`` samples (context, next token) pairs, i.e. terms of the per-sample loss (1);
+``"contexts"`` samples distinct contexts ``j ~ pi`` and uses their whole next-token
+distribution ``p_j``, i.e. terms of Eq. (2). Both are unbiased; only the second vanishes where
+the softmax matches every ``p_j`` on its support.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from .. import optim
+from ..errors import InvalidDataError
+from .data import NTPData
+from .loss import entropy, kl_divergence
+from .subspace import f_decomposition, finite_solution
+from .svm import ntp_svm
+
+__all__ = [
+    "Limits",
+    "limits",
+    "gradient_fn",
+    "sampled_gradient_fn",
+    "tracker",
+    "train",
+    "TRACKED",
+    "SAMPLING_KINDS",
+]
+
+Array = np.ndarray
+
+#: The names :func:`tracker` records, in the order of the paper's panels.
+TRACKED: tuple[str, ...] = ("ce", "kl", "norm", "corr", "corr_corrected", "dist_F")
+
+#: The kinds of stochastic gradient of :func:`sampled_gradient_fn` (footnote 8 of Paper A).
+SAMPLING_KINDS: tuple[str, ...] = ("sequences", "contexts")
+
+
+@dataclass(frozen=True, eq=False)
+class Limits:
+    """What Theorem 2 says GD converges to, computed once per data set.
+
+    Attributes
+    ----------
+    W_star
+        ``W*``, the finite part: the solution in F of the compatibility equations (4).
+    W_mm
+        ``W^mm``, the NTP-SVM solution (the limit direction), verified by its solver.
+    basis
+        ``(dim F, V d)`` orthonormal rows spanning F.
+    entropy
+        ``H``, the infimum of the loss.
+    """
+
+    W_star: Array
+    W_mm: Array
+    basis: Array
+    entropy: float
+
+    @property
+    def W_mm_unit(self) -> Array:  # noqa: N802 (the paper's name)
+        """``W^mm / ||W^mm||``."""
+        return self.W_mm / np.linalg.norm(self.W_mm)
+
+
+def limits(data: NTPData) -> Limits:
+    """``W*``, ``W^mm``, the basis of F and ``H`` of ``data`` (each solver verified).
+
+    Raises
+    ------
+    NotCompatibleError, NotSeparableError
+        If the data are not NTP_H-compatible or not NTP-separable (Theorem 2 does not apply).
+    """
+    return Limits(
+        W_star=finite_solution(data),
+        W_mm=ntp_svm(data),
+        basis=f_decomposition(data).basis,
+        entropy=entropy(data),
+    )
+
+
+def _softmax_over_tokens(L: Array) -> Array:
+    """Softmax over axis -2 (tokens) of logits laid out ``(..., V, n)``, in place."""
+    L -= L.max(axis=-2, keepdims=True)
+    np.exp(L, out=L)
+    L /= L.sum(axis=-2, keepdims=True)
+    return L
+
+
+def gradient_fn(data: NTPData) -> Callable[[Array], Array]:
+    """The full-batch gradient of ``CE`` as a fast callable ``W -> grad CE(W)``.
+
+    ``grad CE(W) = sum_j pi_j (S(W h_j) - p_j) h_j^T = S(W H^T) (pi H) - P^T (pi H)``; the
+    pieces ``H^T``, ``pi H`` and ``P^T (pi H)`` are computed once. ``W`` may carry leading
+    batch axes, ``(..., V, d)``; the gradient has the same shape. It agrees with
+    :func:`ntpnb.ce_grad` (tested), without its input validation.
+    """
+    HT = np.ascontiguousarray(data.H.T)
+    Hpi = data.pi[:, None] * data.H
+    G0 = data.P.T @ Hpi
+
+    def grad(W: Array) -> Array:
+        Q = _softmax_over_tokens(W @ HT)  # (..., V, m)
+        g = Q @ Hpi
+        g -= G0
+        return g
+
+    return grad
+
+
+def sampled_gradient_fn(
+    data: NTPData,
+    batch_size: int,
+    seed: int | np.random.Generator,
+    sampling: str = "sequences",
+) -> Callable[[Array], Array]:
+    """A stochastic gradient of ``CE`` from ``batch_size`` samples per step (footnote 8).
+
+    Parameters
+    ----------
+    data
+        The training set.
+    batch_size
+        Samples per step, at least 1.
+    seed
+        Seed or generator of the sampling; each call draws fresh samples.
+    sampling
+        ``"sequences"``: (context, token) pairs with context ``j ~ pi`` and token ``z ~ p_j``,
+        gradient ``mean_i (S(W h_{j_i}) - e_{z_i}) h_{j_i}^T`` (the per-sample loss (1));
+        ``"contexts"``: contexts ``j ~ pi``, gradient ``mean_i (S(W h_{j_i}) - p_{j_i}) h_{j_i}^T``
+        (terms of Eq. (2)). Both have expectation ``grad CE(W)``. With leading batch axes in
+        ``W``, each batch element draws its own samples.
+
+    Raises
+    ------
+    InvalidDataError
+        On a batch size below 1 or an unknown kind of sampling.
+    """
+    if sampling not in SAMPLING_KINDS:
+        raise InvalidDataError(f"unknown sampling {sampling!r}; expected one of {SAMPLING_KINDS}")
+    if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
+        raise InvalidDataError(f"batch_size must be a positive integer, got {batch_size!r}")
+    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    H, P, V = data.H, data.P, data.V
+    cum_pi = np.cumsum(data.pi)
+    cum_P = np.cumsum(P, axis=1)
+    eye = np.eye(V)
+
+    def grad(W: Array) -> Array:
+        shape = (*W.shape[:-2], batch_size)
+        j = np.minimum(np.searchsorted(cum_pi, rng.random(shape), side="right"), data.m - 1)
+        Hs = H[j]  # (..., B, d)
+        Q = _softmax_over_tokens(W @ np.swapaxes(Hs, -1, -2))  # (..., V, B)
+        if sampling == "sequences":
+            u = rng.random(shape)
+            z = np.minimum((u[..., None] >= cum_P[j]).sum(axis=-1), V - 1)
+            target = eye[z]  # (..., B, V)
+        else:
+            target = P[j]
+        Q -= np.swapaxes(target, -1, -2)
+        return (Q @ Hs) / batch_size
+
+    return grad
+
+
+def tracker(data: NTPData, lim: Limits, *, keep_iterates: bool = False) -> Callable[[Array], dict]:
+    """The record callable of :func:`ntpnb.optim.run`: the quantities of :data:`TRACKED`.
+
+    Works on ``W`` of shape ``(..., V, d)``; each value has the batch shape ``(...)``. With
+    ``keep_iterates`` it records the iterate itself as ``"W"`` too (for small problems).
+    """
+    B = lim.basis
+    star_coef = B @ lim.W_star.ravel()
+    W_star, mm_unit = lim.W_star, lim.W_mm_unit
+
+    def record(W: Array) -> dict:
+        batch = W.shape[:-2]
+        flat = W.reshape((*batch, -1))
+        kl = np.array([kl_divergence(data, Wi) for Wi in W.reshape((-1, *W.shape[-2:]))]).reshape(batch)
+        norm = np.linalg.norm(flat, axis=-1)
+        D = W - W_star
+        corrected = np.sum(D * mm_unit, axis=(-2, -1)) / np.linalg.norm(D.reshape((*batch, -1)), axis=-1)
+        out = {
+            "ce": lim.entropy + kl,
+            "kl": kl,
+            "norm": norm,
+            "corr": np.sum(W * mm_unit, axis=(-2, -1)) / norm,
+            "corr_corrected": corrected,
+            "dist_F": np.linalg.norm(flat @ B.T - star_coef, axis=-1),
+        }
+        if keep_iterates:
+            out["W"] = W
+        return out
+
+    return record
+
+
+def train(
+    data: NTPData,
+    optimizer: optim.Optimizer,
+    n_iter: int,
+    *,
+    W0: ArrayLike | None = None,
+    seed: int | np.random.Generator = 0,
+    n_records: int = optim.DEFAULT_RECORD_POINTS,
+    record_at: ArrayLike | None = None,
+    batch_size: int | None = None,
+    sampling: str = "sequences",
+    lim: Limits | None = None,
+    keep_iterates: bool = False,
+) -> optim.Trace:
+    """Train the linear decoder on ``data`` and record the quantities of Theorem 2.
+
+    Parameters
+    ----------
+    data
+        An NTP_H-compatible, NTP-separable training set.
+    optimizer
+        From :mod:`ntpnb.optim` (``gd``, ``normalized_gd``, ``adam``, ``sgd``).
+    n_iter
+        Number of steps.
+    W0
+        Initial decoder, ``(V, d)`` or ``(..., V, d)`` for independent trials (leading batch
+        axes). Default: LeCun normal initialization (std ``1/sqrt(d)``) from ``seed``, as in
+        Paper A, App. A.
+    seed
+        Seed of the initialization (when ``W0`` is None) and of the sampling of SGD.
+    n_records, record_at
+        The recording grid: ``log_grid(n_iter, n_records)`` unless ``record_at`` is given.
+    batch_size, sampling
+        Stochastic gradients (:func:`sampled_gradient_fn`) with this many samples per step;
+        None (default) uses the full-batch gradient.
+    lim
+        Precomputed :func:`limits` of ``data`` (to share between runs); computed if None.
+    keep_iterates
+        Also record the iterates as ``"W"``.
+
+    Returns
+    -------
+    Trace
+        ``trace[name]`` for each name of :data:`TRACKED` (and ``"W"``), ``trace.W`` the final
+        iterate.
+
+    Raises
+    ------
+    InvalidDataError
+        On a ``W0`` of the wrong shape, or bad optimizer settings.
+    NotCompatibleError, NotSeparableError
+        If Theorem 2 does not apply to ``data``.
+    """
+    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    if W0 is None:
+        W0 = optim.lecun_init((data.V, data.d), fan_in=data.d, seed=rng)
+    W0 = np.asarray(W0, dtype=float)
+    if W0.ndim < 2 or W0.shape[-2:] != (data.V, data.d):
+        raise InvalidDataError(f"W0 must have shape (..., V, d) = (..., {data.V}, {data.d}), got {W0.shape}")
+    lim = limits(data) if lim is None else lim
+    if batch_size is None:
+        grad = gradient_fn(data)
+    else:
+        grad = sampled_gradient_fn(data, batch_size, rng, sampling)
+    if record_at is None:
+        record_at = optim.log_grid(n_iter, n_records)
+    return optim.run(
+        grad,
+        W0,
+        optimizer,
+        n_iter,
+        record=tracker(data, lim, keep_iterates=keep_iterates),
+        record_at=record_at,
+        batch_ndim=W0.ndim - 2,
+    )

@@ -1,0 +1,355 @@
+"""First-order methods shared by both papers' models: GD, normalized GD, Adam (and SGD).
+
+One loop, :func:`run`, drives any of the methods over a gradient callable and records
+tracked quantities on a log-spaced grid of iterations (:func:`log_grid`), because the
+quantities the papers plot (loss gap, norm, alignment) move on a logarithmic time scale.
+
+Leading *batch axes* of the iterate index independent problems (trials): with
+``batch_ndim = b`` the first ``b`` axes of ``W`` are batch axes, the gradient callable
+returns a gradient of the same shape, normalized GD normalizes each batch element by its own
+Frobenius norm, and Adam (elementwise) needs no change. Many trials then run as one vectorized
+computation, which equals running them one by one (tested).
+
+The update rules (``g_k`` the gradient at ``W_k``, ``eta`` the learning rate):
+
+* GD (and SGD, where the callable returns a stochastic gradient): ``W_{k+1} = W_k - eta g_k``.
+* Normalized GD: ``W_{k+1} = W_k - eta g_k / ||g_k||_F``. A zero gradient (or one whose norm
+  underflows to zero) is an error (:class:`ntpnb.errors.SolverError`), never a NaN: the
+  normalized step is undefined at a stationary point, and the losses of both papers have none
+  at finite ``W`` on the data they study, so meeting one means the data are not what the caller
+  believes.
+* Adam (Kingma and Ba, 2015, with bias correction): ``m_k = b1 m_{k-1} + (1 - b1) g_k``,
+  ``v_k = b2 v_{k-1} + (1 - b2) g_k^2``, ``W_{k+1} = W_k - eta mhat_k / (sqrt(vhat_k) + eps)``
+  with ``mhat_k = m_k / (1 - b1^k)``, ``vhat_k = v_k / (1 - b2^k)``, counting steps from
+  ``k = 1``; ``m_0 = v_0 = 0``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from .errors import InvalidDataError, SolverError
+
+__all__ = [
+    "Optimizer",
+    "Trace",
+    "gd",
+    "sgd",
+    "normalized_gd",
+    "adam",
+    "log_grid",
+    "lecun_init",
+    "run",
+    "OPTIMIZER_NAMES",
+]
+
+Array = np.ndarray
+
+#: The update rules :func:`run` knows.
+OPTIMIZER_NAMES: tuple[str, ...] = ("gd", "sgd", "ngd", "adam")
+
+#: Default number of points of the recording grid.
+DEFAULT_RECORD_POINTS: int = 60
+
+
+def _check_positive_int(value: object, name: str, minimum: int = 0) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise InvalidDataError(f"{name} must be an integer, got {value!r}")
+    if value < minimum:
+        raise InvalidDataError(f"{name} must be at least {minimum}, got {value}")
+    return int(value)
+
+
+def log_grid(n_iter: int, n_points: int) -> Array:
+    """Sorted unique integer iterations in ``[0, n_iter]``, log-spaced, with 0 and ``n_iter``.
+
+    The points are ``round(logspace(0, log10(n_iter), n_points - 1))`` plus 0, deduplicated, so
+    there are at most ``n_points`` of them (fewer where the small iterations coincide).
+
+    Raises
+    ------
+    InvalidDataError
+        If ``n_iter < 0`` or ``n_points < 2`` (a grid needs its two ends).
+    """
+    n_iter = _check_positive_int(n_iter, "n_iter", 0)
+    n_points = _check_positive_int(n_points, "n_points", 2)
+    if n_iter == 0:
+        return np.zeros(1, dtype=np.int64)
+    inner = np.rint(np.logspace(0.0, math.log10(n_iter), n_points - 1)).astype(np.int64)
+    grid = np.unique(np.concatenate([[0], inner, [n_iter]]))
+    return grid[(grid >= 0) & (grid <= n_iter)]
+
+
+@dataclass(frozen=True)
+class Optimizer:
+    """Immutable settings of a first-order method.
+
+    Parameters
+    ----------
+    name
+        One of :data:`OPTIMIZER_NAMES`: ``"gd"``, ``"sgd"`` (the GD update; the gradient callable
+        is the stochastic part), ``"ngd"`` (normalized GD), ``"adam"``.
+    lr
+        Learning rate, positive and finite.
+    betas
+        Adam's decay rates ``(b1, b2)``, each in ``[0, 1)`` (ignored by the other methods).
+    eps
+        Adam's denominator offset, positive (ignored by the other methods).
+
+    Raises
+    ------
+    InvalidDataError
+        If a setting is outside its range.
+    """
+
+    name: str
+    lr: float
+    betas: tuple[float, float] = (0.9, 0.999)
+    eps: float = 1e-8
+
+    def __post_init__(self) -> None:
+        if self.name not in OPTIMIZER_NAMES:
+            raise InvalidDataError(f"unknown optimizer {self.name!r}; expected one of {OPTIMIZER_NAMES}")
+        if not (isinstance(self.lr, (int, float, np.floating)) and math.isfinite(self.lr) and self.lr > 0):
+            raise InvalidDataError(f"the learning rate must be positive and finite, got {self.lr!r}")
+        if len(self.betas) != 2 or not all(
+            isinstance(b, (int, float, np.floating)) and 0.0 <= b < 1.0 for b in self.betas
+        ):
+            raise InvalidDataError(f"betas must be two numbers in [0, 1), got {self.betas!r}")
+        if not (isinstance(self.eps, (int, float, np.floating)) and math.isfinite(self.eps) and self.eps > 0):
+            raise InvalidDataError(f"eps must be positive and finite, got {self.eps!r}")
+        object.__setattr__(self, "lr", float(self.lr))
+        object.__setattr__(self, "betas", (float(self.betas[0]), float(self.betas[1])))
+        object.__setattr__(self, "eps", float(self.eps))
+
+    def label(self) -> str:
+        """A short human-readable description, e.g. ``"Adam (lr 0.01, betas 0.9, 0.99)"``."""
+        if self.name == "adam":
+            return f"Adam (lr {self.lr:g}, betas {self.betas[0]:g}, {self.betas[1]:g})"
+        return {"gd": "GD", "sgd": "SGD", "ngd": "NGD"}[self.name] + f" (lr {self.lr:g})"
+
+
+def gd(lr: float) -> Optimizer:
+    """Gradient descent with constant learning rate ``lr``."""
+    return Optimizer("gd", lr)
+
+
+def sgd(lr: float) -> Optimizer:
+    """Stochastic gradient descent: the GD update applied to a stochastic gradient callable."""
+    return Optimizer("sgd", lr)
+
+
+def normalized_gd(lr: float) -> Optimizer:
+    """Normalized GD: step ``-lr g / ||g||_F``, the norm taken per batch element."""
+    return Optimizer("ngd", lr)
+
+
+def adam(lr: float, betas: tuple[float, float] = (0.9, 0.99), eps: float = 1e-8) -> Optimizer:
+    """Adam with bias correction (default betas those of Paper A, Fig. 5: 0.9 and 0.99)."""
+    return Optimizer("adam", lr, tuple(betas), eps)
+
+
+@dataclass(frozen=True)
+class Trace:
+    """The record of one :func:`run`.
+
+    Attributes
+    ----------
+    iterations
+        ``(n_records,)`` the iterations at which the quantities were recorded (0 is the
+        initialization, ``k`` the iterate after ``k`` steps).
+    values
+        Name -> array whose first axis indexes the records, then the batch axes, then the
+        shape of the value.
+    W
+        The final iterate ``W_{n_iter}``.
+    """
+
+    iterations: Array
+    values: Mapping[str, Array] = field(default_factory=dict)
+    W: Array | None = None
+
+    def __getitem__(self, name: str) -> Array:
+        """The recorded values of ``name``."""
+        return self.values[name]
+
+    def final(self, name: str) -> Array:
+        """The value of ``name`` at the last recorded iteration."""
+        return self.values[name][-1]
+
+
+def lecun_init(shape: tuple[int, ...], fan_in: int, seed: int | np.random.Generator) -> Array:
+    """LeCun normal initialization: i.i.d. ``N(0, 1 / fan_in)`` entries, seeded.
+
+    Raises
+    ------
+    InvalidDataError
+        If ``fan_in`` is not a positive integer.
+    """
+    fan_in = _check_positive_int(fan_in, "fan_in", 1)
+    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    return rng.standard_normal(tuple(shape)) / math.sqrt(fan_in)
+
+
+def _check_record_at(record_at: ArrayLike | None, n_iter: int) -> Array:
+    if record_at is None:
+        return log_grid(n_iter, DEFAULT_RECORD_POINTS)
+    grid = np.asarray(record_at)
+    if grid.ndim != 1 or grid.size == 0 or not np.issubdtype(grid.dtype, np.integer):
+        raise InvalidDataError("record_at must be a non-empty 1-D array of integer iterations")
+    if np.any(np.diff(grid) <= 0) or grid[0] < 0 or grid[-1] > n_iter:
+        raise InvalidDataError(f"record_at must be strictly increasing integers in [0, n_iter = {n_iter}]")
+    return grid.astype(np.int64)
+
+
+def _stack_records(records: list[dict[str, Array]]) -> dict[str, Array]:
+    names = list(records[0])
+    for rec in records[1:]:
+        if list(rec) != names:
+            raise InvalidDataError(
+                f"record returned different names at different iterations: {names}, {list(rec)}"
+            )
+    out = {}
+    for name in names:
+        arr = np.stack([rec[name] for rec in records])
+        arr.setflags(write=False)
+        out[name] = arr
+    return out
+
+
+class _Stepper:
+    """The update rule of one optimizer, with its state, over iterates of one shape."""
+
+    def __init__(self, optimizer: Optimizer, shape: tuple[int, ...], batch_ndim: int) -> None:
+        self.opt = optimizer
+        self.param_axes = tuple(range(batch_ndim, len(shape)))
+        self.batch_shape = shape[:batch_ndim]
+        self.k = 0
+        if optimizer.name == "adam":
+            self.m = np.zeros(shape)
+            self.v = np.zeros(shape)
+            self.b1_pow = 1.0
+            self.b2_pow = 1.0
+
+    def step(self, W: Array, g: Array) -> None:
+        """Update ``W`` in place from the gradient ``g`` at ``W``."""
+        self.k += 1
+        opt = self.opt
+        if opt.name in ("gd", "sgd"):
+            W -= opt.lr * g
+        elif opt.name == "ngd":
+            norm = np.sqrt(np.sum(g * g, axis=self.param_axes, keepdims=True))
+            if not np.all(norm > 0):
+                bad = np.argwhere(~(norm > 0).reshape(self.batch_shape))
+                where = f" (batch element {tuple(int(i) for i in bad[0])})" if self.batch_shape else ""
+                raise SolverError(
+                    f"normalized GD met a zero gradient{where} at iteration {self.k - 1}: "
+                    "the normalized step is undefined at a stationary point"
+                )
+            W -= (opt.lr / norm) * g
+        else:  # adam
+            b1, b2 = opt.betas
+            self.m *= b1
+            self.m += (1.0 - b1) * g
+            self.v *= b2
+            self.v += (1.0 - b2) * (g * g)
+            self.b1_pow *= b1
+            self.b2_pow *= b2
+            m_hat = self.m / (1.0 - self.b1_pow)
+            v_hat = self.v / (1.0 - self.b2_pow)
+            W -= opt.lr * m_hat / (np.sqrt(v_hat) + opt.eps)
+
+
+def run(
+    grad: Callable[[Array], Array],
+    W0: ArrayLike,
+    optimizer: Optimizer,
+    n_iter: int,
+    *,
+    record: Callable[[Array], Mapping[str, Array | float]] | None = None,
+    record_at: ArrayLike | None = None,
+    batch_ndim: int = 0,
+) -> Trace:
+    """Run ``n_iter`` steps of ``optimizer`` from ``W0`` and record along the way.
+
+    Parameters
+    ----------
+    grad
+        The gradient at ``W`` (same shape as ``W``); for batched ``W`` it is batched too. It may
+        be stochastic (SGD): it is called exactly once per step, in order, at ``W_0, ..., W_{n-1}``.
+        It must not keep a reference to its argument, which :func:`run` updates in place.
+    W0
+        The initial iterate (not modified), shape ``batch_shape + param_shape``.
+    optimizer
+        The method and its settings (:func:`gd`, :func:`sgd`, :func:`normalized_gd`, :func:`adam`).
+    n_iter
+        Number of steps, at least 0.
+    record
+        Called on (a read-only view of) ``W_k`` at each recorded iteration ``k``; returns a mapping
+        name -> value (a float, or an array whose leading axes are the batch axes). ``None``
+        records nothing.
+    record_at
+        Strictly increasing integer iterations in ``[0, n_iter]`` (default
+        ``log_grid(n_iter, 60)``).
+    batch_ndim
+        How many leading axes of ``W0`` index independent problems.
+
+    Returns
+    -------
+    Trace
+        The recorded iterations, the stacked values, and the final iterate.
+
+    Raises
+    ------
+    InvalidDataError
+        On bad settings, a gradient of the wrong shape, or a non-finite ``W0``.
+    SolverError
+        If normalized GD meets a zero gradient, or the iterate or gradient stops being finite
+        (checked at every recorded iteration and at the end).
+    """
+    if not isinstance(optimizer, Optimizer):
+        raise InvalidDataError(f"optimizer must be an Optimizer, got {type(optimizer).__name__}")
+    n_iter = _check_positive_int(n_iter, "n_iter", 0)
+    W = np.array(W0, dtype=np.float64, copy=True)
+    batch_ndim = _check_positive_int(batch_ndim, "batch_ndim", 0)
+    if W.ndim <= batch_ndim:
+        raise InvalidDataError(f"W0 of shape {W.shape} has no parameter axes after {batch_ndim} batch axes")
+    if not np.all(np.isfinite(W)):
+        raise InvalidDataError("W0 has non-finite entries")
+    grid = _check_record_at(record_at, n_iter)
+    stepper = _Stepper(optimizer, W.shape, batch_ndim)
+    view = W.view()
+    view.setflags(write=False)
+    records: list[dict[str, Array]] = []
+
+    def checkpoint(k: int) -> None:
+        if not np.all(np.isfinite(W)):
+            raise SolverError(f"{optimizer.label()} diverged: the iterate is not finite at iteration {k}")
+        if record is not None:  # copy: a value may be a view of the iterate, updated in place
+            records.append({name: np.array(v, dtype=float) for name, v in record(view).items()})
+
+    next_record = 0
+    if grid[0] == 0:
+        checkpoint(0)
+        next_record = 1
+    for k in range(n_iter):
+        g = grad(view)
+        if k == 0:
+            g = np.asarray(g)
+            if g.shape != W.shape:
+                raise InvalidDataError(f"the gradient has shape {g.shape}, the iterate {W.shape}")
+        stepper.step(W, g)
+        if next_record < grid.size and grid[next_record] == k + 1:
+            checkpoint(k + 1)
+            next_record += 1
+    if not np.all(np.isfinite(W)):
+        raise SolverError(f"{optimizer.label()} diverged: the iterate is not finite at iteration {n_iter}")
+    values = _stack_records(records) if records else {}
+    W.setflags(write=False)
+    return Trace(iterations=grid, values=MappingProxyType(values), W=W)

@@ -1,0 +1,215 @@
+"""First-order methods (ntpnb.optim): hand-computed steps, batching, recording, bad settings."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ntpnb import optim
+from ntpnb.errors import InvalidDataError, SolverError
+
+A = np.array([[2.0, -1.0], [0.5, 3.0]])
+B = np.array([[1.0, 0.0], [-2.0, 1.0]])
+
+
+def quadratic_grad(W):
+    """Gradient of 0.5 ||W - B||^2 weighted entrywise by A^2 (batched or not)."""
+    return A**2 * (W - B)
+
+
+W0 = np.array([[0.3, -0.7], [1.1, 0.2]])
+
+
+def test_gd_step_by_hand():
+    g0 = A**2 * (W0 - B)
+    W1 = W0 - 0.1 * g0
+    g1 = A**2 * (W1 - B)
+    W2 = W1 - 0.1 * g1
+    trace = optim.run(
+        quadratic_grad, W0, optim.gd(0.1), 2, record_at=np.array([0, 1, 2]), record=lambda W: {"W": W}
+    )
+    np.testing.assert_allclose(trace["W"], [W0, W1, W2], rtol=0, atol=1e-15)
+    np.testing.assert_allclose(trace.W, W2, rtol=0, atol=1e-15)
+
+
+def test_sgd_is_the_gd_update_on_the_gradient_it_is_given():
+    rng = np.random.default_rng(0)
+    noises = rng.standard_normal((3, 2, 2))
+    calls = iter(noises)
+    trace = optim.run(lambda W: quadratic_grad(W) + next(calls), W0, optim.sgd(0.05), 3)
+    W = W0.copy()
+    for noise in noises:
+        W = W - 0.05 * (quadratic_grad(W) + noise)
+    np.testing.assert_allclose(trace.W, W, rtol=0, atol=1e-15)
+
+
+def test_ngd_step_by_hand():
+    g0 = A**2 * (W0 - B)
+    W1 = W0 - 0.3 * g0 / np.sqrt(np.sum(g0**2))
+    trace = optim.run(quadratic_grad, W0, optim.normalized_gd(0.3), 1)
+    np.testing.assert_allclose(trace.W, W1, rtol=0, atol=1e-15)
+    assert np.linalg.norm(trace.W - W0) == pytest.approx(0.3, rel=1e-14)
+
+
+def test_adam_steps_by_hand_with_bias_correction():
+    lr, (b1, b2), eps = 0.01, (0.9, 0.99), 1e-8
+    W, m, v = W0.copy(), np.zeros_like(W0), np.zeros_like(W0)
+    for k in range(1, 4):
+        g = quadratic_grad(W)
+        m = b1 * m + (1 - b1) * g
+        v = b2 * v + (1 - b2) * g**2
+        m_hat, v_hat = m / (1 - b1**k), v / (1 - b2**k)
+        W = W - lr * m_hat / (np.sqrt(v_hat) + eps)
+    trace = optim.run(quadratic_grad, W0, optim.adam(lr, (b1, b2), eps), 3)
+    np.testing.assert_allclose(trace.W, W, rtol=0, atol=1e-15)
+
+
+def test_adam_first_step_is_lr_times_the_sign_of_the_gradient():
+    """Bias correction makes the first step -lr g / (|g| + eps): about lr per coordinate."""
+    trace = optim.run(quadratic_grad, W0, optim.adam(0.01), 1)
+    g0 = quadratic_grad(W0)
+    np.testing.assert_allclose(trace.W - W0, -0.01 * np.sign(g0), rtol=1e-6)
+
+
+def test_ngd_normalizes_each_batch_element_separately():
+    scales = np.array([1e-3, 1.0, 1e3])
+    W0s = np.stack([W0, W0, W0])
+
+    def grad(W):
+        return scales[:, None, None] * quadratic_grad(W)
+
+    trace = optim.run(grad, W0s, optim.normalized_gd(0.2), 1, batch_ndim=1)
+    steps = np.linalg.norm((trace.W - W0s).reshape(3, -1), axis=1)
+    np.testing.assert_allclose(steps, 0.2, rtol=1e-14)
+    np.testing.assert_allclose(trace.W[0], trace.W[2], rtol=1e-14)  # the scale drops out
+
+
+@pytest.mark.parametrize(
+    "opt", [optim.gd(0.1), optim.normalized_gd(0.05), optim.adam(0.01)], ids=lambda o: o.name
+)
+def test_a_batched_run_equals_a_loop_of_single_runs(opt):
+    rng = np.random.default_rng(1)
+    batch = rng.standard_normal((2, 3, 2, 2))
+    targets = rng.standard_normal((2, 3, 2, 2))
+
+    def record(W):
+        return {"norm": np.sqrt(np.sum(W**2, axis=(-2, -1))), "first": W[..., 0, 0]}
+
+    grid = optim.log_grid(50, 10)
+    batched = optim.run(
+        lambda W: A**2 * (W - targets), batch, opt, 50, record=record, record_at=grid, batch_ndim=2
+    )
+    for i in range(2):
+        for j in range(3):
+            single = optim.run(
+                lambda W, i=i, j=j: A**2 * (W - targets[i, j]),
+                batch[i, j],
+                opt,
+                50,
+                record=record,
+                record_at=grid,
+            )
+            np.testing.assert_allclose(batched.W[i, j], single.W, rtol=1e-13, atol=1e-15)
+            for name in ("norm", "first"):
+                assert batched[name].shape == (grid.size, 2, 3)
+                np.testing.assert_allclose(batched[name][:, i, j], single[name], rtol=1e-13, atol=1e-15)
+
+
+def test_gd_converges_on_a_quadratic():
+    trace = optim.run(quadratic_grad, W0, optim.gd(0.05), 2000)
+    np.testing.assert_allclose(trace.W, B, atol=1e-8)
+
+
+def test_recording_happens_on_the_grid_and_does_not_leak_the_iterate():
+    seen = []
+
+    def record(W):
+        seen.append(W.copy())
+        with pytest.raises(ValueError):
+            W[0, 0] = 1.0  # the iterate handed to record is read-only
+        return {"x": W[0, 0]}
+
+    trace = optim.run(quadratic_grad, W0, optim.gd(0.1), 7, record=record, record_at=np.array([0, 3, 7]))
+    assert list(trace.iterations) == [0, 3, 7]
+    assert len(seen) == 3
+    np.testing.assert_array_equal(seen[0], W0)
+    np.testing.assert_array_equal(seen[-1], trace.W)
+    assert trace.final("x") == trace.W[0, 0]
+
+
+def test_w0_is_not_modified():
+    W = W0.copy()
+    optim.run(quadratic_grad, W, optim.adam(0.1), 5)
+    np.testing.assert_array_equal(W, W0)
+
+
+def test_log_grid():
+    grid = optim.log_grid(10_000, 60)
+    assert grid[0] == 0 and grid[-1] == 10_000
+    assert np.all(np.diff(grid) > 0)
+    assert grid.size <= 60
+    assert grid.dtype.kind == "i"
+    # log-spaced: about as many points in each decade above the first few
+    decades = np.histogram(grid[grid > 0], bins=[1, 10, 100, 1000, 10_001])[0]
+    assert decades[1:].min() >= 10
+    np.testing.assert_array_equal(optim.log_grid(0, 5), [0])
+    np.testing.assert_array_equal(optim.log_grid(1, 5), [0, 1])
+
+
+def test_lecun_init_is_seeded_with_the_right_scale():
+    W1 = optim.lecun_init((200, 300), fan_in=300, seed=3)
+    W2 = optim.lecun_init((200, 300), fan_in=300, seed=3)
+    np.testing.assert_array_equal(W1, W2)
+    assert W1.std() == pytest.approx(1 / np.sqrt(300), rel=0.02)
+    assert not np.array_equal(W1, optim.lecun_init((200, 300), fan_in=300, seed=4))
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: optim.gd(0.0),
+        lambda: optim.gd(-1.0),
+        lambda: optim.gd(float("nan")),
+        lambda: optim.normalized_gd(float("inf")),
+        lambda: optim.adam(0.01, betas=(1.0, 0.99)),
+        lambda: optim.adam(0.01, betas=(0.9, -0.1)),
+        lambda: optim.adam(0.01, eps=0.0),
+        lambda: optim.Optimizer("rmsprop", 0.1),
+    ],
+)
+def test_bad_settings_raise(make):
+    with pytest.raises(InvalidDataError):
+        make()
+
+
+def test_bad_run_arguments_raise():
+    with pytest.raises(InvalidDataError, match="n_iter"):
+        optim.run(quadratic_grad, W0, optim.gd(0.1), -1)
+    with pytest.raises(InvalidDataError, match="n_iter"):
+        optim.run(quadratic_grad, W0, optim.gd(0.1), 2.5)
+    with pytest.raises(InvalidDataError, match="record_at"):
+        optim.run(quadratic_grad, W0, optim.gd(0.1), 5, record_at=np.array([0, 6]))
+    with pytest.raises(InvalidDataError, match="record_at"):
+        optim.run(quadratic_grad, W0, optim.gd(0.1), 5, record_at=np.array([3, 1]))
+    with pytest.raises(InvalidDataError, match="shape"):
+        optim.run(lambda W: np.zeros(3), W0, optim.gd(0.1), 5)
+    with pytest.raises(InvalidDataError, match="batch"):
+        optim.run(quadratic_grad, W0, optim.gd(0.1), 5, batch_ndim=2)
+    with pytest.raises(InvalidDataError, match="non-finite"):
+        optim.run(quadratic_grad, np.full((2, 2), np.nan), optim.gd(0.1), 5)
+    with pytest.raises(InvalidDataError, match="Optimizer"):
+        optim.run(quadratic_grad, W0, "gd", 5)
+    with pytest.raises(InvalidDataError, match="n_points"):
+        optim.log_grid(10, 1)
+
+
+def test_ngd_zero_gradient_is_an_error_not_a_nan():
+    with pytest.raises(SolverError, match="zero gradient"):
+        optim.run(quadratic_grad, B, optim.normalized_gd(0.1), 3)
+    with pytest.raises(SolverError, match=r"batch element \(1,\)"):
+        optim.run(quadratic_grad, np.stack([W0, B]), optim.normalized_gd(0.1), 3, batch_ndim=1)
+
+
+def test_divergence_is_reported():
+    with pytest.raises(SolverError, match="diverged"):
+        optim.run(lambda W: np.full_like(W, np.inf), W0, optim.gd(1.0), 3)
