@@ -571,7 +571,7 @@ def _continue(data, st, state: _State, B_from: float, B_to: float) -> tuple[_Sta
         B_next = targets[-1]
         d_theta, d_nu = _tangent(data, st, state, B_from)
         dB = B_next - B_from
-        guess = _State(state.theta + dB * d_theta, state.lam * float(np.exp(np.clip(dB * d_nu, -50, 50))))
+        guess = _State(state.theta + dB * d_theta, state.lam * float(np.exp(np.clip(dB * d_nu, -700.0, 700.0))))
         try:
             state_new, its = _solve_radius(data, st, guess, B_next)
         except (_NoConvergenceError, PathCertificateError) as exc:
