@@ -109,11 +109,6 @@ class PathStructure:
         """Dimension of F."""
         return self.basis_f.shape[0]
 
-    @property
-    def n_params(self) -> int:
-        """Number of coordinates ``(alpha, beta)``."""
-        return self.basis_f.shape[0] + self.basis_perp.shape[0]
-
 
 def _orthonormal_columns(A: np.ndarray) -> np.ndarray:
     """Orthonormal basis of the column space of ``A`` (numerical rank as in matrix_rank)."""
@@ -571,7 +566,10 @@ def _continue(data, st, state: _State, B_from: float, B_to: float) -> tuple[_Sta
         B_next = targets[-1]
         d_theta, d_nu = _tangent(data, st, state, B_from)
         dB = B_next - B_from
-        guess = _State(state.theta + dB * d_theta, state.lam * float(np.exp(np.clip(dB * d_nu, -700.0, 700.0))))
+        # first-order predictor; log(lambda) is nearly linear in B (slope -1/||W^mm||), so its
+        # change is not limited (only kept finite)
+        d_log_lam = float(np.clip(dB * d_nu, -700.0, 700.0))
+        guess = _State(state.theta + dB * d_theta, state.lam * float(np.exp(d_log_lam)))
         try:
             state_new, its = _solve_radius(data, st, guess, B_next)
         except (_NoConvergenceError, PathCertificateError) as exc:
