@@ -47,11 +47,11 @@ Where float64 ends
 The out-of-support probabilities of ``W_B`` are about ``exp(-B / ||W^mm||)`` (the smallest
 margin of ``W_B`` is about ``B / ||W^mm||``), and so are ``CE - H``, the gradient and
 ``B lambda``. The F-part ``P_F(W_B) - W*`` shrinks at the same rate and drops below the
-rounding of the entries of ``W_B`` (``1e-16 B``) early, at ``B / ||W^mm||`` of about 35: from
+rounding of the entries of ``W_B`` (``1e-16 B``) early, at ``B / ||W^mm||`` of 35 to 40: from
 there on the matrix alone no longer shows it, which is why the result keeps it separately.
 The certificate itself needs ``lambda`` and the quantities of order ``lambda * eps`` to be
 normal doubles, i.e. ``lambda >= 2.2e-308 / 2.2e-16 = 1e-292``
-(:data:`ntpnb.settings.PATH_MIN_LAMBDA`), which holds up to ``B / ||W^mm||`` of about 670;
+(:data:`ntpnb.settings.PATH_MIN_LAMBDA`), which holds up to ``B / ||W^mm||`` of about 660;
 beyond it the loss is flat to double precision around ``W_B`` and
 :class:`~ntpnb.errors.PathCertificateError` is raised instead of returning a matrix.
 """
