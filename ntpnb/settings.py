@@ -54,3 +54,5 @@ PATH_MAX_SUBDIVISIONS: int = 40
 #: by the unit roundoff (about 1e-292), so that quantities of size lambda * eps (the scale of
 #: the KKT residual being certified) are still normal doubles with full 53-bit precision.
 PATH_MIN_LAMBDA: float = 2.2250738585072014e-308 / 2.220446049250313e-16
+#: BLAS threads used by the path solver (its matrices have at most a few hundred rows).
+PATH_BLAS_THREADS: int = 1

@@ -64,6 +64,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.linalg import cho_factor, cho_solve
 from scipy.special import expit, logsumexp
+from threadpoolctl import threadpool_limits
 
 from .. import settings
 from ..errors import InvalidDataError, NotSeparableError, PathCertificateError
@@ -508,7 +509,9 @@ def regularization_path(data: NTPData, radii: ArrayLike) -> RegularizationPath:
     records = []
     # Trial Newton iterates may overflow or underflow on the way; every returned answer is
     # checked for finiteness and certified, so the floating-point warnings are not needed.
-    with np.errstate(all="ignore"):
+    # The matrices are small (at most a few hundred rows), where threaded BLAS gains nothing
+    # and, on a shared machine, loses a factor of several to contention.
+    with threadpool_limits(limits=settings.PATH_BLAS_THREADS, user_api="blas"), np.errstate(all="ignore"):
         B_cur = min(B_all[0], settings.PATH_START_RADIUS)
         state = _initial_state(data, st, B_cur)
         state, _ = _solve_or_raise(data, st, state, B_cur)
