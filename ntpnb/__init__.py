@@ -16,11 +16,13 @@ from .errors import (
     NotCompatibleError,
     NotSeparableError,
     NTPError,
+    PathCertificateError,
     SolverError,
 )
 from .linear import (
     Limits,
     NTPData,
+    RegularizationPath,
     SVMSolution,
     ce_grad,
     ce_loss,
@@ -36,6 +38,7 @@ from .linear import (
     ntp_svm,
     project_F,
     project_F_perp,
+    regularization_path,
     separating_direction,
     softmax,
     solve_ntp_svm,
@@ -67,6 +70,8 @@ __all__ = [
     "ntp_svm",
     "solve_ntp_svm",
     "SVMSolution",
+    "regularization_path",
+    "RegularizationPath",
     "Limits",
     "limits",
     "train",
@@ -77,6 +82,7 @@ __all__ = [
     "NotCompatibleError",
     "NotSeparableError",
     "SolverError",
+    "PathCertificateError",
     "ClaimCheckError",
     "__version__",
 ]

@@ -12,6 +12,7 @@ __all__ = [
     "NotCompatibleError",
     "NotSeparableError",
     "SolverError",
+    "PathCertificateError",
     "ClaimCheckError",
     "NotRealizableError",
     "HeadAssumptionError",
@@ -44,6 +45,15 @@ class NotSeparableError(NTPError):
 
 class SolverError(NTPError, RuntimeError):
     """A numerical solver failed, or returned an answer that did not pass verification."""
+
+
+class PathCertificateError(SolverError):
+    """A point of the regularization path could not be certified as the minimizer.
+
+    Raised by :func:`ntpnb.regularization_path` for a radius where the KKT certificate fails,
+    in particular beyond the largest radius at which float64 can represent the certificate
+    (the out-of-support probabilities and the multiplier underflow).
+    """
 
 
 class ClaimCheckError(NTPError, AssertionError):

@@ -59,3 +59,24 @@ RADIUS_RTOL: float = 1e-6
 #: Default attention threshold of pseudo token-priority graphs (Paper B, Sec. 6): a token is
 #: "selected" by a trained W when its softmax probability exceeds this value.
 PSEUDO_GRAPH_THRESHOLD: float = 1e-3
+#: The regularization path solver (ntpnb.linear.regpath). A certified W_B has
+#: | ||W_B|| - B | / B <= PATH_NORM_RTOL and relative KKT residuals (on F, on F-perp and in
+#: total) <= PATH_KKT_RTOL; Newton stops when its step is below PATH_NEWTON_RTOL relative to
+#: each block of the variables (quadratic convergence makes the final error far smaller).
+PATH_NORM_RTOL: float = 1e-12
+PATH_KKT_RTOL: float = 1e-8
+PATH_NEWTON_RTOL: float = 1e-11
+PATH_MAX_NEWTON: int = 60
+#: Safeguards of a Newton step: the largest change of any logit, and of log(lambda).
+PATH_MAX_LOGIT_STEP: float = 2.0
+PATH_MAX_LOG_LAMBDA_STEP: float = 2.0
+#: The path is entered at this radius (or the first requested one, if smaller) from W = 0.
+PATH_START_RADIUS: float = 0.5
+#: How many times a step between two radii may be halved (geometrically) before giving up.
+PATH_MAX_SUBDIVISIONS: int = 40
+#: The smallest KKT multiplier a certified W_B may have: the smallest normal double divided
+#: by the unit roundoff (about 1e-292), so that quantities of size lambda * eps (the scale of
+#: the KKT residual being certified) are still normal doubles with full 53-bit precision.
+PATH_MIN_LAMBDA: float = 2.2250738585072014e-308 / 2.220446049250313e-16
+#: BLAS threads used by the path solver (its matrices have at most a few hundred rows).
+PATH_BLAS_THREADS: int = 1

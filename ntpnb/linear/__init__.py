@@ -2,9 +2,10 @@
 
 Data and seeded recipes (:mod:`.data`, :mod:`.datasets`), the loss (:mod:`.loss`), the NTP
 constraints and the subspace F with the finite solution ``W*`` (:mod:`.constraints`,
-:mod:`.subspace`), separability and the NTP-SVM ``W^mm`` (:mod:`.svm`), training with the
-first-order methods of :mod:`ntpnb.optim` (:mod:`.training`). The public names are re-exported
-at the top level of :mod:`ntpnb`.
+:mod:`.subspace`), separability and the NTP-SVM ``W^mm`` (:mod:`.svm`), the exact
+regularization path (:mod:`.regpath`), training with the first-order methods of
+:mod:`ntpnb.optim` (:mod:`.training`). The public names are re-exported at the top level of
+:mod:`ntpnb`.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 from .data import NTPData
 from .datasets import synthetic_instance, toy2d_instance
 from .loss import ce_grad, ce_loss, entropy, kl_divergence, logits, softmax
+from .regpath import RegularizationPath, regularization_path
 from .subspace import (
     compatibility_residual,
     f_basis,
@@ -44,6 +46,8 @@ __all__ = [
     "ntp_svm",
     "solve_ntp_svm",
     "SVMSolution",
+    "regularization_path",
+    "RegularizationPath",
     "Limits",
     "limits",
     "train",

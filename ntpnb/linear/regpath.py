@@ -1,0 +1,587 @@
+"""The exact regularization path ``W_B = argmin_{||W|| <= B} CE(W)`` (Paper A, Thm. 1, Lemma 4).
+
+Along the path ``CE(W_B) - H`` falls exponentially in ``B``: on the 2D example of Fig. 1 it is
+about 1e-16 at ``B = 100``, below the rounding of ``CE`` itself, which is where a general
+convex solver (cvxpy with Clarabel or SCS) starts to return wrong matrices that it reports as
+optimal. This module solves the path in the structure the paper gives instead.
+
+The split
+---------
+Write ``W = W* + delta + W_perp`` with ``W*`` the finite solution (in F), ``delta`` in F and
+``W_perp`` in F-perp. A matrix in F-perp leaves every in-support logit difference unchanged, so
+for context ``j`` with support ``S`` the softmax restricted to ``S`` is
+``s_z = p_z e^{D_z} / sum_z' p_z' e^{D_z'}`` with ``D`` the (centered) logits of ``delta`` on
+``S``: it is computed from ``p`` and ``delta`` alone, without ever adding a tiny ``delta`` to
+``W*`` in floating point. The out-of-support tokens ``v`` enter through the exponents
+
+    x_jv = a_jv + (delta h_j)_v - <p_j, Delta_j> - KL_in_j - margin_jv(W_perp),
+
+with ``a_jv`` the out-of-support logit of ``W*`` relative to its in-support normalizer and
+``margin_jv = (e_z - e_v)^T W_perp h_j`` (the same for every ``z`` in ``S``). Then
+
+    CE(W) - H = sum_j pi_j [KL_in_j(delta) + log(1 + sum_v e^{x_jv})],
+
+and both terms, their gradients and Hessians are evaluated with ``expm1``/``log1p``-type formulas
+that keep full *relative* accuracy however small they are. The variables are coordinates in an
+orthonormal basis of F (``alpha``, for ``delta``) and of ``R ∩ F-perp`` (``beta``, for
+``W_perp``), where ``R`` is the subspace of matrices with zero column sums and rows in the span
+of the embeddings (the minimizer lies in ``R``: the loss does not depend on the rest, so any
+component outside ``R`` would only spend norm).
+
+The solver
+----------
+For each radius a Newton method on the KKT system ``grad f + lambda W = 0, ||W|| = B`` in the
+variables ``(alpha, beta, log lambda)``, with a diagonally scaled Cholesky solve (the F block of
+the Hessian is of order one, the F-perp block of the order of the out-of-support mass), a
+bounded step in logit space, warm starts from the previous radius with a first-order predictor,
+and radii inserted in between when a step does not converge.
+
+Each answer is certified before it is returned: ``||W_B|| = B``, ``lambda > 0`` and the KKT
+residual ``grad CE(W_B) + lambda W_B`` small relative to the gradient, checked separately on F
+and on F-perp (on F the gradient is smaller than on F-perp by a factor ``||W*|| / B``, so a
+combined residual would not see it). Strict convexity of CE on ``R`` makes a KKT point with
+``lambda > 0`` the unique minimizer.
+
+Where float64 ends
+------------------
+The out-of-support probabilities of ``W_B`` are about ``exp(-B / ||W^mm||)`` (the smallest
+margin of ``W_B`` is about ``B / ||W^mm||``), and so are ``CE - H``, the gradient and
+``B lambda``. The F-part ``P_F(W_B) - W*`` shrinks at the same rate and drops below the
+rounding of the entries of ``W_B`` (``1e-16 B``) early, at ``B / ||W^mm||`` of 35 to 40: from
+there on the matrix alone no longer shows it, which is why the result keeps it separately.
+The certificate itself needs ``lambda`` and the quantities of order ``lambda * eps`` to be
+normal doubles, i.e. ``lambda >= 2.2e-308 / 2.2e-16 = 1e-292``
+(:data:`ntpnb.settings.PATH_MIN_LAMBDA`), which holds up to ``B / ||W^mm||`` of about 660;
+beyond it the loss is flat to double precision around ``W_B`` and
+:class:`~ntpnb.errors.PathCertificateError` is raised instead of returning a matrix.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike
+from scipy.linalg import cho_factor, cho_solve
+from scipy.special import expit, logsumexp
+from threadpoolctl import threadpool_limits
+
+from .. import settings
+from ..errors import InvalidDataError, NotSeparableError, PathCertificateError
+from .data import NTPData, cached_per_data
+from .subspace import f_decomposition, finite_solution
+from .svm import is_separable
+
+__all__ = ["RegularizationPath", "PathStructure", "path_structure", "regularization_path"]
+
+
+# ---------------------------------------------------------------------------- the structure
+@dataclass(frozen=True)
+class PathStructure:
+    """Everything about ``data`` the path solver needs, computed once per data set.
+
+    Attributes
+    ----------
+    basis_f, basis_perp
+        Orthonormal rows spanning F and ``R ∩ F-perp`` (each row a ``vec(W)``, row-major).
+    w_star
+        Coordinates of ``W*`` in ``basis_f``.
+    W_star
+        ``W*`` as a ``(V, d)`` matrix.
+    T_F
+        ``(m, V, r)``: logits ``(delta h_j)_v`` of each basis matrix of F.
+    margins
+        ``(m, V, k)``: ``margin_jv`` of each basis matrix of ``R ∩ F-perp`` (0 on supports).
+    a
+        ``(m, V)``: ``a_jv``, the out-of-support logits of ``W*`` minus its in-support
+        log-normalizer (``-inf`` on supports, where it is not used).
+    """
+
+    basis_f: np.ndarray
+    basis_perp: np.ndarray
+    w_star: np.ndarray
+    W_star: np.ndarray
+    T_F: np.ndarray
+    margins: np.ndarray
+    a: np.ndarray
+
+    @property
+    def n_f(self) -> int:
+        """Dimension of F."""
+        return self.basis_f.shape[0]
+
+
+def _orthonormal_columns(A: np.ndarray) -> np.ndarray:
+    """Orthonormal basis of the column space of ``A`` (numerical rank as in matrix_rank)."""
+    if A.size == 0:
+        return A.reshape(A.shape[0], 0)
+    U, s, _ = np.linalg.svd(A, full_matrices=False)
+    tol = (s[0] if s.size else 0.0) * max(A.shape) * np.finfo(float).eps
+    return U[:, s > tol]
+
+
+@cached_per_data
+def path_structure(data: NTPData) -> PathStructure:
+    """The split of ``data`` used by :func:`regularization_path` (cached per data set).
+
+    Raises
+    ------
+    NotCompatibleError
+        If the data are not NTP_H-compatible (no ``W*``).
+    """
+    V, d = data.V, data.d
+    W_star = finite_solution(data)
+    basis_f = f_decomposition(data).basis
+    ones_perp = _orthonormal_columns(np.eye(V) - 1.0 / V)  # (V, V-1): zero column sums
+    row_space = _orthonormal_columns(data.H.T)  # (d, rank H)
+    R = np.kron(ones_perp, row_space)  # columns: vec(u v^T), row-major
+    R_perp = R - basis_f.T @ (basis_f @ R)
+    basis_perp = _orthonormal_columns(R_perp).T
+    mask = data.support_mask
+
+    def logits_of(basis: np.ndarray) -> np.ndarray:  # (m, V, n)
+        mats = basis.reshape(-1, V, d)
+        return np.einsum("ivk,jk->jvi", mats, data.H)
+
+    T_F = logits_of(basis_f)
+    T_perp = logits_of(basis_perp)
+    u = np.einsum("jv,jvi->ji", data.P, T_perp)  # the common in-support logit
+    margins = np.where(mask[:, :, None], 0.0, u[:, None, :] - T_perp)
+    L_star = data.H @ W_star.T
+    lse_in = logsumexp(np.where(mask, L_star, -np.inf), axis=1)
+    a = np.where(mask, -np.inf, L_star - lse_in[:, None])
+    for arr in (basis_f, basis_perp, T_F, margins, a):
+        arr.setflags(write=False)
+    return PathStructure(
+        basis_f=basis_f,
+        basis_perp=basis_perp,
+        w_star=basis_f @ W_star.ravel(),
+        W_star=W_star,
+        T_F=T_F,
+        margins=margins,
+        a=a,
+    )
+
+
+def _norm(x: np.ndarray) -> float:
+    """Euclidean norm without underflow.
+
+    ``np.linalg.norm`` squares the entries, so it returns 0 for vectors whose entries are below
+    about 1e-154, which the path reaches at moderate radii.
+    """
+    scale = float(np.max(np.abs(x), initial=0.0))
+    if scale == 0.0 or not np.isfinite(scale):
+        return scale
+    return scale * float(np.linalg.norm(x / scale))
+
+
+# ---------------------------------------------------------------------------- the loss in the split
+def _expm1_minus_x(x: np.ndarray) -> np.ndarray:
+    """``e^x - 1 - x`` with full relative accuracy (a series near 0, ``expm1(x) - x`` beyond)."""
+    small = np.abs(x) < 0.1
+    xs = np.where(small, x, 0.0)
+    series = 1 + xs / 11  # the first omitted term is below 1e-18 relative for |x| < 0.1
+    for k in range(10, 2, -1):  # Horner form of x^2/2 (1 + x/3 (1 + x/4 (... (1 + x/11))))
+        series = 1 + xs / k * series
+    series = xs * xs / 2 * series
+    with np.errstate(over="ignore"):
+        direct = np.expm1(np.where(small, 0.0, x)) - np.where(small, 0.0, x)
+    return np.where(small, series, direct)
+
+
+@dataclass(frozen=True)
+class _Eval:
+    """The loss ``CE - H`` at ``(alpha, beta)`` with its derivatives, accurate relatively."""
+
+    kl: float  # CE - H
+    out_mass: float  # sum_j pi_j (out-of-support probability of context j)
+    q_minus_p: np.ndarray  # (m, V): S(W h_j) - p_j, entrywise relatively accurate
+    grad: np.ndarray  # (n,) gradient in (alpha, beta)
+    hess: np.ndarray | None  # (n, n)
+    jac: np.ndarray  # (m, V, n): d logits / d (alpha, beta)
+
+
+def _evaluate(data: NTPData, st: PathStructure, theta: np.ndarray, hessian: bool) -> _Eval:
+    mask = data.support_mask
+    P, pi = data.P, data.pi
+    r = st.n_f
+    alpha, beta = theta[:r], theta[r:]
+    L_delta = st.T_F @ alpha  # (m, V)
+    Delta_bar = np.sum(np.where(mask, P * L_delta, 0.0), axis=1)
+    D = np.where(mask, L_delta - Delta_bar[:, None], 0.0)
+    E = np.sum(np.where(mask, P * _expm1_minus_x(D), 0.0), axis=1)
+    kl_in = np.log1p(E)
+    s_minus_p = np.where(mask, P * np.expm1(D - kl_in[:, None]), 0.0)
+    s = np.where(mask, P * np.exp(D - kl_in[:, None]), 0.0)
+    x = st.a + L_delta - (Delta_bar + kl_in)[:, None] - st.margins @ beta
+    x = np.where(mask, -np.inf, x)
+    has_out = ~np.all(mask, axis=1)
+    lse_x = np.full(data.m, -np.inf)
+    lse_x[has_out] = logsumexp(x[has_out], axis=1)
+    out = np.logaddexp(0.0, lse_x)
+    omega = expit(lse_x)  # out-of-support mass of each context
+    w = np.where(mask, 0.0, np.exp(x - out[:, None]))
+    q_minus_p = np.where(mask, s_minus_p - omega[:, None] * s, w)
+    q = np.where(mask, s * expit(-lse_x)[:, None], w)
+    jac = np.concatenate([st.T_F, -st.margins], axis=2)  # (m, V, n)
+    grad = np.einsum("j,jv,jvi->i", pi, q_minus_p, jac)
+    hess = None
+    if hessian:
+        Jq = np.einsum("jv,jvi->ji", q, jac)  # J_j^T q_j
+        Jw = (np.sqrt(pi[:, None] * q)[:, :, None] * jac).reshape(-1, jac.shape[2])
+        Jqw = np.sqrt(pi)[:, None] * Jq
+        hess = Jw.T @ Jw - Jqw.T @ Jqw  # sum_j pi_j J_j^T (diag(q_j) - q_j q_j^T) J_j
+    return _Eval(
+        kl=float(pi @ (kl_in + out)),
+        out_mass=float(pi @ omega),
+        q_minus_p=q_minus_p,
+        grad=grad,
+        hess=hess,
+        jac=jac,
+    )
+
+
+# ---------------------------------------------------------------------------- Newton on the KKT system
+def _scaled_solve(K: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """Solve ``K x = rhs`` for SPD ``K`` (columns of rhs) with a diagonally scaled Cholesky."""
+    diag = np.diag(K)
+    if not (np.all(np.isfinite(K)) and np.all(diag > 0) and np.all(np.isfinite(rhs))):
+        raise _NoConvergenceError("the KKT matrix is not finite and positive on its diagonal")
+    scale = 1.0 / np.sqrt(diag)
+    Ks = K * scale[:, None] * scale[None, :]
+    try:
+        factor = cho_factor(Ks)
+    except np.linalg.LinAlgError as exc:
+        raise _NoConvergenceError("Hess CE + lambda I is not numerically positive definite") from exc
+    return scale[:, None] * cho_solve(factor, scale[:, None] * rhs)
+
+
+class _NoConvergenceError(Exception):
+    """Newton's method did not converge from the given start (the caller subdivides)."""
+
+
+@dataclass
+class _State:
+    theta: np.ndarray
+    lam: float
+
+
+def _norm_vec(st: PathStructure, theta: np.ndarray) -> np.ndarray:
+    """``(w* + alpha, beta)``: the coordinates of ``W`` itself."""
+    v = theta.copy()
+    v[: st.n_f] += st.w_star
+    return v
+
+
+def _newton_direction(st, ev, state, B):
+    """Newton step of the KKT system; returns (d_theta, d_lambda, b) with ``b = K^{-1} w``."""
+    r = st.n_f
+    lam = state.lam
+    w = _norm_vec(st, state.theta)
+    resid = ev.grad.copy()
+    resid[:r] += lam * st.w_star + lam * state.theta[:r]  # never form w* + alpha here
+    resid[r:] += lam * state.theta[r:]
+    c = 0.5 * (w @ w - B * B)
+    K = ev.hess + lam * np.eye(len(w))
+    sol = _scaled_solve(K, np.column_stack([resid, w]))
+    a_vec, b_vec = sol[:, 0], sol[:, 1]
+    d_lam = (c - w @ a_vec) / (w @ b_vec)
+    return a_vec, b_vec, d_lam
+
+
+def _solve_radius(data, st, state: _State, B: float) -> tuple[_State, int]:
+    """Newton iterations at radius ``B`` from ``state``; raises _NoConvergenceError on failure."""
+    r = st.n_f
+    for it in range(1, settings.PATH_MAX_NEWTON + 1):
+        ev = _evaluate(data, st, state.theta, hessian=True)
+        a_vec, b_vec, d_lam = _newton_direction(st, ev, state, B)
+        cap = settings.PATH_MAX_LOG_LAMBDA_STEP
+        d_nu = float(np.clip(d_lam / state.lam, -cap, cap))
+        d_theta = -a_vec - state.lam * d_nu * b_vec
+        step_logits = np.abs(np.einsum("jvi,i->jv", ev.jac, d_theta)).max(initial=0.0)
+        t = min(1.0, settings.PATH_MAX_LOGIT_STEP / step_logits) if step_logits > 0 else 1.0
+        new_theta = state.theta + t * d_theta
+        new_state = _State(new_theta, state.lam * float(np.exp(t * d_nu)))
+        converged = (
+            t == 1.0
+            and abs(d_nu) <= settings.PATH_NEWTON_RTOL
+            and _norm(d_theta[:r]) <= settings.PATH_NEWTON_RTOL * _norm(state.theta[:r])
+            and _norm(d_theta[r:]) <= settings.PATH_NEWTON_RTOL * _norm(state.theta[r:])
+        )
+        state = new_state
+        if not (np.all(np.isfinite(state.theta)) and state.lam >= np.finfo(float).tiny):
+            raise _NoConvergenceError
+        if converged:
+            return state, it
+    raise _NoConvergenceError
+
+
+def _tangent(data, st, state: _State, B: float) -> tuple[np.ndarray, float]:
+    """``(d theta / dB, d log lambda / dB)`` along the path at a solved point."""
+    ev = _evaluate(data, st, state.theta, hessian=True)
+    w = _norm_vec(st, state.theta)
+    b_vec = _scaled_solve(ev.hess + state.lam * np.eye(len(w)), w[:, None])[:, 0]
+    d_lam_dB = -B / (w @ b_vec)
+    return -d_lam_dB * b_vec, d_lam_dB / state.lam
+
+
+def _initial_state(data, st, B: float) -> _State:
+    """The path starts at ``W = 0`` in the direction of steepest descent."""
+    theta0 = np.concatenate([-st.w_star, np.zeros(st.basis_perp.shape[0])])
+    # the coordinates of W = 0 are alpha = -w*: evaluate the gradient there
+    g = _evaluate(data, st, theta0, hessian=False).grad
+    gnorm = float(np.linalg.norm(g))
+    if gnorm == 0.0:
+        raise PathCertificateError("the gradient of CE vanishes at W = 0: the path is the single point 0")
+    return _State(theta0 - B * g / gnorm, gnorm / B)
+
+
+# ---------------------------------------------------------------------------- the certificate
+@dataclass(frozen=True)
+class _Certificate:
+    W: np.ndarray
+    f_offset: np.ndarray
+    f_distance: float
+    kl: float
+    out_mass: float
+    norm_error: float
+    kkt: float
+    kkt_f: float
+    kkt_perp: float
+
+
+def _certify(data, st, state: _State, B: float) -> _Certificate:
+    """Verify ``state`` as the minimizer at radius ``B``; raise PathCertificateError if not."""
+    V, d = data.V, data.d
+    r = st.n_f
+    lam = state.lam
+    alpha, beta = state.theta[:r], state.theta[r:]
+    ev = _evaluate(data, st, state.theta, hessian=False)
+    G = (data.pi[:, None] * ev.q_minus_p).T @ data.H  # grad CE(W), (V, d)
+    g = G.ravel()
+    G_F = st.basis_f.T @ (st.basis_f @ g)
+    G_perp = g - G_F
+    W_F_star = st.W_star.ravel()
+    delta = st.basis_f.T @ alpha
+    W_perp = st.basis_perp.T @ beta
+    norm = float(np.sqrt(np.sum(_norm_vec(st, state.theta) ** 2)))
+
+    def rel(num: np.ndarray, den: float) -> float:
+        return _norm(num) / den if den > 0 else np.inf
+
+    kkt_f = rel(G_F + lam * W_F_star + lam * delta, _norm(G_F))
+    kkt_perp = rel(G_perp + lam * W_perp, _norm(G_perp))
+    W = (W_F_star + delta + W_perp).reshape(V, d)
+    kkt = rel(g + lam * W.ravel(), _norm(g))
+    cert = _Certificate(
+        W=W,
+        f_offset=delta.reshape(V, d),
+        f_distance=_norm(alpha),
+        kl=ev.kl,
+        out_mass=ev.out_mass,
+        norm_error=abs(norm - B) / B,
+        kkt=kkt,
+        kkt_f=kkt_f,
+        kkt_perp=kkt_perp,
+    )
+    problems = []
+    if not lam >= settings.PATH_MIN_LAMBDA:
+        problems.append(
+            f"lambda = {lam:.3g} is below {settings.PATH_MIN_LAMBDA:.3g}: the out-of-support "
+            "probabilities exp(-margin) of W_B, the gradient and lambda are leaving the range of "
+            "normal doubles, where the KKT residual can no longer be measured to full precision"
+        )
+    if cert.norm_error > settings.PATH_NORM_RTOL:
+        problems.append(f"| ||W|| - B | / B = {cert.norm_error:.2e}")
+    for name, value in (("KKT residual on F", kkt_f), ("on F-perp", kkt_perp), ("in total", kkt)):
+        if not value <= settings.PATH_KKT_RTOL:
+            problems.append(f"{name} {value:.2e}")
+    if problems:
+        raise PathCertificateError(
+            f"the regularization path cannot be certified at B = {B:g}: " + "; ".join(problems)
+        )
+    return cert
+
+
+# ---------------------------------------------------------------------------- the public API
+@dataclass(frozen=True)
+class RegularizationPath:
+    """The certified minimizers ``W_B`` of CE over the balls ``||W|| <= B``, one per radius.
+
+    Attributes
+    ----------
+    radii
+        ``(n,)`` the radii ``B``, increasing.
+    W
+        ``(n, V, d)`` the minimizers ``W_B``.
+    f_offset
+        ``(n, V, d)`` ``P_F(W_B) - W*``, computed in the split and accurate relatively even where
+        it is far below the rounding of the entries of ``W_B`` (about ``1e-16 B``).
+    f_distance
+        ``(n,)`` ``||P_F(W_B) - W*||`` (computed without the underflow of squaring: use it
+        rather than ``np.linalg.norm(f_offset)``, which returns 0 below about 1e-154).
+    lam
+        ``(n,)`` the KKT multipliers: ``grad CE(W_B) = -lam W_B``, all positive.
+    kl
+        ``(n,)`` ``CE(W_B) - H`` (relatively accurate; far below the resolution of ``CE``).
+    out_mass
+        ``(n,)`` ``sum_j pi_j`` (out-of-support probability of context ``j`` under ``W_B``).
+    norm_error
+        ``(n,)`` ``| ||W_B|| - B | / B``.
+    kkt, kkt_f, kkt_perp
+        ``(n,)`` relative KKT residuals ``||grad + lam W|| / ||grad||``: in total, on F, on F-perp.
+    newton_iterations
+        ``(n,)`` Newton iterations spent reaching each radius from the previous one.
+    """
+
+    radii: np.ndarray
+    W: np.ndarray
+    f_offset: np.ndarray
+    f_distance: np.ndarray
+    lam: np.ndarray
+    kl: np.ndarray
+    out_mass: np.ndarray
+    norm_error: np.ndarray
+    kkt: np.ndarray
+    kkt_f: np.ndarray
+    kkt_perp: np.ndarray
+    newton_iterations: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.radii)
+
+
+def _check_radii(radii: ArrayLike) -> np.ndarray:
+    try:
+        arr = np.array(radii, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise InvalidDataError(f"radii must be numbers: {exc}") from exc
+    if arr.ndim == 0:
+        arr = arr[None]
+    if arr.ndim != 1 or arr.size == 0:
+        raise InvalidDataError(f"radii must be a non-empty 1-D sequence, got shape {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        raise InvalidDataError(f"radii must be finite, got {arr[~np.isfinite(arr)][0]!r}")
+    if np.any(arr <= 0):
+        raise InvalidDataError(f"radii must be positive, got {arr[arr <= 0][0]!r}")
+    if np.any(np.diff(arr) <= 0):
+        i = int(np.flatnonzero(np.diff(arr) <= 0)[0])
+        raise InvalidDataError(f"radii must be strictly increasing, got {arr[i]!r} then {arr[i + 1]!r}")
+    return arr
+
+
+def regularization_path(data: NTPData, radii: ArrayLike) -> RegularizationPath:
+    """The exact minimizers ``W_B = argmin_{||W||_F <= B} CE(W)`` for increasing radii ``B``.
+
+    See the module docstring for the method. Every ``W_B`` is certified (norm, ``lambda > 0``,
+    KKT residuals on F and on F-perp within :data:`ntpnb.settings.PATH_KKT_RTOL`) before it is
+    returned.
+
+    Parameters
+    ----------
+    data
+        An NTP_H-compatible, NTP-separable training set.
+    radii
+        Positive, finite, strictly increasing radii.
+
+    Returns
+    -------
+    RegularizationPath
+        The minimizers with their certificates.
+
+    Raises
+    ------
+    InvalidDataError
+        On bad radii (empty, non-finite, non-positive, not strictly increasing).
+    NotCompatibleError, NotSeparableError
+        If the data are not compatible or not separable (Theorem 1's assumptions; without
+        separability the ball constraint stops being active at a finite radius).
+    PathCertificateError
+        For a radius at which no certified float64 answer exists (see the module docstring) or
+        the solver does not converge.
+    """
+    if not isinstance(data, NTPData):
+        raise InvalidDataError(f"expected NTPData, got {type(data).__name__}")
+    B_all = _check_radii(radii)
+    st = path_structure(data)  # raises NotCompatibleError
+    if not is_separable(data):
+        raise NotSeparableError("the regularization path needs NTP-separable data (Theorem 1)")
+    records = []
+    # Trial Newton iterates may overflow or underflow on the way; every returned answer is
+    # checked for finiteness and certified, so the floating-point warnings are not needed.
+    # The matrices are small (at most a few hundred rows), where threaded BLAS gains nothing
+    # and, on a shared machine, loses a factor of several to contention.
+    with threadpool_limits(limits=settings.PATH_BLAS_THREADS, user_api="blas"), np.errstate(all="ignore"):
+        B_cur = min(B_all[0], settings.PATH_START_RADIUS)
+        state = _initial_state(data, st, B_cur)
+        state, _ = _solve_or_raise(data, st, state, B_cur)
+        for B in B_all:
+            state, its = _continue(data, st, state, B_cur, B)
+            B_cur = B
+            records.append((_certify(data, st, state, B), state.lam, its))
+    stack = lambda k: np.array([getattr(c, k) for c, _, _ in records])
+    out = {
+        "radii": B_all,
+        "W": stack("W"),
+        "f_offset": stack("f_offset"),
+        "f_distance": stack("f_distance"),
+        "lam": np.array([lam for _, lam, _ in records]),
+        "kl": stack("kl"),
+        "out_mass": stack("out_mass"),
+        "norm_error": stack("norm_error"),
+        "kkt": stack("kkt"),
+        "kkt_f": stack("kkt_f"),
+        "kkt_perp": stack("kkt_perp"),
+        "newton_iterations": np.array([its for _, _, its in records]),
+    }
+    for arr in out.values():
+        arr.setflags(write=False)
+    return RegularizationPath(**out)
+
+
+def _solve_or_raise(data, st, state, B):
+    try:
+        return _solve_radius(data, st, state, B)
+    except _NoConvergenceError as exc:
+        raise PathCertificateError(f"Newton's method did not converge at B = {B:g}") from exc
+
+
+def _failure_message(state: _State, B_from: float, B_to: float) -> str:
+    msg = f"the path solver did not reach B = {B_to:g} (last certified radius {B_from:g}, "
+    msg += f"where lambda = {state.lam:.3g})"
+    if state.lam < settings.PATH_MIN_LAMBDA * 1e12:
+        msg += (
+            ": the out-of-support probabilities exp(-margin) of W_B and the multiplier lambda "
+            "leave the range of normal doubles (about 2.2e-308) beyond it, so no float64 "
+            "certificate exists there"
+        )
+    return msg
+
+
+def _continue(data, st, state: _State, B_from: float, B_to: float) -> tuple[_State, int]:
+    """Follow the path from a solved point at ``B_from`` to ``B_to``, subdividing on failure."""
+    if B_to == B_from:
+        return state, 0
+    targets = [B_to]
+    total = 0
+    depth = 0
+    while targets:
+        B_next = targets[-1]
+        d_theta, d_nu = _tangent(data, st, state, B_from)
+        dB = B_next - B_from
+        # first-order predictor; log(lambda) is nearly linear in B (slope -1/||W^mm||), so its
+        # change is not limited (only kept finite)
+        d_log_lam = float(np.clip(dB * d_nu, -700.0, 700.0))
+        guess = _State(state.theta + dB * d_theta, state.lam * float(np.exp(d_log_lam)))
+        try:
+            state_new, its = _solve_radius(data, st, guess, B_next)
+        except (_NoConvergenceError, PathCertificateError) as exc:
+            depth += 1
+            if depth > settings.PATH_MAX_SUBDIVISIONS:
+                raise PathCertificateError(_failure_message(state, B_from, B_to)) from exc
+            targets.append(float(np.sqrt(B_from * B_next)) if B_from > 0 else B_next / 2)
+            continue
+        total += its
+        state, B_from = state_new, B_next
+        targets.pop()
+    return state, total
