@@ -8,8 +8,16 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
-#: Absolute tolerance for "sums to one" of probability vectors.
-PROB_SUM_ATOL: float = 1e-8
+#: Probability vectors must sum to one within PROB_SUM_RTOL (float32 precision: a float32 softmax
+#: misses 1 by 1e-8 to 1e-6 with the vocabulary size); those that miss by more than PROB_SUM_ATOL (float64
+#: rounding) are divided by their sum in float64.
+PROB_SUM_RTOL: float = 1e-5
+PROB_SUM_ATOL: float = 1e-12
+
+#: Largest dense float64 array (bytes) the package allocates from user-given sizes (the count
+#: matrix of NTPData.from_samples); larger requests raise InvalidDataError instead of exhausting
+#: memory.
+MAX_DENSE_BYTES: float = 2.0 * 2**30
 
 #: A linear system ``A x = b`` counts as solvable when the least-squares residual is at most
 #: ``COMPAT_RTOL * max(1, ||b||)``. Solvable systems leave residuals of order 1e-14 here;

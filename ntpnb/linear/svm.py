@@ -12,7 +12,7 @@
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cvxpy as cp
 import numpy as np
@@ -22,10 +22,17 @@ from scipy.optimize import OptimizeWarning, linprog
 from .. import settings
 from ..errors import NotSeparableError, ScaleError, SolverError
 from .constraints import ntp_constraints, pair_rows
-from .data import NTPData, cached_per_data
+from .data import NTPData, cached_per_data, frozen, normalized
 from .subspace import f_decomposition
 
-__all__ = ["SVMSolution", "is_separable", "separating_direction", "solve_ntp_svm", "ntp_svm"]
+__all__ = [
+    "SVMSolution",
+    "is_separable",
+    "separating_direction",
+    "solve_ntp_svm",
+    "ntp_svm",
+    "solve_qp",
+]
 
 
 @dataclass(frozen=True)
@@ -259,13 +266,16 @@ def _not_separable_message(data: NTPData) -> str:
 class SVMSolution:
     """The NTP-SVM solution with the certificate of its verification.
 
+    The certificate is measured on the problem normalized to ``max|H| ~ 1``
+    (:func:`ntpnb.linear.data.normalized`); every entry is scale-free.
+
     Attributes
     ----------
     W
-        ``W^mm``, shape ``(V, d)``.
+        ``W^mm``, shape ``(V, d)`` (read-only).
     duals
         Multipliers ``lambda >= 0`` of the inequality constraints (6b), in the row order of
-        :func:`ntpnb.linear.constraints.ntp_constraints`.
+        :func:`ntpnb.linear.constraints.ntp_constraints` (read-only).
     margin_violation
         ``max(0, 1 - min margin)`` over all inequality constraints.
     f_component
@@ -273,10 +283,10 @@ class SVMSolution:
     stationarity
         ``||W - P_perp(A^T lambda)|| / ||W||`` (KKT stationarity; ``A`` = inequality rows).
     complementarity
-        ``max_i lambda_i |a_i^T vec(W) - 1|``.
+        ``max_i lambda_i |a_i^T vec(W) - 1| / max_i lambda_i``.
     duality_gap
-        ``(primal - dual) / (1 + primal)`` with primal ``||W||^2 / 2`` and dual
-        ``sum(lambda) - ||P_perp(A^T lambda)||^2 / 2``.
+        ``(primal - dual) / primal`` with primal ``||W||^2 / 2`` and dual
+        ``sum(lambda) - ||P_perp(A^T lambda)||^2 / 2`` (0 when ``W = 0``).
     solver
         Name of the QP solver.
     polished
@@ -296,7 +306,12 @@ class SVMSolution:
     @property
     def n_active(self) -> int:
         """Number of inequality constraints with a positive multiplier (support vectors)."""
-        return int(np.sum(self.duals > settings.ACTIVE_DUAL_TOL * max(1.0, self.duals.max(initial=0))))
+        return int(np.count_nonzero(_active(self.duals)))
+
+
+def _active(lam: np.ndarray) -> np.ndarray:
+    """Multipliers above :data:`~ntpnb.settings.ACTIVE_DUAL_TOL` times the largest one."""
+    return lam > settings.ACTIVE_DUAL_TOL * lam.max(initial=0.0)
 
 
 def _project_perp(basis: np.ndarray, X: np.ndarray) -> np.ndarray:
@@ -313,18 +328,16 @@ def _certificate(data: NTPData, w: np.ndarray, lam: np.ndarray, solver: str, pol
     Atl = _project_perp(basis, np.asarray(A.T @ lam)[None, :])[0]
     primal = 0.5 * norm_w**2
     dual = float(lam.sum()) - 0.5 * float(Atl @ Atl)
-    W = w.reshape(data.V, data.d).copy()
-    W.setflags(write=False)
-    lam = lam.copy()
-    lam.setflags(write=False)
+    tiny = np.finfo(float).tiny
     return SVMSolution(
-        W=W,
-        duals=lam,
+        W=frozen(w.reshape(data.V, data.d)),
+        duals=frozen(lam),
         margin_violation=float(max(0.0, 1.0 - margins.min(initial=np.inf))),
-        f_component=float(np.linalg.norm(basis @ w)) / max(norm_w, 1e-300),
-        stationarity=float(np.linalg.norm(w - Atl)) / max(norm_w, 1e-300),
-        complementarity=float(np.max(np.abs(lam * (margins - 1.0)), initial=0.0)),
-        duality_gap=(primal - dual) / (1.0 + primal),
+        f_component=float(np.linalg.norm(basis @ w)) / max(norm_w, tiny),
+        stationarity=float(np.linalg.norm(w - Atl)) / max(norm_w, tiny),
+        complementarity=float(np.max(lam * np.abs(margins - 1.0), initial=0.0))
+        / max(float(lam.max(initial=0.0)), tiny),
+        duality_gap=(primal - dual) / primal if primal > 0 else 0.0,
         solver=solver,
         polished=polished,
     )
@@ -350,7 +363,7 @@ def _polish(data: NTPData, lam: np.ndarray) -> tuple[np.ndarray, np.ndarray] | N
     active set does not give a KKT point (then the solver's answer is used).
     """
     cons = ntp_constraints(data)
-    active = np.flatnonzero(lam > settings.ACTIVE_DUAL_TOL * max(1.0, lam.max()))
+    active = np.flatnonzero(_active(lam))
     if active.size == 0:
         return None
     basis = f_decomposition(data).basis
@@ -359,29 +372,30 @@ def _polish(data: NTPData, lam: np.ndarray) -> tuple[np.ndarray, np.ndarray] | N
     w = At.T @ nu
     full = np.zeros_like(lam)
     full[active] = nu
-    if nu.min() < -settings.SVM_KKT_TOL or (cons.ineq @ w).min() < 1 - settings.SVM_FEAS_TOL:
+    if nu.min() < -settings.SVM_KKT_TOL * nu.max() or (cons.ineq @ w).min() < 1 - settings.SVM_FEAS_TOL:
         return None
     return w, full
 
 
-@cached_per_data
-def solve_ntp_svm(data: NTPData) -> SVMSolution:
-    """Solve the NTP-SVM of ``data`` and return the verified solution with its certificate.
+def solve_qp(data: NTPData) -> tuple[np.ndarray, np.ndarray, str]:
+    """The inner NTP-SVM solve: ``min ||w||^2 / 2`` s.t. (6b) ``A w >= 1`` and (6a) ``G w = 0``.
+
+    Called only on normalized data (``max|H| ~ 1``) that are separable and have at least one
+    inequality; normalization, polishing and verification are done by the caller
+    (:func:`solve_ntp_svm`), so another solver can replace this function alone.
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray, str)
+        ``vec(W)``, the multipliers ``lambda >= 0`` of the inequality rows, the solver's name.
 
     Raises
     ------
-    NotSeparableError
-        If the data are not NTP-separable (decided by the LP of :func:`is_separable`).
     SolverError
-        If the QP solver fails, or no answer passes verification.
+        If the solver fails or does not report an optimal solution.
     """
-    if not is_separable(data):
-        raise NotSeparableError(_not_separable_message(data))
     cons = ntp_constraints(data)
-    n = data.V * data.d
-    if cons.ineq.shape[0] == 0:  # no inequality: W^mm = 0
-        return _certificate(data, np.zeros(n), np.zeros(0), "none (trivial)", False)
-    w = cp.Variable(n)
+    w = cp.Variable(data.V * data.d)
     constraints = [cons.ineq @ w >= 1]
     if cons.eq.shape[0]:
         constraints.append(cons.eq @ w == 0)
@@ -389,24 +403,74 @@ def solve_ntp_svm(data: NTPData) -> SVMSolution:
     try:
         problem.solve(solver=settings.QP_SOLVER, **settings.QP_OPTIONS)
     except cp.SolverError as exc:
-        raise SolverError(f"{settings.QP_SOLVER} failed on the NTP-SVM: {exc}") from exc
+        raise SolverError(f"{settings.QP_SOLVER} failed on the NTP-SVM: {exc}") from None
     if problem.status != cp.OPTIMAL or w.value is None:
         raise SolverError(f"{settings.QP_SOLVER} returned status {problem.status!r} on the NTP-SVM")
     lam = np.maximum(np.asarray(constraints[0].dual_value, dtype=float), 0.0)
-    raw = _certificate(data, np.asarray(w.value, dtype=float), lam, settings.QP_SOLVER, False)
+    return np.asarray(w.value, dtype=float), lam, settings.QP_SOLVER
+
+
+@cached_per_data
+def _solve_normalized(data: NTPData) -> SVMSolution:
+    """Solve, polish and verify the NTP-SVM of normalized data (``max|H| ~ 1``)."""
+    if not is_separable(data):
+        raise NotSeparableError(_not_separable_message(data))
+    cons = ntp_constraints(data)
+    if cons.ineq.shape[0] == 0:  # no inequality: W^mm = 0
+        return _certificate(data, np.zeros(data.V * data.d), np.zeros(0), "none (trivial)", False)
+    w, lam, solver = solve_qp(data)
+    raw = _certificate(data, w, lam, solver, False)
     polished = _polish(data, lam)
     if polished is not None:
-        sol = _certificate(data, *polished, settings.QP_SOLVER, True)
+        sol = _certificate(data, *polished, solver, True)
         if _passes(sol):
             return sol
     if _passes(raw):
         return raw
     raise SolverError(
-        f"the NTP-SVM answer of {settings.QP_SOLVER} failed verification: "
+        f"the NTP-SVM answer of {solver} failed verification: "
         f"margin violation {raw.margin_violation:.2e}, F-component {raw.f_component:.2e}, "
         f"stationarity {raw.stationarity:.2e}, complementarity {raw.complementarity:.2e}, "
         f"duality gap {raw.duality_gap:.2e}"
     )
+
+
+def _scale_error(data: NTPData, what: str) -> ScaleError:
+    return ScaleError(
+        f"{what} exceeds the float64 range: W^mm scales like 1 / max|H| and "
+        f"max|H| = {float(np.abs(data.H).max()):.3g}; rescale the embeddings"
+    )
+
+
+@cached_per_data
+def solve_ntp_svm(data: NTPData) -> SVMSolution:
+    """Solve the NTP-SVM of ``data`` and return the verified solution with its certificate.
+
+    The problem is solved for ``H / c`` with ``c`` a power of two that brings ``max|H|`` near 1
+    (:func:`ntpnb.linear.data.normalized`), then scaled back: ``W^mm(H) = W^mm(H / c) / c`` and
+    ``lambda(H) = lambda(H / c) / c^2``. The verification tolerances are relative
+    (see :class:`SVMSolution`), so the answer has the same accuracy at any scale of ``H``.
+
+    Raises
+    ------
+    NotSeparableError
+        If the data are not NTP-separable (decided by the LP of :func:`is_separable`).
+    SolverError
+        If the QP solver fails, or no answer passes verification.
+    ScaleError
+        If ``W^mm`` or the multipliers exceed the float64 range (``H`` near underflow).
+    """
+    norm, c = normalized(data)
+    sol = _solve_normalized(norm)
+    if c == 1.0:
+        return sol
+    with np.errstate(over="ignore", under="ignore"):
+        W, duals = sol.W / c, sol.duals / c / c
+    if not np.all(np.isfinite(W)):
+        raise _scale_error(data, "W^mm")
+    if not np.all(np.isfinite(duals)):
+        raise _scale_error(data, "a multiplier of W^mm (it scales like 1 / max|H|^2)")
+    return replace(sol, W=frozen(W), duals=frozen(duals))
 
 
 def ntp_svm(data: NTPData) -> np.ndarray:
@@ -420,5 +484,12 @@ def ntp_svm(data: NTPData) -> np.ndarray:
         If the data are not NTP-separable.
     SolverError
         If the solver fails or its answer does not pass verification.
+    ScaleError
+        If ``W^mm`` exceeds the float64 range.
     """
-    return solve_ntp_svm(data).W.copy()
+    norm, c = normalized(data)
+    with np.errstate(over="ignore"):
+        W = _solve_normalized(norm).W / c
+    if not np.all(np.isfinite(W)):
+        raise _scale_error(data, "W^mm")
+    return W
