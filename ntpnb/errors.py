@@ -13,6 +13,7 @@ __all__ = [
     "NotSeparableError",
     "SolverError",
     "ScaleError",
+    "PathError",
     "ClaimCheckError",
 ]
 
@@ -49,6 +50,10 @@ class ScaleError(InvalidDataError, OverflowError):
     For instance ``W*`` or ``W^mm`` scale like ``1 / |H|``: with embeddings near the underflow
     threshold (``|h_j| ~ 1e-310``) they cannot be represented. Rescale the embeddings.
     """
+
+
+class PathError(NTPError, ValueError):
+    """A file or folder given to the pipeline is unusable (e.g. ``--out`` names a file)."""
 
 
 class ClaimCheckError(NTPError, AssertionError):

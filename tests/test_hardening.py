@@ -6,6 +6,8 @@ and scales are in tests/test_properties.py.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -233,3 +235,121 @@ def test_huge_embeddings_are_compatible_with_the_exact_finite_solution():
     np.testing.assert_allclose(
         ntp.ntp_svm(ntp.NTPData(H=[[1e308]], pi=[1.0], P=[[1.0, 0.0]])), [[0.5e-308], [-0.5e-308]], rtol=1e-12
     )
+
+
+# ----------------------------------------------------------------------- friction
+def test_float32_normalized_probabilities_are_accepted_and_renormalized():
+    """Issue 11: rows normalized in float32 (as from PyTorch) missed the 1e-8 sum tolerance."""
+    rng = np.random.default_rng(0)
+    logits32 = rng.standard_normal((200, 50)).astype(np.float32)
+    e = np.exp(logits32 - logits32.max(axis=1, keepdims=True))
+    P32 = e / e.sum(axis=1, keepdims=True)  # float32 arithmetic throughout
+    assert np.mean(np.abs(P32.astype(np.float64).sum(axis=1) - 1) > 1e-8) > 0.5  # the old failure
+    pi32 = np.full(200, 1 / 200, dtype=np.float32)
+    data = ntp.NTPData(H=rng.standard_normal((200, 3)), pi=pi32, P=P32)
+    np.testing.assert_allclose(data.P.sum(axis=1), 1.0, rtol=0, atol=1e-15)
+    np.testing.assert_allclose(data.P, P32, rtol=1e-6)
+    assert data.pi.sum() == pytest.approx(1.0, abs=1e-15)
+    with pytest.raises(InvalidDataError, match="row 0 of P sums to"):
+        ntp.NTPData(H=[[1.0]], pi=[1.0], P=[[0.5, 0.5001]])  # beyond float32 rounding: an error
+
+
+@pytest.mark.parametrize(
+    ("vocab", "message"),
+    [
+        ("abc", "vocab_size must be an integer >= 2, got 'abc'"),
+        (None, "got None"),
+        (float("nan"), "got nan"),
+        (float("inf"), "got inf"),
+        (np.array([3, 4]), "vocab_size must be an integer"),
+        (2.5, "got 2.5"),
+        (True, "got True"),
+        (10**12, "would take"),
+    ],
+)
+def test_from_samples_rejects_bad_vocabulary_sizes_by_name(vocab, message):
+    with pytest.raises(InvalidDataError, match=re.escape(message)):
+        ntp.NTPData.from_samples([0, 1], [0, 1], np.eye(2), vocab)
+
+
+def test_from_samples_refuses_a_count_matrix_that_does_not_fit_in_memory():
+    """Issue 11: vocab_size = 1e9 killed the process on a 24 GB machine."""
+    with pytest.raises(InvalidDataError, match=r"of shape \(2, 1000000000\) would take 14.9 GiB"):
+        ntp.NTPData.from_samples([0, 1], [0, 1], np.eye(2), 1e9)
+
+
+@pytest.mark.parametrize(
+    ("bad", "shown"), [(np.inf, "inf"), (1e20, "1e+20"), (-np.inf, "-inf"), (np.nan, "nan")]
+)
+def test_non_integer_context_ids_are_reported_as_given(bad, shown):
+    """Issue 11: ids of inf or 1e20 were reported as -9223372036854775808."""
+    with pytest.raises(InvalidDataError, match=rf"context id {re.escape(shown)} at sample 1"):
+        ntp.NTPData.from_samples([0.0, bad], [0, 1], np.eye(2), 3)
+
+
+def test_ragged_ids_are_a_named_error():
+    with pytest.raises(InvalidDataError, match="contexts"):
+        ntp.NTPData.from_samples([[0], [0, 1]], [0, 1], np.eye(2), 3)
+
+
+@pytest.mark.parametrize(
+    "func",
+    [ntp.ce_loss, ntp.ce_grad, ntp.logits, ntp.kl_divergence, ntp.project_F, ntp.project_F_perp],
+)
+def test_functions_of_data_and_W_reject_what_is_not_ntpdata(func):
+    with pytest.raises(InvalidDataError, match="expected NTPData, got dict"):
+        func({"H": np.eye(2)}, np.zeros((3, 2)))
+
+
+@pytest.mark.parametrize(
+    "func",
+    [ntp.entropy, ntp.f_basis, ntp.finite_solution, ntp.is_compatible, ntp.is_separable, ntp.ntp_svm],
+)
+def test_functions_of_data_reject_what_is_not_ntpdata(func):
+    with pytest.raises(InvalidDataError, match="expected NTPData, got ndarray"):
+        func(np.eye(2))
+
+
+def test_complex_input_is_rejected_not_truncated():
+    """Issue 11: complex arrays silently lost their imaginary part."""
+    with pytest.raises(InvalidDataError, match="H must be real"):
+        ntp.NTPData(H=np.array([[1.0 + 2.0j]]), pi=[1.0], P=[[0.5, 0.5]])
+    with pytest.raises(InvalidDataError, match="P must be real"):
+        ntp.NTPData(H=[[1.0]], pi=[1.0], P=np.array([[0.5 + 0j, 0.5]]))
+    with pytest.raises(InvalidDataError, match="W must be real"):
+        ntp.ce_loss(HALF, np.zeros((3, 1), dtype=complex))
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"n": 5000.5}, "n must be a positive integer, got 5000.5"),
+        ({"n": float("nan")}, "n must be a positive integer, got nan"),
+        ({"m": "50"}, "m must be a positive integer, got '50'"),
+        ({"seed": -1}, "seed (or a numpy.random.Generator) must be a non-negative integer, got -1"),
+        ({"seed": 0.5}, "seed"),
+    ],
+)
+def test_synthetic_instance_rejects_bad_arguments_by_name(kwargs, message):
+    with pytest.raises(InvalidDataError, match=re.escape(message)):
+        ntp.synthetic_instance(**kwargs)
+
+
+def test_integer_valued_floats_are_accepted_as_sizes():
+    a, b = ntp.synthetic_instance(n=5000.0, seed=3), ntp.synthetic_instance(n=5000, seed=3)
+    np.testing.assert_array_equal(a.P, b.P)
+
+
+@pytest.mark.parametrize("seed", [-1, "a", None, 1.5])
+def test_toy2d_instance_rejects_bad_seeds(seed):
+    with pytest.raises(InvalidDataError, match="seed"):
+        ntp.toy2d_instance(seed)
+
+
+def test_reproduce_into_an_existing_file_is_a_named_error(tmp_path, capsys):
+    from ntpnb.pipeline.cli import main
+
+    target = tmp_path / "a-file"
+    target.write_text("")
+    assert main(["reproduce", "01", "--profile", "quick", "--out", str(target)]) == 2
+    assert "is not a folder" in capsys.readouterr().err

@@ -53,13 +53,14 @@ def as_count(value: object, name: str, minimum: int = 1) -> int:
     Accepts Python and numpy integers and integer-valued floats (``5000.0``); rejects booleans,
     strings, None, arrays, NaN, inf and fractions with :class:`InvalidDataError`.
     """
+    kind = {0: "a non-negative integer", 1: "a positive integer"}.get(minimum, f"an integer >= {minimum}")
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise InvalidDataError(f"{name} must be an integer >= {minimum}, got {value!r}")
+        raise InvalidDataError(f"{name} must be {kind}, got {value!r}")
     if not np.isfinite(value) or value != np.floor(value):
-        raise InvalidDataError(f"{name} must be an integer >= {minimum}, got {value!r}")
+        raise InvalidDataError(f"{name} must be {kind}, got {value!r}")
     count = int(value)
     if count < minimum:
-        raise InvalidDataError(f"{name} must be an integer >= {minimum}, got {value!r}")
+        raise InvalidDataError(f"{name} must be {kind}, got {value!r}")
     return count
 
 
