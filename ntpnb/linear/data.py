@@ -374,7 +374,6 @@ def cached_per_data(func: Callable[[NTPData], T]) -> Callable[[NTPData], T]:
     return wrapper
 
 
-@cached_per_data
 def normalized(data: NTPData) -> tuple[NTPData, float]:
     """The same data with ``H`` divided by a power of two ``c`` that brings ``max|H|`` near 1.
 
@@ -387,12 +386,18 @@ def normalized(data: NTPData) -> tuple[NTPData, float]:
     Returns
     -------
     (NTPData, float)
-        The normalized data (``data`` itself when ``c = 1``) and ``c``.
+        The normalized data (``data`` itself when ``c = 1``; otherwise one object per data set)
+        and ``c``.
     """
+    copy, c = _normalized_copy(data)
+    return (data if copy is None else copy), c
+
+
+@cached_per_data
+def _normalized_copy(data: NTPData) -> tuple[NTPData | None, float]:
+    # None instead of ``data`` itself: a cached value must not refer to its weak key
     top = float(np.abs(data.H).max())
-    if top == 0.0:
-        return data, 1.0
-    c = float(2.0 ** np.round(np.log2(top)))
+    c = float(2.0 ** np.round(np.log2(top))) if top > 0 else 1.0
     if c == 1.0:
-        return data, 1.0
+        return None, 1.0
     return NTPData(H=data.H / c, pi=data.pi, P=data.P), c

@@ -72,17 +72,8 @@ def log_softmax(L: ArrayLike) -> np.ndarray:
 
 
 def softmax(L: ArrayLike) -> np.ndarray:
-    """Row-wise softmax of an ``(m, V)`` logit matrix, exact for any finite logits.
-
-    Raises
-    ------
-    InvalidDataError
-        If ``L`` is not a 2-D array of finite real numbers (for one vector ``l``, use
-        ``softmax(l[None])[0]``).
-    """
-    D, _ = _shifted(_logit_matrix(L))
-    E = np.exp(D)
-    return E / E.sum(axis=1, keepdims=True)
+    """Row-wise softmax ``exp(log_softmax(L))`` of an ``(m, V)`` logit matrix (see :func:`log_softmax`)."""
+    return np.exp(log_softmax(L))
 
 
 def entropy(data: NTPData) -> float:
@@ -115,10 +106,7 @@ def ce_loss(data: NTPData, W: ArrayLike) -> float:
 
 def ce_grad(data: NTPData, W: ArrayLike) -> np.ndarray:
     """Gradient of :func:`ce_loss`: ``sum_j pi_j (S(W h_j) - p_j) h_j^T``, shape ``(V, d)``."""
-    L = logits(data, W)
-    D, _ = _shifted(L)
-    E = np.exp(D)
-    Q = E / E.sum(axis=1, keepdims=True)
+    Q = softmax(logits(data, W))
     return ((Q - data.P) * data.pi[:, None]).T @ data.H
 
 

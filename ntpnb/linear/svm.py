@@ -108,7 +108,7 @@ def _primal_margin(
     """
     if w is None or not np.all(np.isfinite(w)) or not np.any(w):
         return -np.inf, None
-    w = w / np.abs(w).max()
+    w = frozen(w / np.abs(w).max())
     margin = float((A @ w - _product_rounding(A, w)).min())
     if np.abs(G @ w).max(initial=0.0) > settings.LP_FEAS_TOL * max(margin, 0.0):
         return -np.inf, w
@@ -171,7 +171,7 @@ def _separability(data: NTPData) -> _Separability:
     cons = ntp_constraints(data)
     n = data.V * data.d
     if cons.ineq.shape[0] == 0:  # no out-of-support token anywhere: W = 0 satisfies (6)
-        return _Separability(True, np.zeros(n), np.inf, np.inf, "none (no inequality)")
+        return _Separability(True, frozen(np.zeros(n)), np.inf, np.inf, "none (no inequality)")
     A, G = _normalized_constraints(data)
     margin, w = _primal_margin(A, G, _least_squares_direction(data))
     if margin >= settings.SEP_MARGIN_TOL:
