@@ -20,6 +20,7 @@ import ntpnb as ntp
 from ntpnb import settings
 from ntpnb.errors import InvalidDataError, NotCompatibleError, ScaleError, SolverError
 from ntpnb.linear.constraints import ntp_constraints
+from ntpnb.linear.loss import log_softmax
 from ntpnb.linear.svm import _separability
 
 from helpers import random_data
@@ -115,8 +116,15 @@ def test_huge_logits_with_a_gap_match_the_closed_form():
 
 
 def test_softmax_rejects_what_is_not_a_logit_matrix():
-    with pytest.raises(InvalidDataError, match="must be 2-dimensional"):
+    with pytest.raises(
+        InvalidDataError,
+        match=r"logit matrix, got shape \(3,\); for one vector l use softmax\(l\[None\]\)\[0\]",
+    ):
         ntp.softmax(np.zeros(3))
+    with pytest.raises(InvalidDataError, match=r"got shape \(1, 2, 3\)"):
+        log_softmax(np.zeros((1, 2, 3)))
+    with pytest.raises(InvalidDataError, match="2-dimensional"):
+        ntp.softmax([1.0, 2.0])
     with pytest.raises(InvalidDataError, match="non-finite"):
         ntp.softmax([[0.0, np.nan]])
     with pytest.raises(InvalidDataError, match="must be real"):

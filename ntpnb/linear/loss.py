@@ -55,7 +55,13 @@ def _shifted(L: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _logit_matrix(L: ArrayLike) -> np.ndarray:
-    return as_float_array(L, "the logit matrix L", 2)
+    arr = as_float_array(L, "the logit matrix L", np.ndim(L) if isinstance(L, np.ndarray) else 2)
+    if arr.ndim != 2:
+        raise InvalidDataError(
+            f"L must be an (m, V) logit matrix, got shape {arr.shape}; "
+            "for one vector l use softmax(l[None])[0]"
+        )
+    return arr
 
 
 def log_softmax(L: ArrayLike) -> np.ndarray:
