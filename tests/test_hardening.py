@@ -20,8 +20,9 @@ import ntpnb as ntp
 from ntpnb import settings
 from ntpnb.errors import InvalidDataError, NotCompatibleError, ScaleError, SolverError
 from ntpnb.linear.constraints import ntp_constraints
+from ntpnb.linear.data import normalized
 from ntpnb.linear.loss import log_softmax
-from ntpnb.linear.svm import _separability
+from ntpnb.linear.svm import _certificate, _passes, _separability
 
 from helpers import random_data
 
@@ -182,11 +183,17 @@ def test_svm_of_a_tiny_embedding_matches_the_closed_form():
     np.testing.assert_allclose(ntp.ntp_svm(data), [[5e5], [-5e5]], rtol=1e-12)
 
 
-def test_svm_verification_is_relative_to_the_problem():
-    """A gap of 1e-10 on an objective of 1e-6 (the old absolute tolerance) is 1e-4 relative."""
-    sol = ntp.solve_ntp_svm(scaled(ntp.synthetic_instance(n=2000, m=20, d=25, V=8, S=4, seed=5), 1e3))
-    assert abs(sol.duality_gap) <= settings.SVM_GAP_TOL
-    assert sol.complementarity <= settings.SVM_KKT_TOL
+@pytest.mark.parametrize("s", [1e-3, 1.0, 1e3])
+def test_svm_verification_rejects_an_answer_off_by_4e_4_at_any_scale(s):
+    """Issue 11, item 2: an answer 4e-4 off passed verification at H x 1000, where the old gap and
+    complementarity tolerances were absolute. W^mm scaled by 1 + 4e-4 must fail at every scale."""
+    data = normalized(scaled(ntp.synthetic_instance(n=2000, m=20, d=25, V=8, S=4, seed=5), s))[0]
+    sol = ntp.solve_ntp_svm(data)
+    assert _passes(sol)
+    off = _certificate(data, (1 + 4e-4) * sol.W.ravel(), np.asarray(sol.duals), "test", False)
+    assert not _passes(off)
+    assert off.duality_gap == pytest.approx(8e-4, rel=1e-2)
+    assert off.complementarity == pytest.approx(4e-4, rel=1e-2)
 
 
 # ----------------------------------------------------------------------- 3. shared caches

@@ -154,8 +154,13 @@ def _lp_multipliers(res, n_eq: int) -> tuple[np.ndarray, np.ndarray]:
     return lam, mu
 
 
-@cached_per_data
 def _separability(data: NTPData) -> _Separability:
+    """Decide Definition 2 (once for ``data`` and its normalized copy, see :func:`_decide`)."""
+    return _decide(normalized(data)[0])
+
+
+@cached_per_data
+def _decide(data: NTPData) -> _Separability:
     """Decide Definition 2 by a normalized max-margin LP, with a certificate either way.
 
     Separability is invariant to a positive rescaling of each context's embedding, so the rows
