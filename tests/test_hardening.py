@@ -56,8 +56,7 @@ def test_separable_data_below_d_equals_m_are_certified_by_the_lp():
     data = ntp.synthetic_instance(n=500, m=30, d=20, V=30, S=3, seed=2)
     sep = _separability(data)
     assert sep.separable and sep.method == settings.LP_METHOD
-    # an interior point of the optimal face: its margin is within the IPM's tolerance of t*
-    assert sep.margin == pytest.approx(sep.dual_bound, rel=1e-6)
+    assert sep.margin >= settings.LP_MARGIN_CAP * (1 - 1e-6)  # the LP stops at the cap
     W = ntp.separating_direction(data)
     cons = ntp_constraints(data)
     margins = cons.ineq @ W.ravel()

@@ -68,13 +68,17 @@ def _normalized_constraints(data: NTPData) -> tuple[sparse.csr_matrix, sparse.cs
 
 
 def _max_margin_lp(A: sparse.csr_matrix, G: sparse.csr_matrix, method: str):
-    """Solve ``max t  s.t.  A w >= t,  G w = 0,  -1 <= w <= 1`` with one linprog method."""
+    """Solve ``max t  s.t.  A w >= t,  G w = 0,  -1 <= w <= 1,  t <= cap`` with one linprog method.
+
+    The cap (:data:`~ntpnb.settings.LP_MARGIN_CAP`) stops the search once a margin that decides
+    has been reached; it does not change the answer, since ``t* > 0`` iff ``min(t*, cap) > 0``.
+    """
     n = A.shape[1]
     c = np.zeros(n + 1)
     c[-1] = -1.0
     A_ub = sparse.hstack([-A, np.ones((A.shape[0], 1))], format="csr")
     A_eq = sparse.hstack([G, sparse.csr_matrix((G.shape[0], 1))], format="csr") if G.shape[0] else None
-    bounds = np.array([(-1.0, 1.0)] * n + [(-np.inf, np.inf)])
+    bounds = np.array([(-1.0, 1.0)] * n + [(-np.inf, settings.LP_MARGIN_CAP)])
     options = {"time_limit": settings.LP_TIME_LIMIT, **settings.LP_OPTIONS.get(method, {})}
     with warnings.catch_warnings():
         # HiGHS options that scipy does not list (run_crossover) are passed on with a warning
@@ -166,11 +170,13 @@ def _decide(data: NTPData) -> _Separability:
     Separability is invariant to a positive rescaling of each context's embedding, so the rows
     of ``H`` are first divided by their largest entry; then the LP
     ``max t  s.t.  (e_{a_j} - e_v)^T W h_j >= t  (6b),  (6a),  -1 <= W_ik <= 1`` is bounded
-    and always feasible (``W = 0, t = 0``), and its value ``t*`` is the best normalized margin.
-    The data are separable iff ``t* > 0``. A primal point with verified margin at least
+    and always feasible (``W = 0, t = 0``), and its value ``t*`` is the best normalized margin
+    (the LP stops at ``t = ``:data:`~ntpnb.settings.LP_MARGIN_CAP`). The data are separable iff
+    ``t* > 0``. A primal point with verified margin at least
     :data:`~ntpnb.settings.SEP_MARGIN_TOL` proves separability; multipliers that bound ``t*``
     below that tolerance prove that no direction separates with a larger normalized margin.
-    The methods of :data:`~ntpnb.settings.LP_METHOD` and then
+    Before any LP, the least-squares direction is tried (it decides when ``H`` has full row
+    rank). The methods :data:`~ntpnb.settings.LP_METHOD` and then
     :data:`~ntpnb.settings.LP_FALLBACK_METHODS` are tried in order until one decides.
     """
     cons = ntp_constraints(data)
