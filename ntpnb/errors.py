@@ -13,6 +13,8 @@ __all__ = [
     "NotSeparableError",
     "SolverError",
     "PathCertificateError",
+    "ScaleError",
+    "PathError",
     "ClaimCheckError",
     "NotRealizableError",
     "HeadAssumptionError",
@@ -54,6 +56,18 @@ class PathCertificateError(SolverError):
     in particular beyond the largest radius at which float64 can represent the certificate
     (the out-of-support probabilities and the multiplier underflow).
     """
+
+
+class ScaleError(InvalidDataError, OverflowError):
+    """The data are valid, but an answer they define lies outside the range of float64.
+
+    For instance ``W*`` or ``W^mm`` scale like ``1 / |H|``: with embeddings near the underflow
+    threshold (``|h_j| ~ 1e-310``) they cannot be represented. Rescale the embeddings.
+    """
+
+
+class PathError(NTPError, ValueError):
+    """A file or folder given to the pipeline is unusable (e.g. ``--out`` names a file)."""
 
 
 class ClaimCheckError(NTPError, AssertionError):
