@@ -34,3 +34,8 @@ SVM_GAP_TOL: float = 1e-7  # duality gap / (1 + primal objective)
 
 #: A dual variable larger than this counts as "active" when the solution is polished.
 ACTIVE_DUAL_TOL: float = 1e-7
+
+#: BLAS threads used inside the fast NTP-SVM solver (:mod:`ntpnb.linear.svm_fast`). Its matrices
+#: are small (at most m x m), so one thread is as fast on an idle machine and far faster on a
+#: busy one, where threads of a multi-threaded BLAS wait for each other.
+FAST_SVM_BLAS_THREADS: int = 1
