@@ -25,6 +25,10 @@ QP_OPTIONS = MappingProxyType(
 #: The LP method of the separability test (scipy.optimize.linprog), and the tolerance (relative
 #: to 1 + max |W_ij|) within which its feasible point must satisfy the constraints.
 LP_METHOD: str = "highs"
+
+#: LP methods tried in turn when ``LP_METHOD`` ends without a decision (HiGHS can stop with an
+#: "unknown" model status on nearly infeasible feasibility problems).
+LP_FALLBACK_METHODS: tuple[str, ...] = ("highs-ipm", "highs-ds")
 LP_FEAS_TOL: float = 1e-6
 
 #: Verification tolerances of an NTP-SVM answer (relative to the margin 1 or to ||W||).

@@ -10,7 +10,7 @@ import ntpnb as ntp
 from ntpnb.errors import SolverError
 from ntpnb.linear import svm_fast
 from ntpnb.linear.constraints import ntp_constraints
-from ntpnb.linear.svm_fast import certify, solve_ntp_svm_fast
+from ntpnb.linear.svm_fast import certify, separability_fast, solve_ntp_svm_fast
 
 from helpers import random_data
 
@@ -135,3 +135,45 @@ def test_non_separable_data_raise_instead_of_returning():
 def test_iteration_cap_raises():
     with pytest.raises(SolverError, match="did not converge"):
         solve_ntp_svm_fast(ntp.synthetic_instance(), max_iter=2)
+
+
+# ---------------------------------------------------------------------------- separability
+@pytest.mark.parametrize("seed", range(20))
+def test_fast_separability_is_the_2d_triangle_criterion(seed):
+    """Supports of Fig. 1, d = 2: separable iff 0 is a positive combination of h_A, h_B, h_C
+    (the criterion of tests/test_svm.py, here decided by the reduced LP: rank H = 2 < m = 3)."""
+    toy = ntp.toy2d_instance(0)
+    H = np.random.default_rng(seed).standard_normal((3, 2))
+    weights = np.linalg.solve(np.vstack([H.T, np.ones(3)]), [0.0, 0.0, 1.0])
+    result = separability_fast(ntp.NTPData(H=H, pi=toy.pi, P=toy.P))
+    assert result.separable == bool(np.all(weights > 0))
+    assert result.method.startswith("reduced LP")
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_fast_separability_agrees_with_the_full_lp(seed):
+    """Random sizes around the threshold m ~ d, against the LP on vec(W) of ntpnb.is_separable."""
+    rng = np.random.default_rng(seed)
+    m, V = int(rng.integers(5, 30)), int(rng.integers(3, 8))
+    S, d = int(rng.integers(1, V)), int(rng.integers(1, m + 3))
+    data = ntp.synthetic_instance(n=m * S + 50, m=m, d=d, V=V, S=S, seed=seed)
+    result = separability_fast(data)
+    assert result.separable == ntp.is_separable(data)
+    if result.separable:
+        cons = ntp_constraints(data)
+        w = result.W.ravel()
+        assert (cons.ineq @ w).min() >= 1 - 1e-6 * (1 + np.abs(w).max())
+        assert np.abs(cons.eq @ w).max(initial=0.0) <= 1e-6 * (1 + np.abs(w).max())
+
+
+def test_full_rank_embeddings_are_separable_by_construction():
+    data = random_data(m=8, d=10, V=6, S=3, seed=11)
+    result = separability_fast(data)
+    assert result.separable and result.method == "rank"
+    np.testing.assert_allclose(data.H @ result.W.T, data.support_mask.astype(float), atol=1e-10)
+
+
+def test_fast_separability_reports_the_non_separable_example():
+    data = ntp.NTPData(H=[[1.0], [2.0]], pi=[0.5, 0.5], P=[[0.6, 0.4, 0.0], [0.0, 0.4, 0.6]])
+    result = separability_fast(data)
+    assert not result.separable and result.W is None

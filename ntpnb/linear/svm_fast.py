@@ -499,3 +499,107 @@ def _solve(data: NTPData, feas_tol: float, kkt_tol: float, gap_tol: float, max_i
     for arr in (W, C, duals):
         arr.setflags(write=False)
     return FastSVMResult(W=W, C=C, duals=duals, certificate=cert, n_iter=n_iter)
+
+
+# ---------------------------------------------------------------------------- separability
+@dataclass(frozen=True)
+class SeparabilityResult:
+    """The decision of :func:`separability_fast`.
+
+    Attributes
+    ----------
+    separable
+        Whether the data are NTP-separable (Definition 2 of Paper A).
+    W
+        A ``W`` satisfying (6a)-(6b) when separable (checked), else None.
+    method
+        ``"rank"`` (``rank H = m``: the logits can take any value), or ``"reduced LP (...)"``
+        with the HiGHS method that decided.
+    """
+
+    separable: bool
+    W: np.ndarray | None
+    method: str
+
+
+def _satisfies_definition_2(data: NTPData, W: np.ndarray, tol: float) -> bool:
+    mask = data.support_mask
+    L = data.H @ W.T
+    s = L[np.arange(data.m), np.argmax(mask, axis=1)]
+    margins = s[:, None] - L
+    scale = 1.0 + float(np.abs(W).max())
+    return bool(
+        margins[~mask].min(initial=np.inf) >= 1 - tol * scale
+        and np.abs(margins[mask]).max(initial=0.0) <= tol * scale
+    )
+
+
+def separability_fast(data: NTPData, tol: float = settings.LP_FEAS_TOL) -> SeparabilityResult:
+    """Decide NTP-separability (Definition 2 of Paper A) in the row space of ``H``.
+
+    Any separating ``W`` can be replaced by its projection onto the row space of ``H`` (the
+    constraints only see ``W h_j``), so with the thin SVD ``H = U diag(sigma) Vt`` of rank ``r``
+    one may take ``W = A Vt`` and the logits are ``L = G A^T`` with ``G = U diag(sigma)``. With the
+    common in-support logits ``s_j`` as extra variables, Definition 2 is the feasibility of
+
+        ``G_j . a_v - s_j = 0`` for ``v`` in ``S_j``,  ``G_j . a_v - s_j <= -1`` otherwise,
+
+    an LP with ``V r + m`` variables and ``m V`` rows of ``r + 1`` non-zeros (against ``V d``
+    variables and rows of ``2 d`` non-zeros in the original form, plus its equality rows).
+
+    * If ``r = m`` every logit matrix is reachable, so the data are separable: ``W`` with logits
+      ``1`` on the supports and ``0`` elsewhere is returned (checked).
+    * Otherwise the LP is solved by HiGHS (:func:`scipy.optimize.linprog`, the method
+      :data:`ntpnb.settings.LP_METHOD`, then the fallbacks ``LP_FALLBACK_METHODS`` when it ends
+      without a decision); a feasible point is checked against Definition 2 (tolerance ``tol``
+      relative to ``1 + max |W_ij|``).
+
+    Raises
+    ------
+    SolverError
+        If HiGHS fails or returns a point that violates the constraints.
+    """
+    from scipy import sparse
+    from scipy.optimize import linprog
+
+    mask = data.support_mask
+    m, V = data.m, data.V
+    U, sig, Vt = np.linalg.svd(data.H, full_matrices=False)
+    r = int(np.sum(sig > sig[0] * max(data.H.shape) * np.finfo(float).eps))
+    if r == m:
+        L0 = mask.astype(float)
+        W = ((U.T @ L0) / sig[:, None]).T @ Vt  # H W^T = U U^T L0 = L0
+        if not _satisfies_definition_2(data, W, tol):
+            raise SolverError("the rank-m separating direction violates Definition 2 (rounding?)")
+        return SeparabilityResult(True, W, "rank")
+    G = U[:, :r] * sig[:r]
+    Vt = Vt[:r]
+    # rows (j, v) in row-major order; columns: a_v (V blocks of r), then s (m)
+    j_idx, v_idx = np.indices((m, V)).reshape(2, -1)
+    rows = np.repeat(np.arange(m * V), r + 1)
+    cols = np.concatenate([(v_idx * r)[:, None] + np.arange(r), (V * r + j_idx)[:, None]], axis=1).ravel()
+    vals = np.concatenate([G[j_idx], -np.ones((m * V, 1))], axis=1).ravel()
+    A = sparse.csr_matrix((vals, (rows, cols)), shape=(m * V, V * r + m))
+    on = mask.ravel()
+    failures = []
+    for method in (settings.LP_METHOD, *settings.LP_FALLBACK_METHODS):
+        res = linprog(
+            c=np.zeros(V * r + m),
+            A_ub=A[~on],
+            b_ub=-np.ones(int((~on).sum())),
+            A_eq=A[on],
+            b_eq=np.zeros(int(on.sum())),
+            bounds=(None, None),
+            method=method,
+        )
+        if res.status in (0, 2):
+            break
+        failures.append(f"{method}: status {res.status} ({res.message})")
+    else:
+        raise SolverError("the reduced separability LP failed: " + "; ".join(failures))
+    if res.status == 2:
+        return SeparabilityResult(False, None, f"reduced LP ({method})")
+    W = res.x[: V * r].reshape(V, r) @ Vt
+    if not _satisfies_definition_2(data, W, tol):
+        raise SolverError("the reduced separability LP returned a point that violates Definition 2")
+    return SeparabilityResult(True, W, f"reduced LP ({method})")
