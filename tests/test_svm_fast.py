@@ -95,6 +95,16 @@ def test_certificate_rejects_a_point_outside_f_perp():
     assert not cert.passes(1e-7, 1e-6, 1e-7)
 
 
+@pytest.mark.parametrize("scale", [1e-4, 1e4])
+def test_fast_solver_is_exact_at_any_scale_of_h(scale):
+    """W^mm(c H) = W^mm(H) / c, and the certificate is scale-free (the cvxpy reference is not)."""
+    data = ntp.synthetic_instance(n=2000, m=20, d=25, V=8, S=4, seed=5)
+    W1 = solve_ntp_svm_fast(data).W
+    scaled = solve_ntp_svm_fast(ntp.NTPData(H=scale * data.H, pi=data.pi, P=data.P))
+    np.testing.assert_allclose(scaled.W * scale, W1, atol=1e-10 * np.abs(W1).max())
+    assert scaled.certificate.passes(1e-9, 1e-9, 1e-9)
+
+
 def test_updated_inverse_equals_a_fresh_factorization():
     rng = np.random.default_rng(0)
     H = rng.standard_normal((40, 50))

@@ -393,17 +393,19 @@ def certify(data: NTPData, W: np.ndarray, C: np.ndarray) -> FastCertificate:
     * ``margin_violation = max(0, 1 - min (L_{j a_j} - L_jv))`` over ``v`` not in ``S_j`` (6b);
     * ``equality_residual = max |L_jz - L_{j a_j}|`` over ``z`` in ``S_j`` (6a), i.e. ``W`` in
       F-perp;
-    * ``dual_sign = max(0, max C_jv) / max(1, max |C|)`` over ``v`` not in ``S_j``:
-      ``lambda = -C >= 0``;
-    * ``row_sum_residual = max_j |sum_v C_jv| / max(1, max |C|)``: the support entries of ``C``
+    * ``dual_sign = max(0, max C_jv) / max |C|`` over ``v`` not in ``S_j``: ``lambda = -C >= 0``;
+    * ``row_sum_residual = max_j |sum_v C_jv| / max |C|``: the support entries of ``C``
       are multipliers of (6a), which needs zero row sums; the check below uses the anchor entry
       that makes them exactly zero, so it measures how far ``C`` was from that;
     * ``stationarity = ||W - C~^T H|| / ||W||`` with ``C~`` the row-sum-corrected ``C``: the
       gradient of the Lagrangian at ``(W, lambda, mu)`` vanishes;
-    * ``complementarity = max lambda_jv |L_{j a_j} - L_jv - 1| / max(1, max |C|)``;
-    * ``duality_gap = (||W||^2 / 2 - g) / (1 + ||W||^2 / 2)`` with the Lagrange dual value
+    * ``complementarity = max lambda_jv |L_{j a_j} - L_jv - 1| / max |C|``;
+    * ``duality_gap = (||W||^2 / 2 - g) / (||W||^2 / 2)`` with the Lagrange dual value
       ``g = sum(lambda) - ||C~^T H||^2 / 2`` (a lower bound on the optimum for any
-      ``lambda >= 0``: with ``W`` feasible, the gap bounds the suboptimality).
+      ``lambda >= 0``: with ``W`` feasible, the gap bounds the relative suboptimality).
+
+    Every measure is invariant under the rescaling ``H -> c H`` (which maps ``W`` to ``W / c``
+    and ``C`` to ``C / c^2``): margins are in units of the margin 1, the rest relative.
     """
     mask = data.support_mask
     H = data.H
@@ -412,7 +414,7 @@ def certify(data: NTPData, W: np.ndarray, C: np.ndarray) -> FastCertificate:
     s = L[np.arange(data.m), anchors]
     off = ~mask
     margins = s[:, None] - L
-    scale_c = max(1.0, float(np.abs(C).max(initial=0.0)))
+    scale_c = float(np.abs(C).max(initial=0.0)) or 1.0
     lam = np.where(off, np.maximum(-C, 0.0), 0.0)
     Cc = np.where(off, -lam, C)
     Cc[np.arange(data.m), anchors] -= Cc.sum(axis=1)  # exact zero row sums
@@ -427,7 +429,7 @@ def certify(data: NTPData, W: np.ndarray, C: np.ndarray) -> FastCertificate:
         row_sum_residual=float(np.abs(C.sum(axis=1)).max()) / scale_c,
         stationarity=float(np.linalg.norm(W - WC)) / max(norm_w, 1e-300),
         complementarity=float(np.max(np.abs(lam * (margins - 1.0))[off], initial=0.0)) / scale_c,
-        duality_gap=(primal - dual) / (1.0 + primal),
+        duality_gap=(primal - dual) / (primal if primal > 0 else 1.0),
     )
 
 
