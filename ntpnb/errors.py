@@ -12,6 +12,8 @@ __all__ = [
     "NotCompatibleError",
     "NotSeparableError",
     "SolverError",
+    "ScaleError",
+    "PathError",
     "ClaimCheckError",
 ]
 
@@ -40,6 +42,18 @@ class NotSeparableError(NTPError):
 
 class SolverError(NTPError, RuntimeError):
     """A numerical solver failed, or returned an answer that did not pass verification."""
+
+
+class ScaleError(InvalidDataError, OverflowError):
+    """The data are valid, but an answer they define lies outside the range of float64.
+
+    For instance ``W*`` or ``W^mm`` scale like ``1 / |H|``: with embeddings near the underflow
+    threshold (``|h_j| ~ 1e-310``) they cannot be represented. Rescale the embeddings.
+    """
+
+
+class PathError(NTPError, ValueError):
+    """A file or folder given to the pipeline is unusable (e.g. ``--out`` names a file)."""
 
 
 class ClaimCheckError(NTPError, AssertionError):

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import sparse
 
-from .data import NTPData, cached_per_data
+from .data import NTPData, cached_per_data, frozen
 
 __all__ = ["NTPConstraints", "ntp_constraints", "pair_rows"]
 
@@ -71,9 +71,20 @@ def pair_rows(
     return sparse.csr_matrix((vals, (rows, cols)), shape=(n, V * d))
 
 
+def _frozen_csr(M: sparse.csr_matrix) -> sparse.csr_matrix:
+    """``M`` in canonical form with read-only index and value arrays (it is cached and shared)."""
+    M.sum_duplicates()
+    M.sort_indices()
+    M.data, M.indices, M.indptr = frozen(M.data), frozen(M.indices), frozen(M.indptr)
+    return M
+
+
 @cached_per_data
 def ntp_constraints(data: NTPData) -> NTPConstraints:
-    """Build (once per data set) the sparse constraint matrices of Paper A, Eqs. (4) and (6)."""
+    """Build (once per data set) the sparse constraint matrices of Paper A, Eqs. (4) and (6).
+
+    The result is shared by every caller: its arrays are read-only (copy before modifying).
+    """
     mask = data.support_mask
     anchors = np.argmax(mask, axis=1)  # first in-support token of each row
     is_anchor = np.zeros_like(mask)
@@ -83,12 +94,12 @@ def ntp_constraints(data: NTPData) -> NTPConstraints:
     P = data.P
     eq_rhs = np.log(P[eq_context, eq_token]) - np.log(P[eq_context, anchors[eq_context]])
     return NTPConstraints(
-        anchors=anchors,
-        eq_context=eq_context,
-        eq_token=eq_token,
-        eq=pair_rows(data.H, eq_context, eq_token, anchors[eq_context], data.V),
-        eq_rhs=eq_rhs,
-        ineq_context=ineq_context,
-        ineq_token=ineq_token,
-        ineq=pair_rows(data.H, ineq_context, anchors[ineq_context], ineq_token, data.V),
+        anchors=frozen(anchors),
+        eq_context=frozen(eq_context),
+        eq_token=frozen(eq_token),
+        eq=_frozen_csr(pair_rows(data.H, eq_context, eq_token, anchors[eq_context], data.V)),
+        eq_rhs=frozen(eq_rhs),
+        ineq_context=frozen(ineq_context),
+        ineq_token=frozen(ineq_token),
+        ineq=_frozen_csr(pair_rows(data.H, ineq_context, anchors[ineq_context], ineq_token, data.V)),
     )

@@ -10,6 +10,7 @@ Tokens and contexts are numbered from 0 in code; the papers number them from 1.
 
 from __future__ import annotations
 
+import numbers
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -19,12 +20,53 @@ from typing import TypeVar
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .. import settings
 from ..errors import InvalidDataError
-from ..settings import PROB_SUM_ATOL
 
-__all__ = ["NTPData", "as_float_array", "check_decoder", "cached_per_data"]
+__all__ = [
+    "NTPData",
+    "as_float_array",
+    "as_count",
+    "check_decoder",
+    "require_data",
+    "frozen",
+    "cached_per_data",
+    "normalized",
+]
 
 T = TypeVar("T")
+
+
+def frozen(arr: np.ndarray) -> np.ndarray:
+    """A read-only copy of ``arr`` whose memory belongs to an immutable ``bytes`` object.
+
+    Unlike ``setflags(write=False)``, this cannot be undone: numpy refuses
+    ``setflags(write=True)`` on an array (or any view of it) whose buffer is read-only.
+    """
+    arr = np.ascontiguousarray(arr)
+    return np.frombuffer(arr.tobytes(), dtype=arr.dtype).reshape(arr.shape)
+
+
+def as_count(value: object, name: str, minimum: int = 1) -> int:
+    """``value`` as a Python int, checking that it is a whole number at least ``minimum``.
+
+    Accepts Python and numpy integers and integer-valued floats (``5000.0``); rejects booleans,
+    strings, None, arrays, NaN, inf and fractions with :class:`InvalidDataError`.
+    """
+    kind = {0: "a non-negative integer", 1: "a positive integer"}.get(minimum, f"an integer >= {minimum}")
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise InvalidDataError(f"{name} must be {kind}, got {value!r}")
+    if not np.isfinite(value) or value != np.floor(value):
+        raise InvalidDataError(f"{name} must be {kind}, got {value!r}")
+    count = int(value)
+    if count < minimum:
+        raise InvalidDataError(f"{name} must be {kind}, got {value!r}")
+    return count
+
+
+def _reject_complex(arr: object, name: str) -> None:
+    if np.iscomplexobj(arr):
+        raise InvalidDataError(f"{name} must be real, got complex values")
 
 
 def as_float_array(x: ArrayLike, name: str, ndim: int) -> np.ndarray:
@@ -42,28 +84,40 @@ def as_float_array(x: ArrayLike, name: str, ndim: int) -> np.ndarray:
     Raises
     ------
     InvalidDataError
-        If ``x`` is not numeric, has the wrong number of dimensions, or holds NaN or inf.
+        If ``x`` is not numeric (or complex), has the wrong number of dimensions, or holds NaN
+        or inf.
     """
+    _reject_complex(x, name)
     try:
         arr = np.array(x, dtype=np.float64, copy=True)
     except (TypeError, ValueError) as exc:
-        raise InvalidDataError(f"{name} must be a numeric array: {exc}") from exc
+        raise InvalidDataError(f"{name} must be a numeric array: {exc}") from None
     if arr.ndim != ndim:
         raise InvalidDataError(f"{name} must be {ndim}-dimensional, got shape {arr.shape}")
     if not np.all(np.isfinite(arr)):
         bad = np.argwhere(~np.isfinite(arr))[0]
         raise InvalidDataError(f"{name} has a non-finite entry at index {tuple(int(i) for i in bad)}")
-    arr.setflags(write=False)
-    return arr
+    return frozen(arr)
 
 
-def _as_int_array(x: ArrayLike, name: str) -> np.ndarray:
-    arr = np.asarray(x)
+def _as_int_array(x: ArrayLike, name: str, what: str) -> np.ndarray:
+    """1-D integer ids from integers or integer-valued floats, naming the first bad one."""
+    try:
+        arr = np.asarray(x)
+    except (TypeError, ValueError) as exc:
+        raise InvalidDataError(f"{name} must be a 1-dimensional array of integer ids: {exc}") from None
     if arr.ndim != 1:
         raise InvalidDataError(f"{name} must be 1-dimensional, got shape {arr.shape}")
-    if arr.size and not np.issubdtype(arr.dtype, np.integer):
-        if not (np.issubdtype(arr.dtype, np.floating) and np.all(arr == np.round(arr))):
-            raise InvalidDataError(f"{name} must hold integer ids, got dtype {arr.dtype}")
+    if arr.size == 0 or np.issubdtype(arr.dtype, np.integer):
+        return arr.astype(np.int64)
+    if not np.issubdtype(arr.dtype, np.floating):
+        raise InvalidDataError(f"{name} must hold integer ids, got dtype {arr.dtype}")
+    bad = np.flatnonzero(~np.isfinite(arr) | (arr != np.round(arr)) | (np.abs(arr) >= 2.0**62))
+    if bad.size:
+        i = int(bad[0])
+        raise InvalidDataError(
+            f"{name} must hold integer ids: {what} {float(arr[i])!r} at sample {i} is not one"
+        )
     return arr.astype(np.int64)
 
 
@@ -81,11 +135,18 @@ class NTPData:
         Empirical next-token distributions, shape ``(m, V)``; row ``j`` is ``p_j``.
         Non-negative rows that sum to one; the support of row ``j`` is ``S_j``.
 
+    Probabilities only need to sum to one to float32 precision
+    (:data:`ntpnb.settings.PROB_SUM_RTOL`, as they come from a float32 softmax); rows of ``P``
+    and ``pi`` that miss 1 by more than float64 rounding (:data:`ntpnb.settings.PROB_SUM_ATOL`)
+    are divided by their sum in float64. The arrays are stored as float64 copies that cannot
+    be made writable again.
+
     Raises
     ------
     InvalidDataError
-        On shapes that do not match, non-finite values, negative probabilities, probabilities
-        that do not sum to one, a context with zero probability or an empty support.
+        On shapes that do not match, non-finite or complex values, negative probabilities,
+        probabilities that do not sum to one, a context with zero probability or an empty
+        support.
 
     Examples
     --------
@@ -116,7 +177,7 @@ class NTPData:
             raise InvalidDataError(f"P must have {m} rows to match H {H.shape}, got shape {P.shape}")
         if P.shape[1] < 2:
             raise InvalidDataError(f"the vocabulary needs at least 2 tokens, got V = {P.shape[1]}")
-        _check_distribution(pi, "pi")
+        pi = _check_distribution(pi, "pi")
         if np.any(pi == 0):
             j = int(np.flatnonzero(pi == 0)[0])
             raise InvalidDataError(f"context {j} has probability pi_{j} = 0; drop it from the data")
@@ -127,10 +188,12 @@ class NTPData:
         if empty.size:
             raise InvalidDataError(f"context {int(empty[0])} has an empty support (its row of P is 0)")
         sums = P.sum(axis=1)
-        bad = np.flatnonzero(np.abs(sums - 1.0) > PROB_SUM_ATOL)
+        bad = np.flatnonzero(np.abs(sums - 1.0) > settings.PROB_SUM_RTOL)
         if bad.size:
             j = int(bad[0])
-            raise InvalidDataError(f"row {j} of P sums to {sums[j]!r}, not 1")
+            raise InvalidDataError(f"row {j} of P sums to {float(sums[j])!r}, not 1")
+        if np.any(np.abs(sums - 1.0) > settings.PROB_SUM_ATOL):
+            P = frozen(P / sums[:, None])
         object.__setattr__(self, "H", H)
         object.__setattr__(self, "pi", pi)
         object.__setattr__(self, "P", P)
@@ -154,9 +217,7 @@ class NTPData:
     @cached_property
     def support_mask(self) -> np.ndarray:
         """Boolean ``(m, V)`` array, True where token ``z`` is in the support ``S_j``."""
-        mask = self.P > 0
-        mask.setflags(write=False)
-        return mask
+        return frozen(self.P > 0)
 
     @property
     def supports(self) -> tuple[np.ndarray, ...]:
@@ -196,10 +257,13 @@ class NTPData:
         Raises
         ------
         InvalidDataError
-            If the arrays do not match, an id is out of range, or a context never occurs.
+            If the arrays do not match, an id is not an integer or is out of range, a context
+            never occurs, ``vocab_size`` is not an integer >= 2, or the ``(m, V)`` count matrix
+            would exceed :data:`ntpnb.settings.MAX_DENSE_BYTES`.
         """
-        ctx = _as_int_array(contexts, "contexts")
-        tok = _as_int_array(tokens, "tokens")
+        V = as_count(vocab_size, "vocab_size", minimum=2)
+        ctx = _as_int_array(contexts, "contexts", "context id")
+        tok = _as_int_array(tokens, "tokens", "token")
         H = as_float_array(embeddings, "embeddings", 2)
         if ctx.shape != tok.shape:
             raise InvalidDataError(
@@ -207,11 +271,10 @@ class NTPData:
             )
         if ctx.size == 0:
             raise InvalidDataError("no samples were given")
-        if int(vocab_size) != vocab_size or vocab_size < 2:
-            raise InvalidDataError(f"vocab_size must be an integer >= 2, got {vocab_size!r}")
-        m, V = H.shape[0], int(vocab_size)
+        m = H.shape[0]
         _check_ids(ctx, m, "context id", "rows of embeddings")
         _check_ids(tok, V, "token", "vocab_size")
+        check_dense_size((m, V), "the (m, V) matrix of counts")
         counts = np.zeros((m, V))
         np.add.at(counts, (ctx, tok), 1.0)
         per_context = counts.sum(axis=1)
@@ -229,13 +292,25 @@ class NTPData:
         )
 
 
-def _check_distribution(p: np.ndarray, name: str) -> None:
+def check_dense_size(shape: tuple[int, ...], what: str) -> None:
+    """Refuse to allocate a float64 array larger than :data:`ntpnb.settings.MAX_DENSE_BYTES`."""
+    nbytes = 8 * float(np.prod([float(n) for n in shape]))
+    if nbytes > settings.MAX_DENSE_BYTES:
+        raise InvalidDataError(
+            f"{what} of shape {shape} would take {nbytes / 2**30:.3g} GiB, more than "
+            f"ntpnb.settings.MAX_DENSE_BYTES = {settings.MAX_DENSE_BYTES / 2**30:.3g} GiB"
+        )
+
+
+def _check_distribution(p: np.ndarray, name: str) -> np.ndarray:
+    """Check a probability vector; renormalize it in float64 if it sums to 1 only to float32."""
     if np.any(p < 0):
         i = int(np.flatnonzero(p < 0)[0])
         raise InvalidDataError(f"{name} has a negative entry at index {i}: {p[i]}")
     total = float(p.sum())
-    if abs(total - 1.0) > PROB_SUM_ATOL:
+    if abs(total - 1.0) > settings.PROB_SUM_RTOL:
         raise InvalidDataError(f"{name} sums to {total!r}, not 1")
+    return frozen(p / total) if abs(total - 1.0) > settings.PROB_SUM_ATOL else p
 
 
 def _check_ids(ids: np.ndarray, upper: int, what: str, source: str) -> None:
@@ -258,12 +333,23 @@ def check_decoder(data: NTPData, W: ArrayLike, name: str = "W") -> np.ndarray:
     Raises
     ------
     InvalidDataError
-        If the shape does not match ``(data.V, data.d)`` or an entry is NaN or inf.
+        If ``data`` is not :class:`NTPData`, the shape does not match ``(data.V, data.d)``, or
+        an entry is NaN, inf or complex.
     """
+    require_data(data)
     arr = as_float_array(W, name, 2)
     if arr.shape != (data.V, data.d):
         raise InvalidDataError(f"{name} must have shape (V, d) = {(data.V, data.d)}, got {arr.shape}")
     return arr
+
+
+def require_data(data: object) -> None:
+    """Raise :class:`InvalidDataError` unless ``data`` is an :class:`NTPData`."""
+    if not isinstance(data, NTPData):
+        raise InvalidDataError(f"expected NTPData, got {type(data).__name__}")
+
+
+_MISSING = object()
 
 
 def cached_per_data(func: Callable[[NTPData], T]) -> Callable[[NTPData], T]:
@@ -271,17 +357,42 @@ def cached_per_data(func: Callable[[NTPData], T]) -> Callable[[NTPData], T]:
 
     The data are immutable, so anything derived from them (a basis of F, the constraint
     matrices) is computed once. The cache holds weak references: it never keeps data alive.
+    A cached value is shared by every caller, so it must be immutable: arrays made with
+    :func:`frozen`, frozen dataclasses. Errors raised by ``func`` propagate unchained and are
+    not cached.
     """
     cache: weakref.WeakKeyDictionary[NTPData, T] = weakref.WeakKeyDictionary()
 
     @wraps(func)
     def wrapper(data: NTPData) -> T:
-        if not isinstance(data, NTPData):
-            raise InvalidDataError(f"expected NTPData, got {type(data).__name__}")
-        try:
-            return cache[data]
-        except KeyError:
+        require_data(data)
+        value = cache.get(data, _MISSING)
+        if value is _MISSING:
             value = cache[data] = func(data)
-            return value
+        return value
 
     return wrapper
+
+
+@cached_per_data
+def normalized(data: NTPData) -> tuple[NTPData, float]:
+    """The same data with ``H`` divided by a power of two ``c`` that brings ``max|H|`` near 1.
+
+    Every answer of Paper A's linear model scales simply with ``H``: ``W*(H / c) = c W*(H)``,
+    ``W^mm(H / c) = c W^mm(H)``, and compatibility and separability do not change. Solving the
+    normalized problem and scaling back makes the solvers' tolerances (tuned for entries of
+    order one) valid at any scale; dividing by a power of two is exact (unless entries fall
+    below the normal float64 range, where they are negligible next to ``max|H|``).
+
+    Returns
+    -------
+    (NTPData, float)
+        The normalized data (``data`` itself when ``c = 1``) and ``c``.
+    """
+    top = float(np.abs(data.H).max())
+    if top == 0.0:
+        return data, 1.0
+    c = float(2.0 ** np.round(np.log2(top)))
+    if c == 1.0:
+        return data, 1.0
+    return NTPData(H=data.H / c, pi=data.pi, P=data.P), c

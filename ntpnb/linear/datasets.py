@@ -7,10 +7,12 @@ with them. Every draw comes from ``numpy.random.default_rng(seed)``.
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 
 from ..errors import InvalidDataError
-from .data import NTPData
+from .data import NTPData, as_count
 
 __all__ = [
     "TOY2D_CONTEXTS",
@@ -31,6 +33,12 @@ def _rng(seed: int | np.random.Generator) -> np.random.Generator:
     return seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
 
 
+def _check_seed(seed: object) -> None:
+    """A seed is a non-negative integer or a ``numpy.random.Generator``."""
+    if not isinstance(seed, np.random.Generator):
+        as_count(seed, "seed (or a numpy.random.Generator)", minimum=0)
+
+
 def dirichlet_on_supports(
     mask: np.ndarray, rng: np.random.Generator, concentration: float = 1.0
 ) -> np.ndarray:
@@ -38,6 +46,11 @@ def dirichlet_on_supports(
 
     With ``concentration = 1`` each row is uniform on its probability simplex.
     """
+    mask = np.asarray(mask)
+    if mask.ndim != 2 or mask.dtype != bool or not np.all(mask.any(axis=1)):
+        raise InvalidDataError("mask must be a 2-D boolean array with a True in every row")
+    if not (isinstance(concentration, numbers.Real) and 0 < concentration < np.inf):
+        raise InvalidDataError(f"concentration must be a positive finite number, got {concentration!r}")
     gam = rng.gamma(concentration, size=mask.shape) * mask
     return gam / gam.sum(axis=1, keepdims=True)
 
@@ -54,6 +67,7 @@ def toy2d_instance(seed: int | np.random.Generator = 0) -> NTPData:
     the other two, the pair would share a token the third context lacks, and (6a)-(6b) would
     contradict each other, so the data would not be NTP-separable in d = 2.
     """
+    _check_seed(seed)
     rng = _rng(seed)
     mask = np.zeros((3, 5), dtype=bool)
     for j, support in enumerate(TOY2D_SUPPORTS):
@@ -95,9 +109,8 @@ def synthetic_instance(
     InvalidDataError
         If the sizes are inconsistent (``S > V`` or ``n < m S``).
     """
-    for name, value in {"n": n, "m": m, "d": d, "V": V, "S": S}.items():
-        if int(value) != value or value < 1:
-            raise InvalidDataError(f"{name} must be a positive integer, got {value!r}")
+    n, m, d, V, S = (as_count(v, name, minimum=1) for v, name in zip((n, m, d, V, S), "nmdVS", strict=True))
+    _check_seed(seed)
     if not 1 <= S <= V:
         raise InvalidDataError(f"the support size S = {S} must lie in [1, V = {V}]")
     if n < m * S:

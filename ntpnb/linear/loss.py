@@ -1,17 +1,19 @@
 """The NTP cross-entropy loss, its gradient and its entropy lower bound (Paper A, Sec. 2).
 
-All functions use a log-sum-exp that subtracts the row maximum, so they stay exact at any
-norm of ``W`` (gradient descent drives the norm to infinity on purpose).
+Every function first subtracts each row's largest logit and works with the differences
+``l_jv - max_v l_jv <= 0`` only, so a huge logit is never added to a small one: the loss, its
+gradient and the softmax are exact to rounding for any finite logits (gradient descent drives
+the norm of ``W`` to infinity on purpose). The logits ``H W^T`` themselves carry the usual
+relative rounding of a matrix product.
 """
 
 from __future__ import annotations
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy.special import logsumexp
 
 from ..errors import InvalidDataError
-from .data import NTPData, check_decoder
+from .data import NTPData, as_float_array, check_decoder, require_data
 
 __all__ = [
     "logits",
@@ -30,7 +32,8 @@ def logits(data: NTPData, W: ArrayLike) -> np.ndarray:
     Raises
     ------
     InvalidDataError
-        If ``W`` has the wrong shape or non-finite entries, or the logits overflow.
+        If ``data`` is not :class:`NTPData`, ``W`` has the wrong shape or non-finite entries,
+        or the logits overflow.
     """
     W = check_decoder(data, W)
     with np.errstate(over="ignore", invalid="ignore"):
@@ -40,33 +43,82 @@ def logits(data: NTPData, W: ArrayLike) -> np.ndarray:
     return L
 
 
-def log_softmax(L: np.ndarray) -> np.ndarray:
-    """Row-wise log-softmax of a logit matrix, computed stably."""
-    return L - logsumexp(L, axis=1, keepdims=True)
+def _shifted(L: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``D = L - rowmax(L)`` (entries <= 0, a 0 in each row) and ``log sum_v exp(D_jv)`` in [0, log V].
+
+    A difference of two finite logits can overflow only when they differ by more than the float64
+    range; the probability of the smaller one is then 0 to double precision, as ``exp(-inf)`` says.
+    """
+    with np.errstate(over="ignore"):
+        D = L - L.max(axis=1, keepdims=True)
+    return D, np.log(np.exp(D).sum(axis=1))
 
 
-def softmax(L: np.ndarray) -> np.ndarray:
-    """Row-wise softmax of a logit matrix, computed stably."""
-    return np.exp(log_softmax(L))
+def _logit_matrix(L: ArrayLike) -> np.ndarray:
+    return as_float_array(L, "the logit matrix L", 2)
+
+
+def log_softmax(L: ArrayLike) -> np.ndarray:
+    """Row-wise log-softmax of an ``(m, V)`` logit matrix, exact for any finite logits.
+
+    Raises
+    ------
+    InvalidDataError
+        If ``L`` is not a 2-D array of finite real numbers (for one vector ``l``, use
+        ``log_softmax(l[None])[0]``).
+    """
+    D, lse = _shifted(_logit_matrix(L))
+    return D - lse[:, None]
+
+
+def softmax(L: ArrayLike) -> np.ndarray:
+    """Row-wise softmax of an ``(m, V)`` logit matrix, exact for any finite logits.
+
+    Raises
+    ------
+    InvalidDataError
+        If ``L`` is not a 2-D array of finite real numbers (for one vector ``l``, use
+        ``softmax(l[None])[0]``).
+    """
+    D, _ = _shifted(_logit_matrix(L))
+    E = np.exp(D)
+    return E / E.sum(axis=1, keepdims=True)
 
 
 def entropy(data: NTPData) -> float:
     """Empirical conditional entropy ``H = -sum_j pi_j sum_{z in S_j} p_jz log p_jz`` (nats)."""
+    require_data(data)
     P = data.P
     logP = np.log(P, where=data.support_mask, out=np.zeros_like(P))
     return float(-(data.pi @ (P * logP).sum(axis=1)))
 
 
+def _finite(value: float, what: str) -> float:
+    if not np.isfinite(value):
+        raise InvalidDataError(f"{what} overflows float64: some logit differences exceed its range")
+    return value
+
+
 def ce_loss(data: NTPData, W: ArrayLike) -> float:
-    """NTP cross-entropy ``CE(W) = -sum_j pi_j sum_{z in S_j} p_jz log S_z(W h_j)`` (Eq. (2))."""
-    logq = log_softmax(logits(data, W))
-    per_context = -(np.where(data.support_mask, data.P * logq, 0.0)).sum(axis=1)
-    return float(data.pi @ per_context)
+    """NTP cross-entropy ``CE(W) = -sum_j pi_j sum_{z in S_j} p_jz log S_z(W h_j)`` (Eq. (2)).
+
+    Raises
+    ------
+    InvalidDataError
+        On a bad ``data`` or ``W`` (see :func:`logits`), or if the loss exceeds the float64 range.
+    """
+    D, lse = _shifted(logits(data, W))
+    logq = np.where(data.support_mask, D - lse[:, None], 0.0)
+    per_context = -(data.P * logq).sum(axis=1)
+    return _finite(float(data.pi @ per_context), "the cross-entropy")
 
 
 def ce_grad(data: NTPData, W: ArrayLike) -> np.ndarray:
     """Gradient of :func:`ce_loss`: ``sum_j pi_j (S(W h_j) - p_j) h_j^T``, shape ``(V, d)``."""
-    Q = softmax(logits(data, W))
+    L = logits(data, W)
+    D, _ = _shifted(L)
+    E = np.exp(D)
+    Q = E / E.sum(axis=1, keepdims=True)
     return ((Q - data.P) * data.pi[:, None]).T @ data.H
 
 
@@ -80,15 +132,35 @@ def kl_divergence(data: NTPData, W: ArrayLike) -> float:
     ``1 + odds``, so it keeps its relative accuracy however small it is, where ``CE(W) - H``
     would drown in the rounding of ``CE`` (about 1e-16 times ``CE``). The first part is limited
     by the rounding of the logits themselves (about 1e-16 times their size) and is clipped at 0
-    from below (it is non-negative in exact arithmetic).
+    from below (it is non-negative in exact arithmetic). Both parts use logits shifted by the
+    largest in-support and out-of-support logit, so they stay exact for huge logits.
+
+    Raises
+    ------
+    InvalidDataError
+        On a bad ``data`` or ``W`` (see :func:`logits`), or if the divergence exceeds the float64
+        range.
     """
     L = logits(data, W)
     mask = data.support_mask
-    lse_in = logsumexp(np.where(mask, L, -np.inf), axis=1)
-    has_out = ~np.all(mask, axis=1)
-    lse_out = np.full(data.m, -np.inf)
-    lse_out[has_out] = logsumexp(np.where(mask, -np.inf, L)[has_out], axis=1)
+    # in-support part: log-softmax restricted to S_j, from logits shifted by their max on S_j
+    max_in = np.where(mask, L, -np.inf).max(axis=1)
+    with np.errstate(over="ignore"):
+        D_in = np.where(mask, L - max_in[:, None], -np.inf)
+    lse_in = np.log(np.exp(D_in).sum(axis=1))  # in [0, log S_j]
     logP = np.log(data.P, where=mask, out=np.zeros_like(data.P))
-    in_support = np.where(mask, data.P * (logP - (L - lse_in[:, None])), 0.0).sum(axis=1)
-    off_support = np.logaddexp(0.0, lse_out - lse_in)  # log(1 + e^x), accurate for any x
-    return float(data.pi @ (np.maximum(in_support, 0.0) + off_support))
+    log_restricted = np.where(mask, D_in - lse_in[:, None], 0.0)
+    in_support = (data.P * (logP - log_restricted)).sum(axis=1)
+    # off-support part: log(1 + sum_{v not in S_j} e^{l_v} / sum_{z in S_j} e^{l_z})
+    has_out = ~np.all(mask, axis=1)
+    log_odds = np.full(data.m, -np.inf)
+    if np.any(has_out):
+        Lo, mo = L[has_out], mask[has_out]
+        max_out = np.where(mo, -np.inf, Lo).max(axis=1)
+        with np.errstate(over="ignore"):
+            D_out = np.where(mo, -np.inf, Lo - max_out[:, None])
+            gap = max_out - max_in[has_out]  # the largest out-of-support logit minus the in-support one
+        log_odds[has_out] = gap + np.log(np.exp(D_out).sum(axis=1)) - lse_in[has_out]
+    off_support = np.logaddexp(0.0, log_odds)  # log(1 + e^x), accurate for any x
+    value = float(data.pi @ (np.maximum(in_support, 0.0) + off_support))
+    return _finite(value, "the KL divergence")

@@ -8,15 +8,15 @@ equations (4): their minimum-norm solution is the unique solution lying in F, ``
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..errors import NotCompatibleError
+from ..errors import NotCompatibleError, ScaleError
 from ..settings import COMPAT_RTOL
 from .constraints import ntp_constraints
-from .data import NTPData, cached_per_data, check_decoder
+from .data import NTPData, cached_per_data, check_decoder, check_dense_size, frozen, normalized
 
 __all__ = [
     "FDecomposition",
@@ -41,12 +41,16 @@ class FDecomposition:
     U
         ``(n_eq, r)`` left singular vectors.
     s
-        ``(r,)`` positive singular values.
+        ``(r,)`` positive singular values of ``G / scale``.
+    scale
+        The power of two ``c`` by which ``H`` was divided before the decomposition
+        (:func:`ntpnb.linear.data.normalized`); the singular values of ``G`` are ``scale * s``.
     """
 
     basis: np.ndarray
     U: np.ndarray
     s: np.ndarray
+    scale: float = 1.0
 
     @property
     def dim(self) -> int:
@@ -56,14 +60,24 @@ class FDecomposition:
 
 @cached_per_data
 def f_decomposition(data: NTPData) -> FDecomposition:
-    """SVD of the equality constraints of ``data``, computed once per data set."""
+    """SVD of the equality constraints of ``data``, computed once per data set.
+
+    Computed for ``H`` normalized to ``max|H| ~ 1`` (F and its basis do not depend on the scale
+    of ``H``), so the rank cut-off works at any scale. The arrays are read-only.
+    """
+    norm, scale = normalized(data)
+    if norm is not data:
+        return replace(f_decomposition(norm), scale=scale)
+    check_dense_size(ntp_constraints(data).eq.shape, "the equality-constraint matrix")
     G = ntp_constraints(data).eq.toarray()
     if G.shape[0] == 0:  # every support is a single token: F = {0}
-        return FDecomposition(np.zeros((0, data.V * data.d)), np.zeros((0, 0)), np.zeros(0))
+        return FDecomposition(
+            frozen(np.zeros((0, data.V * data.d))), frozen(np.zeros((0, 0))), frozen(np.zeros(0))
+        )
     U, s, Vt = np.linalg.svd(G, full_matrices=False)
     tol = s[0] * max(G.shape) * np.finfo(float).eps  # numpy.linalg.matrix_rank's cut-off
     r = int(np.sum(s > tol))
-    return FDecomposition(basis=Vt[:r], U=U[:, :r], s=s[:r])
+    return FDecomposition(basis=frozen(Vt[:r]), U=frozen(U[:, :r]), s=frozen(s[:r]))
 
 
 def f_basis(data: NTPData) -> np.ndarray:
@@ -86,15 +100,19 @@ def project_F_perp(data: NTPData, W: ArrayLike) -> np.ndarray:  # noqa: N802
 
 
 @cached_per_data
-def _min_norm_solution(data: NTPData) -> tuple[np.ndarray, float]:
+def _min_norm_solution(data: NTPData) -> tuple[np.ndarray | None, float]:
+    """``W*`` (None if it exceeds the float64 range) and the least-squares residual of (4).
+
+    Solved for the normalized ``H / c`` and scaled back: ``W*(H) = W*(H / c) / c``.
+    """
     dec = f_decomposition(data)
     b = ntp_constraints(data).eq_rhs
     coef = dec.U.T @ b
     w = dec.basis.T @ (coef / dec.s)
     residual = float(np.linalg.norm(b - dec.U @ coef))
-    W = w.reshape(data.V, data.d)
-    W.setflags(write=False)
-    return W, residual
+    with np.errstate(over="ignore"):
+        W = w.reshape(data.V, data.d) / dec.scale
+    return (frozen(W) if np.all(np.isfinite(W)) else None), residual
 
 
 def compatibility_residual(data: NTPData) -> float:
@@ -123,11 +141,18 @@ def finite_solution(data: NTPData) -> np.ndarray:
     ------
     NotCompatibleError
         If the equations have no solution (the data are not NTP_H-compatible).
+    ScaleError
+        If ``W*`` has entries beyond the float64 range (``W*`` scales like ``1 / |H|``).
     """
     W, residual = _min_norm_solution(data)
     if residual > _compat_tolerance(data):
         raise NotCompatibleError(
             "the data are not NTP_H-compatible: the compatibility equations (4) have "
             f"least-squares residual {residual:.3g} (tolerance {_compat_tolerance(data):.3g})"
+        )
+    if W is None:
+        raise ScaleError(
+            f"W* has entries beyond the float64 range: it scales like 1 / max|H| and "
+            f"max|H| = {float(np.abs(data.H).max()):.3g}; rescale the embeddings"
         )
     return W.copy()

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import NTPError
+from ..errors import NTPError, PathError
 
 __all__ = ["OutputLayout", "find_project_root", "output_layout", "DEFAULT_OUTPUT_DIRNAME"]
 
@@ -72,4 +72,6 @@ class OutputLayout:
 def output_layout(output_dir: str | Path | None = None) -> OutputLayout:
     """The output layout rooted at ``output_dir``, or at ``<project root>/outputs`` if None."""
     root = Path(output_dir) if output_dir is not None else find_project_root() / DEFAULT_OUTPUT_DIRNAME
+    if root.exists() and not root.is_dir():
+        raise PathError(f"the output folder {root} exists and is not a folder; choose another --out")
     return OutputLayout(root.resolve()).ensure()
