@@ -8,7 +8,12 @@
 * ``ntpnb reference``: :func:`ntpnb.linear.svm.solve_ntp_svm_reference` (sparse cvxpy, then
   polishing and the full certificate with the basis of F).
 * ``fast``: :func:`ntpnb.linear.svm_fast.solve_ntp_svm_fast` (active set on the Gram matrix,
-  verified).
+  verified), which :func:`ntpnb.solve_ntp_svm` uses.
+
+Separability: ``full LP`` (the certified max-margin LP on ``vec(W)``,
+:func:`ntpnb.linear.svm.is_separable_lp`), ``ntpnb is_separable`` (the full-rank witness, else that
+LP) and ``fast`` (:func:`ntpnb.linear.svm_fast.separability_fast`: the witness, else the
+feasibility LP in the row space of ``H``; its "not separable" rests on the HiGHS status alone).
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from ntpnb import settings
 from ntpnb.errors import SolverError
 from ntpnb.linear.constraints import ntp_constraints
 from ntpnb.linear.data import NTPData
+from ntpnb.linear.svm import is_separable, is_separable_lp, solve_ntp_svm_reference
 from ntpnb.linear.svm_fast import separability_fast, solve_ntp_svm_fast
 
 
@@ -58,8 +64,6 @@ def sparse_cvxpy(data: NTPData) -> np.ndarray:
 
 def package_reference(data: NTPData) -> np.ndarray:
     """The package's cvxpy reference solve, verified."""
-    from ntpnb.linear.svm import solve_ntp_svm_reference
-
     return solve_ntp_svm_reference(data).W
 
 
@@ -69,14 +73,17 @@ def fast(data: NTPData) -> np.ndarray:
 
 
 def separability_full_lp(data: NTPData) -> bool:
-    """The LP on ``vec(W)`` (V d variables, the sparse constraint rows): the package's original test."""
-    from ntpnb.linear.svm import separability_lp_reference
+    """The certified max-margin LP on ``vec(W)`` (V d variables, the sparse constraint rows)."""
+    return is_separable_lp(data)
 
-    return separability_lp_reference(data)
+
+def separability_package(data: NTPData) -> bool:
+    """:func:`ntpnb.is_separable`: the full-rank witness, else the certified LP."""
+    return is_separable(data)
 
 
 def separability_fast_lp(data: NTPData) -> bool:
-    """The rank shortcut or the LP in the row space of H."""
+    """The full-rank witness, else the feasibility LP in the row space of H."""
     return separability_fast(data).separable
 
 
@@ -89,5 +96,6 @@ SVM_METHODS: dict[str, Callable[[NTPData], np.ndarray]] = {
 
 SEPARABILITY_METHODS: dict[str, Callable[[NTPData], bool]] = {
     "full LP": separability_full_lp,
+    "ntpnb is_separable": separability_package,
     "fast": separability_fast_lp,
 }

@@ -274,11 +274,14 @@ The NTP-SVM methods:
 "max diff to fast" is the largest `||W - W_fast|| / ||W_fast||` over the other methods that ran;
 "fast peak MiB" the peak memory the fast solver allocated (numpy arrays included).
 
-The separability methods: **full LP**, the feasibility LP on `vec(W)` with HiGHS (the package's
-original test), and **fast**, `ntpnb.linear.svm_fast.separability_fast`: when `rank H = m` the
-logits can take any value, so the data are separable (the witness is checked); otherwise the LP in
-the row space of `H` with the common in-support logits as variables. For separability "max diff to
-fast" is 0 when both methods gave the same answer.
+The separability methods: **full LP**, the certified max-margin LP on `vec(W)` with HiGHS
+(`ntpnb.linear.svm.is_separable_lp`); **ntpnb is_separable**, the package's test: when
+`rank H = m` the logits can take any value, so the data are separable (a witness computed from
+`H` alone is checked), otherwise the certified LP; and **fast**,
+`ntpnb.linear.svm_fast.separability_fast`: the same witness, otherwise a feasibility LP in the row
+space of `H` with the common in-support logits as variables (its "not separable" rests on the HiGHS
+status, without the certificate of the full LP). For separability "max diff to fast" is 0 when all
+methods gave the same answer.
 """
 
 

@@ -7,9 +7,11 @@ import numpy as np
 import pytest
 
 import ntpnb as ntp
+from ntpnb import settings
 from ntpnb.errors import SolverError
 from ntpnb.linear import svm_fast
 from ntpnb.linear.constraints import ntp_constraints
+from ntpnb.linear.svm import solve_ntp_svm_reference
 from ntpnb.linear.svm_fast import certify, separability_fast, solve_ntp_svm_fast
 
 from helpers import random_data
@@ -17,7 +19,9 @@ from helpers import random_data
 
 def reference(data: ntp.NTPData) -> ntp.SVMSolution:
     """The cvxpy (CLARABEL) solve of the NTP-SVM, one constraint per (context, token) pair."""
-    return ntp.solve_ntp_svm(data)
+    sol = solve_ntp_svm_reference(data)
+    assert sol.solver == settings.QP_SOLVER
+    return sol
 
 
 INSTANCES = {
@@ -187,3 +191,27 @@ def test_fast_separability_reports_the_non_separable_example():
     data = ntp.NTPData(H=[[1.0], [2.0]], pi=[0.5, 0.5], P=[[0.6, 0.4, 0.0], [0.0, 0.4, 0.6]])
     result = separability_fast(data)
     assert not result.separable and result.W is None
+
+
+# ---------------------------------------------------------------------------- integration
+def test_package_solver_is_the_fast_one_and_agrees_with_the_reference():
+    data = ntp.synthetic_instance()
+    sol, ref = ntp.solve_ntp_svm(data), solve_ntp_svm_reference(data)
+    assert sol.solver == svm_fast.SOLVER_NAME and ref.solver == settings.QP_SOLVER
+    np.testing.assert_allclose(sol.W, ref.W, atol=1e-6 * np.abs(ref.W).max())
+    np.testing.assert_allclose(sol.duals, ref.duals, atol=1e-6 * ref.duals.max())
+
+
+def test_package_falls_back_to_the_reference_when_the_fast_solver_fails(monkeypatch):
+    def fail(data):
+        raise SolverError("did not converge (simulated)")
+
+    monkeypatch.setattr("ntpnb.linear.svm.solve_ntp_svm_fast", fail)
+    data = random_data(m=8, d=10, V=6, S=3, seed=12)
+    assert ntp.solve_ntp_svm(data).solver == settings.QP_SOLVER
+
+
+def test_package_reports_non_separable_data_after_the_fast_solver_fails():
+    data = ntp.NTPData(H=[[1.0], [2.0]], pi=[0.5, 0.5], P=[[0.6, 0.4, 0.0], [0.0, 0.4, 0.6]])
+    with pytest.raises(ntp.errors.NotSeparableError):
+        ntp.solve_ntp_svm(data)

@@ -50,7 +50,7 @@ from threadpoolctl import threadpool_limits
 
 from .. import settings
 from ..errors import SolverError
-from .data import NTPData
+from .data import NTPData, cached_per_data, frozen
 
 __all__ = ["FastSVMResult", "FastCertificate", "solve_ntp_svm_fast", "certify"]
 
@@ -436,9 +436,9 @@ def certify(data: NTPData, W: np.ndarray, C: np.ndarray) -> FastCertificate:
 # ---------------------------------------------------------------------------- the solver
 def solve_ntp_svm_fast(
     data: NTPData,
-    feas_tol: float = settings.SVM_FEAS_TOL,
-    kkt_tol: float = settings.SVM_KKT_TOL,
-    gap_tol: float = settings.SVM_GAP_TOL,
+    feas_tol: float | None = None,
+    kkt_tol: float | None = None,
+    gap_tol: float | None = None,
     max_iter: int = MAX_ITER,
 ) -> FastSVMResult:
     """Solve the NTP-SVM of ``data`` exactly by the active-set method of the module docstring.
@@ -453,7 +453,8 @@ def solve_ntp_svm_fast(
         The training set.
     feas_tol, kkt_tol, gap_tol
         Tolerances of the verification (:func:`certify`): constraint violations, KKT residuals
-        and the relative duality gap (defaults: those of :mod:`ntpnb.settings`).
+        and the relative duality gap (None: ``SVM_FEAS_TOL``, ``SVM_KKT_TOL`` and
+        ``SVM_GAP_TOL`` of :mod:`ntpnb.settings`, read at the call).
     max_iter
         Iteration cap of the active-set loop.
 
@@ -468,6 +469,9 @@ def solve_ntp_svm_fast(
     blocks are small, and on a machine whose cores are busy a multi-threaded BLAS made the
     (500, 100, 600, 10) problem 25 times slower here.
     """
+    feas_tol = settings.SVM_FEAS_TOL if feas_tol is None else feas_tol
+    kkt_tol = settings.SVM_KKT_TOL if kkt_tol is None else kkt_tol
+    gap_tol = settings.SVM_GAP_TOL if gap_tol is None else gap_tol
     mask = np.asarray(data.support_mask)
     off = ~mask
     if not off.any():  # no inequality: W^mm = 0
@@ -536,6 +540,31 @@ def _satisfies_definition_2(data: NTPData, W: np.ndarray, tol: float) -> bool:
     )
 
 
+def _rank(sig: np.ndarray, shape: tuple[int, int]) -> int:
+    """Numerical rank from singular values (numpy.linalg.matrix_rank's cut-off)."""
+    return int(np.sum(sig > sig[0] * max(shape) * np.finfo(float).eps)) if sig.size and sig[0] > 0 else 0
+
+
+@cached_per_data
+def rank_witness(data: NTPData) -> np.ndarray | None:
+    """A separating ``W`` computed from ``H`` alone when ``rank H = m``, else None.
+
+    With full row rank every logit matrix ``L = H W^T`` is reachable; ``W = L0^T (H^+)^T`` with
+    logits ``L0`` equal to 1 on the supports and 0 elsewhere satisfies (6a)-(6b) with every
+    margin 1 (Lemma 1 of Paper A: ``d >= m`` and generic embeddings suffice). The answer is
+    checked against Definition 2 (tolerance :data:`ntpnb.settings.LP_FEAS_TOL` relative to
+    ``1 + max |W_ij|``); None also when the check fails. Computed once per data set (read-only).
+    """
+    if data.m > data.d:
+        return None
+    U, sig, Vt = np.linalg.svd(data.H, full_matrices=False)
+    if _rank(sig, data.H.shape) < data.m:
+        return None
+    L0 = data.support_mask.astype(float)
+    W = ((U.T @ L0) / sig[:, None]).T @ Vt  # H W^T = U U^T L0 = L0
+    return frozen(W) if _satisfies_definition_2(data, W, settings.LP_FEAS_TOL) else None
+
+
 def separability_fast(data: NTPData, tol: float = settings.LP_FEAS_TOL) -> SeparabilityResult:
     """Decide NTP-separability (Definition 2 of Paper A) in the row space of ``H``.
 
@@ -566,14 +595,11 @@ def separability_fast(data: NTPData, tol: float = settings.LP_FEAS_TOL) -> Separ
 
     mask = data.support_mask
     m, V = data.m, data.V
-    U, sig, Vt = np.linalg.svd(data.H, full_matrices=False)
-    r = int(np.sum(sig > sig[0] * max(data.H.shape) * np.finfo(float).eps))
-    if r == m:
-        L0 = mask.astype(float)
-        W = ((U.T @ L0) / sig[:, None]).T @ Vt  # H W^T = U U^T L0 = L0
-        if not _satisfies_definition_2(data, W, tol):
-            raise SolverError("the rank-m separating direction violates Definition 2 (rounding?)")
+    W = rank_witness(data)
+    if W is not None:
         return SeparabilityResult(True, W, "rank")
+    U, sig, Vt = np.linalg.svd(data.H, full_matrices=False)
+    r = _rank(sig, data.H.shape)
     G = U[:, :r] * sig[:r]
     Vt = Vt[:r]
     # rows (j, v) in row-major order; columns: a_v (V blocks of r), then s (m)
