@@ -32,10 +32,16 @@ SVM_SIZES: tuple[Size, ...] = (
     (500, 100, 600, 10),
 )
 #: Separability: the same, and sizes with m > d where the LP has to decide.
-LP_SIZES: tuple[Size, ...] = (*SVM_SIZES, (50, 10, 40, 6), (100, 20, 90, 8), (100, 20, 60, 8))
+LP_SIZES: tuple[Size, ...] = (
+    *SVM_SIZES,
+    (50, 10, 40, 6),
+    (70, 14, 55, 7),
+    (100, 20, 90, 8),
+    (100, 20, 60, 8),
+)
 
-#: A method is skipped at a size when its time at the previous size, scaled by
-#: (constraints ratio) ** PREDICTION_EXPONENT, exceeds the budget.
+#: A method is skipped at a size when its time at the previous size of the same kind (d > m, or
+#: d <= m), scaled by (constraints ratio) ** PREDICTION_EXPONENT, exceeds the budget.
 PREDICTION_EXPONENT = 2.5
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -95,7 +101,7 @@ def peak_memory_mib(func: Callable, data) -> float:
 def run_table(problem: str, methods: dict[str, Callable], sizes: Sequence[Size], budget: float) -> Table:
     """Time every method at every size (skipping predicted overruns) and compare the answers."""
     table = Table(problem, list(methods))
-    last: dict[str, tuple[int, float]] = {}
+    last: dict[tuple[str, bool], tuple[int, float]] = {}
     for size in sizes:
         data = gaussian_instance(*size)
         n = n_constraints(size)
@@ -103,8 +109,9 @@ def run_table(problem: str, methods: dict[str, Callable], sizes: Sequence[Size],
         for name, func in methods.items():
             meas = Measurement(name, size, n)
             table.measurements.append(meas)
-            if name in last:
-                n_prev, t_prev = last[name]
+            key = (name, size[2] > size[0])
+            if key in last:
+                n_prev, t_prev = last[key]
                 predicted = t_prev * (n / n_prev) ** PREDICTION_EXPONENT
                 if predicted > budget:
                     meas.note = f"skipped: predicted {predicted:.0f} s > budget {budget:.0f} s"
@@ -116,7 +123,7 @@ def run_table(problem: str, methods: dict[str, Callable], sizes: Sequence[Size],
                 meas.note = f"failed: {exc}"[:120]
                 print(f"  {problem} {size} {name}: {meas.note}", flush=True)
                 continue
-            last[name] = (n, meas.seconds)
+            last[key] = (n, meas.seconds)
             if name == "fast":
                 meas.peak_mib = peak_memory_mib(func, data)
             print(f"  {problem} {size} {name}: {meas.seconds:.3f} s", flush=True)
@@ -268,9 +275,10 @@ How the solvers of `ntpnb` scale (issue 9). Each row is one random instance of s
 `p_j` Dirichlet(1) on its support. All methods ran in the same process, one after another, at
 each size, with one BLAS thread: the machine is shared, so absolute times are noisy; the ratios,
 measured side by side, are the result. A method is skipped at a size when its time at the previous
-size, scaled by (constraints ratio)^{exponent}, exceeds the budget. The exponent is the least-squares
-slope of log(time) against log(number of inequality constraints (6b), `m (V - S)`) over the sizes
-with `d > m` where the method took at least 0.1 s (shorter times are mostly fixed overhead).
+size of the same kind (`d > m` or not), scaled by (constraints ratio)^{exponent}, exceeds the
+budget. The exponent is the least-squares slope of log(time) against log(number of inequality
+constraints (6b), `m (V - S)`) over the sizes with `d > m` where the method took at least 0.1 s
+(shorter times are mostly fixed overhead).
 
 The NTP-SVM methods:
 
