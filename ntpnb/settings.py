@@ -95,6 +95,7 @@ RADIUS_RTOL: float = 1e-6
 #: Default attention threshold of pseudo token-priority graphs (Paper B, Sec. 6): a token is
 #: "selected" by a trained W when its softmax probability exceeds this value.
 PSEUDO_GRAPH_THRESHOLD: float = 1e-3
+
 #: The regularization path solver (ntpnb.linear.regpath). A certified W_B has
 #: | ||W_B|| - B | / B <= PATH_NORM_RTOL and relative KKT residuals (on F, on F-perp and in
 #: total) <= PATH_KKT_RTOL; Newton stops when its step is below PATH_NEWTON_RTOL relative to
@@ -116,3 +117,7 @@ PATH_MAX_SUBDIVISIONS: int = 40
 PATH_MIN_LAMBDA: float = 2.2250738585072014e-308 / 2.220446049250313e-16
 #: BLAS threads used by the path solver (its matrices have at most a few hundred rows).
 PATH_BLAS_THREADS: int = 1
+#: BLAS threads used inside the fast NTP-SVM solver (:mod:`ntpnb.linear.svm_fast`). Its matrices
+#: are small (at most m x m), so one thread is as fast on an idle machine and far faster on a
+#: busy one, where threads of a multi-threaded BLAS wait for each other.
+FAST_SVM_BLAS_THREADS: int = 1

@@ -12,6 +12,8 @@ import ntpnb as ntp
 from ntpnb import settings
 from ntpnb.errors import NotSeparableError, SolverError
 from ntpnb.linear.constraints import ntp_constraints
+from ntpnb.linear.svm import solve_ntp_svm_reference
+from ntpnb.linear.svm_fast import SOLVER_NAME as FAST_SOLVER_NAME
 
 from helpers import random_data
 
@@ -64,9 +66,14 @@ def test_svm_satisfies_every_constraint_and_is_orthogonal_to_F(overparam_data):
     assert np.linalg.norm(ntp.project_F(data, W)) < 1e-9 * np.linalg.norm(W)
 
 
-def test_svm_certificate_is_tight(overparam_data):
-    sol = ntp.solve_ntp_svm(overparam_data)
-    assert sol.solver == settings.QP_SOLVER
+@pytest.mark.parametrize(
+    ("solve", "solver"),
+    [(ntp.solve_ntp_svm, FAST_SOLVER_NAME), (solve_ntp_svm_reference, settings.QP_SOLVER)],
+    ids=["fast", "reference"],
+)
+def test_svm_certificate_is_tight(overparam_data, solve, solver):
+    sol = solve(overparam_data)
+    assert sol.solver == solver
     assert sol.margin_violation < 1e-9
     assert sol.f_component < 1e-9
     assert sol.stationarity < 1e-8
@@ -169,7 +176,20 @@ def test_a_failing_solver_raises_solver_error(monkeypatch):
     monkeypatch.setattr(settings, "QP_SOLVER", "NO_SUCH_SOLVER")
     data = random_data(m=3, d=5, V=4, S=2, seed=21)  # fresh data: results are cached per data set
     with pytest.raises(SolverError, match="NO_SUCH_SOLVER"):
-        ntp.ntp_svm(data)
+        solve_ntp_svm_reference(data)
+
+
+def test_the_package_solver_fails_only_when_both_solvers_fail(monkeypatch):
+    monkeypatch.setattr(settings, "QP_SOLVER", "NO_SUCH_SOLVER")
+    data = random_data(m=3, d=5, V=4, S=2, seed=23)
+    assert ntp.solve_ntp_svm(data).solver == FAST_SOLVER_NAME  # the fast solver needs no QP solver
+
+    def fail(data):
+        raise SolverError("simulated")
+
+    monkeypatch.setattr("ntpnb.linear.svm.solve_ntp_svm_fast", fail)
+    with pytest.raises(SolverError, match="NO_SUCH_SOLVER"):
+        ntp.ntp_svm(random_data(m=3, d=5, V=4, S=2, seed=24))
 
 
 def test_an_unverified_answer_raises_solver_error(monkeypatch):

@@ -5,8 +5,11 @@
   separating direction, or LP multipliers proving that no direction has a positive margin
   above :data:`ntpnb.settings.SEP_MARGIN_TOL`.
 * :func:`ntp_svm` solves ``W^mm = argmin ||W||`` subject to (6a) and (6b), a strongly convex QP,
-  with a named solver; the answer is polished on its active set and verified (feasibility,
-  orthogonality to F, KKT conditions, duality gap) before it is returned.
+  by the exact active-set method of :mod:`ntpnb.linear.svm_fast` (no basis of F; verified by
+  constraints, KKT conditions with explicit multipliers and the duality gap). The cvxpy
+  reference, :func:`solve_ntp_svm_reference` (CLARABEL, polished on its active set, verified
+  with a basis of F), stays available for tests and benchmarks and is the fallback when the
+  fast method does not converge.
 """
 
 from __future__ import annotations
@@ -24,6 +27,8 @@ from ..errors import NotSeparableError, ScaleError, SolverError
 from .constraints import ntp_constraints, pair_rows
 from .data import NTPData, cached_per_data, frozen, normalized
 from .subspace import f_decomposition
+from .svm_fast import SOLVER_NAME as FAST_SOLVER_NAME
+from .svm_fast import FastSVMResult, rank_witness, solve_ntp_svm_fast
 
 __all__ = [
     "SVMSolution",
@@ -31,6 +36,8 @@ __all__ = [
     "separating_direction",
     "solve_ntp_svm",
     "ntp_svm",
+    "solve_ntp_svm_reference",
+    "is_separable_lp",
     "solve_qp",
 ]
 
@@ -213,7 +220,10 @@ def _decide(data: NTPData) -> _Separability:
 def is_separable(data: NTPData) -> bool:
     """Whether the data are NTP-separable (Definition 2 of Paper A).
 
-    Decided by a normalized max-margin linear program (HiGHS through
+    When ``H`` has full row rank (``d >= m``, Lemma 1 of Paper A) the data are separable and
+    a separating ``W`` is computed from ``H`` alone and checked
+    (:func:`ntpnb.linear.svm_fast.rank_witness`). Otherwise the answer is decided by a
+    normalized max-margin linear program (HiGHS through
     :func:`scipy.optimize.linprog`, method :data:`ntpnb.settings.LP_METHOD`) with each row of
     ``H`` divided by its largest entry, which leaves separability unchanged and makes the
     answer independent of the scale of the embeddings. Either answer is certified: "separable"
@@ -226,6 +236,16 @@ def is_separable(data: NTPData) -> bool:
     SolverError
         If no LP method can decide (the data lie within the tolerance of the boundary or the
         solver fails); the message says what to change.
+    """
+    if rank_witness(data) is not None:  # rank H = m: every logit matrix is reachable
+        return True
+    return _separability(data).separable
+
+
+def is_separable_lp(data: NTPData) -> bool:
+    """Definition 2 decided by the certified max-margin LP alone (no full-rank shortcut).
+
+    The same answer as :func:`is_separable`; kept for tests and benchmarks.
     """
     return _separability(data).separable
 
@@ -290,16 +310,23 @@ class SVMSolution:
     margin_violation
         ``max(0, 1 - min margin)`` over all inequality constraints.
     f_component
-        ``||P_F(W)|| / ||W||``: violation of (6a), i.e. of ``W in F-perp``.
+        Violation of (6a), i.e. of ``W in F-perp``: ``||P_F(W)|| / ||W||`` for the cvxpy
+        reference; for the fast solver (which never forms a basis of F) the largest residual of
+        (6a) relative to the margin 1, ``max |(e_z - e_{a_j})^T W h_j|``. Both vanish exactly
+        when ``W`` is in F-perp.
     stationarity
-        ``||W - P_perp(A^T lambda)|| / ||W||`` (KKT stationarity; ``A`` = inequality rows).
+        ``||W - P_perp(A^T lambda)|| / ||W||`` (KKT stationarity; ``A`` = inequality rows) for
+        the reference; for the fast solver ``||W - (A^T lambda + G^T mu)|| / ||W||`` with the
+        multipliers ``mu`` of (6a) explicit (``G`` = equality rows), the same condition.
     complementarity
         ``max_i lambda_i |a_i^T vec(W) - 1| / max_i lambda_i``.
     duality_gap
         ``(primal - dual) / primal`` with primal ``||W||^2 / 2`` and dual
-        ``sum(lambda) - ||P_perp(A^T lambda)||^2 / 2`` (0 when ``W = 0``).
+        ``sum(lambda) - ||P_perp(A^T lambda)||^2 / 2`` (0 when ``W = 0``); for the fast solver
+        the Lagrange dual ``sum(lambda) - ||A^T lambda + G^T mu||^2 / 2``.
     solver
-        Name of the QP solver.
+        Name of the solver: ``"ntpnb-active-set"`` (the fast solver) or the QP solver of the
+        cvxpy reference.
     polished
         Whether the answer was refined by an exact solve on the active set.
     """
@@ -421,9 +448,43 @@ def solve_qp(data: NTPData) -> tuple[np.ndarray, np.ndarray, str]:
     return np.asarray(w.value, dtype=float), lam, settings.QP_SOLVER
 
 
+def _fast_solution(res: FastSVMResult) -> SVMSolution:
+    """The fast solver's verified answer as an :class:`SVMSolution`."""
+    cert = res.certificate
+    return SVMSolution(
+        W=frozen(res.W),
+        duals=frozen(res.duals),
+        margin_violation=cert.margin_violation,
+        f_component=cert.equality_residual,
+        stationarity=cert.stationarity,
+        complementarity=cert.complementarity,
+        duality_gap=cert.duality_gap,
+        solver=FAST_SOLVER_NAME,
+        polished=False,
+    )
+
+
 @cached_per_data
 def _solve_normalized(data: NTPData) -> SVMSolution:
-    """Solve, polish and verify the NTP-SVM of normalized data (``max|H| ~ 1``)."""
+    """The NTP-SVM of normalized data (``max|H| ~ 1``) by the fast solver, verified.
+
+    A verified answer is itself a witness of separability, so the separability LP runs only
+    when the fast solver fails: then non-separable data raise :class:`NotSeparableError`, and
+    separable ones go to the cvxpy reference.
+    """
+    if data.support_mask.all():  # no inequality: W^mm = 0
+        return _solve_normalized_reference(data)
+    try:
+        return _fast_solution(solve_ntp_svm_fast(data))
+    except SolverError:
+        if not is_separable(data):
+            raise NotSeparableError(_not_separable_message(data)) from None
+        return _solve_normalized_reference(data)
+
+
+@cached_per_data
+def _solve_normalized_reference(data: NTPData) -> SVMSolution:
+    """Solve (cvxpy), polish and verify the NTP-SVM of normalized data (``max|H| ~ 1``)."""
     if not is_separable(data):
         raise NotSeparableError(_not_separable_message(data))
     cons = ntp_constraints(data)
@@ -457,6 +518,11 @@ def _scale_error(data: NTPData, what: str) -> ScaleError:
 def solve_ntp_svm(data: NTPData) -> SVMSolution:
     """Solve the NTP-SVM of ``data`` and return the verified solution with its certificate.
 
+    The solver is the exact active-set method of :mod:`ntpnb.linear.svm_fast` (one
+    factorization per token of a block of the Gram matrix ``H H^T``; at ``m = 500, V = 100,
+    d = 600, S = 10`` a few seconds); when it does not converge, the cvxpy reference
+    (:func:`solve_ntp_svm_reference`) answers. ``SVMSolution.solver`` names which one did.
+
     The problem is solved for ``H / c`` with ``c`` a power of two that brings ``max|H|`` near 1
     (:func:`ntpnb.linear.data.normalized`), then scaled back: ``W^mm(H) = W^mm(H / c) / c`` and
     ``lambda(H) = lambda(H / c) / c^2``. The verification tolerances are relative
@@ -467,12 +533,33 @@ def solve_ntp_svm(data: NTPData) -> SVMSolution:
     NotSeparableError
         If the data are not NTP-separable (decided by the LP of :func:`is_separable`).
     SolverError
-        If the QP solver fails, or no answer passes verification.
+        If both solvers fail, or no answer passes verification.
     ScaleError
         If ``W^mm`` or the multipliers exceed the float64 range (``H`` near underflow).
     """
     norm, c = normalized(data)
-    sol = _solve_normalized(norm)
+    return _scaled_back(data, _solve_normalized(norm), c)
+
+
+def solve_ntp_svm_reference(data: NTPData) -> SVMSolution:
+    """The NTP-SVM by the cvxpy reference, verified.
+
+    CLARABEL on the sparse constraints, then polished and verified with a basis of F
+    (normalized and scaled back like :func:`solve_ntp_svm`). Slower than :func:`solve_ntp_svm`
+    and limited by the dense basis of F (``sum_j (S_j - 1)`` by ``V d``); kept as the
+    independent second method for tests and benchmarks.
+
+    Raises
+    ------
+    NotSeparableError, SolverError, ScaleError
+        As :func:`solve_ntp_svm`.
+    """
+    norm, c = normalized(data)
+    return _scaled_back(data, _solve_normalized_reference(norm), c)
+
+
+def _scaled_back(data: NTPData, sol: SVMSolution, c: float) -> SVMSolution:
+    """The solution for ``H`` from the one for ``H / c``."""
     if c == 1.0:
         return sol
     with np.errstate(over="ignore", under="ignore"):

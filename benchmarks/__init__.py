@@ -1,0 +1,13 @@
+"""Benchmarks of ntpnb's solvers (issue 9): solve time against problem size, measured side by side.
+
+Run from the repository root::
+
+    python -m benchmarks                 # the default sizes, a few minutes on 2 cores
+    python -m benchmarks --budget 20     # skip a method once its predicted time exceeds 20 s
+    python -m benchmarks --sizes 50,10,60,6 200,50,250,10
+
+It prints a table per problem (the NTP-SVM; the separability test), with each method's time,
+its ratio to the naive reference measured in the same run, the fitted scaling exponent, and
+how far each answer is from the fast solver's. The measurements are also written as JSON to
+``outputs/benchmarks/benchmarks.json``. Benchmarks are not tests: nothing here asserts a time.
+"""
