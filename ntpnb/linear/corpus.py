@@ -34,6 +34,7 @@ __all__ = [
     "ALPHABET",
     "STDLIB_MODULES",
     "corpus_python_version",
+    "stdlib_docstring_list",
     "stdlib_docstrings",
     "normalize_text",
     "encode_text",
@@ -86,8 +87,8 @@ def _module_docstrings(name: str) -> list[str]:
     return [d for d in docs if d]
 
 
-def stdlib_docstrings(modules: Sequence[str] = STDLIB_MODULES) -> str:
-    """The raw docstrings of ``modules`` (see the module docstring), joined by blank lines.
+def stdlib_docstring_list(modules: Sequence[str] = STDLIB_MODULES) -> list[str]:
+    """The raw docstrings of ``modules``, one string per docstring (see the module docstring).
 
     Raises
     ------
@@ -96,7 +97,12 @@ def stdlib_docstrings(modules: Sequence[str] = STDLIB_MODULES) -> str:
     """
     if isinstance(modules, str) or not modules:
         raise InvalidDataError("modules must be a non-empty sequence of module names")
-    return "\n\n".join(doc for name in modules for doc in _module_docstrings(name))
+    return [doc for name in modules for doc in _module_docstrings(name)]
+
+
+def stdlib_docstrings(modules: Sequence[str] = STDLIB_MODULES) -> str:
+    """The raw docstrings of ``modules`` (:func:`stdlib_docstring_list`) joined by blank lines."""
+    return "\n\n".join(stdlib_docstring_list(modules))
 
 
 def normalize_text(text: str) -> str:

@@ -37,6 +37,28 @@ _RAW: dict[str, dict[str, dict[str, Any]]] = {
             "n_g": 31,
         },
     },
+    "05_autoregressive_text": {
+        "paper": {
+            "seed": 0,
+            "window": 7,
+            "n_chars_stats": 0,
+            "n_chars_fit": 150,
+            "d_fractions": [0.25, 0.5, 0.75],
+            "gd_length": 2,
+            "gd_steps": 20000,
+            "gd_lr": 2.0,
+        },
+        "quick": {
+            "seed": 0,
+            "window": 7,
+            "n_chars_stats": 20000,
+            "n_chars_fit": 80,
+            "d_fractions": [0.25, 0.5, 0.75],
+            "gd_length": 2,
+            "gd_steps": 3000,
+            "gd_lr": 2.0,
+        },
+    },
 }
 
 #: ``PROFILES[notebook][profile]`` is the read-only mapping of that run's parameter values.
