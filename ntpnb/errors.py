@@ -12,6 +12,7 @@ __all__ = [
     "NotCompatibleError",
     "NotSeparableError",
     "SolverError",
+    "ScaleError",
     "ClaimCheckError",
 ]
 
@@ -40,6 +41,14 @@ class NotSeparableError(NTPError):
 
 class SolverError(NTPError, RuntimeError):
     """A numerical solver failed, or returned an answer that did not pass verification."""
+
+
+class ScaleError(InvalidDataError, OverflowError):
+    """The data are valid, but an answer they define lies outside the range of float64.
+
+    For instance ``W*`` or ``W^mm`` scale like ``1 / |H|``: with embeddings near the underflow
+    threshold (``|h_j| ~ 1e-310``) they cannot be represented. Rescale the embeddings.
+    """
 
 
 class ClaimCheckError(NTPError, AssertionError):
