@@ -37,6 +37,28 @@ _RAW: dict[str, dict[str, dict[str, Any]]] = {
             "n_g": 31,
         },
     },
+    "04_overparameterization": {
+        "paper": {
+            "seed": 0,
+            "m": 30,
+            "configs": [[2, 1], [5, 1], [10, 1], [5, 2], [10, 3], [10, 6]],
+            "d_step": 1,
+            "n_trials": 40,
+            "n_trials_cover": 200,
+            "n_jobs": 2,
+            "gd_steps": 20000,
+        },
+        "quick": {
+            "seed": 0,
+            "m": 16,
+            "configs": [[2, 1], [10, 1], [5, 2], [10, 6]],
+            "d_step": 2,
+            "n_trials": 10,
+            "n_trials_cover": 60,
+            "n_jobs": 1,
+            "gd_steps": 2000,
+        },
+    },
     "05_autoregressive_text": {
         "paper": {
             "seed": 0,
