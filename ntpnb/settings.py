@@ -121,3 +121,14 @@ PATH_BLAS_THREADS: int = 1
 #: are small (at most m x m), so one thread is as fast on an idle machine and far faster on a
 #: busy one, where threads of a multi-threaded BLAS wait for each other.
 FAST_SVM_BLAS_THREADS: int = 1
+#: The exponential-cone solver of the maximum-entropy dual of the best achievable loss
+#: (:func:`ntpnb.linear.capacity.best_achievable_loss`), and its settings: the cone's
+#: boundary (probabilities that vanish at the infimum) limits the accuracy to about 1e-9.
+EXP_CONE_SOLVER: str = "CLARABEL"
+EXP_CONE_OPTIONS = MappingProxyType(
+    {"tol_gap_abs": 1e-9, "tol_gap_rel": 1e-9, "tol_feas": 1e-9, "max_iter": 500}
+)
+
+#: The primal and dual values of the best achievable loss must agree to this (nats), and the
+#: dual's constraint residual must be below it.
+BEST_LOSS_TOL: float = 1e-6

@@ -2,18 +2,35 @@
 
 Data and seeded recipes (:mod:`.data`, :mod:`.datasets`), the loss (:mod:`.loss`), the NTP
 constraints and the subspace F with the finite solution ``W*`` (:mod:`.constraints`,
-:mod:`.subspace`), separability and the NTP-SVM ``W^mm`` (:mod:`.svm`), the exact
-regularization path (:mod:`.regpath`), training with the first-order methods of
-:mod:`ntpnb.optim` (:mod:`.training`). The public names are re-exported at the top level of
-:mod:`ntpnb`.
+:mod:`.subspace`), separability and the NTP-SVM ``W^mm`` (:mod:`.svm`, with the fast solver of
+:mod:`.svm_fast`), the exact regularization path (:mod:`.regpath`), training with the
+first-order methods of :mod:`ntpnb.optim` (:mod:`.training`), sequences to contexts
+(:mod:`.sequences`) and a text corpus (:mod:`.corpus`), random instances, counts and the best
+achievable loss (:mod:`.capacity`). The public names (``__all__``) are re-exported at the top
+level of :mod:`ntpnb`.
 """
 
 from __future__ import annotations
 
+from .capacity import (
+    BestLoss,
+    best_achievable_loss,
+    compatibility_threshold,
+    cover_probability,
+    random_instance,
+)
+from .corpus import corpus_python_version, encode_text, stdlib_corpus
 from .data import NTPData
 from .datasets import synthetic_instance, toy2d_instance
 from .loss import ce_grad, ce_loss, entropy, kl_divergence, logits, softmax
 from .regpath import RegularizationPath, regularization_path
+from .sequences import (
+    PrefixContexts,
+    prefix_contexts,
+    random_context_embeddings,
+    sliding_windows,
+    validate_sequences,
+)
 from .subspace import (
     compatibility_residual,
     f_basis,
@@ -51,4 +68,17 @@ __all__ = [
     "Limits",
     "limits",
     "train",
+    "PrefixContexts",
+    "prefix_contexts",
+    "validate_sequences",
+    "sliding_windows",
+    "random_context_embeddings",
+    "stdlib_corpus",
+    "encode_text",
+    "corpus_python_version",
+    "random_instance",
+    "cover_probability",
+    "compatibility_threshold",
+    "best_achievable_loss",
+    "BestLoss",
 ]

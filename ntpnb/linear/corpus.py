@@ -1,0 +1,155 @@
+"""A real English text that needs no download: the docstrings of the Python standard library.
+
+The text is read at run time from the modules of the running interpreter (never copied into
+the repository), so it depends on the Python version: print :func:`corpus_python_version`
+next to any number computed from it.
+
+:func:`stdlib_docstrings` collects, for each module of :data:`STDLIB_MODULES` in that order,
+the module's docstring and then the docstrings of its public functions and classes defined in
+the module itself, sorted by name (``inspect.getdoc``, which removes indentation).
+:func:`normalize_text` maps the text to a 27-character alphabet (:data:`ALPHABET`):
+
+1. Unicode NFKD decomposition, then everything that is not ASCII is dropped (``é`` -> ``e``);
+2. lower case;
+3. every character other than ``a``-``z`` becomes a space;
+4. runs of spaces collapse to one space; leading and trailing spaces are removed.
+
+So the text keeps words and word boundaries and loses digits, punctuation and layout.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import platform
+import re
+import unicodedata
+from collections.abc import Sequence
+
+import numpy as np
+
+from ..errors import InvalidDataError
+
+__all__ = [
+    "ALPHABET",
+    "STDLIB_MODULES",
+    "corpus_python_version",
+    "stdlib_docstring_list",
+    "stdlib_docstrings",
+    "normalize_text",
+    "encode_text",
+    "decode_ids",
+    "stdlib_corpus",
+]
+
+#: The 27 characters of the normalized text: space, then ``a``-``z``; token id = index.
+ALPHABET: str = " abcdefghijklmnopqrstuvwxyz"
+
+#: Pure-Python standard-library modules whose docstrings make the corpus (in this order).
+STDLIB_MODULES: tuple[str, ...] = (
+    "re",
+    "statistics",
+    "json",
+    "argparse",
+    "csv",
+    "timeit",
+    "copy",
+    "heapq",
+    "itertools",
+    "random",
+    "difflib",
+    "collections",
+    "fractions",
+    "textwrap",
+    "string",
+)
+
+
+def corpus_python_version() -> str:
+    """The implementation and version of the running Python (the corpus depends on it)."""
+    return f"{platform.python_implementation()} {platform.python_version()}"
+
+
+def _module_docstrings(name: str) -> list[str]:
+    try:
+        module = importlib.import_module(name)
+    except ImportError as exc:
+        raise InvalidDataError(f"cannot import the standard-library module {name!r}: {exc}") from exc
+    docs = [inspect.getdoc(module) or ""]
+    for member_name, member in sorted(vars(module).items()):
+        if member_name.startswith("_"):
+            continue
+        if not (inspect.isfunction(member) or inspect.isclass(member)):
+            continue
+        if getattr(member, "__module__", None) != module.__name__:
+            continue
+        docs.append(inspect.getdoc(member) or "")
+    return [d for d in docs if d]
+
+
+def stdlib_docstring_list(modules: Sequence[str] = STDLIB_MODULES) -> list[str]:
+    """The raw docstrings of ``modules``, one string per docstring (see the module docstring).
+
+    Raises
+    ------
+    InvalidDataError
+        If ``modules`` is empty or a module cannot be imported.
+    """
+    if isinstance(modules, str) or not modules:
+        raise InvalidDataError("modules must be a non-empty sequence of module names")
+    return [doc for name in modules for doc in _module_docstrings(name)]
+
+
+def stdlib_docstrings(modules: Sequence[str] = STDLIB_MODULES) -> str:
+    """The raw docstrings of ``modules`` (:func:`stdlib_docstring_list`) joined by blank lines."""
+    return "\n\n".join(stdlib_docstring_list(modules))
+
+
+def normalize_text(text: str) -> str:
+    """Normalize ``text`` to :data:`ALPHABET` (NFKD, ASCII, lower case, a-z and single spaces)."""
+    if not isinstance(text, str):
+        raise InvalidDataError(f"text must be a str, got {type(text).__name__}")
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
+    letters = re.sub(r"[^a-z]+", " ", ascii_text.lower())
+    return letters.strip()
+
+
+def encode_text(text: str) -> np.ndarray:
+    """Token ids (indices into :data:`ALPHABET`) of a normalized text.
+
+    Raises
+    ------
+    InvalidDataError
+        If a character is not in :data:`ALPHABET` (normalize the text first).
+    """
+    lookup = {c: i for i, c in enumerate(ALPHABET)}
+    try:
+        return np.array([lookup[c] for c in text], dtype=np.int64)
+    except KeyError as exc:
+        raise InvalidDataError(f"character {exc.args[0]!r} is not in the alphabet; normalize first") from exc
+
+
+def decode_ids(ids: Sequence[int]) -> str:
+    """The text of a sequence of token ids (inverse of :func:`encode_text`)."""
+    try:
+        return "".join(ALPHABET[int(i)] for i in ids)
+    except IndexError as exc:
+        raise InvalidDataError(f"token ids must lie in [0, {len(ALPHABET)})") from exc
+
+
+def stdlib_corpus(n_chars: int | None = None, modules: Sequence[str] = STDLIB_MODULES) -> str:
+    """The normalized docstring text, truncated to its first ``n_chars`` characters.
+
+    Raises
+    ------
+    InvalidDataError
+        If ``n_chars`` is not a positive integer or exceeds the length of the text.
+    """
+    text = normalize_text(stdlib_docstrings(modules))
+    if n_chars is None:
+        return text
+    if isinstance(n_chars, bool) or not isinstance(n_chars, (int, np.integer)) or n_chars < 1:
+        raise InvalidDataError(f"n_chars must be a positive integer, got {n_chars!r}")
+    if n_chars > len(text):
+        raise InvalidDataError(f"the corpus has {len(text)} characters, fewer than n_chars = {n_chars}")
+    return text[:n_chars]

@@ -1,0 +1,295 @@
+r"""Sequences to the NTP data of Paper A (Appendix C: the autoregressive setting).
+
+A sequence ``x_1 ... x_T`` gives ``T - 1`` (context, next token) pairs: the prefix
+``x_1 ... x_t`` is followed by ``x_{t+1}``, for ``t = 1, ..., T - 1``. Over a collection of
+sequences the distinct prefixes of length ``t`` are the ``m_t`` distinct contexts of length
+``t``, and the distinct prefixes of every length together are the ``m = sum_t m_t`` contexts
+of the training objective (Paper A, App. C). :func:`prefix_contexts` counts them:
+
+* ``pi_j`` is the fraction of all (context, next token) pairs whose context is ``j``;
+* ``p_jz`` is the fraction of the pairs with context ``j`` whose next token is ``z``.
+
+The autoregressive cross-entropy averaged over all pairs is then exactly the loss (2) of
+Paper A over these ``m`` contexts. :meth:`PrefixContexts.entropy_by_length` gives the
+entropy ``H_t`` of Remark 2, where the context probabilities are renormalized within length
+``t``: ``H_t`` is the empirical conditional entropy of the next token given a length-``t``
+prefix.
+
+Token ids are integers in ``[0, V)``. Contexts are tuples of ids; the embedding of a
+context is chosen by the caller (:meth:`PrefixContexts.ntp_data`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from ..errors import InvalidDataError
+from .data import NTPData, as_float_array
+from .loss import entropy
+
+__all__ = [
+    "validate_sequences",
+    "PrefixContexts",
+    "prefix_contexts",
+    "sliding_windows",
+    "random_context_embeddings",
+]
+
+
+def _is_int_token(x: object) -> bool:
+    return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
+
+
+def validate_sequences(sequences: Iterable[Sequence[int]], vocab_size: int) -> list[tuple[int, ...]]:
+    """Check a collection of token-id sequences and return them as tuples of Python ints.
+
+    Parameters
+    ----------
+    sequences
+        An iterable of sequences (lists, tuples or 1-D integer arrays) of token ids.
+    vocab_size
+        ``V``; every id must lie in ``[0, V)``.
+
+    Raises
+    ------
+    InvalidDataError
+        If ``vocab_size`` is not an integer >= 2, there are no sequences, a sequence is a
+        string or not a sequence, a sequence is empty, a token is not an integer (a float,
+        a bool, a string: mixed types), or an id is out of range. The message names the
+        sequence and the position.
+    """
+    if isinstance(vocab_size, (bool, np.bool_)) or not isinstance(vocab_size, (int, np.integer)):
+        raise InvalidDataError(f"vocab_size must be an integer, got {vocab_size!r}")
+    if vocab_size < 2:
+        raise InvalidDataError(f"vocab_size must be at least 2, got {vocab_size}")
+    if isinstance(sequences, (str, bytes)):
+        raise InvalidDataError("sequences must be a collection of id sequences, not a single string")
+    out: list[tuple[int, ...]] = []
+    for i, seq in enumerate(sequences):
+        if isinstance(seq, (str, bytes)):
+            raise InvalidDataError(f"sequence {i} is a string; encode it to token ids first")
+        if isinstance(seq, np.ndarray):
+            if seq.ndim != 1:
+                raise InvalidDataError(f"sequence {i} must be 1-dimensional, got shape {seq.shape}")
+            seq = seq.tolist()
+        try:
+            tokens = list(seq)
+        except TypeError as exc:
+            raise InvalidDataError(f"sequence {i} is not a sequence: {type(seq).__name__}") from exc
+        if not tokens:
+            raise InvalidDataError(f"sequence {i} is empty")
+        for t, tok in enumerate(tokens):
+            if not _is_int_token(tok):
+                raise InvalidDataError(
+                    f"sequence {i}, position {t}: token {tok!r} of type {type(tok).__name__} "
+                    "is not an integer id (mixed types)"
+                )
+            if not 0 <= tok < vocab_size:
+                raise InvalidDataError(
+                    f"sequence {i}, position {t}: token id {tok} is out of range [0, {vocab_size})"
+                )
+        out.append(tuple(int(tok) for tok in tokens))
+    if not out:
+        raise InvalidDataError("no sequences were given")
+    return out
+
+
+@dataclass(frozen=True, eq=False)
+class PrefixContexts:
+    """The distinct prefix contexts of a collection of sequences, with their counts.
+
+    Attributes
+    ----------
+    contexts
+        The ``m`` distinct contexts (tuples of token ids), ordered by length, then
+        lexicographically.
+    counts
+        ``(m, V)`` integer array: ``counts[j, z]`` is how often context ``j`` is followed by
+        token ``z``.
+    """
+
+    contexts: tuple[tuple[int, ...], ...]
+    counts: np.ndarray
+
+    @property
+    def m(self) -> int:
+        """Number of distinct contexts (all lengths)."""
+        return len(self.contexts)
+
+    @property
+    def V(self) -> int:  # noqa: N802 (the paper's name)
+        """Vocabulary size."""
+        return self.counts.shape[1]
+
+    @property
+    def n_pairs(self) -> int:
+        """Number of (context, next token) pairs counted."""
+        return int(self.counts.sum())
+
+    @cached_property
+    def lengths(self) -> np.ndarray:
+        """Length ``t`` of each context, shape ``(m,)``."""
+        return np.array([len(c) for c in self.contexts], dtype=np.int64)
+
+    @property
+    def max_length(self) -> int:
+        """Longest context length."""
+        return int(self.lengths.max())
+
+    @property
+    def pi(self) -> np.ndarray:
+        """``pi_j``: fraction of all pairs whose context is ``j``."""
+        per = self.counts.sum(axis=1)
+        return per / per.sum()
+
+    @property
+    def P(self) -> np.ndarray:  # noqa: N802
+        """``p_jz``: next-token distribution of each context, shape ``(m, V)``."""
+        return self.counts / self.counts.sum(axis=1, keepdims=True)
+
+    @property
+    def support_sizes(self) -> np.ndarray:
+        """``|S_j|`` of every context."""
+        return (self.counts > 0).sum(axis=1)
+
+    def m_by_length(self) -> dict[int, int]:
+        """``m_t`` for each length ``t`` present."""
+        ts, cnt = np.unique(self.lengths, return_counts=True)
+        return {int(t): int(c) for t, c in zip(ts, cnt, strict=True)}
+
+    def of_length(self, t: int) -> PrefixContexts:
+        """The contexts of length ``t`` only (their ``pi`` renormalized within length ``t``).
+
+        Raises
+        ------
+        InvalidDataError
+            If no context has length ``t``.
+        """
+        idx = np.flatnonzero(self.lengths == t)
+        if idx.size == 0:
+            present = sorted(self.m_by_length())
+            raise InvalidDataError(f"no context has length {t}; lengths present: {present}")
+        return PrefixContexts(tuple(self.contexts[i] for i in idx), self.counts[idx])
+
+    def ntp_data(self, H: ArrayLike) -> NTPData:
+        """The NTP training set of Paper A with embeddings ``H`` (row ``j`` embeds context ``j``).
+
+        Raises
+        ------
+        InvalidDataError
+            If ``H`` does not have ``m`` rows (or is not a finite 2-D array).
+        """
+        H = as_float_array(H, "H", 2)
+        if H.shape[0] != self.m:
+            raise InvalidDataError(f"H must have one row per context ({self.m}), got shape {H.shape}")
+        return NTPData(H=H, pi=self.pi, P=self.P)
+
+    def entropy(self) -> float:
+        """Empirical conditional entropy ``H`` of the whole set (nats); independent of ``H``."""
+        return entropy(self.ntp_data(np.zeros((self.m, 1))))
+
+    def entropy_by_length(self) -> dict[int, float]:
+        """``H_t`` of Remark 2 for each length ``t`` (nats), ``pi`` renormalized within ``t``."""
+        return {t: self.of_length(t).entropy() for t in self.m_by_length()}
+
+    def deterministic_fraction_by_length(self) -> dict[int, float]:
+        """Fraction of the length-``t`` contexts with a single next token (``|S_j| = 1``)."""
+        S = self.support_sizes
+        return {t: float(np.mean(S[self.lengths == t] == 1)) for t in self.m_by_length()}
+
+    def __repr__(self) -> str:
+        return f"PrefixContexts(m={self.m}, V={self.V}, lengths 1..{self.max_length}, pairs={self.n_pairs})"
+
+
+def prefix_contexts(
+    sequences: Iterable[Sequence[int]], vocab_size: int, max_length: int | None = None
+) -> PrefixContexts:
+    """Count every prefix of every sequence as a context, with the token that follows it.
+
+    Parameters
+    ----------
+    sequences
+        Sequences of token ids (see :func:`validate_sequences`). A sequence of length ``T``
+        contributes the prefixes of lengths ``1, ..., T - 1``.
+    vocab_size
+        ``V``.
+    max_length
+        If given, only prefixes of length at most ``max_length`` are counted.
+
+    Raises
+    ------
+    InvalidDataError
+        On invalid sequences (see :func:`validate_sequences`), a ``max_length`` below 1, or if
+        no sequence has two tokens (there is no pair to count).
+
+    Examples
+    --------
+    >>> ctx = prefix_contexts([[0, 1, 2], [0, 1, 1], [0, 2]], vocab_size=3)
+    >>> ctx.contexts
+    ((0,), (0, 1))
+    >>> ctx.counts.tolist()
+    [[0, 2, 1], [0, 1, 1]]
+    """
+    seqs = validate_sequences(sequences, vocab_size)
+    if max_length is not None and (not _is_int_token(max_length) or max_length < 1):
+        raise InvalidDataError(f"max_length must be a positive integer, got {max_length!r}")
+    table: dict[tuple[int, ...], np.ndarray] = {}
+    for seq in seqs:
+        last = len(seq) - 1 if max_length is None else min(len(seq) - 1, max_length)
+        for t in range(1, last + 1):
+            row = table.get(seq[:t])
+            if row is None:
+                row = table[seq[:t]] = np.zeros(vocab_size, dtype=np.int64)
+            row[seq[t]] += 1
+    if not table:
+        raise InvalidDataError("no sequence has two tokens: there is no (context, next token) pair")
+    contexts = tuple(sorted(table, key=lambda c: (len(c), c)))
+    counts = np.array([table[c] for c in contexts])
+    counts.setflags(write=False)
+    return PrefixContexts(contexts, counts)
+
+
+def sliding_windows(tokens: Sequence[int], length: int, cyclic: bool = True) -> list[tuple[int, ...]]:
+    """All windows of ``length`` consecutive tokens of a stream, one starting at every position.
+
+    With ``cyclic=True`` the stream is read as a circle (the last windows wrap around to the
+    start), so every position starts a full window and the windows' empirical distribution is
+    shift-invariant (stationary): the prefix of length ``t`` of a window then has the same
+    distribution as any ``t`` consecutive tokens of the circle. That is the hypothesis under
+    which Shannon's inequality gives ``H_{t+1} <= H_t`` (Remark 2 of Paper A).
+
+    Raises
+    ------
+    InvalidDataError
+        If ``length`` is not an integer >= 2, or the stream is shorter than ``length``.
+    """
+    if not _is_int_token(length) or length < 2:
+        raise InvalidDataError(f"the window length must be an integer >= 2, got {length!r}")
+    toks = list(tokens)
+    n = len(toks)
+    if n < length:
+        raise InvalidDataError(f"the stream has {n} tokens, fewer than the window length {length}")
+    if cyclic:
+        ring = toks + toks[: length - 1]
+        return [tuple(ring[i : i + length]) for i in range(n)]
+    return [tuple(toks[i : i + length]) for i in range(n - length + 1)]
+
+
+def random_context_embeddings(m: int, d: int, seed: int | np.random.Generator = 0) -> np.ndarray:
+    """Fixed random embeddings: ``m`` rows with i.i.d. ``N(0, 1/d)`` entries (``||h_j|| ~ 1``).
+
+    Raises
+    ------
+    InvalidDataError
+        If ``m`` or ``d`` is not a positive integer.
+    """
+    for name, value in {"m": m, "d": d}.items():
+        if not _is_int_token(value) or value < 1:
+            raise InvalidDataError(f"{name} must be a positive integer, got {value!r}")
+    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    return rng.standard_normal((m, d)) / np.sqrt(d)

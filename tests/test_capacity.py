@@ -1,0 +1,109 @@
+"""Random instances, Cover's count, the compatibility count, and the best achievable loss."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+import ntpnb as ntp
+from ntpnb.errors import InvalidDataError
+from ntpnb.linear.capacity import (
+    best_achievable_loss,
+    compatibility_threshold,
+    condition_trial,
+    cover_probability,
+    random_instance,
+    recession_pairs,
+    separability_count_heuristic,
+)
+
+
+def test_random_instance_shapes_and_supports():
+    data = random_instance(7, 4, 6, 3, np.random.default_rng(0))
+    assert (data.m, data.d, data.V) == (7, 4, 6)
+    assert np.all(data.support_sizes == 3)
+    np.testing.assert_allclose(data.pi, 1 / 7)
+    with pytest.raises(InvalidDataError):
+        random_instance(3, 2, 4, 5, np.random.default_rng(0))
+    with pytest.raises(InvalidDataError):
+        random_instance(0, 2, 4, 1, np.random.default_rng(0))
+
+
+def test_cover_probability_known_values():
+    # m <= d: every dichotomy is separable; m = 2d: exactly one half (no bias)
+    assert cover_probability(3, 3) == 1.0
+    for d in (1, 2, 5, 10):
+        assert cover_probability(2 * d, d) == pytest.approx(0.5, abs=1e-15)
+    # m points on a line through the origin (d = 1): only the 2 sign patterns +- of one side
+    assert cover_probability(4, 1) == 2 / 16
+    # with a bias the dimension counts as d + 1
+    assert cover_probability(6, 2, bias=True) == cover_probability(6, 3)
+
+
+@pytest.mark.parametrize(("m", "d"), [(5, 2), (6, 3), (7, 2)])
+def test_cover_probability_against_brute_force_enumeration(m, d):
+    """Count the separable dichotomies of random points with an LP per labeling."""
+    rng = np.random.default_rng(m * 10 + d)
+    X = rng.standard_normal((m, d))
+    separable = 0
+    for signs in itertools.product([0, 1], repeat=m):
+        P = np.zeros((m, 2))
+        P[np.arange(m), signs] = 1.0
+        separable += ntp.is_separable(ntp.NTPData(H=X, pi=np.full(m, 1 / m), P=P))
+    assert separable == round(cover_probability(m, d) * 2**m)
+
+
+def test_compatibility_count_matches_the_rank_of_the_system():
+    """Compatible iff rank = n_eq; the rank never exceeds the count, and almost always equals it."""
+    rng = np.random.default_rng(0)
+    equal = total = 0
+    for m, V, S in [(12, 5, 3), (10, 4, 2), (16, 3, 2)]:
+        for d in range(1, m + 2):
+            out = condition_trial({"m": m, "d": d, "V": V, "S": S}, rng)
+            assert out["compatible"] == (out["rank"] == out["n_eq"])
+            assert out["rank"] <= out["rank_bound"] <= min(out["n_eq"], (V - 1) * d)
+            equal += out["rank"] == out["rank_bound"]
+            total += 1
+    assert equal >= total - 1
+    assert compatibility_threshold(40, 10, 6) == pytest.approx(5 / 9)
+    assert compatibility_threshold(40, 10, 1) == 0.0
+
+
+def test_separability_heuristic_is_coverage_for_binary():
+    assert separability_count_heuristic(2, 1) == 0.5
+    assert separability_count_heuristic(10, 6) == pytest.approx(14 / 18)
+    with pytest.raises(InvalidDataError):
+        separability_count_heuristic(4, 4)
+
+
+def test_best_loss_is_the_entropy_when_both_conditions_hold(overparam_data):
+    best = best_achievable_loss(overparam_data)
+    assert best.value == pytest.approx(ntp.entropy(overparam_data), abs=1e-7)
+    assert best.n_vanishing == ntp.linear.constraints.ntp_constraints(overparam_data).ineq.shape[0]
+
+
+def test_best_loss_below_threshold_matches_a_long_gradient_run():
+    data = random_instance(12, 3, 4, 2, np.random.default_rng(5))
+    assert not ntp.is_compatible(data)
+    best = best_achievable_loss(data)
+    assert best.gap_to_entropy > 1e-3
+    W = np.zeros((data.V, data.d))
+    for _ in range(20000):
+        W -= 2.0 * ntp.ce_grad(data, W)
+    ce = ntp.ce_loss(data, W)
+    assert best.value <= ce + 1e-9
+    assert ce - best.value < 1e-3
+    assert abs(best.value - best.dual_value) < 1e-6
+
+
+def test_recession_pairs_of_a_one_hot_instance():
+    """Separable one-hot data: every pair vanishes; two identical points with different labels: none."""
+    sep = ntp.NTPData(H=[[1.0], [-1.0]], pi=[0.5, 0.5], P=[[1.0, 0.0], [0.0, 1.0]])
+    assert recession_pairs(sep).all()
+    assert best_achievable_loss(sep).value == pytest.approx(0.0, abs=1e-7)
+    clash = ntp.NTPData(H=[[1.0], [1.0]], pi=[0.5, 0.5], P=[[1.0, 0.0], [0.0, 1.0]])
+    assert not recession_pairs(clash).any()
+    assert best_achievable_loss(clash).value == pytest.approx(math.log(2), abs=1e-7)

@@ -1,0 +1,189 @@
+"""Sequences to NTP data (Paper A, App. C), the text corpus and its normalization."""
+
+from __future__ import annotations
+
+import itertools
+import sys
+
+import numpy as np
+import pytest
+
+import ntpnb as ntp
+from ntpnb.errors import InvalidDataError
+from ntpnb.linear import corpus
+from ntpnb.linear.sequences import (
+    prefix_contexts,
+    random_context_embeddings,
+    sliding_windows,
+    validate_sequences,
+)
+
+
+def brute_force_counts(seqs, V):
+    """(context, next token) pairs of every prefix, counted naively."""
+    pairs = [(tuple(s[:t]), s[t]) for s in seqs for t in range(1, len(s))]
+    contexts = sorted({c for c, _ in pairs}, key=lambda c: (len(c), c))
+    counts = np.zeros((len(contexts), V), dtype=int)
+    for c, z in pairs:
+        counts[contexts.index(c), z] += 1
+    return contexts, counts
+
+
+def test_prefix_contexts_match_a_hand_count():
+    ctx = prefix_contexts([[0, 1, 2], [0, 1, 1], [0, 2]], vocab_size=3)
+    assert ctx.contexts == ((0,), (0, 1))
+    assert ctx.counts.tolist() == [[0, 2, 1], [0, 1, 1]]
+    assert ctx.n_pairs == 5
+    np.testing.assert_allclose(ctx.pi, [3 / 5, 2 / 5])
+    np.testing.assert_allclose(ctx.P, [[0, 2 / 3, 1 / 3], [0, 0.5, 0.5]])
+    assert ctx.m_by_length() == {1: 1, 2: 1}
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_prefix_contexts_match_brute_force(seed):
+    rng = np.random.default_rng(seed)
+    V = 3
+    seqs = [rng.integers(0, V, size=rng.integers(1, 7)).tolist() for _ in range(12)]
+    seqs.append([0, 1])  # at least one pair
+    contexts, counts = brute_force_counts(seqs, V)
+    ctx = prefix_contexts(seqs, V)
+    assert list(ctx.contexts) == contexts
+    np.testing.assert_array_equal(ctx.counts, counts)
+    # m = sum_t m_t, and m_1 >= m_2 >= ... (App. C) when every sequence is long enough
+    assert sum(ctx.m_by_length().values()) == ctx.m
+
+
+def test_autoregressive_loss_equals_loss_over_distinct_contexts():
+    """App. C: the average of -log q(x_{t+1} | x_{1..t}) over all pairs is CE of Eq. (2)."""
+    rng = np.random.default_rng(0)
+    V = 4
+    seqs = [rng.integers(0, V, size=6).tolist() for _ in range(20)]
+    ctx = prefix_contexts(seqs, V)
+    H = random_context_embeddings(ctx.m, 5, seed=1)
+    data = ctx.ntp_data(H)
+    W = rng.standard_normal((V, 5))
+    index = {c: j for j, c in enumerate(ctx.contexts)}
+    logq = ntp.linear.loss.log_softmax(H @ W.T)
+    direct = np.mean([-logq[index[tuple(s[:t])], s[t]] for s in seqs for t in range(1, len(s))])
+    assert ntp.ce_loss(data, W) == pytest.approx(direct, rel=1e-12)
+
+
+def test_entropy_is_the_mean_of_the_per_length_entropies_for_equal_lengths():
+    rng = np.random.default_rng(3)
+    seqs = [rng.integers(0, 3, size=5).tolist() for _ in range(30)]
+    ctx = prefix_contexts(seqs, 3)
+    H_t = ctx.entropy_by_length()
+    assert sorted(H_t) == [1, 2, 3, 4]
+    assert ctx.entropy() == pytest.approx(np.mean(list(H_t.values())), rel=1e-12)
+
+
+def test_shannon_monotonicity_on_cyclic_windows_and_a_counterexample_without():
+    rng = np.random.default_rng(4)
+    stream = rng.integers(0, 3, size=400).tolist()
+    H_t = prefix_contexts(sliding_windows(stream, 6), 3).entropy_by_length()
+    values = [H_t[t] for t in sorted(H_t)]
+    assert all(a >= b - 1e-12 for a, b in itertools.pairwise(values))
+    # prefixes from the start of independent documents need not be stationary:
+    # the second token is fixed, the third is not, so H_1 = 0 < H_2
+    H_t = prefix_contexts([[0, 1, 0], [0, 1, 2]], 3).entropy_by_length()
+    assert H_t[1] == 0.0 and H_t[2] > 0.0
+
+
+def test_max_length_and_of_length():
+    ctx = prefix_contexts([[0, 1, 2, 0], [1, 1, 2, 2]], 3, max_length=2)
+    assert ctx.max_length == 2
+    one = ctx.of_length(1)
+    assert one.contexts == ((0,), (1,))
+    assert one.pi.sum() == pytest.approx(1.0)
+    with pytest.raises(InvalidDataError, match="no context has length 3"):
+        ctx.of_length(3)
+
+
+def test_sliding_windows():
+    assert sliding_windows([0, 1, 2], 2) == [(0, 1), (1, 2), (2, 0)]
+    assert sliding_windows([0, 1, 2], 2, cyclic=False) == [(0, 1), (1, 2)]
+    with pytest.raises(InvalidDataError, match="fewer than the window length"):
+        sliding_windows([0], 2)
+    with pytest.raises(InvalidDataError, match="integer >= 2"):
+        sliding_windows([0, 1], 1)
+
+
+@pytest.mark.parametrize(
+    ("seqs", "V", "message"),
+    [
+        ([[0, 1], []], 3, "sequence 1 is empty"),
+        ([[0, 3]], 3, r"position 1: token id 3 is out of range \[0, 3\)"),
+        ([[0, -1]], 3, "out of range"),
+        ([[0, 1.0]], 3, "not an integer id"),
+        ([[0, "a"]], 3, "mixed types"),
+        ([[0, True]], 3, "not an integer id"),
+        (["abc"], 3, "is a string"),
+        ("abc", 3, "not a single string"),
+        ([], 3, "no sequences"),
+        ([[0, 1]], 1, "at least 2"),
+        ([[0, 1]], 2.0, "must be an integer"),
+        ([np.zeros((2, 2), dtype=int)], 3, "1-dimensional"),
+        ([5], 3, "not a sequence"),
+    ],
+)
+def test_bad_sequences_raise_named_errors(seqs, V, message):
+    with pytest.raises(InvalidDataError, match=message):
+        validate_sequences(seqs, V)
+
+
+def test_numpy_sequences_are_accepted():
+    assert validate_sequences([np.array([0, 2, 1])], 3) == [(0, 2, 1)]
+
+
+def test_no_pairs_and_bad_embeddings():
+    with pytest.raises(InvalidDataError, match="no sequence has two tokens"):
+        prefix_contexts([[0], [1]], 2)
+    ctx = prefix_contexts([[0, 1]], 2)
+    with pytest.raises(InvalidDataError, match="one row per context"):
+        ctx.ntp_data(np.ones((2, 3)))
+    with pytest.raises(InvalidDataError, match="positive integer"):
+        prefix_contexts([[0, 1]], 2, max_length=0)
+    with pytest.raises(InvalidDataError, match="positive integer"):
+        random_context_embeddings(0, 3)
+
+
+def test_normalize_text():
+    assert corpus.normalize_text("  Héllo,\n\tWORLD 42 -- ok.  ") == "hello world ok"
+    with pytest.raises(InvalidDataError):
+        corpus.normalize_text(b"bytes")
+
+
+def test_encode_decode_round_trip_and_errors():
+    text = "the quick brown fox"
+    ids = corpus.encode_text(text)
+    assert corpus.decode_ids(ids) == text
+    assert ids.max() < len(corpus.ALPHABET)
+    with pytest.raises(InvalidDataError, match="normalize first"):
+        corpus.encode_text("Capital")
+    with pytest.raises(InvalidDataError, match=r"\[0, 27\)"):
+        corpus.decode_ids([27])
+
+
+def test_stdlib_corpus_is_read_at_run_time_and_normalized():
+    text = corpus.stdlib_corpus()
+    assert len(text) > 20000
+    assert set(text) <= set(corpus.ALPHABET)
+    assert "  " not in text and text == text.strip()
+    # the corpus starts with the docstring of the first module, normalized
+    first = corpus.normalize_text(sys.modules["re"].__doc__ or "")
+    assert text.startswith(first[:200])
+    assert corpus.stdlib_corpus(100) == text[:100]
+    assert corpus.corpus_python_version().split()[-1].startswith(f"{sys.version_info[0]}.")
+
+
+@pytest.mark.parametrize(("n", "message"), [(0, "positive integer"), (10**9, "fewer than")])
+def test_stdlib_corpus_bad_sizes(n, message):
+    with pytest.raises(InvalidDataError, match=message):
+        corpus.stdlib_corpus(n)
+
+
+def test_stdlib_docstrings_bad_modules():
+    with pytest.raises(InvalidDataError, match="non-empty"):
+        corpus.stdlib_docstrings([])
+    with pytest.raises(InvalidDataError, match="cannot import"):
+        corpus.stdlib_docstrings(["no_such_module_xyz"])
