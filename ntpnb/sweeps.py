@@ -44,6 +44,7 @@ from joblib import Parallel, delayed
 from scipy.stats import norm
 from threadpoolctl import threadpool_limits
 
+from . import settings
 from .errors import InvalidDataError
 
 __all__ = ["trial_generators", "run_sweep", "wilson_interval", "crossing"]
@@ -72,7 +73,7 @@ def run_sweep(
     n_trials: int,
     seed: int = 0,
     batch_size: int = 16,
-    blas_threads: int | None = 1,
+    blas_threads: int | None = settings.BLAS_THREADS,
 ) -> list[list[R]]:
     """Run ``trial(point, rng)`` ``n_trials`` times at every point, in parallel through joblib.
 

@@ -511,7 +511,7 @@ def regularization_path(data: NTPData, radii: ArrayLike) -> RegularizationPath:
     # checked for finiteness and certified, so the floating-point warnings are not needed.
     # The matrices are small (at most a few hundred rows), where threaded BLAS gains nothing
     # and, on a shared machine, loses a factor of several to contention.
-    with threadpool_limits(limits=settings.PATH_BLAS_THREADS, user_api="blas"), np.errstate(all="ignore"):
+    with threadpool_limits(limits=settings.BLAS_THREADS, user_api="blas"), np.errstate(all="ignore"):
         B_cur = min(B_all[0], settings.PATH_START_RADIUS)
         state = _initial_state(data, st, B_cur)
         state, _ = _solve_or_raise(data, st, state, B_cur)

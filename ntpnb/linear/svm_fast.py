@@ -465,7 +465,7 @@ def solve_ntp_svm_fast(
 
     Notes
     -----
-    The BLAS runs single-threaded inside (:data:`ntpnb.settings.FAST_SVM_BLAS_THREADS`): the
+    The BLAS runs single-threaded inside (:data:`ntpnb.settings.BLAS_THREADS`): the
     blocks are small, and on a machine whose cores are busy a multi-threaded BLAS made the
     (500, 100, 600, 10) problem 25 times slower here.
     """
@@ -478,7 +478,7 @@ def solve_ntp_svm_fast(
         C = np.zeros((data.m, data.V))
         W = np.zeros((data.V, data.d))
         return FastSVMResult(W, C, np.zeros(0), certify(data, W, C), 0)
-    with threadpool_limits(limits=settings.FAST_SVM_BLAS_THREADS, user_api="blas"):
+    with threadpool_limits(limits=settings.BLAS_THREADS, user_api="blas"):
         return _solve(data, feas_tol, kkt_tol, gap_tol, max_iter)
 
 
