@@ -85,8 +85,14 @@ def visit(browser, path: Path, name: str) -> dict:
     page.evaluate("() => window.MathJax ? MathJax.startup.promise : null")
     found = page.evaluate(
         """() => ({
-            text: document.querySelector('main') ? document.querySelector('main').innerText
-                                                 : document.body.innerText,
+            text: (() => {  // the prose: code blocks may show markup on purpose
+                const main = (document.querySelector('main') || document.body).cloneNode(true);
+                main.querySelectorAll('pre, code, .highlight').forEach(e => e.remove());
+                document.body.appendChild(main);  // innerText needs a rendered node
+                const text = main.innerText;
+                main.remove();
+                return text;
+            })(),
             mathSource: document.querySelectorAll('.math, span.math, div.math').length,
             typeset: document.querySelectorAll('mjx-container').length,
             mathErrors: [...document.querySelectorAll('mjx-merror')].map(e => e.textContent),

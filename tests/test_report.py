@@ -53,6 +53,7 @@ def run(tmp_path, capsys):
     log = ClaimLog("07_demo", "quick", layout.root)
     log.check("A1", "gap at random W", 0.25, ">", 0.0, digits=2)
     log.check("A1", "gap where softmax = p", 1e-15, "<", 1e-12, floor=1e-12)
+    log.check("A1", "KL sum is non-negative", 0.1, ">=", 0.0, kind="sanity")
     with pytest.raises(ClaimCheckError):
         log.check("A2", "decay rate", -0.5, "~", -1.0, tol=0.02, paper="e^{-gamma}")
     printed = capsys.readouterr().out.split("[")
@@ -64,9 +65,9 @@ def run(tmp_path, capsys):
             md("## Claim A1: the $\\mathcal{H}$ bound\n\n```python\n# not a heading\n```"),
             code(lines[0]),
             md("### Equality"),
-            code(lines[1]),
+            code(lines[1] + lines[2]),
             md("## Claim A2"),
-            code(lines[2]),
+            code(lines[3]),
         ],
     )
     return layout, log
@@ -77,6 +78,7 @@ def test_chapter_sections_finds_the_heading_above_each_check(run):
     sections = chapter_sections(layout.notebooks / "07_demo.ipynb")
     assert sections[("A1", "gap at random W")] == "Claim A1: the $\\mathcal{H}$ bound"
     assert sections[("A1", "gap where softmax = p")] == "Equality"
+    assert sections[("A1", "KL sum is non-negative")] == "Equality"  # printed "A1 (sanity) ..."
     assert sections[("A2", "decay rate")] == "Claim A2"
 
 
@@ -86,14 +88,15 @@ def test_report_lists_every_claim_with_its_status(run):
     for cid in CLAIMS:
         assert re.search(rf"^\| \*\*{cid}\*\* \(", report, flags=re.M), cid
     a1 = next(line for line in report.splitlines() if line.startswith("| **A1**"))
-    assert "reproduced: 2 of 2 checks pass (quick)" in a1
+    assert "reproduced: 2 of 2 checks pass (+1 of 1 sanity checks) (quick)" in a1
     assert "(/outputs/notebooks/07_demo.ipynb#claim-a1-the-mathcalh-bound)" in a1
     assert "(/outputs/notebooks/07_demo.ipynb#equality)" in a1
     a2 = next(line for line in report.splitlines() if line.startswith("| **A2**"))
     assert "**FAILED**: 0 of 1 checks pass" in a2
     a3 = next(line for line in report.splitlines() if line.startswith("| **A3**"))
     assert "not checked yet" in a3
-    assert "**2 of 26 claims checked**, 1 with a failing check; 3 checks in all" in report
+    assert "**2 of 26 claims checked**, 1 with a failing check; 4 checks in all" in report
+    assert "| *sanity check:* KL sum is non-negative |" in report
     # every check, with our value, the requirement and the paper's value
     assert "| -0.5000 | = -1 ± 0.02 | e^\\{-gamma\\} | **FAIL** |" in report
     assert "| \\< 1e-12 | \\< 1e-12 |" in report
@@ -117,8 +120,9 @@ def test_summary_is_the_chapter_claim_table(run):
     _, log = run
     table = log.summary()
     text = repr(table)
-    assert text.splitlines()[0] == "2 of 3 claim checks pass"
+    assert text.splitlines()[0] == "3 of 4 claim checks pass"
+    assert "PASS A1 (sanity) KL sum is non-negative: 0.1000 (required >= 0)" in text
     assert "FAIL A2   decay rate: -0.5000 (required = -1 ± 0.02)" in text
     html = table._repr_html_()
-    assert html.count("<tr class=") == 3 and 'class="ntpnb-fail"' in html
+    assert html.count("<tr class=") == 4 and 'class="ntpnb-fail"' in html
     assert "<th>paper</th>" in html and "e^{-gamma}" in html

@@ -5,6 +5,13 @@ compares with a paper. A check prints one stable line (rounded to the stated dig
 can compare it), appends a record to ``outputs/claims/<notebook>.json`` (the reproducibility
 report is built from these records), and raises :class:`~ntpnb.errors.ClaimCheckError` if the
 claim does not hold, so a broken claim fails the run.
+
+A check is one of two kinds (:data:`KINDS`). A ``"claim"`` check is evidence for the paper: it
+would fail if the paper's claim were false. A ``"sanity"`` check tests the code or the setting
+(an invariant that holds by construction, a property of our instance, agreement of a solver
+with a proved result); it fails the run like any check, prints ``(sanity)`` after the claim id
+it belongs to, and is recorded with ``kind = "sanity"`` so that a report can keep it apart from
+the evidence.
 """
 
 from __future__ import annotations
@@ -20,7 +27,15 @@ from pathlib import Path
 from ..errors import ClaimCheckError, InvalidDataError
 from .paths import output_layout
 
-__all__ = ["Check", "ClaimLog", "ClaimTable", "RELATIONS", "format_number", "format_requirement"]
+__all__ = [
+    "Check",
+    "ClaimLog",
+    "ClaimTable",
+    "KINDS",
+    "RELATIONS",
+    "format_number",
+    "format_requirement",
+]
 
 Target = float | tuple[float, float]
 
@@ -34,6 +49,10 @@ RELATIONS: dict[str, Callable[[float, Target, float], bool]] = {
     "in": lambda v, t, tol: t[0] <= v <= t[1],
     "==": lambda v, t, tol: v == t,
 }
+
+
+#: The kinds of check: evidence for a paper's claim, or a sanity check of the code or setting.
+KINDS: tuple[str, ...] = ("claim", "sanity")
 
 
 def format_number(x: float, digits: int, floor: float | None = None) -> str:
@@ -62,6 +81,7 @@ class Check:
     paper: str
     passed: bool
     profile: str
+    kind: str = "claim"
     measured: str = ""  # the value as printed (rounded); the chapter's claim table shows it
 
     def line(self, digits: int, floor: float | None = None) -> str:
@@ -70,7 +90,8 @@ class Check:
         verdict = "PASS" if self.passed else "FAIL"
         paper = f"; paper: {self.paper}" if self.paper else ""
         required = format_requirement(self.relation, self.target, self.tol)
-        return f"[{verdict}] {self.claim} {self.what}\n       measured {value}; required {required}{paper}"
+        label = self.claim if self.kind == "claim" else f"{self.claim} ({self.kind})"
+        return f"[{verdict}] {label} {self.what}\n       measured {value}; required {required}{paper}"
 
 
 def format_requirement(relation: str, target: Target, tol: float) -> str:
@@ -115,6 +136,7 @@ class ClaimLog:
         paper: str = "",
         digits: int = 4,
         floor: float | None = None,
+        kind: str = "claim",
     ) -> None:
         """Assert ``value <relation> target``, print the outcome, record it; fail if it is false.
 
@@ -143,14 +165,19 @@ class ClaimLog:
             Significant digits printed.
         floor
             Print ``< floor`` instead of digits below this magnitude (rounding noise).
+        kind
+            ``"claim"`` (evidence for the paper; the default) or ``"sanity"`` (a check of the
+            code or the setting, not evidence); see :data:`KINDS`.
 
         Raises
         ------
         ClaimCheckError
             If the relation does not hold (the record is written first).
         InvalidDataError
-            On an unknown relation or a non-finite value.
+            On an unknown relation or kind, or a non-finite value.
         """
+        if kind not in KINDS:
+            raise InvalidDataError(f"unknown kind {kind!r}; use one of {list(KINDS)}")
         if relation not in RELATIONS:
             raise InvalidDataError(f"unknown relation {relation!r}; use one of {sorted(RELATIONS)}")
         value = value if isinstance(value, (bool, int)) else float(value)
@@ -158,7 +185,7 @@ class ClaimLog:
             raise InvalidDataError(f"claim {claim}: the measured value of {what!r} is {value}")
         passed = bool(RELATIONS[relation](value, target, tol))
         measured = format_number(value, digits, floor)
-        check = Check(claim, what, value, relation, target, tol, paper, passed, self.profile, measured)
+        check = Check(claim, what, value, relation, target, tol, paper, passed, self.profile, kind, measured)
         self.checks.append(check)
         self._write()
         line = check.line(digits, floor)
@@ -197,7 +224,7 @@ class ClaimTable:
         """One row of strings per check, in the order of :data:`_TABLE_COLUMNS`."""
         return [
             (
-                c.claim,
+                c.claim if c.kind == "claim" else f"{c.claim} ({c.kind})",
                 c.what,
                 c.paper,
                 c.measured or format_number(c.value, 4),

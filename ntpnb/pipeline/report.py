@@ -34,6 +34,21 @@ __all__ = [
 REPORT_DOCNAME = "outputs/report"
 
 _STATUS_PASS, _STATUS_FAIL, _STATUS_NONE = "reproduced", "**FAILED**", "not checked yet"
+_STATUS_SANITY = "sanity checks only (no evidence yet)"
+
+
+def _claim_result(checks: list[CheckRecord]) -> str:
+    """The result cell of one claim: status, checks passed, sanity checks, profile."""
+    if not checks:
+        return _STATUS_NONE
+    evidence = [r for r in checks if r.kind == "claim"]
+    sanity = len(checks) - len(evidence)
+    failed = any(not r.passed for r in checks)
+    status = _STATUS_FAIL if failed else (_STATUS_PASS if evidence else _STATUS_SANITY)
+    profile = ", ".join(sorted({r.profile for r in checks}))
+    count = f"{sum(r.passed for r in evidence)} of {len(evidence)} checks pass"
+    extra = f" (+{sum(r.passed for r in checks if r.kind != 'claim')} of {sanity} sanity checks)"
+    return f"{status}: {count}{extra if sanity else ''} ({profile})"
 
 
 @dataclass(frozen=True)
@@ -49,6 +64,7 @@ class CheckRecord:
     passed: bool
     profile: str
     section: str | None  # heading text of the section the check's output appears in
+    kind: str = "claim"  # "claim" (evidence for the paper) or "sanity" (a check of the code)
 
 
 def load_records(layout: OutputLayout) -> list[CheckRecord]:
@@ -72,13 +88,14 @@ def load_records(layout: OutputLayout) -> list[CheckRecord]:
                     passed=bool(c["passed"]),
                     profile=c.get("profile", data.get("profile", "")),
                     section=sections.get((c["claim"], c["what"])),
+                    kind=c.get("kind", "claim"),
                 )
             )
     return records
 
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
-_CHECK_LINE = re.compile(r"^\[(?:PASS|FAIL)\] (\S+) (.*)$")
+_CHECK_LINE = re.compile(r"^\[(?:PASS|FAIL)\] (\S+) (?:\(\w+\) )?(.*)$")  # "A1 (sanity) what"
 
 
 def chapter_sections(executed: Path) -> dict[tuple[str, str], str]:
@@ -200,14 +217,8 @@ def render_report(layout: OutputLayout) -> str:
             if spec.paper != paper:
                 continue
             checks = by_claim.get(cid, [])
-            if not checks:
-                result, where = _STATUS_NONE, ""
-            else:
-                passed = sum(r.passed for r in checks)
-                status = _STATUS_PASS if passed == len(checks) else _STATUS_FAIL
-                profile = ", ".join(sorted({r.profile for r in checks}))
-                result = f"{status}: {passed} of {len(checks)} checks pass ({profile})"
-                where = "<br>".join(dict.fromkeys(_link(r) for r in checks))
+            result = _claim_result(checks)
+            where = "<br>".join(dict.fromkeys(_link(r) for r in checks))
             lines.append(
                 f"| **{cid}** ({spec.where}) | {spec.statement} | {spec.paper_value} | {result} | {where} |"
             )
@@ -218,7 +229,8 @@ def render_report(layout: OutputLayout) -> str:
         "",
         "Each row is one assertion a chapter made: the value it measured (rounded as printed), what",
         "it required (the tolerance), what the paper reports, and the result. The claim id links",
-        "to the section of the chapter that makes the check.",
+        "to the section of the chapter that makes the check. Rows marked *sanity check* test the",
+        "code or the setting (an invariant that holds by construction), not the paper's claim.",
         "",
     ]
     if not records:
@@ -236,8 +248,9 @@ def render_report(layout: OutputLayout) -> str:
         ]
         for r in checks:
             result = "pass" if r.passed else "**FAIL**"
+            what = _escape(r.what) if r.kind == "claim" else f"*{r.kind} check:* {_escape(r.what)}"
             lines.append(
-                f"| [{_escape(r.claim)}]({_target(r)}) | {_escape(r.what)} | {_escape(r.measured)} "
+                f"| [{_escape(r.claim)}]({_target(r)}) | {what} | {_escape(r.measured)} "
                 f"| {_escape(r.required)} | {_escape(r.paper)} | {result} |"
             )
         lines.append("")
