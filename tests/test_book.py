@@ -77,6 +77,12 @@ def test_report_links_to_the_sections_that_check_each_claim(built_book):
         assert parts.fragment in parse(target).ids, f"{href}: no such section"
 
 
+def test_every_checked_claim_id_is_in_the_registry(quick_run):
+    for path in sorted((quick_run / "claims").glob("*.json")):
+        ids = {c["claim"] for c in json.loads(path.read_text())["checks"]}
+        assert ids <= set(CLAIMS), f"{path.stem} checks unregistered ids {sorted(ids - set(CLAIMS))}"
+
+
 def test_chapter_sources_are_published_for_download(built_book):
     html = built_book / "_build" / "html"
     for source in (built_book / "notebooks").glob("*.md"):

@@ -104,6 +104,7 @@ def test_repository_url_lives_in_config_and_the_readme_badge_derives_from_it():
     readme = (ROOT / "README.md").read_text()
     badges = re.findall(r"\]\((https://mybinder\.org/v2/[^)]+)\)", readme)
     assert badges == [config_binder_url(ROOT, "notebooks")], badges
+    assert (ROOT / "notebooks").is_dir()  # the folder the badge opens exists in the image
     # no other copy of the repository URL anywhere in the product's text
     for path in ["README.md", "CITATION.cff", *map(str, (ROOT / "book").glob("*.md"))]:
         text = (ROOT / path).read_text()
