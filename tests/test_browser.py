@@ -33,7 +33,9 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 SCREENSHOTS = ROOT / "_build" / "screenshots"
-SKIPPED_PAGES = {"index.html"}  # a redirect to book/intro.html
+SKIPPED_PAGES = {"index.html"}  # a redirect to book/intro.html (tested on its own)
+# what a {prf:ref} to a directive with `:nonumber:` shows when it is given no explicit text
+EMPTY_REFERENCES = {"", "Assumption", "Definition", "Lemma", "Theorem", "Proposition", "Corollary"}
 RAW_MARKUP = re.compile(r"\{(cite|prf:\w+|doc|ref|numref|eq|glue:?\w*)\}`|^```|^:::|^\{[a-z-]+\}", re.M)
 
 
@@ -81,8 +83,15 @@ def visit(browser, path: Path, name: str) -> dict:
     page.on("pageerror", lambda e: errors.append(f"page error: {e}"))
     page.on("requestfailed", lambda r: errors.append(f"request failed: {r.url} ({r.failure})"))
     page.goto(path.as_uri(), wait_until="load")
-    page.wait_for_function("() => !window.MathJax || (MathJax.startup && MathJax.startup.promise)")
-    page.evaluate("() => window.MathJax ? MathJax.startup.promise : null")
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:  # MathJax (if the page loads it) must start and finish typesetting
+        page.wait_for_function(
+            "() => !window.MathJax || (MathJax.startup && MathJax.startup.promise)", timeout=15_000
+        )
+        page.evaluate("() => window.MathJax ? MathJax.startup.promise : null")
+    except PlaywrightTimeout:
+        errors.append("MathJax did not start (its script is missing or could not be loaded)")
     found = page.evaluate(
         """() => ({
             text: (() => {  // the prose: code blocks may show markup on purpose
@@ -101,6 +110,7 @@ def visit(browser, path: Path, name: str) -> dict:
                 '.output.error, .output.traceback, .cell_output .traceback').length,
             links: [...document.querySelectorAll('a[href]')].map(a => ({
                 href: a.href, label: a.className + ' ' + a.textContent.trim(),
+                text: a.textContent.trim(), internal: a.classList.contains('internal'),
             })),
         })"""
     )
@@ -138,12 +148,20 @@ def test_every_page_reads_correctly_in_a_browser(browser, built_book):
             issues.append("a cell shows an error or a traceback")
         issues += [f"unrendered markup: {m.group(0)!r}" for m in RAW_MARKUP.finditer(found["text"])]
         for link in found["links"]:
+            if link["internal"] and link["text"] in EMPTY_REFERENCES:
+                issues.append(f"cross-reference without its text: {link['text']!r} -> {link['href']}")
             target = _local_file(link["href"])
             if target is not None and not target.exists():
                 issues.append(f"broken link to {target.relative_to(html)} ({link['label'][:40]})")
         if issues:
             problems[name] = issues
     assert not problems, problems
+
+    # the book's front door (index.html) leads to the introduction, offline too
+    page = browser.new_page()
+    page.goto((html / "index.html").as_uri())
+    page.wait_for_url("**/book/intro.html")
+    page.close()
 
     # chapter pages: a Binder button on the chapter's Jupytext source; both downloads
     chapters = [n for n in seen if n.startswith("outputs/notebooks/")]
