@@ -72,6 +72,7 @@ def _cmd_list(args: argparse.Namespace) -> int:
             values = PROFILES.get(source.stem, {}).get(profile, {})
             shown = ", ".join(f"{k}={v}" for k, v in values.items())
             print(f"  {profile:<6} {shown}")
+    print("change one for a run: ntpnb reproduce NAME -p KEY=VALUE (outputs go to outputs/runs/)")
     return 0
 
 
