@@ -11,7 +11,7 @@ from ntpnb.errors import ClaimCheckError, NTPError
 from ntpnb.pipeline.claims import ClaimLog
 from ntpnb.pipeline.paths import output_layout
 from ntpnb.pipeline.registry import CLAIMS, claim_spec, sort_key
-from ntpnb.pipeline.report import chapter_sections, load_records, render_report
+from ntpnb.pipeline.report import chapter_sections, heading_slug, load_records, render_report
 
 from conftest import ROOT
 
@@ -66,7 +66,7 @@ def run(tmp_path, capsys):
             code(lines[0]),
             md("### Equality"),
             code(lines[1] + lines[2]),
-            md("## Claim A2"),
+            md("## Claim A2\n\n#### Too deep for an anchor\n\n## Equality"),
             code(lines[3]),
         ],
     )
@@ -76,10 +76,22 @@ def run(tmp_path, capsys):
 def test_chapter_sections_finds_the_heading_above_each_check(run):
     layout, _ = run
     sections = chapter_sections(layout.notebooks / "07_demo.ipynb")
-    assert sections[("A1", "gap at random W")] == "Claim A1: the $\\mathcal{H}$ bound"
-    assert sections[("A1", "gap where softmax = p")] == "Equality"
-    assert sections[("A1", "KL sum is non-negative")] == "Equality"  # printed "A1 (sanity) ..."
-    assert sections[("A2", "decay rate")] == "Claim A2"
+    assert sections[("A1", "gap at random W")] == (
+        "Claim A1: the $\\mathcal{H}$ bound",
+        "claim-a1-the--bound",
+    )
+    assert sections[("A1", "gap where softmax = p")] == ("Equality", "equality")
+    assert sections[("A1", "KL sum is non-negative")] == ("Equality", "equality")  # "A1 (sanity) ..."
+    assert sections[("A2", "decay rate")] == ("Equality", "equality-1")  # level 4: no anchor
+
+
+def test_heading_slugs_are_those_of_myst():
+    taken = set()
+    assert heading_slug("Equality: only where the softmax matches $\\hat p_j$", taken) == (
+        "equality-only-where-the-softmax-matches-"
+    )
+    assert heading_slug("The `ntpnb` *command*", taken) == "the-ntpnb-command"
+    assert heading_slug("The `ntpnb` command", taken) == "the-ntpnb-command-1"
 
 
 def test_report_lists_every_claim_with_its_status(run):
@@ -89,9 +101,10 @@ def test_report_lists_every_claim_with_its_status(run):
         assert re.search(rf"^\| \*\*{cid}\*\* \(", report, flags=re.M), cid
     a1 = next(line for line in report.splitlines() if line.startswith("| **A1**"))
     assert "reproduced: 2 of 2 checks pass (+1 of 1 sanity checks) (quick)" in a1
-    assert "(/outputs/notebooks/07_demo.ipynb#claim-a1-the-mathcalh-bound)" in a1
+    assert "(/outputs/notebooks/07_demo.ipynb#claim-a1-the--bound)" in a1
     assert "(/outputs/notebooks/07_demo.ipynb#equality)" in a1
     a2 = next(line for line in report.splitlines() if line.startswith("| **A2**"))
+    assert "(/outputs/notebooks/07_demo.ipynb#equality-1)" in a2
     assert "**FAILED**: 0 of 1 checks pass" in a2
     a3 = next(line for line in report.splitlines() if line.startswith("| **A3**"))
     assert "not checked yet" in a3

@@ -11,11 +11,15 @@ listed apart.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
+
+from markdown_it import MarkdownIt
+from mdit_py_plugins.dollarmath import dollarmath_plugin
 
 from .claims import format_number, format_requirement
 from .paths import OutputLayout
@@ -64,6 +68,7 @@ class CheckRecord:
     passed: bool
     profile: str
     section: str | None  # heading text of the section the check's output appears in
+    anchor: str | None  # that section's anchor in the chapter page
     kind: str = "claim"  # "claim" (evidence for the paper) or "sanity" (a check of the code)
 
 
@@ -87,7 +92,8 @@ def load_records(layout: OutputLayout) -> list[CheckRecord]:
                     paper=c.get("paper", ""),
                     passed=bool(c["passed"]),
                     profile=c.get("profile", data.get("profile", "")),
-                    section=sections.get((c["claim"], c["what"])),
+                    section=sections.get((c["claim"], c["what"]), (None, None))[0],
+                    anchor=sections.get((c["claim"], c["what"]), (None, None))[1],
                     kind=c.get("kind", "claim"),
                 )
             )
@@ -96,19 +102,46 @@ def load_records(layout: OutputLayout) -> list[CheckRecord]:
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 _CHECK_LINE = re.compile(r"^\[(?:PASS|FAIL)\] (\S+) (?:\(\w+\) )?(.*)$")  # "A1 (sanity) what"
+#: the book's ``myst_heading_anchors``: headings down to this level get an anchor
+ANCHOR_LEVELS = 3
+_SLUG_CLEAN = re.compile(r"[^\w\u4e00-\u9fff\- ]")
 
 
-def chapter_sections(executed: Path) -> dict[tuple[str, str], str]:
-    """Map (claim id, what) of each printed check line to the heading above it.
+@functools.cache
+def _inline_parser() -> MarkdownIt:
+    """CommonMark with dollar math, as the book's MyST parses a heading."""
+    return MarkdownIt("commonmark").use(dollarmath_plugin)
 
-    The heading is the nearest markdown heading (of any level below the title) that precedes
-    the code cell printing ``[PASS] <claim> <what>``. A missing notebook gives an empty map.
+
+def heading_title_text(heading: str) -> str:
+    """The text MyST makes a heading's anchor from: its plain text and inline code, no math."""
+    (inline,) = _inline_parser().parseInline(heading)
+    return "".join(c.content for c in inline.children or [] if c.type in ("text", "code_inline"))
+
+
+def heading_slug(heading: str, taken: set[str]) -> str:
+    """The anchor MyST gives ``heading`` (GitHub-style slug, ``-1``, ``-2``... if ``taken``)."""
+    slug = _SLUG_CLEAN.sub("", heading_title_text(heading).lower().replace(" ", "-"))
+    unique, i = slug, 1
+    while unique in taken:
+        unique, i = f"{slug}-{i}", i + 1
+    taken.add(unique)
+    return unique
+
+
+def chapter_sections(executed: Path) -> dict[tuple[str, str], tuple[str, str]]:
+    """Map (claim id, what) of each printed check line to the section above it.
+
+    The section is the nearest markdown heading of level 2 or 3 (those that get an anchor;
+    ``#`` is the title) before the code cell printing ``[PASS] <claim> <what>``, given as
+    (heading text, anchor). A missing notebook gives an empty map.
     """
     if not executed.exists():
         return {}
     nb = json.loads(executed.read_text(encoding="utf-8"))
-    found: dict[tuple[str, str], str] = {}
-    heading: str | None = None
+    found: dict[tuple[str, str], tuple[str, str]] = {}
+    taken: set[str] = set()
+    section: tuple[str, str] | None = None
     for cell in nb.get("cells", []):
         source = "".join(cell.get("source", ""))
         if cell.get("cell_type") == "markdown":
@@ -117,23 +150,18 @@ def chapter_sections(executed: Path) -> dict[tuple[str, str], str]:
                 if line.lstrip().startswith(("```", "~~~", ":::")):
                     in_fence = not in_fence
                 match = None if in_fence else _HEADING.match(line)
-                if match and len(match.group(1)) > 1:
-                    heading = match.group(2)
+                if match and len(match.group(1)) <= ANCHOR_LEVELS:
+                    slug = heading_slug(match.group(2), taken)
+                    if len(match.group(1)) > 1:
+                        section = (match.group(2), slug)
             continue
         for out in cell.get("outputs", []):
             text = "".join(out.get("text", "")) if out.get("output_type") == "stream" else ""
             for line in text.splitlines():
                 match = _CHECK_LINE.match(line)
-                if match and heading is not None:
-                    found.setdefault((match.group(1), match.group(2)), heading)
+                if match and section is not None:
+                    found.setdefault((match.group(1), match.group(2)), section)
     return found
-
-
-def _slug(heading: str) -> str:
-    """The anchor MyST gives a heading (``myst_heading_anchors``): GitHub-style slug of its text."""
-    text = re.sub(r"\$([^$]*)\$", r"\1", heading)  # inline math keeps its source text
-    text = re.sub(r"[`*]", "", text)
-    return re.sub(r"[^\w\- ]", "", text.strip().lower().replace(" ", "-"))
 
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>|$#])")
@@ -146,7 +174,7 @@ def _escape(text: str) -> str:
 
 def _target(record: CheckRecord) -> str:
     target = f"/outputs/notebooks/{record.notebook}.ipynb"
-    return f"{target}#{_slug(record.section)}" if record.section else target
+    return f"{target}#{record.anchor}" if record.anchor else target
 
 
 def _link(record: CheckRecord) -> str:
