@@ -72,7 +72,7 @@ _SPECS = (
         "Prop. 1",
         r"compatible + separable $\Rightarrow \operatorname{CE}(W^{\rm p} + \gamma W^{\rm d}) \to "
         r"\mathcal{H}$, and $\operatorname{CE}(W) > \mathcal{H}$ for finite $W$",
-        r"theorem; gap $\le C e^{-\gamma}$ (Eq. (7))",
+        r"theorem; gap $\le C e^{-\gamma}$ (Eq. (9))",
     ),
     ClaimSpec(
         "A3",

@@ -180,8 +180,14 @@ def _target(record: CheckRecord) -> str:
 def _link(record: CheckRecord) -> str:
     """A short link to the section that made the check: ``01 § <section>``."""
     number = record.notebook.split("_", 1)[0]
-    section = f" § {_escape(_plain(record.section))}" if record.section else ""
+    section = f" § {_escape_text(record.section)}" if record.section else ""
     return f"[{_escape(number)}{section}]({_target(record)})"
+
+
+def _escape_text(text: str) -> str:
+    """Like :func:`_escape`, but inline math (``$...$``) is kept, to be typeset."""
+    parts = re.split(r"(\$[^$]+\$)", text)
+    return "".join(p if p.startswith("$") and p.endswith("$") else _escape(p) for p in parts)
 
 
 def _plain(heading: str) -> str:
