@@ -155,7 +155,7 @@ def test_every_page_reads_correctly_in_a_browser(browser, built_book):
                 issues.append(f"broken link to {target.relative_to(html)} ({link['label'][:40]})")
         if issues:
             problems[name] = issues
-    assert not problems, problems
+    assert not problems, "\n".join(f"{page}: {issue}" for page, found in problems.items() for issue in found)
 
     # the book's front door (index.html) leads to the introduction, offline too
     page = browser.new_page()
