@@ -92,6 +92,10 @@ def visit(browser, path: Path, name: str) -> dict:
         page.evaluate("() => window.MathJax ? MathJax.startup.promise : null")
     except PlaywrightTimeout:
         errors.append("MathJax did not start (its script is missing or could not be loaded)")
+    try:  # images still decoding are not failures yet
+        page.wait_for_function("() => [...document.images].every(i => i.complete)", timeout=15_000)
+    except PlaywrightTimeout:
+        pass  # the image check below names the ones that did not load
     found = page.evaluate(
         """() => ({
             text: (() => {  // the prose: code blocks may show markup on purpose

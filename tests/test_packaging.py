@@ -148,3 +148,16 @@ def test_ci_installs_chromium_and_requires_the_browser_test():
     ci = (ROOT / ".ci" / "run").read_text()
     assert "apt-get install" in ci and "chromium" in ci
     assert "NTPNB_REQUIRE_BROWSER=1" in ci
+
+
+def test_cdn_stylesheets_of_notebook_outputs_are_dropped():
+    from ntpnb.pipeline.sphinx_ext import drop_cdn_links
+
+    animation = (
+        '<link rel="stylesheet"\nhref="https://maxcdn.bootstrapcdn.com/font-awesome/4.4.0/css/'
+        'font-awesome.min.css">\n<div class="animation"><i class="fa fa-play"></i></div>'
+    )
+    assert drop_cdn_links(animation) == '<div class="animation"><i class="fa fa-play"></i></div>'
+    assert drop_cdn_links('<link rel="stylesheet" href="_static/x.css">') == (
+        '<link rel="stylesheet" href="_static/x.css">'
+    )

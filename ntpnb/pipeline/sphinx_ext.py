@@ -13,12 +13,15 @@
   the theme's one for the executed ``.ipynb``.
 * The book's stylesheet (wrapping claim output, the claim tables) and a fix for a theme bug
   that declares sphinx-thebe's configuration script twice (``THEBE_JS_URL`` error in the
-  console) and one that leaves the colour mode empty ("invalid theme mode" error).
+  console) and one that leaves the colour mode empty ("invalid theme mode" error); CDN
+  stylesheet links in notebook outputs (matplotlib animations) are dropped, as the book serves
+  Font Awesome itself.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from importlib import metadata
 from pathlib import Path
@@ -31,7 +34,7 @@ from sphinx.util import logging
 
 from .binder import DEFAULT_BINDERHUB, binder_url, source_of_chapter
 
-__all__ = ["notebook_problems", "mathjax_static_dir", "setup"]
+__all__ = ["notebook_problems", "mathjax_static_dir", "drop_cdn_links", "setup"]
 
 MATHJAX_DISTRIBUTION = "sphinx-mathjax-offline"
 _STATIC = Path(__file__).parent / "static"
@@ -99,6 +102,8 @@ def _page_context(
 ) -> None:
     """Fix the theme's scripts; add Binder and Jupytext-source buttons to a chapter page."""
     _dedupe_scripts(context)
+    if "body" in context:
+        context["body"] = drop_cdn_links(context["body"])
     # with no colour mode, the theme's script logs "invalid theme mode" on every page
     if not context.get("default_mode"):
         context["default_mode"] = "auto"
@@ -142,6 +147,19 @@ def _page_context(
             "label": "launch-buttons",
         }
         buttons.insert(0, group)
+
+
+#: Stylesheets that notebook outputs link from a CDN, which the book already serves itself:
+#: matplotlib's HTML animations (``to_jshtml``) link Font Awesome 4, whose icons the theme's
+#: own Font Awesome renders; offline the CDN request fails and logs an error.
+_CDN_LINKS = re.compile(
+    r"<link[^>]*href=\"https://maxcdn\.bootstrapcdn\.com/font-awesome/[^\"]*\"[^>]*>\s*", re.IGNORECASE
+)
+
+
+def drop_cdn_links(body: str) -> str:
+    """``body`` without the CDN stylesheet links of :data:`_CDN_LINKS`."""
+    return _CDN_LINKS.sub("", body)
 
 
 def _dedupe_scripts(context: dict[str, Any]) -> None:
