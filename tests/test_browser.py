@@ -114,7 +114,8 @@ def visit(browser, path: Path, name: str) -> dict:
                 '.output.error, .output.traceback, .cell_output .traceback').length,
             links: [...document.querySelectorAll('a[href]')].map(a => ({
                 href: a.href, label: a.className + ' ' + a.textContent.trim(),
-                text: a.textContent.trim(), internal: a.classList.contains('internal'),
+                text: a.textContent.trim(),
+                internal: a.classList.contains('internal') && !a.querySelector('img, svg'),
             })),
         })"""
     )
