@@ -4,7 +4,8 @@
 #   ./run.sh reproduce   set up .venv, execute every notebook at the paper's settings,
 #                        write every figure to outputs/figures, build the book in _build/html
 #   ./run.sh test        set up .venv, lint, run the unit tests, every notebook at the quick
-#                        profile with nbval, and the book build
+#                        profile with nbval, the book build, and the browser test (which needs
+#                        Debian's chromium: apt-get install chromium; .ci/run installs it)
 #
 # Set PYTHON to choose the interpreter (default: python3, which must be 3.10 or newer) and
 # NTPNB_VENV to choose where the virtual environment lives (default: .venv).

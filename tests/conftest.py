@@ -36,14 +36,38 @@ def quick_run(tmp_path_factory) -> Path:
     return out
 
 
-@pytest.fixture
-def book_copy(tmp_path, quick_run) -> Path:
-    """A copy of the book sources with the quick-profile outputs, to build in isolation."""
-    root = tmp_path / "book-root"
+def copy_book_sources(root: Path, outputs: Path) -> Path:
+    """Copy the book's sources and the output tree ``outputs`` into a new folder ``root``."""
     root.mkdir()
     for name in ("_config.yml", "_toc.yml"):
         shutil.copy(ROOT / name, root / name)
     shutil.copytree(ROOT / "book", root / "book")
-    (root / "notebooks").mkdir()
-    shutil.copytree(quick_run, root / "outputs")
+    shutil.copytree(ROOT / "notebooks", root / "notebooks")  # excluded from the build; downloads
+    shutil.copytree(outputs, root / "outputs")
+    return root
+
+
+def build_book(root: Path) -> subprocess.CompletedProcess:
+    """``ntpnb book`` on the copy at ``root``."""
+    cmd = [sys.executable, "-m", "ntpnb.pipeline.cli", "book", "--root", str(root)]
+    return subprocess.run(cmd, cwd=root, capture_output=True, text=True)
+
+
+@pytest.fixture
+def book_copy(tmp_path, quick_run) -> Path:
+    """A copy of the book sources with the quick-profile outputs, to build in isolation."""
+    return copy_book_sources(tmp_path / "book-root", quick_run)
+
+
+@pytest.fixture(scope="session")
+def built_book(tmp_path_factory, quick_run) -> Path:
+    """The book built once from the quick-profile outputs (the build log in ``_build/build.log``).
+
+    Shared by the build test and the browser test, so the suite builds the book only once.
+    """
+    root = copy_book_sources(tmp_path_factory.mktemp("built") / "book-root", quick_run)
+    proc = build_book(root)
+    (root / "_build" / "build.log").write_text(proc.stdout + proc.stderr)
+    if proc.returncode != 0:
+        pytest.fail(f"ntpnb book failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
     return root

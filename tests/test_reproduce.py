@@ -12,6 +12,7 @@ import pytest
 
 from ntpnb.errors import NTPError
 from ntpnb.pipeline import profiles
+from ntpnb.pipeline.paths import override_output_dir
 from ntpnb.pipeline.reproduce import notebook_sources, reproduce, select_notebooks
 
 from conftest import ROOT
@@ -126,3 +127,84 @@ def test_a_failing_notebook_does_not_stop_the_others(tmp_path, monkeypatch):
     assert any(o.get("output_type") == "error" for c in failed["cells"] for o in c.get("outputs", []))
     worked = json.loads(results[1].executed.read_text())
     assert "42" in json.dumps(worked)  # the quick profile's value was injected
+
+
+def test_overrides_are_typed_like_the_profile_values():
+    name = SOURCES[0].stem
+    quick = profiles.PROFILES[name]["quick"]
+    ints = [k for k, v in quick.items() if type(v) is int]
+    floats = [k for k, v in quick.items() if type(v) is float]
+    assert ints and floats
+    values = profiles.apply_overrides(name, "quick", {ints[0]: "7", floats[0]: "3"})
+    assert values[ints[0]] == 7 and type(values[ints[0]]) is int
+    assert values[floats[0]] == 3.0 and type(values[floats[0]]) is float
+    assert {k: v for k, v in values.items() if k not in (ints[0], floats[0])} == {
+        k: v for k, v in quick.items() if k not in (ints[0], floats[0])
+    }
+
+
+@pytest.mark.parametrize(
+    ("like", "text", "expected"),
+    [
+        (1, "12", 12),
+        (1.0, "1e-3", 1e-3),
+        (True, "false", False),
+        ("sgd", "adam", "adam"),
+        ("sgd", "'a b'", "a b"),
+        ((1, 2), "(3, 4)", (3, 4)),
+        (None, "2.5", 2.5),
+    ],
+)
+def test_override_values_of_every_type(monkeypatch, like, text, expected):
+    monkeypatch.setattr(profiles, "PROFILES", {"nb": {"paper": {"x": like}, "quick": {"x": like}}})
+    assert profiles.apply_overrides("nb", "paper", {"x": text}) == {"x": expected}
+
+
+@pytest.mark.parametrize(("like", "text"), [(1, "1.5"), (1, "ten"), (1, "True"), (1.0, "x"), (True, "1")])
+def test_bad_override_values_name_the_parameters(monkeypatch, like, text):
+    monkeypatch.setattr(profiles, "PROFILES", {"nb": {"paper": {"x": like, "y": 2}, "quick": {}}})
+    with pytest.raises(NTPError, match=r"x=.* is not a valid .*its parameters: x=.*, y=2"):
+        profiles.apply_overrides("nb", "paper", {"x": text})
+
+
+def test_unknown_or_malformed_overrides_are_errors():
+    name = SOURCES[0].stem
+    with pytest.raises(NTPError, match=rf"{name} has no parameter 'nope'; its parameters \(paper\): seed="):
+        profiles.apply_overrides(name, "paper", {"nope": "1"})
+    with pytest.raises(NTPError, match="write KEY=VALUE"):
+        profiles.parse_overrides(["seed"])
+    with pytest.raises(NTPError, match="overridden twice"):
+        profiles.parse_overrides(["seed=1", "seed=2"])
+    assert profiles.parse_overrides(["seed=3", " n = 4 "]) == {"seed": "3", "n": "4"}
+
+
+def test_cli_rejects_an_unknown_parameter_before_running_anything(tmp_path):
+    proc = subprocess.run(
+        [sys.executable, "-m", "ntpnb.pipeline.cli", "reproduce", SOURCES[0].stem[:2], "-p", "nope=1",
+         "--out", str(tmp_path / "out")],
+        cwd=ROOT, capture_output=True, text=True,
+    )  # fmt: skip
+    assert proc.returncode == 2
+    assert "has no parameter 'nope'; its parameters (paper):" in proc.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_override_runs_go_apart_from_the_canonical_outputs():
+    path = override_output_dir(ROOT, {"seed": 3, "n_g": 11})
+    assert path == ROOT / "outputs" / "runs" / "n_g=11,seed=3"
+    assert override_output_dir(ROOT, {"s": "a b/c"}).name == "s=a_b_c"
+
+
+@pytest.mark.slow
+def test_reproduce_with_an_override_writes_a_separate_run(tmp_path, monkeypatch):
+    (tmp_path / "notebooks").mkdir()
+    (tmp_path / "_toc.yml").write_text("format: jb-book\nroot: x\n")
+    (tmp_path / "notebooks" / "c_value.md").write_text(NOTEBOOK.format(body="print(value * 2)"))
+    monkeypatch.setattr(profiles, "PROFILES", {"c_value": {"paper": {"value": 1}, "quick": {"value": 21}}})
+    (result,) = reproduce(tmp_path, profile="quick", overrides={"value": "5"}, log=lambda line: None)
+    assert result.ok
+    run = tmp_path / "outputs" / "runs" / "value=5"
+    assert result.executed == run / "notebooks" / "c_value.ipynb"
+    assert "10" in json.dumps(json.loads(result.executed.read_text()))  # the override was injected
+    assert json.loads((run / "run.json").read_text())["overrides"] == {"value": "5"}
+    assert not (tmp_path / "outputs" / "notebooks").exists()  # the canonical outputs are untouched

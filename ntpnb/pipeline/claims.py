@@ -16,6 +16,7 @@ the evidence.
 
 from __future__ import annotations
 
+import html
 import json
 import math
 import operator
@@ -26,7 +27,15 @@ from pathlib import Path
 from ..errors import ClaimCheckError, InvalidDataError
 from .paths import output_layout
 
-__all__ = ["Check", "ClaimLog", "KINDS", "RELATIONS", "format_number"]
+__all__ = [
+    "Check",
+    "ClaimLog",
+    "ClaimTable",
+    "KINDS",
+    "RELATIONS",
+    "format_number",
+    "format_requirement",
+]
 
 Target = float | tuple[float, float]
 
@@ -73,21 +82,26 @@ class Check:
     passed: bool
     profile: str
     kind: str = "claim"
+    measured: str = ""  # the value as printed (rounded); the chapter's claim table shows it
 
     def line(self, digits: int, floor: float | None = None) -> str:
         """The rounded, human-readable form printed by :meth:`ClaimLog.check` (two lines)."""
         value = format_number(self.value, digits, floor)
-        if self.relation == "in":
-            lo, hi = self.target  # type: ignore[misc]
-            target = f"in [{lo:g}, {hi:g}]"
-        elif self.relation == "~":
-            target = f"= {self.target:g} ± {self.tol:g}"
-        else:
-            target = f"{self.relation} {self.target:g}"
         verdict = "PASS" if self.passed else "FAIL"
         paper = f"; paper: {self.paper}" if self.paper else ""
+        required = format_requirement(self.relation, self.target, self.tol)
         label = self.claim if self.kind == "claim" else f"{self.claim} ({self.kind})"
-        return f"[{verdict}] {label} {self.what}\n       measured {value}; required {target}{paper}"
+        return f"[{verdict}] {label} {self.what}\n       measured {value}; required {required}{paper}"
+
+
+def format_requirement(relation: str, target: Target, tol: float) -> str:
+    """What a check requires of the measured value, e.g. ``"= -1 ± 0.02"`` or ``"< 1e-12"``."""
+    if relation == "in":
+        lo, hi = target  # type: ignore[misc]
+        return f"in [{lo:g}, {hi:g}]"
+    if relation == "~":
+        return f"= {target:g} ± {tol:g}"
+    return f"{relation} {target:g}"
 
 
 class ClaimLog:
@@ -170,13 +184,23 @@ class ClaimLog:
         if isinstance(value, float) and not math.isfinite(value):
             raise InvalidDataError(f"claim {claim}: the measured value of {what!r} is {value}")
         passed = bool(RELATIONS[relation](value, target, tol))
-        check = Check(claim, what, value, relation, target, tol, paper, passed, self.profile, kind)
+        measured = format_number(value, digits, floor)
+        check = Check(claim, what, value, relation, target, tol, paper, passed, self.profile, kind, measured)
         self.checks.append(check)
         self._write()
         line = check.line(digits, floor)
         print(line)
         if not passed:
             raise ClaimCheckError(f"{self.notebook}: {line}")
+
+    def summary(self) -> ClaimTable:
+        """The compact table of this run's checks, to show at the end of the chapter.
+
+        End each chapter with a cell (tagged ``hide-input``) whose last line is
+        ``claims.summary()``: Jupyter and the book show it as an HTML table (claim, what,
+        paper, ours, required, result), nbval compares its plain-text form.
+        """
+        return ClaimTable(tuple(self.checks))
 
     def _write(self) -> None:
         record = {
@@ -185,3 +209,46 @@ class ClaimLog:
             "checks": [asdict(c) for c in self.checks],
         }
         self.path.write_text(json.dumps(record, indent=1) + "\n")
+
+
+_TABLE_COLUMNS = ("claim", "what", "paper", "ours", "required", "result")
+
+
+@dataclass(frozen=True)
+class ClaimTable:
+    """A compact table of claim checks; displays as HTML in Jupyter and the book."""
+
+    checks: tuple[Check, ...]
+
+    def rows(self) -> list[tuple[str, ...]]:
+        """One row of strings per check, in the order of :data:`_TABLE_COLUMNS`."""
+        return [
+            (
+                c.claim if c.kind == "claim" else f"{c.claim} ({c.kind})",
+                c.what,
+                c.paper,
+                c.measured or format_number(c.value, 4),
+                format_requirement(c.relation, c.target, c.tol),
+                "PASS" if c.passed else "FAIL",
+            )
+            for c in self.checks
+        ]
+
+    def __repr__(self) -> str:
+        rows = self.rows()
+        passed = sum(c.passed for c in self.checks)
+        lines = [f"{passed} of {len(rows)} claim checks pass"]
+        lines += [f"{r[5]} {r[0]:<4} {r[1]}: {r[3]} (required {r[4]})" for r in rows]
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        head = "".join(f"<th>{name}</th>" for name in _TABLE_COLUMNS)
+        body = []
+        for row in self.rows():
+            verdict = row[-1].lower()
+            cells = "".join(f"<td>{html.escape(value)}</td>" for value in row[:-1])
+            body.append(f'<tr class="ntpnb-{verdict}">{cells}<td>{row[-1]}</td></tr>')
+        return (
+            '<table class="ntpnb-claim-table">'
+            f"<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+        )

@@ -4,6 +4,7 @@ Examples
 --------
 ``ntpnb reproduce``                     every notebook at the paper's settings
 ``ntpnb reproduce 01 --profile quick``  one notebook, seconds-scale
+``ntpnb reproduce 01 -p n_g=11``        one notebook with a parameter changed (outputs/runs/...)
 ``ntpnb book``                          build the HTML book from the executed notebooks
 ``ntpnb list``                          the notebooks and their parameters per profile
 """
@@ -17,8 +18,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..errors import NTPError
-from .paths import find_project_root
-from .profiles import PROFILE_NAMES, PROFILES
+from .paths import DEFAULT_OUTPUT_DIRNAME, find_project_root, output_layout
+from .profiles import PROFILE_NAMES, PROFILES, parse_overrides
+from .report import write_report
 from .reproduce import notebook_sources, reproduce
 
 __all__ = ["main", "build_book"]
@@ -29,17 +31,23 @@ def _root(arg: str | None) -> Path:
 
 
 def build_book(root: Path) -> int:
-    """Build the HTML book at ``root`` with warnings as errors; return the exit code."""
+    """Write the reproducibility report, then build the HTML book at ``root``; return the exit code.
+
+    Sphinx runs with ``-W -n --keep-going``: any warning fails the build.
+    """
     jb = Path(sys.executable).parent / "jupyter-book"
     if not jb.exists():
         raise NTPError(f"jupyter-book is not installed next to {sys.executable}; install ntpnb[book]")
+    report = write_report(output_layout(root / DEFAULT_OUTPUT_DIRNAME))
+    print(f"ntpnb: wrote the reproducibility report {report}")
     cmd = [str(jb), "build", str(root), "-W", "-n", "--keep-going"]
     return subprocess.call(cmd)
 
 
 def _cmd_reproduce(args: argparse.Namespace) -> int:
     root = _root(args.root)
-    results = reproduce(root, args.names, args.profile, args.out)
+    overrides = parse_overrides(args.param)
+    results = reproduce(root, args.names, args.profile, args.out, overrides=overrides)
     failed = [r for r in results if not r.ok]
     total = sum(r.seconds for r in results)
     if failed:
@@ -64,6 +72,7 @@ def _cmd_list(args: argparse.Namespace) -> int:
             values = PROFILES.get(source.stem, {}).get(profile, {})
             shown = ", ".join(f"{k}={v}" for k, v in values.items())
             print(f"  {profile:<6} {shown}")
+    print("change one for a run: ntpnb reproduce NAME -p KEY=VALUE (outputs go to outputs/runs/)")
     return 0
 
 
@@ -74,7 +83,17 @@ def _parser() -> argparse.ArgumentParser:
     rep = sub.add_parser("reproduce", help="execute notebooks with papermill (all by default)")
     rep.add_argument("names", nargs="*", help="notebook names or unique prefixes (default: all)")
     rep.add_argument("--profile", choices=PROFILE_NAMES, default="paper", help="default: paper")
-    rep.add_argument("--out", default=None, help="output folder (default: <root>/outputs)")
+    rep.add_argument(
+        "-p",
+        "--param",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override one parameter of the profile (repeatable); outputs go to outputs/runs/...",
+    )
+    rep.add_argument(
+        "--out", default=None, help="output folder (default: <root>/outputs, or outputs/runs/... with -p)"
+    )
     rep.add_argument("--root", default=None, help="project root (default: found from here)")
     rep.set_defaults(func=_cmd_reproduce)
 

@@ -6,18 +6,32 @@ git-ignored)::
     outputs/notebooks/<name>.ipynb   executed notebooks (the book renders these)
     outputs/figures/<name>.png|.pdf  every figure of the papers, regenerated
     outputs/claims/<name>.json       every claim check a notebook made: value, target, pass/fail
+    outputs/report.md                the reproducibility report (``ntpnb book`` writes it)
+    outputs/runs/<overrides>/        a run with ``-p KEY=VALUE`` overrides: the same layout, apart
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import NTPError, PathError
 
-__all__ = ["OutputLayout", "find_project_root", "output_layout", "DEFAULT_OUTPUT_DIRNAME"]
+__all__ = [
+    "OutputLayout",
+    "find_project_root",
+    "output_layout",
+    "override_output_dir",
+    "DEFAULT_OUTPUT_DIRNAME",
+    "OVERRIDE_RUNS_DIRNAME",
+]
 
 DEFAULT_OUTPUT_DIRNAME = "outputs"
+#: Runs with parameter overrides go to ``outputs/runs/<key=value,...>/``, apart from the
+#: canonical outputs that the book and its report are built from.
+OVERRIDE_RUNS_DIRNAME = "runs"
 _MARKERS = ("_toc.yml", "notebooks")
 
 
@@ -75,3 +89,10 @@ def output_layout(output_dir: str | Path | None = None) -> OutputLayout:
     if root.exists() and not root.is_dir():
         raise PathError(f"the output folder {root} exists and is not a folder; choose another --out")
     return OutputLayout(root.resolve()).ensure()
+
+
+def override_output_dir(root: Path, overrides: Mapping[str, object]) -> Path:
+    """``<root>/outputs/runs/<k1=v1,k2=v2>``: where a run with parameter overrides writes."""
+    name = ",".join(f"{k}={v}" for k, v in sorted(overrides.items()))
+    name = re.sub(r"[^\w.,=+-]", "_", name)
+    return root / DEFAULT_OUTPUT_DIRNAME / OVERRIDE_RUNS_DIRNAME / name

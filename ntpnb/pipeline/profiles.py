@@ -9,12 +9,14 @@ Jupyter or Binder; a test keeps the two identical.
 
 from __future__ import annotations
 
+import ast
+from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 
 from ..errors import NTPError
 
-__all__ = ["PROFILE_NAMES", "PROFILES", "profile_parameters"]
+__all__ = ["PROFILE_NAMES", "PROFILES", "profile_parameters", "parse_overrides", "apply_overrides"]
 
 PROFILE_NAMES: tuple[str, ...] = ("paper", "quick")
 
@@ -202,3 +204,79 @@ def profile_parameters(notebook: str, profile: str) -> dict[str, Any]:
     if notebook not in PROFILES:
         raise NTPError(f"notebook {notebook!r} has no profile in ntpnb/pipeline/profiles.py")
     return dict(PROFILES[notebook][profile])
+
+
+def parse_overrides(pairs: Sequence[str]) -> dict[str, str]:
+    """``["n_g=11", "seed=3"]`` as ``{"n_g": "11", "seed": "3"}`` (values still text).
+
+    Raises
+    ------
+    NTPError
+        If an item is not ``KEY=VALUE`` or a key is given twice.
+    """
+    parsed: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        key = key.strip()
+        if not sep or not key.isidentifier():
+            raise NTPError(f"bad parameter override {pair!r}: write KEY=VALUE, e.g. -p seed=3")
+        if key in parsed:
+            raise NTPError(f"parameter {key!r} is overridden twice")
+        parsed[key] = value.strip()
+    return parsed
+
+
+_BAD = object()  # marks a value that does not fit the parameter's type
+
+
+def _typed(text: str, like: Any) -> Any:
+    """``text`` read as the type of the profile's value ``like``; :data:`_BAD` if it does not fit."""
+    if isinstance(like, str):
+        try:
+            value = ast.literal_eval(text)
+        except (ValueError, SyntaxError):
+            return text  # a bare word is a string
+        return value if isinstance(value, str) else text
+    if isinstance(like, bool):
+        return {"true": True, "false": False}.get(text.lower(), _BAD)
+    try:
+        value = ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return _BAD
+    if isinstance(value, bool):
+        return _BAD if like is not None else value
+    if isinstance(like, int):
+        return value if isinstance(value, int) else _BAD
+    if isinstance(like, float):
+        return float(value) if isinstance(value, (int, float)) else _BAD
+    if like is None or isinstance(value, type(like)):
+        return value
+    return _BAD
+
+
+def apply_overrides(notebook: str, profile: str, overrides: Mapping[str, str]) -> dict[str, Any]:
+    """The parameters of ``notebook`` under ``profile`` with ``overrides`` (text) applied.
+
+    Each value is read as the type of the profile's value (``int``, ``float``, ``bool``
+    (``true``/``false``), ``str``, or a Python literal such as a list).
+
+    Raises
+    ------
+    NTPError
+        On an unknown key or a value that does not fit; the message lists the notebook's
+        parameters with their current values.
+    """
+    parameters = profile_parameters(notebook, profile)
+    known = ", ".join(f"{k}={v!r}" for k, v in parameters.items())
+    for key, text in overrides.items():
+        if key not in parameters:
+            raise NTPError(f"{notebook} has no parameter {key!r}; its parameters ({profile}): {known}")
+        like = parameters[key]
+        value = _typed(text, like)
+        if value is _BAD:
+            raise NTPError(
+                f"{notebook}: {key}={text!r} is not a valid {type(like).__name__} "
+                f"(the {profile} profile has {key}={like!r}); its parameters: {known}"
+            )
+        parameters[key] = value
+    return parameters

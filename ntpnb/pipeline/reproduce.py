@@ -6,9 +6,10 @@ notebook is kept even when it failed (papermill writes the error into it), for d
 
 from __future__ import annotations
 
+import json
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,8 +17,8 @@ from jupyter_client.manager import AsyncKernelManager
 from traitlets import default
 
 from ..errors import NTPError
-from .paths import DEFAULT_OUTPUT_DIRNAME, OutputLayout, output_layout
-from .profiles import PROFILE_NAMES, profile_parameters
+from .paths import DEFAULT_OUTPUT_DIRNAME, OutputLayout, output_layout, override_output_dir
+from .profiles import PROFILE_NAMES, apply_overrides
 
 __all__ = ["RunResult", "notebook_sources", "select_notebooks", "execute_notebook", "reproduce"]
 
@@ -79,8 +80,14 @@ def _warm_matplotlib() -> None:
     import matplotlib.font_manager  # noqa: F401
 
 
-def execute_notebook(source: Path, profile: str, layout: OutputLayout) -> RunResult:
-    """Execute one Jupytext notebook with papermill under ``profile`` into ``layout``."""
+def execute_notebook(
+    source: Path, profile: str, layout: OutputLayout, overrides: Mapping[str, str] | None = None
+) -> RunResult:
+    """Execute one Jupytext notebook with papermill under ``profile`` into ``layout``.
+
+    ``overrides`` maps parameter names to text values (see
+    :func:`~ntpnb.pipeline.profiles.apply_overrides`).
+    """
     import jupytext
     import papermill
 
@@ -88,7 +95,7 @@ def execute_notebook(source: Path, profile: str, layout: OutputLayout) -> RunRes
     executed = layout.notebooks / f"{name}.ipynb"
     start = time.perf_counter()
     try:
-        parameters = profile_parameters(name, profile)
+        parameters = apply_overrides(name, profile, overrides or {})
         # relative to the executed notebook's folder, where papermill, nbval and Jupyter run it
         parameters.update(profile=profile, output_dir=os.path.relpath(layout.root, layout.notebooks))
         papermill.execute_notebook(
@@ -120,6 +127,7 @@ def reproduce(
     profile: str = "paper",
     output_dir: str | Path | None = None,
     log: Callable[[str], None] = print,
+    overrides: Mapping[str, str] | None = None,
 ) -> list[RunResult]:
     """Execute the selected notebooks of the project at ``root``; one progress line each.
 
@@ -132,21 +140,39 @@ def reproduce(
     profile
         ``"paper"`` or ``"quick"``.
     output_dir
-        Root of the output tree (default ``<root>/outputs``).
+        Root of the output tree (default ``<root>/outputs``, or
+        ``<root>/outputs/runs/<overrides>`` when there are overrides, so that such a run never
+        replaces the canonical outputs the book and its report are built from).
     log
         Where progress lines go.
+    overrides
+        Parameter values (text, ``{"seed": "3"}``) that replace the profile's; checked against
+        every selected notebook before anything runs.
+
+    Raises
+    ------
+    NTPError
+        On an unknown notebook, profile or parameter, or a value of the wrong type.
     """
     sources = select_notebooks(notebook_sources(root), names)
     if not sources:
         raise NTPError(f"no notebooks found in {root / 'notebooks'}")
     if profile not in PROFILE_NAMES:
         raise NTPError(f"unknown profile {profile!r}; use one of {', '.join(PROFILE_NAMES)}")
-    layout = output_layout(output_dir if output_dir is not None else root / DEFAULT_OUTPUT_DIRNAME)
+    overrides = dict(overrides or {})
+    for source in sources:  # fail on a bad override before running anything
+        apply_overrides(source.stem, profile, overrides)
+    if output_dir is None:
+        output_dir = override_output_dir(root, overrides) if overrides else root / DEFAULT_OUTPUT_DIRNAME
+    layout = output_layout(output_dir)
+    if overrides:
+        run = {"profile": profile, "overrides": overrides, "notebooks": [s.stem for s in sources]}
+        (layout.root / "run.json").write_text(json.dumps(run, indent=1) + "\n")
     _warm_matplotlib()
     results = []
     width = max(len(s.stem) for s in sources)
     for i, source in enumerate(sources, 1):
-        result = execute_notebook(source, profile, layout)
+        result = execute_notebook(source, profile, layout, overrides)
         status = "ok" if result.ok else "FAILED"
         line = f"[{i}/{len(sources)}] {source.stem:<{width}}  {status:<6} {result.seconds:7.1f} s"
         if result.error:

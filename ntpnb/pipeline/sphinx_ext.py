@@ -1,22 +1,43 @@
-"""Sphinx extension: a notebook with an error or a warning in its outputs fails the book build.
+"""Sphinx extension of the book: broken notebooks fail the build; offline math; chapter buttons.
 
-The book renders executed notebooks without executing them, so Sphinx would happily render a
-notebook whose cell raised. This extension warns (and ``-W`` turns the warning into a failed
-build) for every executed notebook that holds an ``error`` output, a ``stderr`` stream, or
-papermill's exception marker.
+* The book renders executed notebooks without executing them, so Sphinx would happily render a
+  notebook whose cell raised. This extension warns (and ``-W`` turns the warning into a failed
+  build) for every executed notebook that holds an ``error`` output, a ``stderr`` stream, or
+  papermill's exception marker.
+* Math without network: when ``mathjax_path`` (``_config.yml``) is a relative path, MathJax
+  is served from the book itself, copied from the PyPI package ``sphinx-mathjax-offline``
+  (MathJax 3.2.2) into ``_static/mathjax``; a missing package is an error.
+* Each chapter page (``outputs/notebooks/<name>``) gets a Binder launch button that opens its
+  Jupytext source ``notebooks/<name>.md`` (the file that exists in the Binder image), built
+  from the repository URL of ``_config.yml``, and a download button for that source next to
+  the theme's one for the executed ``.ipynb``.
+* The book's stylesheet (wrapping claim output, the claim tables) and a fix for a theme bug
+  that declares sphinx-thebe's configuration script twice (``THEBE_JS_URL`` error in the
+  console) and one that leaves the colour mode empty ("invalid theme mode" error); CDN
+  stylesheet links in notebook outputs (matplotlib animations) are dropped, as the book serves
+  Font Awesome itself.
 """
 
 from __future__ import annotations
 
 import json
+import re
+import shutil
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
+from sphinx.errors import ExtensionError
 from sphinx.util import logging
 
-__all__ = ["notebook_problems", "setup"]
+from .binder import DEFAULT_BINDERHUB, binder_url, source_of_chapter
+
+__all__ = ["notebook_problems", "mathjax_static_dir", "drop_cdn_links", "setup"]
+
+MATHJAX_DISTRIBUTION = "sphinx-mathjax-offline"
+_STATIC = Path(__file__).parent / "static"
 
 logger = logging.getLogger(__name__)
 
@@ -48,7 +69,130 @@ def _check(app: Sphinx, env: BuildEnvironment) -> None:
             logger.warning(f"executed notebook {path.name}: {problem}", location=docname)
 
 
+def mathjax_static_dir() -> Path:
+    """The folder holding ``mathjax/tex-chtml.js`` in the installed ``sphinx-mathjax-offline``.
+
+    Raises
+    ------
+    ExtensionError
+        If the package is not installed (install ``ntpnb[book]``).
+    """
+    try:
+        dist = metadata.distribution(MATHJAX_DISTRIBUTION)
+    except metadata.PackageNotFoundError:
+        raise ExtensionError(
+            f"the book serves its own MathJax from the package {MATHJAX_DISTRIBUTION}, which is "
+            "not installed: pip install -c constraints.txt -e '.[book]'"
+        ) from None
+    folder = Path(str(dist.locate_file("sphinx-mathjax-offline/static")))
+    if not (folder / "mathjax" / "tex-chtml.js").is_file():
+        raise ExtensionError(f"{MATHJAX_DISTRIBUTION} has no mathjax/tex-chtml.js under {folder}")
+    return folder
+
+
+def _add_static(app: Sphinx) -> None:
+    app.config.html_static_path.append(str(_STATIC))
+    app.add_css_file("ntpnb.css")
+    if not str(app.config.mathjax_path).startswith(("http://", "https://", "/")):
+        app.config.html_static_path.append(str(mathjax_static_dir()))
+
+
+def _page_context(
+    app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any
+) -> None:
+    """Fix the theme's scripts; add Binder and Jupytext-source buttons to a chapter page."""
+    _dedupe_scripts(context)
+    if "body" in context:
+        context["body"] = drop_cdn_links(context["body"])
+    # with no colour mode, the theme's script logs "invalid theme mode" on every page
+    if not context.get("default_mode"):
+        context["default_mode"] = "auto"
+    source = source_of_chapter(pagename)
+    buttons = context.get("header_buttons")
+    if source is None or buttons is None or not (Path(app.srcdir) / source).is_file():
+        return
+    pathto = context["pathto"]
+    for group in buttons:
+        if group.get("label") == "download-buttons":
+            group["buttons"].insert(
+                1,
+                {
+                    "type": "link",
+                    "url": pathto(f"_sources/{source}", 1),
+                    "text": ".md (Jupytext source)",
+                    "tooltip": "Download the notebook's source (opens as a notebook with Jupytext)",
+                    "icon": "fas fa-file-code",
+                    "label": "download-jupytext-button",
+                },
+            )
+    options = app.config.html_theme_options
+    repository = options.get("repository_url", "")
+    if repository:
+        url = binder_url(
+            repository, options.get("repository_branch", "main"), source, app.config.ntpnb_binderhub_url
+        )
+        launch = {
+            "type": "link",
+            "text": "Binder",
+            "tooltip": "Run this chapter on Binder",
+            "icon": "_static/images/logo_binder.svg",
+            "url": url,
+            "label": "launch-binder-button",
+        }
+        group = {
+            "type": "group",
+            "tooltip": "Launch interactive content",
+            "icon": "fas fa-rocket",
+            "buttons": [launch],
+            "label": "launch-buttons",
+        }
+        buttons.insert(0, group)
+
+
+#: Stylesheets that notebook outputs link from a CDN, which the book already serves itself:
+#: matplotlib's HTML animations (``to_jshtml``) link Font Awesome 4, whose icons the theme's
+#: own Font Awesome renders; offline the CDN request fails and logs an error.
+_CDN_LINKS = re.compile(
+    r"<link[^>]*href=\"https://maxcdn\.bootstrapcdn\.com/font-awesome/[^\"]*\"[^>]*>\s*", re.IGNORECASE
+)
+
+
+def drop_cdn_links(body: str) -> str:
+    """``body`` without the CDN stylesheet links of :data:`_CDN_LINKS`."""
+    return _CDN_LINKS.sub("", body)
+
+
+def _dedupe_scripts(context: dict[str, Any]) -> None:
+    """Drop repeated script tags (same file, same inline body): each is declared once."""
+    scripts = context.get("script_files")
+    if not scripts:
+        return
+    seen, kept = set(), []
+    for script in scripts:
+        key = (getattr(script, "filename", script) or "", getattr(script, "attributes", {}).get("body"))
+        if key not in seen:
+            seen.add(key)
+            kept.append(script)
+    scripts[:] = kept
+
+
+def _copy_sources(app: Sphinx, exception: Exception | None) -> None:
+    """Publish each chapter's Jupytext source under ``_sources/notebooks/`` for download."""
+    if exception is not None or app.builder.format != "html":
+        return
+    for docname in app.env.found_docs:
+        source = source_of_chapter(docname)
+        if source and (Path(app.srcdir) / source).is_file():
+            target = Path(app.outdir) / "_sources" / source
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(Path(app.srcdir) / source, target)
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
-    """Register the check with Sphinx."""
+    """Register the notebook check, the static files and the chapter buttons with Sphinx."""
+    app.add_config_value("ntpnb_binderhub_url", DEFAULT_BINDERHUB, "html")
     app.connect("env-updated", _check)
-    return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
+    app.connect("builder-inited", _add_static)
+    app.connect("html-page-context", _page_context, priority=502)  # after the theme's (501)
+    app.connect("build-finished", _copy_sources)
+    return {"version": "2", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,307 @@
+"""The reproducibility report: one page, generated from the claim records of the last runs.
+
+``ntpnb book`` calls :func:`write_report` before building, so the book's *Reproducibility
+report* page is always made from ``outputs/claims/*.json`` (what the notebooks recorded when
+they ran), never written by hand. For every claim id of :mod:`.registry` it shows the paper's
+statement and value, our measured values, the tolerances, pass or fail, the profile of the run,
+and a link to the section of the chapter that checks it. A claim that no notebook checked yet,
+or whose check failed, is listed as such; checks that name an id missing from the registry are
+listed apart.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+from markdown_it import MarkdownIt
+from mdit_py_plugins.dollarmath import dollarmath_plugin
+
+from .claims import format_number, format_requirement
+from .paths import OutputLayout
+from .registry import CLAIMS, PAPERS, sort_key
+
+__all__ = [
+    "CheckRecord",
+    "REPORT_DOCNAME",
+    "chapter_sections",
+    "load_records",
+    "render_report",
+    "write_report",
+]
+
+#: The report's place in the book, relative to the project root (``_toc.yml`` lists it).
+REPORT_DOCNAME = "outputs/report"
+
+_STATUS_PASS, _STATUS_FAIL, _STATUS_NONE = "reproduced", "**FAILED**", "not checked yet"
+_STATUS_SANITY = "sanity checks only (no evidence yet)"
+
+
+def _claim_result(checks: list[CheckRecord]) -> str:
+    """The result cell of one claim: status, checks passed, sanity checks, profile."""
+    if not checks:
+        return _STATUS_NONE
+    evidence = [r for r in checks if r.kind == "claim"]
+    sanity = len(checks) - len(evidence)
+    failed = any(not r.passed for r in checks)
+    status = _STATUS_FAIL if failed else (_STATUS_PASS if evidence else _STATUS_SANITY)
+    profile = ", ".join(sorted({r.profile for r in checks}))
+    count = f"{sum(r.passed for r in evidence)} of {len(evidence)} checks pass"
+    extra = f" (+{sum(r.passed for r in checks if r.kind != 'claim')} of {sanity} sanity checks)"
+    return f"{status}: {count}{extra if sanity else ''} ({profile})"
+
+
+@dataclass(frozen=True)
+class CheckRecord:
+    """One recorded check, with the chapter (and section) that made it."""
+
+    notebook: str
+    claim: str
+    what: str
+    measured: str
+    required: str
+    paper: str
+    passed: bool
+    profile: str
+    section: str | None  # heading text of the section the check's output appears in
+    anchor: str | None  # that section's anchor in the chapter page
+    kind: str = "claim"  # "claim" (evidence for the paper) or "sanity" (a check of the code)
+
+
+def load_records(layout: OutputLayout) -> list[CheckRecord]:
+    """Every check recorded under ``layout.claims``, located in its executed notebook."""
+    records = []
+    for path in sorted(layout.claims.glob("*.json")):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        notebook = data["notebook"]
+        sections = chapter_sections(layout.notebooks / f"{notebook}.ipynb")
+        for c in data["checks"]:
+            measured = c.get("measured") or format_number(c["value"], 4)
+            target = tuple(c["target"]) if isinstance(c["target"], list) else c["target"]
+            records.append(
+                CheckRecord(
+                    notebook=notebook,
+                    claim=c["claim"],
+                    what=c["what"],
+                    measured=measured,
+                    required=format_requirement(c["relation"], target, c["tol"]),
+                    paper=c.get("paper", ""),
+                    passed=bool(c["passed"]),
+                    profile=c.get("profile", data.get("profile", "")),
+                    section=sections.get((c["claim"], c["what"]), (None, None))[0],
+                    anchor=sections.get((c["claim"], c["what"]), (None, None))[1],
+                    kind=c.get("kind", "claim"),
+                )
+            )
+    return records
+
+
+_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
+_CHECK_LINE = re.compile(r"^\[(?:PASS|FAIL)\] (\S+) (?:\(\w+\) )?(.*)$")  # "A1 (sanity) what"
+#: the book's ``myst_heading_anchors``: headings down to this level get an anchor
+ANCHOR_LEVELS = 3
+_SLUG_CLEAN = re.compile(r"[^\w\u4e00-\u9fff\- ]")
+
+
+@functools.cache
+def _inline_parser() -> MarkdownIt:
+    """CommonMark with dollar math, as the book's MyST parses a heading."""
+    return MarkdownIt("commonmark").use(dollarmath_plugin)
+
+
+def heading_title_text(heading: str) -> str:
+    """The text MyST makes a heading's anchor from: its plain text and inline code, no math."""
+    (inline,) = _inline_parser().parseInline(heading)
+    return "".join(c.content for c in inline.children or [] if c.type in ("text", "code_inline"))
+
+
+def heading_slug(heading: str, taken: set[str]) -> str:
+    """The anchor MyST gives ``heading`` (GitHub-style slug, ``-1``, ``-2``... if ``taken``)."""
+    slug = _SLUG_CLEAN.sub("", heading_title_text(heading).lower().replace(" ", "-"))
+    unique, i = slug, 1
+    while unique in taken:
+        unique, i = f"{slug}-{i}", i + 1
+    taken.add(unique)
+    return unique
+
+
+def chapter_sections(executed: Path) -> dict[tuple[str, str], tuple[str, str]]:
+    """Map (claim id, what) of each printed check line to the section above it.
+
+    The section is the nearest markdown heading of level 2 or 3 (those that get an anchor;
+    ``#`` is the title) before the code cell printing ``[PASS] <claim> <what>``, given as
+    (heading text, anchor). A missing notebook gives an empty map.
+    """
+    if not executed.exists():
+        return {}
+    nb = json.loads(executed.read_text(encoding="utf-8"))
+    found: dict[tuple[str, str], tuple[str, str]] = {}
+    taken: set[str] = set()
+    section: tuple[str, str] | None = None
+    for cell in nb.get("cells", []):
+        source = "".join(cell.get("source", ""))
+        if cell.get("cell_type") == "markdown":
+            in_fence = False
+            for line in source.splitlines():
+                if line.lstrip().startswith(("```", "~~~", ":::")):
+                    in_fence = not in_fence
+                match = None if in_fence else _HEADING.match(line)
+                if match and len(match.group(1)) <= ANCHOR_LEVELS:
+                    slug = heading_slug(match.group(2), taken)
+                    if len(match.group(1)) > 1:
+                        section = (match.group(2), slug)
+            continue
+        for out in cell.get("outputs", []):
+            text = "".join(out.get("text", "")) if out.get("output_type") == "stream" else ""
+            for line in text.splitlines():
+                match = _CHECK_LINE.match(line)
+                if match and section is not None:
+                    found.setdefault((match.group(1), match.group(2)), section)
+    return found
+
+
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>|$#])")
+
+
+def _escape(text: str) -> str:
+    """Plain text made safe for a MyST table cell (no emphasis, math, links or column breaks)."""
+    return _MD_SPECIAL.sub(r"\\\1", text)
+
+
+def _target(record: CheckRecord) -> str:
+    target = f"/outputs/notebooks/{record.notebook}.ipynb"
+    return f"{target}#{record.anchor}" if record.anchor else target
+
+
+def _link(record: CheckRecord) -> str:
+    """A short link to the section that made the check: ``01 § <section>``."""
+    number = record.notebook.split("_", 1)[0]
+    section = f" § {_escape_text(record.section)}" if record.section else ""
+    return f"[{_escape(number)}{section}]({_target(record)})"
+
+
+def _escape_text(text: str) -> str:
+    """Like :func:`_escape`, but inline math (``$...$``) is kept, to be typeset."""
+    parts = re.split(r"(\$[^$]+\$)", text)
+    return "".join(p if p.startswith("$") and p.endswith("$") else _escape(p) for p in parts)
+
+
+def _plain(heading: str) -> str:
+    return re.sub(r"\$([^$]*)\$", r"\1", heading)
+
+
+def _chapter_titles(layout: OutputLayout) -> dict[str, str]:
+    titles = {}
+    for path in sorted(layout.notebooks.glob("*.ipynb")):
+        nb = json.loads(path.read_text(encoding="utf-8"))
+        for cell in nb.get("cells", []):
+            if cell.get("cell_type") != "markdown":
+                continue
+            match = re.search(r"^# (.+)$", "".join(cell.get("source", "")), flags=re.MULTILINE)
+            if match:
+                titles[path.stem] = _plain(match.group(1).strip())
+                break
+    return titles
+
+
+_PAPER_TITLES = {"A": "linear decoder", "B": "one-layer self-attention"}
+
+
+def render_report(layout: OutputLayout) -> str:
+    """The report page (MyST markdown) for the records under ``layout``."""
+    records = load_records(layout)
+    titles = _chapter_titles(layout)
+    by_claim: dict[str, list[CheckRecord]] = defaultdict(list)
+    by_notebook: dict[str, list[CheckRecord]] = defaultdict(list)
+    for r in records:
+        by_claim[r.claim].append(r)
+        by_notebook[r.notebook].append(r)
+
+    n_checked = sum(1 for cid in CLAIMS if by_claim.get(cid))
+    n_failed = sum(1 for cid in CLAIMS if any(not r.passed for r in by_claim.get(cid, [])))
+    profiles = sorted({r.profile for r in records}) or ["none"]
+    lines = [
+        "---",
+        "html_theme.sidebar_secondary.remove: true",  # the tables need the page's full width
+        "---",
+        "",
+        "# Reproducibility report",
+        "",
+        "This page is generated by `ntpnb book` from the claim records that the notebooks wrote",
+        "when they ran (`outputs/claims/*.json`); nothing on it is typed by hand. Every claim of",
+        "both papers is listed: one that no chapter checks yet, or whose check failed, says so.",
+        "Each claim is described, with the place in the paper, on {doc}`the Claims page </book/claims>`.",
+        "",
+        f"**{n_checked} of {len(CLAIMS)} claims checked**, {n_failed} with a failing check; "
+        f"{len(records)} checks in all; profile of the runs: {', '.join(profiles)} "
+        "(`paper` = the papers' settings, `quick` = the seconds-scale test run).",
+        "",
+    ]
+    for paper in PAPERS:
+        lines += [f"## Paper {paper}: {_PAPER_TITLES[paper]}", ""]
+        lines += [
+            "| claim | statement | the paper reports | result | checked in |",
+            "|---|---|---|---|---|",
+        ]
+        for cid, spec in CLAIMS.items():
+            if spec.paper != paper:
+                continue
+            checks = by_claim.get(cid, [])
+            result = _claim_result(checks)
+            where = "<br>".join(dict.fromkeys(_link(r) for r in checks))
+            lines.append(
+                f"| **{cid}** ({spec.where}) | {spec.statement} | {spec.paper_value} | {result} | {where} |"
+            )
+        lines.append("")
+
+    lines += [
+        "## Every check",
+        "",
+        "Each row is one assertion a chapter made: the value it measured (rounded as printed), what",
+        "it required (the tolerance), what the paper reports, and the result. The claim id links",
+        "to the section of the chapter that makes the check. Rows marked *sanity check* test the",
+        "code or the setting (an invariant that holds by construction), not the paper's claim.",
+        "",
+    ]
+    if not records:
+        lines += ["No notebook has recorded a check yet: run `ntpnb reproduce`.", ""]
+    for notebook, checks in by_notebook.items():
+        profile = ", ".join(sorted({r.profile for r in checks}))
+        title = _escape(titles.get(notebook, notebook))
+        lines += [
+            f"### {_escape(notebook.split('_', 1)[0])}. {title}",
+            "",
+            f"{{doc}}`The chapter </outputs/notebooks/{notebook}>`, run at the `{profile}` profile.",
+            "",
+            "| claim | what was measured | ours | required | the paper | result |",
+            "|---|---|---|---|---|---|",
+        ]
+        for r in checks:
+            result = "pass" if r.passed else "**FAIL**"
+            what = _escape(r.what) if r.kind == "claim" else f"*{r.kind} check:* {_escape(r.what)}"
+            lines.append(
+                f"| [{_escape(r.claim)}]({_target(r)}) | {what} | {_escape(r.measured)} "
+                f"| {_escape(r.required)} | {_escape(r.paper)} | {result} |"
+            )
+        lines.append("")
+
+    unknown = sorted({r.claim for r in records} - set(CLAIMS), key=sort_key)
+    if unknown:
+        lines += [
+            "```{warning}",
+            f"Checks name claim ids missing from the registry: {', '.join(unknown)}.",
+            "```",
+            "",
+        ]
+    return "\n".join(lines)
+
+
+def write_report(layout: OutputLayout) -> Path:
+    """Write the report to ``<layout.root>/report.md`` and return its path."""
+    path = layout.root / "report.md"
+    path.write_text(render_report(layout), encoding="utf-8")
+    return path

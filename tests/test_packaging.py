@@ -1,0 +1,163 @@
+"""The product around the book: Binder's environment, the one repository URL, the workflows."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+import yaml
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+
+from ntpnb.errors import NTPError
+from ntpnb.pipeline.binder import binder_url, book_config, config_binder_url, source_of_chapter
+
+from conftest import ROOT
+
+try:
+    import tomllib
+except ImportError:  # Python 3.10
+    import tomli as tomllib
+
+PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
+ENVIRONMENT = yaml.safe_load((ROOT / "environment.yml").read_text())
+#: environment.yml holds what a reader needs: the runtime dependencies and the book extra
+BINDER_GROUPS = (PYPROJECT["project"]["dependencies"], PYPROJECT["project"]["optional-dependencies"]["book"])
+
+
+def pinned_constraints() -> dict[str, str]:
+    """constraints.txt's versions for the Python of Binder (>= 3.11)."""
+    pins = {}
+    for line in (ROOT / "constraints.txt").read_text().splitlines():
+        line = line.split("#")[0].strip()
+        if not line:
+            continue
+        spec, _, marker = line.partition(";")
+        if marker and '< "3.11"' in marker:
+            continue
+        name, version = spec.strip().split("==")
+        pins[canonicalize_name(name)] = version
+    return pins
+
+
+def environment_pins() -> dict[str, str]:
+    pins = {}
+    for dep in ENVIRONMENT["dependencies"]:
+        for spec in dep["pip"] if isinstance(dep, dict) else [dep]:
+            name, sep, version = spec.partition("==")
+            assert sep and version, f"environment.yml: {spec!r} is not pinned exactly (use ==)"
+            pins[canonicalize_name(name)] = version
+    return pins
+
+
+def test_environment_uses_conda_forge_only():
+    assert ENVIRONMENT["channels"] == ["conda-forge"]
+
+
+def test_environment_names_the_same_packages_as_pyproject():
+    wanted = {canonicalize_name(Requirement(r).name) for group in BINDER_GROUPS for r in group}
+    named = set(environment_pins()) - {"python", "pip"}
+    assert named == wanted, f"only in environment.yml: {named - wanted}; only in pyproject: {wanted - named}"
+
+
+def test_environment_pins_the_versions_of_constraints():
+    constraints = pinned_constraints()
+    for name, version in environment_pins().items():
+        if name in {"python", "pip"}:
+            continue
+        assert constraints[name] == version, (
+            f"{name}: environment.yml {version}, constraints {constraints[name]}"
+        )
+    assert environment_pins()["python"].startswith("3.11.")
+
+
+def test_binder_installs_ntpnb_and_opens_the_sources_as_notebooks():
+    post_build = (ROOT / "postBuild").read_text()
+    assert "pip install --no-deps" in post_build and " -e ." in post_build
+    assert (ROOT / "postBuild").stat().st_mode & 0o111, "postBuild must be executable"
+    assert canonicalize_name("jupytext") in environment_pins()
+    server = (ROOT / ".jupyter" / "jupyter_server_config.py").read_text()
+    assert "jupytext.TextFileContentsManager" in server
+
+
+def test_binder_url_is_derived_from_the_repository():
+    assert binder_url("https://github.com/org/repo", "main", "notebooks/01_x.md") == (
+        "https://mybinder.org/v2/gh/org/repo/main?urlpath=lab/tree/notebooks/01_x.md"
+    )
+    assert binder_url("https://github.com/org/repo.git/", "dev") == "https://mybinder.org/v2/gh/org/repo/dev"
+    assert binder_url("https://gitlab.example/a/b", "main").startswith("https://mybinder.org/v2/git/https%3A")
+    with pytest.raises(NTPError, match="repository"):
+        binder_url("", "main")
+
+
+def test_chapter_pages_map_to_their_jupytext_sources():
+    assert source_of_chapter("outputs/notebooks/01_entropy_separability") == (
+        "notebooks/01_entropy_separability.md"
+    )
+    assert source_of_chapter("book/intro") is None
+    assert source_of_chapter("outputs/report") is None
+
+
+def test_repository_url_lives_in_config_and_the_readme_badge_derives_from_it():
+    url = book_config(ROOT)["repository"]["url"]
+    assert url.startswith("https://")
+    readme = (ROOT / "README.md").read_text()
+    badges = re.findall(r"\]\((https://mybinder\.org/v2/[^)]+)\)", readme)
+    assert badges == [config_binder_url(ROOT, "notebooks")], badges
+    assert (ROOT / "notebooks").is_dir()  # the folder the badge opens exists in the image
+    # no other copy of the repository URL anywhere in the product's text
+    for path in ["README.md", "CITATION.cff", *map(str, (ROOT / "book").glob("*.md"))]:
+        text = (ROOT / path).read_text()
+        assert url not in text, f"{path} repeats the repository URL: derive it from _config.yml"
+
+
+def workflow(name):
+    return yaml.safe_load((ROOT / ".github" / "workflows" / name).read_text())
+
+
+def _steps(flow):
+    return [step for job in flow["jobs"].values() for step in job.get("steps", [])]
+
+
+def test_test_workflow_runs_ci_on_pushes_and_pull_requests():
+    flow = workflow("tests.yml")
+    triggers = flow[True]  # YAML 1.1 reads the key `on` as True
+    assert "push" in triggers and "pull_request" in triggers
+    runs = [s.get("run", "") for s in _steps(flow)]
+    assert "bash .ci/run" in runs
+    caches = [s for s in _steps(flow) if s.get("uses", "").startswith("actions/cache")]
+    assert caches and "hashFiles('constraints.txt'" in caches[0]["with"]["key"]
+    assert caches[0]["with"]["path"].endswith(".cache/pip")  # downloads only, never results
+
+
+def test_book_workflow_builds_with_the_readme_command_and_deploys_pages():
+    flow = workflow("book.yml")
+    readme = (ROOT / "README.md").read_text()
+    steps = _steps(flow)
+    runs = [s.get("run", "") for s in steps]
+    assert "./run.sh reproduce" in runs and "./run.sh reproduce" in readme
+    uses = [s.get("uses", "") for s in steps]
+    assert any(u.startswith("actions/upload-pages-artifact") for u in uses)
+    assert any(u.startswith("actions/deploy-pages") for u in uses)
+    setup = next(s for s in steps if s.get("uses", "").startswith("actions/setup-python"))
+    assert setup["with"]["cache"] == "pip" and "constraints.txt" in setup["with"]["cache-dependency-path"]
+    assert flow["permissions"]["pages"] == "write"
+
+
+def test_ci_installs_chromium_and_requires_the_browser_test():
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert "apt-get install" in ci and "chromium" in ci
+    assert "NTPNB_REQUIRE_BROWSER=1" in ci
+
+
+def test_cdn_stylesheets_of_notebook_outputs_are_dropped():
+    from ntpnb.pipeline.sphinx_ext import drop_cdn_links
+
+    animation = (
+        '<link rel="stylesheet"\nhref="https://maxcdn.bootstrapcdn.com/font-awesome/4.4.0/css/'
+        'font-awesome.min.css">\n<div class="animation"><i class="fa fa-play"></i></div>'
+    )
+    assert drop_cdn_links(animation) == '<div class="animation"><i class="fa fa-play"></i></div>'
+    assert drop_cdn_links('<link rel="stylesheet" href="_static/x.css">') == (
+        '<link rel="stylesheet" href="_static/x.css">'
+    )
