@@ -14,11 +14,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-import cvxpy as cp
 import numpy as np
 
 from .. import settings
 from ..errors import InfeasibleGraphSVMError, SolverError
+from ..qp import min_norm_qp
 from .data import Ids, TokenData, check_embeddings
 from .graphs import TokenPriorityGraphs, token_priority_graphs
 
@@ -168,24 +168,14 @@ def solve_graph_svm(E: object, graphs: TokenPriorityGraphs) -> GraphSVMSolution:
     n = E.shape[1] ** 2
     if A.shape[0] == 0:
         return _certificate(A, B, np.zeros(n), np.zeros(0), "none (no strict relation)", False)
-    w = cp.Variable(n)
-    cons = [A @ w >= 1]
-    if B.shape[0]:
-        cons.append(B @ w == 0)
-    problem = cp.Problem(cp.Minimize(0.5 * cp.sum_squares(w)), cons)
-    try:
-        problem.solve(solver=settings.QP_SOLVER, **settings.QP_OPTIONS)
-    except cp.SolverError as exc:
-        raise SolverError(f"{settings.QP_SOLVER} failed on the Graph-SVM: {exc}") from exc
-    if problem.status in (cp.INFEASIBLE, cp.INFEASIBLE_INACCURATE):
+    result = min_norm_qp(A, B, "the Graph-SVM")
+    if result.infeasible:
         raise InfeasibleGraphSVMError(
-            f"(Graph-SVM) is infeasible ({settings.QP_SOLVER}: {problem.status}): no W satisfies the "
+            f"(Graph-SVM) is infeasible ({result.solver}: {result.status}): no W satisfies the "
             f"{A.shape[0]} strict and {B.shape[0]} equality constraints of these embeddings"
         )
-    if problem.status != cp.OPTIMAL or w.value is None:
-        raise SolverError(f"{settings.QP_SOLVER} returned status {problem.status!r} on the Graph-SVM")
-    lam = np.maximum(np.asarray(cons[0].dual_value, dtype=float), 0.0)
-    raw = _certificate(A, B, np.asarray(w.value, dtype=float), lam, settings.QP_SOLVER, False)
+    lam = result.lam
+    raw = _certificate(A, B, result.w, lam, result.solver, False)
     polished = _polish(A, B, lam)
     if polished is not None:
         sol = _certificate(A, B, *polished, settings.QP_SOLVER, True)

@@ -29,6 +29,7 @@ from scipy.special import logsumexp
 
 from .. import settings
 from ..errors import InvalidDataError, SolverError
+from ..qp import solve_named
 from .constraints import ntp_constraints
 from .data import NTPData
 from .datasets import dirichlet_on_supports
@@ -294,12 +295,9 @@ def _dual_max_entropy(data: NTPData, allowed: np.ndarray) -> tuple[float, float]
     target = (P.T @ (pi[:, None] * H)).ravel()
     constraints = [row_sum @ x == 1, mom @ x == target]
     problem = cp.Problem(cp.Maximize(cp.sum(cp.multiply(pi[rows], cp.entr(x)))), constraints)
-    try:
-        problem.solve(solver=settings.EXP_CONE_SOLVER, **settings.EXP_CONE_OPTIONS)
-    except cp.SolverError as exc:
-        raise SolverError(f"{settings.EXP_CONE_SOLVER} failed on the maximum-entropy dual: {exc}") from exc
-    if problem.status != cp.OPTIMAL or x.value is None:
-        raise SolverError(f"{settings.EXP_CONE_SOLVER} returned status {problem.status!r} on the dual")
+    solve_named(problem, settings.EXP_CONE_SOLVER, settings.EXP_CONE_OPTIONS, "the maximum-entropy dual")
+    if x.value is None:
+        raise SolverError(f"{settings.EXP_CONE_SOLVER} returned no point on the maximum-entropy dual")
     xv = np.maximum(np.asarray(x.value), 0.0)
     residual = max(float(np.abs(row_sum @ xv - 1).max()), float(np.abs(mom @ xv - target).max()))
     q = xv / (row_sum.T @ (row_sum @ xv))  # renormalize rows exactly before evaluating

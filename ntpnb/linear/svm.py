@@ -17,13 +17,13 @@ from __future__ import annotations
 import warnings
 from dataclasses import dataclass, replace
 
-import cvxpy as cp
 import numpy as np
 from scipy import sparse
 from scipy.optimize import OptimizeWarning, linprog
 
 from .. import settings
 from ..errors import NotSeparableError, ScaleError, SolverError
+from ..qp import min_norm_qp
 from .constraints import ntp_constraints, pair_rows
 from .data import NTPData, cached_per_data, frozen, normalized
 from .subspace import f_decomposition
@@ -433,19 +433,12 @@ def solve_qp(data: NTPData) -> tuple[np.ndarray, np.ndarray, str]:
         If the solver fails or does not report an optimal solution.
     """
     cons = ntp_constraints(data)
-    w = cp.Variable(data.V * data.d)
-    constraints = [cons.ineq @ w >= 1]
-    if cons.eq.shape[0]:
-        constraints.append(cons.eq @ w == 0)
-    problem = cp.Problem(cp.Minimize(0.5 * cp.sum_squares(w)), constraints)
-    try:
-        problem.solve(solver=settings.QP_SOLVER, **settings.QP_OPTIONS)
-    except cp.SolverError as exc:
-        raise SolverError(f"{settings.QP_SOLVER} failed on the NTP-SVM: {exc}") from None
-    if problem.status != cp.OPTIMAL or w.value is None:
-        raise SolverError(f"{settings.QP_SOLVER} returned status {problem.status!r} on the NTP-SVM")
-    lam = np.maximum(np.asarray(constraints[0].dual_value, dtype=float), 0.0)
-    return np.asarray(w.value, dtype=float), lam, settings.QP_SOLVER
+    result = min_norm_qp(cons.ineq, cons.eq, "the NTP-SVM")
+    if result.infeasible:
+        raise SolverError(
+            f"{result.solver} reports the NTP-SVM infeasible ({result.status}) on separable data"
+        )
+    return result.w, result.lam, result.solver
 
 
 def _fast_solution(res: FastSVMResult) -> SVMSolution:
