@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..errors import NTPError
+from .benchmarks_page import write_benchmarks_page
 from .paths import DEFAULT_OUTPUT_DIRNAME, find_project_root, output_layout
 from .profiles import PROFILE_NAMES, PROFILES, parse_overrides
 from .report import write_report
@@ -31,15 +32,19 @@ def _root(arg: str | None) -> Path:
 
 
 def build_book(root: Path) -> int:
-    """Write the reproducibility report, then build the HTML book at ``root``; return the exit code.
+    """Write the generated pages, then build the HTML book at ``root``; return the exit code.
+
+    The generated pages are the reproducibility report and the benchmarks page (from the last
+    ``python -m benchmarks`` run, or a page that says none was run).
 
     Sphinx runs with ``-W -n --keep-going``: any warning fails the build.
     """
     jb = Path(sys.executable).parent / "jupyter-book"
     if not jb.exists():
         raise NTPError(f"jupyter-book is not installed next to {sys.executable}; install ntpnb[book]")
-    report = write_report(output_layout(root / DEFAULT_OUTPUT_DIRNAME))
-    print(f"ntpnb: wrote the reproducibility report {report}")
+    layout = output_layout(root / DEFAULT_OUTPUT_DIRNAME)
+    print(f"ntpnb: wrote the reproducibility report {write_report(layout)}")
+    print(f"ntpnb: wrote the benchmarks page {write_benchmarks_page(layout)}")
     cmd = [str(jb), "build", str(root), "-W", "-n", "--keep-going"]
     return subprocess.call(cmd)
 
