@@ -5,6 +5,8 @@ Examples
 ``ntpnb reproduce``                     every notebook at the paper's settings
 ``ntpnb reproduce 01 --profile quick``  one notebook, seconds-scale
 ``ntpnb reproduce 01 -p n_g=11``        one notebook with a parameter changed (outputs/runs/...)
+``ntpnb reproduce --jobs 2``            two notebooks at a time; unchanged ones are not rerun
+``ntpnb reproduce --force``             rerun every notebook, changed or not
 ``ntpnb book``                          build the HTML book from the executed notebooks
 ``ntpnb list``                          the notebooks and their parameters per profile
 """
@@ -52,7 +54,9 @@ def build_book(root: Path) -> int:
 def _cmd_reproduce(args: argparse.Namespace) -> int:
     root = _root(args.root)
     overrides = parse_overrides(args.param)
-    results = reproduce(root, args.names, args.profile, args.out, overrides=overrides)
+    results = reproduce(
+        root, args.names, args.profile, args.out, overrides=overrides, jobs=args.jobs, force=args.force
+    )
     failed = [r for r in results if not r.ok]
     total = sum(r.seconds for r in results)
     if failed:
@@ -61,7 +65,12 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
             print(f"  {r.name}: {r.error}\n    executed notebook kept at {r.executed}", file=sys.stderr)
         return 1
     out = results[0].executed.parent.parent
-    print(f"all {len(results)} notebooks ran ({total:.1f} s, profile {args.profile}); outputs in {out}")
+    cached = sum(r.cached for r in results)
+    skipped = f", {cached} unchanged and not rerun" if cached else ""
+    print(
+        f"all {len(results)} notebooks ok ({total:.1f} s of notebook time{skipped}, "
+        f"profile {args.profile}); outputs in {out}"
+    )
     return 0
 
 
@@ -98,6 +107,14 @@ def _parser() -> argparse.ArgumentParser:
     )
     rep.add_argument(
         "--out", default=None, help="output folder (default: <root>/outputs, or outputs/runs/... with -p)"
+    )
+    rep.add_argument(
+        "-j", "--jobs", type=int, default=1, help="notebooks run in parallel, one kernel each (default: 1)"
+    )
+    rep.add_argument(
+        "--force",
+        action="store_true",
+        help="execute even the notebooks unchanged (source, parameters, ntpnb) since their last success",
     )
     rep.add_argument("--root", default=None, help="project root (default: found from here)")
     rep.set_defaults(func=_cmd_reproduce)
