@@ -17,6 +17,7 @@ import numpy as np
 
 from ntpnb.errors import NTPError
 
+from . import attention
 from .instances import fresh_copy, gaussian_instance
 from .methods import SEPARABILITY_METHODS, SVM_METHODS
 
@@ -222,7 +223,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--sizes", nargs="*", help="NTP-SVM sizes as m,V,d,S (default: %(default)s)")
     parser.add_argument("--lp-sizes", nargs="*", help="separability sizes as m,V,d,S")
     parser.add_argument("--budget", type=float, default=60.0, help="seconds a method may take (predicted)")
-    parser.add_argument("--skip-lp", action="store_true", help="only the NTP-SVM table")
+    parser.add_argument("--skip-lp", action="store_true", help="no separability table")
+    parser.add_argument("--skip-attention", action="store_true", help="no attention-training table")
+    parser.add_argument(
+        "--attention-trials", type=int, default=attention.N_TRIALS, help="trials (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--attention-iters", type=int, default=attention.N_ITER, help="NGD steps (default: %(default)s)"
+    )
     out = ROOT / "outputs" / "benchmarks"
     parser.add_argument(
         "--out", type=Path, default=out, help="folder for benchmarks.md (the book page) and benchmarks.json"
@@ -234,6 +242,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.skip_lp:
         lp_sizes = parse_sizes(args.lp_sizes, LP_SIZES)
         tables.append(run_table("separability", SEPARABILITY_METHODS, lp_sizes, args.budget))
+    att_rows = []
+    if not args.skip_attention:
+        for kind in attention.SIZES:
+            row = attention.measure(kind, args.attention_trials, args.attention_iters)
+            print(f"  attention {kind}: naive {row.naive_seconds:.2f} s, batched {row.batched_seconds:.3f} s")
+            att_rows.append(row)
     total = time.perf_counter() - started
 
     print()
@@ -244,10 +258,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     for table, naive in zip(tables, ("naive cvxpy", "full LP"), strict=False):
         print(f"\n## {table.problem}\n")
         print(format_table(table, naive))
+    if att_rows:
+        print(f"\n## {ATTENTION_TITLE}\n")
+        print(attention.format_attention(att_rows))
     print(f"\nTotal benchmark time: {total:.0f} s")
     args.out.mkdir(parents=True, exist_ok=True)
     page = args.out / "benchmarks.md"
-    page.write_text(book_page(tables, machine, total, argv))
+    page.write_text(book_page(tables, att_rows, machine, total, argv))
     print(f"Wrote {page} (the book's benchmarks page: `ntpnb book` picks it up)")
     path = args.out / "benchmarks.json"
     payload = {
@@ -258,6 +275,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             {"problem": t.problem, "methods": t.methods, "measurements": [asdict(m) for m in t.measurements]}
             for t in tables
         ],
+        "attention": [{**asdict(r), "speedup": r.speedup} for r in att_rows],
     }
     path.write_text(json.dumps(payload, indent=1))
     print(f"Wrote {path}")
@@ -305,11 +323,31 @@ methods gave the same answer.
 """
 
 
-def book_page(tables: Sequence[Table], machine: str, total: float, argv: Sequence[str] | None) -> str:
+ATTENTION_TITLE = "Attention training: all trials at once"
+
+ATTENTION_INTRO = """\
+The experiments of Paper B's Figs. 3-4 (chapter 06) train one attention matrix per trial by
+normalized GD (step 0.01 from `W = 0`, log-loss, head `C E^T = I`) on the chapter's own random
+trials. **batched** is `ntpnb.attention.train`, every trial in one vectorized computation;
+**naive loop** (`benchmarks/attention.py`) is the same computation as a Python loop over trials,
+iterations and samples. Both ran on the same trials in this run; "max rel. diff" is
+`max |W_naive - W_batched| / max |W_batched|` of the final iterates (the run fails above 1e-9).
+"""
+
+
+def book_page(
+    tables: Sequence[Table],
+    att_rows: Sequence[attention.AttentionMeasurement],
+    machine: str,
+    total: float,
+    argv: Sequence[str] | None,
+) -> str:
     """The benchmarks page of the book, from this run's measurements."""
     parts = [BOOK_INTRO.replace("{exponent}", f"{PREDICTION_EXPONENT:g}")]
     for table, naive in zip(tables, ("naive cvxpy", "full LP"), strict=False):
         parts.append(f"## {table.problem}\n\n{format_table(table, naive)}\n")
+    if att_rows:
+        parts.append(f"## {ATTENTION_TITLE}\n\n{ATTENTION_INTRO}\n{attention.format_attention(att_rows)}\n")
     cmd = "python -m benchmarks " + " ".join(argv if argv is not None else sys.argv[1:])
     parts.append(
         f"Measured on {machine}, by `{cmd.strip()}`, in {total:.0f} s in all.\n\n"

@@ -65,6 +65,7 @@ def test_the_book_without_benchmark_results_says_none_were_run(built_book):
 def test_the_book_builds_with_benchmark_results(book_copy):
     out = book_copy / "outputs" / "benchmarks"
     cmd = [sys.executable, "-m", "benchmarks", "--sizes", "20,5,25,3", "--skip-lp", "--out", str(out)]
+    cmd += ["--attention-trials", "2", "--attention-iters", "50"]
     run = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
     assert (out / "benchmarks.json").is_file()
@@ -76,3 +77,4 @@ def test_the_book_builds_with_benchmark_results(book_copy):
     assert "No benchmark has been run" not in page
     assert "(20, 5, 25, 3)" in page
     assert "fitted exponent" in page
+    assert "Attention training" in page
