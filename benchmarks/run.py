@@ -330,8 +330,12 @@ The experiments of Paper B's Figs. 3-4 (chapter 06) train one attention matrix p
 normalized GD (step 0.01 from `W = 0`, log-loss, head `C E^T = I`) on the chapter's own random
 trials. **batched** is `ntpnb.attention.train`, every trial in one vectorized computation;
 **naive loop** (`benchmarks/attention.py`) is the same computation as a Python loop over trials,
-iterations and samples. Both ran on the same trials in this run; "max rel. diff" is
-`max |W_naive - W_batched| / max |W_batched|` of the final iterates (the run fails above 1e-9).
+iterations and samples. Both ran on the same trials in this run; "max rel. diff" is the largest
+per-trial `max |W_naive - W_batched| / max |W_batched|` of the final iterates. "rounding floor"
+is the same distance between the batched run and a batched run started 1e-15 away from zero:
+normalized GD with a fixed step amplifies rounding on the general (cyclic) data, so after 4000
+steps two runs agree only to this floor. The run fails if the naive loop is further than
+max(1e-9, 10 x floor) (docstring of `benchmarks/attention.py`).
 """
 
 

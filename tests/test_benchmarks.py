@@ -25,6 +25,12 @@ def test_naive_attention_loop_matches_batched_training(kind):
     assert np.max(np.abs(naive - batched)) <= attention.MAX_REL_DIFF * np.max(np.abs(batched))
 
 
+def test_the_rounding_floor_is_rounding_at_a_short_horizon():
+    problems = attention.trial_problems("general", n_trials=3)
+    W = attention.batched_train(problems, attention.LR, 150)
+    assert attention.rounding_floor(problems, attention.LR, 150, W) < 1e-12
+
+
 def test_naive_attention_loop_is_not_trivially_equal():
     problems = attention.trial_problems("acyclic", n_trials=2)
     short = attention.naive_train(problems, attention.LR, 10)
@@ -36,6 +42,7 @@ def test_measure_reports_both_times_and_the_difference():
     assert row.naive_seconds > 0 and row.batched_seconds > 0
     assert row.speedup == row.naive_seconds / row.batched_seconds
     assert 0 <= row.rel_diff <= attention.MAX_REL_DIFF
+    assert 0 <= row.floor <= attention.MAX_REL_DIFF  # 20 steps: rounding is not amplified yet
     assert "| general (K = 6" in attention.format_attention([row])
 
 
