@@ -20,7 +20,10 @@ cluster:
     with joblib.parallel_config(backend="loky", n_jobs=2):
         results = run_sweep(trial, grid, n_trials=100, seed=0)
 
-    # Dask (``pip install dask distributed``): after ``client = distributed.Client(...)``
+    # Dask (``pip install "dask[distributed]"``): connect a client to the cluster first;
+    # ``distributed.Client()`` with no address starts a local one (tests/test_sweeps.py runs
+    # a sweep this way and checks that it gives the serial results)
+    client = distributed.Client("tcp://scheduler:8786")
     with joblib.parallel_config(backend="dask"):
         results = run_sweep(trial, grid, n_trials=100, seed=0)
 

@@ -12,8 +12,15 @@ import pytest
 
 from ntpnb.errors import NTPError
 from ntpnb.pipeline import profiles
+from ntpnb.pipeline import reproduce as reproduce_module
 from ntpnb.pipeline.paths import override_output_dir
-from ntpnb.pipeline.reproduce import notebook_sources, reproduce, select_notebooks
+from ntpnb.pipeline.reproduce import (
+    cache_key,
+    notebook_sources,
+    package_fingerprint,
+    reproduce,
+    select_notebooks,
+)
 
 from conftest import ROOT
 
@@ -208,3 +215,118 @@ def test_reproduce_with_an_override_writes_a_separate_run(tmp_path, monkeypatch)
     assert "10" in json.dumps(json.loads(result.executed.read_text()))  # the override was injected
     assert json.loads((run / "run.json").read_text())["overrides"] == {"value": "5"}
     assert not (tmp_path / "outputs" / "notebooks").exists()  # the canonical outputs are untouched
+
+
+def _tiny_project(tmp_path, monkeypatch, bodies):
+    """A throwaway project whose notebooks run ``bodies`` (name -> code) with ``value`` injected."""
+    (tmp_path / "notebooks").mkdir()
+    (tmp_path / "_toc.yml").write_text("format: jb-book\nroot: x\n")
+    for name, body in bodies.items():
+        (tmp_path / "notebooks" / f"{name}.md").write_text(NOTEBOOK.format(body=body))
+    fake = {name: {"paper": {"value": 1}, "quick": {"value": 21}} for name in bodies}
+    monkeypatch.setattr(profiles, "PROFILES", fake)
+
+
+def test_the_cache_key_changes_with_source_parameters_and_package(tmp_path):
+    source = tmp_path / "n.md"
+    source.write_text("a")
+    key = cache_key(source, {"value": 1, "profile": "quick"}, "pkg1")
+    assert key == cache_key(source, {"profile": "quick", "value": 1}, "pkg1")  # order does not matter
+    assert key != cache_key(source, {"value": 2, "profile": "quick"}, "pkg1")
+    assert key != cache_key(source, {"value": 1, "profile": "paper"}, "pkg1")
+    assert key != cache_key(source, {"value": 1, "profile": "quick"}, "pkg2")
+    source.write_text("b")
+    assert key != cache_key(source, {"value": 1, "profile": "quick"}, "pkg1")
+
+
+def test_the_package_fingerprint_hashes_the_package_sources(monkeypatch, tmp_path):
+    first = package_fingerprint()
+    assert first == package_fingerprint() and len(first) == 64
+    fake_pkg = tmp_path / "ntpnb"
+    (fake_pkg / "pipeline").mkdir(parents=True)
+    (fake_pkg / "a.py").write_text("x = 1\n")
+    monkeypatch.setattr(reproduce_module, "__file__", str(fake_pkg / "pipeline" / "reproduce.py"))
+    before = package_fingerprint()
+    (fake_pkg / "a.py").write_text("x = 2\n")
+    assert package_fingerprint() != before
+
+
+def test_jobs_must_be_positive(tmp_path, monkeypatch):
+    _tiny_project(tmp_path, monkeypatch, {"a": "print(1)"})
+    with pytest.raises(NTPError, match="--jobs must be at least 1"):
+        reproduce(tmp_path, profile="quick", jobs=0, log=lambda line: None)
+
+
+@pytest.mark.slow
+def test_an_unchanged_notebook_is_not_executed_again(tmp_path, monkeypatch):
+    _tiny_project(tmp_path, monkeypatch, {"c_value": "print(value * 2)"})
+    lines = []
+    (first,) = reproduce(tmp_path, profile="quick", log=lines.append)
+    assert first.ok and not first.cached
+    key_file = first.executed.with_name("c_value.key.json")
+    assert json.loads(key_file.read_text())["parameters"]["value"] == 21
+    stamp = first.executed.stat().st_mtime_ns
+
+    (second,) = reproduce(tmp_path, profile="quick", log=lines.append)
+    assert second.ok and second.cached
+    assert "cached" in lines[-1] and "unchanged since its last successful run" in lines[-1]
+    assert first.executed.stat().st_mtime_ns == stamp  # not rewritten
+
+    for changed in (
+        dict(profile="quick", force=True),  # --force, nothing changed
+        dict(profile="paper"),  # other parameters
+        dict(profile="paper", overrides={"value": "5"}, output_dir=tmp_path / "outputs"),
+    ):
+        (result,) = reproduce(tmp_path, log=lines.append, **changed)
+        assert result.ok and not result.cached, changed
+        assert " ok " in lines[-1]
+
+    source = tmp_path / "notebooks" / "c_value.md"
+    source.write_text(source.read_text().replace("value * 2", "value * 3"))
+    (edited,) = reproduce(tmp_path, profile="quick", log=lines.append)
+    assert not edited.cached and "63" in json.dumps(json.loads(edited.executed.read_text()))
+
+
+@pytest.mark.slow
+def test_a_failed_run_is_never_cached(tmp_path, monkeypatch):
+    _tiny_project(tmp_path, monkeypatch, {"a_fails": "raise ValueError('broken on purpose')"})
+    for _ in range(2):
+        (result,) = reproduce(tmp_path, profile="quick", log=lambda line: None)
+        assert not result.ok and not result.cached
+        assert not result.executed.with_name("a_fails.key.json").exists()
+
+
+@pytest.mark.slow
+def test_jobs_run_notebooks_in_parallel_and_a_failure_does_not_stop_the_others(tmp_path, monkeypatch):
+    bodies = {
+        "a_fails": "raise ValueError('broken on purpose')",
+        "b_works": "print(value * 2)",
+        "c_works": "print(value + 1)",
+    }
+    _tiny_project(tmp_path, monkeypatch, bodies)
+    lines = []
+    results = reproduce(tmp_path, profile="quick", jobs=2, log=lines.append)
+    assert [r.name for r in results] == list(bodies)  # in the order asked, whatever finished first
+    assert [r.ok for r in results] == [False, True, True]
+    assert "ValueError: broken on purpose" in results[0].error
+    assert sorted(line.split("]")[0] for line in lines) == ["[1/3", "[2/3", "[3/3"]
+    assert all(len(line.splitlines()) == 1 for line in lines)  # one whole line per notebook
+    assert "42" in json.dumps(json.loads(results[1].executed.read_text()))
+    assert "22" in json.dumps(json.loads(results[2].executed.read_text()))
+    # a second parallel run executes only the failed notebook again
+    again = reproduce(tmp_path, profile="quick", jobs=2, log=lines.append)
+    assert [r.cached for r in again] == [False, True, True]
+    assert not again[0].ok
+
+
+@pytest.mark.slow
+def test_cli_jobs_and_force(tmp_path):
+    out = tmp_path / "out"
+    cmd = [sys.executable, "-m", "ntpnb.pipeline.cli", "reproduce", "01", "--profile", "quick"]
+    cmd += ["--out", str(out), "--jobs", "2"]
+    first = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+    assert first.returncode == 0, first.stderr
+    second = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+    assert second.returncode == 0 and "cached" in second.stdout and "1 unchanged" in second.stdout
+    forced = subprocess.run([*cmd, "--force"], cwd=ROOT, capture_output=True, text=True)
+    assert forced.returncode == 0 and "cached" not in forced.stdout

@@ -103,3 +103,33 @@ def test_crossing():
         crossing([1, 0], [0, 1])
     with pytest.raises(InvalidDataError, match="same length"):
         crossing([0, 1], [0])
+
+
+def draw_and_where(point, rng):
+    """:func:`draw`, and the address of the Dask worker that ran it (None outside Dask)."""
+    from distributed import get_worker
+
+    try:
+        address = get_worker().address
+    except ValueError:
+        address = None
+    return draw(point, rng), address
+
+
+def test_the_dask_backend_runs_the_same_sweep_on_a_local_cluster():
+    import distributed  # the test extra pins it; ntpnb itself does not need it
+
+    serial = run_sweep(draw, GRID, n_trials=5, seed=3)
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as client,
+        joblib.parallel_config(backend="dask"),
+    ):
+        remote = run_sweep(draw_and_where, GRID, n_trials=5, seed=3, batch_size=2)
+        workers = set(client.scheduler_info()["workers"])
+    for a, b in zip(serial, remote, strict=True):
+        np.testing.assert_array_equal(np.array(a), np.array([value for value, _ in b]))
+    used = {address for row in remote for _, address in row}
+    assert used <= workers and None not in used  # every trial ran on a worker of the cluster

@@ -36,6 +36,7 @@ __all__ = [
     "stack_problems",
     "attention_output",
     "loss_and_grad",
+    "gradient",
     "loss_value",
 ]
 
@@ -316,6 +317,25 @@ def loss_and_grad(
     underflow to zero when the attention saturates beyond ``exp(-745)`` (float64's limit),
     as it does at the norms of Figs. 5-6.
     """
+    ell, grad = _loss_and_grad(W, prob, rescaled=rescaled, with_loss=True)
+    if per_sample:
+        return ell, grad
+    return np.sum(prob.weights * ell, axis=-1), grad
+
+
+def gradient(W: object, prob: Problem, *, rescaled: bool = False) -> np.ndarray:
+    """The gradients ``(B, d, d)`` of :func:`loss_and_grad`, without computing the losses.
+
+    Bit for bit the same array; training needs only this (the log-loss's value costs two more
+    masked log-sum-exps per step).
+    """
+    return _loss_and_grad(W, prob, rescaled=rescaled, with_loss=False)[1]
+
+
+def _loss_and_grad(
+    W: object, prob: Problem, *, rescaled: bool, with_loss: bool
+) -> tuple[np.ndarray | None, np.ndarray]:
+    """Per-sample losses (``None`` for the log-loss unless ``with_loss``) and gradients."""
     W = _check_weights(W, prob)
     sc = _scores(W, prob)
     s, _ = _softmax(sc, prob.mask)
@@ -324,8 +344,10 @@ def loss_and_grad(
         r, log_za = _softmax(sc + prob.log_gamma, on)
         # -log u = (lse_O(sc) - lse_O(sc + log gamma)) + log(1 + exp(lse_out(sc) - lse_O(sc))):
         # exact 0 plus a log1p under C E^T = I, accurate when the loss is ~exp(-margin)
-        _, log_on = _softmax(sc, on)
-        ell = (log_on - log_za) + np.logaddexp(0.0, _lse(sc, prob.mask & ~on) - log_on)
+        ell = None
+        if with_loss:
+            _, log_on = _softmax(sc, on)
+            ell = (log_on - log_za) + np.logaddexp(0.0, _lse(sc, prob.mask & ~on) - log_on)
         gamma = np.where(on, np.exp(np.where(on, prob.log_gamma, 0.0)), 0.0)
         ratio = np.divide(r, gamma, out=np.zeros_like(r), where=on)  # s_t / u on the label's positions
         dsc = np.where(on, ratio * _centered(s, gamma), s)
@@ -350,9 +372,7 @@ def loss_and_grad(
     dsc = np.where(prob.mask, dsc, 0.0) * prob.weights[..., None]
     A = np.matmul(dsc[..., None, :], prob.emb)[..., 0, :]  # (B, n, d): sum_t dsc_t x_t
     grad = np.matmul(np.swapaxes(A, -1, -2), prob.query)  # (B, d, d)
-    if per_sample:
-        return ell, grad
-    return np.sum(prob.weights * ell, axis=-1), grad
+    return ell, grad
 
 
 def _rescaled_scores_grad(sc: np.ndarray, s: np.ndarray, q: np.ndarray, prob: Problem) -> np.ndarray:

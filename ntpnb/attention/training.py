@@ -1,7 +1,7 @@
 """Batched training of attention weights: many independent trials as one vectorized run.
 
 The trial axis is an array axis: :func:`train` hands :func:`ntpnb.optim.run` (with
-``batch_ndim=1``) the batched gradient of :func:`~ntpnb.attention.model.loss_and_grad`, so
+``batch_ndim=1``) the batched :func:`~ntpnb.attention.model.gradient`, so
 normalized GD normalizes each trial's gradient by its own norm and the per-step work is a few
 ``matmul`` calls over ``(trials, n, T, d)`` arrays. The helpers below compute the quantities the
 paper plots for all trials at once.
@@ -15,7 +15,7 @@ import numpy as np
 
 from .. import optim
 from ..errors import InvalidDataError
-from .model import Problem, loss_and_grad
+from .model import Problem, gradient
 
 __all__ = [
     "train",
@@ -48,7 +48,7 @@ def train(
     # rescaled one, which does not underflow when the attention saturates (squared and CE losses)
     rescaled = optimizer.name == "ngd" and prob.loss != "log"
     return optim.run(
-        lambda W: loss_and_grad(W, prob, rescaled=rescaled)[1],
+        lambda W: gradient(W, prob, rescaled=rescaled),
         W0,
         optimizer,
         n_iter,

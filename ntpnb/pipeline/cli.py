@@ -5,6 +5,8 @@ Examples
 ``ntpnb reproduce``                     every notebook at the paper's settings
 ``ntpnb reproduce 01 --profile quick``  one notebook, seconds-scale
 ``ntpnb reproduce 01 -p n_g=11``        one notebook with a parameter changed (outputs/runs/...)
+``ntpnb reproduce --jobs 2``            two notebooks at a time; unchanged ones are not rerun
+``ntpnb reproduce --force``             rerun every notebook, changed or not
 ``ntpnb book``                          build the HTML book from the executed notebooks
 ``ntpnb list``                          the notebooks and their parameters per profile
 """
@@ -18,6 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..errors import NTPError
+from .benchmarks_page import write_benchmarks_page
 from .paths import DEFAULT_OUTPUT_DIRNAME, find_project_root, output_layout
 from .profiles import PROFILE_NAMES, PROFILES, parse_overrides
 from .report import write_report
@@ -31,15 +34,19 @@ def _root(arg: str | None) -> Path:
 
 
 def build_book(root: Path) -> int:
-    """Write the reproducibility report, then build the HTML book at ``root``; return the exit code.
+    """Write the generated pages, then build the HTML book at ``root``; return the exit code.
+
+    The generated pages are the reproducibility report and the benchmarks page (from the last
+    ``python -m benchmarks`` run, or a page that says none was run).
 
     Sphinx runs with ``-W -n --keep-going``: any warning fails the build.
     """
     jb = Path(sys.executable).parent / "jupyter-book"
     if not jb.exists():
         raise NTPError(f"jupyter-book is not installed next to {sys.executable}; install ntpnb[book]")
-    report = write_report(output_layout(root / DEFAULT_OUTPUT_DIRNAME))
-    print(f"ntpnb: wrote the reproducibility report {report}")
+    layout = output_layout(root / DEFAULT_OUTPUT_DIRNAME)
+    print(f"ntpnb: wrote the reproducibility report {write_report(layout)}")
+    print(f"ntpnb: wrote the benchmarks page {write_benchmarks_page(layout)}")
     cmd = [str(jb), "build", str(root), "-W", "-n", "--keep-going"]
     return subprocess.call(cmd)
 
@@ -47,7 +54,9 @@ def build_book(root: Path) -> int:
 def _cmd_reproduce(args: argparse.Namespace) -> int:
     root = _root(args.root)
     overrides = parse_overrides(args.param)
-    results = reproduce(root, args.names, args.profile, args.out, overrides=overrides)
+    results = reproduce(
+        root, args.names, args.profile, args.out, overrides=overrides, jobs=args.jobs, force=args.force
+    )
     failed = [r for r in results if not r.ok]
     total = sum(r.seconds for r in results)
     if failed:
@@ -56,7 +65,12 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
             print(f"  {r.name}: {r.error}\n    executed notebook kept at {r.executed}", file=sys.stderr)
         return 1
     out = results[0].executed.parent.parent
-    print(f"all {len(results)} notebooks ran ({total:.1f} s, profile {args.profile}); outputs in {out}")
+    cached = sum(r.cached for r in results)
+    skipped = f", {cached} unchanged and not rerun" if cached else ""
+    print(
+        f"all {len(results)} notebooks ok ({total:.1f} s of notebook time{skipped}, "
+        f"profile {args.profile}); outputs in {out}"
+    )
     return 0
 
 
@@ -93,6 +107,14 @@ def _parser() -> argparse.ArgumentParser:
     )
     rep.add_argument(
         "--out", default=None, help="output folder (default: <root>/outputs, or outputs/runs/... with -p)"
+    )
+    rep.add_argument(
+        "-j", "--jobs", type=int, default=1, help="notebooks run in parallel, one kernel each (default: 1)"
+    )
+    rep.add_argument(
+        "--force",
+        action="store_true",
+        help="execute even the notebooks unchanged (source, parameters, ntpnb) since their last success",
     )
     rep.add_argument("--root", default=None, help="project root (default: found from here)")
     rep.set_defaults(func=_cmd_reproduce)

@@ -7,6 +7,8 @@ git-ignored)::
     outputs/figures/<name>.png|.pdf  every figure of the papers, regenerated
     outputs/claims/<name>.json       every claim check a notebook made: value, target, pass/fail
     outputs/report.md                the reproducibility report (``ntpnb book`` writes it)
+    outputs/benchmarks/              ``python -m benchmarks``: benchmarks.md (tables), benchmarks.json
+    outputs/benchmarks.md            the book's benchmarks page (``ntpnb book`` writes it)
     outputs/runs/<overrides>/        a run with ``-p KEY=VALUE`` overrides: the same layout, apart
 """
 
@@ -75,6 +77,11 @@ class OutputLayout:
     def claims(self) -> Path:
         """Claim records (JSON)."""
         return self.root / "claims"
+
+    @property
+    def benchmarks(self) -> Path:
+        """Results of ``python -m benchmarks`` (not created by :meth:`ensure`)."""
+        return self.root / "benchmarks"
 
     def ensure(self) -> OutputLayout:
         """Create the folders if needed and return ``self``."""

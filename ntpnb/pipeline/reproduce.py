@@ -2,14 +2,28 @@
 
 One failed notebook does not stop the others: each result is reported, and the executed
 notebook is kept even when it failed (papermill writes the error into it), for debugging.
+
+With ``jobs > 1`` the notebooks run in parallel, each in its own worker process and kernel; the
+parent prints one progress line per notebook as it finishes, so the lines never interleave.
+
+A notebook is not executed again when nothing that determines its outputs changed since its
+last successful run into the same output tree: its :func:`cache_key` (a hash of the notebook's
+source, its parameters (profile and ``-p`` overrides) and the sources of the ``ntpnb`` package)
+is stored beside the executed notebook (``<name>.key.json``) after every successful run and
+removed before every new one. ``force=True`` (``ntpnb reproduce --force``) runs it anyway.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import multiprocessing
 import os
+import tempfile
 import time
+import uuid
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,7 +34,15 @@ from ..errors import NTPError
 from .paths import DEFAULT_OUTPUT_DIRNAME, OutputLayout, output_layout, override_output_dir
 from .profiles import PROFILE_NAMES, apply_overrides
 
-__all__ = ["RunResult", "notebook_sources", "select_notebooks", "execute_notebook", "reproduce"]
+__all__ = [
+    "RunResult",
+    "cache_key",
+    "execute_notebook",
+    "notebook_sources",
+    "package_fingerprint",
+    "reproduce",
+    "select_notebooks",
+]
 
 KERNEL_NAME = "python3"
 
@@ -36,6 +58,12 @@ class IPCKernelManager(AsyncKernelManager):
     def _default_transport(self) -> str:
         return "ipc"
 
+    def _ip_default(self) -> str:
+        # jupyter_client's default, ``kernel-ipc`` in the working folder, is shared by kernels
+        # started there at once (``--jobs``), which then answer each other's messages: give
+        # every kernel its own socket prefix in the temporary folder.
+        return os.path.join(tempfile.gettempdir(), f"ntpnb-kernel-{uuid.uuid4().hex}-ipc")
+
 
 @dataclass(frozen=True)
 class RunResult:
@@ -46,6 +74,7 @@ class RunResult:
     seconds: float
     executed: Path
     error: str | None = None
+    cached: bool = False  # not executed: unchanged since its last successful run
 
 
 def notebook_sources(root: Path) -> list[Path]:
@@ -80,28 +109,69 @@ def _warm_matplotlib() -> None:
     import matplotlib.font_manager  # noqa: F401
 
 
-def execute_notebook(
+def notebook_parameters(
     source: Path, profile: str, layout: OutputLayout, overrides: Mapping[str, str] | None = None
-) -> RunResult:
-    """Execute one Jupytext notebook with papermill under ``profile`` into ``layout``.
+) -> dict[str, object]:
+    """Every parameter papermill injects into ``source``: the profile's, overridden, and where to write.
 
     ``overrides`` maps parameter names to text values (see
     :func:`~ntpnb.pipeline.profiles.apply_overrides`).
     """
+    parameters = apply_overrides(source.stem, profile, overrides or {})
+    # relative to the executed notebook's folder, where papermill, nbval and Jupyter run it
+    parameters.update(profile=profile, output_dir=os.path.relpath(layout.root, layout.notebooks))
+    return parameters
+
+
+def package_fingerprint() -> str:
+    """SHA-256 of the ``ntpnb`` package's Python sources (paths and contents), so a code change shows."""
+    package = Path(__file__).resolve().parents[1]
+    digest = hashlib.sha256()
+    for path in sorted(package.rglob("*.py")):
+        digest.update(path.relative_to(package).as_posix().encode() + b"\0")
+        digest.update(path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def cache_key(source: Path, parameters: Mapping[str, object], fingerprint: str | None = None) -> str:
+    """SHA-256 of the notebook source, its parameters and the package fingerprint."""
+    digest = hashlib.sha256()
+    digest.update(source.read_bytes() + b"\0")
+    digest.update(json.dumps(dict(parameters), sort_keys=True, default=repr).encode() + b"\0")
+    digest.update((fingerprint or package_fingerprint()).encode())
+    return digest.hexdigest()
+
+
+def _key_path(executed: Path) -> Path:
+    return executed.with_name(f"{executed.stem}.key.json")
+
+
+def _is_cached(executed: Path, key: str) -> bool:
+    path = _key_path(executed)
+    if not (executed.is_file() and path.is_file()):
+        return False
+    try:
+        return json.loads(path.read_text(encoding="utf-8")).get("key") == key
+    except (ValueError, AttributeError):
+        return False
+
+
+def _run_papermill(
+    source: Path, parameters: Mapping[str, object], layout: OutputLayout, key: str
+) -> RunResult:
+    """Execute ``source`` with ``parameters`` into ``layout``; record ``key`` if it succeeds."""
     import jupytext
     import papermill
 
     name = source.stem
     executed = layout.notebooks / f"{name}.ipynb"
+    _key_path(executed).unlink(missing_ok=True)  # a failed or interrupted run leaves no key
     start = time.perf_counter()
     try:
-        parameters = apply_overrides(name, profile, overrides or {})
-        # relative to the executed notebook's folder, where papermill, nbval and Jupyter run it
-        parameters.update(profile=profile, output_dir=os.path.relpath(layout.root, layout.notebooks))
         papermill.execute_notebook(
             jupytext.read(source),
             str(executed),
-            parameters=parameters,
+            parameters=dict(parameters),
             cwd=str(layout.notebooks),
             kernel_name=KERNEL_NAME,
             kernel_manager_class=IPCKernelManager,
@@ -111,7 +181,30 @@ def execute_notebook(
     except Exception as exc:  # report any failure, go on with the others
         summary = _summarize(exc)
         return RunResult(name, False, time.perf_counter() - start, executed, summary)
-    return RunResult(name, True, time.perf_counter() - start, executed)
+    seconds = time.perf_counter() - start
+    record = {"key": key, "parameters": dict(parameters), "seconds": round(seconds, 3)}
+    _key_path(executed).write_text(json.dumps(record, indent=1, default=repr) + "\n", encoding="utf-8")
+    return RunResult(name, True, seconds, executed)
+
+
+def execute_notebook(
+    source: Path,
+    profile: str,
+    layout: OutputLayout,
+    overrides: Mapping[str, str] | None = None,
+    force: bool = False,
+) -> RunResult:
+    """Execute one Jupytext notebook with papermill under ``profile`` into ``layout``.
+
+    Unless ``force``, a notebook whose :func:`cache_key` equals the one stored by its last
+    successful run into ``layout`` is not executed (the result says ``cached``).
+    """
+    parameters = notebook_parameters(source, profile, layout, overrides)
+    key = cache_key(source, parameters)
+    executed = layout.notebooks / f"{source.stem}.ipynb"
+    if not force and _is_cached(executed, key):
+        return RunResult(source.stem, True, 0.0, executed, cached=True)
+    return _run_papermill(source, parameters, layout, key)
 
 
 def _summarize(exc: Exception) -> str:
@@ -128,6 +221,8 @@ def reproduce(
     output_dir: str | Path | None = None,
     log: Callable[[str], None] = print,
     overrides: Mapping[str, str] | None = None,
+    jobs: int = 1,
+    force: bool = False,
 ) -> list[RunResult]:
     """Execute the selected notebooks of the project at ``root``; one progress line each.
 
@@ -144,21 +239,32 @@ def reproduce(
         ``<root>/outputs/runs/<overrides>`` when there are overrides, so that such a run never
         replaces the canonical outputs the book and its report are built from).
     log
-        Where progress lines go.
+        Where progress lines go (one per notebook, in the order they finish).
     overrides
         Parameter values (text, ``{"seed": "3"}``) that replace the profile's; checked against
         every selected notebook before anything runs.
+    jobs
+        How many notebooks run at once (each in its own process and kernel).
+    force
+        Execute every notebook even if its cache key is unchanged.
+
+    Returns
+    -------
+    list of RunResult
+        In the order of the selected notebooks.
 
     Raises
     ------
     NTPError
-        On an unknown notebook, profile or parameter, or a value of the wrong type.
+        On an unknown notebook, profile or parameter, a value of the wrong type, or ``jobs < 1``.
     """
     sources = select_notebooks(notebook_sources(root), names)
     if not sources:
         raise NTPError(f"no notebooks found in {root / 'notebooks'}")
     if profile not in PROFILE_NAMES:
         raise NTPError(f"unknown profile {profile!r}; use one of {', '.join(PROFILE_NAMES)}")
+    if jobs < 1:
+        raise NTPError(f"--jobs must be at least 1, got {jobs}")
     overrides = dict(overrides or {})
     for source in sources:  # fail on a bad override before running anything
         apply_overrides(source.stem, profile, overrides)
@@ -169,14 +275,45 @@ def reproduce(
         run = {"profile": profile, "overrides": overrides, "notebooks": [s.stem for s in sources]}
         (layout.root / "run.json").write_text(json.dumps(run, indent=1) + "\n")
     _warm_matplotlib()
-    results = []
+
+    fingerprint = package_fingerprint()
     width = max(len(s.stem) for s in sources)
-    for i, source in enumerate(sources, 1):
-        result = execute_notebook(source, profile, layout, overrides)
-        status = "ok" if result.ok else "FAILED"
-        line = f"[{i}/{len(sources)}] {source.stem:<{width}}  {status:<6} {result.seconds:7.1f} s"
+    results: dict[str, RunResult] = {}
+
+    def report(result: RunResult) -> None:
+        results[result.name] = result
+        status = "cached" if result.cached else ("ok" if result.ok else "FAILED")
+        line = f"[{len(results)}/{len(sources)}] {result.name:<{width}}  {status:<6}"
+        if result.cached:
+            line += "  unchanged since its last successful run (--force reruns it)"
+        else:
+            line += f" {result.seconds:7.1f} s"
         if result.error:
             line += f"  {result.error}"
         log(line)
-        results.append(result)
-    return results
+
+    pending = []
+    for source in sources:
+        parameters = notebook_parameters(source, profile, layout, overrides)
+        key = cache_key(source, parameters, fingerprint)
+        executed = layout.notebooks / f"{source.stem}.ipynb"
+        if not force and _is_cached(executed, key):
+            report(RunResult(source.stem, True, 0.0, executed, cached=True))
+        else:
+            pending.append((source, parameters, layout, key))
+    if jobs == 1 or len(pending) <= 1:
+        for args in pending:
+            report(_run_papermill(*args))
+    else:
+        # spawn, not fork: the parent may hold threads (matplotlib, zmq) that fork would copy badly
+        context = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(max_workers=min(jobs, len(pending)), mp_context=context) as pool:
+            futures = {pool.submit(_run_papermill, *args): args[0] for args in pending}
+            for future in as_completed(futures):
+                source = futures[future]
+                try:
+                    report(future.result())
+                except Exception as exc:  # the worker itself died: report it, go on
+                    executed = layout.notebooks / f"{source.stem}.ipynb"
+                    report(RunResult(source.stem, False, 0.0, executed, _summarize(exc)))
+    return [results[s.stem] for s in sources]

@@ -1,0 +1,63 @@
+"""The benchmarks' naive references compute what the package computes (no timing is asserted)."""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pytest
+
+from ntpnb.attention import loss_and_grad, make_problem, stack_problems
+from ntpnb.attention.model import gradient
+
+from conftest import ROOT
+
+sys.path.insert(0, str(ROOT))  # the benchmarks package lives at the repository root, not installed
+from benchmarks import attention
+
+
+@pytest.mark.parametrize("kind", list(attention.SIZES))
+def test_naive_attention_loop_matches_batched_training(kind):
+    problems = attention.trial_problems(kind, n_trials=3)
+    naive = attention.naive_train(problems, attention.LR, 150)
+    batched = attention.batched_train(problems, attention.LR, 150)
+    assert naive.shape == batched.shape == (3, 8, 8)
+    assert np.max(np.abs(naive - batched)) <= attention.MAX_REL_DIFF * np.max(np.abs(batched))
+
+
+def test_the_rounding_floor_is_rounding_at_a_short_horizon():
+    problems = attention.trial_problems("general", n_trials=3)
+    W = attention.batched_train(problems, attention.LR, 150)
+    assert attention.rounding_floor(problems, attention.LR, 150, W) < 1e-12
+
+
+def test_naive_attention_loop_is_not_trivially_equal():
+    problems = attention.trial_problems("acyclic", n_trials=2)
+    short = attention.naive_train(problems, attention.LR, 10)
+    assert not np.allclose(short, attention.batched_train(problems, attention.LR, 20))
+
+
+def test_measure_reports_both_times_and_the_difference():
+    row = attention.measure("general", n_trials=2, n_iter=20)
+    assert row.naive_seconds > 0 and row.batched_seconds > 0
+    assert row.speedup == row.naive_seconds / row.batched_seconds
+    assert 0 <= row.rel_diff <= attention.MAX_REL_DIFF
+    assert 0 <= row.floor <= attention.MAX_REL_DIFF  # 20 steps: rounding is not amplified yet
+    assert "| general (K = 6" in attention.format_attention([row])
+
+
+@pytest.mark.parametrize(("loss", "head"), [("log", "identity"), ("squared", "argmax"), ("ce", "argmax")])
+@pytest.mark.parametrize("rescaled", [False, True])
+def test_gradient_is_the_gradient_of_loss_and_grad(loss, head, rescaled):
+    from ntpnb.attention import identity_head, tied_head
+    from ntpnb.attention.experiments import _trial_data
+
+    rng = np.random.default_rng(3)
+    probs = []
+    for _ in range(3):
+        E, data = _trial_data("general", K=6, d=8, n=6, T=4, rng=rng, max_redraws=100)
+        C = identity_head(E) if head == "identity" else tied_head(E)
+        probs.append(make_problem(E, C, data, loss, head))
+    prob = stack_problems(probs)
+    W = rng.standard_normal((prob.B, prob.d, prob.d))
+    assert np.array_equal(gradient(W, prob, rescaled=rescaled), loss_and_grad(W, prob, rescaled=rescaled)[1])

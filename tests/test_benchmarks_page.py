@@ -1,0 +1,80 @@
+"""The benchmarks page is generated at book-build time, never committed; both cases build."""
+
+from __future__ import annotations
+
+import html
+import re
+import subprocess
+import sys
+
+import pytest
+import yaml
+
+from ntpnb.pipeline.benchmarks_page import (
+    BENCHMARKS_COMMAND,
+    BENCHMARKS_DOCNAME,
+    render_benchmarks_page,
+    write_benchmarks_page,
+)
+from ntpnb.pipeline.paths import output_layout
+
+from conftest import ROOT, build_book
+
+
+def test_without_results_the_page_says_so_and_names_the_command(tmp_path):
+    layout = output_layout(tmp_path / "outputs")
+    page = write_benchmarks_page(layout).read_text()
+    assert page == render_benchmarks_page(layout)
+    assert "No benchmark has been run" in page
+    assert BENCHMARKS_COMMAND in page
+    assert "|" not in page  # no table, so no number standing in for a measurement
+
+
+def test_with_results_the_page_is_the_last_run(tmp_path):
+    layout = output_layout(tmp_path / "outputs")
+    layout.benchmarks.mkdir()
+    (layout.benchmarks / "benchmarks.md").write_text("# Benchmarks\n\n| a | b |\n|---|---|\n| 1 | 2 |\n")
+    page = write_benchmarks_page(layout)
+    assert page == layout.root / "benchmarks.md"
+    assert page.read_text() == (layout.benchmarks / "benchmarks.md").read_text()
+
+
+def test_the_toc_points_at_the_generated_page_and_none_is_committed():
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    files = [c["file"] for part in toc["parts"] for c in part["chapters"]]
+    assert BENCHMARKS_DOCNAME in files
+    assert not (ROOT / "book" / "benchmarks.md").exists()
+    tracked = subprocess.run(["git", "ls-files", "outputs"], cwd=ROOT, capture_output=True, text=True)
+    assert tracked.stdout.strip() == ""
+
+
+def page_text(root) -> str:
+    """The text of the built benchmarks page, tags removed (code blocks are highlighted in spans)."""
+    page = (root / "_build" / "html" / "outputs" / "benchmarks.html").read_text()
+    return html.unescape(re.sub(r"<[^>]+>", "", page))
+
+
+@pytest.mark.slow
+def test_the_book_without_benchmark_results_says_none_were_run(built_book):
+    page = page_text(built_book)
+    assert "No benchmark has been run" in page
+    assert BENCHMARKS_COMMAND in page
+
+
+@pytest.mark.slow
+def test_the_book_builds_with_benchmark_results(book_copy):
+    out = book_copy / "outputs" / "benchmarks"
+    cmd = [sys.executable, "-m", "benchmarks", "--sizes", "20,5,25,3", "--skip-lp", "--out", str(out)]
+    cmd += ["--attention-trials", "2", "--attention-iters", "50"]
+    run = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert (out / "benchmarks.json").is_file()
+    proc = build_book(book_copy)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert "WARNING" not in proc.stdout + proc.stderr
+    assert "<table" in (book_copy / "_build" / "html" / "outputs" / "benchmarks.html").read_text()
+    page = page_text(book_copy)
+    assert "No benchmark has been run" not in page
+    assert "(20, 5, 25, 3)" in page
+    assert "fitted exponent" in page
+    assert "Attention training" in page
