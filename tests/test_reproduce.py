@@ -330,3 +330,20 @@ def test_cli_jobs_and_force(tmp_path):
     assert second.returncode == 0 and "cached" in second.stdout and "1 unchanged" in second.stdout
     forced = subprocess.run([*cmd, "--force"], cwd=ROOT, capture_output=True, text=True)
     assert forced.returncode == 0 and "cached" not in forced.stdout
+
+
+def test_the_injected_parameters_cell_is_collapsed_in_the_book(tmp_path):
+    import nbformat
+
+    from ntpnb.pipeline.reproduce import hide_injected_parameters
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("seed = 0"), nbformat.v4.new_code_cell("seed = 1")]
+    nb.cells[0].metadata["tags"] = ["parameters"]
+    nb.cells[1].metadata["tags"] = ["injected-parameters"]
+    path = tmp_path / "nb.ipynb"
+    nbformat.write(nb, path)
+    hide_injected_parameters(path)
+    cells = nbformat.read(path, as_version=4).cells
+    assert cells[0].metadata["tags"] == ["parameters"]
+    assert cells[1].metadata["tags"] == ["injected-parameters", "hide-input"]

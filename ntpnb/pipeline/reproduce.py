@@ -182,9 +182,27 @@ def _run_papermill(
         summary = _summarize(exc)
         return RunResult(name, False, time.perf_counter() - start, executed, summary)
     seconds = time.perf_counter() - start
+    hide_injected_parameters(executed)
     record = {"key": key, "parameters": dict(parameters), "seconds": round(seconds, 3)}
     _key_path(executed).write_text(json.dumps(record, indent=1, default=repr) + "\n", encoding="utf-8")
     return RunResult(name, True, seconds, executed)
+
+
+def hide_injected_parameters(executed: Path) -> None:
+    """Collapse the cell papermill injects (tag ``injected-parameters``) in the rendered book.
+
+    The notebook's own ``parameters`` cell shows the paper's values right above it; the
+    injected cell, which holds the values this run used, is kept (a reader can expand it) but
+    tagged ``hide-input`` so the page does not show two parameter listings one after the other.
+    """
+    import nbformat
+
+    nb = nbformat.read(executed, as_version=4)
+    for cell in nb.cells:
+        tags = cell.metadata.setdefault("tags", [])
+        if "injected-parameters" in tags and "hide-input" not in tags:
+            tags.append("hide-input")
+    nbformat.write(nb, executed)
 
 
 def execute_notebook(
