@@ -3,9 +3,9 @@
 The trial axis is an array axis: :func:`train` hands :func:`ntpnb.optim.run` (with
 ``batch_ndim=1``) the batched gradient, so normalized GD normalizes each trial's gradient by its
 own norm. The gradient is :func:`~ntpnb.attention.fastgrad.gradient_function`'s: that of
-:func:`~ntpnb.attention.model.gradient` with the problem's constants computed once, so a step
-is about fifteen numpy calls on arrays of a few thousand entries. The helpers below compute the quantities the
-paper plots for all trials at once.
+:func:`~ntpnb.attention.model.gradient` with the problem's constants computed once, so a
+log-loss step is about twenty numpy calls on arrays of a few thousand entries. The helpers
+below compute the quantities the paper plots for all trials at once.
 """
 
 from __future__ import annotations
