@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from test_attention_model import CASES
 
 from ntpnb import optim
 from ntpnb.attention import (
@@ -25,13 +26,6 @@ from ntpnb.attention.model import gradient
 from ntpnb.errors import SolverError
 
 HEADS = {"identity": identity_head, "argmax": tied_head}
-CASES = [
-    ("log", "identity"),
-    ("squared", "identity"),
-    ("ce", "identity"),
-    ("squared", "argmax"),
-    ("ce", "argmax"),
-]
 
 
 def _stacked(loss, head, sizes=((6, 8, 5, 4), (6, 8, 3, 6), (6, 8, 7, 2))):
