@@ -1,7 +1,9 @@
 """The 100-trial attention experiments of Paper B (Figs. 3-4): batched training against a naive loop.
 
-``ntpnb.attention.train`` runs every trial's normalized GD as one vectorized computation over
-``(trials, samples, tokens, d)`` arrays. The reference here, :func:`naive_train`, is the same
+``ntpnb.attention.train`` runs every trial's normalized GD as one vectorized computation over the
+trial axis, with the gradient of :func:`ntpnb.attention.gradient_function` (scores gathered from
+``U W U^T`` over each trial's distinct token vectors ``U``, positions as the leading axis, the
+problem's constants computed once). The reference here, :func:`naive_train`, is the same
 computation written the way one would first write it: a Python loop over trials, then over
 iterations, then over samples, with small numpy operations on one sample's tokens. It uses the
 same cancellation-free form of the log-loss gradient as :func:`ntpnb.attention.loss_and_grad`,

@@ -228,14 +228,26 @@ class _Stepper:
 
     def __init__(self, optimizer: Optimizer, shape: tuple[int, ...], batch_ndim: int) -> None:
         self.opt = optimizer
-        self.param_axes = tuple(range(batch_ndim, len(shape)))
         self.batch_shape = shape[:batch_ndim]
+        self.flat_shape = (*self.batch_shape, -1)  # one row of parameters per batch element
+        self.norm_shape = self.batch_shape + (1,) * (len(shape) - batch_ndim)
         self.k = 0
         if optimizer.name == "adam":
             self.m = np.zeros(shape)
             self.v = np.zeros(shape)
             self.b1_pow = 1.0
             self.b2_pow = 1.0
+
+    def _bad_norm(self, norm: Array) -> None:
+        """Raise the error of a gradient norm that is not positive (zero or not finite)."""
+        bad = np.argwhere(~(norm > 0).reshape(self.batch_shape))
+        where = f" (batch element {tuple(int(i) for i in bad[0])})" if self.batch_shape else ""
+        if not np.all(np.isfinite(norm)):
+            raise SolverError(f"normalized GD met a non-finite gradient{where} at iteration {self.k - 1}")
+        raise SolverError(
+            f"normalized GD met a zero gradient{where} at iteration {self.k - 1}: "
+            "the normalized step is undefined at a stationary point"
+        )
 
     def step(self, W: Array, g: Array) -> None:
         """Update ``W`` in place from the gradient ``g`` at ``W``."""
@@ -244,15 +256,11 @@ class _Stepper:
         if opt.name in ("gd", "sgd"):
             W -= opt.lr * g
         elif opt.name == "ngd":
-            norm = np.sqrt(np.sum(g * g, axis=self.param_axes, keepdims=True))
-            if not np.all(norm > 0):
-                bad = np.argwhere(~(norm > 0).reshape(self.batch_shape))
-                where = f" (batch element {tuple(int(i) for i in bad[0])})" if self.batch_shape else ""
-                raise SolverError(
-                    f"normalized GD met a zero gradient{where} at iteration {self.k - 1}: "
-                    "the normalized step is undefined at a stationary point"
-                )
-            W -= (opt.lr / norm) * g
+            flat = g.reshape(self.flat_shape)
+            norm = np.sqrt(np.einsum("...k,...k->...", flat, flat))
+            if not norm.min() > 0:  # also False on a NaN
+                self._bad_norm(norm)
+            W -= g * (opt.lr / norm).reshape(self.norm_shape)
         else:  # adam
             b1, b2 = opt.betas
             self.m *= b1

@@ -83,6 +83,12 @@ NEWTON_GRAD_TOL: float = 1e-11
 NEWTON_MAX_ITER: int = 200
 CONVEX_KKT_TOL: float = 1e-8
 
+#: A gradient of the attention losses at W = 0 whose norm is at most STATIONARY_GRAD_RTOL times
+#: ``max ||x_t|| ||x_bar||`` (the size of each sample's terms there) is zero up to rounding: the
+#: terms of symmetric data (two samples that differ only in their label) cancel to ~1e-17.
+#: Normalized GD would step along that noise; `gd_reference` keeps such a trial at W = 0 instead.
+STATIONARY_GRAD_RTOL: float = 1e-12
+
 #: The regularization path: Newton stops when the gradient of the penalized risk is below
 #: ``RP_NEWTON_RTOL * lam * ||W||``; a point is accepted when ``||grad L + lam W|| / (lam ||W||)``
 #: is below ``RP_KKT_TOL`` (the gradient is computed to about 1e-16 absolute while ``lam ||W||``

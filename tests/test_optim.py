@@ -213,3 +213,8 @@ def test_ngd_zero_gradient_is_an_error_not_a_nan():
 def test_divergence_is_reported():
     with pytest.raises(SolverError, match="diverged"):
         optim.run(lambda W: np.full_like(W, np.inf), W0, optim.gd(1.0), 3)
+
+
+def test_ngd_non_finite_gradient_is_named():
+    with pytest.raises(SolverError, match="non-finite gradient"):
+        optim.run(lambda W: np.full_like(W, np.nan), W0, optim.normalized_gd(0.1), 3)

@@ -4,6 +4,8 @@
 * :mod:`~ntpnb.attention.graphs`: token-priority graphs, SCCs, ``(i => j)``, ``(i ~ j)``, the
   cyclic sub-dataset (Definition 1), ``S_cyc``, pseudo graphs (Sec. 6).
 * :mod:`~ntpnb.attention.model`: ``f_W(X) = X^T S(X W x_bar)``, heads, losses, batched gradients.
+* :mod:`~ntpnb.attention.fastgrad`: the same gradient with the problem's constants computed once
+  (what training runs).
 * :mod:`~ntpnb.attention.svm`: the verified Graph-SVM ``W^mm``.
 * :mod:`~ntpnb.attention.convex`: the exact convex solves (``W^cyc``, the regularization path).
 * :mod:`~ntpnb.attention.training`: batched GD / normalized GD over many trials at once.
@@ -14,10 +16,11 @@ Token ids count from 0 (the paper counts from 1).
 
 from __future__ import annotations
 
-from . import convex, data, experiments, graphs, model, svm, training
+from . import convex, data, experiments, fastgrad, graphs, model, svm, training
 from .convex import *  # noqa: F403
 from .data import *  # noqa: F403
 from .experiments import *  # noqa: F403
+from .fastgrad import *  # noqa: F403
 from .graphs import *  # noqa: F403
 from .model import *  # noqa: F403
 from .svm import *  # noqa: F403
@@ -28,6 +31,7 @@ __all__ = [
     *data.__all__,
     *graphs.__all__,
     *model.__all__,
+    *fastgrad.__all__,
     *svm.__all__,
     *convex.__all__,
     *training.__all__,

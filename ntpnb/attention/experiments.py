@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import optim
+from .. import optim, settings
 from ..errors import InvalidDataError
 from .convex import solve_cyclic_correction
 from .data import acyclic_dataset, as_token_data, general_dataset, random_embeddings
@@ -32,7 +32,7 @@ from .graphs import (
 )
 from .model import identity_head, make_problem, stack_problems, tied_head
 from .svm import solve_graph_svm
-from .training import correlation, project_batched, stack_bases, tracker, train
+from .training import correlation, project_batched, stack_bases, tracker, train, training_gradient
 
 __all__ = ["GlobalResult", "global_experiment", "LocalResult", "local_experiment", "gd_reference"]
 
@@ -59,14 +59,26 @@ def gd_reference(
 ) -> np.ndarray:
     """The paper's ``W^cyc`` (Appendix D): train from zero on each cyclic sub-dataset.
 
-    One batched run over the trials whose sub-dataset is non-empty; the others get 0.
-    Returns ``(B, d, d)``.
+    One batched run over the trials whose sub-dataset is non-empty; the others get 0. So does a
+    trial whose gradient at zero vanishes (symmetric cyclic data, e.g. two samples that differ
+    only in their label): zero is then stationary, gradient descent does not leave it, and the
+    normalized step is undefined there, its direction being rounding noise (norm at most
+    :data:`~ntpnb.settings.STATIONARY_GRAD_RTOL` times the size of the terms; 1e-17 in
+    practice). Returns ``(B, d, d)``.
     """
     d = E_list[0].shape[1]
     out = np.zeros((len(subsets), d, d))
     live = [b for b, s in enumerate(subsets) if not s.is_empty]
     if live:
         probs = [make_problem(E_list[b], heads[b], subsets[b].data, loss, head) for b in live]
+        prob = stack_problems(probs)
+        at_zero = training_gradient(prob, optimizer)(np.zeros((len(live), d, d)))
+        size = np.linalg.norm(prob.emb, axis=-1).max(axis=(1, 2))
+        size = size * np.linalg.norm(prob.query, axis=-1).max(axis=1)
+        moving = np.linalg.norm(at_zero, axis=(1, 2)) > settings.STATIONARY_GRAD_RTOL * size
+        live = [b for b, m in zip(live, moving, strict=True) if m]
+        probs = [p for p, m in zip(probs, moving, strict=True) if m]
+    if live:
         out[live] = train(stack_problems(probs), optimizer, n_iter, record_at=np.array([n_iter])).W
     return out
 

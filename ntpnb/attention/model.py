@@ -337,7 +337,21 @@ def _loss_and_grad(
 ) -> tuple[np.ndarray | None, np.ndarray]:
     """Per-sample losses (``None`` for the log-loss unless ``with_loss``) and gradients."""
     W = _check_weights(W, prob)
-    sc = _scores(W, prob)
+    ell, dsc = _scores_grad(_scores(W, prob), prob, rescaled=rescaled, with_loss=with_loss)
+    A = np.matmul(_weighted(dsc, prob)[..., None, :], prob.emb)[..., 0, :]  # (B, n, d): sum_t dsc_t x_t
+    grad = np.matmul(np.swapaxes(A, -1, -2), prob.query)  # (B, d, d)
+    return ell, grad
+
+
+def _weighted(dsc: np.ndarray, prob: Problem) -> np.ndarray:
+    """Score derivatives ``(B, n, T)`` times the sample weights, 0 at padding."""
+    return np.where(prob.mask, dsc, 0.0) * prob.weights[..., None]
+
+
+def _scores_grad(
+    sc: np.ndarray, prob: Problem, *, rescaled: bool, with_loss: bool
+) -> tuple[np.ndarray | None, np.ndarray]:
+    """Per-sample losses and the derivatives ``(B, n, T)`` of each sample's loss in its scores ``sc``."""
     s, _ = _softmax(sc, prob.mask)
     if prob.loss == "log":
         on = np.isfinite(prob.log_gamma)
@@ -369,10 +383,7 @@ def _loss_and_grad(
             dsc = _rescaled_scores_grad(sc, s, q, prob)
         else:
             dsc = -s * _centered(s, q)
-    dsc = np.where(prob.mask, dsc, 0.0) * prob.weights[..., None]
-    A = np.matmul(dsc[..., None, :], prob.emb)[..., 0, :]  # (B, n, d): sum_t dsc_t x_t
-    grad = np.matmul(np.swapaxes(A, -1, -2), prob.query)  # (B, d, d)
-    return ell, grad
+    return ell, dsc
 
 
 def _rescaled_scores_grad(sc: np.ndarray, s: np.ndarray, q: np.ndarray, prob: Problem) -> np.ndarray:

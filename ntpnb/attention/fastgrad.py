@@ -1,0 +1,152 @@
+"""The training gradient with every per-problem constant computed once: what :func:`train` runs.
+
+:func:`~ntpnb.attention.model.gradient` works from the ``(B, n, T, d)`` arrays of a
+:class:`~ntpnb.attention.model.Problem` at every call. Training calls it thousands of times on
+the same data, and at the paper's sizes (100 trials of a few dozen token positions) each numpy
+call costs more in overhead than in arithmetic. :func:`gradient_function` returns the same
+gradient, to rounding, as a function of ``W`` alone, in three steps:
+
+* **A token table.** A trial holds few distinct vectors (its ``K`` token embeddings). With
+  ``U_b`` (``k x d``) the distinct rows of trial ``b``, ``G_b = U_b W_b U_b^T`` holds every score
+  ``x_t^T W_b x_bar``, and the scores of all samples are one gather from ``G``. The gradient
+  ``sum_{i,t} w_i a_it x_t x_bar_i^T`` is ``U_b^T A_b U_b``, with ``A_b`` the scatter-add
+  (``bincount``) of the weighted score derivatives ``w_i a_it`` onto their (token, query) pairs.
+  Four ``(B, k, d)``-sized products replace products over every position.
+* **Positions first.** Softmaxes reduce over the ``T`` positions of a sample. With the position
+  as the leading axis these reductions are elementwise operations on ``(B, n)`` planes instead
+  of ``B n`` reductions over rows of length ``T``; both softmaxes of the log-loss (``s`` over
+  the input, ``r`` over the label's positions) run as one stacked computation.
+* **The log-loss in its cheapest exact form.** The derivative in the score of position ``t`` is
+  ``s_t`` off the label's positions and ``(r_t / gamma_t) sum_u s_u (gamma_u - gamma_t)`` on them
+  (:func:`~ntpnb.attention.model.loss_and_grad`). Splitting the sum into positions off and on
+  the label gives ``-r_t S_off + (r_t / gamma_t) sum_{u on} s_u (gamma_u - gamma_t)``, with
+  ``S_off`` the attention off the label's positions: a sum of positive terms, free of
+  cancellation as before. The second term is exactly 0 when ``gamma`` is the same on all label
+  positions of a sample, as it is under ``C E^T = I`` (``gamma = 1``); it is computed only for
+  problems where it is not.
+
+The squared and cross-entropy losses use the token table and the reference derivatives of
+:mod:`~ntpnb.attention.model` (same code, so the rescaled gradient of normalized GD too). A
+problem whose trials have more distinct vectors than the table pays for (``k^2 > n T d``) gets
+the reference :func:`~ntpnb.attention.model.gradient` itself.
+
+The returned function does not validate ``W`` at each call (the training loop checks that the
+iterate stays finite); tests compare it with the reference on every loss, head and scale.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from .model import Problem, _scores_grad, _weighted, gradient
+
+__all__ = ["gradient_function"]
+
+
+@dataclass(frozen=True)
+class _TokenTable:
+    """Distinct vectors per trial and where each score lives in ``G = U W U^T``.
+
+    Attributes
+    ----------
+    U, UT
+        ``(B, k, d)`` the distinct rows of each trial (zero-padded to a common ``k``) and their
+        transposes ``(B, d, k)``.
+    index
+        ``(B, n, T)`` flat index into ``G`` (``(B, k, k)``) of each position's score.
+    """
+
+    U: np.ndarray
+    UT: np.ndarray
+    index: np.ndarray
+
+    @property
+    def size(self) -> int:
+        """Number of entries of ``G``."""
+        return int(self.U.shape[0] * self.U.shape[1] ** 2)
+
+    def scores(self, W: np.ndarray) -> np.ndarray:
+        """``G = U W U^T`` (``(B, k, k)``): every score of every trial."""
+        return np.matmul(np.matmul(self.U, W), self.UT)
+
+    def weight_grad(self, index: np.ndarray, wdsc: np.ndarray) -> np.ndarray:
+        """``sum w a_t x_t x_bar^T`` per trial, from weighted score derivatives laid out as ``index``."""
+        A = np.bincount(index.ravel(), weights=wdsc.ravel(), minlength=self.size)
+        k = self.U.shape[1]
+        return np.matmul(np.matmul(self.UT, A.reshape(-1, k, k)), self.U)
+
+
+def _token_table(prob: Problem) -> _TokenTable:
+    B, n, T, d = prob.emb.shape
+    rows = np.concatenate([prob.emb.reshape(B, n * T, d), prob.query], axis=1)
+    tables, ids = [], np.empty((B, n * T + n), dtype=np.int64)
+    for b in range(B):
+        U, inverse = np.unique(rows[b], axis=0, return_inverse=True)
+        tables.append(U)
+        ids[b] = inverse.reshape(-1)
+    k = max(U.shape[0] for U in tables)
+    U = np.zeros((B, k, d))
+    for b, table in enumerate(tables):
+        U[b, : table.shape[0]] = table
+    token, query = ids[:, : n * T].reshape(B, n, T), ids[:, n * T :]
+    index = (np.arange(B)[:, None, None] * k + token) * k + query[..., None]
+    return _TokenTable(U, np.ascontiguousarray(np.swapaxes(U, 1, 2)), index)
+
+
+def gradient_function(prob: Problem, *, rescaled: bool = False) -> Callable[[np.ndarray], np.ndarray]:
+    """``W -> gradient(W, prob, rescaled=rescaled)``, with the problem's constants computed once.
+
+    Equal to :func:`~ntpnb.attention.model.gradient` up to rounding (see the module docstring).
+    ``W`` (``(B, d, d)``, finite) is not validated at each call. As there, ``rescaled`` has no
+    effect on the log-loss (its gradient does not underflow).
+    """
+    _, n, T, d = prob.emb.shape
+    table = _token_table(prob)
+    if table.U.shape[1] ** 2 > n * T * d:  # many distinct vectors: the table costs more than it saves
+        return lambda W: gradient(W, prob, rescaled=rescaled)
+    if prob.loss == "log":
+        return _log_loss_gradient(prob, table)
+
+    def grad(W: np.ndarray) -> np.ndarray:
+        sc = np.take(table.scores(W), table.index)
+        _, dsc = _scores_grad(sc, prob, rescaled=rescaled, with_loss=False)
+        return table.weight_grad(table.index, _weighted(dsc, prob))
+
+    return grad
+
+
+def _log_loss_gradient(prob: Problem, table: _TokenTable) -> Callable[[np.ndarray], np.ndarray]:
+    """The log-loss gradient, positions first (``(T, ...)`` arrays), as in the module docstring."""
+    first = lambda a: np.ascontiguousarray(np.moveaxis(a, -1, 0))  # (B, n, T) -> (T, B, n)
+    on = np.isfinite(prob.log_gamma)
+    weights = prob.weights[None]
+    index = first(table.index)
+    stacked = np.ascontiguousarray(np.stack([index, index], axis=1))  # (T, 2, B, n)
+    # additive masks of the two softmaxes: s over the input, r = softmax(sc + log gamma) over on
+    shift = np.stack([first(np.where(prob.mask, 0.0, -np.inf)), first(prob.log_gamma)], axis=1)
+    off_w = first(prob.mask & ~on) * weights  # w on positions off the label, 0 elsewhere
+    gamma = first(np.where(on, np.exp(np.where(on, prob.log_gamma, 0.0)), 0.0))
+    on_t = first(on)
+    # w (gamma_u - gamma_t) / gamma_t for t, u on the label's positions, 0 elsewhere: (T, T, B, n)
+    pair = on_t[:, None] & on_t[None, :]
+    diff = gamma[None, :] - gamma[:, None]
+    spread = np.divide(diff, gamma[:, None], out=np.zeros_like(diff), where=pair) * weights
+    uniform = not np.any(spread)
+
+    def grad(W: np.ndarray) -> np.ndarray:
+        z = np.take(table.scores(W), stacked)
+        z += shift
+        z -= z.max(axis=0)
+        np.exp(z, out=z)
+        z /= z.sum(axis=0)
+        s, r = z[:, 0], z[:, 1]
+        wdsc = s * off_w
+        wdsc -= r * wdsc.sum(axis=0)
+        if not uniform:
+            wdsc += r * np.einsum("tubn,ubn->tbn", spread, s)
+        return table.weight_grad(index, wdsc)
+
+    return grad
