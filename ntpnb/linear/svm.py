@@ -165,6 +165,19 @@ def _lp_multipliers(res, n_eq: int) -> tuple[np.ndarray, np.ndarray]:
     return lam, mu
 
 
+def lp_methods(n_variables: int) -> tuple[str, ...]:
+    """The linprog methods tried in turn to decide a separability LP with ``n_variables``.
+
+    :data:`~ntpnb.settings.LP_METHOD` then :data:`~ntpnb.settings.LP_FALLBACK_METHODS`, except
+    that a small LP (at most :data:`~ntpnb.settings.LP_SMALL_MAX_VARIABLES` entries of ``W``)
+    tries :data:`~ntpnb.settings.LP_SMALL_METHOD` first. Each method appears once.
+    """
+    methods = (settings.LP_METHOD, *settings.LP_FALLBACK_METHODS)
+    if n_variables <= settings.LP_SMALL_MAX_VARIABLES:
+        methods = (settings.LP_SMALL_METHOD, *methods)
+    return tuple(dict.fromkeys(methods))
+
+
 def _separability(data: NTPData) -> _Separability:
     """Decide Definition 2 (once for ``data`` and its normalized copy, see :func:`_decide`)."""
     return _decide(normalized(data)[0])
@@ -172,6 +185,17 @@ def _separability(data: NTPData) -> _Separability:
 
 @cached_per_data
 def _decide(data: NTPData) -> _Separability:
+    """:func:`_decide_with` the methods of :func:`lp_methods` (cached per data)."""
+    return _decide_with(data, lp_methods(data.V * data.d))
+
+
+@cached_per_data
+def _decide_interior(data: NTPData) -> _Separability:
+    """:func:`_decide_with` the interior-point method first (cached per data)."""
+    return _decide_with(data, tuple(dict.fromkeys((settings.LP_METHOD, *settings.LP_FALLBACK_METHODS))))
+
+
+def _decide_with(data: NTPData, methods: tuple[str, ...]) -> _Separability:
     """Decide Definition 2 by a normalized max-margin LP, with a certificate either way.
 
     Separability is invariant to a positive rescaling of each context's embedding, so the rows
@@ -183,8 +207,7 @@ def _decide(data: NTPData) -> _Separability:
     :data:`~ntpnb.settings.SEP_MARGIN_TOL` proves separability; multipliers that bound ``t*``
     below that tolerance prove that no direction separates with a larger normalized margin.
     Before any LP, the least-squares direction is tried (it decides when ``H`` has full row
-    rank). The methods :data:`~ntpnb.settings.LP_METHOD` and then
-    :data:`~ntpnb.settings.LP_FALLBACK_METHODS` are tried in order until one decides.
+    rank). The LP ``methods`` are tried in order until one decides.
     """
     cons = ntp_constraints(data)
     n = data.V * data.d
@@ -195,7 +218,7 @@ def _decide(data: NTPData) -> _Separability:
     if margin >= settings.SEP_MARGIN_TOL:
         return _Separability(True, w, margin, np.inf, "least squares")
     tried = []
-    for method in (settings.LP_METHOD, *settings.LP_FALLBACK_METHODS):
+    for method in methods:
         res = _max_margin_lp(A, G, method)
         margin, w = _primal_margin(A, G, None if res.x is None else res.x[:-1])
         bound = _dual_bound(A, G, *_lp_multipliers(res, G.shape[0]))
@@ -224,7 +247,7 @@ def is_separable(data: NTPData) -> bool:
     a separating ``W`` is computed from ``H`` alone and checked
     (:func:`ntpnb.linear.svm_fast.rank_witness`). Otherwise the answer is decided by a
     normalized max-margin linear program (HiGHS through
-    :func:`scipy.optimize.linprog`, method :data:`ntpnb.settings.LP_METHOD`) with each row of
+    :func:`scipy.optimize.linprog`, methods :func:`lp_methods`) with each row of
     ``H`` divided by its largest entry, which leaves separability unchanged and makes the
     answer independent of the scale of the embeddings. Either answer is certified: "separable"
     by a direction that is checked against (6a)-(6b) with margin at least
@@ -268,6 +291,8 @@ def separating_direction(data: NTPData) -> np.ndarray:
     sep = _separability(data)
     if not sep.separable:
         raise NotSeparableError(_not_separable_message(data))
+    if sep.method in lp_methods(data.V * data.d) and sep.method != settings.LP_METHOD:
+        sep = _decide_interior(normalized(data)[0])  # a simplex vertex decided: take the IPM's point
     cons = ntp_constraints(data)
     if cons.ineq.shape[0] == 0:
         return np.zeros((data.V, data.d))
