@@ -22,7 +22,15 @@ from ntpnb.errors import InvalidDataError, NotCompatibleError, ScaleError, Solve
 from ntpnb.linear.constraints import ntp_constraints
 from ntpnb.linear.data import normalized
 from ntpnb.linear.loss import log_softmax
-from ntpnb.linear.svm import _certificate, _passes, _separability, lp_methods
+from ntpnb.linear.svm import (
+    WITNESS_METHOD,
+    _certificate,
+    _decide_interior,
+    _passes,
+    _separability,
+    is_separable_lp,
+    lp_methods,
+)
 
 from helpers import random_data
 
@@ -95,6 +103,25 @@ def test_both_lp_orders_give_the_same_certified_answers_and_direction(monkeypatc
     assert "highs-ds" not in methods[0] and methods[10_000] == {"highs-ds"}
     for W_ipm, W_small in zip(directions[0], directions[10_000], strict=True):
         np.testing.assert_array_equal(W_ipm, W_small)
+
+
+def test_large_separable_data_are_decided_by_the_verified_svm_witness():
+    """V d >= SVM_WITNESS_MIN_VARIABLES, m > d: W^mm from the fast solver decides, verified; the
+    LP alone gives the same answer, and separating_direction is still the LP's point."""
+    data = ntp.synthetic_instance(n=500, m=40, d=25, V=40, S=3, seed=1)
+    assert data.V * data.d >= settings.SVM_WITNESS_MIN_VARIABLES and data.m > data.d
+    sep = _separability(data)
+    assert sep.separable and sep.method == WITNESS_METHOD
+    assert sep.margin >= settings.SEP_MARGIN_TOL
+    assert is_separable_lp(data)
+    W = ntp.separating_direction(data)
+    same = ntp.synthetic_instance(n=500, m=40, d=25, V=40, S=3, seed=1)
+    lp_only = _decide_interior(normalized(same)[0])
+    assert lp_only.method == settings.LP_METHOD
+    cons = ntp_constraints(data)
+    assert (cons.ineq @ W.ravel()).min() == pytest.approx(1.0, rel=1e-12)
+    assert np.abs(cons.eq @ W.ravel()).max() < settings.LP_FEAS_TOL
+    np.testing.assert_allclose(W, ntp.separating_direction(same))
 
 
 def test_undecidable_data_raise_a_solver_error_that_says_what_to_do(monkeypatch):
