@@ -22,7 +22,15 @@ from ntpnb.errors import InvalidDataError, NotCompatibleError, ScaleError, Solve
 from ntpnb.linear.constraints import ntp_constraints
 from ntpnb.linear.data import normalized
 from ntpnb.linear.loss import log_softmax
-from ntpnb.linear.svm import _certificate, _passes, _separability
+from ntpnb.linear.svm import (
+    WITNESS_METHOD,
+    _certificate,
+    _decide_interior,
+    _passes,
+    _separability,
+    is_separable_lp,
+    lp_methods,
+)
 
 from helpers import random_data
 
@@ -64,6 +72,58 @@ def test_separable_data_below_d_equals_m_are_certified_by_the_lp():
     assert np.abs(cons.eq @ W.ravel()).max() < settings.LP_FEAS_TOL
 
 
+def test_small_lps_try_the_small_method_first_and_each_method_once(monkeypatch):
+    monkeypatch.setattr(settings, "LP_METHOD", "highs-ipm")
+    monkeypatch.setattr(settings, "LP_FALLBACK_METHODS", ("highs-ds",))
+    monkeypatch.setattr(settings, "LP_SMALL_METHOD", "highs-ds")
+    monkeypatch.setattr(settings, "LP_SMALL_MAX_VARIABLES", 100)
+    assert lp_methods(100) == ("highs-ds", "highs-ipm")
+    assert lp_methods(101) == ("highs-ipm", "highs-ds")
+
+
+def test_both_lp_orders_give_the_same_certified_answers_and_direction(monkeypatch):
+    """Sweep-sized instances (chapter 04): dual simplex first or IPM first, the same decisions,
+    and ``separating_direction`` the interior-point method's point either way."""
+    answers, directions, methods = {}, {}, {}
+    for small_max in (0, 10_000):
+        monkeypatch.setattr(settings, "LP_SMALL_MAX_VARIABLES", small_max)
+        rng = np.random.default_rng(5)
+        answers[small_max], directions[small_max], methods[small_max] = [], [], set()
+        for d, V, S in [(4, 5, 2), (8, 5, 2), (12, 10, 3), (20, 10, 3), (14, 5, 1)]:
+            data = ntp.random_instance(24, d, V, S, rng)
+            sep = _separability(data)
+            if sep.separable:
+                assert sep.margin >= settings.SEP_MARGIN_TOL
+                directions[small_max].append(ntp.separating_direction(data))
+            else:
+                assert sep.dual_bound <= settings.SEP_MARGIN_TOL
+            answers[small_max].append(sep.separable)
+            methods[small_max].add(sep.method)
+    assert answers[0] == answers[10_000] == [False, False, True, True, True]
+    assert "highs-ds" not in methods[0] and methods[10_000] == {"highs-ds"}
+    for W_ipm, W_small in zip(directions[0], directions[10_000], strict=True):
+        np.testing.assert_array_equal(W_ipm, W_small)
+
+
+def test_large_separable_data_are_decided_by_the_verified_svm_witness():
+    """V d >= SVM_WITNESS_MIN_VARIABLES, m > d: W^mm from the fast solver decides, verified; the
+    LP alone gives the same answer, and separating_direction is still the LP's point."""
+    data = ntp.synthetic_instance(n=500, m=40, d=25, V=40, S=3, seed=1)
+    assert data.V * data.d >= settings.SVM_WITNESS_MIN_VARIABLES and data.m > data.d
+    sep = _separability(data)
+    assert sep.separable and sep.method == WITNESS_METHOD
+    assert sep.margin >= settings.SEP_MARGIN_TOL
+    assert is_separable_lp(data)
+    W = ntp.separating_direction(data)
+    same = ntp.synthetic_instance(n=500, m=40, d=25, V=40, S=3, seed=1)
+    lp_only = _decide_interior(normalized(same)[0])
+    assert lp_only.method == settings.LP_METHOD
+    cons = ntp_constraints(data)
+    assert (cons.ineq @ W.ravel()).min() == pytest.approx(1.0, rel=1e-12)
+    assert np.abs(cons.eq @ W.ravel()).max() < settings.LP_FEAS_TOL
+    np.testing.assert_allclose(W, ntp.separating_direction(same))
+
+
 def test_undecidable_data_raise_a_solver_error_that_says_what_to_do(monkeypatch):
     """No method can prove a margin below a tolerance of 0; the error names the remedies."""
     monkeypatch.setattr(settings, "SEP_MARGIN_TOL", 0.0)
@@ -74,6 +134,7 @@ def test_undecidable_data_raise_a_solver_error_that_says_what_to_do(monkeypatch)
 
 
 def test_a_failing_lp_method_falls_back_to_the_next(monkeypatch):
+    monkeypatch.setattr(settings, "LP_SMALL_MAX_VARIABLES", 0)  # the IPM first, even on 3 variables
     monkeypatch.setattr(settings, "LP_METHOD", "highs-ipm")
     monkeypatch.setattr(settings, "LP_OPTIONS", {"highs-ipm": {"presolve": False, "maxiter": 1}})
     data = ntp.NTPData(H=[[1.0], [2.0]], pi=[0.5, 0.5], P=[[0.6, 0.4, 0.0], [0.0, 0.4, 0.6]])

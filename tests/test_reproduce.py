@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import ast
 import json
+import os
 import subprocess
 import sys
 
 import jupytext
 import pytest
 
+from ntpnb import settings
 from ntpnb.errors import NTPError
 from ntpnb.pipeline import profiles
 from ntpnb.pipeline import reproduce as reproduce_module
@@ -124,7 +126,7 @@ def test_a_failing_notebook_does_not_stop_the_others(tmp_path, monkeypatch):
     fake = {name: {"paper": {"value": 1}, "quick": {"value": 21}} for name in bodies}
     monkeypatch.setattr(profiles, "PROFILES", fake)
     lines = []
-    results = reproduce(tmp_path, profile="quick", log=lines.append)
+    results = reproduce(tmp_path, profile="quick", log=lines.append, jobs=1)
     assert [r.ok for r in results] == [False, True]
     assert "ValueError: broken on purpose" in results[0].error
     assert lines[0].startswith("[1/2] a_fails") and "FAILED" in lines[0]
@@ -249,6 +251,44 @@ def test_the_package_fingerprint_hashes_the_package_sources(monkeypatch, tmp_pat
     before = package_fingerprint()
     (fake_pkg / "a.py").write_text("x = 2\n")
     assert package_fingerprint() != before
+
+
+def test_kernels_get_one_blas_thread_unless_the_user_chose(monkeypatch):
+    for var in reproduce_module.BLAS_ENV_VARS:
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("MKL_NUM_THREADS", "3")
+    with reproduce_module.kernel_environment():
+        assert os.environ["OPENBLAS_NUM_THREADS"] == str(settings.BLAS_THREADS)
+        assert os.environ["OMP_NUM_THREADS"] == str(settings.BLAS_THREADS)
+        assert os.environ["MKL_NUM_THREADS"] == "3"  # set by the user: left alone
+    assert "OPENBLAS_NUM_THREADS" not in os.environ and "OMP_NUM_THREADS" not in os.environ
+    assert os.environ["MKL_NUM_THREADS"] == "3"
+
+
+def test_the_default_is_one_notebook_per_core(monkeypatch):
+    monkeypatch.setattr(os, "cpu_count", lambda: 6)
+    assert reproduce_module.default_jobs() == 6
+    monkeypatch.setattr(os, "cpu_count", lambda: None)
+    assert reproduce_module.default_jobs() == 1
+
+
+@pytest.mark.slow
+def test_longest_notebook_first_and_its_kernel_has_one_blas_thread(tmp_path, monkeypatch):
+    for var in reproduce_module.BLAS_ENV_VARS:
+        monkeypatch.delenv(var, raising=False)
+    body = "import os\nprint('threads', os.environ.get('OPENBLAS_NUM_THREADS'))"
+    _tiny_project(tmp_path, monkeypatch, {"a_short": body, "b_long": body, "c_new": body})
+    notebooks = tmp_path / "outputs" / "notebooks"
+    notebooks.mkdir(parents=True)
+    for name, seconds in (("a_short", 1.0), ("b_long", 9.0)):  # an earlier run's times, stale keys
+        (notebooks / f"{name}.key.json").write_text(json.dumps({"key": "old", "seconds": seconds}))
+    lines = []
+    results = reproduce(tmp_path, profile="quick", jobs=1, log=lines.append)
+    assert [r.name for r in results] == ["a_short", "b_long", "c_new"]  # in the order asked
+    # executed: never timed first, then the longest
+    assert [line.split()[1] for line in lines] == ["c_new", "b_long", "a_short"]
+    executed = json.dumps(json.loads(results[0].executed.read_text()))
+    assert f"threads {settings.BLAS_THREADS}" in executed
 
 
 def test_jobs_must_be_positive(tmp_path, monkeypatch):

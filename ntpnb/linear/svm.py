@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -165,6 +166,23 @@ def _lp_multipliers(res, n_eq: int) -> tuple[np.ndarray, np.ndarray]:
     return lam, mu
 
 
+#: The ``method`` of a decision made by the NTP-SVM witness (:func:`_svm_witness`).
+WITNESS_METHOD = f"NTP-SVM witness ({FAST_SOLVER_NAME})"
+
+
+def lp_methods(n_variables: int) -> tuple[str, ...]:
+    """The linprog methods tried in turn to decide a separability LP with ``n_variables``.
+
+    :data:`~ntpnb.settings.LP_METHOD` then :data:`~ntpnb.settings.LP_FALLBACK_METHODS`, except
+    that a small LP (at most :data:`~ntpnb.settings.LP_SMALL_MAX_VARIABLES` entries of ``W``)
+    tries :data:`~ntpnb.settings.LP_SMALL_METHOD` first. Each method appears once.
+    """
+    methods = (settings.LP_METHOD, *settings.LP_FALLBACK_METHODS)
+    if n_variables <= settings.LP_SMALL_MAX_VARIABLES:
+        methods = (settings.LP_SMALL_METHOD, *methods)
+    return tuple(dict.fromkeys(methods))
+
+
 def _separability(data: NTPData) -> _Separability:
     """Decide Definition 2 (once for ``data`` and its normalized copy, see :func:`_decide`)."""
     return _decide(normalized(data)[0])
@@ -172,6 +190,35 @@ def _separability(data: NTPData) -> _Separability:
 
 @cached_per_data
 def _decide(data: NTPData) -> _Separability:
+    """Decide Definition 2 (cached per data): :func:`_decide_with` the methods of :func:`lp_methods`.
+
+    When the LP is large, the NTP-SVM (:func:`_svm_witness`) is tried first as a witness.
+    """
+    n = data.V * data.d
+    witness = _svm_witness if n >= settings.SVM_WITNESS_MIN_VARIABLES else None
+    return _decide_with(data, lp_methods(n), witness)
+
+
+def _svm_witness(data: NTPData) -> np.ndarray | None:
+    """``vec(W^mm)`` from the fast NTP-SVM solver, or None if it fails (e.g. not separable).
+
+    Only a candidate: :func:`_decide_with` verifies its margin like any other direction.
+    """
+    try:
+        return solve_ntp_svm_fast(data, max_iter=settings.SVM_WITNESS_MAX_ITER).W.ravel()
+    except SolverError:
+        return None
+
+
+@cached_per_data
+def _decide_interior(data: NTPData) -> _Separability:
+    """:func:`_decide_with` the interior-point method first (cached per data)."""
+    return _decide_with(data, tuple(dict.fromkeys((settings.LP_METHOD, *settings.LP_FALLBACK_METHODS))))
+
+
+def _decide_with(
+    data: NTPData, methods: tuple[str, ...], witness: Callable[[NTPData], np.ndarray | None] | None = None
+) -> _Separability:
     """Decide Definition 2 by a normalized max-margin LP, with a certificate either way.
 
     Separability is invariant to a positive rescaling of each context's embedding, so the rows
@@ -183,8 +230,8 @@ def _decide(data: NTPData) -> _Separability:
     :data:`~ntpnb.settings.SEP_MARGIN_TOL` proves separability; multipliers that bound ``t*``
     below that tolerance prove that no direction separates with a larger normalized margin.
     Before any LP, the least-squares direction is tried (it decides when ``H`` has full row
-    rank). The methods :data:`~ntpnb.settings.LP_METHOD` and then
-    :data:`~ntpnb.settings.LP_FALLBACK_METHODS` are tried in order until one decides.
+    rank), then the ``witness`` (if any: a function of the data returning a candidate
+    ``vec(W)`` or None). The LP ``methods`` are tried in order until one decides.
     """
     cons = ntp_constraints(data)
     n = data.V * data.d
@@ -194,8 +241,12 @@ def _decide(data: NTPData) -> _Separability:
     margin, w = _primal_margin(A, G, _least_squares_direction(data))
     if margin >= settings.SEP_MARGIN_TOL:
         return _Separability(True, w, margin, np.inf, "least squares")
+    if witness is not None:
+        margin, w = _primal_margin(A, G, witness(data))
+        if margin >= settings.SEP_MARGIN_TOL:
+            return _Separability(True, w, margin, np.inf, WITNESS_METHOD)
     tried = []
-    for method in (settings.LP_METHOD, *settings.LP_FALLBACK_METHODS):
+    for method in methods:
         res = _max_margin_lp(A, G, method)
         margin, w = _primal_margin(A, G, None if res.x is None else res.x[:-1])
         bound = _dual_bound(A, G, *_lp_multipliers(res, G.shape[0]))
@@ -224,9 +275,11 @@ def is_separable(data: NTPData) -> bool:
     a separating ``W`` is computed from ``H`` alone and checked
     (:func:`ntpnb.linear.svm_fast.rank_witness`). Otherwise the answer is decided by a
     normalized max-margin linear program (HiGHS through
-    :func:`scipy.optimize.linprog`, method :data:`ntpnb.settings.LP_METHOD`) with each row of
+    :func:`scipy.optimize.linprog`, methods :func:`lp_methods`) with each row of
     ``H`` divided by its largest entry, which leaves separability unchanged and makes the
-    answer independent of the scale of the embeddings. Either answer is certified: "separable"
+    answer independent of the scale of the embeddings; when that LP is large
+    (:data:`ntpnb.settings.SVM_WITNESS_MIN_VARIABLES`), ``W^mm`` from the fast NTP-SVM solver is
+    tried first as a candidate direction. Either answer is certified: "separable"
     by a direction that is checked against (6a)-(6b) with margin at least
     :data:`ntpnb.settings.SEP_MARGIN_TOL` (relative to ``max|h_j|`` and ``max|W|``), "not
     separable" by LP multipliers proving that no direction reaches that margin.
@@ -245,9 +298,10 @@ def is_separable(data: NTPData) -> bool:
 def is_separable_lp(data: NTPData) -> bool:
     """Definition 2 decided by the certified max-margin LP alone (no full-rank shortcut).
 
-    The same answer as :func:`is_separable`; kept for tests and benchmarks.
+    The same answer as :func:`is_separable`; kept for tests and benchmarks. The LP's
+    interior-point method goes first, and no witness is tried.
     """
-    return _separability(data).separable
+    return _decide_interior(normalized(data)[0]).separable
 
 
 def separating_direction(data: NTPData) -> np.ndarray:
@@ -268,6 +322,9 @@ def separating_direction(data: NTPData) -> np.ndarray:
     sep = _separability(data)
     if not sep.separable:
         raise NotSeparableError(_not_separable_message(data))
+    if sep.method not in ("least squares", "none (no inequality)", settings.LP_METHOD):
+        # a simplex vertex or the SVM witness decided: take the interior-point method's point
+        sep = _decide_interior(normalized(data)[0])
     cons = ntp_constraints(data)
     if cons.ineq.shape[0] == 0:
         return np.zeros((data.V, data.d))

@@ -5,7 +5,7 @@ Examples
 ``ntpnb reproduce``                     every notebook at the paper's settings
 ``ntpnb reproduce 01 --profile quick``  one notebook, seconds-scale
 ``ntpnb reproduce 01 -p n_g=11``        one notebook with a parameter changed (outputs/runs/...)
-``ntpnb reproduce --jobs 2``            two notebooks at a time; unchanged ones are not rerun
+``ntpnb reproduce --jobs 1``            one notebook at a time (default: one per core)
 ``ntpnb reproduce --force``             rerun every notebook, changed or not
 ``ntpnb book``                          build the HTML book from the executed notebooks
 ``ntpnb list``                          the notebooks and their parameters per profile
@@ -109,7 +109,11 @@ def _parser() -> argparse.ArgumentParser:
         "--out", default=None, help="output folder (default: <root>/outputs, or outputs/runs/... with -p)"
     )
     rep.add_argument(
-        "-j", "--jobs", type=int, default=1, help="notebooks run in parallel, one kernel each (default: 1)"
+        "-j",
+        "--jobs",
+        type=int,
+        default=None,
+        help="notebooks run in parallel, one kernel each (default: one per CPU core)",
     )
     rep.add_argument(
         "--force",

@@ -3,8 +3,14 @@
 One failed notebook does not stop the others: each result is reported, and the executed
 notebook is kept even when it failed (papermill writes the error into it), for debugging.
 
-With ``jobs > 1`` the notebooks run in parallel, each in its own worker process and kernel; the
-parent prints one progress line per notebook as it finishes, so the lines never interleave.
+With ``jobs > 1`` (the default is one per CPU core) the notebooks run in parallel, each in its
+own worker process and kernel; the parent prints one progress line per notebook as it finishes,
+so the lines never interleave. The notebooks that took longest on their last run start first.
+
+Every kernel runs its BLAS with :data:`ntpnb.settings.BLAS_THREADS` threads (unless the
+environment already sets ``OPENBLAS_NUM_THREADS``, ``OMP_NUM_THREADS`` or ``MKL_NUM_THREADS``):
+the notebooks' matrices are small, so more threads only wait for each other, and notebooks
+running side by side would otherwise ask for more threads than there are cores.
 
 A notebook is not executed again when nothing that determines its outputs changed since its
 last successful run into the same output tree: its :func:`cache_key` (a hash of the notebook's
@@ -22,14 +28,16 @@ import os
 import tempfile
 import time
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from jupyter_client.manager import AsyncKernelManager
 from traitlets import default
 
+from .. import settings
 from ..errors import NTPError
 from .paths import DEFAULT_OUTPUT_DIRNAME, OutputLayout, output_layout, override_output_dir
 from .profiles import PROFILE_NAMES, apply_overrides
@@ -37,6 +45,7 @@ from .profiles import PROFILE_NAMES, apply_overrides
 __all__ = [
     "RunResult",
     "cache_key",
+    "default_jobs",
     "execute_notebook",
     "notebook_sources",
     "package_fingerprint",
@@ -45,6 +54,30 @@ __all__ = [
 ]
 
 KERNEL_NAME = "python3"
+
+#: The thread-count variables of the BLAS libraries numpy and scipy may load.
+BLAS_ENV_VARS: tuple[str, ...] = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def default_jobs() -> int:
+    """How many notebooks run at once by default: one per CPU core."""
+    return max(1, os.cpu_count() or 1)
+
+
+@contextmanager
+def kernel_environment() -> Iterator[None]:
+    """Within: kernels started from this process use :data:`ntpnb.settings.BLAS_THREADS` threads.
+
+    Variables the user has set are left alone; the environment is restored afterwards.
+    """
+    added = [var for var in BLAS_ENV_VARS if var not in os.environ]
+    for var in added:
+        os.environ[var] = str(settings.BLAS_THREADS)
+    try:
+        yield
+    finally:
+        for var in added:
+            os.environ.pop(var, None)
 
 
 class IPCKernelManager(AsyncKernelManager):
@@ -146,6 +179,14 @@ def _key_path(executed: Path) -> Path:
     return executed.with_name(f"{executed.stem}.key.json")
 
 
+def _last_seconds(executed: Path) -> float | None:
+    """How long the last successful run into this place took (None if unknown)."""
+    try:
+        return float(json.loads(_key_path(executed).read_text(encoding="utf-8"))["seconds"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
 def _is_cached(executed: Path, key: str) -> bool:
     path = _key_path(executed)
     if not (executed.is_file() and path.is_file()):
@@ -168,16 +209,17 @@ def _run_papermill(
     _key_path(executed).unlink(missing_ok=True)  # a failed or interrupted run leaves no key
     start = time.perf_counter()
     try:
-        papermill.execute_notebook(
-            jupytext.read(source),
-            str(executed),
-            parameters=dict(parameters),
-            cwd=str(layout.notebooks),
-            kernel_name=KERNEL_NAME,
-            kernel_manager_class=IPCKernelManager,
-            progress_bar=False,
-            log_output=False,
-        )
+        with kernel_environment():
+            papermill.execute_notebook(
+                jupytext.read(source),
+                str(executed),
+                parameters=dict(parameters),
+                cwd=str(layout.notebooks),
+                kernel_name=KERNEL_NAME,
+                kernel_manager_class=IPCKernelManager,
+                progress_bar=False,
+                log_output=False,
+            )
     except Exception as exc:  # report any failure, go on with the others
         summary = _summarize(exc)
         return RunResult(name, False, time.perf_counter() - start, executed, summary)
@@ -239,7 +281,7 @@ def reproduce(
     output_dir: str | Path | None = None,
     log: Callable[[str], None] = print,
     overrides: Mapping[str, str] | None = None,
-    jobs: int = 1,
+    jobs: int | None = None,
     force: bool = False,
 ) -> list[RunResult]:
     """Execute the selected notebooks of the project at ``root``; one progress line each.
@@ -262,7 +304,8 @@ def reproduce(
         Parameter values (text, ``{"seed": "3"}``) that replace the profile's; checked against
         every selected notebook before anything runs.
     jobs
-        How many notebooks run at once (each in its own process and kernel).
+        How many notebooks run at once (each in its own process and kernel); default
+        :func:`default_jobs`, one per CPU core.
     force
         Execute every notebook even if its cache key is unchanged.
 
@@ -281,6 +324,8 @@ def reproduce(
         raise NTPError(f"no notebooks found in {root / 'notebooks'}")
     if profile not in PROFILE_NAMES:
         raise NTPError(f"unknown profile {profile!r}; use one of {', '.join(PROFILE_NAMES)}")
+    if jobs is None:
+        jobs = default_jobs()
     if jobs < 1:
         raise NTPError(f"--jobs must be at least 1, got {jobs}")
     overrides = dict(overrides or {})
@@ -319,6 +364,10 @@ def reproduce(
             report(RunResult(source.stem, True, 0.0, executed, cached=True))
         else:
             pending.append((source, parameters, layout, key))
+    # longest first (by the last successful run; unknown counts as longest): the slowest
+    # notebook does not start last and leave the other workers idle
+    last = {args[0]: _last_seconds(layout.notebooks / f"{args[0].stem}.ipynb") for args in pending}
+    pending.sort(key=lambda args: -(last[args[0]] if last[args[0]] is not None else float("inf")))
     if jobs == 1 or len(pending) <= 1:
         for args in pending:
             report(_run_papermill(*args))
