@@ -74,6 +74,8 @@ ATTENTION_SVM_SIZES: tuple[Size, ...] = (
     (32, 40, 160, 12),
     (40, 48, 240, 14),
     (48, 64, 384, 16),
+    (56, 72, 512, 18),
+    (64, 80, 640, 20),
 )
 
 #: A method is skipped at a size when its time at the previous size of the same kind (d > m, or

@@ -68,6 +68,7 @@ def test_the_book_builds_with_benchmark_results(book_copy):
     out = book_copy / "outputs" / "benchmarks"
     cmd = [sys.executable, "-m", "benchmarks", "--sizes", "20,5,25,3", "--skip-lp", "--out", str(out)]
     cmd += ["--attention-trials", "2", "--attention-iters", "50"]
+    cmd += ["--path-sizes", "20,5,25,3", "--attention-svm-sizes", "6,8,6,4"]
     run = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
     assert (out / "benchmarks.json").is_file()
@@ -80,3 +81,11 @@ def test_the_book_builds_with_benchmark_results(book_copy):
     assert "(20, 5, 25, 3)" in page
     assert "fitted exponent" in page
     assert "Attention training" in page
+    for section in (
+        "Regularization path",
+        "Graph-SVM",
+        "Cyclic correction W^cyc",
+        "Notebook reproduction times",
+    ):
+        assert f"{section}" in page
+    assert "Not measured in this run: separability (--skip-lp)" in page
