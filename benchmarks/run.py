@@ -622,7 +622,9 @@ NOTEBOOKS_TITLE = "Notebook reproduction times (python -m benchmarks --notebooks
 
 NOTEBOOKS_INTRO = """\
 `ntpnb reproduce --profile PROFILE --force` at every profile, run by this benchmark into a
-temporary output tree (so every notebook executed: none was cached), one profile after the other.
+temporary output tree (so every notebook executed: none was cached), one profile after the other,
+with `--jobs` as given to the benchmark and the benchmark's one BLAS thread (the kernels inherit it).
+"wall time of the run" is the whole `reproduce` call (kernel start-ups included).
 """
 
 
