@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -124,3 +125,27 @@ def test_the_path_and_attention_svm_tables_certify_each_answer(which):
     assert "FAILS" not in meas.certificate
     text = run.format_table(table, fit_kind=bench.fit_kind)
     assert f"| {size} |" in text and "largest size" in text and "certificate" in text
+
+
+def test_time_notebooks_forces_every_profile_into_a_temporary_tree(monkeypatch, tmp_path):
+    from benchmarks import run
+    from ntpnb.pipeline import reproduce as reproduce_module
+    from ntpnb.pipeline.paths import output_layout
+    from ntpnb.pipeline.profiles import PROFILE_NAMES
+    from ntpnb.pipeline.reproduce import RunResult
+    from ntpnb.pipeline.timings import record_timings
+
+    calls = []
+
+    def fake_reproduce(root, profile, output_dir, jobs, force, log):
+        calls.append((profile, jobs, force, output_dir))
+        results = [RunResult("01_x", True, 2.0, tmp_path / "x.ipynb")]
+        record_timings(output_layout(output_dir), profile, results, jobs)
+        return results
+
+    monkeypatch.setattr(reproduce_module, "reproduce", fake_reproduce)
+    timings, wall = run.time_notebooks(tmp_path, jobs=2)
+    assert [c[0] for c in calls] == list(PROFILE_NAMES) and all(c[1:3] == (2, True) for c in calls)
+    assert set(wall) == set(PROFILE_NAMES) and all(w >= 0 for w in wall.values())
+    assert {p: timings[p]["01_x"]["seconds"] for p in PROFILE_NAMES} == dict.fromkeys(PROFILE_NAMES, 2.0)
+    assert not any(Path(c[3]).exists() for c in calls)  # the temporary tree is gone
