@@ -664,11 +664,11 @@ def book_page(
 #: Everything ``python -m benchmarks`` can measure, by table name (what the last line names as missing).
 MEASURABLE = {
     "NTP-SVM": "the NTP-SVM",
-    "separability": "separability (--skip-lp)",
-    "Regularization path": "the regularization path (--skip-regpath)",
-    "Graph-SVM": "the Graph-SVM (--skip-attention-svm)",
-    "Cyclic correction W^cyc": "the cyclic correction W^cyc (--skip-attention-svm)",
-    "attention training": "the batched attention training (--skip-attention)",
-    "notebooks": "the notebook reproduction times at every profile (--notebooks; the section below "
+    "separability": "separability (`--skip-lp`)",
+    "Regularization path": "the regularization path (`--skip-regpath`)",
+    "Graph-SVM": "the Graph-SVM (`--skip-attention-svm`)",
+    "Cyclic correction W^cyc": "the cyclic correction W^cyc (`--skip-attention-svm`)",
+    "attention training": "the batched attention training (`--skip-attention`)",
+    "notebooks": "the notebook reproduction times at every profile (`--notebooks`; the section below "
     "shows what `ntpnb reproduce` recorded for this output tree)",
 }

@@ -88,4 +88,4 @@ def test_the_book_builds_with_benchmark_results(book_copy):
         "Notebook reproduction times",
     ):
         assert f"{section}" in page
-    assert "Not measured in this run: separability (--skip-lp)" in page
+    assert "Not measured in this run: separability (--skip-lp)" in page  # code, not smart-quoted
