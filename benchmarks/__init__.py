@@ -2,15 +2,30 @@
 
 Run from the repository root::
 
-    python -m benchmarks                 # the default sizes, a few minutes on 2 cores
-    python -m benchmarks --budget 20     # skip a method once its predicted time exceeds 20 s
+    python -m benchmarks                 # the default sizes, a quarter of an hour on 2 cores
+    python -m benchmarks --budget 20     # skip an SVM/LP method once its predicted time exceeds 20 s
     python -m benchmarks --sizes 50,10,60,6 200,50,250,10
+    python -m benchmarks --time-limit 30 --skip-lp --skip-attention
+    python -m benchmarks --notebooks     # also time `ntpnb reproduce --force` at every profile
 
-It prints a table per problem (the NTP-SVM; the separability test; the 100-trial attention
-training of Paper B, batched against a per-trial, per-sample loop), with each method's time,
-its ratio to the naive reference measured in the same run, the fitted scaling exponent, and
-how far each answer is from the fast solver's. It writes them, with the machine and the command,
-to the git-ignored output tree: ``outputs/benchmarks/benchmarks.md`` (the book's benchmarks page,
-which ``ntpnb book`` picks up) and ``outputs/benchmarks/benchmarks.json`` (the measurements).
+It prints one table per problem, each method's time at each size with the fitted scaling exponent:
+
+* the NTP-SVM (Paper A): the package's solver before issue 9 (the cvxpy reference), cvxpy with
+  one constraint per (context, in-support, out-of-support) triple, with sparse constraint
+  matrices, with one auxiliary variable per context, and the fast solver, with the speed-ups of
+  the fast solver over each and how far each answer is from its answer;
+* the separability test (the full LP, ``ntpnb.is_separable``, the fast test);
+* the regularization path (Paper A, Sec. 5), the Graph-SVM and the cyclic correction ``W^cyc``
+  (Paper B) up to the largest size under ``--time-limit`` seconds, with each answer's certificate
+  (``--skip-regpath``, ``--skip-attention-svm``);
+* the 100-trial attention training of Paper B, batched against a per-trial, per-sample loop
+  (``--skip-attention``);
+* with ``--notebooks``, the reproduction time of every notebook at every profile (into a
+  temporary output tree, every notebook executed).
+
+It writes them, with the machine and the command, to the git-ignored output tree:
+``outputs/benchmarks/benchmarks.md`` (the book's benchmarks page, which ``ntpnb book`` picks up
+and to which it adds the notebook times that ``ntpnb reproduce`` recorded in
+``outputs/timings.json``) and ``outputs/benchmarks/benchmarks.json`` (the measurements).
 Benchmarks are not tests: nothing here asserts a time.
 """

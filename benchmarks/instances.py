@@ -1,9 +1,18 @@
-"""The benchmark instances: Gaussian embeddings, uniform supports, Dirichlet probabilities."""
+"""The benchmark instances.
+
+Paper A: Gaussian embeddings, uniform supports, Dirichlet probabilities (and, for the
+regularization path, its radii). Paper B: the general (cyclic) data of chapter 06 at growing size.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
+from ntpnb.attention.data import TokenData
+from ntpnb.attention.experiments import _trial_data
+from ntpnb.attention.graphs import TokenPriorityGraphs, token_priority_graphs
 from ntpnb.linear.data import NTPData
 from ntpnb.linear.datasets import dirichlet_on_supports
 
@@ -25,3 +34,51 @@ def gaussian_instance(m: int, V: int, d: int, S: int, seed: int = 0) -> NTPData:
 def fresh_copy(data: NTPData) -> NTPData:
     """A new data object with the same arrays: the package caches per object, a timing must not."""
     return NTPData(H=data.H, pi=data.pi, P=data.P)
+
+
+#: Radii of a regularization-path benchmark: this many, log-spaced from PATH_B_MIN ...
+PATH_N_RADII = 20
+PATH_B_MIN = 0.1
+#: ... to this multiple of ``||W^mm||`` (chapter 02 goes to 600 x on its own instances; at 100 x
+#: the out-of-support mass is about exp(-100), far past where the F-part drops below rounding).
+PATH_B_TOP_OVER_MM = 100.0
+
+
+def path_radii(data: NTPData) -> np.ndarray:
+    """``PATH_N_RADII`` radii log-spaced in ``[PATH_B_MIN, PATH_B_TOP_OVER_MM ||W^mm||]``."""
+    from ntpnb.linear.svm_fast import solve_ntp_svm_fast
+
+    top = PATH_B_TOP_OVER_MM * float(np.linalg.norm(solve_ntp_svm_fast(data).W))
+    return np.geomspace(PATH_B_MIN, top, PATH_N_RADII)
+
+
+def path_instance(m: int, V: int, d: int, S: int, seed: int = 0) -> tuple[NTPData, np.ndarray]:
+    """A :func:`gaussian_instance` and its :func:`path_radii`."""
+    data = gaussian_instance(m, V, d, S, seed)
+    return data, path_radii(data)
+
+
+def fresh_path_copy(instance: tuple[NTPData, np.ndarray]) -> tuple[NTPData, np.ndarray]:
+    """:func:`fresh_copy` of the data, the same radii."""
+    data, radii = instance
+    return fresh_copy(data), radii
+
+
+@dataclass(frozen=True)
+class AttentionInstance:
+    """Paper B's general (cyclic) data: embeddings, tokens and their token-priority graphs."""
+
+    E: np.ndarray
+    data: TokenData
+    graphs: TokenPriorityGraphs
+
+
+def attention_instance(K: int, d: int, n: int, T: int, seed: int = 0) -> AttentionInstance:
+    """General data of size ``(K, d, n, T)`` drawn as chapter 06 draws its trials (Appendix D).
+
+    Unit-sphere embeddings, ``T`` distinct tokens per sample, a label drawn among them, redrawn
+    until some graph has a cycle and a strict relation.
+    """
+    rng = np.random.default_rng(seed)
+    E, data = _trial_data("general", K=K, d=d, n=n, T=T, rng=rng, max_redraws=100)
+    return AttentionInstance(E, data, token_priority_graphs(data))

@@ -1,14 +1,23 @@
 """The methods compared, each a function ``data -> W`` (or ``data -> bool`` for separability).
 
-* ``naive cvxpy``: the NTP-SVM written the way the paper states it, one cvxpy constraint per
+* ``naive cvxpy (triples)``: the NTP-SVM written the way the paper states it, one cvxpy constraint per
   (context, in-support token, out-of-support token) triple and per in-support pair: the
   deliberately naive reference.
 * ``sparse cvxpy``: one vectorized cvxpy constraint over the sparse matrices of
   :func:`ntpnb.linear.constraints.ntp_constraints` (only the solve; no verification).
-* ``ntpnb reference``: :func:`ntpnb.linear.svm.solve_ntp_svm_reference` (sparse cvxpy, then
-  polishing and the full certificate with the basis of F).
+* ``cvxpy aux/context``: one scalar variable ``c_j`` per context (the common in-support
+  logit), ``W h_j [z] == c_j`` on ``S_j`` and ``W h_j [v] <= c_j - 1`` off it, as two sparse
+  constraint matrices (only the solve; no verification).
+* ``reference (before)``: :func:`ntpnb.linear.svm.solve_ntp_svm_reference`, what
+  :func:`ntpnb.solve_ntp_svm` was before issue 9 (sparse cvxpy, then polishing and the full
+  certificate with the basis of F).
 * ``fast``: :func:`ntpnb.linear.svm_fast.solve_ntp_svm_fast` (active set on the Gram matrix,
   verified), which :func:`ntpnb.solve_ntp_svm` uses.
+
+Regularization path: :func:`ntpnb.linear.regpath.regularization_path` on a fixed grid of radii.
+Paper B: :func:`ntpnb.attention.svm.solve_graph_svm` (Graph-SVM) and
+:func:`ntpnb.attention.convex.solve_cyclic_correction` (``W^cyc``). Each returns its verified
+solution; the ``*_certificate`` functions summarize what was verified.
 
 Separability: ``full LP`` (the certified max-margin LP on ``vec(W)``,
 :func:`ntpnb.linear.svm.is_separable_lp`), ``ntpnb is_separable`` (the full-rank witness, else that
@@ -23,13 +32,19 @@ from collections.abc import Callable
 
 import cvxpy as cp
 import numpy as np
+import scipy.sparse as sp
 
 from ntpnb import settings
+from ntpnb.attention.convex import CyclicCorrection, solve_cyclic_correction
+from ntpnb.attention.svm import GraphSVMSolution, solve_graph_svm
 from ntpnb.errors import SolverError
 from ntpnb.linear.constraints import ntp_constraints
 from ntpnb.linear.data import NTPData
+from ntpnb.linear.regpath import RegularizationPath, regularization_path
 from ntpnb.linear.svm import is_separable, is_separable_lp, solve_ntp_svm_reference
 from ntpnb.linear.svm_fast import separability_fast, solve_ntp_svm_fast
+
+from .instances import AttentionInstance
 
 
 def _solve(problem: cp.Problem) -> None:
@@ -62,6 +77,34 @@ def sparse_cvxpy(data: NTPData) -> np.ndarray:
     return np.asarray(w.value).reshape(data.V, data.d)
 
 
+def _logit_rows(data: NTPData, pairs: np.ndarray) -> sp.csr_matrix:
+    """Sparse rows ``vec(e_v h_j^T)`` (so that ``row @ vec(W) = (W h_j)_v``), one per pair ``(j, v)``."""
+    j, v = pairs
+    d = data.d
+    cols = v[:, None] * d + np.arange(d)
+    rows = np.repeat(np.arange(j.size), d)
+    return sp.csr_matrix((data.H[j].ravel(), (rows, cols.ravel())), shape=(j.size, data.V * d))
+
+
+def _context_rows(j: np.ndarray, m: int) -> sp.csr_matrix:
+    """Sparse rows ``e_j`` (picking ``c_j``), one per pair."""
+    return sp.csr_matrix((np.ones(j.size), (np.arange(j.size), j)), shape=(j.size, m))
+
+
+def aux_cvxpy(data: NTPData) -> np.ndarray:
+    """One auxiliary variable ``c_j`` per context: ``(W h_j)_z = c_j`` on ``S_j``, ``<= c_j - 1`` off it."""
+    inside = np.nonzero(data.support_mask)
+    outside = np.nonzero(~data.support_mask)
+    w = cp.Variable(data.V * data.d)
+    c = cp.Variable(data.m)
+    constraints = [
+        _logit_rows(data, inside) @ w == _context_rows(inside[0], data.m) @ c,
+        _logit_rows(data, outside) @ w <= _context_rows(outside[0], data.m) @ c - 1,
+    ]
+    _solve(cp.Problem(cp.Minimize(0.5 * cp.sum_squares(w)), constraints))
+    return np.asarray(w.value).reshape(data.V, data.d)
+
+
 def package_reference(data: NTPData) -> np.ndarray:
     """The package's cvxpy reference solve, verified."""
     return solve_ntp_svm_reference(data).W
@@ -87,11 +130,14 @@ def separability_fast_lp(data: NTPData) -> bool:
     return separability_fast(data).separable
 
 
+#: Column names: the issue's table, left to right, then the fast solver.
+SVM_REFERENCE, SVM_NAIVE, FAST = "reference (before)", "naive cvxpy (triples)", "fast"
 SVM_METHODS: dict[str, Callable[[NTPData], np.ndarray]] = {
-    "naive cvxpy": naive_cvxpy,
+    SVM_REFERENCE: package_reference,
+    SVM_NAIVE: naive_cvxpy,
     "sparse cvxpy": sparse_cvxpy,
-    "ntpnb reference": package_reference,
-    "fast": fast,
+    "cvxpy aux/context": aux_cvxpy,
+    FAST: fast,
 }
 
 SEPARABILITY_METHODS: dict[str, Callable[[NTPData], bool]] = {
@@ -99,3 +145,44 @@ SEPARABILITY_METHODS: dict[str, Callable[[NTPData], bool]] = {
     "ntpnb is_separable": separability_package,
     "fast": separability_fast_lp,
 }
+
+
+def path(instance: tuple[NTPData, np.ndarray]) -> RegularizationPath:
+    """The certified regularization path at the instance's radii."""
+    return regularization_path(*instance)
+
+
+def path_certificate(p: RegularizationPath) -> str:
+    """Worst values over the radii of what :func:`regularization_path` verified."""
+    return (
+        f"{len(p)} radii to B = {p.radii[-1]:.3g}: max KKT rel. {p.kkt.max():.1e} "
+        f"(F {p.kkt_f.max():.1e}, F-perp {p.kkt_perp.max():.1e}), "
+        f"max norm err. {p.norm_error.max():.1e}, min lambda {p.lam.min():.1e}"
+    )
+
+
+def graph_svm(instance: AttentionInstance) -> GraphSVMSolution:
+    """(Graph-SVM), verified."""
+    return solve_graph_svm(instance.E, instance.graphs)
+
+
+def graph_svm_certificate(sol: GraphSVMSolution) -> str:
+    """What :func:`solve_graph_svm` verified, and whether it passes the settings' tolerances."""
+    return (
+        f"{'passes' if sol.passes() else 'FAILS'}: gap {sol.duality_gap:.1e}, "
+        f"stationarity {sol.stationarity:.1e}, margin viol. {sol.margin_violation:.1e}, "
+        f"{sol.n_active} active, {sol.solver}{' polished' if sol.polished else ''}"
+    )
+
+
+def cyclic_correction(instance: AttentionInstance) -> CyclicCorrection:
+    """``W^cyc``, verified."""
+    return solve_cyclic_correction(instance.E, instance.data, instance.graphs)
+
+
+def cyclic_certificate(sol: CyclicCorrection) -> str:
+    """What :func:`solve_cyclic_correction` verified (it raises when either check fails)."""
+    return (
+        f"grad norm {sol.grad_norm:.1e} (tol {settings.CONVEX_KKT_TOL:.0e}), min curvature on "
+        f"S_cyc {sol.min_curvature:.1e} > 0, dim S_cyc {sol.dim}, {sol.newton_iterations} Newton steps"
+    )

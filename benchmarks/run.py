@@ -7,21 +7,34 @@ import json
 import os
 import platform
 import sys
+import tempfile
 import time
 import tracemalloc
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from ntpnb.errors import NTPError
+from ntpnb.linear.data import NTPData
+from ntpnb.pipeline.timings import format_timings
 
-from . import attention
-from .instances import fresh_copy, gaussian_instance
-from .methods import SEPARABILITY_METHODS, SVM_METHODS
+from . import attention, methods
+from .instances import (
+    PATH_B_MIN,
+    PATH_B_TOP_OVER_MM,
+    PATH_N_RADII,
+    AttentionInstance,
+    attention_instance,
+    fresh_copy,
+    fresh_path_copy,
+    gaussian_instance,
+    path_instance,
+)
+from .methods import FAST, SEPARABILITY_METHODS, SVM_METHODS, SVM_NAIVE
 
-Size = tuple[int, int, int, int]  # (m, V, d, S)
+Size = tuple[int, int, int, int]  # (m, V, d, S), or (K, d, n, T) for Paper B
 
 #: The default sizes: the paper's (Figs. 3-5 of Paper A) up to the goal of issue 9.
 SVM_SIZES: tuple[Size, ...] = (
@@ -41,6 +54,30 @@ LP_SIZES: tuple[Size, ...] = (
     (100, 20, 60, 8),
 )
 
+#: The regularization path: the same kind of instances, up to where one path takes minutes.
+PATH_SIZES: tuple[Size, ...] = (
+    (20, 5, 25, 3),
+    (50, 10, 60, 6),
+    (70, 14, 85, 7),
+    (100, 20, 120, 8),
+    (150, 30, 180, 9),
+    (200, 50, 250, 10),
+)
+#: Graph-SVM and W^cyc: Paper B's general data (K, d, n, T), from the paper's size (Fig. 4) up;
+#: K <= d so that a head with C E^T = I exists (Assumption 4, needed by W^cyc).
+ATTENTION_SVM_SIZES: tuple[Size, ...] = (
+    (6, 8, 6, 4),
+    (8, 12, 12, 5),
+    (12, 16, 24, 6),
+    (16, 24, 48, 8),
+    (24, 32, 96, 10),
+    (32, 40, 160, 12),
+    (40, 48, 240, 14),
+    (48, 64, 384, 16),
+    (56, 72, 512, 18),
+    (64, 80, 640, 20),
+)
+
 #: A method is skipped at a size when its time at the previous size of the same kind (d > m, or
 #: d <= m), scaled by (constraints ratio) ** PREDICTION_EXPONENT, exceeds the budget.
 PREDICTION_EXPONENT = 2.5
@@ -54,81 +91,125 @@ class Measurement:
 
     method: str
     size: Size
-    n_constraints: int
+    count: int  # the problem-size measure the exponent is fitted against (Benchmark.count_label)
     seconds: float | None = None
     note: str = ""
     rel_diff: float | None = None  # SVM: ||W - W_fast|| / ||W_fast||; separability: 0 if same answer
     peak_mib: float | None = None
+    certificate: str = ""  # what the solver verified about this answer (Benchmark.certify)
 
 
 @dataclass
 class Table:
-    """The measurements of one problem (the NTP-SVM, or separability)."""
+    """The measurements of one problem (the NTP-SVM, separability, the path, ...)."""
 
     problem: str
     methods: list[str]
     measurements: list[Measurement] = field(default_factory=list)
+    budget: float | None = None
+    size_label: str = "(m, V, d, S)"
+    count_label: str = "constraints (6b)"
+    fit_label: str = "d > m"
 
 
-def n_constraints(size: Size) -> int:
+def _d_over_m(size: Size) -> bool:
+    return size[2] > size[0]
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    """A problem to time: its methods, how an instance of a size is made, what the size counts.
+
+    ``fit_kind(size)`` splits the sizes into two kinds (for Paper A: ``d > m`` or not): a method's
+    time is predicted from the previous size of the same kind, and the exponent is fitted over
+    the sizes where it is True. ``certify`` turns a method's answer into a line saying what was
+    verified. ``naive`` names the method the table's ratios are read against.
+    """
+
+    problem: str
+    methods: Mapping[str, Callable]
+    make: Callable[..., object]
+    count: Callable[[Size, object], int]
+    count_label: str
+    naive: str | None = None
+    size_label: str = "(m, V, d, S)"
+    copy: Callable[[object], object] = fresh_copy
+    certify: Callable[[object], str] | None = None
+    fit_kind: Callable[[Size], bool] = _d_over_m
+    fit_label: str = "d > m"
+
+
+def n_constraints(size: Size, data: object = None) -> int:
     """Inequalities (6b) in anchor form: ``m (V - S)``."""
     m, V, _, S = size
     return m * (V - S)
 
 
-def time_call(func: Callable, data, repeat_below: float = 1.0, repeats: int = 3):
-    """Wall-clock seconds of ``func(fresh data)``: the best of ``repeats`` if the first is fast."""
+def time_call(func: Callable, data, repeat_below: float = 1.0, repeats: int = 3, copy: Callable = fresh_copy):
+    """Wall-clock seconds of ``func(copy(data))``: the best of ``repeats`` if the first is fast."""
     best, value = np.inf, None
     for k in range(repeats):
-        copy = fresh_copy(data)
+        fresh = copy(data)
         start = time.perf_counter()
-        value = func(copy)
+        value = func(fresh)
         best = min(best, time.perf_counter() - start)
         if k == 0 and best >= repeat_below:
             break
     return best, value
 
 
-def peak_memory_mib(func: Callable, data) -> float:
-    """Peak memory allocated (numpy arrays included) during ``func(data)``, in MiB."""
+def peak_memory_mib(func: Callable, data, copy: Callable = fresh_copy) -> float:
+    """Peak memory allocated (numpy arrays included) during ``func(copy(data))``, in MiB."""
     tracemalloc.start()
     try:
-        func(fresh_copy(data))
+        func(copy(data))
         return tracemalloc.get_traced_memory()[1] / 2**20
     finally:
         tracemalloc.stop()
 
 
-def run_table(problem: str, methods: dict[str, Callable], sizes: Sequence[Size], budget: float) -> Table:
+def predicted_seconds(t_prev: float, n_prev: int, n: int) -> float:
+    """The skip rule's prediction: ``t_prev (n / n_prev) ** PREDICTION_EXPONENT``."""
+    return t_prev * (n / n_prev) ** PREDICTION_EXPONENT
+
+
+def run_table(bench: Benchmark, sizes: Sequence[Size], budget: float) -> Table:
     """Time every method at every size (skipping predicted overruns) and compare the answers."""
-    table = Table(problem, list(methods))
+    methods = bench.methods
+    table = Table(bench.problem, list(methods), budget=budget, size_label=bench.size_label)
+    table.count_label, table.fit_label = bench.count_label, bench.fit_label
     last: dict[tuple[str, bool], tuple[int, float]] = {}
     for size in sizes:
-        data = gaussian_instance(*size)
-        n = n_constraints(size)
+        try:
+            data = bench.make(*size)
+        except NTPError as exc:
+            print(f"  {bench.problem} {size}: no instance: {exc}", flush=True)
+            continue
+        n = bench.count(size, data)
         answers = {}
         for name, func in methods.items():
             meas = Measurement(name, size, n)
             table.measurements.append(meas)
-            key = (name, size[2] > size[0])
+            key = (name, bench.fit_kind(size))
             if key in last:
-                n_prev, t_prev = last[key]
-                predicted = t_prev * (n / n_prev) ** PREDICTION_EXPONENT
+                predicted = predicted_seconds(last[key][1], last[key][0], n)
                 if predicted > budget:
                     meas.note = f"skipped: predicted {predicted:.0f} s > budget {budget:.0f} s"
-                    print(f"  {problem} {size} {name}: {meas.note}", flush=True)
+                    print(f"  {bench.problem} {size} {name}: {meas.note}", flush=True)
                     continue
             try:
-                meas.seconds, answers[name] = time_call(func, data)
+                meas.seconds, answers[name] = time_call(func, data, copy=bench.copy)
             except NTPError as exc:
                 meas.note = f"failed: {exc}"[:120]
-                print(f"  {problem} {size} {name}: {meas.note}", flush=True)
+                print(f"  {bench.problem} {size} {name}: {meas.note}", flush=True)
                 continue
             last[key] = (n, meas.seconds)
-            if name == "fast":
-                meas.peak_mib = peak_memory_mib(func, data)
-            print(f"  {problem} {size} {name}: {meas.seconds:.3f} s", flush=True)
-        ref = answers.get("fast")
+            if name == FAST:
+                meas.peak_mib = peak_memory_mib(func, data, copy=bench.copy)
+            if bench.certify is not None:
+                meas.certificate = bench.certify(answers[name])
+            print(f"  {bench.problem} {size} {name}: {meas.seconds:.3f} s {meas.certificate}", flush=True)
+        ref = answers.get(FAST)
         for meas in table.measurements[-len(methods) :]:
             if meas.method in answers and ref is not None:
                 a = answers[meas.method]
@@ -143,23 +224,33 @@ def run_table(problem: str, methods: dict[str, Callable], sizes: Sequence[Size],
 FIT_MIN_SECONDS = 0.1
 
 
-def scaling_exponent(table: Table, method: str) -> float | None:
-    """Least-squares slope of log(seconds) against log(constraints).
+def scaling_exponent(table: Table, method: str, fit_kind: Callable[[Size], bool] = _d_over_m) -> float | None:
+    """Least-squares slope of log(seconds) against log(count).
 
-    Over the sizes with ``d > m`` where the method took at least :data:`FIT_MIN_SECONDS`.
+    Over the sizes of the fitted kind (Paper A: ``d > m``) where the method took at least
+    :data:`FIT_MIN_SECONDS`.
     """
     pts = [
-        (np.log(m.n_constraints), np.log(m.seconds))
+        (np.log(m.count), np.log(m.seconds))
         for m in table.measurements
-        if m.method == method
-        and m.seconds is not None
-        and m.seconds >= FIT_MIN_SECONDS
-        and m.size[2] > m.size[0]
+        if m.method == method and m.seconds is not None and m.seconds >= FIT_MIN_SECONDS and fit_kind(m.size)
     ]
     if len(pts) < 2 or len({p[0] for p in pts}) < 2:
         return None
     x, y = np.array(pts).T
     return float(np.polyfit(x, y, 1)[0])
+
+
+def largest_within(table: Table, method: str) -> Measurement | None:
+    """The method's measurement at the largest count that ran within the table's budget."""
+    done = [
+        m
+        for m in table.measurements
+        if m.method == method
+        and m.seconds is not None
+        and (table.budget is None or m.seconds <= table.budget)
+    ]
+    return max(done, key=lambda m: m.count, default=None)
 
 
 def _fmt_time(meas: Measurement) -> str:
@@ -168,53 +259,161 @@ def _fmt_time(meas: Measurement) -> str:
     return f"{meas.seconds:.3g} s"
 
 
-def format_table(table: Table, naive: str) -> str:
-    """A Markdown table: one row per size, a column per method, speed-ups against ``naive``."""
+def format_table(table: Table, naive: str | None = None, fit_kind: Callable[[Size], bool] = _d_over_m) -> str:
+    """A Markdown table: one row per size, a column per method.
+
+    With a ``fast`` method among others, speed-ups of ``fast``, the largest distance of the
+    other answers to its answer and its peak memory; with certificates, a column of them.
+    """
     methods = table.methods
-    head = ["(m, V, d, S)", "constraints (6b)", *methods, "speed-up of fast over", "max diff to fast"]
-    head.append("fast peak MiB")
+    compare = FAST in methods and len(methods) > 1
+    certified = any(m.certificate for m in table.measurements)
+    head = [table.size_label, table.count_label, *methods]
+    if compare:
+        head += ["speed-up of fast over", "max diff to fast", "fast peak MiB"]
+    if certified:
+        head.append("certificate" if len(methods) == 1 else "certificates")
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     sizes = list(dict.fromkeys(m.size for m in table.measurements))
     for size in sizes:
         row = {m.method: m for m in table.measurements if m.size == size}
-        fast = row.get("fast")
-        ratios = [
-            f"{name}: {row[name].seconds / fast.seconds:.3g}x"
-            for name in methods
-            if name != "fast" and fast and fast.seconds and row[name].seconds
-        ]
-        ratio = ", ".join(ratios) if ratios else f"n/a ({naive} {_fmt_time(row[naive])})"
-        diffs = [m.rel_diff for m in row.values() if m.rel_diff is not None and m.method != "fast"]
-        cells = [
-            str(size),
-            str(row[methods[0]].n_constraints),
-            *(_fmt_time(row[name]) for name in methods),
-            ratio,
-            f"{max(diffs):.1e}" if diffs else "n/a",
-            f"{fast.peak_mib:.1f}" if fast and fast.peak_mib is not None else "n/a",
-        ]
+        cells = [str(size), str(row[methods[0]].count), *(_fmt_time(row[name]) for name in methods)]
+        if compare:
+            fast = row[FAST]
+            ratios = [
+                f"{name}: {row[name].seconds / fast.seconds:.3g}x"
+                for name in methods
+                if name != FAST and fast.seconds and row[name].seconds
+            ]
+            ratio = (
+                ", ".join(ratios) if ratios else f"n/a ({naive} {_fmt_time(row[naive])})" if naive else "n/a"
+            )
+            diffs = [m.rel_diff for m in row.values() if m.rel_diff is not None and m.method != FAST]
+            cells += [
+                ratio,
+                f"{max(diffs):.1e}" if diffs else "n/a",
+                f"{fast.peak_mib:.1f}" if fast.peak_mib is not None else "n/a",
+            ]
+        if certified:
+            certs = [
+                f"{m.method}: {m.certificate}" if len(methods) > 1 else m.certificate for m in row.values()
+            ]
+            cells.append("; ".join(c for c, m in zip(certs, row.values(), strict=True) if m.certificate))
         lines.append("| " + " | ".join(cells) + " |")
     exps = []
     for name in methods:
-        e = scaling_exponent(table, name)
+        e = scaling_exponent(table, name, fit_kind)
         exps.append(f"{e:.2f}" if e is not None else "n/a")
-    label = f"fitted exponent a (time ~ constraints^a; d > m, times >= {FIT_MIN_SECONDS:g} s)"
-    lines.append(f"| {label} | | " + " | ".join(exps) + " | | | |")
+    label = f"fitted exponent a (time ~ count^a; {table.fit_label}, times >= {FIT_MIN_SECONDS:g} s)"
+    pad = len(head) - len(methods) - 2
+    lines.append(f"| {label} | | " + " | ".join(exps) + " |" + " |" * pad)
     notes = sorted({f"{m.method} at {m.size}: {m.note}" for m in table.measurements if m.note})
+    if table.budget is not None:
+        within = []
+        for name in methods:
+            best = largest_within(table, name)
+            where = f"{best.size} in {best.seconds:.3g} s" if best else "none"
+            within.append(f"largest size {name} solved within {table.budget:g} s: {where}")
+        notes = within + notes
     return "\n".join(lines + ([""] + [f"- {n}" for n in notes] if notes else []))
 
 
-def parse_sizes(values: Sequence[str] | None, default: tuple[Size, ...]) -> list[Size]:
-    """Sizes given as ``m,V,d,S`` strings, or the default."""
+def parse_sizes(values: Sequence[str] | None, default: tuple[Size, ...], what: str = "m,V,d,S") -> list[Size]:
+    """Sizes given as ``m,V,d,S`` (or ``what``) strings, or the default."""
     if not values:
         return list(default)
     sizes = []
     for v in values:
         parts = tuple(int(x) for x in v.split(","))
         if len(parts) != 4:
-            raise SystemExit(f"a size is m,V,d,S (four integers), got {v!r}")
+            raise SystemExit(f"a size is {what} (four integers), got {v!r}")
         sizes.append(parts)
     return sizes
+
+
+def path_unknowns(size: Size, instance: tuple[NTPData, np.ndarray]) -> int:
+    """Unknowns of the path's Newton system: ``(V - 1) rank H`` (the subspace R of regpath.py)."""
+    return (size[1] - 1) * int(np.linalg.matrix_rank(instance[0].H))
+
+
+def graph_svm_constraints(size: Size, instance: AttentionInstance) -> int:
+    """Constraints of (Graph-SVM): strict relations plus equivalences over all graphs."""
+    return instance.graphs.n_strict + len(instance.graphs.equivalent)
+
+
+def _same(instance: object) -> object:
+    return instance  # the attention instances are read-only and nothing caches on them
+
+
+def _all_sizes(size: Size) -> bool:
+    return True
+
+
+SVM = Benchmark("NTP-SVM", SVM_METHODS, gaussian_instance, n_constraints, "constraints (6b)", naive=SVM_NAIVE)
+SEPARABILITY = Benchmark(
+    "separability",
+    SEPARABILITY_METHODS,
+    gaussian_instance,
+    n_constraints,
+    "constraints (6b)",
+    naive="full LP",
+)
+PATH = Benchmark(
+    "Regularization path",
+    {"regularization_path": methods.path},
+    path_instance,
+    path_unknowns,
+    "unknowns (V-1) rank H",
+    copy=fresh_path_copy,
+    certify=methods.path_certificate,
+)
+_ATTENTION = dict(size_label="(K, d, n, T)", copy=_same, fit_kind=_all_sizes, fit_label="all sizes")
+GRAPH_SVM = Benchmark(
+    "Graph-SVM",
+    {"solve_graph_svm": methods.graph_svm},
+    attention_instance,
+    graph_svm_constraints,
+    "constraints",
+    certify=methods.graph_svm_certificate,
+    **_ATTENTION,
+)
+CYCLIC = Benchmark(
+    "Cyclic correction W^cyc",
+    {"solve_cyclic_correction": methods.cyclic_correction},
+    attention_instance,
+    lambda size, instance: size[1] ** 2,
+    "unknowns d^2",
+    certify=methods.cyclic_certificate,
+    **_ATTENTION,
+)
+
+
+def parse_attention_sizes(values: Sequence[str] | None) -> list[Size]:
+    """Attention sizes given as ``K,d,n,T`` strings, or the default."""
+    return parse_sizes(values, ATTENTION_SVM_SIZES, "K,d,n,T")
+
+
+def time_notebooks(root: Path, jobs: int) -> tuple[dict, dict[str, float]]:
+    """``reproduce`` at every profile with ``force=True`` into a temporary output tree.
+
+    Returns the recorded timings (:mod:`ntpnb.pipeline.timings`) and each profile's wall time.
+    """
+    from ntpnb.pipeline.paths import output_layout
+    from ntpnb.pipeline.profiles import PROFILE_NAMES
+    from ntpnb.pipeline.reproduce import reproduce
+    from ntpnb.pipeline.timings import load_timings
+
+    wall = {}
+    with tempfile.TemporaryDirectory(prefix="ntpnb-bench-") as tmp:
+        for profile in PROFILE_NAMES:
+            start = time.perf_counter()
+            results = reproduce(root, profile=profile, output_dir=tmp, jobs=jobs, force=True, log=print)
+            wall[profile] = time.perf_counter() - start
+            failed = [r.name for r in results if not r.ok]
+            print(
+                f"  notebooks at {profile}: {wall[profile]:.1f} s" + (f", FAILED: {failed}" if failed else "")
+            )
+        return load_timings(output_layout(tmp)), wall
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -222,14 +421,34 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__)
     parser.add_argument("--sizes", nargs="*", help="NTP-SVM sizes as m,V,d,S (default: %(default)s)")
     parser.add_argument("--lp-sizes", nargs="*", help="separability sizes as m,V,d,S")
-    parser.add_argument("--budget", type=float, default=60.0, help="seconds a method may take (predicted)")
+    parser.add_argument("--path-sizes", nargs="*", help="regularization-path sizes as m,V,d,S")
+    parser.add_argument("--attention-svm-sizes", nargs="*", help="Graph-SVM and W^cyc sizes as K,d,n,T")
+    parser.add_argument(
+        "--budget", type=float, default=60.0, help="seconds an SVM/LP method may take (predicted)"
+    )
+    parser.add_argument(
+        "--time-limit",
+        type=float,
+        default=60.0,
+        help="seconds for the path and attention SVMs: stop before a size predicted to exceed it",
+    )
     parser.add_argument("--skip-lp", action="store_true", help="no separability table")
+    parser.add_argument("--skip-regpath", action="store_true", help="no regularization-path table")
+    parser.add_argument("--skip-attention-svm", action="store_true", help="no Graph-SVM and W^cyc tables")
     parser.add_argument("--skip-attention", action="store_true", help="no attention-training table")
     parser.add_argument(
         "--attention-trials", type=int, default=attention.N_TRIALS, help="trials (default: %(default)s)"
     )
     parser.add_argument(
         "--attention-iters", type=int, default=attention.N_ITER, help="NGD steps (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--notebooks",
+        action="store_true",
+        help="also time `ntpnb reproduce --force` at every profile (minutes)",
+    )
+    parser.add_argument(
+        "--jobs", type=int, default=1, help="--jobs of the notebook runs (default: %(default)s)"
     )
     out = ROOT / "outputs" / "benchmarks"
     parser.add_argument(
@@ -238,16 +457,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     started = time.perf_counter()
-    tables = [run_table("NTP-SVM", SVM_METHODS, parse_sizes(args.sizes, SVM_SIZES), args.budget)]
+    runs = [(SVM, run_table(SVM, parse_sizes(args.sizes, SVM_SIZES), args.budget))]
     if not args.skip_lp:
-        lp_sizes = parse_sizes(args.lp_sizes, LP_SIZES)
-        tables.append(run_table("separability", SEPARABILITY_METHODS, lp_sizes, args.budget))
+        runs.append(
+            (SEPARABILITY, run_table(SEPARABILITY, parse_sizes(args.lp_sizes, LP_SIZES), args.budget))
+        )
+    if not args.skip_regpath:
+        runs.append((PATH, run_table(PATH, parse_sizes(args.path_sizes, PATH_SIZES), args.time_limit)))
+    if not args.skip_attention_svm:
+        att_sizes = parse_attention_sizes(args.attention_svm_sizes)
+        for bench in (GRAPH_SVM, CYCLIC):
+            runs.append((bench, run_table(bench, att_sizes, args.time_limit)))
     att_rows = []
     if not args.skip_attention:
         for kind in attention.SIZES:
             row = attention.measure(kind, args.attention_trials, args.attention_iters)
             print(f"  attention {kind}: naive {row.naive_seconds:.2f} s, batched {row.batched_seconds:.3f} s")
             att_rows.append(row)
+    notebooks = time_notebooks(ROOT, args.jobs) if args.notebooks else None
     total = time.perf_counter() - started
 
     print()
@@ -255,16 +482,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"Machine: {machine}.")
     print("Times are wall-clock seconds measured in this run (best of 3 below 1 s); on a shared")
     print("machine they are noisy, so compare the ratios, which were measured side by side.")
-    for table, naive in zip(tables, ("naive cvxpy", "full LP"), strict=False):
-        print(f"\n## {table.problem}\n")
-        print(format_table(table, naive))
+    for bench, table in runs:
+        print(f"\n## {bench.problem}\n")
+        print(format_table(table, bench.naive, bench.fit_kind))
     if att_rows:
         print(f"\n## {ATTENTION_TITLE}\n")
         print(attention.format_attention(att_rows))
+    if notebooks:
+        print(f"\n## {NOTEBOOKS_TITLE}\n")
+        print(format_timings(*notebooks))
     print(f"\nTotal benchmark time: {total:.0f} s")
     args.out.mkdir(parents=True, exist_ok=True)
     page = args.out / "benchmarks.md"
-    page.write_text(book_page(tables, att_rows, machine, total, argv))
+    page.write_text(book_page(runs, att_rows, notebooks, machine, total, argv))
     print(f"Wrote {page} (the book's benchmarks page: `ntpnb book` picks it up)")
     path = args.out / "benchmarks.json"
     payload = {
@@ -272,10 +502,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         "blas_threads": os.environ.get("OPENBLAS_NUM_THREADS"),
         "total_seconds": total,
         "tables": [
-            {"problem": t.problem, "methods": t.methods, "measurements": [asdict(m) for m in t.measurements]}
-            for t in tables
+            {
+                "problem": t.problem,
+                "methods": t.methods,
+                "budget": t.budget,
+                "size": t.size_label,
+                "count": t.count_label,
+                "exponents": {name: scaling_exponent(t, name, b.fit_kind) for name in t.methods},
+                "measurements": [asdict(m) for m in t.measurements],
+            }
+            for b, t in runs
         ],
         "attention": [{**asdict(r), "speedup": r.speedup} for r in att_rows],
+        "notebooks": {"timings": notebooks[0], "wall_seconds": notebooks[1]} if notebooks else None,
     }
     path.write_text(json.dumps(payload, indent=1))
     print(f"Wrote {path}")
@@ -287,27 +526,35 @@ BOOK_INTRO = """\
 
 <!-- Generated by `python -m benchmarks` into outputs/benchmarks/; `ntpnb book` shows it. -->
 
-How the solvers of `ntpnb` scale (issue 9). Each row is one random instance of size
+How the solvers of `ntpnb` scale (issue 9). For Paper A each row is one random instance of size
 `(m, V, d, S)`: Gaussian embeddings `h_j ~ N(0, I_d / d)`, supports of size `S` drawn uniformly,
 `p_j` Dirichlet(1) on its support. All methods ran in the same process, one after another, at
 each size, with one BLAS thread: the machine is shared, so absolute times are noisy; the ratios,
 measured side by side, are the result. A method is skipped at a size when its time at the previous
-size of the same kind (`d > m` or not), scaled by (constraints ratio)^{exponent}, exceeds the
-budget. The exponent is the least-squares slope of log(time) against log(number of inequality
-constraints (6b), `m (V - S)`) over the sizes with `d > m` where the method took at least 0.1 s
-(shorter times are mostly fixed overhead).
+size of the same kind (`d > m` or not), scaled by (count ratio)^{exponent}, exceeds the budget (or
+the time limit); "largest size ... solved within" names the largest size that ran within it. The
+fitted exponent is the least-squares slope of log(time) against log(the table's count column: for
+the NTP-SVM and separability the number of inequality constraints (6b), `m (V - S)`) over the
+sizes with `d > m` (Paper A) where the method took at least 0.1 s (shorter times are mostly fixed
+overhead).
 
-The NTP-SVM methods:
+The NTP-SVM methods, in the order of the table of issue 9:
 
-- **naive cvxpy**: the problem as the paper states it, one cvxpy constraint per (context,
-  in-support token, out-of-support token) triple and per in-support pair, solved by CLARABEL.
+- **reference (before)**: `ntpnb.linear.svm.solve_ntp_svm_reference`, what `ntpnb.solve_ntp_svm`
+  was before issue 9: the sparse cvxpy solve below, then polishing on the active set and the full
+  certificate (which needs an orthonormal basis of F).
+- **naive cvxpy (triples)**: the problem as the paper states it, one cvxpy constraint per
+  (context, in-support token, out-of-support token) triple and per in-support pair, solved by
+  CLARABEL.
 - **sparse cvxpy**: the same problem in anchor form as two sparse constraint matrices on
   `vec(W)`, solved by CLARABEL (the solve only).
-- **ntpnb reference**: the sparse cvxpy solve with polishing on the active set and the full
-  certificate (which needs an orthonormal basis of F): `ntpnb.linear.svm.solve_ntp_svm_reference`.
-- **fast**: `ntpnb.linear.svm_fast.solve_ntp_svm_fast`, a primal-dual active-set method on the
-  dual in the Gram matrix `H H^T` (one variable per (context, token) pair; no basis of F),
-  verified by constraints, KKT conditions with explicit multipliers and the duality gap.
+- **cvxpy aux/context**: one auxiliary variable `c_j` per context (the common in-support logit),
+  `(W h_j)_z = c_j` on `S_j` and `(W h_j)_v <= c_j - 1` off it, as two sparse constraint matrices,
+  solved by CLARABEL (the solve only).
+- **fast**: `ntpnb.linear.svm_fast.solve_ntp_svm_fast`, what `ntpnb.solve_ntp_svm` uses now: a
+  primal-dual active-set method on the dual in the Gram matrix `H H^T` (one variable per (context,
+  token) pair; no basis of F), verified by constraints, KKT conditions with explicit multipliers
+  and the duality gap.
 
 "max diff to fast" is the largest `||W - W_fast|| / ||W_fast||` over the other methods that ran;
 "fast peak MiB" the peak memory the fast solver allocated (numpy arrays included).
@@ -321,6 +568,38 @@ space of `H` with the common in-support logits as variables (its "not separable"
 status, without the certificate of the full LP). For separability "max diff to fast" is 0 when all
 methods gave the same answer.
 """
+
+#: What each table of one solver measures, under its heading on the page.
+SECTION_INTROS = {
+    "Regularization path": f"""\
+`ntpnb.linear.regpath.regularization_path(data, radii)` (Paper A, Sec. 5; chapter 02) on the same
+kind of Gaussian instances, at {PATH_N_RADII} radii log-spaced from {PATH_B_MIN:g} to
+{PATH_B_TOP_OVER_MM:g} `||W^mm||` (the out-of-support mass at the top is about
+`exp(-{PATH_B_TOP_OVER_MM:g})`; `W^mm` by the fast SVM solver, not timed). The time is the whole
+path (its separability test included). Its Newton system lives in the subspace R of matrices with
+zero column sums and rows in the span of the `h_j`, of dimension `(V - 1) rank H`, the count the
+exponent is fitted against. "certificate": the worst values over the radii of what the solver
+verified before returning (it raises otherwise): relative KKT residuals in total, on F and on
+F-perp, `| ||W_B|| - B | / B`, and the smallest multiplier lambda (> 0).
+""",
+    "Graph-SVM": """\
+`ntpnb.attention.svm.solve_graph_svm` (Paper B, Sec. 3.2; chapter 06) on Paper B's general
+(cyclic) data of size `(K, d, n, T)`: unit-sphere embeddings, `T` distinct tokens per sample, a
+label drawn among them, redrawn until some token-priority graph has a cycle and a strict relation
+(`ntpnb.attention.experiments._trial_data`, as chapter 06 draws its trials; the first row is the
+size of its Fig. 4). The count is the number of constraints (strict relations plus equivalences
+over all graphs; each a dense row in `d^2` unknowns). "certificate": the solver's verification
+(`passes()`: feasibility, stationarity, complementarity, sign of the multipliers, relative duality
+gap), the support vectors and whether the answer was polished on its active set.
+""",
+    "Cyclic correction W^cyc": """\
+`ntpnb.attention.convex.solve_cyclic_correction` (Paper B, Definition 3; chapter 06) on the same
+instances as the Graph-SVM: Newton's method on the log-loss of the cyclic sub-dataset in an
+orthonormal basis of `S_cyc`, then verified on the full `d x d` gradient (it raises otherwise).
+The count is the `d^2` unknowns of that check. "certificate": the norm of the full gradient, the
+smallest curvature of the restricted Hessian (> 0: the minimizer is unique, Lemma 3), `dim S_cyc`.
+""",
+}
 
 
 ATTENTION_TITLE = "Attention training: all trials at once"
@@ -339,23 +618,57 @@ max(1e-9, 10 x floor) (docstring of `benchmarks/attention.py`).
 """
 
 
+NOTEBOOKS_TITLE = "Notebook reproduction times (python -m benchmarks --notebooks)"
+
+NOTEBOOKS_INTRO = """\
+`ntpnb reproduce --profile PROFILE --force` at every profile, run by this benchmark into a
+temporary output tree (so every notebook executed: none was cached), one profile after the other,
+with `--jobs` as given to the benchmark and the benchmark's one BLAS thread (the kernels inherit it).
+"wall time of the run" is the whole `reproduce` call (kernel start-ups included).
+"""
+
+
 def book_page(
-    tables: Sequence[Table],
+    runs: Sequence[tuple[Benchmark, Table]],
     att_rows: Sequence[attention.AttentionMeasurement],
+    notebooks: tuple[dict, dict[str, float]] | None,
     machine: str,
     total: float,
     argv: Sequence[str] | None,
 ) -> str:
     """The benchmarks page of the book, from this run's measurements."""
     parts = [BOOK_INTRO.replace("{exponent}", f"{PREDICTION_EXPONENT:g}")]
-    for table, naive in zip(tables, ("naive cvxpy", "full LP"), strict=False):
-        parts.append(f"## {table.problem}\n\n{format_table(table, naive)}\n")
+    for bench, table in runs:
+        intro = SECTION_INTROS.get(bench.problem, "")
+        body = format_table(table, bench.naive, bench.fit_kind)
+        parts.append(f"## {table.problem}\n\n" + (f"{intro}\n" if intro else "") + f"{body}\n")
     if att_rows:
         parts.append(f"## {ATTENTION_TITLE}\n\n{ATTENTION_INTRO}\n{attention.format_attention(att_rows)}\n")
+    if notebooks:
+        parts.append(f"## {NOTEBOOKS_TITLE}\n\n{NOTEBOOKS_INTRO}\n{format_timings(*notebooks)}\n")
     cmd = "python -m benchmarks " + " ".join(argv if argv is not None else sys.argv[1:])
-    parts.append(
-        f"Measured on {machine}, by `{cmd.strip()}`, in {total:.0f} s in all.\n\n"
-        "Not measured here yet: the reproduction time of every notebook at each profile, the "
-        "regularization path and the attention SVMs (issue 9).\n"
-    )
+    measured = [t.problem for _, t in runs] + (["attention training"] if att_rows else [])
+    missing = [
+        name
+        for name, done in MEASURABLE.items()
+        if name not in measured and not (name == "notebooks" and notebooks)
+    ]
+    line = f"Measured on {machine}, by `{cmd.strip()}`, in {total:.0f} s in all: {', '.join(measured)}"
+    line += "; notebook reproduction times" if notebooks else ""
+    parts.append(line + ".\n")
+    if missing:
+        parts.append(f"Not measured in this run: {', '.join(MEASURABLE[n] for n in missing)}.\n")
     return "\n".join(parts)
+
+
+#: Everything ``python -m benchmarks`` can measure, by table name (what the last line names as missing).
+MEASURABLE = {
+    "NTP-SVM": "the NTP-SVM",
+    "separability": "separability (`--skip-lp`)",
+    "Regularization path": "the regularization path (`--skip-regpath`)",
+    "Graph-SVM": "the Graph-SVM (`--skip-attention-svm`)",
+    "Cyclic correction W^cyc": "the cyclic correction W^cyc (`--skip-attention-svm`)",
+    "attention training": "the batched attention training (`--skip-attention`)",
+    "notebooks": "the notebook reproduction times at every profile (`--notebooks`; the section below "
+    "shows what `ntpnb reproduce` recorded for this output tree)",
+}

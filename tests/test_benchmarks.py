@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -61,3 +62,90 @@ def test_gradient_is_the_gradient_of_loss_and_grad(loss, head, rescaled):
     prob = stack_problems(probs)
     W = rng.standard_normal((prob.B, prob.d, prob.d))
     assert np.array_equal(gradient(W, prob, rescaled=rescaled), loss_and_grad(W, prob, rescaled=rescaled)[1])
+
+
+def test_every_svm_formulation_finds_the_fast_solvers_optimum():
+    from benchmarks.instances import gaussian_instance
+    from benchmarks.methods import FAST, SVM_METHODS
+
+    data = gaussian_instance(20, 5, 25, 3)
+    ref = SVM_METHODS[FAST](data)
+    for name, method in SVM_METHODS.items():
+        W = method(data)
+        assert np.linalg.norm(W - ref) <= 1e-6 * np.linalg.norm(ref), name
+
+
+def test_the_aux_formulation_has_one_constraint_row_per_context_and_token():
+    from benchmarks.instances import gaussian_instance
+    from benchmarks.methods import _context_rows, _logit_rows
+
+    data = gaussian_instance(6, 4, 7, 2)
+    pairs = np.nonzero(data.support_mask)
+    rows = _logit_rows(data, pairs).toarray()
+    W = np.random.default_rng(0).standard_normal((data.V, data.d))
+    assert np.allclose(rows @ W.ravel(), (data.H @ W.T)[pairs])
+    assert np.array_equal(_context_rows(pairs[0], data.m).toarray().argmax(axis=1), pairs[0])
+
+
+def _tiny_bench(**kw):
+    from benchmarks.run import Benchmark
+
+    return Benchmark(
+        "toy",
+        {"only": lambda x: np.array([x])},
+        lambda a, b, c, d: float(a),
+        lambda s, x: s[0],
+        "count",
+        **kw,
+    )
+
+
+def test_a_size_predicted_over_the_budget_is_skipped_and_named():
+    from benchmarks.run import format_table, run_table
+
+    bench = _tiny_bench(copy=lambda x: x, fit_kind=lambda s: True, certify=lambda a: f"value {a[0]:g}")
+    table = run_table(bench, [(1, 0, 0, 0), (2, 0, 0, 0)], budget=0.0)
+    first, second = table.measurements
+    assert first.seconds is not None and first.certificate == "value 1"
+    assert second.seconds is None and second.note.startswith("skipped: predicted")
+    text = format_table(table, fit_kind=bench.fit_kind)
+    assert "| (2, 0, 0, 0) | 2 | skipped |  |" in text
+    assert "largest size only solved within 0 s: none" in text  # the first took more than 0 s
+
+
+@pytest.mark.parametrize("which", ["PATH", "GRAPH_SVM", "CYCLIC"])
+def test_the_path_and_attention_svm_tables_certify_each_answer(which):
+    from benchmarks import run
+
+    bench = getattr(run, which)
+    size = (20, 5, 25, 3) if which == "PATH" else (8, 12, 12, 5)
+    table = run.run_table(bench, [size], budget=60.0)
+    (meas,) = table.measurements
+    assert meas.seconds is not None and meas.certificate
+    assert "FAILS" not in meas.certificate
+    text = run.format_table(table, fit_kind=bench.fit_kind)
+    assert f"| {size} |" in text and "largest size" in text and "certificate" in text
+
+
+def test_time_notebooks_forces_every_profile_into_a_temporary_tree(monkeypatch, tmp_path):
+    from benchmarks import run
+    from ntpnb.pipeline import reproduce as reproduce_module
+    from ntpnb.pipeline.paths import output_layout
+    from ntpnb.pipeline.profiles import PROFILE_NAMES
+    from ntpnb.pipeline.reproduce import RunResult
+    from ntpnb.pipeline.timings import record_timings
+
+    calls = []
+
+    def fake_reproduce(root, profile, output_dir, jobs, force, log):
+        calls.append((profile, jobs, force, output_dir))
+        results = [RunResult("01_x", True, 2.0, tmp_path / "x.ipynb")]
+        record_timings(output_layout(output_dir), profile, results, jobs)
+        return results
+
+    monkeypatch.setattr(reproduce_module, "reproduce", fake_reproduce)
+    timings, wall = run.time_notebooks(tmp_path, jobs=2)
+    assert [c[0] for c in calls] == list(PROFILE_NAMES) and all(c[1:3] == (2, True) for c in calls)
+    assert set(wall) == set(PROFILE_NAMES) and all(w >= 0 for w in wall.values())
+    assert {p: timings[p]["01_x"]["seconds"] for p in PROFILE_NAMES} == dict.fromkeys(PROFILE_NAMES, 2.0)
+    assert not any(Path(c[3]).exists() for c in calls)  # the temporary tree is gone

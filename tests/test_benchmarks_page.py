@@ -28,6 +28,7 @@ def test_without_results_the_page_says_so_and_names_the_command(tmp_path):
     assert "No benchmark has been run" in page
     assert BENCHMARKS_COMMAND in page
     assert "|" not in page  # no table, so no number standing in for a measurement
+    assert "ntpnb reproduce --profile" in page  # nor for a notebook time: the command instead
 
 
 def test_with_results_the_page_is_the_last_run(tmp_path):
@@ -36,7 +37,8 @@ def test_with_results_the_page_is_the_last_run(tmp_path):
     (layout.benchmarks / "benchmarks.md").write_text("# Benchmarks\n\n| a | b |\n|---|---|\n| 1 | 2 |\n")
     page = write_benchmarks_page(layout)
     assert page == layout.root / "benchmarks.md"
-    assert page.read_text() == (layout.benchmarks / "benchmarks.md").read_text()
+    assert page.read_text().startswith((layout.benchmarks / "benchmarks.md").read_text())
+    assert "Notebook reproduction times" in page.read_text()  # then the times (test_timings.py)
 
 
 def test_the_toc_points_at_the_generated_page_and_none_is_committed():
@@ -66,6 +68,7 @@ def test_the_book_builds_with_benchmark_results(book_copy):
     out = book_copy / "outputs" / "benchmarks"
     cmd = [sys.executable, "-m", "benchmarks", "--sizes", "20,5,25,3", "--skip-lp", "--out", str(out)]
     cmd += ["--attention-trials", "2", "--attention-iters", "50"]
+    cmd += ["--path-sizes", "20,5,25,3", "--attention-svm-sizes", "6,8,6,4"]
     run = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
     assert (out / "benchmarks.json").is_file()
@@ -78,3 +81,11 @@ def test_the_book_builds_with_benchmark_results(book_copy):
     assert "(20, 5, 25, 3)" in page
     assert "fitted exponent" in page
     assert "Attention training" in page
+    for section in (
+        "Regularization path",
+        "Graph-SVM",
+        "Cyclic correction W^cyc",
+        "Notebook reproduction times",
+    ):
+        assert f"{section}" in page
+    assert "Not measured in this run: separability (--skip-lp)" in page  # code, not smart-quoted

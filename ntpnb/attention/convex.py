@@ -78,8 +78,14 @@ class LogLossFeatures:
     weights: np.ndarray
     basis: np.ndarray
 
-    def value_grad_hess(self, z: np.ndarray, lam: float = 0.0) -> tuple[float, np.ndarray, np.ndarray]:
-        """Risk ``+ lam ||z||^2 / 2``, its gradient and its Hessian at ``z``."""
+    def value_grad_hess(
+        self, z: np.ndarray, lam: float = 0.0, hessian: bool = True
+    ) -> tuple[float, np.ndarray, np.ndarray | None]:
+        """Risk ``+ lam ||z||^2 / 2``, its gradient and its Hessian at ``z`` (None if not ``hessian``).
+
+        The Hessian costs ``n T p^2``: in the ``d^2`` coordinates of ``vec(W)`` it dominates, so a
+        caller that needs only the gradient there asks for none.
+        """
         a = np.where(self.other, self.delta @ z - self.log_copies[:, None], -np.inf)  # (n, T)
         m = np.maximum(a.max(axis=1), 0.0)
         rest = np.exp(a - m[:, None]).sum(axis=1)
@@ -89,6 +95,8 @@ class LogLossFeatures:
         g_i = np.einsum("nt,ntp->np", p, self.delta)
         f = float(self.weights @ loss) + 0.5 * lam * float(z @ z)
         g = self.weights @ g_i + lam * z
+        if not hessian:
+            return f, g, None
         H = np.einsum("n,nt,ntp,ntq->pq", self.weights, p, self.delta, self.delta)
         H -= np.einsum("n,np,nq->pq", self.weights, g_i, g_i)
         return f, g, H + lam * np.eye(z.size)
@@ -97,10 +105,13 @@ class LogLossFeatures:
 def log_loss_features(E: np.ndarray, data: TokenData, basis: np.ndarray | None = None) -> LogLossFeatures:
     """Features of the log-loss risk with ``C E^T = I`` (see :class:`LogLossFeatures`)."""
     d = E.shape[1]
-    basis = np.eye(d * d) if basis is None else basis
     q = E[data.query]
-    phi = np.einsum("nta,nb->ntab", E[data.tokens], q).reshape(*data.tokens.shape, d * d) @ basis.T
-    phi_y = np.einsum("na,nb->nab", E[data.labels], q).reshape(data.n, d * d) @ basis.T
+    phi = np.einsum("nta,nb->ntab", E[data.tokens], q).reshape(*data.tokens.shape, d * d)
+    phi_y = np.einsum("na,nb->nab", E[data.labels], q).reshape(data.n, d * d)
+    if basis is not None:
+        phi, phi_y = phi @ basis.T, phi_y @ basis.T
+    else:
+        basis = np.eye(d * d)
     copies = (data.tokens == data.labels[:, None]) & data.mask
     other = data.mask & ~copies
     delta = (phi - phi_y[:, None, :]) * other[..., None]
@@ -205,7 +216,7 @@ def solve_cyclic_correction(
     z, iters = _newton(lambda v: feats.value_grad_hess(v), np.zeros(basis.shape[0]), settings.NEWTON_GRAD_TOL)
     f, _, H = feats.value_grad_hess(z)
     full = log_loss_features(E, sub.data)
-    _, g_full, _ = full.value_grad_hess(basis.T @ z)
+    _, g_full, _ = full.value_grad_hess(basis.T @ z, hessian=False)
     grad_norm = float(np.linalg.norm(g_full))
     min_curv = float(np.linalg.eigvalsh(H)[0])
     if not grad_norm <= settings.CONVEX_KKT_TOL or not min_curv > 0:
@@ -277,7 +288,7 @@ def regularization_path(
         raise InvalidDataError(f"radii must be positive and finite, got {radii}")
     feats = log_loss_features(E, data)
     d = E.shape[1]
-    g0 = float(np.linalg.norm(feats.value_grad_hess(np.zeros(d * d))[1]))
+    g0 = float(np.linalg.norm(feats.value_grad_hess(np.zeros(d * d), hessian=False)[1]))
     state = {"z": np.zeros(d * d)}
 
     def solve(log_lam: float) -> np.ndarray:
@@ -309,7 +320,7 @@ def regularization_path(
         )
         lam = float(np.exp(log_lam))
         z = solve(log_lam)
-        f, g, _ = feats.value_grad_hess(z)
+        f, g, _ = feats.value_grad_hess(z, hessian=False)
         kkt = float(np.linalg.norm(g + lam * z)) / (lam * float(np.linalg.norm(z)))
         rad_err = abs(float(np.linalg.norm(z)) - R) / R
         if kkt > settings.RP_KKT_TOL or rad_err > settings.RADIUS_RTOL:

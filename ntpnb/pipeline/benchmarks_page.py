@@ -6,6 +6,11 @@
 ``outputs/benchmarks.md`` (the document ``_toc.yml`` lists), or, when no benchmark has been run
 into this output tree, writes a page that says so and names the command. The book therefore never
 shows a number that no run produced, and nothing generated is committed.
+
+Either way the page ends with the section "Notebook reproduction times", rendered from
+``<output root>/timings.json`` (what ``ntpnb reproduce`` recorded for this output tree: ``./run.sh
+reproduce`` runs the paper profile and then ``ntpnb book``, so the page shows those times), or
+naming the command when no notebook has been timed there.
 """
 
 from __future__ import annotations
@@ -13,8 +18,16 @@ from __future__ import annotations
 from pathlib import Path
 
 from .paths import OutputLayout
+from .timings import format_timings, load_timings
 
-__all__ = ["BENCHMARKS_DOCNAME", "BENCHMARKS_COMMAND", "render_benchmarks_page", "write_benchmarks_page"]
+__all__ = [
+    "BENCHMARKS_DOCNAME",
+    "BENCHMARKS_COMMAND",
+    "TIMINGS_TITLE",
+    "render_benchmarks_page",
+    "render_timings_section",
+    "write_benchmarks_page",
+]
 
 #: The page's place in the book, relative to the project root (``_toc.yml`` lists it).
 BENCHMARKS_DOCNAME = "outputs/benchmarks"
@@ -24,7 +37,7 @@ BENCHMARKS_COMMAND = "python -m benchmarks"
 NOT_RUN = f"""\
 # Benchmarks
 
-No benchmark has been run for this build of the book, so this page shows no measurement.
+No benchmark has been run for this build of the book, so this page shows no solver timing.
 Run, from the repository root,
 
 ```bash
@@ -38,12 +51,26 @@ the book, with the measured tables on this page.
 """
 
 
+TIMINGS_TITLE = "Notebook reproduction times"
+
+
+def render_timings_section(layout: OutputLayout) -> str:
+    """The section: each notebook's last reproduction time in ``layout``, per profile."""
+    return (
+        f"## {TIMINGS_TITLE}\n\n"
+        f"The wall time of each notebook's last execution into this output tree (`{layout.root.name}/`), "
+        "by profile, as `ntpnb reproduce` recorded it in `timings.json` (cached notebooks are not "
+        "executed and keep their earlier time). With `--jobs N` the notebooks ran N at a time on a "
+        "shared machine, so each took longer than alone.\n\n"
+        f"{format_timings(load_timings(layout))}\n"
+    )
+
+
 def render_benchmarks_page(layout: OutputLayout) -> str:
-    """The page: the last run's ``benchmarks/benchmarks.md`` under ``layout``, or the not-run page."""
+    """The page: the last run's ``benchmarks/benchmarks.md`` (or the not-run text), then the times."""
     results = layout.benchmarks / "benchmarks.md"
-    if results.is_file():
-        return results.read_text(encoding="utf-8")
-    return NOT_RUN
+    page = results.read_text(encoding="utf-8") if results.is_file() else NOT_RUN
+    return page.rstrip("\n") + "\n\n" + render_timings_section(layout)
 
 
 def write_benchmarks_page(layout: OutputLayout) -> Path:

@@ -6,6 +6,7 @@ git-ignored)::
     outputs/notebooks/<name>.ipynb   executed notebooks (the book renders these)
     outputs/figures/<name>.png|.pdf  every figure of the papers, regenerated
     outputs/claims/<name>.json       every claim check a notebook made: value, target, pass/fail
+    outputs/timings.json             wall time of every notebook ``ntpnb reproduce`` executed, per profile
     outputs/report.md                the reproducibility report (``ntpnb book`` writes it)
     outputs/benchmarks/              ``python -m benchmarks``: benchmarks.md (tables), benchmarks.json
     outputs/benchmarks.md            the book's benchmarks page (``ntpnb book`` writes it)
@@ -77,6 +78,11 @@ class OutputLayout:
     def claims(self) -> Path:
         """Claim records (JSON)."""
         return self.root / "claims"
+
+    @property
+    def timings(self) -> Path:
+        """Reproduction times per profile and notebook (:mod:`ntpnb.pipeline.timings`)."""
+        return self.root / "timings.json"
 
     @property
     def benchmarks(self) -> Path:

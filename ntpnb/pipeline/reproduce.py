@@ -17,6 +17,9 @@ last successful run into the same output tree: its :func:`cache_key` (a hash of 
 source, its parameters (profile and ``-p`` overrides) and the sources of the ``ntpnb`` package)
 is stored beside the executed notebook (``<name>.key.json``) after every successful run and
 removed before every new one. ``force=True`` (``ntpnb reproduce --force``) runs it anyway.
+
+The wall time of every executed notebook is recorded in ``<output root>/timings.json``
+(:mod:`ntpnb.pipeline.timings`), which the book's benchmarks page shows.
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ from .. import settings
 from ..errors import NTPError
 from .paths import DEFAULT_OUTPUT_DIRNAME, OutputLayout, output_layout, override_output_dir
 from .profiles import PROFILE_NAMES, apply_overrides
+from .timings import record_timings
 
 __all__ = [
     "RunResult",
@@ -383,4 +387,6 @@ def reproduce(
                 except Exception as exc:  # the worker itself died: report it, go on
                     executed = layout.notebooks / f"{source.stem}.ipynb"
                     report(RunResult(source.stem, False, 0.0, executed, _summarize(exc)))
+    if pending:
+        record_timings(layout, profile, results.values(), jobs)
     return [results[s.stem] for s in sources]
