@@ -20,9 +20,11 @@ Paper B: :func:`ntpnb.attention.svm.solve_graph_svm` (Graph-SVM) and
 solution; the ``*_certificate`` functions summarize what was verified.
 
 Separability: ``full LP`` (the certified max-margin LP on ``vec(W)``,
-:func:`ntpnb.linear.svm.is_separable_lp`), ``ntpnb is_separable`` (the full-rank witness, else that
-LP) and ``fast`` (:func:`ntpnb.linear.svm_fast.separability_fast`: the witness, else the
-feasibility LP in the row space of ``H``; its "not separable" rests on the HiGHS status alone).
+:func:`ntpnb.linear.svm.is_separable_lp`, interior point first), ``ntpnb is_separable`` (the
+full-rank witness, else W^mm from the fast solver as a verified witness when the LP is large,
+else the LP, by the dual simplex first when it is small) and ``fast``
+(:func:`ntpnb.linear.svm_fast.separability_fast`: the witness, else the feasibility LP in the
+row space of ``H``; its "not separable" rests on the HiGHS status alone).
 """
 
 from __future__ import annotations
@@ -121,7 +123,7 @@ def separability_full_lp(data: NTPData) -> bool:
 
 
 def separability_package(data: NTPData) -> bool:
-    """:func:`ntpnb.is_separable`: the full-rank witness, else the certified LP."""
+    """:func:`ntpnb.is_separable`: the full-rank witness, else the SVM witness (large LPs), else the LP."""
     return is_separable(data)
 
 

@@ -562,7 +562,10 @@ The NTP-SVM methods, in the order of the table of issue 9:
 The separability methods: **full LP**, the certified max-margin LP on `vec(W)` with HiGHS
 (`ntpnb.linear.svm.is_separable_lp`); **ntpnb is_separable**, the package's test: when
 `rank H = m` the logits can take any value, so the data are separable (a witness computed from
-`H` alone is checked), otherwise the certified LP; and **fast**,
+`H` alone is checked); otherwise, when the LP is large
+(`ntpnb.settings.SVM_WITNESS_MIN_VARIABLES`), `W^mm` from the fast NTP-SVM solver as a candidate,
+verified like any direction; otherwise (or if that fails) the certified LP, by the dual simplex
+first when it is small (`ntpnb.settings.LP_SMALL_MAX_VARIABLES`); and **fast**,
 `ntpnb.linear.svm_fast.separability_fast`: the same witness, otherwise a feasibility LP in the row
 space of `H` with the common in-support logits as variables (its "not separable" rests on the HiGHS
 status, without the certificate of the full LP). For separability "max diff to fast" is 0 when all

@@ -278,10 +278,12 @@ def test_longest_notebook_first_and_its_kernel_has_one_blas_thread(tmp_path, mon
         monkeypatch.delenv(var, raising=False)
     body = "import os\nprint('threads', os.environ.get('OPENBLAS_NUM_THREADS'))"
     _tiny_project(tmp_path, monkeypatch, {"a_short": body, "b_long": body, "c_new": body})
-    notebooks = tmp_path / "outputs" / "notebooks"
-    notebooks.mkdir(parents=True)
-    for name, seconds in (("a_short", 1.0), ("b_long", 9.0)):  # an earlier run's times, stale keys
-        (notebooks / f"{name}.key.json").write_text(json.dumps({"key": "old", "seconds": seconds}))
+    (tmp_path / "outputs").mkdir()
+    earlier = {
+        "quick": {"a_short": {"seconds": 1.0}, "b_long": {"seconds": 9.0}},
+        "paper": {"a_short": {"seconds": 99}},
+    }
+    (tmp_path / "outputs" / "timings.json").write_text(json.dumps(earlier))  # an earlier run's times
     lines = []
     results = reproduce(tmp_path, profile="quick", jobs=1, log=lines.append)
     assert [r.name for r in results] == ["a_short", "b_long", "c_new"]  # in the order asked

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
+from datetime import datetime, timezone
 from pathlib import Path
 
 from ntpnb.pipeline import profiles
@@ -13,7 +13,7 @@ from ntpnb.pipeline.paths import output_layout
 from ntpnb.pipeline.reproduce import RunResult, reproduce
 from ntpnb.pipeline.timings import REPRODUCE_COMMAND, format_timings, load_timings, record_timings
 
-WHEN = datetime(2026, 1, 2, 3, 4, tzinfo=UTC)
+WHEN = datetime(2026, 1, 2, 3, 4, tzinfo=timezone.utc)
 
 
 def result(name: str, seconds: float, ok: bool = True, cached: bool = False) -> RunResult:
@@ -104,10 +104,10 @@ def test_reproduce_records_what_it_executed(tmp_path, monkeypatch):
     monkeypatch.setattr(reproduce_module, "_run_papermill", fake_run)
     monkeypatch.setattr(reproduce_module, "_is_cached", lambda executed, key: executed.stem == "b")
     out = tmp_path / "out"
-    reproduce(tmp_path, profile="quick", output_dir=out, log=lambda line: None)
+    reproduce(tmp_path, profile="quick", output_dir=out, log=lambda line: None, jobs=1)
     timings = json.loads((out / "timings.json").read_text())
     assert list(timings) == ["quick"] and list(timings["quick"]) == ["a"]  # b was cached
     assert timings["quick"]["a"]["seconds"] == 3.0 and timings["quick"]["a"]["jobs"] == 1
     monkeypatch.setattr(reproduce_module, "_is_cached", lambda executed, key: False)
-    reproduce(tmp_path, profile="quick", output_dir=out, log=lambda line: None)
+    reproduce(tmp_path, profile="quick", output_dir=out, log=lambda line: None, jobs=1)
     assert json.loads((out / "timings.json").read_text())["quick"]["b"]["ok"] is False

@@ -44,7 +44,7 @@ from .. import settings
 from ..errors import NTPError
 from .paths import DEFAULT_OUTPUT_DIRNAME, OutputLayout, output_layout, override_output_dir
 from .profiles import PROFILE_NAMES, apply_overrides
-from .timings import record_timings
+from .timings import load_timings, record_timings
 
 __all__ = [
     "RunResult",
@@ -183,12 +183,11 @@ def _key_path(executed: Path) -> Path:
     return executed.with_name(f"{executed.stem}.key.json")
 
 
-def _last_seconds(executed: Path) -> float | None:
-    """How long the last successful run into this place took (None if unknown)."""
-    try:
-        return float(json.loads(_key_path(executed).read_text(encoding="utf-8"))["seconds"])
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
+def _last_seconds(layout: OutputLayout, profile: str, name: str) -> float:
+    """How long ``name`` took at ``profile`` when last run into ``layout`` (inf if unknown)."""
+    record = load_timings(layout).get(profile, {}).get(name, {})
+    seconds = record.get("seconds") if isinstance(record, dict) else None
+    return float(seconds) if isinstance(seconds, (int, float)) else float("inf")
 
 
 def _is_cached(executed: Path, key: str) -> bool:
@@ -368,10 +367,9 @@ def reproduce(
             report(RunResult(source.stem, True, 0.0, executed, cached=True))
         else:
             pending.append((source, parameters, layout, key))
-    # longest first (by the last successful run; unknown counts as longest): the slowest
-    # notebook does not start last and leave the other workers idle
-    last = {args[0]: _last_seconds(layout.notebooks / f"{args[0].stem}.ipynb") for args in pending}
-    pending.sort(key=lambda args: -(last[args[0]] if last[args[0]] is not None else float("inf")))
+    # longest first (by the last recorded run at this profile; unknown counts as longest): the
+    # slowest notebook does not start last and leave the other workers idle
+    pending.sort(key=lambda args: -_last_seconds(layout, profile, args[0].stem))
     if jobs == 1 or len(pending) <= 1:
         for args in pending:
             report(_run_papermill(*args))
@@ -387,6 +385,6 @@ def reproduce(
                 except Exception as exc:  # the worker itself died: report it, go on
                     executed = layout.notebooks / f"{source.stem}.ipynb"
                     report(RunResult(source.stem, False, 0.0, executed, _summarize(exc)))
-    if pending:
-        record_timings(layout, profile, results.values(), jobs)
+    if pending:  # with the number of notebooks that actually ran side by side
+        record_timings(layout, profile, results.values(), min(jobs, len(pending)))
     return [results[s.stem] for s in sources]

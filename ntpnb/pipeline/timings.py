@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterable, Mapping
-from datetime import UTC, datetime
+from datetime import datetime, timezone
 from pathlib import Path
 
 from .paths import OutputLayout
@@ -43,7 +43,7 @@ def record_timings(
     ``cached``). The file is replaced atomically.
     """
     timings = load_timings(layout)
-    date = (now or datetime.now(UTC)).strftime("%Y-%m-%d %H:%M UTC")
+    date = (now or datetime.now(timezone.utc)).strftime("%Y-%m-%d %H:%M UTC")
     entries = timings.setdefault(profile, {})
     for r in results:
         if not r.cached:
