@@ -33,6 +33,11 @@ cluster:
 
 ``trial`` must be picklable (a module-level function) for process and cluster backends.
 
+:func:`parallel_map` is the same machinery for work that is not a random sweep: ``func(item)``
+for every item, in order, on joblib's configured backend (Paper B's experiments set up their
+trials and train them in chunks this way), and :func:`active_workers` says how many workers that
+backend has.
+
 :func:`wilson_interval` gives the Wilson score interval of a success fraction, and
 :func:`crossing` locates where an increasing curve crosses a level (a threshold).
 """
@@ -40,17 +45,19 @@ cluster:
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any, TypeVar
 
 import numpy as np
 from joblib import Parallel, delayed
+from joblib.parallel import get_active_backend
 from scipy.stats import norm
 from threadpoolctl import threadpool_limits
 
 from . import settings
 from .errors import InvalidDataError
 
-__all__ = ["trial_generators", "run_sweep", "wilson_interval", "crossing"]
+__all__ = ["trial_generators", "run_sweep", "parallel_map", "active_workers", "wilson_interval", "crossing"]
 
 P = TypeVar("P")
 R = TypeVar("R")
@@ -63,11 +70,61 @@ def trial_generators(seed: int, n_points: int, n_trials: int) -> list[list[np.ra
     return [child.spawn(n_trials) for child in np.random.SeedSequence(int(seed)).spawn(n_points)]
 
 
-def _run_batch(
-    trial: Callable[[Any, np.random.Generator], Any], jobs: list[tuple[Any, Any]], blas_threads: int | None
-) -> list[Any]:
+def _map_batch(func: Callable[[Any], Any], items: list[Any], blas_threads: int | None) -> list[Any]:
     with threadpool_limits(limits=blas_threads):
-        return [trial(point, np.random.default_rng(ss)) for point, ss in jobs]
+        return [func(item) for item in items]
+
+
+def _check_count(value: object, name: str) -> None:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise InvalidDataError(f"{name} must be a positive integer, got {value!r}")
+
+
+def parallel_map(
+    func: Callable[[P], R],
+    items: Sequence[P],
+    batch_size: int = 1,
+    blas_threads: int | None = settings.BLAS_THREADS,
+) -> list[R]:
+    """``[func(item) for item in items]``, computed through joblib on its configured backend.
+
+    Serial by default; inside ``joblib.parallel_config(backend=..., n_jobs=...)`` on local
+    processes, threads or a Dask or Ray cluster (see the module docstring). The results come
+    back in the order of ``items`` and do not depend on the backend as long as ``func`` is a
+    deterministic function of its item.
+
+    Parameters
+    ----------
+    func
+        A function of one item; picklable (module level) for process and cluster backends.
+    items
+        The inputs (picklable).
+    batch_size
+        Items per joblib task; does not change the results.
+    blas_threads
+        BLAS/OpenMP threads ``func`` may use (``threadpoolctl``); None leaves them alone.
+
+    Raises
+    ------
+    InvalidDataError
+        If ``batch_size`` is not a positive integer.
+    """
+    _check_count(batch_size, "batch_size")
+    items = list(items)
+    batches = [items[i : i + batch_size] for i in range(0, len(items), batch_size)]
+    tasks = (delayed(_map_batch)(func, batch, blas_threads) for batch in batches)
+    return [result for batch in Parallel()(tasks) for result in batch]
+
+
+def active_workers() -> int:
+    """The number of workers of joblib's active backend (1 unless ``parallel_config`` says more)."""
+    backend, n_jobs = get_active_backend()
+    return max(1, int(backend.effective_n_jobs(n_jobs)))
+
+
+def _seeded_trial(trial: Callable[[Any, np.random.Generator], Any], job: tuple[Any, Any]) -> Any:
+    point, seed_sequence = job
+    return trial(point, np.random.default_rng(seed_sequence))
 
 
 def run_sweep(
@@ -112,14 +169,11 @@ def run_sweep(
     points = list(points)
     if not points:
         raise InvalidDataError("the sweep needs at least one grid point")
-    for name, value in {"n_trials": n_trials, "batch_size": batch_size}.items():
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-            raise InvalidDataError(f"{name} must be a positive integer, got {value!r}")
+    _check_count(n_trials, "n_trials")
+    _check_count(batch_size, "batch_size")
     seeds = trial_generators(seed, len(points), n_trials)
     jobs = [(point, ss) for point, per in zip(points, seeds, strict=True) for ss in per]
-    batches = [jobs[i : i + batch_size] for i in range(0, len(jobs), batch_size)]
-    tasks = (delayed(_run_batch)(trial, b, blas_threads) for b in batches)
-    flat = [r for batch in Parallel()(tasks) for r in batch]
+    flat = parallel_map(partial(_seeded_trial, trial), jobs, batch_size, blas_threads)
     return [flat[i * n_trials : (i + 1) * n_trials] for i in range(len(points))]
 
 

@@ -16,6 +16,20 @@ from helpers import random_data
 ROOT = Path(__file__).resolve().parents[1]
 
 
+@pytest.fixture(scope="session")
+def dask_client():
+    """A Dask client on a local two-worker cluster (threads, no dashboard) for the joblib backend tests."""
+    import distributed  # the test extra pins it; ntpnb itself does not need it
+
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        yield client
+
+
 SIZES = [(3, 5, 4, 2, 0), (6, 9, 7, 3, 1), (10, 12, 6, 4, 2)]  # (m, d, V, S, seed), all d > m
 
 

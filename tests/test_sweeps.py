@@ -8,7 +8,14 @@ import pytest
 from scipy.stats import binomtest
 
 from ntpnb.errors import InvalidDataError
-from ntpnb.sweeps import crossing, run_sweep, trial_generators, wilson_interval
+from ntpnb.sweeps import (
+    active_workers,
+    crossing,
+    parallel_map,
+    run_sweep,
+    trial_generators,
+    wilson_interval,
+)
 
 
 def draw(point, rng):
@@ -116,20 +123,30 @@ def draw_and_where(point, rng):
     return draw(point, rng), address
 
 
-def test_the_dask_backend_runs_the_same_sweep_on_a_local_cluster():
-    import distributed  # the test extra pins it; ntpnb itself does not need it
-
+def test_the_dask_backend_runs_the_same_sweep_on_a_local_cluster(dask_client):
     serial = run_sweep(draw, GRID, n_trials=5, seed=3)
-    with (
-        distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
-        ) as cluster,
-        distributed.Client(cluster) as client,
-        joblib.parallel_config(backend="dask"),
-    ):
+    with joblib.parallel_config(backend="dask"):
+        assert active_workers() == 2
         remote = run_sweep(draw_and_where, GRID, n_trials=5, seed=3, batch_size=2)
-        workers = set(client.scheduler_info()["workers"])
+    workers = set(dask_client.scheduler_info()["workers"])
     for a, b in zip(serial, remote, strict=True):
         np.testing.assert_array_equal(np.array(a), np.array([value for value, _ in b]))
     used = {address for row in remote for _, address in row}
     assert used <= workers and None not in used  # every trial ran on a worker of the cluster
+
+
+def square(x):
+    return x * x
+
+
+def test_parallel_map_keeps_the_order_on_every_backend():
+    items = list(range(11))
+    expected = [x * x for x in items]
+    assert active_workers() == 1  # nothing configured: serial
+    assert parallel_map(square, items) == expected
+    with joblib.parallel_config(backend="loky", n_jobs=2):
+        assert active_workers() == 2
+        assert parallel_map(square, items, batch_size=3) == expected
+    assert parallel_map(square, []) == []
+    with pytest.raises(InvalidDataError, match="batch_size"):
+        parallel_map(square, items, batch_size=0)

@@ -8,20 +8,27 @@
   loss; the trained ``W`` defines pseudo token-priority graphs, whose ``W~^mm`` and ``W~^cyc``
   are compared with the data graphs' ``W^mm`` and ``W^cyc``.
 
-Data, SVMs and exact solves are set up trial by trial (a few milliseconds each); every
-training run is one batched computation over the trial axis.
+The trials' data are drawn one after the other from one generator (``seed``), so the trials
+do not depend on how the rest is computed. The rest goes through joblib
+(:func:`ntpnb.sweeps.parallel_map`), serial by default and on local processes or a Dask or Ray
+cluster inside ``joblib.parallel_config``, with bit-for-bit the same results: each trial's
+Graph-SVM and exact solves (a few milliseconds each) as one task per trial, and the training as
+one batched run per worker (:func:`~ntpnb.attention.training.train_trials`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
 from .. import optim, settings
 from ..errors import InvalidDataError
+from ..sweeps import parallel_map
 from .convex import solve_cyclic_correction
-from .data import acyclic_dataset, as_token_data, general_dataset, random_embeddings
+from .data import TokenData, acyclic_dataset, as_token_data, general_dataset, random_embeddings
 from .graphs import (
     CyclicSubdataset,
     cyclic_subdataset,
@@ -30,9 +37,9 @@ from .graphs import (
     scyc_basis,
     token_priority_graphs,
 )
-from .model import identity_head, make_problem, stack_problems, tied_head
+from .model import Problem, identity_head, make_problem, stack_problems, tied_head
 from .svm import solve_graph_svm
-from .training import correlation, project_batched, stack_bases, tracker, train, training_gradient
+from .training import correlation, project_batched, stack_bases, tracker, train_trials, training_gradient
 
 __all__ = ["GlobalResult", "global_experiment", "LocalResult", "local_experiment", "gd_reference"]
 
@@ -46,6 +53,22 @@ def _trial_data(kind: str, K: int, d: int, n: int, T: int, rng: np.random.Genera
     else:
         raise InvalidDataError(f"unknown data kind {kind!r}; use 'acyclic' or 'general'")
     return E, as_token_data(X, y, K)
+
+
+def _draw_trials(
+    kind: str, K: int, d: int, n: int, T: int, n_trials: int, seed: int, max_redraws: int
+) -> list[tuple[np.ndarray, TokenData]]:
+    """Every trial's embeddings and data, drawn in order from one generator seeded by ``seed``."""
+    rng = np.random.default_rng(seed)
+    return [_trial_data(kind, K, d, n, T, rng, max_redraws) for _ in range(n_trials)]
+
+
+def _over_records(
+    func: Callable[[np.ndarray], dict[str, np.ndarray]], Ws: np.ndarray
+) -> dict[str, np.ndarray]:
+    """``func`` applied to the iterates of every record (``Ws`` of shape ``(n_records, B, d, d)``)."""
+    rows = [func(W) for W in Ws]
+    return {name: np.stack([row[name] for row in rows]) for name in rows[0]}
 
 
 def gd_reference(
@@ -79,8 +102,36 @@ def gd_reference(
         live = [b for b, m in zip(live, moving, strict=True) if m]
         probs = [p for p, m in zip(probs, moving, strict=True) if m]
     if live:
-        out[live] = train(stack_problems(probs), optimizer, n_iter, record_at=np.array([n_iter])).W
+        out[live] = train_trials(probs, optimizer, n_iter, record_at=np.array([n_iter])).W
     return out
+
+
+@dataclass(frozen=True)
+class _GlobalTrial:
+    """One trial of :func:`global_experiment` set up: its problem and verified references."""
+
+    E: np.ndarray
+    C: np.ndarray
+    problem: Problem
+    subset: CyclicSubdataset
+    basis: np.ndarray
+    W_mm: np.ndarray
+    W_cyc: np.ndarray
+    svm_gap: float
+    cyc_grad_norm: float
+
+
+def _global_setup(trial: tuple[np.ndarray, TokenData]) -> _GlobalTrial:
+    """Graphs, the verified Graph-SVM and the exact ``W^cyc`` of one trial (head ``C E^T = I``)."""
+    E, data = trial
+    graphs = token_priority_graphs(data)
+    svm = solve_graph_svm(E, graphs)
+    cyc = solve_cyclic_correction(E, data, graphs)
+    C = identity_head(E)
+    problem = make_problem(E, C, data, "log", "identity")
+    return _GlobalTrial(
+        E, C, problem, cyc.subdataset, cyc.basis, svm.W, cyc.W, svm.duality_gap, cyc.grad_norm
+    )
 
 
 @dataclass(frozen=True)
@@ -135,28 +186,15 @@ def global_experiment(
     max_redraws: int = 100,
 ) -> GlobalResult:
     """Figs. 3 (``kind="acyclic"``) and 4 (``kind="general"``): see the module docstring."""
-    rng = np.random.default_rng(seed)
-    E_list, heads, probs, subsets, bases, W_mm, W_cyc, gaps, grads = ([] for _ in range(9))
-    for _ in range(n_trials):
-        E, data = _trial_data(kind, K, d, n, T, rng, max_redraws)
-        graphs = token_priority_graphs(data)
-        svm = solve_graph_svm(E, graphs)
-        cyc = solve_cyclic_correction(E, data, graphs)
-        C = identity_head(E)
-        E_list.append(E)
-        heads.append(C)
-        probs.append(make_problem(E, C, data, "log", "identity"))
-        subsets.append(cyc.subdataset)
-        bases.append(cyc.basis)
-        W_mm.append(svm.W)
-        W_cyc.append(cyc.W)
-        gaps.append(svm.duality_gap)
-        grads.append(cyc.grad_norm)
-    W_mm, W_cyc = np.array(W_mm), np.array(W_cyc)
-    B = stack_bases(bases)
+    trials = parallel_map(_global_setup, _draw_trials(kind, K, d, n, T, n_trials, seed, max_redraws))
+    W_mm = np.array([t.W_mm for t in trials])
+    W_cyc = np.array([t.W_cyc for t in trials])
+    B = stack_bases([t.basis for t in trials])
     opt = optim.normalized_gd(lr)
     grid = optim.log_grid(n_iter, n_records)
-    W_paper = gd_reference(E_list, subsets, heads, "log", "identity", opt, n_iter)
+    E_list, heads = [t.E for t in trials], [t.C for t in trials]
+    W_paper = gd_reference(E_list, [t.subset for t in trials], heads, "log", "identity", opt, n_iter)
+    trace = train_trials([t.problem for t in trials], opt, n_iter, record_at=grid)
     base = tracker(W_mm, B, W_cyc)
 
     def record(W: np.ndarray) -> dict[str, np.ndarray]:
@@ -164,20 +202,20 @@ def global_experiment(
         out["cyc_dist_paper"] = np.linalg.norm(project_batched(W, B) - W_paper, axis=(-2, -1))
         return out
 
-    trace = train(stack_problems(probs), opt, n_iter, record=record, record_at=grid)
+    curves = _over_records(record, trace["W"])
     return GlobalResult(
         iterations=trace.iterations,
-        corr=trace["corr"],
-        norm=trace["norm"],
-        cyc_dist=trace["cyc_dist"],
-        cyc_dist_paper=trace["cyc_dist_paper"],
+        corr=curves["corr"],
+        norm=curves["norm"],
+        cyc_dist=curves["cyc_dist"],
+        cyc_dist_paper=curves["cyc_dist_paper"],
         W=np.array(trace.W),
         W_mm=W_mm,
         W_cyc=W_cyc,
         W_cyc_paper=W_paper,
-        cyc_dims=np.array([b.shape[0] for b in bases]),
-        svm_gaps=np.array(gaps),
-        cyc_grad_norms=np.array(grads),
+        cyc_dims=np.array([t.basis.shape[0] for t in trials]),
+        svm_gaps=np.array([t.svm_gap for t in trials]),
+        cyc_grad_norms=np.array([t.cyc_grad_norm for t in trials]),
     )
 
 
@@ -217,34 +255,22 @@ def local_experiment(
     max_redraws: int = 100,
 ) -> LocalResult:
     """Figs. 5 (``loss="squared"``) and 6 (``loss="ce"``): see the module docstring."""
-    rng = np.random.default_rng(seed)
-    E_list, heads, datas, probs, subsets, bases, W_mm = ([] for _ in range(7))
-    for _ in range(n_trials):
-        E, data = _trial_data("general", K, d, n, T, rng, max_redraws)
-        graphs = token_priority_graphs(data)
-        C = tied_head(E)
-        E_list.append(E)
-        heads.append(C)
-        datas.append(data)
-        probs.append(make_problem(E, C, data, loss, "argmax"))
-        subsets.append(cyclic_subdataset(data, graphs=graphs))
-        bases.append(scyc_basis(E, graphs))
-        W_mm.append(solve_graph_svm(E, graphs).W)
+    draws = _draw_trials("general", K, d, n, T, n_trials, seed, max_redraws)
+    trials = parallel_map(partial(_local_setup, loss=loss), draws)
+    E_list, datas = [t.E for t in trials], [t.data for t in trials]
+    heads = [t.C for t in trials]
     opt = optim.normalized_gd(lr)
     grid = optim.log_grid(n_iter, n_records)
-    trace = train(stack_problems(probs), opt, n_iter, record=lambda W: {"W": W}, record_at=grid)
+    trace = train_trials([t.problem for t in trials], opt, n_iter, record_at=grid)
     Ws, W_final = trace["W"], np.array(trace.W)  # (n_records, B, d, d)
-    W_cyc = gd_reference(E_list, subsets, heads, loss, "argmax", opt, n_iter)
-    p_subsets, p_bases, p_mm, n_sel = [], [], [], []
-    for b in range(n_trials):
-        pseudo = pseudo_priority_graphs(E_list[b], datas[b], W_final[b], threshold=threshold)
-        p_mm.append(solve_graph_svm(E_list[b], pseudo.graphs).W)
-        p_bases.append(scyc_basis(E_list[b], pseudo.graphs))
-        p_subsets.append(pseudo_cyclic_subdataset(pseudo, datas[b]))
-        n_sel.append(pseudo.selected.sum(axis=1).mean())
-    W_pcyc = gd_reference(E_list, p_subsets, heads, loss, "argmax", opt, n_iter)
-    Bg, Bl = stack_bases(bases), stack_bases(p_bases)
-    W_mm, p_mm = np.array(W_mm), np.array(p_mm)
+    W_cyc = gd_reference(E_list, [t.subset for t in trials], heads, loss, "argmax", opt, n_iter)
+    pseudo = parallel_map(
+        partial(_pseudo_setup, threshold=threshold),
+        list(zip(E_list, datas, W_final, strict=True)),
+    )
+    W_pcyc = gd_reference(E_list, [p.subset for p in pseudo], heads, loss, "argmax", opt, n_iter)
+    Bg, Bl = stack_bases([t.basis for t in trials]), stack_bases([p.basis for p in pseudo])
+    W_mm, p_mm = np.array([t.W_mm for t in trials]), np.array([p.W_mm for p in pseudo])
     dist = lambda basis, ref: np.array(
         [np.linalg.norm(project_batched(W, basis) - ref, axis=(-2, -1)) for W in Ws]
     )
@@ -254,6 +280,57 @@ def local_experiment(
         corr_local=correlation(Ws, p_mm),
         dist_global=dist(Bg, project_batched(W_cyc, Bg)),
         dist_local=dist(Bl, project_batched(W_pcyc, Bl)),
-        pseudo_cyc_dims=np.array([b.shape[0] for b in p_bases]),
-        n_selected=np.array(n_sel),
+        pseudo_cyc_dims=np.array([p.basis.shape[0] for p in pseudo]),
+        n_selected=np.array([p.n_selected for p in pseudo]),
+    )
+
+
+@dataclass(frozen=True)
+class _LocalTrial:
+    """One trial of :func:`local_experiment` set up (tied head ``C = E``)."""
+
+    E: np.ndarray
+    C: np.ndarray
+    data: TokenData
+    problem: Problem
+    subset: CyclicSubdataset
+    basis: np.ndarray
+    W_mm: np.ndarray
+
+
+def _local_setup(trial: tuple[np.ndarray, TokenData], loss: str) -> _LocalTrial:
+    """Graphs, the cyclic sub-dataset, ``S_cyc`` and the verified Graph-SVM of one trial."""
+    E, data = trial
+    graphs = token_priority_graphs(data)
+    C = tied_head(E)
+    return _LocalTrial(
+        E=E,
+        C=C,
+        data=data,
+        problem=make_problem(E, C, data, loss, "argmax"),
+        subset=cyclic_subdataset(data, graphs=graphs),
+        basis=scyc_basis(E, graphs),
+        W_mm=solve_graph_svm(E, graphs).W,
+    )
+
+
+@dataclass(frozen=True)
+class _PseudoTrial:
+    """The pseudo graphs of one trained trial: their sub-dataset, ``S~cyc`` and ``W~^mm``."""
+
+    subset: CyclicSubdataset
+    basis: np.ndarray
+    W_mm: np.ndarray
+    n_selected: float
+
+
+def _pseudo_setup(trial: tuple[np.ndarray, TokenData, np.ndarray], threshold: float | None) -> _PseudoTrial:
+    """Sec. 6: the pseudo token-priority graphs of the trained ``W`` and what they define."""
+    E, data, W = trial
+    pseudo = pseudo_priority_graphs(E, data, W, threshold=threshold)
+    return _PseudoTrial(
+        subset=pseudo_cyclic_subdataset(pseudo, data),
+        basis=scyc_basis(E, pseudo.graphs),
+        W_mm=solve_graph_svm(E, pseudo.graphs).W,
+        n_selected=float(pseudo.selected.sum(axis=1).mean()),
     )

@@ -4,23 +4,31 @@ The trial axis is an array axis: :func:`train` hands :func:`ntpnb.optim.run` (wi
 ``batch_ndim=1``) the batched gradient, so normalized GD normalizes each trial's gradient by its
 own norm. The gradient is :func:`~ntpnb.attention.fastgrad.gradient_function`'s: that of
 :func:`~ntpnb.attention.model.gradient` with the problem's constants computed once, so a
-log-loss step is about twenty numpy calls on arrays of a few thousand entries. The helpers
-below compute the quantities the paper plots for all trials at once.
+log-loss step is about twenty numpy calls on arrays of a few thousand entries.
+:func:`train_trials` splits a list of trials into one batched run per worker of joblib's active
+backend (:func:`ntpnb.sweeps.parallel_map`): serial by default, on local processes or a cluster
+inside ``joblib.parallel_config``, with the same results. The helpers below compute the
+quantities the paper plots for all trials at once.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
+from types import MappingProxyType
 
 import numpy as np
 
 from .. import optim
 from ..errors import InvalidDataError
+from ..sweeps import active_workers, parallel_map
 from .fastgrad import gradient_function
-from .model import Problem
+from .model import Problem, stack_problems
 
 __all__ = [
     "train",
+    "train_trials",
     "training_gradient",
     "correlation",
     "stack_bases",
@@ -56,6 +64,67 @@ def train(
         record_at=record_at,
         batch_ndim=1,
     )
+
+
+def _train_chunk(
+    problems: Sequence[Problem], optimizer: optim.Optimizer, n_iter: int, record_at: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One batched run over ``problems``: (recorded iterations, recorded ``W``, final ``W``)."""
+    trace = train(stack_problems(problems), optimizer, n_iter, record=lambda W: {"W": W}, record_at=record_at)
+    return trace.iterations, trace["W"], trace.W
+
+
+def train_trials(
+    problems: Sequence[Problem],
+    optimizer: optim.Optimizer,
+    n_iter: int,
+    *,
+    record_at: np.ndarray | None = None,
+    n_chunks: int | None = None,
+) -> optim.Trace:
+    """Train every trial from ``W = 0``: :func:`train` on chunks of trials, through joblib.
+
+    The trials are split into ``n_chunks`` consecutive chunks (default: one per worker of
+    joblib's active backend, :func:`ntpnb.sweeps.active_workers`, so one chunk when nothing is
+    configured), each trained as one batched run by :func:`ntpnb.sweeps.parallel_map`. Trials
+    do not interact in a batched run and each one's arithmetic does not depend on the others
+    (tests/test_attention_experiments.py checks the results are bit for bit the same for any
+    chunking and backend), so the split changes the wall time only.
+
+    Parameters
+    ----------
+    problems
+        One single-trial (or batched) problem per entry, all with the same ``d``
+        (:func:`~ntpnb.attention.model.make_problem`).
+    optimizer, n_iter, record_at
+        As for :func:`train`.
+    n_chunks
+        How many batched runs to split the trials into (at most one per trial).
+
+    Returns
+    -------
+    optim.Trace
+        ``values["W"]`` of shape ``(n_records, B, d, d)``: the iterate at each recorded
+        iteration; ``W`` the final iterates ``(B, d, d)``, ``B`` the total number of trials.
+
+    Raises
+    ------
+    InvalidDataError
+        If there are no problems or ``n_chunks`` is not an integer >= 1.
+    """
+    problems = list(problems)
+    if not problems:
+        raise InvalidDataError("no problems to train")
+    n_chunks = active_workers() if n_chunks is None else optim._check_positive_int(n_chunks, "n_chunks", 1)
+    bounds = np.linspace(0, len(problems), min(n_chunks, len(problems)) + 1).round().astype(int)
+    chunks = [problems[a:b] for a, b in itertools.pairwise(bounds)]
+    task = partial(_train_chunk, optimizer=optimizer, n_iter=n_iter, record_at=record_at)
+    runs = parallel_map(task, chunks)
+    W_hist = np.concatenate([r[1] for r in runs], axis=1)
+    W_final = np.concatenate([r[2] for r in runs], axis=0)
+    for arr in (W_hist, W_final):
+        arr.setflags(write=False)
+    return optim.Trace(iterations=runs[0][0], values=MappingProxyType({"W": W_hist}), W=W_final)
 
 
 def training_gradient(prob: Problem, optimizer: optim.Optimizer) -> Callable[[np.ndarray], np.ndarray]:

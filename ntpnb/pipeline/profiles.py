@@ -143,6 +143,7 @@ _RAW: dict[str, dict[str, dict[str, Any]]] = {
         "paper": {
             "seed": 0,
             "n_trials": 100,
+            "n_jobs": 1,
             "n_iter": 4000,
             "lr_global": 0.01,
             "lr_local": 0.1,
@@ -156,6 +157,7 @@ _RAW: dict[str, dict[str, dict[str, Any]]] = {
         "quick": {
             "seed": 0,
             "n_trials": 6,
+            "n_jobs": 1,
             "n_iter": 800,
             "lr_global": 0.01,
             "lr_local": 0.1,
