@@ -71,11 +71,14 @@ ATTENTION_SVM_SIZES: tuple[Size, ...] = (
     (12, 16, 24, 6),
     (16, 24, 48, 8),
     (24, 32, 96, 10),
+    (28, 36, 128, 11),
     (32, 40, 160, 12),
     (40, 48, 240, 14),
     (48, 64, 384, 16),
     (56, 72, 512, 18),
     (64, 80, 640, 20),
+    (72, 88, 768, 22),
+    (80, 96, 896, 24),
 )
 
 #: A method is skipped at a size when its time at the previous size of the same kind (d > m, or
