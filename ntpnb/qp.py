@@ -6,13 +6,14 @@ Every solve names its solver, checks its status, and turns its failures into
 The minimum-norm problem ``min ||w||^2 / 2  s.t.  A w >= 1, B w = 0`` is the NTP-SVM of
 Paper A (rows of ``A`` from (6b), of ``B`` from (6a)) and the Graph-SVM of Paper B (rows from the
 strict and the equality relations of the token-priority graphs): :func:`min_norm_qp` solves it
-for both. Verification (constraints, KKT, duality gap) is the caller's, since the certificates
-differ between the models.
+for both, and :func:`polish_active_set` turns its approximate answer into the exact minimizer
+when the active set can be read off the multipliers. Verification (constraints, KKT, duality
+gap) is the caller's, since the certificates differ between the models.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,7 +23,7 @@ import numpy as np
 from . import settings
 from .errors import SolverError
 
-__all__ = ["INFEASIBLE", "MinNormQP", "min_norm_qp", "solve_named"]
+__all__ = ["INFEASIBLE", "MinNormQP", "min_norm_qp", "solve_named", "polish_active_set"]
 
 #: The cvxpy statuses that report primal infeasibility.
 INFEASIBLE: tuple[str, ...] = (cp.INFEASIBLE, cp.INFEASIBLE_INACCURATE)
@@ -101,3 +102,45 @@ def min_norm_qp(A: Any, B: Any, what: str) -> MinNormQP:
         return MinNormQP(None, None, status, settings.QP_SOLVER)
     lam = np.maximum(np.asarray(constraints[0].dual_value, dtype=float), 0.0)
     return MinNormQP(np.asarray(w.value, dtype=float), lam, status, settings.QP_SOLVER)
+
+
+def polish_active_set(
+    solve_on: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]],
+    margins: Callable[[np.ndarray], np.ndarray],
+    lam: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """The exact minimizer of ``min ||w||^2 / 2`` s.t. ``A w >= 1``, ``B w = 0`` from approximate multipliers.
+
+    An interior-point answer has every multiplier positive, the inactive ones tiny. Starting
+    from the rows whose multiplier exceeds :data:`~ntpnb.settings.ACTIVE_DUAL_TOL` times the
+    largest, each round solves the problem with the current rows as equalities
+    (``solve_on(active) -> (w, nu)``, ``nu`` the multipliers of those rows), then drops the rows
+    whose multiplier is negative and adds the rows ``margins(w) = A w`` violates (both beyond
+    :data:`~ntpnb.settings.SVM_KKT_TOL` and :data:`~ntpnb.settings.SVM_FEAS_TOL`). When a round
+    changes nothing, ``w`` satisfies the KKT conditions exactly, up to the rounding of one
+    linear solve: that is the minimizer. A solver's multipliers usually name the active set
+    exactly, or up to a few rows of degenerate or nearly active constraints, which the rounds
+    correct.
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray) or None
+        ``w`` and the multipliers of all rows (zero off the active set), or None when there is
+        no active row or the rounds (:data:`~ntpnb.settings.POLISH_MAX_ROUNDS`) do not settle
+        (then the caller keeps the solver's answer).
+    """
+    top = float(lam.max(initial=0.0))
+    active = np.flatnonzero(lam > settings.ACTIVE_DUAL_TOL * top) if top > 0 else np.zeros(0, int)
+    for _ in range(settings.POLISH_MAX_ROUNDS):
+        if active.size == 0:
+            return None
+        w, nu = solve_on(active)
+        negative = nu < -settings.SVM_KKT_TOL * max(float(nu.max(initial=0.0)), 1e-300)
+        violated = np.flatnonzero(margins(w) < 1 - settings.SVM_FEAS_TOL)
+        added = np.setdiff1d(violated, active)
+        if not negative.any() and added.size == 0:
+            full = np.zeros_like(lam)
+            full[active] = nu
+            return w, full
+        active = np.union1d(active[~negative], added)
+    return None

@@ -86,6 +86,10 @@ SVM_GAP_TOL: float = 1e-7  # duality gap / primal objective
 
 #: A multiplier larger than this times the largest one counts as "active" (support vector).
 ACTIVE_DUAL_TOL: float = 1e-7
+#: Rounds of active-set correction when an SVM answer of the QP solver is polished
+#: (ntpnb.qp.polish_active_set): at (m, V, d, S) = (100, 20, 120, 8) CLARABEL's multipliers name
+#: one inactive row among 763, which one round drops.
+POLISH_MAX_ROUNDS: int = 10
 
 #: Paper B (ntpnb.attention): tolerance of ``C E^T = I`` (Assumption 4, max-abs entrywise) and the
 #: smallest margin ``c_y^T e_y - max_{k != y} c_y^T e_k`` accepted for Assumption 3.

@@ -14,6 +14,8 @@ import ntpnb as ntp
 from helpers import random_data
 
 ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:  # the benchmarks package lives at the repository root, not installed
+    sys.path.insert(0, str(ROOT))
 
 
 @pytest.fixture(scope="session")

@@ -2,19 +2,14 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from benchmarks import attention
 from ntpnb.attention import loss_and_grad, make_problem, stack_problems
 from ntpnb.attention.model import gradient
-
-from conftest import ROOT
-
-sys.path.insert(0, str(ROOT))  # the benchmarks package lives at the repository root, not installed
-from benchmarks import attention
 
 
 @pytest.mark.parametrize("kind", list(attention.SIZES))

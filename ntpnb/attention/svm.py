@@ -18,7 +18,7 @@ import numpy as np
 
 from .. import settings
 from ..errors import InfeasibleGraphSVMError, SolverError
-from ..qp import min_norm_qp
+from ..qp import min_norm_qp, polish_active_set
 from .data import Ids, TokenData, check_embeddings
 from .graphs import TokenPriorityGraphs, token_priority_graphs
 
@@ -133,21 +133,18 @@ def _polish(A: np.ndarray, B: np.ndarray, lam: np.ndarray) -> tuple[np.ndarray, 
     """Min-norm ``w`` with the active inequalities and the equalities as equalities.
 
     ``w = M^T alpha`` with ``M = [A_act; B]`` and ``M M^T alpha = [1; 0]`` (least squares, since
-    the equalities of one SCC are linearly dependent). Returns ``(w, lambda)`` or None when the
-    multipliers come out negative or the point is infeasible.
+    the equalities of one SCC are linearly dependent), the active set corrected by
+    :func:`ntpnb.qp.polish_active_set`. Returns ``(w, lambda)`` or None when no active set gives
+    a KKT point.
     """
-    active = np.flatnonzero(lam > settings.ACTIVE_DUAL_TOL * max(1.0, lam.max(initial=0.0)))
-    if active.size == 0:
-        return None
-    M = np.vstack([A[active], B])
-    rhs = np.concatenate([np.ones(active.size), np.zeros(B.shape[0])])
-    alpha, *_ = np.linalg.lstsq(M @ M.T, rhs, rcond=None)
-    w = M.T @ alpha
-    full = np.zeros_like(lam)
-    full[active] = alpha[: active.size]
-    if full.min() < -settings.SVM_KKT_TOL or (A @ w).min() < 1 - settings.SVM_FEAS_TOL:
-        return None
-    return w, full
+
+    def solve_on(active: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        M = np.vstack([A[active], B])
+        rhs = np.concatenate([np.ones(active.size), np.zeros(B.shape[0])])
+        alpha, *_ = np.linalg.lstsq(M @ M.T, rhs, rcond=None)
+        return M.T @ alpha, alpha[: active.size]
+
+    return polish_active_set(solve_on, lambda w: A @ w, lam)
 
 
 def solve_graph_svm(E: object, graphs: TokenPriorityGraphs) -> GraphSVMSolution:

@@ -24,7 +24,7 @@ from scipy.optimize import OptimizeWarning, linprog
 
 from .. import settings
 from ..errors import NotSeparableError, ScaleError, SolverError
-from ..qp import min_norm_qp
+from ..qp import min_norm_qp, polish_active_set
 from .constraints import ntp_constraints, pair_rows
 from .data import NTPData, cached_per_data, frozen, normalized
 from .subspace import f_decomposition
@@ -450,26 +450,22 @@ def _passes(sol: SVMSolution) -> bool:
 
 
 def _polish(data: NTPData, lam: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
-    """Exact min-norm solve with the active inequalities as equalities.
+    """Exact min-norm solve with the active inequalities as equalities (:func:`ntpnb.qp.polish_active_set`).
 
-    With ``A_act`` the rows whose multiplier is positive and ``B`` an orthonormal basis of F,
-    the minimizer of ``||w||`` over ``{w in F-perp : A_act w = 1}`` is ``w = A~^T nu`` with
-    ``A~ = P_perp(A_act)`` and ``A~ A~^T nu = 1``. Returns ``(w, lambda)`` or None when the
-    active set does not give a KKT point (then the solver's answer is used).
+    With ``A_act`` the active rows and ``B`` an orthonormal basis of F, the minimizer of
+    ``||w||`` over ``{w in F-perp : A_act w = 1}`` is ``w = A~^T nu`` with ``A~ = P_perp(A_act)``
+    and ``A~ A~^T nu = 1``. Returns ``(w, lambda)`` or None when no active set gives a KKT
+    point (then the solver's answer is used).
     """
     cons = ntp_constraints(data)
-    active = np.flatnonzero(_active(lam))
-    if active.size == 0:
-        return None
     basis = f_decomposition(data).basis
-    At = _project_perp(basis, cons.ineq[active].toarray())
-    nu, *_ = np.linalg.lstsq(At @ At.T, np.ones(active.size), rcond=None)
-    w = At.T @ nu
-    full = np.zeros_like(lam)
-    full[active] = nu
-    if nu.min() < -settings.SVM_KKT_TOL * nu.max() or (cons.ineq @ w).min() < 1 - settings.SVM_FEAS_TOL:
-        return None
-    return w, full
+
+    def solve_on(active: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        At = _project_perp(basis, cons.ineq[active].toarray())
+        nu, *_ = np.linalg.lstsq(At @ At.T, np.ones(active.size), rcond=None)
+        return At.T @ nu, nu
+
+    return polish_active_set(solve_on, lambda w: cons.ineq @ w, lam)
 
 
 def solve_qp(data: NTPData) -> tuple[np.ndarray, np.ndarray, str]:
