@@ -2,13 +2,16 @@
 
 Run from the repository root::
 
-    python -m benchmarks                 # the default sizes, a quarter of an hour on 2 cores
+    python -m benchmarks                 # the default sizes, about 7 minutes on 2 cores
+    python -m benchmarks --budget 900    # also the cvxpy forms up to (300, 60, 360, 10): every cell
+                                         # of issue 9's table measured in one run (about 25 minutes)
     python -m benchmarks --budget 20     # skip an SVM/LP method once its predicted time exceeds 20 s
     python -m benchmarks --sizes 50,10,60,6 200,50,250,10
     python -m benchmarks --time-limit 30 --skip-lp --skip-attention
     python -m benchmarks --notebooks     # also time `ntpnb reproduce --force` at every profile
 
-It prints one table per problem, each method's time at each size with the fitted scaling exponent:
+It prints one table per problem, each method's time at each size with the fitted scaling exponent
+(and draws it: time against size on log-log axes, one figure per table):
 
 * the NTP-SVM (Paper A): the package's solver before issue 9 (the cvxpy reference), cvxpy with
   one constraint per (context, in-support, out-of-support) triple, with sparse constraint
@@ -24,7 +27,8 @@ It prints one table per problem, each method's time at each size with the fitted
   temporary output tree, every notebook executed).
 
 It writes them, with the machine and the command, to the git-ignored output tree:
-``outputs/benchmarks/benchmarks.md`` (the book's benchmarks page, which ``ntpnb book`` picks up
+``outputs/benchmarks/benchmarks.md`` with its figures ``scaling_*.png`` (the book's benchmarks
+page, which ``ntpnb book`` picks up
 and to which it adds the notebook times that ``ntpnb reproduce`` recorded in
 ``outputs/timings.json``) and ``outputs/benchmarks/benchmarks.json`` (the measurements).
 Benchmarks are not tests: nothing here asserts a time.

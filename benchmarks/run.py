@@ -20,7 +20,7 @@ from ntpnb.errors import NTPError
 from ntpnb.linear.data import NTPData
 from ntpnb.pipeline.timings import format_timings
 
-from . import attention, methods
+from . import attention, methods, plots
 from .instances import (
     PATH_B_MIN,
     PATH_B_TOP_OVER_MM,
@@ -230,11 +230,13 @@ def run_table(bench: Benchmark, sizes: Sequence[Size], budget: float) -> Table:
 FIT_MIN_SECONDS = 0.1
 
 
-def scaling_exponent(table: Table, method: str, fit_kind: Callable[[Size], bool] = _d_over_m) -> float | None:
-    """Least-squares slope of log(seconds) against log(count).
+def power_law_fit(
+    table: Table, method: str, fit_kind: Callable[[Size], bool] = _d_over_m
+) -> tuple[float, float] | None:
+    """``(a, log c)`` of the least-squares fit ``log(seconds) = a log(count) + log c``.
 
     Over the sizes of the fitted kind (Paper A: ``d > m``) where the method took at least
-    :data:`FIT_MIN_SECONDS`.
+    :data:`FIT_MIN_SECONDS`; None with fewer than two distinct counts.
     """
     pts = [
         (np.log(m.count), np.log(m.seconds))
@@ -244,7 +246,14 @@ def scaling_exponent(table: Table, method: str, fit_kind: Callable[[Size], bool]
     if len(pts) < 2 or len({p[0] for p in pts}) < 2:
         return None
     x, y = np.array(pts).T
-    return float(np.polyfit(x, y, 1)[0])
+    slope, intercept = np.polyfit(x, y, 1)
+    return float(slope), float(intercept)
+
+
+def scaling_exponent(table: Table, method: str, fit_kind: Callable[[Size], bool] = _d_over_m) -> float | None:
+    """The exponent ``a`` of :func:`power_law_fit` (time ~ count^a), or None."""
+    fit = power_law_fit(table, method, fit_kind)
+    return None if fit is None else fit[0]
 
 
 def largest_within(table: Table, method: str) -> Measurement | None:
@@ -507,8 +516,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(format_timings(*notebooks))
     print(f"\nTotal benchmark time: {total:.0f} s")
     args.out.mkdir(parents=True, exist_ok=True)
+    figures = {}
+    for bench, table in runs:
+        png = plots.write_scaling_figure(table, bench.fit_kind, power_law_fit, args.out)
+        figures[table.problem] = f"{args.out.name}/{png.name}"  # relative to the book page, one folder up
     page = args.out / "benchmarks.md"
-    page.write_text(book_page(runs, att_rows, notebooks, machine, total, argv))
+    page.write_text(book_page(runs, att_rows, notebooks, machine, total, argv, figures))
     print(f"Wrote {page} (the book's benchmarks page: `ntpnb book` picks it up)")
     path = args.out / "benchmarks.json"
     payload = {
@@ -550,7 +563,9 @@ the time limit); "largest size ... solved within" names the largest size that ra
 fitted exponent is the least-squares slope of log(time) against log(the table's count column: for
 the NTP-SVM and separability the number of inequality constraints (6b), `m (V - S)`) over the
 sizes with `d > m` (Paper A) where the method took at least 0.1 s (shorter times are mostly fixed
-overhead).
+overhead). Under each table a figure plots the same times against the count on log-log axes:
+filled markers for the sizes of the fitted kind, open ones for the others, the fitted power law
+dashed, the budget dotted.
 
 The NTP-SVM methods, in the order of the table of issue 9:
 
@@ -660,13 +675,21 @@ def book_page(
     machine: str,
     total: float,
     argv: Sequence[str] | None,
+    figures: Mapping[str, str] | None = None,
 ) -> str:
-    """The benchmarks page of the book, from this run's measurements."""
+    """The benchmarks page of the book, from this run's measurements.
+
+    ``figures`` maps a table's problem to the link of its figure, relative to the book page
+    (``outputs/benchmarks.md``, one folder above the benchmark's output folder).
+    """
     parts = [BOOK_INTRO.replace("{exponent}", f"{PREDICTION_EXPONENT:g}")]
     for bench, table in runs:
         intro = SECTION_INTROS.get(bench.problem, "")
         body = format_table(table, bench.naive, bench.fit_kind)
-        parts.append(f"## {table.problem}\n\n" + (f"{intro}\n" if intro else "") + f"{body}\n")
+        link = (figures or {}).get(table.problem)
+        alt = f"{table.problem}: seconds against {table.count_label}, log-log"
+        image = f"\n![{alt}]({link})\n" if link else ""
+        parts.append(f"## {table.problem}\n\n" + (f"{intro}\n" if intro else "") + f"{body}\n{image}")
     if att_rows:
         parts.append(f"## {ATTENTION_TITLE}\n\n{ATTENTION_INTRO}\n{attention.format_attention(att_rows)}\n")
     if notebooks:

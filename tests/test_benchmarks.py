@@ -144,3 +144,34 @@ def test_time_notebooks_forces_every_profile_into_a_temporary_tree(monkeypatch, 
     assert set(wall) == set(PROFILE_NAMES) and all(w >= 0 for w in wall.values())
     assert {p: timings[p]["01_x"]["seconds"] for p in PROFILE_NAMES} == dict.fromkeys(PROFILE_NAMES, 2.0)
     assert not any(Path(c[3]).exists() for c in calls)  # the temporary tree is gone
+
+
+def _power_law_table(a: float, c: float):
+    from benchmarks.run import Measurement, Table
+
+    table = Table("toy", ["only"], budget=100.0)
+    for n in (10, 20, 40, 80):
+        table.measurements.append(Measurement("only", (n, 0, n + 1, 0), n, seconds=c * n**a))
+    table.measurements.append(Measurement("only", (5, 0, 6, 0), 5, seconds=1e-3))  # below the fit's floor
+    return table
+
+
+def test_power_law_fit_recovers_the_exponent_and_the_constant():
+    from benchmarks.run import power_law_fit, scaling_exponent
+
+    table = _power_law_table(2.5, 0.01)
+    a, log_c = power_law_fit(table, "only")
+    assert a == pytest.approx(2.5, abs=1e-12) and np.exp(log_c) == pytest.approx(0.01, rel=1e-10)
+    assert scaling_exponent(table, "only") == a
+    assert power_law_fit(table, "only", fit_kind=lambda size: size[0] == 10) is None  # one point
+
+
+def test_the_scaling_figure_is_written_where_the_page_links_it(tmp_path):
+    from benchmarks import plots
+    from benchmarks.run import power_law_fit
+
+    table = _power_law_table(1.5, 0.02)
+    png = plots.write_scaling_figure(table, lambda size: True, power_law_fit, tmp_path)
+    assert png == tmp_path / "scaling_toy.png" and png.stat().st_size > 0
+    assert (tmp_path / "scaling_toy.pdf").is_file()
+    assert plots.figure_stem("Cyclic correction W^cyc") == "scaling_cyclic_correction_w_cyc"

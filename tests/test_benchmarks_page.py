@@ -75,7 +75,11 @@ def test_the_book_builds_with_benchmark_results(book_copy):
     proc = build_book(book_copy)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     assert "WARNING" not in proc.stdout + proc.stderr
-    assert "<table" in (book_copy / "_build" / "html" / "outputs" / "benchmarks.html").read_text()
+    html_page = (book_copy / "_build" / "html" / "outputs" / "benchmarks.html").read_text()
+    assert "<table" in html_page
+    for stem in ("scaling_ntp_svm", "scaling_regularization_path", "scaling_graph_svm"):
+        assert (out / f"{stem}.png").is_file()
+        assert re.search(rf'<img[^>]+src="[^"]*{stem}\.png"', html_page), stem  # the figure, shown
     page = page_text(book_copy)
     assert "No benchmark has been run" not in page
     assert "(20, 5, 25, 3)" in page

@@ -15,7 +15,7 @@ from matplotlib.figure import Figure
 
 from .paths import OutputLayout
 
-__all__ = ["STYLE", "COLORS", "use_style", "save_figure", "show_figure"]
+__all__ = ["STYLE", "COLORS", "use_style", "write_figure", "save_figure", "show_figure"]
 
 #: rcParams shared by every figure of the book.
 STYLE: dict[str, object] = {
@@ -59,14 +59,19 @@ def use_style() -> None:
     mpl.rcParams["axes.prop_cycle"] = mpl.cycler(color=list(COLORS))
 
 
-def save_figure(fig: Figure, name: str, layout: OutputLayout) -> list[Path]:
-    """Write ``fig`` to ``<layout.figures>/<name>.png`` and ``.pdf``; return the paths."""
+def write_figure(fig: Figure, stem: Path) -> list[Path]:
+    """Write ``fig`` to ``<stem>.png`` and ``<stem>.pdf`` (fixed metadata); return the paths."""
     paths = []
     for suffix, metadata in _METADATA.items():
-        path = layout.figures / f"{name}{suffix}"
+        path = stem.with_name(stem.name + suffix)
         fig.savefig(path, metadata=metadata)
         paths.append(path)
     return paths
+
+
+def save_figure(fig: Figure, name: str, layout: OutputLayout) -> list[Path]:
+    """Write ``fig`` to ``<layout.figures>/<name>.png`` and ``.pdf``; return the paths."""
+    return write_figure(fig, layout.figures / name)
 
 
 def show_figure(fig: Figure, name: str, layout: OutputLayout) -> list[Path]:
