@@ -23,7 +23,7 @@ import numpy as np
 from . import settings
 from .errors import SolverError
 
-__all__ = ["INFEASIBLE", "MinNormQP", "min_norm_qp", "solve_named", "polish_active_set"]
+__all__ = ["INFEASIBLE", "MinNormQP", "min_norm_qp", "solve_named", "active_mask", "polish_active_set"]
 
 #: The cvxpy statuses that report primal infeasibility.
 INFEASIBLE: tuple[str, ...] = (cp.INFEASIBLE, cp.INFEASIBLE_INACCURATE)
@@ -104,6 +104,11 @@ def min_norm_qp(A: Any, B: Any, what: str) -> MinNormQP:
     return MinNormQP(np.asarray(w.value, dtype=float), lam, status, settings.QP_SOLVER)
 
 
+def active_mask(lam: np.ndarray) -> np.ndarray:
+    """Multipliers above :data:`~ntpnb.settings.ACTIVE_DUAL_TOL` times the largest one (support vectors)."""
+    return lam > settings.ACTIVE_DUAL_TOL * lam.max(initial=0.0)
+
+
 def polish_active_set(
     solve_on: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]],
     margins: Callable[[np.ndarray], np.ndarray],
@@ -129,8 +134,7 @@ def polish_active_set(
         no active row or the rounds (:data:`~ntpnb.settings.POLISH_MAX_ROUNDS`) do not settle
         (then the caller keeps the solver's answer).
     """
-    top = float(lam.max(initial=0.0))
-    active = np.flatnonzero(lam > settings.ACTIVE_DUAL_TOL * top) if top > 0 else np.zeros(0, int)
+    active = np.flatnonzero(active_mask(lam))
     for _ in range(settings.POLISH_MAX_ROUNDS):
         if active.size == 0:
             return None

@@ -24,7 +24,7 @@ from scipy.optimize import OptimizeWarning, linprog
 
 from .. import settings
 from ..errors import NotSeparableError, ScaleError, SolverError
-from ..qp import min_norm_qp, polish_active_set
+from ..qp import active_mask, min_norm_qp, polish_active_set
 from .constraints import ntp_constraints, pair_rows
 from .data import NTPData, cached_per_data, frozen, normalized
 from .subspace import f_decomposition
@@ -401,12 +401,7 @@ class SVMSolution:
     @property
     def n_active(self) -> int:
         """Number of inequality constraints with a positive multiplier (support vectors)."""
-        return int(np.count_nonzero(_active(self.duals)))
-
-
-def _active(lam: np.ndarray) -> np.ndarray:
-    """Multipliers above :data:`~ntpnb.settings.ACTIVE_DUAL_TOL` times the largest one."""
-    return lam > settings.ACTIVE_DUAL_TOL * lam.max(initial=0.0)
+        return int(np.count_nonzero(active_mask(self.duals)))
 
 
 def _project_perp(basis: np.ndarray, X: np.ndarray) -> np.ndarray:
@@ -459,9 +454,13 @@ def _polish(data: NTPData, lam: np.ndarray) -> tuple[np.ndarray, np.ndarray] | N
     """
     cons = ntp_constraints(data)
     basis = f_decomposition(data).basis
+    projected: dict[int, np.ndarray] = {}  # each row is projected once, whatever the rounds
 
     def solve_on(active: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        At = _project_perp(basis, cons.ineq[active].toarray())
+        new = [i for i in active.tolist() if i not in projected]
+        if new:
+            projected.update(zip(new, _project_perp(basis, cons.ineq[new].toarray()), strict=True))
+        At = np.array([projected[i] for i in active.tolist()])
         nu, *_ = np.linalg.lstsq(At @ At.T, np.ones(active.size), rcond=None)
         return At.T @ nu, nu
 
