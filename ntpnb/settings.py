@@ -84,6 +84,18 @@ SVM_FEAS_TOL: float = 1e-7  # constraint violation: margins >= 1 - tol, ||P_F(W)
 SVM_KKT_TOL: float = 1e-6  # stationarity / ||W||, complementarity / max(lambda), dual sign
 SVM_GAP_TOL: float = 1e-7  # duality gap / primal objective
 
+#: Numerical rank (:mod:`ntpnb.linalg`): a rank ``r`` is decided only at a clear gap of the
+#: singular values: the rank is the largest ``r`` with ``s_{r-1} >= RANK_GAP * max(s_r, floor)``
+#: (rounding floor ``floor = max(shape) * eps * s_0``). Data of the papers have gaps of 1e12
+#: and more (signal of order one against rounding noise of 1e-16 to 1e-13); the gaps *within*
+#: the signal of random embeddings are below 1e3. A value between those (1e6) decides every
+#: such case. The decision must also hold if another machine's rounding noise is RANK_BAND
+#: times larger: the kept values stand RANK_GAP * RANK_BAND above the floor and no dropped
+#: position has a gap above RANK_GAP / RANK_BAND; otherwise
+#: :class:`~ntpnb.errors.RankAmbiguousError` is raised instead of a machine-dependent guess.
+RANK_GAP: float = 1e6
+RANK_BAND: float = 10.0
+
 #: A multiplier larger than this times the largest one counts as "active" (support vector).
 ACTIVE_DUAL_TOL: float = 1e-7
 #: Rounds of active-set correction when an SVM answer of the QP solver is polished
