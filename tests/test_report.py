@@ -100,16 +100,16 @@ def test_report_lists_every_claim_with_its_status(run):
     for cid in CLAIMS:
         assert re.search(rf"^\| \*\*{cid}\*\* \(", report, flags=re.M), cid
     a1 = next(line for line in report.splitlines() if line.startswith("| **A1**"))
-    assert "reproduced: 2 of 2 checks pass (+1 of 1 sanity checks) (quick)" in a1
+    assert "| reproduced: 2 evidence, 1 sanity (quick) |" in a1
     assert "(/outputs/notebooks/07_demo.ipynb#claim-a1-the--bound)" in a1
     assert "(/outputs/notebooks/07_demo.ipynb#equality)" in a1
     a2 = next(line for line in report.splitlines() if line.startswith("| **A2**"))
     assert "(/outputs/notebooks/07_demo.ipynb#equality-1)" in a2
-    assert "**FAILED**: 0 of 1 checks pass" in a2
+    assert "**check failed**: 1 evidence, 1 failed (quick)" in a2
     a3 = next(line for line in report.splitlines() if line.startswith("| **A3**"))
-    assert "not checked yet" in a3
-    assert "**2 of 26 claims checked**, 1 with a failing check; 4 checks in all" in report
-    assert "| *sanity check:* KL sum is non-negative |" in report
+    assert "not tested (no check yet)" in a3
+    assert "**1 of 26 claims reproduced, 24 not tested, 1 check failed**; 4 checks in all" in report
+    assert "| *sanity:* KL sum is non-negative |" in report
     # every check, with our value, the requirement and the paper's value
     assert "| -0.5000 | = -1 ± 0.02 | e^\\{-gamma\\} | **FAIL** |" in report
     assert "| \\< 1e-12 | \\< 1e-12 |" in report
@@ -125,7 +125,7 @@ def test_report_flags_unregistered_claim_ids(tmp_path):
 
 def test_report_without_any_run_lists_every_claim_as_unchecked(tmp_path):
     report = render_report(output_layout(tmp_path / "outputs"))
-    assert report.count("not checked yet") == len(CLAIMS)
+    assert report.count("not tested (no check yet)") == len(CLAIMS)
     assert "No notebook has recorded a check yet" in report
 
 
@@ -139,3 +139,25 @@ def test_summary_is_the_chapter_claim_table(run):
     html = table._repr_html_()
     assert html.count("<tr class=") == 4 and 'class="ntpnb-fail"' in html
     assert "<th>paper</th>" in html and "e^{-gamma}" in html
+
+
+def test_report_gives_findings_and_qualifications_their_verdicts(tmp_path, capsys):
+    layout = output_layout(tmp_path / "outputs")
+    log = ClaimLog("08_other", "paper", layout.root)
+    log.check("B11", "local correlation", 0.986, "~", 0.986, tol=0.002, kind="finding", paper="> 0.99")
+    log.check("A5", "corr at the largest radius", 0.9999, ">", 0.999)
+    log.qualify("A5", "measured up to B = 2400 only")
+    log.check("A6", "norm grows", 1.0, ">", 0.0, kind="sanity")
+    assert "[NOTE] A5 qualification: measured up to B = 2400 only" in capsys.readouterr().out
+    report = render_report(layout)
+    line = {cid: next(ln for ln in report.splitlines() if ln.startswith(f"| **{cid}**")) for cid in CLAIMS}
+    assert (
+        "**does not reproduce**: 0 evidence, 1 finding (paper)<br>local correlation: measured 0.9860; "
+        "paper: \\> 0.99" in line["B11"]
+    )
+    assert "reproduced with a qualification: 1 evidence (paper)<br>measured up to B = 2400 only" in line["A5"]
+    assert "not tested: 0 evidence, 1 sanity (paper)" in line["A6"]
+    assert (
+        "**0 of 26 claims reproduced, 1 reproduced with a qualification, 1 does not reproduce, "
+        "24 not tested**" in report
+    )
