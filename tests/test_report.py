@@ -161,3 +161,16 @@ def test_report_gives_findings_and_qualifications_their_verdicts(tmp_path, capsy
         "**0 of 26 claims reproduced, 1 reproduced with a qualification, 1 does not reproduce, "
         "24 not tested**" in report
     )
+
+
+def test_verdict_summary_fragment(run, tmp_path):
+    from ntpnb.pipeline.report import render_verdict_summary, write_report
+
+    layout, _ = run
+    text = render_verdict_summary(layout)
+    assert text.startswith("**Verdicts of the runs that built this book** (profile quick): 1 of 26 claims")
+    assert "(Paper A: 1 of 15 claims reproduced, 13 not tested, 1 check failed; Paper B: 0 of 11" in text
+    write_report(layout)
+    assert (layout.root / "verdicts.md").read_text() == text
+    empty = output_layout(tmp_path / "empty")
+    assert "run `ntpnb reproduce`" in render_verdict_summary(empty)

@@ -35,6 +35,8 @@ __all__ = [
     "claim_verdicts",
     "render_report",
     "write_report",
+    "verdict_summary",
+    "render_verdict_summary",
 ]
 
 #: The report's place in the book, relative to the project root (``_toc.yml`` lists it).
@@ -328,8 +330,36 @@ def render_report(layout: OutputLayout) -> str:
     return "\n".join(lines)
 
 
+def verdict_summary(layout: OutputLayout) -> str:
+    """One line of verdict counts of the records under ``layout``, overall and per paper."""
+    results = claim_verdicts(layout)
+    per_paper = "; ".join(
+        f"Paper {paper}: "
+        + format_counts(verdict_counts({c: v for c, v in results.items() if CLAIMS[c].paper == paper}))
+        for paper in PAPERS
+    )
+    return f"{format_counts(verdict_counts(results), len(CLAIMS))} ({per_paper})"
+
+
+def render_verdict_summary(layout: OutputLayout) -> str:
+    """The fragment the book's introduction includes: the verdict counts of the last runs."""
+    records = load_records(layout)
+    if not records:
+        return "No chapter has recorded a claim check yet: run `ntpnb reproduce`.\n"
+    profiles = ", ".join(sorted({r.profile for r in records}))
+    return (
+        f"**Verdicts of the runs that built this book** (profile {profiles}): "
+        f"{verdict_summary(layout)}. Each claim's verdict, and the checks behind it, are in the "
+        "{doc}`/outputs/report`.\n"
+    )
+
+
 def write_report(layout: OutputLayout) -> Path:
-    """Write the report to ``<layout.root>/report.md`` and return its path."""
+    """Write the report to ``<layout.root>/report.md`` and return its path.
+
+    The introduction's verdict fragment ``verdicts.md`` is written beside it.
+    """
     path = layout.root / "report.md"
     path.write_text(render_report(layout), encoding="utf-8")
+    (layout.root / "verdicts.md").write_text(render_verdict_summary(layout), encoding="utf-8")
     return path
