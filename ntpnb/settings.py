@@ -126,8 +126,13 @@ STATIONARY_GRAD_RTOL: float = 1e-12
 #: is below ``RP_KKT_TOL`` and ``| ||W|| - R | / R`` below ``RADIUS_RTOL``. Newton's tolerance has
 #: no absolute floor: ``lam ||W||`` falls like ``exp(-R / ||W^mm||)`` and the gradient is
 #: computed to relative rounding (:class:`ntpnb.attention.LogLossFeatures`), so an absolute
-#: floor (it was 1e-15) stopped Newton early beyond ``R ~ 34 ||W^mm||``.
+#: floor (it was 1e-15) stopped Newton before it moved beyond ``R ~ 34 ||W^mm||`` (chapter 06's
+#: acyclic instance). Newton also stops where the gradient is at the rounding level of the
+#: terms it sums, RP_GRAD_NOISE_RTOL times their size (``LogLossFeatures.gradient_scale``): a
+#: step along rounding noise, divided by a multiplier near zero, would only add noise to ``W``.
+#: This is a stopping rule, not a decision: every point is verified against RP_KKT_TOL.
 RP_NEWTON_RTOL: float = 1e-10
+RP_GRAD_NOISE_RTOL: float = 1e-15
 RP_KKT_TOL: float = 1e-5
 RADIUS_RTOL: float = 1e-6
 #: Brent's method finds ``log lam`` for each radius to ``RP_LOG_LAMBDA_XTOL +

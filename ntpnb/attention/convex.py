@@ -106,7 +106,7 @@ class LogLossFeatures:
         """``sum_i w_i sum_t p_it ||delta_it||``: the size of the terms the risk's gradient sums.
 
         The gradient is accurate to rounding *relative to this* (its terms may cancel): a
-        gradient below :data:`~ntpnb.settings.STATIONARY_GRAD_RTOL` times it is zero up to
+        gradient below :data:`~ntpnb.settings.RP_GRAD_NOISE_RTOL` times it is zero up to
         rounding. It falls with the terms when the softmax saturates, unlike any absolute level.
         """
         a = np.where(self.other, self.delta @ z - self.log_copies[:, None], -np.inf)
@@ -345,7 +345,7 @@ def regularization_path(
     state = {"z": np.zeros(d * d)}
 
     def noise(z: np.ndarray) -> float:
-        return settings.STATIONARY_GRAD_RTOL * feats.gradient_scale(z)
+        return settings.RP_GRAD_NOISE_RTOL * feats.gradient_scale(z)
 
     def solve(log_lam: float) -> np.ndarray:
         lam = float(np.exp(log_lam))
@@ -381,8 +381,12 @@ def regularization_path(
         kkt = float(np.linalg.norm(g + lam * z)) / (lam * float(np.linalg.norm(z)))
         rad_err = abs(float(np.linalg.norm(z)) - R) / R
         if kkt > settings.RP_KKT_TOL or rad_err > settings.RADIUS_RTOL:
+            terms = feats.gradient_scale(z)
             raise SolverError(
-                f"W_R at R = {R:g} failed verification: KKT {kkt:.2e}, radius error {rad_err:.2e}"
+                f"W_R at R = {R:g} failed verification: KKT {kkt:.2e}, radius error {rad_err:.2e} "
+                f"(lam = {lam:.3g}; the penalized gradient's terms have size {terms:.3g}, so its "
+                f"rounding level is about {settings.RP_GRAD_NOISE_RTOL * terms:.1g} against "
+                f"lam ||W|| = {lam * float(np.linalg.norm(z)):.3g}: R may be beyond what float64 resolves)"
             )
         W = z.reshape(d, d)
         W.setflags(write=False)
@@ -399,13 +403,10 @@ def _unreachable_radius(
         return f"{head}: the data have no strict relation, so W^mm = 0 and the risk has a finite minimizer"
     grad = float(np.linalg.norm(feats.value_grad_hess(z, hessian=False)[1]))
     terms = feats.gradient_scale(z)
-    if grad <= settings.STATIONARY_GRAD_RTOL * terms:
-        return (
-            f"{head}: R is beyond what float64 resolves of the path: there the risk's gradient "
-            f"({grad:.3g}) is rounding noise of its terms (of size {terms:.3g}; the gradient along "
-            "W^mm falls like exp(-R / ||W^mm||) while the cyclic terms stay of order one)"
-        )
     return (
-        f"{head}: reaching R needs a multiplier below PATH_MIN_LAMBDA = {settings.PATH_MIN_LAMBDA:.3g}, "
-        "beyond which lam * ||W|| is not a normal double with full precision"
+        f"{head}: R is beyond what float64 resolves of this path. The multiplier went down to "
+        f"PATH_MIN_LAMBDA = {settings.PATH_MIN_LAMBDA:.3g}; the risk's gradient there is {grad:.3g}, "
+        f"against terms of size {terms:.3g} (rounding level about "
+        f"{settings.RP_GRAD_NOISE_RTOL * terms:.1g}): along W^mm it falls like exp(-R / ||W^mm||), "
+        "so W_R is resolved only while it stands above that level"
     )

@@ -21,7 +21,7 @@ from ..errors import InfeasibleGraphSVMError, RankAmbiguousError, SolverError
 from ..linalg import numerical_rank
 from ..qp import active_mask, min_norm_qp, polish_active_set
 from .data import Ids, TokenData, check_embeddings, normalized_embeddings, scaled_back
-from .graphs import TokenPriorityGraphs, scyc_basis, token_priority_graphs
+from .graphs import TokenPriorityGraphs, scyc_basis, scyc_dimension, token_priority_graphs
 
 __all__ = [
     "GraphSVMSolution",
@@ -187,6 +187,15 @@ def _solve_normalized(E: np.ndarray, graphs: TokenPriorityGraphs) -> GraphSVMSol
         return _certificate(A, B, basis, np.zeros(n), np.zeros(0), "none (no strict relation)", False)
     result = min_norm_qp(A, B, "the Graph-SVM")
     if result.infeasible:
+        if scyc_dimension(E, graphs) is not None:
+            # with linearly independent embeddings each W e_k is free and every score order
+            # along the (acyclic) condensation of G^(k) is reachable: the Graph-SVM is feasible
+            s = np.linalg.svd(E, compute_uv=False)
+            raise SolverError(
+                f"{result.solver} reports the Graph-SVM infeasible ({result.status}), but the "
+                f"embeddings are linearly independent, which makes it feasible: they are too "
+                f"ill-conditioned for the solver (condition number {s[0] / s[-1]:.3g})"
+            )
         raise InfeasibleGraphSVMError(
             f"(Graph-SVM) is infeasible ({result.solver}: {result.status}): no W satisfies the "
             f"{A.shape[0]} strict and {B.shape[0]} equality constraints of these embeddings"
@@ -225,7 +234,8 @@ def solve_graph_svm(E: object, graphs: TokenPriorityGraphs) -> GraphSVMSolution:
     RankAmbiguousError
         If the dimension of ``S_cyc`` is not determined in float64 (see :func:`scyc_basis`).
     SolverError
-        If the solver fails or no answer passes verification.
+        If the solver fails or no answer passes verification, or if it reports infeasibility
+        for linearly independent embeddings (which make the problem feasible).
     """
     E = check_embeddings(E, graphs.K)
     En, c = normalized_embeddings(E)
