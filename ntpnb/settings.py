@@ -103,8 +103,9 @@ ACTIVE_DUAL_TOL: float = 1e-7
 #: one inactive row among 763, which one round drops.
 POLISH_MAX_ROUNDS: int = 10
 
-#: Paper B (ntpnb.attention): tolerance of ``C E^T = I`` (Assumption 4, max-abs entrywise) and the
-#: smallest margin ``c_y^T e_y - max_{k != y} c_y^T e_k`` accepted for Assumption 3.
+#: Paper B (ntpnb.attention): tolerance of ``C E^T = I`` (Assumption 4, max-abs entrywise; it is
+#: dimensionless) and the smallest margin ``c_y^T e_y - max_{k != y} c_y^T e_k`` accepted for
+#: Assumption 3, relative to ``max_k |c_y^T e_k|``.
 HEAD_IDENTITY_TOL: float = 1e-9
 HEAD_MARGIN_TOL: float = 1e-9
 

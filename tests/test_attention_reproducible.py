@@ -26,6 +26,7 @@ from ntpnb.attention import (
     scyc_dimension,
     solve_cyclic_correction,
     solve_graph_svm,
+    tied_head,
     token_priority_graphs,
 )
 from ntpnb.errors import HeadAssumptionError, RankAmbiguousError, ScaleError, SolverError
@@ -205,11 +206,11 @@ def test_w_mm_beyond_float64_is_a_scale_error():
         solve_cyclic_correction(1e160 * E, data, graphs)  # W^cyc ~ 1e-320: subnormal
 
 
-def test_identity_head_is_scale_invariant():
+def test_heads_are_scale_invariant():
     E = random_embeddings(6, 8, 0)
-    for scale in (1e-100, 1e-3, 1e4, 1e100):
-        C = identity_head(scale * E)
-        check_head(C, scale * E, "identity")
+    for scale in (1e-100, 1e-5, 1e4, 1e100):
+        check_head(identity_head(scale * E), scale * E, "identity")
+        check_head(tied_head(scale * E), scale * E, "argmax")  # on main: margin 1e-10 < 1e-9
 
 
 # --- item 3: the attention regularization path ----------------------------------------------

@@ -54,7 +54,8 @@ def check_head(C: object, E: object, assumption: str = "argmax") -> np.ndarray:
         ``"identity"``: Assumption 4, ``C E^T = I_K`` (within
         :data:`~ntpnb.settings.HEAD_IDENTITY_TOL`); ``"argmax"``: Assumption 3,
         ``argmax_k c_y^T e_k = y`` strictly for every ``y`` (margin above
-        :data:`~ntpnb.settings.HEAD_MARGIN_TOL`); ``"none"``: shape and finiteness only.
+        :data:`~ntpnb.settings.HEAD_MARGIN_TOL` times ``max_k |c_y^T e_k|``, so the same at
+        every scale of ``C`` and ``E``); ``"none"``: shape and finiteness only.
 
     Raises
     ------
@@ -78,10 +79,12 @@ def check_head(C: object, E: object, assumption: str = "argmax") -> np.ndarray:
     elif assumption == "argmax":
         off = np.where(np.eye(K, dtype=bool), -np.inf, G)
         margin = np.diag(G) - off.max(axis=1) if K > 1 else np.array([np.inf])
-        if margin.min() <= settings.HEAD_MARGIN_TOL:
-            y = int(np.argmin(margin))
+        scale = np.abs(G).max(axis=1)  # the size of each row's scores: the margin is relative
+        if np.any(margin <= settings.HEAD_MARGIN_TOL * scale):
+            y = int(np.argmin(margin / np.where(scale > 0, scale, 1.0)))
             raise HeadAssumptionError(
-                f"argmax_k c_y^T e_k != y for y = {y} (margin {margin[y]:.2e}; Assumption 3 fails)"
+                f"argmax_k c_y^T e_k != y for y = {y} (margin {margin[y]:.2e} against scores of "
+                f"size {scale[y]:.2e}; Assumption 3 fails)"
             )
     elif assumption != "none":
         raise InvalidDataError(f"unknown head assumption {assumption!r}; use identity, argmax or none")
