@@ -79,6 +79,15 @@ class LogLossFeatures:
     weights: np.ndarray
     basis: np.ndarray
 
+    def _losses(self, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per-sample losses ``(n,)`` and the softmax probability ``(n, T)`` of each non-label position."""
+        a = np.where(self.other, self.delta @ z - self.log_copies[:, None], -np.inf)  # (n, T)
+        m = np.maximum(a.max(axis=1), 0.0)
+        rest = np.exp(a - m[:, None]).sum(axis=1)
+        # loss_i = log(1 + sum_t exp(a_t)) = m + log(exp(-m) + rest), via log1p when m = 0
+        loss = np.where(m > 0, m + np.log(np.exp(-m) + rest), np.log1p(rest))
+        return loss, np.exp(a - loss[:, None])
+
     def value_grad_hess(
         self, z: np.ndarray, lam: float = 0.0, hessian: bool = True
     ) -> tuple[float, np.ndarray, np.ndarray | None]:
@@ -87,12 +96,7 @@ class LogLossFeatures:
         The Hessian costs ``n T p^2``: in the ``d^2`` coordinates of ``vec(W)`` it dominates, so a
         caller that needs only the gradient there asks for none.
         """
-        a = np.where(self.other, self.delta @ z - self.log_copies[:, None], -np.inf)  # (n, T)
-        m = np.maximum(a.max(axis=1), 0.0)
-        rest = np.exp(a - m[:, None]).sum(axis=1)
-        # loss_i = log(1 + sum_t exp(a_t)) = m + log(exp(-m) + rest), via log1p when m = 0
-        loss = np.where(m > 0, m + np.log(np.exp(-m) + rest), np.log1p(rest))
-        p = np.exp(a - loss[:, None])  # softmax probability of each non-label position
+        loss, p = self._losses(z)
         g_i = np.einsum("nt,ntp->np", p, self.delta)
         f = float(self.weights @ loss) + 0.5 * lam * float(z @ z)
         g = self.weights @ g_i + lam * z
@@ -109,11 +113,7 @@ class LogLossFeatures:
         gradient below :data:`~ntpnb.settings.RP_GRAD_NOISE_RTOL` times it is zero up to
         rounding. It falls with the terms when the softmax saturates, unlike any absolute level.
         """
-        a = np.where(self.other, self.delta @ z - self.log_copies[:, None], -np.inf)
-        m = np.maximum(a.max(axis=1), 0.0)
-        rest = np.exp(a - m[:, None]).sum(axis=1)
-        loss = np.where(m > 0, m + np.log(np.exp(-m) + rest), np.log1p(rest))
-        p = np.exp(a - loss[:, None])
+        _, p = self._losses(z)
         return float(self.weights @ np.sum(p * np.linalg.norm(self.delta, axis=-1), axis=1))
 
 
@@ -319,7 +319,9 @@ def regularization_path(
     ``R``, each warm-started from the last). ``lam`` is searched below ``||grad L(0)|| / R`` in
     steps of ``e``, down to :data:`~ntpnb.settings.PATH_MIN_LAMBDA` (below it the gradient of
     the risk, of size ``lam R``, is no longer resolved in float64), and Newton's method stops at
-    a gradient relative to ``lam ||W||``, whatever its absolute size.
+    a gradient relative to ``lam ||W||`` (:data:`~ntpnb.settings.RP_NEWTON_RTOL`), whatever its
+    absolute size, or at the rounding level of the gradient's terms
+    (:data:`~ntpnb.settings.RP_GRAD_NOISE_RTOL`).
 
     Raises
     ------
