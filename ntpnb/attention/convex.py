@@ -370,25 +370,30 @@ def regularization_path(
             if lo - 1.0 < log_min_lam:
                 raise SolverError(_unreachable_radius(R, reached, float(np.exp(lo)), data, feats, state["z"]))
         log_r = float(np.log(R))
-        log_lam = brentq(
-            lambda t, log_r=log_r: np.log(np.linalg.norm(solve(t))) - log_r,
-            lo,
-            hi,
-            xtol=settings.RP_LOG_LAMBDA_XTOL,
-            rtol=settings.RP_LOG_LAMBDA_RTOL,
-        )
+        try:
+            log_lam = brentq(
+                lambda t, log_r=log_r: np.log(np.linalg.norm(solve(t))) - log_r,
+                lo,
+                hi,
+                xtol=settings.RP_LOG_LAMBDA_XTOL,
+                rtol=settings.RP_LOG_LAMBDA_RTOL,
+            )
+        except ValueError:  # ||W_lam|| - R changed sign between two solves at the same lam
+            raise SolverError(
+                f"||W_lam|| at lam = {float(np.exp(lo)):.3g} came out above R = {R:g} once and below "
+                "it when solved again from another start: R is beyond what float64 resolves of "
+                "this path, where Newton's answers are rounding noise"
+            ) from None
         lam = float(np.exp(log_lam))
         z = solve(log_lam)
         f, g, _ = feats.value_grad_hess(z, hessian=False)
         kkt = float(np.linalg.norm(g + lam * z)) / (lam * float(np.linalg.norm(z)))
         rad_err = abs(float(np.linalg.norm(z)) - R) / R
         if kkt > settings.RP_KKT_TOL or rad_err > settings.RADIUS_RTOL:
-            terms = feats.gradient_scale(z)
             raise SolverError(
                 f"W_R at R = {R:g} failed verification: KKT {kkt:.2e}, radius error {rad_err:.2e} "
-                f"(lam = {lam:.3g}; the penalized gradient's terms have size {terms:.3g}, so its "
-                f"rounding level is about {settings.RP_GRAD_NOISE_RTOL * terms:.1g} against "
-                f"lam ||W|| = {lam * float(np.linalg.norm(z)):.3g}: R may be beyond what float64 resolves)"
+                f"(lam = {lam:.3g}, lam ||W|| = {lam * float(np.linalg.norm(z)):.3g}; "
+                f"{_resolution(feats, z)}: R may be beyond what float64 resolves)"
             )
         W = z.reshape(d, d)
         W.setflags(write=False)
@@ -403,12 +408,19 @@ def _unreachable_radius(
     head = f"||W_lam|| stays below R = {R:g} (it is {reached:.6g} at lam = {lam:.3g})"
     if token_priority_graphs(data).n_strict == 0:
         return f"{head}: the data have no strict relation, so W^mm = 0 and the risk has a finite minimizer"
+    return (
+        f"{head}: R is beyond what float64 resolves of this path. The multiplier went down to "
+        f"PATH_MIN_LAMBDA = {settings.PATH_MIN_LAMBDA:.3g}; {_resolution(feats, z)}. Along W^mm "
+        "the gradient falls like exp(-R / ||W^mm||), so W_R is resolved only while it stands "
+        "above that level"
+    )
+
+
+def _resolution(feats: LogLossFeatures, z: np.ndarray) -> str:
+    """The risk's gradient at ``z`` against the rounding level of the terms it sums."""
     grad = float(np.linalg.norm(feats.value_grad_hess(z, hessian=False)[1]))
     terms = feats.gradient_scale(z)
     return (
-        f"{head}: R is beyond what float64 resolves of this path. The multiplier went down to "
-        f"PATH_MIN_LAMBDA = {settings.PATH_MIN_LAMBDA:.3g}; the risk's gradient there is {grad:.3g}, "
-        f"against terms of size {terms:.3g} (rounding level about "
-        f"{settings.RP_GRAD_NOISE_RTOL * terms:.1g}): along W^mm it falls like exp(-R / ||W^mm||), "
-        "so W_R is resolved only while it stands above that level"
+        f"the risk's gradient there is {grad:.3g}, its terms have size {terms:.3g} "
+        f"(rounding level about {settings.RP_GRAD_NOISE_RTOL * terms:.1g})"
     )
