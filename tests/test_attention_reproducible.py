@@ -247,3 +247,15 @@ def test_path_names_the_real_cause():
     R = 100 * np.linalg.norm(graph_svm(E, data))
     with pytest.raises(SolverError, match="float64 resolves"):
         regularization_path(E, data, radii=[R])
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_general_paths_beyond_float64_fail_with_the_reason(seed):
+    # the cyclic terms stay of order one, so their rounding limits the path to ~20 ||W^mm||;
+    # beyond, a SolverError says so (never a raw ValueError of Brent's method)
+    E, data = _general(seed)
+    n = np.linalg.norm(graph_svm(E, data))
+    assert regularization_path(E, data, radii=[20 * n])[0].kkt_residual <= settings.RP_KKT_TOL
+    for ratio in (30, 60):
+        with pytest.raises(SolverError, match="float64 resolves"):
+            regularization_path(E, data, radii=[ratio * n])
