@@ -21,9 +21,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.linalg import solve_triangular
 
 from .. import settings
 from ..errors import HeadAssumptionError, InvalidDataError, NotRealizableError
+from ..linalg import numerical_rank
 from .data import TokenData, check_embeddings
 
 __all__ = [
@@ -52,7 +54,8 @@ def check_head(C: object, E: object, assumption: str = "argmax") -> np.ndarray:
         ``"identity"``: Assumption 4, ``C E^T = I_K`` (within
         :data:`~ntpnb.settings.HEAD_IDENTITY_TOL`); ``"argmax"``: Assumption 3,
         ``argmax_k c_y^T e_k = y`` strictly for every ``y`` (margin above
-        :data:`~ntpnb.settings.HEAD_MARGIN_TOL`); ``"none"``: shape and finiteness only.
+        :data:`~ntpnb.settings.HEAD_MARGIN_TOL` times ``max_k |c_y^T e_k|``, so the same at
+        every scale of ``C`` and ``E``); ``"none"``: shape and finiteness only.
 
     Raises
     ------
@@ -76,10 +79,12 @@ def check_head(C: object, E: object, assumption: str = "argmax") -> np.ndarray:
     elif assumption == "argmax":
         off = np.where(np.eye(K, dtype=bool), -np.inf, G)
         margin = np.diag(G) - off.max(axis=1) if K > 1 else np.array([np.inf])
-        if margin.min() <= settings.HEAD_MARGIN_TOL:
-            y = int(np.argmin(margin))
+        scale = np.abs(G).max(axis=1)  # the size of each row's scores: the margin is relative
+        if np.any(margin <= settings.HEAD_MARGIN_TOL * scale):
+            y = int(np.argmin(margin / np.where(scale > 0, scale, 1.0)))
             raise HeadAssumptionError(
-                f"argmax_k c_y^T e_k != y for y = {y} (margin {margin[y]:.2e}; Assumption 3 fails)"
+                f"argmax_k c_y^T e_k != y for y = {y} (margin {margin[y]:.2e} against scores of "
+                f"size {scale[y]:.2e}; Assumption 3 fails)"
             )
     elif assumption != "none":
         raise InvalidDataError(f"unknown head assumption {assumption!r}; use identity, argmax or none")
@@ -89,18 +94,34 @@ def check_head(C: object, E: object, assumption: str = "argmax") -> np.ndarray:
 def identity_head(E: object) -> np.ndarray:
     """The head with ``C E^T = I_K`` and minimum-norm rows: ``C = (E E^T)^{-1} E``.
 
+    Computed from the QR factorization ``E^T = Q R`` as ``C = R^{-1} Q^T`` (so ``C^T`` is the
+    pseudo-inverse of ``E``): forming ``E E^T`` would square the condition number of ``E`` and
+    refuse embeddings whose head float64 represents well (condition 1.8e5 gave
+    ``|C E^T - I| = 3e-6``). Whether ``E`` has full row rank is decided by
+    :func:`ntpnb.linalg.numerical_rank` (a clear gap in its singular values).
+
     Raises
     ------
     HeadAssumptionError
-        If ``E`` does not have full row rank (then no head satisfies Assumption 4).
+        If ``E`` does not have full row rank (then no head satisfies Assumption 4), or if its
+        condition number is so large that ``C E^T`` misses ``I`` by more than
+        :data:`~ntpnb.settings.HEAD_IDENTITY_TOL` in float64.
+    RankAmbiguousError
+        If the rank of ``E`` is not determined in float64.
     """
     E = check_embeddings(E)
     K, d = E.shape
-    if K > d or np.linalg.matrix_rank(E) < K:
+    s = np.linalg.svd(E, compute_uv=False)
+    if K > d or numerical_rank(s, E.shape, what="the embeddings E") < K:
         raise HeadAssumptionError(
             f"no C has C E^T = I: E ({K} x {d}) does not have full row rank {K} (Assumption 4)"
         )
-    return check_head(np.linalg.solve(E @ E.T, E), E, "identity")
+    Q, R = np.linalg.qr(E.T)
+    C = solve_triangular(R, Q.T, lower=False)
+    try:
+        return check_head(C, E, "identity")
+    except HeadAssumptionError as err:
+        raise HeadAssumptionError(f"{err}; E has condition number {s[0] / s[-1]:.3g}") from None
 
 
 def tied_head(E: object) -> np.ndarray:
