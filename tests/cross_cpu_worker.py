@@ -26,12 +26,15 @@ from typing import Any
 import numpy as np
 from threadpoolctl import threadpool_info, threadpool_limits
 
-import ntpnb as ntp
-from ntpnb import attention as att
-from ntpnb import settings
-from ntpnb.errors import NotSeparableError
-from ntpnb.qp import active_mask
-from ntpnb.linear.datasets import TOY2D_SUPPORTS, dirichlet_on_supports
+#: The BLAS libraries numpy loads itself, before scipy and cvxpy's solvers bring their own.
+NUMPY_BLAS = frozenset(lib["filepath"] for lib in threadpool_info() if lib.get("user_api") == "blas")
+
+import ntpnb as ntp  # noqa: E402  (after NUMPY_BLAS)
+from ntpnb import attention as att  # noqa: E402
+from ntpnb import settings  # noqa: E402
+from ntpnb.errors import NotSeparableError  # noqa: E402
+from ntpnb.linear.datasets import TOY2D_SUPPORTS, dirichlet_on_supports  # noqa: E402
+from ntpnb.qp import active_mask  # noqa: E402
 
 #: Perturbed copies of the triangle instance of chapter 2 (Paper A's Fig. 1).
 N_TRIANGLES = 40
@@ -43,7 +46,13 @@ CHAPTER_RADII = tuple(np.geomspace(0.1, 2350.0, 20))
 RANDOM_RADII = (0.1, 1.0, 10.0, 100.0)
 #: Larger random instances ``(m, d, V, S, seed)`` of :func:`ntpnb.random_instance`: three separable
 #: (``d > m``), two not (where the decision itself and the errors are compared).
-RANDOM_SIZES = ((20, 30, 8, 3, 1), (12, 40, 15, 4, 3), (40, 60, 10, 3, 5), (30, 12, 10, 2, 2), (60, 20, 6, 1, 4))
+RANDOM_SIZES = (
+    (20, 30, 8, 3, 1),
+    (12, 40, 15, 4, 3),
+    (40, 60, 10, 3, 5),
+    (30, 12, 10, 2, 2),
+    (60, 20, 6, 1, 4),
+)
 #: Attention instances: (kind, seed); sizes as in chapter 6 (acyclic: K = d = 8, n = 4, T = 6;
 #: general: K = 6, d = 8, n = 6, T = 4).
 ATTENTION = tuple(("acyclic", s) for s in range(3)) + tuple(("general", s) for s in range(5))
@@ -52,7 +61,11 @@ Quantity = Callable[[], dict[str, Any]]
 
 
 def perturbed_triangle(seed: int) -> ntp.NTPData:
-    """The supports of Paper A's Fig. 1 with angles 90/210/330 degrees ± 20, norms in [0.5, 2] and P uniform on the simplices."""
+    """A copy of chapter 2's triangle with perturbed embeddings and probabilities.
+
+    The supports of Paper A's Fig. 1; ``h_A, h_B, h_C`` at the angles 90, 210, 330 degrees
+    ± 20 (uniform) with norms uniform in [0.5, 2]; each ``p_j`` uniform on its support's simplex.
+    """
     rng = np.random.default_rng(1000 + seed)
     mask = np.zeros((3, 5), dtype=bool)
     for j, support in enumerate(TOY2D_SUPPORTS):
@@ -69,7 +82,9 @@ def _raises(error: type[Exception], func: Callable[..., Any], *args: Any) -> dic
         func(*args)
     except error:
         return {"raises": error.__name__}
-    raise AssertionError(f"{func.__name__} did not raise {error.__name__} on data it decided were not separable")
+    raise AssertionError(
+        f"{func.__name__} did not raise {error.__name__} on data it decided were not separable"
+    )
 
 
 def linear_quantities(data: ntp.NTPData, radii: tuple[float, ...]) -> dict[str, Quantity]:
@@ -130,7 +145,10 @@ def instances() -> Iterator[tuple[str, Callable[[], dict[str, Quantity]]]]:
     """``(name, make)`` for every instance; ``make()`` builds the instance and its quantities."""
     yield "triangle-ch2", lambda: linear_quantities(ntp.toy2d_instance(0), CHAPTER_RADII)
     for i in range(N_TRIANGLES):
-        yield f"perturbed-triangle-{i:02d}", lambda i=i: linear_quantities(perturbed_triangle(i), TRIANGLE_RADII)
+        yield (
+            f"perturbed-triangle-{i:02d}",
+            lambda i=i: linear_quantities(perturbed_triangle(i), TRIANGLE_RADII),
+        )
     for m, d, V, S, seed in RANDOM_SIZES:
         make = lambda m=m, d=d, V=V, S=S, seed=seed: linear_quantities(
             ntp.random_instance(m, d, V, S, np.random.default_rng(seed)), RANDOM_RADII
@@ -170,7 +188,11 @@ def run_all() -> dict[str, dict[str, Any]]:
                 values = {k: _jsonable(v) for k, v in compute().items()}
                 results[name][qname] = {"ok": True, "values": values}
             except Exception as exc:
-                results[name][qname] = {"ok": False, "error": _error(exc), "trace": traceback.format_exc(limit=3)}
+                results[name][qname] = {
+                    "ok": False,
+                    "error": _error(exc),
+                    "trace": traceback.format_exc(limit=3),
+                }
     return results
 
 
@@ -185,7 +207,11 @@ def main(argv: list[str] | None = None) -> int:
     settings.BLAS_THREADS = args.threads
     with threadpool_limits(limits=args.threads, user_api="blas"):
         blas = [
-            {k: lib.get(k) for k in ("internal_api", "version", "architecture", "num_threads")}
+            {
+                **{k: lib.get(k) for k in ("internal_api", "version", "architecture", "num_threads")},
+                "file": Path(lib["filepath"]).name,
+                "numpy": lib["filepath"] in NUMPY_BLAS,
+            }
             for lib in threadpool_info()
             if lib.get("user_api") == "blas"
         ]
