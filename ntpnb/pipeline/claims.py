@@ -3,7 +3,8 @@
 Each notebook makes a :class:`ClaimLog` and calls :meth:`ClaimLog.check` for every number it
 compares with a paper. A check prints one stable line (rounded to the stated digits, so nbval
 can compare it), appends a record to ``outputs/claims/<notebook>.json`` (the reproducibility
-report is built from these records), and raises :class:`~ntpnb.errors.ClaimCheckError` if the
+report is built from these records, with the platform of the run, see
+:mod:`~ntpnb.pipeline.platform`), and raises :class:`~ntpnb.errors.ClaimCheckError` if the
 claim does not hold, so a broken claim fails the run.
 
 A check is one of two kinds (:data:`KINDS`). A ``"claim"`` check is evidence for the paper: it
@@ -25,7 +26,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from ..errors import ClaimCheckError, InvalidDataError
-from .paths import output_layout
+from .paths import output_layout, write_text_atomic
+from .platform import platform_info
 
 __all__ = [
     "Check",
@@ -122,6 +124,7 @@ class ClaimLog:
         self.profile = profile
         self.path = output_layout(output_dir).claims / f"{notebook}.json"
         self.checks: list[Check] = []
+        self.platform = platform_info()  # the machine of this run (the notebook's kernel)
         self._write()
 
     def check(
@@ -207,8 +210,9 @@ class ClaimLog:
             "notebook": self.notebook,
             "profile": self.profile,
             "checks": [asdict(c) for c in self.checks],
+            "platform": self.platform,
         }
-        self.path.write_text(json.dumps(record, indent=1) + "\n")
+        write_text_atomic(self.path, json.dumps(record, indent=1) + "\n")
 
 
 _TABLE_COLUMNS = ("claim", "what", "paper", "ours", "required", "result")
