@@ -225,3 +225,25 @@ def test_results_agree_across_kernels_and_threads(runs, instance):
                     f"{run_id(run)} {quantity} {d}" for d in differences(entry["values"], mine["values"])
                 ]
     assert not problems, "\n".join(problems)
+
+
+def test_the_comparison_sees_a_difference_beyond_rtol_and_any_discrete_change():
+    """The comparison itself: 1e-9 relative passes, 1e-7 does not; decisions must match exactly."""
+    W = np.arange(1.0, 7.0).reshape(2, 3)
+    as_value = lambda a: {"shape": list(a.shape), "data": a.ravel().tolist()}
+    ref = {"W_mm": as_value(W), "separable": True, "support_vectors": [0, 2], "loss": 0.5}
+    assert differences(ref, dict(ref, W_mm=as_value(W * (1 + 1e-9)))) == []
+    assert differences(ref, dict(ref, W_mm=as_value(W * (1 + 1e-7))))[0].startswith("W_mm: relative")
+    assert differences(ref, dict(ref, separable=False)) == ["separable: True against False"]
+    assert differences(ref, dict(ref, support_vectors=[0, 1, 2]))
+    assert differences(ref, dict(ref, loss=0.5 * (1 + 1e-7)))
+    assert differences(ref, dict(ref, W_mm=as_value(W[:1])))  # another shape
+
+
+def test_a_path_is_compared_radius_by_radius():
+    """A small radius' answer may not hide behind the scale of a large one."""
+    path = np.array([[1e-3, 2e-3], [1e3, 2e3]])
+    shifted = path.copy()
+    shifted[0, 0] *= 1 + 1e-6  # far below 1e-8 of the largest entry, far above at its own radius
+    assert relative_difference(path, shifted, per_row=False) <= RTOL
+    assert relative_difference(path, shifted, per_row=True) == pytest.approx(1e-6 / 2, rel=1e-6)
