@@ -3,15 +3,22 @@
 from __future__ import annotations
 
 import json
+import os
+import platform
 import re
+import subprocess
+import sys
 
+import numpy as np
 import pytest
+from threadpoolctl import threadpool_info
 
 from ntpnb.errors import ClaimCheckError, NTPError
 from ntpnb.pipeline.claims import ClaimLog
 from ntpnb.pipeline.paths import output_layout
+from ntpnb.pipeline.platform import cpu_model, format_platform, platform_info
 from ntpnb.pipeline.registry import CLAIMS, claim_spec, sort_key
-from ntpnb.pipeline.report import chapter_sections, heading_slug, load_records, render_report
+from ntpnb.pipeline.report import PLATFORM_TITLE, chapter_sections, heading_slug, load_records, render_report
 
 from conftest import ROOT
 
@@ -174,3 +181,67 @@ def test_verdict_summary_fragment(run, tmp_path):
     assert (layout.root / "verdicts.md").read_text() == text
     empty = output_layout(tmp_path / "empty")
     assert "run `ntpnb reproduce`" in render_verdict_summary(empty)
+
+
+# ------------------------------------------------------------------ the platform of the runs
+PRESCOTT_1T = {"OPENBLAS_CORETYPE": "Prescott", "OPENBLAS_NUM_THREADS": "1"}
+
+
+def _chapter_run_elsewhere(root, notebook: str, env: dict[str, str]) -> None:
+    """A chapter's ClaimLog, run in another process with the environment ``env`` added."""
+    script = (
+        "from ntpnb.pipeline.claims import ClaimLog\n"
+        f"ClaimLog({notebook!r}, 'quick', {str(root)!r}).check('A1', 'gap', 0.25, '>', 0.0, digits=2)\n"
+    )
+    full = {k: v for k, v in os.environ.items() if k != "OPENBLAS_CORETYPE"} | env
+    subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=full, check=True, capture_output=True)
+
+
+def test_the_report_shows_the_platform_each_run_recorded(tmp_path, monkeypatch):
+    """The report renders what the runs recorded (their kernel and threads), not this process's."""
+    monkeypatch.delenv("OPENBLAS_CORETYPE", raising=False)
+    layout = output_layout(tmp_path / "outputs")
+    _chapter_run_elsewhere(layout.root, "07_demo", PRESCOTT_1T)
+    recorded = json.loads((layout.claims / "07_demo.json").read_text())["platform"]
+    assert recorded["openblas_coretype"] == "Prescott"
+    assert recorded["thread_env"]["OPENBLAS_NUM_THREADS"] == "1"
+    assert all(lib["num_threads"] == 1 for lib in recorded["threadpools"] if lib["user_api"] == "blas")
+    if any(lib["internal_api"] == "openblas" for lib in threadpool_info()) and platform.machine() == "x86_64":
+        kernels = {
+            lib["architecture"] for lib in recorded["threadpools"] if lib["internal_api"] == "openblas"
+        }
+        assert kernels <= {"Prescott", "Katmai"}  # the kernel the run really used
+    page = render_report(layout)
+    section = page.split(f"## {PLATFORM_TITLE}", 1)[1]
+    assert "Every chapter (07_demo) ran on:" in section
+    assert "| `OPENBLAS_CORETYPE` | Prescott |" in section
+    assert "`OPENBLAS_NUM_THREADS=1`" in section
+    assert f"| CPU | {cpu_model()} |" in section
+    assert f"numpy {recorded['packages']['numpy']}" in section
+
+
+def test_the_report_says_where_two_runs_differ(tmp_path, monkeypatch):
+    monkeypatch.delenv("OPENBLAS_CORETYPE", raising=False)
+    layout = output_layout(tmp_path / "outputs")
+    _chapter_run_elsewhere(layout.root, "07_demo", PRESCOTT_1T)
+    _chapter_run_elsewhere(layout.root, "08_demo", {"OPENBLAS_NUM_THREADS": "1"})
+    (layout.claims / "09_old.json").write_text(
+        json.dumps({"notebook": "09_old", "profile": "quick", "checks": []})
+    )
+    section = render_report(layout).split(f"## {PLATFORM_TITLE}", 1)[1]
+    differ = re.search(r"The chapters ran on 2 different platforms; they differ in: (.*)\.\n", section)
+    assert differ and "`OPENBLAS_CORETYPE`" in differ.group(1) and "CPU" not in differ.group(1)
+    assert "Chapter 07_demo:" in section and "Chapter 08_demo:" in section
+    assert "No platform recorded (an older run): 09_old." in section
+
+
+def test_platform_info_is_json_and_names_the_blas():
+    info = platform_info()
+    assert json.loads(json.dumps(info)) == info
+    assert info["cpu"] == cpu_model() and info["cpu"]
+    assert info["packages"]["numpy"] == np.__version__
+    blas = [lib for lib in info["threadpools"] if lib["user_api"] == "blas"]
+    assert blas and all(lib["version"] and lib["file"] and lib["num_threads"] >= 1 for lib in blas)
+    table = format_platform(info)
+    assert all(f"`{lib['file']}`" in table for lib in blas)
+    assert table.count("\n") == len(table.splitlines())  # every row ends its line

@@ -3,7 +3,8 @@
 Each notebook makes a :class:`ClaimLog` and calls :meth:`ClaimLog.check` for every number it
 compares with a paper. A check prints one stable line (rounded to the stated digits, so nbval
 can compare it), appends a record to ``outputs/claims/<notebook>.json`` (the reproducibility
-report is built from these records), and raises :class:`~ntpnb.errors.ClaimCheckError` if the
+report is built from these records, with the platform of the run, see
+:mod:`~ntpnb.pipeline.platform`), and raises :class:`~ntpnb.errors.ClaimCheckError` if the
 claim does not hold, so a broken claim fails the run.
 
 A check is one of three kinds (:data:`KINDS`). A ``"claim"`` check is evidence for the paper:
@@ -29,7 +30,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from ..errors import ClaimCheckError, InvalidDataError
-from .paths import output_layout
+from .paths import output_layout, write_text_atomic
+from .platform import platform_info
 
 __all__ = [
     "Check",
@@ -128,6 +130,7 @@ class ClaimLog:
         self.path = output_layout(output_dir).claims / f"{notebook}.json"
         self.checks: list[Check] = []
         self.qualifications: list[tuple[str, str]] = []
+        self.platform = platform_info()  # the machine of this run (the notebook's kernel)
         self._write()
 
     def check(
@@ -228,8 +231,9 @@ class ClaimLog:
             "profile": self.profile,
             "checks": [asdict(c) for c in self.checks],
             "qualifications": [{"claim": c, "text": t} for c, t in self.qualifications],
+            "platform": self.platform,
         }
-        self.path.write_text(json.dumps(record, indent=1) + "\n")
+        write_text_atomic(self.path, json.dumps(record, indent=1) + "\n")
 
 
 _TABLE_COLUMNS = ("claim", "what", "paper", "ours", "required", "result")

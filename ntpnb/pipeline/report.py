@@ -22,7 +22,8 @@ from markdown_it import MarkdownIt
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 
 from .claims import format_number, format_requirement
-from .paths import OutputLayout
+from .paths import OutputLayout, write_text_atomic
+from .platform import platform_section
 from .registry import CLAIMS, PAPERS, sort_key
 from .verdicts import CHECK_FAILED, NOT_REPRODUCED, Verdict, format_counts, verdict_counts, verdicts
 
@@ -33,6 +34,7 @@ __all__ = [
     "load_records",
     "load_qualifications",
     "claim_verdicts",
+    "load_platforms",
     "render_report",
     "write_report",
     "verdict_summary",
@@ -77,6 +79,19 @@ class CheckRecord:
     section: str | None  # heading text of the section the check's output appears in
     anchor: str | None  # that section's anchor in the chapter page
     kind: str = "claim"  # "claim" (evidence), "finding" (does not hold) or "sanity" (of the code)
+
+
+#: The title of the report's section on the machines of the runs.
+PLATFORM_TITLE = "Where the numbers were computed"
+
+
+def load_platforms(layout: OutputLayout) -> dict[str, dict | None]:
+    """Notebook -> the platform its run recorded in ``layout.claims`` (None for a record without one)."""
+    out = {}
+    for path in sorted(layout.claims.glob("*.json")):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        out[data["notebook"]] = data.get("platform")
+    return out
 
 
 def load_records(layout: OutputLayout) -> list[CheckRecord]:
@@ -319,6 +334,17 @@ def render_report(layout: OutputLayout) -> str:
             )
         lines.append("")
 
+    lines += [
+        f"## {PLATFORM_TITLE}",
+        "",
+        "The machine each chapter ran on, as its kernel recorded it when it ran (CPU, the BLAS",
+        "libraries with the kernel and thread count threadpoolctl reports, library versions):",
+        "runs on different CPUs or BLAS kernels can differ in their last digits, so compare these",
+        "first when two reports disagree.",
+        "",
+        platform_section(load_platforms(layout), what="chapter"),
+    ]
+
     unknown = sorted({r.claim for r in records} - set(CLAIMS), key=sort_key)
     if unknown:
         lines += [
@@ -359,7 +385,5 @@ def write_report(layout: OutputLayout) -> Path:
 
     The introduction's verdict fragment ``verdicts.md`` is written beside it.
     """
-    path = layout.root / "report.md"
-    path.write_text(render_report(layout), encoding="utf-8")
-    (layout.root / "verdicts.md").write_text(render_verdict_summary(layout), encoding="utf-8")
-    return path
+    write_text_atomic(layout.root / "verdicts.md", render_verdict_summary(layout))
+    return write_text_atomic(layout.root / "report.md", render_report(layout))
