@@ -274,7 +274,8 @@ class LocalResult:
     ``(B,)`` ``||W~^mm||``; ``subset_sizes``: ``(B,)`` samples in the pseudo cyclic
     sub-dataset; ``pseudo_cyc_dims``: ``dim S~cyc`` per trial; ``n_selected``: mean number of
     selected tokens per sample; ``W``: ``(B, d, d)`` final iterates; ``scores``: ``(B, n, T)``
-    their attention.
+    their attention; ``dist_other``: ``(B,)`` the final local distance with the pseudo
+    sub-dataset keyed the other way (see ``subset_key``; empty unless ``compare_keys``).
     """
 
     iterations: np.ndarray
@@ -289,6 +290,7 @@ class LocalResult:
     n_selected: np.ndarray
     W: np.ndarray
     scores: np.ndarray
+    dist_other: np.ndarray
 
 
 def local_experiment(
@@ -306,6 +308,7 @@ def local_experiment(
     threshold: float | None = None,
     init: str = "zero",
     subset_key: str = "label",
+    compare_keys: bool = False,
     max_redraws: int = 100,
 ) -> LocalResult:
     """Figs. 5 (``loss="squared_softmax"`` or ``"squared"``) and 6 (``loss="ce"``).
@@ -314,7 +317,8 @@ def local_experiment(
     :data:`~ntpnb.settings.PSEUDO_GRAPH_THRESHOLD`); ``init``: see :func:`initial_weights`;
     ``subset_key``: which pseudo SCC a sample of the pseudo cyclic sub-dataset keeps, that of
     its true label (``"label"``, the authors' ``generate_reduced_ds``) or that of its selected
-    tokens (``"selected"``, see :func:`~ntpnb.attention.graphs.pseudo_cyclic_subdataset`).
+    tokens (``"selected"``, see :func:`~ntpnb.attention.graphs.pseudo_cyclic_subdataset`);
+    ``compare_keys``: also the final local distance with the other key (same trained ``W``).
     """
     if subset_key not in SUBSET_KEYS:
         raise InvalidDataError(f"unknown subset_key {subset_key!r}; use one of {SUBSET_KEYS}")
@@ -338,6 +342,16 @@ def local_experiment(
     dist = lambda basis, ref: np.array(
         [np.linalg.norm(project_batched(W, basis) - ref, axis=(-2, -1)) for W in Ws]
     )
+    dist_other = np.zeros(0)
+    if compare_keys:
+        other_key = next(k for k in SUBSET_KEYS if k != subset_key)
+        other = parallel_map(
+            partial(_pseudo_setup, threshold=threshold, subset_key=other_key),
+            list(zip(E_list, datas, W_final, strict=True)),
+        )
+        W_ocyc = gd_reference(E_list, [p.subset for p in other], heads, loss, "argmax", opt, n_iter)
+        Bo = stack_bases([p.basis for p in other])
+        dist_other = np.linalg.norm(project_batched(W_final, Bo) - project_batched(W_ocyc, Bo), axis=(-2, -1))
     return LocalResult(
         iterations=trace.iterations,
         corr_global=correlation(Ws, W_mm),
@@ -351,6 +365,7 @@ def local_experiment(
         n_selected=np.array([p.n_selected for p in pseudo]),
         W=W_final,
         scores=np.array([p.scores for p in pseudo]),
+        dist_other=dist_other,
     )
 
 
@@ -454,7 +469,9 @@ def _pseudo_setup(
     )
 
 
-def _label_components(graphs: TokenPriorityGraphs, data: TokenData, subset: CyclicSubdataset) -> TokenPriorityGraphs:
+def _label_components(
+    graphs: TokenPriorityGraphs, data: TokenData, subset: CyclicSubdataset
+) -> TokenPriorityGraphs:
     """Graphs holding only the SCCs (as cycles) of the labels of the sub-dataset's samples.
 
     Their ``S_cyc`` is the authors' ``cal_Sfin`` for the pseudo graphs: spanned by the SCCs of
