@@ -393,19 +393,30 @@ def local_threshold_sweep(
     ``cyc_dims`` (``dim S~cyc``) and ``n_selected`` (mean selected tokens per sample).
     """
     draws = _draw_trials("general", K, d, n, T, W.shape[0], seed, max_redraws)
-    rows = []
+    args = [(E, data, w) for (E, data), w in zip(draws, W, strict=True)]
+    per_trial = parallel_map(partial(_sweep_trial, thresholds=tuple(thresholds)), args)
+    return {
+        name: np.array([t[i] for t in per_trial]).T
+        for i, name in enumerate(("corr", "cyc_dims", "n_selected"))
+    }
+
+
+def _sweep_trial(
+    trial: tuple[np.ndarray, TokenData, np.ndarray], thresholds: tuple[float, ...]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One trial of :func:`local_threshold_sweep`; a Graph-SVM is solved once per distinct graph."""
+    E, data, w = trial
+    solved: dict[tuple, np.ndarray] = {}
+    corr, dims, n_sel = [], [], []
     for thr in thresholds:
-        args = [(E, data, w) for (E, data), w in zip(draws, W, strict=True)]
-        pseudo = parallel_map(partial(_pseudo_setup, threshold=thr, subset_key="label"), args)
-        p_mm = np.array([p.W_mm for p in pseudo])
-        rows.append(
-            (
-                correlation(W, p_mm),
-                np.array([p.basis.shape[0] for p in pseudo]),
-                np.array([p.n_selected for p in pseudo]),
-            )
-        )
-    return {name: np.array([r[i] for r in rows]) for i, name in enumerate(("corr", "cyc_dims", "n_selected"))}
+        pseudo = pseudo_priority_graphs(E, data, w, threshold=thr)
+        key = tuple((k, g.edges) for k, g in sorted(pseudo.graphs.graphs.items()))
+        if key not in solved:
+            solved[key] = solve_graph_svm(E, pseudo.graphs).W
+        corr.append(float(correlation(w, solved[key])))
+        dims.append(scyc_basis(E, pseudo.graphs).shape[0])
+        n_sel.append(float(pseudo.selected.sum(axis=1).mean()))
+    return np.array(corr), np.array(dims), np.array(n_sel)
 
 
 @dataclass(frozen=True)
