@@ -144,7 +144,9 @@ RP_LOG_LAMBDA_XTOL: float = 1e-13
 RP_LOG_LAMBDA_RTOL: float = 1e-14
 
 #: Default attention threshold of pseudo token-priority graphs (Paper B, Sec. 6): a token is
-#: "selected" by a trained W when its softmax probability exceeds this value.
+#: "selected" by a trained W when its softmax probability exceeds this value. The choice
+#: matters where the attention has not saturated (chapter 06 measures it); the authors' code
+#: uses 1e-2 (``C_thres``), which chapter 06 passes explicitly.
 PSEUDO_GRAPH_THRESHOLD: float = 1e-3
 
 #: The regularization path solver (ntpnb.linear.regpath). A certified W_B has

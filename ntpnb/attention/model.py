@@ -7,7 +7,11 @@ Three losses (Sec. 3.3, Sec. 5, Sec. 6), each averaged over samples:
 * ``"log"``: ``-log(c_y^T f_W(X))``, the log-loss of Sec. 5 (needs ``c_y^T x_t >= 0``; under
   ``C E^T = I`` it is minus the log of the attention on the copies of the label);
 * ``"squared"``: ``(1 - c_y^T f_W(X))^2`` (Fig. 5);
-* ``"ce"``: the cross-entropy ``-log softmax(C f_W(X))_y`` of the class scores (Fig. 6).
+* ``"ce"``: the cross-entropy ``-log softmax(C f_W(X))_y`` of the class scores (Fig. 6);
+* ``"squared_softmax"``: ``(1 - softmax(C f_W(X))_y)^2``, the squared loss on the softmax of
+  the class scores: the loss the authors' code runs for Fig. 5 (``lsq2`` with a general head in
+  ``train_utils.get_loss`` of github.com/yixiao-huang/next-token-prediction), where the paper's
+  text writes ``(1 - u)^2``.
 
 Every computation is batched: a :class:`Problem` holds ``B`` independent problems (trials) of
 padded data, ``W`` has shape ``(B, d, d)``, and :func:`loss_and_grad` returns ``(B,)`` losses and
@@ -42,7 +46,7 @@ __all__ = [
     "loss_value",
 ]
 
-LOSSES: tuple[str, ...] = ("log", "squared", "ce")
+LOSSES: tuple[str, ...] = ("log", "squared", "ce", "squared_softmax")
 
 
 def check_head(C: object, E: object, assumption: str = "argmax") -> np.ndarray:
@@ -393,6 +397,8 @@ def _scores_grad(
             u = np.sum(crow * f, axis=-1)
             ell = (1.0 - u) ** 2
             gf = (-2.0 * (1.0 - u))[..., None] * crow
+        elif prob.loss == "squared_softmax":
+            gf, ell = _squared_softmax_grad(f, prob)
         else:  # "ce"
             logits = np.matmul(f, np.swapaxes(prob.C, -1, -2))  # (B, n, K)
             p, log_zc = _softmax(logits, np.ones(logits.shape, dtype=bool))
@@ -405,6 +411,24 @@ def _scores_grad(
         else:
             dsc = -s * _centered(s, q)
     return ell, dsc
+
+
+def _squared_softmax_grad(f: np.ndarray, prob: Problem) -> tuple[np.ndarray, np.ndarray]:
+    """Derivative in ``f`` ``(B, n, d)`` and value of ``(1 - p_y)^2``, ``p = softmax(C f)``.
+
+    ``d p_y / d f = p_y (c_y - C^T p)``, so the derivative is ``-2 (1 - p_y) p_y (c_y - C^T p)``;
+    ``1 - p_y`` is summed over the other classes and ``c_y - C^T p`` formed as
+    ``sum_k p_k (c_y - c_k)``, both free of cancellation.
+    """
+    logits = np.matmul(f, np.swapaxes(prob.C, -1, -2))  # (B, n, K)
+    p, _ = _softmax(logits, np.ones(logits.shape, dtype=bool))
+    is_y = np.arange(p.shape[-1]) == prob.labels[..., None]
+    p_y = np.sum(np.where(is_y, p, 0.0), axis=-1)
+    rest = np.sum(np.where(is_y, 0.0, p), axis=-1)  # 1 - p_y
+    crow = np.take_along_axis(prob.C, prob.labels[..., None], axis=1)  # (B, n, d)
+    diff = crow[..., None, :] - prob.C[:, None, :, :]  # (B, n, K, d): c_y - c_k
+    lift = np.einsum("bnk,bnkd->bnd", p, diff)  # c_y - C^T p
+    return (-2.0 * rest * p_y)[..., None] * lift, rest**2
 
 
 def _rescaled_scores_grad(sc: np.ndarray, s: np.ndarray, q: np.ndarray, prob: Problem) -> np.ndarray:

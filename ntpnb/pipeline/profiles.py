@@ -153,6 +153,11 @@ _RAW: dict[str, dict[str, dict[str, Any]]] = {
             "min_corr_general": 0.98,
             "max_cyc_dist": 0.01,
             "min_norm_ratio": 0.25,
+            "n_iter_local": 2000,
+            "local_init": "uniform",
+            "pseudo_threshold": 0.01,
+            "min_local_corr": 0.99,
+            "drop_corr": 0.95,
         },
         "quick": {
             "seed": 0,
@@ -167,6 +172,11 @@ _RAW: dict[str, dict[str, dict[str, Any]]] = {
             "min_corr_general": 0.9,
             "max_cyc_dist": 0.2,
             "min_norm_ratio": 0.25,
+            "n_iter_local": 400,
+            "local_init": "uniform",
+            "pseudo_threshold": 0.01,
+            "min_local_corr": 0.9,
+            "drop_corr": 0.95,
         },
     },
     "03_gd_implicit_bias": {
