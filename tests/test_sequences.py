@@ -237,7 +237,10 @@ def test_smallest_separable_dimension_is_the_threshold():
     assert ntp.is_separable(data_at(found)) and not ntp.is_separable(data_at(found - 1))
     calls = []
     ntp.smallest_separable_dimension(data_at, 0, ctx.m, lambda data: calls.append(data.d) or True)
-    assert len(calls) <= 1 + int(np.ceil(np.log2(ctx.m)))  # bisection, not a scan
+    assert calls == [1]  # doubling from lo = 0 probes d = 1 first
+    calls.clear()
+    ntp.smallest_separable_dimension(data_at, 3, ctx.m, lambda data: calls.append(data.d) or data.d >= 13)
+    assert calls == [6, 12, 24, 18, 15, 13]  # doubling, then bisection of (12, 24]
     # a slice (the contexts of one length, same embeddings) is separable wherever the joint is
     joint = data_at(found)
     for t in ctx.m_by_length():

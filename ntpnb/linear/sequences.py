@@ -340,11 +340,13 @@ def smallest_separable_dimension(
     hi: int,
     decide: Callable[[NTPData], bool],
 ) -> int:
-    """The smallest ``d`` in ``(lo, hi]`` at which ``data_at(d)`` is NTP-separable, by bisection.
+    """The smallest ``d`` in ``(lo, hi]`` at which ``data_at(d)`` is NTP-separable.
 
     Valid when separability is monotone in ``d`` along ``data_at`` (nested embeddings, as
-    :func:`joint_ntp_data` draws them). The caller vouches for the ends: ``data_at(lo)`` not
-    separable (or ``lo = 0``) and ``data_at(hi)`` separable; the latter is checked.
+    :func:`joint_ntp_data` draws them). The caller vouches that ``data_at(lo)`` is not
+    separable (or ``lo = 0``). The search doubles ``d`` from ``lo`` (``2 lo, 4 lo, ...``, below
+    ``hi``) until the data are separable, then bisects, so that the largest problem decided is
+    at most twice the answer; if no probe below ``hi`` is separable, ``data_at(hi)`` must be.
 
     Parameters
     ----------
@@ -358,12 +360,17 @@ def smallest_separable_dimension(
     Raises
     ------
     InvalidDataError
-        If ``lo`` and ``hi`` are not integers with ``0 <= lo < hi``, or ``data_at(hi)`` is not
-        separable.
+        If ``lo`` and ``hi`` are not integers with ``0 <= lo < hi``, or the data are not
+        separable at ``hi``.
     """
     if not (_is_int_token(lo) and _is_int_token(hi) and 0 <= lo < hi):
         raise InvalidDataError(f"need integers 0 <= lo < hi, got lo = {lo!r}, hi = {hi!r}")
-    if not decide(data_at(hi)):
+    probe = max(2 * lo, lo + 1)
+    while probe < hi and not decide(data_at(probe)):
+        lo, probe = probe, 2 * probe
+    if probe < hi:
+        hi = probe
+    elif not decide(data_at(hi)):
         raise InvalidDataError(f"the data are not separable at the upper end d = hi = {hi}")
     while hi - lo > 1:
         mid = (lo + hi) // 2
