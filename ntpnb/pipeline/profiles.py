@@ -40,7 +40,7 @@ _GD_PAPER: dict[str, Any] = {
     "n_iter": 10_000,
     "long_iter": 1_000_000,
     "sgd_iter": 100_000,
-    "sgd_batch": 32,
+    "sgd_batch": 5,  # samples per SGD step, far fewer than the m = 50 contexts
     "n_records": 60,
 }
 
