@@ -42,9 +42,10 @@ def glue_text(name: str, text: str) -> str:
 
 
 def glue_number(name: str, value: float, digits: int = 3, floor: float | None = None) -> str:
-    """Glue ``value`` rounded to ``digits`` significant digits (as printed by the claim checks).
+    """Glue ``value`` rounded to ``digits`` significant digits (``format(value, ".{digits}g")``).
 
-    Returns the glued text. A value below ``floor`` in magnitude glues as ``"< floor"``.
+    Returns the glued text. A value below ``floor`` in magnitude glues as ``"< floor"`` (as the
+    claim checks print it); integers glue as they are.
 
     Raises
     ------
@@ -55,5 +56,8 @@ def glue_number(name: str, value: float, digits: int = 3, floor: float | None = 
         raise InvalidDataError(f"glue {name!r}: the value must be a finite number, got {value!r}")
     if isinstance(digits, bool) or not isinstance(digits, int) or digits < 1:
         raise InvalidDataError(f"glue {name!r}: digits must be a positive integer, got {digits!r}")
-    number = value if isinstance(value, numbers.Integral) else float(value)
-    return glue_text(name, format_number(number, digits, floor))
+    if isinstance(value, numbers.Integral):
+        return glue_text(name, str(int(value)))
+    if floor is not None and abs(value) < floor:
+        return glue_text(name, format_number(float(value), digits, floor))
+    return glue_text(name, f"{float(value):.{digits}g}")
