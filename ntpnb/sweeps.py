@@ -57,7 +57,15 @@ from threadpoolctl import threadpool_limits
 from . import settings
 from .errors import InvalidDataError
 
-__all__ = ["trial_generators", "run_sweep", "parallel_map", "active_workers", "wilson_interval", "crossing"]
+__all__ = [
+    "trial_generators",
+    "run_sweep",
+    "parallel_map",
+    "active_workers",
+    "wilson_interval",
+    "crossing",
+    "crossing_interval",
+]
 
 P = TypeVar("P")
 R = TypeVar("R")
@@ -227,3 +235,26 @@ def crossing(x: Sequence[float], y: Sequence[float], level: float = 0.5) -> floa
         return float(x[0])
     x0, x1, y0, y1 = x[i - 1], x[i], y[i - 1], y[i]
     return float(x0 + (level - y0) * (x1 - x0) / (y1 - y0))
+
+
+def crossing_interval(
+    x: Sequence[float],
+    successes: Sequence[int],
+    n: int,
+    level: float = 0.5,
+    confidence: float = 0.95,
+) -> tuple[float, float]:
+    """Where a measured proportion crosses ``level``, with its uncertainty from Wilson intervals.
+
+    ``successes[i]`` of ``n`` trials succeeded at ``x[i]``. The interval runs from the crossing of
+    the upper Wilson bounds (below it the proportion is significantly under ``level``) to the
+    crossing of the lower Wilson bounds (above it, significantly over), both by :func:`crossing`.
+    The upper end is NaN if the lower bounds never reach ``level`` on the grid.
+
+    Raises
+    ------
+    InvalidDataError
+        On bad counts (see :func:`wilson_interval`) or a bad grid (see :func:`crossing`).
+    """
+    bounds = np.array([wilson_interval(int(k), n, confidence) for k in successes]).reshape(-1, 2)
+    return crossing(x, bounds[:, 1], level), crossing(x, bounds[:, 0], level)

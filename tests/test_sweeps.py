@@ -11,6 +11,7 @@ from ntpnb.errors import InvalidDataError
 from ntpnb.sweeps import (
     active_workers,
     crossing,
+    crossing_interval,
     parallel_map,
     run_sweep,
     trial_generators,
@@ -150,3 +151,22 @@ def test_parallel_map_keeps_the_order_on_every_backend():
     assert parallel_map(square, []) == []
     with pytest.raises(InvalidDataError, match="batch_size"):
         parallel_map(square, items, batch_size=0)
+
+
+def test_crossing_interval_brackets_the_crossing_and_narrows_with_more_trials():
+    x = np.linspace(0.0, 1.0, 21)
+    p = 1 / (1 + np.exp(-(x - 0.5) * 20))
+    for n in (20, 2000):
+        counts = np.round(p * n).astype(int)
+        lo, hi = crossing_interval(x, counts, n)
+        assert lo <= crossing(x, counts / n) <= hi
+        width = hi - lo
+        if n == 20:
+            wide = width
+    assert width < wide / 3
+    assert np.isnan(crossing_interval(x, np.zeros(21, dtype=int), 20)[1])
+
+
+def test_crossing_interval_bad_counts():
+    with pytest.raises(InvalidDataError):
+        crossing_interval([0.0, 1.0], [1, 30], 20)

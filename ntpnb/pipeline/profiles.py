@@ -40,7 +40,7 @@ _GD_PAPER: dict[str, Any] = {
     "n_iter": 10_000,
     "long_iter": 1_000_000,
     "sgd_iter": 100_000,
-    "sgd_batch": 32,
+    "sgd_batch": 5,  # samples per SGD step, far fewer than the m = 50 contexts
     "n_records": 60,
 }
 
@@ -105,6 +105,9 @@ _RAW: dict[str, dict[str, dict[str, Any]]] = {
             "n_trials_cover": 150,
             "n_jobs": 2,
             "gd_steps": 20000,
+            "m_scaling": [15, 30, 60],
+            "scaling_configs": [[5, 2], [10, 3]],
+            "n_trials_scaling": 20,
         },
         "quick": {
             "seed": 0,
@@ -115,6 +118,9 @@ _RAW: dict[str, dict[str, dict[str, Any]]] = {
             "n_trials_cover": 60,
             "n_jobs": 1,
             "gd_steps": 2000,
+            "m_scaling": [8, 16, 32],
+            "scaling_configs": [[5, 2]],
+            "n_trials_scaling": 8,
         },
     },
     "05_autoregressive_text": {
