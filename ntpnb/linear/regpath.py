@@ -67,9 +67,10 @@ from scipy.special import expit, logsumexp
 from threadpoolctl import threadpool_limits
 
 from .. import settings
-from ..errors import InvalidDataError, NotSeparableError, PathCertificateError
+from ..errors import InvalidDataError, NotSeparableError, PathCertificateError, RankAmbiguousError
+from ..linalg import column_basis
 from .data import NTPData, cached_per_data
-from .subspace import f_decomposition, finite_solution
+from .subspace import embedding_svd, f_decomposition, finite_solution
 from .svm import is_separable
 
 __all__ = ["RegularizationPath", "PathStructure", "path_structure", "regularization_path"]
@@ -111,13 +112,40 @@ class PathStructure:
         return self.basis_f.shape[0]
 
 
-def _orthonormal_columns(A: np.ndarray) -> np.ndarray:
-    """Orthonormal basis of the column space of ``A`` (numerical rank as in matrix_rank)."""
-    if A.size == 0:
-        return A.reshape(A.shape[0], 0)
-    U, s, _ = np.linalg.svd(A, full_matrices=False)
-    tol = (s[0] if s.size else 0.0) * max(A.shape) * np.finfo(float).eps
-    return U[:, s > tol]
+def helmert_basis(V: int) -> np.ndarray:
+    """Orthonormal basis ``(V, V - 1)`` of ``1``-perp, the vectors with zero sum, in closed form.
+
+    Column ``k`` (``k = 1 .. V-1``) is ``(1, ..., 1, -k, 0, ..., 0) / sqrt(k (k + 1))`` with ``k``
+    ones: the Helmert basis. Its dimension is known, so no rank is decided.
+    """
+    k = np.arange(1, V, dtype=float)
+    rows = np.arange(V)[:, None]
+    cols = np.arange(1, V)[None, :]
+    Q = np.where(rows < cols, 1.0, np.where(rows == cols, -k[None, :], 0.0))
+    return Q / np.sqrt(k * (k + 1))[None, :]
+
+
+def perp_basis(data: NTPData) -> np.ndarray:
+    """Orthonormal rows spanning ``R ∩ F-perp`` (each a ``vec(W)``, row-major).
+
+    ``R = 1-perp (x) rowspace(H)`` (zero column sums, rows in the span of the embeddings) has
+    the orthonormal basis ``kron(Helmert, V_H)`` and dimension ``(V - 1) rank H``; F lies in
+    ``R``, so ``R ∩ F-perp`` has the dimension ``(V - 1) rank H - dim F`` that the mathematics
+    gives. The projection of that basis onto F-perp has exactly that many singular values equal
+    to 1 and the rest 0 (up to rounding); :func:`ntpnb.linalg.column_basis` verifies the gap
+    there instead of deciding a rank at the rounding level.
+    """
+    basis_f = f_decomposition(data).basis
+    row_space = embedding_svd(data).Vt.T  # (d, rank H)
+    R = np.kron(helmert_basis(data.V), row_space)  # orthonormal columns: vec(u v^T), row-major
+    R_perp = R - basis_f.T @ (basis_f @ R)
+    dim = R.shape[1] - basis_f.shape[0]
+    if dim < 0:  # F lies in R: impossible unless the two rank decisions disagree
+        raise RankAmbiguousError(
+            f"dim F = {basis_f.shape[0]} exceeds dim R = (V - 1) rank H = {R.shape[1]}: the ranks of "
+            "H and of the constraints (6a) are not determined consistently in float64"
+        )
+    return column_basis(R_perp, what="the projection of R onto F-perp", rank=dim, scale=1.0).T
 
 
 @cached_per_data
@@ -128,15 +156,13 @@ def path_structure(data: NTPData) -> PathStructure:
     ------
     NotCompatibleError
         If the data are not NTP_H-compatible (no ``W*``).
+    RankAmbiguousError
+        If ``rank H`` or ``dim F`` is not determined in float64.
     """
     V, d = data.V, data.d
     W_star = finite_solution(data)
     basis_f = f_decomposition(data).basis
-    ones_perp = _orthonormal_columns(np.eye(V) - 1.0 / V)  # (V, V-1): zero column sums
-    row_space = _orthonormal_columns(data.H.T)  # (d, rank H)
-    R = np.kron(ones_perp, row_space)  # columns: vec(u v^T), row-major
-    R_perp = R - basis_f.T @ (basis_f @ R)
-    basis_perp = _orthonormal_columns(R_perp).T
+    basis_perp = perp_basis(data)
     mask = data.support_mask
 
     def logits_of(basis: np.ndarray) -> np.ndarray:  # (m, V, n)
