@@ -36,10 +36,11 @@ matrix that is zero, or below the floor of a given ``scale``.
 from __future__ import annotations
 
 import numpy as np
+import scipy.linalg
 from numpy.typing import ArrayLike
 
 from . import settings
-from .errors import InvalidDataError, RankAmbiguousError
+from .errors import InvalidDataError, RankAmbiguousError, SolverError
 
 __all__ = [
     "rank_floor",
@@ -184,7 +185,16 @@ def _svd(A: ArrayLike, what: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         raise InvalidDataError(f"{what} has non-finite entries")
     if A.size == 0:
         return np.zeros((A.shape[0], 0)), np.zeros(0), np.zeros((0, A.shape[1]))
-    return np.linalg.svd(A, full_matrices=False)
+    try:
+        return np.linalg.svd(A, full_matrices=False)
+    except np.linalg.LinAlgError:
+        # LAPACK's divide-and-conquer (gesdd) can fail to converge on highly degenerate spectra
+        # with some BLAS kernels (measured: OpenBLAS Haswell on a projection with 200 singular
+        # values equal to 1); the QR-iteration driver (gesvd) is slower but robust.
+        try:
+            return scipy.linalg.svd(A, full_matrices=False, lapack_driver="gesvd")
+        except np.linalg.LinAlgError as exc:
+            raise SolverError(f"the singular value decomposition of {what} did not converge") from exc
 
 
 def matrix_rank(A: ArrayLike, *, what: str, scale: float | None = None) -> int:

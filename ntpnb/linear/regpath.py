@@ -68,7 +68,7 @@ from threadpoolctl import threadpool_limits
 
 from .. import settings
 from ..errors import InvalidDataError, NotSeparableError, PathCertificateError, RankAmbiguousError
-from ..linalg import column_basis
+from ..linalg import check_known_rank
 from .data import NTPData, cached_per_data
 from .subspace import embedding_svd, f_decomposition, finite_solution
 from .svm import is_separable
@@ -131,21 +131,26 @@ def perp_basis(data: NTPData) -> np.ndarray:
     ``R = 1-perp (x) rowspace(H)`` (zero column sums, rows in the span of the embeddings) has
     the orthonormal basis ``kron(Helmert, V_H)`` and dimension ``(V - 1) rank H``; F lies in
     ``R``, so ``R ∩ F-perp`` has the dimension ``(V - 1) rank H - dim F`` that the mathematics
-    gives. The projection of that basis onto F-perp has exactly that many singular values equal
-    to 1 and the rest 0 (up to rounding); :func:`ntpnb.linalg.column_basis` verifies the gap
-    there instead of deciding a rank at the rounding level.
+    gives. In the coordinates of ``R``, F is spanned by the orthonormal columns ``C = R^T B_F^T``
+    (its ``dim F`` singular values are 1 up to rounding, verified by
+    :func:`ntpnb.linalg.check_known_rank`), and ``R ∩ F-perp`` by the last columns of a complete
+    (Householder) QR factorization of ``C``: no rank is decided at the rounding level.
     """
     basis_f = f_decomposition(data).basis
     row_space = embedding_svd(data).Vt.T  # (d, rank H)
     R = np.kron(helmert_basis(data.V), row_space)  # orthonormal columns: vec(u v^T), row-major
-    R_perp = R - basis_f.T @ (basis_f @ R)
-    dim = R.shape[1] - basis_f.shape[0]
-    if dim < 0:  # F lies in R: impossible unless the two rank decisions disagree
+    n_f = basis_f.shape[0]
+    if n_f > R.shape[1]:  # F lies in R: impossible unless the two rank decisions disagree
         raise RankAmbiguousError(
-            f"dim F = {basis_f.shape[0]} exceeds dim R = (V - 1) rank H = {R.shape[1]}: the ranks of "
-            "H and of the constraints (6a) are not determined consistently in float64"
+            f"dim F = {n_f} exceeds dim R = (V - 1) rank H = {R.shape[1]}: the ranks of H and of "
+            "the constraints (6a) are not determined consistently in float64"
         )
-    return column_basis(R_perp, what="the projection of R onto F-perp", rank=dim, scale=1.0).T
+    C = R.T @ basis_f.T  # F in the coordinates of R: orthonormal columns, since F lies in R
+    check_known_rank(
+        np.linalg.svd(C, compute_uv=False), C.shape, n_f, what="F in the coordinates of R", scale=1.0
+    )
+    Q, _ = np.linalg.qr(C, mode="complete")  # Householder: robust, no decision
+    return (R @ Q[:, n_f:]).T
 
 
 @cached_per_data
