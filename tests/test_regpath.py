@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import ntpnb as ntp
-from ntpnb.errors import InvalidDataError, NotCompatibleError, NotSeparableError
+from ntpnb.errors import InvalidDataError, NotCompatibleError, NotSeparableError, ScaleError
 from ntpnb.linear.regpath import _certify, _expm1_minus_x, _State, path_structure
 
 from helpers import random_data
@@ -382,3 +382,51 @@ def test_perturbed_triangles_all_certify():
         assert (st.n_f, st.basis_perp.shape[0]) == (6, (data.V - 1) * 2 - 6)  # dim F = 3 contexts x 2
         path = ntp.regularization_path(data, [0.5, 1.0, 10.0])
         assert max(path.kkt.max(), path.kkt_f.max(), path.kkt_perp.max()) <= 1e-8
+
+
+# ---------------------------------------------------------------------------- issue 17: the path at its edges
+def test_one_hot_data_have_a_path_with_no_f_block(toy):
+    """Every support a single token: F = {0}, W* = 0, and the KKT residual on F is absent (it was
+    0/0 and refused the path)."""
+    P = np.zeros((3, 5))
+    P[0, 1] = P[1, 0] = P[2, 4] = 1.0
+    data = ntp.NTPData(H=toy.H, pi=toy.pi, P=P)
+    st = path_structure(data)
+    assert st.n_f == 0 and not np.any(st.W_star)
+    path = ntp.regularization_path(data, [0.5, 1.0, 10.0])
+    np.testing.assert_array_equal(path.kkt_f, 0.0)
+    assert path.kkt.max() <= 1e-8 and path.kkt_perp.max() <= 1e-8
+    np.testing.assert_allclose(np.linalg.norm(path.W, axis=(1, 2)), [0.5, 1.0, 10.0], rtol=1e-12)
+
+
+@pytest.mark.parametrize("factor", [1e3, 2.0**10, 1e-3, 1e-100, 1e100])
+def test_the_path_is_scale_relative(toy, factor):
+    """W_B(cH) = W_{cB}(H) / c: the entry radius and the tolerances are relative to max|H| (H
+    scaled by 1e3 failed to converge at B = 0.5)."""
+    radii = np.array([0.5, 1.0, 10.0])
+    ref = ntp.regularization_path(toy, radii)
+    scaled = ntp.regularization_path(ntp.NTPData(H=toy.H * factor, pi=toy.pi, P=toy.P), radii / factor)
+    np.testing.assert_allclose(scaled.W * factor, ref.W, rtol=0, atol=1e-12 * 10)
+    np.testing.assert_allclose(scaled.lam / factor**2, ref.lam, rtol=1e-10)
+    np.testing.assert_allclose(scaled.kl, ref.kl, rtol=1e-10)
+    np.testing.assert_array_equal(scaled.radii, radii / factor)
+
+
+def test_tiny_radii_are_certified_to_full_relative_accuracy(toy):
+    """Below ||W*|| the F-part is held as W's own coordinates: at B = 1e-5 the norm error was
+    3.6e-12 (the cancellation of W* + delta) and B = 1e-12 did not converge."""
+    radii = [1e-12, 1e-9, 1e-5, 0.1, 1.0]
+    path = ntp.regularization_path(toy, radii)
+    assert path.norm_error.max() <= 1e-14
+    # near 0 the path leaves W = 0 along the steepest descent: W_B / B -> -grad CE(0) / ||grad CE(0)||
+    g = ntp.ce_grad(toy, np.zeros((toy.V, toy.d)))
+    np.testing.assert_allclose(path.W[0] / 1e-12, -g / np.linalg.norm(g), atol=1e-10)
+
+
+def test_a_radius_beyond_float64_is_a_named_error(toy):
+    with pytest.raises(ntp.PathCertificateError, match="float64 range"):
+        ntp.regularization_path(toy, [1.0, 1e308])
+    with pytest.raises(ntp.PathCertificateError, match="float64 range"):
+        ntp.regularization_path(ntp.NTPData(H=toy.H * 1e3, pi=toy.pi, P=toy.P), [1e307])
+    with pytest.raises(ScaleError, match="lambda"):  # lambda scales like max|H|^2 = 1e400
+        ntp.regularization_path(ntp.NTPData(H=toy.H * 1e200, pi=toy.pi, P=toy.P), [1e-200])

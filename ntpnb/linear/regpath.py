@@ -58,7 +58,7 @@ beyond it the loss is flat to double precision around ``W_B`` and
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -67,9 +67,15 @@ from scipy.special import expit, logsumexp
 from threadpoolctl import threadpool_limits
 
 from .. import settings
-from ..errors import InvalidDataError, NotSeparableError, PathCertificateError, RankAmbiguousError
+from ..errors import (
+    InvalidDataError,
+    NotSeparableError,
+    PathCertificateError,
+    RankAmbiguousError,
+    ScaleError,
+)
 from ..linalg import check_known_rank
-from .data import NTPData, cached_per_data
+from .data import NTPData, cached_per_data, normalized
 from .subspace import embedding_svd, f_decomposition, finite_solution
 from .svm import is_separable
 
@@ -282,9 +288,11 @@ def _scaled_solve(K: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     Ks = K * scale[:, None] * scale[None, :]
     try:
         factor = cho_factor(Ks)
+        return scale[:, None] * cho_solve(factor, scale[:, None] * rhs)
     except np.linalg.LinAlgError as exc:
         raise _NoConvergenceError("Hess CE + lambda I is not numerically positive definite") from exc
-    return scale[:, None] * cho_solve(factor, scale[:, None] * rhs)
+    except ValueError as exc:  # scipy's check_finite: the scaled system overflowed
+        raise _NoConvergenceError("the KKT system overflows float64") from exc
 
 
 class _NoConvergenceError(Exception):
@@ -293,14 +301,45 @@ class _NoConvergenceError(Exception):
 
 @dataclass
 class _State:
+    """A point ``(theta, lambda)`` of the Newton iteration.
+
+    ``theta = (alpha, beta)`` in the split (``direct`` False): the F-part of ``W`` is
+    ``w* + alpha``, kept as its offset from ``w*`` so that the offset keeps its relative accuracy
+    at large radii, where it is far below the rounding of ``W``. Below ``||W*||`` the opposite
+    holds: ``W`` itself is small and ``w* + alpha`` would cancel (a relative error of
+    ``eps ||W*|| / B``), so there ``theta = (u, beta)`` holds the coordinates of ``W`` itself
+    (``direct`` True, ``u = w* + alpha``). :func:`_represent` chooses by the radius.
+    """
+
     theta: np.ndarray
     lam: float
+    direct: bool = False
 
 
-def _norm_vec(st: PathStructure, theta: np.ndarray) -> np.ndarray:
+def _represent(st: PathStructure, state: _State, B: float) -> _State:
+    """``state`` in the representation for radius ``B``: direct below ``||W*||``, split above."""
+    direct = B < _norm(st.w_star)
+    if direct == state.direct:
+        return state
+    theta = state.theta.copy()
+    theta[: st.n_f] += st.w_star if direct else -st.w_star
+    return _State(theta, state.lam, direct)
+
+
+def _split_theta(st: PathStructure, state: _State) -> np.ndarray:
+    """``(alpha, beta)``: the split coordinates (the loss is evaluated in them)."""
+    if not state.direct:
+        return state.theta
+    theta = state.theta.copy()
+    theta[: st.n_f] -= st.w_star
+    return theta
+
+
+def _norm_vec(st: PathStructure, state: _State) -> np.ndarray:
     """``(w* + alpha, beta)``: the coordinates of ``W`` itself."""
-    v = theta.copy()
-    v[: st.n_f] += st.w_star
+    v = state.theta.copy()
+    if not state.direct:
+        v[: st.n_f] += st.w_star
     return v
 
 
@@ -308,10 +347,10 @@ def _newton_direction(st, ev, state, B):
     """Newton step of the KKT system; returns (d_theta, d_lambda, b) with ``b = K^{-1} w``."""
     r = st.n_f
     lam = state.lam
-    w = _norm_vec(st, state.theta)
-    resid = ev.grad.copy()
-    resid[:r] += lam * st.w_star + lam * state.theta[:r]  # never form w* + alpha here
-    resid[r:] += lam * state.theta[r:]
+    w = _norm_vec(st, state)
+    resid = ev.grad + lam * state.theta
+    if not state.direct:
+        resid[:r] += lam * st.w_star  # never form w* + alpha here
     c = 0.5 * (w @ w - B * B)
     K = ev.hess + lam * np.eye(len(w))
     sol = _scaled_solve(K, np.column_stack([resid, w]))
@@ -323,8 +362,9 @@ def _newton_direction(st, ev, state, B):
 def _solve_radius(data, st, state: _State, B: float) -> tuple[_State, int]:
     """Newton iterations at radius ``B`` from ``state``; raises _NoConvergenceError on failure."""
     r = st.n_f
+    state = _represent(st, state, B)
     for it in range(1, settings.PATH_MAX_NEWTON + 1):
-        ev = _evaluate(data, st, state.theta, hessian=True)
+        ev = _evaluate(data, st, _split_theta(st, state), hessian=True)
         a_vec, b_vec, d_lam = _newton_direction(st, ev, state, B)
         cap = settings.PATH_MAX_LOG_LAMBDA_STEP
         d_nu = float(np.clip(d_lam / state.lam, -cap, cap))
@@ -332,7 +372,7 @@ def _solve_radius(data, st, state: _State, B: float) -> tuple[_State, int]:
         step_logits = np.abs(np.einsum("jvi,i->jv", ev.jac, d_theta)).max(initial=0.0)
         t = min(1.0, settings.PATH_MAX_LOGIT_STEP / step_logits) if step_logits > 0 else 1.0
         new_theta = state.theta + t * d_theta
-        new_state = _State(new_theta, state.lam * float(np.exp(t * d_nu)))
+        new_state = _State(new_theta, state.lam * float(np.exp(t * d_nu)), state.direct)
         converged = (
             t == 1.0
             and abs(d_nu) <= settings.PATH_NEWTON_RTOL
@@ -349,8 +389,8 @@ def _solve_radius(data, st, state: _State, B: float) -> tuple[_State, int]:
 
 def _tangent(data, st, state: _State, B: float) -> tuple[np.ndarray, float]:
     """``(d theta / dB, d log lambda / dB)`` along the path at a solved point."""
-    ev = _evaluate(data, st, state.theta, hessian=True)
-    w = _norm_vec(st, state.theta)
+    ev = _evaluate(data, st, _split_theta(st, state), hessian=True)
+    w = _norm_vec(st, state)
     b_vec = _scaled_solve(ev.hess + state.lam * np.eye(len(w)), w[:, None])[:, 0]
     d_lam_dB = -B / (w @ b_vec)
     return -d_lam_dB * b_vec, d_lam_dB / state.lam
@@ -364,7 +404,10 @@ def _initial_state(data, st, B: float) -> _State:
     gnorm = float(np.linalg.norm(g))
     if gnorm == 0.0:
         raise PathCertificateError("the gradient of CE vanishes at W = 0: the path is the single point 0")
-    return _State(theta0 - B * g / gnorm, gnorm / B)
+    step = -B * g / gnorm
+    if B < _norm(st.w_star):  # W = step exactly, in the direct representation
+        return _State(step, gnorm / B, direct=True)
+    return _State(theta0 + step, gnorm / B)
 
 
 # ---------------------------------------------------------------------------- the certificate
@@ -386,23 +429,30 @@ def _certify(data, st, state: _State, B: float) -> _Certificate:
     V, d = data.V, data.d
     r = st.n_f
     lam = state.lam
-    alpha, beta = state.theta[:r], state.theta[r:]
-    ev = _evaluate(data, st, state.theta, hessian=False)
+    split = _split_theta(st, state)
+    alpha, beta = split[:r], split[r:]
+    ev = _evaluate(data, st, split, hessian=False)
     G = (data.pi[:, None] * ev.q_minus_p).T @ data.H  # grad CE(W), (V, d)
     g = G.ravel()
     G_F = st.basis_f.T @ (st.basis_f @ g)
     G_perp = g - G_F
-    W_F_star = st.W_star.ravel()
     delta = st.basis_f.T @ alpha
     W_perp = st.basis_perp.T @ beta
-    norm = float(np.sqrt(np.sum(_norm_vec(st, state.theta) ** 2)))
+    norm = _norm(_norm_vec(st, state))
 
     def rel(num: np.ndarray, den: float) -> float:
         return _norm(num) / den if den > 0 else np.inf
 
-    kkt_f = rel(G_F + lam * W_F_star + lam * delta, _norm(G_F))
+    if state.direct:  # W's F-part from its own coordinates (no cancellation of W* + delta)
+        W_F = st.basis_f.T @ state.theta[:r]
+        lam_W_F = lam * W_F
+    else:
+        W_F = st.W_star.ravel() + delta
+        lam_W_F = lam * st.W_star.ravel() + lam * delta
+    # with F = {0} (every support a single token) there is no F block to certify
+    kkt_f = rel(G_F + lam_W_F, _norm(G_F)) if r else 0.0
     kkt_perp = rel(G_perp + lam * W_perp, _norm(G_perp))
-    W = (W_F_star + delta + W_perp).reshape(V, d)
+    W = (W_F + W_perp).reshape(V, d)
     kkt = rel(g + lam * W.ravel(), _norm(g))
     cert = _Certificate(
         W=W,
@@ -482,6 +532,10 @@ class RegularizationPath:
         return len(self.radii)
 
 
+#: Radii (for H normalized to max|H| ~ 1) beyond which ``B^2`` and the norm constraint overflow.
+_MAX_RADIUS = float(np.sqrt(np.finfo(float).max)) / 2**10
+
+
 def _check_radii(radii: ArrayLike) -> np.ndarray:
     try:
         arr = np.array(radii, dtype=np.float64)
@@ -534,9 +588,57 @@ def regularization_path(data: NTPData, radii: ArrayLike) -> RegularizationPath:
     if not isinstance(data, NTPData):
         raise InvalidDataError(f"expected NTPData, got {type(data).__name__}")
     B_all = _check_radii(radii)
+    norm, c = normalized(data)
+    if c == 1.0:
+        return _path(data, B_all)
+    # CE(W; cH) = CE(cW; H), so W_B(H) = W_{cB}(H / c) / c and lambda_B(H) = lambda_{cB}(H / c) / c^2
+    # (c a power of two: exact); the entry radius and every tolerance are then relative to H
+    with np.errstate(over="ignore", under="ignore"):
+        scaled = B_all * c
+    _check_scaled_radii(B_all, scaled, c)
+    p = _path(norm, scaled)
+    with np.errstate(over="ignore", under="ignore"):
+        lam = p.lam * c * c
+    if not np.all(np.isfinite(lam) & (lam >= np.finfo(float).tiny)):
+        raise ScaleError(
+            f"the multipliers lambda of the path scale like max|H|^2 ~ {c:.3g}^2 and leave the float64 "
+            "range; rescale the embeddings"
+        )
+    out = {
+        "radii": B_all,
+        "W": p.W / c,
+        "f_offset": p.f_offset / c,
+        "f_distance": p.f_distance / c,
+        "lam": lam,
+    }
+    for arr in out.values():
+        arr.setflags(write=False)
+    return replace(p, **out)
+
+
+def _check_scaled_radii(B_all: np.ndarray, scaled: np.ndarray, c: float) -> None:
+    """Radii that leave float64 (or become equal) when multiplied by the normalization ``c``."""
+    bad = ~np.isfinite(scaled) | (scaled <= 0) | np.append(np.diff(scaled) <= 0, False)
+    if bad.any():
+        B = float(B_all[np.flatnonzero(bad)[0]])
+        raise PathCertificateError(
+            f"the radius B = {B:g} times max|H| ~ {c:g} lies outside the float64 range, where no "
+            "point of the path can be represented and certified"
+        )
+
+
+def _path(data: NTPData, B_all: np.ndarray) -> RegularizationPath:
+    """:func:`regularization_path` for data whose ``H`` is normalized (``max|H|`` near 1)."""
     st = path_structure(data)  # raises NotCompatibleError
     if not is_separable(data):
         raise NotSeparableError("the regularization path needs NTP-separable data (Theorem 1)")
+    if B_all[-1] > _MAX_RADIUS:
+        raise PathCertificateError(
+            f"no certified path point exists at B = {B_all[-1]:g}: B^2 leaves the float64 range "
+            f"beyond {_MAX_RADIUS:.3g}, and far before it (at B / ||W^mm|| of about 660) the "
+            "multiplier lambda and the out-of-support probabilities exp(-margin) of W_B leave the "
+            "range of normal doubles"
+        )
     records = []
     # Trial Newton iterates may overflow or underflow on the way; every returned answer is
     # checked for finiteness and certified, so the floating-point warnings are not needed.
@@ -603,7 +705,7 @@ def _continue(data, st, state: _State, B_from: float, B_to: float) -> tuple[_Sta
         # first-order predictor; log(lambda) is nearly linear in B (slope -1/||W^mm||), so its
         # change is not limited (only kept finite)
         d_log_lam = float(np.clip(dB * d_nu, -700.0, 700.0))
-        guess = _State(state.theta + dB * d_theta, state.lam * float(np.exp(d_log_lam)))
+        guess = _State(state.theta + dB * d_theta, state.lam * float(np.exp(d_log_lam)), state.direct)
         try:
             state_new, its = _solve_radius(data, st, guess, B_next)
         except (_NoConvergenceError, PathCertificateError) as exc:
