@@ -141,6 +141,10 @@ PSEUDO_GRAPH_THRESHOLD: float = 1e-3
 PATH_NORM_RTOL: float = 1e-12
 PATH_KKT_RTOL: float = 1e-8
 PATH_NEWTON_RTOL: float = 1e-11
+#: Newton also stops when its relative step stalls (shrinks by less than half) below this: the
+#: rounding floor of an ill-conditioned KKT matrix (tiny in-support probabilities), where the
+#: certificate's KKT residual, not the step, decides.
+PATH_NEWTON_FLOOR_RTOL: float = 1e-6
 PATH_MAX_NEWTON: int = 60
 #: Safeguards of a Newton step: the largest change of any logit, and of log(lambda).
 PATH_MAX_LOGIT_STEP: float = 2.0

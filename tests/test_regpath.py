@@ -430,3 +430,13 @@ def test_a_radius_beyond_float64_is_a_named_error(toy):
         ntp.regularization_path(ntp.NTPData(H=toy.H * 1e3, pi=toy.pi, P=toy.P), [1e307])
     with pytest.raises(ScaleError, match="lambda"):  # lambda scales like max|H|^2 = 1e400
         ntp.regularization_path(ntp.NTPData(H=toy.H * 1e200, pi=toy.pi, P=toy.P), [1e-200])
+
+
+def test_a_tiny_in_support_probability_is_certified_far_beyond_b_32():
+    """The 2D instance tempered to a smallest in-support probability of 4.5e-9: Hess CE + lambda I
+    has condition ~1e9 and Newton's steps stall near 1e-9, above the step tolerance, so the path
+    stopped at B = 32; now the certificate decides there (KKT residual <= 1e-8)."""
+    data = ntp.toy2d_instance(0, entropy=0.2523580174780111)
+    assert abs(data.P[data.P > 0].min() / 4.5e-9 - 1) < 1e-6
+    path = ntp.regularization_path(data, [0.5, 4.0, 32.0, 64.0, 100.0])
+    assert max(path.kkt.max(), path.kkt_f.max(), path.kkt_perp.max()) <= 1e-8
