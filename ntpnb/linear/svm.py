@@ -400,8 +400,12 @@ class SVMSolution:
 
     @property
     def n_active(self) -> int:
-        """Number of inequality constraints with a positive multiplier (support vectors)."""
-        return int(np.count_nonzero(active_mask(self.duals)))
+        """Number of inequality constraints with a positive multiplier (support vectors).
+
+        Decided by :func:`ntpnb.qp.active_mask` (relative threshold 1e-7; RankAmbiguousError
+        when a multiplier lies near it).
+        """
+        return int(np.count_nonzero(active_mask(self.duals, what="the NTP-SVM")))
 
 
 def _project_perp(basis: np.ndarray, X: np.ndarray) -> np.ndarray:
