@@ -358,8 +358,9 @@ def _active_set_loop(
     With ``K`` non-singular (``full_rank``: ``rank H = m``, decided once by
     :func:`ntpnb.linear.subspace.embedding_rank`) and well-conditioned (a Cholesky factor with
     ``(min diag / max diag)^2 > 1e-9``, far from the rounding level) the dual is strongly
-    convex and one run of the primal-dual active-set method solves it. Otherwise the dual is degenerate (``C`` is not
-    unique and an active set can make the KKT equations inconsistent), so the method runs on
+    convex and one run of the primal-dual active-set method solves it. Otherwise the dual is
+    degenerate (``C`` is not unique and an active set can make the KKT equations inconsistent),
+    so the method runs on
     proximal subproblems ``+ ridge / 2 ||C - C_k||^2`` (strongly convex; the proximal point
     method converges to a solution of the dual). After each one it solves the exact equations
     on the current active set and stops when ``accept`` (the verification) passes, either with
