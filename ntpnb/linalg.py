@@ -49,6 +49,7 @@ __all__ = [
     "check_known_rank",
     "matrix_rank",
     "column_basis",
+    "least_squares",
 ]
 
 _EPS = float(np.finfo(float).eps)
@@ -227,3 +228,39 @@ def column_basis(
     else:
         check_known_rank(s, shape, rank, what=what, scale=scale)
     return U[:, :rank]
+
+
+def least_squares(
+    A: ArrayLike, b: ArrayLike, *, what: str, rank: int | None = None, scale: float | None = None
+) -> np.ndarray:
+    """The minimum-norm least-squares solution ``x = A^+ b`` at the rank of the one rule.
+
+    ``numpy.linalg.lstsq(A, b, rcond=None)`` drops singular values below ``eps max(shape) s_0``:
+    a rank decided at the rounding level, where a noise value kept on one machine and dropped
+    on another changes ``x`` by ``1 / noise``. Here the rank is decided by
+    :func:`numerical_rank` (or verified by :func:`check_known_rank` when given).
+
+    Parameters
+    ----------
+    A
+        ``(n, k)`` matrix.
+    b
+        ``(n,)`` or ``(n, p)`` right-hand side.
+    what, rank, scale
+        As in :func:`column_basis`.
+
+    Raises
+    ------
+    RankAmbiguousError
+        If the rank of ``A`` is not determined in float64.
+    """
+    U, s, Vt = _svd(A, what)
+    shape = np.shape(A)
+    if rank is None:
+        rank = numerical_rank(s, shape, what=what, scale=scale)
+    else:
+        check_known_rank(s, shape, rank, what=what, scale=scale)
+    b = np.asarray(b, dtype=float)
+    coef = U[:, :rank].T @ b
+    coef = coef / (s[:rank, None] if coef.ndim == 2 else s[:rank])
+    return Vt[:rank].T @ coef

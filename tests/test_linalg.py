@@ -98,3 +98,21 @@ def test_bad_spectra_are_refused():
 def test_gaps():
     g = rank_gaps(np.array([4.0, 2.0, 0.0]), (3, 3))
     assert g[0] == 2.0 and g[1] > 1e14 and g[2] == 0.0
+
+
+def test_least_squares_at_the_decided_rank():
+    from ntpnb.linalg import least_squares
+
+    rng = np.random.default_rng(2)
+    A = rng.standard_normal((6, 3)) @ rng.standard_normal((3, 5))  # rank 3, rounding noise below
+    b = rng.standard_normal(6)
+    x = least_squares(A, b, what="A")
+    np.testing.assert_allclose(x, np.linalg.pinv(A, rcond=1e-10) @ b, atol=1e-10)
+    X = least_squares(A, np.column_stack([b, 2 * b]), what="A")
+    np.testing.assert_allclose(X[:, 1], 2 * x, atol=1e-12)
+    # a noise singular value just above numpy's cut-off: lstsq divides by it, the rule drops it
+    U, _, Vt = np.linalg.svd(rng.standard_normal((3, 3)))
+    M = U @ np.diag([1.0, 0.5, 2.29e-15]) @ Vt
+    assert np.linalg.norm(least_squares(M, np.ones(3), what="M")) < 10
+    with pytest.raises(RankAmbiguousError):
+        least_squares(np.diag(10.0 ** -np.arange(0, 16, 3.0)), np.ones(6), what="a graded matrix")

@@ -49,8 +49,8 @@ from scipy.linalg import lapack
 from threadpoolctl import threadpool_limits
 
 from .. import settings
-from ..errors import SolverError
-from ..linalg import numerical_rank
+from ..errors import RankAmbiguousError, SolverError
+from ..linalg import least_squares, numerical_rank
 from .data import NTPData, cached_per_data, frozen
 from .subspace import embedding_svd
 
@@ -290,7 +290,7 @@ class _Subproblem:
             try:
                 t = linalg.solve(S, -b, assume_a="pos", check_finite=False)
             except (linalg.LinAlgError, ValueError):
-                t = np.linalg.lstsq(S, -b, rcond=None)[0]
+                t = least_squares(S, -b, what="the Schur complement of the active-set equations")
         else:
             # consistency N_v^T (rhs_v + t[F_v]) = 0 of each singular block, multipliers z_v
             widths = [blocks[v].N.shape[1] for v in singular]
@@ -302,7 +302,7 @@ class _Subproblem:
                 b2[col : col + w] = -blocks[v].N.T @ rhs[v]
                 col += w
             KKT = np.block([[S, B], [B.T, np.zeros((B.shape[1], B.shape[1]))]])
-            sol = np.linalg.lstsq(KKT, np.concatenate([-b, b2]), rcond=None)[0]
+            sol = least_squares(KKT, np.concatenate([-b, b2]), what="the active-set equations")
             t, col = sol[:m], m
             for v, w in zip(singular, widths, strict=True):
                 z[v] = sol[col : col + w]
@@ -577,7 +577,10 @@ def rank_witness(data: NTPData) -> np.ndarray | None:
     """
     if data.m > data.d:
         return None
-    svd = embedding_svd(data)
+    try:
+        svd = embedding_svd(data)
+    except RankAmbiguousError:  # only a shortcut: the LP decides
+        return None
     if svd.rank < data.m:
         return None
     L0 = data.support_mask.astype(float)
