@@ -440,3 +440,16 @@ def test_a_tiny_in_support_probability_is_certified_far_beyond_b_32():
     assert abs(data.P[data.P > 0].min() / 4.5e-9 - 1) < 1e-6
     path = ntp.regularization_path(data, [0.5, 4.0, 32.0, 64.0, 100.0])
     assert max(path.kkt.max(), path.kkt_f.max(), path.kkt_perp.max()) <= 1e-8
+
+
+def test_a_context_whose_support_is_the_whole_vocabulary(small):
+    """S_j = V: context j has no out-of-support token (no margin, no exponent x_jv)."""
+    P = small.P.copy()
+    P[0] = np.linspace(1.0, 2.0, small.V) / np.linspace(1.0, 2.0, small.V).sum()
+    data = ntp.NTPData(H=small.H, pi=small.pi, P=P)
+    assert data.support_mask[0].all()
+    st = path_structure(data)
+    assert np.all(st.margins[0] == 0) and np.all(np.isneginf(st.a[0]))
+    path = ntp.regularization_path(data, [0.5, 1.0, 10.0, 100.0])
+    assert max(path.kkt.max(), path.kkt_f.max(), path.kkt_perp.max()) <= 1e-8
+    np.testing.assert_allclose(np.linalg.norm(path.W, axis=(1, 2)), path.radii, rtol=1e-12)
