@@ -50,6 +50,7 @@ __all__ = [
     "matrix_rank",
     "column_basis",
     "least_squares",
+    "thin_svd",
 ]
 
 _EPS = float(np.finfo(float).eps)
@@ -178,7 +179,16 @@ def check_known_rank(
         )
 
 
-def _svd(A: ArrayLike, what: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def thin_svd(A: ArrayLike, what: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``U, s, Vt`` of ``A`` (thin), robust to LAPACK's gesdd not converging.
+
+    Raises
+    ------
+    InvalidDataError
+        If ``A`` is not a finite 2-D matrix.
+    SolverError
+        If neither gesdd nor gesvd converges.
+    """
     A = np.asarray(A, dtype=float)
     if A.ndim != 2:
         raise InvalidDataError(f"{what} must be a 2-D matrix, got shape {A.shape}")
@@ -200,7 +210,7 @@ def _svd(A: ArrayLike, what: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 def matrix_rank(A: ArrayLike, *, what: str, scale: float | None = None) -> int:
     """:func:`numerical_rank` of the singular values of ``A``."""
-    _, s, _ = _svd(A, what)
+    _, s, _ = thin_svd(A, what)
     return numerical_rank(s, np.shape(A), what=what, scale=scale)
 
 
@@ -221,7 +231,7 @@ def column_basis(
     scale
         Size of the entries the matrix was computed from (default its largest singular value).
     """
-    U, s, _ = _svd(A, what)
+    U, s, _ = thin_svd(A, what)
     shape = np.shape(A)
     if rank is None:
         rank = numerical_rank(s, shape, what=what, scale=scale)
@@ -254,7 +264,7 @@ def least_squares(
     RankAmbiguousError
         If the rank of ``A`` is not determined in float64.
     """
-    U, s, Vt = _svd(A, what)
+    U, s, Vt = thin_svd(A, what)
     shape = np.shape(A)
     if rank is None:
         rank = numerical_rank(s, shape, what=what, scale=scale)

@@ -19,7 +19,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..errors import NotCompatibleError, ScaleError
-from ..linalg import numerical_rank
+from ..linalg import numerical_rank, thin_svd
 from ..settings import COMPAT_RTOL
 from .constraints import ntp_constraints
 from .data import NTPData, cached_per_data, check_decoder, check_dense_size, frozen, normalized
@@ -82,7 +82,7 @@ def embedding_svd(data: NTPData) -> EmbeddingSVD:
     if norm is not data:
         dec = embedding_svd(norm)
         return EmbeddingSVD(dec.U, frozen(dec.s * scale), dec.Vt, frozen(dec.spectrum * scale))
-    U, s, Vt = np.linalg.svd(data.H, full_matrices=False)
+    U, s, Vt = thin_svd(data.H, "the embeddings H")
     r = numerical_rank(s, data.H.shape, what="the embeddings H")
     return EmbeddingSVD(U=frozen(U[:, :r]), s=frozen(s[:r]), Vt=frozen(Vt[:r]), spectrum=frozen(s))
 
@@ -142,8 +142,9 @@ def f_decomposition(data: NTPData) -> FDecomposition:
         return FDecomposition(
             frozen(np.zeros((0, data.V * data.d))), frozen(np.zeros((0, 0))), frozen(np.zeros(0))
         )
-    U, s, Vt = np.linalg.svd(G, full_matrices=False)
-    r = numerical_rank(s, G.shape, what="the equality constraints (6a), whose rows span F")
+    what = "the equality constraints (6a), whose rows span F"
+    U, s, Vt = thin_svd(G, what)
+    r = numerical_rank(s, G.shape, what=what)
     return FDecomposition(basis=frozen(Vt[:r]), U=frozen(U[:, :r]), s=frozen(s[:r]))
 
 
