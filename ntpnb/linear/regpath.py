@@ -382,12 +382,9 @@ def _solve_radius(data, st, state: _State, B: float) -> tuple[_State, int]:
             _norm(d_theta[:r]) / max(_norm(state.theta[:r]), np.finfo(float).tiny) if r else 0.0,
             _norm(d_theta[r:]) / max(_norm(state.theta[r:]), np.finfo(float).tiny),
         )
-        # converged: the step is below PATH_NEWTON_RTOL, or it has stalled at the rounding floor
-        # of an ill-conditioned KKT matrix (the steps stop shrinking below PATH_NEWTON_FLOOR_RTOL;
-        # e.g. an in-support probability of 4.5e-9 makes Hess CE + lambda I condition 1e9, and the
-        # steps stall near 1e-9); the certificate then decides from the KKT residual itself
-        stalled = size <= settings.PATH_NEWTON_FLOOR_RTOL and size >= 0.5 * prev_size
-        converged = t == 1.0 and (size <= settings.PATH_NEWTON_RTOL or stalled)
+        # converged one full step after the first full step below PATH_NEWTON_RTOL (see there):
+        # the count does not depend on the size of rounding-level steps
+        converged = t == 1.0 and prev_size <= settings.PATH_NEWTON_RTOL
         prev_size = size if t == 1.0 else np.inf
         state = new_state
         if not (np.all(np.isfinite(state.theta)) and state.lam >= np.finfo(float).tiny):
