@@ -21,7 +21,7 @@ import cvxpy as cp
 import numpy as np
 
 from . import settings
-from .errors import SolverError
+from .errors import RankAmbiguousError, SolverError
 
 __all__ = ["INFEASIBLE", "MinNormQP", "min_norm_qp", "solve_named", "active_mask", "polish_active_set"]
 
@@ -104,9 +104,30 @@ def min_norm_qp(A: Any, B: Any, what: str) -> MinNormQP:
     return MinNormQP(np.asarray(w.value, dtype=float), lam, status, settings.QP_SOLVER)
 
 
-def active_mask(lam: np.ndarray) -> np.ndarray:
-    """Multipliers above :data:`~ntpnb.settings.ACTIVE_DUAL_TOL` times the largest one (support vectors)."""
-    return lam > settings.ACTIVE_DUAL_TOL * lam.max(initial=0.0)
+def active_mask(lam: np.ndarray, *, what: str | None = None) -> np.ndarray:
+    """Multipliers above :data:`~ntpnb.settings.ACTIVE_DUAL_TOL` times the largest one (support vectors).
+
+    The threshold (1e-7) is relative and far from the rounding level. Polished or active-set
+    multipliers are exact (zero off the active set), so they sit far from it. When the active set
+    is a *reported decision* (``what`` given, e.g. a count that a notebook prints) it must also
+    hold on another machine: a multiplier within a factor
+    :data:`~ntpnb.settings.RANK_BAND` of the threshold makes it ambiguous, and
+    :class:`~ntpnb.errors.RankAmbiguousError` lists those multipliers instead of a guess.
+    Without ``what`` (a starting guess that :func:`polish_active_set` corrects) no error is raised.
+    """
+    top = float(lam.max(initial=0.0))
+    tol = settings.ACTIVE_DUAL_TOL * top
+    mask = lam > tol
+    if what is not None and top > 0:
+        band = (lam > tol / settings.RANK_BAND) & (lam <= tol * settings.RANK_BAND)
+        if band.any():
+            shown = ", ".join(f"{v:.3g}" for v in np.sort(lam[band] / top)[::-1][:8])
+            raise RankAmbiguousError(
+                f"the active set of {what} is not determined: multipliers relative to the largest "
+                f"[{shown}] lie within a factor {settings.RANK_BAND:g} of the threshold "
+                f"{settings.ACTIVE_DUAL_TOL:g}"
+            )
+    return mask
 
 
 def polish_active_set(

@@ -98,3 +98,41 @@ def test_bad_spectra_are_refused():
 def test_gaps():
     g = rank_gaps(np.array([4.0, 2.0, 0.0]), (3, 3))
     assert g[0] == 2.0 and g[1] > 1e14 and g[2] == 0.0
+
+
+def test_least_squares_at_the_decided_rank():
+    from ntpnb.linalg import least_squares
+
+    rng = np.random.default_rng(2)
+    A = rng.standard_normal((6, 3)) @ rng.standard_normal((3, 5))  # rank 3, rounding noise below
+    b = rng.standard_normal(6)
+    x = least_squares(A, b, what="A")
+    np.testing.assert_allclose(x, np.linalg.pinv(A, rcond=1e-10) @ b, atol=1e-10)
+    X = least_squares(A, np.column_stack([b, 2 * b]), what="A")
+    np.testing.assert_allclose(X[:, 1], 2 * x, atol=1e-12)
+    # a noise singular value just above numpy's cut-off: lstsq divides by it, the rule drops it
+    U, _, Vt = np.linalg.svd(rng.standard_normal((3, 3)))
+    M = U @ np.diag([1.0, 0.5, 2.29e-15]) @ Vt
+    assert np.linalg.norm(least_squares(M, np.ones(3), what="M")) < 10
+    with pytest.raises(RankAmbiguousError):
+        least_squares(np.diag(10.0 ** -np.arange(0, 16, 3.0)), np.ones(6), what="a graded matrix")
+
+
+def test_thin_svd_survives_a_spectrum_where_gesdd_does_not_converge():
+    """The projection of R onto F-perp of the m = 50 instance (200 singular values 1, the rest 0):
+    numpy's gesdd raised "SVD did not converge" on it under OPENBLAS_CORETYPE=Haswell; thin_svd
+    falls back to gesvd (on other kernels gesdd succeeds and this checks the same answer)."""
+    import ntpnb as ntp
+    from ntpnb.linalg import thin_svd
+    from ntpnb.linear.regpath import helmert_basis
+    from ntpnb.linear.subspace import embedding_svd, f_decomposition
+
+    data = ntp.synthetic_instance(seed=0)
+    basis_f = f_decomposition(data).basis
+    R = np.kron(helmert_basis(data.V), embedding_svd(data).Vt.T)
+    A = R - basis_f.T @ (basis_f @ R)
+    U, s, Vt = thin_svd(A, "R_perp")
+    np.testing.assert_allclose((U * s) @ Vt, A, atol=1e-12)
+    k = R.shape[1] - basis_f.shape[0]
+    np.testing.assert_allclose(s[:k], 1.0, atol=1e-12)
+    assert s[k:].max(initial=0.0) < 1e-12

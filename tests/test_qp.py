@@ -8,8 +8,8 @@ import pytest
 from scipy import sparse
 
 from ntpnb import settings
-from ntpnb.errors import SolverError
-from ntpnb.qp import min_norm_qp, polish_active_set, solve_named
+from ntpnb.errors import RankAmbiguousError, SolverError
+from ntpnb.qp import active_mask, min_norm_qp, polish_active_set, solve_named
 
 
 def test_min_norm_qp_matches_the_closed_form():
@@ -92,3 +92,13 @@ def test_polish_agrees_with_the_qp_solver_on_a_random_problem():
     np.testing.assert_allclose(w, A.T @ full, atol=1e-12)  # stationarity
     np.testing.assert_allclose(full * (A @ w - 1), 0, atol=1e-12)  # complementarity
     np.testing.assert_allclose(w, result.w, atol=1e-7)
+
+
+def test_active_mask_counts_exact_multipliers_and_refuses_ambiguous_ones():
+    lam = np.array([2.0, 0.0, 1e-3, 0.0, 3e-16])  # polished: exact zeros, rounding far below
+    np.testing.assert_array_equal(active_mask(lam, what="x"), [True, False, True, False, False])
+    near = np.array([1.0, 2 * settings.ACTIVE_DUAL_TOL, 0.0])  # which side holds on another machine?
+    with pytest.raises(RankAmbiguousError, match=r"active set of the test QP .*2e-07"):
+        active_mask(near, what="the test QP")
+    np.testing.assert_array_equal(active_mask(near), [True, True, False])  # a start guess: no error
+    assert not active_mask(np.zeros(3), what="x").any()

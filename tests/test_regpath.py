@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import ntpnb as ntp
-from ntpnb.errors import InvalidDataError, NotCompatibleError, NotSeparableError
+from ntpnb.errors import InvalidDataError, NotCompatibleError, NotSeparableError, ScaleError
 from ntpnb.linear.regpath import _certify, _expm1_minus_x, _State, path_structure
 
 from helpers import random_data
@@ -345,3 +345,116 @@ def test_structure_is_cached_and_read_only(toy):
     st = path_structure(toy)
     assert path_structure(toy) is st
     assert not st.T_F.flags.writeable
+
+
+# ---------------------------------------------------------------------------- issue 17: perturbed triangles
+def perturbed_triangles(n: int = 40, seed: int = 1234) -> list[ntp.NTPData]:
+    """Copies of the chapter's triangle instance (``toy2d_instance(0)``): each embedding turned by
+    up to 20 degrees and scaled by 0.5-2, new probabilities on the same supports. Copies whose
+    embeddings leave an angular gap above 170 degrees (the origin near or outside the triangle:
+    not clearly separable) are redrawn."""
+    from ntpnb.linear.datasets import dirichlet_on_supports
+
+    base = ntp.toy2d_instance(0)
+    rng = np.random.default_rng(seed)
+    out = []
+    while len(out) < n:
+        angle = np.deg2rad(rng.uniform(-20.0, 20.0, 3))
+        scale = rng.uniform(0.5, 2.0, 3)
+        c, s = np.cos(angle), np.sin(angle)
+        x, y = base.H[:, 0], base.H[:, 1]
+        H = np.column_stack([c * x - s * y, s * x + c * y]) * scale[:, None]
+        P = dirichlet_on_supports(base.support_mask, rng)
+        theta = np.sort(np.arctan2(H[:, 1], H[:, 0]))
+        if np.diff(np.append(theta, theta[0] + 2 * np.pi)).max() > np.deg2rad(170.0):
+            continue
+        out.append(ntp.NTPData(H=H, pi=base.pi, P=P))
+    return out
+
+
+def test_perturbed_triangles_all_certify():
+    """Issue 17: with a rank cut-off at machine epsilon, 15 of these 40 copies failed to certify
+    under OPENBLAS_CORETYPE=Haswell or Zen and 1 under SandyBridge or Prescott (a spurious F-perp
+    direction); with the known dimension of R ∩ F-perp every copy certifies on every kernel, the
+    answers agreeing to 1e-15 relative across the four (measured; the cross-kernel test module
+    checks agreement)."""
+    for data in perturbed_triangles():
+        st = path_structure(data)
+        assert (st.n_f, st.basis_perp.shape[0]) == (6, (data.V - 1) * 2 - 6)  # dim F = 3 contexts x 2
+        path = ntp.regularization_path(data, [0.5, 1.0, 10.0])
+        assert max(path.kkt.max(), path.kkt_f.max(), path.kkt_perp.max()) <= 1e-8
+
+
+# ---------------------------------------------------------------------------- issue 17: the path at its edges
+def test_one_hot_data_have_a_path_with_no_f_block(toy):
+    """Every support a single token: F = {0}, W* = 0, and the KKT residual on F is absent (it was
+    0/0 and refused the path)."""
+    P = np.zeros((3, 5))
+    P[0, 1] = P[1, 0] = P[2, 4] = 1.0
+    data = ntp.NTPData(H=toy.H, pi=toy.pi, P=P)
+    st = path_structure(data)
+    assert st.n_f == 0 and not np.any(st.W_star)
+    path = ntp.regularization_path(data, [0.5, 1.0, 10.0])
+    np.testing.assert_array_equal(path.kkt_f, 0.0)
+    assert path.kkt.max() <= 1e-8 and path.kkt_perp.max() <= 1e-8
+    np.testing.assert_allclose(np.linalg.norm(path.W, axis=(1, 2)), [0.5, 1.0, 10.0], rtol=1e-12)
+
+
+@pytest.mark.parametrize("factor", [1e3, 2.0**10, 1e-3, 1e-100, 1e100])
+def test_the_path_is_scale_relative(toy, factor):
+    """W_B(cH) = W_{cB}(H) / c: the entry radius and the tolerances are relative to max|H| (H
+    scaled by 1e3 failed to converge at B = 0.5)."""
+    radii = np.array([0.5, 1.0, 10.0])
+    ref = ntp.regularization_path(toy, radii)
+    scaled = ntp.regularization_path(ntp.NTPData(H=toy.H * factor, pi=toy.pi, P=toy.P), radii / factor)
+    np.testing.assert_allclose(scaled.W * factor, ref.W, rtol=0, atol=1e-12 * 10)
+    np.testing.assert_allclose(scaled.lam / factor**2, ref.lam, rtol=1e-10)
+    np.testing.assert_allclose(scaled.kl, ref.kl, rtol=1e-10)
+    np.testing.assert_array_equal(scaled.radii, radii / factor)
+
+
+def test_tiny_radii_are_certified_to_full_relative_accuracy(toy):
+    """Below ||W*|| the F-part is held as W's own coordinates: at B = 1e-5 the norm error was
+    3.6e-12 (the cancellation of W* + delta) and B = 1e-12 did not converge."""
+    radii = [1e-12, 1e-9, 1e-5, 0.1, 1.0]
+    path = ntp.regularization_path(toy, radii)
+    assert path.norm_error.max() <= 1e-14
+    # near 0 the path leaves W = 0 along the steepest descent: W_B / B -> -grad CE(0) / ||grad CE(0)||
+    g = ntp.ce_grad(toy, np.zeros((toy.V, toy.d)))
+    np.testing.assert_allclose(path.W[0] / 1e-12, -g / np.linalg.norm(g), atol=1e-10)
+
+
+def test_a_radius_beyond_float64_is_a_named_error(toy):
+    with pytest.raises(ntp.PathCertificateError, match="float64 range"):
+        ntp.regularization_path(toy, [1.0, 1e308])
+    with pytest.raises(ntp.PathCertificateError, match="float64 range"):
+        ntp.regularization_path(ntp.NTPData(H=toy.H * 1e3, pi=toy.pi, P=toy.P), [1e307])
+    with pytest.raises(ScaleError, match="lambda"):  # lambda scales like max|H|^2 = 1e400
+        ntp.regularization_path(ntp.NTPData(H=toy.H * 1e200, pi=toy.pi, P=toy.P), [1e-200])
+
+
+def test_a_tiny_in_support_probability_is_certified_beyond_b_32_then_refused_with_the_reason():
+    """The 2D instance tempered to a smallest in-support probability of 4.5e-9: Hess CE + lambda I
+    has condition ~1e9 and Newton's steps stall near 1e-9, above the step tolerance, so the path
+    stopped at B = 32; now the certificate decides there. Further out the F-gradient is so deep a
+    cancellation that moving W_B's coordinates by their rounding moves the KKT residual on F by
+    more than the tolerance (2.9e-8 at B = 300): refused, with that reason, on every machine."""
+    data = ntp.toy2d_instance(0, entropy=0.2523580174780111)
+    assert abs(data.P[data.P > 0].min() / 4.5e-9 - 1) < 1e-6
+    path = ntp.regularization_path(data, [0.5, 4.0, 32.0, 64.0])
+    assert max(path.kkt.max(), path.kkt_f.max(), path.kkt_perp.max()) <= 1e-8
+    with pytest.raises(ntp.PathCertificateError, match="float64 does not resolve the KKT conditions"):
+        ntp.regularization_path(data, [300.0])
+
+
+def test_a_context_whose_support_is_the_whole_vocabulary(small):
+    """S_j = V: context j has no out-of-support token (no margin, no exponent x_jv)."""
+    P = small.P.copy()
+    P[0] = np.linspace(1.0, 2.0, small.V) / np.linspace(1.0, 2.0, small.V).sum()
+    data = ntp.NTPData(H=small.H, pi=small.pi, P=P)
+    assert data.support_mask[0].all()
+    st = path_structure(data)
+    assert np.all(st.margins[0] == 0) and np.all(np.isneginf(st.a[0]))
+    path = ntp.regularization_path(data, [0.5, 1.0, 10.0, 100.0])
+    assert max(path.kkt.max(), path.kkt_f.max(), path.kkt_perp.max()) <= 1e-8
+    np.testing.assert_allclose(np.linalg.norm(path.W, axis=(1, 2)), path.radii, rtol=1e-12)

@@ -129,7 +129,7 @@ def test_updated_inverse_equals_a_fresh_factorization():
     old_F = np.sort(rng.choice(40, 25, replace=False))
     new_F = np.sort(np.concatenate([np.setdiff1d(np.arange(40), old_F)[:2], old_F[1:-1]]))  # 4 changes
     for ridge in (0.0, 0.5):
-        old = svm_fast._factor_block(K, old_F, ridge)
+        old = svm_fast._factor_block(K, H, old_F, ridge)
         upd = svm_fast._update_block(K, old, new_F, ridge)
         assert upd is not None
         np.testing.assert_allclose(
@@ -140,7 +140,7 @@ def test_updated_inverse_equals_a_fresh_factorization():
 def test_singular_block_gets_a_pseudo_inverse_and_null_space():
     rng = np.random.default_rng(1)
     H = rng.standard_normal((10, 4))  # rank 4
-    block = svm_fast._factor_block(H @ H.T, np.arange(10), 0.0)
+    block = svm_fast._factor_block(H @ H.T, H, np.arange(10), 0.0)
     assert block.N.shape == (10, 6)
     np.testing.assert_allclose(H.T @ block.N, 0, atol=1e-10)
     np.testing.assert_allclose(block.P, np.linalg.pinv(H @ H.T), atol=1e-8)

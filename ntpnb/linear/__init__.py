@@ -35,6 +35,7 @@ from .sequences import (
 )
 from .subspace import (
     compatibility_residual,
+    embedding_rank,
     f_basis,
     finite_solution,
     is_compatible,
@@ -55,6 +56,7 @@ __all__ = [
     "logits",
     "softmax",
     "f_basis",
+    "embedding_rank",
     "project_F",
     "project_F_perp",
     "finite_solution",

@@ -40,7 +40,10 @@ Each answer is certified before it is returned: ``||W_B|| = B``, ``lambda > 0`` 
 residual ``grad CE(W_B) + lambda W_B`` small relative to the gradient, checked separately on F
 and on F-perp (on F the gradient is smaller than on F-perp by a factor ``||W*|| / B``, so a
 combined residual would not see it). Strict convexity of CE on ``R`` makes a KKT point with
-``lambda > 0`` the unique minimizer.
+``lambda > 0`` the unique minimizer. The verdict must not depend on rounding: each residual,
+plus how far it moves when the coordinates of ``W_B`` move by their own rounding, must be within
+the tolerance (a tiny in-support probability can make the F-gradient a cancellation so deep
+that float64 no longer resolves it; the error then says so).
 
 Where float64 ends
 ------------------
@@ -58,7 +61,7 @@ beyond it the loss is flat to double precision around ``W_B`` and
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -67,9 +70,16 @@ from scipy.special import expit, logsumexp
 from threadpoolctl import threadpool_limits
 
 from .. import settings
-from ..errors import InvalidDataError, NotSeparableError, PathCertificateError
-from .data import NTPData, cached_per_data
-from .subspace import f_decomposition, finite_solution
+from ..errors import (
+    InvalidDataError,
+    NotSeparableError,
+    PathCertificateError,
+    RankAmbiguousError,
+    ScaleError,
+)
+from ..linalg import check_known_rank
+from .data import NTPData, cached_per_data, normalized
+from .subspace import embedding_svd, f_decomposition, finite_solution
 from .svm import is_separable
 
 __all__ = ["RegularizationPath", "PathStructure", "path_structure", "regularization_path"]
@@ -111,13 +121,45 @@ class PathStructure:
         return self.basis_f.shape[0]
 
 
-def _orthonormal_columns(A: np.ndarray) -> np.ndarray:
-    """Orthonormal basis of the column space of ``A`` (numerical rank as in matrix_rank)."""
-    if A.size == 0:
-        return A.reshape(A.shape[0], 0)
-    U, s, _ = np.linalg.svd(A, full_matrices=False)
-    tol = (s[0] if s.size else 0.0) * max(A.shape) * np.finfo(float).eps
-    return U[:, s > tol]
+def helmert_basis(V: int) -> np.ndarray:
+    """Orthonormal basis ``(V, V - 1)`` of ``1``-perp, the vectors with zero sum, in closed form.
+
+    Column ``k`` (``k = 1 .. V-1``) is ``(1, ..., 1, -k, 0, ..., 0) / sqrt(k (k + 1))`` with ``k``
+    ones: the Helmert basis. Its dimension is known, so no rank is decided.
+    """
+    k = np.arange(1, V, dtype=float)
+    rows = np.arange(V)[:, None]
+    cols = np.arange(1, V)[None, :]
+    Q = np.where(rows < cols, 1.0, np.where(rows == cols, -k[None, :], 0.0))
+    return Q / np.sqrt(k * (k + 1))[None, :]
+
+
+def perp_basis(data: NTPData) -> np.ndarray:
+    """Orthonormal rows spanning ``R ∩ F-perp`` (each a ``vec(W)``, row-major).
+
+    ``R = 1-perp (x) rowspace(H)`` (zero column sums, rows in the span of the embeddings) has
+    the orthonormal basis ``kron(Helmert, V_H)`` and dimension ``(V - 1) rank H``; F lies in
+    ``R``, so ``R ∩ F-perp`` has the dimension ``(V - 1) rank H - dim F`` that the mathematics
+    gives. In the coordinates of ``R``, F is spanned by the orthonormal columns ``C = R^T B_F^T``
+    (its ``dim F`` singular values are 1 up to rounding, verified by
+    :func:`ntpnb.linalg.check_known_rank`), and ``R ∩ F-perp`` by the last columns of a complete
+    (Householder) QR factorization of ``C``: no rank is decided at the rounding level.
+    """
+    basis_f = f_decomposition(data).basis
+    row_space = embedding_svd(data).Vt.T  # (d, rank H)
+    R = np.kron(helmert_basis(data.V), row_space)  # orthonormal columns: vec(u v^T), row-major
+    n_f = basis_f.shape[0]
+    if n_f > R.shape[1]:  # F lies in R: impossible unless the two rank decisions disagree
+        raise RankAmbiguousError(
+            f"dim F = {n_f} exceeds dim R = (V - 1) rank H = {R.shape[1]}: the ranks of H and of "
+            "the constraints (6a) are not determined consistently in float64"
+        )
+    C = R.T @ basis_f.T  # F in the coordinates of R: orthonormal columns, since F lies in R
+    check_known_rank(
+        np.linalg.svd(C, compute_uv=False), C.shape, n_f, what="F in the coordinates of R", scale=1.0
+    )
+    Q, _ = np.linalg.qr(C, mode="complete")  # Householder: robust, no decision
+    return (R @ Q[:, n_f:]).T
 
 
 @cached_per_data
@@ -128,15 +170,13 @@ def path_structure(data: NTPData) -> PathStructure:
     ------
     NotCompatibleError
         If the data are not NTP_H-compatible (no ``W*``).
+    RankAmbiguousError
+        If ``rank H`` or ``dim F`` is not determined in float64.
     """
     V, d = data.V, data.d
     W_star = finite_solution(data)
     basis_f = f_decomposition(data).basis
-    ones_perp = _orthonormal_columns(np.eye(V) - 1.0 / V)  # (V, V-1): zero column sums
-    row_space = _orthonormal_columns(data.H.T)  # (d, rank H)
-    R = np.kron(ones_perp, row_space)  # columns: vec(u v^T), row-major
-    R_perp = R - basis_f.T @ (basis_f @ R)
-    basis_perp = _orthonormal_columns(R_perp).T
+    basis_perp = perp_basis(data)
     mask = data.support_mask
 
     def logits_of(basis: np.ndarray) -> np.ndarray:  # (m, V, n)
@@ -251,9 +291,11 @@ def _scaled_solve(K: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     Ks = K * scale[:, None] * scale[None, :]
     try:
         factor = cho_factor(Ks)
+        return scale[:, None] * cho_solve(factor, scale[:, None] * rhs)
     except np.linalg.LinAlgError as exc:
         raise _NoConvergenceError("Hess CE + lambda I is not numerically positive definite") from exc
-    return scale[:, None] * cho_solve(factor, scale[:, None] * rhs)
+    except ValueError as exc:  # scipy's check_finite: the scaled system overflowed
+        raise _NoConvergenceError("the KKT system overflows float64") from exc
 
 
 class _NoConvergenceError(Exception):
@@ -262,14 +304,45 @@ class _NoConvergenceError(Exception):
 
 @dataclass
 class _State:
+    """A point ``(theta, lambda)`` of the Newton iteration.
+
+    ``theta = (alpha, beta)`` in the split (``direct`` False): the F-part of ``W`` is
+    ``w* + alpha``, kept as its offset from ``w*`` so that the offset keeps its relative accuracy
+    at large radii, where it is far below the rounding of ``W``. Below ``||W*||`` the opposite
+    holds: ``W`` itself is small and ``w* + alpha`` would cancel (a relative error of
+    ``eps ||W*|| / B``), so there ``theta = (u, beta)`` holds the coordinates of ``W`` itself
+    (``direct`` True, ``u = w* + alpha``). :func:`_represent` chooses by the radius.
+    """
+
     theta: np.ndarray
     lam: float
+    direct: bool = False
 
 
-def _norm_vec(st: PathStructure, theta: np.ndarray) -> np.ndarray:
+def _represent(st: PathStructure, state: _State, B: float) -> _State:
+    """``state`` in the representation for radius ``B``: direct below ``||W*||``, split above."""
+    direct = B < _norm(st.w_star)
+    if direct == state.direct:
+        return state
+    theta = state.theta.copy()
+    theta[: st.n_f] += st.w_star if direct else -st.w_star
+    return _State(theta, state.lam, direct)
+
+
+def _split_theta(st: PathStructure, state: _State) -> np.ndarray:
+    """``(alpha, beta)``: the split coordinates (the loss is evaluated in them)."""
+    if not state.direct:
+        return state.theta
+    theta = state.theta.copy()
+    theta[: st.n_f] -= st.w_star
+    return theta
+
+
+def _norm_vec(st: PathStructure, state: _State) -> np.ndarray:
     """``(w* + alpha, beta)``: the coordinates of ``W`` itself."""
-    v = theta.copy()
-    v[: st.n_f] += st.w_star
+    v = state.theta.copy()
+    if not state.direct:
+        v[: st.n_f] += st.w_star
     return v
 
 
@@ -277,10 +350,10 @@ def _newton_direction(st, ev, state, B):
     """Newton step of the KKT system; returns (d_theta, d_lambda, b) with ``b = K^{-1} w``."""
     r = st.n_f
     lam = state.lam
-    w = _norm_vec(st, state.theta)
-    resid = ev.grad.copy()
-    resid[:r] += lam * st.w_star + lam * state.theta[:r]  # never form w* + alpha here
-    resid[r:] += lam * state.theta[r:]
+    w = _norm_vec(st, state)
+    resid = ev.grad + lam * state.theta
+    if not state.direct:
+        resid[:r] += lam * st.w_star  # never form w* + alpha here
     c = 0.5 * (w @ w - B * B)
     K = ev.hess + lam * np.eye(len(w))
     sol = _scaled_solve(K, np.column_stack([resid, w]))
@@ -292,8 +365,10 @@ def _newton_direction(st, ev, state, B):
 def _solve_radius(data, st, state: _State, B: float) -> tuple[_State, int]:
     """Newton iterations at radius ``B`` from ``state``; raises _NoConvergenceError on failure."""
     r = st.n_f
+    state = _represent(st, state, B)
+    prev_size = np.inf
     for it in range(1, settings.PATH_MAX_NEWTON + 1):
-        ev = _evaluate(data, st, state.theta, hessian=True)
+        ev = _evaluate(data, st, _split_theta(st, state), hessian=True)
         a_vec, b_vec, d_lam = _newton_direction(st, ev, state, B)
         cap = settings.PATH_MAX_LOG_LAMBDA_STEP
         d_nu = float(np.clip(d_lam / state.lam, -cap, cap))
@@ -301,13 +376,16 @@ def _solve_radius(data, st, state: _State, B: float) -> tuple[_State, int]:
         step_logits = np.abs(np.einsum("jvi,i->jv", ev.jac, d_theta)).max(initial=0.0)
         t = min(1.0, settings.PATH_MAX_LOGIT_STEP / step_logits) if step_logits > 0 else 1.0
         new_theta = state.theta + t * d_theta
-        new_state = _State(new_theta, state.lam * float(np.exp(t * d_nu)))
-        converged = (
-            t == 1.0
-            and abs(d_nu) <= settings.PATH_NEWTON_RTOL
-            and _norm(d_theta[:r]) <= settings.PATH_NEWTON_RTOL * _norm(state.theta[:r])
-            and _norm(d_theta[r:]) <= settings.PATH_NEWTON_RTOL * _norm(state.theta[r:])
+        new_state = _State(new_theta, state.lam * float(np.exp(t * d_nu)), state.direct)
+        size = max(
+            abs(d_nu),
+            _norm(d_theta[:r]) / max(_norm(state.theta[:r]), np.finfo(float).tiny) if r else 0.0,
+            _norm(d_theta[r:]) / max(_norm(state.theta[r:]), np.finfo(float).tiny),
         )
+        # converged one full step after the first full step below PATH_NEWTON_RTOL (see there):
+        # the count does not depend on the size of rounding-level steps
+        converged = t == 1.0 and prev_size <= settings.PATH_NEWTON_RTOL
+        prev_size = size if t == 1.0 else np.inf
         state = new_state
         if not (np.all(np.isfinite(state.theta)) and state.lam >= np.finfo(float).tiny):
             raise _NoConvergenceError
@@ -318,8 +396,8 @@ def _solve_radius(data, st, state: _State, B: float) -> tuple[_State, int]:
 
 def _tangent(data, st, state: _State, B: float) -> tuple[np.ndarray, float]:
     """``(d theta / dB, d log lambda / dB)`` along the path at a solved point."""
-    ev = _evaluate(data, st, state.theta, hessian=True)
-    w = _norm_vec(st, state.theta)
+    ev = _evaluate(data, st, _split_theta(st, state), hessian=True)
+    w = _norm_vec(st, state)
     b_vec = _scaled_solve(ev.hess + state.lam * np.eye(len(w)), w[:, None])[:, 0]
     d_lam_dB = -B / (w @ b_vec)
     return -d_lam_dB * b_vec, d_lam_dB / state.lam
@@ -333,7 +411,10 @@ def _initial_state(data, st, B: float) -> _State:
     gnorm = float(np.linalg.norm(g))
     if gnorm == 0.0:
         raise PathCertificateError("the gradient of CE vanishes at W = 0: the path is the single point 0")
-    return _State(theta0 - B * g / gnorm, gnorm / B)
+    step = -B * g / gnorm
+    if B < _norm(st.w_star):  # W = step exactly, in the direct representation
+        return _State(step, gnorm / B, direct=True)
+    return _State(theta0 + step, gnorm / B)
 
 
 # ---------------------------------------------------------------------------- the certificate
@@ -350,28 +431,35 @@ class _Certificate:
     kkt_perp: float
 
 
-def _certify(data, st, state: _State, B: float) -> _Certificate:
-    """Verify ``state`` as the minimizer at radius ``B``; raise PathCertificateError if not."""
+def _measure(data, st, state: _State, B: float) -> _Certificate:
+    """The certificate's measurements at ``state`` (no verdict)."""
     V, d = data.V, data.d
     r = st.n_f
     lam = state.lam
-    alpha, beta = state.theta[:r], state.theta[r:]
-    ev = _evaluate(data, st, state.theta, hessian=False)
+    split = _split_theta(st, state)
+    alpha, beta = split[:r], split[r:]
+    ev = _evaluate(data, st, split, hessian=False)
     G = (data.pi[:, None] * ev.q_minus_p).T @ data.H  # grad CE(W), (V, d)
     g = G.ravel()
     G_F = st.basis_f.T @ (st.basis_f @ g)
     G_perp = g - G_F
-    W_F_star = st.W_star.ravel()
     delta = st.basis_f.T @ alpha
     W_perp = st.basis_perp.T @ beta
-    norm = float(np.sqrt(np.sum(_norm_vec(st, state.theta) ** 2)))
+    norm = _norm(_norm_vec(st, state))
 
     def rel(num: np.ndarray, den: float) -> float:
         return _norm(num) / den if den > 0 else np.inf
 
-    kkt_f = rel(G_F + lam * W_F_star + lam * delta, _norm(G_F))
+    if state.direct:  # W's F-part from its own coordinates (no cancellation of W* + delta)
+        W_F = st.basis_f.T @ state.theta[:r]
+        lam_W_F = lam * W_F
+    else:
+        W_F = st.W_star.ravel() + delta
+        lam_W_F = lam * st.W_star.ravel() + lam * delta
+    # with F = {0} (every support a single token) there is no F block to certify
+    kkt_f = rel(G_F + lam_W_F, _norm(G_F)) if r else 0.0
     kkt_perp = rel(G_perp + lam * W_perp, _norm(G_perp))
-    W = (W_F_star + delta + W_perp).reshape(V, d)
+    W = (W_F + W_perp).reshape(V, d)
     kkt = rel(g + lam * W.ravel(), _norm(g))
     cert = _Certificate(
         W=W,
@@ -384,6 +472,34 @@ def _certify(data, st, state: _State, B: float) -> _Certificate:
         kkt_f=kkt_f,
         kkt_perp=kkt_perp,
     )
+    return cert
+
+
+def _resolution(data, st, state: _State, B: float) -> float:
+    """How far the KKT residuals move when ``state``'s coordinates move by their own rounding.
+
+    Four perturbations of every coordinate by a relative ``+-eps`` (seeded: the same on every
+    machine); the largest change of any of the three relative residuals. Where it reaches the
+    tolerance, float64 cannot resolve the KKT conditions at this point (e.g. a tiny in-support
+    probability makes the F-gradient a deep cancellation).
+    """
+    base = _measure(data, st, state, B)
+    rng = np.random.default_rng(0)
+    eps = float(np.finfo(float).eps)
+    spread = 0.0
+    for _ in range(4):
+        theta = state.theta * (1.0 + eps * rng.choice([-1.0, 1.0], size=state.theta.size))
+        moved = _measure(data, st, _State(theta, state.lam, state.direct), B)
+        for name in ("kkt", "kkt_f", "kkt_perp"):
+            spread = max(spread, abs(getattr(moved, name) - getattr(base, name)))
+    return spread
+
+
+def _certify(data, st, state: _State, B: float) -> _Certificate:
+    """Verify ``state`` as the minimizer at radius ``B``; raise PathCertificateError if not."""
+    cert = _measure(data, st, state, B)
+    lam = state.lam
+    kkt, kkt_f, kkt_perp = cert.kkt, cert.kkt_f, cert.kkt_perp
     problems = []
     if not lam >= settings.PATH_MIN_LAMBDA:
         problems.append(
@@ -393,9 +509,18 @@ def _certify(data, st, state: _State, B: float) -> _Certificate:
         )
     if cert.norm_error > settings.PATH_NORM_RTOL:
         problems.append(f"| ||W|| - B | / B = {cert.norm_error:.2e}")
+    # the verdict must hold under the rounding of W_B's own coordinates (another machine's
+    # rounding): each residual plus how far that rounding moves it stays within the tolerance
+    spread = _resolution(data, st, state, B)
     for name, value in (("KKT residual on F", kkt_f), ("on F-perp", kkt_perp), ("in total", kkt)):
-        if not value <= settings.PATH_KKT_RTOL:
+        if not value + spread <= settings.PATH_KKT_RTOL:
             problems.append(f"{name} {value:.2e}")
+    if problems and spread >= settings.PATH_KKT_RTOL / 10:
+        problems.append(
+            f"float64 does not resolve the KKT conditions here: moving the coordinates of W_B "
+            f"by their rounding (relative eps) moves the relative residuals by {spread:.1e}, "
+            f"against the tolerance {settings.PATH_KKT_RTOL:g}"
+        )
     if problems:
         raise PathCertificateError(
             f"the regularization path cannot be certified at B = {B:g}: " + "; ".join(problems)
@@ -451,6 +576,10 @@ class RegularizationPath:
         return len(self.radii)
 
 
+#: Radii (for H normalized to max|H| ~ 1) beyond which ``B^2`` and the norm constraint overflow.
+_MAX_RADIUS = float(np.sqrt(np.finfo(float).max)) / 2**10
+
+
 def _check_radii(radii: ArrayLike) -> np.ndarray:
     try:
         arr = np.array(radii, dtype=np.float64)
@@ -503,9 +632,57 @@ def regularization_path(data: NTPData, radii: ArrayLike) -> RegularizationPath:
     if not isinstance(data, NTPData):
         raise InvalidDataError(f"expected NTPData, got {type(data).__name__}")
     B_all = _check_radii(radii)
+    norm, c = normalized(data)
+    if c == 1.0:
+        return _path(data, B_all)
+    # CE(W; cH) = CE(cW; H), so W_B(H) = W_{cB}(H / c) / c and lambda_B(H) = lambda_{cB}(H / c) / c^2
+    # (c a power of two: exact); the entry radius and every tolerance are then relative to H
+    with np.errstate(over="ignore", under="ignore"):
+        scaled = B_all * c
+    _check_scaled_radii(B_all, scaled, c)
+    p = _path(norm, scaled)
+    with np.errstate(over="ignore", under="ignore"):
+        lam = p.lam * c * c
+    if not np.all(np.isfinite(lam) & (lam >= np.finfo(float).tiny)):
+        raise ScaleError(
+            f"the multipliers lambda of the path scale like max|H|^2 ~ {c:.3g}^2 and leave the float64 "
+            "range; rescale the embeddings"
+        )
+    out = {
+        "radii": B_all,
+        "W": p.W / c,
+        "f_offset": p.f_offset / c,
+        "f_distance": p.f_distance / c,
+        "lam": lam,
+    }
+    for arr in out.values():
+        arr.setflags(write=False)
+    return replace(p, **out)
+
+
+def _check_scaled_radii(B_all: np.ndarray, scaled: np.ndarray, c: float) -> None:
+    """Radii that leave float64 (or become equal) when multiplied by the normalization ``c``."""
+    bad = ~np.isfinite(scaled) | (scaled <= 0) | np.append(np.diff(scaled) <= 0, False)
+    if bad.any():
+        B = float(B_all[np.flatnonzero(bad)[0]])
+        raise PathCertificateError(
+            f"the radius B = {B:g} times max|H| ~ {c:g} lies outside the float64 range, where no "
+            "point of the path can be represented and certified"
+        )
+
+
+def _path(data: NTPData, B_all: np.ndarray) -> RegularizationPath:
+    """:func:`regularization_path` for data whose ``H`` is normalized (``max|H|`` near 1)."""
     st = path_structure(data)  # raises NotCompatibleError
     if not is_separable(data):
         raise NotSeparableError("the regularization path needs NTP-separable data (Theorem 1)")
+    if B_all[-1] > _MAX_RADIUS:
+        raise PathCertificateError(
+            f"no certified path point exists at B = {B_all[-1]:g}: B^2 leaves the float64 range "
+            f"beyond {_MAX_RADIUS:.3g}, and far before it (at B / ||W^mm|| of about 660) the "
+            "multiplier lambda and the out-of-support probabilities exp(-margin) of W_B leave the "
+            "range of normal doubles"
+        )
     records = []
     # Trial Newton iterates may overflow or underflow on the way; every returned answer is
     # checked for finiteness and certified, so the floating-point warnings are not needed.
@@ -572,7 +749,7 @@ def _continue(data, st, state: _State, B_from: float, B_to: float) -> tuple[_Sta
         # first-order predictor; log(lambda) is nearly linear in B (slope -1/||W^mm||), so its
         # change is not limited (only kept finite)
         d_log_lam = float(np.clip(dB * d_nu, -700.0, 700.0))
-        guess = _State(state.theta + dB * d_theta, state.lam * float(np.exp(d_log_lam)))
+        guess = _State(state.theta + dB * d_theta, state.lam * float(np.exp(d_log_lam)), state.direct)
         try:
             state_new, its = _solve_radius(data, st, guess, B_next)
         except (_NoConvergenceError, PathCertificateError) as exc:

@@ -1,9 +1,14 @@
-"""The data subspace F, its projections, and the finite component W* (Paper A, Sec. 3-4).
+"""The data subspace F, its projections, the finite component W* and the rank of H (Paper A, Sec. 3-4).
 
 ``F = span{(e_z - e_z') h_j^T : z != z' in S_j, j in [m]}`` (Eq. (5)). An orthonormal basis
 is computed once per data set from the singular value decomposition of the equality
 constraint matrix, whose rows span F. The same decomposition solves the compatibility
 equations (4): their minimum-norm solution is the unique solution lying in F, ``W*``.
+
+Both dimensions the package needs from the data, ``rank H`` (:func:`embedding_svd`) and
+``dim F`` (:func:`f_decomposition`), are decided here, once per data set, by the one rule of
+:mod:`ntpnb.linalg` (a clear gap in the spectrum, never a cut-off at machine epsilon); every
+other module takes them from these two functions.
 """
 
 from __future__ import annotations
@@ -14,11 +19,15 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..errors import NotCompatibleError, ScaleError
+from ..linalg import numerical_rank, thin_svd
 from ..settings import COMPAT_RTOL
 from .constraints import ntp_constraints
 from .data import NTPData, cached_per_data, check_decoder, check_dense_size, frozen, normalized
 
 __all__ = [
+    "EmbeddingSVD",
+    "embedding_svd",
+    "embedding_rank",
     "FDecomposition",
     "f_decomposition",
     "f_basis",
@@ -28,6 +37,59 @@ __all__ = [
     "is_compatible",
     "finite_solution",
 ]
+
+
+@dataclass(frozen=True)
+class EmbeddingSVD:
+    """Thin SVD ``H = U diag(s) Vt`` of the embeddings, cut at their numerical rank.
+
+    Attributes
+    ----------
+    U
+        ``(m, r)`` left singular vectors (``r = rank H``).
+    s
+        ``(r,)`` the singular values of ``H`` kept (in the units of ``H``).
+    Vt
+        ``(r, d)`` orthonormal rows spanning the row space of ``H``.
+    spectrum
+        All ``min(m, d)`` singular values of ``H``.
+    """
+
+    U: np.ndarray
+    s: np.ndarray
+    Vt: np.ndarray
+    spectrum: np.ndarray
+
+    @property
+    def rank(self) -> int:
+        """``rank H``."""
+        return int(self.s.size)
+
+
+@cached_per_data
+def embedding_svd(data: NTPData) -> EmbeddingSVD:
+    """The SVD of ``H`` cut at ``rank H``, decided once per data set by :func:`ntpnb.linalg.numerical_rank`.
+
+    Computed for ``H`` normalized by a power of two (:func:`ntpnb.linear.data.normalized`; exact)
+    and scaled back, so it works at any scale of ``H``. The arrays are read-only.
+
+    Raises
+    ------
+    RankAmbiguousError
+        If the singular values of ``H`` show no clear gap (``rank H`` is not determined in float64).
+    """
+    norm, scale = normalized(data)
+    if norm is not data:
+        dec = embedding_svd(norm)
+        return EmbeddingSVD(dec.U, frozen(dec.s * scale), dec.Vt, frozen(dec.spectrum * scale))
+    U, s, Vt = thin_svd(data.H, "the embeddings H")
+    r = numerical_rank(s, data.H.shape, what="the embeddings H")
+    return EmbeddingSVD(U=frozen(U[:, :r]), s=frozen(s[:r]), Vt=frozen(Vt[:r]), spectrum=frozen(s))
+
+
+def embedding_rank(data: NTPData) -> int:
+    """``rank H``, the one decision of it in the package (see :func:`embedding_svd`)."""
+    return embedding_svd(data).rank
 
 
 @dataclass(frozen=True)
@@ -63,7 +125,13 @@ def f_decomposition(data: NTPData) -> FDecomposition:
     """SVD of the equality constraints of ``data``, computed once per data set.
 
     Computed for ``H`` normalized to ``max|H| ~ 1`` (F and its basis do not depend on the scale
-    of ``H``), so the rank cut-off works at any scale. The arrays are read-only.
+    of ``H``). ``dim F`` is the rank of the constraint matrix at a clear gap of its spectrum
+    (:func:`ntpnb.linalg.numerical_rank`). The arrays are read-only.
+
+    Raises
+    ------
+    RankAmbiguousError
+        If that spectrum shows no clear gap (``dim F`` is not determined in float64).
     """
     norm, scale = normalized(data)
     if norm is not data:
@@ -74,9 +142,9 @@ def f_decomposition(data: NTPData) -> FDecomposition:
         return FDecomposition(
             frozen(np.zeros((0, data.V * data.d))), frozen(np.zeros((0, 0))), frozen(np.zeros(0))
         )
-    U, s, Vt = np.linalg.svd(G, full_matrices=False)
-    tol = s[0] * max(G.shape) * np.finfo(float).eps  # numpy.linalg.matrix_rank's cut-off
-    r = int(np.sum(s > tol))
+    what = "the equality constraints (6a), whose rows span F"
+    U, s, Vt = thin_svd(G, what)
+    r = numerical_rank(s, G.shape, what=what)
     return FDecomposition(basis=frozen(Vt[:r]), U=frozen(U[:, :r]), s=frozen(s[:r]))
 
 

@@ -23,11 +23,12 @@ from scipy import sparse
 from scipy.optimize import OptimizeWarning, linprog
 
 from .. import settings
-from ..errors import NotSeparableError, ScaleError, SolverError
+from ..errors import NotSeparableError, RankAmbiguousError, ScaleError, SolverError
+from ..linalg import least_squares
 from ..qp import active_mask, min_norm_qp, polish_active_set
 from .constraints import ntp_constraints, pair_rows
 from .data import NTPData, cached_per_data, frozen, normalized
-from .subspace import f_decomposition
+from .subspace import embedding_svd, f_decomposition
 from .svm_fast import SOLVER_NAME as FAST_SOLVER_NAME
 from .svm_fast import FastSVMResult, rank_witness, solve_ntp_svm_fast
 
@@ -144,16 +145,21 @@ def _dual_bound(A: sparse.csr_matrix, G: sparse.csr_matrix, lam: np.ndarray, mu:
     return (float(np.abs(r).sum()) + float(rounding.sum())) / total
 
 
-def _least_squares_direction(data: NTPData) -> np.ndarray:
+def _least_squares_direction(data: NTPData) -> np.ndarray | None:
     """Candidate ``vec(W)`` with logits ``H W^T`` equal to 0 on every support and -1 off it.
 
-    Computed by least squares on ``H`` divided by its largest entry. When ``H`` has full row
+    The minimum-norm least-squares solution at ``rank H`` (:func:`~ntpnb.linear.subspace.embedding_svd`;
+    None when that rank is ambiguous, and the LP decides). When ``H`` has full row
     rank (``d >= m``, Lemma 1 of Paper A) it satisfies (6a) and (6b) with every margin equal;
     otherwise it is only a candidate. :func:`_primal_margin` verifies it either way.
     """
     target = np.where(data.support_mask, 0.0, -1.0)  # (m, V)
-    Wt, *_ = np.linalg.lstsq(data.H / np.abs(data.H).max(initial=1e-300), target, rcond=None)
-    return Wt.T.ravel()
+    try:
+        svd = embedding_svd(data)  # the minimum-norm solution at rank H (the one decision of it)
+    except RankAmbiguousError:
+        return None  # no candidate: the LP decides
+    Wt = svd.Vt.T @ ((svd.U.T @ target) / (svd.s / svd.s[0])[:, None]) if svd.rank else None
+    return None if Wt is None else Wt.T.ravel()
 
 
 def _lp_multipliers(res, n_eq: int) -> tuple[np.ndarray, np.ndarray]:
@@ -400,8 +406,12 @@ class SVMSolution:
 
     @property
     def n_active(self) -> int:
-        """Number of inequality constraints with a positive multiplier (support vectors)."""
-        return int(np.count_nonzero(active_mask(self.duals)))
+        """Number of inequality constraints with a positive multiplier (support vectors).
+
+        Decided by :func:`ntpnb.qp.active_mask` (relative threshold 1e-7; RankAmbiguousError
+        when a multiplier lies near it).
+        """
+        return int(np.count_nonzero(active_mask(self.duals, what="the NTP-SVM")))
 
 
 def _project_perp(basis: np.ndarray, X: np.ndarray) -> np.ndarray:
@@ -461,10 +471,15 @@ def _polish(data: NTPData, lam: np.ndarray) -> tuple[np.ndarray, np.ndarray] | N
         if new:
             projected.update(zip(new, _project_perp(basis, cons.ineq[new].toarray()), strict=True))
         At = np.array([projected[i] for i in active.tolist()])
-        nu, *_ = np.linalg.lstsq(At @ At.T, np.ones(active.size), rcond=None)
-        return At.T @ nu, nu
+        # w = At^+ 1 (unique), nu = (At^T)^+ w, both at the rank of the one rule
+        w = least_squares(At, np.ones(active.size), what="the active NTP-SVM constraints")
+        nu = least_squares(At.T, w, what="the active NTP-SVM constraints (transposed)")
+        return w, nu
 
-    return polish_active_set(solve_on, lambda w: cons.ineq @ w, lam)
+    try:
+        return polish_active_set(solve_on, lambda w: cons.ineq @ w, lam)
+    except RankAmbiguousError:  # the active rows' rank is not determined: keep the solver's answer
+        return None
 
 
 def solve_qp(data: NTPData) -> tuple[np.ndarray, np.ndarray, str]:

@@ -49,8 +49,10 @@ from scipy.linalg import lapack
 from threadpoolctl import threadpool_limits
 
 from .. import settings
-from ..errors import SolverError
+from ..errors import RankAmbiguousError, SolverError
+from ..linalg import least_squares, numerical_rank
 from .data import NTPData, cached_per_data, frozen
+from .subspace import embedding_svd
 
 __all__ = ["FastSVMResult", "FastCertificate", "solve_ntp_svm_fast", "certify"]
 
@@ -147,8 +149,15 @@ class _Block:
     N: np.ndarray  # shape (|F|, 0) when K[F, F] is non-singular
 
 
-def _factor_block(K: np.ndarray, F: np.ndarray, ridge: float) -> _Block:
-    """Factor ``K[F, F] + ridge I``: an inverse by Cholesky, or a pseudo-inverse when singular."""
+def _factor_block(K: np.ndarray, H: np.ndarray, F: np.ndarray, ridge: float) -> _Block:
+    """Factor ``K[F, F] + ridge I`` (``K = H H^T``): an inverse by Cholesky, or from the SVD of ``H[F]``.
+
+    When the Cholesky factor is ill-conditioned the block is decomposed through the SVD
+    ``H[F] = U diag(s) Vt`` (full ``U``), so ``K[F, F] = U diag(s^2) U^T`` without squaring the
+    condition number. With ``ridge > 0`` the block is non-singular. With ``ridge = 0`` its rank
+    is ``rank H[F]``, decided by :func:`ntpnb.linalg.numerical_rank` (a clear gap, never a
+    cut-off at the rounding level); ``N`` spans the rest.
+    """
     if F.size == 0:
         return _Block(F, np.zeros((0, 0)), np.zeros((0, 0)))
     KF = K[np.ix_(F, F)]
@@ -161,11 +170,15 @@ def _factor_block(K: np.ndarray, F: np.ndarray, ridge: float) -> _Block:
             inv, info = lapack.dpotri(c, lower=1)
             if info == 0:
                 return _Block(F, _symmetrize_lower(inv), np.zeros((F.size, 0)))
-    w, Q = np.linalg.eigh(KF)
-    tol = max(float(w.max()), 0.0) * F.size * np.finfo(float).eps * 10
-    pos = w > tol
-    Qp = Q[:, pos]
-    return _Block(F, (Qp / w[pos]) @ Qp.T, Q[:, ~pos])
+    HF = H[F]
+    U, s, _ = np.linalg.svd(HF, full_matrices=True)
+    w = np.zeros(F.size)
+    w[: s.size] = s * s
+    if ridge:
+        return _Block(F, (U / (w + ridge)) @ U.T, np.zeros((F.size, 0)))
+    r = numerical_rank(s, HF.shape, what=f"the embeddings of a block of {F.size} contexts")
+    Ur = U[:, :r]
+    return _Block(F, (Ur / w[:r]) @ Ur.T, U[:, r:])
 
 
 def _symmetrize_lower(A: np.ndarray) -> np.ndarray:
@@ -230,6 +243,7 @@ class _Subproblem:
     """
 
     K: np.ndarray
+    H: np.ndarray
     mask: np.ndarray
     ridge: float
     center: np.ndarray
@@ -242,7 +256,7 @@ class _Subproblem:
         if block is None and v in self.last:
             block = _update_block(self.K, self.last[v], F, self.ridge)
         if block is None:
-            block = _factor_block(self.K, F, self.ridge)
+            block = _factor_block(self.K, self.H, F, self.ridge)
         used[key] = self.last[v] = block
         return block
 
@@ -276,7 +290,7 @@ class _Subproblem:
             try:
                 t = linalg.solve(S, -b, assume_a="pos", check_finite=False)
             except (linalg.LinAlgError, ValueError):
-                t = np.linalg.lstsq(S, -b, rcond=None)[0]
+                t = least_squares(S, -b, what="the Schur complement of the active-set equations")
         else:
             # consistency N_v^T (rhs_v + t[F_v]) = 0 of each singular block, multipliers z_v
             widths = [blocks[v].N.shape[1] for v in singular]
@@ -288,7 +302,7 @@ class _Subproblem:
                 b2[col : col + w] = -blocks[v].N.T @ rhs[v]
                 col += w
             KKT = np.block([[S, B], [B.T, np.zeros((B.shape[1], B.shape[1]))]])
-            sol = np.linalg.lstsq(KKT, np.concatenate([-b, b2]), rcond=None)[0]
+            sol = least_squares(KKT, np.concatenate([-b, b2]), what="the active-set equations")
             t, col = sol[:m], m
             for v, w in zip(singular, widths, strict=True):
                 z[v] = sol[col : col + w]
@@ -319,7 +333,8 @@ class _Subproblem:
         raise SolverError(f"the active-set method did not converge in {max_iter} iterations")
 
 
-def _full_rank(K: np.ndarray) -> bool:
+def _well_conditioned(K: np.ndarray) -> bool:
+    """Whether the Cholesky factor of ``K`` has ``(min diag / max diag)^2 > _CHOL_RCOND`` (1e-9)."""
     c, info = lapack.dpotrf(K, lower=1, clean=1)
     if info != 0:
         return False
@@ -328,32 +343,40 @@ def _full_rank(K: np.ndarray) -> bool:
 
 
 def _active_set_loop(
-    K: np.ndarray, mask: np.ndarray, max_iter: int, accept: Callable[[np.ndarray, np.ndarray], bool]
+    K: np.ndarray,
+    H: np.ndarray,
+    mask: np.ndarray,
+    full_rank: bool,
+    max_iter: int,
+    accept: Callable[[np.ndarray, np.ndarray], bool],
 ) -> tuple[np.ndarray, np.ndarray, int]:
     """Solve the dual; return ``(C_primal, C_dual, iterations)``.
 
     ``W = C_primal^T H``, and ``C_dual`` holds the multipliers (the same matrix unless ``K`` is
     singular).
 
-    With ``K`` non-singular (``rank H = m``) the dual is strongly convex and one run of the
-    primal-dual active-set method solves it. Otherwise the dual is degenerate (``C`` is not
-    unique and an active set can make the KKT equations inconsistent), so the method runs on
+    With ``K`` non-singular (``full_rank``: ``rank H = m``, decided once by
+    :func:`ntpnb.linear.subspace.embedding_rank`) and well-conditioned (a Cholesky factor with
+    ``(min diag / max diag)^2 > 1e-9``, far from the rounding level) the dual is strongly
+    convex and one run of the primal-dual active-set method solves it. Otherwise the dual is
+    degenerate (``C`` is not unique and an active set can make the KKT equations inconsistent),
+    so the method runs on
     proximal subproblems ``+ ridge / 2 ||C - C_k||^2`` (strongly convex; the proximal point
     method converges to a solution of the dual). After each one it solves the exact equations
     on the current active set and stops when ``accept`` (the verification) passes, either with
     those equations' own multipliers or with the proximal iterate's.
     """
-    if _full_rank(K):
-        sub = _Subproblem(K, mask, 0.0, np.zeros(mask.shape))
+    if full_rank and _well_conditioned(K):
+        sub = _Subproblem(K, H, mask, 0.0, np.zeros(mask.shape))
         C, active, n_iter = sub.pdas(np.zeros_like(mask), max_iter)
         if not accept(C, C):  # rounding accumulated by the updates: factor afresh
-            C, _ = _Subproblem(K, mask, 0.0, np.zeros(mask.shape)).solve(active)
+            C, _ = _Subproblem(K, H, mask, 0.0, np.zeros(mask.shape)).solve(active)
         return C, C, n_iter
     errors = []
     for ridge in _PROX_RIDGES:
         try:
             scaled = ridge * float(np.trace(K)) / K.shape[0]
-            return _proximal_loop(K, mask, scaled, max_iter, accept)
+            return _proximal_loop(K, H, mask, scaled, max_iter, accept)
         except SolverError as exc:
             errors.append(f"ridge {ridge:g}: {exc}")
     raise SolverError("; ".join(errors))
@@ -361,6 +384,7 @@ def _active_set_loop(
 
 def _proximal_loop(
     K: np.ndarray,
+    H: np.ndarray,
     mask: np.ndarray,
     ridge: float,
     max_iter: int,
@@ -368,11 +392,11 @@ def _proximal_loop(
 ) -> tuple[np.ndarray, np.ndarray, int]:
     active = np.zeros_like(mask)
     center = np.zeros(mask.shape)
-    exact = _Subproblem(K, mask, 0.0, center)
+    exact = _Subproblem(K, H, mask, 0.0, center)
     floor = ridge * _PROX_FLOOR
     total = 0
     while total < max_iter:
-        prox = _Subproblem(K, mask, ridge, center)
+        prox = _Subproblem(K, H, mask, ridge, center)
         center, active, n_iter = prox.pdas(active, max_iter - total)
         ridge = max(ridge * _PROX_DECAY, floor)
         total += n_iter
@@ -490,7 +514,8 @@ def _solve(data: NTPData, feas_tol: float, kkt_tol: float, gap_tol: float, max_i
     def accept(C_primal: np.ndarray, C_dual: np.ndarray) -> bool:
         return certify(data, C_primal.T @ data.H, C_dual).passes(feas_tol, kkt_tol, gap_tol)
 
-    C_primal, C, n_iter = _active_set_loop(K, mask, max_iter, accept)
+    full_rank = embedding_svd(data).rank == data.m
+    C_primal, C, n_iter = _active_set_loop(K, data.H, mask, full_rank, max_iter, accept)
     W = C_primal.T @ data.H
     cert = certify(data, W, C)
     if not cert.passes(feas_tol, kkt_tol, gap_tol):
@@ -540,11 +565,6 @@ def _satisfies_definition_2(data: NTPData, W: np.ndarray, tol: float) -> bool:
     )
 
 
-def _rank(sig: np.ndarray, shape: tuple[int, int]) -> int:
-    """Numerical rank from singular values (numpy.linalg.matrix_rank's cut-off)."""
-    return int(np.sum(sig > sig[0] * max(shape) * np.finfo(float).eps)) if sig.size and sig[0] > 0 else 0
-
-
 @cached_per_data
 def rank_witness(data: NTPData) -> np.ndarray | None:
     """A separating ``W`` computed from ``H`` alone when ``rank H = m``, else None.
@@ -557,11 +577,14 @@ def rank_witness(data: NTPData) -> np.ndarray | None:
     """
     if data.m > data.d:
         return None
-    U, sig, Vt = np.linalg.svd(data.H, full_matrices=False)
-    if _rank(sig, data.H.shape) < data.m:
+    try:
+        svd = embedding_svd(data)
+    except RankAmbiguousError:  # only a shortcut: the LP decides
+        return None
+    if svd.rank < data.m:
         return None
     L0 = data.support_mask.astype(float)
-    W = ((U.T @ L0) / sig[:, None]).T @ Vt  # H W^T = U U^T L0 = L0
+    W = ((svd.U.T @ L0) / svd.s[:, None]).T @ svd.Vt  # H W^T = U U^T L0 = L0
     return frozen(W) if _satisfies_definition_2(data, W, settings.LP_FEAS_TOL) else None
 
 
@@ -598,10 +621,10 @@ def separability_fast(data: NTPData, tol: float = settings.LP_FEAS_TOL) -> Separ
     W = rank_witness(data)
     if W is not None:
         return SeparabilityResult(True, W, "rank")
-    U, sig, Vt = np.linalg.svd(data.H, full_matrices=False)
-    r = _rank(sig, data.H.shape)
-    G = U[:, :r] * sig[:r]
-    Vt = Vt[:r]
+    svd = embedding_svd(data)
+    r = svd.rank
+    G = svd.U * svd.s
+    Vt = svd.Vt
     # rows (j, v) in row-major order; columns: a_v (V blocks of r), then s (m)
     j_idx, v_idx = np.indices((m, V)).reshape(2, -1)
     rows = np.repeat(np.arange(m * V), r + 1)
