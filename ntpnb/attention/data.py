@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import GenerationError, InvalidDataError, NotRealizableError
+from ..validation import as_generator
 
 __all__ = [
     "TokenData",
@@ -196,7 +197,7 @@ def check_embeddings(E: object, K: int | None = None) -> np.ndarray:
 
 
 def _rng(seed: int | np.random.Generator | None) -> np.random.Generator:
-    return seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    return as_generator(seed, allow_none=True)
 
 
 def _check_sizes(K: int, n: int, T: int, distinct: bool) -> None:

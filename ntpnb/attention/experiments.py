@@ -27,6 +27,7 @@ import numpy as np
 from .. import optim, settings
 from ..errors import InvalidDataError
 from ..sweeps import parallel_map
+from ..validation import as_generator
 from .convex import solve_cyclic_correction
 from .data import TokenData, acyclic_dataset, as_token_data, general_dataset, random_embeddings
 from .graphs import (
@@ -59,7 +60,7 @@ def _draw_trials(
     kind: str, K: int, d: int, n: int, T: int, n_trials: int, seed: int, max_redraws: int
 ) -> list[tuple[np.ndarray, TokenData]]:
     """Every trial's embeddings and data, drawn in order from one generator seeded by ``seed``."""
-    rng = np.random.default_rng(seed)
+    rng = as_generator(seed)
     return [_trial_data(kind, K, d, n, T, rng, max_redraws) for _ in range(n_trials)]
 
 

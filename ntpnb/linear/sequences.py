@@ -29,6 +29,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..errors import InvalidDataError
+from ..validation import as_generator, check_dense_size
 from .data import NTPData, as_float_array
 from .loss import entropy
 
@@ -291,5 +292,6 @@ def random_context_embeddings(m: int, d: int, seed: int | np.random.Generator = 
     for name, value in {"m": m, "d": d}.items():
         if not _is_int_token(value) or value < 1:
             raise InvalidDataError(f"{name} must be a positive integer, got {value!r}")
-    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    rng = as_generator(seed)
+    check_dense_size((m, d), "the embeddings")
     return rng.standard_normal((m, d)) / np.sqrt(d)

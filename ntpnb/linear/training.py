@@ -32,6 +32,7 @@ from numpy.typing import ArrayLike
 
 from .. import optim
 from ..errors import InvalidDataError
+from ..validation import as_generator
 from .data import NTPData
 from .loss import entropy, kl_divergence
 from .subspace import f_decomposition, finite_solution
@@ -161,7 +162,7 @@ def sampled_gradient_fn(
         raise InvalidDataError(f"unknown sampling {sampling!r}; expected one of {SAMPLING_KINDS}")
     if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
         raise InvalidDataError(f"batch_size must be a positive integer, got {batch_size!r}")
-    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    rng = as_generator(seed)
     H, P, V = data.H, data.P, data.V
     cum_pi = np.cumsum(data.pi)
     cum_P = np.cumsum(P, axis=1)
@@ -269,7 +270,7 @@ def train(
     NotCompatibleError, NotSeparableError
         If Theorem 2 does not apply to ``data``.
     """
-    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    rng = as_generator(seed)
     if W0 is None:
         W0 = optim.lecun_init((data.V, data.d), fan_in=data.d, seed=rng)
     W0 = np.asarray(W0, dtype=float)
