@@ -28,6 +28,11 @@ MAX_DENSE_BYTES: float = 2.0 * 2**30
 #: grid is allocated (1e7 points took 240 MB).
 MAX_RECORD_POINTS: int = 100_000
 
+#: Largest number of points ``m`` of :func:`ntpnb.linear.capacity.cover_probability`: its exact
+#: integer sum takes time ~ m^2 (0.03 s at m = 20000, about 1 s at m = 100000; the old
+#: rational-arithmetic sum took 29 s at m = 20000); larger m raise InvalidDataError.
+COVER_MAX_M: int = 100_000
+
 #: A linear system ``A x = b`` counts as solvable when the least-squares residual is at most
 #: ``COMPAT_RTOL * max(1, ||b||)``. Solvable systems leave residuals of order 1e-14 here;
 #: unsolvable ones leave residuals of order one.

@@ -11,11 +11,20 @@ from collections.abc import Iterable, Mapping, MappingView, Set
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from . import settings
 from .errors import InvalidDataError
 
-__all__ = ["as_count", "as_generator", "as_ordered", "as_flag", "check_dense_size"]
+__all__ = [
+    "as_count",
+    "as_float_array",
+    "as_generator",
+    "as_ordered",
+    "as_flag",
+    "check_dense_size",
+    "frozen",
+]
 
 
 def as_count(value: object, name: str, minimum: int = 1) -> int:
@@ -77,7 +86,7 @@ def as_ordered(values: object, name: str) -> list[Any]:
     if isinstance(values, np.ndarray) and values.ndim == 0:
         raise InvalidDataError(f"{name} must be a sequence, got a 0-dimensional array")
     if not isinstance(values, Iterable):
-        raise InvalidDataError(f"{name} must be an ordered sequence, got {type(values).__name__}")
+        raise InvalidDataError(f"{name} is not a sequence: {type(values).__name__}")
     return list(values)
 
 
@@ -99,3 +108,49 @@ def check_dense_size(shape: tuple[int, ...], what: str, itemsize: int = 8) -> No
             f"{what} of shape {tuple(shape)} would take {nbytes / 2**30:.3g} GiB, more than "
             f"ntpnb.settings.MAX_DENSE_BYTES = {settings.MAX_DENSE_BYTES / 2**30:.3g} GiB"
         )
+
+
+def frozen(arr: np.ndarray) -> np.ndarray:
+    """A read-only copy of ``arr`` whose memory belongs to an immutable ``bytes`` object.
+
+    Unlike ``setflags(write=False)``, this cannot be undone: numpy refuses
+    ``setflags(write=True)`` on an array (or any view of it) whose buffer is read-only.
+    """
+    arr = np.ascontiguousarray(arr)
+    return np.frombuffer(arr.tobytes(), dtype=arr.dtype).reshape(arr.shape)
+
+
+def _reject_complex(arr: object, name: str) -> None:
+    if np.iscomplexobj(arr):
+        raise InvalidDataError(f"{name} must be real, got complex values")
+
+
+def as_float_array(x: ArrayLike, name: str, ndim: int) -> np.ndarray:
+    """Return ``x`` as a read-only float64 copy, checking its dimension and finiteness.
+
+    Parameters
+    ----------
+    x
+        Array-like input.
+    name
+        Name used in error messages.
+    ndim
+        Required number of dimensions.
+
+    Raises
+    ------
+    InvalidDataError
+        If ``x`` is not numeric (or complex), has the wrong number of dimensions, or holds NaN
+        or inf.
+    """
+    try:
+        _reject_complex(x, name)
+        arr = np.array(x, dtype=np.float64, copy=True)
+    except (TypeError, ValueError) as exc:
+        raise InvalidDataError(f"{name} must be a numeric array: {exc}") from None
+    if arr.ndim != ndim:
+        raise InvalidDataError(f"{name} must be {ndim}-dimensional, got shape {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        bad = np.argwhere(~np.isfinite(arr))[0]
+        raise InvalidDataError(f"{name} has a non-finite entry at index {tuple(int(i) for i in bad)}")
+    return frozen(arr)

@@ -8,11 +8,18 @@ containers where a sequence is meant, and raw numpy/scipy exceptions on bad inpu
 
 from __future__ import annotations
 
+import math
+import time
+from fractions import Fraction
+
 import numpy as np
 import pytest
+from scipy.stats import binom
 
-from ntpnb import optim, settings
+import ntpnb as ntp
+from ntpnb import optim, settings, sweeps
 from ntpnb.errors import InvalidDataError, SolverError
+from ntpnb.linear.corpus import decode_ids, encode_text, stdlib_docstring_list
 
 
 # ------------------------------------------------------------------ optim: guards and NGD
@@ -63,3 +70,98 @@ def test_run_checks_the_gradient_shape_at_every_step():
         InvalidDataError, match=r"gradient at iteration 3 has shape \(2,\), the iterate \(3, 2\)"
     ):
         optim.run(grad, np.ones((3, 2)), optim.gd(0.1), 10)
+
+
+# ------------------------------------------------------------------ sequences and the corpus
+def test_prefix_contexts_refuses_a_quadratic_count_before_building_it():
+    """One sequence of 10^5 tokens has prefixes holding 5e9 ids (40 GB): refused at once,
+    naming the sizes and the limit; windows of the same text are counted."""
+    text = np.arange(100_000) % 27
+    start = time.perf_counter()
+    with pytest.raises(InvalidDataError, match=r"4999950000 prefix token ids .*MAX_DENSE_BYTES"):
+        ntp.prefix_contexts([text], vocab_size=27)
+    assert time.perf_counter() - start < 10.0  # generous: it used to run until memory ran out
+    windows = ntp.prefix_contexts(ntp.sliding_windows(text[:1000], 5), vocab_size=27)
+    assert windows.n_pairs == 4 * 1000
+
+
+def test_prefix_contexts_refuses_a_huge_vocabulary_before_allocating():
+    with pytest.raises(InvalidDataError, match="rows of 1000000000000 counts"):
+        ntp.prefix_contexts([[0, 1, 2]], vocab_size=10**12)
+
+
+@pytest.mark.parametrize("ids", [[-1], [27], [0, 1, 100], np.array([3, -2])])
+def test_decode_ids_refuses_ids_outside_the_alphabet(ids):
+    """``decode_ids([-1])`` returned 'z' (Python's negative indexing)."""
+    with pytest.raises(InvalidDataError, match=r"outside the alphabet's ids \[0, 27\)"):
+        decode_ids(ids)
+    assert decode_ids(encode_text("hello world")) == "hello world"
+
+
+@pytest.mark.parametrize("ids", [[1.5], [True], ["a"], [[1, 2]], 5, "abc", None])
+def test_decode_ids_refuses_non_integer_ids(ids):
+    with pytest.raises(InvalidDataError, match="ids"):
+        decode_ids(ids)
+
+
+@pytest.mark.parametrize("text", [None, 5, ["a", "b"], np.array(["a"])])
+def test_encode_text_refuses_a_non_string(text):
+    with pytest.raises(InvalidDataError, match="text must be a str"):
+        encode_text(text)
+
+
+# ------------------------------------------------------------------ capacity: Cover's count
+def _cover_rational(m: int, d: int, bias: bool = False) -> float:
+    """The previous implementation: Cover's count in rational arithmetic (slow, exact)."""
+    k_max = d + 1 if bias else d
+    count = 2 * sum(math.comb(m - 1, k) for k in range(min(k_max, m)))
+    return float(Fraction(count, 2**m))
+
+
+@pytest.mark.parametrize("m", [1, 2, 3, 7, 30, 101, 500, 1200])
+def test_cover_probability_equals_the_rational_sum(m):
+    """Both are exact sums rounded once to float64, so they agree to the last bit (0 ulp)."""
+    ds = sorted({1, 2, 3, m // 3 + 1, m // 2, m // 2 + 1, m - 1, m, m + 5} - {0})
+    for d in ds:
+        for bias in (False, True):
+            assert ntp.cover_probability(m, d, bias) == _cover_rational(m, d, bias), (m, d, bias)
+
+
+def test_cover_probability_is_fast_at_large_m_and_refuses_beyond_its_limit():
+    """(20000, 10000) took 29 s; it is 1/2 exactly (sum_{k < 10000} C(19999, k) = 2^19998)."""
+    start = time.perf_counter()
+    assert ntp.cover_probability(20000, 10000) == 0.5
+    upper, lower = ntp.cover_probability(20000, 10100), ntp.cover_probability(20000, 9900)
+    assert time.perf_counter() - start < 10.0  # generous upper bound (about 0.1 s here)
+    assert abs(upper + lower - 1.0) <= 2**-52  # P(X < 10100) = 1 - P(X < 9900), X ~ Bin(19999, 1/2)
+    np.testing.assert_allclose(upper, binom.cdf(10099, 19999, 0.5), rtol=1e-10)  # scipy: ~1e-12 here
+    with pytest.raises(InvalidDataError, match=r"m = 100001 points exceed ntpnb.settings.COVER_MAX_M = 100000"):
+        ntp.cover_probability(settings.COVER_MAX_M + 1, 10)
+    with pytest.raises(InvalidDataError, match="bias must be True or False"):
+        ntp.cover_probability(10, 2, bias=np.array([True, False]))
+
+
+# ------------------------------------------------------------------ unordered containers
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: ntp.validate_sequences({(0, 1), (1, 0)}, 2),
+        lambda: ntp.validate_sequences([{0, 1}], 2),
+        lambda: ntp.prefix_contexts([{0: 1, 1: 0}], 2),
+        lambda: ntp.sliding_windows({0, 1, 2}, 2),
+        lambda: ntp.sliding_windows({0: 1, 1: 2, 2: 0}.keys(), 2),
+        lambda: decode_ids({1, 2, 3}),
+        lambda: stdlib_docstring_list({"re", "json"}),
+        lambda: sweeps.run_sweep(_trial, {1, 2}, n_trials=1),
+        lambda: sweeps.parallel_map(abs, {1: 0, -2: 0}),
+        lambda: sweeps.crossing({0.0, 1.0}, [0.0, 1.0]),
+        lambda: optim.lecun_init({2, 3}, 3, 0),
+    ],
+)
+def test_unordered_containers_are_refused_where_a_sequence_is_meant(call):
+    with pytest.raises(InvalidDataError, match="unordered"):
+        call()
+
+
+def _trial(point, rng):
+    return point

@@ -21,7 +21,7 @@ from numpy.typing import ArrayLike
 
 from .. import settings
 from ..errors import InvalidDataError
-from ..validation import as_count, check_dense_size
+from ..validation import as_count, as_float_array, check_dense_size, frozen
 
 __all__ = [
     "NTPData",
@@ -35,52 +35,6 @@ __all__ = [
 ]
 
 T = TypeVar("T")
-
-
-def frozen(arr: np.ndarray) -> np.ndarray:
-    """A read-only copy of ``arr`` whose memory belongs to an immutable ``bytes`` object.
-
-    Unlike ``setflags(write=False)``, this cannot be undone: numpy refuses
-    ``setflags(write=True)`` on an array (or any view of it) whose buffer is read-only.
-    """
-    arr = np.ascontiguousarray(arr)
-    return np.frombuffer(arr.tobytes(), dtype=arr.dtype).reshape(arr.shape)
-
-
-def _reject_complex(arr: object, name: str) -> None:
-    if np.iscomplexobj(arr):
-        raise InvalidDataError(f"{name} must be real, got complex values")
-
-
-def as_float_array(x: ArrayLike, name: str, ndim: int) -> np.ndarray:
-    """Return ``x`` as a read-only float64 copy, checking its dimension and finiteness.
-
-    Parameters
-    ----------
-    x
-        Array-like input.
-    name
-        Name used in error messages.
-    ndim
-        Required number of dimensions.
-
-    Raises
-    ------
-    InvalidDataError
-        If ``x`` is not numeric (or complex), has the wrong number of dimensions, or holds NaN
-        or inf.
-    """
-    try:
-        _reject_complex(x, name)
-        arr = np.array(x, dtype=np.float64, copy=True)
-    except (TypeError, ValueError) as exc:
-        raise InvalidDataError(f"{name} must be a numeric array: {exc}") from None
-    if arr.ndim != ndim:
-        raise InvalidDataError(f"{name} must be {ndim}-dimensional, got shape {arr.shape}")
-    if not np.all(np.isfinite(arr)):
-        bad = np.argwhere(~np.isfinite(arr))[0]
-        raise InvalidDataError(f"{name} has a non-finite entry at index {tuple(int(i) for i in bad)}")
-    return frozen(arr)
 
 
 def _as_int_array(x: ArrayLike, name: str, what: str) -> np.ndarray:
