@@ -162,7 +162,7 @@ def normalized_gd(lr: float) -> Optimizer:
 
 def adam(lr: float, betas: tuple[float, float] = (0.9, 0.99), eps: float = 1e-8) -> Optimizer:
     """Adam with bias correction (default betas those of Paper A, Fig. 5: 0.9 and 0.99)."""
-    return Optimizer("adam", lr, tuple(betas), eps)
+    return Optimizer("adam", lr, tuple(as_ordered(betas, "betas")), eps)
 
 
 @dataclass(frozen=True)
@@ -357,6 +357,8 @@ def run(
         If normalized GD meets a zero gradient, or the iterate or gradient stops being finite
         (checked at every recorded iteration and at the end).
     """
+    if not callable(grad):
+        raise InvalidDataError(f"grad must be a callable (the gradient at W), got {type(grad).__name__}")
     if not isinstance(optimizer, Optimizer):
         raise InvalidDataError(f"optimizer must be an Optimizer, got {type(optimizer).__name__}")
     n_iter = _check_positive_int(n_iter, "n_iter", 0)

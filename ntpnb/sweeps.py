@@ -89,6 +89,11 @@ def _check_count(value: object, name: str) -> None:
         raise InvalidDataError(f"{name} must be a positive integer, got {value!r}")
 
 
+def _check_callable(value: object, name: str) -> None:
+    if not callable(value):
+        raise InvalidDataError(f"{name} must be a callable, got {type(value).__name__}")
+
+
 def parallel_map(
     func: Callable[[P], R],
     items: Sequence[P],
@@ -116,14 +121,15 @@ def parallel_map(
     Raises
     ------
     InvalidDataError
-        If ``batch_size`` is not a positive integer or ``items`` is not an ordered sequence
-        (a set or a dict has no defined order).
+        If ``func`` is not callable, ``batch_size`` not a positive integer or ``items`` not an
+        ordered sequence (a set or a dict has no defined order).
 
     Warns
     -----
     UserWarning
         If ``n_jobs`` exceeds the CPUs of this machine on a local backend (it is capped).
     """
+    _check_callable(func, "func")
     _check_count(batch_size, "batch_size")
     items = as_ordered(items, "items")
     batches = [items[i : i + batch_size] for i in range(0, len(items), batch_size)]
@@ -207,9 +213,10 @@ def run_sweep(
     Raises
     ------
     InvalidDataError
-        If the grid is empty or unordered (a set, a dict), or ``n_trials`` or ``batch_size`` is
-        not a positive integer.
+        If ``trial`` is not callable, the grid is empty or unordered (a set, a dict), or
+        ``n_trials`` or ``batch_size`` is not a positive integer.
     """
+    _check_callable(trial, "trial")
     points = as_ordered(points, "points")
     if not points:
         raise InvalidDataError("the sweep needs at least one grid point")

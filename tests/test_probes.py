@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import math
 import time
+import warnings
 from fractions import Fraction
 
+import joblib
 import numpy as np
 import pytest
 from scipy.stats import binom
@@ -165,3 +167,18 @@ def test_unordered_containers_are_refused_where_a_sequence_is_meant(call):
 
 def _trial(point, rng):
     return point
+
+
+# ------------------------------------------------------------------ sweeps: n_jobs
+def test_n_jobs_beyond_the_machine_is_capped_with_a_warning():
+    """``n_jobs = 1000`` asked for 1000 workers; on a local backend it is capped to the CPUs."""
+    cpus = joblib.cpu_count()
+    with joblib.parallel_config(backend="threading", n_jobs=1000):
+        with pytest.warns(UserWarning, match=rf"n_jobs = 1000 exceeds the {cpus} CPUs"):
+            assert sweeps.active_workers() == cpus
+        with pytest.warns(UserWarning, match="exceeds"):
+            assert sweeps.parallel_map(abs, [-1, 2, -3]) == [1, 2, 3]
+    with joblib.parallel_config(backend="threading", n_jobs=-1), warnings.catch_warnings():
+        warnings.simplefilter("error")  # joblib's -1 (every CPU) keeps working, without a warning
+        assert sweeps.active_workers() == cpus
+        assert sweeps.run_sweep(_trial, [1, 2], n_trials=2) == [[1, 1], [2, 2]]

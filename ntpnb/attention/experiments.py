@@ -27,7 +27,7 @@ import numpy as np
 from .. import optim, settings
 from ..errors import InvalidDataError
 from ..sweeps import parallel_map
-from ..validation import as_generator
+from ..validation import as_count, as_generator
 from .convex import solve_cyclic_correction
 from .data import TokenData, acyclic_dataset, as_token_data, general_dataset, random_embeddings
 from .graphs import (
@@ -60,6 +60,9 @@ def _draw_trials(
     kind: str, K: int, d: int, n: int, T: int, n_trials: int, seed: int, max_redraws: int
 ) -> list[tuple[np.ndarray, TokenData]]:
     """Every trial's embeddings and data, drawn in order from one generator seeded by ``seed``."""
+    if not isinstance(kind, str) or kind not in ("acyclic", "general"):
+        raise InvalidDataError(f"unknown data kind {kind!r}; use 'acyclic' or 'general'")
+    n_trials = as_count(n_trials, "n_trials")
     rng = as_generator(seed)
     return [_trial_data(kind, K, d, n, T, rng, max_redraws) for _ in range(n_trials)]
 

@@ -16,6 +16,7 @@ r"""When the conditions of Paper A hold, and the best loss when they do not.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -29,9 +30,9 @@ from scipy.special import logsumexp
 from .. import settings
 from ..errors import InvalidDataError, SolverError
 from ..qp import solve_named
-from ..validation import as_flag
+from ..validation import as_flag, check_dense_size
 from .constraints import ntp_constraints
-from .data import NTPData
+from .data import NTPData, require_data
 from .datasets import dirichlet_on_supports
 from .loss import entropy
 from .subspace import f_decomposition, is_compatible
@@ -65,11 +66,16 @@ def random_instance(m: int, d: int, V: int, S: int, rng: np.random.Generator) ->
     Raises
     ------
     InvalidDataError
-        If a size is not a positive integer, ``V < 2`` or ``S > V``.
+        If a size is not a positive integer, ``V < 2`` or ``S > V``, ``rng`` is not a
+        ``numpy.random.Generator``, or the arrays would exceed
+        :data:`ntpnb.settings.MAX_DENSE_BYTES`.
     """
     m, d, V, S = (_positive_int(k, v) for k, v in {"m": m, "d": d, "V": V, "S": S}.items())
     if V < 2 or S > V:
         raise InvalidDataError(f"need V >= 2 and 1 <= S <= V, got V = {V}, S = {S}")
+    if not isinstance(rng, np.random.Generator):
+        raise InvalidDataError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
+    check_dense_size((m, max(d, V)), "H or the (m, V) probabilities")
     H = rng.standard_normal((m, d)) / np.sqrt(d)
     order = np.argsort(rng.random((m, V)), axis=1)
     mask = np.zeros((m, V), dtype=bool)
@@ -104,7 +110,15 @@ def condition_trial(point: dict[str, int], rng: np.random.Generator) -> dict[str
         ``compatible`` and ``separable`` (bools), ``n_eq`` (number of compatibility
         equations ``sum_j (S_j - 1)``), ``rank`` (rank of their matrix, ``dim F``) and
         ``rank_bound`` (:func:`compatibility_rank_bound`).
+
+    Raises
+    ------
+    InvalidDataError
+        If ``point`` is not a mapping with the keys ``m, d, V, S``, or as
+        :func:`random_instance`.
     """
+    if not isinstance(point, Mapping) or not {"m", "d", "V", "S"} <= set(point):
+        raise InvalidDataError(f"point must be a mapping with the keys m, d, V, S, got {point!r}")
     data = random_instance(point["m"], point["d"], point["V"], point["S"], rng)
     return {
         "compatible": bool(is_compatible(data)),
@@ -354,10 +368,15 @@ def best_achievable_loss(data: NTPData, tol: float = settings.BEST_LOSS_TOL) -> 
 
     Raises
     ------
+    InvalidDataError
+        If ``data`` is not an :class:`NTPData` or ``tol`` is not a positive number.
     SolverError
         If a solver fails, the reduced gradient does not vanish, or the two values differ by
         more than ``tol``.
     """
+    require_data(data)
+    if isinstance(tol, (bool, np.bool_)) or not isinstance(tol, (int, float, np.floating)) or not tol > 0:
+        raise InvalidDataError(f"tol must be a positive number, got {tol!r}")
     strict = recession_pairs(data)
     cons = ntp_constraints(data)
     allowed = np.ones((data.m, data.V), dtype=bool)

@@ -33,7 +33,7 @@ from numpy.typing import ArrayLike
 from .. import optim
 from ..errors import InvalidDataError
 from ..validation import as_generator
-from .data import NTPData
+from .data import NTPData, require_data
 from .loss import entropy, kl_divergence
 from .subspace import f_decomposition, finite_solution
 from .svm import ntp_svm
@@ -266,14 +266,19 @@ def train(
     Raises
     ------
     InvalidDataError
-        On a ``W0`` of the wrong shape, or bad optimizer settings.
+        If ``data`` is not an :class:`NTPData`, on a bad ``seed``, a ``W0`` that is not a
+        numeric array of the right shape, or bad optimizer settings.
     NotCompatibleError, NotSeparableError
         If Theorem 2 does not apply to ``data``.
     """
+    require_data(data)
     rng = as_generator(seed)
     if W0 is None:
         W0 = optim.lecun_init((data.V, data.d), fan_in=data.d, seed=rng)
-    W0 = np.asarray(W0, dtype=float)
+    try:
+        W0 = np.asarray(W0, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise InvalidDataError(f"W0 must be a numeric array: {exc}") from None
     if W0.ndim < 2 or W0.shape[-2:] != (data.V, data.d):
         raise InvalidDataError(f"W0 must have shape (..., V, d) = (..., {data.V}, {data.d}), got {W0.shape}")
     lim = limits(data) if lim is None else lim
