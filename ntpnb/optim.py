@@ -36,7 +36,7 @@ from numpy.typing import ArrayLike
 
 from . import settings
 from .errors import InvalidDataError, SolverError
-from .validation import as_count, as_generator, as_ordered, check_dense_size
+from .validation import as_count, as_float, as_generator, as_ordered, check_dense_size
 
 __all__ = [
     "Optimizer",
@@ -362,10 +362,7 @@ def run(
     if not isinstance(optimizer, Optimizer):
         raise InvalidDataError(f"optimizer must be an Optimizer, got {type(optimizer).__name__}")
     n_iter = _check_positive_int(n_iter, "n_iter", 0)
-    try:
-        W = np.array(W0, dtype=np.float64, copy=True)
-    except (TypeError, ValueError) as exc:
-        raise InvalidDataError(f"W0 must be a numeric array: {exc}") from None
+    W = np.array(as_float(W0, "W0"), copy=True)
     batch_ndim = _check_positive_int(batch_ndim, "batch_ndim", 0)
     if W.ndim <= batch_ndim:
         raise InvalidDataError(f"W0 of shape {W.shape} has no parameter axes after {batch_ndim} batch axes")

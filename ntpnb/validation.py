@@ -18,6 +18,7 @@ from .errors import InvalidDataError
 
 __all__ = [
     "as_count",
+    "as_float",
     "as_float_array",
     "as_generator",
     "as_ordered",
@@ -42,6 +43,20 @@ def as_count(value: object, name: str, minimum: int = 1) -> int:
     if count < minimum:
         raise InvalidDataError(f"{name} must be {kind}, got {value!r}")
     return count
+
+
+def as_float(x: object, name: str) -> np.ndarray:
+    """``x`` as a float64 array (a view when it already is one), any shape, any values.
+
+    Raises
+    ------
+    InvalidDataError
+        If ``x`` is not numeric: a string, None, a ragged nested list, an object.
+    """
+    try:
+        return np.asarray(x, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise InvalidDataError(f"{name} must be a numeric array: {exc}") from None
 
 
 def as_generator(seed: object, name: str = "seed", allow_none: bool = False) -> np.random.Generator:

@@ -23,7 +23,7 @@ import numpy as np
 from .. import optim
 from ..errors import InvalidDataError
 from ..sweeps import active_workers, parallel_map
-from ..validation import as_ordered
+from ..validation import as_float, as_ordered
 from .fastgrad import gradient_function
 from .model import Problem, stack_problems
 
@@ -36,13 +36,6 @@ __all__ = [
     "project_batched",
     "tracker",
 ]
-
-
-def _float_array(x: object, name: str) -> np.ndarray:
-    try:
-        return np.asarray(x, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise InvalidDataError(f"{name} must be a numeric array: {exc}") from None
 
 
 def _check_problem(prob: object, optimizer: object) -> None:
@@ -74,7 +67,7 @@ def train(
     """
     _check_problem(prob, optimizer)
     shape = (prob.B, prob.d, prob.d)
-    W0 = np.zeros(shape) if W0 is None else _float_array(W0, "W0")
+    W0 = np.zeros(shape) if W0 is None else as_float(W0, "W0")
     if W0.shape != shape:
         raise InvalidDataError(f"W0 must have shape {shape}, got {W0.shape}")
     return optim.run(
@@ -168,7 +161,7 @@ def correlation(W: np.ndarray, ref: np.ndarray) -> np.ndarray:
         If ``W`` or ``ref`` is not a numeric array with at least two axes, or their shapes do
         not broadcast.
     """
-    W, ref = _float_array(W, "W"), _float_array(ref, "ref")
+    W, ref = as_float(W, "W"), as_float(ref, "ref")
     for name, arr in (("W", W), ("ref", ref)):
         if arr.ndim < 2:
             raise InvalidDataError(f"{name} must have shape (..., d, d), got {arr.shape}")
@@ -190,7 +183,7 @@ def stack_bases(bases: Sequence[np.ndarray]) -> np.ndarray:
         If there are no bases, or they are not 2-D numeric arrays with the same number of
         columns.
     """
-    bases = [_float_array(b, f"bases[{i}]") for i, b in enumerate(as_ordered(bases, "bases"))]
+    bases = [as_float(b, f"bases[{i}]") for i, b in enumerate(as_ordered(bases, "bases"))]
     if not bases:
         raise InvalidDataError("no bases to stack")
     if any(b.ndim != 2 or b.shape[1] != bases[0].shape[1] for b in bases):

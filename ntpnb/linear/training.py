@@ -32,7 +32,7 @@ from numpy.typing import ArrayLike
 
 from .. import optim
 from ..errors import InvalidDataError
-from ..validation import as_generator
+from ..validation import as_float, as_generator
 from .data import NTPData, require_data
 from .loss import entropy, kl_divergence
 from .subspace import f_decomposition, finite_solution
@@ -275,10 +275,7 @@ def train(
     rng = as_generator(seed)
     if W0 is None:
         W0 = optim.lecun_init((data.V, data.d), fan_in=data.d, seed=rng)
-    try:
-        W0 = np.asarray(W0, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise InvalidDataError(f"W0 must be a numeric array: {exc}") from None
+    W0 = as_float(W0, "W0")
     if W0.ndim < 2 or W0.shape[-2:] != (data.V, data.d):
         raise InvalidDataError(f"W0 must have shape (..., V, d) = (..., {data.V}, {data.d}), got {W0.shape}")
     lim = limits(data) if lim is None else lim
