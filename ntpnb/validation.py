@@ -74,7 +74,7 @@ def as_generator(seed: object, name: str = "seed", allow_none: bool = False) -> 
         return seed
     if seed is None and allow_none:
         return np.random.default_rng()
-    what = f"{name} (a non-negative integer{', None' if allow_none else ''} or a numpy.random.Generator)"
+    what = f"{name} (or {'None or ' if allow_none else ''}a numpy.random.Generator)"
     return np.random.default_rng(as_count(seed, what, minimum=0))
 
 
