@@ -59,23 +59,37 @@ from threadpoolctl import threadpool_limits
 
 from . import settings
 from .errors import InvalidDataError
-from .validation import as_count, as_float_array, as_ordered
+from .validation import as_count, as_float_array, as_ordered, check_dense_size
 
 __all__ = ["trial_generators", "run_sweep", "parallel_map", "active_workers", "wilson_interval", "crossing"]
 
 #: The joblib backends whose workers run on this machine (their number is capped to its CPUs).
 _LOCAL_BACKENDS = tuple(BACKENDS[name] for name in ("loky", "multiprocessing", "threading"))
 
+#: Memory of one trial's spawned ``numpy.random.SeedSequence`` (measured with tracemalloc: about
+#: 380 bytes); a sweep whose seeds would exceed :data:`ntpnb.settings.MAX_DENSE_BYTES` (about
+#: 5 million trials) is refused before any is spawned.
+SEED_SEQUENCE_BYTES: int = 400
+
 P = TypeVar("P")
 R = TypeVar("R")
 
 
 def trial_generators(seed: int, n_points: int, n_trials: int) -> list[list[np.random.SeedSequence]]:
-    """The seed sequences of every trial: ``[point][trial]``, all spawned from ``seed``."""
+    """The seed sequences of every trial: ``[point][trial]``, all spawned from ``seed``.
+
+    Raises
+    ------
+    InvalidDataError
+        If ``seed`` is not a non-negative integer, a count is not a positive integer, or the
+        seeds would exceed :data:`ntpnb.settings.MAX_DENSE_BYTES` (:data:`SEED_SEQUENCE_BYTES`
+        each).
+    """
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise InvalidDataError(f"seed must be a non-negative integer, got {seed!r}")
     _check_count(n_points, "n_points")
     _check_count(n_trials, "n_trials")
+    check_dense_size((n_points, n_trials), "the trials' seed sequences", itemsize=SEED_SEQUENCE_BYTES)
     return [child.spawn(n_trials) for child in np.random.SeedSequence(int(seed)).spawn(n_points)]
 
 

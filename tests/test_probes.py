@@ -258,6 +258,7 @@ RAW_BEFORE = {
     "crossing y ragged": (lambda: sweeps.crossing([0.0, 1.0], _RAGGED), "y"),
     "crossing level": (lambda: sweeps.crossing([0.0, 1.0], [0.0, 1.0], level=[]), "level"),
     "trial_generators n_points": (lambda: sweeps.trial_generators(0, None, 2), "n_points"),
+    "run_sweep n_trials huge": (lambda: sweeps.run_sweep(_trial, [1, 2], _HUGE), "MAX_DENSE_BYTES"),
     # ntpnb.attention: data, training, experiments
     "as_token_data X": (lambda: att.as_token_data(5, [0], 3), "X"),
     "as_token_data y ragged": (lambda: att.as_token_data(_X, [[0, 1], [2]], 3), "y"),
