@@ -275,6 +275,12 @@ RAW_BEFORE = {
         lambda: att.global_experiment("acyclic", K=3, d=4, n=4, T=3, n_trials=None, lr=0.1, n_iter=1, seed=0),
         "n_trials",
     ),
+    "global_experiment n_trials huge": (
+        lambda: att.global_experiment(
+            "acyclic", K=3, d=4, n=4, T=3, n_trials=_HUGE, lr=0.1, n_iter=1, seed=0
+        ),
+        "MAX_DENSE_BYTES",
+    ),
     "attention train prob": (lambda: att.train(None, optim.gd(0.1), 1), "prob"),
     "attention train optimizer": (lambda: att.train(_PROB, "gd", 1), "optimizer"),
     "correlation W": (lambda: att.correlation("abc", np.ones((2, 2))), "W"),
