@@ -18,6 +18,8 @@ import numpy as np
 
 from ntpnb.errors import NTPError
 from ntpnb.linear.data import NTPData
+from ntpnb.pipeline.paths import write_text_atomic
+from ntpnb.pipeline.platform import format_platform, platform_info
 from ntpnb.pipeline.timings import format_timings
 
 from . import attention, methods, plots
@@ -515,18 +517,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"\n## {NOTEBOOKS_TITLE}\n")
         print(format_timings(*notebooks))
     print(f"\nTotal benchmark time: {total:.0f} s")
+    run_platform = platform_info()  # recorded by this run, in the process that measured
     args.out.mkdir(parents=True, exist_ok=True)
     figures = {}
     for bench, table in runs:
         png = plots.write_scaling_figure(table, bench.fit_kind, power_law_fit, args.out)
         figures[table.problem] = f"{args.out.name}/{png.name}"  # relative to the book page, one folder up
     page = args.out / "benchmarks.md"
-    page.write_text(book_page(runs, att_rows, notebooks, machine, total, argv, figures))
+    write_text_atomic(page, book_page(runs, att_rows, notebooks, machine, total, argv, figures, run_platform))
     print(f"Wrote {page} (the book's benchmarks page: `ntpnb book` picks it up)")
     path = args.out / "benchmarks.json"
     payload = {
         "cores": os.cpu_count(),
         "blas_threads": os.environ.get("OPENBLAS_NUM_THREADS"),
+        "platform": run_platform,
         "total_seconds": total,
         "tables": [
             {
@@ -543,7 +547,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "attention": [{**asdict(r), "speedup": r.speedup} for r in att_rows],
         "notebooks": {"timings": notebooks[0], "wall_seconds": notebooks[1]} if notebooks else None,
     }
-    path.write_text(json.dumps(payload, indent=1))
+    write_text_atomic(path, json.dumps(payload, indent=1))
     print(f"Wrote {path}")
     return 0
 
@@ -676,11 +680,14 @@ def book_page(
     total: float,
     argv: Sequence[str] | None,
     figures: Mapping[str, str] | None = None,
+    run_platform: Mapping[str, object] | None = None,
 ) -> str:
     """The benchmarks page of the book, from this run's measurements.
 
     ``figures`` maps a table's problem to the link of its figure, relative to the book page
     (``outputs/benchmarks.md``, one folder above the benchmark's output folder).
+    ``run_platform`` is :func:`ntpnb.pipeline.platform.platform_info` of the run, shown as the
+    section "Platform" (omitted when None).
     """
     parts = [BOOK_INTRO.replace("{exponent}", f"{PREDICTION_EXPONENT:g}")]
     for bench, table in runs:
@@ -706,7 +713,18 @@ def book_page(
     parts.append(line + ".\n")
     if missing:
         parts.append(f"Not measured in this run: {', '.join(MEASURABLE[n] for n in missing)}.\n")
+    if run_platform is not None:
+        parts.append(f"## {PLATFORM_TITLE}\n\n{PLATFORM_INTRO}\n{format_platform(run_platform)}")
     return "\n".join(parts)
+
+
+PLATFORM_TITLE = "Platform"
+PLATFORM_INTRO = """\
+The machine of this run, as the benchmark process recorded it (`benchmarks.json`, key
+`platform`): CPU, library versions, and each BLAS library with the kernel and thread count that
+threadpoolctl reports. Times from another CPU, BLAS kernel or thread count are not comparable
+row by row.
+"""
 
 
 #: Everything ``python -m benchmarks`` can measure, by table name (what the last line names as missing).

@@ -20,6 +20,7 @@ __all__ = [
     "HeadAssumptionError",
     "InfeasibleGraphSVMError",
     "GenerationError",
+    "RankAmbiguousError",
 ]
 
 
@@ -88,3 +89,13 @@ class InfeasibleGraphSVMError(NotSeparableError):
 
 class GenerationError(NTPError):
     """A random data generator did not meet its requirement within its bounded number of redraws."""
+
+
+class RankAmbiguousError(SolverError):
+    """A numerical rank (a dimension, a support) is not determined by the spectrum.
+
+    Raised by :mod:`ntpnb.linalg` when the singular values show no clear gap between the kept
+    and the dropped ones (or not at the dimension the mathematics gives), instead of guessing a
+    rank that could differ between machines. The message lists the singular values relative to
+    the largest.
+    """

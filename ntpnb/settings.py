@@ -96,6 +96,18 @@ SVM_FEAS_TOL: float = 1e-7  # constraint violation: margins >= 1 - tol, ||P_F(W)
 SVM_KKT_TOL: float = 1e-6  # stationarity / ||W||, complementarity / max(lambda), dual sign
 SVM_GAP_TOL: float = 1e-7  # duality gap / primal objective
 
+#: Numerical rank (:mod:`ntpnb.linalg`): a rank ``r`` is decided only at a clear gap of the
+#: singular values: the rank is the largest ``r`` with ``s_{r-1} >= RANK_GAP * max(s_r, floor)``
+#: (rounding floor ``floor = max(shape) * eps * s_0``). Data of the papers have gaps of 1e12
+#: and more (signal of order one against rounding noise of 1e-16 to 1e-13); the gaps *within*
+#: the signal of random embeddings are below 1e3. A value between those (1e6) decides every
+#: such case. The decision must also hold if another machine's rounding noise is RANK_BAND
+#: times larger: the kept values stand RANK_GAP * RANK_BAND above the floor and no dropped
+#: position has a gap above RANK_GAP / RANK_BAND; otherwise
+#: :class:`~ntpnb.errors.RankAmbiguousError` is raised instead of a machine-dependent guess.
+RANK_GAP: float = 1e6
+RANK_BAND: float = 10.0
+
 #: A multiplier larger than this times the largest one counts as "active" (support vector).
 ACTIVE_DUAL_TOL: float = 1e-7
 #: Rounds of active-set correction when an SVM answer of the QP solver is polished
@@ -103,8 +115,9 @@ ACTIVE_DUAL_TOL: float = 1e-7
 #: one inactive row among 763, which one round drops.
 POLISH_MAX_ROUNDS: int = 10
 
-#: Paper B (ntpnb.attention): tolerance of ``C E^T = I`` (Assumption 4, max-abs entrywise) and the
-#: smallest margin ``c_y^T e_y - max_{k != y} c_y^T e_k`` accepted for Assumption 3.
+#: Paper B (ntpnb.attention): tolerance of ``C E^T = I`` (Assumption 4, max-abs entrywise; it is
+#: dimensionless) and the smallest margin ``c_y^T e_y - max_{k != y} c_y^T e_k`` accepted for
+#: Assumption 3, relative to ``max_k |c_y^T e_k|``.
 HEAD_IDENTITY_TOL: float = 1e-9
 HEAD_MARGIN_TOL: float = 1e-9
 
@@ -123,15 +136,29 @@ STATIONARY_GRAD_RTOL: float = 1e-12
 
 #: The regularization path: Newton stops when the gradient of the penalized risk is below
 #: ``RP_NEWTON_RTOL * lam * ||W||``; a point is accepted when ``||grad L + lam W|| / (lam ||W||)``
-#: is below ``RP_KKT_TOL`` (the gradient is computed to about 1e-16 absolute while ``lam ||W||``
-#: falls like ``exp(-R / ||W^mm||)``, so the relative residual grows with ``R``) and
-#: ``| ||W|| - R | / R`` below ``RADIUS_RTOL``.
+#: is below ``RP_KKT_TOL`` and ``| ||W|| - R | / R`` below ``RADIUS_RTOL``. Newton's tolerance has
+#: no absolute floor: ``lam ||W||`` falls like ``exp(-R / ||W^mm||)`` and the gradient is
+#: computed to relative rounding (:class:`ntpnb.attention.LogLossFeatures`), so an absolute
+#: floor (it was 1e-15) stopped Newton before it moved beyond ``R ~ 34 ||W^mm||`` (chapter 06's
+#: acyclic instance). Newton also stops where the gradient is at the rounding level of the
+#: terms it sums, RP_GRAD_NOISE_RTOL times their size (``LogLossFeatures.gradient_scale``): a
+#: step along rounding noise, divided by a multiplier near zero, would only add noise to ``W``.
+#: This is a stopping rule, not a decision: every point is verified against RP_KKT_TOL.
 RP_NEWTON_RTOL: float = 1e-10
+RP_GRAD_NOISE_RTOL: float = 1e-15
 RP_KKT_TOL: float = 1e-5
 RADIUS_RTOL: float = 1e-6
+#: Brent's method finds ``log lam`` for each radius to ``RP_LOG_LAMBDA_XTOL +
+#: RP_LOG_LAMBDA_RTOL * |log lam|`` (each point is then verified against RADIUS_RTOL and
+#: RP_KKT_TOL); the relative part is kept above scipy's smallest, 4 eps, which would stop on
+#: rounding noise.
+RP_LOG_LAMBDA_XTOL: float = 1e-13
+RP_LOG_LAMBDA_RTOL: float = 1e-14
 
 #: Default attention threshold of pseudo token-priority graphs (Paper B, Sec. 6): a token is
-#: "selected" by a trained W when its softmax probability exceeds this value.
+#: "selected" by a trained W when its softmax probability exceeds this value. The choice
+#: matters where the attention has not saturated (chapter 06 measures it); the authors' code
+#: uses 1e-2 (``C_thres``), which chapter 06 passes explicitly.
 PSEUDO_GRAPH_THRESHOLD: float = 1e-3
 
 #: The regularization path solver (ntpnb.linear.regpath). A certified W_B has

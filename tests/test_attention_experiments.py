@@ -11,7 +11,15 @@ import pytest
 
 from benchmarks.attention import trial_problems
 from ntpnb import optim
-from ntpnb.attention import global_experiment, local_experiment, stack_problems, train, train_trials
+from ntpnb.attention import (
+    global_experiment,
+    initial_weights,
+    local_experiment,
+    local_threshold_sweep,
+    stack_problems,
+    train,
+    train_trials,
+)
 from ntpnb.errors import InvalidDataError
 
 GENERAL = dict(K=6, d=8, n=6, T=4)
@@ -40,11 +48,78 @@ def test_acyclic_experiment_has_no_cyclic_part():
     assert np.all(r.cyc_dims == 0) and np.all(r.cyc_dist == 0)
 
 
-@pytest.mark.parametrize("loss", ["squared", "ce"])
-def test_local_experiment_runs(loss):
-    r = local_experiment(loss, K=8, d=8, n=4, T=6, n_trials=2, lr=0.1, n_iter=200, seed=2)
+@pytest.mark.parametrize(
+    ("loss", "options"),
+    [
+        ("squared", dict(subset_key="selected")),
+        ("ce", {}),
+        ("ce", dict(subset_key="selected", threshold=1e-2)),
+        ("squared_softmax", dict(init="uniform", threshold=1e-2)),
+    ],
+)
+def test_local_experiment_runs(loss, options):
+    r = local_experiment(loss, K=8, d=8, n=4, T=6, n_trials=2, lr=0.1, n_iter=200, seed=2, **options)
     assert r.corr_local.shape == r.corr_global.shape == (r.iterations.size, 2)
     assert np.all(np.isfinite(r.dist_local)) and np.all(r.n_selected >= 1)
+    assert r.W.shape == (2, 8, 8) and r.scores.shape == (2, 4, 6)
+    np.testing.assert_allclose(r.scores.sum(axis=-1), 1.0)
+    assert np.all(np.abs(r.corr_combined) <= 1 + 1e-12) and np.all(r.local_svm_norm > 0)
+
+
+def test_initial_weights_are_pytorch_default_and_independent_of_the_trial_count():
+    W = initial_weights("uniform", 300, 8, seed=3)
+    assert W.shape == (300, 8, 8) and np.abs(W).max() <= 1 / np.sqrt(8)
+    assert abs(W.var() - 1 / (3 * 8)) < 0.003  # variance of U(-a, a) is a^2 / 3
+    np.testing.assert_array_equal(initial_weights("uniform", 2, 8, seed=3), W[:2])
+    assert initial_weights("zero", 2, 8, seed=3) is None
+    with pytest.raises(InvalidDataError, match="initialization"):
+        initial_weights("normal", 2, 8, seed=3)
+    with pytest.raises(InvalidDataError, match="subset_key"):
+        local_experiment("ce", K=8, d=8, n=4, T=6, n_trials=1, lr=0.1, n_iter=5, seed=0, subset_key="x")
+
+
+def test_label_keyed_pseudo_subset_keeps_the_labels_scc():
+    """Sample 0 selects tokens 1 and 2 (a pseudo cycle) and has label 2: it keeps {1, 2}; sample 1
+    selects token 3 only, its label 0 is a singleton: it is not kept."""
+    from ntpnb.attention import as_token_data, pseudo_priority_graphs, scyc_basis
+    from ntpnb.attention.experiments import _label_components
+    from ntpnb.attention.graphs import cyclic_subdataset
+
+    E = np.eye(5)
+    data = as_token_data(np.array([[1, 2, 0, 4], [3, 0, 2, 4]]), np.array([2, 0]), 5)
+    W = np.zeros((5, 5))
+    W[1, 4] = W[2, 4] = 30.0  # tokens 1 and 2 share the attention for query 4 ...
+    W[3, 4] = 40.0  # ... except where token 3 is present
+    pseudo = pseudo_priority_graphs(E, data, W, threshold=1e-2)
+    sub = cyclic_subdataset(data, graphs=pseudo.graphs)
+    assert sub.index.tolist() == [0] and sorted(sub.data.sequence(0).tolist()) == [1, 2]
+    basis = scyc_basis(E, _label_components(pseudo.graphs, data, sub))
+    assert basis.shape[0] == 1  # (e_1 - e_2) e_4^T only
+
+
+def test_threshold_sweep_redraws_the_same_trials():
+    kw = dict(K=8, d=8, n=4, T=6, seed=7)
+    r = local_experiment("ce", **kw, n_trials=2, lr=0.1, n_iter=150, threshold=1e-2)
+    sw = local_threshold_sweep(r.W, [1e-3, 1e-2], **kw)
+    assert sw["corr"].shape == (2, 2)
+    np.testing.assert_allclose(sw["corr"][1], r.corr_local[-1], rtol=1e-12)
+
+
+def test_train_trials_from_w0_in_chunks_is_bit_for_bit_one_batched_run():
+    problems = trial_problems("general", 5)
+    W0 = initial_weights("uniform", 5, 8, seed=1)
+    opt, grid = optim.normalized_gd(0.01), optim.log_grid(300, 10)
+    whole = train(stack_problems(problems), opt, 300, W0=W0, record=lambda W: {"W": W}, record_at=grid)
+    chunked = train_trials(problems, opt, 300, record_at=grid, n_chunks=3, W0=W0)
+    np.testing.assert_array_equal(chunked["W"], whole["W"])
+    np.testing.assert_array_equal(chunked.W, whole.W)
+    with pytest.raises(InvalidDataError, match="W0"):
+        train_trials(problems, opt, 10, W0=W0[:2])
+
+
+def test_paper_reference_stays_in_s_cyc():
+    r = global_experiment("general", **GENERAL, n_trials=3, lr=0.01, n_iter=300, seed=0)
+    assert r.paper_outside.shape == (3,) and np.all(r.paper_outside < 1e-10)
 
 
 def test_unknown_kind_raises():

@@ -35,6 +35,7 @@ CASES = [
     ("ce", "identity"),
     ("squared", "argmax"),
     ("ce", "argmax"),
+    ("squared_softmax", "argmax"),
 ]
 
 
@@ -170,7 +171,7 @@ def test_saturated_ce_gradient_is_not_rounding_noise():
     assert np.sum(G * D) < 0
 
 
-@pytest.mark.parametrize("loss", ["squared", "ce"])
+@pytest.mark.parametrize("loss", ["squared", "ce", "squared_softmax"])
 @pytest.mark.parametrize("scale", [0.0, 1.0, 30.0, 400.0])
 def test_rescaled_gradient_is_a_positive_multiple_of_the_gradient(loss, scale):
     problems, Ws = [], []
@@ -188,3 +189,17 @@ def test_rescaled_gradient_is_a_positive_multiple_of_the_gradient(loss, scale):
             factor = (r @ g) / (g @ g)
             assert factor >= 1 - 1e-12
             assert np.linalg.norm(r - factor * g) <= 1e-8 * np.linalg.norm(r)
+
+
+def test_squared_softmax_loss_is_the_squared_gap_of_the_class_probability():
+    """``(1 - softmax(C f)_y)^2`` computed from the model output, one sample at a time."""
+    E, data = _instance(3, K=8, n=4, T=6)
+    C = tied_head(E)
+    prob = make_problem(E, C, data, "squared_softmax", "argmax")
+    W = np.random.default_rng(4).standard_normal((1, 8, 8))
+    _, f = attention_output(W, prob)
+    z = f[0] @ C.T
+    p = np.exp(z - z.max(axis=1, keepdims=True))
+    p /= p.sum(axis=1, keepdims=True)
+    expected = np.mean((1 - p[np.arange(data.n), data.labels]) ** 2)
+    assert abs(loss_value(W, prob)[0] - expected) <= 1e-14

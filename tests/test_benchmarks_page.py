@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import html
+import json
+import os
 import re
 import subprocess
 import sys
@@ -17,6 +19,7 @@ from ntpnb.pipeline.benchmarks_page import (
     write_benchmarks_page,
 )
 from ntpnb.pipeline.paths import output_layout
+from ntpnb.pipeline.platform import format_platform
 
 from conftest import ROOT, build_book
 
@@ -93,3 +96,24 @@ def test_the_book_builds_with_benchmark_results(book_copy):
     ):
         assert f"{section}" in page
     assert "Not measured in this run: separability (--skip-lp)" in page  # code, not smart-quoted
+
+
+def test_a_benchmark_run_records_its_platform_and_the_page_shows_it(tmp_path, monkeypatch):
+    """The page shows the machine the benchmark ran on (recorded by that run), not the builder's."""
+    monkeypatch.delenv("OPENBLAS_CORETYPE", raising=False)
+    layout = output_layout(tmp_path / "outputs")
+    skip = ["--skip-lp", "--skip-regpath", "--skip-attention-svm", "--skip-attention"]
+    cmd = [sys.executable, "-m", "benchmarks", "--sizes", "3,5,4,2", *skip, "--out", str(layout.benchmarks)]
+    env = {**os.environ, "OPENBLAS_CORETYPE": "Prescott"}
+    subprocess.run(cmd, cwd=ROOT, env=env, check=True, capture_output=True, timeout=300)
+    recorded = json.loads((layout.benchmarks / "benchmarks.json").read_text())["platform"]
+    assert recorded["openblas_coretype"] == "Prescott"
+    assert recorded["thread_env"]["OPENBLAS_NUM_THREADS"] == "1"  # python -m benchmarks sets it
+    blas = [lib for lib in recorded["threadpools"] if lib["user_api"] == "blas"]
+    assert blas and all(lib["num_threads"] == 1 for lib in blas)
+    page = write_benchmarks_page(layout).read_text()
+    section = page.split("## Platform\n", 1)[1]
+    assert format_platform(recorded) in section
+    assert "| `OPENBLAS_CORETYPE` | Prescott |" in section
+    for lib in blas:
+        assert f"`{lib['file']}`" in section and f"kernel {lib['architecture']}" in section

@@ -77,6 +77,17 @@ def test_report_links_to_the_sections_that_check_each_claim(built_book):
         assert parts.fragment in parse(target).ids, f"{href}: no such section"
 
 
+def test_intro_quotes_the_verdict_counts_of_the_run(built_book):
+    intro = (built_book / "_build" / "html" / "book" / "intro.html").read_text()
+    text = re.sub(r"<[^>]+>", "", intro)
+    match = re.search(
+        r"Verdicts of the runs that built this book \(profile quick\): (\d+) of 26 claims reproduced", text
+    )
+    assert match, "the introduction shows no verdict counts"
+    report = (built_book / "outputs" / "report.md").read_text()
+    assert f"**{match.group(1)} of 26 claims reproduced" in report  # the same counts as the report
+
+
 def test_every_checked_claim_id_is_in_the_registry(quick_run):
     for path in sorted((quick_run / "claims").glob("*.json")):
         ids = {c["claim"] for c in json.loads(path.read_text())["checks"]}

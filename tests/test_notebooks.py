@@ -9,6 +9,7 @@ import sys
 import jupytext
 import pytest
 
+from ntpnb.pipeline.compare import SANITIZE_CONFIG
 from ntpnb.pipeline.reproduce import kernel_environment, notebook_sources
 
 from conftest import ROOT
@@ -42,7 +43,7 @@ def test_nbval_reproduces_every_output(quick_run):
     notebooks = sorted(str(p) for p in (quick_run / "notebooks").glob("*.ipynb"))
     cmd = [
         sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--nbval", "--nbval-current-env",
-        "--nbval-sanitize-with", str(ROOT / "tests" / "nbval_sanitize.cfg"), *notebooks,
+        "--nbval-sanitize-with", str(SANITIZE_CONFIG), *notebooks,
     ]  # fmt: skip
     with kernel_environment():  # the BLAS threads of the first run: the same rounding
         proc = subprocess.run(cmd, cwd=quick_run, capture_output=True, text=True)

@@ -144,6 +144,25 @@ def test_book_workflow_builds_with_the_readme_command_and_deploys_pages():
     assert flow["permissions"]["pages"] == "write"
 
 
+def test_ci_runs_the_suite_under_a_second_blas_kernel_and_on_python_3_10():
+    """Issue 17: the whole suite also runs with OPENBLAS_CORETYPE=Haswell, and on 3.10's pins."""
+    job = workflow("tests.yml")["jobs"]["tests"]
+    matrix = job["strategy"]["matrix"]["include"]
+    assert job["container"] == "python:${{ matrix.python }}-bookworm"
+    assert {(m["python"], m["coretype"]) for m in matrix} == {("3.11", ""), ("3.11", "Haswell"), ("3.10", "")}
+    step = next(s for s in job["steps"] if s.get("run") == "bash .ci/run")
+    assert step["env"]["OPENBLAS_CORETYPE"] == "${{ matrix.coretype }}"
+    cache = next(s for s in job["steps"] if "cache" in s.get("uses", ""))
+    assert "${{ matrix.python }}" in cache["with"]["key"]
+    # an empty OPENBLAS_CORETYPE must be unset before anything loads OpenBLAS
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert ci.index("unset OPENBLAS_CORETYPE") < ci.index("./run.sh test")
+    # the 3.10 job installs the 3.10 pins: constraints.txt marks them, run.sh passes it to pip
+    pins = (ROOT / "constraints.txt").read_text()
+    assert re.search(r'^numpy==[\d.]+ ; python_version < "3\.11"$', pins, flags=re.M)
+    assert "-c constraints.txt" in (ROOT / "run.sh").read_text()
+
+
 def test_ci_installs_chromium_and_requires_the_browser_test():
     ci = (ROOT / ".ci" / "run").read_text()
     assert "apt-get install" in ci and "chromium" in ci

@@ -3,15 +3,22 @@
 from __future__ import annotations
 
 import json
+import os
+import platform
 import re
+import subprocess
+import sys
 
+import numpy as np
 import pytest
+from threadpoolctl import threadpool_info
 
 from ntpnb.errors import ClaimCheckError, NTPError
 from ntpnb.pipeline.claims import ClaimLog
 from ntpnb.pipeline.paths import output_layout
+from ntpnb.pipeline.platform import cpu_model, format_platform, platform_info
 from ntpnb.pipeline.registry import CLAIMS, claim_spec, sort_key
-from ntpnb.pipeline.report import chapter_sections, heading_slug, load_records, render_report
+from ntpnb.pipeline.report import PLATFORM_TITLE, chapter_sections, heading_slug, load_records, render_report
 
 from conftest import ROOT
 
@@ -100,16 +107,16 @@ def test_report_lists_every_claim_with_its_status(run):
     for cid in CLAIMS:
         assert re.search(rf"^\| \*\*{cid}\*\* \(", report, flags=re.M), cid
     a1 = next(line for line in report.splitlines() if line.startswith("| **A1**"))
-    assert "reproduced: 2 of 2 checks pass (+1 of 1 sanity checks) (quick)" in a1
+    assert "| reproduced: 2 evidence, 1 sanity (quick) |" in a1
     assert "(/outputs/notebooks/07_demo.ipynb#claim-a1-the--bound)" in a1
     assert "(/outputs/notebooks/07_demo.ipynb#equality)" in a1
     a2 = next(line for line in report.splitlines() if line.startswith("| **A2**"))
     assert "(/outputs/notebooks/07_demo.ipynb#equality-1)" in a2
-    assert "**FAILED**: 0 of 1 checks pass" in a2
+    assert "**check failed**: 1 evidence, 1 failed (quick)" in a2
     a3 = next(line for line in report.splitlines() if line.startswith("| **A3**"))
-    assert "not checked yet" in a3
-    assert "**2 of 26 claims checked**, 1 with a failing check; 4 checks in all" in report
-    assert "| *sanity check:* KL sum is non-negative |" in report
+    assert "not tested (no check yet)" in a3
+    assert "**1 of 26 claims reproduced, 24 not tested, 1 check failed**; 4 checks in all" in report
+    assert "| *sanity:* KL sum is non-negative |" in report
     # every check, with our value, the requirement and the paper's value
     assert "| -0.5000 | = -1 ± 0.02 | e^\\{-gamma\\} | **FAIL** |" in report
     assert "| \\< 1e-12 | \\< 1e-12 |" in report
@@ -125,7 +132,7 @@ def test_report_flags_unregistered_claim_ids(tmp_path):
 
 def test_report_without_any_run_lists_every_claim_as_unchecked(tmp_path):
     report = render_report(output_layout(tmp_path / "outputs"))
-    assert report.count("not checked yet") == len(CLAIMS)
+    assert report.count("not tested (no check yet)") == len(CLAIMS)
     assert "No notebook has recorded a check yet" in report
 
 
@@ -139,3 +146,102 @@ def test_summary_is_the_chapter_claim_table(run):
     html = table._repr_html_()
     assert html.count("<tr class=") == 4 and 'class="ntpnb-fail"' in html
     assert "<th>paper</th>" in html and "e^{-gamma}" in html
+
+
+def test_report_gives_findings_and_qualifications_their_verdicts(tmp_path, capsys):
+    layout = output_layout(tmp_path / "outputs")
+    log = ClaimLog("08_other", "paper", layout.root)
+    log.check("B11", "local correlation", 0.986, "~", 0.986, tol=0.002, kind="finding", paper="> 0.99")
+    log.check("A5", "corr at the largest radius", 0.9999, ">", 0.999)
+    log.qualify("A5", "measured up to B = 2400 only")
+    log.check("A6", "norm grows", 1.0, ">", 0.0, kind="sanity")
+    assert "[NOTE] A5 qualification: measured up to B = 2400 only" in capsys.readouterr().out
+    report = render_report(layout)
+    line = {cid: next(ln for ln in report.splitlines() if ln.startswith(f"| **{cid}**")) for cid in CLAIMS}
+    assert (
+        "**does not reproduce**: 0 evidence, 1 finding (paper)<br>local correlation: measured 0.9860; "
+        "paper: \\> 0.99" in line["B11"]
+    )
+    assert "reproduced with a qualification: 1 evidence (paper)<br>measured up to B = 2400 only" in line["A5"]
+    assert "not tested: 0 evidence, 1 sanity (paper)" in line["A6"]
+    assert (
+        "**0 of 26 claims reproduced, 1 reproduced with a qualification, 1 does not reproduce, "
+        "24 not tested**" in report
+    )
+
+
+def test_verdict_summary_fragment(run, tmp_path):
+    from ntpnb.pipeline.report import render_verdict_summary, write_report
+
+    layout, _ = run
+    text = render_verdict_summary(layout)
+    assert text.startswith("**Verdicts of the runs that built this book** (profile quick): 1 of 26 claims")
+    assert "(Paper A: 1 of 15 claims reproduced, 13 not tested, 1 check failed; Paper B: 0 of 11" in text
+    write_report(layout)
+    assert (layout.root / "verdicts.md").read_text() == text
+    empty = output_layout(tmp_path / "empty")
+    assert "run `ntpnb reproduce`" in render_verdict_summary(empty)
+
+
+# ------------------------------------------------------------------ the platform of the runs
+PRESCOTT_1T = {"OPENBLAS_CORETYPE": "Prescott", "OPENBLAS_NUM_THREADS": "1"}
+
+
+def _chapter_run_elsewhere(root, notebook: str, env: dict[str, str]) -> None:
+    """A chapter's ClaimLog, run in another process with the environment ``env`` added."""
+    script = (
+        "from ntpnb.pipeline.claims import ClaimLog\n"
+        f"ClaimLog({notebook!r}, 'quick', {str(root)!r}).check('A1', 'gap', 0.25, '>', 0.0, digits=2)\n"
+    )
+    full = {k: v for k, v in os.environ.items() if k != "OPENBLAS_CORETYPE"} | env
+    subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=full, check=True, capture_output=True)
+
+
+def test_the_report_shows_the_platform_each_run_recorded(tmp_path, monkeypatch):
+    """The report renders what the runs recorded (their kernel and threads), not this process's."""
+    monkeypatch.delenv("OPENBLAS_CORETYPE", raising=False)
+    layout = output_layout(tmp_path / "outputs")
+    _chapter_run_elsewhere(layout.root, "07_demo", PRESCOTT_1T)
+    recorded = json.loads((layout.claims / "07_demo.json").read_text())["platform"]
+    assert recorded["openblas_coretype"] == "Prescott"
+    assert recorded["thread_env"]["OPENBLAS_NUM_THREADS"] == "1"
+    assert all(lib["num_threads"] == 1 for lib in recorded["threadpools"] if lib["user_api"] == "blas")
+    if any(lib["internal_api"] == "openblas" for lib in threadpool_info()) and platform.machine() == "x86_64":
+        kernels = {
+            lib["architecture"] for lib in recorded["threadpools"] if lib["internal_api"] == "openblas"
+        }
+        assert kernels <= {"Prescott", "Katmai"}  # the kernel the run really used
+    page = render_report(layout)
+    section = page.split(f"## {PLATFORM_TITLE}", 1)[1]
+    assert "Every chapter (07_demo) ran on:" in section
+    assert "| `OPENBLAS_CORETYPE` | Prescott |" in section
+    assert "`OPENBLAS_NUM_THREADS=1`" in section
+    assert f"| CPU | {cpu_model()} |" in section
+    assert f"numpy {recorded['packages']['numpy']}" in section
+
+
+def test_the_report_says_where_two_runs_differ(tmp_path, monkeypatch):
+    monkeypatch.delenv("OPENBLAS_CORETYPE", raising=False)
+    layout = output_layout(tmp_path / "outputs")
+    _chapter_run_elsewhere(layout.root, "07_demo", PRESCOTT_1T)
+    _chapter_run_elsewhere(layout.root, "08_demo", {"OPENBLAS_NUM_THREADS": "1"})
+    (layout.claims / "09_old.json").write_text(
+        json.dumps({"notebook": "09_old", "profile": "quick", "checks": []})
+    )
+    section = render_report(layout).split(f"## {PLATFORM_TITLE}", 1)[1]
+    differ = re.search(r"The chapters ran on 2 different platforms; they differ in: (.*)\.\n", section)
+    assert differ and "`OPENBLAS_CORETYPE`" in differ.group(1) and "CPU" not in differ.group(1)
+    assert "Chapter 07_demo:" in section and "Chapter 08_demo:" in section
+    assert "No platform recorded (an older run): 09_old." in section
+
+
+def test_platform_info_is_json_and_names_the_blas():
+    info = platform_info()
+    assert json.loads(json.dumps(info)) == info
+    assert info["cpu"] == cpu_model() and info["cpu"]
+    assert info["packages"]["numpy"] == np.__version__
+    blas = [lib for lib in info["threadpools"] if lib["user_api"] == "blas"]
+    assert blas and all(lib["version"] and lib["file"] and lib["num_threads"] >= 1 for lib in blas)
+    table = format_platform(info)
+    assert all(f"`{lib['file']}`" in table for lib in blas)
+    assert table.count("\n") == len(table.splitlines())  # every row ends its line

@@ -187,3 +187,71 @@ def test_stdlib_docstrings_bad_modules():
         corpus.stdlib_docstrings([])
     with pytest.raises(InvalidDataError, match="cannot import"):
         corpus.stdlib_docstrings(["no_such_module_xyz"])
+
+
+def _text_contexts(n_chars: int = 30, window: int = 5):
+    ids = corpus.encode_text(ntp.stdlib_corpus(n_chars))
+    return ntp.prefix_contexts(sliding_windows(ids.tolist(), window), len(corpus.ALPHABET))
+
+
+def test_joint_ntp_data_is_the_objective_over_all_pairs():
+    seqs = [(0, 1, 2, 1), (0, 1, 1, 2), (2, 0, 2, 2)]
+    ctx = prefix_contexts(seqs, 3)
+    data = ntp.joint_ntp_data(ctx, 4, seed=3)
+    assert data.m == ctx.m == sum(ctx.m_by_length().values()) and data.d == 4
+    W = np.random.default_rng(0).standard_normal((3, 4))
+    logq = ntp.linear.loss.log_softmax(data.H @ W.T)
+    row = {c: j for j, c in enumerate(ctx.contexts)}
+    per_pair = np.mean([-logq[row[s[:t]], s[t]] for s in seqs for t in range(1, len(s))])
+    assert ntp.ce_loss(data, W) == pytest.approx(per_pair, rel=1e-12)
+
+
+def test_joint_ntp_data_embeddings_are_nested_in_d():
+    ctx = _text_contexts()
+    big, small = ntp.joint_ntp_data(ctx, 9, seed=5), ntp.joint_ntp_data(ctx, 4, seed=5)
+    np.testing.assert_allclose(big.H[:, :4] * np.sqrt(9 / 4), small.H, rtol=1e-14)
+    other = ntp.joint_ntp_data(ctx, 4, seed=6)
+    assert not np.allclose(other.H, small.H)
+
+
+def test_joint_ntp_data_guard_refuses_before_allocating(monkeypatch):
+    ctx = _text_contexts()
+    with pytest.raises(InvalidDataError, match=r"joint problem.*GiB"):
+        ntp.joint_ntp_data(ctx, 10**9)  # 8 bytes * m * 1e9: refused, never allocated
+    monkeypatch.setattr(ntp.settings, "MAX_DENSE_BYTES", 8.0 * ctx.m * 10)
+    ntp.joint_ntp_data(ctx, 10)
+    with pytest.raises(InvalidDataError, match="MAX_DENSE_BYTES"):
+        ntp.joint_ntp_data(ctx, 11)
+    for bad in (0, 2.5, True, "3"):
+        with pytest.raises(InvalidDataError, match="d must be a positive integer"):
+            ntp.joint_ntp_data(ctx, bad)
+    with pytest.raises(InvalidDataError, match="PrefixContexts"):
+        ntp.joint_ntp_data([[0, 1]], 3)
+
+
+def test_smallest_separable_dimension_is_the_threshold():
+    ctx = _text_contexts(20, 4)
+    data_at = lambda d: ntp.joint_ntp_data(ctx, d, seed=0)
+    found = ntp.smallest_separable_dimension(data_at, 0, ctx.m, ntp.is_separable)
+    assert 1 < found < ctx.m
+    assert ntp.is_separable(data_at(found)) and not ntp.is_separable(data_at(found - 1))
+    calls = []
+    ntp.smallest_separable_dimension(data_at, 0, ctx.m, lambda data: calls.append(data.d) or True)
+    assert calls == [1]  # doubling from lo = 0 probes d = 1 first
+    calls.clear()
+    ntp.smallest_separable_dimension(data_at, 3, ctx.m, lambda data: calls.append(data.d) or data.d >= 13)
+    assert calls == [6, 12, 24, 18, 15, 13]  # doubling, then bisection of (12, 24]
+    # a slice (the contexts of one length, same embeddings) is separable wherever the joint is
+    joint = data_at(found)
+    for t in ctx.m_by_length():
+        rows = ctx.lengths == t
+        assert ntp.is_separable(ctx.of_length(t).ntp_data(joint.H[rows]))
+
+
+def test_smallest_separable_dimension_errors():
+    ctx = _text_contexts(20, 4)
+    data_at = lambda d: ntp.joint_ntp_data(ctx, d, seed=0)
+    with pytest.raises(InvalidDataError, match="0 <= lo < hi"):
+        ntp.smallest_separable_dimension(data_at, 3, 3, ntp.is_separable)
+    with pytest.raises(InvalidDataError, match="not separable at the upper end"):
+        ntp.smallest_separable_dimension(data_at, 0, 1, ntp.is_separable)

@@ -27,8 +27,9 @@ from scipy.optimize import brentq
 
 from .. import settings
 from ..errors import InvalidDataError, SolverError
+from ..linalg import check_known_rank
 from ..validation import as_float
-from .data import Ids, TokenData, as_token_data, check_embeddings
+from .data import Ids, TokenData, as_token_data, check_embeddings, normalized_embeddings, scaled_back
 from .graphs import (
     CyclicSubdataset,
     TokenPriorityGraphs,
@@ -79,6 +80,15 @@ class LogLossFeatures:
     weights: np.ndarray
     basis: np.ndarray
 
+    def _losses(self, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per-sample losses ``(n,)`` and the softmax probability ``(n, T)`` of each non-label position."""
+        a = np.where(self.other, self.delta @ z - self.log_copies[:, None], -np.inf)  # (n, T)
+        m = np.maximum(a.max(axis=1), 0.0)
+        rest = np.exp(a - m[:, None]).sum(axis=1)
+        # loss_i = log(1 + sum_t exp(a_t)) = m + log(exp(-m) + rest), via log1p when m = 0
+        loss = np.where(m > 0, m + np.log(np.exp(-m) + rest), np.log1p(rest))
+        return loss, np.exp(a - loss[:, None])
+
     def value_grad_hess(
         self, z: np.ndarray, lam: float = 0.0, hessian: bool = True
     ) -> tuple[float, np.ndarray, np.ndarray | None]:
@@ -87,12 +97,7 @@ class LogLossFeatures:
         The Hessian costs ``n T p^2``: in the ``d^2`` coordinates of ``vec(W)`` it dominates, so a
         caller that needs only the gradient there asks for none.
         """
-        a = np.where(self.other, self.delta @ z - self.log_copies[:, None], -np.inf)  # (n, T)
-        m = np.maximum(a.max(axis=1), 0.0)
-        rest = np.exp(a - m[:, None]).sum(axis=1)
-        # loss_i = log(1 + sum_t exp(a_t)) = m + log(exp(-m) + rest), via log1p when m = 0
-        loss = np.where(m > 0, m + np.log(np.exp(-m) + rest), np.log1p(rest))
-        p = np.exp(a - loss[:, None])  # softmax probability of each non-label position
+        loss, p = self._losses(z)
         g_i = np.einsum("nt,ntp->np", p, self.delta)
         f = float(self.weights @ loss) + 0.5 * lam * float(z @ z)
         g = self.weights @ g_i + lam * z
@@ -101,6 +106,16 @@ class LogLossFeatures:
         H = np.einsum("n,nt,ntp,ntq->pq", self.weights, p, self.delta, self.delta)
         H -= np.einsum("n,np,nq->pq", self.weights, g_i, g_i)
         return f, g, H + lam * np.eye(z.size)
+
+    def gradient_scale(self, z: np.ndarray) -> float:
+        """``sum_i w_i sum_t p_it ||delta_it||``: the size of the terms the risk's gradient sums.
+
+        The gradient is accurate to rounding *relative to this* (its terms may cancel): a
+        gradient below :data:`~ntpnb.settings.RP_GRAD_NOISE_RTOL` times it is zero up to
+        rounding. It falls with the terms when the softmax saturates, unlike any absolute level.
+        """
+        _, p = self._losses(z)
+        return float(self.weights @ np.sum(p * np.linalg.norm(self.delta, axis=-1), axis=1))
 
 
 def log_loss_features(E: np.ndarray, data: TokenData, basis: np.ndarray | None = None) -> LogLossFeatures:
@@ -121,20 +136,28 @@ def log_loss_features(E: np.ndarray, data: TokenData, basis: np.ndarray | None =
 
 
 def _newton(
-    vgh: Callable[[np.ndarray], tuple[float, np.ndarray, np.ndarray]], z0: np.ndarray, gtol: float
+    vgh: Callable[[np.ndarray], tuple[float, np.ndarray, np.ndarray]],
+    z0: np.ndarray,
+    gtol: float,
+    noise: Callable[[np.ndarray], float] | None = None,
 ) -> tuple[np.ndarray, int]:
-    """Damped Newton with Armijo backtracking until ``||grad|| <= gtol`` or no further progress."""
+    """Damped Newton with Armijo backtracking until ``||grad|| <= gtol`` or no further progress.
+
+    With ``noise``, it also stops when ``||grad|| <= noise(z)``: the gradient is rounding noise
+    there, and a Newton step along it (amplified by a nearly singular Hessian) would be too.
+    """
     z = z0.copy()
     f, g, H = vgh(z)
     for it in range(settings.NEWTON_MAX_ITER):
-        if np.linalg.norm(g) <= gtol:
+        gn = np.linalg.norm(g)
+        if gn <= gtol or (noise is not None and gn <= noise(z)):
             return z, it
         try:
             step = -np.linalg.solve(H, g)
-        except np.linalg.LinAlgError:
-            step = -np.linalg.lstsq(H, g, rcond=None)[0]
+        except np.linalg.LinAlgError:  # an exactly singular Hessian: a gradient step, no rank guessed
+            step = -g
         slope = float(g @ step)
-        if slope >= 0:  # not a descent direction (numerically singular Hessian): gradient step
+        if not slope < 0:  # not a descent direction (numerically singular Hessian): gradient step
             step, slope = -g, -float(g @ g)
         t, gnorm = 1.0, float(np.linalg.norm(g))
         while True:  # accept on sufficient decrease of f, or of ||grad|| (f may be at its rounding floor)
@@ -165,10 +188,11 @@ class CyclicCorrection:
         The cyclic risk ``L-bar(W^cyc)``.
     grad_norm
         ``||grad L-bar(W^cyc)||_F`` of the *full* ``d x d`` gradient (stationarity in every
-        direction, not only inside ``S_cyc``).
+        direction, not only inside ``S_cyc``), for the normalized embeddings ``E / c`` (see
+        :func:`solve_cyclic_correction`): scale-free.
     min_curvature
         Smallest eigenvalue of the Hessian of ``L-bar`` restricted to ``S_cyc`` (``> 0``: the
-        minimizer in ``S_cyc`` is unique, Lemma 3).
+        minimizer in ``S_cyc`` is unique, Lemma 3), for the normalized embeddings.
     suboptimality_bound
         ``grad_norm^2 / (2 min_curvature)``, the strong-convexity bound on ``L-bar - min``
         near the solution.
@@ -196,10 +220,23 @@ def solve_cyclic_correction(
 ) -> CyclicCorrection:
     """``W^cyc`` (Definition 3) under the log-loss and ``C E^T = I``, verified.
 
+    The risk depends on ``W`` through the scores ``x_t^T W x_bar``, quadratic in the
+    embeddings, so ``W^cyc(E) = W^cyc(E / c) / c^2``: the problem is solved for ``E / c``,
+    ``c`` a power of two near the largest norm of an embedding
+    (:func:`~ntpnb.attention.data.normalized_embeddings`), and scaled back. The certificate
+    (``grad_norm``, ``min_curvature``) is that of the normalized problem, so it does not depend
+    on the scale of ``E``. Lemma 3 gives the Hessian on ``S_cyc`` full rank ``dim S_cyc``: its
+    spectrum is checked for a clear gap there (:func:`ntpnb.linalg.check_known_rank`), not
+    compared with zero at the rounding level.
+
     Raises
     ------
     HeadAssumptionError
         If ``E`` does not have full row rank (no head with ``C E^T = I`` exists).
+    ScaleError
+        If ``W^cyc`` (it scales like ``1 / |E|^2``) lies outside the float64 range.
+    RankAmbiguousError
+        If ``dim S_cyc``, or the rank of the Hessian on it, is not determined in float64.
     SolverError
         If the full gradient at the answer exceeds :data:`~ntpnb.settings.CONVEX_KKT_TOL` or
         the restricted Hessian is not positive definite.
@@ -208,15 +245,16 @@ def solve_cyclic_correction(
     identity_head(E)  # Assumption 4 must be satisfiable, else Lemma 3 does not apply
     graphs = token_priority_graphs(data) if graphs is None else graphs
     sub = cyclic_subdataset(data, graphs=graphs)
-    basis = scyc_basis(E, graphs)
+    En, c = normalized_embeddings(E)
+    basis = scyc_basis(En, graphs)
     d = E.shape[1]
     if sub.is_empty or basis.shape[0] == 0:
         zero = np.zeros((d, d))
         return CyclicCorrection(zero, basis, sub, 0.0, 0.0, np.inf, 0.0, 0)
-    feats = log_loss_features(E, sub.data, basis)
+    feats = log_loss_features(En, sub.data, basis)
     z, iters = _newton(lambda v: feats.value_grad_hess(v), np.zeros(basis.shape[0]), settings.NEWTON_GRAD_TOL)
     f, _, H = feats.value_grad_hess(z)
-    full = log_loss_features(E, sub.data)
+    full = log_loss_features(En, sub.data)
     _, g_full, _ = full.value_grad_hess(basis.T @ z, hessian=False)
     grad_norm = float(np.linalg.norm(g_full))
     min_curv = float(np.linalg.eigvalsh(H)[0])
@@ -225,7 +263,12 @@ def solve_cyclic_correction(
             f"W^cyc failed verification: ||grad|| = {grad_norm:.2e} (tol {settings.CONVEX_KKT_TOL:.0e}), "
             f"smallest curvature on S_cyc {min_curv:.2e} (must be > 0)"
         )
+    curvatures = np.linalg.svd(H, compute_uv=False)
+    what = "the Hessian of the cyclic risk on S_cyc (positive definite by Lemma 3)"
+    check_known_rank(curvatures, H.shape, basis.shape[0], what=what)
     W = (basis.T @ z).reshape(d, d)
+    if c != 1.0:
+        W = scaled_back(W, c, 2, "W^cyc (it scales like 1 / |E|^2)")
     W.setflags(write=False)
     return CyclicCorrection(W, basis, sub, f, grad_norm, min_curv, grad_norm**2 / (2 * min_curv), iters)
 
@@ -273,52 +316,75 @@ def regularization_path(
 ) -> list[PathPoint]:
     """``W_R = argmin_{||W||_F <= R} L(W)`` (Algo-RP) for each ``R``, log-loss with ``C E^T = I``.
 
+    The points are returned in the order of ``radii`` (they are solved in increasing order of
+    ``R``, each warm-started from the last). ``lam`` is searched below ``||grad L(0)|| / R`` in
+    steps of ``e``, down to :data:`~ntpnb.settings.PATH_MIN_LAMBDA` (below it the gradient of
+    the risk, of size ``lam R``, is no longer resolved in float64), and Newton's method stops at
+    a gradient relative to ``lam ||W||`` (:data:`~ntpnb.settings.RP_NEWTON_RTOL`), whatever its
+    absolute size, or at the rounding level of the gradient's terms
+    (:data:`~ntpnb.settings.RP_GRAD_NOISE_RTOL`).
+
     Raises
     ------
     InvalidDataError
         On radii that are not positive and finite.
     SolverError
-        If the norm of the penalized minimizer cannot reach ``R`` (the risk has a minimizer of
-        norm below ``R``, e.g. ``W^mm = 0``) or a point fails verification.
+        If the norm of the penalized minimizer cannot reach ``R``: either the data have no
+        strict relation, so the risk has a minimizer of finite norm (``W^mm = 0``), or reaching
+        ``R`` needs a multiplier below :data:`~ntpnb.settings.PATH_MIN_LAMBDA`; the message
+        says which. Also if a point fails verification.
     """
     E = check_embeddings(E)
     identity_head(E)
     data = X if isinstance(X, TokenData) else as_token_data(X, y, E.shape[0] if K is None else K)
     radii = np.atleast_1d(as_float(radii, "radii"))
-    if radii.size == 0 or not np.all(np.isfinite(radii)) or np.any(radii <= 0):
-        raise InvalidDataError(f"radii must be positive and finite, got {radii}")
+    if radii.size == 0 or radii.ndim != 1 or not np.all(np.isfinite(radii)) or np.any(radii <= 0):
+        raise InvalidDataError(f"radii must be a 1-D array of positive, finite values, got {radii}")
     feats = log_loss_features(E, data)
     d = E.shape[1]
     g0 = float(np.linalg.norm(feats.value_grad_hess(np.zeros(d * d), hessian=False)[1]))
+    if g0 == 0.0:
+        raise SolverError("the gradient vanishes at W = 0: W_R = 0 for every R")
     state = {"z": np.zeros(d * d)}
+
+    def noise(z: np.ndarray) -> float:
+        return settings.RP_GRAD_NOISE_RTOL * feats.gradient_scale(z)
 
     def solve(log_lam: float) -> np.ndarray:
         lam = float(np.exp(log_lam))
-        gtol = max(settings.RP_NEWTON_RTOL * lam * max(1.0, float(np.linalg.norm(state["z"]))), 1e-15)
-        z, _ = _newton(lambda v: feats.value_grad_hess(v, lam), state["z"], gtol)
+        gtol = settings.RP_NEWTON_RTOL * lam * max(1.0, float(np.linalg.norm(state["z"])))
+        z, _ = _newton(lambda v: feats.value_grad_hess(v, lam), state["z"], gtol, noise)
         state["z"] = z
         return z
 
-    points = []
-    for R in np.sort(radii):
-        if g0 == 0.0:
-            raise SolverError("the gradient vanishes at W = 0: W_R = 0 for every R")
+    log_min_lam = float(np.log(settings.PATH_MIN_LAMBDA))
+    points: dict[int, PathPoint] = {}
+    for idx in np.argsort(radii, kind="stable"):
+        R = float(radii[idx])
         hi = float(np.log(1.01 * g0 / R))  # ||W_lam|| <= ||grad L(0)|| / lam < R here
         lo = hi
-        for _ in range(60):
+        while True:
             lo -= 1.0
-            if np.linalg.norm(solve(lo)) > R:
+            reached = float(np.linalg.norm(solve(lo)))
+            if reached > R:
                 break
-        else:
-            raise SolverError(f"||W_lam|| stays below R = {R:g}: the risk has a finite minimizer")
+            if lo - 1.0 < log_min_lam:
+                raise SolverError(_unreachable_radius(R, reached, float(np.exp(lo)), data, feats, state["z"]))
         log_r = float(np.log(R))
-        log_lam = brentq(
-            lambda t, log_r=log_r: np.log(np.linalg.norm(solve(t))) - log_r,
-            lo,
-            hi,
-            xtol=1e-13,
-            rtol=4 * np.finfo(float).eps,
-        )
+        try:
+            log_lam = brentq(
+                lambda t, log_r=log_r: np.log(np.linalg.norm(solve(t))) - log_r,
+                lo,
+                hi,
+                xtol=settings.RP_LOG_LAMBDA_XTOL,
+                rtol=settings.RP_LOG_LAMBDA_RTOL,
+            )
+        except ValueError:  # ||W_lam|| - R changed sign between two solves at the same lam
+            raise SolverError(
+                f"||W_lam|| at lam = {float(np.exp(lo)):.3g} came out above R = {R:g} once and below "
+                "it when solved again from another start: R is beyond what float64 resolves of "
+                "this path, where Newton's answers are rounding noise"
+            ) from None
         lam = float(np.exp(log_lam))
         z = solve(log_lam)
         f, g, _ = feats.value_grad_hess(z, hessian=False)
@@ -326,9 +392,36 @@ def regularization_path(
         rad_err = abs(float(np.linalg.norm(z)) - R) / R
         if kkt > settings.RP_KKT_TOL or rad_err > settings.RADIUS_RTOL:
             raise SolverError(
-                f"W_R at R = {R:g} failed verification: KKT {kkt:.2e}, radius error {rad_err:.2e}"
+                f"W_R at R = {R:g} failed verification: KKT {kkt:.2e}, radius error {rad_err:.2e} "
+                f"(lam = {lam:.3g}, lam ||W|| = {lam * float(np.linalg.norm(z)):.3g}; "
+                f"{_resolution(feats, z)}: R may be beyond what float64 resolves)"
             )
         W = z.reshape(d, d)
         W.setflags(write=False)
-        points.append(PathPoint(float(R), W, lam, f, kkt, rad_err))
-    return points
+        points[int(idx)] = PathPoint(R, W, lam, f, kkt, rad_err)
+    return [points[i] for i in range(radii.size)]
+
+
+def _unreachable_radius(
+    R: float, reached: float, lam: float, data: TokenData, feats: LogLossFeatures, z: np.ndarray
+) -> str:
+    """Why ``||W_lam||`` stays below ``R`` down to the smallest multiplier: the real cause."""
+    head = f"||W_lam|| stays below R = {R:g} (it is {reached:.6g} at lam = {lam:.3g})"
+    if token_priority_graphs(data).n_strict == 0:
+        return f"{head}: the data have no strict relation, so W^mm = 0 and the risk has a finite minimizer"
+    return (
+        f"{head}: R is beyond what float64 resolves of this path. The multiplier went down to "
+        f"PATH_MIN_LAMBDA = {settings.PATH_MIN_LAMBDA:.3g}; {_resolution(feats, z)}. Along W^mm "
+        "the gradient falls like exp(-R / ||W^mm||), so W_R is resolved only while it stands "
+        "above that level"
+    )
+
+
+def _resolution(feats: LogLossFeatures, z: np.ndarray) -> str:
+    """The risk's gradient at ``z`` against the rounding level of the terms it sums."""
+    grad = float(np.linalg.norm(feats.value_grad_hess(z, hessian=False)[1]))
+    terms = feats.gradient_scale(z)
+    return (
+        f"the risk's gradient there is {grad:.3g}, its terms have size {terms:.3g} "
+        f"(rounding level about {settings.RP_GRAD_NOISE_RTOL * terms:.1g})"
+    )

@@ -17,13 +17,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import GenerationError, InvalidDataError, NotRealizableError
+from ..errors import GenerationError, InvalidDataError, NotRealizableError, ScaleError
 from ..validation import as_generator, as_ordered, check_dense_size
 
 __all__ = [
     "TokenData",
     "as_token_data",
     "check_embeddings",
+    "normalized_embeddings",
+    "scaled_back",
     "random_embeddings",
     "acyclic_dataset",
     "general_dataset",
@@ -220,6 +222,44 @@ def _check_sizes(K: int, n: int, T: int, distinct: bool) -> None:
     if distinct and T > K:
         raise InvalidDataError(f"cannot draw T = {T} distinct tokens from a vocabulary of K = {K}")
     check_dense_size((n, K if distinct else T), "the token draws of the data set")
+
+
+def normalized_embeddings(E: np.ndarray) -> tuple[np.ndarray, float]:
+    """``(E / c, c)`` with ``c`` the power of two nearest the largest norm of an embedding.
+
+    Every answer of Paper B's convex problems scales simply with ``E`` (each score
+    ``x_t^T W x_bar`` is quadratic in the embeddings): ``W^mm(E / c) = c^2 W^mm(E)`` and
+    ``W^cyc(E / c) = c^2 W^cyc(E)``, the relations and ``S_cyc`` do not change. Dividing by a
+    power of two is exact (unless entries fall below the normal float64 range, where they are
+    negligible next to the largest), and unit-norm embeddings (Appendix D) are left as they are.
+    """
+    m = float(np.abs(E).max(initial=0.0))
+    if m == 0.0:
+        return E, 1.0
+    top = m * float(np.linalg.norm(E / m, axis=1).max())  # no overflow or underflow of squares
+    c = float(2.0 ** np.clip(np.round(np.log2(top)), -1022, 1023))
+    return (E if c == 1.0 else E / c), c
+
+
+def scaled_back(values: np.ndarray, c: float, power: int, what: str) -> np.ndarray:
+    """``values / c**power`` (read-only; exact for a power of two ``c``), or a ScaleError.
+
+    The answer of the normalized problem mapped back to the caller's embeddings (see
+    :func:`normalized_embeddings`): its largest entry must stay finite and a normal double
+    (a zero array stays zero).
+    """
+    out = np.array(values, dtype=float)
+    with np.errstate(over="ignore", under="ignore"):
+        for _ in range(power):
+            out = out / c
+    top = float(np.abs(values).max(initial=0.0))
+    if top > 0 and not (np.all(np.isfinite(out)) and float(np.abs(out).max()) >= np.finfo(float).tiny):
+        raise ScaleError(
+            f"{what} lies outside the float64 range at this scale of the embeddings (it is "
+            f"{top:.3g} divided by {c:.3g}^{power}); rescale E"
+        )
+    out.setflags(write=False)
+    return out
 
 
 def random_embeddings(K: int, d: int, seed: int | np.random.Generator | None = None) -> np.ndarray:

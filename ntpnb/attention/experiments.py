@@ -18,7 +18,7 @@ one batched run per worker (:func:`~ntpnb.attention.training.train_trials`).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 
@@ -32,7 +32,9 @@ from .convex import solve_cyclic_correction
 from .data import TokenData, acyclic_dataset, as_token_data, general_dataset, random_embeddings
 from .graphs import (
     CyclicSubdataset,
+    TokenPriorityGraphs,
     cyclic_subdataset,
+    graphs_from_edges,
     pseudo_cyclic_subdataset,
     pseudo_priority_graphs,
     scyc_basis,
@@ -42,7 +44,15 @@ from .model import Problem, identity_head, make_problem, stack_problems, tied_he
 from .svm import solve_graph_svm
 from .training import correlation, project_batched, stack_bases, tracker, train_trials, training_gradient
 
-__all__ = ["GlobalResult", "global_experiment", "LocalResult", "local_experiment", "gd_reference"]
+__all__ = [
+    "GlobalResult",
+    "global_experiment",
+    "LocalResult",
+    "local_experiment",
+    "local_threshold_sweep",
+    "initial_weights",
+    "gd_reference",
+]
 
 
 def _trial_data(kind: str, K: int, d: int, n: int, T: int, rng: np.random.Generator, max_redraws: int):
@@ -161,6 +171,9 @@ class GlobalResult:
     svm_gaps, cyc_grad_norms
         ``(B,)`` verification numbers of the Graph-SVM (duality gap) and of ``W^cyc``
         (gradient norm).
+    paper_outside
+        ``(B,)`` ``||W - Pi_Scyc(W)|| / ||W||`` of the paper's ``W^cyc`` (0 where it is 0): GD
+        runs in all ``d^2`` directions, so this tests ``W^cyc in S_cyc`` (Lemma 2).
     """
 
     iterations: np.ndarray
@@ -175,6 +188,7 @@ class GlobalResult:
     cyc_dims: np.ndarray
     svm_gaps: np.ndarray
     cyc_grad_norms: np.ndarray
+    paper_outside: np.ndarray
 
 
 def global_experiment(
@@ -222,7 +236,36 @@ def global_experiment(
         cyc_dims=np.array([t.basis.shape[0] for t in trials]),
         svm_gaps=np.array([t.svm_gap for t in trials]),
         cyc_grad_norms=np.array([t.cyc_grad_norm for t in trials]),
+        paper_outside=_outside(W_paper, B),
     )
+
+
+def _outside(W: np.ndarray, bases: np.ndarray) -> np.ndarray:
+    """``||W - Pi_S(W)|| / ||W||`` per trial (0 where ``W = 0``)."""
+    num = np.linalg.norm(W - project_batched(W, bases), axis=(1, 2))
+    den = np.linalg.norm(W, axis=(1, 2))
+    return np.divide(num, den, out=np.zeros_like(num), where=den > 0)
+
+
+INITS: tuple[str, ...] = ("zero", "uniform")
+SUBSET_KEYS: tuple[str, ...] = ("label", "selected")
+
+
+def initial_weights(init: str, n_trials: int, d: int, seed: int) -> np.ndarray | None:
+    """Starting points ``(n_trials, d, d)`` of the local experiments (``None`` for zeros).
+
+    ``"uniform"``: entries i.i.d. ``U(-1/sqrt(d), 1/sqrt(d))``, PyTorch's default initialization
+    of ``nn.Linear(d, d)``, which the authors' code keeps (``init='default'``); drawn trial
+    after trial from a generator of their own (``seed`` and a stream id), so the trials' data do
+    not depend on it. ``"zero"``: ``W(0) = 0``.
+    """
+    if init not in INITS:
+        raise InvalidDataError(f"unknown initialization {init!r}; use one of {INITS}")
+    if init == "zero":
+        return None
+    rng = np.random.default_rng([seed, 1])
+    bound = 1.0 / np.sqrt(d)
+    return np.stack([rng.uniform(-bound, bound, (d, d)) for _ in range(n_trials)])
 
 
 @dataclass(frozen=True)
@@ -232,8 +275,13 @@ class LocalResult:
     ``corr_global``/``corr_local``: correlation of ``W(tau)`` with the data graphs' ``W^mm`` and
     with the pseudo graphs' ``W~^mm``; ``dist_global``/``dist_local``: ``||Pi_Scyc(W) - W^cyc||``
     and ``||Pi_S~cyc(W) - W~^cyc||`` (both references trained from zero, as in the paper).
-    ``pseudo_cyc_dims``: ``dim S~cyc`` per trial; ``n_selected``: mean number of selected
-    tokens per sample.
+    ``corr_combined``: ``(B,)`` final correlation of ``W`` with ``W~^cyc + R W~^mm``, ``R`` the
+    least-squares fit (the authors' second correlation, ``R_solver``); ``local_svm_norm``:
+    ``(B,)`` ``||W~^mm||``; ``subset_sizes``: ``(B,)`` samples in the pseudo cyclic
+    sub-dataset; ``pseudo_cyc_dims``: ``dim S~cyc`` per trial; ``n_selected``: mean number of
+    selected tokens per sample; ``W``: ``(B, d, d)`` final iterates; ``scores``: ``(B, n, T)``
+    their attention; ``dist_other``: ``(B,)`` the final local distance with the pseudo
+    sub-dataset keyed the other way (see ``subset_key``; empty unless ``compare_keys``).
     """
 
     iterations: np.ndarray
@@ -241,8 +289,14 @@ class LocalResult:
     corr_local: np.ndarray
     dist_global: np.ndarray
     dist_local: np.ndarray
+    corr_combined: np.ndarray
+    local_svm_norm: np.ndarray
+    subset_sizes: np.ndarray
     pseudo_cyc_dims: np.ndarray
     n_selected: np.ndarray
+    W: np.ndarray
+    scores: np.ndarray
+    dist_other: np.ndarray
 
 
 def local_experiment(
@@ -258,20 +312,34 @@ def local_experiment(
     seed: int,
     n_records: int = 60,
     threshold: float | None = None,
+    init: str = "zero",
+    subset_key: str = "label",
+    compare_keys: bool = False,
     max_redraws: int = 100,
 ) -> LocalResult:
-    """Figs. 5 (``loss="squared"``) and 6 (``loss="ce"``): see the module docstring."""
+    """Figs. 5 (``loss="squared_softmax"`` or ``"squared"``) and 6 (``loss="ce"``).
+
+    ``threshold``: attention above which a token counts as selected (default
+    :data:`~ntpnb.settings.PSEUDO_GRAPH_THRESHOLD`); ``init``: see :func:`initial_weights`;
+    ``subset_key``: which pseudo SCC a sample of the pseudo cyclic sub-dataset keeps, that of
+    its true label (``"label"``, the authors' ``generate_reduced_ds``) or that of its selected
+    tokens (``"selected"``, see :func:`~ntpnb.attention.graphs.pseudo_cyclic_subdataset`);
+    ``compare_keys``: also the final local distance with the other key (same trained ``W``).
+    """
+    if subset_key not in SUBSET_KEYS:
+        raise InvalidDataError(f"unknown subset_key {subset_key!r}; use one of {SUBSET_KEYS}")
+    W0 = initial_weights(init, n_trials, d, seed)
     draws = _draw_trials("general", K, d, n, T, n_trials, seed, max_redraws)
     trials = parallel_map(partial(_local_setup, loss=loss), draws)
     E_list, datas = [t.E for t in trials], [t.data for t in trials]
     heads = [t.C for t in trials]
     opt = optim.normalized_gd(lr)
     grid = optim.log_grid(n_iter, n_records)
-    trace = train_trials([t.problem for t in trials], opt, n_iter, record_at=grid)
+    trace = train_trials([t.problem for t in trials], opt, n_iter, record_at=grid, W0=W0)
     Ws, W_final = trace["W"], np.array(trace.W)  # (n_records, B, d, d)
     W_cyc = gd_reference(E_list, [t.subset for t in trials], heads, loss, "argmax", opt, n_iter)
     pseudo = parallel_map(
-        partial(_pseudo_setup, threshold=threshold),
+        partial(_pseudo_setup, threshold=threshold, subset_key=subset_key),
         list(zip(E_list, datas, W_final, strict=True)),
     )
     W_pcyc = gd_reference(E_list, [p.subset for p in pseudo], heads, loss, "argmax", opt, n_iter)
@@ -280,15 +348,81 @@ def local_experiment(
     dist = lambda basis, ref: np.array(
         [np.linalg.norm(project_batched(W, basis) - ref, axis=(-2, -1)) for W in Ws]
     )
+    dist_other = np.zeros(0)
+    if compare_keys:
+        other_key = next(k for k in SUBSET_KEYS if k != subset_key)
+        other = parallel_map(
+            partial(_pseudo_setup, threshold=threshold, subset_key=other_key),
+            list(zip(E_list, datas, W_final, strict=True)),
+        )
+        W_ocyc = gd_reference(E_list, [p.subset for p in other], heads, loss, "argmax", opt, n_iter)
+        Bo = stack_bases([p.basis for p in other])
+        dist_other = np.linalg.norm(project_batched(W_final, Bo) - project_batched(W_ocyc, Bo), axis=(-2, -1))
     return LocalResult(
         iterations=trace.iterations,
         corr_global=correlation(Ws, W_mm),
         corr_local=correlation(Ws, p_mm),
         dist_global=dist(Bg, project_batched(W_cyc, Bg)),
         dist_local=dist(Bl, project_batched(W_pcyc, Bl)),
+        corr_combined=correlation(W_final, W_pcyc + _fit_scale(W_final - W_pcyc, p_mm) * p_mm),
+        local_svm_norm=np.linalg.norm(p_mm, axis=(1, 2)),
+        subset_sizes=np.array([p.subset.index.size for p in pseudo]),
         pseudo_cyc_dims=np.array([p.basis.shape[0] for p in pseudo]),
         n_selected=np.array([p.n_selected for p in pseudo]),
+        W=W_final,
+        scores=np.array([p.scores for p in pseudo]),
+        dist_other=dist_other,
     )
+
+
+def _fit_scale(R: np.ndarray, D: np.ndarray) -> np.ndarray:
+    """``argmin_r ||R - r D||`` per trial, ``(B, 1, 1)`` (0 where ``D = 0``)."""
+    num, den = np.sum(R * D, axis=(1, 2)), np.sum(D * D, axis=(1, 2))
+    return np.divide(num, den, out=np.zeros_like(num), where=den > 0)[:, None, None]
+
+
+def local_threshold_sweep(
+    W: np.ndarray,
+    thresholds: Sequence[float],
+    *,
+    K: int,
+    d: int,
+    n: int,
+    T: int,
+    seed: int,
+    max_redraws: int = 100,
+) -> dict[str, np.ndarray]:
+    """How the pseudo graphs of trained ``W`` (``(B, d, d)``) depend on the selection threshold.
+
+    The trials are redrawn as :func:`local_experiment` drew them (same ``seed`` and sizes).
+    Returns ``corr`` (``(len(thresholds), B)``, final correlation with ``W~^mm``),
+    ``cyc_dims`` (``dim S~cyc``) and ``n_selected`` (mean selected tokens per sample).
+    """
+    draws = _draw_trials("general", K, d, n, T, W.shape[0], seed, max_redraws)
+    args = [(E, data, w) for (E, data), w in zip(draws, W, strict=True)]
+    per_trial = parallel_map(partial(_sweep_trial, thresholds=tuple(thresholds)), args)
+    return {
+        name: np.array([t[i] for t in per_trial]).T
+        for i, name in enumerate(("corr", "cyc_dims", "n_selected"))
+    }
+
+
+def _sweep_trial(
+    trial: tuple[np.ndarray, TokenData, np.ndarray], thresholds: tuple[float, ...]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One trial of :func:`local_threshold_sweep`; a Graph-SVM is solved once per distinct graph."""
+    E, data, w = trial
+    solved: dict[tuple, np.ndarray] = {}
+    corr, dims, n_sel = [], [], []
+    for thr in thresholds:
+        pseudo = pseudo_priority_graphs(E, data, w, threshold=thr)
+        key = tuple((k, g.edges) for k, g in sorted(pseudo.graphs.graphs.items()))
+        if key not in solved:
+            solved[key] = solve_graph_svm(E, pseudo.graphs).W
+        corr.append(float(correlation(w, solved[key])))
+        dims.append(scyc_basis(E, pseudo.graphs).shape[0])
+        n_sel.append(float(pseudo.selected.sum(axis=1).mean()))
+    return np.array(corr), np.array(dims), np.array(n_sel)
 
 
 @dataclass(frozen=True)
@@ -328,15 +462,45 @@ class _PseudoTrial:
     basis: np.ndarray
     W_mm: np.ndarray
     n_selected: float
+    scores: np.ndarray
 
 
-def _pseudo_setup(trial: tuple[np.ndarray, TokenData, np.ndarray], threshold: float | None) -> _PseudoTrial:
+def _pseudo_setup(
+    trial: tuple[np.ndarray, TokenData, np.ndarray], threshold: float | None, subset_key: str
+) -> _PseudoTrial:
     """Sec. 6: the pseudo token-priority graphs of the trained ``W`` and what they define."""
     E, data, W = trial
     pseudo = pseudo_priority_graphs(E, data, W, threshold=threshold)
+    if subset_key == "label":  # the authors' generate_reduced_ds: the SCC of the true label
+        subset = cyclic_subdataset(data, graphs=pseudo.graphs)
+        basis = scyc_basis(E, _label_components(pseudo.graphs, data, subset))
+    else:
+        subset = pseudo_cyclic_subdataset(pseudo, data)
+        basis = scyc_basis(E, pseudo.graphs)
     return _PseudoTrial(
-        subset=pseudo_cyclic_subdataset(pseudo, data),
-        basis=scyc_basis(E, pseudo.graphs),
+        subset=subset,
+        basis=basis,
         W_mm=solve_graph_svm(E, pseudo.graphs).W,
         n_selected=float(pseudo.selected.sum(axis=1).mean()),
+        scores=np.array(pseudo.scores),
     )
+
+
+def _label_components(
+    graphs: TokenPriorityGraphs, data: TokenData, subset: CyclicSubdataset
+) -> TokenPriorityGraphs:
+    """Graphs holding only the SCCs (as cycles) of the labels of the sub-dataset's samples.
+
+    Their ``S_cyc`` is the authors' ``cal_Sfin`` for the pseudo graphs: spanned by the SCCs of
+    the true labels of the samples kept in the (label-keyed) cyclic sub-dataset, not by every
+    multi-node SCC of the pseudo graphs.
+    """
+    nodes: dict[int, set[int]] = {}
+    edges: dict[int, set[tuple[int, int]]] = {}
+    for i in subset.index:
+        k, lab = int(data.query[i]), int(data.labels[i])
+        g = graphs[k]
+        comp = g.components[g.component_of[lab]]
+        nodes.setdefault(k, set()).update(comp)
+        edges.setdefault(k, set()).update(zip(comp, comp[1:] + comp[:1], strict=True))
+    return graphs_from_edges(graphs.K, nodes, edges)

@@ -24,6 +24,7 @@ from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import connected_components
 
 from ..errors import InvalidDataError
+from ..linalg import check_known_rank, matrix_rank, numerical_rank
 from ..validation import as_float
 from .data import Ids, TokenData, as_token_data, check_embeddings
 
@@ -34,6 +35,7 @@ __all__ = [
     "graphs_from_edges",
     "CyclicSubdataset",
     "cyclic_subdataset",
+    "scyc_dimension",
     "scyc_basis",
     "project_scyc",
     "PseudoGraphs",
@@ -234,13 +236,43 @@ def cyclic_subdataset(
     return CyclicSubdataset(sub, np.array(index, dtype=np.int64))
 
 
-def scyc_basis(E: object, graphs: TokenPriorityGraphs, *, rtol: float = 1e-10) -> np.ndarray:
+def scyc_dimension(E: object, graphs: TokenPriorityGraphs) -> int | None:
+    """``dim S_cyc`` as the mathematics gives it, or None where it does not.
+
+    For a fixed ``k`` the generators ``(e_j - e-bar_i^(k)) e_k^T`` are ``u e_k^T`` with ``u`` in
+    the span of the centred embeddings of the SCCs of ``G^(k)``; the SCCs are disjoint, so when
+    the embeddings are linearly independent (``rank E = K``, as Assumption 4 requires) each SCC
+    ``C`` contributes ``|C| - 1`` dimensions, and different ``k`` (independent ``e_k``) add up:
+    ``dim S_cyc = sum over (k, C) of (|C| - 1)``. With linearly dependent embeddings
+    (``K > d``, say) the dimension depends on ``E`` and None is returned.
+
+    Raises
+    ------
+    RankAmbiguousError
+        If the rank of ``E`` itself is not determined in float64 (:func:`ntpnb.linalg.matrix_rank`).
+    """
+    E = check_embeddings(E, graphs.K)
+    if E.shape[0] > E.shape[1] or matrix_rank(E, what="the embeddings E") < E.shape[0]:
+        return None
+    return sum(len(c) - 1 for _, c in graphs.cyclic_components)
+
+
+def scyc_basis(E: object, graphs: TokenPriorityGraphs) -> np.ndarray:
     """Orthonormal basis of ``S_cyc`` (Definition 3), shape ``(dim, d*d)``, rows ``vec(W)``.
 
     ``S_cyc`` is spanned by ``(e_j - e-bar_i^(k)) e_k^T`` for every node ``j`` of every SCC
-    ``C_i^(k)`` with two or more nodes, ``e-bar_i^(k)`` the mean embedding of that SCC.
-    Directions whose singular value is below ``rtol`` times the largest are dropped (they occur
-    when the embeddings are linearly dependent).
+    ``C_i^(k)`` with two or more nodes, ``e-bar_i^(k)`` the mean embedding of that SCC. Its
+    dimension is the one :func:`scyc_dimension` gives (verified against the generators'
+    singular values, :func:`ntpnb.linalg.check_known_rank`); for linearly dependent embeddings
+    it is decided at a clear gap of those singular values (:func:`ntpnb.linalg.numerical_rank`).
+    It is also the span of ``(e_i - e_j) e_k^T`` over the pairs ``(i ~ j)`` (Lemma 2's proof),
+    the equalities of the Graph-SVM.
+
+    Raises
+    ------
+    RankAmbiguousError
+        If the generators' spectrum shows no clear gap at the dimension (the embeddings are
+        too ill-conditioned for float64 to show it), or, for dependent embeddings, anywhere.
     """
     E = check_embeddings(E, graphs.K)
     d = E.shape[1]
@@ -251,9 +283,15 @@ def scyc_basis(E: object, graphs: TokenPriorityGraphs, *, rtol: float = 1e-10) -
             gens.append(np.outer(e_j, E[k]).ravel())
     if not gens:
         return np.zeros((0, d * d))
-    _, s, vt = np.linalg.svd(np.array(gens), full_matrices=False)
-    rank = int(np.sum(s > rtol * s[0])) if s.size and s[0] > 0 else 0
-    return vt[:rank]
+    G = np.array(gens)
+    _, s, vt = np.linalg.svd(G, full_matrices=False)
+    what = "the generators of S_cyc"
+    dim = scyc_dimension(E, graphs)
+    if dim is None:
+        dim = numerical_rank(s, G.shape, what=what)
+    else:
+        check_known_rank(s, G.shape, dim, what=what)
+    return vt[:dim]
 
 
 def project_scyc(W: np.ndarray, basis: np.ndarray) -> np.ndarray:

@@ -7,7 +7,11 @@ Three losses (Sec. 3.3, Sec. 5, Sec. 6), each averaged over samples:
 * ``"log"``: ``-log(c_y^T f_W(X))``, the log-loss of Sec. 5 (needs ``c_y^T x_t >= 0``; under
   ``C E^T = I`` it is minus the log of the attention on the copies of the label);
 * ``"squared"``: ``(1 - c_y^T f_W(X))^2`` (Fig. 5);
-* ``"ce"``: the cross-entropy ``-log softmax(C f_W(X))_y`` of the class scores (Fig. 6).
+* ``"ce"``: the cross-entropy ``-log softmax(C f_W(X))_y`` of the class scores (Fig. 6);
+* ``"squared_softmax"``: ``(1 - softmax(C f_W(X))_y)^2``, the squared loss on the softmax of
+  the class scores: the loss the authors' code runs for Fig. 5 (``lsq2`` with a general head in
+  ``train_utils.get_loss`` of github.com/yixiao-huang/next-token-prediction), where the paper's
+  text writes ``(1 - u)^2``.
 
 Every computation is batched: a :class:`Problem` holds ``B`` independent problems (trials) of
 padded data, ``W`` has shape ``(B, d, d)``, and :func:`loss_and_grad` returns ``(B,)`` losses and
@@ -21,9 +25,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.linalg import solve_triangular
 
 from .. import settings
 from ..errors import HeadAssumptionError, InvalidDataError, NotRealizableError
+from ..linalg import numerical_rank
 from ..validation import as_float
 from .data import TokenData, check_embeddings
 
@@ -41,7 +47,7 @@ __all__ = [
     "loss_value",
 ]
 
-LOSSES: tuple[str, ...] = ("log", "squared", "ce")
+LOSSES: tuple[str, ...] = ("log", "squared", "ce", "squared_softmax")
 
 
 def check_head(C: object, E: object, assumption: str = "argmax") -> np.ndarray:
@@ -53,7 +59,8 @@ def check_head(C: object, E: object, assumption: str = "argmax") -> np.ndarray:
         ``"identity"``: Assumption 4, ``C E^T = I_K`` (within
         :data:`~ntpnb.settings.HEAD_IDENTITY_TOL`); ``"argmax"``: Assumption 3,
         ``argmax_k c_y^T e_k = y`` strictly for every ``y`` (margin above
-        :data:`~ntpnb.settings.HEAD_MARGIN_TOL`); ``"none"``: shape and finiteness only.
+        :data:`~ntpnb.settings.HEAD_MARGIN_TOL` times ``max_k |c_y^T e_k|``, so the same at
+        every scale of ``C`` and ``E``); ``"none"``: shape and finiteness only.
 
     Raises
     ------
@@ -77,10 +84,12 @@ def check_head(C: object, E: object, assumption: str = "argmax") -> np.ndarray:
     elif assumption == "argmax":
         off = np.where(np.eye(K, dtype=bool), -np.inf, G)
         margin = np.diag(G) - off.max(axis=1) if K > 1 else np.array([np.inf])
-        if margin.min() <= settings.HEAD_MARGIN_TOL:
-            y = int(np.argmin(margin))
+        scale = np.abs(G).max(axis=1)  # the size of each row's scores: the margin is relative
+        if np.any(margin <= settings.HEAD_MARGIN_TOL * scale):
+            y = int(np.argmin(margin / np.where(scale > 0, scale, 1.0)))
             raise HeadAssumptionError(
-                f"argmax_k c_y^T e_k != y for y = {y} (margin {margin[y]:.2e}; Assumption 3 fails)"
+                f"argmax_k c_y^T e_k != y for y = {y} (margin {margin[y]:.2e} against scores of "
+                f"size {scale[y]:.2e}; Assumption 3 fails)"
             )
     elif assumption != "none":
         raise InvalidDataError(f"unknown head assumption {assumption!r}; use identity, argmax or none")
@@ -90,18 +99,34 @@ def check_head(C: object, E: object, assumption: str = "argmax") -> np.ndarray:
 def identity_head(E: object) -> np.ndarray:
     """The head with ``C E^T = I_K`` and minimum-norm rows: ``C = (E E^T)^{-1} E``.
 
+    Computed from the QR factorization ``E^T = Q R`` as ``C = R^{-1} Q^T`` (so ``C^T`` is the
+    pseudo-inverse of ``E``): forming ``E E^T`` would square the condition number of ``E`` and
+    refuse embeddings whose head float64 represents well (condition 1.8e5 gave
+    ``|C E^T - I| = 3e-6``). Whether ``E`` has full row rank is decided by
+    :func:`ntpnb.linalg.numerical_rank` (a clear gap in its singular values).
+
     Raises
     ------
     HeadAssumptionError
-        If ``E`` does not have full row rank (then no head satisfies Assumption 4).
+        If ``E`` does not have full row rank (then no head satisfies Assumption 4), or if its
+        condition number is so large that ``C E^T`` misses ``I`` by more than
+        :data:`~ntpnb.settings.HEAD_IDENTITY_TOL` in float64.
+    RankAmbiguousError
+        If the rank of ``E`` is not determined in float64.
     """
     E = check_embeddings(E)
     K, d = E.shape
-    if K > d or np.linalg.matrix_rank(E) < K:
+    s = np.linalg.svd(E, compute_uv=False)
+    if K > d or numerical_rank(s, E.shape, what="the embeddings E") < K:
         raise HeadAssumptionError(
             f"no C has C E^T = I: E ({K} x {d}) does not have full row rank {K} (Assumption 4)"
         )
-    return check_head(np.linalg.solve(E @ E.T, E), E, "identity")
+    Q, R = np.linalg.qr(E.T)
+    C = solve_triangular(R, Q.T, lower=False)
+    try:
+        return check_head(C, E, "identity")
+    except HeadAssumptionError as err:
+        raise HeadAssumptionError(f"{err}; E has condition number {s[0] / s[-1]:.3g}") from None
 
 
 def tied_head(E: object) -> np.ndarray:
@@ -375,6 +400,8 @@ def _scores_grad(
             u = np.sum(crow * f, axis=-1)
             ell = (1.0 - u) ** 2
             gf = (-2.0 * (1.0 - u))[..., None] * crow
+        elif prob.loss == "squared_softmax":
+            gf, ell = _squared_softmax_grad(f, prob)
         else:  # "ce"
             logits = np.matmul(f, np.swapaxes(prob.C, -1, -2))  # (B, n, K)
             p, log_zc = _softmax(logits, np.ones(logits.shape, dtype=bool))
@@ -387,6 +414,24 @@ def _scores_grad(
         else:
             dsc = -s * _centered(s, q)
     return ell, dsc
+
+
+def _squared_softmax_grad(f: np.ndarray, prob: Problem) -> tuple[np.ndarray, np.ndarray]:
+    """Derivative in ``f`` ``(B, n, d)`` and value of ``(1 - p_y)^2``, ``p = softmax(C f)``.
+
+    ``d p_y / d f = p_y (c_y - C^T p)``, so the derivative is ``-2 (1 - p_y) p_y (c_y - C^T p)``;
+    ``1 - p_y`` is summed over the other classes and ``c_y - C^T p`` formed as
+    ``sum_k p_k (c_y - c_k)``, both free of cancellation.
+    """
+    logits = np.matmul(f, np.swapaxes(prob.C, -1, -2))  # (B, n, K)
+    p, _ = _softmax(logits, np.ones(logits.shape, dtype=bool))
+    is_y = np.arange(p.shape[-1]) == prob.labels[..., None]
+    p_y = np.sum(np.where(is_y, p, 0.0), axis=-1)
+    rest = np.sum(np.where(is_y, 0.0, p), axis=-1)  # 1 - p_y
+    crow = np.take_along_axis(prob.C, prob.labels[..., None], axis=1)  # (B, n, d)
+    diff = crow[..., None, :] - prob.C[:, None, :, :]  # (B, n, K, d): c_y - c_k
+    lift = np.einsum("bnk,bnkd->bnd", p, diff)  # c_y - C^T p
+    return (-2.0 * rest * p_y)[..., None] * lift, rest**2
 
 
 def _rescaled_scores_grad(sc: np.ndarray, s: np.ndarray, q: np.ndarray, prob: Problem) -> np.ndarray:

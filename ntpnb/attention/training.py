@@ -82,10 +82,15 @@ def train(
 
 
 def _train_chunk(
-    problems: Sequence[Problem], optimizer: optim.Optimizer, n_iter: int, record_at: np.ndarray | None
+    chunk: tuple[Sequence[Problem], np.ndarray | None],
+    optimizer: optim.Optimizer,
+    n_iter: int,
+    record_at: np.ndarray | None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """One batched run over ``problems``: (recorded iterations, recorded ``W``, final ``W``)."""
-    trace = train(stack_problems(problems), optimizer, n_iter, record=lambda W: {"W": W}, record_at=record_at)
+    """One batched run over ``problems`` from ``W0``: (recorded iterations, recorded ``W``, final ``W``)."""
+    problems, W0 = chunk
+    prob = stack_problems(problems)
+    trace = train(prob, optimizer, n_iter, W0=W0, record=lambda W: {"W": W}, record_at=record_at)
     return trace.iterations, trace["W"], trace.W
 
 
@@ -96,8 +101,9 @@ def train_trials(
     *,
     record_at: np.ndarray | None = None,
     n_chunks: int | None = None,
+    W0: np.ndarray | None = None,
 ) -> optim.Trace:
-    """Train every trial from ``W = 0``: :func:`train` on chunks of trials, through joblib.
+    """Train every trial from ``W0`` (default 0): :func:`train` on chunks of trials, through joblib.
 
     The trials are split into ``n_chunks`` consecutive chunks (default: one per worker of
     joblib's active backend, :func:`ntpnb.sweeps.active_workers`, so one chunk when nothing is
@@ -115,6 +121,8 @@ def train_trials(
         As for :func:`train`.
     n_chunks
         How many batched runs to split the trials into (at most one per trial).
+    W0
+        ``(B, d, d)`` starting points, one per trial (default: zeros).
 
     Returns
     -------
@@ -125,16 +133,25 @@ def train_trials(
     Raises
     ------
     InvalidDataError
-        If there are no problems or ``n_chunks`` is not an integer >= 1.
+        If there are no problems, ``n_chunks`` is not an integer >= 1 or ``W0`` has the wrong shape.
     """
     problems = as_ordered(problems, "problems")
     if not problems:
         raise InvalidDataError("no problems to train")
     for prob in problems:
         _check_problem(prob, optimizer)
+    B, d = sum(p.B for p in problems), problems[0].d
+    if W0 is not None:
+        W0 = as_float(W0, "W0")
+        if W0.shape != (B, d, d):
+            raise InvalidDataError(f"W0 must have shape {(B, d, d)}, got {W0.shape}")
+    starts = np.cumsum([0] + [p.B for p in problems])
     n_chunks = active_workers() if n_chunks is None else optim._check_positive_int(n_chunks, "n_chunks", 1)
     bounds = np.linspace(0, len(problems), min(n_chunks, len(problems)) + 1).round().astype(int)
-    chunks = [problems[a:b] for a, b in itertools.pairwise(bounds)]
+    chunks = [
+        (problems[a:b], None if W0 is None else W0[starts[a] : starts[b]])
+        for a, b in itertools.pairwise(bounds)
+    ]
     task = partial(_train_chunk, optimizer=optimizer, n_iter=n_iter, record_at=record_at)
     runs = parallel_map(task, chunks)
     W_hist = np.concatenate([r[1] for r in runs], axis=1)

@@ -26,9 +26,11 @@ from .loss import ce_grad, ce_loss, entropy, kl_divergence, logits, softmax
 from .regpath import RegularizationPath, regularization_path
 from .sequences import (
     PrefixContexts,
+    joint_ntp_data,
     prefix_contexts,
     random_context_embeddings,
     sliding_windows,
+    smallest_separable_dimension,
     validate_sequences,
 )
 from .subspace import (
@@ -73,6 +75,8 @@ __all__ = [
     "validate_sequences",
     "sliding_windows",
     "random_context_embeddings",
+    "joint_ntp_data",
+    "smallest_separable_dimension",
     "stdlib_corpus",
     "encode_text",
     "corpus_python_version",

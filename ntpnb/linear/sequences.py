@@ -21,7 +21,7 @@ context is chosen by the caller (:meth:`PrefixContexts.ntp_data`).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -40,6 +40,8 @@ __all__ = [
     "prefix_contexts",
     "sliding_windows",
     "random_context_embeddings",
+    "joint_ntp_data",
+    "smallest_separable_dimension",
 ]
 
 
@@ -322,3 +324,87 @@ def random_context_embeddings(m: int, d: int, seed: int | np.random.Generator = 
     rng = as_generator(seed)
     check_dense_size((m, d), "the embeddings")
     return rng.standard_normal((m, d)) / np.sqrt(d)
+
+
+def joint_ntp_data(contexts: PrefixContexts, d: int, seed: int | np.random.Generator = 0) -> NTPData:
+    """All the prefix contexts, of every length, as ONE NTP training set (Paper A, App. C).
+
+    The autoregressive objective averages the loss over every (prefix, next token) pair, which
+    is the loss (2) over the ``m = sum_t m_t`` distinct contexts with ``pi_j`` the share of all
+    pairs whose context is ``j`` (:attr:`PrefixContexts.pi`). Each context gets a fixed random
+    embedding with i.i.d. ``N(0, 1/d)`` entries. The embeddings are *nested in* ``d``: for the
+    same seed, the embeddings at ``d' < d`` are the first ``d'`` coordinates of those at ``d``
+    (times ``sqrt(d / d')``), so along a sweep of ``d`` a separating direction at ``d'`` extends
+    to ``d`` by zeros and NTP-separability is monotone in ``d``.
+
+    Parameters
+    ----------
+    contexts
+        The counted prefixes (:func:`prefix_contexts`).
+    d
+        Embedding dimension.
+    seed
+        Seed or generator of the embeddings.
+
+    Raises
+    ------
+    InvalidDataError
+        If ``d`` is not a positive integer, or the ``(m, d)`` embeddings would exceed
+        :data:`ntpnb.settings.MAX_DENSE_BYTES` (checked before anything is allocated; the
+        message gives the size).
+    """
+    if not isinstance(contexts, PrefixContexts):
+        raise InvalidDataError(f"contexts must be a PrefixContexts, got {type(contexts).__name__}")
+    if not _is_int_token(d) or d < 1:
+        raise InvalidDataError(f"d must be a positive integer, got {d!r}")
+    check_dense_size((contexts.m, int(d)), f"the embeddings of the joint problem (m = {contexts.m}, d = {d})")
+    rng = as_generator(seed)
+    H = rng.standard_normal((int(d), contexts.m)).T / np.sqrt(d)  # column k: the k-th m draws
+    return contexts.ntp_data(H)
+
+
+def smallest_separable_dimension(
+    data_at: Callable[[int], NTPData],
+    lo: int,
+    hi: int,
+    decide: Callable[[NTPData], bool],
+) -> int:
+    """The smallest ``d`` in ``(lo, hi]`` at which ``data_at(d)`` is NTP-separable.
+
+    Valid when separability is monotone in ``d`` along ``data_at`` (nested embeddings, as
+    :func:`joint_ntp_data` draws them). The caller vouches that ``data_at(lo)`` is not
+    separable (or ``lo = 0``). The search doubles ``d`` from ``lo`` (``2 lo, 4 lo, ...``, below
+    ``hi``) until the data are separable, then bisects, so that the largest problem decided is
+    at most twice the answer; if no probe below ``hi`` is separable, ``data_at(hi)`` must be.
+
+    Parameters
+    ----------
+    data_at
+        ``d -> NTPData``.
+    lo, hi
+        Integers with ``0 <= lo < hi``.
+    decide
+        The separability test (e.g. :func:`ntpnb.is_separable`).
+
+    Raises
+    ------
+    InvalidDataError
+        If ``lo`` and ``hi`` are not integers with ``0 <= lo < hi``, or the data are not
+        separable at ``hi``.
+    """
+    if not (_is_int_token(lo) and _is_int_token(hi) and 0 <= lo < hi):
+        raise InvalidDataError(f"need integers 0 <= lo < hi, got lo = {lo!r}, hi = {hi!r}")
+    probe = max(2 * lo, lo + 1)
+    while probe < hi and not decide(data_at(probe)):
+        lo, probe = probe, 2 * probe
+    if probe < hi:
+        hi = probe
+    elif not decide(data_at(hi)):
+        raise InvalidDataError(f"the data are not separable at the upper end d = hi = {hi}")
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if decide(data_at(mid)):
+            hi = mid
+        else:
+            lo = mid
+    return int(hi)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .paths import OutputLayout
+from .paths import OutputLayout, write_text_atomic
 from .timings import format_timings, load_timings
 
 __all__ = [
@@ -75,6 +75,4 @@ def render_benchmarks_page(layout: OutputLayout) -> str:
 
 def write_benchmarks_page(layout: OutputLayout) -> Path:
     """Write the page to ``<layout.root>/benchmarks.md`` and return its path."""
-    path = layout.root / "benchmarks.md"
-    path.write_text(render_benchmarks_page(layout), encoding="utf-8")
-    return path
+    return write_text_atomic(layout.root / "benchmarks.md", render_benchmarks_page(layout))

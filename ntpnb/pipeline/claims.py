@@ -3,15 +3,20 @@
 Each notebook makes a :class:`ClaimLog` and calls :meth:`ClaimLog.check` for every number it
 compares with a paper. A check prints one stable line (rounded to the stated digits, so nbval
 can compare it), appends a record to ``outputs/claims/<notebook>.json`` (the reproducibility
-report is built from these records), and raises :class:`~ntpnb.errors.ClaimCheckError` if the
+report is built from these records, with the platform of the run, see
+:mod:`~ntpnb.pipeline.platform`), and raises :class:`~ntpnb.errors.ClaimCheckError` if the
 claim does not hold, so a broken claim fails the run.
 
-A check is one of two kinds (:data:`KINDS`). A ``"claim"`` check is evidence for the paper: it
-would fail if the paper's claim were false. A ``"sanity"`` check tests the code or the setting
-(an invariant that holds by construction, a property of our instance, agreement of a solver
-with a proved result); it fails the run like any check, prints ``(sanity)`` after the claim id
-it belongs to, and is recorded with ``kind = "sanity"`` so that a report can keep it apart from
-the evidence.
+A check is one of three kinds (:data:`KINDS`). A ``"claim"`` check is evidence for the paper:
+it would fail if the paper's claim were false. A ``"finding"`` check records that a claim does
+*not* reproduce: it pins the measured shortfall (so a regression or a fix is seen) and quotes the
+paper's value. A ``"sanity"`` check tests the code or the setting (an invariant that holds by
+construction, a property of our instance, agreement of a solver with a proved result). Every
+kind fails the run when it does not hold; findings and sanity checks print their kind after the
+claim id and are recorded with it, so that the report keeps them apart from the evidence.
+:meth:`ClaimLog.qualify` attaches a stated qualification to a claim. The verdict of each claim
+(reproduced, with a qualification, does not reproduce, not tested) follows from these records
+(:mod:`ntpnb.pipeline.verdicts`).
 """
 
 from __future__ import annotations
@@ -25,7 +30,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from ..errors import ClaimCheckError, InvalidDataError
-from .paths import output_layout
+from .paths import output_layout, write_text_atomic
+from .platform import platform_info
 
 __all__ = [
     "Check",
@@ -51,8 +57,9 @@ RELATIONS: dict[str, Callable[[float, Target, float], bool]] = {
 }
 
 
-#: The kinds of check: evidence for a paper's claim, or a sanity check of the code or setting.
-KINDS: tuple[str, ...] = ("claim", "sanity")
+#: The kinds of check: evidence for a paper's claim, a finding (the claim measured not to hold),
+#: or a sanity check of the code or setting.
+KINDS: tuple[str, ...] = ("claim", "sanity", "finding")
 
 
 def format_number(x: float, digits: int, floor: float | None = None) -> str:
@@ -122,6 +129,8 @@ class ClaimLog:
         self.profile = profile
         self.path = output_layout(output_dir).claims / f"{notebook}.json"
         self.checks: list[Check] = []
+        self.qualifications: list[tuple[str, str]] = []
+        self.platform = platform_info()  # the machine of this run (the notebook's kernel)
         self._write()
 
     def check(
@@ -166,8 +175,10 @@ class ClaimLog:
         floor
             Print ``< floor`` instead of digits below this magnitude (rounding noise).
         kind
-            ``"claim"`` (evidence for the paper; the default) or ``"sanity"`` (a check of the
-            code or the setting, not evidence); see :data:`KINDS`.
+            ``"claim"`` (evidence for the paper; the default), ``"finding"`` (the claim does not
+            reproduce: ``value`` is our measured shortfall, pinned by the relation, and
+            ``paper`` the paper's value) or ``"sanity"`` (a check of the code or the setting,
+            not evidence); see :data:`KINDS`.
 
         Raises
         ------
@@ -193,6 +204,18 @@ class ClaimLog:
         if not passed:
             raise ClaimCheckError(f"{self.notebook}: {line}")
 
+    def qualify(self, claim: str, text: str) -> None:
+        """Attach a qualification to ``claim``: a stated limit of what its evidence shows.
+
+        The claim's verdict becomes *reproduced with a qualification* (if its checks are
+        evidence and pass); the text is printed and shown in the report.
+        """
+        if not (isinstance(text, str) and text.strip()):
+            raise InvalidDataError(f"claim {claim}: a qualification needs a non-empty text")
+        self.qualifications.append((claim, text.strip()))
+        self._write()
+        print(f"[NOTE] {claim} qualification: {text.strip()}")
+
     def summary(self) -> ClaimTable:
         """The compact table of this run's checks, to show at the end of the chapter.
 
@@ -207,8 +230,10 @@ class ClaimLog:
             "notebook": self.notebook,
             "profile": self.profile,
             "checks": [asdict(c) for c in self.checks],
+            "qualifications": [{"claim": c, "text": t} for c, t in self.qualifications],
+            "platform": self.platform,
         }
-        self.path.write_text(json.dumps(record, indent=1) + "\n")
+        write_text_atomic(self.path, json.dumps(record, indent=1) + "\n")
 
 
 _TABLE_COLUMNS = ("claim", "what", "paper", "ours", "required", "result")

@@ -23,7 +23,7 @@ from ..errors import NTPError
 from .benchmarks_page import write_benchmarks_page
 from .paths import DEFAULT_OUTPUT_DIRNAME, find_project_root, output_layout
 from .profiles import PROFILE_NAMES, PROFILES, parse_overrides
-from .report import write_report
+from .report import verdict_summary, write_report
 from .reproduce import notebook_sources, reproduce
 
 __all__ = ["main", "build_book"]
@@ -46,6 +46,7 @@ def build_book(root: Path) -> int:
         raise NTPError(f"jupyter-book is not installed next to {sys.executable}; install ntpnb[book]")
     layout = output_layout(root / DEFAULT_OUTPUT_DIRNAME)
     print(f"ntpnb: wrote the reproducibility report {write_report(layout)}")
+    print(f"ntpnb: verdicts of the last runs: {verdict_summary(layout)}")
     print(f"ntpnb: wrote the benchmarks page {write_benchmarks_page(layout)}")
     cmd = [str(jb), "build", str(root), "-W", "-n", "--keep-going"]
     return subprocess.call(cmd)

@@ -15,7 +15,9 @@ git-ignored)::
 
 from __future__ import annotations
 
+import os
 import re
+import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +29,7 @@ __all__ = [
     "find_project_root",
     "output_layout",
     "override_output_dir",
+    "write_text_atomic",
     "DEFAULT_OUTPUT_DIRNAME",
     "OVERRIDE_RUNS_DIRNAME",
 ]
@@ -109,3 +112,20 @@ def override_output_dir(root: Path, overrides: Mapping[str, object]) -> Path:
     name = ",".join(f"{k}={v}" for k, v in sorted(overrides.items()))
     name = re.sub(r"[^\w.,=+-]", "_", name)
     return root / DEFAULT_OUTPUT_DIRNAME / OVERRIDE_RUNS_DIRNAME / name
+
+
+def write_text_atomic(path: Path, text: str) -> Path:
+    """Write ``text`` (UTF-8) to ``path`` atomically: a temporary file in its folder, then ``os.replace``.
+
+    A reader (or a run interrupted midway) sees the old file or the new one, never half of one.
+    """
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path

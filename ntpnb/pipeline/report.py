@@ -22,37 +22,46 @@ from markdown_it import MarkdownIt
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 
 from .claims import format_number, format_requirement
-from .paths import OutputLayout
+from .paths import OutputLayout, write_text_atomic
+from .platform import platform_section
 from .registry import CLAIMS, PAPERS, sort_key
+from .verdicts import CHECK_FAILED, NOT_REPRODUCED, Verdict, format_counts, verdict_counts, verdicts
 
 __all__ = [
     "CheckRecord",
     "REPORT_DOCNAME",
     "chapter_sections",
     "load_records",
+    "load_qualifications",
+    "claim_verdicts",
+    "load_platforms",
     "render_report",
     "write_report",
+    "verdict_summary",
+    "render_verdict_summary",
 ]
 
 #: The report's place in the book, relative to the project root (``_toc.yml`` lists it).
 REPORT_DOCNAME = "outputs/report"
 
-_STATUS_PASS, _STATUS_FAIL, _STATUS_NONE = "reproduced", "**FAILED**", "not checked yet"
-_STATUS_SANITY = "sanity checks only (no evidence yet)"
 
-
-def _claim_result(checks: list[CheckRecord]) -> str:
-    """The result cell of one claim: status, checks passed, sanity checks, profile."""
+def _claim_result(verdict: Verdict, checks: list[CheckRecord]) -> str:
+    """The result cell of one claim: its verdict, the checks behind it, the profile, the reasons."""
     if not checks:
-        return _STATUS_NONE
-    evidence = [r for r in checks if r.kind == "claim"]
-    sanity = len(checks) - len(evidence)
-    failed = any(not r.passed for r in checks)
-    status = _STATUS_FAIL if failed else (_STATUS_PASS if evidence else _STATUS_SANITY)
+        return f"{verdict.verdict} (no check yet)"
+    label = f"**{verdict.verdict}**" if verdict.verdict in (NOT_REPRODUCED, CHECK_FAILED) else verdict.verdict
+    parts = [f"{verdict.evidence} evidence"]
+    if verdict.findings:
+        parts.append(f"{verdict.findings} finding{'s' * (verdict.findings > 1)}")
+    if verdict.sanity:
+        parts.append(f"{verdict.sanity} sanity")
+    if verdict.failed:
+        parts.append(f"{verdict.failed} failed")
     profile = ", ".join(sorted({r.profile for r in checks}))
-    count = f"{sum(r.passed for r in evidence)} of {len(evidence)} checks pass"
-    extra = f" (+{sum(r.passed for r in checks if r.kind != 'claim')} of {sanity} sanity checks)"
-    return f"{status}: {count}{extra if sanity else ''} ({profile})"
+    cell = f"{label}: {', '.join(parts)} ({profile})"
+    if verdict.reasons:
+        cell += "".join(f"<br>{_escape(reason)}" for reason in verdict.reasons)
+    return cell
 
 
 @dataclass(frozen=True)
@@ -69,7 +78,20 @@ class CheckRecord:
     profile: str
     section: str | None  # heading text of the section the check's output appears in
     anchor: str | None  # that section's anchor in the chapter page
-    kind: str = "claim"  # "claim" (evidence for the paper) or "sanity" (a check of the code)
+    kind: str = "claim"  # "claim" (evidence), "finding" (does not hold) or "sanity" (of the code)
+
+
+#: The title of the report's section on the machines of the runs.
+PLATFORM_TITLE = "Where the numbers were computed"
+
+
+def load_platforms(layout: OutputLayout) -> dict[str, dict | None]:
+    """Notebook -> the platform its run recorded in ``layout.claims`` (None for a record without one)."""
+    out = {}
+    for path in sorted(layout.claims.glob("*.json")):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        out[data["notebook"]] = data.get("platform")
+    return out
 
 
 def load_records(layout: OutputLayout) -> list[CheckRecord]:
@@ -98,6 +120,20 @@ def load_records(layout: OutputLayout) -> list[CheckRecord]:
                 )
             )
     return records
+
+
+def load_qualifications(layout: OutputLayout) -> list[tuple[str, str]]:
+    """Every ``(claim, text)`` qualification recorded under ``layout.claims``."""
+    out = []
+    for path in sorted(layout.claims.glob("*.json")):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        out += [(q["claim"], q["text"]) for q in data.get("qualifications", [])]
+    return out
+
+
+def claim_verdicts(layout: OutputLayout) -> dict[str, Verdict]:
+    """The verdict of every claim of the registry from the records under ``layout``."""
+    return verdicts(CLAIMS, load_records(layout), load_qualifications(layout))
 
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
@@ -221,8 +257,8 @@ def render_report(layout: OutputLayout) -> str:
         by_claim[r.claim].append(r)
         by_notebook[r.notebook].append(r)
 
-    n_checked = sum(1 for cid in CLAIMS if by_claim.get(cid))
-    n_failed = sum(1 for cid in CLAIMS if any(not r.passed for r in by_claim.get(cid, [])))
+    results = verdicts(CLAIMS, records, load_qualifications(layout))
+    counts = verdict_counts(results)
     profiles = sorted({r.profile for r in records}) or ["none"]
     lines = [
         "---",
@@ -236,22 +272,30 @@ def render_report(layout: OutputLayout) -> str:
         "both papers is listed: one that no chapter checks yet, or whose check failed, says so.",
         "Each claim is described, with the place in the paper, on {doc}`the Claims page </book/claims>`.",
         "",
-        f"**{n_checked} of {len(CLAIMS)} claims checked**, {n_failed} with a failing check; "
-        f"{len(records)} checks in all; profile of the runs: {', '.join(profiles)} "
-        "(`paper` = the papers' settings, `quick` = the seconds-scale test run).",
+        f"**{format_counts(counts, len(CLAIMS))}**; {len(records)} checks in all; profile of "
+        f"the runs: {', '.join(profiles)} (`paper` = the papers' settings, `quick` = the "
+        "seconds-scale test run).",
+        "",
+        "A claim's verdict follows from its checks: *reproduced* when every check that a false",
+        "claim would fail passes; *reproduced with a qualification* when the chapter states a",
+        "limit of that evidence (the qualification is quoted); *does not reproduce* when a check",
+        "records a finding, the claim measured not to hold (our number and the paper's are",
+        "quoted; the check pins our number, so a change is seen); *not tested* when a claim has",
+        "only sanity checks of the code, or none; *check failed* when a check of the last run",
+        "failed.",
         "",
     ]
     for paper in PAPERS:
         lines += [f"## Paper {paper}: {_PAPER_TITLES[paper]}", ""]
         lines += [
-            "| claim | statement | the paper reports | result | checked in |",
+            "| claim | statement | the paper reports | verdict | checked in |",
             "|---|---|---|---|---|",
         ]
         for cid, spec in CLAIMS.items():
             if spec.paper != paper:
                 continue
             checks = by_claim.get(cid, [])
-            result = _claim_result(checks)
+            result = _claim_result(results[cid], checks)
             where = "<br>".join(dict.fromkeys(_link(r) for r in checks))
             lines.append(
                 f"| **{cid}** ({spec.where}) | {spec.statement} | {spec.paper_value} | {result} | {where} |"
@@ -263,8 +307,9 @@ def render_report(layout: OutputLayout) -> str:
         "",
         "Each row is one assertion a chapter made: the value it measured (rounded as printed), what",
         "it required (the tolerance), what the paper reports, and the result. The claim id links",
-        "to the section of the chapter that makes the check. Rows marked *sanity check* test the",
-        "code or the setting (an invariant that holds by construction), not the paper's claim.",
+        "to the section of the chapter that makes the check. Rows marked *sanity* test the code or",
+        "the setting (an invariant that holds by construction), not the paper's claim; rows marked",
+        "*finding* record a claim measured not to hold.",
         "",
     ]
     if not records:
@@ -282,12 +327,23 @@ def render_report(layout: OutputLayout) -> str:
         ]
         for r in checks:
             result = "pass" if r.passed else "**FAIL**"
-            what = _escape(r.what) if r.kind == "claim" else f"*{r.kind} check:* {_escape(r.what)}"
+            what = _escape(r.what) if r.kind == "claim" else f"*{r.kind}:* {_escape(r.what)}"
             lines.append(
                 f"| [{_escape(r.claim)}]({_target(r)}) | {what} | {_escape(r.measured)} "
                 f"| {_escape(r.required)} | {_escape(r.paper)} | {result} |"
             )
         lines.append("")
+
+    lines += [
+        f"## {PLATFORM_TITLE}",
+        "",
+        "The machine each chapter ran on, as its kernel recorded it when it ran (CPU, the BLAS",
+        "libraries with the kernel and thread count threadpoolctl reports, library versions):",
+        "runs on different CPUs or BLAS kernels can differ in their last digits, so compare these",
+        "first when two reports disagree.",
+        "",
+        platform_section(load_platforms(layout), what="chapter"),
+    ]
 
     unknown = sorted({r.claim for r in records} - set(CLAIMS), key=sort_key)
     if unknown:
@@ -300,8 +356,34 @@ def render_report(layout: OutputLayout) -> str:
     return "\n".join(lines)
 
 
+def verdict_summary(layout: OutputLayout) -> str:
+    """One line of verdict counts of the records under ``layout``, overall and per paper."""
+    results = claim_verdicts(layout)
+    per_paper = "; ".join(
+        f"Paper {paper}: "
+        + format_counts(verdict_counts({c: v for c, v in results.items() if CLAIMS[c].paper == paper}))
+        for paper in PAPERS
+    )
+    return f"{format_counts(verdict_counts(results), len(CLAIMS))} ({per_paper})"
+
+
+def render_verdict_summary(layout: OutputLayout) -> str:
+    """The fragment the book's introduction includes: the verdict counts of the last runs."""
+    records = load_records(layout)
+    if not records:
+        return "No chapter has recorded a claim check yet: run `ntpnb reproduce`.\n"
+    profiles = ", ".join(sorted({r.profile for r in records}))
+    return (
+        f"**Verdicts of the runs that built this book** (profile {profiles}): "
+        f"{verdict_summary(layout)}. Each claim's verdict, and the checks behind it, are in the "
+        "{doc}`/outputs/report`.\n"
+    )
+
+
 def write_report(layout: OutputLayout) -> Path:
-    """Write the report to ``<layout.root>/report.md`` and return its path."""
-    path = layout.root / "report.md"
-    path.write_text(render_report(layout), encoding="utf-8")
-    return path
+    """Write the report to ``<layout.root>/report.md`` and return its path.
+
+    The introduction's verdict fragment ``verdicts.md`` is written beside it.
+    """
+    write_text_atomic(layout.root / "verdicts.md", render_verdict_summary(layout))
+    return write_text_atomic(layout.root / "report.md", render_report(layout))

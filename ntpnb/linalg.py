@@ -1,0 +1,219 @@
+r"""Numerical rank: the one rule by which the package decides a dimension from a spectrum.
+
+A rank decided by comparing singular values with a multiple of machine epsilon (as
+``numpy.linalg.matrix_rank`` does) flips between machines: rounding noise of the order of
+``eps * s_0`` comes out a little larger or smaller with another BLAS kernel, and a noise value
+that falls on the other side of the cut-off adds a spurious direction (it did, on a CPU whose
+OpenBLAS picked another kernel: a noise singular value of 2.29e-15 against a cut-off of
+2.22e-15). So the package never decides at the noise level. It decides
+
+* from the mathematics where it gives the dimension (``dim F``-complements, ``1``-perp):
+  :func:`check_known_rank` then only verifies that the spectrum agrees, with a clear gap at
+  that position; or
+* from a **clear gap** in the spectrum otherwise (:func:`numerical_rank`).
+
+The rule
+--------
+Let ``s_0 >= s_1 >= ... >= s_{n-1} >= 0`` be the singular values of a matrix of shape
+``shape``, ``scale`` the size of its entries' source (default ``s_0``), and
+``floor = max(shape) * eps * scale`` the level rounding can produce. The *gap* below position
+``r`` (keeping ``s_0 .. s_{r-1}``) is
+
+.. math::  g_r = s_{r-1} / \max(s_r, \mathrm{floor}), \qquad s_n := 0.
+
+The rank is the largest ``r`` with ``g_r >= RANK_GAP`` (:data:`ntpnb.settings.RANK_GAP`): every
+kept value stands clear of the one below it and of the rounding floor. It counts as decided only
+when it cannot change on another machine, where rounding noise may be up to ``RANK_BAND`` times
+larger (or smaller): the kept ``s_{r-1}`` must stand ``RANK_GAP * RANK_BAND`` above the floor,
+and no dropped position may have a gap above ``RANK_GAP / RANK_BAND``. Otherwise
+:class:`~ntpnb.errors.RankAmbiguousError` names the matrix and lists its singular values
+relative to ``s_0``: the rank is not determined in float64, and no answer is guessed.
+
+The rule is scale-free (only ratios of singular values enter) and gives rank 0 only for a
+matrix that is zero, or below the floor of a given ``scale``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from . import settings
+from .errors import InvalidDataError, RankAmbiguousError
+
+__all__ = [
+    "rank_floor",
+    "rank_gaps",
+    "numerical_rank",
+    "check_known_rank",
+    "matrix_rank",
+    "column_basis",
+]
+
+_EPS = float(np.finfo(float).eps)
+
+
+def _spectrum(s: ArrayLike) -> np.ndarray:
+    arr = np.asarray(s, dtype=float)
+    if arr.ndim != 1:
+        raise InvalidDataError(f"singular values must be a 1-D array, got shape {arr.shape}")
+    if not np.all(np.isfinite(arr)) or np.any(arr < 0):
+        raise InvalidDataError("singular values must be finite and non-negative")
+    if np.any(np.diff(arr) > 0):
+        raise InvalidDataError(
+            "singular values must be sorted in decreasing order (as numpy.linalg.svd returns them)"
+        )
+    return arr
+
+
+def rank_floor(shape: tuple[int, ...], scale: float) -> float:
+    """The rounding level ``max(shape) * eps * scale`` below which a singular value is noise."""
+    return max(max(shape, default=1), 1) * _EPS * float(scale)
+
+
+def _scale(s: np.ndarray, scale: float | None) -> float:
+    return float(s[0]) if scale is None and s.size else float(scale or 0.0)
+
+
+def _all_gaps(s: np.ndarray, shape: tuple[int, ...], scale: float) -> np.ndarray:
+    """``g_r`` for ``r = 0 .. n``, with ``s_{-1} = scale`` (so ``g_0 = 1`` for the default scale)."""
+    floor = rank_floor(shape, scale)
+    tops = np.concatenate([[scale], s])
+    bottoms = np.maximum(np.append(s, 0.0), floor)
+    return tops / bottoms
+
+
+def rank_gaps(s: ArrayLike, shape: tuple[int, ...], scale: float | None = None) -> np.ndarray:
+    """The gaps ``g_r = s_{r-1} / max(s_r, floor)`` for ``r = 1 .. n`` (``s_n = 0``).
+
+    Parameters
+    ----------
+    s
+        Singular values in decreasing order.
+    shape
+        Shape of the matrix they belong to (it sets the rounding floor).
+    scale
+        Size of the entries the matrix was computed from (default ``s[0]``).
+    """
+    s = _spectrum(s)
+    sc = _scale(s, scale)
+    if s.size == 0 or sc == 0.0:
+        return np.zeros(s.size)
+    return _all_gaps(s, shape, sc)[1:]
+
+
+def _describe(s: np.ndarray, what: str, shape: tuple[int, ...], scale: float) -> str:
+    rel = s / scale if scale > 0 else s
+    shown = ", ".join(f"{v:.3g}" for v in rel[:12]) + (", ..." if rel.size > 12 else "")
+    return (
+        f"{what} (shape {tuple(shape)}): singular values relative to {scale:.3g}: [{shown}]; "
+        f"rounding floor {rank_floor(shape, 1.0):.3g}, clear gap = ratio >= {settings.RANK_GAP:.0e}"
+    )
+
+
+def numerical_rank(s: ArrayLike, shape: tuple[int, ...], *, what: str, scale: float | None = None) -> int:
+    """The rank at the lowest clear gap of the spectrum ``s`` (see the module docstring).
+
+    Parameters
+    ----------
+    s
+        Singular values in decreasing order.
+    shape
+        Shape of the matrix.
+    what
+        What the matrix is, for the error message (e.g. ``"the embeddings H"``).
+    scale
+        Size of the entries the matrix was computed from (default ``s[0]``); give it when the
+        matrix may be entirely rounding noise (e.g. a projection that should vanish).
+
+    Raises
+    ------
+    RankAmbiguousError
+        If the spectrum has no clear gap, or its lowest one lies where rounding noise of
+        another machine could move it.
+    """
+    s = _spectrum(s)
+    sc = _scale(s, scale)
+    if s.size == 0 or s[0] == 0.0 or sc == 0.0:
+        return 0
+    floor = rank_floor(shape, sc)
+    g = _all_gaps(s, shape, sc)
+    clear = np.flatnonzero(g >= settings.RANK_GAP)
+    if clear.size == 0:
+        raise RankAmbiguousError("the rank of " + _describe(s, what, shape, sc) + ": no clear gap")
+    r = int(clear[-1])
+    kept_clear = r == 0 or s[r - 1] >= settings.RANK_GAP * settings.RANK_BAND * floor
+    if not kept_clear or np.any(g[r + 1 :] >= settings.RANK_GAP / settings.RANK_BAND):
+        raise RankAmbiguousError(
+            "the rank of "
+            + _describe(s, what, shape, sc)
+            + f": the gap below position {r} is too close to the rounding floor to hold on every machine"
+        )
+    return r
+
+
+def check_known_rank(
+    s: ArrayLike, shape: tuple[int, ...], rank: int, *, what: str, scale: float | None = None
+) -> None:
+    """Verify that the spectrum ``s`` has a clear gap at ``rank``, a dimension known from the mathematics.
+
+    Raises
+    ------
+    RankAmbiguousError
+        If it has none there: the matrix is too ill-conditioned for float64 to show the
+        dimension the mathematics gives.
+    """
+    s = _spectrum(s)
+    if not 0 <= rank <= s.size:
+        raise InvalidDataError(f"rank {rank} is outside 0..{s.size} for {what}")
+    sc = _scale(s, scale)
+    g = _all_gaps(s, shape, sc)[rank] if sc > 0 else 0.0
+    if not g >= settings.RANK_GAP:
+        raise RankAmbiguousError(
+            f"the dimension {rank} that the mathematics gives for "
+            + _describe(s, what, shape, sc)
+            + f": the spectrum shows no clear gap there (ratio {g:.3g})"
+        )
+
+
+def _svd(A: ArrayLike, what: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    A = np.asarray(A, dtype=float)
+    if A.ndim != 2:
+        raise InvalidDataError(f"{what} must be a 2-D matrix, got shape {A.shape}")
+    if not np.all(np.isfinite(A)):
+        raise InvalidDataError(f"{what} has non-finite entries")
+    if A.size == 0:
+        return np.zeros((A.shape[0], 0)), np.zeros(0), np.zeros((0, A.shape[1]))
+    return np.linalg.svd(A, full_matrices=False)
+
+
+def matrix_rank(A: ArrayLike, *, what: str, scale: float | None = None) -> int:
+    """:func:`numerical_rank` of the singular values of ``A``."""
+    _, s, _ = _svd(A, what)
+    return numerical_rank(s, np.shape(A), what=what, scale=scale)
+
+
+def column_basis(
+    A: ArrayLike, *, what: str, rank: int | None = None, scale: float | None = None
+) -> np.ndarray:
+    """Orthonormal basis ``(rows, r)`` of the column space of ``A``.
+
+    Parameters
+    ----------
+    A
+        The matrix.
+    what
+        What it is, for error messages.
+    rank
+        The dimension if the mathematics gives it (then only verified by
+        :func:`check_known_rank`); otherwise decided by :func:`numerical_rank`.
+    scale
+        Size of the entries the matrix was computed from (default its largest singular value).
+    """
+    U, s, _ = _svd(A, what)
+    shape = np.shape(A)
+    if rank is None:
+        rank = numerical_rank(s, shape, what=what, scale=scale)
+    else:
+        check_known_rank(s, shape, rank, what=what, scale=scale)
+    return U[:, :rank]

@@ -1,0 +1,232 @@
+"""Worker of ``tests/test_cross_cpu.py``: the key results of both papers on a fixed family of instances.
+
+Run as ``python tests/cross_cpu_worker.py OUT.json --threads N`` in a process whose environment
+chooses the BLAS kernel (``OPENBLAS_CORETYPE``). It computes, for every instance of
+:func:`instances`, the results a reader checks against the papers (separability and
+compatibility decisions, ``dim F``, ``W*``, ``W^mm`` with its support vectors, the
+regularization path, the Graph-SVM, ``W^cyc``) and writes them with the BLAS libraries that
+threadpoolctl saw (kernel and threads) to ``OUT.json``. Every quantity is computed on its own:
+an error (say, a path that fails to certify) is recorded as ``"Type: message"`` and the other
+quantities are still computed. The test compares the files of several kernels and thread counts.
+
+Floats are written with ``repr`` precision (JSON round-trips doubles exactly).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import traceback
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from threadpoolctl import threadpool_info, threadpool_limits
+
+#: The BLAS libraries numpy loads itself, before scipy and cvxpy's solvers bring their own.
+NUMPY_BLAS = frozenset(lib["filepath"] for lib in threadpool_info() if lib.get("user_api") == "blas")
+
+import ntpnb as ntp  # noqa: E402  (after NUMPY_BLAS)
+from ntpnb import attention as att  # noqa: E402
+from ntpnb import settings  # noqa: E402
+from ntpnb.errors import NotSeparableError  # noqa: E402
+from ntpnb.linear.datasets import TOY2D_SUPPORTS, dirichlet_on_supports  # noqa: E402
+from ntpnb.qp import active_mask  # noqa: E402
+
+#: Perturbed copies of the triangle instance of chapter 2 (Paper A's Fig. 1).
+N_TRIANGLES = 40
+#: Radii of the path on the perturbed triangles (from B = 0.5, where issue 17 saw them fail to certify).
+TRIANGLE_RADII = (0.5, 2.0, 8.0, 32.0, 128.0)
+#: The chapter's grid on its 2D instance (the quick profile: 20 radii in [0.1, 2350]).
+CHAPTER_RADII = tuple(np.geomspace(0.1, 2350.0, 20))
+#: Radii on the larger random instances.
+RANDOM_RADII = (0.1, 1.0, 10.0, 100.0)
+#: Larger random instances ``(m, d, V, S, seed)`` of :func:`ntpnb.random_instance`: three separable
+#: (``d > m``), two not (where the decision itself and the errors are compared).
+RANDOM_SIZES = (
+    (20, 30, 8, 3, 1),
+    (12, 40, 15, 4, 3),
+    (40, 60, 10, 3, 5),
+    (30, 12, 10, 2, 2),
+    (60, 20, 6, 1, 4),
+)
+#: Attention instances: (kind, seed); sizes as in chapter 6 (acyclic: K = d = 8, n = 4, T = 6;
+#: general: K = 6, d = 8, n = 6, T = 4).
+ATTENTION = tuple(("acyclic", s) for s in range(3)) + tuple(("general", s) for s in range(5))
+
+Quantity = Callable[[], dict[str, Any]]
+
+
+def perturbed_triangle(seed: int) -> ntp.NTPData:
+    """A copy of chapter 2's triangle with perturbed embeddings and probabilities.
+
+    The supports of Paper A's Fig. 1; ``h_A, h_B, h_C`` at the angles 90, 210, 330 degrees
+    ± 20 (uniform) with norms uniform in [0.5, 2]; each ``p_j`` uniform on its support's simplex.
+    """
+    rng = np.random.default_rng(1000 + seed)
+    mask = np.zeros((3, 5), dtype=bool)
+    for j, support in enumerate(TOY2D_SUPPORTS):
+        mask[j, [z - 1 for z in support]] = True
+    angles = np.deg2rad(np.array([90.0, 210.0, 330.0]) + rng.uniform(-20.0, 20.0, size=3))
+    norms = rng.uniform(0.5, 2.0, size=3)
+    H = norms[:, None] * np.column_stack([np.cos(angles), np.sin(angles)])
+    return ntp.NTPData(H=H, pi=np.full(3, 1 / 3), P=dirichlet_on_supports(mask, rng))
+
+
+def _raises(error: type[Exception], func: Callable[..., Any], *args: Any) -> dict[str, Any]:
+    """``{"raises": name}`` when ``func(*args)`` raises ``error`` (as it must); else AssertionError."""
+    try:
+        func(*args)
+    except error:
+        return {"raises": error.__name__}
+    raise AssertionError(
+        f"{func.__name__} did not raise {error.__name__} on data it decided were not separable"
+    )
+
+
+def linear_quantities(data: ntp.NTPData, radii: tuple[float, ...]) -> dict[str, Quantity]:
+    """Paper A's decisions and solutions on ``data``, each a thunk returning named results."""
+
+    def decisions() -> dict[str, Any]:
+        return {
+            "compatible": bool(ntp.is_compatible(data)),
+            "separable": bool(ntp.is_separable(data)),
+            "dim_F": int(ntp.f_basis(data).shape[0]),
+        }
+
+    def w_star() -> dict[str, Any]:
+        return {"W_star": ntp.finite_solution(data)}
+
+    def w_mm() -> dict[str, Any]:
+        if not ntp.is_separable(data):
+            return _raises(NotSeparableError, ntp.solve_ntp_svm, data)
+        sol = ntp.solve_ntp_svm(data)
+        return {"W_mm": sol.W, "support_vectors": np.flatnonzero(active_mask(sol.duals)).tolist()}
+
+    def path() -> dict[str, Any]:
+        if not ntp.is_separable(data):
+            return _raises(NotSeparableError, ntp.regularization_path, data, radii)
+        p = ntp.regularization_path(data, radii)
+        return {"path_W": p.W, "path_lam": p.lam, "path_kl": p.kl, "path_f_distance": p.f_distance}
+
+    return {"decisions": decisions, "W_star": w_star, "W_mm": w_mm, "path": path}
+
+
+def attention_quantities(kind: str, seed: int) -> dict[str, Quantity]:
+    """Paper B's Graph-SVM (and ``W^cyc`` on general data) on a seeded instance of chapter 6's sizes."""
+    rng = np.random.default_rng(2000 + seed)
+    if kind == "acyclic":
+        E = att.random_embeddings(8, 8, rng)
+        X, y, _ = att.acyclic_dataset(8, 4, 6, rng)
+        data = att.as_token_data(X, y, 8)
+    else:
+        E = att.random_embeddings(6, 8, rng)
+        data = att.as_token_data(*att.general_dataset(6, 6, 4, rng), 6)
+    graphs = att.token_priority_graphs(data)
+
+    def graph_svm() -> dict[str, Any]:
+        sol = att.solve_graph_svm(E, graphs)
+        return {"W_mm": sol.W, "support_vectors": np.flatnonzero(active_mask(sol.duals)).tolist()}
+
+    def w_cyc() -> dict[str, Any]:
+        cyc = att.solve_cyclic_correction(E, data, graphs)
+        return {"W_cyc": cyc.W, "dim_S_cyc": cyc.dim, "cyclic_loss": cyc.loss}
+
+    out: dict[str, Quantity] = {"graph_svm": graph_svm}
+    if kind == "general":
+        out["W_cyc"] = w_cyc
+    return out
+
+
+def instances() -> Iterator[tuple[str, Callable[[], dict[str, Quantity]]]]:
+    """``(name, make)`` for every instance; ``make()`` builds the instance and its quantities."""
+    yield "triangle-ch2", lambda: linear_quantities(ntp.toy2d_instance(0), CHAPTER_RADII)
+    for i in range(N_TRIANGLES):
+        yield (
+            f"perturbed-triangle-{i:02d}",
+            lambda i=i: linear_quantities(perturbed_triangle(i), TRIANGLE_RADII),
+        )
+    for m, d, V, S, seed in RANDOM_SIZES:
+        make = lambda m=m, d=d, V=V, S=S, seed=seed: linear_quantities(
+            ntp.random_instance(m, d, V, S, np.random.default_rng(seed)), RANDOM_RADII
+        )
+        yield f"random-m{m}-d{d}-V{V}-S{S}", make
+    for kind, seed in ATTENTION:
+        yield f"attention-{kind}-{seed}", lambda kind=kind, seed=seed: attention_quantities(kind, seed)
+
+
+INSTANCE_NAMES: tuple[str, ...] = tuple(name for name, _ in instances())
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, np.ndarray):
+        return {"shape": list(value.shape), "data": value.ravel().tolist()}
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+def _error(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}"
+
+
+def run_all() -> dict[str, dict[str, Any]]:
+    """Every quantity of every instance: ``{instance: {quantity: {"ok", "values" | "error"}}}``."""
+    results: dict[str, dict[str, Any]] = {}
+    for name, make in instances():
+        try:
+            quantities = make()
+        except Exception as exc:  # the instance itself could not be built
+            results[name] = {"instance": {"ok": False, "error": _error(exc)}}
+            continue
+        results[name] = {}
+        for qname, compute in quantities.items():
+            try:
+                values = {k: _jsonable(v) for k, v in compute().items()}
+                results[name][qname] = {"ok": True, "values": values}
+            except Exception as exc:
+                results[name][qname] = {
+                    "ok": False,
+                    "error": _error(exc),
+                    "trace": traceback.format_exc(limit=3),
+                }
+    return results
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Compute everything with ``--threads`` BLAS threads and write the JSON file."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("out", type=Path)
+    parser.add_argument("--threads", type=int, default=1)
+    args = parser.parse_args(argv)
+    # ntpnb limits its own BLAS calls to settings.BLAS_THREADS; the run asks for the same count
+    # everywhere, so that "2 threads" really runs every BLAS call of the package with two.
+    settings.BLAS_THREADS = args.threads
+    with threadpool_limits(limits=args.threads, user_api="blas"):
+        blas = [
+            {
+                **{k: lib.get(k) for k in ("internal_api", "version", "architecture", "num_threads")},
+                "file": Path(lib["filepath"]).name,
+                "numpy": lib["filepath"] in NUMPY_BLAS,
+            }
+            for lib in threadpool_info()
+            if lib.get("user_api") == "blas"
+        ]
+        results = run_all()
+    payload = {
+        "coretype": os.environ.get("OPENBLAS_CORETYPE"),
+        "threads": args.threads,
+        "blas": blas,
+        "results": results,
+    }
+    tmp = args.out.with_suffix(".tmp")
+    tmp.write_text(json.dumps(payload))
+    os.replace(tmp, args.out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,100 @@
+"""The one numerical-rank rule (ntpnb.linalg): clear gap, no gap, scaled input, known ranks."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ntpnb import settings
+from ntpnb.errors import InvalidDataError, RankAmbiguousError
+from ntpnb.linalg import check_known_rank, column_basis, matrix_rank, numerical_rank, rank_floor, rank_gaps
+
+EPS = np.finfo(float).eps
+
+
+def test_clear_gap_gives_the_rank_whatever_the_noise_level():
+    # the issue's case: a noise value just above numpy's cut-off (2.29e-15 > 2.22e-15) and below it
+    for noise in (2.29e-15, 2.15e-15, 1e-17, 0.0):
+        s = np.array([1.0, 0.7, noise])
+        assert numerical_rank(s, (10, 3), what="R_perp") == 2
+    assert np.linalg.matrix_rank(np.diag([1.0, 0.7, 2.29e-15]), tol=2.22e-15) == 3  # a cut-off at eps flips
+
+
+@pytest.mark.parametrize("factor", [1e-300, 1e-9, 1.0, 1e9, 1e300])
+def test_scale_free(factor):
+    s = np.array([3.0, 1.0, 0.2, 4e-16]) * factor
+    assert numerical_rank(s, (4, 4), what="H") == 3
+    A = np.diag([3.0, 1.0, 0.2, 0.0]) * factor
+    assert matrix_rank(A, what="H") == 3
+
+
+def test_full_rank_and_ill_conditioned_full_rank():
+    assert numerical_rank(np.array([2.0, 1.0]), (2, 2), what="E") == 2
+    # condition 1.8e5 (the identity-head case of the issue) and 1e8 are full rank, decided
+    assert numerical_rank(np.array([1.0, 1 / 1.8e5]), (2, 2), what="E") == 2
+    assert numerical_rank(np.array([1.0, 1e-8]), (2, 2), what="E") == 2
+    # a lowest gap of 1e7 below a value far above the floor: rank 2, not 1
+    assert numerical_rank(np.array([1.0, 1e-7, 1e-15]), (3, 3), what="H") == 2
+
+
+def test_zero_matrix_has_rank_zero():
+    assert numerical_rank(np.zeros(3), (3, 3), what="Z") == 0
+    assert numerical_rank(np.zeros(0), (0, 3), what="Z") == 0
+    assert matrix_rank(np.zeros((3, 2)), what="Z") == 0
+
+
+def test_noise_only_matrix_is_rank_zero_relative_to_its_source():
+    s = np.array([3e-16, 1e-16])
+    assert numerical_rank(s, (4, 2), what="a projection", scale=1.0) == 0
+    # without the source's scale the same values are a well-conditioned matrix of their own
+    assert numerical_rank(s, (4, 2), what="a projection") == 2
+
+
+def test_no_clear_gap_is_a_named_error_listing_the_spectrum():
+    s = 10.0 ** -np.arange(0, 16, 3.0)  # 1, 1e-3, ..., 1e-15: decays with no gap of 1e6
+    with pytest.raises(RankAmbiguousError, match=r"rank of the test matrix .*1e-06.*no clear gap"):
+        numerical_rank(s, (6, 6), what="the test matrix")
+
+
+def test_gap_too_close_to_the_floor_is_ambiguous():
+    # kept value 1e-9: 1e6 above a floor of ~1e-15, but not RANK_BAND times more
+    floor = rank_floor((4, 4), 1.0)
+    s = np.array([1.0, settings.RANK_GAP * floor * 2, 0.0])
+    with pytest.raises(RankAmbiguousError, match="too close to the rounding floor"):
+        numerical_rank(s, (4, 4), what="H")
+
+
+def test_known_rank_is_checked_not_guessed():
+    check_known_rank(np.array([1.0, 0.5, 1e-16]), (3, 3), 2, what="F-perp")
+    with pytest.raises(RankAmbiguousError, match="the mathematics gives"):
+        check_known_rank(np.array([1.0, 0.5, 1e-16]), (3, 3), 1, what="F-perp")
+    with pytest.raises(RankAmbiguousError):
+        check_known_rank(np.array([1.0, 0.5, 1e-16]), (3, 3), 3, what="F-perp")
+    with pytest.raises(InvalidDataError):
+        check_known_rank(np.array([1.0]), (1, 1), 2, what="x")
+
+
+def test_column_basis_known_and_decided():
+    rng = np.random.default_rng(0)
+    A = rng.standard_normal((6, 2)) @ rng.standard_normal((2, 5))
+    Q = column_basis(A, what="A")
+    assert Q.shape == (6, 2)
+    np.testing.assert_allclose(Q.T @ Q, np.eye(2), atol=1e-12)
+    np.testing.assert_allclose(Q @ (Q.T @ A), A, atol=1e-12)
+    assert column_basis(A, what="A", rank=2).shape == (6, 2)
+    with pytest.raises(RankAmbiguousError):
+        column_basis(A, what="A", rank=3)
+
+
+def test_bad_spectra_are_refused():
+    with pytest.raises(InvalidDataError, match="decreasing"):
+        numerical_rank(np.array([1.0, 2.0]), (2, 2), what="x")
+    with pytest.raises(InvalidDataError, match="non-negative"):
+        numerical_rank(np.array([1.0, -1.0]), (2, 2), what="x")
+    with pytest.raises(InvalidDataError, match="non-finite"):
+        matrix_rank(np.array([[np.nan]]), what="x")
+
+
+def test_gaps():
+    g = rank_gaps(np.array([4.0, 2.0, 0.0]), (3, 3))
+    assert g[0] == 2.0 and g[1] > 1e14 and g[2] == 0.0
