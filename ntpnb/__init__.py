@@ -6,7 +6,8 @@ solution ``W*``, the NTP-SVM ``W^mm``, the regularization path, training, sequen
 capacity. Paper B's self-attention model is the subpackage :mod:`ntpnb.attention`; the
 first-order methods shared by both are :mod:`ntpnb.optim`. The machinery that runs notebooks
 and builds the book lives in :mod:`ntpnb.pipeline`; the numerical settings in
-:mod:`ntpnb.settings`.
+:mod:`ntpnb.settings`, the error types in :mod:`ntpnb.errors` and the shared checks of user
+input in :mod:`ntpnb.validation`.
 """
 
 from __future__ import annotations

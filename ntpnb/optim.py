@@ -34,7 +34,9 @@ from types import MappingProxyType
 import numpy as np
 from numpy.typing import ArrayLike
 
+from . import settings
 from .errors import InvalidDataError, SolverError
+from .validation import as_count, as_float, as_generator, as_ordered, check_dense_size
 
 __all__ = [
     "Optimizer",
@@ -75,10 +77,16 @@ def log_grid(n_iter: int, n_points: int) -> Array:
     Raises
     ------
     InvalidDataError
-        If ``n_iter < 0`` or ``n_points < 2`` (a grid needs its two ends).
+        If ``n_iter < 0`` or ``n_points < 2`` (a grid needs its two ends), or ``n_points``
+        exceeds :data:`ntpnb.settings.MAX_RECORD_POINTS` (checked before anything is allocated).
     """
     n_iter = _check_positive_int(n_iter, "n_iter", 0)
     n_points = _check_positive_int(n_points, "n_points", 2)
+    if n_points > settings.MAX_RECORD_POINTS:
+        raise InvalidDataError(
+            f"n_points = {n_points} recording points exceed "
+            f"ntpnb.settings.MAX_RECORD_POINTS = {settings.MAX_RECORD_POINTS}"
+        )
     if n_iter == 0:
         return np.zeros(1, dtype=np.int64)
     inner = np.rint(np.logspace(0.0, math.log10(n_iter), n_points - 1)).astype(np.int64)
@@ -114,12 +122,14 @@ class Optimizer:
     eps: float = 1e-8
 
     def __post_init__(self) -> None:
-        if self.name not in OPTIMIZER_NAMES:
+        if not isinstance(self.name, str) or self.name not in OPTIMIZER_NAMES:
             raise InvalidDataError(f"unknown optimizer {self.name!r}; expected one of {OPTIMIZER_NAMES}")
         if not (isinstance(self.lr, (int, float, np.floating)) and math.isfinite(self.lr) and self.lr > 0):
             raise InvalidDataError(f"the learning rate must be positive and finite, got {self.lr!r}")
-        if len(self.betas) != 2 or not all(
-            isinstance(b, (int, float, np.floating)) and 0.0 <= b < 1.0 for b in self.betas
+        if (
+            not isinstance(self.betas, (tuple, list))
+            or len(self.betas) != 2
+            or not all(isinstance(b, (int, float, np.floating)) and 0.0 <= b < 1.0 for b in self.betas)
         ):
             raise InvalidDataError(f"betas must be two numbers in [0, 1), got {self.betas!r}")
         if not (isinstance(self.eps, (int, float, np.floating)) and math.isfinite(self.eps) and self.eps > 0):
@@ -152,7 +162,7 @@ def normalized_gd(lr: float) -> Optimizer:
 
 def adam(lr: float, betas: tuple[float, float] = (0.9, 0.99), eps: float = 1e-8) -> Optimizer:
     """Adam with bias correction (default betas those of Paper A, Fig. 5: 0.9 and 0.99)."""
-    return Optimizer("adam", lr, tuple(betas), eps)
+    return Optimizer("adam", lr, tuple(as_ordered(betas, "betas")), eps)
 
 
 @dataclass(frozen=True)
@@ -193,8 +203,10 @@ def lecun_init(shape: tuple[int, ...], fan_in: int, seed: int | np.random.Genera
         If ``fan_in`` is not a positive integer.
     """
     fan_in = _check_positive_int(fan_in, "fan_in", 1)
-    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
-    return rng.standard_normal(tuple(shape)) / math.sqrt(fan_in)
+    shape = tuple(as_count(n, f"shape[{i}]", minimum=0) for i, n in enumerate(as_ordered(shape, "shape")))
+    check_dense_size(shape, "the initial iterate")
+    rng = as_generator(seed)
+    return rng.standard_normal(shape) / math.sqrt(fan_in)
 
 
 def _check_record_at(record_at: ArrayLike | None, n_iter: int) -> Array:
@@ -229,7 +241,6 @@ class _Stepper:
     def __init__(self, optimizer: Optimizer, shape: tuple[int, ...], batch_ndim: int) -> None:
         self.opt = optimizer
         self.batch_shape = shape[:batch_ndim]
-        self.flat_shape = (*self.batch_shape, -1)  # one row of parameters per batch element
         self.norm_shape = self.batch_shape + (1,) * (len(shape) - batch_ndim)
         self.k = 0
         if optimizer.name == "adam":
@@ -238,16 +249,45 @@ class _Stepper:
             self.b1_pow = 1.0
             self.b2_pow = 1.0
 
-    def _bad_norm(self, norm: Array) -> None:
-        """Raise the error of a gradient norm that is not positive (zero or not finite)."""
-        bad = np.argwhere(~(norm > 0).reshape(self.batch_shape))
-        where = f" (batch element {tuple(int(i) for i in bad[0])})" if self.batch_shape else ""
-        if not np.all(np.isfinite(norm)):
-            raise SolverError(f"normalized GD met a non-finite gradient{where} at iteration {self.k - 1}")
-        raise SolverError(
-            f"normalized GD met a zero gradient{where} at iteration {self.k - 1}: "
-            "the normalized step is undefined at a stationary point"
-        )
+    def _where(self, row: int) -> str:
+        """`` (batch element (i, j))`` of flat batch index ``row``, or ``""`` when unbatched."""
+        if not self.batch_shape:
+            return ""
+        return f" (batch element {tuple(int(i) for i in np.unravel_index(row, self.batch_shape))})"
+
+    def _check_norm(self, norm: Array) -> None:
+        if not norm.min() > 0:
+            raise SolverError(
+                f"normalized GD met a zero gradient{self._where(int(np.argmin(norm)))} at iteration "
+                f"{self.k - 1}: the normalized step is undefined at a stationary point"
+            )
+
+    def _ngd_step(self, W: Array, g: Array) -> None:
+        """``W -= lr g / ||g||_F`` per batch element, without overflow.
+
+        The plain norm ``sqrt(sum g^2)`` overflows to inf once an entry exceeds about 1e154,
+        and the step ``g / inf`` would be a silent zero. Batch elements whose plain norm is not
+        finite are divided by ``s = max |g|`` first (then their norm lies in ``[1, sqrt(size)]``),
+        so the step is still ``lr`` along ``g``; a non-finite entry raises :class:`SolverError`.
+        """
+        rows = g.reshape(-1, g.size // max(1, math.prod(self.batch_shape)))
+        norm = np.sqrt(np.einsum("ik,ik->i", rows, rows))
+        if np.all(np.isfinite(norm)):
+            self._check_norm(norm)
+            W -= g * (self.opt.lr / norm).reshape(self.norm_shape)
+            return
+        rows, norm = rows.copy(), norm.copy()
+        over = np.flatnonzero(~np.isfinite(norm))
+        scale = np.max(np.abs(rows[over]), axis=1)  # NaN if an entry is NaN
+        if not np.all(np.isfinite(scale)):
+            row = int(over[np.flatnonzero(~np.isfinite(scale))[0]])
+            raise SolverError(
+                f"normalized GD met a non-finite gradient entry{self._where(row)} at iteration {self.k - 1}"
+            )
+        rows[over] /= scale[:, None]
+        norm[over] = np.sqrt(np.einsum("ik,ik->i", rows[over], rows[over]))
+        self._check_norm(norm)
+        W -= (rows * (self.opt.lr / norm)[:, None]).reshape(W.shape)
 
     def step(self, W: Array, g: Array) -> None:
         """Update ``W`` in place from the gradient ``g`` at ``W``."""
@@ -256,11 +296,7 @@ class _Stepper:
         if opt.name in ("gd", "sgd"):
             W -= opt.lr * g
         elif opt.name == "ngd":
-            flat = g.reshape(self.flat_shape)
-            norm = np.sqrt(np.einsum("...k,...k->...", flat, flat))
-            if not norm.min() > 0:  # also False on a NaN
-                self._bad_norm(norm)
-            W -= g * (opt.lr / norm).reshape(self.norm_shape)
+            self._ngd_step(W, g)
         else:  # adam
             b1, b2 = opt.betas
             self.m *= b1
@@ -321,13 +357,17 @@ def run(
         If normalized GD meets a zero gradient, or the iterate or gradient stops being finite
         (checked at every recorded iteration and at the end).
     """
+    if not callable(grad):
+        raise InvalidDataError(f"grad must be a callable (the gradient at W), got {type(grad).__name__}")
     if not isinstance(optimizer, Optimizer):
         raise InvalidDataError(f"optimizer must be an Optimizer, got {type(optimizer).__name__}")
     n_iter = _check_positive_int(n_iter, "n_iter", 0)
-    W = np.array(W0, dtype=np.float64, copy=True)
+    W = np.array(as_float(W0, "W0"), copy=True)
     batch_ndim = _check_positive_int(batch_ndim, "batch_ndim", 0)
     if W.ndim <= batch_ndim:
         raise InvalidDataError(f"W0 of shape {W.shape} has no parameter axes after {batch_ndim} batch axes")
+    if W.size == 0:
+        raise InvalidDataError(f"W0 of shape {W.shape} is empty")
     if not np.all(np.isfinite(W)):
         raise InvalidDataError("W0 has non-finite entries")
     grid = _check_record_at(record_at, n_iter)
@@ -347,11 +387,11 @@ def run(
         checkpoint(0)
         next_record = 1
     for k in range(n_iter):
-        g = grad(view)
-        if k == 0:
-            g = np.asarray(g)
-            if g.shape != W.shape:
-                raise InvalidDataError(f"the gradient has shape {g.shape}, the iterate {W.shape}")
+        g = np.asarray(grad(view))
+        if g.shape != W.shape:  # every step: a wrong shape would broadcast silently
+            raise InvalidDataError(
+                f"the gradient at iteration {k} has shape {g.shape}, the iterate {W.shape}"
+            )
         stepper.step(W, g)
         if next_record < grid.size and grid[next_record] == k + 1:
             checkpoint(k + 1)

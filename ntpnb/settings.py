@@ -17,9 +17,21 @@ PROB_SUM_RTOL: float = 1e-5
 PROB_SUM_ATOL: float = 1e-12
 
 #: Largest dense float64 array (bytes) the package allocates from user-given sizes (the count
-#: matrix of NTPData.from_samples); larger requests raise InvalidDataError instead of exhausting
-#: memory.
+#: matrix of NTPData.from_samples, random embeddings and instances, the prefixes and counts of
+#: ntpnb.linear.prefix_contexts); larger requests raise InvalidDataError, before any work,
+#: instead of exhausting memory.
 MAX_DENSE_BYTES: float = 2.0 * 2**30
+
+#: Most iterations a recording grid (:func:`ntpnb.optim.log_grid`) may have: every record stores
+#: every tracked quantity (for a batch of Paper B's trials, a (B, d, d) iterate), and the book's
+#: figures use at most a few hundred points; larger requests raise InvalidDataError before the
+#: grid is allocated (1e7 points took 240 MB).
+MAX_RECORD_POINTS: int = 100_000
+
+#: Largest number of points ``m`` of :func:`ntpnb.linear.capacity.cover_probability`: its exact
+#: integer sum takes time ~ m^2 (0.03 s at m = 20000, about 1 s at m = 100000; the old
+#: rational-arithmetic sum took 29 s at m = 20000); larger m raise InvalidDataError.
+COVER_MAX_M: int = 100_000
 
 #: A linear system ``A x = b`` counts as solvable when the least-squares residual is at most
 #: ``COMPAT_RTOL * max(1, ||b||)``. Solvable systems leave residuals of order 1e-14 here;

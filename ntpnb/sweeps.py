@@ -44,18 +44,22 @@ backend has.
 
 from __future__ import annotations
 
+import numbers
+import warnings
 from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any, TypeVar
 
+import joblib
 import numpy as np
 from joblib import Parallel, delayed
-from joblib.parallel import get_active_backend
+from joblib.parallel import BACKENDS, get_active_backend
 from scipy.stats import norm
 from threadpoolctl import threadpool_limits
 
 from . import settings
 from .errors import InvalidDataError
+from .validation import as_count, as_float_array, as_ordered, check_dense_size
 
 __all__ = [
     "trial_generators",
@@ -67,14 +71,33 @@ __all__ = [
     "crossing_interval",
 ]
 
+#: The joblib backends whose workers run on this machine (their number is capped to its CPUs).
+_LOCAL_BACKENDS = tuple(BACKENDS[name] for name in ("loky", "multiprocessing", "threading"))
+
+#: Memory of one trial's spawned ``numpy.random.SeedSequence`` (measured with tracemalloc: about
+#: 380 bytes); a sweep whose seeds would exceed :data:`ntpnb.settings.MAX_DENSE_BYTES` (about
+#: 5 million trials) is refused before any is spawned.
+SEED_SEQUENCE_BYTES: int = 400
+
 P = TypeVar("P")
 R = TypeVar("R")
 
 
 def trial_generators(seed: int, n_points: int, n_trials: int) -> list[list[np.random.SeedSequence]]:
-    """The seed sequences of every trial: ``[point][trial]``, all spawned from ``seed``."""
+    """The seed sequences of every trial: ``[point][trial]``, all spawned from ``seed``.
+
+    Raises
+    ------
+    InvalidDataError
+        If ``seed`` is not a non-negative integer, a count is not a positive integer, or the
+        seeds would exceed :data:`ntpnb.settings.MAX_DENSE_BYTES` (:data:`SEED_SEQUENCE_BYTES`
+        each).
+    """
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise InvalidDataError(f"seed must be a non-negative integer, got {seed!r}")
+    _check_count(n_points, "n_points")
+    _check_count(n_trials, "n_trials")
+    check_dense_size((n_points, n_trials), "the trials' seed sequences", itemsize=SEED_SEQUENCE_BYTES)
     return [child.spawn(n_trials) for child in np.random.SeedSequence(int(seed)).spawn(n_points)]
 
 
@@ -86,6 +109,11 @@ def _map_batch(func: Callable[[Any], Any], items: list[Any], blas_threads: int |
 def _check_count(value: object, name: str) -> None:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
         raise InvalidDataError(f"{name} must be a positive integer, got {value!r}")
+
+
+def _check_callable(value: object, name: str) -> None:
+    if not callable(value):
+        raise InvalidDataError(f"{name} must be a callable, got {type(value).__name__}")
 
 
 def parallel_map(
@@ -115,19 +143,54 @@ def parallel_map(
     Raises
     ------
     InvalidDataError
-        If ``batch_size`` is not a positive integer.
+        If ``func`` is not callable, ``batch_size`` not a positive integer or ``items`` not an
+        ordered sequence (a set or a dict has no defined order).
+
+    Warns
+    -----
+    UserWarning
+        If ``n_jobs`` exceeds the CPUs of this machine on a local backend (it is capped).
     """
+    _check_callable(func, "func")
     _check_count(batch_size, "batch_size")
-    items = list(items)
+    items = as_ordered(items, "items")
     batches = [items[i : i + batch_size] for i in range(0, len(items), batch_size)]
     tasks = (delayed(_map_batch)(func, batch, blas_threads) for batch in batches)
-    return [result for batch in Parallel()(tasks) for result in batch]
+    workers, capped = _workers()
+    parallel = Parallel(n_jobs=workers) if capped else Parallel()
+    return [result for batch in parallel(tasks) for result in batch]
+
+
+def _workers() -> tuple[int, bool]:
+    """The number of workers to use on joblib's active backend, and whether it was capped.
+
+    On the backends that run on this machine (processes or threads) a request for more workers
+    than :func:`joblib.cpu_count` (which respects CPU affinity and container limits) is capped
+    to it, with a warning: the trials are CPU-bound, and ``n_jobs = 1000`` would start 1000
+    processes. Negative ``n_jobs`` keep joblib's meaning (``-1``: every CPU). Cluster backends
+    (Dask, Ray) are not capped: their workers live elsewhere.
+    """
+    backend, n_jobs = get_active_backend()
+    workers = max(1, int(backend.effective_n_jobs(n_jobs)))
+    if isinstance(backend, _LOCAL_BACKENDS):
+        cpus = max(1, int(joblib.cpu_count()))
+        if workers > cpus:
+            warnings.warn(
+                f"n_jobs = {n_jobs} exceeds the {cpus} CPUs of this machine; using {cpus} workers",
+                UserWarning,
+                stacklevel=3,
+            )
+            return cpus, True
+    return workers, False
 
 
 def active_workers() -> int:
-    """The number of workers of joblib's active backend (1 unless ``parallel_config`` says more)."""
-    backend, n_jobs = get_active_backend()
-    return max(1, int(backend.effective_n_jobs(n_jobs)))
+    """The number of workers of joblib's active backend (1 unless ``parallel_config`` says more).
+
+    On local backends it is at most :func:`joblib.cpu_count` (a larger ``n_jobs`` is capped,
+    with a warning).
+    """
+    return _workers()[0]
 
 
 def _seeded_trial(trial: Callable[[Any, np.random.Generator], Any], job: tuple[Any, Any]) -> Any:
@@ -172,9 +235,11 @@ def run_sweep(
     Raises
     ------
     InvalidDataError
-        If the grid is empty, or ``n_trials`` or ``batch_size`` is not a positive integer.
+        If ``trial`` is not callable, the grid is empty or unordered (a set, a dict), or
+        ``n_trials`` or ``batch_size`` is not a positive integer.
     """
-    points = list(points)
+    _check_callable(trial, "trial")
+    points = as_ordered(points, "points")
     if not points:
         raise InvalidDataError("the sweep needs at least one grid point")
     _check_count(n_trials, "n_trials")
@@ -195,9 +260,14 @@ def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[f
     Raises
     ------
     InvalidDataError
-        If ``n < 1``, ``successes`` is not in ``[0, n]``, or ``confidence`` not in (0, 1).
+        If ``n`` is not a positive integer, ``successes`` not an integer in ``[0, n]``, or
+        ``confidence`` not a number in (0, 1).
     """
-    if n < 1 or not 0 <= successes <= n:
+    n = as_count(n, "n")
+    successes = as_count(successes, "successes", minimum=0)
+    if isinstance(confidence, (bool, np.bool_)) or not isinstance(confidence, numbers.Real):
+        raise InvalidDataError(f"confidence must be a number in (0, 1), got {confidence!r}")
+    if not 0 <= successes <= n:
         raise InvalidDataError(f"need 0 <= successes <= n and n >= 1, got {successes} of {n}")
     if not 0 < confidence < 1:
         raise InvalidDataError(f"confidence must lie in (0, 1), got {confidence}")
@@ -219,10 +289,13 @@ def crossing(x: Sequence[float], y: Sequence[float], level: float = 0.5) -> floa
     Raises
     ------
     InvalidDataError
-        If ``x`` and ``y`` differ in length or ``x`` is not increasing.
+        If ``x`` or ``y`` is not a finite 1-D numeric sequence (a set has no order), they differ
+        in length, ``x`` is not increasing, or ``level`` is not a finite number.
     """
-    x = np.asarray(x, dtype=float)
-    y = np.asarray(y, dtype=float)
+    x = as_float_array(as_ordered(x, "x"), "x", 1)
+    y = as_float_array(as_ordered(y, "y"), "y", 1)
+    if isinstance(level, (bool, np.bool_)) or not isinstance(level, numbers.Real) or not np.isfinite(level):
+        raise InvalidDataError(f"level must be a finite number, got {level!r}")
     if x.shape != y.shape or x.ndim != 1 or x.size == 0:
         raise InvalidDataError(f"x and y must be 1-D of the same length, got {x.shape} and {y.shape}")
     if np.any(np.diff(x) <= 0):

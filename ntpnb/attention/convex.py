@@ -28,6 +28,7 @@ from scipy.optimize import brentq
 from .. import settings
 from ..errors import InvalidDataError, SolverError
 from ..linalg import check_known_rank
+from ..validation import as_float
 from .data import Ids, TokenData, as_token_data, check_embeddings, normalized_embeddings, scaled_back
 from .graphs import (
     CyclicSubdataset,
@@ -336,7 +337,7 @@ def regularization_path(
     E = check_embeddings(E)
     identity_head(E)
     data = X if isinstance(X, TokenData) else as_token_data(X, y, E.shape[0] if K is None else K)
-    radii = np.atleast_1d(np.asarray(radii, dtype=float))
+    radii = np.atleast_1d(as_float(radii, "radii"))
     if radii.size == 0 or radii.ndim != 1 or not np.all(np.isfinite(radii)) or np.any(radii <= 0):
         raise InvalidDataError(f"radii must be a 1-D array of positive, finite values, got {radii}")
     feats = log_loss_features(E, data)

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import GenerationError, InvalidDataError, NotRealizableError, ScaleError
+from ..validation import as_generator, as_ordered, check_dense_size
 
 __all__ = [
     "TokenData",
@@ -87,7 +88,14 @@ def _freeze(*arrays: np.ndarray) -> None:
 
 def _as_int_array(values: object, name: str) -> np.ndarray:
     """``values`` as int64; floats must be integral; booleans and anything else are refused."""
-    arr = np.asarray(values)
+    if isinstance(values, (set, frozenset, dict)):
+        raise InvalidDataError(
+            f"{name} must be an ordered sequence of token ids, got a {type(values).__name__}"
+        )
+    try:
+        arr = np.asarray(values)
+    except (TypeError, ValueError) as exc:  # ragged nested lists
+        raise InvalidDataError(f"{name} must be an array of integer token ids: {exc}") from None
     if np.issubdtype(arr.dtype, np.integer):
         return arr.astype(np.int64)
     if arr.size == 0:
@@ -137,7 +145,7 @@ def as_token_data(
     elif isinstance(X, np.ndarray) and X.ndim != 1:
         raise InvalidDataError(f"X must be (n, T) or a list of sequences, got shape {X.shape}")
     else:
-        seqs = list(X)
+        seqs = as_ordered(X, "X")
     if not seqs:
         raise InvalidDataError("the data set is empty (n = 0)")
     seqs = [_as_int_array(s, f"sequence {i}") for i, s in enumerate(seqs)]
@@ -185,9 +193,15 @@ def check_embeddings(E: object, K: int | None = None) -> np.ndarray:
     Raises
     ------
     InvalidDataError
-        On a wrong shape, a vocabulary size different from ``K``, or non-finite entries.
+        On a non-numeric ``E``, a wrong shape, a vocabulary size different from ``K``, or
+        non-finite entries.
     """
-    arr = np.array(E, dtype=float)
+    try:
+        arr = np.array(E, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise InvalidDataError(f"E must be a numeric (K, d) matrix: {exc}") from None
+    if K is not None and (isinstance(K, (bool, np.bool_)) or not isinstance(K, (int, np.integer))):
+        raise InvalidDataError(f"K must be an integer, got {K!r}")
     if arr.ndim != 2 or arr.shape[0] < 1 or arr.shape[1] < 1:
         raise InvalidDataError(f"E must be a (K, d) matrix, got shape {arr.shape}")
     if K is not None and arr.shape[0] != K:
@@ -198,15 +212,16 @@ def check_embeddings(E: object, K: int | None = None) -> np.ndarray:
 
 
 def _rng(seed: int | np.random.Generator | None) -> np.random.Generator:
-    return seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    return as_generator(seed, allow_none=True)
 
 
 def _check_sizes(K: int, n: int, T: int, distinct: bool) -> None:
     for name, v in (("K", K), ("n", n), ("T", T)):
-        if not isinstance(v, (int, np.integer)) or v < 1:
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or v < 1:
             raise InvalidDataError(f"{name} must be a positive integer, got {v!r}")
     if distinct and T > K:
         raise InvalidDataError(f"cannot draw T = {T} distinct tokens from a vocabulary of K = {K}")
+    check_dense_size((n, K if distinct else T), "the token draws of the data set")
 
 
 def normalized_embeddings(E: np.ndarray) -> tuple[np.ndarray, float]:
@@ -250,8 +265,9 @@ def scaled_back(values: np.ndarray, c: float, power: int, what: str) -> np.ndarr
 def random_embeddings(K: int, d: int, seed: int | np.random.Generator | None = None) -> np.ndarray:
     """``E`` with rows drawn uniformly from the unit sphere of ``R^d`` (Appendix D, step 1)."""
     _check_sizes(K, 1, 1, False)
-    if not isinstance(d, (int, np.integer)) or d < 1:
+    if isinstance(d, (bool, np.bool_)) or not isinstance(d, (int, np.integer)) or d < 1:
         raise InvalidDataError(f"d must be a positive integer, got {d!r}")
+    check_dense_size((K, d), "the embeddings E")
     G = _rng(seed).standard_normal((K, d))
     return G / np.linalg.norm(G, axis=1, keepdims=True)
 

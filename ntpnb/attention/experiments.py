@@ -27,6 +27,7 @@ import numpy as np
 from .. import optim, settings
 from ..errors import InvalidDataError
 from ..sweeps import parallel_map
+from ..validation import as_count, as_generator, check_dense_size
 from .convex import solve_cyclic_correction
 from .data import TokenData, acyclic_dataset, as_token_data, general_dataset, random_embeddings
 from .graphs import (
@@ -69,8 +70,13 @@ def _draw_trials(
     kind: str, K: int, d: int, n: int, T: int, n_trials: int, seed: int, max_redraws: int
 ) -> list[tuple[np.ndarray, TokenData]]:
     """Every trial's embeddings and data, drawn in order from one generator seeded by ``seed``."""
-    rng = np.random.default_rng(seed)
-    return [_trial_data(kind, K, d, n, T, rng, max_redraws) for _ in range(n_trials)]
+    if not isinstance(kind, str) or kind not in ("acyclic", "general"):
+        raise InvalidDataError(f"unknown data kind {kind!r}; use 'acyclic' or 'general'")
+    n_trials = as_count(n_trials, "n_trials")
+    rng = as_generator(seed)
+    first = _trial_data(kind, K, d, n, T, rng, max_redraws)  # validates the sizes
+    check_dense_size((n_trials, K * d + n * T), "the trials' embeddings and tokens")
+    return [first] + [_trial_data(kind, K, d, n, T, rng, max_redraws) for _ in range(n_trials - 1)]
 
 
 def _over_records(

@@ -25,6 +25,7 @@ from scipy.sparse.csgraph import connected_components
 
 from ..errors import InvalidDataError
 from ..linalg import check_known_rank, matrix_rank, numerical_rank
+from ..validation import as_float
 from .data import Ids, TokenData, as_token_data, check_embeddings
 
 __all__ = [
@@ -295,7 +296,7 @@ def scyc_basis(E: object, graphs: TokenPriorityGraphs) -> np.ndarray:
 
 def project_scyc(W: np.ndarray, basis: np.ndarray) -> np.ndarray:
     """``Pi_Scyc(W)`` for ``W`` of shape ``(..., d, d)`` given an orthonormal basis (rows)."""
-    W = np.asarray(W, dtype=float)
+    W, basis = as_float(W, "W"), as_float(basis, "basis")
     d = W.shape[-1]
     flat = W.reshape(*W.shape[:-2], d * d)
     return ((flat @ basis.T) @ basis).reshape(W.shape)
@@ -357,7 +358,7 @@ def pseudo_priority_graphs(
         arr = np.asarray(X) if isinstance(X, np.ndarray) else X
         data = as_token_data(arr, np.zeros(len(arr), dtype=np.int64), K, require_realizable=False)
     E = check_embeddings(E, data.K)
-    W = np.asarray(W, dtype=float)
+    W = as_float(W, "W")
     d = E.shape[1]
     if W.shape != (d, d) or not np.all(np.isfinite(W)):
         raise InvalidDataError(f"W must be a finite ({d}, {d}) matrix, got shape {W.shape}")

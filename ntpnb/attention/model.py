@@ -30,6 +30,7 @@ from scipy.linalg import solve_triangular
 from .. import settings
 from ..errors import HeadAssumptionError, InvalidDataError, NotRealizableError
 from ..linalg import numerical_rank
+from ..validation import as_float
 from .data import TokenData, check_embeddings
 
 __all__ = [
@@ -69,7 +70,7 @@ def check_head(C: object, E: object, assumption: str = "argmax") -> np.ndarray:
         On a wrong shape or non-finite entries.
     """
     E = check_embeddings(E)
-    Cf = np.array(C, dtype=float)
+    Cf = np.array(as_float(C, "C"))
     if Cf.shape != E.shape:
         raise InvalidDataError(f"C must have the shape of E {E.shape}, got {Cf.shape}")
     if not np.all(np.isfinite(Cf)):
@@ -298,7 +299,9 @@ def _scores(W: np.ndarray, prob: Problem) -> np.ndarray:
 
 
 def _check_weights(W: object, prob: Problem) -> np.ndarray:
-    W = np.asarray(W, dtype=float)
+    if not isinstance(prob, Problem):
+        raise InvalidDataError(f"prob must be a Problem (see make_problem), got {type(prob).__name__}")
+    W = as_float(W, "W")
     if W.shape != (prob.B, prob.d, prob.d):
         raise InvalidDataError(f"W must have shape {(prob.B, prob.d, prob.d)}, got {W.shape}")
     if not np.all(np.isfinite(W)):

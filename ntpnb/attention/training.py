@@ -23,6 +23,7 @@ import numpy as np
 from .. import optim
 from ..errors import InvalidDataError
 from ..sweeps import active_workers, parallel_map
+from ..validation import as_float, as_ordered
 from .fastgrad import gradient_function
 from .model import Problem, stack_problems
 
@@ -35,6 +36,13 @@ __all__ = [
     "project_batched",
     "tracker",
 ]
+
+
+def _check_problem(prob: object, optimizer: object) -> None:
+    if not isinstance(prob, Problem):
+        raise InvalidDataError(f"prob must be a Problem (see make_problem), got {type(prob).__name__}")
+    if not isinstance(optimizer, optim.Optimizer):
+        raise InvalidDataError(f"optimizer must be an ntpnb.optim.Optimizer, got {type(optimizer).__name__}")
 
 
 def train(
@@ -50,9 +58,16 @@ def train(
 
     ``W0`` defaults to zeros (the paper's initialization of the ``W^cyc`` runs). See
     :func:`ntpnb.optim.run` for ``record`` and ``record_at``.
+
+    Raises
+    ------
+    InvalidDataError
+        If ``prob`` is not a :class:`Problem`, ``optimizer`` not an Optimizer, or ``W0`` not a
+        numeric array of shape ``(B, d, d)``; and as :func:`ntpnb.optim.run`.
     """
+    _check_problem(prob, optimizer)
     shape = (prob.B, prob.d, prob.d)
-    W0 = np.zeros(shape) if W0 is None else np.asarray(W0, dtype=float)
+    W0 = np.zeros(shape) if W0 is None else as_float(W0, "W0")
     if W0.shape != shape:
         raise InvalidDataError(f"W0 must have shape {shape}, got {W0.shape}")
     return optim.run(
@@ -120,12 +135,14 @@ def train_trials(
     InvalidDataError
         If there are no problems, ``n_chunks`` is not an integer >= 1 or ``W0`` has the wrong shape.
     """
-    problems = list(problems)
+    problems = as_ordered(problems, "problems")
     if not problems:
         raise InvalidDataError("no problems to train")
+    for prob in problems:
+        _check_problem(prob, optimizer)
     B, d = sum(p.B for p in problems), problems[0].d
     if W0 is not None:
-        W0 = np.asarray(W0, dtype=float)
+        W0 = as_float(W0, "W0")
         if W0.shape != (B, d, d):
             raise InvalidDataError(f"W0 must have shape {(B, d, d)}, got {W0.shape}")
     starts = np.cumsum([0] + [p.B for p in problems])
@@ -146,22 +163,51 @@ def train_trials(
 
 def training_gradient(prob: Problem, optimizer: optim.Optimizer) -> Callable[[np.ndarray], np.ndarray]:
     """The gradient callable :func:`train` runs ``optimizer`` on (see :func:`gradient_function`)."""
+    _check_problem(prob, optimizer)
     # normalized GD needs the gradient only up to a positive factor per trial: take the
     # rescaled one, which does not underflow when the attention saturates (squared and CE losses)
     return gradient_function(prob, rescaled=optimizer.name == "ngd" and prob.loss != "log")
 
 
 def correlation(W: np.ndarray, ref: np.ndarray) -> np.ndarray:
-    """``<W, ref> / (||W|| ||ref||)`` per trial, for ``(..., d, d)`` arrays (0 where a norm is 0)."""
+    """``<W, ref> / (||W|| ||ref||)`` per trial, for ``(..., d, d)`` arrays (0 where a norm is 0).
+
+    Raises
+    ------
+    InvalidDataError
+        If ``W`` or ``ref`` is not a numeric array with at least two axes, or their shapes do
+        not broadcast.
+    """
+    W, ref = as_float(W, "W"), as_float(ref, "ref")
+    for name, arr in (("W", W), ("ref", ref)):
+        if arr.ndim < 2:
+            raise InvalidDataError(f"{name} must have shape (..., d, d), got {arr.shape}")
+    try:
+        np.broadcast_shapes(W.shape, ref.shape)
+    except ValueError:
+        raise InvalidDataError(f"the shapes of W {W.shape} and ref {ref.shape} do not broadcast") from None
     num = np.sum(W * ref, axis=(-2, -1))
     den = np.linalg.norm(W, axis=(-2, -1)) * np.linalg.norm(ref, axis=(-2, -1))
     return np.divide(num, den, out=np.zeros_like(num), where=den > 0)
 
 
 def stack_bases(bases: Sequence[np.ndarray]) -> np.ndarray:
-    """Orthonormal bases of different dimensions (rows) padded with zero rows: ``(B, m_max, d*d)``."""
+    """Orthonormal bases of different dimensions (rows) padded with zero rows: ``(B, m_max, d*d)``.
+
+    Raises
+    ------
+    InvalidDataError
+        If there are no bases, or they are not 2-D numeric arrays with the same number of
+        columns.
+    """
+    bases = [as_float(b, f"bases[{i}]") for i, b in enumerate(as_ordered(bases, "bases"))]
     if not bases:
         raise InvalidDataError("no bases to stack")
+    if any(b.ndim != 2 or b.shape[1] != bases[0].shape[1] for b in bases):
+        shapes = [b.shape for b in bases]
+        raise InvalidDataError(
+            f"bases must be 2-D arrays with the same number of columns, got shapes {shapes}"
+        )
     p = bases[0].shape[1]
     m = max(1, max(b.shape[0] for b in bases))
     out = np.zeros((len(bases), m, p))

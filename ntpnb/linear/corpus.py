@@ -29,6 +29,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..errors import InvalidDataError
+from ..validation import as_ordered
 
 __all__ = [
     "ALPHABET",
@@ -95,9 +96,10 @@ def stdlib_docstring_list(modules: Sequence[str] = STDLIB_MODULES) -> list[str]:
     InvalidDataError
         If ``modules`` is empty or a module cannot be imported.
     """
-    if isinstance(modules, str) or not modules:
-        raise InvalidDataError("modules must be a non-empty sequence of module names")
-    return [doc for name in modules for doc in _module_docstrings(name)]
+    names = as_ordered(modules, "modules")
+    if not names or not all(isinstance(name, str) for name in names):
+        raise InvalidDataError(f"modules must be a non-empty sequence of module names, got {modules!r}")
+    return [doc for name in names for doc in _module_docstrings(name)]
 
 
 def stdlib_docstrings(modules: Sequence[str] = STDLIB_MODULES) -> str:
@@ -120,8 +122,11 @@ def encode_text(text: str) -> np.ndarray:
     Raises
     ------
     InvalidDataError
-        If a character is not in :data:`ALPHABET` (normalize the text first).
+        If ``text`` is not a str, or a character is not in :data:`ALPHABET` (normalize the
+        text first).
     """
+    if not isinstance(text, str):
+        raise InvalidDataError(f"text must be a str, got {type(text).__name__}")
     lookup = {c: i for i, c in enumerate(ALPHABET)}
     try:
         return np.array([lookup[c] for c in text], dtype=np.int64)
@@ -130,11 +135,24 @@ def encode_text(text: str) -> np.ndarray:
 
 
 def decode_ids(ids: Sequence[int]) -> str:
-    """The text of a sequence of token ids (inverse of :func:`encode_text`)."""
-    try:
-        return "".join(ALPHABET[int(i)] for i in ids)
-    except IndexError as exc:
-        raise InvalidDataError(f"token ids must lie in [0, {len(ALPHABET)})") from exc
+    """The text of a sequence of token ids (inverse of :func:`encode_text`).
+
+    Raises
+    ------
+    InvalidDataError
+        If ``ids`` is not an ordered sequence (a set, a string, a number), an id is not an
+        integer, or an id lies outside ``[0, len(ALPHABET))`` (Python's negative indexing would
+        silently read ``-1`` as ``"z"``).
+    """
+    items = as_ordered(ids.tolist() if isinstance(ids, np.ndarray) else ids, "ids")
+    for position, i in enumerate(items):
+        if isinstance(i, (bool, np.bool_)) or not isinstance(i, (int, np.integer)):
+            raise InvalidDataError(f"ids[{position}] = {i!r} is not an integer token id")
+        if not 0 <= i < len(ALPHABET):
+            raise InvalidDataError(
+                f"ids[{position}] = {i} is outside the alphabet's ids [0, {len(ALPHABET)})"
+            )
+    return "".join(ALPHABET[i] for i in items)
 
 
 def stdlib_corpus(n_chars: int | None = None, modules: Sequence[str] = STDLIB_MODULES) -> str:

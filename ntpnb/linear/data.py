@@ -10,7 +10,6 @@ Tokens and contexts are numbered from 0 in code; the papers number them from 1.
 
 from __future__ import annotations
 
-import numbers
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -22,6 +21,7 @@ from numpy.typing import ArrayLike
 
 from .. import settings
 from ..errors import InvalidDataError
+from ..validation import as_count, as_float_array, check_dense_size, frozen
 
 __all__ = [
     "NTPData",
@@ -35,69 +35,6 @@ __all__ = [
 ]
 
 T = TypeVar("T")
-
-
-def frozen(arr: np.ndarray) -> np.ndarray:
-    """A read-only copy of ``arr`` whose memory belongs to an immutable ``bytes`` object.
-
-    Unlike ``setflags(write=False)``, this cannot be undone: numpy refuses
-    ``setflags(write=True)`` on an array (or any view of it) whose buffer is read-only.
-    """
-    arr = np.ascontiguousarray(arr)
-    return np.frombuffer(arr.tobytes(), dtype=arr.dtype).reshape(arr.shape)
-
-
-def as_count(value: object, name: str, minimum: int = 1) -> int:
-    """``value`` as a Python int, checking that it is a whole number at least ``minimum``.
-
-    Accepts Python and numpy integers and integer-valued floats (``5000.0``); rejects booleans,
-    strings, None, arrays, NaN, inf and fractions with :class:`InvalidDataError`.
-    """
-    kind = {0: "a non-negative integer", 1: "a positive integer"}.get(minimum, f"an integer >= {minimum}")
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise InvalidDataError(f"{name} must be {kind}, got {value!r}")
-    if not np.isfinite(value) or value != np.floor(value):
-        raise InvalidDataError(f"{name} must be {kind}, got {value!r}")
-    count = int(value)
-    if count < minimum:
-        raise InvalidDataError(f"{name} must be {kind}, got {value!r}")
-    return count
-
-
-def _reject_complex(arr: object, name: str) -> None:
-    if np.iscomplexobj(arr):
-        raise InvalidDataError(f"{name} must be real, got complex values")
-
-
-def as_float_array(x: ArrayLike, name: str, ndim: int) -> np.ndarray:
-    """Return ``x`` as a read-only float64 copy, checking its dimension and finiteness.
-
-    Parameters
-    ----------
-    x
-        Array-like input.
-    name
-        Name used in error messages.
-    ndim
-        Required number of dimensions.
-
-    Raises
-    ------
-    InvalidDataError
-        If ``x`` is not numeric (or complex), has the wrong number of dimensions, or holds NaN
-        or inf.
-    """
-    _reject_complex(x, name)
-    try:
-        arr = np.array(x, dtype=np.float64, copy=True)
-    except (TypeError, ValueError) as exc:
-        raise InvalidDataError(f"{name} must be a numeric array: {exc}") from None
-    if arr.ndim != ndim:
-        raise InvalidDataError(f"{name} must be {ndim}-dimensional, got shape {arr.shape}")
-    if not np.all(np.isfinite(arr)):
-        bad = np.argwhere(~np.isfinite(arr))[0]
-        raise InvalidDataError(f"{name} has a non-finite entry at index {tuple(int(i) for i in bad)}")
-    return frozen(arr)
 
 
 def _as_int_array(x: ArrayLike, name: str, what: str) -> np.ndarray:
@@ -289,16 +226,6 @@ class NTPData:
         return (
             f"NTPData(m={self.m}, d={self.d}, V={self.V}, "
             f"support sizes {int(self.support_sizes.min())}..{int(self.support_sizes.max())})"
-        )
-
-
-def check_dense_size(shape: tuple[int, ...], what: str) -> None:
-    """Refuse to allocate a float64 array larger than :data:`ntpnb.settings.MAX_DENSE_BYTES`."""
-    nbytes = 8 * float(np.prod([float(n) for n in shape]))
-    if nbytes > settings.MAX_DENSE_BYTES:
-        raise InvalidDataError(
-            f"{what} of shape {shape} would take {nbytes / 2**30:.3g} GiB, more than "
-            f"ntpnb.settings.MAX_DENSE_BYTES = {settings.MAX_DENSE_BYTES / 2**30:.3g} GiB"
         )
 
 

@@ -14,7 +14,8 @@ import numpy as np
 from scipy.optimize import brentq
 
 from ..errors import InvalidDataError
-from .data import NTPData, as_count
+from ..validation import as_count, as_generator, check_dense_size
+from .data import NTPData
 
 __all__ = [
     "TOY2D_CONTEXTS",
@@ -39,16 +40,6 @@ TOY2D_SUPPORTS: tuple[tuple[int, ...], ...] = ((2, 3, 4), (1, 4, 5), (1, 2, 5))
 
 #: Entropy of the paper's instance of Fig. 1 (nats), the default target of :func:`toy2d_instance`.
 TOY2D_ENTROPY: float = 0.8811
-
-
-def _rng(seed: int | np.random.Generator) -> np.random.Generator:
-    return seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
-
-
-def _check_seed(seed: object) -> None:
-    """A seed is a non-negative integer or a ``numpy.random.Generator``."""
-    if not isinstance(seed, np.random.Generator):
-        as_count(seed, "seed (or a numpy.random.Generator)", minimum=0)
 
 
 def dirichlet_on_supports(
@@ -104,8 +95,7 @@ def toy2d_instance(seed: int | np.random.Generator = 0, entropy: float | None = 
     InvalidDataError
         If ``entropy`` is not a number in ``(0, log 3)``.
     """
-    _check_seed(seed)
-    rng = _rng(seed)
+    rng = as_generator(seed)
     mask = np.zeros((3, 5), dtype=bool)
     for j, support in enumerate(TOY2D_SUPPORTS):
         mask[j, [z - 1 for z in support]] = True
@@ -209,12 +199,13 @@ def synthetic_instance(
         If the sizes are inconsistent (``S > V`` or ``n < m S``).
     """
     n, m, d, V, S = (as_count(v, name, minimum=1) for v, name in zip((n, m, d, V, S), "nmdVS", strict=True))
-    _check_seed(seed)
+    rng = as_generator(seed)
     if not 1 <= S <= V:
         raise InvalidDataError(f"the support size S = {S} must lie in [1, V = {V}]")
     if n < m * S:
         raise InvalidDataError(f"n = {n} samples cannot cover m * S = {m * S} (context, token) pairs")
-    rng = _rng(seed)
+    check_dense_size((m, max(d, V)), "H or the (m, V) counts")
+    check_dense_size((n,), "the n samples")
     H = rng.standard_normal((m, d)) / np.sqrt(d)
     mask = np.zeros((m, V), dtype=bool)
     for j in range(m):

@@ -61,6 +61,8 @@ def _logit_matrix(L: ArrayLike) -> np.ndarray:
             f"L must be an (m, V) logit matrix, got shape {arr.shape}; "
             "for one vector l use softmax(l[None])[0]"
         )
+    if arr.shape[1] == 0:
+        raise InvalidDataError(f"L must have at least one column (token), got shape {arr.shape}")
     return arr
 
 

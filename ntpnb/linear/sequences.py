@@ -28,8 +28,10 @@ from functools import cached_property
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .. import settings
 from ..errors import InvalidDataError
-from .data import NTPData, as_float_array, check_dense_size
+from ..validation import as_flag, as_generator, as_ordered, check_dense_size
+from .data import NTPData, as_float_array
 from .loss import entropy
 
 __all__ = [
@@ -60,10 +62,10 @@ def validate_sequences(sequences: Iterable[Sequence[int]], vocab_size: int) -> l
     Raises
     ------
     InvalidDataError
-        If ``vocab_size`` is not an integer >= 2, there are no sequences, a sequence is a
-        string or not a sequence, a sequence is empty, a token is not an integer (a float,
-        a bool, a string: mixed types), or an id is out of range. The message names the
-        sequence and the position.
+        If ``vocab_size`` is not an integer >= 2, there are no sequences, ``sequences`` or a
+        sequence is a string, unordered (a set, a dict) or not a sequence, a sequence is
+        empty, a token is not an integer (a float, a bool, a string: mixed types), or an id
+        is out of range. The message names the sequence and the position.
     """
     if isinstance(vocab_size, (bool, np.bool_)) or not isinstance(vocab_size, (int, np.integer)):
         raise InvalidDataError(f"vocab_size must be an integer, got {vocab_size!r}")
@@ -72,17 +74,14 @@ def validate_sequences(sequences: Iterable[Sequence[int]], vocab_size: int) -> l
     if isinstance(sequences, (str, bytes)):
         raise InvalidDataError("sequences must be a collection of id sequences, not a single string")
     out: list[tuple[int, ...]] = []
-    for i, seq in enumerate(sequences):
+    for i, seq in enumerate(as_ordered(sequences, "sequences")):
         if isinstance(seq, (str, bytes)):
             raise InvalidDataError(f"sequence {i} is a string; encode it to token ids first")
         if isinstance(seq, np.ndarray):
             if seq.ndim != 1:
                 raise InvalidDataError(f"sequence {i} must be 1-dimensional, got shape {seq.shape}")
             seq = seq.tolist()
-        try:
-            tokens = list(seq)
-        except TypeError as exc:
-            raise InvalidDataError(f"sequence {i} is not a sequence: {type(seq).__name__}") from exc
+        tokens = as_ordered(seq, f"sequence {i}")
         if not tokens:
             raise InvalidDataError(f"sequence {i} is empty")
         for t, tok in enumerate(tokens):
@@ -208,6 +207,30 @@ class PrefixContexts:
         return f"PrefixContexts(m={self.m}, V={self.V}, lengths 1..{self.max_length}, pairs={self.n_pairs})"
 
 
+def _check_prefix_size(lasts: list[int], vocab_size: int) -> None:
+    """Refuse, before any prefix is built, a count whose prefixes or counts exceed memory.
+
+    A sequence contributing prefixes of lengths ``1..T`` copies ``T (T + 1) / 2`` token ids
+    (quadratic in ``T``), and each distinct prefix gets a row of ``V`` counts; there are at most
+    ``sum_t min(n_t, V^t)`` distinct prefixes, ``n_t`` the number of sequences reaching length
+    ``t``. Their total at 8 bytes each must stay within :data:`ntpnb.settings.MAX_DENSE_BYTES`.
+    """
+    reach = np.bincount(np.asarray(lasts, dtype=np.int64), minlength=1)[::-1].cumsum()[::-1]  # n_t
+    n_ids = sum(last * (last + 1) // 2 for last in lasts)
+    n_rows, distinct_max = 0, 1  # distinct_max = V^t, capped once it exceeds every n_t
+    for n_t in reach[1:]:
+        distinct_max = min(distinct_max * vocab_size, len(lasts))
+        n_rows += min(int(n_t), distinct_max)
+    nbytes = 8.0 * (n_ids + n_rows * vocab_size)
+    if nbytes > settings.MAX_DENSE_BYTES:
+        raise InvalidDataError(
+            f"prefix_contexts: {n_ids} prefix token ids and up to {n_rows} rows of {vocab_size} counts "
+            f"would take {nbytes / 2**30:.3g} GiB, more than ntpnb.settings.MAX_DENSE_BYTES = "
+            f"{settings.MAX_DENSE_BYTES / 2**30:.3g} GiB (the prefixes of one sequence grow like its "
+            "length squared: cut long sequences into windows, see sliding_windows, or set max_length)"
+        )
+
+
 def prefix_contexts(
     sequences: Iterable[Sequence[int]], vocab_size: int, max_length: int | None = None
 ) -> PrefixContexts:
@@ -226,8 +249,10 @@ def prefix_contexts(
     Raises
     ------
     InvalidDataError
-        On invalid sequences (see :func:`validate_sequences`), a ``max_length`` below 1, or if
-        no sequence has two tokens (there is no pair to count).
+        On invalid sequences (see :func:`validate_sequences`), a ``max_length`` below 1, if
+        no sequence has two tokens (there is no pair to count), or if the prefixes and their
+        counts would exceed :data:`ntpnb.settings.MAX_DENSE_BYTES` (checked before any work;
+        a sequence of length ``T`` has prefixes holding ``T (T - 1) / 2`` ids).
 
     Examples
     --------
@@ -240,9 +265,10 @@ def prefix_contexts(
     seqs = validate_sequences(sequences, vocab_size)
     if max_length is not None and (not _is_int_token(max_length) or max_length < 1):
         raise InvalidDataError(f"max_length must be a positive integer, got {max_length!r}")
+    lasts = [len(seq) - 1 if max_length is None else min(len(seq) - 1, max_length) for seq in seqs]
+    _check_prefix_size(lasts, vocab_size)
     table: dict[tuple[int, ...], np.ndarray] = {}
-    for seq in seqs:
-        last = len(seq) - 1 if max_length is None else min(len(seq) - 1, max_length)
+    for seq, last in zip(seqs, lasts, strict=True):
         for t in range(1, last + 1):
             row = table.get(seq[:t])
             if row is None:
@@ -268,11 +294,13 @@ def sliding_windows(tokens: Sequence[int], length: int, cyclic: bool = True) -> 
     Raises
     ------
     InvalidDataError
-        If ``length`` is not an integer >= 2, or the stream is shorter than ``length``.
+        If ``length`` is not an integer >= 2, ``tokens`` is not an ordered sequence (a set, a
+        string, a number), ``cyclic`` not a bool, or the stream is shorter than ``length``.
     """
     if not _is_int_token(length) or length < 2:
         raise InvalidDataError(f"the window length must be an integer >= 2, got {length!r}")
-    toks = list(tokens)
+    cyclic = as_flag(cyclic, "cyclic")
+    toks = as_ordered(tokens.tolist() if isinstance(tokens, np.ndarray) else tokens, "tokens")
     n = len(toks)
     if n < length:
         raise InvalidDataError(f"the stream has {n} tokens, fewer than the window length {length}")
@@ -293,7 +321,8 @@ def random_context_embeddings(m: int, d: int, seed: int | np.random.Generator = 
     for name, value in {"m": m, "d": d}.items():
         if not _is_int_token(value) or value < 1:
             raise InvalidDataError(f"{name} must be a positive integer, got {value!r}")
-    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    rng = as_generator(seed)
+    check_dense_size((m, d), "the embeddings")
     return rng.standard_normal((m, d)) / np.sqrt(d)
 
 
@@ -329,7 +358,7 @@ def joint_ntp_data(contexts: PrefixContexts, d: int, seed: int | np.random.Gener
     if not _is_int_token(d) or d < 1:
         raise InvalidDataError(f"d must be a positive integer, got {d!r}")
     check_dense_size((contexts.m, int(d)), f"the embeddings of the joint problem (m = {contexts.m}, d = {d})")
-    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    rng = as_generator(seed)
     H = rng.standard_normal((int(d), contexts.m)).T / np.sqrt(d)  # column k: the k-th m draws
     return contexts.ntp_data(H)
 

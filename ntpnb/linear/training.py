@@ -32,7 +32,8 @@ from numpy.typing import ArrayLike
 
 from .. import optim
 from ..errors import InvalidDataError
-from .data import NTPData
+from ..validation import as_float, as_generator
+from .data import NTPData, require_data
 from .loss import entropy, kl_divergence
 from .subspace import f_decomposition, finite_solution
 from .svm import ntp_svm
@@ -161,7 +162,7 @@ def sampled_gradient_fn(
         raise InvalidDataError(f"unknown sampling {sampling!r}; expected one of {SAMPLING_KINDS}")
     if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
         raise InvalidDataError(f"batch_size must be a positive integer, got {batch_size!r}")
-    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    rng = as_generator(seed)
     H, P, V = data.H, data.P, data.V
     cum_pi = np.cumsum(data.pi)
     cum_P = np.cumsum(P, axis=1)
@@ -265,14 +266,16 @@ def train(
     Raises
     ------
     InvalidDataError
-        On a ``W0`` of the wrong shape, or bad optimizer settings.
+        If ``data`` is not an :class:`NTPData`, on a bad ``seed``, a ``W0`` that is not a
+        numeric array of the right shape, or bad optimizer settings.
     NotCompatibleError, NotSeparableError
         If Theorem 2 does not apply to ``data``.
     """
-    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    require_data(data)
+    rng = as_generator(seed)
     if W0 is None:
         W0 = optim.lecun_init((data.V, data.d), fan_in=data.d, seed=rng)
-    W0 = np.asarray(W0, dtype=float)
+    W0 = as_float(W0, "W0")
     if W0.ndim < 2 or W0.shape[-2:] != (data.V, data.d):
         raise InvalidDataError(f"W0 must have shape (..., V, d) = (..., {data.V}, {data.d}), got {W0.shape}")
     lim = limits(data) if lim is None else lim
