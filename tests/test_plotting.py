@@ -35,7 +35,8 @@ def test_show_figure_saves_closes_and_displays_the_png_at_the_inline_size(tmp_pa
     monkeypatch.setattr("IPython.display.display", lambda obj: shown.append(obj))
     layout = output_layout(tmp_path / "out")
     fig = _figure()
-    paths = plotting.show_figure(fig, "g", layout)
+    assert plotting.show_figure(fig, "g", layout) is None  # a cell ending with it prints no path
+    paths = [layout.figures / "g.png", layout.figures / "g.pdf"]
     assert [p.name for p in paths] == ["g.png", "g.pdf"] and all(p.is_file() for p in paths)
     assert not plt.fignum_exists(fig.number)  # closed: the inline backend does not draw it again
     (image,) = shown

@@ -74,11 +74,13 @@ def save_figure(fig: Figure, name: str, layout: OutputLayout) -> list[Path]:
     return write_figure(fig, layout.figures / name)
 
 
-def show_figure(fig: Figure, name: str, layout: OutputLayout) -> list[Path]:
+def show_figure(fig: Figure, name: str, layout: OutputLayout) -> None:
     """Save ``fig`` (:func:`save_figure`), close it, and display the saved PNG in the notebook.
 
     The PNG is shown at the size the inline backend would give the figure (``figure.dpi``
-    pixels per inch), so pages look the same as with ``plt.show()``. Returns the paths written.
+    pixels per inch), so pages look the same as with ``plt.show()``. Nothing is returned, so a
+    cell that ends with this call shows the figure and not the paths it was written to (which
+    depend on the output folder of the run).
     """
     import matplotlib.pyplot as plt
     from IPython.display import Image, display
@@ -90,4 +92,3 @@ def show_figure(fig: Figure, name: str, layout: OutputLayout) -> list[Path]:
         width = png.size[0]
     scale = float(mpl.rcParams["figure.dpi"]) / float(mpl.rcParams["savefig.dpi"])
     display(Image(filename=str(paths[0]), width=max(1, round(width * scale))))
-    return paths
