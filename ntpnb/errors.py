@@ -20,6 +20,8 @@ __all__ = [
     "HeadAssumptionError",
     "InfeasibleGraphSVMError",
     "GenerationError",
+    "OutputLockedError",
+    "RunInterruptedError",
 ]
 
 
@@ -88,3 +90,21 @@ class InfeasibleGraphSVMError(NotSeparableError):
 
 class GenerationError(NTPError):
     """A random data generator did not meet its requirement within its bounded number of redraws."""
+
+
+class OutputLockedError(PathError):
+    """Another ``ntpnb`` process holds the output folder (``--no-wait`` was given)."""
+
+
+class RunInterruptedError(NTPError):
+    """``ntpnb reproduce`` was interrupted (Ctrl-C, SIGINT); completed outputs are kept.
+
+    ``done`` notebooks of ``total`` had finished (successfully or not) when it stopped.
+    """
+
+    def __init__(self, done: int, total: int) -> None:
+        self.done = done
+        self.total = total
+        super().__init__(
+            f"interrupted after {done} of {total} notebooks; completed outputs kept; rerun to resume"
+        )

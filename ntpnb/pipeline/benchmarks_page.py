@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .atomic import atomic_write_text
 from .paths import OutputLayout
 from .timings import format_timings, load_timings
 
@@ -76,5 +77,5 @@ def render_benchmarks_page(layout: OutputLayout) -> str:
 def write_benchmarks_page(layout: OutputLayout) -> Path:
     """Write the page to ``<layout.root>/benchmarks.md`` and return its path."""
     path = layout.root / "benchmarks.md"
-    path.write_text(render_benchmarks_page(layout), encoding="utf-8")
+    atomic_write_text(path, render_benchmarks_page(layout))
     return path

@@ -25,6 +25,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from ..errors import ClaimCheckError, InvalidDataError
+from .atomic import atomic_write_text
 from .paths import output_layout
 
 __all__ = [
@@ -208,7 +209,7 @@ class ClaimLog:
             "profile": self.profile,
             "checks": [asdict(c) for c in self.checks],
         }
-        self.path.write_text(json.dumps(record, indent=1) + "\n")
+        atomic_write_text(self.path, json.dumps(record, indent=1) + "\n")
 
 
 _TABLE_COLUMNS = ("claim", "what", "paper", "ours", "required", "result")

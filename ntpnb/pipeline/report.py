@@ -21,6 +21,7 @@ from pathlib import Path
 from markdown_it import MarkdownIt
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 
+from .atomic import atomic_write_text
 from .claims import format_number, format_requirement
 from .paths import OutputLayout
 from .registry import CLAIMS, PAPERS, sort_key
@@ -303,5 +304,5 @@ def render_report(layout: OutputLayout) -> str:
 def write_report(layout: OutputLayout) -> Path:
     """Write the report to ``<layout.root>/report.md`` and return its path."""
     path = layout.root / "report.md"
-    path.write_text(render_report(layout), encoding="utf-8")
+    atomic_write_text(path, render_report(layout))
     return path
