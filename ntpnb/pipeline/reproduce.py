@@ -53,7 +53,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from multiprocessing.connection import Connection
@@ -267,16 +267,28 @@ def _promote(stage: OutputLayout, layout: OutputLayout, executed: Path) -> None:
 
 
 def _failed_cell(staged: Path) -> tuple[int, str] | None:
-    """Index and first source line of the cell papermill marked failed or running, if any."""
+    """Index and first source line of the cell a run failed in, if the executed copy shows it.
+
+    That is the cell papermill marked failed, or else the cell the kernel started and never
+    answered (no ``shell.execute_reply`` time: the kernel died in it).
+    """
     import nbformat
 
     try:
         nb = nbformat.read(staged, as_version=4)
     except (OSError, ValueError):
         return None
-    for status in ("failed", "running"):
+
+    def failed(cell: dict) -> bool:
+        return cell.get("metadata", {}).get("papermill", {}).get("status") == "failed"
+
+    def unanswered(cell: dict) -> bool:
+        execution = cell.get("metadata", {}).get("execution", {})
+        return bool(execution) and "shell.execute_reply" not in execution
+
+    for test in (failed, unanswered):
         for index, cell in enumerate(nb.cells):
-            if cell.get("metadata", {}).get("papermill", {}).get("status") == status:
+            if cell.cell_type == "code" and test(cell):
                 lines = cell.source.strip().splitlines()
                 return index, lines[0] if lines else ""
     return None
@@ -363,7 +375,8 @@ def _run_papermill(
         error = describe_failure(exc, staged)
         if isinstance(exc, OSError) and not hasattr(exc, "ename"):
             error = f"could not write the outputs: {exc.strerror}: {exc.filename}"
-        _key_path(executed).unlink(missing_ok=True)  # a failed run is never cached
+        with suppress(OSError):  # a failed run is never cached (unless the folder is read-only)
+            _key_path(executed).unlink(missing_ok=True)
         kept = _keep_failure(layout, stage, name, error, parameters)
         shutil.rmtree(stage.root, ignore_errors=True)
         return RunResult(name, False, seconds, kept, error)
@@ -460,12 +473,24 @@ def _worker(sender: Connection, args: tuple) -> None:
     """A worker process: run one notebook (:func:`_run_papermill`), send the result back.
 
     It starts a session of its own, so that a terminal's Ctrl-C reaches only the parent,
-    which decides how the run stops.
+    which decides how the run stops. If the parent dies (``kill -9``), the worker ends the
+    run's processes and itself (:func:`_orphan_watchdog`): nothing writes the outputs after
+    their lock is gone.
     """
     if hasattr(os, "setsid"):
         os.setsid()
+    watchdog = threading.Thread(target=_orphan_watchdog, args=(os.getppid(),), daemon=True)
+    watchdog.start()
     sender.send(_run_papermill(*args))
     sender.close()
+
+
+def _orphan_watchdog(parent: int, every: float = 0.5) -> None:
+    """In a worker: once the parent ``parent`` is gone, end every process of the run, then exit."""
+    while os.getppid() == parent:
+        time.sleep(every)
+    end_processes(os.environ.get(RUN_MARKER, ""), grace=0.0)
+    os._exit(1)
 
 
 def _run_in_workers(
