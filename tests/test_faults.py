@@ -229,14 +229,14 @@ def test_kill_9_mid_notebook_then_the_rerun_resumes(project):
 
 
 def test_a_failed_rerun_keeps_the_last_good_outputs_and_records_the_failure(project):
-    code, out, err = run(project, NAMES[1], env={"RUN_02": "good"})
+    code, _out, err = run(project, NAMES[1], env={"RUN_02": "good"})
     assert code == 0, err
     outputs = project / "outputs"
     executed = outputs / "notebooks" / f"{NAMES[1]}.ipynb"
     good = executed.read_bytes()
     assert b"done good" in good
 
-    code, out, err = run(project, NAMES[1], "--force", env={"FAIL_02": "1"})
+    code, _out, err = run(project, NAMES[1], "--force", env={"FAIL_02": "1"})
     assert code == 1
     assert executed.read_bytes() == good  # the book still shows the last successful run
     assert not executed.with_name(f"{NAMES[1]}.key.json").exists()  # but it runs again next time

@@ -647,8 +647,7 @@ def reproduce(
         # slowest notebook does not start last and leave the other workers idle
         pending.sort(key=lambda args: -_last_seconds(layout, profile, args[0].stem))
         interrupted = _run_in_workers(pending, jobs, report, mark, log)
-        if interrupted:
-            remove_leftovers(layout)  # the staging trees of the notebooks that were stopped
+        remove_leftovers(layout)  # the staging folder, and the trees of notebooks that were stopped
         executed_now = [r for r in results.values() if not r.cached]
         if executed_now:  # with the number of notebooks that actually ran side by side
             record_timings(layout, profile, executed_now, min(jobs, len(pending)))
