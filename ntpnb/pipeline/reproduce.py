@@ -84,6 +84,8 @@ __all__ = [
 ]
 
 KERNEL_NAME = "python3"
+#: The name of every run's private folder (kernel sockets and connection files) starts so.
+RUN_FOLDER_PREFIX = "ntpnb-run-"
 
 #: The thread-count variables of the BLAS libraries numpy and scipy may load.
 BLAS_ENV_VARS: tuple[str, ...] = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
@@ -124,10 +126,24 @@ class IPCKernelManager(AsyncKernelManager):
     def _ip_default(self) -> str:
         # jupyter_client's default, ``kernel-ipc`` in the working folder, is shared by kernels
         # started there at once (``--jobs``), which then answer each other's messages: give
-        # every kernel its own socket prefix in the temporary folder.
-        # In a run, the run's private runtime folder, removed when the run ends.
-        folder = os.environ.get("JUPYTER_RUNTIME_DIR") or tempfile.gettempdir()
-        return os.path.join(folder, f"ntpnb-kernel-{uuid.uuid4().hex[:16]}-ipc")
+        # every kernel its own socket prefix, in the run's folder (see :func:`_run_folder`).
+        return os.path.join(_run_folder(), f"ntpnb-kernel-{uuid.uuid4().hex[:16]}-ipc")
+
+    @default("connection_file")
+    def _default_connection_file(self) -> str:
+        # jupyter_client's default is a new file in the temporary folder, left there when the
+        # kernel is killed: in the run's folder instead, which the run removes
+        return os.path.join(_run_folder(), f"kernel-{uuid.uuid4().hex[:16]}.json")
+
+
+def _run_folder() -> str:
+    """The private folder of the current run (its kernels' sockets and connection files).
+
+    ``JUPYTER_RUNTIME_DIR`` as :func:`_run_environment` sets it; outside a run, the
+    temporary folder.
+    """
+    folder = os.environ.get("JUPYTER_RUNTIME_DIR") if os.environ.get(RUN_MARKER) else None
+    return folder or tempfile.gettempdir()
 
 
 @dataclass(frozen=True)
@@ -455,7 +471,7 @@ def _run_environment() -> Iterator[str]:
     kernel sockets) removed, even when kernels were killed and could not clean up.
     """
     mark = uuid.uuid4().hex
-    runtime = tempfile.mkdtemp(prefix="ntpnb-run-")
+    runtime = tempfile.mkdtemp(prefix=RUN_FOLDER_PREFIX)
     saved = {var: os.environ.get(var) for var in (RUN_MARKER, "JUPYTER_RUNTIME_DIR")}
     os.environ.update({RUN_MARKER: mark, "JUPYTER_RUNTIME_DIR": runtime})
     try:
@@ -489,7 +505,9 @@ def _orphan_watchdog(parent: int, every: float = 0.5) -> None:
     """In a worker: once the parent ``parent`` is gone, end every process of the run, then exit."""
     while os.getppid() == parent:
         time.sleep(every)
-    end_processes(os.environ.get(RUN_MARKER, ""), grace=0.0)
+    end_processes(os.environ[RUN_MARKER], grace=0.0)
+    if Path(_run_folder()).name.startswith(RUN_FOLDER_PREFIX):  # the parent would have removed it
+        shutil.rmtree(_run_folder(), ignore_errors=True)
     os._exit(1)
 
 
