@@ -72,7 +72,14 @@ def project(tmp_path):
     """A two-notebook project, and a function that starts ``ntpnb reproduce`` on it."""
     root = tmp_path / "project"
     (root / "notebooks").mkdir(parents=True)
-    (root / "_toc.yml").write_text("format: jb-book\nroot: intro\n")
+    (root / "book").mkdir()
+    shutil.copy(ROOT / "_config.yml", root / "_config.yml")
+    shutil.copy(ROOT / "book" / "references.bib", root / "book" / "references.bib")
+    (root / "book" / "intro.md").write_text("# A tiny book\n\nTwo chapters.\n")
+    (root / "book" / "claims.md").write_text("# Claims\n\nThe report links here.\n")
+    chapters = "".join(f"  - file: outputs/notebooks/{name}\n" for name in NAMES)
+    pages = "".join(f"  - file: {page}\n" for page in ("outputs/report", "book/claims", "outputs/benchmarks"))
+    (root / "_toc.yml").write_text(f"format: jb-book\nroot: book/intro\nchapters:\n{chapters}{pages}")
     for name in NAMES:
         values = profiles.PROFILES[name]["paper"]  # the real notebook's parameters, unused
         parameters = "\n".join(f"{k} = {v!r}" for k, v in values.items())
@@ -218,7 +225,7 @@ def test_kill_9_mid_notebook_then_the_rerun_resumes(project):
     assert not leftover_processes()  # the workers and kernels ended themselves
     assert not (project / "outputs" / "notebooks" / f"{NAMES[1]}.ipynb").exists()  # nothing partial
 
-    code, out, err = run(project, "--jobs", "1")
+    code, out, err = run(project, "--jobs", "1", env={"RUN_02": "resumed"})
     assert code == 0, err
     lines = out.splitlines()
     assert any(NAMES[0] in line and "cached" in line for line in lines), out  # 01 is not run again
@@ -226,6 +233,39 @@ def test_kill_9_mid_notebook_then_the_rerun_resumes(project):
     assert not temporaries(project)
     claims = json.loads((project / "outputs" / "claims" / f"{NAMES[1]}.json").read_text())
     assert claims["checks"][0]["passed"]
+
+    book = subprocess.run(book_command(project), capture_output=True, text=True, timeout=120)
+    assert book.returncode == 0, book.stdout[-2000:] + book.stderr[-2000:]
+    chapter = project / "_build" / "html" / "outputs" / "notebooks" / f"{NAMES[1]}.html"
+    assert "done resumed" in chapter.read_text()
+
+
+def book_command(root: Path, *args: str) -> list[str]:
+    return [sys.executable, "-m", "ntpnb.pipeline.cli", "book", "--root", str(root), *args]
+
+
+def test_the_book_without_outputs_says_what_to_run(project):
+    proc = subprocess.run(book_command(project), capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert "no executed notebooks in" in proc.stderr
+    assert "run `ntpnb reproduce --profile quick`" in proc.stderr
+    assert "`ntpnb book --run-missing quick`" in proc.stderr
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes to read-only folders")
+def test_a_read_only_output_folder_leaves_the_previous_outputs_whole(project):
+    code, _out, err = run(project, NAMES[1], env={"RUN_02": "good"})
+    assert code == 0, err
+    notebooks = project / "outputs" / "notebooks"
+    before = {p.name: p.read_bytes() for p in notebooks.iterdir()}
+    notebooks.chmod(0o555)
+    try:
+        code, out, err = run(project, NAMES[1], "--force", env={"RUN_02": "new"})
+    finally:
+        notebooks.chmod(0o755)
+    assert code == 1 and "could not write the outputs" in out, (out, err)
+    assert {p.name: p.read_bytes() for p in notebooks.iterdir()} == before
+    assert not temporaries(project)
 
 
 def test_a_failed_rerun_keeps_the_last_good_outputs_and_records_the_failure(project):
