@@ -16,6 +16,7 @@ import subprocess
 import sys
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -88,9 +89,15 @@ def project(tmp_path):
     return root
 
 
-def start(root: Path, *args: str, env: dict[str, str] | None = None, **kwargs) -> subprocess.Popen:
-    """``ntpnb reproduce --profile quick ARGS`` on ``root``, marked, in a session of its own."""
-    cmd = [sys.executable, "-m", "ntpnb.pipeline.cli", "reproduce", "--profile", "quick", "--root", str(root)]
+def start(
+    root: Path, *args: str, env: dict[str, str] | None = None, prefix: tuple[str, ...] = (), **kwargs
+) -> subprocess.Popen:
+    """``ntpnb reproduce --profile quick ARGS`` on ``root``, marked, in a session of its own.
+
+    ``prefix`` is a command that runs it (e.g. in a mount namespace).
+    """
+    cmd = [*prefix, sys.executable, "-m", "ntpnb.pipeline.cli", "reproduce", "--profile", "quick"]
+    cmd += ["--root", str(root)]
     full_env = {**os.environ, "PYTHONPATH": str(ROOT), MARK: MARK_VALUE, **(env or {})}
     return subprocess.Popen(
         [*cmd, *args],
@@ -108,9 +115,13 @@ MARK_VALUE = uuid.uuid4().hex
 
 
 def run(
-    root: Path, *args: str, env: dict[str, str] | None = None, timeout: float = 60
+    root: Path,
+    *args: str,
+    env: dict[str, str] | None = None,
+    timeout: float = 60,
+    prefix: tuple[str, ...] = (),
 ) -> tuple[int, str, str]:
-    proc = start(root, *args, env=env)
+    proc = start(root, *args, env=env, prefix=prefix)
     out, err = proc.communicate(timeout=timeout)
     return proc.returncode, out, err
 
@@ -252,20 +263,39 @@ def test_the_book_without_outputs_says_what_to_run(project):
     assert "`ntpnb book --run-missing quick`" in proc.stderr
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root writes to read-only folders")
+def read_only(folder: Path) -> tuple[tuple[str, ...], Callable[[], None]]:
+    """A command prefix under which ``folder`` cannot be written, and a function that undoes it.
+
+    For a user, the folder's permissions; for root (who writes anyway), a read-only bind mount
+    in a private mount namespace (``unshare -m``), skipped where that is not allowed.
+    """
+    if os.geteuid() != 0:
+        folder.chmod(0o555)
+        return (), lambda: folder.chmod(0o755)
+    mount = f"mount --bind '{folder}' '{folder}' && mount -o remount,bind,ro '{folder}'"
+    if shutil.which("unshare") is None:
+        pytest.skip("root, and no unshare for a read-only mount")
+    probe = ["unshare", "-m", "sh", "-c", f"{mount} && ! touch '{folder}/x'"]
+    if subprocess.run(probe, capture_output=True).returncode != 0:
+        pytest.skip("root, and no private read-only mount (unshare -m) allowed here")
+    return ("unshare", "-m", "sh", "-c", f'{mount} && exec "$@"', "sh"), lambda: None
+
+
 def test_a_read_only_output_folder_leaves_the_previous_outputs_whole(project):
     code, _out, err = run(project, NAMES[1], env={"RUN_02": "good"})
     assert code == 0, err
     notebooks = project / "outputs" / "notebooks"
     before = {p.name: p.read_bytes() for p in notebooks.iterdir()}
-    notebooks.chmod(0o555)
+    prefix, undo = read_only(notebooks)
     try:
-        code, out, err = run(project, NAMES[1], "--force", env={"RUN_02": "new"})
+        code, out, err = run(project, NAMES[1], "--force", env={"RUN_02": "new"}, prefix=prefix)
     finally:
-        notebooks.chmod(0o755)
-    assert code == 1 and "could not write the outputs" in out, (out, err)
+        undo()
+    assert code == 1 and "could not write the outputs: the folder is not writable" in out, (out, err)
     assert {p.name: p.read_bytes() for p in notebooks.iterdir()} == before
     assert not temporaries(project)
+    record = json.loads((project / "outputs" / "failed" / f"{NAMES[1]}.json").read_text())
+    assert "not writable" in record["error"]
 
 
 def test_a_failed_rerun_keeps_the_last_good_outputs_and_records_the_failure(project):

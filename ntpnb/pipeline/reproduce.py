@@ -41,6 +41,7 @@ The wall time of every executed notebook is recorded in ``<output root>/timings.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import multiprocessing
@@ -276,7 +277,7 @@ def _promote(stage: OutputLayout, layout: OutputLayout, executed: Path) -> None:
     for folder in sorted({t.parent for t in targets} | {executed.parent}):
         folder.mkdir(parents=True, exist_ok=True)
         if not os.access(folder, os.W_OK):
-            raise PermissionError(13, "Permission denied", str(folder))
+            raise PermissionError(errno.EACCES, "the folder is not writable", str(folder))
     for path, target in zip(files, targets, strict=True):
         os.replace(path, target)
     os.replace(staged, executed)
