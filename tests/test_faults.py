@@ -59,7 +59,8 @@ from ntpnb.pipeline.claims import ClaimLog
 claims = ClaimLog("{name}", profile, output_dir)
 claims.check("A1", "tiny {name} started", 1.0, "~", 1.0, tol=0.1, kind="sanity")
 end = time.monotonic() + float(os.environ.get("SLEEP_{short}", "0"))
-while time.monotonic() < end:
+gate = os.environ.get("GATE_{short}", "")  # a file whose creation ends the sleep early
+while time.monotonic() < end and not (gate and os.path.exists(gate)):
     time.sleep(0.1)
 if os.environ.get("FAIL_{short}"):
     raise ValueError("{name} broken on purpose")
@@ -118,7 +119,7 @@ def run(
     root: Path,
     *args: str,
     env: dict[str, str] | None = None,
-    timeout: float = 60,
+    timeout: float = 180,
     prefix: tuple[str, ...] = (),
 ) -> tuple[int, str, str]:
     proc = start(root, *args, env=env, prefix=prefix)
@@ -126,7 +127,7 @@ def run(
     return proc.returncode, out, err
 
 
-def wait_for(condition, timeout: float = 30, what: str = "") -> None:
+def wait_for(condition, timeout: float = 120, what: str = "") -> None:
     deadline = time.monotonic() + timeout
     while not condition():
         if time.monotonic() > deadline:
@@ -330,17 +331,22 @@ def test_a_dead_kernel_is_named_with_its_cell(project):
     assert "Traceback" not in err
 
 
-def test_two_runs_at_once_take_turns(project):
-    first = start(project, NAMES[1], env={"SLEEP_02": "4", "FAIL_02": "1"})
-    wait_for(running_kernels(project, 1), what="the first run to start")
-    code, _out, err = run(project, NAMES[1], "--no-wait")
-    assert code == 2
-    assert f"is in use by process {first.pid}" in err and "Traceback" not in err
-    second = start(project, NAMES[1])  # waits, then runs: the failed notebook is not cached
+def test_two_runs_at_once_take_turns(project, tmp_path):
+    gate = tmp_path / "gate"
+    first = start(project, NAMES[1], env={"SLEEP_02": "120", "GATE_02": str(gate), "FAIL_02": "1"})
+    try:
+        wait_for(running_kernels(project, 1), what="the first run to start")
+        code, _out, err = run(project, NAMES[1], "--no-wait")
+        assert code == 2
+        assert f"is in use by process {first.pid}" in err and "Traceback" not in err
+        second = start(project, NAMES[1], env={"PYTHONUNBUFFERED": "1"})
+        assert f"waiting for process {first.pid}" in second.stdout.readline()
+    finally:
+        gate.touch()  # the first run's notebook goes on, and fails
     out1, _err1 = first.communicate(timeout=60)
     out2, err2 = second.communicate(timeout=60)
     assert first.returncode == 1 and "FAILED" in out1
-    assert f"waiting for process {first.pid}" in out2
+    # the second run started after the first had finished: its failed notebook is not cached
     assert second.returncode == 0 and " ok " in out2 and "cached" not in out2, (out2, err2)
 
 
