@@ -194,6 +194,7 @@ def test_an_interrupted_write_leaves_the_old_file(tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["timings.json"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "jobs, to_group, earlier",
     [(1, True, False), (1, False, False), (2, True, True), (2, False, False)],
@@ -227,6 +228,7 @@ def test_sigint_stops_the_run_within_seconds(project, jobs, to_group, earlier):
         assert code == 0 and out.count("cached") == 2, (out, err)
 
 
+@pytest.mark.slow
 def test_kill_9_mid_notebook_then_the_rerun_resumes(project):
     env = {"SLEEP_02": "60", "RUN_01": "killed-run", "RUN_02": "killed-run"}
     proc = start(project, "--jobs", "1", env=env)
@@ -282,6 +284,7 @@ def read_only(folder: Path) -> tuple[tuple[str, ...], Callable[[], None]]:
     return ("unshare", "-m", "sh", "-c", f'{mount} && exec "$@"', "sh"), lambda: None
 
 
+@pytest.mark.slow
 def test_a_read_only_output_folder_leaves_the_previous_outputs_whole(project):
     code, _out, err = run(project, NAMES[1], env={"RUN_02": "good"})
     assert code == 0, err
@@ -299,6 +302,7 @@ def test_a_read_only_output_folder_leaves_the_previous_outputs_whole(project):
     assert "not writable" in record["error"]
 
 
+@pytest.mark.slow
 def test_a_failed_rerun_keeps_the_last_good_outputs_and_records_the_failure(project):
     code, _out, err = run(project, NAMES[1], env={"RUN_02": "good"})
     assert code == 0, err
@@ -322,6 +326,7 @@ def test_a_failed_rerun_keeps_the_last_good_outputs_and_records_the_failure(proj
     assert not (outputs / "failed" / f"{NAMES[1]}.json").exists()  # the success clears the record
 
 
+@pytest.mark.slow
 def test_a_dead_kernel_is_named_with_its_cell(project):
     source = project / "notebooks" / f"{NAMES[0]}.md"
     source.write_text(source.read_text().replace("import time\n", "import time\nos.kill(os.getpid(), 9)\n"))
@@ -331,6 +336,7 @@ def test_a_dead_kernel_is_named_with_its_cell(project):
     assert "Traceback" not in err
 
 
+@pytest.mark.slow
 def test_two_runs_at_once_take_turns(project, tmp_path):
     gate = tmp_path / "gate"
     first = start(project, NAMES[1], env={"SLEEP_02": "120", "GATE_02": str(gate), "FAIL_02": "1"})
@@ -350,6 +356,7 @@ def test_two_runs_at_once_take_turns(project, tmp_path):
     assert second.returncode == 0 and " ok " in out2 and "cached" not in out2, (out2, err2)
 
 
+@pytest.mark.slow
 def test_clear_one_line_errors_for_bad_output_paths_and_values(project):
     for args, problem in [
         (("--out", "/proc/ntpnb-out"), "cannot create the output folder"),
