@@ -139,3 +139,16 @@ def test_summary_is_the_chapter_claim_table(run):
     html = table._repr_html_()
     assert html.count("<tr class=") == 4 and 'class="ntpnb-fail"' in html
     assert "<th>paper</th>" in html and "e^{-gamma}" in html
+
+
+def test_the_report_names_the_notebooks_whose_last_run_failed(tmp_path):
+    layout = output_layout(tmp_path / "outputs")
+    assert "last run of these notebooks failed" not in render_report(layout)
+    layout.failed.mkdir()
+    record = {"notebook": "02_demo", "date": "2026-01-02 03:04 UTC", "error": "ValueError: bad *input*"}
+    (layout.failed / "02_demo.json").write_text(json.dumps(record))
+    (layout.failed / "03_half.json").write_text('{"notebook": ')  # unreadable: skipped
+    report = render_report(layout)
+    assert "The last run of these notebooks failed" in report
+    assert "* `02_demo` (2026-01-02 03:04 UTC): ValueError: bad \\*input\\*" in report
+    assert "03_half" not in report
