@@ -26,9 +26,9 @@ RUN_MARKER = "NTPNB_RUN_ID"
 def marked_processes(variable: str, value: str) -> list[int]:
     """Process ids (other than this process) whose environment has ``variable=value`` (Linux)."""
     needle = f"{variable}={value}".encode() + b"\0"
-    found = []
+    found: list[int] = []
     proc = Path("/proc")
-    if not proc.is_dir():
+    if not value or not proc.is_dir():
         return found
     for entry in proc.iterdir():
         if not entry.name.isdigit() or int(entry.name) == os.getpid():
@@ -37,14 +37,14 @@ def marked_processes(variable: str, value: str) -> list[int]:
             environ = (entry / "environ").read_bytes()
         except OSError:  # gone, or not ours
             continue
-        if (b"\0" + environ).find(b"\0" + needle) >= 0 or environ.startswith(needle):
+        if (b"\0" + environ).find(b"\0" + needle) >= 0:
             found.append(int(entry.name))
     return found
 
 
 def signal_processes(pids: Iterable[int], signum: int, groups: Iterable[int] = ()) -> None:
     """Send ``signum`` to every process in ``pids`` and every process group in ``groups``."""
-    for pgid in groups:
+    for pgid in groups if hasattr(os, "killpg") else ():
         try:
             os.killpg(pgid, signum)
         except OSError:
