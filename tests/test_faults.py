@@ -369,3 +369,15 @@ def test_clear_one_line_errors_for_bad_output_paths_and_values(project):
         else:
             assert code == 0, err
     shutil.rmtree(project / "outputs")
+
+
+def test_a_run_finds_its_processes_by_their_mark():
+    value = uuid.uuid4().hex
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"], env={**os.environ, MARK: value})
+    try:
+        wait_for(lambda: marked_processes(MARK, value) == [child.pid], timeout=10, what="the child")
+        assert marked_processes(MARK, value[:-1]) == [] and marked_processes(MARK, "") == []
+    finally:
+        child.kill()
+        child.wait()
+    assert marked_processes(MARK, value) == []
