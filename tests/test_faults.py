@@ -373,7 +373,8 @@ def test_clear_one_line_errors_for_bad_output_paths_and_values(project):
 
 def test_a_run_finds_its_processes_by_their_mark():
     value = uuid.uuid4().hex
-    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"], env={**os.environ, MARK: value})
+    sleeper = [sys.executable, "-c", "import time; time.sleep(30)"]
+    child = subprocess.Popen(sleeper, env={**os.environ, MARK: value})
     try:
         wait_for(lambda: marked_processes(MARK, value) == [child.pid], timeout=10, what="the child")
         assert marked_processes(MARK, value[:-1]) == [] and marked_processes(MARK, "") == []
