@@ -468,8 +468,8 @@ def _run_environment() -> Iterator[str]:
     """Within: the environment that workers and kernels inherit marks the run.
 
     It holds the run's mark (:data:`~ntpnb.pipeline.processes.RUN_MARKER`, yielded) and a
-    private Jupyter runtime folder. Afterwards the environment is restored and the folder (connection files,
-    kernel sockets) removed, even when kernels were killed and could not clean up.
+    private Jupyter runtime folder. Afterwards the environment is restored and the folder
+    (connection files, kernel sockets) removed, even when kernels were killed.
     """
     mark = uuid.uuid4().hex
     runtime = tempfile.mkdtemp(prefix=RUN_FOLDER_PREFIX)
