@@ -196,11 +196,17 @@ def test_an_interrupted_write_leaves_the_old_file(tmp_path):
 
 @pytest.mark.slow
 @pytest.mark.parametrize(
-    "jobs, to_group, earlier",
-    [(1, True, False), (1, False, False), (2, True, True), (2, False, False)],
-    ids=["j1-group", "j1-main", "j2-group-after-a-good-run", "j2-main"],
+    "jobs, to_group, earlier, at_start",
+    [
+        (1, True, False, False),
+        (1, False, False, False),
+        (2, True, True, False),
+        (2, False, False, False),
+        (2, True, False, True),
+    ],
+    ids=["j1-group", "j1-main", "j2-group-after-a-good-run", "j2-main", "j2-group-while-workers-start"],
 )
-def test_sigint_stops_the_run_within_seconds(project, jobs, to_group, earlier):
+def test_sigint_stops_the_run_within_seconds(project, jobs, to_group, earlier, at_start):
     executed = {name: project / "outputs" / "notebooks" / f"{name}.ipynb" for name in NAMES}
     if earlier:
         code, out, err = run(project, "--jobs", "2", env={"RUN_01": "first", "RUN_02": "first"})
@@ -209,7 +215,12 @@ def test_sigint_stops_the_run_within_seconds(project, jobs, to_group, earlier):
 
     slow = {"SLEEP_01": "60", "SLEEP_02": "60", "RUN_01": "second", "RUN_02": "second"}
     proc = start(project, "--force", "--jobs", str(jobs), env=slow)
-    wait_for(running_kernels(project, jobs), what="the notebooks to start")
+    if at_start:  # the run holds its lock and starts its workers, which are still importing
+        lock = project / "outputs" / ".lock"
+        wait_for(lambda: lock.is_file() and f"process {proc.pid} " in lock.read_text(), what="the lock")
+        time.sleep(0.5)
+    else:
+        wait_for(running_kernels(project, jobs), what="the notebooks to start")
     sent = time.monotonic()
     if to_group:  # Ctrl-C in a terminal
         os.killpg(proc.pid, signal.SIGINT)

@@ -486,6 +486,25 @@ def _run_environment() -> Iterator[str]:
         shutil.rmtree(runtime, ignore_errors=True)
 
 
+@contextmanager
+def _sigint_blocked() -> Iterator[None]:
+    """Within: SIGINT is blocked in this thread, and so in the processes it starts.
+
+    A worker process is in the terminal's process group until it calls :func:`os.setsid`, and
+    spends its first seconds importing: a Ctrl-C then would print a traceback from it. Blocked,
+    the signal waits (in the parent, it is handled on leaving; the worker unblocks it once in
+    its own session, where no Ctrl-C reaches it).
+    """
+    if not hasattr(signal, "pthread_sigmask"):  # pragma: no cover (Windows)
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
 def _worker(sender: Connection, args: tuple) -> None:
     """A worker process: run one notebook (:func:`_run_papermill`), send the result back.
 
@@ -496,6 +515,10 @@ def _worker(sender: Connection, args: tuple) -> None:
     """
     if hasattr(os, "setsid"):
         os.setsid()
+    if hasattr(signal, "pthread_sigmask"):  # see _sigint_blocked
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)  # discards a Ctrl-C that came before
+        signal.signal(signal.SIGINT, previous)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     watchdog = threading.Thread(target=_orphan_watchdog, args=(os.getppid(),), daemon=True)
     watchdog.start()
     sender.send(_run_papermill(*args))
@@ -535,7 +558,8 @@ def _run_in_workers(
                 args = queue.pop(0)
                 receiver, sender = context.Pipe(duplex=False)
                 process = context.Process(target=_worker, args=(sender, args), daemon=True)
-                process.start()
+                with _sigint_blocked():  # until the worker has a session of its own
+                    process.start()
                 sender.close()
                 running[receiver] = (process, args)
             for receiver in multiprocessing.connection.wait(list(running), timeout=0.2):
