@@ -487,22 +487,23 @@ def _run_environment() -> Iterator[str]:
 
 
 @contextmanager
-def _sigint_blocked() -> Iterator[None]:
-    """Within: SIGINT is blocked in this thread, and so in the processes it starts.
+def _sigint_ignored() -> Iterator[None]:
+    """Within: SIGINT is ignored, and so in the processes started meanwhile, for their life.
 
     A worker process is in the terminal's process group until it calls :func:`os.setsid`, and
-    spends its first seconds importing: a Ctrl-C then would print a traceback from it. Blocked,
-    the signal waits (in the parent, it is handled on leaving; the worker unblocks it once in
-    its own session, where no Ctrl-C reaches it).
+    spends its first seconds importing: a Ctrl-C then would print a traceback from it. An
+    ignored signal stays ignored across ``exec`` (a blocked one does not stay blocked through
+    multiprocessing's start), so the worker starts deaf to it; the parent is deaf only while
+    it starts the process (a Ctrl-C in those milliseconds is lost, the next one counts).
     """
-    if not hasattr(signal, "pthread_sigmask"):  # pragma: no cover (Windows)
+    if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+        signal.signal(signal.SIGINT, previous)
 
 
 def _worker(sender: Connection, args: tuple) -> None:
@@ -515,10 +516,6 @@ def _worker(sender: Connection, args: tuple) -> None:
     """
     if hasattr(os, "setsid"):
         os.setsid()
-    if hasattr(signal, "pthread_sigmask"):  # see _sigint_blocked
-        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)  # discards a Ctrl-C that came before
-        signal.signal(signal.SIGINT, previous)
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     watchdog = threading.Thread(target=_orphan_watchdog, args=(os.getppid(),), daemon=True)
     watchdog.start()
     sender.send(_run_papermill(*args))
@@ -558,7 +555,7 @@ def _run_in_workers(
                 args = queue.pop(0)
                 receiver, sender = context.Pipe(duplex=False)
                 process = context.Process(target=_worker, args=(sender, args), daemon=True)
-                with _sigint_blocked():  # until the worker has a session of its own
+                with _sigint_ignored():  # the worker has no session of its own yet
                     process.start()
                 sender.close()
                 running[receiver] = (process, args)
