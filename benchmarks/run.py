@@ -18,7 +18,7 @@ import numpy as np
 
 from ntpnb.errors import NTPError
 from ntpnb.linear.data import NTPData
-from ntpnb.pipeline.paths import write_text_atomic
+from ntpnb.pipeline.atomic import atomic_write_text
 from ntpnb.pipeline.platform import format_platform, platform_info
 from ntpnb.pipeline.timings import format_timings
 
@@ -524,7 +524,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         png = plots.write_scaling_figure(table, bench.fit_kind, power_law_fit, args.out)
         figures[table.problem] = f"{args.out.name}/{png.name}"  # relative to the book page, one folder up
     page = args.out / "benchmarks.md"
-    write_text_atomic(page, book_page(runs, att_rows, notebooks, machine, total, argv, figures, run_platform))
+    atomic_write_text(page, book_page(runs, att_rows, notebooks, machine, total, argv, figures, run_platform))
     print(f"Wrote {page} (the book's benchmarks page: `ntpnb book` picks it up)")
     path = args.out / "benchmarks.json"
     payload = {
@@ -547,7 +547,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "attention": [{**asdict(r), "speedup": r.speedup} for r in att_rows],
         "notebooks": {"timings": notebooks[0], "wall_seconds": notebooks[1]} if notebooks else None,
     }
-    write_text_atomic(path, json.dumps(payload, indent=1))
+    atomic_write_text(path, json.dumps(payload, indent=1))
     print(f"Wrote {path}")
     return 0
 

@@ -21,6 +21,8 @@ __all__ = [
     "InfeasibleGraphSVMError",
     "GenerationError",
     "RankAmbiguousError",
+    "OutputLockedError",
+    "RunInterruptedError",
 ]
 
 
@@ -99,3 +101,21 @@ class RankAmbiguousError(SolverError):
     rank that could differ between machines. The message lists the singular values relative to
     the largest.
     """
+
+
+class OutputLockedError(PathError):
+    """Another ``ntpnb`` process holds the output folder (``--no-wait`` was given)."""
+
+
+class RunInterruptedError(NTPError):
+    """``ntpnb reproduce`` was interrupted (Ctrl-C, SIGINT); completed outputs are kept.
+
+    ``done`` notebooks of ``total`` had finished (successfully or not) when it stopped.
+    """
+
+    def __init__(self, done: int, total: int) -> None:
+        self.done = done
+        self.total = total
+        super().__init__(
+            f"interrupted after {done} of {total} notebooks; completed outputs kept; rerun to resume"
+        )

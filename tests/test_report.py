@@ -245,3 +245,16 @@ def test_platform_info_is_json_and_names_the_blas():
     table = format_platform(info)
     assert all(f"`{lib['file']}`" in table for lib in blas)
     assert table.count("\n") == len(table.splitlines())  # every row ends its line
+
+
+def test_the_report_names_the_notebooks_whose_last_run_failed(tmp_path):
+    layout = output_layout(tmp_path / "outputs")
+    assert "last run of these notebooks failed" not in render_report(layout)
+    layout.failed.mkdir()
+    record = {"notebook": "02_demo", "date": "2026-01-02 03:04 UTC", "error": "ValueError: bad *input*"}
+    (layout.failed / "02_demo.json").write_text(json.dumps(record))
+    (layout.failed / "03_half.json").write_text('{"notebook": ')  # unreadable: skipped
+    report = render_report(layout)
+    assert "The last run of these notebooks failed" in report
+    assert "* `02_demo` (2026-01-02 03:04 UTC): ValueError: bad \\*input\\*" in report
+    assert "03_half" not in report

@@ -98,10 +98,12 @@ def test_reproduce_records_what_it_executed(tmp_path, monkeypatch):
     monkeypatch.setattr(profiles, "PROFILES", {n: {"paper": {}, "quick": {}} for n in ("a", "b")})
     seconds = {"a": 3.0, "b": 4.0}
 
-    def fake_run(source, parameters, layout, key):
-        return result(source.stem, seconds[source.stem], ok=source.stem == "a")
+    def fake_workers(pending, jobs, report, mark, log):  # what the worker processes would report
+        for source, *_ in pending:
+            report(result(source.stem, seconds[source.stem], ok=source.stem == "a"))
+        return False  # not interrupted
 
-    monkeypatch.setattr(reproduce_module, "_run_papermill", fake_run)
+    monkeypatch.setattr(reproduce_module, "_run_in_workers", fake_workers)
     monkeypatch.setattr(reproduce_module, "_is_cached", lambda executed, key: executed.stem == "b")
     out = tmp_path / "out"
     reproduce(tmp_path, profile="quick", output_dir=out, log=lambda line: None, jobs=1)

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .paths import OutputLayout, write_text_atomic
+from .atomic import atomic_write_text
+from .paths import OutputLayout
 from .timings import format_timings, load_timings
 
 __all__ = [
@@ -75,4 +76,6 @@ def render_benchmarks_page(layout: OutputLayout) -> str:
 
 def write_benchmarks_page(layout: OutputLayout) -> Path:
     """Write the page to ``<layout.root>/benchmarks.md`` and return its path."""
-    return write_text_atomic(layout.root / "benchmarks.md", render_benchmarks_page(layout))
+    path = layout.root / "benchmarks.md"
+    atomic_write_text(path, render_benchmarks_page(layout))
+    return path

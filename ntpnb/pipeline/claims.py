@@ -30,7 +30,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from ..errors import ClaimCheckError, InvalidDataError
-from .paths import output_layout, write_text_atomic
+from .atomic import atomic_write_text
+from .paths import output_layout
 from .platform import platform_info
 
 __all__ = [
@@ -233,7 +234,7 @@ class ClaimLog:
             "qualifications": [{"claim": c, "text": t} for c, t in self.qualifications],
             "platform": self.platform,
         }
-        write_text_atomic(self.path, json.dumps(record, indent=1) + "\n")
+        atomic_write_text(self.path, json.dumps(record, indent=1) + "\n")
 
 
 _TABLE_COLUMNS = ("claim", "what", "paper", "ours", "required", "result")

@@ -6,6 +6,7 @@ git-ignored)::
     outputs/notebooks/<name>.ipynb   executed notebooks (the book renders these)
     outputs/figures/<name>.png|.pdf  every figure of the papers, regenerated
     outputs/claims/<name>.json       every claim check a notebook made: value, target, pass/fail
+    outputs/failed/<name>.*          the last failed run of a notebook: executed copy, error record
     outputs/timings.json             wall time of every notebook ``ntpnb reproduce`` executed, per profile
     outputs/report.md                the reproducibility report (``ntpnb book`` writes it)
     outputs/benchmarks/              ``python -m benchmarks``: benchmarks.md (tables), benchmarks.json
@@ -15,9 +16,8 @@ git-ignored)::
 
 from __future__ import annotations
 
-import os
+import hashlib
 import re
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,7 +29,6 @@ __all__ = [
     "find_project_root",
     "output_layout",
     "override_output_dir",
-    "write_text_atomic",
     "DEFAULT_OUTPUT_DIRNAME",
     "OVERRIDE_RUNS_DIRNAME",
 ]
@@ -38,6 +37,8 @@ DEFAULT_OUTPUT_DIRNAME = "outputs"
 #: Runs with parameter overrides go to ``outputs/runs/<key=value,...>/``, apart from the
 #: canonical outputs that the book and its report are built from.
 OVERRIDE_RUNS_DIRNAME = "runs"
+#: The longest folder name of such a run; a longer one keeps its start, then a hash of all of it.
+MAX_RUN_DIRNAME = 120
 _MARKERS = ("_toc.yml", "notebooks")
 
 
@@ -88,6 +89,11 @@ class OutputLayout:
         return self.root / "timings.json"
 
     @property
+    def failed(self) -> Path:
+        """The last failed run of each notebook: executed copy and record (not made by :meth:`ensure`)."""
+        return self.root / "failed"
+
+    @property
     def benchmarks(self) -> Path:
         """Results of ``python -m benchmarks`` (not created by :meth:`ensure`)."""
         return self.root / "benchmarks"
@@ -104,28 +110,19 @@ def output_layout(output_dir: str | Path | None = None) -> OutputLayout:
     root = Path(output_dir) if output_dir is not None else find_project_root() / DEFAULT_OUTPUT_DIRNAME
     if root.exists() and not root.is_dir():
         raise PathError(f"the output folder {root} exists and is not a folder; choose another --out")
-    return OutputLayout(root.resolve()).ensure()
+    try:
+        return OutputLayout(root.resolve()).ensure()
+    except OSError as exc:
+        where = exc.filename or root
+        problem = f"cannot create the output folder {where}: {exc.strerror}"
+        raise PathError(f"{problem}; choose another --out") from exc
 
 
 def override_output_dir(root: Path, overrides: Mapping[str, object]) -> Path:
     """``<root>/outputs/runs/<k1=v1,k2=v2>``: where a run with parameter overrides writes."""
     name = ",".join(f"{k}={v}" for k, v in sorted(overrides.items()))
     name = re.sub(r"[^\w.,=+-]", "_", name)
+    if len(name) > MAX_RUN_DIRNAME:  # file names have at most 255 bytes: keep a readable start
+        digest = hashlib.sha256(name.encode()).hexdigest()[:16]
+        name = f"{name[: MAX_RUN_DIRNAME - 17]}-{digest}"
     return root / DEFAULT_OUTPUT_DIRNAME / OVERRIDE_RUNS_DIRNAME / name
-
-
-def write_text_atomic(path: Path, text: str) -> Path:
-    """Write ``text`` (UTF-8) to ``path`` atomically: a temporary file in its folder, then ``os.replace``.
-
-    A reader (or a run interrupted midway) sees the old file or the new one, never half of one.
-    """
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path

@@ -13,6 +13,7 @@ from pathlib import Path
 import matplotlib as mpl
 from matplotlib.figure import Figure
 
+from .atomic import atomic_path
 from .paths import OutputLayout
 
 __all__ = ["STYLE", "COLORS", "use_style", "write_figure", "save_figure", "show_figure"]
@@ -64,7 +65,8 @@ def write_figure(fig: Figure, stem: Path) -> list[Path]:
     paths = []
     for suffix, metadata in _METADATA.items():
         path = stem.with_name(stem.name + suffix)
-        fig.savefig(path, metadata=metadata)
+        with atomic_path(path) as tmp:
+            fig.savefig(tmp, format=suffix[1:], metadata=metadata)
         paths.append(path)
     return paths
 

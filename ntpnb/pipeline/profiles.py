@@ -235,7 +235,7 @@ def parse_overrides(pairs: Sequence[str]) -> dict[str, str]:
         key, sep, value = pair.partition("=")
         key = key.strip()
         if not sep or not key.isidentifier():
-            raise NTPError(f"bad parameter override {pair!r}: write KEY=VALUE, e.g. -p seed=3")
+            raise NTPError(f"bad parameter override {_shown(pair)}: write KEY=VALUE, e.g. -p seed=3")
         if key in parsed:
             raise NTPError(f"parameter {key!r} is overridden twice")
         parsed[key] = value.strip()
@@ -291,8 +291,16 @@ def apply_overrides(notebook: str, profile: str, overrides: Mapping[str, str]) -
         value = _typed(text, like)
         if value is _BAD:
             raise NTPError(
-                f"{notebook}: {key}={text!r} is not a valid {type(like).__name__} "
+                f"{notebook}: {key}={_shown(text)} is not a valid {type(like).__name__} "
                 f"(the {profile} profile has {key}={like!r}); its parameters: {known}"
             )
         parameters[key] = value
     return parameters
+
+
+def _shown(text: str, limit: int = 60) -> str:
+    """``repr(text)``, shortened in the middle when longer than ``limit`` (for error messages)."""
+    shown = repr(text)
+    if len(shown) <= limit:
+        return shown
+    return f"{shown[: limit // 2]}...{shown[-limit // 2 :]} ({len(text)} characters)"

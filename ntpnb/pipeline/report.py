@@ -21,8 +21,9 @@ from pathlib import Path
 from markdown_it import MarkdownIt
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 
+from .atomic import atomic_write_text
 from .claims import format_number, format_requirement
-from .paths import OutputLayout, write_text_atomic
+from .paths import OutputLayout
 from .platform import platform_section
 from .registry import CLAIMS, PAPERS, sort_key
 from .verdicts import CHECK_FAILED, NOT_REPRODUCED, Verdict, format_counts, verdict_counts, verdicts
@@ -247,6 +248,38 @@ def _chapter_titles(layout: OutputLayout) -> dict[str, str]:
 _PAPER_TITLES = {"A": "linear decoder", "B": "one-layer self-attention"}
 
 
+def load_failures(layout: OutputLayout) -> list[dict[str, object]]:
+    """The records of the notebooks whose last run failed (``<output>/failed/*.json``).
+
+    ``ntpnb reproduce`` writes one when a notebook fails and removes it when the notebook next
+    succeeds; the outputs in place are then those of its last successful run.
+    """
+    failures = []
+    for path in sorted(layout.failed.glob("*.json")):
+        try:
+            record = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(record, dict):
+            failures.append(record)
+    return failures
+
+
+def _failures_note(layout: OutputLayout) -> list[str]:
+    failures = load_failures(layout)
+    if not failures:
+        return []
+    lines = [
+        "```{warning}",
+        "The last run of these notebooks failed. This page and their chapters show their last",
+        "successful run, if any; the failed run's executed copy is in `outputs/failed/`.",
+        "",
+    ]
+    for f in failures:
+        lines.append(f"* `{f.get('notebook')}` ({f.get('date')}): {_escape(str(f.get('error')))}")
+    return [*lines, "```", ""]
+
+
 def render_report(layout: OutputLayout) -> str:
     """The report page (MyST markdown) for the records under ``layout``."""
     records = load_records(layout)
@@ -285,6 +318,7 @@ def render_report(layout: OutputLayout) -> str:
         "failed.",
         "",
     ]
+    lines += _failures_note(layout)
     for paper in PAPERS:
         lines += [f"## Paper {paper}: {_PAPER_TITLES[paper]}", ""]
         lines += [
@@ -385,5 +419,5 @@ def write_report(layout: OutputLayout) -> Path:
 
     The introduction's verdict fragment ``verdicts.md`` is written beside it.
     """
-    write_text_atomic(layout.root / "verdicts.md", render_verdict_summary(layout))
-    return write_text_atomic(layout.root / "report.md", render_report(layout))
+    atomic_write_text(layout.root / "verdicts.md", render_verdict_summary(layout))
+    return atomic_write_text(layout.root / "report.md", render_report(layout))

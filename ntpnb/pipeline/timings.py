@@ -9,11 +9,11 @@ page renders the file as a table (:func:`format_timings`).
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterable, Mapping
 from datetime import datetime, timezone
 from pathlib import Path
 
+from .atomic import atomic_write_text
 from .paths import OutputLayout
 from .profiles import PROFILE_NAMES
 
@@ -48,10 +48,7 @@ def record_timings(
     for r in results:
         if not r.cached:
             entries[r.name] = {"seconds": round(r.seconds, 2), "jobs": jobs, "date": date, "ok": bool(r.ok)}
-    tmp = layout.timings.with_name(f".{layout.timings.name}.{os.getpid()}")
-    tmp.write_text(json.dumps(timings, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-    tmp.replace(layout.timings)
-    return layout.timings
+    return atomic_write_text(layout.timings, json.dumps(timings, indent=1, sort_keys=True) + "\n")
 
 
 def _profiles(timings: Mapping[str, object]) -> list[str]:

@@ -1,0 +1,80 @@
+"""The processes of one ``ntpnb reproduce`` run, found and ended together.
+
+A run starts worker processes, which start Jupyter kernels, which may start processes of
+their own (e.g. a process pool). jupyter_client starts every kernel in a session of its own, so
+neither a terminal's Ctrl-C nor a signal to the worker reaches it. The run therefore marks its
+environment with a variable (:data:`RUN_MARKER`, a value unique to the run) that every
+descendant inherits, and ends them by that mark (on Linux, by reading ``/proc/<pid>/environ``;
+elsewhere only the workers' process groups are signalled, and jupyter_client's kernels end
+themselves when their parent is gone).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+__all__ = ["RUN_MARKER", "marked_processes", "signal_processes", "end_processes"]
+
+#: The environment variable whose value marks the processes of one run.
+RUN_MARKER = "NTPNB_RUN_ID"
+
+
+def marked_processes(variable: str, value: str) -> list[int]:
+    """Process ids (other than this process) whose environment has ``variable=value`` (Linux)."""
+    needle = f"{variable}={value}".encode() + b"\0"
+    found: list[int] = []
+    proc = Path("/proc")
+    if not value or not proc.is_dir():
+        return found
+    for entry in proc.iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            environ = (entry / "environ").read_bytes()
+        except OSError:  # gone, or not ours
+            continue
+        if (b"\0" + environ).find(b"\0" + needle) >= 0:
+            found.append(int(entry.name))
+    return found
+
+
+def signal_processes(pids: Iterable[int], signum: int, groups: Iterable[int] = ()) -> None:
+    """Send ``signum`` to every process in ``pids`` and every process group in ``groups``."""
+    for pgid in groups if hasattr(os, "killpg") else ():
+        try:
+            os.killpg(pgid, signum)
+        except OSError:
+            pass
+    for pid in pids:
+        try:
+            os.kill(pid, signum)
+        except OSError:
+            pass
+
+
+def end_processes(
+    value: str, groups: Iterable[int] = (), grace: float = 3.0, hurry: Callable[[], bool] = lambda: False
+) -> list[int]:
+    """End every process marked with ``value`` and every process group in ``groups``.
+
+    SIGTERM first, then SIGKILL to whatever is left after ``grace`` seconds, or as soon as
+    ``hurry()`` is true. Returns the ids of the marked processes still alive at the end
+    (normally none).
+    """
+    groups = list(groups)
+    signal_processes(marked_processes(RUN_MARKER, value), signal.SIGTERM, groups)
+    deadline = time.monotonic() + grace
+    while time.monotonic() < deadline and not hurry() and marked_processes(RUN_MARKER, value):
+        time.sleep(0.1)
+    for _ in range(10):
+        left = marked_processes(RUN_MARKER, value)
+        signal_processes(left, signal.SIGKILL, groups)
+        groups = []
+        if not left:
+            break
+        time.sleep(0.1)
+    return marked_processes(RUN_MARKER, value)
