@@ -83,3 +83,14 @@ def test_format_number():
     assert format_number(3e-17, 3, floor=1e-12) == "< 1e-12"
     assert format_number(-3e-17, 3, floor=1e-12) == "> -1e-12"
     assert format_number(7, 3) == "7"
+
+
+def test_format_decade_gives_the_power_of_ten_above():
+    from ntpnb.pipeline.claims import format_decade
+
+    assert format_decade(3.4e-5) == format_decade(2.1e-5) == "< 1e-04"
+    assert format_decade(-0.042) == "< 1e-01"
+    assert format_decade(61.3) == "< 1e+02"
+    assert format_decade(0.0) == "0"
+    with pytest.raises(InvalidDataError):
+        format_decade(float("nan"))

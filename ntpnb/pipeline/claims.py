@@ -41,6 +41,7 @@ __all__ = [
     "KINDS",
     "RELATIONS",
     "format_number",
+    "format_decade",
     "format_requirement",
 ]
 
@@ -74,6 +75,20 @@ def format_number(x: float, digits: int, floor: float | None = None) -> str:
     if floor is not None and abs(x) < floor:
         return f"< {floor:.0e}" if x >= 0 else f"> -{floor:.0e}"
     return f"{x:#.{digits}g}".rstrip(".")
+
+
+def format_decade(x: float) -> str:
+    """``"< 1e-04"``: the smallest power of ten above ``|x|`` (``"0"`` for zero).
+
+    For numbers whose digits are a third-party solver's rounding (they differ between BLAS
+    kernels), where only the order of magnitude is a result.
+    """
+    x = abs(float(x))
+    if x == 0.0:
+        return "0"
+    if not math.isfinite(x):
+        raise InvalidDataError(f"format_decade needs a finite number, got {x}")
+    return f"< 1e{math.floor(math.log10(x)) + 1:+03d}"
 
 
 @dataclass(frozen=True)

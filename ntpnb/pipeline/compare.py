@@ -4,9 +4,9 @@ Two readers (or one reader on two machines, or under two BLAS kernels) each run
 ``ntpnb reproduce`` into an output folder. :func:`compare_runs` reads the executed notebooks of
 both and compares every text output cell by cell (printed lines and ``text/plain`` results),
 after masking what legitimately changes between two executions, with the same rules nbval uses
-(:data:`SANITIZE_CONFIG`: timings, memory addresses, figure reprs). Each run's platform
-(``platform.json``, when the run recorded one) is shown with the differences, so that what
-differed between the machines is in one place.
+(:data:`SANITIZE_CONFIG`: timings, memory addresses, figure reprs). The platforms the runs
+recorded (in their claim records, :mod:`ntpnb.pipeline.platform`) are shown first, so that
+what differed between the machines is in one place.
 
 ``python -m ntpnb.pipeline.compare RUN_A RUN_B`` prints the differences and exits 1 if there
 are any, 0 if every printed output is the same.
@@ -105,14 +105,24 @@ def compare_runs(run_a: Path, run_b: Path) -> tuple[list[str], list[OutputDiffer
 
 
 def _platform_line(run: Path) -> str:
-    path = run / "platform.json"
-    if not path.exists():
-        return f"{run}: no platform recorded"
-    try:
-        info = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError):
-        return f"{run}: platform.json unreadable"
-    return f"{run}: " + json.dumps(info, sort_keys=True)[:400]
+    """The CPU and BLAS kernels each run of ``run`` recorded (distinct ones, one line)."""
+    seen = []
+    for path in sorted((run / "claims").glob("*.json")):
+        try:
+            info = json.loads(path.read_text(encoding="utf-8")).get("platform")
+        except (OSError, json.JSONDecodeError):
+            continue
+        if not info:
+            continue
+        kernels = ", ".join(
+            " ".join(str(lib.get(k)) for k in ("internal_api", "version", "architecture"))
+            + f" x{lib.get('num_threads')}"
+            for lib in info.get("threadpools", [])
+        )
+        line = f"{info.get('cpu')}; {kernels}"
+        if line not in seen:
+            seen.append(line)
+    return f"{run}: " + (" | ".join(seen) if seen else "no platform recorded")
 
 
 def _first_difference(x: str, y: str) -> str:
