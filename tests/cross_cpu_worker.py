@@ -4,8 +4,8 @@ Run as ``python tests/cross_cpu_worker.py OUT.json --threads N`` in a process wh
 chooses the BLAS kernel (``OPENBLAS_CORETYPE``). It computes, for every instance of
 :func:`instances`, the results a reader checks against the papers (separability and
 compatibility decisions, ``dim F``, ``W*``, ``W^mm`` with its support vectors, the
-regularization path, the Graph-SVM, ``W^cyc``) and writes them with the BLAS libraries that
-threadpoolctl saw (kernel and threads) to ``OUT.json``. Every quantity is computed on its own:
+regularization path, the Graph-SVM, ``W^cyc``, attention training) and writes them with the BLAS
+libraries that threadpoolctl saw (kernel and threads) to ``OUT.json``. Every quantity is computed on its own:
 an error (say, a path that fails to certify) is recorded as ``"Type: message"`` and the other
 quantities are still computed. The test compares the files of several kernels and thread counts.
 
@@ -56,6 +56,21 @@ RANDOM_SIZES = (
 #: Attention instances: (kind, seed); sizes as in chapter 6 (acyclic: K = d = 8, n = 4, T = 6;
 #: general: K = 6, d = 8, n = 6, T = 4).
 ATTENTION = tuple(("acyclic", s) for s in range(3)) + tuple(("general", s) for s in range(5))
+
+#: Normalized-GD steps of the attention trainings (chapter 6's local runs take thousands; a
+#: difference in the last bit shows in the iterates within a few hundred).
+TRAINING_STEPS = 300
+
+
+def training_heads(E: np.ndarray) -> list[tuple[str, np.ndarray, str]]:
+    """(loss, head C, head assumption) of the trainings: the log-loss with ``C E^T = I``, the
+    authors' squared loss and the cross-entropy with the tied head ``C = E``."""
+    return [
+        ("log", att.identity_head(E), "identity"),
+        ("squared_softmax", att.tied_head(E), "argmax"),
+        ("ce", att.tied_head(E), "argmax"),
+    ]
+
 
 Quantity = Callable[[], dict[str, Any]]
 
@@ -135,7 +150,18 @@ def attention_quantities(kind: str, seed: int) -> dict[str, Quantity]:
         cyc = att.solve_cyclic_correction(E, data, graphs)
         return {"W_cyc": cyc.W, "dim_S_cyc": cyc.dim, "cyclic_loss": cyc.loss}
 
-    out: dict[str, Quantity] = {"graph_svm": graph_svm}
+    def training() -> dict[str, Any]:
+        # normalized GD from W(0) ~ U(+-1/sqrt d), as the chapter's local runs: it amplifies
+        # rounding, so the iterates must be the same floats under every kernel ("exact_")
+        W0 = np.random.default_rng([seed, 1]).uniform(-0.35, 0.35, (1, 8, 8))
+        out = {}
+        for loss, C, head in training_heads(E):
+            prob = att.make_problem(E, C, data, loss, head)
+            trace = att.train(prob, ntp.optim.normalized_gd(0.1), TRAINING_STEPS, W0=W0)
+            out[f"exact_W_{loss}"] = trace.W
+        return out
+
+    out: dict[str, Quantity] = {"graph_svm": graph_svm, "training": training}
     if kind == "general":
         out["W_cyc"] = w_cyc
     return out

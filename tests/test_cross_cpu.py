@@ -8,7 +8,9 @@ at a time; here every run must succeed, report the kernel and thread count it wa
 (threadpoolctl's ``architecture`` and ``num_threads``, so a kernel is never compared with
 itself by accident), and agree with the run on the machine's own kernel with one thread:
 discrete results (decisions, dimensions, support vectors, errors raised) exactly, numbers to
-:data:`RTOL` relative (a path's arrays per radius, each radius having its own scale).
+:data:`RTOL` relative (a path's arrays per radius, each radius having its own scale), and the
+iterates of attention training (``exact_`` keys) bit for bit: training amplifies rounding, so it
+multiplies without BLAS (:mod:`ntpnb.portable`) and must not depend on the kernel at all.
 
 A kernel the CPU cannot run is skipped, with the missing instruction-set flags as the reason.
 """
@@ -192,7 +194,7 @@ def differences(ref: dict[str, Any], other: dict[str, Any]) -> list[str]:
                 out.append(f"{key}: shape {a['shape']} against {None if b is None else b.get('shape')}")
                 continue
             rel = relative_difference(_as_array(a), _as_array(b), per_row=key.startswith("path_"))
-            if not rel <= RTOL:
+            if not rel <= (0.0 if key.startswith("exact_") else RTOL):
                 out.append(f"{key}: relative difference {rel:.2e}")
         elif isinstance(a, float) and isinstance(b, float):
             rel = relative_difference(np.array(a), np.array(b), per_row=False)
@@ -238,6 +240,9 @@ def test_the_comparison_sees_a_difference_beyond_rtol_and_any_discrete_change():
     assert differences(ref, dict(ref, support_vectors=[0, 1, 2]))
     assert differences(ref, dict(ref, loss=0.5 * (1 + 1e-7)))
     assert differences(ref, dict(ref, W_mm=as_value(W[:1])))  # another shape
+    exact = {"exact_W": as_value(W)}
+    assert differences(exact, {"exact_W": as_value(W)}) == []
+    assert differences(exact, {"exact_W": as_value(np.nextafter(W, 10.0))})  # one ulp
 
 
 def test_a_path_is_compared_radius_by_radius():

@@ -41,6 +41,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..portable import dot_sum
 from .model import Problem, _scores_grad, _weighted, gradient
 
 __all__ = ["gradient_function"]
@@ -50,33 +51,41 @@ __all__ = ["gradient_function"]
 class _TokenTable:
     """Distinct vectors per trial and where each score lives in ``G = U W U^T``.
 
+    The arrays are laid out trial axis last, so that the products run as elementwise
+    multiply-adds over contiguous trials (:func:`ntpnb.portable.dot_sum`: no BLAS, the same
+    rounding on every CPU and for every batch size).
+
     Attributes
     ----------
-    U, UT
-        ``(B, k, d)`` the distinct rows of each trial (zero-padded to a common ``k``) and their
-        transposes ``(B, d, k)``.
+    U
+        ``(k, d, B)``: the distinct rows of each trial (zero-padded to a common ``k``).
     index
-        ``(B, n, T)`` flat index into ``G`` (``(B, k, k)``) of each position's score.
+        ``(B, n, T)`` flat index into ``G`` (laid out ``(k, k, B)``) of each position's score.
     """
 
     U: np.ndarray
-    UT: np.ndarray
     index: np.ndarray
 
     @property
     def size(self) -> int:
         """Number of entries of ``G``."""
-        return int(self.U.shape[0] * self.U.shape[1] ** 2)
+        return int(self.U.shape[0] ** 2 * self.U.shape[2])
 
     def scores(self, W: np.ndarray) -> np.ndarray:
-        """``G = U W U^T`` (``(B, k, k)``): every score of every trial."""
-        return np.matmul(np.matmul(self.U, W), self.UT)
+        """``G = U W U^T``, laid out ``(k, k, B)``: every score of every trial."""
+        U, d = self.U, self.U.shape[1]
+        WL = np.ascontiguousarray(np.moveaxis(W, 0, -1))  # (d, d, B)
+        UW = dot_sum((U[:, p, None], WL[None, p]) for p in range(d))  # (k, d, B)
+        return dot_sum((UW[:, None, q], U[None, :, q]) for q in range(d))
 
     def weight_grad(self, index: np.ndarray, wdsc: np.ndarray) -> np.ndarray:
-        """``sum w a_t x_t x_bar^T`` per trial, from weighted score derivatives laid out as ``index``."""
-        A = np.bincount(index.ravel(), weights=wdsc.ravel(), minlength=self.size)
-        k = self.U.shape[1]
-        return np.matmul(np.matmul(self.UT, A.reshape(-1, k, k)), self.U)
+        """``sum w a_t x_t x_bar^T`` per trial ``(B, d, d)``, from score derivatives laid out as ``index``."""
+        k, _, B = self.U.shape
+        A = np.bincount(index.ravel(), weights=wdsc.ravel(), minlength=self.size).reshape(k, k, B)
+        U = self.U
+        UA = dot_sum((U[i, :, None], A[i, None]) for i in range(k))  # (d, k, B)
+        grad = dot_sum((UA[:, j, None], U[None, j]) for j in range(k))  # (d, d, B)
+        return np.ascontiguousarray(np.moveaxis(grad, -1, 0))
 
 
 def _token_table(prob: Problem) -> _TokenTable:
@@ -88,12 +97,12 @@ def _token_table(prob: Problem) -> _TokenTable:
         tables.append(U)
         ids[b] = inverse.reshape(-1)
     k = max(U.shape[0] for U in tables)
-    U = np.zeros((B, k, d))
+    U = np.zeros((k, d, B))
     for b, table in enumerate(tables):
-        U[b, : table.shape[0]] = table
+        U[: table.shape[0], :, b] = table
     token, query = ids[:, : n * T].reshape(B, n, T), ids[:, n * T :]
-    index = (np.arange(B)[:, None, None] * k + token) * k + query[..., None]
-    return _TokenTable(U, np.ascontiguousarray(np.swapaxes(U, 1, 2)), index)
+    index = (token * k + query[..., None]) * B + np.arange(B)[:, None, None]
+    return _TokenTable(U, index)
 
 
 def gradient_function(prob: Problem, *, rescaled: bool = False) -> Callable[[np.ndarray], np.ndarray]:
@@ -105,7 +114,7 @@ def gradient_function(prob: Problem, *, rescaled: bool = False) -> Callable[[np.
     """
     _, n, T, d = prob.emb.shape
     table = _token_table(prob)
-    if table.U.shape[1] ** 2 > n * T * d:  # many distinct vectors: the table costs more than it saves
+    if table.U.shape[0] ** 2 > n * T * d:  # many distinct vectors: the table costs more than it saves
         return lambda W: gradient(W, prob, rescaled=rescaled)
     if prob.loss == "log":
         return _log_loss_gradient(prob, table)

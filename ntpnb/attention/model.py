@@ -15,8 +15,9 @@ Three losses (Sec. 3.3, Sec. 5, Sec. 6), each averaged over samples:
 
 Every computation is batched: a :class:`Problem` holds ``B`` independent problems (trials) of
 padded data, ``W`` has shape ``(B, d, d)``, and :func:`loss_and_grad` returns ``(B,)`` losses and
-``(B, d, d)`` gradients with a handful of ``einsum``/``matmul`` calls and no Python loop over
-trials or samples.
+``(B, d, d)`` gradients with a handful of ``einsum`` calls and no Python loop over trials or
+samples. Its products go through :mod:`ntpnb.portable`, never BLAS, so training is bit for bit
+the same on every CPU.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from scipy.linalg import solve_triangular
 from .. import settings
 from ..errors import HeadAssumptionError, InvalidDataError, NotRealizableError
 from ..linalg import numerical_rank
+from ..portable import matmul, matvec, vecmat
 from ..validation import as_float
 from .data import TokenData, check_embeddings
 
@@ -294,8 +296,8 @@ def _lse(logits: np.ndarray, mask: np.ndarray) -> np.ndarray:
 
 def _scores(W: np.ndarray, prob: Problem) -> np.ndarray:
     """Attention logits ``X W x_bar`` of every sample, ``(B, n, T)``."""
-    Wq = np.matmul(prob.query, np.swapaxes(W, -1, -2))  # (B, n, d): rows W x_bar
-    return np.matmul(prob.emb, Wq[..., None])[..., 0]
+    Wq = matvec(W[:, None], prob.query)  # (B, n, d): rows W x_bar
+    return matvec(prob.emb, Wq)
 
 
 def _check_weights(W: object, prob: Problem) -> np.ndarray:
@@ -313,7 +315,7 @@ def attention_output(W: object, prob: Problem) -> tuple[np.ndarray, np.ndarray]:
     """Softmax probabilities ``s`` ``(B, n, T)`` and outputs ``f_W(X) = X^T s`` ``(B, n, d)``."""
     W = _check_weights(W, prob)
     s, _ = _softmax(_scores(W, prob), prob.mask)
-    return s, np.matmul(s[..., None, :], prob.emb)[..., 0, :]
+    return s, vecmat(s, prob.emb)
 
 
 def _centered(s: np.ndarray, v: np.ndarray) -> np.ndarray:
@@ -366,8 +368,8 @@ def _loss_and_grad(
     """Per-sample losses (``None`` for the log-loss unless ``with_loss``) and gradients."""
     W = _check_weights(W, prob)
     ell, dsc = _scores_grad(_scores(W, prob), prob, rescaled=rescaled, with_loss=with_loss)
-    A = np.matmul(_weighted(dsc, prob)[..., None, :], prob.emb)[..., 0, :]  # (B, n, d): sum_t dsc_t x_t
-    grad = np.matmul(np.swapaxes(A, -1, -2), prob.query)  # (B, d, d)
+    A = vecmat(_weighted(dsc, prob), prob.emb)  # (B, n, d): sum_t dsc_t x_t
+    grad = matmul(np.swapaxes(A, -1, -2), prob.query)  # (B, d, d)
     return ell, grad
 
 
@@ -394,7 +396,7 @@ def _scores_grad(
         ratio = np.divide(r, gamma, out=np.zeros_like(r), where=on)  # s_t / u on the label's positions
         dsc = np.where(on, ratio * _centered(s, gamma), s)
     else:
-        f = np.matmul(s[..., None, :], prob.emb)[..., 0, :]  # (B, n, d)
+        f = vecmat(s, prob.emb)  # (B, n, d)
         if prob.loss == "squared":
             crow = np.take_along_axis(prob.C, prob.labels[..., None], axis=1)  # (B, n, d)
             u = np.sum(crow * f, axis=-1)
@@ -403,12 +405,12 @@ def _scores_grad(
         elif prob.loss == "squared_softmax":
             gf, ell = _squared_softmax_grad(f, prob)
         else:  # "ce"
-            logits = np.matmul(f, np.swapaxes(prob.C, -1, -2))  # (B, n, K)
+            logits = matmul(f, np.swapaxes(prob.C, -1, -2))  # (B, n, K)
             p, log_zc = _softmax(logits, np.ones(logits.shape, dtype=bool))
             ell = log_zc - np.take_along_axis(logits, prob.labels[..., None], axis=-1)[..., 0]
             p[np.arange(p.shape[0])[:, None], np.arange(p.shape[1])[None, :], prob.labels] -= 1.0
-            gf = np.matmul(p, prob.C)
-        q = np.matmul(prob.emb, gf[..., None])[..., 0]  # (B, n, T): x_t^T g
+            gf = matmul(p, prob.C)
+        q = matvec(prob.emb, gf)  # (B, n, T): x_t^T g
         if rescaled:
             dsc = _rescaled_scores_grad(sc, s, q, prob)
         else:
@@ -423,7 +425,7 @@ def _squared_softmax_grad(f: np.ndarray, prob: Problem) -> tuple[np.ndarray, np.
     ``1 - p_y`` is summed over the other classes and ``c_y - C^T p`` formed as
     ``sum_k p_k (c_y - c_k)``, both free of cancellation.
     """
-    logits = np.matmul(f, np.swapaxes(prob.C, -1, -2))  # (B, n, K)
+    logits = matmul(f, np.swapaxes(prob.C, -1, -2))  # (B, n, K)
     p, _ = _softmax(logits, np.ones(logits.shape, dtype=bool))
     is_y = np.arange(p.shape[-1]) == prob.labels[..., None]
     p_y = np.sum(np.where(is_y, p, 0.0), axis=-1)
