@@ -293,6 +293,19 @@ RAW_BEFORE = {
     "project_scyc W": (lambda: att.project_scyc("abc", np.eye(16)), "W"),
     "pseudo_priority_graphs W": (lambda: att.pseudo_priority_graphs(_E, _TD, "abc"), "W"),
     "regularization_path radii": (lambda: att.regularization_path(_E, _X, _Y, radii="abc", K=3), "radii"),
+    # graphs and the Graph-SVM: wrong types and shapes at their boundary
+    "graphs_from_edges nodes": (lambda: att.graphs_from_edges(3, [1, 2], {}), "nodes"),
+    "graphs_from_edges K": (lambda: att.graphs_from_edges("3", {}, {}), "K"),
+    "graphs_from_edges id": (lambda: att.graphs_from_edges(3, {0: {5}}, {}), "vocabulary"),
+    "graphs_from_edges edge": (lambda: att.graphs_from_edges(3, {0: {1}}, {0: {(1, 2)}}), "edge"),
+    "scyc_basis graphs": (lambda: att.scyc_basis(_E, "graphs"), "graphs"),
+    "graph_constraints graphs": (lambda: att.graph_constraints(_E, "graphs"), "graphs"),
+    "solve_graph_svm graphs": (lambda: att.solve_graph_svm(_E, "graphs"), "graphs"),
+    "project_scyc basis": (lambda: att.project_scyc(np.ones((3, 3)), np.ones((2, 64))), "basis"),
+    "project_scyc W 1-D": (lambda: att.project_scyc(np.ones(3), np.ones((2, 9))), "W"),
+    "attention_scores W": (lambda: att.attention_scores(_E, _TD, np.ones((3, 3))), "W"),
+    "attention_scores data": (lambda: att.attention_scores(_E, "data", np.ones((4, 4))), "data"),
+    "pseudo_priority_graphs X": (lambda: att.pseudo_priority_graphs(_E, 5, np.ones((4, 4)), K=3), "X"),
 }
 
 

@@ -96,3 +96,25 @@ def test_the_2d_example_is_compatible_although_underparameterized():
     assert data.d < data.m
     assert ntp.is_compatible(data)
     assert np.abs(all_pair_residuals(data, ntp.finite_solution(data))).max() < 1e-10
+
+
+def test_project_R_keeps_what_the_loss_sees_and_what_gradients_move():
+    """P_R is a projection; gradients and path points lie in R; the loss ignores R-perp."""
+    rng = np.random.default_rng(3)
+    data = ntp.random_instance(6, 9, 5, 3, rng)  # d > m: rowspace(H) is a proper subspace
+    W = rng.standard_normal((data.V, data.d))
+    PW = ntp.project_R(data, W)
+    np.testing.assert_allclose(ntp.project_R(data, PW), PW, atol=1e-12)
+    np.testing.assert_allclose(PW.sum(axis=0), 0.0, atol=1e-12)  # 1-perp
+    assert np.linalg.norm(W - PW) > 0.5  # the complement is not trivial here
+    np.testing.assert_allclose(ntp.ce_loss(data, PW), ntp.ce_loss(data, W), rtol=1e-12)
+    g = ntp.ce_grad(data, W)
+    np.testing.assert_allclose(ntp.project_R(data, g), g, atol=1e-12 * np.abs(g).max())
+    W_B = ntp.regularization_path(data, [2.0]).W[0]
+    np.testing.assert_allclose(ntp.project_R(data, W_B), W_B, atol=1e-10)
+
+
+def test_project_R_refuses_a_matrix_of_the_wrong_shape():
+    data = ntp.random_instance(4, 3, 5, 2, np.random.default_rng(0))
+    with pytest.raises(ntp.errors.InvalidDataError, match=r"\(V, d\)"):
+        ntp.project_R(data, np.ones((3, 3)))

@@ -16,6 +16,7 @@ no relation.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -25,7 +26,7 @@ from scipy.sparse.csgraph import connected_components
 
 from ..errors import InvalidDataError
 from ..linalg import check_known_rank, matrix_rank, numerical_rank
-from ..validation import as_float
+from ..validation import as_count, as_float
 from .data import Ids, TokenData, as_token_data, check_embeddings
 
 __all__ = [
@@ -33,6 +34,7 @@ __all__ = [
     "TokenPriorityGraphs",
     "token_priority_graphs",
     "graphs_from_edges",
+    "check_graphs",
     "CyclicSubdataset",
     "cyclic_subdataset",
     "scyc_dimension",
@@ -145,15 +147,57 @@ def _graph(k: int, nodes: set[int], edges: set[tuple[int, int]]) -> PriorityGrap
     return PriorityGraph(k, tuple(order), tuple(sorted(edges)), tuple(comps), comp_of)
 
 
+def _token_id(value: object, K: int, what: str) -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise InvalidDataError(f"{what} must be an integer token id, got {value!r}")
+    if not 0 <= int(value) < K:
+        raise InvalidDataError(f"{what} is {int(value)}, outside the vocabulary [0, {K})")
+    return int(value)
+
+
 def graphs_from_edges(
-    K: int, nodes: dict[int, set[int]], edges: dict[int, set[tuple[int, int]]]
+    K: int, nodes: Mapping[int, Iterable[int]], edges: Mapping[int, Iterable[tuple[int, int]]]
 ) -> TokenPriorityGraphs:
-    """Graphs from explicit node and edge sets per last token ``k`` (self-loops dropped)."""
+    """Graphs from explicit node and edge sets per last token ``k`` (self-loops dropped).
+
+    Raises
+    ------
+    InvalidDataError
+        If ``K`` is not a positive integer, ``nodes`` or ``edges`` is not a mapping from token
+        ids, an id lies outside ``[0, K)``, an edge is not a pair, an edge's ends are not nodes
+        of its graph, or ``edges`` names a graph ``nodes`` does not.
+    """
+    K = as_count(K, "K")
+    for name, value in (("nodes", nodes), ("edges", edges)):
+        if not isinstance(value, Mapping):
+            raise InvalidDataError(f"{name} must map each last token k to a set, got {type(value).__name__}")
+    unknown = set(edges) - set(nodes)
+    if unknown:
+        raise InvalidDataError(f"edges name graphs with no nodes: k in {sorted(unknown)}")
     graphs = {}
-    for k in sorted(nodes):
-        e = {(i, j) for i, j in edges.get(k, set()) if i != j}
-        graphs[int(k)] = _graph(int(k), set(nodes[k]), e)
-    return TokenPriorityGraphs(K=int(K), graphs=graphs)
+    for key in sorted(nodes):
+        k = _token_id(key, K, "a graph's last token k")
+        members = {_token_id(v, K, f"a node of graph {k}") for v in nodes[key]}
+        e = set()
+        for pair in edges.get(key, ()):
+            if not isinstance(pair, tuple) or len(pair) != 2:
+                raise InvalidDataError(f"an edge of graph {k} must be a pair (i, j), got {pair!r}")
+            i, j = (_token_id(v, K, f"an edge end of graph {k}") for v in pair)
+            if i not in members or j not in members:
+                raise InvalidDataError(f"edge ({i}, {j}) of graph {k} joins tokens that are not its nodes")
+            if i != j:
+                e.add((i, j))
+        graphs[k] = _graph(k, members, e)
+    return TokenPriorityGraphs(K=K, graphs=graphs)
+
+
+def check_graphs(graphs: object) -> TokenPriorityGraphs:
+    """``graphs`` itself, refused with a named error unless it is a :class:`TokenPriorityGraphs`."""
+    if not isinstance(graphs, TokenPriorityGraphs):
+        raise InvalidDataError(
+            f"graphs must be TokenPriorityGraphs (see token_priority_graphs), got {type(graphs).__name__}"
+        )
+    return graphs
 
 
 def _data(X: Ids | TokenData, y: object, K: int | None) -> TokenData:
@@ -251,7 +295,7 @@ def scyc_dimension(E: object, graphs: TokenPriorityGraphs) -> int | None:
     RankAmbiguousError
         If the rank of ``E`` itself is not determined in float64 (:func:`ntpnb.linalg.matrix_rank`).
     """
-    E = check_embeddings(E, graphs.K)
+    E = check_embeddings(E, check_graphs(graphs).K)
     if E.shape[0] > E.shape[1] or matrix_rank(E, what="the embeddings E") < E.shape[0]:
         return None
     return sum(len(c) - 1 for _, c in graphs.cyclic_components)
@@ -274,7 +318,7 @@ def scyc_basis(E: object, graphs: TokenPriorityGraphs) -> np.ndarray:
         If the generators' spectrum shows no clear gap at the dimension (the embeddings are
         too ill-conditioned for float64 to show it), or, for dependent embeddings, anywhere.
     """
-    E = check_embeddings(E, graphs.K)
+    E = check_embeddings(E, check_graphs(graphs).K)
     d = E.shape[1]
     gens = []
     for k, comp in graphs.cyclic_components:
@@ -295,9 +339,21 @@ def scyc_basis(E: object, graphs: TokenPriorityGraphs) -> np.ndarray:
 
 
 def project_scyc(W: np.ndarray, basis: np.ndarray) -> np.ndarray:
-    """``Pi_Scyc(W)`` for ``W`` of shape ``(..., d, d)`` given an orthonormal basis (rows)."""
+    """``Pi_Scyc(W)`` for ``W`` of shape ``(..., d, d)`` given an orthonormal basis (rows).
+
+    Raises
+    ------
+    InvalidDataError
+        If ``W`` is not an array of square ``d x d`` matrices or ``basis`` not ``(m, d*d)``.
+    """
     W, basis = as_float(W, "W"), as_float(basis, "basis")
+    if W.ndim < 2 or W.shape[-1] != W.shape[-2]:
+        raise InvalidDataError(f"W must have shape (..., d, d), got {W.shape}")
     d = W.shape[-1]
+    if basis.ndim != 2 or basis.shape[1] != d * d:
+        raise InvalidDataError(
+            f"basis must have shape (m, {d * d}) for W of shape {W.shape}, got {basis.shape}"
+        )
     flat = W.reshape(*W.shape[:-2], d * d)
     return ((flat @ basis.T) @ basis).reshape(W.shape)
 
@@ -324,8 +380,26 @@ class PseudoGraphs:
     threshold: float
 
 
+def _check_square(W: object, d: int) -> np.ndarray:
+    W = as_float(W, "W")
+    if W.shape != (d, d) or not np.all(np.isfinite(W)):
+        raise InvalidDataError(f"W must be a finite ({d}, {d}) matrix, got shape {W.shape}")
+    return W
+
+
 def attention_scores(E: np.ndarray, data: TokenData, W: np.ndarray) -> np.ndarray:
-    """Softmax probabilities ``S(X W x_bar)`` of every sample, ``(n, T_max)``, 0 at padding."""
+    """Softmax probabilities ``S(X W x_bar)`` of every sample, ``(n, T_max)``, 0 at padding.
+
+    Raises
+    ------
+    InvalidDataError
+        If ``data`` is not a :class:`~ntpnb.attention.data.TokenData`, ``E`` does not embed its
+        vocabulary, or ``W`` is not a finite ``(d, d)`` matrix.
+    """
+    if not isinstance(data, TokenData):
+        raise InvalidDataError(f"data must be a TokenData (see as_token_data), got {type(data).__name__}")
+    E = check_embeddings(E, data.K)
+    W = _check_square(W, E.shape[1])
     logits = np.einsum("ntd,de,ne->nt", E[data.tokens], W, E[data.query])
     logits = np.where(data.mask, logits, -np.inf)
     logits -= logits.max(axis=1, keepdims=True)
@@ -355,13 +429,11 @@ def pseudo_priority_graphs(
     else:
         if K is None:
             raise InvalidDataError("K (the vocabulary size) is needed with raw token ids")
-        arr = np.asarray(X) if isinstance(X, np.ndarray) else X
-        data = as_token_data(arr, np.zeros(len(arr), dtype=np.int64), K, require_realizable=False)
-    E = check_embeddings(E, data.K)
-    W = as_float(W, "W")
-    d = E.shape[1]
-    if W.shape != (d, d) or not np.all(np.isfinite(W)):
-        raise InvalidDataError(f"W must be a finite ({d}, {d}) matrix, got shape {W.shape}")
+        if not isinstance(X, (np.ndarray, Sequence)) or isinstance(X, (str, bytes)):
+            raise InvalidDataError(
+                f"X must be token ids (an array or a list of sequences), got {type(X).__name__}"
+            )
+        data = as_token_data(X, np.zeros(len(X), dtype=np.int64), K, require_realizable=False)
     s = attention_scores(E, data, W)
     selected = (s > thr) & data.mask
     if not selected.any(axis=1).all():

@@ -21,7 +21,7 @@ from ..errors import InfeasibleGraphSVMError, RankAmbiguousError, SolverError
 from ..linalg import numerical_rank
 from ..qp import active_mask, min_norm_qp, polish_active_set
 from .data import Ids, TokenData, check_embeddings, normalized_embeddings, scaled_back
-from .graphs import TokenPriorityGraphs, scyc_basis, scyc_dimension, token_priority_graphs
+from .graphs import TokenPriorityGraphs, check_graphs, scyc_basis, scyc_dimension, token_priority_graphs
 
 __all__ = [
     "GraphSVMSolution",
@@ -38,7 +38,13 @@ def graph_constraints(E: np.ndarray, graphs: TokenPriorityGraphs) -> tuple[np.nd
     -------
     A, B
         ``(n_strict, d*d)`` and ``(n_equiv, d*d)``.
+
+    Raises
+    ------
+    InvalidDataError
+        If ``graphs`` is not TokenPriorityGraphs or ``E`` does not embed its vocabulary.
     """
+    E = check_embeddings(E, check_graphs(graphs).K)
     d = E.shape[1]
 
     def rows(triples: list[tuple[int, int, int]]) -> np.ndarray:
@@ -237,7 +243,7 @@ def solve_graph_svm(E: object, graphs: TokenPriorityGraphs) -> GraphSVMSolution:
         If the solver fails or no answer passes verification, or if it reports infeasibility
         for linearly independent embeddings (which make the problem feasible).
     """
-    E = check_embeddings(E, graphs.K)
+    E = check_embeddings(E, check_graphs(graphs).K)
     En, c = normalized_embeddings(E)
     sol = _solve_normalized(En, graphs)
     if c == 1.0:

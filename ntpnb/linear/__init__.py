@@ -41,6 +41,7 @@ from .subspace import (
     is_compatible,
     project_F,
     project_F_perp,
+    project_R,
 )
 from .svm import SVMSolution, is_separable, ntp_svm, separating_direction, solve_ntp_svm
 from .training import Limits, limits, train
@@ -59,6 +60,7 @@ __all__ = [
     "embedding_rank",
     "project_F",
     "project_F_perp",
+    "project_R",
     "finite_solution",
     "is_compatible",
     "compatibility_residual",

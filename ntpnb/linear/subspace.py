@@ -33,6 +33,7 @@ __all__ = [
     "f_basis",
     "project_F",
     "project_F_perp",
+    "project_R",
     "compatibility_residual",
     "is_compatible",
     "finite_solution",
@@ -165,6 +166,22 @@ def project_F_perp(data: NTPData, W: ArrayLike) -> np.ndarray:  # noqa: N802
     """Orthogonal projection ``P_perp(W) = W - P_F(W)`` onto the complement of F."""
     W = check_decoder(data, W)
     return W - project_F(data, W)
+
+
+def project_R(data: NTPData, W: ArrayLike) -> np.ndarray:  # noqa: N802 (the subspace R)
+    """Orthogonal projection of a ``(V, d)`` matrix onto ``R = 1-perp (x) rowspace(H)``.
+
+    ``R`` (zero column sums, rows in the row space of the embeddings) is the part of ``W`` the
+    loss sees: a multiple of ``1`` added to a column shifts every logit of a context equally,
+    and a row component orthogonal to every ``h_j`` changes no logit. Every gradient of the
+    loss lies in ``R`` (so gradient descent never changes ``W - P_R(W)``), and so does every
+    point of the regularization path (a component outside ``R`` would spend norm for nothing).
+    ``rank H`` is decided once (:func:`embedding_rank`).
+    """
+    W = check_decoder(data, W)
+    Vt = embedding_svd(data).Vt
+    centered = W - W.mean(axis=0, keepdims=True)
+    return (centered @ Vt.T) @ Vt
 
 
 @cached_per_data
