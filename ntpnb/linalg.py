@@ -208,6 +208,18 @@ def thin_svd(A: ArrayLike, what: str) -> tuple[np.ndarray, np.ndarray, np.ndarra
             raise SolverError(f"the singular value decomposition of {what} did not converge") from exc
 
 
+def _svd_at_rank(
+    A: ArrayLike, what: str, rank: int | None, scale: float | None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """Thin SVD of ``A`` and its rank: ``rank`` verified when given, else decided by the rule."""
+    U, s, Vt = thin_svd(A, what)
+    if rank is None:
+        rank = numerical_rank(s, np.shape(A), what=what, scale=scale)
+    else:
+        check_known_rank(s, np.shape(A), rank, what=what, scale=scale)
+    return U, s, Vt, rank
+
+
 def matrix_rank(A: ArrayLike, *, what: str, scale: float | None = None) -> int:
     """:func:`numerical_rank` of the singular values of ``A``."""
     _, s, _ = thin_svd(A, what)
@@ -231,12 +243,7 @@ def column_basis(
     scale
         Size of the entries the matrix was computed from (default its largest singular value).
     """
-    U, s, _ = thin_svd(A, what)
-    shape = np.shape(A)
-    if rank is None:
-        rank = numerical_rank(s, shape, what=what, scale=scale)
-    else:
-        check_known_rank(s, shape, rank, what=what, scale=scale)
+    U, _, _, rank = _svd_at_rank(A, what, rank, scale)
     return U[:, :rank]
 
 
@@ -264,12 +271,7 @@ def least_squares(
     RankAmbiguousError
         If the rank of ``A`` is not determined in float64.
     """
-    U, s, Vt = thin_svd(A, what)
-    shape = np.shape(A)
-    if rank is None:
-        rank = numerical_rank(s, shape, what=what, scale=scale)
-    else:
-        check_known_rank(s, shape, rank, what=what, scale=scale)
+    U, s, Vt, rank = _svd_at_rank(A, what, rank, scale)
     b = np.asarray(b, dtype=float)
     coef = U[:, :rank].T @ b
     coef = coef / (s[:rank, None] if coef.ndim == 2 else s[:rank])

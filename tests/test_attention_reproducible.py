@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from attention_instances import general_instance
 
 from ntpnb import settings
 from ntpnb.attention import (
@@ -17,7 +18,6 @@ from ntpnb.attention import (
     as_token_data,
     check_head,
     correlation,
-    general_dataset,
     graph_svm,
     identity_head,
     random_embeddings,
@@ -30,12 +30,6 @@ from ntpnb.attention import (
     token_priority_graphs,
 )
 from ntpnb.errors import HeadAssumptionError, RankAmbiguousError, ScaleError, SolverError
-
-
-def _general(seed, K=6, d=8, n=6, T=4):
-    E = random_embeddings(K, d, seed)
-    X, y = general_dataset(K, n, T, seed + 100)
-    return E, as_token_data(X, y, K)
 
 
 def _with_condition(E, cond):
@@ -77,7 +71,7 @@ def test_identity_head_refuses_what_float64_cannot_decide():
 
 @pytest.mark.parametrize("seed", range(6))
 def test_scyc_dimension_is_the_papers(seed):
-    E, data = _general(seed)
+    E, data = general_instance(seed)
     graphs = token_priority_graphs(data)
     dim = sum(len(c) - 1 for _, c in graphs.cyclic_components)
     assert scyc_dimension(E, graphs) == dim > 0
@@ -100,7 +94,7 @@ def test_scyc_dimension_of_dependent_embeddings_is_decided_at_a_gap():
 
 
 def test_scyc_dimension_holds_or_is_refused_on_ill_conditioned_embeddings():
-    E, data = _general(2)
+    E, data = general_instance(2)
     graphs = token_priority_graphs(data)
     U, _, Vt = np.linalg.svd(E, full_matrices=False)
     near_singular = U @ np.diag([1.0, 1.0, 1.0, 1.0, 1.0, 3e-8]) @ Vt  # rank 6 by a clear gap
@@ -112,7 +106,7 @@ def test_scyc_dimension_holds_or_is_refused_on_ill_conditioned_embeddings():
 @pytest.mark.parametrize("seed", range(10))
 def test_graph_svm_and_w_cyc_at_condition_1e3(seed):
     # on main the M M^T polishing failed verification on 3 of these 10 instances
-    E, data = _general(seed)
+    E, data = general_instance(seed)
     E = _with_condition(E, 1e3)
     graphs = token_priority_graphs(data)
     sol = solve_graph_svm(E, graphs)
@@ -125,7 +119,7 @@ def test_false_infeasibility_of_independent_embeddings_is_not_reported():
     # linearly independent embeddings make the Graph-SVM feasible; at condition 1e7 the solver
     # may say otherwise, which must not become an InfeasibleGraphSVMError
     for seed in (2, 4, 8):
-        E, data = _general(seed)
+        E, data = general_instance(seed)
         graphs = token_priority_graphs(data)
         try:
             sol = solve_graph_svm(_with_condition(E, 1e7), graphs)
@@ -136,7 +130,7 @@ def test_false_infeasibility_of_independent_embeddings_is_not_reported():
 
 
 def test_n_active_is_relative_to_the_largest_multiplier():
-    E, data = _general(0)
+    E, data = general_instance(0)
     graphs = token_priority_graphs(data)
     n = solve_graph_svm(E, graphs).n_active
     assert n >= 1
@@ -150,7 +144,7 @@ def test_n_active_is_relative_to_the_largest_multiplier():
 def _instances(count):
     out = []
     for seed in range(count):
-        E, data = _general(1000 + seed)
+        E, data = general_instance(1000 + seed)
         out.append((E, data, token_priority_graphs(data)))
     return out
 
@@ -243,7 +237,7 @@ def test_path_names_the_real_cause():
     X, y = [[0, 1, 2], [1, 0, 2], [2, 0, 2]], [0, 1, 2]  # no strict relation
     with pytest.raises(SolverError, match=r"no strict relation.*finite minimizer"):
         regularization_path(E3, X, y, radii=[1e3])
-    E, data = _general(1000)
+    E, data = general_instance(1000)
     R = 100 * np.linalg.norm(graph_svm(E, data))
     with pytest.raises(SolverError, match="float64 resolves"):
         regularization_path(E, data, radii=[R])
@@ -253,7 +247,7 @@ def test_path_names_the_real_cause():
 def test_general_paths_beyond_float64_fail_with_the_reason(seed):
     # the cyclic terms stay of order one, so their rounding limits the path to ~20 ||W^mm||;
     # beyond, a SolverError says so (never a raw ValueError of Brent's method)
-    E, data = _general(seed)
+    E, data = general_instance(seed)
     n = np.linalg.norm(graph_svm(E, data))
     assert regularization_path(E, data, radii=[20 * n])[0].kkt_residual <= settings.RP_KKT_TOL
     for ratio in (30, 60):

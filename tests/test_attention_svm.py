@@ -5,14 +5,13 @@ from __future__ import annotations
 import cvxpy as cp
 import numpy as np
 import pytest
+from attention_instances import general_instance
 
 from ntpnb import optim, settings
 from ntpnb.attention import (
     acyclic_dataset,
-    as_token_data,
     correlation,
     cyclic_correction,
-    general_dataset,
     graph_constraints,
     graph_svm,
     identity_head,
@@ -30,15 +29,9 @@ from ntpnb.attention import (
 from ntpnb.errors import InfeasibleGraphSVMError, InvalidDataError, NotSeparableError, SolverError
 
 
-def _general(seed, K=6, d=8, n=6, T=4):
-    E = random_embeddings(K, d, seed)
-    X, y = general_dataset(K, n, T, seed + 100)
-    return E, as_token_data(X, y, K)
-
-
 @pytest.mark.parametrize("seed", range(4))
 def test_graph_svm_is_verified_and_feasible(seed):
-    E, data = _general(seed)
+    E, data = general_instance(seed)
     graphs = token_priority_graphs(data)
     sol = solve_graph_svm(E, graphs)
     assert sol.passes() and sol.solver == settings.QP_SOLVER
@@ -90,7 +83,7 @@ def test_graph_svm_without_strict_relations_is_zero():
 
 @pytest.mark.parametrize("seed", range(3))
 def test_cyclic_correction_is_verified_and_orthogonal_to_w_mm(seed):
-    E, data = _general(seed)
+    E, data = general_instance(seed)
     cyc = solve_cyclic_correction(E, data)
     assert cyc.dim > 0 and cyc.grad_norm <= settings.CONVEX_KKT_TOL and cyc.min_curvature > 0
     np.testing.assert_allclose(project_scyc(cyc.W, cyc.basis), cyc.W, atol=1e-12)
@@ -106,7 +99,7 @@ def test_cyclic_correction_is_verified_and_orthogonal_to_w_mm(seed):
 
 @pytest.mark.parametrize("seed", range(2))
 def test_cyclic_correction_matches_clarabel_and_gd_from_zero(seed):
-    E, data = _general(seed)
+    E, data = general_instance(seed)
     cyc = solve_cyclic_correction(E, data)
     sub = cyc.subdataset.data
     # second solver: the exponential-cone form of the same convex problem in S_cyc coordinates
@@ -135,7 +128,7 @@ def test_cyclic_correction_of_acyclic_data_is_zero():
 
 
 def test_regularization_path_is_a_verified_kkt_point_and_aligns():
-    E, data = _general(5)
+    E, data = general_instance(5)
     W_mm = graph_svm(E, data)
     cyc = solve_cyclic_correction(E, data)
     path = regularization_path(E, data, radii=[2.0, 8.0, 32.0])
@@ -157,7 +150,7 @@ def test_regularization_path_is_a_verified_kkt_point_and_aligns():
 
 
 def test_regularization_path_bad_inputs():
-    E, data = _general(0)
+    E, data = general_instance(0)
     with pytest.raises(InvalidDataError, match="radii"):
         regularization_path(E, data, radii=[-1.0])
     E3 = random_embeddings(3, 4, 0)

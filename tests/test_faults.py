@@ -20,6 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from fake_notebooks import fake_notebook
 
 from ntpnb.pipeline import profiles
 from ntpnb.pipeline.atomic import atomic_path, atomic_write_text, is_temporary
@@ -32,25 +33,7 @@ pytestmark = pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason=
 NAMES = ("01_entropy_separability", "02_regularization_path")
 MARK = "NTPNB_TEST_MARK"
 
-NOTEBOOK = """\
----
-kernelspec:
-  display_name: Python 3
-  language: python
-  name: python3
----
-
-# {name}
-
-```{{code-cell}} ipython3
-:tags: [parameters]
-
-profile = "paper"
-output_dir = None
-{parameters}
-```
-
-```{{code-cell}} ipython3
+BODY = """\
 import os
 import time
 
@@ -65,7 +48,6 @@ while time.monotonic() < end and not (gate and os.path.exists(gate)):
 if os.environ.get("FAIL_{short}"):
     raise ValueError("{name} broken on purpose")
 print("done", os.environ.get("RUN_{short}", ""))
-```
 """
 
 
@@ -85,7 +67,7 @@ def project(tmp_path):
     for name in NAMES:
         values = profiles.PROFILES[name]["paper"]  # the real notebook's parameters, unused
         parameters = "\n".join(f"{k} = {v!r}" for k, v in values.items())
-        source = NOTEBOOK.format(name=name, short=name[:2], parameters=parameters)
+        source = fake_notebook(BODY.format(name=name, short=name[:2]), parameters, title=name)
         (root / "notebooks" / f"{name}.md").write_text(source)
     return root
 

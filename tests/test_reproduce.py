@@ -10,6 +10,7 @@ import sys
 
 import jupytext
 import pytest
+from fake_notebooks import fake_notebook
 
 from ntpnb import settings
 from ntpnb.errors import NTPError
@@ -94,35 +95,13 @@ def test_cli_names_an_unknown_notebook():
     assert "no notebook named 'zz'" in proc.stderr
 
 
-NOTEBOOK = """\
----
-kernelspec:
-  display_name: Python 3
-  language: python
-  name: python3
----
-
-```{{code-cell}} ipython3
-:tags: [parameters]
-
-profile = "paper"
-output_dir = None
-value = 1
-```
-
-```{{code-cell}} ipython3
-{body}
-```
-"""
-
-
 @pytest.mark.slow
 def test_a_failing_notebook_does_not_stop_the_others(tmp_path, monkeypatch):
     (tmp_path / "notebooks").mkdir()
     (tmp_path / "_toc.yml").write_text("format: jb-book\nroot: x\n")
     bodies = {"a_fails": "raise ValueError('broken on purpose')", "b_works": "print(value * 2)"}
     for name, body in bodies.items():
-        (tmp_path / "notebooks" / f"{name}.md").write_text(NOTEBOOK.format(body=body))
+        (tmp_path / "notebooks" / f"{name}.md").write_text(fake_notebook(body, "value = 1"))
     fake = {name: {"paper": {"value": 1}, "quick": {"value": 21}} for name in bodies}
     monkeypatch.setattr(profiles, "PROFILES", fake)
     lines = []
@@ -208,7 +187,7 @@ def test_override_runs_go_apart_from_the_canonical_outputs():
 def test_reproduce_with_an_override_writes_a_separate_run(tmp_path, monkeypatch):
     (tmp_path / "notebooks").mkdir()
     (tmp_path / "_toc.yml").write_text("format: jb-book\nroot: x\n")
-    (tmp_path / "notebooks" / "c_value.md").write_text(NOTEBOOK.format(body="print(value * 2)"))
+    (tmp_path / "notebooks" / "c_value.md").write_text(fake_notebook("print(value * 2)", "value = 1"))
     monkeypatch.setattr(profiles, "PROFILES", {"c_value": {"paper": {"value": 1}, "quick": {"value": 21}}})
     (result,) = reproduce(tmp_path, profile="quick", overrides={"value": "5"}, log=lambda line: None)
     assert result.ok
@@ -224,7 +203,7 @@ def _tiny_project(tmp_path, monkeypatch, bodies):
     (tmp_path / "notebooks").mkdir()
     (tmp_path / "_toc.yml").write_text("format: jb-book\nroot: x\n")
     for name, body in bodies.items():
-        (tmp_path / "notebooks" / f"{name}.md").write_text(NOTEBOOK.format(body=body))
+        (tmp_path / "notebooks" / f"{name}.md").write_text(fake_notebook(body, "value = 1"))
     fake = {name: {"paper": {"value": 1}, "quick": {"value": 21}} for name in bodies}
     monkeypatch.setattr(profiles, "PROFILES", fake)
 
