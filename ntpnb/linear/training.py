@@ -119,11 +119,13 @@ def gradient_fn(data: NTPData) -> Callable[[Array], Array]:
     """
     HT = np.ascontiguousarray(data.H.T)
     Hpi = data.pi[:, None] * data.H
-    G0 = data.P.T @ Hpi
+    G0 = np.einsum("mv,md->vd", data.P, Hpi, optimize=False)
 
     def grad(W: Array) -> Array:
-        Q = _softmax_over_tokens(W @ HT)  # (..., V, m)
-        g = Q @ Hpi
+        # numpy's einsum loops, not BLAS: the same floats on every CPU kernel (long runs of
+        # Adam and normalized GD amplify a last-bit difference; see ntpnb.portable)
+        Q = _softmax_over_tokens(np.einsum("...vd,dm->...vm", W, HT, optimize=False))
+        g = np.einsum("...vm,md->...vd", Q, Hpi, optimize=False)
         g -= G0
         return g
 
@@ -172,7 +174,7 @@ def sampled_gradient_fn(
         shape = (*W.shape[:-2], batch_size)
         j = np.minimum(np.searchsorted(cum_pi, rng.random(shape), side="right"), data.m - 1)
         Hs = H[j]  # (..., B, d)
-        Q = _softmax_over_tokens(W @ np.swapaxes(Hs, -1, -2))  # (..., V, B)
+        Q = _softmax_over_tokens(np.einsum("...vd,...bd->...vb", W, Hs, optimize=False))
         if sampling == "sequences":
             u = rng.random(shape)
             z = np.minimum((u[..., None] >= cum_P[j]).sum(axis=-1), V - 1)
@@ -180,7 +182,7 @@ def sampled_gradient_fn(
         else:
             target = P[j]
         Q -= np.swapaxes(target, -1, -2)
-        return (Q @ Hs) / batch_size
+        return np.einsum("...vb,...bd->...vd", Q, Hs, optimize=False) / batch_size
 
     return grad
 

@@ -65,15 +65,16 @@ KINDS: tuple[str, ...] = ("claim", "sanity", "finding")
 
 
 def format_number(x: float, digits: int, floor: float | None = None) -> str:
-    """``x`` with ``digits`` significant digits (zeros kept); ``"< floor"`` below ``floor``.
+    """``x`` with ``digits`` significant digits (zeros kept); ``"< floor"`` where ``|x| < floor``.
 
     The floor hides digits that are rounding noise (e.g. an inner product of order 1e-16),
-    which may differ between machines, from printed output.
+    which may differ between machines, from printed output: its sign too, which rounding
+    decides as often as not for a true value of 0.
     """
     if isinstance(x, bool) or isinstance(x, int):
         return str(x)
     if floor is not None and abs(x) < floor:
-        return f"< {floor:.0e}" if x >= 0 else f"> -{floor:.0e}"
+        return f"< {floor:.0e}"
     return f"{x:#.{digits}g}".rstrip(".")
 
 
