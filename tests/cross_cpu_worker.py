@@ -167,6 +167,25 @@ def attention_quantities(kind: str, seed: int) -> dict[str, Quantity]:
     return out
 
 
+def linear_training() -> dict[str, Quantity]:
+    """GD, normalized GD and Adam on a random separable instance: iterates bit for bit."""
+    data = ntp.random_instance(20, 30, 8, 3, np.random.default_rng(11))
+    W0 = np.random.default_rng([11, 1]).standard_normal((data.V, data.d)) / np.sqrt(data.d)
+    methods = {
+        "gd": ntp.optim.gd(0.5),
+        "ngd": ntp.optim.normalized_gd(0.1),
+        "adam": ntp.optim.adam(0.01, (0.9, 0.999)),
+    }
+
+    def run() -> dict[str, Any]:
+        return {
+            f"exact_W_{name}": ntp.train(data, opt, TRAINING_STEPS, W0=W0, n_records=2).W
+            for name, opt in methods.items()
+        }
+
+    return {"training": run}
+
+
 def instances() -> Iterator[tuple[str, Callable[[], dict[str, Quantity]]]]:
     """``(name, make)`` for every instance; ``make()`` builds the instance and its quantities."""
     yield "triangle-ch2", lambda: linear_quantities(ntp.toy2d_instance(0), CHAPTER_RADII)
@@ -180,6 +199,7 @@ def instances() -> Iterator[tuple[str, Callable[[], dict[str, Quantity]]]]:
             ntp.random_instance(m, d, V, S, np.random.default_rng(seed)), RANDOM_RADII
         )
         yield f"random-m{m}-d{d}-V{V}-S{S}", make
+    yield "linear-training", linear_training
     for kind, seed in ATTENTION:
         yield f"attention-{kind}-{seed}", lambda kind=kind, seed=seed: attention_quantities(kind, seed)
 
