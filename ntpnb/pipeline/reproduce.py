@@ -287,7 +287,9 @@ def _failed_cell(staged: Path) -> tuple[int, str] | None:
     """Index and first source line of the cell a run failed in, if the executed copy shows it.
 
     That is the cell papermill marked failed, or else the cell the kernel started and never
-    answered (no ``shell.execute_reply`` time: the kernel died in it).
+    answered (no ``shell.execute_reply`` time: the kernel died in it), or else the first code
+    cell papermill did not mark completed (a kernel that died under load can leave the copy
+    saved before its cell's execution metadata).
     """
     import nbformat
 
@@ -303,7 +305,10 @@ def _failed_cell(staged: Path) -> tuple[int, str] | None:
         execution = cell.get("metadata", {}).get("execution", {})
         return bool(execution) and "shell.execute_reply" not in execution
 
-    for test in (failed, unanswered):
+    def not_completed(cell: dict) -> bool:
+        return cell.get("metadata", {}).get("papermill", {}).get("status") != "completed"
+
+    for test in (failed, unanswered, not_completed):
         for index, cell in enumerate(nb.cells):
             if cell.cell_type == "code" and test(cell):
                 lines = cell.source.strip().splitlines()
