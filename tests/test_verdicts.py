@@ -61,6 +61,8 @@ def test_verdicts_of_every_id_and_counts():
     assert format_counts(counts) == (
         "0 of 4 claims reproduced, 1 reproduced with a qualification, 1 does not reproduce, 2 not tested"
     )
+    two = dict(counts, **{NOT_REPRODUCED: 2})
+    assert "2 do not reproduce" in format_counts(two)
 
 
 def test_claim_log_records_kinds_and_qualifications(tmp_path):

@@ -145,5 +145,10 @@ def format_counts(counts: Mapping[str, int], total: int | None = None) -> str:
     """
     total = sum(counts.values()) if total is None else total
     parts = [f"{counts.get(VERDICTS[0], 0)} of {total} claims {VERDICTS[0]}"]
-    parts += [f"{counts[name]} {name}" for name in VERDICTS[1:] if counts.get(name)]
+    parts += [f"{counts[name]} {_agreeing(name, counts[name])}" for name in VERDICTS[1:] if counts.get(name)]
     return ", ".join(parts)
+
+
+def _agreeing(verdict: str, count: int) -> str:
+    """The verdict as a predicate of ``count`` claims: "2 do not reproduce", "1 does not"."""
+    return verdict.replace("does not", "do not") if count != 1 else verdict
