@@ -6,20 +6,25 @@ or Prescott kernel in others. The products then differ in their last bits, which
 for one product but not for thousands of training steps: the attention runs of chapter 6
 amplify a 1e-16 difference in a gradient into differences in the third printed digit (a
 median distance of 8.4e-5 under one kernel, 3.0e-3 under another, at the quick profile).
-``np.einsum`` avoids BLAS but not the problem: its loop order, hence its summation order,
-changes with the shapes (a batch axis of length 1 is dropped and the reduction becomes the
-inner, unrolled loop), so a trial's result would depend on how many trials share its batch.
+So the training arithmetic multiplies here, in one of two ways:
 
-So the training arithmetic sums its products here, one term at a time:
-:func:`dot_sum` adds ``x_j * y_j`` for ``j = 0, 1, ...`` in that order with numpy's
-elementwise multiply and add. Each of those is correctly rounded (IEEE 754) and numpy does not
-fuse them, so every entry is the same float on every CPU, with any BLAS, any number of
-threads, and any batch size. tests/test_portable.py checks the results against BLAS to rounding
-and the invariance to batching; tests/test_cross_cpu.py checks attention training bit for bit
-under four OpenBLAS kernels and with one and two threads.
+* :func:`dot_sum` (and :func:`matmul`, :func:`matvec`, :func:`vecmat` built on it) adds
+  ``x_j * y_j`` for ``j = 0, 1, ...`` in that order with numpy's elementwise multiply and add.
+  Each of those is correctly rounded (IEEE 754) and numpy does not fuse them, so every entry is
+  the same float on every CPU, with any BLAS, any number of threads and any batch size. The
+  cost is a Python-level loop over the contracted axis: right for short contractions (the
+  attention model's, a few dozen terms).
+* :func:`einsum` is ``np.einsum`` without its BLAS path (``optimize=False``): numpy's own loops,
+  compiled for the baseline instruction set and not dispatched by CPU (measured: the same bits
+  with numpy's AVX2 and AVX-512 code switched off). Their summation order is fixed by the
+  shapes, but it does change with them (a batch axis of length 1 is dropped and the reduction
+  becomes the inner, unrolled loop), so a batch entry may differ with the batch size. Right for
+  long contractions whose shapes do not change within a run (the linear model's gradient,
+  sums over 50 contexts or 60 dimensions).
 
-The cost is a Python-level loop over the contracted axis (a few dozen entries in training),
-about the time of the batched BLAS calls it replaces on these small matrices.
+tests/test_portable.py checks both against BLAS to rounding and :func:`dot_sum`'s invariance to
+batching; tests/test_cross_cpu.py checks attention and linear training bit for bit under four
+OpenBLAS kernels and with one and two threads.
 """
 
 from __future__ import annotations
@@ -28,7 +33,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-__all__ = ["dot_sum", "matmul", "matvec", "vecmat"]
+__all__ = ["dot_sum", "matmul", "matvec", "vecmat", "einsum"]
 
 
 def dot_sum(pairs: Iterable[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
@@ -82,3 +87,8 @@ def vecmat(x: np.ndarray, a: np.ndarray) -> np.ndarray:
     if m == 0:
         return np.zeros(np.broadcast_shapes((*x.shape[:-1], 1), (*a.shape[:-2], a.shape[-1])))
     return dot_sum((x[..., j, None], a[..., j, :]) for j in range(m))
+
+
+def einsum(subscripts: str, *operands: np.ndarray) -> np.ndarray:
+    """``np.einsum(subscripts, *operands)`` on numpy's own loops, never BLAS (see above)."""
+    return np.einsum(subscripts, *operands, optimize=False)

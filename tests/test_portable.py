@@ -61,3 +61,12 @@ def test_bad_input_is_refused_with_the_shapes():
         vecmat(np.ones(2), np.ones((3, 4)))
     with pytest.raises(ValueError, match="at least one pair"):
         dot_sum([])
+
+
+def test_einsum_equals_numpy_to_rounding_and_is_deterministic():
+    from ntpnb.portable import einsum
+
+    W, HT = RNG.standard_normal((2, 8, 60)), RNG.standard_normal((60, 50))
+    out = einsum("...vd,dm->...vm", W, HT)
+    np.testing.assert_allclose(out, W @ HT, rtol=1e-12, atol=1e-12)
+    assert np.array_equal(out, einsum("...vd,dm->...vm", W, HT))

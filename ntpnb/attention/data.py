@@ -23,6 +23,7 @@ from ..validation import as_generator, as_ordered, check_dense_size
 __all__ = [
     "TokenData",
     "as_token_data",
+    "check_token_data",
     "check_embeddings",
     "normalized_embeddings",
     "scaled_back",
@@ -184,6 +185,15 @@ def as_token_data(
                 f"{data.sequence(i).tolist()} (Assumption 2, realizable labels, fails)"
             )
     _freeze(tokens, mask, q, labels)
+    return data
+
+
+def check_token_data(data: object) -> TokenData:
+    """``data`` itself, refused with a named error unless it is a :class:`TokenData`."""
+    if not isinstance(data, TokenData):
+        raise InvalidDataError(
+            f"data must be a TokenData (see ntpnb.attention.as_token_data), got {type(data).__name__}"
+        )
     return data
 
 

@@ -27,7 +27,7 @@ from scipy.sparse.csgraph import connected_components
 from ..errors import InvalidDataError
 from ..linalg import check_known_rank, matrix_rank, numerical_rank
 from ..validation import as_count, as_float
-from .data import Ids, TokenData, as_token_data, check_embeddings
+from .data import Ids, TokenData, as_token_data, check_embeddings, check_token_data
 
 __all__ = [
     "PriorityGraph",
@@ -396,9 +396,7 @@ def attention_scores(E: np.ndarray, data: TokenData, W: np.ndarray) -> np.ndarra
         If ``data`` is not a :class:`~ntpnb.attention.data.TokenData`, ``E`` does not embed its
         vocabulary, or ``W`` is not a finite ``(d, d)`` matrix.
     """
-    if not isinstance(data, TokenData):
-        raise InvalidDataError(f"data must be a TokenData (see as_token_data), got {type(data).__name__}")
-    E = check_embeddings(E, data.K)
+    E = check_embeddings(E, check_token_data(data).K)
     W = _check_square(W, E.shape[1])
     logits = np.einsum("ntd,de,ne->nt", E[data.tokens], W, E[data.query])
     logits = np.where(data.mask, logits, -np.inf)

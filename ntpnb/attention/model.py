@@ -33,7 +33,7 @@ from ..errors import HeadAssumptionError, InvalidDataError, NotRealizableError
 from ..linalg import numerical_rank
 from ..portable import matmul, matvec, vecmat
 from ..validation import as_float
-from .data import TokenData, check_embeddings
+from .data import TokenData, check_embeddings, check_token_data
 
 __all__ = [
     "LOSSES",
@@ -200,9 +200,7 @@ def make_problem(E: object, C: object, data: TokenData, loss: str = "log", head:
     """
     if loss not in LOSSES:
         raise InvalidDataError(f"unknown loss {loss!r}; use one of {LOSSES}")
-    if not isinstance(data, TokenData):
-        raise InvalidDataError("data must be a TokenData (see ntpnb.attention.as_token_data)")
-    E = check_embeddings(E, data.K)
+    E = check_embeddings(E, check_token_data(data).K)
     Cf = check_head(C, E, head)
     emb = E[data.tokens] * data.mask[..., None]
     if head == "identity":

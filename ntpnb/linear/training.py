@@ -32,6 +32,7 @@ from numpy.typing import ArrayLike
 
 from .. import optim
 from ..errors import InvalidDataError
+from ..portable import einsum
 from ..validation import as_float, as_generator
 from .data import NTPData, require_data
 from .loss import entropy, kl_divergence
@@ -119,13 +120,13 @@ def gradient_fn(data: NTPData) -> Callable[[Array], Array]:
     """
     HT = np.ascontiguousarray(data.H.T)
     Hpi = data.pi[:, None] * data.H
-    G0 = np.einsum("mv,md->vd", data.P, Hpi, optimize=False)
+    G0 = einsum("mv,md->vd", data.P, Hpi)
 
     def grad(W: Array) -> Array:
-        # numpy's einsum loops, not BLAS: the same floats on every CPU kernel (long runs of
-        # Adam and normalized GD amplify a last-bit difference; see ntpnb.portable)
-        Q = _softmax_over_tokens(np.einsum("...vd,dm->...vm", W, HT, optimize=False))
-        g = np.einsum("...vm,md->...vd", Q, Hpi, optimize=False)
+        # no BLAS: the same floats on every CPU kernel (long runs of Adam and normalized GD
+        # amplify a last-bit difference; see ntpnb.portable)
+        Q = _softmax_over_tokens(einsum("...vd,dm->...vm", W, HT))
+        g = einsum("...vm,md->...vd", Q, Hpi)
         g -= G0
         return g
 
@@ -174,7 +175,7 @@ def sampled_gradient_fn(
         shape = (*W.shape[:-2], batch_size)
         j = np.minimum(np.searchsorted(cum_pi, rng.random(shape), side="right"), data.m - 1)
         Hs = H[j]  # (..., B, d)
-        Q = _softmax_over_tokens(np.einsum("...vd,...bd->...vb", W, Hs, optimize=False))
+        Q = _softmax_over_tokens(einsum("...vd,...bd->...vb", W, Hs))
         if sampling == "sequences":
             u = rng.random(shape)
             z = np.minimum((u[..., None] >= cum_P[j]).sum(axis=-1), V - 1)
@@ -182,7 +183,7 @@ def sampled_gradient_fn(
         else:
             target = P[j]
         Q -= np.swapaxes(target, -1, -2)
-        return np.einsum("...vb,...bd->...vd", Q, Hs, optimize=False) / batch_size
+        return einsum("...vb,...bd->...vd", Q, Hs) / batch_size
 
     return grad
 
