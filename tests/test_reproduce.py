@@ -368,3 +368,23 @@ def test_the_injected_parameters_cell_is_collapsed_in_the_book(tmp_path):
     cells = nbformat.read(path, as_version=4).cells
     assert cells[0].metadata["tags"] == ["parameters"]
     assert cells[1].metadata["tags"] == ["injected-parameters", "hide-input"]
+
+
+def test_the_failed_cell_is_found_when_the_kernel_died_before_acknowledging_it(tmp_path):
+    """Papermill then marks every started cell completed and the dying one has no execution
+    metadata (seen in CI): the cell is the last code cell papermill started."""
+    import nbformat
+
+    from ntpnb.pipeline.reproduce import _failed_cell
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(f"x = {i}") for i in range(4)]
+    for cell in nb.cells[:3]:
+        cell.metadata["papermill"] = {"status": "completed", "start_time": "2026-11-23T12:00:00"}
+    nb.cells[3].metadata["papermill"] = {"status": "pending", "start_time": None}
+    path = tmp_path / "died.ipynb"
+    nbformat.write(nb, path)
+    assert _failed_cell(path) == (2, "x = 2")
+    nb.cells[1].metadata["papermill"]["status"] = "failed"  # a marked failure comes first
+    nbformat.write(nb, path)
+    assert _failed_cell(path) == (1, "x = 1")

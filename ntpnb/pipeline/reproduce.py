@@ -287,9 +287,9 @@ def _failed_cell(staged: Path) -> tuple[int, str] | None:
     """Index and first source line of the cell a run failed in, if the executed copy shows it.
 
     That is the cell papermill marked failed, or else the cell the kernel started and never
-    answered (no ``shell.execute_reply`` time: the kernel died in it), or else the first code
-    cell papermill did not mark completed (a kernel that died under load can leave the copy
-    saved before its cell's execution metadata).
+    answered (no ``shell.execute_reply`` time: the kernel died in it), or else the last code
+    cell papermill started: a kernel that dies before it acknowledges the cell leaves no
+    execution metadata, and papermill then marks every started cell completed.
     """
     import nbformat
 
@@ -305,11 +305,12 @@ def _failed_cell(staged: Path) -> tuple[int, str] | None:
         execution = cell.get("metadata", {}).get("execution", {})
         return bool(execution) and "shell.execute_reply" not in execution
 
-    def not_completed(cell: dict) -> bool:
-        return cell.get("metadata", {}).get("papermill", {}).get("status") != "completed"
+    def started(cell: dict) -> bool:
+        return cell.get("metadata", {}).get("papermill", {}).get("start_time") is not None
 
-    for test in (failed, unanswered, not_completed):
-        for index, cell in enumerate(nb.cells):
+    cells = list(enumerate(nb.cells))
+    for test, order in ((failed, cells), (unanswered, cells), (started, cells[::-1])):
+        for index, cell in order:
             if cell.cell_type == "code" and test(cell):
                 lines = cell.source.strip().splitlines()
                 return index, lines[0] if lines else ""
