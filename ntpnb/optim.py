@@ -60,14 +60,6 @@ OPTIMIZER_NAMES: tuple[str, ...] = ("gd", "sgd", "ngd", "adam")
 DEFAULT_RECORD_POINTS: int = 60
 
 
-def _check_positive_int(value: object, name: str, minimum: int = 0) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise InvalidDataError(f"{name} must be an integer, got {value!r}")
-    if value < minimum:
-        raise InvalidDataError(f"{name} must be at least {minimum}, got {value}")
-    return int(value)
-
-
 def log_grid(n_iter: int, n_points: int) -> Array:
     """Sorted unique integer iterations in ``[0, n_iter]``, log-spaced, with 0 and ``n_iter``.
 
@@ -80,8 +72,8 @@ def log_grid(n_iter: int, n_points: int) -> Array:
         If ``n_iter < 0`` or ``n_points < 2`` (a grid needs its two ends), or ``n_points``
         exceeds :data:`ntpnb.settings.MAX_RECORD_POINTS` (checked before anything is allocated).
     """
-    n_iter = _check_positive_int(n_iter, "n_iter", 0)
-    n_points = _check_positive_int(n_points, "n_points", 2)
+    n_iter = as_count(n_iter, "n_iter", minimum=0)
+    n_points = as_count(n_points, "n_points", minimum=2)
     if n_points > settings.MAX_RECORD_POINTS:
         raise InvalidDataError(
             f"n_points = {n_points} recording points exceed "
@@ -202,7 +194,7 @@ def lecun_init(shape: tuple[int, ...], fan_in: int, seed: int | np.random.Genera
     InvalidDataError
         If ``fan_in`` is not a positive integer.
     """
-    fan_in = _check_positive_int(fan_in, "fan_in", 1)
+    fan_in = as_count(fan_in, "fan_in", minimum=1)
     shape = tuple(as_count(n, f"shape[{i}]", minimum=0) for i, n in enumerate(as_ordered(shape, "shape")))
     check_dense_size(shape, "the initial iterate")
     rng = as_generator(seed)
@@ -361,9 +353,9 @@ def run(
         raise InvalidDataError(f"grad must be a callable (the gradient at W), got {type(grad).__name__}")
     if not isinstance(optimizer, Optimizer):
         raise InvalidDataError(f"optimizer must be an Optimizer, got {type(optimizer).__name__}")
-    n_iter = _check_positive_int(n_iter, "n_iter", 0)
+    n_iter = as_count(n_iter, "n_iter", minimum=0)
     W = np.array(as_float(W0, "W0"), copy=True)
-    batch_ndim = _check_positive_int(batch_ndim, "batch_ndim", 0)
+    batch_ndim = as_count(batch_ndim, "batch_ndim", minimum=0)
     if W.ndim <= batch_ndim:
         raise InvalidDataError(f"W0 of shape {W.shape} has no parameter axes after {batch_ndim} batch axes")
     if W.size == 0:

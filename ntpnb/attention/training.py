@@ -23,7 +23,7 @@ import numpy as np
 from .. import optim
 from ..errors import InvalidDataError
 from ..sweeps import active_workers, parallel_map
-from ..validation import as_float, as_ordered
+from ..validation import as_count, as_float, as_ordered
 from .fastgrad import gradient_function
 from .model import Problem, stack_problems
 
@@ -146,7 +146,7 @@ def train_trials(
         if W0.shape != (B, d, d):
             raise InvalidDataError(f"W0 must have shape {(B, d, d)}, got {W0.shape}")
     starts = np.cumsum([0] + [p.B for p in problems])
-    n_chunks = active_workers() if n_chunks is None else optim._check_positive_int(n_chunks, "n_chunks", 1)
+    n_chunks = active_workers() if n_chunks is None else as_count(n_chunks, "n_chunks")
     bounds = np.linspace(0, len(problems), min(n_chunks, len(problems)) + 1).round().astype(int)
     chunks = [
         (problems[a:b], None if W0 is None else W0[starts[a] : starts[b]])
