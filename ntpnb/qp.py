@@ -13,6 +13,7 @@ gap) is the caller's, since the certificates differ between the models.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -49,9 +50,17 @@ def solve_named(
     ------
     SolverError
         If the solver raises, or ends with a status that is neither optimal nor allowed.
+
+    Notes
+    -----
+    cvxpy's own warning for an inaccurate status ("Solution may be inaccurate") is silenced:
+    such a status is either an error here that names it, or one of ``allowed``, which the
+    caller verifies.
     """
     try:
-        problem.solve(solver=solver, **options)
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message="Solution may be inaccurate", category=UserWarning)
+            problem.solve(solver=solver, **options)
     except cp.SolverError as exc:
         raise SolverError(f"{solver} failed on {what}: {exc}") from None
     if problem.status != cp.OPTIMAL and problem.status not in allowed:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import cvxpy as cp
 import numpy as np
 import pytest
@@ -42,6 +44,18 @@ def test_solve_named_names_the_solver_and_the_problem_on_failure():
     unbounded = cp.Problem(cp.Minimize(x))
     with pytest.raises(SolverError, match="status 'unbounded' on a test"):
         solve_named(unbounded, "CLARABEL", {}, "a test")
+
+
+def test_an_inaccurate_status_is_our_error_without_cvxpy_s_warning():
+    # one interior-point iteration ends inaccurate ("user_limit" in cvxpy 1.7, "optimal_inaccurate"
+    # in older ones): the caller gets a SolverError that names the status, and no "Solution may be
+    # inaccurate" UserWarning besides
+    x = cp.Variable(3)
+    problem = cp.Problem(cp.Minimize(cp.sum_squares(x)), [np.array([[1.0, 2, 3], [3, 1, 2]]) @ x >= 1])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(SolverError, match=r"CLARABEL returned status '\w+' on a test"):
+            solve_named(problem, "CLARABEL", {"max_iter": 1}, "a test")
 
 
 def _equality_solver(A):
