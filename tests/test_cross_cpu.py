@@ -9,8 +9,9 @@ at a time; here every run must succeed, report the kernel and thread count it wa
 itself by accident), and agree with the run on the machine's own kernel with one thread:
 discrete results (decisions, dimensions, support vectors, errors raised) exactly, numbers to
 :data:`RTOL` relative (a path's arrays per radius, each radius having its own scale), and the
-iterates of attention training (``exact_`` keys) bit for bit: training amplifies rounding, so it
-multiplies without BLAS (:mod:`ntpnb.portable`) and must not depend on the kernel at all.
+iterates of attention and linear training and the chapters' generated instances (``exact_``
+keys) bit for bit: training amplifies rounding, so it multiplies without BLAS
+(:mod:`ntpnb.portable`) and must not depend on the kernel at all, and neither may the data.
 
 A kernel the CPU cannot run is skipped, with the missing instruction-set flags as the reason.
 """
