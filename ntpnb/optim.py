@@ -36,6 +36,7 @@ from numpy.typing import ArrayLike
 
 from . import settings
 from .errors import InvalidDataError, SolverError
+from .portable import einsum
 from .validation import as_count, as_float, as_generator, as_ordered, check_dense_size
 
 __all__ = [
@@ -263,7 +264,7 @@ class _Stepper:
         so the step is still ``lr`` along ``g``; a non-finite entry raises :class:`SolverError`.
         """
         rows = g.reshape(-1, g.size // max(1, math.prod(self.batch_shape)))
-        norm = np.sqrt(np.einsum("ik,ik->i", rows, rows))
+        norm = np.sqrt(einsum("ik,ik->i", rows, rows))  # no BLAS: the same bits on every CPU
         if np.all(np.isfinite(norm)):
             self._check_norm(norm)
             W -= g * (self.opt.lr / norm).reshape(self.norm_shape)
@@ -277,7 +278,7 @@ class _Stepper:
                 f"normalized GD met a non-finite gradient entry{self._where(row)} at iteration {self.k - 1}"
             )
         rows[over] /= scale[:, None]
-        norm[over] = np.sqrt(np.einsum("ik,ik->i", rows[over], rows[over]))
+        norm[over] = np.sqrt(einsum("ik,ik->i", rows[over], rows[over]))
         self._check_norm(norm)
         W -= (rows * (self.opt.lr / norm)[:, None]).reshape(W.shape)
 
