@@ -38,7 +38,7 @@ class ClaimSpec:
     Attributes
     ----------
     id
-        ``A1``..``A15`` (Paper A) or ``B1``..``B11`` (Paper B).
+        ``A1``..``A16`` (Paper A) or ``B1``..``B11`` (Paper B).
     where
         Its place in the paper (the papers' own numbering).
     statement
@@ -148,9 +148,9 @@ _SPECS = (
     ),
     ClaimSpec(
         "A14",
-        "App. C, Remark 2",
+        "App. C",
         r"autoregressive training over all prefixes = the same problem over $m = \sum_t m_t$ "
-        r"contexts; entropy $\mathcal{H}_t$ non-increasing in context length",
+        r"distinct contexts: the joint problem's separability and the limit of gradient descent",
         "statement (text only)",
     ),
     ClaimSpec(
@@ -158,6 +158,13 @@ _SPECS = (
         "footnote 8",
         "SGD shares the directional limit; sampling sequences vs distinct contexts differs",
         "remark only",
+    ),
+    ClaimSpec(
+        "A16",
+        "Remark 2",
+        r"the entropy $\mathcal{H}_t$ is non-increasing in the context length $t$ and the supports "
+        "get sparser (\"by Shannon's inequality\")",
+        "statement (text only)",
     ),
     ClaimSpec(
         "B1",
