@@ -13,11 +13,15 @@ computation, which equals running them one by one (tested).
 The update rules (``g_k`` the gradient at ``W_k``, ``eta`` the learning rate):
 
 * GD (and SGD, where the callable returns a stochastic gradient): ``W_{k+1} = W_k - eta g_k``.
-* Normalized GD: ``W_{k+1} = W_k - eta g_k / ||g_k||_F``. A zero gradient (or one whose norm
-  underflows to zero) is an error (:class:`ntpnb.errors.SolverError`), never a NaN: the
-  normalized step is undefined at a stationary point, and the losses of both papers have none
-  at finite ``W`` on the data they study, so meeting one means the data are not what the caller
-  believes.
+* Normalized GD: ``W_{k+1} = W_k - eta g_k / (||g_k||_F + eps)``, by default with ``eps = 0``
+  (exact normalization: every step has length ``eta``). With ``eps = 0`` a zero gradient (or
+  one whose norm underflows to zero) is an error (:class:`ntpnb.errors.SolverError`), never a
+  NaN: the normalized step is undefined at a stationary point, and the losses of both papers
+  have none at finite ``W`` on the data they study, so meeting one means the data are not what
+  the caller believes. With ``eps > 0`` (the rule of Paper B's public code, which takes
+  float64's machine epsilon) the step is defined everywhere, and it shrinks like
+  ``eta ||g_k|| / eps`` once ``||g_k||`` falls below ``eps``: such a run stalls where the
+  gradient becomes that small.
 * Adam (Kingma and Ba, 2015, with bias correction): ``m_k = b1 m_{k-1} + (1 - b1) g_k``,
   ``v_k = b2 v_{k-1} + (1 - b2) g_k^2``, ``W_{k+1} = W_k - eta mhat_k / (sqrt(vhat_k) + eps)``
   with ``mhat_k = m_k / (1 - b1^k)``, ``vhat_k = v_k / (1 - b2^k)``, counting steps from
@@ -50,12 +54,25 @@ __all__ = [
     "lecun_init",
     "run",
     "OPTIMIZER_NAMES",
+    "AUTHORS_NGD_EPS",
 ]
 
 Array = np.ndarray
 
 #: The update rules :func:`run` knows.
 OPTIMIZER_NAMES: tuple[str, ...] = ("gd", "sgd", "ngd", "adam")
+
+#: Below this plain norm the squares of a gradient's entries leave float64's normal range:
+#: normalized GD then computes the norm after dividing by the largest entry.
+_SAFE_NORM: float = math.sqrt(float(np.finfo(np.float64).tiny))
+
+#: The default ``eps`` of each method that has one (normalized GD: exact normalization).
+_DEFAULT_EPS: dict[str, float] = {"adam": 1e-8, "ngd": 0.0}
+
+#: The offset of normalized GD in Paper B's public code: ``g / (||g|| + eps)`` with ``eps`` the
+#: machine epsilon of float64 (``normalize_grad`` in ``train_utils.py`` of
+#: github.com/yixiao-huang/next-token-prediction).
+AUTHORS_NGD_EPS: float = float(np.finfo(np.float64).eps)
 
 #: Default number of points of the recording grid.
 DEFAULT_RECORD_POINTS: int = 60
@@ -101,7 +118,8 @@ class Optimizer:
     betas
         Adam's decay rates ``(b1, b2)``, each in ``[0, 1)`` (ignored by the other methods).
     eps
-        Adam's denominator offset, positive (ignored by the other methods).
+        Denominator offset of Adam (positive; default ``1e-8``) and of normalized GD
+        (``>= 0``; default 0, exact normalization); ignored by GD and SGD.
 
     Raises
     ------
@@ -112,7 +130,7 @@ class Optimizer:
     name: str
     lr: float
     betas: tuple[float, float] = (0.9, 0.999)
-    eps: float = 1e-8
+    eps: float | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or self.name not in OPTIMIZER_NAMES:
@@ -125,16 +143,25 @@ class Optimizer:
             or not all(isinstance(b, (int, float, np.floating)) and 0.0 <= b < 1.0 for b in self.betas)
         ):
             raise InvalidDataError(f"betas must be two numbers in [0, 1), got {self.betas!r}")
-        if not (isinstance(self.eps, (int, float, np.floating)) and math.isfinite(self.eps) and self.eps > 0):
-            raise InvalidDataError(f"eps must be positive and finite, got {self.eps!r}")
+        eps = _DEFAULT_EPS.get(self.name, 0.0) if self.eps is None else self.eps
+        smallest = "positive" if self.name == "adam" else "non-negative"
+        if not (
+            isinstance(eps, (int, float, np.floating))
+            and not isinstance(eps, bool)
+            and math.isfinite(eps)
+            and (eps > 0 if self.name == "adam" else eps >= 0)
+        ):
+            raise InvalidDataError(f"eps of {self.name} must be {smallest} and finite, got {eps!r}")
+        object.__setattr__(self, "eps", float(eps))
         object.__setattr__(self, "lr", float(self.lr))
         object.__setattr__(self, "betas", (float(self.betas[0]), float(self.betas[1])))
-        object.__setattr__(self, "eps", float(self.eps))
 
     def label(self) -> str:
         """A short human-readable description, e.g. ``"Adam (lr 0.01, betas 0.9, 0.99)"``."""
         if self.name == "adam":
             return f"Adam (lr {self.lr:g}, betas {self.betas[0]:g}, {self.betas[1]:g})"
+        if self.name == "ngd" and self.eps:
+            return f"NGD (lr {self.lr:g}, eps {self.eps:.3g})"
         return {"gd": "GD", "sgd": "SGD", "ngd": "NGD"}[self.name] + f" (lr {self.lr:g})"
 
 
@@ -148,9 +175,13 @@ def sgd(lr: float) -> Optimizer:
     return Optimizer("sgd", lr)
 
 
-def normalized_gd(lr: float) -> Optimizer:
-    """Normalized GD: step ``-lr g / ||g||_F``, the norm taken per batch element."""
-    return Optimizer("ngd", lr)
+def normalized_gd(lr: float, eps: float = 0.0) -> Optimizer:
+    """Normalized GD: step ``-lr g / (||g||_F + eps)``, the norm taken per batch element.
+
+    ``eps = 0`` (the default) normalizes exactly; Paper B's public code adds float64's machine
+    epsilon (:data:`AUTHORS_NGD_EPS`), which makes a run stall where ``||g||`` falls below it.
+    """
+    return Optimizer("ngd", lr, eps=eps)
 
 
 def adam(lr: float, betas: tuple[float, float] = (0.9, 0.99), eps: float = 1e-8) -> Optimizer:
@@ -256,31 +287,43 @@ class _Stepper:
             )
 
     def _ngd_step(self, W: Array, g: Array) -> None:
-        """``W -= lr g / ||g||_F`` per batch element, without overflow.
+        """``W -= lr g / (||g||_F + eps)`` per batch element, without overflow or underflow.
 
         The plain norm ``sqrt(sum g^2)`` overflows to inf once an entry exceeds about 1e154,
-        and the step ``g / inf`` would be a silent zero. Batch elements whose plain norm is not
-        finite are divided by ``s = max |g|`` first (then their norm lies in ``[1, sqrt(size)]``),
-        so the step is still ``lr`` along ``g``; a non-finite entry raises :class:`SolverError`.
+        and the step ``g / inf`` would be a silent zero; it underflows once the entries fall
+        below about 1e-154 (their squares leave float64's normal range, and below 1e-162 they
+        round to 0), although the gradient itself is representable down to 1e-308: the step
+        would be a division by zero. Batch elements whose plain norm lies outside
+        ``[sqrt(tiny), inf)`` are divided by ``s = max |g|`` first (then their norm lies in
+        ``[1, sqrt(size)]``), so the step is still ``lr`` along ``g``; a non-finite entry raises
+        :class:`SolverError`, and so does a gradient that is exactly zero when ``eps = 0``.
         """
         rows = g.reshape(-1, g.size // max(1, math.prod(self.batch_shape)))
         norm = np.sqrt(einsum("ik,ik->i", rows, rows))  # no BLAS: the same bits on every CPU
-        if np.all(np.isfinite(norm)):
-            self._check_norm(norm)
-            W -= g * (self.opt.lr / norm).reshape(self.norm_shape)
+        eps = self.opt.eps
+        unsafe = ~((norm >= _SAFE_NORM) & (norm < np.inf))  # NaN, inf, and 0 or tiny
+        if not unsafe.any():
+            if not eps:
+                self._check_norm(norm)
+            W -= g * (self.opt.lr / (norm + eps)).reshape(self.norm_shape)
             return
         rows, norm = rows.copy(), norm.copy()
-        over = np.flatnonzero(~np.isfinite(norm))
-        scale = np.max(np.abs(rows[over]), axis=1)  # NaN if an entry is NaN
+        rescale = np.flatnonzero(unsafe)
+        scale = np.max(np.abs(rows[rescale]), axis=1)  # NaN if an entry is NaN
         if not np.all(np.isfinite(scale)):
-            row = int(over[np.flatnonzero(~np.isfinite(scale))[0]])
+            row = int(rescale[np.flatnonzero(~np.isfinite(scale))[0]])
             raise SolverError(
                 f"normalized GD met a non-finite gradient entry{self._where(row)} at iteration {self.k - 1}"
             )
-        rows[over] /= scale[:, None]
-        norm[over] = np.sqrt(einsum("ik,ik->i", rows[over], rows[over]))
-        self._check_norm(norm)
-        W -= (rows * (self.opt.lr / norm)[:, None]).reshape(W.shape)
+        if not eps:
+            norm[rescale] = scale  # 0 only where the gradient is exactly zero
+            self._check_norm(norm)
+        scale[scale == 0] = 1.0  # an exactly zero gradient (eps > 0): a zero step
+        rows[rescale] /= scale[:, None]
+        norm[rescale] = np.sqrt(einsum("ik,ik->i", rows[rescale], rows[rescale]))
+        offset = np.full(norm.shape, eps)
+        offset[rescale] /= scale  # g / (||g|| + eps) = rows / (||rows|| + eps / s)
+        W -= (rows * (self.opt.lr / (norm + offset))[:, None]).reshape(W.shape)
 
     def step(self, W: Array, g: Array) -> None:
         """Update ``W`` in place from the gradient ``g`` at ``W``."""

@@ -115,3 +115,23 @@ def test_pseudo_graphs_from_a_saturating_W():
         pseudo_priority_graphs(E, X, W, K=4, threshold=1.5)
     with pytest.raises(InvalidDataError, match="finite"):
         pseudo_priority_graphs(E, X, np.full((4, 4), np.nan), K=4)
+
+
+def test_exclusion_band_leaves_tokens_just_below_the_threshold_without_edges():
+    """The authors' E_thres: a token with attention in (thr - band, thr] is neither selected nor
+    dominated; outside the band the graph is unchanged."""
+    from ntpnb.attention import as_token_data, pseudo_priority_graphs
+
+    E = np.eye(5)
+    data = as_token_data(np.array([[1, 2, 3, 4]]), np.array([1]), 5)
+    W = np.zeros((5, 5))
+    # attention on tokens 1, 2, 3 (query 4) about 0.9905, 0.0095 and 1e-9: token 2 in the band
+    W[1, 4], W[2, 4], W[3, 4], W[4, 4] = 10.0, 10.0 + np.log(0.0095 / 0.9905), -10.0, -30.0
+    plain = pseudo_priority_graphs(E, data, W, threshold=1e-2)
+    banded = pseudo_priority_graphs(E, data, W, threshold=1e-2, exclusion_band=1e-3)
+    assert plain.selected[0].tolist() == banded.selected[0].tolist() == [True, False, False, False]
+    assert (1, 2) in plain.graphs[4].edges and (1, 2) not in banded.graphs[4].edges
+    assert (1, 3) in banded.graphs[4].edges and (1, 4) in banded.graphs[4].edges
+    for bad in (-1e-3, 1e-2, 0.5, True, "x"):
+        with pytest.raises(InvalidDataError, match="exclusion band"):
+            pseudo_priority_graphs(E, data, W, threshold=1e-2, exclusion_band=bad)

@@ -51,6 +51,49 @@ def test_ngd_step_by_hand():
     assert np.linalg.norm(trace.W - W0) == pytest.approx(0.3, rel=1e-14)
 
 
+def test_ngd_with_eps_is_the_authors_step_by_hand():
+    """``g / (||g|| + eps)``: the step of Paper B's code, shorter than lr where ||g|| is small."""
+    eps = optim.AUTHORS_NGD_EPS
+    g0 = A**2 * (W0 - B)
+    W1 = W0 - 0.3 * g0 / (np.sqrt(np.sum(g0**2)) + eps)
+    trace = optim.run(quadratic_grad, W0, optim.normalized_gd(0.3, eps=eps), 1)
+    np.testing.assert_allclose(trace.W, W1, rtol=0, atol=1e-15)
+    # a gradient of norm 1e-17 moves W by lr * 1e-17 / (1e-17 + eps), about 4% of lr: a stall
+    tiny = optim.run(lambda W: np.full_like(W, 0.5e-17), W0, optim.normalized_gd(0.3, eps=eps), 1)
+    step = np.linalg.norm(tiny.W - W0)
+    assert step == pytest.approx(0.3 * 1e-17 / (1e-17 + eps), rel=1e-12)
+    assert step < 0.05 * 0.3
+
+
+def test_ngd_with_eps_stands_still_at_a_zero_gradient():
+    trace = optim.run(quadratic_grad, B, optim.normalized_gd(0.1, eps=1e-16), 3)
+    np.testing.assert_array_equal(trace.W, B)
+
+
+def test_ngd_with_eps_rescales_an_overflowing_gradient():
+    huge = np.array([[1e200, -1e200], [0.0, 1e200]])
+    trace = optim.run(lambda W: huge, W0, optim.normalized_gd(0.1, eps=1e-16), 1)
+    np.testing.assert_allclose(trace.W - W0, -0.1 * huge / np.linalg.norm(huge / 1e200) / 1e200, rtol=1e-15)
+
+
+@pytest.mark.parametrize("size", [1e-150, 1e-170, 1e-300])
+@pytest.mark.parametrize("eps", [0.0, 1e-320])
+def test_ngd_step_is_lr_long_where_the_squared_norm_underflows(size, eps):
+    """Entries of 1e-170 are representable, their squares are not: the step is still lr."""
+    tiny = np.array([[size, -2 * size], [0.0, size]])
+    trace = optim.run(lambda W: tiny, W0, optim.normalized_gd(0.1, eps=eps), 1)
+    np.testing.assert_allclose(trace.W - W0, -0.1 * tiny / size / np.linalg.norm(tiny / size), rtol=1e-14)
+    assert np.linalg.norm(trace.W - W0) == pytest.approx(0.1, rel=1e-14)
+
+
+def test_optimizer_defaults_and_labels():
+    assert optim.normalized_gd(0.1).eps == 0.0
+    assert optim.adam(0.01).eps == 1e-8
+    assert optim.Optimizer("adam", 0.01).eps == 1e-8
+    assert optim.normalized_gd(0.1).label() == "NGD (lr 0.1)"
+    assert optim.normalized_gd(0.1, eps=optim.AUTHORS_NGD_EPS).label() == "NGD (lr 0.1, eps 2.22e-16)"
+
+
 def test_adam_steps_by_hand_with_bias_correction():
     lr, (b1, b2), eps = 0.01, (0.9, 0.99), 1e-8
     W, m, v = W0.copy(), np.zeros_like(W0), np.zeros_like(W0)
@@ -174,6 +217,9 @@ def test_lecun_init_is_seeded_with_the_right_scale():
         lambda: optim.adam(0.01, betas=(1.0, 0.99)),
         lambda: optim.adam(0.01, betas=(0.9, -0.1)),
         lambda: optim.adam(0.01, eps=0.0),
+        lambda: optim.normalized_gd(0.1, eps=-1e-16),
+        lambda: optim.normalized_gd(0.1, eps=float("nan")),
+        lambda: optim.normalized_gd(0.1, eps=True),
         lambda: optim.Optimizer("rmsprop", 0.1),
     ],
 )

@@ -170,3 +170,20 @@ def test_crossing_interval_brackets_the_crossing_and_narrows_with_more_trials():
 def test_crossing_interval_bad_counts():
     with pytest.raises(InvalidDataError):
         crossing_interval([0.0, 1.0], [1, 30], 20)
+
+
+def test_bootstrap_means_is_seeded_and_centred_on_the_sample_mean():
+    from ntpnb.sweeps import bootstrap_means
+
+    x = np.r_[np.zeros(96), 25.0 * np.ones(4)]  # a mean carried by 4 of 100 trials
+    means = bootstrap_means(x, n_resamples=4000, seed=1)
+    np.testing.assert_array_equal(means, bootstrap_means(x, n_resamples=4000, seed=1))
+    assert abs(means.mean() - x.mean()) < 0.05
+    # P(no heavy trial among 100 draws) = 0.96^100 = 0.017; among 10 draws 0.96^10 = 0.66
+    assert abs(np.mean(means == 0) - 0.96**100) < 0.01
+    assert abs(np.mean(bootstrap_means(x, 10, 4000, seed=1) == 0) - 0.96**10) < 0.03
+    for bad in ([], [1.0, np.nan], [[1.0, 2.0]]):
+        with pytest.raises(InvalidDataError):
+            bootstrap_means(bad)
+    with pytest.raises(InvalidDataError, match="n_draws"):
+        bootstrap_means(x, 0)

@@ -40,7 +40,7 @@ from .graphs import (
     scyc_basis,
     token_priority_graphs,
 )
-from .model import Problem, identity_head, make_problem, stack_problems, tied_head
+from .model import Problem, gradient, identity_head, make_problem, stack_problems, tied_head
 from .svm import solve_graph_svm
 from .training import correlation, project_batched, stack_bases, tracker, train_trials, training_gradient
 
@@ -52,6 +52,8 @@ __all__ = [
     "local_threshold_sweep",
     "initial_weights",
     "gd_reference",
+    "ReferenceRun",
+    "gradient_norms",
 ]
 
 
@@ -87,6 +89,24 @@ def _over_records(
     return {name: np.stack([row[name] for row in rows]) for name in rows[0]}
 
 
+@dataclass(frozen=True)
+class ReferenceRun:
+    """The references ``W^cyc`` of :func:`gd_reference` at the recorded steps.
+
+    Attributes
+    ----------
+    W
+        ``(n_records, B, d, d)``: each trial's reference at each recorded step (0 for a trial
+        with an empty or symmetric sub-dataset).
+    grad_norm
+        ``(n_records, B)``: the norm of the plain gradient of the reference's risk there (0 for
+        a trial not trained).
+    """
+
+    W: np.ndarray
+    grad_norm: np.ndarray
+
+
 def gd_reference(
     E_list: list[np.ndarray],
     subsets: list[CyclicSubdataset],
@@ -95,7 +115,10 @@ def gd_reference(
     head: str,
     optimizer: optim.Optimizer,
     n_iter: int,
-) -> np.ndarray:
+    *,
+    record_at: np.ndarray | None = None,
+    divide_by: Sequence[int] | None = None,
+) -> ReferenceRun:
     """The paper's ``W^cyc`` (Appendix D): train from zero on each cyclic sub-dataset.
 
     One batched run over the trials whose sub-dataset is non-empty; the others get 0. So does a
@@ -103,13 +126,26 @@ def gd_reference(
     only in their label): zero is then stationary, gradient descent does not leave it, and the
     normalized step is undefined there, its direction being rounding noise (norm at most
     :data:`~ntpnb.settings.STATIONARY_GRAD_RTOL` times the size of the terms; 1e-17 in
-    practice). Returns ``(B, d, d)``.
+    practice).
+
+    ``record_at``: the steps to keep (default: ``n_iter`` only); the paper's figures compare
+    ``W(tau)`` with the reference at the same step ``tau``. ``divide_by[b]``: the number the
+    summed loss of trial ``b``'s sub-dataset is divided by (default: its own size, the mean);
+    Paper B's code divides by the size of the whole data set.
     """
     d = E_list[0].shape[1]
-    out = np.zeros((len(subsets), d, d))
+    grid = np.array([n_iter]) if record_at is None else np.asarray(record_at)
+    W = np.zeros((grid.size, len(subsets), d, d))
+    grad_norm = np.zeros((grid.size, len(subsets)))
     live = [b for b, s in enumerate(subsets) if not s.is_empty]
     if live:
-        probs = [make_problem(E_list[b], heads[b], subsets[b].data, loss, head) for b in live]
+        probs = [
+            make_problem(
+                E_list[b], heads[b], subsets[b].data, loss, head,
+                divide_by=None if divide_by is None else divide_by[b],
+            )
+            for b in live
+        ]  # fmt: skip
         prob = stack_problems(probs)
         at_zero = training_gradient(prob, optimizer)(np.zeros((len(live), d, d)))
         size = np.linalg.norm(prob.emb, axis=-1).max(axis=(1, 2))
@@ -118,7 +154,23 @@ def gd_reference(
         live = [b for b, m in zip(live, moving, strict=True) if m]
         probs = [p for p, m in zip(probs, moving, strict=True) if m]
     if live:
-        out[live] = train_trials(probs, optimizer, n_iter, record_at=np.array([n_iter])).W
+        W[:, live] = train_trials(probs, optimizer, n_iter, record_at=grid)["W"]
+        grad_norm[:, live] = gradient_norms(W[:, live], stack_problems(probs))
+    return ReferenceRun(W, grad_norm)
+
+
+def gradient_norms(Ws: np.ndarray, prob: Problem) -> np.ndarray:
+    """``||grad L(W)||`` per record and trial, ``(n_records, B)``, for ``Ws`` ``(n_records, B, d, d)``.
+
+    The norm is taken after dividing by the largest entry, so gradients far below 1e-154 (whose
+    squares underflow) keep their size.
+    """
+    out = np.zeros(Ws.shape[:2])
+    for r, W in enumerate(Ws):
+        g = gradient(W, prob)
+        scale = np.abs(g).max(axis=(1, 2))
+        safe = np.where(scale > 0, scale, 1.0)[:, None, None]
+        out[r] = scale * np.linalg.norm(g / safe, axis=(1, 2))
     return out
 
 
@@ -213,7 +265,7 @@ def global_experiment(
     opt = optim.normalized_gd(lr)
     grid = optim.log_grid(n_iter, n_records)
     E_list, heads = [t.E for t in trials], [t.C for t in trials]
-    W_paper = gd_reference(E_list, [t.subset for t in trials], heads, "log", "identity", opt, n_iter)
+    W_paper = gd_reference(E_list, [t.subset for t in trials], heads, "log", "identity", opt, n_iter).W[-1]
     trace = train_trials([t.problem for t in trials], opt, n_iter, record_at=grid)
     base = tracker(W_mm, B, W_cyc)
 
@@ -272,16 +324,40 @@ def initial_weights(init: str, n_trials: int, d: int, seed: int) -> np.ndarray |
 class LocalResult:
     """Curves of :func:`local_experiment` (``(n_records, B)`` each) and the final summaries.
 
-    ``corr_global``/``corr_local``: correlation of ``W(tau)`` with the data graphs' ``W^mm`` and
-    with the pseudo graphs' ``W~^mm``; ``dist_global``/``dist_local``: ``||Pi_Scyc(W) - W^cyc||``
-    and ``||Pi_S~cyc(W) - W~^cyc||`` (both references trained from zero, as in the paper).
-    ``corr_combined``: ``(B,)`` final correlation of ``W`` with ``W~^cyc + R W~^mm``, ``R`` the
-    least-squares fit (the authors' second correlation, ``R_solver``); ``local_svm_norm``:
-    ``(B,)`` ``||W~^mm||``; ``subset_sizes``: ``(B,)`` samples in the pseudo cyclic
-    sub-dataset; ``pseudo_cyc_dims``: ``dim S~cyc`` per trial; ``n_selected``: mean number of
-    selected tokens per sample; ``W``: ``(B, d, d)`` final iterates; ``scores``: ``(B, n, T)``
-    their attention; ``dist_other``: ``(B,)`` the final local distance with the pseudo
-    sub-dataset keyed the other way (see ``subset_key``; empty unless ``compare_keys``).
+    Attributes
+    ----------
+    iterations
+        Recorded iterations.
+    corr_global, corr_local
+        Correlation of ``W(tau)`` with the data graphs' ``W^mm`` and with the pseudo graphs'
+        ``W~^mm``.
+    dist_global, dist_local
+        ``||Pi_Scyc(W(tau)) - W^cyc(tau)||`` and ``||Pi_S~cyc(W(tau)) - W~^cyc(tau)||``, not
+        squared, each reference trained from zero as in the paper and taken at the same step
+        ``tau`` as ``W`` (as the authors' code compares them); 0 where the sub-dataset is empty.
+    norm
+        ``||W(tau)||``.
+    grad_norm
+        ``||grad L(W(tau))||``: the plain gradient, whatever the step rule.
+    ref_grad_norm
+        ``(n_records, 2 B)``: the same for the global references (first ``B`` columns) and the
+        local ones, 0 where a trial's reference is not trained.
+    corr_combined
+        ``(B,)`` final correlation of ``W`` with ``W~^cyc + R W~^mm``, ``R`` the least-squares
+        fit (the authors' second correlation, ``R_solver``).
+    local_svm_norm
+        ``(B,)`` ``||W~^mm||``.
+    subset_sizes, pseudo_cyc_dims
+        ``(B,)`` samples in the pseudo cyclic sub-dataset and ``dim S~cyc``.
+    n_selected
+        ``(B,)`` mean number of selected tokens per sample.
+    max_score_gap
+        ``(B,)`` the largest gap between two attention logits of one sample at the end.
+    W, scores
+        ``(B, d, d)`` final iterates and ``(B, n, T)`` their attention.
+    dist_other
+        ``(B,)`` the final local distance with the pseudo sub-dataset keyed the other way (see
+        ``subset_key``; empty unless ``compare_keys``).
     """
 
     iterations: np.ndarray
@@ -289,11 +365,15 @@ class LocalResult:
     corr_local: np.ndarray
     dist_global: np.ndarray
     dist_local: np.ndarray
+    norm: np.ndarray
+    grad_norm: np.ndarray
+    ref_grad_norm: np.ndarray
     corr_combined: np.ndarray
     local_svm_norm: np.ndarray
     subset_sizes: np.ndarray
     pseudo_cyc_dims: np.ndarray
     n_selected: np.ndarray
+    max_score_gap: np.ndarray
     W: np.ndarray
     scores: np.ndarray
     dist_other: np.ndarray
@@ -312,19 +392,25 @@ def local_experiment(
     seed: int,
     n_records: int = 60,
     threshold: float | None = None,
+    exclusion_band: float = 0.0,
     init: str = "zero",
     subset_key: str = "label",
+    step_eps: float = 0.0,
     compare_keys: bool = False,
     max_redraws: int = 100,
 ) -> LocalResult:
     """Figs. 5 (``loss="squared_softmax"`` or ``"squared"``) and 6 (``loss="ce"``).
 
+    Normalized GD with step ``lr g / (||g|| + step_eps)`` trains ``W`` and both references.
     ``threshold``: attention above which a token counts as selected (default
-    :data:`~ntpnb.settings.PSEUDO_GRAPH_THRESHOLD`); ``init``: see :func:`initial_weights`;
-    ``subset_key``: which pseudo SCC a sample of the pseudo cyclic sub-dataset keeps, that of
-    its true label (``"label"``, the authors' ``generate_reduced_ds``) or that of its selected
-    tokens (``"selected"``, see :func:`~ntpnb.attention.graphs.pseudo_cyclic_subdataset`);
-    ``compare_keys``: also the final local distance with the other key (same trained ``W``).
+    :data:`~ntpnb.settings.PSEUDO_GRAPH_THRESHOLD`); ``exclusion_band``: see
+    :func:`~ntpnb.attention.graphs.pseudo_priority_graphs`; ``init``: see
+    :func:`initial_weights`; ``subset_key``: which pseudo SCC a sample of the pseudo cyclic
+    sub-dataset keeps, that of its true label (``"label"``, the authors' ``generate_reduced_ds``)
+    or that of its selected tokens (``"selected"``, see
+    :func:`~ntpnb.attention.graphs.pseudo_cyclic_subdataset`); ``compare_keys``: also the
+    final local distance with the other key (same trained ``W``). The references' summed
+    loss is divided by ``n``, the size of the whole data set, as in the authors' code.
     """
     if subset_key not in SUBSET_KEYS:
         raise InvalidDataError(f"unknown subset_key {subset_key!r}; use one of {SUBSET_KEYS}")
@@ -332,46 +418,68 @@ def local_experiment(
     draws = _draw_trials("general", K, d, n, T, n_trials, seed, max_redraws)
     trials = parallel_map(partial(_local_setup, loss=loss), draws)
     E_list, datas = [t.E for t in trials], [t.data for t in trials]
-    heads = [t.C for t in trials]
-    opt = optim.normalized_gd(lr)
+    opt = optim.normalized_gd(lr, eps=step_eps)
     grid = optim.log_grid(n_iter, n_records)
     trace = train_trials([t.problem for t in trials], opt, n_iter, record_at=grid, W0=W0)
     Ws, W_final = trace["W"], np.array(trace.W)  # (n_records, B, d, d)
-    W_cyc = gd_reference(E_list, [t.subset for t in trials], heads, loss, "argmax", opt, n_iter)
-    pseudo = parallel_map(
-        partial(_pseudo_setup, threshold=threshold, subset_key=subset_key),
-        list(zip(E_list, datas, W_final, strict=True)),
+    reference = partial(
+        gd_reference,
+        E_list,
+        heads=[t.C for t in trials],
+        loss=loss,
+        head="argmax",
+        optimizer=opt,
+        n_iter=n_iter,
+        record_at=grid,
+        divide_by=[data.n for data in datas],
     )
-    W_pcyc = gd_reference(E_list, [p.subset for p in pseudo], heads, loss, "argmax", opt, n_iter)
+    ref_global = reference([t.subset for t in trials])
+    pseudo_args = list(zip(E_list, datas, W_final, strict=True))
+    setup = partial(_pseudo_setup, threshold=threshold, exclusion_band=exclusion_band)
+    pseudo = parallel_map(partial(setup, subset_key=subset_key), pseudo_args)
+    ref_local = reference([p.subset for p in pseudo])
+    W_cyc, W_pcyc = ref_global.W, ref_local.W  # (n_records, B, d, d)
     Bg, Bl = stack_bases([t.basis for t in trials]), stack_bases([p.basis for p in pseudo])
     W_mm, p_mm = np.array([t.W_mm for t in trials]), np.array([p.W_mm for p in pseudo])
-    dist = lambda basis, ref: np.array(
-        [np.linalg.norm(project_batched(W, basis) - ref, axis=(-2, -1)) for W in Ws]
-    )
     dist_other = np.zeros(0)
     if compare_keys:
         other_key = next(k for k in SUBSET_KEYS if k != subset_key)
-        other = parallel_map(
-            partial(_pseudo_setup, threshold=threshold, subset_key=other_key),
-            list(zip(E_list, datas, W_final, strict=True)),
-        )
-        W_ocyc = gd_reference(E_list, [p.subset for p in other], heads, loss, "argmax", opt, n_iter)
+        other = parallel_map(partial(setup, subset_key=other_key), pseudo_args)
+        W_ocyc = reference([p.subset for p in other]).W[-1]
         Bo = stack_bases([p.basis for p in other])
-        dist_other = np.linalg.norm(project_batched(W_final, Bo) - project_batched(W_ocyc, Bo), axis=(-2, -1))
+        dist_other = _same_step_distance(W_final[None], W_ocyc[None], Bo)[0]
     return LocalResult(
         iterations=trace.iterations,
         corr_global=correlation(Ws, W_mm),
         corr_local=correlation(Ws, p_mm),
-        dist_global=dist(Bg, project_batched(W_cyc, Bg)),
-        dist_local=dist(Bl, project_batched(W_pcyc, Bl)),
-        corr_combined=correlation(W_final, W_pcyc + _fit_scale(W_final - W_pcyc, p_mm) * p_mm),
+        dist_global=_same_step_distance(Ws, W_cyc, Bg),
+        dist_local=_same_step_distance(Ws, W_pcyc, Bl),
+        norm=np.linalg.norm(Ws, axis=(-2, -1)),
+        grad_norm=gradient_norms(Ws, stack_problems([t.problem for t in trials])),
+        ref_grad_norm=np.concatenate([ref_global.grad_norm, ref_local.grad_norm], axis=1),
+        corr_combined=correlation(W_final, W_pcyc[-1] + _fit_scale(W_final - W_pcyc[-1], p_mm) * p_mm),
         local_svm_norm=np.linalg.norm(p_mm, axis=(1, 2)),
         subset_sizes=np.array([p.subset.index.size for p in pseudo]),
         pseudo_cyc_dims=np.array([p.basis.shape[0] for p in pseudo]),
         n_selected=np.array([p.n_selected for p in pseudo]),
+        max_score_gap=np.array([p.max_score_gap for p in pseudo]),
         W=W_final,
         scores=np.array([p.scores for p in pseudo]),
         dist_other=dist_other,
+    )
+
+
+def _same_step_distance(Ws: np.ndarray, refs: np.ndarray, bases: np.ndarray) -> np.ndarray:
+    """``||Pi_S(W(tau)) - Pi_S(W_ref(tau))||`` per record and trial, ``(n_records, B)``.
+
+    ``Ws`` and ``refs`` are ``(n_records, B, d, d)`` at the same steps; the reference lies in
+    ``S`` up to rounding (its gradients do), so projecting it too only removes that rounding.
+    """
+    return np.array(
+        [
+            np.linalg.norm(project_batched(W, bases) - project_batched(ref, bases), axis=(-2, -1))
+            for W, ref in zip(Ws, refs, strict=True)
+        ]
     )
 
 
@@ -462,26 +570,32 @@ class _PseudoTrial:
     basis: np.ndarray
     W_mm: np.ndarray
     n_selected: float
+    max_score_gap: float
     scores: np.ndarray
 
 
 def _pseudo_setup(
-    trial: tuple[np.ndarray, TokenData, np.ndarray], threshold: float | None, subset_key: str
+    trial: tuple[np.ndarray, TokenData, np.ndarray],
+    threshold: float | None,
+    subset_key: str,
+    exclusion_band: float = 0.0,
 ) -> _PseudoTrial:
     """Sec. 6: the pseudo token-priority graphs of the trained ``W`` and what they define."""
     E, data, W = trial
-    pseudo = pseudo_priority_graphs(E, data, W, threshold=threshold)
+    pseudo = pseudo_priority_graphs(E, data, W, threshold=threshold, exclusion_band=exclusion_band)
     if subset_key == "label":  # the authors' generate_reduced_ds: the SCC of the true label
         subset = cyclic_subdataset(data, graphs=pseudo.graphs)
         basis = scyc_basis(E, _label_components(pseudo.graphs, data, subset))
     else:
         subset = pseudo_cyclic_subdataset(pseudo, data)
         basis = scyc_basis(E, pseudo.graphs)
+    logits = np.where(data.mask, np.einsum("ntd,de,ne->nt", E[data.tokens], W, E[data.query]), np.nan)
     return _PseudoTrial(
         subset=subset,
         basis=basis,
         W_mm=solve_graph_svm(E, pseudo.graphs).W,
         n_selected=float(pseudo.selected.sum(axis=1).mean()),
+        max_score_gap=float(np.max(np.nanmax(logits, axis=1) - np.nanmin(logits, axis=1))),
         scores=np.array(pseudo.scores),
     )
 

@@ -26,7 +26,7 @@ gradient, to rounding, as a function of ``W`` alone, in three steps:
   problems where it is not.
 
 The squared and cross-entropy losses use the token table and the reference derivatives of
-:mod:`~ntpnb.attention.model` (same code, so the rescaled gradient of normalized GD too). A
+:mod:`~ntpnb.attention.model` (the same code). A
 problem whose trials have more distinct vectors than the table pays for (``k^2 > n T d``) gets
 the reference :func:`~ntpnb.attention.model.gradient` itself.
 
@@ -105,23 +105,22 @@ def _token_table(prob: Problem) -> _TokenTable:
     return _TokenTable(U, index)
 
 
-def gradient_function(prob: Problem, *, rescaled: bool = False) -> Callable[[np.ndarray], np.ndarray]:
-    """``W -> gradient(W, prob, rescaled=rescaled)``, with the problem's constants computed once.
+def gradient_function(prob: Problem) -> Callable[[np.ndarray], np.ndarray]:
+    """``W -> gradient(W, prob)``, with the problem's constants computed once.
 
     Equal to :func:`~ntpnb.attention.model.gradient` up to rounding (see the module docstring).
-    ``W`` (``(B, d, d)``, finite) is not validated at each call. As there, ``rescaled`` has no
-    effect on the log-loss (its gradient does not underflow).
+    ``W`` (``(B, d, d)``, finite) is not validated at each call.
     """
     _, n, T, d = prob.emb.shape
     table = _token_table(prob)
     if table.U.shape[0] ** 2 > n * T * d:  # many distinct vectors: the table costs more than it saves
-        return lambda W: gradient(W, prob, rescaled=rescaled)
+        return lambda W: gradient(W, prob)
     if prob.loss == "log":
         return _log_loss_gradient(prob, table)
 
     def grad(W: np.ndarray) -> np.ndarray:
         sc = np.take(table.scores(W), table.index)
-        _, dsc = _scores_grad(sc, prob, rescaled=rescaled, with_loss=False)
+        _, dsc = _scores_grad(sc, prob, with_loss=False)
         return table.weight_grad(table.index, _weighted(dsc, prob))
 
     return grad

@@ -16,6 +16,7 @@ no relation.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -406,7 +407,13 @@ def attention_scores(E: np.ndarray, data: TokenData, W: np.ndarray) -> np.ndarra
 
 
 def pseudo_priority_graphs(
-    E: object, X: Ids | TokenData, W: object, K: int | None = None, *, threshold: float | None = None
+    E: object,
+    X: Ids | TokenData,
+    W: object,
+    K: int | None = None,
+    *,
+    threshold: float | None = None,
+    exclusion_band: float = 0.0,
 ) -> PseudoGraphs:
     """Pseudo token-priority graphs built from the attention of a trained ``W`` (Sec. 6).
 
@@ -416,12 +423,22 @@ def pseudo_priority_graphs(
     plays in a data graph. The paper writes ``s_t1 > 0``, which every softmax satisfies; a
     trained ``W`` saturates the softmax, so any small threshold (default
     :data:`ntpnb.settings.PSEUDO_GRAPH_THRESHOLD`) separates selected from suppressed tokens.
+
+    ``exclusion_band``: an input token whose attention lies in
+    ``(threshold - exclusion_band, threshold]`` gets no edge (it is neither selected nor
+    dominated). Paper B's public code does this with ``E_thres = C_thres - 1e-3``
+    (``Tarjan.initialize_local``); the default 0 excludes nothing.
     """
     from .. import settings
 
     thr = settings.PSEUDO_GRAPH_THRESHOLD if threshold is None else float(threshold)
     if not 0.0 < thr < 1.0:
         raise InvalidDataError(f"the attention threshold must lie in (0, 1), got {thr}")
+    band = float(exclusion_band) if isinstance(exclusion_band, (int, float, np.floating)) else math.nan
+    if isinstance(exclusion_band, bool) or not 0.0 <= band < thr:
+        raise InvalidDataError(
+            f"the exclusion band must lie in [0, threshold = {thr}), got {exclusion_band!r}"
+        )
     if isinstance(X, TokenData):
         data = X
     else:
@@ -436,14 +453,16 @@ def pseudo_priority_graphs(
     selected = (s > thr) & data.mask
     if not selected.any(axis=1).all():
         raise InvalidDataError(f"some sample selects no token at threshold {thr}; use a smaller threshold")
+    excluded = (s > thr - band) & ~selected & data.mask if band > 0 else np.zeros_like(selected)
     nodes: dict[int, set[int]] = {}
     edges: dict[int, set[tuple[int, int]]] = {}
     for i in range(data.n):
         k = int(data.query[i])
         seq = data.sequence(i)
         nodes.setdefault(k, set()).update(seq.tolist())
+        targets = np.setdiff1d(seq, data.tokens[i, excluded[i]])
         for x1 in np.unique(data.tokens[i, selected[i]]):
-            edges.setdefault(k, set()).update((int(x1), int(x2)) for x2 in seq)
+            edges.setdefault(k, set()).update((int(x1), int(x2)) for x2 in targets)
     s.setflags(write=False)
     selected.setflags(write=False)
     return PseudoGraphs(graphs_from_edges(data.K, nodes, edges), selected, s, thr)

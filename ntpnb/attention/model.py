@@ -32,7 +32,7 @@ from .. import settings
 from ..errors import HeadAssumptionError, InvalidDataError, NotRealizableError
 from ..linalg import numerical_rank
 from ..portable import matmul, matvec, vecmat
-from ..validation import as_float
+from ..validation import as_count, as_float
 from .data import TokenData, check_embeddings, check_token_data
 
 __all__ = [
@@ -186,13 +186,26 @@ class Problem:
         return int(self.emb.shape[-1])
 
 
-def make_problem(E: object, C: object, data: TokenData, loss: str = "log", head: str = "identity") -> Problem:
+def make_problem(
+    E: object,
+    C: object,
+    data: TokenData,
+    loss: str = "log",
+    head: str = "identity",
+    *,
+    divide_by: int | None = None,
+) -> Problem:
     """One problem (``B = 1``): embeddings ``E``, head ``C`` checked against ``head``, data, loss.
+
+    The risk is the sum of the samples' losses divided by ``divide_by`` (default: the number of
+    samples, so the mean). Paper B's public code trains its references ``W^cyc`` on a cyclic
+    sub-dataset whose summed loss it divides by the size of the *whole* data set.
 
     Raises
     ------
     InvalidDataError
-        On an unknown loss, mismatched shapes, or a log-loss whose ``c_y^T x_t`` can be negative.
+        On an unknown loss, mismatched shapes, a log-loss whose ``c_y^T x_t`` can be negative,
+        or ``divide_by`` smaller than the number of samples.
     HeadAssumptionError
         If ``C`` violates the named assumption (``"identity"``, ``"argmax"`` or ``"none"``).
     NotRealizableError
@@ -222,12 +235,15 @@ def make_problem(E: object, C: object, data: TokenData, loss: str = "log", head:
     with np.errstate(divide="ignore"):
         log_gamma = np.where(gamma > 0, np.log(np.where(gamma > 0, gamma, 1.0)), -np.inf)
     n = data.n
+    total = n if divide_by is None else as_count(divide_by, "divide_by")
+    if total < n:
+        raise InvalidDataError(f"divide_by ({total}) is smaller than the number of samples ({n})")
     return Problem(
         emb=emb[None],
         mask=data.mask[None].copy(),
         query=E[data.query][None],
         labels=data.labels[None].copy(),
-        weights=np.full((1, n), 1.0 / n),
+        weights=np.full((1, n), 1.0 / total),
         C=Cf[None],
         log_gamma=log_gamma[None],
         loss=loss,
@@ -326,9 +342,7 @@ def _centered(s: np.ndarray, v: np.ndarray) -> np.ndarray:
     return np.einsum("...u,...tu->...t", s, v[..., None, :] - v[..., :, None])
 
 
-def loss_and_grad(
-    W: object, prob: Problem, *, per_sample: bool = False, rescaled: bool = False
-) -> tuple[np.ndarray, np.ndarray]:
+def loss_and_grad(W: object, prob: Problem, *, per_sample: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Losses ``(B,)`` (or ``(B, n)`` per sample, unweighted) and gradients ``(B, d, d)``.
 
     The gradient of a sample is ``sum_t a_t x_t x_bar^T`` with ``a = (diag(s) - s s^T) X g``,
@@ -338,34 +352,26 @@ def loss_and_grad(
     ``a_t = (r_t / gamma_t) sum_t' s_t' (gamma_t' - gamma_t)`` on them, with
     ``r = softmax(X W x_bar + log gamma)``. Both stay accurate when the softmax saturates, where
     the textbook ``s - r`` and ``q_t - s^T q`` are dominated by rounding.
-
-    With ``rescaled=True`` (squared and cross-entropy losses) each trial's gradient is returned
-    multiplied by ``exp(-c_b) >= 1``, ``c_b`` the largest log-attention on a non-selected token
-    of the trial: a positive multiple of the gradient, all normalized GD needs, which does not
-    underflow to zero when the attention saturates beyond ``exp(-745)`` (float64's limit),
-    as it does at the norms of Figs. 5-6.
     """
-    ell, grad = _loss_and_grad(W, prob, rescaled=rescaled, with_loss=True)
+    ell, grad = _loss_and_grad(W, prob, with_loss=True)
     if per_sample:
         return ell, grad
     return np.sum(prob.weights * ell, axis=-1), grad
 
 
-def gradient(W: object, prob: Problem, *, rescaled: bool = False) -> np.ndarray:
+def gradient(W: object, prob: Problem) -> np.ndarray:
     """The gradients ``(B, d, d)`` of :func:`loss_and_grad`, without computing the losses.
 
     Bit for bit the same array; training needs only this (the log-loss's value costs two more
     masked log-sum-exps per step).
     """
-    return _loss_and_grad(W, prob, rescaled=rescaled, with_loss=False)[1]
+    return _loss_and_grad(W, prob, with_loss=False)[1]
 
 
-def _loss_and_grad(
-    W: object, prob: Problem, *, rescaled: bool, with_loss: bool
-) -> tuple[np.ndarray | None, np.ndarray]:
+def _loss_and_grad(W: object, prob: Problem, *, with_loss: bool) -> tuple[np.ndarray | None, np.ndarray]:
     """Per-sample losses (``None`` for the log-loss unless ``with_loss``) and gradients."""
     W = _check_weights(W, prob)
-    ell, dsc = _scores_grad(_scores(W, prob), prob, rescaled=rescaled, with_loss=with_loss)
+    ell, dsc = _scores_grad(_scores(W, prob), prob, with_loss=with_loss)
     A = vecmat(_weighted(dsc, prob), prob.emb)  # (B, n, d): sum_t dsc_t x_t
     grad = matmul(np.swapaxes(A, -1, -2), prob.query)  # (B, d, d)
     return ell, grad
@@ -376,9 +382,7 @@ def _weighted(dsc: np.ndarray, prob: Problem) -> np.ndarray:
     return np.where(prob.mask, dsc, 0.0) * prob.weights[..., None]
 
 
-def _scores_grad(
-    sc: np.ndarray, prob: Problem, *, rescaled: bool, with_loss: bool
-) -> tuple[np.ndarray | None, np.ndarray]:
+def _scores_grad(sc: np.ndarray, prob: Problem, *, with_loss: bool) -> tuple[np.ndarray | None, np.ndarray]:
     """Per-sample losses and the derivatives ``(B, n, T)`` of each sample's loss in its scores ``sc``."""
     s, _ = _softmax(sc, prob.mask)
     if prob.loss == "log":
@@ -409,10 +413,7 @@ def _scores_grad(
             p[np.arange(p.shape[0])[:, None], np.arange(p.shape[1])[None, :], prob.labels] -= 1.0
             gf = matmul(p, prob.C)
         q = matvec(prob.emb, gf)  # (B, n, T): x_t^T g
-        if rescaled:
-            dsc = _rescaled_scores_grad(sc, s, q, prob)
-        else:
-            dsc = -s * _centered(s, q)
+        dsc = -s * _centered(s, q)
     return ell, dsc
 
 
@@ -432,24 +433,6 @@ def _squared_softmax_grad(f: np.ndarray, prob: Problem) -> tuple[np.ndarray, np.
     diff = crow[..., None, :] - prob.C[:, None, :, :]  # (B, n, K, d): c_y - c_k
     lift = np.einsum("bnk,bnkd->bnd", p, diff)  # c_y - C^T p
     return (-2.0 * rest * p_y)[..., None] * lift, rest**2
-
-
-def _rescaled_scores_grad(sc: np.ndarray, s: np.ndarray, q: np.ndarray, prob: Problem) -> np.ndarray:
-    """``exp(-c_b) * (-s_t sum_t' s_t' (q_t' - q_t))`` per trial, without underflow.
-
-    With ``a`` the selected (argmax) position of a sample and ``s~ = exp(log s - c_b)`` off it:
-    off ``a`` the value is ``-s~_t sum_t' s_t' (q_t' - q_t)``; at ``a`` it is
-    ``-s_a sum_t' s~_t' (q_t' - q_a)`` (each term holds exactly one factor off ``a``).
-    """
-    z = np.where(prob.mask, sc, -np.inf)
-    log_s = z - _lse(sc, prob.mask)[..., None]
-    top = log_s.argmax(axis=-1)[..., None]
-    is_top = np.arange(sc.shape[-1]) == top
-    off = np.where(is_top | ~prob.mask | (prob.weights[..., None] == 0), -np.inf, log_s)
-    c = off.max(axis=(-2, -1), keepdims=True)
-    c = np.minimum(np.where(np.isfinite(c), c, 0.0), 0.0)
-    s_off = np.where(is_top, 0.0, np.exp(off - c))
-    return np.where(is_top, -s * _centered(s_off, q), -s_off * _centered(s, q))
 
 
 def loss_value(W: object, prob: Problem) -> np.ndarray:

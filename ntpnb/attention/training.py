@@ -164,9 +164,7 @@ def train_trials(
 def training_gradient(prob: Problem, optimizer: optim.Optimizer) -> Callable[[np.ndarray], np.ndarray]:
     """The gradient callable :func:`train` runs ``optimizer`` on (see :func:`gradient_function`)."""
     _check_problem(prob, optimizer)
-    # normalized GD needs the gradient only up to a positive factor per trial: take the
-    # rescaled one, which does not underflow when the attention saturates (squared and CE losses)
-    return gradient_function(prob, rescaled=optimizer.name == "ngd" and prob.loss != "log")
+    return gradient_function(prob)
 
 
 def correlation(W: np.ndarray, ref: np.ndarray) -> np.ndarray:

@@ -163,7 +163,7 @@ _SPECS = (
         "A16",
         "Remark 2",
         r"the entropy $\mathcal{H}_t$ is non-increasing in the context length $t$ and the supports "
-        "get sparser (\"by Shannon's inequality\")",
+        'get sparser ("by Shannon\'s inequality")',
         "statement (text only)",
     ),
     ClaimSpec(
