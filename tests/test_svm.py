@@ -10,9 +10,9 @@ from scipy.optimize import minimize
 
 import ntpnb as ntp
 from ntpnb import settings
-from ntpnb.errors import NotSeparableError, SolverError
+from ntpnb.errors import InvalidDataError, NotSeparableError, SolverError
 from ntpnb.linear.constraints import ntp_constraints
-from ntpnb.linear.svm import solve_ntp_svm_reference
+from ntpnb.linear.svm import solve_ntp_svm_reference, zero_margin_direction
 from ntpnb.linear.svm_fast import SOLVER_NAME as FAST_SOLVER_NAME
 
 from helpers import random_data
@@ -216,3 +216,89 @@ def test_constraint_counts_match_the_paper(overparam_data):
     assert cons.eq.shape == (int(np.sum(S - 1)), data.V * data.d)
     assert cons.ineq.shape == (int(data.m * data.V - S.sum()), data.V * data.d)
     assert cons.eq.nnz <= 2 * data.d * cons.eq.shape[0]
+
+
+def zero_margin_reference(data: ntp.NTPData, context: int, token: int) -> np.ndarray:
+    """The same problem by a different method: SLSQP on linear constraints built here from
+    the supports, each against the first token of its support (no package constraint code)."""
+    V, d = data.V, data.d
+    eq_rows, ineq_rows = [], []
+    for j, support in enumerate(data.supports):
+        first = support[0]
+        for z in support[1:]:
+            eq_rows.append(np.outer(np.eye(V)[z] - np.eye(V)[first], data.H[j]).ravel())
+        for v in np.setdiff1d(np.arange(V), support):
+            row = np.outer(np.eye(V)[first] - np.eye(V)[v], data.H[j]).ravel()
+            (eq_rows if (j, v) == (context, token) else ineq_rows).append(row)
+    E, A = np.array(eq_rows), np.array(ineq_rows)
+    res = minimize(
+        lambda w: 0.5 * w @ w,
+        np.zeros(V * d),
+        jac=lambda w: w,
+        method="SLSQP",
+        constraints=[
+            {"type": "eq", "fun": lambda w: E @ w, "jac": lambda w: E},
+            {"type": "ineq", "fun": lambda w: A @ w - 1.0, "jac": lambda w: A},
+        ],
+        options={"ftol": 1e-14, "maxiter": 500},
+    )
+    assert res.success, res.message
+    return res.x.reshape(V, d)
+
+
+@pytest.mark.parametrize("seed", [40, 41, 42])
+def test_zero_margin_direction_is_the_constrained_min_norm_solution(seed):
+    """(6a) and the chosen margin 0 to rounding, every other margin >= 1 (on every pair z in
+    S_j, not only the anchors), and the minimum norm (SLSQP on all pairs agrees)."""
+    data = random_data(m=3, d=5, V=5, S=2, seed=seed)
+    context, token = 1, int(np.flatnonzero(~data.support_mask[1])[0])
+    W = zero_margin_direction(data, context, token)
+    eq, _ = margins_all_pairs(data, W)
+    logits = W @ data.H[context]
+    zero = logits[data.supports[context]] - logits[token]
+    scale = np.linalg.norm(W) * np.abs(data.H).max()
+    assert np.abs(eq).max() < 1e-12 * scale
+    assert np.abs(zero).max() < 1e-12 * scale
+    others = [
+        W[z] @ data.H[j] - W[v] @ data.H[j]
+        for j, support in enumerate(data.supports)
+        for v in np.setdiff1d(np.arange(data.V), support)
+        if (j, v) != (context, token)
+        for z in support
+    ]
+    assert min(others) >= 1 - 1e-7
+    np.testing.assert_allclose(W, zero_margin_reference(data, context, token), atol=1e-6)
+
+
+def test_zero_margin_direction_keeps_the_loss_above_the_entropy():
+    """Along W* + gamma D, the zero-margin token keeps its share: CE - H tends to
+    pi_j log(1 + exp(x)), x its logit under W* minus the log-sum-exp of the support's."""
+    data = random_data(m=4, d=6, V=6, S=3, seed=5)
+    context, token = 0, 3
+    D, W_star = zero_margin_direction(data, context, token), ntp.finite_solution(data)
+    logits = W_star @ data.H[context]
+    support = data.supports[context]
+    x = logits[token] - np.log(np.sum(np.exp(logits[support])))
+    plateau = data.pi[context] * np.log1p(np.exp(x))
+    assert plateau > 1e-3
+    gap = ntp.kl_divergence(data, W_star + 40.0 * D)
+    assert abs(gap / plateau - 1) < 1e-9
+    assert ntp.kl_divergence(data, W_star + 40.0 * ntp.ntp_svm(data)) < 1e-12  # (6b) holds: H
+
+
+def test_zero_margin_direction_reports_infeasible_pairs():
+    """In the plane (Fig. 1's supports), token 4 is missing only from context C; by the plane
+    relation of chapter 1 a zero margin there forces zero margins on tokens 1 and 2 as well,
+    so no W keeps those >= 1. Token 3, missing from B and C, leaves the others free."""
+    toy = ntp.toy2d_instance(0)
+    with pytest.raises(NotSeparableError, match="margin 0 on"):
+        zero_margin_direction(toy, 2, 3)
+    W = zero_margin_direction(toy, 2, 2)
+    assert np.isfinite(W).all()
+
+
+@pytest.mark.parametrize(("context", "token"), [(0, 2), (3, 0), (0, 7), (-1, 0)])
+def test_zero_margin_direction_rejects_bad_pairs(context, token):
+    toy = ntp.toy2d_instance(0)  # S_A = {2, 3, 4}: 0-based token 2 is in it
+    with pytest.raises(InvalidDataError):
+        zero_margin_direction(toy, context, token)

@@ -23,7 +23,7 @@ from scipy import sparse
 from scipy.optimize import OptimizeWarning, linprog
 
 from .. import settings
-from ..errors import NotSeparableError, RankAmbiguousError, ScaleError, SolverError
+from ..errors import InvalidDataError, NotSeparableError, RankAmbiguousError, ScaleError, SolverError
 from ..linalg import least_squares
 from ..qp import active_mask, min_norm_qp, polish_active_set
 from .constraints import ntp_constraints, pair_rows
@@ -36,6 +36,7 @@ __all__ = [
     "SVMSolution",
     "is_separable",
     "separating_direction",
+    "zero_margin_direction",
     "solve_ntp_svm",
     "ntp_svm",
     "solve_ntp_svm_reference",
@@ -345,6 +346,70 @@ def separating_direction(data: NTPData) -> np.ndarray:
             f"(smallest margin {margin:.3g} at max|W| = 1); rescale H"
         )
     return W
+
+
+def zero_margin_direction(data: NTPData, context: int, token: int) -> np.ndarray:
+    """The minimum-norm ``W`` meeting (6a), with margin 0 on one pair and at least 1 on the others.
+
+    The NTP-SVM with one inequality of (6b) made an equality: minimize ``||W||`` subject to
+    (6a), ``(e_z - e_v)^T W h_j = 0`` for ``j = context``, ``v = token`` (not in ``S_j``; by (6a)
+    the margin is the same for every ``z`` in ``S_j``), and ``(e_z - e_v')^T W h_j' >= 1`` for
+    every other pair ``(j', v')``. Such a ``W`` lies in F-perp and ranks every in-support token
+    at or above every out-of-support one, but fails (6b) on one pair: along
+    ``W^p + gamma W`` that token keeps a fixed share of its context's probability.
+
+    The QP is solved by :func:`ntpnb.qp.min_norm_qp` on the normalized data
+    (:func:`~ntpnb.linear.data.normalized`, scaled back), its answer is projected onto the
+    equalities (so that (6a) and the zero margin hold to rounding, not to the solver's
+    tolerance), and verified: every other margin is at least ``1 - SVM_FEAS_TOL``.
+
+    Parameters
+    ----------
+    data
+        The data set.
+    context, token
+        The pair ``(j, v)`` whose margin is set to 0 (0-based; ``token`` not in ``S_context``).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``W``, shape ``(V, d)``.
+
+    Raises
+    ------
+    InvalidDataError
+        If ``context`` or ``token`` is out of range, or ``token`` is in ``S_context``.
+    NotSeparableError
+        If no ``W`` meets these constraints (the solver certifies them infeasible; the data may
+        still be separable, e.g. when a zero margin on this pair forces zero margins elsewhere).
+    SolverError
+        If the solver fails or its answer does not pass verification.
+    """
+    if not (0 <= context < data.m and 0 <= token < data.V):
+        raise InvalidDataError(
+            f"pair (context {context}, token {token}) out of range: m = {data.m}, V = {data.V}"
+        )
+    if data.support_mask[context, token]:
+        raise InvalidDataError(
+            f"token {token} is in the support of context {context}: it has no margin to set to 0"
+        )
+    norm, c = normalized(data)
+    cons = ntp_constraints(norm)
+    (row,) = np.flatnonzero((cons.ineq_context == context) & (cons.ineq_token == token))
+    others = np.arange(cons.ineq.shape[0]) != row
+    B = sparse.vstack([cons.eq, cons.ineq[row]]).toarray()
+    what = f"the NTP-SVM with a zero margin on (context {context}, token {token})"
+    result = min_norm_qp(cons.ineq[others], B, what)
+    if result.infeasible:
+        raise NotSeparableError(
+            f"no W meets (6a), margin 0 on (context {context}, token {token}) and margins >= 1 on "
+            f"every other pair ({result.solver}: {result.status})"
+        )
+    w = result.w - least_squares(B, B @ result.w, what=f"the equalities of {what}")
+    smallest = float((cons.ineq[others] @ w).min(initial=np.inf))
+    if smallest < 1 - settings.SVM_FEAS_TOL:
+        raise SolverError(f"{result.solver} on {what}: smallest other margin {smallest:.3g} < 1")
+    return (w / c).reshape(data.V, data.d)
 
 
 def _not_separable_message(data: NTPData) -> str:
