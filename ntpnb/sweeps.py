@@ -39,7 +39,13 @@ trials and train them in chunks this way), and :func:`active_workers` says how m
 backend has.
 
 :func:`wilson_interval` gives the Wilson score interval of a success fraction, and
-:func:`crossing` locates where an increasing curve crosses a level (a threshold).
+:func:`crossing` locates where an increasing curve crosses a level (a threshold);
+:func:`crossing_bootstrap` gives that crossing's standard error by resampling the trials, and
+:func:`finite_size_fit` fits how such a threshold drifts with the size of the problem.
+:func:`binomial_gof_pvalue` tests whether success counts fit given probabilities, with a null
+distribution simulated from those probabilities (valid however small the expected counts).
+:func:`bootstrap_means` gives the distribution of a mean over trials by resampling them (for
+heavy-tailed measurements, whose mean a few trials carry).
 """
 
 from __future__ import annotations
@@ -47,6 +53,7 @@ from __future__ import annotations
 import numbers
 import warnings
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from functools import partial
 from typing import Any, TypeVar
 
@@ -59,7 +66,7 @@ from threadpoolctl import threadpool_limits
 
 from . import settings
 from .errors import InvalidDataError
-from .validation import as_count, as_float_array, as_ordered, check_dense_size
+from .validation import as_count, as_float_array, as_generator, as_ordered, check_dense_size
 
 __all__ = [
     "trial_generators",
@@ -69,6 +76,11 @@ __all__ = [
     "wilson_interval",
     "crossing",
     "crossing_interval",
+    "crossing_bootstrap",
+    "FiniteSizeFit",
+    "finite_size_fit",
+    "binomial_deviance",
+    "binomial_gof_pvalue",
     "bootstrap_means",
 ]
 
@@ -334,8 +346,252 @@ def crossing_interval(
     return crossing(x, bounds[:, 1], level), crossing(x, bounds[:, 0], level)
 
 
+def _count_array(successes: Sequence[int], n: int, name: str = "successes") -> np.ndarray:
+    """``successes`` as a 1-D int64 array of whole numbers in ``[0, n]``."""
+    values = as_float_array(as_ordered(successes, name), name, 1)
+    if values.ndim != 1 or values.size == 0:
+        raise InvalidDataError(f"{name} must be a non-empty 1-D sequence, got shape {values.shape}")
+    if np.any(values != np.floor(values)) or np.any(values < 0) or np.any(values > n):
+        raise InvalidDataError(f"{name} must be whole numbers in [0, n] with n = {n}, got {values.tolist()}")
+    return values.astype(np.int64)
+
+
+def _first_crossings(x: np.ndarray, y: np.ndarray, level: float) -> np.ndarray:
+    """:func:`crossing` of every row of ``y`` (2-D) on the grid ``x``, vectorized."""
+    above = y >= level
+    first = np.argmax(above, axis=1)
+    rows = np.arange(y.shape[0])
+    before = np.maximum(first - 1, 0)
+    y0, y1 = y[rows, before], y[rows, first]
+    x0, x1 = x[before], x[first]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        inner = x0 + (level - y0) * (x1 - x0) / (y1 - y0)
+    out = np.where(first == 0, x[0], inner)
+    return np.where(above.any(axis=1), out, np.nan)
+
+
+def crossing_bootstrap(
+    x: Sequence[float],
+    successes: Sequence[int],
+    n: int,
+    rng: int | np.random.Generator,
+    n_boot: int = 2000,
+    level: float = 0.5,
+) -> tuple[float, float]:
+    """Where a measured proportion crosses ``level``, and the bootstrap standard error of that.
+
+    ``successes[i]`` of ``n`` independent trials succeeded at ``x[i]``. The estimate is
+    :func:`crossing` of the fractions ``successes / n``. Its standard error is the standard
+    deviation of the same crossing over ``n_boot`` bootstrap replicates, each resampling the
+    ``n`` trials of every grid point with replacement (the count at ``x[i]`` is then
+    ``Binomial(n, successes[i] / n)``, drawn independently for every point).
+
+    Points where all or none of the trials succeeded do not vary under resampling, so a
+    curve that jumps from 0 to 1 between two grid points has a standard error of 0: the
+    resolution of the grid is not part of it.
+
+    Parameters
+    ----------
+    x
+        The increasing grid.
+    successes
+        Successes at each grid point, out of ``n``.
+    n
+        Trials per grid point.
+    rng
+        A ``numpy.random.Generator`` or a non-negative integer seed for one.
+    n_boot
+        Bootstrap replicates.
+    level
+        The level crossed.
+
+    Returns
+    -------
+    tuple of float
+        The crossing and its standard error (NaN if the measured curve, or any replicate,
+        never reaches ``level``).
+
+    Raises
+    ------
+    InvalidDataError
+        On a bad grid or level (see :func:`crossing`), counts that are not whole numbers in
+        ``[0, n]``, a bad ``n``, ``n_boot`` or ``rng``.
+    """
+    n = as_count(n, "n")
+    n_boot = as_count(n_boot, "n_boot", minimum=2)
+    counts = _count_array(successes, n)
+    estimate = crossing(x, counts / n, level)  # validates x and level
+    grid = np.asarray(x, dtype=np.float64)
+    check_dense_size((n_boot, grid.size), "the bootstrap replicates")
+    replicates = as_generator(rng, "rng").binomial(n, counts / n, size=(n_boot, grid.size)) / n
+    crossings = _first_crossings(grid, replicates, float(level))
+    if np.isnan(estimate) or np.any(np.isnan(crossings)):
+        return estimate, float("nan")
+    return estimate, float(np.std(crossings, ddof=1))
+
+
+@dataclass(frozen=True)
+class FiniteSizeFit:
+    """The fit ``value = limit + slope / size`` of :func:`finite_size_fit`.
+
+    Attributes
+    ----------
+    limit, limit_se
+        The extrapolation to ``size -> infinity`` and its standard error.
+    slope, slope_se
+        The coefficient of ``1 / size`` and its standard error.
+    chi2
+        Sum of the squared residuals in units of their standard errors.
+    dof
+        Its degrees of freedom: the number of sizes minus 2.
+    """
+
+    limit: float
+    limit_se: float
+    slope: float
+    slope_se: float
+    chi2: float
+    dof: int
+
+
+def finite_size_fit(
+    sizes: Sequence[float], values: Sequence[float], errors: Sequence[float]
+) -> FiniteSizeFit:
+    """Weighted least-squares fit of ``values = limit + slope / sizes``.
+
+    Each value has the standard error ``errors[i]`` (independent estimates, e.g. one sweep per
+    size); the weights are ``1 / errors**2`` and the standard errors of the fit follow from
+    them (not rescaled by the residuals; compare ``chi2`` with ``dof``). The form ``1 / size``
+    is a model of the finite-size drift, not a law: the extrapolated ``limit`` depends on it.
+    Computed in closed form (no BLAS: the same bits on every CPU).
+
+    Raises
+    ------
+    InvalidDataError
+        If the inputs are not finite 1-D sequences of one length, a size or an error is not
+        positive, or there are fewer than two distinct sizes.
+    """
+    sizes = as_float_array(as_ordered(sizes, "sizes"), "sizes", 1)
+    values = as_float_array(as_ordered(values, "values"), "values", 1)
+    errors = as_float_array(as_ordered(errors, "errors"), "errors", 1)
+    if not sizes.shape == values.shape == errors.shape or sizes.ndim != 1:
+        raise InvalidDataError(
+            f"sizes, values and errors must be 1-D of one length, got {sizes.shape}, {values.shape}, "
+            f"{errors.shape}"
+        )
+    for name, arr in (("sizes", sizes), ("values", values), ("errors", errors)):
+        if not np.all(np.isfinite(arr)):
+            raise InvalidDataError(f"{name} must be finite, got {arr.tolist()}")
+    if np.any(sizes <= 0) or np.any(errors <= 0):
+        raise InvalidDataError(
+            f"sizes and errors must be positive, got {sizes.tolist()} and {errors.tolist()}"
+        )
+    if np.unique(sizes).size < 2:
+        raise InvalidDataError(f"the fit needs at least two distinct sizes, got {sizes.tolist()}")
+    w, u = 1.0 / errors**2, 1.0 / sizes
+    s, su, suu = w.sum(), (w * u).sum(), (w * u * u).sum()
+    sy, suy = (w * values).sum(), (w * u * values).sum()
+    det = s * suu - su * su
+    limit, slope = (suu * sy - su * suy) / det, (s * suy - su * sy) / det
+    chi2 = float((w * (values - limit - slope * u) ** 2).sum())
+    return FiniteSizeFit(
+        limit=float(limit),
+        limit_se=float(np.sqrt(suu / det)),
+        slope=float(slope),
+        slope_se=float(np.sqrt(s / det)),
+        chi2=chi2,
+        dof=int(sizes.size - 2),
+    )
+
+
+def _probability_array(probs: Sequence[float], size: int) -> np.ndarray:
+    p = as_float_array(as_ordered(probs, "probs"), "probs", 1)
+    if p.shape != (size,):
+        raise InvalidDataError(f"probs must be 1-D with one entry per count ({size}), got shape {p.shape}")
+    if not np.all((p >= 0) & (p <= 1)):
+        raise InvalidDataError(f"probs must lie in [0, 1], got {p.tolist()}")
+    return p
+
+
+def binomial_deviance(successes: np.ndarray, probs: np.ndarray, n: int) -> np.ndarray:
+    r"""The likelihood-ratio (G) statistic of binomial counts against probabilities.
+
+    ``G = 2 sum_i [k_i log(k_i / (n p_i)) + (n - k_i) log((n - k_i) / (n (1 - p_i)))]`` over the
+    last axis (terms with a zero count are 0): twice the log-likelihood ratio of the saturated
+    model (``p_i = k_i / n``) to the probabilities ``probs``. It is ``inf`` when a count is
+    impossible under ``probs`` (a success where ``p_i = 0``, a failure where ``p_i = 1``).
+    ``successes`` may have leading axes (many simulated data sets at once); no validation (see
+    :func:`binomial_gof_pvalue`).
+    """
+    k = np.asarray(successes, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        hit = np.where(k > 0, k * np.log(k / (n * probs)), 0.0)
+        miss = np.where(k < n, (n - k) * np.log((n - k) / (n * (1 - probs))), 0.0)
+    return 2.0 * np.sum(hit + miss, axis=-1)
+
+
+def binomial_gof_pvalue(
+    successes: Sequence[int],
+    probs: Sequence[float],
+    n: int,
+    rng: int | np.random.Generator,
+    n_sim: int = 9999,
+) -> float:
+    """Monte Carlo p-value of independent binomial counts against given probabilities.
+
+    ``successes[i]`` of ``n`` trials succeeded at cell ``i``, and the model says each trial of
+    cell ``i`` succeeds with probability ``probs[i]``. The statistic is the likelihood-ratio
+    statistic :func:`binomial_deviance`; its null distribution is not taken from an asymptotic
+    chi-square (wrong where expected counts ``n p_i`` or ``n (1 - p_i)`` are small) but
+    simulated: ``n_sim`` data sets are drawn from the model itself, and the p-value is
+    ``(1 + #{simulated G >= observed G}) / (n_sim + 1)``, which is a valid p-value at every
+    sample size (``P(p <= a) <= a`` under the model). Its resolution is ``1 / (n_sim + 1)``, the
+    smallest value it can take. Simulated statistics within a relative ``1e-9`` of the
+    observed one count as ties (at least as extreme), so rounding does not decide it.
+
+    Returns 0 when an observed count is impossible under the model (``p_i = 0`` with a success
+    or ``p_i = 1`` with a failure): the model is refuted outright.
+
+    Parameters
+    ----------
+    successes
+        Observed successes per cell, whole numbers in ``[0, n]``.
+    probs
+        The model's success probability per cell, in ``[0, 1]``.
+    n
+        Trials per cell.
+    rng
+        A ``numpy.random.Generator`` or a non-negative integer seed for one.
+    n_sim
+        Simulated data sets.
+
+    Raises
+    ------
+    InvalidDataError
+        If the counts are not whole numbers in ``[0, n]``, ``probs`` does not match them or
+        leaves ``[0, 1]``, ``n`` or ``n_sim`` is not a positive integer, ``rng`` is not a
+        generator or a seed, or the simulations would exceed
+        :data:`ntpnb.settings.MAX_DENSE_BYTES`.
+    """
+    n = as_count(n, "n")
+    n_sim = as_count(n_sim, "n_sim")
+    counts = _count_array(successes, n)
+    p = _probability_array(probs, counts.size)
+    generator = as_generator(rng, "rng")
+    observed = float(binomial_deviance(counts, p, n))
+    if not np.isfinite(observed):
+        return 0.0
+    check_dense_size((n_sim, counts.size), "the simulated counts")
+    simulated = binomial_deviance(generator.binomial(n, p, size=(n_sim, counts.size)), p, n)
+    extreme = int(np.count_nonzero(simulated >= observed - 1e-9 * max(1.0, observed)))
+    return (1 + extreme) / (n_sim + 1)
+
+
 def bootstrap_means(
-    values: Sequence[float], n_draws: int | None = None, n_resamples: int = 20_000, seed: int = 0
+    values: Sequence[float],
+    n_draws: int | None = None,
+    n_resamples: int = 20_000,
+    rng: int | np.random.Generator = 0,
 ) -> np.ndarray:
     """Means of ``n_draws`` values drawn with replacement from ``values``, ``n_resamples`` times.
 
@@ -348,7 +604,8 @@ def bootstrap_means(
     Raises
     ------
     InvalidDataError
-        If ``values`` is not a non-empty finite 1-D numeric sequence or a count is not positive.
+        If ``values`` is not a non-empty finite 1-D numeric sequence, a count is not positive or
+        ``rng`` is not a generator or a seed.
     """
     x = as_float_array(as_ordered(values, "values"), "values", 1)
     if x.ndim != 1 or x.size == 0 or not np.all(np.isfinite(x)):
@@ -356,5 +613,5 @@ def bootstrap_means(
     n = x.size if n_draws is None else as_count(n_draws, "n_draws")
     reps = as_count(n_resamples, "n_resamples")
     check_dense_size((reps, n), "the bootstrap draws")
-    rng = np.random.default_rng(seed)
-    return x[rng.integers(0, x.size, size=(reps, n))].mean(axis=1)
+    draws = as_generator(rng, "rng").integers(0, x.size, size=(reps, n))
+    return x[draws].mean(axis=1)

@@ -5,13 +5,19 @@ from __future__ import annotations
 import joblib
 import numpy as np
 import pytest
-from scipy.stats import binomtest
+from scipy.stats import binomtest, kstest
 
 from ntpnb.errors import InvalidDataError
+from ntpnb.linear.capacity import cover_probability
 from ntpnb.sweeps import (
+    _first_crossings,
     active_workers,
+    binomial_deviance,
+    binomial_gof_pvalue,
     crossing,
+    crossing_bootstrap,
     crossing_interval,
+    finite_size_fit,
     parallel_map,
     run_sweep,
     trial_generators,
@@ -172,16 +178,156 @@ def test_crossing_interval_bad_counts():
         crossing_interval([0.0, 1.0], [1, 30], 20)
 
 
+def logistic_curve(x, centre=0.5, scale=20.0):
+    return 1 / (1 + np.exp(-(x - centre) * scale))
+
+
+def test_vectorized_crossings_agree_with_crossing():
+    rng = np.random.default_rng(0)
+    x = np.linspace(0.0, 1.0, 9)
+    rows = np.vstack([rng.integers(0, 5, size=(200, 9)) / 4, np.zeros((1, 9)), np.ones((1, 9))])
+    got = _first_crossings(x, rows, 0.5)
+    for row, value in zip(rows, got, strict=True):
+        expected = crossing(x, row)
+        assert (np.isnan(value) and np.isnan(expected)) or value == pytest.approx(expected, abs=1e-15)
+
+
+def test_crossing_bootstrap_error_matches_the_spread_of_independent_sweeps():
+    """The bootstrap standard error of one sweep estimates the spread of the crossing over
+    independent repetitions of the sweep (here within 30%), and shrinks like 1/sqrt(n)."""
+    rng = np.random.default_rng(3)
+    x = np.linspace(0.0, 1.0, 21)
+    p = logistic_curve(x, 0.47, 12.0)
+    spread, mean_se = {}, {}
+    for n in (20, 80):
+        draws = rng.binomial(n, p, size=(300, x.size))
+        spread[n] = np.std([crossing(x, k / n) for k in draws], ddof=1)
+        mean_se[n] = np.mean([crossing_bootstrap(x, k, n, rng, n_boot=300)[1] for k in draws[:60]])
+        assert mean_se[n] == pytest.approx(spread[n], rel=0.3)
+    assert mean_se[80] / mean_se[20] == pytest.approx(0.5, rel=0.3)
+    counts = rng.binomial(20, p)
+    estimate, se = crossing_bootstrap(x, counts, 20, 5)
+    assert estimate == crossing(x, counts / 20) and se > 0
+    assert crossing_bootstrap(x, counts, 20, 5) == (estimate, se)  # seeded: reproducible
+
+
+def test_crossing_bootstrap_edge_cases_and_bad_input():
+    x = [0.0, 1.0, 2.0]
+    assert crossing_bootstrap(x, [0, 10, 10], 10, 0) == (pytest.approx(0.5), 0.0)  # a jump: no spread
+    estimate, se = crossing_bootstrap(x, [0, 1, 2], 10, 0)
+    assert np.isnan(estimate) and np.isnan(se)
+    with pytest.raises(InvalidDataError, match="whole numbers"):
+        crossing_bootstrap(x, [0, 11, 10], 10, 0)
+    with pytest.raises(InvalidDataError, match="whole numbers"):
+        crossing_bootstrap(x, [0, 0.5, 10], 10, 0)
+    with pytest.raises(InvalidDataError, match="n_boot"):
+        crossing_bootstrap(x, [0, 5, 10], 10, 0, n_boot=1)
+    with pytest.raises(InvalidDataError, match="rng"):
+        crossing_bootstrap(x, [0, 5, 10], 10, rng=1.5)
+
+
+def test_finite_size_fit_recovers_a_line_in_one_over_size_with_the_weighted_errors():
+    sizes = np.array([15.0, 30.0, 60.0])
+    fit = finite_size_fit(sizes, 0.48 + 2.0 / sizes, [0.01, 0.02, 0.01])
+    assert fit.limit == pytest.approx(0.48) and fit.slope == pytest.approx(2.0)
+    assert fit.chi2 == pytest.approx(0.0, abs=1e-20) and fit.dof == 1
+    values, errors = np.array([0.62, 0.58, 0.57]), np.array([0.012, 0.008, 0.006])
+    fit = finite_size_fit(sizes, values, errors)
+    (slope, limit), cov = np.polyfit(1 / sizes, values, 1, w=1 / errors, cov="unscaled")
+    assert (fit.limit, fit.slope) == (pytest.approx(limit), pytest.approx(slope))
+    assert fit.slope_se == pytest.approx(np.sqrt(cov[0, 0]))
+    assert fit.limit_se == pytest.approx(np.sqrt(cov[1, 1]))
+    residual = values - limit - slope / sizes
+    assert fit.chi2 == pytest.approx(np.sum((residual / errors) ** 2))
+
+
+@pytest.mark.parametrize(
+    ("sizes", "values", "errors", "message"),
+    [
+        ([15, 30], [0.5, 0.4], [0.1, 0.0], "positive"),
+        ([15, 15], [0.5, 0.4], [0.1, 0.1], "two distinct sizes"),
+        ([15, 30], [0.5], [0.1, 0.1], "one length"),
+        ([15, 30], [0.5, np.nan], [0.1, 0.1], "finite"),
+    ],
+)
+def test_finite_size_fit_bad_input(sizes, values, errors, message):
+    with pytest.raises(InvalidDataError, match=message):
+        finite_size_fit(sizes, values, errors)
+
+
+# Cover's curve at m = 20 with 40 trials per d: most cells expect far fewer than 5 successes or
+# failures, where an asymptotic chi-square is badly calibrated (the Pearson statistic against
+# chi2(#cells) gives a Kolmogorov-Smirnov p-value below 1e-20 on these simulated data sets)
+COVER_20 = np.array([cover_probability(20, d) for d in range(1, 21)])
+
+
+def test_binomial_deviance_is_the_log_likelihood_ratio_to_the_saturated_model():
+    k, p, n = np.array([0, 3, 10]), np.array([0.1, 0.5, 0.9]), 10
+    saturated = k * np.log(np.where(k > 0, k / n, 1)) + (n - k) * np.log(np.where(k < n, 1 - k / n, 1))
+    model = k * np.log(p) + (n - k) * np.log(1 - p)
+    assert binomial_deviance(k, p, n) == pytest.approx(2 * np.sum(saturated - model))
+    assert binomial_deviance(np.array([1]), np.array([0.0]), 5) == np.inf
+    assert binomial_deviance(np.array([0, 5]), np.array([0.0, 1.0]), 5) == 0.0
+
+
+def test_binomial_gof_pvalue_is_uniform_under_the_model():
+    """A loose but real check: 300 data sets drawn from the model, 199 simulations each."""
+    rng = np.random.default_rng(11)
+    pvalues = np.array(
+        [binomial_gof_pvalue(rng.binomial(40, COVER_20), COVER_20, 40, rng, n_sim=199) for _ in range(300)]
+    )
+    assert kstest(pvalues, "uniform").pvalue > 1e-3
+    for level in (0.05, 0.2, 0.5):
+        assert abs(np.mean(pvalues <= level) - level) < 0.07
+    assert pvalues.min() >= 1 / 200
+
+
+def test_binomial_gof_pvalue_is_tiny_under_a_clear_alternative():
+    """Data from Cover's curve tested against the curve with a bias (one dimension more)."""
+    rng = np.random.default_rng(12)
+    with_bias = np.array([cover_probability(20, d, bias=True) for d in range(1, 21)])
+    for _ in range(5):
+        counts = rng.binomial(150, COVER_20)
+        assert binomial_gof_pvalue(counts, with_bias, 150, rng, n_sim=999) == 1 / 1000
+        assert binomial_gof_pvalue(counts, COVER_20, 150, rng, n_sim=999) > 1e-3
+
+
+def test_binomial_gof_pvalue_ties_impossible_counts_and_seeding():
+    # every simulated data set equals the observed one (p in {0, 1}): all are ties, p = 1
+    assert binomial_gof_pvalue([0, 7], [0.0, 1.0], 7, 0, n_sim=99) == 1.0
+    assert binomial_gof_pvalue([1, 7], [0.0, 1.0], 7, 0, n_sim=99) == 0.0  # impossible: refuted
+    counts = [3, 5, 9]
+    first = binomial_gof_pvalue(counts, [0.2, 0.5, 0.8], 10, 4)
+    assert first == binomial_gof_pvalue(counts, [0.2, 0.5, 0.8], 10, np.random.default_rng(4))
+    assert 0 < first <= 1 and first * 10000 == pytest.approx(round(first * 10000))
+
+
+@pytest.mark.parametrize(
+    ("counts", "probs", "n", "n_sim", "message"),
+    [
+        ([3, 11], [0.5, 0.5], 10, 99, "whole numbers"),
+        ([3, 4], [0.5], 10, 99, "one entry per count"),
+        ([3, 4], [0.5, 1.5], 10, 99, r"\[0, 1\]"),
+        ([3, 4], [0.5, 0.5], 0, 99, "n must"),
+        ([3, 4], [0.5, 0.5], 10, 0, "n_sim"),
+        ([], [], 10, 99, "non-empty"),
+    ],
+)
+def test_binomial_gof_pvalue_bad_input(counts, probs, n, n_sim, message):
+    with pytest.raises(InvalidDataError, match=message):
+        binomial_gof_pvalue(counts, probs, n, 0, n_sim=n_sim)
+
+
 def test_bootstrap_means_is_seeded_and_centred_on_the_sample_mean():
     from ntpnb.sweeps import bootstrap_means
 
     x = np.r_[np.zeros(96), 25.0 * np.ones(4)]  # a mean carried by 4 of 100 trials
-    means = bootstrap_means(x, n_resamples=4000, seed=1)
-    np.testing.assert_array_equal(means, bootstrap_means(x, n_resamples=4000, seed=1))
+    means = bootstrap_means(x, n_resamples=4000, rng=1)
+    np.testing.assert_array_equal(means, bootstrap_means(x, n_resamples=4000, rng=1))
     assert abs(means.mean() - x.mean()) < 0.05
     # P(no heavy trial among 100 draws) = 0.96^100 = 0.017; among 10 draws 0.96^10 = 0.66
     assert abs(np.mean(means == 0) - 0.96**100) < 0.01
-    assert abs(np.mean(bootstrap_means(x, 10, 4000, seed=1) == 0) - 0.96**10) < 0.03
+    assert abs(np.mean(bootstrap_means(x, 10, 4000, rng=1) == 0) - 0.96**10) < 0.03
     for bad in ([], [1.0, np.nan], [[1.0, 2.0]]):
         with pytest.raises(InvalidDataError):
             bootstrap_means(bad)
