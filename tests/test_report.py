@@ -18,7 +18,15 @@ from ntpnb.pipeline.claims import ClaimLog
 from ntpnb.pipeline.paths import output_layout
 from ntpnb.pipeline.platform import cpu_model, format_platform, platform_info
 from ntpnb.pipeline.registry import CLAIMS, claim_spec, sort_key
-from ntpnb.pipeline.report import PLATFORM_TITLE, chapter_sections, heading_slug, load_records, render_report
+from ntpnb.pipeline.report import (
+    PLATFORM_TITLE,
+    chapter_sections,
+    heading_slug,
+    load_records,
+    render_claims_page,
+    render_report,
+    write_report,
+)
 
 from conftest import ROOT
 
@@ -34,10 +42,80 @@ def test_registry_holds_every_claim_of_both_papers_in_order():
         claim_spec("C1")
 
 
-def test_registry_matches_the_claims_page():
-    rows = re.findall(r"^\| ([AB]\d+) \|", (ROOT / "book" / "claims.md").read_text(), flags=re.M)
-    assert rows == list(CLAIMS)
+def test_claims_page_is_generated_from_the_registry_and_the_records(run):
+    layout, _ = run
+    page = render_claims_page(layout)
+    for cid, spec in CLAIMS.items():
+        (row,) = [line for line in page.splitlines() if line.startswith(f"| {cid} |")]
+        assert f"| {spec.statement} | {spec.where} | {spec.paper_value} |" in row
+    a1 = next(line for line in page.splitlines() if line.startswith("| A1 |"))
+    # where the run checked A1: its evidence, then its sanity check, each linked to its section
+    evidence = "[07 § Claim A1: the $\\mathcal{H}$ bound](/outputs/notebooks/07_demo.ipynb#claim-a1-the--bound)"
+    assert f"| {evidence}, [07 § Equality](/outputs/notebooks/07_demo.ipynb#equality)<br>" in a1
+    assert "<br>sanity: [07 § Equality](/outputs/notebooks/07_demo.ipynb#equality)" in a1
+    assert "| A3 |" in page and "not checked by any chapter yet |" in page
+    write_report(layout)
+    assert (layout.root / "claim_list.md").read_text() == page
 
+
+#: Tracked text the registry's statements and paper values must not be copied into.
+_TEXT_SUFFIXES = (".md", ".py", ".yml", ".toml", ".cff", ".txt", ".cfg")
+
+
+def _tracked_text_files():
+    out = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True)
+    for name in out.stdout.splitlines():
+        path = ROOT / name
+        if path.suffix in _TEXT_SUFFIXES and path.exists() and name != "ntpnb/pipeline/registry.py":
+            yield name, path.read_text(encoding="utf-8")
+
+
+def test_a_claims_statement_and_paper_value_are_written_once():
+    """The registry is the one source: no page or module repeats its text, and no hand-written
+    page holds a table of claims (a second copy drifts, as book/claims.md did). Chapters state
+    each theorem in full, in their own words, and may coincide with a short statement."""
+    texts = {name: body for name, body in _tracked_text_files() if not name.startswith("notebooks/")}
+    assert "book/claims.md" not in texts
+    for cid, spec in CLAIMS.items():
+        quoted = [spec.statement] + ([spec.paper_value] if re.search(r"\d\.\d", spec.paper_value) else [])
+        for text in quoted:
+            copies = [name for name, body in texts.items() if text in body]
+            assert not copies, f"{cid}: {text!r} is also written in {copies}"
+    for name, body in dict(_tracked_text_files()).items():
+        if name.endswith(".md"):
+            rows = re.findall(r"^\| *\**([AB]\d+)\** *\|", body, flags=re.M)
+            assert not rows, f"{name} holds a table of claims ({rows[:3]}...): generate it from the registry"
+
+
+def _checked_ids(source: str) -> set[str]:
+    """The claim ids a notebook's source checks or qualifies."""
+    return set(re.findall(r"claims\.(?:check|qualify)\(\s*\"([AB]\d+)\"", source))
+
+
+def _expand(cell: str) -> set[str]:
+    """``"A6-A13 (...), A15"`` as the set of ids it names."""
+    ids = set()
+    for paper, first, last in re.findall(r"\b([AB])(\d+)(?:-[AB]?(\d+))?", cell):
+        ids |= {f"{paper}{i}" for i in range(int(first), int(last or first) + 1)}
+    return ids
+
+
+def test_readme_lists_the_claims_each_chapter_checks():
+    readme = (ROOT / "README.md").read_text()
+    section = readme.split("## What is reproduced", 1)[1].split("\n## ", 1)[0]
+    rows = dict(re.findall(r"^\| (\d\d) [^|]*\| ([^|]*) \|$", section, flags=re.M))
+    sources = sorted((ROOT / "notebooks").glob("*.md"))
+    assert sorted(rows) == [p.stem[:2] for p in sources]
+    for path in sources:
+        assert _expand(rows[path.stem[:2]]) == _checked_ids(path.read_text()), path.stem
+    every = set().union(*(_checked_ids(p.read_text()) for p in sources))
+    assert every == set(CLAIMS), f"no chapter checks {sorted(set(CLAIMS) - every)}"
+
+
+def test_introduction_lists_every_chapter():
+    intro = (ROOT / "book" / "intro.md").read_text().split("## Chapters", 1)[1].split("\n## ", 1)[0]
+    for path in sorted((ROOT / "notebooks").glob("*.md")):
+        assert f"{{doc}}`/outputs/notebooks/{path.stem}`" in intro, path.stem
 
 def executed_notebook(path, cells):
     nb = {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}

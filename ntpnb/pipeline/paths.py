@@ -9,6 +9,8 @@ git-ignored)::
     outputs/failed/<name>.*          the last failed run of a notebook: executed copy, error record
     outputs/timings.json             wall time of every notebook ``ntpnb reproduce`` executed, per profile
     outputs/report.md                the reproducibility report (``ntpnb book`` writes it)
+    outputs/claim_list.md            the claims page, from the registry and the records (the same)
+    outputs/verdicts.md              the verdict counts the introduction includes (the same)
     outputs/benchmarks/              ``python -m benchmarks``: benchmarks.md (tables), benchmarks.json
     outputs/benchmarks.md            the book's benchmarks page (``ntpnb book`` writes it)
     outputs/runs/<overrides>/        a run with ``-p KEY=VALUE`` overrides: the same layout, apart

@@ -1,10 +1,11 @@
 r"""The registry of claims: every claim of the two papers the book reproduces, by id.
 
-This is the machine-readable list behind the book's *Claims* page and its generated
-*Reproducibility report*: for each id, which paper, where in it, what it states and the value or
-shape the paper reports. The report lists every id here, whether or not a notebook has checked
-it yet, so a claim can never silently drop out; a test keeps the ids equal to the rows of
-``book/claims.md`` and rejects a notebook check that names an id missing here.
+This is the one place where a claim's statement and the paper's value are written: the book's
+claims page and its *Reproducibility report* are generated from it (:mod:`.report`). For each
+id: which paper, where in it, what it states and the value or shape the paper reports. Both
+pages list every id here, whether or not a notebook has checked it yet, so a claim can never
+silently drop out; tests reject a notebook check that names an id missing here, and a copy of a
+statement or paper value anywhere else in the repository.
 
 Statements are MyST markdown (inline math with ``$...$``) and must not contain ``|`` (they go
 into table cells): write norms as ``\lVert \rVert``.
