@@ -61,7 +61,8 @@ def project(tmp_path):
     shutil.copy(ROOT / "book" / "references.bib", root / "book" / "references.bib")
     (root / "book" / "intro.md").write_text("# A tiny book\n\nTwo chapters.\n")
     chapters = "".join(f"  - file: outputs/notebooks/{name}\n" for name in NAMES)
-    pages = "".join(f"  - file: {page}\n" for page in ("outputs/report", "outputs/claim_list", "outputs/benchmarks"))
+    generated = ("outputs/report", "outputs/claim_list", "outputs/benchmarks")
+    pages = "".join(f"  - file: {page}\n" for page in generated)
     (root / "_toc.yml").write_text(f"format: jb-book\nroot: book/intro\nchapters:\n{chapters}{pages}")
     for name in NAMES:
         values = profiles.PROFILES[name]["paper"]  # the real notebook's parameters, unused

@@ -50,7 +50,8 @@ def test_claims_page_is_generated_from_the_registry_and_the_records(run):
         assert f"| {spec.statement} | {spec.where} | {spec.paper_value} |" in row
     a1 = next(line for line in page.splitlines() if line.startswith("| A1 |"))
     # where the run checked A1: its evidence, then its sanity check, each linked to its section
-    evidence = "[07 § Claim A1: the $\\mathcal{H}$ bound](/outputs/notebooks/07_demo.ipynb#claim-a1-the--bound)"
+    demo = "/outputs/notebooks/07_demo.ipynb"
+    evidence = f"[07 § Claim A1: the $\\mathcal{{H}}$ bound]({demo}#claim-a1-the--bound)"
     assert f"| {evidence}, [07 § Equality](/outputs/notebooks/07_demo.ipynb#equality)<br>" in a1
     assert "<br>sanity: [07 § Equality](/outputs/notebooks/07_demo.ipynb#equality)" in a1
     assert "| A3 |" in page and "not checked by any chapter yet |" in page
@@ -116,6 +117,7 @@ def test_introduction_lists_every_chapter():
     intro = (ROOT / "book" / "intro.md").read_text().split("## Chapters", 1)[1].split("\n## ", 1)[0]
     for path in sorted((ROOT / "notebooks").glob("*.md")):
         assert f"{{doc}}`/outputs/notebooks/{path.stem}`" in intro, path.stem
+
 
 def executed_notebook(path, cells):
     nb = {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
