@@ -128,7 +128,7 @@ _RAW: dict[str, dict[str, dict[str, Any]]] = {
             "seed": 0,
             "window": 7,
             "n_chars_stats": 0,
-            "n_chars_joint": 40,
+            "n_chars_joint": 50,
             "gd_d_factor": 2,
             "gd_steps": 20000,
             "gd_lr": 2.0,
