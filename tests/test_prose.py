@@ -11,12 +11,19 @@ from ntpnb.pipeline import prose
 def test_a_number_is_glued_rounded_under_its_name(monkeypatch):
     shown = []
     monkeypatch.setattr("IPython.display.display", lambda *a, **k: shown.append((a, k)))
-    assert prose.glue_number("gap", 1.7234e-13, digits=2) == "1.7e-13"
-    assert prose.glue_number("beta", 0.33012) == "0.33"
-    assert prose.glue_number("radius", 64.0) == "64"
-    assert prose.glue_number("tiny", 2.04e-5, digits=1) == "2e-05"
-    assert prose.glue_number("noise", 3e-17, floor=1e-12) == "< 1e-12"
-    assert prose.glue_number("count", 5) == "5"
+
+    def glued(*args, **kwargs):
+        """The text glue_number glued; it returns nothing (no stray cell output)."""
+        assert prose.glue_number(*args, **kwargs) is None
+        (bundle,), _ = shown[-1]
+        return eval(bundle[prose.GLUE_PREFIX + "text/plain"])
+
+    assert glued("gap", 1.7234e-13, digits=2) == "1.7e-13"
+    assert glued("beta", 0.33012) == "0.33"
+    assert glued("radius", 64.0) == "64"
+    assert glued("tiny", 2.04e-5, digits=1) == "2e-05"
+    assert glued("noise", 3e-17, floor=1e-12) == "< 1e-12"
+    assert glued("count", 5) == "5"
     (bundle,), kwargs = shown[0]
     assert bundle == {prose.GLUE_PREFIX + "text/plain": "'1.7e-13'"}
     assert kwargs["metadata"]["scrapbook"] == {"name": "gap", "mime_prefix": prose.GLUE_PREFIX}

@@ -22,10 +22,11 @@ __all__ = ["GLUE_PREFIX", "glue_number", "glue_text"]
 GLUE_PREFIX = "application/papermill.record/"
 
 
-def glue_text(name: str, text: str) -> str:
+def glue_text(name: str, text: str) -> None:
     """Glue ``text`` under ``name`` (hidden output), for ``{glue:text}`name``` in the prose.
 
-    Returns the text. Raises :class:`~ntpnb.errors.InvalidDataError` on an empty name or text.
+    Returns nothing, so that a cell ending in a glue shows no stray value. Raises
+    :class:`~ntpnb.errors.InvalidDataError` on an empty name or text.
     """
     if not (isinstance(name, str) and name.strip()):
         raise InvalidDataError(f"glue: the name must be a non-empty string, got {name!r}")
@@ -38,14 +39,13 @@ def glue_text(name: str, text: str) -> str:
         raw=True,
         metadata={"scrapbook": {"name": name, "mime_prefix": GLUE_PREFIX}},
     )
-    return text
 
 
-def glue_number(name: str, value: float, digits: int = 3, floor: float | None = None) -> str:
+def glue_number(name: str, value: float, digits: int = 3, floor: float | None = None) -> None:
     """Glue ``value`` rounded to ``digits`` significant digits (``format(value, ".{digits}g")``).
 
-    Returns the glued text. A value below ``floor`` in magnitude glues as ``"< floor"`` (as the
-    claim checks print it); integers glue as they are.
+    A value below ``floor`` in magnitude glues as ``"< floor"`` (as the claim checks print it);
+    integers glue as they are.
 
     Raises
     ------
@@ -57,7 +57,9 @@ def glue_number(name: str, value: float, digits: int = 3, floor: float | None = 
     if isinstance(digits, bool) or not isinstance(digits, int) or digits < 1:
         raise InvalidDataError(f"glue {name!r}: digits must be a positive integer, got {digits!r}")
     if isinstance(value, numbers.Integral):
-        return glue_text(name, str(int(value)))
-    if floor is not None and abs(value) < floor:
-        return glue_text(name, format_number(float(value), digits, floor))
-    return glue_text(name, f"{float(value):.{digits}g}")
+        text = str(int(value))
+    elif floor is not None and abs(value) < floor:
+        text = format_number(float(value), digits, floor)
+    else:
+        text = f"{float(value):.{digits}g}"
+    glue_text(name, text)
