@@ -46,6 +46,9 @@ def test_finding_reasons_quote_ours_and_the_papers():
     v = claim_verdict("B11", [check("finding", what="local corr", measured="0.986", paper="> 0.99")])
     assert v.reasons == ("local corr: measured 0.986; paper: > 0.99",)
     assert (v.evidence, v.findings, v.sanity, v.failed) == (0, 1, 0, 0)
+    # a qualification the chapter states still shows, after the findings
+    v = claim_verdict("B11", [check("finding", what="d", measured="9", paper="1")], ["means over 100 trials"])
+    assert v.reasons == ("d: measured 9; paper: 1", "means over 100 trials")
 
 
 def test_verdicts_of_every_id_and_counts():

@@ -65,8 +65,9 @@ class Verdict:
     failed
         How many of its checks failed.
     reasons
-        The qualifications (for ``reproduced with a qualification``) or the findings, as
-        ``"what: measured X; paper: Y"`` (for ``does not reproduce``).
+        The qualifications (for ``reproduced with a qualification``), or the findings, as
+        ``"what: measured X; paper: Y"``, followed by any qualifications (for ``does not
+        reproduce``).
     """
 
     claim: str
@@ -106,6 +107,8 @@ def claim_verdict(claim: str, checks: Sequence[object], qualifications: Sequence
             + (f"; paper: {_get(c, 'paper')}" if _get(c, "paper") else "")
             for c in findings
         )
+        # the limits the chapter states still apply: they follow the findings
+        reasons += tuple(dict.fromkeys(qualifications))
         return Verdict(claim, NOT_REPRODUCED, reasons=reasons, **counts)
     if not counts["evidence"]:
         return Verdict(claim, NOT_TESTED, **counts)
