@@ -1,14 +1,15 @@
-"""Checks of user input shared by every module: counts, seeds, ordered collections, sizes.
+"""Checks of user input shared by every module: counts, numbers, ids, seeds, collections, sizes.
 
 Each check raises :class:`ntpnb.errors.InvalidDataError` naming the argument and the problem
 (never a raw numpy or Python exception), and returns the value in the form the caller uses.
+Arrays a result hands out are made read-only here too (:func:`frozen`, :func:`read_only_view`).
 """
 
 from __future__ import annotations
 
 import numbers
 from collections.abc import Iterable, Mapping, MappingView, Set
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -21,21 +22,60 @@ __all__ = [
     "as_float",
     "as_float_array",
     "as_generator",
+    "as_int_array",
     "as_ordered",
     "as_flag",
     "check_dense_size",
     "frozen",
+    "is_integer",
+    "is_real",
+    "read_only_view",
 ]
+
+#: Collections whose iteration order is not part of their value.
+_UNORDERED = (Set, Mapping, MappingView)
+
+#: Floats at or above this magnitude are refused as integer ids: they convert to int64 inexactly
+#: or, past 2**63, not at all.
+_MAX_FLOAT_ID = 2.0**62
+
+
+def is_real(value: object) -> bool:
+    """Whether ``value`` is one real number: a Python or numpy integer or float, never a bool.
+
+    Booleans are refused although Python counts them as integers: ``True`` passed for a size,
+    a rate or a tolerance is a mistake, not the number 1. NaN and inf are real numbers here;
+    the callers that need a finite value check it.
+    """
+    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+
+
+def is_integer(value: object) -> bool:
+    """Whether ``value`` is a Python or numpy integer, never a bool (nor a float, even ``3.0``).
+
+    This is the test for one token id inside a sequence, where a float is a sign of mixed
+    types; a count (a size, a number of iterations) goes through :func:`as_count` instead.
+    """
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
 
 
 def as_count(value: object, name: str, minimum: int = 1) -> int:
     """``value`` as a Python int, checking that it is a whole number at least ``minimum``.
 
-    Accepts Python and numpy integers and integer-valued floats (``5000.0``); rejects booleans,
-    strings, None, arrays, NaN, inf and fractions with :class:`InvalidDataError`.
+    The one rule for every count of the package (sizes, numbers of trials, iterations, batch
+    sizes, seeds): a count is a whole number, whatever its type. Python and numpy integers are
+    accepted, and so are integer-valued floats (``5000.0``, ``1e4``), which is how a count often
+    arrives from arithmetic, a parameters cell or a JSON/YAML file; they are converted exactly.
+    Booleans, strings, None, arrays, NaN, inf and fractions (``5000.5``) are refused.
+
+    Raises
+    ------
+    InvalidDataError
+        Naming ``name``, what it must be (``a positive integer`` for ``minimum = 1``) and the
+        value given.
     """
     kind = {0: "a non-negative integer", 1: "a positive integer"}.get(minimum, f"an integer >= {minimum}")
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+    if not is_real(value):
         raise InvalidDataError(f"{name} must be {kind}, got {value!r}")
     if not np.isfinite(value) or value != np.floor(value):
         raise InvalidDataError(f"{name} must be {kind}, got {value!r}")
@@ -91,7 +131,7 @@ def as_ordered(values: object, name: str) -> list[Any]:
     InvalidDataError
         If ``values`` is unordered, a string, or not iterable.
     """
-    if isinstance(values, (Set, Mapping, MappingView)):
+    if isinstance(values, _UNORDERED):
         raise InvalidDataError(
             f"{name} must be an ordered sequence (list, tuple or array), got an unordered "
             f"{type(values).__name__}; sort it or convert it to a list in the order you mean"
@@ -125,14 +165,88 @@ def check_dense_size(shape: tuple[int, ...], what: str, itemsize: int = 8) -> No
         )
 
 
-def frozen(arr: np.ndarray) -> np.ndarray:
+def frozen(arr: ArrayLike, order: Literal["C", "K"] = "C") -> np.ndarray:
     """A read-only copy of ``arr`` whose memory belongs to an immutable ``bytes`` object.
 
-    Unlike ``setflags(write=False)``, this cannot be undone: numpy refuses
-    ``setflags(write=True)`` on an array (or any view of it) whose buffer is read-only.
+    The way every array a result holds or returns is made read-only. Unlike
+    ``setflags(write=False)``, this cannot be undone: numpy refuses ``setflags(write=True)`` on
+    an array (or any view of it) whose buffer is read-only. The copy has the dtype, shape and
+    values of ``arr``; ``arr`` itself is left as it was.
+
+    Parameters
+    ----------
+    arr
+        The array (or array-like) to copy.
+    order
+        The copy's memory layout, as in numpy: ``"C"`` C-contiguous; ``"K"`` the order of
+        ``arr``'s axes in memory (a Fortran-ordered array stays Fortran-ordered). A computation
+        that reads the copy later (a product through BLAS, a sum) adds in an order that can
+        depend on the layout, so ``"K"`` keeps its results the same to the last bit as on
+        ``arr``, whatever layout the computation that made ``arr`` chose.
     """
-    arr = np.ascontiguousarray(arr)
+    arr = np.asarray(arr)
+    if order == "K" and arr.ndim > 1:
+        axes = sorted(range(arr.ndim), key=lambda k: -abs(arr.strides[k]))  # outermost first
+        return frozen(arr.transpose(axes)).transpose(np.argsort(axes))
+    arr = np.asarray(arr, order="C")  # not np.ascontiguousarray, which makes a 0-d array 1-d
     return np.frombuffer(arr.tobytes(), dtype=arr.dtype).reshape(arr.shape)
+
+
+def read_only_view(arr: np.ndarray) -> np.ndarray:
+    """A view of ``arr`` that cannot be written through, while ``arr`` stays writable.
+
+    For handing a live array (an iterate updated in place) to code that may only read it: the
+    view sees every later update of ``arr``. A result to keep goes through :func:`frozen`.
+    """
+    view = arr.view()
+    view.setflags(write=False)
+    return view
+
+
+def as_int_array(values: object, name: str, what: str = "id", where: str = "index") -> np.ndarray:
+    """``values`` as a 1-D int64 array of ids (token ids, context ids), a new array.
+
+    Integer arrays are taken as they are; float arrays only if every entry is a whole number
+    (finite, integral, below ``2**62`` in magnitude, where the conversion is exact). Booleans,
+    strings and other objects are refused, and so are sets and dicts, whose order is not part of
+    their value. The ids' range is the caller's to check.
+
+    Parameters
+    ----------
+    values
+        Array-like ids.
+    name
+        Name of the argument in error messages.
+    what
+        What one entry is (``"token id"``), to name a bad entry.
+    where
+        What an index into ``values`` counts (``"sample"``, ``"position"``), to place it.
+
+    Raises
+    ------
+    InvalidDataError
+        On an unordered collection, a ragged or non-numeric input, an array that is not 1-D, or
+        a float that is not a whole number (the message names the first one and its index).
+    """
+    if isinstance(values, _UNORDERED):
+        raise InvalidDataError(f"{name} must be an ordered sequence of ids, got a {type(values).__name__}")
+    try:
+        arr = np.asarray(values)
+    except (TypeError, ValueError) as exc:  # ragged nested lists
+        raise InvalidDataError(f"{name} must be a 1-dimensional array of integer ids: {exc}") from None
+    if arr.ndim != 1:
+        raise InvalidDataError(f"{name} must be 1-dimensional, got shape {arr.shape}")
+    if arr.size == 0 or np.issubdtype(arr.dtype, np.integer):
+        return arr.astype(np.int64)
+    if not np.issubdtype(arr.dtype, np.floating):
+        raise InvalidDataError(f"{name} must hold integer ids, got dtype {arr.dtype}")
+    bad = np.flatnonzero(~np.isfinite(arr) | (arr != np.round(arr)) | (np.abs(arr) >= _MAX_FLOAT_ID))
+    if bad.size:
+        i = int(bad[0])
+        raise InvalidDataError(
+            f"{name} must hold integer ids: {what} {float(arr[i])!r} at {where} {i} is not one"
+        )
+    return arr.astype(np.int64)
 
 
 def _reject_complex(arr: object, name: str) -> None:
