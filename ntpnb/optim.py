@@ -41,7 +41,16 @@ from numpy.typing import ArrayLike
 from . import settings
 from .errors import InvalidDataError, SolverError
 from .portable import einsum
-from .validation import as_count, as_float, as_generator, as_ordered, check_dense_size
+from .validation import (
+    as_count,
+    as_float,
+    as_generator,
+    as_ordered,
+    check_dense_size,
+    frozen,
+    is_real,
+    read_only_view,
+)
 
 __all__ = [
     "Optimizer",
@@ -135,22 +144,17 @@ class Optimizer:
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or self.name not in OPTIMIZER_NAMES:
             raise InvalidDataError(f"unknown optimizer {self.name!r}; expected one of {OPTIMIZER_NAMES}")
-        if not (isinstance(self.lr, (int, float, np.floating)) and math.isfinite(self.lr) and self.lr > 0):
+        if not (is_real(self.lr) and math.isfinite(self.lr) and self.lr > 0):
             raise InvalidDataError(f"the learning rate must be positive and finite, got {self.lr!r}")
         if (
             not isinstance(self.betas, (tuple, list))
             or len(self.betas) != 2
-            or not all(isinstance(b, (int, float, np.floating)) and 0.0 <= b < 1.0 for b in self.betas)
+            or not all(is_real(b) and 0.0 <= b < 1.0 for b in self.betas)
         ):
             raise InvalidDataError(f"betas must be two numbers in [0, 1), got {self.betas!r}")
         eps = _DEFAULT_EPS.get(self.name, 0.0) if self.eps is None else self.eps
         smallest = "positive" if self.name == "adam" else "non-negative"
-        if not (
-            isinstance(eps, (int, float, np.floating))
-            and not isinstance(eps, bool)
-            and math.isfinite(eps)
-            and (eps > 0 if self.name == "adam" else eps >= 0)
-        ):
+        if not (is_real(eps) and math.isfinite(eps) and (eps > 0 if self.name == "adam" else eps >= 0)):
             raise InvalidDataError(f"eps of {self.name} must be {smallest} and finite, got {eps!r}")
         object.__setattr__(self, "eps", float(eps))
         object.__setattr__(self, "lr", float(self.lr))
@@ -253,9 +257,7 @@ def _stack_records(records: list[dict[str, Array]]) -> dict[str, Array]:
             )
     out = {}
     for name in names:
-        arr = np.stack([rec[name] for rec in records])
-        arr.setflags(write=False)
-        out[name] = arr
+        out[name] = frozen(np.stack([rec[name] for rec in records]), order="K")
     return out
 
 
@@ -408,8 +410,7 @@ def run(
         raise InvalidDataError("W0 has non-finite entries")
     grid = _check_record_at(record_at, n_iter)
     stepper = _Stepper(optimizer, W.shape, batch_ndim)
-    view = W.view()
-    view.setflags(write=False)
+    view = read_only_view(W)
     records: list[dict[str, Array]] = []
 
     def checkpoint(k: int) -> None:
@@ -435,5 +436,4 @@ def run(
     if not np.all(np.isfinite(W)):
         raise SolverError(f"{optimizer.label()} diverged: the iterate is not finite at iteration {n_iter}")
     values = _stack_records(records) if records else {}
-    W.setflags(write=False)
-    return Trace(iterations=grid, values=MappingProxyType(values), W=W)
+    return Trace(iterations=grid, values=MappingProxyType(values), W=frozen(W, order="K"))

@@ -50,7 +50,6 @@ heavy-tailed measurements, whose mean a few trials carry).
 
 from __future__ import annotations
 
-import numbers
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -66,7 +65,7 @@ from threadpoolctl import threadpool_limits
 
 from . import settings
 from .errors import InvalidDataError
-from .validation import as_count, as_float_array, as_generator, as_ordered, check_dense_size
+from .validation import as_count, as_float_array, as_generator, as_ordered, check_dense_size, is_real
 
 __all__ = [
     "trial_generators",
@@ -106,22 +105,15 @@ def trial_generators(seed: int, n_points: int, n_trials: int) -> list[list[np.ra
         seeds would exceed :data:`ntpnb.settings.MAX_DENSE_BYTES` (:data:`SEED_SEQUENCE_BYTES`
         each).
     """
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise InvalidDataError(f"seed must be a non-negative integer, got {seed!r}")
-    _check_count(n_points, "n_points")
-    _check_count(n_trials, "n_trials")
+    seed = as_count(seed, "seed", minimum=0)
+    n_points, n_trials = as_count(n_points, "n_points"), as_count(n_trials, "n_trials")
     check_dense_size((n_points, n_trials), "the trials' seed sequences", itemsize=SEED_SEQUENCE_BYTES)
-    return [child.spawn(n_trials) for child in np.random.SeedSequence(int(seed)).spawn(n_points)]
+    return [child.spawn(n_trials) for child in np.random.SeedSequence(seed).spawn(n_points)]
 
 
 def _map_batch(func: Callable[[Any], Any], items: list[Any], blas_threads: int | None) -> list[Any]:
     with threadpool_limits(limits=blas_threads):
         return [func(item) for item in items]
-
-
-def _check_count(value: object, name: str) -> None:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise InvalidDataError(f"{name} must be a positive integer, got {value!r}")
 
 
 def _check_callable(value: object, name: str) -> None:
@@ -165,7 +157,7 @@ def parallel_map(
         If ``n_jobs`` exceeds the CPUs of this machine on a local backend (it is capped).
     """
     _check_callable(func, "func")
-    _check_count(batch_size, "batch_size")
+    batch_size = as_count(batch_size, "batch_size")
     items = as_ordered(items, "items")
     batches = [items[i : i + batch_size] for i in range(0, len(items), batch_size)]
     tasks = (delayed(_map_batch)(func, batch, blas_threads) for batch in batches)
@@ -255,8 +247,7 @@ def run_sweep(
     points = as_ordered(points, "points")
     if not points:
         raise InvalidDataError("the sweep needs at least one grid point")
-    _check_count(n_trials, "n_trials")
-    _check_count(batch_size, "batch_size")
+    n_trials, batch_size = as_count(n_trials, "n_trials"), as_count(batch_size, "batch_size")
     seeds = trial_generators(seed, len(points), n_trials)
     jobs = [(point, ss) for point, per in zip(points, seeds, strict=True) for ss in per]
     flat = parallel_map(partial(_seeded_trial, trial), jobs, batch_size, blas_threads)
@@ -278,7 +269,7 @@ def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[f
     """
     n = as_count(n, "n")
     successes = as_count(successes, "successes", minimum=0)
-    if isinstance(confidence, (bool, np.bool_)) or not isinstance(confidence, numbers.Real):
+    if not is_real(confidence):
         raise InvalidDataError(f"confidence must be a number in (0, 1), got {confidence!r}")
     if not 0 <= successes <= n:
         raise InvalidDataError(f"need 0 <= successes <= n and n >= 1, got {successes} of {n}")
@@ -307,7 +298,7 @@ def crossing(x: Sequence[float], y: Sequence[float], level: float = 0.5) -> floa
     """
     x = as_float_array(as_ordered(x, "x"), "x", 1)
     y = as_float_array(as_ordered(y, "y"), "y", 1)
-    if isinstance(level, (bool, np.bool_)) or not isinstance(level, numbers.Real) or not np.isfinite(level):
+    if not (is_real(level) and np.isfinite(level)):
         raise InvalidDataError(f"level must be a finite number, got {level!r}")
     if x.shape != y.shape or x.ndim != 1 or x.size == 0:
         raise InvalidDataError(f"x and y must be 1-D of the same length, got {x.shape} and {y.shape}")

@@ -120,8 +120,8 @@ def test_sliding_windows():
         (["abc"], 3, "is a string"),
         ("abc", 3, "not a single string"),
         ([], 3, "no sequences"),
-        ([[0, 1]], 1, "at least 2"),
-        ([[0, 1]], 2.0, "must be an integer"),
+        ([[0, 1]], 1, "vocab_size must be an integer >= 2, got 1"),
+        ([[0, 1]], 2.5, "vocab_size must be an integer >= 2, got 2.5"),
         ([np.zeros((2, 2), dtype=int)], 3, "1-dimensional"),
         ([5], 3, "not a sequence"),
     ],
@@ -133,6 +133,14 @@ def test_bad_sequences_raise_named_errors(seqs, V, message):
 
 def test_numpy_sequences_are_accepted():
     assert validate_sequences([np.array([0, 2, 1])], 3) == [(0, 2, 1)]
+
+
+def test_vocab_size_is_a_count_and_a_token_is_an_integer():
+    # vocab_size follows the rule of every count (ntpnb.validation.as_count): 2.0 is 2 ...
+    assert validate_sequences([[0, 1]], 2.0) == [(0, 1)]
+    # ... while a token id inside a sequence must be an integer, as the table above checks
+    with pytest.raises(InvalidDataError, match="not an integer id"):
+        validate_sequences([[0, 1.0]], 2.0)
 
 
 def test_no_pairs_and_bad_embeddings():

@@ -28,7 +28,7 @@ from scipy.optimize import brentq
 from .. import settings
 from ..errors import InvalidDataError, SolverError
 from ..linalg import check_known_rank
-from ..validation import as_float
+from ..validation import as_float, frozen
 from .data import Ids, TokenData, as_token_data, check_embeddings, normalized_embeddings, scaled_back
 from .graphs import (
     CyclicSubdataset,
@@ -267,9 +267,7 @@ def solve_cyclic_correction(
     what = "the Hessian of the cyclic risk on S_cyc (positive definite by Lemma 3)"
     check_known_rank(curvatures, H.shape, basis.shape[0], what=what)
     W = (basis.T @ z).reshape(d, d)
-    if c != 1.0:
-        W = scaled_back(W, c, 2, "W^cyc (it scales like 1 / |E|^2)")
-    W.setflags(write=False)
+    W = frozen(W) if c == 1.0 else scaled_back(W, c, 2, "W^cyc (it scales like 1 / |E|^2)")
     return CyclicCorrection(W, basis, sub, f, grad_norm, min_curv, grad_norm**2 / (2 * min_curv), iters)
 
 
@@ -396,9 +394,7 @@ def regularization_path(
                 f"(lam = {lam:.3g}, lam ||W|| = {lam * float(np.linalg.norm(z)):.3g}; "
                 f"{_resolution(feats, z)}: R may be beyond what float64 resolves)"
             )
-        W = z.reshape(d, d)
-        W.setflags(write=False)
-        points[int(idx)] = PathPoint(R, W, lam, f, kkt, rad_err)
+        points[int(idx)] = PathPoint(R, frozen(z.reshape(d, d)), lam, f, kkt, rad_err)
     return [points[i] for i in range(radii.size)]
 
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import GenerationError, InvalidDataError, NotRealizableError, ScaleError
-from ..validation import as_generator, as_ordered, check_dense_size
+from ..validation import as_count, as_generator, as_int_array, as_ordered, check_dense_size, frozen
 
 __all__ = [
     "TokenData",
@@ -82,30 +82,6 @@ class TokenData:
         return np.any((self.tokens == self.labels[:, None]) & self.mask, axis=1)
 
 
-def _freeze(*arrays: np.ndarray) -> None:
-    for a in arrays:
-        a.setflags(write=False)
-
-
-def _as_int_array(values: object, name: str) -> np.ndarray:
-    """``values`` as int64; floats must be integral; booleans and anything else are refused."""
-    if isinstance(values, (set, frozenset, dict)):
-        raise InvalidDataError(
-            f"{name} must be an ordered sequence of token ids, got a {type(values).__name__}"
-        )
-    try:
-        arr = np.asarray(values)
-    except (TypeError, ValueError) as exc:  # ragged nested lists
-        raise InvalidDataError(f"{name} must be an array of integer token ids: {exc}") from None
-    if np.issubdtype(arr.dtype, np.integer):
-        return arr.astype(np.int64)
-    if arr.size == 0:
-        return arr.astype(np.int64)
-    if np.issubdtype(arr.dtype, np.floating) and np.all(np.isfinite(arr)) and np.all(arr == np.round(arr)):
-        return arr.astype(np.int64)
-    raise InvalidDataError(f"{name} must hold integer token ids, got {arr.dtype} values")
-
-
 def as_token_data(
     X: Ids,
     y: object,
@@ -139,8 +115,7 @@ def as_token_data(
     """
     if isinstance(X, TokenData):
         raise InvalidDataError("X is already a TokenData; pass its fields or use it directly")
-    if not isinstance(K, (int, np.integer)) or K < 1:
-        raise InvalidDataError(f"the vocabulary size K must be a positive integer, got {K!r}")
+    K = as_count(K, "the vocabulary size K")
     if isinstance(X, np.ndarray) and X.ndim == 2:
         seqs = list(X)
     elif isinstance(X, np.ndarray) and X.ndim != 1:
@@ -149,14 +124,12 @@ def as_token_data(
         seqs = as_ordered(X, "X")
     if not seqs:
         raise InvalidDataError("the data set is empty (n = 0)")
-    seqs = [_as_int_array(s, f"sequence {i}") for i, s in enumerate(seqs)]
+    seqs = [as_int_array(s, f"sequence {i}", "token id", "position") for i, s in enumerate(seqs)]
     for i, s in enumerate(seqs):
-        if s.ndim != 1:
-            raise InvalidDataError(f"sequence {i} must be 1-D, got shape {s.shape}")
         if s.size == 0:
             raise InvalidDataError(f"sequence {i} is empty: every input needs at least one token")
     n = len(seqs)
-    labels = _as_int_array(y, "y")
+    labels = as_int_array(y, "y", "token id", "sample")
     if labels.shape != (n,):
         raise InvalidDataError(f"y must have shape ({n},) to match X, got {labels.shape}")
     T = max(s.size for s in seqs)
@@ -168,14 +141,14 @@ def as_token_data(
     if query is None:
         q = np.array([s[-1] for s in seqs], dtype=np.int64)
     else:
-        q = _as_int_array(query, "query")
+        q = as_int_array(query, "query", "token id", "sample")
         if q.shape != (n,):
             raise InvalidDataError(f"query must have shape ({n},), got {q.shape}")
     for name, ids in (("X", tokens[mask]), ("y", labels), ("query", q)):
         bad = ids[(ids < 0) | (ids >= K)]
         if bad.size:
             raise InvalidDataError(f"{name} holds token id {int(bad[0])} outside [0, {K}) (K = {K})")
-    data = TokenData(tokens=tokens, mask=mask, query=q, labels=labels, K=int(K))
+    data = TokenData(tokens=frozen(tokens), mask=frozen(mask), query=frozen(q), labels=frozen(labels), K=K)
     if require_realizable:
         ok = data.is_realizable()
         if not ok.all():
@@ -184,7 +157,6 @@ def as_token_data(
                 f"sample {i}: label {int(labels[i])} does not occur in its input "
                 f"{data.sequence(i).tolist()} (Assumption 2, realizable labels, fails)"
             )
-    _freeze(tokens, mask, q, labels)
     return data
 
 
@@ -210,8 +182,8 @@ def check_embeddings(E: object, K: int | None = None) -> np.ndarray:
         arr = np.array(E, dtype=float)
     except (TypeError, ValueError) as exc:
         raise InvalidDataError(f"E must be a numeric (K, d) matrix: {exc}") from None
-    if K is not None and (isinstance(K, (bool, np.bool_)) or not isinstance(K, (int, np.integer))):
-        raise InvalidDataError(f"K must be an integer, got {K!r}")
+    if K is not None:
+        K = as_count(K, "K")
     if arr.ndim != 2 or arr.shape[0] < 1 or arr.shape[1] < 1:
         raise InvalidDataError(f"E must be a (K, d) matrix, got shape {arr.shape}")
     if K is not None and arr.shape[0] != K:
@@ -225,13 +197,13 @@ def _rng(seed: int | np.random.Generator | None) -> np.random.Generator:
     return as_generator(seed, allow_none=True)
 
 
-def _check_sizes(K: int, n: int, T: int, distinct: bool) -> None:
-    for name, v in (("K", K), ("n", n), ("T", T)):
-        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or v < 1:
-            raise InvalidDataError(f"{name} must be a positive integer, got {v!r}")
+def _check_sizes(K: int, n: int, T: int, distinct: bool) -> tuple[int, int, int]:
+    """``(K, n, T)`` as Python ints, once checked: counts, and a draw that fits in memory."""
+    K, n, T = as_count(K, "K"), as_count(n, "n"), as_count(T, "T")
     if distinct and T > K:
         raise InvalidDataError(f"cannot draw T = {T} distinct tokens from a vocabulary of K = {K}")
     check_dense_size((n, K if distinct else T), "the token draws of the data set")
+    return K, n, T
 
 
 def normalized_embeddings(E: np.ndarray) -> tuple[np.ndarray, float]:
@@ -268,15 +240,13 @@ def scaled_back(values: np.ndarray, c: float, power: int, what: str) -> np.ndarr
             f"{what} lies outside the float64 range at this scale of the embeddings (it is "
             f"{top:.3g} divided by {c:.3g}^{power}); rescale E"
         )
-    out.setflags(write=False)
-    return out
+    return frozen(out, order="K")
 
 
 def random_embeddings(K: int, d: int, seed: int | np.random.Generator | None = None) -> np.ndarray:
     """``E`` with rows drawn uniformly from the unit sphere of ``R^d`` (Appendix D, step 1)."""
-    _check_sizes(K, 1, 1, False)
-    if isinstance(d, (bool, np.bool_)) or not isinstance(d, (int, np.integer)) or d < 1:
-        raise InvalidDataError(f"d must be a positive integer, got {d!r}")
+    K, _, _ = _check_sizes(K, 1, 1, False)
+    d = as_count(d, "d")
     check_dense_size((K, d), "the embeddings E")
     G = _rng(seed).standard_normal((K, d))
     return G / np.linalg.norm(G, axis=1, keepdims=True)
@@ -309,7 +279,7 @@ def acyclic_dataset(
     X, y, priority
         Ids ``(n, T)``, labels ``(n,)``, and ``priority[k]`` the rank of token ``k`` (0 = highest).
     """
-    _check_sizes(K, n, T, distinct)
+    K, n, T = _check_sizes(K, n, T, distinct)
     rng = _rng(seed)
     priority = rng.permutation(K)
     X = _draw_tokens(rng, K, n, T, distinct)
@@ -345,9 +315,8 @@ def general_dataset(
     """
     from .graphs import token_priority_graphs  # local import: graphs depends on this module
 
-    _check_sizes(K, n, T, distinct)
-    if not isinstance(max_redraws, (int, np.integer)) or max_redraws < 1:
-        raise InvalidDataError(f"max_redraws must be a positive integer, got {max_redraws!r}")
+    K, n, T = _check_sizes(K, n, T, distinct)
+    max_redraws = as_count(max_redraws, "max_redraws")
     rng = _rng(seed)
     for _ in range(max_redraws if require_cycle else 1):
         X = _draw_tokens(rng, K, n, T, distinct)

@@ -27,7 +27,7 @@ from scipy.sparse.csgraph import connected_components
 
 from ..errors import InvalidDataError
 from ..linalg import check_known_rank, matrix_rank, numerical_rank
-from ..validation import as_count, as_float
+from ..validation import as_count, as_float, frozen, is_integer, is_real
 from .data import Ids, TokenData, as_token_data, check_embeddings, check_token_data
 
 __all__ = [
@@ -149,7 +149,7 @@ def _graph(k: int, nodes: set[int], edges: set[tuple[int, int]]) -> PriorityGrap
 
 
 def _token_id(value: object, K: int, what: str) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+    if not is_integer(value):
         raise InvalidDataError(f"{what} must be an integer token id, got {value!r}")
     if not 0 <= int(value) < K:
         raise InvalidDataError(f"{what} is {int(value)}, outside the vocabulary [0, {K})")
@@ -434,8 +434,8 @@ def pseudo_priority_graphs(
     thr = settings.PSEUDO_GRAPH_THRESHOLD if threshold is None else float(threshold)
     if not 0.0 < thr < 1.0:
         raise InvalidDataError(f"the attention threshold must lie in (0, 1), got {thr}")
-    band = float(exclusion_band) if isinstance(exclusion_band, (int, float, np.floating)) else math.nan
-    if isinstance(exclusion_band, bool) or not 0.0 <= band < thr:
+    band = float(exclusion_band) if is_real(exclusion_band) else math.nan
+    if not 0.0 <= band < thr:
         raise InvalidDataError(
             f"the exclusion band must lie in [0, threshold = {thr}), got {exclusion_band!r}"
         )
@@ -463,9 +463,8 @@ def pseudo_priority_graphs(
         targets = np.setdiff1d(seq, data.tokens[i, excluded[i]])
         for x1 in np.unique(data.tokens[i, selected[i]]):
             edges.setdefault(k, set()).update((int(x1), int(x2)) for x2 in targets)
-    s.setflags(write=False)
-    selected.setflags(write=False)
-    return PseudoGraphs(graphs_from_edges(data.K, nodes, edges), selected, s, thr)
+    graphs = graphs_from_edges(data.K, nodes, edges)
+    return PseudoGraphs(graphs, frozen(selected, order="K"), frozen(s, order="K"), thr)
 
 
 def pseudo_cyclic_subdataset(pseudo: PseudoGraphs, data: TokenData) -> CyclicSubdataset:

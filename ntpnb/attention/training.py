@@ -23,7 +23,7 @@ import numpy as np
 from .. import optim
 from ..errors import InvalidDataError
 from ..sweeps import active_workers, parallel_map
-from ..validation import as_count, as_float, as_ordered
+from ..validation import as_count, as_float, as_ordered, frozen
 from .fastgrad import gradient_function
 from .model import Problem, stack_problems
 
@@ -154,10 +154,8 @@ def train_trials(
     ]
     task = partial(_train_chunk, optimizer=optimizer, n_iter=n_iter, record_at=record_at)
     runs = parallel_map(task, chunks)
-    W_hist = np.concatenate([r[1] for r in runs], axis=1)
-    W_final = np.concatenate([r[2] for r in runs], axis=0)
-    for arr in (W_hist, W_final):
-        arr.setflags(write=False)
+    W_hist = frozen(np.concatenate([r[1] for r in runs], axis=1), order="K")
+    W_final = frozen(np.concatenate([r[2] for r in runs], axis=0), order="K")
     return optim.Trace(iterations=runs[0][0], values=MappingProxyType({"W": W_hist}), W=W_final)
 
 

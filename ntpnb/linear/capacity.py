@@ -30,7 +30,7 @@ from scipy.special import logsumexp
 from .. import settings
 from ..errors import InvalidDataError, SolverError
 from ..qp import solve_named
-from ..validation import as_flag, check_dense_size
+from ..validation import as_count, as_flag, check_dense_size, is_real
 from .constraints import ntp_constraints
 from .data import NTPData, require_data
 from .datasets import dirichlet_on_supports
@@ -51,12 +51,6 @@ __all__ = [
 ]
 
 
-def _positive_int(name: str, value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise InvalidDataError(f"{name} must be a positive integer, got {value!r}")
-    return int(value)
-
-
 def random_instance(m: int, d: int, V: int, S: int, rng: np.random.Generator) -> NTPData:
     """A random instance: ``h_j ~ N(0, I_d / d)``, ``S_j`` a uniform ``S``-subset of ``[V]``.
 
@@ -70,7 +64,7 @@ def random_instance(m: int, d: int, V: int, S: int, rng: np.random.Generator) ->
         ``numpy.random.Generator``, or the arrays would exceed
         :data:`ntpnb.settings.MAX_DENSE_BYTES`.
     """
-    m, d, V, S = (_positive_int(k, v) for k, v in {"m": m, "d": d, "V": V, "S": S}.items())
+    m, d, V, S = (as_count(v, k) for k, v in {"m": m, "d": d, "V": V, "S": S}.items())
     if V < 2 or S > V:
         raise InvalidDataError(f"need V >= 2 and 1 <= S <= V, got V = {V}, S = {S}")
     if not isinstance(rng, np.random.Generator):
@@ -162,8 +156,7 @@ def cover_probability(m: int, d: int, bias: bool = False) -> float:
         If ``m`` or ``d`` is not a positive integer, ``bias`` not a bool, or ``m`` exceeds
         :data:`ntpnb.settings.COVER_MAX_M` (checked before any work).
     """
-    m = _positive_int("m", m)
-    d = _positive_int("d", d)
+    m, d = as_count(m, "m"), as_count(d, "d")
     bias = as_flag(bias, "bias")
     if m > settings.COVER_MAX_M:
         raise InvalidDataError(
@@ -182,7 +175,7 @@ def compatibility_threshold(m: int, V: int, S: int) -> float:
     log-odds). Generic probabilities are matched iff the system has full row rank, which for
     generic embeddings needs ``(V - 1) d >= m (S - 1)``.
     """
-    m, V, S = _positive_int("m", m), _positive_int("V", V), _positive_int("S", S)
+    m, V, S = as_count(m, "m"), as_count(V, "V"), as_count(S, "S")
     if V < 2:
         raise InvalidDataError(f"V must be at least 2, got {V}")
     return (S - 1) / (V - 1)
@@ -197,7 +190,7 @@ def separability_count_heuristic(V: int, S: int) -> float:
     binary one-hot case (``V = 2, S = 1``: ``1/2``) and ignores the correlations between the
     ``V - S`` inequalities of one context, so it is only a heuristic elsewhere.
     """
-    V, S = _positive_int("V", V), _positive_int("S", S)
+    V, S = as_count(V, "V"), as_count(S, "S")
     if V < 2 or S >= V:
         raise InvalidDataError(f"need V >= 2 and S < V, got V = {V}, S = {S}")
     return (V + S - 2) / (2 * (V - 1))
@@ -375,7 +368,7 @@ def best_achievable_loss(data: NTPData, tol: float = settings.BEST_LOSS_TOL) -> 
         more than ``tol``.
     """
     require_data(data)
-    if isinstance(tol, (bool, np.bool_)) or not isinstance(tol, (int, float, np.floating)) or not tol > 0:
+    if not (is_real(tol) and tol > 0):
         raise InvalidDataError(f"tol must be a positive number, got {tol!r}")
     strict = recession_pairs(data)
     cons = ntp_constraints(data)

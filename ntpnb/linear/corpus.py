@@ -29,7 +29,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..errors import InvalidDataError
-from ..validation import as_ordered
+from ..validation import as_count, as_ordered, is_integer
 
 __all__ = [
     "ALPHABET",
@@ -146,7 +146,7 @@ def decode_ids(ids: Sequence[int]) -> str:
     """
     items = as_ordered(ids.tolist() if isinstance(ids, np.ndarray) else ids, "ids")
     for position, i in enumerate(items):
-        if isinstance(i, (bool, np.bool_)) or not isinstance(i, (int, np.integer)):
+        if not is_integer(i):
             raise InvalidDataError(f"ids[{position}] = {i!r} is not an integer token id")
         if not 0 <= i < len(ALPHABET):
             raise InvalidDataError(
@@ -166,8 +166,7 @@ def stdlib_corpus(n_chars: int | None = None, modules: Sequence[str] = STDLIB_MO
     text = normalize_text(stdlib_docstrings(modules))
     if n_chars is None:
         return text
-    if isinstance(n_chars, bool) or not isinstance(n_chars, (int, np.integer)) or n_chars < 1:
-        raise InvalidDataError(f"n_chars must be a positive integer, got {n_chars!r}")
+    n_chars = as_count(n_chars, "n_chars")
     if n_chars > len(text):
         raise InvalidDataError(f"the corpus has {len(text)} characters, fewer than n_chars = {n_chars}")
     return text[:n_chars]

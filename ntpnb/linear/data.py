@@ -21,7 +21,7 @@ from numpy.typing import ArrayLike
 
 from .. import settings
 from ..errors import InvalidDataError
-from ..validation import as_count, as_float_array, check_dense_size, frozen
+from ..validation import as_count, as_float_array, as_int_array, check_dense_size, frozen
 
 __all__ = [
     "NTPData",
@@ -35,27 +35,6 @@ __all__ = [
 ]
 
 T = TypeVar("T")
-
-
-def _as_int_array(x: ArrayLike, name: str, what: str) -> np.ndarray:
-    """1-D integer ids from integers or integer-valued floats, naming the first bad one."""
-    try:
-        arr = np.asarray(x)
-    except (TypeError, ValueError) as exc:
-        raise InvalidDataError(f"{name} must be a 1-dimensional array of integer ids: {exc}") from None
-    if arr.ndim != 1:
-        raise InvalidDataError(f"{name} must be 1-dimensional, got shape {arr.shape}")
-    if arr.size == 0 or np.issubdtype(arr.dtype, np.integer):
-        return arr.astype(np.int64)
-    if not np.issubdtype(arr.dtype, np.floating):
-        raise InvalidDataError(f"{name} must hold integer ids, got dtype {arr.dtype}")
-    bad = np.flatnonzero(~np.isfinite(arr) | (arr != np.round(arr)) | (np.abs(arr) >= 2.0**62))
-    if bad.size:
-        i = int(bad[0])
-        raise InvalidDataError(
-            f"{name} must hold integer ids: {what} {float(arr[i])!r} at sample {i} is not one"
-        )
-    return arr.astype(np.int64)
 
 
 @dataclass(frozen=True, eq=False)
@@ -199,8 +178,8 @@ class NTPData:
             would exceed :data:`ntpnb.settings.MAX_DENSE_BYTES`.
         """
         V = as_count(vocab_size, "vocab_size", minimum=2)
-        ctx = _as_int_array(contexts, "contexts", "context id")
-        tok = _as_int_array(tokens, "tokens", "token")
+        ctx = as_int_array(contexts, "contexts", "context id", "sample")
+        tok = as_int_array(tokens, "tokens", "token", "sample")
         H = as_float_array(embeddings, "embeddings", 2)
         if ctx.shape != tok.shape:
             raise InvalidDataError(

@@ -8,14 +8,12 @@ with them. The 2D instance is brought to the paper's entropy by a stated rule (t
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 from scipy.optimize import brentq
 
 from ..errors import InvalidDataError
 from ..portable import dot_sum
-from ..validation import as_count, as_generator, check_dense_size
+from ..validation import as_count, as_generator, check_dense_size, is_real
 from .data import NTPData
 
 __all__ = [
@@ -53,7 +51,7 @@ def dirichlet_on_supports(
     mask = np.asarray(mask)
     if mask.ndim != 2 or mask.dtype != bool or not np.all(mask.any(axis=1)):
         raise InvalidDataError("mask must be a 2-D boolean array with a True in every row")
-    if not (isinstance(concentration, numbers.Real) and 0 < concentration < np.inf):
+    if not (is_real(concentration) and 0 < concentration < np.inf):
         raise InvalidDataError(f"concentration must be a positive finite number, got {concentration!r}")
     gam = rng.gamma(concentration, size=mask.shape) * mask
     return gam / gam.sum(axis=1, keepdims=True)
@@ -145,9 +143,7 @@ def temper_to_entropy(P: np.ndarray, pi: np.ndarray, entropy: float) -> np.ndarr
     """
     mask = P > 0
     top = _conditional_entropy(mask / mask.sum(axis=1, keepdims=True), pi)
-    if isinstance(entropy, bool) or not (
-        isinstance(entropy, (int, float, np.floating)) and 0.0 < entropy < top
-    ):
+    if not (is_real(entropy) and 0.0 < entropy < top):
         raise InvalidDataError(
             f"the target entropy must be a number in (0, {top:.6g}) nats (the entropy of uniform rows "
             f"on these supports), got {entropy!r}"

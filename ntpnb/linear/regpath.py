@@ -78,6 +78,7 @@ from ..errors import (
     ScaleError,
 )
 from ..linalg import check_known_rank
+from ..validation import frozen
 from .data import NTPData, cached_per_data, normalized
 from .subspace import embedding_svd, f_decomposition, finite_solution
 from .svm import is_separable
@@ -190,16 +191,14 @@ def path_structure(data: NTPData) -> PathStructure:
     L_star = data.H @ W_star.T
     lse_in = logsumexp(np.where(mask, L_star, -np.inf), axis=1)
     a = np.where(mask, -np.inf, L_star - lse_in[:, None])
-    for arr in (basis_f, basis_perp, T_F, margins, a):
-        arr.setflags(write=False)
     return PathStructure(
-        basis_f=basis_f,
-        basis_perp=basis_perp,
+        basis_f=frozen(basis_f, order="K"),
+        basis_perp=frozen(basis_perp, order="K"),
         w_star=basis_f @ W_star.ravel(),
         W_star=W_star,
-        T_F=T_F,
-        margins=margins,
-        a=a,
+        T_F=frozen(T_F, order="K"),
+        margins=frozen(margins, order="K"),
+        a=frozen(a, order="K"),
     )
 
 
@@ -655,9 +654,7 @@ def regularization_path(data: NTPData, radii: ArrayLike) -> RegularizationPath:
         "f_distance": p.f_distance / c,
         "lam": lam,
     }
-    for arr in out.values():
-        arr.setflags(write=False)
-    return replace(p, **out)
+    return replace(p, **{name: frozen(arr, order="K") for name, arr in out.items()})
 
 
 def _check_scaled_radii(B_all: np.ndarray, scaled: np.ndarray, c: float) -> None:
@@ -711,9 +708,7 @@ def _path(data: NTPData, B_all: np.ndarray) -> RegularizationPath:
         "kkt_perp": stack("kkt_perp"),
         "newton_iterations": np.array([its for _, _, its in records]),
     }
-    for arr in out.values():
-        arr.setflags(write=False)
-    return RegularizationPath(**out)
+    return RegularizationPath(**{name: frozen(arr, order="K") for name, arr in out.items()})
 
 
 def _solve_or_raise(data, st, state, B):

@@ -30,7 +30,7 @@ from numpy.typing import ArrayLike
 
 from .. import settings
 from ..errors import InvalidDataError
-from ..validation import as_flag, as_generator, as_ordered, check_dense_size
+from ..validation import as_count, as_flag, as_generator, as_ordered, check_dense_size, frozen, is_integer
 from .data import NTPData, as_float_array
 from .loss import entropy
 
@@ -43,10 +43,6 @@ __all__ = [
     "joint_ntp_data",
     "smallest_separable_dimension",
 ]
-
-
-def _is_int_token(x: object) -> bool:
-    return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
 
 
 def validate_sequences(sequences: Iterable[Sequence[int]], vocab_size: int) -> list[tuple[int, ...]]:
@@ -67,10 +63,7 @@ def validate_sequences(sequences: Iterable[Sequence[int]], vocab_size: int) -> l
         empty, a token is not an integer (a float, a bool, a string: mixed types), or an id
         is out of range. The message names the sequence and the position.
     """
-    if isinstance(vocab_size, (bool, np.bool_)) or not isinstance(vocab_size, (int, np.integer)):
-        raise InvalidDataError(f"vocab_size must be an integer, got {vocab_size!r}")
-    if vocab_size < 2:
-        raise InvalidDataError(f"vocab_size must be at least 2, got {vocab_size}")
+    vocab_size = as_count(vocab_size, "vocab_size", minimum=2)
     if isinstance(sequences, (str, bytes)):
         raise InvalidDataError("sequences must be a collection of id sequences, not a single string")
     out: list[tuple[int, ...]] = []
@@ -85,7 +78,7 @@ def validate_sequences(sequences: Iterable[Sequence[int]], vocab_size: int) -> l
         if not tokens:
             raise InvalidDataError(f"sequence {i} is empty")
         for t, tok in enumerate(tokens):
-            if not _is_int_token(tok):
+            if not is_integer(tok):
                 raise InvalidDataError(
                     f"sequence {i}, position {t}: token {tok!r} of type {type(tok).__name__} "
                     "is not an integer id (mixed types)"
@@ -262,9 +255,10 @@ def prefix_contexts(
     >>> ctx.counts.tolist()
     [[0, 2, 1], [0, 1, 1]]
     """
+    vocab_size = as_count(vocab_size, "vocab_size", minimum=2)
     seqs = validate_sequences(sequences, vocab_size)
-    if max_length is not None and (not _is_int_token(max_length) or max_length < 1):
-        raise InvalidDataError(f"max_length must be a positive integer, got {max_length!r}")
+    if max_length is not None:
+        max_length = as_count(max_length, "max_length")
     lasts = [len(seq) - 1 if max_length is None else min(len(seq) - 1, max_length) for seq in seqs]
     _check_prefix_size(lasts, vocab_size)
     table: dict[tuple[int, ...], np.ndarray] = {}
@@ -277,9 +271,7 @@ def prefix_contexts(
     if not table:
         raise InvalidDataError("no sequence has two tokens: there is no (context, next token) pair")
     contexts = tuple(sorted(table, key=lambda c: (len(c), c)))
-    counts = np.array([table[c] for c in contexts])
-    counts.setflags(write=False)
-    return PrefixContexts(contexts, counts)
+    return PrefixContexts(contexts, frozen(np.array([table[c] for c in contexts])))
 
 
 def sliding_windows(tokens: Sequence[int], length: int, cyclic: bool = True) -> list[tuple[int, ...]]:
@@ -297,8 +289,7 @@ def sliding_windows(tokens: Sequence[int], length: int, cyclic: bool = True) -> 
         If ``length`` is not an integer >= 2, ``tokens`` is not an ordered sequence (a set, a
         string, a number), ``cyclic`` not a bool, or the stream is shorter than ``length``.
     """
-    if not _is_int_token(length) or length < 2:
-        raise InvalidDataError(f"the window length must be an integer >= 2, got {length!r}")
+    length = as_count(length, "the window length", minimum=2)
     cyclic = as_flag(cyclic, "cyclic")
     toks = as_ordered(tokens.tolist() if isinstance(tokens, np.ndarray) else tokens, "tokens")
     n = len(toks)
@@ -318,9 +309,7 @@ def random_context_embeddings(m: int, d: int, seed: int | np.random.Generator = 
     InvalidDataError
         If ``m`` or ``d`` is not a positive integer.
     """
-    for name, value in {"m": m, "d": d}.items():
-        if not _is_int_token(value) or value < 1:
-            raise InvalidDataError(f"{name} must be a positive integer, got {value!r}")
+    m, d = as_count(m, "m"), as_count(d, "d")
     rng = as_generator(seed)
     check_dense_size((m, d), "the embeddings")
     return rng.standard_normal((m, d)) / np.sqrt(d)
@@ -355,11 +344,10 @@ def joint_ntp_data(contexts: PrefixContexts, d: int, seed: int | np.random.Gener
     """
     if not isinstance(contexts, PrefixContexts):
         raise InvalidDataError(f"contexts must be a PrefixContexts, got {type(contexts).__name__}")
-    if not _is_int_token(d) or d < 1:
-        raise InvalidDataError(f"d must be a positive integer, got {d!r}")
-    check_dense_size((contexts.m, int(d)), f"the embeddings of the joint problem (m = {contexts.m}, d = {d})")
+    d = as_count(d, "d")
+    check_dense_size((contexts.m, d), f"the embeddings of the joint problem (m = {contexts.m}, d = {d})")
     rng = as_generator(seed)
-    H = rng.standard_normal((int(d), contexts.m)).T / np.sqrt(d)  # column k: the k-th m draws
+    H = rng.standard_normal((d, contexts.m)).T / np.sqrt(d)  # column k: the k-th m draws
     return contexts.ntp_data(H)
 
 
@@ -392,7 +380,8 @@ def smallest_separable_dimension(
         If ``lo`` and ``hi`` are not integers with ``0 <= lo < hi``, or the data are not
         separable at ``hi``.
     """
-    if not (_is_int_token(lo) and _is_int_token(hi) and 0 <= lo < hi):
+    lo, hi = as_count(lo, "lo", minimum=0), as_count(hi, "hi")
+    if lo >= hi:
         raise InvalidDataError(f"need integers 0 <= lo < hi, got lo = {lo!r}, hi = {hi!r}")
     probe = max(2 * lo, lo + 1)
     while probe < hi and not decide(data_at(probe)):

@@ -33,7 +33,7 @@ from numpy.typing import ArrayLike
 from .. import optim
 from ..errors import InvalidDataError
 from ..portable import einsum
-from ..validation import as_float, as_generator
+from ..validation import as_count, as_float, as_generator
 from .data import NTPData, require_data
 from .loss import entropy, kl_divergence
 from .subspace import f_decomposition, finite_solution
@@ -163,8 +163,7 @@ def sampled_gradient_fn(
     """
     if sampling not in SAMPLING_KINDS:
         raise InvalidDataError(f"unknown sampling {sampling!r}; expected one of {SAMPLING_KINDS}")
-    if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
-        raise InvalidDataError(f"batch_size must be a positive integer, got {batch_size!r}")
+    batch_size = as_count(batch_size, "batch_size")
     rng = as_generator(seed)
     H, P, V = data.H, data.P, data.V
     cum_pi = np.cumsum(data.pi)

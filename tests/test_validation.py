@@ -1,0 +1,231 @@
+"""The shared checks of user input: one rule for counts, one for ids, one way to freeze arrays."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+import ntpnb as ntp
+from ntpnb import attention as att
+from ntpnb import sweeps
+from ntpnb.errors import InvalidDataError
+from ntpnb.linear import capacity, corpus, sequences
+from ntpnb.linear.training import sampled_gradient_fn
+from ntpnb.validation import (
+    as_count,
+    as_int_array,
+    frozen,
+    is_integer,
+    is_real,
+    read_only_view,
+)
+
+# ---------------------------------------------------------------------------------------------
+# Counts: a whole number, whatever its type; 5000.0 is the count 5000, 5000.5 is refused.
+
+
+@pytest.mark.parametrize("value", [5000, np.int64(5000), np.uint16(5000), 5000.0, np.float64(5000.0), 5e3])
+def test_a_count_is_a_whole_number_of_any_numeric_type(value):
+    count = as_count(value, "n")
+    assert count == 5000 and type(count) is int
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [
+        (5000.5, "5000.5"),
+        (float("nan"), "nan"),
+        (float("inf"), "inf"),
+        (True, "True"),
+        (np.True_, "np.True_"),
+        ("50", "'50'"),
+        (None, "None"),
+        (np.array([3]), "array([3])"),
+        (0, "0"),
+        (-2.0, "-2.0"),
+    ],
+)
+def test_a_count_refuses_anything_else_naming_the_argument(value, shown):
+    with pytest.raises(InvalidDataError, match=re.escape(f"n must be a positive integer, got {shown}")):
+        as_count(value, "n")
+
+
+def test_a_count_names_its_minimum():
+    assert as_count(0.0, "n_iter", minimum=0) == 0
+    with pytest.raises(InvalidDataError, match=re.escape("seed must be a non-negative integer, got -1")):
+        as_count(-1, "seed", minimum=0)
+    with pytest.raises(InvalidDataError, match=re.escape("vocab_size must be an integer >= 2, got 1.0")):
+        as_count(1.0, "vocab_size", minimum=2)
+
+
+_TOY = ntp.toy2d_instance()
+_CTX = sequences.prefix_contexts([[0, 1, 2], [0, 2, 1]], 3)
+_E = att.random_embeddings(6, 4, seed=0)
+_X, _Y = np.array([[0, 1, 2], [3, 4, 5]]), np.array([1, 4])
+
+#: Every public function that takes a count, called with the count given as ``v`` (and what it
+#: returns, as arrays): the rule is the same in all of them (they once refused 5000.0 while
+#: as_count took it).
+COUNTED = {
+    "trial_generators n_trials": lambda v: [[s.entropy for s in r] for r in sweeps.trial_generators(0, 2, v)],
+    "trial_generators seed": lambda v: [[s.entropy for s in r] for r in sweeps.trial_generators(v, 2, 3)],
+    "parallel_map batch_size": lambda v: sweeps.parallel_map(abs, [1, -2, 3], batch_size=v),
+    "run_sweep n_trials": lambda v: sweeps.run_sweep(lambda p, rng: p * rng.random(), [1, 2], v),
+    "random_instance m": lambda v: capacity.random_instance(v, 2, 3, 2, np.random.default_rng(0)).P,
+    "cover_probability d": lambda v: capacity.cover_probability(10, v),
+    "compatibility_threshold S": lambda v: capacity.compatibility_threshold(4, 5, v),
+    "separability_count_heuristic V": lambda v: capacity.separability_count_heuristic(v + 2, 1),
+    "sampled_gradient_fn batch_size": lambda v: sampled_gradient_fn(_TOY, v, 0)(np.ones((5, 2))),
+    "stdlib_corpus n_chars": lambda v: corpus.stdlib_corpus(v),
+    "validate_sequences vocab_size": lambda v: sequences.validate_sequences([[0, 1]], v + 1),
+    "prefix_contexts max_length": lambda v: sequences.prefix_contexts([[0, 1, 2]], 3, max_length=v).counts,
+    "sliding_windows length": lambda v: sequences.sliding_windows([0, 1, 2], v + 1),
+    "random_context_embeddings d": lambda v: sequences.random_context_embeddings(3, v),
+    "joint_ntp_data d": lambda v: sequences.joint_ntp_data(_CTX, v).H,
+    "smallest_separable_dimension hi": lambda v: sequences.smallest_separable_dimension(
+        lambda d: d, 0, v, lambda d: True
+    ),
+    "as_token_data K": lambda v: att.as_token_data(_X, _Y, v + 5).tokens,
+    "check_embeddings K": lambda v: att.check_embeddings(_E, K=v + 5),
+    "random_embeddings d": lambda v: att.random_embeddings(6, v, seed=0),
+    "acyclic_dataset n": lambda v: att.acyclic_dataset(6, v, 3, seed=0),
+    "general_dataset max_redraws": lambda v: att.general_dataset(
+        6, 6, 4, 0, max_redraws=v, require_cycle=False
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(COUNTED))
+def test_every_count_takes_an_integer_valued_float_as_its_integer(name):
+    given_int, given_float = COUNTED[name](1), COUNTED[name](1.0)
+    if isinstance(given_int, tuple):
+        for a, b in zip(given_int, given_float, strict=True):
+            np.testing.assert_array_equal(a, b)
+    else:
+        np.testing.assert_array_equal(given_int, given_float)
+
+
+@pytest.mark.parametrize("name", list(COUNTED))
+def test_every_count_refuses_a_fraction_naming_the_argument(name):
+    argument = name.split()[-1]
+    with pytest.raises(InvalidDataError, match=re.escape(argument)) as info:
+        COUNTED[name](1.5)
+    assert "integer" in str(info.value)
+
+
+# ---------------------------------------------------------------------------------------------
+# Numbers and single ids
+
+
+def test_is_real_takes_numbers_and_never_a_bool():
+    for value in (1, 1.5, np.int32(2), np.float32(0.5), float("nan"), float("inf")):
+        assert is_real(value)
+    for value in (True, np.False_, "1", None, np.array([1.0]), 1j):
+        assert not is_real(value)
+
+
+def test_is_integer_takes_integers_only():
+    for value in (0, np.int8(3), np.uint64(7)):
+        assert is_integer(value)
+    for value in (3.0, np.float64(3.0), True, np.True_, "3", None):
+        assert not is_integer(value)
+
+
+@pytest.mark.parametrize("value", [True, np.True_, "0.1", None])
+def test_the_rates_and_tolerances_refuse_a_bool_or_a_string(value):
+    with pytest.raises(InvalidDataError, match="learning rate"):
+        ntp.optim.gd(value)
+    with pytest.raises(InvalidDataError, match="tol"):
+        ntp.best_achievable_loss(ntp.toy2d_instance(), tol=value)
+    with pytest.raises(InvalidDataError, match="confidence"):
+        sweeps.wilson_interval(1, 3, confidence=value)
+
+
+# ---------------------------------------------------------------------------------------------
+# Arrays of ids: the one conversion both papers use
+
+
+def test_int_array_takes_integers_and_whole_floats():
+    np.testing.assert_array_equal(as_int_array([0, 2, 1], "ids"), [0, 2, 1])
+    out = as_int_array(np.array([0.0, 3.0]), "ids")
+    assert out.dtype == np.int64 and out.tolist() == [0, 3]
+    assert as_int_array([], "ids").dtype == np.int64
+
+
+@pytest.mark.parametrize(
+    ("values", "message"),
+    [
+        ([0.0, 0.5], "ids must hold integer ids: token 0.5 at sample 1 is not one"),
+        ([0.0, np.inf], "ids must hold integer ids: token inf at sample 1 is not one"),
+        ([2.0**63], "ids must hold integer ids: token 9.223372036854776e+18 at sample 0 is not one"),
+        ([True, False], "ids must hold integer ids, got dtype bool"),
+        (["a"], "ids must hold integer ids, got dtype <U1"),
+        ([[0, 1], [2]], "ids must be a 1-dimensional array of integer ids"),
+        ([[0, 1]], "ids must be 1-dimensional, got shape (1, 2)"),
+        ({0, 1}, "ids must be an ordered sequence of ids, got a set"),
+        ({0: 1}, "ids must be an ordered sequence of ids, got a dict"),
+    ],
+)
+def test_int_array_refuses_anything_else_naming_the_entry(values, message):
+    with pytest.raises(InvalidDataError, match=re.escape(message)):
+        as_int_array(values, "ids", "token", "sample")
+
+
+def test_both_papers_read_ids_with_the_same_rule():
+    data = ntp.NTPData.from_samples([0.0, 1.0], [0, 1.0], np.eye(2), 3)
+    assert data.m == 2
+    tok = att.as_token_data([[0.0, 1.0]], [1.0], 3)
+    assert tok.tokens.dtype == np.int64 and tok.labels.tolist() == [1]
+    with pytest.raises(InvalidDataError, match=re.escape("token id 0.5 at position 0")):
+        att.as_token_data([[0.5, 1]], [1], 3)
+    with pytest.raises(InvalidDataError, match=re.escape("context id 0.5 at sample 0")):
+        ntp.NTPData.from_samples([0.5, 1], [0, 1], np.eye(2), 3)
+
+
+# ---------------------------------------------------------------------------------------------
+# Freezing
+
+
+@pytest.mark.parametrize(
+    "arr",
+    [
+        np.arange(12.0).reshape(3, 4),
+        np.asfortranarray(np.arange(12.0).reshape(3, 4)),
+        np.einsum("ivk,jk->jvi", np.ones((6, 5, 2)), np.ones((3, 2))),
+        np.arange(24).reshape(4, 6)[:, ::2],
+        np.array(2.5),
+        np.zeros((0, 3)),
+    ],
+)
+def test_frozen_is_a_read_only_copy_that_cannot_be_thawed(arr):
+    for order in ("C", "K"):
+        out = frozen(arr, order=order)
+        assert out.shape == arr.shape and out.dtype == arr.dtype
+        np.testing.assert_array_equal(out, arr)
+        assert not np.shares_memory(out, arr)
+        with pytest.raises(ValueError, match="read-only"):
+            out[...] = 0
+        with pytest.raises(ValueError):
+            out.setflags(write=True)
+    assert arr.flags.writeable  # the input is left as it was
+
+
+def test_frozen_order_k_keeps_the_layout_and_c_makes_it_contiguous():
+    F = np.asfortranarray(np.arange(12.0).reshape(3, 4))
+    assert frozen(F, order="K").flags.f_contiguous and not frozen(F, order="K").flags.c_contiguous
+    assert frozen(F).flags.c_contiguous
+    T = np.einsum("ivk,jk->jvi", np.ones((6, 5, 2)), np.ones((3, 2)))
+    assert frozen(T, order="K").strides == T.strides
+    assert frozen(T).flags.c_contiguous
+
+
+def test_read_only_view_follows_the_array_it_shows():
+    W = np.zeros(3)
+    view = read_only_view(W)
+    W += 1.0
+    np.testing.assert_array_equal(view, 1.0)
+    with pytest.raises(ValueError, match="read-only"):
+        view[0] = 5.0
+    assert W.flags.writeable
