@@ -8,10 +8,10 @@
 * ``cvxpy aux/context``: one scalar variable ``c_j`` per context (the common in-support
   logit), ``W h_j [z] == c_j`` on ``S_j`` and ``W h_j [v] <= c_j - 1`` off it, as two sparse
   constraint matrices (only the solve; no verification).
-* ``reference (before)``: :func:`ntpnb.linear.svm.solve_ntp_svm_reference`, what
+* ``reference (before)``: ``ntpnb.solve_ntp_svm(data, method="cvxpy")``, what
   :func:`ntpnb.solve_ntp_svm` was before issue 9 (sparse cvxpy, then polishing and the full
-  certificate with the basis of F).
-* ``fast``: :func:`ntpnb.linear.svm_fast.solve_ntp_svm_fast` (active set on the Gram matrix,
+  certificate).
+* ``fast``: :func:`ntpnb.linear.svm_fast.solve_active_set` (active set on the Gram matrix,
   verified), which :func:`ntpnb.solve_ntp_svm` uses.
 
 Regularization path: :func:`ntpnb.linear.regpath.regularization_path` on a fixed grid of radii.
@@ -20,10 +20,10 @@ Paper B: :func:`ntpnb.attention.svm.solve_graph_svm` (Graph-SVM) and
 solution; the ``*_certificate`` functions summarize what was verified.
 
 Separability: ``full LP`` (the certified max-margin LP on ``vec(W)``,
-:func:`ntpnb.linear.svm.is_separable_lp`, interior point first), ``ntpnb is_separable`` (the
+``ntpnb.is_separable(data, method="lp")``, interior point first), ``ntpnb is_separable`` (the
 full-rank witness, else W^mm from the fast solver as a verified witness when the LP is large,
 else the LP, by the dual simplex first when it is small) and ``fast``
-(:func:`ntpnb.linear.svm_fast.separability_fast`: the witness, else the feasibility LP in the
+(``ntpnb.is_separable(data, method="reduced-lp")``: the witness, else the feasibility LP in the
 row space of ``H``; its "not separable" rests on the HiGHS status alone).
 """
 
@@ -38,13 +38,15 @@ import scipy.sparse as sp
 
 from ntpnb import settings
 from ntpnb.attention.convex import CyclicCorrection, solve_cyclic_correction
-from ntpnb.attention.svm import GraphSVMSolution, solve_graph_svm
+from ntpnb.attention.svm import solve_graph_svm
 from ntpnb.errors import SolverError
 from ntpnb.linear.constraints import ntp_constraints
 from ntpnb.linear.data import NTPData
 from ntpnb.linear.regpath import RegularizationPath, regularization_path
-from ntpnb.linear.svm import is_separable, is_separable_lp, solve_ntp_svm_reference
-from ntpnb.linear.svm_fast import separability_fast, solve_ntp_svm_fast
+from ntpnb.linear.separability import is_separable
+from ntpnb.linear.svm import solve_ntp_svm
+from ntpnb.linear.svm_fast import solve_active_set
+from ntpnb.qp import SVMSolution
 
 from .instances import AttentionInstance
 
@@ -109,17 +111,17 @@ def aux_cvxpy(data: NTPData) -> np.ndarray:
 
 def package_reference(data: NTPData) -> np.ndarray:
     """The package's cvxpy reference solve, verified."""
-    return solve_ntp_svm_reference(data).W
+    return solve_ntp_svm(data, method="cvxpy").W
 
 
 def fast(data: NTPData) -> np.ndarray:
     """The fast active-set solver, verified."""
-    return solve_ntp_svm_fast(data).W
+    return solve_active_set(data).W
 
 
 def separability_full_lp(data: NTPData) -> bool:
     """The certified max-margin LP on ``vec(W)`` (V d variables, the sparse constraint rows)."""
-    return is_separable_lp(data)
+    return is_separable(data, method="lp")
 
 
 def separability_package(data: NTPData) -> bool:
@@ -129,7 +131,7 @@ def separability_package(data: NTPData) -> bool:
 
 def separability_fast_lp(data: NTPData) -> bool:
     """The full-rank witness, else the feasibility LP in the row space of H."""
-    return separability_fast(data).separable
+    return is_separable(data, method="reduced-lp")
 
 
 #: Column names: the issue's table, left to right, then the fast solver.
@@ -163,12 +165,12 @@ def path_certificate(p: RegularizationPath) -> str:
     )
 
 
-def graph_svm(instance: AttentionInstance) -> GraphSVMSolution:
+def graph_svm(instance: AttentionInstance) -> SVMSolution:
     """(Graph-SVM), verified."""
     return solve_graph_svm(instance.E, instance.graphs)
 
 
-def graph_svm_certificate(sol: GraphSVMSolution) -> str:
+def graph_svm_certificate(sol: SVMSolution) -> str:
     """What :func:`solve_graph_svm` verified, and whether it passes the settings' tolerances."""
     return (
         f"{'passes' if sol.passes() else 'FAILS'}: gap {sol.duality_gap:.1e}, "

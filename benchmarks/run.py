@@ -573,10 +573,10 @@ dashed, the budget dotted.
 
 The NTP-SVM methods, in the order of the table of issue 9:
 
-- **reference (before)**: `ntpnb.linear.svm.solve_ntp_svm_reference`, what `ntpnb.solve_ntp_svm`
+- **reference (before)**: `ntpnb.solve_ntp_svm(data, method="cvxpy")`, what `ntpnb.solve_ntp_svm`
   was before issue 9: the sparse cvxpy solve below, then polishing on the active set and the full
-  certificate (which needs an orthonormal basis of F). Its polishing now corrects the active set
-  the solver's multipliers name, in rounds (`ntpnb.qp.polish_active_set`; before, one wrong row
+  certificate (before, with an orthonormal basis of F). Its polishing now corrects the active set
+  the solver's multipliers name, in rounds (`ntpnb.qp.polish`; before, one wrong row
   among thousands left the unpolished answer, 1e-7 to 3e-6 from `W^mm` at the larger sizes).
 - **naive cvxpy (triples)**: the problem as the paper states it, one cvxpy constraint per
   (context, in-support token, out-of-support token) triple and per in-support pair, solved by
@@ -586,7 +586,7 @@ The NTP-SVM methods, in the order of the table of issue 9:
 - **cvxpy aux/context**: one auxiliary variable `c_j` per context (the common in-support logit),
   `(W h_j)_z = c_j` on `S_j` and `(W h_j)_v <= c_j - 1` off it, as two sparse constraint matrices,
   solved by CLARABEL (the solve only).
-- **fast**: `ntpnb.linear.svm_fast.solve_ntp_svm_fast`, what `ntpnb.solve_ntp_svm` uses now: a
+- **fast**: `ntpnb.linear.svm_fast.solve_active_set`, what `ntpnb.solve_ntp_svm` uses now: a
   primal-dual active-set method on the dual in the Gram matrix `H H^T` (one variable per (context,
   token) pair; no basis of F), verified by constraints, KKT conditions with explicit multipliers
   and the duality gap.
@@ -597,17 +597,17 @@ so if `W_fast` is the minimum-norm point, that excess is non-negative (negative 
 level of the other solver's constraint violation) and bounds the distance:
 `||W - W_fast||^2 <= ||W||^2 - ||W_fast||^2` (first-order optimality of `W_fast` over the
 convex feasible set). The raw cvxpy answers differ from `W_fast` by their interior-point
-accuracy; the reference, polished on its active set (`ntpnb.qp.polish_active_set`), by
+accuracy; the reference, polished on its active set (`ntpnb.qp.polish`), by
 rounding. "fast peak MiB" is the peak memory the fast solver allocated (numpy arrays included).
 
 The separability methods: **full LP**, the certified max-margin LP on `vec(W)` with HiGHS
-(`ntpnb.linear.svm.is_separable_lp`); **ntpnb is_separable**, the package's test: when
+(`ntpnb.is_separable(data, method="lp")`); **ntpnb is_separable**, the package's test: when
 `rank H = m` the logits can take any value, so the data are separable (a witness computed from
 `H` alone is checked); otherwise, when the LP is large
 (`ntpnb.settings.SVM_WITNESS_MIN_VARIABLES`), `W^mm` from the fast NTP-SVM solver as a candidate,
 verified like any direction; otherwise (or if that fails) the certified LP, by the dual simplex
 first when it is small (`ntpnb.settings.LP_SMALL_MAX_VARIABLES`); and **fast**,
-`ntpnb.linear.svm_fast.separability_fast`: the same witness, otherwise a feasibility LP in the row
+`ntpnb.is_separable(data, method="reduced-lp")`: the same witness, otherwise a feasibility LP in the row
 space of `H` with the common in-support logits as variables (its "not separable" rests on the HiGHS
 status, without the certificate of the full LP). For separability "diff to fast" says whether
 each method gave the same answer.

@@ -1,35 +1,358 @@
-"""Convex solves through cvxpy shared by both papers' models.
+"""The verified minimum-norm QP that both papers solve, and the convex solves through cvxpy.
+
+The NTP-SVM of Paper A (rows of ``A`` from (6b), of ``B`` from (6a)) and the Graph-SVM of
+Paper B (rows from the strict and the equality relations of the token-priority graphs) are one
+problem, ``min ||w||^2 / 2  s.t.  A w >= 1, B w = 0``. Each paper only builds its constraints
+(an object with the maps of :class:`QPConstraints`); the rest is here, once:
+
+* :class:`SVMSolution`, the one solution type, with the certificate :func:`certify` computes
+  from ``w`` and explicit multipliers (``lambda`` of ``A``, ``mu`` of the equalities) through
+  the constraint maps alone: no basis of the equalities' span is formed, so the certificate of
+  a large problem needs no dense matrix of its rows;
+* :func:`polish`, the exact minimizer on an active set read off approximate multipliers;
+* :func:`solve_reference`, the cvxpy method (:func:`min_norm_qp`, then :func:`polish`, then
+  :func:`certify`), which every other method is checked against;
+* :func:`scaled_back` and :func:`scaled_solution`: each paper solves the problem for
+  normalized data and scales the answer back.
 
 Every solve names its solver, checks its status, and turns its failures into
 :class:`ntpnb.errors.SolverError`.
-
-The minimum-norm problem ``min ||w||^2 / 2  s.t.  A w >= 1, B w = 0`` is the NTP-SVM of
-Paper A (rows of ``A`` from (6b), of ``B`` from (6a)) and the Graph-SVM of Paper B (rows from the
-strict and the equality relations of the token-priority graphs): :func:`min_norm_qp` solves it
-for both, and :func:`polish_active_set` turns its approximate answer into the exact minimizer
-when the active set can be read off the multipliers. Verification (constraints, KKT, duality
-gap) is the caller's, since the certificates differ between the models.
 """
 
 from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import Any, Protocol
 
 import cvxpy as cp
 import numpy as np
 
 from . import settings
-from .errors import RankAmbiguousError, SolverError
+from .errors import RankAmbiguousError, ScaleError, SolverError
+from .linalg import column_basis, least_squares, numerical_rank, thin_svd
+from .validation import frozen
 
-__all__ = ["INFEASIBLE", "MinNormQP", "min_norm_qp", "solve_named", "active_mask", "polish_active_set"]
+__all__ = [
+    "INFEASIBLE",
+    "TRIVIAL_SOLVER",
+    "QPConstraints",
+    "MatrixConstraints",
+    "SVMSolution",
+    "MinNormQP",
+    "min_norm_qp",
+    "solve_named",
+    "active_mask",
+    "certify",
+    "trivial_solution",
+    "polish",
+    "solve_reference",
+    "scaled_back",
+    "scaled_solution",
+]
 
 #: The cvxpy statuses that report primal infeasibility.
 INFEASIBLE: tuple[str, ...] = (cp.INFEASIBLE, cp.INFEASIBLE_INACCURATE)
 
+#: The solver named by a solution without inequalities (``w = 0``, nothing was solved).
+TRIVIAL_SOLVER = "none (no inequality)"
 
+
+# ---------------------------------------------------------------------------- the constraints
+class QPConstraints(Protocol):
+    """The constraints ``A w >= 1`` and ``B w = 0`` of one problem, as the maps its solvers need.
+
+    The multipliers ``mu`` of the equalities are coefficients on the rows of a matrix ``S``:
+    linearly independent rows spanning the rows of ``B`` (``B`` itself when its rows are
+    independent). Only :func:`solve_reference` and :func:`polish` ask for the matrices.
+    """
+
+    what: str  # the problem, for messages (e.g. "the NTP-SVM")
+    shape: tuple[int, int]  # the shape of the matrix W whose entries w lists
+    n_ineq: int  # rows of A
+    n_eq: int  # rows of S
+
+    def margins(self, w: np.ndarray) -> np.ndarray:
+        """``A w``."""
+        ...
+
+    def equality_residuals(self, w: np.ndarray) -> np.ndarray:
+        """``B w``, in units of the unit margin."""
+        ...
+
+    def combine(self, lam: np.ndarray, mu: np.ndarray) -> np.ndarray:
+        """``A^T lambda + S^T mu``."""
+        ...
+
+    def matrices(self) -> tuple[Any, Any, np.ndarray]:
+        """``A`` and ``B`` (dense or sparse) and ``S`` (dense)."""
+        ...
+
+
+@dataclass(frozen=True, eq=False)
+class MatrixConstraints:
+    """:class:`QPConstraints` of explicit matrices ``A``, ``B`` (dense or sparse) and ``S`` (dense)."""
+
+    A: Any
+    B: Any
+    S: np.ndarray
+    what: str
+    shape: tuple[int, int]
+
+    @property
+    def n_ineq(self) -> int:
+        """Rows of ``A``."""
+        return int(self.A.shape[0])
+
+    @property
+    def n_eq(self) -> int:
+        """Rows of ``S``."""
+        return int(self.S.shape[0])
+
+    def margins(self, w: np.ndarray) -> np.ndarray:
+        """``A w``."""
+        return np.asarray(self.A @ w)
+
+    def equality_residuals(self, w: np.ndarray) -> np.ndarray:
+        """``B w``."""
+        return np.asarray(self.B @ w)
+
+    def combine(self, lam: np.ndarray, mu: np.ndarray) -> np.ndarray:
+        """``A^T lambda + S^T mu``."""
+        return np.asarray(self.A.T @ lam) + self.S.T @ mu
+
+    def matrices(self) -> tuple[Any, Any, np.ndarray]:
+        """``A``, ``B`` and ``S``."""
+        return self.A, self.B, self.S
+
+
+# ---------------------------------------------------------------------------- the solution
+@dataclass(frozen=True)
+class SVMSolution:
+    """A verified minimum-norm solution ``W`` with its certificate.
+
+    Every quantity of the certificate is scale-free (relative to the unit margin, to ``||W||``,
+    to the largest multiplier or to the primal objective); it is measured on the normalized
+    problem, so it reads the same at every scale of the data.
+
+    Attributes
+    ----------
+    W
+        The solution, shape ``shape`` of the constraints (read-only).
+    duals
+        Multipliers ``lambda`` of the inequalities ``A w >= 1``, in their row order (read-only).
+    eq_duals
+        Multipliers ``mu`` of the equalities, coefficients on the rows of ``S`` of the
+        constraints (read-only).
+    margin_violation
+        ``max(0, 1 - min(A w))``.
+    equality_violation
+        ``max |B w|`` (in units of the unit margin).
+    stationarity
+        ``||w - A^T lambda - S^T mu|| / ||w||``: the gradient of the Lagrangian.
+    complementarity
+        ``max_i |lambda_i (a_i^T w - 1)| / max_i |lambda_i|``.
+    dual_sign
+        ``max(0, -min lambda) / max_i |lambda_i|``: how far a multiplier is below zero, relative
+        to the largest.
+    duality_gap
+        ``(primal - dual) / primal`` with primal ``||w||^2 / 2`` and the Lagrange dual value
+        ``sum(lambda) - ||A^T lambda + S^T mu||^2 / 2`` (a lower bound on the optimum when
+        ``lambda >= 0``); the gap bounds the relative suboptimality of a feasible ``w``.
+    solver
+        Which method answered (e.g. ``"ntpnb-active-set"`` or the QP solver of cvxpy).
+    polished
+        Whether the answer was refined by an exact solve on its active set (:func:`polish`).
+    problem
+        The problem (e.g. ``"the NTP-SVM"``), for messages.
+    """
+
+    W: np.ndarray
+    duals: np.ndarray
+    eq_duals: np.ndarray
+    margin_violation: float
+    equality_violation: float
+    stationarity: float
+    complementarity: float
+    dual_sign: float
+    duality_gap: float
+    solver: str
+    polished: bool
+    problem: str
+
+    @property
+    def n_active(self) -> int:
+        """Number of inequalities with a positive multiplier (support vectors).
+
+        Decided by :func:`active_mask`, relative to the largest multiplier (never at the
+        rounding level: exact answers have zeros off their active set); a multiplier near the
+        threshold raises :class:`~ntpnb.errors.RankAmbiguousError` instead of a count.
+        """
+        return int(np.count_nonzero(active_mask(self.duals, what=self.problem)))
+
+    def passes(
+        self, feas_tol: float | None = None, kkt_tol: float | None = None, gap_tol: float | None = None
+    ) -> bool:
+        """Whether every quantity of the certificate is within its tolerance.
+
+        The tolerances default to :data:`~ntpnb.settings.SVM_FEAS_TOL` (margin and equality
+        violations), :data:`~ntpnb.settings.SVM_KKT_TOL` (stationarity, complementarity, dual
+        sign) and :data:`~ntpnb.settings.SVM_GAP_TOL` (duality gap), read at the call.
+        """
+        feas = settings.SVM_FEAS_TOL if feas_tol is None else feas_tol
+        kkt = settings.SVM_KKT_TOL if kkt_tol is None else kkt_tol
+        gap = settings.SVM_GAP_TOL if gap_tol is None else gap_tol
+        return (
+            self.margin_violation <= feas
+            and self.equality_violation <= feas
+            and self.stationarity <= kkt
+            and self.complementarity <= kkt
+            and self.dual_sign <= kkt
+            and abs(self.duality_gap) <= gap
+        )
+
+    def summary(self) -> str:
+        """The certificate in one line, for error messages."""
+        return (
+            f"margin violation {self.margin_violation:.2e}, equality violation "
+            f"{self.equality_violation:.2e}, stationarity {self.stationarity:.2e}, complementarity "
+            f"{self.complementarity:.2e}, dual sign {self.dual_sign:.2e}, duality gap {self.duality_gap:.2e}"
+        )
+
+
+def certify(
+    cons: QPConstraints, w: np.ndarray, lam: np.ndarray, mu: np.ndarray, solver: str, polished: bool
+) -> SVMSolution:
+    """``w`` with the multipliers ``lam`` (of ``A``) and ``mu`` (of the equalities), certified.
+
+    See :class:`SVMSolution` for the quantities; they use only the maps of ``cons``.
+    """
+    tiny = np.finfo(float).tiny
+    margins = cons.margins(w)
+    combo = cons.combine(lam, mu)
+    norm_w = float(np.linalg.norm(w))
+    primal = 0.5 * norm_w**2
+    dual = float(lam.sum()) - 0.5 * float(combo @ combo)
+    top = float(np.abs(lam).max(initial=0.0))
+    return SVMSolution(
+        W=frozen(np.reshape(w, cons.shape)),
+        duals=frozen(lam),
+        eq_duals=frozen(mu),
+        margin_violation=float(max(0.0, 1.0 - margins.min(initial=np.inf))),
+        equality_violation=float(np.abs(cons.equality_residuals(w)).max(initial=0.0)),
+        stationarity=float(np.linalg.norm(w - combo)) / max(norm_w, tiny),
+        complementarity=float(np.abs(lam * (margins - 1.0)).max(initial=0.0)) / top if top > 0 else 0.0,
+        dual_sign=max(0.0, -float(lam.min(initial=0.0))) / top if top > 0 else 0.0,
+        duality_gap=(primal - dual) / (primal if primal > 0 else 1.0),
+        solver=solver,
+        polished=polished,
+        problem=cons.what,
+    )
+
+
+def trivial_solution(cons: QPConstraints) -> SVMSolution:
+    """``W = 0``, the solution when there is no inequality, certified."""
+    n = cons.shape[0] * cons.shape[1]
+    return certify(cons, np.zeros(n), np.zeros(cons.n_ineq), np.zeros(cons.n_eq), TRIVIAL_SOLVER, False)
+
+
+def active_mask(lam: np.ndarray, *, what: str | None = None) -> np.ndarray:
+    """Multipliers above :data:`~ntpnb.settings.ACTIVE_DUAL_TOL` times the largest one (support vectors).
+
+    The threshold (1e-7) is relative and far from the rounding level. Polished or active-set
+    multipliers are exact (zero off the active set), so they sit far from it. When the active set
+    is a *reported decision* (``what`` given, e.g. a count that a notebook prints) it must also
+    hold on another machine: a multiplier within a factor
+    :data:`~ntpnb.settings.RANK_BAND` of the threshold makes it ambiguous, and
+    :class:`~ntpnb.errors.RankAmbiguousError` lists those multipliers instead of a guess.
+    Without ``what`` (a starting guess that :func:`polish` corrects) no error is raised.
+    """
+    top = float(lam.max(initial=0.0))
+    tol = settings.ACTIVE_DUAL_TOL * top
+    mask = lam > tol
+    if what is not None and top > 0:
+        band = (lam > tol / settings.RANK_BAND) & (lam <= tol * settings.RANK_BAND)
+        if band.any():
+            shown = ", ".join(f"{v:.3g}" for v in np.sort(lam[band] / top)[::-1][:8])
+            raise RankAmbiguousError(
+                f"the active set of {what} is not determined: multipliers relative to the largest "
+                f"[{shown}] lie within a factor {settings.RANK_BAND:g} of the threshold "
+                f"{settings.ACTIVE_DUAL_TOL:g}"
+            )
+    return mask
+
+
+# ---------------------------------------------------------------------------- polishing
+def _min_norm_on_rows(M: np.ndarray, rhs: np.ndarray, what: str) -> tuple[np.ndarray, np.ndarray]:
+    """``w = M^+ rhs`` and the multipliers ``y = (M^T)^+ w`` (so ``w = M^T y``), from one SVD of ``M``.
+
+    The SVD of ``M`` itself (never ``M M^T``, which squares its condition number), its rank
+    decided by :func:`ntpnb.linalg.numerical_rank`.
+    """
+    U, s, Vt = thin_svd(M, what)
+    r = numerical_rank(s, M.shape, what=what)
+    coef = (U[:, :r].T @ rhs) / s[:r]
+    return Vt[:r].T @ coef, U[:, :r] @ (coef / s[:r])
+
+
+def _best_eq_multipliers(cons: QPConstraints, w: np.ndarray, lam: np.ndarray) -> np.ndarray:
+    """The ``mu`` that minimizes ``||w - A^T lambda - S^T mu||``: a projection on the equalities' rows."""
+    if cons.n_eq == 0:
+        return np.zeros(0)
+    residual = w - cons.combine(lam, np.zeros(cons.n_eq))
+    return least_squares(cons.matrices()[2].T, residual, what=f"the equalities of {cons.what}")
+
+
+def polish(cons: QPConstraints, lam: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """The exact minimizer from approximate multipliers ``lam`` of ``A w >= 1``.
+
+    An interior-point answer has every multiplier positive, the inactive ones tiny. Starting
+    from the rows of :func:`active_mask`, each round solves the problem with the current rows
+    as equalities: with ``M`` those rows projected off the span of the equalities' rows (an
+    orthonormal basis of it from the SVD of ``S``), ``w`` is the minimum-norm solution of
+    ``M w = 1`` and its multipliers are ``(M^T)^+ w`` (:func:`_min_norm_on_rows`: the minimum-norm
+    multipliers, which scale like the data). It then drops the rows whose multiplier is
+    negative and adds the rows that ``w`` violates (beyond :data:`~ntpnb.settings.SVM_KKT_TOL`
+    relative to the largest multiplier, and :data:`~ntpnb.settings.SVM_FEAS_TOL`). When a round
+    changes nothing, ``w`` satisfies the KKT conditions exactly, up to the rounding of one
+    linear solve: that is the minimizer. A solver's multipliers usually name the active set
+    exactly, or up to a few rows of degenerate or nearly active constraints, which the rounds
+    correct.
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray, numpy.ndarray) or None
+        ``w``, the multipliers of all rows of ``A`` (zero off the active set) and those of the
+        equalities (:func:`_best_eq_multipliers`); None when there is no active row, the rounds
+        (:data:`~ntpnb.settings.POLISH_MAX_ROUNDS`) do not settle, or the rank of some active
+        set is not determined in float64 (then the caller keeps the solver's answer).
+    """
+    A, _, S = cons.matrices()
+    what = f"the active rows of {cons.what} (off its equalities)"
+    active = np.flatnonzero(active_mask(lam))
+    try:
+        Q = column_basis(S.T, what=f"the equalities of {cons.what}").T if S.shape[0] else S
+        for _ in range(settings.POLISH_MAX_ROUNDS):
+            if active.size == 0:
+                return None
+            M = A[active]
+            M = M.toarray() if hasattr(M, "toarray") else M
+            w, nu = _min_norm_on_rows(M - (M @ Q.T) @ Q, np.ones(active.size), what)
+            negative = nu < -settings.SVM_KKT_TOL * max(float(nu.max(initial=0.0)), 1e-300)
+            violated = np.flatnonzero(cons.margins(w) < 1 - settings.SVM_FEAS_TOL)
+            added = np.setdiff1d(violated, active)
+            if not negative.any() and added.size == 0:
+                full = np.zeros(cons.n_ineq)
+                full[active] = nu
+                return w, full, _best_eq_multipliers(cons, w, full)
+            active = np.union1d(active[~negative], added)
+    except RankAmbiguousError:
+        return None
+    return None
+
+
+# ---------------------------------------------------------------------------- cvxpy
 def solve_named(
     problem: cp.Problem, solver: str, options: Mapping[str, Any], what: str, allowed: tuple[str, ...] = ()
 ) -> str:
@@ -113,68 +436,91 @@ def min_norm_qp(A: Any, B: Any, what: str) -> MinNormQP:
     return MinNormQP(np.asarray(w.value, dtype=float), lam, status, settings.QP_SOLVER)
 
 
-def active_mask(lam: np.ndarray, *, what: str | None = None) -> np.ndarray:
-    """Multipliers above :data:`~ntpnb.settings.ACTIVE_DUAL_TOL` times the largest one (support vectors).
+def solve_reference(cons: QPConstraints, infeasible: Callable[[MinNormQP], Exception]) -> SVMSolution:
+    """The cvxpy method: :func:`min_norm_qp`, polished (:func:`polish`) and certified.
 
-    The threshold (1e-7) is relative and far from the rounding level. Polished or active-set
-    multipliers are exact (zero off the active set), so they sit far from it. When the active set
-    is a *reported decision* (``what`` given, e.g. a count that a notebook prints) it must also
-    hold on another machine: a multiplier within a factor
-    :data:`~ntpnb.settings.RANK_BAND` of the threshold makes it ambiguous, and
-    :class:`~ntpnb.errors.RankAmbiguousError` lists those multipliers instead of a guess.
-    Without ``what`` (a starting guess that :func:`polish_active_set` corrects) no error is raised.
+    The polished answer is returned when it passes verification, else the solver's own (its
+    equality multipliers the best ones, :func:`_best_eq_multipliers`) when that passes.
+
+    Parameters
+    ----------
+    cons
+        The problem's constraints.
+    infeasible
+        The error to raise when the solver reports the constraints infeasible (what that means
+        differs between the papers).
+
+    Raises
+    ------
+    SolverError
+        If the solver fails, or neither answer passes verification.
     """
-    top = float(lam.max(initial=0.0))
-    tol = settings.ACTIVE_DUAL_TOL * top
-    mask = lam > tol
-    if what is not None and top > 0:
-        band = (lam > tol / settings.RANK_BAND) & (lam <= tol * settings.RANK_BAND)
-        if band.any():
-            shown = ", ".join(f"{v:.3g}" for v in np.sort(lam[band] / top)[::-1][:8])
-            raise RankAmbiguousError(
-                f"the active set of {what} is not determined: multipliers relative to the largest "
-                f"[{shown}] lie within a factor {settings.RANK_BAND:g} of the threshold "
-                f"{settings.ACTIVE_DUAL_TOL:g}"
+    if cons.n_ineq == 0:
+        return trivial_solution(cons)
+    result = min_norm_qp(*cons.matrices()[:2], cons.what)
+    if result.infeasible:
+        raise infeasible(result)
+    polished = polish(cons, result.lam)
+    if polished is not None:
+        sol = certify(cons, *polished, result.solver, True)
+        if sol.passes():
+            return sol
+    mu = _best_eq_multipliers(cons, result.w, result.lam)
+    raw = certify(cons, result.w, result.lam, mu, result.solver, False)
+    if raw.passes():
+        return raw
+    raise SolverError(f"{cons.what} answer of {result.solver} failed verification: {raw.summary()}")
+
+
+# ---------------------------------------------------------------------------- scaling back
+def scaled_back(values: np.ndarray, c: float, power: int, what: str) -> np.ndarray:
+    """``values / c**power`` (read-only; exact for a power of two ``c``), or a ScaleError.
+
+    The answer of a problem solved for data divided by ``c`` (a power of two), mapped back to
+    the caller's data. Every entry must stay finite, and the largest must keep at least half of
+    its digits: a nonzero answer that falls deep into the subnormal range (or to zero) has lost
+    its precision. ``what`` names the answer and how it scales, for the message.
+
+    Raises
+    ------
+    ScaleError
+        If ``values`` does not fit in float64 at this scale.
+    """
+    out = np.array(values, dtype=float)
+    with np.errstate(over="ignore", under="ignore"):
+        for _ in range(power):
+            out = out / c
+    top = float(np.abs(values).max(initial=0.0))
+    if top > 0:
+        largest = float(np.abs(out).max())
+        if not (np.isfinite(largest) and np.spacing(largest) <= np.sqrt(np.finfo(float).eps) * largest):
+            raise ScaleError(
+                f"{what} lies outside the float64 range at this scale of the embeddings (it is "
+                f"{top:.3g} divided by {c:.3g}^{power}); rescale the embeddings"
             )
-    return mask
+    return frozen(out, order="K")
 
 
-def polish_active_set(
-    solve_on: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]],
-    margins: Callable[[np.ndarray], np.ndarray],
-    lam: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray] | None:
-    """The exact minimizer of ``min ||w||^2 / 2`` s.t. ``A w >= 1``, ``B w = 0`` from approximate multipliers.
+def scaled_solution(sol: SVMSolution, c: float, power: int, size: str) -> SVMSolution:
+    """The solution for data ``c`` times the normalized data whose solution is ``sol``.
 
-    An interior-point answer has every multiplier positive, the inactive ones tiny. Starting
-    from the rows whose multiplier exceeds :data:`~ntpnb.settings.ACTIVE_DUAL_TOL` times the
-    largest, each round solves the problem with the current rows as equalities
-    (``solve_on(active) -> (w, nu)``, ``nu`` the multipliers of those rows), then drops the rows
-    whose multiplier is negative and adds the rows ``margins(w) = A w`` violates (both beyond
-    :data:`~ntpnb.settings.SVM_KKT_TOL` and :data:`~ntpnb.settings.SVM_FEAS_TOL`). When a round
-    changes nothing, ``w`` satisfies the KKT conditions exactly, up to the rounding of one
-    linear solve: that is the minimizer. A solver's multipliers usually name the active set
-    exactly, or up to a few rows of degenerate or nearly active constraints, which the rounds
-    correct.
+    ``W`` scales like ``1 / c**power`` (``power`` is the degree of the constraint rows in the
+    data: 1 for Paper A's ``H``, 2 for Paper B's ``E``) and the multipliers like
+    ``1 / c**(2 power)`` (``w = A^T lambda + S^T mu``); the certificate is scale-free.
+    ``size`` is how the size of the data is written in messages (e.g. ``"max|H|"``).
 
-    Returns
-    -------
-    (numpy.ndarray, numpy.ndarray) or None
-        ``w`` and the multipliers of all rows (zero off the active set), or None when there is
-        no active row or the rounds (:data:`~ntpnb.settings.POLISH_MAX_ROUNDS`) do not settle
-        (then the caller keeps the solver's answer).
+    Raises
+    ------
+    ScaleError
+        If ``W`` or a multiplier does not fit in float64 (:func:`scaled_back`).
     """
-    active = np.flatnonzero(active_mask(lam))
-    for _ in range(settings.POLISH_MAX_ROUNDS):
-        if active.size == 0:
-            return None
-        w, nu = solve_on(active)
-        negative = nu < -settings.SVM_KKT_TOL * max(float(nu.max(initial=0.0)), 1e-300)
-        violated = np.flatnonzero(margins(w) < 1 - settings.SVM_FEAS_TOL)
-        added = np.setdiff1d(violated, active)
-        if not negative.any() and added.size == 0:
-            full = np.zeros_like(lam)
-            full[active] = nu
-            return w, full
-        active = np.union1d(active[~negative], added)
-    return None
+    if c == 1.0:
+        return sol
+    like = f"1 / {size}" + (f"^{power}" if power != 1 else "")
+    like2 = f"1 / {size}^{2 * power}"
+    return replace(
+        sol,
+        W=scaled_back(sol.W, c, power, f"W^mm (it scales like {like})"),
+        duals=scaled_back(sol.duals, c, 2 * power, f"a multiplier of W^mm (it scales like {like2})"),
+        eq_duals=scaled_back(sol.eq_duals, c, 2 * power, f"a multiplier of W^mm (it scales like {like2})"),
+    )

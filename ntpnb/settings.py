@@ -92,7 +92,7 @@ LP_FEAS_TOL: float = 1e-7
 
 #: Verification tolerances of an NTP-SVM answer, all scale-free (relative to the margin 1, to
 #: ||W|| or to the largest multiplier; the QP is solved for normalized H).
-SVM_FEAS_TOL: float = 1e-7  # constraint violation: margins >= 1 - tol, ||P_F(W)|| / ||W|| <= tol
+SVM_FEAS_TOL: float = 1e-7  # constraint violation: margins >= 1 - tol, |equality residuals| <= tol
 SVM_KKT_TOL: float = 1e-6  # stationarity / ||W||, complementarity / max(lambda), dual sign
 SVM_GAP_TOL: float = 1e-7  # duality gap / primal objective
 
@@ -111,7 +111,7 @@ RANK_BAND: float = 10.0
 #: A multiplier larger than this times the largest one counts as "active" (support vector).
 ACTIVE_DUAL_TOL: float = 1e-7
 #: Rounds of active-set correction when an SVM answer of the QP solver is polished
-#: (ntpnb.qp.polish_active_set): at (m, V, d, S) = (100, 20, 120, 8) CLARABEL's multipliers name
+#: (ntpnb.qp.polish): at (m, V, d, S) = (100, 20, 120, 8) CLARABEL's multipliers name
 #: one inactive row among 763, which one round drops.
 POLISH_MAX_ROUNDS: int = 10
 

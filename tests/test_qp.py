@@ -1,4 +1,5 @@
-"""The shared convex-solve helpers: named solver, status checked, infeasibility returned, polishing."""
+"""The shared minimum-norm QP (ntpnb.qp): named solver, status checked, infeasibility returned,
+polishing, the one certificate and the scale-back."""
 
 from __future__ import annotations
 
@@ -9,9 +10,22 @@ import numpy as np
 import pytest
 from scipy import sparse
 
+import ntpnb as ntp
 from ntpnb import settings
-from ntpnb.errors import RankAmbiguousError, SolverError
-from ntpnb.qp import active_mask, min_norm_qp, polish_active_set, solve_named
+from ntpnb.errors import RankAmbiguousError, ScaleError, SolverError
+from ntpnb.linear.constraints import NTPRows
+from ntpnb.linear.data import normalized
+from ntpnb.linear.svm_fast import solve_active_set
+from ntpnb.qp import (
+    MatrixConstraints,
+    active_mask,
+    certify,
+    min_norm_qp,
+    polish,
+    scaled_back,
+    scaled_solution,
+    solve_named,
+)
 
 
 def test_min_norm_qp_matches_the_closed_form():
@@ -58,15 +72,10 @@ def test_an_inaccurate_status_is_our_error_without_cvxpy_s_warning():
             solve_named(problem, "CLARABEL", {"max_iter": 1}, "a test")
 
 
-def _equality_solver(A):
-    """``solve_on`` for rows ``A`` with no equality constraints: ``w = A_act^T nu``, ``A_act w = 1``."""
-
-    def solve_on(active):
-        M = A[active]
-        nu = np.linalg.solve(M @ M.T, np.ones(active.size))
-        return M.T @ nu, nu
-
-    return solve_on
+def _inequalities(A):
+    """The constraints ``A w >= 1`` with no equality."""
+    none = np.zeros((0, A.shape[1]))
+    return MatrixConstraints(A, none, none, "a test QP", (1, A.shape[1]))
 
 
 # min ||w||^2 / 2 s.t. w_0 >= 1, w_1 >= 1, 0.6 (w_0 + w_1) + w_2 >= 1: the optimum is
@@ -85,15 +94,16 @@ W3 = np.array([1.0, 1.0, 0.0])
     ],
 )
 def test_polish_reaches_the_exact_minimizer_from_a_wrong_active_set(lam):
-    w, full = polish_active_set(_equality_solver(A3), lambda w: A3 @ w, lam)
+    w, full, mu = polish(_inequalities(A3), lam)
+    assert mu.size == 0
     np.testing.assert_allclose(w, W3, atol=1e-14)
     np.testing.assert_allclose(full, [1.0, 1.0, 0.0], atol=1e-14)  # KKT: w = A^T lambda
 
 
 def test_polish_gives_up_without_an_active_row_or_when_the_rounds_do_not_settle(monkeypatch):
-    assert polish_active_set(_equality_solver(A3), lambda w: A3 @ w, np.zeros(3)) is None
+    assert polish(_inequalities(A3), np.zeros(3)) is None
     monkeypatch.setattr(settings, "POLISH_MAX_ROUNDS", 1)
-    assert polish_active_set(_equality_solver(A3), lambda w: A3 @ w, np.array([1.0, 0.0, 0.0])) is None
+    assert polish(_inequalities(A3), np.array([1.0, 0.0, 0.0])) is None
 
 
 def test_polish_agrees_with_the_qp_solver_on_a_random_problem():
@@ -101,7 +111,7 @@ def test_polish_agrees_with_the_qp_solver_on_a_random_problem():
     A = rng.standard_normal((40, 12))
     A[:, 0] = np.abs(A[:, 0]) + 0.5  # feasible: w = t e_0 for large t
     result = min_norm_qp(A, np.zeros((0, 12)), "a test")
-    w, full = polish_active_set(_equality_solver(A), lambda w: A @ w, result.lam)
+    w, full, _ = polish(_inequalities(A), result.lam)
     assert (A @ w).min() >= 1 - 1e-12 and full.min() >= 0
     np.testing.assert_allclose(w, A.T @ full, atol=1e-12)  # stationarity
     np.testing.assert_allclose(full * (A @ w - 1), 0, atol=1e-12)  # complementarity
@@ -116,3 +126,99 @@ def test_active_mask_counts_exact_multipliers_and_refuses_ambiguous_ones():
         active_mask(near, what="the test QP")
     np.testing.assert_array_equal(active_mask(near), [True, True, False])  # a start guess: no error
     assert not active_mask(np.zeros(3), what="x").any()
+
+
+def test_polish_keeps_the_equalities_and_returns_their_multipliers():
+    # min ||w||^2 / 2 s.t. w_0 + w_1 >= 1, w_0 - w_1 = 0: w = (1/2, 1/2), lambda = 1/2, mu = 0;
+    # with w_2 >= 1 as well, lambda = 1; the row 2 w_2 >= 1 is inactive and its multiplier zero
+    A = np.array([[1.0, 1.0, 0.0], [0.0, 0.0, 1.0], [0.0, 0.0, 2.0]])
+    B = np.array([[1.0, -1.0, 0.0]])
+    cons = MatrixConstraints(A, B, B, "a test QP", (1, 3))
+    w, lam, mu = polish(cons, np.array([0.4, 0.9, 1e-9]))
+    np.testing.assert_allclose(w, [0.5, 0.5, 1.0], atol=1e-14)
+    np.testing.assert_allclose(lam, [0.5, 1.0, 0.0], atol=1e-14)
+    sol = certify(cons, w, lam, mu, "polish", True)
+    assert sol.passes() and sol.stationarity < 1e-14 and sol.n_active == 2
+
+
+# ---------------------------------------------------------------------------- the certificate
+def test_certificate_is_tight():
+    sol = solve_active_set(ntp.synthetic_instance())
+    assert sol.margin_violation < 1e-10
+    assert sol.equality_violation < 1e-10
+    assert sol.dual_sign == 0.0
+    assert sol.stationarity < 1e-10
+    assert sol.complementarity < 1e-10
+    assert abs(sol.duality_gap) < 1e-10
+
+
+@pytest.mark.parametrize(
+    ("factor", "broken"),
+    [(0.99, "margin_violation"), (1.01, "duality_gap")],
+)
+def test_certificate_rejects_a_wrong_answer(factor, broken):
+    """A shorter W violates margins; a longer one leaves a duality gap (and complementarity)."""
+    data = ntp.synthetic_instance()
+    sol = solve_active_set(data)
+    cert = certify(NTPRows(data), factor * sol.W.ravel(), sol.duals, sol.eq_duals, "test", False)
+    assert getattr(cert, broken) > 1e-3
+    assert not cert.passes(1e-7, 1e-6, 1e-7)
+
+
+def test_certificate_rejects_a_point_outside_f_perp():
+    data = ntp.synthetic_instance(n=2000, m=20, d=25, V=8, S=4, seed=5)
+    sol = solve_active_set(data)
+    F_dir = ntp.f_basis(data)[0]
+    cert = certify(NTPRows(data), (sol.W + 0.1 * F_dir).ravel(), sol.duals, sol.eq_duals, "test", False)
+    assert cert.equality_violation > 1e-3
+    assert not cert.passes(1e-7, 1e-6, 1e-7)
+
+
+@pytest.mark.parametrize("s", [1e-3, 1.0, 1e3])
+def test_svm_verification_rejects_an_answer_off_by_4e_4_at_any_scale(s):
+    """Issue 11, item 2: an answer 4e-4 off passed verification at H x 1000, where the old gap and
+    complementarity tolerances were absolute. W^mm scaled by 1 + 4e-4 must fail at every scale."""
+    base = ntp.synthetic_instance(n=2000, m=20, d=25, V=8, S=4, seed=5)
+    data = normalized(ntp.NTPData(H=base.H * s, pi=base.pi, P=base.P))[0]
+    sol = ntp.solve_ntp_svm(data)
+    assert sol.passes()
+    off = certify(NTPRows(data), (1 + 4e-4) * sol.W.ravel(), sol.duals, sol.eq_duals, "test", False)
+    assert not off.passes()
+    assert off.duality_gap == pytest.approx(8e-4, rel=1e-2)
+    assert off.complementarity == pytest.approx(4e-4, rel=1e-2)
+
+
+def test_the_dual_sign_is_relative_to_the_largest_multiplier():
+    """A negative multiplier counts against the largest one, so the test reads the same at every
+    scale of the multipliers (they scale like 1 / c^2 with the data)."""
+    cons = _inequalities(A3)
+    for scale in (1e-12, 1.0, 1e12):
+        lam = scale * np.array([1.0, 1.0, -1e-9])
+        near = certify(cons, W3 * np.sqrt(scale), lam, np.zeros(0), "test", False)
+        assert near.dual_sign == pytest.approx(1e-9)
+        lam[2] = -1e-3 * scale
+        assert certify(cons, W3, lam, np.zeros(0), "test", False).dual_sign == pytest.approx(1e-3)
+
+
+# ---------------------------------------------------------------------------- scaling back
+def test_scaled_back_divides_exactly_and_refuses_what_float64_cannot_hold():
+    out = scaled_back(np.array([3.0, -1.0]), 2.0**10, 2, "x")
+    np.testing.assert_array_equal(out, [3 * 2.0**-20, -(2.0**-20)])
+    with pytest.raises(ScaleError, match="x lies outside the float64 range"):
+        scaled_back(np.array([1.0]), 2.0**-600, 2, "x")  # 2^1200: overflow
+    with pytest.raises(ScaleError):
+        scaled_back(np.array([1.0]), 2.0**540, 2, "x")  # 2^-1080: flushed to zero
+    with pytest.raises(ScaleError):
+        scaled_back(np.array([1.0]), 2.0**530, 2, "x")  # 2^-1060: subnormal, 14 bits left
+    assert scaled_back(np.array([1.0]), 2.0**512, 2, "x")[0] == 2.0**-1024  # subnormal, 50 bits left
+    assert not scaled_back(np.zeros(2), 2.0**600, 2, "x").any()  # zero stays zero
+
+
+def test_a_scaled_solution_names_what_does_not_fit():
+    sol = solve_active_set(ntp.toy2d_instance(0))
+    big = scaled_solution(sol, 2.0**100, 1, "max|H|")
+    np.testing.assert_array_equal(big.W, sol.W / 2.0**100)
+    np.testing.assert_array_equal(big.duals, sol.duals / 2.0**200)
+    assert big.passes() and big.n_active == sol.n_active
+    with pytest.raises(ScaleError, match=r"a multiplier of W\^mm \(it scales like 1 / max\|H\|\^2\)"):
+        scaled_solution(sol, 2.0**600, 1, "max|H|")

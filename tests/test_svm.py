@@ -12,7 +12,8 @@ import ntpnb as ntp
 from ntpnb import settings
 from ntpnb.errors import InvalidDataError, NotSeparableError, SolverError
 from ntpnb.linear.constraints import ntp_constraints
-from ntpnb.linear.svm import solve_ntp_svm_reference, zero_margin_direction
+from ntpnb.linear.separability import _reduced_lp
+from ntpnb.linear.svm import zero_margin_direction
 from ntpnb.linear.svm_fast import SOLVER_NAME as FAST_SOLVER_NAME
 
 from helpers import random_data
@@ -67,15 +68,16 @@ def test_svm_satisfies_every_constraint_and_is_orthogonal_to_F(overparam_data):
 
 
 @pytest.mark.parametrize(
-    ("solve", "solver"),
-    [(ntp.solve_ntp_svm, FAST_SOLVER_NAME), (solve_ntp_svm_reference, settings.QP_SOLVER)],
+    ("method", "solver"),
+    [("active-set", FAST_SOLVER_NAME), ("cvxpy", settings.QP_SOLVER)],
     ids=["fast", "reference"],
 )
-def test_svm_certificate_is_tight(overparam_data, solve, solver):
-    sol = solve(overparam_data)
+def test_svm_certificate_is_tight(overparam_data, method, solver):
+    sol = ntp.solve_ntp_svm(overparam_data, method=method)
     assert sol.solver == solver
     assert sol.margin_violation < 1e-9
-    assert sol.f_component < 1e-9
+    assert sol.equality_violation < 1e-9  # (6a), i.e. W in F-perp:
+    assert np.linalg.norm(ntp.project_F(overparam_data, sol.W)) < 1e-9 * np.linalg.norm(sol.W)
     assert sol.stationarity < 1e-8
     assert sol.complementarity < 1e-8
     assert abs(sol.duality_gap) < 1e-9
@@ -156,6 +158,47 @@ def test_2d_separability_is_the_origin_inside_the_triangle(seed):
     assert ntp.is_separable(data) == bool(np.all(weights > 0))
 
 
+@pytest.mark.parametrize("seed", range(20))
+def test_reduced_lp_is_the_2d_triangle_criterion(seed):
+    """Supports of Fig. 1, d = 2: separable iff 0 is a positive combination of h_A, h_B, h_C
+    (the criterion of tests/test_svm.py, here decided by the reduced LP: rank H = 2 < m = 3)."""
+    toy = ntp.toy2d_instance(0)
+    H = np.random.default_rng(seed).standard_normal((3, 2))
+    weights = np.linalg.solve(np.vstack([H.T, np.ones(3)]), [0.0, 0.0, 1.0])
+    result = _reduced_lp(ntp.NTPData(H=H, pi=toy.pi, P=toy.P))
+    assert result.separable == bool(np.all(weights > 0))
+    assert result.method.startswith("reduced LP")
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_reduced_lp_agrees_with_the_full_lp(seed):
+    """Random sizes around the threshold m ~ d, against the LP on vec(W) of ntpnb.is_separable."""
+    rng = np.random.default_rng(seed)
+    m, V = int(rng.integers(5, 30)), int(rng.integers(3, 8))
+    S, d = int(rng.integers(1, V)), int(rng.integers(1, m + 3))
+    data = ntp.synthetic_instance(n=m * S + 50, m=m, d=d, V=V, S=S, seed=seed)
+    result = _reduced_lp(data)
+    assert result.separable == ntp.is_separable(data) == ntp.is_separable(data, method="reduced-lp")
+    if result.separable:
+        cons = ntp_constraints(data)
+        w = result.W.ravel()
+        assert (cons.ineq @ w).min() >= 1 - 1e-6 * (1 + np.abs(w).max())
+        assert np.abs(cons.eq @ w).max(initial=0.0) <= 1e-6 * (1 + np.abs(w).max())
+
+
+def test_full_rank_embeddings_are_separable_by_construction():
+    data = random_data(m=8, d=10, V=6, S=3, seed=11)
+    result = _reduced_lp(data)
+    assert result.separable and result.method == "rank"
+    np.testing.assert_allclose(data.H @ result.W.T, data.support_mask.astype(float), atol=1e-10)
+
+
+def test_reduced_lp_reports_the_non_separable_example():
+    data = ntp.NTPData(H=[[1.0], [2.0]], pi=[0.5, 0.5], P=[[0.6, 0.4, 0.0], [0.0, 0.4, 0.6]])
+    result = _reduced_lp(data)
+    assert not result.separable and result.W is None
+
+
 def test_full_supports_give_the_trivial_svm():
     """No out-of-support token: (6b) is empty, W = 0 is feasible and optimal."""
     data = ntp.NTPData(H=np.eye(2), pi=[0.5, 0.5], P=[[0.5, 0.5], [0.2, 0.8]])
@@ -176,7 +219,7 @@ def test_a_failing_solver_raises_solver_error(monkeypatch):
     monkeypatch.setattr(settings, "QP_SOLVER", "NO_SUCH_SOLVER")
     data = random_data(m=3, d=5, V=4, S=2, seed=21)  # fresh data: results are cached per data set
     with pytest.raises(SolverError, match="NO_SUCH_SOLVER"):
-        solve_ntp_svm_reference(data)
+        ntp.solve_ntp_svm(data, method="cvxpy")
 
 
 def test_the_package_solver_fails_only_when_both_solvers_fail(monkeypatch):
@@ -187,7 +230,7 @@ def test_the_package_solver_fails_only_when_both_solvers_fail(monkeypatch):
     def fail(data):
         raise SolverError("simulated")
 
-    monkeypatch.setattr("ntpnb.linear.svm.solve_ntp_svm_fast", fail)
+    monkeypatch.setattr("ntpnb.linear.svm.solve_active_set", fail)
     with pytest.raises(SolverError, match="NO_SUCH_SOLVER"):
         ntp.ntp_svm(random_data(m=3, d=5, V=4, S=2, seed=24))
 
@@ -197,6 +240,14 @@ def test_an_unverified_answer_raises_solver_error(monkeypatch):
     data = random_data(m=3, d=5, V=4, S=2, seed=22)
     with pytest.raises(SolverError, match="failed verification"):
         ntp.ntp_svm(data)
+
+
+def test_an_unknown_method_is_refused():
+    data = random_data(m=3, d=5, V=4, S=2, seed=25)
+    with pytest.raises(InvalidDataError, match="active-set"):
+        ntp.solve_ntp_svm(data, method="simplex")
+    with pytest.raises(InvalidDataError, match="reduced-lp"):
+        ntp.is_separable(data, method="simplex")
 
 
 def test_results_are_not_shared_between_data_sets():

@@ -1,5 +1,5 @@
-"""The fast NTP-SVM solver (ntpnb.linear.svm_fast): agreement with the cvxpy reference,
-its certificate, its linear algebra, and its errors."""
+"""The active-set NTP-SVM solver (ntpnb.linear.svm_fast): agreement with the cvxpy reference,
+its answer checked independently, its linear algebra, and its errors."""
 
 from __future__ import annotations
 
@@ -11,15 +11,14 @@ from ntpnb import settings
 from ntpnb.errors import SolverError
 from ntpnb.linear import svm_fast
 from ntpnb.linear.constraints import ntp_constraints
-from ntpnb.linear.svm import solve_ntp_svm_reference
-from ntpnb.linear.svm_fast import certify, separability_fast, solve_ntp_svm_fast
+from ntpnb.linear.svm_fast import solve_active_set
 
 from helpers import random_data
 
 
 def reference(data: ntp.NTPData) -> ntp.SVMSolution:
     """The cvxpy (CLARABEL) solve of the NTP-SVM, one constraint per (context, token) pair."""
-    sol = solve_ntp_svm_reference(data)
+    sol = ntp.solve_ntp_svm(data, method="cvxpy")
     assert sol.solver == settings.QP_SOLVER
     return sol
 
@@ -40,7 +39,7 @@ INSTANCES = {
 def test_fast_solver_agrees_with_the_cvxpy_reference(make):
     data = make()
     ref = reference(data)
-    fast = solve_ntp_svm_fast(data)
+    fast = solve_active_set(data)
     scale = np.linalg.norm(ref.W)
     assert np.linalg.norm(fast.W - ref.W) <= 1e-6 * scale
     # the optimal value, and the margins of every constraint
@@ -54,7 +53,7 @@ def test_polished_reference_is_exact_where_the_solvers_multipliers_miss_the_acti
     from benchmarks.instances import gaussian_instance
 
     data = gaussian_instance(100, 20, 120, 8)
-    ref, fast = reference(data), solve_ntp_svm_fast(data)
+    ref, fast = reference(data), solve_active_set(data)
     assert ref.polished
     assert np.array_equal(ref.duals > 0, fast.duals > 0)
     assert np.linalg.norm(fast.W - ref.W) <= 1e-10 * np.linalg.norm(ref.W)
@@ -64,7 +63,7 @@ def test_polished_reference_is_exact_where_the_solvers_multipliers_miss_the_acti
 def test_fast_solution_satisfies_the_constraint_matrices(make):
     """Checked through the sparse constraint matrices and the basis of F (not the solver's code)."""
     data = make()
-    sol = solve_ntp_svm_fast(data)
+    sol = solve_active_set(data)
     cons = ntp_constraints(data)
     w = sol.W.ravel()
     assert (cons.ineq @ w).min() >= 1 - 1e-9
@@ -79,47 +78,14 @@ def test_fast_solution_satisfies_the_constraint_matrices(make):
     np.testing.assert_allclose(W_dual, sol.W, atol=1e-8 * np.abs(sol.W).max())
 
 
-def test_certificate_is_tight():
-    sol = solve_ntp_svm_fast(ntp.synthetic_instance())
-    cert = sol.certificate
-    assert cert.margin_violation < 1e-10
-    assert cert.equality_residual < 1e-10
-    assert cert.dual_sign == 0.0
-    assert cert.stationarity < 1e-10
-    assert cert.complementarity < 1e-10
-    assert abs(cert.duality_gap) < 1e-10
-
-
-@pytest.mark.parametrize(
-    ("factor", "broken"),
-    [(0.99, "margin_violation"), (1.01, "duality_gap")],
-)
-def test_certificate_rejects_a_wrong_answer(factor, broken):
-    """A shorter W violates margins; a longer one leaves a duality gap (and complementarity)."""
-    data = ntp.synthetic_instance()
-    sol = solve_ntp_svm_fast(data)
-    cert = certify(data, factor * sol.W, sol.C)
-    assert getattr(cert, broken) > 1e-3
-    assert not cert.passes(1e-7, 1e-6, 1e-7)
-
-
-def test_certificate_rejects_a_point_outside_f_perp():
-    data = ntp.synthetic_instance(n=2000, m=20, d=25, V=8, S=4, seed=5)
-    sol = solve_ntp_svm_fast(data)
-    F_dir = ntp.f_basis(data)[0]
-    cert = certify(data, sol.W + 0.1 * F_dir, sol.C)
-    assert cert.equality_residual > 1e-3
-    assert not cert.passes(1e-7, 1e-6, 1e-7)
-
-
 @pytest.mark.parametrize("scale", [1e-4, 1e4])
 def test_fast_solver_is_exact_at_any_scale_of_h(scale):
     """W^mm(c H) = W^mm(H) / c, and the certificate is scale-free (the cvxpy reference is not)."""
     data = ntp.synthetic_instance(n=2000, m=20, d=25, V=8, S=4, seed=5)
-    W1 = solve_ntp_svm_fast(data).W
-    scaled = solve_ntp_svm_fast(ntp.NTPData(H=scale * data.H, pi=data.pi, P=data.P))
+    W1 = solve_active_set(data).W
+    scaled = solve_active_set(ntp.NTPData(H=scale * data.H, pi=data.pi, P=data.P))
     np.testing.assert_allclose(scaled.W * scale, W1, atol=1e-10 * np.abs(W1).max())
-    assert scaled.certificate.passes(1e-9, 1e-9, 1e-9)
+    assert scaled.passes(1e-9, 1e-9, 1e-9)
 
 
 def test_updated_inverse_equals_a_fresh_factorization():
@@ -148,7 +114,7 @@ def test_singular_block_gets_a_pseudo_inverse_and_null_space():
 
 def test_full_supports_give_zero():
     data = ntp.NTPData(H=np.eye(2), pi=[0.5, 0.5], P=[[0.5, 0.5], [0.3, 0.7]])
-    sol = solve_ntp_svm_fast(data)
+    sol = solve_active_set(data)
     assert np.all(sol.W == 0) and sol.duals.size == 0
 
 
@@ -156,60 +122,18 @@ def test_non_separable_data_raise_instead_of_returning():
     """The example of tests/test_svm.py: no W satisfies (6a)-(6b)."""
     data = ntp.NTPData(H=[[1.0], [2.0]], pi=[0.5, 0.5], P=[[0.6, 0.4, 0.0], [0.0, 0.4, 0.6]])
     with pytest.raises(SolverError):
-        solve_ntp_svm_fast(data)
+        solve_active_set(data)
 
 
 def test_iteration_cap_raises():
     with pytest.raises(SolverError, match="did not converge"):
-        solve_ntp_svm_fast(ntp.synthetic_instance(), max_iter=2)
-
-
-# ---------------------------------------------------------------------------- separability
-@pytest.mark.parametrize("seed", range(20))
-def test_fast_separability_is_the_2d_triangle_criterion(seed):
-    """Supports of Fig. 1, d = 2: separable iff 0 is a positive combination of h_A, h_B, h_C
-    (the criterion of tests/test_svm.py, here decided by the reduced LP: rank H = 2 < m = 3)."""
-    toy = ntp.toy2d_instance(0)
-    H = np.random.default_rng(seed).standard_normal((3, 2))
-    weights = np.linalg.solve(np.vstack([H.T, np.ones(3)]), [0.0, 0.0, 1.0])
-    result = separability_fast(ntp.NTPData(H=H, pi=toy.pi, P=toy.P))
-    assert result.separable == bool(np.all(weights > 0))
-    assert result.method.startswith("reduced LP")
-
-
-@pytest.mark.parametrize("seed", range(12))
-def test_fast_separability_agrees_with_the_full_lp(seed):
-    """Random sizes around the threshold m ~ d, against the LP on vec(W) of ntpnb.is_separable."""
-    rng = np.random.default_rng(seed)
-    m, V = int(rng.integers(5, 30)), int(rng.integers(3, 8))
-    S, d = int(rng.integers(1, V)), int(rng.integers(1, m + 3))
-    data = ntp.synthetic_instance(n=m * S + 50, m=m, d=d, V=V, S=S, seed=seed)
-    result = separability_fast(data)
-    assert result.separable == ntp.is_separable(data)
-    if result.separable:
-        cons = ntp_constraints(data)
-        w = result.W.ravel()
-        assert (cons.ineq @ w).min() >= 1 - 1e-6 * (1 + np.abs(w).max())
-        assert np.abs(cons.eq @ w).max(initial=0.0) <= 1e-6 * (1 + np.abs(w).max())
-
-
-def test_full_rank_embeddings_are_separable_by_construction():
-    data = random_data(m=8, d=10, V=6, S=3, seed=11)
-    result = separability_fast(data)
-    assert result.separable and result.method == "rank"
-    np.testing.assert_allclose(data.H @ result.W.T, data.support_mask.astype(float), atol=1e-10)
-
-
-def test_fast_separability_reports_the_non_separable_example():
-    data = ntp.NTPData(H=[[1.0], [2.0]], pi=[0.5, 0.5], P=[[0.6, 0.4, 0.0], [0.0, 0.4, 0.6]])
-    result = separability_fast(data)
-    assert not result.separable and result.W is None
+        solve_active_set(ntp.synthetic_instance(), max_iter=2)
 
 
 # ---------------------------------------------------------------------------- integration
 def test_package_solver_is_the_fast_one_and_agrees_with_the_reference():
     data = ntp.synthetic_instance()
-    sol, ref = ntp.solve_ntp_svm(data), solve_ntp_svm_reference(data)
+    sol, ref = ntp.solve_ntp_svm(data), ntp.solve_ntp_svm(data, method="cvxpy")
     assert sol.solver == svm_fast.SOLVER_NAME and ref.solver == settings.QP_SOLVER
     np.testing.assert_allclose(sol.W, ref.W, atol=1e-6 * np.abs(ref.W).max())
     np.testing.assert_allclose(sol.duals, ref.duals, atol=1e-6 * ref.duals.max())
@@ -219,7 +143,7 @@ def test_package_falls_back_to_the_reference_when_the_fast_solver_fails(monkeypa
     def fail(data):
         raise SolverError("did not converge (simulated)")
 
-    monkeypatch.setattr("ntpnb.linear.svm.solve_ntp_svm_fast", fail)
+    monkeypatch.setattr("ntpnb.linear.svm.solve_active_set", fail)
     data = random_data(m=8, d=10, V=6, S=3, seed=12)
     assert ntp.solve_ntp_svm(data).solver == settings.QP_SOLVER
 

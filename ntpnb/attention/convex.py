@@ -28,8 +28,9 @@ from scipy.optimize import brentq
 from .. import settings
 from ..errors import InvalidDataError, SolverError
 from ..linalg import check_known_rank
+from ..qp import scaled_back
 from ..validation import as_float, frozen
-from .data import Ids, TokenData, as_token_data, check_embeddings, normalized_embeddings, scaled_back
+from .data import Ids, TokenData, as_token_data, check_embeddings, normalized_embeddings
 from .graphs import (
     CyclicSubdataset,
     TokenPriorityGraphs,

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import GenerationError, InvalidDataError, NotRealizableError, ScaleError
+from ..errors import GenerationError, InvalidDataError, NotRealizableError
 from ..validation import as_count, as_generator, as_int_array, as_ordered, check_dense_size, frozen
 
 __all__ = [
@@ -26,7 +26,6 @@ __all__ = [
     "check_token_data",
     "check_embeddings",
     "normalized_embeddings",
-    "scaled_back",
     "random_embeddings",
     "acyclic_dataset",
     "general_dataset",
@@ -221,26 +220,6 @@ def normalized_embeddings(E: np.ndarray) -> tuple[np.ndarray, float]:
     top = m * float(np.linalg.norm(E / m, axis=1).max())  # no overflow or underflow of squares
     c = float(2.0 ** np.clip(np.round(np.log2(top)), -1022, 1023))
     return (E if c == 1.0 else E / c), c
-
-
-def scaled_back(values: np.ndarray, c: float, power: int, what: str) -> np.ndarray:
-    """``values / c**power`` (read-only; exact for a power of two ``c``), or a ScaleError.
-
-    The answer of the normalized problem mapped back to the caller's embeddings (see
-    :func:`normalized_embeddings`): its largest entry must stay finite and a normal double
-    (a zero array stays zero).
-    """
-    out = np.array(values, dtype=float)
-    with np.errstate(over="ignore", under="ignore"):
-        for _ in range(power):
-            out = out / c
-    top = float(np.abs(values).max(initial=0.0))
-    if top > 0 and not (np.all(np.isfinite(out)) and float(np.abs(out).max()) >= np.finfo(float).tiny):
-        raise ScaleError(
-            f"{what} lies outside the float64 range at this scale of the embeddings (it is "
-            f"{top:.3g} divided by {c:.3g}^{power}); rescale E"
-        )
-    return frozen(out, order="K")
 
 
 def random_embeddings(K: int, d: int, seed: int | np.random.Generator | None = None) -> np.ndarray:

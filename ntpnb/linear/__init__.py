@@ -2,8 +2,8 @@
 
 Data and seeded recipes (:mod:`.data`, :mod:`.datasets`), the loss (:mod:`.loss`), the NTP
 constraints and the subspace F with the finite solution ``W*`` (:mod:`.constraints`,
-:mod:`.subspace`), separability and the NTP-SVM ``W^mm`` (:mod:`.svm`, with the fast solver of
-:mod:`.svm_fast`), the exact regularization path (:mod:`.regpath`), training with the
+:mod:`.subspace`), separability (:mod:`.separability`) and the NTP-SVM ``W^mm`` (:mod:`.svm`, with the
+active-set solver of :mod:`.svm_fast`), the exact regularization path (:mod:`.regpath`), training with the
 first-order methods of :mod:`ntpnb.optim` (:mod:`.training`), sequences to contexts
 (:mod:`.sequences`) and a text corpus (:mod:`.corpus`), random instances, counts and the best
 achievable loss (:mod:`.capacity`). The public names (``__all__``) are re-exported at the top
@@ -24,6 +24,7 @@ from .data import NTPData
 from .datasets import synthetic_instance, toy2d_instance
 from .loss import ce_grad, ce_loss, entropy, kl_divergence, logits, softmax
 from .regpath import RegularizationPath, regularization_path
+from .separability import is_separable, separating_direction
 from .sequences import (
     PrefixContexts,
     joint_ntp_data,
@@ -43,7 +44,7 @@ from .subspace import (
     project_F_perp,
     project_R,
 )
-from .svm import SVMSolution, is_separable, ntp_svm, separating_direction, solve_ntp_svm
+from .svm import SVMSolution, ntp_svm, solve_ntp_svm
 from .training import Limits, limits, train
 
 __all__ = [

@@ -35,8 +35,8 @@ from .constraints import ntp_constraints
 from .data import NTPData, require_data
 from .datasets import dirichlet_on_supports
 from .loss import entropy
+from .separability import is_separable
 from .subspace import f_decomposition, is_compatible
-from .svm import is_separable
 
 __all__ = [
     "random_instance",

@@ -12,6 +12,10 @@ functional ``W -> (e_a - e_b)^T W h_j`` is the row vector ``vec((e_a - e_b) h_j^
 
 That is ``sum_j (S_j - 1)`` equalities and ``m V - sum_j S_j`` inequalities, as the paper
 counts them. The rows of the equality matrix span the subspace F of Eq. (5).
+
+:func:`ntp_constraints` builds them as sparse matrices; :class:`NTPRows` applies the same rows
+through the logits ``H W^T`` without forming any matrix of rows (the NTP-SVM's constraints for
+:mod:`ntpnb.qp`).
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ from scipy import sparse
 
 from .data import NTPData, cached_per_data, frozen
 
-__all__ = ["NTPConstraints", "ntp_constraints", "pair_rows"]
+__all__ = ["NTPConstraints", "ntp_constraints", "pair_rows", "NTPRows"]
 
 
 @dataclass(frozen=True)
@@ -80,17 +84,28 @@ def _frozen_csr(M: sparse.csr_matrix) -> sparse.csr_matrix:
 
 
 @cached_per_data
+def _pairs(data: NTPData) -> tuple[np.ndarray, np.ndarray]:
+    """The anchor of each context and the ``(m, V)`` mask of the equality pairs ``(j, z != a_j)``.
+
+    The inequality pairs are the complement of the support mask. Rows are in row-major order of
+    ``(j, token)`` everywhere.
+    """
+    mask = data.support_mask
+    anchors = np.argmax(mask, axis=1)  # first in-support token of each row
+    eq = mask.copy()
+    eq[np.arange(data.m), anchors] = False
+    return frozen(anchors), frozen(eq)
+
+
+@cached_per_data
 def ntp_constraints(data: NTPData) -> NTPConstraints:
     """Build (once per data set) the sparse constraint matrices of Paper A, Eqs. (4) and (6).
 
     The result is shared by every caller: its arrays are read-only (copy before modifying).
     """
-    mask = data.support_mask
-    anchors = np.argmax(mask, axis=1)  # first in-support token of each row
-    is_anchor = np.zeros_like(mask)
-    is_anchor[np.arange(data.m), anchors] = True
-    eq_context, eq_token = np.nonzero(mask & ~is_anchor)
-    ineq_context, ineq_token = np.nonzero(~mask)
+    anchors, eq = _pairs(data)
+    eq_context, eq_token = np.nonzero(eq)
+    ineq_context, ineq_token = np.nonzero(~data.support_mask)
     P = data.P
     eq_rhs = np.log(P[eq_context, eq_token]) - np.log(P[eq_context, anchors[eq_context]])
     return NTPConstraints(
@@ -103,3 +118,75 @@ def ntp_constraints(data: NTPData) -> NTPConstraints:
         ineq_token=frozen(ineq_token),
         ineq=_frozen_csr(pair_rows(data.H, ineq_context, anchors[ineq_context], ineq_token, data.V)),
     )
+
+
+@dataclass(frozen=True, eq=False)
+class NTPRows:
+    """The NTP-SVM's constraints (6b) ``A w >= 1`` and (6a) ``B w = 0`` as maps on ``w = vec(W)``.
+
+    The :class:`ntpnb.qp.QPConstraints` of Paper A. Every map goes through the logits
+    ``L = H W^T`` or a coefficient matrix ``C`` (m x V) with ``A^T lambda + B^T mu = vec(C^T H)``,
+    so no matrix of rows is formed (only :meth:`matrices`, for cvxpy and the polish, builds the
+    rows of :func:`ntp_constraints`). The equality multipliers refer to the rows of ``B``.
+    """
+
+    data: NTPData
+    what: str = "the NTP-SVM"
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """``(V, d)``."""
+        return self.data.V, self.data.d
+
+    @property
+    def n_ineq(self) -> int:
+        """Rows of (6b): the pairs ``(j, v)``, ``v`` not in ``S_j``."""
+        return int(np.count_nonzero(~self.data.support_mask))
+
+    @property
+    def n_eq(self) -> int:
+        """Rows of (6a): the pairs ``(j, z)``, ``z`` in ``S_j`` other than the anchor."""
+        return int(np.count_nonzero(_pairs(self.data)[1]))
+
+    def _logit_gaps(self, w: np.ndarray) -> np.ndarray:
+        """``L_{j a_j} - L_jv`` for every pair ``(j, v)``."""
+        L = self.data.H @ np.reshape(w, self.shape).T
+        anchors, _ = _pairs(self.data)
+        return L[np.arange(self.data.m), anchors][:, None] - L
+
+    def margins(self, w: np.ndarray) -> np.ndarray:
+        """``A w``: the margins ``L_{j a_j} - L_jv`` of (6b)."""
+        return self._logit_gaps(w)[~self.data.support_mask]
+
+    def equality_residuals(self, w: np.ndarray) -> np.ndarray:
+        """``B w``: the residuals ``L_jz - L_{j a_j}`` of (6a)."""
+        return -self._logit_gaps(w)[_pairs(self.data)[1]]
+
+    def coefficients(self, lam: np.ndarray, mu: np.ndarray) -> np.ndarray:
+        """``C`` with ``vec(C^T H) = A^T lambda + B^T mu``.
+
+        ``-lambda`` off the supports, ``mu`` on them, and the anchor entries that make every row
+        sum zero.
+        """
+        anchors, eq = _pairs(self.data)
+        C = np.zeros((self.data.m, self.data.V))
+        C[~self.data.support_mask] = -lam
+        C[eq] = mu
+        C[np.arange(self.data.m), anchors] = -C.sum(axis=1)
+        return C
+
+    def multipliers(self, C: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(lambda, mu)`` read off a coefficient matrix ``C``.
+
+        The inverse of :meth:`coefficients` when the rows of ``C`` sum to zero.
+        """
+        return -C[~self.data.support_mask], C[_pairs(self.data)[1]]
+
+    def combine(self, lam: np.ndarray, mu: np.ndarray) -> np.ndarray:
+        """``A^T lambda + B^T mu = vec(C^T H)``."""
+        return (self.coefficients(lam, mu).T @ self.data.H).ravel()
+
+    def matrices(self) -> tuple[sparse.csr_matrix, sparse.csr_matrix, np.ndarray]:
+        """The sparse rows of (6b) and (6a) (:func:`ntp_constraints`), and those of (6a) dense."""
+        cons = ntp_constraints(self.data)
+        return cons.ineq, cons.eq, cons.eq.toarray()

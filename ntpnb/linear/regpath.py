@@ -80,8 +80,8 @@ from ..errors import (
 from ..linalg import check_known_rank
 from ..validation import frozen
 from .data import NTPData, cached_per_data, normalized
+from .separability import is_separable
 from .subspace import embedding_svd, f_decomposition, finite_solution
-from .svm import is_separable
 
 __all__ = ["RegularizationPath", "PathStructure", "path_structure", "regularization_path"]
 

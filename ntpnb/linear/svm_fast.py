@@ -34,8 +34,9 @@ and stops when neither kind is left: the exact KKT point. A token whose ``F_v`` 
 keeps its factorization. Singular blocks (``m > rank H``, repeated embeddings) use a
 pseudo-inverse with the consistency conditions of their null space.
 
-The answer is verified by :func:`certify` (constraints, KKT with explicit multipliers, duality
-gap) before it is returned; the method never returns an unverified point.
+The answer comes back as the one solution type of both papers, :class:`ntpnb.qp.SVMSolution`,
+verified by the one certificate (:func:`ntpnb.qp.certify`, with the multipliers read off ``C``)
+before it is returned; the method never returns an unverified point.
 """
 
 from __future__ import annotations
@@ -49,12 +50,14 @@ from scipy.linalg import lapack
 from threadpoolctl import threadpool_limits
 
 from .. import settings
-from ..errors import RankAmbiguousError, SolverError
+from ..errors import SolverError
 from ..linalg import least_squares, numerical_rank
-from .data import NTPData, cached_per_data, frozen
+from ..qp import SVMSolution, certify, trivial_solution
+from .constraints import NTPRows
+from .data import NTPData
 from .subspace import embedding_svd
 
-__all__ = ["FastSVMResult", "FastCertificate", "solve_ntp_svm_fast", "certify"]
+__all__ = ["SOLVER_NAME", "solve_active_set"]
 
 #: Name under which results of this solver are reported.
 SOLVER_NAME = "ntpnb-active-set"
@@ -81,62 +84,6 @@ _PROX_FLOOR = 1e-6
 #: A block ``K[F, F]`` whose Cholesky factor has ``(min diag / max diag)^2`` below this is
 #: treated as (numerically) singular and handled by an eigendecomposition.
 _CHOL_RCOND = 1e-9
-
-
-@dataclass(frozen=True)
-class FastCertificate:
-    """How well a candidate ``W = C^T H`` satisfies the optimality conditions of the NTP-SVM.
-
-    All measures are relative to the margin 1 or to ``||W||`` (see :func:`certify`).
-    """
-
-    margin_violation: float
-    equality_residual: float
-    dual_sign: float
-    row_sum_residual: float
-    stationarity: float
-    complementarity: float
-    duality_gap: float
-
-    def passes(self, feas_tol: float, kkt_tol: float, gap_tol: float) -> bool:
-        """Whether every measure is within its tolerance."""
-        return (
-            self.margin_violation <= feas_tol
-            and self.equality_residual <= feas_tol
-            and self.dual_sign <= kkt_tol
-            and self.row_sum_residual <= kkt_tol
-            and self.stationarity <= kkt_tol
-            and self.complementarity <= kkt_tol
-            and abs(self.duality_gap) <= gap_tol
-        )
-
-
-@dataclass(frozen=True)
-class FastSVMResult:
-    """The output of :func:`solve_ntp_svm_fast`.
-
-    Attributes
-    ----------
-    W
-        ``W^mm``, shape ``(V, d)``.
-    C
-        Dual coefficients, shape ``(m, V)``: ``W = C^T H``; ``-C[j, v]`` is the multiplier of
-        the inequality ``(j, v)`` (``v`` not in ``S_j``), the support entries carry those of (6a).
-    duals
-        ``lambda >= 0`` of the inequalities (6b), in the row order of
-        :func:`ntpnb.linear.constraints.ntp_constraints` (row-major over ``(j, v)``, ``v`` not
-        in ``S_j``).
-    certificate
-        The verification of the answer (:func:`certify`).
-    n_iter
-        Active-set iterations.
-    """
-
-    W: np.ndarray
-    C: np.ndarray
-    duals: np.ndarray
-    certificate: FastCertificate
-    n_iter: int
 
 
 # ---------------------------------------------------------------------------- linear algebra
@@ -408,77 +355,35 @@ def _proximal_loop(
     raise SolverError(f"the proximal active-set method did not converge in {max_iter} iterations")
 
 
-# ---------------------------------------------------------------------------- verification
-def certify(data: NTPData, W: np.ndarray, C: np.ndarray) -> FastCertificate:
-    """Verify ``W`` as the NTP-SVM solution with the dual coefficients ``C`` as multipliers.
-
-    With ``a_j`` the anchor (first support token) of context ``j`` and logits ``L = H W^T``:
-
-    * ``margin_violation = max(0, 1 - min (L_{j a_j} - L_jv))`` over ``v`` not in ``S_j`` (6b);
-    * ``equality_residual = max |L_jz - L_{j a_j}|`` over ``z`` in ``S_j`` (6a), i.e. ``W`` in
-      F-perp;
-    * ``dual_sign = max(0, max C_jv) / max |C|`` over ``v`` not in ``S_j``: ``lambda = -C >= 0``;
-    * ``row_sum_residual = max_j |sum_v C_jv| / max |C|``: the support entries of ``C``
-      are multipliers of (6a), which needs zero row sums; the check below uses the anchor entry
-      that makes them exactly zero, so it measures how far ``C`` was from that;
-    * ``stationarity = ||W - C~^T H|| / ||W||`` with ``C~`` the row-sum-corrected ``C``: the
-      gradient of the Lagrangian at ``(W, lambda, mu)`` vanishes;
-    * ``complementarity = max lambda_jv |L_{j a_j} - L_jv - 1| / max |C|``;
-    * ``duality_gap = (||W||^2 / 2 - g) / (||W||^2 / 2)`` with the Lagrange dual value
-      ``g = sum(lambda) - ||C~^T H||^2 / 2`` (a lower bound on the optimum for any
-      ``lambda >= 0``: with ``W`` feasible, the gap bounds the relative suboptimality).
-
-    Every measure is invariant under the rescaling ``H -> c H`` (which maps ``W`` to ``W / c``
-    and ``C`` to ``C / c^2``): margins are in units of the margin 1, the rest relative.
-    """
-    mask = data.support_mask
-    H = data.H
-    L = H @ W.T
-    anchors = np.argmax(mask, axis=1)
-    s = L[np.arange(data.m), anchors]
-    off = ~mask
-    margins = s[:, None] - L
-    scale_c = float(np.abs(C).max(initial=0.0)) or 1.0
-    lam = np.where(off, np.maximum(-C, 0.0), 0.0)
-    Cc = np.where(off, -lam, C)
-    Cc[np.arange(data.m), anchors] -= Cc.sum(axis=1)  # exact zero row sums
-    norm_w = float(np.linalg.norm(W))
-    WC = Cc.T @ H
-    primal = 0.5 * norm_w**2
-    dual = float(lam.sum()) - 0.5 * float(np.sum(WC * WC))
-    return FastCertificate(
-        margin_violation=float(max(0.0, 1.0 - margins[off].min(initial=np.inf))),
-        equality_residual=float(np.abs(margins[mask]).max(initial=0.0)),
-        dual_sign=float(max(0.0, C[off].max(initial=0.0))) / scale_c,
-        row_sum_residual=float(np.abs(C.sum(axis=1)).max()) / scale_c,
-        stationarity=float(np.linalg.norm(W - WC)) / max(norm_w, 1e-300),
-        complementarity=float(np.max(np.abs(lam * (margins - 1.0))[off], initial=0.0)) / scale_c,
-        duality_gap=(primal - dual) / (primal if primal > 0 else 1.0),
-    )
-
-
 # ---------------------------------------------------------------------------- the solver
-def solve_ntp_svm_fast(
-    data: NTPData,
-    feas_tol: float | None = None,
-    kkt_tol: float | None = None,
-    gap_tol: float | None = None,
-    max_iter: int = MAX_ITER,
-) -> FastSVMResult:
+def _certified(rows: NTPRows, C_primal: np.ndarray, C_dual: np.ndarray) -> SVMSolution:
+    """``W = C_primal^T H`` certified with the multipliers of ``C_dual`` (:func:`ntpnb.qp.certify`)."""
+    W = C_primal.T @ rows.data.H
+    return certify(rows, W.ravel(), *rows.multipliers(C_dual), SOLVER_NAME, False)
+
+
+def _row_sum_residual(C: np.ndarray) -> float:
+    """``max_j |sum_v C_jv| / max |C|``: how far the dual iterate is from its constraint ``C 1 = 0``.
+
+    The certificate reads the multipliers of (6a) off the support entries of ``C`` and completes
+    the anchor entries to zero row sums; the iteration itself must have converged to such a
+    ``C`` too, so this is part of its stopping test.
+    """
+    return float(np.abs(C.sum(axis=1)).max()) / (float(np.abs(C).max(initial=0.0)) or 1.0)
+
+
+def solve_active_set(data: NTPData, max_iter: int = MAX_ITER) -> SVMSolution:
     """Solve the NTP-SVM of ``data`` exactly by the active-set method of the module docstring.
 
     The data are assumed NTP-separable (decide it first with :func:`ntpnb.is_separable`); on
     non-separable data the method fails with :class:`~ntpnb.errors.SolverError` and never
-    returns a point.
+    returns a point. The answer passes :meth:`ntpnb.qp.SVMSolution.passes` (tolerances of
+    :mod:`ntpnb.settings`, read at the call).
 
     Parameters
     ----------
     data
         The training set.
-    feas_tol, kkt_tol, gap_tol
-        Tolerances of the verification (:func:`certify`): constraint violations, KKT residuals
-        and the relative duality gap (None: ``SVM_FEAS_TOL``, ``SVM_KKT_TOL`` and
-        ``SVM_GAP_TOL`` of :mod:`ntpnb.settings`, read at the call).
     max_iter
         Iteration cap of the active-set loop.
 
@@ -493,164 +398,28 @@ def solve_ntp_svm_fast(
     blocks are small, and on a machine whose cores are busy a multi-threaded BLAS made the
     (500, 100, 600, 10) problem 25 times slower here.
     """
-    feas_tol = settings.SVM_FEAS_TOL if feas_tol is None else feas_tol
-    kkt_tol = settings.SVM_KKT_TOL if kkt_tol is None else kkt_tol
-    gap_tol = settings.SVM_GAP_TOL if gap_tol is None else gap_tol
-    mask = np.asarray(data.support_mask)
-    off = ~mask
-    if not off.any():  # no inequality: W^mm = 0
-        C = np.zeros((data.m, data.V))
-        W = np.zeros((data.V, data.d))
-        return FastSVMResult(W, C, np.zeros(0), certify(data, W, C), 0)
+    rows = NTPRows(data)
+    if rows.n_ineq == 0:  # no inequality: W^mm = 0
+        return trivial_solution(rows)
     with threadpool_limits(limits=settings.BLAS_THREADS, user_api="blas"):
-        return _solve(data, feas_tol, kkt_tol, gap_tol, max_iter)
+        return _solve(rows, max_iter)
 
 
-def _solve(data: NTPData, feas_tol: float, kkt_tol: float, gap_tol: float, max_iter: int) -> FastSVMResult:
-    mask = np.asarray(data.support_mask)
-    off = ~mask
+def _solve(rows: NTPRows, max_iter: int) -> SVMSolution:
+    data = rows.data
     K = data.H @ data.H.T
 
     def accept(C_primal: np.ndarray, C_dual: np.ndarray) -> bool:
-        return certify(data, C_primal.T @ data.H, C_dual).passes(feas_tol, kkt_tol, gap_tol)
+        kkt = settings.SVM_KKT_TOL
+        return _row_sum_residual(C_dual) <= kkt and _certified(rows, C_primal, C_dual).passes()
 
     full_rank = embedding_svd(data).rank == data.m
-    C_primal, C, n_iter = _active_set_loop(K, data.H, mask, full_rank, max_iter, accept)
-    W = C_primal.T @ data.H
-    cert = certify(data, W, C)
-    if not cert.passes(feas_tol, kkt_tol, gap_tol):
+    C_primal, C, _ = _active_set_loop(K, data.H, np.asarray(data.support_mask), full_rank, max_iter, accept)
+    sol = _certified(rows, C_primal, C)
+    row_sums = _row_sum_residual(C)
+    if not (sol.passes() and row_sums <= settings.SVM_KKT_TOL):
         raise SolverError(
-            f"the answer of {SOLVER_NAME} failed verification: margin violation "
-            f"{cert.margin_violation:.2e}, equality residual {cert.equality_residual:.2e}, "
-            f"dual sign {cert.dual_sign:.2e}, row sums {cert.row_sum_residual:.2e}, stationarity "
-            f"{cert.stationarity:.2e}, complementarity {cert.complementarity:.2e}, duality gap "
-            f"{cert.duality_gap:.2e}"
+            f"the NTP-SVM answer of {SOLVER_NAME} failed verification: {sol.summary()}, "
+            f"row sums {row_sums:.2e}"
         )
-    duals = np.maximum(-C[off], 0.0)
-    for arr in (W, C, duals):
-        arr.setflags(write=False)
-    return FastSVMResult(W=W, C=C, duals=duals, certificate=cert, n_iter=n_iter)
-
-
-# ---------------------------------------------------------------------------- separability
-@dataclass(frozen=True)
-class SeparabilityResult:
-    """The decision of :func:`separability_fast`.
-
-    Attributes
-    ----------
-    separable
-        Whether the data are NTP-separable (Definition 2 of Paper A).
-    W
-        A ``W`` satisfying (6a)-(6b) when separable (checked), else None.
-    method
-        ``"rank"`` (``rank H = m``: the logits can take any value), or ``"reduced LP (...)"``
-        with the HiGHS method that decided.
-    """
-
-    separable: bool
-    W: np.ndarray | None
-    method: str
-
-
-def _satisfies_definition_2(data: NTPData, W: np.ndarray, tol: float) -> bool:
-    mask = data.support_mask
-    L = data.H @ W.T
-    s = L[np.arange(data.m), np.argmax(mask, axis=1)]
-    margins = s[:, None] - L
-    scale = 1.0 + float(np.abs(W).max())
-    return bool(
-        margins[~mask].min(initial=np.inf) >= 1 - tol * scale
-        and np.abs(margins[mask]).max(initial=0.0) <= tol * scale
-    )
-
-
-@cached_per_data
-def rank_witness(data: NTPData) -> np.ndarray | None:
-    """A separating ``W`` computed from ``H`` alone when ``rank H = m``, else None.
-
-    With full row rank every logit matrix ``L = H W^T`` is reachable; ``W = L0^T (H^+)^T`` with
-    logits ``L0`` equal to 1 on the supports and 0 elsewhere satisfies (6a)-(6b) with every
-    margin 1 (Lemma 1 of Paper A: ``d >= m`` and generic embeddings suffice). The answer is
-    checked against Definition 2 (tolerance :data:`ntpnb.settings.LP_FEAS_TOL` relative to
-    ``1 + max |W_ij|``); None also when the check fails. Computed once per data set (read-only).
-    """
-    if data.m > data.d:
-        return None
-    try:
-        svd = embedding_svd(data)
-    except RankAmbiguousError:  # only a shortcut: the LP decides
-        return None
-    if svd.rank < data.m:
-        return None
-    L0 = data.support_mask.astype(float)
-    W = ((svd.U.T @ L0) / svd.s[:, None]).T @ svd.Vt  # H W^T = U U^T L0 = L0
-    return frozen(W) if _satisfies_definition_2(data, W, settings.LP_FEAS_TOL) else None
-
-
-def separability_fast(data: NTPData, tol: float = settings.LP_FEAS_TOL) -> SeparabilityResult:
-    """Decide NTP-separability (Definition 2 of Paper A) in the row space of ``H``.
-
-    Any separating ``W`` can be replaced by its projection onto the row space of ``H`` (the
-    constraints only see ``W h_j``), so with the thin SVD ``H = U diag(sigma) Vt`` of rank ``r``
-    one may take ``W = A Vt`` and the logits are ``L = G A^T`` with ``G = U diag(sigma)``. With the
-    common in-support logits ``s_j`` as extra variables, Definition 2 is the feasibility of
-
-        ``G_j . a_v - s_j = 0`` for ``v`` in ``S_j``,  ``G_j . a_v - s_j <= -1`` otherwise,
-
-    an LP with ``V r + m`` variables and ``m V`` rows of ``r + 1`` non-zeros (against ``V d``
-    variables and rows of ``2 d`` non-zeros in the original form, plus its equality rows).
-
-    * If ``r = m`` every logit matrix is reachable, so the data are separable: ``W`` with logits
-      ``1`` on the supports and ``0`` elsewhere is returned (checked).
-    * Otherwise the LP is solved by HiGHS (:func:`scipy.optimize.linprog`, the method
-      :data:`ntpnb.settings.LP_METHOD`, then the fallbacks ``LP_FALLBACK_METHODS`` when it ends
-      without a decision); a feasible point is checked against Definition 2 (tolerance ``tol``
-      relative to ``1 + max |W_ij|``).
-
-    Raises
-    ------
-    SolverError
-        If HiGHS fails or returns a point that violates the constraints.
-    """
-    from scipy import sparse
-    from scipy.optimize import linprog
-
-    mask = data.support_mask
-    m, V = data.m, data.V
-    W = rank_witness(data)
-    if W is not None:
-        return SeparabilityResult(True, W, "rank")
-    svd = embedding_svd(data)
-    r = svd.rank
-    G = svd.U * svd.s
-    Vt = svd.Vt
-    # rows (j, v) in row-major order; columns: a_v (V blocks of r), then s (m)
-    j_idx, v_idx = np.indices((m, V)).reshape(2, -1)
-    rows = np.repeat(np.arange(m * V), r + 1)
-    cols = np.concatenate([(v_idx * r)[:, None] + np.arange(r), (V * r + j_idx)[:, None]], axis=1).ravel()
-    vals = np.concatenate([G[j_idx], -np.ones((m * V, 1))], axis=1).ravel()
-    A = sparse.csr_matrix((vals, (rows, cols)), shape=(m * V, V * r + m))
-    on = mask.ravel()
-    failures = []
-    for method in (settings.LP_METHOD, *settings.LP_FALLBACK_METHODS):
-        res = linprog(
-            c=np.zeros(V * r + m),
-            A_ub=A[~on],
-            b_ub=-np.ones(int((~on).sum())),
-            A_eq=A[on],
-            b_eq=np.zeros(int(on.sum())),
-            bounds=(None, None),
-            method=method,
-        )
-        if res.status in (0, 2):
-            break
-        failures.append(f"{method}: status {res.status} ({res.message})")
-    else:
-        raise SolverError("the reduced separability LP failed: " + "; ".join(failures))
-    if res.status == 2:
-        return SeparabilityResult(False, None, f"reduced LP ({method})")
-    W = res.x[: V * r].reshape(V, r) @ Vt
-    if not _satisfies_definition_2(data, W, tol):
-        raise SolverError("the reduced separability LP returned a point that violates Definition 2")
-    return SeparabilityResult(True, W, f"reduced LP ({method})")
+    return sol
