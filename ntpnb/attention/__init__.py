@@ -1,6 +1,7 @@
 """Paper B: next-token prediction with one layer of self-attention.
 
-* :mod:`~ntpnb.attention.data`: validated token data, the generators of Appendix D.
+* :mod:`~ntpnb.attention.data`: validated token data and embeddings.
+* :mod:`~ntpnb.attention.datasets`: the random data sets of Appendix D.
 * :mod:`~ntpnb.attention.graphs`: token-priority graphs, SCCs, ``(i => j)``, ``(i ~ j)``, the
   cyclic sub-dataset (Definition 1), ``S_cyc``, pseudo graphs (Sec. 6).
 * :mod:`~ntpnb.attention.model`: ``f_W(X) = X^T S(X W x_bar)``, heads, losses, batched gradients.
@@ -16,9 +17,10 @@ Token ids count from 0 (the paper counts from 1).
 
 from __future__ import annotations
 
-from . import convex, data, experiments, fastgrad, graphs, model, svm, training
+from . import convex, data, datasets, experiments, fastgrad, graphs, model, svm, training
 from .convex import *  # noqa: F403
 from .data import *  # noqa: F403
+from .datasets import *  # noqa: F403
 from .experiments import *  # noqa: F403
 from .fastgrad import *  # noqa: F403
 from .graphs import *  # noqa: F403
@@ -29,6 +31,7 @@ from .training import *  # noqa: F403
 #: Every public name of the submodules (each module's ``__all__``), in reading order.
 __all__ = [
     *data.__all__,
+    *datasets.__all__,
     *graphs.__all__,
     *model.__all__,
     *fastgrad.__all__,

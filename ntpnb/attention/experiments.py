@@ -29,7 +29,8 @@ from ..errors import InvalidDataError
 from ..sweeps import parallel_map
 from ..validation import as_count, as_generator, check_dense_size
 from .convex import solve_cyclic_correction
-from .data import TokenData, acyclic_dataset, as_token_data, general_dataset, random_embeddings
+from .data import TokenData, as_token_data
+from .datasets import acyclic_dataset, general_dataset, random_embeddings
 from .graphs import (
     CyclicSubdataset,
     TokenPriorityGraphs,

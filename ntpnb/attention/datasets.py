@@ -1,0 +1,117 @@
+"""The random data sets of Paper B's Appendix D.
+
+Embeddings on the unit sphere, acyclic data sets (labels follow a priority order) and general
+ones (labels drawn from the sequence, redrawn until a token-priority graph has a cycle).
+
+Every draw takes a ``seed`` or a ``numpy.random.Generator``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import GenerationError, InvalidDataError
+from ..validation import as_count, as_generator, check_dense_size
+from .graphs import token_priority_graphs
+
+__all__ = ["random_embeddings", "acyclic_dataset", "general_dataset"]
+
+
+def _rng(seed: int | np.random.Generator | None) -> np.random.Generator:
+    return as_generator(seed, allow_none=True)
+
+
+def _check_sizes(K: int, n: int, T: int, distinct: bool) -> tuple[int, int, int]:
+    """``(K, n, T)`` as Python ints, once checked: counts, and a draw that fits in memory."""
+    K, n, T = as_count(K, "K"), as_count(n, "n"), as_count(T, "T")
+    if distinct and T > K:
+        raise InvalidDataError(f"cannot draw T = {T} distinct tokens from a vocabulary of K = {K}")
+    check_dense_size((n, K if distinct else T), "the token draws of the data set")
+    return K, n, T
+
+
+def random_embeddings(K: int, d: int, seed: int | np.random.Generator | None = None) -> np.ndarray:
+    """``E`` with rows drawn uniformly from the unit sphere of ``R^d`` (Appendix D, step 1)."""
+    K, _, _ = _check_sizes(K, 1, 1, False)
+    d = as_count(d, "d")
+    check_dense_size((K, d), "the embeddings E")
+    G = _rng(seed).standard_normal((K, d))
+    return G / np.linalg.norm(G, axis=1, keepdims=True)
+
+
+def _draw_tokens(rng: np.random.Generator, K: int, n: int, T: int, distinct: bool) -> np.ndarray:
+    if distinct:
+        return np.argsort(rng.random((n, K)), axis=1)[:, :T]
+    return rng.integers(0, K, size=(n, T))
+
+
+def acyclic_dataset(
+    K: int,
+    n: int,
+    T: int,
+    seed: int | np.random.Generator | None = None,
+    *,
+    distinct: bool = True,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """An acyclic data set (Appendix D): the label is the highest-priority token of its sequence.
+
+    A random priority order of the ``K`` tokens is drawn; each input has ``T`` tokens drawn
+    uniformly (distinct within the sequence when ``distinct``, as in the authors' code; with
+    replacement otherwise); its label is the input token of highest priority. Every edge
+    ``y -> x`` of the token-priority graphs then goes down the priority order, so the graphs
+    are acyclic (Definition 2) and the labels realizable.
+
+    Returns
+    -------
+    X, y, priority
+        Ids ``(n, T)``, labels ``(n,)``, and ``priority[k]`` the rank of token ``k`` (0 = highest).
+    """
+    K, n, T = _check_sizes(K, n, T, distinct)
+    rng = _rng(seed)
+    priority = rng.permutation(K)
+    X = _draw_tokens(rng, K, n, T, distinct)
+    y = np.take_along_axis(X, np.argmin(priority[X], axis=1)[:, None], axis=1)[:, 0]
+    return X, y, priority
+
+
+def general_dataset(
+    K: int,
+    n: int,
+    T: int,
+    seed: int | np.random.Generator | None = None,
+    *,
+    distinct: bool = True,
+    require_cycle: bool = True,
+    max_redraws: int = 100,
+) -> tuple[np.ndarray, np.ndarray]:
+    """A general (possibly cyclic) data set (Appendix D) with realizable labels.
+
+    Each input has ``T`` tokens drawn uniformly (distinct within the sequence when
+    ``distinct``); its label is one of its own tokens, drawn uniformly (so Assumption 2 holds).
+
+    With ``require_cycle`` the draw is repeated until some token-priority graph has a
+    strongly-connected component with two or more nodes *and* some strict relation
+    ``(i => j)`` exists (so that both ``W^cyc`` and ``W^mm`` are non-trivial, as Theorems 2-3
+    assume), at most ``max_redraws`` times. At ``K = 6, n = 6, T = 4`` about half of the plain
+    draws have no multi-node component; the authors' code redraws too.
+
+    Raises
+    ------
+    GenerationError
+        If ``require_cycle`` and no draw within ``max_redraws`` qualifies.
+    """
+    K, n, T = _check_sizes(K, n, T, distinct)
+    max_redraws = as_count(max_redraws, "max_redraws")
+    rng = _rng(seed)
+    for _ in range(max_redraws if require_cycle else 1):
+        X = _draw_tokens(rng, K, n, T, distinct)
+        y = X[np.arange(n), rng.integers(0, T, size=n)]
+        if not require_cycle:
+            return X, y
+        tpg = token_priority_graphs(X, y, K)
+        if tpg.has_cycle and tpg.n_strict > 0:
+            return X, y
+    raise GenerationError(
+        f"no draw of {max_redraws} had a multi-node strongly-connected component and a strict "
+        f"relation (K={K}, n={n}, T={T}, distinct={distinct}); raise max_redraws or change sizes"
+    )
