@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from ntpnb.errors import ClaimCheckError, InvalidDataError
-from ntpnb.pipeline.claims import ClaimLog, format_number
+from ntpnb.errors import ClaimCheckError, InvalidDataError, PathError
+from ntpnb.pipeline.claims import ClaimLog, format_number, load_chapter_record, load_chapter_records
 
 
 @pytest.fixture
@@ -94,3 +94,33 @@ def test_format_decade_gives_the_power_of_ten_above():
     assert format_decade(0.0) == "0"
     with pytest.raises(InvalidDataError):
         format_decade(float("nan"))
+
+
+def test_the_record_is_dumped_and_loaded_as_one_type(log, tmp_path):
+    log.check("A1", "interval", 0.5, "in", (0.025, 0.975), paper="p")
+    log.check("A2", "gap", 3e-17, "<", 1e-12, floor=1e-12, kind="sanity")
+    log.qualify("A1", "a stated limit")
+    loaded = load_chapter_record(log.path)
+    assert loaded == log.record
+    assert loaded.checks[0].target == (0.025, 0.975) and loaded.checks[1].measured == "< 1e-12"
+    assert loaded.qualifications == (("A1", "a stated limit"),)
+    assert load_chapter_records(log.path.parent) == [loaded]
+    assert load_chapter_records(tmp_path / "nothing here") == []
+
+
+def test_an_older_record_loads_with_the_defaults_it_lacks(tmp_path):
+    old = {"claim": "A1", "what": "x", "value": 0.123456, "relation": ">", "target": 0.0, "tol": 0.0}
+    path = tmp_path / "demo.json"
+    path.write_text(json.dumps({"notebook": "demo", "profile": "paper", "checks": [dict(old, passed=True)]}))
+    record = load_chapter_record(path)
+    assert record.platform is None and record.qualifications == ()
+    (check,) = record.checks
+    assert (check.kind, check.paper, check.profile, check.measured) == ("claim", "", "paper", "0.1235")
+
+
+@pytest.mark.parametrize("text", ["{", "[]", '{"checks": []}'])
+def test_a_broken_record_is_named(tmp_path, text):
+    path = tmp_path / "broken.json"
+    path.write_text(text)
+    with pytest.raises(PathError, match=r"broken\.json"):
+        load_chapter_record(path)

@@ -7,7 +7,9 @@ import json
 import pytest
 
 from ntpnb.errors import PathError
+from ntpnb.pipeline.claims import ClaimLog
 from ntpnb.pipeline.compare import compare_runs, main, sanitizers
+from ntpnb.pipeline.platform import cpu_model
 
 
 def write_run(root, cells_by_notebook):
@@ -49,3 +51,16 @@ def test_a_folder_without_notebooks_is_named(tmp_path, capsys):
 def test_the_rules_are_nbvals():
     patterns = [r.pattern for r, _ in sanitizers()]
     assert any("ms|s|sec" in p for p in patterns) and any("0x" in p for p in patterns)
+
+
+def test_the_platforms_come_from_the_claim_records_and_a_broken_one_is_skipped(tmp_path, capsys):
+    a = write_run(tmp_path / "a", {"01_x": ["ok\n"]})
+    b = write_run(tmp_path / "b", {"01_x": ["ok\n"]})
+    ClaimLog("01_x", "quick", a).check("A1", "x", 1.0, ">", 0.0)
+    (b / "claims").mkdir()
+    (b / "claims" / "01_x.json").write_text("{")
+    capsys.readouterr()
+    assert main([str(a), str(b)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith(f"{a}: {cpu_model()}; ") and " x" in lines[0]  # the BLAS and its threads
+    assert lines[1] == f"{b}: no platform recorded"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import platform
@@ -9,20 +10,21 @@ import re
 import subprocess
 import sys
 
+import jupytext
 import numpy as np
 import pytest
 from threadpoolctl import threadpool_info
 
 from ntpnb.errors import ClaimCheckError, NTPError
+from ntpnb.linear.datasets import TOY2D_ENTROPY
 from ntpnb.pipeline.claims import ClaimLog
 from ntpnb.pipeline.paths import output_layout
 from ntpnb.pipeline.platform import cpu_model, format_platform, platform_info
-from ntpnb.pipeline.registry import CLAIMS, claim_spec, sort_key
+from ntpnb.pipeline.registry import CLAIMS, claim_spec, paper_value, sort_key
 from ntpnb.pipeline.report import (
     PLATFORM_TITLE,
     chapter_sections,
     heading_slug,
-    load_records,
     render_claims_page,
     render_report,
     write_report,
@@ -86,6 +88,74 @@ def test_a_claims_statement_and_paper_value_are_written_once():
         if name.endswith(".md"):
             rows = re.findall(r"^\| *\**([AB]\d+)\** *\|", body, flags=re.M)
             assert not rows, f"{name} holds a table of claims ({rows[:3]}...): generate it from the registry"
+
+
+def test_a_paper_value_is_data_of_the_registry():
+    assert paper_value("B8", "corr") == 0.99 and CLAIMS["B8"].paper_value.endswith("$> 0.99$")
+    assert paper_value("A8", "entropy") == TOY2D_ENTROPY  # the entropy our 2D instance is tempered to
+    b11 = CLAIMS["B11"]
+    assert all(part in b11.paper_value for part in ("$> 0.99$", "$9.59$ (global)", "$0.09$ (local)"))
+    assert dict(b11.values) == {"local_corr": 0.99, "global_distance": 9.59, "local_distance": 0.09}
+    with pytest.raises(NTPError, match="local_corr, global_distance"):
+        paper_value("B11", "corr")
+    with pytest.raises(NTPError, match="values: none"):
+        paper_value("A1", "gap")
+    with pytest.raises(NTPError, match="A1, A2"):
+        paper_value("C1", "x")
+
+
+def _paper_numbers(claim_ids) -> dict[str, str]:
+    """The paper values of ``claim_ids`` as they print (``"0.99"``) -> which claim they belong to."""
+    return {f"{v:g}": f"{cid} {name}" for cid in claim_ids for name, v in CLAIMS[cid].values.items()}
+
+
+def _typed(text: str, numbers: dict[str, str]) -> list[str]:
+    """The numbers typed in ``text`` (not part of a longer number)."""
+    return [n for n in numbers if re.search(rf"(?<![\d.]){re.escape(n)}(?!\d)", text)]
+
+
+def _quoted_paper_values(cell: str) -> list[str]:
+    """The literal text of every ``paper=`` argument of ``cell`` (the f-strings' literal parts)."""
+    quoted = []
+    for node in ast.walk(ast.parse(cell)):
+        for keyword in getattr(node, "keywords", []) if isinstance(node, ast.Call) else []:
+            if keyword.arg == "paper":
+                parts = keyword.value.values if isinstance(keyword.value, ast.JoinedStr) else [keyword.value]
+                quoted += [p.value for p in parts if isinstance(p, ast.Constant) and isinstance(p.value, str)]
+    return quoted
+
+
+#: Profile parameters equal to a paper value of a claim their chapter checks, but settings, not
+#: thresholds from the paper: they are not read from the registry.
+_SETTINGS_LIKE_A_PAPER_VALUE = {
+    "06_attention": {"lr_global", "pseudo_threshold"},  # Fig. 3's step size; the authors' C_thres
+}
+
+
+def test_paper_values_are_not_typed_in_checks_or_profiles():
+    """A check quotes, and the paper profile requires, the registry's numbers: it does not type them."""
+    for path in sorted((ROOT / "notebooks").glob("*.md")):
+        numbers = _paper_numbers(_checked_ids(path.read_text()))
+        cells = [c.source for c in jupytext.read(path).cells if c.cell_type == "code"]
+        for text in (q for cell in cells for q in _quoted_paper_values(cell)):
+            typed = [numbers[n] for n in _typed(text, numbers)]
+            assert not typed, f"{path.stem}: paper={text!r} types {typed}: use paper_value"
+    tree = ast.parse((ROOT / "ntpnb" / "pipeline" / "profiles.py").read_text())
+    checked = {p.stem: _checked_ids(p.read_text()) for p in (ROOT / "notebooks").glob("*.md")}
+    for notebook in (n for n in ast.walk(tree) if isinstance(n, ast.Dict)):
+        for name, per in zip(notebook.keys, notebook.values, strict=True):
+            if not (isinstance(name, ast.Constant) and name.value in checked and isinstance(per, ast.Dict)):
+                continue
+            numbers = _paper_numbers(checked[name.value])
+            allowed = _SETTINGS_LIKE_A_PAPER_VALUE.get(name.value, set())
+            for values in (v for v in per.values if isinstance(v, ast.Dict)):
+                for key, value in zip(values.keys, values.values, strict=True):
+                    if isinstance(value, ast.Constant) and type(value.value) in (int, float):
+                        typed = _typed(f"{value.value:g}", numbers)
+                        assert not typed or key.value in allowed, (
+                            f"profiles.py: {name.value} {key.value} = {value.value} is "
+                            f"{numbers[typed[0]]}: use paper_value"
+                        )
 
 
 def _checked_ids(source: str) -> set[str]:
@@ -208,7 +278,7 @@ def test_report_flags_unregistered_claim_ids(tmp_path):
     ClaimLog("08_other", "paper", layout.root).check("Z9", "x", 1.0, ">", 0.0)
     report = render_report(layout)
     assert "missing from the registry: Z9" in report
-    assert load_records(layout)[0].section is None  # no executed notebook: link to the chapter
+    assert "| [Z9](/outputs/notebooks/08_other.ipynb) |" in report  # no executed notebook: the chapter
 
 
 def test_report_without_any_run_lists_every_claim_as_unchecked(tmp_path):

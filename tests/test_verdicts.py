@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from ntpnb.errors import InvalidDataError
-from ntpnb.pipeline.claims import ClaimLog
+from ntpnb.pipeline.claims import Check, ClaimLog
 from ntpnb.pipeline.verdicts import (
     CHECK_FAILED,
     NOT_REPRODUCED,
@@ -20,8 +20,8 @@ from ntpnb.pipeline.verdicts import (
 )
 
 
-def check(kind="claim", passed=True, what="x", measured="1", paper=""):
-    return {"kind": kind, "passed": passed, "what": what, "measured": measured, "paper": paper}
+def check(kind="claim", passed=True, what="x", measured="1", paper="", claim="A1"):
+    return Check(claim, what, 1.0, ">", 0.0, 0.0, paper, passed, "quick", kind, measured)
 
 
 @pytest.mark.parametrize(
@@ -52,11 +52,7 @@ def test_finding_reasons_quote_ours_and_the_papers():
 
 
 def test_verdicts_of_every_id_and_counts():
-    checks = [
-        dict(check(), claim="A1"),
-        dict(check("finding"), claim="A2"),
-        dict(check("sanity"), claim="A3"),
-    ]
+    checks = [check(claim="A1"), check("finding", claim="A2"), check("sanity", claim="A3")]
     res = verdicts(["A1", "A2", "A3", "A4"], checks, [("A1", "only d = 2")])
     assert [v.verdict for v in res.values()] == [QUALIFIED, NOT_REPRODUCED, NOT_TESTED, NOT_TESTED]
     counts = verdict_counts(res)

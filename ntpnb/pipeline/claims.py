@@ -7,6 +7,12 @@ report is built from these records, with the platform of the run, see
 :mod:`~ntpnb.pipeline.platform`), and raises :class:`~ntpnb.errors.ClaimCheckError` if the
 claim does not hold, so a broken claim fails the run.
 
+The record of a run is one :class:`ChapterRecord` (the notebook, its profile, its
+:class:`Check` objects, its qualifications and its platform), written by
+:meth:`ChapterRecord.dump` and read by :func:`load_chapter_record` (one file) or
+:func:`load_chapter_records` (a folder): the report, the verdicts, the comparison of runs and the
+runner's failure records all read it so.
+
 A check is one of three kinds (:data:`KINDS`). A ``"claim"`` check is evidence for the paper:
 it would fail if the paper's claim were false. A ``"finding"`` check records that a claim does
 *not* reproduce: it pins the measured shortfall (so a regression or a fix is seen) and quotes the
@@ -25,17 +31,21 @@ import html
 import json
 import math
 import operator
-from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
+from typing import Any
 
-from ..errors import ClaimCheckError, InvalidDataError
+from ..errors import ClaimCheckError, InvalidDataError, PathError
 from .atomic import atomic_write_text
 from .paths import output_layout
 from .platform import platform_info
 
 __all__ = [
     "Check",
+    "ChapterRecord",
+    "load_chapter_record",
+    "load_chapter_records",
     "ClaimLog",
     "ClaimTable",
     "KINDS",
@@ -108,14 +118,41 @@ class Check:
     kind: str = "claim"
     measured: str = ""  # the value as printed (rounded); the chapter's claim table shows it
 
-    def line(self, digits: int, floor: float | None = None) -> str:
+    @property
+    def line(self) -> str:
         """The rounded, human-readable form printed by :meth:`ClaimLog.check` (two lines)."""
-        value = format_number(self.value, digits, floor)
         verdict = "PASS" if self.passed else "FAIL"
         paper = f"; paper: {self.paper}" if self.paper else ""
-        required = format_requirement(self.relation, self.target, self.tol)
-        label = self.claim if self.kind == "claim" else f"{self.claim} ({self.kind})"
-        return f"[{verdict}] {label} {self.what}\n       measured {value}; required {required}{paper}"
+        measured = f"measured {self.measured}; required {self.required}{paper}"
+        return f"[{verdict}] {self.label} {self.what}\n       {measured}"
+
+    @property
+    def label(self) -> str:
+        """The claim id, followed by the kind unless it is evidence: ``"A1"``, ``"A1 (sanity)"``."""
+        return self.claim if self.kind == "claim" else f"{self.claim} ({self.kind})"
+
+    @property
+    def required(self) -> str:
+        """What the check requires of the value, as printed (:func:`format_requirement`)."""
+        return format_requirement(self.relation, self.target, self.tol)
+
+    def to_json(self) -> dict[str, Any]:
+        """The check as plain JSON data (the interval target as a list)."""
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any], profile: str = "") -> Check:
+        """The check :meth:`to_json` wrote; ``profile`` fills in a record without one.
+
+        An older record may lack the kind (it is evidence), the paper's value, or the printed
+        value (the value rounded to 4 digits stands for it); unknown entries are ignored.
+        """
+        known = {f.name for f in fields(cls)}
+        values = {"paper": "", "profile": profile} | {k: v for k, v in data.items() if k in known}
+        if isinstance(values["target"], list):
+            values["target"] = tuple(values["target"])
+        values["measured"] = values.get("measured") or format_number(values["value"], 4)
+        return cls(**values)
 
 
 def format_requirement(relation: str, target: Target, tol: float) -> str:
@@ -126,6 +163,77 @@ def format_requirement(relation: str, target: Target, tol: float) -> str:
     if relation == "~":
         return f"= {target:g} ± {tol:g}"
     return f"{relation} {target:g}"
+
+
+Qualification = tuple[str, str]  # (claim id, text)
+
+
+@dataclass(frozen=True)
+class ChapterRecord:
+    """What one run of a chapter recorded: its checks, its qualifications and its platform.
+
+    Attributes
+    ----------
+    notebook
+        The notebook's name (file stem).
+    profile
+        The profile it ran at.
+    checks
+        Every check, in the order it was made.
+    qualifications
+        ``(claim, text)`` of every qualification (:meth:`ClaimLog.qualify`).
+    platform
+        :func:`~ntpnb.pipeline.platform.platform_info` of the kernel that ran it (None in a
+        record older than that).
+    """
+
+    notebook: str
+    profile: str
+    checks: tuple[Check, ...] = ()
+    qualifications: tuple[Qualification, ...] = ()
+    platform: Mapping[str, Any] | None = None
+
+    def dump(self) -> str:
+        """The record as JSON text, as ``<output>/claims/<notebook>.json`` holds it."""
+        record = {
+            "notebook": self.notebook,
+            "profile": self.profile,
+            "checks": [c.to_json() for c in self.checks],
+            "qualifications": [{"claim": c, "text": t} for c, t in self.qualifications],
+            "platform": self.platform,
+        }
+        return json.dumps(record, indent=1) + "\n"
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> ChapterRecord:
+        """The record :meth:`dump` wrote, parsed (see :meth:`Check.from_json` for older ones)."""
+        profile = data.get("profile", "")
+        return cls(
+            notebook=data["notebook"],
+            profile=profile,
+            checks=tuple(Check.from_json(c, profile) for c in data.get("checks", [])),
+            qualifications=tuple((q["claim"], q["text"]) for q in data.get("qualifications", [])),
+            platform=data.get("platform"),
+        )
+
+
+def load_chapter_record(path: Path) -> ChapterRecord:
+    """The chapter record in the JSON file ``path``.
+
+    Raises
+    ------
+    PathError
+        If the file cannot be read, is not JSON, or does not hold a chapter record (naming it).
+    """
+    try:
+        return ChapterRecord.from_json(json.loads(Path(path).read_text(encoding="utf-8")))
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise PathError(f"cannot read the claim record {path}: {type(exc).__name__}: {exc}") from exc
+
+
+def load_chapter_records(folder: Path) -> list[ChapterRecord]:
+    """Every chapter record in ``folder`` (``*.json``, by file name; none if it does not exist)."""
+    return [load_chapter_record(path) for path in sorted(Path(folder).glob("*.json"))]
 
 
 class ClaimLog:
@@ -146,7 +254,7 @@ class ClaimLog:
         self.profile = profile
         self.path = output_layout(output_dir).claims / f"{notebook}.json"
         self.checks: list[Check] = []
-        self.qualifications: list[tuple[str, str]] = []
+        self.qualifications: list[Qualification] = []
         self.platform = platform_info()  # the machine of this run (the notebook's kernel)
         self._write()
 
@@ -216,10 +324,9 @@ class ClaimLog:
         check = Check(claim, what, value, relation, target, tol, paper, passed, self.profile, kind, measured)
         self.checks.append(check)
         self._write()
-        line = check.line(digits, floor)
-        print(line)
+        print(check.line)
         if not passed:
-            raise ClaimCheckError(f"{self.notebook}: {line}")
+            raise ClaimCheckError(f"{self.notebook}: {check.line}")
 
     def qualify(self, claim: str, text: str) -> None:
         """Attach a qualification to ``claim``: a stated limit of what its evidence shows.
@@ -242,15 +349,15 @@ class ClaimLog:
         """
         return ClaimTable(tuple(self.checks))
 
+    @property
+    def record(self) -> ChapterRecord:
+        """What this run has recorded so far."""
+        return ChapterRecord(
+            self.notebook, self.profile, tuple(self.checks), tuple(self.qualifications), self.platform
+        )
+
     def _write(self) -> None:
-        record = {
-            "notebook": self.notebook,
-            "profile": self.profile,
-            "checks": [asdict(c) for c in self.checks],
-            "qualifications": [{"claim": c, "text": t} for c, t in self.qualifications],
-            "platform": self.platform,
-        }
-        atomic_write_text(self.path, json.dumps(record, indent=1) + "\n")
+        atomic_write_text(self.path, self.record.dump())
 
 
 _TABLE_COLUMNS = ("claim", "what", "paper", "ours", "required", "result")
@@ -265,14 +372,7 @@ class ClaimTable:
     def rows(self) -> list[tuple[str, ...]]:
         """One row of strings per check, in the order of :data:`_TABLE_COLUMNS`."""
         return [
-            (
-                c.claim if c.kind == "claim" else f"{c.claim} ({c.kind})",
-                c.what,
-                c.paper,
-                c.measured or format_number(c.value, 4),
-                format_requirement(c.relation, c.target, c.tol),
-                "PASS" if c.passed else "FAIL",
-            )
+            (c.label, c.what, c.paper, c.measured, c.required, "PASS" if c.passed else "FAIL")
             for c in self.checks
         ]
 

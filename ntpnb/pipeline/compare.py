@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import PathError
+from .claims import load_chapter_record
 
 __all__ = ["SANITIZE_CONFIG", "OutputDifference", "sanitizers", "text_outputs", "compare_runs", "main"]
 
@@ -109,8 +110,8 @@ def _platform_line(run: Path) -> str:
     seen = []
     for path in sorted((run / "claims").glob("*.json")):
         try:
-            info = json.loads(path.read_text(encoding="utf-8")).get("platform")
-        except (OSError, json.JSONDecodeError):
+            info = load_chapter_record(path).platform
+        except PathError:  # unreadable: not a record of the run
             continue
         if not info:
             continue

@@ -7,6 +7,11 @@ pages list every id here, whether or not a notebook has checked it yet, so a cla
 silently drop out; tests reject a notebook check that names an id missing here, and a copy of a
 statement or paper value anywhere else in the repository.
 
+A paper's number is data: :attr:`ClaimSpec.values` holds it by name (B8's ``corr`` is 0.99), the
+text of :attr:`ClaimSpec.paper_value` is made from it (its ``%(corr)g`` placeholders), and code
+that needs the number asks :func:`paper_value` (the ``paper`` profile's thresholds that are paper
+values, the ``paper=`` quotes of the chapters' checks), so that each number is written here once.
+
 Statements are MyST markdown (inline math with ``$...$``) and must not contain ``|`` (they go
 into table cells): write norms as ``\lVert \rVert``.
 """
@@ -14,12 +19,14 @@ into table cells): write norms as ``\lVert \rVert``.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from ..errors import NTPError
+from ..linear.datasets import TOY2D_ENTROPY
 
-__all__ = ["ClaimSpec", "CLAIMS", "PAPERS", "claim_spec", "sort_key"]
+__all__ = ["ClaimSpec", "CLAIMS", "PAPERS", "claim_spec", "paper_value", "sort_key"]
 
 #: The two papers, by the letter that prefixes their claim ids.
 PAPERS: MappingProxyType[str, str] = MappingProxyType(
@@ -46,13 +53,23 @@ class ClaimSpec:
         What it claims, in MyST markdown.
     paper_value
         The value, threshold or shape the paper reports ("theorem" if it is a statement without
-        a number).
+        a number). Given with ``%(name)g`` placeholders for the numbers of :attr:`values`, which
+        the spec fills in: the attribute holds the text as the pages show it.
+    values
+        The paper's numbers, by name (e.g. ``{"corr": 0.99}``); see :func:`paper_value`.
     """
 
     id: str
     where: str
     statement: str
     paper_value: str
+    values: Mapping[str, float] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        values = MappingProxyType(dict(self.values))
+        object.__setattr__(self, "values", values)
+        if values:
+            object.__setattr__(self, "paper_value", self.paper_value % values)
 
     @property
     def paper(self) -> str:
@@ -112,7 +129,8 @@ _SPECS = (
         "Fig. 1 (left)",
         r"the 2D example ($m=3$, $d=2$, $V=5$, $\lvert\mathcal{S}_j\rvert=3$) and its $W^{\rm mm}$; "
         r"$w_1 = w_5$ (shared support pattern)",
-        r"$\mathcal{H} = 0.8811$ on the paper's instance",
+        r"$\mathcal{H} = %(entropy)g$ on the paper's instance",
+        values={"entropy": TOY2D_ENTROPY},
     ),
     ClaimSpec(
         "A9",
@@ -131,7 +149,8 @@ _SPECS = (
         "A11",
         "Fig. 3",
         r"the synthetic instance: $n=5000$, $m=50$, $d=60$, $V=10$, $\lvert\mathcal{S}_j\rvert=6$",
-        r"$\mathcal{H} \approx 1.445$ nats",
+        r"$\mathcal{H} \approx %(entropy)g$ nats",
+        values={"entropy": 1.445},
     ),
     ClaimSpec(
         "A12",
@@ -217,26 +236,31 @@ _SPECS = (
         "Fig. 3",
         r"acyclic data, $K = d = 8$, $n = 4$, $T = 6$, normalized GD (lr 0.01, 4000 steps), "
         "100 trials",
-        r"mean correlation with $W^{\rm mm}$ $> 0.99$",
+        r"mean correlation with $W^{\rm mm}$ $> %(corr)g$",
+        values={"corr": 0.99},
     ),
     ClaimSpec(
         "B9",
         "Fig. 4",
         r"cyclic data, $K = 6$, $d = 8$, $n = 6$, $T = 4$, 100 trials",
-        r"correlation $\approx 0.987$; $\lVert\Pi_{\mathcal{S}_{\rm cyc}}(W) - W^{\rm cyc}\rVert "
-        r"< 0.01$",
+        r"correlation $\approx %(corr)g$; $\lVert\Pi_{\mathcal{S}_{\rm cyc}}(W) - W^{\rm cyc}\rVert "
+        r"< %(distance)g$",
+        values={"corr": 0.987, "distance": 0.01},
     ),
     ClaimSpec(
         "B10",
         "Fig. 5, Sec. 6",
         "general head, squared loss: $W$ aligns with the SVM of the pseudo token-priority graph",
-        r"local correlation $> 0.99$; pseudo cyclic distance $0$",
+        r"local correlation $> %(local_corr)g$; pseudo cyclic distance $0$",
+        values={"local_corr": 0.99},
     ),
     ClaimSpec(
         "B11",
         "Fig. 6, Sec. 6",
         "general head, cross-entropy: alignment with the pseudo graph's SVM",
-        r"local correlation $> 0.99$; cyclic distance $9.59$ (global) vs $0.09$ (local)",
+        r"local correlation $> %(local_corr)g$; cyclic distance $%(global_distance)g$ (global) vs "
+        r"$%(local_distance)g$ (local)",
+        values={"local_corr": 0.99, "global_distance": 9.59, "local_distance": 0.09},
     ),
 )
 
@@ -252,6 +276,23 @@ def sort_key(claim_id: str) -> tuple[str, int]:
     if not match:
         return ("~", 0)  # unknown ids last
     return (match.group(1), int(match.group(2)))
+
+
+def paper_value(claim_id: str, name: str) -> float:
+    """The paper's number ``name`` of claim ``claim_id`` (e.g. ``paper_value("B8", "corr")``: 0.99).
+
+    Raises
+    ------
+    NTPError
+        If the id is not in the registry, or the claim has no number of that name (the error
+        lists the names it has).
+    """
+    values = claim_spec(claim_id).values
+    try:
+        return values[name]
+    except KeyError:
+        known = ", ".join(values) or "none"
+        raise NTPError(f"claim {claim_id} has no paper value {name!r}; its values: {known}") from None
 
 
 def claim_spec(claim_id: str) -> ClaimSpec:

@@ -7,6 +7,10 @@ statement and value, our measured values, the tolerances, pass or fail, the prof
 and a link to the section of the chapter that checks it. A claim that no notebook checked yet,
 or whose check failed, is listed as such; checks that name an id missing from the registry are
 listed apart.
+
+Everything comes from the chapter records (:func:`~ntpnb.pipeline.claims.load_chapter_records`);
+where a check is printed (the section of its chapter, and that section's anchor) is read from
+the executed notebook as the page is made (:func:`chapter_sections`).
 """
 
 from __future__ import annotations
@@ -15,29 +19,26 @@ import functools
 import json
 import re
 from collections import defaultdict
-from dataclasses import dataclass
+from collections.abc import Sequence
 from pathlib import Path
 
 from markdown_it import MarkdownIt
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 
 from .atomic import atomic_write_text
-from .claims import format_number, format_requirement
+from .claims import ChapterRecord, Check, load_chapter_records
 from .paths import OutputLayout
 from .platform import platform_section
 from .registry import CLAIMS, PAPERS, sort_key
 from .verdicts import CHECK_FAILED, NOT_REPRODUCED, Verdict, format_counts, verdict_counts, verdicts
 
 __all__ = [
-    "CheckRecord",
     "REPORT_DOCNAME",
     "CLAIMS_PAGE_DOCNAME",
     "render_claims_page",
     "chapter_sections",
-    "load_records",
-    "load_qualifications",
+    "record_sections",
     "claim_verdicts",
-    "load_platforms",
     "render_report",
     "write_report",
     "verdict_summary",
@@ -50,7 +51,13 @@ REPORT_DOCNAME = "outputs/report"
 CLAIMS_PAGE_DOCNAME = "outputs/claim_list"
 
 
-def _claim_result(verdict: Verdict, checks: list[CheckRecord]) -> str:
+#: A check and the notebook whose run made it.
+Made = tuple[str, Check]
+#: Notebook -> (claim id, what) of each check it printed -> (heading, anchor) of the section above.
+Sections = dict[str, dict[tuple[str, str], tuple[str, str]]]
+
+
+def _claim_result(verdict: Verdict, checks: Sequence[Check]) -> str:
     """The result cell of one claim: its verdict, the checks behind it, the profile, the reasons."""
     if not checks:
         return f"{verdict.verdict} (no check yet)"
@@ -62,83 +69,37 @@ def _claim_result(verdict: Verdict, checks: list[CheckRecord]) -> str:
         parts.append(f"{verdict.sanity} sanity")
     if verdict.failed:
         parts.append(f"{verdict.failed} failed")
-    profile = ", ".join(sorted({r.profile for r in checks}))
+    profile = ", ".join(sorted({c.profile for c in checks}))
     cell = f"{label}: {', '.join(parts)} ({profile})"
     if verdict.reasons:
         cell += "".join(f"<br>{_escape(reason)}" for reason in verdict.reasons)
     return cell
 
 
-@dataclass(frozen=True)
-class CheckRecord:
-    """One recorded check, with the chapter (and section) that made it."""
-
-    notebook: str
-    claim: str
-    what: str
-    measured: str
-    required: str
-    paper: str
-    passed: bool
-    profile: str
-    section: str | None  # heading text of the section the check's output appears in
-    anchor: str | None  # that section's anchor in the chapter page
-    kind: str = "claim"  # "claim" (evidence), "finding" (does not hold) or "sanity" (of the code)
-
-
 #: The title of the report's section on the machines of the runs.
 PLATFORM_TITLE = "Where the numbers were computed"
 
 
-def load_platforms(layout: OutputLayout) -> dict[str, dict | None]:
-    """Notebook -> the platform its run recorded in ``layout.claims`` (None for a record without one)."""
-    out = {}
-    for path in sorted(layout.claims.glob("*.json")):
-        data = json.loads(path.read_text(encoding="utf-8"))
-        out[data["notebook"]] = data.get("platform")
-    return out
+def _made(records: Sequence[ChapterRecord]) -> list[Made]:
+    """Every check of ``records`` with its notebook, in the records' order."""
+    return [(r.notebook, c) for r in records for c in r.checks]
 
 
-def load_records(layout: OutputLayout) -> list[CheckRecord]:
-    """Every check recorded under ``layout.claims``, located in its executed notebook."""
-    records = []
-    for path in sorted(layout.claims.glob("*.json")):
-        data = json.loads(path.read_text(encoding="utf-8"))
-        notebook = data["notebook"]
-        sections = chapter_sections(layout.notebooks / f"{notebook}.ipynb")
-        for c in data["checks"]:
-            measured = c.get("measured") or format_number(c["value"], 4)
-            target = tuple(c["target"]) if isinstance(c["target"], list) else c["target"]
-            records.append(
-                CheckRecord(
-                    notebook=notebook,
-                    claim=c["claim"],
-                    what=c["what"],
-                    measured=measured,
-                    required=format_requirement(c["relation"], target, c["tol"]),
-                    paper=c.get("paper", ""),
-                    passed=bool(c["passed"]),
-                    profile=c.get("profile", data.get("profile", "")),
-                    section=sections.get((c["claim"], c["what"]), (None, None))[0],
-                    anchor=sections.get((c["claim"], c["what"]), (None, None))[1],
-                    kind=c.get("kind", "claim"),
-                )
-            )
-    return records
+def _by_claim(records: Sequence[ChapterRecord]) -> dict[str, list[Made]]:
+    by_claim: dict[str, list[Made]] = defaultdict(list)
+    for made in _made(records):
+        by_claim[made[1].claim].append(made)
+    return by_claim
 
 
-def load_qualifications(layout: OutputLayout) -> list[tuple[str, str]]:
-    """Every ``(claim, text)`` qualification recorded under ``layout.claims``."""
-    out = []
-    for path in sorted(layout.claims.glob("*.json")):
-        data = json.loads(path.read_text(encoding="utf-8"))
-        out += [(q["claim"], q["text"]) for q in data.get("qualifications", [])]
-    return out
+def _record_verdicts(records: Sequence[ChapterRecord]) -> dict[str, Verdict]:
+    checks = [c for r in records for c in r.checks]
+    return verdicts(CLAIMS, checks, [q for r in records for q in r.qualifications])
 
 
 def claim_verdicts(layout: OutputLayout) -> dict[str, Verdict]:
     """The verdict of every claim of the registry from the records under ``layout``."""
-    return verdicts(CLAIMS, load_records(layout), load_qualifications(layout))
+    return _record_verdicts(load_chapter_records(layout.claims))
 
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
@@ -213,16 +174,29 @@ def _escape(text: str) -> str:
     return _MD_SPECIAL.sub(r"\\\1", text)
 
 
-def _target(record: CheckRecord) -> str:
-    target = f"/outputs/notebooks/{record.notebook}.ipynb"
-    return f"{target}#{record.anchor}" if record.anchor else target
+def record_sections(layout: OutputLayout, records: Sequence[ChapterRecord]) -> Sections:
+    """Where the checks of ``records`` are printed: :func:`chapter_sections` of each notebook."""
+    return {r.notebook: chapter_sections(layout.notebooks / f"{r.notebook}.ipynb") for r in records}
 
 
-def _link(record: CheckRecord) -> str:
+def _section(sections: Sections, made: Made) -> tuple[str, str] | None:
+    notebook, check = made
+    return sections.get(notebook, {}).get((check.claim, check.what))
+
+
+def _target(sections: Sections, made: Made) -> str:
+    """The address of the section that printed the check (the chapter, if it is not found)."""
+    target = f"/outputs/notebooks/{made[0]}.ipynb"
+    section = _section(sections, made)
+    return f"{target}#{section[1]}" if section else target
+
+
+def _link(sections: Sections, made: Made) -> str:
     """A short link to the section that made the check: ``01 § <section>``."""
-    number = record.notebook.split("_", 1)[0]
-    section = f" § {_escape_text(record.section)}" if record.section else ""
-    return f"[{_escape(number)}{section}]({_target(record)})"
+    number = made[0].split("_", 1)[0]
+    section = _section(sections, made)
+    heading = f" § {_escape_text(section[0])}" if section else ""
+    return f"[{_escape(number)}{heading}]({_target(sections, made)})"
 
 
 def _escape_text(text: str) -> str:
@@ -286,17 +260,15 @@ def _failures_note(layout: OutputLayout) -> list[str]:
 
 def render_report(layout: OutputLayout) -> str:
     """The report page (MyST markdown) for the records under ``layout``."""
-    records = load_records(layout)
+    records = load_chapter_records(layout.claims)
+    made = _made(records)
+    sections = record_sections(layout, records)
     titles = _chapter_titles(layout)
-    by_claim: dict[str, list[CheckRecord]] = defaultdict(list)
-    by_notebook: dict[str, list[CheckRecord]] = defaultdict(list)
-    for r in records:
-        by_claim[r.claim].append(r)
-        by_notebook[r.notebook].append(r)
+    by_claim = _by_claim(records)
 
-    results = verdicts(CLAIMS, records, load_qualifications(layout))
+    results = _record_verdicts(records)
     counts = verdict_counts(results)
-    profiles = sorted({r.profile for r in records}) or ["none"]
+    profiles = sorted({c.profile for _, c in made}) or ["none"]
     lines = [
         "---",
         "html_theme.sidebar_secondary.remove: true",  # the tables need the page's full width
@@ -310,7 +282,7 @@ def render_report(layout: OutputLayout) -> str:
         "Each claim and the place in the paper are listed on",
         f"{{doc}}`the claims page </{CLAIMS_PAGE_DOCNAME}>`.",
         "",
-        f"**{format_counts(counts, len(CLAIMS))}**; {len(records)} checks in all; profile of "
+        f"**{format_counts(counts, len(CLAIMS))}**; {len(made)} checks in all; profile of "
         f"the runs: {', '.join(profiles)} (`paper` = the papers' settings, `quick` = the "
         "seconds-scale test run).",
         "",
@@ -334,8 +306,8 @@ def render_report(layout: OutputLayout) -> str:
             if spec.paper != paper:
                 continue
             checks = by_claim.get(cid, [])
-            result = _claim_result(results[cid], checks)
-            where = "<br>".join(dict.fromkeys(_link(r) for r in checks))
+            result = _claim_result(results[cid], [c for _, c in checks])
+            where = "<br>".join(dict.fromkeys(_link(sections, m) for m in checks))
             lines.append(
                 f"| **{cid}** ({spec.where}) | {spec.statement} | {spec.paper_value} | {result} | {where} |"
             )
@@ -351,10 +323,13 @@ def render_report(layout: OutputLayout) -> str:
         "*finding* record a claim measured not to hold.",
         "",
     ]
-    if not records:
+    if not made:
         lines += ["No notebook has recorded a check yet: run `ntpnb reproduce`.", ""]
-    for notebook, checks in by_notebook.items():
-        profile = ", ".join(sorted({r.profile for r in checks}))
+    for record in records:
+        if not record.checks:
+            continue
+        notebook = record.notebook
+        profile = ", ".join(sorted({c.profile for c in record.checks}))
         title = _escape(titles.get(notebook, notebook))
         lines += [
             f"### {_escape(notebook.split('_', 1)[0])}. {title}",
@@ -364,12 +339,13 @@ def render_report(layout: OutputLayout) -> str:
             "| claim | what was measured | ours | required | the paper | result |",
             "|---|---|---|---|---|---|",
         ]
-        for r in checks:
-            result = "pass" if r.passed else "**FAIL**"
-            what = _escape(r.what) if r.kind == "claim" else f"*{r.kind}:* {_escape(r.what)}"
+        for c in record.checks:
+            result = "pass" if c.passed else "**FAIL**"
+            what = _escape(c.what) if c.kind == "claim" else f"*{c.kind}:* {_escape(c.what)}"
+            claim = f"[{_escape(c.claim)}]({_target(sections, (notebook, c))})"
             lines.append(
-                f"| [{_escape(r.claim)}]({_target(r)}) | {what} | {_escape(r.measured)} "
-                f"| {_escape(r.required)} | {_escape(r.paper)} | {result} |"
+                f"| {claim} | {what} | {_escape(c.measured)} "
+                f"| {_escape(c.required)} | {_escape(c.paper)} | {result} |"
             )
         lines.append("")
 
@@ -381,10 +357,10 @@ def render_report(layout: OutputLayout) -> str:
         "runs on different CPUs or BLAS kernels can differ in their last digits, so compare these",
         "first when two reports disagree.",
         "",
-        platform_section(load_platforms(layout), what="chapter"),
+        platform_section({r.notebook: r.platform for r in records}, what="chapter"),
     ]
 
-    unknown = sorted({r.claim for r in records} - set(CLAIMS), key=sort_key)
+    unknown = sorted({c.claim for _, c in made} - set(CLAIMS), key=sort_key)
     if unknown:
         lines += [
             "```{warning}",
@@ -408,10 +384,10 @@ def verdict_summary(layout: OutputLayout) -> str:
 
 def render_verdict_summary(layout: OutputLayout) -> str:
     """The fragment the book's introduction includes: the verdict counts of the last runs."""
-    records = load_records(layout)
-    if not records:
+    made = _made(load_chapter_records(layout.claims))
+    if not made:
         return "No chapter has recorded a claim check yet: run `ntpnb reproduce`.\n"
-    profiles = ", ".join(sorted({r.profile for r in records}))
+    profiles = ", ".join(sorted({c.profile for _, c in made}))
     return (
         f"**Verdicts of the runs that built this book** (profile {profiles}): "
         f"{verdict_summary(layout)}. Each claim's verdict, and the checks behind it, are in the "
@@ -439,13 +415,13 @@ _CLAIMS_INTRO = (
 )
 
 
-def _where_checked(checks: list[CheckRecord]) -> str:
+def _where_checked(sections: Sections, checks: Sequence[Made]) -> str:
     """Links to the sections that check a claim, evidence first, each kind named."""
     if not checks:
         return "not checked by any chapter yet"
     parts = []
     for kind, label in (("claim", ""), ("finding", "finding: "), ("sanity", "sanity: ")):
-        links = list(dict.fromkeys(_link(r) for r in checks if r.kind == kind))
+        links = list(dict.fromkeys(_link(sections, m) for m in checks if m[1].kind == kind))
         if links:
             parts.append(label + ", ".join(links))
     return "<br>".join(parts)
@@ -453,16 +429,15 @@ def _where_checked(checks: list[CheckRecord]) -> str:
 
 def render_claims_page(layout: OutputLayout) -> str:
     """The claims page (MyST markdown): every claim of the registry and where the runs check it."""
-    by_claim: dict[str, list[CheckRecord]] = defaultdict(list)
-    for r in load_records(layout):
-        by_claim[r.claim].append(r)
+    records = load_chapter_records(layout.claims)
+    by_claim, sections = _by_claim(records), record_sections(layout, records)
     lines = list(_CLAIMS_INTRO)
     for paper in PAPERS:
         lines += [f"## Paper {paper}: {_PAPER_TITLES[paper]}", "", f"{PAPERS[paper]}.", ""]
         lines += ["| id | claim | in the paper | the paper reports | checked in |", "|---|---|---|---|---|"]
         for cid, spec in CLAIMS.items():
             if spec.paper == paper:
-                where = _where_checked(by_claim.get(cid, []))
+                where = _where_checked(sections, by_claim.get(cid, []))
                 lines.append(f"| {cid} | {spec.statement} | {spec.where} | {spec.paper_value} | {where} |")
         lines.append("")
     return "\n".join(lines)

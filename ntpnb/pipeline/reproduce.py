@@ -65,8 +65,9 @@ from jupyter_client.manager import AsyncKernelManager
 from traitlets import default
 
 from .. import settings
-from ..errors import NTPError, RunInterruptedError
+from ..errors import NTPError, PathError, RunInterruptedError
 from .atomic import atomic_path, atomic_write_text, remove_temporaries
+from .claims import load_chapter_record
 from .lock import output_lock
 from .paths import DEFAULT_OUTPUT_DIRNAME, OutputLayout, output_layout, override_output_dir
 from .processes import RUN_MARKER, end_processes
@@ -348,8 +349,8 @@ def _keep_failure(
     if staged.is_file():
         os.replace(staged, kept)
     try:
-        checks = json.loads((stage.claims / f"{name}.json").read_text(encoding="utf-8")).get("checks", [])
-    except (OSError, ValueError, AttributeError):
+        checks = [c.to_json() for c in load_chapter_record(stage.claims / f"{name}.json").checks]
+    except PathError:  # no record (or half of one) yet
         checks = []
     record = {
         "notebook": name,

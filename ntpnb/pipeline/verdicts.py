@@ -1,6 +1,7 @@
 """What reproduced: one verdict per claim, computed from the checks a run recorded.
 
-The checks of a claim (:class:`ntpnb.pipeline.claims.Check`) come in three kinds:
+The checks of a claim (:class:`ntpnb.pipeline.claims.Check`, as a chapter record holds them) come
+in three kinds:
 
 * ``claim``: evidence, a check that a false claim would fail;
 * ``finding``: a shortfall, the paper's statement measured *not* to hold. The check pins the
@@ -26,6 +27,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+
+from .claims import Check, Qualification
 
 __all__ = [
     "VERDICTS",
@@ -79,20 +82,14 @@ class Verdict:
     reasons: tuple[str, ...] = ()
 
 
-def _get(check: object, name: str, default: object = None) -> object:
-    if isinstance(check, Mapping):
-        return check.get(name, default)
-    return getattr(check, name, default)
+def claim_verdict(claim: str, checks: Sequence[Check], qualifications: Sequence[str] = ()) -> Verdict:
+    """The verdict of ``claim`` from its checks and the texts of its qualifications.
 
-
-def claim_verdict(claim: str, checks: Sequence[object], qualifications: Sequence[str] = ()) -> Verdict:
-    """The verdict of ``claim`` from its checks and qualifications (see the module docstring).
-
-    ``checks`` are objects or dicts with ``kind``, ``passed``, ``what``, ``measured`` and ``paper``.
+    See the module docstring for the rule.
     """
-    kinds = Counter(str(_get(c, "kind", "claim")) for c in checks)
-    failed = sum(not _get(c, "passed", False) for c in checks)
-    findings = [c for c in checks if _get(c, "kind") == "finding"]
+    kinds = Counter(c.kind for c in checks)
+    failed = sum(not c.passed for c in checks)
+    findings = [c for c in checks if c.kind == "finding"]
     counts = {
         "evidence": kinds.get("claim", 0),
         "findings": kinds.get("finding", 0),
@@ -103,9 +100,7 @@ def claim_verdict(claim: str, checks: Sequence[object], qualifications: Sequence
         return Verdict(claim, CHECK_FAILED, **counts)
     if findings:
         reasons = tuple(
-            f"{_get(c, 'what')}: measured {_get(c, 'measured')}"
-            + (f"; paper: {_get(c, 'paper')}" if _get(c, "paper") else "")
-            for c in findings
+            f"{c.what}: measured {c.measured}" + (f"; paper: {c.paper}" if c.paper else "") for c in findings
         )
         # the limits the chapter states still apply: they follow the findings
         reasons += tuple(dict.fromkeys(qualifications))
@@ -119,16 +114,16 @@ def claim_verdict(claim: str, checks: Sequence[object], qualifications: Sequence
 
 def verdicts(
     claim_ids: Iterable[str],
-    checks: Iterable[object],
-    qualifications: Iterable[tuple[str, str]] = (),
+    checks: Iterable[Check],
+    qualifications: Iterable[Qualification] = (),
 ) -> dict[str, Verdict]:
     """The verdict of every id in ``claim_ids`` (in that order) from all recorded checks.
 
     ``qualifications`` are ``(claim, text)`` pairs. Ids without checks are ``not tested``.
     """
-    by_claim: dict[str, list[object]] = {}
+    by_claim: dict[str, list[Check]] = {}
     for c in checks:
-        by_claim.setdefault(str(_get(c, "claim")), []).append(c)
+        by_claim.setdefault(c.claim, []).append(c)
     quals: dict[str, list[str]] = {}
     for claim, text in qualifications:
         quals.setdefault(claim, []).append(text)
