@@ -16,11 +16,11 @@ from pathlib import Path
 
 import numpy as np
 
+from ntpnb.book.benchmarks_page import format_timings
+from ntpnb.chapter.atomic import atomic_write_text
+from ntpnb.chapter.platform import format_platform, platform_info
 from ntpnb.errors import NTPError
 from ntpnb.linear.data import NTPData
-from ntpnb.pipeline.atomic import atomic_write_text
-from ntpnb.pipeline.platform import format_platform, platform_info
-from ntpnb.pipeline.timings import format_timings
 
 from . import attention, methods, plots
 from .instances import (
@@ -421,12 +421,10 @@ def parse_attention_sizes(values: Sequence[str] | None) -> list[Size]:
 def time_notebooks(root: Path, jobs: int) -> tuple[dict, dict[str, float]]:
     """``reproduce`` at every profile with ``force=True`` into a temporary output tree.
 
-    Returns the recorded timings (:mod:`ntpnb.pipeline.timings`) and each profile's wall time.
+    Returns the recorded timings (:mod:`ntpnb.runner.timings`) and each profile's wall time.
     """
-    from ntpnb.pipeline.paths import output_layout
-    from ntpnb.pipeline.profiles import PROFILE_NAMES
-    from ntpnb.pipeline.reproduce import reproduce
-    from ntpnb.pipeline.timings import load_timings
+    from ntpnb.chapter.paths import load_timings, output_layout
+    from ntpnb.runner import PROFILE_NAMES, reproduce
 
     wall = {}
     with tempfile.TemporaryDirectory(prefix="ntpnb-bench-") as tmp:
@@ -686,7 +684,7 @@ def book_page(
 
     ``figures`` maps a table's problem to the link of its figure, relative to the book page
     (``outputs/benchmarks.md``, one folder above the benchmark's output folder).
-    ``run_platform`` is :func:`ntpnb.pipeline.platform.platform_info` of the run, shown as the
+    ``run_platform`` is :func:`ntpnb.chapter.platform.platform_info` of the run, shown as the
     section "Platform" (omitted when None).
     """
     parts = [BOOK_INTRO.replace("{exponent}", f"{PREDICTION_EXPONENT:g}")]

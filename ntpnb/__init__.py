@@ -5,7 +5,9 @@ the data (:class:`NTPData` and the seeded recipes), the loss, the subspace F wit
 solution ``W*``, the NTP-SVM ``W^mm``, the regularization path, training, sequences and
 capacity. Paper B's self-attention model is the subpackage :mod:`ntpnb.attention`; the
 first-order methods shared by both are :mod:`ntpnb.optim`. The machinery that runs notebooks
-and builds the book lives in :mod:`ntpnb.pipeline`; the numerical settings in
+and builds the book is apart, in three packages: what a chapter calls while it runs
+(:mod:`ntpnb.chapter`), the runner (:mod:`ntpnb.runner`) and the book build (:mod:`ntpnb.book`),
+with the ``ntpnb`` command (:mod:`ntpnb.cli`) on top; the numerical settings in
 :mod:`ntpnb.settings`, the error types in :mod:`ntpnb.errors` and the shared checks of user
 input in :mod:`ntpnb.validation`.
 """

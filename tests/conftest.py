@@ -45,7 +45,7 @@ def overparam_data(request) -> ntp.NTPData:
 def quick_run(tmp_path_factory) -> Path:
     """Every notebook executed once at the quick profile into a temporary output tree."""
     out = tmp_path_factory.mktemp("outputs")
-    cmd = [sys.executable, "-m", "ntpnb.pipeline.cli", "reproduce", "--profile", "quick", "--out", str(out)]
+    cmd = [sys.executable, "-m", "ntpnb.cli", "reproduce", "--profile", "quick", "--out", str(out)]
     proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
     if proc.returncode != 0:
         pytest.fail(f"ntpnb reproduce --profile quick failed:\n{proc.stdout}\n{proc.stderr}")
@@ -65,7 +65,7 @@ def copy_book_sources(root: Path, outputs: Path) -> Path:
 
 def build_book(root: Path) -> subprocess.CompletedProcess:
     """``ntpnb book`` on the copy at ``root``."""
-    cmd = [sys.executable, "-m", "ntpnb.pipeline.cli", "book", "--root", str(root)]
+    cmd = [sys.executable, "-m", "ntpnb.cli", "book", "--root", str(root)]
     return subprocess.run(cmd, cwd=root, capture_output=True, text=True)
 
 

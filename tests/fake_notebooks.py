@@ -1,4 +1,4 @@
-"""A minimal chapter for the pipeline tests: a parameters cell and one code cell."""
+"""A minimal chapter for the runner's tests: a parameters cell and one code cell."""
 
 from __future__ import annotations
 

@@ -122,12 +122,11 @@ def test_the_path_and_attention_svm_tables_certify_each_answer(which):
 
 
 def test_time_notebooks_forces_every_profile_into_a_temporary_tree(monkeypatch, tmp_path):
+    import ntpnb.runner
     from benchmarks import run
-    from ntpnb.pipeline import reproduce as reproduce_module
-    from ntpnb.pipeline.paths import output_layout
-    from ntpnb.pipeline.profiles import PROFILE_NAMES
-    from ntpnb.pipeline.reproduce import RunResult
-    from ntpnb.pipeline.timings import record_timings
+    from ntpnb.chapter.paths import output_layout
+    from ntpnb.runner import PROFILE_NAMES, RunResult
+    from ntpnb.runner.timings import record_timings
 
     calls = []
 
@@ -137,7 +136,7 @@ def test_time_notebooks_forces_every_profile_into_a_temporary_tree(monkeypatch, 
         record_timings(output_layout(output_dir), profile, results, jobs)
         return results
 
-    monkeypatch.setattr(reproduce_module, "reproduce", fake_reproduce)
+    monkeypatch.setattr(ntpnb.runner, "reproduce", fake_reproduce)
     timings, wall = run.time_notebooks(tmp_path, jobs=2)
     assert [c[0] for c in calls] == list(PROFILE_NAMES) and all(c[1:3] == (2, True) for c in calls)
     assert set(wall) == set(PROFILE_NAMES) and all(w >= 0 for w in wall.values())

@@ -406,7 +406,7 @@ def test_toy2d_instance_rejects_bad_seeds(seed):
 
 
 def test_reproduce_into_an_existing_file_is_a_named_error(tmp_path, capsys):
-    from ntpnb.pipeline.cli import main
+    from ntpnb.cli import main
 
     target = tmp_path / "a-file"
     target.write_text("")

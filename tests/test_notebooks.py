@@ -9,8 +9,9 @@ import sys
 import jupytext
 import pytest
 
-from ntpnb.pipeline.compare import SANITIZE_CONFIG
-from ntpnb.pipeline.reproduce import kernel_environment, notebook_sources
+from ntpnb.book.compare import SANITIZE_CONFIG
+from ntpnb.chapter.paths import notebook_sources
+from ntpnb.runner.kernels import kernel_environment
 
 from conftest import ROOT
 

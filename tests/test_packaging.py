@@ -9,8 +9,8 @@ import yaml
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
+from ntpnb.book.binder import binder_url, book_config, config_binder_url, source_of_chapter
 from ntpnb.errors import NTPError
-from ntpnb.pipeline.binder import binder_url, book_config, config_binder_url, source_of_chapter
 
 from conftest import ROOT
 
@@ -170,7 +170,7 @@ def test_ci_installs_chromium_and_requires_the_browser_test():
 
 
 def test_cdn_stylesheets_of_notebook_outputs_are_dropped():
-    from ntpnb.pipeline.sphinx_ext import drop_cdn_links
+    from ntpnb.book.sphinx_ext import drop_cdn_links
 
     animation = (
         '<link rel="stylesheet"\nhref="https://maxcdn.bootstrapcdn.com/font-awesome/4.4.0/css/'

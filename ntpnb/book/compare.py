@@ -1,0 +1,183 @@
+"""Compare the printed outputs of two runs, to see whether another machine printed the same numbers.
+
+Two readers (or one reader on two machines, or under two BLAS kernels) each run
+``ntpnb reproduce`` into an output folder. :func:`compare_runs` reads the executed notebooks of
+both and compares every text output cell by cell (printed lines and ``text/plain`` results),
+after masking what legitimately changes between two executions, with the same rules nbval uses
+(:data:`SANITIZE_CONFIG`: timings, memory addresses, figure reprs). The platforms the runs
+recorded (in their claim records, :mod:`ntpnb.chapter.platform`) are shown first, so that
+what differed between the machines is in one place.
+
+``ntpnb compare RUN_A RUN_B`` (or ``python -m ntpnb.book.compare RUN_A RUN_B``) prints the
+differences and exits 1 if there are any, 0 if every printed output is the same
+(:func:`print_comparison`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import configparser
+import json
+import re
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..chapter.claims import load_chapter_record
+from ..errors import PathError
+
+__all__ = [
+    "SANITIZE_CONFIG",
+    "OutputDifference",
+    "sanitizers",
+    "text_outputs",
+    "compare_runs",
+    "add_arguments",
+    "print_comparison",
+    "main",
+]
+
+#: The masking rules of nbval (``--nbval-sanitize-with``) and of :func:`compare_runs`: one file.
+SANITIZE_CONFIG = Path(__file__).parent / "static" / "nbval_sanitize.cfg"
+
+
+@dataclass(frozen=True)
+class OutputDifference:
+    """One notebook cell whose text output differs between two runs (or is missing in one)."""
+
+    notebook: str
+    cell: int
+    a: str
+    b: str
+
+
+def sanitizers(config: Path = SANITIZE_CONFIG) -> list[tuple[re.Pattern[str], str]]:
+    """The ``(regex, replacement)`` pairs of an nbval sanitize file, in order."""
+    parser = configparser.ConfigParser(interpolation=None)
+    parser.read(config, encoding="utf-8")
+    return [(re.compile(parser[s]["regex"]), parser[s]["replace"]) for s in parser.sections()]
+
+
+def _cell_text(cell: dict, rules: list[tuple[re.Pattern[str], str]]) -> str:
+    parts = []
+    for out in cell.get("outputs", []):
+        if out.get("output_type") == "stream":
+            parts.append("".join(out.get("text", "")))
+        elif "data" in out and "text/plain" in out["data"]:
+            parts.append("".join(out["data"]["text/plain"]))
+    text = "".join(parts)
+    for regex, replace in rules:
+        text = regex.sub(replace, text)
+    return text
+
+
+def text_outputs(executed: Path, rules: list[tuple[re.Pattern[str], str]] | None = None) -> list[str]:
+    """The sanitized text output of every cell of an executed notebook (``""`` for none)."""
+    rules = sanitizers() if rules is None else rules
+    try:
+        nb = json.loads(executed.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise PathError(f"cannot read the executed notebook {executed}: {exc}") from None
+    return [_cell_text(cell, rules) for cell in nb.get("cells", [])]
+
+
+def _notebooks(run: Path) -> dict[str, Path]:
+    folder = run / "notebooks"
+    if not folder.is_dir():
+        raise PathError(
+            f"{run} holds no executed notebooks ({folder} is missing): run ntpnb reproduce --out {run}"
+        )
+    return {p.stem: p for p in sorted(folder.glob("*.ipynb")) if not p.stem.endswith(".failed")}
+
+
+def compare_runs(run_a: Path, run_b: Path) -> tuple[list[str], list[OutputDifference]]:
+    """The notebooks both runs executed, and every cell whose text output differs.
+
+    Notebooks that only one of the runs executed are reported as a difference of cell ``-1``.
+    """
+    rules = sanitizers()
+    a, b = _notebooks(Path(run_a)), _notebooks(Path(run_b))
+    diffs = [
+        OutputDifference(
+            name, -1, "executed" if name in a else "missing", "executed" if name in b else "missing"
+        )
+        for name in sorted(set(a) ^ set(b))
+    ]
+    both = sorted(set(a) & set(b))
+    for name in both:
+        ta, tb = text_outputs(a[name], rules), text_outputs(b[name], rules)
+        for i in range(max(len(ta), len(tb))):
+            xa = ta[i] if i < len(ta) else "<no cell>"
+            xb = tb[i] if i < len(tb) else "<no cell>"
+            if xa != xb:
+                diffs.append(OutputDifference(name, i, xa, xb))
+    return both, diffs
+
+
+def _platform_line(run: Path) -> str:
+    """The CPU and BLAS kernels each run of ``run`` recorded (distinct ones, one line)."""
+    seen = []
+    for path in sorted((run / "claims").glob("*.json")):
+        try:
+            info = load_chapter_record(path).platform
+        except PathError:  # unreadable: not a record of the run
+            continue
+        if not info:
+            continue
+        kernels = ", ".join(
+            " ".join(str(lib.get(k)) for k in ("internal_api", "version", "architecture"))
+            + f" x{lib.get('num_threads')}"
+            for lib in info.get("threadpools", [])
+        )
+        line = f"{info.get('cpu')}; {kernels}"
+        if line not in seen:
+            seen.append(line)
+    return f"{run}: " + (" | ".join(seen) if seen else "no platform recorded")
+
+
+def _first_difference(x: str, y: str) -> str:
+    for lx, ly in zip(x.splitlines(), y.splitlines(), strict=False):
+        if lx != ly:
+            return f"    - {lx}\n    + {ly}"
+    return f"    - {x.splitlines()[-1:] or ''}\n    + {y.splitlines()[-1:] or ''}"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The two arguments of a comparison: the output folders of two runs."""
+    parser.add_argument("run_a", type=Path, help="an output folder of ntpnb reproduce")
+    parser.add_argument("run_b", type=Path, help="another one")
+
+
+def print_comparison(run_a: Path, run_b: Path) -> int:
+    """Print the platforms of two runs and every cell whose printed output differs; the exit code.
+
+    0 if every printed output is the same, 1 if some differ, 2 if a run cannot be read.
+    """
+    try:
+        both, diffs = compare_runs(run_a, run_b)
+    except PathError as exc:
+        print(f"compare: {exc}", file=sys.stderr)
+        return 2
+    for run in (run_a, run_b):
+        print(_platform_line(run))
+    if not diffs:
+        print(f"the same printed outputs in all {len(both)} notebooks both runs executed")
+        return 0
+    print(f"{len(diffs)} cells differ:")
+    for d in diffs:
+        where = "notebook" if d.cell < 0 else f"cell {d.cell}"
+        print(f"  {d.notebook} {where}:\n{_first_difference(d.a, d.b)}")
+    return 1
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``python -m ntpnb.book.compare RUN_A RUN_B``."""
+    parser = argparse.ArgumentParser(prog="python -m ntpnb.book.compare", description=__doc__.split("\n")[0])
+    add_arguments(parser)
+    args = parser.parse_args(argv)
+    return print_comparison(args.run_a, args.run_b)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,455 @@
+"""The reproducibility report: one page, generated from the claim records of the last runs.
+
+``ntpnb book`` calls :func:`write_report` before building, so the book's *Reproducibility
+report* page is always made from ``outputs/claims/*.json`` (what the notebooks recorded when
+they ran), never written by hand. For every claim id of the registry
+(:mod:`ntpnb.chapter.registry`) it shows the paper's statement and value, our measured values,
+the tolerances, pass or fail, the profile of the run, and a link to the section of the chapter
+that checks it. A claim that no notebook checked yet,
+or whose check failed, is listed as such; checks that name an id missing from the registry are
+listed apart.
+
+Everything comes from the chapter records (:func:`~ntpnb.chapter.claims.load_chapter_records`);
+where a check is printed (the section of its chapter, and that section's anchor) is read from
+the executed notebook as the page is made (:func:`chapter_sections`).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from collections import defaultdict
+from collections.abc import Sequence
+from pathlib import Path
+
+from markdown_it import MarkdownIt
+from mdit_py_plugins.dollarmath import dollarmath_plugin
+
+from ..chapter.atomic import atomic_write_text
+from ..chapter.claims import ChapterRecord, Check, load_chapter_records
+from ..chapter.paths import OutputLayout
+from ..chapter.platform import platform_section
+from ..chapter.registry import CLAIMS, PAPERS, sort_key
+from .verdicts import CHECK_FAILED, NOT_REPRODUCED, Verdict, format_counts, verdict_counts, verdicts
+
+__all__ = [
+    "REPORT_DOCNAME",
+    "CLAIMS_PAGE_DOCNAME",
+    "render_claims_page",
+    "chapter_sections",
+    "record_sections",
+    "claim_verdicts",
+    "render_report",
+    "write_report",
+    "verdict_summary",
+    "render_verdict_summary",
+]
+
+#: The report's place in the book, relative to the project root (``_toc.yml`` lists it).
+REPORT_DOCNAME = "outputs/report"
+#: The claims page's place in the book (also generated, from the registry and the records).
+CLAIMS_PAGE_DOCNAME = "outputs/claim_list"
+
+
+#: A check and the notebook whose run made it.
+Made = tuple[str, Check]
+#: Notebook -> (claim id, what) of each check it printed -> (heading, anchor) of the section above.
+Sections = dict[str, dict[tuple[str, str], tuple[str, str]]]
+
+
+def _claim_result(verdict: Verdict, checks: Sequence[Check]) -> str:
+    """The result cell of one claim: its verdict, the checks behind it, the profile, the reasons."""
+    if not checks:
+        return f"{verdict.verdict} (no check yet)"
+    label = f"**{verdict.verdict}**" if verdict.verdict in (NOT_REPRODUCED, CHECK_FAILED) else verdict.verdict
+    parts = [f"{verdict.evidence} evidence"]
+    if verdict.findings:
+        parts.append(f"{verdict.findings} finding{'s' * (verdict.findings > 1)}")
+    if verdict.sanity:
+        parts.append(f"{verdict.sanity} sanity")
+    if verdict.failed:
+        parts.append(f"{verdict.failed} failed")
+    profile = ", ".join(sorted({c.profile for c in checks}))
+    cell = f"{label}: {', '.join(parts)} ({profile})"
+    if verdict.reasons:
+        cell += "".join(f"<br>{_escape(reason)}" for reason in verdict.reasons)
+    return cell
+
+
+#: The title of the report's section on the machines of the runs.
+PLATFORM_TITLE = "Where the numbers were computed"
+
+
+def _made(records: Sequence[ChapterRecord]) -> list[Made]:
+    """Every check of ``records`` with its notebook, in the records' order."""
+    return [(r.notebook, c) for r in records for c in r.checks]
+
+
+def _by_claim(records: Sequence[ChapterRecord]) -> dict[str, list[Made]]:
+    by_claim: dict[str, list[Made]] = defaultdict(list)
+    for made in _made(records):
+        by_claim[made[1].claim].append(made)
+    return by_claim
+
+
+def _record_verdicts(records: Sequence[ChapterRecord]) -> dict[str, Verdict]:
+    checks = [c for r in records for c in r.checks]
+    return verdicts(CLAIMS, checks, [q for r in records for q in r.qualifications])
+
+
+def claim_verdicts(layout: OutputLayout) -> dict[str, Verdict]:
+    """The verdict of every claim of the registry from the records under ``layout``."""
+    return _record_verdicts(load_chapter_records(layout.claims))
+
+
+_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
+_CHECK_LINE = re.compile(r"^\[(?:PASS|FAIL)\] (\S+) (?:\(\w+\) )?(.*)$")  # "A1 (sanity) what"
+#: the book's ``myst_heading_anchors``: headings down to this level get an anchor
+ANCHOR_LEVELS = 3
+_SLUG_CLEAN = re.compile(r"[^\w\u4e00-\u9fff\- ]")
+
+
+@functools.cache
+def _inline_parser() -> MarkdownIt:
+    """CommonMark with dollar math, as the book's MyST parses a heading."""
+    return MarkdownIt("commonmark").use(dollarmath_plugin)
+
+
+def heading_title_text(heading: str) -> str:
+    """The text MyST makes a heading's anchor from: its plain text and inline code, no math."""
+    (inline,) = _inline_parser().parseInline(heading)
+    return "".join(c.content for c in inline.children or [] if c.type in ("text", "code_inline"))
+
+
+def heading_slug(heading: str, taken: set[str]) -> str:
+    """The anchor MyST gives ``heading`` (GitHub-style slug, ``-1``, ``-2``... if ``taken``)."""
+    slug = _SLUG_CLEAN.sub("", heading_title_text(heading).lower().replace(" ", "-"))
+    unique, i = slug, 1
+    while unique in taken:
+        unique, i = f"{slug}-{i}", i + 1
+    taken.add(unique)
+    return unique
+
+
+def chapter_sections(executed: Path) -> dict[tuple[str, str], tuple[str, str]]:
+    """Map (claim id, what) of each printed check line to the section above it.
+
+    The section is the nearest markdown heading of level 2 or 3 (those that get an anchor;
+    ``#`` is the title) before the code cell printing ``[PASS] <claim> <what>``, given as
+    (heading text, anchor). A missing notebook gives an empty map.
+    """
+    if not executed.exists():
+        return {}
+    nb = json.loads(executed.read_text(encoding="utf-8"))
+    found: dict[tuple[str, str], tuple[str, str]] = {}
+    taken: set[str] = set()
+    section: tuple[str, str] | None = None
+    for cell in nb.get("cells", []):
+        source = "".join(cell.get("source", ""))
+        if cell.get("cell_type") == "markdown":
+            in_fence = False
+            for line in source.splitlines():
+                if line.lstrip().startswith(("```", "~~~", ":::")):
+                    in_fence = not in_fence
+                match = None if in_fence else _HEADING.match(line)
+                if match and len(match.group(1)) <= ANCHOR_LEVELS:
+                    slug = heading_slug(match.group(2), taken)
+                    if len(match.group(1)) > 1:
+                        section = (match.group(2), slug)
+            continue
+        for out in cell.get("outputs", []):
+            text = "".join(out.get("text", "")) if out.get("output_type") == "stream" else ""
+            for line in text.splitlines():
+                match = _CHECK_LINE.match(line)
+                if match and section is not None:
+                    found.setdefault((match.group(1), match.group(2)), section)
+    return found
+
+
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>|$#])")
+
+
+def _escape(text: str) -> str:
+    """Plain text made safe for a MyST table cell (no emphasis, math, links or column breaks)."""
+    return _MD_SPECIAL.sub(r"\\\1", text)
+
+
+def record_sections(layout: OutputLayout, records: Sequence[ChapterRecord]) -> Sections:
+    """Where the checks of ``records`` are printed: :func:`chapter_sections` of each notebook."""
+    return {r.notebook: chapter_sections(layout.notebooks / f"{r.notebook}.ipynb") for r in records}
+
+
+def _section(sections: Sections, made: Made) -> tuple[str, str] | None:
+    notebook, check = made
+    return sections.get(notebook, {}).get((check.claim, check.what))
+
+
+def _target(sections: Sections, made: Made) -> str:
+    """The address of the section that printed the check (the chapter, if it is not found)."""
+    target = f"/outputs/notebooks/{made[0]}.ipynb"
+    section = _section(sections, made)
+    return f"{target}#{section[1]}" if section else target
+
+
+def _link(sections: Sections, made: Made) -> str:
+    """A short link to the section that made the check: ``01 § <section>``."""
+    number = made[0].split("_", 1)[0]
+    section = _section(sections, made)
+    heading = f" § {_escape_text(section[0])}" if section else ""
+    return f"[{_escape(number)}{heading}]({_target(sections, made)})"
+
+
+def _escape_text(text: str) -> str:
+    """Like :func:`_escape`, but inline math (``$...$``) is kept, to be typeset."""
+    parts = re.split(r"(\$[^$]+\$)", text)
+    return "".join(p if p.startswith("$") and p.endswith("$") else _escape(p) for p in parts)
+
+
+def _plain(heading: str) -> str:
+    return re.sub(r"\$([^$]*)\$", r"\1", heading)
+
+
+def _chapter_titles(layout: OutputLayout) -> dict[str, str]:
+    titles = {}
+    for path in sorted(layout.notebooks.glob("*.ipynb")):
+        nb = json.loads(path.read_text(encoding="utf-8"))
+        for cell in nb.get("cells", []):
+            if cell.get("cell_type") != "markdown":
+                continue
+            match = re.search(r"^# (.+)$", "".join(cell.get("source", "")), flags=re.MULTILINE)
+            if match:
+                titles[path.stem] = _plain(match.group(1).strip())
+                break
+    return titles
+
+
+_PAPER_TITLES = {"A": "linear decoder", "B": "one-layer self-attention"}
+
+
+def load_failures(layout: OutputLayout) -> list[dict[str, object]]:
+    """The records of the notebooks whose last run failed (``<output>/failed/*.json``).
+
+    ``ntpnb reproduce`` writes one when a notebook fails and removes it when the notebook next
+    succeeds; the outputs in place are then those of its last successful run.
+    """
+    failures = []
+    for path in sorted(layout.failed.glob("*.json")):
+        try:
+            record = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(record, dict):
+            failures.append(record)
+    return failures
+
+
+def _failures_note(layout: OutputLayout) -> list[str]:
+    failures = load_failures(layout)
+    if not failures:
+        return []
+    lines = [
+        "```{warning}",
+        "The last run of these notebooks failed. This page and their chapters show their last",
+        "successful run, if any; the failed run's executed copy is in `outputs/failed/`.",
+        "",
+    ]
+    for f in failures:
+        lines.append(f"* `{f.get('notebook')}` ({f.get('date')}): {_escape(str(f.get('error')))}")
+    return [*lines, "```", ""]
+
+
+def render_report(layout: OutputLayout) -> str:
+    """The report page (MyST markdown) for the records under ``layout``."""
+    records = load_chapter_records(layout.claims)
+    made = _made(records)
+    sections = record_sections(layout, records)
+    titles = _chapter_titles(layout)
+    by_claim = _by_claim(records)
+
+    results = _record_verdicts(records)
+    counts = verdict_counts(results)
+    profiles = sorted({c.profile for _, c in made}) or ["none"]
+    lines = [
+        "---",
+        "html_theme.sidebar_secondary.remove: true",  # the tables need the page's full width
+        "---",
+        "",
+        "# Reproducibility report",
+        "",
+        "This page is generated by `ntpnb book` from the claim records that the notebooks wrote",
+        "when they ran (`outputs/claims/*.json`); nothing on it is typed by hand. Every claim of",
+        "both papers is listed: one that no chapter checks yet, or whose check failed, says so.",
+        "Each claim and the place in the paper are listed on",
+        f"{{doc}}`the claims page </{CLAIMS_PAGE_DOCNAME}>`.",
+        "",
+        f"**{format_counts(counts, len(CLAIMS))}**; {len(made)} checks in all; profile of "
+        f"the runs: {', '.join(profiles)} (`paper` = the papers' settings, `quick` = the "
+        "seconds-scale test run).",
+        "",
+        "A claim's verdict follows from its checks: *reproduced* when every check that a false",
+        "claim would fail passes; *reproduced with a qualification* when the chapter states a",
+        "limit of that evidence (the qualification is quoted); *does not reproduce* when a check",
+        "records a finding, the claim measured not to hold (our number and the paper's are",
+        "quoted; the check pins our number, so a change is seen); *not tested* when a claim has",
+        "only sanity checks of the code, or none; *check failed* when a check of the last run",
+        "failed.",
+        "",
+    ]
+    lines += _failures_note(layout)
+    for paper in PAPERS:
+        lines += [f"## Paper {paper}: {_PAPER_TITLES[paper]}", ""]
+        lines += [
+            "| claim | statement | the paper reports | verdict | checked in |",
+            "|---|---|---|---|---|",
+        ]
+        for cid, spec in CLAIMS.items():
+            if spec.paper != paper:
+                continue
+            checks = by_claim.get(cid, [])
+            result = _claim_result(results[cid], [c for _, c in checks])
+            where = "<br>".join(dict.fromkeys(_link(sections, m) for m in checks))
+            lines.append(
+                f"| **{cid}** ({spec.where}) | {spec.statement} | {spec.paper_value} | {result} | {where} |"
+            )
+        lines.append("")
+
+    lines += [
+        "## Every check",
+        "",
+        "Each row is one assertion a chapter made: the value it measured (rounded as printed), what",
+        "it required (the tolerance), what the paper reports, and the result. The claim id links",
+        "to the section of the chapter that makes the check. Rows marked *sanity* test the code or",
+        "the setting (an invariant that holds by construction), not the paper's claim; rows marked",
+        "*finding* record a claim measured not to hold.",
+        "",
+    ]
+    if not made:
+        lines += ["No notebook has recorded a check yet: run `ntpnb reproduce`.", ""]
+    for record in records:
+        if not record.checks:
+            continue
+        notebook = record.notebook
+        profile = ", ".join(sorted({c.profile for c in record.checks}))
+        title = _escape(titles.get(notebook, notebook))
+        lines += [
+            f"### {_escape(notebook.split('_', 1)[0])}. {title}",
+            "",
+            f"{{doc}}`The chapter </outputs/notebooks/{notebook}>`, run at the `{profile}` profile.",
+            "",
+            "| claim | what was measured | ours | required | the paper | result |",
+            "|---|---|---|---|---|---|",
+        ]
+        for c in record.checks:
+            result = "pass" if c.passed else "**FAIL**"
+            what = _escape(c.what) if c.kind == "claim" else f"*{c.kind}:* {_escape(c.what)}"
+            claim = f"[{_escape(c.claim)}]({_target(sections, (notebook, c))})"
+            lines.append(
+                f"| {claim} | {what} | {_escape(c.measured)} "
+                f"| {_escape(c.required)} | {_escape(c.paper)} | {result} |"
+            )
+        lines.append("")
+
+    lines += [
+        f"## {PLATFORM_TITLE}",
+        "",
+        "The machine each chapter ran on, as its kernel recorded it when it ran (CPU, the BLAS",
+        "libraries with the kernel and thread count threadpoolctl reports, library versions):",
+        "runs on different CPUs or BLAS kernels can differ in their last digits, so compare these",
+        "first when two reports disagree.",
+        "",
+        platform_section({r.notebook: r.platform for r in records}, what="chapter"),
+    ]
+
+    unknown = sorted({c.claim for _, c in made} - set(CLAIMS), key=sort_key)
+    if unknown:
+        lines += [
+            "```{warning}",
+            f"Checks name claim ids missing from the registry: {', '.join(unknown)}.",
+            "```",
+            "",
+        ]
+    return "\n".join(lines)
+
+
+def verdict_summary(layout: OutputLayout) -> str:
+    """One line of verdict counts of the records under ``layout``, overall and per paper."""
+    results = claim_verdicts(layout)
+    per_paper = "; ".join(
+        f"Paper {paper}: "
+        + format_counts(verdict_counts({c: v for c, v in results.items() if CLAIMS[c].paper == paper}))
+        for paper in PAPERS
+    )
+    return f"{format_counts(verdict_counts(results), len(CLAIMS))} ({per_paper})"
+
+
+def render_verdict_summary(layout: OutputLayout) -> str:
+    """The fragment the book's introduction includes: the verdict counts of the last runs."""
+    made = _made(load_chapter_records(layout.claims))
+    if not made:
+        return "No chapter has recorded a claim check yet: run `ntpnb reproduce`.\n"
+    profiles = ", ".join(sorted({c.profile for _, c in made}))
+    return (
+        f"**Verdicts of the runs that built this book** (profile {profiles}): "
+        f"{verdict_summary(layout)}. Each claim's verdict, and the checks behind it, are in the "
+        "{doc}`/outputs/report`.\n"
+    )
+
+
+_CLAIMS_INTRO = (
+    "# The claims",
+    "",
+    "Every claim of the two papers that this book reproduces has an id. This page is generated by",
+    "`ntpnb book` from the registry of claims (`ntpnb/chapter/registry.py`, the one place where a",
+    "claim's statement and the paper's value are written) and from the records of the last runs,",
+    "which say where each claim is checked.",
+    "",
+    "A chapter that checks a claim prints a line `[PASS] <id> ...` with the measured value and the",
+    "tolerance, and records it in `outputs/claims/<chapter>.json`; a claim that fails stops its",
+    "chapter and the book's build. Lines `[PASS] <id> (sanity) ...` are sanity checks of the code or",
+    "of our instances: they stop the build too, but they are not evidence for the claim. Lines",
+    "`[PASS] <id> (finding) ...` record a claim measured not to hold, with our number and the",
+    "paper's; lines `[NOTE] <id> qualification: ...` state a limit of the evidence. The",
+    "{doc}`reproducibility report </outputs/report>` gives each claim its verdict from these",
+    "records: reproduced, reproduced with a qualification, does not reproduce, or not tested.",
+    "",
+)
+
+
+def _where_checked(sections: Sections, checks: Sequence[Made]) -> str:
+    """Links to the sections that check a claim, evidence first, each kind named."""
+    if not checks:
+        return "not checked by any chapter yet"
+    parts = []
+    for kind, label in (("claim", ""), ("finding", "finding: "), ("sanity", "sanity: ")):
+        links = list(dict.fromkeys(_link(sections, m) for m in checks if m[1].kind == kind))
+        if links:
+            parts.append(label + ", ".join(links))
+    return "<br>".join(parts)
+
+
+def render_claims_page(layout: OutputLayout) -> str:
+    """The claims page (MyST markdown): every claim of the registry and where the runs check it."""
+    records = load_chapter_records(layout.claims)
+    by_claim, sections = _by_claim(records), record_sections(layout, records)
+    lines = list(_CLAIMS_INTRO)
+    for paper in PAPERS:
+        lines += [f"## Paper {paper}: {_PAPER_TITLES[paper]}", "", f"{PAPERS[paper]}.", ""]
+        lines += ["| id | claim | in the paper | the paper reports | checked in |", "|---|---|---|---|---|"]
+        for cid, spec in CLAIMS.items():
+            if spec.paper == paper:
+                where = _where_checked(sections, by_claim.get(cid, []))
+                lines.append(f"| {cid} | {spec.statement} | {spec.where} | {spec.paper_value} | {where} |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def write_report(layout: OutputLayout) -> Path:
+    """Write the report to ``<layout.root>/report.md`` and return its path.
+
+    The introduction's verdict fragment ``verdicts.md`` and the claims page ``claim_list.md``
+    (:func:`render_claims_page`) are written beside it.
+    """
+    atomic_write_text(layout.root / "verdicts.md", render_verdict_summary(layout))
+    atomic_write_text(layout.root / "claim_list.md", render_claims_page(layout))
+    return atomic_write_text(layout.root / "report.md", render_report(layout))

@@ -1,0 +1,60 @@
+"""What a chapter calls while it runs: claim checks, the registry of claims, figures, glued prose.
+
+A notebook imports these names from here (``from ntpnb.chapter import ClaimLog, show_figure``):
+
+* :mod:`.claims`: :class:`ClaimLog` checks a paper's claim, prints it, records it and fails the
+  run when it does not hold; its record (:class:`ChapterRecord` of :class:`Check` objects) has
+  one dump and one load, which the runner and the book read; the chapter's claim table;
+  the formatting of measured numbers;
+* :mod:`.registry`: every claim of the two papers by id, with its statement and the paper's
+  numbers (:func:`paper_value`), written once;
+* :mod:`.plotting`: the figure style and figure files; :mod:`.prose`: numbers glued into the
+  chapter's text;
+* :mod:`.platform`: the machine a run recorded (CPU, BLAS kernel and threads, versions);
+* :mod:`.paths` and :mod:`.atomic`: where outputs go, and how every file is written.
+
+Nothing here imports the runner (:mod:`ntpnb.runner`) or the book build (:mod:`ntpnb.book`),
+which both build on it.
+"""
+
+from __future__ import annotations
+
+from .claims import (
+    KINDS,
+    PROFILE_NAMES,
+    ChapterRecord,
+    Check,
+    ClaimLog,
+    format_decade,
+    format_number,
+    format_requirement,
+    load_chapter_record,
+    load_chapter_records,
+)
+from .paths import OutputLayout, output_layout
+from .plotting import COLORS, show_figure, use_style
+from .prose import glue_number, glue_text
+from .registry import CLAIMS, claim_spec, paper_value
+
+__all__ = [
+    "ClaimLog",
+    "Check",
+    "ChapterRecord",
+    "load_chapter_record",
+    "load_chapter_records",
+    "KINDS",
+    "PROFILE_NAMES",
+    "format_number",
+    "format_decade",
+    "format_requirement",
+    "CLAIMS",
+    "claim_spec",
+    "paper_value",
+    "OutputLayout",
+    "output_layout",
+    "COLORS",
+    "use_style",
+    "show_figure",
+    "glue_number",
+    "glue_text",
+]

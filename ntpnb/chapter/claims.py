@@ -1,0 +1,401 @@
+"""One way for notebooks to check a paper's claim: compare, print, record, and fail loudly.
+
+Each notebook makes a :class:`ClaimLog` and calls :meth:`ClaimLog.check` for every number it
+compares with a paper. A check prints one stable line (rounded to the stated digits, so nbval
+can compare it), appends a record to ``outputs/claims/<notebook>.json`` (the reproducibility
+report is built from these records, with the platform of the run, see
+:mod:`~ntpnb.chapter.platform`), and raises :class:`~ntpnb.errors.ClaimCheckError` if the
+claim does not hold, so a broken claim fails the run.
+
+The record of a run is one :class:`ChapterRecord` (the notebook, its profile, its
+:class:`Check` objects, its qualifications and its platform), written by
+:meth:`ChapterRecord.dump` and read by :func:`load_chapter_record` (one file) or
+:func:`load_chapter_records` (a folder): the report, the verdicts, the comparison of runs and the
+runner's failure records all read it so.
+
+A check is one of three kinds (:data:`KINDS`). A ``"claim"`` check is evidence for the paper:
+it would fail if the paper's claim were false. A ``"finding"`` check records that a claim does
+*not* reproduce: it pins the measured shortfall (so a regression or a fix is seen) and quotes the
+paper's value. A ``"sanity"`` check tests the code or the setting (an invariant that holds by
+construction, a property of our instance, agreement of a solver with a proved result). Every
+kind fails the run when it does not hold; findings and sanity checks print their kind after the
+claim id and are recorded with it, so that the report keeps them apart from the evidence.
+:meth:`ClaimLog.qualify` attaches a stated qualification to a claim. The verdict of each claim
+(reproduced, with a qualification, does not reproduce, not tested) follows from these records
+(:mod:`ntpnb.book.verdicts`).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+import operator
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+from typing import Any
+
+from ..errors import ClaimCheckError, InvalidDataError, PathError
+from .atomic import atomic_write_text
+from .paths import output_layout
+from .platform import platform_info
+
+__all__ = [
+    "Check",
+    "ChapterRecord",
+    "load_chapter_record",
+    "load_chapter_records",
+    "ClaimLog",
+    "ClaimTable",
+    "KINDS",
+    "PROFILE_NAMES",
+    "RELATIONS",
+    "format_number",
+    "format_decade",
+    "format_requirement",
+]
+
+Target = float | tuple[float, float]
+
+#: The relations a check can assert between the measured value and its target.
+RELATIONS: dict[str, Callable[[float, Target, float], bool]] = {
+    "<": lambda v, t, tol: operator.lt(v, t),
+    "<=": lambda v, t, tol: operator.le(v, t),
+    ">": lambda v, t, tol: operator.gt(v, t),
+    ">=": lambda v, t, tol: operator.ge(v, t),
+    "~": lambda v, t, tol: abs(v - t) <= tol,
+    "in": lambda v, t, tol: t[0] <= v <= t[1],
+    "==": lambda v, t, tol: v == t,
+}
+
+
+#: The kinds of check: evidence for a paper's claim, a finding (the claim measured not to hold),
+#: or a sanity check of the code or setting.
+KINDS: tuple[str, ...] = ("claim", "sanity", "finding")
+
+#: The profiles a chapter runs at, which its record names: ``paper`` (the papers' settings) and
+#: ``quick`` (the seconds-scale run of the test suite). Their parameter values are the runner's.
+PROFILE_NAMES: tuple[str, ...] = ("paper", "quick")
+
+
+def format_number(x: float, digits: int, floor: float | None = None) -> str:
+    """``x`` with ``digits`` significant digits (zeros kept); ``"< floor"`` where ``|x| < floor``.
+
+    The floor hides digits that are rounding noise (e.g. an inner product of order 1e-16),
+    which may differ between machines, from printed output: its sign too, which rounding
+    decides as often as not for a true value of 0.
+    """
+    if isinstance(x, bool) or isinstance(x, int):
+        return str(x)
+    if floor is not None and abs(x) < floor:
+        return f"< {floor:.0e}"
+    return f"{x:#.{digits}g}".rstrip(".")
+
+
+def format_decade(x: float) -> str:
+    """``"< 1e-04"``: the smallest power of ten above ``|x|`` (``"0"`` for zero).
+
+    For numbers whose digits are a third-party solver's rounding (they differ between BLAS
+    kernels), where only the order of magnitude is a result.
+    """
+    x = abs(float(x))
+    if x == 0.0:
+        return "0"
+    if not math.isfinite(x):
+        raise InvalidDataError(f"format_decade needs a finite number, got {x}")
+    return f"< 1e{math.floor(math.log10(x)) + 1:+03d}"
+
+
+@dataclass(frozen=True)
+class Check:
+    """One claim check: the measured value, the relation asserted, and the outcome."""
+
+    claim: str
+    what: str
+    value: float
+    relation: str
+    target: Target
+    tol: float
+    paper: str
+    passed: bool
+    profile: str
+    kind: str = "claim"
+    measured: str = ""  # the value as printed (rounded); the chapter's claim table shows it
+
+    @property
+    def line(self) -> str:
+        """The rounded, human-readable form printed by :meth:`ClaimLog.check` (two lines)."""
+        verdict = "PASS" if self.passed else "FAIL"
+        paper = f"; paper: {self.paper}" if self.paper else ""
+        measured = f"measured {self.measured}; required {self.required}{paper}"
+        return f"[{verdict}] {self.label} {self.what}\n       {measured}"
+
+    @property
+    def label(self) -> str:
+        """The claim id, followed by the kind unless it is evidence: ``"A1"``, ``"A1 (sanity)"``."""
+        return self.claim if self.kind == "claim" else f"{self.claim} ({self.kind})"
+
+    @property
+    def required(self) -> str:
+        """What the check requires of the value, as printed (:func:`format_requirement`)."""
+        return format_requirement(self.relation, self.target, self.tol)
+
+    def to_json(self) -> dict[str, Any]:
+        """The check as plain JSON data (the interval target as a list)."""
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any], profile: str = "") -> Check:
+        """The check :meth:`to_json` wrote; ``profile`` fills in a record without one.
+
+        An older record may lack the kind (it is evidence), the paper's value, or the printed
+        value (the value rounded to 4 digits stands for it); unknown entries are ignored.
+        """
+        known = {f.name for f in fields(cls)}
+        values = {"paper": "", "profile": profile} | {k: v for k, v in data.items() if k in known}
+        if isinstance(values["target"], list):
+            values["target"] = tuple(values["target"])
+        values["measured"] = values.get("measured") or format_number(values["value"], 4)
+        return cls(**values)
+
+
+def format_requirement(relation: str, target: Target, tol: float) -> str:
+    """What a check requires of the measured value, e.g. ``"= -1 ± 0.02"`` or ``"< 1e-12"``."""
+    if relation == "in":
+        lo, hi = target  # type: ignore[misc]
+        return f"in [{lo:g}, {hi:g}]"
+    if relation == "~":
+        return f"= {target:g} ± {tol:g}"
+    return f"{relation} {target:g}"
+
+
+Qualification = tuple[str, str]  # (claim id, text)
+
+
+@dataclass(frozen=True)
+class ChapterRecord:
+    """What one run of a chapter recorded: its checks, its qualifications and its platform.
+
+    Attributes
+    ----------
+    notebook
+        The notebook's name (file stem).
+    profile
+        The profile it ran at.
+    checks
+        Every check, in the order it was made.
+    qualifications
+        ``(claim, text)`` of every qualification (:meth:`ClaimLog.qualify`).
+    platform
+        :func:`~ntpnb.chapter.platform.platform_info` of the kernel that ran it (None in a
+        record older than that).
+    """
+
+    notebook: str
+    profile: str
+    checks: tuple[Check, ...] = ()
+    qualifications: tuple[Qualification, ...] = ()
+    platform: Mapping[str, Any] | None = None
+
+    def dump(self) -> str:
+        """The record as JSON text, as ``<output>/claims/<notebook>.json`` holds it."""
+        record = {
+            "notebook": self.notebook,
+            "profile": self.profile,
+            "checks": [c.to_json() for c in self.checks],
+            "qualifications": [{"claim": c, "text": t} for c, t in self.qualifications],
+            "platform": self.platform,
+        }
+        return json.dumps(record, indent=1) + "\n"
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> ChapterRecord:
+        """The record :meth:`dump` wrote, parsed (see :meth:`Check.from_json` for older ones)."""
+        profile = data.get("profile", "")
+        return cls(
+            notebook=data["notebook"],
+            profile=profile,
+            checks=tuple(Check.from_json(c, profile) for c in data.get("checks", [])),
+            qualifications=tuple((q["claim"], q["text"]) for q in data.get("qualifications", [])),
+            platform=data.get("platform"),
+        )
+
+
+def load_chapter_record(path: Path) -> ChapterRecord:
+    """The chapter record in the JSON file ``path``.
+
+    Raises
+    ------
+    PathError
+        If the file cannot be read, is not JSON, or does not hold a chapter record (naming it).
+    """
+    try:
+        return ChapterRecord.from_json(json.loads(Path(path).read_text(encoding="utf-8")))
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise PathError(f"cannot read the claim record {path}: {type(exc).__name__}: {exc}") from exc
+
+
+def load_chapter_records(folder: Path) -> list[ChapterRecord]:
+    """Every chapter record in ``folder`` (``*.json``, by file name; none if it does not exist)."""
+    return [load_chapter_record(path) for path in sorted(Path(folder).glob("*.json"))]
+
+
+class ClaimLog:
+    """The claim checks of one notebook run, written to ``<output>/claims/<notebook>.json``.
+
+    Parameters
+    ----------
+    notebook
+        Name of the notebook (file stem).
+    profile
+        Execution profile (one of :data:`PROFILE_NAMES`), recorded with each check.
+    output_dir
+        Root of the output tree; None means ``<project root>/outputs``.
+    """
+
+    def __init__(self, notebook: str, profile: str, output_dir: str | Path | None = None) -> None:
+        self.notebook = notebook
+        self.profile = profile
+        self.path = output_layout(output_dir).claims / f"{notebook}.json"
+        self.checks: list[Check] = []
+        self.qualifications: list[Qualification] = []
+        self.platform = platform_info()  # the machine of this run (the notebook's kernel)
+        self._write()
+
+    def check(
+        self,
+        claim: str,
+        what: str,
+        value: float,
+        relation: str,
+        target: Target,
+        *,
+        tol: float = 0.0,
+        paper: str = "",
+        digits: int = 4,
+        floor: float | None = None,
+        kind: str = "claim",
+    ) -> None:
+        """Assert ``value <relation> target``, print the outcome, record it; fail if it is false.
+
+        The printed line rounds the value to ``digits`` significant digits; targets and
+        tolerances are constants of the notebook and print as given. The record (in
+        :attr:`checks` and the JSON file) keeps the full value.
+
+        Parameters
+        ----------
+        claim
+            Claim id, as listed on the book's Claims page (e.g. ``"A2"``).
+        what
+            What was measured, in words.
+        value
+            The measured number.
+        relation
+            One of :data:`RELATIONS`: ``<, <=, >, >=, ==``; ``~`` (``|value - target| <= tol``);
+            ``in`` (``target`` is an interval ``(lo, hi)``).
+        target
+            The number (or interval) the value is compared with.
+        tol
+            Tolerance of ``~``.
+        paper
+            What the paper reports, quoted for the reader.
+        digits
+            Significant digits printed.
+        floor
+            Print ``< floor`` instead of digits below this magnitude (rounding noise).
+        kind
+            ``"claim"`` (evidence for the paper; the default), ``"finding"`` (the claim does not
+            reproduce: ``value`` is our measured shortfall, pinned by the relation, and
+            ``paper`` the paper's value) or ``"sanity"`` (a check of the code or the setting,
+            not evidence); see :data:`KINDS`.
+
+        Raises
+        ------
+        ClaimCheckError
+            If the relation does not hold (the record is written first).
+        InvalidDataError
+            On an unknown relation or kind, or a non-finite value.
+        """
+        if kind not in KINDS:
+            raise InvalidDataError(f"unknown kind {kind!r}; use one of {list(KINDS)}")
+        if relation not in RELATIONS:
+            raise InvalidDataError(f"unknown relation {relation!r}; use one of {sorted(RELATIONS)}")
+        value = value if isinstance(value, (bool, int)) else float(value)
+        if isinstance(value, float) and not math.isfinite(value):
+            raise InvalidDataError(f"claim {claim}: the measured value of {what!r} is {value}")
+        passed = bool(RELATIONS[relation](value, target, tol))
+        measured = format_number(value, digits, floor)
+        check = Check(claim, what, value, relation, target, tol, paper, passed, self.profile, kind, measured)
+        self.checks.append(check)
+        self._write()
+        print(check.line)
+        if not passed:
+            raise ClaimCheckError(f"{self.notebook}: {check.line}")
+
+    def qualify(self, claim: str, text: str) -> None:
+        """Attach a qualification to ``claim``: a stated limit of what its evidence shows.
+
+        The claim's verdict becomes *reproduced with a qualification* (if its checks are
+        evidence and pass); the text is printed and shown in the report.
+        """
+        if not (isinstance(text, str) and text.strip()):
+            raise InvalidDataError(f"claim {claim}: a qualification needs a non-empty text")
+        self.qualifications.append((claim, text.strip()))
+        self._write()
+        print(f"[NOTE] {claim} qualification: {text.strip()}")
+
+    def summary(self) -> ClaimTable:
+        """The compact table of this run's checks, to show at the end of the chapter.
+
+        End each chapter with a cell (tagged ``hide-input``) whose last line is
+        ``claims.summary()``: Jupyter and the book show it as an HTML table (claim, what,
+        paper, ours, required, result), nbval compares its plain-text form.
+        """
+        return ClaimTable(tuple(self.checks))
+
+    @property
+    def record(self) -> ChapterRecord:
+        """What this run has recorded so far."""
+        return ChapterRecord(
+            self.notebook, self.profile, tuple(self.checks), tuple(self.qualifications), self.platform
+        )
+
+    def _write(self) -> None:
+        atomic_write_text(self.path, self.record.dump())
+
+
+_TABLE_COLUMNS = ("claim", "what", "paper", "ours", "required", "result")
+
+
+@dataclass(frozen=True)
+class ClaimTable:
+    """A compact table of claim checks; displays as HTML in Jupyter and the book."""
+
+    checks: tuple[Check, ...]
+
+    def rows(self) -> list[tuple[str, ...]]:
+        """One row of strings per check, in the order of :data:`_TABLE_COLUMNS`."""
+        return [
+            (c.label, c.what, c.paper, c.measured, c.required, "PASS" if c.passed else "FAIL")
+            for c in self.checks
+        ]
+
+    def __repr__(self) -> str:
+        rows = self.rows()
+        passed = sum(c.passed for c in self.checks)
+        lines = [f"{passed} of {len(rows)} claim checks pass"]
+        lines += [f"{r[5]} {r[0]:<4} {r[1]}: {r[3]} (required {r[4]})" for r in rows]
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        head = "".join(f"<th>{name}</th>" for name in _TABLE_COLUMNS)
+        body = []
+        for row in self.rows():
+            verdict = row[-1].lower()
+            cells = "".join(f"<td>{html.escape(value)}</td>" for value in row[:-1])
+            body.append(f'<tr class="ntpnb-{verdict}">{cells}<td>{row[-1]}</td></tr>')
+        return (
+            '<table class="ntpnb-claim-table">'
+            f"<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+        )

@@ -1,0 +1,157 @@
+"""Where things are: the project root, its notebooks and the layout of generated outputs.
+
+A project's chapters are the Jupytext sources ``<root>/notebooks/*.md``
+(:func:`notebook_sources`). Everything a run or the book build generates goes under one output
+folder (default ``<root>/outputs``, git-ignored)::
+
+    outputs/notebooks/<name>.ipynb   executed notebooks (the book renders these)
+    outputs/figures/<name>.png|.pdf  every figure of the papers, regenerated
+    outputs/claims/<name>.json       every claim check a notebook made: value, target, pass/fail
+    outputs/failed/<name>.*          the last failed run of a notebook: executed copy, error record
+    outputs/timings.json             wall time of every notebook ``ntpnb reproduce`` executed, per profile
+    outputs/report.md                the reproducibility report (``ntpnb book`` writes it)
+    outputs/claim_list.md            the claims page, from the registry and the records (the same)
+    outputs/verdicts.md              the verdict counts the introduction includes (the same)
+    outputs/benchmarks/              ``python -m benchmarks``: benchmarks.md (tables), benchmarks.json
+    outputs/benchmarks.md            the book's benchmarks page (``ntpnb book`` writes it)
+    outputs/runs/<overrides>/        a run with ``-p KEY=VALUE`` overrides: the same layout, apart
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import NTPError, PathError
+
+__all__ = [
+    "OutputLayout",
+    "Timings",
+    "find_project_root",
+    "notebook_sources",
+    "load_timings",
+    "output_layout",
+    "override_output_dir",
+    "DEFAULT_OUTPUT_DIRNAME",
+    "OVERRIDE_RUNS_DIRNAME",
+]
+
+DEFAULT_OUTPUT_DIRNAME = "outputs"
+#: Runs with parameter overrides go to ``outputs/runs/<key=value,...>/``, apart from the
+#: canonical outputs that the book and its report are built from.
+OVERRIDE_RUNS_DIRNAME = "runs"
+#: The longest folder name of such a run; a longer one keeps its start, then a hash of all of it.
+MAX_RUN_DIRNAME = 120
+_MARKERS = ("_toc.yml", "notebooks")
+
+
+def find_project_root(start: str | Path | None = None) -> Path:
+    """The nearest folder at or above ``start`` that is a checkout of this project.
+
+    A checkout holds ``_toc.yml`` and ``notebooks/``; ``start`` defaults to the working directory.
+
+    Raises
+    ------
+    NTPError
+        If there is none.
+    """
+    here = Path(start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        if all((folder / marker).exists() for marker in _MARKERS):
+            return folder
+    raise NTPError(
+        f"no ntpnb project (a folder with {' and '.join(_MARKERS)}) at or above {here}; "
+        "run inside the repository or pass its path explicitly"
+    )
+
+
+def notebook_sources(root: Path) -> list[Path]:
+    """The Jupytext sources ``<root>/notebooks/*.md``, sorted by name."""
+    return sorted((root / "notebooks").glob("*.md"))
+
+
+@dataclass(frozen=True)
+class OutputLayout:
+    """The folders of one output tree (see the module docstring)."""
+
+    root: Path
+
+    @property
+    def notebooks(self) -> Path:
+        """Executed notebooks."""
+        return self.root / "notebooks"
+
+    @property
+    def figures(self) -> Path:
+        """Figure files."""
+        return self.root / "figures"
+
+    @property
+    def claims(self) -> Path:
+        """Claim records (JSON)."""
+        return self.root / "claims"
+
+    @property
+    def timings(self) -> Path:
+        """Reproduction times per profile and notebook (:func:`load_timings`, :mod:`ntpnb.runner.timings`)."""
+        return self.root / "timings.json"
+
+    @property
+    def failed(self) -> Path:
+        """The last failed run of each notebook: executed copy and record (not made by :meth:`ensure`)."""
+        return self.root / "failed"
+
+    @property
+    def benchmarks(self) -> Path:
+        """Results of ``python -m benchmarks`` (not created by :meth:`ensure`)."""
+        return self.root / "benchmarks"
+
+    def ensure(self) -> OutputLayout:
+        """Create the folders if needed and return ``self``."""
+        for folder in (self.notebooks, self.figures, self.claims):
+            folder.mkdir(parents=True, exist_ok=True)
+        return self
+
+
+def output_layout(output_dir: str | Path | None = None) -> OutputLayout:
+    """The output layout rooted at ``output_dir``, or at ``<project root>/outputs`` if None."""
+    root = Path(output_dir) if output_dir is not None else find_project_root() / DEFAULT_OUTPUT_DIRNAME
+    if root.exists() and not root.is_dir():
+        raise PathError(f"the output folder {root} exists and is not a folder; choose another --out")
+    try:
+        return OutputLayout(root.resolve()).ensure()
+    except OSError as exc:
+        where = exc.filename or root
+        problem = f"cannot create the output folder {where}: {exc.strerror}"
+        raise PathError(f"{problem}; choose another --out") from exc
+
+
+Timings = dict[str, dict[str, dict[str, object]]]  # profile -> notebook -> record
+
+
+def load_timings(layout: OutputLayout) -> Timings:
+    """The times ``ntpnb reproduce`` recorded in ``layout`` (empty when none, or unreadable).
+
+    ``timings.json`` maps profile -> notebook -> ``seconds``, ``jobs``, ``date`` (UTC) and ``ok``;
+    the runner writes it (:func:`ntpnb.runner.timings.record_timings`), the book's benchmarks
+    page shows it.
+    """
+    try:
+        timings = json.loads(layout.timings.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return timings if isinstance(timings, dict) else {}
+
+
+def override_output_dir(root: Path, overrides: Mapping[str, object]) -> Path:
+    """``<root>/outputs/runs/<k1=v1,k2=v2>``: where a run with parameter overrides writes."""
+    name = ",".join(f"{k}={v}" for k, v in sorted(overrides.items()))
+    name = re.sub(r"[^\w.,=+-]", "_", name)
+    if len(name) > MAX_RUN_DIRNAME:  # file names have at most 255 bytes: keep a readable start
+        digest = hashlib.sha256(name.encode()).hexdigest()[:16]
+        name = f"{name[: MAX_RUN_DIRNAME - 17]}-{digest}"
+    return root / DEFAULT_OUTPUT_DIRNAME / OVERRIDE_RUNS_DIRNAME / name

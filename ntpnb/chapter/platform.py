@@ -1,0 +1,202 @@
+"""The machine that produced a run's numbers: CPU, BLAS (kernel, threads), library versions.
+
+Numbers that pass on one CPU can fail on another (OpenBLAS picks its kernels by the CPU, and a
+rank decision near machine epsilon once went the other way on a Haswell kernel). So every
+run records where it ran: each notebook's :class:`~ntpnb.chapter.claims.ClaimLog` stores
+:func:`platform_info` of the kernel process in ``outputs/claims/<notebook>.json``, and
+``python -m benchmarks`` stores it in ``benchmarks.json``. The reproducibility report and the
+benchmarks page render what the runs recorded (:func:`format_platform`, :func:`platform_section`),
+never the machine that builds the book, so two readers comparing runs see what differed.
+"""
+
+from __future__ import annotations
+
+import os
+import platform as _platform
+import sys
+from collections.abc import Mapping, Sequence
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from threadpoolctl import threadpool_info
+
+__all__ = [
+    "PLATFORM_KEYS",
+    "cpu_model",
+    "platform_info",
+    "format_platform",
+    "platform_section",
+]
+
+#: The packages whose versions a run records (the numerical stack of ntpnb).
+PACKAGES: tuple[str, ...] = ("numpy", "scipy", "cvxpy", "clarabel", "osqp", "scs", "highspy", "threadpoolctl")
+
+#: The fields of each library threadpoolctl reports that a run records.
+LIBRARY_KEYS: tuple[str, ...] = (
+    "user_api",
+    "internal_api",
+    "version",
+    "architecture",
+    "threading_layer",
+    "num_threads",
+)
+
+#: The top-level entries of :func:`platform_info`, in the order the tables show them.
+PLATFORM_KEYS: tuple[str, ...] = (
+    "cpu",
+    "cores",
+    "machine",
+    "os",
+    "python",
+    "packages",
+    "threadpools",
+    "openblas_coretype",
+    "thread_env",
+)
+
+#: Environment variables that set thread counts (recorded when set).
+THREAD_ENV: tuple[str, ...] = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def cpu_model() -> str:
+    """The CPU's model name (Linux: ``model name`` of /proc/cpuinfo), else what ``platform`` says."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace").splitlines():
+            key, _, value = line.partition(":")
+            if key.strip() in ("model name", "Model", "cpu model") and value.strip():
+                return value.strip()
+    except OSError:
+        pass
+    return _platform.processor() or _platform.machine() or "unknown"
+
+
+def _version(package: str) -> str | None:
+    module = sys.modules.get(package)
+    version = getattr(module, "__version__", None)
+    if isinstance(version, str):
+        return version
+    try:
+        return metadata.version(package)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def platform_info() -> dict[str, Any]:
+    """Where this process runs, as plain JSON data.
+
+    Returns
+    -------
+    dict
+        ``cpu`` (model name), ``cores`` (``os.cpu_count()``), ``machine``, ``os``, ``python``,
+        ``packages`` (name -> version, None when not installed), ``threadpools`` (one dict per
+        BLAS/OpenMP library loaded in this process, as threadpoolctl reports it: ``user_api``,
+        ``internal_api``, ``version``, ``architecture`` (the kernel), ``threading_layer``,
+        ``num_threads``, and ``file``, the library's file name), ``openblas_coretype`` (the
+        environment variable, None when unset) and ``thread_env`` (the thread-count variables
+        that are set).
+    """
+    pools = [
+        {**{k: lib.get(k) for k in LIBRARY_KEYS}, "file": Path(lib.get("filepath") or "").name}
+        for lib in threadpool_info()
+    ]
+    pools.sort(key=lambda lib: (str(lib["user_api"]), lib["file"]))
+    return {
+        "cpu": cpu_model(),
+        "cores": os.cpu_count(),
+        "machine": _platform.machine(),
+        "os": f"{_platform.system()} {_platform.release()}",
+        "python": f"{_platform.python_implementation()} {_platform.python_version()}",
+        "packages": {name: _version(name) for name in PACKAGES},
+        "threadpools": pools,
+        "openblas_coretype": os.environ.get("OPENBLAS_CORETYPE"),
+        "thread_env": {k: os.environ[k] for k in THREAD_ENV if k in os.environ},
+    }
+
+
+def _cell(value: object) -> str:
+    text = "not set" if value is None or value == {} else str(value)
+    return text.replace("|", "\\|")
+
+
+def _rows(info: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """``(what, value)`` rows of one platform record (missing entries say so)."""
+    packages = info.get("packages") or {}
+    rows = [
+        ("CPU", _cell(info.get("cpu"))),
+        ("cores", _cell(info.get("cores"))),
+        ("OS, architecture", f"{_cell(info.get('os'))}, {_cell(info.get('machine'))}"),
+        ("Python", _cell(info.get("python"))),
+        (
+            "packages",
+            ", ".join(f"{name} {version}" for name, version in packages.items() if version) or "not recorded",
+        ),
+    ]
+    for lib in info.get("threadpools") or []:
+        # a library is named by its file (two copies of one OpenBLAS version can be loaded)
+        label = f"{_cell(lib.get('user_api'))} library `{_cell(lib.get('file'))}`"
+        value = f"{_cell(lib.get('internal_api'))} {_cell(lib.get('version'))}"
+        if lib.get("architecture"):
+            value += f", kernel {_cell(lib.get('architecture'))}"
+        value += f", {_cell(lib.get('num_threads'))} thread(s)"
+        if lib.get("threading_layer"):
+            value += f" ({_cell(lib.get('threading_layer'))})"
+        rows.append((label, value))
+    if not info.get("threadpools"):
+        rows.append(("BLAS", "no library reported by threadpoolctl"))
+    rows.append(("`OPENBLAS_CORETYPE`", _cell(info.get("openblas_coretype"))))
+    env = info.get("thread_env") or {}
+    rows.append(("thread variables", ", ".join(f"`{k}={v}`" for k, v in env.items()) or "not set"))
+    return rows
+
+
+def format_platform(info: Mapping[str, Any]) -> str:
+    """One platform record as a markdown table (what, value)."""
+    lines = ["| | recorded by the run |", "|---|---|"]
+    lines += [f"| {what} | {value} |" for what, value in _rows(info)]
+    return "\n".join(lines) + "\n"
+
+
+def platform_section(records: Mapping[str, Mapping[str, Any] | None], what: str = "run") -> str:
+    """Markdown for the platforms of several runs: one table per distinct platform, naming its runs.
+
+    Parameters
+    ----------
+    records
+        Run name -> its :func:`platform_info` record (None when the run recorded none).
+    what
+        What a run is called in the text ("chapter", "run").
+    """
+    groups: dict[str, tuple[Mapping[str, Any], list[str]]] = {}
+    unrecorded = []
+    for name, info in records.items():
+        if info is None:
+            unrecorded.append(name)
+            continue
+        key = format_platform(info)
+        groups.setdefault(key, (info, []))[1].append(name)
+    parts = []
+    if not groups and not unrecorded:
+        return f"No {what} has recorded its platform yet.\n"
+    if len(groups) == 1 and not unrecorded:
+        ((table, (_, names)),) = groups.items()
+        return f"Every {what} ({', '.join(names)}) ran on:\n\n{table}"
+    if len(groups) > 1:
+        infos = [info for info, _ in groups.values()]
+        differ = [label for label, values in _field_values(infos).items() if len(set(values)) > 1]
+        parts.append(
+            f"The {what}s ran on {len(groups)} different platforms; they differ in: {', '.join(differ)}.\n"
+        )
+    for table, (_, names) in groups.items():
+        label = what if len(names) == 1 else f"{what}s"
+        parts.append(f"{label.capitalize()} {', '.join(names)}:\n\n{table}")
+    if unrecorded:
+        parts.append(f"No platform recorded (an older run): {', '.join(unrecorded)}.\n")
+    return "\n".join(parts)
+
+
+def _field_values(infos: Sequence[Mapping[str, Any]]) -> dict[str, list[str]]:
+    """Each row label -> its value in every record (a missing row counts as a value)."""
+    tables = [dict(_rows(info)) for info in infos]
+    labels = list(dict.fromkeys(label for t in tables for label in t))
+    return {label: [t.get(label, "absent") for t in tables] for label in labels}

@@ -1,0 +1,311 @@
+r"""The registry of claims: every claim of the two papers the book reproduces, by id.
+
+This is the one place where a claim's statement and the paper's value are written: the book's
+claims page and its *Reproducibility report* are generated from it (:mod:`.report`). For each
+id: which paper, where in it, what it states and the value or shape the paper reports. Both
+pages list every id here, whether or not a notebook has checked it yet, so a claim can never
+silently drop out; tests reject a notebook check that names an id missing here, and a copy of a
+statement or paper value anywhere else in the repository.
+
+A paper's number is data: :attr:`ClaimSpec.values` holds it by name (B8's ``corr`` is 0.99), the
+text of :attr:`ClaimSpec.paper_value` is made from it (its ``%(corr)g`` placeholders), and code
+that needs the number asks :func:`paper_value` (the ``paper`` profile's thresholds that are paper
+values, the ``paper=`` quotes of the chapters' checks), so that each number is written here once.
+
+Statements are MyST markdown (inline math with ``$...$``) and must not contain ``|`` (they go
+into table cells): write norms as ``\lVert \rVert``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+from ..errors import NTPError
+from ..linear.datasets import TOY2D_ENTROPY
+
+__all__ = ["ClaimSpec", "CLAIMS", "PAPERS", "claim_spec", "paper_value", "sort_key"]
+
+#: The two papers, by the letter that prefixes their claim ids.
+PAPERS: MappingProxyType[str, str] = MappingProxyType(
+    {
+        "A": "Thrampoulidis, Implicit Optimization Bias of Next-Token Prediction in Linear Models "
+        "(NeurIPS 2024)",
+        "B": "Li, Huang, Ildiz, Rawat, Oymak, Mechanics of Next Token Prediction with "
+        "Self-Attention (AISTATS 2024)",
+    }
+)
+
+
+@dataclass(frozen=True)
+class ClaimSpec:
+    """One claim of a paper.
+
+    Attributes
+    ----------
+    id
+        ``A1``..``A16`` (Paper A) or ``B1``..``B11`` (Paper B).
+    where
+        Its place in the paper (the papers' own numbering).
+    statement
+        What it claims, in MyST markdown.
+    paper_value
+        The value, threshold or shape the paper reports ("theorem" if it is a statement without
+        a number). Given with ``%(name)g`` placeholders for the numbers of :attr:`values`, which
+        the spec fills in: the attribute holds the text as the pages show it.
+    values
+        The paper's numbers, by name (e.g. ``{"corr": 0.99}``); see :func:`paper_value`.
+    """
+
+    id: str
+    where: str
+    statement: str
+    paper_value: str
+    values: Mapping[str, float] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        values = MappingProxyType(dict(self.values))
+        object.__setattr__(self, "values", values)
+        if values:
+            object.__setattr__(self, "paper_value", self.paper_value % values)
+
+    @property
+    def paper(self) -> str:
+        """The letter of the paper: ``"A"`` or ``"B"``."""
+        return self.id[0]
+
+
+_SPECS = (
+    ClaimSpec(
+        "A1",
+        "Sec. 2",
+        r"$\operatorname{CE}(W) = \mathcal{H} + \mathrm{KL} \ge \mathcal{H}$, with equality iff "
+        r"$\mathbb{S}(W\bar h_j) = \hat p_j$",
+        "theorem (any data)",
+    ),
+    ClaimSpec(
+        "A2",
+        "Prop. 1",
+        r"compatible + separable $\Rightarrow \operatorname{CE}(W^{\rm p} + \gamma W^{\rm d}) \to "
+        r"\mathcal{H}$, and $\operatorname{CE}(W) > \mathcal{H}$ for finite $W$",
+        r"theorem; gap $\le C e^{-\gamma}$ (Eq. (9))",
+    ),
+    ClaimSpec(
+        "A3",
+        "Lemma 1",
+        r"$d > m$ and full-rank embeddings $\Rightarrow$ compatible and separable",
+        "theorem; exact threshold an open question",
+    ),
+    ClaimSpec(
+        "A4",
+        "Remark 1",
+        r"one-hot supports: $\mathscr{F} = \{0\}$, $\mathcal{H} = 0$, separability = multiclass "
+        "separability",
+        r"binary threshold $d/m = 1/2$ (Cover 1965)",
+    ),
+    ClaimSpec(
+        "A5",
+        "Thm. 1, Lemma 4",
+        r"regularization path: $\lVert W_B\rVert = B$, $W_B/B \to W^{\rm mm}/\lVert W^{\rm mm}"
+        r"\rVert$, $\mathcal{P}_\mathscr{F}(W_B) \to W^\star$",
+        "theorem (no figure)",
+    ),
+    ClaimSpec(
+        "A6",
+        "Lemma 2",
+        r"gradient descent: $\operatorname{CE}(W_k) \to \mathcal{H}$, $\lVert W_k\rVert \to \infty$",
+        "theorem",
+    ),
+    ClaimSpec(
+        "A7",
+        "Thm. 2",
+        r"gradient descent: $W_k$ aligns with $W^{\rm mm}$, $\mathcal{P}_\mathscr{F}(W_k) \to W^\star$",
+        "theorem",
+    ),
+    ClaimSpec(
+        "A8",
+        "Fig. 1 (left)",
+        r"the 2D example ($m=3$, $d=2$, $V=5$, $\lvert\mathcal{S}_j\rvert=3$) and its $W^{\rm mm}$; "
+        r"$w_1 = w_5$ (shared support pattern)",
+        r"$\mathcal{H} = %(entropy)g$ on the paper's instance",
+        values={"entropy": TOY2D_ENTROPY},
+    ),
+    ClaimSpec(
+        "A9",
+        "Fig. 1 (right)",
+        "gradient descent on the 2D example: loss, norm, alignment, subspace distance",
+        "four curves converging",
+    ),
+    ClaimSpec(
+        "A10",
+        "Fig. 2",
+        r"$W^{\rm mm}$ depends only on the supports, $W^\star$ on the probabilities; they are "
+        "orthogonal",
+        r"$\langle W^{\rm mm}, W^\star\rangle = 0$",
+    ),
+    ClaimSpec(
+        "A11",
+        "Fig. 3",
+        r"the synthetic instance: $n=5000$, $m=50$, $d=60$, $V=10$, $\lvert\mathcal{S}_j\rvert=6$",
+        r"$\mathcal{H} \approx %(entropy)g$ nats",
+        values={"entropy": 1.445},
+    ),
+    ClaimSpec(
+        "A12",
+        "Fig. 4",
+        r"GD (lr 0.5, LeCun init, $10^4$ steps): $\operatorname{CE} \to \mathcal{H}$, norm grows, "
+        r"correlations with $W^{\rm mm}$ $\to 1$, $\lVert\mathcal{P}_\mathscr{F}(W_k) - W^\star"
+        r"\rVert \to 0$",
+        "four curves converging",
+    ),
+    ClaimSpec(
+        "A13",
+        "Fig. 5",
+        "normalized GD (lr 0.01) and Adam (lr 0.01, betas 0.9, 0.99): same limits, faster than GD",
+        "Adam slightly faster than NGD, both faster than GD",
+    ),
+    ClaimSpec(
+        "A14",
+        "App. C",
+        r"autoregressive training over all prefixes = the same problem over $m = \sum_t m_t$ "
+        r"distinct contexts: the joint problem's separability and the limit of gradient descent",
+        "statement (text only)",
+    ),
+    ClaimSpec(
+        "A15",
+        "footnote 8",
+        "SGD shares the directional limit; sampling sequences vs distinct contexts differs",
+        "remark only",
+    ),
+    ClaimSpec(
+        "A16",
+        "Remark 2",
+        r"the entropy $\mathcal{H}_t$ is non-increasing in the context length $t$ and the supports "
+        'get sparser ("by Shannon\'s inequality")',
+        "statement (text only)",
+    ),
+    ClaimSpec(
+        "B1",
+        "Sec. 3.1, Def. 1, Fig. 2",
+        "token-priority graphs, their strongly connected components, the cyclic sub-dataset",
+        "illustration",
+    ),
+    ClaimSpec(
+        "B2",
+        "Lemma 1",
+        r"acyclic data: $\mathcal{L}(W) > \mathcal{L}_\star$ for finite $W$, "
+        r"$\mathcal{L}(R\,W^{\rm mm}) \to \mathcal{L}_\star$",
+        "theorem",
+    ),
+    ClaimSpec(
+        "B3",
+        "Thm. 1",
+        r"acyclic data: the regularization path $\bar W_R/R \to W^{\rm mm}/\lVert W^{\rm mm}\rVert$",
+        "theorem",
+    ),
+    ClaimSpec(
+        "B4",
+        "Lemma 2",
+        r"$W^{\rm cyc} \in \mathcal{S}_{\rm cyc}$ and $W^{\rm mm} \perp \mathcal{S}_{\rm cyc}$",
+        r"$\langle W^{\rm cyc}, W^{\rm mm}\rangle = 0$",
+    ),
+    ClaimSpec(
+        "B5",
+        "Thm. 2",
+        r"general data, $CE^\top = I$: the regularization path converges to $W^{\rm mm}$ in "
+        r"direction and to $W^{\rm cyc}$ on $\mathcal{S}_{\rm cyc}$",
+        "theorem",
+    ),
+    ClaimSpec(
+        "B6",
+        "Lemma 3",
+        r"log-loss with $CE^\top = I$ is convex, strictly on $\mathcal{S}_{\rm cyc}$",
+        "theorem",
+    ),
+    ClaimSpec(
+        "B7",
+        "Thm. 3",
+        r"gradient descent: $W/\lVert W\rVert \to W^{\rm mm}/\lVert W^{\rm mm}\rVert$, "
+        r"$\Pi_{\mathcal{S}_{\rm cyc}}(W) \to W^{\rm cyc}$, $\lVert W\rVert \to \infty$",
+        "theorem",
+    ),
+    ClaimSpec(
+        "B8",
+        "Fig. 3",
+        r"acyclic data, $K = d = 8$, $n = 4$, $T = 6$, normalized GD (lr 0.01, 4000 steps), "
+        "100 trials",
+        r"mean correlation with $W^{\rm mm}$ $> %(corr)g$",
+        values={"corr": 0.99},
+    ),
+    ClaimSpec(
+        "B9",
+        "Fig. 4",
+        r"cyclic data, $K = 6$, $d = 8$, $n = 6$, $T = 4$, 100 trials",
+        r"correlation $\approx %(corr)g$; $\lVert\Pi_{\mathcal{S}_{\rm cyc}}(W) - W^{\rm cyc}\rVert "
+        r"< %(distance)g$",
+        values={"corr": 0.987, "distance": 0.01},
+    ),
+    ClaimSpec(
+        "B10",
+        "Fig. 5, Sec. 6",
+        "general head, squared loss: $W$ aligns with the SVM of the pseudo token-priority graph",
+        r"local correlation $> %(local_corr)g$; pseudo cyclic distance $0$",
+        values={"local_corr": 0.99},
+    ),
+    ClaimSpec(
+        "B11",
+        "Fig. 6, Sec. 6",
+        "general head, cross-entropy: alignment with the pseudo graph's SVM",
+        r"local correlation $> %(local_corr)g$; cyclic distance $%(global_distance)g$ (global) vs "
+        r"$%(local_distance)g$ (local)",
+        values={"local_corr": 0.99, "global_distance": 9.59, "local_distance": 0.09},
+    ),
+)
+
+#: ``CLAIMS[id]`` is the :class:`ClaimSpec` of that claim, in the papers' order.
+CLAIMS: MappingProxyType[str, ClaimSpec] = MappingProxyType({c.id: c for c in _SPECS})
+
+_ID = re.compile(r"^([AB])(\d+)$")
+
+
+def sort_key(claim_id: str) -> tuple[str, int]:
+    """Order ids as the papers do: A1, A2, ..., A10, ..., B1, ..."""
+    match = _ID.match(claim_id)
+    if not match:
+        return ("~", 0)  # unknown ids last
+    return (match.group(1), int(match.group(2)))
+
+
+def paper_value(claim_id: str, name: str) -> float:
+    """The paper's number ``name`` of claim ``claim_id`` (e.g. ``paper_value("B8", "corr")``: 0.99).
+
+    Raises
+    ------
+    NTPError
+        If the id is not in the registry, or the claim has no number of that name (the error
+        lists the names it has).
+    """
+    values = claim_spec(claim_id).values
+    try:
+        return values[name]
+    except KeyError:
+        known = ", ".join(values) or "none"
+        raise NTPError(f"claim {claim_id} has no paper value {name!r}; its values: {known}") from None
+
+
+def claim_spec(claim_id: str) -> ClaimSpec:
+    """The registry entry of ``claim_id``.
+
+    Raises
+    ------
+    NTPError
+        If the id is not in the registry (the error lists the known ids).
+    """
+    try:
+        return CLAIMS[claim_id]
+    except KeyError:
+        raise NTPError(
+            f"claim id {claim_id!r} is not in ntpnb/chapter/registry.py; known ids: {', '.join(CLAIMS)}"
+        ) from None

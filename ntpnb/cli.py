@@ -1,0 +1,220 @@
+"""The ``ntpnb`` command: execute the notebooks, build the book, compare runs, time the solvers.
+
+It sits on top of the three packages: the runner (:mod:`ntpnb.runner`, ``reproduce``), the
+book build (:mod:`ntpnb.book`, ``book`` and ``compare``) and what they share
+(:mod:`ntpnb.chapter`, the output layout). Where ``ntpnb book`` first executes the notebooks
+not run yet, it runs the runner, then the book build, under one output lock.
+
+Examples
+--------
+``ntpnb reproduce``                     every notebook at the paper's settings
+``ntpnb reproduce 01 --profile quick``  one notebook, seconds-scale
+``ntpnb reproduce 01 -p n_g=11``        one notebook with a parameter changed (outputs/runs/...)
+``ntpnb reproduce --jobs 1``            one notebook at a time (default: one per core)
+``ntpnb reproduce --force``             rerun every notebook, changed or not
+``ntpnb reproduce --no-wait``           refuse, rather than wait, if another run uses the outputs
+``ntpnb book``                          build the HTML book from the executed notebooks
+``ntpnb book --run-missing quick``      first execute, at the quick profile, the notebooks not yet run
+``ntpnb list``                          the notebooks and their parameters per profile
+``ntpnb compare RUN_A RUN_B``           whether two output folders printed the same numbers
+``ntpnb benchmarks [ARGS]``             ``python -m benchmarks`` from the project root (solver timings)
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from .book import build_book, jupyter_book, missing_notebooks
+from .book.compare import add_arguments, print_comparison
+from .chapter.paths import DEFAULT_OUTPUT_DIRNAME, find_project_root, notebook_sources, output_layout
+from .errors import NTPError, RunInterruptedError
+from .runner import PROFILE_NAMES, PROFILES, output_lock, parse_overrides, reproduce
+
+__all__ = ["main"]
+
+
+def _root(arg: str | None) -> Path:
+    return find_project_root(arg) if arg else find_project_root()
+
+
+def _cmd_reproduce(args: argparse.Namespace) -> int:
+    root = _root(args.root)
+    overrides = parse_overrides(args.param)
+    results = reproduce(
+        root,
+        args.names,
+        args.profile,
+        args.out,
+        overrides=overrides,
+        jobs=args.jobs,
+        force=args.force,
+        wait=not args.no_wait,
+    )
+    failed = [r for r in results if not r.ok]
+    total = sum(r.seconds for r in results)
+    if failed:
+        print(f"{len(failed)} of {len(results)} notebooks failed ({total:.1f} s):", file=sys.stderr)
+        for r in failed:
+            print(f"  {r.name}: {r.error}\n    executed notebook kept at {r.executed}", file=sys.stderr)
+        return 1
+    out = results[0].executed.parent.parent
+    cached = sum(r.cached for r in results)
+    skipped = f", {cached} unchanged and not rerun" if cached else ""
+    print(
+        f"all {len(results)} notebooks ok ({total:.1f} s of notebook time{skipped}, "
+        f"profile {args.profile}); outputs in {out}"
+    )
+    return 0
+
+
+def _cmd_book(args: argparse.Namespace) -> int:
+    """Execute the missing notebooks at ``--run-missing`` (if given), then build the book.
+
+    The build holds the output lock (:mod:`ntpnb.runner.lock`), so it reads the outputs of
+    finished runs only.
+    """
+    root, wait = _root(args.root), not args.no_wait
+    jupyter_book()  # a missing jupyter-book fails before any notebook runs
+    layout = output_layout(root / DEFAULT_OUTPUT_DIRNAME)
+    missing = missing_notebooks(root, layout)
+    if missing and args.run_missing:
+        print(
+            f"ntpnb: executing the notebooks not run yet ({', '.join(missing)}) at profile {args.run_missing}"
+        )
+        reproduce(root, missing, args.run_missing, layout.root, wait=wait)
+    with output_lock(layout.root, wait=wait):
+        return build_book(root, layout)
+
+
+def _cmd_compare(args: argparse.Namespace) -> int:
+    return print_comparison(args.run_a, args.run_b)
+
+
+def _cmd_benchmarks(args: argparse.Namespace) -> int:
+    """``python -m benchmarks ARGS`` in the project root (the package lives there, not installed).
+
+    ``ntpnb benchmarks -- --help`` passes on what follows ``--`` (here the benchmarks' own help).
+    """
+    passed = args.extra[1:] if args.extra[:1] == ["--"] else args.extra
+    return subprocess.call([sys.executable, "-m", "benchmarks", *passed], cwd=_root(args.root))
+
+
+def _cmd_list(args: argparse.Namespace) -> int:
+    root = _root(args.root)
+    for source in notebook_sources(root):
+        print(source.stem)
+        for profile in PROFILE_NAMES:
+            values = PROFILES.get(source.stem, {}).get(profile, {})
+            shown = ", ".join(f"{k}={v}" for k, v in values.items())
+            print(f"  {profile:<6} {shown}")
+    print("change one for a run: ntpnb reproduce NAME -p KEY=VALUE (outputs go to outputs/runs/)")
+    return 0
+
+
+_NO_WAIT = "if another ntpnb command is using the output folder, stop at once instead of waiting"
+
+
+def _command(
+    sub: argparse._SubParsersAction,
+    name: str,
+    what: str,
+    func: Callable[[argparse.Namespace], int],
+    *,
+    root: bool = True,
+    lock: bool = False,
+) -> argparse.ArgumentParser:
+    """The subcommand ``name``, run by ``func``; with ``--root`` and, for ``lock``, ``--no-wait``."""
+    command = sub.add_parser(name, help=what)
+    if lock:
+        command.add_argument("--no-wait", action="store_true", help=_NO_WAIT)
+    if root:
+        command.add_argument("--root", default=None, help="project root (default: found from here)")
+    command.set_defaults(func=func)
+    return command
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="ntpnb", description=__doc__.split("\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    rep = _command(
+        sub, "reproduce", "execute notebooks with papermill (all by default)", _cmd_reproduce, lock=True
+    )
+    rep.add_argument("names", nargs="*", help="notebook names or unique prefixes (default: all)")
+    rep.add_argument("--profile", choices=PROFILE_NAMES, default="paper", help="default: paper")
+    rep.add_argument(
+        "-p",
+        "--param",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override one parameter of the profile (repeatable); outputs go to outputs/runs/...",
+    )
+    rep.add_argument(
+        "--out", default=None, help="output folder (default: <root>/outputs, or outputs/runs/... with -p)"
+    )
+    rep.add_argument(
+        "-j",
+        "--jobs",
+        type=int,
+        default=None,
+        help="notebooks run in parallel, one kernel each (default: one per CPU core)",
+    )
+    rep.add_argument(
+        "--force",
+        action="store_true",
+        help="execute even the notebooks unchanged (source, parameters, ntpnb) since their last success",
+    )
+
+    book = _command(sub, "book", "build the HTML book into <root>/_build/html", _cmd_book, lock=True)
+    book.add_argument(
+        "--run-missing",
+        choices=PROFILE_NAMES,
+        default=None,
+        metavar="PROFILE",
+        help="first execute the notebooks not run yet, at PROFILE (quick or paper)",
+    )
+
+    _command(sub, "list", "list the notebooks and their profile parameters", _cmd_list)
+    what = "compare the printed outputs of two runs (exit 1 if they differ)"
+    add_arguments(_command(sub, "compare", what, _cmd_compare, root=False))
+    what = "time the solvers: python -m benchmarks ARGS, from the project root"
+    # every other argument goes to the benchmarks
+    _command(sub, "benchmarks", what, _cmd_benchmarks).set_defaults(passed=True)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``ntpnb`` console script."""
+    parser = _parser()
+    args, extra = parser.parse_known_args(argv)
+    if extra and not getattr(args, "passed", False):
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    args.extra = extra
+    try:
+        return int(args.func(args))
+    except RunInterruptedError as exc:
+        print(f"ntpnb: {exc}", file=sys.stderr)
+        return INTERRUPTED
+    except KeyboardInterrupt:
+        print("ntpnb: interrupted; completed outputs kept; rerun to resume", file=sys.stderr)
+        return INTERRUPTED
+    except NTPError as exc:
+        print(f"ntpnb: error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:  # a file the pipeline could not read or write: one line, no traceback
+        where = f": {exc.filename}" if exc.filename else ""
+        print(f"ntpnb: error: {exc.strerror or exc}{where}", file=sys.stderr)
+        return 2
+
+
+#: The exit status of an interrupted command (128 + SIGINT, as a shell reports it).
+INTERRUPTED = 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

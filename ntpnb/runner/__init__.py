@@ -1,0 +1,25 @@
+"""The runner: execute the chapters with papermill at a profile, into an output tree.
+
+The entry is :func:`reproduce` (``ntpnb reproduce``). Its parts, in the order a run meets them:
+
+* :mod:`.profiles`: every notebook's parameter values per profile, and ``-p`` overrides;
+* :mod:`.choice`: which notebooks run, with which parameters, and their cache keys;
+* :mod:`.lock`: one command at a time per output tree;
+* :mod:`.workers`, :mod:`.kernels`, :mod:`.processes`: one worker process and kernel per
+  notebook, their environment, and how Ctrl-C ends them all;
+* :mod:`.execute`, :mod:`.staging`, :mod:`.diagnosis`: one notebook executed in a staging tree,
+  its outputs promoted when it succeeded, or its failure kept and described;
+* :mod:`.timings`: how long each notebook took.
+
+It builds on :mod:`ntpnb.chapter` (the output layout, atomic writes, the claim record) and the
+core, never on the book build (:mod:`ntpnb.book`).
+"""
+
+from __future__ import annotations
+
+from .execute import RunResult
+from .lock import output_lock
+from .profiles import PROFILE_NAMES, PROFILES, parse_overrides
+from .run import reproduce
+
+__all__ = ["reproduce", "RunResult", "PROFILE_NAMES", "PROFILES", "parse_overrides", "output_lock"]

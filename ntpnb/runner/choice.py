@@ -1,0 +1,182 @@
+"""Which notebooks a run executes, with which parameters, and whether they must run again.
+
+The arguments of ``ntpnb reproduce`` are checked once, before anything runs: the names choose
+notebooks (:func:`select_notebooks`), and the profile with its ``-p`` overrides gives each one
+its parameters (:func:`choose_notebooks`). Once the output tree is known, each chosen notebook
+becomes a :class:`NotebookRun`: what papermill injects (the parameters, ``profile`` and
+``output_dir``) and its cache key.
+
+A notebook is not executed again when nothing that determines its outputs changed since its
+last successful run into the same output tree: its :func:`cache_key` (a hash of the notebook's
+source, its parameters and the sources of the ``ntpnb`` package) is stored beside the executed
+notebook (``<name>.key.json``, :func:`store_key`) after every successful run, once its outputs
+are in place, and removed when a run of it fails (:func:`forget_key`). ``ntpnb reproduce
+--force`` runs it anyway. The notebooks that took longest on their last run start first
+(:func:`longest_first`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Mapping, Sequence
+from contextlib import suppress
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..chapter.atomic import atomic_write_text
+from ..chapter.paths import OutputLayout, load_timings, notebook_sources
+from ..errors import NTPError
+from .profiles import apply_overrides
+
+__all__ = [
+    "NotebookRun",
+    "select_notebooks",
+    "choose_notebooks",
+    "notebook_parameters",
+    "package_fingerprint",
+    "cache_key",
+    "is_cached",
+    "store_key",
+    "forget_key",
+    "longest_first",
+]
+
+
+@dataclass(frozen=True)
+class NotebookRun:
+    """One notebook to execute: its source, what papermill injects, where, and its cache key."""
+
+    source: Path
+    parameters: dict[str, Any]
+    layout: OutputLayout
+    key: str
+
+    @property
+    def name(self) -> str:
+        """The notebook's name (file stem)."""
+        return self.source.stem
+
+    @property
+    def executed(self) -> Path:
+        """Where its executed copy goes in the output tree."""
+        return self.layout.notebooks / f"{self.name}.ipynb"
+
+
+def select_notebooks(sources: Sequence[Path], names: Sequence[str]) -> list[Path]:
+    """The sources named in ``names`` (file stems, or unique prefixes); all if ``names`` is empty.
+
+    Raises
+    ------
+    NTPError
+        If a name matches no notebook or more than one.
+    """
+    if not names:
+        return list(sources)
+    chosen = []
+    for name in names:
+        stem = Path(name).stem
+        matches = [s for s in sources if s.stem == stem] or [s for s in sources if s.stem.startswith(stem)]
+        if len(matches) != 1:
+            known = ", ".join(s.stem for s in sources)
+            what = "no notebook" if not matches else "several notebooks"
+            raise NTPError(f"{what} named {name!r}; the notebooks are: {known}")
+        chosen.append(matches[0])
+    return chosen
+
+
+def choose_notebooks(
+    root: Path, names: Sequence[str], profile: str, overrides: Mapping[str, str]
+) -> list[tuple[Path, dict[str, Any]]]:
+    """The notebooks of the project at ``root`` that ``names`` choose, each with its parameters.
+
+    The parameters are the profile's with ``overrides`` (text, see
+    :func:`~ntpnb.runner.profiles.apply_overrides`) applied, checked for every notebook before
+    anything runs.
+
+    Raises
+    ------
+    NTPError
+        On an unknown notebook, profile or parameter, a value of the wrong type, or a project
+        without notebooks.
+    """
+    sources = select_notebooks(notebook_sources(root), names)
+    if not sources:
+        raise NTPError(f"no notebooks found in {root / 'notebooks'}")
+    return [(source, apply_overrides(source.stem, profile, overrides)) for source in sources]
+
+
+def with_output(parameters: Mapping[str, Any], profile: str, layout: OutputLayout) -> dict[str, Any]:
+    """``parameters`` with the ``profile`` and the ``output_dir`` a notebook is given."""
+    # relative to the executed notebook's folder, where papermill, nbval and Jupyter run it
+    return {**parameters, "profile": profile, "output_dir": os.path.relpath(layout.root, layout.notebooks)}
+
+
+def notebook_parameters(
+    source: Path, profile: str, layout: OutputLayout, overrides: Mapping[str, str] | None = None
+) -> dict[str, Any]:
+    """Every parameter papermill injects into ``source``: the profile's, overridden, and where to write."""
+    return with_output(apply_overrides(source.stem, profile, overrides or {}), profile, layout)
+
+
+def package_fingerprint() -> str:
+    """SHA-256 of the ``ntpnb`` package's Python sources (paths and contents), so a code change shows."""
+    package = Path(__file__).resolve().parents[1]
+    digest = hashlib.sha256()
+    for path in sorted(package.rglob("*.py")):
+        digest.update(path.relative_to(package).as_posix().encode() + b"\0")
+        digest.update(path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def cache_key(source: Path, parameters: Mapping[str, object], fingerprint: str | None = None) -> str:
+    """SHA-256 of the notebook source, its parameters and the package fingerprint."""
+    digest = hashlib.sha256()
+    digest.update(source.read_bytes() + b"\0")
+    digest.update(json.dumps(dict(parameters), sort_keys=True, default=repr).encode() + b"\0")
+    digest.update((fingerprint or package_fingerprint()).encode())
+    return digest.hexdigest()
+
+
+def _key_path(executed: Path) -> Path:
+    return executed.with_name(f"{executed.stem}.key.json")
+
+
+def is_cached(executed: Path, key: str) -> bool:
+    """Whether ``executed`` is in place and was made by a successful run with cache key ``key``."""
+    path = _key_path(executed)
+    if not (executed.is_file() and path.is_file()):
+        return False
+    try:
+        return json.loads(path.read_text(encoding="utf-8")).get("key") == key
+    except (ValueError, AttributeError):
+        return False
+
+
+def store_key(run: NotebookRun, seconds: float) -> None:
+    """Record that ``run`` succeeded (its key, parameters and time), once its outputs are in place."""
+    record = {"key": run.key, "parameters": dict(run.parameters), "seconds": round(seconds, 3)}
+    atomic_write_text(_key_path(run.executed), json.dumps(record, indent=1, default=repr) + "\n")
+
+
+def forget_key(executed: Path) -> None:
+    """Remove the key of ``executed``: a failed run is never cached (unless the folder is read-only)."""
+    with suppress(OSError):
+        _key_path(executed).unlink(missing_ok=True)
+
+
+def _last_seconds(layout: OutputLayout, profile: str, name: str) -> float:
+    """How long ``name`` took at ``profile`` when last run into ``layout`` (inf if unknown)."""
+    record = load_timings(layout).get(profile, {}).get(name, {})
+    seconds = record.get("seconds") if isinstance(record, dict) else None
+    return float(seconds) if isinstance(seconds, (int, float)) else float("inf")
+
+
+def longest_first(runs: Sequence[NotebookRun], profile: str) -> list[NotebookRun]:
+    """``runs``, the longest first by its last recorded run at ``profile`` (unknown: longest).
+
+    So the slowest notebook does not start last and leave the other workers idle.
+    """
+    return sorted(runs, key=lambda run: -_last_seconds(run.layout, profile, run.name))

@@ -1,0 +1,66 @@
+"""Why a notebook failed, in one line: the error and the cell it failed in.
+
+The line is what ``ntpnb reproduce`` prints for a failed notebook and what its failure record
+(:func:`~ntpnb.runner.staging.keep_failure`) and the book's report keep.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+__all__ = ["failed_cell", "describe_failure"]
+
+
+def failed_cell(staged: Path) -> tuple[int, str] | None:
+    """Index and first source line of the cell a run failed in, if the executed copy shows it.
+
+    That is the cell papermill marked failed, or else the cell the kernel started and never
+    answered (no ``shell.execute_reply`` time: the kernel died in it), or else the last code
+    cell papermill started: a kernel that dies before it acknowledges the cell leaves no
+    execution metadata, and papermill then marks every started cell completed.
+    """
+    import nbformat
+
+    try:
+        nb = nbformat.read(staged, as_version=4)
+    except (OSError, ValueError):
+        return None
+
+    def failed(cell: dict) -> bool:
+        return cell.get("metadata", {}).get("papermill", {}).get("status") == "failed"
+
+    def unanswered(cell: dict) -> bool:
+        execution = cell.get("metadata", {}).get("execution", {})
+        return bool(execution) and "shell.execute_reply" not in execution
+
+    def started(cell: dict) -> bool:
+        return cell.get("metadata", {}).get("papermill", {}).get("start_time") is not None
+
+    cells = list(enumerate(nb.cells))
+    for test, order in ((failed, cells), (unanswered, cells), (started, cells[::-1])):
+        for index, cell in order:
+            if cell.cell_type == "code" and test(cell):
+                lines = cell.source.strip().splitlines()
+                return index, lines[0] if lines else ""
+    return None
+
+
+def describe_failure(exc: BaseException, staged: Path | None = None) -> str:
+    """One line: the error of a failed notebook and, when known, the cell it failed in.
+
+    A kernel that died (crashed, killed, out of memory) is named as such, with its cell; an
+    operating-system error of the run itself (not raised in the notebook) is a failure to write
+    the outputs, with the file.
+    """
+    from nbclient.exceptions import DeadKernelError
+
+    if isinstance(exc, OSError) and not hasattr(exc, "ename"):
+        return f"could not write the outputs: {exc.strerror}: {exc.filename}"
+    ename = getattr(exc, "ename", type(exc).__name__)
+    evalue = str(getattr(exc, "evalue", exc)).strip()
+    first = evalue.splitlines()[0] if evalue else ""
+    cell = failed_cell(staged) if staged is not None else None
+    where = f" in cell {cell[0]} ({cell[1][:60]!r})" if cell else ""
+    if isinstance(exc, DeadKernelError):
+        return f"KernelDied: the kernel died{where}"
+    return f"{ename}: {first}" + (where if ename != "ClaimCheckError" else "")

@@ -1,0 +1,100 @@
+"""Execute one notebook: Jupytext source -> papermill (with its parameters) -> executed ``.ipynb``.
+
+The notebook runs in its staging tree and its outputs are moved into place only when it
+succeeded (:mod:`.staging`); its cache key is stored then, and removed when it fails
+(:mod:`.choice`). A failure is described in one line (:mod:`.diagnosis`) and never raised: the
+run goes on with the other notebooks.
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..chapter.paths import OutputLayout
+from .choice import NotebookRun, cache_key, forget_key, is_cached, notebook_parameters, store_key
+from .diagnosis import describe_failure
+from .kernels import KERNEL_NAME, IPCKernelManager, kernel_environment
+from .staging import clear_failure, hide_injected_parameters, keep_failure, promote, staging_layout
+
+__all__ = ["RunResult", "cached_result", "run_notebook", "execute_notebook"]
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """Outcome of executing one notebook."""
+
+    name: str
+    ok: bool
+    seconds: float
+    executed: Path
+    error: str | None = None
+    cached: bool = False  # not executed: unchanged since its last successful run
+
+
+def cached_result(run: NotebookRun, force: bool = False) -> RunResult | None:
+    """The result of ``run`` without executing it, if its outputs are current (and not ``force``)."""
+    if force or not is_cached(run.executed, run.key):
+        return None
+    return RunResult(run.name, True, 0.0, run.executed, cached=True)
+
+
+def run_notebook(run: NotebookRun) -> RunResult:
+    """Execute ``run`` with papermill; on success move its outputs into place.
+
+    A failure keeps the previous outputs and puts the failed copy and a record in
+    ``run.layout.failed`` (:func:`~ntpnb.runner.staging.keep_failure`).
+    """
+    import jupytext
+    import papermill
+
+    layout, executed = run.layout, run.executed
+    stage = staging_layout(layout, run.name)
+    staged = stage.notebooks / executed.name
+    start = time.perf_counter()
+    try:
+        with kernel_environment():
+            papermill.execute_notebook(
+                jupytext.read(run.source),
+                str(staged),
+                parameters=dict(run.parameters),
+                cwd=str(stage.notebooks),  # output_dir ".." is the staging root
+                kernel_name=KERNEL_NAME,
+                kernel_manager_class=IPCKernelManager,
+                progress_bar=False,
+                log_output=False,
+            )
+        seconds = time.perf_counter() - start
+        hide_injected_parameters(staged)
+        promote(stage, layout, executed)
+    except Exception as exc:  # report any failure, go on with the others
+        seconds = time.perf_counter() - start
+        error = describe_failure(exc, staged)
+        forget_key(executed)
+        kept = keep_failure(layout, stage, run.name, error, run.parameters)
+        shutil.rmtree(stage.root, ignore_errors=True)
+        return RunResult(run.name, False, seconds, kept, error)
+    store_key(run, seconds)
+    clear_failure(layout, run.name)
+    shutil.rmtree(stage.root, ignore_errors=True)
+    return RunResult(run.name, True, seconds, executed)
+
+
+def execute_notebook(
+    source: Path,
+    profile: str,
+    layout: OutputLayout,
+    overrides: Mapping[str, str] | None = None,
+    force: bool = False,
+) -> RunResult:
+    """Execute one Jupytext notebook with papermill under ``profile`` into ``layout``, in this process.
+
+    Unless ``force``, a notebook whose :func:`~ntpnb.runner.choice.cache_key` equals the one
+    stored by its last successful run into ``layout`` is not executed (the result says ``cached``).
+    """
+    parameters = notebook_parameters(source, profile, layout, overrides)
+    run = NotebookRun(source, parameters, layout, cache_key(source, parameters))
+    return cached_result(run, force) or run_notebook(run)

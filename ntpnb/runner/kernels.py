@@ -1,0 +1,116 @@
+"""How a notebook's kernel starts: its BLAS threads, its sockets, and the mark of its run.
+
+Every kernel runs its BLAS with :data:`ntpnb.settings.BLAS_THREADS` threads (unless the
+environment already sets ``OPENBLAS_NUM_THREADS``, ``OMP_NUM_THREADS`` or ``MKL_NUM_THREADS``):
+the notebooks' matrices are small, so more threads only wait for each other, and notebooks
+running side by side would otherwise ask for more threads than there are cores.
+
+A kernel talks to its worker over Unix-domain sockets (:class:`IPCKernelManager`), in the
+private folder of its run (:func:`run_environment`), which also marks every process of the run
+so that they can be ended together (:mod:`.processes`).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from jupyter_client.manager import AsyncKernelManager
+from traitlets import default
+
+from .. import settings
+from .processes import RUN_MARKER
+
+__all__ = [
+    "KERNEL_NAME",
+    "RUN_FOLDER_PREFIX",
+    "BLAS_ENV_VARS",
+    "kernel_environment",
+    "IPCKernelManager",
+    "run_folder",
+    "run_environment",
+]
+
+KERNEL_NAME = "python3"
+#: The name of every run's private folder (kernel sockets and connection files) starts so.
+RUN_FOLDER_PREFIX = "ntpnb-run-"
+
+#: The thread-count variables of the BLAS libraries numpy and scipy may load.
+BLAS_ENV_VARS: tuple[str, ...] = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+@contextmanager
+def kernel_environment() -> Iterator[None]:
+    """Within: kernels started from this process use :data:`ntpnb.settings.BLAS_THREADS` threads.
+
+    Variables the user has set are left alone; the environment is restored afterwards.
+    """
+    added = [var for var in BLAS_ENV_VARS if var not in os.environ]
+    for var in added:
+        os.environ[var] = str(settings.BLAS_THREADS)
+    try:
+        yield
+    finally:
+        for var in added:
+            os.environ.pop(var, None)
+
+
+class IPCKernelManager(AsyncKernelManager):
+    """A kernel manager that talks to its kernel over Unix-domain sockets instead of TCP.
+
+    The kernel then needs no network interface at all (not even loopback), and ipykernel
+    does not warn about unencrypted TCP on every start.
+    """
+
+    @default("transport")
+    def _default_transport(self) -> str:
+        return "ipc"
+
+    def _ip_default(self) -> str:
+        # jupyter_client's default, ``kernel-ipc`` in the working folder, is shared by kernels
+        # started there at once (``--jobs``), which then answer each other's messages: give
+        # every kernel its own socket prefix, in the run's folder (see :func:`run_folder`).
+        return os.path.join(run_folder(), f"ntpnb-kernel-{uuid.uuid4().hex[:16]}-ipc")
+
+    @default("connection_file")
+    def _default_connection_file(self) -> str:
+        # jupyter_client's default is a new file in the temporary folder, left there when the
+        # kernel is killed: in the run's folder instead, which the run removes
+        return os.path.join(run_folder(), f"kernel-{uuid.uuid4().hex[:16]}.json")
+
+
+def run_folder() -> str:
+    """The private folder of the current run (its kernels' sockets and connection files).
+
+    ``JUPYTER_RUNTIME_DIR`` as :func:`run_environment` sets it; outside a run, the
+    temporary folder.
+    """
+    folder = os.environ.get("JUPYTER_RUNTIME_DIR") if os.environ.get(RUN_MARKER) else None
+    return folder or tempfile.gettempdir()
+
+
+@contextmanager
+def run_environment() -> Iterator[str]:
+    """Within: the environment that workers and kernels inherit marks the run.
+
+    It holds the run's mark (:data:`~ntpnb.runner.processes.RUN_MARKER`, yielded) and a
+    private Jupyter runtime folder. Afterwards the environment is restored and the folder
+    (connection files, kernel sockets) removed, even when kernels were killed.
+    """
+    mark = uuid.uuid4().hex
+    runtime = tempfile.mkdtemp(prefix=RUN_FOLDER_PREFIX)
+    saved = {var: os.environ.get(var) for var in (RUN_MARKER, "JUPYTER_RUNTIME_DIR")}
+    os.environ.update({RUN_MARKER: mark, "JUPYTER_RUNTIME_DIR": runtime})
+    try:
+        yield mark
+    finally:
+        for var, value in saved.items():
+            if value is None:
+                os.environ.pop(var, None)
+            else:
+                os.environ[var] = value
+        shutil.rmtree(runtime, ignore_errors=True)

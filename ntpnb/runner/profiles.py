@@ -1,0 +1,341 @@
+"""Execution profiles: the parameter values of every notebook, in one place.
+
+``paper`` reproduces the papers' settings; ``quick`` is a seconds-scale run used by the test
+suite. ``ntpnb reproduce`` injects the chosen profile's values (plus ``profile`` and
+``output_dir``) into the notebook's ``parameters`` cell with papermill. The ``parameters``
+cell of each notebook repeats the ``paper`` values so that the notebook runs unchanged in
+Jupyter or Binder; a test keeps the two identical.
+
+A tolerance that depends on the profile (what a claim check requires at the papers' settings
+and at the quick run's) is a parameter here, with a comment saying what it bounds, never a
+``profile == "paper"`` test in a notebook. A ``paper`` threshold that *is* a paper's number
+refers to the registry of claims (:func:`~ntpnb.chapter.registry.paper_value`).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
+from typing import Any
+
+from ..chapter.claims import PROFILE_NAMES
+from ..chapter.registry import paper_value
+from ..errors import NTPError
+
+__all__ = ["PROFILE_NAMES", "PROFILES", "profile_parameters", "parse_overrides", "apply_overrides"]
+
+#: Paper A, Figs. 1-5 (App. A): the settings of chapter 03.
+_GD_PAPER: dict[str, Any] = {
+    "seed": 0,
+    "toy_lr": 0.5,
+    "toy_iters": 100_000,
+    "n_frames": 40,
+    "n_geometry_draws": 200,
+    "n": 5000,
+    "m": 50,
+    "d": 60,
+    "V": 10,
+    "S": 6,
+    "gd_lr": 0.5,
+    "ngd_lr": 0.01,
+    "adam_lr": 0.01,
+    "adam_beta1": 0.9,
+    "adam_beta2": 0.99,
+    "n_iter": 10_000,
+    "long_iter": 1_000_000,
+    "sgd_iter": 100_000,
+    "sgd_batch": 5,  # samples per SGD step, far fewer than the m = 50 contexts
+    "n_records": 60,
+    "toy_max_gap_ratio": 0.01,  # A9: required CE - H at the last 2D GD step / at step 1
+    "toy_min_corr": 0.99,  # A9: required corr(W_k - W*, W^mm) at the last 2D GD step
+    "toy_max_dist_ratio": 0.1,  # A9: required ||P_F(W_k) - W*||, last 2D step / first
+    "toy_max_w15_gap": 0.05,  # A8: required ||w_1 - w_5|| / ||W_k - W*|| at the last 2D step
+    "toy_max_row_dist": 1.0,  # A9: required max_v ||row v of P_F(W_k) - W*||, last 2D step
+    "growth_range": [0.8, 1.2],  # A6: required range of GD's norm growth per log k / ||W^mm||
+    "long_max_dist_ratio": 0.1,  # A7: required ||P_F(W_k) - W*|| at long_iter / at n_iter
+    "sgd_min_gap_ratio": 2.0,  # A15: required CE - H of SGD over sequences / over contexts
+}
+
+_RAW: dict[str, dict[str, dict[str, Any]]] = {
+    "01_entropy_separability": {
+        "paper": {
+            "seed": 0,
+            "n_starts": 4,
+            "search_iters": 2000,
+            "n_random_W": 2000,
+            "n_recipe_seeds": 1000,
+            "n_triples": 2000,
+            "g_max": 30.0,
+            "n_g": 61,
+        },
+        "quick": {
+            "seed": 0,
+            "n_starts": 1,
+            "search_iters": 2000,  # the synthetic search reaches ~1e-14 (600: ~1e-11)
+            "n_random_W": 200,
+            "n_recipe_seeds": 100,
+            "n_triples": 200,
+            "g_max": 30.0,
+            "n_g": 31,
+        },
+    },
+    "02_regularization_path": {
+        "paper": {
+            "seed": 0,
+            "toy_radii": 60,
+            "toy_B_top": 2350.0,
+            "synth_radii": 40,
+            "synth_B_top": 14000.0,
+            "cvxpy_radii": [1.0, 4.0, 16.0, 32.0, 64.0, 128.0],
+            "gd_lr": 0.5,
+            "toy_gd_iters": 100_000,
+            "synth_gd_iters": 10_000,
+            "gd_records": 40,
+            "limit_instances": ["2D", "synthetic"],
+        },
+        "quick": {
+            "seed": 0,
+            "toy_radii": 20,
+            "toy_B_top": 2350.0,
+            "synth_radii": 12,
+            "synth_B_top": 14000.0,
+            "cvxpy_radii": [4.0, 64.0],
+            "gd_lr": 0.5,
+            "toy_gd_iters": 20_000,
+            "synth_gd_iters": 2_000,
+            "gd_records": 20,
+            "limit_instances": ["2D"],
+        },
+    },
+    "04_overparameterization": {
+        "paper": {
+            "seed": 0,
+            "m": 30,
+            "configs": [[2, 1], [5, 1], [10, 1], [5, 2], [10, 3], [10, 6]],
+            "d_step": 1,
+            "n_trials": 30,
+            "n_trials_cover": 150,
+            "n_jobs": 2,
+            "gd_steps": 20000,
+            "m_scaling": [15, 30, 60],
+            "scaling_configs": [[5, 2], [10, 3]],
+            "n_trials_scaling": 20,
+            "gd_max_gap_ratio": 0.05,  # A2: required CE(W_k) - inf CE at step gd_steps / at step 1
+        },
+        "quick": {
+            "seed": 0,
+            "m": 16,
+            "configs": [[2, 1], [10, 1], [5, 2], [10, 6]],
+            "d_step": 2,
+            "n_trials": 10,
+            "n_trials_cover": 60,
+            "n_jobs": 1,
+            "gd_steps": 2000,
+            "m_scaling": [8, 16, 32],
+            "scaling_configs": [[5, 2]],
+            "n_trials_scaling": 8,
+            "gd_max_gap_ratio": 0.3,
+        },
+    },
+    "05_autoregressive_text": {
+        "paper": {
+            "seed": 0,
+            "window": 7,
+            "n_chars_stats": 0,
+            "n_chars_joint": 50,
+            "gd_d_factor": 2,
+            "gd_steps": 20000,
+            "gd_lr": 2.0,
+            "min_corr_joint": 0.9,  # A14: required corr(W_k, W^mm) of the joint problem at the end
+        },
+        "quick": {
+            "seed": 0,
+            "window": 7,
+            "n_chars_stats": 20000,
+            "n_chars_joint": 20,
+            "gd_d_factor": 2,
+            "gd_steps": 3000,
+            "gd_lr": 2.0,
+            "min_corr_joint": 0.8,
+        },
+    },
+    "06_attention": {
+        "paper": {
+            "seed": 0,
+            "n_trials": 100,
+            "n_jobs": 1,
+            "n_iter": 4000,
+            "lr_global": 0.01,
+            "lr_local": 0.1,
+            "n_path": 12,
+            "path_max_ratio": 20.0,
+            # B8: required mean corr(W, W^mm), acyclic data
+            "min_corr_acyclic": paper_value("B8", "corr"),
+            "min_corr_general": 0.98,  # B9: required mean corr(W, W^mm), general data
+            # B9: required mean ||Pi_Scyc(W) - W^cyc||^2 at the end
+            "max_cyc_dist": paper_value("B9", "distance"),
+            "min_norm_ratio": 0.25,
+            "n_iter_local": 2000,
+            "local_init": "uniform",
+            "pseudo_threshold": 0.01,
+            "exclusion_band": 0.001,
+            # B10-B11: required mean corr(W, W~mm) (Fig. 5a)
+            "min_local_corr": paper_value("B10", "local_corr"),
+            "drop_corr": 0.95,
+            "consistency_level": 0.05,
+            "check_fig6_values": True,
+        },
+        "quick": {
+            "seed": 0,
+            "n_trials": 6,
+            "n_jobs": 1,
+            "n_iter": 800,
+            "lr_global": 0.01,
+            "lr_local": 0.1,
+            "n_path": 8,
+            "path_max_ratio": 20.0,
+            "min_corr_acyclic": 0.85,
+            "min_corr_general": 0.9,
+            "max_cyc_dist": 0.2,
+            "min_norm_ratio": 0.25,
+            "n_iter_local": 400,
+            "local_init": "uniform",
+            "pseudo_threshold": 0.01,
+            "exclusion_band": 0.001,
+            "min_local_corr": 0.9,
+            "drop_corr": 0.95,
+            "consistency_level": 0.05,
+            # Fig. 6b's values are means over 100 trials of 2000 steps: not at this scale
+            "check_fig6_values": False,
+        },
+    },
+    "03_gd_implicit_bias": {
+        "paper": _GD_PAPER,
+        # quick: fewer iterations and frames, the same instances and settings
+        "quick": {
+            **_GD_PAPER,
+            "toy_iters": 20_000,
+            "n_frames": 10,
+            "n_geometry_draws": 40,
+            "n_iter": 5_000,
+            "long_iter": 50_000,
+            "sgd_iter": 20_000,
+            "toy_max_gap_ratio": 0.05,
+            "toy_min_corr": 0.9,
+            "toy_max_dist_ratio": 0.5,
+            "toy_max_w15_gap": 0.2,
+            "toy_max_row_dist": 5.0,
+            "growth_range": [0.5, 1.5],
+            "long_max_dist_ratio": 0.5,
+            "sgd_min_gap_ratio": 1.2,
+        },
+    },
+}
+
+#: ``PROFILES[notebook][profile]`` is the read-only mapping of that run's parameter values.
+PROFILES = MappingProxyType(
+    {
+        name: MappingProxyType({p: MappingProxyType(values) for p, values in per.items()})
+        for name, per in _RAW.items()
+    }
+)
+
+
+def profile_parameters(notebook: str, profile: str) -> dict[str, Any]:
+    """The parameter values of ``notebook`` under ``profile``, as a new dict.
+
+    Raises
+    ------
+    NTPError
+        If the profile or the notebook is unknown.
+    """
+    if profile not in PROFILE_NAMES:
+        raise NTPError(f"unknown profile {profile!r}; use one of {', '.join(PROFILE_NAMES)}")
+    if notebook not in PROFILES:
+        raise NTPError(f"notebook {notebook!r} has no profile in ntpnb/runner/profiles.py")
+    return dict(PROFILES[notebook][profile])
+
+
+def parse_overrides(pairs: Sequence[str]) -> dict[str, str]:
+    """``["n_g=11", "seed=3"]`` as ``{"n_g": "11", "seed": "3"}`` (values still text).
+
+    Raises
+    ------
+    NTPError
+        If an item is not ``KEY=VALUE`` or a key is given twice.
+    """
+    parsed: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        key = key.strip()
+        if not sep or not key.isidentifier():
+            raise NTPError(f"bad parameter override {_shown(pair)}: write KEY=VALUE, e.g. -p seed=3")
+        if key in parsed:
+            raise NTPError(f"parameter {key!r} is overridden twice")
+        parsed[key] = value.strip()
+    return parsed
+
+
+_BAD = object()  # marks a value that does not fit the parameter's type
+
+
+def _typed(text: str, like: Any) -> Any:
+    """``text`` read as the type of the profile's value ``like``; :data:`_BAD` if it does not fit."""
+    if isinstance(like, str):
+        try:
+            value = ast.literal_eval(text)
+        except (ValueError, SyntaxError):
+            return text  # a bare word is a string
+        return value if isinstance(value, str) else text
+    if isinstance(like, bool):
+        return {"true": True, "false": False}.get(text.lower(), _BAD)
+    try:
+        value = ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return _BAD
+    if isinstance(value, bool):
+        return _BAD if like is not None else value
+    if isinstance(like, int):
+        return value if isinstance(value, int) else _BAD
+    if isinstance(like, float):
+        return float(value) if isinstance(value, (int, float)) else _BAD
+    if like is None or isinstance(value, type(like)):
+        return value
+    return _BAD
+
+
+def apply_overrides(notebook: str, profile: str, overrides: Mapping[str, str]) -> dict[str, Any]:
+    """The parameters of ``notebook`` under ``profile`` with ``overrides`` (text) applied.
+
+    Each value is read as the type of the profile's value (``int``, ``float``, ``bool``
+    (``true``/``false``), ``str``, or a Python literal such as a list).
+
+    Raises
+    ------
+    NTPError
+        On an unknown key or a value that does not fit; the message lists the notebook's
+        parameters with their current values.
+    """
+    parameters = profile_parameters(notebook, profile)
+    known = ", ".join(f"{k}={v!r}" for k, v in parameters.items())
+    for key, text in overrides.items():
+        if key not in parameters:
+            raise NTPError(f"{notebook} has no parameter {key!r}; its parameters ({profile}): {known}")
+        like = parameters[key]
+        value = _typed(text, like)
+        if value is _BAD:
+            raise NTPError(
+                f"{notebook}: {key}={_shown(text)} is not a valid {type(like).__name__} "
+                f"(the {profile} profile has {key}={like!r}); its parameters: {known}"
+            )
+        parameters[key] = value
+    return parameters
+
+
+def _shown(text: str, limit: int = 60) -> str:
+    """``repr(text)``, shortened in the middle when longer than ``limit`` (for error messages)."""
+    shown = repr(text)
+    if len(shown) <= limit:
+        return shown
+    return f"{shown[: limit // 2]}...{shown[-limit // 2 :]} ({len(text)} characters)"

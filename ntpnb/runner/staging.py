@@ -1,0 +1,127 @@
+"""Outputs survive interruption and failure: a notebook writes into a staging tree first.
+
+Each notebook executes in a private staging tree ``<output root>/.staging/<name>/`` with the
+layout of the output tree (papermill's working folder is its ``notebooks/``, so the
+``output_dir`` the notebook is given, ``..``, is the staging root): its figures, claim records
+and executed notebook land there. Only when the notebook succeeded are they moved into place
+(:func:`promote`: each file with :func:`os.replace`), the executed notebook last. A notebook
+that fails, or a run that is interrupted, leaves the previous good outputs as they were; a
+failed notebook's executed copy and a record of the failure (error, cell, the claim checks it
+made) are kept in ``<output root>/failed/`` (:func:`keep_failure`) for debugging, and removed by
+its next success (:func:`clear_failure`). Every file is written atomically
+(:mod:`ntpnb.chapter.atomic`).
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import shutil
+from collections.abc import Mapping
+from datetime import datetime, timezone
+from pathlib import Path
+
+from ..chapter.atomic import atomic_path, atomic_write_text, remove_temporaries
+from ..chapter.claims import load_chapter_record
+from ..chapter.paths import OutputLayout, output_layout
+from ..errors import PathError
+
+__all__ = [
+    "STAGING_DIRNAME",
+    "staging_layout",
+    "remove_leftovers",
+    "hide_injected_parameters",
+    "promote",
+    "keep_failure",
+    "clear_failure",
+]
+
+STAGING_DIRNAME = ".staging"
+
+
+def staging_layout(layout: OutputLayout, name: str) -> OutputLayout:
+    """The private output tree notebook ``name`` executes into (emptied first)."""
+    root = layout.root / STAGING_DIRNAME / name
+    shutil.rmtree(root, ignore_errors=True)
+    return output_layout(root)
+
+
+def remove_leftovers(layout: OutputLayout) -> None:
+    """Remove what killed runs left in ``layout``: staging trees and temporary files.
+
+    Call it only under the output lock (no other run can be writing).
+    """
+    shutil.rmtree(layout.root / STAGING_DIRNAME, ignore_errors=True)
+    for folder in (layout.root, layout.notebooks, layout.figures, layout.claims, layout.failed):
+        remove_temporaries(folder)
+
+
+def hide_injected_parameters(executed: Path) -> None:
+    """Collapse the cell papermill injects (tag ``injected-parameters``) in the rendered book.
+
+    The notebook's own ``parameters`` cell shows the paper's values right above it; the
+    injected cell, which holds the values this run used, is kept (a reader can expand it) but
+    tagged ``hide-input`` so the page does not show two parameter listings one after the other.
+    """
+    import nbformat
+
+    nb = nbformat.read(executed, as_version=4)
+    for cell in nb.cells:
+        tags = cell.metadata.setdefault("tags", [])
+        if "injected-parameters" in tags and "hide-input" not in tags:
+            tags.append("hide-input")
+    with atomic_path(executed) as tmp:
+        nbformat.write(nb, tmp)
+
+
+def promote(stage: OutputLayout, layout: OutputLayout, executed: Path) -> None:
+    """Move every file of ``stage`` to the same place in ``layout``, the executed notebook last.
+
+    Each move is an :func:`os.replace`. The target folders are checked first, so that a folder
+    that cannot be written fails the promotion before any file has moved.
+    """
+    staged = stage.notebooks / executed.name
+    files = sorted(p for p in stage.root.rglob("*") if p.is_file() and p != staged)
+    targets = [layout.root / p.relative_to(stage.root) for p in files]
+    for folder in sorted({t.parent for t in targets} | {executed.parent}):
+        folder.mkdir(parents=True, exist_ok=True)
+        if not os.access(folder, os.W_OK):
+            raise PermissionError(errno.EACCES, "the folder is not writable", str(folder))
+    for path, target in zip(files, targets, strict=True):
+        os.replace(path, target)
+    os.replace(staged, executed)
+
+
+def keep_failure(
+    layout: OutputLayout, stage: OutputLayout, name: str, error: str, parameters: Mapping[str, object]
+) -> Path:
+    """Keep a failed run's executed notebook and a failure record in ``layout.failed``.
+
+    The record holds the error, the parameters, the date and the claim checks the notebook
+    recorded before it failed. Returns the kept notebook (or where it would be).
+    """
+    layout.failed.mkdir(parents=True, exist_ok=True)
+    kept = layout.failed / f"{name}.ipynb"
+    staged = stage.notebooks / f"{name}.ipynb"
+    if staged.is_file():
+        os.replace(staged, kept)
+    try:
+        checks = [c.to_json() for c in load_chapter_record(stage.claims / f"{name}.json").checks]
+    except PathError:  # no record (or half of one) yet
+        checks = []
+    record = {
+        "notebook": name,
+        "error": error,
+        "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "parameters": dict(parameters),
+        "checks": checks,
+    }
+    atomic_write_text(layout.failed / f"{name}.json", json.dumps(record, indent=1, default=repr) + "\n")
+    return kept
+
+
+def clear_failure(layout: OutputLayout, name: str) -> None:
+    """Remove the kept copy and record of ``name``'s last failure (it has just succeeded)."""
+    for stale in (layout.failed / f"{name}.ipynb", layout.failed / f"{name}.json"):
+        stale.unlink(missing_ok=True)

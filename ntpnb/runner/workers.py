@@ -1,0 +1,150 @@
+"""Worker processes, one notebook each, and the signals that stop them.
+
+Every notebook runs in its own worker process (``jobs`` at once, the default is one per CPU
+core, :func:`default_jobs`), in a session of its own: a Ctrl-C in the terminal reaches only the
+parent, which then ends every worker and kernel of the run (:mod:`.processes`) within seconds
+(a second Ctrl-C kills them at once). A worker whose parent dies ends the run's processes and
+itself. The parent receives each result as it arrives, so its progress lines never interleave.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import multiprocessing.connection
+import os
+import shutil
+import signal
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
+from pathlib import Path
+
+from .choice import NotebookRun
+from .execute import RunResult, run_notebook
+from .kernels import RUN_FOLDER_PREFIX, run_folder
+from .processes import RUN_MARKER, end_processes
+
+__all__ = ["default_jobs", "run_in_workers"]
+
+
+def default_jobs() -> int:
+    """How many notebooks run at once by default: one per CPU core."""
+    return max(1, os.cpu_count() or 1)
+
+
+class _Interrupts:
+    """Within (in the main thread): SIGINT is counted instead of raising KeyboardInterrupt."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self._previous: object = None
+
+    def _handler(self, signum: int, frame: object) -> None:
+        self.count += 1
+
+    def __enter__(self) -> _Interrupts:
+        if threading.current_thread() is threading.main_thread():
+            self._previous = signal.signal(signal.SIGINT, self._handler)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._previous is not None:
+            signal.signal(signal.SIGINT, self._previous)  # type: ignore[arg-type]
+
+
+@contextmanager
+def _sigint_ignored() -> Iterator[None]:
+    """Within: SIGINT is ignored, and so in the processes started meanwhile, for their life.
+
+    A worker process is in the terminal's process group until it calls :func:`os.setsid`, and
+    spends its first seconds importing: a Ctrl-C then would print a traceback from it. An
+    ignored signal stays ignored across ``exec`` (a blocked one does not stay blocked through
+    multiprocessing's start), so the worker starts deaf to it; the parent is deaf only while
+    it starts the process (a Ctrl-C in those milliseconds is lost, the next one counts).
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _worker(sender: Connection, run: NotebookRun) -> None:
+    """A worker process: run one notebook (:func:`~ntpnb.runner.execute.run_notebook`), send the result back.
+
+    It starts a session of its own, so that a terminal's Ctrl-C reaches only the parent,
+    which decides how the run stops. If the parent dies (``kill -9``), the worker ends the
+    run's processes and itself (:func:`_orphan_watchdog`): nothing writes the outputs after
+    their lock is gone.
+    """
+    if hasattr(os, "setsid"):
+        os.setsid()
+    watchdog = threading.Thread(target=_orphan_watchdog, args=(os.getppid(),), daemon=True)
+    watchdog.start()
+    sender.send(run_notebook(run))
+    sender.close()
+
+
+def _orphan_watchdog(parent: int, every: float = 0.5) -> None:
+    """In a worker: once the parent ``parent`` is gone, end every process of the run, then exit."""
+    while os.getppid() == parent:
+        time.sleep(every)
+    end_processes(os.environ[RUN_MARKER], grace=0.0)
+    if Path(run_folder()).name.startswith(RUN_FOLDER_PREFIX):  # the parent would have removed it
+        shutil.rmtree(run_folder(), ignore_errors=True)
+    os._exit(1)
+
+
+def run_in_workers(
+    pending: Sequence[NotebookRun],
+    jobs: int,
+    report: Callable[[RunResult], None],
+    mark: str,
+    log: Callable[[str], None],
+) -> bool:
+    """Run ``pending``, ``jobs`` worker processes at once; every result goes to ``report``.
+
+    On SIGINT, stop: no new notebook starts, and every worker and kernel of the run (marked
+    ``mark``) is ended (SIGTERM, then SIGKILL after a few seconds or at a second SIGINT).
+    Returns whether the run was interrupted.
+    """
+    # spawn, not fork: the parent may hold threads (matplotlib, zmq) that fork would copy badly
+    context = multiprocessing.get_context("spawn")
+    queue = list(pending)
+    running: dict[Connection, tuple[BaseProcess, NotebookRun]] = {}
+    with _Interrupts() as interrupts:
+        while (queue or running) and not interrupts.count:
+            while queue and len(running) < jobs:
+                run = queue.pop(0)
+                receiver, sender = context.Pipe(duplex=False)
+                process = context.Process(target=_worker, args=(sender, run), daemon=True)
+                with _sigint_ignored():  # the worker has no session of its own yet
+                    process.start()
+                sender.close()
+                running[receiver] = (process, run)
+            for receiver in multiprocessing.connection.wait(list(running), timeout=0.2):
+                process, run = running.pop(receiver)
+                try:
+                    result = receiver.recv()
+                except (EOFError, OSError):  # the worker died before it could answer
+                    process.join(5)
+                    error = f"WorkerDied: the process running {run.name} ended (exit code {process.exitcode})"
+                    result = RunResult(run.name, False, 0.0, run.layout.failed / f"{run.name}.ipynb", error)
+                receiver.close()
+                process.join()
+                report(result)
+        if not interrupts.count:
+            return False
+        log("ntpnb: interrupted; stopping the notebooks (Ctrl-C again to kill them at once)")
+        groups = [process.pid for process, _ in running.values() if process.pid]
+        end_processes(mark, groups, hurry=lambda: interrupts.count > 1)
+        for receiver, (process, _) in running.items():
+            process.join(5)
+            receiver.close()
+    return True

@@ -1,0 +1,115 @@
+"""The book builds from the executed notebooks with zero warnings, and refuses a broken one."""
+
+from __future__ import annotations
+
+import json
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import pytest
+
+from ntpnb.chapter.registry import CLAIMS
+
+from conftest import build_book
+
+pytestmark = pytest.mark.slow
+
+
+def test_book_builds_without_warnings(built_book):
+    log = (built_book / "_build" / "build.log").read_text()
+    assert "WARNING" not in log
+    html = built_book / "_build" / "html"
+    assert (html / "index.html").exists()
+    chapter = (html / "outputs" / "notebooks" / "01_entropy_separability.html").read_text()
+    assert "[PASS] A2" in chapter
+    assert "[FAIL]" not in chapter
+    assert "Proposition 1" in chapter
+    assert "<img" in chapter  # the figures are rendered
+    references = (html / "book" / "references.html").read_text()
+    for author in ("Thrampoulidis", "Soudry", "Telgarsky", "Rosset"):
+        assert author in references
+
+
+def test_math_is_served_by_the_book_itself(built_book):
+    html = built_book / "_build" / "html"
+    page = (html / "book" / "intro.html").read_text()
+    scripts = re.findall(r'<script[^>]*src="([^"]*mathjax[^"]*)"', page)
+    assert scripts == ["../_static/mathjax/tex-chtml.js?v=" + scripts[0].split("?v=")[1]], scripts
+    assert (html / "_static" / "mathjax" / "tex-chtml.js").is_file()
+    assert list((html / "_static" / "mathjax" / "output" / "chtml" / "fonts" / "woff-v2").glob("*.woff"))
+    assert "cdn.jsdelivr" not in page and "https://cdn" not in page
+    assert page.count("const THEBE_JS_URL") <= 1  # the theme's double declaration is gone
+
+
+class _Anchors(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.ids: set[str] = set()
+        self.links: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if "id" in attrs:
+            self.ids.add(attrs["id"])
+        if tag == "a" and attrs.get("href"):
+            self.links.append(attrs["href"])
+
+
+def parse(path: Path) -> _Anchors:
+    parser = _Anchors()
+    parser.feed(path.read_text())
+    return parser
+
+
+def test_report_links_to_the_sections_that_check_each_claim(built_book):
+    html = built_book / "_build" / "html"
+    report = html / "outputs" / "report.html"
+    text = report.read_text()
+    for cid in CLAIMS:
+        assert f"<strong>{cid}</strong>" in text, cid
+    section_links = [h for h in parse(report).links if "notebooks/" in h and "#" in h]
+    assert section_links, "the report links to no chapter section"
+    for href in section_links:
+        parts = urlsplit(href)
+        target = (report.parent / unquote(parts.path)).resolve()
+        assert parts.fragment in parse(target).ids, f"{href}: no such section"
+
+
+def test_intro_quotes_the_verdict_counts_of_the_run(built_book):
+    intro = (built_book / "_build" / "html" / "book" / "intro.html").read_text()
+    text = re.sub(r"<[^>]+>", "", intro)
+    head = r"Verdicts of the runs that built this book \(profile quick\)"
+    match = re.search(rf"{head}: (\d+) of {len(CLAIMS)} claims reproduced", text)
+    assert match, "the introduction shows no verdict counts"
+    report = (built_book / "outputs" / "report.md").read_text()
+    assert f"**{match.group(1)} of {len(CLAIMS)} claims reproduced" in report  # the report's counts
+
+
+def test_every_checked_claim_id_is_in_the_registry(quick_run):
+    for path in sorted((quick_run / "claims").glob("*.json")):
+        ids = {c["claim"] for c in json.loads(path.read_text())["checks"]}
+        assert ids <= set(CLAIMS), f"{path.stem} checks unregistered ids {sorted(ids - set(CLAIMS))}"
+
+
+def test_chapter_sources_are_published_for_download(built_book):
+    html = built_book / "_build" / "html"
+    for source in (built_book / "notebooks").glob("*.md"):
+        assert (html / "_sources" / "notebooks" / source.name).read_text() == source.read_text()
+        assert (html / "_sources" / "outputs" / "notebooks" / f"{source.stem}.ipynb").is_file()
+
+
+def test_a_notebook_with_an_error_fails_the_build(book_copy):
+    path = book_copy / "outputs" / "notebooks" / "01_entropy_separability.ipynb"
+    nb = json.loads(path.read_text())
+    cell = next(c for c in nb["cells"] if c["cell_type"] == "code")
+    cell["outputs"].append(
+        {"output_type": "error", "ename": "ClaimCheckError", "evalue": "A2 broke", "traceback": []}
+    )
+    path.write_text(json.dumps(nb))
+    for attempt in ("first build", "second build, nothing changed"):
+        proc = build_book(book_copy)
+        assert proc.returncode != 0, attempt
+        assert "01_entropy_separability.ipynb: cell" in proc.stdout + proc.stderr, attempt
+        assert "ClaimCheckError: A2 broke" in proc.stdout + proc.stderr, attempt

@@ -1,0 +1,66 @@
+"""Comparing the printed outputs of two runs (ntpnb.book.compare)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ntpnb.book.compare import compare_runs, main, sanitizers
+from ntpnb.chapter.claims import ClaimLog
+from ntpnb.chapter.platform import cpu_model
+from ntpnb.errors import PathError
+
+
+def write_run(root, cells_by_notebook):
+    (root / "notebooks").mkdir(parents=True)
+    for name, printed in cells_by_notebook.items():
+        cells = [
+            {"cell_type": "code", "outputs": [{"output_type": "stream", "name": "stdout", "text": t}]}
+            for t in printed
+        ]
+        (root / "notebooks" / f"{name}.ipynb").write_text(json.dumps({"cells": cells}))
+    return root
+
+
+def test_same_outputs_up_to_timings(tmp_path, capsys):
+    a = write_run(tmp_path / "a", {"01_x": ["corr 0.9991\n", "took 3.2 s\n"]})
+    b = write_run(tmp_path / "b", {"01_x": ["corr 0.9991\n", "took 17 s\n"]})
+    both, diffs = compare_runs(a, b)
+    assert both == ["01_x"] and diffs == []
+    assert main([str(a), str(b)]) == 0
+    assert "the same printed outputs in all 1 notebooks" in capsys.readouterr().out
+
+
+def test_a_changed_digit_and_a_missing_notebook_are_differences(tmp_path, capsys):
+    a = write_run(tmp_path / "a", {"01_x": ["corr 0.9991\n"], "02_y": ["ok\n"]})
+    b = write_run(tmp_path / "b", {"01_x": ["corr 0.9992\n"]})
+    _, diffs = compare_runs(a, b)
+    assert [(d.notebook, d.cell) for d in diffs] == [("02_y", -1), ("01_x", 0)]
+    assert main([str(a), str(b)]) == 1
+    out = capsys.readouterr().out
+    assert "- corr 0.9991" in out and "+ corr 0.9992" in out
+
+
+def test_a_folder_without_notebooks_is_named(tmp_path, capsys):
+    with pytest.raises(PathError, match="no executed notebooks"):
+        compare_runs(tmp_path, tmp_path)
+    assert main([str(tmp_path), str(tmp_path)]) == 2
+
+
+def test_the_rules_are_nbvals():
+    patterns = [r.pattern for r, _ in sanitizers()]
+    assert any("ms|s|sec" in p for p in patterns) and any("0x" in p for p in patterns)
+
+
+def test_the_platforms_come_from_the_claim_records_and_a_broken_one_is_skipped(tmp_path, capsys):
+    a = write_run(tmp_path / "a", {"01_x": ["ok\n"]})
+    b = write_run(tmp_path / "b", {"01_x": ["ok\n"]})
+    ClaimLog("01_x", "quick", a).check("A1", "x", 1.0, ">", 0.0)
+    (b / "claims").mkdir()
+    (b / "claims" / "01_x.json").write_text("{")
+    capsys.readouterr()
+    assert main([str(a), str(b)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith(f"{a}: {cpu_model()}; ") and " x" in lines[0]  # the BLAS and its threads
+    assert lines[1] == f"{b}: no platform recorded"

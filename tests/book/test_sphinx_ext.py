@@ -1,0 +1,41 @@
+"""The book-build check that refuses notebooks with errors or stderr output."""
+
+from __future__ import annotations
+
+import json
+
+from ntpnb.book.sphinx_ext import notebook_problems
+
+
+def write(tmp_path, outputs, metadata=None):
+    nb = {
+        "cells": [{"cell_type": "code", "source": "x", "metadata": {}, "outputs": outputs}],
+        "metadata": metadata or {},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    path = tmp_path / "nb.ipynb"
+    path.write_text(json.dumps(nb))
+    return path
+
+
+def test_clean_notebook_has_no_problems(tmp_path):
+    path = write(tmp_path, [{"output_type": "stream", "name": "stdout", "text": "ok\n"}])
+    assert notebook_problems(path) == []
+
+
+def test_error_output_is_a_problem(tmp_path):
+    error = {"output_type": "error", "ename": "ClaimCheckError", "evalue": "A2 failed", "traceback": []}
+    (problem,) = notebook_problems(write(tmp_path, [error]))
+    assert "cell 0 raised ClaimCheckError: A2 failed" in problem
+
+
+def test_stderr_output_is_a_problem(tmp_path):
+    warning = {"output_type": "stream", "name": "stderr", "text": "RuntimeWarning: overflow\n"}
+    (problem,) = notebook_problems(write(tmp_path, [warning]))
+    assert "stderr" in problem and "overflow" in problem
+
+
+def test_papermill_exception_flag_is_a_problem(tmp_path):
+    path = write(tmp_path, [], metadata={"papermill": {"exception": True}})
+    assert notebook_problems(path) == ["papermill recorded an exception during execution"]

@@ -1,0 +1,126 @@
+"""Claim checks: the relation is asserted, the outcome printed and recorded, failures raise."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ntpnb.chapter.claims import ClaimLog, format_number, load_chapter_record, load_chapter_records
+from ntpnb.errors import ClaimCheckError, InvalidDataError, PathError
+
+
+@pytest.fixture
+def log(tmp_path):
+    return ClaimLog("demo", "quick", tmp_path)
+
+
+def read(log):
+    return json.loads(log.path.read_text())
+
+
+@pytest.mark.parametrize(
+    ("value", "relation", "target", "tol", "passed"),
+    [
+        (0.5, ">", 0.0, 0.0, True),
+        (0.0, ">", 0.0, 0.0, False),
+        (0.0, ">=", 0.0, 0.0, True),
+        (1e-13, "<", 1e-12, 0.0, True),
+        (2e-12, "<=", 1e-12, 0.0, False),
+        (-0.99, "~", -1.0, 0.02, True),
+        (-0.97, "~", -1.0, 0.02, False),
+        (0.5, "in", (0.025, 0.975), 0.0, True),
+        (0.99, "in", (0.025, 0.975), 0.0, False),
+        (1.0, "==", 1.0, 0.0, True),
+    ],
+)
+def test_relations(log, value, relation, target, tol, passed):
+    if passed:
+        log.check("X1", "a number", value, relation, target, tol=tol)
+    else:
+        with pytest.raises(ClaimCheckError, match="X1"):
+            log.check("X1", "a number", value, relation, target, tol=tol)
+    (record,) = read(log)["checks"]
+    assert record["passed"] is passed
+    assert record["value"] == value
+
+
+def test_check_prints_a_rounded_line_and_records_the_full_value(log, capsys):
+    log.check("A2", "slope", -1.000123456, "~", -1.0, tol=0.02, paper="e^{-g}", digits=3)
+    out = capsys.readouterr().out
+    assert out.splitlines() == [
+        "[PASS] A2 slope",
+        "       measured -1.00; required = -1 ± 0.02; paper: e^{-g}",
+    ]
+    record = read(log)
+    assert record["notebook"] == "demo"
+    assert record["profile"] == "quick"
+    assert record["checks"][0]["value"] == -1.000123456
+
+
+def test_a_failed_check_is_recorded_before_it_raises(log):
+    with pytest.raises(ClaimCheckError):
+        log.check("A1", "gap", -0.1, ">", 0.0)
+    assert read(log)["checks"][0]["passed"] is False
+
+
+def test_a_new_log_starts_an_empty_record(tmp_path):
+    ClaimLog("demo", "paper", tmp_path).check("A1", "x", 1.0, ">", 0.0)
+    again = ClaimLog("demo", "paper", tmp_path)
+    assert read(again)["checks"] == []
+
+
+@pytest.mark.parametrize(("value", "relation"), [(float("nan"), ">"), (float("inf"), "<"), (1.0, "≈")])
+def test_bad_checks_are_rejected(log, value, relation):
+    with pytest.raises(InvalidDataError):
+        log.check("A1", "x", value, relation, 0.0)
+
+
+def test_format_number():
+    assert format_number(-1.0001, 3) == "-1.00"
+    assert format_number(0.1, 2) == "0.10"
+    assert format_number(4e-15, 2) == "4.0e-15"
+    assert format_number(3e-17, 3, floor=1e-12) == "< 1e-12"
+    assert format_number(-3e-17, 3, floor=1e-12) == "< 1e-12"  # the sign is noise too
+    assert format_number(7, 3) == "7"
+
+
+def test_format_decade_gives_the_power_of_ten_above():
+    from ntpnb.chapter.claims import format_decade
+
+    assert format_decade(3.4e-5) == format_decade(2.1e-5) == "< 1e-04"
+    assert format_decade(-0.042) == "< 1e-01"
+    assert format_decade(61.3) == "< 1e+02"
+    assert format_decade(0.0) == "0"
+    with pytest.raises(InvalidDataError):
+        format_decade(float("nan"))
+
+
+def test_the_record_is_dumped_and_loaded_as_one_type(log, tmp_path):
+    log.check("A1", "interval", 0.5, "in", (0.025, 0.975), paper="p")
+    log.check("A2", "gap", 3e-17, "<", 1e-12, floor=1e-12, kind="sanity")
+    log.qualify("A1", "a stated limit")
+    loaded = load_chapter_record(log.path)
+    assert loaded == log.record
+    assert loaded.checks[0].target == (0.025, 0.975) and loaded.checks[1].measured == "< 1e-12"
+    assert loaded.qualifications == (("A1", "a stated limit"),)
+    assert load_chapter_records(log.path.parent) == [loaded]
+    assert load_chapter_records(tmp_path / "nothing here") == []
+
+
+def test_an_older_record_loads_with_the_defaults_it_lacks(tmp_path):
+    old = {"claim": "A1", "what": "x", "value": 0.123456, "relation": ">", "target": 0.0, "tol": 0.0}
+    path = tmp_path / "demo.json"
+    path.write_text(json.dumps({"notebook": "demo", "profile": "paper", "checks": [dict(old, passed=True)]}))
+    record = load_chapter_record(path)
+    assert record.platform is None and record.qualifications == ()
+    (check,) = record.checks
+    assert (check.kind, check.paper, check.profile, check.measured) == ("claim", "", "paper", "0.1235")
+
+
+@pytest.mark.parametrize("text", ["{", "[]", '{"checks": []}'])
+def test_a_broken_record_is_named(tmp_path, text):
+    path = tmp_path / "broken.json"
+    path.write_text(text)
+    with pytest.raises(PathError, match=r"broken\.json"):
+        load_chapter_record(path)

@@ -1,0 +1,21 @@
+"""The platform a run records: CPU, BLAS libraries with their kernel and threads, versions."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+from ntpnb.chapter.platform import cpu_model, format_platform, platform_info
+
+
+def test_platform_info_is_json_and_names_the_blas():
+    info = platform_info()
+    assert json.loads(json.dumps(info)) == info
+    assert info["cpu"] == cpu_model() and info["cpu"]
+    assert info["packages"]["numpy"] == np.__version__
+    blas = [lib for lib in info["threadpools"] if lib["user_api"] == "blas"]
+    assert blas and all(lib["version"] and lib["file"] and lib["num_threads"] >= 1 for lib in blas)
+    table = format_platform(info)
+    assert all(f"`{lib['file']}`" in table for lib in blas)
+    assert table.count("\n") == len(table.splitlines())  # every row ends its line

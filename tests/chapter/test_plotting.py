@@ -1,0 +1,47 @@
+"""Figure output: PNG and PDF written deterministically, the saved PNG shown at the inline size."""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt
+import pytest
+from PIL import Image as PILImage
+
+from ntpnb.chapter import plotting
+from ntpnb.chapter.paths import output_layout
+
+
+def _figure():
+    plotting.use_style()
+    fig, ax = plt.subplots(figsize=(4.0, 3.0))
+    ax.plot([0, 1, 2], [1, 0, 1])
+    ax.set(xlabel="x", ylabel="y")
+    return fig
+
+
+def test_save_figure_writes_identical_files_on_every_run(tmp_path):
+    layout = output_layout(tmp_path / "out")
+    first = [p.read_bytes() for p in plotting.save_figure(_figure(), "f", layout)]
+    second = [p.read_bytes() for p in plotting.save_figure(_figure(), "f", layout)]
+    assert [p.suffix for p in plotting.save_figure(_figure(), "f", layout)] == [".png", ".pdf"]
+    assert first == second
+
+
+def test_show_figure_saves_closes_and_displays_the_png_at_the_inline_size(tmp_path, monkeypatch):
+    shown = []
+    monkeypatch.setattr("IPython.display.display", lambda obj: shown.append(obj))
+    layout = output_layout(tmp_path / "out")
+    fig = _figure()
+    assert plotting.show_figure(fig, "g", layout) is None  # a cell ending with it prints no path
+    paths = [layout.figures / "g.png", layout.figures / "g.pdf"]
+    assert [p.name for p in paths] == ["g.png", "g.pdf"] and all(p.is_file() for p in paths)
+    assert not plt.fignum_exists(fig.number)  # closed: the inline backend does not draw it again
+    (image,) = shown
+    with PILImage.open(paths[0]) as png:
+        saved_width = png.size[0]
+    ratio = plotting.STYLE["figure.dpi"] / plotting.STYLE["savefig.dpi"]
+    assert image.width == pytest.approx(saved_width * ratio, abs=1)
+    assert image.data == paths[0].read_bytes()

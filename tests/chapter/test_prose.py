@@ -1,0 +1,49 @@
+"""Numbers glued into the prose: rounded as the claim checks print them, in myst-nb's format."""
+
+from __future__ import annotations
+
+import pytest
+
+from ntpnb.chapter import prose
+from ntpnb.errors import InvalidDataError
+
+
+def test_a_number_is_glued_rounded_under_its_name(monkeypatch):
+    shown = []
+    monkeypatch.setattr("IPython.display.display", lambda *a, **k: shown.append((a, k)))
+
+    def glued(*args, **kwargs):
+        """The text glue_number glued; it returns nothing (no stray cell output)."""
+        assert prose.glue_number(*args, **kwargs) is None
+        (bundle,), _ = shown[-1]
+        return eval(bundle[prose.GLUE_PREFIX + "text/plain"])
+
+    assert glued("gap", 1.7234e-13, digits=2) == "1.7e-13"
+    assert glued("beta", 0.33012) == "0.33"
+    assert glued("radius", 64.0) == "64"
+    assert glued("tiny", 2.04e-5, digits=1) == "2e-05"
+    assert glued("noise", 3e-17, floor=1e-12) == "< 1e-12"
+    assert glued("count", 5) == "5"
+    (bundle,), kwargs = shown[0]
+    assert bundle == {prose.GLUE_PREFIX + "text/plain": "'1.7e-13'"}
+    assert kwargs["metadata"]["scrapbook"] == {"name": "gap", "mime_prefix": prose.GLUE_PREFIX}
+
+
+def test_myst_nb_reads_the_glued_record_back():
+    variables = pytest.importorskip("myst_nb.core.variables")
+    assert variables.format_plain_text("'1.7e-13'", "") == "1.7e-13"
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), "1.0", True, None])
+def test_a_value_that_is_not_a_finite_number_is_refused(value):
+    with pytest.raises(InvalidDataError, match="finite number"):
+        prose.glue_number("x", value)
+
+
+def test_an_empty_name_or_text_is_refused():
+    with pytest.raises(InvalidDataError, match="name"):
+        prose.glue_text("", "a")
+    with pytest.raises(InvalidDataError, match="text"):
+        prose.glue_text("a", " ")
+    with pytest.raises(InvalidDataError, match="digits"):
+        prose.glue_number("a", 1.0, digits=0)

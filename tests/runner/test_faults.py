@@ -1,0 +1,377 @@
+"""Fault injection: real ``ntpnb reproduce`` processes killed, interrupted, run side by side.
+
+Every test runs the CLI in a subprocess on a throwaway project whose two notebooks (named like
+the book's first two chapters, so that their profiles exist) take the time and fail as the
+environment of the test says. Every process a test starts carries a mark in its environment
+(:data:`MARK`), inherited by the workers and kernels, so a test can see that none is left.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from fake_notebooks import fake_notebook
+
+from ntpnb.chapter.atomic import atomic_path, atomic_write_text, is_temporary
+from ntpnb.runner import profiles
+from ntpnb.runner.processes import marked_processes
+
+from conftest import ROOT
+
+pytestmark = pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="needs Linux /proc")
+
+NAMES = ("01_entropy_separability", "02_regularization_path")
+MARK = "NTPNB_TEST_MARK"
+
+BODY = """\
+import os
+import time
+
+from ntpnb.chapter.claims import ClaimLog
+
+claims = ClaimLog("{name}", profile, output_dir)
+claims.check("A1", "tiny {name} started", 1.0, "~", 1.0, tol=0.1, kind="sanity")
+end = time.monotonic() + float(os.environ.get("SLEEP_{short}", "0"))
+gate = os.environ.get("GATE_{short}", "")  # a file whose creation ends the sleep early
+while time.monotonic() < end and not (gate and os.path.exists(gate)):
+    time.sleep(0.1)
+if os.environ.get("FAIL_{short}"):
+    raise ValueError("{name} broken on purpose")
+print("done", os.environ.get("RUN_{short}", ""))
+"""
+
+
+@pytest.fixture
+def project(tmp_path):
+    """A two-notebook project, and a function that starts ``ntpnb reproduce`` on it."""
+    root = tmp_path / "project"
+    (root / "notebooks").mkdir(parents=True)
+    (root / "book").mkdir()
+    shutil.copy(ROOT / "_config.yml", root / "_config.yml")
+    shutil.copy(ROOT / "book" / "references.bib", root / "book" / "references.bib")
+    (root / "book" / "intro.md").write_text("# A tiny book\n\nTwo chapters.\n")
+    chapters = "".join(f"  - file: outputs/notebooks/{name}\n" for name in NAMES)
+    generated = ("outputs/report", "outputs/claim_list", "outputs/benchmarks")
+    pages = "".join(f"  - file: {page}\n" for page in generated)
+    (root / "_toc.yml").write_text(f"format: jb-book\nroot: book/intro\nchapters:\n{chapters}{pages}")
+    for name in NAMES:
+        values = profiles.PROFILES[name]["paper"]  # the real notebook's parameters, unused
+        parameters = "\n".join(f"{k} = {v!r}" for k, v in values.items())
+        source = fake_notebook(BODY.format(name=name, short=name[:2]), parameters, title=name)
+        (root / "notebooks" / f"{name}.md").write_text(source)
+    return root
+
+
+def start(
+    root: Path, *args: str, env: dict[str, str] | None = None, prefix: tuple[str, ...] = (), **kwargs
+) -> subprocess.Popen:
+    """``ntpnb reproduce --profile quick ARGS`` on ``root``, marked, in a session of its own.
+
+    ``prefix`` is a command that runs it (e.g. in a mount namespace).
+    """
+    cmd = [*prefix, sys.executable, "-m", "ntpnb.cli", "reproduce", "--profile", "quick"]
+    cmd += ["--root", str(root)]
+    full_env = {**os.environ, "PYTHONPATH": str(ROOT), MARK: MARK_VALUE, **(env or {})}
+    return subprocess.Popen(
+        [*cmd, *args],
+        cwd=root,
+        env=full_env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # like a terminal's foreground job: its own process group
+        **kwargs,
+    )
+
+
+MARK_VALUE = uuid.uuid4().hex
+
+
+def run(
+    root: Path,
+    *args: str,
+    env: dict[str, str] | None = None,
+    timeout: float = 180,
+    prefix: tuple[str, ...] = (),
+) -> tuple[int, str, str]:
+    proc = start(root, *args, env=env, prefix=prefix)
+    out, err = proc.communicate(timeout=timeout)
+    return proc.returncode, out, err
+
+
+def wait_for(condition, timeout: float = 120, what: str = "") -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.1)
+
+
+def running_kernels(root: Path, count: int):
+    """True once ``count`` notebooks of the run at ``root`` are executing their slow cell."""
+    outputs = root / "outputs"
+
+    def condition() -> bool:
+        staged = [outputs / ".staging" / name / "claims" / f"{name}.json" for name in NAMES]
+        return sum(path.is_file() for path in staged) >= count
+
+    return condition
+
+
+def leftover_processes(timeout: float = 10) -> list[int]:
+    """The marked processes still alive after ``timeout`` seconds (normally none)."""
+    deadline = time.monotonic() + timeout
+    while (left := marked_processes(MARK, MARK_VALUE)) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    return left
+
+
+def temporaries(root: Path) -> list[Path]:
+    return [p for p in (root / "outputs").rglob("*") if is_temporary(p) or ".staging" in p.parts]
+
+
+@pytest.fixture(autouse=True)
+def _no_process_left_behind():
+    yield
+    left = leftover_processes()
+    for pid in left:  # clean up for the next test, then fail this one
+        os.kill(pid, signal.SIGKILL)
+    assert not left, f"processes left behind: {left}"
+
+
+def test_atomic_write_to_a_read_only_folder_leaves_nothing(tmp_path):
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    target = folder / "claims.json"
+    atomic_write_text(target, '{"old": 1}\n')
+    folder.chmod(0o555)
+    try:
+        if os.access(folder, os.W_OK):
+            pytest.skip("this user writes to read-only folders (root)")
+        with pytest.raises(PermissionError):
+            atomic_write_text(target, '{"new": 2}\n')
+    finally:
+        folder.chmod(0o755)
+    assert target.read_text() == '{"old": 1}\n'
+    assert [p.name for p in folder.iterdir()] == ["claims.json"]
+
+
+def test_an_interrupted_write_leaves_the_old_file(tmp_path):
+    target = tmp_path / "timings.json"
+    atomic_write_text(target, "old\n")
+    with pytest.raises(KeyboardInterrupt), atomic_path(target) as tmp:
+        tmp.write_text("half")
+        raise KeyboardInterrupt
+    assert target.read_text() == "old\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["timings.json"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "jobs, to_group, earlier, at_start",
+    [
+        (1, True, False, False),
+        (1, False, False, False),
+        (2, True, True, False),
+        (2, False, False, False),
+        (2, True, False, True),
+    ],
+    ids=["j1-group", "j1-main", "j2-group-after-a-good-run", "j2-main", "j2-group-while-workers-start"],
+)
+def test_sigint_stops_the_run_within_seconds(project, jobs, to_group, earlier, at_start):
+    executed = {name: project / "outputs" / "notebooks" / f"{name}.ipynb" for name in NAMES}
+    if earlier:
+        code, out, err = run(project, "--jobs", "2", env={"RUN_01": "first", "RUN_02": "first"})
+        assert code == 0, err
+    before = {name: path.read_bytes() for name, path in executed.items() if path.exists()}
+
+    slow = {"SLEEP_01": "60", "SLEEP_02": "60", "RUN_01": "second", "RUN_02": "second"}
+    proc = start(project, "--force", "--jobs", str(jobs), env=slow)
+    if at_start:  # the run holds its lock and starts its workers, which are still importing
+        lock = project / "outputs" / ".lock"
+        wait_for(lambda: lock.is_file() and f"process {proc.pid} " in lock.read_text(), what="the lock")
+        time.sleep(0.5)
+    else:
+        wait_for(running_kernels(project, jobs), what="the notebooks to start")
+    sent = time.monotonic()
+    if to_group:  # Ctrl-C in a terminal
+        os.killpg(proc.pid, signal.SIGINT)
+    else:  # kill -INT <pid>, as a job scheduler sends it
+        proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    assert time.monotonic() - sent < 20
+    assert proc.returncode == 130, (out, err)
+    assert "interrupted after 0 of 2 notebooks; completed outputs kept; rerun to resume" in err
+    assert "Traceback" not in err + out
+    assert not leftover_processes()
+    assert {name: path.read_bytes() for name, path in executed.items() if path.exists()} == before
+    assert not temporaries(project)
+    if earlier:  # the keys still describe the outputs in place: a plain rerun has nothing to do
+        code, out, err = run(project)
+        assert code == 0 and out.count("cached") == 2, (out, err)
+
+
+@pytest.mark.slow
+def test_kill_9_mid_notebook_then_the_rerun_resumes(project):
+    env = {"SLEEP_02": "60", "RUN_01": "killed-run", "RUN_02": "killed-run"}
+    proc = start(project, "--jobs", "1", env=env)
+    key_01 = project / "outputs" / "notebooks" / f"{NAMES[0]}.key.json"
+    wait_for(lambda: key_01.is_file() and running_kernels(project, 1)(), what="01 done, 02 running")
+    proc.kill()
+    proc.communicate(timeout=10)
+    assert not leftover_processes()  # the workers and kernels ended themselves
+    assert not (project / "outputs" / "notebooks" / f"{NAMES[1]}.ipynb").exists()  # nothing partial
+
+    code, out, err = run(project, "--jobs", "1", env={"RUN_02": "resumed"})
+    assert code == 0, err
+    lines = out.splitlines()
+    assert any(NAMES[0] in line and "cached" in line for line in lines), out  # 01 is not run again
+    assert any(NAMES[1] in line and " ok " in line for line in lines), out
+    assert not temporaries(project)
+    claims = json.loads((project / "outputs" / "claims" / f"{NAMES[1]}.json").read_text())
+    assert claims["checks"][0]["passed"]
+
+    book = subprocess.run(book_command(project), capture_output=True, text=True, timeout=120)
+    assert book.returncode == 0, book.stdout[-2000:] + book.stderr[-2000:]
+    chapter = project / "_build" / "html" / "outputs" / "notebooks" / f"{NAMES[1]}.html"
+    assert "done resumed" in chapter.read_text()
+
+
+def book_command(root: Path, *args: str) -> list[str]:
+    return [sys.executable, "-m", "ntpnb.cli", "book", "--root", str(root), *args]
+
+
+def test_the_book_without_outputs_says_what_to_run(project):
+    proc = subprocess.run(book_command(project), capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert "no executed notebooks in" in proc.stderr
+    assert "run `ntpnb reproduce --profile quick`" in proc.stderr
+    assert "`ntpnb book --run-missing quick`" in proc.stderr
+
+
+def read_only(folder: Path) -> tuple[tuple[str, ...], Callable[[], None]]:
+    """A command prefix under which ``folder`` cannot be written, and a function that undoes it.
+
+    For a user, the folder's permissions; for root (who writes anyway), a read-only bind mount
+    in a private mount namespace (``unshare -m``), skipped where that is not allowed.
+    """
+    if os.geteuid() != 0:
+        folder.chmod(0o555)
+        return (), lambda: folder.chmod(0o755)
+    mount = f"mount --bind '{folder}' '{folder}' && mount -o remount,bind,ro '{folder}'"
+    if shutil.which("unshare") is None:
+        pytest.skip("root, and no unshare for a read-only mount")
+    probe = ["unshare", "-m", "sh", "-c", f"{mount} && ! touch '{folder}/x'"]
+    if subprocess.run(probe, capture_output=True).returncode != 0:
+        pytest.skip("root, and no private read-only mount (unshare -m) allowed here")
+    return ("unshare", "-m", "sh", "-c", f'{mount} && exec "$@"', "sh"), lambda: None
+
+
+@pytest.mark.slow
+def test_a_read_only_output_folder_leaves_the_previous_outputs_whole(project):
+    code, _out, err = run(project, NAMES[1], env={"RUN_02": "good"})
+    assert code == 0, err
+    notebooks = project / "outputs" / "notebooks"
+    before = {p.name: p.read_bytes() for p in notebooks.iterdir()}
+    prefix, undo = read_only(notebooks)
+    try:
+        code, out, err = run(project, NAMES[1], "--force", env={"RUN_02": "new"}, prefix=prefix)
+    finally:
+        undo()
+    assert code == 1 and "could not write the outputs: the folder is not writable" in out, (out, err)
+    assert {p.name: p.read_bytes() for p in notebooks.iterdir()} == before
+    assert not temporaries(project)
+    record = json.loads((project / "outputs" / "failed" / f"{NAMES[1]}.json").read_text())
+    assert "not writable" in record["error"]
+
+
+@pytest.mark.slow
+def test_a_failed_rerun_keeps_the_last_good_outputs_and_records_the_failure(project):
+    code, _out, err = run(project, NAMES[1], env={"RUN_02": "good"})
+    assert code == 0, err
+    outputs = project / "outputs"
+    executed = outputs / "notebooks" / f"{NAMES[1]}.ipynb"
+    good = executed.read_bytes()
+    assert b"done good" in good
+
+    code, _out, err = run(project, NAMES[1], "--force", env={"FAIL_02": "1"})
+    assert code == 1
+    assert executed.read_bytes() == good  # the book still shows the last successful run
+    assert not executed.with_name(f"{NAMES[1]}.key.json").exists()  # but it runs again next time
+    record = json.loads((outputs / "failed" / f"{NAMES[1]}.json").read_text())
+    assert "ValueError: 02_regularization_path broken on purpose" in record["error"]
+    assert "in cell" in record["error"] and record["checks"][0]["claim"] == "A1"
+    assert "broken on purpose" in (outputs / "failed" / f"{NAMES[1]}.ipynb").read_text()
+    assert str(outputs / "failed" / f"{NAMES[1]}.ipynb") in err
+
+    code, _out, err = run(project, NAMES[1], env={"RUN_02": "again"})
+    assert code == 0 and b"done again" in executed.read_bytes()
+    assert not (outputs / "failed" / f"{NAMES[1]}.json").exists()  # the success clears the record
+
+
+@pytest.mark.slow
+def test_a_dead_kernel_is_named_with_its_cell(project):
+    source = project / "notebooks" / f"{NAMES[0]}.md"
+    source.write_text(source.read_text().replace("import time\n", "import time\nos.kill(os.getpid(), 9)\n"))
+    code, _out, err = run(project, NAMES[0])
+    assert code == 1
+    assert "KernelDied: the kernel died in cell" in err, err
+    assert "Traceback" not in err
+
+
+@pytest.mark.slow
+def test_two_runs_at_once_take_turns(project, tmp_path):
+    gate = tmp_path / "gate"
+    first = start(project, NAMES[1], env={"SLEEP_02": "120", "GATE_02": str(gate), "FAIL_02": "1"})
+    try:
+        wait_for(running_kernels(project, 1), what="the first run to start")
+        code, _out, err = run(project, NAMES[1], "--no-wait")
+        assert code == 2
+        assert f"is in use by process {first.pid}" in err and "Traceback" not in err
+        second = start(project, NAMES[1], env={"PYTHONUNBUFFERED": "1"})
+        assert f"waiting for process {first.pid}" in second.stdout.readline()
+    finally:
+        gate.touch()  # the first run's notebook goes on, and fails
+    out1, _err1 = first.communicate(timeout=60)
+    out2, err2 = second.communicate(timeout=60)
+    assert first.returncode == 1 and "FAILED" in out1
+    # the second run started after the first had finished: its failed notebook is not cached
+    assert second.returncode == 0 and " ok " in out2 and "cached" not in out2, (out2, err2)
+
+
+@pytest.mark.slow
+def test_clear_one_line_errors_for_bad_output_paths_and_values(project):
+    for args, problem in [
+        (("--out", "/proc/ntpnb-out"), "cannot create the output folder"),
+        (("-p", "seed=" + "1" * 300), None),  # a long value is a valid value: its folder is shortened
+    ]:
+        code, _out, err = run(project, NAMES[0], *args, env={"RUN_01": "x"})
+        assert "Traceback" not in err
+        if problem:
+            assert code == 2 and problem in err and len(err.strip().splitlines()) == 1, err
+        else:
+            assert code == 0, err
+    shutil.rmtree(project / "outputs")
+
+
+def test_a_run_finds_its_processes_by_their_mark():
+    value = uuid.uuid4().hex
+    sleeper = [sys.executable, "-c", "import time; time.sleep(30)"]
+    child = subprocess.Popen(sleeper, env={**os.environ, MARK: value})
+    try:
+        wait_for(lambda: marked_processes(MARK, value) == [child.pid], timeout=10, what="the child")
+        assert marked_processes(MARK, value[:-1]) == [] and marked_processes(MARK, "") == []
+    finally:
+        child.kill()
+        child.wait()
+    assert marked_processes(MARK, value) == []

@@ -1,0 +1,392 @@
+"""Notebook sources, profiles and the reproduce command (fast tests; execution is in test_notebooks)."""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import subprocess
+import sys
+
+import jupytext
+import pytest
+from fake_notebooks import fake_notebook
+
+from ntpnb import settings
+from ntpnb.chapter.paths import notebook_sources, override_output_dir
+from ntpnb.errors import NTPError
+from ntpnb.runner import choice, kernels, profiles, reproduce, workers
+from ntpnb.runner.choice import cache_key, package_fingerprint, select_notebooks
+
+from conftest import ROOT
+
+SOURCES = notebook_sources(ROOT)
+
+
+def parameters_cell(path):
+    nb = jupytext.read(path)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    tagged = [c for c in code if "parameters" in c.metadata.get("tags", [])]
+    assert len(tagged) == 1, f"{path.name}: needs exactly one cell tagged 'parameters'"
+    assert tagged[0] is code[0], f"{path.name}: the parameters cell must be the first code cell"
+    values = {}
+    for node in ast.parse(tagged[0].source).body:
+        assert isinstance(node, ast.Assign), f"{path.name}: parameters must be plain assignments"
+        values[node.targets[0].id] = ast.literal_eval(node.value)
+    return values
+
+
+def test_there_are_notebooks():
+    assert SOURCES
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: p.stem)
+def test_parameters_cell_holds_the_paper_profile(path):
+    values = parameters_cell(path)
+    assert values.pop("profile") == "paper"
+    assert values.pop("output_dir") is None
+    assert values == profiles.PROFILES[path.stem]["paper"]
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: p.stem)
+def test_papermill_reads_every_parameter(path):
+    """Papermill parses the parameters cell to know its names: a line it cannot read warns."""
+    from papermill.translators import PythonTranslator
+
+    (cell,) = [c for c in jupytext.read(path).cells if "parameters" in c.metadata.get("tags", [])]
+    assert [p.name for p in PythonTranslator.inspect(cell)] == list(parameters_cell(path))
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: p.stem)
+def test_quick_profile_sets_the_same_parameters(path):
+    per = profiles.PROFILES[path.stem]
+    assert set(per) == set(profiles.PROFILE_NAMES)
+    assert set(per["quick"]) == set(per["paper"])
+
+
+def test_every_profile_belongs_to_a_notebook_and_every_notebook_is_in_the_book():
+    assert set(profiles.PROFILES) == {p.stem for p in SOURCES}
+    toc = (ROOT / "_toc.yml").read_text()
+    for path in SOURCES:
+        assert f"outputs/notebooks/{path.stem}" in toc
+
+
+def test_profile_parameters_rejects_unknown_names():
+    with pytest.raises(NTPError, match="unknown profile"):
+        profiles.profile_parameters(SOURCES[0].stem, "fast")
+    with pytest.raises(NTPError, match="has no profile"):
+        profiles.profile_parameters("99_nope", "paper")
+
+
+def test_select_notebooks_by_name_and_prefix():
+    assert select_notebooks(SOURCES, []) == SOURCES
+    assert select_notebooks(SOURCES, [SOURCES[0].stem]) == [SOURCES[0]]
+    assert select_notebooks(SOURCES, [SOURCES[0].stem[:2]]) == [SOURCES[0]]
+    with pytest.raises(NTPError, match="no notebook named 'zz'"):
+        select_notebooks(SOURCES, ["zz"])
+
+
+def test_cli_names_an_unknown_notebook():
+    proc = subprocess.run(
+        [sys.executable, "-m", "ntpnb.cli", "reproduce", "zz"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 2
+    assert "no notebook named 'zz'" in proc.stderr
+
+
+@pytest.mark.slow
+def test_a_failing_notebook_does_not_stop_the_others(tmp_path, monkeypatch):
+    (tmp_path / "notebooks").mkdir()
+    (tmp_path / "_toc.yml").write_text("format: jb-book\nroot: x\n")
+    bodies = {"a_fails": "raise ValueError('broken on purpose')", "b_works": "print(value * 2)"}
+    for name, body in bodies.items():
+        (tmp_path / "notebooks" / f"{name}.md").write_text(fake_notebook(body, "value = 1"))
+    fake = {name: {"paper": {"value": 1}, "quick": {"value": 21}} for name in bodies}
+    monkeypatch.setattr(profiles, "PROFILES", fake)
+    lines = []
+    results = reproduce(tmp_path, profile="quick", log=lines.append, jobs=1)
+    assert [r.ok for r in results] == [False, True]
+    assert "ValueError: broken on purpose" in results[0].error
+    assert lines[0].startswith("[1/2] a_fails") and "FAILED" in lines[0]
+    assert lines[1].startswith("[2/2] b_works") and " ok " in lines[1]
+    # both executed notebooks are kept; the failed one holds the error for debugging
+    failed = json.loads(results[0].executed.read_text())
+    assert any(o.get("output_type") == "error" for c in failed["cells"] for o in c.get("outputs", []))
+    worked = json.loads(results[1].executed.read_text())
+    assert "42" in json.dumps(worked)  # the quick profile's value was injected
+
+
+def test_overrides_are_typed_like_the_profile_values():
+    name = SOURCES[0].stem
+    quick = profiles.PROFILES[name]["quick"]
+    ints = [k for k, v in quick.items() if type(v) is int]
+    floats = [k for k, v in quick.items() if type(v) is float]
+    assert ints and floats
+    values = profiles.apply_overrides(name, "quick", {ints[0]: "7", floats[0]: "3"})
+    assert values[ints[0]] == 7 and type(values[ints[0]]) is int
+    assert values[floats[0]] == 3.0 and type(values[floats[0]]) is float
+    assert {k: v for k, v in values.items() if k not in (ints[0], floats[0])} == {
+        k: v for k, v in quick.items() if k not in (ints[0], floats[0])
+    }
+
+
+@pytest.mark.parametrize(
+    ("like", "text", "expected"),
+    [
+        (1, "12", 12),
+        (1.0, "1e-3", 1e-3),
+        (True, "false", False),
+        ("sgd", "adam", "adam"),
+        ("sgd", "'a b'", "a b"),
+        ((1, 2), "(3, 4)", (3, 4)),
+        (None, "2.5", 2.5),
+    ],
+)
+def test_override_values_of_every_type(monkeypatch, like, text, expected):
+    monkeypatch.setattr(profiles, "PROFILES", {"nb": {"paper": {"x": like}, "quick": {"x": like}}})
+    assert profiles.apply_overrides("nb", "paper", {"x": text}) == {"x": expected}
+
+
+@pytest.mark.parametrize(("like", "text"), [(1, "1.5"), (1, "ten"), (1, "True"), (1.0, "x"), (True, "1")])
+def test_bad_override_values_name_the_parameters(monkeypatch, like, text):
+    monkeypatch.setattr(profiles, "PROFILES", {"nb": {"paper": {"x": like, "y": 2}, "quick": {}}})
+    with pytest.raises(NTPError, match=r"x=.* is not a valid .*its parameters: x=.*, y=2"):
+        profiles.apply_overrides("nb", "paper", {"x": text})
+
+
+def test_unknown_or_malformed_overrides_are_errors():
+    name = SOURCES[0].stem
+    with pytest.raises(NTPError, match=rf"{name} has no parameter 'nope'; its parameters \(paper\): seed="):
+        profiles.apply_overrides(name, "paper", {"nope": "1"})
+    with pytest.raises(NTPError, match="write KEY=VALUE"):
+        profiles.parse_overrides(["seed"])
+    with pytest.raises(NTPError, match="overridden twice"):
+        profiles.parse_overrides(["seed=1", "seed=2"])
+    assert profiles.parse_overrides(["seed=3", " n = 4 "]) == {"seed": "3", "n": "4"}
+
+
+def test_cli_rejects_an_unknown_parameter_before_running_anything(tmp_path):
+    proc = subprocess.run(
+        [sys.executable, "-m", "ntpnb.cli", "reproduce", SOURCES[0].stem[:2], "-p", "nope=1",
+         "--out", str(tmp_path / "out")],
+        cwd=ROOT, capture_output=True, text=True,
+    )  # fmt: skip
+    assert proc.returncode == 2
+    assert "has no parameter 'nope'; its parameters (paper):" in proc.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_override_runs_go_apart_from_the_canonical_outputs():
+    path = override_output_dir(ROOT, {"seed": 3, "n_g": 11})
+    assert path == ROOT / "outputs" / "runs" / "n_g=11,seed=3"
+    assert override_output_dir(ROOT, {"s": "a b/c"}).name == "s=a_b_c"
+
+
+@pytest.mark.slow
+def test_reproduce_with_an_override_writes_a_separate_run(tmp_path, monkeypatch):
+    (tmp_path / "notebooks").mkdir()
+    (tmp_path / "_toc.yml").write_text("format: jb-book\nroot: x\n")
+    (tmp_path / "notebooks" / "c_value.md").write_text(fake_notebook("print(value * 2)", "value = 1"))
+    monkeypatch.setattr(profiles, "PROFILES", {"c_value": {"paper": {"value": 1}, "quick": {"value": 21}}})
+    (result,) = reproduce(tmp_path, profile="quick", overrides={"value": "5"}, log=lambda line: None)
+    assert result.ok
+    run = tmp_path / "outputs" / "runs" / "value=5"
+    assert result.executed == run / "notebooks" / "c_value.ipynb"
+    assert "10" in json.dumps(json.loads(result.executed.read_text()))  # the override was injected
+    assert json.loads((run / "run.json").read_text())["overrides"] == {"value": "5"}
+    assert not (tmp_path / "outputs" / "notebooks").exists()  # the canonical outputs are untouched
+
+
+def _tiny_project(tmp_path, monkeypatch, bodies):
+    """A throwaway project whose notebooks run ``bodies`` (name -> code) with ``value`` injected."""
+    (tmp_path / "notebooks").mkdir()
+    (tmp_path / "_toc.yml").write_text("format: jb-book\nroot: x\n")
+    for name, body in bodies.items():
+        (tmp_path / "notebooks" / f"{name}.md").write_text(fake_notebook(body, "value = 1"))
+    fake = {name: {"paper": {"value": 1}, "quick": {"value": 21}} for name in bodies}
+    monkeypatch.setattr(profiles, "PROFILES", fake)
+
+
+def test_the_cache_key_changes_with_source_parameters_and_package(tmp_path):
+    source = tmp_path / "n.md"
+    source.write_text("a")
+    key = cache_key(source, {"value": 1, "profile": "quick"}, "pkg1")
+    assert key == cache_key(source, {"profile": "quick", "value": 1}, "pkg1")  # order does not matter
+    assert key != cache_key(source, {"value": 2, "profile": "quick"}, "pkg1")
+    assert key != cache_key(source, {"value": 1, "profile": "paper"}, "pkg1")
+    assert key != cache_key(source, {"value": 1, "profile": "quick"}, "pkg2")
+    source.write_text("b")
+    assert key != cache_key(source, {"value": 1, "profile": "quick"}, "pkg1")
+
+
+def test_the_package_fingerprint_hashes_the_package_sources(monkeypatch, tmp_path):
+    first = package_fingerprint()
+    assert first == package_fingerprint() and len(first) == 64
+    fake_pkg = tmp_path / "ntpnb"
+    (fake_pkg / "runner").mkdir(parents=True)
+    (fake_pkg / "a.py").write_text("x = 1\n")
+    monkeypatch.setattr(choice, "__file__", str(fake_pkg / "runner" / "choice.py"))
+    before = package_fingerprint()
+    (fake_pkg / "a.py").write_text("x = 2\n")
+    assert package_fingerprint() != before
+
+
+def test_kernels_get_one_blas_thread_unless_the_user_chose(monkeypatch):
+    for var in kernels.BLAS_ENV_VARS:
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("MKL_NUM_THREADS", "3")
+    with kernels.kernel_environment():
+        assert os.environ["OPENBLAS_NUM_THREADS"] == str(settings.BLAS_THREADS)
+        assert os.environ["OMP_NUM_THREADS"] == str(settings.BLAS_THREADS)
+        assert os.environ["MKL_NUM_THREADS"] == "3"  # set by the user: left alone
+    assert "OPENBLAS_NUM_THREADS" not in os.environ and "OMP_NUM_THREADS" not in os.environ
+    assert os.environ["MKL_NUM_THREADS"] == "3"
+
+
+def test_the_default_is_one_notebook_per_core(monkeypatch):
+    monkeypatch.setattr(os, "cpu_count", lambda: 6)
+    assert workers.default_jobs() == 6
+    monkeypatch.setattr(os, "cpu_count", lambda: None)
+    assert workers.default_jobs() == 1
+
+
+@pytest.mark.slow
+def test_longest_notebook_first_and_its_kernel_has_one_blas_thread(tmp_path, monkeypatch):
+    for var in kernels.BLAS_ENV_VARS:
+        monkeypatch.delenv(var, raising=False)
+    body = "import os\nprint('threads', os.environ.get('OPENBLAS_NUM_THREADS'))"
+    _tiny_project(tmp_path, monkeypatch, {"a_short": body, "b_long": body, "c_new": body})
+    (tmp_path / "outputs").mkdir()
+    earlier = {
+        "quick": {"a_short": {"seconds": 1.0}, "b_long": {"seconds": 9.0}},
+        "paper": {"a_short": {"seconds": 99}},
+    }
+    (tmp_path / "outputs" / "timings.json").write_text(json.dumps(earlier))  # an earlier run's times
+    lines = []
+    results = reproduce(tmp_path, profile="quick", jobs=1, log=lines.append)
+    assert [r.name for r in results] == ["a_short", "b_long", "c_new"]  # in the order asked
+    # executed: never timed first, then the longest
+    assert [line.split()[1] for line in lines] == ["c_new", "b_long", "a_short"]
+    executed = json.dumps(json.loads(results[0].executed.read_text()))
+    assert f"threads {settings.BLAS_THREADS}" in executed
+
+
+def test_jobs_must_be_positive(tmp_path, monkeypatch):
+    _tiny_project(tmp_path, monkeypatch, {"a": "print(1)"})
+    with pytest.raises(NTPError, match="--jobs must be at least 1"):
+        reproduce(tmp_path, profile="quick", jobs=0, log=lambda line: None)
+
+
+@pytest.mark.slow
+def test_an_unchanged_notebook_is_not_executed_again(tmp_path, monkeypatch):
+    _tiny_project(tmp_path, monkeypatch, {"c_value": "print(value * 2)"})
+    lines = []
+    (first,) = reproduce(tmp_path, profile="quick", log=lines.append)
+    assert first.ok and not first.cached
+    key_file = first.executed.with_name("c_value.key.json")
+    assert json.loads(key_file.read_text())["parameters"]["value"] == 21
+    stamp = first.executed.stat().st_mtime_ns
+
+    (second,) = reproduce(tmp_path, profile="quick", log=lines.append)
+    assert second.ok and second.cached
+    assert "cached" in lines[-1] and "unchanged since its last successful run" in lines[-1]
+    assert first.executed.stat().st_mtime_ns == stamp  # not rewritten
+
+    for changed in (
+        dict(profile="quick", force=True),  # --force, nothing changed
+        dict(profile="paper"),  # other parameters
+        dict(profile="paper", overrides={"value": "5"}, output_dir=tmp_path / "outputs"),
+    ):
+        (result,) = reproduce(tmp_path, log=lines.append, **changed)
+        assert result.ok and not result.cached, changed
+        assert " ok " in lines[-1]
+
+    source = tmp_path / "notebooks" / "c_value.md"
+    source.write_text(source.read_text().replace("value * 2", "value * 3"))
+    (edited,) = reproduce(tmp_path, profile="quick", log=lines.append)
+    assert not edited.cached and "63" in json.dumps(json.loads(edited.executed.read_text()))
+
+
+@pytest.mark.slow
+def test_a_failed_run_is_never_cached(tmp_path, monkeypatch):
+    _tiny_project(tmp_path, monkeypatch, {"a_fails": "raise ValueError('broken on purpose')"})
+    for _ in range(2):
+        (result,) = reproduce(tmp_path, profile="quick", log=lambda line: None)
+        assert not result.ok and not result.cached
+        assert not result.executed.with_name("a_fails.key.json").exists()
+
+
+@pytest.mark.slow
+def test_jobs_run_notebooks_in_parallel_and_a_failure_does_not_stop_the_others(tmp_path, monkeypatch):
+    bodies = {
+        "a_fails": "raise ValueError('broken on purpose')",
+        "b_works": "print(value * 2)",
+        "c_works": "print(value + 1)",
+    }
+    _tiny_project(tmp_path, monkeypatch, bodies)
+    lines = []
+    results = reproduce(tmp_path, profile="quick", jobs=2, log=lines.append)
+    assert [r.name for r in results] == list(bodies)  # in the order asked, whatever finished first
+    assert [r.ok for r in results] == [False, True, True]
+    assert "ValueError: broken on purpose" in results[0].error
+    assert sorted(line.split("]")[0] for line in lines) == ["[1/3", "[2/3", "[3/3"]
+    assert all(len(line.splitlines()) == 1 for line in lines)  # one whole line per notebook
+    assert "42" in json.dumps(json.loads(results[1].executed.read_text()))
+    assert "22" in json.dumps(json.loads(results[2].executed.read_text()))
+    # a second parallel run executes only the failed notebook again
+    again = reproduce(tmp_path, profile="quick", jobs=2, log=lines.append)
+    assert [r.cached for r in again] == [False, True, True]
+    assert not again[0].ok
+
+
+@pytest.mark.slow
+def test_cli_jobs_and_force(tmp_path):
+    out = tmp_path / "out"
+    cmd = [sys.executable, "-m", "ntpnb.cli", "reproduce", "01", "--profile", "quick"]
+    cmd += ["--out", str(out), "--jobs", "2"]
+    first = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+    assert first.returncode == 0, first.stderr
+    second = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+    assert second.returncode == 0 and "cached" in second.stdout and "1 unchanged" in second.stdout
+    forced = subprocess.run([*cmd, "--force"], cwd=ROOT, capture_output=True, text=True)
+    assert forced.returncode == 0 and "cached" not in forced.stdout
+
+
+def test_the_injected_parameters_cell_is_collapsed_in_the_book(tmp_path):
+    import nbformat
+
+    from ntpnb.runner.staging import hide_injected_parameters
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("seed = 0"), nbformat.v4.new_code_cell("seed = 1")]
+    nb.cells[0].metadata["tags"] = ["parameters"]
+    nb.cells[1].metadata["tags"] = ["injected-parameters"]
+    path = tmp_path / "nb.ipynb"
+    nbformat.write(nb, path)
+    hide_injected_parameters(path)
+    cells = nbformat.read(path, as_version=4).cells
+    assert cells[0].metadata["tags"] == ["parameters"]
+    assert cells[1].metadata["tags"] == ["injected-parameters", "hide-input"]
+
+
+def test_the_failed_cell_is_found_when_the_kernel_died_before_acknowledging_it(tmp_path):
+    """Papermill then marks every started cell completed and the dying one has no execution
+    metadata (seen in CI): the cell is the last code cell papermill started."""
+    import nbformat
+
+    from ntpnb.runner.diagnosis import failed_cell
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(f"x = {i}") for i in range(4)]
+    for cell in nb.cells[:3]:
+        cell.metadata["papermill"] = {"status": "completed", "start_time": "2026-11-23T12:00:00"}
+    nb.cells[3].metadata["papermill"] = {"status": "pending", "start_time": None}
+    path = tmp_path / "died.ipynb"
+    nbformat.write(nb, path)
+    assert failed_cell(path) == (2, "x = 2")
+    nb.cells[1].metadata["papermill"]["status"] = "failed"  # a marked failure comes first
+    nbformat.write(nb, path)
+    assert failed_cell(path) == (1, "x = 1")

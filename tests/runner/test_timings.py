@@ -1,0 +1,124 @@
+"""The notebook reproduction times: ``timings.json`` and its table on the benchmarks page."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+from pathlib import Path
+
+from ntpnb.book.benchmarks_page import (
+    REPRODUCE_COMMAND,
+    TIMINGS_TITLE,
+    format_timings,
+    render_benchmarks_page,
+)
+from ntpnb.chapter.paths import load_timings, output_layout
+from ntpnb.runner import profiles
+from ntpnb.runner import run as run_module
+from ntpnb.runner.execute import RunResult
+from ntpnb.runner.run import reproduce
+from ntpnb.runner.timings import record_timings
+
+WHEN = datetime(2026, 1, 2, 3, 4, tzinfo=timezone.utc)
+
+
+def result(name: str, seconds: float, ok: bool = True, cached: bool = False) -> RunResult:
+    return RunResult(name, ok, seconds, Path(f"{name}.ipynb"), cached=cached)
+
+
+def test_the_timings_file_lives_in_the_output_root(tmp_path):
+    layout = output_layout(tmp_path / "out")
+    assert layout.timings == layout.root / "timings.json"
+    assert load_timings(layout) == {}
+
+
+def test_executed_notebooks_are_recorded_and_cached_ones_are_not(tmp_path):
+    layout = output_layout(tmp_path / "out")
+    record_timings(layout, "paper", [result("a", 12.345), result("b", 0.0, cached=True)], jobs=2, now=WHEN)
+    assert load_timings(layout) == {
+        "paper": {"a": {"seconds": 12.35, "jobs": 2, "date": "2026-01-02 03:04 UTC", "ok": True}}
+    }
+
+
+def test_a_rerun_replaces_its_entry_and_keeps_the_others(tmp_path):
+    layout = output_layout(tmp_path / "out")
+    record_timings(layout, "paper", [result("a", 10.0), result("b", 20.0)], jobs=1, now=WHEN)
+    record_timings(layout, "quick", [result("a", 1.0)], jobs=1, now=WHEN)
+    record_timings(layout, "paper", [result("b", 25.0, ok=False)], jobs=3, now=WHEN)
+    timings = load_timings(layout)
+    assert timings["paper"]["a"]["seconds"] == 10.0
+    assert timings["paper"]["b"] == {"seconds": 25.0, "jobs": 3, "date": "2026-01-02 03:04 UTC", "ok": False}
+    assert timings["quick"] == {"a": {"seconds": 1.0, "jobs": 1, "date": "2026-01-02 03:04 UTC", "ok": True}}
+    assert [p.name for p in layout.root.iterdir()].count("timings.json") == 1  # no temporary left
+
+
+def test_an_unreadable_file_counts_as_no_timings(tmp_path):
+    layout = output_layout(tmp_path / "out")
+    layout.timings.write_text("{not json")
+    assert load_timings(layout) == {}
+    record_timings(layout, "quick", [result("a", 1.0)], jobs=1, now=WHEN)
+    assert list(load_timings(layout)) == ["quick"]
+
+
+def test_the_table_has_a_row_per_notebook_a_column_per_profile_and_totals():
+    timings = {
+        "quick": {"a": {"seconds": 1.0, "jobs": 2, "date": "d1", "ok": True}},
+        "paper": {
+            "a": {"seconds": 10.0, "jobs": 1, "date": "d2", "ok": True},
+            "b": {"seconds": 20.5, "jobs": 1, "date": "d2", "ok": False},
+        },
+    }
+    text = format_timings(timings, wall={"paper": 31.0})
+    lines = text.splitlines()
+    assert lines[0] == "| notebook | paper | quick |"  # the profiles in their canonical order
+    assert "| a | 10.0 s | 1.0 s |" in lines
+    assert "| b | 20.5 s (FAILED) | not run |" in lines
+    assert "| sum of the notebooks | 30.5 s | 1.0 s |" in lines
+    assert "| wall time of the run | 31.0 s | n/a |" in lines
+    assert "- `paper`: `ntpnb reproduce --profile paper --jobs 1`, d2; failed: b" in lines
+    assert "- `quick`: `ntpnb reproduce --profile quick --jobs 2`, d1" in lines
+
+
+def test_without_timings_the_section_names_the_command():
+    text = format_timings({})
+    assert REPRODUCE_COMMAND in text and "|" not in text
+
+
+def test_the_page_shows_the_times_with_and_without_benchmark_results(tmp_path):
+    layout = output_layout(tmp_path / "out")
+    record_timings(layout, "paper", [result("01_x", 42.0)], jobs=1, now=WHEN)
+    without = render_benchmarks_page(layout)
+    assert "No benchmark has been run" in without
+    assert f"## {TIMINGS_TITLE}" in without and "| 01_x | 42.0 s |" in without
+    layout.benchmarks.mkdir()
+    (layout.benchmarks / "benchmarks.md").write_text("# Benchmarks\n\n| a |\n|---|\n| 1 |\n")
+    page = render_benchmarks_page(layout)
+    assert page.startswith("# Benchmarks\n\n| a |\n|---|\n| 1 |\n\n")
+    assert f"## {TIMINGS_TITLE}" in page and "| 01_x | 42.0 s |" in page
+
+
+def test_reproduce_records_what_it_executed(tmp_path, monkeypatch):
+    (tmp_path / "notebooks").mkdir()
+    for name in ("a", "b"):
+        (tmp_path / "notebooks" / f"{name}.md").write_text("x")
+    monkeypatch.setattr(profiles, "PROFILES", {n: {"paper": {}, "quick": {}} for n in ("a", "b")})
+    seconds = {"a": 3.0, "b": 4.0}
+
+    def fake_workers(pending, jobs, report, mark, log):  # what the worker processes would report
+        for run in pending:
+            report(result(run.name, seconds[run.name], ok=run.name == "a"))
+        return False  # not interrupted
+
+    def cached_b(run, force):  # b is unchanged since its last successful run
+        return result(run.name, 0.0, cached=True) if run.name == "b" else None
+
+    monkeypatch.setattr(run_module, "run_in_workers", fake_workers)
+    monkeypatch.setattr(run_module, "cached_result", cached_b)
+    out = tmp_path / "out"
+    reproduce(tmp_path, profile="quick", output_dir=out, log=lambda line: None, jobs=1)
+    timings = json.loads((out / "timings.json").read_text())
+    assert list(timings) == ["quick"] and list(timings["quick"]) == ["a"]  # b was cached
+    assert timings["quick"]["a"]["seconds"] == 3.0 and timings["quick"]["a"]["jobs"] == 1
+    monkeypatch.setattr(run_module, "cached_result", lambda run, force: None)
+    reproduce(tmp_path, profile="quick", output_dir=out, log=lambda line: None, jobs=1)
+    assert json.loads((out / "timings.json").read_text())["quick"]["b"]["ok"] is False
