@@ -46,7 +46,7 @@ PATH_B_TOP_OVER_MM = 100.0
 
 def path_radii(data: NTPData) -> np.ndarray:
     """``PATH_N_RADII`` radii log-spaced in ``[PATH_B_MIN, PATH_B_TOP_OVER_MM ||W^mm||]``."""
-    from ntpnb.linear.svm_fast import solve_active_set
+    from ntpnb.linear.active_set import solve_active_set
 
     top = PATH_B_TOP_OVER_MM * float(np.linalg.norm(solve_active_set(data).W))
     return np.geomspace(PATH_B_MIN, top, PATH_N_RADII)

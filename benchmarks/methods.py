@@ -11,7 +11,7 @@
 * ``reference (before)``: ``ntpnb.solve_ntp_svm(data, method="cvxpy")``, what
   :func:`ntpnb.solve_ntp_svm` was before issue 9 (sparse cvxpy, then polishing and the full
   certificate).
-* ``fast``: :func:`ntpnb.linear.svm_fast.solve_active_set` (active set on the Gram matrix,
+* ``fast``: :func:`ntpnb.linear.active_set.solve_active_set` (active set on the Gram matrix,
   verified), which :func:`ntpnb.solve_ntp_svm` uses.
 
 Regularization path: :func:`ntpnb.linear.regpath.regularization_path` on a fixed grid of radii.
@@ -40,12 +40,12 @@ from ntpnb import settings
 from ntpnb.attention.convex import CyclicCorrection, solve_cyclic_correction
 from ntpnb.attention.svm import solve_graph_svm
 from ntpnb.errors import SolverError
+from ntpnb.linear.active_set import solve_active_set
 from ntpnb.linear.constraints import ntp_constraints
 from ntpnb.linear.data import NTPData
 from ntpnb.linear.regpath import RegularizationPath, regularization_path
 from ntpnb.linear.separability import is_separable
 from ntpnb.linear.svm import solve_ntp_svm
-from ntpnb.linear.svm_fast import solve_active_set
 from ntpnb.qp import SVMSolution
 
 from .instances import AttentionInstance

@@ -584,7 +584,7 @@ The NTP-SVM methods, in the order of the table of issue 9:
 - **cvxpy aux/context**: one auxiliary variable `c_j` per context (the common in-support logit),
   `(W h_j)_z = c_j` on `S_j` and `(W h_j)_v <= c_j - 1` off it, as two sparse constraint matrices,
   solved by CLARABEL (the solve only).
-- **fast**: `ntpnb.linear.svm_fast.solve_active_set`, what `ntpnb.solve_ntp_svm` uses now: a
+- **fast**: `ntpnb.linear.active_set.solve_active_set`, what `ntpnb.solve_ntp_svm` uses now: a
   primal-dual active-set method on the dual in the Gram matrix `H H^T` (one variable per (context,
   token) pair; no basis of F), verified by constraints, KKT conditions with explicit multipliers
   and the duality gap.

@@ -2,14 +2,15 @@
 
 The top-level names are Paper A's linear model (every public name of :mod:`ntpnb.linear`):
 the data (:class:`NTPData` and the seeded recipes), the loss, the subspace F with the finite
-solution ``W*``, the NTP-SVM ``W^mm``, the regularization path, training, sequences and
-capacity. Paper B's self-attention model is the subpackage :mod:`ntpnb.attention`; the
-first-order methods shared by both are :mod:`ntpnb.optim`. The machinery that runs notebooks
-and builds the book is apart, in three packages: what a chapter calls while it runs
-(:mod:`ntpnb.chapter`), the runner (:mod:`ntpnb.runner`) and the book build (:mod:`ntpnb.book`),
-with the ``ntpnb`` command (:mod:`ntpnb.cli`) on top; the numerical settings in
-:mod:`ntpnb.settings`, the error types in :mod:`ntpnb.errors` and the shared checks of user
-input in :mod:`ntpnb.validation`.
+solution ``W*``, the NTP-SVM ``W^mm``, the regularization path, training, sequences and the
+thresholds of the conditions over random instances. Paper B's self-attention model is the
+subpackage :mod:`ntpnb.attention`; the first-order methods shared by both are
+:mod:`ntpnb.optim`. The machinery that runs notebooks and builds the book is apart, in three
+packages: what a chapter calls while it runs (:mod:`ntpnb.chapter`), the runner
+(:mod:`ntpnb.runner`) and the book build (:mod:`ntpnb.book`), with the ``ntpnb`` command
+(:mod:`ntpnb.cli`) on top; the numerical settings in :mod:`ntpnb.settings`, the error types in
+:mod:`ntpnb.errors` and the shared checks of user input in :mod:`ntpnb.validation`. Many random
+trials run through :mod:`ntpnb.parallel` and are summarized by :mod:`ntpnb.statistics`.
 """
 
 from __future__ import annotations

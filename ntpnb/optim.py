@@ -40,7 +40,7 @@ from numpy.typing import ArrayLike
 
 from . import settings
 from .errors import InvalidDataError, SolverError
-from .portable import einsum
+from .reproducible_products import einsum
 from .validation import (
     as_count,
     as_float,

@@ -28,7 +28,7 @@ MAX_DENSE_BYTES: float = 2.0 * 2**30
 #: grid is allocated (1e7 points took 240 MB).
 MAX_RECORD_POINTS: int = 100_000
 
-#: Largest number of points ``m`` of :func:`ntpnb.linear.capacity.cover_probability`: its exact
+#: Largest number of points ``m`` of :func:`ntpnb.linear.thresholds.cover_probability`: its exact
 #: integer sum takes time ~ m^2 (0.03 s at m = 20000, about 1 s at m = 100000; the old
 #: rational-arithmetic sum took 29 s at m = 20000); larger m raise InvalidDataError.
 COVER_MAX_M: int = 100_000
@@ -195,7 +195,7 @@ PATH_MIN_LAMBDA: float = 2.2250738585072014e-308 / 2.220446049250313e-16
 #: instead of 60 s).
 BLAS_THREADS: int = 1
 #: The exponential-cone solver of the maximum-entropy dual of the best achievable loss
-#: (:func:`ntpnb.linear.capacity.best_achievable_loss`), and its settings: the cone's
+#: (:func:`ntpnb.linear.thresholds.best_achievable_loss`), and its settings: the cone's
 #: boundary (probabilities that vanish at the infimum) limits the accuracy to about 1e-9.
 EXP_CONE_SOLVER: str = "CLARABEL"
 EXP_CONE_OPTIONS = MappingProxyType(

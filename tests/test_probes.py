@@ -20,10 +20,10 @@ from scipy.stats import binom
 
 import ntpnb as ntp
 import ntpnb.attention as att
-from ntpnb import optim, settings, sweeps
+from ntpnb import optim, parallel, settings, statistics
 from ntpnb.errors import InvalidDataError, SolverError
-from ntpnb.linear.capacity import condition_trial
 from ntpnb.linear.corpus import decode_ids, encode_text, stdlib_docstring_list
+from ntpnb.linear.thresholds import condition_trial
 
 
 # ------------------------------------------------------------------ optim: guards and NGD
@@ -158,9 +158,9 @@ def test_cover_probability_is_fast_at_large_m_and_refuses_beyond_its_limit():
         lambda: ntp.sliding_windows({0: 1, 1: 2, 2: 0}.keys(), 2),
         lambda: decode_ids({1, 2, 3}),
         lambda: stdlib_docstring_list({"re", "json"}),
-        lambda: sweeps.run_sweep(_trial, {1, 2}, n_trials=1),
-        lambda: sweeps.parallel_map(abs, {1: 0, -2: 0}),
-        lambda: sweeps.crossing({0.0, 1.0}, [0.0, 1.0]),
+        lambda: parallel.run_sweep(_trial, {1, 2}, n_trials=1),
+        lambda: parallel.parallel_map(abs, {1: 0, -2: 0}),
+        lambda: statistics.crossing({0.0, 1.0}, [0.0, 1.0]),
         lambda: optim.lecun_init({2, 3}, 3, 0),
     ],
 )
@@ -173,19 +173,19 @@ def _trial(point, rng):
     return point
 
 
-# ------------------------------------------------------------------ sweeps: n_jobs
+# ------------------------------------------------------------------ parallel: n_jobs
 def test_n_jobs_beyond_the_machine_is_capped_with_a_warning():
     """``n_jobs = 1000`` asked for 1000 workers; on a local backend it is capped to the CPUs."""
     cpus = joblib.cpu_count()
     with joblib.parallel_config(backend="threading", n_jobs=1000):
         with pytest.warns(UserWarning, match=rf"n_jobs = 1000 exceeds the {cpus} CPUs"):
-            assert sweeps.active_workers() == cpus
+            assert parallel.active_workers() == cpus
         with pytest.warns(UserWarning, match="exceeds"):
-            assert sweeps.parallel_map(abs, [-1, 2, -3]) == [1, 2, 3]
+            assert parallel.parallel_map(abs, [-1, 2, -3]) == [1, 2, 3]
     with joblib.parallel_config(backend="threading", n_jobs=-1), warnings.catch_warnings():
         warnings.simplefilter("error")  # joblib's -1 (every CPU) keeps working, without a warning
-        assert sweeps.active_workers() == cpus
-        assert sweeps.run_sweep(_trial, [1, 2], n_trials=2) == [[1, 1], [2, 2]]
+        assert parallel.active_workers() == cpus
+        assert parallel.run_sweep(_trial, [1, 2], n_trials=2) == [[1, 1], [2, 2]]
 
 
 # ------------------------------------------------------------------ raw exceptions, now named
@@ -236,9 +236,9 @@ RAW_BEFORE = {
     "sliding_windows tokens": (lambda: ntp.sliding_windows(5, 2), "tokens"),
     "sliding_windows cyclic": (lambda: ntp.sliding_windows([0, 1, 2], 2, cyclic=np.zeros(2)), "cyclic"),
     "stdlib_docstring_list modules": (lambda: stdlib_docstring_list(np.array([])), "modules"),
-    "parallel_map items": (lambda: sweeps.parallel_map(abs, 5), "items"),
-    "parallel_map func": (lambda: sweeps.parallel_map(None, [1]), "func"),
-    "run_sweep trial": (lambda: sweeps.run_sweep("trial", [1], 1), "trial"),
+    "parallel_map items": (lambda: parallel.parallel_map(abs, 5), "items"),
+    "parallel_map func": (lambda: parallel.parallel_map(None, [1]), "func"),
+    "run_sweep trial": (lambda: parallel.run_sweep("trial", [1], 1), "trial"),
     # wrong objects (AttributeError deep inside)
     "linear train data": (lambda: ntp.train(None, optim.gd(0.1), 1), "NTPData"),
     "condition_trial point": (lambda: condition_trial([3, 2, 3, 2], np.random.default_rng(0)), "point"),
@@ -250,15 +250,15 @@ RAW_BEFORE = {
     "run grad": (lambda: optim.run(None, np.ones(2), optim.gd(0.1), 1), "grad"),
     "run W0 ragged": (lambda: optim.run(lambda W: W, _RAGGED, optim.gd(0.1), 1), "W0"),
     "run W0 empty": (lambda: optim.run(lambda W: W, np.zeros(0), optim.normalized_gd(0.1), 1), "W0"),
-    # ntpnb.sweeps
-    "wilson_interval successes": (lambda: sweeps.wilson_interval(None, 3), "successes"),
-    "wilson_interval n": (lambda: sweeps.wilson_interval(1, "3"), "n"),
-    "wilson_interval confidence": (lambda: sweeps.wilson_interval(1, 3, confidence=None), "confidence"),
-    "crossing x": (lambda: sweeps.crossing("abc", [0.0, 1.0, 2.0]), "x"),
-    "crossing y ragged": (lambda: sweeps.crossing([0.0, 1.0], _RAGGED), "y"),
-    "crossing level": (lambda: sweeps.crossing([0.0, 1.0], [0.0, 1.0], level=[]), "level"),
-    "trial_generators n_points": (lambda: sweeps.trial_generators(0, None, 2), "n_points"),
-    "run_sweep n_trials huge": (lambda: sweeps.run_sweep(_trial, [1, 2], _HUGE), "MAX_DENSE_BYTES"),
+    # ntpnb.parallel and ntpnb.statistics
+    "wilson_interval successes": (lambda: statistics.wilson_interval(None, 3), "successes"),
+    "wilson_interval n": (lambda: statistics.wilson_interval(1, "3"), "n"),
+    "wilson_interval confidence": (lambda: statistics.wilson_interval(1, 3, confidence=None), "confidence"),
+    "crossing x": (lambda: statistics.crossing("abc", [0.0, 1.0, 2.0]), "x"),
+    "crossing y ragged": (lambda: statistics.crossing([0.0, 1.0], _RAGGED), "y"),
+    "crossing level": (lambda: statistics.crossing([0.0, 1.0], [0.0, 1.0], level=[]), "level"),
+    "trial_generators n_points": (lambda: parallel.trial_generators(0, None, 2), "n_points"),
+    "run_sweep n_trials huge": (lambda: parallel.run_sweep(_trial, [1, 2], _HUGE), "MAX_DENSE_BYTES"),
     # ntpnb.attention: data, training, experiments
     "as_token_data X": (lambda: att.as_token_data(5, [0], 3), "X"),
     "as_token_data y ragged": (lambda: att.as_token_data(_X, [[0, 1], [2]], 3), "y"),

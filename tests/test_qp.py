@@ -13,9 +13,9 @@ from scipy import sparse
 import ntpnb as ntp
 from ntpnb import settings
 from ntpnb.errors import RankAmbiguousError, ScaleError, SolverError
+from ntpnb.linear.active_set import solve_active_set
 from ntpnb.linear.constraints import NTPRows
 from ntpnb.linear.data import normalized
-from ntpnb.linear.svm_fast import solve_active_set
 from ntpnb.qp import (
     MatrixConstraints,
     active_mask,

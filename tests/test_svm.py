@@ -11,10 +11,10 @@ from scipy.optimize import minimize
 import ntpnb as ntp
 from ntpnb import settings
 from ntpnb.errors import InvalidDataError, NotSeparableError, SolverError
+from ntpnb.linear.active_set import SOLVER_NAME as FAST_SOLVER_NAME
 from ntpnb.linear.constraints import ntp_constraints
 from ntpnb.linear.separability import _reduced_lp
 from ntpnb.linear.svm import zero_margin_direction
-from ntpnb.linear.svm_fast import SOLVER_NAME as FAST_SOLVER_NAME
 
 from helpers import random_data
 

@@ -8,19 +8,16 @@ import pytest
 from scipy.stats import binomtest, kstest
 
 from ntpnb.errors import InvalidDataError
-from ntpnb.linear.capacity import cover_probability
-from ntpnb.sweeps import (
+from ntpnb.linear.thresholds import cover_probability
+from ntpnb.parallel import active_workers, parallel_map, run_sweep, trial_generators
+from ntpnb.statistics import (
     _first_crossings,
-    active_workers,
     binomial_deviance,
     binomial_gof_pvalue,
     crossing,
     crossing_bootstrap,
     crossing_interval,
     finite_size_fit,
-    parallel_map,
-    run_sweep,
-    trial_generators,
     wilson_interval,
 )
 
@@ -319,7 +316,7 @@ def test_binomial_gof_pvalue_bad_input(counts, probs, n, n_sim, message):
 
 
 def test_bootstrap_means_is_seeded_and_centred_on_the_sample_mean():
-    from ntpnb.sweeps import bootstrap_means
+    from ntpnb.statistics import bootstrap_means
 
     x = np.r_[np.zeros(96), 25.0 * np.ones(4)]  # a mean carried by 4 of 100 trials
     means = bootstrap_means(x, n_resamples=4000, rng=1)

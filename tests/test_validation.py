@@ -9,9 +9,9 @@ import pytest
 
 import ntpnb as ntp
 from ntpnb import attention as att
-from ntpnb import sweeps
+from ntpnb import parallel, statistics
 from ntpnb.errors import InvalidDataError
-from ntpnb.linear import capacity, corpus, sequences
+from ntpnb.linear import corpus, sequences, thresholds
 from ntpnb.linear.training import sampled_gradient_fn
 from ntpnb.validation import (
     as_count,
@@ -69,14 +69,16 @@ _X, _Y = np.array([[0, 1, 2], [3, 4, 5]]), np.array([1, 4])
 #: returns, as arrays): the rule is the same in all of them (they once refused 5000.0 while
 #: as_count took it).
 COUNTED = {
-    "trial_generators n_trials": lambda v: [[s.entropy for s in r] for r in sweeps.trial_generators(0, 2, v)],
-    "trial_generators seed": lambda v: [[s.entropy for s in r] for r in sweeps.trial_generators(v, 2, 3)],
-    "parallel_map batch_size": lambda v: sweeps.parallel_map(abs, [1, -2, 3], batch_size=v),
-    "run_sweep n_trials": lambda v: sweeps.run_sweep(lambda p, rng: p * rng.random(), [1, 2], v),
-    "random_instance m": lambda v: capacity.random_instance(v, 2, 3, 2, np.random.default_rng(0)).P,
-    "cover_probability d": lambda v: capacity.cover_probability(10, v),
-    "compatibility_threshold S": lambda v: capacity.compatibility_threshold(4, 5, v),
-    "separability_count_heuristic V": lambda v: capacity.separability_count_heuristic(v + 2, 1),
+    "trial_generators n_trials": lambda v: [
+        [s.entropy for s in r] for r in parallel.trial_generators(0, 2, v)
+    ],
+    "trial_generators seed": lambda v: [[s.entropy for s in r] for r in parallel.trial_generators(v, 2, 3)],
+    "parallel_map batch_size": lambda v: parallel.parallel_map(abs, [1, -2, 3], batch_size=v),
+    "run_sweep n_trials": lambda v: parallel.run_sweep(lambda p, rng: p * rng.random(), [1, 2], v),
+    "random_instance m": lambda v: thresholds.random_instance(v, 2, 3, 2, np.random.default_rng(0)).P,
+    "cover_probability d": lambda v: thresholds.cover_probability(10, v),
+    "compatibility_threshold S": lambda v: thresholds.compatibility_threshold(4, 5, v),
+    "separability_count_heuristic V": lambda v: thresholds.separability_count_heuristic(v + 2, 1),
     "sampled_gradient_fn batch_size": lambda v: sampled_gradient_fn(_TOY, v, 0)(np.ones((5, 2))),
     "stdlib_corpus n_chars": lambda v: corpus.stdlib_corpus(v),
     "validate_sequences vocab_size": lambda v: sequences.validate_sequences([[0, 1]], v + 1),
@@ -140,7 +142,7 @@ def test_the_rates_and_tolerances_refuse_a_bool_or_a_string(value):
     with pytest.raises(InvalidDataError, match="tol"):
         ntp.best_achievable_loss(ntp.toy2d_instance(), tol=value)
     with pytest.raises(InvalidDataError, match="confidence"):
-        sweeps.wilson_interval(1, 3, confidence=value)
+        statistics.wilson_interval(1, 3, confidence=value)
 
 
 # ---------------------------------------------------------------------------------------------

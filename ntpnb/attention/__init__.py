@@ -5,7 +5,7 @@
 * :mod:`~ntpnb.attention.graphs`: token-priority graphs, SCCs, ``(i => j)``, ``(i ~ j)``, the
   cyclic sub-dataset (Definition 1), ``S_cyc``, pseudo graphs (Sec. 6).
 * :mod:`~ntpnb.attention.model`: ``f_W(X) = X^T S(X W x_bar)``, heads, losses, batched gradients.
-* :mod:`~ntpnb.attention.fastgrad`: the same gradient with the problem's constants computed once
+* :mod:`~ntpnb.attention.precomputed_gradient`: the same gradient with the problem's constants computed once
   (what training runs).
 * :mod:`~ntpnb.attention.svm`: the verified Graph-SVM ``W^mm``.
 * :mod:`~ntpnb.attention.convex`: the exact convex solves (``W^cyc``, the regularization path).
@@ -17,14 +17,14 @@ Token ids count from 0 (the paper counts from 1).
 
 from __future__ import annotations
 
-from . import convex, data, datasets, experiments, fastgrad, graphs, model, svm, training
+from . import convex, data, datasets, experiments, graphs, model, precomputed_gradient, svm, training
 from .convex import *  # noqa: F403
 from .data import *  # noqa: F403
 from .datasets import *  # noqa: F403
 from .experiments import *  # noqa: F403
-from .fastgrad import *  # noqa: F403
 from .graphs import *  # noqa: F403
 from .model import *  # noqa: F403
+from .precomputed_gradient import *  # noqa: F403
 from .svm import *  # noqa: F403
 from .training import *  # noqa: F403
 
@@ -34,7 +34,7 @@ __all__ = [
     *datasets.__all__,
     *graphs.__all__,
     *model.__all__,
-    *fastgrad.__all__,
+    *precomputed_gradient.__all__,
     *svm.__all__,
     *convex.__all__,
     *training.__all__,

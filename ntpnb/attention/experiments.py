@@ -10,7 +10,7 @@
 
 The trials' data are drawn one after the other from one generator (``seed``), so the trials
 do not depend on how the rest is computed. The rest goes through joblib
-(:func:`ntpnb.sweeps.parallel_map`), serial by default and on local processes or a Dask or Ray
+(:func:`ntpnb.parallel.parallel_map`), serial by default and on local processes or a Dask or Ray
 cluster inside ``joblib.parallel_config``, with bit-for-bit the same results: each trial's
 Graph-SVM and exact solves (a few milliseconds each) as one task per trial, and the training as
 one batched run per worker (:func:`~ntpnb.attention.training.train_trials`).
@@ -26,7 +26,7 @@ import numpy as np
 
 from .. import optim, settings
 from ..errors import InvalidDataError
-from ..sweeps import parallel_map
+from ..parallel import parallel_map
 from ..validation import as_count, as_generator, check_dense_size
 from .convex import solve_cyclic_correction
 from .data import TokenData, as_token_data

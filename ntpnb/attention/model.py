@@ -16,7 +16,7 @@ Three losses (Sec. 3.3, Sec. 5, Sec. 6), each averaged over samples:
 Every computation is batched: a :class:`Problem` holds ``B`` independent problems (trials) of
 padded data, ``W`` has shape ``(B, d, d)``, and :func:`loss_and_grad` returns ``(B,)`` losses and
 ``(B, d, d)`` gradients with a handful of ``einsum`` calls and no Python loop over trials or
-samples. Its products go through :mod:`ntpnb.portable`, never BLAS, so training is bit for bit
+samples. Its products go through :mod:`ntpnb.reproducible_products`, never BLAS, so training is bit for bit
 the same on every CPU.
 """
 
@@ -31,7 +31,7 @@ from scipy.linalg import solve_triangular
 from .. import settings
 from ..errors import HeadAssumptionError, InvalidDataError, NotRealizableError
 from ..linalg import numerical_rank
-from ..portable import matmul, matvec, vecmat
+from ..reproducible_products import matmul, matvec, vecmat
 from ..validation import as_count, as_float
 from .data import TokenData, check_embeddings, check_token_data
 

@@ -2,11 +2,11 @@
 
 The trial axis is an array axis: :func:`train` hands :func:`ntpnb.optim.run` (with
 ``batch_ndim=1``) the batched gradient, so normalized GD normalizes each trial's gradient by its
-own norm. The gradient is :func:`~ntpnb.attention.fastgrad.gradient_function`'s: that of
+own norm. The gradient is :func:`~ntpnb.attention.precomputed_gradient.gradient_function`'s: that of
 :func:`~ntpnb.attention.model.gradient` with the problem's constants computed once, so a
 log-loss step is about twenty numpy calls on arrays of a few thousand entries.
 :func:`train_trials` splits a list of trials into one batched run per worker of joblib's active
-backend (:func:`ntpnb.sweeps.parallel_map`): serial by default, on local processes or a cluster
+backend (:func:`ntpnb.parallel.parallel_map`): serial by default, on local processes or a cluster
 inside ``joblib.parallel_config``, with the same results. The helpers below compute the
 quantities the paper plots for all trials at once.
 """
@@ -22,10 +22,10 @@ import numpy as np
 
 from .. import optim
 from ..errors import InvalidDataError
-from ..sweeps import active_workers, parallel_map
+from ..parallel import active_workers, parallel_map
 from ..validation import as_count, as_float, as_ordered, frozen
-from .fastgrad import gradient_function
 from .model import Problem, stack_problems
+from .precomputed_gradient import gradient_function
 
 __all__ = [
     "train",
@@ -106,8 +106,8 @@ def train_trials(
     """Train every trial from ``W0`` (default 0): :func:`train` on chunks of trials, through joblib.
 
     The trials are split into ``n_chunks`` consecutive chunks (default: one per worker of
-    joblib's active backend, :func:`ntpnb.sweeps.active_workers`, so one chunk when nothing is
-    configured), each trained as one batched run by :func:`ntpnb.sweeps.parallel_map`. Trials
+    joblib's active backend, :func:`ntpnb.parallel.active_workers`, so one chunk when nothing is
+    configured), each trained as one batched run by :func:`ntpnb.parallel.parallel_map`. Trials
     do not interact in a batched run and each one's arithmetic does not depend on the others
     (tests/test_attention_experiments.py checks the results are bit for bit the same for any
     chunking and backend), so the split changes the wall time only.

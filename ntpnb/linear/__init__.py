@@ -3,22 +3,15 @@
 Data and seeded recipes (:mod:`.data`, :mod:`.datasets`), the loss (:mod:`.loss`), the NTP
 constraints and the subspace F with the finite solution ``W*`` (:mod:`.constraints`,
 :mod:`.subspace`), separability (:mod:`.separability`) and the NTP-SVM ``W^mm`` (:mod:`.svm`, with the
-active-set solver of :mod:`.svm_fast`), the exact regularization path (:mod:`.regpath`), training with the
+active-set solver of :mod:`.active_set`), the exact regularization path (:mod:`.regpath`), training with the
 first-order methods of :mod:`ntpnb.optim` (:mod:`.training`), sequences to contexts
 (:mod:`.sequences`) and a text corpus (:mod:`.corpus`), random instances, counts and the best
-achievable loss (:mod:`.capacity`). The public names (``__all__``) are re-exported at the top
+achievable loss (:mod:`.thresholds`). The public names (``__all__``) are re-exported at the top
 level of :mod:`ntpnb`.
 """
 
 from __future__ import annotations
 
-from .capacity import (
-    BestLoss,
-    best_achievable_loss,
-    compatibility_threshold,
-    cover_probability,
-    random_instance,
-)
 from .corpus import corpus_python_version, encode_text, stdlib_corpus
 from .data import NTPData
 from .datasets import synthetic_instance, toy2d_instance
@@ -45,6 +38,13 @@ from .subspace import (
     project_R,
 )
 from .svm import SVMSolution, ntp_svm, solve_ntp_svm
+from .thresholds import (
+    BestLoss,
+    best_achievable_loss,
+    compatibility_threshold,
+    cover_probability,
+    random_instance,
+)
 from .training import Limits, limits, train
 
 __all__ = [

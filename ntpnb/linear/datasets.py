@@ -12,7 +12,7 @@ import numpy as np
 from scipy.optimize import brentq
 
 from ..errors import InvalidDataError
-from ..portable import dot_sum
+from ..reproducible_products import dot_sum
 from ..validation import as_count, as_generator, check_dense_size, is_real
 from .data import NTPData
 
@@ -119,7 +119,7 @@ def _tempered(logP: np.ndarray, mask: np.ndarray, beta: float) -> np.ndarray:
 def _conditional_entropy(P: np.ndarray, pi: np.ndarray) -> float:
     """``-sum_j pi_j sum_z P_jz log P_jz``, the same float on every CPU.
 
-    Summed without BLAS (:func:`ntpnb.portable.dot_sum`): the root finding of
+    Summed without BLAS (:func:`ntpnb.reproducible_products.dot_sum`): the root finding of
     :func:`temper_to_entropy` stops at a ``beta`` that depends on the last bit of this value,
     and with ``pi @ ...`` the instances' probabilities differed by 1e-15 between OpenBLAS kernels.
     """

@@ -21,11 +21,11 @@ from scipy.optimize import OptimizeWarning, linprog
 
 from .. import settings
 from ..errors import InvalidDataError, NotSeparableError, RankAmbiguousError, ScaleError, SolverError
+from .active_set import SOLVER_NAME as ACTIVE_SET_SOLVER
+from .active_set import solve_active_set
 from .constraints import NTPRows, ntp_constraints, pair_rows
 from .data import NTPData, cached_per_data, frozen, normalized
 from .subspace import embedding_svd
-from .svm_fast import SOLVER_NAME as ACTIVE_SET_SOLVER
-from .svm_fast import solve_active_set
 
 __all__ = ["SEPARABILITY_METHODS", "is_separable", "separating_direction"]
 

@@ -2,7 +2,7 @@
 
 A strongly convex QP, the minimum-norm problem of :mod:`ntpnb.qp` with the constraints
 :class:`~ntpnb.linear.constraints.NTPRows`. :func:`solve_ntp_svm` solves it by the exact
-active-set method of :mod:`ntpnb.linear.svm_fast` or by the cvxpy reference, each answer verified
+active-set method of :mod:`ntpnb.linear.active_set` or by the cvxpy reference, each answer verified
 by the one certificate of :func:`ntpnb.qp.certify`; :func:`ntp_svm` returns ``W^mm`` alone.
 :func:`zero_margin_direction` solves the NTP-SVM with one inequality made an equality.
 """
@@ -16,10 +16,10 @@ from .. import settings
 from ..errors import InvalidDataError, NotSeparableError, SolverError
 from ..linalg import least_squares
 from ..qp import MinNormQP, SVMSolution, min_norm_qp, scaled_back, scaled_solution, solve_reference
+from .active_set import solve_active_set
 from .constraints import NTPRows, ntp_constraints
 from .data import NTPData, cached_per_data, normalized
 from .separability import is_separable, not_separable_message
-from .svm_fast import solve_active_set
 
 __all__ = ["SVMSolution", "SVM_METHODS", "solve_ntp_svm", "ntp_svm", "zero_margin_direction"]
 
@@ -67,7 +67,7 @@ def solve_ntp_svm(data: NTPData, method: str = "active-set") -> SVMSolution:
         The data set (each method solves its QP once per data set).
     method
         ``"active-set"`` (the default): the exact active-set method of
-        :mod:`ntpnb.linear.svm_fast` (one factorization per token of a block of the Gram matrix
+        :mod:`ntpnb.linear.active_set` (one factorization per token of a block of the Gram matrix
         ``H H^T``; at ``m = 500, V = 100, d = 600, S = 10`` a few seconds); when it does not
         converge, the cvxpy method answers. ``"cvxpy"``: the reference alone (CLARABEL on the
         sparse constraints, polished on its active set; slower). ``SVMSolution.solver`` names

@@ -32,7 +32,7 @@ from numpy.typing import ArrayLike
 
 from .. import optim
 from ..errors import InvalidDataError
-from ..portable import einsum
+from ..reproducible_products import einsum
 from ..validation import as_count, as_float, as_generator
 from .data import NTPData, require_data
 from .loss import entropy, kl_divergence
@@ -124,7 +124,7 @@ def gradient_fn(data: NTPData) -> Callable[[Array], Array]:
 
     def grad(W: Array) -> Array:
         # no BLAS: the same floats on every CPU kernel (long runs of Adam and normalized GD
-        # amplify a last-bit difference; see ntpnb.portable)
+        # amplify a last-bit difference; see ntpnb.reproducible_products)
         Q = _softmax_over_tokens(einsum("...vd,dm->...vm", W, HT))
         g = einsum("...vm,md->...vd", Q, Hpi)
         g -= G0

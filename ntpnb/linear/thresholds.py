@@ -1,4 +1,6 @@
-r"""When the conditions of Paper A hold, and the best loss when they do not.
+r"""Random instances and the thresholds of Paper A's conditions on them; the best loss below.
+
+When the conditions hold over random instances (chapter 4), and the best loss when they do not:
 
 * :func:`random_instance`: a random NTP instance with ``m`` contexts, embedding dimension
   ``d``, vocabulary ``V`` and every support of size ``S`` (the sweep's model).

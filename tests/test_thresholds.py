@@ -10,7 +10,7 @@ import pytest
 
 import ntpnb as ntp
 from ntpnb.errors import InvalidDataError
-from ntpnb.linear.capacity import (
+from ntpnb.linear.thresholds import (
     best_achievable_loss,
     compatibility_threshold,
     condition_trial,

@@ -22,9 +22,9 @@ So the training arithmetic multiplies here, in one of two ways:
   long contractions whose shapes do not change within a run (the linear model's gradient,
   sums over 50 contexts or 60 dimensions).
 
-tests/test_portable.py checks both against BLAS to rounding and :func:`dot_sum`'s invariance to
-batching; tests/test_cross_cpu.py checks attention and linear training bit for bit under four
-OpenBLAS kernels and with one and two threads.
+tests/test_reproducible_products.py checks both against BLAS to rounding and :func:`dot_sum`'s
+invariance to batching; tests/test_cross_cpu.py checks attention and linear training bit for bit
+under four OpenBLAS kernels and with one and two threads.
 """
 
 from __future__ import annotations

@@ -1,11 +1,12 @@
-"""ntpnb.portable: BLAS-free products, equal to BLAS to rounding and to one another bit for bit."""
+"""ntpnb.reproducible_products: BLAS-free products, equal to BLAS to rounding and to one another
+bit for bit."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from ntpnb.portable import dot_sum, matmul, matvec, vecmat
+from ntpnb.reproducible_products import dot_sum, matmul, matvec, vecmat
 
 RNG = np.random.default_rng(0)
 
@@ -64,7 +65,7 @@ def test_bad_input_is_refused_with_the_shapes():
 
 
 def test_einsum_equals_numpy_to_rounding_and_is_deterministic():
-    from ntpnb.portable import einsum
+    from ntpnb.reproducible_products import einsum
 
     W, HT = RNG.standard_normal((2, 8, 60)), RNG.standard_normal((60, 50))
     out = einsum("...vd,dm->...vm", W, HT)

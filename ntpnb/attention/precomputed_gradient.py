@@ -41,7 +41,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..portable import dot_sum
+from ..reproducible_products import dot_sum
 from .model import Problem, _scores_grad, _weighted, gradient
 
 __all__ = ["gradient_function"]
@@ -52,7 +52,7 @@ class _TokenTable:
     """Distinct vectors per trial and where each score lives in ``G = U W U^T``.
 
     The arrays are laid out trial axis last, so that the products run as elementwise
-    multiply-adds over contiguous trials (:func:`ntpnb.portable.dot_sum`: no BLAS, the same
+    multiply-adds over contiguous trials (:func:`ntpnb.reproducible_products.dot_sum`: no BLAS, the same
     rounding on every CPU and for every batch size).
 
     Attributes

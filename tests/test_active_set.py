@@ -1,4 +1,4 @@
-"""The active-set NTP-SVM solver (ntpnb.linear.svm_fast): agreement with the cvxpy reference,
+"""The active-set NTP-SVM solver (ntpnb.linear.active_set): agreement with the cvxpy reference,
 its answer checked independently, its linear algebra, and its errors."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ import pytest
 import ntpnb as ntp
 from ntpnb import settings
 from ntpnb.errors import SolverError
-from ntpnb.linear import svm_fast
+from ntpnb.linear import active_set
+from ntpnb.linear.active_set import solve_active_set
 from ntpnb.linear.constraints import ntp_constraints
-from ntpnb.linear.svm_fast import solve_active_set
 
 from helpers import random_data
 
@@ -95,8 +95,8 @@ def test_updated_inverse_equals_a_fresh_factorization():
     old_F = np.sort(rng.choice(40, 25, replace=False))
     new_F = np.sort(np.concatenate([np.setdiff1d(np.arange(40), old_F)[:2], old_F[1:-1]]))  # 4 changes
     for ridge in (0.0, 0.5):
-        old = svm_fast._factor_block(K, H, old_F, ridge)
-        upd = svm_fast._update_block(K, old, new_F, ridge)
+        old = active_set._factor_block(K, H, old_F, ridge)
+        upd = active_set._update_block(K, old, new_F, ridge)
         assert upd is not None
         np.testing.assert_allclose(
             upd.P @ (K[np.ix_(new_F, new_F)] + ridge * np.eye(new_F.size)), np.eye(new_F.size), atol=1e-9
@@ -106,7 +106,7 @@ def test_updated_inverse_equals_a_fresh_factorization():
 def test_singular_block_gets_a_pseudo_inverse_and_null_space():
     rng = np.random.default_rng(1)
     H = rng.standard_normal((10, 4))  # rank 4
-    block = svm_fast._factor_block(H @ H.T, H, np.arange(10), 0.0)
+    block = active_set._factor_block(H @ H.T, H, np.arange(10), 0.0)
     assert block.N.shape == (10, 6)
     np.testing.assert_allclose(H.T @ block.N, 0, atol=1e-10)
     np.testing.assert_allclose(block.P, np.linalg.pinv(H @ H.T), atol=1e-8)
@@ -134,7 +134,7 @@ def test_iteration_cap_raises():
 def test_package_solver_is_the_fast_one_and_agrees_with_the_reference():
     data = ntp.synthetic_instance()
     sol, ref = ntp.solve_ntp_svm(data), ntp.solve_ntp_svm(data, method="cvxpy")
-    assert sol.solver == svm_fast.SOLVER_NAME and ref.solver == settings.QP_SOLVER
+    assert sol.solver == active_set.SOLVER_NAME and ref.solver == settings.QP_SOLVER
     np.testing.assert_allclose(sol.W, ref.W, atol=1e-6 * np.abs(ref.W).max())
     np.testing.assert_allclose(sol.duals, ref.duals, atol=1e-6 * ref.duals.max())
 
