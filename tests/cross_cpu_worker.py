@@ -38,7 +38,8 @@ from ntpnb.qp import active_mask  # noqa: E402
 
 #: Perturbed copies of the triangle instance of chapter 2 (Paper A's Fig. 1).
 N_TRIANGLES = 40
-#: Radii of the path on the perturbed triangles (from B = 0.5, where issue 17 saw them fail to certify).
+#: Radii of the path on the perturbed triangles (from B = 0.5, where a rank cut-off at machine epsilon
+#: failed to certify them on some kernels).
 TRIANGLE_RADII = (0.5, 2.0, 8.0, 32.0, 128.0)
 #: The chapter's grid on its 2D instance (the quick profile: 20 radii in [0.1, 2350]).
 CHAPTER_RADII = tuple(np.geomspace(0.1, 2350.0, 20))

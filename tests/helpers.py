@@ -1,8 +1,13 @@
-"""Helpers shared by the tests."""
+"""Helpers shared by the tests: random data, scaled copies, the chapter instances, all-pair margins,
+and the hypothesis strategies of the property-based tests."""
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
+from hypothesis import settings as settings_
+from hypothesis import strategies as st
 
 import ntpnb as ntp
 
@@ -17,3 +22,53 @@ def random_data(m: int, d: int, V: int, S: int, seed: int) -> ntp.NTPData:
     P /= P.sum(axis=1, keepdims=True)
     pi = rng.uniform(0.5, 1.0, size=m)
     return ntp.NTPData(H=rng.standard_normal((m, d)), pi=pi / pi.sum(), P=P)
+
+
+#: One context whose next token is 0 or 1 with probability 1/2 each (and never 2).
+HALF = ntp.NTPData(H=[[1.0]], pi=[1.0], P=[[0.5, 0.5, 0.0]])
+
+
+def scaled(data: ntp.NTPData, s: float) -> ntp.NTPData:
+    """``data`` with its embeddings ``H`` multiplied by ``s``."""
+    return ntp.NTPData(H=data.H * s, pi=data.pi, P=data.P)
+
+
+#: The instances of chapter 1: Fig. 1's toy instance and the synthetic instance of Figs. 3-5.
+CHAPTER_INSTANCES = {
+    "toy2d": lambda: ntp.toy2d_instance(0),
+    "synthetic": lambda: ntp.synthetic_instance(seed=0),
+}
+
+
+def margins_all_pairs(data: ntp.NTPData, W: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(6a) residuals for every z != z' in S_j and (6b) margins for every z in S_j, v not in S_j."""
+    eq, ineq = [], []
+    for j, support in enumerate(data.supports):
+        logits = W @ data.H[j]
+        outside = np.setdiff1d(np.arange(data.V), support)
+        eq += [logits[z] - logits[zp] for z, zp in itertools.combinations(support, 2)]
+        ineq += [logits[z] - logits[v] for z in support for v in outside]
+    return np.array(eq), np.array(ineq)
+
+
+# Deterministic (derandomize) and small, so that the unit suite stays fast; the instances are
+# drawn by their sizes and a numpy seed (helpers.random_data), so shrinking shrinks both.
+PROPERTY = settings_(derandomize=True, deadline=None, max_examples=25, database=None)
+
+
+@st.composite
+def instances(draw, max_m: int = 6, max_d: int = 5, max_V: int = 6) -> ntp.NTPData:
+    """Random data of at most ``max_m`` contexts, ``max_d`` dimensions and ``max_V`` tokens."""
+    V = draw(st.integers(2, max_V))
+    S = draw(st.integers(1, V))
+    return random_data(
+        m=draw(st.integers(1, max_m)),
+        d=draw(st.integers(1, max_d)),
+        V=V,
+        S=S,
+        seed=draw(st.integers(0, 2**20)),
+    )
+
+
+#: Decimal exponents of the scales the property-based tests multiply ``H`` by.
+log_scales = st.floats(-8.0, 8.0, allow_nan=False)

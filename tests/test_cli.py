@@ -49,3 +49,12 @@ def test_other_commands_refuse_unknown_arguments(capsys):
     with pytest.raises(SystemExit) as exit_:
         cli.main(["list", "--sizes", "1"])
     assert exit_.value.code == 2 and "unrecognized arguments: --sizes 1" in capsys.readouterr().err
+
+
+def test_reproduce_into_an_existing_file_is_a_named_error(tmp_path, capsys):
+    from ntpnb.cli import main
+
+    target = tmp_path / "a-file"
+    target.write_text("")
+    assert main(["reproduce", "01", "--profile", "quick", "--out", str(target)]) == 2
+    assert "is not a folder" in capsys.readouterr().err

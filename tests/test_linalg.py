@@ -13,7 +13,7 @@ EPS = np.finfo(float).eps
 
 
 def test_clear_gap_gives_the_rank_whatever_the_noise_level():
-    # the issue's case: a noise value just above numpy's cut-off (2.29e-15 > 2.22e-15) and below it
+    # a noise value just above numpy's cut-off (2.29e-15 > 2.22e-15) and below it: the same rank
     for noise in (2.29e-15, 2.15e-15, 1e-17, 0.0):
         s = np.array([1.0, 0.7, noise])
         assert numerical_rank(s, (10, 3), what="R_perp") == 2
@@ -30,7 +30,7 @@ def test_scale_free(factor):
 
 def test_full_rank_and_ill_conditioned_full_rank():
     assert numerical_rank(np.array([2.0, 1.0]), (2, 2), what="E") == 2
-    # condition 1.8e5 (the identity-head case of the issue) and 1e8 are full rank, decided
+    # condition 1.8e5 (chapter 6's ill-conditioned identity head) and 1e8 are full rank, decided
     assert numerical_rank(np.array([1.0, 1 / 1.8e5]), (2, 2), what="E") == 2
     assert numerical_rank(np.array([1.0, 1e-8]), (2, 2), what="E") == 2
     # a lowest gap of 1e7 below a value far above the floor: rank 2, not 1

@@ -145,7 +145,8 @@ def test_book_workflow_builds_with_the_readme_command_and_deploys_pages():
 
 
 def test_ci_runs_the_suite_under_a_second_blas_kernel_and_on_python_3_10():
-    """Issue 17: the whole suite also runs with OPENBLAS_CORETYPE=Haswell, and on 3.10's pins."""
+    """Results must not depend on the machine: the whole suite also runs with
+    OPENBLAS_CORETYPE=Haswell, and on 3.10's pins."""
     job = workflow("tests.yml")["jobs"]["tests"]
     matrix = job["strategy"]["matrix"]["include"]
     assert job["container"] == "python:${{ matrix.python }}-bookworm"

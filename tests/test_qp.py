@@ -176,8 +176,8 @@ def test_certificate_rejects_a_point_outside_f_perp():
 
 @pytest.mark.parametrize("s", [1e-3, 1.0, 1e3])
 def test_svm_verification_rejects_an_answer_off_by_4e_4_at_any_scale(s):
-    """Issue 11, item 2: an answer 4e-4 off passed verification at H x 1000, where the old gap and
-    complementarity tolerances were absolute. W^mm scaled by 1 + 4e-4 must fail at every scale."""
+    """Relative gap and complementarity tolerances: W^mm scaled by 1 + 4e-4 fails verification at
+    every scale (absolute tolerances passed it at H x 1000)."""
     base = ntp.synthetic_instance(n=2000, m=20, d=25, V=8, S=4, seed=5)
     data = normalized(ntp.NTPData(H=base.H * s, pi=base.pi, P=base.P))[0]
     sol = ntp.solve_ntp_svm(data)

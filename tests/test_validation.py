@@ -9,9 +9,11 @@ import pytest
 
 import ntpnb as ntp
 from ntpnb import attention as att
-from ntpnb import parallel, statistics
+from ntpnb import optim, parallel, statistics
 from ntpnb.errors import InvalidDataError
 from ntpnb.linear import corpus, sequences, thresholds
+from ntpnb.linear.corpus import decode_ids, stdlib_docstring_list
+from ntpnb.linear.thresholds import condition_trial
 from ntpnb.linear.training import sampled_gradient_fn
 from ntpnb.validation import (
     as_count,
@@ -231,3 +233,167 @@ def test_read_only_view_follows_the_array_it_shows():
     with pytest.raises(ValueError, match="read-only"):
         view[0] = 5.0
     assert W.flags.writeable
+
+
+# ---------------------------------------------------------------------------------------------
+# Sequences: a set or a dict has no order, where an ordered sequence is meant
+
+
+def _trial(point, rng):
+    return point
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: ntp.validate_sequences({(0, 1), (1, 0)}, 2),
+        lambda: ntp.validate_sequences([{0, 1}], 2),
+        lambda: ntp.prefix_contexts([{0: 1, 1: 0}], 2),
+        lambda: ntp.sliding_windows({0, 1, 2}, 2),
+        lambda: ntp.sliding_windows({0: 1, 1: 2, 2: 0}.keys(), 2),
+        lambda: decode_ids({1, 2, 3}),
+        lambda: stdlib_docstring_list({"re", "json"}),
+        lambda: parallel.run_sweep(_trial, {1, 2}, n_trials=1),
+        lambda: parallel.parallel_map(abs, {1: 0, -2: 0}),
+        lambda: statistics.crossing({0.0, 1.0}, [0.0, 1.0]),
+        lambda: optim.lecun_init({2, 3}, 3, 0),
+    ],
+)
+def test_unordered_containers_are_refused_where_a_sequence_is_meant(call):
+    with pytest.raises(InvalidDataError, match="unordered"):
+        call()
+
+
+# ---------------------------------------------------------------------------------------------
+# Every public boundary: bad input raises an InvalidDataError naming the argument
+
+
+_RAGGED = [[1.0, 2.0], [3.0]]
+_HUGE = 10**12
+
+
+def _attention_setup():
+    X, y = att.general_dataset(3, 4, 3, seed=0)
+    E = att.random_embeddings(3, 4, seed=0)
+    data = att.as_token_data(X, y, 3)
+    prob = att.make_problem(E, att.identity_head(E), data)
+    return X, y, E, data, prob
+
+
+_ATT_X, _ATT_Y, _ATT_E, _ATT_DATA, _ATT_PROB = _attention_setup()
+
+
+#: (call, the name the message must contain): bad input at a public boundary, which would otherwise
+#: reach numpy or Python and raise their own exception (or, for the sizes, a MemoryError).
+NAMED_ERRORS = {
+    # ntpnb.linear.data.as_float_array: a ragged list reached numpy before the conversion guard
+    "NTPData H ragged": (lambda: ntp.NTPData(H=_RAGGED, pi=_TOY.pi, P=_TOY.P), "H"),
+    "ce_loss W ragged": (lambda: ntp.ce_loss(_TOY, _RAGGED), "W"),
+    "softmax L ragged": (lambda: ntp.softmax(_RAGGED), "L"),
+    # ntpnb.linear.loss: max over zero tokens
+    "softmax L no columns": (lambda: ntp.softmax(np.zeros((2, 0))), "L"),
+    # seeds (numpy's SeedSequence errors): one check, ntpnb.validation.as_generator
+    "random_context_embeddings seed": (lambda: ntp.random_context_embeddings(3, 2, seed=-1), "seed"),
+    "lecun_init seed": (lambda: optim.lecun_init((2, 2), 2, seed=2.5), "seed"),
+    "linear train seed": (lambda: ntp.train(_TOY, optim.gd(0.1), 1, seed="abc"), "seed"),
+    "random_embeddings seed": (lambda: att.random_embeddings(3, 2, seed="abc"), "seed"),
+    "global_experiment seed": (
+        lambda: att.global_experiment("acyclic", K=3, d=4, n=4, T=3, n_trials=1, lr=0.1, n_iter=1, seed=-1),
+        "seed",
+    ),
+    # sizes (MemoryError after numpy tried): refused before allocating
+    "random_context_embeddings m": (lambda: ntp.random_context_embeddings(_HUGE, 2), "embeddings"),
+    "synthetic_instance d": (lambda: ntp.synthetic_instance(n=50, m=5, d=_HUGE, V=4, S=2), "MAX_DENSE_BYTES"),
+    "random_instance V": (
+        lambda: ntp.random_instance(5, 2, _HUGE, 2, np.random.default_rng(0)),
+        "MAX_DENSE_BYTES",
+    ),
+    "random_embeddings d": (lambda: att.random_embeddings(3, _HUGE, seed=0), "E"),
+    "acyclic_dataset n": (lambda: att.acyclic_dataset(3, _HUGE, 2, seed=0), "MAX_DENSE_BYTES"),
+    # not a sequence / not a flag (Python's TypeError, numpy's ambiguous truth value)
+    "validate_sequences None": (lambda: ntp.validate_sequences(None, 3), "sequences"),
+    "sliding_windows tokens": (lambda: ntp.sliding_windows(5, 2), "tokens"),
+    "sliding_windows cyclic": (lambda: ntp.sliding_windows([0, 1, 2], 2, cyclic=np.zeros(2)), "cyclic"),
+    "stdlib_docstring_list modules": (lambda: stdlib_docstring_list(np.array([])), "modules"),
+    "parallel_map items": (lambda: parallel.parallel_map(abs, 5), "items"),
+    "parallel_map func": (lambda: parallel.parallel_map(None, [1]), "func"),
+    "run_sweep trial": (lambda: parallel.run_sweep("trial", [1], 1), "trial"),
+    # wrong objects (AttributeError deep inside)
+    "linear train data": (lambda: ntp.train(None, optim.gd(0.1), 1), "NTPData"),
+    "condition_trial point": (lambda: condition_trial([3, 2, 3, 2], np.random.default_rng(0)), "point"),
+    "random_instance rng": (lambda: ntp.random_instance(3, 2, 3, 2, rng=0), "rng"),
+    "best_achievable_loss tol": (lambda: ntp.best_achievable_loss(_TOY, tol="abc"), "tol"),
+    # ntpnb.optim
+    "Optimizer name array": (lambda: optim.Optimizer(np.array(["gd", "adam"]), 0.1), "optimizer"),
+    "adam betas": (lambda: optim.adam(0.1, betas=None), "betas"),
+    "run grad": (lambda: optim.run(None, np.ones(2), optim.gd(0.1), 1), "grad"),
+    "run W0 ragged": (lambda: optim.run(lambda W: W, _RAGGED, optim.gd(0.1), 1), "W0"),
+    "run W0 empty": (lambda: optim.run(lambda W: W, np.zeros(0), optim.normalized_gd(0.1), 1), "W0"),
+    # ntpnb.parallel and ntpnb.statistics
+    "wilson_interval successes": (lambda: statistics.wilson_interval(None, 3), "successes"),
+    "wilson_interval n": (lambda: statistics.wilson_interval(1, "3"), "n"),
+    "wilson_interval confidence": (lambda: statistics.wilson_interval(1, 3, confidence=None), "confidence"),
+    "crossing x": (lambda: statistics.crossing("abc", [0.0, 1.0, 2.0]), "x"),
+    "crossing y ragged": (lambda: statistics.crossing([0.0, 1.0], _RAGGED), "y"),
+    "crossing level": (lambda: statistics.crossing([0.0, 1.0], [0.0, 1.0], level=[]), "level"),
+    "trial_generators n_points": (lambda: parallel.trial_generators(0, None, 2), "n_points"),
+    "run_sweep n_trials huge": (lambda: parallel.run_sweep(_trial, [1, 2], _HUGE), "MAX_DENSE_BYTES"),
+    # ntpnb.attention: data, training, experiments
+    "as_token_data X": (lambda: att.as_token_data(5, [0], 3), "X"),
+    "as_token_data y ragged": (lambda: att.as_token_data(_ATT_X, [[0, 1], [2]], 3), "y"),
+    "check_embeddings E ragged": (lambda: att.check_embeddings(_RAGGED), "E"),
+    "check_embeddings K": (lambda: att.check_embeddings(_ATT_E, K=np.array([3, 3])), "K"),
+    "random_embeddings K bool": (lambda: att.random_embeddings(True, 2, seed=0), "K"),
+    "global_experiment kind": (
+        lambda: att.global_experiment(
+            np.array(["acyclic"] * 2), K=3, d=4, n=4, T=3, n_trials=1, lr=0.1, n_iter=1, seed=0
+        ),
+        "kind",
+    ),
+    "global_experiment n_trials": (
+        lambda: att.global_experiment("acyclic", K=3, d=4, n=4, T=3, n_trials=None, lr=0.1, n_iter=1, seed=0),
+        "n_trials",
+    ),
+    "global_experiment n_trials huge": (
+        lambda: att.global_experiment(
+            "acyclic", K=3, d=4, n=4, T=3, n_trials=_HUGE, lr=0.1, n_iter=1, seed=0
+        ),
+        "MAX_DENSE_BYTES",
+    ),
+    "attention train prob": (lambda: att.train(None, optim.gd(0.1), 1), "prob"),
+    "attention train optimizer": (lambda: att.train(_ATT_PROB, "gd", 1), "optimizer"),
+    "correlation W": (lambda: att.correlation("abc", np.ones((2, 2))), "W"),
+    "correlation ref shape": (lambda: att.correlation(np.ones((2, 2)), np.ones(3)), "ref"),
+    "stack_bases": (lambda: att.stack_bases([None]), "bases"),
+    # ntpnb.attention model, graphs, convex: the one-line conversions at their boundary
+    "make_problem C ragged": (lambda: att.make_problem(_ATT_E, _RAGGED, _ATT_DATA), "C"),
+    "loss_value W ragged": (lambda: att.loss_value(_RAGGED, _ATT_PROB), "W"),
+    "gradient prob": (lambda: att.gradient(np.zeros((1, 4, 4)), None), "prob"),
+    "project_scyc W": (lambda: att.project_scyc("abc", np.eye(16)), "W"),
+    "pseudo_priority_graphs W": (lambda: att.pseudo_priority_graphs(_ATT_E, _ATT_DATA, "abc"), "W"),
+    "regularization_path radii": (
+        lambda: att.regularization_path(_ATT_E, _ATT_X, _ATT_Y, radii="abc", K=3),
+        "radii",
+    ),
+    # graphs and the Graph-SVM: wrong types and shapes at their boundary
+    "graphs_from_edges nodes": (lambda: att.graphs_from_edges(3, [1, 2], {}), "nodes"),
+    "graphs_from_edges K": (lambda: att.graphs_from_edges("3", {}, {}), "K"),
+    "graphs_from_edges id": (lambda: att.graphs_from_edges(3, {0: {5}}, {}), "vocabulary"),
+    "graphs_from_edges edge": (lambda: att.graphs_from_edges(3, {0: {1}}, {0: {(1, 2)}}), "edge"),
+    "scyc_basis graphs": (lambda: att.scyc_basis(_ATT_E, "graphs"), "graphs"),
+    "graph_constraints graphs": (lambda: att.graph_constraints(_ATT_E, "graphs"), "graphs"),
+    "solve_graph_svm graphs": (lambda: att.solve_graph_svm(_ATT_E, "graphs"), "graphs"),
+    "project_scyc basis": (lambda: att.project_scyc(np.ones((3, 3)), np.ones((2, 64))), "basis"),
+    "project_scyc W 1-D": (lambda: att.project_scyc(np.ones(3), np.ones((2, 9))), "W"),
+    "attention_scores W": (lambda: att.attention_scores(_ATT_E, _ATT_DATA, np.ones((3, 3))), "W"),
+    "attention_scores data": (lambda: att.attention_scores(_ATT_E, "data", np.ones((4, 4))), "data"),
+    "pseudo_priority_graphs X": (lambda: att.pseudo_priority_graphs(_ATT_E, 5, np.ones((4, 4)), K=3), "X"),
+}
+
+
+@pytest.mark.parametrize("name", list(NAMED_ERRORS))
+def test_bad_input_raises_a_named_error_naming_the_argument(name):
+    call, argument = NAMED_ERRORS[name]
+    with pytest.raises(InvalidDataError) as info:
+        call()
+    assert argument in str(info.value), str(info.value)

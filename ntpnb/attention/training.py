@@ -109,8 +109,9 @@ def train_trials(
     joblib's active backend, :func:`ntpnb.parallel.active_workers`, so one chunk when nothing is
     configured), each trained as one batched run by :func:`ntpnb.parallel.parallel_map`. Trials
     do not interact in a batched run and each one's arithmetic does not depend on the others
-    (tests/test_attention_experiments.py checks the results are bit for bit the same for any
-    chunking and backend), so the split changes the wall time only.
+    (tests/attention/test_training.py checks the results are bit for bit the same for any
+    chunking, tests/attention/test_experiments.py for any backend), so the split changes the wall
+    time only.
 
     Parameters
     ----------

@@ -20,13 +20,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from fake_notebooks import fake_notebook
 
 from ntpnb.chapter.atomic import atomic_path, atomic_write_text, is_temporary
 from ntpnb.runner import profiles
 from ntpnb.runner.processes import marked_processes
 
 from conftest import ROOT
+from fake_notebooks import fake_notebook
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="needs Linux /proc")
 

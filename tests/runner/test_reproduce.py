@@ -10,7 +10,6 @@ import sys
 
 import jupytext
 import pytest
-from fake_notebooks import fake_notebook
 
 from ntpnb import settings
 from ntpnb.chapter.paths import notebook_sources, override_output_dir
@@ -19,6 +18,7 @@ from ntpnb.runner import choice, kernels, profiles, reproduce, workers
 from ntpnb.runner.choice import cache_key, package_fingerprint, select_notebooks
 
 from conftest import ROOT
+from fake_notebooks import fake_notebook
 
 SOURCES = notebook_sources(ROOT)
 

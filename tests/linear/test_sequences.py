@@ -1,9 +1,10 @@
-"""Sequences to NTP data (Paper A, App. C), the text corpus and its normalization."""
+"""Sequences to NTP data (Paper A, App. C; ntpnb.linear.sequences): prefix contexts, windows, the
+joint problem over all lengths, and the smallest separable dimension."""
 
 from __future__ import annotations
 
 import itertools
-import sys
+import time
 
 import numpy as np
 import pytest
@@ -155,48 +156,6 @@ def test_no_pairs_and_bad_embeddings():
         random_context_embeddings(0, 3)
 
 
-def test_normalize_text():
-    assert corpus.normalize_text("  Héllo,\n\tWORLD 42 -- ok.  ") == "hello world ok"
-    with pytest.raises(InvalidDataError):
-        corpus.normalize_text(b"bytes")
-
-
-def test_encode_decode_round_trip_and_errors():
-    text = "the quick brown fox"
-    ids = corpus.encode_text(text)
-    assert corpus.decode_ids(ids) == text
-    assert ids.max() < len(corpus.ALPHABET)
-    with pytest.raises(InvalidDataError, match="normalize first"):
-        corpus.encode_text("Capital")
-    with pytest.raises(InvalidDataError, match=r"\[0, 27\)"):
-        corpus.decode_ids([27])
-
-
-def test_stdlib_corpus_is_read_at_run_time_and_normalized():
-    text = corpus.stdlib_corpus()
-    assert len(text) > 20000
-    assert set(text) <= set(corpus.ALPHABET)
-    assert "  " not in text and text == text.strip()
-    # the corpus starts with the docstring of the first module, normalized
-    first = corpus.normalize_text(sys.modules["re"].__doc__ or "")
-    assert text.startswith(first[:200])
-    assert corpus.stdlib_corpus(100) == text[:100]
-    assert corpus.corpus_python_version().split()[-1].startswith(f"{sys.version_info[0]}.")
-
-
-@pytest.mark.parametrize(("n", "message"), [(0, "positive integer"), (10**9, "fewer than")])
-def test_stdlib_corpus_bad_sizes(n, message):
-    with pytest.raises(InvalidDataError, match=message):
-        corpus.stdlib_corpus(n)
-
-
-def test_stdlib_docstrings_bad_modules():
-    with pytest.raises(InvalidDataError, match="non-empty"):
-        corpus.stdlib_docstrings([])
-    with pytest.raises(InvalidDataError, match="cannot import"):
-        corpus.stdlib_docstrings(["no_such_module_xyz"])
-
-
 def _text_contexts(n_chars: int = 30, window: int = 5):
     ids = corpus.encode_text(ntp.stdlib_corpus(n_chars))
     return ntp.prefix_contexts(sliding_windows(ids.tolist(), window), len(corpus.ALPHABET))
@@ -263,3 +222,20 @@ def test_smallest_separable_dimension_errors():
         ntp.smallest_separable_dimension(data_at, 3, 3, ntp.is_separable)
     with pytest.raises(InvalidDataError, match="not separable at the upper end"):
         ntp.smallest_separable_dimension(data_at, 0, 1, ntp.is_separable)
+
+
+def test_prefix_contexts_refuses_a_quadratic_count_before_building_it():
+    """One sequence of 10^5 tokens has prefixes holding 5e9 ids (40 GB): refused at once,
+    naming the sizes and the limit; windows of the same text are counted."""
+    text = np.arange(100_000) % 27
+    start = time.perf_counter()
+    with pytest.raises(InvalidDataError, match=r"4999950000 prefix token ids .*MAX_DENSE_BYTES"):
+        ntp.prefix_contexts([text], vocab_size=27)
+    assert time.perf_counter() - start < 10.0  # generous: refused at once, not after filling memory
+    windows = ntp.prefix_contexts(ntp.sliding_windows(text[:1000], 5), vocab_size=27)
+    assert windows.n_pairs == 4 * 1000
+
+
+def test_prefix_contexts_refuses_a_huge_vocabulary_before_allocating():
+    with pytest.raises(InvalidDataError, match="rows of 1000000000000 counts"):
+        ntp.prefix_contexts([[0, 1, 2]], vocab_size=10**12)

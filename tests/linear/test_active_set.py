@@ -13,7 +13,9 @@ from ntpnb.linear import active_set
 from ntpnb.linear.active_set import solve_active_set
 from ntpnb.linear.constraints import ntp_constraints
 
-from helpers import random_data
+from helpers import (
+    random_data,
+)
 
 
 def reference(data: ntp.NTPData) -> ntp.SVMSolution:
@@ -119,7 +121,7 @@ def test_full_supports_give_zero():
 
 
 def test_non_separable_data_raise_instead_of_returning():
-    """The example of tests/test_svm.py: no W satisfies (6a)-(6b)."""
+    """The non-separable example of tests/linear/test_separability.py: no W satisfies (6a)-(6b)."""
     data = ntp.NTPData(H=[[1.0], [2.0]], pi=[0.5, 0.5], P=[[0.6, 0.4, 0.0], [0.0, 0.4, 0.6]])
     with pytest.raises(SolverError):
         solve_active_set(data)
@@ -128,27 +130,3 @@ def test_non_separable_data_raise_instead_of_returning():
 def test_iteration_cap_raises():
     with pytest.raises(SolverError, match="did not converge"):
         solve_active_set(ntp.synthetic_instance(), max_iter=2)
-
-
-# ---------------------------------------------------------------------------- integration
-def test_package_solver_is_the_fast_one_and_agrees_with_the_reference():
-    data = ntp.synthetic_instance()
-    sol, ref = ntp.solve_ntp_svm(data), ntp.solve_ntp_svm(data, method="cvxpy")
-    assert sol.solver == active_set.SOLVER_NAME and ref.solver == settings.QP_SOLVER
-    np.testing.assert_allclose(sol.W, ref.W, atol=1e-6 * np.abs(ref.W).max())
-    np.testing.assert_allclose(sol.duals, ref.duals, atol=1e-6 * ref.duals.max())
-
-
-def test_package_falls_back_to_the_reference_when_the_fast_solver_fails(monkeypatch):
-    def fail(data):
-        raise SolverError("did not converge (simulated)")
-
-    monkeypatch.setattr("ntpnb.linear.svm.solve_active_set", fail)
-    data = random_data(m=8, d=10, V=6, S=3, seed=12)
-    assert ntp.solve_ntp_svm(data).solver == settings.QP_SOLVER
-
-
-def test_package_reports_non_separable_data_after_the_fast_solver_fails():
-    data = ntp.NTPData(H=[[1.0], [2.0]], pi=[0.5, 0.5], P=[[0.6, 0.4, 0.0], [0.0, 0.4, 0.6]])
-    with pytest.raises(ntp.errors.NotSeparableError):
-        ntp.solve_ntp_svm(data)

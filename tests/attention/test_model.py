@@ -5,12 +5,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ntpnb import optim
+from ntpnb import optim, settings
 from ntpnb.attention import (
+    acyclic_dataset,
     as_token_data,
     attention_output,
     check_head,
     general_dataset,
+    graph_svm,
     identity_head,
     loss_and_grad,
     loss_value,
@@ -20,23 +22,15 @@ from ntpnb.attention import (
     tied_head,
     train,
 )
-from ntpnb.errors import HeadAssumptionError, InvalidDataError, NotRealizableError
+from ntpnb.errors import HeadAssumptionError, InvalidDataError, NotRealizableError, RankAmbiguousError
+
+from attention_instances import CASES, with_condition
 
 
 def _instance(seed=0, K=6, d=8, n=5, T=4):
     E = random_embeddings(K, d, seed)
     X, y = general_dataset(K, n, T, seed + 1)
     return E, as_token_data(X, y, K)
-
-
-CASES = [
-    ("log", "identity"),
-    ("squared", "identity"),
-    ("ce", "identity"),
-    ("squared", "argmax"),
-    ("ce", "argmax"),
-    ("squared_softmax", "argmax"),
-]
 
 
 @pytest.mark.parametrize(("loss", "head"), CASES)
@@ -140,7 +134,7 @@ def test_saturated_log_loss_gradient_keeps_relative_accuracy(scale):
     Along ``s W^mm`` of acyclic data every label wins by a margin ``>= s``: the gradient is of
     order ``exp(-s)``, far below the rounding of ``s_y - 1``.
     """
-    from ntpnb.attention import acyclic_dataset, graph_svm, log_loss_features
+    from ntpnb.attention import log_loss_features
 
     E = random_embeddings(8, 8, 7)
     X, y, _ = acyclic_dataset(8, 4, 6, 8)
@@ -155,7 +149,6 @@ def test_saturated_log_loss_gradient_keeps_relative_accuracy(scale):
 
 def test_saturated_ce_gradient_is_not_rounding_noise():
     """At a saturated W the gradient is tiny; it must still match finite differences."""
-    from ntpnb.attention import acyclic_dataset, graph_svm
 
     E = random_embeddings(8, 8, 9)
     X, y, _ = acyclic_dataset(8, 4, 6, 10)
@@ -183,3 +176,48 @@ def test_squared_softmax_loss_is_the_squared_gap_of_the_class_probability():
     p /= p.sum(axis=1, keepdims=True)
     expected = np.mean((1 - p[np.arange(data.n), data.labels]) ** 2)
     assert abs(loss_value(W, prob)[0] - expected) <= 1e-14
+
+
+def test_reference_loss_can_be_divided_by_the_whole_data_set():
+    from ntpnb.attention import as_token_data, make_problem, random_embeddings, tied_head
+    from ntpnb.attention.model import gradient
+
+    E = random_embeddings(5, 6, 0)
+    data = as_token_data(np.array([[1, 2, 0], [2, 1, 0]]), np.array([1, 2]), 5)
+    W = np.random.default_rng(1).standard_normal((1, 6, 6))
+    mean = make_problem(E, tied_head(E), data, "ce", "argmax")
+    by_four = make_problem(E, tied_head(E), data, "ce", "argmax", divide_by=4)
+    np.testing.assert_allclose(gradient(W, by_four), gradient(W, mean) * 2 / 4, rtol=1e-14)
+    with pytest.raises(InvalidDataError, match="divide_by"):
+        make_problem(E, tied_head(E), data, "ce", "argmax", divide_by=1)
+
+
+# ---------------------------------------------------------------------------------------------
+# Heads of ill-conditioned or scaled embeddings: exact, or refused with the reason
+
+
+def test_identity_head_of_an_ill_conditioned_E_is_exact():
+    # condition 1.8e5: E E^T has condition 3e10, and (E E^T)^{-1} E missed C E^T = I by 4e-7
+    E = with_condition(random_embeddings(6, 8, 0), 1.8e5)
+    C = identity_head(E)
+    assert np.abs(C @ E.T - np.eye(6)).max() <= settings.HEAD_IDENTITY_TOL
+    E7 = with_condition(random_embeddings(6, 8, 0), 1e7)
+    assert np.abs(identity_head(E7) @ E7.T - np.eye(6)).max() <= settings.HEAD_IDENTITY_TOL
+
+
+def test_identity_head_refuses_what_float64_cannot_decide():
+    with pytest.raises(HeadAssumptionError, match="full row rank"):
+        identity_head(random_embeddings(9, 8, 0))
+    E = random_embeddings(6, 8, 0)
+    E[5] = E[4] + 1e-17  # rank 5 up to rounding: a clear gap
+    with pytest.raises(HeadAssumptionError, match="full row rank"):
+        identity_head(E)
+    with pytest.raises(RankAmbiguousError, match="embeddings E"):  # no clear gap anywhere
+        identity_head(with_condition(random_embeddings(6, 8, 0), 1e10))
+
+
+def test_heads_are_scale_invariant():
+    E = random_embeddings(6, 8, 0)
+    for scale in (1e-100, 1e-5, 1e4, 1e100):
+        check_head(identity_head(scale * E), scale * E, "identity")
+        check_head(tied_head(scale * E), scale * E, "argmax")  # an absolute margin test fails at 1e-10 < 1e-9

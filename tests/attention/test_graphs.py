@@ -13,9 +13,12 @@ from ntpnb.attention import (
     pseudo_priority_graphs,
     random_embeddings,
     scyc_basis,
+    scyc_dimension,
     token_priority_graphs,
 )
-from ntpnb.errors import InvalidDataError, NotRealizableError
+from ntpnb.errors import InvalidDataError, RankAmbiguousError
+
+from attention_instances import general_instance, with_condition
 
 # A data set in the spirit of the paper's Fig. 2 (ids from 0): G(0) is a chain, G(1) has the
 # cycle 2 -> 3 -> 4 -> 2 (through three samples) and a dominated token 5.
@@ -79,23 +82,6 @@ def test_acyclic_data_has_no_cyclic_subdataset():
     assert sub.is_empty and sub.index.size == 0
 
 
-@pytest.mark.parametrize(
-    ("X", "y", "K", "error", "match"),
-    [
-        ([[0, 7]], [0], 3, InvalidDataError, "outside"),
-        ([[0, 1]], [2], 3, NotRealizableError, "Assumption 2"),
-        ([[]], [0], 3, InvalidDataError, "empty"),
-        ([], [], 3, InvalidDataError, "empty"),
-        ([[0, 1]], [0, 1], 3, InvalidDataError, "shape"),
-        ([[0.5, 1]], [0], 3, InvalidDataError, "integer"),
-        ([[-1, 1]], [1], 3, InvalidDataError, "outside"),
-    ],
-)
-def test_bad_data_raise_named_errors(X, y, K, error, match):
-    with pytest.raises(error, match=match):
-        as_token_data(X, y, K)
-
-
 def test_pseudo_graphs_from_a_saturating_W():
     E = np.eye(4)
     X = [[0, 1, 3], [1, 2, 3], [0, 2, 3]]
@@ -135,3 +121,41 @@ def test_exclusion_band_leaves_tokens_just_below_the_threshold_without_edges():
     for bad in (-1e-3, 1e-2, 0.5, True, "x"):
         with pytest.raises(InvalidDataError, match="exclusion band"):
             pseudo_priority_graphs(E, data, W, threshold=1e-2, exclusion_band=bad)
+
+
+# ---------------------------------------------------------------------------------------------
+# The dimension of S_cyc: from the mathematics where it gives one, else at a clear gap
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_scyc_dimension_is_the_papers(seed):
+    E, data = general_instance(seed)
+    graphs = token_priority_graphs(data)
+    dim = sum(len(c) - 1 for _, c in graphs.cyclic_components)
+    assert scyc_dimension(E, graphs) == dim > 0
+    basis = scyc_basis(E, graphs)
+    assert basis.shape == (dim, 64)
+    np.testing.assert_allclose(basis @ basis.T, np.eye(dim), atol=1e-12)
+    # the equalities of the Graph-SVM span the same space (Lemma 2's proof)
+    for i, j, k in graphs.equivalent:
+        row = np.outer(E[i] - E[j], E[k]).ravel()
+        assert np.linalg.norm(row - basis.T @ (basis @ row)) <= 1e-13 * np.linalg.norm(row)
+
+
+def test_scyc_dimension_of_dependent_embeddings_is_decided_at_a_gap():
+    # K = 3 > d = 2: the embeddings are dependent and the mathematics gives no dimension
+    X, y = [[0, 1, 2], [1, 0, 2], [2, 1, 2]], [0, 1, 2]
+    graphs = token_priority_graphs(X, y, 3)
+    E = random_embeddings(3, 2, 0)
+    assert scyc_dimension(E, graphs) is None
+    assert scyc_basis(E, graphs).shape[0] == 2  # {0, 1, 2} in G(2): centred vectors span R^2
+
+
+def test_scyc_dimension_holds_or_is_refused_on_ill_conditioned_embeddings():
+    E, data = general_instance(2)
+    graphs = token_priority_graphs(data)
+    U, _, Vt = np.linalg.svd(E, full_matrices=False)
+    near_singular = U @ np.diag([1.0, 1.0, 1.0, 1.0, 1.0, 3e-8]) @ Vt  # rank 6 by a clear gap
+    assert scyc_basis(near_singular, graphs).shape[0] == 3 == scyc_dimension(E, graphs)
+    with pytest.raises(RankAmbiguousError, match="embeddings E"):  # condition 1e9, no gap
+        scyc_basis(with_condition(E, 1e9), graphs)

@@ -1,10 +1,10 @@
-"""The training gradient (token table, positions first) against the reference gradient."""
+"""The training gradient (ntpnb.attention.precomputed_gradient: token table, positions first)
+against the reference gradient."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_attention_model import CASES
 
 from ntpnb import optim
 from ntpnb.attention import (
@@ -20,10 +20,9 @@ from ntpnb.attention import (
     tied_head,
     train,
 )
-from ntpnb.attention.experiments import gd_reference
-from ntpnb.attention.graphs import cyclic_subdataset
 from ntpnb.attention.model import gradient
-from ntpnb.errors import SolverError
+
+from attention_instances import CASES
 
 HEADS = {"identity": identity_head, "argmax": tied_head}
 
@@ -101,17 +100,3 @@ def test_training_runs_on_the_training_gradient():
         g = gradient(W, prob)
         W = W - 0.05 * g / np.linalg.norm(g, axis=(1, 2), keepdims=True)
     assert _rel(trace.W, W) < 1e-12
-
-
-def test_reference_of_symmetric_cyclic_data_stays_at_zero():
-    """Two samples that differ only in their label: the gradient at 0 is 0 up to rounding."""
-    E = random_embeddings(3, 4, 0)
-    data = as_token_data(np.array([[0, 1, 2], [0, 1, 2]]), np.array([0, 1]), 3)
-    sub = cyclic_subdataset(data)
-    assert not sub.is_empty
-    prob = make_problem(E, identity_head(E), sub.data)
-    assert np.linalg.norm(gradient(np.zeros((1, 4, 4)), prob)) < 1e-15
-    with pytest.raises(SolverError, match="zero gradient"):  # what the reference used to meet
-        train(prob, optim.normalized_gd(0.01), 5)
-    out = gd_reference([E], [sub], [identity_head(E)], "log", "identity", optim.normalized_gd(0.01), 50).W[-1]
-    assert np.array_equal(out, np.zeros((1, 4, 4)))

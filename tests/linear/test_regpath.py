@@ -13,7 +13,9 @@ import ntpnb as ntp
 from ntpnb.errors import InvalidDataError, NotCompatibleError, NotSeparableError, ScaleError
 from ntpnb.linear.regpath import _certify, _expm1_minus_x, _State, path_structure
 
-from helpers import random_data
+from helpers import (
+    random_data,
+)
 
 
 @pytest.fixture(scope="module")
@@ -347,7 +349,7 @@ def test_structure_is_cached_and_read_only(toy):
     assert not st.T_F.flags.writeable
 
 
-# ---------------------------------------------------------------------------- issue 17: perturbed triangles
+# ------------------------------------------------------------------------ perturbed triangles: every kernel
 def perturbed_triangles(n: int = 40, seed: int = 1234) -> list[ntp.NTPData]:
     """Copies of the chapter's triangle instance (``toy2d_instance(0)``): each embedding turned by
     up to 20 degrees and scaled by 0.5-2, new probabilities on the same supports. Copies whose
@@ -373,7 +375,7 @@ def perturbed_triangles(n: int = 40, seed: int = 1234) -> list[ntp.NTPData]:
 
 
 def test_perturbed_triangles_all_certify():
-    """Issue 17: with a rank cut-off at machine epsilon, 15 of these 40 copies failed to certify
+    """With a rank cut-off at machine epsilon, 15 of these 40 copies failed to certify
     under OPENBLAS_CORETYPE=Haswell or Zen and 1 under SandyBridge or Prescott (a spurious F-perp
     direction); with the known dimension of R ∩ F-perp every copy certifies on every kernel, the
     answers agreeing to 1e-15 relative across the four (measured; the cross-kernel test module
@@ -385,7 +387,7 @@ def test_perturbed_triangles_all_certify():
         assert max(path.kkt.max(), path.kkt_f.max(), path.kkt_perp.max()) <= 1e-8
 
 
-# ---------------------------------------------------------------------------- issue 17: the path at its edges
+# ---------------------------------------------------------------------------- the path at its edges
 def test_one_hot_data_have_a_path_with_no_f_block(toy):
     """Every support a single token: F = {0}, W* = 0, and the KKT residual on F is absent (it was
     0/0 and refused the path)."""

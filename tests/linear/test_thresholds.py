@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import itertools
 import math
+import time
+from fractions import Fraction
 
 import numpy as np
 import pytest
+from scipy.stats import binom
 
 import ntpnb as ntp
+from ntpnb import settings
 from ntpnb.errors import InvalidDataError
 from ntpnb.linear.thresholds import (
     best_achievable_loss,
@@ -107,3 +111,35 @@ def test_recession_pairs_of_a_one_hot_instance():
     clash = ntp.NTPData(H=[[1.0], [1.0]], pi=[0.5, 0.5], P=[[1.0, 0.0], [0.0, 1.0]])
     assert not recession_pairs(clash).any()
     assert best_achievable_loss(clash).value == pytest.approx(math.log(2), abs=1e-7)
+
+
+def _cover_rational(m: int, d: int, bias: bool = False) -> float:
+    """The previous implementation: Cover's count in rational arithmetic (slow, exact)."""
+    k_max = d + 1 if bias else d
+    count = 2 * sum(math.comb(m - 1, k) for k in range(min(k_max, m)))
+    return float(Fraction(count, 2**m))
+
+
+@pytest.mark.parametrize("m", [1, 2, 3, 7, 30, 101, 500, 1200])
+def test_cover_probability_equals_the_rational_sum(m):
+    """Both are exact sums rounded once to float64, so they agree to the last bit (0 ulp)."""
+    ds = sorted({1, 2, 3, m // 3 + 1, m // 2, m // 2 + 1, m - 1, m, m + 5} - {0})
+    for d in ds:
+        for bias in (False, True):
+            assert ntp.cover_probability(m, d, bias) == _cover_rational(m, d, bias), (m, d, bias)
+
+
+def test_cover_probability_is_fast_at_large_m_and_refuses_beyond_its_limit():
+    """(20000, 10000) took 29 s; it is 1/2 exactly (sum_{k < 10000} C(19999, k) = 2^19998)."""
+    start = time.perf_counter()
+    assert ntp.cover_probability(20000, 10000) == 0.5
+    upper, lower = ntp.cover_probability(20000, 10100), ntp.cover_probability(20000, 9900)
+    assert time.perf_counter() - start < 10.0  # generous upper bound (about 0.1 s here)
+    assert abs(upper + lower - 1.0) <= 2**-52  # P(X < 10100) = 1 - P(X < 9900), X ~ Bin(19999, 1/2)
+    np.testing.assert_allclose(upper, binom.cdf(10099, 19999, 0.5), rtol=1e-10)  # scipy: ~1e-12 here
+    with pytest.raises(
+        InvalidDataError, match=r"m = 100001 points exceed ntpnb.settings.COVER_MAX_M = 100000"
+    ):
+        ntp.cover_probability(settings.COVER_MAX_M + 1, 10)
+    with pytest.raises(InvalidDataError, match="bias must be True or False"):
+        ntp.cover_probability(10, 2, bias=np.array([True, False]))

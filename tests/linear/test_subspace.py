@@ -6,9 +6,12 @@ import itertools
 
 import numpy as np
 import pytest
+from hypothesis import given
 
 import ntpnb as ntp
-from ntpnb.errors import NotCompatibleError
+from ntpnb.errors import NotCompatibleError, ScaleError
+
+from helpers import PROPERTY, instances, log_scales, scaled
 
 
 def all_pair_residuals(data: ntp.NTPData, W: np.ndarray) -> np.ndarray:
@@ -118,3 +121,41 @@ def test_project_R_refuses_a_matrix_of_the_wrong_shape():
     data = ntp.random_instance(4, 3, 5, 2, np.random.default_rng(0))
     with pytest.raises(ntp.errors.InvalidDataError, match=r"\(V, d\)"):
         ntp.project_R(data, np.ones((3, 3)))
+
+
+# ---------------------------------------------------------------------------------------------
+# Extreme magnitudes: the exact W* or a named ScaleError, at any scale of H
+
+
+def test_subnormal_embeddings_raise_a_scale_error_not_inf():
+    """H = [[1e-310]]: the true W* = +-0.42 / 1e-310 is beyond float64, a ScaleError (never +-inf)."""
+    data = ntp.NTPData(H=[[1e-310]], pi=[1.0], P=[[0.3, 0.7]])
+    assert ntp.is_compatible(data)
+    with pytest.raises(ScaleError, match="beyond the float64 range"):
+        ntp.finite_solution(data)
+    with pytest.raises(ScaleError):
+        ntp.ntp_svm(ntp.NTPData(H=[[1e-310]], pi=[1.0], P=[[1.0, 0.0]]))
+
+
+def test_huge_embeddings_are_compatible_with_the_exact_finite_solution():
+    """H = [[1e308]] is compatible: the rank tolerance is relative and cannot overflow."""
+    data = ntp.NTPData(H=[[1e308]], pi=[1.0], P=[[0.3, 0.7]])
+    assert ntp.is_compatible(data)
+    half = np.log(0.7 / 0.3) / 2
+    np.testing.assert_allclose(ntp.finite_solution(data).ravel(), [-half / 1e308, half / 1e308], rtol=1e-14)
+    np.testing.assert_allclose(
+        ntp.ntp_svm(ntp.NTPData(H=[[1e308]], pi=[1.0], P=[[1.0, 0.0]])), [[0.5e-308], [-0.5e-308]], rtol=1e-12
+    )
+
+
+@PROPERTY
+@given(data=instances(), e=log_scales)
+def test_property_finite_solution_scales_like_one_over_s(data, e):
+    s = 10.0**e
+    big = scaled(data, s)
+    assert ntp.is_compatible(big) == ntp.is_compatible(data)
+    if ntp.is_compatible(data):
+        W = ntp.finite_solution(data)
+        np.testing.assert_allclose(
+            ntp.finite_solution(big) * s, W, rtol=1e-8, atol=1e-10 * np.abs(W).max(initial=1)
+        )

@@ -1,4 +1,5 @@
-"""The generators of Appendix D: their options, their guarantees, and their bounded redraws."""
+"""The generators of Appendix D (ntpnb.attention.datasets): their options, their guarantees, and
+their bounded redraws."""
 
 from __future__ import annotations
 

@@ -9,18 +9,22 @@ import joblib
 import numpy as np
 import pytest
 
-from benchmarks.attention import trial_problems
 from ntpnb import optim
 from ntpnb.attention import (
+    as_token_data,
     global_experiment,
+    identity_head,
     initial_weights,
     local_experiment,
     local_threshold_sweep,
-    stack_problems,
+    make_problem,
+    random_embeddings,
     train,
-    train_trials,
 )
-from ntpnb.errors import InvalidDataError
+from ntpnb.attention.experiments import gd_reference
+from ntpnb.attention.graphs import cyclic_subdataset
+from ntpnb.attention.model import gradient
+from ntpnb.errors import InvalidDataError, SolverError
 
 GENERAL = dict(K=6, d=8, n=6, T=4)
 
@@ -100,20 +104,6 @@ def test_authors_step_rule_stalls_where_exact_normalization_keeps_going():
     assert np.all(np.diff(exact.norm[-2:], axis=0)[0][stalled] > 0.5 * span)
 
 
-def test_reference_loss_can_be_divided_by_the_whole_data_set():
-    from ntpnb.attention import as_token_data, make_problem, random_embeddings, tied_head
-    from ntpnb.attention.model import gradient
-
-    E = random_embeddings(5, 6, 0)
-    data = as_token_data(np.array([[1, 2, 0], [2, 1, 0]]), np.array([1, 2]), 5)
-    W = np.random.default_rng(1).standard_normal((1, 6, 6))
-    mean = make_problem(E, tied_head(E), data, "ce", "argmax")
-    by_four = make_problem(E, tied_head(E), data, "ce", "argmax", divide_by=4)
-    np.testing.assert_allclose(gradient(W, by_four), gradient(W, mean) * 2 / 4, rtol=1e-14)
-    with pytest.raises(InvalidDataError, match="divide_by"):
-        make_problem(E, tied_head(E), data, "ce", "argmax", divide_by=1)
-
-
 def test_gradient_norms_keep_the_size_of_underflowing_gradients():
     from ntpnb.attention.experiments import gradient_norms
 
@@ -172,18 +162,6 @@ def test_threshold_sweep_redraws_the_same_trials():
     np.testing.assert_allclose(sw["corr"][1], r.corr_local[-1], rtol=1e-12)
 
 
-def test_train_trials_from_w0_in_chunks_is_bit_for_bit_one_batched_run():
-    problems = trial_problems("general", 5)
-    W0 = initial_weights("uniform", 5, 8, seed=1)
-    opt, grid = optim.normalized_gd(0.01), optim.log_grid(300, 10)
-    whole = train(stack_problems(problems), opt, 300, W0=W0, record=lambda W: {"W": W}, record_at=grid)
-    chunked = train_trials(problems, opt, 300, record_at=grid, n_chunks=3, W0=W0)
-    np.testing.assert_array_equal(chunked["W"], whole["W"])
-    np.testing.assert_array_equal(chunked.W, whole.W)
-    with pytest.raises(InvalidDataError, match="W0"):
-        train_trials(problems, opt, 10, W0=W0[:2])
-
-
 def test_paper_reference_stays_in_s_cyc():
     r = global_experiment("general", **GENERAL, n_trials=3, lr=0.01, n_iter=300, seed=0)
     assert r.paper_outside.shape == (3,) and np.all(r.paper_outside < 1e-10)
@@ -192,29 +170,6 @@ def test_paper_reference_stays_in_s_cyc():
 def test_unknown_kind_raises():
     with pytest.raises(InvalidDataError, match="kind"):
         global_experiment("cyclic", K=6, d=8, n=6, T=4, n_trials=1, lr=0.01, n_iter=10, seed=0)
-
-
-@pytest.mark.parametrize("n_chunks", [2, 3, 7])
-def test_training_in_chunks_is_bit_for_bit_one_batched_run(n_chunks):
-    """The split of the trials among workers changes nothing, not even the rounding.
-
-    On general data normalized GD amplifies rounding (benchmarks/attention.py): two runs whose
-    starts differ by 1e-15 are ~7e-4 apart (relative) after 2000 steps: only equal arithmetic passes.
-    """
-    problems = trial_problems("general", 7)
-    opt, grid = optim.normalized_gd(0.01), optim.log_grid(2000, 20)
-    whole = train(stack_problems(problems), opt, 2000, record=lambda W: {"W": W}, record_at=grid)
-    chunked = train_trials(problems, opt, 2000, record_at=grid, n_chunks=n_chunks)
-    np.testing.assert_array_equal(chunked.iterations, whole.iterations)
-    np.testing.assert_array_equal(chunked["W"], whole["W"])
-    np.testing.assert_array_equal(chunked.W, whole.W)
-
-
-def test_train_trials_rejects_bad_input():
-    with pytest.raises(InvalidDataError, match="no problems"):
-        train_trials([], optim.normalized_gd(0.01), 10)
-    with pytest.raises(InvalidDataError, match="n_chunks"):
-        train_trials(trial_problems("general", 1), optim.normalized_gd(0.01), 10, n_chunks=0)
 
 
 def test_global_experiment_is_the_same_on_processes_and_on_a_dask_cluster(dask_client):
@@ -233,3 +188,17 @@ def test_local_experiment_is_the_same_on_processes():
     serial = run()
     with joblib.parallel_config(backend="loky", n_jobs=2):
         assert_same_results(serial, run())
+
+
+def test_reference_of_symmetric_cyclic_data_stays_at_zero():
+    """Two samples that differ only in their label: the gradient at 0 is 0 up to rounding."""
+    E = random_embeddings(3, 4, 0)
+    data = as_token_data(np.array([[0, 1, 2], [0, 1, 2]]), np.array([0, 1]), 3)
+    sub = cyclic_subdataset(data)
+    assert not sub.is_empty
+    prob = make_problem(E, identity_head(E), sub.data)
+    assert np.linalg.norm(gradient(np.zeros((1, 4, 4)), prob)) < 1e-15
+    with pytest.raises(SolverError, match="zero gradient"):  # train refuses; gd_reference stays at 0
+        train(prob, optim.normalized_gd(0.01), 5)
+    out = gd_reference([E], [sub], [identity_head(E)], "log", "identity", optim.normalized_gd(0.01), 50).W[-1]
+    assert np.array_equal(out, np.zeros((1, 4, 4)))

@@ -1,11 +1,11 @@
-"""NTP-separability and the NTP-SVM: constraints, optimality, independent solutions, errors."""
+"""The NTP-SVM W^mm (ntpnb.linear.svm): constraints, the certificate, independent solutions, scale,
+the chain of solvers (active set, then the cvxpy reference) and its errors, zero-margin directions."""
 
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
 import pytest
+from hypothesis import assume, given
 from scipy.optimize import minimize
 
 import ntpnb as ntp
@@ -13,21 +13,9 @@ from ntpnb import settings
 from ntpnb.errors import InvalidDataError, NotSeparableError, SolverError
 from ntpnb.linear.active_set import SOLVER_NAME as FAST_SOLVER_NAME
 from ntpnb.linear.constraints import ntp_constraints
-from ntpnb.linear.separability import _reduced_lp
 from ntpnb.linear.svm import zero_margin_direction
 
-from helpers import random_data
-
-
-def margins_all_pairs(data: ntp.NTPData, W: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(6a) residuals for every z != z' in S_j and (6b) margins for every z in S_j, v not in S_j."""
-    eq, ineq = [], []
-    for j, support in enumerate(data.supports):
-        logits = W @ data.H[j]
-        outside = np.setdiff1d(np.arange(data.V), support)
-        eq += [logits[z] - logits[zp] for z, zp in itertools.combinations(support, 2)]
-        ineq += [logits[z] - logits[v] for z in support for v in outside]
-    return np.array(eq), np.array(ineq)
+from helpers import CHAPTER_INSTANCES, PROPERTY, instances, log_scales, margins_all_pairs, random_data, scaled
 
 
 def cosine(A: np.ndarray, B: np.ndarray) -> float:
@@ -125,80 +113,6 @@ def test_svm_rows_depend_only_on_supports():
     np.testing.assert_allclose(ntp.ntp_svm(other), W, atol=1e-8)
 
 
-def test_separating_direction_satisfies_definition_2(overparam_data):
-    data = overparam_data
-    W = ntp.separating_direction(data)
-    eq, ineq = margins_all_pairs(data, W)
-    scale = 1 + np.abs(W).max()
-    assert np.abs(eq).max() < 1e-7 * scale
-    assert ineq.min() > 1 - 1e-7 * scale
-    assert np.linalg.norm(W) >= np.linalg.norm(ntp.ntp_svm(data)) - 1e-9  # W^mm is the shortest
-
-
-def test_non_separable_data_are_reported_not_solved():
-    """d = 1: context 1 needs token 0 above token 2 and tokens 0 = 1, context 2 needs token 1
-    above token 0. No W satisfies both."""
-    data = ntp.NTPData(H=[[1.0], [2.0]], pi=[0.5, 0.5], P=[[0.6, 0.4, 0.0], [0.0, 0.4, 0.6]])
-    assert ntp.is_compatible(data)
-    assert not ntp.is_separable(data)
-    with pytest.raises(NotSeparableError, match="not NTP-separable"):
-        ntp.ntp_svm(data)
-    with pytest.raises(NotSeparableError):
-        ntp.separating_direction(data)
-
-
-@pytest.mark.parametrize("seed", range(40))
-def test_2d_separability_is_the_origin_inside_the_triangle(seed):
-    """With the supports of Fig. 1, d = 2: separable iff 0 is a positive combination of h_A, h_B, h_C
-    (necessity is proved in the first chapter; here both directions are checked on random triples)."""
-    toy = ntp.toy2d_instance(0)
-    H = np.random.default_rng(seed).standard_normal((3, 2))
-    weights = np.linalg.solve(np.vstack([H.T, np.ones(3)]), [0.0, 0.0, 1.0])
-    data = ntp.NTPData(H=H, pi=toy.pi, P=toy.P)
-    assert ntp.is_separable(data) == bool(np.all(weights > 0))
-
-
-@pytest.mark.parametrize("seed", range(20))
-def test_reduced_lp_is_the_2d_triangle_criterion(seed):
-    """Supports of Fig. 1, d = 2: separable iff 0 is a positive combination of h_A, h_B, h_C
-    (the criterion of tests/test_svm.py, here decided by the reduced LP: rank H = 2 < m = 3)."""
-    toy = ntp.toy2d_instance(0)
-    H = np.random.default_rng(seed).standard_normal((3, 2))
-    weights = np.linalg.solve(np.vstack([H.T, np.ones(3)]), [0.0, 0.0, 1.0])
-    result = _reduced_lp(ntp.NTPData(H=H, pi=toy.pi, P=toy.P))
-    assert result.separable == bool(np.all(weights > 0))
-    assert result.method.startswith("reduced LP")
-
-
-@pytest.mark.parametrize("seed", range(12))
-def test_reduced_lp_agrees_with_the_full_lp(seed):
-    """Random sizes around the threshold m ~ d, against the LP on vec(W) of ntpnb.is_separable."""
-    rng = np.random.default_rng(seed)
-    m, V = int(rng.integers(5, 30)), int(rng.integers(3, 8))
-    S, d = int(rng.integers(1, V)), int(rng.integers(1, m + 3))
-    data = ntp.synthetic_instance(n=m * S + 50, m=m, d=d, V=V, S=S, seed=seed)
-    result = _reduced_lp(data)
-    assert result.separable == ntp.is_separable(data) == ntp.is_separable(data, method="reduced-lp")
-    if result.separable:
-        cons = ntp_constraints(data)
-        w = result.W.ravel()
-        assert (cons.ineq @ w).min() >= 1 - 1e-6 * (1 + np.abs(w).max())
-        assert np.abs(cons.eq @ w).max(initial=0.0) <= 1e-6 * (1 + np.abs(w).max())
-
-
-def test_full_rank_embeddings_are_separable_by_construction():
-    data = random_data(m=8, d=10, V=6, S=3, seed=11)
-    result = _reduced_lp(data)
-    assert result.separable and result.method == "rank"
-    np.testing.assert_allclose(data.H @ result.W.T, data.support_mask.astype(float), atol=1e-10)
-
-
-def test_reduced_lp_reports_the_non_separable_example():
-    data = ntp.NTPData(H=[[1.0], [2.0]], pi=[0.5, 0.5], P=[[0.6, 0.4, 0.0], [0.0, 0.4, 0.6]])
-    result = _reduced_lp(data)
-    assert not result.separable and result.W is None
-
-
 def test_full_supports_give_the_trivial_svm():
     """No out-of-support token: (6b) is empty, W = 0 is feasible and optimal."""
     data = ntp.NTPData(H=np.eye(2), pi=[0.5, 0.5], P=[[0.5, 0.5], [0.2, 0.8]])
@@ -257,16 +171,6 @@ def test_results_are_not_shared_between_data_sets():
     W = ntp.ntp_svm(a)
     W[:] = 0.0  # callers get copies: mutating one does not poison the cache
     assert np.linalg.norm(ntp.ntp_svm(a)) > 0
-
-
-def test_constraint_counts_match_the_paper(overparam_data):
-    """sum_j (S_j - 1) equalities and m V - sum_j S_j inequalities (Paper A, Sec. 4)."""
-    data = overparam_data
-    cons = ntp_constraints(data)
-    S = data.support_sizes
-    assert cons.eq.shape == (int(np.sum(S - 1)), data.V * data.d)
-    assert cons.ineq.shape == (int(data.m * data.V - S.sum()), data.V * data.d)
-    assert cons.eq.nnz <= 2 * data.d * cons.eq.shape[0]
 
 
 def zero_margin_reference(data: ntp.NTPData, context: int, token: int) -> np.ndarray:
@@ -353,3 +257,86 @@ def test_zero_margin_direction_rejects_bad_pairs(context, token):
     toy = ntp.toy2d_instance(0)  # S_A = {2, 3, 4}: 0-based token 2 is in it
     with pytest.raises(InvalidDataError):
         zero_margin_direction(toy, context, token)
+
+
+# ---------------------------------------------------------------------------------------------
+# The chain of solvers: the active-set method first, the cvxpy reference if it fails
+
+
+def test_package_solver_is_the_fast_one_and_agrees_with_the_reference():
+    data = ntp.synthetic_instance()
+    sol, ref = ntp.solve_ntp_svm(data), ntp.solve_ntp_svm(data, method="cvxpy")
+    assert sol.solver == FAST_SOLVER_NAME and ref.solver == settings.QP_SOLVER
+    np.testing.assert_allclose(sol.W, ref.W, atol=1e-6 * np.abs(ref.W).max())
+    np.testing.assert_allclose(sol.duals, ref.duals, atol=1e-6 * ref.duals.max())
+
+
+def test_package_falls_back_to_the_reference_when_the_fast_solver_fails(monkeypatch):
+    def fail(data):
+        raise SolverError("did not converge (simulated)")
+
+    monkeypatch.setattr("ntpnb.linear.svm.solve_active_set", fail)
+    data = random_data(m=8, d=10, V=6, S=3, seed=12)
+    assert ntp.solve_ntp_svm(data).solver == settings.QP_SOLVER
+
+
+def test_package_reports_non_separable_data_after_the_fast_solver_fails():
+    data = ntp.NTPData(H=[[1.0], [2.0]], pi=[0.5, 0.5], P=[[0.6, 0.4, 0.0], [0.0, 0.4, 0.6]])
+    with pytest.raises(ntp.errors.NotSeparableError):
+        ntp.solve_ntp_svm(data)
+
+
+# ---------------------------------------------------------------------------------------------
+# Invariants that hold by construction of the solvers, and scale
+
+
+@pytest.mark.parametrize("name", CHAPTER_INSTANCES)
+def test_finite_solution_and_svm_invariants_on_the_chapter_instances(name):
+    """W* solves (4) and lies in F; W^mm lies in F-perp with smallest margin 1 (the active-set
+    solver solves the KKT system of its active set exactly; the cvxpy reference polishes onto
+    it) and a duality gap at rounding level; hence they are orthogonal. All hold by
+    construction of the solvers."""
+    data = CHAPTER_INSTANCES[name]()
+    cons = ntp_constraints(data)
+    W_star, sol = ntp.finite_solution(data), ntp.solve_ntp_svm(data)
+    assert np.abs(cons.eq @ W_star.ravel() - cons.eq_rhs).max() < 1e-10
+    assert (cons.ineq @ sol.W.ravel()).min() == pytest.approx(1.0, abs=1e-10)
+    assert sol.polished or sol.solver == "ntpnb-active-set"
+    assert abs(sol.duality_gap) < 1e-12
+    cosine = np.sum(W_star * sol.W) / (np.linalg.norm(W_star) * np.linalg.norm(sol.W))
+    assert abs(cosine) < 1e-10
+
+
+@pytest.mark.parametrize("s", [1e-150, 1e-8, 1e-3, 1e3, 1e8, 1e150])
+def test_svm_and_finite_solution_scale_like_one_over_s(s):
+    """W^mm(s H) = W^mm(H) / s to 1e-9 at every scale (absolute verification tolerances passed an
+    answer 4e-4 off at H x 1000), with the same active set and multipliers scaled by 1 / s^2."""
+    data = ntp.synthetic_instance(n=2000, m=20, d=25, V=8, S=4, seed=5)
+    big = scaled(data, s)
+    W_mm, W_star = ntp.ntp_svm(data), ntp.finite_solution(data)
+    np.testing.assert_allclose(ntp.ntp_svm(big) * s, W_mm, rtol=1e-9, atol=1e-9 * np.abs(W_mm).max())
+    np.testing.assert_allclose(ntp.finite_solution(big) * s, W_star, rtol=1e-9, atol=1e-12)
+    sol = ntp.solve_ntp_svm(big)
+    assert sol.n_active == ntp.solve_ntp_svm(data).n_active
+    np.testing.assert_allclose(sol.duals * s**2, ntp.solve_ntp_svm(data).duals, rtol=1e-6, atol=1e-9)
+
+
+def test_svm_of_a_tiny_embedding_matches_the_closed_form():
+    """H = [[1e-6]], P = [[1, 0]]: solved on normalized data (unnormalized, CLARABEL calls it
+    infeasible). W^mm minimizes w_0^2 + w_1^2 with (w_0 - w_1) 1e-6 >= 1: w = (5e5, -5e5)."""
+    data = ntp.NTPData(H=[[1e-6]], pi=[1.0], P=[[1.0, 0.0]])
+    np.testing.assert_allclose(ntp.ntp_svm(data), [[5e5], [-5e5]], rtol=1e-12)
+
+
+@PROPERTY
+@given(data=instances(max_m=5, max_d=4, max_V=5), e=log_scales)
+def test_property_svm_scales_like_one_over_s_and_agrees_with_the_dual(data, e):
+    assume(ntp.is_separable(data))
+    s = 10.0**e
+    W = ntp.ntp_svm(data)
+    np.testing.assert_allclose(
+        ntp.ntp_svm(scaled(data, s)) * s, W, rtol=1e-7, atol=1e-9 * np.abs(W).max(initial=1)
+    )
+    if np.any(W):
+        W_dual = dual_lbfgs(data)  # L-BFGS-B on the dual: another formulation and method
+        assert np.linalg.norm(W - W_dual) <= 1e-4 * np.linalg.norm(W)

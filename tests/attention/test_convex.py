@@ -1,18 +1,19 @@
-"""Graph-SVM verification, W^cyc (exact vs a second solver vs GD from zero), the regularization path."""
+"""The exact convex solves (ntpnb.attention.convex): W^cyc (exact vs a second solver vs GD from
+zero) and the regularization path (verified KKT points, the caller's order, the real cause of a
+radius out of reach)."""
 
 from __future__ import annotations
 
 import cvxpy as cp
 import numpy as np
 import pytest
-from attention_instances import general_instance
 
 from ntpnb import optim, settings
 from ntpnb.attention import (
     acyclic_dataset,
+    as_token_data,
     correlation,
     cyclic_correction,
-    graph_constraints,
     graph_svm,
     identity_head,
     log_loss_features,
@@ -22,63 +23,14 @@ from ntpnb.attention import (
     random_embeddings,
     regularization_path,
     solve_cyclic_correction,
-    solve_graph_svm,
-    token_priority_graphs,
     train,
 )
-from ntpnb.errors import InfeasibleGraphSVMError, InvalidDataError, NotSeparableError, SolverError
+from ntpnb.errors import (
+    InvalidDataError,
+    SolverError,
+)
 
-
-@pytest.mark.parametrize("seed", range(4))
-def test_graph_svm_is_verified_and_feasible(seed):
-    E, data = general_instance(seed)
-    graphs = token_priority_graphs(data)
-    sol = solve_graph_svm(E, graphs)
-    assert sol.passes() and sol.solver == settings.QP_SOLVER
-    A, B = graph_constraints(E, graphs)
-    w = sol.W.ravel()
-    assert (A @ w).min() >= 1 - 1e-8
-    assert np.abs(B @ w).max() <= 1e-8
-    # a second method: scipy's SLSQP on the same QP from a feasible start reaches the same norm
-    from scipy.optimize import minimize
-
-    res = minimize(
-        lambda v: 0.5 * v @ v,
-        2 * w,
-        jac=lambda v: v,
-        constraints=[{"type": "ineq", "fun": lambda v: A @ v - 1}, {"type": "eq", "fun": lambda v: B @ v}],
-        method="SLSQP",
-        options={"ftol": 1e-12, "maxiter": 500},
-    )
-    assert abs(np.linalg.norm(res.x) - np.linalg.norm(w)) <= 1e-5 * np.linalg.norm(w)
-
-
-def test_graph_svm_on_acyclic_data_has_no_equalities():
-    E = random_embeddings(8, 8, 1)
-    X, y, _ = acyclic_dataset(8, 4, 6, 2)
-    graphs = token_priority_graphs(X, y, 8)
-    A, B = graph_constraints(E, graphs)
-    assert B.shape[0] == 0 and A.shape[0] > 0
-    np.testing.assert_allclose(graph_svm(E, X, y), solve_graph_svm(E, graphs).W)
-
-
-def test_infeasible_graph_svm_raises():
-    # d = 1: tokens 0 and 1 with embeddings +1, -1 and query 2 with embedding 1. Sample 1 needs
-    # score(0) > score(1), i.e. 2 W > 0; sample 2 (query 3 = -1) with the same order needs
-    # -2 W > 0 as well, and the orders are forced by two graphs: infeasible.
-    E = np.array([[1.0], [-1.0], [1.0], [1.0]])
-    X = [[0, 1, 2], [1, 0, 2]]
-    y = [0, 1]
-    with pytest.raises(InfeasibleGraphSVMError) as err:
-        graph_svm(E, X, y)
-    assert isinstance(err.value, NotSeparableError)
-
-
-def test_graph_svm_without_strict_relations_is_zero():
-    E = random_embeddings(3, 4, 0)
-    X, y = [[0, 1, 2], [1, 0, 2], [2, 0, 2]], [0, 1, 2]  # G(2) is one SCC {0, 1, 2}
-    assert token_priority_graphs(X, y, 3).n_strict == 0
-    np.testing.assert_array_equal(graph_svm(E, X, y), np.zeros((4, 4)))
+from attention_instances import general_instance
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -127,6 +79,10 @@ def test_cyclic_correction_of_acyclic_data_is_zero():
     np.testing.assert_array_equal(cyclic_correction(E, X, y), np.zeros((8, 8)))
 
 
+# ---------------------------------------------------------------------------------------------
+# The regularization path
+
+
 def test_regularization_path_is_a_verified_kkt_point_and_aligns():
     E, data = general_instance(5)
     W_mm = graph_svm(E, data)
@@ -156,3 +112,56 @@ def test_regularization_path_bad_inputs():
     E3 = random_embeddings(3, 4, 0)
     with pytest.raises(SolverError, match="finite minimizer"):  # W^mm = 0: ||W_R|| stays bounded
         regularization_path(E3, [[0, 1, 2], [1, 0, 2], [2, 0, 2]], [0, 1, 2], radii=[1e3])
+
+
+def _chapter6_acyclic():
+    """Chapter 06's acyclic instance (the notebook's first draws from seed 0)."""
+    rng = np.random.default_rng(0)
+    E = random_embeddings(8, 8, rng)
+    X, y, _ = acyclic_dataset(8, 4, 6, rng)
+    return E, as_token_data(X, y, 8)
+
+
+def test_path_keeps_the_callers_order():
+    E, data = _chapter6_acyclic()
+    radii = [8.0, 0.5, 2.0]
+    path = regularization_path(E, data, radii=radii)
+    assert [p.R for p in path] == radii
+    alone = regularization_path(E, data, radii=[2.0])[0]
+    assert np.linalg.norm(path[2].W - alone.W) <= 1e-6 * 2.0
+
+
+def test_path_reaches_r_150_on_chapter_6_data():
+    # a relative stopping rule: an absolute floor of 1e-15 on Newton's gradient stops the path at
+    # ||W|| ~ 128 and blames "||W_lam|| stays below R = 150: the risk has a finite minimizer"
+    E, data = _chapter6_acyclic()
+    W_mm = graph_svm(E, data)
+    path = regularization_path(E, data, radii=[150.0, 10.0])
+    assert [p.R for p in path] == [150.0, 10.0]
+    for p in path:
+        assert p.kkt_residual <= settings.RP_KKT_TOL and p.radius_error <= settings.RADIUS_RTOL
+    assert correlation(path[0].W, W_mm) > correlation(path[1].W, W_mm) > 0.97
+    assert 1 - correlation(path[0].W, W_mm) < 1e-3
+
+
+def test_path_names_the_real_cause():
+    E3 = random_embeddings(3, 4, 0)
+    X, y = [[0, 1, 2], [1, 0, 2], [2, 0, 2]], [0, 1, 2]  # no strict relation
+    with pytest.raises(SolverError, match=r"no strict relation.*finite minimizer"):
+        regularization_path(E3, X, y, radii=[1e3])
+    E, data = general_instance(1000)
+    R = 100 * np.linalg.norm(graph_svm(E, data))
+    with pytest.raises(SolverError, match="float64 resolves"):
+        regularization_path(E, data, radii=[R])
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_general_paths_beyond_float64_fail_with_the_reason(seed):
+    # the cyclic terms stay of order one, so their rounding limits the path to ~20 ||W^mm||;
+    # beyond, a SolverError says so (never a raw ValueError of Brent's method)
+    E, data = general_instance(seed)
+    n = np.linalg.norm(graph_svm(E, data))
+    assert regularization_path(E, data, radii=[20 * n])[0].kkt_residual <= settings.RP_KKT_TOL
+    for ratio in (30, 60):
+        with pytest.raises(SolverError, match="float64 resolves"):
+            regularization_path(E, data, radii=[ratio * n])

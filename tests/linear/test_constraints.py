@@ -1,0 +1,17 @@
+"""The NTP constraints (ntpnb.linear.constraints): (6a) and (6b) as sparse rows, counted as in the paper."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ntpnb.linear.constraints import ntp_constraints
+
+
+def test_constraint_counts_match_the_paper(overparam_data):
+    """sum_j (S_j - 1) equalities and m V - sum_j S_j inequalities (Paper A, Sec. 4)."""
+    data = overparam_data
+    cons = ntp_constraints(data)
+    S = data.support_sizes
+    assert cons.eq.shape == (int(np.sum(S - 1)), data.V * data.d)
+    assert cons.ineq.shape == (int(data.m * data.V - S.sum()), data.V * data.d)
+    assert cons.eq.nnz <= 2 * data.d * cons.eq.shape[0]

@@ -1,0 +1,275 @@
+"""NTP-separability (ntpnb.linear.separability): Definition 2, the plane criterion of chapter 1, the
+reduced LP, the certified LP and its methods, the verified SVM witness, and scale invariance."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given
+from scipy.optimize import linprog
+
+import ntpnb as ntp
+from ntpnb import settings
+from ntpnb.errors import NotSeparableError, SolverError
+from ntpnb.linear.constraints import ntp_constraints
+from ntpnb.linear.data import normalized
+from ntpnb.linear.separability import WITNESS_METHOD, _decide_interior, _reduced_lp, _separability, lp_methods
+
+from helpers import (
+    PROPERTY,
+    instances,
+    log_scales,
+    margins_all_pairs,
+    random_data,
+    scaled,
+)
+
+
+def test_separating_direction_satisfies_definition_2(overparam_data):
+    data = overparam_data
+    W = ntp.separating_direction(data)
+    eq, ineq = margins_all_pairs(data, W)
+    scale = 1 + np.abs(W).max()
+    assert np.abs(eq).max() < 1e-7 * scale
+    assert ineq.min() > 1 - 1e-7 * scale
+    assert np.linalg.norm(W) >= np.linalg.norm(ntp.ntp_svm(data)) - 1e-9  # W^mm is the shortest
+
+
+def test_non_separable_data_are_reported_not_solved():
+    """d = 1: context 1 needs token 0 above token 2 and tokens 0 = 1, context 2 needs token 1
+    above token 0. No W satisfies both."""
+    data = ntp.NTPData(H=[[1.0], [2.0]], pi=[0.5, 0.5], P=[[0.6, 0.4, 0.0], [0.0, 0.4, 0.6]])
+    assert ntp.is_compatible(data)
+    assert not ntp.is_separable(data)
+    with pytest.raises(NotSeparableError, match="not NTP-separable"):
+        ntp.ntp_svm(data)
+    with pytest.raises(NotSeparableError):
+        ntp.separating_direction(data)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_2d_separability_is_the_origin_inside_the_triangle(seed):
+    """With the supports of Fig. 1, d = 2: separable iff 0 is a positive combination of h_A, h_B, h_C
+    (necessity is proved in the first chapter; here both directions are checked on random triples)."""
+    toy = ntp.toy2d_instance(0)
+    H = np.random.default_rng(seed).standard_normal((3, 2))
+    weights = np.linalg.solve(np.vstack([H.T, np.ones(3)]), [0.0, 0.0, 1.0])
+    data = ntp.NTPData(H=H, pi=toy.pi, P=toy.P)
+    assert ntp.is_separable(data) == bool(np.all(weights > 0))
+
+
+@pytest.mark.parametrize(
+    "H",
+    [
+        [[1.0, 0.0], [0.3, 1.0], [-2.0, 0.0]],  # h_A, h_C opposite: the origin on the edge AC
+        [[1.0, 0.0], [0.0, 0.0], [-1.0, -1.0]],  # h_B = 0
+        [[1.0, 1.0], [-2.0, -2.0], [3.0, 3.0]],  # all on one line through the origin
+    ],
+)
+def test_fig1_supports_with_the_origin_not_strictly_inside_are_not_separable(H):
+    """The degenerate cases of the plane theorem of chapter 1 (the LP must agree with the proof)."""
+    toy = ntp.toy2d_instance(0)
+    assert not ntp.is_separable(ntp.NTPData(H=H, pi=toy.pi, P=toy.P))
+
+
+# ---------------------------------------------------------------------------------------------
+# The reduced LP (rank H < m)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_reduced_lp_is_the_2d_triangle_criterion(seed):
+    """Supports of Fig. 1, d = 2: separable iff 0 is a positive combination of h_A, h_B, h_C
+    (the criterion of test_2d_separability_is_the_origin_inside_the_triangle, here decided by the
+    reduced LP: rank H = 2 < m = 3)."""
+    toy = ntp.toy2d_instance(0)
+    H = np.random.default_rng(seed).standard_normal((3, 2))
+    weights = np.linalg.solve(np.vstack([H.T, np.ones(3)]), [0.0, 0.0, 1.0])
+    result = _reduced_lp(ntp.NTPData(H=H, pi=toy.pi, P=toy.P))
+    assert result.separable == bool(np.all(weights > 0))
+    assert result.method.startswith("reduced LP")
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_reduced_lp_agrees_with_the_full_lp(seed):
+    """Random sizes around the threshold m ~ d, against the LP on vec(W) of ntpnb.is_separable."""
+    rng = np.random.default_rng(seed)
+    m, V = int(rng.integers(5, 30)), int(rng.integers(3, 8))
+    S, d = int(rng.integers(1, V)), int(rng.integers(1, m + 3))
+    data = ntp.synthetic_instance(n=m * S + 50, m=m, d=d, V=V, S=S, seed=seed)
+    result = _reduced_lp(data)
+    assert result.separable == ntp.is_separable(data) == ntp.is_separable(data, method="reduced-lp")
+    if result.separable:
+        cons = ntp_constraints(data)
+        w = result.W.ravel()
+        assert (cons.ineq @ w).min() >= 1 - 1e-6 * (1 + np.abs(w).max())
+        assert np.abs(cons.eq @ w).max(initial=0.0) <= 1e-6 * (1 + np.abs(w).max())
+
+
+def test_full_rank_embeddings_are_separable_by_construction():
+    data = random_data(m=8, d=10, V=6, S=3, seed=11)
+    result = _reduced_lp(data)
+    assert result.separable and result.method == "rank"
+    np.testing.assert_allclose(data.H @ result.W.T, data.support_mask.astype(float), atol=1e-10)
+
+
+def test_reduced_lp_reports_the_non_separable_example():
+    data = ntp.NTPData(H=[[1.0], [2.0]], pi=[0.5, 0.5], P=[[0.6, 0.4, 0.0], [0.0, 0.4, 0.6]])
+    result = _reduced_lp(data)
+    assert not result.separable and result.W is None
+
+
+# ---------------------------------------------------------------------------------------------
+# The decision: least squares, the certified LP (each method once), the verified SVM witness
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", [0, 1])
+def test_phase_diagram_sized_instances_are_decided_with_a_certificate(seed):
+    """m = 100, d = 16, V = 100, S = 4 (9600 inequalities), the size of the phase diagram: both
+    seeds are not separable, decided with the multipliers as certificate (a plain feasibility LP
+    runs for minutes on seed 1 and fails with status 4 on seed 0)."""
+    data = ntp.synthetic_instance(n=500, m=100, d=16, V=100, S=4, seed=seed)
+    sep = _separability(data)
+    assert not sep.separable
+    assert sep.dual_bound <= settings.SEP_MARGIN_TOL  # the multipliers certify it
+    assert not ntp.is_separable(data)
+
+
+def test_overparameterized_data_are_separable_without_an_lp():
+    """d >= m (Lemma 1): the least-squares direction is verified, no LP is solved; all its
+    margins are equal."""
+    data = random_data(m=6, d=9, V=7, S=3, seed=1)
+    sep = _separability(data)
+    assert sep.separable and sep.method == "least squares"
+    W = ntp.separating_direction(data)
+    cons = ntp_constraints(data)
+    np.testing.assert_allclose(cons.ineq @ W.ravel(), 1.0, rtol=1e-12)
+    assert np.abs(cons.eq @ W.ravel()).max() < 1e-12
+
+
+def test_separable_data_below_d_equals_m_are_certified_by_the_lp():
+    data = ntp.synthetic_instance(n=500, m=30, d=20, V=30, S=3, seed=2)
+    sep = _separability(data)
+    assert sep.separable and sep.method == settings.LP_METHOD
+    assert sep.margin >= settings.LP_MARGIN_CAP * (1 - 1e-6)  # the LP stops at the cap
+    W = ntp.separating_direction(data)
+    cons = ntp_constraints(data)
+    margins = cons.ineq @ W.ravel()
+    assert margins.min() == pytest.approx(1.0, rel=1e-12)
+    assert np.abs(cons.eq @ W.ravel()).max() < settings.LP_FEAS_TOL
+
+
+def test_small_lps_try_the_small_method_first_and_each_method_once(monkeypatch):
+    monkeypatch.setattr(settings, "LP_METHOD", "highs-ipm")
+    monkeypatch.setattr(settings, "LP_FALLBACK_METHODS", ("highs-ds",))
+    monkeypatch.setattr(settings, "LP_SMALL_METHOD", "highs-ds")
+    monkeypatch.setattr(settings, "LP_SMALL_MAX_VARIABLES", 100)
+    assert lp_methods(100) == ("highs-ds", "highs-ipm")
+    assert lp_methods(101) == ("highs-ipm", "highs-ds")
+
+
+def test_both_lp_orders_give_the_same_certified_answers_and_direction(monkeypatch):
+    """Sweep-sized instances (chapter 04): dual simplex first or IPM first, the same decisions,
+    and ``separating_direction`` the interior-point method's point either way."""
+    answers, directions, methods = {}, {}, {}
+    for small_max in (0, 10_000):
+        monkeypatch.setattr(settings, "LP_SMALL_MAX_VARIABLES", small_max)
+        rng = np.random.default_rng(5)
+        answers[small_max], directions[small_max], methods[small_max] = [], [], set()
+        for d, V, S in [(4, 5, 2), (8, 5, 2), (12, 10, 3), (20, 10, 3), (14, 5, 1)]:
+            data = ntp.random_instance(24, d, V, S, rng)
+            sep = _separability(data)
+            if sep.separable:
+                assert sep.margin >= settings.SEP_MARGIN_TOL
+                directions[small_max].append(ntp.separating_direction(data))
+            else:
+                assert sep.dual_bound <= settings.SEP_MARGIN_TOL
+            answers[small_max].append(sep.separable)
+            methods[small_max].add(sep.method)
+    assert answers[0] == answers[10_000] == [False, False, True, True, True]
+    assert "highs-ds" not in methods[0] and methods[10_000] == {"highs-ds"}
+    for W_ipm, W_small in zip(directions[0], directions[10_000], strict=True):
+        np.testing.assert_array_equal(W_ipm, W_small)
+
+
+def test_large_separable_data_are_decided_by_the_verified_svm_witness():
+    """V d >= SVM_WITNESS_MIN_VARIABLES, m > d: W^mm from the fast solver decides, verified; the
+    LP alone gives the same answer, and separating_direction is still the LP's point."""
+    data = ntp.synthetic_instance(n=500, m=40, d=25, V=40, S=3, seed=1)
+    assert data.V * data.d >= settings.SVM_WITNESS_MIN_VARIABLES and data.m > data.d
+    sep = _separability(data)
+    assert sep.separable and sep.method == WITNESS_METHOD
+    assert sep.margin >= settings.SEP_MARGIN_TOL
+    assert ntp.is_separable(data, method="lp")
+    W = ntp.separating_direction(data)
+    same = ntp.synthetic_instance(n=500, m=40, d=25, V=40, S=3, seed=1)
+    lp_only = _decide_interior(normalized(same)[0])
+    assert lp_only.method == settings.LP_METHOD
+    cons = ntp_constraints(data)
+    assert (cons.ineq @ W.ravel()).min() == pytest.approx(1.0, rel=1e-12)
+    assert np.abs(cons.eq @ W.ravel()).max() < settings.LP_FEAS_TOL
+    np.testing.assert_allclose(W, ntp.separating_direction(same))
+
+
+def test_undecidable_data_raise_a_solver_error_that_says_what_to_do(monkeypatch):
+    """No method can prove a margin below a tolerance of 0; the error names the remedies."""
+    monkeypatch.setattr(settings, "SEP_MARGIN_TOL", 0.0)
+    monkeypatch.setattr(settings, "LP_FALLBACK_METHODS", ())
+    data = ntp.NTPData(H=[[1.0], [2.0]], pi=[0.5, 0.5], P=[[0.6, 0.4, 0.0], [0.0, 0.4, 0.6]])
+    with pytest.raises(SolverError, match=r"could not decide NTP-separability.*LP_METHOD"):
+        ntp.is_separable(data)
+
+
+def test_a_failing_lp_method_falls_back_to_the_next(monkeypatch):
+    monkeypatch.setattr(settings, "LP_SMALL_MAX_VARIABLES", 0)  # the IPM first, even on 3 variables
+    monkeypatch.setattr(settings, "LP_METHOD", "highs-ipm")
+    monkeypatch.setattr(settings, "LP_OPTIONS", {"highs-ipm": {"presolve": False, "maxiter": 1}})
+    data = ntp.NTPData(H=[[1.0], [2.0]], pi=[0.5, 0.5], P=[[0.6, 0.4, 0.0], [0.0, 0.4, 0.6]])
+    sep = _separability(data)
+    assert not sep.separable and sep.method == "highs-ds"
+
+
+# ---------------------------------------------------------------------------------------------
+# Scale invariance, and agreement with an independent LP
+
+
+TOY = ntp.toy2d_instance(0)
+
+
+@pytest.mark.parametrize("s", [1e-300, 1e-9, 3e-9, 1e20, 1e300])
+def test_separability_and_its_direction_do_not_depend_on_the_scale(s):
+    """The decision and the direction do not depend on the scale of H: absolute tolerances reported
+    H x 1e-9 and x 1e20 not separable, and at x 3e-9 passed a direction that broke (6a) by 0.77."""
+    data = scaled(TOY, s)
+    assert ntp.is_separable(data)
+    W = ntp.separating_direction(data)
+    cons = ntp_constraints(data)
+    assert (cons.ineq @ W.ravel()).min() == pytest.approx(1.0, rel=1e-12)
+    assert np.abs(cons.eq @ W.ravel()).max() <= settings.LP_FEAS_TOL
+
+
+def independent_feasibility(data: ntp.NTPData) -> bool:
+    """Definition 2 as the plain feasibility LP A w >= 1, G w = 0 of the original data, by dual
+    simplex: a formulation and method other than the package's (fine on small instances)."""
+    cons = ntp_constraints(data)
+    if cons.ineq.shape[0] == 0:
+        return True
+    res = linprog(
+        np.zeros(data.V * data.d),
+        A_ub=-cons.ineq.toarray(),
+        b_ub=-np.ones(cons.ineq.shape[0]),
+        A_eq=cons.eq.toarray() if cons.eq.shape[0] else None,
+        b_eq=np.zeros(cons.eq.shape[0]) if cons.eq.shape[0] else None,
+        bounds=(None, None),
+        method="highs-ds",
+    )
+    assert res.status in (0, 2), res.message
+    return res.status == 0
+
+
+@PROPERTY
+@given(data=instances(), e=log_scales)
+def test_property_separability_is_scale_invariant_and_agrees_with_an_independent_lp(data, e):
+    answer = ntp.is_separable(data)
+    assert answer == independent_feasibility(data)
+    assert ntp.is_separable(scaled(data, 10.0**e)) == answer
