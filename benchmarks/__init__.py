@@ -1,10 +1,10 @@
-"""Benchmarks of ntpnb's solvers (issue 9): solve time against problem size, measured side by side.
+"""Benchmarks of ntpnb's solvers: solve time against problem size, measured side by side.
 
 Run from the repository root::
 
     python -m benchmarks                 # the default sizes, about 7 minutes on 2 cores
     python -m benchmarks --budget 900    # also the cvxpy forms up to (300, 60, 360, 10): every cell
-                                         # of issue 9's table measured in one run (about 25 minutes)
+                                         # of the NTP-SVM table measured in one run (about 25 minutes)
     python -m benchmarks --budget 20     # skip an SVM/LP method once its predicted time exceeds 20 s
     python -m benchmarks --sizes 50,10,60,6 200,50,250,10
     python -m benchmarks --time-limit 30 --skip-lp --skip-attention
@@ -13,7 +13,7 @@ Run from the repository root::
 It prints one table per problem, each method's time at each size with the fitted scaling exponent
 (and draws it: time against size on log-log axes, one figure per table):
 
-* the NTP-SVM (Paper A): the package's solver before issue 9 (the cvxpy reference), cvxpy with
+* the NTP-SVM (Paper A): the package's solver before the active-set method (the cvxpy reference), cvxpy with
   one constraint per (context, in-support, out-of-support) triple, with sparse constraint
   matrices, with one auxiliary variable per context, and the fast solver, with the speed-ups of
   the fast solver over each and how far each answer is from its answer;

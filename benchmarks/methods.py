@@ -9,7 +9,7 @@
   logit), ``W h_j [z] == c_j`` on ``S_j`` and ``W h_j [v] <= c_j - 1`` off it, as two sparse
   constraint matrices (only the solve; no verification).
 * ``reference (before)``: ``ntpnb.solve_ntp_svm(data, method="cvxpy")``, what
-  :func:`ntpnb.solve_ntp_svm` was before issue 9 (sparse cvxpy, then polishing and the full
+  :func:`ntpnb.solve_ntp_svm` was before the active-set method (sparse cvxpy, then polishing and the full
   certificate).
 * ``fast``: :func:`ntpnb.linear.active_set.solve_active_set` (active set on the Gram matrix,
   verified), which :func:`ntpnb.solve_ntp_svm` uses.
@@ -134,7 +134,8 @@ def separability_fast_lp(data: NTPData) -> bool:
     return is_separable(data, method="reduced-lp")
 
 
-#: Column names: the issue's table, left to right, then the fast solver.
+#: Column names of the NTP-SVM table: the former package solver and the naive formulation first, the
+#: fast solver last.
 SVM_REFERENCE, SVM_NAIVE, FAST = "reference (before)", "naive cvxpy (triples)", "fast"
 SVM_METHODS: dict[str, Callable[[NTPData], np.ndarray]] = {
     SVM_REFERENCE: package_reference,
