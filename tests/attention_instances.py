@@ -4,12 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ntpnb.attention import (
-    TokenData,
-    as_token_data,
-    general_dataset,
-    random_embeddings,
-)
+from ntpnb.attention import TokenData, as_token_data, general_dataset, random_embeddings
 
 
 def general_instance(seed: int, K: int = 6, d: int = 8, n: int = 6, T: int = 4) -> tuple:

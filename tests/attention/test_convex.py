@@ -25,10 +25,7 @@ from ntpnb.attention import (
     solve_cyclic_correction,
     train,
 )
-from ntpnb.errors import (
-    InvalidDataError,
-    SolverError,
-)
+from ntpnb.errors import InvalidDataError, SolverError
 
 from attention_instances import general_instance
 

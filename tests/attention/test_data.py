@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ntpnb.attention import (
-    as_token_data,
-)
+from ntpnb.attention import as_token_data
 from ntpnb.errors import InvalidDataError, NotRealizableError
 
 

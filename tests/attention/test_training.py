@@ -8,12 +8,7 @@ import pytest
 
 from benchmarks.attention import trial_problems
 from ntpnb import optim
-from ntpnb.attention import (
-    initial_weights,
-    stack_problems,
-    train,
-    train_trials,
-)
+from ntpnb.attention import initial_weights, stack_problems, train, train_trials
 from ntpnb.errors import InvalidDataError
 
 

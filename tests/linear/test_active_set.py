@@ -13,9 +13,7 @@ from ntpnb.linear import active_set
 from ntpnb.linear.active_set import solve_active_set
 from ntpnb.linear.constraints import ntp_constraints
 
-from helpers import (
-    random_data,
-)
+from helpers import random_data
 
 
 def reference(data: ntp.NTPData) -> ntp.SVMSolution:

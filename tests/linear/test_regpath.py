@@ -13,9 +13,7 @@ import ntpnb as ntp
 from ntpnb.errors import InvalidDataError, NotCompatibleError, NotSeparableError, ScaleError
 from ntpnb.linear.regpath import _certify, _expm1_minus_x, _State, path_structure
 
-from helpers import (
-    random_data,
-)
+from helpers import random_data
 
 
 @pytest.fixture(scope="module")

@@ -15,14 +15,7 @@ from ntpnb.linear.constraints import ntp_constraints
 from ntpnb.linear.data import normalized
 from ntpnb.linear.separability import WITNESS_METHOD, _decide_interior, _reduced_lp, _separability, lp_methods
 
-from helpers import (
-    PROPERTY,
-    instances,
-    log_scales,
-    margins_all_pairs,
-    random_data,
-    scaled,
-)
+from helpers import PROPERTY, instances, log_scales, margins_all_pairs, random_data, scaled
 
 
 def test_separating_direction_satisfies_definition_2(overparam_data):

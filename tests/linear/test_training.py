@@ -10,9 +10,7 @@ from ntpnb import optim
 from ntpnb.errors import InvalidDataError
 from ntpnb.linear import training
 
-from helpers import (
-    random_data,
-)
+from helpers import random_data
 
 
 @pytest.fixture(scope="module")
