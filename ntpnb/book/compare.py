@@ -69,13 +69,14 @@ def sanitizers(config: Path = SANITIZE_CONFIG) -> list[tuple[re.Pattern[str], st
 
 
 def _cell_text(cell: dict, rules: list[tuple[re.Pattern[str], str]]) -> str:
-    parts = []
+    """The printed text of a cell; a displayed result (``text/plain``) stands on lines of its own."""
+    text = ""
     for out in cell.get("outputs", []):
         if out.get("output_type") == "stream":
-            parts.append("".join(out.get("text", "")))
+            text += "".join(out.get("text", ""))
         elif "data" in out and "text/plain" in out["data"]:
-            parts.append("".join(out["data"]["text/plain"]))
-    text = "".join(parts)
+            shown = "".join(out["data"]["text/plain"])
+            text += ("\n" if text and not text.endswith("\n") else "") + shown.rstrip("\n") + "\n"
     for regex, replace in rules:
         text = regex.sub(replace, text)
     return text

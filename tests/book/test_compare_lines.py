@@ -47,3 +47,18 @@ def test_reordered_lines_are_a_difference(tmp_path):
     b = write_cells(tmp_path / "b", "01_x", ["two\n", "one\n"])
     _, diffs = compare_runs(a, b)
     assert diffs
+
+
+def test_a_displayed_result_stands_on_its_own_line(tmp_path):
+    image = {"output_type": "display_data", "data": {"text/plain": "<Image object>"}, "metadata": {}}
+
+    def run(root, cells):
+        (root / "notebooks").mkdir(parents=True)
+        nb = {"cells": [{"cell_type": "code", "outputs": outputs} for outputs in cells]}
+        (root / "notebooks" / "01_x.ipynb").write_text(json.dumps(nb))
+        return root
+
+    printed = {"output_type": "stream", "name": "stdout", "text": "B = 166.3\n"}
+    a = run(tmp_path / "a", [[image, printed]])
+    b = run(tmp_path / "b", [[image], [printed]])
+    assert compare_runs(a, b) == (["01_x"], [])
