@@ -31,6 +31,9 @@ relative to ``s_0``: the rank is not determined in float64, and no answer is gue
 
 The rule is scale-free (only ratios of singular values enter) and gives rank 0 only for a
 matrix that is zero, or below the floor of a given ``scale``.
+
+The module also holds the one correlation of two matrices (:func:`correlation`), the cosine in
+the Frobenius inner product by which both papers measure a direction.
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ from numpy.typing import ArrayLike
 
 from . import settings
 from .errors import InvalidDataError, RankAmbiguousError, SolverError
+from .validation import as_float
 
 __all__ = [
     "rank_floor",
@@ -51,6 +55,7 @@ __all__ = [
     "column_basis",
     "least_squares",
     "thin_svd",
+    "correlation",
 ]
 
 _EPS = float(np.finfo(float).eps)
@@ -276,3 +281,30 @@ def least_squares(
     coef = U[:, :rank].T @ b
     coef = coef / (s[:rank, None] if coef.ndim == 2 else s[:rank])
     return Vt[:rank].T @ coef
+
+
+def correlation(W: ArrayLike, ref: ArrayLike) -> np.ndarray:
+    """``<W, ref> / (||W|| ||ref||)`` in the Frobenius inner product, over the last two axes.
+
+    Both papers measure a direction this way: Paper A a decoder ``(V, d)`` against ``W^mm``,
+    Paper B attention weights ``(d, d)`` per trial. Leading axes broadcast (a stack of
+    iterates against one reference, or trial against trial); where a norm is 0 the
+    correlation is 0. Two matrices give a scalar (``numpy.float64``), stacks an array.
+
+    Raises
+    ------
+    InvalidDataError
+        If ``W`` or ``ref`` is not a numeric array with at least two axes, or their shapes do
+        not broadcast.
+    """
+    W, ref = as_float(W, "W"), as_float(ref, "ref")
+    for name, arr in (("W", W), ("ref", ref)):
+        if arr.ndim < 2:
+            raise InvalidDataError(f"{name} must be a matrix or a stack of matrices, got shape {arr.shape}")
+    try:
+        np.broadcast_shapes(W.shape, ref.shape)
+    except ValueError:
+        raise InvalidDataError(f"the shapes of W {W.shape} and ref {ref.shape} do not broadcast") from None
+    num = np.sum(W * ref, axis=(-2, -1))
+    den = np.linalg.norm(W, axis=(-2, -1)) * np.linalg.norm(ref, axis=(-2, -1))
+    return np.divide(num, den, out=np.zeros_like(num), where=den > 0)[()]  # a scalar for two matrices

@@ -5,9 +5,18 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from ntpnb import attention as att
 from ntpnb import settings
 from ntpnb.errors import InvalidDataError, RankAmbiguousError
-from ntpnb.linalg import check_known_rank, column_basis, matrix_rank, numerical_rank, rank_floor, rank_gaps
+from ntpnb.linalg import (
+    check_known_rank,
+    column_basis,
+    correlation,
+    matrix_rank,
+    numerical_rank,
+    rank_floor,
+    rank_gaps,
+)
 
 EPS = np.finfo(float).eps
 
@@ -136,3 +145,29 @@ def test_thin_svd_survives_a_spectrum_where_gesdd_does_not_converge():
     k = R.shape[1] - basis_f.shape[0]
     np.testing.assert_allclose(s[:k], 1.0, atol=1e-12)
     assert s[k:].max(initial=0.0) < 1e-12
+
+
+def test_two_matrices_give_the_cosine_as_a_scalar():
+    rng = np.random.default_rng(0)
+    A, B = rng.standard_normal((10, 4)), rng.standard_normal((10, 4))
+    c = correlation(A, B)
+    assert isinstance(c, np.floating)
+    assert c == pytest.approx(A.ravel() @ B.ravel() / np.linalg.norm(A) / np.linalg.norm(B), rel=1e-13)
+    assert correlation(A, 3.0 * A) == pytest.approx(1.0) and correlation(A, -A) == pytest.approx(-1.0)
+
+
+def test_stacks_broadcast_and_a_zero_matrix_has_correlation_zero():
+    rng = np.random.default_rng(1)
+    Ws, ref = rng.standard_normal((5, 3, 3)), rng.standard_normal((3, 3))
+    out = correlation(Ws, ref)
+    assert out.shape == (5,)
+    np.testing.assert_allclose(out, [correlation(W, ref) for W in Ws], rtol=1e-13)
+    assert correlation(np.zeros((3, 3)), ref) == 0.0
+    assert att.correlation is correlation  # Paper B's name for it
+
+
+def test_bad_shapes_are_named():
+    with pytest.raises(InvalidDataError, match="W must be a matrix"):
+        correlation(np.ones(3), np.ones((3, 3)))
+    with pytest.raises(InvalidDataError, match="do not broadcast"):
+        correlation(np.ones((2, 3)), np.ones((3, 3)))

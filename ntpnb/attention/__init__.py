@@ -11,6 +11,9 @@
 * :mod:`~ntpnb.attention.convex`: the exact convex solves (``W^cyc``, the regularization path).
 * :mod:`~ntpnb.attention.training`: batched GD / normalized GD over many trials at once.
 * :mod:`~ntpnb.attention.experiments`: the experiments of Figs. 3-6 over random trials.
+* :mod:`~ntpnb.attention.authors`: the setting of those experiments in the paper and in the
+  authors' code, side by side (imported from there: ``from ntpnb.attention.authors import
+  settings_rows``).
 
 Token ids count from 0 (the paper counts from 1).
 """

@@ -18,6 +18,7 @@ one batched run per worker (:func:`~ntpnb.attention.training.train_trials`).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -27,7 +28,7 @@ import numpy as np
 from .. import optim, settings
 from ..errors import InvalidDataError
 from ..parallel import parallel_map
-from ..validation import as_count, as_generator, check_dense_size
+from ..validation import as_count, as_float, as_generator, check_dense_size
 from .convex import solve_cyclic_correction
 from .data import TokenData, as_token_data
 from .datasets import acyclic_dataset, general_dataset, random_embeddings
@@ -41,7 +42,7 @@ from .graphs import (
     scyc_basis,
     token_priority_graphs,
 )
-from .model import Problem, gradient, identity_head, make_problem, stack_problems, tied_head
+from .model import Problem, gradient, identity_head, loss_value, make_problem, stack_problems, tied_head
 from .svm import solve_graph_svm
 from .training import correlation, project_batched, stack_bases, tracker, train_trials, training_gradient
 
@@ -55,6 +56,10 @@ __all__ = [
     "gd_reference",
     "ReferenceRun",
     "gradient_norms",
+    "midpoint_gaps",
+    "second_differences",
+    "mean_and_error",
+    "largest_carrying",
 ]
 
 
@@ -379,6 +384,20 @@ class LocalResult:
     scores: np.ndarray
     dist_other: np.ndarray
 
+    def kept(self, drop_corr: float) -> np.ndarray:
+        """``(B,)`` the trials the authors' filter keeps.
+
+        Their notebook raises, aborting the run, when a trial's best local correlation (with
+        ``W~^mm``, or with ``W~^cyc + R W~^mm``: :attr:`corr_combined`) ends below ``drop_corr``;
+        a trial without pseudo SVM (``W~^mm = 0``) passes.
+        """
+        best = np.maximum(self.corr_local[-1], self.corr_combined)
+        return ~((best < drop_corr) & (self.local_svm_norm > 0))
+
+    def final_mean(self, what: str) -> float:
+        """The mean over trials of a curve (``corr_local``, ``dist_global``, ...) at the end."""
+        return getattr(self, what)[-1].mean()
+
 
 def local_experiment(
     loss: str,
@@ -619,3 +638,65 @@ def _label_components(
         nodes.setdefault(k, set()).update(comp)
         edges.setdefault(k, set()).update(zip(comp, comp[1:] + comp[:1], strict=True))
     return graphs_from_edges(graphs.K, nodes, edges)
+
+
+def midpoint_gaps(prob: Problem, n_pairs: int, scale: float, rng: np.random.Generator) -> np.ndarray:
+    """``L((W1 + W2) / 2) - (L(W1) + L(W2)) / 2`` on random pairs: midpoint convexity (Lemma 3).
+
+    ``W1``, ``W2`` have i.i.d. ``N(0, scale^2)`` entries, drawn from ``rng`` in that order;
+    ``prob`` is a one-trial problem (:func:`~ntpnb.attention.model.make_problem`). A convex risk
+    gives values ``<= 0`` up to rounding.
+    """
+    n_pairs = as_count(n_pairs, "n_pairs")
+    rng = as_generator(rng, "rng")
+    d = prob.query.shape[-1]
+    W1 = scale * rng.standard_normal((n_pairs, d, d))
+    W2 = scale * rng.standard_normal((n_pairs, d, d))
+
+    def value(W: np.ndarray) -> np.ndarray:
+        return np.array([loss_value(w[None], prob)[0] for w in W])
+
+    return value((W1 + W2) / 2) - (value(W1) + value(W2)) / 2
+
+
+def second_differences(
+    prob: Problem, basis: np.ndarray, n_dirs: int, rng: np.random.Generator, step: float = 1e-3
+) -> np.ndarray:
+    """Second differences of the risk along random unit directions of a subspace (Lemma 3).
+
+    For each of ``n_dirs`` draws: a unit direction ``D`` and a point ``W0`` (three times a
+    standard Gaussian combination) in the span of ``basis`` (orthonormal rows of length
+    ``d^2``), and ``(L(W0 - h D) - 2 L(W0) + L(W0 + h D)) / h^2`` with ``h = step``. Strict
+    convexity on the subspace makes them positive.
+    """
+    n_dirs = as_count(n_dirs, "n_dirs")
+    rng = as_generator(rng, "rng")
+    dim, d = basis.shape[0], math.isqrt(basis.shape[1])
+    out = []
+    for _ in range(n_dirs):
+        D = (basis.T @ rng.standard_normal(dim)).reshape(d, d)
+        D /= np.linalg.norm(D)
+        W0 = 3 * (basis.T @ rng.standard_normal(dim)).reshape(d, d)
+        v = [loss_value((W0 + t * D)[None], prob)[0] for t in (-step, 0, step)]
+        out.append((v[0] - 2 * v[1] + v[2]) / (step * step))
+    return np.array(out)
+
+
+def mean_and_error(x: np.ndarray) -> tuple[float, float]:
+    """The mean over trials and its standard error ``std / sqrt(n)`` (``ddof = 1``)."""
+    x = as_float(x, "x")
+    if x.ndim != 1 or x.size < 2:
+        raise InvalidDataError(f"mean_and_error needs a 1-D array of at least 2 trials, got shape {x.shape}")
+    return x.mean(), x.std(ddof=1) / np.sqrt(x.size)
+
+
+def largest_carrying(values: np.ndarray, share: float = 0.9) -> np.ndarray:
+    """The indices of the largest values that carry ``share`` of the sum, largest first.
+
+    For heavy-tailed final distances: which trials make the mean. Empty when every value is 0.
+    """
+    values = as_float(values, "values")
+    order = np.argsort(values)[::-1]
+    cumulative = np.cumsum(values[order]) / max(values.sum(), np.finfo(float).tiny)
+    n_carry = int(np.searchsorted(cumulative, share) + 1) if values.any() else 0
+    return order[:n_carry]

@@ -22,6 +22,7 @@ import numpy as np
 
 from .. import optim
 from ..errors import InvalidDataError
+from ..linalg import correlation
 from ..parallel import active_workers, parallel_map
 from ..validation import as_count, as_float, as_ordered, frozen
 from .model import Problem, stack_problems
@@ -164,28 +165,6 @@ def training_gradient(prob: Problem, optimizer: optim.Optimizer) -> Callable[[np
     """The gradient callable :func:`train` runs ``optimizer`` on (see :func:`gradient_function`)."""
     _check_problem(prob, optimizer)
     return gradient_function(prob)
-
-
-def correlation(W: np.ndarray, ref: np.ndarray) -> np.ndarray:
-    """``<W, ref> / (||W|| ||ref||)`` per trial, for ``(..., d, d)`` arrays (0 where a norm is 0).
-
-    Raises
-    ------
-    InvalidDataError
-        If ``W`` or ``ref`` is not a numeric array with at least two axes, or their shapes do
-        not broadcast.
-    """
-    W, ref = as_float(W, "W"), as_float(ref, "ref")
-    for name, arr in (("W", W), ("ref", ref)):
-        if arr.ndim < 2:
-            raise InvalidDataError(f"{name} must have shape (..., d, d), got {arr.shape}")
-    try:
-        np.broadcast_shapes(W.shape, ref.shape)
-    except ValueError:
-        raise InvalidDataError(f"the shapes of W {W.shape} and ref {ref.shape} do not broadcast") from None
-    num = np.sum(W * ref, axis=(-2, -1))
-    den = np.linalg.norm(W, axis=(-2, -1)) * np.linalg.norm(ref, axis=(-2, -1))
-    return np.divide(num, den, out=np.zeros_like(num), where=den > 0)
 
 
 def stack_bases(bases: Sequence[np.ndarray]) -> np.ndarray:

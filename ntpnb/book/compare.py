@@ -2,9 +2,12 @@
 
 Two readers (or one reader on two machines, or under two BLAS kernels) each run
 ``ntpnb reproduce`` into an output folder. :func:`compare_runs` reads the executed notebooks of
-both and compares every text output cell by cell (printed lines and ``text/plain`` results),
-after masking what legitimately changes between two executions, with the same rules nbval uses
-(:data:`SANITIZE_CONFIG`: timings, memory addresses, figure reprs). The platforms the runs
+both and compares their text outputs (printed lines and ``text/plain`` results) line by line, in
+the order the notebook prints them, after masking what legitimately changes between two
+executions, with the same rules nbval uses (:data:`SANITIZE_CONFIG`: timings, memory addresses,
+figure reprs). Which cell prints a line does not matter, only what is printed and in which
+order: two versions of a chapter that cut their code into cells differently compare equal
+when they print the same lines. The platforms the runs
 recorded (in their claim records, :mod:`ntpnb.chapter.platform`) are shown first, so that
 what differed between the machines is in one place.
 
@@ -17,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import configparser
+import difflib
 import json
 import re
 import sys
@@ -44,7 +48,12 @@ SANITIZE_CONFIG = Path(__file__).parent / "static" / "nbval_sanitize.cfg"
 
 @dataclass(frozen=True)
 class OutputDifference:
-    """One notebook cell whose text output differs between two runs (or is missing in one)."""
+    """Printed lines that differ between two runs (or a notebook missing in one).
+
+    ``cell`` is the cell of the first differing line (in run A, or in run B where only B
+    prints there); ``-1`` for a notebook only one run executed. ``a`` and ``b`` are the
+    differing lines of each run.
+    """
 
     notebook: str
     cell: int
@@ -60,13 +69,14 @@ def sanitizers(config: Path = SANITIZE_CONFIG) -> list[tuple[re.Pattern[str], st
 
 
 def _cell_text(cell: dict, rules: list[tuple[re.Pattern[str], str]]) -> str:
-    parts = []
+    """The printed text of a cell; a displayed result (``text/plain``) stands on lines of its own."""
+    text = ""
     for out in cell.get("outputs", []):
         if out.get("output_type") == "stream":
-            parts.append("".join(out.get("text", "")))
+            text += "".join(out.get("text", ""))
         elif "data" in out and "text/plain" in out["data"]:
-            parts.append("".join(out["data"]["text/plain"]))
-    text = "".join(parts)
+            shown = "".join(out["data"]["text/plain"])
+            text += ("\n" if text and not text.endswith("\n") else "") + shown.rstrip("\n") + "\n"
     for regex, replace in rules:
         text = regex.sub(replace, text)
     return text
@@ -82,6 +92,26 @@ def text_outputs(executed: Path, rules: list[tuple[re.Pattern[str], str]] | None
     return [_cell_text(cell, rules) for cell in nb.get("cells", [])]
 
 
+def _printed_lines(texts: list[str]) -> list[tuple[int, str]]:
+    """Every printed line of a notebook in order, with the index of the cell that printed it."""
+    return [(cell, line) for cell, text in enumerate(texts) for line in text.splitlines()]
+
+
+def _line_differences(name: str, ta: list[str], tb: list[str]) -> list[OutputDifference]:
+    """The runs of differing printed lines of one notebook (``difflib``'s non-equal blocks)."""
+    la, lb = _printed_lines(ta), _printed_lines(tb)
+    matcher = difflib.SequenceMatcher(None, [x for _, x in la], [x for _, x in lb], autojunk=False)
+    diffs = []
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            continue
+        cell = la[i1][0] if i1 < i2 else (lb[j1][0] if j1 < j2 else -1)
+        a = "\n".join(x for _, x in la[i1:i2]) or "<no line>"
+        b = "\n".join(x for _, x in lb[j1:j2]) or "<no line>"
+        diffs.append(OutputDifference(name, cell, a, b))
+    return diffs
+
+
 def _notebooks(run: Path) -> dict[str, Path]:
     folder = run / "notebooks"
     if not folder.is_dir():
@@ -92,8 +122,9 @@ def _notebooks(run: Path) -> dict[str, Path]:
 
 
 def compare_runs(run_a: Path, run_b: Path) -> tuple[list[str], list[OutputDifference]]:
-    """The notebooks both runs executed, and every cell whose text output differs.
+    """The notebooks both runs executed, and every run of printed lines that differs.
 
+    The printed lines of a notebook are compared in order, whatever the cells that print them.
     Notebooks that only one of the runs executed are reported as a difference of cell ``-1``.
     """
     rules = sanitizers()
@@ -106,12 +137,7 @@ def compare_runs(run_a: Path, run_b: Path) -> tuple[list[str], list[OutputDiffer
     ]
     both = sorted(set(a) & set(b))
     for name in both:
-        ta, tb = text_outputs(a[name], rules), text_outputs(b[name], rules)
-        for i in range(max(len(ta), len(tb))):
-            xa = ta[i] if i < len(ta) else "<no cell>"
-            xb = tb[i] if i < len(tb) else "<no cell>"
-            if xa != xb:
-                diffs.append(OutputDifference(name, i, xa, xb))
+        diffs += _line_differences(name, text_outputs(a[name], rules), text_outputs(b[name], rules))
     return both, diffs
 
 
@@ -164,7 +190,7 @@ def print_comparison(run_a: Path, run_b: Path) -> int:
     if not diffs:
         print(f"the same printed outputs in all {len(both)} notebooks both runs executed")
         return 0
-    print(f"{len(diffs)} cells differ:")
+    print(f"{len(diffs)} runs of printed lines differ:")
     for d in diffs:
         where = "notebook" if d.cell < 0 else f"cell {d.cell}"
         print(f"  {d.notebook} {where}:\n{_first_difference(d.a, d.b)}")

@@ -8,8 +8,10 @@ A notebook imports these names from here (``from ntpnb.chapter import ClaimLog, 
   the formatting of measured numbers;
 * :mod:`.registry`: every claim of the two papers by id, with its statement and the paper's
   numbers (:func:`paper_value`), written once;
-* :mod:`.plotting`: the figure style and figure files; :mod:`.prose`: numbers glued into the
-  chapter's text;
+* :mod:`.plotting`: the figure style and figure files; :mod:`.figures`: the panels the
+  chapters draw (Paper A's four panels, Fig. 1, token-priority graphs, bands over trials);
+  :mod:`.prose`: numbers glued into the chapter's text, and the phrases and tables written
+  from them;
 * :mod:`.platform`: the machine a run recorded (CPU, BLAS kernel and threads, versions);
 * :mod:`.paths` and :mod:`.atomic`: where outputs go, and how every file is written.
 
@@ -26,14 +28,16 @@ from .claims import (
     Check,
     ClaimLog,
     format_decade,
+    format_decade_range,
     format_number,
     format_requirement,
     load_chapter_record,
     load_chapter_records,
 )
+from .figures import band, draw_contexts, draw_graph, draw_rows, draw_unit_rows, four_panels
 from .paths import OutputLayout, output_layout
 from .plotting import COLORS, show_figure, use_style
-from .prose import glue_number, glue_text
+from .prose import describe_change, glue_number, glue_text, markdown_table, sentences
 from .registry import CLAIMS, claim_spec, paper_value
 
 __all__ = [
@@ -46,6 +50,7 @@ __all__ = [
     "PROFILE_NAMES",
     "format_number",
     "format_decade",
+    "format_decade_range",
     "format_requirement",
     "CLAIMS",
     "claim_spec",
@@ -55,6 +60,15 @@ __all__ = [
     "COLORS",
     "use_style",
     "show_figure",
+    "four_panels",
+    "draw_contexts",
+    "draw_rows",
+    "draw_unit_rows",
+    "draw_graph",
+    "band",
     "glue_number",
     "glue_text",
+    "describe_change",
+    "sentences",
+    "markdown_table",
 ]

@@ -53,6 +53,7 @@ __all__ = [
     "RELATIONS",
     "format_number",
     "format_decade",
+    "format_decade_range",
     "format_requirement",
 ]
 
@@ -105,6 +106,25 @@ def format_decade(x: float) -> str:
     if not math.isfinite(x):
         raise InvalidDataError(f"format_decade needs a finite number, got {x}")
     return f"< 1e{math.floor(math.log10(x)) + 1:+03d}"
+
+
+def format_decade_range(lo: float, hi: float) -> str:
+    """``"between 1e-15 and 1e-13"``: the odd powers of ten that bracket ``[lo, hi]``.
+
+    For a range whose ends move with the rounding of the machine (where an optimizer stops),
+    stated to two decades so that it does not change between BLAS kernels.
+
+    Raises
+    ------
+    InvalidDataError
+        Unless ``0 < lo <= hi`` are finite.
+    """
+    lo, hi = float(lo), float(hi)
+    if not (math.isfinite(lo) and math.isfinite(hi) and 0.0 < lo <= hi):
+        raise InvalidDataError(f"format_decade_range needs finite 0 < lo <= hi, got {lo} and {hi}")
+    down = 2 * math.floor((math.log10(lo) - 1) / 2) + 1
+    up = 2 * math.ceil((math.log10(hi) - 1) / 2) + 1
+    return f"between 1e{down:+03.0f} and 1e{up:+03.0f}"
 
 
 @dataclass(frozen=True)

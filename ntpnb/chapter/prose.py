@@ -6,6 +6,10 @@ book (myst-nb) takes the value from the executed notebook, so the sentence canno
 the output of another machine or a later run. The glue record is the one myst-nb's
 ``myst_nb.glue`` writes (a hidden display output with the ``scrapbook`` metadata); it is
 written here with IPython alone, so running a chapter does not need the book's dependencies.
+
+The phrases a chapter writes from its numbers are here too: a change with its standard error
+(:func:`describe_change`), a list of sentences (:func:`sentences`) and a Markdown table
+(:func:`markdown_table`).
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ import numbers
 from ..errors import InvalidDataError
 from .claims import format_number
 
-__all__ = ["GLUE_PREFIX", "glue_number", "glue_text"]
+__all__ = ["GLUE_PREFIX", "glue_number", "glue_text", "describe_change", "sentences", "markdown_table"]
 
 #: The MIME prefix of a hidden glue output (myst-nb's ``GLUE_PREFIX``).
 GLUE_PREFIX = "application/papermill.record/"
@@ -63,3 +67,44 @@ def glue_number(name: str, value: float, digits: int = 3, floor: float | None = 
     else:
         text = f"{float(value):.{digits}g}"
     glue_text(name, text)
+
+
+def describe_change(change: float, se: float) -> str:
+    """How a measured quantity moved, with its standard error, in words.
+
+    ``"changes by +0.010 ± 0.020 (within 2 standard errors)"`` when ``|change| < 2 se``,
+    otherwise ``"falls by 0.080 ± 0.020 (4.0 standard errors)"`` (or ``"rises"``).
+
+    Raises
+    ------
+    InvalidDataError
+        If ``se`` is not a positive finite number or ``change`` is not finite.
+    """
+    change, se = float(change), float(se)
+    if not (math.isfinite(change) and math.isfinite(se) and se > 0):
+        raise InvalidDataError(f"describe_change needs a finite change and se > 0, got {change}, {se}")
+    z = change / se
+    if abs(z) < 2:
+        return f"changes by {change:+.3f} ± {se:.3f} (within 2 standard errors)"
+    direction = "falls" if z < 0 else "rises"
+    return f"{direction} by {abs(change):.3f} ± {se:.3f} ({abs(z):.1f} standard errors)"
+
+
+def sentences(items: list[str], empty: str) -> str:
+    """``items`` joined as one Markdown sentence list (``"a; b."``), or ``empty`` if there are none."""
+    return "; ".join(items) + "." if items else empty
+
+
+def markdown_table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
+    """A Markdown table: the header row, the separator, one line per row.
+
+    Raises
+    ------
+    InvalidDataError
+        If a row does not have as many cells as the header.
+    """
+    for row in rows:
+        if len(row) != len(header):
+            raise InvalidDataError(f"a row of {len(row)} cells in a table of {len(header)} columns: {row!r}")
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    return "\n".join(lines + [f"| {' | '.join(row)} |" for row in rows])

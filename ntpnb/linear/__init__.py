@@ -6,18 +6,21 @@ constraints and the subspace F with the finite solution ``W*`` (:mod:`.constrain
 active-set solver of :mod:`.active_set`), the exact regularization path (:mod:`.regpath`), training with the
 first-order methods of :mod:`ntpnb.optim` (:mod:`.training`), sequences to contexts
 (:mod:`.sequences`) and a text corpus (:mod:`.corpus`), random instances, counts and the best
-achievable loss (:mod:`.thresholds`). The public names (``__all__``) are re-exported at the top
-level of :mod:`ntpnb`.
+achievable loss (:mod:`.thresholds`), and the experiments the chapters run (:mod:`.experiments`,
+as :mod:`ntpnb.attention.experiments` for Paper B). The public names (``__all__``) are
+re-exported at the top level of :mod:`ntpnb`.
 """
 
 from __future__ import annotations
 
+from . import experiments
 from .corpus import corpus_python_version, encode_text, stdlib_corpus
 from .data import NTPData
 from .datasets import synthetic_instance, toy2d_instance
+from .experiments import *  # noqa: F403  (the experiments' names, listed in experiments.__all__)
 from .loss import ce_grad, ce_loss, entropy, kl_divergence, logits, softmax
 from .regpath import RegularizationPath, regularization_path
-from .separability import is_separable, separating_direction
+from .separability import is_separable, satisfies_definition_2, separating_direction
 from .sequences import (
     PrefixContexts,
     joint_ntp_data,
@@ -67,6 +70,7 @@ __all__ = [
     "compatibility_residual",
     "is_separable",
     "separating_direction",
+    "satisfies_definition_2",
     "ntp_svm",
     "solve_ntp_svm",
     "SVMSolution",
@@ -90,4 +94,5 @@ __all__ = [
     "compatibility_threshold",
     "best_achievable_loss",
     "BestLoss",
+    *experiments.__all__,
 ]

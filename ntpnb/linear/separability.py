@@ -27,7 +27,7 @@ from .constraints import NTPRows, ntp_constraints, pair_rows
 from .data import NTPData, cached_per_data, frozen, normalized
 from .subspace import embedding_svd
 
-__all__ = ["SEPARABILITY_METHODS", "is_separable", "separating_direction"]
+__all__ = ["SEPARABILITY_METHODS", "is_separable", "separating_direction", "satisfies_definition_2"]
 
 
 @dataclass(frozen=True)
@@ -260,8 +260,11 @@ def _decide_with(
     )
 
 
-def _satisfies_definition_2(data: NTPData, W: np.ndarray, tol: float) -> bool:
-    """(6b) margins at least ``1 - tol s`` and (6a) residuals at most ``tol s``, ``s = 1 + max|W|``."""
+def satisfies_definition_2(data: NTPData, W: np.ndarray, tol: float) -> bool:
+    """Whether ``W`` meets Definition 2 (6a)-(6b) to ``tol`` relative to ``s = 1 + max|W_ij|``.
+
+    (6b) margins at least ``1 - tol s`` and (6a) residuals at most ``tol s``.
+    """
     rows, w = NTPRows(data), W.ravel()
     scale = 1.0 + float(np.abs(W).max())
     return bool(
@@ -290,7 +293,7 @@ def rank_witness(data: NTPData) -> np.ndarray | None:
         return None
     L0 = data.support_mask.astype(float)
     W = ((svd.U.T @ L0) / svd.s[:, None]).T @ svd.Vt  # H W^T = U U^T L0 = L0
-    return frozen(W) if _satisfies_definition_2(data, W, settings.LP_FEAS_TOL) else None
+    return frozen(W) if satisfies_definition_2(data, W, settings.LP_FEAS_TOL) else None
 
 
 @dataclass(frozen=True)
@@ -366,7 +369,7 @@ def _reduced_lp(data: NTPData, tol: float = settings.LP_FEAS_TOL) -> _ReducedDec
     if res.status == 2:
         return _ReducedDecision(False, None, f"reduced LP ({method})")
     W = res.x[: V * r].reshape(V, r) @ Vt
-    if not _satisfies_definition_2(data, W, tol):
+    if not satisfies_definition_2(data, W, tol):
         raise SolverError("the reduced separability LP returned a point that violates Definition 2")
     return _ReducedDecision(True, W, f"reduced LP ({method})")
 

@@ -1,0 +1,209 @@
+"""The setting of Paper B's experiments as the paper states it and as the authors' code runs it.
+
+Paper B (Secs. 5-6, Appendix D) leaves much of its experiments unstated: the head, the
+initialization, the iterations of Figs. 5-6, the selection threshold of the pseudo graphs, how
+a distance is taken. The authors' public code (:data:`AUTHORS_REPOSITORY`) states them. Each
+:class:`AuthorsSetting` holds one row of the comparison: what the paper says, what the code
+does and the files of the code that say it. A chapter adds what it ran and renders the table
+(:func:`settings_rows`); the paper's numbers in the paper column are the registry's
+(``%(B9.distance)g`` in a template is ``paper_value("B9", "distance")``), written once there.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from ..errors import InvalidDataError
+
+__all__ = [
+    "AUTHORS_REPOSITORY",
+    "AUTHORS_LOCAL_NOTEBOOK",
+    "AUTHORS_GLOBAL_NOTEBOOK",
+    "AuthorsSetting",
+    "AUTHORS_SETTINGS",
+    "settings_rows",
+]
+
+#: The authors' public code of Paper B.
+AUTHORS_REPOSITORY = "https://github.com/yixiao-huang/next-token-prediction"
+#: Their notebook of Figs. 5-6 (local convergence).
+AUTHORS_LOCAL_NOTEBOOK = "mc_next_single_layer_local_converge.ipynb"
+#: Their notebook of Figs. 3-4 (global convergence).
+AUTHORS_GLOBAL_NOTEBOOK = "mc_next_single_layer_global_converge.ipynb"
+
+
+@dataclass(frozen=True)
+class AuthorsSetting:
+    """One setting of Paper B's experiments, in the paper and in the authors' code.
+
+    Attributes
+    ----------
+    key
+        The name a chapter gives its own value of the setting under.
+    setting
+        The row's name in the table.
+    paper
+        What Paper B states (``%(claim.key)g`` fields are the registry's paper values).
+    code
+        What the authors' code does.
+    files
+        The files of the authors' code that ``code`` names.
+    """
+
+    key: str
+    setting: str
+    paper: str
+    code: str
+    files: tuple[str, ...] = ()
+
+
+#: The sections of the comparison, each a title and its settings (Figs. 3-4, then Figs. 5-6).
+AUTHORS_SETTINGS: tuple[tuple[str, tuple[AuthorsSetting, ...]], ...] = (
+    (
+        "**Figs. 3-4 (B7-B9)**",
+        (
+            AuthorsSetting(
+                "global_loss",
+                "loss, head",
+                "log-loss, $CE^T = I$",
+                f"`nll`, `cls_choice='iden'` ({AUTHORS_GLOBAL_NOTEBOOK})",
+                (AUTHORS_GLOBAL_NOTEBOOK,),
+            ),
+            AuthorsSetting(
+                "global_init", "initialization, dtype", "not stated", "PyTorch default, float64 (`.double()`)"
+            ),
+            AuthorsSetting(
+                "global_steps",
+                "iterations, step",
+                "4000, NGD 0.01 (App. D)",
+                "`ITN`, NGD (`normalize_grad`, train_utils.py)",
+                ("train_utils.py",),
+            ),
+            AuthorsSetting(
+                "fig4b_axis",
+                "Fig. 4(b) y-axis",
+                "$\\lVert\\Pi(W) - W^{cyc}\\rVert_F$, final < %(B9.distance)g",
+                "squared: `show_norm_diff(use_square=True)` (visualizer.py)",
+                ("visualizer.py",),
+            ),
+            AuthorsSetting("fig4a_corr", "Fig. 4(a) corr", "≈ %(B9.corr)g", "not run here"),
+        ),
+    ),
+    (
+        "**Figs. 5-6 (B10-B11)**",
+        (
+            AuthorsSetting(
+                "local_loss",
+                "Fig. 5 loss",
+                "$(1 - c_y^T f)^2$",
+                "`lsq2`: $(1 - \\mathrm{softmax}(E f)_y)^2$ (train_utils.py `get_loss`)",
+                ("train_utils.py",),
+            ),
+            AuthorsSetting(
+                "local_head", "head", "general (Assumption 3), not named", "$C = E$ (`cls_choice='gen'`)"
+            ),
+            AuthorsSetting(
+                "local_sizes",
+                "$K, d, n, T$",
+                "8, 8, 4, 6 (App. D)",
+                f"figure names `n4T6K8d8`; stored notebook 6, 8, 6, 4 ({AUTHORS_LOCAL_NOTEBOOK})",
+                (AUTHORS_LOCAL_NOTEBOOK,),
+            ),
+            AuthorsSetting(
+                "local_steps",
+                "iterations, step",
+                "not stated; NGD 0.1",
+                "`ITN = 2000`; NGD 0.1, $g/(\\lVert g\\rVert + \\epsilon)$",
+            ),
+            AuthorsSetting(
+                "local_init",
+                "initialization",
+                "not stated",
+                "$U(\\pm 1/\\sqrt d)$ (`init='default'`, base_nonlinear.py); refs from 0",
+                ("base_nonlinear.py",),
+            ),
+            AuthorsSetting("local_precision", "precision", "not stated", "float64 (`.double()`)"),
+            AuthorsSetting(
+                "selection",
+                "selection threshold",
+                "$s_{t_1} > 0$",
+                "`C_thres = 1e-2` on attention per token id; (9e-3, 1e-2] no edge (`E_thres`)",
+            ),
+            AuthorsSetting(
+                "pseudo_subset",
+                "pseudo sub-dataset",
+                "Definition 1 on the pseudo TPG",
+                "SCC of the true label (data_utils.py `generate_reduced_ds`);"
+                " $\\tilde S_{cyc}$ of those SCCs (utils.py `cal_Sfin`);"
+                " loss / n (`train_Wfin`)",
+                ("data_utils.py", "utils.py"),
+            ),
+            AuthorsSetting(
+                "trials_kept",
+                "trials kept",
+                "100 (App. D)",
+                f"a trial below local corr 0.95 aborts the run ({AUTHORS_LOCAL_NOTEBOOK}); `epochs = 10`",
+                (AUTHORS_LOCAL_NOTEBOOK,),
+            ),
+            AuthorsSetting(
+                "distance_axis",
+                "Figs. 5b/6b y-axis",
+                "norm difference",
+                "not squared, $W(\\tau)$ and $\\widetilde W^{cyc}(\\tau)$ at the same step"
+                " (`use_square=False`; squared in one cell of commit 0d105ef)",
+            ),
+            AuthorsSetting("fig5a_corr", "Fig. 5a local corr", "> %(B10.local_corr)g", "not run here"),
+            AuthorsSetting(
+                "fig5b_distance", "Fig. 5b local distance", "0 (empty sub-dataset)", "not run here"
+            ),
+            AuthorsSetting("fig6a_corr", "Fig. 6a local corr", "> %(B11.local_corr)g", "not run here"),
+            AuthorsSetting(
+                "fig6b_distance",
+                "Fig. 6b distance",
+                "%(B11.global_distance)g global, %(B11.local_distance)g local",
+                "not run here",
+            ),
+        ),
+    ),
+)
+
+_PAPER_FIELD = re.compile(r"%\((\w+)\.(\w+)\)")
+
+
+def _paper_text(template: str, paper_value: Callable[[str, str], float]) -> str:
+    """``template`` with its ``%(claim.key)g`` fields filled from ``paper_value``."""
+    values = {f"{c}.{k}": paper_value(c, k) for c, k in _PAPER_FIELD.findall(template)}
+    return template % values if values else template
+
+
+def settings_rows(
+    book: Mapping[str, str], paper_value: Callable[[str, str], float]
+) -> list[tuple[str, str, str, str]]:
+    """The rows (setting, paper, official code, this book) of the comparison, section by section.
+
+    Parameters
+    ----------
+    book
+        What the chapter ran, by :attr:`AuthorsSetting.key`: one entry for every setting.
+    paper_value
+        The registry's ``paper_value(claim, key)``, for the paper's numbers.
+
+    Raises
+    ------
+    InvalidDataError
+        If ``book`` misses a setting or names one the table does not have.
+    """
+    keys = [s.key for _, settings in AUTHORS_SETTINGS for s in settings]
+    missing, unknown = set(keys) - set(book), set(book) - set(keys)
+    if missing or unknown:
+        raise InvalidDataError(
+            f"the book's column must give every setting once: missing {sorted(missing)}, "
+            f"unknown {sorted(unknown)}"
+        )
+    rows = []
+    for title, settings in AUTHORS_SETTINGS:
+        rows.append((title, "", "", ""))
+        rows += [(s.setting, _paper_text(s.paper, paper_value), s.code, book[s.key]) for s in settings]
+    return rows

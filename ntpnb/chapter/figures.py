@@ -1,0 +1,160 @@
+"""The drawing helpers of the chapters' figures: the same panel drawn the same way everywhere.
+
+* :func:`four_panels`: the four panels of Paper A's Figs. 1 (right), 4 and 5 for one run;
+* :func:`draw_contexts`, :func:`draw_rows`, :func:`draw_unit_rows`: Fig. 1 (left) and the
+  frames of GD turning toward ``W^mm`` on the 2D example;
+* :func:`draw_graph`: a token-priority graph of Paper B, its SCCs shaded;
+* :func:`band`: a mean over trials with its 10-90% spread (Paper B's Figs. 3-6).
+
+Each draws on the axes it is given and returns nothing; the notebook lays out the figure and
+saves it (:func:`~ntpnb.chapter.plotting.show_figure`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.patches import Polygon
+
+from .plotting import COLORS
+
+__all__ = ["four_panels", "draw_contexts", "draw_rows", "draw_unit_rows", "draw_graph", "band"]
+
+_FOUR_PANEL_LABELS = (
+    r"CE$(W_k)$ (dotted: $\mathcal{H}$)",
+    r"$\|W_k\|$",
+    r"corr with $W^{\rm mm}$ (dashed: $W_k - W^\star$)",
+    r"$\|\mathcal{P}_\mathscr{F}(W_k) - W^\star\|$",
+)
+
+
+def four_panels(
+    axes: Sequence[Axes],
+    trace,
+    entropy: float,
+    label: str | None = None,
+    color: str | None = None,
+    style: str = "-",
+) -> None:
+    """The four panels of Paper A's Figs. 1 (right), 4 and 5 for one training run.
+
+    ``trace`` is a :class:`~ntpnb.optim.Trace` of :func:`ntpnb.train`: the loss against the
+    entropy (dotted), the norm, the correlation with ``W^mm`` (dashed: of ``W_k - W*``) and
+    the distance of ``P_F(W_k)`` to ``W*``, on a log-scaled iteration axis.
+    """
+    k = trace.iterations
+    keep = k >= 1  # log-scaled iteration axis
+    kw = {"color": color, "ls": style}
+    axes[0].plot(k[keep], trace["ce"][keep], label=label, **kw)
+    axes[0].axhline(entropy, color="k", ls=":", lw=1.2)
+    axes[1].plot(k[keep], trace["norm"][keep], label=label, **kw)
+    axes[2].plot(k[keep], trace["corr"][keep], label=label, **kw)
+    axes[2].plot(k[keep], trace["corr_corrected"][keep], color=color, ls="--", lw=1.2)
+    axes[3].plot(k[keep], trace["dist_F"][keep], label=label, **kw)
+    for ax, ylabel in zip(axes, _FOUR_PANEL_LABELS, strict=True):
+        ax.set(xscale="log", xlabel="iteration $k$", ylabel=ylabel)
+    axes[3].set_yscale("log")
+
+
+def draw_contexts(ax: Axes, data, names: Sequence[str]) -> None:
+    """Black circles at the context embeddings (2-D), with their names and colored support sets.
+
+    Each support is written beside its context as ``{z ...}`` (tokens counted from 1), every
+    token in the color of its row of ``W`` (:func:`draw_rows`).
+    """
+    supports = [[int(z) + 1 for z in s] for s in data.supports]
+    ax.scatter(*data.H.T, s=60, color="k", zorder=3)
+    for name, h, sup in zip(names, data.H, supports, strict=True):
+        away = 14 * h / np.linalg.norm(h)  # write the labels on the far side
+        ax.annotate(name, h, xytext=away, textcoords="offset points", weight="bold")
+        pieces = [("{", "k")] + [(f"{z}", COLORS[z - 1]) for z in sup] + [("}", "k")]
+        for i, (text, color) in enumerate(pieces):
+            ax.annotate(
+                text,
+                h,
+                xytext=(away[0] + 8 + 8 * i, away[1] - 12),
+                textcoords="offset points",
+                color=color,
+                weight="bold",
+            )
+
+
+def draw_rows(ax: Axes, W: np.ndarray, normal_lines: bool = False, scale: float = 1.0) -> None:
+    """The rows ``w_v`` of a 2-D decoder as lines with star tips, or the lines normal to them.
+
+    Row ``v`` is drawn in ``COLORS[v]``; ``w_5`` dashed and with a smaller star, so that it
+    shows inside ``w_1`` where the two coincide (Fig. 1).
+    """
+    for v, w in enumerate(W):
+        color, ls = COLORS[v], ("--" if v == 4 else "-")  # w_5 dashed over w_1
+        label = f"$w_{v + 1}$"
+        if normal_lines:
+            t = np.array([-1, 1]) * 10
+            u = np.array([-w[1], w[0]]) / np.linalg.norm(w)
+            ax.plot(t * u[0], t * u[1], color=color, ls=ls, label=label)
+        else:
+            tip = scale * w
+            ax.annotate(
+                "",
+                tip,
+                (0, 0),
+                arrowprops={"arrowstyle": "-", "color": color, "ls": ls},
+            )
+            size = {0: 17, 4: 9}.get(v, 12)  # w_5 drawn inside w_1 where they coincide
+            ax.plot(*tip, marker="*", ms=size, color=color, ls="none", label=label)
+
+
+def draw_unit_rows(ax: Axes, trace, i: int, target: np.ndarray, H: np.ndarray, scale: float) -> None:
+    """Record ``i`` of a 2-D training run: the rows of ``W_k / ||W_k||`` over the faint ``target``.
+
+    ``trace`` must hold the iterates (``"W"``) and ``"corr"``; the contexts are drawn at a third
+    of their embeddings, and the title gives ``k`` and the correlation. The axes are cleared
+    first, so that the same axes can show one frame after another (an animation).
+    """
+    ax.clear()
+    Wn = trace["W"][i] / np.linalg.norm(trace["W"][i])
+    for v in range(Wn.shape[0]):
+        ls = "--" if v == 4 else "-"
+        ax.plot([0, target[v, 0]], [0, target[v, 1]], color=COLORS[v], alpha=0.3, lw=4)
+        ax.plot([0, Wn[v, 0]], [0, Wn[v, 1]], color=COLORS[v], ls=ls, marker="*")
+    ax.scatter(*(H.T / 3), color="k", s=20)
+    ax.set(xlim=(-scale, scale), ylim=(-scale, scale), aspect="equal")
+    ax.set_title(f"k = {trace.iterations[i]}, corr = {trace['corr'][i]:.3f}", fontsize=9)
+
+
+def draw_graph(ax: Axes, g, K: int) -> None:
+    """A token-priority graph: nodes on a circle, SCCs shaded, ``(i => j)`` black, edges in an SCC orange.
+
+    ``g`` is one graph of :func:`ntpnb.attention.token_priority_graphs`, ``K`` the vocabulary.
+    """
+    angle = 2 * np.pi * np.arange(K) / K
+    pos = {k: (np.cos(a), np.sin(a)) for k, a in zip(range(K), angle, strict=True)}
+    for comp in g.cyclic_components:
+        pts = np.array([pos[v] for v in comp])
+        c = pts.mean(axis=0)
+        pts = pts[np.argsort(np.arctan2(*(pts - c).T[::-1]))]  # around the centroid
+        halo = {"color": COLORS[1], "alpha": 0.18, "lw": 42, "joinstyle": "round"}
+        ax.add_patch(Polygon(pts, closed=True, capstyle="round", **halo))
+    for i, j in g.edges:
+        color = COLORS[1] if g.same_component(i, j) else "black"
+        ax.annotate(
+            "",
+            xy=pos[j],
+            xytext=pos[i],
+            arrowprops={"arrowstyle": "-|>", "color": color, "shrinkA": 11, "shrinkB": 11},
+        )
+    for v in g.nodes:
+        ax.scatter(*pos[v], s=380, color=COLORS[0], zorder=3)
+        ax.text(*pos[v], str(v), color="white", ha="center", va="center", zorder=4)
+    ax.set(xlim=(-1.6, 1.6), ylim=(-1.6, 1.6), aspect="equal", title=f"G({g.k})")
+    ax.axis("off")
+
+
+def band(ax: Axes, it: np.ndarray, values: np.ndarray, color: str, label: str) -> None:
+    """The mean over trials (``values`` ``(n_records, B)``) with its 10-90% spread, log iterations."""
+    lo, hi = np.quantile(values, [0.1, 0.9], axis=1)
+    ax.plot(it[1:], values.mean(axis=1)[1:], color=color, label=label)
+    ax.fill_between(it[1:], lo[1:], hi[1:], color=color, alpha=0.2)
+    ax.set_xscale("log")

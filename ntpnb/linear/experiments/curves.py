@@ -1,0 +1,144 @@
+"""Reading training runs and curves: lines, rates, summaries, and where a run starts.
+
+Every rate and slope of Paper A's chapters is a least-squares line (:func:`fit_line`): the decay
+of ``CE - H`` along a ray (:func:`decay_rate`), the local exponent of ``1 - corr`` against the
+norm (:func:`local_exponent`), the growth of the norm. A training run
+(:class:`~ntpnb.optim.Trace` of :func:`ntpnb.train`) is read at one iteration
+(:func:`trace_summary`) or where a curve first crosses a level (:func:`first_reaching`).
+Initializations are drawn from a random stream of their own (:func:`own_stream`), never the
+data's.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from ... import optim
+from ...errors import InvalidDataError
+from ...validation import as_count, as_float, as_float_array, as_generator
+from ..data import NTPData, require_data
+from ..loss import ce_grad, ce_loss
+
+__all__ = [
+    "fit_line",
+    "decay_rate",
+    "local_exponent",
+    "trace_summary",
+    "first_reaching",
+    "offset_from",
+    "own_stream",
+    "lecun_decoder",
+    "gd_loss_curve",
+]
+
+
+#: The quantities of a training trace that :func:`trace_summary` reports (Figs. 1, 4, 5).
+SUMMARY_NAMES: tuple[str, ...] = ("kl", "norm", "corr", "corr_corrected", "dist_F")
+
+
+def fit_line(x: ArrayLike, y: ArrayLike) -> tuple[float, float]:
+    """Least-squares slope and intercept of ``y`` against ``x``.
+
+    Raises
+    ------
+    InvalidDataError
+        If ``x`` and ``y`` are not 1-D arrays of one length with at least two points, or hold
+        a value that is not finite.
+    """
+    x, y = as_float_array(x, "x", 1), as_float_array(y, "y", 1)
+    if x.size != y.size or x.size < 2:
+        raise InvalidDataError(f"fit_line needs x and y of one length >= 2, got {x.size} and {y.size}")
+    slope, intercept = np.polyfit(x, y, 1)
+    return float(slope), float(intercept)
+
+
+def decay_rate(gammas: ArrayLike, gap: ArrayLike, window: tuple[float, float] = (1e-12, 1e-4)) -> float:
+    """The slope of ``log(gap)`` against ``gamma`` where ``window[0] <= gap <= window[1]``.
+
+    Above the window the ``log(1 + x)`` curvature still shows, below it the rounding of the
+    in-support part (about ``1e-16``) does.
+
+    Raises
+    ------
+    InvalidDataError
+        If fewer than two points of ``gap`` lie in the window.
+    """
+    gammas, gap = as_float_array(gammas, "gammas", 1), as_float_array(gap, "gap", 1)
+    inside = (gap >= window[0]) & (gap <= window[1])
+    if np.count_nonzero(inside) < 2:
+        raise InvalidDataError(f"fewer than two values of the gap lie in {window}: no rate to fit")
+    return fit_line(gammas[inside], np.log(gap[inside]))[0]
+
+
+def local_exponent(trace: optim.Trace, lo: float, hi: float) -> float:
+    """Minus the slope of ``log(1 - corr)`` against ``log ||W_k||`` over ``lo <= k <= hi``."""
+    k = trace.iterations
+    window = (k >= lo) & (k <= hi)
+    x, y = np.log(trace["norm"][window]), np.log(1 - trace["corr"][window])
+    return -fit_line(x, y)[0]
+
+
+def trace_summary(trace: optim.Trace, k: int | None = None) -> dict[str, float]:
+    """The tracked quantities of :data:`SUMMARY_NAMES` at iteration ``k`` (default: the last recorded).
+
+    Raises
+    ------
+    InvalidDataError
+        If ``k`` is not one of the recorded iterations.
+    """
+    if k is None:
+        i = -1
+    else:
+        hits = np.flatnonzero(trace.iterations == k)
+        if hits.size == 0:
+            raise InvalidDataError(f"iteration {k} was not recorded")
+        i = int(hits[0])
+    return {name: float(trace[name][i]) for name in SUMMARY_NAMES}
+
+
+def first_reaching(trace: optim.Trace, name: str, level: float, below: bool = False) -> float:
+    """The first recorded ``k`` with ``trace[name] >= level`` (``<=`` if ``below``); ``inf`` if none."""
+    values = trace[name]
+    hit = values <= level if below else values >= level
+    return int(trace.iterations[np.argmax(hit)]) if hit.any() else np.inf
+
+
+def offset_from(W: ArrayLike, direction: ArrayLike) -> np.ndarray:
+    """``||W - <W, u> u||`` with ``u = direction / ||direction||``: the part of ``W`` off the direction.
+
+    ``W`` is one matrix or a stack; the result has its leading shape.
+    """
+    W, direction = as_float(W, "W"), as_float(direction, "direction")
+    unit = direction / np.linalg.norm(direction)
+    along = np.sum(W * unit, axis=(-2, -1))
+    return np.linalg.norm(W - along[..., None, None] * unit, axis=(-2, -1))
+
+
+def own_stream(seed: int, stream: int) -> np.random.Generator:
+    """A generator of its own for ``stream``, spawned from ``seed`` (never the data's stream).
+
+    Drawn with ``seed`` itself, an initialization would repeat the stream that drew the data
+    (on the synthetic instance, LeCun's matrix would *equal* rows of the embeddings).
+    """
+    return np.random.default_rng(np.random.SeedSequence([seed, stream]))
+
+
+def lecun_decoder(data: NTPData, rng: np.random.Generator) -> np.ndarray:
+    """A LeCun initialization ``N(0, 1/d)`` of the decoder ``(V, d)`` of ``data``."""
+    require_data(data)
+    return optim.lecun_init((data.V, data.d), fan_in=data.d, seed=as_generator(rng, "rng"))
+
+
+def gd_loss_curve(data: NTPData, n_steps: int, record_at: ArrayLike, lr: float = 1.0) -> np.ndarray:
+    """``CE(W_k)`` of plain gradient descent from ``W = 0`` at the steps ``record_at``."""
+    require_data(data)
+    n_steps = as_count(n_steps, "n_steps")
+    record = set(np.asarray(record_at).tolist())
+    W = np.zeros((data.V, data.d))
+    curve = []
+    for k in range(1, n_steps + 1):
+        W = W - lr * ce_grad(data, W)
+        if k in record:
+            curve.append(ce_loss(data, W))
+    return np.array(curve)

@@ -1,0 +1,244 @@
+"""The entropy bound and Proposition 1 (chapter 1): how close the loss gets to ``H``.
+
+A test of ``CE(W) >= H`` searches for decoders that beat it, on the directly computed gap
+(:func:`entropy_search`), and compares it with the KL form, non-negative by construction
+(:func:`entropy_gaps`). Along rays ``W^p + gamma W^d`` (:func:`gap_along_ray`) the gap decays at
+the rate of the smallest margin (:func:`margins`) within the bound of Eq. (9)
+(:func:`eq9_constant`), unless the direction fails (6b), if only just
+(:func:`zero_margin_ray`): then it settles on a plateau.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike
+from scipy.optimize import minimize
+from scipy.special import logsumexp
+
+from ...errors import InvalidDataError, NotSeparableError
+from ...validation import as_count, as_float_array, as_generator
+from ..constraints import ntp_constraints
+from ..data import NTPData, check_decoder, require_data
+from ..loss import ce_grad, ce_loss, entropy, kl_divergence, logits
+from ..svm import zero_margin_direction
+
+__all__ = [
+    "tempering_exponent",
+    "search_min_gap",
+    "entropy_search",
+    "random_decoders",
+    "EntropyGaps",
+    "entropy_gaps",
+    "margins",
+    "gap_along_ray",
+    "eq9_constant",
+    "in_support_shares",
+    "ZeroMarginRay",
+    "zero_margin_ray",
+]
+
+
+def tempering_exponent(tempered: NTPData, raw: NTPData) -> float:
+    """The ``beta`` of ``p_tempered ~ p_raw^beta``, by least squares on the centered logs.
+
+    Each row's logs on its support are centered (the normalization is a constant per row),
+    then one slope through the origin is fitted to all rows at once.
+
+    Raises
+    ------
+    InvalidDataError
+        If the two data sets do not have the same supports.
+    """
+    require_data(tempered)
+    require_data(raw)
+    if tempered.P.shape != raw.P.shape or np.any(tempered.support_mask != raw.support_mask):
+        raise InvalidDataError("tempering_exponent needs two data sets with the same supports")
+    x, y = [], []
+    for row_t, row_r in zip(tempered.P, raw.P, strict=True):
+        on = row_r > 0
+        x.append(np.log(row_r[on]) - np.log(row_r[on]).mean())
+        y.append(np.log(row_t[on]) - np.log(row_t[on]).mean())
+    x, y = np.concatenate(x), np.concatenate(y)
+    return float(x @ y / (x @ x))
+
+
+def search_min_gap(data: NTPData, W0: ArrayLike, iters: int) -> np.ndarray:
+    """L-BFGS on ``CE(W) - H``, computed directly, from ``W0``; the last iterate.
+
+    No stopping tolerance (``gtol = ftol = 0``): the search runs ``iters`` iterations or until
+    L-BFGS cannot move. A test of the entropy bound (claim A1) must not go through the KL form,
+    which is non-negative by construction.
+    """
+    W0 = check_decoder(data, W0, "W0")
+    iters = as_count(iters, "iters")
+    H, shape = entropy(data), (data.V, data.d)
+
+    def gap_and_grad(w: np.ndarray) -> tuple[float, np.ndarray]:
+        W = w.reshape(shape)
+        return ce_loss(data, W) - H, ce_grad(data, W).ravel()
+
+    options = {"maxiter": iters, "gtol": 0.0, "ftol": 0.0}
+    res = minimize(gap_and_grad, W0.ravel(), jac=True, method="L-BFGS-B", options=options)
+    return res.x.reshape(shape)
+
+
+def entropy_search(data: NTPData, n_starts: int, iters: int, rng: np.random.Generator) -> list[np.ndarray]:
+    """The decoders :func:`search_min_gap` finds from ``n_starts`` seeded starts.
+
+    The starts are Gaussian matrices scaled by ``10^u``, ``u`` uniform in ``[-1, 1]``: norms
+    between about ``0.1`` and ``10`` times that of a standard Gaussian matrix.
+    """
+    require_data(data)
+    n_starts = as_count(n_starts, "n_starts")
+    rng = as_generator(rng, "rng")
+    starts = rng.standard_normal((n_starts, data.V, data.d))
+    starts *= 10.0 ** rng.uniform(-1, 1, size=(n_starts, 1, 1))
+    return [search_min_gap(data, W0, iters) for W0 in starts]
+
+
+def random_decoders(data: NTPData, count: int, rng: np.random.Generator) -> np.ndarray:
+    """``(count, V, d)`` Gaussian decoders rescaled to norms log-uniform in ``[1e-2, 1e3]``."""
+    require_data(data)
+    count = as_count(count, "count")
+    rng = as_generator(rng, "rng")
+    G = rng.standard_normal((count, data.V, data.d))
+    norms = 10.0 ** rng.uniform(-2, 3, size=count)
+    return G * (norms / np.linalg.norm(G, axis=(1, 2)))[:, None, None]
+
+
+@dataclass(frozen=True)
+class EntropyGaps:
+    """``CE(W) - H`` at several decoders, computed two ways.
+
+    Attributes
+    ----------
+    direct
+        ``CE(W) - H`` as the difference of two separately computed numbers: what a test of
+        the bound must use (it can come out negative if the bound were false, or by rounding).
+    kl
+        ``sum_j pi_j KL(p_j || S(W h_j))``: the same quantity in the stable form, non-negative
+        by construction and accurate however small.
+    """
+
+    direct: np.ndarray
+    kl: np.ndarray
+
+
+def entropy_gaps(data: NTPData, Ws: Sequence[np.ndarray] | np.ndarray) -> EntropyGaps:
+    """The gap to the entropy at each decoder of ``Ws``, directly and in the KL form."""
+    require_data(data)
+    H = entropy(data)
+    return EntropyGaps(
+        direct=np.array([ce_loss(data, W) - H for W in Ws]),
+        kl=np.array([kl_divergence(data, W) for W in Ws]),
+    )
+
+
+def margins(data: NTPData, W: ArrayLike) -> np.ndarray:
+    """The (6b) margins ``(e_{a_j} - e_v)^T W h_j`` of ``W``, one per pair ``v`` not in ``S_j``."""
+    W = check_decoder(data, W)
+    return ntp_constraints(data).ineq @ W.ravel()
+
+
+def gap_along_ray(data: NTPData, W_p: ArrayLike, W_d: ArrayLike, gammas: ArrayLike) -> np.ndarray:
+    """``CE(W_p + gamma W_d) - H`` (the KL form) at each ``gamma``."""
+    W_p, W_d = check_decoder(data, W_p, "W_p"), check_decoder(data, W_d, "W_d")
+    gammas = as_float_array(gammas, "gammas", 1)
+    return np.array([kl_divergence(data, W_p + g * W_d) for g in gammas])
+
+
+def eq9_constant(data: NTPData, W_p: ArrayLike) -> float:
+    """``C = V exp(||W^p|| M)``, ``M = sqrt(2) max_j ||h_j||``: the constant of Paper A, Eq. (9)."""
+    W_p = check_decoder(data, W_p, "W_p")
+    M = np.sqrt(2.0) * np.linalg.norm(data.H, axis=1).max()
+    return data.V * np.exp(np.linalg.norm(W_p) * M)
+
+
+def in_support_shares(data: NTPData, W: ArrayLike) -> np.ndarray:
+    """``x_{j,v}``: the logit of ``v`` minus the log-sum-exp of the in-support logits of ``j``."""
+    L = logits(data, W)
+    in_support = np.where(data.support_mask, L, -np.inf)
+    return L - logsumexp(in_support, axis=1, keepdims=True)
+
+
+@dataclass(frozen=True)
+class ZeroMarginRay:
+    """A direction that fails (6b) only just, and the plateau of the loss along ``W* + gamma D``.
+
+    Attributes
+    ----------
+    pair
+        ``(j, v)``: the context and out-of-support token whose margin is 0.
+    D
+        The minimum-norm matrix with (6a), margin 0 on ``pair`` and margins at least 1 on
+        every other pair (:func:`~ntpnb.linear.svm.zero_margin_direction`).
+    skipped
+        The pairs ``W*`` favours more that admit no such ``D`` (their zero margin forces
+        others to 0 as well).
+    zero
+        Over the inequality rows of :func:`~ntpnb.linear.constraints.ntp_constraints`: where
+        the margin of ``D`` is 0 (to ``1e-9`` relative to ``||D|| max_j ||h_j||``).
+    plateau
+        ``L = sum_j pi_j log(1 + sum of e^{x_jv} over the pairs where D's margin is 0)``: the
+        limit of ``CE - H`` along the ray, and a lower bound at every ``gamma``.
+    residual
+        ``max(|(6a) residuals of D|, |its zero margins|) / (||D|| max_j ||h_j||)``.
+    other_margin
+        The smallest margin of ``D`` on the other pairs.
+    """
+
+    pair: tuple[int, int]
+    D: np.ndarray
+    skipped: int
+    zero: np.ndarray
+    plateau: float
+    residual: float
+    other_margin: float
+
+
+def zero_margin_ray(data: NTPData, W_star: ArrayLike) -> ZeroMarginRay:
+    """The zero-margin direction on the pair ``W*`` favours most (of those where one exists).
+
+    Pairs are tried in decreasing order of ``x_{j,v}`` under ``W*`` (:func:`in_support_shares`),
+    so that the plateau is not small.
+
+    Raises
+    ------
+    NotSeparableError
+        If no pair admits a zero-margin direction.
+    """
+    W_star = check_decoder(data, W_star, "W_star")
+    x, cons = in_support_shares(data, W_star), ntp_constraints(data)
+    pairs = sorted(zip(cons.ineq_context, cons.ineq_token, strict=True), key=lambda p: -x[p])
+    for skipped, (j, v) in enumerate(pairs):
+        try:
+            D = zero_margin_direction(data, j, v)
+        except NotSeparableError:  # this zero margin forces others to 0
+            continue
+        return _zero_margin_ray(data, x, (int(j), int(v)), D, skipped)
+    raise NotSeparableError("no pair admits a zero-margin direction")
+
+
+def _zero_margin_ray(
+    data: NTPData, x: np.ndarray, pair: tuple[int, int], D: np.ndarray, skipped: int
+) -> ZeroMarginRay:
+    cons, w = ntp_constraints(data), D.ravel()
+    scale = np.linalg.norm(D) * np.linalg.norm(data.H, axis=1).max()
+    # margins are 0 to rounding or near 1 and above (zero_margin_direction): any cut between
+    all_margins = cons.ineq @ w
+    zero = np.abs(all_margins) <= 1e-9 * scale
+    j, v = cons.ineq_context[zero], cons.ineq_token[zero]
+    kept = np.bincount(j, np.exp(x[j, v]), minlength=data.m)
+    largest = max(np.abs(cons.eq @ w).max(initial=0.0), np.abs(all_margins[zero]).max())
+    return ZeroMarginRay(
+        pair=pair,
+        D=D,
+        skipped=skipped,
+        zero=zero,
+        plateau=float(data.pi @ np.log1p(kept)),
+        residual=float(largest / scale) if scale > 0 else 0.0,  # D = 0: every margin is 0
+        other_margin=float(all_margins[~zero].min(initial=np.inf)),
+    )

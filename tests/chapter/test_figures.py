@@ -1,0 +1,93 @@
+"""The chapters' drawing helpers (ntpnb.chapter.figures): what each puts on its axes."""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+
+import ntpnb as ntp
+from ntpnb import attention as att
+from ntpnb import optim
+from ntpnb.chapter import COLORS, band, draw_contexts, draw_graph, draw_rows, draw_unit_rows, four_panels
+
+
+@pytest.fixture(autouse=True)
+def _close():
+    yield
+    plt.close("all")
+
+
+def test_four_panels_plot_the_trace_on_log_iterations():
+    toy = ntp.toy2d_instance(0)
+    trace = ntp.train(toy, optim.gd(0.5), 100, n_records=10)
+    _, axes = plt.subplots(1, 4)
+    four_panels(axes, trace, ntp.entropy(toy), label="GD", color=COLORS[0])
+    keep = trace.iterations >= 1
+    np.testing.assert_array_equal(axes[0].lines[0].get_ydata(), trace["ce"][keep])
+    assert axes[0].lines[1].get_ydata()[0] == ntp.entropy(toy)  # the entropy, dotted
+    np.testing.assert_array_equal(axes[2].lines[1].get_ydata(), trace["corr_corrected"][keep])
+    assert all(ax.get_xscale() == "log" for ax in axes) and axes[3].get_yscale() == "log"
+
+
+def test_draw_contexts_writes_each_support_in_the_colors_of_its_tokens():
+    toy = ntp.toy2d_instance(0)
+    _, ax = plt.subplots()
+    draw_contexts(ax, toy, ["A", "B", "C"])
+    texts = list(ax.texts)
+    assert [t.get_text() for t in texts if t.get_text() in "ABC"] == ["A", "B", "C"]
+    digits = [t for t in texts if t.get_text().isdigit()]
+    assert len(digits) == int(toy.support_mask.sum())
+    assert all(matplotlib.colors.same_color(t.get_color(), COLORS[int(t.get_text()) - 1]) for t in digits)
+
+
+def test_draw_rows_as_vectors_or_normal_lines():
+    W = np.array([[1.0, 0.0], [0.0, 2.0], [-1.0, -1.0], [0.5, 0.5], [1.0, 0.0]])
+    _, (left, right) = plt.subplots(1, 2)
+    draw_rows(left, W)
+    tips = [line.get_xydata()[0] for line in left.lines]
+    np.testing.assert_allclose(tips, W)
+    draw_rows(right, W, normal_lines=True)
+    for line, w in zip(right.lines, W, strict=True):
+        direction = np.diff(line.get_xydata(), axis=0)[0]
+        assert abs(direction @ w) < 1e-12  # the line normal to w_v
+    assert right.lines[4].get_linestyle() == "--"  # w_5 dashed over w_1
+
+
+def test_draw_unit_rows_shows_the_normalized_iterate():
+    toy = ntp.toy2d_instance(0)
+    trace = ntp.train(toy, optim.gd(0.5), 50, n_records=5, keep_iterates=True)
+    target = ntp.limits(toy).W_mm_unit
+    _, ax = plt.subplots()
+    draw_unit_rows(ax, trace, 3, target, toy.H, 1.5)
+    draw_unit_rows(ax, trace, 4, target, toy.H, 1.5)  # the axes are cleared between frames
+    W = trace["W"][4] / np.linalg.norm(trace["W"][4])
+    ends = [line.get_xydata()[1] for line in ax.lines[1::2]]
+    np.testing.assert_allclose(ends, W)
+    assert ax.get_title() == f"k = {trace.iterations[4]}, corr = {trace['corr'][4]:.3f}"
+
+
+def test_draw_graph_draws_every_edge_and_shades_the_sccs():
+    tpg = att.token_priority_graphs([[4, 3, 0], [2, 4, 1], [3, 2, 1], [4, 3, 1]], [3, 2, 3, 4], 6)
+    g = tpg[1]
+    _, ax = plt.subplots()
+    draw_graph(ax, g, 6)
+    assert len(ax.texts) - len(g.nodes) == len(g.edges)  # one arrow (annotation) per edge
+    assert len(ax.patches) == len(g.cyclic_components)
+    assert ax.get_title() == f"G({g.k})"
+
+
+def test_band_is_the_mean_and_the_10_90_spread():
+    it = np.array([0, 1, 10, 100])
+    values = np.random.default_rng(0).standard_normal((4, 50))
+    _, ax = plt.subplots()
+    band(ax, it, values, COLORS[1], "x")
+    np.testing.assert_allclose(ax.lines[0].get_ydata(), values.mean(axis=1)[1:])
+    lo, hi = np.quantile(values, [0.1, 0.9], axis=1)[:, 1:]
+    ys = ax.collections[0].get_paths()[0].vertices[:, 1]  # the shaded band's outline
+    assert all(np.isclose(ys, v).any() for v in np.r_[lo, hi])
+    assert ax.get_xscale() == "log"
