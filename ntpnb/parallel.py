@@ -42,6 +42,8 @@ backend has. What is measured over the trials (intervals, crossings, fits and te
 
 from __future__ import annotations
 
+import os
+import sys
 import warnings
 from collections.abc import Callable, Sequence
 from functools import partial
@@ -51,13 +53,13 @@ import joblib
 import numpy as np
 from joblib import Parallel, delayed
 from joblib.parallel import BACKENDS, get_active_backend
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController
 
 from . import settings
 from .errors import InvalidDataError
 from .validation import as_count, as_ordered, check_dense_size
 
-__all__ = ["trial_generators", "run_sweep", "parallel_map", "active_workers"]
+__all__ = ["trial_generators", "run_sweep", "parallel_map", "active_workers", "limit_threads"]
 
 #: The joblib backends whose workers run on this machine (their number is capped to its CPUs).
 _LOCAL_BACKENDS = tuple(BACKENDS[name] for name in ("loky", "multiprocessing", "threading"))
@@ -87,8 +89,36 @@ def trial_generators(seed: int, n_points: int, n_trials: int) -> list[list[np.ra
     return [child.spawn(n_trials) for child in np.random.SeedSequence(seed).spawn(n_points)]
 
 
+#: This process's thread-pool controller, with the process and the number of modules it was made
+#: for (see :func:`_controller`).
+_CONTROLLER: dict[str, Any] = {}
+
+
+def _controller() -> ThreadpoolController:
+    """A controller of the BLAS/OpenMP libraries loaded in this process, made once per process.
+
+    Making one scans the process's shared libraries (about 2 ms), which per batch of a few
+    milliseconds of work dominated; it is made again in a new process (a worker) or when modules
+    were imported since, which may have loaded another library.
+    """
+    key = (os.getpid(), len(sys.modules))
+    if _CONTROLLER.get("key") != key:
+        _CONTROLLER.update(key=key, controller=ThreadpoolController())
+    return _CONTROLLER["controller"]
+
+
+def limit_threads(limits: int | None, user_api: str | None = None) -> Any:
+    """A context in which the BLAS/OpenMP libraries of this process use at most ``limits`` threads.
+
+    ``threadpoolctl.threadpool_limits`` without its scan of the process's libraries at every
+    call (:func:`_controller`). None leaves the libraries alone; ``user_api`` ``"blas"`` or
+    ``"openmp"`` limits only those.
+    """
+    return _controller().limit(limits=limits, user_api=user_api)
+
+
 def _map_batch(func: Callable[[Any], Any], items: list[Any], blas_threads: int | None) -> list[Any]:
-    with threadpool_limits(limits=blas_threads):
+    with limit_threads(blas_threads):
         return [func(item) for item in items]
 
 

@@ -110,6 +110,15 @@ RANK_BAND: float = 10.0
 
 #: A multiplier larger than this times the largest one counts as "active" (support vector).
 ACTIVE_DUAL_TOL: float = 1e-7
+#: A row whose margin is within this of 1 at a least-distance answer starts the polish as active
+#: (:func:`ntpnb.qp.solve_least_distance`). Those margins are 1 up to about eps * ||w||^2
+#: (the multipliers are NNLS's divided by 1 / (1 + ||w||^2)), below 1e-9 for the norms that
+#: method accepts (LEAST_DISTANCE_MAX_NORM); a margin within a factor RANK_BAND of this threshold
+#: sends the problem to the conic solver instead.
+ACTIVE_MARGIN_TOL: float = 1e-8
+#: Least-distance programming answers only normalized problems whose minimum norm is below this;
+#: larger norms (nearly infeasible constraints) go to the conic solver.
+LEAST_DISTANCE_MAX_NORM: float = 1e3
 #: Rounds of active-set correction when an SVM answer of the QP solver is polished
 #: (ntpnb.qp.polish): at (m, V, d, S) = (100, 20, 120, 8) CLARABEL's multipliers name
 #: one inactive row among 763, which one round drops.

@@ -3,6 +3,8 @@ size, order kept, n_jobs capped to the machine."""
 
 from __future__ import annotations
 
+import sys
+import types
 import warnings
 
 import joblib
@@ -130,3 +132,23 @@ def test_n_jobs_beyond_the_machine_is_capped_with_a_warning():
         warnings.simplefilter("error")  # joblib's -1 (every CPU) keeps working, without a warning
         assert parallel.active_workers() == cpus
         assert parallel.run_sweep(_trial, [1, 2], n_trials=2) == [[1, 1], [2, 2]]
+
+
+def test_limit_threads_limits_every_blas_library_and_restores_them():
+
+    from threadpoolctl import threadpool_info
+
+    before = {lib["filepath"]: lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"}
+    assert before, "numpy's BLAS is not loaded"  # numpy is imported above
+    with parallel.limit_threads(1, user_api="blas"):
+        inside = [lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"]
+        assert inside and max(inside) == 1
+    after = {lib["filepath"]: lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"}
+    assert after == before
+
+
+def test_the_thread_controller_is_made_again_when_modules_were_imported(monkeypatch):
+    first = parallel._controller()
+    assert parallel._controller() is first  # once per process
+    monkeypatch.setitem(sys.modules, "ntpnb_test_fake_module", types.ModuleType("fake"))
+    assert parallel._controller() is not first

@@ -17,14 +17,18 @@ from ntpnb.linear.active_set import solve_active_set
 from ntpnb.linear.constraints import NTPRows
 from ntpnb.linear.data import normalized
 from ntpnb.qp import (
+    LEAST_DISTANCE_SOLVER,
     MatrixConstraints,
     active_mask,
     certify,
+    least_distance_multipliers,
     min_norm_qp,
     polish,
     scaled_back,
     scaled_solution,
+    solve_least_distance,
     solve_named,
+    solve_reference,
 )
 
 
@@ -222,3 +226,50 @@ def test_a_scaled_solution_names_what_does_not_fit():
     assert big.passes() and big.n_active == sol.n_active
     with pytest.raises(ScaleError, match=r"a multiplier of W\^mm \(it scales like 1 / max\|H\|\^2\)"):
         scaled_solution(sol, 2.0**600, 1, "max|H|")
+
+
+# ---------------------------------------------------------------------------- least distance
+def test_least_distance_matches_the_closed_form():
+    # min ||x||^2/2 s.t. a^T x >= 2: x = 2 a / ||a||^2, lambda = 2 / ||a||^2, ||x||^2 = 4 / 25
+    lam, slack = least_distance_multipliers(np.array([[3.0, 4.0]]), np.array([2.0]))
+    np.testing.assert_allclose(lam, [2 / 25], rtol=1e-14)
+    assert slack == pytest.approx(1 / (1 + 4 / 25), rel=1e-14)  # 1 - h^T u = 1 / (1 + ||x||^2)
+
+
+def test_least_distance_of_infeasible_constraints_has_a_slack_at_the_rounding_level():
+    # x >= 1 and -x >= 1 have no solution: 1 - h^T u is 0 up to rounding, or negative
+    found = least_distance_multipliers(np.array([[1.0], [-1.0]]), np.ones(2))
+    assert found is None or found[1] <= 8 * np.finfo(float).eps
+
+
+def _random_qp(seed: int, n_eq: int) -> MatrixConstraints:
+    rng = np.random.default_rng(seed)
+    A = rng.standard_normal((30, 12))
+    A[:, 0] += 4.0  # feasible (w = e_1 / 2 nearly is), with some rows inactive
+    B = rng.standard_normal((n_eq, 12))
+    B[:, 0] = 0.0
+    return MatrixConstraints(A, B, B, "a random QP", (3, 4))
+
+
+@pytest.mark.parametrize("n_eq", [0, 3])
+@pytest.mark.parametrize("seed", range(5))
+def test_least_distance_agrees_with_the_conic_solver(seed, n_eq):
+    cons = _random_qp(seed, n_eq)
+    fast = solve_least_distance(cons)
+    ref = solve_reference(cons, lambda r: AssertionError(f"infeasible: {r.status}"))
+    assert fast is not None and fast.solver == LEAST_DISTANCE_SOLVER and fast.passes()
+    assert fast.polished and fast.n_active == ref.n_active < cons.n_ineq  # some rows inactive
+    np.testing.assert_allclose(fast.W, ref.W, rtol=0, atol=1e-12 * np.abs(ref.W).max())
+    np.testing.assert_allclose(fast.duals, ref.duals, rtol=0, atol=1e-10 * ref.duals.max())
+
+
+def test_least_distance_gives_way_when_unsure():
+    # infeasible, or a minimum norm above max_norm (nearly infeasible in normalized units): None,
+    # and the conic solver decides; no inequality: W = 0
+    infeasible = MatrixConstraints(np.array([[1.0], [-1.0]]), np.zeros((0, 1)), np.zeros((0, 1)), "x", (1, 1))
+    assert solve_least_distance(infeasible) is None
+    far = MatrixConstraints(np.array([[1e-2, 0.0]]), np.zeros((0, 2)), np.zeros((0, 2)), "far", (1, 2))
+    assert solve_least_distance(far, max_norm=10.0) is None
+    assert solve_least_distance(far).W.ravel()[0] == pytest.approx(100.0, rel=1e-13)
+    none = MatrixConstraints(np.zeros((0, 2)), np.zeros((0, 2)), np.zeros((0, 2)), "none", (1, 2))
+    np.testing.assert_array_equal(solve_least_distance(none).W, np.zeros((1, 2)))

@@ -47,11 +47,11 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import linalg
 from scipy.linalg import lapack
-from threadpoolctl import threadpool_limits
 
 from .. import settings
 from ..errors import SolverError
 from ..linalg import least_squares, numerical_rank
+from ..parallel import limit_threads
 from ..qp import SVMSolution, certify, trivial_solution
 from .constraints import NTPRows
 from .data import NTPData
@@ -401,7 +401,7 @@ def solve_active_set(data: NTPData, max_iter: int = MAX_ITER) -> SVMSolution:
     rows = NTPRows(data)
     if rows.n_ineq == 0:  # no inequality: W^mm = 0
         return trivial_solution(rows)
-    with threadpool_limits(limits=settings.BLAS_THREADS, user_api="blas"):
+    with limit_threads(settings.BLAS_THREADS, user_api="blas"):
         return _solve(rows, max_iter)
 
 

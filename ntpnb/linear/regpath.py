@@ -67,7 +67,6 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.linalg import cho_factor, cho_solve
 from scipy.special import expit, logsumexp
-from threadpoolctl import threadpool_limits
 
 from .. import settings
 from ..errors import (
@@ -78,6 +77,7 @@ from ..errors import (
     ScaleError,
 )
 from ..linalg import check_known_rank
+from ..parallel import limit_threads
 from ..validation import frozen
 from .data import NTPData, cached_per_data, normalized
 from .separability import is_separable
@@ -685,7 +685,7 @@ def _path(data: NTPData, B_all: np.ndarray) -> RegularizationPath:
     # checked for finiteness and certified, so the floating-point warnings are not needed.
     # The matrices are small (at most a few hundred rows), where threaded BLAS gains nothing
     # and, on a shared machine, loses a factor of several to contention.
-    with threadpool_limits(limits=settings.BLAS_THREADS, user_api="blas"), np.errstate(all="ignore"):
+    with limit_threads(settings.BLAS_THREADS, user_api="blas"), np.errstate(all="ignore"):
         B_cur = min(B_all[0], settings.PATH_START_RADIUS)
         state = _initial_state(data, st, B_cur)
         state, _ = _solve_or_raise(data, st, state, B_cur)
