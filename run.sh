@@ -28,9 +28,16 @@ setup() {
     local stamp="$VENV/.ntpnb-installed" wanted
     wanted=$(cat pyproject.toml constraints.txt | sha256sum | cut -d' ' -f1)
     if [ "$(cat "$stamp" 2>/dev/null)" != "$wanted" ]; then
-        echo "run.sh: installing ntpnb and its pinned dependencies into $VENV"
-        "$VENV/bin/python" -m pip install --quiet --upgrade pip
-        "$VENV/bin/python" -m pip install --quiet -c constraints.txt -e ".[book,test]"
+        # pip's and setuptools' full output goes to a log that an error names
+        local log="$VENV/ntpnb-install.log"
+        echo "run.sh: installing ntpnb and its pinned dependencies into $VENV (log: $log)"
+        if ! { "$VENV/bin/python" -m pip install --upgrade pip \
+                && "$VENV/bin/python" -m pip install -c constraints.txt -e ".[book,test]"; } >"$log" 2>&1; then
+            tail -n 20 "$log" >&2
+            echo "run.sh: the install failed; the full log is $log" >&2
+            exit 1
+        fi
+        echo "run.sh: installed $("$VENV/bin/python" -m pip list --format=freeze 2>/dev/null | wc -l) packages"
         echo "$wanted" > "$stamp"
     fi
     export PATH="$PWD/$VENV/bin:$PATH"
