@@ -59,7 +59,8 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     if failed:
         print(f"{len(failed)} of {len(results)} notebooks failed ({total:.1f} s):", file=sys.stderr)
         for r in failed:
-            print(f"  {r.name}: {r.error}\n    executed notebook kept at {r.executed}", file=sys.stderr)
+            kept = f"executed notebook kept at {r.executed}" if r.executed else "no executed copy kept"
+            print(f"  {r.name}: {r.error}\n    {kept}", file=sys.stderr)
         return 1
     out = results[0].executed.parent.parent
     cached = sum(r.cached for r in results)

@@ -167,7 +167,7 @@ def test_ci_runs_the_suite_under_a_second_blas_kernel_and_on_python_3_10():
 def test_ci_installs_chromium_and_requires_the_browser_test():
     ci = (ROOT / ".ci" / "run").read_text()
     assert "apt-get install" in ci and "chromium" in ci
-    assert "NTPNB_REQUIRE_BROWSER=1" in ci
+    assert "NTPNB_REQUIRE_BROWSER=1" in ci and "NTPNB_REQUIRE_MOUNTS=1" in ci
 
 
 def test_cdn_stylesheets_of_notebook_outputs_are_dropped():

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-__all__ = ["failed_cell", "describe_failure"]
+__all__ = ["failed_cell", "describe_failure", "describe_write_failure"]
 
 
 def failed_cell(staged: Path) -> tuple[int, str] | None:
@@ -45,17 +45,17 @@ def failed_cell(staged: Path) -> tuple[int, str] | None:
     return None
 
 
-def describe_failure(exc: BaseException, staged: Path | None = None) -> str:
+def describe_failure(exc: BaseException, staged: Path | None = None, outputs: Path | None = None) -> str:
     """One line: the error of a failed notebook and, when known, the cell it failed in.
 
     A kernel that died (crashed, killed, out of memory) is named as such, with its cell; an
     operating-system error of the run itself (not raised in the notebook) is a failure to write
-    the outputs, with the file.
+    the outputs (:func:`describe_write_failure`).
     """
     from nbclient.exceptions import DeadKernelError
 
     if isinstance(exc, OSError) and not hasattr(exc, "ename"):
-        return f"could not write the outputs: {exc.strerror}: {exc.filename}"
+        return describe_write_failure(exc, outputs)
     ename = getattr(exc, "ename", type(exc).__name__)
     evalue = str(getattr(exc, "evalue", exc)).strip()
     first = evalue.splitlines()[0] if evalue else ""
@@ -64,3 +64,15 @@ def describe_failure(exc: BaseException, staged: Path | None = None) -> str:
     if isinstance(exc, DeadKernelError):
         return f"KernelDied: the kernel died{where}"
     return f"{ename}: {first}" + (where if ename != "ClaimCheckError" else "")
+
+
+def describe_write_failure(exc: OSError, outputs: Path | None = None) -> str:
+    """One line for an output that could not be written: the cause, its errno, and where.
+
+    Where is the file the error names, else the output folder ``outputs`` (a write into an open
+    file, e.g. papermill's, names no file).
+    """
+    cause = exc.strerror or str(exc) or type(exc).__name__
+    code = f" (errno {exc.errno})" if exc.errno else ""
+    where = exc.filename if exc.filename else outputs
+    return f"could not write the outputs: {cause}{code}" + (f": {where}" if where else "")

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from ..chapter.paths import OutputLayout
 from .choice import NotebookRun, cache_key, forget_key, is_cached, notebook_parameters, store_key
-from .diagnosis import describe_failure
+from .diagnosis import describe_failure, describe_write_failure
 from .kernels import KERNEL_NAME, IPCKernelManager, kernel_environment
 from .staging import clear_failure, hide_injected_parameters, keep_failure, promote, staging_layout
 
@@ -30,7 +30,7 @@ class RunResult:
     name: str
     ok: bool
     seconds: float
-    executed: Path
+    executed: Path | None  # for a failure, the kept executed copy (None when none could be kept)
     error: str | None = None
     cached: bool = False  # not executed: unchanged since its last successful run
 
@@ -72,15 +72,22 @@ def run_notebook(run: NotebookRun) -> RunResult:
         promote(stage, layout, executed)
     except Exception as exc:  # report any failure, go on with the others
         seconds = time.perf_counter() - start
-        error = describe_failure(exc, staged)
-        forget_key(executed)
-        kept = keep_failure(layout, stage, run.name, error, run.parameters)
-        shutil.rmtree(stage.root, ignore_errors=True)
-        return RunResult(run.name, False, seconds, kept, error)
-    store_key(run, seconds)
-    clear_failure(layout, run.name)
+        return _failed(run, stage, seconds, describe_failure(exc, staged, layout.root))
+    try:
+        store_key(run, seconds)
+        clear_failure(layout, run.name)
+    except OSError as exc:  # the outputs are in place, but the next run cannot know it
+        return _failed(run, stage, seconds, describe_write_failure(exc, layout.root))
     shutil.rmtree(stage.root, ignore_errors=True)
     return RunResult(run.name, True, seconds, executed)
+
+
+def _failed(run: NotebookRun, stage: OutputLayout, seconds: float, error: str) -> RunResult:
+    """The result of a failed run: its cache key forgotten, its executed copy and record kept."""
+    forget_key(run.executed)
+    kept = keep_failure(run.layout, stage, run.name, error, run.parameters)
+    shutil.rmtree(stage.root, ignore_errors=True)
+    return RunResult(run.name, False, seconds, kept, error)
 
 
 def execute_notebook(

@@ -22,6 +22,7 @@ from ..chapter.atomic import atomic_write_text
 from ..chapter.paths import DEFAULT_OUTPUT_DIRNAME, output_layout, override_output_dir
 from ..errors import NTPError, RunInterruptedError
 from .choice import NotebookRun, cache_key, choose_notebooks, longest_first, package_fingerprint, with_output
+from .diagnosis import describe_write_failure
 from .execute import RunResult, cached_result
 from .kernels import run_environment
 from .lock import output_lock
@@ -138,7 +139,11 @@ def reproduce(
         remove_leftovers(layout)  # the staging folder, and the trees of notebooks that were stopped
         executed_now = [r for r in results.values() if not r.cached]
         if executed_now:  # with the number of notebooks that actually ran side by side
-            record_timings(layout, profile, executed_now, min(jobs, len(pending)))
+            try:
+                record_timings(layout, profile, executed_now, min(jobs, len(pending)))
+            except OSError as exc:  # said once: a failed notebook's line already names the cause
+                if all(r.ok for r in executed_now):
+                    log(f"ntpnb: timings not recorded: {describe_write_failure(exc, layout.root)}")
     if interrupted:
         raise RunInterruptedError(len(results), len(chosen))
     return [results[source.stem] for source, _ in chosen]

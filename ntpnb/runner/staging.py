@@ -95,17 +95,21 @@ def promote(stage: OutputLayout, layout: OutputLayout, executed: Path) -> None:
 
 def keep_failure(
     layout: OutputLayout, stage: OutputLayout, name: str, error: str, parameters: Mapping[str, object]
-) -> Path:
-    """Keep a failed run's executed notebook and a failure record in ``layout.failed``.
+) -> Path | None:
+    """Keep a failed run's executed notebook and a failure record in ``layout.failed``, if possible.
 
     The record holds the error, the parameters, the date and the claim checks the notebook
-    recorded before it failed. Returns the kept notebook (or where it would be).
+    recorded before it failed. The executed copy is kept only when it is a whole notebook (a
+    copy that a full disk cut short is dropped). Nothing is half-written: when the folder cannot
+    be written (a full disk) the record is not kept either.
+
+    Returns
+    -------
+    pathlib.Path or None
+        The kept notebook, or None when no copy could be kept.
     """
-    layout.failed.mkdir(parents=True, exist_ok=True)
     kept = layout.failed / f"{name}.ipynb"
     staged = stage.notebooks / f"{name}.ipynb"
-    if staged.is_file():
-        os.replace(staged, kept)
     try:
         checks = [c.to_json() for c in load_chapter_record(stage.claims / f"{name}.json").checks]
     except PathError:  # no record (or half of one) yet
@@ -117,8 +121,27 @@ def keep_failure(
         "parameters": dict(parameters),
         "checks": checks,
     }
-    atomic_write_text(layout.failed / f"{name}.json", json.dumps(record, indent=1, default=repr) + "\n")
-    return kept
+    try:
+        layout.failed.mkdir(parents=True, exist_ok=True)
+        if _is_whole_notebook(staged):
+            os.replace(staged, kept)
+        else:
+            kept.unlink(missing_ok=True)  # an earlier failure's copy would be mistaken for this one's
+        atomic_write_text(layout.failed / f"{name}.json", json.dumps(record, indent=1, default=repr) + "\n")
+    except OSError:  # the folder cannot be written: the error line already says why
+        pass
+    return kept if kept.is_file() else None
+
+
+def _is_whole_notebook(path: Path) -> bool:
+    """Whether ``path`` holds a notebook that reads (not one cut short by a failed write)."""
+    import nbformat
+
+    try:
+        nbformat.read(path, as_version=4)
+    except Exception:  # missing, truncated JSON, not a notebook
+        return False
+    return True
 
 
 def clear_failure(layout: OutputLayout, name: str) -> None:

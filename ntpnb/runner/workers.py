@@ -23,6 +23,7 @@ from multiprocessing.process import BaseProcess
 from pathlib import Path
 
 from .choice import NotebookRun
+from .diagnosis import describe_failure
 from .execute import RunResult, run_notebook
 from .kernels import RUN_FOLDER_PREFIX, run_folder
 from .processes import RUN_MARKER, end_processes
@@ -87,7 +88,11 @@ def _worker(sender: Connection, run: NotebookRun) -> None:
         os.setsid()
     watchdog = threading.Thread(target=_orphan_watchdog, args=(os.getppid(),), daemon=True)
     watchdog.start()
-    sender.send(run_notebook(run))
+    try:
+        result = run_notebook(run)
+    except Exception as exc:  # run_notebook reports failures itself; this is one of its own
+        result = RunResult(run.name, False, 0.0, None, describe_failure(exc, outputs=run.layout.root))
+    sender.send(result)
     sender.close()
 
 
@@ -135,7 +140,7 @@ def run_in_workers(
                 except (EOFError, OSError):  # the worker died before it could answer
                     process.join(5)
                     error = f"WorkerDied: the process running {run.name} ended (exit code {process.exitcode})"
-                    result = RunResult(run.name, False, 0.0, run.layout.failed / f"{run.name}.ipynb", error)
+                    result = RunResult(run.name, False, 0.0, None, error)
                 receiver.close()
                 process.join()
                 report(result)

@@ -259,6 +259,13 @@ def test_the_book_without_outputs_says_what_to_run(project):
     assert "`ntpnb book --run-missing quick`" in proc.stderr
 
 
+def skip_mount(reason: str) -> None:
+    """Skip a test that needs a private mount, or fail it where ``NTPNB_REQUIRE_MOUNTS`` is set (CI)."""
+    if os.environ.get("NTPNB_REQUIRE_MOUNTS"):
+        pytest.fail(f"NTPNB_REQUIRE_MOUNTS is set but {reason}")
+    pytest.skip(reason)
+
+
 def read_only(folder: Path) -> tuple[tuple[str, ...], Callable[[], None]]:
     """A command prefix under which ``folder`` cannot be written, and a function that undoes it.
 
@@ -270,11 +277,58 @@ def read_only(folder: Path) -> tuple[tuple[str, ...], Callable[[], None]]:
         return (), lambda: folder.chmod(0o755)
     mount = f"mount --bind '{folder}' '{folder}' && mount -o remount,bind,ro '{folder}'"
     if shutil.which("unshare") is None:
-        pytest.skip("root, and no unshare for a read-only mount")
+        skip_mount("root, and no unshare for a read-only mount")
     probe = ["unshare", "-m", "sh", "-c", f"{mount} && ! touch '{folder}/x'"]
     if subprocess.run(probe, capture_output=True).returncode != 0:
-        pytest.skip("root, and no private read-only mount (unshare -m) allowed here")
+        skip_mount("root, and no private read-only mount (unshare -m) allowed here")
     return ("unshare", "-m", "sh", "-c", f'{mount} && exec "$@"', "sh"), lambda: None
+
+
+def full_disk(outputs: Path, results: Path, free_kib: int) -> tuple[str, ...]:
+    """A command prefix that runs its command with ``outputs`` on a small file system filled up.
+
+    In a private mount namespace (``unshare -m``; root only), a 1 MiB tmpfs is mounted on
+    ``outputs`` with a copy of what was there, then filled up to ``free_kib`` KiB; after the command,
+    what it left there is copied to ``results`` (the tmpfs vanishes with the namespace). Where
+    that is not allowed the test is skipped, unless ``NTPNB_REQUIRE_MOUNTS`` is set (``.ci/run``
+    sets it), which makes it fail instead.
+    """
+    saved = results.parent / "saved"
+    script = (
+        f"cp -a '{outputs}' '{saved}' && mount -t tmpfs -o size=1m tmpfs '{outputs}' && "
+        f"cp -a '{saved}/.' '{outputs}/' && "
+        f"free=$(df -k --output=avail '{outputs}' | tail -n 1) && "
+        f"{{ dd if=/dev/zero of='{outputs}/.filler' bs=1k count=$((free - {free_kib})) 2>/dev/null; "
+        "true; } && "
+        f"{{ \"$@\"; code=$?; }}; rm -f '{outputs}/.filler'; cp -a '{outputs}/.' '{results}/'; exit $code"
+    )
+    probe = ["unshare", "-m", "sh", "-c", f"mount -t tmpfs -o size=64k tmpfs '{results.parent}'"]
+    if os.geteuid() != 0 or shutil.which("unshare") is None or subprocess.run(probe).returncode != 0:
+        skip_mount("a small tmpfs in a private mount namespace needs root and unshare -m")
+    results.mkdir()
+    return ("unshare", "-m", "sh", "-c", script, "sh")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("free_kib", [0, 4, 12])  # full at the start, or while papermill saves
+def test_a_full_disk_is_named_in_one_line_and_leaves_nothing_half_written(project, tmp_path, free_kib):
+    code, _out, err = run(project, NAMES[0], env={"RUN_01": "good"})
+    assert code == 0, err
+    outputs = project / "outputs"
+    good = (outputs / "notebooks" / f"{NAMES[0]}.ipynb").read_bytes()
+    results = tmp_path / "results"
+    prefix = full_disk(outputs, results, free_kib)
+    code, out, err = run(project, NAMES[0], "--force", env={"RUN_01": "new"}, prefix=prefix)
+    said = out + err
+    assert code != 0 and "Traceback" not in said and "WorkerDied" not in said, said
+    named = [line for line in said.splitlines() if "No space left on device" in line]
+    assert named and all("could not write the outputs" in line or "error" in line for line in named), said
+    assert ": None" not in said
+    # the last good notebook survives; nothing cut short is kept; no temporary file is left
+    assert (results / "notebooks" / f"{NAMES[0]}.ipynb").read_bytes() == good
+    for kept in (results / "failed").glob("*.ipynb") if (results / "failed").is_dir() else ():
+        json.loads(kept.read_text())
+    assert not [p for p in results.rglob("*") if is_temporary(p) or ".staging" in p.parts]
 
 
 @pytest.mark.slow
