@@ -23,7 +23,7 @@ from .. import settings
 from ..errors import NotCompatibleError, ScaleError, SolverError
 from ..linalg import numerical_rank, thin_svd
 from ..settings import COMPAT_RTOL
-from .constraints import NTPRows, ntp_constraints
+from .constraints import NTPRows, equality_rhs, ntp_constraints
 from .data import NTPData, cached_per_data, check_decoder, check_dense_size, frozen, normalized
 
 __all__ = [
@@ -226,7 +226,7 @@ def _solve_lsqr(data: NTPData) -> tuple[np.ndarray, float]:
         If LSQR stops at its iteration limit (:data:`ntpnb.settings.F_LSQR_MAX_ITER`).
     """
     op = equality_operator(data)
-    b = np.asarray(ntp_constraints(data).eq_rhs, dtype=float)
+    b = np.asarray(equality_rhs(data), dtype=float)
     tol = settings.F_LSQR_TOL
     w, istop, itn = lsqr(op, b, atol=tol, btol=tol, iter_lim=settings.F_LSQR_MAX_ITER)[:3]
     if istop == 7:
@@ -266,7 +266,7 @@ def compatibility_residual(data: NTPData) -> float:
 
 
 def _compat_tolerance(data: NTPData) -> float:
-    b = ntp_constraints(data).eq_rhs
+    b = equality_rhs(data)
     return COMPAT_RTOL * max(1.0, float(np.linalg.norm(b)))
 
 
