@@ -31,6 +31,10 @@ from dataclasses import asdict, dataclass
 WINDOW, SEED = 7, 0
 #: The prefixes tried, in characters of the corpus (the chapter's paper profile uses 50).
 DEFAULT_CHARS: tuple[int, ...] = (20, 35, 50, 70, 100, 140, 200, 280, 400, 560, 800, 1000, 2000, 5000)
+#: Prefixes for W* alone (LSQR, no threshold sweep), at d = W_STAR_D_OVER_M m: the joint thresholds
+#: measured on the prefixes the LPs reach are 0.19 m to 0.22 m.
+W_STAR_CHARS: tuple[int, ...] = (1000, 2000, 5000, 10000, 20000, 40000)
+W_STAR_D_OVER_M = 0.2
 #: The skip rule's growth exponent of the time in ``m`` (the LP sweep's; measured about 2-3).
 PREDICTION_EXPONENT = 2.5
 
@@ -94,9 +98,46 @@ def measure_prefix(n_chars: int) -> JointMeasurement:
     )
 
 
-def measure_in_subprocess(n_chars: int, timeout: float) -> JointMeasurement:
-    """:func:`measure_prefix` in a fresh Python process (its own CPU time and peak memory)."""
-    cmd = [sys.executable, "-c", f"import benchmarks.joint as j; j.print_measurement({int(n_chars)})"]
+def measure_w_star(n_chars: int) -> JointMeasurement:
+    """Compatibility and ``W*`` alone on the first ``n_chars`` characters, at ``d = W_STAR_D_OVER_M m``.
+
+    No separability decision: the rows show how far ``W*`` reaches (by LSQR above the dense
+    limit, :func:`ntpnb.linear.subspace.uses_dense_f`) where the LPs do not.
+    """
+    import ntpnb as ntp
+    from ntpnb.linear import corpus
+    from ntpnb.linear.constraints import NTPRows
+    from ntpnb.linear.subspace import uses_dense_f
+
+    start = time.process_time()
+    ids = ntp.encode_text(ntp.stdlib_corpus(n_chars))
+    joint = ntp.prefix_contexts(ntp.sliding_windows(ids.tolist(), WINDOW), len(corpus.ALPHABET))
+    data = ntp.joint_ntp_data(joint, max(1, round(W_STAR_D_OVER_M * joint.m)), SEED)
+    compatible = ntp.is_compatible(data)
+    if compatible:
+        ntp.finite_solution(data)
+    end = time.process_time()
+    return JointMeasurement(
+        n_chars=n_chars,
+        m=joint.m,
+        V=joint.V,
+        d_joint=data.d,
+        dim_f=NTPRows(data).n_eq,
+        compatible=compatible,
+        w_star_seconds=end - start,
+        total_seconds=end - start,
+        peak_mib=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        note="dense SVD" if uses_dense_f(data) else "LSQR",
+    )
+
+
+def measure_in_subprocess(n_chars: int, timeout: float, what: str = "measure_prefix") -> JointMeasurement:
+    """``what`` (:func:`measure_prefix` or :func:`measure_w_star`) in a fresh Python process."""
+    cmd = [
+        sys.executable,
+        "-c",
+        f"import benchmarks.joint as j; j.print_measurement({int(n_chars)}, {what!r})",
+    ]
     try:
         done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, check=False)
     except subprocess.TimeoutExpired:
@@ -107,12 +148,12 @@ def measure_in_subprocess(n_chars: int, timeout: float) -> JointMeasurement:
     return JointMeasurement(**json.loads(done.stdout.strip().splitlines()[-1]))
 
 
-def print_measurement(n_chars: int) -> None:
-    """Print :func:`measure_prefix` as one JSON line (the subprocess's output)."""
-    print(json.dumps(asdict(measure_prefix(n_chars))))
+def print_measurement(n_chars: int, what: str = "measure_prefix") -> None:
+    """Print ``what`` (a function of this module) of ``n_chars`` as one JSON line (the subprocess's)."""
+    print(json.dumps(asdict(globals()[what](n_chars))))
 
 
-def run_prefixes(chars: Sequence[int], budget: float) -> list[JointMeasurement]:
+def run_prefixes(chars: Sequence[int], budget: float, what: str = "measure_prefix") -> list[JointMeasurement]:
     """Measure growing prefixes until the next is predicted, or one is measured, to exceed ``budget``.
 
     The subprocess of a prefix is stopped at four times the budget (wall clock: the machine is
@@ -129,7 +170,7 @@ def run_prefixes(chars: Sequence[int], budget: float) -> list[JointMeasurement]:
                 )
                 print(f"  joint problem, {n_chars} characters: {rows[-1].note}", flush=True)
                 break
-        row = measure_in_subprocess(n_chars, timeout=4 * budget)
+        row = measure_in_subprocess(n_chars, timeout=4 * budget, what=what)
         rows.append(row)
         print(f"  joint problem, {n_chars} characters: {format_row(row)}", flush=True)
         if not row.m or row.total_seconds > budget:
@@ -147,6 +188,11 @@ def format_row(row: JointMeasurement) -> str:
     """One prefix as a line of the printed progress."""
     if not row.m:
         return row.note
+    if not row.lp_count:
+        return (
+            f"W* alone, m = {row.m}, d = {row.d_joint}, {row.dim_f} equations ({row.note}): "
+            f"{row.total_seconds:.1f} s, {row.peak_mib:.0f} MiB"
+        )
     return (
         f"m = {row.m}, d = {row.d_joint}, dim F = {row.dim_f}: {row.total_seconds:.1f} s "
         f"(LPs {row.lp_seconds:.1f} s), {row.peak_mib:.0f} MiB"
@@ -181,4 +227,27 @@ def format_joint(rows: Sequence[JointMeasurement], budget: float) -> str:
             f"{best.lp_count} separability LPs; peak memory {best.peak_mib:.0f} MiB.\n"
             f"W^mm certificate there: {best.certificate}.\n"
         )
+    return head + "\n".join(lines) + "\n" + tail
+
+
+def format_w_star(rows: Sequence[JointMeasurement], budget: float) -> str:
+    """The table of ``W*`` alone on large prefixes (:func:`measure_w_star`)."""
+    head = (
+        "| characters | m | V | d | equations (4) | V d | compatible | solver | total CPU s | peak MiB |\n"
+        "|---|---|---|---|---|---|---|---|---|---|\n"
+    )
+    lines = [
+        f"| {r.n_chars} | {r.m} | {r.V} | {r.d_joint} | {r.dim_f} | {r.V * r.d_joint} | {r.compatible} "
+        f"| {r.note} | {r.total_seconds:.1f} | {r.peak_mib:.0f} |"
+        if r.m
+        else f"| {r.n_chars} | {r.note} |" + " |" * 8
+        for r in rows
+    ]
+    best = largest_within(rows, budget)
+    tail = (
+        f"\nLargest prefix whose W* was computed within {budget:.0f} s: {best.n_chars} characters "
+        f"(m = {best.m}, d = {best.d_joint}) in {best.total_seconds:.1f} s, {best.peak_mib:.0f} MiB.\n"
+        if best is not None
+        else "\nNo prefix within the budget.\n"
+    )
     return head + "\n".join(lines) + "\n" + tail

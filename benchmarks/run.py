@@ -510,6 +510,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.skip_joint
         else joint.run_prefixes(args.joint_chars or joint.DEFAULT_CHARS, args.time_limit)
     )
+    w_star_rows = (
+        [] if args.skip_joint else joint.run_prefixes(joint.W_STAR_CHARS, args.time_limit, "measure_w_star")
+    )
     notebooks = time_notebooks(ROOT, args.jobs) if args.notebooks else None
     total = time.perf_counter() - started
 
@@ -527,6 +530,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if joint_rows:
         print(f"\n## {JOINT_TITLE}\n")
         print(joint.format_joint(joint_rows, args.time_limit))
+        print(joint.format_w_star(w_star_rows, args.time_limit))
     if notebooks:
         print(f"\n## {NOTEBOOKS_TITLE}\n")
         print(format_timings(*notebooks))
@@ -551,6 +555,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             run_platform,
             joint_rows,
             args.time_limit,
+            w_star_rows,
         ),
     )
     print(f"Wrote {page} (the book's benchmarks page: `ntpnb book` picks it up)")
@@ -574,6 +579,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         ],
         "attention": [{**asdict(r), "speedup": r.speedup} for r in att_rows],
         "joint": [asdict(r) for r in joint_rows],
+        "joint_w_star": [asdict(r) for r in w_star_rows],
         "notebooks": {"timings": notebooks[0], "wall_seconds": notebooks[1]} if notebooks else None,
     }
     atomic_write_text(path, json.dumps(payload, indent=1))
@@ -711,6 +717,16 @@ matrix, factorized at every iteration, with `d` near the threshold growing with 
 """
 
 
+JOINT_W_STAR_INTRO = """\
+Without the threshold sweep, compatibility and `W*` alone reach much larger prefixes: at
+`d = 0.2 m` (the joint thresholds above are 0.19 m to 0.22 m), by the dense SVD of the equality
+constraints (4) while that `(rows) x (V d)` matrix is small
+(`ntpnb.settings.F_DENSE_MAX_ENTRIES`), above by LSQR on the map `W -> in-support logit
+differences` (`ntpnb.linear.subspace.equality_operator`), which forms no basis of F and no
+`(dim F) x (V d)` matrix. "equations (4)" is their number, an upper bound on `dim F`.
+"""
+
+
 NOTEBOOKS_TITLE = "Notebook reproduction times (python -m benchmarks --notebooks)"
 
 NOTEBOOKS_INTRO = """\
@@ -732,6 +748,7 @@ def book_page(
     run_platform: Mapping[str, object] | None = None,
     joint_rows: Sequence[joint.JointMeasurement] = (),
     time_limit: float = 60.0,
+    w_star_rows: Sequence[joint.JointMeasurement] = (),
 ) -> str:
     """The benchmarks page of the book, from this run's measurements.
 
@@ -752,6 +769,8 @@ def book_page(
         parts.append(f"## {ATTENTION_TITLE}\n\n{ATTENTION_INTRO}\n{attention.format_attention(att_rows)}\n")
     if joint_rows:
         parts.append(f"## {JOINT_TITLE}\n\n{JOINT_INTRO}\n{joint.format_joint(joint_rows, time_limit)}\n")
+    if w_star_rows:
+        parts.append(f"{JOINT_W_STAR_INTRO}\n{joint.format_w_star(w_star_rows, time_limit)}\n")
     if notebooks:
         parts.append(f"## {NOTEBOOKS_TITLE}\n\n{NOTEBOOKS_INTRO}\n{format_timings(*notebooks)}\n")
     cmd = "python -m benchmarks " + " ".join(argv if argv is not None else sys.argv[1:])

@@ -3,7 +3,10 @@
 ``F = span{(e_z - e_z') h_j^T : z != z' in S_j, j in [m]}`` (Eq. (5)). An orthonormal basis
 is computed once per data set from the singular value decomposition of the equality
 constraint matrix, whose rows span F. The same decomposition solves the compatibility
-equations (4): their minimum-norm solution is the unique solution lying in F, ``W*``.
+equations (4): their minimum-norm solution is the unique solution lying in F, ``W*``. Above a
+size (:data:`ntpnb.settings.F_DENSE_MAX_ENTRIES`) ``W*`` and the compatibility residual come from
+LSQR on the map ``W -> in-support logit differences`` instead (:func:`equality_operator`), which
+forms neither a basis of F nor any matrix of its rows.
 
 Both dimensions the package needs from the data, ``rank H`` (:func:`embedding_svd`) and
 ``dim F`` (:func:`f_decomposition`), are decided here, once per data set, by the one rule of
@@ -23,7 +26,7 @@ from .. import settings
 from ..errors import NotCompatibleError, ScaleError, SolverError
 from ..linalg import numerical_rank, thin_svd
 from ..settings import COMPAT_RTOL
-from .constraints import NTPRows, equality_rhs, ntp_constraints
+from .constraints import NTPRows, equality_matrix, equality_rhs
 from .data import NTPData, cached_per_data, check_decoder, check_dense_size, frozen, normalized
 
 __all__ = [
@@ -141,8 +144,8 @@ def f_decomposition(data: NTPData) -> FDecomposition:
     norm, scale = normalized(data)
     if norm is not data:
         return replace(f_decomposition(norm), scale=scale)
-    check_dense_size(ntp_constraints(data).eq.shape, "the equality-constraint matrix")
-    G = ntp_constraints(data).eq.toarray()
+    check_dense_size(equality_matrix(data).shape, "the equality-constraint matrix")
+    G = equality_matrix(data).toarray()
     if G.shape[0] == 0:  # every support is a single token: F = {0}
         return FDecomposition(
             frozen(np.zeros((0, data.V * data.d))), frozen(np.zeros((0, 0))), frozen(np.zeros(0))
@@ -208,7 +211,7 @@ def equality_operator(data: NTPData) -> LinearOperator:
 def _solve_dense(data: NTPData) -> tuple[np.ndarray, float]:
     """``vec(W*)`` and the residual of (4) from the SVD of the equality matrix (:func:`f_decomposition`)."""
     dec = f_decomposition(data)
-    b = ntp_constraints(data).eq_rhs
+    b = equality_rhs(data)
     coef = dec.U.T @ b
     return dec.basis.T @ (coef / dec.s), float(np.linalg.norm(b - dec.U @ coef))
 
