@@ -60,22 +60,37 @@ class JointMeasurement:
     note: str = ""
 
 
+def _joint_contexts(n_chars: int):
+    """The prefix contexts of the first ``n_chars`` characters, read as chapter 5 reads the corpus."""
+    import ntpnb as ntp
+    from ntpnb.linear import corpus
+
+    ids = ntp.encode_text(ntp.stdlib_corpus(n_chars))
+    return ntp.prefix_contexts(ntp.sliding_windows(ids.tolist(), WINDOW), len(corpus.ALPHABET))
+
+
+def _compatible_with_w_star(data) -> bool:
+    """Whether ``data`` are compatible, computing ``W*`` when they are."""
+    import ntpnb as ntp
+
+    compatible = ntp.is_compatible(data)
+    if compatible:
+        ntp.finite_solution(data)
+    return compatible
+
+
 def measure_prefix(n_chars: int) -> JointMeasurement:
     """Solve the joint problem of the first ``n_chars`` characters in this process (see the module)."""
     import ntpnb as ntp
-    from ntpnb.linear import corpus
     from ntpnb.linear.subspace import f_decomposition
 
     start = time.process_time()
-    ids = ntp.encode_text(ntp.stdlib_corpus(n_chars))
-    joint = ntp.prefix_contexts(ntp.sliding_windows(ids.tolist(), WINDOW), len(corpus.ALPHABET))
+    joint = _joint_contexts(n_chars)
     decide = ntp.TimedSeparability()
     thresholds = ntp.joint_thresholds(joint, SEED, decide)
     lp_seconds = time.process_time() - start
     data = ntp.joint_ntp_data(joint, thresholds.joint, SEED)
-    compatible = ntp.is_compatible(data)
-    if compatible:
-        ntp.finite_solution(data)
+    compatible = _compatible_with_w_star(data)
     dim_f = f_decomposition(data).dim
     w_star_end = time.process_time()
     sol = ntp.solve_ntp_svm(ntp.joint_ntp_data(joint, min(joint.m, 2 * thresholds.joint), SEED))
@@ -105,17 +120,13 @@ def measure_w_star(n_chars: int) -> JointMeasurement:
     limit, :func:`ntpnb.linear.subspace.uses_dense_f`) where the LPs do not.
     """
     import ntpnb as ntp
-    from ntpnb.linear import corpus
     from ntpnb.linear.constraints import NTPRows
     from ntpnb.linear.subspace import uses_dense_f
 
     start = time.process_time()
-    ids = ntp.encode_text(ntp.stdlib_corpus(n_chars))
-    joint = ntp.prefix_contexts(ntp.sliding_windows(ids.tolist(), WINDOW), len(corpus.ALPHABET))
+    joint = _joint_contexts(n_chars)
     data = ntp.joint_ntp_data(joint, max(1, round(W_STAR_D_OVER_M * joint.m)), SEED)
-    compatible = ntp.is_compatible(data)
-    if compatible:
-        ntp.finite_solution(data)
+    compatible = _compatible_with_w_star(data)
     end = time.process_time()
     return JointMeasurement(
         n_chars=n_chars,
