@@ -21,6 +21,8 @@ It prints one table per problem, each method's time at each size with the fitted
 * the regularization path (Paper A, Sec. 5), the Graph-SVM and the cyclic correction ``W^cyc``
   (Paper B) up to the largest size under ``--time-limit`` seconds, with each answer's certificate
   (``--skip-regpath``, ``--skip-attention-svm``);
+* chapter 5's joint problem (Paper A, App. C) on growing prefixes of the corpus, up to the largest
+  solved within ``--time-limit`` CPU seconds, each prefix in its own process (``--skip-joint``);
 * the 100-trial attention training of Paper B, batched against a per-trial, per-sample loop
   (``--skip-attention``);
 * with ``--notebooks``, the reproduction time of every notebook at every profile (into a

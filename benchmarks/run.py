@@ -22,7 +22,7 @@ from ntpnb.chapter.platform import format_platform, platform_info
 from ntpnb.errors import NTPError
 from ntpnb.linear.data import NTPData
 
-from . import attention, methods, plots
+from . import attention, joint, methods, plots
 from .instances import (
     PATH_B_MIN,
     PATH_B_TOP_OVER_MM,
@@ -460,6 +460,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--skip-regpath", action="store_true", help="no regularization-path table")
     parser.add_argument("--skip-attention-svm", action="store_true", help="no Graph-SVM and W^cyc tables")
     parser.add_argument("--skip-attention", action="store_true", help="no attention-training table")
+    parser.add_argument("--skip-joint", action="store_true", help="no table of chapter 5's joint problem")
+    parser.add_argument(
+        "--joint-chars",
+        nargs="*",
+        type=int,
+        help="prefixes of the corpus for the joint problem, in characters",
+    )
     parser.add_argument(
         "--attention-trials", type=int, default=attention.N_TRIALS, help="trials (default: %(default)s)"
     )
@@ -498,6 +505,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             row = attention.measure(kind, args.attention_trials, args.attention_iters)
             print(f"  attention {kind}: naive {row.naive_seconds:.2f} s, batched {row.batched_seconds:.3f} s")
             att_rows.append(row)
+    joint_rows = (
+        []
+        if args.skip_joint
+        else joint.run_prefixes(args.joint_chars or joint.DEFAULT_CHARS, args.time_limit)
+    )
+    w_star_rows = (
+        [] if args.skip_joint else joint.run_prefixes(joint.W_STAR_CHARS, args.time_limit, "measure_w_star")
+    )
     notebooks = time_notebooks(ROOT, args.jobs) if args.notebooks else None
     total = time.perf_counter() - started
 
@@ -512,6 +527,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if att_rows:
         print(f"\n## {ATTENTION_TITLE}\n")
         print(attention.format_attention(att_rows))
+    if joint_rows:
+        print(f"\n## {JOINT_TITLE}\n")
+        print(joint.format_joint(joint_rows, args.time_limit))
+        print(joint.format_w_star(w_star_rows, args.time_limit))
     if notebooks:
         print(f"\n## {NOTEBOOKS_TITLE}\n")
         print(format_timings(*notebooks))
@@ -523,7 +542,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         png = plots.write_scaling_figure(table, bench.fit_kind, power_law_fit, args.out)
         figures[table.problem] = f"{args.out.name}/{png.name}"  # relative to the book page, one folder up
     page = args.out / "benchmarks.md"
-    atomic_write_text(page, book_page(runs, att_rows, notebooks, machine, total, argv, figures, run_platform))
+    atomic_write_text(
+        page,
+        book_page(
+            runs,
+            att_rows,
+            notebooks,
+            machine,
+            total,
+            argv,
+            figures,
+            run_platform,
+            joint_rows,
+            args.time_limit,
+            w_star_rows,
+        ),
+    )
     print(f"Wrote {page} (the book's benchmarks page: `ntpnb book` picks it up)")
     path = args.out / "benchmarks.json"
     payload = {
@@ -544,6 +578,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             for b, t in runs
         ],
         "attention": [{**asdict(r), "speedup": r.speedup} for r in att_rows],
+        "joint": [asdict(r) for r in joint_rows],
+        "joint_w_star": [asdict(r) for r in w_star_rows],
         "notebooks": {"timings": notebooks[0], "wall_seconds": notebooks[1]} if notebooks else None,
     }
     atomic_write_text(path, json.dumps(payload, indent=1))
@@ -661,6 +697,36 @@ max(1e-9, 10 x floor) (docstring of `benchmarks/attention.py`).
 """
 
 
+JOINT_TITLE = "The joint problem of App. C on real text (chapter 5)"
+
+JOINT_INTRO = """\
+The joint problem of Paper A, App. C (all prefixes of a text as one NTP problem; chapter 5, claim
+A14) on the first `n` characters of the docstring corpus, read as the chapter reads it (windows
+of length 7 on a circle, fixed random embeddings nested in `d`), solved as the chapter solves
+it: the separability thresholds in `d` of every single-length slice and of the joint problem
+(`ntpnb.joint_thresholds`, every decision by the certified max-margin LP), `W*` and
+compatibility at the joint threshold, and `W^mm` at twice the threshold (the `d` of the
+chapter's gradient-descent run, `ntpnb.solve_ntp_svm`, verified). Each prefix runs in its own
+process: "total CPU s" is its CPU time (one BLAS thread), "peak MiB" its peak resident memory
+(HiGHS's included); "LP s", "W* s" and "W^mm s" split the time. The prefixes grow until the
+next one is predicted (the time scaled by the ratio of characters to the power
+`benchmarks.joint.PREDICTION_EXPONENT`) or measured to exceed the time limit. What bounds the
+size is the certified LP: it has `V d` variables, and every pair of them meets in the rows of
+some context, so the normal equations of its interior-point method are a dense `(V d) x (V d)`
+matrix, factorized at every iteration, with `d` near the threshold growing with `m`.
+"""
+
+
+JOINT_W_STAR_INTRO = """\
+Without the threshold sweep, compatibility and `W*` alone reach much larger prefixes: at
+`d = 0.2 m` (the joint thresholds above are 0.19 m to 0.22 m), by the dense SVD of the equality
+constraints (4) while that `(rows) x (V d)` matrix is small
+(`ntpnb.settings.F_DENSE_MAX_ENTRIES`), above by LSQR on the map `W -> in-support logit
+differences` (`ntpnb.linear.subspace.equality_operator`), which forms no basis of F and no
+`(dim F) x (V d)` matrix. "equations (4)" is their number, an upper bound on `dim F`.
+"""
+
+
 NOTEBOOKS_TITLE = "Notebook reproduction times (python -m benchmarks --notebooks)"
 
 NOTEBOOKS_INTRO = """\
@@ -680,6 +746,9 @@ def book_page(
     argv: Sequence[str] | None,
     figures: Mapping[str, str] | None = None,
     run_platform: Mapping[str, object] | None = None,
+    joint_rows: Sequence[joint.JointMeasurement] = (),
+    time_limit: float = 60.0,
+    w_star_rows: Sequence[joint.JointMeasurement] = (),
 ) -> str:
     """The benchmarks page of the book, from this run's measurements.
 
@@ -698,10 +767,15 @@ def book_page(
         parts.append(f"## {table.problem}\n\n" + (f"{intro}\n" if intro else "") + f"{body}\n{image}")
     if att_rows:
         parts.append(f"## {ATTENTION_TITLE}\n\n{ATTENTION_INTRO}\n{attention.format_attention(att_rows)}\n")
+    if joint_rows:
+        parts.append(f"## {JOINT_TITLE}\n\n{JOINT_INTRO}\n{joint.format_joint(joint_rows, time_limit)}\n")
+    if w_star_rows:
+        parts.append(f"{JOINT_W_STAR_INTRO}\n{joint.format_w_star(w_star_rows, time_limit)}\n")
     if notebooks:
         parts.append(f"## {NOTEBOOKS_TITLE}\n\n{NOTEBOOKS_INTRO}\n{format_timings(*notebooks)}\n")
     cmd = "python -m benchmarks " + " ".join(argv if argv is not None else sys.argv[1:])
     measured = [t.problem for _, t in runs] + (["attention training"] if att_rows else [])
+    measured += ["joint problem"] if joint_rows else []
     missing = [
         name
         for name, done in MEASURABLE.items()
@@ -734,6 +808,7 @@ MEASURABLE = {
     "Graph-SVM": "the Graph-SVM (`--skip-attention-svm`)",
     "Cyclic correction W^cyc": "the cyclic correction W^cyc (`--skip-attention-svm`)",
     "attention training": "the batched attention training (`--skip-attention`)",
+    "joint problem": "chapter 5's joint problem on prefixes of the corpus (`--skip-joint`)",
     "notebooks": "the notebook reproduction times at every profile (`--notebooks`; the section below "
     "shows what `ntpnb reproduce` recorded for this output tree)",
 }

@@ -38,6 +38,16 @@ COVER_MAX_M: int = 100_000
 #: unsolvable ones leave residuals of order one.
 COMPAT_RTOL: float = 1e-8
 
+#: W* and the compatibility residual come from the dense SVD of the equality constraints (4)
+#: while that matrix, (rows) x (V d), has at most F_DENSE_MAX_ENTRIES entries; above, from LSQR
+#: on the map ``W -> in-support logit differences`` (:mod:`ntpnb.linear.subspace`), which never
+#: forms a basis of F or any (dim F) x (V d) matrix. LSQR stops at relative tolerance
+#: F_LSQR_TOL (the residual test of COMPAT_RTOL is 1e6 times coarser) or after F_LSQR_MAX_ITER
+#: iterations (an error).
+F_DENSE_MAX_ENTRIES: int = 2**24
+F_LSQR_TOL: float = 1e-14
+F_LSQR_MAX_ITER: int = 20_000
+
 #: The QP solver of the NTP-SVM (named, never the default), and its settings (it sees H
 #: normalized to max|H| ~ 1, where these absolute tolerances are meaningful).
 QP_SOLVER: str = "CLARABEL"

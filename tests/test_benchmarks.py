@@ -173,3 +173,18 @@ def test_the_scaling_figure_is_written_where_the_page_links_it(tmp_path):
     assert png == tmp_path / "scaling_toy.png" and png.stat().st_size > 0
     assert (tmp_path / "scaling_toy.pdf").is_file()
     assert plots.figure_stem("Cyclic correction W^cyc") == "scaling_cyclic_correction_w_cyc"
+
+
+def test_the_joint_problem_table_solves_a_prefix_and_skips_one_predicted_over_the_limit():
+    from benchmarks import joint
+
+    rows = joint.run_prefixes([20, 5000], budget=60.0)
+    solved, skipped = rows
+    assert solved.m > 0 and solved.compatible and solved.d_joint > solved.d_slices
+    assert solved.certificate.startswith("passes:")
+    assert solved.lp_seconds <= solved.total_seconds and solved.peak_mib > 0
+    assert skipped.m == 0 and skipped.note.startswith("skipped: predicted")
+    text = joint.format_joint(rows, budget=60.0)
+    assert "Largest prefix solved within 60 s of CPU time: 20 characters" in text
+    assert "| 5000 | skipped" in text
+    assert joint.largest_within(rows, budget=0.0) is None

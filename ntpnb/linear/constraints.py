@@ -27,7 +27,7 @@ from scipy import sparse
 
 from .data import NTPData, cached_per_data, frozen
 
-__all__ = ["NTPConstraints", "ntp_constraints", "pair_rows", "NTPRows"]
+__all__ = ["NTPConstraints", "ntp_constraints", "equality_matrix", "equality_rhs", "pair_rows", "NTPRows"]
 
 
 @dataclass(frozen=True)
@@ -98,6 +98,30 @@ def _pairs(data: NTPData) -> tuple[np.ndarray, np.ndarray]:
 
 
 @cached_per_data
+def equality_rhs(data: NTPData) -> np.ndarray:
+    """``log(p_jz / p_j,a_j)`` for each equality row (row-major ``(j, z)``): the right side of (4).
+
+    Computed without building any constraint matrix (:func:`ntp_constraints` holds the same array).
+    """
+    anchors, eq = _pairs(data)
+    eq_context, eq_token = np.nonzero(eq)
+    P = data.P
+    return frozen(np.log(P[eq_context, eq_token]) - np.log(P[eq_context, anchors[eq_context]]))
+
+
+@cached_per_data
+def equality_matrix(data: NTPData) -> sparse.csr_matrix:
+    """The sparse ``(n_eq, V d)`` equality rows of (4) alone (:func:`ntp_constraints` holds the same matrix).
+
+    For what needs only these rows (the SVD of :func:`ntpnb.linear.subspace.f_decomposition`),
+    without building the ``m V - sum_j S_j`` inequality rows.
+    """
+    anchors, eq = _pairs(data)
+    eq_context, eq_token = np.nonzero(eq)
+    return _frozen_csr(pair_rows(data.H, eq_context, eq_token, anchors[eq_context], data.V))
+
+
+@cached_per_data
 def ntp_constraints(data: NTPData) -> NTPConstraints:
     """Build (once per data set) the sparse constraint matrices of Paper A, Eqs. (4) and (6).
 
@@ -106,14 +130,12 @@ def ntp_constraints(data: NTPData) -> NTPConstraints:
     anchors, eq = _pairs(data)
     eq_context, eq_token = np.nonzero(eq)
     ineq_context, ineq_token = np.nonzero(~data.support_mask)
-    P = data.P
-    eq_rhs = np.log(P[eq_context, eq_token]) - np.log(P[eq_context, anchors[eq_context]])
     return NTPConstraints(
         anchors=frozen(anchors),
         eq_context=frozen(eq_context),
         eq_token=frozen(eq_token),
-        eq=_frozen_csr(pair_rows(data.H, eq_context, eq_token, anchors[eq_context], data.V)),
-        eq_rhs=frozen(eq_rhs),
+        eq=equality_matrix(data),
+        eq_rhs=equality_rhs(data),
         ineq_context=frozen(ineq_context),
         ineq_token=frozen(ineq_token),
         ineq=_frozen_csr(pair_rows(data.H, ineq_context, anchors[ineq_context], ineq_token, data.V)),

@@ -3,7 +3,10 @@
 ``F = span{(e_z - e_z') h_j^T : z != z' in S_j, j in [m]}`` (Eq. (5)). An orthonormal basis
 is computed once per data set from the singular value decomposition of the equality
 constraint matrix, whose rows span F. The same decomposition solves the compatibility
-equations (4): their minimum-norm solution is the unique solution lying in F, ``W*``.
+equations (4): their minimum-norm solution is the unique solution lying in F, ``W*``. Above a
+size (:data:`ntpnb.settings.F_DENSE_MAX_ENTRIES`) ``W*`` and the compatibility residual come from
+LSQR on the map ``W -> in-support logit differences`` instead (:func:`equality_operator`), which
+forms neither a basis of F nor any matrix of its rows.
 
 Both dimensions the package needs from the data, ``rank H`` (:func:`embedding_svd`) and
 ``dim F`` (:func:`f_decomposition`), are decided here, once per data set, by the one rule of
@@ -17,11 +20,13 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 from numpy.typing import ArrayLike
+from scipy.sparse.linalg import LinearOperator, lsqr
 
-from ..errors import NotCompatibleError, ScaleError
+from .. import settings
+from ..errors import NotCompatibleError, ScaleError, SolverError
 from ..linalg import numerical_rank, thin_svd
 from ..settings import COMPAT_RTOL
-from .constraints import ntp_constraints
+from .constraints import NTPRows, equality_matrix, equality_rhs
 from .data import NTPData, cached_per_data, check_decoder, check_dense_size, frozen, normalized
 
 __all__ = [
@@ -37,6 +42,8 @@ __all__ = [
     "compatibility_residual",
     "is_compatible",
     "finite_solution",
+    "equality_operator",
+    "uses_dense_f",
 ]
 
 
@@ -137,8 +144,8 @@ def f_decomposition(data: NTPData) -> FDecomposition:
     norm, scale = normalized(data)
     if norm is not data:
         return replace(f_decomposition(norm), scale=scale)
-    check_dense_size(ntp_constraints(data).eq.shape, "the equality-constraint matrix")
-    G = ntp_constraints(data).eq.toarray()
+    check_dense_size(equality_matrix(data).shape, "the equality-constraint matrix")
+    G = equality_matrix(data).toarray()
     if G.shape[0] == 0:  # every support is a single token: F = {0}
         return FDecomposition(
             frozen(np.zeros((0, data.V * data.d))), frozen(np.zeros((0, 0))), frozen(np.zeros(0))
@@ -184,19 +191,75 @@ def project_R(data: NTPData, W: ArrayLike) -> np.ndarray:  # noqa: N802 (the sub
     return (centered @ Vt.T) @ Vt
 
 
+def equality_operator(data: NTPData) -> LinearOperator:
+    """The equality constraints (4) as a map ``vec(W) -> (L_jz - L_{j a_j})`` over their rows.
+
+    ``L = H W^T`` are the logits; the adjoint maps the row weights ``mu`` to
+    ``vec(C^T H)`` with ``C`` the ``(m, V)`` coefficients of :meth:`NTPRows.coefficients`. Each
+    product costs two ``(m, d, V)`` matrix products; no row of the ``(n_eq, V d)`` matrix is formed.
+    """
+    rows = NTPRows(data)
+    no_ineq = np.zeros(rows.n_ineq)
+    return LinearOperator(
+        (rows.n_eq, data.V * data.d),
+        matvec=lambda w: rows.equality_residuals(np.ravel(w)),
+        rmatvec=lambda mu: rows.combine(no_ineq, np.ravel(mu)),
+        dtype=float,
+    )
+
+
+def _solve_dense(data: NTPData) -> tuple[np.ndarray, float]:
+    """``vec(W*)`` and the residual of (4) from the SVD of the equality matrix (:func:`f_decomposition`)."""
+    dec = f_decomposition(data)
+    b = equality_rhs(data)
+    coef = dec.U.T @ b
+    return dec.basis.T @ (coef / dec.s), float(np.linalg.norm(b - dec.U @ coef))
+
+
+def _solve_lsqr(data: NTPData) -> tuple[np.ndarray, float]:
+    """``vec(W*)`` and the residual of (4) by LSQR on :func:`equality_operator`.
+
+    Started at zero, LSQR's iterates stay in the range of the adjoint, which is F, so its limit
+    is the minimum-norm least-squares solution: ``W*`` when (4) is solvable. The residual is
+    recomputed from the answer, not taken from LSQR's recurrence.
+
+    Raises
+    ------
+    SolverError
+        If LSQR stops at its iteration limit (:data:`ntpnb.settings.F_LSQR_MAX_ITER`).
+    """
+    op = equality_operator(data)
+    b = np.asarray(equality_rhs(data), dtype=float)
+    tol = settings.F_LSQR_TOL
+    w, istop, itn = lsqr(op, b, atol=tol, btol=tol, iter_lim=settings.F_LSQR_MAX_ITER)[:3]
+    if istop == 7:
+        raise SolverError(
+            f"LSQR did not converge on the compatibility equations (4) in {itn} iterations "
+            f"({op.shape[0]} rows, V d = {op.shape[1]}); raise ntpnb.settings.F_LSQR_MAX_ITER"
+        )
+    return w, float(np.linalg.norm(b - op.matvec(w)))
+
+
+def uses_dense_f(data: NTPData) -> bool:
+    """Whether ``W*`` comes from the dense SVD of (4) (:data:`ntpnb.settings.F_DENSE_MAX_ENTRIES`)."""
+    return NTPRows(data).n_eq * data.V * data.d <= settings.F_DENSE_MAX_ENTRIES
+
+
 @cached_per_data
 def _min_norm_solution(data: NTPData) -> tuple[np.ndarray | None, float]:
     """``W*`` (None if it exceeds the float64 range) and the least-squares residual of (4).
 
-    Solved for the normalized ``H / c`` and scaled back: ``W*(H) = W*(H / c) / c``.
+    Solved for the normalized ``H / c`` and scaled back: ``W*(H) = W*(H / c) / c``; by the
+    SVD of the equality matrix when it is small (:func:`uses_dense_f`), otherwise by LSQR.
     """
-    dec = f_decomposition(data)
-    b = ntp_constraints(data).eq_rhs
-    coef = dec.U.T @ b
-    w = dec.basis.T @ (coef / dec.s)
-    residual = float(np.linalg.norm(b - dec.U @ coef))
-    with np.errstate(over="ignore"):
-        W = w.reshape(data.V, data.d) / dec.scale
+    norm, scale = normalized(data)
+    if norm is not data:
+        W, residual = _min_norm_solution(norm)
+        with np.errstate(over="ignore"):
+            W = None if W is None else W / scale
+        return (frozen(W) if W is not None and np.all(np.isfinite(W)) else None), residual
+    w, residual = _solve_dense(data) if uses_dense_f(data) else _solve_lsqr(data)
+    W = w.reshape(data.V, data.d)
     return (frozen(W) if np.all(np.isfinite(W)) else None), residual
 
 
@@ -206,7 +269,7 @@ def compatibility_residual(data: NTPData) -> float:
 
 
 def _compat_tolerance(data: NTPData) -> float:
-    b = ntp_constraints(data).eq_rhs
+    b = equality_rhs(data)
     return COMPAT_RTOL * max(1.0, float(np.linalg.norm(b)))
 
 

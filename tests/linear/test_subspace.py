@@ -159,3 +159,85 @@ def test_property_finite_solution_scales_like_one_over_s(data, e):
         np.testing.assert_allclose(
             ntp.finite_solution(big) * s, W, rtol=1e-8, atol=1e-10 * np.abs(W).max(initial=1)
         )
+
+
+# The iterative W* (LSQR on the map W -> in-support logit differences) against the dense SVD.
+# LSQR stops at relative tolerance F_LSQR_TOL = 1e-14 and the SVD solution is exact to rounding
+# times the condition number of (4) on F; on these instances the two differ by at most 4e-12
+# (measured), so 1e-9 leaves room for condition numbers up to about 1e5 and still fails on any
+# solution outside F (a component in F-perp of relative size 1e-9 or more).
+LSQR_RTOL = 1e-9
+
+
+@pytest.mark.parametrize("size", [(20, 5, 25, 3), (50, 10, 30, 6), (100, 20, 60, 8), (60, 12, 80, 12)])
+def test_lsqr_and_the_dense_svd_give_the_same_finite_solution(size):
+    from benchmarks.instances import gaussian_instance
+    from ntpnb.linear.data import normalized
+    from ntpnb.linear.subspace import _solve_dense, _solve_lsqr
+
+    data = normalized(gaussian_instance(*size))[0]  # both solve the normalized problem
+    w_dense, res_dense = _solve_dense(data)
+    w_lsqr, res_lsqr = _solve_lsqr(data)
+    assert np.linalg.norm(w_lsqr - w_dense) <= LSQR_RTOL * np.linalg.norm(w_dense)
+    assert max(res_dense, res_lsqr) <= 1e-10  # both compatible, far below COMPAT_RTOL * ||b||
+
+
+def test_equality_operator_is_the_equality_matrix_and_its_transpose(overparam_data):
+    from ntpnb.linear.constraints import ntp_constraints
+    from ntpnb.linear.subspace import equality_operator
+
+    data = overparam_data
+    G, op = ntp_constraints(data).eq, equality_operator(data)
+    rng = np.random.default_rng(1)
+    w, mu = rng.standard_normal(G.shape[1]), rng.standard_normal(G.shape[0])
+    np.testing.assert_allclose(op.matvec(w), G @ w, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(op.rmatvec(mu), G.T @ mu, rtol=1e-12, atol=1e-12)
+
+
+@pytest.fixture
+def lsqr_only(monkeypatch):
+    """Every W* of fresh data sets by LSQR (the dense SVD only for an empty system)."""
+    from ntpnb import settings
+
+    monkeypatch.setattr(settings, "F_DENSE_MAX_ENTRIES", 0)
+
+
+def test_above_the_dense_limit_w_star_and_compatibility_come_from_lsqr(lsqr_only):
+    from ntpnb.linear.subspace import uses_dense_f
+
+    data = ntp.toy2d_instance(0)
+    assert not uses_dense_f(data) and ntp.is_compatible(data)
+    W = ntp.finite_solution(data)
+    assert np.abs(all_pair_residuals(data, W)).max() < 1e-10
+    reference = ntp.toy2d_instance(0)  # the same data, a new object: its own cache
+    with pytest.MonkeyPatch.context() as mp:
+        from ntpnb import settings
+
+        mp.setattr(settings, "F_DENSE_MAX_ENTRIES", 2**24)
+        W_dense = ntp.finite_solution(reference)
+    assert np.linalg.norm(W - W_dense) <= LSQR_RTOL * np.linalg.norm(W_dense)
+
+
+def test_lsqr_reports_incompatible_data_not_solved(lsqr_only):
+    data = ntp.NTPData(H=[[1.0], [1.0]], pi=[0.5, 0.5], P=[[0.7, 0.3, 0.0], [0.2, 0.8, 0.0]])
+    assert not ntp.is_compatible(data)
+    assert ntp.compatibility_residual(data) > 0.1
+    with pytest.raises(NotCompatibleError, match="not NTP_H-compatible"):
+        ntp.finite_solution(data)
+
+
+def test_lsqr_scales_w_star_like_one_over_the_embeddings(lsqr_only):
+    data = ntp.toy2d_instance(0)
+    big = ntp.NTPData(H=data.H * 2.0**40, pi=data.pi, P=data.P)
+    np.testing.assert_allclose(ntp.finite_solution(big) * 2.0**40, ntp.finite_solution(data), rtol=1e-12)
+
+
+def test_lsqr_stops_with_an_error_at_its_iteration_limit(lsqr_only, monkeypatch):
+    from ntpnb import settings
+    from ntpnb.errors import SolverError
+
+    monkeypatch.setattr(settings, "F_LSQR_MAX_ITER", 1)
+    from benchmarks.instances import gaussian_instance
+
+    with pytest.raises(SolverError, match="LSQR did not converge"):
+        ntp.finite_solution(gaussian_instance(50, 10, 30, 6))

@@ -19,13 +19,15 @@ from ...errors import InvalidDataError
 from ...validation import as_float_array
 from ..data import NTPData
 from ..separability import is_separable
-from ..sequences import PrefixContexts, joint_ntp_data
+from ..sequences import PrefixContexts, joint_ntp_data, smallest_separable_dimension
 
 __all__ = [
     "autoregressive_pairs",
     "LPDecision",
     "TimedSeparability",
     "length_slice",
+    "JointThresholds",
+    "joint_thresholds",
 ]
 
 
@@ -86,3 +88,41 @@ def length_slice(joint: PrefixContexts, t: int, seed: int) -> Callable[[int], NT
         return sub.ntp_data(joint_ntp_data(joint, d, seed).H[rows])
 
     return at
+
+
+@dataclass(frozen=True)
+class JointThresholds:
+    """The smallest separable ``d`` of each single-length slice and of the joint problem.
+
+    Attributes
+    ----------
+    slices
+        ``{t: smallest separable d}`` of the contexts of length ``t`` alone.
+    joint
+        The smallest separable ``d`` of the joint problem (all contexts at once).
+    """
+
+    slices: dict[int, int]
+    joint: int
+
+    @property
+    def largest_slice(self) -> int:
+        """The largest slice threshold: every slice is separable from this ``d`` on."""
+        return max(self.slices.values())
+
+
+def joint_thresholds(joint: PrefixContexts, seed: int, decide: Callable[[NTPData], bool]) -> JointThresholds:
+    """The separability thresholds in ``d`` of each length slice, then of the joint problem.
+
+    A slice is a sub-problem of the joint one, so the joint threshold is at least the largest
+    slice threshold: its search (:func:`smallest_separable_dimension` along the nested embeddings
+    of :func:`joint_ntp_data`) starts just below it. ``decide`` decides each probe (e.g. a
+    :class:`TimedSeparability`).
+    """
+    slices = {
+        t: smallest_separable_dimension(length_slice(joint, t, seed), 0, m, decide)
+        for t, m in joint.m_by_length().items()
+    }
+    lo = max(slices.values()) - 1
+    d_joint = smallest_separable_dimension(lambda d: joint_ntp_data(joint, d, seed), lo, joint.m, decide)
+    return JointThresholds(slices, d_joint)
