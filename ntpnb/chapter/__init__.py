@@ -12,6 +12,7 @@ A notebook imports these names from here (``from ntpnb.chapter import ClaimLog, 
   chapters draw (Paper A's four panels, Fig. 1, token-priority graphs, bands over trials);
   :mod:`.prose`: numbers glued into the chapter's text, and the phrases and tables written
   from them;
+* :mod:`.progress`: the progress of a long loop, shown in Jupyter or by ``ntpnb reproduce``;
 * :mod:`.platform`: the machine a run recorded (CPU, BLAS kernel and threads, versions);
 * :mod:`.paths` and :mod:`.atomic`: where outputs go, and how every file is written.
 
@@ -37,6 +38,7 @@ from .claims import (
 from .figures import band, draw_contexts, draw_graph, draw_rows, draw_unit_rows, four_panels
 from .paths import OutputLayout, output_layout
 from .plotting import COLORS, show_figure, use_style
+from .progress import Progress, progress
 from .prose import describe_change, glue_number, glue_text, markdown_table, sentences
 from .registry import CLAIMS, claim_spec, paper_value
 
@@ -57,6 +59,8 @@ __all__ = [
     "paper_value",
     "OutputLayout",
     "output_layout",
+    "Progress",
+    "progress",
     "COLORS",
     "use_style",
     "show_figure",
