@@ -57,19 +57,36 @@ GD, NGD, ADAM = 0, 1, 2
 #: Statuses of a chunk of steps.
 OK, ZERO_GRADIENT, NONFINITE_GRADIENT = 0, 1, 2
 
-# exp(x) = 2^k exp(r), x = k ln2 + r, |r| <= ln2 / 2 (+ rounding): fdlibm's two-part ln2, so
-# that k * _LN2_HI is exact, and Taylor's series of exp(r) to degree 13 (remainder below 5e-18).
+# exp(x) = 2^q 2^(j/32) exp(r), x = (32 q + j) ln2/32 + r, |r| <= ln2/64 (+ rounding): ln2/32 in
+# two parts (the first to 23 bits, so that its product with the integer, below 2^16, is
+# exact), 2^(j/32) from a table, exp(r) - 1 from Taylor's series to degree 6 (remainder below
+# 4e-18), 2^q as (y 2^(q + 54)) 2^-54: exact where the result is normal, rounded once where it
+# is subnormal. Within 1 ulp of the correctly rounded value (tested against numpy's exp).
 _SHIFT = 6755399441055744.0  # 1.5 * 2^52: (t + _SHIFT) - _SHIFT rounds t to an integer
-_INV_LN2 = 1.4426950408889634
-_LN2_HI = 6.93147180369123816490e-01
-_LN2_LO = 1.90821492927058770002e-10
+_EXP_N = 32
+_INV_LN2_N = 46.16624130844683  # 32 / ln 2
+_LN2_N_HI = 0.02166084572672844  # ln2 / 32 to 23 bits
+_LN2_N_LO = 3.6657698515882337e-09  # ln2 / 32 - _LN2_N_HI
+#: 2^(j/32), j = 0..31, each correctly rounded (computed to 50 digits).
+# fmt: off
+_EXP_TABLE = np.array([
+    1.0, 1.0218971486541166, 1.0442737824274138, 1.0671404006768237,
+    1.0905077326652577, 1.1143867425958924, 1.1387886347566916, 1.1637248587775775,
+    1.189207115002721, 1.215247359980469, 1.241857812073484, 1.2690509571917332,
+    1.2968395546510096, 1.3252366431597413, 1.3542555469368927, 1.383909881963832,
+    1.4142135623730951, 1.4451808069770467, 1.4768261459394993, 1.5091644275934228,
+    1.5422108254079407, 1.5759808451078865, 1.6104903319492543, 1.645755478153965,
+    1.681792830507429, 1.718619298122478, 1.7562521603732995, 1.7947090750031072,
+    1.8340080864093424, 1.8741676341103, 1.9152065613971474, 1.9571441241754002,
+])
+# fmt: on
 #: exp's argument is clipped below here, where exp is 0 in float64 (exp(-745.2) < 2^-1075).
 _EXP_FLOOR = -746.0
-#: 2^j for j in [-1100, 54]: exp scales by 2^k as (p 2^(k + 54)) 2^-54, exact where the result
-#: is normal and rounded once where it is subnormal.
+#: 2^i for i in [-1100, 54].
 _POW2_MIN = -1100
 _POW2 = np.ldexp(1.0, np.arange(_POW2_MIN, 55))
 _TWO_M54 = 2.0**-54
+_C2, _C3, _C4, _C5, _C6 = 1 / 2, 1 / 6, 1 / 24, 1 / 120, 1 / 720
 
 #: Normalized GD takes its norm from a sum of squares only inside [_SQ_MIN, _SQ_MAX]; outside
 #: (near underflow or overflow of the squares, or not finite) it recomputes the norm from the
@@ -88,70 +105,78 @@ def exp_nonpositive(x: float) -> float:
     """
     if not x >= _EXP_FLOOR:
         x = _EXP_FLOOR
-    k = (x * _INV_LN2 + _SHIFT) - _SHIFT
-    r = (x - k * _LN2_HI) - k * _LN2_LO
-    p = 1.6059043836821613e-10  # 1 / 13!
-    p = p * r + 2.08767569878681e-09
-    p = p * r + 2.505210838544172e-08
-    p = p * r + 2.755731922398589e-07
-    p = p * r + 2.7557319223985893e-06
-    p = p * r + 2.48015873015873e-05
-    p = p * r + 0.0001984126984126984
-    p = p * r + 0.001388888888888889
-    p = p * r + 0.008333333333333333
-    p = p * r + 0.041666666666666664
-    p = p * r + 0.16666666666666666
-    p = p * r + 0.5
-    p = p * r + 1.0
-    p = p * r + 1.0
-    return (p * _POW2[int(k) + 54 - _POW2_MIN]) * _TWO_M54
+    k = (x * _INV_LN2_N + _SHIFT) - _SHIFT
+    r = (x - k * _LN2_N_HI) - k * _LN2_N_LO
+    p = _C6
+    p = p * r + _C5
+    p = p * r + _C4
+    p = p * r + _C3
+    p = p * r + _C2
+    p = (p * r) * r + r  # exp(r) - 1
+    n = int(k)
+    j = n & (_EXP_N - 1)
+    t = _EXP_TABLE[j]
+    return ((t + t * p) * _POW2[(n - j) // _EXP_N + 54 - _POW2_MIN]) * _TWO_M54
 
 
 @numba.njit(cache=True)
-def _rows_into(A: np.ndarray, B: np.ndarray, out: np.ndarray, v: int, w: int) -> None:
-    """Rows ``v`` and ``w`` of ``out = A @ B`` (``w = v``: one row), each summed over ``k`` in order."""
+def _pair_into(A: np.ndarray, B: np.ndarray, out: np.ndarray, v: int) -> None:
+    """Rows ``v`` and ``v + 1`` of ``out = A @ B``, each entry summed over ``k`` in order."""
     k, n = B.shape
-    o0, o1 = out[v], out[w]
+    o0, o1 = out[v], out[v + 1]
     for i in range(n):
         o0[i] = 0.0
         o1[i] = 0.0
     c = 0
     while c + 3 < k:
         p0, p1, p2, p3 = A[v, c], A[v, c + 1], A[v, c + 2], A[v, c + 3]
-        q0, q1, q2, q3 = A[w, c], A[w, c + 1], A[w, c + 2], A[w, c + 3]
+        q0, q1, q2, q3 = A[v + 1, c], A[v + 1, c + 1], A[v + 1, c + 2], A[v + 1, c + 3]
         b0, b1, b2, b3 = B[c], B[c + 1], B[c + 2], B[c + 3]
-        if w == v:
-            for i in range(n):
-                x = o0[i]
-                x += p0 * b0[i]
-                x += p1 * b1[i]
-                x += p2 * b2[i]
-                x += p3 * b3[i]
-                o0[i] = x
-        else:
-            for i in range(n):
-                x = o0[i]
-                y = o1[i]
-                x += p0 * b0[i]
-                y += q0 * b0[i]
-                x += p1 * b1[i]
-                y += q1 * b1[i]
-                x += p2 * b2[i]
-                y += q2 * b2[i]
-                x += p3 * b3[i]
-                y += q3 * b3[i]
-                o0[i] = x
-                o1[i] = y
+        for i in range(n):
+            x = o0[i]
+            y = o1[i]
+            x += p0 * b0[i]
+            y += q0 * b0[i]
+            x += p1 * b1[i]
+            y += q1 * b1[i]
+            x += p2 * b2[i]
+            y += q2 * b2[i]
+            x += p3 * b3[i]
+            y += q3 * b3[i]
+            o0[i] = x
+            o1[i] = y
         c += 4
     while c < k:
-        p0, q0, b0 = A[v, c], A[w, c], B[c]
-        if w == v:
-            for i in range(n):
-                o0[i] += p0 * b0[i]
-        else:
-            for i in range(n):
-                o0[i] += p0 * b0[i]
-                o1[i] += q0 * b0[i]
+        p0, q0, b0 = A[v, c], A[v + 1, c], B[c]
+        for i in range(n):
+            o0[i] += p0 * b0[i]
+            o1[i] += q0 * b0[i]
+        c += 1
+
+
+@numba.njit(cache=True)
+def _row_into(A: np.ndarray, B: np.ndarray, out: np.ndarray, v: int) -> None:
+    """Row ``v`` of ``out = A @ B``, each entry summed over ``k`` in order."""
+    k, n = B.shape
+    o0 = out[v]
+    for i in range(n):
+        o0[i] = 0.0
+    c = 0
+    while c + 3 < k:
+        p0, p1, p2, p3 = A[v, c], A[v, c + 1], A[v, c + 2], A[v, c + 3]
+        b0, b1, b2, b3 = B[c], B[c + 1], B[c + 2], B[c + 3]
+        for i in range(n):
+            x = o0[i]
+            x += p0 * b0[i]
+            x += p1 * b1[i]
+            x += p2 * b2[i]
+            x += p3 * b3[i]
+            o0[i] = x
+        c += 4
+    while c < k:
+        p0, b0 = A[v, c], B[c]
+        for i in range(n):
+            o0[i] += p0 * b0[i]
         c += 1
 
 
@@ -165,9 +190,9 @@ def matmul_into(A: np.ndarray, B: np.ndarray, out: np.ndarray) -> None:
     """
     r = A.shape[0]
     for v in range(0, r - 1, 2):
-        _rows_into(A, B, out, v, v + 1)
+        _pair_into(A, B, out, v)
     if r % 2:
-        _rows_into(A, B, out, r - 1, r - 1)
+        _row_into(A, B, out, r - 1)
 
 
 @numba.njit(cache=True)
@@ -246,6 +271,7 @@ def _apply_rule(
     G: np.ndarray,
     M: np.ndarray,
     Q: np.ndarray,
+    scratch: np.ndarray,
     rule: int,
     lr: float,
     b1: float,
@@ -254,39 +280,44 @@ def _apply_rule(
     b1_pow: float,
     b2_pow: float,
 ) -> int:
-    """One update of ``W`` (``V x d``) from its gradient ``G``, as :func:`ntpnb.optim.run` does.
+    """One update of ``W`` (``V x d``) from its gradient ``G``, the rules of :func:`ntpnb.optim.run`.
 
-    GD: ``W - lr G``; normalized GD: ``W - (G / s) f`` (:func:`_normalization`); Adam: moments
-    ``M``, ``Q`` updated in place, with ``b1_pow = b1^k``, ``b2_pow = b2^k`` at step ``k``.
+    GD: ``W - lr G``; normalized GD: ``W - (G / s) f`` (:func:`_normalization`); Adam:
+    ``W - lr mhat / (sqrt(vhat) + eps)`` with ``mhat = M / (1 - b1^k)``,
+    ``vhat = Q / (1 - b2^k)``, the moments ``M``, ``Q`` updated in place and ``b1_pow = b1^k``,
+    ``b2_pow = b2^k`` at step ``k`` (``scratch``: a row of the shape of ``W``'s).
     """
     V, d = W.shape
     if rule == GD:
         for v in range(V):
+            w, g = W[v], G[v]
             for c in range(d):
-                W[v, c] -= lr * G[v, c]
+                w[c] -= lr * g[c]
     elif rule == NGD:
         status, f, s = _normalization(G, lr, eps)
         if status != OK:
             return status
-        if s == 1.0:
-            for v in range(V):
+        for v in range(V):
+            w, g = W[v], G[v]
+            if s == 1.0:
                 for c in range(d):
-                    W[v, c] -= G[v, c] * f
-        else:
-            for v in range(V):
+                    w[c] -= g[c] * f
+            else:
                 for c in range(d):
-                    W[v, c] -= (G[v, c] / s) * f
-    else:  # Adam: W - lr mhat / (sqrt(vhat) + eps), mhat = M / (1 - b1^k), vhat = Q / (1 - b2^k)
+                    w[c] -= (g[c] / s) * f
+    else:
         c1, c2 = 1.0 - b1, 1.0 - b2
         s1, s2 = lr / (1.0 - b1_pow), 1.0 / (1.0 - b2_pow)
-        for v in range(V):
+        for v in range(V):  # one loop per array: each is vectorized
+            g, mv, qv, w = G[v], M[v], Q[v], W[v]
             for c in range(d):
-                g = G[v, c]
-                mv = M[v, c] * b1 + c1 * g
-                qv = Q[v, c] * b2 + c2 * (g * g)
-                M[v, c] = mv
-                Q[v, c] = qv
-                W[v, c] -= (mv * s1) / (math.sqrt(qv * s2) + eps)
+                mv[c] = mv[c] * b1 + c1 * g[c]
+            for c in range(d):
+                qv[c] = qv[c] * b2 + c2 * (g[c] * g[c])
+            for c in range(d):
+                scratch[c] = math.sqrt(qv[c] * s2) + eps
+            for c in range(d):
+                w[c] -= (mv[c] * s1) / scratch[c]
     return OK
 
 
@@ -372,14 +403,14 @@ def weight_steps(
     m = H.shape[0]
     ET = np.empty((V, m))
     G = np.empty((V, d))
-    work = np.empty((2, m))
+    work = np.empty((2, max(m, d)))
     for step in range(n_steps):
         powers[0] *= b1
         powers[1] *= b2
         for t in range(nb):
             softmax_residual(LT[t], PT, pi, ET, work)
             matmul_into(ET, H, G)
-            status = _apply_rule(W[t], G, M[t], Q[t], rule, lr, b1, b2, eps, powers[0], powers[1])
+            status = _apply_rule(W[t], G, M[t], Q[t], work[0], rule, lr, b1, b2, eps, powers[0], powers[1])
             if status != OK:
                 return status, step, t
             matmul_into(W[t], HT, LT[t])
@@ -414,6 +445,7 @@ def sampled_steps(
     V, d = W.shape[1], W.shape[2]
     R = np.empty((B, V))  # residuals, one row per sample
     G = np.empty((V, d))
+    scratch = np.empty(d)
     for step in range(n_steps):
         powers[0] *= b1
         powers[1] *= b2
@@ -453,7 +485,7 @@ def sampled_steps(
                         G[v, c] += a * h[c]
                 for c in range(d):
                     G[v, c] /= B
-            status = _apply_rule(Wt, G, M[t], Q[t], rule, lr, b1, b2, eps, powers[0], powers[1])
+            status = _apply_rule(Wt, G, M[t], Q[t], scratch, rule, lr, b1, b2, eps, powers[0], powers[1])
             if status != OK:
                 return status, step, t
     return OK, n_steps, 0
