@@ -34,7 +34,14 @@ from ..validation import as_count, as_float, as_generator, read_only_view
 from . import kernels
 from .data import NTPData, require_data
 
-__all__ = ["run_decoder", "SAMPLING_KINDS", "check_sampling", "sample_indices", "uses_logit_form"]
+__all__ = [
+    "run_decoder",
+    "compile_kernels",
+    "SAMPLING_KINDS",
+    "check_sampling",
+    "sample_indices",
+    "uses_logit_form",
+]
 
 Array = np.ndarray
 
@@ -43,6 +50,11 @@ Array = np.ndarray
 SAMPLING_KINDS: tuple[str, ...] = ("sequences", "contexts")
 
 _RULES = {"gd": kernels.GD, "sgd": kernels.GD, "ngd": kernels.NGD, "adam": kernels.ADAM}
+
+
+def _own(x: ArrayLike) -> Array:
+    """A writable C-ordered float copy: one compiled signature for every array a kernel takes."""
+    return np.array(x, dtype=float, order="C", copy=True)
 
 
 def check_sampling(batch_size: object, sampling: object) -> int:
@@ -82,10 +94,10 @@ class _WeightForm:
     """Full-batch steps on the iterate itself (any rule)."""
 
     def __init__(self, data: NTPData, W0: Array, optimizer: optim.Optimizer) -> None:
-        self.H = np.ascontiguousarray(data.H, dtype=float)
-        self.HT = np.ascontiguousarray(self.H.T)
-        self.PT = np.ascontiguousarray(data.P.T, dtype=float)
-        self.pi = np.ascontiguousarray(data.pi, dtype=float)
+        self.H = _own(data.H)
+        self.HT = _own(data.H.T)
+        self.PT = _own(data.P.T)
+        self.pi = _own(data.pi)
         self.opt = optimizer
         self.W = W0
         self.M = np.zeros_like(W0)
@@ -111,12 +123,12 @@ class _LogitForm:
     """Full-batch GD or normalized GD on the logits; the iterate formed where it is asked for."""
 
     def __init__(self, data: NTPData, W0: Array, optimizer: optim.Optimizer) -> None:
-        self.H = np.ascontiguousarray(data.H, dtype=float)
-        HT = np.ascontiguousarray(self.H.T)
+        self.H = _own(data.H)
+        HT = _own(data.H.T)
         self.K = np.empty((data.m, data.m))
         kernels.matmul_into(self.H, HT, self.K)
-        self.PT = np.ascontiguousarray(data.P.T, dtype=float)
-        self.pi = np.ascontiguousarray(data.pi, dtype=float)
+        self.PT = _own(data.P.T)
+        self.pi = _own(data.pi)
         self.opt = optimizer
         self.W0 = W0
         self.LT = np.empty((W0.shape[0], data.V, data.m))
@@ -152,8 +164,8 @@ class _SampledForm:
         sampling: str,
     ) -> None:
         self.data = data
-        self.H = np.ascontiguousarray(data.H, dtype=float)
-        self.P = np.ascontiguousarray(data.P, dtype=float)
+        self.H = _own(data.H)
+        self.P = _own(data.P)
         self.opt = optimizer
         self.W = W0
         self.M = np.zeros_like(W0)
@@ -289,3 +301,17 @@ def run_decoder(
         else:
             recorder.tick(k)
     return recorder.trace(form.iterate().reshape(*batch_shape, data.V, data.d))
+
+
+def compile_kernels() -> None:
+    """Compile every kernel :func:`run_decoder` uses now, or load them from numba's cache.
+
+    The first compilation takes seconds; numba keeps the result on disk (``cache=True``), so
+    later processes only load it (a fraction of a second). An install step can call this so that
+    a reader's first run does not wait for the compiler.
+    """
+    data = NTPData(H=np.eye(2), pi=[0.5, 0.5], P=[[0.5, 0.5], [0.25, 0.75]])
+    W0 = np.zeros((2, 2))
+    run_decoder(data, optim.gd(0.1), 2, W0)  # logit form (m <= d)
+    run_decoder(data, optim.adam(0.1), 2, W0)  # weight form
+    run_decoder(data, optim.sgd(0.1), 2, W0, batch_size=1)  # sampled gradients

@@ -204,6 +204,14 @@ def test_bad_input_is_named(data, call, match):
         call(data)
 
 
+def test_compile_kernels_runs_every_form(monkeypatch):
+    forms = []
+    real = descent.uses_logit_form
+    monkeypatch.setattr(descent, "uses_logit_form", lambda *a: forms.append(real(*a)) or forms[-1])
+    descent.compile_kernels()
+    assert forms == [True, False]  # and the sampled form, which does not ask
+
+
 # --- the kernels' pieces ----------------------------------------------------------------------
 
 
