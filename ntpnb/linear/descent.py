@@ -90,19 +90,29 @@ def uses_logit_form(data: NTPData, optimizer: optim.Optimizer, batch_size: int |
     return batch_size is None and optimizer.name in ("gd", "sgd", "ngd") and data.m <= data.d
 
 
-class _WeightForm:
-    """Full-batch steps on the iterate itself (any rule)."""
+class _Iterates:
+    """The iterates themselves and an optimizer's state over them (Adam's moments and powers)."""
 
-    def __init__(self, data: NTPData, W0: Array, optimizer: optim.Optimizer) -> None:
-        self.H = _own(data.H)
-        self.HT = _own(data.H.T)
-        self.PT = _own(data.P.T)
-        self.pi = _own(data.pi)
+    def __init__(self, W0: Array, optimizer: optim.Optimizer) -> None:
         self.opt = optimizer
         self.W = W0
         self.M = np.zeros_like(W0)
         self.Q = np.zeros_like(W0)
-        self.powers = np.ones(2)
+        self.powers = np.ones(2)  # [b1^k, b2^k] after k steps
+
+    def iterate(self) -> Array:
+        return self.W
+
+
+class _WeightForm(_Iterates):
+    """Full-batch steps on the iterate itself (any rule)."""
+
+    def __init__(self, data: NTPData, W0: Array, optimizer: optim.Optimizer) -> None:
+        super().__init__(W0, optimizer)
+        self.H = _own(data.H)
+        self.HT = _own(data.H.T)
+        self.PT = _own(data.P.T)
+        self.pi = _own(data.pi)
         self.LT = np.empty((W0.shape[0], data.V, data.m))
         for t in range(W0.shape[0]):
             kernels.matmul_into(W0[t], self.HT, self.LT[t])
@@ -114,9 +124,6 @@ class _WeightForm:
             self.W, self.M, self.Q, self.LT, self.H, self.HT, self.PT, self.pi,
             _RULES[self.opt.name], self.opt.lr, b1, b2, self.opt.eps, self.powers, n,
         )  # fmt: skip
-
-    def iterate(self) -> Array:
-        return self.W
 
 
 class _LogitForm:
@@ -151,7 +158,7 @@ class _LogitForm:
         return W
 
 
-class _SampledForm:
+class _SampledForm(_Iterates):
     """Steps on stochastic gradients; the samples drawn per chunk, in the per-step order."""
 
     def __init__(
@@ -163,14 +170,10 @@ class _SampledForm:
         rng: np.random.Generator,
         sampling: str,
     ) -> None:
+        super().__init__(W0, optimizer)
         self.data = data
         self.H = _own(data.H)
         self.P = _own(data.P)
-        self.opt = optimizer
-        self.W = W0
-        self.M = np.zeros_like(W0)
-        self.Q = np.zeros_like(W0)
-        self.powers = np.ones(2)
         self.batch_size = batch_size
         self.rng = rng
         self.sequences = sampling == "sequences"
@@ -199,9 +202,6 @@ class _SampledForm:
             self.W, self.M, self.Q, self.H, self.P, contexts, tokens,
             _RULES[self.opt.name], self.opt.lr, b1, b2, self.opt.eps, self.powers,
         )  # fmt: skip
-
-    def iterate(self) -> Array:
-        return self.W
 
 
 def _checked_start(data: NTPData, W0: ArrayLike) -> Array:
