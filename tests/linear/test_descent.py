@@ -229,6 +229,38 @@ def test_exp_is_within_an_ulp_of_numpy_over_the_whole_range():
     assert math.isfinite(kernels.exp_nonpositive(np.nan))  # NaN: the caller's iterate check
 
 
+def test_exp_constants():
+    """The table holds 2^(j/32) (within an ulp of numpy's exp2); ln2/32 is split so that its
+    leading part times any integer up to 2^16 is exact (at least 30 trailing zero bits)."""
+    j = np.arange(kernels._EXP_N)
+    table = kernels._EXP_TABLE
+    assert np.all(np.abs(table - np.exp2(j / 32)) <= np.spacing(table))
+    np.testing.assert_allclose(table**32, 2.0**j, rtol=32 * 2.3e-16)
+    bits = int(np.float64(kernels._LN2_N_HI).view(np.int64))
+    assert bits & ((1 << 30) - 1) == 0
+    assert kernels._LN2_N_HI + kernels._LN2_N_LO == math.log(2) / 32
+    assert kernels._INV_LN2_N == 32 / math.log(2)
+
+
+def test_exp_is_its_formula_with_separately_rounded_operations():
+    """The compiled exp equals its formula evaluated by numpy, whose multiply and add are rounded
+    one by one: the compiler fused no multiply-add (the floats would differ, on an FMA CPU)."""
+    x = np.concatenate([-np.random.default_rng(1).exponential(4.0, 5000), [0.0, -745.0, -746.0]])
+    k = (np.maximum(x, kernels._EXP_FLOOR) * kernels._INV_LN2_N + kernels._SHIFT) - kernels._SHIFT
+    xc = np.maximum(x, kernels._EXP_FLOOR)
+    r = (xc - k * kernels._LN2_N_HI) - k * kernels._LN2_N_LO
+    p = np.full_like(r, kernels._C6)
+    for c in (kernels._C5, kernels._C4, kernels._C3, kernels._C2):
+        p = p * r + c
+    p = (p * r) * r + r
+    n = k.astype(np.int64)
+    j = n & (kernels._EXP_N - 1)
+    t = kernels._EXP_TABLE[j]
+    scale = kernels._POW2[(n - j) // kernels._EXP_N + 54 - kernels._POW2_MIN]
+    expected = ((t + t * p) * scale) * kernels._TWO_M54
+    np.testing.assert_array_equal([kernels.exp_nonpositive(v) for v in x], expected)
+
+
 @pytest.mark.parametrize("shape", [(1, 1, 1), (5, 7, 3), (10, 50, 60), (3, 4, 1)])
 def test_matmul_adds_in_order_as_the_reproducible_products(shape):
     r, k, n = shape
