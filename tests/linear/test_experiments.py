@@ -249,6 +249,26 @@ def test_trace_summary_first_reaching_and_local_exponent():
     assert ntp.local_exponent(trace, 1, 1000) == pytest.approx(2.0, rel=1e-10)
 
 
+@pytest.mark.parametrize("opt", [optim.gd(0.5), optim.adam(0.01)], ids=lambda o: o.name)
+def test_a_long_run_seen_at_a_short_grid_is_the_short_run(toy, toy_limits, opt):
+    """One run recorded on the union of two grids stands for the shorter run, float for float."""
+    W0 = ntp.lecun_decoder(toy, np.random.default_rng(0))
+    short_grid, long_grid = optim.log_grid(300, 12), optim.log_grid(2000, 12)
+    union = np.union1d(short_grid, long_grid)
+    long = ntp.train(toy, opt, 2000, W0=W0, record_at=union, lim=toy_limits, keep_iterates=True)
+    short = ntp.train(toy, opt, 300, W0=W0, record_at=short_grid, lim=toy_limits, keep_iterates=True)
+    seen = ntp.trace_at(long, short_grid)
+    np.testing.assert_array_equal(seen.iterations, short.iterations)
+    assert set(seen.values) == set(short.values)
+    for name in short.values:
+        np.testing.assert_array_equal(seen[name], short[name])
+    np.testing.assert_array_equal(seen.W, short.W)
+    with pytest.raises(InvalidDataError, match="recorded"):
+        ntp.trace_at(long, [0, 3, 2001])
+    with pytest.raises(InvalidDataError, match="iterates"):
+        ntp.trace_at(ntp.train(toy, opt, 10, W0=W0, lim=toy_limits), [0, 10])
+
+
 def test_caption_geometry_of_the_toy_instance(toy, toy_limits):
     geometry = ntp.caption_geometry(toy, toy_limits.W_mm)
     assert geometry.w1_w5 < 1e-8  # forced by (6a) in d = 2
