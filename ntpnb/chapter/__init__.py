@@ -35,7 +35,7 @@ from .claims import (
     load_chapter_record,
     load_chapter_records,
 )
-from .figures import band, draw_contexts, draw_graph, draw_rows, draw_unit_rows, four_panels
+from .figures import band, draw_contexts, draw_graph, draw_rows, draw_unit_rows, four_panels, unit_rows
 from .paths import OutputLayout, output_layout
 from .plotting import COLORS, show_figure, use_style
 from .progress import Progress, progress
@@ -68,6 +68,7 @@ __all__ = [
     "draw_contexts",
     "draw_rows",
     "draw_unit_rows",
+    "unit_rows",
     "draw_graph",
     "band",
     "glue_number",
