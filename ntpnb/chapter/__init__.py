@@ -32,8 +32,10 @@ from .claims import (
     format_decade_range,
     format_number,
     format_requirement,
+    format_stable,
     load_chapter_record,
     load_chapter_records,
+    stable_digits,
 )
 from .figures import band, draw_contexts, draw_graph, draw_rows, draw_unit_rows, four_panels, unit_rows
 from .paths import OutputLayout, output_layout
@@ -54,6 +56,8 @@ __all__ = [
     "format_decade",
     "format_decade_range",
     "format_requirement",
+    "format_stable",
+    "stable_digits",
     "CLAIMS",
     "claim_spec",
     "paper_value",

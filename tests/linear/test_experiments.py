@@ -390,3 +390,22 @@ def test_length_slice_keeps_the_joint_embeddings():
     full = ntp.joint_ntp_data(joint, 6, 0)
     np.testing.assert_array_equal(at(6).H, full.H[joint.lengths == 2])
     assert at(6).m == joint.m_by_length()[2]
+
+
+def test_rounding_spread_is_zero_for_gd_and_measures_the_one_ulp_run(toy):
+    lim = ntp.limits(toy)
+    W0 = ntp.lecun_decoder(toy, ntp.own_stream(0, 1))
+    grid = np.union1d(optim.log_grid(2000, 20), [1000])
+    for opt in (optim.gd(0.5), optim.adam(0.05, (0.9, 0.99))):
+        ref = ntp.train(toy, opt, 2000, W0=W0, record_at=grid, lim=lim)
+        spread = ntp.rounding_spread(toy, opt, W0, ref, 1000, lim)
+        k = spread["k"]
+        assert k[-1] == 1000 and np.array_equal(k, grid[grid <= 1000])
+        moved = ntp.train(toy, opt, 1000, W0=np.nextafter(W0, np.inf), record_at=k, lim=lim)
+        for name in SUMMARY_NAMES:
+            expected = np.abs(moved[name] - ref[name][: k.size]) / np.abs(ref[name][: k.size])
+            np.testing.assert_array_equal(spread[name], expected)
+        if opt.name == "gd":  # a contraction: rounding stays rounding
+            assert max(spread[name].max() for name in SUMMARY_NAMES) < 1e-12
+    with pytest.raises(InvalidDataError, match="not recorded at horizon = 999"):
+        ntp.rounding_spread(toy, optim.gd(0.5), W0, ref, 999, lim)
