@@ -18,7 +18,8 @@ from ... import optim
 from ...errors import InvalidDataError
 from ...validation import as_count, as_float, as_float_array, as_generator
 from ..data import NTPData, require_data
-from ..loss import ce_grad, ce_loss
+from ..loss import ce_loss
+from ..training import gradient_fn
 
 __all__ = [
     "fit_line",
@@ -131,14 +132,19 @@ def lecun_decoder(data: NTPData, rng: np.random.Generator) -> np.ndarray:
 
 
 def gd_loss_curve(data: NTPData, n_steps: int, record_at: ArrayLike, lr: float = 1.0) -> np.ndarray:
-    """``CE(W_k)`` of plain gradient descent from ``W = 0`` at the steps ``record_at``."""
+    """``CE(W_k)`` of plain gradient descent from ``W = 0`` at the steps ``record_at``.
+
+    The steps use :func:`ntpnb.linear.training.gradient_fn` (the gradient of :func:`ntpnb.ce_grad`
+    without its validation at every step, and without BLAS: the same floats on every CPU).
+    """
     require_data(data)
     n_steps = as_count(n_steps, "n_steps")
     record = set(np.asarray(record_at).tolist())
+    grad = gradient_fn(data)
     W = np.zeros((data.V, data.d))
     curve = []
     for k in range(1, n_steps + 1):
-        W = W - lr * ce_grad(data, W)
+        W = W - lr * grad(W)
         if k in record:
             curve.append(ce_loss(data, W))
     return np.array(curve)
