@@ -488,14 +488,36 @@ def _dense(M: Any) -> np.ndarray:
     return np.asarray(M.toarray() if hasattr(M, "toarray") else M, dtype=float)
 
 
-def least_distance_multipliers(G: np.ndarray, h: np.ndarray) -> tuple[np.ndarray, float] | None:
-    """Multipliers of ``min ||x||^2 / 2`` s.t. ``G x >= h``, by one non-negative least squares.
+def least_distance_nnls(G: np.ndarray, h: np.ndarray) -> tuple[np.ndarray, float] | None:
+    """Lawson and Hanson's non-negative least squares for ``min ||x||^2 / 2`` s.t. ``G x >= h``.
 
     Lawson and Hanson (*Solving Least Squares Problems*, 1974, ch. 23): with
     ``E = [G^T; h^T]`` and ``f = (0, ..., 0, 1)``, let ``u >= 0`` minimize ``||E u - f||``. At that
-    minimum ``||E u - f||^2 = 1 - h^T u``; the problem is feasible exactly when this is positive,
-    and then ``lambda = u / (1 - h^T u)`` are its multipliers (``x = G^T lambda``) and
-    ``||x||^2 = h^T lambda = (h^T u) / (1 - h^T u)``.
+    minimum ``||E u - f||^2 = 1 - h^T u``; the problem is feasible exactly when this is positive
+    (then :func:`least_distance_multipliers` holds its multipliers), and otherwise ``G^T u = 0``
+    with ``h^T u = 1``: multipliers that prove it infeasible (a Farkas certificate).
+
+    Returns
+    -------
+    (numpy.ndarray, float) or None
+        ``u`` and ``1 - h^T u``; None when NNLS does not converge.
+    """
+    E = np.vstack([G.T, h[None, :]])
+    f = np.zeros(E.shape[0])
+    f[-1] = 1.0
+    try:
+        u, _ = nnls(E, f, maxiter=50 * max(E.shape))
+    except RuntimeError:  # scipy's "too many iterations"
+        return None
+    return u, 1.0 - float(h @ u)
+
+
+def least_distance_multipliers(G: np.ndarray, h: np.ndarray) -> tuple[np.ndarray, float] | None:
+    """Multipliers of ``min ||x||^2 / 2`` s.t. ``G x >= h``, by one non-negative least squares.
+
+    With ``u`` and ``1 - h^T u`` of :func:`least_distance_nnls`, the multipliers are
+    ``lambda = u / (1 - h^T u)`` (``x = G^T lambda``) and ``||x||^2 = h^T lambda =
+    (h^T u) / (1 - h^T u)``.
 
     Returns
     -------
@@ -505,14 +527,10 @@ def least_distance_multipliers(G: np.ndarray, h: np.ndarray) -> tuple[np.ndarray
         :func:`solve_least_distance` does); None when NNLS does not converge or
         ``1 - h^T u <= 0``.
     """
-    E = np.vstack([G.T, h[None, :]])
-    f = np.zeros(E.shape[0])
-    f[-1] = 1.0
-    try:
-        u, _ = nnls(E, f, maxiter=50 * max(E.shape))
-    except RuntimeError:  # scipy's "too many iterations"
+    found = least_distance_nnls(G, h)
+    if found is None:
         return None
-    slack = 1.0 - float(h @ u)
+    u, slack = found
     return (u / slack, slack) if slack > 0 else None
 
 

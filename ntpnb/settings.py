@@ -89,6 +89,13 @@ LP_SMALL_MAX_VARIABLES: int = 500
 #: not separable it fails (0.1-0.4 s) and the LP decides.
 SVM_WITNESS_MIN_VARIABLES: int = 1000
 SVM_WITNESS_MAX_ITER: int = 30
+#: The separability test by least-distance programming (``is_separable(..., method="least-distance")``,
+#: one dense non-negative least squares in the directions allowed by (6a), certified as the LP is)
+#: is used while its dense (6b) rows, (rows) x (V d), have at most LEAST_DISTANCE_MAX_ENTRIES
+#: entries; above, the LP decides. NNLS's work grows like (V d)^2 x (rows): on the random
+#: instances of chapter 04 (m <= 60, V d <= 600, at most 2.6e5 entries) it decides in 0.3-30 ms
+#: where the LP takes 3-180 ms; the text data of chapter 05 are far larger.
+LEAST_DISTANCE_MAX_ENTRIES: int = 2**21
 #: Extra options per method (passed to linprog; HiGHS options it does not list pass verbatim).
 #: The tighter IPM tolerance (default 1e-8) lets the multipliers certify "not separable" below
 #: SEP_MARGIN_TOL on small instances too, where 1e-8 left bounds of 1e-9 to 4e-9 (3% of random

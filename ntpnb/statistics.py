@@ -4,12 +4,16 @@ What the sweeps of :mod:`ntpnb.parallel` measure is summarized here.
 :func:`wilson_interval` gives the Wilson score interval of a success fraction, and
 :func:`crossing` locates where an increasing curve crosses a level (a threshold);
 :func:`crossing_interval` brackets that crossing with Wilson intervals,
-:func:`crossing_bootstrap` gives its standard error by resampling the trials, and
-:func:`finite_size_fit` fits how such a threshold drifts with the size of the problem.
-:func:`binomial_gof_pvalue` tests whether success counts fit given probabilities, with a null
-distribution simulated from those probabilities (valid however small the expected counts).
+:func:`crossing_bootstrap` gives its standard error by resampling the trials (independent at every
+point of the grid), :func:`threshold_crossing_bootstrap` by resampling whole draws (when each draw
+gives its whole curve, as draws nested in the grid do), and :func:`finite_size_fit` fits how such
+a threshold drifts with the size of the problem. :func:`binomial_gof_pvalue` tests whether success
+counts fit given probabilities, and :func:`threshold_gof_pvalue` whether draws' thresholds fit a
+model of their distribution, each with a null distribution simulated from the model (valid however
+small the expected counts).
 :func:`bootstrap_means` gives the distribution of a mean over trials by resampling them (for
-heavy-tailed measurements, whose mean a few trials carry).
+heavy-tailed measurements, whose mean a few trials carry). :func:`fisher_pvalue` tests whether two
+success fractions share one probability (Fisher's exact test).
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import norm
+from scipy.stats import fisher_exact, norm
 
 from .errors import InvalidDataError
 from .validation import as_count, as_float_array, as_generator, as_ordered, check_dense_size, is_real
@@ -28,11 +32,14 @@ __all__ = [
     "crossing",
     "crossing_interval",
     "crossing_bootstrap",
+    "threshold_crossing_bootstrap",
     "FiniteSizeFit",
     "finite_size_fit",
     "binomial_deviance",
     "binomial_gof_pvalue",
+    "threshold_gof_pvalue",
     "bootstrap_means",
+    "fisher_pvalue",
 ]
 
 
@@ -203,6 +210,66 @@ def crossing_bootstrap(
     return estimate, float(np.std(crossings, ddof=1))
 
 
+def _first_indices(first: Sequence[int], n_grid: int) -> np.ndarray:
+    """``first`` as a 1-D int64 array of whole numbers in ``[0, n_grid]``."""
+    values = as_float_array(as_ordered(first, "first"), "first", 1)
+    if values.ndim != 1 or values.size == 0:
+        raise InvalidDataError(f"first must be a non-empty 1-D sequence, got shape {values.shape}")
+    if np.any(values != np.floor(values)) or np.any(values < 0) or np.any(values > n_grid):
+        raise InvalidDataError(
+            f"first must hold grid indices, whole numbers in [0, {n_grid}], got {values.tolist()}"
+        )
+    return values.astype(np.int64)
+
+
+def threshold_crossing_bootstrap(
+    x: Sequence[float],
+    first: Sequence[int],
+    rng: int | np.random.Generator,
+    n_boot: int = 2000,
+    level: float = 0.5,
+) -> tuple[float, float]:
+    """Where the fraction of draws whose threshold is at most ``x`` crosses ``level``, with a bootstrap error.
+
+    Draw ``k`` succeeds exactly at the grid points from index ``first[k]`` on (``len(x)``: at
+    none), as a draw nested in the grid does when its condition is monotone. The curve at
+    ``x[i]`` is the fraction of draws with ``first <= i`` and the estimate is its
+    :func:`crossing`, as for independent trials. The counts at different points are dependent
+    here (one draw counts at every point from its threshold on), so the bootstrap resamples
+    whole draws: each of the ``n_boot`` replicates draws ``len(first)`` draws with replacement
+    and recomputes the curve and its crossing; their standard deviation is the standard error.
+
+    As with :func:`crossing_bootstrap`, a curve that jumps from none to all the draws between two
+    grid points has a standard error of 0: the resolution of the grid is not part of it.
+
+    Returns
+    -------
+    tuple of float
+        The crossing and its standard error (NaN if the curve, or any replicate, never reaches
+        ``level``).
+
+    Raises
+    ------
+    InvalidDataError
+        On a bad grid or level (see :func:`crossing`), indices that are not whole numbers in
+        ``[0, len(x)]``, a bad ``n_boot`` or ``rng``.
+    """
+    n_boot = as_count(n_boot, "n_boot", minimum=2)
+    grid = as_float_array(as_ordered(x, "x"), "x", 1)
+    idx = _first_indices(first, grid.size)
+    at_most = np.arange(grid.size)
+    estimate = crossing(grid, (idx[:, None] <= at_most).mean(axis=0), level)  # validates x and level
+    check_dense_size((n_boot, idx.size), "the bootstrap replicates")
+    draws = idx[as_generator(rng, "rng").integers(0, idx.size, size=(n_boot, idx.size))]
+    counts = np.cumsum(np.stack([np.bincount(row, minlength=grid.size + 1) for row in draws]), axis=1)
+    crossings = _first_crossings(grid, counts[:, : grid.size] / idx.size, float(level))
+    if np.isnan(estimate) or np.any(np.isnan(crossings)):
+        return estimate, float("nan")
+    if np.all(crossings == crossings[0]):  # no spread (np.std would leave rounding of the mean)
+        return estimate, 0.0
+    return estimate, float(np.std(crossings, ddof=1))
+
+
 @dataclass(frozen=True)
 class FiniteSizeFit:
     """The fit ``value = limit + slope / size`` of :func:`finite_size_fit`.
@@ -360,6 +427,49 @@ def binomial_gof_pvalue(
     return (1 + extreme) / (n_sim + 1)
 
 
+def threshold_gof_pvalue(
+    first: Sequence[int],
+    cdf: Sequence[float],
+    rng: int | np.random.Generator,
+    n_sim: int = 9999,
+) -> float:
+    """Monte Carlo p-value of where draws' thresholds lie against a model of their distribution function.
+
+    Draw ``k`` succeeds exactly at the grid points from index ``first[k]`` on (``len(cdf)``: at
+    none), and the model says ``P(first <= i) = cdf[i]``. The statistic is the one of
+    :func:`binomial_gof_pvalue` for the curve: :func:`binomial_deviance` of the numbers of
+    draws with ``first <= i`` against ``cdf``. Those numbers are not independent across ``i``
+    (a draw counts at every point from its threshold on), so its null distribution is simulated
+    from the model itself: ``n_sim`` data sets of ``len(first)`` thresholds drawn with
+    ``P(first = i) = cdf[i] - cdf[i - 1]``. The p-value ``(1 + #{simulated G >= observed G}) /
+    (n_sim + 1)`` is valid at every sample size; its resolution is ``1 / (n_sim + 1)``. Ties
+    within a relative ``1e-9`` count as at least as extreme. Returns 0 when an observed count is
+    impossible under the model (the model is refuted outright).
+
+    Raises
+    ------
+    InvalidDataError
+        If the indices are not whole numbers in ``[0, len(cdf)]``, ``cdf`` leaves ``[0, 1]`` or
+        decreases, ``n_sim`` is not a positive integer, ``rng`` is not a generator or a seed,
+        or the simulations would exceed :data:`ntpnb.settings.MAX_DENSE_BYTES`.
+    """
+    F = as_float_array(as_ordered(cdf, "cdf"), "cdf", 1)
+    if F.ndim != 1 or F.size == 0 or not np.all((F >= 0) & (F <= 1)) or np.any(np.diff(F) < 0):
+        raise InvalidDataError(f"cdf must be a non-decreasing 1-D sequence in [0, 1], got {F.tolist()}")
+    idx = _first_indices(first, F.size)
+    n, n_sim = idx.size, as_count(n_sim, "n_sim")
+    generator = as_generator(rng, "rng")
+    observed = float(binomial_deviance(np.cumsum(np.bincount(idx, minlength=F.size + 1))[: F.size], F, n))
+    if not np.isfinite(observed):
+        return 0.0
+    check_dense_size((n_sim, F.size + 1), "the simulated thresholds")
+    cells = np.diff(np.concatenate([[0.0], F, [1.0]]))
+    simulated_counts = np.cumsum(generator.multinomial(n, cells / cells.sum(), size=n_sim), axis=1)
+    simulated = binomial_deviance(simulated_counts[:, : F.size], F, n)
+    extreme = int(np.count_nonzero(simulated >= observed - 1e-9 * max(1.0, observed)))
+    return (1 + extreme) / (n_sim + 1)
+
+
 def bootstrap_means(
     values: Sequence[float],
     n_draws: int | None = None,
@@ -388,3 +498,22 @@ def bootstrap_means(
     check_dense_size((reps, n), "the bootstrap draws")
     draws = as_generator(rng, "rng").integers(0, x.size, size=(reps, n))
     return x[draws].mean(axis=1)
+
+
+def fisher_pvalue(k1: int, n1: int, k2: int, n2: int) -> float:
+    """Two-sided p-value of Fisher's exact test that ``k1 / n1`` and ``k2 / n2`` share one probability.
+
+    Conditional on the total number of successes, ``k1`` is hypergeometric under that
+    hypothesis; the p-value sums the probabilities of the tables no more likely than the one
+    observed (:func:`scipy.stats.fisher_exact`). Exact at every sample size.
+
+    Raises
+    ------
+    InvalidDataError
+        If a count is not a whole number or a success count lies outside ``[0, n]``.
+    """
+    n1, n2 = as_count(n1, "n1"), as_count(n2, "n2")
+    k1, k2 = as_count(k1, "k1", minimum=0), as_count(k2, "k2", minimum=0)
+    if k1 > n1 or k2 > n2:
+        raise InvalidDataError(f"need 0 <= k <= n, got {k1} of {n1} and {k2} of {n2}")
+    return float(fisher_exact([[k1, n1 - k1], [k2, n2 - k2]])[1])

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from scipy.stats import binomtest, kstest
+from scipy.stats import binomtest, fisher_exact, kstest
 
 from ntpnb.errors import InvalidDataError
 from ntpnb.linear.thresholds import cover_probability
@@ -17,6 +17,9 @@ from ntpnb.statistics import (
     crossing_bootstrap,
     crossing_interval,
     finite_size_fit,
+    fisher_pvalue,
+    threshold_crossing_bootstrap,
+    threshold_gof_pvalue,
     wilson_interval,
 )
 
@@ -166,16 +169,21 @@ def test_binomial_deviance_is_the_log_likelihood_ratio_to_the_saturated_model():
     assert binomial_deviance(np.array([0, 5]), np.array([0.0, 1.0]), 5) == 0.0
 
 
+def assert_uniform_pvalues(pvalues: np.ndarray, n_sim: int) -> None:
+    """p-values of data drawn from the model: uniform (a loose but real check) down to 1/(n_sim + 1)."""
+    assert kstest(pvalues, "uniform").pvalue > 1e-3
+    for level in (0.05, 0.2, 0.5):
+        assert abs(np.mean(pvalues <= level) - level) < 0.07
+    assert pvalues.min() >= 1 / (n_sim + 1)
+
+
 def test_binomial_gof_pvalue_is_uniform_under_the_model():
-    """A loose but real check: 300 data sets drawn from the model, 199 simulations each."""
+    """300 data sets drawn from the model, 199 simulations each."""
     rng = np.random.default_rng(11)
     pvalues = np.array(
         [binomial_gof_pvalue(rng.binomial(40, COVER_20), COVER_20, 40, rng, n_sim=199) for _ in range(300)]
     )
-    assert kstest(pvalues, "uniform").pvalue > 1e-3
-    for level in (0.05, 0.2, 0.5):
-        assert abs(np.mean(pvalues <= level) - level) < 0.07
-    assert pvalues.min() >= 1 / 200
+    assert_uniform_pvalues(pvalues, 199)
 
 
 def test_binomial_gof_pvalue_is_tiny_under_a_clear_alternative():
@@ -229,3 +237,96 @@ def test_bootstrap_means_is_seeded_and_centred_on_the_sample_mean():
             bootstrap_means(bad)
     with pytest.raises(InvalidDataError, match="n_draws"):
         bootstrap_means(x, 0)
+
+
+# ------------------------------------------------------------------ draws nested in the grid
+#: Cover's distribution of a draw's threshold on the grid d = 1 .. 20 (m = 20 points).
+COVER_20_CELLS = np.diff(np.concatenate([[0.0], COVER_20, [1.0]]))
+
+
+def _thresholds(rng, n, cells=COVER_20_CELLS):
+    """``n`` draws' first grid indices, drawn from the cell probabilities."""
+    return rng.choice(cells.size, size=n, p=cells / cells.sum())
+
+
+def test_threshold_crossing_bootstrap_estimate_is_the_crossing_of_the_curve():
+    x = np.arange(1, 21) / 20
+    first = _thresholds(np.random.default_rng(0), 40)
+    curve = [(first <= i).mean() for i in range(20)]
+    estimate, se = threshold_crossing_bootstrap(x, first, 3)
+    assert estimate == crossing(x, curve)
+    assert (estimate, se) == threshold_crossing_bootstrap(x, first, np.random.default_rng(3))  # seeded
+    assert 0 < se < 0.1
+    # a jump: every draw's threshold at one grid point, no spread
+    assert threshold_crossing_bootstrap(x, [5] * 10, 0) == (pytest.approx((x[4] + x[5]) / 2), 0.0)
+    # the curve never reaches 1/2: no crossing, no error
+    est, se = threshold_crossing_bootstrap(x, [20, 20, 3], 0)
+    assert np.isnan(est) and np.isnan(se)
+
+
+def test_threshold_crossing_bootstrap_error_matches_the_spread_of_independent_experiments():
+    """The bootstrap standard error against the spread of the crossing over 300 fresh experiments."""
+    rng = np.random.default_rng(5)
+    x = np.arange(1, 21) / 20
+    experiments = [_thresholds(rng, 30) for _ in range(300)]
+    spread = np.std([crossing(x, [(f <= i).mean() for i in range(20)]) for f in experiments], ddof=1)
+    mean_se = np.mean([threshold_crossing_bootstrap(x, f, rng, n_boot=300)[1] for f in experiments[:60]])
+    assert mean_se == pytest.approx(spread, rel=0.25)
+
+
+def test_threshold_crossing_bootstrap_bad_input():
+    x = [0.1, 0.2, 0.3]
+    with pytest.raises(InvalidDataError, match=r"whole numbers in \[0, 3\]"):
+        threshold_crossing_bootstrap(x, [0, 4], 0)
+    with pytest.raises(InvalidDataError, match=r"whole numbers in \[0, 3\]"):
+        threshold_crossing_bootstrap(x, [0, 1.5], 0)
+    with pytest.raises(InvalidDataError, match="non-empty"):
+        threshold_crossing_bootstrap(x, [], 0)
+    with pytest.raises(InvalidDataError):
+        threshold_crossing_bootstrap(x, [0, 1], 0, n_boot=1)
+    with pytest.raises(InvalidDataError, match="strictly increasing"):
+        threshold_crossing_bootstrap([0.2, 0.1, 0.3], [0, 1], 0)
+
+
+def test_threshold_gof_pvalue_is_uniform_under_the_model():
+    rng = np.random.default_rng(21)
+    pvalues = np.array(
+        [threshold_gof_pvalue(_thresholds(rng, 60), COVER_20, rng, n_sim=199) for _ in range(300)]
+    )
+    assert_uniform_pvalues(pvalues, 199)
+
+
+def test_threshold_gof_pvalue_rejects_a_shift_by_one_grid_point():
+    """Cover's thresholds tested against the count with a bias (one dimension more)."""
+    rng = np.random.default_rng(22)
+    with_bias = np.array([cover_probability(20, d, bias=True) for d in range(1, 21)])
+    for _ in range(5):
+        first = _thresholds(rng, 300)
+        assert threshold_gof_pvalue(first, with_bias, rng, n_sim=999) == 1 / 1000
+        assert threshold_gof_pvalue(first, COVER_20, rng, n_sim=999) > 1e-3
+
+
+def test_threshold_gof_pvalue_impossible_thresholds_seeding_and_bad_input():
+    assert threshold_gof_pvalue([0, 1], [0.0, 1.0], 0, n_sim=99) == 0.0  # P(first = 0) = 0
+    assert threshold_gof_pvalue([1, 1, 1], [0.0, 1.0], 0, n_sim=99) == 1.0  # the only outcome
+    first = [0, 1, 1, 2, 3]
+    p = threshold_gof_pvalue(first, [0.2, 0.5, 0.8], 4, n_sim=999)
+    assert p == threshold_gof_pvalue(first, [0.2, 0.5, 0.8], np.random.default_rng(4), n_sim=999)
+    with pytest.raises(InvalidDataError, match="non-decreasing"):
+        threshold_gof_pvalue(first, [0.5, 0.2, 0.8], 0)
+    with pytest.raises(InvalidDataError, match="non-decreasing"):
+        threshold_gof_pvalue(first, [0.2, 0.5, 1.5], 0)
+    with pytest.raises(InvalidDataError, match=r"whole numbers in \[0, 3\]"):
+        threshold_gof_pvalue([0, 4], [0.2, 0.5, 0.8], 0)
+    with pytest.raises(InvalidDataError):
+        threshold_gof_pvalue(first, [0.2, 0.5, 0.8], 0, n_sim=0)
+
+
+def test_fisher_pvalue_is_scipys_and_checks_its_counts():
+    assert fisher_pvalue(3, 30, 10, 30) == pytest.approx(fisher_exact([[3, 27], [10, 20]])[1])
+    assert fisher_pvalue(15, 30, 15, 30) == 1.0
+    assert fisher_pvalue(0, 10, 10, 10) < 1e-4
+    with pytest.raises(InvalidDataError, match="need 0 <= k <= n"):
+        fisher_pvalue(11, 10, 3, 10)
+    with pytest.raises(InvalidDataError):
+        fisher_pvalue(1, 0, 1, 10)

@@ -27,7 +27,16 @@ from scipy import sparse
 
 from .data import NTPData, cached_per_data, frozen
 
-__all__ = ["NTPConstraints", "ntp_constraints", "equality_matrix", "equality_rhs", "pair_rows", "NTPRows"]
+__all__ = [
+    "NTPConstraints",
+    "ntp_constraints",
+    "ConstraintPairs",
+    "constraint_pairs",
+    "equality_matrix",
+    "equality_rhs",
+    "pair_rows",
+    "NTPRows",
+]
 
 
 @dataclass(frozen=True)
@@ -61,18 +70,25 @@ class NTPConstraints:
 
 
 def pair_rows(
-    H: np.ndarray, context: np.ndarray, plus: np.ndarray, minus: np.ndarray, V: int
-) -> sparse.csr_matrix:
-    """Sparse rows ``vec((e_plus - e_minus) h_context^T)``, one per entry of the index arrays.
+    H: np.ndarray, context: np.ndarray, plus: np.ndarray, minus: np.ndarray, V: int, dense: bool = False
+) -> sparse.csr_matrix | np.ndarray:
+    """Rows ``vec((e_plus - e_minus) h_context^T)``, one per entry of the index arrays (``plus != minus``).
 
-    Built with array operations only (no Python loop over constraints).
+    Built with array operations only (no Python loop over constraints): a CSR matrix whose rows
+    hold their ``2 d`` entries in the order ``plus`` block, ``minus`` block, or with ``dense`` the
+    same rows as a dense array (for small problems, where the sparse format costs more than it
+    saves).
     """
     n, d = context.size, H.shape[1]
     k = np.arange(d)
-    rows = np.repeat(np.arange(n), 2 * d)
-    cols = np.concatenate([plus[:, None] * d + k, minus[:, None] * d + k], axis=1).ravel()
-    vals = np.concatenate([H[context], -H[context]], axis=1).ravel()
-    return sparse.csr_matrix((vals, (rows, cols)), shape=(n, V * d))
+    cols = np.concatenate([plus[:, None] * d + k, minus[:, None] * d + k], axis=1)
+    vals = np.concatenate([H[context], -H[context]], axis=1)
+    if dense:
+        M = np.zeros((n, V * d))
+        M[np.arange(n)[:, None], cols] = vals
+        return M
+    indptr = np.arange(0, 2 * d * n + 1, 2 * d)
+    return sparse.csr_matrix((vals.ravel(), cols.ravel(), indptr), shape=(n, V * d))
 
 
 def _frozen_csr(M: sparse.csr_matrix) -> sparse.csr_matrix:
@@ -121,24 +137,63 @@ def equality_matrix(data: NTPData) -> sparse.csr_matrix:
     return _frozen_csr(pair_rows(data.H, eq_context, eq_token, anchors[eq_context], data.V))
 
 
+@dataclass(frozen=True)
+class ConstraintPairs:
+    """The (context, token) pairs of the constraint rows, without any matrix (see :func:`ntp_constraints`).
+
+    Attributes
+    ----------
+    anchors
+        Anchor token ``a_j`` of each context, shape ``(m,)``.
+    eq_context, eq_token
+        Context and token of each equality row, in row-major order of ``(j, z)``.
+    ineq_context, ineq_token
+        Context and out-of-support token of each inequality row, in row-major order of ``(j, v)``.
+    """
+
+    anchors: np.ndarray
+    eq_context: np.ndarray
+    eq_token: np.ndarray
+    ineq_context: np.ndarray
+    ineq_token: np.ndarray
+
+
+@cached_per_data
+def constraint_pairs(data: NTPData) -> ConstraintPairs:
+    """The pairs of the rows of :func:`ntp_constraints` (cached per data; read-only arrays).
+
+    For what builds its own rows from them (the row-normalized constraints of the separability
+    test) without the sparse matrices of :func:`ntp_constraints`.
+    """
+    anchors, eq = _pairs(data)
+    eq_context, eq_token = np.nonzero(eq)
+    ineq_context, ineq_token = np.nonzero(~data.support_mask)
+    return ConstraintPairs(
+        anchors=anchors,
+        eq_context=frozen(eq_context),
+        eq_token=frozen(eq_token),
+        ineq_context=frozen(ineq_context),
+        ineq_token=frozen(ineq_token),
+    )
+
+
 @cached_per_data
 def ntp_constraints(data: NTPData) -> NTPConstraints:
     """Build (once per data set) the sparse constraint matrices of Paper A, Eqs. (4) and (6).
 
     The result is shared by every caller: its arrays are read-only (copy before modifying).
     """
-    anchors, eq = _pairs(data)
-    eq_context, eq_token = np.nonzero(eq)
-    ineq_context, ineq_token = np.nonzero(~data.support_mask)
+    pairs = constraint_pairs(data)
+    ineq_context, ineq_token = pairs.ineq_context, pairs.ineq_token
     return NTPConstraints(
-        anchors=frozen(anchors),
-        eq_context=frozen(eq_context),
-        eq_token=frozen(eq_token),
+        anchors=pairs.anchors,
+        eq_context=pairs.eq_context,
+        eq_token=pairs.eq_token,
         eq=equality_matrix(data),
         eq_rhs=equality_rhs(data),
-        ineq_context=frozen(ineq_context),
-        ineq_token=frozen(ineq_token),
-        ineq=_frozen_csr(pair_rows(data.H, ineq_context, anchors[ineq_context], ineq_token, data.V)),
+        ineq_context=ineq_context,
+        ineq_token=ineq_token,
+        ineq=_frozen_csr(pair_rows(data.H, ineq_context, pairs.anchors[ineq_context], ineq_token, data.V)),
     )
 
 

@@ -6,6 +6,11 @@ When the conditions hold over random instances (chapter 4), and the best loss wh
   ``d``, vocabulary ``V`` and every support of size ``S`` (the sweep's model).
 * :func:`condition_trial`: one trial of the sweep: NTP_H-compatible? NTP-separable? plus the
   counts that explain compatibility (number of equations, rank of the system).
+* :func:`nested_instance`: one draw of that model for every ``d`` up to ``d_max`` at once,
+  nested in ``d`` (the instance at ``d`` is the one at ``d + 1`` without its last embedding
+  coordinate, rescaled), so both conditions are monotone in ``d``; :func:`nested_trial` finds,
+  for one such draw, the first ``d`` of a grid where each condition holds, by bisection
+  (:func:`first_true`): about ``log2`` of the grid's size decisions instead of one per ``d``.
 * :func:`cover_probability`: Cover's (1965) function-counting probability that a random
   dichotomy of ``m`` points in general position in ``R^d`` is separable by a hyperplane
   through the origin (no bias), ``C(m, d) / 2^m`` with ``C(m, d) = 2 sum_{k<d} binom(m-1, k)``.
@@ -18,8 +23,9 @@ When the conditions hold over random instances (chapter 4), and the best loss wh
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+import itertools
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
@@ -32,9 +38,9 @@ from scipy.special import logsumexp
 from .. import settings
 from ..errors import InvalidDataError, SolverError
 from ..qp import solve_named
-from ..validation import as_count, as_flag, check_dense_size, is_real
+from ..validation import as_count, as_flag, as_ordered, check_dense_size, is_real
 from .constraints import ntp_constraints
-from .data import NTPData, require_data
+from .data import NTPData, frozen, require_data
 from .datasets import dirichlet_on_supports
 from .loss import entropy
 from .separability import is_separable
@@ -43,6 +49,11 @@ from .subspace import f_decomposition, is_compatible
 __all__ = [
     "random_instance",
     "condition_trial",
+    "NestedInstance",
+    "nested_instance",
+    "first_true",
+    "NestedTrial",
+    "nested_trial",
     "cover_probability",
     "compatibility_threshold",
     "compatibility_rank_bound",
@@ -57,7 +68,8 @@ def random_instance(m: int, d: int, V: int, S: int, rng: np.random.Generator) ->
     """A random instance: ``h_j ~ N(0, I_d / d)``, ``S_j`` a uniform ``S``-subset of ``[V]``.
 
     ``p_j`` is uniform on the simplex of ``S_j`` (Dirichlet(1)) and ``pi`` is uniform. With
-    ``S = 1`` every context has one uniformly random next token (one-hot labels).
+    ``S = 1`` every context has one uniformly random next token (one-hot labels). The same draw
+    as ``nested_instance(m, d, V, S, rng).at(d)``.
 
     Raises
     ------
@@ -66,18 +78,89 @@ def random_instance(m: int, d: int, V: int, S: int, rng: np.random.Generator) ->
         ``numpy.random.Generator``, or the arrays would exceed
         :data:`ntpnb.settings.MAX_DENSE_BYTES`.
     """
-    m, d, V, S = (as_count(v, k) for k, v in {"m": m, "d": d, "V": V, "S": S}.items())
+    d = as_count(d, "d")
+    return nested_instance(m, d, V, S, rng).at(d)
+
+
+@dataclass(frozen=True, eq=False)
+class NestedInstance:
+    """One draw of :func:`random_instance`'s model for every ``d = 1, ..., d_max``, nested in ``d``.
+
+    The instance at ``d`` (:meth:`at`) has the embeddings ``h_j = z_j[:d] / sqrt(d)``: the first
+    ``d`` coordinates of one standard normal ``z_j`` per context, so ``h_j ~ N(0, I_d / d)`` at
+    every ``d``, as in :func:`random_instance`, with the same supports and probabilities at every
+    ``d``. At each ``d`` the instance has exactly the distribution of :func:`random_instance`;
+    only instances at different ``d`` are now dependent.
+
+    Nesting makes both conditions monotone in ``d``: the columns of ``H`` at ``d`` span a
+    subspace of those at ``d + 1``, so every logit matrix ``H W^T`` reachable at ``d`` is reachable
+    at ``d + 1`` (append a zero column to ``W`` and rescale it by ``sqrt((d + 1) / d)``), and
+    compatibility (logits with given log-odds) and separability (logits with given signs of
+    differences) hold at ``d + 1`` whenever they hold at ``d``. The rank of the compatibility
+    equations (``dim F``) is non-decreasing in ``d`` for the same reason.
+
+    Attributes
+    ----------
+    Z
+        ``(m, d_max)`` standard normal embedding coordinates (read-only).
+    P
+        ``(m, V)`` next-token probabilities (read-only).
+    """
+
+    Z: np.ndarray
+    P: np.ndarray
+    _at: dict[int, NTPData] = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def m(self) -> int:
+        """Number of contexts."""
+        return int(self.Z.shape[0])
+
+    @property
+    def d_max(self) -> int:
+        """The largest embedding dimension drawn."""
+        return int(self.Z.shape[1])
+
+    def at(self, d: int) -> NTPData:
+        """The instance at embedding dimension ``d`` (one object per ``d``: its derived data are cached).
+
+        Raises
+        ------
+        InvalidDataError
+            If ``d`` is not an integer in ``[1, d_max]``.
+        """
+        d = as_count(d, "d")
+        if d > self.d_max:
+            raise InvalidDataError(f"d = {d} exceeds the d_max = {self.d_max} of this nested instance")
+        if d not in self._at:
+            self._at[d] = NTPData(H=self.Z[:, :d] / np.sqrt(d), pi=np.full(self.m, 1.0 / self.m), P=self.P)
+        return self._at[d]
+
+
+def nested_instance(m: int, d_max: int, V: int, S: int, rng: np.random.Generator) -> NestedInstance:
+    """A random instance for every ``d`` up to ``d_max`` at once, nested in ``d`` (:class:`NestedInstance`).
+
+    The draws are those of :func:`random_instance` at ``d = d_max`` (the same calls to ``rng``, in
+    the same order): ``nested_instance(m, d_max, V, S, rng).at(d_max)`` is
+    ``random_instance(m, d_max, V, S, rng)``.
+
+    Raises
+    ------
+    InvalidDataError
+        As :func:`random_instance`.
+    """
+    m, d_max, V, S = (as_count(v, k) for k, v in {"m": m, "d_max": d_max, "V": V, "S": S}.items())
     if V < 2 or S > V:
         raise InvalidDataError(f"need V >= 2 and 1 <= S <= V, got V = {V}, S = {S}")
     if not isinstance(rng, np.random.Generator):
         raise InvalidDataError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
-    check_dense_size((m, max(d, V)), "H or the (m, V) probabilities")
-    H = rng.standard_normal((m, d)) / np.sqrt(d)
+    check_dense_size((m, max(d_max, V)), "H or the (m, V) probabilities")
+    Z = rng.standard_normal((m, d_max))
     order = np.argsort(rng.random((m, V)), axis=1)
     mask = np.zeros((m, V), dtype=bool)
     np.put_along_axis(mask, order[:, :S], True, axis=1)
     P = dirichlet_on_supports(mask, rng)
-    return NTPData(H=H, pi=np.full(m, 1.0 / m), P=P)
+    return NestedInstance(Z=frozen(Z), P=frozen(P))
 
 
 def compatibility_rank_bound(data: NTPData) -> int:
@@ -91,14 +174,28 @@ def compatibility_rank_bound(data: NTPData) -> int:
     inside that space). Generic probabilities are matched iff ``rank(G) = n_eq``, so the data
     are not compatible when this bound is below ``n_eq``.
     """
-    n_eq = int(ntp_constraints(data).eq.shape[0])
-    m_v = data.support_mask.sum(axis=0)
-    unknowns = int(np.minimum(data.d, m_v).sum()) - min(data.d, data.m)
-    return min(n_eq, unknowns)
+    return _rank_bound(data.support_mask, data.d)
 
 
-def condition_trial(point: dict[str, int], rng: np.random.Generator) -> dict[str, Any]:
+def _rank_bound(mask: np.ndarray, d: int) -> int:
+    """:func:`compatibility_rank_bound` from the ``(m, V)`` support mask alone, at dimension ``d``."""
+    return int(_rank_bounds(mask, np.array([d]))[0])
+
+
+def _rank_bounds(mask: np.ndarray, ds: np.ndarray) -> np.ndarray:
+    """:func:`compatibility_rank_bound` at every dimension of ``ds`` at once."""
+    n_eq = int(mask.sum()) - int(np.count_nonzero(mask.any(axis=1)))  # sum_j (S_j - 1)
+    m_v = mask.sum(axis=0)
+    unknowns = np.minimum(ds[:, None], m_v).sum(axis=1) - np.minimum(ds, mask.shape[0])
+    return np.minimum(n_eq, unknowns)
+
+
+def condition_trial(point: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
     """One random instance at ``point = {"m", "d", "V", "S"}``: which conditions hold.
+
+    An optional key ``"method"`` names the separability method of
+    :func:`~ntpnb.linear.separability.is_separable` (default ``"auto"``; every method gives the
+    same certified answer).
 
     Returns
     -------
@@ -118,11 +215,170 @@ def condition_trial(point: dict[str, int], rng: np.random.Generator) -> dict[str
     data = random_instance(point["m"], point["d"], point["V"], point["S"], rng)
     return {
         "compatible": bool(is_compatible(data)),
-        "separable": bool(is_separable(data)),
-        "n_eq": int(ntp_constraints(data).eq.shape[0]),
+        "separable": bool(is_separable(data, method=point.get("method", "auto"))),
+        "n_eq": int(data.support_mask.sum()) - data.m,  # sum_j (S_j - 1)
         "rank": int(f_decomposition(data).dim),
         "rank_bound": compatibility_rank_bound(data),
     }
+
+
+def first_true(
+    decide: Callable[[int], bool], n: int, start: int | None = None, guess: int | None = None
+) -> int:
+    """The first index ``i`` in ``range(n)`` where a monotone ``decide`` holds (``n`` if none does).
+
+    ``decide`` must be monotone: False up to some index, True from there on. Bisection finds
+    that index with about ``log2(n) + 1`` calls to ``decide`` (never one at ``n``).
+
+    Parameters
+    ----------
+    decide
+        The monotone predicate of an index.
+    n
+        The number of indices.
+    start
+        If given, decided first: an index where the answer is expected to be True, which then
+        bounds the search from above.
+    guess
+        If given, the expected answer: the search gallops from it (``guess``, then ``guess - 1``
+        or ``guess + 1``, then steps of 2, 4, ... away from it) before it bisects, so an exact
+        guess costs two calls and a guess off by ``k`` about ``2 log2(k) + 2``.
+
+    The answer does not depend on ``start`` or ``guess``, only the number of calls does.
+
+    Raises
+    ------
+    InvalidDataError
+        If ``n`` is not a positive integer, or ``start`` or ``guess`` not an index in ``range(n)``.
+    """
+    n = as_count(n, "n")
+    for name, index in (("start", start), ("guess", guess)):
+        if index is not None and not as_count(index, name, minimum=0) < n:
+            raise InvalidDataError(f"{name} must be an index in range({n}), got {index}")
+    lo, hi = 0, n  # decide is False below lo and True at hi (hi = n: not known to hold anywhere)
+
+    def probe(i: int) -> bool:
+        nonlocal lo, hi
+        if decide(i):
+            hi = i
+            return True
+        lo = i + 1
+        return False
+
+    if start is not None:
+        probe(start)
+    if guess is not None and lo <= guess < hi:
+        below = probe(guess)  # True: the answer is at or below the guess
+        step = 1
+        while lo < hi:
+            i = guess - step if below else guess + step
+            if not lo <= i < hi or probe(i) != below:
+                break
+            step *= 2
+    while lo < hi:
+        mid = (lo + hi) // 2
+        probe(mid)
+    return lo
+
+
+@dataclass(frozen=True)
+class NestedTrial:
+    """One nested draw (:func:`nested_trial`) on a grid of ``d``: where each condition starts to hold.
+
+    Attributes
+    ----------
+    compatible_from, separable_from
+        The index in the grid of the first ``d`` where the draw is NTP_H-compatible
+        (NTP-separable); the length of the grid if it is not within the grid. By monotonicity
+        the condition holds exactly at the grid points from there on.
+    n_eq
+        Number of compatibility equations ``sum_j (S_j - 1)`` (the same at every ``d``).
+    rank_bound
+        :func:`compatibility_rank_bound` at every ``d`` of the grid.
+    compatible, separable
+        Every decision made, ``{grid index: holds}``.
+    rank
+        ``dim F`` (the rank of the compatibility equations) wherever compatibility was decided,
+        ``{grid index: rank}``.
+    """
+
+    compatible_from: int
+    separable_from: int
+    n_eq: int
+    rank_bound: tuple[int, ...]
+    compatible: dict[int, bool]
+    separable: dict[int, bool]
+    rank: dict[int, int]
+
+
+def nested_trial(point: Mapping[str, Any], rng: np.random.Generator) -> NestedTrial:
+    """One nested draw (:func:`nested_instance`) decided on a grid of ``d``.
+
+    A trial for :func:`ntpnb.parallel.run_sweep` (or :func:`ntpnb.linear.experiments.nested_sweep`).
+
+    ``point`` has the keys ``m``, ``V``, ``S`` and ``d`` (the increasing grid of dimensions),
+    and optionally ``guess``, a dimension near which separability is expected to set in (from
+    an earlier sweep, say; it changes which decisions are made, never the answer). Both
+    conditions are monotone in ``d``, so the first grid index where each holds is found by
+    :func:`first_true`; both searches decide first at the smallest grid ``d > m``, if any
+    (where Lemma 1 of Paper A says both hold). Separability is decided by
+    :func:`~ntpnb.linear.separability.is_separable` with its ``"least-distance"`` method
+    (certified either way, as the LP), by bisection, or galloping from the grid point nearest
+    ``guess``; compatibility by
+    :func:`~ntpnb.linear.subspace.is_compatible`, galloping from the first ``d`` where the
+    count :func:`compatibility_rank_bound` reaches the number of equations (compatibility needs
+    it, and it almost always suffices: two decisions). Wherever separability is decided,
+    compatibility is decided too if there are equations (it then costs little: both use the same
+    decomposition of F), and wherever compatibility is decided, the rank ``dim F`` is recorded.
+
+    Raises
+    ------
+    InvalidDataError
+        If ``point`` lacks a key, the grid is not an increasing sequence of positive integers, or
+        as :func:`nested_instance`.
+    """
+    if not isinstance(point, Mapping) or not {"m", "V", "S", "d"} <= set(point):
+        raise InvalidDataError(f"point must be a mapping with the keys m, V, S, d, got {point!r}")
+    grid = tuple(as_count(d, "d") for d in as_ordered(point["d"], "d"))
+    if not grid or any(b <= a for a, b in itertools.pairwise(grid)):
+        raise InvalidDataError(f"the grid of d must be a non-empty increasing sequence, got {point['d']!r}")
+    draw = nested_instance(point["m"], grid[-1], point["V"], point["S"], rng)
+    mask = draw.at(grid[0]).support_mask
+    n_eq = int(mask.sum()) - draw.m
+    bound = tuple(int(b) for b in _rank_bounds(mask, np.array(grid)))
+    start = next((i for i, d in enumerate(grid) if d > draw.m), None)
+    count = next((i for i, b in enumerate(bound) if b == n_eq), None)
+    guess = point.get("guess")
+    if guess is not None:
+        if not (is_real(guess) and np.isfinite(guess)):
+            raise InvalidDataError(f"guess must be a finite number (a dimension d), got {guess!r}")
+        guess = int(np.argmin(np.abs(np.array(grid) - guess)))
+    compatible: dict[int, bool] = {}
+    separable: dict[int, bool] = {}
+    rank: dict[int, int] = {}
+
+    def decide_compatible(i: int) -> bool:
+        if i not in compatible:
+            data = draw.at(grid[i])
+            compatible[i] = bool(is_compatible(data))
+            rank[i] = int(f_decomposition(data).dim)
+        return compatible[i]
+
+    def decide_separable(i: int) -> bool:
+        separable[i] = bool(is_separable(draw.at(grid[i]), method="least-distance"))
+        if n_eq:  # with no equations compatibility holds everywhere: nothing to learn
+            decide_compatible(i)
+        return separable[i]
+
+    return NestedTrial(
+        compatible_from=first_true(decide_compatible, len(grid), start, count),
+        separable_from=first_true(decide_separable, len(grid), start, guess),
+        n_eq=n_eq,
+        rank_bound=bound,
+        compatible=compatible,
+        separable=separable,
+        rank=rank,
+    )
 
 
 def _binomial_head(n: int, K: int) -> int:

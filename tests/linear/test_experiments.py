@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import joblib
 import numpy as np
 import pytest
 
@@ -10,6 +11,8 @@ from ntpnb import optim
 from ntpnb.errors import GenerationError, InvalidDataError, NotSeparableError
 from ntpnb.linear.constraints import NTPRows, ntp_constraints
 from ntpnb.linear.experiments.curves import SUMMARY_NAMES
+from ntpnb.linear.thresholds import NestedTrial, nested_trial
+from ntpnb.parallel import run_sweep
 
 
 @pytest.fixture(scope="module")
@@ -338,6 +341,75 @@ def test_count_below_threshold_reads_the_curve():
     assert (row.d_count, row.below_max, row.at_count, row.all_from) == (3, 0, 2, 5)
 
 
+def _nested(first_comp, first_sep):
+    return [
+        NestedTrial(c, s, n_eq=0, rank_bound=(), compatible={}, separable={}, rank={})
+        for c, s in zip(first_comp, first_sep, strict=True)
+    ]
+
+
+def test_nested_curve_counts_the_draws_whose_threshold_is_reached():
+    c = ntp.nested_curve((2, 4, 6, 8), 8, _nested([0, 1, 4, 2], [2, 3, 3, 4]))
+    np.testing.assert_allclose(c.x, [0.25, 0.5, 0.75, 1.0])
+    assert c.n_trials == 4
+    np.testing.assert_array_equal(c.compatible, [1, 2, 3, 3])
+    np.testing.assert_array_equal(c.separable, [0, 0, 1, 3])
+    with pytest.raises(InvalidDataError, match="first indices of separable"):
+        ntp.nested_curve((2, 4), 8, _nested([0], [3]))
+    with pytest.raises(InvalidDataError, match="at least one trial"):
+        ntp.nested_curve((2, 4), 8, [])
+
+
+def test_crossing_point_is_the_grid_point_nearest_one_half():
+    def curve(fractions):
+        counts = np.round(np.array(fractions) * 10).astype(int)
+        return ntp.ConditionCurve(
+            x=np.arange(1, len(counts) + 1) / 10, n_trials=10, compatible=counts, separable=counts
+        )
+
+    assert ntp.crossing_point(curve([0.0, 0.3, 0.6, 1.0]), "separable") == 2
+    assert ntp.crossing_point(curve([0.0, 0.4, 0.8, 1.0]), "separable") == 1
+    assert ntp.crossing_point(curve([0.0, 0.3, 0.7, 1.0]), "separable") == 2  # a tie: the later one
+    assert ntp.crossing_point(curve([0.6, 1.0]), "compatible") == 0
+    assert ntp.crossing_point(curve([0.0, 0.2]), "compatible") is None
+    with pytest.raises(InvalidDataError, match="unknown condition"):
+        ntp.crossing_point(curve([0.0, 1.0]), "both")
+
+
+NESTED_POINTS = [
+    {"m": 12, "V": 5, "S": 2, "d": tuple(range(1, 15))},
+    {"m": 10, "V": 2, "S": 1, "d": tuple(range(1, 11))},
+]
+
+
+def test_nested_sweep_is_the_plain_sweep_in_fewer_decisions():
+    plain = run_sweep(nested_trial, NESTED_POINTS, 9, seed=4)
+    fast = ntp.nested_sweep(NESTED_POINTS, 9, seed=4, n_pilot=3)
+    for per_plain, per_fast in zip(plain, fast, strict=True):
+        assert [(t.compatible_from, t.separable_from) for t in per_fast] == [
+            (t.compatible_from, t.separable_from) for t in per_plain
+        ]
+        assert [t.rank_bound for t in per_fast] == [t.rank_bound for t in per_plain]
+    # thresholds within a grid point or two of each other: searches from the pilot's median are short
+    point = [{"m": 24, "V": 6, "S": 2, "d": tuple(range(1, 29))}]
+    by_bisection, by_guess = (
+        run_sweep(nested_trial, point, 12, seed=2)[0],
+        ntp.nested_sweep(point, 12, seed=2)[0],
+    )
+    assert [t.separable_from for t in by_guess] == [t.separable_from for t in by_bisection]
+    assert sum(len(t.separable) for t in by_guess) < 0.8 * sum(len(t.separable) for t in by_bisection)
+    # fewer draws than the pilot: the pilot is all there is, with the same draws
+    few = ntp.nested_sweep(NESTED_POINTS, 2, seed=4, n_pilot=3)
+    assert [t.separable_from for t in few[0]] == [t.separable_from for t in plain[0][:2]]
+
+
+def test_nested_sweep_does_not_depend_on_the_workers():
+    serial = ntp.nested_sweep(NESTED_POINTS, 6, seed=1, n_pilot=2)
+    with joblib.parallel_config(backend="loky", n_jobs=2):
+        parallel = ntp.nested_sweep(NESTED_POINTS, 6, seed=1, n_pilot=2)
+    assert parallel == serial  # every decision, not only the thresholds
+
+
 def test_find_instance_gives_the_wanted_conditions():
     rng = np.random.default_rng(8)
     data = ntp.find_instance(12, 2, False, False, rng)
@@ -357,7 +429,8 @@ def test_gd_loss_curve_is_plain_gradient_descent(toy):
         W = W - ntp.ce_grad(toy, W)
         if k in (1, 10, 50):
             expected.append(ntp.ce_loss(toy, W))
-    np.testing.assert_array_equal(curve, expected)
+    # the compiled steps sum in another order than ce_grad: the same values to rounding
+    np.testing.assert_allclose(curve, expected, rtol=1e-13, atol=0)
     assert np.all(np.diff(curve) < 0)
 
 
@@ -409,3 +482,9 @@ def test_rounding_spread_is_zero_for_gd_and_measures_the_one_ulp_run(toy):
             assert max(spread[name].max() for name in SUMMARY_NAMES) < 1e-12
     with pytest.raises(InvalidDataError, match="not recorded at horizon = 999"):
         ntp.rounding_spread(toy, optim.gd(0.5), W0, ref, 999, lim)
+
+
+@pytest.mark.parametrize("steps", [[0, 5], [], [[1, 2]]])
+def test_gd_loss_curve_names_steps_it_cannot_record(toy, steps):
+    with pytest.raises(InvalidDataError, match="record_at"):
+        ntp.gd_loss_curve(toy, 50, steps)

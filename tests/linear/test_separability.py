@@ -13,7 +13,17 @@ from ntpnb import settings
 from ntpnb.errors import NotSeparableError, SolverError
 from ntpnb.linear.constraints import ntp_constraints
 from ntpnb.linear.data import normalized
-from ntpnb.linear.separability import WITNESS_METHOD, _decide_interior, _reduced_lp, _separability, lp_methods
+from ntpnb.linear.separability import (
+    LEAST_DISTANCE_METHOD,
+    WITNESS_METHOD,
+    _decide_interior,
+    _decide_least_distance,
+    _free_directions,
+    _normalized_constraints,
+    _reduced_lp,
+    _separability,
+    lp_methods,
+)
 
 from helpers import PROPERTY, instances, log_scales, margins_all_pairs, random_data, scaled
 
@@ -266,3 +276,71 @@ def test_property_separability_is_scale_invariant_and_agrees_with_an_independent
     answer = ntp.is_separable(data)
     assert answer == independent_feasibility(data)
     assert ntp.is_separable(scaled(data, 10.0**e)) == answer
+
+
+# ---------------------------------------------------------------------------------------------
+# The decision by least-distance programming (one NNLS), for the random instances of chapter 4
+
+
+def _certified_least_distance(data: ntp.NTPData):
+    """The least-distance decision of ``data`` and its certificate, checked independently."""
+    norm = normalized(data)[0]
+    decision = _decide_least_distance(norm)
+    assert decision is not None
+    if decision.separable:  # a direction with a verified margin
+        assert decision.margin >= settings.SEP_MARGIN_TOL
+        if decision.method == LEAST_DISTANCE_METHOD:
+            A, G = _normalized_constraints(norm)
+            w = decision.direction
+            assert (A @ w).min() >= decision.margin
+            assert np.abs(G @ w).max(initial=0.0) <= settings.LP_FEAS_TOL * decision.margin
+    else:  # multipliers bounding every normalized margin
+        assert decision.dual_bound <= settings.SEP_MARGIN_TOL
+    return decision
+
+
+@pytest.mark.parametrize(
+    ("m", "V", "S"), [(12, 2, 1), (15, 5, 1), (12, 6, 2), (10, 6, 3), (10, 8, 6), (30, 10, 3)]
+)
+def test_least_distance_decides_as_the_lp_with_a_certificate(m, V, S):
+    rng = np.random.default_rng(m + 10 * V + 100 * S)
+    decided = set()
+    for d in range(1, m + 2):
+        for _ in range(3):
+            data = ntp.random_instance(m, d, V, S, rng)
+            decision = _certified_least_distance(data)
+            assert decision.separable == _separability(data).separable
+            if m <= 15:  # the plain feasibility LP fails to decide some larger instances
+                assert decision.separable == independent_feasibility(data)
+            assert ntp.is_separable(data, method="least-distance") == decision.separable
+            decided.add(decision.separable)
+    assert decided == {True, False}
+
+
+@PROPERTY
+@given(data=instances(), e=log_scales)
+def test_property_least_distance_agrees_with_the_lp_at_every_scale(data, e):
+    answer = ntp.is_separable(data)
+    assert ntp.is_separable(data, method="least-distance") == answer
+    assert ntp.is_separable(scaled(data, 10.0**e), method="least-distance") == answer
+
+
+def test_least_distance_hands_large_data_to_the_lp(monkeypatch):
+    """Above LEAST_DISTANCE_MAX_ENTRIES the decision is the LP's, with the same answer."""
+    data = ntp.random_instance(12, 5, 5, 2, np.random.default_rng(0))
+    answer = ntp.is_separable(data)
+    monkeypatch.setattr(settings, "LEAST_DISTANCE_MAX_ENTRIES", 10)
+    fresh = ntp.NTPData(H=data.H.copy(), pi=data.pi, P=data.P)  # nothing cached
+    assert _decide_least_distance(normalized(fresh)[0]) is None
+    assert ntp.is_separable(fresh, method="least-distance") == answer
+
+
+def test_free_directions_complement_f_and_the_constant_rows():
+    data = normalized(ntp.random_instance(10, 6, 6, 3, np.random.default_rng(2)))[0]
+    N = _free_directions(data)
+    basis = ntp.linear.subspace.f_decomposition(data).basis
+    ones = np.kron(np.ones((data.V, 1)), np.eye(data.d))  # W = 1 u^T
+    assert N.shape == (data.V * data.d, data.V * data.d - basis.shape[0] - data.d)
+    np.testing.assert_allclose(N.T @ N, np.eye(N.shape[1]), atol=1e-13)
+    assert np.abs(basis @ N).max() < 1e-13 and np.abs(ones.T @ N).max() < 1e-13
+    assert np.abs(ntp_constraints(data).eq @ N).max() < 1e-12  # (6a) holds along every column

@@ -16,9 +16,13 @@ from ntpnb import settings
 from ntpnb.errors import InvalidDataError
 from ntpnb.linear.thresholds import (
     best_achievable_loss,
+    compatibility_rank_bound,
     compatibility_threshold,
     condition_trial,
     cover_probability,
+    first_true,
+    nested_instance,
+    nested_trial,
     random_instance,
     recession_pairs,
     separability_count_heuristic,
@@ -143,3 +147,142 @@ def test_cover_probability_is_fast_at_large_m_and_refuses_beyond_its_limit():
         ntp.cover_probability(settings.COVER_MAX_M + 1, 10)
     with pytest.raises(InvalidDataError, match="bias must be True or False"):
         ntp.cover_probability(10, 2, bias=np.array([True, False]))
+
+
+# ------------------------------------------------------------------------ nested draws in d
+def test_nested_instance_at_its_largest_d_is_the_random_instance():
+    """The same calls to the generator: the draw at d_max is random_instance's, bit for bit."""
+    nested = nested_instance(9, 7, 6, 3, np.random.default_rng(4))
+    flat = random_instance(9, 7, 6, 3, np.random.default_rng(4))
+    np.testing.assert_array_equal(nested.at(7).H, flat.H)
+    np.testing.assert_array_equal(nested.at(7).P, flat.P)
+    assert (nested.m, nested.d_max) == (9, 7)
+
+
+def test_nested_instance_embeddings_are_rescaled_prefixes_with_one_support():
+    nested = nested_instance(8, 6, 5, 2, np.random.default_rng(0))
+    for d in range(1, 7):
+        data = nested.at(d)
+        np.testing.assert_array_equal(data.H, nested.Z[:, :d] / np.sqrt(d))
+        np.testing.assert_array_equal(data.support_mask, nested.at(6).support_mask)
+        assert nested.at(d) is data  # one object per d: what is derived from it is cached
+    # the column span grows with d: the first d columns of H at d + 1 span H at d
+    small, large = nested.at(3).H, nested.at(4).H[:, :3]
+    np.testing.assert_allclose(small, large * np.sqrt(4 / 3), rtol=1e-15)
+    with pytest.raises(InvalidDataError, match="exceeds the d_max = 6"):
+        nested.at(7)
+    with pytest.raises(InvalidDataError, match="d must be a positive integer"):
+        nested.at(0)
+    with pytest.raises(InvalidDataError, match="S <= V"):
+        nested_instance(8, 6, 3, 4, np.random.default_rng(0))
+    with pytest.raises(InvalidDataError, match=r"numpy\.random\.Generator"):
+        nested_instance(8, 6, 3, 2, 0)
+
+
+@pytest.mark.parametrize(("m", "V", "S"), [(10, 2, 1), (12, 4, 1), (10, 4, 2), (9, 5, 3)])
+def test_conditions_and_rank_are_monotone_along_a_nested_draw(m, V, S):
+    """Decided at every d of several draws: False then True, and dim F never decreases."""
+    rng = np.random.default_rng(m * 100 + V * 10 + S)
+    for _ in range(4):
+        draw = nested_instance(m, m + 2, V, S, rng)
+        ds = range(1, m + 3)
+        comp = [ntp.is_compatible(draw.at(d)) for d in ds]
+        sep = [ntp.is_separable(draw.at(d)) for d in ds]
+        rank = [ntp.linear.subspace.f_decomposition(draw.at(d)).dim for d in ds]
+        for flags in (comp, sep):
+            assert flags == sorted(flags), flags  # monotone: False ... False True ... True
+            assert flags[-1]  # d > m: Lemma 1
+        assert rank == sorted(rank)
+
+
+def _decided_everywhere(point, seed):
+    """The thresholds of one nested draw from a decision (the LP's) at every grid d."""
+    draw = nested_instance(point["m"], point["d"][-1], point["V"], point["S"], np.random.default_rng(seed))
+    comp = [ntp.is_compatible(draw.at(d)) for d in point["d"]]
+    sep = [ntp.is_separable(draw.at(d)) for d in point["d"]]
+    first = [flags.index(True) if True in flags else len(flags) for flags in (comp, sep)]
+    return first, comp, sep
+
+
+@pytest.mark.parametrize(
+    "point",
+    [
+        {"m": 10, "V": 2, "S": 1, "d": tuple(range(1, 13))},
+        {"m": 12, "V": 5, "S": 2, "d": tuple(range(1, 15))},
+        {"m": 12, "V": 6, "S": 3, "d": tuple(range(2, 15, 2))},
+        {"m": 14, "V": 4, "S": 2, "d": tuple(range(1, 12))},  # no d > m: thresholds may lie beyond
+    ],
+)
+def test_nested_trial_finds_the_thresholds_of_the_full_sweep(point):
+    """Bisection (and a guess anywhere) gives the first d of the decisions at every d."""
+    for seed in range(5):
+        (comp_from, sep_from), comp, sep = _decided_everywhere(point, seed)
+        for extra in ({}, {"guess": point["d"][0]}, {"guess": point["d"][-1]}):
+            trial = nested_trial({**point, **extra}, np.random.default_rng(seed))
+            assert (trial.compatible_from, trial.separable_from) == (comp_from, sep_from)
+            assert all(comp[i] == held for i, held in trial.compatible.items())
+            assert all(sep[i] == held for i, held in trial.separable.items())
+            assert len(trial.separable) < len(point["d"])  # fewer decisions than the sweep
+            assert trial.n_eq == point["m"] * (point["S"] - 1)
+            for i, rank in trial.rank.items():
+                assert (rank == trial.n_eq) == trial.compatible[i]
+                assert rank <= trial.rank_bound[i]
+
+
+def test_nested_trial_rank_bounds_are_those_of_each_instance():
+    point = {"m": 10, "V": 5, "S": 2, "d": (2, 4, 6, 9, 12)}
+    trial = nested_trial(point, np.random.default_rng(3))
+    draw = nested_instance(10, 12, 5, 2, np.random.default_rng(3))
+    assert trial.rank_bound == tuple(compatibility_rank_bound(draw.at(d)) for d in point["d"])
+
+
+def test_nested_trial_bad_input():
+    rng = np.random.default_rng(0)
+    with pytest.raises(InvalidDataError, match="keys m, V, S, d"):
+        nested_trial({"m": 5, "V": 3, "S": 1}, rng)
+    with pytest.raises(InvalidDataError, match="increasing"):
+        nested_trial({"m": 5, "V": 3, "S": 1, "d": (3, 2)}, rng)
+    with pytest.raises(InvalidDataError, match="increasing"):
+        nested_trial({"m": 5, "V": 3, "S": 1, "d": ()}, rng)
+    with pytest.raises(InvalidDataError, match="d must be a positive integer"):
+        nested_trial({"m": 5, "V": 3, "S": 1, "d": (0, 2)}, rng)
+    with pytest.raises(InvalidDataError, match="guess must be a finite number"):
+        nested_trial({"m": 5, "V": 3, "S": 1, "d": (1, 2), "guess": float("nan")}, rng)
+
+
+def _first_true_by_scan(flags):
+    return flags.index(True) if True in flags else len(flags)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 7, 30, 37])
+def test_first_true_is_the_linear_scan_with_few_calls(n):
+    for threshold in range(n + 1):
+        flags = [i >= threshold for i in range(n)]
+        options = [{}, {"start": n - 1}, {"start": 0}]
+        options += [{"guess": g} for g in range(n)] + [{"start": n - 1, "guess": g} for g in range(n)]
+        for kwargs in options:
+            calls = []
+
+            def decide(i, calls=calls, flags=flags):
+                calls.append(i)
+                return flags[i]
+
+            assert first_true(decide, n, **kwargs) == _first_true_by_scan(flags), kwargs
+            assert len(calls) == len(set(calls))  # never twice the same index
+            assert len(calls) <= 2 * math.ceil(math.log2(n + 1)) + 2
+        exact = []
+        first_true(
+            lambda i, exact=exact, flags=flags: exact.append(i) or flags[i], n, guess=min(threshold, n - 1)
+        )
+        assert len(exact) <= 2  # an exact guess: the threshold and the index below it
+
+
+def test_first_true_bad_input():
+    with pytest.raises(InvalidDataError, match="n must be a positive integer"):
+        first_true(lambda i: True, 0)
+    with pytest.raises(InvalidDataError, match=r"start must be an index in range\(4\)"):
+        first_true(lambda i: True, 4, start=4)
+    with pytest.raises(InvalidDataError, match=r"guess must be an index in range\(4\)"):
+        first_true(lambda i: True, 4, guess=4)
+    with pytest.raises(InvalidDataError, match="guess must be a non-negative integer"):
+        first_true(lambda i: True, 4, guess=-1)

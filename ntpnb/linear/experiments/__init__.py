@@ -16,9 +16,10 @@ here, by topic (as :mod:`ntpnb.attention.experiments` holds Paper B's):
   (:func:`cvxpy_path_point`), its split against the plain matrix (:func:`split_agreement`)
   and gradient descent against the path (:func:`gd_along_path`);
 * :mod:`.thresholds` (chapter 4): Lemma 1's two families (:func:`decoder_with_logits`,
-  :func:`compatibility_violation`, :func:`separability_violation`), the sweep summarized
-  (:func:`condition_curve`, :func:`count_below_threshold`) and instances below the
-  thresholds (:func:`find_instance`);
+  :func:`compatibility_violation`, :func:`separability_violation`), the sweep of draws nested
+  in ``d`` and its summaries (:func:`nested_sweep`, :func:`nested_curve`, :func:`crossing_point`,
+  :func:`condition_curve`, :func:`count_below_threshold`) and instances below the thresholds
+  (:func:`find_instance`);
 * :mod:`.text` (chapter 5): the autoregressive objective with one row per pair
   (:func:`autoregressive_pairs`), LP decisions with their CPU time
   (:class:`TimedSeparability`), the slices of the joint problem (:func:`length_slice`) and the

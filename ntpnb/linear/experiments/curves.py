@@ -22,7 +22,8 @@ from ... import optim
 from ...errors import InvalidDataError
 from ...validation import as_count, as_float, as_float_array, as_generator, frozen
 from ..data import NTPData, require_data
-from ..loss import ce_grad, ce_loss
+from ..descent import run_decoder
+from ..loss import ce_loss
 from ..training import Limits
 from ..training import train as _train
 
@@ -201,14 +202,28 @@ def lecun_decoder(data: NTPData, rng: np.random.Generator) -> np.ndarray:
 
 
 def gd_loss_curve(data: NTPData, n_steps: int, record_at: ArrayLike, lr: float = 1.0) -> np.ndarray:
-    """``CE(W_k)`` of plain gradient descent from ``W = 0`` at the steps ``record_at``."""
+    """``CE(W_k)`` of plain gradient descent from ``W = 0`` at the steps ``record_at``.
+
+    ``record_at`` holds strictly increasing steps in ``[1, n_steps]``. The steps are those of
+    :func:`ntpnb.linear.descent.run_decoder` (compiled, without BLAS: the same floats on every
+    CPU).
+
+    Raises
+    ------
+    InvalidDataError
+        On steps outside ``[1, n_steps]`` or not strictly increasing.
+    """
     require_data(data)
     n_steps = as_count(n_steps, "n_steps")
-    record = set(np.asarray(record_at).tolist())
-    W = np.zeros((data.V, data.d))
-    curve = []
-    for k in range(1, n_steps + 1):
-        W = W - lr * ce_grad(data, W)
-        if k in record:
-            curve.append(ce_loss(data, W))
-    return np.array(curve)
+    steps = np.asarray(record_at)
+    if steps.ndim != 1 or steps.size == 0 or steps.min() < 1:
+        raise InvalidDataError("record_at must be a non-empty 1-D array of steps from 1 on")
+    trace = run_decoder(
+        data,
+        optim.gd(lr),
+        n_steps,
+        np.zeros((data.V, data.d)),
+        record=lambda W: {"ce": ce_loss(data, W)},
+        record_at=steps,
+    )
+    return np.asarray(trace["ce"])

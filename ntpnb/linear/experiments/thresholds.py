@@ -3,27 +3,31 @@
 Above ``d = m`` both conditions hold and their solutions form affine families: a decoder with
 any logits (:func:`decoder_with_logits`), measured against the conditions
 (:func:`compatibility_violation`, :func:`separability_violation`). Below it a sweep of random
-instances measures how often each holds (:func:`condition_curve`) and where the count of
-unknowns against equations places compatibility (:func:`count_below_threshold`); instances that
-fail a chosen condition are drawn by :func:`find_instance`.
+instances measures how often each holds (:func:`condition_curve`; from draws nested in ``d``,
+:func:`nested_sweep` and :func:`nested_curve`, compared with independent draws where each curve
+crosses 1/2, :func:`crossing_point`) and where the count of unknowns against equations places
+compatibility (:func:`count_below_threshold`); instances that fail a chosen condition are drawn
+by :func:`find_instance`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from ...errors import GenerationError, InvalidDataError
 from ...linalg import least_squares
+from ...parallel import parallel_map, trial_generators
 from ...validation import as_count, as_float_array, as_generator
 from ..constraints import ntp_constraints
 from ..data import NTPData, check_decoder, require_data
 from ..separability import is_separable
 from ..subspace import embedding_rank, is_compatible
-from ..thresholds import random_instance
+from ..thresholds import NestedTrial, nested_trial, random_instance
 
 __all__ = [
     "decoder_with_logits",
@@ -31,6 +35,9 @@ __all__ = [
     "separability_violation",
     "ConditionCurve",
     "condition_curve",
+    "nested_sweep",
+    "nested_curve",
+    "crossing_point",
     "CountBelowThreshold",
     "count_below_threshold",
     "find_instance",
@@ -113,6 +120,104 @@ def condition_curve(grid: Sequence[dict], results: Sequence[Sequence[dict]], **w
         n_trials=len(points[0]),
         **counts,
     )
+
+
+def _nested_job(job: tuple[Mapping[str, Any], np.random.SeedSequence]) -> NestedTrial:
+    point, seed_sequence = job
+    return nested_trial(point, np.random.default_rng(seed_sequence))
+
+
+def nested_sweep(
+    points: Sequence[Mapping[str, Any]], n_draws: int, seed: int = 0, n_pilot: int = 4
+) -> list[list[NestedTrial]]:
+    """``run_sweep(nested_trial, points, n_draws, seed)``: the same draws and thresholds, in fewer decisions.
+
+    The draws of one point have thresholds within a few grid points of each other, so a search
+    that starts near them needs two or three separability decisions instead of the bisection's
+    five or six. The first ``n_pilot`` draws of every point are searched by bisection; the
+    others start from the median of the pilot's separability thresholds (the point's
+    ``guess``, unless it has one). Draw ``k`` of point ``i`` has the generator of
+    :func:`ntpnb.parallel.run_sweep` (:func:`ntpnb.parallel.trial_generators`), and where a
+    search starts changes which decisions are made, never a threshold: the result equals
+    ``run_sweep(nested_trial, points, n_draws, seed)``, for any number of workers (tested).
+
+    Raises
+    ------
+    InvalidDataError
+        If ``n_draws`` or ``n_pilot`` is not a positive integer, or as
+        :func:`~ntpnb.linear.thresholds.nested_trial`.
+    """
+    points = list(points)
+    n_draws, n_pilot = as_count(n_draws, "n_draws"), as_count(n_pilot, "n_pilot")
+    seeds = trial_generators(seed, len(points), n_draws)
+    n_first = min(n_pilot, n_draws)
+    jobs = [(p, ss) for p, per in zip(points, seeds, strict=True) for ss in per[:n_first]]
+    pilot = parallel_map(_nested_job, jobs, 16)
+    rest_points = []
+    for i, point in enumerate(points):
+        found = [t.separable_from for t in pilot[i * n_first : (i + 1) * n_first]]
+        grid = tuple(point["d"])
+        inside = [grid[f] for f in found if f < len(grid)]
+        rest_points.append(
+            point if "guess" in point or not inside else {**point, "guess": float(np.median(inside))}
+        )
+    jobs = [(p, ss) for p, per in zip(rest_points, seeds, strict=True) for ss in per[n_first:]]
+    rest = parallel_map(_nested_job, jobs, 16)
+    n_rest = n_draws - n_first
+    return [
+        pilot[i * n_first : (i + 1) * n_first] + rest[i * n_rest : (i + 1) * n_rest]
+        for i in range(len(points))
+    ]
+
+
+def nested_curve(grid: Sequence[int], m: int, trials: Sequence[NestedTrial]) -> ConditionCurve:
+    """How often each condition holds along ``grid`` over draws nested in ``d``.
+
+    The draws are :func:`~ntpnb.linear.thresholds.nested_trial`'s (of :func:`nested_sweep`).
+    A draw satisfies a condition at grid index ``i`` exactly when its first index
+    (``compatible_from``, ``separable_from``) is at most ``i``, so the count at ``i`` is the
+    number of draws whose first index is at most ``i``. Each count is binomial, as with
+    independent draws at every ``d``; counts at different ``d`` are dependent (non-decreasing).
+
+    Raises
+    ------
+    InvalidDataError
+        If there are no trials or a trial's first index is outside ``0 .. len(grid)``.
+    """
+    grid = np.array([as_count(d, "d") for d in grid])
+    m = as_count(m, "m")
+    if not trials:
+        raise InvalidDataError("nested_curve needs at least one trial")
+    counts = {}
+    for key in ("compatible", "separable"):
+        first = np.array([getattr(t, f"{key}_from") for t in trials])
+        if np.any((first < 0) | (first > grid.size)):
+            raise InvalidDataError(
+                f"first indices of {key} must lie in 0 .. {grid.size}, got {first.tolist()}"
+            )
+        counts[key] = np.array([int(np.count_nonzero(first <= i)) for i in range(grid.size)])
+    return ConditionCurve(x=grid / m, n_trials=len(trials), **counts)
+
+
+def crossing_point(curve: ConditionCurve, key: str, level: float = 0.5) -> int | None:
+    """The grid index next to where the fraction of ``key`` first reaches ``level``, nearest ``level``.
+
+    Of the two grid points between which :func:`ntpnb.statistics.crossing` interpolates (the
+    first with a fraction at least ``level`` and the one before it), the one whose fraction is
+    nearer ``level`` (the later one on a tie, and the first point if the curve starts at or above
+    ``level``): where the curve is most uncertain. None if the curve never reaches ``level``.
+
+    Raises
+    ------
+    InvalidDataError
+        If ``key`` is not ``"compatible"`` or ``"separable"``.
+    """
+    frac = curve.fraction(key)
+    above = np.flatnonzero(frac >= level)
+    if above.size == 0:
+        return None
+    i = int(above[0])
+    return i - 1 if i > 0 and level - frac[i - 1] < frac[i] - level else i
 
 
 @dataclass(frozen=True)
