@@ -2,7 +2,7 @@
 
 * :func:`token_priority_graphs` builds ``G^(k)`` for every last token ``k``: an edge ``y -> x``
   for every input token ``x`` of every sample that ends in ``k`` and has label ``y``. Strongly
-  connected components come from :func:`scipy.sparse.csgraph.connected_components`.
+  connected components come from :func:`strong_components` (Tarjan's algorithm).
 * ``(i => j)`` in ``G^(k)``: the edge ``i -> j`` exists and ``j -> i`` is not reachable, i.e.
   ``i`` and ``j`` lie in different SCCs. ``(i ~ j)``: ``i != j`` lie in the same SCC.
 * :func:`cyclic_subdataset` is Definition 1 (with the index set ``I`` of Appendix A, Eq. (5)).
@@ -22,8 +22,6 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
-from scipy.sparse import csr_matrix
-from scipy.sparse.csgraph import connected_components
 
 from ..errors import InvalidDataError
 from ..linalg import check_known_rank, matrix_rank, numerical_rank
@@ -35,6 +33,7 @@ __all__ = [
     "TokenPriorityGraphs",
     "token_priority_graphs",
     "graphs_from_edges",
+    "strong_components",
     "check_graphs",
     "CyclicSubdataset",
     "cyclic_subdataset",
@@ -133,19 +132,60 @@ class TokenPriorityGraphs:
         return not self.has_cycle
 
 
+def strong_components(nodes: Iterable[int], edges: Iterable[tuple[int, int]]) -> list[tuple[int, ...]]:
+    """The strongly-connected components of a directed graph, each sorted, ordered by their first id.
+
+    Tarjan's algorithm (iterative, linear in nodes and edges): the graphs of Paper B have a few
+    nodes each, and many are built (every redraw of a data set, every pseudo graph), so they
+    are walked in Python rather than converted to a sparse matrix. Every edge's ends must be
+    nodes.
+    """
+    order = sorted(set(nodes))
+    succ: dict[int, list[int]] = {v: [] for v in order}
+    for i, j in sorted(set(edges)):
+        succ[i].append(j)
+    index: dict[int, int] = {}
+    low: dict[int, int] = {}
+    on_stack: set[int] = set()
+    stack: list[int] = []
+    comps: list[tuple[int, ...]] = []
+    for root in order:
+        if root in index:
+            continue
+        work = [(root, 0)]
+        while work:
+            v, pos = work.pop()
+            if pos == 0:
+                index[v] = low[v] = len(index)
+                stack.append(v)
+                on_stack.add(v)
+            if pos < len(succ[v]):
+                work.append((v, pos + 1))
+                w = succ[v][pos]
+                if w not in index:
+                    work.append((w, 0))
+                elif w in on_stack:
+                    low[v] = min(low[v], index[w])
+                continue
+            if low[v] == index[v]:
+                comp = []
+                while True:
+                    w = stack.pop()
+                    on_stack.discard(w)
+                    comp.append(w)
+                    if w == v:
+                        break
+                comps.append(tuple(sorted(comp)))
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[v])
+    return sorted(comps)
+
+
 def _graph(k: int, nodes: set[int], edges: set[tuple[int, int]]) -> PriorityGraph:
-    order = sorted(nodes)
-    index = {v: a for a, v in enumerate(order)}
-    rows = [index[i] for i, _ in edges]
-    cols = [index[j] for _, j in edges]
-    adj = csr_matrix((np.ones(len(edges)), (rows, cols)), shape=(len(order), len(order)))
-    _, labels = connected_components(adj, directed=True, connection="strong")
-    groups: dict[int, list[int]] = {}
-    for v, lab in zip(order, labels, strict=True):
-        groups.setdefault(int(lab), []).append(v)
-    comps = sorted(tuple(sorted(g)) for g in groups.values())
+    comps = tuple(strong_components(nodes, edges))
     comp_of = {v: a for a, c in enumerate(comps) for v in c}
-    return PriorityGraph(k, tuple(order), tuple(sorted(edges)), tuple(comps), comp_of)
+    return PriorityGraph(k, tuple(sorted(nodes)), tuple(sorted(edges)), comps, comp_of)
 
 
 def _token_id(value: object, K: int, what: str) -> int:
@@ -154,6 +194,18 @@ def _token_id(value: object, K: int, what: str) -> int:
     if not 0 <= int(value) < K:
         raise InvalidDataError(f"{what} is {int(value)}, outside the vocabulary [0, {K})")
     return int(value)
+
+
+def _is_member_pair(pair: object, members: set[int]) -> bool:
+    """Whether ``pair`` is a tuple of two Python ints that are nodes (so valid token ids)."""
+    return (
+        type(pair) is tuple
+        and len(pair) == 2
+        and type(pair[0]) is int
+        and type(pair[1]) is int
+        and pair[0] in members
+        and pair[1] in members
+    )
 
 
 def graphs_from_edges(
@@ -179,15 +231,21 @@ def graphs_from_edges(
     for key in sorted(nodes):
         k = _token_id(key, K, "a graph's last token k")
         members = {_token_id(v, K, f"a node of graph {k}") for v in nodes[key]}
-        e = set()
-        for pair in edges.get(key, ()):
-            if not isinstance(pair, tuple) or len(pair) != 2:
-                raise InvalidDataError(f"an edge of graph {k} must be a pair (i, j), got {pair!r}")
-            i, j = (_token_id(v, K, f"an edge end of graph {k}") for v in pair)
-            if i not in members or j not in members:
-                raise InvalidDataError(f"edge ({i}, {j}) of graph {k} joins tokens that are not its nodes")
-            if i != j:
-                e.add((i, j))
+        pairs = list(edges.get(key, ()))
+        if all(_is_member_pair(pair, members) for pair in pairs):  # the common case, checked fast
+            e = {pair for pair in pairs if pair[0] != pair[1]}
+        else:
+            e = set()
+            for pair in pairs:
+                if not isinstance(pair, tuple) or len(pair) != 2:
+                    raise InvalidDataError(f"an edge of graph {k} must be a pair (i, j), got {pair!r}")
+                i, j = (_token_id(v, K, f"an edge end of graph {k}") for v in pair)
+                if i not in members or j not in members:
+                    raise InvalidDataError(
+                        f"edge ({i}, {j}) of graph {k} joins tokens that are not its nodes"
+                    )
+                if i != j:
+                    e.add((i, j))
         graphs[k] = _graph(k, members, e)
     return TokenPriorityGraphs(K=K, graphs=graphs)
 
