@@ -29,7 +29,7 @@ from ..validation import as_count, frozen, read_only_view
 from .model import Problem
 from .precomputed_gradient import TokenTable, log_constants, token_table, uses_table
 
-__all__ = ["CompiledStep", "compiled_step", "run_ngd", "Progress"]
+__all__ = ["CompiledStep", "compiled_step", "run_ngd", "compile_kernels", "Progress"]
 
 #: A progress hook: told ``(done, total)`` steps as a run goes.
 Progress = Callable[[int, int], None]
@@ -253,3 +253,26 @@ def _reference_step(step: CompiledStep, WL: np.ndarray, optimizer: optim.Optimiz
     stepper.k = k
     stepper.step(W, np.ascontiguousarray(np.moveaxis(step.grad, -1, 0)))
     WL[...] = np.moveaxis(W, 0, -1)
+
+
+def compile_kernels() -> None:
+    """Compile every kernel :func:`run_ngd` uses, or load them from numba's cache.
+
+    The first compilation takes seconds; numba keeps the result on disk (``cache=True``), so
+    later processes only load it. An install step can call this so that a reader's first run
+    does not wait for the compiler. Each loss runs two steps on a small problem.
+    """
+    from .data import as_token_data
+    from .model import identity_head, make_problem, tied_head
+
+    E = np.eye(3)
+    data = as_token_data([[0, 1], [1, 2]], [1, 2], 3)
+    problems = [make_problem(E, identity_head(E), data)]
+    problems += [
+        make_problem(E, tied_head(E), data, loss, "argmax") for loss in ("squared", "ce", "squared_softmax")
+    ]
+    for prob in problems:
+        step = compiled_step(prob)
+        if step is None:  # pragma: no cover - every loss here has a compiled step
+            raise RuntimeError(f"no compiled step for the {prob.loss} loss")
+        run_ngd(step, np.zeros((1, 3, 3)), optim.normalized_gd(0.1), 2)

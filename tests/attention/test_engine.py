@@ -179,3 +179,9 @@ def test_run_ngd_rejects_bad_input():
         run_ngd(step, W0, optim.normalized_gd(0.1), 5, record_at=np.array([3, 2]))
     with pytest.raises(InvalidDataError, match="Problem"):
         compiled_step("not a problem")
+
+
+def test_compile_kernels_runs_every_loss():
+    from ntpnb.attention.engine import compile_kernels
+
+    compile_kernels()
