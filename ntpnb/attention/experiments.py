@@ -716,10 +716,10 @@ def _pseudo_setup(
     pseudo = pseudo_priority_graphs(E, data, W, threshold=threshold, exclusion_band=exclusion_band)
     if subset_key == "label":  # the authors' generate_reduced_ds: the SCC of the true label
         subset = cyclic_subdataset(data, graphs=pseudo.graphs)
-        basis = scyc_basis(E, _label_components(pseudo.graphs, data, subset))
+        basis = _kept(scyc_basis, E, _label_components(pseudo.graphs, data, subset))
     else:
         subset = pseudo_cyclic_subdataset(pseudo, data)
-        basis = scyc_basis(E, pseudo.graphs)
+        basis = _kept(scyc_basis, E, pseudo.graphs)
     logits = np.where(data.mask, np.einsum("ntd,de,ne->nt", E[data.tokens], W, E[data.query]), np.nan)
     return _PseudoTrial(
         subset=subset,

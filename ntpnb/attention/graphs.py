@@ -2,7 +2,7 @@
 
 * :func:`token_priority_graphs` builds ``G^(k)`` for every last token ``k``: an edge ``y -> x``
   for every input token ``x`` of every sample that ends in ``k`` and has label ``y``. Strongly
-  connected components come from :func:`strong_components` (Tarjan's algorithm).
+  connected components come from :func:`strong_components` (a transitive closure).
 * ``(i => j)`` in ``G^(k)``: the edge ``i -> j`` exists and ``j -> i`` is not reachable, i.e.
   ``i`` and ``j`` lie in different SCCs. ``(i ~ j)``: ``i != j`` lie in the same SCC.
 * :func:`cyclic_subdataset` is Definition 1 (with the index set ``I`` of Appendix A, Eq. (5)).
@@ -135,51 +135,31 @@ class TokenPriorityGraphs:
 def strong_components(nodes: Iterable[int], edges: Iterable[tuple[int, int]]) -> list[tuple[int, ...]]:
     """The strongly-connected components of a directed graph, each sorted, ordered by their first id.
 
-    Tarjan's algorithm (iterative, linear in nodes and edges): the graphs of Paper B have a few
-    nodes each, and many are built (every redraw of a data set, every pseudo graph), so they
-    are walked in Python rather than converted to a sparse matrix. Every edge's ends must be
-    nodes.
+    Two nodes share a component when each reaches the other. Reachability is the transitive
+    closure of the adjacency (Warshall's algorithm on rows held as bit masks): the graphs of
+    Paper B have a few nodes each and many are built (every redraw of a data set, every pseudo
+    graph), so they are closed in Python rather than converted to a sparse matrix. Every edge's
+    ends must be nodes.
     """
     order = sorted(set(nodes))
-    succ: dict[int, list[int]] = {v: [] for v in order}
-    for i, j in sorted(set(edges)):
-        succ[i].append(j)
-    index: dict[int, int] = {}
-    low: dict[int, int] = {}
-    on_stack: set[int] = set()
-    stack: list[int] = []
-    comps: list[tuple[int, ...]] = []
-    for root in order:
-        if root in index:
+    index = {v: a for a, v in enumerate(order)}
+    reach = [1 << a for a in range(len(order))]  # each node reaches itself
+    for i, j in edges:
+        reach[index[i]] |= 1 << index[j]
+    for c in range(len(order)):  # after step c, paths through nodes 0..c are closed
+        bit, via = 1 << c, reach[c]
+        for a, row in enumerate(reach):
+            if row & bit:
+                reach[a] = row | via
+    comps, placed = [], 0
+    for a in range(len(order)):
+        if placed >> a & 1:
             continue
-        work = [(root, 0)]
-        while work:
-            v, pos = work.pop()
-            if pos == 0:
-                index[v] = low[v] = len(index)
-                stack.append(v)
-                on_stack.add(v)
-            if pos < len(succ[v]):
-                work.append((v, pos + 1))
-                w = succ[v][pos]
-                if w not in index:
-                    work.append((w, 0))
-                elif w in on_stack:
-                    low[v] = min(low[v], index[w])
-                continue
-            if low[v] == index[v]:
-                comp = []
-                while True:
-                    w = stack.pop()
-                    on_stack.discard(w)
-                    comp.append(w)
-                    if w == v:
-                        break
-                comps.append(tuple(sorted(comp)))
-            if work:
-                parent = work[-1][0]
-                low[parent] = min(low[parent], low[v])
-    return sorted(comps)
+        members = [b for b in range(a, len(order)) if reach[a] >> b & 1 and reach[b] >> a & 1]
+        for b in members:
+            placed |= 1 << b
+        comps.append(tuple(order[b] for b in members))
+    return comps
 
 
 def _graph(k: int, nodes: set[int], edges: set[tuple[int, int]]) -> PriorityGraph:
@@ -514,13 +494,14 @@ def pseudo_priority_graphs(
     excluded = (s > thr - band) & ~selected & data.mask if band > 0 else np.zeros_like(selected)
     nodes: dict[int, set[int]] = {}
     edges: dict[int, set[tuple[int, int]]] = {}
-    for i in range(data.n):
-        k = int(data.query[i])
-        seq = data.sequence(i)
-        nodes.setdefault(k, set()).update(seq.tolist())
-        targets = np.setdiff1d(seq, data.tokens[i, excluded[i]])
-        for x1 in np.unique(data.tokens[i, selected[i]]):
-            edges.setdefault(k, set()).update((int(x1), int(x2)) for x2 in targets)
+    tokens, mask = data.tokens.tolist(), data.mask.tolist()
+    chosen, dropped = selected.tolist(), excluded.tolist()
+    for i, k in enumerate(data.query.tolist()):
+        seq = {x for x, on in zip(tokens[i], mask[i], strict=True) if on}
+        nodes.setdefault(k, set()).update(seq)
+        targets = seq - {x for x, out in zip(tokens[i], dropped[i], strict=True) if out}
+        sources = {x for x, pick in zip(tokens[i], chosen[i], strict=True) if pick}
+        edges.setdefault(k, set()).update((x1, x2) for x1 in sources for x2 in targets)
     graphs = graphs_from_edges(data.K, nodes, edges)
     return PseudoGraphs(graphs, frozen(selected, order="K"), frozen(s, order="K"), thr)
 
