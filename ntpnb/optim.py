@@ -31,6 +31,7 @@ The update rules (``g_k`` the gradient at ``W_k``, ``eta`` the learning rate):
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -62,6 +63,8 @@ __all__ = [
     "log_grid",
     "lecun_init",
     "run",
+    "Recorder",
+    "record_grid",
     "OPTIMIZER_NAMES",
     "AUTHORS_NGD_EPS",
 ]
@@ -237,7 +240,15 @@ def lecun_init(shape: tuple[int, ...], fan_in: int, seed: int | np.random.Genera
     return rng.standard_normal(shape) / math.sqrt(fan_in)
 
 
-def _check_record_at(record_at: ArrayLike | None, n_iter: int) -> Array:
+def record_grid(record_at: ArrayLike | None, n_iter: int) -> Array:
+    """The recording grid of a run of ``n_iter`` steps: ``record_at`` checked, or the default.
+
+    Raises
+    ------
+    InvalidDataError
+        Unless ``record_at`` is None (``log_grid(n_iter, DEFAULT_RECORD_POINTS)``) or strictly
+        increasing integers in ``[0, n_iter]``.
+    """
     if record_at is None:
         return log_grid(n_iter, DEFAULT_RECORD_POINTS)
     grid = np.asarray(record_at)
@@ -261,6 +272,113 @@ def _stack_records(records: list[dict[str, Array]]) -> dict[str, Array]:
     return out
 
 
+def batch_element(row: int, batch_shape: tuple[int, ...]) -> str:
+    """`` (batch element (i, j))`` of flat batch index ``row``, or ``""`` when unbatched."""
+    if not batch_shape:
+        return ""
+    return f" (batch element {tuple(int(i) for i in np.unravel_index(row, batch_shape))})"
+
+
+def zero_gradient_error(where: str, k: int) -> SolverError:
+    """The error of normalized GD at an exactly zero gradient (``eps = 0``) at iteration ``k``."""
+    return SolverError(
+        f"normalized GD met a zero gradient{where} at iteration {k}: the normalized step is undefined "
+        "at a stationary point"
+    )
+
+
+def nonfinite_gradient_error(where: str, k: int) -> SolverError:
+    """The error of normalized GD at a gradient with a non-finite entry at iteration ``k``."""
+    return SolverError(f"normalized GD met a non-finite gradient entry{where} at iteration {k}")
+
+
+ProgressHook = Callable[[int, int], object]
+
+
+class Recorder:
+    """The recording side of a training loop: the grid, the checks, the records and the progress.
+
+    A loop calls :meth:`checkpoint` at every iteration of :attr:`grid` (iteration 0 included when
+    it is on the grid) and :meth:`tick` elsewhere as often as it likes, then :meth:`trace` with
+    its final iterate. Shared by :func:`run` and the compiled loops of the linear decoder
+    (:func:`ntpnb.linear.descent.run_decoder`), so both check, record and report alike.
+
+    Parameters
+    ----------
+    n_iter
+        Number of steps of the run.
+    record
+        Called on a read-only view of ``W_k`` at each recorded ``k``; returns name -> value
+        (None records nothing).
+    record_at
+        The grid (:func:`record_grid`).
+    label
+        The method's label, for the error of a diverged run.
+    progress
+        Called as ``progress(k, n_iter)`` after each recorded iteration ``k`` and, between
+        them, at least every :data:`ntpnb.settings.PROGRESS_SECONDS` (from :meth:`tick`); None
+        for no reports. What it shows is the caller's choice.
+    """
+
+    def __init__(
+        self,
+        n_iter: int,
+        record: Callable[[Array], Mapping[str, Array | float]] | None,
+        record_at: ArrayLike | None,
+        label: str,
+        progress: ProgressHook | None = None,
+    ) -> None:
+        if progress is not None and not callable(progress):
+            raise InvalidDataError(
+                f"progress must be a callable (k, n_iter) or None, got {type(progress).__name__}"
+            )
+        self.n_iter = n_iter
+        self.grid = record_grid(record_at, n_iter)
+        self.record = record
+        self.label = label
+        self.progress = progress
+        self._next = 0
+        self._records: list[dict[str, Array]] = []
+        self._reported = time.monotonic()
+
+    def next_due(self) -> int:
+        """The next iteration to record, or ``n_iter`` once the grid is done."""
+        return int(self.grid[self._next]) if self._next < self.grid.size else self.n_iter
+
+    def is_due(self, k: int) -> bool:
+        """Whether iteration ``k`` is the next one to record."""
+        return self._next < self.grid.size and self.grid[self._next] == k
+
+    def check_finite(self, W: Array, k: int) -> None:
+        """Raise :class:`SolverError` if the iterate ``W_k`` has a non-finite entry."""
+        if not np.all(np.isfinite(W)):
+            raise SolverError(f"{self.label} diverged: the iterate is not finite at iteration {k}")
+
+    def checkpoint(self, k: int, W: Array) -> None:
+        """Check and record ``W_k`` (read-only; ``k`` must be :meth:`next_due`), then report."""
+        self.check_finite(W, k)
+        if self.record is not None:  # copy: a value may be a view of the iterate, updated in place
+            self._records.append({name: np.array(v, dtype=float) for name, v in self.record(W).items()})
+        self._next += 1
+        self._report(k)
+
+    def tick(self, k: int) -> None:
+        """Report ``k`` steps done if :data:`ntpnb.settings.PROGRESS_SECONDS` passed since the last report."""
+        if self.progress is not None and time.monotonic() - self._reported >= settings.PROGRESS_SECONDS:
+            self._report(k)
+
+    def _report(self, k: int) -> None:
+        if self.progress is not None:
+            self.progress(k, self.n_iter)
+            self._reported = time.monotonic()
+
+    def trace(self, W: Array) -> Trace:
+        """The :class:`Trace` of the run with final iterate ``W`` (checked finite)."""
+        self.check_finite(W, self.n_iter)
+        values = _stack_records(self._records) if self._records else {}
+        return Trace(iterations=self.grid, values=MappingProxyType(values), W=frozen(W, order="K"))
+
+
 class _Stepper:
     """The update rule of one optimizer, with its state, over iterates of one shape."""
 
@@ -276,17 +394,11 @@ class _Stepper:
             self.b2_pow = 1.0
 
     def _where(self, row: int) -> str:
-        """`` (batch element (i, j))`` of flat batch index ``row``, or ``""`` when unbatched."""
-        if not self.batch_shape:
-            return ""
-        return f" (batch element {tuple(int(i) for i in np.unravel_index(row, self.batch_shape))})"
+        return batch_element(row, self.batch_shape)
 
     def _check_norm(self, norm: Array) -> None:
         if not norm.min() > 0:
-            raise SolverError(
-                f"normalized GD met a zero gradient{self._where(int(np.argmin(norm)))} at iteration "
-                f"{self.k - 1}: the normalized step is undefined at a stationary point"
-            )
+            raise zero_gradient_error(self._where(int(np.argmin(norm))), self.k - 1)
 
     def _ngd_step(self, W: Array, g: Array) -> None:
         """``W -= lr g / (||g||_F + eps)`` per batch element, without overflow or underflow.
@@ -314,9 +426,7 @@ class _Stepper:
         scale = np.max(np.abs(rows[rescale]), axis=1)  # NaN if an entry is NaN
         if not np.all(np.isfinite(scale)):
             row = int(rescale[np.flatnonzero(~np.isfinite(scale))[0]])
-            raise SolverError(
-                f"normalized GD met a non-finite gradient entry{self._where(row)} at iteration {self.k - 1}"
-            )
+            raise nonfinite_gradient_error(self._where(row), self.k - 1)
         if not eps:
             norm[rescale] = scale  # 0 only where the gradient is exactly zero
             self._check_norm(norm)
@@ -357,6 +467,7 @@ def run(
     record: Callable[[Array], Mapping[str, Array | float]] | None = None,
     record_at: ArrayLike | None = None,
     batch_ndim: int = 0,
+    progress: ProgressHook | None = None,
 ) -> Trace:
     """Run ``n_iter`` steps of ``optimizer`` from ``W0`` and record along the way.
 
@@ -381,6 +492,9 @@ def run(
         ``log_grid(n_iter, 60)``).
     batch_ndim
         How many leading axes of ``W0`` index independent problems.
+    progress
+        Called as ``progress(k, n_iter)`` after each recorded iteration and at least every
+        :data:`ntpnb.settings.PROGRESS_SECONDS` in between (:class:`Recorder`); None for none.
 
     Returns
     -------
@@ -408,21 +522,11 @@ def run(
         raise InvalidDataError(f"W0 of shape {W.shape} is empty")
     if not np.all(np.isfinite(W)):
         raise InvalidDataError("W0 has non-finite entries")
-    grid = _check_record_at(record_at, n_iter)
+    recorder = Recorder(n_iter, record, record_at, optimizer.label(), progress)
     stepper = _Stepper(optimizer, W.shape, batch_ndim)
     view = read_only_view(W)
-    records: list[dict[str, Array]] = []
-
-    def checkpoint(k: int) -> None:
-        if not np.all(np.isfinite(W)):
-            raise SolverError(f"{optimizer.label()} diverged: the iterate is not finite at iteration {k}")
-        if record is not None:  # copy: a value may be a view of the iterate, updated in place
-            records.append({name: np.array(v, dtype=float) for name, v in record(view).items()})
-
-    next_record = 0
-    if grid[0] == 0:
-        checkpoint(0)
-        next_record = 1
+    if recorder.is_due(0):
+        recorder.checkpoint(0, view)
     for k in range(n_iter):
         g = np.asarray(grad(view))
         if g.shape != W.shape:  # every step: a wrong shape would broadcast silently
@@ -430,10 +534,8 @@ def run(
                 f"the gradient at iteration {k} has shape {g.shape}, the iterate {W.shape}"
             )
         stepper.step(W, g)
-        if next_record < grid.size and grid[next_record] == k + 1:
-            checkpoint(k + 1)
-            next_record += 1
-    if not np.all(np.isfinite(W)):
-        raise SolverError(f"{optimizer.label()} diverged: the iterate is not finite at iteration {n_iter}")
-    values = _stack_records(records) if records else {}
-    return Trace(iterations=grid, values=MappingProxyType(values), W=frozen(W, order="K"))
+        if recorder.is_due(k + 1):
+            recorder.checkpoint(k + 1, view)
+        else:
+            recorder.tick(k + 1)
+    return recorder.trace(W)

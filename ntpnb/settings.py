@@ -28,6 +28,15 @@ MAX_DENSE_BYTES: float = 2.0 * 2**30
 #: grid is allocated (1e7 points took 240 MB).
 MAX_RECORD_POINTS: int = 100_000
 
+#: Longest time between two progress reports of a training loop that has a progress hook
+#: (:class:`ntpnb.optim.Recorder`): it also reports at every recorded iteration.
+PROGRESS_SECONDS: float = 2.0
+
+#: Multiply-adds per compiled call of the linear decoder's training loops
+#: (:mod:`ntpnb.linear.descent`): about 0.05 s, so that a long run still answers Ctrl-C and its
+#: progress hook within a fraction of a second (a compiled loop cannot be interrupted).
+DESCENT_CHUNK_MACS: int = 200_000_000
+
 #: Largest number of points ``m`` of :func:`ntpnb.linear.thresholds.cover_probability`: its exact
 #: integer sum takes time ~ m^2 (0.03 s at m = 20000, about 1 s at m = 100000; the old
 #: rational-arithmetic sum took 29 s at m = 20000); larger m raise InvalidDataError.

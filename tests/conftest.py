@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -10,10 +11,14 @@ from pathlib import Path
 import pytest
 
 import ntpnb as ntp
+from ntpnb.chapter.progress import QUIET_VAR
 
 from helpers import random_data
 
 ROOT = Path(__file__).resolve().parents[1]
+# the notebook kernels the tests start (nbval's) show no progress: their outputs must equal the
+# executed notebooks', which ntpnb reproduce keeps free of it
+os.environ.setdefault(QUIET_VAR, "off")
 if str(ROOT) not in sys.path:  # the benchmarks package lives at the repository root, not installed
     sys.path.insert(0, str(ROOT))
 

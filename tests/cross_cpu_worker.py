@@ -34,6 +34,8 @@ from ntpnb import attention as att  # noqa: E402
 from ntpnb import settings  # noqa: E402
 from ntpnb.errors import NotSeparableError  # noqa: E402
 from ntpnb.linear.datasets import TOY2D_SUPPORTS, dirichlet_on_supports  # noqa: E402
+from ntpnb.linear.descent import SAMPLING_KINDS, run_decoder  # noqa: E402
+from ntpnb.linear.training import gradient_fn  # noqa: E402
 from ntpnb.qp import active_mask  # noqa: E402
 
 #: Perturbed copies of the triangle instance of chapter 2 (Paper A's Fig. 1).
@@ -178,9 +180,17 @@ def attention_quantities(kind: str, seed: int) -> dict[str, Quantity]:
 
 
 def linear_training() -> dict[str, Quantity]:
-    """GD, normalized GD and Adam on a random separable instance: iterates bit for bit."""
-    data = ntp.random_instance(20, 30, 8, 3, np.random.default_rng(11))
+    """GD, normalized GD, Adam and SGD on random instances: iterates bit for bit.
+
+    The compiled loops of ``ntp.train`` in both forms: the logit form (GD and normalized GD with
+    ``m <= d``), the weight form (Adam, ``m > d``, stochastic gradients over sequences and over
+    contexts); and the plain numpy loop (``optim.run`` with ``gradient_fn``) that other code
+    still calls.
+    """
+    data = ntp.random_instance(20, 30, 8, 3, np.random.default_rng(11))  # m <= d: separable
+    wide = ntp.random_instance(30, 12, 10, 2, np.random.default_rng(12))  # m > d: weight form
     W0 = np.random.default_rng([11, 1]).standard_normal((data.V, data.d)) / np.sqrt(data.d)
+    W0_wide = np.random.default_rng([12, 1]).standard_normal((2, wide.V, wide.d)) / np.sqrt(wide.d)
     methods = {
         "gd": ntp.optim.gd(0.5),
         "ngd": ntp.optim.normalized_gd(0.1),
@@ -188,10 +198,20 @@ def linear_training() -> dict[str, Quantity]:
     }
 
     def run() -> dict[str, Any]:
-        return {
+        out = {
             f"exact_W_{name}": ntp.train(data, opt, TRAINING_STEPS, W0=W0, n_records=2).W
             for name, opt in methods.items()
         }
+        for name, opt in methods.items():
+            out[f"exact_W_{name}_weight_form"] = run_decoder(wide, opt, TRAINING_STEPS, W0_wide).W
+        for sampling in SAMPLING_KINDS:
+            trace = ntp.train(
+                data, ntp.optim.sgd(0.5), TRAINING_STEPS, W0=W0, seed=3, batch_size=4, sampling=sampling
+            )
+            out[f"exact_W_sgd_{sampling}"] = trace.W
+        grad = gradient_fn(data)
+        out["exact_W_ngd_numpy"] = ntp.optim.run(grad, W0, methods["ngd"], TRAINING_STEPS).W
+        return out
 
     return {"training": run}
 

@@ -12,6 +12,7 @@ A notebook imports these names from here (``from ntpnb.chapter import ClaimLog, 
   chapters draw (Paper A's four panels, Fig. 1, token-priority graphs, bands over trials);
   :mod:`.prose`: numbers glued into the chapter's text, and the phrases and tables written
   from them;
+* :mod:`.progress`: the progress of a long loop, shown in Jupyter or by ``ntpnb reproduce``;
 * :mod:`.platform`: the machine a run recorded (CPU, BLAS kernel and threads, versions);
 * :mod:`.paths` and :mod:`.atomic`: where outputs go, and how every file is written.
 
@@ -31,12 +32,15 @@ from .claims import (
     format_decade_range,
     format_number,
     format_requirement,
+    format_stable,
     load_chapter_record,
     load_chapter_records,
+    stable_digits,
 )
-from .figures import band, draw_contexts, draw_graph, draw_rows, draw_unit_rows, four_panels
+from .figures import band, draw_contexts, draw_graph, draw_rows, draw_unit_rows, four_panels, unit_rows
 from .paths import OutputLayout, output_layout
 from .plotting import COLORS, show_figure, use_style
+from .progress import Progress, progress
 from .prose import describe_change, glue_number, glue_text, markdown_table, sentences
 from .registry import CLAIMS, claim_spec, paper_value
 
@@ -52,11 +56,15 @@ __all__ = [
     "format_decade",
     "format_decade_range",
     "format_requirement",
+    "format_stable",
+    "stable_digits",
     "CLAIMS",
     "claim_spec",
     "paper_value",
     "OutputLayout",
     "output_layout",
+    "Progress",
+    "progress",
     "COLORS",
     "use_style",
     "show_figure",
@@ -64,6 +72,7 @@ __all__ = [
     "draw_contexts",
     "draw_rows",
     "draw_unit_rows",
+    "unit_rows",
     "draw_graph",
     "band",
     "glue_number",

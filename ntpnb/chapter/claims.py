@@ -94,6 +94,34 @@ def format_number(x: float, digits: int, floor: float | None = None) -> str:
     return f"{x:#.{digits}g}".rstrip(".")
 
 
+def stable_digits(spread: float, most: int = 4) -> int:
+    """How many significant digits of a number survive a relative perturbation ``spread``.
+
+    One digit fewer than ``spread`` leaves unchanged (a guard digit: a measured spread is one
+    instance of the perturbation, not its largest), between 1 and ``most``.
+    """
+    if not spread > 0:
+        return most
+    return int(min(most, max(1, math.floor(-math.log10(spread)) - 1)))
+
+
+def format_stable(x: float, spread: float, most: int = 4) -> str:
+    """``x`` to the :func:`stable_digits` of its relative ``spread``; no exponent between 1e-3 and 1e6.
+
+    ``239.98`` with a spread of 4e-4 prints as ``240``, ``0.006122`` with a spread of 0.3 as
+    ``0.006``, ``2.342e-07`` with a spread of 0.7 as ``2e-07``.
+    """
+    digits = stable_digits(spread, most)
+    if x == 0 or not math.isfinite(x) or not 1e-3 <= abs(x) < 1e6:
+        return f"{x:.{digits - 1}e}"
+    decimals = digits - 1 - math.floor(math.log10(abs(x)))
+    rounded = round(x, decimals)
+    if abs(rounded) >= 10 ** (digits - decimals):  # rounded up into the next decade
+        decimals -= 1
+        rounded = round(x, decimals)
+    return f"{rounded:.{max(decimals, 0)}f}"
+
+
 def format_decade(x: float) -> str:
     """``"< 1e-04"``: the smallest power of ten above ``|x|`` (``"0"`` for zero).
 

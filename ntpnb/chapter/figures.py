@@ -1,18 +1,19 @@
 """The drawing helpers of the chapters' figures: the same panel drawn the same way everywhere.
 
 * :func:`four_panels`: the four panels of Paper A's Figs. 1 (right), 4 and 5 for one run;
-* :func:`draw_contexts`, :func:`draw_rows`, :func:`draw_unit_rows`: Fig. 1 (left) and the
-  frames of GD turning toward ``W^mm`` on the 2D example;
+* :func:`draw_contexts`, :func:`draw_rows`, :func:`unit_rows`, :func:`draw_unit_rows`: Fig. 1
+  (left) and the frames of GD turning toward ``W^mm`` on the 2D example;
 * :func:`draw_graph`: a token-priority graph of Paper B, its SCCs shaded;
 * :func:`band`: a mean over trials with its 10-90% spread (Paper B's Figs. 3-6).
 
-Each draws on the axes it is given and returns nothing; the notebook lays out the figure and
-saves it (:func:`~ntpnb.chapter.plotting.show_figure`).
+Each draws on the axes it is given and returns nothing (:func:`unit_rows` returns the function
+that moves its frame); the notebook lays out the figure and saves it
+(:func:`~ntpnb.chapter.plotting.show_figure`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 from matplotlib.axes import Axes
@@ -20,7 +21,7 @@ from matplotlib.patches import Polygon
 
 from .plotting import COLORS
 
-__all__ = ["four_panels", "draw_contexts", "draw_rows", "draw_unit_rows", "draw_graph", "band"]
+__all__ = ["four_panels", "draw_contexts", "draw_rows", "unit_rows", "draw_unit_rows", "draw_graph", "band"]
 
 _FOUR_PANEL_LABELS = (
     r"CE$(W_k)$ (dotted: $\mathcal{H}$)",
@@ -106,22 +107,36 @@ def draw_rows(ax: Axes, W: np.ndarray, normal_lines: bool = False, scale: float 
             ax.plot(*tip, marker="*", ms=size, color=color, ls="none", label=label)
 
 
-def draw_unit_rows(ax: Axes, trace, i: int, target: np.ndarray, H: np.ndarray, scale: float) -> None:
-    """Record ``i`` of a 2-D training run: the rows of ``W_k / ||W_k||`` over the faint ``target``.
+def unit_rows(ax: Axes, trace, target: np.ndarray, H: np.ndarray, scale: float) -> Callable[[int], None]:
+    """Draw the frame of a 2-D training run on ``ax``; return ``show(i)``, which shows record ``i``.
 
-    ``trace`` must hold the iterates (``"W"``) and ``"corr"``; the contexts are drawn at a third
-    of their embeddings, and the title gives ``k`` and the correlation. The axes are cleared
-    first, so that the same axes can show one frame after another (an animation).
+    The frame holds the faint rows of ``target``, the contexts at a third of their embeddings
+    and fixed limits; ``show(i)`` moves the rows of ``W_k / ||W_k||`` (record ``i`` of ``trace``,
+    which must hold the iterates ``"W"`` and ``"corr"``) and titles the axes with ``k`` and the
+    correlation. An animation calls ``show`` once per frame: only the iterate's lines change,
+    so the axes are not rebuilt for every frame.
     """
-    ax.clear()
-    Wn = trace["W"][i] / np.linalg.norm(trace["W"][i])
-    for v in range(Wn.shape[0]):
-        ls = "--" if v == 4 else "-"
+    rows = []
+    for v in range(target.shape[0]):
         ax.plot([0, target[v, 0]], [0, target[v, 1]], color=COLORS[v], alpha=0.3, lw=4)
-        ax.plot([0, Wn[v, 0]], [0, Wn[v, 1]], color=COLORS[v], ls=ls, marker="*")
+        (line,) = ax.plot([0, 0], [0, 0], color=COLORS[v], ls="--" if v == 4 else "-", marker="*")
+        rows.append(line)
     ax.scatter(*(H.T / 3), color="k", s=20)
     ax.set(xlim=(-scale, scale), ylim=(-scale, scale), aspect="equal")
-    ax.set_title(f"k = {trace.iterations[i]}, corr = {trace['corr'][i]:.3f}", fontsize=9)
+
+    def show(i: int) -> None:
+        Wn = trace["W"][i] / np.linalg.norm(trace["W"][i])
+        for line, w in zip(rows, Wn, strict=True):
+            line.set_data([0, w[0]], [0, w[1]])
+        ax.set_title(f"k = {trace.iterations[i]}, corr = {trace['corr'][i]:.3f}", fontsize=9)
+
+    return show
+
+
+def draw_unit_rows(ax: Axes, trace, i: int, target: np.ndarray, H: np.ndarray, scale: float) -> None:
+    """Record ``i`` of a 2-D training run on cleared axes: :func:`unit_rows`, showing ``i``."""
+    ax.clear()
+    unit_rows(ax, trace, target, H, scale)(i)
 
 
 def draw_graph(ax: Axes, g, K: int) -> None:

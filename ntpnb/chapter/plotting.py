@@ -11,7 +11,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import matplotlib as mpl
+from matplotlib import scale as mscale
 from matplotlib.figure import Figure
+from matplotlib.ticker import LogLocator
 
 from .atomic import atomic_path
 from .paths import OutputLayout
@@ -54,10 +56,45 @@ _METADATA = {
 }
 
 
+#: A logarithmic axis that spans more decades than this has no minor ticks (see :class:`LogScale`).
+MINOR_TICKS_MAX_DECADES: float = 3.0
+
+
+class _MinorLogLocator(LogLocator):
+    """Matplotlib's minor ticks of a log axis, or none once the axis spans many decades.
+
+    Over many decades the eight minor ticks per decade are a dense comb that says nothing the
+    labelled decades do not, and they are most of the drawing: each is a tick with its own
+    lines and (empty) label to lay out, twice per file. A 2 x 4 panel of Paper A's curves over
+    six decades took three times as long to write with them. Over a few decades they stay,
+    where matplotlib labels some of them.
+    """
+
+    def __call__(self):  # type: ignore[no-untyped-def]
+        low, high = self.axis.get_view_interval()
+        if low > 0 and high / low > 10**MINOR_TICKS_MAX_DECADES:
+            return []
+        return super().__call__()
+
+
+class LogScale(mscale.LogScale):
+    """Matplotlib's ``"log"`` scale, with :class:`_MinorLogLocator` for its minor ticks."""
+
+    if mpl.__version_info__ >= (3, 11):  # scales are made without their axis from 3.11 on
+
+        def __init__(self, *, base: float = 10, subs: object = None, nonpositive: str = "clip") -> None:
+            super().__init__(base=base, subs=subs, nonpositive=nonpositive)
+
+    def set_default_locators_and_formatters(self, axis):  # type: ignore[no-untyped-def]
+        super().set_default_locators_and_formatters(axis)
+        axis.set_minor_locator(_MinorLogLocator(self.base, self.subs))
+
+
 def use_style() -> None:
-    """Apply :data:`STYLE` and the colour cycle to matplotlib."""
+    """Apply :data:`STYLE`, the colour cycle and the book's :class:`LogScale` to matplotlib."""
     mpl.rcParams.update(STYLE)
     mpl.rcParams["axes.prop_cycle"] = mpl.cycler(color=list(COLORS))
+    mscale.register_scale(LogScale)
 
 
 def write_figure(fig: Figure, stem: Path) -> list[Path]:

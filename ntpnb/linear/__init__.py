@@ -4,11 +4,11 @@ Data and seeded recipes (:mod:`.data`, :mod:`.datasets`), the loss (:mod:`.loss`
 constraints and the subspace F with the finite solution ``W*`` (:mod:`.constraints`,
 :mod:`.subspace`), separability (:mod:`.separability`) and the NTP-SVM ``W^mm`` (:mod:`.svm`, with the
 active-set solver of :mod:`.active_set`), the exact regularization path (:mod:`.regpath`), training with the
-first-order methods of :mod:`ntpnb.optim` (:mod:`.training`), sequences to contexts
-(:mod:`.sequences`) and a text corpus (:mod:`.corpus`), random instances, counts and the best
-achievable loss (:mod:`.thresholds`), and the experiments the chapters run (:mod:`.experiments`,
-as :mod:`ntpnb.attention.experiments` for Paper B). The public names (``__all__``) are
-re-exported at the top level of :mod:`ntpnb`.
+first-order methods of :mod:`ntpnb.optim` (:mod:`.training`, in the compiled loops of
+:mod:`.descent`), sequences to contexts (:mod:`.sequences`) and a text corpus (:mod:`.corpus`),
+random instances, counts and the best achievable loss (:mod:`.thresholds`), and the experiments
+the chapters run (:mod:`.experiments`, as :mod:`ntpnb.attention.experiments` for Paper B). The
+public names (``__all__``) are re-exported at the top level of :mod:`ntpnb`.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from . import experiments
 from .corpus import corpus_python_version, encode_text, stdlib_corpus
 from .data import NTPData
 from .datasets import synthetic_instance, toy2d_instance
+from .descent import run_decoder
 from .experiments import *  # noqa: F403  (the experiments' names, listed in experiments.__all__)
 from .loss import ce_grad, ce_loss, entropy, kl_divergence, logits, softmax
 from .regpath import RegularizationPath, regularization_path
@@ -79,6 +80,7 @@ __all__ = [
     "Limits",
     "limits",
     "train",
+    "run_decoder",
     "PrefixContexts",
     "prefix_contexts",
     "validate_sequences",

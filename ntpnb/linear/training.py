@@ -12,8 +12,10 @@ iterations, the quantities of Lemma 2 and Theorem 2 (the panels of Figs. 1, 4 an
 * ``dist_F``: ``||P_F(W_k) - W*||_F``.
 
 ``W*``, ``W^mm`` and the basis of F are computed once per data set (:func:`limits`), never per
-iteration, and the per-iteration gradient uses precomputed pieces, so that 1e6 iterations at
-the paper's size (``m = 50, V = 10, d = 60``) take seconds.
+iteration. The steps run in the compiled loops of :func:`ntpnb.linear.descent.run_decoder`
+(in the logit form where it is cheaper); :func:`gradient_fn` and :func:`sampled_gradient_fn`
+are the same gradients in plain numpy, for :func:`ntpnb.optim.run` and as the reference the
+compiled loops are tested against.
 
 Stochastic gradients (footnote 8 of Paper A) come in the two kinds the footnote contrasts:
 ``"sequences"`` samples (context, next token) pairs, i.e. terms of the per-sample loss (1);
@@ -33,8 +35,9 @@ from numpy.typing import ArrayLike
 from .. import optim
 from ..errors import InvalidDataError
 from ..reproducible_products import einsum
-from ..validation import as_count, as_float, as_generator
+from ..validation import as_float, as_generator
 from .data import NTPData, require_data
+from .descent import SAMPLING_KINDS, check_sampling, run_decoder, sample_indices
 from .loss import entropy, kl_divergence
 from .subspace import f_decomposition, finite_solution
 from .svm import ntp_svm
@@ -54,9 +57,6 @@ Array = np.ndarray
 
 #: The names :func:`tracker` records, in the order of the paper's panels.
 TRACKED: tuple[str, ...] = ("ce", "kl", "norm", "corr", "corr_corrected", "dist_F")
-
-#: The kinds of stochastic gradient of :func:`sampled_gradient_fn` (footnote 8 of Paper A).
-SAMPLING_KINDS: tuple[str, ...] = ("sequences", "contexts")
 
 
 @dataclass(frozen=True, eq=False)
@@ -161,26 +161,18 @@ def sampled_gradient_fn(
     InvalidDataError
         On a batch size below 1 or an unknown kind of sampling.
     """
-    if sampling not in SAMPLING_KINDS:
-        raise InvalidDataError(f"unknown sampling {sampling!r}; expected one of {SAMPLING_KINDS}")
-    batch_size = as_count(batch_size, "batch_size")
+    batch_size = check_sampling(batch_size, sampling)
     rng = as_generator(seed)
     H, P, V = data.H, data.P, data.V
-    cum_pi = np.cumsum(data.pi)
-    cum_P = np.cumsum(P, axis=1)
     eye = np.eye(V)
 
     def grad(W: Array) -> Array:
         shape = (*W.shape[:-2], batch_size)
-        j = np.minimum(np.searchsorted(cum_pi, rng.random(shape), side="right"), data.m - 1)
+        u = rng.random(shape)
+        j, z = sample_indices(data, u, rng.random(shape) if sampling == "sequences" else None)
         Hs = H[j]  # (..., B, d)
         Q = _softmax_over_tokens(einsum("...vd,...bd->...vb", W, Hs))
-        if sampling == "sequences":
-            u = rng.random(shape)
-            z = np.minimum((u[..., None] >= cum_P[j]).sum(axis=-1), V - 1)
-            target = eye[z]  # (..., B, V)
-        else:
-            target = P[j]
+        target = eye[z] if sampling == "sequences" else P[j]  # (..., B, V)
         Q -= np.swapaxes(target, -1, -2)
         return einsum("...vb,...bd->...vd", Q, Hs) / batch_size
 
@@ -232,6 +224,7 @@ def train(
     sampling: str = "sequences",
     lim: Limits | None = None,
     keep_iterates: bool = False,
+    progress: optim.ProgressHook | None = None,
 ) -> optim.Trace:
     """Train the linear decoder on ``data`` and record the quantities of Theorem 2.
 
@@ -258,6 +251,9 @@ def train(
         Precomputed :func:`limits` of ``data`` (to share between runs); computed if None.
     keep_iterates
         Also record the iterates as ``"W"``.
+    progress
+        Called as ``progress(k, n_iter)`` after each recorded iteration and at least every
+        :data:`ntpnb.settings.PROGRESS_SECONDS` in between; None (default) for no reports.
 
     Returns
     -------
@@ -281,18 +277,19 @@ def train(
     if W0.ndim < 2 or W0.shape[-2:] != (data.V, data.d):
         raise InvalidDataError(f"W0 must have shape (..., V, d) = (..., {data.V}, {data.d}), got {W0.shape}")
     lim = limits(data) if lim is None else lim
-    if batch_size is None:
-        grad = gradient_fn(data)
-    else:
-        grad = sampled_gradient_fn(data, batch_size, rng, sampling)
+    if batch_size is not None:
+        batch_size = check_sampling(batch_size, sampling)
     if record_at is None:
         record_at = optim.log_grid(n_iter, n_records)
-    return optim.run(
-        grad,
-        W0,
+    return run_decoder(
+        data,
         optimizer,
         n_iter,
+        W0,
         record=tracker(data, lim, keep_iterates=keep_iterates),
         record_at=record_at,
-        batch_ndim=W0.ndim - 2,
+        batch_size=batch_size,
+        sampling=sampling,
+        seed=rng,
+        progress=progress,
     )

@@ -8,11 +8,13 @@ run goes on with the other notebooks.
 
 from __future__ import annotations
 
+import functools
 import shutil
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ..chapter.paths import OutputLayout
 from .choice import NotebookRun, cache_key, forget_key, is_cached, notebook_parameters, store_key
@@ -20,7 +22,7 @@ from .diagnosis import describe_failure, describe_write_failure
 from .kernels import KERNEL_NAME, IPCKernelManager, kernel_environment
 from .staging import clear_failure, hide_injected_parameters, keep_failure, promote, staging_layout
 
-__all__ = ["RunResult", "cached_result", "run_notebook", "execute_notebook"]
+__all__ = ["RunResult", "CellStarted", "cached_result", "run_notebook", "execute_notebook"]
 
 
 @dataclass(frozen=True)
@@ -42,11 +44,49 @@ def cached_result(run: NotebookRun, force: bool = False) -> RunResult | None:
     return RunResult(run.name, True, 0.0, run.executed, cached=True)
 
 
-def run_notebook(run: NotebookRun) -> RunResult:
+#: A function told each code cell as it starts: its number (from 1) and how many there are.
+CellStarted = Callable[[int, int], None]
+#: The name of papermill's engine that reports the cells (:func:`_reporting_engine`).
+REPORTING_ENGINE = "ntpnb-reporting"
+
+
+@functools.cache
+def _reporting_engine() -> str:
+    """Register (once per process) and name papermill's nbclient engine that also reports cells.
+
+    It is papermill's own engine, with ``cell_started`` (a :data:`CellStarted`) told the number
+    of each code cell as papermill starts it.
+    """
+    from papermill.engines import NBClientEngine, papermill_engines
+
+    class ReportingEngine(NBClientEngine):
+        @classmethod
+        def execute_managed_notebook(
+            cls, nb_man: Any, kernel_name: str, cell_started: CellStarted | None = None, **kwargs: Any
+        ) -> Any:
+            if cell_started is not None:
+                code = [i for i, cell in enumerate(nb_man.nb.cells) if cell.cell_type == "code"]
+                number = {index: n for n, index in enumerate(code, start=1)}
+                start = nb_man.cell_start
+
+                def cell_start(cell: Any, cell_index: int | None = None, **kw: Any) -> None:
+                    start(cell, cell_index, **kw)
+                    if cell_index in number:
+                        cell_started(number[cell_index], len(code))
+
+                nb_man.cell_start = cell_start
+            return super().execute_managed_notebook(nb_man, kernel_name, **kwargs)
+
+    papermill_engines.register(REPORTING_ENGINE, ReportingEngine)
+    return REPORTING_ENGINE
+
+
+def run_notebook(run: NotebookRun, cell_started: CellStarted | None = None) -> RunResult:
     """Execute ``run`` with papermill; on success move its outputs into place.
 
-    A failure keeps the previous outputs and puts the failed copy and a record in
-    ``run.layout.failed`` (:func:`~ntpnb.runner.staging.keep_failure`).
+    ``cell_started`` is told each code cell as it starts. A failure keeps the previous outputs
+    and puts the failed copy and a record in ``run.layout.failed``
+    (:func:`~ntpnb.runner.staging.keep_failure`).
     """
     import jupytext
     import papermill
@@ -66,6 +106,8 @@ def run_notebook(run: NotebookRun) -> RunResult:
                 kernel_manager_class=IPCKernelManager,
                 progress_bar=False,
                 log_output=False,
+                engine_name=_reporting_engine(),
+                cell_started=cell_started,
             )
         seconds = time.perf_counter() - start
         hide_injected_parameters(staged)

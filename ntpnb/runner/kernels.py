@@ -18,6 +18,7 @@ import tempfile
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 from jupyter_client.manager import AsyncKernelManager
 from traitlets import default
@@ -32,6 +33,7 @@ __all__ = [
     "kernel_environment",
     "IPCKernelManager",
     "run_folder",
+    "progress_file",
     "run_environment",
 ]
 
@@ -102,6 +104,11 @@ def run_folder() -> str:
     """
     folder = os.environ.get("JUPYTER_RUNTIME_DIR") if os.environ.get(RUN_MARKER) else None
     return folder or tempfile.gettempdir()
+
+
+def progress_file(name: str) -> Path:
+    """Where the kernel of notebook ``name`` reports its long loops' progress, in the run's folder."""
+    return Path(run_folder()) / f"progress-{name}.json"
 
 
 @contextmanager

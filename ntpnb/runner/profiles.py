@@ -45,6 +45,7 @@ _GD_PAPER: dict[str, Any] = {
     "n_iter": 10_000,
     "long_iter": 1_000_000,
     "sgd_iter": 100_000,
+    "spread_iter": 100_000,  # runs from a start one ulp away: the digits that are the method's
     "sgd_batch": 5,  # samples per SGD step, far fewer than the m = 50 contexts
     "n_records": 60,
     "toy_max_gap_ratio": 0.01,  # A9: required CE - H at the last 2D GD step / at step 1
@@ -221,6 +222,7 @@ _RAW: dict[str, dict[str, dict[str, Any]]] = {
             "n_iter": 5_000,
             "long_iter": 50_000,
             "sgd_iter": 20_000,
+            "spread_iter": 20_000,
             "toy_max_gap_ratio": 0.05,
             "toy_min_corr": 0.9,
             "toy_max_dist_ratio": 0.5,

@@ -23,6 +23,7 @@ from ..chapter.paths import DEFAULT_OUTPUT_DIRNAME, output_layout, override_outp
 from ..errors import NTPError, RunInterruptedError
 from .choice import NotebookRun, cache_key, choose_notebooks, longest_first, package_fingerprint, with_output
 from .diagnosis import describe_write_failure
+from .display import Display
 from .execute import RunResult, cached_result
 from .kernels import run_environment
 from .lock import output_lock
@@ -59,6 +60,7 @@ def reproduce(
     jobs: int | None = None,
     force: bool = False,
     wait: bool = True,
+    live: bool | None = None,
 ) -> list[RunResult]:
     """Execute the selected notebooks of the project at ``root``; one progress line each.
 
@@ -86,6 +88,9 @@ def reproduce(
         Execute every notebook even if its cache key is unchanged.
     wait
         If another process is writing the output tree, wait for it (the default), or raise.
+    live
+        Show the running notebooks in a block redrawn in place (:mod:`.display`; default:
+        when standard output is a terminal); otherwise one line when each starts.
 
     Returns
     -------
@@ -122,9 +127,11 @@ def reproduce(
         width = max(len(source.stem) for source, _ in chosen)
         results: dict[str, RunResult] = {}
 
+        display = Display(log, width, live=live)
+
         def report(result: RunResult) -> None:
             results[result.name] = result
-            log(_progress_line(result, len(results), len(chosen), width))
+            display.finished(result.name, _progress_line(result, len(results), len(chosen), width))
 
         pending = []
         for source, parameters in chosen:
@@ -135,7 +142,10 @@ def reproduce(
                 report(cached)
             else:
                 pending.append(run)
-        interrupted = run_in_workers(longest_first(pending, profile), jobs, report, mark, log)
+        try:
+            interrupted = run_in_workers(longest_first(pending, profile), jobs, report, mark, log, display)
+        finally:
+            display.close()
         remove_leftovers(layout)  # the staging folder, and the trees of notebooks that were stopped
         executed_now = [r for r in results.values() if not r.cached]
         if executed_now:  # with the number of notebooks that actually ran side by side

@@ -9,6 +9,7 @@ itself. The parent receives each result as it arrives, so its progress lines nev
 
 from __future__ import annotations
 
+import dataclasses
 import multiprocessing
 import multiprocessing.connection
 import os
@@ -22,10 +23,12 @@ from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from pathlib import Path
 
+from ..chapter.progress import PROGRESS_FILE_VAR
 from .choice import NotebookRun
 from .diagnosis import describe_failure
+from .display import Display
 from .execute import RunResult, run_notebook
-from .kernels import RUN_FOLDER_PREFIX, run_folder
+from .kernels import RUN_FOLDER_PREFIX, progress_file, run_folder
 from .processes import RUN_MARKER, end_processes
 
 __all__ = ["default_jobs", "run_in_workers"]
@@ -88,8 +91,13 @@ def _worker(sender: Connection, run: NotebookRun) -> None:
         os.setsid()
     watchdog = threading.Thread(target=_orphan_watchdog, args=(os.getppid(),), daemon=True)
     watchdog.start()
+    os.environ[PROGRESS_FILE_VAR] = str(progress_file(run.name))  # the kernel inherits it
+
+    def cell_started(cell: int, cells: int) -> None:
+        sender.send((cell, cells))
+
     try:
-        result = run_notebook(run)
+        result = run_notebook(run, cell_started)
     except Exception as exc:  # run_notebook reports failures itself; this is one of its own
         result = RunResult(run.name, False, 0.0, None, describe_failure(exc, outputs=run.layout.root))
     sender.send(result)
@@ -112,8 +120,15 @@ def run_in_workers(
     report: Callable[[RunResult], None],
     mark: str,
     log: Callable[[str], None],
+    display: Display | None = None,
 ) -> bool:
     """Run ``pending``, ``jobs`` worker processes at once; every result goes to ``report``.
+
+    A result's ``seconds`` is the wall time from its worker's start to its answer.
+
+    ``display`` is told when a notebook starts (with the file its kernel writes a long loop's
+    progress to) and which code cell it executes (each worker sends its cells' starts before its
+    result), and ticks while the run waits.
 
     On SIGINT, stop: no new notebook starts, and every worker and kernel of the run (marked
     ``mark``) is ended (SIGTERM, then SIGKILL after a few seconds or at a second SIGINT).
@@ -123,6 +138,7 @@ def run_in_workers(
     context = multiprocessing.get_context("spawn")
     queue = list(pending)
     running: dict[Connection, tuple[BaseProcess, NotebookRun]] = {}
+    started: dict[str, float] = {}  # when each notebook's worker started (time.monotonic)
     with _Interrupts() as interrupts:
         while (queue or running) and not interrupts.count:
             while queue and len(running) < jobs:
@@ -133,19 +149,32 @@ def run_in_workers(
                     process.start()
                 sender.close()
                 running[receiver] = (process, run)
+                started[run.name] = time.monotonic()
+                if display is not None:
+                    display.started(run.name, progress_file(run.name))
             for receiver in multiprocessing.connection.wait(list(running), timeout=0.2):
-                process, run = running.pop(receiver)
+                process, run = running[receiver]
                 try:
-                    result = receiver.recv()
+                    message = receiver.recv()
                 except (EOFError, OSError):  # the worker died before it could answer
                     process.join(5)
                     error = f"WorkerDied: the process running {run.name} ended (exit code {process.exitcode})"
-                    result = RunResult(run.name, False, 0.0, None, error)
+                    message = RunResult(run.name, False, 0.0, None, error)
+                if not isinstance(message, RunResult):  # a code cell started
+                    if display is not None:
+                        display.cell(run.name, *message)
+                    continue
+                del running[receiver]
                 receiver.close()
                 process.join()
-                report(result)
+                # the time the reader waited: the worker's start and imports, the kernel, the cells
+                report(dataclasses.replace(message, seconds=time.monotonic() - started[run.name]))
+            if display is not None:
+                display.tick()
         if not interrupts.count:
             return False
+        if display is not None:
+            display.close()
         log("ntpnb: interrupted; stopping the notebooks (Ctrl-C again to kill them at once)")
         groups = [process.pid for process, _ in running.values() if process.pid]
         end_processes(mark, groups, hurry=lambda: interrupts.count > 1)

@@ -6,7 +6,14 @@ import json
 
 import pytest
 
-from ntpnb.chapter.claims import ClaimLog, format_number, load_chapter_record, load_chapter_records
+from ntpnb.chapter.claims import (
+    ClaimLog,
+    format_number,
+    format_stable,
+    load_chapter_record,
+    load_chapter_records,
+    stable_digits,
+)
 from ntpnb.errors import ClaimCheckError, InvalidDataError, PathError
 
 
@@ -74,6 +81,32 @@ def test_a_new_log_starts_an_empty_record(tmp_path):
 def test_bad_checks_are_rejected(log, value, relation):
     with pytest.raises(InvalidDataError):
         log.check("A1", "x", value, relation, 0.0)
+
+
+@pytest.mark.parametrize(
+    ("spread", "digits"), [(0.0, 4), (1e-15, 4), (3.7e-5, 3), (1e-3, 2), (0.019, 1), (0.7, 1), (3.0, 1)]
+)
+def test_stable_digits_keep_a_guard_digit(spread, digits):
+    assert stable_digits(spread) == digits
+
+
+@pytest.mark.parametrize(
+    ("x", "spread", "text"),
+    [
+        (239.98, 4e-4, "240"),
+        (264.36, 4.8e-6, "264.4"),
+        (0.9504, 1e-5, "0.9504"),
+        (0.006122, 0.3, "0.006"),
+        (2.342e-7, 0.7, "2e-07"),
+        (3.709e-6, 3.7e-5, "3.71e-06"),
+        (0.0999999, 0.01, "0.1"),  # rounded up into the next decade: still one digit
+        (9.96, 0.01, "10"),
+        (-0.9504, 1e-9, "-0.9504"),
+        (0.0, 0.1, "0e+00"),
+    ],
+)
+def test_format_stable_prints_the_digits_a_spread_leaves(x, spread, text):
+    assert format_stable(x, spread) == text
 
 
 def test_format_number():

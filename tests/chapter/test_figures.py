@@ -13,7 +13,16 @@ import pytest
 import ntpnb as ntp
 from ntpnb import attention as att
 from ntpnb import optim
-from ntpnb.chapter import COLORS, band, draw_contexts, draw_graph, draw_rows, draw_unit_rows, four_panels
+from ntpnb.chapter import (
+    COLORS,
+    band,
+    draw_contexts,
+    draw_graph,
+    draw_rows,
+    draw_unit_rows,
+    four_panels,
+    unit_rows,
+)
 
 
 @pytest.fixture(autouse=True)
@@ -69,6 +78,23 @@ def test_draw_unit_rows_shows_the_normalized_iterate():
     ends = [line.get_xydata()[1] for line in ax.lines[1::2]]
     np.testing.assert_allclose(ends, W)
     assert ax.get_title() == f"k = {trace.iterations[4]}, corr = {trace['corr'][4]:.3f}"
+
+
+def test_unit_rows_moves_only_the_iterate_between_frames():
+    toy = ntp.toy2d_instance(0)
+    trace = ntp.train(toy, optim.gd(0.5), 50, n_records=5, keep_iterates=True)
+    target = ntp.limits(toy).W_mm_unit
+    _, ax = plt.subplots()
+    show = unit_rows(ax, trace, target, toy.H, 1.5)
+    artists = list(ax.get_children())
+    for i in (1, 4):
+        show(i)
+        W = trace["W"][i] / np.linalg.norm(trace["W"][i])
+        np.testing.assert_allclose([line.get_xydata()[1] for line in ax.lines[1::2]], W)
+        np.testing.assert_allclose([line.get_xydata()[1] for line in ax.lines[::2]], target)
+        assert ax.get_title() == f"k = {trace.iterations[i]}, corr = {trace['corr'][i]:.3f}"
+    assert list(ax.get_children()) == artists  # the same artists, moved
+    assert ax.get_xlim() == (-1.5, 1.5)
 
 
 def test_draw_graph_draws_every_edge_and_shades_the_sccs():

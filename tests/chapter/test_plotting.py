@@ -45,3 +45,16 @@ def test_show_figure_saves_closes_and_displays_the_png_at_the_inline_size(tmp_pa
     ratio = plotting.STYLE["figure.dpi"] / plotting.STYLE["savefig.dpi"]
     assert image.width == pytest.approx(saved_width * ratio, abs=1)
     assert image.data == paths[0].read_bytes()
+
+
+@pytest.mark.parametrize(("top", "minor"), [(1e2, True), (1e3, True), (1e6, False)])
+def test_a_log_axis_over_many_decades_has_no_minor_ticks(top, minor):
+    plotting.use_style()
+    fig, ax = plt.subplots()
+    ax.loglog([1.0, top], [1.0, 2.0])
+    ax.set_xlim(1.0, top)
+    fig.canvas.draw()
+    assert bool(len(ax.xaxis.get_minorticklocs())) is minor
+    assert len(ax.xaxis.get_majorticklocs()) >= 2  # the decades stay labelled
+    assert ax.get_xscale() == "log" and isinstance(ax.xaxis.get_transform(), type(ax.yaxis.get_transform()))
+    plt.close(fig)

@@ -249,6 +249,26 @@ def test_trace_summary_first_reaching_and_local_exponent():
     assert ntp.local_exponent(trace, 1, 1000) == pytest.approx(2.0, rel=1e-10)
 
 
+@pytest.mark.parametrize("opt", [optim.gd(0.5), optim.adam(0.01)], ids=lambda o: o.name)
+def test_a_long_run_seen_at_a_short_grid_is_the_short_run(toy, toy_limits, opt):
+    """One run recorded on the union of two grids stands for the shorter run, float for float."""
+    W0 = ntp.lecun_decoder(toy, np.random.default_rng(0))
+    short_grid, long_grid = optim.log_grid(300, 12), optim.log_grid(2000, 12)
+    union = np.union1d(short_grid, long_grid)
+    long = ntp.train(toy, opt, 2000, W0=W0, record_at=union, lim=toy_limits, keep_iterates=True)
+    short = ntp.train(toy, opt, 300, W0=W0, record_at=short_grid, lim=toy_limits, keep_iterates=True)
+    seen = ntp.trace_at(long, short_grid)
+    np.testing.assert_array_equal(seen.iterations, short.iterations)
+    assert set(seen.values) == set(short.values)
+    for name in short.values:
+        np.testing.assert_array_equal(seen[name], short[name])
+    np.testing.assert_array_equal(seen.W, short.W)
+    with pytest.raises(InvalidDataError, match="recorded"):
+        ntp.trace_at(long, [0, 3, 2001])
+    with pytest.raises(InvalidDataError, match="iterates"):
+        ntp.trace_at(ntp.train(toy, opt, 10, W0=W0, lim=toy_limits), [0, 10])
+
+
 def test_caption_geometry_of_the_toy_instance(toy, toy_limits):
     geometry = ntp.caption_geometry(toy, toy_limits.W_mm)
     assert geometry.w1_w5 < 1e-8  # forced by (6a) in d = 2
@@ -370,3 +390,22 @@ def test_length_slice_keeps_the_joint_embeddings():
     full = ntp.joint_ntp_data(joint, 6, 0)
     np.testing.assert_array_equal(at(6).H, full.H[joint.lengths == 2])
     assert at(6).m == joint.m_by_length()[2]
+
+
+def test_rounding_spread_is_zero_for_gd_and_measures_the_one_ulp_run(toy):
+    lim = ntp.limits(toy)
+    W0 = ntp.lecun_decoder(toy, ntp.own_stream(0, 1))
+    grid = np.union1d(optim.log_grid(2000, 20), [1000])
+    for opt in (optim.gd(0.5), optim.adam(0.05, (0.9, 0.99))):
+        ref = ntp.train(toy, opt, 2000, W0=W0, record_at=grid, lim=lim)
+        spread = ntp.rounding_spread(toy, opt, W0, ref, 1000, lim)
+        k = spread["k"]
+        assert k[-1] == 1000 and np.array_equal(k, grid[grid <= 1000])
+        moved = ntp.train(toy, opt, 1000, W0=np.nextafter(W0, np.inf), record_at=k, lim=lim)
+        for name in SUMMARY_NAMES:
+            expected = np.abs(moved[name] - ref[name][: k.size]) / np.abs(ref[name][: k.size])
+            np.testing.assert_array_equal(spread[name], expected)
+        if opt.name == "gd":  # a contraction: rounding stays rounding
+            assert max(spread[name].max() for name in SUMMARY_NAMES) < 1e-12
+    with pytest.raises(InvalidDataError, match="not recorded at horizon = 999"):
+        ntp.rounding_spread(toy, optim.gd(0.5), W0, ref, 999, lim)

@@ -110,8 +110,10 @@ def test_a_failing_notebook_does_not_stop_the_others(tmp_path, monkeypatch):
     results = reproduce(tmp_path, profile="quick", log=lines.append, jobs=1)
     assert [r.ok for r in results] == [False, True]
     assert "ValueError: broken on purpose" in results[0].error
-    assert lines[0].startswith("[1/2] a_fails") and "FAILED" in lines[0]
-    assert lines[1].startswith("[2/2] b_works") and " ok " in lines[1]
+    # without a terminal: one line when a notebook starts, one when it ends
+    assert lines[0].split() == ["a_fails", "started"] and lines[2].split() == ["b_works", "started"]
+    assert lines[1].startswith("[1/2] a_fails") and "FAILED" in lines[1]
+    assert lines[3].startswith("[2/2] b_works") and " ok " in lines[3]
     # both executed notebooks are kept; the failed one holds the error for debugging
     failed = json.loads(results[0].executed.read_text())
     assert any(o.get("output_type") == "error" for c in failed["cells"] for o in c.get("outputs", []))
@@ -269,7 +271,8 @@ def test_longest_notebook_first_and_its_kernel_has_one_blas_thread(tmp_path, mon
     results = reproduce(tmp_path, profile="quick", jobs=1, log=lines.append)
     assert [r.name for r in results] == ["a_short", "b_long", "c_new"]  # in the order asked
     # executed: never timed first, then the longest
-    assert [line.split()[1] for line in lines] == ["c_new", "b_long", "a_short"]
+    assert [line.split()[0] for line in lines if line.endswith("started")] == ["c_new", "b_long", "a_short"]
+    assert [line.split()[1] for line in lines if line.startswith("[")] == ["c_new", "b_long", "a_short"]
     executed = json.dumps(json.loads(results[0].executed.read_text()))
     assert f"threads {settings.BLAS_THREADS}" in executed
 
@@ -332,8 +335,10 @@ def test_jobs_run_notebooks_in_parallel_and_a_failure_does_not_stop_the_others(t
     assert [r.name for r in results] == list(bodies)  # in the order asked, whatever finished first
     assert [r.ok for r in results] == [False, True, True]
     assert "ValueError: broken on purpose" in results[0].error
-    assert sorted(line.split("]")[0] for line in lines) == ["[1/3", "[2/3", "[3/3"]
-    assert all(len(line.splitlines()) == 1 for line in lines)  # one whole line per notebook
+    ends = [line for line in lines if line.startswith("[")]
+    assert sorted(line.split("]")[0] for line in ends) == ["[1/3", "[2/3", "[3/3"]
+    assert sorted(line.split()[0] for line in lines if line.endswith("started")) == list(bodies)
+    assert len(lines) == 6 and all(len(line.splitlines()) == 1 for line in lines)  # whole lines
     assert "42" in json.dumps(json.loads(results[1].executed.read_text()))
     assert "22" in json.dumps(json.loads(results[2].executed.read_text()))
     # a second parallel run executes only the failed notebook again
@@ -442,3 +447,24 @@ def test_kernels_running_side_by_side_print_no_error_when_they_end(tmp_path):
     outputs = [p.communicate(timeout=300)[0] for p in procs]
     assert all(p.returncode == 0 for p in procs), outputs
     assert not any("ERROR" in line for out in outputs for line in out.splitlines()), outputs
+
+
+@pytest.mark.slow
+def test_a_terminal_shows_the_running_notebook_its_cell_and_its_loop(tmp_path, monkeypatch, capsys):
+    body = (
+        "import time\nfrom ntpnb.chapter.progress import progress\n"
+        "with progress('trials') as tick:\n"
+        "    for i in range(8):\n        tick(i + 1, 8)\n        time.sleep(0.3)\n"
+        "print('done', value)"
+    )
+    _tiny_project(tmp_path, monkeypatch, {"a_loop": body})
+    lines = []
+    (result,) = reproduce(tmp_path, profile="quick", jobs=1, log=lines.append, live=True)
+    assert result.ok
+    shown = capsys.readouterr().out
+    assert "  a_loop  cell 3/3" in shown and "trials " in shown and "%" in shown, shown
+    assert len(lines) == 1 and lines[0].startswith("[1/1] a_loop") and " ok " in lines[0]  # on a terminal
+    # the progress went to the runner, not into the notebook, and its file is gone
+    outputs = [o for c in json.loads(result.executed.read_text())["cells"] for o in c.get("outputs", [])]
+    assert ["".join(o.get("text", "")) for o in outputs] == ["done 21\n"]
+    assert not list(tmp_path.rglob("progress-*.json"))

@@ -4,21 +4,27 @@ Every rate and slope of Paper A's chapters is a least-squares line (:func:`fit_l
 of ``CE - H`` along a ray (:func:`decay_rate`), the local exponent of ``1 - corr`` against the
 norm (:func:`local_exponent`), the growth of the norm. A training run
 (:class:`~ntpnb.optim.Trace` of :func:`ntpnb.train`) is read at one iteration
-(:func:`trace_summary`) or where a curve first crosses a level (:func:`first_reaching`).
+(:func:`trace_summary`) or where a curve first crosses a level (:func:`first_reaching`), and a
+run recorded on several grids as the shorter run recorded on one (:func:`trace_at`). How many
+digits of a run are the method's own and how many its rounding's: :func:`rounding_spread`.
 Initializations are drawn from a random stream of their own (:func:`own_stream`), never the
 data's.
 """
 
 from __future__ import annotations
 
+from types import MappingProxyType
+
 import numpy as np
 from numpy.typing import ArrayLike
 
 from ... import optim
 from ...errors import InvalidDataError
-from ...validation import as_count, as_float, as_float_array, as_generator
+from ...validation import as_count, as_float, as_float_array, as_generator, frozen
 from ..data import NTPData, require_data
 from ..loss import ce_grad, ce_loss
+from ..training import Limits
+from ..training import train as _train
 
 __all__ = [
     "fit_line",
@@ -26,6 +32,8 @@ __all__ = [
     "local_exponent",
     "trace_summary",
     "first_reaching",
+    "trace_at",
+    "rounding_spread",
     "offset_from",
     "own_stream",
     "lecun_decoder",
@@ -102,6 +110,68 @@ def first_reaching(trace: optim.Trace, name: str, level: float, below: bool = Fa
     values = trace[name]
     hit = values <= level if below else values >= level
     return int(trace.iterations[np.argmax(hit)]) if hit.any() else np.inf
+
+
+def trace_at(trace: optim.Trace, record_at: ArrayLike) -> optim.Trace:
+    """The run of ``trace`` seen only at the iterations ``record_at``, ending at the last of them.
+
+    A run recorded on the union of several grids stands for the shorter runs recorded on each:
+    the steps do not depend on where a run records, so its first ``k`` steps are the run of
+    ``k`` steps. The result holds the values at ``record_at`` and, as its final iterate, the
+    recorded ``"W"`` at ``record_at[-1]`` (the run must keep its iterates).
+
+    Raises
+    ------
+    InvalidDataError
+        If an iteration of ``record_at`` was not recorded, or ``trace`` has no ``"W"``.
+    """
+    wanted = np.asarray(record_at)
+    index = np.searchsorted(trace.iterations, wanted)
+    found = wanted.ndim == 1 and wanted.size > 0 and np.all(index < trace.iterations.size)
+    if not found or np.any(trace.iterations[index] != wanted):
+        raise InvalidDataError("every iteration of record_at must be one the run recorded")
+    if "W" not in trace.values:
+        raise InvalidDataError("the run kept no iterates (keep_iterates=True): its final W is unknown")
+    values = {name: frozen(v[index], order="K") for name, v in trace.values.items()}
+    return optim.Trace(iterations=frozen(wanted), values=MappingProxyType(values), W=values["W"][-1])
+
+
+def rounding_spread(
+    data: NTPData,
+    optimizer: optim.Optimizer,
+    W0: ArrayLike,
+    reference: optim.Trace,
+    horizon: int,
+    lim: Limits | None = None,
+) -> dict[str, np.ndarray]:
+    """How far rounding alone moves a run: its summary quantities from a start one ulp away.
+
+    The run of ``optimizer`` from ``W0`` (``reference``, recorded by :func:`ntpnb.train`) is
+    repeated from ``W0`` with every entry moved to the next float up, to ``horizon`` steps, on
+    the reference's grid. Two runs that differ by a rounding error at the start differ later by
+    what the method makes of rounding: nothing for a contraction (GD on this convex loss), a
+    growing amount for a method that amplifies it. The relative difference of each quantity of
+    :data:`SUMMARY_NAMES` is returned at every recorded iteration ``k <= horizon`` (the
+    iterations are under ``"k"``). A change of arithmetic (another order of the sums) perturbs
+    every step, not only the first, so it can move a result by more than this.
+
+    Raises
+    ------
+    InvalidDataError
+        If ``horizon`` exceeds the reference's last recorded iteration.
+    """
+    horizon = as_count(horizon, "horizon")
+    grid = reference.iterations[reference.iterations <= horizon]
+    if grid.size == 0 or grid[-1] != horizon:
+        raise InvalidDataError(f"the reference run was not recorded at horizon = {horizon}")
+    W1 = np.nextafter(as_float(W0, "W0"), np.inf)
+    moved = _train(data, optimizer, horizon, W0=W1, record_at=grid, lim=lim)
+    spread = {"k": grid}
+    for name in SUMMARY_NAMES:
+        ref = reference[name][: grid.size]
+        scale = np.where(ref != 0, np.abs(ref), 1.0)
+        spread[name] = np.abs(moved[name] - ref) / scale
+    return spread
 
 
 def offset_from(W: ArrayLike, direction: ArrayLike) -> np.ndarray:

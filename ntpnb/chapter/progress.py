@@ -1,0 +1,168 @@
+"""The progress of a chapter's long loops (trials, iterations), shown where the reader looks.
+
+A loop that takes more than a moment reports ``(done, total)`` to a :class:`Progress` (the
+package's long computations take such a callable as their ``progress`` argument)::
+
+    with progress("long runs") as tick:
+        runs = ntp.train(..., progress=tick)
+
+Where the chapter runs decides what is shown:
+
+* in Jupyter (a reader running the cells), one line under the cell, updated in place:
+  ``long runs: 41% (410,000 of 1,000,000), 9 s``;
+* under ``ntpnb reproduce``, which names a file in :data:`PROGRESS_FILE_VAR`, nothing in the
+  notebook: the state goes to that file (replaced atomically) and the runner's display shows it
+  beside the chapter's cell (:func:`read_progress`);
+* elsewhere (a script, the tests' kernels, which set :data:`QUIET_VAR` to ``off``), nothing.
+
+Nothing shown depends on the loop's results, so the executed notebooks do not change.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+__all__ = ["PROGRESS_FILE_VAR", "QUIET_VAR", "ProgressState", "Progress", "progress", "read_progress"]
+
+#: The file ``ntpnb reproduce`` asks a notebook's kernel to write its progress to.
+PROGRESS_FILE_VAR = "NTPNB_PROGRESS_FILE"
+#: ``off`` in this variable shows nothing (set by the test suite for its notebook kernels).
+QUIET_VAR = "NTPNB_PROGRESS"
+#: Seconds between two updates of what is shown.
+UPDATE_EVERY = 0.5
+
+#: A hook told ``(done, total)``, as the package's long computations call it.
+ProgressHook = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class ProgressState:
+    """What a loop reported last: its label, how far it is, and for how long it has run."""
+
+    label: str
+    done: int
+    total: int
+    seconds: float
+
+    def describe(self) -> str:
+        """``long runs 41%``: the short form the runner's status line shows."""
+        if self.total <= 0:
+            return f"{self.label} {self.done:,}"
+        return f"{self.label} {100 * min(self.done, self.total) // self.total}%"
+
+    def line(self) -> str:
+        """``long runs: 41% (410,000 of 1,000,000), 9 s``: the form shown in Jupyter."""
+        if self.total <= 0:
+            return f"{self.label}: {self.done:,}, {self.seconds:.0f} s"
+        percent = 100 * min(self.done, self.total) // self.total
+        return f"{self.label}: {percent}% ({self.done:,} of {self.total:,}), {self.seconds:.0f} s"
+
+
+def read_progress(path: str | os.PathLike[str]) -> ProgressState | None:
+    """The state a kernel last wrote to ``path``; None if there is none (or it is unreadable)."""
+    try:
+        return ProgressState(**json.loads(Path(path).read_text()))
+    except (OSError, ValueError, TypeError):
+        return None
+
+
+def _write_state(path: str, state: ProgressState) -> None:
+    """Replace ``path`` with ``state`` atomically (a reader never sees half a file)."""
+    folder = os.path.dirname(path) or "."
+    tmp = None
+    try:
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".progress-", suffix=".tmp")
+        with os.fdopen(fd, "w") as handle:
+            json.dump(asdict(state), handle)
+        os.replace(tmp, path)
+    except OSError:  # progress is a courtesy: a full disk must not stop the chapter
+        if tmp is not None:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+
+
+def _in_jupyter_kernel() -> bool:
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return False
+    shell = get_ipython()
+    return shell is not None and hasattr(shell, "kernel")
+
+
+class Progress:
+    """A ``(done, total)`` hook that shows a loop's progress (see the module).
+
+    Parameters
+    ----------
+    label
+        What the loop does, e.g. ``"long runs"``.
+    total
+        How many steps, if known before the first report (a report's own total replaces it).
+    """
+
+    def __init__(self, label: str, total: int = 0) -> None:
+        self.label = label
+        self.total = int(total)
+        self.done = 0
+        self._start = time.monotonic()
+        self._shown_at = -float("inf")
+        self._file = os.environ.get(PROGRESS_FILE_VAR) or None
+        quiet = os.environ.get(QUIET_VAR, "").lower() == "off"
+        self._handle: Any = None
+        self._jupyter = self._file is None and not quiet and _in_jupyter_kernel()
+
+    def state(self) -> ProgressState:
+        """The state now."""
+        return ProgressState(self.label, self.done, self.total, time.monotonic() - self._start)
+
+    def __call__(self, done: int, total: int | None = None) -> None:
+        """Report that ``done`` of ``total`` steps are done (shown at most every half second)."""
+        self.done = int(done)
+        if total is not None:
+            self.total = int(total)
+        if time.monotonic() - self._shown_at >= UPDATE_EVERY:
+            self._show()
+
+    def _show(self) -> None:
+        self._shown_at = time.monotonic()
+        if self._file is not None:
+            _write_state(self._file, self.state())
+        elif self._jupyter:
+            from IPython.display import display
+
+            text = {"text/plain": self.state().line()}
+            if self._handle is None:
+                self._handle = display(text, raw=True, display_id=True)
+            else:
+                self._handle.update(text, raw=True)
+
+    def close(self) -> None:
+        """The loop is over: show its last state (in Jupyter) or clear it (for the runner)."""
+        if self._file is not None:
+            try:
+                os.unlink(self._file)
+            except OSError:
+                pass
+        elif self._jupyter:
+            self._show()
+
+    def __enter__(self) -> Progress:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def progress(label: str, total: int = 0) -> Progress:
+    """A :class:`Progress` for a loop labelled ``label`` (use it in a ``with`` statement)."""
+    return Progress(label, total)

@@ -1,0 +1,317 @@
+"""First-order training of the linear decoder through compiled loops: ``optim.run`` for Paper A's loss.
+
+:func:`run_decoder` computes what ``optim.run(gradient_fn(data), W0, optimizer, n_iter, ...)``
+computes (or, with ``batch_size``, the run on :func:`ntpnb.linear.training.sampled_gradient_fn`'s
+stochastic gradients, from the same random draws), to rounding, with the same records, checks,
+errors and :class:`~ntpnb.optim.Trace`; but the steps run in chunks inside the compiled loops
+of :mod:`.kernels` instead of one Python call each. It picks the cheaper representation from the
+shapes:
+
+* full-batch GD and normalized GD with ``m <= d`` run in the *logit form*: the logits move by
+  ``f_k E_k K`` (``K = H H^T``, ``V m^2`` multiply-adds a step), and the iterate
+  ``W_k = W_0 - S_k H`` is formed only at the recorded iterations. ``K`` then has full rank
+  for embeddings in general position, so the gradient's norm ``sum(E K * E)`` is well
+  conditioned;
+* the rest (``m > d``, Adam, stochastic gradients) in the *weight form*, ``2 V m d``
+  multiply-adds a step (``B V d`` for ``B`` samples).
+
+Independent trials (leading batch axes of ``W0``) run in one call, each trial with the floats
+it gets alone. Stochastic gradients draw their samples in chunks, in the order in which the
+per-step callable draws them, so a run sees the same samples (and leaves the generator in the
+same state).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from .. import optim, settings
+from ..errors import InvalidDataError
+from ..validation import as_count, as_float, as_generator, read_only_view
+from . import kernels
+from .data import NTPData, require_data
+
+__all__ = [
+    "run_decoder",
+    "compile_kernels",
+    "SAMPLING_KINDS",
+    "check_sampling",
+    "sample_indices",
+    "uses_logit_form",
+]
+
+Array = np.ndarray
+
+#: The kinds of stochastic gradient (footnote 8 of Paper A): (context, token) pairs of the
+#: per-sample loss (1), or distinct contexts with their whole next-token distribution (Eq. (2)).
+SAMPLING_KINDS: tuple[str, ...] = ("sequences", "contexts")
+
+_RULES = {"gd": kernels.GD, "sgd": kernels.GD, "ngd": kernels.NGD, "adam": kernels.ADAM}
+
+
+def _own(x: ArrayLike) -> Array:
+    """A writable C-ordered float copy: one compiled signature for every array a kernel takes."""
+    return np.array(x, dtype=float, order="C", copy=True)
+
+
+def check_sampling(batch_size: object, sampling: object) -> int:
+    """The batch size of a stochastic gradient, checked with its kind of sampling.
+
+    Raises
+    ------
+    InvalidDataError
+        On an unknown kind of sampling or a batch size below 1.
+    """
+    if sampling not in SAMPLING_KINDS:
+        raise InvalidDataError(f"unknown sampling {sampling!r}; expected one of {SAMPLING_KINDS}")
+    return as_count(batch_size, "batch_size")
+
+
+def sample_indices(data: NTPData, u_context: Array, u_token: Array | None) -> tuple[Array, Array | None]:
+    """Contexts ``j ~ pi`` and next tokens ``z ~ p_j`` from uniform draws of one shape.
+
+    ``j`` is the first index whose cumulative ``pi`` exceeds its draw, ``z`` likewise in the
+    cumulative ``p_j``; None for ``z`` when ``u_token`` is None (sampling contexts only).
+    """
+    cum_pi = np.cumsum(data.pi)
+    j = np.minimum(np.searchsorted(cum_pi, u_context, side="right"), data.m - 1)
+    if u_token is None:
+        return j, None
+    cum_P = np.cumsum(data.P, axis=1)
+    z = np.minimum((u_token[..., None] >= cum_P[j]).sum(axis=-1), data.V - 1)
+    return j, z
+
+
+def uses_logit_form(data: NTPData, optimizer: optim.Optimizer, batch_size: int | None) -> bool:
+    """Whether :func:`run_decoder` runs in the logit form: full-batch GD or normalized GD, ``m <= d``."""
+    return batch_size is None and optimizer.name in ("gd", "sgd", "ngd") and data.m <= data.d
+
+
+class _Iterates:
+    """The iterates themselves and an optimizer's state over them (Adam's moments and powers)."""
+
+    def __init__(self, W0: Array, optimizer: optim.Optimizer) -> None:
+        self.opt = optimizer
+        self.W = W0
+        self.M = np.zeros_like(W0)
+        self.Q = np.zeros_like(W0)
+        self.powers = np.ones(2)  # [b1^k, b2^k] after k steps
+
+    def iterate(self) -> Array:
+        return self.W
+
+
+class _WeightForm(_Iterates):
+    """Full-batch steps on the iterate itself (any rule)."""
+
+    def __init__(self, data: NTPData, W0: Array, optimizer: optim.Optimizer) -> None:
+        super().__init__(W0, optimizer)
+        self.H = _own(data.H)
+        self.HT = _own(data.H.T)
+        self.PT = _own(data.P.T)
+        self.pi = _own(data.pi)
+        self.LT = np.empty((W0.shape[0], data.V, data.m))
+        for t in range(W0.shape[0]):
+            kernels.matmul_into(W0[t], self.HT, self.LT[t])
+        self.macs_per_step = 2 * W0.shape[0] * data.V * data.m * data.d
+
+    def advance(self, n: int) -> tuple[int, int, int]:
+        b1, b2 = self.opt.betas
+        return kernels.weight_steps(
+            self.W, self.M, self.Q, self.LT, self.H, self.HT, self.PT, self.pi,
+            _RULES[self.opt.name], self.opt.lr, b1, b2, self.opt.eps, self.powers, n,
+        )  # fmt: skip
+
+
+class _LogitForm:
+    """Full-batch GD or normalized GD on the logits; the iterate formed where it is asked for."""
+
+    def __init__(self, data: NTPData, W0: Array, optimizer: optim.Optimizer) -> None:
+        self.H = _own(data.H)
+        HT = _own(data.H.T)
+        self.K = np.empty((data.m, data.m))
+        kernels.matmul_into(self.H, HT, self.K)
+        self.PT = _own(data.P.T)
+        self.pi = _own(data.pi)
+        self.opt = optimizer
+        self.W0 = W0
+        self.LT = np.empty((W0.shape[0], data.V, data.m))
+        for t in range(W0.shape[0]):
+            kernels.matmul_into(W0[t], HT, self.LT[t])
+        self.S = np.zeros_like(self.LT)
+        self.macs_per_step = W0.shape[0] * data.V * data.m * data.m
+
+    def advance(self, n: int) -> tuple[int, int, int]:
+        return kernels.logit_steps(
+            self.LT, self.S, self.K, self.H, self.PT, self.pi,
+            _RULES[self.opt.name], self.opt.lr, self.opt.eps, n,
+        )  # fmt: skip
+
+    def iterate(self) -> Array:
+        W = np.empty_like(self.W0)
+        for t in range(W.shape[0]):
+            kernels.matmul_into(self.S[t], self.H, W[t])
+        np.subtract(self.W0, W, out=W)
+        return W
+
+
+class _SampledForm(_Iterates):
+    """Steps on stochastic gradients; the samples drawn per chunk, in the per-step order."""
+
+    def __init__(
+        self,
+        data: NTPData,
+        W0: Array,
+        optimizer: optim.Optimizer,
+        batch_size: int,
+        rng: np.random.Generator,
+        sampling: str,
+    ) -> None:
+        super().__init__(W0, optimizer)
+        self.data = data
+        self.H = _own(data.H)
+        self.P = _own(data.P)
+        self.batch_size = batch_size
+        self.rng = rng
+        self.sequences = sampling == "sequences"
+        self.macs_per_step = 2 * W0.shape[0] * batch_size * data.V * data.d
+
+    def draw(self, n: int) -> tuple[Array, Array]:
+        """Contexts and tokens (-1: none) of the next ``n`` steps, ``(n, trials, batch_size)``.
+
+        Each step of the per-step callable draws ``rng.random((trials, B))`` for the contexts
+        and then, over sequences, as many for the tokens: ``rng.random((n, 2, trials, B))`` is
+        the same stream.
+        """
+        shape = (n, self.W.shape[0], self.batch_size)
+        if self.sequences:
+            u = self.rng.random((n, 2, *shape[1:]))
+            j, z = sample_indices(self.data, u[:, 0], u[:, 1])
+        else:
+            j, _ = sample_indices(self.data, self.rng.random(shape), None)
+            z = np.full(shape, -1)
+        return np.ascontiguousarray(j, dtype=np.int64), np.ascontiguousarray(z, dtype=np.int64)
+
+    def advance(self, n: int) -> tuple[int, int, int]:
+        contexts, tokens = self.draw(n)
+        b1, b2 = self.opt.betas
+        return kernels.sampled_steps(
+            self.W, self.M, self.Q, self.H, self.P, contexts, tokens,
+            _RULES[self.opt.name], self.opt.lr, b1, b2, self.opt.eps, self.powers,
+        )  # fmt: skip
+
+
+def _checked_start(data: NTPData, W0: ArrayLike) -> Array:
+    W = as_float(W0, "W0")
+    if W.ndim < 2 or W.shape[-2:] != (data.V, data.d):
+        raise InvalidDataError(f"W0 must have shape (..., V, d) = (..., {data.V}, {data.d}), got {W.shape}")
+    if W.size == 0:
+        raise InvalidDataError(f"W0 of shape {W.shape} is empty")
+    if not np.all(np.isfinite(W)):
+        raise InvalidDataError("W0 has non-finite entries")
+    return W
+
+
+def run_decoder(
+    data: NTPData,
+    optimizer: optim.Optimizer,
+    n_iter: int,
+    W0: ArrayLike,
+    *,
+    record: Callable[[Array], Mapping[str, Array | float]] | None = None,
+    record_at: ArrayLike | None = None,
+    batch_size: int | None = None,
+    sampling: str = "sequences",
+    seed: int | np.random.Generator = 0,
+    progress: optim.ProgressHook | None = None,
+) -> optim.Trace:
+    """Train the linear decoder on ``data`` from ``W0``: :func:`ntpnb.optim.run`, compiled.
+
+    Parameters
+    ----------
+    data
+        The training set (its loss, Eq. (2) of Paper A).
+    optimizer
+        From :mod:`ntpnb.optim` (``gd``, ``sgd``, ``normalized_gd``, ``adam``).
+    n_iter
+        Number of steps, at least 0.
+    W0
+        Initial decoder, ``(V, d)`` or ``(..., V, d)`` for independent trials (not modified).
+    record, record_at, progress
+        As in :func:`ntpnb.optim.run`: ``record`` is called on a read-only ``W_k`` at the
+        iterations of ``record_at`` (default ``log_grid(n_iter, 60)``).
+    batch_size, sampling, seed
+        Stochastic gradients with ``batch_size`` samples a step, drawn from ``seed`` as
+        :func:`ntpnb.linear.training.sampled_gradient_fn` draws them; None (default): the
+        full-batch gradient.
+
+    Returns
+    -------
+    Trace
+        As :func:`ntpnb.optim.run` returns it on the same settings, to rounding.
+
+    Raises
+    ------
+    InvalidDataError
+        On data that are not an :class:`NTPData`, bad settings, or a ``W0`` that is not a finite
+        array of shape ``(..., V, d)``.
+    SolverError
+        As :func:`ntpnb.optim.run`: normalized GD at a zero or non-finite gradient, or an iterate
+        that stops being finite (checked at every recorded iteration and at the end).
+    """
+    require_data(data)
+    if not isinstance(optimizer, optim.Optimizer):
+        raise InvalidDataError(f"optimizer must be an Optimizer, got {type(optimizer).__name__}")
+    n_iter = as_count(n_iter, "n_iter", minimum=0)
+    W = _checked_start(data, W0)
+    if batch_size is not None:
+        batch_size = check_sampling(batch_size, sampling)
+    rng = as_generator(seed)
+    batch_shape = W.shape[:-2]
+    W = np.array(W.reshape(-1, data.V, data.d), dtype=float, order="C", copy=True)
+    recorder = optim.Recorder(n_iter, record, record_at, optimizer.label(), progress)
+    if batch_size is not None:
+        form = _SampledForm(data, W, optimizer, batch_size, rng, sampling)
+    elif uses_logit_form(data, optimizer, batch_size):
+        form = _LogitForm(data, W, optimizer)
+    else:
+        form = _WeightForm(data, W, optimizer)
+    chunk = max(1, settings.DESCENT_CHUNK_MACS // max(1, form.macs_per_step))
+
+    def current() -> Array:
+        return read_only_view(form.iterate().reshape(*batch_shape, data.V, data.d))
+
+    if recorder.is_due(0):
+        recorder.checkpoint(0, current())
+    k = 0
+    while k < n_iter:
+        n = min(chunk, n_iter - k, max(1, recorder.next_due() - k))
+        status, step, trial = form.advance(n)
+        if status != kernels.OK:
+            where = optim.batch_element(trial, batch_shape)
+            if status == kernels.ZERO_GRADIENT:
+                raise optim.zero_gradient_error(where, k + step)
+            raise optim.nonfinite_gradient_error(where, k + step)
+        k += n
+        if recorder.is_due(k):
+            recorder.checkpoint(k, current())
+        else:
+            recorder.tick(k)
+    return recorder.trace(form.iterate().reshape(*batch_shape, data.V, data.d))
+
+
+def compile_kernels() -> None:
+    """Compile every kernel :func:`run_decoder` uses now, or load them from numba's cache.
+
+    The first compilation takes seconds; numba keeps the result on disk (``cache=True``), so
+    later processes only load it (a fraction of a second). An install step can call this so that
+    a reader's first run does not wait for the compiler.
+    """
+    data = NTPData(H=np.eye(2), pi=[0.5, 0.5], P=[[0.5, 0.5], [0.25, 0.75]])
+    W0 = np.zeros((2, 2))
+    run_decoder(data, optim.gd(0.1), 2, W0)  # logit form (m <= d)
+    run_decoder(data, optim.adam(0.1), 2, W0)  # weight form
+    run_decoder(data, optim.sgd(0.1), 2, W0, batch_size=1)  # sampled gradients

@@ -1,0 +1,491 @@
+"""Compiled loops of linear-decoder training: many steps per call, the same floats on every CPU.
+
+:func:`ntpnb.optim.run` takes one step per Python call of a gradient callable, and numpy's
+BLAS-free products (:mod:`ntpnb.reproducible_products`) pay a fixed cost per call that dominates
+at the papers' sizes (about 60 us for one step on ``m = 50, d = 60, V = 10``). These kernels run
+a whole chunk of steps in one compiled call (numba, ``cache=True``). They use only IEEE-754
+additions, multiplications, divisions and square roots, in a fixed order: no fast-math flags
+(so no fused multiply-add and no reordering of sums), no BLAS, no threads. Loops whose
+iterations are independent (over the entries of one row of a product) may be vectorized, which
+changes no result. So every CPU computes the same floats, whatever its BLAS kernel and thread
+count, and a batch of trials gives each trial the floats it gets alone.
+
+Layout: one trial's logits are stored transposed, ``LT`` of shape ``(V, m)`` (token ``v``, context
+``j``): ``LT = W H^T`` transposed, so that every long loop runs over a contiguous row. Batches of
+trials are a leading axis. Two representations of full-batch GD and normalized GD:
+
+* *weight form*: the state is ``W`` (``V x d``); a step computes ``LT = W H^T`` and the
+  gradient ``G = E H`` with ``E = pi * (softmax(LT) - P^T)`` (``V x m``): ``2 V m d`` products.
+* *logit form*: the state is ``LT``; GD only moves ``W`` along the rows of ``H``, so
+  ``LT_{k+1} = LT_k - f_k E_k K`` with ``K = H H^T`` (``m x m``) and ``f_k`` the step factor
+  (``lr`` for GD, ``lr / (||G_k|| + eps)`` for normalized GD, ``||G_k||^2 = sum(E_k * E_k K)``):
+  ``V m^2`` products. ``W_k = W_0 - S_k H`` with ``S_k = sum_i f_i E_i`` is formed only where it
+  is recorded.
+
+Adam is elementwise on ``G`` and runs in the weight form. Stochastic gradients take the sampled
+contexts and tokens as arrays drawn beforehand (so the random stream is numpy's).
+
+Every kernel returns a status: 0, or :data:`ZERO_GRADIENT` / :data:`NONFINITE_GRADIENT` (from
+normalized GD, with the step and the trial where it happened), for the caller to raise the
+errors of :func:`ntpnb.optim.run`.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+
+__all__ = [
+    "GD",
+    "NGD",
+    "ADAM",
+    "OK",
+    "ZERO_GRADIENT",
+    "NONFINITE_GRADIENT",
+    "exp_nonpositive",
+    "matmul_into",
+    "softmax_residual",
+    "logit_steps",
+    "weight_steps",
+    "sampled_steps",
+]
+
+#: Update rules (GD and SGD share one).
+GD, NGD, ADAM = 0, 1, 2
+#: Statuses of a chunk of steps.
+OK, ZERO_GRADIENT, NONFINITE_GRADIENT = 0, 1, 2
+
+# exp(x) = 2^q 2^(j/32) exp(r), x = (32 q + j) ln2/32 + r, |r| <= ln2/64 (+ rounding): ln2/32 in
+# two parts (the first to 23 bits, so that its product with the integer, below 2^16, is
+# exact), 2^(j/32) from a table, exp(r) - 1 from Taylor's series to degree 6 (remainder below
+# 4e-18), 2^q as (y 2^(q + 54)) 2^-54: exact where the result is normal, rounded once where it
+# is subnormal. Within 1 ulp of the correctly rounded value (tested against numpy's exp).
+_SHIFT = 6755399441055744.0  # 1.5 * 2^52: (t + _SHIFT) - _SHIFT rounds t to an integer
+_EXP_N = 32
+_INV_LN2_N = 46.16624130844683  # 32 / ln 2
+_LN2_N_HI = 0.02166084572672844  # ln2 / 32 to 23 bits
+_LN2_N_LO = 3.6657698515882337e-09  # ln2 / 32 - _LN2_N_HI
+#: 2^(j/32), j = 0..31, each correctly rounded (computed to 50 digits).
+# fmt: off
+_EXP_TABLE = np.array([
+    1.0, 1.0218971486541166, 1.0442737824274138, 1.0671404006768237,
+    1.0905077326652577, 1.1143867425958924, 1.1387886347566916, 1.1637248587775775,
+    1.189207115002721, 1.215247359980469, 1.241857812073484, 1.2690509571917332,
+    1.2968395546510096, 1.3252366431597413, 1.3542555469368927, 1.383909881963832,
+    1.4142135623730951, 1.4451808069770467, 1.4768261459394993, 1.5091644275934228,
+    1.5422108254079407, 1.5759808451078865, 1.6104903319492543, 1.645755478153965,
+    1.681792830507429, 1.718619298122478, 1.7562521603732995, 1.7947090750031072,
+    1.8340080864093424, 1.8741676341103, 1.9152065613971474, 1.9571441241754002,
+])
+# fmt: on
+#: exp's argument is clipped below here, where exp is 0 in float64 (exp(-745.2) < 2^-1075).
+_EXP_FLOOR = -746.0
+#: 2^i for i in [-1100, 54].
+_POW2_MIN = -1100
+_POW2 = np.ldexp(1.0, np.arange(_POW2_MIN, 55))
+_TWO_M54 = 2.0**-54
+_C2, _C3, _C4, _C5, _C6 = 1 / 2, 1 / 6, 1 / 24, 1 / 120, 1 / 720
+
+#: Normalized GD takes its norm from a sum of squares only inside [_SQ_MIN, _SQ_MAX]; outside
+#: (near underflow or overflow of the squares, or not finite) it recomputes the norm from the
+#: gradient scaled by its largest entry, as :func:`ntpnb.optim.run` does.
+_SQ_MIN = 1e-280
+_SQ_MAX = 1e280
+
+
+@numba.njit(cache=True)
+def exp_nonpositive(x: float) -> float:
+    """``exp(x)`` for ``x <= 0`` (and ``-inf``), within about 1 ulp, with IEEE operations only.
+
+    Used in the softmax, whose arguments are logits minus their largest: the same float on
+    every CPU (a library ``exp`` may dispatch by CPU). A NaN gives 0 (the caller checks its
+    iterates for NaN); ``x > 0`` is outside the contract.
+    """
+    if not x >= _EXP_FLOOR:
+        x = _EXP_FLOOR
+    k = (x * _INV_LN2_N + _SHIFT) - _SHIFT
+    r = (x - k * _LN2_N_HI) - k * _LN2_N_LO
+    p = _C6
+    p = p * r + _C5
+    p = p * r + _C4
+    p = p * r + _C3
+    p = p * r + _C2
+    p = (p * r) * r + r  # exp(r) - 1
+    n = int(k)
+    j = n & (_EXP_N - 1)
+    t = _EXP_TABLE[j]
+    return ((t + t * p) * _POW2[(n - j) // _EXP_N + 54 - _POW2_MIN]) * _TWO_M54
+
+
+@numba.njit(cache=True)
+def _pair_into(A: np.ndarray, B: np.ndarray, out: np.ndarray, v: int) -> None:
+    """Rows ``v`` and ``v + 1`` of ``out = A @ B``, each entry summed over ``k`` in order."""
+    k, n = B.shape
+    o0, o1 = out[v], out[v + 1]
+    for i in range(n):
+        o0[i] = 0.0
+        o1[i] = 0.0
+    c = 0
+    while c + 3 < k:
+        p0, p1, p2, p3 = A[v, c], A[v, c + 1], A[v, c + 2], A[v, c + 3]
+        q0, q1, q2, q3 = A[v + 1, c], A[v + 1, c + 1], A[v + 1, c + 2], A[v + 1, c + 3]
+        b0, b1, b2, b3 = B[c], B[c + 1], B[c + 2], B[c + 3]
+        for i in range(n):
+            x = o0[i]
+            y = o1[i]
+            x += p0 * b0[i]
+            y += q0 * b0[i]
+            x += p1 * b1[i]
+            y += q1 * b1[i]
+            x += p2 * b2[i]
+            y += q2 * b2[i]
+            x += p3 * b3[i]
+            y += q3 * b3[i]
+            o0[i] = x
+            o1[i] = y
+        c += 4
+    while c < k:
+        p0, q0, b0 = A[v, c], A[v + 1, c], B[c]
+        for i in range(n):
+            o0[i] += p0 * b0[i]
+            o1[i] += q0 * b0[i]
+        c += 1
+
+
+@numba.njit(cache=True)
+def _row_into(A: np.ndarray, B: np.ndarray, out: np.ndarray, v: int) -> None:
+    """Row ``v`` of ``out = A @ B``, each entry summed over ``k`` in order."""
+    k, n = B.shape
+    o0 = out[v]
+    for i in range(n):
+        o0[i] = 0.0
+    c = 0
+    while c + 3 < k:
+        p0, p1, p2, p3 = A[v, c], A[v, c + 1], A[v, c + 2], A[v, c + 3]
+        b0, b1, b2, b3 = B[c], B[c + 1], B[c + 2], B[c + 3]
+        for i in range(n):
+            x = o0[i]
+            x += p0 * b0[i]
+            x += p1 * b1[i]
+            x += p2 * b2[i]
+            x += p3 * b3[i]
+            o0[i] = x
+        c += 4
+    while c < k:
+        p0, b0 = A[v, c], B[c]
+        for i in range(n):
+            o0[i] += p0 * b0[i]
+        c += 1
+
+
+@numba.njit(cache=True)
+def matmul_into(A: np.ndarray, B: np.ndarray, out: np.ndarray) -> None:
+    """``out = A @ B`` for ``(r, k)`` and ``(k, n)``, each entry summed over ``k`` in order.
+
+    Two rows of ``out`` and four rows of ``B`` at a time: each entry is read and written once
+    per four terms, added one after another (``((o + a_0 b_0) + a_1 b_1) + ...``), and the inner
+    loop runs over contiguous rows (vectorized across independent entries; no sum is reordered).
+    """
+    r = A.shape[0]
+    for v in range(0, r - 1, 2):
+        _pair_into(A, B, out, v)
+    if r % 2:
+        _row_into(A, B, out, r - 1)
+
+
+@numba.njit(cache=True)
+def softmax_residual(
+    LT: np.ndarray, PT: np.ndarray, pi: np.ndarray, ET: np.ndarray, work: np.ndarray
+) -> None:
+    """``ET = pi * (softmax(LT) - PT)``: the softmax over tokens (axis 0) of logits ``(V, n)``.
+
+    ``work`` is scratch of shape ``(2, n)``. The columns of ``ET`` are the per-context residuals
+    whose products with ``H`` make the gradient: ``grad CE = ET H``.
+    """
+    V, n = LT.shape
+    top, total = work[0], work[1]
+    for i in range(n):
+        top[i] = LT[0, i]
+        total[i] = 0.0
+    for v in range(1, V):
+        for i in range(n):
+            if LT[v, i] > top[i]:
+                top[i] = LT[v, i]
+    for v in range(V):
+        for i in range(n):
+            e = exp_nonpositive(LT[v, i] - top[i])
+            ET[v, i] = e
+            total[i] += e
+    for i in range(n):
+        total[i] = 1.0 / total[i]
+    for v in range(V):
+        for i in range(n):
+            ET[v, i] = pi[i] * (ET[v, i] * total[i] - PT[v, i])
+
+
+@numba.njit(cache=True)
+def _sum_of_products(X: np.ndarray, Y: np.ndarray) -> float:
+    """``sum(X * Y)`` over two ``(r, n)`` arrays, in order."""
+    s = 0.0
+    for v in range(X.shape[0]):
+        for i in range(X.shape[1]):
+            s += X[v, i] * Y[v, i]
+    return s
+
+
+@numba.njit(cache=True)
+def _normalization(G: np.ndarray, lr: float, eps: float) -> tuple[int, float, float]:
+    """``(status, f, s)`` of normalized GD's step ``-(G / s) f`` with ``f = lr / (||G / s|| + eps / s)``.
+
+    ``s = 1`` where the sum of squares is safely inside float64's range, else ``s = max |G|``
+    (the rule of :func:`ntpnb.optim.run`: the step is ``lr`` long whatever the scale of ``G``).
+    Status :data:`ZERO_GRADIENT` for an exactly zero ``G`` with ``eps = 0`` (with ``eps > 0``
+    the step is zero), :data:`NONFINITE_GRADIENT` for a non-finite entry.
+    """
+    sq = _sum_of_products(G, G)
+    if sq >= _SQ_MIN and sq <= _SQ_MAX:
+        return OK, lr / (math.sqrt(sq) + eps), 1.0
+    s = 0.0
+    for v in range(G.shape[0]):
+        for c in range(G.shape[1]):
+            a = abs(G[v, c])
+            if not a <= s:  # NaN too
+                s = a
+    if not s < math.inf:
+        return NONFINITE_GRADIENT, 0.0, 1.0
+    if s == 0.0:
+        return (ZERO_GRADIENT if eps == 0.0 else OK), 0.0, 1.0
+    sq = 0.0
+    for v in range(G.shape[0]):
+        for c in range(G.shape[1]):
+            a = G[v, c] / s
+            sq += a * a
+    return OK, lr / (math.sqrt(sq) + eps / s), s
+
+
+@numba.njit(cache=True)
+def _apply_rule(
+    W: np.ndarray,
+    G: np.ndarray,
+    M: np.ndarray,
+    Q: np.ndarray,
+    scratch: np.ndarray,
+    rule: int,
+    lr: float,
+    b1: float,
+    b2: float,
+    eps: float,
+    b1_pow: float,
+    b2_pow: float,
+) -> int:
+    """One update of ``W`` (``V x d``) from its gradient ``G``, the rules of :func:`ntpnb.optim.run`.
+
+    GD: ``W - lr G``; normalized GD: ``W - (G / s) f`` (:func:`_normalization`); Adam:
+    ``W - lr mhat / (sqrt(vhat) + eps)`` with ``mhat = M / (1 - b1^k)``,
+    ``vhat = Q / (1 - b2^k)``, the moments ``M``, ``Q`` updated in place and ``b1_pow = b1^k``,
+    ``b2_pow = b2^k`` at step ``k`` (``scratch``: a row of the shape of ``W``'s).
+    """
+    V, d = W.shape
+    if rule == GD:
+        for v in range(V):
+            w, g = W[v], G[v]
+            for c in range(d):
+                w[c] -= lr * g[c]
+    elif rule == NGD:
+        status, f, s = _normalization(G, lr, eps)
+        if status != OK:
+            return status
+        for v in range(V):
+            w, g = W[v], G[v]
+            if s == 1.0:
+                for c in range(d):
+                    w[c] -= g[c] * f
+            else:
+                for c in range(d):
+                    w[c] -= (g[c] / s) * f
+    else:
+        c1, c2 = 1.0 - b1, 1.0 - b2
+        s1, s2 = lr / (1.0 - b1_pow), 1.0 / (1.0 - b2_pow)
+        for v in range(V):  # one loop per array: each is vectorized
+            g, mv, qv, w = G[v], M[v], Q[v], W[v]
+            for c in range(d):
+                mv[c] = mv[c] * b1 + c1 * g[c]
+            for c in range(d):
+                qv[c] = qv[c] * b2 + c2 * (g[c] * g[c])
+            for c in range(d):
+                scratch[c] = math.sqrt(qv[c] * s2) + eps
+            for c in range(d):
+                w[c] -= (mv[c] * s1) / scratch[c]
+    return OK
+
+
+@numba.njit(cache=True)
+def logit_steps(
+    LT: np.ndarray,
+    S: np.ndarray,
+    K: np.ndarray,
+    H: np.ndarray,
+    PT: np.ndarray,
+    pi: np.ndarray,
+    rule: int,
+    lr: float,
+    eps: float,
+    n_steps: int,
+) -> tuple[int, int, int]:
+    """``n_steps`` of full-batch GD or normalized GD in the logit form, on a batch of trials.
+
+    ``LT`` ``(b, V, m)`` the logits and ``S`` ``(b, V, m)`` the summed scaled residuals
+    (``W_k = W_0 - S_k H``), both updated in place; ``K = H H^T``. Returns
+    ``(status, step, trial)``: the first step (counted from 0 in this call) and trial where
+    normalized GD failed, or ``(OK, n_steps, 0)``.
+    """
+    nb, V, m = LT.shape
+    ET = np.empty((V, m))
+    OT = np.empty((V, m))
+    G = np.empty((V, H.shape[1]))
+    work = np.empty((2, m))
+    for step in range(n_steps):
+        for t in range(nb):
+            softmax_residual(LT[t], PT, pi, ET, work)
+            matmul_into(ET, K, OT)
+            f, s = lr, 1.0
+            if rule == NGD:
+                sq = _sum_of_products(ET, OT)
+                if sq >= _SQ_MIN and sq <= _SQ_MAX:
+                    f = lr / (math.sqrt(sq) + eps)
+                else:  # the norm from the gradient itself, scaled
+                    matmul_into(ET, H, G)
+                    status, f, s = _normalization(G, lr, eps)
+                    if status != OK:
+                        return status, step, t
+            L, St = LT[t], S[t]
+            if s == 1.0:
+                for v in range(V):
+                    for i in range(m):
+                        L[v, i] -= OT[v, i] * f
+                        St[v, i] += ET[v, i] * f
+            else:
+                for v in range(V):
+                    for i in range(m):
+                        L[v, i] -= (OT[v, i] / s) * f
+                        St[v, i] += (ET[v, i] / s) * f
+    return OK, n_steps, 0
+
+
+@numba.njit(cache=True)
+def weight_steps(
+    W: np.ndarray,
+    M: np.ndarray,
+    Q: np.ndarray,
+    LT: np.ndarray,
+    H: np.ndarray,
+    HT: np.ndarray,
+    PT: np.ndarray,
+    pi: np.ndarray,
+    rule: int,
+    lr: float,
+    b1: float,
+    b2: float,
+    eps: float,
+    powers: np.ndarray,
+    n_steps: int,
+) -> tuple[int, int, int]:
+    """``n_steps`` of full-batch GD, normalized GD or Adam in the weight form, on a batch of trials.
+
+    ``W``, ``M``, ``Q`` ``(b, V, d)``: the iterates and Adam's moments; ``LT`` ``(b, V, m)`` must
+    hold ``W H^T`` transposed on entry and holds it on return; ``powers = [b1^k, b2^k]`` after
+    ``k`` steps (Adam). All updated in place. Returns ``(status, step, trial)`` as
+    :func:`logit_steps`.
+    """
+    nb, V, d = W.shape
+    m = H.shape[0]
+    ET = np.empty((V, m))
+    G = np.empty((V, d))
+    work = np.empty((2, max(m, d)))
+    for step in range(n_steps):
+        powers[0] *= b1
+        powers[1] *= b2
+        for t in range(nb):
+            softmax_residual(LT[t], PT, pi, ET, work)
+            matmul_into(ET, H, G)
+            status = _apply_rule(W[t], G, M[t], Q[t], work[0], rule, lr, b1, b2, eps, powers[0], powers[1])
+            if status != OK:
+                return status, step, t
+            matmul_into(W[t], HT, LT[t])
+    return OK, n_steps, 0
+
+
+@numba.njit(cache=True)
+def sampled_steps(
+    W: np.ndarray,
+    M: np.ndarray,
+    Q: np.ndarray,
+    H: np.ndarray,
+    P: np.ndarray,
+    contexts: np.ndarray,
+    tokens: np.ndarray,
+    rule: int,
+    lr: float,
+    b1: float,
+    b2: float,
+    eps: float,
+    powers: np.ndarray,
+) -> tuple[int, int, int]:
+    """Steps on stochastic gradients from drawn samples, on a batch of trials (weight form).
+
+    ``contexts`` ``(n_steps, b, B)``: the sampled contexts of each step and trial; ``tokens``
+    the same shape: the sampled next tokens (the per-sample loss over sequences), or all ``-1``
+    for the whole next-token distributions ``P[j]`` (sampling distinct contexts). The gradient
+    of a step is ``(1/B) sum_s (softmax(W h_js) - target_s) h_js^T``. Arguments otherwise as
+    :func:`weight_steps`.
+    """
+    n_steps, nb, B = contexts.shape
+    V, d = W.shape[1], W.shape[2]
+    R = np.empty((B, V))  # residuals, one row per sample
+    G = np.empty((V, d))
+    scratch = np.empty(d)
+    for step in range(n_steps):
+        powers[0] *= b1
+        powers[1] *= b2
+        for t in range(nb):
+            Wt = W[t]
+            for s in range(B):
+                h = H[contexts[step, t, s]]
+                r = R[s]
+                top = -math.inf
+                for v in range(V):
+                    z = 0.0
+                    for c in range(d):
+                        z += Wt[v, c] * h[c]
+                    r[v] = z
+                    if z > top:
+                        top = z
+                total = 0.0
+                for v in range(V):
+                    e = exp_nonpositive(r[v] - top)
+                    r[v] = e
+                    total += e
+                inv = 1.0 / total
+                z = tokens[step, t, s]
+                for v in range(V):
+                    r[v] *= inv
+                    if z < 0:
+                        r[v] -= P[contexts[step, t, s], v]
+                if z >= 0:
+                    r[z] -= 1.0
+            for v in range(V):
+                for c in range(d):
+                    G[v, c] = 0.0
+                for s in range(B):
+                    a = R[s, v]
+                    h = H[contexts[step, t, s]]
+                    for c in range(d):
+                        G[v, c] += a * h[c]
+                for c in range(d):
+                    G[v, c] /= B
+            status = _apply_rule(Wt, G, M[t], Q[t], scratch, rule, lr, b1, b2, eps, powers[0], powers[1])
+            if status != OK:
+                return status, step, t
+    return OK, n_steps, 0

@@ -1,0 +1,139 @@
+"""What ``ntpnb reproduce`` shows while it runs: which notebooks run, for how long, at which cell.
+
+On a terminal the running notebooks stand in a block of status lines at the bottom, redrawn in
+place (about twice a second) with each one's elapsed time, the code cell it executes and, while
+a long loop of the chapter runs, that loop's progress (which the kernel writes to a file,
+:mod:`ntpnb.chapter.progress`) (:func:`status_lines`); a finished notebook's line is printed
+above the block, where it stays.
+Without a terminal (CI, a log file) nothing is redrawn: one line when a notebook starts and one
+when it ends.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TextIO
+
+from ..chapter.progress import read_progress
+
+__all__ = ["Running", "status_lines", "start_line", "Display"]
+
+#: Seconds between two redraws of the status block.
+REDRAW_EVERY = 0.5
+#: ANSI: the cursor to the start of the line ``n`` lines up, then clear to the end of the screen.
+_UP_AND_CLEAR = "\x1b[{n}F\x1b[J"
+
+
+@dataclass
+class Running:
+    """A running notebook: its name, when it started (``time.monotonic``), its code cell."""
+
+    name: str
+    started: float
+    cell: int = 0  # the code cell executing, counted from 1; 0 before the first
+    cells: int = 0  # code cells in the notebook; 0 while unknown
+    progress_file: Path | None = None  # where the kernel writes a long loop's progress
+    loop: str = ""  # that loop's progress, e.g. "long runs 41%"; "" when none runs
+
+
+def status_lines(running: list[Running], now: float, width: int) -> list[str]:
+    """One line per running notebook: ``  03_gd_implicit_bias  cell 12/31   45 s  long runs 41%``."""
+    lines = []
+    for r in running:
+        where = f"cell {r.cell}/{r.cells}" if r.cells else "starting"
+        line = f"  {r.name:<{width}}  {where:<11} {now - r.started:5.0f} s"
+        lines.append(f"{line}  {r.loop}" if r.loop else line)
+    return lines
+
+
+def start_line(name: str, width: int) -> str:
+    """The line that says a notebook started, where nothing is redrawn."""
+    return f"  {name:<{width}}  started"
+
+
+class Display:
+    """The progress of one run, on a terminal (``live``) or as lines for a log.
+
+    Parameters
+    ----------
+    log
+        Where lines that stay go (the finished notebooks' lines, and without a terminal the
+        start lines).
+    width
+        The width of the notebook names.
+    live
+        Redraw a status block in place on ``stream`` (default: whether ``stream`` is a terminal).
+    stream
+        The terminal (default standard output, where ``log`` prints).
+    """
+
+    def __init__(
+        self,
+        log: Callable[[str], None],
+        width: int,
+        live: bool | None = None,
+        stream: TextIO | None = None,
+    ) -> None:
+        self.log = log
+        self.width = width
+        self.stream = stream if stream is not None else sys.stdout
+        self.live = self.stream.isatty() if live is None else live
+        self.running: dict[str, Running] = {}
+        self._shown = 0  # lines of the status block on the screen
+        self._drawn_at = 0.0
+
+    def started(self, name: str, progress_file: Path | None = None) -> None:
+        """``name`` started; its kernel reports its long loops' progress to ``progress_file``."""
+        self.running[name] = Running(name, time.monotonic(), progress_file=progress_file)
+        if self.live:
+            self._redraw()
+        else:
+            self.log(start_line(name, self.width))
+
+    def cell(self, name: str, cell: int, cells: int) -> None:
+        """``name`` started its code cell ``cell`` of ``cells``."""
+        if name in self.running:
+            self.running[name].cell, self.running[name].cells = cell, cells
+            self.tick()
+
+    def finished(self, name: str, line: str) -> None:
+        """``name`` ended (or was found cached); ``line`` says how."""
+        self.running.pop(name, None)
+        if self.live:
+            self._clear()
+            self.log(line)
+            self._redraw()
+        else:
+            self.log(line)
+
+    def tick(self) -> None:
+        """Redraw the block if it is older than :data:`REDRAW_EVERY` (on a terminal)."""
+        if self.live and time.monotonic() - self._drawn_at >= REDRAW_EVERY:
+            for r in self.running.values():
+                state = read_progress(r.progress_file) if r.progress_file is not None else None
+                r.loop = state.describe() if state is not None else ""
+            self._redraw()
+
+    def close(self) -> None:
+        """Remove the block (the run is over)."""
+        if self.live:
+            self._clear()
+
+    def _clear(self) -> None:
+        if self._shown:
+            self.stream.write(_UP_AND_CLEAR.format(n=self._shown))
+            self.stream.flush()
+            self._shown = 0
+
+    def _redraw(self) -> None:
+        self._clear()
+        lines = status_lines(list(self.running.values()), time.monotonic(), self.width)
+        if lines:
+            self.stream.write("".join(line + "\n" for line in lines))
+            self.stream.flush()
+        self._shown = len(lines)
+        self._drawn_at = time.monotonic()

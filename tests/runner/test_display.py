@@ -1,0 +1,73 @@
+"""What ``ntpnb reproduce`` shows while it runs (:mod:`ntpnb.runner.display`)."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+
+from ntpnb.chapter.progress import ProgressState
+from ntpnb.runner import display as display_module
+from ntpnb.runner.display import Display, Running, status_lines
+
+
+class FakeTerminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_status_lines_name_the_cell_the_time_and_the_loop():
+    running = [Running("03_gd", 10.0, cell=12, cells=31, loop="long runs 41%"), Running("04_x", 40.0)]
+    assert status_lines(running, 55.0, 6) == [
+        "  03_gd   cell 12/31     45 s  long runs 41%",
+        "  04_x    starting       15 s",
+    ]
+
+
+def test_without_a_terminal_one_line_at_the_start_and_one_at_the_end():
+    lines, stream = [], io.StringIO()
+    shown = Display(lines.append, 5, stream=stream)
+    assert not shown.live
+    shown.started("a")
+    shown.cell("a", 3, 9)
+    shown.tick()
+    shown.finished("a", "[1/1] a  ok")
+    shown.close()
+    assert lines == ["  a      started", "[1/1] a  ok"]
+    assert stream.getvalue() == ""  # nothing redrawn
+
+
+def test_a_terminal_redraws_the_block_in_place(monkeypatch, tmp_path):
+    lines, terminal = [], FakeTerminal()
+    shown = Display(lambda line: (lines.append(line), terminal.write(line + "\n")), 4, stream=terminal)
+    assert shown.live
+    progress = tmp_path / "progress-a.json"
+    shown.started("a", progress)
+    shown.started("b")
+    assert terminal.getvalue().endswith("  a     starting        0 s\n  b     starting        0 s\n")
+    progress.write_text(json.dumps(ProgressState("trials", 3, 10, 1.0).__dict__))
+    monkeypatch.setattr(display_module, "REDRAW_EVERY", 0.0)
+    shown.cell("a", 2, 5)
+    drawn = terminal.getvalue()
+    assert "\x1b[2F\x1b[J" in drawn  # the two lines were cleared before the redraw
+    assert "cell 2/5" in drawn.splitlines()[-2] and "trials 30%" in drawn.splitlines()[-2]
+    shown.finished("a", "[1/2] a  ok")
+    after = terminal.getvalue()[len(drawn) :]
+    assert after.startswith("\x1b[2F\x1b[J[1/2] a  ok\n")  # the end line stays above the block
+    assert after.rstrip("\n").splitlines()[-1].startswith("  b ")
+    shown.close()
+    assert terminal.getvalue().endswith("\x1b[1F\x1b[J")  # the block is gone
+    assert lines == ["[1/2] a  ok"]  # on a terminal only the end lines are logged
+
+
+@pytest.mark.parametrize("text", ["", "{", json.dumps({"label": "x"})])
+def test_an_unreadable_progress_file_shows_no_loop(tmp_path, monkeypatch, text):
+    terminal = FakeTerminal()
+    shown = Display(lambda line: None, 1, stream=terminal)
+    progress = tmp_path / "p.json"
+    progress.write_text(text)
+    monkeypatch.setattr(display_module, "REDRAW_EVERY", 0.0)
+    shown.started("a", progress)
+    shown.tick()
+    assert shown.running["a"].loop == ""
