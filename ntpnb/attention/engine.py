@@ -19,20 +19,19 @@ from __future__ import annotations
 import importlib
 import math
 from collections.abc import Callable, Mapping
-from types import MappingProxyType
 
 import numpy as np
 
 from .. import optim
-from ..errors import InvalidDataError, SolverError
-from ..validation import as_count, frozen, read_only_view
+from ..errors import InvalidDataError
+from ..validation import as_count, read_only_view
 from .model import Problem
 from .precomputed_gradient import TokenTable, log_constants, token_table, uses_table
 
 __all__ = ["CompiledStep", "compiled_step", "run_ngd", "compile_kernels", "Progress"]
 
-#: A progress hook: told ``(done, total)`` steps as a run goes.
-Progress = Callable[[int, int], None]
+#: A progress hook, told ``(done, total)`` steps as a run goes (:data:`ntpnb.optim.ProgressHook`).
+Progress = optim.ProgressHook
 
 #: Below this plain norm the squares of a gradient's entries leave float64's normal range (the
 #: threshold of :mod:`ntpnb.optim`'s normalized step).
@@ -42,10 +41,6 @@ _SAFE_NORM: float = math.sqrt(float(np.finfo(np.float64).tiny))
 def _kernels():
     """:mod:`~ntpnb.attention.kernels`, imported when first needed (it loads numba)."""
     return importlib.import_module(".kernels", __package__)
-
-
-#: How many times a run reports its progress (besides at its end).
-PROGRESS_REPORTS: int = 100
 
 
 def _last(a: np.ndarray, dtype: type = np.float64) -> np.ndarray:
@@ -183,11 +178,6 @@ def compiled_step(prob: Problem) -> CompiledStep | None:
     return _HeadStep(prob, table)
 
 
-def _checkpoint(W: np.ndarray, optimizer: optim.Optimizer, k: int) -> None:
-    if not np.all(np.isfinite(W)):
-        raise SolverError(f"{optimizer.label()} diverged: the iterate is not finite at iteration {k}")
-
-
 def run_ngd(
     step: CompiledStep,
     W0: np.ndarray,
@@ -200,9 +190,10 @@ def run_ngd(
 ) -> optim.Trace:
     """:func:`ntpnb.optim.run` for normalized GD (``batch_ndim=1``) on the compiled step.
 
-    Same arguments, checks, errors and result (the same floats); ``W0`` ``(B, d, d)``.
-    ``progress``, when given, is told ``(steps done, n_iter)`` about :data:`PROGRESS_REPORTS`
-    times and at the end.
+    Same arguments, checks, records, progress reports and errors (its
+    :class:`~ntpnb.optim.Recorder`), and the same floats; ``W0`` ``(B, d, d)``. ``progress``,
+    when given, is told ``(steps done, n_iter)`` after each recorded step, at least every
+    :data:`ntpnb.settings.PROGRESS_SECONDS` in between, and at the end.
     """
     if not isinstance(optimizer, optim.Optimizer) or optimizer.name != "ngd":
         raise InvalidDataError(f"run_ngd runs normalized GD, got {optimizer!r}")
@@ -213,33 +204,22 @@ def run_ngd(
         raise InvalidDataError(f"W0 must have shape {shape}, got {W0.shape}")
     if not np.all(np.isfinite(W0)):
         raise InvalidDataError("W0 has non-finite entries")
-    grid = optim._check_record_at(record_at, n_iter)
+    recorder = optim.Recorder(n_iter, record, record_at, optimizer.label(), progress)
     WL = _last(W0)
-    records: list[dict[str, np.ndarray]] = []
-    every = max(1, n_iter // PROGRESS_REPORTS)
-
-    def checkpoint(k: int) -> None:
-        W = np.ascontiguousarray(np.moveaxis(WL, -1, 0))
-        _checkpoint(W, optimizer, k)
-        if record is not None:
-            records.append({name: np.array(v, dtype=float) for name, v in record(read_only_view(W)).items()})
-
-    next_record = 0
-    if grid[0] == 0:
-        checkpoint(0)
-        next_record = 1
+    current = lambda: read_only_view(np.ascontiguousarray(np.moveaxis(WL, -1, 0)))
+    if recorder.is_due(0):
+        recorder.checkpoint(0, current())
     for k in range(n_iter):
         if not step.step(WL, optimizer):
             _reference_step(step, WL, optimizer, k)
-        if next_record < grid.size and grid[next_record] == k + 1:
-            checkpoint(k + 1)
-            next_record += 1
-        if progress is not None and ((k + 1) % every == 0 or k + 1 == n_iter):
-            progress(k + 1, n_iter)
-    W = np.ascontiguousarray(np.moveaxis(WL, -1, 0))
-    _checkpoint(W, optimizer, n_iter)
-    values = optim._stack_records(records) if records else {}
-    return optim.Trace(iterations=grid, values=MappingProxyType(values), W=frozen(W, order="K"))
+        if recorder.is_due(k + 1):
+            recorder.checkpoint(k + 1, current())
+        else:
+            recorder.tick(k + 1)
+    trace = recorder.trace(np.ascontiguousarray(np.moveaxis(WL, -1, 0)))
+    if progress is not None:
+        progress(n_iter, n_iter)
+    return trace
 
 
 def _reference_step(step: CompiledStep, WL: np.ndarray, optimizer: optim.Optimizer, k: int) -> None:

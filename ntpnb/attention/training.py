@@ -64,7 +64,7 @@ def train(
     :func:`ntpnb.optim.run` for ``record`` and ``record_at``. Normalized GD runs on the compiled
     step where the problem has one (:func:`~ntpnb.attention.engine.run_ngd`: the same iterates,
     faster), every other case on :func:`ntpnb.optim.run`. ``progress``, when given, is told
-    ``(steps done, n_iter)`` as the run goes (on the compiled step; else once, at the end).
+    ``(steps done, n_iter)`` as the run goes (:class:`ntpnb.optim.Recorder`).
 
     Raises
     ------
@@ -80,7 +80,7 @@ def train(
     step = compiled_step(prob) if optimizer.name == "ngd" else None
     if step is not None:
         return run_ngd(step, W0, optimizer, n_iter, record=record, record_at=record_at, progress=progress)
-    trace = optim.run(
+    return optim.run(
         training_gradient(prob, optimizer),
         W0,
         optimizer,
@@ -88,10 +88,8 @@ def train(
         record=record,
         record_at=record_at,
         batch_ndim=1,
+        progress=progress,
     )
-    if progress is not None:
-        progress(n_iter, n_iter)
-    return trace
 
 
 def _train_chunk(
