@@ -80,6 +80,7 @@ class CompiledStep:
         self.lanes = np.empty((4, B))  # per-trial scratch of the kernels
         self.norm = np.empty(B)
         self.scale = np.empty(B)
+        self.table = tuple(getattr(self, name) for name in self.kernels.TABLE_ARRAYS)
 
     def run(self, WL: np.ndarray, lr: float, eps: float, move: bool) -> int:  # pragma: no cover
         """The gradient at ``WL`` into :attr:`grad` and, if ``move``, the normalized step."""
@@ -116,13 +117,11 @@ class _LogStep(CompiledStep):
     def run(self, WL: np.ndarray, lr: float, eps: float, move: bool) -> int:
         """The gradient at ``WL`` into :attr:`grad` and, if ``move``, the normalized step."""
         kernels, z = self.kernels, self.z
-        kernels.log_start(
-            WL, self.U, self.Uq, self.UW, self.G, self.tok_l, self.qry_l, self.shift, z, self.lanes
-        )
+        kernels.log_start(WL, self.table, self.tok_l, self.qry_l, self.shift, z, self.lanes)
         np.exp(z, out=z)
         return kernels.log_finish(
-            z, self.off_w, self.tok_l, self.qry_l, self.wdsc, self.A, self.U, self.Uq, self.UA,
-            self.grad, WL, lr, eps, _SAFE_NORM, self.norm, self.scale, self.lanes, move,
+            z, self.off_w, self.tok_l, self.qry_l, self.wdsc, self.table, WL, (lr, eps, _SAFE_NORM),
+            self.norm, self.scale, self.lanes, move,
         )  # fmt: skip
 
 
@@ -152,17 +151,15 @@ class _HeadStep(CompiledStep):
     def run(self, WL: np.ndarray, lr: float, eps: float, move: bool) -> int:
         """The gradient at ``WL`` into :attr:`grad` and, if ``move``, the normalized step."""
         kernels, z, classes = self.kernels, self.z, self.classes
-        kernels.head_start(
-            WL, self.U, self.Uq, self.UW, self.G, self.tok_h, self.qry_h, self.mask, z, self.lanes
-        )
+        kernels.head_start(WL, self.table, self.tok_h, self.qry_h, self.mask, z, self.lanes)
         np.exp(z, out=z)
         if self.loss:  # the cross-entropy and the squared softmax loss: the class probabilities
             kernels.head_classes(z, self.emb, self.f, self.C, classes, self.lanes)
             np.exp(classes, out=classes)
         return kernels.head_finish(
             self.loss, z, classes, self.emb, self.f, self.C, self.labels, self.gf, self.mask,
-            self.weights, self.tok_h, self.qry_h, self.wdsc, self.A, self.work, self.work2, self.U,
-            self.Uq, self.UA, self.grad, WL, lr, eps, _SAFE_NORM, self.norm, self.scale, self.lanes, move,
+            self.weights, self.tok_h, self.qry_h, self.wdsc, self.work, self.work2, self.table, WL,
+            (lr, eps, _SAFE_NORM), self.norm, self.scale, self.lanes, move,
         )  # fmt: skip
 
 

@@ -58,6 +58,7 @@ __all__ = [
     "head_classes",
     "head_finish",
     "HEAD_LOSSES",
+    "TABLE_ARRAYS",
     "STEP_DONE",
     "STEP_REFUSED",
 ]
@@ -289,6 +290,24 @@ def weight_gradient(U: np.ndarray, Uq: np.ndarray, A: np.ndarray, UA: np.ndarray
                     grad[p, q, b] += UA[p, s, b] * Uq[s, q, b]
 
 
+@_jit
+def _onto_table(
+    A: np.ndarray, tok: np.ndarray, qry: np.ndarray, wdsc: np.ndarray, positions_first: bool
+) -> None:
+    """``A = bincount`` of ``wdsc`` ``(n, T, B)`` onto the (token, query) cells ``(k, m, B)``.
+
+    Added one by one in the reference's order: position by position, each over the samples,
+    for the log-loss (its ``(T, B, n)`` arrays); sample by sample otherwise (``(B, n, T)``).
+    """
+    n, T, B = wdsc.shape
+    A[:] = 0.0
+    for outer in range(T if positions_first else n):
+        for inner in range(n if positions_first else T):
+            i, t = (inner, outer) if positions_first else (outer, inner)
+            for b in range(B):
+                A[tok[i, t, b], qry[i, b], b] += wdsc[i, t, b]
+
+
 # ---------------------------------------------------------------------------------------------
 # The log-loss (positions first: ``(T, ...)`` arrays)
 # ---------------------------------------------------------------------------------------------
@@ -355,11 +374,7 @@ def log_weights(
         for t in range(T):
             for b in range(B):
                 wdsc[i, t, b] -= z[1, i, t, b] * acc[b]
-    A[:] = 0.0
-    for t in range(T):
-        for i in range(n):
-            for b in range(B):
-                A[tok[i, t, b], qry[i, b], b] += wdsc[i, t, b]
+    _onto_table(A, tok, qry, wdsc, True)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -582,11 +597,7 @@ def score_weights(
             for b in range(B):
                 dsc = -s[i, t, b] * (acc0[b] + acc1[b])
                 wdsc[i, t, b] = (dsc if mask[i, t, b] else 0.0) * weights[i, b]
-    A[:] = 0.0
-    for i in range(n):
-        for t in range(T):
-            for b in range(B):
-                A[tok[i, t, b], qry[i, b], b] += wdsc[i, t, b]
+    _onto_table(A, tok, qry, wdsc, False)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -696,36 +707,38 @@ def ngd_update(
 HEAD_LOSSES: tuple[str, ...] = ("squared", "ce", "squared_softmax")
 
 
+#: The token table's arrays, in the order the phases take them as ``table``: ``U`` ``(k, d, B)``,
+#: ``Uq`` ``(m, d, B)``, ``UW`` ``(k, d, B)``, ``G`` and ``A`` ``(k, m, B)``, ``UA`` ``(d, m, B)``,
+#: ``grad`` ``(d, d, B)`` (see :func:`table_scores`, :func:`weight_gradient`).
+TABLE_ARRAYS: tuple[str, ...] = ("U", "Uq", "UW", "G", "A", "UA", "grad")
+
+
 @_jit
 def _finish(
-    U: np.ndarray,
-    Uq: np.ndarray,
-    A: np.ndarray,
-    UA: np.ndarray,
-    grad: np.ndarray,
+    table: tuple,
     WL: np.ndarray,
-    lr: float,
-    eps: float,
-    safe_norm: float,
+    rule: tuple,
     norm: np.ndarray,
     scale: np.ndarray,
     lanes: np.ndarray,
     move: bool,
 ) -> int:
-    """The gradient from the table ``A``, then (if ``move``) the normalized step."""
+    """The gradient from the table ``A``, then (if ``move``) the normalized step.
+
+    ``rule`` is ``(lr, eps, safe_norm)`` of :func:`ngd_update`.
+    """
+    U, Uq, _, _, A, UA, grad = table
     weight_gradient(U, Uq, A, UA, grad)
     if not move:
         return STEP_DONE
+    lr, eps, safe_norm = rule
     return ngd_update(WL, grad, lr, eps, safe_norm, norm, scale, lanes[0], lanes[1])
 
 
 @_jit
 def log_start(
     WL: np.ndarray,
-    U: np.ndarray,
-    Uq: np.ndarray,
-    UW: np.ndarray,
-    G: np.ndarray,
+    table: tuple,
     tok: np.ndarray,
     qry: np.ndarray,
     shift: np.ndarray,
@@ -733,6 +746,7 @@ def log_start(
     lanes: np.ndarray,
 ) -> None:
     """The log-loss up to its exponentials: :func:`table_scores`, :func:`log_logits`."""
+    U, Uq, UW, G, _, _, _ = table
     table_scores(WL, U, Uq, UW, G)
     log_logits(G, tok, qry, shift, z, lanes[0])
 
@@ -744,32 +758,23 @@ def log_finish(
     tok: np.ndarray,
     qry: np.ndarray,
     wdsc: np.ndarray,
-    A: np.ndarray,
-    U: np.ndarray,
-    Uq: np.ndarray,
-    UA: np.ndarray,
-    grad: np.ndarray,
+    table: tuple,
     WL: np.ndarray,
-    lr: float,
-    eps: float,
-    safe_norm: float,
+    rule: tuple,
     norm: np.ndarray,
     scale: np.ndarray,
     lanes: np.ndarray,
     move: bool,
 ) -> int:
     """The log-loss from its exponentials: :func:`log_weights`, the gradient, the step."""
-    log_weights(z, off_w, tok, qry, wdsc, A, lanes[0])
-    return _finish(U, Uq, A, UA, grad, WL, lr, eps, safe_norm, norm, scale, lanes, move)
+    log_weights(z, off_w, tok, qry, wdsc, table[4], lanes[0])
+    return _finish(table, WL, rule, norm, scale, lanes, move)
 
 
 @_jit
 def head_start(
     WL: np.ndarray,
-    U: np.ndarray,
-    Uq: np.ndarray,
-    UW: np.ndarray,
-    G: np.ndarray,
+    table: tuple,
     tok: np.ndarray,
     qry: np.ndarray,
     mask: np.ndarray,
@@ -777,6 +782,7 @@ def head_start(
     lanes: np.ndarray,
 ) -> None:
     """A head loss up to the attention's exponentials: :func:`table_scores`, :func:`masked_logits`."""
+    U, Uq, UW, G, _, _, _ = table
     table_scores(WL, U, Uq, UW, G)
     masked_logits(G, tok, qry, mask, z, lanes[0])
 
@@ -808,17 +814,11 @@ def head_finish(
     tok: np.ndarray,
     qry: np.ndarray,
     wdsc: np.ndarray,
-    A: np.ndarray,
     work: np.ndarray,
     work2: np.ndarray,
-    U: np.ndarray,
-    Uq: np.ndarray,
-    UA: np.ndarray,
-    grad: np.ndarray,
+    table: tuple,
     WL: np.ndarray,
-    lr: float,
-    eps: float,
-    safe_norm: float,
+    rule: tuple,
     norm: np.ndarray,
     scale: np.ndarray,
     lanes: np.ndarray,
@@ -839,5 +839,5 @@ def head_finish(
         ce_head(classes, C, labels, gf, lanes[0])
     else:
         squared_softmax_head(classes, C, labels, gf, work, work2, lanes[0], lanes[1])
-    score_weights(z, emb, gf, mask, weights, tok, qry, wdsc, A, work[:T], lanes[0], lanes[1])
-    return _finish(U, Uq, A, UA, grad, WL, lr, eps, safe_norm, norm, scale, lanes, move)
+    score_weights(z, emb, gf, mask, weights, tok, qry, wdsc, table[4], work[:T], lanes[0], lanes[1])
+    return _finish(table, WL, rule, norm, scale, lanes, move)

@@ -17,32 +17,21 @@ from ntpnb.attention import (
     make_problem,
     random_embeddings,
     stack_problems,
-    tied_head,
     train,
 )
 from ntpnb.attention.engine import compiled_step, run_ngd
 from ntpnb.attention.precomputed_gradient import gradient_function
 from ntpnb.errors import InvalidDataError, SolverError
 
-from attention_instances import CASES
-
-HEADS = {"identity": identity_head, "argmax": tied_head}
+from attention_instances import CASES, STACKED_SIZES, stacked_problem
 
 #: Stacks of trials of different (K, d, n, T): padded samples and positions, and rows of eight
 #: or more terms (numpy's pairwise sums and einsum's blocks of eight).
 SIZES = {
-    "small": ((6, 8, 5, 4), (6, 8, 3, 6), (6, 8, 7, 2)),
+    "small": STACKED_SIZES,
     "long": ((10, 12, 3, 10), (10, 12, 5, 9), (10, 12, 2, 3)),
 }
-
-
-def _stacked(loss, head, sizes):
-    problems = []
-    for seed, (K, d, n, T) in enumerate(sizes):
-        E = random_embeddings(K, d, seed)
-        X, y = general_dataset(K, n, T, seed + 10)
-        problems.append(make_problem(E, HEADS[head](E), as_token_data(X, y, K), loss, head))
-    return stack_problems(problems)
+_stacked = stacked_problem
 
 
 @pytest.mark.parametrize("n", [1, 3, 7, 8, 9, 16, 100, 128, 129, 300, 1000])
