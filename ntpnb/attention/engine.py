@@ -17,7 +17,6 @@ gradient does not use the token table (many distinct vectors), and for the log-l
 from __future__ import annotations
 
 import importlib
-import math
 from collections.abc import Callable, Mapping
 
 import numpy as np
@@ -33,9 +32,9 @@ __all__ = ["CompiledStep", "compiled_step", "run_ngd", "compile_kernels", "Progr
 #: A progress hook, told ``(done, total)`` steps as a run goes (:data:`ntpnb.optim.ProgressHook`).
 Progress = optim.ProgressHook
 
-#: Below this plain norm the squares of a gradient's entries leave float64's normal range (the
-#: threshold of :mod:`ntpnb.optim`'s normalized step).
-_SAFE_NORM: float = math.sqrt(float(np.finfo(np.float64).tiny))
+#: Below this plain norm the squares of a gradient's entries leave float64's normal range: the
+#: threshold of :mod:`ntpnb.optim`'s normalized step, which the compiled step keeps.
+_SAFE_NORM: float = optim._SAFE_NORM
 
 
 def _kernels():
