@@ -1,9 +1,10 @@
 """The 100-trial attention experiments of Paper B (Figs. 3-4): batched training against a naive loop.
 
-``ntpnb.attention.train`` runs every trial's normalized GD as one vectorized computation over the
-trial axis, with the gradient of :func:`ntpnb.attention.gradient_function` (scores gathered from
-``U W U^T`` over each trial's distinct token vectors ``U``, positions as the leading axis, the
-problem's constants computed once). The reference here, :func:`naive_train`, is the same
+``ntpnb.attention.train`` runs every trial's normalized GD as one computation over the trial
+axis, in the compiled loops of :mod:`ntpnb.attention.engine`, which compute the iterates of
+:func:`ntpnb.optim.run` on the gradient of :func:`ntpnb.attention.gradient_function` bit for bit
+(scores gathered from ``U W U^T`` over each trial's distinct token vectors ``U``, the problem's
+constants computed once). The reference here, :func:`naive_train`, is the same
 computation written the way one would first write it: a Python loop over trials, then over
 iterations, then over samples, with small numpy operations on one sample's tokens. It uses the
 same cancellation-free form of the log-loss gradient as :func:`ntpnb.attention.loss_and_grad`,

@@ -65,12 +65,18 @@ ATTENTION = tuple(("acyclic", s) for s in range(3)) + tuple(("general", s) for s
 TRAINING_STEPS = 300
 
 
+#: The normalized step's offsets of the attention trainings (key: suffix of the result's name):
+#: exact normalization and the authors' ``g / (||g|| + eps)``.
+STEP_RULES: dict[str, float] = {"": 0.0, "_authors_eps": ntp.optim.AUTHORS_NGD_EPS}
+
+
 def training_heads(E: np.ndarray) -> list[tuple[str, np.ndarray, str]]:
     """(loss, head C, head assumption) of the trainings: the log-loss with ``C E^T = I``, the
-    authors' squared loss and the cross-entropy with the tied head ``C = E``."""
+    authors' squared loss, the text's squared loss and the cross-entropy with ``C = E``."""
     return [
         ("log", att.identity_head(E), "identity"),
         ("squared_softmax", att.tied_head(E), "argmax"),
+        ("squared", att.tied_head(E), "argmax"),
         ("ce", att.tied_head(E), "argmax"),
     ]
 
@@ -155,13 +161,16 @@ def attention_quantities(kind: str, seed: int) -> dict[str, Quantity]:
 
     def training() -> dict[str, Any]:
         # normalized GD from W(0) ~ U(+-1/sqrt d), as the chapter's local runs: it amplifies
-        # rounding, so the iterates must be the same floats under every kernel ("exact_")
+        # rounding, so the iterates must be the same floats under every kernel ("exact_"); it
+        # runs on the compiled step (ntpnb.attention.engine), with exact normalization and with
+        # the authors' step rule
         W0 = np.random.default_rng([seed, 1]).uniform(-0.35, 0.35, (1, 8, 8))
         out = {}
         for loss, C, head in training_heads(E):
             prob = att.make_problem(E, C, data, loss, head)
-            trace = att.train(prob, ntp.optim.normalized_gd(0.1), TRAINING_STEPS, W0=W0)
-            out[f"exact_W_{loss}"] = trace.W
+            for rule, eps in STEP_RULES.items():
+                trace = att.train(prob, ntp.optim.normalized_gd(0.1, eps), TRAINING_STEPS, W0=W0)
+                out[f"exact_W_{loss}{rule}"] = trace.W
         return out
 
     out: dict[str, Quantity] = {"graph_svm": graph_svm, "training": training}

@@ -6,7 +6,9 @@
   cyclic sub-dataset (Definition 1), ``S_cyc``, pseudo graphs (Sec. 6).
 * :mod:`~ntpnb.attention.model`: ``f_W(X) = X^T S(X W x_bar)``, heads, losses, batched gradients.
 * :mod:`~ntpnb.attention.precomputed_gradient`: the same gradient with the problem's constants computed once
-  (what training runs).
+  (the reference training runs on).
+* :mod:`~ntpnb.attention.engine` and :mod:`~ntpnb.attention.kernels`: normalized GD in compiled loops,
+  the reference's iterates bit for bit (what training runs; imported when first needed).
 * :mod:`~ntpnb.attention.svm`: the verified Graph-SVM ``W^mm``.
 * :mod:`~ntpnb.attention.convex`: the exact convex solves (``W^cyc``, the regularization path).
 * :mod:`~ntpnb.attention.training`: batched GD / normalized GD over many trials at once.

@@ -18,7 +18,9 @@ one batched run per worker (:func:`~ntpnb.attention.training.train_trials`).
 
 from __future__ import annotations
 
+import functools
 import math
+import numbers
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -28,10 +30,11 @@ import numpy as np
 from .. import optim, settings
 from ..errors import InvalidDataError
 from ..parallel import parallel_map
-from ..validation import as_count, as_float, as_generator, check_dense_size
+from ..validation import as_count, as_float, as_generator, check_dense_size, frozen
 from .convex import solve_cyclic_correction
 from .data import TokenData, as_token_data
 from .datasets import acyclic_dataset, general_dataset, random_embeddings
+from .engine import Progress
 from .graphs import (
     CyclicSubdataset,
     TokenPriorityGraphs,
@@ -42,7 +45,16 @@ from .graphs import (
     scyc_basis,
     token_priority_graphs,
 )
-from .model import Problem, gradient, identity_head, loss_value, make_problem, stack_problems, tied_head
+from .model import (
+    Problem,
+    gradient,
+    identity_head,
+    losses_at,
+    make_problem,
+    stack_problems,
+    tied_head,
+    tile_problem,
+)
 from .svm import solve_graph_svm
 from .training import correlation, project_batched, stack_bases, tracker, train_trials, training_gradient
 
@@ -77,14 +89,36 @@ def _trial_data(kind: str, K: int, d: int, n: int, T: int, rng: np.random.Genera
 def _draw_trials(
     kind: str, K: int, d: int, n: int, T: int, n_trials: int, seed: int, max_redraws: int
 ) -> list[tuple[np.ndarray, TokenData]]:
-    """Every trial's embeddings and data, drawn in order from one generator seeded by ``seed``."""
+    """Every trial's embeddings and data, drawn in order from one generator seeded by ``seed``.
+
+    An integer seed's draws are kept (:func:`_drawn`, read-only), so the experiments and
+    variants that share their trials draw them once.
+    """
     if not isinstance(kind, str) or kind not in ("acyclic", "general"):
         raise InvalidDataError(f"unknown data kind {kind!r}; use 'acyclic' or 'general'")
+    args = (K, d, n, T, n_trials, seed, max_redraws)
+    if all(isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in args):
+        return list(_drawn(kind, *(int(v) for v in args)))
+    return list(_draw(kind, *args))
+
+
+@functools.lru_cache(maxsize=8)
+def _drawn(
+    kind: str, K: int, d: int, n: int, T: int, n_trials: int, seed: int, max_redraws: int
+) -> tuple[tuple[np.ndarray, TokenData], ...]:
+    """:func:`_draw` for an integer seed, kept: the same trials whenever they are asked for."""
+    return _draw(kind, K, d, n, T, n_trials, seed, max_redraws)
+
+
+def _draw(
+    kind: str, K: int, d: int, n: int, T: int, n_trials: int, seed: object, max_redraws: int
+) -> tuple[tuple[np.ndarray, TokenData], ...]:
     n_trials = as_count(n_trials, "n_trials")
     rng = as_generator(seed)
     first = _trial_data(kind, K, d, n, T, rng, max_redraws)  # validates the sizes
     check_dense_size((n_trials, K * d + n * T), "the trials' embeddings and tokens")
-    return [first] + [_trial_data(kind, K, d, n, T, rng, max_redraws) for _ in range(n_trials - 1)]
+    rest = [_trial_data(kind, K, d, n, T, rng, max_redraws) for _ in range(n_trials - 1)]
+    return tuple((frozen(E), data) for E, data in [first, *rest])
 
 
 def _over_records(
@@ -124,6 +158,7 @@ def gd_reference(
     *,
     record_at: np.ndarray | None = None,
     divide_by: Sequence[int] | None = None,
+    progress: Progress | None = None,
 ) -> ReferenceRun:
     """The paper's ``W^cyc`` (Appendix D): train from zero on each cyclic sub-dataset.
 
@@ -137,7 +172,8 @@ def gd_reference(
     ``record_at``: the steps to keep (default: ``n_iter`` only); the paper's figures compare
     ``W(tau)`` with the reference at the same step ``tau``. ``divide_by[b]``: the number the
     summed loss of trial ``b``'s sub-dataset is divided by (default: its own size, the mean);
-    Paper B's code divides by the size of the whole data set.
+    Paper B's code divides by the size of the whole data set. ``progress``: told ``(steps done,
+    n_iter)`` as the run goes (once, at the end, when no trial is trained).
     """
     d = E_list[0].shape[1]
     grid = np.array([n_iter]) if record_at is None else np.asarray(record_at)
@@ -160,24 +196,32 @@ def gd_reference(
         live = [b for b, m in zip(live, moving, strict=True) if m]
         probs = [p for p, m in zip(probs, moving, strict=True) if m]
     if live:
-        W[:, live] = train_trials(probs, optimizer, n_iter, record_at=grid)["W"]
+        W[:, live] = train_trials(probs, optimizer, n_iter, record_at=grid, progress=progress)["W"]
         grad_norm[:, live] = gradient_norms(W[:, live], stack_problems(probs))
+    elif progress is not None:
+        progress(n_iter, n_iter)
     return ReferenceRun(W, grad_norm)
+
+
+def _stage(progress: Progress | None, stage: int, n_stages: int, n_iter: int) -> Progress | None:
+    """The progress hook of training ``stage`` of ``n_stages`` runs of ``n_iter`` steps each."""
+    if progress is None:
+        return None
+    return lambda done, _: progress(stage * n_iter + done, n_stages * n_iter)
 
 
 def gradient_norms(Ws: np.ndarray, prob: Problem) -> np.ndarray:
     """``||grad L(W)||`` per record and trial, ``(n_records, B)``, for ``Ws`` ``(n_records, B, d, d)``.
 
     The norm is taken after dividing by the largest entry, so gradients far below 1e-154 (whose
-    squares underflow) keep their size.
+    squares underflow) keep their size. The records are evaluated as one batch
+    (:func:`~ntpnb.attention.model.tile_problem`: the same numbers as record by record).
     """
-    out = np.zeros(Ws.shape[:2])
-    for r, W in enumerate(Ws):
-        g = gradient(W, prob)
-        scale = np.abs(g).max(axis=(1, 2))
-        safe = np.where(scale > 0, scale, 1.0)[:, None, None]
-        out[r] = scale * np.linalg.norm(g / safe, axis=(1, 2))
-    return out
+    R, B, d, _ = Ws.shape
+    g = gradient(Ws.reshape(R * B, d, d), tile_problem(prob, R)).reshape(R, B, d, d)
+    scale = np.abs(g).max(axis=(2, 3))
+    safe = np.where(scale > 0, scale, 1.0)[:, :, None, None]
+    return scale * np.linalg.norm(g / safe, axis=(2, 3))
 
 
 @dataclass(frozen=True)
@@ -262,8 +306,13 @@ def global_experiment(
     seed: int,
     n_records: int = 60,
     max_redraws: int = 100,
+    progress: Progress | None = None,
 ) -> GlobalResult:
-    """Figs. 3 (``kind="acyclic"``) and 4 (``kind="general"``): see the module docstring."""
+    """Figs. 3 (``kind="acyclic"``) and 4 (``kind="general"``): see the module docstring.
+
+    ``progress``, when given, is told ``(steps done, total)`` over the two trainings (the
+    paper's ``W^cyc``, then ``W``), ``2 n_iter`` steps in all.
+    """
     trials = parallel_map(_global_setup, _draw_trials(kind, K, d, n, T, n_trials, seed, max_redraws))
     W_mm = np.array([t.W_mm for t in trials])
     W_cyc = np.array([t.W_cyc for t in trials])
@@ -271,8 +320,14 @@ def global_experiment(
     opt = optim.normalized_gd(lr)
     grid = optim.log_grid(n_iter, n_records)
     E_list, heads = [t.E for t in trials], [t.C for t in trials]
-    W_paper = gd_reference(E_list, [t.subset for t in trials], heads, "log", "identity", opt, n_iter).W[-1]
-    trace = train_trials([t.problem for t in trials], opt, n_iter, record_at=grid)
+    subsets = [t.subset for t in trials]
+    paper = gd_reference(
+        E_list, subsets, heads, "log", "identity", opt, n_iter, progress=_stage(progress, 0, 2, n_iter)
+    )
+    W_paper = paper.W[-1]
+    trace = train_trials(
+        [t.problem for t in trials], opt, n_iter, record_at=grid, progress=_stage(progress, 1, 2, n_iter)
+    )
     base = tracker(W_mm, B, W_cyc)
 
     def record(W: np.ndarray) -> dict[str, np.ndarray]:
@@ -418,6 +473,7 @@ def local_experiment(
     step_eps: float = 0.0,
     compare_keys: bool = False,
     max_redraws: int = 100,
+    progress: Progress | None = None,
 ) -> LocalResult:
     """Figs. 5 (``loss="squared_softmax"`` or ``"squared"``) and 6 (``loss="ce"``).
 
@@ -431,16 +487,21 @@ def local_experiment(
     :func:`~ntpnb.attention.graphs.pseudo_cyclic_subdataset`); ``compare_keys``: also the
     final local distance with the other key (same trained ``W``). The references' summed
     loss is divided by ``n``, the size of the whole data set, as in the authors' code.
+    ``progress``, when given, is told ``(steps done, total)`` over the trainings (``W``, the
+    global and the local references, and with ``compare_keys`` the other local one), ``n_iter``
+    steps each.
     """
     if subset_key not in SUBSET_KEYS:
         raise InvalidDataError(f"unknown subset_key {subset_key!r}; use one of {SUBSET_KEYS}")
     W0 = initial_weights(init, n_trials, d, seed)
-    draws = _draw_trials("general", K, d, n, T, n_trials, seed, max_redraws)
-    trials = parallel_map(partial(_local_setup, loss=loss), draws)
+    trials = _local_trials(K, d, n, T, n_trials, seed, max_redraws)
+    problems = [make_problem(t.E, t.C, t.data, loss, "argmax") for t in trials]
     E_list, datas = [t.E for t in trials], [t.data for t in trials]
     opt = optim.normalized_gd(lr, eps=step_eps)
     grid = optim.log_grid(n_iter, n_records)
-    trace = train_trials([t.problem for t in trials], opt, n_iter, record_at=grid, W0=W0)
+    n_stages = 4 if compare_keys else 3
+    stage = partial(_stage, progress, n_stages=n_stages, n_iter=n_iter)
+    trace = train_trials(problems, opt, n_iter, record_at=grid, W0=W0, progress=stage(0))
     Ws, W_final = trace["W"], np.array(trace.W)  # (n_records, B, d, d)
     reference = partial(
         gd_reference,
@@ -453,11 +514,11 @@ def local_experiment(
         record_at=grid,
         divide_by=[data.n for data in datas],
     )
-    ref_global = reference([t.subset for t in trials])
+    ref_global = reference([t.subset for t in trials], progress=stage(1))
     pseudo_args = list(zip(E_list, datas, W_final, strict=True))
     setup = partial(_pseudo_setup, threshold=threshold, exclusion_band=exclusion_band)
     pseudo = parallel_map(partial(setup, subset_key=subset_key), pseudo_args)
-    ref_local = reference([p.subset for p in pseudo])
+    ref_local = reference([p.subset for p in pseudo], progress=stage(2))
     W_cyc, W_pcyc = ref_global.W, ref_local.W  # (n_records, B, d, d)
     Bg, Bl = stack_bases([t.basis for t in trials]), stack_bases([p.basis for p in pseudo])
     W_mm, p_mm = np.array([t.W_mm for t in trials]), np.array([p.W_mm for p in pseudo])
@@ -465,7 +526,7 @@ def local_experiment(
     if compare_keys:
         other_key = next(k for k in SUBSET_KEYS if k != subset_key)
         other = parallel_map(partial(setup, subset_key=other_key), pseudo_args)
-        W_ocyc = reference([p.subset for p in other]).W[-1]
+        W_ocyc = reference([p.subset for p in other], progress=stage(3)).W[-1]
         Bo = stack_bases([p.basis for p in other])
         dist_other = _same_step_distance(W_final[None], W_ocyc[None], Bo)[0]
     return LocalResult(
@@ -475,7 +536,7 @@ def local_experiment(
         dist_global=_same_step_distance(Ws, W_cyc, Bg),
         dist_local=_same_step_distance(Ws, W_pcyc, Bl),
         norm=np.linalg.norm(Ws, axis=(-2, -1)),
-        grad_norm=gradient_norms(Ws, stack_problems([t.problem for t in trials])),
+        grad_norm=gradient_norms(Ws, stack_problems(problems)),
         ref_grad_norm=np.concatenate([ref_global.grad_norm, ref_local.grad_norm], axis=1),
         corr_combined=correlation(W_final, W_pcyc[-1] + _fit_scale(W_final - W_pcyc[-1], p_mm) * p_mm),
         local_svm_norm=np.linalg.norm(p_mm, axis=(1, 2)),
@@ -538,48 +599,98 @@ def local_threshold_sweep(
 def _sweep_trial(
     trial: tuple[np.ndarray, TokenData, np.ndarray], thresholds: tuple[float, ...]
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """One trial of :func:`local_threshold_sweep`; a Graph-SVM is solved once per distinct graph."""
+    """One trial of :func:`local_threshold_sweep` (a Graph-SVM solved once per distinct graph)."""
     E, data, w = trial
-    solved: dict[tuple, np.ndarray] = {}
     corr, dims, n_sel = [], [], []
     for thr in thresholds:
         pseudo = pseudo_priority_graphs(E, data, w, threshold=thr)
-        key = tuple((k, g.edges) for k, g in sorted(pseudo.graphs.graphs.items()))
-        if key not in solved:
-            solved[key] = solve_graph_svm(E, pseudo.graphs).W
-        corr.append(float(correlation(w, solved[key])))
-        dims.append(scyc_basis(E, pseudo.graphs).shape[0])
+        corr.append(float(correlation(w, _svm_direction(E, pseudo.graphs))))
+        dims.append(_kept(scyc_basis, E, pseudo.graphs).shape[0])
         n_sel.append(float(pseudo.selected.sum(axis=1).mean()))
     return np.array(corr), np.array(dims), np.array(n_sel)
 
 
+#: Graph-SVM directions and ``S_cyc`` bases already computed (:func:`_kept`).
+_KEPT: dict[tuple, np.ndarray] = {}
+#: How many :data:`_KEPT` results are kept (the dictionary is emptied when it is full).
+KEPT_RESULTS: int = 4096
+
+
+def _kept(
+    what: Callable[[np.ndarray, TokenPriorityGraphs], np.ndarray], E: np.ndarray, graphs: TokenPriorityGraphs
+) -> np.ndarray:
+    """``what(E, graphs)`` (read-only), computed once per (function, ``E``, graphs).
+
+    The local experiments' variants train the same trials, and their pseudo graphs mostly
+    coincide (so do a threshold sweep's): the same problem has the same verified answer.
+    """
+    E = np.asarray(E)
+    edges = tuple((k, g.nodes, g.edges) for k, g in sorted(graphs.graphs.items()))
+    key = (what.__name__, E.shape, E.dtype.str, E.tobytes(), graphs.K, edges)
+    result = _KEPT.get(key)
+    if result is None:
+        if len(_KEPT) >= KEPT_RESULTS:
+            _KEPT.clear()
+        result = _KEPT[key] = frozen(what(E, graphs))
+    return result
+
+
+def _svm_direction(E: np.ndarray, graphs: TokenPriorityGraphs) -> np.ndarray:
+    """``W^mm`` of :func:`~ntpnb.attention.svm.solve_graph_svm`, solved once per (``E``, graphs)."""
+    return _kept(_solve_direction, E, graphs)
+
+
+def _solve_direction(E: np.ndarray, graphs: TokenPriorityGraphs) -> np.ndarray:
+    """The verified Graph-SVM's ``W^mm``."""
+    return solve_graph_svm(E, graphs).W
+
+
 @dataclass(frozen=True)
 class _LocalTrial:
-    """One trial of :func:`local_experiment` set up (tied head ``C = E``)."""
+    """One trial of :func:`local_experiment` set up (tied head ``C = E``), whatever the loss."""
 
     E: np.ndarray
     C: np.ndarray
     data: TokenData
-    problem: Problem
     subset: CyclicSubdataset
     basis: np.ndarray
     W_mm: np.ndarray
 
 
-def _local_setup(trial: tuple[np.ndarray, TokenData], loss: str) -> _LocalTrial:
+def _local_setup(trial: tuple[np.ndarray, TokenData]) -> _LocalTrial:
     """Graphs, the cyclic sub-dataset, ``S_cyc`` and the verified Graph-SVM of one trial."""
     E, data = trial
     graphs = token_priority_graphs(data)
-    C = tied_head(E)
     return _LocalTrial(
         E=E,
-        C=C,
+        C=frozen(tied_head(E)),
         data=data,
-        problem=make_problem(E, C, data, loss, "argmax"),
         subset=cyclic_subdataset(data, graphs=graphs),
-        basis=scyc_basis(E, graphs),
-        W_mm=solve_graph_svm(E, graphs).W,
+        basis=frozen(scyc_basis(E, graphs)),
+        W_mm=_svm_direction(E, graphs),
     )
+
+
+def _local_trials(
+    K: int, d: int, n: int, T: int, n_trials: int, seed: int, max_redraws: int
+) -> tuple[_LocalTrial, ...]:
+    """The trials of :func:`local_experiment` drawn and set up.
+
+    Kept for an integer seed, so the variants of one figure (the same trials with another loss
+    or step rule) set them up once.
+    """
+    args = (K, d, n, T, n_trials, seed, max_redraws)
+    if all(isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in args):
+        return _local_trials_kept(*(int(v) for v in args))
+    return tuple(parallel_map(_local_setup, _draw_trials("general", *args)))
+
+
+@functools.lru_cache(maxsize=4)
+def _local_trials_kept(
+    K: int, d: int, n: int, T: int, n_trials: int, seed: int, max_redraws: int
+) -> tuple[_LocalTrial, ...]:
+    draws = _draw_trials("general", K, d, n, T, n_trials, seed, max_redraws)
+    return tuple(parallel_map(_local_setup, draws))
 
 
 @dataclass(frozen=True)
@@ -605,15 +716,15 @@ def _pseudo_setup(
     pseudo = pseudo_priority_graphs(E, data, W, threshold=threshold, exclusion_band=exclusion_band)
     if subset_key == "label":  # the authors' generate_reduced_ds: the SCC of the true label
         subset = cyclic_subdataset(data, graphs=pseudo.graphs)
-        basis = scyc_basis(E, _label_components(pseudo.graphs, data, subset))
+        basis = _kept(scyc_basis, E, _label_components(pseudo.graphs, data, subset))
     else:
         subset = pseudo_cyclic_subdataset(pseudo, data)
-        basis = scyc_basis(E, pseudo.graphs)
+        basis = _kept(scyc_basis, E, pseudo.graphs)
     logits = np.where(data.mask, np.einsum("ntd,de,ne->nt", E[data.tokens], W, E[data.query]), np.nan)
     return _PseudoTrial(
         subset=subset,
         basis=basis,
-        W_mm=solve_graph_svm(E, pseudo.graphs).W,
+        W_mm=_svm_direction(E, pseudo.graphs),
         n_selected=float(pseudo.selected.sum(axis=1).mean()),
         max_score_gap=float(np.max(np.nanmax(logits, axis=1) - np.nanmin(logits, axis=1))),
         scores=np.array(pseudo.scores),
@@ -652,11 +763,8 @@ def midpoint_gaps(prob: Problem, n_pairs: int, scale: float, rng: np.random.Gene
     d = prob.query.shape[-1]
     W1 = scale * rng.standard_normal((n_pairs, d, d))
     W2 = scale * rng.standard_normal((n_pairs, d, d))
-
-    def value(W: np.ndarray) -> np.ndarray:
-        return np.array([loss_value(w[None], prob)[0] for w in W])
-
-    return value((W1 + W2) / 2) - (value(W1) + value(W2)) / 2
+    value = losses_at(np.concatenate([(W1 + W2) / 2, W1, W2]), prob).reshape(3, n_pairs)
+    return value[0] - (value[1] + value[2]) / 2
 
 
 def second_differences(
@@ -672,14 +780,14 @@ def second_differences(
     n_dirs = as_count(n_dirs, "n_dirs")
     rng = as_generator(rng, "rng")
     dim, d = basis.shape[0], math.isqrt(basis.shape[1])
-    out = []
+    points = []
     for _ in range(n_dirs):
         D = (basis.T @ rng.standard_normal(dim)).reshape(d, d)
         D /= np.linalg.norm(D)
         W0 = 3 * (basis.T @ rng.standard_normal(dim)).reshape(d, d)
-        v = [loss_value((W0 + t * D)[None], prob)[0] for t in (-step, 0, step)]
-        out.append((v[0] - 2 * v[1] + v[2]) / (step * step))
-    return np.array(out)
+        points += [W0 + t * D for t in (-step, 0, step)]
+    v = losses_at(np.array(points).reshape(-1, d, d), prob).reshape(n_dirs, 3)
+    return (v[:, 0] - 2 * v[:, 1] + v[:, 2]) / (step * step)
 
 
 def mean_and_error(x: np.ndarray) -> tuple[float, float]:

@@ -2,7 +2,7 @@
 
 * :func:`token_priority_graphs` builds ``G^(k)`` for every last token ``k``: an edge ``y -> x``
   for every input token ``x`` of every sample that ends in ``k`` and has label ``y``. Strongly
-  connected components come from :func:`scipy.sparse.csgraph.connected_components`.
+  connected components come from :func:`strong_components` (a transitive closure).
 * ``(i => j)`` in ``G^(k)``: the edge ``i -> j`` exists and ``j -> i`` is not reachable, i.e.
   ``i`` and ``j`` lie in different SCCs. ``(i ~ j)``: ``i != j`` lie in the same SCC.
 * :func:`cyclic_subdataset` is Definition 1 (with the index set ``I`` of Appendix A, Eq. (5)).
@@ -22,8 +22,6 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
-from scipy.sparse import csr_matrix
-from scipy.sparse.csgraph import connected_components
 
 from ..errors import InvalidDataError
 from ..linalg import check_known_rank, matrix_rank, numerical_rank
@@ -35,6 +33,7 @@ __all__ = [
     "TokenPriorityGraphs",
     "token_priority_graphs",
     "graphs_from_edges",
+    "strong_components",
     "check_graphs",
     "CyclicSubdataset",
     "cyclic_subdataset",
@@ -133,19 +132,40 @@ class TokenPriorityGraphs:
         return not self.has_cycle
 
 
-def _graph(k: int, nodes: set[int], edges: set[tuple[int, int]]) -> PriorityGraph:
-    order = sorted(nodes)
+def strong_components(nodes: Iterable[int], edges: Iterable[tuple[int, int]]) -> list[tuple[int, ...]]:
+    """The strongly-connected components of a directed graph, each sorted, ordered by their first id.
+
+    Two nodes share a component when each reaches the other. Reachability is the transitive
+    closure of the adjacency (Warshall's algorithm on rows held as bit masks): the graphs of
+    Paper B have a few nodes each and many are built (every redraw of a data set, every pseudo
+    graph), so they are closed in Python rather than converted to a sparse matrix. Every edge's
+    ends must be nodes.
+    """
+    order = sorted(set(nodes))
     index = {v: a for a, v in enumerate(order)}
-    rows = [index[i] for i, _ in edges]
-    cols = [index[j] for _, j in edges]
-    adj = csr_matrix((np.ones(len(edges)), (rows, cols)), shape=(len(order), len(order)))
-    _, labels = connected_components(adj, directed=True, connection="strong")
-    groups: dict[int, list[int]] = {}
-    for v, lab in zip(order, labels, strict=True):
-        groups.setdefault(int(lab), []).append(v)
-    comps = sorted(tuple(sorted(g)) for g in groups.values())
+    reach = [1 << a for a in range(len(order))]  # each node reaches itself
+    for i, j in edges:
+        reach[index[i]] |= 1 << index[j]
+    for c in range(len(order)):  # after step c, paths through nodes 0..c are closed
+        bit, via = 1 << c, reach[c]
+        for a, row in enumerate(reach):
+            if row & bit:
+                reach[a] = row | via
+    comps, placed = [], 0
+    for a in range(len(order)):
+        if placed >> a & 1:
+            continue
+        members = [b for b in range(a, len(order)) if reach[a] >> b & 1 and reach[b] >> a & 1]
+        for b in members:
+            placed |= 1 << b
+        comps.append(tuple(order[b] for b in members))
+    return comps
+
+
+def _graph(k: int, nodes: set[int], edges: set[tuple[int, int]]) -> PriorityGraph:
+    comps = tuple(strong_components(nodes, edges))
     comp_of = {v: a for a, c in enumerate(comps) for v in c}
-    return PriorityGraph(k, tuple(order), tuple(sorted(edges)), tuple(comps), comp_of)
+    return PriorityGraph(k, tuple(sorted(nodes)), tuple(sorted(edges)), comps, comp_of)
 
 
 def _token_id(value: object, K: int, what: str) -> int:
@@ -154,6 +174,18 @@ def _token_id(value: object, K: int, what: str) -> int:
     if not 0 <= int(value) < K:
         raise InvalidDataError(f"{what} is {int(value)}, outside the vocabulary [0, {K})")
     return int(value)
+
+
+def _is_member_pair(pair: object, members: set[int]) -> bool:
+    """Whether ``pair`` is a tuple of two Python ints that are nodes (so valid token ids)."""
+    return (
+        type(pair) is tuple
+        and len(pair) == 2
+        and type(pair[0]) is int
+        and type(pair[1]) is int
+        and pair[0] in members
+        and pair[1] in members
+    )
 
 
 def graphs_from_edges(
@@ -179,15 +211,21 @@ def graphs_from_edges(
     for key in sorted(nodes):
         k = _token_id(key, K, "a graph's last token k")
         members = {_token_id(v, K, f"a node of graph {k}") for v in nodes[key]}
-        e = set()
-        for pair in edges.get(key, ()):
-            if not isinstance(pair, tuple) or len(pair) != 2:
-                raise InvalidDataError(f"an edge of graph {k} must be a pair (i, j), got {pair!r}")
-            i, j = (_token_id(v, K, f"an edge end of graph {k}") for v in pair)
-            if i not in members or j not in members:
-                raise InvalidDataError(f"edge ({i}, {j}) of graph {k} joins tokens that are not its nodes")
-            if i != j:
-                e.add((i, j))
+        pairs = list(edges.get(key, ()))
+        if all(_is_member_pair(pair, members) for pair in pairs):  # the common case, checked fast
+            e = {pair for pair in pairs if pair[0] != pair[1]}
+        else:
+            e = set()
+            for pair in pairs:
+                if not isinstance(pair, tuple) or len(pair) != 2:
+                    raise InvalidDataError(f"an edge of graph {k} must be a pair (i, j), got {pair!r}")
+                i, j = (_token_id(v, K, f"an edge end of graph {k}") for v in pair)
+                if i not in members or j not in members:
+                    raise InvalidDataError(
+                        f"edge ({i}, {j}) of graph {k} joins tokens that are not its nodes"
+                    )
+                if i != j:
+                    e.add((i, j))
         graphs[k] = _graph(k, members, e)
     return TokenPriorityGraphs(K=K, graphs=graphs)
 
@@ -456,13 +494,14 @@ def pseudo_priority_graphs(
     excluded = (s > thr - band) & ~selected & data.mask if band > 0 else np.zeros_like(selected)
     nodes: dict[int, set[int]] = {}
     edges: dict[int, set[tuple[int, int]]] = {}
-    for i in range(data.n):
-        k = int(data.query[i])
-        seq = data.sequence(i)
-        nodes.setdefault(k, set()).update(seq.tolist())
-        targets = np.setdiff1d(seq, data.tokens[i, excluded[i]])
-        for x1 in np.unique(data.tokens[i, selected[i]]):
-            edges.setdefault(k, set()).update((int(x1), int(x2)) for x2 in targets)
+    tokens, mask = data.tokens.tolist(), data.mask.tolist()
+    chosen, dropped = selected.tolist(), excluded.tolist()
+    for i, k in enumerate(data.query.tolist()):
+        seq = {x for x, on in zip(tokens[i], mask[i], strict=True) if on}
+        nodes.setdefault(k, set()).update(seq)
+        targets = seq - {x for x, out in zip(tokens[i], dropped[i], strict=True) if out}
+        sources = {x for x, pick in zip(tokens[i], chosen[i], strict=True) if pick}
+        edges.setdefault(k, set()).update((x1, x2) for x1 in sources for x2 in targets)
     graphs = graphs_from_edges(data.K, nodes, edges)
     return PseudoGraphs(graphs, frozen(selected, order="K"), frozen(s, order="K"), thr)
 

@@ -47,6 +47,8 @@ __all__ = [
     "loss_and_grad",
     "gradient",
     "loss_value",
+    "tile_problem",
+    "losses_at",
 ]
 
 LOSSES: tuple[str, ...] = ("log", "squared", "ce", "squared_softmax")
@@ -438,3 +440,44 @@ def _squared_softmax_grad(f: np.ndarray, prob: Problem) -> tuple[np.ndarray, np.
 def loss_value(W: object, prob: Problem) -> np.ndarray:
     """Losses ``(B,)`` (see :func:`loss_and_grad`)."""
     return loss_and_grad(W, prob)[0]
+
+
+def tile_problem(prob: Problem, reps: int) -> Problem:
+    """``reps`` copies of the ``B`` problems of ``prob`` on one trial axis (trial ``r B + b``).
+
+    Evaluating many ``W`` of the same problems as one batch (:func:`losses_at`,
+    :func:`ntpnb.attention.experiments.gradient_norms`) gives the numbers one call per ``W``
+    gives: the batch axis changes no sum (tests/attention/test_model.py).
+    """
+    if not isinstance(prob, Problem):
+        raise InvalidDataError(f"prob must be a Problem (see make_problem), got {type(prob).__name__}")
+    reps = as_count(reps, "reps")
+    tile = lambda a: np.tile(a, (reps,) + (1,) * (a.ndim - 1))
+    return Problem(
+        emb=tile(prob.emb),
+        mask=tile(prob.mask),
+        query=tile(prob.query),
+        labels=tile(prob.labels),
+        weights=tile(prob.weights),
+        C=tile(prob.C),
+        log_gamma=tile(prob.log_gamma),
+        loss=prob.loss,
+    )
+
+
+def losses_at(Ws: object, prob: Problem) -> np.ndarray:
+    """The loss of one problem (``B = 1``) at each of ``Ws`` ``(m, d, d)``, as one batched call.
+
+    The same numbers as ``loss_value(W[None], prob)`` one ``W`` at a time (:func:`tile_problem`).
+
+    Raises
+    ------
+    InvalidDataError
+        If ``prob`` holds more than one problem or ``Ws`` is not an array of ``d x d`` matrices.
+    """
+    if not isinstance(prob, Problem) or prob.B != 1:
+        raise InvalidDataError("losses_at needs one problem (B = 1, see make_problem)")
+    Ws = as_float(Ws, "Ws")
+    if Ws.ndim != 3 or Ws.shape[0] == 0 or Ws.shape[1:] != (prob.d, prob.d):
+        raise InvalidDataError(f"Ws must have shape (m, {prob.d}, {prob.d}) with m >= 1, got {Ws.shape}")
+    return loss_value(Ws, tile_problem(prob, Ws.shape[0]))

@@ -48,7 +48,7 @@ __all__ = ["gradient_function"]
 
 
 @dataclass(frozen=True)
-class _TokenTable:
+class TokenTable:
     """Distinct vectors per trial and where each score lives in ``G = U W U^T``.
 
     The arrays are laid out trial axis last, so that the products run as elementwise
@@ -88,7 +88,8 @@ class _TokenTable:
         return np.ascontiguousarray(np.moveaxis(grad, -1, 0))
 
 
-def _token_table(prob: Problem) -> _TokenTable:
+def token_table(prob: Problem) -> TokenTable:
+    """The distinct vectors of each trial and where each score lives (:class:`TokenTable`)."""
     B, n, T, d = prob.emb.shape
     rows = np.concatenate([prob.emb.reshape(B, n * T, d), prob.query], axis=1)
     tables, ids = [], np.empty((B, n * T + n), dtype=np.int64)
@@ -102,7 +103,13 @@ def _token_table(prob: Problem) -> _TokenTable:
         U[: table.shape[0], :, b] = table
     token, query = ids[:, : n * T].reshape(B, n, T), ids[:, n * T :]
     index = (token * k + query[..., None]) * B + np.arange(B)[:, None, None]
-    return _TokenTable(U, index)
+    return TokenTable(U, index)
+
+
+def uses_table(prob: Problem, table: TokenTable) -> bool:
+    """Whether the token table pays for itself (``k^2 <= n T d``); else the reference runs."""
+    _, n, T, d = prob.emb.shape
+    return table.U.shape[0] ** 2 <= n * T * d
 
 
 def gradient_function(prob: Problem) -> Callable[[np.ndarray], np.ndarray]:
@@ -111,12 +118,11 @@ def gradient_function(prob: Problem) -> Callable[[np.ndarray], np.ndarray]:
     Equal to :func:`~ntpnb.attention.model.gradient` up to rounding (see the module docstring).
     ``W`` (``(B, d, d)``, finite) is not validated at each call.
     """
-    _, n, T, d = prob.emb.shape
-    table = _token_table(prob)
-    if table.U.shape[0] ** 2 > n * T * d:  # many distinct vectors: the table costs more than it saves
+    table = token_table(prob)
+    if not uses_table(prob, table):  # many distinct vectors: the table costs more than it saves
         return lambda W: gradient(W, prob)
     if prob.loss == "log":
-        return _log_loss_gradient(prob, table)
+        return _log_loss_gradient(table, log_constants(prob, table))
 
     def grad(W: np.ndarray) -> np.ndarray:
         sc = np.take(table.scores(W), table.index)
@@ -126,35 +132,68 @@ def gradient_function(prob: Problem) -> Callable[[np.ndarray], np.ndarray]:
     return grad
 
 
-def _log_loss_gradient(prob: Problem, table: _TokenTable) -> Callable[[np.ndarray], np.ndarray]:
-    """The log-loss gradient, positions first (``(T, ...)`` arrays), as in the module docstring."""
+@dataclass(frozen=True)
+class LogConstants:
+    """What the log-loss gradient needs besides ``W``, positions first (``(T, ...)`` arrays).
+
+    Attributes
+    ----------
+    index
+        ``(T, B, n)`` each position's score in the token table.
+    stacked
+        ``(T, 2, B, n)`` ``index`` twice: the scores of both softmaxes.
+    shift
+        ``(T, 2, B, n)`` additive masks of the two softmaxes: ``s`` over the input (0 or -inf)
+        and ``r = softmax(sc + log gamma)`` over the label's positions (``log gamma``).
+    off_w
+        ``(T, B, n)`` the sample weight on positions off the label, 0 elsewhere.
+    spread
+        ``(T, T, B, n)`` ``w (gamma_u - gamma_t) / gamma_t`` for ``t``, ``u`` on the label's
+        positions, 0 elsewhere.
+    uniform
+        Whether ``spread`` is 0 (``gamma`` equal on all label positions of every sample, as
+        under ``C E^T = I``).
+    """
+
+    index: np.ndarray
+    stacked: np.ndarray
+    shift: np.ndarray
+    off_w: np.ndarray
+    spread: np.ndarray
+    uniform: bool
+
+
+def log_constants(prob: Problem, table: TokenTable) -> LogConstants:
+    """The :class:`LogConstants` of a log-loss problem."""
     first = lambda a: np.ascontiguousarray(np.moveaxis(a, -1, 0))  # (B, n, T) -> (T, B, n)
     on = np.isfinite(prob.log_gamma)
     weights = prob.weights[None]
     index = first(table.index)
-    stacked = np.ascontiguousarray(np.stack([index, index], axis=1))  # (T, 2, B, n)
-    # additive masks of the two softmaxes: s over the input, r = softmax(sc + log gamma) over on
+    stacked = np.ascontiguousarray(np.stack([index, index], axis=1))
     shift = np.stack([first(np.where(prob.mask, 0.0, -np.inf)), first(prob.log_gamma)], axis=1)
-    off_w = first(prob.mask & ~on) * weights  # w on positions off the label, 0 elsewhere
+    off_w = first(prob.mask & ~on) * weights
     gamma = first(np.where(on, np.exp(np.where(on, prob.log_gamma, 0.0)), 0.0))
     on_t = first(on)
-    # w (gamma_u - gamma_t) / gamma_t for t, u on the label's positions, 0 elsewhere: (T, T, B, n)
     pair = on_t[:, None] & on_t[None, :]
     diff = gamma[None, :] - gamma[:, None]
     spread = np.divide(diff, gamma[:, None], out=np.zeros_like(diff), where=pair) * weights
-    uniform = not np.any(spread)
+    return LogConstants(index, stacked, shift, off_w, spread, not np.any(spread))
+
+
+def _log_loss_gradient(table: TokenTable, c: LogConstants) -> Callable[[np.ndarray], np.ndarray]:
+    """The log-loss gradient, positions first (``(T, ...)`` arrays), as in the module docstring."""
 
     def grad(W: np.ndarray) -> np.ndarray:
-        z = np.take(table.scores(W), stacked)
-        z += shift
+        z = np.take(table.scores(W), c.stacked)
+        z += c.shift
         z -= z.max(axis=0)
         np.exp(z, out=z)
         z /= z.sum(axis=0)
         s, r = z[:, 0], z[:, 1]
-        wdsc = s * off_w
+        wdsc = s * c.off_w
         wdsc -= r * wdsc.sum(axis=0)
-        if not uniform:
-            wdsc += r * np.einsum("tubn,ubn->tbn", spread, s)
-        return table.weight_grad(index, wdsc)
+        if not c.uniform:
+            wdsc += r * np.einsum("tubn,ubn->tbn", c.spread, s)
+        return table.weight_grad(c.index, wdsc)
 
     return grad

@@ -84,7 +84,7 @@ def test_local_distances_compare_w_and_its_reference_at_the_same_step():
     from ntpnb.attention.experiments import _draw_trials, _local_setup
 
     trials = _draw_trials("general", 8, 8, 4, 6, 6, 11, 100)
-    bases = stack_bases([_local_setup(t, loss="ce").basis for t in trials])
+    bases = stack_bases([_local_setup(t).basis for t in trials])
     np.testing.assert_allclose(r.dist_global[0], np.linalg.norm(project_batched(W0, bases), axis=(1, 2)))
     assert r.dist_other.shape == (6,) and np.all(r.dist_other >= 0)
     assert r.norm.shape == r.grad_norm.shape == r.corr_local.shape
@@ -116,12 +116,12 @@ def test_gradient_norms_keep_the_size_of_underflowing_gradients():
 
     g = np.zeros((2, 3, 3))
     g[0, 0, 0], g[0, 1, 2], g[1, 2, 2] = 3e-170, 4e-170, 1.0
-    original = ex.gradient
-    ex.gradient = lambda W, prob: g
+    original = ex.gradient, ex.tile_problem
+    ex.gradient, ex.tile_problem = (lambda W, prob: g), (lambda prob, reps: prob)
     try:
         out = gradient_norms(np.zeros((1, 2, 3, 3)), _Prob())
     finally:
-        ex.gradient = original
+        ex.gradient, ex.tile_problem = original
     np.testing.assert_allclose(out, [[5e-170, 1.0]], rtol=1e-14)
 
 
@@ -265,3 +265,49 @@ def test_the_authors_filter_and_final_means():
     np.testing.assert_array_equal(r.kept(-2.0), np.ones(3, bool))
     np.testing.assert_array_equal(r.kept(0.5), ~((best < 0.5) & (r.local_svm_norm > 0)))
     assert r.final_mean("corr_local") == r.corr_local[-1].mean()
+
+
+def test_an_integer_seeds_trials_are_drawn_once_and_read_only():
+    from ntpnb.attention.experiments import _draw_trials, _local_trials
+
+    first = _draw_trials("general", 6, 8, 4, 4, 3, 123, 100)
+    again = _draw_trials("general", 6, 8, 4, 4, 3, 123, 100)
+    assert all(a[0] is b[0] and a[1] is b[1] for a, b in zip(first, again, strict=True))
+    with pytest.raises(ValueError, match="read-only"):
+        first[0][0][0, 0] = 1.0
+    assert _local_trials(6, 8, 4, 4, 3, 123, 100) is _local_trials(6, 8, 4, 4, 3, 123, 100)
+    # a generator is drawn from, never kept: two calls draw different trials
+    rng = np.random.default_rng(123)
+    a = _draw_trials("general", 6, 8, 4, 4, 3, rng, 100)
+    b = _draw_trials("general", 6, 8, 4, 4, 3, rng, 100)
+    assert not np.array_equal(a[0][0], b[0][0])
+    np.testing.assert_array_equal(
+        _draw_trials("general", 6, 8, 4, 4, 3, np.random.default_rng(123), 100)[0][0], first[0][0]
+    )
+
+
+def test_kept_graph_svm_directions_are_the_solvers():
+    from ntpnb.attention.experiments import _svm_direction
+
+    from attention_instances import general_instance
+
+    E, data = general_instance(5)
+    graphs = att.token_priority_graphs(data)
+    W = _svm_direction(E, graphs)
+    np.testing.assert_array_equal(W, att.solve_graph_svm(E, graphs).W)
+    assert _svm_direction(E.copy(), att.token_priority_graphs(data)) is W
+    assert _svm_direction(E * 2.0, graphs) is not W
+
+
+def test_experiments_report_their_progress_in_steps():
+    told = []
+    kw = dict(K=8, d=8, n=4, T=6, n_trials=3, lr=0.1, n_iter=120, seed=4, threshold=1e-2)
+    local_experiment("ce", **kw, compare_keys=True, progress=lambda done, total: told.append((done, total)))
+    assert {total for _, total in told} == {4 * 120} and told[-1] == (480, 480)
+    assert [done for done, _ in told] == sorted(done for done, _ in told)
+    told.clear()
+    att.global_experiment(
+        "general", K=6, d=8, n=6, T=4, n_trials=2, lr=0.01, n_iter=50, seed=1,
+        progress=lambda done, total: told.append((done, total)),
+    )  # fmt: skip
+    assert {total for _, total in told} == {100} and told[-1] == (100, 100)

@@ -159,3 +159,39 @@ def test_scyc_dimension_holds_or_is_refused_on_ill_conditioned_embeddings():
     assert scyc_basis(near_singular, graphs).shape[0] == 3 == scyc_dimension(E, graphs)
     with pytest.raises(RankAmbiguousError, match="embeddings E"):  # condition 1e9, no gap
         scyc_basis(with_condition(E, 1e9), graphs)
+
+
+def test_strong_components_agree_with_scipy_on_random_graphs():
+    """A second method: scipy.sparse.csgraph's strongly-connected components."""
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    from ntpnb.attention.graphs import strong_components
+
+    rng = np.random.default_rng(0)
+    for _ in range(500):
+        n = int(rng.integers(1, 14))
+        nodes = rng.choice(60, n, replace=False).tolist()
+        p = rng.uniform(0.0, 0.4)
+        edges = {(a, b) for a in nodes for b in nodes if a != b and rng.random() < p}
+        order = sorted(nodes)
+        index = {v: i for i, v in enumerate(order)}
+        rows, cols = [index[a] for a, _ in edges], [index[b] for _, b in edges]
+        adj = csr_matrix((np.ones(len(edges)), (rows, cols)), shape=(n, n))
+        _, labels = connected_components(adj, directed=True, connection="strong")
+        groups: dict[int, list[int]] = {}
+        for v, lab in zip(order, labels, strict=True):
+            groups.setdefault(int(lab), []).append(v)
+        assert strong_components(nodes, edges) == sorted(tuple(sorted(g)) for g in groups.values())
+
+
+def test_graphs_from_edges_checks_numpy_ids_as_before():
+    """Edges given as numpy integers take the checked path and come out as Python ints."""
+    from ntpnb.attention import graphs_from_edges
+
+    g = graphs_from_edges(3, {2: {0, 1, 2}}, {2: {(np.int64(0), np.int64(1)), (1, 0), (2, 2)}})
+    assert g[2].edges == ((0, 1), (1, 0)) and all(type(v) is int for e in g[2].edges for v in e)
+    with pytest.raises(InvalidDataError, match="not its nodes"):
+        graphs_from_edges(3, {2: {0, 1}}, {2: {(0, 2)}})
+    with pytest.raises(InvalidDataError, match="pair"):
+        graphs_from_edges(3, {2: {0, 1}}, {2: {(0, 1, 1)}})

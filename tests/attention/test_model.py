@@ -20,6 +20,7 @@ from ntpnb.attention import (
     random_embeddings,
     stack_problems,
     tied_head,
+    tile_problem,
     train,
 )
 from ntpnb.errors import HeadAssumptionError, InvalidDataError, NotRealizableError, RankAmbiguousError
@@ -221,3 +222,23 @@ def test_heads_are_scale_invariant():
     for scale in (1e-100, 1e-5, 1e4, 1e100):
         check_head(identity_head(scale * E), scale * E, "identity")
         check_head(tied_head(scale * E), scale * E, "argmax")  # an absolute margin test fails at 1e-10 < 1e-9
+
+
+@pytest.mark.parametrize(("loss", "head"), CASES)
+def test_losses_at_many_w_are_the_losses_one_w_at_a_time(loss, head):
+    """The batch axis changes no sum: one batched call gives the same floats."""
+    from ntpnb.attention import losses_at
+
+    from attention_instances import general_instance
+
+    E, data = general_instance(4)
+    C = identity_head(E) if head == "identity" else tied_head(E)
+    prob = make_problem(E, C, data, loss, head)
+    rng = np.random.default_rng(1)
+    Ws = rng.standard_normal((60, 8, 8)) * np.exp(rng.uniform(-3, 4, (60, 1, 1)))
+    one_by_one = [loss_value(W[None], prob)[0] for W in Ws]
+    np.testing.assert_array_equal(losses_at(Ws, prob), one_by_one)
+    with pytest.raises(InvalidDataError, match="one problem"):
+        losses_at(Ws, tile_problem(prob, 2))
+    with pytest.raises(InvalidDataError, match="shape"):
+        losses_at(Ws[:, :4], prob)

@@ -17,24 +17,16 @@ from ntpnb.attention import (
     make_problem,
     random_embeddings,
     stack_problems,
-    tied_head,
     train,
 )
 from ntpnb.attention.model import gradient
 
-from attention_instances import CASES
-
-HEADS = {"identity": identity_head, "argmax": tied_head}
+from attention_instances import CASES, stacked_problem
 
 
-def _stacked(loss, head, sizes=((6, 8, 5, 4), (6, 8, 3, 6), (6, 8, 7, 2))):
+def _stacked(loss, head):
     """Trials of different n and T, so the stack has padded samples and positions."""
-    problems = []
-    for seed, (K, d, n, T) in enumerate(sizes):
-        E = random_embeddings(K, d, seed)
-        X, y = general_dataset(K, n, T, seed + 10)
-        problems.append(make_problem(E, HEADS[head](E), as_token_data(X, y, K), loss, head))
-    return stack_problems(problems)
+    return stacked_problem(loss, head)
 
 
 def _rel(a, b):

@@ -22,7 +22,7 @@ from ...errors import InvalidDataError, NotSeparableError
 from ...validation import as_count, as_float_array, as_generator
 from ..constraints import ntp_constraints
 from ..data import NTPData, check_decoder, require_data
-from ..loss import ce_grad, ce_loss, entropy, kl_divergence, logits
+from ..loss import ce_loss, ce_loss_and_grad, entropy, kl_divergence, logits
 from ..svm import zero_margin_direction
 
 __all__ = [
@@ -77,8 +77,8 @@ def search_min_gap(data: NTPData, W0: ArrayLike, iters: int) -> np.ndarray:
     H, shape = entropy(data), (data.V, data.d)
 
     def gap_and_grad(w: np.ndarray) -> tuple[float, np.ndarray]:
-        W = w.reshape(shape)
-        return ce_loss(data, W) - H, ce_grad(data, W).ravel()
+        loss, grad = ce_loss_and_grad(data, w.reshape(shape))
+        return loss - H, grad.ravel()
 
     options = {"maxiter": iters, "gtol": 0.0, "ftol": 0.0}
     res = minimize(gap_and_grad, W0.ravel(), jac=True, method="L-BFGS-B", options=options)

@@ -1,0 +1,254 @@
+"""Normalized GD on the attention model in compiled loops: the numpy reference's iterates, faster.
+
+:func:`ntpnb.optim.run` with :func:`~ntpnb.attention.precomputed_gradient.gradient_function`
+spends most of a step in the overhead of some thirty numpy calls on arrays of a few thousand
+entries. Here a step is two or three calls of the kernels of :mod:`~ntpnb.attention.kernels`
+with numpy's exponential between them (:class:`CompiledStep`), and the loop of
+:func:`ntpnb.optim.run` around them (:func:`run_ngd`): the kernels keep the order of every
+operation, so the gradients and the iterates are the same floats as the reference's
+(tests/attention/test_engine.py checks whole runs bit for bit).
+
+:func:`compiled_step` returns ``None`` where there is no compiled version: where the numpy
+gradient does not use the token table (many distinct vectors), and for the log-loss with
+``gamma`` unequal on a sample's label positions (a head other than ``C E^T = I``).
+:func:`ntpnb.attention.training.train` then runs the reference.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping
+
+import numpy as np
+
+from .. import optim
+from ..errors import InvalidDataError
+from ..validation import as_count, read_only_view
+from .model import Problem
+from .precomputed_gradient import TokenTable, log_constants, token_table, uses_table
+
+__all__ = ["CompiledStep", "compiled_step", "run_ngd", "compile_kernels", "Progress"]
+
+#: A progress hook, told ``(done, total)`` steps as a run goes (:data:`ntpnb.optim.ProgressHook`).
+Progress = optim.ProgressHook
+
+#: Below this plain norm the squares of a gradient's entries leave float64's normal range: the
+#: threshold of :mod:`ntpnb.optim`'s normalized step, which the compiled step keeps.
+_SAFE_NORM: float = optim._SAFE_NORM
+
+
+def _kernels():
+    """:mod:`~ntpnb.attention.kernels`, imported when first needed (it loads numba)."""
+    return importlib.import_module(".kernels", __package__)
+
+
+def _last(a: np.ndarray, dtype: type = np.float64) -> np.ndarray:
+    """A writable, contiguous copy of ``a`` with its first (trial) axis moved last."""
+    return np.array(np.moveaxis(np.asarray(a), 0, -1), dtype=dtype, order="C")
+
+
+class CompiledStep:
+    """One stacked problem's constants and scratch, trial axis last, and its compiled gradient.
+
+    :meth:`run` fills :attr:`grad` (``(d, d, B)``) with the gradient at ``WL`` (``W`` with the
+    trial axis last, ``(d, d, B)``) and moves ``WL`` by the normalized step; :meth:`step` and
+    :meth:`gradient_of` call it.
+    """
+
+    def __init__(self, table: TokenTable) -> None:
+        self.kernels = _kernels()
+        self.U = np.ascontiguousarray(table.U)
+        k, d, B = self.U.shape
+        self.B, self.d = B, d
+        index = table.index  # (B, n, T): (token * k + query) * B + b
+        self.tok = index // B // k  # (B, n, T) token row of each position
+        rows = (index // B % k)[:, :, 0]  # (B, n) table row of each sample's query
+        # the query rows of each trial, in increasing order (zero rows pad them to m)
+        queries = [np.unique(r) for r in rows]
+        m = max(q.size for q in queries)
+        self.Uq = np.zeros((m, d, B))
+        self.qry = np.empty(rows.shape, dtype=np.int64)  # (B, n) query row of each sample
+        for b, q in enumerate(queries):
+            self.Uq[: q.size, :, b] = self.U[q, :, b]
+            self.qry[b] = np.searchsorted(q, rows[b])
+        self.UW = np.empty((k, d, B))
+        self.G = np.empty((k, m, B))
+        self.A = np.empty((k, m, B))
+        self.UA = np.empty((d, m, B))
+        self.grad = np.empty((d, d, B))
+        self.lanes = np.empty((4, B))  # per-trial scratch of the kernels
+        self.norm = np.empty(B)
+        self.scale = np.empty(B)
+        self.table = tuple(getattr(self, name) for name in self.kernels.TABLE_ARRAYS)
+
+    def run(self, WL: np.ndarray, lr: float, eps: float, move: bool) -> int:  # pragma: no cover
+        """The gradient at ``WL`` into :attr:`grad` and, if ``move``, the normalized step."""
+        raise NotImplementedError
+
+    def step(self, WL: np.ndarray, optimizer: optim.Optimizer) -> bool:
+        """Move ``WL`` by the normalized step from the gradient there; whether it moved.
+
+        ``False`` where the reference's step raises (a non-finite gradient, or a zero one with
+        ``eps = 0``): then ``WL`` is unchanged and :attr:`grad` holds the gradient.
+        """
+        return self.run(WL, optimizer.lr, optimizer.eps, True) == self.kernels.STEP_DONE
+
+    def gradient_of(self, W: np.ndarray) -> np.ndarray:
+        """The gradient ``(B, d, d)`` at ``W`` ``(B, d, d)``: that of the numpy reference."""
+        self.run(_last(W), 1.0, 0.0, False)
+        return np.ascontiguousarray(np.moveaxis(self.grad, -1, 0))
+
+
+class _LogStep(CompiledStep):
+    """The log-loss with ``gamma`` uniform on the label positions (``C E^T = I``)."""
+
+    def __init__(self, prob: Problem, table: TokenTable) -> None:
+        super().__init__(table)
+        c = log_constants(prob, table)
+        # (T, 2, B, n) -> (2, n, T, B) and (T, B, n) -> (n, T, B): trials last
+        self.shift = np.ascontiguousarray(c.shift.transpose(1, 3, 0, 2))
+        self.off_w = np.ascontiguousarray(c.off_w.transpose(2, 0, 1))
+        self.tok_l = _last(self.tok, np.int64)  # (n, T, B)
+        self.qry_l = _last(self.qry, np.int64)  # (n, B)
+        self.z = np.empty(self.shift.shape)
+        self.wdsc = np.empty(self.off_w.shape)
+
+    def run(self, WL: np.ndarray, lr: float, eps: float, move: bool) -> int:
+        """The gradient at ``WL`` into :attr:`grad` and, if ``move``, the normalized step."""
+        kernels, z = self.kernels, self.z
+        kernels.log_start(WL, self.table, self.tok_l, self.qry_l, self.shift, z, self.lanes)
+        np.exp(z, out=z)
+        return kernels.log_finish(
+            z, self.off_w, self.tok_l, self.qry_l, self.wdsc, self.table, WL, (lr, eps, _SAFE_NORM),
+            self.norm, self.scale, self.lanes, move,
+        )  # fmt: skip
+
+
+class _HeadStep(CompiledStep):
+    """The losses on the head's output: squared, cross-entropy, squared softmax."""
+
+    def __init__(self, prob: Problem, table: TokenTable) -> None:
+        super().__init__(table)
+        B, n, T, d = prob.emb.shape
+        K = prob.C.shape[1]
+        self.loss = self.kernels.HEAD_LOSSES.index(prob.loss)
+        self.tok_h = _last(self.tok, np.int64)  # (n, T, B)
+        self.qry_h = _last(self.qry, np.int64)  # (n, B)
+        self.mask = _last(prob.mask, np.bool_)
+        self.emb = _last(prob.emb)  # (n, T, d, B)
+        self.C = _last(prob.C)  # (K, d, B)
+        self.labels = _last(prob.labels, np.int64)
+        self.weights = _last(prob.weights)
+        self.z = np.empty((n, T, B))
+        self.f = np.empty((n, d, B))
+        self.gf = np.empty((n, d, B))
+        self.classes = np.empty((n, K, B))
+        self.wdsc = np.empty((n, T, B))
+        self.work = np.empty((max(d, K, T), B))
+        self.work2 = np.empty((max(d, K, T), B))
+
+    def run(self, WL: np.ndarray, lr: float, eps: float, move: bool) -> int:
+        """The gradient at ``WL`` into :attr:`grad` and, if ``move``, the normalized step."""
+        kernels, z, classes = self.kernels, self.z, self.classes
+        kernels.head_start(WL, self.table, self.tok_h, self.qry_h, self.mask, z, self.lanes)
+        np.exp(z, out=z)
+        if self.loss:  # the cross-entropy and the squared softmax loss: the class probabilities
+            kernels.head_classes(z, self.emb, self.f, self.C, classes, self.lanes)
+            np.exp(classes, out=classes)
+        return kernels.head_finish(
+            self.loss, z, classes, self.emb, self.f, self.C, self.labels, self.gf, self.mask,
+            self.weights, self.tok_h, self.qry_h, self.wdsc, self.work, self.work2, self.table, WL,
+            (lr, eps, _SAFE_NORM), self.norm, self.scale, self.lanes, move,
+        )  # fmt: skip
+
+
+def compiled_step(prob: Problem) -> CompiledStep | None:
+    """The compiled gradient and step of ``prob``; ``None`` where there is none (module docstring)."""
+    if not isinstance(prob, Problem):
+        raise InvalidDataError(f"prob must be a Problem (see make_problem), got {type(prob).__name__}")
+    table = token_table(prob)
+    if not uses_table(prob, table):
+        return None
+    if prob.loss == "log":
+        return _LogStep(prob, table) if log_constants(prob, table).uniform else None
+    return _HeadStep(prob, table)
+
+
+def run_ngd(
+    step: CompiledStep,
+    W0: np.ndarray,
+    optimizer: optim.Optimizer,
+    n_iter: int,
+    *,
+    record: Callable[[np.ndarray], Mapping[str, np.ndarray | float]] | None = None,
+    record_at: np.ndarray | None = None,
+    progress: Progress | None = None,
+) -> optim.Trace:
+    """:func:`ntpnb.optim.run` for normalized GD (``batch_ndim=1``) on the compiled step.
+
+    Same arguments, checks, records, progress reports and errors (its
+    :class:`~ntpnb.optim.Recorder`), and the same floats; ``W0`` ``(B, d, d)``. ``progress``,
+    when given, is told ``(steps done, n_iter)`` after each recorded step, at least every
+    :data:`ntpnb.settings.PROGRESS_SECONDS` in between, and at the end.
+    """
+    if not isinstance(optimizer, optim.Optimizer) or optimizer.name != "ngd":
+        raise InvalidDataError(f"run_ngd runs normalized GD, got {optimizer!r}")
+    n_iter = as_count(n_iter, "n_iter", minimum=0)
+    W0 = np.asarray(W0, dtype=np.float64)
+    shape = (step.B, step.d, step.d)
+    if W0.shape != shape:
+        raise InvalidDataError(f"W0 must have shape {shape}, got {W0.shape}")
+    if not np.all(np.isfinite(W0)):
+        raise InvalidDataError("W0 has non-finite entries")
+    recorder = optim.Recorder(n_iter, record, record_at, optimizer.label(), progress)
+    WL = _last(W0)
+    current = lambda: read_only_view(np.ascontiguousarray(np.moveaxis(WL, -1, 0)))
+    if recorder.is_due(0):
+        recorder.checkpoint(0, current())
+    for k in range(n_iter):
+        if not step.step(WL, optimizer):
+            _reference_step(step, WL, optimizer, k)
+        if recorder.is_due(k + 1):
+            recorder.checkpoint(k + 1, current())
+        else:
+            recorder.tick(k + 1)
+    trace = recorder.trace(np.ascontiguousarray(np.moveaxis(WL, -1, 0)))
+    if progress is not None:
+        progress(n_iter, n_iter)
+    return trace
+
+
+def _reference_step(step: CompiledStep, WL: np.ndarray, optimizer: optim.Optimizer, k: int) -> None:
+    """Step ``k`` by :mod:`ntpnb.optim`'s normalized step.
+
+    It raises the error the compiled step refused on (a non-finite gradient, a zero one with
+    ``eps = 0``).
+    """
+    W = np.ascontiguousarray(np.moveaxis(WL, -1, 0))
+    stepper = optim._Stepper(optimizer, W.shape, 1)
+    stepper.k = k
+    stepper.step(W, np.ascontiguousarray(np.moveaxis(step.grad, -1, 0)))
+    WL[...] = np.moveaxis(W, 0, -1)
+
+
+def compile_kernels() -> None:
+    """Compile every kernel :func:`run_ngd` uses, or load them from numba's cache.
+
+    The first compilation takes seconds; numba keeps the result on disk (``cache=True``), so
+    later processes only load it. An install step can call this so that a reader's first run
+    does not wait for the compiler. Each loss runs two steps on a small problem.
+    """
+    from .data import as_token_data
+    from .model import identity_head, make_problem, tied_head
+
+    E = np.eye(3)
+    data = as_token_data([[0, 1], [1, 2]], [1, 2], 3)
+    problems = [make_problem(E, identity_head(E), data)]
+    problems += [
+        make_problem(E, tied_head(E), data, loss, "argmax") for loss in ("squared", "ce", "squared_softmax")
+    ]
+    for prob in problems:
+        step = compiled_step(prob)
+        if step is None:  # pragma: no cover - every loss here has a compiled step
+            raise RuntimeError(f"no compiled step for the {prob.loss} loss")
+        run_ngd(step, np.zeros((1, 3, 3)), optim.normalized_gd(0.1), 2)

@@ -1,0 +1,843 @@
+"""Compiled pieces of a normalized-GD step on the attention model: numpy's arithmetic, in loops.
+
+Each kernel computes what a line of :mod:`~ntpnb.attention.precomputed_gradient` (and of the
+normalized step of :func:`ntpnb.optim.run`) computes, with every multiplication and addition in
+the same order, so the results are the same floats. What fixes the order:
+
+* the products of :func:`ntpnb.reproducible_products.dot_sum`: the first term, then the others
+  added one by one in index order;
+* numpy's reductions over an axis that is not the last (``z.sum(axis=0)`` on position-first
+  arrays) and ``np.bincount``: one by one, in memory order;
+* ``x.sum(axis=-1)``: numpy's pairwise summation (:func:`pairwise_sum`);
+* ``np.einsum`` over a contiguous last axis (the centred sums of the model, the squared norm of
+  the gradient): two interleaved partial sums (:func:`einsum_dot`), the SSE2 loop numpy's
+  einsum is compiled with on x86-64; ``np.einsum`` over an axis that is not the last: one by
+  one.
+
+The exponentials are left to numpy (``np.exp``) between the kernels: numpy and the C library
+round a few per cent of them differently, so a compiled exponential would change the iterates.
+tests/attention/test_engine.py checks the kernels against the numpy reference bit for bit.
+
+The arrays have the trial axis last (``B``), so that the innermost loops run over independent
+trials and compile to vector instructions, each lane doing one trial's arithmetic in the
+reference's order. Token positions refer to the token table (``U``, ``k`` distinct vectors per
+trial) and to its query rows (``Uq``, the rows that are some sample's query, in increasing
+order): ``tok`` gives the row of each position's token, ``qry`` the query row of each sample.
+Scores are needed at query rows only, and the table of score derivatives is 0 elsewhere.
+
+Compiled with ``numba.njit(cache=True)`` and without ``fastmath``: LLVM then neither fuses a
+multiply and an add nor reorders a sum, so the results are the same under every BLAS kernel
+and thread count (no BLAS is called).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+
+__all__ = [
+    "pairwise_sum",
+    "einsum_dot",
+    "table_scores",
+    "log_logits",
+    "log_weights",
+    "masked_logits",
+    "attention_outputs",
+    "squared_head",
+    "head_logits",
+    "squared_softmax_head",
+    "ce_head",
+    "score_weights",
+    "weight_gradient",
+    "ngd_update",
+    "log_start",
+    "log_finish",
+    "head_start",
+    "head_classes",
+    "head_finish",
+    "HEAD_LOSSES",
+    "TABLE_ARRAYS",
+    "STEP_DONE",
+    "STEP_REFUSED",
+]
+
+#: :func:`ngd_update` moved every trial.
+STEP_DONE: int = 0
+#: :func:`ngd_update` found a gradient the step is not defined for (a non-finite entry, or a zero
+#: gradient with ``eps = 0``) and moved nothing: the caller raises the reference's error.
+STEP_REFUSED: int = 1
+
+_jit = numba.njit(cache=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# Sums in numpy's orders
+# ---------------------------------------------------------------------------------------------
+
+
+@_jit
+def _pairwise_block(a: np.ndarray, lo: int, n: int) -> float:
+    """The pairwise sum of numpy of ``a[lo:lo + n]`` for ``n <= 128``: no further split."""
+    if n < 8:
+        res = -0.0
+        for i in range(lo, lo + n):
+            res += a[i]
+        return res
+    r0, r1, r2, r3 = a[lo], a[lo + 1], a[lo + 2], a[lo + 3]
+    r4, r5, r6, r7 = a[lo + 4], a[lo + 5], a[lo + 6], a[lo + 7]
+    i = 8
+    while i < n - (n % 8):
+        r0 += a[lo + i]
+        r1 += a[lo + i + 1]
+        r2 += a[lo + i + 2]
+        r3 += a[lo + i + 3]
+        r4 += a[lo + i + 4]
+        r5 += a[lo + i + 5]
+        r6 += a[lo + i + 6]
+        r7 += a[lo + i + 7]
+        i += 8
+    res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+    while i < n:
+        res += a[lo + i]
+        i += 1
+    return res
+
+
+@_jit
+def pairwise_sum(a: np.ndarray, lo: int, n: int) -> float:
+    """``a[lo:lo + n].sum()`` as numpy adds it (``pairwise_sum`` of its loops, from -0.0).
+
+    Blocks of at most 128 terms are summed by eight interleaved partial sums; a longer range is
+    split in two halves (the first a multiple of 8 long) whose sums are added. The halving runs
+    on an explicit stack: numba's cache does not keep recursive functions.
+    """
+    if n <= 128:
+        return _pairwise_block(a, lo, n)
+    tasks = [(lo, n, False)]
+    values = [0.0]
+    values.pop()
+    while tasks:
+        start, size, combine = tasks.pop()
+        if combine:
+            right = values.pop()
+            values.append(values.pop() + right)
+        elif size <= 128:
+            values.append(_pairwise_block(a, start, size))
+        else:
+            half = size // 2
+            half -= half % 8
+            tasks.append((start, size, True))
+            tasks.append((start + half, size - half, False))
+            tasks.append((start, half, False))
+    return values[0]
+
+
+@_jit
+def _lane_sums(x: np.ndarray, out: np.ndarray) -> None:
+    """``out = x.sum(axis=0)`` for ``x`` ``(m, B)``, each lane summed as numpy sums a row.
+
+    The lanes are the trials: ``out[b]`` is :func:`pairwise_sum` of ``x[:, b]``.
+    """
+    m, B = x.shape
+    if m < 8:
+        for b in range(B):
+            out[b] = -0.0
+        for r in range(m):
+            for b in range(B):
+                out[b] += x[r, b]
+        return
+    if m > 128:
+        column = np.empty(m)
+        for b in range(B):
+            for r in range(m):
+                column[r] = x[r, b]
+            out[b] = pairwise_sum(column, 0, m)
+        return
+    acc = np.empty((8, B))
+    for r in range(8):
+        for b in range(B):
+            acc[r, b] = x[r, b]
+    i = 8
+    while i < m - (m % 8):
+        for r in range(8):
+            for b in range(B):
+                acc[r, b] += x[i + r, b]
+        i += 8
+    for b in range(B):
+        out[b] = ((acc[0, b] + acc[1, b]) + (acc[2, b] + acc[3, b])) + (
+            (acc[4, b] + acc[5, b]) + (acc[6, b] + acc[7, b])
+        )
+    while i < m:
+        for b in range(B):
+            out[b] += x[i, b]
+        i += 1
+
+
+@_jit
+def einsum_dot(x: np.ndarray, y: np.ndarray) -> float:
+    """``sum_i x_i y_i`` as ``np.einsum`` sums a contiguous last axis (two lanes, blocks of 8).
+
+    Lane ``l`` collects the terms ``i = l mod 2``: in blocks of eight, ``acc + x_i y_i`` from
+    the last pair of the block to the first; then the rest in order; finally lane 0 + lane 1.
+    """
+    n = x.shape[0]
+    acc0 = 0.0
+    acc1 = 0.0
+    i = 0
+    while n - i >= 8:
+        t0 = x[i + 6] * y[i + 6] + acc0
+        t1 = x[i + 7] * y[i + 7] + acc1
+        t0 = x[i + 4] * y[i + 4] + t0
+        t1 = x[i + 5] * y[i + 5] + t1
+        t0 = x[i + 2] * y[i + 2] + t0
+        t1 = x[i + 3] * y[i + 3] + t1
+        acc0 = x[i] * y[i] + t0
+        acc1 = x[i + 1] * y[i + 1] + t1
+        i += 8
+    while i < n:
+        acc0 = x[i] * y[i] + acc0
+        if i + 1 < n:
+            acc1 = x[i + 1] * y[i + 1] + acc1
+        else:
+            acc1 = acc1 + 0.0  # the zero-padded lane of the last vector
+        i += 2
+    return acc0 + acc1
+
+
+@_jit
+def _max_propagating(m: float, v: float) -> float:
+    """``np.maximum(m, v)``: NaN wins."""
+    if m != m:
+        return m
+    if v != v or v > m:
+        return v
+    return m
+
+
+@_jit
+def _subtract_lane_max(z: np.ndarray, m: np.ndarray) -> None:
+    """``z -= z.max(axis=0)`` for ``z`` ``(m, B)`` (NaN propagating, as numpy's max)."""
+    rows, B = z.shape
+    for b in range(B):
+        m[b] = z[0, b]
+    for r in range(1, rows):
+        for b in range(B):
+            m[b] = _max_propagating(m[b], z[r, b])
+    for r in range(rows):
+        for b in range(B):
+            z[r, b] -= m[b]
+
+
+# ---------------------------------------------------------------------------------------------
+# The token table's products
+# ---------------------------------------------------------------------------------------------
+
+
+@_jit
+def table_scores(WL: np.ndarray, U: np.ndarray, Uq: np.ndarray, UW: np.ndarray, G: np.ndarray) -> None:
+    """The scores ``G = U W Uq^T`` per trial (``TokenTable.scores``, at the query rows).
+
+    ``WL`` ``(d, d, B)``, ``U`` ``(k, d, B)`` the table, ``Uq`` ``(m, d, B)`` its query rows
+    (zero-padded), ``G`` ``(k, m, B)``. ``UW[a, q] = sum_p U[a, p] W[p, q]``, then
+    ``G[a, s] = sum_q UW[a, q] Uq[s, q]``, both as ``dot_sum``: ``G[a, s]`` is the reference's
+    ``G[a, c]`` at the row ``c`` of query ``s``, the same float.
+    """
+    k, d, B = U.shape
+    m = Uq.shape[0]
+    for a in range(k):
+        for q in range(d):
+            for b in range(B):
+                UW[a, q, b] = U[a, 0, b] * WL[0, q, b]
+            for p in range(1, d):
+                for b in range(B):
+                    UW[a, q, b] += U[a, p, b] * WL[p, q, b]
+    for a in range(k):
+        for s in range(m):
+            for b in range(B):
+                G[a, s, b] = UW[a, 0, b] * Uq[s, 0, b]
+            for q in range(1, d):
+                for b in range(B):
+                    G[a, s, b] += UW[a, q, b] * Uq[s, q, b]
+
+
+@_jit
+def weight_gradient(U: np.ndarray, Uq: np.ndarray, A: np.ndarray, UA: np.ndarray, grad: np.ndarray) -> None:
+    """``grad = U^T A Uq`` per trial (``TokenTable.weight_grad``), ``(d, d, B)``.
+
+    ``A`` ``(k, m, B)`` holds the table's columns at the query rows (the others are 0).
+    ``UA[p, s] = sum_i U[i, p] A[i, s]``, then ``grad[p, q] = sum_s UA[p, s] Uq[s, q]``, both
+    as ``dot_sum``, the query rows in increasing order: the reference's sum over every row
+    less its terms ``0 * U[j, q]``, which change no sum that is not 0 (and none of the
+    iterates: only the sign of a zero entry could differ).
+    """
+    k, d, B = U.shape
+    m = Uq.shape[0]
+    for p in range(d):
+        for s in range(m):
+            for b in range(B):
+                UA[p, s, b] = U[0, p, b] * A[0, s, b]
+            for i in range(1, k):
+                for b in range(B):
+                    UA[p, s, b] += U[i, p, b] * A[i, s, b]
+    for p in range(d):
+        for q in range(d):
+            for b in range(B):
+                grad[p, q, b] = UA[p, 0, b] * Uq[0, q, b]
+            for s in range(1, m):
+                for b in range(B):
+                    grad[p, q, b] += UA[p, s, b] * Uq[s, q, b]
+
+
+@_jit
+def _onto_table(
+    A: np.ndarray, tok: np.ndarray, qry: np.ndarray, wdsc: np.ndarray, positions_first: bool
+) -> None:
+    """``A = bincount`` of ``wdsc`` ``(n, T, B)`` onto the (token, query) cells ``(k, m, B)``.
+
+    Added one by one in the reference's order: position by position, each over the samples,
+    for the log-loss (its ``(T, B, n)`` arrays); sample by sample otherwise (``(B, n, T)``).
+    """
+    n, T, B = wdsc.shape
+    A[:] = 0.0
+    for outer in range(T if positions_first else n):
+        for inner in range(n if positions_first else T):
+            i, t = (inner, outer) if positions_first else (outer, inner)
+            for b in range(B):
+                A[tok[i, t, b], qry[i, b], b] += wdsc[i, t, b]
+
+
+# ---------------------------------------------------------------------------------------------
+# The log-loss (positions first: ``(T, ...)`` arrays)
+# ---------------------------------------------------------------------------------------------
+
+
+@_jit
+def log_logits(
+    G: np.ndarray, tok: np.ndarray, qry: np.ndarray, shift: np.ndarray, z: np.ndarray, m: np.ndarray
+) -> None:
+    """Both softmaxes' logits of the log-loss less their maximum over the positions.
+
+    ``z[c, i, t] = G[tok[i, t], qry[i]] + shift[c, i, t]``, then ``z -= z.max`` over ``t``;
+    ``z``, ``shift`` ``(2, n, T, B)``, ``tok`` ``(n, T, B)``, ``qry`` ``(n, B)``, ``m`` ``(B,)``
+    scratch.
+    """
+    two, n, T, B = z.shape
+    for c in range(two):
+        for i in range(n):
+            for t in range(T):
+                for b in range(B):
+                    z[c, i, t, b] = G[tok[i, t, b], qry[i, b], b] + shift[c, i, t, b]
+            _subtract_lane_max(z[c, i], m)
+
+
+@_jit
+def log_weights(
+    z: np.ndarray,
+    off_w: np.ndarray,
+    tok: np.ndarray,
+    qry: np.ndarray,
+    wdsc: np.ndarray,
+    A: np.ndarray,
+    acc: np.ndarray,
+) -> None:
+    """The weighted score derivatives of the log-loss, added onto the token table ``A``.
+
+    ``z`` holds the exponentials of :func:`log_logits` and becomes ``s`` and ``r`` (``z /=
+    z.sum`` over the positions, one by one); then ``wdsc = s * off_w``, ``wdsc -= r *
+    wdsc.sum`` (one by one) and ``A`` the ``bincount`` of ``wdsc`` onto the (token, query)
+    cells, positions first (the reference's ``(T, B, n)`` order). For ``gamma`` equal on all
+    label positions of each sample (no spread term). ``off_w``, ``wdsc`` ``(n, T, B)``;
+    ``acc`` ``(B,)`` scratch.
+    """
+    two, n, T, B = z.shape
+    for c in range(two):
+        for i in range(n):
+            for b in range(B):
+                acc[b] = z[c, i, 0, b]
+            for t in range(1, T):
+                for b in range(B):
+                    acc[b] += z[c, i, t, b]
+            for t in range(T):
+                for b in range(B):
+                    z[c, i, t, b] /= acc[b]
+    for i in range(n):
+        for t in range(T):
+            for b in range(B):
+                wdsc[i, t, b] = z[0, i, t, b] * off_w[i, t, b]
+        for b in range(B):
+            acc[b] = wdsc[i, 0, b]
+        for t in range(1, T):
+            for b in range(B):
+                acc[b] += wdsc[i, t, b]
+        for t in range(T):
+            for b in range(B):
+                wdsc[i, t, b] -= z[1, i, t, b] * acc[b]
+    _onto_table(A, tok, qry, wdsc, True)
+
+
+# ---------------------------------------------------------------------------------------------
+# The losses on the head's output (``(n, ...)`` arrays)
+# ---------------------------------------------------------------------------------------------
+
+
+@_jit
+def masked_logits(
+    G: np.ndarray, tok: np.ndarray, qry: np.ndarray, mask: np.ndarray, z: np.ndarray, m: np.ndarray
+) -> None:
+    """The attention logits less their maximum over the positions.
+
+    ``z[i, t] = G[tok[i, t], qry[i]]`` where ``mask``, ``-inf`` elsewhere, then ``z -= z.max``;
+    ``z``, ``tok``, ``mask`` ``(n, T, B)``.
+    """
+    n, T, B = z.shape
+    for i in range(n):
+        for t in range(T):
+            for b in range(B):
+                z[i, t, b] = G[tok[i, t, b], qry[i, b], b] if mask[i, t, b] else -np.inf
+        _subtract_lane_max(z[i], m)
+
+
+@_jit
+def attention_outputs(z: np.ndarray, emb: np.ndarray, f: np.ndarray, tot: np.ndarray) -> None:
+    """The softmax ``s`` (into ``z``, which holds the exponentials) and ``f = X^T s``.
+
+    ``s = e / e.sum()`` over the positions, then ``f[i, j] = sum_t s_t x_tj`` as ``dot_sum``;
+    ``z`` ``(n, T, B)``, ``emb`` ``(n, T, d, B)``, ``f`` ``(n, d, B)``, ``tot`` ``(B,)``.
+    """
+    n, T, B = z.shape
+    d = emb.shape[2]
+    for i in range(n):
+        _lane_sums(z[i], tot)
+        for t in range(T):
+            for b in range(B):
+                z[i, t, b] = z[i, t, b] / tot[b]
+        for j in range(d):
+            for b in range(B):
+                f[i, j, b] = z[i, 0, b] * emb[i, 0, j, b]
+            for t in range(1, T):
+                for b in range(B):
+                    f[i, j, b] += z[i, t, b] * emb[i, t, j, b]
+
+
+@_jit
+def squared_head(
+    f: np.ndarray, C: np.ndarray, labels: np.ndarray, gf: np.ndarray, prod: np.ndarray, u: np.ndarray
+) -> None:
+    """Derivative in ``f`` of ``(1 - c_y^T f)^2``: ``gf = -2 (1 - u) c_y``, ``u = sum(c_y * f)``.
+
+    ``C`` ``(K, d, B)``, ``labels`` ``(n, B)``; ``prod`` ``(d, B)`` and ``u`` ``(B,)`` scratch.
+    """
+    n, d, B = f.shape
+    for i in range(n):
+        for j in range(d):
+            for b in range(B):
+                prod[j, b] = C[labels[i, b], j, b] * f[i, j, b]
+        _lane_sums(prod, u)
+        for j in range(d):
+            for b in range(B):
+                gf[i, j, b] = (-2.0 * (1.0 - u[b])) * C[labels[i, b], j, b]
+
+
+@_jit
+def head_logits(f: np.ndarray, C: np.ndarray, z: np.ndarray, m: np.ndarray) -> None:
+    """The class logits ``C f`` less their maximum over the classes, ``z`` ``(n, K, B)``.
+
+    ``z[i, k] = sum_j f[i, j] C[k, j]`` as ``dot_sum``, then ``z -= z.max`` over the classes.
+    """
+    n, K, B = z.shape
+    d = f.shape[1]
+    for i in range(n):
+        for k in range(K):
+            for b in range(B):
+                z[i, k, b] = f[i, 0, b] * C[k, 0, b]
+            for j in range(1, d):
+                for b in range(B):
+                    z[i, k, b] += f[i, j, b] * C[k, j, b]
+        _subtract_lane_max(z[i], m)
+
+
+@_jit
+def _class_probabilities(p: np.ndarray, tot: np.ndarray) -> None:
+    """``p = e / e.sum()`` over the classes, in place on ``p`` ``(K, B)`` of exponentials."""
+    _lane_sums(p, tot)
+    K, B = p.shape
+    for k in range(K):
+        for b in range(B):
+            p[k, b] = p[k, b] / tot[b]
+
+
+@_jit
+def squared_softmax_head(
+    z: np.ndarray,
+    C: np.ndarray,
+    labels: np.ndarray,
+    gf: np.ndarray,
+    on: np.ndarray,
+    off: np.ndarray,
+    p_y: np.ndarray,
+    rest: np.ndarray,
+) -> None:
+    """Derivative in ``f`` of ``(1 - p_y)^2``, ``p = softmax(C f)`` (``_squared_softmax_grad``).
+
+    ``z`` ``(n, K, B)`` holds the exponentials of :func:`head_logits` and becomes ``p``;
+    ``p_y`` and ``1 - p_y`` are sums over the classes with zeros in place of the others
+    (numpy's pairwise order), ``c_y - C^T p = sum_k p_k (c_y - c_k)`` is added class by class,
+    and ``gf = (-2 (1 - p_y) p_y) (c_y - C^T p)``. ``on``, ``off`` ``(max(K, d), B)``, ``p_y``,
+    ``rest`` ``(B,)`` scratch.
+    """
+    n, K, B = z.shape
+    d = C.shape[1]
+    for i in range(n):
+        p = z[i]
+        _class_probabilities(p, rest)
+        for k in range(K):
+            for b in range(B):
+                is_y = k == labels[i, b]
+                on[k, b] = p[k, b] if is_y else 0.0
+                off[k, b] = 0.0 if is_y else p[k, b]
+        _lane_sums(on[:K], p_y)
+        _lane_sums(off[:K], rest)
+        crow = on  # c_y, (d, B), once the sums are taken
+        for j in range(d):
+            for b in range(B):
+                crow[j, b] = C[labels[i, b], j, b]
+        for j in range(d):
+            for b in range(B):
+                gf[i, j, b] = 0.0
+            for k in range(K):
+                for b in range(B):
+                    gf[i, j, b] = p[k, b] * (crow[j, b] - C[k, j, b]) + gf[i, j, b]
+            for b in range(B):
+                gf[i, j, b] = (-2.0 * rest[b] * p_y[b]) * gf[i, j, b]
+
+
+@_jit
+def ce_head(z: np.ndarray, C: np.ndarray, labels: np.ndarray, gf: np.ndarray, tot: np.ndarray) -> None:
+    """Derivative in ``f`` of the cross-entropy: ``gf = C^T (p - e_y)``, ``p = softmax(C f)``.
+
+    ``z`` ``(n, K, B)`` holds the exponentials of :func:`head_logits` and becomes ``p - e_y``;
+    the product is a ``dot_sum`` over the classes. ``tot`` ``(B,)`` scratch.
+    """
+    n, K, B = z.shape
+    d = C.shape[1]
+    for i in range(n):
+        p = z[i]
+        _class_probabilities(p, tot)
+        for b in range(B):
+            p[labels[i, b], b] -= 1.0
+        for j in range(d):
+            for b in range(B):
+                gf[i, j, b] = p[0, b] * C[0, j, b]
+            for k in range(1, K):
+                for b in range(B):
+                    gf[i, j, b] += p[k, b] * C[k, j, b]
+
+
+@_jit
+def score_weights(
+    s: np.ndarray,
+    emb: np.ndarray,
+    gf: np.ndarray,
+    mask: np.ndarray,
+    weights: np.ndarray,
+    tok: np.ndarray,
+    qry: np.ndarray,
+    wdsc: np.ndarray,
+    A: np.ndarray,
+    q: np.ndarray,
+    acc0: np.ndarray,
+    acc1: np.ndarray,
+) -> None:
+    """The weighted score derivatives of the head losses, added onto the token table ``A``.
+
+    ``q_t = x_t^T gf`` (``dot_sum``), ``dsc_t = -s_t sum_u s_u (q_u - q_t)`` (the centred sum of
+    the model, in :func:`einsum_dot`'s order), ``wdsc = where(mask, dsc, 0) * w`` and ``A`` the
+    ``bincount`` of ``wdsc`` onto the (token, query) cells, samples first. ``s``, ``mask``,
+    ``tok``, ``wdsc`` ``(n, T, B)``; ``q`` ``(T, B)``, ``acc0``, ``acc1`` ``(B,)`` scratch.
+    """
+    n, T, B = s.shape
+    d = emb.shape[2]
+    for i in range(n):
+        for t in range(T):
+            for b in range(B):
+                q[t, b] = emb[i, t, 0, b] * gf[i, 0, b]
+            for j in range(1, d):
+                for b in range(B):
+                    q[t, b] += emb[i, t, j, b] * gf[i, j, b]
+        for t in range(T):
+            # einsum_dot(s[i, :], q[:] - q[t]), lane by lane
+            for b in range(B):
+                acc0[b] = 0.0
+                acc1[b] = 0.0
+            u = 0
+            while T - u >= 8:
+                for b in range(B):
+                    qt = q[t, b]
+                    t0 = s[i, u + 6, b] * (q[u + 6, b] - qt) + acc0[b]
+                    t1 = s[i, u + 7, b] * (q[u + 7, b] - qt) + acc1[b]
+                    t0 = s[i, u + 4, b] * (q[u + 4, b] - qt) + t0
+                    t1 = s[i, u + 5, b] * (q[u + 5, b] - qt) + t1
+                    t0 = s[i, u + 2, b] * (q[u + 2, b] - qt) + t0
+                    t1 = s[i, u + 3, b] * (q[u + 3, b] - qt) + t1
+                    acc0[b] = s[i, u, b] * (q[u, b] - qt) + t0
+                    acc1[b] = s[i, u + 1, b] * (q[u + 1, b] - qt) + t1
+                u += 8
+            while u < T:
+                for b in range(B):
+                    acc0[b] = s[i, u, b] * (q[u, b] - q[t, b]) + acc0[b]
+                if u + 1 < T:
+                    for b in range(B):
+                        acc1[b] = s[i, u + 1, b] * (q[u + 1, b] - q[t, b]) + acc1[b]
+                else:
+                    for b in range(B):
+                        acc1[b] = acc1[b] + 0.0
+                u += 2
+            for b in range(B):
+                dsc = -s[i, t, b] * (acc0[b] + acc1[b])
+                wdsc[i, t, b] = (dsc if mask[i, t, b] else 0.0) * weights[i, b]
+    _onto_table(A, tok, qry, wdsc, False)
+
+
+# ---------------------------------------------------------------------------------------------
+# The normalized step
+# ---------------------------------------------------------------------------------------------
+
+
+@_jit
+def _squared_norms(g: np.ndarray, out: np.ndarray, acc0: np.ndarray, acc1: np.ndarray) -> None:
+    """``einsum("ik,ik->i", rows, rows)`` for the rows ``g[:, b]`` of ``g`` ``(d * d, B)``, lane by lane."""
+    n, B = g.shape
+    for b in range(B):
+        acc0[b] = 0.0
+        acc1[b] = 0.0
+    i = 0
+    while n - i >= 8:
+        for b in range(B):
+            t0 = g[i + 6, b] * g[i + 6, b] + acc0[b]
+            t1 = g[i + 7, b] * g[i + 7, b] + acc1[b]
+            t0 = g[i + 4, b] * g[i + 4, b] + t0
+            t1 = g[i + 5, b] * g[i + 5, b] + t1
+            t0 = g[i + 2, b] * g[i + 2, b] + t0
+            t1 = g[i + 3, b] * g[i + 3, b] + t1
+            acc0[b] = g[i, b] * g[i, b] + t0
+            acc1[b] = g[i + 1, b] * g[i + 1, b] + t1
+        i += 8
+    while i < n:
+        for b in range(B):
+            acc0[b] = g[i, b] * g[i, b] + acc0[b]
+        if i + 1 < n:
+            for b in range(B):
+                acc1[b] = g[i + 1, b] * g[i + 1, b] + acc1[b]
+        else:
+            for b in range(B):
+                acc1[b] = acc1[b] + 0.0
+        i += 2
+    for b in range(B):
+        out[b] = acc0[b] + acc1[b]
+
+
+@_jit
+def ngd_update(
+    WL: np.ndarray,
+    grad: np.ndarray,
+    lr: float,
+    eps: float,
+    safe_norm: float,
+    norm: np.ndarray,
+    scale: np.ndarray,
+    factor: np.ndarray,
+    acc: np.ndarray,
+) -> int:
+    """The normalized step of :func:`ntpnb.optim.run`: ``W -= lr g / (||g|| + eps)`` per trial.
+
+    ``WL`` and ``grad`` are ``(d, d, B)``; ``norm`` ``(B,)`` receives each trial's norm as the
+    step used it and ``scale`` ``(B,)`` what its gradient was divided by (1, or its largest
+    entry: a trial whose plain norm lies outside ``[safe_norm, inf)`` steps by
+    ``(g / s) lr / (||g / s|| + eps / s)``, as the reference does); ``factor``, ``acc``
+    ``(B,)`` scratch. Returns :data:`STEP_REFUSED`, having moved nothing, where the reference
+    raises (a non-finite entry, or a zero gradient with ``eps = 0``), else :data:`STEP_DONE`.
+    """
+    d, _, B = WL.shape
+    n = d * d
+    g = grad.reshape(n, B)
+    W = WL.reshape(n, B)
+    _squared_norms(g, norm, factor, acc)
+    rescaled = False
+    for b in range(B):
+        nb = math.sqrt(norm[b])
+        norm[b] = nb
+        scale[b] = 1.0
+        if nb >= safe_norm and nb < np.inf:
+            continue
+        big = abs(g[0, b])
+        for j in range(1, n):
+            big = _max_propagating(big, abs(g[j, b]))
+        if not math.isfinite(big) or (eps == 0.0 and big == 0.0):
+            return STEP_REFUSED
+        if big > 0.0:
+            scale[b] = big
+            rescaled = True
+        row = np.empty(n)
+        for j in range(n):
+            row[j] = g[j, b] / scale[b]
+        norm[b] = math.sqrt(einsum_dot(row, row))
+    for b in range(B):
+        factor[b] = lr / (norm[b] + eps / scale[b])
+    if not rescaled:
+        for j in range(n):
+            for b in range(B):
+                W[j, b] -= g[j, b] * factor[b]
+        return STEP_DONE
+    for j in range(n):
+        for b in range(B):
+            if scale[b] == 1.0:
+                W[j, b] -= g[j, b] * factor[b]
+            else:
+                W[j, b] -= (g[j, b] / scale[b]) * factor[b]
+    return STEP_DONE
+
+
+# ---------------------------------------------------------------------------------------------
+# Whole phases of a step, between numpy's exponentials: one call each
+# ---------------------------------------------------------------------------------------------
+
+#: The losses on the head's output, as :func:`head_finish` codes them.
+HEAD_LOSSES: tuple[str, ...] = ("squared", "ce", "squared_softmax")
+
+
+#: The token table's arrays, in the order the phases take them as ``table``: ``U`` ``(k, d, B)``,
+#: ``Uq`` ``(m, d, B)``, ``UW`` ``(k, d, B)``, ``G`` and ``A`` ``(k, m, B)``, ``UA`` ``(d, m, B)``,
+#: ``grad`` ``(d, d, B)`` (see :func:`table_scores`, :func:`weight_gradient`).
+TABLE_ARRAYS: tuple[str, ...] = ("U", "Uq", "UW", "G", "A", "UA", "grad")
+
+
+@_jit
+def _finish(
+    table: tuple,
+    WL: np.ndarray,
+    rule: tuple,
+    norm: np.ndarray,
+    scale: np.ndarray,
+    lanes: np.ndarray,
+    move: bool,
+) -> int:
+    """The gradient from the table ``A``, then (if ``move``) the normalized step.
+
+    ``rule`` is ``(lr, eps, safe_norm)`` of :func:`ngd_update`.
+    """
+    U, Uq, _, _, A, UA, grad = table
+    weight_gradient(U, Uq, A, UA, grad)
+    if not move:
+        return STEP_DONE
+    lr, eps, safe_norm = rule
+    return ngd_update(WL, grad, lr, eps, safe_norm, norm, scale, lanes[0], lanes[1])
+
+
+@_jit
+def log_start(
+    WL: np.ndarray,
+    table: tuple,
+    tok: np.ndarray,
+    qry: np.ndarray,
+    shift: np.ndarray,
+    z: np.ndarray,
+    lanes: np.ndarray,
+) -> None:
+    """The log-loss up to its exponentials: :func:`table_scores`, :func:`log_logits`."""
+    U, Uq, UW, G, _, _, _ = table
+    table_scores(WL, U, Uq, UW, G)
+    log_logits(G, tok, qry, shift, z, lanes[0])
+
+
+@_jit
+def log_finish(
+    z: np.ndarray,
+    off_w: np.ndarray,
+    tok: np.ndarray,
+    qry: np.ndarray,
+    wdsc: np.ndarray,
+    table: tuple,
+    WL: np.ndarray,
+    rule: tuple,
+    norm: np.ndarray,
+    scale: np.ndarray,
+    lanes: np.ndarray,
+    move: bool,
+) -> int:
+    """The log-loss from its exponentials: :func:`log_weights`, the gradient, the step."""
+    log_weights(z, off_w, tok, qry, wdsc, table[4], lanes[0])
+    return _finish(table, WL, rule, norm, scale, lanes, move)
+
+
+@_jit
+def head_start(
+    WL: np.ndarray,
+    table: tuple,
+    tok: np.ndarray,
+    qry: np.ndarray,
+    mask: np.ndarray,
+    z: np.ndarray,
+    lanes: np.ndarray,
+) -> None:
+    """A head loss up to the attention's exponentials: :func:`table_scores`, :func:`masked_logits`."""
+    U, Uq, UW, G, _, _, _ = table
+    table_scores(WL, U, Uq, UW, G)
+    masked_logits(G, tok, qry, mask, z, lanes[0])
+
+
+@_jit
+def head_classes(
+    z: np.ndarray, emb: np.ndarray, f: np.ndarray, C: np.ndarray, classes: np.ndarray, lanes: np.ndarray
+) -> None:
+    """From the attention's exponentials to the class logits (cross-entropy, squared softmax).
+
+    :func:`attention_outputs`, then :func:`head_logits`.
+    """
+    attention_outputs(z, emb, f, lanes[0])
+    head_logits(f, C, classes, lanes[0])
+
+
+@_jit
+def head_finish(
+    loss: int,
+    z: np.ndarray,
+    classes: np.ndarray,
+    emb: np.ndarray,
+    f: np.ndarray,
+    C: np.ndarray,
+    labels: np.ndarray,
+    gf: np.ndarray,
+    mask: np.ndarray,
+    weights: np.ndarray,
+    tok: np.ndarray,
+    qry: np.ndarray,
+    wdsc: np.ndarray,
+    work: np.ndarray,
+    work2: np.ndarray,
+    table: tuple,
+    WL: np.ndarray,
+    rule: tuple,
+    norm: np.ndarray,
+    scale: np.ndarray,
+    lanes: np.ndarray,
+    move: bool,
+) -> int:
+    """A head loss to the end of the step; ``loss`` indexes :data:`HEAD_LOSSES`.
+
+    The squared loss starts from the attention's exponentials (:func:`attention_outputs`,
+    :func:`squared_head`), the others from the class logits' (:func:`ce_head`,
+    :func:`squared_softmax_head`); then :func:`score_weights`, the gradient and the step.
+    """
+    d = C.shape[1]
+    T = z.shape[1]
+    if loss == 0:
+        attention_outputs(z, emb, f, lanes[0])
+        squared_head(f, C, labels, gf, work[:d], lanes[0])
+    elif loss == 1:
+        ce_head(classes, C, labels, gf, lanes[0])
+    else:
+        squared_softmax_head(classes, C, labels, gf, work, work2, lanes[0], lanes[1])
+    score_weights(z, emb, gf, mask, weights, tok, qry, wdsc, table[4], work[:T], lanes[0], lanes[1])
+    return _finish(table, WL, rule, norm, scale, lanes, move)

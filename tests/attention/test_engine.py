@@ -1,0 +1,176 @@
+"""The compiled normalized-GD step (ntpnb.attention.engine, ntpnb.attention.kernels) against the
+numpy reference: the same gradients and the same iterates, bit for bit."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ntpnb import optim
+from ntpnb.attention import (
+    acyclic_dataset,
+    as_token_data,
+    general_dataset,
+    graph_svm,
+    identity_head,
+    kernels,
+    make_problem,
+    random_embeddings,
+    stack_problems,
+    train,
+)
+from ntpnb.attention.engine import compiled_step, run_ngd
+from ntpnb.attention.precomputed_gradient import gradient_function
+from ntpnb.errors import InvalidDataError, SolverError
+
+from attention_instances import CASES, STACKED_SIZES, stacked_problem
+
+#: Stacks of trials of different (K, d, n, T): padded samples and positions, and rows of eight
+#: or more terms (numpy's pairwise sums and einsum's blocks of eight).
+SIZES = {
+    "small": STACKED_SIZES,
+    "long": ((10, 12, 3, 10), (10, 12, 5, 9), (10, 12, 2, 3)),
+}
+_stacked = stacked_problem
+
+
+@pytest.mark.parametrize("n", [1, 3, 7, 8, 9, 16, 100, 128, 129, 300, 1000])
+def test_pairwise_sum_is_numpys_sum(n):
+    rng = np.random.default_rng(n)
+    a = rng.standard_normal((20, n)) * np.exp(rng.uniform(-30, 30, (20, n)))
+    assert [kernels.pairwise_sum(row, 0, n) for row in a] == a.sum(axis=-1).tolist()
+
+
+@pytest.mark.parametrize("n", [1, 2, 5, 6, 8, 11, 16, 19, 64, 144])
+def test_einsum_dot_is_numpys_einsum(n):
+    rng = np.random.default_rng(n)
+    x, y = (rng.standard_normal((50, n)) * np.exp(rng.uniform(-30, 30, (50, n))) for _ in range(2))
+    want = np.einsum("ik,ik->i", x, y)
+    assert [kernels.einsum_dot(a, b) for a, b in zip(x, y, strict=True)] == want.tolist()
+
+
+@pytest.mark.parametrize("sizes", SIZES.values(), ids=SIZES.keys())
+@pytest.mark.parametrize(("loss", "head"), CASES)
+def test_compiled_gradient_is_the_reference_bit_for_bit(loss, head, sizes):
+    prob = _stacked(loss, head, sizes)
+    step = compiled_step(prob)
+    assert step is not None
+    reference = gradient_function(prob)
+    rng = np.random.default_rng(3)
+    for scale in (0.0, 0.3, 3.0, 30.0, 300.0):
+        W = scale * rng.standard_normal((prob.B, prob.d, prob.d))
+        np.testing.assert_array_equal(step.gradient_of(W), reference(W))
+
+
+@pytest.mark.parametrize("eps", [0.0, optim.AUTHORS_NGD_EPS], ids=["exact", "authors"])
+@pytest.mark.parametrize(("loss", "head"), CASES)
+def test_compiled_runs_are_the_reference_runs_bit_for_bit(loss, head, eps):
+    """Normalized GD amplifies a difference in the last bit: only equal arithmetic passes."""
+    prob = _stacked(loss, head, SIZES["small"])
+    opt, grid = optim.normalized_gd(0.1, eps), optim.log_grid(800, 12)
+    W0 = np.random.default_rng(5).uniform(-0.3, 0.3, (prob.B, prob.d, prob.d))
+    record = lambda W: {"W": W, "norm": np.linalg.norm(W, axis=(1, 2))}
+    want = optim.run(gradient_function(prob), W0, opt, 800, record=record, record_at=grid, batch_ndim=1)
+    got = run_ngd(compiled_step(prob), W0, opt, 800, record=record, record_at=grid)
+    np.testing.assert_array_equal(got.iterations, want.iterations)
+    np.testing.assert_array_equal(got["W"], want["W"])
+    np.testing.assert_array_equal(got["norm"], want["norm"])
+    np.testing.assert_array_equal(got.W, want.W)
+
+
+@pytest.mark.parametrize("eps", [0.0, optim.AUTHORS_NGD_EPS], ids=["exact", "authors"])
+def test_gradients_below_1e_154_step_as_the_reference_does(eps):
+    """Far out along W^mm the log-loss gradient is about exp(-400): the squares of its entries
+    underflow, and the step divides by the largest entry first, in both implementations."""
+    problems, far = [], []
+    for seed in range(3):
+        E = random_embeddings(8, 8, seed)
+        X, y, _ = acyclic_dataset(8, 4, 6, seed + 30)
+        data = as_token_data(X, y, 8)
+        problems.append(make_problem(E, identity_head(E), data))
+        far.append(400.0 * graph_svm(E, data))
+    prob, far = stack_problems(problems), np.array(far)
+    g = gradient_function(prob)(far)
+    assert np.all(np.linalg.norm(g, axis=(1, 2)) < 1e-154) and np.all(np.abs(g).max(axis=(1, 2)) > 0)
+    opt = optim.normalized_gd(0.5, eps)
+    want = optim.run(gradient_function(prob), far, opt, 50, batch_ndim=1)
+    got = run_ngd(compiled_step(prob), far, opt, 50)
+    np.testing.assert_array_equal(got.W, want.W)
+    moved = np.linalg.norm(got.W - far, axis=(1, 2))
+    if eps:  # a step of about lr ||g|| / eps, far below the rounding of W: the authors' rule stalls
+        np.testing.assert_array_equal(moved, 0.0)
+    else:  # fifty steps of length lr = 0.5, along directions that turn a little
+        assert np.all(moved <= 25.0 + 1e-9) and np.all(moved > 20.0)
+
+
+def test_a_zero_gradient_raises_the_references_error():
+    """One sample whose input is its label alone: its attention is 1 whatever W, its gradient 0."""
+    E = random_embeddings(4, 4, 0)
+    data = as_token_data([[2]], [2], 4)
+    prob = make_problem(E, identity_head(E), data)
+    opt = optim.normalized_gd(0.1)
+    with pytest.raises(SolverError) as want:
+        optim.run(gradient_function(prob), np.zeros((1, 4, 4)), opt, 5, batch_ndim=1)
+    with pytest.raises(SolverError) as got:
+        run_ngd(compiled_step(prob), np.zeros((1, 4, 4)), opt, 5)
+    assert str(got.value) == str(want.value) and "zero gradient" in str(got.value)
+
+
+def test_a_non_finite_gradient_raises_the_references_error():
+    prob = _stacked("squared_softmax", "argmax", SIZES["small"])
+    W0 = np.full((prob.B, prob.d, prob.d), 1e300)
+    opt = optim.normalized_gd(0.1)
+    with pytest.raises(SolverError) as want:
+        optim.run(gradient_function(prob), W0, opt, 5, batch_ndim=1)
+    with pytest.raises(SolverError) as got:
+        run_ngd(compiled_step(prob), W0, opt, 5)
+    assert str(got.value) == str(want.value)
+
+
+def test_train_runs_normalized_gd_on_the_compiled_step_and_reports_progress():
+    prob = _stacked("log", "identity", SIZES["small"])
+    opt = optim.normalized_gd(0.05)
+    told = []
+    trace = train(prob, opt, 250, progress=lambda done, total: told.append((done, total)))
+    reference = optim.run(gradient_function(prob), np.zeros((prob.B, prob.d, prob.d)), opt, 250, batch_ndim=1)
+    np.testing.assert_array_equal(trace.W, reference.W)
+    dones = [done for done, _ in told]
+    assert dones == sorted(dones) and told[-1] == (250, 250) and len(told) > 10
+    assert {total for _, total in told} == {250}
+
+
+def test_problems_without_a_compiled_step_train_on_the_reference():
+    """A log-loss head with gamma unequal on a sample's label positions: no compiled step."""
+    E = np.abs(random_embeddings(6, 8, 3))
+    E /= np.linalg.norm(E, axis=1, keepdims=True)
+    X, y = general_dataset(6, 5, 4, 23)
+    prob = make_problem(E, E, as_token_data(X, y, 6), "log", "none")
+    assert compiled_step(prob) is None
+    opt = optim.normalized_gd(0.05)
+    told = []
+    trace = train(prob, opt, 40, progress=lambda done, total: told.append((done, total)))
+    reference = optim.run(gradient_function(prob), np.zeros((1, 8, 8)), opt, 40, batch_ndim=1)
+    np.testing.assert_array_equal(trace.W, reference.W)
+    assert told[-1] == (40, 40) and [done for done, _ in told] == sorted(done for done, _ in told)
+
+
+def test_run_ngd_rejects_bad_input():
+    prob = _stacked("ce", "argmax", SIZES["small"])
+    step = compiled_step(prob)
+    W0 = np.zeros((prob.B, prob.d, prob.d))
+    with pytest.raises(InvalidDataError, match="normalized GD"):
+        run_ngd(step, W0, optim.gd(0.1), 5)
+    with pytest.raises(InvalidDataError, match="shape"):
+        run_ngd(step, W0[:1], optim.normalized_gd(0.1), 5)
+    with pytest.raises(InvalidDataError, match="non-finite"):
+        run_ngd(step, np.full(W0.shape, np.nan), optim.normalized_gd(0.1), 5)
+    with pytest.raises(InvalidDataError, match="record_at"):
+        run_ngd(step, W0, optim.normalized_gd(0.1), 5, record_at=np.array([3, 2]))
+    with pytest.raises(InvalidDataError, match="Problem"):
+        compiled_step("not a problem")
+
+
+def test_compile_kernels_runs_every_loss():
+    from ntpnb.attention.engine import compile_kernels
+
+    compile_kernels()
