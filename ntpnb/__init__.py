@@ -29,6 +29,21 @@ from .linear import *  # noqa: F403  (the public names of Paper A, listed in lin
 
 __version__ = "0.1.0"
 
+
+def compile_kernels() -> None:
+    """Compile the package's compiled training loops (both papers'), or load them from numba's cache.
+
+    The first compilation takes tens of seconds; numba keeps the result next to the sources, so
+    later processes only load it. The set-up of ``./run.sh`` and Binder's build call this, so
+    that no chapter waits for the compiler.
+    """
+    from .attention.engine import compile_kernels as compile_attention
+    from .linear.descent import compile_kernels as compile_linear
+
+    compile_linear()
+    compile_attention()
+
+
 __all__ = [
     *linear.__all__,
     "optim",
@@ -40,5 +55,6 @@ __all__ = [
     "SolverError",
     "PathCertificateError",
     "ClaimCheckError",
+    "compile_kernels",
     "__version__",
 ]

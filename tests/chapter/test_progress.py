@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import importlib
+
 import pytest
 
-from ntpnb.chapter import progress as progress_module
 from ntpnb.chapter.progress import PROGRESS_FILE_VAR, QUIET_VAR, ProgressState, progress, read_progress
+
+
+# the module, not the function that ntpnb.chapter exports under its name
+progress_module = importlib.import_module("ntpnb.chapter.progress")
 
 
 @pytest.fixture
