@@ -8,7 +8,6 @@ import pytest
 
 from ntpnb.chapter.progress import PROGRESS_FILE_VAR, QUIET_VAR, ProgressState, progress, read_progress
 
-
 # the module, not the function that ntpnb.chapter exports under its name
 progress_module = importlib.import_module("ntpnb.chapter.progress")
 
