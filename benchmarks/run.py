@@ -638,7 +638,9 @@ rounding. "fast peak MiB" is the peak memory the fast solver allocated (numpy ar
 The separability methods: **full LP**, the certified max-margin LP on `vec(W)` with HiGHS
 (`ntpnb.is_separable(data, method="lp")`); **ntpnb is_separable**, the package's test: when
 `rank H = m` the logits can take any value, so the data are separable (a witness computed from
-`H` alone is checked); otherwise, when the LP is large
+`H` alone is checked); otherwise, while its (6b) rows are small
+(`ntpnb.settings.LEAST_DISTANCE_MAX_ENTRIES`), least-distance programming (one NNLS, certified
+either way as the LP is); otherwise, when the LP is large
 (`ntpnb.settings.SVM_WITNESS_MIN_VARIABLES`), `W^mm` from the fast NTP-SVM solver as a candidate,
 verified like any direction; otherwise (or if that fails) the certified LP, by the dual simplex
 first when it is small (`ntpnb.settings.LP_SMALL_MAX_VARIABLES`); and **fast**,

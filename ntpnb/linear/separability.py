@@ -485,16 +485,18 @@ def is_separable(data: NTPData, method: str = "auto") -> bool:
     method
         ``"auto"`` (the default): when ``H`` has full row rank (``d >= m``, Lemma 1 of Paper A)
         the data are separable and a separating ``W`` is computed from ``H`` alone and checked
-        (:func:`rank_witness`). Otherwise the answer is decided by a normalized max-margin
-        linear program (HiGHS through :func:`scipy.optimize.linprog`, methods
-        :func:`lp_methods`) with each row of ``H`` divided by its largest entry, which leaves
-        separability unchanged and makes the answer independent of the scale of the
-        embeddings; when that LP is large (:data:`ntpnb.settings.SVM_WITNESS_MIN_VARIABLES`),
-        ``W^mm`` from the active-set NTP-SVM solver is tried first as a candidate direction.
-        Either answer is certified: "separable" by a direction that is checked against
-        (6a)-(6b) with margin at least :data:`ntpnb.settings.SEP_MARGIN_TOL` (relative to
-        ``max|h_j|`` and ``max|W|``), "not separable" by LP multipliers proving that no
-        direction reaches that margin.
+        (:func:`rank_witness`). Otherwise a small problem (its (6b) rows within
+        :data:`ntpnb.settings.LEAST_DISTANCE_MAX_ENTRIES`) is decided by least-distance
+        programming, one non-negative least squares (as ``"least-distance"``), and a larger one,
+        or one that method cannot certify, by a normalized max-margin linear program (HiGHS
+        through :func:`scipy.optimize.linprog`, methods :func:`lp_methods`) with each row of
+        ``H`` divided by its largest entry, which leaves separability unchanged and makes the
+        answer independent of the scale of the embeddings; when that LP is large
+        (:data:`ntpnb.settings.SVM_WITNESS_MIN_VARIABLES`), ``W^mm`` from the active-set
+        NTP-SVM solver is tried first as a candidate direction. Every answer is certified:
+        "separable" by a direction that is checked against (6a)-(6b) with margin at least
+        :data:`ntpnb.settings.SEP_MARGIN_TOL` (relative to ``max|h_j|`` and ``max|W|``), "not
+        separable" by multipliers proving that no direction reaches that margin.
 
         ``"lp"``: the certified max-margin LP alone (no full-rank shortcut, no NTP-SVM witness),
         its interior-point method first; the same answer, and the method of choice on data that
@@ -503,10 +505,11 @@ def is_separable(data: NTPData, method: str = "auto") -> bool:
         ``"reduced-lp"``: the full-rank witness, else a feasibility LP in the row space of ``H``
         (:func:`_reduced_lp`); its "not separable" rests on the HiGHS status alone.
 
-        ``"least-distance"``: the full-rank witness, else one non-negative least squares in the
-        directions allowed by (6a) (:func:`_decide_least_distance`), with the same certificate
-        either way as the LP; where it cannot certify, the default LP decides. The same answer,
-        for small dense data (the random instances of a phase diagram) in a fraction of the LP's
+        ``"least-distance"``: the same as ``"auto"``, named for what decides small problems: one
+        non-negative least squares in the directions allowed by (6a)
+        (:func:`_decide_least_distance`), with the same certificate either way as the LP; where
+        it cannot certify, the LP decides. The same answer as the LP, for small dense data (the
+        random instances of a phase diagram, the triples of chapter 01) in a fraction of its
         time.
 
     Raises
@@ -517,19 +520,15 @@ def is_separable(data: NTPData, method: str = "auto") -> bool:
         If no LP method can decide (the data lie within the tolerance of the boundary or the
         solver fails); the message says what to change.
     """
-    if method == "auto":
+    if method in ("auto", "least-distance"):
         if rank_witness(data) is not None:  # rank H = m: every logit matrix is reachable
             return True
-        return _separability(data).separable
+        decision = _decide_least_distance(normalized(data)[0])  # None when large or unsure
+        return (decision if decision is not None else _separability(data)).separable
     if method == "lp":
         return _decide_interior(normalized(data)[0]).separable
     if method == "reduced-lp":
         return _reduced_lp(data).separable
-    if method == "least-distance":
-        if rank_witness(data) is not None:
-            return True
-        decision = _decide_least_distance(normalized(data)[0])
-        return (decision if decision is not None else _separability(data)).separable
     raise InvalidDataError(f"method must be one of {SEPARABILITY_METHODS}, got {method!r}")
 
 
