@@ -62,7 +62,7 @@ from scipy import linalg
 from scipy.linalg import blas, lapack
 
 from .. import settings
-from ..errors import InvalidDataError, SolverError
+from ..errors import InvalidDataError, NotSeparableError, SolverError
 from ..parallel import limit_threads
 from ..qp import SVMSolution, certify, scaled_solution, trivial_solution
 from ..validation import frozen
@@ -771,22 +771,37 @@ def _svm_normalized(data: NTPData) -> SVMSolution:
     state = _State(np.zeros((prob.V, prob.d)), np.ones(prob.m), settings.HINGE_RHO_START)
     tau = prob.targets()
     last = None
+    scales = np.abs(prob.H).max(axis=1)
+    scales = np.where(scales > 0, scales, 1.0)
     with limit_threads(settings.BLAS_THREADS, user_api="blas"):
         while state.rho <= settings.HINGE_RHO_MAX and state.iterations < settings.HINGE_MAX_NEWTON:
             _minimize(prob, state)
             E = _residuals(prob, state.W, state.s, tau)
-            active = prob.off & (E > 0)
-            key = np.packbits(active).tobytes()
-            if key != last:
-                sol = _svm_on_active_set(rows, prob, active)
-                if sol is not None:
-                    return sol
-                last = key
+            L = prob.H @ state.W.T
+            gaps = L[np.arange(prob.m), prob.anchors][:, None] - L
+            if gaps[prob.off].min() > 0:  # it separates: the NTP-SVM's active set may be in sight
+                active = prob.off & (E > 0)
+                key = np.packbits(active).tobytes()
+                if key != last:
+                    sol = _svm_on_active_set(rows, prob, active)
+                    if sol is not None:
+                        return sol
+                    last = key
+            else:  # perhaps no W separates: a Farkas certificate ends the search
+                C = farkas_polish(prob.H, prob.mask, _multipliers(prob, E, state.rho))
+                if C is not None:
+                    bound = certified_bound(prob.H / scales[:, None], prob.mask, C * scales[:, None])
+                    if bound <= settings.SEP_MARGIN_TOL:
+                        raise NotSeparableError(
+                            "the data are not NTP-separable: no W satisfies (6a) and (6b) "
+                            f"(m={data.m}, d={data.d}, V={data.V}; a Farkas certificate of {SOLVER_NAME} "
+                            f"bounds every direction's normalized margin by {bound:.2g})"
+                        )
             state.rho *= settings.HINGE_RHO_FACTOR
     raise SolverError(
         f"{SOLVER_NAME}: no certified NTP-SVM solution by rho = {state.rho / settings.HINGE_RHO_FACTOR:.0e} "
         f"({state.iterations} Newton iterations; m={data.m}, d={data.d}, V={data.V}); the data may "
-        "not be separable (decide with decide_separability) or lie near the boundary"
+        "lie near the separability boundary"
     )
 
 
@@ -802,9 +817,11 @@ def solve_svm_newton(data: NTPData) -> SVMSolution:
 
     Raises
     ------
+    NotSeparableError
+        If a Farkas certificate (:func:`farkas_polish`, :func:`certified_bound`) shows that the
+        data are not NTP-separable.
     SolverError
-        If no certified answer is found by ``rho =`` :data:`~ntpnb.settings.HINGE_RHO_MAX`
-        (e.g. the data are not separable).
+        If no certified answer is found by ``rho =`` :data:`~ntpnb.settings.HINGE_RHO_MAX`.
     """
     require_data(data)
     norm, c = normalized(data)
