@@ -3,8 +3,10 @@
 Data and seeded recipes (:mod:`.data`, :mod:`.datasets`), the loss (:mod:`.loss`), the NTP
 constraints and the subspace F with the finite solution ``W*`` (:mod:`.constraints`,
 :mod:`.subspace`), separability (:mod:`.separability`) and the NTP-SVM ``W^mm`` (:mod:`.svm`, with the
-active-set solver of :mod:`.active_set`), the exact regularization path (:mod:`.regpath`), training with the
-first-order methods of :mod:`ntpnb.optim` (:mod:`.training`), sequences to contexts
+active-set solver of :mod:`.active_set`), both for many contexts in fewer dimensions by Newton's
+method on the squared-hinge problem (:mod:`.hinge_newton`), the exact regularization path
+(:mod:`.regpath`), training with the first-order methods of :mod:`ntpnb.optim` (:mod:`.training`),
+sequences to contexts
 (:mod:`.sequences`) and a text corpus (:mod:`.corpus`), random instances, counts and the best
 achievable loss (:mod:`.thresholds`), and the experiments the chapters run (:mod:`.experiments`,
 as :mod:`ntpnb.attention.experiments` for Paper B). The public names (``__all__``) are
