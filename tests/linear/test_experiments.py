@@ -384,6 +384,22 @@ def test_timed_separability_by_newton_and_by_the_lp_agree_with_their_certificate
         ntp.TimedSeparability("simplex")
 
 
+def test_when_the_newton_continuation_ends_undecided_the_lp_decides(monkeypatch):
+    from ntpnb.errors import SolverError
+    from ntpnb.linear.experiments import text
+
+    def undecided(data):
+        raise SolverError("could not decide")
+
+    monkeypatch.setattr(text, "decide_separability", undecided)
+    data = _joint_text(20, 8)
+    decide = ntp.TimedSeparability()
+    assert decide(data) is ntp.is_separable(data, method="lp") is False
+    (entry,) = decide.log
+    assert entry.method.endswith("after the Newton continuation ended undecided")
+    assert entry.certificate <= settings.SEP_MARGIN_TOL and entry.iterations == 0
+
+
 def test_a_certificate_found_on_some_contexts_holds_for_all_of_them():
     data = _joint_text(20, 5)
     longest = np.flatnonzero(np.arange(data.m) >= data.m // 2)
