@@ -305,28 +305,28 @@ def _assemble(m: int, blocks: list[_Block], base: np.ndarray | None = None) -> n
     """``base + sum`` of the blocks scattered into ``F x F`` (``m x m``; lower triangle exact).
 
     Explicit blocks are scattered. A low-rank block adds ``a`` to its diagonal and
-    ``-b (E Y^T)(E Y^T)^T``: blocks covering at least half the contexts are stacked into one
-    ``m x sum(r)`` matrix and added by one symmetric rank-k update (no scatter; only the lower
-    triangle is formed, all the Cholesky factorization reads), the others formed once (a block
-    is shared by the iterations whose token keeps its set) and scattered.
+    ``-b (E Y^T)(E Y^T)^T``: a block covering at least half the contexts is added by a
+    symmetric rank-``r`` update of the whole matrix (no scatter; only the lower triangle is
+    formed, all the Cholesky factorization reads), the others are formed once (a block is
+    shared by the iterations whose token keeps its set) and scattered. A block shared by ``k``
+    tokens is added once, times ``k``.
     """
     S = np.zeros((m, m)) if base is None else base
-    flat = S.reshape(-1)
-    stack = []
+    counts: dict[int, list] = {}  # tokens with the same contexts share one block: add it once
     for blk in blocks:
+        counts.setdefault(id(blk), [blk, 0])[1] += 1
+    for blk, k in counts.values():
         F = blk.F
+        flat = S.reshape(-1)
         if blk.Z is None and 2 * F.size >= m:
-            flat[F * m + F] += blk.a
+            flat[F * m + F] += k * blk.a
             G = np.zeros((m, blk.Y.shape[0]))
-            G[F] = blk.Y.T * np.sqrt(blk.b)
-            stack.append(G)
+            G[F] = blk.Y.T * np.sqrt(k * blk.b)
+            # S is C-ordered and symmetric: its transpose is the Fortran-ordered lower triangle
+            S = blas.dsyrk(-1.0, G, beta=1.0, c=S.T, lower=0, overwrite_c=1).T
         else:
             idx, values = blk.scatter(m)
-            flat[idx] += values
-    if stack:
-        G = np.hstack(stack) if len(stack) > 1 else stack[0]
-        # S is C-ordered and symmetric: its transpose is the Fortran-ordered lower triangle
-        S = blas.dsyrk(-1.0, G, beta=1.0, c=S.T, lower=0, overwrite_c=1).T
+            flat[idx] += k * values if k > 1 else values
     return S
 
 
