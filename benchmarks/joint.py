@@ -5,7 +5,9 @@ of windows of length :data:`WINDOW`, every prefix of every window a context, fix
 embeddings nested in ``d``) and its joint problem is solved as the chapter solves it:
 
 1. the separability thresholds in ``d`` of each single-length slice and of the joint problem
-   (:func:`ntpnb.joint_thresholds`, every decision by the certified LP, ``method="lp"``);
+   (:func:`ntpnb.joint_thresholds`), every decision certified, by the Newton continuation of
+   :mod:`ntpnb.linear.hinge_newton` (the chapter's decider) or by the certified LP (the one it
+   replaced), :class:`ntpnb.TimedSeparability`;
 2. compatibility and ``W*`` at the joint threshold (:func:`ntpnb.finite_solution`, with ``dim F``);
 3. ``W^mm`` at twice the threshold, the ``d`` of the chapter's gradient-descent run
    (:func:`ntpnb.solve_ntp_svm`, verified: constraints, KKT conditions, duality gap).
@@ -13,8 +15,13 @@ embeddings nested in ``d``) and its joint problem is solved as the chapter solve
 Each prefix runs in its own Python process, so that its CPU time (``time.process_time``, one
 BLAS thread) and its peak resident memory (``ru_maxrss``, HiGHS's own memory included) are its
 own. The prefixes grow until the next one is predicted (from the last, as
-``t (m' / m) ** exponent``) or measured to exceed the budget; the table names the largest
+``t (n' / n) ** exponent``) or measured to exceed the budget; the table names the largest
 prefix solved within it, and the share of each step shows what bounds the size.
+
+Beyond that prefix, :func:`measure_scale_step` times the joint problem's questions one at a
+time on larger prefixes (:data:`SCALE_CHARS`): compatibility and ``W*``, a certified decision
+far below the threshold (on the contexts of the two longest lengths, :func:`ntpnb.certify_on_contexts`),
+one above it (a verified separating direction), and ``W^mm`` there.
 """
 
 from __future__ import annotations
@@ -31,12 +38,21 @@ from dataclasses import asdict, dataclass
 WINDOW, SEED = 7, 0
 #: The prefixes tried, in characters of the corpus (the chapter's paper profile uses 50).
 DEFAULT_CHARS: tuple[int, ...] = (20, 35, 50, 70, 100, 140, 200, 280, 400, 560, 800, 1000, 2000, 5000)
+#: The same for the LP, the decider the chapter used before (its sweep of 50 characters took 38 s).
+LP_CHARS: tuple[int, ...] = (20, 35, 50, 70, 100, 140)
 #: Prefixes for W* alone (LSQR, no threshold sweep), at d = W_STAR_D_OVER_M m: the joint thresholds
-#: measured on the prefixes the LPs reach are 0.19 m to 0.22 m.
+#: measured on the prefixes the sweeps reach are 0.19 m to 0.26 m.
 W_STAR_CHARS: tuple[int, ...] = (1000, 2000, 5000, 10000, 20000, 40000)
 W_STAR_D_OVER_M = 0.2
-#: The skip rule's growth exponent of the time in ``m`` (the LP sweep's; measured about 2-3).
-PREDICTION_EXPONENT = 2.5
+#: Prefixes of the step-by-step table, and the d of its decisions as fractions of m: far below the
+#: thresholds (certified on the two longest lengths) and about twice them.
+SCALE_CHARS: tuple[int, ...] = (1000, 2000, 5000)
+SCALE_STEPS: tuple[str, ...] = ("W*", "not separable", "separable", "W^mm")
+SCALE_LOW_D_OVER_M = 0.05
+SCALE_HIGH_D_OVER_M = 0.44
+#: The skip rules' growth exponents of the time in the prefix length (about m): the LP sweep's was
+#: measured between 2 and 3; the Newton method's steps are m x m factorizations.
+PREDICTION_EXPONENT = {"lp": 2.5, "newton": 3.0, "measure_w_star": 2.5}
 
 
 @dataclass
@@ -44,19 +60,35 @@ class JointMeasurement:
     """The joint problem of one prefix: its size, its answers, each step's CPU time, its peak memory."""
 
     n_chars: int
+    method: str = "newton"
     m: int = 0
     V: int = 0
     d_slices: int = 0
     d_joint: int = 0
     dim_f: int = 0
     compatible: bool = False
-    lp_count: int = 0
-    lp_seconds: float = 0.0
+    decisions: int = 0
+    decide_seconds: float = 0.0
+    most_steps: int = 0
     w_star_seconds: float = 0.0
     w_mm_seconds: float = 0.0
     total_seconds: float = 0.0
     peak_mib: float = 0.0
     certificate: str = ""
+    note: str = ""
+
+
+@dataclass
+class ScaleMeasurement:
+    """One question of the joint problem on one large prefix (:func:`measure_scale_step`)."""
+
+    n_chars: int
+    step: str
+    m: int = 0
+    d: int = 0
+    answer: str = ""
+    seconds: float = 0.0
+    peak_mib: float = 0.0
     note: str = ""
 
 
@@ -79,36 +111,42 @@ def _compatible_with_w_star(data) -> bool:
     return compatible
 
 
-def measure_prefix(n_chars: int) -> JointMeasurement:
+def _peak_mib() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def measure_prefix(n_chars: int, method: str = "newton") -> JointMeasurement:
     """Solve the joint problem of the first ``n_chars`` characters in this process (see the module)."""
     import ntpnb as ntp
-    from ntpnb.linear.subspace import f_decomposition
+    from ntpnb.linear.constraints import NTPRows
 
     start = time.process_time()
     joint = _joint_contexts(n_chars)
-    decide = ntp.TimedSeparability()
+    decide = ntp.TimedSeparability(method)
     thresholds = ntp.joint_thresholds(joint, SEED, decide)
-    lp_seconds = time.process_time() - start
+    decide_end = time.process_time()
     data = ntp.joint_ntp_data(joint, thresholds.joint, SEED)
     compatible = _compatible_with_w_star(data)
-    dim_f = f_decomposition(data).dim
+    dim_f = NTPRows(data).n_eq
     w_star_end = time.process_time()
     sol = ntp.solve_ntp_svm(ntp.joint_ntp_data(joint, min(joint.m, 2 * thresholds.joint), SEED))
     end = time.process_time()
     return JointMeasurement(
         n_chars=n_chars,
+        method=method,
         m=joint.m,
         V=joint.V,
         d_slices=thresholds.largest_slice,
         d_joint=thresholds.joint,
         dim_f=dim_f,
         compatible=compatible,
-        lp_count=len(decide.log),
-        lp_seconds=lp_seconds,
-        w_star_seconds=w_star_end - start - lp_seconds,
+        decisions=len(decide.log),
+        decide_seconds=decide_end - start,
+        most_steps=max(x.iterations for x in decide.log),
+        w_star_seconds=w_star_end - decide_end,
         w_mm_seconds=end - w_star_end,
         total_seconds=end - start,
-        peak_mib=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        peak_mib=_peak_mib(),
         certificate=("passes: " if sol.passes() else "FAILS: ") + sol.summary(),
     )
 
@@ -117,7 +155,7 @@ def measure_w_star(n_chars: int) -> JointMeasurement:
     """Compatibility and ``W*`` alone on the first ``n_chars`` characters, at ``d = W_STAR_D_OVER_M m``.
 
     No separability decision: the rows show how far ``W*`` reaches (by LSQR above the dense
-    limit, :func:`ntpnb.linear.subspace.uses_dense_f`) where the LPs do not.
+    limit, :func:`ntpnb.linear.subspace.uses_dense_f`) where the sweeps do not.
     """
     import ntpnb as ntp
     from ntpnb.linear.constraints import NTPRows
@@ -130,6 +168,7 @@ def measure_w_star(n_chars: int) -> JointMeasurement:
     end = time.process_time()
     return JointMeasurement(
         n_chars=n_chars,
+        method="measure_w_star",
         m=joint.m,
         V=joint.V,
         d_joint=data.d,
@@ -137,55 +176,124 @@ def measure_w_star(n_chars: int) -> JointMeasurement:
         compatible=compatible,
         w_star_seconds=end - start,
         total_seconds=end - start,
-        peak_mib=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        peak_mib=_peak_mib(),
         note="dense SVD" if uses_dense_f(data) else "LSQR",
     )
 
 
-def measure_in_subprocess(n_chars: int, timeout: float, what: str = "measure_prefix") -> JointMeasurement:
-    """``what`` (:func:`measure_prefix` or :func:`measure_w_star`) in a fresh Python process."""
-    cmd = [
-        sys.executable,
-        "-c",
-        f"import benchmarks.joint as j; j.print_measurement({int(n_chars)}, {what!r})",
-    ]
+def measure_scale_step(n_chars: int, step: str) -> ScaleMeasurement:
+    """One of :data:`SCALE_STEPS` on the first ``n_chars`` characters, timed alone (not the counting).
+
+    ``"W*"``: compatibility and ``W*`` at ``d = W_STAR_D_OVER_M m``; ``"not separable"``: a Farkas
+    certificate at ``d = SCALE_LOW_D_OVER_M m`` found on the contexts of the two longest lengths
+    and checked on all (:func:`ntpnb.certify_on_contexts`); ``"separable"``: a verified separating
+    direction at ``d = SCALE_HIGH_D_OVER_M m`` (:func:`ntpnb.linear.hinge_newton.decide_separability`);
+    ``"W^mm"``: the certified NTP-SVM there (:func:`ntpnb.solve_ntp_svm`).
+    """
+    import numpy as np
+
+    import ntpnb as ntp
+    from ntpnb.linear.hinge_newton import decide_separability
+
+    joint = _joint_contexts(n_chars)
+    fraction = {"W*": W_STAR_D_OVER_M, "not separable": SCALE_LOW_D_OVER_M}.get(step, SCALE_HIGH_D_OVER_M)
+    d = max(1, round(fraction * joint.m))
+    start = time.process_time()
+    data = ntp.joint_ntp_data(joint, d, SEED)
+    if step == "W*":
+        answer = f"compatible: {_compatible_with_w_star(data)}"
+    elif step == "not separable":
+        longest = np.flatnonzero(joint.lengths >= joint.max_length - 1)
+        cert = ntp.certify_on_contexts(data, longest)
+        answer = "no certificate" if cert is None else f"certified on {longest.size} contexts"
+    elif step == "separable":
+        dec = decide_separability(data)
+        answer = f"{'separable' if dec.separable else 'not separable'} ({dec.iterations} Newton steps)"
+    elif step == "W^mm":
+        sol = ntp.solve_ntp_svm(data)
+        answer = f"{'passes' if sol.passes() else 'FAILS'}, {sol.n_active} active ({sol.solver})"
+    else:
+        raise ValueError(f"step must be one of {SCALE_STEPS}, got {step!r}")
+    seconds = time.process_time() - start
+    return ScaleMeasurement(n_chars, step, joint.m, d, answer, seconds, _peak_mib())
+
+
+def measure_in_subprocess(what: str, timeout: float, *args) -> JointMeasurement | ScaleMeasurement:
+    """``what`` (a ``measure_*`` function of this module) on ``args`` in a fresh Python process."""
+    cmd = [sys.executable, "-c", f"import benchmarks.joint as j; j.print_measurement({what!r}, *{args!r})"]
+    kind = ScaleMeasurement if what == "measure_scale_step" else JointMeasurement
+    head = args if what != "measure_w_star" else (*args, "measure_w_star")
     try:
         done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, check=False)
     except subprocess.TimeoutExpired:
-        return JointMeasurement(n_chars, note=f"stopped after {timeout:.0f} s (wall)")
+        return kind(*head, note=f"stopped after {timeout:.0f} s (wall)")
     if done.returncode != 0:
         last = (done.stderr.strip().splitlines() or ["no output"])[-1]
-        return JointMeasurement(n_chars, note=f"failed: {last}"[:160])
-    return JointMeasurement(**json.loads(done.stdout.strip().splitlines()[-1]))
+        return kind(*head, note=f"failed: {last}"[:160])
+    return kind(**json.loads(done.stdout.strip().splitlines()[-1]))
 
 
-def print_measurement(n_chars: int, what: str = "measure_prefix") -> None:
-    """Print ``what`` (a function of this module) of ``n_chars`` as one JSON line (the subprocess's)."""
-    print(json.dumps(asdict(globals()[what](n_chars))))
+def print_measurement(what: str, *args) -> None:
+    """Print ``what`` (a function of this module) of ``args`` as one JSON line (the subprocess's)."""
+    print(json.dumps(asdict(globals()[what](*args))))
 
 
-def run_prefixes(chars: Sequence[int], budget: float, what: str = "measure_prefix") -> list[JointMeasurement]:
+def run_prefixes(
+    chars: Sequence[int], budget: float, what: str = "measure_prefix", method: str = "newton"
+) -> list[JointMeasurement]:
     """Measure growing prefixes until the next is predicted, or one is measured, to exceed ``budget``.
 
     The subprocess of a prefix is stopped at four times the budget (wall clock: the machine is
     shared), so a prefix far over budget ends the table without waiting for it.
     """
     rows: list[JointMeasurement] = []
+    exponent = PREDICTION_EXPONENT[method if what == "measure_prefix" else what]
+    args = (method,) if what == "measure_prefix" else ()
     for n_chars in sorted(chars):
         if rows and rows[-1].m:
             last = rows[-1]
-            predicted = last.total_seconds * (n_chars / last.n_chars) ** PREDICTION_EXPONENT
+            predicted = last.total_seconds * (n_chars / last.n_chars) ** exponent
             if predicted > budget:
-                rows.append(
-                    JointMeasurement(n_chars, note=f"skipped: predicted {predicted:.0f} s > {budget:.0f} s")
-                )
-                print(f"  joint problem, {n_chars} characters: {rows[-1].note}", flush=True)
+                skipped = f"skipped: predicted {predicted:.0f} s > {budget:.0f} s"
+                rows.append(JointMeasurement(n_chars, method=last.method, note=skipped))
+                print(f"  joint problem ({rows[-1].method}), {n_chars} characters: {skipped}", flush=True)
                 break
-        row = measure_in_subprocess(n_chars, timeout=4 * budget, what=what)
+        row = measure_in_subprocess(what, 4 * budget, n_chars, *args)
         rows.append(row)
-        print(f"  joint problem, {n_chars} characters: {format_row(row)}", flush=True)
+        print(f"  joint problem ({row.method}), {n_chars} characters: {format_row(row)}", flush=True)
         if not row.m or row.total_seconds > budget:
             break
+    return rows
+
+
+def run_scale(chars: Sequence[int], budget: float) -> list[ScaleMeasurement]:
+    """Every step of :data:`SCALE_STEPS` on every prefix of ``chars``, each in its own process.
+
+    A step is skipped on a prefix when its time on the previous one, scaled like ``m^3``, exceeds
+    four times the budget (the wall-clock limit of a subprocess), or when it already stopped there.
+    """
+    rows: list[ScaleMeasurement] = []
+    last: dict[str, ScaleMeasurement] = {}
+    for n_chars in sorted(chars):
+        m = None
+        for step in SCALE_STEPS:
+            prev = last.get(step)
+            if prev is not None and not prev.m:
+                rows.append(ScaleMeasurement(n_chars, step, note="skipped: stopped on a shorter prefix"))
+                continue
+            if prev is not None and m is not None:
+                predicted = prev.seconds * (m / prev.m) ** 3
+                if predicted > 4 * budget:
+                    note = f"skipped: predicted {predicted:.0f} s"
+                    rows.append(ScaleMeasurement(n_chars, step, m=m, note=note))
+                    continue
+            row = measure_in_subprocess("measure_scale_step", 4 * budget, n_chars, step)
+            m = row.m or m
+            rows.append(row)
+            last[step] = row
+            print(
+                f"  joint problem at scale, {n_chars} characters, {step}: {format_scale_row(row)}", flush=True
+            )
     return rows
 
 
@@ -199,46 +307,67 @@ def format_row(row: JointMeasurement) -> str:
     """One prefix as a line of the printed progress."""
     if not row.m:
         return row.note
-    if not row.lp_count:
+    if not row.decisions:
         return (
             f"W* alone, m = {row.m}, d = {row.d_joint}, {row.dim_f} equations ({row.note}): "
             f"{row.total_seconds:.1f} s, {row.peak_mib:.0f} MiB"
         )
     return (
         f"m = {row.m}, d = {row.d_joint}, dim F = {row.dim_f}: {row.total_seconds:.1f} s "
-        f"(LPs {row.lp_seconds:.1f} s), {row.peak_mib:.0f} MiB"
+        f"(decisions {row.decide_seconds:.1f} s), {row.peak_mib:.0f} MiB"
     )
+
+
+def format_scale_row(row: ScaleMeasurement) -> str:
+    """One step of one large prefix as a line of the printed progress."""
+    if not row.answer:
+        return row.note
+    return f"m = {row.m}, d = {row.d}: {row.answer}, {row.seconds:.1f} s, {row.peak_mib:.0f} MiB"
 
 
 def format_joint(rows: Sequence[JointMeasurement], budget: float) -> str:
     """The table of the benchmarks page, and the largest prefix solved within ``budget``."""
     head = (
-        "| characters | m | V | d slices | d joint | V d | dim F | compatible | LPs | LP s | W* s "
-        "| W^mm s | total CPU s | peak MiB |\n"
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n"
+        "| characters | decider | m | V | d slices | d joint | V d | dim F | compatible | decisions "
+        "| most Newton steps | decisions s | W* s | W^mm s | total CPU s | peak MiB |\n"
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n"
     )
     lines = []
     for r in rows:
         if not r.m:
-            lines.append(f"| {r.n_chars} | {r.note} |" + " |" * 12)
+            lines.append(f"| {r.n_chars} | {r.method} | {r.note} |" + " |" * 13)
             continue
         lines.append(
-            f"| {r.n_chars} | {r.m} | {r.V} | {r.d_slices} | {r.d_joint} | {r.V * r.d_joint} | {r.dim_f} "
-            f"| {r.compatible} | {r.lp_count} | {r.lp_seconds:.1f} | {r.w_star_seconds:.2f} "
-            f"| {r.w_mm_seconds:.2f} | {r.total_seconds:.1f} | {r.peak_mib:.0f} |"
+            f"| {r.n_chars} | {r.method} | {r.m} | {r.V} | {r.d_slices} | {r.d_joint} | {r.V * r.d_joint} "
+            f"| {r.dim_f} | {r.compatible} | {r.decisions} | {r.most_steps or ''} | {r.decide_seconds:.1f} "
+            f"| {r.w_star_seconds:.2f} | {r.w_mm_seconds:.2f} | {r.total_seconds:.1f} | {r.peak_mib:.0f} |"
         )
-    best = largest_within(rows, budget)
-    tail = "\nNo prefix was solved within the budget.\n"
-    if best is not None:
-        share = best.lp_seconds / best.total_seconds if best.total_seconds else 0.0
-        tail = (
-            f"\nLargest prefix solved within {budget:.0f} s of CPU time: {best.n_chars} characters "
-            f"(m = {best.m} contexts, V = {best.V}, joint threshold d = {best.d_joint}, dim F = "
-            f"{best.dim_f}) in {best.total_seconds:.1f} s, {100 * share:.0f}% of it in the "
-            f"{best.lp_count} separability LPs; peak memory {best.peak_mib:.0f} MiB.\n"
+    tails = []
+    for method in dict.fromkeys(r.method for r in rows):
+        best = largest_within([r for r in rows if r.method == method], budget)
+        if best is None:
+            tails.append(f"\nNo prefix was solved within the budget by the {method} decider.\n")
+            continue
+        share = best.decide_seconds / best.total_seconds if best.total_seconds else 0.0
+        tails.append(
+            f"\nLargest prefix solved within {budget:.0f} s of CPU time with the {method} decider: "
+            f"{best.n_chars} characters (m = {best.m} contexts, V = {best.V}, joint threshold d = "
+            f"{best.d_joint}, dim F = {best.dim_f}) in {best.total_seconds:.1f} s, {100 * share:.0f}% of "
+            f"it in the {best.decisions} separability decisions; peak memory {best.peak_mib:.0f} MiB.\n"
             f"W^mm certificate there: {best.certificate}.\n"
         )
-    return head + "\n".join(lines) + "\n" + tail
+    return head + "\n".join(lines) + "\n" + "".join(tails)
+
+
+def format_scale(rows: Sequence[ScaleMeasurement]) -> str:
+    """The step-by-step table of the large prefixes (:func:`run_scale`)."""
+    head = "| characters | m | step | d | answer | CPU s | peak MiB |\n|---|---|---|---|---|---|---|\n"
+    lines = [
+        f"| {r.n_chars} | {r.m or ''} | {r.step} | {r.d or ''} | {r.answer or r.note} "
+        f"| {f'{r.seconds:.1f}' if r.answer else ''} | {f'{r.peak_mib:.0f}' if r.answer else ''} |"
+        for r in rows
+    ]
+    return head + "\n".join(lines) + "\n"
 
 
 def format_w_star(rows: Sequence[JointMeasurement], budget: float) -> str:

@@ -505,14 +505,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             row = attention.measure(kind, args.attention_trials, args.attention_iters)
             print(f"  attention {kind}: naive {row.naive_seconds:.2f} s, batched {row.batched_seconds:.3f} s")
             att_rows.append(row)
-    joint_rows = (
-        []
-        if args.skip_joint
-        else joint.run_prefixes(args.joint_chars or joint.DEFAULT_CHARS, args.time_limit)
-    )
-    w_star_rows = (
-        [] if args.skip_joint else joint.run_prefixes(joint.W_STAR_CHARS, args.time_limit, "measure_w_star")
-    )
+    joint_rows, w_star_rows, scale_rows = [], [], []
+    if not args.skip_joint:
+        joint_rows = joint.run_prefixes(args.joint_chars or joint.DEFAULT_CHARS, args.time_limit)
+        joint_rows += joint.run_prefixes(joint.LP_CHARS, args.time_limit, method="lp")
+        w_star_rows = joint.run_prefixes(joint.W_STAR_CHARS, args.time_limit, "measure_w_star")
+        scale_rows = joint.run_scale(joint.SCALE_CHARS, args.time_limit)
     notebooks = time_notebooks(ROOT, args.jobs) if args.notebooks else None
     total = time.perf_counter() - started
 
@@ -530,6 +528,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if joint_rows:
         print(f"\n## {JOINT_TITLE}\n")
         print(joint.format_joint(joint_rows, args.time_limit))
+        print(joint.format_scale(scale_rows))
         print(joint.format_w_star(w_star_rows, args.time_limit))
     if notebooks:
         print(f"\n## {NOTEBOOKS_TITLE}\n")
@@ -556,6 +555,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             joint_rows,
             args.time_limit,
             w_star_rows,
+            scale_rows,
         ),
     )
     print(f"Wrote {page} (the book's benchmarks page: `ntpnb book` picks it up)")
@@ -580,6 +580,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "attention": [{**asdict(r), "speedup": r.speedup} for r in att_rows],
         "joint": [asdict(r) for r in joint_rows],
         "joint_w_star": [asdict(r) for r in w_star_rows],
+        "joint_scale": [asdict(r) for r in scale_rows],
         "notebooks": {"timings": notebooks[0], "wall_seconds": notebooks[1]} if notebooks else None,
     }
     atomic_write_text(path, json.dumps(payload, indent=1))
@@ -706,24 +707,39 @@ The joint problem of Paper A, App. C (all prefixes of a text as one NTP problem;
 A14) on the first `n` characters of the docstring corpus, read as the chapter reads it (windows
 of length 7 on a circle, fixed random embeddings nested in `d`), solved as the chapter solves
 it: the separability thresholds in `d` of every single-length slice and of the joint problem
-(`ntpnb.joint_thresholds`, every decision by the certified max-margin LP), `W*` and
-compatibility at the joint threshold, and `W^mm` at twice the threshold (the `d` of the
-chapter's gradient-descent run, `ntpnb.solve_ntp_svm`, verified). Each prefix runs in its own
-process: "total CPU s" is its CPU time (one BLAS thread), "peak MiB" its peak resident memory
-(HiGHS's included); "LP s", "W* s" and "W^mm s" split the time. The prefixes grow until the
-next one is predicted (the time scaled by the ratio of characters to the power
-`benchmarks.joint.PREDICTION_EXPONENT`) or measured to exceed the time limit. What bounds the
-size is the certified LP: it has `V d` variables, and every pair of them meets in the rows of
-some context, so the normal equations of its interior-point method are a dense `(V d) x (V d)`
-matrix, factorized at every iteration, with `d` near the threshold growing with `m`.
+(`ntpnb.joint_thresholds`, every decision certified either way: a verified separating direction
+or a Farkas certificate, with the LP's tolerance), `W*` and compatibility at the joint
+threshold, and `W^mm` at twice the threshold (the `d` of the chapter's gradient-descent run,
+`ntpnb.solve_ntp_svm`, verified). The decider "newton" is the chapter's
+(`ntpnb.linear.hinge_newton`: Newton's method on the squared-hinge problem, one `m x m` system per
+step); "lp" is the certified max-margin LP it replaced, whose interior-point method factorizes a
+dense `(V d) x (V d)` matrix at every iteration. Both find the same thresholds where both
+finish. Each prefix runs in its own process: "total CPU s" is its CPU time (one BLAS thread),
+"peak MiB" its peak resident memory (HiGHS's included); "decisions s", "W* s" and "W^mm s" split
+the time; "most Newton steps" is the largest number of steps of one decision (the two that
+certify a threshold take the most). The prefixes grow until the next one is predicted (the time
+scaled by the ratio of characters to the power `benchmarks.joint.PREDICTION_EXPONENT`) or
+measured to exceed the time limit. What bounds the size with the Newton decider is the number of
+its steps near the threshold, each an `m x m` factorization plus one per token of the size of
+its contexts with a margin below 1.
+"""
+
+
+JOINT_SCALE_INTRO = """\
+Beyond the sweeps, each question of the joint problem alone on larger prefixes, each in its own
+process (`benchmarks.joint.measure_scale_step`; the context counting excluded from the time):
+compatibility and `W*` at `d = 0.2 m`; a certificate of non-separability at `d = 0.05 m`, found on
+the contexts of the two longest lengths and checked on all (`ntpnb.certify_on_contexts`); a
+verified separating direction at `d = 0.44 m` (about twice the thresholds above), and `W^mm`
+there (`ntpnb.solve_ntp_svm`, certified). A step is skipped when its time on the previous prefix,
+scaled like `m^3`, exceeds four times the time limit.
 """
 
 
 JOINT_W_STAR_INTRO = """\
 Without the threshold sweep, compatibility and `W*` alone reach much larger prefixes: at
-`d = 0.2 m` (the joint thresholds above are 0.19 m to 0.22 m), by the dense SVD of the equality
-constraints (4) while that `(rows) x (V d)` matrix is small
-(`ntpnb.settings.F_DENSE_MAX_ENTRIES`), above by LSQR on the map `W -> in-support logit
+`d = 0.2 m`, by the dense SVD of the equality constraints (4) while that `(rows) x (V d)` matrix is
+small (`ntpnb.settings.F_DENSE_MAX_ENTRIES`), above by LSQR on the map `W -> in-support logit
 differences` (`ntpnb.linear.subspace.equality_operator`), which forms no basis of F and no
 `(dim F) x (V d)` matrix. "equations (4)" is their number, an upper bound on `dim F`.
 """
@@ -751,6 +767,7 @@ def book_page(
     joint_rows: Sequence[joint.JointMeasurement] = (),
     time_limit: float = 60.0,
     w_star_rows: Sequence[joint.JointMeasurement] = (),
+    scale_rows: Sequence[joint.ScaleMeasurement] = (),
 ) -> str:
     """The benchmarks page of the book, from this run's measurements.
 
@@ -771,6 +788,8 @@ def book_page(
         parts.append(f"## {ATTENTION_TITLE}\n\n{ATTENTION_INTRO}\n{attention.format_attention(att_rows)}\n")
     if joint_rows:
         parts.append(f"## {JOINT_TITLE}\n\n{JOINT_INTRO}\n{joint.format_joint(joint_rows, time_limit)}\n")
+    if scale_rows:
+        parts.append(f"{JOINT_SCALE_INTRO}\n{joint.format_scale(scale_rows)}\n")
     if w_star_rows:
         parts.append(f"{JOINT_W_STAR_INTRO}\n{joint.format_w_star(w_star_rows, time_limit)}\n")
     if notebooks:

@@ -56,6 +56,13 @@ COMPAT_RTOL: float = 1e-8
 F_DENSE_MAX_ENTRIES: int = 2**24
 F_LSQR_TOL: float = 1e-14
 F_LSQR_MAX_ITER: int = 20_000
+#: W* comes first from the dim F x dim F Gram matrix of the rows of (4) (Cholesky and one
+#: refinement step) when LAPACK estimates its reciprocal condition number above F_GRAM_RCOND (at
+#: most 8 of 16 digits lost) and the residual passes the COMPAT_RTOL test; otherwise from the SVD
+#: or LSQR above. On chapter 05's joint problem (674 rows at 1000 characters, V d = 13905; 3024
+#: rows at 5000, V d = 45900) it took 1 s and 3 s where the SVD took 3 s and LSQR 20 s, the two
+#: answers 3e-13 apart (relative).
+F_GRAM_RCOND: float = 1e-8
 
 #: The QP solver of the NTP-SVM (named, never the default), and its settings (it sees H
 #: normalized to max|H| ~ 1, where these absolute tolerances are meaningful).
@@ -115,6 +122,22 @@ LP_TIME_LIMIT: float = 600.0
 SEP_MARGIN_TOL: float = 1e-9
 #: A separating direction may break the equalities (6a) by at most this fraction of its margin.
 LP_FEAS_TOL: float = 1e-7
+
+#: Separability and the NTP-SVM for many contexts in fewer dimensions (:mod:`ntpnb.linear.hinge_newton`):
+#: Newton's method on the squared-hinge problem with weight ``rho`` on the violations, for ``rho``
+#: from HINGE_RHO_START, multiplied by HINGE_RHO_FACTOR, up to HINGE_RHO_MAX (in the units of rows
+#: of H scaled to largest entry 1). Every answer is verified (SEP_MARGIN_TOL, or the NTP-SVM's
+#: certificate), so these settings change the work, never the answer. On chapter 05's joint
+#: problems (m = 258-764) the decisions ended by rho = 1e6; the start and the factor changed the
+#: total work of a threshold sweep by less than 20% (1 to 100, factors 10 to 100). The Newton
+#: systems' condition grows like rho: beyond HINGE_RHO_MAX no decision is attempted. At most
+#: HINGE_MAX_NEWTON_PER_RHO Newton iterations per value of rho (a stage near a threshold took up
+#: to about 140 at m = 258; capping at 30 left decisions undecided), HINGE_MAX_NEWTON in all.
+HINGE_RHO_START: float = 10.0
+HINGE_RHO_FACTOR: float = 10.0
+HINGE_RHO_MAX: float = 1e10
+HINGE_MAX_NEWTON_PER_RHO: int = 200
+HINGE_MAX_NEWTON: int = 2000
 
 #: Verification tolerances of an NTP-SVM answer, all scale-free (relative to the margin 1, to
 #: ||W|| or to the largest multiplier; the QP is solved for normalized H).

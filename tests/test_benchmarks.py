@@ -181,10 +181,29 @@ def test_the_joint_problem_table_solves_a_prefix_and_skips_one_predicted_over_th
     rows = joint.run_prefixes([20, 5000], budget=60.0)
     solved, skipped = rows
     assert solved.m > 0 and solved.compatible and solved.d_joint > solved.d_slices
-    assert solved.certificate.startswith("passes:")
-    assert solved.lp_seconds <= solved.total_seconds and solved.peak_mib > 0
+    assert solved.certificate.startswith("passes:") and solved.method == "newton"
+    assert solved.decide_seconds <= solved.total_seconds and solved.peak_mib > 0
+    assert solved.most_steps > 0
     assert skipped.m == 0 and skipped.note.startswith("skipped: predicted")
-    text = joint.format_joint(rows, budget=60.0)
-    assert "Largest prefix solved within 60 s of CPU time: 20 characters" in text
-    assert "| 5000 | skipped" in text
+    lp = joint.run_prefixes([20], budget=60.0, method="lp")
+    assert (lp[0].d_slices, lp[0].d_joint) == (solved.d_slices, solved.d_joint)  # the same thresholds
+    text = joint.format_joint([*rows, *lp], budget=60.0)
+    assert "Largest prefix solved within 60 s of CPU time with the newton decider: 20 characters" in text
+    assert "with the lp decider: 20 characters" in text
+    assert "| 5000 | newton | skipped" in text
     assert joint.largest_within(rows, budget=0.0) is None
+
+
+def test_the_joint_problem_at_scale_times_each_step_alone():
+    from benchmarks import joint
+
+    rows = [joint.measure_scale_step(200, step) for step in joint.SCALE_STEPS]
+    by_step = {r.step: r for r in rows}
+    assert by_step["W*"].answer == "compatible: True"
+    assert by_step["not separable"].answer.startswith("certified on")
+    assert by_step["separable"].answer.startswith("separable")
+    assert by_step["W^mm"].answer.startswith("passes")
+    assert all(r.m == 764 and r.seconds >= 0 for r in rows)
+    failed = joint.measure_in_subprocess("measure_scale_step", 60.0, 200, "no such step")
+    assert failed.m == 0 and failed.note.startswith("failed:")
+    assert "| 200 | 764 | W* |" in joint.format_scale([*rows, failed])

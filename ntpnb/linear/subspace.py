@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 from numpy.typing import ArrayLike
+from scipy.linalg import lapack
 from scipy.sparse.linalg import LinearOperator, lsqr
 
 from .. import settings
@@ -245,6 +246,46 @@ def uses_dense_f(data: NTPData) -> bool:
     return NTPRows(data).n_eq * data.V * data.d <= settings.F_DENSE_MAX_ENTRIES
 
 
+def _solve_gram(data: NTPData) -> tuple[np.ndarray, float] | None:
+    """``vec(W*)`` and the residual of (4) from the Gram matrix of the equality rows, or None.
+
+    ``W*`` lies in F, so ``W* = sum_i mu_i r_i`` over the rows ``r_i = (e_z - e_{a_j}) h_j^T``
+    of (4), and (4) reads ``G mu = b`` with ``G_ii' = <e_z - e_a, e_z' - e_a'> K_jj'``
+    (``K = H H^T``): a ``dim F x dim F`` system, no matrix of size ``V d``. Solved by Cholesky
+    with one step of iterative refinement when ``G`` is clearly non-singular (LAPACK's estimate
+    of its reciprocal condition number above :data:`ntpnb.settings.F_GRAM_RCOND`), and only when
+    the residual it leaves passes the compatibility test; None otherwise (dependent rows, as
+    when (4) has no solution, or lost digits), and LSQR answers. The residual is recomputed
+    from the answer.
+    """
+    rows = NTPRows(data)
+    mask = data.support_mask
+    anchors = np.argmax(mask, axis=1)
+    eq = mask.copy()
+    eq[np.arange(data.m), anchors] = False
+    j, z = np.nonzero(eq)  # the rows of (4), in the order of equality_rhs
+    if j.size == 0:
+        return None
+    a = anchors[j]
+    tok = (z[:, None] == z[None, :]).astype(float) + (a[:, None] == a[None, :])
+    tok -= (z[:, None] == a[None, :]).astype(float) + (a[:, None] == z[None, :])
+    G = tok * (data.H[j] @ data.H[j].T)
+    c, info = lapack.dpotrf(G, lower=1, clean=1)
+    if info != 0:
+        return None
+    rcond, info = lapack.dpocon(c, float(np.abs(G).sum(axis=0).max()), uplo="L")
+    if info != 0 or not rcond > settings.F_GRAM_RCOND:
+        return None
+    b = np.asarray(equality_rhs(data), dtype=float)
+    no_ineq = np.zeros(rows.n_ineq)
+    mu = lapack.dpotrs(c, b, lower=1)[0]
+    w = rows.combine(no_ineq, mu)
+    mu += lapack.dpotrs(c, b - rows.equality_residuals(w), lower=1)[0]  # refinement
+    w = rows.combine(no_ineq, mu)
+    residual = float(np.linalg.norm(b - rows.equality_residuals(w)))
+    return (w, residual) if residual <= _compat_tolerance(data) else None
+
+
 @cached_per_data
 def _min_norm_solution(data: NTPData) -> tuple[np.ndarray | None, float]:
     """``W*`` (None if it exceeds the float64 range) and the least-squares residual of (4).
@@ -258,7 +299,11 @@ def _min_norm_solution(data: NTPData) -> tuple[np.ndarray | None, float]:
         with np.errstate(over="ignore"):
             W = None if W is None else W / scale
         return (frozen(W) if W is not None and np.all(np.isfinite(W)) else None), residual
-    w, residual = _solve_dense(data) if uses_dense_f(data) else _solve_lsqr(data)
+    if uses_dense_f(data):
+        w, residual = _solve_dense(data)
+    else:
+        gram = _solve_gram(data)
+        w, residual = gram if gram is not None else _solve_lsqr(data)
     W = w.reshape(data.V, data.d)
     return (frozen(W) if np.all(np.isfinite(W)) else None), residual
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import ntpnb as ntp
-from ntpnb import optim
+from ntpnb import optim, settings
 from ntpnb.errors import GenerationError, InvalidDataError, NotSeparableError
 from ntpnb.linear.constraints import NTPRows, ntp_constraints
 from ntpnb.linear.experiments.curves import SUMMARY_NAMES
@@ -453,7 +453,58 @@ def test_timed_separability_logs_every_decision(overparam_data):
     assert decide(overparam_data) is ntp.is_separable(overparam_data) is True
     (entry,) = decide.log
     assert (entry.m, entry.d, entry.separable) == (overparam_data.m, overparam_data.d, True)
-    assert entry.seconds >= 0
+    assert entry.seconds >= 0 and entry.certificate >= settings.SEP_MARGIN_TOL
+
+
+def _joint_text(n_chars: int, d: int) -> ntp.NTPData:
+    ids = ntp.encode_text(ntp.stdlib_corpus(n_chars))
+    joint = ntp.prefix_contexts(ntp.sliding_windows(ids.tolist(), 7), 27)
+    return ntp.joint_ntp_data(joint, d, 0)
+
+
+@pytest.mark.parametrize("d", [8, 40])
+def test_timed_separability_by_newton_and_by_the_lp_agree_with_their_certificates(d):
+    data = _joint_text(20, d)
+    newton, lp = ntp.TimedSeparability(), ntp.TimedSeparability("lp")
+    assert newton(data) is lp(data)
+    for entry in (*newton.log, *lp.log):
+        if entry.separable:
+            assert entry.certificate >= settings.SEP_MARGIN_TOL
+        else:
+            assert entry.certificate <= settings.SEP_MARGIN_TOL
+    assert newton.log[0].iterations > 0 and lp.log[0].iterations == 0
+    with pytest.raises(InvalidDataError, match="method must be one of"):
+        ntp.TimedSeparability("simplex")
+
+
+def test_when_the_newton_continuation_ends_undecided_the_lp_decides(monkeypatch):
+    from ntpnb.errors import SolverError
+    from ntpnb.linear.experiments import text
+
+    def undecided(data):
+        raise SolverError("could not decide")
+
+    monkeypatch.setattr(text, "decide_separability", undecided)
+    data = _joint_text(20, 8)
+    decide = ntp.TimedSeparability()
+    assert decide(data) is ntp.is_separable(data, method="lp") is False
+    (entry,) = decide.log
+    assert entry.method.endswith("after the Newton continuation ended undecided")
+    assert entry.certificate <= settings.SEP_MARGIN_TOL and entry.iterations == 0
+
+
+def test_a_certificate_found_on_some_contexts_holds_for_all_of_them():
+    data = _joint_text(20, 5)
+    longest = np.flatnonzero(np.arange(data.m) >= data.m // 2)
+    cert = ntp.certify_on_contexts(data, longest)
+    assert cert is not None and cert.bound <= settings.SEP_MARGIN_TOL
+    np.testing.assert_array_equal(cert.contexts, longest)
+    assert not ntp.is_separable(data, method="lp")
+    # two contexts alone are separable at d = 5: nothing follows for the whole problem
+    assert ntp.certify_on_contexts(data, np.array([0, 1])) is None
+    for bad in (np.array([0, 0]), np.array([], dtype=int), np.array([0.0, 1.0]), np.array([data.m])):
+        with pytest.raises(InvalidDataError, match="contexts must"):
+            ntp.certify_on_contexts(data, bad)
 
 
 def test_length_slice_keeps_the_joint_embeddings():

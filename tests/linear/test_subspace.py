@@ -196,10 +196,36 @@ def test_equality_operator_is_the_equality_matrix_and_its_transpose(overparam_da
 
 @pytest.fixture
 def lsqr_only(monkeypatch):
-    """Every W* of fresh data sets by LSQR (the dense SVD only for an empty system)."""
+    """Every W* of fresh data sets by LSQR (the dense SVD only for an empty system, no Gram matrix)."""
     from ntpnb import settings
 
     monkeypatch.setattr(settings, "F_DENSE_MAX_ENTRIES", 0)
+    monkeypatch.setattr(settings, "F_GRAM_RCOND", np.inf)
+
+
+@pytest.mark.parametrize("size", [(20, 5, 25, 3), (50, 10, 30, 6), (100, 20, 60, 8), (60, 12, 80, 12)])
+def test_the_gram_matrix_of_the_rows_gives_the_finite_solution_of_the_svd(size):
+    from benchmarks.instances import gaussian_instance
+    from ntpnb.linear.data import normalized
+    from ntpnb.linear.subspace import _solve_dense, _solve_gram
+
+    data = normalized(gaussian_instance(*size))[0]
+    w_dense, _ = _solve_dense(data)
+    w_gram, res_gram = _solve_gram(data)
+    assert np.linalg.norm(w_gram - w_dense) <= LSQR_RTOL * np.linalg.norm(w_dense)
+    assert res_gram <= 1e-10
+
+
+def test_the_gram_matrix_refuses_dependent_rows_and_the_svd_decides():
+    """Two contexts with the same embedding and the same pair of tokens in their supports: the two
+    rows of (4) are equal, and their right sides differ (incompatible)."""
+    from ntpnb.linear.subspace import _solve_gram
+
+    data = ntp.NTPData(H=[[1.0], [1.0]], pi=[0.5, 0.5], P=[[0.7, 0.3, 0.0], [0.2, 0.8, 0.0]])
+    assert _solve_gram(data) is None
+    assert not ntp.is_compatible(data) and ntp.compatibility_residual(data) > 0.1
+    consistent = ntp.NTPData(H=[[1.0], [1.0]], pi=[0.5, 0.5], P=[[0.7, 0.3, 0.0], [0.7, 0.3, 0.0]])
+    assert _solve_gram(consistent) is None and ntp.is_compatible(consistent)
 
 
 def test_above_the_dense_limit_w_star_and_compatibility_come_from_lsqr(lsqr_only):

@@ -21,9 +21,10 @@ here, by topic (as :mod:`ntpnb.attention.experiments` holds Paper B's):
   :func:`condition_curve`, :func:`count_below_threshold`) and instances below the thresholds
   (:func:`find_instance`);
 * :mod:`.text` (chapter 5): the autoregressive objective with one row per pair
-  (:func:`autoregressive_pairs`), LP decisions with their CPU time
-  (:class:`TimedSeparability`), the slices of the joint problem (:func:`length_slice`) and the
-  thresholds of both (:func:`joint_thresholds`);
+  (:func:`autoregressive_pairs`), certified separability decisions with their CPU time
+  (:class:`TimedSeparability`), the slices of the joint problem (:func:`length_slice`), the
+  thresholds of both (:func:`joint_thresholds`) and a certificate found on some of the contexts
+  (:func:`certify_on_contexts`);
 * :mod:`.curves` (every chapter): :func:`fit_line` (every rate and slope),
   :func:`decay_rate`, :func:`local_exponent`, :func:`trace_summary`,
   :func:`first_reaching`, :func:`offset_from`, :func:`gd_loss_curve`, and initializations

@@ -1,0 +1,835 @@
+r"""Certified NTP-separability and ``W^mm`` for many contexts in fewer dimensions (``m > d``).
+
+The separability LP of :mod:`ntpnb.linear.separability` has ``V d`` variables, and every two of
+them meet in the rows of some context, so its interior-point method factorizes a dense
+``V d x V d`` matrix at every iteration. This module decides the same question, with the same
+certificates, through a problem whose linear algebra couples the tokens only through the ``m``
+contexts.
+
+**The squared-hinge problem.** Write ``s_j`` for the common in-support logit of context ``j``
+and ``w_v`` for row ``v`` of ``W``. Every pair ``(j, v)`` has the residual
+``e_jv = h_j^T w_v - s_j - tau_jv`` with target ``tau_jv = 0`` on the support (6a) and
+``tau_jv = -1`` off it (6b) (an off-support residual is positive when the margin
+``s_j - h_j^T w_v`` is below 1). For ``rho > 0`` the strictly convex problem
+
+.. math::
+
+    \min_{W, s}\ \tfrac12 \lVert W\rVert^2
+    + \tfrac\rho2 \Big(\sum_{v \in S_j} e_{jv}^2 + \sum_{v \notin S_j} (e_{jv})_+^2\Big)
+
+is solved exactly (for the current set of positive residuals, the *active* pairs) by Newton's
+method with an exact line search: the objective is piecewise quadratic, so Newton's method
+ends when the active set stops changing. Given ``s``, each token's row ``w_v`` is a ridge
+regression on its active contexts ``F_v``, so the Newton system reduces to one ``m x m``
+positive definite system in ``s``, the sum over the tokens of ``(K_{F_v} + I / rho)^{-1}``
+(``K = H H^T``) scattered into the rows and columns ``F_v``; a token costs
+``min(|F_v|, d)`` times ``|F_v| d`` operations. No matrix of size ``V d`` is formed.
+
+**Two certificates, each verified.** As ``rho`` grows (a continuation: ``rho`` is multiplied by
+:data:`~ntpnb.settings.HINGE_RHO_FACTOR` from :data:`~ntpnb.settings.HINGE_RHO_START` to
+:data:`~ntpnb.settings.HINGE_RHO_MAX`, each problem started from the
+last answer):
+
+* if the data are separable, some ``W`` separates (every margin positive). Projected onto the
+  complement of F (equal in-support logits, by the ``dim F x dim F`` Gram system of the
+  equality rows) and scaled to ``max |W_ik| = 1``, its margin is verified with the rounding of
+  every product bounded (:func:`verified_margin`), exactly as the LP's separating direction is
+  (rows of ``H`` divided by their largest entry, :data:`~ntpnb.settings.SEP_MARGIN_TOL`);
+* if they are not, the stationarity conditions say that the multipliers ``C = -rho E`` (on the
+  active pairs) have zero row sums, non-positive off-support entries and ``C^T H = W``, while
+  ``W`` stays bounded as ``rho`` grows: ``C / rho`` tends to a Farkas certificate, a ``C`` with
+  ``C^T H = 0``. :func:`farkas_polish` makes it exact on its pattern (the nearest ``C`` with
+  columns orthogonal to the embeddings and zero row sums, again one ``m x m`` system), and
+  :func:`certified_bound` bounds the normalized margin of every direction by
+  ``||C^T H||_1 / sum(lambda)`` plus the rounding of the products (the LP's dual bound).
+
+Between the two (no verified margin above the tolerance and no certificate below it at the
+largest ``rho``) no answer is given: :class:`~ntpnb.errors.SolverError` names both numbers.
+
+**W^mm.** On separable data the same continuation names the active constraints of the NTP-SVM;
+:func:`solve_svm_newton` then solves the NTP-SVM's KKT equations on that active set exactly
+(the ``rho = inf`` system), corrects it (drops negative multipliers, adds violated constraints),
+and returns the answer certified by :func:`ntpnb.qp.certify`, the one certificate of the package;
+on data that are not separable it stops at a Farkas certificate.
+
+**Cost.** A Newton step costs the ``m x m`` factorization (``m^3 / 3`` operations) and, per token,
+``min(|F_v|, d)^2 |F_v|``-like work; the number of steps is small far from the separability
+threshold (about ten) and reaches hundreds for the two decisions that certify a threshold,
+where ``rho`` must grow until a margin near zero shows or the certificate closes. Measured on
+chapter 5's joint problems: the benchmarks (``benchmarks/joint.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy import linalg
+from scipy.linalg import blas, lapack
+
+from .. import settings
+from ..errors import InvalidDataError, NotSeparableError, SolverError
+from ..parallel import limit_threads
+from ..qp import SVMSolution, certify, scaled_solution, trivial_solution
+from ..validation import frozen
+from .constraints import NTPRows
+from .data import NTPData, cached_per_data, normalized, require_data
+
+__all__ = [
+    "SOLVER_NAME",
+    "NewtonDecision",
+    "decide_separability",
+    "verified_margin",
+    "certified_bound",
+    "farkas_polish",
+    "solve_svm_newton",
+]
+
+#: Name under which results of this module are reported.
+SOLVER_NAME = "ntpnb-hinge-newton"
+
+#: Rounds of the Farkas polish (each drops the off-support entries whose sign came out wrong).
+POLISH_ROUNDS: int = 6
+
+#: Rounds of active-set correction of the NTP-SVM on the active set read off the continuation.
+SVM_ROUNDS: int = 10
+
+#: A Newton step counts as full (the minimizer of the current piece reached) when the exact line
+#: search returns 1 within this (its rounding is far smaller; a step on a wrong piece is cut by
+#: a breakpoint, far larger); and a step this small relative to the iterate ends the iterations.
+_FULL_STEP_TOL = 1e-6
+_STEP_RTOL = 1e-12
+
+#: The ridge (relative to the largest diagonal entry) that selects one solution of the Farkas
+#: polish's consistent, possibly singular, system.
+_POLISH_RIDGE = 1e-12
+
+#: A block ``K[F, F]`` whose Cholesky factor has ``(min diag / max diag)^2`` at most this is
+#: decomposed through the SVD of ``H[F]`` in the exact NTP-SVM equations.
+_CHOL_RCOND = 1e-12
+
+
+# ---------------------------------------------------------------------------- the problem
+@dataclass(frozen=True, eq=False)
+class _Problem:
+    """Embeddings ``H`` (rows as given), supports, anchors, and ``K = H H^T`` (computed on demand)."""
+
+    H: np.ndarray
+    mask: np.ndarray
+    anchors: np.ndarray
+    _cache: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def m(self) -> int:
+        return self.H.shape[0]
+
+    @property
+    def d(self) -> int:
+        return self.H.shape[1]
+
+    @property
+    def V(self) -> int:  # noqa: N802 (the paper's name)
+        return self.mask.shape[1]
+
+    @property
+    def K(self) -> np.ndarray:  # noqa: N802
+        """The Gram matrix ``H H^T``."""
+        if "K" not in self._cache:
+            self._cache["K"] = self.H @ self.H.T
+        return self._cache["K"]
+
+    @property
+    def off(self) -> np.ndarray:
+        """Out-of-support pairs, ``(m, V)`` boolean."""
+        return ~self.mask
+
+    def targets(self) -> np.ndarray:
+        """``tau``: 0 on the supports, -1 off them."""
+        return np.where(self.mask, 0.0, -1.0)
+
+
+def _problem(H: np.ndarray, mask: np.ndarray) -> _Problem:
+    mask = np.asarray(mask, dtype=bool)
+    return _Problem(np.ascontiguousarray(H, dtype=float), mask, np.argmax(mask, axis=1))
+
+
+def _lp_rows(data: NTPData) -> np.ndarray:
+    """``H`` with each row divided by its largest entry (a zero row stays zero): the LP's units."""
+    scales = np.abs(data.H).max(axis=1)
+    return data.H / np.where(scales > 0, scales, 1.0)[:, None]
+
+
+# ---------------------------------------------------------------------------- verification
+def _eps(n: int) -> float:
+    """A bound on the relative rounding of a float64 sum of ``n`` products (``2 n eps``)."""
+    return 2.0 * max(n, 1) * np.finfo(float).eps
+
+
+def verified_margin(H: np.ndarray, mask: np.ndarray, W: np.ndarray) -> tuple[float, np.ndarray]:
+    """Verified normalized margin of a direction ``W`` and ``W`` scaled to ``max |W_ik| = 1``.
+
+    The rule of the separability LP (:mod:`ntpnb.linear.separability`), through the logits
+    ``L = H W^T`` (no constraint matrix is formed): the margin is the smallest
+    ``L_{j a_j} - L_jv`` over the out-of-support pairs less the rounding bound of both logits,
+    and it counts as ``-inf`` when some in-support logit differs from its anchor's by more
+    than :data:`~ntpnb.settings.LP_FEAS_TOL` times the margin (rounding included), or ``W`` is
+    zero or not finite. ``H`` must be in the LP's units (rows scaled to largest entry 1) for
+    the margin to compare with :data:`~ntpnb.settings.SEP_MARGIN_TOL`.
+    """
+    prob = _problem(H, mask)
+    W = np.asarray(W, dtype=float)
+    if W.shape != (prob.V, prob.d) or not np.all(np.isfinite(W)) or not np.any(W):
+        return -np.inf, W
+    W = W / np.abs(W).max()
+    L = prob.H @ W.T
+    err = _eps(prob.d) * (np.abs(prob.H) @ np.abs(W).T)
+    rows = np.arange(prob.m)
+    La, Ea = L[rows, prob.anchors], err[rows, prob.anchors]
+    gaps = La[:, None] - L
+    bound = Ea[:, None] + err
+    if not prob.off.any():
+        return np.inf, frozen(W)
+    margin = float((gaps - bound)[prob.off].min())
+    residual = float((np.abs(gaps) + bound)[prob.mask].max(initial=0.0))
+    if residual > settings.LP_FEAS_TOL * max(margin, 0.0):
+        return -np.inf, frozen(W)
+    return margin, frozen(W)
+
+
+def _certificate_matrix(mask: np.ndarray, C: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The certificate of ``C``: ``lambda = max(-C, 0)`` off the supports, ``C`` on them, anchors completed.
+
+    Returns ``(C', lambda)``: ``C'`` has non-positive off-support entries ``-lambda``, the given
+    in-support entries except at each row's anchor, which makes the row sum zero.
+    """
+    anchors = np.argmax(mask, axis=1)
+    Cc = np.where(mask, C, -np.maximum(-C, 0.0))
+    rows = np.arange(mask.shape[0])
+    Cc[rows, anchors] = 0.0
+    Cc[rows, anchors] = -Cc.sum(axis=1)
+    return Cc, np.maximum(-C, 0.0)[~mask]
+
+
+def certified_bound(H: np.ndarray, mask: np.ndarray, C: np.ndarray) -> float:
+    """Certified upper bound on the normalized margin of every direction, from coefficients ``C``.
+
+    ``C`` (``m x V``) is read as the LP's multipliers (:meth:`ntpnb.linear.constraints.NTPRows.coefficients`):
+    ``lambda_jv = max(-C_jv, 0)`` on the out-of-support pairs, the in-support entries free, each
+    anchor entry completing its row to zero. Every ``W`` with equal in-support logits and
+    ``max |W_ik| <= 1`` then has smallest margin at most ``||vec(C^T H)||_1 / sum(lambda)``
+    (the LP's dual bound, with ``A^T lambda + B^T mu = vec(C^T H)``); the rounding of the
+    anchor sums and of the product is added, so the bound holds in exact arithmetic. It is
+    ``inf`` when ``lambda`` is zero or ``C`` is not finite.
+    """
+    C = np.asarray(C, dtype=float)
+    if not np.all(np.isfinite(C)):
+        return np.inf
+    Cc, lam = _certificate_matrix(mask, C)
+    total = float(lam.sum())
+    if total <= 0:
+        return np.inf
+    absH = np.abs(H)
+    r = float(np.abs(Cc.T @ H).sum())
+    rounding = _eps(H.shape[0]) * float((np.abs(Cc).T @ absH).sum())
+    rounding += _eps(mask.shape[1]) * float(np.abs(Cc).sum(axis=1) @ absH.sum(axis=1))
+    return (r + rounding) / total
+
+
+# ---------------------------------------------------------------------------- linear algebra
+@dataclass(frozen=True, eq=False)
+class _Block:
+    """A symmetric ``|F| x |F|`` matrix on the contexts ``F`` of one token.
+
+    Either explicit (``Z``) or diagonal plus low rank, ``a I - b Y^T Y`` with ``Y`` of shape
+    ``(r, |F|)``, ``r < |F|``, never formed: the Schur complements of this module are sums of
+    such blocks scattered into ``F x F``.
+    """
+
+    F: np.ndarray
+    Z: np.ndarray | None = None
+    Y: np.ndarray | None = None
+    a: float = 0.0
+    b: float = 0.0
+    _dense: dict = field(default_factory=dict, repr=False)
+
+    def apply(self, x: np.ndarray) -> np.ndarray:
+        """The block times ``x`` (a vector on ``F``)."""
+        if self.Z is not None:
+            return self.Z @ x
+        return self.a * x - self.b * (self.Y.T @ (self.Y @ x))
+
+    def scatter(self, m: int) -> tuple[np.ndarray, np.ndarray]:
+        """Flat indices of ``F x F`` in an ``m x m`` array and the block's entries (formed once)."""
+        if "idx" not in self._dense:
+            F = self.F
+            if self.Z is not None:
+                values = self.Z.ravel()
+            else:
+                values = -self.b * (self.Y.T @ self.Y)
+                values[np.diag_indices(F.size)] += self.a
+                values = values.ravel()
+            self._dense["idx"] = (F[:, None] * m + F).ravel()
+            self._dense["values"] = values
+        return self._dense["idx"], self._dense["values"]
+
+
+def _token_inverse(prob: _Problem, F: np.ndarray, rho: float) -> _Block:
+    """``(K_F + I / rho)^{-1}`` for ``K_F = H_F H_F^T``, by the cheaper of two routes.
+
+    ``|F| <= d``: Cholesky of the ``|F| x |F|`` matrix, explicit. ``|F| > d``: Woodbury,
+    ``rho I - rho^2 Y^T Y`` with ``Y = L^{-1} H_F^T`` and ``L L^T = I + rho H_F^T H_F`` (one
+    Cholesky of size ``d``), left in that form.
+    """
+    H_F = prob.H[F]
+    n, d = H_F.shape
+    if n <= d:
+        A = prob.K[np.ix_(F, F)]
+        A[np.diag_indices(n)] += 1.0 / rho
+        c, info = lapack.dpotrf(A, lower=1, clean=1, overwrite_a=1)
+        if info == 0:
+            inv, info = lapack.dpotri(c, lower=1, overwrite_c=1)
+            if info == 0:
+                inv = np.tril(inv)
+                return _Block(F, Z=inv + np.tril(inv, -1).T)
+        A = prob.K[np.ix_(F, F)] + np.eye(n) / rho
+        return _Block(F, Z=np.linalg.pinv(A, hermitian=True))
+    M = rho * (H_F.T @ H_F)
+    M[np.diag_indices(d)] += 1.0
+    L = linalg.cholesky(M, lower=True, check_finite=False, overwrite_a=True)
+    Y = linalg.solve_triangular(L, H_F.T, lower=True, check_finite=False)  # L^{-1} H_F^T
+    return _Block(F, Y=Y, a=rho, b=rho * rho)
+
+
+def _assemble(m: int, blocks: list[_Block], base: np.ndarray | None = None) -> np.ndarray:
+    """``base + sum`` of the blocks scattered into ``F x F`` (``m x m``; lower triangle exact).
+
+    Explicit blocks are scattered. A low-rank block adds ``a`` to its diagonal and
+    ``-b (E Y^T)(E Y^T)^T``: a block covering at least half the contexts is added by a
+    symmetric rank-``r`` update of the whole matrix (no scatter; only the lower triangle is
+    formed, all the Cholesky factorization reads), the others are formed once (a block is
+    shared by the iterations whose token keeps its set) and scattered. A block shared by ``k``
+    tokens is added once, times ``k``.
+    """
+    S = np.zeros((m, m)) if base is None else base
+    counts: dict[int, list] = {}  # tokens with the same contexts share one block: add it once
+    for blk in blocks:
+        counts.setdefault(id(blk), [blk, 0])[1] += 1
+    for blk, k in counts.values():
+        F = blk.F
+        flat = S.reshape(-1)
+        if blk.Z is None and 2 * F.size >= m:
+            flat[F * m + F] += k * blk.a
+            G = np.zeros((m, blk.Y.shape[0]))
+            G[F] = blk.Y.T * np.sqrt(k * blk.b)
+            # S is C-ordered and symmetric: its transpose is the Fortran-ordered lower triangle
+            S = blas.dsyrk(-1.0, G, beta=1.0, c=S.T, lower=0, overwrite_c=1).T
+        else:
+            idx, values = blk.scatter(m)
+            flat[idx] += k * values if k > 1 else values
+    return S
+
+
+def _solve_spd(S: np.ndarray, b: np.ndarray, what: str, ridge: float = 0.0) -> np.ndarray:
+    """A solution of ``S x = b`` for a symmetric positive (semi)definite ``S``, by Cholesky.
+
+    Only the lower triangle of ``S`` is read. ``ridge`` (relative to the largest diagonal entry)
+    is added first; with a consistent singular system any solution serves the caller, and the
+    ridge picks one. Least squares when the factorization still fails.
+    """
+    if ridge:
+        S = S + ridge * float(np.diag(S).max()) * np.eye(S.shape[0])
+    try:
+        return linalg.cho_solve(linalg.cho_factor(S, lower=True, check_finite=False), b, check_finite=False)
+    except (linalg.LinAlgError, ValueError):
+        full = np.tril(S) + np.tril(S, -1).T
+        sol = np.linalg.lstsq(full, b, rcond=None)[0]
+        if not np.all(np.isfinite(sol)):
+            raise SolverError(f"the Schur complement of {what} could not be solved") from None
+        return sol
+
+
+def _newton_step(
+    prob: _Problem,
+    W: np.ndarray,
+    s: np.ndarray,
+    E: np.ndarray,
+    active: np.ndarray,
+    rho: float,
+    cache: dict[bytes, _Block],
+) -> tuple[np.ndarray, np.ndarray]:
+    """The Newton direction ``(dW, ds)`` of the squared-hinge objective on the active set ``active``.
+
+    Gradient ``g_W = W + rho (A o E)^T H`` and ``g_s = -rho (A o E) 1`` (``A`` the active pairs);
+    with ``Z_v = (K_{F_v} + I / rho)^{-1}`` and ``q_v = H_{F_v} g_{W,v}``, the step in ``s``
+    solves ``(sum_v Z_v) ds = -g_s - sum_v Z_v q_v`` (each ``Z_v`` scattered into ``F_v``), and
+    ``dw_v = -g_{W,v} + H_{F_v}^T Z_v (q_v + ds_{F_v})``. ``Z_v`` depends only on ``F_v`` (and
+    ``rho``): ``cache`` keeps it for the tokens, and the iterations, that share a set.
+    """
+    AE = np.where(active, E, 0.0)
+    gW = W + rho * (AE.T @ prob.H)
+    rhs = rho * AE.sum(axis=1)  # -g_s
+    blocks: list[_Block] = []
+    qs: list[np.ndarray] = []
+    owners: list[int] = []
+    for v in range(prob.V):
+        F = np.flatnonzero(active[:, v])
+        if F.size == 0:
+            continue
+        key = F.tobytes()
+        blk = cache.get(key)
+        if blk is None:
+            blk = cache[key] = _token_inverse(prob, F, rho)
+        q = prob.H[F] @ gW[v]
+        rhs[F] -= blk.apply(q)
+        blocks.append(blk)
+        qs.append(q)
+        owners.append(v)
+    ds = _solve_spd(_assemble(prob.m, blocks), rhs, "the squared-hinge Newton system")
+    dW = -gW
+    for v, blk, q in zip(owners, blocks, qs, strict=True):
+        dW[v] += prob.H[blk.F].T @ blk.apply(q + ds[blk.F])
+    return dW, ds
+
+
+def _residuals(prob: _Problem, W: np.ndarray, s: np.ndarray, tau: np.ndarray) -> np.ndarray:
+    return prob.H @ W.T - s[:, None] - tau
+
+
+def _line_search(
+    prob: _Problem, W: np.ndarray, E: np.ndarray, dW: np.ndarray, dE: np.ndarray, rho: float
+) -> float:
+    """The exact minimizer ``alpha >= 0`` of the objective along the direction.
+
+    ``phi'(alpha) = <W, dW> + alpha ||dW||^2 + rho (sum over the supports of (E + alpha dE) dE
+    + sum over the other pairs of (E + alpha dE)_+ dE)``, increasing and piecewise linear: the
+    breakpoints (an off-support residual crossing zero) are searched by bisection, then the
+    linear piece is solved.
+    """
+    mask = prob.mask
+    wd, dd = float(np.vdot(W, dW)), float(np.vdot(dW, dW))
+    e_s, de_s = E[mask], dE[mask]
+    e_o, de_o = E[~mask], dE[~mask]
+
+    def slope(a: float) -> float:
+        r = e_o + a * de_o
+        pos = r > 0
+        return wd + a * dd + rho * (float(e_s @ de_s) + a * float(de_s @ de_s) + float(r[pos] @ de_o[pos]))
+
+    if slope(0.0) >= 0:
+        return 0.0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        crossings = -e_o / de_o
+    breaks = np.unique(crossings[(de_o != 0) & (crossings > 0) & np.isfinite(crossings)])
+    lo, hi = -1, breaks.size
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if slope(float(breaks[mid])) < 0:
+            lo = mid
+        else:
+            hi = mid
+    a0 = float(breaks[lo]) if lo >= 0 else 0.0
+    a1 = float(breaks[hi]) if hi < breaks.size else np.inf
+    probe = a0 + 1.0 if not np.isfinite(a1) else 0.5 * (a0 + a1)
+    pos = (e_o + probe * de_o) > 0
+    num = -(wd + rho * (float(e_s @ de_s) + float(e_o[pos] @ de_o[pos])))
+    den = dd + rho * (float(de_s @ de_s) + float(de_o[pos] @ de_o[pos]))
+    a = num / den if den > 0 else a1
+    return float(min(max(a, a0), a1))
+
+
+@dataclass
+class _State:
+    """An iterate ``(W, s)`` of the continuation, with the Newton iterations spent so far."""
+
+    W: np.ndarray
+    s: np.ndarray
+    rho: float
+    iterations: int = 0
+    stages: int = 0
+
+
+def _minimize(
+    prob: _Problem, state: _State, check: Callable[[_State, np.ndarray], bool] | None = None
+) -> bool:
+    """Minimize the squared-hinge objective at ``state.rho`` from ``state``; True when exact.
+
+    Stops early when ``check(state, E)`` (called after every step) returns True, or after
+    :data:`~ntpnb.settings.HINGE_MAX_NEWTON_PER_RHO` iterations. Exact means the last step was
+    a full Newton step on an active set that did not change: the minimizer of a piecewise
+    quadratic.
+    """
+    tau = prob.targets()
+    rho = state.rho
+    E = _residuals(prob, state.W, state.s, tau)
+    cache: dict[bytes, _Block] = {}
+    for _ in range(settings.HINGE_MAX_NEWTON_PER_RHO):
+        active = prob.mask | (E > 0)
+        keep = {np.flatnonzero(active[:, v]).tobytes() for v in range(prob.V)}
+        cache = {key: Z for key, Z in cache.items() if key in keep}
+        dW, ds = _newton_step(prob, state.W, state.s, E, active, rho, cache)
+        dE = prob.H @ dW.T - ds[:, None]
+        alpha = _line_search(prob, state.W, E, dW, dE, rho)
+        state.W = state.W + alpha * dW
+        state.s = state.s + alpha * ds
+        state.iterations += 1
+        E = _residuals(prob, state.W, state.s, tau)
+        if check is not None and check(state, E):
+            return True
+        # a (nearly) full step on an unchanged active set ends on the minimizer of its piece
+        exact = abs(alpha - 1.0) <= _FULL_STEP_TOL and np.array_equal(prob.mask | (E > 0), active)
+        step = alpha * np.sqrt(float(np.vdot(dW, dW)) + float(ds @ ds))
+        small = step <= _STEP_RTOL * (
+            1.0 + np.sqrt(float(np.vdot(state.W, state.W)) + float(state.s @ state.s))
+        )
+        if exact or small or alpha == 0.0:
+            return True
+        if state.iterations >= settings.HINGE_MAX_NEWTON:
+            return False
+    return False
+
+
+# ---------------------------------------------------------------------------- the Farkas polish
+def farkas_polish(
+    H: np.ndarray, mask: np.ndarray, C0: np.ndarray, rounds: int = POLISH_ROUNDS
+) -> np.ndarray | None:
+    """The nearest exact Farkas certificate to ``C0`` on its pattern, or None.
+
+    The pattern is every in-support entry and the out-of-support entries where ``C0 < 0``. On
+    it, the nearest ``C`` to ``C0`` with ``H^T c_v = 0`` for every token ``v`` and zero row
+    sums: with ``Pi_v`` the projector onto the orthogonal complement of the embeddings of the
+    contexts ``F_v`` of token ``v``'s pattern, ``c_v = Pi_v (c0_v - y_{F_v})`` where
+    ``y`` solves the ``m x m`` system ``(sum_v Pi_v + K / k) y = sum_v Pi_v c0_v`` (``K = H H^T``
+    scaled by ``k`` = the mean of its diagonal; it only removes the null space
+    ``range(H)`` of the first term, on which the right side has no component). Entries whose
+    sign comes out wrong (non-negative off the supports) leave the pattern and the solve is
+    repeated, at most ``rounds`` times. The answer is only a candidate:
+    :func:`certified_bound` verifies it. ``rank H_{F_v}`` is taken as ``min(|F_v|, d)`` (random
+    embeddings); a wrong guess only makes the verification fail.
+    """
+    prob = _problem(H, mask)
+    m, d = prob.m, prob.d
+    pattern = prob.mask | (np.asarray(C0) < 0)
+    kscale = float(np.trace(prob.K)) / m or 1.0
+    for _ in range(rounds):
+        blocks = []
+        for v in range(prob.V):
+            F = np.flatnonzero(pattern[:, v])
+            if F.size > d:  # otherwise H_F^T c = 0 forces c = 0 (full row rank)
+                Q = np.linalg.qr(prob.H[F])[0]  # orthonormal basis of range(H_F), rank d
+                blocks.append((v, _Block(F, Y=Q.T, a=1.0, b=1.0)))  # Pi_v = I - Q Q^T
+        b = np.zeros(m)
+        for v, blk in blocks:
+            b[blk.F] += blk.apply(C0[blk.F, v])
+        S = _assemble(m, [blk for _, blk in blocks], base=prob.K / kscale)
+        # singular when few tokens have more pattern contexts than d, but consistent (b is
+        # orthogonal to its null space), and every solution gives the same C
+        y = _solve_spd(S, b, "the Farkas polish", ridge=_POLISH_RIDGE)
+        C = np.zeros((m, prob.V))
+        for v, blk in blocks:
+            C[blk.F, v] = blk.apply(C0[blk.F, v] - y[blk.F])
+        wrong = pattern & prob.off & (C >= 0)
+        if not wrong.any():
+            return C
+        pattern &= ~wrong
+    return None
+
+
+# ---------------------------------------------------------------------------- the decision
+@dataclass(frozen=True)
+class NewtonDecision:
+    """A certified separability decision (see :func:`decide_separability`).
+
+    Attributes
+    ----------
+    separable
+        The answer.
+    margin
+        The verified normalized margin of the witness (``-inf`` when not separable).
+    bound
+        The certified bound on the normalized margin from the Farkas certificate (``inf`` when
+        separable).
+    direction
+        The witness ``W`` (scaled to ``max |W_ik| = 1``, for the rows of ``H`` scaled to largest
+        entry 1), or None.
+    certificate
+        The Farkas coefficients ``C`` (``m x V``), or None.
+    rho
+        The ``rho`` at which the answer was found.
+    iterations
+        Newton iterations spent.
+    """
+
+    separable: bool
+    margin: float
+    bound: float
+    direction: np.ndarray | None
+    certificate: np.ndarray | None
+    rho: float
+    iterations: int
+
+    @property
+    def method(self) -> str:
+        """How the decision was made, for a table."""
+        kind = "verified direction" if self.separable else "Farkas certificate"
+        return f"{SOLVER_NAME} ({kind}, rho = {self.rho:.0e}, {self.iterations} iterations)"
+
+
+def _project_off_f(prob: _Problem, W: np.ndarray) -> np.ndarray:
+    """``W`` minus its projection onto F: the in-support logits of every context made equal.
+
+    F is spanned by the rows ``r_i = (e_z - e_{a_j}) h_j^T`` (``z`` in ``S_j`` other than the
+    anchor); the projection is ``sum_i mu_i r_i`` with ``G mu = (r_i . W)_i``, ``G`` their
+    ``dim F x dim F`` Gram matrix ``G_ii' = <e_z - e_a, e_z' - e_a'> K_jj'`` (minimum-norm least
+    squares when the rows are dependent). No matrix of size ``dim F x V d`` is formed.
+    """
+    eq = prob.mask.copy()
+    eq[np.arange(prob.m), prob.anchors] = False
+    j, z = np.nonzero(eq)
+    if j.size == 0:
+        return W
+    a = prob.anchors[j]
+    L = prob.H @ W.T
+    b = L[j, z] - L[j, a]
+    tok = (z[:, None] == z[None, :]).astype(float) + (a[:, None] == a[None, :])
+    tok -= (z[:, None] == a[None, :]).astype(float) + (a[:, None] == z[None, :])
+    G = tok * prob.K[np.ix_(j, j)]
+    mu = np.linalg.lstsq(G, b, rcond=None)[0]
+    coef = np.zeros((prob.m, prob.V))
+    np.add.at(coef, (j, z), mu)
+    np.add.at(coef, (j, a), -mu)
+    return W - coef.T @ prob.H
+
+
+def _multipliers(prob: _Problem, E: np.ndarray, rho: float) -> np.ndarray:
+    """``C = -rho E`` on the active pairs (every in-support pair, off-support ones with ``E > 0``)."""
+    return np.where(prob.mask | (E > 0), -rho * E, 0.0)
+
+
+def decide_separability(data: NTPData, W0: np.ndarray | None = None) -> NewtonDecision:
+    """Decide NTP-separability (Definition 2) by the continuation of the module, certified either way.
+
+    Parameters
+    ----------
+    data
+        The data set; it is decided in the LP's units (each row of ``H`` divided by its largest
+        entry), where :data:`~ntpnb.settings.SEP_MARGIN_TOL` is the normalized margin that decides.
+    W0
+        An optional starting decoder (``V x d``, e.g. the witness of a smaller ``d`` padded with
+        zeros); it only changes the work, not the answer.
+
+    Raises
+    ------
+    SolverError
+        If neither a verified margin of at least :data:`~ntpnb.settings.SEP_MARGIN_TOL` nor a
+        certified bound of at most it is found by ``rho =``
+        :data:`~ntpnb.settings.HINGE_RHO_MAX` (the data lie within the tolerance of the
+        separability boundary, or the systems lost accuracy first); the message gives the best
+        of each.
+    """
+    require_data(data)
+    if W0 is not None and np.shape(W0) != (data.V, data.d):
+        raise InvalidDataError(f"W0 must have shape {(data.V, data.d)}, got {np.shape(W0)}")
+    prob = _problem(_lp_rows(data), data.support_mask)
+    if not prob.off.any():  # no out-of-support token: W = 0 satisfies (6)
+        return NewtonDecision(True, np.inf, np.inf, np.zeros((data.V, data.d)), None, 0.0, 0)
+    with limit_threads(settings.BLAS_THREADS, user_api="blas"):
+        return _decide(prob, W0)
+
+
+def _decide(prob: _Problem, W0: np.ndarray | None) -> NewtonDecision:
+    # from W = 0 with s = 1 every margin is exactly 1: only the in-support pairs start active
+    W = np.zeros((prob.V, prob.d)) if W0 is None else np.array(W0, dtype=float)
+    s = (prob.H @ W.T)[np.arange(prob.m), prob.anchors] + 1.0
+    state = _State(W, s, settings.HINGE_RHO_START)
+    best = {"margin": -np.inf, "bound": np.inf}
+    found: dict[str, NewtonDecision] = {}
+
+    def separates(st: _State, E: np.ndarray) -> bool:
+        L = prob.H @ st.W.T
+        gaps = L[np.arange(prob.m), prob.anchors][:, None] - L
+        if gaps[prob.off].min() <= 0:
+            return False
+        margin, unit = verified_margin(prob.H, prob.mask, _project_off_f(prob, st.W))
+        best["margin"] = max(best["margin"], margin)
+        if margin >= settings.SEP_MARGIN_TOL:
+            found["d"] = NewtonDecision(True, margin, np.inf, unit, None, st.rho, st.iterations)
+            return True
+        return False
+
+    while state.rho <= settings.HINGE_RHO_MAX and state.iterations < settings.HINGE_MAX_NEWTON:
+        _minimize(prob, state, separates)
+        if "d" in found:
+            return found["d"]
+        E = _residuals(prob, state.W, state.s, prob.targets())
+        C = farkas_polish(prob.H, prob.mask, _multipliers(prob, E, state.rho))
+        if C is not None:
+            bound = certified_bound(prob.H, prob.mask, C)
+            best["bound"] = min(best["bound"], bound)
+            if bound <= settings.SEP_MARGIN_TOL:
+                return NewtonDecision(False, -np.inf, bound, None, frozen(C), state.rho, state.iterations)
+        state.rho *= settings.HINGE_RHO_FACTOR
+        state.stages += 1
+    raise SolverError(
+        "could not decide NTP-separability: no verified separating direction with normalized margin "
+        f">= {settings.SEP_MARGIN_TOL:g} (best {best['margin']:.3g}) and no Farkas certificate bounding "
+        f"it below (best {best['bound']:.3g}) by rho = {state.rho / settings.HINGE_RHO_FACTOR:.0e} after "
+        f"{state.iterations} Newton iterations (m={prob.m}, d={prob.d}, V={prob.V}): the data may lie "
+        "within that margin of the separability boundary. Decide with the LP instead "
+        "(ntpnb.is_separable(data, method='lp')) or perturb the embeddings slightly."
+    )
+
+
+# ---------------------------------------------------------------------------- the NTP-SVM
+def _pinv_block(K_F: np.ndarray, H_F: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``K_F^+`` and an orthonormal basis ``N`` of the null space of ``H_F^T`` (``K_F = H_F H_F^T``).
+
+    Cholesky when ``|F| <= d`` and the factor is well conditioned (``N`` empty); otherwise from
+    the SVD of ``H_F`` with rank ``min(|F|, d)`` (random embeddings; the certificate of the answer
+    judges it), which never squares the condition number.
+    """
+    n, d = H_F.shape
+    if n <= d:
+        c, info = lapack.dpotrf(K_F, lower=1, clean=1)
+        if info == 0 and (np.diag(c).min() / np.diag(c).max()) ** 2 > _CHOL_RCOND:
+            inv, info = lapack.dpotri(c, lower=1)
+            if info == 0:
+                inv = np.tril(inv)
+                return inv + np.tril(inv, -1).T, np.zeros((n, 0))
+    U, sv, _ = np.linalg.svd(H_F, full_matrices=True)
+    r = min(n, d)
+    Ur = U[:, :r]
+    return (Ur / sv[:r] ** 2) @ Ur.T, U[:, r:]
+
+
+def _svm_equations(prob: _Problem, active: np.ndarray) -> np.ndarray:
+    """``C`` of the NTP-SVM's KKT equations with the ``active`` inequalities as equalities.
+
+    On each token's contexts ``F_v`` (support and active), the logits ``K_F c_v = s_F - o_F``
+    (``o`` marks the active inequalities: logit ``s - 1``) and zero row sums of ``C``. With
+    ``c_v = K_F^+ (s_F - o_F) + N_v z_v`` (``N_v`` spanning the null space of ``H_F^T``, empty
+    unless ``|F_v| > d``), the row sums and the consistency ``N_v^T (s_F - o_F) = 0`` are one
+    symmetric system in ``(s, z)`` of size ``m + sum_v dim N_v``: the ``rho = inf`` limit of
+    :func:`_newton_step`, solved without the penalty's rounding.
+    """
+    m = prob.m
+    S = np.zeros((m, m))
+    flat = S.reshape(-1)
+    rhs = np.zeros(m)
+    blocks = []
+    for v in range(prob.V):
+        F = np.flatnonzero(prob.mask[:, v] | active[:, v])
+        if F.size == 0:
+            continue
+        P, N = _pinv_block(prob.K[np.ix_(F, F)], prob.H[F])
+        o = active[F, v].astype(float)
+        flat[(F[:, None] * m + F).ravel()] += P.ravel()
+        rhs[F] += P @ o
+        blocks.append((v, F, P, N, o))
+    widths = [N.shape[1] for *_, N, _ in blocks]
+    extra = sum(widths)
+    if extra == 0:
+        sol = _solve_spd(S, rhs, "the NTP-SVM equations")
+    else:
+        B = np.zeros((m, extra))
+        b2 = np.zeros(extra)
+        col = 0
+        for (_, F, _, N, o), w in zip(blocks, widths, strict=True):
+            B[F, col : col + w] = N
+            b2[col : col + w] = N.T @ o
+            col += w
+        KKT = np.block([[S, B], [B.T, np.zeros((extra, extra))]])
+        sol = np.linalg.lstsq(KKT, np.concatenate([rhs, b2]), rcond=None)[0]
+    s, z = sol[:m], sol[m:]
+    C = np.zeros((m, prob.V))
+    col = 0
+    for (v, F, P, N, o), w in zip(blocks, widths, strict=True):
+        C[F, v] = P @ (s[F] - o) + N @ z[col : col + w]
+        col += w
+    return C
+
+
+def _svm_on_active_set(rows: NTPRows, prob: _Problem, active: np.ndarray) -> SVMSolution | None:
+    """The NTP-SVM solved on an active set and corrected (:data:`SVM_ROUNDS`); None if not certified."""
+    seen: set[bytes] = set()
+    for _ in range(SVM_ROUNDS):
+        C = _svm_equations(prob, active)
+        W = C.T @ prob.H
+        L = prob.H @ W.T
+        margins = L[np.arange(prob.m), prob.anchors][:, None] - L
+        negative = active & (C > 0)  # lambda = -C must be >= 0 on the active set
+        violated = prob.off & ~active & (margins < 1 - settings.SVM_FEAS_TOL)
+        if not negative.any() and not violated.any():
+            sol = certify(rows, W.ravel(), *rows.multipliers(C), SOLVER_NAME, True)
+            return sol if sol.passes() else None
+        seen.add(np.packbits(active).tobytes())
+        active = (active & ~negative) | violated
+        if np.packbits(active).tobytes() in seen:
+            return None
+    return None
+
+
+@cached_per_data
+def _svm_normalized(data: NTPData) -> SVMSolution:
+    rows = NTPRows(data)
+    if rows.n_ineq == 0:
+        return trivial_solution(rows)
+    prob = _problem(data.H, data.support_mask)
+    state = _State(np.zeros((prob.V, prob.d)), np.ones(prob.m), settings.HINGE_RHO_START)
+    tau = prob.targets()
+    last = None
+    scales = np.abs(prob.H).max(axis=1)
+    scales = np.where(scales > 0, scales, 1.0)
+    with limit_threads(settings.BLAS_THREADS, user_api="blas"):
+        while state.rho <= settings.HINGE_RHO_MAX and state.iterations < settings.HINGE_MAX_NEWTON:
+            _minimize(prob, state)
+            E = _residuals(prob, state.W, state.s, tau)
+            L = prob.H @ state.W.T
+            gaps = L[np.arange(prob.m), prob.anchors][:, None] - L
+            if gaps[prob.off].min() > 0:  # it separates: the NTP-SVM's active set may be in sight
+                active = prob.off & (E > 0)
+                key = np.packbits(active).tobytes()
+                if key != last:
+                    sol = _svm_on_active_set(rows, prob, active)
+                    if sol is not None:
+                        return sol
+                    last = key
+            else:  # perhaps no W separates: a Farkas certificate ends the search
+                C = farkas_polish(prob.H, prob.mask, _multipliers(prob, E, state.rho))
+                if C is not None:
+                    bound = certified_bound(prob.H / scales[:, None], prob.mask, C * scales[:, None])
+                    if bound <= settings.SEP_MARGIN_TOL:
+                        raise NotSeparableError(
+                            "the data are not NTP-separable: no W satisfies (6a) and (6b) "
+                            f"(m={data.m}, d={data.d}, V={data.V}; a Farkas certificate of {SOLVER_NAME} "
+                            f"bounds every direction's normalized margin by {bound:.2g})"
+                        )
+            state.rho *= settings.HINGE_RHO_FACTOR
+    raise SolverError(
+        f"{SOLVER_NAME}: no certified NTP-SVM solution by rho = {state.rho / settings.HINGE_RHO_FACTOR:.0e} "
+        f"({state.iterations} Newton iterations; m={data.m}, d={data.d}, V={data.V}); the data may "
+        "lie near the separability boundary"
+    )
+
+
+def solve_svm_newton(data: NTPData) -> SVMSolution:
+    """``W^mm`` by the continuation of the module, solved exactly on its active set and certified.
+
+    The squared-hinge problem at growing ``rho`` approaches the NTP-SVM; whenever its set of
+    margins below 1 changes, the NTP-SVM's KKT equations are solved on that set as equalities
+    (per token ``K_{F_v} c_v = s_{F_v} - [active]``, zero row sums: one ``m x m`` system in
+    ``s``), corrected for negative multipliers and violated constraints, and the answer
+    certified by :func:`ntpnb.qp.certify` (constraints, KKT conditions, duality gap). Solved
+    for ``H`` normalized by a power of two and scaled back, as :func:`ntpnb.solve_ntp_svm`.
+
+    Raises
+    ------
+    NotSeparableError
+        If a Farkas certificate (:func:`farkas_polish`, :func:`certified_bound`) shows that the
+        data are not NTP-separable.
+    SolverError
+        If no certified answer is found by ``rho =`` :data:`~ntpnb.settings.HINGE_RHO_MAX`.
+    """
+    require_data(data)
+    norm, c = normalized(data)
+    return scaled_solution(_svm_normalized(norm), c, 1, "max|H|")
