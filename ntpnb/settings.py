@@ -206,6 +206,13 @@ PATH_MAX_SUBDIVISIONS: int = 40
 #: the KKT residual being certified) are still normal doubles with full 53-bit precision.
 PATH_MIN_LAMBDA: float = 2.2250738585072014e-308 / 2.220446049250313e-16
 
+#: The regularization path is solved in the Gram form (ntpnb.linear.regpath_gram: V blocks of
+#: size at most m instead of a dense Newton system of size (V - 1) m) when H has full row rank
+#: and K = H H^T has a condition number of at most PATH_GRAM_MAX_COND: products with K^{-1} then
+#: lose at most about eps * 1e6 = 2e-10 relative, far below the certificate's PATH_KKT_RTOL. Other
+#: data are solved in orthonormal bases of F and R ∩ F-perp (any rank, dense).
+PATH_GRAM_MAX_COND: float = 1e6
+
 #: BLAS threads used inside the package's own small dense solvers (the regularization path,
 #: the fast NTP-SVM, each trial of a sweep). Their matrices have at most a few hundred rows, so
 #: one thread is as fast on an idle machine and far faster on a busy one, where the threads of
