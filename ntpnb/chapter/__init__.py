@@ -36,7 +36,7 @@ from .claims import (
 )
 from .figures import band, draw_contexts, draw_graph, draw_rows, draw_unit_rows, four_panels
 from .paths import OutputLayout, output_layout
-from .plotting import COLORS, show_figure, use_style
+from .plotting import COLORS, plain_log_labels, show_figure, use_style
 from .prose import describe_change, glue_number, glue_text, markdown_table, sentences
 from .registry import CLAIMS, claim_spec, paper_value
 
@@ -59,6 +59,7 @@ __all__ = [
     "output_layout",
     "COLORS",
     "use_style",
+    "plain_log_labels",
     "show_figure",
     "four_panels",
     "draw_contexts",

@@ -8,15 +8,17 @@ drawing is most of a chapter's plotting time.
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import matplotlib as mpl
+from matplotlib import ticker
 from matplotlib.figure import Figure
 
 from .atomic import atomic_path
 from .paths import OutputLayout
 
-__all__ = ["STYLE", "COLORS", "use_style", "write_figure", "save_figure", "show_figure"]
+__all__ = ["STYLE", "COLORS", "use_style", "plain_log_labels", "write_figure", "save_figure", "show_figure"]
 
 #: rcParams shared by every figure of the book.
 STYLE: dict[str, object] = {
@@ -58,6 +60,37 @@ def use_style() -> None:
     """Apply :data:`STYLE` and the colour cycle to matplotlib."""
     mpl.rcParams.update(STYLE)
     mpl.rcParams["axes.prop_cycle"] = mpl.cycler(color=list(COLORS))
+
+
+#: Superscript forms of the characters of an exponent.
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def _power_of_ten(x: float, pos: int | None = None) -> str:
+    """``"10"`` with the exponent in superscript digits for a power of ten, else no label."""
+    if not x > 0:
+        return ""
+    exponent = round(math.log10(x))
+    return f"10{str(exponent).translate(_SUPERSCRIPT)}" if abs(x / 10.0**exponent - 1) < 1e-9 else ""
+
+
+def plain_log_labels(fig: Figure) -> None:
+    """Label the decades of every logarithmic axis of ``fig`` in plain text (``10⁻⁵⁰``).
+
+    matplotlib's default labels (``$10^{-50}$``) go through its TeX parser on every draw, and
+    a figure is drawn four times when written (two formats, each sized first): on axes that
+    span hundreds of decades that parsing was most of a figure's time. Axes spanning more than
+    ten decades also lose their minor ticks (they would not show; each costs a tick object at
+    every draw). Call it once the data are drawn.
+    """
+    for ax in fig.axes:
+        for axis, scale in ((ax.xaxis, ax.get_xscale()), (ax.yaxis, ax.get_yscale())):
+            if scale == "log":
+                axis.set_major_formatter(ticker.FuncFormatter(_power_of_ten))
+                axis.set_minor_formatter(ticker.NullFormatter())
+                low, high = sorted(axis.get_view_interval())
+                if low > 0 and high / low > 1e10:  # minor ticks would not show
+                    axis.set_minor_locator(ticker.NullLocator())
 
 
 def write_figure(fig: Figure, stem: Path) -> list[Path]:

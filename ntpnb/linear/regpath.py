@@ -815,6 +815,36 @@ def _failure_message(state: _State, B_from: float, B_to: float) -> str:
     return msg
 
 
+def _predict(st: _Structure, state: _State, d_theta: np.ndarray, dB: float) -> np.ndarray:
+    """The predicted coordinates at radius ``B + dB`` from the tangent ``d_theta`` at ``B``.
+
+    In the split, the F part ``delta = P_F(W_B) - W*`` falls like ``exp(-B / ||W^mm||)``: over
+    the steps of a grid of radii the linear step ``delta + dB delta'`` overshoots it many times
+    over (and Newton's method spends its first steps undoing that), so a decaying ``delta``
+    moves at its own rate ``kappa = <delta, delta'> / ||delta||^2``: to ``e^{kappa dB} (delta +
+    dB (delta' - kappa delta))``, the linear step to first order in ``dB``. The F-perp part,
+    a growing F part and the direct representation (below ``||W*||``, where the F coordinates
+    are those of ``W`` itself) step linearly.
+    """
+    theta = state.theta + dB * d_theta
+    r = st.n_f
+    if state.direct or not st.dim_f:
+        return theta
+    delta = np.zeros_like(state.theta)
+    delta[:r] = state.theta[:r]
+    rate = np.zeros_like(state.theta)
+    rate[:r] = d_theta[:r]
+    size = st.inner(delta, delta)
+    if not size > 0:
+        return theta
+    kappa = st.inner(delta, rate) / size
+    if not kappa * dB < 0:
+        return theta
+    shrink = float(np.exp(max(kappa * dB, -700.0)))
+    theta[:r] = shrink * (state.theta[:r] + dB * (d_theta[:r] - kappa * state.theta[:r]))
+    return theta
+
+
 def _continue(data, st, state: _State, B_from: float, B_to: float, ws: Any = None) -> tuple[_State, int]:
     """Follow the path from a solved point at ``B_from`` to ``B_to``, subdividing on failure."""
     if B_to == B_from:
@@ -829,10 +859,10 @@ def _continue(data, st, state: _State, B_from: float, B_to: float, ws: Any = Non
             tangent = _tangent(data, st, state, B_from, ws)
         d_theta, d_nu = tangent
         dB = B_next - B_from
-        # first-order predictor; log(lambda) is nearly linear in B (slope -1/||W^mm||), so its
-        # change is not limited (only kept finite)
+        # first-order predictor (the F part exponential, _predict); log(lambda) is nearly
+        # linear in B (slope -1/||W^mm||), so its change is not limited (only kept finite)
         d_log_lam = float(np.clip(dB * d_nu, -700.0, 700.0))
-        guess = _State(state.theta + dB * d_theta, state.lam * float(np.exp(d_log_lam)), state.direct)
+        guess = _State(_predict(st, state, d_theta, dB), state.lam * float(np.exp(d_log_lam)), state.direct)
         try:
             state_new, its = _solve_radius(data, st, guess, B_next, ws)
         except (_NoConvergenceError, PathCertificateError) as exc:

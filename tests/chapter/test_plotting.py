@@ -45,3 +45,28 @@ def test_show_figure_saves_closes_and_displays_the_png_at_the_inline_size(tmp_pa
     ratio = plotting.STYLE["figure.dpi"] / plotting.STYLE["savefig.dpi"]
     assert image.width == pytest.approx(saved_width * ratio, abs=1)
     assert image.data == paths[0].read_bytes()
+
+
+def test_plain_log_labels_name_the_decades_without_tex(tmp_path):
+    import re
+
+    import numpy as np
+
+    from ntpnb.chapter.plotting import plain_log_labels
+
+    fig, (wide, narrow, linear) = plt.subplots(1, 3)
+    x = np.linspace(1.0, 600.0, 50)
+    wide.semilogy(x, np.exp(-x))  # about 260 decades
+    narrow.loglog(x, x**-2)  # about 6 decades
+    linear.plot(x, x)
+    plain_log_labels(fig)
+    fig.canvas.draw()
+    labels = [t.get_text() for t in wide.get_yticklabels() if t.get_text()]
+    assert labels and all(re.fullmatch("10⁻?[⁰¹²³⁴⁵⁶⁷⁸⁹]+", s) for s in labels)  # no TeX
+    assert any("⁻" in s for s in labels)
+    assert not wide.yaxis.get_minorticklocs().size  # minor ticks dropped on a wide axis
+    assert narrow.xaxis.get_minorticklocs().size  # kept on a narrow one
+    narrow_labels = [t.get_text() for t in narrow.get_xticklabels() if t.get_text()]
+    assert {"10⁰", "10¹", "10²"} <= set(narrow_labels)
+    assert linear.yaxis.get_major_formatter().__class__.__name__ == "ScalarFormatter"
+    plt.close(fig)
