@@ -56,7 +56,7 @@ two blocks are solved apart (block Gauss-Seidel, their coupling goes through the
 out-of-support probabilities only): :meth:`GramStructure.solve`. The refinement also lets the
 factors of one Newton matrix serve the next ones while they converge fast (the last steps
 at a radius and the tangent); the iterates are those of Newton's method all the same, each
-step solved to :data:`_REFINE_RTOL` of itself.
+step solved to the accuracy it needs (:data:`ntpnb.settings.PATH_FORCING`).
 
 A factorization costs ``V`` inverses of size at most ``m`` (``O(V m^3)``), a refinement round
 products with ``K`` and the stored inverses (``O(V m^2)``), against ``O((V m)^3)`` for the
@@ -65,10 +65,12 @@ dense Hessian of the orthonormal representation.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numba
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import sparse
 from scipy.linalg import lapack, solve_triangular
 
@@ -83,19 +85,17 @@ __all__ = ["GramStructure", "gram_structure"]
 _EPS = float(np.finfo(float).eps)
 
 #: Newton's system is solved again on its residual until each block of the correction is at
-#: most _REFINE_RTOL of the answer, in at most _MAX_REFINE rounds. A Newton step needs no more:
-#: its error then is _REFINE_RTOL times the step, far below the step tolerance
-#: (PATH_NEWTON_RTOL) while the steps are large and far below the point's rounding once they
-#: are small; with this tolerance the iteration counts equal those of the dense solve.
-_REFINE_RTOL = 1e-10
+#: most the asked tolerance of the answer (never below _REFINE_RTOL), in at most _MAX_REFINE
+#: rounds with the factors of the matrix itself.
+_REFINE_RTOL = 1e-12
 _MAX_REFINE = 12
-#: The factors of an earlier Newton matrix are kept while each round of refinement shrinks the
-#: correction at least this much (at most about six rounds for the whole double precision);
-#: a slower round factors the current matrix afresh (see GramStructure.solve).
-_REUSE_CONTRACTION = 1e-2
-#: ... and are tried only when no diagonal entry of a block has moved by more than this
-#: fraction (GramStructure.solve); beyond, a round shrinks the correction by about as much.
-_REUSE_CHANGE = 2e-2
+#: The factors of an earlier Newton matrix serve when the rounds they need for the asked
+#: tolerance (about log(rtol) / log(change), GramStructure.solve) are at most m / 60 (a
+#: factorization costs V m^3 operations, a round a few V m^2 moved through memory: measured,
+#: a factorization as much as about fifteen rounds at m = 500 and two at m = 50), and at most
+#: _MAX_REUSE_ROUNDS.
+_REUSE_ROUNDS_PER_CONTEXT = 1 / 60
+_MAX_REUSE_ROUNDS = 8
 
 
 def _spd_inverse(M: np.ndarray) -> np.ndarray:
@@ -129,6 +129,7 @@ def _scaled_block(K: np.ndarray, A: np.ndarray, diag: np.ndarray) -> tuple[np.nd
     """``(D M D, s)`` for ``M = K[A, A] + diag(diag)`` and ``D = diag(s)``, ``s = 1 / sqrt(diag M)``.
 
     The scaled block has a unit diagonal; it is returned in column-major order (LAPACK's).
+    ``K`` is symmetric: column ``j`` of the block is read along row ``A[j]`` of ``K``.
     """
     n = A.size
     s = np.empty(n)
@@ -136,21 +137,28 @@ def _scaled_block(K: np.ndarray, A: np.ndarray, diag: np.ndarray) -> tuple[np.nd
         s[i] = 1.0 / np.sqrt(K[A[i], A[i]] + diag[i])
     out = np.empty((n, n)).T  # column-major
     for j in range(n):
+        row = K[A[j]]
         for i in range(n):
-            out[i, j] = K[A[i], A[j]] * s[i] * s[j]
+            out[i, j] = row[A[i]] * s[i] * s[j]
         out[j, j] = 1.0
     return out, s
 
 
 @numba.njit(cache=True)
 def _unscale_lower(inv: np.ndarray, s: np.ndarray) -> None:
-    """In place: ``inv`` from its lower triangle, mirrored, times ``s_i s_j`` (``D M^-1 D``, undone)."""
+    """In place: ``inv`` from its lower triangle, mirrored, times ``s_i s_j`` (``D M^-1 D``, undone).
+
+    Tile by tile, so that the mirrored writes stay in cache.
+    """
     n = s.size
-    for j in range(n):
-        for i in range(j, n):
-            v = inv[i, j] * s[i] * s[j]
-            inv[i, j] = v
-            inv[j, i] = v
+    tile = 64
+    for jb in range(0, n, tile):
+        for ib in range(jb, n, tile):
+            for j in range(jb, min(jb + tile, n)):
+                for i in range(max(ib, j), min(ib + tile, n)):
+                    v = inv[i, j] * s[i] * s[j]
+                    inv[i, j] = v
+                    inv[j, i] = v
 
 
 def _block_inverse(K: np.ndarray, A: np.ndarray, diag: np.ndarray) -> np.ndarray:
@@ -271,16 +279,20 @@ class _NewtonFactors:
     def change(self, K: np.ndarray, lam: float, pi_q: np.ndarray) -> float:
         """How far the Newton matrix at ``(lam, pi_q)`` is from this one, relative to this one.
 
-        The largest ``|Delta' - Delta| / (K_jj + Delta)`` over the entries kept in either (inf
-        when an entry left out here is kept there): a bound on the relative change of each
-        block's diagonal, in the scaling the blocks are factored in.
+        The largest ``|Delta' - Delta| / (K_jj + Delta)`` over the entries kept in both: a bound
+        on the relative change of each block's diagonal, in the scaling the blocks are factored
+        in; ``K_jj / (K_jj + Delta)`` for an entry kept in one only (the other's ``Delta`` taken
+        as infinite: left out, it was beyond ``K_jj / eps``), which enters the answer weighted
+        so.
         """
+        diag_K = np.diag(K)[:, None]
         with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
             Delta = lam / pi_q
-            keep = Delta * _EPS <= np.diag(K)[:, None]
-            rel = np.abs(Delta - self.Delta) / (np.diag(K)[:, None] + self.Delta)
-        rel = np.where(keep | self.keep, rel, 0.0)
-        return float(np.nan_to_num(rel, nan=np.inf).max(initial=0.0))
+            keep = Delta * _EPS <= diag_K
+            rel = np.abs(Delta - self.Delta) / (diag_K + self.Delta)
+            alone = diag_K / (diag_K + np.where(keep, Delta, self.Delta))
+        rel = np.where(keep & self.keep, rel, np.where(keep | self.keep, alone, 0.0))
+        return float(np.nan_to_num(rel, nan=1.0).max(initial=0.0))
 
     def solve(self, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(psi, c)`` for the right-hand sides ``b`` (k, m, V)."""
@@ -303,14 +315,14 @@ class _NewtonFactors:
         return psi, c
 
 
-def _relative_size(dX: np.ndarray, X: np.ndarray) -> float:
-    """The largest ``max|dX| / max|X|`` over the columns (0 for an empty block)."""
-    if X.size == 0:
-        return 0.0
+def _relative_sizes(dX: np.ndarray, X: np.ndarray) -> np.ndarray:
+    """Per column, ``max|dX| / max|X|`` (0 for an empty block, inf for a zero column of ``X``)."""
+    if X.shape[0] == 0:
+        return np.zeros(X.shape[1])
     top = np.abs(X).max(axis=0)
+    step = np.abs(dX).max(axis=0)
     with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = np.abs(dX).max(axis=0) / top
-    return float(np.max(np.where(top > 0, ratio, np.where(np.abs(dX).max(axis=0) > 0, np.inf, 0.0))))
+        return np.where(top > 0, step / top, np.where(step > 0, np.inf, 0.0))
 
 
 class _Workspace:
@@ -510,32 +522,39 @@ class GramStructure:
         return d_F + self._psi_solve(factors, res_P)
 
     def _refine(
-        self, ev: _GramEval, lam: float, R: np.ndarray, factors: _NewtonFactors, fresh: bool
+        self,
+        ev: _GramEval,
+        lam: float,
+        R: np.ndarray,
+        factors: _NewtonFactors,
+        rtol: np.ndarray,
+        rounds: int | None = None,
     ) -> np.ndarray | None:
-        """``N^{-1} R`` refined on its residual, or None when older ``factors`` refine too slowly.
+        """``N^{-1} R`` to ``rtol`` of itself (per column), refined on its residual.
 
         The ``psi`` answer is refined on the residual, computed block by block (:meth:`_apply`),
-        until the correction is at most :data:`_REFINE_RTOL` of the answer. At large radii
+        until each block of the correction is at most ``rtol`` of the answer. At large radii
         the ``psi`` form mixes the rounding of the F part into the F-perp part, divided by
         ``lambda``, and the rounds stop shrinking above that level: from there the F-perp part
         is solved again from the F part alone and every round solves the blocks apart
-        (:meth:`_split_round`), until the correction is small or stops shrinking (the rounding
-        of the residual). With factors of an earlier matrix (not ``fresh``) the rounds also
-        remove the change of the matrix; when one of them shrinks the correction by less than
-        :data:`_REUSE_CONTRACTION` they stop (None).
+        (:meth:`_split_round`), until the correction is small enough or stops shrinking (the
+        rounding of the residual). Factors of an earlier matrix are given a number of
+        ``rounds`` (they also remove the change of the matrix); None when those do not
+        suffice.
         """
         r = self.n_f
+        fresh = rounds is None
         blocks = (slice(0, r), slice(r, None))
         X = self._psi_solve(factors, R)
         split = False
         last = None
-        for _ in range(_MAX_REFINE):
+        for _ in range(_MAX_REFINE if fresh else rounds + 1):  # the switch below takes one
             res = R - self._apply(ev, lam, X)
             dX = self._split_round(ev, lam, factors, res) if split else self._psi_solve(factors, res)
             X = X + dX
             if not np.all(np.isfinite(X)):
                 return X if fresh else None
-            if max(_relative_size(dX[b], X[b]) for b in blocks) <= _REFINE_RTOL:
+            if np.all(np.maximum(*(_relative_sizes(dX[b], X[b]) for b in blocks)) <= rtol):
                 return X
             size = np.array([np.abs(dX[b]).max(axis=0, initial=0.0) for b in blocks])  # (2, k)
             shrink = 0.0
@@ -552,34 +571,50 @@ class GramStructure:
                 continue
             if shrink > 0.5:
                 return X if fresh else None  # the rounding of the residual is the limit
-            if not fresh and shrink > _REUSE_CONTRACTION:
-                return None
             last = size
         return X if fresh else None
 
-    def solve(self, ev: _GramEval, lam: float, rhs: np.ndarray, ws: _Workspace | None = None) -> np.ndarray:
-        """``(Hess CE + lam I)^{-1} rhs`` (columns in the coordinates).
+    def solve(
+        self,
+        ev: _GramEval,
+        lam: float,
+        rhs: np.ndarray,
+        ws: _Workspace | None = None,
+        rtol: ArrayLike = _REFINE_RTOL,
+    ) -> np.ndarray:
+        """``(Hess CE + lam I)^{-1} rhs`` (columns in the coordinates) to ``rtol`` of itself.
+
+        ``rtol`` is one tolerance or one per column.
 
         The ``psi`` form mixes the F and F-perp parts of a right-hand side in the logits: the
         F-perp part of its answer carries the rounding of the F part divided by ``lambda``,
         which at large radii is far larger than the F-perp part itself. Its answer is refined
         on the residual, computed block by block (:meth:`_apply`, :meth:`_refine`). The
-        factors of the last Newton matrix (kept in the workspace ``ws``) serve while the
-        matrix has moved by at most :data:`_REUSE_CHANGE` (:meth:`_NewtonFactors.change`) and
-        the refinement converges fast; the matrix changes little between the last steps at a
-        radius, and one factorization costs as many operations as about ten rounds.
+        factors of the last Newton matrix, kept in the workspace ``ws``, serve the next one
+        when the refinement needs few rounds for it: each round shrinks the error by about
+        how far the matrix moved (:meth:`_NewtonFactors.change`), and they serve while the
+        rounds needed cost less than a factorization (:data:`_REUSE_ROUNDS_PER_CONTEXT`).
+        Between the last steps at a radius and for the tangent the matrix moves little, and
+        looser tolerances (far from the solution) need fewer rounds.
         """
         ws = ws if ws is not None else _Workspace()
+        rtol = np.maximum(np.broadcast_to(np.asarray(rtol, dtype=float), rhs.shape[1:]), _REFINE_RTOL)
         with np.errstate(over="ignore", invalid="ignore"):
             X = None
             fac = ws.factors
-            if fac is not None and fac.change(self.K, lam, ev.pi_q) <= _REUSE_CHANGE:
-                fresh = fac.lam == lam and fac.pi_q is ev.pi_q
-                X = self._refine(ev, lam, rhs, fac, fresh)
+            if fac is not None and fac.lam == lam and fac.pi_q is ev.pi_q:
+                X = self._refine(ev, lam, rhs, fac, rtol)
+            elif fac is not None:
+                change = fac.change(self.K, lam, ev.pi_q)
+                tightest = float(rtol.min())
+                rounds = math.ceil(math.log(tightest) / math.log(change)) if 0 < change < 0.5 else np.inf
+                budget = min(_MAX_REUSE_ROUNDS, math.floor(_REUSE_ROUNDS_PER_CONTEXT * self.K.shape[0]))
+                if rounds <= budget:
+                    X = self._refine(ev, lam, rhs, fac, rtol, rounds + 1)
             if X is None:
                 ws.factors = _NewtonFactors(self.K, lam, ev.pi_q)
                 ws.factorizations += 1
-                X = self._refine(ev, lam, rhs, ws.factors, True)
+                X = self._refine(ev, lam, rhs, ws.factors, rtol)
         if X is None or not np.all(np.isfinite(X)):
             raise NoConvergenceError("Newton's system overflows float64")
         return X
