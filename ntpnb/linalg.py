@@ -56,6 +56,7 @@ __all__ = [
     "least_squares",
     "thin_svd",
     "correlation",
+    "helmert_basis",
 ]
 
 _EPS = float(np.finfo(float).eps)
@@ -308,3 +309,16 @@ def correlation(W: ArrayLike, ref: ArrayLike) -> np.ndarray:
     num = np.sum(W * ref, axis=(-2, -1))
     den = np.linalg.norm(W, axis=(-2, -1)) * np.linalg.norm(ref, axis=(-2, -1))
     return np.divide(num, den, out=np.zeros_like(num), where=den > 0)[()]  # a scalar for two matrices
+
+
+def helmert_basis(V: int) -> np.ndarray:
+    """Orthonormal basis ``(V, V - 1)`` of ``1``-perp, the vectors with zero sum, in closed form.
+
+    Column ``k`` (``k = 1 .. V-1``) is ``(1, ..., 1, -k, 0, ..., 0) / sqrt(k (k + 1))`` with ``k``
+    ones: the Helmert basis. Its dimension is known, so no rank is decided.
+    """
+    k = np.arange(1, V, dtype=float)
+    rows = np.arange(V)[:, None]
+    cols = np.arange(1, V)[None, :]
+    Q = np.where(rows < cols, 1.0, np.where(rows == cols, -k[None, :], 0.0))
+    return Q / np.sqrt(k * (k + 1))[None, :]

@@ -58,3 +58,24 @@ def test_a_log_axis_over_many_decades_has_no_minor_ticks(top, minor):
     assert len(ax.xaxis.get_majorticklocs()) >= 2  # the decades stay labelled
     assert ax.get_xscale() == "log" and isinstance(ax.xaxis.get_transform(), type(ax.yaxis.get_transform()))
     plt.close(fig)
+
+
+def test_log_axes_name_the_decades_without_tex():
+    import re
+
+    import numpy as np
+
+    plotting.use_style()
+    fig, (wide, narrow, linear) = plt.subplots(1, 3)
+    x = np.linspace(1.0, 600.0, 50)
+    wide.semilogy(x, np.exp(-x))  # about 260 decades
+    narrow.loglog(x, x**-2)  # about 6 decades
+    linear.plot(x, x)
+    fig.canvas.draw()
+    labels = [t.get_text() for t in wide.get_yticklabels() if t.get_text()]
+    assert labels and all(re.fullmatch("10⁻?[⁰¹²³⁴⁵⁶⁷⁸⁹]+", s) for s in labels)  # no TeX
+    assert any("⁻" in s for s in labels)
+    narrow_labels = [t.get_text() for t in narrow.get_xticklabels() if t.get_text()]
+    assert {"10⁰", "10¹", "10²"} <= set(narrow_labels)
+    assert linear.yaxis.get_major_formatter().__class__.__name__ == "ScalarFormatter"
+    plt.close(fig)

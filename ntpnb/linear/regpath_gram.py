@@ -1,0 +1,713 @@
+"""The regularization path in the Gram form: the split of :mod:`.regpath` in coefficients of ``H``.
+
+When ``H`` has full row rank, every matrix ``W`` whose rows lie in the span of the embeddings is
+``W = C^T H`` for exactly one coefficient matrix ``C`` (m x V): its logits are ``H W^T = K C``
+with the Gram matrix ``K = H H^T`` (positive definite), and ``<C_1^T H, C_2^T H> = sum_v
+c_1v^T K c_2v`` (``c_v`` the columns). The split ``W = W* + delta + W_perp`` of :mod:`.regpath`
+then has coordinates that form no basis of F or of ``R`` (:class:`GramStructure`):
+
+* ``delta = C^T H`` with ``C`` zero off the supports and with zero row sums: exactly the
+  matrices of ``F = span{(e_z - e_z') h_j^T}``, of the known dimension ``sum_j (|S_j| - 1)``
+  (the ``h_j`` are independent). The coordinates are those of each row of ``C`` on its
+  support in the Helmert basis of the zero-sum vectors (:func:`ntpnb.linalg.helmert_basis`),
+  so that every coordinate vector is a matrix of F: entries of ``C`` would also span row sums,
+  a direction the iteration never corrects, where the rounding of ``-W*`` at the start of
+  the path would stay, at ``1e-16 ||W*||``, in an offset that falls far below it;
+* ``W_perp`` by its margins ``mu`` (0 on the supports): a matrix of ``R ∩ F-perp`` has equal
+  in-support logits ``u_j`` in each context and zero column sums, so its logits are
+  ``u 1^T - mu`` with ``u = mu 1 / V`` and its coefficients ``K^{-1} (u 1^T - mu)``; every
+  pattern of margins is one such matrix. The loss sees exactly these margins (as in the
+  orthonormal representation, they are 0 on the supports by construction).
+
+The projection on F
+-------------------
+``P_F(X^T H) = C^T H`` where ``C`` (on the supports, zero row sums) has the in-support logits of
+``X`` up to one constant per context (:meth:`GramStructure.f_map`): for each token ``z``,
+``K_z c_z = y_z + t`` on the contexts ``Z_z`` whose support holds ``z`` (``K_z = K[Z_z, Z_z]``),
+and the row sums of ``C`` vanish: ``T t = -sum_z K_z^{-1} y_z`` with ``T = sum_z K_z^{-1}``
+(each scattered into ``m x m``). The inverses are computed once per data set.
+
+Newton's system
+---------------
+``(Hess CE + lambda I) x = r`` in the space of matrices: the Hessian is ``J^T D J`` with ``J``
+the map to the logits and ``D`` block-diagonal over the contexts, ``D_j = pi_j (diag q_j -
+q_j q_j^T)``. With ``psi = D J x`` (whose rows sum to zero) it becomes, for each token ``v``,
+
+    (K + lambda diag(1 / (pi q_v))) psi_v + c = b_v,    sum_v psi_jv = 0,
+
+with ``b = J r`` (up to a constant per context, which ``c`` absorbs): ``V`` positive definite
+blocks of size ``m``, coupled only through the ``m`` multipliers ``c`` of the row sums, whose
+system ``S c = sum_v M_v^{-1} b_v`` with ``S = sum_v M_v^{-1}`` has size ``m``
+(:class:`_NewtonFactors`). The logits of ``x``, up to a constant per context, are then both
+``psi / (pi q)`` and ``(b - K psi - c) / lambda``. The first is accurate where ``pi q`` is large,
+and in particular on the supports, where the F part of ``x`` is read (``x_F`` has the
+in-support logits of ``x``); there it never divides by ``lambda``, which falls like
+``exp(-B / ||W^mm||)``. The second is accurate where ``pi q`` is small; each entry takes the
+better one (the two agree to rounding). An entry whose ``lambda / (pi q)`` exceeds ``K_jj / eps``
+(an out-of-support probability far below the multiplier) has ``psi`` below the rounding of the
+other terms of its equations and is left out of its block.
+
+This form mixes the F and F-perp parts of ``r`` in the logits, so its answer is accurate only
+to the rounding of the larger part, which at large radii spoils the smaller one (the F-perp
+part of ``x`` gets the rounding of the F part of ``r`` divided by ``lambda``). So the answer is
+refined on its residual, which is computed block by block, each block from its own covector
+(the F-perp block from the out-of-support entries alone), and where the mixing is the limit the
+two blocks are solved apart (block Gauss-Seidel, their coupling goes through the
+out-of-support probabilities only): :meth:`GramStructure.solve`. The refinement also lets the
+factors of one Newton matrix serve the next ones while they converge fast (the last steps
+at a radius and the tangent); the iterates are those of Newton's method all the same, each
+step solved to the accuracy it needs (:data:`ntpnb.settings.PATH_FORCING`).
+
+A factorization costs ``V`` inverses of size at most ``m`` (``O(V m^3)``), a refinement round
+products with ``K`` and the stored inverses (``O(V m^2)``), against ``O((V m)^3)`` for the
+dense Hessian of the orthonormal representation.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numba
+import numpy as np
+from numpy.typing import ArrayLike
+from scipy import sparse
+from scipy.linalg import lapack, solve_triangular
+
+from ..linalg import helmert_basis
+from ..validation import frozen
+from .data import NTPData, cached_per_data
+from .pathloss import NoConvergenceError, SplitLoss, split_loss, star_exponents
+from .subspace import finite_solution
+
+__all__ = ["GramStructure", "gram_structure"]
+
+_EPS = float(np.finfo(float).eps)
+
+#: Newton's system is solved again on its residual until each block of the correction is at
+#: most the asked tolerance of the answer (never below _REFINE_RTOL), in at most _MAX_REFINE
+#: rounds with the factors of the matrix itself.
+_REFINE_RTOL = 1e-12
+_MAX_REFINE = 12
+#: The factors of an earlier Newton matrix serve when the rounds they need for the asked
+#: tolerance (about log(rtol) / log(change), GramStructure.solve) are at most m / 60 (a
+#: factorization costs V m^3 operations, a round a few V m^2 moved through memory: measured,
+#: a factorization as much as about fifteen rounds at m = 500 and two at m = 50), and at most
+#: _MAX_REUSE_ROUNDS.
+_REUSE_ROUNDS_PER_CONTEXT = 1 / 60
+_MAX_REUSE_ROUNDS = 8
+
+
+def _spd_inverse(M: np.ndarray) -> np.ndarray:
+    """The inverse of a symmetric positive definite ``M`` by a diagonally scaled Cholesky factorization.
+
+    Raises
+    ------
+    NoConvergenceError
+        If ``M`` is not finite or not numerically positive definite.
+    """
+    diag = np.diag(M)
+    if not (np.all(np.isfinite(M)) and np.all(diag > 0)):
+        raise NoConvergenceError("a block of the Newton system is not finite and positive on its diagonal")
+    scale = 1.0 / np.sqrt(diag)
+    Ms = M * scale[:, None] * scale[None, :]
+    c, info = lapack.dpotrf(Ms, lower=1, clean=0, overwrite_a=1)
+    if info != 0:
+        raise NoConvergenceError("a block of the Newton system is not numerically positive definite")
+    inv, info = lapack.dpotri(c, lower=1, overwrite_c=1)
+    if info != 0:
+        raise NoConvergenceError("a block of the Newton system is singular")
+    inv = np.tril(inv)
+    inv += np.tril(inv, -1).T
+    inv *= scale[:, None]
+    inv *= scale[None, :]
+    return inv
+
+
+@numba.njit(cache=True)
+def _scaled_block(K: np.ndarray, A: np.ndarray, diag: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(D M D, s)`` for ``M = K[A, A] + diag(diag)`` and ``D = diag(s)``, ``s = 1 / sqrt(diag M)``.
+
+    The scaled block has a unit diagonal; it is returned in column-major order (LAPACK's).
+    ``K`` is symmetric: column ``j`` of the block is read along row ``A[j]`` of ``K``.
+    """
+    n = A.size
+    s = np.empty(n)
+    for i in range(n):
+        s[i] = 1.0 / np.sqrt(K[A[i], A[i]] + diag[i])
+    out = np.empty((n, n)).T  # column-major
+    for j in range(n):
+        row = K[A[j]]
+        for i in range(n):
+            out[i, j] = row[A[i]] * s[i] * s[j]
+        out[j, j] = 1.0
+    return out, s
+
+
+@numba.njit(cache=True)
+def _unscale_lower(inv: np.ndarray, s: np.ndarray) -> None:
+    """In place: ``inv`` from its lower triangle, mirrored, times ``s_i s_j`` (``D M^-1 D``, undone).
+
+    Tile by tile, so that the mirrored writes stay in cache.
+    """
+    n = s.size
+    tile = 64
+    for jb in range(0, n, tile):
+        for ib in range(jb, n, tile):
+            for j in range(jb, min(jb + tile, n)):
+                for i in range(max(ib, j), min(ib + tile, n)):
+                    v = inv[i, j] * s[i] * s[j]
+                    inv[i, j] = v
+                    inv[j, i] = v
+
+
+def _block_inverse(K: np.ndarray, A: np.ndarray, diag: np.ndarray) -> np.ndarray:
+    """``(K[A, A] + diag(diag))^{-1}`` by a diagonally scaled Cholesky factorization.
+
+    Raises
+    ------
+    NoConvergenceError
+        If the block is not finite or not numerically positive definite.
+    """
+    if not np.all(np.isfinite(diag)):
+        raise NoConvergenceError("a block of the Newton system is not finite")
+    Ms, scale = _scaled_block(K, A, diag)
+    c, info = lapack.dpotrf(Ms, lower=1, clean=0, overwrite_a=1)
+    if info != 0:
+        raise NoConvergenceError("a block of the Newton system is not numerically positive definite")
+    inv, info = lapack.dpotri(c, lower=1, overwrite_c=1)
+    if info != 0:
+        raise NoConvergenceError("a block of the Newton system is singular")
+    _unscale_lower(inv, scale)
+    return inv
+
+
+@dataclass(frozen=True, eq=False)
+class _Supports:
+    """Per token ``z``: the contexts ``Z_z`` whose support holds it and ``K[Z_z, Z_z]^{-1}``, padded.
+
+    ``contexts[z, i]`` for ``i < count[z]`` (0 beyond), ``inverse[z]`` zero beyond ``count[z]``;
+    ``scatter`` sums the entries ``(z, i)`` into their contexts (``m x V * width``).
+    """
+
+    contexts: np.ndarray  # (V, width) int
+    valid: np.ndarray  # (V, width) bool
+    inverse: np.ndarray  # (V, width, width)
+    scatter: sparse.csr_matrix
+
+
+def _supports(K: np.ndarray, mask: np.ndarray) -> _Supports:
+    m, V = mask.shape
+    counts = mask.sum(axis=0)
+    width = max(int(counts.max(initial=0)), 1)
+    contexts = np.zeros((V, width), dtype=np.intp)
+    valid = np.arange(width)[None, :] < counts[:, None]
+    inverse = np.zeros((V, width, width))
+    for z in range(V):
+        Z = np.flatnonzero(mask[:, z])
+        contexts[z, : Z.size] = Z
+        if Z.size:
+            inverse[z, : Z.size, : Z.size] = _spd_inverse(K[np.ix_(Z, Z)])
+    cols = np.flatnonzero(valid.ravel())
+    scatter = sparse.csr_matrix((np.ones(cols.size), (contexts.ravel()[cols], cols)), shape=(m, V * width))
+    return _Supports(frozen(contexts), frozen(valid), frozen(inverse), scatter)
+
+
+def _f_map(
+    sup: _Supports, T_inv: np.ndarray, Y: np.ndarray, row_sums: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(C, t)``: ``C`` on the supports, ``K C = Y + t 1^T`` there, with the given row sums (default 0).
+
+    For stacks ``Y`` (k, m, V); see :meth:`GramStructure.f_map`.
+    """
+    k = Y.shape[0]
+    V, width = sup.valid.shape
+    tokens = np.arange(V)[:, None]
+    y = np.where(sup.valid, Y[:, sup.contexts, tokens], 0.0)  # (k, V, width)
+    y = (y[:, :, None, :] @ sup.inverse)[:, :, 0, :]  # K_z^{-1} y_z
+    beta = (sup.scatter @ y.reshape(k, V * width).T).T  # sum over tokens, per context
+    t = ((0.0 if row_sums is None else row_sums) - beta) @ T_inv
+    tz = np.where(sup.valid, t[:, sup.contexts], 0.0)
+    y += (tz[:, :, None, :] @ sup.inverse)[:, :, 0, :]
+    C = np.zeros_like(Y)
+    C[:, sup.contexts[sup.valid], np.broadcast_to(tokens, sup.valid.shape)[sup.valid]] = y[:, sup.valid]
+    return C, t
+
+
+@dataclass(frozen=True, eq=False)
+class _GramEval:
+    """The loss at a point of the split, its gradient in the coordinates, and the pieces to solve."""
+
+    loss: SplitLoss
+    grad: np.ndarray  # the gradient of CE in the coordinates (F coordinates, margins)
+    g: np.ndarray  # (m, V): coefficients of grad CE (grad CE = g^T H)
+    g_f: np.ndarray  # (m, V): coefficients of its projection on F
+    pi_q: np.ndarray  # (m, V): pi_j q_jv
+
+
+class _NewtonFactors:
+    """The inverses ``M_v^{-1}`` and ``S^{-1}`` of Newton's ``psi`` form at one point and ``lambda``."""
+
+    def __init__(self, K: np.ndarray, lam: float, pi_q: np.ndarray):
+        m, V = pi_q.shape
+        self.lam = lam
+        self.pi_q = pi_q
+        with np.errstate(divide="ignore", over="ignore"):
+            self.Delta = Delta = lam / pi_q
+        diag_K = np.diag(K)
+        # psi_jv is below the rounding of its equations when lambda / (pi q) > K_jj / eps
+        self.keep = keep = Delta * _EPS <= diag_K[:, None]
+        # where lambda / (pi q) <= K_jj the logits are read as psi / (pi q), else from the residual
+        self.first = Delta <= diag_K[:, None]
+        self.blocks: list[tuple[int, np.ndarray | None, np.ndarray]] = []
+        S = np.zeros((m, m))
+        for v in range(V):
+            A = np.flatnonzero(keep[:, v])
+            if A.size == 0:
+                continue
+            inv = _block_inverse(K, A, Delta[A, v])
+            full = A.size == m
+            if full:
+                S += inv
+            else:
+                S[np.ix_(A, A)] += inv
+            self.blocks.append((v, None if full else A, inv))
+        lonely = np.diag(S) == 0  # a context with no entry left: its multiplier is free
+        S[lonely, lonely] = 1.0
+        self.S_inv = _spd_inverse(S)
+
+    def change(self, K: np.ndarray, lam: float, pi_q: np.ndarray) -> float:
+        """How far the Newton matrix at ``(lam, pi_q)`` is from this one, relative to this one.
+
+        The largest ``|Delta' - Delta| / (K_jj + Delta)`` over the entries kept in both: a bound
+        on the relative change of each block's diagonal, in the scaling the blocks are factored
+        in; ``K_jj / (K_jj + Delta)`` for an entry kept in one only (the other's ``Delta`` taken
+        as infinite: left out, it was beyond ``K_jj / eps``), which enters the answer weighted
+        so.
+        """
+        diag_K = np.diag(K)[:, None]
+        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+            Delta = lam / pi_q
+            keep = Delta * _EPS <= diag_K
+            rel = np.abs(Delta - self.Delta) / (diag_K + self.Delta)
+            alone = diag_K / (diag_K + np.where(keep, Delta, self.Delta))
+        rel = np.where(keep & self.keep, rel, np.where(keep | self.keep, alone, 0.0))
+        return float(np.nan_to_num(rel, nan=1.0).max(initial=0.0))
+
+    def solve(self, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(psi, c)`` for the right-hand sides ``b`` (k, m, V)."""
+        beta = np.zeros(b.shape[:2])
+        parts = []
+        for v, A, inv in self.blocks:
+            y = (b[:, :, v] if A is None else b[:, A, v]) @ inv
+            if A is None:
+                beta += y
+            else:
+                beta[:, A] += y
+            parts.append(y)
+        c = beta @ self.S_inv
+        psi = np.zeros_like(b)
+        for (v, A, inv), y in zip(self.blocks, parts, strict=True):
+            if A is None:
+                psi[:, :, v] = y - c @ inv
+            else:
+                psi[:, A, v] = y - c[:, A] @ inv
+        return psi, c
+
+
+def _relative_sizes(dX: np.ndarray, X: np.ndarray) -> np.ndarray:
+    """Per column, ``max|dX| / max|X|`` (0 for an empty block, inf for a zero column of ``X``)."""
+    if X.shape[0] == 0:
+        return np.zeros(X.shape[1])
+    top = np.abs(X).max(axis=0)
+    step = np.abs(dX).max(axis=0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(top > 0, step / top, np.where(step > 0, np.inf, 0.0))
+
+
+class _Workspace:
+    """What one path computation keeps between Newton steps: the last factors of Newton's system."""
+
+    def __init__(self) -> None:
+        self.factors: _NewtonFactors | None = None
+        self.factorizations = 0  # counts, for the benchmarks
+        self.rounds = 0
+
+
+@dataclass(frozen=True, eq=False)
+class GramStructure:
+    """Everything about ``data`` the path solver needs in the Gram form, computed once per data set.
+
+    The coordinates of a matrix ``W_F + W_perp`` (F part, F-perp part) are those of its F
+    coefficients ``C`` (each row on its support, in the Helmert basis), then its margins off
+    the supports (row-major).
+
+    Attributes
+    ----------
+    H
+        ``(m, d)`` the embeddings.
+    K
+        ``(m, m)`` the Gram matrix ``H H^T``.
+    K_factor
+        Its lower Cholesky factor.
+    mask, P, pi
+        The supports, the next-token and the context probabilities.
+    a
+        ``(m, V)``: the exponents of ``W*`` (:func:`~.pathloss.star_exponents`).
+    W_star
+        ``W*`` as a ``(V, d)`` matrix.
+    C_star
+        ``(m, V)``: its coefficients in F.
+    supports
+        Per token, the contexts whose support holds it and ``K^{-1}`` on them.
+    T_inv
+        ``(m, m)``: the inverse of ``T = sum_z K_z^{-1}`` (the row sums of :meth:`f_map`).
+    f_basis
+        ``(m V, dim F)`` sparse, orthonormal columns: the F coefficients (``vec C``) of each
+        coordinate.
+    """
+
+    H: np.ndarray
+    K: np.ndarray
+    K_factor: np.ndarray
+    mask: np.ndarray
+    P: np.ndarray
+    pi: np.ndarray
+    a: np.ndarray
+    W_star: np.ndarray
+    C_star: np.ndarray
+    supports: _Supports
+    T_inv: np.ndarray
+    f_basis: sparse.csr_matrix
+
+    # ------------------------------------------------------------------ coordinates
+    @property
+    def n_f(self) -> int:
+        """Coordinates of the F block: ``dim F = sum_j (|S_j| - 1)``."""
+        return int(self.f_basis.shape[1])
+
+    @property
+    def dim_f(self) -> int:
+        """Dimension of F."""
+        return self.n_f
+
+    @property
+    def n_perp(self) -> int:
+        """Coordinates of the F-perp block (margins)."""
+        return int((~self.mask).sum())
+
+    @property
+    def w_star(self) -> np.ndarray:
+        """The coordinates of ``W*``."""
+        return self.f_basis.T @ self.C_star.ravel()
+
+    @property
+    def w_star_norm(self) -> float:
+        """``||W*||``."""
+        return self._f_norm(self.C_star)
+
+    def workspace(self) -> _Workspace:
+        """A new workspace for one path computation."""
+        return _Workspace()
+
+    def _unpack(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(C, mu)``, each ``(m, V)`` (or ``(k, m, V)`` for ``x`` of shape ``(n, k)``)."""
+        m, V = self.mask.shape
+        r = self.n_f
+        cols = x.reshape(x.shape[0], -1)  # (n, k)
+        C = np.asarray(self.f_basis @ cols[:r]).T.reshape(-1, m, V)
+        mu = np.zeros((cols.shape[1], m, V))
+        mu[:, ~self.mask] = cols[r:].T
+        return (C[0], mu[0]) if x.ndim == 1 else (C, mu)
+
+    def _pack(self, C: np.ndarray, mu: np.ndarray) -> np.ndarray:
+        """The inverse of :meth:`_unpack` for stacks ``(k, m, V)``: ``(n, k)``."""
+        alpha = self.f_basis.T @ C.reshape(C.shape[0], -1).T
+        return np.concatenate([np.asarray(alpha), mu[:, ~self.mask].T], axis=0)
+
+    # ------------------------------------------------------------------ F and F-perp
+    def f_map(self, Y: np.ndarray) -> np.ndarray:
+        """F coefficients ``C`` (k, m, V) with the in-support logits of ``Y`` (k, m, V).
+
+        Up to a constant per context. With ``Y = K X`` (the covector of ``X^T H`` on the
+        coordinates of F), ``C^T H`` is the projection of ``X^T H`` on F.
+        """
+        return _f_map(self.supports, self.T_inv, Y)[0]
+
+    def perp_map(self, X: np.ndarray) -> np.ndarray:
+        """The margins (k, m, V) of the matrix of ``R ∩ F-perp`` with coefficients ``X`` off the supports.
+
+        That matrix represents the covector ``-X`` on the margins (``<W_perp(mu), W> = -sum X mu``
+        for every ``W_perp(mu)``); it is the projection on F-perp of any ``C^T H`` with ``C = X``
+        off the supports and zero row sums. Its in-support coefficients complete ``X`` to zero
+        row sums with equal in-support logits (:func:`_f_map` with row sums), so only the
+        entries of ``X`` off the supports are read.
+        """
+        X = np.where(self.mask, 0.0, X)
+        C, t = _f_map(self.supports, self.T_inv, -(self.K @ X), -X.sum(axis=-1))
+        return np.where(self.mask, 0.0, t[..., None] - self.K @ (X + C))
+
+    def _perp_logits(self, mu: np.ndarray) -> np.ndarray:
+        """The logits ``u 1^T - mu`` of the matrix of ``R ∩ F-perp`` with margins ``mu``."""
+        return mu.mean(axis=-1, keepdims=True) - mu
+
+    def _whitened(self, mu: np.ndarray) -> np.ndarray:
+        """``L^{-1}`` times the logits of the F-perp matrix with margins ``mu`` (``K = L L^T``)."""
+        return solve_triangular(self.K_factor, self._perp_logits(mu), lower=True, check_finite=False)
+
+    def _f_norm(self, C: np.ndarray) -> float:
+        scale = float(np.max(np.abs(C), initial=0.0))
+        if scale == 0.0 or not np.isfinite(scale):
+            return scale
+        return scale * float(np.linalg.norm(self.K_factor.T @ (C / scale)))
+
+    def _perp_norm(self, mu: np.ndarray) -> float:
+        scale = float(np.max(np.abs(mu), initial=0.0))
+        if scale == 0.0 or not np.isfinite(scale):
+            return scale
+        return scale * float(np.linalg.norm(self._whitened(mu / scale)))
+
+    # ------------------------------------------------------------------ what the solver asks
+    def evaluate(self, data: NTPData, theta: np.ndarray, hessian: bool) -> _GramEval:
+        """The loss at the split coordinates ``theta`` and its gradient in the coordinates.
+
+        Nothing is formed for the Hessian: :meth:`solve` factors Newton's system when asked.
+        """
+        C, mu = self._unpack(theta)
+        loss = split_loss(data, self.a, self.K @ C, mu)
+        g = self.pi[:, None] * loss.q_minus_p
+        g_F = self.f_map((self.K @ g)[None])[0]
+        grad = self._pack(g_F[None], self.perp_map(g[None]))[:, 0]
+        return _GramEval(loss=loss, grad=grad, g=g, g_f=g_F, pi_q=self.pi[:, None] * loss.q)
+
+    def _apply(self, ev: _GramEval, lam: float, X: np.ndarray) -> np.ndarray:
+        """``(Hess CE + lam I) X`` (columns in the coordinates), each block from its own covector.
+
+        ``y = D J x`` per context; the F block is the projection of ``y^T H`` on F and the
+        F-perp block its margins from the entries of ``y`` off the supports alone: the
+        in-support entries, of the size of the F part of ``x``, never enter the F-perp block.
+        """
+        C, mu = self._unpack(X)
+        q = ev.loss.q
+        ell = self.K @ C - mu  # logits of x up to a constant per context
+        y = ev.pi_q * (ell - np.sum(q * ell, axis=-1, keepdims=True))
+        return self._pack(self.f_map(self.K @ y), self.perp_map(y)) + lam * X
+
+    def _psi_solve(self, factors: _NewtonFactors, R: np.ndarray) -> np.ndarray:
+        """``N^{-1} R`` by the ``psi`` form for the Newton matrix ``N`` the factors were made for."""
+        lam, pi_q = factors.lam, factors.pi_q
+        C, mu = self._unpack(R)
+        b = self.K @ C - mu
+        psi, c = factors.solve(b)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            ell = np.where(factors.first, psi / pi_q, (b - self.K @ psi - c[..., None]) / lam)
+        X = self.f_map(ell)
+        KX = self.K @ X
+        ref = np.sum(np.where(self.mask, self.P * (ell - KX), 0.0), axis=-1)
+        mu_x = np.where(self.mask, 0.0, KX + ref[..., None] - ell)
+        return self._pack(X, mu_x)
+
+    def _split_round(self, ev: _GramEval, lam: float, factors: _NewtonFactors, res: np.ndarray) -> np.ndarray:
+        """A correction for the residual ``res`` with the blocks solved apart (block Gauss-Seidel).
+
+        The F part from the F residual alone; then both parts from the F-perp residual less
+        the coupling of that F part, which enters through the out-of-support probabilities
+        only. Neither ``psi`` solve sees a right-hand side with both parts.
+        """
+        r = self.n_f
+        d_F = self._psi_solve(factors, np.concatenate([res[:r], np.zeros_like(res[r:])]))
+        d_F[r:] = 0.0
+        res_P = res - self._apply(ev, lam, d_F)
+        res_P[:r] = 0.0
+        return d_F + self._psi_solve(factors, res_P)
+
+    def _refine(
+        self,
+        ev: _GramEval,
+        lam: float,
+        R: np.ndarray,
+        factors: _NewtonFactors,
+        rtol: np.ndarray,
+        rounds: int | None = None,
+    ) -> np.ndarray | None:
+        """``N^{-1} R`` to ``rtol`` of itself (per column), refined on its residual.
+
+        The ``psi`` answer is refined on the residual, computed block by block (:meth:`_apply`),
+        until each block of the correction is at most ``rtol`` of the answer. At large radii
+        the ``psi`` form mixes the rounding of the F part into the F-perp part, divided by
+        ``lambda``, and the rounds stop shrinking above that level: from there the F-perp part
+        is solved again from the F part alone and every round solves the blocks apart
+        (:meth:`_split_round`), until the correction is small enough or stops shrinking (the
+        rounding of the residual). Factors of an earlier matrix are given a number of
+        ``rounds`` (they also remove the change of the matrix); None when those do not
+        suffice.
+        """
+        r = self.n_f
+        fresh = rounds is None
+        blocks = (slice(0, r), slice(r, None))
+        X = self._psi_solve(factors, R)
+        split = False
+        last = None
+        for _ in range(_MAX_REFINE if fresh else rounds + 1):  # the switch below takes one
+            res = R - self._apply(ev, lam, X)
+            dX = self._split_round(ev, lam, factors, res) if split else self._psi_solve(factors, res)
+            X = X + dX
+            if not np.all(np.isfinite(X)):
+                return X if fresh else None
+            if np.all(np.maximum(*(_relative_sizes(dX[b], X[b]) for b in blocks)) <= rtol):
+                return X
+            size = np.array([np.abs(dX[b]).max(axis=0, initial=0.0) for b in blocks])  # (2, k)
+            shrink = 0.0
+            if last is not None:
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    shrink = float(np.nanmax(np.where(last > 0, size / last, 0.0)))
+            if shrink > 0.5 and not split:
+                # the mixed rounding: keep the F part, solve the F-perp part from it alone
+                split, last = True, None
+                X[r:] = 0.0
+                res = R - self._apply(ev, lam, X)
+                res[:r] = 0.0
+                X = X + self._psi_solve(factors, res)
+                continue
+            if shrink > 0.5:
+                return X if fresh else None  # the rounding of the residual is the limit
+            last = size
+        return X if fresh else None
+
+    def solve(
+        self,
+        ev: _GramEval,
+        lam: float,
+        rhs: np.ndarray,
+        ws: _Workspace | None = None,
+        rtol: ArrayLike = _REFINE_RTOL,
+    ) -> np.ndarray:
+        """``(Hess CE + lam I)^{-1} rhs`` (columns in the coordinates) to ``rtol`` of itself.
+
+        ``rtol`` is one tolerance or one per column.
+
+        The ``psi`` form mixes the F and F-perp parts of a right-hand side in the logits: the
+        F-perp part of its answer carries the rounding of the F part divided by ``lambda``,
+        which at large radii is far larger than the F-perp part itself. Its answer is refined
+        on the residual, computed block by block (:meth:`_apply`, :meth:`_refine`). The
+        factors of the last Newton matrix, kept in the workspace ``ws``, serve the next one
+        when the refinement needs few rounds for it: each round shrinks the error by about
+        how far the matrix moved (:meth:`_NewtonFactors.change`), and they serve while the
+        rounds needed cost less than a factorization (:data:`_REUSE_ROUNDS_PER_CONTEXT`).
+        Between the last steps at a radius and for the tangent the matrix moves little, and
+        looser tolerances (far from the solution) need fewer rounds.
+        """
+        ws = ws if ws is not None else _Workspace()
+        rtol = np.maximum(np.broadcast_to(np.asarray(rtol, dtype=float), rhs.shape[1:]), _REFINE_RTOL)
+        with np.errstate(over="ignore", invalid="ignore"):
+            X = None
+            fac = ws.factors
+            if fac is not None and fac.lam == lam and fac.pi_q is ev.pi_q:
+                X = self._refine(ev, lam, rhs, fac, rtol)
+            elif fac is not None:
+                change = fac.change(self.K, lam, ev.pi_q)
+                tightest = float(rtol.min())
+                rounds = math.ceil(math.log(tightest) / math.log(change)) if 0 < change < 0.5 else np.inf
+                budget = min(_MAX_REUSE_ROUNDS, math.floor(_REUSE_ROUNDS_PER_CONTEXT * self.K.shape[0]))
+                if rounds <= budget:
+                    X = self._refine(ev, lam, rhs, fac, rtol, rounds + 1)
+            if X is None:
+                ws.factors = _NewtonFactors(self.K, lam, ev.pi_q)
+                ws.factorizations += 1
+                X = self._refine(ev, lam, rhs, ws.factors, rtol)
+        if X is None or not np.all(np.isfinite(X)):
+            raise NoConvergenceError("Newton's system overflows float64")
+        return X
+
+    def inner(self, x: np.ndarray, y: np.ndarray) -> float:
+        """``<W_x, W_y>`` of the matrices with coordinates ``x`` and ``y``."""
+        Cx, mux = self._unpack(x)
+        Cy, muy = self._unpack(y)
+        return float(np.sum(Cx * (self.K @ Cy)) + np.sum(self._whitened(mux) * self._whitened(muy)))
+
+    def norm(self, x: np.ndarray) -> float:
+        """``||W_x||`` without underflow."""
+        return float(np.hypot(*self.block_norms(x)))
+
+    def block_norms(self, x: np.ndarray) -> tuple[float, float]:
+        """The norms of the F part and of the F-perp part of ``W_x`` (without underflow)."""
+        C, mu = self._unpack(x)
+        return self._f_norm(C), self._perp_norm(mu)
+
+    def logit_step(self, ev: _GramEval, x: np.ndarray) -> float:
+        """The largest change of a logit along the F part of ``x`` less its margins."""
+        C, mu = self._unpack(x)
+        return float(np.abs(self.K @ C - mu).max(initial=0.0))
+
+    def f_matrix(self, x_f: np.ndarray) -> np.ndarray:
+        """``vec`` of the matrix in F with coordinates ``x_f``."""
+        C = (self.f_basis @ x_f).reshape(self.mask.shape)
+        return (C.T @ self.H).ravel()
+
+    def perp_matrix(self, x_p: np.ndarray) -> np.ndarray:
+        """``vec`` of the matrix in ``R ∩ F-perp`` with margins ``x_p``."""
+        mu = np.zeros(self.mask.shape)
+        mu[~self.mask] = x_p
+        L = self.K_factor
+        C = solve_triangular(L.T, solve_triangular(L, self._perp_logits(mu), lower=True), lower=False)
+        return (C.T @ self.H).ravel()
+
+    def gradient_split(self, data: NTPData, ev: _GramEval) -> tuple[np.ndarray, np.ndarray]:
+        """``vec(grad CE)`` and its projection on F."""
+        return (ev.g.T @ self.H).ravel(), (ev.g_f.T @ self.H).ravel()
+
+
+def _support_bases(mask: np.ndarray) -> sparse.csr_matrix:
+    """``(m V, sum_j (|S_j| - 1))``: each row's Helmert basis of the zero-sum vectors on its support."""
+    m, V = mask.shape
+    rows, cols, vals = [], [], []
+    col = 0
+    for j in range(m):
+        support = np.flatnonzero(mask[j])
+        Q = helmert_basis(support.size)  # (s, s - 1)
+        r, c = np.nonzero(Q)
+        rows.append(j * V + support[r])
+        cols.append(col + c)
+        vals.append(Q[r, c])
+        col += support.size - 1
+    return sparse.csr_matrix(
+        (np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(m * V, col)
+    )
+
+
+@cached_per_data
+def gram_structure(data: NTPData) -> GramStructure:
+    """The split of ``data`` in the Gram form (cached per data set); ``H`` must have full row rank.
+
+    Raises
+    ------
+    NotCompatibleError
+        If the data are not NTP_H-compatible (no ``W*``; never for ``rank H = m``).
+    """
+    W_star = finite_solution(data)
+    H = data.H
+    K = H @ H.T
+    mask = data.support_mask
+    sup = _supports(K, mask)
+    m = mask.shape[0]
+    T = np.zeros((m, m))
+    for z in range(mask.shape[1]):
+        n = int(sup.valid[z].sum())
+        Z = sup.contexts[z, :n]
+        T[np.ix_(Z, Z)] += sup.inverse[z, :n, :n]
+    T_inv = frozen(_spd_inverse(T))
+    C_star = _f_map(sup, T_inv, (H @ W_star.T)[None])[0][0]
+    return GramStructure(
+        H=H,
+        K=frozen(K),
+        K_factor=frozen(np.linalg.cholesky(K)),
+        mask=mask,
+        P=data.P,
+        pi=data.pi,
+        a=frozen(star_exponents(data, W_star), order="K"),
+        W_star=W_star,
+        C_star=frozen(C_star),
+        supports=sup,
+        T_inv=T_inv,
+        f_basis=_support_bases(mask),
+    )
