@@ -283,3 +283,14 @@ EXP_CONE_OPTIONS = MappingProxyType(
 #: The primal and dual values of the best achievable loss must agree to this (nats), and the
 #: dual's constraint residual must be below it.
 BEST_LOSS_TOL: float = 1e-6
+#: The best achievable loss without a recession LP or a conic solve: L-BFGS over all pairs (at
+#: most BEST_LOSS_DIRECT_MAX_ITER iterations), its probabilities corrected to satisfy the
+#: maximum-entropy dual's constraints to BEST_LOSS_DUAL_FEAS_TOL, and accepted as a certificate
+#: that no pair vanishes when every out-of-support probability is at least BEST_LOSS_MIN_PROB
+#: (rounding moves them by about 1e-16; a pair that vanishes falls below any such floor as
+#: L-BFGS proceeds). On chapter 05's data set below its threshold (m = 258, V = 27, d = 11)
+#: the smallest was 5e-5, and the certificate took 0.05 s where the LP and the conic solve
+#: took 11 s.
+BEST_LOSS_DIRECT_MAX_ITER: int = 2000
+BEST_LOSS_DUAL_FEAS_TOL: float = 1e-12
+BEST_LOSS_MIN_PROB: float = 1e-9

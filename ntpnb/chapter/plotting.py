@@ -92,8 +92,9 @@ class _MinorLogLocator(LogLocator):
 
 
 class LogScale(mscale.LogScale):
-    """Matplotlib's ``"log"`` scale, with :class:`_MinorLogLocator` for its minor ticks and, in
-    base 10, its decades labelled in plain text (``10⁻⁵⁰``).
+    """Matplotlib's ``"log"`` scale: fewer minor ticks, and decades labelled in plain text.
+
+    :class:`_MinorLogLocator` gives its minor ticks; in base 10 its decades read ``10⁻⁵⁰``.
 
     Matplotlib's default labels (``$10^{-50}$``) go through its TeX parser at every draw, and a
     figure is drawn four times when written (two formats, each sized first): on axes that span

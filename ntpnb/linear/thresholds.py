@@ -530,6 +530,9 @@ class BestLoss:
     W
         Minimizer of the reduced problem (the infimum is approached by ``W + g U`` with ``U``
         a recession direction strict on ``I``, as ``g -> inf``).
+    dual_method
+        How the dual point was found: ``"primal"`` (the primal minimizer's probabilities, made
+        exactly feasible) or ``"exp-cone"`` (the named conic solver).
     """
 
     value: float
@@ -539,6 +542,7 @@ class BestLoss:
     grad_norm: float
     n_vanishing: int
     W: np.ndarray
+    dual_method: str = "exp-cone"
 
     @property
     def gap_to_entropy(self) -> float:
@@ -564,6 +568,70 @@ def _reduced_objective(data: NTPData, allowed: np.ndarray):
     return fun
 
 
+def _dual_constraints(data: NTPData, allowed: np.ndarray) -> tuple[sparse.csr_matrix, np.ndarray]:
+    """The maximum-entropy dual's equality constraints ``A x = b`` on the allowed pairs.
+
+    ``x`` holds ``q_jv`` for the allowed pairs in row-major order; the first ``m`` rows of ``A``
+    are the row sums (``= 1``), the other ``V d`` the moments
+    ``sum_j pi_j q_jv h_jk = sum_j pi_j p_jv h_jk``, one per ``(v, k)``.
+    """
+    H, pi, P = data.H, data.pi, data.P
+    rows, cols = np.nonzero(allowed)
+    n = rows.size
+    row_sum = sparse.csr_matrix((np.ones(n), (rows, np.arange(n))), shape=(data.m, n))
+    k = np.arange(data.d)
+    mom = sparse.csr_matrix(
+        (
+            (pi[rows, None] * H[rows]).ravel(),
+            ((cols[:, None] * data.d + k).ravel(), np.repeat(np.arange(n), data.d)),
+        ),
+        shape=(data.V * data.d, n),
+    )
+    A = sparse.vstack([row_sum, mom], format="csr")
+    b = np.concatenate([np.ones(data.m), (P.T @ (pi[:, None] * H)).ravel()])
+    return A, b
+
+
+def _dual_value(data: NTPData, allowed: np.ndarray, x: np.ndarray) -> tuple[float, float]:
+    """The dual's value at the allowed pairs' probabilities ``x``, and its largest violation.
+
+    The value is ``sum_j pi_j Ent(q_j)``, the rows renormalized exactly first.
+    """
+    A, b = _dual_constraints(data, allowed)
+    rows = np.nonzero(allowed)[0]
+    residual = float(np.abs(A @ x - b).max())
+    q = x / np.bincount(rows, weights=x, minlength=data.m)[rows]
+    value = float(data.pi[rows] @ -(q * np.log(np.where(q > 0, q, 1.0))))
+    return value, residual
+
+
+def _dual_point_from_primal(data: NTPData, W: np.ndarray) -> np.ndarray | None:
+    """A feasible point of the maximum-entropy dual (every pair allowed) from a primal ``W``.
+
+    At the primal minimizer the probabilities ``q_j = softmax(W h_j)`` match the moments up to
+    the gradient; the least-norm correction (the normal equations of the ``m + V d`` dual
+    constraints, solved by SVD as they are rank deficient, one refinement step) makes them
+    feasible to rounding. Returns None when the corrected point has a probability below
+    :data:`ntpnb.settings.BEST_LOSS_MIN_PROB` on an out-of-support pair (no clear certificate
+    that the pair stays away from 0) or its constraints are not met to
+    :data:`ntpnb.settings.BEST_LOSS_DUAL_FEAS_TOL`.
+    """
+    allowed = np.ones((data.m, data.V), dtype=bool)
+    A, b = _dual_constraints(data, allowed)
+    L = data.H @ W.T
+    Q = np.exp(L - L.max(axis=1, keepdims=True))
+    x = (Q / Q.sum(axis=1, keepdims=True)).ravel()
+    gram = (A @ A.T).toarray()
+    for _ in range(2):  # the correction and one refinement step
+        y = np.linalg.lstsq(gram, b - A @ x, rcond=None)[0]
+        x = x + A.T @ y
+    if np.abs(A @ x - b).max() > settings.BEST_LOSS_DUAL_FEAS_TOL:
+        return None
+    if x.reshape(data.m, data.V)[~data.support_mask].min(initial=np.inf) < settings.BEST_LOSS_MIN_PROB:
+        return None
+    return x
+
+
 def _dual_max_entropy(data: NTPData, allowed: np.ndarray) -> tuple[float, float]:
     """The maximum-entropy dual of the best loss; returns (value, constraint residual).
 
@@ -573,35 +641,56 @@ def _dual_max_entropy(data: NTPData, allowed: np.ndarray) -> tuple[float, float]
     Any feasible ``q`` gives a lower bound on ``inf CE`` (weak duality); zeros on the
     vanishing pairs keep the solver off the boundary of the exponential cone there.
     """
-    H, pi, P = data.H, data.pi, data.P
-    rows, cols = np.nonzero(allowed)
-    n = rows.size
-    x = cp.Variable(n, nonneg=True)
-    row_sum = sparse.csr_matrix((np.ones(n), (rows, np.arange(n))), shape=(data.m, n))
-    # moments: entry (v, k) of sum_j pi_j q_jv h_jk; one row per (v, k)
-    k = np.arange(data.d)
-    mom = sparse.csr_matrix(
-        (
-            (pi[rows, None] * H[rows]).ravel(),
-            ((cols[:, None] * data.d + k).ravel(), np.repeat(np.arange(n), data.d)),
-        ),
-        shape=(data.V * data.d, n),
-    )
-    target = (P.T @ (pi[:, None] * H)).ravel()
-    constraints = [row_sum @ x == 1, mom @ x == target]
-    problem = cp.Problem(cp.Maximize(cp.sum(cp.multiply(pi[rows], cp.entr(x)))), constraints)
+    rows = np.nonzero(allowed)[0]
+    A, b = _dual_constraints(data, allowed)
+    x = cp.Variable(A.shape[1], nonneg=True)
+    problem = cp.Problem(cp.Maximize(cp.sum(cp.multiply(data.pi[rows], cp.entr(x)))), [A @ x == b])
     solve_named(problem, settings.EXP_CONE_SOLVER, settings.EXP_CONE_OPTIONS, "the maximum-entropy dual")
     if x.value is None:
         raise SolverError(f"{settings.EXP_CONE_SOLVER} returned no point on the maximum-entropy dual")
-    xv = np.maximum(np.asarray(x.value), 0.0)
-    residual = max(float(np.abs(row_sum @ xv - 1).max()), float(np.abs(mom @ xv - target).max()))
-    q = xv / (row_sum.T @ (row_sum @ xv))  # renormalize rows exactly before evaluating
-    value = float(pi[rows] @ -(q * np.log(np.where(q > 0, q, 1.0))))
-    return value, residual
+    return _dual_value(data, allowed, np.maximum(np.asarray(x.value), 0.0))
 
 
-def best_achievable_loss(data: NTPData, tol: float = settings.BEST_LOSS_TOL) -> BestLoss:
-    """``inf_W CE(W)``, computed exactly and certified by two convex methods.
+def _minimize_reduced(data: NTPData, allowed: np.ndarray, max_iter: int) -> tuple[np.ndarray, float, float]:
+    """L-BFGS on the loss with the pairs off ``allowed`` removed: ``(W, value, gradient norm)``."""
+    fun = _reduced_objective(data, allowed)
+    res = minimize(
+        fun,
+        np.zeros(data.V * data.d),
+        jac=True,
+        method="L-BFGS-B",
+        options={"maxiter": max_iter, "maxcor": 30, "gtol": 1e-11, "ftol": 1e-15},
+    )
+    value, grad = fun(res.x)
+    return res.x.reshape(data.V, data.d), value, float(np.linalg.norm(grad))
+
+
+def _best_loss_no_vanishing_pair(data: NTPData, tol: float) -> BestLoss | None:
+    """:func:`best_achievable_loss` when a dual point certifies that no pair vanishes, else None.
+
+    The minimizer over all pairs, if it exists, gives probabilities that the least-norm
+    correction of :func:`_dual_point_from_primal` makes a feasible point ``q`` of the
+    maximum-entropy dual. Its entropy bounds ``inf CE`` from below (weak duality), and ``q > 0``
+    on every out-of-support pair certifies that no pair can be sent to 0: along a direction
+    ``U`` with (6a) and margins ``>= 0``, matched moments give
+    ``sum_j pi_j sum_{v not in S_j} q_jv (u_jv - s_j) = 0`` with every term ``<= 0``, so every
+    margin is 0. So the LP of :func:`recession_pairs` and the conic solve are not needed.
+    """
+    allowed = np.ones((data.m, data.V), dtype=bool)
+    W, value, grad_norm = _minimize_reduced(data, allowed, settings.BEST_LOSS_DIRECT_MAX_ITER)
+    if grad_norm > 1e-6:
+        return None
+    x = _dual_point_from_primal(data, W)
+    if x is None:
+        return None
+    dual_value, dual_residual = _dual_value(data, allowed, x)
+    if abs(value - dual_value) > tol:
+        return None
+    return BestLoss(value, entropy(data), dual_value, dual_residual, grad_norm, 0, W, "primal")
+
+
+def best_achievable_loss(data: NTPData, tol: float = settings.BEST_LOSS_TOL, dual: str = "auto") -> BestLoss:
+    """``inf_W CE(W)``, computed exactly and certified by a primal and a dual method.
 
     1. Primal: :func:`recession_pairs` finds the pairs ``I`` whose probability can be sent to
        0. Removing them from the softmax leaves a convex problem whose recession directions
@@ -609,10 +698,16 @@ def best_achievable_loss(data: NTPData, tol: float = settings.BEST_LOSS_TOL) -> 
        vanishing gradient. Its minimum is the infimum of CE.
     2. Dual (Fenchel; ``lse`` is conjugate to the negative entropy on the simplex):
        ``inf CE = max { sum_j pi_j Ent(q_j) : q_j in simplex, sum_j pi_j (q_j - p_j) h_j^T = 0 }``,
-       a concave maximization that is always attained, solved with a named conic solver
-       (:data:`ntpnb.settings.EXP_CONE_SOLVER`) with ``q`` fixed to 0 on the pairs ``I``.
+       a concave maximization that is always attained, with ``q`` fixed to 0 on the pairs ``I``.
        Every feasible ``q`` bounds ``inf CE`` from below, so the primal value (approached
        from above) and the dual value (a lower bound) agreeing certifies both.
+
+    With ``dual="auto"`` the minimizer over all pairs is tried first: when its probabilities,
+    corrected to satisfy the dual's constraints exactly, stay clearly positive on every
+    out-of-support pair, they are a feasible dual point that certifies both ``I`` empty and
+    the value (:func:`_best_loss_no_vanishing_pair`; ``dual_method == "primal"``). Otherwise,
+    and always with ``dual="exp-cone"``, ``I`` comes from the LP and the dual from the named
+    conic solver :data:`ntpnb.settings.EXP_CONE_SOLVER` (``dual_method == "exp-cone"``).
 
     When the data are NTP_H-compatible and NTP-separable, ``q = p`` is optimal and both give
     ``H`` (Proposition 1).
@@ -620,7 +715,8 @@ def best_achievable_loss(data: NTPData, tol: float = settings.BEST_LOSS_TOL) -> 
     Raises
     ------
     InvalidDataError
-        If ``data`` is not an :class:`NTPData` or ``tol`` is not a positive number.
+        If ``data`` is not an :class:`NTPData`, ``tol`` is not a positive number or ``dual`` is
+        not ``"auto"`` or ``"exp-cone"``.
     SolverError
         If a solver fails, the reduced gradient does not vanish, or the two values differ by
         more than ``tol``.
@@ -628,20 +724,17 @@ def best_achievable_loss(data: NTPData, tol: float = settings.BEST_LOSS_TOL) -> 
     require_data(data)
     if not (is_real(tol) and tol > 0):
         raise InvalidDataError(f"tol must be a positive number, got {tol!r}")
+    if dual not in ("auto", "exp-cone"):
+        raise InvalidDataError(f"dual must be 'auto' or 'exp-cone', got {dual!r}")
+    if dual == "auto":
+        found = _best_loss_no_vanishing_pair(data, tol)
+        if found is not None:
+            return found
     strict = recession_pairs(data)
     cons = ntp_constraints(data)
     allowed = np.ones((data.m, data.V), dtype=bool)
     allowed[cons.ineq_context[strict], cons.ineq_token[strict]] = False
-    fun = _reduced_objective(data, allowed)
-    res = minimize(
-        fun,
-        np.zeros(data.V * data.d),
-        jac=True,
-        method="L-BFGS-B",
-        options={"maxiter": 20000, "maxcor": 30, "gtol": 1e-11, "ftol": 1e-15},
-    )
-    value, grad = fun(res.x)
-    grad_norm = float(np.linalg.norm(grad))
+    W, value, grad_norm = _minimize_reduced(data, allowed, 20000)
     if grad_norm > 1e-6:
         raise SolverError(f"the reduced primal did not converge: gradient norm {grad_norm:.2e}")
     dual_value, dual_residual = _dual_max_entropy(data, allowed)
@@ -650,7 +743,6 @@ def best_achievable_loss(data: NTPData, tol: float = settings.BEST_LOSS_TOL) -> 
             f"primal {value:.10f} and maximum-entropy dual {dual_value:.10f} disagree "
             f"(dual residual {dual_residual:.1e})"
         )
-    W = res.x.reshape(data.V, data.d)
     return BestLoss(
         value=value,
         entropy=entropy(data),

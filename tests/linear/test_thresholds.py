@@ -107,6 +107,24 @@ def test_best_loss_below_threshold_matches_a_long_gradient_run():
     assert abs(best.value - best.dual_value) < 1e-6
 
 
+@pytest.mark.parametrize(("m", "d", "seed"), [(12, 4, 5), (20, 6, 1), (30, 5, 2)])
+def test_best_loss_dual_from_the_primal_agrees_with_the_conic_solver(m, d, seed):
+    """Below both thresholds no pair vanishes: the corrected primal probabilities certify it."""
+    data = random_instance(m, 3, d, 2, np.random.default_rng(seed))
+    direct = best_achievable_loss(data)
+    conic = best_achievable_loss(data, dual="exp-cone")
+    assert (direct.dual_method, conic.dual_method) == ("primal", "exp-cone")
+    assert direct.n_vanishing == conic.n_vanishing == 0  # the LP finds no pair either
+    assert direct.value == pytest.approx(conic.value, abs=1e-9)
+    assert direct.dual_value == pytest.approx(conic.dual_value, abs=1e-7)
+    assert direct.dual_value <= direct.value + 1e-12 and direct.dual_residual < 1e-12
+
+
+def test_best_loss_with_vanishing_pairs_takes_the_lp_and_the_conic_solver(overparam_data):
+    best = best_achievable_loss(overparam_data)
+    assert best.dual_method == "exp-cone" and best.n_vanishing > 0
+
+
 def test_recession_pairs_of_a_one_hot_instance():
     """Separable one-hot data: every pair vanishes; two identical points with different labels: none."""
     sep = ntp.NTPData(H=[[1.0], [-1.0]], pi=[0.5, 0.5], P=[[1.0, 0.0], [0.0, 1.0]])
