@@ -92,9 +92,9 @@ class _MinorLogLocator(LogLocator):
 
 
 class LogScale(mscale.LogScale):
-    """Matplotlib's ``"log"`` scale, with :class:`_MinorLogLocator` for its minor ticks and, in
-    base 10, its decades labelled in plain text (``10⁻⁵⁰``).
+    """Matplotlib's ``"log"`` scale, with :class:`_MinorLogLocator` for its minor ticks.
 
+    In base 10, its decades are labelled in plain text (``10⁻⁵⁰``).
     Matplotlib's default labels (``$10^{-50}$``) go through its TeX parser at every draw, and a
     figure is drawn four times when written (two formats, each sized first): on axes that span
     hundreds of decades that parsing was most of a figure's time.
