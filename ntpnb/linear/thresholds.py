@@ -29,7 +29,6 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-import cvxpy as cp
 import numpy as np
 from scipy import sparse
 from scipy.optimize import linprog, minimize
@@ -573,6 +572,8 @@ def _dual_max_entropy(data: NTPData, allowed: np.ndarray) -> tuple[float, float]
     Any feasible ``q`` gives a lower bound on ``inf CE`` (weak duality); zeros on the
     vanishing pairs keep the solver off the boundary of the exponential cone there.
     """
+    import cvxpy as cp  # a second of import, for this one solve
+
     H, pi, P = data.H, data.pi, data.P
     rows, cols = np.nonzero(allowed)
     n = rows.size
