@@ -9,6 +9,10 @@ is asked for, and the name is then kept in the package, so later uses cost nothi
 ``package.name``, ``from package import name``, ``from package import *`` and ``dir(package)``
 behave as if the names had been imported eagerly; so does ``package.submodule`` for a submodule
 that those imports used to bind as a side effect.
+
+A name that is also the name of a submodule (``ntpnb.chapter.progress``, a module and its
+function) cannot be lazy: importing the submodule binds it in the package, in place of the
+name. The package imports such a name itself.
 """
 
 from __future__ import annotations

@@ -79,6 +79,25 @@ def test_public_names_behave_as_if_imported_eagerly(package):
     assert int(out) > 0
 
 
+@pytest.mark.parametrize("package", ["ntpnb", "ntpnb.linear", "ntpnb.chapter", "ntpnb.book"])
+def test_a_public_name_stays_itself_when_its_namesake_submodule_is_imported(package):
+    """Importing a submodule binds it in its package: a public name of the same name is not lazy."""
+    out = run_python(f"""
+        import importlib, pkgutil
+        package = importlib.import_module({package!r})
+        names = set(package.__all__)
+        for info in pkgutil.walk_packages(package.__path__, prefix=package.__name__ + "."):
+            importlib.import_module(info.name)
+        for name in sorted(names):
+            value = getattr(package, name)
+            if f"{{package.__name__}}.{{name}}" in ("ntpnb.attention", "ntpnb.optim"):
+                continue  # public names that are modules
+            assert type(value).__name__ != "module", f"{{name}} became its module"
+        print("ok")
+    """)
+    assert out.split() == ["ok"]
+
+
 def test_the_top_level_reexports_paper_a_and_its_own_names():
     out = run_python("""
         import ntpnb, ntpnb.linear, ntpnb.linear.experiments as experiments

@@ -24,6 +24,10 @@ from __future__ import annotations
 
 from .._lazy import lazy_exports
 
+# imported here, not when first used: the module has the name of its function, and importing it
+# later (the runner, a figure's progress) would bind the module in its place
+from .progress import Progress, progress
+
 #: Where each public name lives; imported when first used (:mod:`ntpnb._lazy`), so that the
 #: runner, which reads the claim records and the output layout, loads neither matplotlib nor
 #: the science.
@@ -52,7 +56,6 @@ _ORIGINS = {
     ),
     **dict.fromkeys(["OutputLayout", "output_layout"], ".paths"),
     **dict.fromkeys(["COLORS", "show_figure", "use_style"], ".plotting"),
-    **dict.fromkeys(["Progress", "progress"], ".progress"),
     **dict.fromkeys(["describe_change", "glue_number", "glue_text", "markdown_table", "sentences"], ".prose"),
     **dict.fromkeys(["CLAIMS", "claim_spec", "paper_value"], ".registry"),
 }
