@@ -11,21 +11,15 @@ packages: what a chapter calls while it runs (:mod:`ntpnb.chapter`), the runner
 (:mod:`ntpnb.cli`) on top; the numerical settings in :mod:`ntpnb.settings`, the error types in
 :mod:`ntpnb.errors` and the shared checks of user input in :mod:`ntpnb.validation`. Many random
 trials run through :mod:`ntpnb.parallel` and are summarized by :mod:`ntpnb.statistics`.
+
+The science is imported when first used (:mod:`ntpnb._lazy`): ``import ntpnb`` alone loads
+neither numpy nor a solver, so the runner, which lives in this package, starts in a fraction of
+a second, and a chapter loads only what it calls.
 """
 
 from __future__ import annotations
 
-from . import attention, linear, optim
-from .errors import (
-    ClaimCheckError,
-    InvalidDataError,
-    NotCompatibleError,
-    NotSeparableError,
-    NTPError,
-    PathCertificateError,
-    SolverError,
-)
-from .linear import *  # noqa: F403  (the public names of Paper A, listed in linear.__all__)
+from ._lazy import lazy_exports
 
 __version__ = "0.1.0"
 
@@ -44,8 +38,8 @@ def compile_kernels() -> None:
     compile_attention()
 
 
-__all__ = [
-    *linear.__all__,
+#: The public names after Paper A's (``linear.__all__``), which come first in ``__all__``.
+_NAMED = [
     "optim",
     "attention",
     "NTPError",
@@ -58,3 +52,22 @@ __all__ = [
     "compile_kernels",
     "__version__",
 ]
+
+
+def _public() -> list[str]:
+    """``__all__``: every public name of :mod:`ntpnb.linear`, then :data:`_NAMED`."""
+    from . import linear
+
+    return [*linear.__all__, *_NAMED]
+
+
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "attention": ".attention",
+        "optim": ".optim",
+        **dict.fromkeys(_NAMED[2:-2], ".errors"),
+    },
+    every_name_of=".linear",
+    public=_public,
+)

@@ -28,7 +28,6 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from .book import build_book, jupyter_book, missing_notebooks
 from .book.compare import add_arguments, print_comparison
 from .chapter.paths import DEFAULT_OUTPUT_DIRNAME, find_project_root, notebook_sources, output_layout
 from .errors import NTPError, RunInterruptedError
@@ -78,6 +77,8 @@ def _cmd_book(args: argparse.Namespace) -> int:
     The build holds the output lock (:mod:`ntpnb.runner.lock`), so it reads the outputs of
     finished runs only.
     """
+    from .book import build_book, jupyter_book, missing_notebooks
+
     root, wait = _root(args.root), not args.no_wait
     jupyter_book()  # a missing jupyter-book fails before any notebook runs
     layout = output_layout(root / DEFAULT_OUTPUT_DIRNAME)

@@ -27,9 +27,8 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-import cvxpy as cp
 import numpy as np
 from scipy.optimize import nnls
 
@@ -37,6 +36,9 @@ from . import settings
 from .errors import RankAmbiguousError, ScaleError, SolverError
 from .linalg import column_basis, least_squares, numerical_rank, thin_svd
 from .validation import frozen
+
+if TYPE_CHECKING:
+    import cvxpy as cp
 
 __all__ = [
     "INFEASIBLE",
@@ -59,8 +61,10 @@ __all__ = [
     "scaled_solution",
 ]
 
-#: The cvxpy statuses that report primal infeasibility.
-INFEASIBLE: tuple[str, ...] = (cp.INFEASIBLE, cp.INFEASIBLE_INACCURATE)
+#: The cvxpy statuses that report primal infeasibility (``cvxpy.INFEASIBLE`` and
+#: ``cvxpy.INFEASIBLE_INACCURATE``, as text: cvxpy, a second of import, is imported only by the
+#: functions that solve).
+INFEASIBLE: tuple[str, ...] = ("infeasible", "infeasible_inaccurate")
 
 #: The solver named by a solution without inequalities (``w = 0``, nothing was solved).
 TRIVIAL_SOLVER = "none (no inequality)"
@@ -387,6 +391,8 @@ def solve_named(
     such a status is either an error here that names it, or one of ``allowed``, which the
     caller verifies.
     """
+    import cvxpy as cp
+
     try:
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message="Solution may be inaccurate", category=UserWarning)
@@ -429,6 +435,8 @@ def min_norm_qp(A: Any, B: Any, what: str) -> MinNormQP:
     SolverError
         If the solver fails or ends neither optimal nor infeasible.
     """
+    import cvxpy as cp
+
     w = cp.Variable(A.shape[1])
     constraints = [A @ w >= 1]
     if B.shape[0]:

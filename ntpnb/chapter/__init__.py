@@ -22,27 +22,43 @@ which both build on it.
 
 from __future__ import annotations
 
-from .claims import (
-    KINDS,
-    PROFILE_NAMES,
-    ChapterRecord,
-    Check,
-    ClaimLog,
-    format_decade,
-    format_decade_range,
-    format_number,
-    format_requirement,
-    format_stable,
-    load_chapter_record,
-    load_chapter_records,
-    stable_digits,
-)
-from .figures import band, draw_contexts, draw_graph, draw_rows, draw_unit_rows, four_panels, unit_rows
-from .paths import OutputLayout, output_layout
-from .plotting import COLORS, show_figure, use_style
+from .._lazy import lazy_exports
+
+# imported here, not when first used: the module has the name of its function, and importing it
+# later (the runner, a figure's progress) would bind the module in its place
 from .progress import Progress, progress
-from .prose import describe_change, glue_number, glue_text, markdown_table, sentences
-from .registry import CLAIMS, claim_spec, paper_value
+
+#: Where each public name lives; imported when first used (:mod:`ntpnb._lazy`), so that the
+#: runner, which reads the claim records and the output layout, loads neither matplotlib nor
+#: the science.
+_ORIGINS = {
+    **dict.fromkeys(
+        [
+            "KINDS",
+            "PROFILE_NAMES",
+            "ChapterRecord",
+            "Check",
+            "ClaimLog",
+            "format_decade",
+            "format_decade_range",
+            "format_number",
+            "format_requirement",
+            "format_stable",
+            "load_chapter_record",
+            "load_chapter_records",
+            "stable_digits",
+        ],
+        ".claims",
+    ),
+    **dict.fromkeys(
+        ["band", "draw_contexts", "draw_graph", "draw_rows", "draw_unit_rows", "four_panels", "unit_rows"],
+        ".figures",
+    ),
+    **dict.fromkeys(["OutputLayout", "output_layout"], ".paths"),
+    **dict.fromkeys(["COLORS", "show_figure", "use_style"], ".plotting"),
+    **dict.fromkeys(["describe_change", "glue_number", "glue_text", "markdown_table", "sentences"], ".prose"),
+    **dict.fromkeys(["CLAIMS", "claim_spec", "paper_value"], ".registry"),
+}
 
 __all__ = [
     "ClaimLog",
@@ -81,3 +97,5 @@ __all__ = [
     "sentences",
     "markdown_table",
 ]
+
+__getattr__, __dir__ = lazy_exports(__name__, _ORIGINS)

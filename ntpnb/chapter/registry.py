@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from ..errors import NTPError
-from ..linear.datasets import TOY2D_ENTROPY
+from ..linear.toy2d import TOY2D_ENTROPY
 
 __all__ = ["ClaimSpec", "CLAIMS", "PAPERS", "claim_spec", "paper_value", "sort_key"]
 

@@ -15,6 +15,7 @@ from ..errors import InvalidDataError
 from ..reproducible_products import dot_sum
 from ..validation import as_count, as_generator, check_dense_size, is_real
 from .data import NTPData
+from .toy2d import TOY2D_CONTEXTS, TOY2D_ENTROPY, TOY2D_SUPPORTS
 
 __all__ = [
     "TOY2D_CONTEXTS",
@@ -25,20 +26,6 @@ __all__ = [
     "dirichlet_on_supports",
     "temper_to_entropy",
 ]
-
-#: Names of the three contexts of Paper A's Fig. 1.
-TOY2D_CONTEXTS: tuple[str, ...] = ("A", "B", "C")
-
-#: Support sets of Fig. 1 in the paper's 1-based token numbering. They need both versions of the
-#: paper: the arXiv v1 caption of Fig. 1 says tokens 1 and 5 follow B and C but not A, and token 2
-#: follows A and C but not B, which fixes ``S_A = {2, 3, 4}`` and ``S_C = {1, 2, 5}`` but leaves
-#: ``S_B = {1, 5, 3 or 4}``; the NeurIPS caption's "word 3 only appears after context A" settles
-#: ``S_B = {1, 4, 5}``. (The NeurIPS caption of Fig. 2 says tokens 1 and 5 follow "A and B"; with
-#: these supports it must be B and C.)
-TOY2D_SUPPORTS: tuple[tuple[int, ...], ...] = ((2, 3, 4), (1, 4, 5), (1, 2, 5))
-
-#: Entropy of the paper's instance of Fig. 1 (nats), the default target of :func:`toy2d_instance`.
-TOY2D_ENTROPY: float = 0.8811
 
 
 def dirichlet_on_supports(

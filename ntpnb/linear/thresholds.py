@@ -29,7 +29,6 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-import cvxpy as cp
 import numpy as np
 from scipy import sparse
 from scipy.optimize import linprog, minimize
@@ -641,6 +640,8 @@ def _dual_max_entropy(data: NTPData, allowed: np.ndarray) -> tuple[float, float]
     Any feasible ``q`` gives a lower bound on ``inf CE`` (weak duality); zeros on the
     vanishing pairs keep the solver off the boundary of the exponential cone there.
     """
+    import cvxpy as cp  # a second of import, for this one solve
+
     rows = np.nonzero(allowed)[0]
     A, b = _dual_constraints(data, allowed)
     x = cp.Variable(A.shape[1], nonneg=True)

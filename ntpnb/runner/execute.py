@@ -11,7 +11,8 @@ from __future__ import annotations
 import functools
 import shutil
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -55,7 +56,8 @@ def _reporting_engine() -> str:
     """Register (once per process) and name papermill's nbclient engine that also reports cells.
 
     It is papermill's own engine, with ``cell_started`` (a :data:`CellStarted`) told the number
-    of each code cell as papermill starts it.
+    of each code cell as papermill starts it, and one write of the executed notebook instead of
+    one at every cell's start and end (:func:`_written_once`).
     """
     from papermill.engines import NBClientEngine, papermill_engines
 
@@ -75,10 +77,32 @@ def _reporting_engine() -> str:
                         cell_started(number[cell_index], len(code))
 
                 nb_man.cell_start = cell_start
-            return super().execute_managed_notebook(nb_man, kernel_name, **kwargs)
+            with _written_once(nb_man):
+                return super().execute_managed_notebook(nb_man, kernel_name, **kwargs)
 
     papermill_engines.register(REPORTING_ENGINE, ReportingEngine)
     return REPORTING_ENGINE
+
+
+@contextmanager
+def _written_once(nb_man: Any) -> Iterator[None]:
+    """Within: papermill's execution manager ``nb_man`` does not write the notebook.
+
+    Papermill writes the whole executed notebook, figures included, at the start and the end of
+    every cell (and every 30 s within a long one): megabytes a hundred times per chapter, most of
+    its time outside the cells. The notebook is still written whole where it counts: by
+    papermill when the cells have run (with its error cell on top when one failed), and, when
+    the execution itself fails (the kernel died), by papermill's closing step, which this then
+    lets write what ran, for the failure's kept copy (:mod:`.staging`). Nothing reads the
+    notebook in between: the progress display hears of each cell from the worker.
+    """
+    save = nb_man.save
+    nb_man.save = lambda **kwargs: None
+    try:
+        yield
+    except BaseException:
+        nb_man.save = save
+        raise
 
 
 def run_notebook(run: NotebookRun, cell_started: CellStarted | None = None) -> RunResult:
@@ -108,6 +132,10 @@ def run_notebook(run: NotebookRun, cell_started: CellStarted | None = None) -> R
                 log_output=False,
                 engine_name=_reporting_engine(),
                 cell_started=cell_started,
+                # the cells have run and their outputs are in: the kernel has nothing left to
+                # do but tear down its interpreter (a second, more with many modules loaded),
+                # so it is killed with its process group instead of asked to exit
+                shutdown_kernel="immediate",
             )
         seconds = time.perf_counter() - start
         hide_injected_parameters(staged)

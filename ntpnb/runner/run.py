@@ -15,6 +15,8 @@ shows.
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
@@ -35,8 +37,13 @@ __all__ = ["reproduce"]
 
 
 def _warm_matplotlib() -> None:
-    """Build matplotlib's font cache now, so its one-time notice never lands in a notebook."""
-    import matplotlib.font_manager  # noqa: F401
+    """Build matplotlib's font cache now, so its one-time notice never lands in a notebook.
+
+    In a process of its own (quiet, and ended with the run on Ctrl-C): the runner itself loads
+    neither matplotlib nor numpy.
+    """
+    command = [sys.executable, "-c", "import matplotlib.font_manager"]
+    subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
 
 
 def _progress_line(result: RunResult, done: int, total: int, width: int) -> str:
@@ -116,12 +123,12 @@ def reproduce(
     if output_dir is None:
         output_dir = override_output_dir(root, overrides) if overrides else root / DEFAULT_OUTPUT_DIRNAME
     layout = output_layout(output_dir)
+    _warm_matplotlib()
     with output_lock(layout.root, wait=wait, log=log), run_environment() as mark:
         remove_leftovers(layout)
         if overrides:
             record = {"profile": profile, "overrides": overrides, "notebooks": [s.stem for s, _ in chosen]}
             atomic_write_text(layout.root / "run.json", json.dumps(record, indent=1) + "\n")
-        _warm_matplotlib()
 
         fingerprint = package_fingerprint()
         width = max(len(source.stem) for source, _ in chosen)

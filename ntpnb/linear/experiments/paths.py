@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import cvxpy as cp
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -35,6 +34,8 @@ def cvxpy_path_point(data: NTPData, B: float) -> tuple[np.ndarray, str]:
     A general conic solver (exponential cones, default tolerances): what the exact path of
     :func:`~ntpnb.linear.regpath.regularization_path` is compared with.
     """
+    import cvxpy as cp  # a second of import, for this comparison only
+
     require_data(data)
     W = cp.Variable((data.V, data.d))
     L = data.H @ W.T
