@@ -199,6 +199,7 @@ class _Supports:
     valid: np.ndarray  # (V, width) bool
     inverse: np.ndarray  # (V, width, width)
     scatter: sparse.csr_matrix
+    rows: np.ndarray  # (V, width, m): the rows K[Z_z] (zero beyond count[z])
 
 
 def _supports(K: np.ndarray, mask: np.ndarray) -> _Supports:
@@ -215,7 +216,21 @@ def _supports(K: np.ndarray, mask: np.ndarray) -> _Supports:
             inverse[z, : Z.size, : Z.size] = _spd_inverse(K[np.ix_(Z, Z)])
     cols = np.flatnonzero(valid.ravel())
     scatter = sparse.csr_matrix((np.ones(cols.size), (contexts.ravel()[cols], cols)), shape=(m, V * width))
-    return _Supports(frozen(contexts), frozen(valid), frozen(inverse), scatter)
+    rows = np.where(valid[:, :, None], K[contexts], 0.0)
+    return _Supports(frozen(contexts), frozen(valid), frozen(inverse), scatter, frozen(rows))
+
+
+def _k_times_f(sup: _Supports, C: np.ndarray) -> np.ndarray:
+    """``K C`` for coefficients ``C`` (m, V), or stacks (k, m, V), that vanish off the supports.
+
+    Column ``v`` of ``K C`` is ``K[:, Z_v] C[Z_v, v]``: ``m |Z_v|`` products per column instead
+    of ``m^2`` (the supports hold ``S`` of the ``V`` tokens of each context).
+    """
+    stack = C if C.ndim == 3 else C[None]
+    V = sup.valid.shape[0]
+    y = np.where(sup.valid, stack[:, sup.contexts, np.arange(V)[:, None]], 0.0)  # (k, V, width)
+    out = np.matmul(y.transpose(1, 0, 2), sup.rows).transpose(1, 2, 0)  # (k, m, V)
+    return out if C.ndim == 3 else out[0]
 
 
 def _f_map(
@@ -451,8 +466,9 @@ class GramStructure:
         entries of ``X`` off the supports are read.
         """
         X = np.where(self.mask, 0.0, X)
-        C, t = _f_map(self.supports, self.T_inv, -(self.K @ X), -X.sum(axis=-1))
-        return np.where(self.mask, 0.0, t[..., None] - self.K @ (X + C))
+        KX = self.K @ X
+        C, t = _f_map(self.supports, self.T_inv, -KX, -X.sum(axis=-1))
+        return np.where(self.mask, 0.0, t[..., None] - KX - _k_times_f(self.supports, C))
 
     def _perp_logits(self, mu: np.ndarray) -> np.ndarray:
         """The logits ``u 1^T - mu`` of the matrix of ``R ∩ F-perp`` with margins ``mu``."""
@@ -481,7 +497,7 @@ class GramStructure:
         Nothing is formed for the Hessian: :meth:`solve` factors Newton's system when asked.
         """
         C, mu = self._unpack(theta)
-        loss = split_loss(data, self.a, self.K @ C, mu)
+        loss = split_loss(data, self.a, _k_times_f(self.supports, C), mu)
         g = self.pi[:, None] * loss.q_minus_p
         g_F = self.f_map((self.K @ g)[None])[0]
         grad = self._pack(g_F[None], self.perp_map(g[None]))[:, 0]
@@ -496,7 +512,7 @@ class GramStructure:
         """
         C, mu = self._unpack(X)
         q = ev.loss.q
-        ell = self.K @ C - mu  # logits of x up to a constant per context
+        ell = _k_times_f(self.supports, C) - mu  # logits of x up to a constant per context
         y = ev.pi_q * (ell - np.sum(q * ell, axis=-1, keepdims=True))
         return self._pack(self.f_map(self.K @ y), self.perp_map(y)) + lam * X
 
@@ -504,12 +520,12 @@ class GramStructure:
         """``N^{-1} R`` by the ``psi`` form for the Newton matrix ``N`` the factors were made for."""
         lam, pi_q = factors.lam, factors.pi_q
         C, mu = self._unpack(R)
-        b = self.K @ C - mu
+        b = _k_times_f(self.supports, C) - mu
         psi, c = factors.solve(b)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             ell = np.where(factors.first, psi / pi_q, (b - self.K @ psi - c[..., None]) / lam)
         X = self.f_map(ell)
-        KX = self.K @ X
+        KX = _k_times_f(self.supports, X)
         ref = np.sum(np.where(self.mask, self.P * (ell - KX), 0.0), axis=-1)
         mu_x = np.where(self.mask, 0.0, KX + ref[..., None] - ell)
         return self._pack(X, mu_x)
@@ -632,7 +648,8 @@ class GramStructure:
         """``<W_x, W_y>`` of the matrices with coordinates ``x`` and ``y``."""
         Cx, mux = self._unpack(x)
         Cy, muy = self._unpack(y)
-        return float(np.sum(Cx * (self.K @ Cy)) + np.sum(self._whitened(mux) * self._whitened(muy)))
+        f_part = np.sum(Cx * _k_times_f(self.supports, Cy))
+        return float(f_part + np.sum(self._whitened(mux) * self._whitened(muy)))
 
     def norm(self, x: np.ndarray) -> float:
         """``||W_x||`` without underflow."""
@@ -646,7 +663,7 @@ class GramStructure:
     def logit_step(self, ev: _GramEval, x: np.ndarray) -> float:
         """The largest change of a logit along the F part of ``x`` less its margins."""
         C, mu = self._unpack(x)
-        return float(np.abs(self.K @ C - mu).max(initial=0.0))
+        return float(np.abs(_k_times_f(self.supports, C) - mu).max(initial=0.0))
 
     def f_matrix(self, x_f: np.ndarray) -> np.ndarray:
         """``vec`` of the matrix in F with coordinates ``x_f``."""

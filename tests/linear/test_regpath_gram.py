@@ -77,6 +77,14 @@ def test_compiled_kernels_match_numpy():
     assert rg._lower_times(inv, x[:0]).shape == (0, A.size)
 
 
+def test_products_with_k_of_coefficients_on_the_supports_match_the_dense_product(medium):
+    gs = rg.gram_structure(medium)
+    rng = np.random.default_rng(3)
+    C = np.where(medium.support_mask, rng.standard_normal((2, medium.m, medium.V)), 0.0)
+    np.testing.assert_allclose(rg._k_times_f(gs.supports, C), gs.K @ C, rtol=1e-13, atol=1e-14)
+    np.testing.assert_allclose(rg._k_times_f(gs.supports, C[0]), gs.K @ C[0], rtol=1e-13, atol=1e-14)
+
+
 def test_projections_match_the_orthonormal_basis_of_F(medium):
     gs = rg.gram_structure(medium)
     rng = np.random.default_rng(1)
