@@ -618,7 +618,13 @@ class GramStructure:
         how far the matrix moved (:meth:`_NewtonFactors.change`), and they serve while the
         rounds needed cost less than a factorization (:data:`_REUSE_ROUNDS_PER_CONTEXT`).
         Between the last steps at a radius and for the tangent the matrix moves little, and
-        looser tolerances (far from the solution) need fewer rounds.
+        looser tolerances (far from the solution) need fewer rounds. Factors are kept only if
+        they can also serve the tolerance every radius ends with (the tangent's,
+        :data:`ntpnb.settings.PATH_TANGENT_RTOL`): others would be replaced at one of the next
+        steps, where the matrix has moved little from this one, so they are replaced now and
+        this step's rounds are saved (measured at (m, V, d, S) = (500, 100, 600, 10): the
+        first step at each of the first ten radii took seven rounds with the factors of the
+        radius before, and the second step factored anyway).
         """
         ws = ws if ws is not None else _Workspace()
         rtol = np.maximum(np.broadcast_to(np.asarray(rtol, dtype=float), rhs.shape[1:]), _REFINE_RTOL)
@@ -629,8 +635,7 @@ class GramStructure:
                 X = self._refine(ev, lam, rhs, fac, rtol)
             elif fac is not None:
                 change = fac.change(self.K, lam, ev.pi_q)
-                # factors that cannot serve the radius's last solve (the tangent, to
-                # PATH_TANGENT_RTOL) would be replaced at one of the next steps: replaced now
+                # factors that cannot serve the radius's last solve are replaced now
                 tightest = min(float(rtol.min()), settings.PATH_TANGENT_RTOL)
                 rounds = math.ceil(math.log(tightest) / math.log(change)) if 0 < change < 0.5 else np.inf
                 budget = min(_MAX_REUSE_ROUNDS, math.floor(_REUSE_ROUNDS_PER_CONTEXT * self.K.shape[0]))
