@@ -242,7 +242,8 @@ PATH_MAX_NEWTON: int = 60
 #: on the paths of the tests, the chapters and the benchmarks. Once s is small, PATH_STEP_RTOL
 #: / s of the step is enough: it leaves the point accurate to PATH_STEP_RTOL. The last step's
 #: K^{-1} w, which gives the tangent that predicts the next radius, is solved to
-#: PATH_TANGENT_RTOL. Every returned point is certified all the same.
+#: PATH_TANGENT_RTOL (the Gram form keeps the factors of an earlier Newton matrix only while
+#: they can serve that tolerance too). Every returned point is certified all the same.
 PATH_FORCING: float = 1e-2
 PATH_STEP_RTOL: float = 1e-13
 PATH_TANGENT_RTOL: float = 1e-8

@@ -65,11 +65,24 @@ def test_compiled_kernels_match_numpy():
     np.testing.assert_allclose(Ms, M * np.outer(s, s), rtol=1e-14, atol=1e-15)
     assert Ms.flags.f_contiguous
     lower = np.tril(rng.standard_normal((4, 4))) + np.triu(np.full((4, 4), np.nan), 1)
-    out = lower.copy()
+    out = np.asfortranarray(lower)
     rg._unscale_lower(out, s)
-    full = np.tril(lower) + np.tril(lower, -1).T
-    np.testing.assert_allclose(out, full * np.outer(s, s), rtol=1e-15)
-    np.testing.assert_allclose(rg._block_inverse(K, A, diag), np.linalg.inv(M), rtol=1e-10)
+    np.testing.assert_allclose(np.tril(out), np.tril(lower) * np.outer(s, s), rtol=1e-15)
+    assert np.all(np.isnan(np.triu(out, 1)[np.triu_indices(4, 1)]))  # the upper triangle untouched
+    inv = rg._block_inverse(K, A, diag)
+    np.testing.assert_allclose(np.tril(inv), np.tril(np.linalg.inv(M)), rtol=1e-10)
+    # products through the lower triangle alone
+    x = rng.standard_normal((3, A.size))
+    np.testing.assert_allclose(rg._lower_times(inv, x), x @ np.linalg.inv(M), rtol=1e-10)
+    assert rg._lower_times(inv, x[:0]).shape == (0, A.size)
+
+
+def test_products_with_k_of_coefficients_on_the_supports_match_the_dense_product(medium):
+    gs = rg.gram_structure(medium)
+    rng = np.random.default_rng(3)
+    C = np.where(medium.support_mask, rng.standard_normal((2, medium.m, medium.V)), 0.0)
+    np.testing.assert_allclose(rg._k_times_f(gs.supports, C), gs.K @ C, rtol=1e-13, atol=1e-14)
+    np.testing.assert_allclose(rg._k_times_f(gs.supports, C[0]), gs.K @ C[0], rtol=1e-13, atol=1e-14)
 
 
 def test_projections_match_the_orthonormal_basis_of_F(medium):
@@ -89,6 +102,18 @@ def test_projections_match_the_orthonormal_basis_of_F(medium):
         ref = np.sum(np.where(medium.support_mask, medium.P * L, 0.0), axis=1)
         margins = np.where(medium.support_mask, 0.0, ref[:, None] - L)
         np.testing.assert_allclose(gs.perp_map(x[None])[0], margins, atol=1e-10)
+
+
+@pytest.mark.parametrize("seed", [11, 12])
+def test_w_star_of_the_gram_form_is_the_finite_solution(seed):
+    """W* from the supports' blocks of K agrees with the general solver (the Gram matrix of (4))."""
+    data = random_data(m=12, d=20, V=6, S=3, seed=seed)
+    gs = rg.gram_structure(data)
+    W_ref = ntp.finite_solution(data)
+    np.testing.assert_allclose(gs.W_star, W_ref, rtol=0, atol=1e-12 * np.abs(W_ref).max())
+    np.testing.assert_allclose(gs.C_star.T @ data.H, gs.W_star, rtol=0, atol=1e-15 * np.abs(W_ref).max())
+    assert np.all(gs.C_star[~data.support_mask] == 0)
+    np.testing.assert_allclose(gs.C_star.sum(axis=1), 0.0, atol=1e-12 * np.abs(gs.C_star).max())
 
 
 def test_coordinates_norms_and_matrices_agree_with_the_orthonormal_ones(medium):
