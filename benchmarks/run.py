@@ -165,18 +165,36 @@ def predicted_seconds(t_prev: float, n_prev: int, n: int, exponent: float = PRED
     return t_prev * (n / n_prev) ** exponent
 
 
+def warm_up(bench: Benchmark, data: object) -> None:
+    """Run every method of ``bench`` once on ``data``, untimed (a method that fails is left to the timing)."""
+    for func in bench.methods.values():
+        try:
+            func(bench.copy(data))
+        except NTPError:
+            pass
+
+
 def run_table(bench: Benchmark, sizes: Sequence[Size], budget: float) -> Table:
-    """Time every method at every size (skipping predicted overruns) and compare the answers."""
+    """Time every method at every size (skipping predicted overruns) and compare the answers.
+
+    Each method runs once untimed on the first instance (:func:`warm_up`), so that no time includes
+    what happens once per process (imports, loading compiled kernels): otherwise the first size's
+    time, from which the skip rule predicts the next, can be several times its real cost.
+    """
     methods = bench.methods
     table = Table(bench.problem, list(methods), budget=budget, size_label=bench.size_label)
     table.count_label, table.fit_label = bench.count_label, bench.fit_label
     last: dict[tuple[str, bool], tuple[int, float]] = {}
+    warm = False
     for size in sizes:
         try:
             data = bench.make(*size)
         except NTPError as exc:
             print(f"  {bench.problem} {size}: no instance: {exc}", flush=True)
             continue
+        if not warm:
+            warm_up(bench, data)
+            warm = True
         n = bench.count(size, data)
         answers = {}
         for name, func in methods.items():

@@ -408,3 +408,20 @@ def test_the_page_starts_with_the_machine_the_chapter_times_and_the_exponents():
         assert text in head, text
     assert head.index("machine of this run") < head.index("## Chapter times") < head.index("## Fitted cost")
     assert "## Platform" in page and "Not measured in this run" in page
+
+
+def test_each_method_is_warmed_up_once_before_the_first_timing():
+    from benchmarks.run import Benchmark, run_table
+
+    calls = []
+
+    def method(x):
+        calls.append(x)
+        return np.array([x])
+
+    make, count = (lambda a, b, c, d: float(a)), (lambda s, x: s[0])
+    bench = Benchmark(
+        "toy", {"only": method}, make, count, "count", copy=lambda x: x, fit_kind=lambda s: True
+    )
+    run_table(bench, [(1, 0, 0, 0), (2, 0, 0, 0)], budget=60.0)
+    assert calls == [1.0] * 4 + [2.0] * 3  # one untimed run, then the best of three at each size
