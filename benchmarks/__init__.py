@@ -8,7 +8,7 @@ Run from the repository root::
     python -m benchmarks --budget 20     # skip an SVM/LP method once its predicted time exceeds 20 s
     python -m benchmarks --sizes 50,10,60,6 200,50,250,10
     python -m benchmarks --time-limit 30 --skip-lp --skip-attention
-    python -m benchmarks --notebooks     # also time `ntpnb reproduce --force` at every profile
+    python -m benchmarks --notebooks     # also time each chapter on one core and the paper run
 
 It prints one table per problem, each method's time at each size with the fitted scaling exponent
 (and draws it: time against size on log-log axes, one figure per table):
@@ -25,8 +25,15 @@ It prints one table per problem, each method's time at each size with the fitted
   solved within ``--time-limit`` CPU seconds, each prefix in its own process (``--skip-joint``);
 * the 100-trial attention training of Paper B, batched against a per-trial, per-sample loop
   (``--skip-attention``);
-* with ``--notebooks``, the reproduction time of every notebook at every profile (into a
-  temporary output tree, every notebook executed).
+* the compiled training loops of both papers (chapter 3's optimizers, chapter 6's normalized GD)
+  against the number of iterations and against the size, one row per optimizer
+  (``--skip-training``);
+* with ``--notebooks``, each chapter alone on one CPU at the paper and the quick profile, and the
+  whole paper run with ``--jobs`` (default 2), each into a temporary output tree (every notebook
+  executed), beside the targets of ``benchmarks.notebooks`` and whether each is met.
+
+The page starts with the machine of the run (CPU, cores, BLAS, Python, numpy, the date, the load),
+the chapters' times and a summary of every fitted exponent.
 
 It writes them, with the machine and the command, to the git-ignored output tree:
 ``outputs/benchmarks/benchmarks.md`` with its figures ``scaling_*.png`` (the book's benchmarks

@@ -5,24 +5,22 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import sys
-import tempfile
 import time
 import tracemalloc
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
+from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
 
-from ntpnb.book.benchmarks_page import format_timings
 from ntpnb.chapter.atomic import atomic_write_text
 from ntpnb.chapter.platform import format_platform, platform_info
 from ntpnb.errors import NTPError
 from ntpnb.linear.data import NTPData
 
-from . import attention, joint, methods, plots
+from . import attention, joint, methods, notebooks, plots, training
 from .instances import (
     PATH_B_MIN,
     PATH_B_TOP_OVER_MM,
@@ -35,8 +33,21 @@ from .instances import (
     path_instance,
 )
 from .methods import FAST, SEPARABILITY_METHODS, SVM_METHODS, SVM_NAIVE
-
-Size = tuple[int, int, int, int]  # (m, V, d, S), or (K, d, n, T) for Paper B
+from .scaling import (
+    FIT_MIN_POINTS,
+    FIT_MIN_SECONDS,
+    ExponentRow,
+    Measurement,
+    Size,
+    Table,
+    all_sizes,
+    d_over_m,
+    exponent_rows,
+    format_exponent,
+    format_exponent_summary,
+    power_law_fit,
+    scaling_exponent,
+)
 
 #: The default sizes: the paper's (Figs. 3-5 of Paper A) up to (m, V, d, S) = (500, 100, 600, 10), ten
 #: times the paper's m and V.
@@ -94,38 +105,6 @@ PREDICTION_EXPONENT = 2.5
 ROOT = Path(__file__).resolve().parents[1]
 
 
-@dataclass
-class Measurement:
-    """One method at one size: its time, or why it has none, and its answer's distance to fast."""
-
-    method: str
-    size: Size
-    count: int  # the problem-size measure the exponent is fitted against (Benchmark.count_label)
-    seconds: float | None = None
-    note: str = ""
-    rel_diff: float | None = None  # SVM: ||W - W_fast|| / ||W_fast||; separability: 0 if same answer
-    excess: float | None = None  # SVM: ||W||^2 / ||W_fast||^2 - 1 (>= 0 if W_fast is the minimum)
-    peak_mib: float | None = None
-    certificate: str = ""  # what the solver verified about this answer (Benchmark.certify)
-
-
-@dataclass
-class Table:
-    """The measurements of one problem (the NTP-SVM, separability, the path, ...)."""
-
-    problem: str
-    methods: list[str]
-    measurements: list[Measurement] = field(default_factory=list)
-    budget: float | None = None
-    size_label: str = "(m, V, d, S)"
-    count_label: str = "constraints (6b)"
-    fit_label: str = "d > m"
-
-
-def _d_over_m(size: Size) -> bool:
-    return size[2] > size[0]
-
-
 @dataclass(frozen=True)
 class Benchmark:
     """A problem to time: its methods, how an instance of a size is made, what the size counts.
@@ -147,7 +126,7 @@ class Benchmark:
     size_label: str = "(m, V, d, S)"
     copy: Callable[[object], object] = fresh_copy
     certify: Callable[[object], str] | None = None
-    fit_kind: Callable[[Size], bool] = _d_over_m
+    fit_kind: Callable[[Size], bool] = d_over_m
     fit_label: str = "d > m"
     exponent: float | None = PREDICTION_EXPONENT
 
@@ -186,18 +165,36 @@ def predicted_seconds(t_prev: float, n_prev: int, n: int, exponent: float = PRED
     return t_prev * (n / n_prev) ** exponent
 
 
+def warm_up(bench: Benchmark, data: object) -> None:
+    """Run every method of ``bench`` once on ``data``, untimed (a method that fails is left to the timing)."""
+    for func in bench.methods.values():
+        try:
+            func(bench.copy(data))
+        except NTPError:
+            pass
+
+
 def run_table(bench: Benchmark, sizes: Sequence[Size], budget: float) -> Table:
-    """Time every method at every size (skipping predicted overruns) and compare the answers."""
+    """Time every method at every size (skipping predicted overruns) and compare the answers.
+
+    Each method runs once untimed on the first instance (:func:`warm_up`), so that no time includes
+    what happens once per process (imports, loading compiled kernels): otherwise the first size's
+    time, from which the skip rule predicts the next, can be several times its real cost.
+    """
     methods = bench.methods
     table = Table(bench.problem, list(methods), budget=budget, size_label=bench.size_label)
     table.count_label, table.fit_label = bench.count_label, bench.fit_label
     last: dict[tuple[str, bool], tuple[int, float]] = {}
+    warm = False
     for size in sizes:
         try:
             data = bench.make(*size)
         except NTPError as exc:
             print(f"  {bench.problem} {size}: no instance: {exc}", flush=True)
             continue
+        if not warm:
+            warm_up(bench, data)
+            warm = True
         n = bench.count(size, data)
         answers = {}
         for name, func in methods.items():
@@ -207,7 +204,7 @@ def run_table(bench: Benchmark, sizes: Sequence[Size], budget: float) -> Table:
             if key in last:
                 exponent = bench.exponent
                 if exponent is None:
-                    fit = power_law_fit(table, name, bench.fit_kind)
+                    fit = power_law_fit(table, name, bench.fit_kind, min_points=2)
                     exponent = PREDICTION_EXPONENT if fit is None else fit[0]
                 predicted = predicted_seconds(last[key][1], last[key][0], n, exponent)
                 if predicted > budget:
@@ -239,36 +236,6 @@ def run_table(bench: Benchmark, sizes: Sequence[Size], budget: float) -> Table:
     return table
 
 
-#: Times below this are mostly fixed overhead (imports, problem set-up) and left out of the fit.
-FIT_MIN_SECONDS = 0.1
-
-
-def power_law_fit(
-    table: Table, method: str, fit_kind: Callable[[Size], bool] = _d_over_m
-) -> tuple[float, float] | None:
-    """``(a, log c)`` of the least-squares fit ``log(seconds) = a log(count) + log c``.
-
-    Over the sizes of the fitted kind (Paper A: ``d > m``) where the method took at least
-    :data:`FIT_MIN_SECONDS`; None with fewer than two distinct counts.
-    """
-    pts = [
-        (np.log(m.count), np.log(m.seconds))
-        for m in table.measurements
-        if m.method == method and m.seconds is not None and m.seconds >= FIT_MIN_SECONDS and fit_kind(m.size)
-    ]
-    if len(pts) < 2 or len({p[0] for p in pts}) < 2:
-        return None
-    x, y = np.array(pts).T
-    slope, intercept = np.polyfit(x, y, 1)
-    return float(slope), float(intercept)
-
-
-def scaling_exponent(table: Table, method: str, fit_kind: Callable[[Size], bool] = _d_over_m) -> float | None:
-    """The exponent ``a`` of :func:`power_law_fit` (time ~ count^a), or None."""
-    fit = power_law_fit(table, method, fit_kind)
-    return None if fit is None else fit[0]
-
-
 def largest_within(table: Table, method: str) -> Measurement | None:
     """The method's measurement at the largest count that ran within the table's budget."""
     done = [
@@ -294,7 +261,7 @@ def _fmt_diff(meas: Measurement) -> str:
     return f"{meas.method}: {meas.rel_diff:.1e} (norm^2 {meas.excess:+.0e})"
 
 
-def format_table(table: Table, naive: str | None = None, fit_kind: Callable[[Size], bool] = _d_over_m) -> str:
+def format_table(table: Table, naive: str | None = None, fit_kind: Callable[[Size], bool] = d_over_m) -> str:
     """A Markdown table: one row per size, a column per method.
 
     With a ``fast`` method among others, speed-ups of ``fast``, the distance of each other
@@ -336,11 +303,11 @@ def format_table(table: Table, naive: str | None = None, fit_kind: Callable[[Siz
             ]
             cells.append("; ".join(c for c, m in zip(certs, row.values(), strict=True) if m.certificate))
         lines.append("| " + " | ".join(cells) + " |")
-    exps = []
-    for name in methods:
-        e = scaling_exponent(table, name, fit_kind)
-        exps.append(f"{e:.2f}" if e is not None else "n/a")
-    label = f"fitted exponent a (time ~ count^a; {table.fit_label}, times >= {FIT_MIN_SECONDS:g} s)"
+    exps = [format_exponent(scaling_exponent(table, name, fit_kind)) for name in methods]
+    label = (
+        f"fitted exponent a (time ~ ({table.count_label})^a; {table.fit_label}, "
+        f"at least {FIT_MIN_POINTS} sizes with times >= {FIT_MIN_SECONDS:g} s)"
+    )
     pad = len(head) - len(methods) - 2
     lines.append(f"| {label} | | " + " | ".join(exps) + " |" + " |" * pad)
     notes = sorted({f"{m.method} at {m.size}: {m.note}" for m in table.measurements if m.note})
@@ -381,10 +348,6 @@ def _same(instance: object) -> object:
     return instance  # the attention instances are read-only and nothing caches on them
 
 
-def _all_sizes(size: Size) -> bool:
-    return True
-
-
 SVM = Benchmark("NTP-SVM", SVM_METHODS, gaussian_instance, n_constraints, "constraints (6b)", naive=SVM_NAIVE)
 SEPARABILITY = Benchmark(
     "separability",
@@ -404,7 +367,7 @@ PATH = Benchmark(
     certify=methods.path_certificate,
     exponent=None,  # the Gram form grows like count^1.1-1.4 over these sizes, not ^2.5
 )
-_ATTENTION = dict(size_label="(K, d, n, T)", copy=_same, fit_kind=_all_sizes, fit_label="all sizes")
+_ATTENTION = dict(size_label="(K, d, n, T)", copy=_same, fit_kind=all_sizes, fit_label="all sizes")
 GRAPH_SVM = Benchmark(
     "Graph-SVM",
     {"solve_graph_svm": methods.graph_svm},
@@ -430,25 +393,65 @@ def parse_attention_sizes(values: Sequence[str] | None) -> list[Size]:
     return parse_sizes(values, ATTENTION_SVM_SIZES, "K,d,n,T")
 
 
-def time_notebooks(root: Path, jobs: int) -> tuple[dict, dict[str, float]]:
-    """``reproduce`` at every profile with ``force=True`` into a temporary output tree.
+def _first(size: Size, instance: object = None) -> int:
+    return size[0]
 
-    Returns the recorded timings (:mod:`ntpnb.runner.timings`) and each profile's wall time.
-    """
-    from ntpnb.chapter.paths import load_timings, output_layout
-    from ntpnb.runner import PROFILE_NAMES, reproduce
 
-    wall = {}
-    with tempfile.TemporaryDirectory(prefix="ntpnb-bench-") as tmp:
-        for profile in PROFILE_NAMES:
-            start = time.perf_counter()
-            results = reproduce(root, profile=profile, output_dir=tmp, jobs=jobs, force=True, log=print)
-            wall[profile] = time.perf_counter() - start
-            failed = [r.name for r in results if not r.ok]
-            print(
-                f"  notebooks at {profile}: {wall[profile]:.1f} s" + (f", FAILED: {failed}" if failed else "")
-            )
-        return load_timings(output_layout(tmp)), wall
+_TRAINING = dict(fit_kind=all_sizes, fit_label="all sizes", exponent=None)
+_DECODER = dict(size_label="(iterations, m, V, d, S)", copy=training.fresh_decoder, **_TRAINING)
+_ATTENTION_TRAINING = dict(size_label="(iterations, trials, K, d, n, T)", copy=_same, **_TRAINING)
+TRAINING_A_ITERATIONS = Benchmark(
+    "Training, Paper A: iterations",
+    training.DECODER_METHODS,
+    training.decoder_instance,
+    _first,
+    "iterations",
+    **_DECODER,
+)
+TRAINING_A_M = Benchmark(
+    "Training, Paper A: m",
+    training.DECODER_METHODS,
+    training.decoder_instance,
+    lambda size, instance: size[1],
+    "m",
+    **_DECODER,
+)
+TRAINING_B_ITERATIONS = Benchmark(
+    "Training, Paper B: iterations",
+    training.ATTENTION_METHODS,
+    training.attention_instance,
+    _first,
+    "iterations",
+    **_ATTENTION_TRAINING,
+)
+TRAINING_B_N = Benchmark(
+    "Training, Paper B: samples n",
+    training.ATTENTION_METHODS,
+    training.attention_instance,
+    lambda size, instance: size[4],
+    "samples n",
+    **_ATTENTION_TRAINING,
+)
+
+
+def training_sizes(
+    iterations: Sequence[int] | None = None,
+    m: Sequence[int] | None = None,
+    n: Sequence[int] | None = None,
+) -> list[tuple[Benchmark, list[Size]]]:
+    """The four training sweeps and their sizes (the defaults of :mod:`benchmarks.training`)."""
+    a_iters = iterations or training.DECODER_ITERATIONS
+    b_iters = iterations or training.ATTENTION_ITERATIONS
+    chapter_m = training.DECODER_SHAPE[0]
+    return [
+        (TRAINING_A_ITERATIONS, [training.decoder_size(k, chapter_m) for k in a_iters]),
+        (
+            TRAINING_A_M,
+            [training.decoder_size(training.DECODER_M_ITERATIONS, x) for x in m or training.DECODER_M],
+        ),
+        (TRAINING_B_ITERATIONS, [training.attention_iteration_size(k) for k in b_iters]),
+        (TRAINING_B_N, [training.attention_n_size(x) for x in n or training.ATTENTION_N]),
+    ]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -472,25 +475,43 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--skip-attention-svm", action="store_true", help="no Graph-SVM and W^cyc tables")
     parser.add_argument("--skip-attention", action="store_true", help="no attention-training table")
     parser.add_argument("--skip-joint", action="store_true", help="no table of chapter 5's joint problem")
-    parser.add_argument(
-        "--joint-chars",
-        nargs="*",
-        type=int,
-        help="prefixes of the corpus for the joint problem, in characters",
-    )
+    for flag, default, what in (
+        ("--joint-chars", joint.DEFAULT_CHARS, "the joint problem's threshold sweeps by Newton's method"),
+        ("--joint-lp-chars", joint.LP_CHARS, "the same sweeps by the LP"),
+        ("--joint-w-star-chars", joint.W_STAR_CHARS, "W* alone"),
+        ("--joint-scale-chars", joint.SCALE_CHARS, "the joint problem's questions one at a time"),
+    ):
+        parser.add_argument(
+            flag,
+            nargs="*",
+            type=int,
+            default=list(default),
+            help=f"prefixes of the corpus, in characters, for {what} (default: %(default)s)",
+        )
     parser.add_argument(
         "--attention-trials", type=int, default=attention.N_TRIALS, help="trials (default: %(default)s)"
     )
     parser.add_argument(
         "--attention-iters", type=int, default=attention.N_ITER, help="NGD steps (default: %(default)s)"
     )
+    parser.add_argument("--skip-training", action="store_true", help="no table of the training loops")
+    parser.add_argument(
+        "--training-iterations", nargs="*", type=int, help="iteration counts of both papers' training sweeps"
+    )
+    parser.add_argument("--training-m", nargs="*", type=int, help="m of Paper A's training sweep in m")
+    parser.add_argument(
+        "--training-n", nargs="*", type=int, help="samples n of Paper B's training sweep in n"
+    )
     parser.add_argument(
         "--notebooks",
         action="store_true",
-        help="also time `ntpnb reproduce --force` at every profile (minutes)",
+        help="also time every chapter on one core at every profile, and the paper run with --jobs (minutes)",
     )
     parser.add_argument(
-        "--jobs", type=int, default=1, help="--jobs of the notebook runs (default: %(default)s)"
+        "--jobs",
+        type=int,
+        default=notebooks.RUN_JOBS,
+        help="--jobs of the whole paper run of --notebooks (default: %(default)s)",
     )
     out = ROOT / "outputs" / "benchmarks"
     parser.add_argument(
@@ -499,6 +520,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     started = time.perf_counter()
+    date = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    load_start = _load_average()
     runs = [(SVM, run_table(SVM, parse_sizes(args.sizes, SVM_SIZES), args.budget))]
     if not args.skip_lp:
         runs.append(
@@ -518,16 +541,22 @@ def main(argv: Sequence[str] | None = None) -> int:
             att_rows.append(row)
     joint_rows, w_star_rows, scale_rows = [], [], []
     if not args.skip_joint:
-        joint_rows = joint.run_prefixes(args.joint_chars or joint.DEFAULT_CHARS, args.time_limit)
-        joint_rows += joint.run_prefixes(joint.LP_CHARS, args.time_limit, method="lp")
-        w_star_rows = joint.run_prefixes(joint.W_STAR_CHARS, args.time_limit, "measure_w_star")
-        scale_rows = joint.run_scale(joint.SCALE_CHARS, args.time_limit)
-    notebooks = time_notebooks(ROOT, args.jobs) if args.notebooks else None
+        joint_rows = joint.run_prefixes(args.joint_chars, args.time_limit)
+        joint_rows += joint.run_prefixes(args.joint_lp_chars, args.time_limit, method="lp")
+        w_star_rows = joint.run_prefixes(args.joint_w_star_chars, args.time_limit, "measure_w_star")
+        scale_rows = joint.run_scale(args.joint_scale_chars, args.time_limit)
+    train_runs = []
+    if not args.skip_training:
+        training.compile_kernels()
+        for bench, sizes in training_sizes(args.training_iterations, args.training_m, args.training_n):
+            train_runs.append((bench, run_table(bench, sizes, args.time_limit)))
+    nb_times = notebooks.time_notebooks(ROOT, args.jobs) if args.notebooks else None
     total = time.perf_counter() - started
+    run_platform = platform_info()  # recorded by this run, in the process that measured
+    machine = Machine(run_platform, date, load_start, _load_average())
 
     print()
-    machine = f"{platform.machine()}, {os.cpu_count()} cores, one BLAS thread"
-    print(f"Machine: {machine}.")
+    print(format_machine(machine))
     print("Times are wall-clock seconds measured in this run (best of 3 below 1 s); on a shared")
     print("machine they are noisy, so compare the ratios, which were measured side by side.")
     for bench, table in runs:
@@ -541,14 +570,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(joint.format_joint(joint_rows, args.time_limit))
         print(joint.format_scale(scale_rows))
         print(joint.format_w_star(w_star_rows, args.time_limit))
-    if notebooks:
+    for bench, table in train_runs:
+        print(f"\n## {bench.problem}\n")
+        print(training.format_training(table, bench.fit_kind))
+    if nb_times:
         print(f"\n## {NOTEBOOKS_TITLE}\n")
-        print(format_timings(*notebooks))
+        print(notebooks.format_notebook_times(nb_times))
+    print(f"\n## {EXPONENTS_TITLE}\n")
+    print(format_exponent_summary(summary_rows(runs, train_runs, joint_rows)))
     print(f"\nTotal benchmark time: {total:.0f} s")
-    run_platform = platform_info()  # recorded by this run, in the process that measured
     args.out.mkdir(parents=True, exist_ok=True)
     figures = {}
-    for bench, table in runs:
+    for bench, table in [*runs, *train_runs]:
         png = plots.write_scaling_figure(table, bench.fit_kind, power_law_fit, args.out)
         figures[table.problem] = f"{args.out.name}/{png.name}"  # relative to the book page, one folder up
     page = args.out / "benchmarks.md"
@@ -557,16 +590,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         book_page(
             runs,
             att_rows,
-            notebooks,
+            nb_times,
             machine,
             total,
             argv,
             figures,
-            run_platform,
             joint_rows,
             args.time_limit,
             w_star_rows,
             scale_rows,
+            train_runs,
         ),
     )
     print(f"Wrote {page} (the book's benchmarks page: `ntpnb book` picks it up)")
@@ -575,7 +608,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         "cores": os.cpu_count(),
         "blas_threads": os.environ.get("OPENBLAS_NUM_THREADS"),
         "platform": run_platform,
+        "date": date,
+        "load_average": {"start": load_start, "end": machine.load_end},
         "total_seconds": total,
+        "exponents": [asdict(r) for r in summary_rows(runs, train_runs, joint_rows)],
         "tables": [
             {
                 "problem": t.problem,
@@ -586,25 +622,33 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "exponents": {name: scaling_exponent(t, name, b.fit_kind) for name in t.methods},
                 "measurements": [asdict(m) for m in t.measurements],
             }
-            for b, t in runs
+            for b, t in [*runs, *train_runs]
         ],
         "attention": [{**asdict(r), "speedup": r.speedup} for r in att_rows],
         "joint": [asdict(r) for r in joint_rows],
         "joint_w_star": [asdict(r) for r in w_star_rows],
         "joint_scale": [asdict(r) for r in scale_rows],
-        "notebooks": {"timings": notebooks[0], "wall_seconds": notebooks[1]} if notebooks else None,
+        "notebooks": asdict(nb_times) if nb_times else None,
     }
     atomic_write_text(path, json.dumps(payload, indent=1))
     print(f"Wrote {path}")
     return 0
 
 
-BOOK_INTRO = """\
+PAGE_HEAD = """\
 # Benchmarks
 
 <!-- Generated by `python -m benchmarks` into outputs/benchmarks/; `ntpnb book` shows it. -->
 
-How the solvers of `ntpnb` scale. For Paper A each row is one random instance of size
+How long the chapters take, and how the solvers and training loops of `ntpnb` scale, all measured
+in one run of `python -m benchmarks` on the machine below (the full record of its platform ends
+the page).
+"""
+
+SOLVERS_INTRO = """\
+## How the solvers were timed
+
+For Paper A each row is one random instance of size
 `(m, V, d, S)`: Gaussian embeddings `h_j ~ N(0, I_d / d)`, supports of size `S` drawn uniformly,
 `p_j` Dirichlet(1) on its support. All methods ran in the same process, one after another, at
 each size, with one BLAS thread: the machine is shared, so absolute times are noisy; the ratios,
@@ -613,10 +657,10 @@ size of the same kind (`d > m` or not), scaled by (count ratio)^{exponent}, exce
 the time limit); "largest size ... solved within" names the largest size that ran within it. The
 fitted exponent is the least-squares slope of log(time) against log(the table's count column: for
 the NTP-SVM and separability the number of inequality constraints (6b), `m (V - S)`) over the
-sizes with `d > m` (Paper A) where the method took at least 0.1 s (shorter times are mostly fixed
-overhead). Under each table a figure plots the same times against the count on log-log axes:
-filled markers for the sizes of the fitted kind, open ones for the others, the fitted power law
-dashed, the budget dotted.
+sizes with `d > m` (Paper A) where the method took at least {fit_seconds} s (shorter times are mostly fixed
+overhead), when there are at least {fit_points} of them ("n/a" otherwise). Under each table a
+figure plots the same times against the count on log-log axes: filled markers for the sizes of the
+fitted kind, open ones for the others, the fitted power law dashed, the budget dotted.
 
 The NTP-SVM methods, in the order of the table:
 
@@ -760,70 +804,207 @@ differences` (`ntpnb.linear.subspace.equality_operator`), which forms no basis o
 """
 
 
-NOTEBOOKS_TITLE = "Notebook reproduction times (python -m benchmarks --notebooks)"
+NOTEBOOKS_TITLE = "Chapter times: one core, and the paper run with two jobs"
 
-NOTEBOOKS_INTRO = """\
-`ntpnb reproduce --profile PROFILE --force` at every profile, run by this benchmark into a
-temporary output tree (so every notebook executed: none was cached), one profile after the other,
-with `--jobs` as given to the benchmark and the benchmark's one BLAS thread (the kernels inherit it).
-"wall time of the run" is the whole `reproduce` call (kernel start-ups included).
+NOTEBOOKS_INTRO = f"""\
+Measured by this benchmark (`--notebooks`), each run into its own temporary output tree with
+`--force` (every notebook executed, none cached). First each chapter alone (`ntpnb reproduce
+--profile PROFILE --jobs 1`) at the paper profile and then at the quick profile, with the benchmark
+process pinned to ONE CPU by `os.sched_setaffinity`: every process the run starts (the runner's
+workers, the Jupyter kernels, and their numba and BLAS threads) inherits that one CPU, so a second
+core cannot help a chapter, as in a one-core Binder. Then the whole paper run with `--jobs N` on the
+CPUs the benchmark may use. A chapter's time is what `ntpnb reproduce` records (`timings.json`):
+the wall time from its worker's start to its answer, kernel start, imports and figures included.
+The targets are the issue's ({notebooks.CHAPTER_TARGET_SECONDS:g} s per chapter at the paper
+profile on one core, {notebooks.RUN_TARGET_SECONDS:g} s for the paper run with two jobs); "met"
+compares this run's numbers with them. The machine is shared, so wall times carry the load shown.
 """
+
+EXPONENTS_TITLE = "Fitted cost growth"
+
+EXPONENTS_INTRO = f"""\
+The exponent `a` of `time ~ count^a` of every solver and training loop on this page, fitted by
+least squares of log(time) against log(count) over the sizes of the fitted kind (Paper A's solvers:
+`d > m`) where the method took at least {FIT_MIN_SECONDS:g} s (below, fixed overhead dominates), when
+there are at least {FIT_MIN_POINTS} such sizes. "sizes fitted": how many, and their range of the
+count. The tables below give each time; the training loops are timed against the number of
+iterations at a fixed size, and against the size at a fixed number of iterations.
+"""
+
+TRAINING_INTRO = f"""\
+The compiled training loops (`benchmarks/training.py`), one row per optimizer, each time the best
+of 3 below 1 s, with the kernels compiled (or loaded from numba's cache) before any timing.
+Paper A (chapter 3): `ntpnb.linear.descent.run_decoder`, the loop of `ntpnb.train`, with chapter 3's
+optimizers at its paper profile's steps (GD {training.CHAPTER_3["gd_lr"]:g}, normalized GD
+{training.CHAPTER_3["ngd_lr"]:g}, Adam {training.CHAPTER_3["adam_lr"]:g}, SGD
+{training.CHAPTER_3["gd_lr"]:g} with {training.CHAPTER_3["sgd_batch"]} samples a step) from a LeCun
+start, recording the last iterate only (the tracked quantities and the limits of `ntpnb.train`
+are not timed), on a Gaussian instance of chapter 3's size `(m, V, d, S)` =
+{training.DECODER_SHAPE}, and for the growth in `m` at {training.DECODER_M_ITERATIONS:,} iterations
+the same `V` and `S` with `d = {training.D_OVER_M:g} m`. Full-batch GD and NGD run in the logit
+form there (`m <= d`: `V m^2` multiply-adds a step), Adam in the weight form (`2 V m d`), SGD on
+its batch (`B V d`). Paper B (chapter 6): `ntpnb.attention.train`, normalized GD (step
+{attention.LR:g}) from `W = 0` in the compiled loop of `ntpnb.attention.engine`, on chapter 6's
+{attention.N_TRIALS} trials of Fig. 4 (general data) for the growth in iterations, and on
+{training.ATTENTION_N_TRIALS} trials of general data with `(K, d, T)` =
+({training.ATTENTION_N_SHAPE["K"]}, {training.ATTENTION_N_SHAPE["d"]}, {training.ATTENTION_N_SHAPE["T"]})
+for the growth in the number of samples `n` at {training.ATTENTION_N_ITERATIONS:,} iterations.
+"""
+
+
+@dataclass(frozen=True)
+class Machine:
+    """Where and when this run measured: its platform record, its date, the load before and after."""
+
+    platform: dict
+    date: str
+    load_start: list[float]
+    load_end: list[float]
+
+
+def _load_average() -> list[float]:
+    """The 1, 5 and 15 minute load averages (empty where the platform has none)."""
+    return [round(x, 2) for x in os.getloadavg()] if hasattr(os, "getloadavg") else []
+
+
+def _blas(info: Mapping) -> str:
+    libs = [lib for lib in info.get("threadpools") or [] if lib.get("user_api") == "blas"]
+    if not libs:
+        return "none reported by threadpoolctl"
+    return "; ".join(
+        f"{lib.get('internal_api')} {lib.get('version')}, kernel {lib.get('architecture')}, "
+        f"{lib.get('num_threads')} thread(s)"
+        for lib in libs
+    )
+
+
+def _loads(values: Sequence[float]) -> str:
+    return ", ".join(f"{v:g}" for v in values) if values else "n/a"
+
+
+def format_machine(machine: Machine) -> str:
+    """The machine of the run, as a short Markdown table (the full record: section Platform)."""
+    info = machine.platform
+    packages = info.get("packages") or {}
+    rows = [
+        ("date (start of the run)", machine.date),
+        ("CPU", info.get("cpu")),
+        ("cores", info.get("cores")),
+        ("BLAS", _blas(info)),
+        ("Python", info.get("python")),
+        ("numpy, numba", f"{packages.get('numpy')}, {packages.get('numba')}"),
+        (
+            "load average (1, 5, 15 min) at start, at end",
+            f"{_loads(machine.load_start)}; {_loads(machine.load_end)}",
+        ),
+    ]
+    return "| machine of this run | |\n|---|---|\n" + "\n".join(f"| {k} | {v} |" for k, v in rows)
+
+
+JOINT_FIT = "Joint problem (App. C)"
+
+
+def joint_table(rows: Sequence[joint.JointMeasurement]) -> Table:
+    """The threshold sweeps of the joint problem as a :class:`Table`: CPU time against ``m``, per decider."""
+    deciders = list(dict.fromkeys(r.method for r in rows))
+    table = Table(JOINT_FIT, deciders, size_label="(characters,)", count_label="contexts m")
+    table.fit_label = "all sizes"
+    for r in rows:
+        if r.m:
+            table.measurements.append(Measurement(r.method, (r.n_chars,), r.m, seconds=r.total_seconds))
+    return table
+
+
+def format_joint_exponents(rows: Sequence[joint.JointMeasurement]) -> str:
+    """The fitted exponent of the joint problem's CPU time in ``m``, per decider, as one line."""
+    table = joint_table(rows)
+    parts = [
+        f"{r.method}: {format_exponent(r.exponent)} (sizes fitted: {r.sizes})"
+        for r in exponent_rows(table, all_sizes)
+    ]
+    return f"Fitted exponent a (total CPU time ~ m^a, contexts m): {'; '.join(parts)}."
+
+
+def summary_rows(
+    runs: Sequence[tuple[Benchmark, Table]],
+    train_runs: Sequence[tuple[Benchmark, Table]],
+    joint_rows: Sequence[joint.JointMeasurement],
+) -> list[ExponentRow]:
+    """Every fitted exponent of the run, in the order of the page's tables."""
+    rows = [r for bench, table in [*runs, *train_runs] for r in exponent_rows(table, bench.fit_kind)]
+    if joint_rows:
+        rows += exponent_rows(joint_table(joint_rows), all_sizes)
+    return rows
 
 
 def book_page(
     runs: Sequence[tuple[Benchmark, Table]],
     att_rows: Sequence[attention.AttentionMeasurement],
-    notebooks: tuple[dict, dict[str, float]] | None,
-    machine: str,
+    nb_times: notebooks.NotebookTimes | None,
+    machine: Machine,
     total: float,
     argv: Sequence[str] | None,
     figures: Mapping[str, str] | None = None,
-    run_platform: Mapping[str, object] | None = None,
     joint_rows: Sequence[joint.JointMeasurement] = (),
     time_limit: float = 60.0,
     w_star_rows: Sequence[joint.JointMeasurement] = (),
     scale_rows: Sequence[joint.ScaleMeasurement] = (),
+    train_runs: Sequence[tuple[Benchmark, Table]] = (),
 ) -> str:
     """The benchmarks page of the book, from this run's measurements.
 
-    ``figures`` maps a table's problem to the link of its figure, relative to the book page
-    (``outputs/benchmarks.md``, one folder above the benchmark's output folder).
-    ``run_platform`` is :func:`ntpnb.chapter.platform.platform_info` of the run, shown as the
-    section "Platform" (omitted when None).
+    At the top the machine (:func:`format_machine`), the chapters' times (with ``--notebooks``)
+    and the summary of fitted exponents; then every table. ``figures`` maps a table's problem to
+    the link of its figure, relative to the book page (``outputs/benchmarks.md``, one folder above
+    the benchmark's output folder). The machine's full platform record
+    (:func:`ntpnb.chapter.platform.platform_info` of the run) ends the page, as the section "Platform".
     """
-    parts = [BOOK_INTRO.replace("{exponent}", f"{PREDICTION_EXPONENT:g}")]
-    for bench, table in runs:
-        intro = SECTION_INTROS.get(bench.problem, "")
-        body = format_table(table, bench.naive, bench.fit_kind)
+    cmd = "python -m benchmarks " + " ".join(argv if argv is not None else sys.argv[1:])
+    parts = [
+        PAGE_HEAD,
+        f"{format_machine(machine)}\n\nMeasured by `{cmd.strip()}`, in {total:.0f} s in all.\n",
+    ]
+    if nb_times:
+        parts.append(
+            f"## {NOTEBOOKS_TITLE}\n\n{NOTEBOOKS_INTRO}\n{notebooks.format_notebook_times(nb_times)}"
+        )
+    summary = format_exponent_summary(summary_rows(runs, train_runs, joint_rows))
+    parts.append(f"## {EXPONENTS_TITLE}\n\n{EXPONENTS_INTRO}\n{summary}\n")
+    solvers = SOLVERS_INTRO.replace("{exponent}", f"{PREDICTION_EXPONENT:g}")
+    solvers = solvers.replace("{fit_seconds}", f"{FIT_MIN_SECONDS:g}")
+    solvers = solvers.replace("{fit_points}", str(FIT_MIN_POINTS))
+    parts.append(solvers)
+
+    def section(bench: Benchmark, table: Table, body: str, intro: str) -> str:
         link = (figures or {}).get(table.problem)
         alt = f"{table.problem}: seconds against {table.count_label}, log-log"
         image = f"\n![{alt}]({link})\n" if link else ""
-        parts.append(f"## {table.problem}\n\n" + (f"{intro}\n" if intro else "") + f"{body}\n{image}")
+        return f"## {table.problem}\n\n" + (f"{intro}\n" if intro else "") + f"{body}\n{image}"
+
+    for bench, table in runs:
+        body = format_table(table, bench.naive, bench.fit_kind)
+        parts.append(section(bench, table, body, SECTION_INTROS.get(bench.problem, "")))
+    for k, (bench, table) in enumerate(train_runs):
+        body = training.format_training(table, bench.fit_kind)
+        parts.append(section(bench, table, body, TRAINING_INTRO if k == 0 else ""))
     if att_rows:
         parts.append(f"## {ATTENTION_TITLE}\n\n{ATTENTION_INTRO}\n{attention.format_attention(att_rows)}\n")
     if joint_rows:
-        parts.append(f"## {JOINT_TITLE}\n\n{JOINT_INTRO}\n{joint.format_joint(joint_rows, time_limit)}\n")
+        body = joint.format_joint(joint_rows, time_limit) + "\n" + format_joint_exponents(joint_rows)
+        parts.append(f"## {JOINT_TITLE}\n\n{JOINT_INTRO}\n{body}\n")
     if scale_rows:
         parts.append(f"{JOINT_SCALE_INTRO}\n{joint.format_scale(scale_rows)}\n")
     if w_star_rows:
         parts.append(f"{JOINT_W_STAR_INTRO}\n{joint.format_w_star(w_star_rows, time_limit)}\n")
-    if notebooks:
-        parts.append(f"## {NOTEBOOKS_TITLE}\n\n{NOTEBOOKS_INTRO}\n{format_timings(*notebooks)}\n")
-    cmd = "python -m benchmarks " + " ".join(argv if argv is not None else sys.argv[1:])
     measured = [t.problem for _, t in runs] + (["attention training"] if att_rows else [])
+    measured += ["training loops"] if train_runs else []
     measured += ["joint problem"] if joint_rows else []
-    missing = [
-        name
-        for name, done in MEASURABLE.items()
-        if name not in measured and not (name == "notebooks" and notebooks)
-    ]
-    line = f"Measured on {machine}, by `{cmd.strip()}`, in {total:.0f} s in all: {', '.join(measured)}"
-    line += "; notebook reproduction times" if notebooks else ""
-    parts.append(line + ".\n")
+    measured += ["chapter times"] if nb_times else []
+    missing = [label for name, label in MEASURABLE.items() if name not in measured]
+    parts.append(f"Measured in this run: {', '.join(measured)}.\n")
     if missing:
-        parts.append(f"Not measured in this run: {', '.join(MEASURABLE[n] for n in missing)}.\n")
-    if run_platform is not None:
-        parts.append(f"## {PLATFORM_TITLE}\n\n{PLATFORM_INTRO}\n{format_platform(run_platform)}")
+        parts.append(f"Not measured in this run: {', '.join(missing)}.\n")
+    parts.append(f"## {PLATFORM_TITLE}\n\n{PLATFORM_INTRO}\n{format_platform(machine.platform)}")
     return "\n".join(parts)
 
 
@@ -845,6 +1026,7 @@ MEASURABLE = {
     "Cyclic correction W^cyc": "the cyclic correction W^cyc (`--skip-attention-svm`)",
     "attention training": "the batched attention training (`--skip-attention`)",
     "joint problem": "chapter 5's joint problem on prefixes of the corpus (`--skip-joint`)",
-    "notebooks": "the notebook reproduction times at every profile (`--notebooks`; the section below "
-    "shows what `ntpnb reproduce` recorded for this output tree)",
+    "training loops": "the training loops of both papers (`--skip-training`)",
+    "chapter times": "each chapter's time on one core and the paper run with two jobs (`--notebooks`; "
+    "the section below shows what `ntpnb reproduce` recorded for this output tree)",
 }

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
@@ -121,27 +122,114 @@ def test_the_path_and_attention_svm_tables_certify_each_answer(which):
     assert f"| {size} |" in text and "largest size" in text and "certificate" in text
 
 
-def test_time_notebooks_forces_every_profile_into_a_temporary_tree(monkeypatch, tmp_path):
-    import ntpnb.runner
-    from benchmarks import run
+def _fake_reproduce(calls, tmp_path, seconds):
+    """A stand-in for ``ntpnb.runner.reproduce`` that records its calls and the CPUs it could use."""
     from ntpnb.chapter.paths import output_layout
-    from ntpnb.runner import PROFILE_NAMES, RunResult
+    from ntpnb.runner import RunResult
     from ntpnb.runner.timings import record_timings
 
-    calls = []
-
-    def fake_reproduce(root, profile, output_dir, jobs, force, log):
-        calls.append((profile, jobs, force, output_dir))
-        results = [RunResult("01_x", True, 2.0, tmp_path / "x.ipynb")]
+    def fake(root, profile, output_dir, jobs, force, log):
+        cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None
+        calls.append(dict(profile=profile, jobs=jobs, force=force, out=output_dir, cpus=cpus))
+        results = [RunResult("01_x", True, seconds[profile, jobs], tmp_path / "x.ipynb")]
         record_timings(output_layout(output_dir), profile, results, jobs)
         return results
 
-    monkeypatch.setattr(ntpnb.runner, "reproduce", fake_reproduce)
-    timings, wall = run.time_notebooks(tmp_path, jobs=2)
-    assert [c[0] for c in calls] == list(PROFILE_NAMES) and all(c[1:3] == (2, True) for c in calls)
-    assert set(wall) == set(PROFILE_NAMES) and all(w >= 0 for w in wall.values())
-    assert {p: timings[p]["01_x"]["seconds"] for p in PROFILE_NAMES} == dict.fromkeys(PROFILE_NAMES, 2.0)
-    assert not any(Path(c[3]).exists() for c in calls)  # the temporary tree is gone
+    return fake
+
+
+def test_time_notebooks_runs_each_profile_on_one_core_then_the_paper_run_with_jobs(monkeypatch, tmp_path):
+    import ntpnb.runner
+    from benchmarks import notebooks
+
+    calls = []
+    seconds = {("paper", 1): 40.0, ("quick", 1): 3.0, ("paper", 2): 30.0}
+    monkeypatch.setattr(ntpnb.runner, "reproduce", _fake_reproduce(calls, tmp_path, seconds))
+    before = notebooks.allowed_cpus()
+    times = notebooks.time_notebooks(tmp_path, jobs=2)
+    assert [(c["profile"], c["jobs"], c["force"]) for c in calls] == [
+        ("paper", 1, True),
+        ("quick", 1, True),
+        ("paper", 2, True),
+    ]
+    assert {p: times.one_core[p]["01_x"]["seconds"] for p in ("paper", "quick")} == {
+        "paper": 40.0,
+        "quick": 3.0,
+    }
+    assert times.run["01_x"]["seconds"] == 30.0 and times.jobs == 2 and times.run_wall >= 0
+    assert calls[0]["out"] != calls[2]["out"]  # the two-job run does not replace the one-core times
+    assert not any(Path(c["out"]).exists() for c in calls)  # the temporary trees are gone
+    if notebooks.can_pin():
+        assert calls[0]["cpus"] == calls[1]["cpus"] == [times.cpu]  # one CPU for the one-core runs
+        assert calls[2]["cpus"] == sorted(before) == times.run_cpus  # all of them for the two-job run
+    assert notebooks.allowed_cpus() == before
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="no CPU affinity on this platform")
+def test_pinning_to_one_cpu_reaches_children_and_is_restored_even_on_error():
+    import subprocess
+    import sys
+
+    from benchmarks import notebooks
+
+    before = os.sched_getaffinity(0)
+    cpu = min(before)
+    with notebooks.pinned_to([cpu]) as cpus:
+        assert cpus == {cpu} and os.sched_getaffinity(0) == {cpu}
+        child = subprocess.run(
+            [sys.executable, "-c", "import os; print(sorted(os.sched_getaffinity(0)))"],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        assert child.stdout.strip() == f"[{cpu}]"
+    assert os.sched_getaffinity(0) == before
+    with pytest.raises(RuntimeError, match="inside"):
+        with notebooks.one_core() as pinned:
+            assert pinned == cpu and os.sched_getaffinity(0) == {cpu}
+            raise RuntimeError("inside")
+    assert os.sched_getaffinity(0) == before
+    with pytest.raises(ValueError, match="at least one CPU"):
+        with notebooks.pinned_to([]):
+            pass
+
+
+def _notebook_times(paper: dict[str, float], run_wall: float, failed: str = ""):
+    from benchmarks.notebooks import NotebookTimes
+
+    def rec(s, name, jobs):
+        return {"seconds": s, "jobs": jobs, "date": "2026-01-01 00:00 UTC", "ok": name != failed}
+
+    one = {
+        "paper": {n: rec(s, n, 1) for n, s in paper.items()},
+        "quick": {n: rec(s / 10, n, 1) for n, s in paper.items()},
+    }
+    run = {n: rec(s / 2, n, 2) for n, s in paper.items()}
+    walls = {"paper": sum(paper.values()) + 1, "quick": 9.0}
+    return NotebookTimes(one, walls, 0, 2, run, run_wall, [0, 1], {"paper, one core": [1.5, 1.0, 0.5]})
+
+
+def test_the_chapter_table_says_which_targets_are_met():
+    from benchmarks import notebooks
+
+    times = _notebook_times({"01_a": 10.0, "02_b": 50.0}, run_wall=55.0)
+    text = notebooks.format_notebook_times(times)
+    assert "| chapter | paper (one core, CPU 0) | quick (one core) | target (paper) | met |" in text
+    assert "| 01_a | 10.0 s | 1.0 s | < 45 s | yes |" in text
+    assert "| 02_b | 50.0 s | 5.0 s | < 45 s | no |" in text
+    assert "| sum of the chapters | 60.0 s | 6.0 s | | |" in text
+    assert "| **paper run, `--jobs 2` on 2 cores (wall)** | 55.0 s | | < 60 s | yes |" in text
+    assert "at the paper profile: no (02_b)" in text and "under 60 s: yes." in text
+    assert "paper, one core: 1.5, 1, 0.5" in text
+    assert notebooks.targets_met(times) == (False, True)
+    fast = _notebook_times({"01_a": 10.0, "02_b": 20.0}, run_wall=61.0)
+    assert notebooks.targets_met(fast) == (True, False)
+    assert "| < 60 s | no |" in notebooks.format_notebook_times(fast)
+    failed = _notebook_times({"01_a": 10.0}, run_wall=5.0, failed="01_a")
+    assert notebooks.targets_met(failed) == (False, False)
+    assert "| 01_a | 10.0 s (FAILED) | 1.0 s (FAILED) | < 45 s | no (failed) |" in (
+        notebooks.format_notebook_times(failed)
+    )
 
 
 def _power_law_table(a: float, c: float):
@@ -207,3 +295,133 @@ def test_the_joint_problem_at_scale_times_each_step_alone():
     failed = joint.measure_in_subprocess("measure_scale_step", 60.0, 200, "no such step")
     assert failed.m == 0 and failed.note.startswith("failed:")
     assert "| 200 | 764 | W* |" in joint.format_scale([*rows, failed])
+
+
+def test_a_fit_needs_three_sizes_above_the_timing_floor_and_says_so():
+    from benchmarks.scaling import (
+        FIT_MIN_SECONDS,
+        Measurement,
+        Table,
+        all_sizes,
+        exponent_rows,
+        format_exponent,
+        format_exponent_summary,
+        power_law_fit,
+    )
+
+    table = Table("toy", ["only"], count_label="iterations", fit_label="all sizes")
+    for n in (100, 1000, 10_000):
+        table.measurements.append(Measurement("only", (n,), n, seconds=2e-5 * n**1.5))  # 1e-2 s is below
+    assert power_law_fit(table, "only", all_sizes) is None  # two sizes above the floor
+    a, _ = power_law_fit(table, "only", all_sizes, min_points=2)
+    assert a == pytest.approx(1.5, abs=1e-12)
+    (row,) = exponent_rows(table, all_sizes)
+    assert row.exponent is None and row.sizes == "2 (1,000 to 10,000)"
+    assert format_exponent(None) == "n/a (fewer than 3 sizes)" and format_exponent(1.0049) == "1.00"
+    table.measurements.append(Measurement("only", (30_000,), 30_000, seconds=2e-5 * 30_000**1.5))
+    (row,) = exponent_rows(table, all_sizes)
+    assert row.exponent == pytest.approx(1.5, abs=1e-12) and row.sizes == "3 (1,000 to 30,000)"
+    text = format_exponent_summary([row])
+    assert "| toy: only | iterations | 1.50 | 3 (1,000 to 30,000) |" in text
+    assert all(m.seconds >= FIT_MIN_SECONDS for m in table.measurements[1:])
+
+
+def test_every_solver_table_labels_its_exponent_with_its_count():
+    from benchmarks.run import format_table
+
+    text = format_table(_power_law_table(2.0, 0.01))
+    assert "fitted exponent a (time ~ (constraints (6b))^a; d > m, at least 3 sizes" in text
+    (line,) = [line for line in text.splitlines() if line.startswith("| fitted exponent")]
+    assert line.split("|")[3].strip() == "2.00"
+    short = _power_law_table(2.0, 1e-4)  # only the largest two sizes reach the floor
+    assert "n/a (fewer than 3 sizes)" in format_table(short)
+
+
+def test_the_training_benchmark_times_both_papers_loops_at_tiny_sizes():
+    from benchmarks import run, training
+    from ntpnb import optim
+    from ntpnb.linear.training import gradient_fn
+
+    sweeps = run.training_sizes(iterations=[5, 10], m=[4, 6], n=[4, 6])
+    assert [b.count_label for b, _ in sweeps] == ["iterations", "m", "iterations", "samples n"]
+    for bench, sizes in sweeps:
+        table = run.run_table(bench, sizes, budget=60.0)
+        assert len(table.measurements) == 2 * len(bench.methods)
+        assert all(m.seconds is not None and m.seconds > 0 for m in table.measurements)
+        assert [m.count for m in table.measurements[:: len(bench.methods)]] == [
+            bench.count(s, None) for s in sizes
+        ]
+        text = training.format_training(table, bench.fit_kind)
+        for name in bench.methods:
+            assert f"| {name} |" in text and "n/a (fewer than 3 sizes)" in text
+    # what is timed is the training: the GD row computes what the reference loop computes
+    inst = training.decoder_instance(*training.decoder_size(7, 5))
+    gd = optim.gd(training.CHAPTER_3["gd_lr"])
+    ref = optim.run(gradient_fn(inst.data), inst.W0, gd, 7, record_at=np.array([7])).W
+    assert np.allclose(training.DECODER_METHODS["GD"](inst), ref, rtol=1e-12, atol=1e-14)
+    # and the attention rows run chapter 6's own trials at the size of Fig. 4
+    att = training.attention_instance(
+        *training.attention_iteration_size(12)[:1], 3, **attention.SIZES["general"]
+    )
+    (name,) = training.ATTENTION_METHODS
+    W = training.ATTENTION_METHODS[name](att)
+    assert np.array_equal(
+        W, attention.batched_train(attention.trial_problems("general", 3), attention.LR, 12)
+    )
+
+
+def test_the_page_starts_with_the_machine_the_chapter_times_and_the_exponents():
+    from benchmarks import run
+
+    table = _power_law_table(2.0, 0.01)
+    bench = run.Benchmark("toy", {"only": None}, None, None, "constraints (6b)")
+    info = {
+        "cpu": "Some CPU 9000",
+        "cores": 2,
+        "python": "CPython 3.x",
+        "packages": {"numpy": "9.9", "numba": "0.1"},
+        "threadpools": [
+            {
+                "user_api": "blas",
+                "internal_api": "openblas",
+                "version": "0.3",
+                "architecture": "Zen",
+                "num_threads": 1,
+            }
+        ],
+    }
+    machine = run.Machine(info, "2026-01-01 00:00 UTC", [1.0, 2.0, 3.0], [0.5, 0.5, 0.5])
+    times = _notebook_times({"01_a": 10.0}, run_wall=20.0)
+    page = run.book_page([(bench, table)], [], times, machine, 12.0, ["--x"])
+    head = page.split("## How the solvers were timed")[0]
+    for text in (
+        "| date (start of the run) | 2026-01-01 00:00 UTC |",
+        "| CPU | Some CPU 9000 |",
+        "| cores | 2 |",
+        "| BLAS | openblas 0.3, kernel Zen, 1 thread(s) |",
+        "| numpy, numba | 9.9, 0.1 |",
+        "| 1, 2, 3; 0.5, 0.5, 0.5 |",
+        "| 01_a | 10.0 s | 1.0 s | < 45 s | yes |",
+        "| toy: only | constraints (6b) (d > m) | 2.00 | 4 (10 to 80) |",
+        "`python -m benchmarks --x`",
+    ):
+        assert text in head, text
+    assert head.index("machine of this run") < head.index("## Chapter times") < head.index("## Fitted cost")
+    assert "## Platform" in page and "Not measured in this run" in page
+
+
+def test_each_method_is_warmed_up_once_before_the_first_timing():
+    from benchmarks.run import Benchmark, run_table
+
+    calls = []
+
+    def method(x):
+        calls.append(x)
+        return np.array([x])
+
+    make, count = (lambda a, b, c, d: float(a)), (lambda s, x: s[0])
+    bench = Benchmark(
+        "toy", {"only": method}, make, count, "count", copy=lambda x: x, fit_kind=lambda s: True
+    )
+    run_table(bench, [(1, 0, 0, 0), (2, 0, 0, 0)], budget=60.0)
+    assert calls == [1.0] * 4 + [2.0] * 3  # one untimed run, then the best of three at each size

@@ -30,7 +30,17 @@ __all__ = [
 ]
 
 #: The packages whose versions a run records (the numerical stack of ntpnb).
-PACKAGES: tuple[str, ...] = ("numpy", "scipy", "cvxpy", "clarabel", "osqp", "scs", "highspy", "threadpoolctl")
+PACKAGES: tuple[str, ...] = (
+    "numpy",
+    "scipy",
+    "numba",
+    "cvxpy",
+    "clarabel",
+    "osqp",
+    "scs",
+    "highspy",
+    "threadpoolctl",
+)
 
 #: The fields of each library threadpoolctl reports that a run records.
 LIBRARY_KEYS: tuple[str, ...] = (

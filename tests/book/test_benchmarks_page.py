@@ -72,6 +72,9 @@ def test_the_book_builds_with_benchmark_results(book_copy):
     cmd = [sys.executable, "-m", "benchmarks", "--sizes", "20,5,25,3", "--skip-lp", "--out", str(out)]
     cmd += ["--attention-trials", "2", "--attention-iters", "50"]
     cmd += ["--path-sizes", "20,5,25,3", "--attention-svm-sizes", "6,8,6,4"]
+    cmd += ["--training-iterations", "10", "20", "--training-m", "4", "6", "--training-n", "4", "6"]
+    cmd += ["--joint-chars", "20", "--joint-lp-chars", "20", "--joint-w-star-chars", "50"]
+    cmd += ["--joint-scale-chars", "50"]  # the default prefixes take minutes
     run = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
     assert (out / "benchmarks.json").is_file()
@@ -92,6 +95,11 @@ def test_the_book_builds_with_benchmark_results(book_copy):
         "Regularization path",
         "Graph-SVM",
         "Cyclic correction W^cyc",
+        "Training, Paper A: iterations",
+        "Training, Paper B: samples n",
+        "Fitted cost growth",
+        "joint problem of App. C",
+        "machine of this run",
         "Notebook reproduction times",
     ):
         assert f"{section}" in page
@@ -102,7 +110,8 @@ def test_a_benchmark_run_records_its_platform_and_the_page_shows_it(tmp_path, mo
     """The page shows the machine the benchmark ran on (recorded by that run), not the builder's."""
     monkeypatch.delenv("OPENBLAS_CORETYPE", raising=False)
     layout = output_layout(tmp_path / "outputs")
-    skip = ["--skip-lp", "--skip-regpath", "--skip-attention-svm", "--skip-attention"]
+    skip = ["--skip-lp", "--skip-regpath", "--skip-attention-svm", "--skip-attention", "--skip-training"]
+    skip += ["--skip-joint"]
     cmd = [sys.executable, "-m", "benchmarks", "--sizes", "3,5,4,2", *skip, "--out", str(layout.benchmarks)]
     env = {**os.environ, "OPENBLAS_CORETYPE": "Prescott"}
     subprocess.run(cmd, cwd=ROOT, env=env, check=True, capture_output=True, timeout=300)

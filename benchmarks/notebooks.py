@@ -1,0 +1,188 @@
+"""The chapters' reproduction times, measured the way the targets are stated.
+
+Each chapter runs alone (``--jobs 1``) on ONE core, at the paper profile and then at the quick
+profile: the benchmark process is pinned to one CPU (``os.sched_setaffinity``) for those runs, so
+every process they start (the runner's workers, the Jupyter kernels, and the kernels' numba and
+BLAS threads) inherits that one CPU and a second core cannot help. Then the whole paper run with
+``--jobs 2`` (:data:`RUN_JOBS`) on the CPUs the benchmark may use. Every run goes into a temporary
+output tree with ``force=True`` (no notebook is cached) that is removed afterwards.
+
+The targets are the issue's: every chapter at the paper profile under
+:data:`CHAPTER_TARGET_SECONDS` on one core, the paper run with two jobs under
+:data:`RUN_TARGET_SECONDS`; :func:`format_notebook_times` says whether each was met.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+#: Target: each chapter's wall time at the paper profile, alone on one core (seconds).
+CHAPTER_TARGET_SECONDS = 45.0
+#: Target: the wall time of the whole paper run with :data:`RUN_JOBS` jobs on two cores (seconds).
+RUN_TARGET_SECONDS = 60.0
+#: The jobs (and cores) of the whole paper run.
+RUN_JOBS = 2
+#: The profiles each chapter is timed at on one core, in this order.
+ONE_CORE_PROFILES = ("paper", "quick")
+
+
+def can_pin() -> bool:
+    """Whether this platform lets a process choose its CPUs (Linux: ``os.sched_setaffinity``)."""
+    return hasattr(os, "sched_setaffinity") and hasattr(os, "sched_getaffinity")
+
+
+def allowed_cpus() -> frozenset[int] | None:
+    """The CPUs this process may run on (None where the platform does not say)."""
+    return frozenset(os.sched_getaffinity(0)) if can_pin() else None
+
+
+@contextmanager
+def pinned_to(cpus: Iterable[int]) -> Iterator[frozenset[int]]:
+    """Run the block on ``cpus`` only; the processes started inside inherit them.
+
+    The calling thread's affinity is set (the runner starts its workers from it) and restored on
+    exit, also when the block raises.
+
+    Raises
+    ------
+    OSError
+        If the platform cannot pin a process (:func:`can_pin`) or ``cpus`` is not allowed.
+    """
+    if not can_pin():
+        raise OSError("this platform cannot pin a process to CPUs (no os.sched_setaffinity)")
+    wanted = frozenset(int(c) for c in cpus)
+    if not wanted:
+        raise ValueError("pinned_to needs at least one CPU")
+    before = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, wanted)
+    try:
+        yield frozenset(os.sched_getaffinity(0))
+    finally:
+        os.sched_setaffinity(0, before)
+
+
+@contextmanager
+def one_core() -> Iterator[int | None]:
+    """Pin to the first allowed CPU and yield it; yield None (unpinned) where pinning is impossible."""
+    if not can_pin():
+        yield None
+        return
+    cpu = min(os.sched_getaffinity(0))
+    with pinned_to([cpu]):
+        yield cpu
+
+
+@dataclass
+class NotebookTimes:
+    """One benchmark's notebook runs: each chapter on one core per profile, and the two-job run."""
+
+    one_core: dict[str, dict[str, dict]]  # profile -> chapter -> timings.json record
+    one_core_wall: dict[str, float]  # profile -> wall time of its one-core reproduce call
+    cpu: int | None  # the CPU of the one-core runs (None: not pinned)
+    jobs: int
+    run: dict[str, dict]  # chapter -> record of the paper run with ``jobs`` jobs
+    run_wall: float
+    run_cpus: list[int] = field(default_factory=list)  # the CPUs that run could use ([] unknown)
+    loads: dict[str, list[float]] = field(default_factory=dict)  # run -> load averages before it
+
+
+def _load() -> list[float]:
+    return [round(x, 2) for x in os.getloadavg()] if hasattr(os, "getloadavg") else []
+
+
+def _timed(root: Path, profile: str, out: Path, jobs: int) -> tuple[dict[str, dict], float]:
+    from ntpnb.chapter.paths import load_timings, output_layout
+    from ntpnb.runner import reproduce
+
+    start = time.perf_counter()
+    results = reproduce(root, profile=profile, output_dir=out, jobs=jobs, force=True, log=print)
+    wall = time.perf_counter() - start
+    failed = [r.name for r in results if not r.ok]
+    print(
+        f"  notebooks at {profile}, --jobs {jobs}: {wall:.1f} s" + (f", FAILED: {failed}" if failed else "")
+    )
+    return load_timings(output_layout(out)).get(profile, {}), wall
+
+
+def time_notebooks(root: Path, jobs: int = RUN_JOBS) -> NotebookTimes:
+    """Every chapter alone on one core at each profile, then the paper run with ``jobs`` jobs.
+
+    Each into its own temporary output tree (removed on return), every notebook executed.
+    """
+    one, walls, loads = {}, {}, {}
+    with tempfile.TemporaryDirectory(prefix="ntpnb-bench-") as tmp:
+        with one_core() as cpu:
+            for profile in ONE_CORE_PROFILES:
+                loads[f"{profile}, one core"] = _load()
+                one[profile], walls[profile] = _timed(root, profile, Path(tmp) / "one-core", 1)
+        loads[f"paper, --jobs {jobs}"] = _load()
+        run, run_wall = _timed(root, "paper", Path(tmp) / "jobs", jobs)
+    cpus = allowed_cpus()
+    return NotebookTimes(one, walls, cpu, jobs, run, run_wall, sorted(cpus or ()), loads)
+
+
+def _seconds(rec: Mapping[str, object] | None) -> str:
+    if rec is None:
+        return "not run"
+    return f"{float(rec['seconds']):.1f} s" + ("" if rec.get("ok") else " (FAILED)")
+
+
+def _met(seconds: float, target: float, ok: bool = True) -> str:
+    if not ok:
+        return "no (failed)"
+    return "yes" if seconds < target else "no"
+
+
+def targets_met(times: NotebookTimes) -> tuple[bool, bool]:
+    """Whether every chapter's paper time on one core, and the two-job run, are under their targets."""
+    paper = times.one_core.get("paper", {})
+    chapters = bool(paper) and all(
+        r.get("ok") and float(r["seconds"]) < CHAPTER_TARGET_SECONDS for r in paper.values()
+    )
+    run_ok = bool(times.run) and all(r.get("ok") for r in times.run.values())
+    return chapters, run_ok and times.run_wall < RUN_TARGET_SECONDS
+
+
+def format_notebook_times(times: NotebookTimes) -> str:
+    """The table: chapter | paper (one core) | quick (one core) | target | met, the sum, the two-job run."""
+    paper, quick = times.one_core.get("paper", {}), times.one_core.get("quick", {})
+    where = f"CPU {times.cpu}" if times.cpu is not None else "not pinned"
+    head = f"| chapter | paper (one core, {where}) | quick (one core) | target (paper) | met |"
+    lines = [head, "|---|---|---|---|---|"]
+    for name in sorted(set(paper) | set(quick)):
+        rec = paper.get(name)
+        met = _met(float(rec["seconds"]), CHAPTER_TARGET_SECONDS, bool(rec.get("ok"))) if rec else "not run"
+        target = f"< {CHAPTER_TARGET_SECONDS:g} s"
+        lines.append(f"| {name} | {_seconds(rec)} | {_seconds(quick.get(name))} | {target} | {met} |")
+    sums = [sum(float(r["seconds"]) for r in recs.values()) for recs in (paper, quick)]
+    lines.append(f"| sum of the chapters | {sums[0]:.1f} s | {sums[1]:.1f} s | | |")
+    walls = [times.one_core_wall.get(p) for p in ("paper", "quick")]
+    shown = [f"{w:.1f} s" if w is not None else "n/a" for w in walls]
+    lines.append(f"| wall time of the one-core run (`--jobs 1`) | {shown[0]} | {shown[1]} | | |")
+    run_ok = bool(times.run) and all(r.get("ok") for r in times.run.values())
+    cores = f"{len(times.run_cpus)} cores" if times.run_cpus else "all cores"
+    lines.append(
+        f"| **paper run, `--jobs {times.jobs}` on {cores} (wall)** | {times.run_wall:.1f} s | | "
+        f"< {RUN_TARGET_SECONDS:g} s | {_met(times.run_wall, RUN_TARGET_SECONDS, run_ok)} |"
+    )
+    chapters_met, run_met = targets_met(times)
+    over = [n for n, r in paper.items() if not (r.get("ok") and float(r["seconds"]) < CHAPTER_TARGET_SECONDS)]
+    chapters_text = "yes" if chapters_met else f"no ({', '.join(sorted(over)) or 'no chapter ran'})"
+    summary = (
+        f"\nEvery chapter under {CHAPTER_TARGET_SECONDS:g} s on one core at the paper profile: "
+        f"{chapters_text}; the paper run with `--jobs {times.jobs}` under {RUN_TARGET_SECONDS:g} s: "
+        f"{'yes' if run_met else 'no'}."
+    )
+    per_chapter = ", ".join(f"{n} {_seconds(r)}" for n, r in sorted(times.run.items()))
+    detail = f"\nEach chapter's time within the `--jobs {times.jobs}` run: {per_chapter or 'none'}."
+    loads = "; ".join(
+        f"{what}: {', '.join(f'{x:g}' for x in values)}" for what, values in times.loads.items() if values
+    )
+    tail = f"\nLoad averages (1, 5, 15 min) when each run started: {loads}." if loads else ""
+    return "\n".join(lines) + "\n" + summary + "\n" + detail + tail + "\n"

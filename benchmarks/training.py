@@ -1,0 +1,189 @@
+"""The compiled training loops of both papers: time against the number of iterations and against size.
+
+Paper A (chapter 3): :func:`ntpnb.linear.descent.run_decoder`, the loop of ``ntpnb.train``, with
+the chapter's optimizers at its paper profile's steps (GD, normalized GD, Adam, and SGD with its
+batch of samples), from LeCun initialization, recording only the last iterate (the tracked
+quantities of ``ntpnb.train`` and its limits are not timed). Instances are
+:func:`~benchmarks.instances.gaussian_instance` of chapter 3's size ``(m, V, d, S) = (50, 10, 60,
+6)``, and for the growth in ``m`` the same ``V`` and ``S`` with ``d = 1.2 m`` (the chapter's ratio).
+
+Paper B (chapter 6): :func:`ntpnb.attention.train`, normalized GD (the compiled loop of
+:mod:`ntpnb.attention.engine`) from ``W = 0`` on the general (cyclic) data: the chapter's own
+100 trials of Fig. 4 for the growth in iterations, and for the growth in the number of samples
+``n`` ten trials of a larger vocabulary (so that large ``n`` still has a strict relation).
+
+Each size is a tuple whose first entry is the number of iterations; :func:`decoder_instance` and
+:func:`attention_instance` make the instance, ``DECODER_METHODS`` and ``ATTENTION_METHODS`` run it
+(returning the final iterate). ``benchmarks.run`` times them with its skip rule and fits the
+exponents (:mod:`benchmarks.scaling`); :func:`format_training` writes the table, one row per
+optimizer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from ntpnb import optim
+from ntpnb.attention import identity_head, make_problem, stack_problems, train
+from ntpnb.attention.experiments import _trial_data
+from ntpnb.attention.model import Problem
+from ntpnb.linear.data import NTPData
+from ntpnb.linear.descent import run_decoder
+from ntpnb.runner.profiles import profile_parameters
+
+from . import attention
+from .instances import fresh_copy, gaussian_instance
+from .scaling import FIT_MIN_POINTS, Table, format_exponent, format_fitted_sizes, scaling_exponent
+
+#: Chapter 3's paper profile: the steps and the SGD batch of its optimizers, and its instance size.
+CHAPTER_3 = profile_parameters("03_gd_implicit_bias", "paper")
+DECODER_SHAPE = (CHAPTER_3["m"], CHAPTER_3["V"], CHAPTER_3["d"], CHAPTER_3["S"])
+#: Growth in iterations: chapter 3 runs 10^4 (Figs. 4-5), 10^5 (SGD) and 10^6 (the long runs).
+DECODER_ITERATIONS = (1_000, 3_000, 10_000, 30_000, 100_000, 300_000, 1_000_000)
+#: Growth in m at a fixed number of iterations (chapter 3's ``n_iter``), ``d = D_OVER_M * m``.
+DECODER_M = (25, 50, 100, 200, 400, 800)
+DECODER_M_ITERATIONS = CHAPTER_3["n_iter"]
+D_OVER_M = CHAPTER_3["d"] / CHAPTER_3["m"]
+
+#: Paper B: the general data of Fig. 4, as chapter 6 draws its trials (``benchmarks.attention``).
+ATTENTION_ITERATIONS = (1_000, 3_000, 10_000, 30_000, 100_000)
+#: Growth in the samples n at a fixed number of iterations, on (K, d, T) = ATTENTION_N_SHAPE.
+ATTENTION_N = (4, 16, 64, 256, 1024)
+ATTENTION_N_SHAPE = dict(K=12, d=16, T=4)
+ATTENTION_N_TRIALS = 10
+ATTENTION_N_ITERATIONS = 2_000
+
+Size = tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class DecoderInstance:
+    """Paper A: the data, the start and the number of steps."""
+
+    data: NTPData
+    W0: np.ndarray
+    n_iter: int
+
+
+def decoder_size(n_iter: int, m: int) -> Size:
+    """``(iterations, m, V, d, S)``: chapter 3's ``V`` and ``S``, ``d = 1.2 m`` (its ratio)."""
+    return (n_iter, m, DECODER_SHAPE[1], round(D_OVER_M * m), DECODER_SHAPE[3])
+
+
+def decoder_instance(n_iter: int, m: int, V: int, d: int, S: int, seed: int = 0) -> DecoderInstance:
+    """A Gaussian instance of size ``(m, V, d, S)`` and a LeCun start (seeded)."""
+    data = gaussian_instance(m, V, d, S, seed)
+    return DecoderInstance(data, optim.lecun_init((V, d), fan_in=d, seed=seed), n_iter)
+
+
+def fresh_decoder(inst: DecoderInstance) -> DecoderInstance:
+    """A new data object (nothing the package caches on one carries over between timings)."""
+    return DecoderInstance(fresh_copy(inst.data), inst.W0, inst.n_iter)
+
+
+def _decoder_run(
+    opt: optim.Optimizer, batch_size: int | None = None
+) -> Callable[[DecoderInstance], np.ndarray]:
+    def run(inst: DecoderInstance) -> np.ndarray:
+        at = np.array([inst.n_iter])
+        return run_decoder(inst.data, opt, inst.n_iter, inst.W0, record_at=at, batch_size=batch_size).W
+
+    return run
+
+
+#: Chapter 3's optimizers, by the names the chapter gives them.
+DECODER_METHODS: dict[str, Callable[[DecoderInstance], np.ndarray]] = {
+    "GD": _decoder_run(optim.gd(CHAPTER_3["gd_lr"])),
+    "NGD": _decoder_run(optim.normalized_gd(CHAPTER_3["ngd_lr"])),
+    "Adam": _decoder_run(
+        optim.adam(CHAPTER_3["adam_lr"], (CHAPTER_3["adam_beta1"], CHAPTER_3["adam_beta2"]))
+    ),
+    f"SGD (batch {CHAPTER_3['sgd_batch']})": _decoder_run(
+        optim.sgd(CHAPTER_3["gd_lr"]), batch_size=CHAPTER_3["sgd_batch"]
+    ),
+}
+
+
+@dataclass(frozen=True)
+class AttentionInstance:
+    """Paper B: the stacked trials and the number of steps."""
+
+    prob: Problem
+    n_iter: int
+
+
+def attention_instance(n_iter: int, n_trials: int, K: int, d: int, n: int, T: int) -> AttentionInstance:
+    """``n_trials`` log-loss problems (head ``C E^T = I``) of the general data of size ``(K, d, n, T)``.
+
+    At the size of Fig. 4 (``benchmarks.attention.SIZES["general"]``) these are chapter 6's own
+    trials (its seed); otherwise drawn the same way from that seed.
+    """
+    rng = np.random.default_rng(attention.SEEDS["general"])
+    problems = []
+    for _ in range(n_trials):
+        E, data = _trial_data("general", K=K, d=d, n=n, T=T, rng=rng, max_redraws=100)
+        problems.append(make_problem(E, identity_head(E), data, "log", "identity"))
+    return AttentionInstance(stack_problems(problems), n_iter)
+
+
+def _attention_run(inst: AttentionInstance) -> np.ndarray:
+    opt = optim.normalized_gd(attention.LR)
+    return np.asarray(train(inst.prob, opt, inst.n_iter, record_at=np.array([inst.n_iter])).W)
+
+
+ATTENTION_METHODS: dict[str, Callable[[AttentionInstance], np.ndarray]] = {
+    f"NGD (step {attention.LR:g})": _attention_run
+}
+
+
+def attention_iteration_size(n_iter: int) -> Size:
+    """``(iterations, trials, K, d, n, T)`` of chapter 6's Fig. 4 runs."""
+    shape = attention.SIZES["general"]
+    return (n_iter, attention.N_TRIALS, shape["K"], shape["d"], shape["n"], shape["T"])
+
+
+def attention_n_size(n: int) -> Size:
+    """``(iterations, trials, K, d, n, T)`` of the growth in the samples ``n``."""
+    s = ATTENTION_N_SHAPE
+    return (ATTENTION_N_ITERATIONS, ATTENTION_N_TRIALS, s["K"], s["d"], n, s["T"])
+
+
+def compile_kernels() -> None:
+    """Load (or compile) both papers' kernels, so no timing includes the compiler."""
+    from ntpnb.attention.engine import compile_kernels as attention_kernels
+    from ntpnb.linear.descent import compile_kernels as decoder_kernels
+
+    decoder_kernels()
+    attention_kernels()
+
+
+def _time(seconds: float | None, note: str) -> str:
+    if seconds is None:
+        return "skipped" if note.startswith("skipped") else "failed"
+    return f"{seconds:.3g} s"
+
+
+def format_training(table: Table, fit_kind: Callable[[Size], bool]) -> str:
+    """A Markdown table: one row per optimizer, a column per count, then the fitted exponent."""
+    counts = list(dict.fromkeys(m.count for m in table.measurements))
+    head = [f"optimizer \\ {table.count_label}", *(f"{c:,}" for c in counts)]
+    head += [f"exponent a (time ~ {table.count_label}^a)", "sizes fitted"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for name in table.methods:
+        by_count = {m.count: m for m in table.measurements if m.method == name}
+        cells = [name]
+        cells += [_time(by_count[c].seconds, by_count[c].note) if c in by_count else "" for c in counts]
+        cells += [format_exponent(scaling_exponent(table, name, fit_kind))]
+        cells += [format_fitted_sizes(table, name, fit_kind)]
+        lines.append("| " + " | ".join(cells) + " |")
+    sizes = list(dict.fromkeys(m.size for m in table.measurements))
+    notes = [f"sizes {table.size_label}: " + ", ".join(str(s) for s in sizes)]
+    notes += sorted({f"{m.method} at {m.size}: {m.note}" for m in table.measurements if m.note})
+    notes.append(
+        f"the exponent is fitted over the sizes where the optimizer took at least the timing floor "
+        f"(at least {FIT_MIN_POINTS} of them)"
+    )
+    return "\n".join(lines + [""] + [f"- {n}" for n in notes])
