@@ -29,7 +29,7 @@ from typing import Any
 from ..chapter.atomic import atomic_write_text
 from ..chapter.paths import OutputLayout, load_timings, notebook_sources
 from ..errors import NTPError
-from .profiles import apply_overrides
+from .profiles import SLOWEST_FIRST, apply_overrides
 
 __all__ = [
     "NotebookRun",
@@ -177,6 +177,13 @@ def _last_seconds(layout: OutputLayout, profile: str, name: str) -> float:
 def longest_first(runs: Sequence[NotebookRun], profile: str) -> list[NotebookRun]:
     """``runs``, the longest first by its last recorded run at ``profile`` (unknown: longest).
 
-    So the slowest notebook does not start last and leave the other workers idle.
+    So the slowest notebook does not start last and leave the other workers idle. Among the
+    notebooks with no recorded time, those of :data:`~ntpnb.runner.profiles.SLOWEST_FIRST` come
+    first, in its order, then the others in the order asked.
     """
-    return sorted(runs, key=lambda run: -_last_seconds(run.layout, profile, run.name))
+    rank = {name: i for i, name in enumerate(SLOWEST_FIRST)}
+
+    def key(run: NotebookRun) -> tuple[float, int]:
+        return -_last_seconds(run.layout, profile, run.name), rank.get(run.name, len(rank))
+
+    return sorted(runs, key=key)

@@ -241,6 +241,20 @@ _RAW: dict[str, dict[str, dict[str, Any]]] = {
     },
 }
 
+#: The order in which a run starts the notebooks that have no recorded time in its output tree
+#: (a fresh clone, a new ``--out``): the slowest first, as ``python -m benchmarks --notebooks``
+#: measures them at both profiles (chapter 3's long runs, then chapter 5's joint problem and
+#: chapter 6's trials). With two jobs, starting chapter 3 last leaves one core idle for most of
+#: its run. Recorded times, once there are any, decide instead (:func:`ntpnb.runner.choice.longest_first`).
+SLOWEST_FIRST: tuple[str, ...] = (
+    "03_gd_implicit_bias",
+    "05_autoregressive_text",
+    "06_attention",
+    "04_overparameterization",
+    "01_entropy_separability",
+    "02_regularization_path",
+)
+
 #: ``PROFILES[notebook][profile]`` is the read-only mapping of that run's parameter values.
 PROFILES = MappingProxyType(
     {

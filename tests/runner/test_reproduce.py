@@ -71,6 +71,25 @@ def test_every_profile_belongs_to_a_notebook_and_every_notebook_is_in_the_book()
         assert f"outputs/notebooks/{path.stem}" in toc
 
 
+def test_the_order_for_untimed_notebooks_names_every_notebook_once():
+    assert sorted(profiles.SLOWEST_FIRST) == sorted(p.stem for p in SOURCES)
+
+
+def test_untimed_notebooks_start_in_the_slowest_first_order(tmp_path, monkeypatch):
+    from ntpnb.chapter.paths import output_layout
+
+    monkeypatch.setattr(choice, "SLOWEST_FIRST", ("c_third", "a_first"))
+    layout = output_layout(tmp_path / "outputs")
+    runs = [
+        choice.NotebookRun(tmp_path / f"{name}.md", {}, layout, "key")
+        for name in ("a_first", "b_second", "c_third", "d_other")
+    ]
+    timed = {"quick": {"b_second": {"seconds": 5.0}}}
+    (tmp_path / "outputs" / "timings.json").write_text(json.dumps(timed))
+    ordered = [run.name for run in choice.longest_first(runs, "quick")]
+    assert ordered == ["c_third", "a_first", "d_other", "b_second"]  # untimed first, by rank
+
+
 def test_profile_parameters_rejects_unknown_names():
     with pytest.raises(NTPError, match="unknown profile"):
         profiles.profile_parameters(SOURCES[0].stem, "fast")
