@@ -49,7 +49,7 @@ Run, from the repository root,
 ntpnb book
 ```
 
-The first command times every solver against problem size (about 7 minutes on 2 cores) and writes
+The first command times every solver against problem size (about half an hour on 2 cores) and writes
 `outputs/benchmarks/benchmarks.md` and `outputs/benchmarks/benchmarks.json`; the second rebuilds
 the book, with the measured tables on this page.
 """
