@@ -13,7 +13,7 @@ embeddings nested in ``d``) and its joint problem is solved as the chapter solve
    (:func:`ntpnb.solve_ntp_svm`, verified: constraints, KKT conditions, duality gap).
 
 Each prefix runs in its own Python process, so that its CPU time (``time.process_time``, one
-BLAS thread) and its peak resident memory (``ru_maxrss``, HiGHS's own memory included) are its
+BLAS thread) and its peak resident memory (``VmHWM``, HiGHS's own memory included) are its
 own. The prefixes grow until the next one is predicted (from the last, as
 ``t (n' / n) ** exponent``) or measured to exceed the budget; the table names the largest
 prefix solved within it, and the share of each step shows what bounds the size.
@@ -112,6 +112,19 @@ def _compatible_with_w_star(data) -> bool:
 
 
 def _peak_mib() -> float:
+    """The peak resident memory of this process in MiB: ``VmHWM``, its own high-water mark.
+
+    Not ``ru_maxrss``: Linux carries that across ``fork`` and ``exec``, so in a process started
+    by a large parent it reports the parent's size (every prefix showed the benchmark's own
+    2.3 GiB). Where ``/proc`` is missing, ``ru_maxrss`` it is.
+    """
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 

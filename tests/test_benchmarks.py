@@ -425,3 +425,17 @@ def test_each_method_is_warmed_up_once_before_the_first_timing():
     )
     run_table(bench, [(1, 0, 0, 0), (2, 0, 0, 0)], budget=60.0)
     assert calls == [1.0] * 4 + [2.0] * 3  # one untimed run, then the best of three at each size
+
+
+def test_a_prefix_process_reports_its_own_peak_memory_not_its_parents():
+    import subprocess
+    import sys
+
+    from benchmarks import joint
+
+    held = np.ones(400 * 2**20 // 8)  # 400 MiB, touched: the parent's resident memory
+    code = "from benchmarks.joint import _peak_mib; print(_peak_mib())"
+    root = Path(__file__).resolve().parents[1]
+    out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True)
+    assert float(out.stdout) < 300 < joint._peak_mib()
+    del held
