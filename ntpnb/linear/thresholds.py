@@ -41,7 +41,7 @@ from ..validation import as_count, as_flag, as_ordered, check_dense_size, is_rea
 from .constraints import ntp_constraints
 from .data import NTPData, frozen, require_data
 from .datasets import dirichlet_on_supports
-from .loss import entropy
+from .loss import entropy, logits, softmax
 from .separability import is_separable
 from .subspace import f_decomposition, is_compatible
 
@@ -591,12 +591,14 @@ def _dual_constraints(data: NTPData, allowed: np.ndarray) -> tuple[sparse.csr_ma
     return A, b
 
 
-def _dual_value(data: NTPData, allowed: np.ndarray, x: np.ndarray) -> tuple[float, float]:
+def _dual_value(
+    data: NTPData, allowed: np.ndarray, x: np.ndarray, A: sparse.csr_matrix, b: np.ndarray
+) -> tuple[float, float]:
     """The dual's value at the allowed pairs' probabilities ``x``, and its largest violation.
 
-    The value is ``sum_j pi_j Ent(q_j)``, the rows renormalized exactly first.
+    ``A x = b`` are the dual's constraints (:func:`_dual_constraints`). The value is
+    ``sum_j pi_j Ent(q_j)``, the rows renormalized exactly first.
     """
-    A, b = _dual_constraints(data, allowed)
     rows = np.nonzero(allowed)[0]
     residual = float(np.abs(A @ x - b).max())
     q = x / np.bincount(rows, weights=x, minlength=data.m)[rows]
@@ -604,8 +606,10 @@ def _dual_value(data: NTPData, allowed: np.ndarray, x: np.ndarray) -> tuple[floa
     return value, residual
 
 
-def _dual_point_from_primal(data: NTPData, W: np.ndarray) -> np.ndarray | None:
-    """A feasible point of the maximum-entropy dual (every pair allowed) from a primal ``W``.
+def _dual_point_from_primal(
+    data: NTPData, W: np.ndarray, A: sparse.csr_matrix, b: np.ndarray
+) -> np.ndarray | None:
+    """A feasible point ``A x = b`` of the maximum-entropy dual (every pair allowed) from ``W``.
 
     At the primal minimizer the probabilities ``q_j = softmax(W h_j)`` match the moments up to
     the gradient; the least-norm correction (the normal equations of the ``m + V d`` dual
@@ -615,11 +619,7 @@ def _dual_point_from_primal(data: NTPData, W: np.ndarray) -> np.ndarray | None:
     that the pair stays away from 0) or its constraints are not met to
     :data:`ntpnb.settings.BEST_LOSS_DUAL_FEAS_TOL`.
     """
-    allowed = np.ones((data.m, data.V), dtype=bool)
-    A, b = _dual_constraints(data, allowed)
-    L = data.H @ W.T
-    Q = np.exp(L - L.max(axis=1, keepdims=True))
-    x = (Q / Q.sum(axis=1, keepdims=True)).ravel()
+    x = softmax(logits(data, W)).ravel()
     gram = (A @ A.T).toarray()
     for _ in range(2):  # the correction and one refinement step
         y = np.linalg.lstsq(gram, b - A @ x, rcond=None)[0]
@@ -649,7 +649,7 @@ def _dual_max_entropy(data: NTPData, allowed: np.ndarray) -> tuple[float, float]
     solve_named(problem, settings.EXP_CONE_SOLVER, settings.EXP_CONE_OPTIONS, "the maximum-entropy dual")
     if x.value is None:
         raise SolverError(f"{settings.EXP_CONE_SOLVER} returned no point on the maximum-entropy dual")
-    return _dual_value(data, allowed, np.maximum(np.asarray(x.value), 0.0))
+    return _dual_value(data, allowed, np.maximum(np.asarray(x.value), 0.0), A, b)
 
 
 def _minimize_reduced(data: NTPData, allowed: np.ndarray, max_iter: int) -> tuple[np.ndarray, float, float]:
@@ -681,10 +681,11 @@ def _best_loss_no_vanishing_pair(data: NTPData, tol: float) -> BestLoss | None:
     W, value, grad_norm = _minimize_reduced(data, allowed, settings.BEST_LOSS_DIRECT_MAX_ITER)
     if grad_norm > 1e-6:
         return None
-    x = _dual_point_from_primal(data, W)
+    A, b = _dual_constraints(data, allowed)
+    x = _dual_point_from_primal(data, W, A, b)
     if x is None:
         return None
-    dual_value, dual_residual = _dual_value(data, allowed, x)
+    dual_value, dual_residual = _dual_value(data, allowed, x, A, b)
     if abs(value - dual_value) > tol:
         return None
     return BestLoss(value, entropy(data), dual_value, dual_residual, grad_norm, 0, W, "primal")
