@@ -69,7 +69,8 @@ from scipy import linalg
 from scipy.linalg import blas, lapack
 
 from .. import settings
-from ..errors import InvalidDataError, NotSeparableError, SolverError
+from ..errors import InvalidDataError, NotSeparableError, RankAmbiguousError, SolverError
+from ..linalg import numerical_rank
 from ..parallel import limit_threads
 from ..qp import SVMSolution, certify, scaled_solution, trivial_solution
 from ..validation import frozen
@@ -490,6 +491,28 @@ def _minimize(
 
 
 # ---------------------------------------------------------------------------- the Farkas polish
+def _range_basis(H_F: np.ndarray, d: int) -> np.ndarray | None:
+    """An orthonormal basis of ``range(H_F)`` when ``H_F^T c = 0`` has solutions ``c != 0``, else None.
+
+    More rows than ``d``: the QR basis, of rank ``d`` (random embeddings). At most ``d`` rows:
+    the rows are independent unless some repeat or depend on others (contexts with the same
+    embedding), which the spectrum of ``H_F`` shows at a clear gap
+    (:func:`ntpnb.linalg.numerical_rank`); without one they are taken as independent. Either
+    way the answer is a candidate that :func:`certified_bound` judges.
+    """
+    n = H_F.shape[0]
+    if n > d:
+        return np.linalg.qr(H_F)[0]
+    if n == 0:
+        return None
+    U, s, _ = np.linalg.svd(H_F, full_matrices=False)
+    try:
+        r = numerical_rank(s, H_F.shape, what="the embeddings of one token's contexts")
+    except RankAmbiguousError:
+        return None
+    return U[:, :r] if r < n else None
+
+
 def farkas_polish(
     H: np.ndarray, mask: np.ndarray, C0: np.ndarray, rounds: int = POLISH_ROUNDS
 ) -> np.ndarray | None:
@@ -515,8 +538,8 @@ def farkas_polish(
         blocks = []
         for v in range(prob.V):
             F = np.flatnonzero(pattern[:, v])
-            if F.size > d:  # otherwise H_F^T c = 0 forces c = 0 (full row rank)
-                Q = np.linalg.qr(prob.H[F])[0]  # orthonormal basis of range(H_F), rank d
+            Q = _range_basis(prob.H[F], d)
+            if Q is not None:  # otherwise H_F^T c = 0 forces c = 0 (full row rank)
                 blocks.append((v, _Block(F, Y=Q.T, a=1.0, b=1.0)))  # Pi_v = I - Q Q^T
         b = np.zeros(m)
         for v, blk in blocks:
