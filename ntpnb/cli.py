@@ -31,7 +31,7 @@ from pathlib import Path
 from .book.compare import add_arguments, print_comparison
 from .chapter.paths import DEFAULT_OUTPUT_DIRNAME, find_project_root, notebook_sources, output_layout
 from .errors import NTPError, RunInterruptedError
-from .runner import PROFILE_NAMES, PROFILES, output_lock, parse_overrides, reproduce
+from .runner import DEFAULT_SEEDS, PROFILE_NAMES, PROFILES, RunResult, output_lock, parse_overrides, reproduce
 
 __all__ = ["main"]
 
@@ -52,23 +52,75 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
         jobs=args.jobs,
         force=args.force,
         wait=not args.no_wait,
+        seeds=args.seeds,
     )
-    failed = [r for r in results if not r.ok]
     total = sum(r.seconds for r in results)
-    if failed:
-        print(f"{len(failed)} of {len(results)} notebooks failed ({total:.1f} s):", file=sys.stderr)
-        for r in failed:
+    crashed = [r for r in results if not r.completed]
+    checked = [r for r in results if r.completed and not r.ok]
+    for r in checked:
+        where = "counted in the verdicts across seeds" if r.sweep else "at the book's seed"
+        print(f"{r.label}: {r.error} ({where}):", file=sys.stderr)
+        for line in r.failed_checks:
+            print(f"  {line}", file=sys.stderr)
+    if crashed:
+        print(f"{len(crashed)} of {len(results)} runs failed ({total:.1f} s):", file=sys.stderr)
+        for r in crashed:
             kept = f"executed notebook kept at {r.executed}" if r.executed else "no executed copy kept"
-            print(f"  {r.name}: {r.error}\n    {kept}", file=sys.stderr)
+            print(f"  {r.label}: {r.error}\n    {kept}", file=sys.stderr)
+    broken = _print_verdicts(results)
+    failed_here = [r for r in checked if not r.sweep]
+    if crashed or failed_here or broken:
         return 1
-    out = results[0].executed.parent.parent
+    out = next(r.executed for r in results if not r.sweep).parent.parent
     cached = sum(r.cached for r in results)
     skipped = f", {cached} unchanged and not rerun" if cached else ""
+    seeds = len({r.seed for r in results})
+    runs = f"{len(results)} runs ({seeds} seeds)" if seeds > 1 else f"{len(results)} notebooks"
     print(
-        f"all {len(results)} notebooks ok ({total:.1f} s of notebook time{skipped}, "
+        f"all {runs} completed ({total:.1f} s of notebook time{skipped}, "
         f"profile {args.profile}); outputs in {out}"
     )
     return 0
+
+
+def _print_verdicts(results: Sequence[RunResult]) -> bool:
+    """Print the verdicts across the seeds of the claims the run checked; whether a check is broken.
+
+    Broken: a sanity check failed at some seed, a claim's evidence held at no seed, or a
+    statistical check failed pooled (the verdict ``check failed``).
+    """
+    from .book.verdicts import (
+        CHECK_FAILED,
+        INCONCLUSIVE,
+        PARTIAL,
+        format_counts,
+        load_sweeps,
+        sweep_verdicts,
+        verdict_counts,
+    )
+    from .chapter.claims import load_chapter_record
+    from .errors import PathError
+
+    books = [r for r in results if not r.sweep and r.completed and r.executed is not None]
+    if not books or not any(r.sweep for r in results):
+        return False
+    layout = output_layout(books[0].executed.parent.parent)
+    records = []
+    for r in books:
+        try:
+            records.append(load_chapter_record(layout.claims / f"{r.name}.json"))
+        except PathError:
+            continue
+    claims = list(dict.fromkeys(c.claim for record in records for c in record.checks))
+    verdicts = sweep_verdicts(claims, load_sweeps(layout, records))
+    print(f"verdicts across the seeds: {format_counts(verdict_counts(verdicts))}")
+    for claim, verdict in verdicts.items():
+        if verdict.verdict in (CHECK_FAILED, PARTIAL, INCONCLUSIVE):
+            across = f", {verdict.across_seeds}" if verdict.across_seeds else ""
+            print(f"  {claim}: {verdict.verdict}{across}")
+            for reason in verdict.reasons:
+                print(f"    {reason}")
+    return any(v.verdict == CHECK_FAILED for v in verdicts.values())
 
 
 def _cmd_book(args: argparse.Namespace) -> int:
@@ -165,6 +217,14 @@ def _parser() -> argparse.ArgumentParser:
         type=int,
         default=None,
         help="notebooks run in parallel, one kernel each (default: one per CPU core)",
+    )
+    rep.add_argument(
+        "--seeds",
+        type=int,
+        default=None,
+        metavar="N",
+        help="run each notebook at the book's seed and the N - 1 seeds after it, each into its own tree "
+        f"(outputs/seeds/seed=S); the verdicts count every seed (default: {DEFAULT_SEEDS}, or 1 with -p)",
     )
     rep.add_argument(
         "--force",

@@ -31,7 +31,21 @@ from ..chapter.claims import ChapterRecord, Check, load_chapter_records
 from ..chapter.paths import OutputLayout
 from ..chapter.platform import platform_section
 from ..chapter.registry import CLAIMS, PAPERS, sort_key
-from .verdicts import CHECK_FAILED, NOT_REPRODUCED, Verdict, format_counts, verdict_counts, verdicts
+from .verdicts import (
+    CHECK_FAILED,
+    INCONCLUSIVE,
+    NOT_REPRODUCED,
+    PARTIAL,
+    Series,
+    Sweep,
+    Verdict,
+    format_counts,
+    format_seeds,
+    load_sweeps,
+    series_of,
+    sweep_verdicts,
+    verdict_counts,
+)
 
 __all__ = [
     "REPORT_DOCNAME",
@@ -58,11 +72,16 @@ Made = tuple[str, Check]
 Sections = dict[str, dict[tuple[str, str], tuple[str, str]]]
 
 
+#: Verdicts the report sets in bold: the claim does not (or not always) hold.
+_STRONG = (NOT_REPRODUCED, CHECK_FAILED, PARTIAL, INCONCLUSIVE)
+
+
 def _claim_result(verdict: Verdict, checks: Sequence[Check]) -> str:
-    """The result cell of one claim: its verdict, the checks behind it, the profile, the reasons."""
+    """The result cell of one claim: its verdict, across how many seeds, the checks, the reasons."""
     if not checks:
         return f"{verdict.verdict} (no check yet)"
-    label = f"**{verdict.verdict}**" if verdict.verdict in (NOT_REPRODUCED, CHECK_FAILED) else verdict.verdict
+    label = f"**{verdict.verdict}**" if verdict.verdict in _STRONG else verdict.verdict
+    across = f": {verdict.across_seeds}" if verdict.across_seeds else ""
     parts = [f"{verdict.evidence} evidence"]
     if verdict.findings:
         parts.append(f"{verdict.findings} finding{'s' * (verdict.findings > 1)}")
@@ -71,7 +90,7 @@ def _claim_result(verdict: Verdict, checks: Sequence[Check]) -> str:
     if verdict.failed:
         parts.append(f"{verdict.failed} failed")
     profile = ", ".join(sorted({c.profile for c in checks}))
-    cell = f"{label}: {', '.join(parts)} ({profile})"
+    cell = f"{label}{across}; {', '.join(parts)} ({profile})"
     if verdict.reasons:
         cell += "".join(f"<br>{_escape(reason)}" for reason in verdict.reasons)
     return cell
@@ -93,14 +112,9 @@ def _by_claim(records: Sequence[ChapterRecord]) -> dict[str, list[Made]]:
     return by_claim
 
 
-def _record_verdicts(records: Sequence[ChapterRecord]) -> dict[str, Verdict]:
-    checks = [c for r in records for c in r.checks]
-    return verdicts(CLAIMS, checks, [q for r in records for q in r.qualifications])
-
-
 def claim_verdicts(layout: OutputLayout) -> dict[str, Verdict]:
-    """The verdict of every claim of the registry from the records under ``layout``."""
-    return _record_verdicts(load_chapter_records(layout.claims))
+    """The verdict of every claim of the registry from the records under ``layout``, at every seed."""
+    return sweep_verdicts(CLAIMS, load_sweeps(layout, load_chapter_records(layout.claims)))
 
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
@@ -259,15 +273,68 @@ def _failures_note(layout: OutputLayout) -> list[str]:
     return [*lines, "```", ""]
 
 
+#: The verdict rule, as the report and the claims page state it.
+VERDICT_RULE = (
+    "A claim's verdict follows from its checks at every seed of the sweep: *reproduced* when every",
+    "check that a false claim would fail passes at every seed (a statistical check also on its",
+    "samples pooled over the seeds); *reproduced with a qualification* when the chapter states a",
+    "limit of that evidence (the qualification is quoted); *holds at some seeds* when the evidence",
+    "holds at some seeds only (the seeds that failed are named); *does not reproduce* when a check",
+    "records a finding, the claim measured not to hold, and the finding holds at every seed or",
+    "pooled over them (our number and the paper's are quoted; the check pins our number, so a",
+    "change is seen); *inconclusive* when a finding holds at some seeds only; *not tested* when a",
+    "claim has only sanity checks of the code, or none; *check failed* when a sanity check failed",
+    "at some seed, the evidence holds at no seed, or a statistical check fails pooled.",
+)
+
+
+def _seeds_sentence(sweeps: Sequence[Sweep]) -> str:
+    """Which seeds the verdicts rest on, and which records were set aside, in a sentence or two."""
+    counted = sorted({len(s.seeds) for s in sweeps})
+    if not sweeps:
+        return ""
+    book = sorted({s.book_seed for s in sweeps})
+    if counted == [1]:
+        text = (
+            f"The verdicts rest on one seed per chapter (the book's, {format_seeds(book)}): no seed "
+            "sweep was run (`ntpnb reproduce --seeds N`)."
+        )
+    else:
+        per = ", ".join(f"{s.book.notebook.split('_', 1)[0]}: {format_seeds(s.seeds)}" for s in sweeps)
+        text = f"The verdicts rest on every seed each chapter ran at, the book's first ({per})."
+    aside = [
+        f"{s.book.notebook} seed {seed}: {_escape(why)}" for s in sweeps for seed, why in s.excluded.items()
+    ]
+    if aside:
+        text += " Not counted: " + "; ".join(aside) + "."
+    return text
+
+
+def _across(series: Series) -> str:
+    """The cells of one check across the seeds: at how many it held, and its spread or pooled value."""
+    n = len(series.seeds)
+    held = f"{n - len(series.failed_seeds)} of {n}"
+    if series.failed_seeds:
+        held += f" (failed at {format_seeds(series.failed_seeds)})"
+    if series.statistical:
+        outcome = "holds" if series.pooled_passed() else "**fails**"
+        spread = f"pooled: {_escape(series.pooled_measured())}, {outcome}"
+    else:
+        values = series.spread()
+        spread = f"{_escape(values[0])} to {_escape(values[1])}" if values else ""
+    return f"{held} | {spread}"
+
+
 def render_report(layout: OutputLayout) -> str:
-    """The report page (MyST markdown) for the records under ``layout``."""
+    """The report page (MyST markdown) for the records under ``layout`` and its seed sweep."""
     records = load_chapter_records(layout.claims)
     made = _made(records)
     sections = record_sections(layout, records)
     titles = _chapter_titles(layout)
     by_claim = _by_claim(records)
+    sweeps = load_sweeps(layout, records)
 
-    results = _record_verdicts(records)
+    results = sweep_verdicts(CLAIMS, sweeps)
     counts = verdict_counts(results)
     profiles = sorted({c.profile for _, c in made}) or ["none"]
     lines = [
@@ -278,22 +345,18 @@ def render_report(layout: OutputLayout) -> str:
         "# Reproducibility report",
         "",
         "This page is generated by `ntpnb book` from the claim records that the notebooks wrote",
-        "when they ran (`outputs/claims/*.json`); nothing on it is typed by hand. Every claim of",
-        "both papers is listed: one that no chapter checks yet, or whose check failed, says so.",
-        "Each claim and the place in the paper are listed on",
-        f"{{doc}}`the claims page </{CLAIMS_PAGE_DOCNAME}>`.",
+        "when they ran (`outputs/claims/*.json` at the book's seed, `outputs/seeds/seed=S/claims/`",
+        "at the further seeds of the sweep); nothing on it is typed by hand. Every claim of both",
+        "papers is listed: one that no chapter checks yet, or whose check failed, says so. Each",
+        f"claim and the place in the paper are listed on {{doc}}`the claims page </{CLAIMS_PAGE_DOCNAME}>`.",
         "",
-        f"**{format_counts(counts, len(CLAIMS))}**; {len(made)} checks in all; profile of "
-        f"the runs: {', '.join(profiles)} (`paper` = the papers' settings, `quick` = the "
+        f"**{format_counts(counts, len(CLAIMS))}**; {len(made)} checks at the book's seed; profile "
+        f"of the runs: {', '.join(profiles)} (`paper` = the papers' settings, `quick` = the "
         "seconds-scale test run).",
         "",
-        "A claim's verdict follows from its checks: *reproduced* when every check that a false",
-        "claim would fail passes; *reproduced with a qualification* when the chapter states a",
-        "limit of that evidence (the qualification is quoted); *does not reproduce* when a check",
-        "records a finding, the claim measured not to hold (our number and the paper's are",
-        "quoted; the check pins our number, so a change is seen); *not tested* when a claim has",
-        "only sanity checks of the code, or none; *check failed* when a check of the last run",
-        "failed.",
+        _seeds_sentence(sweeps),
+        "",
+        *VERDICT_RULE,
         "",
     ]
     lines += _failures_note(layout)
@@ -317,16 +380,19 @@ def render_report(layout: OutputLayout) -> str:
     lines += [
         "## Every check",
         "",
-        "Each row is one assertion a chapter made: the value it measured (rounded as printed), what",
-        "it required (the tolerance), what the paper reports, and the result. The claim id links",
-        "to the section of the chapter that makes the check. Rows marked *sanity* test the code or",
-        "the setting (an invariant that holds by construction), not the paper's claim; rows marked",
-        "*finding* record a claim measured not to hold.",
+        "Each row is one assertion a chapter made: the value it measured at the book's seed (rounded",
+        "as printed), what it required (the tolerance), what the paper reports, and the result; then",
+        "at how many seeds of the sweep it held, and the smallest and largest value it measured over",
+        "them (for a statistical check, its samples pooled over the seeds and the test's outcome).",
+        "The claim id links to the section of the chapter that makes the check. Rows marked *sanity*",
+        "test the code or the setting (an invariant that holds by construction), not the paper's",
+        "claim; rows marked *finding* record a claim measured not to hold.",
         "",
     ]
     if not made:
         lines += ["No notebook has recorded a check yet: run `ntpnb reproduce`.", ""]
-    for record in records:
+    for sweep in sweeps:
+        record = sweep.book
         if not record.checks:
             continue
         notebook = record.notebook
@@ -335,18 +401,22 @@ def render_report(layout: OutputLayout) -> str:
         lines += [
             f"### {_escape(notebook.split('_', 1)[0])}. {title}",
             "",
-            f"{{doc}}`The chapter </outputs/notebooks/{notebook}>`, run at the `{profile}` profile.",
+            f"{{doc}}`The chapter </outputs/notebooks/{notebook}>`, run at the `{profile}` profile, "
+            f"seeds {format_seeds(sweep.seeds)}.",
             "",
-            "| claim | what was measured | ours | required | the paper | result |",
-            "|---|---|---|---|---|---|",
+            "| claim | what was measured | ours | required | the paper | result | seeds | across seeds |",
+            "|---|---|---|---|---|---|---|---|",
         ]
-        for c in record.checks:
+        for series in series_of(sweep):
+            c = series.checks.get(sweep.book_seed)
+            if c is None:
+                continue
             result = "pass" if c.passed else "**FAIL**"
             what = _escape(c.what) if c.kind == "claim" else f"*{c.kind}:* {_escape(c.what)}"
             claim = f"[{_escape(c.claim)}]({_target(sections, (notebook, c))})"
             lines.append(
                 f"| {claim} | {what} | {_escape(c.measured)} "
-                f"| {_escape(c.required)} | {_escape(c.paper)} | {result} |"
+                f"| {_escape(c.required)} | {_escape(c.paper)} | {result} | {_across(series)} |"
             )
         lines.append("")
 
@@ -402,16 +472,20 @@ _CLAIMS_INTRO = (
     "Every claim of the two papers that this book reproduces has an id. This page is generated by",
     "`ntpnb book` from the registry of claims (`ntpnb/chapter/registry.py`, the one place where a",
     "claim's statement and the paper's value are written) and from the records of the last runs,",
-    "which say where each claim is checked.",
+    "which say where each claim is checked and at how many seeds it holds.",
     "",
     "A chapter that checks a claim prints a line `[PASS] <id> ...` with the measured value and the",
-    "tolerance, and records it in `outputs/claims/<chapter>.json`; a claim that fails stops its",
-    "chapter and the book's build. Lines `[PASS] <id> (sanity) ...` are sanity checks of the code or",
-    "of our instances: they stop the build too, but they are not evidence for the claim. Lines",
-    "`[PASS] <id> (finding) ...` record a claim measured not to hold, with our number and the",
-    "paper's; lines `[NOTE] <id> qualification: ...` state a limit of the evidence. The",
-    "{doc}`reproducibility report </outputs/report>` gives each claim its verdict from these",
-    "records: reproduced, reproduced with a qualification, does not reproduce, or not tested.",
+    "tolerance, and records it in `outputs/claims/<chapter>.json`. A check that fails prints",
+    "`[FAIL]` and the chapter goes on: every check runs and every figure is drawn, and the chapter",
+    "ends with one error that lists every failed check, which fails the run at the book's seed.",
+    "Lines `[PASS] <id> (sanity) ...` are sanity checks of the code or of our instances: they must",
+    "hold at every seed, but they are not evidence for the claim. Lines `[PASS] <id> (finding) ...`",
+    "record a claim measured not to hold, with our number and the paper's; lines",
+    "`[NOTE] <id> qualification: ...` state a limit of the evidence. Every chapter also runs at",
+    "further seeds (`outputs/seeds/`), and the",
+    "{doc}`reproducibility report </outputs/report>` gives each claim its verdict from the records",
+    "of every seed: reproduced, reproduced with a qualification, holds at some seeds, does not",
+    "reproduce, inconclusive, or not tested.",
     "",
 )
 
@@ -429,17 +503,26 @@ def _where_checked(sections: Sections, checks: Sequence[Made]) -> str:
 
 
 def render_claims_page(layout: OutputLayout) -> str:
-    """The claims page (MyST markdown): every claim of the registry and where the runs check it."""
+    """The claims page (MyST markdown): every claim of the registry, where it is checked, its verdict."""
     records = load_chapter_records(layout.claims)
     by_claim, sections = _by_claim(records), record_sections(layout, records)
+    results = sweep_verdicts(CLAIMS, load_sweeps(layout, records))
     lines = list(_CLAIMS_INTRO)
     for paper in PAPERS:
         lines += [f"## Paper {paper}: {_PAPER_TITLES[paper]}", "", f"{PAPERS[paper]}.", ""]
-        lines += ["| id | claim | in the paper | the paper reports | checked in |", "|---|---|---|---|---|"]
+        lines += [
+            "| id | claim | in the paper | the paper reports | checked in | verdict |",
+            "|---|---|---|---|---|---|",
+        ]
         for cid, spec in CLAIMS.items():
             if spec.paper == paper:
                 where = _where_checked(sections, by_claim.get(cid, []))
-                lines.append(f"| {cid} | {spec.statement} | {spec.where} | {spec.paper_value} | {where} |")
+                verdict = results[cid]
+                across = f": {verdict.across_seeds}" if verdict.across_seeds else ""
+                lines.append(
+                    f"| {cid} | {spec.statement} | {spec.where} | {spec.paper_value} | {where} "
+                    f"| {verdict.verdict}{across} |"
+                )
         lines.append("")
     return "\n".join(lines)
 

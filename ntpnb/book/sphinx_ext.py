@@ -3,7 +3,9 @@
 * The book renders executed notebooks without executing them, so Sphinx would happily render a
   notebook whose cell raised. This extension warns (and ``-W`` turns the warning into a failed
   build) for every executed notebook that holds an ``error`` output, a ``stderr`` stream, or
-  papermill's exception marker.
+  papermill's exception marker, except a chapter's concluding error: the cell
+  ``claims.conclude()`` that lists the claim checks that failed, after every cell ran (the
+  report gives those claims their verdict; the run that made them already failed).
 * Math without network: when ``mathjax_path`` (``_config.yml``) is a relative path, MathJax
   is served from the book itself, copied from the PyPI package ``sphinx-mathjax-offline``
   (MathJax 3.2.2) into ``_static/mathjax``; a missing package is an error.
@@ -42,19 +44,36 @@ _STATIC = Path(__file__).parent / "static"
 logger = logging.getLogger(__name__)
 
 
+#: The source of a chapter's last cell, which fails it with the list of its failed claim checks.
+CONCLUDING_CELL = "claims.conclude()"
+
+
+def _concludes(cell: dict, out: dict) -> bool:
+    """Whether ``out`` is the concluding cell's list of failed claim checks."""
+    source = "".join(cell.get("source", "")).strip()
+    return source == CONCLUDING_CELL and out.get("ename") == "ClaimCheckError"
+
+
 def notebook_problems(path: Path) -> list[str]:
-    """Problems of an executed notebook: errors, stderr output, papermill's exception flag."""
+    """Problems of an executed notebook: errors, stderr output, papermill's exception flag.
+
+    The chapter's concluding error (:data:`CONCLUDING_CELL` raising ``ClaimCheckError``) is none:
+    every cell ran, and the report shows the failed checks.
+    """
     nb = json.loads(path.read_text(encoding="utf-8"))
     problems = []
-    if nb.get("metadata", {}).get("papermill", {}).get("exception"):
-        problems.append("papermill recorded an exception during execution")
+    concluded = False
     for index, cell in enumerate(nb.get("cells", [])):
         for out in cell.get("outputs", []):
-            if out.get("output_type") == "error":
+            if out.get("output_type") == "error" and _concludes(cell, out):
+                concluded = True
+            elif out.get("output_type") == "error":
                 problems.append(f"cell {index} raised {out.get('ename')}: {out.get('evalue')}")
             elif out.get("output_type") == "stream" and out.get("name") == "stderr":
                 text = "".join(out.get("text", ""))[:200].strip()
                 problems.append(f"cell {index} wrote to stderr: {text}")
+    if nb.get("metadata", {}).get("papermill", {}).get("exception") and (problems or not concluded):
+        problems.insert(0, "papermill recorded an exception during execution")
     return problems
 
 

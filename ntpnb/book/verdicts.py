@@ -1,56 +1,304 @@
-"""What reproduced: one verdict per claim, computed from the checks a run recorded.
+"""What reproduced: one verdict per claim, measured across the seeds of a sweep.
 
-The checks of a claim (:class:`ntpnb.chapter.claims.Check`, as a chapter record holds them) come
-in three kinds:
+A chapter runs at the book's seed and, in a seed sweep, at further seeds, each into a tree of
+its own (:mod:`ntpnb.runner.run`). :func:`load_sweeps` gathers, for every chapter, the record of
+each seed whose run may be pooled with the book's: a complete record of the same notebook and
+profile, with every parameter but the seed the same (anything else is set aside, with the
+reason). The same check made at every seed is a :class:`Series`.
+
+The checks of a claim (:class:`ntpnb.chapter.claims.Check`) come in three kinds:
 
 * ``claim``: evidence, a check that a false claim would fail;
 * ``finding``: a shortfall, the paper's statement measured *not* to hold. The check pins the
   measured value (so that a regression, or a fix, changes the run's output and is seen) and
   quotes the paper's value; it passes when the shortfall is as recorded;
 * ``sanity``: a check of the code or the setting (an invariant that holds by construction),
-  never evidence.
+  never evidence; it must hold at every seed.
 
-A chapter may also attach a *qualification* to a claim (:meth:`ClaimLog.qualify`): a stated
-limit of what the evidence shows (a smaller setting than the paper's, a weaker rate).
+A statistical check (one with a sample, :mod:`ntpnb.chapter.statistical`) is tested at each
+seed and, what decides it, on its samples pooled over the seeds. A chapter may also attach a
+*qualification* to a claim (:meth:`ClaimLog.qualify`): a stated limit of what the evidence
+shows.
 
-The verdict of a claim (:func:`claim_verdict`) is, in this order:
+The verdict of a claim (:func:`claim_verdict`) over its ``N`` seeds, where it *holds at a seed*
+when every evidence check of it passes there, is, in this order:
 
-1. ``check failed`` if any of its checks failed: the run is broken, not the paper;
-2. ``does not reproduce`` if it has a finding;
-3. ``not tested`` if it has no evidence (no check at all, or sanity checks only);
-4. ``reproduced with a qualification`` if a qualification is attached;
-5. ``reproduced`` otherwise.
+1. ``check failed`` if a sanity check failed at some seed (the code, not the paper), if its
+   evidence holds at no seed, or if a statistical evidence check fails pooled;
+2. ``does not reproduce`` if it has findings and every one is established: a finding passes
+   at every seed, or a statistical finding passes pooled;
+3. ``inconclusive`` if it has findings that are not established so (they hold at some seeds
+   only);
+4. ``not tested`` if it has no evidence (no check at all, or sanity checks only);
+5. ``holds at some seeds`` if its evidence holds at ``k`` of ``N`` seeds, ``0 < k < N``;
+6. ``reproduced with a qualification`` if it holds at every seed and a qualification is
+   attached;
+7. ``reproduced`` otherwise: every evidence check passes at every seed (and pooled).
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from ..chapter.claims import Check, Qualification
+from ..chapter.claims import ChapterRecord, Check, Qualification, load_chapter_record
+from ..chapter.paths import OutputLayout
+from ..chapter.statistical import Sample
+from ..errors import PathError
 
 __all__ = [
     "VERDICTS",
     "REPRODUCED",
     "QUALIFIED",
+    "PARTIAL",
     "NOT_REPRODUCED",
+    "INCONCLUSIVE",
     "NOT_TESTED",
     "CHECK_FAILED",
+    "Sweep",
+    "Series",
     "Verdict",
+    "load_sweeps",
+    "single_seed",
+    "series_of",
     "claim_verdict",
     "verdicts",
+    "sweep_verdicts",
     "verdict_counts",
     "format_counts",
+    "format_seeds",
 ]
 
 REPRODUCED = "reproduced"
 QUALIFIED = "reproduced with a qualification"
+PARTIAL = "holds at some seeds"
 NOT_REPRODUCED = "does not reproduce"
+INCONCLUSIVE = "inconclusive"
 NOT_TESTED = "not tested"
 CHECK_FAILED = "check failed"
 #: Every verdict, in the order a summary lists them.
-VERDICTS: tuple[str, ...] = (REPRODUCED, QUALIFIED, NOT_REPRODUCED, NOT_TESTED, CHECK_FAILED)
+VERDICTS: tuple[str, ...] = (
+    REPRODUCED,
+    QUALIFIED,
+    PARTIAL,
+    NOT_REPRODUCED,
+    INCONCLUSIVE,
+    NOT_TESTED,
+    CHECK_FAILED,
+)
+
+#: Parameters that differ between the seeds of one sweep (everything else must be equal).
+SWEPT_PARAMETERS: frozenset[str] = frozenset({"seed", "output_dir"})
+
+
+# -- the records of a sweep ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """The records of one chapter at every seed that counts, the book's first.
+
+    Attributes
+    ----------
+    book
+        The record at the book's seed.
+    records
+        Seed -> record, the book's seed included (a record without a seed is under the key of
+        :attr:`book_seed`).
+    excluded
+        Seed -> why that seed's record is not counted (another profile or parameters, an
+        incomplete run, a record that does not read).
+    """
+
+    book: ChapterRecord
+    records: Mapping[int, ChapterRecord]
+    excluded: Mapping[int, str] = field(default_factory=dict)
+
+    @property
+    def book_seed(self) -> int:
+        """The book's seed (0 for a record that does not say)."""
+        return self.book.seed if self.book.seed is not None else 0
+
+    @property
+    def seeds(self) -> tuple[int, ...]:
+        """Every seed that counts, the book's first."""
+        return (self.book_seed, *sorted(s for s in self.records if s != self.book_seed))
+
+
+def single_seed(record: ChapterRecord) -> Sweep:
+    """The sweep of one record alone (a run without further seeds)."""
+    seed = record.seed if record.seed is not None else 0
+    return Sweep(record, {seed: record})
+
+
+def _comparable(parameters: Mapping[str, object] | None) -> dict[str, object] | None:
+    if parameters is None:
+        return None
+    return {k: v for k, v in parameters.items() if k not in SWEPT_PARAMETERS}
+
+
+def _exclusion(book: ChapterRecord, record: ChapterRecord, seed: int) -> str | None:
+    """Why ``record`` (the tree of seed ``seed``) cannot be pooled with ``book``; None if it can."""
+    if record.notebook != book.notebook:
+        return f"the record is of {record.notebook}"
+    if not record.complete:
+        return "the run did not reach its end"
+    if record.seed != seed:
+        return f"the record says seed {record.seed}"
+    if seed == book.seed:
+        return "it repeats the book's seed"
+    if record.profile != book.profile:
+        return f"it ran at the {record.profile} profile, the book's seed at {book.profile}"
+    ours, theirs = _comparable(book.parameters), _comparable(record.parameters)
+    if ours is None or theirs is None:
+        return "a record does not say which parameters it ran with"
+    changed = sorted(k for k in ours.keys() | theirs.keys() if ours.get(k) != theirs.get(k))
+    if changed:
+        return f"it ran with other parameters ({', '.join(changed)})"
+    return None
+
+
+def load_sweeps(layout: OutputLayout, book_records: Sequence[ChapterRecord]) -> list[Sweep]:
+    """Every chapter of ``book_records`` with the records of the sweep's seeds under ``layout``."""
+    trees = layout.seed_layouts()
+    sweeps = []
+    for book in book_records:
+        records = {book.seed if book.seed is not None else 0: book}
+        excluded: dict[int, str] = {}
+        for seed, tree in trees.items():
+            path = tree.claims / f"{book.notebook}.json"
+            if not path.exists():
+                continue
+            try:
+                record = load_chapter_record(path)
+            except PathError as exc:
+                excluded[seed] = str(exc)
+                continue
+            why = _exclusion(book, record, seed)
+            if why is None:
+                records[seed] = record
+            else:
+                excluded[seed] = why
+        sweeps.append(Sweep(book, records, excluded))
+    return sweeps
+
+
+# -- one check at every seed --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Series:
+    """One check of a chapter, made at every seed of its sweep.
+
+    Attributes
+    ----------
+    notebook
+        The chapter that makes it.
+    checks
+        Seed -> the check made there, the book's seed first.
+    book_seed
+        The book's seed.
+    """
+
+    notebook: str
+    checks: Mapping[int, Check]
+    book_seed: int
+
+    @property
+    def first(self) -> Check:
+        """The check at the book's seed (or at the first seed that made it)."""
+        return self.checks.get(self.book_seed) or next(iter(self.checks.values()))
+
+    @property
+    def claim(self) -> str:
+        """The claim id."""
+        return self.first.claim
+
+    @property
+    def kind(self) -> str:
+        """The kind of the check."""
+        return self.first.kind
+
+    @property
+    def what(self) -> str:
+        """What it measures."""
+        return self.first.what
+
+    @property
+    def seeds(self) -> tuple[int, ...]:
+        """The seeds that made it."""
+        return tuple(self.checks)
+
+    @property
+    def failed_seeds(self) -> tuple[int, ...]:
+        """The seeds where it failed."""
+        return tuple(s for s, c in self.checks.items() if not c.passed)
+
+    @property
+    def statistical(self) -> bool:
+        """Whether it is a statistical check (decided pooled)."""
+        return self.first.sample is not None
+
+    def pooled_sample(self) -> Sample | None:
+        """The samples of every seed, pooled (None for a check that is not statistical)."""
+        samples = [c.sample for c in self.checks.values() if c.sample is not None]
+        return Sample.pooled(samples) if samples else None
+
+    def pooled_passed(self) -> bool | None:
+        """Whether it holds on the pooled samples (None for a check that is not statistical)."""
+        sample, c = self.pooled_sample(), self.first
+        if sample is None:
+            return None
+        return sample.decide(c.relation, float(c.target), c.tol, c.kind)  # type: ignore[arg-type]
+
+    def pooled_measured(self, digits: int = 3) -> str:
+        """The pooled measurement, as printed (empty for a check that is not statistical)."""
+        sample = self.pooled_sample()
+        return sample.describe(float(self.first.target), digits) if sample is not None else ""  # type: ignore[arg-type]
+
+    @property
+    def established(self) -> bool:
+        """Whether it holds: pooled for a statistical check, else at every seed."""
+        pooled = self.pooled_passed()
+        return pooled if pooled is not None else not self.failed_seeds
+
+    def spread(self) -> tuple[str, str] | None:
+        """The measured values (as printed) at the smallest and largest value over the seeds.
+
+        None when the value is the same at every seed, or there is one seed.
+        """
+        checks = [c for c in self.checks.values() if isinstance(c.value, (int, float))]
+        if len(checks) < 2:
+            return None
+        low = min(checks, key=lambda c: c.value)
+        high = max(checks, key=lambda c: c.value)
+        if low.measured == high.measured:
+            return None
+        return low.measured, high.measured
+
+
+def _check_key(check: Check) -> tuple[str, str, str]:
+    return check.claim, check.kind, check.what
+
+
+def series_of(sweep: Sweep) -> list[Series]:
+    """The checks of ``sweep``'s chapter, each with its results at every seed, in the chapter's order.
+
+    Checks are matched by claim, kind and what they measure (and their order, where a chapter
+    makes one check twice).
+    """
+    by_key: dict[tuple[str, str, str, int], dict[int, Check]] = {}
+    for seed in sweep.seeds:
+        seen: Counter[tuple[str, str, str]] = Counter()
+        for check in sweep.records[seed].checks:
+            key = _check_key(check)
+            by_key.setdefault((*key, seen[key]), {})[seed] = check
+            seen[key] += 1
+    return [Series(sweep.book.notebook, checks, sweep.book_seed) for checks in by_key.values()]
+
+
+# -- the verdict of a claim ---------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -64,13 +312,18 @@ class Verdict:
     verdict
         One of :data:`VERDICTS`.
     evidence, findings, sanity
-        How many checks of each kind the claim has.
+        How many checks of each kind the claim has (at one seed).
     failed
-        How many of its checks failed.
+        How many checks failed, over every seed (statistical ones: pooled).
     reasons
         The qualifications (for ``reproduced with a qualification``), or the findings, as
         ``"what: measured X; paper: Y"``, followed by any qualifications (for ``does not
-        reproduce``).
+        reproduce``), or what failed and where.
+    seeds
+        The seeds the claim's evidence was checked at (for a claim without evidence: at which
+        it was checked at all).
+    holding
+        The seeds where every evidence check of the claim passed.
     """
 
     claim: str
@@ -80,36 +333,123 @@ class Verdict:
     sanity: int = 0
     failed: int = 0
     reasons: tuple[str, ...] = ()
+    seeds: tuple[int, ...] = ()
+    holding: tuple[int, ...] = ()
+
+    @property
+    def failed_seeds(self) -> tuple[int, ...]:
+        """The seeds where some evidence check failed."""
+        return tuple(s for s in self.seeds if s not in self.holding)
+
+    @property
+    def across_seeds(self) -> str:
+        """``"holds at 4 of 5 seeds (failed at 3)"``; empty when the claim has no evidence."""
+        if not self.evidence or not self.seeds:
+            return ""
+        text = f"holds at {len(self.holding)} of {len(self.seeds)} seed{'s' * (len(self.seeds) != 1)}"
+        if self.failed_seeds:
+            text += f" (failed at {format_seeds(self.failed_seeds)})"
+        return text
 
 
-def claim_verdict(claim: str, checks: Sequence[Check], qualifications: Sequence[str] = ()) -> Verdict:
-    """The verdict of ``claim`` from its checks and the texts of its qualifications.
+def format_seeds(seeds: Iterable[int]) -> str:
+    """``"1, 3 and 4"``."""
+    names = [str(s) for s in seeds]
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def _finding_reason(series: Series) -> str:
+    c = series.first
+    measured = series.pooled_measured() or c.measured
+    pooled = f" pooled over {len(series.seeds)} seeds" if series.statistical else ""
+    text = f"{c.what}: measured {measured}{pooled}" + (f"; paper: {c.paper}" if c.paper else "")
+    if not series.statistical and len(series.seeds) > 1:
+        text += f" (at {len(series.seeds)} seeds)"
+    return text
+
+
+def _failure_reason(series: Series) -> str:
+    c = series.first
+    if series.statistical and series.pooled_passed() is False:
+        return f"{c.label} {c.what}: fails pooled over {len(series.seeds)} seeds ({series.pooled_measured()})"
+    return f"{c.label} {c.what}: failed at seed {format_seeds(series.failed_seeds)}"
+
+
+def claim_verdict(claim: str, series: Sequence[Series], qualifications: Sequence[str] = ()) -> Verdict:
+    """The verdict of ``claim`` from its checks at every seed and its qualifications' texts.
 
     See the module docstring for the rule.
     """
-    kinds = Counter(c.kind for c in checks)
-    failed = sum(not c.passed for c in checks)
-    findings = [c for c in checks if c.kind == "finding"]
+    kinds = {kind: [s for s in series if s.kind == kind] for kind in ("claim", "finding", "sanity")}
+    evidence, findings, sanity = kinds["claim"], kinds["finding"], kinds["sanity"]
+    seeds = tuple(dict.fromkeys(seed for s in (evidence or series) for seed in s.seeds))
+    holding = tuple(
+        seed for seed in seeds if all(s.checks[seed].passed for s in evidence if seed in s.checks)
+    )
+    failed = sum((s.pooled_passed() is False) if s.statistical else len(s.failed_seeds) for s in series)
     counts = {
-        "evidence": kinds.get("claim", 0),
-        "findings": kinds.get("finding", 0),
-        "sanity": kinds.get("sanity", 0),
+        "evidence": len(evidence),
+        "findings": len(findings),
+        "sanity": len(sanity),
         "failed": failed,
+        "seeds": seeds,
+        "holding": holding if evidence else (),
     }
-    if failed:
-        return Verdict(claim, CHECK_FAILED, **counts)
+    quals = tuple(dict.fromkeys(qualifications))
+    broken = [s for s in sanity if s.failed_seeds]
+    broken += [s for s in evidence if s.statistical and s.pooled_passed() is False]
+    if broken or (evidence and not holding):
+        reasons = tuple(_failure_reason(s) for s in broken)
+        if evidence and not holding:
+            reasons += (f"the evidence holds at none of the {len(seeds)} seeds",)
+        return Verdict(claim, CHECK_FAILED, reasons=reasons, **counts)
     if findings:
-        reasons = tuple(
-            f"{c.what}: measured {c.measured}" + (f"; paper: {c.paper}" if c.paper else "") for c in findings
-        )
-        # the limits the chapter states still apply: they follow the findings
-        reasons += tuple(dict.fromkeys(qualifications))
-        return Verdict(claim, NOT_REPRODUCED, reasons=reasons, **counts)
-    if not counts["evidence"]:
+        reasons = tuple(_finding_reason(s) for s in findings if s.established)
+        unsettled = [s for s in findings if not s.established]
+        if unsettled:
+            reasons = tuple(
+                f"{s.what}: holds at {len(s.seeds) - len(s.failed_seeds)} of {len(s.seeds)} seeds"
+                + (f", not pooled ({s.pooled_measured()})" if s.statistical else "")
+                for s in unsettled
+            )
+            return Verdict(claim, INCONCLUSIVE, reasons=reasons + quals, **counts)
+        if evidence and len(holding) < len(seeds):
+            reasons += (f"its evidence holds at {len(holding)} of {len(seeds)} seeds",)
+        return Verdict(claim, NOT_REPRODUCED, reasons=reasons + quals, **counts)
+    if not evidence:
         return Verdict(claim, NOT_TESTED, **counts)
-    if qualifications:
-        return Verdict(claim, QUALIFIED, reasons=tuple(dict.fromkeys(qualifications)), **counts)
+    if len(holding) < len(seeds):
+        reasons = tuple(_failure_reason(s) for s in evidence if s.failed_seeds)
+        return Verdict(claim, PARTIAL, reasons=reasons + quals, **counts)
+    if quals:
+        return Verdict(claim, QUALIFIED, reasons=quals, **counts)
     return Verdict(claim, REPRODUCED, **counts)
+
+
+def sweep_verdicts(claim_ids: Iterable[str], sweeps: Sequence[Sweep]) -> dict[str, Verdict]:
+    """The verdict of every id in ``claim_ids`` (in that order) over every chapter's sweep.
+
+    Qualifications are those stated at the book's seed, and those stated only at other seeds
+    (with the seeds). Ids without checks are ``not tested``.
+    """
+    by_claim: dict[str, list[Series]] = {}
+    for sweep in sweeps:
+        for s in series_of(sweep):
+            by_claim.setdefault(s.claim, []).append(s)
+    quals: dict[str, list[str]] = {}
+    for sweep in sweeps:
+        book_texts = {(c, t) for c, t in sweep.book.qualifications}
+        for c, t in sweep.book.qualifications:
+            quals.setdefault(c, []).append(t)
+        at_book = {c for c, _ in book_texts}
+        others: dict[tuple[str, str], list[int]] = {}
+        for seed in sweep.seeds[1:]:
+            for c, t in sweep.records[seed].qualifications:
+                if c not in at_book:
+                    others.setdefault((c, t), []).append(seed)
+        for (c, t), seeds in others.items():
+            quals.setdefault(c, []).append(f"{t} (at seed {format_seeds(seeds)})")
+    return {cid: claim_verdict(cid, by_claim.get(cid, []), quals.get(cid, [])) for cid in claim_ids}
 
 
 def verdicts(
@@ -117,17 +457,9 @@ def verdicts(
     checks: Iterable[Check],
     qualifications: Iterable[Qualification] = (),
 ) -> dict[str, Verdict]:
-    """The verdict of every id in ``claim_ids`` (in that order) from all recorded checks.
-
-    ``qualifications`` are ``(claim, text)`` pairs. Ids without checks are ``not tested``.
-    """
-    by_claim: dict[str, list[Check]] = {}
-    for c in checks:
-        by_claim.setdefault(c.claim, []).append(c)
-    quals: dict[str, list[str]] = {}
-    for claim, text in qualifications:
-        quals.setdefault(claim, []).append(text)
-    return {cid: claim_verdict(cid, by_claim.get(cid, []), quals.get(cid, [])) for cid in claim_ids}
+    """The verdict of every id in ``claim_ids`` from the checks of one run (one seed)."""
+    record = ChapterRecord("", "", tuple(checks), tuple(qualifications))
+    return sweep_verdicts(claim_ids, [single_seed(record)])
 
 
 def verdict_counts(results: Mapping[str, Verdict]) -> dict[str, int]:
@@ -148,5 +480,7 @@ def format_counts(counts: Mapping[str, int], total: int | None = None) -> str:
 
 
 def _agreeing(verdict: str, count: int) -> str:
-    """The verdict as a predicate of ``count`` claims: "2 do not reproduce", "1 does not"."""
-    return verdict.replace("does not", "do not") if count != 1 else verdict
+    """The verdict as a predicate of ``count`` claims: "2 do not reproduce", "1 holds at some seeds"."""
+    if count == 1:
+        return verdict
+    return verdict.replace("does not", "do not").replace("holds at", "hold at")

@@ -2,24 +2,33 @@
 
 Each notebook makes a :class:`ClaimLog` and calls :meth:`ClaimLog.check` for every number it
 compares with a paper. A check prints one stable line (rounded to the stated digits, so nbval
-can compare it), appends a record to ``outputs/claims/<notebook>.json`` (the reproducibility
+can compare it) and appends a record to ``outputs/claims/<notebook>.json`` (the reproducibility
 report is built from these records, with the platform of the run, see
-:mod:`~ntpnb.chapter.platform`), and raises :class:`~ntpnb.errors.ClaimCheckError` if the
-claim does not hold, so a broken claim fails the run.
+:mod:`~ntpnb.chapter.platform`). A check that does not hold does not stop the chapter: every
+check runs and every figure is drawn, and the chapter's last cell, :meth:`ClaimLog.conclude`,
+marks the record complete and raises one :class:`~ntpnb.errors.ClaimCheckError` that lists
+every failed check, so a broken claim still fails the run.
 
-The record of a run is one :class:`ChapterRecord` (the notebook, its profile, its
-:class:`Check` objects, its qualifications and its platform), written by
-:meth:`ChapterRecord.dump` and read by :func:`load_chapter_record` (one file) or
+A claim about an average over random trials is checked with :meth:`ClaimLog.check_sample`: the
+check records its sample (:class:`~ntpnb.chapter.statistical.Sample`), is tested at the run's
+seed with a stated error rate, and is decided by the same test on the samples of every seed of
+the sweep, pooled (:mod:`ntpnb.book.verdicts`); its failure at one seed is printed and recorded
+but does not fail the chapter.
+
+The record of a run is one :class:`ChapterRecord` (the notebook, its profile and seed, its
+:class:`Check` objects, its qualifications, its platform, and whether it ran to the end), written
+by :meth:`ChapterRecord.dump` and read by :func:`load_chapter_record` (one file) or
 :func:`load_chapter_records` (a folder): the report, the verdicts, the comparison of runs and the
-runner's failure records all read it so.
+runner all read it so.
 
 A check is one of three kinds (:data:`KINDS`). A ``"claim"`` check is evidence for the paper:
 it would fail if the paper's claim were false. A ``"finding"`` check records that a claim does
 *not* reproduce: it pins the measured shortfall (so a regression or a fix is seen) and quotes the
 paper's value. A ``"sanity"`` check tests the code or the setting (an invariant that holds by
 construction, a property of our instance, agreement of a solver with a proved result). Every
-kind fails the run when it does not hold; findings and sanity checks print their kind after the
-claim id and are recorded with it, so that the report keeps them apart from the evidence.
+kind fails the run when it does not hold (a statistical check only over the pooled seeds);
+findings and sanity checks print their kind after the claim id and are recorded with it, so that
+the report keeps them apart from the evidence.
 :meth:`ClaimLog.qualify` attaches a stated qualification to a claim. The verdict of each claim
 (reproduced, with a qualification, does not reproduce, not tested) follows from these records
 (:mod:`ntpnb.book.verdicts`).
@@ -40,6 +49,7 @@ from ..errors import ClaimCheckError, InvalidDataError, PathError
 from .atomic import atomic_write_text
 from .paths import output_layout
 from .platform import platform_info
+from .statistical import Sample
 
 __all__ = [
     "Check",
@@ -170,6 +180,12 @@ class Check:
     profile: str
     kind: str = "claim"
     measured: str = ""  # the value as printed (rounded); the chapter's claim table shows it
+    sample: Sample | None = None  # a statistical check's sample, pooled over the seeds
+
+    @property
+    def pooled(self) -> bool:
+        """Whether the check is statistical: decided over the pooled seeds, not at one."""
+        return self.sample is not None
 
     @property
     def line(self) -> str:
@@ -187,11 +203,25 @@ class Check:
     @property
     def required(self) -> str:
         """What the check requires of the value, as printed (:func:`format_requirement`)."""
-        return format_requirement(self.relation, self.target, self.tol)
+        required = format_requirement(self.relation, self.target, self.tol)
+        if self.sample is not None:
+            required += f", {self.sample.requirement(self.relation, self.kind)}"
+        return required
+
+    @property
+    def failure(self) -> str:
+        """One line for a failed check: id, what, measured, relation, required value, tolerance."""
+        target = list(self.target) if isinstance(self.target, tuple) else self.target
+        return (
+            f"{self.label} {self.what}: measured {self.measured}; required {self.required} "
+            f"(relation {self.relation}, value {target}, tolerance {self.tol:g})"
+        )
 
     def to_json(self) -> dict[str, Any]:
-        """The check as plain JSON data (the interval target as a list)."""
-        return asdict(self)
+        """The check as plain JSON data (the interval target as a list, the sample as a dict)."""
+        data = asdict(self)
+        data["sample"] = self.sample.to_json() if self.sample is not None else None
+        return data
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any], profile: str = "") -> Check:
@@ -205,6 +235,8 @@ class Check:
         if isinstance(values["target"], list):
             values["target"] = tuple(values["target"])
         values["measured"] = values.get("measured") or format_number(values["value"], 4)
+        if values.get("sample") is not None:
+            values["sample"] = Sample.from_json(values["sample"])
         return cls(**values)
 
 
@@ -238,6 +270,15 @@ class ChapterRecord:
     platform
         :func:`~ntpnb.chapter.platform.platform_info` of the kernel that ran it (None in a
         record older than that).
+    seed
+        The seed the chapter ran at (None when it did not say).
+    complete
+        Whether the chapter ran to its end (:meth:`ClaimLog.conclude`): every check it makes
+        is in the record.
+    parameters
+        Every parameter the run was given, as ``ntpnb reproduce`` records it once the chapter
+        has run (None for a run outside the runner): the book's verdicts pool only the seeds of
+        runs that differ in nothing but the seed.
     """
 
     notebook: str
@@ -245,15 +286,26 @@ class ChapterRecord:
     checks: tuple[Check, ...] = ()
     qualifications: tuple[Qualification, ...] = ()
     platform: Mapping[str, Any] | None = None
+    seed: int | None = None
+    complete: bool = False
+    parameters: Mapping[str, Any] | None = None
+
+    @property
+    def failed(self) -> tuple[Check, ...]:
+        """The checks that failed and fail the chapter (a statistical one fails only pooled)."""
+        return tuple(c for c in self.checks if not c.passed and not c.pooled)
 
     def dump(self) -> str:
         """The record as JSON text, as ``<output>/claims/<notebook>.json`` holds it."""
         record = {
             "notebook": self.notebook,
             "profile": self.profile,
+            "seed": self.seed,
+            "complete": self.complete,
             "checks": [c.to_json() for c in self.checks],
             "qualifications": [{"claim": c, "text": t} for c, t in self.qualifications],
             "platform": self.platform,
+            "parameters": dict(self.parameters) if self.parameters is not None else None,
         }
         return json.dumps(record, indent=1) + "\n"
 
@@ -267,6 +319,9 @@ class ChapterRecord:
             checks=tuple(Check.from_json(c, profile) for c in data.get("checks", [])),
             qualifications=tuple((q["claim"], q["text"]) for q in data.get("qualifications", [])),
             platform=data.get("platform"),
+            seed=data.get("seed"),
+            complete=bool(data.get("complete", False)),
+            parameters=data.get("parameters"),
         )
 
 
@@ -300,15 +355,23 @@ class ClaimLog:
         Execution profile (one of :data:`PROFILE_NAMES`), recorded with each check.
     output_dir
         Root of the output tree; None means ``<project root>/outputs``.
+    seed
+        The seed the chapter runs at, recorded (the book's verdicts count seeds).
     """
 
-    def __init__(self, notebook: str, profile: str, output_dir: str | Path | None = None) -> None:
+    def __init__(
+        self, notebook: str, profile: str, output_dir: str | Path | None = None, seed: int | None = None
+    ) -> None:
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+            raise InvalidDataError(f"the seed must be an integer, got {seed!r}")
         self.notebook = notebook
         self.profile = profile
+        self.seed = seed
         self.path = output_layout(output_dir).claims / f"{notebook}.json"
         self.checks: list[Check] = []
         self.qualifications: list[Qualification] = []
         self.platform = platform_info()  # the machine of this run (the notebook's kernel)
+        self.complete = False
         self._write()
 
     def check(
@@ -324,19 +387,21 @@ class ClaimLog:
         digits: int = 4,
         floor: float | None = None,
         kind: str = "claim",
-    ) -> None:
-        """Assert ``value <relation> target``, print the outcome, record it; fail if it is false.
+    ) -> bool:
+        """Test ``value <relation> target``, print the outcome, record it; return whether it holds.
 
-        The printed line rounds the value to ``digits`` significant digits; targets and
-        tolerances are constants of the notebook and print as given. The record (in
-        :attr:`checks` and the JSON file) keeps the full value.
+        A check that does not hold does not stop the chapter: :meth:`conclude`, its last cell,
+        raises one error listing every failed check. The printed line rounds the value to
+        ``digits`` significant digits; targets and tolerances are constants of the notebook and
+        print as given. The record (in :attr:`checks` and the JSON file) keeps the full value.
 
         Parameters
         ----------
         claim
             Claim id, as listed on the book's Claims page (e.g. ``"A2"``).
         what
-            What was measured, in words.
+            What was measured, in words: the same at every seed (no measured number in it), so
+            that the checks of a sweep's seeds can be matched.
         value
             The measured number.
         relation
@@ -360,26 +425,76 @@ class ClaimLog:
 
         Raises
         ------
-        ClaimCheckError
-            If the relation does not hold (the record is written first).
         InvalidDataError
             On an unknown relation or kind, or a non-finite value.
         """
-        if kind not in KINDS:
-            raise InvalidDataError(f"unknown kind {kind!r}; use one of {list(KINDS)}")
-        if relation not in RELATIONS:
-            raise InvalidDataError(f"unknown relation {relation!r}; use one of {sorted(RELATIONS)}")
+        self._validate(claim, what, relation, kind)
         value = value if isinstance(value, (bool, int)) else float(value)
         if isinstance(value, float) and not math.isfinite(value):
             raise InvalidDataError(f"claim {claim}: the measured value of {what!r} is {value}")
         passed = bool(RELATIONS[relation](value, target, tol))
         measured = format_number(value, digits, floor)
-        check = Check(claim, what, value, relation, target, tol, paper, passed, self.profile, kind, measured)
+        return self._add(
+            Check(claim, what, value, relation, target, tol, paper, passed, self.profile, kind, measured)
+        )
+
+    def check_sample(
+        self,
+        claim: str,
+        what: str,
+        sample: Sample,
+        relation: str,
+        target: float,
+        *,
+        tol: float = 0.0,
+        paper: str = "",
+        digits: int = 3,
+        kind: str = "claim",
+    ) -> bool:
+        """A statistical check: test ``sample`` at this seed; the sweep decides it pooled.
+
+        The sample (:class:`~ntpnb.chapter.statistical.Sample`: a mean over trials, estimates
+        with standard errors, or where a paper's mean lies among ours) is recorded whole, so the
+        book's verdict can pool it over every seed of the sweep. At this seed the check prints
+        and records its outcome, but a failure does not fail the chapter: one seed's sample is
+        not what decides a statistical claim. Its error rate is the sample's ``level``. The
+        arguments are those of :meth:`check`; ``kind`` is ``"claim"`` or ``"finding"``.
+
+        Raises
+        ------
+        InvalidDataError
+            On an unknown relation or kind, a sanity kind, a relation the test does not take,
+            or a sample that is not a :class:`~ntpnb.chapter.statistical.Sample`.
+        """
+        self._validate(claim, what, relation, kind)
+        if kind == "sanity":
+            raise InvalidDataError(
+                f"claim {claim}: a sanity check tests the code, at every seed: use check()"
+            )
+        if not isinstance(sample, Sample):
+            raise InvalidDataError(f"claim {claim}: check_sample needs a Sample, got {type(sample).__name__}")
+        target = float(target)
+        passed = sample.decide(relation, target, tol, kind)
+        value = sample.statistic(target)[0]
+        measured = sample.describe(target, digits)
+        check = Check(
+            claim, what, value, relation, target, tol, paper, passed, self.profile, kind, measured, sample
+        )
+        return self._add(check)
+
+    def _validate(self, claim: str, what: str, relation: str, kind: str) -> None:
+        if kind not in KINDS:
+            raise InvalidDataError(f"unknown kind {kind!r}; use one of {list(KINDS)}")
+        if relation not in RELATIONS:
+            raise InvalidDataError(f"unknown relation {relation!r}; use one of {sorted(RELATIONS)}")
+        if self.complete:
+            raise InvalidDataError(f"claim {claim}: {what!r} checked after the chapter concluded")
+
+    def _add(self, check: Check) -> bool:
         self.checks.append(check)
         self._write()
         print(check.line)
-        if not passed:
-            raise ClaimCheckError(f"{self.notebook}: {check.line}")
+        return check.passed
 
     def qualify(self, claim: str, text: str) -> None:
         """Attach a qualification to ``claim``: a stated limit of what its evidence shows.
@@ -398,15 +513,45 @@ class ClaimLog:
 
         End each chapter with a cell (tagged ``hide-input``) whose last line is
         ``claims.summary()``: Jupyter and the book show it as an HTML table (claim, what,
-        paper, ours, required, result), nbval compares its plain-text form.
+        paper, ours, required, result), nbval compares its plain-text form. The cell after it
+        calls :meth:`conclude`.
         """
         return ClaimTable(tuple(self.checks))
+
+    @property
+    def failed(self) -> tuple[Check, ...]:
+        """The checks so far that failed and fail the chapter (statistical ones fail pooled)."""
+        return self.record.failed
+
+    def conclude(self) -> None:
+        """End the chapter: mark the record complete; raise if any check failed.
+
+        Raises
+        ------
+        ClaimCheckError
+            Listing every failed check (claim id, what, measured, relation, required value,
+            tolerance), after the record has been written complete.
+        """
+        self.complete = True
+        self._write()
+        failed = self.failed
+        if failed:
+            lines = "\n".join(f"  {c.failure}" for c in failed)
+            raise ClaimCheckError(
+                f"{self.notebook}: {len(failed)} of {len(self.checks)} checks failed:\n{lines}"
+            )
 
     @property
     def record(self) -> ChapterRecord:
         """What this run has recorded so far."""
         return ChapterRecord(
-            self.notebook, self.profile, tuple(self.checks), tuple(self.qualifications), self.platform
+            self.notebook,
+            self.profile,
+            tuple(self.checks),
+            tuple(self.qualifications),
+            self.platform,
+            self.seed,
+            self.complete,
         )
 
     def _write(self) -> None:

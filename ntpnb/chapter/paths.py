@@ -15,6 +15,9 @@ folder (default ``<root>/outputs``, git-ignored)::
     outputs/benchmarks/              ``python -m benchmarks``: benchmarks.md (tables), benchmarks.json
     outputs/benchmarks.md            the book's benchmarks page (``ntpnb book`` writes it)
     outputs/runs/<overrides>/        a run with ``-p KEY=VALUE`` overrides: the same layout, apart
+    outputs/seeds/seed=<s>/          a further seed of the seed sweep: the same layout, apart (the
+                                     book's figures and pages come from the book's seed, its
+                                     verdicts from every seed)
 """
 
 from __future__ import annotations
@@ -38,12 +41,16 @@ __all__ = [
     "override_output_dir",
     "DEFAULT_OUTPUT_DIRNAME",
     "OVERRIDE_RUNS_DIRNAME",
+    "SWEEP_DIRNAME",
 ]
 
 DEFAULT_OUTPUT_DIRNAME = "outputs"
 #: Runs with parameter overrides go to ``outputs/runs/<key=value,...>/``, apart from the
 #: canonical outputs that the book and its report are built from.
 OVERRIDE_RUNS_DIRNAME = "runs"
+#: The further seeds of a seed sweep go to ``<output root>/seeds/seed=<s>/``, one tree each.
+SWEEP_DIRNAME = "seeds"
+_SEED_TREE = re.compile(r"^seed=(-?\d+)$")
 #: The longest folder name of such a run; a longer one keeps its start, then a hash of all of it.
 MAX_RUN_DIRNAME = 120
 _MARKERS = ("_toc.yml", "notebooks")
@@ -109,6 +116,25 @@ class OutputLayout:
     def benchmarks(self) -> Path:
         """Results of ``python -m benchmarks`` (not created by :meth:`ensure`)."""
         return self.root / "benchmarks"
+
+    @property
+    def sweep(self) -> Path:
+        """The trees of the seed sweep's further seeds (not created by :meth:`ensure`)."""
+        return self.root / SWEEP_DIRNAME
+
+    def seed_root(self, seed: int) -> Path:
+        """The root of the tree of the sweep's seed ``seed``."""
+        return self.sweep / f"seed={int(seed)}"
+
+    def seed_layouts(self) -> dict[int, OutputLayout]:
+        """The trees of the sweep's further seeds that exist, by seed (none when no sweep ran)."""
+        found = {}
+        if self.sweep.is_dir():
+            for folder in self.sweep.iterdir():
+                match = _SEED_TREE.match(folder.name)
+                if match and folder.is_dir():
+                    found[int(match.group(1))] = OutputLayout(folder)
+        return dict(sorted(found.items()))
 
     def ensure(self) -> OutputLayout:
         """Create the folders if needed and return ``self``."""

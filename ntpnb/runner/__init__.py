@@ -20,6 +20,14 @@ from __future__ import annotations
 from .execute import RunResult
 from .lock import output_lock
 from .profiles import PROFILE_NAMES, PROFILES, parse_overrides
-from .run import reproduce
+from .run import DEFAULT_SEEDS, reproduce
 
-__all__ = ["reproduce", "RunResult", "PROFILE_NAMES", "PROFILES", "parse_overrides", "output_lock"]
+__all__ = [
+    "reproduce",
+    "RunResult",
+    "DEFAULT_SEEDS",
+    "PROFILE_NAMES",
+    "PROFILES",
+    "parse_overrides",
+    "output_lock",
+]

@@ -47,17 +47,33 @@ __all__ = [
 
 @dataclass(frozen=True)
 class NotebookRun:
-    """One notebook to execute: its source, what papermill injects, where, and its cache key."""
+    """One notebook to execute: its source, what papermill injects, where, and its cache key.
+
+    ``sweep`` marks a further seed of a seed sweep (its outputs in a tree of their own), as
+    opposed to the run at the book's seed.
+    """
 
     source: Path
     parameters: dict[str, Any]
     layout: OutputLayout
     key: str
+    sweep: bool = False
 
     @property
     def name(self) -> str:
         """The notebook's name (file stem)."""
         return self.source.stem
+
+    @property
+    def seed(self) -> int | None:
+        """The seed it runs at (None if the notebook has no ``seed`` parameter)."""
+        seed = self.parameters.get("seed")
+        return seed if isinstance(seed, int) and not isinstance(seed, bool) else None
+
+    @property
+    def label(self) -> str:
+        """Its name, with the seed when it is a further seed of the sweep (unique within a run)."""
+        return f"{self.name} seed {self.seed}" if self.sweep else self.name
 
     @property
     def executed(self) -> Path:

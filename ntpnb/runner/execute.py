@@ -1,13 +1,16 @@
 """Execute one notebook: Jupytext source -> papermill (with its parameters) -> executed ``.ipynb``.
 
-The notebook runs in its staging tree and its outputs are moved into place only when it
-succeeded (:mod:`.staging`); its cache key is stored then, and removed when it fails
-(:mod:`.choice`). A failure is described in one line (:mod:`.diagnosis`) and never raised: the
-run goes on with the other notebooks.
+The notebook runs in its staging tree and its outputs are moved into place only when it ran to
+its end (:mod:`.staging`): every cell ran, though some claim checks may have failed (its last
+cell, :meth:`~ntpnb.chapter.claims.ClaimLog.conclude`, then raised one error listing them, and
+its complete claim record says which). Its cache key is stored then, and removed when it failed
+before its end (:mod:`.choice`). A failure is described in one line (:mod:`.diagnosis`) and
+never raised: the run goes on with the other notebooks.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import shutil
 import time
@@ -17,32 +20,90 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..chapter.atomic import atomic_write_text
+from ..chapter.claims import ChapterRecord, load_chapter_record
 from ..chapter.paths import OutputLayout
+from ..errors import PathError
 from .choice import NotebookRun, cache_key, forget_key, is_cached, notebook_parameters, store_key
-from .diagnosis import describe_failure, describe_write_failure
+from .diagnosis import describe_failure
 from .kernels import KERNEL_NAME, IPCKernelManager, kernel_environment
 from .staging import clear_failure, hide_injected_parameters, keep_failure, promote, staging_layout
 
-__all__ = ["RunResult", "CellStarted", "cached_result", "run_notebook", "execute_notebook"]
+__all__ = ["RunResult", "CellStarted", "cached_result", "failed_result", "run_notebook", "execute_notebook"]
 
 
 @dataclass(frozen=True)
 class RunResult:
-    """Outcome of executing one notebook."""
+    """Outcome of executing one notebook at one seed.
+
+    ``ok`` means it ran to its end with every check passing; ``completed`` that it ran to its
+    end (its outputs are in place), though the checks of ``failed_checks`` (one line each:
+    :attr:`~ntpnb.chapter.claims.Check.failure`) failed.
+    """
 
     name: str
     ok: bool
     seconds: float
     executed: Path | None  # for a failure, the kept executed copy (None when none could be kept)
     error: str | None = None
-    cached: bool = False  # not executed: unchanged since its last successful run
+    cached: bool = False  # not executed: unchanged since its last run to its end
+    seed: int | None = None  # the seed it ran at (None: the notebook has no seed parameter)
+    sweep: bool = False  # a further seed of the sweep, not the book's
+    completed: bool = False
+    failed_checks: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.ok:
+            object.__setattr__(self, "completed", True)
+
+    @property
+    def label(self) -> str:
+        """The notebook's name, with the seed for a further seed of the sweep."""
+        return run_label(self.name, self.seed, self.sweep)
+
+
+def run_label(name: str, seed: int | None, sweep: bool) -> str:
+    """``"01_entropy_separability"``, or ``"01_entropy_separability seed 3"`` in the sweep."""
+    return f"{name} seed {seed}" if sweep else name
+
+
+def _result(run: NotebookRun, record: ChapterRecord, seconds: float, cached: bool) -> RunResult:
+    """The result of ``run``, which ran to its end and wrote ``record``."""
+    failed = tuple(c.failure for c in record.failed)
+    error = f"{len(failed)} of {len(record.checks)} checks failed" if failed else None
+    return RunResult(
+        run.name, not failed, seconds, run.executed, error, cached, run.seed, run.sweep, True, failed
+    )
+
+
+def _complete_record(run: NotebookRun, claims: Path) -> ChapterRecord | None:
+    """The record of ``run`` in the folder ``claims``, if it reads and says the chapter ran to its end.
+
+    A notebook that keeps no claim record (no :class:`~ntpnb.chapter.claims.ClaimLog`) has an
+    empty one.
+    """
+    path = claims / f"{run.name}.json"
+    if not path.exists():
+        return ChapterRecord(run.name, str(run.parameters.get("profile", "")), complete=True)
+    try:
+        record = load_chapter_record(path)
+    except PathError:
+        return None
+    return record if record.complete else None
 
 
 def cached_result(run: NotebookRun, force: bool = False) -> RunResult | None:
-    """The result of ``run`` without executing it, if its outputs are current (and not ``force``)."""
+    """The result of ``run`` without executing it, if its outputs are current (and not ``force``).
+
+    Its claim record says which checks failed; a record that does not read, or is not complete,
+    makes the notebook run again.
+    """
     if force or not is_cached(run.executed, run.key):
         return None
-    return RunResult(run.name, True, 0.0, run.executed, cached=True)
+    record = _complete_record(run, run.layout.claims)
+    if record is None:
+        return None
+    return _result(run, record, 0.0, cached=True)
 
 
 #: A function told each code cell as it starts: its number (from 1) and how many there are.
@@ -137,19 +198,37 @@ def run_notebook(run: NotebookRun, cell_started: CellStarted | None = None) -> R
                 # so it is killed with its process group instead of asked to exit
                 shutdown_kernel="immediate",
             )
-        seconds = time.perf_counter() - start
-        hide_injected_parameters(staged)
-        promote(stage, layout, executed)
     except Exception as exc:  # report any failure, go on with the others
         seconds = time.perf_counter() - start
-        return _failed(run, stage, seconds, describe_failure(exc, staged, layout.root))
+        record = _complete_record(run, stage.claims)
+        if record is None or getattr(exc, "ename", None) != "ClaimCheckError":
+            return _failed(run, stage, seconds, describe_failure(exc, staged, layout.root))
+    else:  # every cell ran and every check passed
+        seconds = time.perf_counter() - start
+        record = _complete_record(run, stage.claims)
+        if record is None:
+            error = "IncompleteRecord: the chapter ended without ClaimLog.conclude() in its last cell"
+            return _failed(run, stage, seconds, error)
     try:
+        record = _stamp_parameters(run, record, stage.claims)
+        hide_injected_parameters(staged)
+        promote(stage, layout, executed)
         store_key(run, seconds)
         clear_failure(layout, run.name)
-    except OSError as exc:  # the outputs are in place, but the next run cannot know it
-        return _failed(run, stage, seconds, describe_write_failure(exc, layout.root))
+    except Exception as exc:  # the outputs are not in place, or the next run cannot know they are
+        return _failed(run, stage, seconds, describe_failure(exc, staged, layout.root))
     shutil.rmtree(stage.root, ignore_errors=True)
-    return RunResult(run.name, True, seconds, executed)
+    return _result(run, record, seconds, cached=False)
+
+
+def _stamp_parameters(run: NotebookRun, record: ChapterRecord, claims: Path) -> ChapterRecord:
+    """``record`` with every parameter ``run`` was given, written back in ``claims`` (if it keeps one)."""
+    path = claims / f"{run.name}.json"
+    if not path.exists():
+        return record
+    stamped = dataclasses.replace(record, parameters=dict(run.parameters))
+    atomic_write_text(path, stamped.dump())
+    return stamped
 
 
 def _failed(run: NotebookRun, stage: OutputLayout, seconds: float, error: str) -> RunResult:
@@ -157,7 +236,12 @@ def _failed(run: NotebookRun, stage: OutputLayout, seconds: float, error: str) -
     forget_key(run.executed)
     kept = keep_failure(run.layout, stage, run.name, error, run.parameters)
     shutil.rmtree(stage.root, ignore_errors=True)
-    return RunResult(run.name, False, seconds, kept, error)
+    return failed_result(run, error, seconds, kept)
+
+
+def failed_result(run: NotebookRun, error: str, seconds: float = 0.0, kept: Path | None = None) -> RunResult:
+    """The result of ``run`` when it failed before its end, with ``error`` (one line)."""
+    return RunResult(run.name, False, seconds, kept, error, seed=run.seed, sweep=run.sweep)
 
 
 def execute_notebook(

@@ -106,9 +106,12 @@ def run_folder() -> str:
     return folder or tempfile.gettempdir()
 
 
-def progress_file(name: str) -> Path:
-    """Where the kernel of notebook ``name`` reports its long loops' progress, in the run's folder."""
-    return Path(run_folder()) / f"progress-{name}.json"
+def progress_file(label: str) -> Path:
+    """Where the kernel of the run ``label`` (a notebook, at a seed) reports its long loops' progress.
+
+    In the run's folder; one file per notebook and seed.
+    """
+    return Path(run_folder()) / f"progress-{label.replace(' ', '-')}.json"
 
 
 @contextmanager

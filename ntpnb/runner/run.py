@@ -1,15 +1,19 @@
 """``ntpnb reproduce``: execute the chosen notebooks into an output tree, one progress line each.
 
 The arguments are checked once, before anything runs (:mod:`.choice`: the notebooks, the
-profile, the overrides, the number of jobs). Then, holding the output tree's lock
-(:mod:`.lock`; a second run waits for it, or with ``wait=False`` refuses), the run executes
-every notebook whose outputs are not current (its cache key changed, or ``force``) in worker
-processes (:mod:`.workers`), the longest first, each in its staging tree (:mod:`.staging`).
-One failed notebook does not stop the others: each result is reported. A Ctrl-C ends every
-worker and kernel of the run and raises :class:`~ntpnb.errors.RunInterruptedError`; the
-notebooks that finished keep their outputs. The wall time of every executed notebook is
-recorded in ``<output root>/timings.json`` (:mod:`.timings`), which the book's benchmarks page
-shows.
+profile, the overrides, the number of jobs and seeds). Every notebook runs at the book's seed
+(its profile's ``seed``, or the one ``-p seed=`` gives) into the output tree, and, in a seed
+sweep (``seeds > 1``), at the next ``seeds - 1`` seeds into trees of their own
+(``<output root>/seeds/seed=<s>/``, :meth:`~ntpnb.chapter.paths.OutputLayout.seed_root`): the
+book's figures and pages come from the book's seed, the verdicts of its claims from every seed.
+Then, holding the output tree's lock (:mod:`.lock`; a second run waits for it, or with
+``wait=False`` refuses), the run executes every (notebook, seed) whose outputs are not current
+(its cache key changed, or ``force``) in worker processes (:mod:`.workers`), the longest first,
+each in its staging tree (:mod:`.staging`). One failed notebook does not stop the others: each
+result is reported. A Ctrl-C ends every worker and kernel of the run and raises
+:class:`~ntpnb.errors.RunInterruptedError`; the notebooks that finished keep their outputs. The
+wall time of every executed notebook is recorded in its tree's ``timings.json``
+(:mod:`.timings`), which the book's benchmarks page shows.
 """
 
 from __future__ import annotations
@@ -19,9 +23,10 @@ import subprocess
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from ..chapter.atomic import atomic_write_text
-from ..chapter.paths import DEFAULT_OUTPUT_DIRNAME, output_layout, override_output_dir
+from ..chapter.paths import DEFAULT_OUTPUT_DIRNAME, OutputLayout, output_layout, override_output_dir
 from ..errors import NTPError, RunInterruptedError
 from .choice import NotebookRun, cache_key, choose_notebooks, longest_first, package_fingerprint, with_output
 from .diagnosis import describe_write_failure
@@ -33,7 +38,49 @@ from .staging import remove_leftovers
 from .timings import record_timings
 from .workers import default_jobs, run_in_workers
 
-__all__ = ["reproduce"]
+__all__ = ["reproduce", "DEFAULT_SEEDS", "default_seeds", "seed_runs"]
+
+#: How many seeds a run executes by default: the book's seed and four more, so that every
+#: verdict is a measurement across seeds (a run with ``-p`` overrides runs one, see
+#: :func:`default_seeds`).
+DEFAULT_SEEDS = 5
+
+
+def default_seeds(overrides: Mapping[str, str]) -> int:
+    """The seeds a run executes unless told: :data:`DEFAULT_SEEDS`, or one for an exploratory run.
+
+    A run with ``-p`` overrides explores one setting (its seed, if it sets one); ``--seeds``
+    asks for a sweep of it.
+    """
+    return 1 if overrides else DEFAULT_SEEDS
+
+
+def seed_runs(
+    source: Path,
+    parameters: Mapping[str, Any],
+    profile: str,
+    layout: OutputLayout,
+    seeds: int,
+    fingerprint: str,
+) -> list[NotebookRun]:
+    """The runs of one notebook in a sweep of ``seeds`` seeds: the book's first, then the others.
+
+    The book's seed is the ``seed`` parameter; the further seeds follow it (``seed + 1``, ...),
+    each into its own tree under ``layout``. A notebook without an integer ``seed`` parameter
+    draws nothing at random: it runs once.
+    """
+    base = parameters.get("seed")
+    if isinstance(base, bool) or not isinstance(base, int):
+        seeds = 1
+    runs = []
+    for i in range(seeds):
+        tree = layout if i == 0 else output_layout(layout.seed_root(base + i))
+        values = dict(parameters) if i == 0 else {**parameters, "seed": base + i}
+        injected = with_output(values, profile, tree)
+        runs.append(
+            NotebookRun(source, injected, tree, cache_key(source, injected, fingerprint), sweep=i > 0)
+        )
+    return runs
 
 
 def _warm_matplotlib() -> None:
@@ -47,11 +94,11 @@ def _warm_matplotlib() -> None:
 
 
 def _progress_line(result: RunResult, done: int, total: int, width: int) -> str:
-    """``[2/6] 02_regularization_path  ok       12.3 s``: one finished notebook."""
-    status = "cached" if result.cached else ("ok" if result.ok else "FAILED")
-    line = f"[{done}/{total}] {result.name:<{width}}  {status:<6}"
+    """``[2/6] 02_regularization_path  ok       12.3 s``: one finished notebook (at one seed)."""
+    status = "ok" if result.ok else ("checks" if result.completed else "FAILED")
+    line = f"[{done}/{total}] {result.label:<{width}}  {status:<6}"
     if result.cached:
-        line += "  unchanged since its last successful run (--force reruns it)"
+        line += "  unchanged since its last run (--force reruns it)"
     else:
         line += f" {result.seconds:7.1f} s"
     return line + (f"  {result.error}" if result.error else "")
@@ -68,6 +115,7 @@ def reproduce(
     force: bool = False,
     wait: bool = True,
     live: bool | None = None,
+    seeds: int | None = None,
 ) -> list[RunResult]:
     """Execute the selected notebooks of the project at ``root``; one progress line each.
 
@@ -98,16 +146,20 @@ def reproduce(
     live
         Show the running notebooks in a block redrawn in place (:mod:`.display`; default:
         when standard output is a terminal); otherwise one line when each starts.
+    seeds
+        How many seeds each notebook runs at: the book's seed and the ``seeds - 1`` after it
+        (default :func:`default_seeds`).
 
     Returns
     -------
     list of RunResult
-        In the order of the selected notebooks.
+        In the order of the selected notebooks, each at the book's seed, then the others.
 
     Raises
     ------
     NTPError
-        On an unknown notebook, profile or parameter, a value of the wrong type, or ``jobs < 1``.
+        On an unknown notebook, profile or parameter, a value of the wrong type, ``jobs < 1``
+        or ``seeds < 1``.
     PathError
         If the output folder cannot be created or written.
     OutputLockedError
@@ -120,30 +172,38 @@ def reproduce(
     jobs = default_jobs() if jobs is None else jobs
     if jobs < 1:
         raise NTPError(f"--jobs must be at least 1, got {jobs}")
+    seeds = default_seeds(overrides) if seeds is None else seeds
+    if isinstance(seeds, bool) or not isinstance(seeds, int) or seeds < 1:
+        raise NTPError(f"--seeds must be a whole number of at least 1, got {seeds!r}")
     if output_dir is None:
         output_dir = override_output_dir(root, overrides) if overrides else root / DEFAULT_OUTPUT_DIRNAME
     layout = output_layout(output_dir)
+    fingerprint = package_fingerprint()
+    runs = [
+        run
+        for source, parameters in chosen
+        for run in seed_runs(source, parameters, profile, layout, seeds, fingerprint)
+    ]
     _warm_matplotlib()
     with output_lock(layout.root, wait=wait, log=log), run_environment() as mark:
-        remove_leftovers(layout)
+        trees = list(dict.fromkeys(run.layout for run in runs))
+        for tree in trees:
+            remove_leftovers(tree)
         if overrides:
             record = {"profile": profile, "overrides": overrides, "notebooks": [s.stem for s, _ in chosen]}
             atomic_write_text(layout.root / "run.json", json.dumps(record, indent=1) + "\n")
 
-        fingerprint = package_fingerprint()
-        width = max(len(source.stem) for source, _ in chosen)
+        width = max(len(run.label) for run in runs)
         results: dict[str, RunResult] = {}
 
         display = Display(log, width, live=live)
 
         def report(result: RunResult) -> None:
-            results[result.name] = result
-            display.finished(result.name, _progress_line(result, len(results), len(chosen), width))
+            results[result.label] = result
+            display.finished(result.label, _progress_line(result, len(results), len(runs), width))
 
         pending = []
-        for source, parameters in chosen:
-            injected = with_output(parameters, profile, layout)
-            run = NotebookRun(source, injected, layout, cache_key(source, injected, fingerprint))
+        for run in runs:
             cached = cached_result(run, force)
             if cached:
                 report(cached)
@@ -153,14 +213,30 @@ def reproduce(
             interrupted = run_in_workers(longest_first(pending, profile), jobs, report, mark, log, display)
         finally:
             display.close()
-        remove_leftovers(layout)  # the staging folder, and the trees of notebooks that were stopped
-        executed_now = [r for r in results.values() if not r.cached]
-        if executed_now:  # with the number of notebooks that actually ran side by side
-            try:
-                record_timings(layout, profile, executed_now, min(jobs, len(pending)))
-            except OSError as exc:  # said once: a failed notebook's line already names the cause
-                if all(r.ok for r in executed_now):
-                    log(f"ntpnb: timings not recorded: {describe_write_failure(exc, layout.root)}")
+        for tree in trees:  # the staging folders, and the trees of notebooks that were stopped
+            remove_leftovers(tree)
+        _record_timings(trees, pending, results, profile, jobs, log)
     if interrupted:
-        raise RunInterruptedError(len(results), len(chosen))
-    return [results[source.stem] for source, _ in chosen]
+        raise RunInterruptedError(len(results), len(runs))
+    return [results[run.label] for run in runs]
+
+
+def _record_timings(
+    trees: Sequence[OutputLayout],
+    pending: Sequence[NotebookRun],
+    results: Mapping[str, RunResult],
+    profile: str,
+    jobs: int,
+    log: Callable[[str], None],
+) -> None:
+    """Record the time of every notebook executed now, in the tree it ran into."""
+    side_by_side = min(jobs, len(pending))  # how many notebooks actually ran at once
+    for tree in trees:
+        executed_now = [results[r.label] for r in pending if r.layout == tree and r.label in results]
+        if not executed_now:
+            continue
+        try:
+            record_timings(tree, profile, executed_now, side_by_side)
+        except OSError as exc:  # said once: a failed notebook's line already names the cause
+            if all(r.ok for r in executed_now):
+                log(f"ntpnb: timings not recorded: {describe_write_failure(exc, tree.root)}")

@@ -27,7 +27,7 @@ from ..chapter.progress import PROGRESS_FILE_VAR
 from .choice import NotebookRun
 from .diagnosis import describe_failure
 from .display import Display
-from .execute import RunResult, run_notebook
+from .execute import RunResult, failed_result, run_notebook
 from .kernels import RUN_FOLDER_PREFIX, progress_file, run_folder
 from .processes import RUN_MARKER, end_processes
 
@@ -91,7 +91,7 @@ def _worker(sender: Connection, run: NotebookRun) -> None:
         os.setsid()
     watchdog = threading.Thread(target=_orphan_watchdog, args=(os.getppid(),), daemon=True)
     watchdog.start()
-    os.environ[PROGRESS_FILE_VAR] = str(progress_file(run.name))  # the kernel inherits it
+    os.environ[PROGRESS_FILE_VAR] = str(progress_file(run.label))  # the kernel inherits it
 
     def cell_started(cell: int, cells: int) -> None:
         sender.send((cell, cells))
@@ -99,7 +99,7 @@ def _worker(sender: Connection, run: NotebookRun) -> None:
     try:
         result = run_notebook(run, cell_started)
     except Exception as exc:  # run_notebook reports failures itself; this is one of its own
-        result = RunResult(run.name, False, 0.0, None, describe_failure(exc, outputs=run.layout.root))
+        result = failed_result(run, describe_failure(exc, outputs=run.layout.root))
     sender.send(result)
     sender.close()
 
@@ -149,26 +149,28 @@ def run_in_workers(
                     process.start()
                 sender.close()
                 running[receiver] = (process, run)
-                started[run.name] = time.monotonic()
+                started[run.label] = time.monotonic()
                 if display is not None:
-                    display.started(run.name, progress_file(run.name))
+                    display.started(run.label, progress_file(run.label))
             for receiver in multiprocessing.connection.wait(list(running), timeout=0.2):
                 process, run = running[receiver]
                 try:
                     message = receiver.recv()
                 except (EOFError, OSError):  # the worker died before it could answer
                     process.join(5)
-                    error = f"WorkerDied: the process running {run.name} ended (exit code {process.exitcode})"
-                    message = RunResult(run.name, False, 0.0, None, error)
+                    code = process.exitcode
+                    message = failed_result(
+                        run, f"WorkerDied: the process running {run.label} ended (exit code {code})"
+                    )
                 if not isinstance(message, RunResult):  # a code cell started
                     if display is not None:
-                        display.cell(run.name, *message)
+                        display.cell(run.label, *message)
                     continue
                 del running[receiver]
                 receiver.close()
                 process.join()
                 # the time the reader waited: the worker's start and imports, the kernel, the cells
-                report(dataclasses.replace(message, seconds=time.monotonic() - started[run.name]))
+                report(dataclasses.replace(message, seconds=time.monotonic() - started[run.label]))
             if display is not None:
                 display.tick()
         if not interrupts.count:

@@ -74,8 +74,9 @@ def run(tmp_path, capsys):
     log.check("A1", "gap at random W", 0.25, ">", 0.0, digits=2)
     log.check("A1", "gap where softmax = p", 1e-15, "<", 1e-12, floor=1e-12)
     log.check("A1", "KL sum is non-negative", 0.1, ">=", 0.0, kind="sanity")
+    assert not log.check("A2", "decay rate", -0.5, "~", -1.0, tol=0.02, paper="e^{-gamma}")
     with pytest.raises(ClaimCheckError):
-        log.check("A2", "decay rate", -0.5, "~", -1.0, tol=0.02, paper="e^{-gamma}")
+        log.conclude()
     printed = capsys.readouterr().out.split("[")
     lines = ["[" + p for p in printed if p]
     executed_notebook(
@@ -120,19 +121,20 @@ def test_report_lists_every_claim_with_its_status(run):
     for cid in CLAIMS:
         assert re.search(rf"^\| \*\*{cid}\*\* \(", report, flags=re.M), cid
     a1 = next(line for line in report.splitlines() if line.startswith("| **A1**"))
-    assert "| reproduced: 2 evidence, 1 sanity (quick) |" in a1
+    assert "| reproduced: holds at 1 of 1 seed; 2 evidence, 1 sanity (quick) |" in a1
     assert "(/outputs/notebooks/07_demo.ipynb#claim-a1-the--bound)" in a1
     assert "(/outputs/notebooks/07_demo.ipynb#equality)" in a1
     a2 = next(line for line in report.splitlines() if line.startswith("| **A2**"))
     assert "(/outputs/notebooks/07_demo.ipynb#equality-1)" in a2
-    assert "**check failed**: 1 evidence, 1 failed (quick)" in a2
+    assert "**check failed**: holds at 0 of 1 seed (failed at 0); 1 evidence, 1 failed (quick)" in a2
     a3 = next(line for line in report.splitlines() if line.startswith("| **A3**"))
     assert "not tested (no check yet)" in a3
     n = len(CLAIMS)
-    assert f"**1 of {n} claims reproduced, {n - 2} not tested, 1 check failed**; 4 checks in all" in report
+    assert f"**1 of {n} claims reproduced, {n - 2} not tested, 1 check failed**; 4 checks at the book's seed" in report
+    assert "The verdicts rest on one seed per chapter (the book's, 0)" in report
     assert "| *sanity:* KL sum is non-negative |" in report
     # every check, with our value, the requirement and the paper's value
-    assert "| -0.5000 | = -1 ± 0.02 | e^\\{-gamma\\} | **FAIL** |" in report
+    assert "| -0.5000 | = -1 ± 0.02 | e^\\{-gamma\\} | **FAIL** | 0 of 1 (failed at 0) |  |" in report
     assert "| \\< 1e-12 | \\< 1e-12 |" in report
 
 
@@ -173,11 +175,14 @@ def test_report_gives_findings_and_qualifications_their_verdicts(tmp_path, capsy
     report = render_report(layout)
     line = {cid: next(ln for ln in report.splitlines() if ln.startswith(f"| **{cid}**")) for cid in CLAIMS}
     assert (
-        "**does not reproduce**: 0 evidence, 1 finding (paper)<br>local correlation: measured 0.9860; "
+        "**does not reproduce**; 0 evidence, 1 finding (paper)<br>local correlation: measured 0.9860; "
         "paper: \\> 0.99" in line["B11"]
     )
-    assert "reproduced with a qualification: 1 evidence (paper)<br>measured up to B = 2400 only" in line["A5"]
-    assert "not tested: 0 evidence, 1 sanity (paper)" in line["A6"]
+    assert (
+        "reproduced with a qualification: holds at 1 of 1 seed; 1 evidence (paper)<br>measured up to B = 2400 only"
+        in line["A5"]
+    )
+    assert "not tested; 0 evidence, 1 sanity (paper)" in line["A6"]
     assert (
         f"**0 of {len(CLAIMS)} claims reproduced, 1 reproduced with a qualification, 1 does not reproduce, "
         f"{len(CLAIMS) - 2} not tested**" in report

@@ -7,9 +7,9 @@ import json
 from ntpnb.book.sphinx_ext import notebook_problems
 
 
-def write(tmp_path, outputs, metadata=None):
+def write(tmp_path, outputs, metadata=None, source="x"):
     nb = {
-        "cells": [{"cell_type": "code", "source": "x", "metadata": {}, "outputs": outputs}],
+        "cells": [{"cell_type": "code", "source": source, "metadata": {}, "outputs": outputs}],
         "metadata": metadata or {},
         "nbformat": 4,
         "nbformat_minor": 5,
@@ -39,3 +39,12 @@ def test_stderr_output_is_a_problem(tmp_path):
 def test_papermill_exception_flag_is_a_problem(tmp_path):
     path = write(tmp_path, [], metadata={"papermill": {"exception": True}})
     assert notebook_problems(path) == ["papermill recorded an exception during execution"]
+
+
+def test_the_concluding_list_of_failed_checks_is_no_problem(tmp_path):
+    error = {"output_type": "error", "ename": "ClaimCheckError", "evalue": "2 checks failed", "traceback": []}
+    flag = {"papermill": {"exception": True}}
+    assert notebook_problems(write(tmp_path, [error], flag, source="claims.conclude()\n")) == []
+    other = {"output_type": "error", "ename": "ValueError", "evalue": "bad", "traceback": []}
+    problems = notebook_problems(write(tmp_path, [other], flag, source="claims.conclude()"))
+    assert problems == ["papermill recorded an exception during execution", "cell 0 raised ValueError: bad"]

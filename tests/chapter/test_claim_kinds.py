@@ -21,10 +21,11 @@ def test_a_sanity_check_is_labelled_and_recorded_as_such(tmp_path, capsys):
     assert kinds == ["sanity", "claim"]
 
 
-def test_a_failed_sanity_check_fails_the_run(tmp_path):
+def test_a_failed_sanity_check_fails_the_run_at_its_end(tmp_path):
     log = ClaimLog("demo", "quick", tmp_path)
-    with pytest.raises(ClaimCheckError, match=r"A2 \(sanity\)"):
-        log.check("A2", "residual", 1.0, "<", 1e-9, kind="sanity")
+    assert log.check("A2", "residual", 1.0, "<", 1e-9, kind="sanity") is False
+    with pytest.raises(ClaimCheckError, match=r"A2 \(sanity\) residual: measured 1.000; required < 1e-09"):
+        log.conclude()
 
 
 def test_an_unknown_kind_is_rejected(tmp_path):

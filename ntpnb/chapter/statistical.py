@@ -1,0 +1,276 @@
+"""Statistical claim checks: a sample recorded at each seed, tested there, and pooled over the sweep.
+
+Some claims are about an average over random trials ("the mean correlation over 100 trials
+exceeds 0.99"). One run measures a sample of that average, so a fixed threshold on one run's mean
+fails by chance however true the claim (half the time, if the true mean sits at the threshold).
+Such a check records its :class:`Sample`; the chapter tests it at its own seed, and the book's
+verdict tests the sample pooled over every seed of the sweep (:meth:`Sample.pooled`), which is
+what decides the claim. Every test has a stated error rate, its ``level`` (default
+:data:`DEFAULT_LEVEL`).
+
+The tests (:data:`TESTS`):
+
+``"mean"``
+    The values are trials; the estimate is their mean, its standard error ``sd / sqrt(n)``
+    (normal approximation). Pooled: all trials of all seeds.
+``"estimate"``
+    One estimate per seed with its standard error (e.g. a bootstrap error); pooled by inverse
+    variance weights (a fixed-effect combination).
+``"mean_quantile"``
+    The values are trials, and the target is a mean that a paper reports over ``trials`` trials;
+    the statistic is ``q``, the fraction of bootstrap means of ``trials`` of our trials that are
+    at most the target: where the paper's value lies among the means our trials give (for
+    heavy-tailed values, whose standard error would mislead). Pooled: all trials.
+
+How a check decides, with ``z`` the standard normal quantile of ``1 - level``:
+
+* a **claim** check (the relation is the paper's statement) fails only when the data contradict
+  it at that level: ``>`` needs ``estimate + z se > target``, ``<`` needs
+  ``estimate - z se < target``, ``~`` needs ``|estimate - target| <= tol + z se``; for
+  ``"mean_quantile"``, ``~`` needs ``level/2 < q < 1 - level/2``. A true claim fails with
+  probability at most ``level`` (``~``: at most ``2 level``, one tail each side);
+* a **finding** check (the relation is the shortfall) holds only when the data establish it:
+  ``>`` needs ``estimate - z se > target``, ``<`` needs ``estimate + z se < target``; for
+  ``"mean_quantile"``, ``>`` (our means exceed the paper's value) needs ``q < level`` and ``<``
+  needs ``q > 1 - level``. A shortfall that is not there is recorded with probability at most
+  ``level``.
+
+Only the standard library is imported here (the runner reads claim records without loading
+numpy); ``"mean_quantile"`` loads numpy when it resamples.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from statistics import NormalDist
+from typing import Any
+
+from ..errors import InvalidDataError
+
+__all__ = ["DEFAULT_LEVEL", "TESTS", "Sample", "sample_of"]
+
+#: The error rate of a statistical check: the chance that it fails when the claim is true (a
+#: claim) or holds when the shortfall is not there (a finding). Small enough that a sweep of
+#: five seeds and a few dozen statistical checks rarely sees one by chance.
+DEFAULT_LEVEL = 0.01
+
+#: The tests a :class:`Sample` can be checked with (see the module docstring).
+TESTS: tuple[str, ...] = ("mean", "estimate", "mean_quantile")
+
+#: Resamples of a ``"mean_quantile"`` test, and the seed of its generator (the same on every machine).
+BOOTSTRAP_RESAMPLES = 20_000
+BOOTSTRAP_SEED = 0
+
+
+def _finite_tuple(values: Iterable[Any], name: str) -> tuple[float, ...]:
+    try:
+        out = tuple(float(v) for v in values)
+    except (TypeError, ValueError) as exc:
+        raise InvalidDataError(f"{name} must be numbers: {exc}") from None
+    if not all(math.isfinite(v) for v in out):
+        raise InvalidDataError(f"{name} must be finite numbers")
+    return out
+
+
+@dataclass(frozen=True)
+class Sample:
+    """What a statistical check records at one seed, enough to pool it with the others.
+
+    Attributes
+    ----------
+    test
+        One of :data:`TESTS`.
+    values
+        The trials' values (``"mean"``, ``"mean_quantile"``), or the estimates (``"estimate"``).
+    errors
+        The standard error of each estimate (``"estimate"`` only).
+    trials
+        ``"mean_quantile"``: how many trials the target is a mean of.
+    level
+        The test's error rate (see the module docstring).
+    """
+
+    test: str
+    values: tuple[float, ...]
+    errors: tuple[float, ...] = ()
+    trials: int = 0
+    level: float = DEFAULT_LEVEL
+
+    def __post_init__(self) -> None:
+        if self.test not in TESTS:
+            raise InvalidDataError(f"unknown statistical test {self.test!r}; use one of {list(TESTS)}")
+        object.__setattr__(self, "values", _finite_tuple(self.values, "the sample's values"))
+        object.__setattr__(self, "errors", _finite_tuple(self.errors, "the standard errors"))
+        if not 0.0 < float(self.level) < 0.5:
+            raise InvalidDataError(f"a test's level must lie in (0, 0.5), got {self.level!r}")
+        minimum = 1 if self.test == "estimate" else 2
+        if len(self.values) < minimum:
+            raise InvalidDataError(
+                f"a {self.test!r} test needs at least {minimum} values, got {len(self.values)}"
+            )
+        if self.test == "estimate":
+            if len(self.errors) != len(self.values) or not all(e > 0 for e in self.errors):
+                raise InvalidDataError("an 'estimate' test needs one positive standard error per estimate")
+        elif self.errors:
+            raise InvalidDataError(f"a {self.test!r} test takes no standard errors")
+        if self.test == "mean_quantile":
+            if isinstance(self.trials, bool) or not isinstance(self.trials, int) or self.trials < 1:
+                raise InvalidDataError(f"a 'mean_quantile' test needs trials >= 1, got {self.trials!r}")
+
+    # -- pooling --------------------------------------------------------------------------------
+
+    @classmethod
+    def pooled(cls, samples: Sequence[Sample]) -> Sample:
+        """One sample from the samples of every seed (the same test, level and trials).
+
+        Raises
+        ------
+        InvalidDataError
+            If there are none, or they differ in test, level or trials.
+        """
+        if not samples:
+            raise InvalidDataError("nothing to pool")
+        first = samples[0]
+        for other in samples[1:]:
+            if (other.test, other.level, other.trials) != (first.test, first.level, first.trials):
+                raise InvalidDataError(
+                    f"cannot pool a {other.test!r} test (level {other.level}, trials {other.trials}) "
+                    f"with a {first.test!r} test (level {first.level}, trials {first.trials})"
+                )
+        values = tuple(v for s in samples for v in s.values)
+        errors = tuple(e for s in samples for e in s.errors)
+        return cls(first.test, values, errors, first.trials, first.level)
+
+    # -- the statistic --------------------------------------------------------------------------
+
+    @property
+    def size(self) -> int:
+        """How many trials (``"mean"``, ``"mean_quantile"``) or estimates (``"estimate"``)."""
+        return len(self.values)
+
+    def estimate(self) -> tuple[float, float]:
+        """The estimate and its standard error (``"mean_quantile"``: ``q`` and NaN)."""
+        if self.test == "mean":
+            n = len(self.values)
+            mean = math.fsum(self.values) / n
+            var = math.fsum((v - mean) ** 2 for v in self.values) / (n - 1)
+            return mean, math.sqrt(var / n)
+        if self.test == "estimate":
+            weights = [1.0 / e**2 for e in self.errors]
+            total = math.fsum(weights)
+            mean = math.fsum(w * v for w, v in zip(weights, self.values, strict=True)) / total
+            return mean, math.sqrt(1.0 / total)
+        return self.quantile_of(float("nan")), float("nan")
+
+    def quantile_of(self, target: float) -> float:
+        """``"mean_quantile"``: the fraction of bootstrap means of ``trials`` trials at most ``target``."""
+        if self.test != "mean_quantile":
+            raise InvalidDataError(f"quantile_of needs a 'mean_quantile' test, not {self.test!r}")
+        from ..statistics import bootstrap_means
+
+        means = bootstrap_means(self.values, self.trials, BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED)
+        return float((means <= target).mean())
+
+    @property
+    def z(self) -> float:
+        """The standard normal quantile of ``1 - level``."""
+        return NormalDist().inv_cdf(1.0 - self.level)
+
+    def statistic(self, target: float) -> tuple[float, float]:
+        """What the check compares: ``(estimate, se)``, or ``(q, NaN)`` for ``"mean_quantile"``."""
+        if self.test == "mean_quantile":
+            return self.quantile_of(target), float("nan")
+        return self.estimate()
+
+    # -- the decision ---------------------------------------------------------------------------
+
+    def decide(self, relation: str, target: float, tol: float, kind: str) -> bool:
+        """Whether the check holds (see the module docstring for the rule of each kind).
+
+        Raises
+        ------
+        InvalidDataError
+            On a relation the test and kind do not support.
+        """
+        value, se = self.statistic(target)
+        if self.test == "mean_quantile":
+            return _decide_quantile(value, relation, kind, self.level)
+        slack = self.z * se
+        if kind == "finding":
+            rules = {">": value - slack > target, "<": value + slack < target}
+        else:
+            rules = {
+                ">": value + slack > target,
+                ">=": value + slack >= target,
+                "<": value - slack < target,
+                "<=": value - slack <= target,
+                "~": abs(value - target) <= tol + slack,
+            }
+        if relation not in rules:
+            raise InvalidDataError(_relation_error(kind, self.test, rules, relation))
+        return bool(rules[relation])
+
+    def describe(self, target: float, digits: int = 3) -> str:
+        """The measurement as printed: ``"0.988 ± 0.002 (100 trials)"`` or ``"q = 0.016 (100 trials)"``."""
+        value, se = self.statistic(target)
+        unit = "estimates" if self.test == "estimate" else "trials"
+        count = f"({self.size} {unit})"
+        if self.test == "mean_quantile":
+            return f"q = {value:.{digits}g} {count}"
+        return f"{value:#.{digits}g} ± {se:.1g} {count}"
+
+    def requirement(self, relation: str, kind: str) -> str:
+        """How the test decides, in words: ``"not contradicted at the 1% level"``."""
+        what = "established" if kind == "finding" else "not contradicted"
+        return f"{what} at the {self.level:.0%} level ({self.test} test)"
+
+    # -- JSON -----------------------------------------------------------------------------------
+
+    def to_json(self) -> dict[str, Any]:
+        """The sample as plain JSON data."""
+        return {
+            "test": self.test,
+            "values": list(self.values),
+            "errors": list(self.errors),
+            "trials": self.trials,
+            "level": self.level,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Sample:
+        """The sample :meth:`to_json` wrote (validated as any sample is)."""
+        return cls(
+            str(data["test"]),
+            tuple(data["values"]),
+            tuple(data.get("errors", ())),
+            int(data.get("trials", 0)),
+            float(data.get("level", DEFAULT_LEVEL)),
+        )
+
+
+def _decide_quantile(q: float, relation: str, kind: str, level: float) -> bool:
+    if kind == "finding":
+        rules = {">": q < level, "<": q > 1.0 - level}
+    else:
+        rules = {"~": level / 2 < q < 1.0 - level / 2}
+    if relation not in rules:
+        raise InvalidDataError(_relation_error(kind, "mean_quantile", rules, relation))
+    return bool(rules[relation])
+
+
+def _relation_error(kind: str, test: str, rules: Mapping[str, bool], relation: str) -> str:
+    return f"a {kind} check with a {test!r} test takes a relation in {sorted(rules)}, not {relation!r}"
+
+
+def sample_of(
+    test: str,
+    values: Iterable[float],
+    errors: Iterable[float] = (),
+    *,
+    trials: int = 0,
+    level: float = DEFAULT_LEVEL,
+) -> Sample:
+    """A :class:`Sample` from any iterable of numbers (numpy arrays included)."""
+    return Sample(test, tuple(float(v) for v in values), tuple(float(e) for e in errors), trials, level)

@@ -1,0 +1,138 @@
+"""Statistical claim checks: a sample tested at one seed and pooled over a sweep."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from ntpnb.chapter.claims import ClaimLog, load_chapter_record
+from ntpnb.chapter.statistical import DEFAULT_LEVEL, Sample, sample_of
+from ntpnb.errors import InvalidDataError
+
+
+def test_the_mean_test_uses_the_mean_and_its_standard_error():
+    s = sample_of("mean", [1.0, 2.0, 3.0, 4.0])
+    mean, se = s.estimate()
+    assert mean == 2.5
+    assert se == pytest.approx(np.std([1, 2, 3, 4], ddof=1) / 2)
+    assert s.describe(0.0) == "2.50 ± 0.6 (4 trials)"
+
+
+@pytest.mark.parametrize(
+    ("kind", "relation", "target", "holds"),
+    [
+        ("claim", ">", 0.99, True),  # 0.988 + 2.33 * 0.001 > 0.99: not contradicted
+        ("claim", ">", 0.992, False),  # 0.988 + 0.0023 < 0.992: contradicted
+        ("finding", "<", 0.99, False),  # 0.988 + 0.0023 > 0.99: not established
+        ("finding", "<", 0.991, True),
+        ("claim", "~", 0.987, True),
+        ("claim", "<", 0.986, True),
+    ],
+)
+def test_claims_fail_only_when_contradicted_and_findings_hold_only_when_established(
+    kind, relation, target, holds
+):
+    s = Sample("estimate", (0.988,), (0.001,))
+    assert s.decide(relation, target, 0.0, kind) is holds
+
+
+def test_estimates_pool_by_inverse_variance():
+    a = sample_of("estimate", [1.0], [1.0])
+    b = sample_of("estimate", [4.0], [2.0])
+    pooled = Sample.pooled([a, b])
+    value, se = pooled.estimate()
+    assert value == pytest.approx((1 * 1 + 4 * 0.25) / 1.25)
+    assert se == pytest.approx(math.sqrt(1 / 1.25))
+
+
+def test_means_pool_every_trial():
+    pooled = Sample.pooled([sample_of("mean", [1, 2]), sample_of("mean", [3, 4, 5])])
+    assert pooled.values == (1.0, 2.0, 3.0, 4.0, 5.0)
+    assert pooled.estimate()[0] == 3.0
+
+
+def test_samples_of_different_tests_or_levels_do_not_pool():
+    with pytest.raises(InvalidDataError, match="cannot pool"):
+        Sample.pooled([sample_of("mean", [1, 2]), sample_of("mean", [1, 2], level=0.05)])
+    with pytest.raises(InvalidDataError, match="nothing to pool"):
+        Sample.pooled([])
+
+
+def test_the_quantile_test_places_a_papers_mean_among_ours():
+    rng = np.random.default_rng(1)
+    values = rng.exponential(1.0, size=300)
+    s = sample_of("mean_quantile", values, trials=100)
+    assert s.quantile_of(values.mean()) == pytest.approx(0.5, abs=0.05)
+    assert s.decide("~", values.mean(), 0.0, "claim")
+    # far below every mean of 100 of our trials: the finding "our means exceed it" holds
+    assert s.decide(">", 0.5, 0.0, "finding")
+    assert not s.decide("~", 0.5, 0.0, "claim")
+    with pytest.raises(InvalidDataError, match="takes a relation"):
+        s.decide("<", 0.5, 0.0, "claim")
+
+
+def test_a_true_claim_fails_about_level_of_the_time_and_a_false_one_is_caught():
+    """The stated error rate, simulated: normal trials whose true mean is the paper's threshold."""
+    rng = np.random.default_rng(2026)
+    target, sd, n, runs = 0.99, 0.01, 100, 4000
+    fails = sum(
+        not sample_of("mean", rng.normal(target, sd, n)).decide(">", target, 0.0, "claim")
+        for _ in range(runs)
+    )
+    # binomial(4000, 0.01): mean 40, sd 6.3; the bound is 0.01 plus five standard deviations
+    assert fails / runs < DEFAULT_LEVEL + 5 * math.sqrt(DEFAULT_LEVEL / runs)
+    # a false claim (true mean 0.987) is caught by 500 pooled trials almost always
+    caught = sum(
+        not sample_of("mean", rng.normal(0.987, sd, 5 * n)).decide(">", target, 0.0, "claim")
+        for _ in range(200)
+    )
+    assert caught / 200 > 0.9
+
+
+def test_a_finding_that_is_not_there_is_recorded_about_level_of_the_time():
+    rng = np.random.default_rng(7)
+    runs = 4000
+    false = sum(
+        sample_of("mean", rng.normal(1.0, 1.0, 50)).decide("<", 1.0, 0.0, "finding") for _ in range(runs)
+    )
+    assert false / runs < DEFAULT_LEVEL + 5 * math.sqrt(DEFAULT_LEVEL / runs)
+
+
+@pytest.mark.parametrize(
+    ("args", "match"),
+    [
+        (("median", (1.0, 2.0)), "unknown statistical test"),
+        (("mean", (1.0,)), "at least 2 values"),
+        (("mean", (1.0, float("nan"))), "finite"),
+        (("estimate", (1.0,), ()), "one positive standard error"),
+        (("estimate", (1.0,), (0.0,)), "one positive standard error"),
+        (("mean", (1.0, 2.0), (0.1, 0.1)), "takes no standard errors"),
+        (("mean_quantile", (1.0, 2.0), (), 0), "trials >= 1"),
+        (("mean", (1.0, 2.0), (), 0, 0.7), "level must lie in"),
+        (("mean", ("a", 2.0)), "must be numbers"),
+    ],
+)
+def test_bad_samples_are_refused(args, match):
+    with pytest.raises(InvalidDataError, match=match):
+        Sample(*args)
+
+
+def test_a_statistical_check_is_recorded_with_its_sample_and_does_not_fail_the_chapter(tmp_path, capsys):
+    log = ClaimLog("demo", "quick", tmp_path, seed=2)
+    sample = sample_of("mean", [0.95, 0.96, 0.97])
+    assert log.check_sample("B8", "mean corr", sample, ">", 0.99) is False
+    out = capsys.readouterr().out
+    assert "[FAIL] B8 mean corr" in out
+    assert "required > 0.99, not contradicted at the 1% level (mean test)" in out
+    assert not log.failed  # decided pooled over the seeds, not here
+    log.conclude()  # does not raise
+    (check,) = load_chapter_record(log.path).checks
+    assert check.sample == sample and check.pooled
+    assert json.loads(log.path.read_text())["checks"][0]["sample"]["test"] == "mean"
+    with pytest.raises(InvalidDataError, match="use check"):
+        ClaimLog("demo", "quick", tmp_path).check_sample("B8", "x", sample, ">", 0.9, kind="sanity")
+    with pytest.raises(InvalidDataError, match="needs a Sample"):
+        ClaimLog("demo", "quick", tmp_path).check_sample("B8", "x", [1.0, 2.0], ">", 0.9)
