@@ -53,6 +53,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
         force=args.force,
         wait=not args.no_wait,
         seeds=args.seeds,
+        scheduler=args.scheduler,
     )
     total = sum(r.seconds for r in results)
     crashed = [r for r in results if not r.completed]
@@ -225,6 +226,13 @@ def _parser() -> argparse.ArgumentParser:
         metavar="N",
         help="run each notebook at the book's seed and the N - 1 seeds after it, each into its own tree "
         f"(outputs/seeds/seed=S); the verdicts count every seed (default: {DEFAULT_SEEDS}, or 1 with -p)",
+    )
+    rep.add_argument(
+        "--scheduler",
+        default=None,
+        metavar="ADDRESS",
+        help="run every notebook and seed as a task of the Dask cluster at ADDRESS (e.g. tcp://host:8786), "
+        "whose workers share this file system (needs dask[distributed])",
     )
     rep.add_argument(
         "--force",

@@ -110,12 +110,13 @@ class OutputLockedError(PathError):
 class RunInterruptedError(NTPError):
     """``ntpnb reproduce`` was interrupted (Ctrl-C, SIGINT); completed outputs are kept.
 
-    ``done`` notebooks of ``total`` had finished (successfully or not) when it stopped.
+    ``done`` notebook runs (a notebook at one seed) of ``total`` had finished (successfully or
+    not) when it stopped.
     """
 
     def __init__(self, done: int, total: int) -> None:
         self.done = done
         self.total = total
         super().__init__(
-            f"interrupted after {done} of {total} notebooks; completed outputs kept; rerun to resume"
+            f"interrupted after {done} of {total} notebook runs; completed outputs kept; rerun to resume"
         )

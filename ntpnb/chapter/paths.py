@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -42,6 +43,8 @@ __all__ = [
     "DEFAULT_OUTPUT_DIRNAME",
     "OVERRIDE_RUNS_DIRNAME",
     "SWEEP_DIRNAME",
+    "FIGURES_VAR",
+    "figures_wanted",
 ]
 
 DEFAULT_OUTPUT_DIRNAME = "outputs"
@@ -54,6 +57,17 @@ _SEED_TREE = re.compile(r"^seed=(-?\d+)$")
 #: The longest folder name of such a run; a longer one keeps its start, then a hash of all of it.
 MAX_RUN_DIRNAME = 120
 _MARKERS = ("_toc.yml", "notebooks")
+
+
+#: The environment variable that, set to ``off``, tells a chapter to write no figures:
+#: ``ntpnb reproduce`` sets it for the further seeds of a sweep, which repeat the checks, while the
+#: book's figures come from the book's seed.
+FIGURES_VAR = "NTPNB_FIGURES"
+
+
+def figures_wanted() -> bool:
+    """Whether this run writes its figures (not when :data:`FIGURES_VAR` is ``off``)."""
+    return os.environ.get(FIGURES_VAR, "").lower() != "off"
 
 
 def find_project_root(start: str | Path | None = None) -> Path:

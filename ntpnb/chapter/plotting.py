@@ -18,7 +18,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import LogLocator
 
 from .atomic import atomic_path
-from .paths import OutputLayout
+from .paths import OutputLayout, figures_wanted
 
 __all__ = ["STYLE", "COLORS", "use_style", "write_figure", "save_figure", "show_figure"]
 
@@ -142,12 +142,16 @@ def show_figure(fig: Figure, name: str, layout: OutputLayout) -> None:
     The PNG is shown at the size the inline backend would give the figure (``figure.dpi``
     pixels per inch), so pages look the same as with ``plt.show()``. Nothing is returned, so a
     cell that ends with this call shows the figure and not the paths it was written to (which
-    depend on the output folder of the run).
+    depend on the output folder of the run). A run that writes no figures (:func:`figures_wanted`)
+    only closes it.
     """
     import matplotlib.pyplot as plt
     from IPython.display import Image, display
     from PIL import Image as PILImage
 
+    if not figures_wanted():
+        plt.close(fig)
+        return
     paths = save_figure(fig, name, layout)
     plt.close(fig)
     with PILImage.open(paths[0]) as png:

@@ -29,6 +29,7 @@ from ..chapter.atomic import atomic_write_text
 from ..chapter.paths import DEFAULT_OUTPUT_DIRNAME, OutputLayout, output_layout, override_output_dir
 from ..errors import NTPError, RunInterruptedError
 from .choice import NotebookRun, cache_key, choose_notebooks, longest_first, package_fingerprint, with_output
+from .cluster import run_on_dask
 from .diagnosis import describe_write_failure
 from .display import Display
 from .execute import RunResult, cached_result
@@ -95,7 +96,7 @@ def _warm_matplotlib() -> None:
 
 def _progress_line(result: RunResult, done: int, total: int, width: int) -> str:
     """``[2/6] 02_regularization_path  ok       12.3 s``: one finished notebook (at one seed)."""
-    status = "ok" if result.ok else ("checks" if result.completed else "FAILED")
+    status = "cached" if result.cached else "ok" if result.ok else "checks" if result.completed else "FAILED"
     line = f"[{done}/{total}] {result.label:<{width}}  {status:<6}"
     if result.cached:
         line += "  unchanged since its last run (--force reruns it)"
@@ -116,6 +117,7 @@ def reproduce(
     wait: bool = True,
     live: bool | None = None,
     seeds: int | None = None,
+    scheduler: str | None = None,
 ) -> list[RunResult]:
     """Execute the selected notebooks of the project at ``root``; one progress line each.
 
@@ -149,6 +151,10 @@ def reproduce(
     seeds
         How many seeds each notebook runs at: the book's seed and the ``seeds - 1`` after it
         (default :func:`default_seeds`).
+    scheduler
+        The address of a Dask scheduler whose workers share this file system: every run is a
+        task of that cluster (:mod:`.cluster`) instead of a local worker process (``jobs`` is
+        then the cluster's business).
 
     Returns
     -------
@@ -209,8 +215,12 @@ def reproduce(
                 report(cached)
             else:
                 pending.append(run)
+        ordered = longest_first(pending, profile)
         try:
-            interrupted = run_in_workers(longest_first(pending, profile), jobs, report, mark, log, display)
+            if scheduler:
+                interrupted = run_on_dask(ordered, scheduler, report, mark, log, display)
+            else:
+                interrupted = run_in_workers(ordered, jobs, report, mark, log, display)
         finally:
             display.close()
         for tree in trees:  # the staging folders, and the trees of notebooks that were stopped

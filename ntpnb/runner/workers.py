@@ -23,6 +23,7 @@ from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from pathlib import Path
 
+from ..chapter.paths import FIGURES_VAR
 from ..chapter.progress import PROGRESS_FILE_VAR
 from .choice import NotebookRun
 from .diagnosis import describe_failure
@@ -31,7 +32,7 @@ from .execute import RunResult, failed_result, run_notebook
 from .kernels import RUN_FOLDER_PREFIX, progress_file, run_folder
 from .processes import RUN_MARKER, end_processes
 
-__all__ = ["default_jobs", "run_in_workers"]
+__all__ = ["default_jobs", "kernel_variables", "run_in_workers", "Interrupts"]
 
 
 def default_jobs() -> int:
@@ -39,7 +40,7 @@ def default_jobs() -> int:
     return max(1, os.cpu_count() or 1)
 
 
-class _Interrupts:
+class Interrupts:
     """Within (in the main thread): SIGINT is counted instead of raising KeyboardInterrupt."""
 
     def __init__(self) -> None:
@@ -49,7 +50,7 @@ class _Interrupts:
     def _handler(self, signum: int, frame: object) -> None:
         self.count += 1
 
-    def __enter__(self) -> _Interrupts:
+    def __enter__(self) -> Interrupts:
         if threading.current_thread() is threading.main_thread():
             self._previous = signal.signal(signal.SIGINT, self._handler)
         return self
@@ -79,6 +80,18 @@ def _sigint_ignored() -> Iterator[None]:
         signal.signal(signal.SIGINT, previous)
 
 
+def kernel_variables(run: NotebookRun) -> dict[str, str]:
+    """What the kernel of ``run`` is told through its environment.
+
+    Where to report its long loops' progress, and, for a further seed of a sweep (which repeats
+    the checks; the book's figures come from its own seed), to write no figures.
+    """
+    variables = {PROGRESS_FILE_VAR: str(progress_file(run.label))}
+    if run.sweep:
+        variables[FIGURES_VAR] = "off"
+    return variables
+
+
 def _worker(sender: Connection, run: NotebookRun) -> None:
     """A worker process: run one notebook (:func:`~ntpnb.runner.execute.run_notebook`), send the result back.
 
@@ -91,7 +104,7 @@ def _worker(sender: Connection, run: NotebookRun) -> None:
         os.setsid()
     watchdog = threading.Thread(target=_orphan_watchdog, args=(os.getppid(),), daemon=True)
     watchdog.start()
-    os.environ[PROGRESS_FILE_VAR] = str(progress_file(run.label))  # the kernel inherits it
+    os.environ.update(kernel_variables(run))  # the kernel inherits them
 
     def cell_started(cell: int, cells: int) -> None:
         sender.send((cell, cells))
@@ -139,7 +152,7 @@ def run_in_workers(
     queue = list(pending)
     running: dict[Connection, tuple[BaseProcess, NotebookRun]] = {}
     started: dict[str, float] = {}  # when each notebook's worker started (time.monotonic)
-    with _Interrupts() as interrupts:
+    with Interrupts() as interrupts:
         while (queue or running) and not interrupts.count:
             while queue and len(running) < jobs:
                 run = queue.pop(0)

@@ -39,7 +39,7 @@ import time
 
 from ntpnb.chapter.claims import ClaimLog
 
-claims = ClaimLog("{name}", profile, output_dir)
+claims = ClaimLog("{name}", profile, output_dir, seed=seed)
 claims.check("A1", "tiny {name} started", 1.0, "~", 1.0, tol=0.1, kind="sanity")
 end = time.monotonic() + float(os.environ.get("SLEEP_{short}", "0"))
 gate = os.environ.get("GATE_{short}", "")  # a file whose creation ends the sleep early
@@ -48,6 +48,7 @@ while time.monotonic() < end and not (gate and os.path.exists(gate)):
 if os.environ.get("FAIL_{short}"):
     raise ValueError("{name} broken on purpose")
 print("done", os.environ.get("RUN_{short}", ""))
+claims.conclude()
 """
 
 
@@ -77,10 +78,13 @@ def start(
 ) -> subprocess.Popen:
     """``ntpnb reproduce --profile quick ARGS`` on ``root``, marked, in a session of its own.
 
-    ``prefix`` is a command that runs it (e.g. in a mount namespace).
+    ``prefix`` is a command that runs it (e.g. in a mount namespace). One seed, unless ``ARGS``
+    ask for a sweep.
     """
     cmd = [*prefix, sys.executable, "-m", "ntpnb.cli", "reproduce", "--profile", "quick"]
     cmd += ["--root", str(root)]
+    if "--seeds" not in args:
+        cmd += ["--seeds", "1"]
     full_env = {**os.environ, "PYTHONPATH": str(ROOT), MARK: MARK_VALUE, **(env or {})}
     return subprocess.Popen(
         [*cmd, *args],
@@ -118,12 +122,12 @@ def wait_for(condition, timeout: float = 120, what: str = "") -> None:
 
 
 def running_kernels(root: Path, count: int):
-    """True once ``count`` notebooks of the run at ``root`` are executing their slow cell."""
+    """True once ``count`` notebooks of the run at ``root`` (at any seed) are executing their slow cell."""
     outputs = root / "outputs"
 
     def condition() -> bool:
-        staged = [outputs / ".staging" / name / "claims" / f"{name}.json" for name in NAMES]
-        return sum(path.is_file() for path in staged) >= count
+        staged = [p for p in outputs.rglob("*.json") if ".staging" in p.parts and p.parent.name == "claims"]
+        return len(staged) >= count
 
     return condition
 
@@ -178,17 +182,25 @@ def test_an_interrupted_write_leaves_the_old_file(tmp_path):
 
 @pytest.mark.slow
 @pytest.mark.parametrize(
-    "jobs, to_group, earlier, at_start",
+    "jobs, to_group, earlier, at_start, seeds",
     [
-        (1, True, False, False),
-        (1, False, False, False),
-        (2, True, True, False),
-        (2, False, False, False),
-        (2, True, False, True),
+        (1, True, False, False, 1),
+        (1, False, False, False, 1),
+        (2, True, True, False, 1),
+        (2, False, False, False, 1),
+        (2, True, False, True, 1),
+        (2, True, False, False, 3),
     ],
-    ids=["j1-group", "j1-main", "j2-group-after-a-good-run", "j2-main", "j2-group-while-workers-start"],
+    ids=[
+        "j1-group",
+        "j1-main",
+        "j2-group-after-a-good-run",
+        "j2-main",
+        "j2-group-while-workers-start",
+        "j2-group-sweep",
+    ],
 )
-def test_sigint_stops_the_run_within_seconds(project, jobs, to_group, earlier, at_start):
+def test_sigint_stops_the_run_within_seconds(project, jobs, to_group, earlier, at_start, seeds):
     executed = {name: project / "outputs" / "notebooks" / f"{name}.ipynb" for name in NAMES}
     if earlier:
         code, out, err = run(project, "--jobs", "2", env={"RUN_01": "first", "RUN_02": "first"})
@@ -196,7 +208,7 @@ def test_sigint_stops_the_run_within_seconds(project, jobs, to_group, earlier, a
     before = {name: path.read_bytes() for name, path in executed.items() if path.exists()}
 
     slow = {"SLEEP_01": "60", "SLEEP_02": "60", "RUN_01": "second", "RUN_02": "second"}
-    proc = start(project, "--force", "--jobs", str(jobs), env=slow)
+    proc = start(project, "--force", "--jobs", str(jobs), "--seeds", str(seeds), env=slow)
     if at_start:  # the run holds its lock and starts its workers, which are still importing
         lock = project / "outputs" / ".lock"
         wait_for(lambda: lock.is_file() and f"process {proc.pid} " in lock.read_text(), what="the lock")
@@ -211,7 +223,8 @@ def test_sigint_stops_the_run_within_seconds(project, jobs, to_group, earlier, a
     out, err = proc.communicate(timeout=30)
     assert time.monotonic() - sent < 20
     assert proc.returncode == 130, (out, err)
-    assert "interrupted after 0 of 2 notebooks; completed outputs kept; rerun to resume" in err
+    runs = 2 * seeds
+    assert f"interrupted after 0 of {runs} notebook runs; completed outputs kept; rerun to resume" in err
     assert "Traceback" not in err + out
     assert not leftover_processes()
     assert {name: path.read_bytes() for name, path in executed.items() if path.exists()} == before

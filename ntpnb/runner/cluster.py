@@ -1,0 +1,132 @@
+"""The runs of a sweep on a Dask cluster (``ntpnb reproduce --scheduler ADDRESS``).
+
+Instead of local worker processes (:mod:`.workers`), every (notebook, seed) run becomes one task
+of a `dask.distributed <https://distributed.dask.org>`_ cluster whose workers share the project's
+file system (the outputs are written where a local run writes them). A task starts the notebook
+in a process of its own (``python -m ntpnb.runner.remote``), marked with the run's mark
+(:mod:`.processes`), so that a Ctrl-C here cancels the tasks that have not started and ends,
+on every worker of the cluster, the processes of those that have: no kernel outlives the run.
+The package's own inner sweeps go through joblib, whose Dask backend serves a cluster the same
+way (chapter 04 says how).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import pickle
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from ..chapter.paths import FIGURES_VAR
+from ..chapter.progress import PROGRESS_FILE_VAR
+from ..errors import NTPError
+from .choice import NotebookRun
+from .display import Display
+from .execute import RunResult, failed_result
+from .kernels import RUN_FOLDER_PREFIX
+from .processes import RUN_MARKER, end_processes
+from .workers import Interrupts, kernel_variables
+
+__all__ = ["run_on_dask", "run_task"]
+
+
+def _client(address: str) -> object:
+    """A ``distributed.Client`` connected to the scheduler at ``address``.
+
+    Raises
+    ------
+    NTPError
+        If dask.distributed is not installed, or the scheduler does not answer.
+    """
+    try:
+        import distributed
+    except ImportError:
+        raise NTPError("--scheduler needs dask.distributed: pip install 'dask[distributed]'") from None
+    try:
+        return distributed.Client(address, timeout="10s", set_as_default=False)
+    except (OSError, TimeoutError) as exc:
+        raise NTPError(f"no Dask scheduler answers at {address}: {exc}") from exc
+
+
+def run_task(run: NotebookRun, mark: str) -> RunResult:
+    """One Dask task: run ``run`` in a process of its own, marked ``mark``; its result.
+
+    The process (``python -m ntpnb.runner.remote``) gets a private Jupyter runtime folder and the
+    kernel's variables (:func:`~ntpnb.runner.workers.kernel_variables`); a process that dies (ended
+    by a Ctrl-C of the run) gives a failed result.
+    """
+    folder = tempfile.mkdtemp(prefix=RUN_FOLDER_PREFIX)
+    result_file = Path(folder) / "result.pickle"
+    env = {**os.environ, **kernel_variables(run), RUN_MARKER: mark, "JUPYTER_RUNTIME_DIR": folder}
+    env.pop(PROGRESS_FILE_VAR)  # no progress display on a cluster
+    if not run.sweep:
+        env.pop(FIGURES_VAR, None)
+    try:
+        command = [sys.executable, "-m", "ntpnb.runner.remote", str(result_file)]
+        proc = subprocess.run(command, input=pickle.dumps(run), env=env, capture_output=True, check=False)
+        if proc.returncode == 0 and result_file.is_file():
+            return pickle.loads(result_file.read_bytes())
+        why = proc.stderr.decode(errors="replace").strip().splitlines()[-1:] or [
+            f"exit code {proc.returncode}"
+        ]
+        return failed_result(run, f"WorkerDied: the process running {run.label} ended: {why[0]}")
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def run_on_dask(
+    pending: Sequence[NotebookRun],
+    address: str,
+    report: Callable[[RunResult], None],
+    mark: str,
+    log: Callable[[str], None],
+    display: Display | None = None,
+) -> bool:
+    """Run ``pending`` as tasks of the Dask cluster at ``address``; every result goes to ``report``.
+
+    A result's ``seconds`` is the wall time from its submission to its answer. On SIGINT the tasks
+    not yet started are cancelled and the processes of the run are ended on every worker.
+    Returns whether the run was interrupted.
+    """
+    import distributed
+
+    client = _client(address)
+    try:
+        submitted = time.monotonic()
+        futures = {}
+        for run in pending:
+            future = client.submit(run_task, run, mark, pure=False, key=f"ntpnb-{run.label}-{mark}")
+            futures[future] = run
+            if display is not None:
+                display.started(run.label)
+        left = set(futures)
+        with Interrupts() as interrupts, client.as_current():
+            while left and not interrupts.count:
+                try:
+                    done, left = distributed.wait(list(left), timeout=0.2, return_when="FIRST_COMPLETED")
+                except TimeoutError:  # none finished within the timeout
+                    done = set()
+                for future in done:
+                    run = futures[future]
+                    try:
+                        result = future.result()
+                    except Exception as exc:  # the task itself failed (a lost worker)
+                        result = failed_result(run, f"TaskFailed: {type(exc).__name__}: {exc}")
+                    seconds = time.monotonic() - submitted
+                    report(dataclasses.replace(result, seconds=seconds))
+                if display is not None:
+                    display.tick()
+            if not interrupts.count:
+                return False
+            log("ntpnb: interrupted; cancelling the tasks and ending their processes on the cluster")
+            client.cancel(list(left))
+            client.run(end_processes, mark, (), 3.0)
+            return True
+    finally:
+        client.close()

@@ -1,0 +1,37 @@
+"""``python -m ntpnb.runner.remote RESULT``: run one notebook, its run read from standard input.
+
+The process a Dask task starts (:func:`~ntpnb.runner.cluster.run_task`): it reads a pickled
+:class:`~ntpnb.runner.choice.NotebookRun` from standard input, executes it
+(:func:`~ntpnb.runner.execute.run_notebook`), and writes the pickled
+:class:`~ntpnb.runner.execute.RunResult` to the file ``RESULT``. It runs in a session of its own,
+so that ending its group ends its kernel too.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import sys
+from pathlib import Path
+
+from ..chapter.atomic import atomic_path
+from .diagnosis import describe_failure
+from .execute import failed_result, run_notebook
+
+
+def main(argv: list[str]) -> int:
+    """Run the notebook read from standard input; write its result to ``argv[0]``."""
+    if hasattr(os, "setsid"):
+        os.setsid()
+    run = pickle.loads(sys.stdin.buffer.read())
+    try:
+        result = run_notebook(run)
+    except Exception as exc:  # run_notebook reports failures itself; this is one of its own
+        result = failed_result(run, describe_failure(exc, outputs=run.layout.root))
+    with atomic_path(Path(argv[0])) as tmp:
+        tmp.write_bytes(pickle.dumps(result))
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover - a process of its own
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,113 @@
+"""The seed sweep on a Dask cluster (``ntpnb reproduce --scheduler``), on a local ``distributed`` cluster."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import threading
+import time
+from contextlib import contextmanager
+
+import pytest
+
+from ntpnb.chapter.claims import load_chapter_record
+from ntpnb.chapter.paths import output_layout
+from ntpnb.errors import NTPError, RunInterruptedError
+from ntpnb.runner import profiles, reproduce
+from ntpnb.runner.processes import RUN_MARKER, marked_processes
+
+from fake_notebooks import fake_notebook
+
+pytestmark = pytest.mark.slow
+
+BODY = """\
+import os
+import time
+
+from ntpnb.chapter.claims import ClaimLog
+
+claims = ClaimLog("{name}", profile, output_dir, seed=seed)
+time.sleep(float(os.environ.get("NTPNB_TEST_SLEEP", "0")))
+claims.check("A1", "seed parity", seed % 2, "==", 0)
+print("seed", seed)
+claims.conclude()
+"""
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    root = tmp_path / "project"
+    (root / "notebooks").mkdir(parents=True)
+    (root / "_toc.yml").write_text("format: jb-book\nroot: x\n")
+    for name in ("a_one", "b_two"):
+        (root / "notebooks" / f"{name}.md").write_text(fake_notebook(BODY.format(name=name), "seed = 0"))
+    fake = {name: {"paper": {"seed": 0}, "quick": {"seed": 0}} for name in ("a_one", "b_two")}
+    monkeypatch.setattr(profiles, "PROFILES", fake)
+    return root
+
+
+def test_a_sweep_runs_as_tasks_of_a_dask_cluster(project, dask_client):
+    address = dask_client.scheduler.address
+    results = reproduce(project, profile="quick", seeds=3, scheduler=address, log=lambda line: None)
+    assert [(r.name, r.seed, r.sweep) for r in results] == [
+        ("a_one", 0, False),
+        ("a_one", 1, True),
+        ("a_one", 2, True),
+        ("b_two", 0, False),
+        ("b_two", 1, True),
+        ("b_two", 2, True),
+    ]
+    # every run completed; the check fails at the odd seed, which the result and record say
+    assert all(r.completed for r in results)
+    assert [r.ok for r in results] == [True, False, True, True, False, True]
+    assert results[1].failed_checks == (
+        "A1 seed parity: measured 1; required == 0 (relation ==, value 0, tolerance 0)",
+    )
+    layout = output_layout(project / "outputs")
+    record = load_chapter_record(layout.seed_root(2) / "claims" / "b_two.json")
+    assert record.seed == 2 and record.complete and record.parameters["seed"] == 2
+    executed = json.loads((layout.seed_root(1) / "notebooks" / "a_one.ipynb").read_text())
+    assert "seed 1" in json.dumps(executed)
+    # a second run finds every (notebook, seed) cached, on the cluster as locally
+    again = reproduce(project, profile="quick", seeds=3, scheduler=address, log=lambda line: None)
+    assert all(r.cached for r in again)
+
+
+def test_an_interrupted_cluster_run_ends_its_processes_on_the_workers(project, dask_client, monkeypatch):
+    from ntpnb.runner import run as run_module
+
+    marks = []
+    environment = run_module.run_environment
+
+    @contextmanager
+    def recorded():
+        with environment() as mark:
+            marks.append(mark)
+            yield mark
+
+    monkeypatch.setattr(run_module, "run_environment", recorded)
+    monkeypatch.setenv("NTPNB_TEST_SLEEP", "60")
+    timer = threading.Timer(4.0, os.kill, (os.getpid(), signal.SIGINT))
+    started = time.monotonic()
+    timer.start()
+    try:
+        with pytest.raises(RunInterruptedError, match="interrupted after 0 of 4 notebook runs"):
+            reproduce(project, profile="quick", seeds=2, scheduler=dask_client.scheduler.address, force=True)
+    finally:
+        timer.cancel()
+    assert time.monotonic() - started < 30
+    (mark,) = marks
+    deadline = time.monotonic() + 10
+    while marked_processes(RUN_MARKER, mark) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not marked_processes(RUN_MARKER, mark)
+
+
+def test_an_unreachable_scheduler_is_named(project):
+    with pytest.raises(NTPError, match=r"no Dask scheduler answers at tcp://127\.0\.0\.1:9"):
+        reproduce(project, profile="quick", seeds=1, scheduler="tcp://127.0.0.1:9", log=lambda line: None)
+
+
+def test_marked_processes_ignore_other_runs():
+    assert marked_processes(RUN_MARKER, "no-such-run") == []
