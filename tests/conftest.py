@@ -46,11 +46,20 @@ def overparam_data(request) -> ntp.NTPData:
     return random_data(*request.param)
 
 
+#: The seeds of the test suite's quick-profile sweep: the book's and two more.
+QUICK_SEEDS = 3
+
+
 @pytest.fixture(scope="session")
 def quick_run(tmp_path_factory) -> Path:
-    """Every notebook executed once at the quick profile into a temporary output tree."""
+    """Every notebook executed at the quick profile, at :data:`QUICK_SEEDS` seeds, into a temporary tree.
+
+    The run must succeed: no check fails at the book's seed, no sanity check at any seed, no
+    statistical check pooled over the seeds.
+    """
     out = tmp_path_factory.mktemp("outputs")
     cmd = [sys.executable, "-m", "ntpnb.cli", "reproduce", "--profile", "quick", "--out", str(out)]
+    cmd += ["--seeds", str(QUICK_SEEDS)]
     proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
     if proc.returncode != 0:
         pytest.fail(f"ntpnb reproduce --profile quick failed:\n{proc.stdout}\n{proc.stderr}")

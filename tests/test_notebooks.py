@@ -1,8 +1,9 @@
-"""Every notebook at the quick profile: it runs, its claims pass, nbval reproduces its output."""
+"""Every notebook at the quick profile and several seeds: it runs, its claims pass, nbval reproduces it."""
 
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -10,10 +11,11 @@ import jupytext
 import pytest
 
 from ntpnb.book.compare import SANITIZE_CONFIG
-from ntpnb.chapter.paths import notebook_sources
+from ntpnb.chapter.claims import load_chapter_record
+from ntpnb.chapter.paths import notebook_sources, output_layout
 from ntpnb.runner.kernels import kernel_environment
 
-from conftest import ROOT
+from conftest import QUICK_SEEDS, ROOT
 
 pytestmark = pytest.mark.slow
 NAMES = [p.stem for p in notebook_sources(ROOT)]
@@ -29,6 +31,67 @@ def test_notebook_ran_and_every_claim_passed(quick_run, name):
     assert record["profile"] == "quick"
     assert record["checks"], f"{name} checks no claim"
     assert all(c["passed"] for c in record["checks"])
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_seed_of_the_sweep_makes_the_same_checks(quick_run, name):
+    """The sweep's seeds ran to their end and made the book seed's checks, matched by what they measure."""
+    layout = output_layout(quick_run)
+    book = load_chapter_record(layout.claims / f"{name}.json")
+    assert book.complete and book.seed == 0
+    trees = layout.seed_layouts()
+    assert sorted(trees) == list(range(1, QUICK_SEEDS))
+    keys = [(c.claim, c.kind, c.what) for c in book.checks]
+    for seed, tree in trees.items():
+        record = load_chapter_record(tree.claims / f"{name}.json")
+        assert record.complete and record.seed == seed
+        assert [(c.claim, c.kind, c.what) for c in record.checks] == keys, f"seed {seed}"
+        assert {k: v for k, v in record.parameters.items() if k != "seed"} == {
+            k: v for k, v in book.parameters.items() if k != "seed"
+        }
+        assert not list(tree.figures.glob("*.png")), "the sweep's further seeds write no figures"
+
+
+def test_a_failed_check_does_not_stop_its_chapter(tmp_path, quick_run):
+    """A check made to fail: the chapter runs on, writes every figure, records every check, then fails."""
+    name = "04_overparameterization"
+    out = tmp_path / "out"
+    cmd = [sys.executable, "-m", "ntpnb.cli", "reproduce", name, "--profile", "quick", "--out", str(out)]
+    cmd += ["-p", "gd_max_gap_ratio=0.0"]  # the A2 sanity bound on GD's remaining gap, made impossible
+    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "(at the book's seed)" in proc.stderr
+    assert (
+        "A2 (sanity) separable, not compatible: CE(W_k) - inf CE, step 2000 vs step 1: measured "
+        in proc.stderr
+    )
+    assert "required < 0 (relation <, value 0.0, tolerance 0)" in proc.stderr
+    passing = load_chapter_record(quick_run / "claims" / f"{name}.json")
+    record = load_chapter_record(out / "claims" / f"{name}.json")
+    assert record.complete and len(record.checks) == len(passing.checks)
+    failed = [c for c in record.checks if not c.passed]
+    assert len(failed) >= 2 and {c.what.split(":")[0] for c in failed} >= {
+        "compatible, not separable",
+        "separable, not compatible",
+    }
+    saved = re.findall(r'show_figure\(\s*\w+,\s*"(\w+)"', (ROOT / "notebooks" / f"{name}.md").read_text())
+    assert len(saved) >= 4
+    assert sorted(p.name for p in (out / "figures").iterdir()) == sorted(
+        f"{stem}{suffix}" for stem in saved for suffix in (".pdf", ".png")
+    )
+    executed = json.loads((out / "notebooks" / f"{name}.ipynb").read_text())
+    (error,) = [o for c in executed["cells"] for o in c.get("outputs", []) if o["output_type"] == "error"]
+    assert error["ename"] == "ClaimCheckError" and f"{len(failed)} of {len(record.checks)}" in error["evalue"]
+
+
+def test_the_readme_example_completes(tmp_path):
+    """``ntpnb reproduce 01 -p n_g=121 -p seed=3``, the README's example, at the paper profile."""
+    out = tmp_path / "out"
+    cmd = [sys.executable, "-m", "ntpnb.cli", "reproduce", "01", "-p", "n_g=121", "-p", "seed=3"]
+    proc = subprocess.run([*cmd, "--out", str(out)], cwd=ROOT, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    record = load_chapter_record(out / "claims" / "01_entropy_separability.json")
+    assert record.seed == 3 and record.complete and not record.failed
 
 
 def test_every_figure_is_written(quick_run):
