@@ -193,13 +193,19 @@ def _last_seconds(layout: OutputLayout, profile: str, name: str) -> float:
 def longest_first(runs: Sequence[NotebookRun], profile: str) -> list[NotebookRun]:
     """``runs``, the longest first by its last recorded run at ``profile`` (unknown: longest).
 
-    So the slowest notebook does not start last and leave the other workers idle. Among the
-    notebooks with no recorded time, those of :data:`~ntpnb.runner.profiles.SLOWEST_FIRST` come
-    first, in its order, then the others in the order asked.
+    So the slowest notebook does not start last and leave the other workers idle. A further seed
+    of a sweep with no time of its own is expected to take what its notebook last took at the
+    book's seed. Among the notebooks with no recorded time, those of
+    :data:`~ntpnb.runner.profiles.SLOWEST_FIRST` come first, in its order, then the others in the
+    order asked.
     """
     rank = {name: i for i, name in enumerate(SLOWEST_FIRST)}
+    at_book_seed = {run.name: _last_seconds(run.layout, profile, run.name) for run in runs if not run.sweep}
 
     def key(run: NotebookRun) -> tuple[float, int]:
-        return -_last_seconds(run.layout, profile, run.name), rank.get(run.name, len(rank))
+        seconds = _last_seconds(run.layout, profile, run.name)
+        if seconds == float("inf") and run.sweep:
+            seconds = at_book_seed.get(run.name, seconds)
+        return -seconds, rank.get(run.name, len(rank))
 
     return sorted(runs, key=key)

@@ -90,6 +90,46 @@ def test_untimed_notebooks_start_in_the_slowest_first_order(tmp_path, monkeypatc
     assert ordered == ["c_third", "a_first", "d_other", "b_second"]  # untimed first, by rank
 
 
+def test_the_sweeps_seeds_are_ordered_by_their_notebooks_time_at_the_books_seed(tmp_path):
+    from ntpnb.chapter.paths import output_layout
+
+    layout = output_layout(tmp_path / "outputs")
+    timed = {"quick": {"fast": {"seconds": 2.0}, "slow": {"seconds": 30.0}}}
+    (tmp_path / "outputs" / "timings.json").write_text(json.dumps(timed))
+    runs = []
+    for name in ("fast", "slow"):
+        runs.append(choice.NotebookRun(tmp_path / f"{name}.md", {"seed": 0}, layout, "k"))
+        for seed in (1, 2):
+            tree = output_layout(layout.seed_root(seed))
+            runs.append(choice.NotebookRun(tmp_path / f"{name}.md", {"seed": seed}, tree, "k", sweep=True))
+    ordered = [run.label for run in choice.longest_first(runs, "quick")]
+    assert ordered == ["slow", "slow seed 1", "slow seed 2", "fast", "fast seed 1", "fast seed 2"]
+
+
+def test_a_sweep_runs_every_notebook_at_the_next_seeds_into_trees_of_their_own(tmp_path, monkeypatch):
+    from ntpnb.chapter.paths import output_layout
+    from ntpnb.runner.run import default_seeds, seed_runs
+
+    layout = output_layout(tmp_path / "outputs")
+    source = tmp_path / "a.md"
+    source.write_text("x")
+    runs = seed_runs(source, {"seed": 7, "n": 1}, "quick", layout, 3, "fingerprint")
+    assert [(r.seed, r.sweep, r.layout.root) for r in runs] == [
+        (7, False, layout.root),
+        (8, True, layout.root / "seeds" / "seed=8"),
+        (9, True, layout.root / "seeds" / "seed=9"),
+    ]
+    assert len({r.key for r in runs}) == 3 and all(r.parameters["n"] == 1 for r in runs)
+    assert [r.label for r in runs] == ["a", "a seed 8", "a seed 9"]
+    # a notebook without a seed draws nothing at random: it runs once
+    assert len(seed_runs(source, {"n": 1}, "quick", layout, 3, "fingerprint")) == 1
+    assert default_seeds({}) == 5 and default_seeds({"n": "2"}) == 1
+    (tmp_path / "p").mkdir()
+    _tiny_project(tmp_path / "p", monkeypatch, {"a": "print(1)"})
+    with pytest.raises(NTPError, match="--seeds must be a whole number of at least 1"):
+        reproduce(tmp_path / "p", profile="quick", seeds=0, log=lambda line: None)
+
+
 def test_profile_parameters_rejects_unknown_names():
     with pytest.raises(NTPError, match="unknown profile"):
         profiles.profile_parameters(SOURCES[0].stem, "fast")
