@@ -38,9 +38,11 @@ when every evidence check of it passes there, is, in this order:
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from ..chapter.claims import ChapterRecord, Check, Qualification, load_chapter_record
 from ..chapter.paths import OutputLayout
@@ -168,6 +170,10 @@ def load_sweeps(layout: OutputLayout, book_records: Sequence[ChapterRecord]) -> 
         excluded: dict[int, str] = {}
         for seed, tree in trees.items():
             path = tree.claims / f"{book.notebook}.json"
+            failure = tree.failed / f"{book.notebook}.json"
+            if failure.exists():  # its last run stopped before its end (a record in place is older)
+                excluded[seed] = f"its last run failed ({_failure_error(failure)})"
+                continue
             if not path.exists():
                 continue
             try:
@@ -182,6 +188,15 @@ def load_sweeps(layout: OutputLayout, book_records: Sequence[ChapterRecord]) -> 
                 excluded[seed] = why
         sweeps.append(Sweep(book, records, excluded))
     return sweeps
+
+
+def _failure_error(path: Path) -> str:
+    """The one-line error of a failure record the runner kept (see :mod:`ntpnb.runner.staging`)."""
+    try:
+        error = json.loads(path.read_text(encoding="utf-8")).get("error")
+    except (OSError, ValueError, AttributeError):
+        return "its failure record does not read"
+    return str(error).splitlines()[0] if error else "no error recorded"
 
 
 # -- one check at every seed --------------------------------------------------------------------

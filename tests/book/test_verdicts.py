@@ -195,9 +195,13 @@ def test_load_sweeps_counts_only_the_seeds_that_differ_in_nothing_but_the_seed(t
     for rec in (good, other, quick, cut):
         write(output_layout(layout.seed_root(rec.seed)), rec)
     (output_layout(layout.seed_root(5)).claims / "01_demo.json").write_text("{not json")
+    failed = output_layout(layout.seed_root(6))
+    failed.failed.mkdir()
+    (failed.failed / "01_demo.json").write_text('{"error": "ValueError: broken\\nmore"}')
     (loaded,) = load_sweeps(layout, [book])
     assert loaded.seeds == (0, 1)
     assert loaded.excluded[2] == "it ran with other parameters (n)"
     assert loaded.excluded[3] == "it ran at the quick profile, the book's seed at paper"
     assert loaded.excluded[4] == "the run did not reach its end"
     assert "cannot read the claim record" in loaded.excluded[5]
+    assert loaded.excluded[6] == "its last run failed (ValueError: broken)"
