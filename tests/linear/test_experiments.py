@@ -83,6 +83,26 @@ def test_entropy_gaps_direct_and_kl_agree(toy):
     gaps = ntp.entropy_gaps(toy, Ws)
     assert np.all(gaps.kl >= 0)
     np.testing.assert_allclose(gaps.direct, gaps.kl, atol=1e-10 * max(1.0, gaps.kl.max()))
+    # the rounding scale grows with the largest logit and is never below eps H
+    assert np.all(gaps.rounding >= np.finfo(float).eps * ntp.entropy(toy))
+    assert np.all(np.abs(gaps.direct - gaps.kl) <= 10 * gaps.rounding)
+    big = ntp.entropy_gaps(toy, [1e4 * Ws[0], Ws[0]]).rounding
+    assert big[0] > 1e3 * big[1] / 2
+
+
+def test_gap_from_margins_is_the_kl_form_along_rays(toy):
+    W_star, W_mm = ntp.finite_solution(toy), ntp.ntp_svm(toy)
+    rng = np.random.default_rng(5)
+    gammas = np.linspace(0.0, 30.0, 31)
+    other = W_star + ntp.project_F_perp(toy, rng.standard_normal((toy.V, toy.d)))
+    mixed = ntp.project_F_perp(toy, rng.standard_normal((toy.V, toy.d)))
+    for W_p, W_d in ((W_star, W_mm), (other, W_mm), (W_star, mixed), (W_star, -mixed)):
+        closed = ntp.gap_from_margins(toy, W_p, W_d, gammas)
+        kl = ntp.gap_along_ray(toy, W_p, W_d, gammas)
+        np.testing.assert_allclose(kl, closed, rtol=1e-9, atol=16 * np.finfo(float).eps)
+    # a W_p that does not match the ratios is outside the formula: the two differ at gamma = 0
+    off = ntp.gap_from_margins(toy, np.zeros_like(W_star), W_mm, [0.0])
+    assert abs(off[0] - ntp.gap_along_ray(toy, np.zeros_like(W_star), W_mm, [0.0])[0]) > 1e-3
 
 
 def test_plane_relation_is_the_null_vector_of_the_embeddings():

@@ -6,7 +6,8 @@ here, by topic (as :mod:`ntpnb.attention.experiments` holds Paper B's):
 * :mod:`.entropy` (chapter 1): the entropy bound and Proposition 1. :func:`entropy_search`
   (L-BFGS on the directly computed ``CE - H``), :func:`random_decoders`,
   :func:`entropy_gaps` (the gap two ways), :func:`tempering_exponent`; rays
-  ``W^p + gamma W^d`` (:func:`gap_along_ray`, :func:`margins`, :func:`eq9_constant`) and the
+  ``W^p + gamma W^d`` (:func:`gap_along_ray`, its closed form :func:`gap_from_margins`, :func:`margins`,
+  :func:`eq9_constant`) and the
   direction that fails (6b) only just (:func:`zero_margin_ray`, with its plateau);
 * :mod:`.plane` (chapters 1 and 3): the plane of Fig. 1. The separability theorem
   (:func:`plane_relation`, :func:`origin_inside`, :func:`proof_direction`) and the caption's

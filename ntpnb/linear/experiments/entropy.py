@@ -34,6 +34,7 @@ __all__ = [
     "entropy_gaps",
     "margins",
     "gap_along_ray",
+    "gap_from_margins",
     "eq9_constant",
     "in_support_shares",
     "ZeroMarginRay",
@@ -121,19 +122,26 @@ class EntropyGaps:
     kl
         ``sum_j pi_j KL(p_j || S(W h_j))``: the same quantity in the stable form, non-negative
         by construction and accurate however small.
+    rounding
+        The scale of the rounding error of ``direct``: ``eps * max(H, max_j |W h_j|)``. The
+        loss is a difference of a log-sum-exp and a mean logit, each as large as the largest
+        logit, so below this scale ``direct`` is noise of either sign, whatever the truth.
     """
 
     direct: np.ndarray
     kl: np.ndarray
+    rounding: np.ndarray
 
 
 def entropy_gaps(data: NTPData, Ws: Sequence[np.ndarray] | np.ndarray) -> EntropyGaps:
     """The gap to the entropy at each decoder of ``Ws``, directly and in the KL form."""
     require_data(data)
     H = entropy(data)
+    largest_logit = [np.abs(logits(data, W)).max() for W in Ws]
     return EntropyGaps(
         direct=np.array([ce_loss(data, W) - H for W in Ws]),
         kl=np.array([kl_divergence(data, W) for W in Ws]),
+        rounding=np.finfo(float).eps * np.maximum(H, largest_logit),
     )
 
 
@@ -148,6 +156,30 @@ def gap_along_ray(data: NTPData, W_p: ArrayLike, W_d: ArrayLike, gammas: ArrayLi
     W_p, W_d = check_decoder(data, W_p, "W_p"), check_decoder(data, W_d, "W_d")
     gammas = as_float_array(gammas, "gammas", 1)
     return np.array([kl_divergence(data, W_p + g * W_d) for g in gammas])
+
+
+def gap_from_margins(data: NTPData, W_p: ArrayLike, W_d: ArrayLike, gammas: ArrayLike) -> np.ndarray:
+    """``CE(W_p + gamma W_d) - H`` in closed form, for ``W_p`` that matches the in-support ratios.
+
+    When the in-support softmax of ``W_p`` equals ``p_j`` (as for ``W*``, and for ``W*`` plus
+    any matrix of ``F-perp``) and ``W_d`` satisfies (6a), only the out-of-support tokens
+    contribute: ``CE - H = sum_j pi_j log(1 + sum_{v not in S_j} exp(x_jv - gamma m_jv))``,
+    with ``x_jv`` the in-support share of ``v`` under ``W_p`` (:func:`in_support_shares`) and
+    ``m_jv`` the (6b) margin of ``W_d`` (:func:`margins`). An independent computation of what
+    :func:`gap_along_ray` computes through the KL form: the two agree only if both are right.
+    """
+    W_p, W_d = check_decoder(data, W_p, "W_p"), check_decoder(data, W_d, "W_d")
+    gammas = as_float_array(gammas, "gammas", 1)
+    cons = ntp_constraints(data)
+    shares = in_support_shares(data, W_p)[cons.ineq_context, cons.ineq_token]
+    y = shares[None, :] - gammas[:, None] * margins(data, W_d)[None, :]  # (gammas, pairs)
+    gaps = np.zeros((gammas.size, data.m))
+    for j in np.unique(cons.ineq_context):
+        yj = y[:, cons.ineq_context == j]
+        small = np.log1p(np.exp(np.minimum(yj, 0.0)).sum(axis=1))  # accurate when every y < 0
+        large = np.logaddexp(0.0, logsumexp(yj, axis=1))
+        gaps[:, j] = np.where(yj.max(axis=1) < 0, small, large)
+    return gaps @ data.pi
 
 
 def eq9_constant(data: NTPData, W_p: ArrayLike) -> float:
