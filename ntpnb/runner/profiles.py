@@ -85,9 +85,8 @@ _RAW: dict[str, dict[str, dict[str, Any]]] = {
         "paper": {
             "seed": 0,
             "toy_radii": 60,
-            "toy_B_top": 2350.0,
             "synth_radii": 40,
-            "synth_B_top": 14000.0,
+            "B_top_mm": 600.0,
             "cvxpy_radii": [1.0, 4.0, 16.0, 32.0, 64.0, 128.0],
             "gd_lr": 0.5,
             "toy_gd_iters": 100_000,
@@ -98,9 +97,8 @@ _RAW: dict[str, dict[str, dict[str, Any]]] = {
         "quick": {
             "seed": 0,
             "toy_radii": 20,
-            "toy_B_top": 2350.0,
             "synth_radii": 12,
-            "synth_B_top": 14000.0,
+            "B_top_mm": 600.0,
             "cvxpy_radii": [4.0, 64.0],
             "gd_lr": 0.5,
             "toy_gd_iters": 20_000,
