@@ -21,6 +21,8 @@ __all__ = [
     "AUTHORS_REPOSITORY",
     "AUTHORS_LOCAL_NOTEBOOK",
     "AUTHORS_GLOBAL_NOTEBOOK",
+    "StoredFigure",
+    "AUTHORS_FIG6",
     "AuthorsSetting",
     "AUTHORS_SETTINGS",
     "settings_rows",
@@ -32,6 +34,49 @@ AUTHORS_REPOSITORY = "https://github.com/yixiao-huang/next-token-prediction"
 AUTHORS_LOCAL_NOTEBOOK = "mc_next_single_layer_local_converge.ipynb"
 #: Their notebook of Figs. 3-4 (global convergence).
 AUTHORS_GLOBAL_NOTEBOOK = "mc_next_single_layer_global_converge.ipynb"
+
+
+@dataclass(frozen=True)
+class StoredFigure:
+    """The last values of the curves of a figure stored in the authors' repository.
+
+    Read off the figure's vector paths (the PDF's drawing commands, mapped to data coordinates
+    through two tick marks of each axis): what the authors' own last run of an experiment gave,
+    to set beside the paper's text and our runs. A fact about a file, recorded once here.
+
+    Attributes
+    ----------
+    path
+        The figure's path in :data:`AUTHORS_REPOSITORY`.
+    commit
+        The commit the values were read at (the repository's last).
+    global_distance, local_distance
+        The last point of the mean distance curves (global and local reference).
+    local_corr
+        The last point of the mean local correlation (the matching correlation figure).
+    trials, epochs
+        The trials and ``epochs`` of the authors' notebook for this experiment.
+    """
+
+    path: str
+    commit: str
+    global_distance: float
+    local_distance: float
+    local_corr: float
+    trials: int
+    epochs: int
+
+
+#: Fig. 6 (cross-entropy, local convergence) as the authors' repository stores it.
+AUTHORS_FIG6 = StoredFigure(
+    path="figures/Papers/local_norm_diff_cyc_ce_0.1_n4T6K8d8_pos.pdf",
+    commit="",
+    global_distance=7.63,
+    local_distance=0.097,
+    local_corr=0.9886,
+    trials=10,
+    epochs=10,
+)
 
 
 @dataclass(frozen=True)

@@ -58,6 +58,7 @@ _ORIGINS = {
     **dict.fromkeys(["COLORS", "show_figure", "use_style"], ".plotting"),
     **dict.fromkeys(["describe_change", "glue_number", "glue_text", "markdown_table", "sentences"], ".prose"),
     **dict.fromkeys(["CLAIMS", "claim_spec", "paper_value"], ".registry"),
+    **dict.fromkeys(["Sample", "sample_of"], ".statistical"),
 }
 
 __all__ = [
@@ -77,6 +78,8 @@ __all__ = [
     "CLAIMS",
     "claim_spec",
     "paper_value",
+    "Sample",
+    "sample_of",
     "OutputLayout",
     "output_layout",
     "Progress",
