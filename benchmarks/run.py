@@ -995,7 +995,8 @@ def book_page(
         body = joint.format_joint(joint_rows, time_limit) + "\n" + format_joint_exponents(joint_rows)
         parts.append(f"## {JOINT_TITLE}\n\n{JOINT_INTRO}\n{body}\n")
     if scale_rows:
-        parts.append(f"{JOINT_SCALE_INTRO}\n{joint.format_scale(scale_rows)}\n")
+        whole = joint.format_whole_corpus(scale_rows, joint_rows, joint.whole_corpus_m())
+        parts.append(f"{JOINT_SCALE_INTRO}\n{joint.format_scale(scale_rows)}\n{whole}")
     if w_star_rows:
         parts.append(f"{JOINT_W_STAR_INTRO}\n{joint.format_w_star(w_star_rows, time_limit)}\n")
     measured = [t.problem for _, t in runs] + (["attention training"] if att_rows else [])

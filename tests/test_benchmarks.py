@@ -297,6 +297,11 @@ def test_the_joint_problem_at_scale_times_each_step_alone():
     failed = joint.measure_in_subprocess("measure_scale_step", 60.0, 200, "no such step")
     assert failed.m == 0 and failed.note.startswith("failed:")
     assert "| 200 | 764 | W* |" in joint.format_scale([*rows, failed])
+    whole = joint.format_whole_corpus([*rows, failed], [], 7640)
+    # each step scaled like m^3 to the whole corpus: ten times the contexts, a thousand times the time
+    assert whole.startswith("The whole corpus has m = 7640") and "out of scope" in whole
+    assert f"{by_step['W*'].seconds:.1f} s at m = 764, about {by_step['W*'].seconds * 1e3:.0e} s" in whole
+    assert joint.format_whole_corpus([failed], [], 7640) == ""
 
 
 def test_a_fit_needs_three_sizes_above_the_timing_floor_and_says_so():
