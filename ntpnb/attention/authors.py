@@ -49,13 +49,17 @@ class StoredFigure:
     path
         The figure's path in :data:`AUTHORS_REPOSITORY`.
     commit
-        The commit the values were read at (the repository's last).
+        The commit the figure is stored at (figures/ was deleted from the repository later;
+        its last commit has none).
     global_distance, local_distance
         The last point of the mean distance curves (global and local reference).
     local_corr
         The last point of the mean local correlation (the matching correlation figure).
     trials, epochs
-        The trials and ``epochs`` of the authors' notebook for this experiment.
+        The trials and ``epochs`` of the authors' notebook at that commit (its saved output
+        shows ``Sample 0`` to ``Sample 9``); the figure itself states neither, and the
+        notebook's saved run is of another size, so these describe the notebook, not
+        necessarily the figure's run.
     """
 
     path: str
@@ -70,9 +74,9 @@ class StoredFigure:
 #: Fig. 6 (cross-entropy, local convergence) as the authors' repository stores it.
 AUTHORS_FIG6 = StoredFigure(
     path="figures/Papers/local_norm_diff_cyc_ce_0.1_n4T6K8d8_pos.pdf",
-    commit="",
+    commit="0d105ef474e260307831c5dfdc2e4648b24b3520",
     global_distance=7.63,
-    local_distance=0.097,
+    local_distance=0.0974,
     local_corr=0.9886,
     trials=10,
     epochs=10,

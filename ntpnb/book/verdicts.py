@@ -21,7 +21,8 @@ seed and, what decides it, on its samples pooled over the seeds. A chapter may a
 shows.
 
 The verdict of a claim (:func:`claim_verdict`) over its ``N`` seeds, where it *holds at a seed*
-when every evidence check of it passes there, is, in this order:
+when every evidence check of it that is decided seed by seed passes there (a statistical check
+is decided pooled, not at one seed: one seed's sample may miss by chance), is, in this order:
 
 1. ``check failed`` if a sanity check failed at some seed (the code, not the paper), if its
    evidence holds at no seed, or if a statistical evidence check fails pooled;
@@ -398,8 +399,9 @@ def claim_verdict(claim: str, series: Sequence[Series], qualifications: Sequence
     kinds = {kind: [s for s in series if s.kind == kind] for kind in ("claim", "finding", "sanity")}
     evidence, findings, sanity = kinds["claim"], kinds["finding"], kinds["sanity"]
     seeds = tuple(dict.fromkeys(seed for s in (evidence or series) for seed in s.seeds))
+    per_seed = [s for s in evidence if not s.statistical]  # statistical ones are decided pooled
     holding = tuple(
-        seed for seed in seeds if all(s.checks[seed].passed for s in evidence if seed in s.checks)
+        seed for seed in seeds if all(s.checks[seed].passed for s in per_seed if seed in s.checks)
     )
     failed = sum((s.pooled_passed() is False) if s.statistical else len(s.failed_seeds) for s in series)
     counts = {

@@ -49,3 +49,14 @@ def test_the_books_column_must_give_every_setting_once():
         settings_rows({k: v for k, v in BOOK.items() if k != "global_loss"}, paper_value)
     with pytest.raises(InvalidDataError, match=r"unknown.*'typo'"):
         settings_rows({**BOOK, "typo": "x"}, paper_value)
+
+
+def test_the_stored_figure_names_its_file_and_commit():
+    import re
+
+    from ntpnb.attention.authors import AUTHORS_FIG6
+
+    assert re.fullmatch(r"[0-9a-f]{40}", AUTHORS_FIG6.commit)
+    assert AUTHORS_FIG6.path.startswith("figures/Papers/") and AUTHORS_FIG6.path.endswith(".pdf")
+    assert 0 < AUTHORS_FIG6.local_distance < AUTHORS_FIG6.global_distance
+    assert 0 < AUTHORS_FIG6.local_corr <= 1 and AUTHORS_FIG6.trials > 0 and AUTHORS_FIG6.epochs > 0
