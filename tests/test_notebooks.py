@@ -30,7 +30,9 @@ def test_notebook_ran_and_every_claim_passed(quick_run, name):
     record = json.loads((quick_run / "claims" / f"{name}.json").read_text())
     assert record["profile"] == "quick"
     assert record["checks"], f"{name} checks no claim"
-    assert all(c["passed"] for c in record["checks"])
+    # a check decided at one seed must pass at the book's; a statistical one is decided on
+    # the samples of every seed pooled (the sweep's verdict, which decides the run's exit code)
+    assert all(c["passed"] for c in record["checks"] if c.get("sample") is None)
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -94,7 +94,8 @@ def _quoted_paper_values(cell: str) -> list[str]:
 #: Profile parameters equal to a paper value of a claim their chapter checks, but settings, not
 #: thresholds from the paper: they are not read from the registry.
 _SETTINGS_LIKE_A_PAPER_VALUE = {
-    "06_attention": {"lr_global", "pseudo_threshold"},  # Fig. 3's step size; the authors' C_thres
+    # Fig. 3's step size; the authors' C_thres; the error rate of B11's comparisons
+    "06_attention": {"lr_global", "pseudo_threshold", "consistency_level"},
 }
 
 
@@ -126,7 +127,7 @@ def test_paper_values_are_not_typed_in_checks_or_profiles():
 
 def _checked_ids(source: str) -> set[str]:
     """The claim ids a notebook's source checks or qualifies."""
-    return set(re.findall(r"claims\.(?:check|qualify)\(\s*\"([AB]\d+)\"", source))
+    return set(re.findall(r"claims\.(?:check|check_sample|qualify)\(\s*\"([AB]\d+)\"", source))
 
 
 def _expand(cell: str) -> set[str]:
