@@ -44,6 +44,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from statistics import NormalDist
 from typing import Any
 
@@ -164,14 +165,22 @@ class Sample:
             return mean, math.sqrt(1.0 / total)
         return self.quantile_of(float("nan")), float("nan")
 
-    def quantile_of(self, target: float) -> float:
-        """``"mean_quantile"``: the fraction of bootstrap means of ``trials`` trials at most ``target``."""
+    @cached_property
+    def bootstrap_means(self) -> Any:
+        """``"mean_quantile"``: the means of ``trials`` trials resampled from the values.
+
+        A numpy array of :data:`BOOTSTRAP_RESAMPLES` means, drawn from :data:`BOOTSTRAP_SEED`
+        once per sample (every :meth:`quantile_of` counts the same draws).
+        """
         if self.test != "mean_quantile":
-            raise InvalidDataError(f"quantile_of needs a 'mean_quantile' test, not {self.test!r}")
+            raise InvalidDataError(f"bootstrap means need a 'mean_quantile' test, not {self.test!r}")
         from ..statistics import bootstrap_means
 
-        means = bootstrap_means(self.values, self.trials, BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED)
-        return float((means <= target).mean())
+        return bootstrap_means(self.values, self.trials, BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED)
+
+    def quantile_of(self, target: float) -> float:
+        """``"mean_quantile"``: the fraction of bootstrap means of ``trials`` trials at most ``target``."""
+        return float((self.bootstrap_means <= target).mean())
 
     @property
     def z(self) -> float:

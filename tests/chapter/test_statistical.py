@@ -72,6 +72,11 @@ def test_the_quantile_test_places_a_papers_mean_among_ours():
     assert not s.decide("~", 0.5, 0.0, "claim")
     with pytest.raises(InvalidDataError, match="takes a relation"):
         s.decide("<", 0.5, 0.0, "claim")
+    # the resampled means are drawn once, seeded, and are those the quantile counts
+    assert s.bootstrap_means is s.bootstrap_means and s.bootstrap_means.size == 20_000
+    assert s.quantile_of(1.0) == np.mean(s.bootstrap_means <= 1.0)
+    with pytest.raises(InvalidDataError, match="need a 'mean_quantile' test"):
+        sample_of("mean", values).quantile_of(1.0)
 
 
 def test_a_true_claim_fails_about_level_of_the_time_and_a_false_one_is_caught():

@@ -23,6 +23,7 @@ from ...validation import as_count, as_float_array, as_generator
 from ..constraints import ntp_constraints
 from ..data import NTPData, check_decoder, require_data
 from ..loss import ce_loss, ce_loss_and_grad, entropy, kl_divergence, logits
+from ..pathloss import split_loss, star_exponents
 from ..svm import zero_margin_direction
 
 __all__ = [
@@ -164,22 +165,18 @@ def gap_from_margins(data: NTPData, W_p: ArrayLike, W_d: ArrayLike, gammas: Arra
     When the in-support softmax of ``W_p`` equals ``p_j`` (as for ``W*``, and for ``W*`` plus
     any matrix of ``F-perp``) and ``W_d`` satisfies (6a), only the out-of-support tokens
     contribute: ``CE - H = sum_j pi_j log(1 + sum_{v not in S_j} exp(x_jv - gamma m_jv))``,
-    with ``x_jv`` the in-support share of ``v`` under ``W_p`` (:func:`in_support_shares`) and
-    ``m_jv`` the (6b) margin of ``W_d`` (:func:`margins`). An independent computation of what
-    :func:`gap_along_ray` computes through the KL form: the two agree only if both are right.
+    with ``x_jv`` the in-support share of ``v`` under ``W_p`` and ``m_jv`` the (6b) margin of
+    ``W_d``. This is the regularization path's split loss (:func:`~ntpnb.linear.pathloss.split_loss`)
+    with no F-part: an independent computation of what :func:`gap_along_ray` computes through
+    the softmax, so the two agree only if both are right.
     """
     W_p, W_d = check_decoder(data, W_p, "W_p"), check_decoder(data, W_d, "W_d")
     gammas = as_float_array(gammas, "gammas", 1)
     cons = ntp_constraints(data)
-    shares = in_support_shares(data, W_p)[cons.ineq_context, cons.ineq_token]
-    y = shares[None, :] - gammas[:, None] * margins(data, W_d)[None, :]  # (gammas, pairs)
-    gaps = np.zeros((gammas.size, data.m))
-    for j in np.unique(cons.ineq_context):
-        yj = y[:, cons.ineq_context == j]
-        small = np.log1p(np.exp(np.minimum(yj, 0.0)).sum(axis=1))  # accurate when every y < 0
-        large = np.logaddexp(0.0, logsumexp(yj, axis=1))
-        gaps[:, j] = np.where(yj.max(axis=1) < 0, small, large)
-    return gaps @ data.pi
+    margin = np.zeros((data.m, data.V))  # 0 on the supports, as split_loss takes it
+    margin[cons.ineq_context, cons.ineq_token] = margins(data, W_d)
+    shares, no_f_part = star_exponents(data, W_p), np.zeros((data.m, data.V))
+    return np.array([split_loss(data, shares, no_f_part, g * margin).kl for g in gammas])
 
 
 def eq9_constant(data: NTPData, W_p: ArrayLike) -> float:
