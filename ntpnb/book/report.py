@@ -87,6 +87,8 @@ def _claim_result(verdict: Verdict, checks: Sequence[Check]) -> str:
         parts.append(f"{verdict.findings} finding{'s' * (verdict.findings > 1)}")
     if verdict.sanity:
         parts.append(f"{verdict.sanity} sanity")
+    if verdict.measurements:
+        parts.append(f"{verdict.measurements} measurement{'s' * (verdict.measurements > 1)}")
     if verdict.failed:
         parts.append(f"{verdict.failed} failed")
     profile = ", ".join(sorted({c.profile for c in checks}))
@@ -284,7 +286,10 @@ VERDICT_RULE = (
     "pooled over them (our number and the paper's are quoted; the check pins our number, so a",
     "change is seen); *inconclusive* when a finding holds at some seeds only; *not tested* when a",
     "claim has only sanity checks of the code, or none; *check failed* when a sanity check failed",
-    "at some seed, the evidence holds at no seed, or a statistical check fails pooled.",
+    "at some seed, the evidence holds at no seed, or a statistical check fails pooled. A",
+    "*measurement* (a statement of ours beyond the paper, such as how a threshold the paper leaves",
+    "open moves with the size) is decided on its samples pooled over the seeds; when established it",
+    "qualifies the claim, and otherwise it is listed as not established.",
 )
 
 
@@ -386,7 +391,8 @@ def render_report(layout: OutputLayout) -> str:
         "them (for a statistical check, its samples pooled over the seeds and the test's outcome).",
         "The claim id links to the section of the chapter that makes the check. Rows marked *sanity*",
         "test the code or the setting (an invariant that holds by construction), not the paper's",
-        "claim; rows marked *finding* record a claim measured not to hold.",
+        "claim; rows marked *finding* record a claim measured not to hold; rows marked",
+        "*measurement* state a measurement of ours that qualifies the claim (decided pooled).",
         "",
     ]
     if not made:
@@ -481,7 +487,10 @@ _CLAIMS_INTRO = (
     "Lines `[PASS] <id> (sanity) ...` are sanity checks of the code or of our instances: they must",
     "hold at every seed, but they are not evidence for the claim. Lines `[PASS] <id> (finding) ...`",
     "record a claim measured not to hold, with our number and the paper's; lines",
-    "`[NOTE] <id> qualification: ...` state a limit of the evidence. Every chapter also runs at",
+    "`[NOTE] <id> qualification: ...` state a limit of the evidence; lines",
+    "`[PASS] <id> (measurement) ...` (or `[OPEN]`, not established at that seed) state a",
+    "measurement of ours beyond the paper that qualifies the claim, decided over every seed.",
+    "Every chapter also runs at",
     "further seeds (`outputs/seeds/`), and the",
     "{doc}`reproducibility report </outputs/report>` gives each claim its verdict from the records",
     "of every seed: reproduced, reproduced with a qualification, holds at some seeds, does not",
@@ -495,7 +504,8 @@ def _where_checked(sections: Sections, checks: Sequence[Made]) -> str:
     if not checks:
         return "not checked by any chapter yet"
     parts = []
-    for kind, label in (("claim", ""), ("finding", "finding: "), ("sanity", "sanity: ")):
+    for kind in ("claim", "finding", "sanity", "measurement"):
+        label = "" if kind == "claim" else f"{kind}: "
         links = list(dict.fromkeys(_link(sections, m) for m in checks if m[1].kind == kind))
         if links:
             parts.append(label + ", ".join(links))

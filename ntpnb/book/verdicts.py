@@ -13,7 +13,9 @@ The checks of a claim (:class:`ntpnb.chapter.claims.Check`) come in three kinds:
   measured value (so that a regression, or a fix, changes the run's output and is seen) and
   quotes the paper's value; it passes when the shortfall is as recorded;
 * ``sanity``: a check of the code or the setting (an invariant that holds by construction),
-  never evidence; it must hold at every seed.
+  never evidence; it must hold at every seed;
+* ``measurement``: a statistical statement of ours that qualifies the claim (beyond what the
+  paper states), decided pooled; never evidence, and it never fails a claim.
 
 A statistical check (one with a sample, :mod:`ntpnb.chapter.statistical`) is tested at each
 seed and, what decides it, on its samples pooled over the seeds. A chapter may also attach a
@@ -35,6 +37,10 @@ is decided pooled, not at one seed: one seed's sample may miss by chance), is, i
 6. ``reproduced with a qualification`` if it holds at every seed and a qualification is
    attached;
 7. ``reproduced`` otherwise: every evidence check passes at every seed (and pooled).
+
+A measurement established pooled is one more qualification (so a claim that would be
+``reproduced`` is ``reproduced with a qualification``); one that is not established is listed
+among the reasons as such, and changes no verdict.
 """
 
 from __future__ import annotations
@@ -45,7 +51,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..chapter.claims import ChapterRecord, Check, Qualification, load_chapter_record
+from ..chapter.claims import KINDS, ChapterRecord, Check, Qualification, load_chapter_record
 from ..chapter.paths import OutputLayout
 from ..chapter.statistical import Sample
 from ..errors import PathError
@@ -327,7 +333,7 @@ class Verdict:
         The claim id.
     verdict
         One of :data:`VERDICTS`.
-    evidence, findings, sanity
+    evidence, findings, sanity, measurements
         How many checks of each kind the claim has (at one seed).
     failed
         How many checks failed, over every seed (statistical ones: pooled).
@@ -347,6 +353,7 @@ class Verdict:
     evidence: int = 0
     findings: int = 0
     sanity: int = 0
+    measurements: int = 0
     failed: int = 0
     reasons: tuple[str, ...] = ()
     seeds: tuple[int, ...] = ()
@@ -391,28 +398,39 @@ def _failure_reason(series: Series) -> str:
     return f"{c.label} {c.what}: failed at seed {format_seeds(series.failed_seeds)}"
 
 
+def _measurement_reason(series: Series) -> str:
+    c = series.first
+    outcome = "established" if series.established else "not established"
+    return f"{c.what}: {outcome} pooled over {len(series.seeds)} seeds ({series.pooled_measured()})"
+
+
 def claim_verdict(claim: str, series: Sequence[Series], qualifications: Sequence[str] = ()) -> Verdict:
     """The verdict of ``claim`` from its checks at every seed and its qualifications' texts.
 
     See the module docstring for the rule.
     """
-    kinds = {kind: [s for s in series if s.kind == kind] for kind in ("claim", "finding", "sanity")}
+    kinds = {kind: [s for s in series if s.kind == kind] for kind in KINDS}
     evidence, findings, sanity = kinds["claim"], kinds["finding"], kinds["sanity"]
-    seeds = tuple(dict.fromkeys(seed for s in (evidence or series) for seed in s.seeds))
+    measurements = kinds["measurement"]
+    checks = [s for s in series if s.kind != "measurement"]
+    seeds = tuple(dict.fromkeys(seed for s in (evidence or checks or series) for seed in s.seeds))
     per_seed = [s for s in evidence if not s.statistical]  # statistical ones are decided pooled
     holding = tuple(
         seed for seed in seeds if all(s.checks[seed].passed for s in per_seed if seed in s.checks)
     )
-    failed = sum((s.pooled_passed() is False) if s.statistical else len(s.failed_seeds) for s in series)
+    failed = sum((s.pooled_passed() is False) if s.statistical else len(s.failed_seeds) for s in checks)
     counts = {
         "evidence": len(evidence),
         "findings": len(findings),
         "sanity": len(sanity),
+        "measurements": len(measurements),
         "failed": failed,
         "seeds": seeds,
         "holding": holding if evidence else (),
     }
-    quals = tuple(dict.fromkeys(qualifications))
+    established = tuple(_measurement_reason(s) for s in measurements if s.established)
+    unestablished = tuple(_measurement_reason(s) for s in measurements if not s.established)
+    quals = tuple(dict.fromkeys(qualifications)) + established
     broken = [s for s in sanity if s.failed_seeds]
     broken += [s for s in evidence if s.statistical and s.pooled_passed() is False]
     if broken or (evidence and not holding):
@@ -429,18 +447,18 @@ def claim_verdict(claim: str, series: Sequence[Series], qualifications: Sequence
                 + (f", not pooled ({s.pooled_measured()})" if s.statistical else "")
                 for s in unsettled
             )
-            return Verdict(claim, INCONCLUSIVE, reasons=reasons + quals, **counts)
+            return Verdict(claim, INCONCLUSIVE, reasons=reasons + quals + unestablished, **counts)
         if evidence and len(holding) < len(seeds):
             reasons += (f"its evidence holds at {len(holding)} of {len(seeds)} seeds",)
-        return Verdict(claim, NOT_REPRODUCED, reasons=reasons + quals, **counts)
+        return Verdict(claim, NOT_REPRODUCED, reasons=reasons + quals + unestablished, **counts)
     if not evidence:
-        return Verdict(claim, NOT_TESTED, **counts)
+        return Verdict(claim, NOT_TESTED, reasons=established + unestablished, **counts)
     if len(holding) < len(seeds):
         reasons = tuple(_failure_reason(s) for s in evidence if s.failed_seeds)
-        return Verdict(claim, PARTIAL, reasons=reasons + quals, **counts)
+        return Verdict(claim, PARTIAL, reasons=reasons + quals + unestablished, **counts)
     if quals:
-        return Verdict(claim, QUALIFIED, reasons=quals, **counts)
-    return Verdict(claim, REPRODUCED, **counts)
+        return Verdict(claim, QUALIFIED, reasons=quals + unestablished, **counts)
+    return Verdict(claim, REPRODUCED, reasons=unestablished, **counts)
 
 
 def sweep_verdicts(claim_ids: Iterable[str], sweeps: Sequence[Sweep]) -> dict[str, Verdict]:

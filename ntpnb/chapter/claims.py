@@ -21,14 +21,17 @@ by :meth:`ChapterRecord.dump` and read by :func:`load_chapter_record` (one file)
 :func:`load_chapter_records` (a folder): the report, the verdicts, the comparison of runs and the
 runner all read it so.
 
-A check is one of three kinds (:data:`KINDS`). A ``"claim"`` check is evidence for the paper:
+A check is one of four kinds (:data:`KINDS`). A ``"claim"`` check is evidence for the paper:
 it would fail if the paper's claim were false. A ``"finding"`` check records that a claim does
 *not* reproduce: it pins the measured shortfall (so a regression or a fix is seen) and quotes the
 paper's value. A ``"sanity"`` check tests the code or the setting (an invariant that holds by
-construction, a property of our instance, agreement of a solver with a proved result). Every
-kind fails the run when it does not hold (a statistical check only over the pooled seeds);
-findings and sanity checks print their kind after the claim id and are recorded with it, so that
-the report keeps them apart from the evidence.
+construction, a property of our instance, agreement of a solver with a proved result). A
+``"measurement"`` is a statement of our own beyond the paper that qualifies a claim (how a
+threshold the paper leaves open moves with the size); it is always statistical, decided pooled
+over the sweep like a finding (established or not), and never evidence. Every kind but the
+measurement fails the run when it does not hold (a statistical check only over the pooled
+seeds); the kinds other than evidence print after the claim id and are recorded with the check,
+so that the report keeps them apart from the evidence.
 :meth:`ClaimLog.qualify` attaches a stated qualification to a claim. The verdict of each claim
 (reproduced, with a qualification, does not reproduce, not tested) follows from these records
 (:mod:`ntpnb.book.verdicts`).
@@ -82,8 +85,9 @@ RELATIONS: dict[str, Callable[[float, Target, float], bool]] = {
 
 
 #: The kinds of check: evidence for a paper's claim, a finding (the claim measured not to hold),
-#: or a sanity check of the code or setting.
-KINDS: tuple[str, ...] = ("claim", "sanity", "finding")
+#: a sanity check of the code or setting, or a measurement of ours that qualifies a claim
+#: (statistical only, decided pooled).
+KINDS: tuple[str, ...] = ("claim", "sanity", "finding", "measurement")
 
 #: The profiles a chapter runs at, which its record names: ``paper`` (the papers' settings) and
 #: ``quick`` (the seconds-scale run of the test suite). Their parameter values are the runner's.
@@ -190,10 +194,17 @@ class Check:
     @property
     def line(self) -> str:
         """The rounded, human-readable form printed by :meth:`ClaimLog.check` (two lines)."""
-        verdict = "PASS" if self.passed else "FAIL"
+        verdict = self.result
         paper = f"; paper: {self.paper}" if self.paper else ""
         measured = f"measured {self.measured}; required {self.required}{paper}"
         return f"[{verdict}] {self.label} {self.what}\n       {measured}"
+
+    @property
+    def result(self) -> str:
+        """``"PASS"`` or ``"FAIL"``; a measurement not established here is ``"OPEN"``, not a failure."""
+        if self.passed:
+            return "PASS"
+        return "OPEN" if self.kind == "measurement" else "FAIL"
 
     @property
     def label(self) -> str:
@@ -421,14 +432,19 @@ class ClaimLog:
             ``"claim"`` (evidence for the paper; the default), ``"finding"`` (the claim does not
             reproduce: ``value`` is our measured shortfall, pinned by the relation, and
             ``paper`` the paper's value) or ``"sanity"`` (a check of the code or the setting,
-            not evidence); see :data:`KINDS`.
+            not evidence); see :data:`KINDS`. A ``"measurement"`` is statistical: use
+            :meth:`check_sample`.
 
         Raises
         ------
         InvalidDataError
-            On an unknown relation or kind, or a non-finite value.
+            On an unknown relation or kind, a measurement, or a non-finite value.
         """
         self._validate(claim, what, relation, kind)
+        if kind == "measurement":
+            raise InvalidDataError(
+                f"claim {claim}: a measurement is decided pooled over the sweep: use check_sample()"
+            )
         value = value if isinstance(value, (bool, int)) else float(value)
         if isinstance(value, float) and not math.isfinite(value):
             raise InvalidDataError(f"claim {claim}: the measured value of {what!r} is {value}")
@@ -458,7 +474,9 @@ class ClaimLog:
         book's verdict can pool it over every seed of the sweep. At this seed the check prints
         and records its outcome, but a failure does not fail the chapter: one seed's sample is
         not what decides a statistical claim. Its error rate is the sample's ``level``. The
-        arguments are those of :meth:`check`; ``kind`` is ``"claim"`` or ``"finding"``.
+        arguments are those of :meth:`check`; ``kind`` is ``"claim"``, ``"finding"`` or
+        ``"measurement"`` (a statement of ours that qualifies the claim, decided like a finding:
+        established or not; it never fails a run).
 
         Raises
         ------
@@ -569,10 +587,7 @@ class ClaimTable:
 
     def rows(self) -> list[tuple[str, ...]]:
         """One row of strings per check, in the order of :data:`_TABLE_COLUMNS`."""
-        return [
-            (c.label, c.what, c.paper, c.measured, c.required, "PASS" if c.passed else "FAIL")
-            for c in self.checks
-        ]
+        return [(c.label, c.what, c.paper, c.measured, c.required, c.result) for c in self.checks]
 
     def __repr__(self) -> str:
         rows = self.rows()

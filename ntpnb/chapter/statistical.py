@@ -29,7 +29,8 @@ How a check decides, with ``z`` the standard normal quantile of ``1 - level``:
   ``estimate - z se < target``, ``~`` needs ``|estimate - target| <= tol + z se``; for
   ``"mean_quantile"``, ``~`` needs ``level/2 < q < 1 - level/2``. A true claim fails with
   probability at most ``level`` (``~``: at most ``2 level``, one tail each side);
-* a **finding** check (the relation is the shortfall) holds only when the data establish it:
+* a **finding** check (the relation is the shortfall), and a **measurement** (a statement of
+  ours that qualifies a claim), hold only when the data establish them:
   ``>`` needs ``estimate - z se > target``, ``<`` needs ``estimate + z se < target``; for
   ``"mean_quantile"``, ``>`` (our means exceed the paper's value) needs ``q < level`` and ``<``
   needs ``q > 1 - level``. A shortfall that is not there is recorded with probability at most
@@ -56,6 +57,10 @@ __all__ = ["DEFAULT_LEVEL", "TESTS", "Sample", "sample_of"]
 #: claim) or holds when the shortfall is not there (a finding). Small enough that a sweep of
 #: five seeds and a few dozen statistical checks rarely sees one by chance.
 DEFAULT_LEVEL = 0.01
+
+#: The kinds of check that hold only when the data establish their statement (the others hold
+#: unless the data contradict it).
+ESTABLISHED_KINDS: tuple[str, ...] = ("finding", "measurement")
 
 #: The tests a :class:`Sample` can be checked with (see the module docstring).
 TESTS: tuple[str, ...] = ("mean", "estimate", "mean_quantile")
@@ -207,7 +212,7 @@ class Sample:
         if self.test == "mean_quantile":
             return _decide_quantile(value, relation, kind, self.level)
         slack = self.z * se
-        if kind == "finding":
+        if kind in ESTABLISHED_KINDS:
             rules = {">": value - slack > target, "<": value + slack < target}
         else:
             rules = {
@@ -232,7 +237,7 @@ class Sample:
 
     def requirement(self, relation: str, kind: str) -> str:
         """How the test decides, in words: ``"not contradicted at the 1% level"``."""
-        what = "established" if kind == "finding" else "not contradicted"
+        what = "established" if kind in ESTABLISHED_KINDS else "not contradicted"
         return f"{what} at the {self.level:.0%} level ({self.test} test)"
 
     # -- JSON -----------------------------------------------------------------------------------
@@ -260,7 +265,7 @@ class Sample:
 
 
 def _decide_quantile(q: float, relation: str, kind: str, level: float) -> bool:
-    if kind == "finding":
+    if kind in ESTABLISHED_KINDS:
         rules = {">": q < level, "<": q > 1.0 - level}
     else:
         rules = {"~": level / 2 < q < 1.0 - level / 2}

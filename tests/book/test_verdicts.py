@@ -186,6 +186,28 @@ def test_a_statistical_check_that_misses_at_one_seed_but_holds_pooled_does_not_c
     assert v.verdict == PARTIAL and v.across_seeds == "holds at 4 of 5 seeds (failed at 2)"
 
 
+def test_a_measurement_qualifies_a_claim_when_established_pooled_and_never_fails_it():
+    # a drift of -0.04 ± 0.02 per seed: not established at one seed (z = 2), established over 5
+    def measured(seed, change=-0.04):
+        sample = sample_of("estimate", [change], [0.02])
+        passed = sample.decide("<", 0.0, 0.0, "measurement")
+        c = Check("A4", "drift", change, "<", 0.0, 0.0, "", passed, "paper", "measurement", "x", sample)
+        return record(seed, check(claim="A4"), c)
+
+    books = [measured(s) for s in range(5)]
+    assert not books[0].checks[1].passed and books[0].checks[1].line.startswith("[OPEN] A4 (measurement)")
+    v = sweep_verdicts(["A4"], [sweep(*books)])["A4"]
+    assert v.verdict == QUALIFIED and v.measurements == 1 and v.failed == 0
+    assert v.reasons == ("drift: established pooled over 5 seeds (-0.0400 ± 0.009 (5 estimates))",)
+    # no drift: not established, listed as such; the claim stays reproduced
+    v = sweep_verdicts(["A4"], [sweep(*(measured(s, 0.0) for s in range(5)))])["A4"]
+    assert v.verdict == REPRODUCED and v.failed == 0
+    assert v.reasons == ("drift: not established pooled over 5 seeds (0.00 ± 0.009 (5 estimates))",)
+    # a measurement is no evidence
+    alone = ChapterRecord("01_demo", "paper", books[0].checks[1:], (), None, 0, True, {"seed": 0})
+    assert sweep_verdicts(["A4"], [sweep(alone)])["A4"].verdict == NOT_TESTED
+
+
 def test_qualifications_stated_at_other_seeds_only_are_named_with_their_seeds():
     v = verdict_of(record(0, check()), record(1, check(), quals=[("A1", "only here")]))
     assert v.verdict == QUALIFIED and v.reasons == ("only here (at seed 1)",)

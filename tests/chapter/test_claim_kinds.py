@@ -29,6 +29,6 @@ def test_a_failed_sanity_check_fails_the_run_at_its_end(tmp_path):
 
 
 def test_an_unknown_kind_is_rejected(tmp_path):
-    assert KINDS == ("claim", "sanity", "finding")
+    assert KINDS == ("claim", "sanity", "finding", "measurement")
     with pytest.raises(InvalidDataError, match="unknown kind"):
         ClaimLog("demo", "quick", tmp_path).check("A1", "x", 1.0, ">", 0.0, kind="evidence")

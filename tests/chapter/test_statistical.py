@@ -141,3 +141,20 @@ def test_a_statistical_check_is_recorded_with_its_sample_and_does_not_fail_the_c
         ClaimLog("demo", "quick", tmp_path).check_sample("B8", "x", sample, ">", 0.9, kind="sanity")
     with pytest.raises(InvalidDataError, match="needs a Sample"):
         ClaimLog("demo", "quick", tmp_path).check_sample("B8", "x", [1.0, 2.0], ">", 0.9)
+
+
+def test_a_measurement_is_statistical_and_open_until_established(tmp_path, capsys):
+    log = ClaimLog("demo", "quick", tmp_path, seed=0)
+    weak = sample_of("estimate", [-0.04], [0.02])  # z = 2 < 2.33: not established here
+    assert log.check_sample("A4", "drift", weak, "<", 0.0, kind="measurement") is False
+    out = capsys.readouterr().out
+    assert "[OPEN] A4 (measurement) drift" in out and "[FAIL]" not in out
+    assert "required < 0, established at the 1% level (estimate test)" in out
+    strong = sample_of("estimate", [-0.04], [0.01])
+    assert log.check_sample("A4", "drift", strong, "<", 0.0, kind="measurement") is True
+    assert not log.failed
+    log.conclude()  # a measurement never fails a run
+    with pytest.raises(InvalidDataError, match="use check_sample"):
+        ClaimLog("demo", "quick", tmp_path).check("A4", "drift", -0.04, "<", 0.0, kind="measurement")
+    with pytest.raises(InvalidDataError, match="takes a relation in"):
+        ClaimLog("demo", "quick", tmp_path).check_sample("A4", "x", weak, "~", 0.0, kind="measurement")
