@@ -9,7 +9,9 @@ drawing is most of a chapter's plotting time.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any
 
 import matplotlib as mpl
 from matplotlib import scale as mscale
@@ -20,7 +22,7 @@ from matplotlib.ticker import LogLocator
 from .atomic import atomic_path
 from .paths import OutputLayout, figures_wanted
 
-__all__ = ["STYLE", "COLORS", "use_style", "write_figure", "save_figure", "show_figure"]
+__all__ = ["STYLE", "COLORS", "use_style", "write_figure", "save_figure", "show_figure", "show_animation"]
 
 #: rcParams shared by every figure of the book.
 STYLE: dict[str, object] = {
@@ -158,3 +160,26 @@ def show_figure(fig: Figure, name: str, layout: OutputLayout) -> None:
         width = png.size[0]
     scale = float(mpl.rcParams["figure.dpi"]) / float(mpl.rcParams["savefig.dpi"])
     display(Image(filename=str(paths[0]), width=max(1, round(width * scale))))
+
+
+def show_animation(
+    fig: Figure, draw_frame: Callable[[Any], object], frames: Iterable[Any], interval: int = 200
+) -> None:
+    """Animate ``fig`` over ``frames`` and show it as inline JavaScript; then close ``fig``.
+
+    ``draw_frame(frame)`` updates the figure to one frame (matplotlib's ``FuncAnimation``). The
+    animation plays in the rendered page without a video encoder (``to_jshtml``), a frame every
+    ``interval`` ms, once. Rendering every frame is a display's work, not a result's: a run that
+    writes no figures (:func:`figures_wanted`) makes no animation and only closes ``fig``.
+    """
+    import matplotlib.pyplot as plt
+    from IPython.display import HTML, display
+    from matplotlib.animation import FuncAnimation
+
+    if not figures_wanted():
+        plt.close(fig)
+        return
+    animation = FuncAnimation(fig, draw_frame, frames=list(frames), interval=interval)
+    html = animation.to_jshtml(default_mode="once")
+    plt.close(fig)
+    display(HTML(html))

@@ -24,6 +24,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from itertools import chain
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -66,8 +68,12 @@ def validate_sequences(sequences: Iterable[Sequence[int]], vocab_size: int) -> l
     vocab_size = as_count(vocab_size, "vocab_size", minimum=2)
     if isinstance(sequences, (str, bytes)):
         raise InvalidDataError("sequences must be a collection of id sequences, not a single string")
+    items = as_ordered(sequences, "sequences")
+    fast = _plain_id_tuples(items, vocab_size)
+    if fast is not None:
+        return fast
     out: list[tuple[int, ...]] = []
-    for i, seq in enumerate(as_ordered(sequences, "sequences")):
+    for i, seq in enumerate(items):
         if isinstance(seq, (str, bytes)):
             raise InvalidDataError(f"sequence {i} is a string; encode it to token ids first")
         if isinstance(seq, np.ndarray):
@@ -91,6 +97,21 @@ def validate_sequences(sequences: Iterable[Sequence[int]], vocab_size: int) -> l
     if not out:
         raise InvalidDataError("no sequences were given")
     return out
+
+
+def _plain_id_tuples(items: list[Any], vocab_size: int) -> list[tuple[int, ...]] | None:
+    """``items`` itself when it is non-empty tuples of Python ints in ``[0, vocab_size)``, else None.
+
+    The common case (the windows of :func:`sliding_windows`) checked at C speed: the types and
+    the range of every token at once. Anything else (lists, arrays, numpy integers, an error to
+    name) is left to the token-by-token check, which gives the same result.
+    """
+    if not items or set(map(type, items)) != {tuple} or not all(items):
+        return None
+    tokens = list(chain.from_iterable(items))
+    if set(map(type, tokens)) != {int} or min(tokens) < 0 or max(tokens) >= vocab_size:
+        return None
+    return items
 
 
 @dataclass(frozen=True, eq=False)

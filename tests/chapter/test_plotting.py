@@ -47,6 +47,24 @@ def test_show_figure_saves_closes_and_displays_the_png_at_the_inline_size(tmp_pa
     assert image.data == paths[0].read_bytes()
 
 
+@pytest.mark.parametrize("figures", ["on", "off"])
+def test_show_animation_renders_only_where_figures_are_wanted(figures, monkeypatch):
+    from ntpnb.chapter.paths import FIGURES_VAR
+
+    monkeypatch.setenv(FIGURES_VAR, figures)
+    shown = []
+    monkeypatch.setattr("IPython.display.display", lambda obj: shown.append(obj))
+    fig = _figure()
+    (line,) = fig.axes[0].lines
+    assert plotting.show_animation(fig, lambda i: line.set_ydata([i, 0, i]), [0, 1]) is None
+    assert not plt.fignum_exists(fig.number)
+    if figures == "on":
+        (html,) = shown
+        assert "<script" in html.data and "anim" in html.data
+    else:
+        assert not shown
+
+
 @pytest.mark.parametrize(("top", "minor"), [(1e2, True), (1e3, True), (1e6, False)])
 def test_a_log_axis_over_many_decades_has_no_minor_ticks(top, minor):
     plotting.use_style()

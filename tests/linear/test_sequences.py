@@ -130,6 +130,19 @@ def test_sliding_windows():
 def test_bad_sequences_raise_named_errors(seqs, V, message):
     with pytest.raises(InvalidDataError, match=message):
         validate_sequences(seqs, V)
+    if isinstance(seqs, list) and all(isinstance(q, list) for q in seqs):
+        # the same sequences as tuples (the fast path of sliding windows): the same error
+        with pytest.raises(InvalidDataError, match=message):
+            validate_sequences([tuple(q) for q in seqs], V)
+
+
+def test_tuples_of_ints_and_any_other_form_validate_alike():
+    seqs = [tuple(int(t) for t in row) for row in np.random.default_rng(0).integers(0, 4, (50, 5))]
+    assert validate_sequences(seqs, 4) == seqs
+    assert validate_sequences([list(q) for q in seqs], 4) == seqs
+    assert validate_sequences([np.array(q) for q in seqs], 4) == seqs
+    mixed = [*seqs[:-1], (0, np.int64(3))]  # a numpy integer: accepted, returned as an int
+    assert validate_sequences(mixed, 4)[-1] == (0, 3) and type(validate_sequences(mixed, 4)[-1][1]) is int
 
 
 def test_numpy_sequences_are_accepted():
