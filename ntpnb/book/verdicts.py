@@ -375,8 +375,8 @@ class Verdict:
         return text
 
 
-def format_seeds(seeds: Iterable[int]) -> str:
-    """``"1, 3 and 4"``."""
+def format_seeds(seeds: Iterable[object]) -> str:
+    """``"1, 3 and 4"``: seeds, or any items, in words."""
     names = [str(s) for s in seeds]
     return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
@@ -395,7 +395,12 @@ def _failure_reason(series: Series) -> str:
     c = series.first
     if series.statistical and series.pooled_passed() is False:
         return f"{c.label} {c.what}: fails pooled over {len(series.seeds)} seeds ({series.pooled_measured()})"
-    return f"{c.label} {c.what}: failed at seed {format_seeds(series.failed_seeds)}"
+    failed = series.failed_seeds
+    measured = format_seeds(series.checks[seed].measured for seed in failed)
+    return (
+        f"{c.label} {c.what}: failed at seed {format_seeds(failed)} "
+        f"(measured {measured}; required {c.required})"
+    )
 
 
 def _measurement_reason(series: Series) -> str:

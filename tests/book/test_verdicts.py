@@ -109,7 +109,7 @@ def test_a_claim_reproduces_only_when_its_evidence_holds_at_every_seed():
     )
     assert v.verdict == PARTIAL
     assert v.across_seeds == "holds at 2 of 4 seeds (failed at 1 and 3)"
-    assert v.reasons == ("A1 x: failed at seed 1 and 3",)
+    assert v.reasons == ("A1 x: failed at seed 1 and 3 (measured 1 and 1; required > 0)",)
     # the book's seed failing counts like any other
     assert verdict_of(record(0, check(passed=False)), record(1, check())).verdict == PARTIAL
     assert verdict_of(record(0, check(passed=False)), record(1, check(passed=False))).verdict == CHECK_FAILED
@@ -118,7 +118,7 @@ def test_a_claim_reproduces_only_when_its_evidence_holds_at_every_seed():
 def test_a_sanity_check_must_hold_at_every_seed():
     v = verdict_of(record(0, check(), check("sanity")), record(1, check(), check("sanity", passed=False)))
     assert v.verdict == CHECK_FAILED
-    assert v.reasons == ("A1 (sanity) x: failed at seed 1",)
+    assert v.reasons == ("A1 (sanity) x: failed at seed 1 (measured 1; required > 0)",)
 
 
 def test_a_finding_must_hold_at_every_seed_or_it_is_inconclusive():
