@@ -136,17 +136,25 @@ def format_stable(x: float, spread: float, most: int = 4) -> str:
     return f"{rounded:.{max(decimals, 0)}f}"
 
 
-def format_decade(x: float) -> str:
+def format_decade(x: float, floor: float | None = None) -> str:
     """``"< 1e-04"``: the smallest power of ten above ``|x|`` (``"0"`` for zero).
 
     For numbers whose digits are a third-party solver's rounding (they differ between BLAS
-    kernels), where only the order of magnitude is a result.
+    kernels), where only the order of magnitude is a result. With ``floor`` (a power of ten),
+    every ``|x|`` below it, zero included, prints as ``"< floor"``: below the resolution of the
+    measurement its decade, and whether it is exactly zero, are rounding too.
     """
     x = abs(float(x))
-    if x == 0.0:
-        return "0"
     if not math.isfinite(x):
         raise InvalidDataError(f"format_decade needs a finite number, got {x}")
+    if floor is not None:
+        exponent = math.log10(floor) if floor > 0 else math.nan
+        if not exponent == round(exponent):
+            raise InvalidDataError(f"format_decade's floor must be a power of ten, got {floor!r}")
+        if x < floor:
+            return f"< 1e{round(exponent):+03d}"
+    if x == 0.0:
+        return "0"
     return f"< 1e{math.floor(math.log10(x)) + 1:+03d}"
 
 

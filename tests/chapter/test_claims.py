@@ -154,6 +154,11 @@ def test_format_decade_gives_the_power_of_ten_above():
     assert format_decade(-0.042) == "< 1e-01"
     assert format_decade(61.3) == "< 1e+02"
     assert format_decade(0.0) == "0"
+    # below a floor, zero included, only the floor is printed (the resolution of the measurement)
+    assert format_decade(0.0, floor=1e-14) == format_decade(3e-16, floor=1e-14) == "< 1e-14"
+    assert format_decade(3e-13, floor=1e-14) == "< 1e-12"
+    with pytest.raises(InvalidDataError, match="power of ten"):
+        format_decade(1.0, floor=3e-14)
     with pytest.raises(InvalidDataError):
         format_decade(float("nan"))
 

@@ -35,6 +35,7 @@ __all__ = [
     "first_reaching",
     "trace_at",
     "rounding_spread",
+    "SPREAD_RESOLUTION",
     "offset_from",
     "own_stream",
     "lecun_decoder",
@@ -135,6 +136,13 @@ def trace_at(trace: optim.Trace, record_at: ArrayLike) -> optim.Trace:
         raise InvalidDataError("the run kept no iterates (keep_iterates=True): its final W is unknown")
     values = {name: frozen(v[index], order="K") for name, v in trace.values.items()}
     return optim.Trace(iterations=frozen(wanted), values=MappingProxyType(values), W=values["W"][-1])
+
+
+#: The relative resolution of a spread (:func:`rounding_spread`): the tracked quantities are
+#: themselves computed with BLAS (norms, products), whose rounding differs between CPU kernels
+#: by some ulps of sums over hundreds of terms. A spread below it is not resolved (it may read 0
+#: on one machine and 1e-15 on another); above it, its decade is a result.
+SPREAD_RESOLUTION = 1e-14
 
 
 def rounding_spread(
