@@ -61,13 +61,19 @@ def test_tempering_exponent_recovers_a_known_beta(toy):
 def test_entropy_search_reaches_the_entropy_on_full_supports():
     full = ntp.synthetic_instance(n=200, m=4, d=6, V=3, S=3, seed=1)  # d > m, full supports
     rng = np.random.default_rng(0)
-    Ws = ntp.entropy_search(full, 2, 300, rng)
+    search = ntp.entropy_search(full, 2, 300, rng)
+    Ws = search.decoders
     assert len(Ws) == 2 and Ws[0].shape == (full.V, full.d)
     gaps = ntp.entropy_gaps(full, Ws)
     assert gaps.kl.max() < 1e-10
+    # each start stopped where L-BFGS could not go further, before the limit
+    assert search.limit == 300 and search.stalled.all() and (search.iterations > 0).all()
     # the same generator state gives the same decoders: the draws are the starts alone
     again = ntp.entropy_search(full, 2, 300, np.random.default_rng(0))
-    np.testing.assert_array_equal(Ws[1], again[1])
+    np.testing.assert_array_equal(Ws[1], again.decoders[1])
+    # a search cut short is not stalled: it might have gone further
+    short = ntp.entropy_search(full, 2, 3, np.random.default_rng(0))
+    assert not short.stalled.any() and (short.iterations == 3).all()
 
 
 def test_random_decoders_have_log_uniform_norms(toy):

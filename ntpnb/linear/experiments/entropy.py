@@ -29,6 +29,7 @@ from ..svm import zero_margin_direction
 __all__ = [
     "tempering_exponent",
     "search_min_gap",
+    "EntropySearch",
     "entropy_search",
     "random_decoders",
     "EntropyGaps",
@@ -67,12 +68,13 @@ def tempering_exponent(tempered: NTPData, raw: NTPData) -> float:
     return float(x @ y / (x @ x))
 
 
-def search_min_gap(data: NTPData, W0: ArrayLike, iters: int) -> np.ndarray:
-    """L-BFGS on ``CE(W) - H``, computed directly, from ``W0``; the last iterate.
+def search_min_gap(data: NTPData, W0: ArrayLike, iters: int) -> tuple[np.ndarray, int]:
+    """L-BFGS on ``CE(W) - H``, computed directly, from ``W0``: the last iterate and the iterations.
 
     No stopping tolerance (``gtol = ftol = 0``): the search runs ``iters`` iterations or until
-    L-BFGS cannot move. A test of the entropy bound (claim A1) must not go through the KL form,
-    which is non-negative by construction.
+    L-BFGS cannot move (it resolves no further decrease: the direct gap's rounding). A test of
+    the entropy bound (claim A1) must not go through the KL form, which is non-negative by
+    construction.
     """
     W0 = check_decoder(data, W0, "W0")
     iters = as_count(iters, "iters")
@@ -84,21 +86,51 @@ def search_min_gap(data: NTPData, W0: ArrayLike, iters: int) -> np.ndarray:
 
     options = {"maxiter": iters, "gtol": 0.0, "ftol": 0.0}
     res = minimize(gap_and_grad, W0.ravel(), jac=True, method="L-BFGS-B", options=options)
-    return res.x.reshape(shape)
+    return res.x.reshape(shape), int(res.nit)
 
 
-def entropy_search(data: NTPData, n_starts: int, iters: int, rng: np.random.Generator) -> list[np.ndarray]:
-    """The decoders :func:`search_min_gap` finds from ``n_starts`` seeded starts.
+@dataclass(frozen=True)
+class EntropySearch:
+    """The decoders a search for ``CE(W) < H`` ended at (:func:`entropy_search`).
+
+    Attributes
+    ----------
+    decoders
+        The last iterate of each start.
+    iterations
+        The L-BFGS iterations each start took.
+    limit
+        The most any start could take.
+    """
+
+    decoders: list[np.ndarray]
+    iterations: np.ndarray
+    limit: int
+
+    @property
+    def stalled(self) -> np.ndarray:
+        """Per start: whether it ended before the limit, where L-BFGS resolved no further decrease.
+
+        Such a search went as far down as the direct gap's rounding lets any search see; one
+        that ran out of iterations might have gone further.
+        """
+        return self.iterations < self.limit
+
+
+def entropy_search(data: NTPData, n_starts: int, iters: int, rng: np.random.Generator) -> EntropySearch:
+    """Where :func:`search_min_gap` ends from ``n_starts`` seeded starts, ``iters`` iterations at most.
 
     The starts are Gaussian matrices scaled by ``10^u``, ``u`` uniform in ``[-1, 1]``: norms
     between about ``0.1`` and ``10`` times that of a standard Gaussian matrix.
     """
     require_data(data)
     n_starts = as_count(n_starts, "n_starts")
+    iters = as_count(iters, "iters")
     rng = as_generator(rng, "rng")
     starts = rng.standard_normal((n_starts, data.V, data.d))
     starts *= 10.0 ** rng.uniform(-1, 1, size=(n_starts, 1, 1))
-    return [search_min_gap(data, W0, iters) for W0 in starts]
+    ends = [search_min_gap(data, W0, iters) for W0 in starts]
+    return EntropySearch([W for W, _ in ends], np.array([k for _, k in ends]), iters)
 
 
 def random_decoders(data: NTPData, count: int, rng: np.random.Generator) -> np.ndarray:
