@@ -6,7 +6,7 @@ each seed whose run may be pooled with the book's: a complete record of the same
 profile, with every parameter but the seed the same (anything else is set aside, with the
 reason). The same check made at every seed is a :class:`Series`.
 
-The checks of a claim (:class:`ntpnb.chapter.claims.Check`) come in three kinds:
+The checks of a claim (:class:`ntpnb.chapter.claims.Check`) come in four kinds:
 
 * ``claim``: evidence, a check that a false claim would fail;
 * ``finding``: a shortfall, the paper's statement measured *not* to hold. The check pins the
