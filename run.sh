@@ -8,6 +8,8 @@
 #   ./run.sh test        set up .venv, lint, run the unit tests, every notebook at the quick
 #                        profile with nbval, the book build, and the browser test (which needs
 #                        Debian's chromium: apt-get install chromium; .ci/run installs it)
+#   ./run.sh setup       only set up .venv (both commands above start with it); a .venv that an
+#                        interrupted set-up left without a working pip is rebuilt
 #
 # Set PYTHON to choose the interpreter (default: python3, which must be 3.10 or newer) and
 # NTPNB_VENV to choose where the virtual environment lives (default: .venv).
@@ -17,27 +19,51 @@ cd "$(dirname "$0")"
 PYTHON=${PYTHON:-python3}
 VENV=${NTPNB_VENV:-.venv}
 
+# Whether the virtual environment's interpreter runs and has pip: an interrupted first set-up
+# can leave one without (venv stopped before ensurepip, or pip's own upgrade stopped midway).
+venv_works() {
+    [ -f "$VENV/pyvenv.cfg" ] && "$VENV/bin/python" -c 'import pip' >/dev/null 2>&1
+}
+
+create_venv() {
+    if [ -e "$VENV" ]; then
+        echo "run.sh: $VENV is incomplete (an interrupted set-up?); rebuilding it"
+        rm -rf "$VENV"
+    else
+        echo "run.sh: creating the virtual environment $VENV"
+    fi
+    "$PYTHON" -m venv "$VENV"
+}
+
+# pip's and setuptools' full output goes to a log that an error names
+install() {
+    local log="$1"
+    { "$VENV/bin/python" -m pip install --upgrade pip \
+        && "$VENV/bin/python" -m pip install -c constraints.txt -e ".[book,test]"; } >"$log" 2>&1
+}
+
 setup() {
     if ! "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 10))' 2>/dev/null; then
         echo "run.sh: need Python 3.10 or newer as '$PYTHON' (set PYTHON=...)" >&2
         exit 2
     fi
-    if [ ! -x "$VENV/bin/python" ]; then
-        echo "run.sh: creating the virtual environment $VENV"
-        "$PYTHON" -m venv "$VENV"
+    if ! venv_works; then
+        create_venv
     fi
-    # Reinstall only when the dependency declarations change.
+    # Reinstall only when the dependency declarations change; the stamp is written last, so a
+    # set-up that was stopped installs again.
     local stamp="$VENV/.ntpnb-installed" wanted
     wanted=$(cat pyproject.toml constraints.txt | sha256sum | cut -d' ' -f1)
     if [ "$(cat "$stamp" 2>/dev/null)" != "$wanted" ]; then
-        # pip's and setuptools' full output goes to a log that an error names
-        local log="$VENV/ntpnb-install.log"
+        local log="$VENV.install.log"
         echo "run.sh: installing ntpnb and its pinned dependencies into $VENV (log: $log)"
-        if ! { "$VENV/bin/python" -m pip install --upgrade pip \
-                && "$VENV/bin/python" -m pip install -c constraints.txt -e ".[book,test]"; } >"$log" 2>&1; then
-            tail -n 20 "$log" >&2
-            echo "run.sh: the install failed; the full log is $log" >&2
-            exit 1
+        if ! install "$log"; then
+            # an environment that a stopped install left broken is rebuilt once, from nothing
+            if [ -f "$stamp" ] || ! { create_venv && install "$log"; }; then
+                tail -n 20 "$log" >&2
+                echo "run.sh: the install failed; the full log is $log" >&2
+                exit 1
+            fi
         fi
         echo "run.sh: installed $("$VENV/bin/python" -m pip list --format=freeze 2>/dev/null | wc -l) packages"
         # the compiled training loops, into numba's cache, so that no chapter waits for the compiler
@@ -52,6 +78,9 @@ setup() {
 }
 
 case "${1:-}" in
+    setup)
+        setup
+        ;;
     reproduce)
         setup
         # a check that failed still leaves every output in place: the book is built to show it,
@@ -75,7 +104,7 @@ case "${1:-}" in
         python -m pytest
         ;;
     *)
-        echo "usage: ./run.sh reproduce | ./run.sh test" >&2
+        echo "usage: ./run.sh reproduce | ./run.sh test   (./run.sh setup: only the environment)" >&2
         exit 2
         ;;
 esac

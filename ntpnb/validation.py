@@ -77,7 +77,8 @@ def as_count(value: object, name: str, minimum: int = 1) -> int:
     kind = {0: "a non-negative integer", 1: "a positive integer"}.get(minimum, f"an integer >= {minimum}")
     if not is_real(value):
         raise InvalidDataError(f"{name} must be {kind}, got {value!r}")
-    if not np.isfinite(value) or value != np.floor(value):
+    # an integer is whole whatever its size (numpy's isfinite refuses Python ints past 2**64)
+    if not isinstance(value, (int, np.integer)) and (not np.isfinite(value) or value != np.floor(value)):
         raise InvalidDataError(f"{name} must be {kind}, got {value!r}")
     count = int(value)
     if count < minimum:

@@ -58,3 +58,13 @@ def test_reproduce_into_an_existing_file_is_a_named_error(tmp_path, capsys):
     target.write_text("")
     assert main(["reproduce", "01", "--profile", "quick", "--out", str(target)]) == 2
     assert "is not a folder" in capsys.readouterr().err
+
+
+def test_a_reader_that_leaves_early_gets_no_traceback():
+    """``ntpnb list | head -0``: the pipe closes before the first line; exit 141, nothing on stderr."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "ntpnb.cli", "list"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) == 141 and err == ""

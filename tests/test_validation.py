@@ -54,6 +54,15 @@ def test_a_count_refuses_anything_else_naming_the_argument(value, shown):
         as_count(value, "n")
 
 
+@pytest.mark.parametrize("value", [2**64, 2**64 + 1, 10**30])
+def test_a_count_beyond_int64_is_a_whole_number_not_a_type_error(value):
+    """Python ints past 2**64 are whole numbers; numpy's isfinite alone would raise TypeError."""
+    assert as_count(value, "seed", minimum=0) == value
+    assert ntp.toy2d_instance(value).m == ntp.toy2d_instance(value).m  # a seed that large draws
+    with pytest.raises(InvalidDataError, match="n must be a positive integer, got -"):
+        as_count(-value, "n")
+
+
 def test_a_count_names_its_minimum():
     assert as_count(0.0, "n_iter", minimum=0) == 0
     with pytest.raises(InvalidDataError, match=re.escape("seed must be a non-negative integer, got -1")):

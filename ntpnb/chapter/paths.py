@@ -39,7 +39,7 @@ __all__ = [
     "notebook_sources",
     "load_timings",
     "output_layout",
-    "override_output_dir",
+    "exploratory_output_dir",
     "DEFAULT_OUTPUT_DIRNAME",
     "OVERRIDE_RUNS_DIRNAME",
     "SWEEP_DIRNAME",
@@ -187,9 +187,15 @@ def load_timings(layout: OutputLayout) -> Timings:
     return timings if isinstance(timings, dict) else {}
 
 
-def override_output_dir(root: Path, overrides: Mapping[str, object]) -> Path:
-    """``<root>/outputs/runs/<k1=v1,k2=v2>``: where a run with parameter overrides writes."""
-    name = ",".join(f"{k}={v}" for k, v in sorted(overrides.items()))
+def exploratory_output_dir(root: Path, profile: str, overrides: Mapping[str, object]) -> Path:
+    """``<root>/outputs/runs/<name>``: where a run that is not the book's own writes by default.
+
+    The name says what differs from the book's run: ``profile=quick``, then the overrides
+    ``k1=v1,k2=v2``, e.g. ``profile=quick``, ``n_g=121,seed=3`` or ``profile=quick,n_g=5``.
+    """
+    parts: dict[str, object] = {"profile": profile} if profile != "paper" else {}
+    parts.update(sorted(overrides.items()))
+    name = ",".join(f"{k}={v}" for k, v in parts.items())
     name = re.sub(r"[^\w.,=+-]", "_", name)
     if len(name) > MAX_RUN_DIRNAME:  # file names have at most 255 bytes: keep a readable start
         digest = hashlib.sha256(name.encode()).hexdigest()[:16]

@@ -7,10 +7,13 @@ becomes a :class:`NotebookRun`: what papermill injects (the parameters, ``profil
 ``output_dir``) and its cache key.
 
 A notebook is not executed again when nothing that determines its outputs changed since its
-last successful run into the same output tree: its :func:`cache_key` (a hash of the notebook's
-source, its parameters and the sources of the ``ntpnb`` package) is stored beside the executed
-notebook (``<name>.key.json``, :func:`store_key`) after every successful run, once its outputs
-are in place, and removed when a run of it fails (:func:`forget_key`). ``ntpnb reproduce
+last successful run into the same output tree and its outputs are still what that run wrote:
+its :func:`cache_key` (a hash of the notebook's source, its parameters and the sources of the
+``ntpnb`` package) and the SHA-256 of every file it wrote are stored in its manifest beside the
+executed notebook (``<name>.key.json``, :mod:`ntpnb.chapter.provenance`, :func:`store_key`)
+after every successful run, once its outputs are in place, and removed when a run of it fails
+(:func:`forget_key`). A missing, damaged or changed output makes it run again, and
+:func:`cache_state` says why. ``ntpnb reproduce
 --force`` runs it anyway. The notebooks that took longest on their last run start first
 (:func:`longest_first`).
 """
@@ -20,15 +23,22 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..chapter.atomic import atomic_write_text
 from ..chapter.paths import OutputLayout, load_timings, notebook_sources
-from ..errors import NTPError
+from ..chapter.provenance import (
+    Manifest,
+    damaged_outputs,
+    load_manifest,
+    manifest_path,
+    output_digests,
+    write_manifest,
+)
+from ..errors import NTPError, PathError
 from .profiles import SLOWEST_FIRST, apply_overrides
 
 __all__ = [
@@ -38,7 +48,7 @@ __all__ = [
     "notebook_parameters",
     "package_fingerprint",
     "cache_key",
-    "is_cached",
+    "cache_state",
     "store_key",
     "forget_key",
     "longest_first",
@@ -156,31 +166,49 @@ def cache_key(source: Path, parameters: Mapping[str, object], fingerprint: str |
     return digest.hexdigest()
 
 
-def _key_path(executed: Path) -> Path:
-    return executed.with_name(f"{executed.stem}.key.json")
+#: :func:`cache_state` of a notebook that has not completed a run into the tree.
+NOT_RUN = "no completed run in this tree"
+#: :func:`cache_state` of a notebook whose source, parameters or package changed since.
+CHANGED = "its source, parameters or ntpnb changed"
 
 
-def is_cached(executed: Path, key: str) -> bool:
-    """Whether ``executed`` is in place and was made by a successful run with cache key ``key``."""
-    path = _key_path(executed)
-    if not (executed.is_file() and path.is_file()):
-        return False
+def cache_state(run: NotebookRun) -> str | None:
+    """Why ``run`` must execute again, or None when its outputs in place are its last run's.
+
+    Its manifest (:func:`~ntpnb.chapter.provenance.load_manifest`) must hold ``run.key`` and
+    every output the manifest lists (executed notebook, claim record, figures) must be in place
+    with the SHA-256 its run recorded. The phrase for a notebook that has no manifest, or one
+    of another key (:data:`NOT_RUN`, :data:`CHANGED`), and the damaged manifest or output otherwise.
+    """
+    path = manifest_path(run.executed)
+    if not path.is_file():
+        return NOT_RUN
     try:
-        return json.loads(path.read_text(encoding="utf-8")).get("key") == key
-    except (ValueError, AttributeError):
-        return False
+        manifest = load_manifest(run.executed)
+    except PathError as exc:
+        return str(exc)
+    if manifest.key != run.key:
+        return CHANGED
+    problems = damaged_outputs(run.layout.root, manifest)
+    if problems:
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        return problems[0] + more
+    return None
 
 
-def store_key(run: NotebookRun, seconds: float) -> None:
-    """Record that ``run`` succeeded (its key, parameters and time), once its outputs are in place."""
-    record = {"key": run.key, "parameters": dict(run.parameters), "seconds": round(seconds, 3)}
-    atomic_write_text(_key_path(run.executed), json.dumps(record, indent=1, default=repr) + "\n")
+def store_key(run: NotebookRun, seconds: float, outputs: Iterable[Path]) -> None:
+    """Record that ``run`` completed: its key, parameters, time and the digest of each output.
+
+    Call it once its ``outputs`` (files under ``run.layout.root``) are in place.
+    """
+    manifest = Manifest(run.key, dict(run.parameters), seconds, output_digests(run.layout.root, outputs))
+    write_manifest(run.executed, manifest)
 
 
 def forget_key(executed: Path) -> None:
-    """Remove the key of ``executed``: a failed run is never cached (unless the folder is read-only)."""
+    """Remove the manifest of ``executed``: a failed run is never cached (unless the folder is read-only)."""
     with suppress(OSError):
-        _key_path(executed).unlink(missing_ok=True)
+        manifest_path(executed).unlink(missing_ok=True)
 
 
 def _last_seconds(layout: OutputLayout, profile: str, name: str) -> float:

@@ -24,7 +24,7 @@ from ..chapter.atomic import atomic_write_text
 from ..chapter.claims import ChapterRecord, load_chapter_record
 from ..chapter.paths import OutputLayout
 from ..errors import PathError
-from .choice import NotebookRun, cache_key, forget_key, is_cached, notebook_parameters, store_key
+from .choice import NotebookRun, cache_key, cache_state, forget_key, notebook_parameters, store_key
 from .diagnosis import describe_failure
 from .kernels import KERNEL_NAME, IPCKernelManager, kernel_environment
 from .staging import clear_failure, hide_injected_parameters, keep_failure, promote, staging_layout
@@ -95,10 +95,11 @@ def _complete_record(run: NotebookRun, claims: Path) -> ChapterRecord | None:
 def cached_result(run: NotebookRun, force: bool = False) -> RunResult | None:
     """The result of ``run`` without executing it, if its outputs are current (and not ``force``).
 
-    Its claim record says which checks failed; a record that does not read, or is not complete,
-    makes the notebook run again.
+    Current: its manifest holds its cache key and every output is in place as its run wrote it
+    (:func:`~ntpnb.runner.choice.cache_state`). Its claim record says which checks failed; a
+    record that does not read, or is not complete, makes the notebook run again.
     """
-    if force or not is_cached(run.executed, run.key):
+    if force or cache_state(run) is not None:
         return None
     record = _complete_record(run, run.layout.claims)
     if record is None:
@@ -212,8 +213,8 @@ def run_notebook(run: NotebookRun, cell_started: CellStarted | None = None) -> R
     try:
         record = _stamp_parameters(run, record, stage.claims)
         hide_injected_parameters(staged)
-        promote(stage, layout, executed)
-        store_key(run, seconds)
+        outputs = promote(stage, layout, executed)
+        store_key(run, seconds, outputs)
         clear_failure(layout, run.name)
     except Exception as exc:  # the outputs are not in place, or the next run cannot know they are
         return _failed(run, stage, seconds, describe_failure(exc, staged, layout.root))

@@ -15,6 +15,7 @@ refers to the registry of claims (:func:`~ntpnb.chapter.registry.paper_value`).
 from __future__ import annotations
 
 import ast
+import math
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
@@ -299,30 +300,75 @@ def parse_overrides(pairs: Sequence[str]) -> dict[str, str]:
 
 _BAD = object()  # marks a value that does not fit the parameter's type
 
+#: The integers a parameter may hold: numpy's int64, which the chapters' arrays and compiled
+#: loops use (Python's ints have no bound; 2**64 passed as a seed would fail inside a chapter).
+INT_RANGE = (-(2**63), 2**63 - 1)
+
+
+def _fits(value: Any, like: Any) -> Any:
+    """``value`` (a Python literal) as the kind of the profile's value ``like``, or :data:`_BAD`.
+
+    The kinds: a bool takes only ``True``/``False``; an int only ints in :data:`INT_RANGE` (never
+    a bool); a float ints or finite floats (as float); a str a str; a list a list whose items
+    fit the kind of the profile's items (when they are all of one kind); None anything.
+    """
+    if like is None:
+        return value
+    if isinstance(like, bool):
+        return value if isinstance(value, bool) else _BAD
+    if isinstance(value, bool):  # True is not the number 1, nor a text, nor a list
+        return _BAD
+    if isinstance(like, int):
+        return value if isinstance(value, int) and INT_RANGE[0] <= value <= INT_RANGE[1] else _BAD
+    if isinstance(like, float):
+        if not isinstance(value, (int, float)) or not math.isfinite(value):
+            return _BAD
+        return float(value)
+    if isinstance(like, list):
+        return _fits_items(value, like)
+    return value if isinstance(value, type(like)) else _BAD
+
+
+def _fits_items(value: Any, like: list[Any]) -> Any:
+    """``value`` as a list like ``like``: each item of the kind of ``like``'s items, or :data:`_BAD`."""
+    if not isinstance(value, list):
+        return _BAD
+    kinds = {type(item) for item in like}
+    if len(kinds) != 1:  # an empty or mixed list in the profile: any items
+        return value
+    items = [_fits(item, like[0]) for item in value]
+    return _BAD if any(item is _BAD for item in items) else items
+
 
 def _typed(text: str, like: Any) -> Any:
-    """``text`` read as the type of the profile's value ``like``; :data:`_BAD` if it does not fit."""
+    """``text`` read as the kind of the profile's value ``like``; :data:`_BAD` if it does not fit."""
     if isinstance(like, str):
         try:
             value = ast.literal_eval(text)
-        except (ValueError, SyntaxError):
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
             return text  # a bare word is a string
         return value if isinstance(value, str) else text
     if isinstance(like, bool):
         return {"true": True, "false": False}.get(text.lower(), _BAD)
     try:
         value = ast.literal_eval(text)
-    except (ValueError, SyntaxError):
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
         return _BAD
-    if isinstance(value, bool):
-        return _BAD if like is not None else value
+    return _fits(value, like)
+
+
+def _requirement(like: Any) -> str:
+    """What a value for a parameter like ``like`` must be, for an error message."""
+    if isinstance(like, bool):
+        return "true or false"
     if isinstance(like, int):
-        return value if isinstance(value, int) else _BAD
+        return f"a whole number from {INT_RANGE[0]} to {INT_RANGE[1]}"
     if isinstance(like, float):
-        return float(value) if isinstance(value, (int, float)) else _BAD
-    if like is None or isinstance(value, type(like)):
-        return value
-    return _BAD
+        return "a finite number"
+    if isinstance(like, list) and len({type(item) for item in like}) == 1:
+        items = {bool: "true/false values", int: "whole numbers", float: "numbers", str: "texts"}
+        return f"a list of {items.get(type(like[0]), type(like[0]).__name__ + ' values')}"
+    return f"a {type(like).__name__}"
 
 
 def apply_overrides(notebook: str, profile: str, overrides: Mapping[str, str]) -> dict[str, Any]:
@@ -346,7 +392,7 @@ def apply_overrides(notebook: str, profile: str, overrides: Mapping[str, str]) -
         value = _typed(text, like)
         if value is _BAD:
             raise NTPError(
-                f"{notebook}: {key}={_shown(text)} is not a valid {type(like).__name__} "
+                f"{notebook}: {key}={_shown(text)} is not {_requirement(like)} "
                 f"(the {profile} profile has {key}={like!r}); its parameters: {known}"
             )
         parameters[key] = value

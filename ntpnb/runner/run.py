@@ -18,23 +18,33 @@ wall time of every executed notebook is recorded in its tree's ``timings.json``
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..chapter.atomic import atomic_write_text
-from ..chapter.paths import DEFAULT_OUTPUT_DIRNAME, OutputLayout, output_layout, override_output_dir
-from ..errors import NTPError, RunInterruptedError
-from .choice import NotebookRun, cache_key, choose_notebooks, longest_first, package_fingerprint, with_output
+from ..chapter.paths import DEFAULT_OUTPUT_DIRNAME, OutputLayout, exploratory_output_dir, output_layout
+from ..chapter.provenance import BOOK_PROFILE, RunRecord, is_book_run, load_run_record, write_run_record
+from ..errors import NTPError, PathError, RunInterruptedError
+from .choice import (
+    CHANGED,
+    NOT_RUN,
+    NotebookRun,
+    cache_key,
+    cache_state,
+    choose_notebooks,
+    longest_first,
+    package_fingerprint,
+    with_output,
+)
 from .cluster import run_on_dask
 from .diagnosis import describe_write_failure
 from .display import Display
 from .execute import RunResult, cached_result
 from .kernels import run_environment
 from .lock import output_lock
+from .profiles import INT_RANGE
 from .staging import remove_leftovers
 from .timings import record_timings
 from .workers import default_jobs, run_in_workers
@@ -82,6 +92,90 @@ def seed_runs(
             NotebookRun(source, injected, tree, cache_key(source, injected, fingerprint), sweep=i > 0)
         )
     return runs
+
+
+#: The folders of a project that hold its sources (or its built book): no output tree goes
+#: there, nor at the project's root or above it, where the tree's ``notebooks/`` would be the
+#: sources'.
+SOURCE_FOLDERS = ("notebooks", "ntpnb", "book", "tests", "benchmarks", ".git", "_build")
+
+
+def output_tree(
+    root: Path, profile: str, overrides: Mapping[str, str], output_dir: str | Path | None
+) -> Path:
+    """The root of the output tree a run writes: the book's, its own, or ``output_dir``.
+
+    The book's tree ``<root>/outputs`` is written only by the book's run
+    (:func:`~ntpnb.chapter.provenance.is_book_run`); any other run goes by default to a tree of
+    its own (:func:`~ntpnb.chapter.paths.exploratory_output_dir`, named by what differs: the
+    profile and the overrides).
+
+    Raises
+    ------
+    NTPError
+        If ``output_dir`` is the book's tree and the run is not the book's, or lies at the
+        project's root, above it, or inside its sources (:data:`SOURCE_FOLDERS`).
+    """
+    book_tree = (root / DEFAULT_OUTPUT_DIRNAME).resolve()
+    book_run = is_book_run(profile, overrides)
+    if output_dir is None:
+        return book_tree if book_run else exploratory_output_dir(root.resolve(), profile, overrides)
+    tree = Path(output_dir).expanduser().resolve()
+    project = root.resolve()
+    if tree == project or tree in project.parents:
+        raise NTPError(
+            f"--out {output_dir} is the project's folder or above it: the run would write its "
+            f"notebooks/ over the sources in {project / 'notebooks'}; choose a folder of its own"
+        )
+    default = output_tree(root, profile, overrides, None)
+    for folder in SOURCE_FOLDERS:
+        if tree.is_relative_to(project / folder):
+            raise NTPError(
+                f"--out {output_dir} lies inside the project's {folder}/; choose a folder of its own "
+                f"(by default this run goes to {default})"
+            )
+    if tree == book_tree and not book_run:
+        raise NTPError(
+            f"--out {output_dir} is the book's own tree, which only the book's run writes (profile "
+            f"{BOOK_PROFILE}, no -p); leave out --out (this run then goes to "
+            f"{default}) or choose another folder"
+        )
+    return tree
+
+
+def claim_tree(layout: OutputLayout, record: RunRecord) -> None:
+    """Record in ``layout``'s ``run.json`` that ``record``'s run writes there (under its lock).
+
+    A tree holds one setting: runs of the same profile and overrides add their seeds and
+    notebooks to its record.
+
+    Raises
+    ------
+    NTPError
+        If the tree holds a run of another profile or other overrides (or a damaged record).
+    """
+    try:
+        held = load_run_record(layout.root)
+    except PathError as exc:
+        raise NTPError(
+            f"{exc}; if the tree holds only runs of {record.describe()}, delete that file and rerun"
+        ) from exc
+    if held is not None and not held.same_setting(record):
+        raise NTPError(
+            f"{layout.root} holds a run of {held.describe()}; this run is {record.describe()}: "
+            "choose another --out, or leave --out out (each setting then gets a tree of its own)"
+        )
+    write_run_record(layout.root, held.merged(record) if held is not None else record)
+
+
+def _check_sweep_seeds(notebook: str, parameters: Mapping[str, Any], seeds: int) -> None:
+    """Refuse a sweep whose last seed would pass :data:`~ntpnb.runner.profiles.INT_RANGE`."""
+    base = parameters.get("seed")
+    if isinstance(base, int) and not isinstance(base, bool) and base + seeds - 1 > INT_RANGE[1]:
+        raise NTPError(
+            f"{notebook}: a sweep of {seeds} seeds from seed={base} would reach seed {base + seeds - 1}, "
+            f"beyond {INT_RANGE[1]} (the largest integer a parameter may hold)"
+        )
 
 
 def _warm_matplotlib() -> None:
@@ -181,23 +275,27 @@ def reproduce(
     seeds = default_seeds(overrides) if seeds is None else seeds
     if isinstance(seeds, bool) or not isinstance(seeds, int) or seeds < 1:
         raise NTPError(f"--seeds must be a whole number of at least 1, got {seeds!r}")
-    if output_dir is None:
-        output_dir = override_output_dir(root, overrides) if overrides else root / DEFAULT_OUTPUT_DIRNAME
-    layout = output_layout(output_dir)
+    for source, parameters in chosen:
+        _check_sweep_seeds(source.stem, parameters, seeds)
+    layout = output_layout(output_tree(root, profile, overrides, output_dir))
     fingerprint = package_fingerprint()
     runs = [
         run
         for source, parameters in chosen
         for run in seed_runs(source, parameters, profile, layout, seeds, fingerprint)
     ]
+    record = RunRecord(
+        profile,
+        dict(overrides),
+        tuple(dict.fromkeys(run.seed for run in runs if run.seed is not None)),
+        tuple(sorted(s.stem for s, _ in chosen)),
+    )
     _warm_matplotlib()
     with output_lock(layout.root, wait=wait, log=log), run_environment() as mark:
+        claim_tree(layout, record)
         trees = list(dict.fromkeys(run.layout for run in runs))
         for tree in trees:
             remove_leftovers(tree)
-        if overrides:
-            record = {"profile": profile, "overrides": overrides, "notebooks": [s.stem for s, _ in chosen]}
-            atomic_write_text(layout.root / "run.json", json.dumps(record, indent=1) + "\n")
 
         width = max(len(run.label) for run in runs)
         results: dict[str, RunResult] = {}
@@ -213,8 +311,11 @@ def reproduce(
             cached = cached_result(run, force)
             if cached:
                 report(cached)
-            else:
-                pending.append(run)
+                continue
+            pending.append(run)
+            reason = None if force else cache_state(run)
+            if reason not in (None, NOT_RUN, CHANGED):  # its outputs were damaged since its run
+                log(f"ntpnb: {run.label} runs again: {reason}")
         ordered = longest_first(pending, profile)
         try:
             if scheduler:
@@ -222,9 +323,11 @@ def reproduce(
             else:
                 interrupted = run_in_workers(ordered, jobs, report, mark, log, display)
         finally:
-            display.close()
-        for tree in trees:  # the staging folders, and the trees of notebooks that were stopped
-            remove_leftovers(tree)
+            try:
+                display.close()
+            finally:  # also when the run stopped on an error (a closed output pipe)
+                for tree in trees:  # the staging folders, and the trees of notebooks that were stopped
+                    remove_leftovers(tree)
         _record_timings(trees, pending, results, profile, jobs, log)
     if interrupted:
         raise RunInterruptedError(len(results), len(runs))

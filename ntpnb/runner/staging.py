@@ -75,11 +75,12 @@ def hide_injected_parameters(executed: Path) -> None:
         nbformat.write(nb, tmp)
 
 
-def promote(stage: OutputLayout, layout: OutputLayout, executed: Path) -> None:
+def promote(stage: OutputLayout, layout: OutputLayout, executed: Path) -> list[Path]:
     """Move every file of ``stage`` to the same place in ``layout``, the executed notebook last.
 
     Each move is an :func:`os.replace`. The target folders are checked first, so that a folder
-    that cannot be written fails the promotion before any file has moved.
+    that cannot be written fails the promotion before any file has moved. Returns the files now
+    in place (the executed notebook last).
     """
     staged = stage.notebooks / executed.name
     files = sorted(p for p in stage.root.rglob("*") if p.is_file() and p != staged)
@@ -91,6 +92,7 @@ def promote(stage: OutputLayout, layout: OutputLayout, executed: Path) -> None:
     for path, target in zip(files, targets, strict=True):
         os.replace(path, target)
     os.replace(staged, executed)
+    return [*targets, executed]
 
 
 def keep_failure(

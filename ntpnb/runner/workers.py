@@ -17,7 +17,7 @@ import shutil
 import signal
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
@@ -41,23 +41,29 @@ def default_jobs() -> int:
 
 
 class Interrupts:
-    """Within (in the main thread): SIGINT is counted instead of raising KeyboardInterrupt."""
+    """Within (in the main thread): SIGINT and SIGTERM are counted instead of raising.
+
+    Either stops the run the same way (a Ctrl-C at the terminal, a ``kill`` or a job
+    scheduler's SIGTERM): no new notebook starts and the running ones are ended.
+    """
+
+    SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
     def __init__(self) -> None:
         self.count = 0
-        self._previous: object = None
+        self._previous: dict[int, object] = {}
 
     def _handler(self, signum: int, frame: object) -> None:
         self.count += 1
 
     def __enter__(self) -> Interrupts:
         if threading.current_thread() is threading.main_thread():
-            self._previous = signal.signal(signal.SIGINT, self._handler)
+            self._previous = {signum: signal.signal(signum, self._handler) for signum in self.SIGNALS}
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self._previous is not None:
-            signal.signal(signal.SIGINT, self._previous)  # type: ignore[arg-type]
+        for signum, previous in self._previous.items():
+            signal.signal(signum, previous)  # type: ignore[arg-type]
 
 
 @contextmanager
@@ -78,6 +84,18 @@ def _sigint_ignored() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+@contextmanager
+def _ended_on_error(
+    running: Mapping[Connection, tuple[BaseProcess, NotebookRun]], mark: str
+) -> Iterator[None]:
+    """Within: if anything raises (a closed output pipe, a bug), the workers of ``running`` end too."""
+    try:
+        yield
+    except BaseException:
+        end_processes(mark, [process.pid for process, _ in running.values() if process.pid], grace=1.0)
+        raise
 
 
 def kernel_variables(run: NotebookRun) -> dict[str, str]:
@@ -152,7 +170,7 @@ def run_in_workers(
     queue = list(pending)
     running: dict[Connection, tuple[BaseProcess, NotebookRun]] = {}
     started: dict[str, float] = {}  # when each notebook's worker started (time.monotonic)
-    with Interrupts() as interrupts:
+    with Interrupts() as interrupts, _ended_on_error(running, mark):
         while (queue or running) and not interrupts.count:
             while queue and len(running) < jobs:
                 run = queue.pop(0)

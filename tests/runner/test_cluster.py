@@ -12,7 +12,7 @@ from contextlib import contextmanager
 import pytest
 
 from ntpnb.chapter.claims import load_chapter_record
-from ntpnb.chapter.paths import output_layout
+from ntpnb.chapter.paths import exploratory_output_dir, output_layout
 from ntpnb.errors import NTPError, RunInterruptedError
 from ntpnb.runner import profiles, reproduce
 from ntpnb.runner.processes import RUN_MARKER, marked_processes
@@ -64,7 +64,8 @@ def test_a_sweep_runs_as_tasks_of_a_dask_cluster(project, dask_client):
     assert results[1].failed_checks == (
         "A1 seed parity: measured 1; required == 0 (relation ==, value 0, tolerance 0)",
     )
-    layout = output_layout(project / "outputs")
+    layout = output_layout(results[0].executed.parent.parent)
+    assert layout.root == exploratory_output_dir(project.resolve(), "quick", {})  # not the book's tree
     record = load_chapter_record(layout.seed_root(2) / "claims" / "b_two.json")
     assert record.seed == 2 and record.complete and record.parameters["seed"] == 2
     executed = json.loads((layout.seed_root(1) / "notebooks" / "a_one.ipynb").read_text())

@@ -76,12 +76,12 @@ def project(tmp_path):
 def start(
     root: Path, *args: str, env: dict[str, str] | None = None, prefix: tuple[str, ...] = (), **kwargs
 ) -> subprocess.Popen:
-    """``ntpnb reproduce --profile quick ARGS`` on ``root``, marked, in a session of its own.
+    """``ntpnb reproduce ARGS`` on ``root`` (the book's run, into its tree), marked, in a session of its own.
 
     ``prefix`` is a command that runs it (e.g. in a mount namespace). One seed, unless ``ARGS``
     ask for a sweep.
     """
-    cmd = [*prefix, sys.executable, "-m", "ntpnb.cli", "reproduce", "--profile", "quick"]
+    cmd = [*prefix, sys.executable, "-m", "ntpnb.cli", "reproduce"]
     cmd += ["--root", str(root)]
     if "--seeds" not in args:
         cmd += ["--seeds", "1"]
@@ -182,14 +182,16 @@ def test_an_interrupted_write_leaves_the_old_file(tmp_path):
 
 @pytest.mark.slow
 @pytest.mark.parametrize(
-    "jobs, to_group, earlier, at_start, seeds",
+    "jobs, to_group, earlier, at_start, seeds, signum",
     [
-        (1, True, False, False, 1),
-        (1, False, False, False, 1),
-        (2, True, True, False, 1),
-        (2, False, False, False, 1),
-        (2, True, False, True, 1),
-        (2, True, False, False, 3),
+        (1, True, False, False, 1, signal.SIGINT),
+        (1, False, False, False, 1, signal.SIGINT),
+        (2, True, True, False, 1, signal.SIGINT),
+        (2, False, False, False, 1, signal.SIGINT),
+        (2, True, False, True, 1, signal.SIGINT),
+        (2, True, False, False, 3, signal.SIGINT),
+        (2, False, False, False, 1, signal.SIGTERM),
+        (1, False, False, True, 1, signal.SIGTERM),
     ],
     ids=[
         "j1-group",
@@ -198,9 +200,12 @@ def test_an_interrupted_write_leaves_the_old_file(tmp_path):
         "j2-main",
         "j2-group-while-workers-start",
         "j2-group-sweep",
+        "j2-main-sigterm",
+        "j1-main-sigterm-while-workers-start",
     ],
 )
-def test_sigint_stops_the_run_within_seconds(project, jobs, to_group, earlier, at_start, seeds):
+def test_sigint_stops_the_run_within_seconds(project, jobs, to_group, earlier, at_start, seeds, signum):
+    """SIGINT (Ctrl-C, or ``kill -INT``) and SIGTERM (``kill``, a job scheduler) stop a run alike."""
     executed = {name: project / "outputs" / "notebooks" / f"{name}.ipynb" for name in NAMES}
     if earlier:
         code, out, err = run(project, "--jobs", "2", env={"RUN_01": "first", "RUN_02": "first"})
@@ -217,9 +222,9 @@ def test_sigint_stops_the_run_within_seconds(project, jobs, to_group, earlier, a
         wait_for(running_kernels(project, jobs), what="the notebooks to start")
     sent = time.monotonic()
     if to_group:  # Ctrl-C in a terminal
-        os.killpg(proc.pid, signal.SIGINT)
-    else:  # kill -INT <pid>, as a job scheduler sends it
-        proc.send_signal(signal.SIGINT)
+        os.killpg(proc.pid, signum)
+    else:  # kill -INT <pid> or kill <pid>, as a job scheduler sends it
+        proc.send_signal(signum)
     out, err = proc.communicate(timeout=30)
     assert time.monotonic() - sent < 20
     assert proc.returncode == 130, (out, err)
@@ -232,6 +237,21 @@ def test_sigint_stops_the_run_within_seconds(project, jobs, to_group, earlier, a
     if earlier:  # the keys still describe the outputs in place: a plain rerun has nothing to do
         code, out, err = run(project)
         assert code == 0 and out.count("cached") == 2, (out, err)
+
+
+@pytest.mark.slow
+def test_a_closed_output_pipe_stops_the_run_quietly(project):
+    """``ntpnb reproduce | head -1``: the reader leaves; the run stops with no traceback, nothing left."""
+    gate = project / "gate"
+    proc = start(project, "--jobs", "1", env={"SLEEP_01": "60", "GATE_01": str(gate), "RUN_01": "x"})
+    wait_for(running_kernels(project, 1), what="the notebook to start")
+    proc.stdout.close()  # the reader is gone: the next progress line meets a broken pipe
+    gate.touch()
+    _out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 141, err
+    assert "Traceback" not in err and "BrokenPipe" not in err, err
+    assert not leftover_processes()
+    assert not temporaries(project)
 
 
 @pytest.mark.slow
@@ -418,17 +438,82 @@ def test_two_runs_at_once_take_turns(project, tmp_path):
 
 @pytest.mark.slow
 def test_clear_one_line_errors_for_bad_output_paths_and_values(project):
+    sources = sorted(p.relative_to(project) for p in project.rglob("*"))
     for args, problem in [
         (("--out", "/proc/ntpnb-out"), "cannot create the output folder"),
-        (("-p", "seed=" + "1" * 300), None),  # a long value is a valid value: its folder is shortened
+        (
+            ("-p", "g_max=30." + "0" * 300 + "1"),
+            None,
+        ),  # a long value is a valid value: its folder is shortened
+        (("--out", "."), "is the project's folder or above it"),  # its notebooks/ are the sources'
+        (("--out", str(project.parent)), "is the project's folder or above it"),
+        (("--out", "notebooks/run"), "lies inside the project's notebooks/"),
+        (("--out", "outputs", "-p", "n_g=11"), "is the book's own tree, which only the book's run writes"),
+        (("--profile", "quick", "--out", "outputs"), "is the book's own tree"),
+        (("-p", f"seed={2**64}"), "is not a whole number from"),  # would fail inside the chapter
+        (("-p", "g_max=true"), "is not a finite number"),
+        (("-p", "g_max=1e999"), "is not a finite number"),
+        (("-p", f"seed={2**63 - 2}", "--seeds", "3"), "would reach seed 9223372036854775808"),
     ]:
         code, _out, err = run(project, NAMES[0], *args, env={"RUN_01": "x"})
         assert "Traceback" not in err
         if problem:
-            assert code == 2 and problem in err and len(err.strip().splitlines()) == 1, err
+            assert code == 2 and problem in err and len(err.strip().splitlines()) == 1, (args, err)
         else:
             assert code == 0, err
     shutil.rmtree(project / "outputs")
+    assert sorted(p.relative_to(project) for p in project.rglob("*")) == sources  # nothing written
+
+
+@pytest.mark.slow
+def test_a_tree_holds_one_setting_and_says_which(project):
+    """Runs of other settings go to trees of their own; an explicit --out of another setting is refused."""
+    code, _out, err = run(project, NAMES[0], "-p", "seed=0", env={"RUN_01": "x"})
+    assert code == 0, err
+    tree = project / "outputs" / "runs" / "seed=0"
+    record = json.loads((tree / "run.json").read_text())
+    assert record == {"profile": "paper", "overrides": {"seed": "0"}, "seeds": [0], "notebooks": [NAMES[0]]}
+    assert not (project / "outputs" / "notebooks").exists()  # the book's tree is untouched
+    code, _out, err = run(project, NAMES[0], "--profile", "quick", "--out", str(tree))
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert f"{tree} holds a run of profile paper with seed=0; seed 0; this run is profile quick" in err
+    # the same setting adds its seeds and notebooks
+    code, _out, err = run(project, "-p", "seed=0", "--seeds", "2", "--out", str(tree), env={"RUN_01": "x"})
+    assert code == 0, err
+    record = json.loads((tree / "run.json").read_text())
+    assert record["seeds"] == [0, 1] and record["notebooks"] == list(NAMES)
+    (tree / "run.json").write_text("[]")  # damaged: the tree's setting is unknown
+    code, _out, err = run(project, NAMES[0], "-p", "seed=0", "--out", str(tree))
+    assert code == 2 and "the run record" in err and "is damaged" in err and "delete that file" in err
+
+
+@pytest.mark.slow
+def test_damaged_outputs_make_the_chapter_run_again_and_say_why(project):
+    code, _out, err = run(project, NAMES[0], env={"RUN_01": "x"})
+    assert code == 0, err
+    outputs = project / "outputs"
+    record = outputs / "claims" / f"{NAMES[0]}.json"
+    executed = outputs / "notebooks" / f"{NAMES[0]}.ipynb"
+    good = record.read_bytes()
+    for damage, said in [
+        (lambda: record.unlink(), f"claims/{NAMES[0]}.json is missing"),
+        (lambda: executed.write_text("[]"), f"notebooks/{NAMES[0]}.ipynb differs from what its run wrote"),
+        (lambda: record.write_bytes(good[:-9]), f"claims/{NAMES[0]}.json differs from what its run wrote"),
+        (
+            lambda: executed.with_name(f"{NAMES[0]}.key.json").write_text('{"key": 1}'),
+            "is damaged: no cache key",
+        ),
+    ]:
+        code, out, err = run(project, NAMES[0], env={"RUN_01": "x"})  # in place (or restored): cached
+        assert code == 0 and "cached" in out, (out, err)
+        damage()
+        code, out, err = run(project, NAMES[0], env={"RUN_01": "x"})
+        assert code == 0 and "cached" not in out and f"{NAMES[0]} runs again: " in out and said in out, (
+            out,
+            err,
+        )
+        assert json.loads(record.read_text())["complete"] is True  # whole again
+        assert json.loads(executed.read_text())["cells"]
 
 
 def test_a_run_finds_its_processes_by_their_mark():

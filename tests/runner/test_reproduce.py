@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -12,7 +13,7 @@ import jupytext
 import pytest
 
 from ntpnb import settings
-from ntpnb.chapter.paths import notebook_sources, override_output_dir
+from ntpnb.chapter.paths import exploratory_output_dir, notebook_sources
 from ntpnb.errors import NTPError
 from ntpnb.runner import choice, kernels, profiles, reproduce, workers
 from ntpnb.runner.choice import cache_key, package_fingerprint, select_notebooks
@@ -204,6 +205,10 @@ def test_overrides_are_typed_like_the_profile_values():
         ("sgd", "'a b'", "a b"),
         ((1, 2), "(3, 4)", (3, 4)),
         (None, "2.5", 2.5),
+        ([1.0, 4.0], "[2, 3.5]", [2.0, 3.5]),  # a list takes items of the profile's items' kind
+        (["2D", "synthetic"], "['2D']", ["2D"]),
+        ([], "[1, 'a']", [1, "a"]),  # an empty list in the profile: any items
+        (1, str(2**63 - 1), 2**63 - 1),
     ],
 )
 def test_override_values_of_every_type(monkeypatch, like, text, expected):
@@ -211,10 +216,28 @@ def test_override_values_of_every_type(monkeypatch, like, text, expected):
     assert profiles.apply_overrides("nb", "paper", {"x": text}) == {"x": expected}
 
 
-@pytest.mark.parametrize(("like", "text"), [(1, "1.5"), (1, "ten"), (1, "True"), (1.0, "x"), (True, "1")])
-def test_bad_override_values_name_the_parameters(monkeypatch, like, text):
+@pytest.mark.parametrize(
+    ("like", "text", "requirement"),
+    [
+        (1, "1.5", "a whole number from"),
+        (1, "ten", "a whole number from"),
+        (1, "True", "a whole number from"),
+        (1, str(2**64), "a whole number from"),  # beyond int64: it would fail inside the chapter
+        (1, str(-(2**63) - 1), "a whole number from"),
+        (1.0, "x", "a finite number"),
+        (1.0, "1e999", "a finite number"),  # inf
+        (1.0, "False", "a finite number"),
+        (True, "1", "true or false"),
+        ([1.0, 4.0], "[True]", "a list of numbers"),  # a boolean is not a radius
+        ([1.0, 4.0], "[1.0, 'a']", "a list of numbers"),
+        ([1.0, 4.0], "4.0", "a list of numbers"),
+        (["2D"], "[1]", "a list of texts"),
+        ([[2, 1]], "[[2, True]]", "a list of list values"),
+    ],
+)
+def test_bad_override_values_say_what_fits_and_name_the_parameters(monkeypatch, like, text, requirement):
     monkeypatch.setattr(profiles, "PROFILES", {"nb": {"paper": {"x": like, "y": 2}, "quick": {}}})
-    with pytest.raises(NTPError, match=r"x=.* is not a valid .*its parameters: x=.*, y=2"):
+    with pytest.raises(NTPError, match=rf"x=.* is not {re.escape(requirement)}.*its parameters: x=.*, y=2"):
         profiles.apply_overrides("nb", "paper", {"x": text})
 
 
@@ -240,10 +263,12 @@ def test_cli_rejects_an_unknown_parameter_before_running_anything(tmp_path):
     assert not (tmp_path / "out").exists()
 
 
-def test_override_runs_go_apart_from_the_canonical_outputs():
-    path = override_output_dir(ROOT, {"seed": 3, "n_g": 11})
+def test_exploratory_runs_go_apart_from_the_canonical_outputs():
+    path = exploratory_output_dir(ROOT, "paper", {"seed": 3, "n_g": 11})
     assert path == ROOT / "outputs" / "runs" / "n_g=11,seed=3"
-    assert override_output_dir(ROOT, {"s": "a b/c"}).name == "s=a_b_c"
+    assert exploratory_output_dir(ROOT, "paper", {"s": "a b/c"}).name == "s=a_b_c"
+    assert exploratory_output_dir(ROOT, "quick", {}).name == "profile=quick"
+    assert exploratory_output_dir(ROOT, "quick", {"n": 2}).name == "profile=quick,n=2"
 
 
 @pytest.mark.slow
@@ -254,10 +279,11 @@ def test_reproduce_with_an_override_writes_a_separate_run(tmp_path, monkeypatch)
     monkeypatch.setattr(profiles, "PROFILES", {"c_value": {"paper": {"value": 1}, "quick": {"value": 21}}})
     (result,) = reproduce(tmp_path, profile="quick", overrides={"value": "5"}, log=lambda line: None)
     assert result.ok
-    run = tmp_path / "outputs" / "runs" / "value=5"
+    run = tmp_path / "outputs" / "runs" / "profile=quick,value=5"
     assert result.executed == run / "notebooks" / "c_value.ipynb"
     assert "10" in json.dumps(json.loads(result.executed.read_text()))  # the override was injected
-    assert json.loads((run / "run.json").read_text())["overrides"] == {"value": "5"}
+    record = json.loads((run / "run.json").read_text())
+    assert record == {"profile": "quick", "overrides": {"value": "5"}, "seeds": [], "notebooks": ["c_value"]}
     assert not (tmp_path / "outputs" / "notebooks").exists()  # the canonical outputs are untouched
 
 
@@ -320,12 +346,13 @@ def test_longest_notebook_first_and_its_kernel_has_one_blas_thread(tmp_path, mon
         monkeypatch.delenv(var, raising=False)
     body = "import os\nprint('threads', os.environ.get('OPENBLAS_NUM_THREADS'))"
     _tiny_project(tmp_path, monkeypatch, {"a_short": body, "b_long": body, "c_new": body})
-    (tmp_path / "outputs").mkdir()
+    tree = exploratory_output_dir(tmp_path, "quick", {})  # a quick run's own tree
+    tree.mkdir(parents=True)
     earlier = {
         "quick": {"a_short": {"seconds": 1.0}, "b_long": {"seconds": 9.0}},
         "paper": {"a_short": {"seconds": 99}},
     }
-    (tmp_path / "outputs" / "timings.json").write_text(json.dumps(earlier))  # an earlier run's times
+    (tree / "timings.json").write_text(json.dumps(earlier))  # an earlier run's times
     lines = []
     results = reproduce(tmp_path, profile="quick", jobs=1, log=lines.append)
     assert [r.name for r in results] == ["a_short", "b_long", "c_new"]  # in the order asked
@@ -360,7 +387,7 @@ def test_an_unchanged_notebook_is_not_executed_again(tmp_path, monkeypatch):
     for changed in (
         dict(profile="quick", force=True),  # --force, nothing changed
         dict(profile="paper"),  # other parameters
-        dict(profile="paper", overrides={"value": "5"}, output_dir=tmp_path / "outputs"),
+        dict(profile="quick", overrides={"value": "5"}),  # its own tree
     ):
         (result,) = reproduce(tmp_path, log=lines.append, **changed)
         assert result.ok and not result.cached, changed

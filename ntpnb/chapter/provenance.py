@@ -1,0 +1,278 @@
+"""What ran into an output tree, and what it wrote: read back only when it checks out.
+
+Two records make an output tree trustworthy when it is read again (by the runner's cache, by
+``ntpnb book``):
+
+* the **run record** ``<tree>/run.json`` (:class:`RunRecord`): the profile, the ``-p``
+  overrides, the seeds and the notebooks that ran into the tree. Every run writes it, and a run
+  of another profile or other overrides is refused a tree that holds one (a tree holds one
+  setting). The book and the report label a tree by it (:meth:`RunRecord.describe`); the
+  book's own tree ``<root>/outputs`` holds only :func:`is_book_run` runs.
+* the **output manifest** of each chapter, in its cache key file
+  ``<tree>/notebooks/<name>.key.json`` (:class:`Manifest`): the cache key of the run that
+  completed, and the SHA-256 of every file it wrote (executed notebook, claim record,
+  figures). :func:`damaged_outputs` says which of them are missing or differ.
+
+A record that does not read, or does not have the expected shape, raises
+:class:`~ntpnb.errors.PathError` with one line naming the file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import PathError
+from .atomic import atomic_write_text
+
+__all__ = [
+    "BOOK_PROFILE",
+    "RUN_RECORD_NAME",
+    "RunRecord",
+    "Manifest",
+    "is_book_run",
+    "load_run_record",
+    "write_run_record",
+    "manifest_path",
+    "file_digest",
+    "output_digests",
+    "load_manifest",
+    "write_manifest",
+    "damaged_outputs",
+    "chapter_damage",
+]
+
+#: The profile of the book's own run (its figures and pages are the papers' settings).
+BOOK_PROFILE = "paper"
+#: The run record's file name, at the root of an output tree.
+RUN_RECORD_NAME = "run.json"
+#: The suffix of a chapter's manifest (its cache key and output digests) beside its executed copy.
+MANIFEST_SUFFIX = ".key.json"
+
+
+def is_book_run(profile: str, overrides: Mapping[str, object]) -> bool:
+    """Whether a run is the book's own: the paper profile, no overrides (at any number of seeds).
+
+    Its seeds add to the book's tree: the verdicts count every seed its run record lists.
+    """
+    return profile == BOOK_PROFILE and not overrides
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """What ran into one output tree (``run.json``).
+
+    ``seeds`` are the seeds that ran into the tree (the book's seed first, then the sweep's),
+    ``notebooks`` the notebooks; both grow as further runs of the same setting add to the tree.
+    """
+
+    profile: str
+    overrides: dict[str, str] = field(default_factory=dict)
+    seeds: tuple[int, ...] = ()
+    notebooks: tuple[str, ...] = ()
+
+    def same_setting(self, other: RunRecord) -> bool:
+        """Whether ``other`` ran the same profile with the same overrides (it may add seeds)."""
+        return self.profile == other.profile and self.overrides == other.overrides
+
+    def merged(self, other: RunRecord) -> RunRecord:
+        """The record with the seeds and notebooks of ``other`` (a run of the same setting) added."""
+        seeds = tuple(dict.fromkeys((*self.seeds, *other.seeds)))
+        notebooks = tuple(sorted({*self.notebooks, *other.notebooks}))
+        return RunRecord(self.profile, dict(self.overrides), seeds, notebooks)
+
+    def describe(self) -> str:
+        """``profile paper, seeds 0-4`` or ``profile quick with n_g=121, seed=3; seed 3``."""
+        text = f"profile {self.profile}"
+        if self.overrides:
+            text += " with " + ", ".join(f"{k}={v}" for k, v in sorted(self.overrides.items()))
+        if self.seeds:
+            text += "; " + _describe_seeds(self.seeds)
+        return text
+
+    def to_json(self) -> dict[str, Any]:
+        """The record as JSON data."""
+        return {
+            "profile": self.profile,
+            "overrides": dict(self.overrides),
+            "seeds": list(self.seeds),
+            "notebooks": list(self.notebooks),
+        }
+
+    @classmethod
+    def from_json(cls, data: object) -> RunRecord:
+        """The record in JSON data; ValueError when its shape is not a run record's."""
+        if not isinstance(data, dict) or not isinstance(data.get("profile"), str):
+            raise ValueError("not a run record (no 'profile')")
+        overrides = data.get("overrides", {})
+        seeds = data.get("seeds", [])
+        notebooks = data.get("notebooks", [])
+        if not isinstance(overrides, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in overrides.items()
+        ):
+            raise ValueError("'overrides' is not a mapping of names to texts")
+        if not isinstance(seeds, list) or not all(type(s) is int for s in seeds):
+            raise ValueError("'seeds' is not a list of integers")
+        if not isinstance(notebooks, list) or not all(isinstance(n, str) for n in notebooks):
+            raise ValueError("'notebooks' is not a list of names")
+        return cls(data["profile"], dict(overrides), tuple(seeds), tuple(notebooks))
+
+
+def _describe_seeds(seeds: Sequence[int]) -> str:
+    """``seed 3``, ``seeds 0-4`` (consecutive) or ``seeds 0, 2, 7``."""
+    ordered = sorted(seeds)
+    if len(ordered) == 1:
+        return f"seed {ordered[0]}"
+    if ordered == list(range(ordered[0], ordered[-1] + 1)):
+        return f"seeds {ordered[0]}-{ordered[-1]}"
+    return "seeds " + ", ".join(map(str, ordered))
+
+
+def _read_json(path: Path, what: str) -> object:
+    """The JSON data in ``path``; PathError naming the file and ``what`` it should hold."""
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else f"{type(exc).__name__}: {exc}"
+        raise PathError(f"cannot read the {what} {path}: {reason}") from exc
+
+
+def load_run_record(root: Path) -> RunRecord | None:
+    """The run record of the tree at ``root`` (None when no run wrote one).
+
+    Raises
+    ------
+    PathError
+        If ``run.json`` exists but does not read as a run record (naming it).
+    """
+    path = Path(root) / RUN_RECORD_NAME
+    if not path.exists():
+        return None
+    data = _read_json(path, "run record")
+    try:
+        return RunRecord.from_json(data)
+    except ValueError as exc:
+        raise PathError(f"the run record {path} is damaged: {exc}") from exc
+
+
+def write_run_record(root: Path, record: RunRecord) -> Path:
+    """Write ``record`` as the run record of the tree at ``root`` (atomically)."""
+    return atomic_write_text(Path(root) / RUN_RECORD_NAME, json.dumps(record.to_json(), indent=1) + "\n")
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """A chapter's last completed run in a tree: its cache key, parameters, time and outputs.
+
+    ``outputs`` maps each file the run wrote (a path relative to the tree's root, with ``/``)
+    to its SHA-256.
+    """
+
+    key: str
+    parameters: dict[str, Any]
+    seconds: float
+    outputs: dict[str, str]
+
+    def to_json(self) -> dict[str, Any]:
+        """The manifest as JSON data."""
+        return {
+            "key": self.key,
+            "parameters": dict(self.parameters),
+            "seconds": round(self.seconds, 3),
+            "outputs": dict(sorted(self.outputs.items())),
+        }
+
+    @classmethod
+    def from_json(cls, data: object) -> Manifest:
+        """The manifest in JSON data; ValueError when its shape is not a manifest's."""
+        if not isinstance(data, dict) or not isinstance(data.get("key"), str):
+            raise ValueError("no cache key")
+        outputs = data.get("outputs")
+        if not isinstance(outputs, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in outputs.items()
+        ):
+            raise ValueError("no digests of the outputs (written before they were recorded)")
+        parameters = data.get("parameters", {})
+        seconds = data.get("seconds", 0.0)
+        if not isinstance(parameters, dict) or type(seconds) not in (int, float):
+            raise ValueError("'parameters' or 'seconds' has the wrong type")
+        return cls(data["key"], parameters, float(seconds), dict(outputs))
+
+
+def manifest_path(executed: Path) -> Path:
+    """Where the manifest of the executed notebook ``executed`` lives (beside it)."""
+    return executed.with_name(f"{executed.stem}{MANIFEST_SUFFIX}")
+
+
+def file_digest(path: Path) -> str:
+    """The SHA-256 of the file at ``path`` (hex)."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def output_digests(root: Path, files: Iterable[Path]) -> dict[str, str]:
+    """``{path relative to root: SHA-256}`` of ``files`` (which lie under ``root``)."""
+    return {Path(f).relative_to(root).as_posix(): file_digest(Path(f)) for f in files}
+
+
+def load_manifest(executed: Path) -> Manifest:
+    """The manifest of the executed notebook ``executed``.
+
+    Raises
+    ------
+    PathError
+        If it is missing, does not read, or is not a manifest (naming the file).
+    """
+    path = manifest_path(executed)
+    data = _read_json(path, "output manifest")
+    try:
+        return Manifest.from_json(data)
+    except ValueError as exc:
+        raise PathError(f"the output manifest {path} is damaged: {exc}") from exc
+
+
+def write_manifest(executed: Path, manifest: Manifest) -> Path:
+    """Write the manifest of ``executed`` (atomically), once its outputs are in place."""
+    return atomic_write_text(
+        manifest_path(executed), json.dumps(manifest.to_json(), indent=1, default=repr) + "\n"
+    )
+
+
+def damaged_outputs(root: Path, manifest: Manifest) -> list[str]:
+    """Which outputs of ``manifest`` (under the tree ``root``) are missing or differ, one phrase each."""
+    problems = []
+    for relative, digest in manifest.outputs.items():
+        path = Path(root) / relative
+        try:
+            if file_digest(path) != digest:
+                problems.append(f"{relative} differs from what its run wrote")
+        except FileNotFoundError:
+            problems.append(f"{relative} is missing")
+        except OSError as exc:
+            problems.append(f"{relative} cannot be read ({exc.strerror or exc})")
+    return problems
+
+
+def chapter_damage(root: Path, executed: Path) -> str | None:
+    """Why the outputs of the chapter whose executed copy is ``executed`` cannot be trusted, or None.
+
+    None when its manifest reads and every output it lists is in place with the digest its run
+    recorded; otherwise one phrase: the manifest's problem, or the first damaged output (and how
+    many more).
+    """
+    try:
+        manifest = load_manifest(executed)
+    except PathError as exc:
+        return str(exc)
+    problems = damaged_outputs(root, manifest)
+    if not problems:
+        return None
+    more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+    return problems[0] + more
