@@ -169,13 +169,15 @@ class Manifest:
     """A chapter's last completed run in a tree: its cache key, parameters, time and outputs.
 
     ``outputs`` maps each file the run wrote (a path relative to the tree's root, with ``/``)
-    to its SHA-256.
+    to its SHA-256; ``package`` is the fingerprint of the ``ntpnb`` sources it ran with (the
+    runs of one chapter at several seeds count together only when it is the same).
     """
 
     key: str
     parameters: dict[str, Any]
     seconds: float
     outputs: dict[str, str]
+    package: str = ""
 
     def to_json(self) -> dict[str, Any]:
         """The manifest as JSON data."""
@@ -184,6 +186,7 @@ class Manifest:
             "parameters": dict(self.parameters),
             "seconds": round(self.seconds, 3),
             "outputs": dict(sorted(self.outputs.items())),
+            "package": self.package,
         }
 
     @classmethod
@@ -198,9 +201,14 @@ class Manifest:
             raise ValueError("no digests of the outputs (written before they were recorded)")
         parameters = data.get("parameters", {})
         seconds = data.get("seconds", 0.0)
-        if not isinstance(parameters, dict) or type(seconds) not in (int, float):
-            raise ValueError("'parameters' or 'seconds' has the wrong type")
-        return cls(data["key"], parameters, float(seconds), dict(outputs))
+        package = data.get("package", "")
+        if (
+            not isinstance(parameters, dict)
+            or type(seconds) not in (int, float)
+            or not isinstance(package, str)
+        ):
+            raise ValueError("'parameters', 'seconds' or 'package' has the wrong type")
+        return cls(data["key"], parameters, float(seconds), dict(outputs), package)
 
 
 def manifest_path(executed: Path) -> Path:

@@ -68,6 +68,7 @@ class NotebookRun:
     layout: OutputLayout
     key: str
     sweep: bool = False
+    package: str = ""  # the fingerprint of the ntpnb sources in its cache key
 
     @property
     def name(self) -> str:
@@ -201,7 +202,8 @@ def store_key(run: NotebookRun, seconds: float, outputs: Iterable[Path]) -> None
 
     Call it once its ``outputs`` (files under ``run.layout.root``) are in place.
     """
-    manifest = Manifest(run.key, dict(run.parameters), seconds, output_digests(run.layout.root, outputs))
+    digests = output_digests(run.layout.root, outputs)
+    manifest = Manifest(run.key, dict(run.parameters), seconds, digests, run.package)
     write_manifest(run.executed, manifest)
 
 

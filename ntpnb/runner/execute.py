@@ -24,7 +24,15 @@ from ..chapter.atomic import atomic_write_text
 from ..chapter.claims import ChapterRecord, load_chapter_record
 from ..chapter.paths import OutputLayout
 from ..errors import PathError
-from .choice import NotebookRun, cache_key, cache_state, forget_key, notebook_parameters, store_key
+from .choice import (
+    NotebookRun,
+    cache_key,
+    cache_state,
+    forget_key,
+    notebook_parameters,
+    package_fingerprint,
+    store_key,
+)
 from .diagnosis import describe_failure
 from .kernels import KERNEL_NAME, IPCKernelManager, kernel_environment
 from .staging import clear_failure, hide_injected_parameters, keep_failure, promote, staging_layout
@@ -258,5 +266,8 @@ def execute_notebook(
     stored by its last successful run into ``layout`` is not executed (the result says ``cached``).
     """
     parameters = notebook_parameters(source, profile, layout, overrides)
-    run = NotebookRun(source, parameters, layout, cache_key(source, parameters))
+    fingerprint = package_fingerprint()
+    run = NotebookRun(
+        source, parameters, layout, cache_key(source, parameters, fingerprint), False, fingerprint
+    )
     return cached_result(run, force) or run_notebook(run)

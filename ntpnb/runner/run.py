@@ -89,7 +89,7 @@ def seed_runs(
         values = dict(parameters) if i == 0 else {**parameters, "seed": base + i}
         injected = with_output(values, profile, tree)
         runs.append(
-            NotebookRun(source, injected, tree, cache_key(source, injected, fingerprint), sweep=i > 0)
+            NotebookRun(source, injected, tree, cache_key(source, injected, fingerprint), i > 0, fingerprint)
         )
     return runs
 

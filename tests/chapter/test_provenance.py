@@ -1,0 +1,106 @@
+"""The run record and output manifests: what ran into a tree, and whether its files are its run's."""
+
+from __future__ import annotations
+
+import pytest
+
+from ntpnb.chapter.provenance import (
+    Manifest,
+    RunRecord,
+    chapter_damage,
+    is_book_run,
+    load_manifest,
+    load_run_record,
+    output_digests,
+    write_manifest,
+    write_run_record,
+)
+from ntpnb.errors import PathError
+
+
+def test_a_run_record_says_what_ran_and_reads_back(tmp_path):
+    record = RunRecord("quick", {"n_g": "121", "seed": "3"}, (3,), ("01_entropy_separability",))
+    assert record.describe() == "profile quick with n_g=121, seed=3; seed 3"
+    assert RunRecord("paper", {}, (0, 1, 2, 3, 4)).describe() == "profile paper; seeds 0-4"
+    assert RunRecord("paper", {}, (0, 2, 7)).describe() == "profile paper; seeds 0, 2, 7"
+    assert load_run_record(tmp_path) is None  # no run wrote one
+    write_run_record(tmp_path, record)
+    assert load_run_record(tmp_path) == record
+
+
+def test_runs_of_one_setting_merge_and_others_do_not_match():
+    first = RunRecord("paper", {}, (0, 1), ("a",))
+    more = RunRecord("paper", {}, (0, 1, 2), ("b",))
+    assert first.same_setting(more)
+    assert first.merged(more) == RunRecord("paper", {}, (0, 1, 2), ("a", "b"))
+    assert not first.same_setting(RunRecord("quick", {}, (0,)))
+    assert not first.same_setting(RunRecord("paper", {"n": "1"}, (0,)))
+    assert is_book_run("paper", {}) and not is_book_run("quick", {}) and not is_book_run("paper", {"n": "1"})
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("[]", "not a run record"),
+        ('{"profile": 1}', "not a run record"),
+        ('{"profile": "paper", "seeds": [true]}', "'seeds' is not a list of integers"),
+        ('{"profile": "paper", "overrides": {"n": 1}}', "'overrides' is not a mapping"),
+        ('{"profile": "paper", "notebooks": "01"}', "'notebooks' is not a list"),
+        ('{"profile": "pa', "JSONDecodeError"),
+    ],
+)
+def test_a_damaged_run_record_is_named_in_one_line(tmp_path, text, problem):
+    (tmp_path / "run.json").write_text(text)
+    with pytest.raises(PathError, match=str(tmp_path / "run.json")) as err:
+        load_run_record(tmp_path)
+    assert problem in str(err.value) and "\n" not in str(err.value)
+
+
+def _chapter(tmp_path):
+    """A tree with one chapter's executed copy, claim record and figure, and its manifest."""
+    files = {
+        "notebooks/c.ipynb": '{"cells": []}',
+        "claims/c.json": '{"notebook": "c"}',
+        "figures/c_fig.png": "png",
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    executed = tmp_path / "notebooks" / "c.ipynb"
+    digests = output_digests(tmp_path, [tmp_path / name for name in files])
+    write_manifest(executed, Manifest("key", {"seed": 0}, 1.5, digests, "pkg"))
+    return executed
+
+
+def test_a_manifest_reads_back_and_vouches_for_its_outputs(tmp_path):
+    executed = _chapter(tmp_path)
+    manifest = load_manifest(executed)
+    assert manifest.key == "key" and manifest.package == "pkg" and len(manifest.outputs) == 3
+    assert chapter_damage(tmp_path, executed) is None
+
+
+@pytest.mark.parametrize(
+    ("damage", "said"),
+    [
+        (lambda root: (root / "claims" / "c.json").unlink(), "claims/c.json is missing"),
+        (lambda root: (root / "figures" / "c_fig.png").write_text("other"), "figures/c_fig.png differs"),
+        (lambda root: (root / "notebooks" / "c.ipynb").write_text("[]"), "notebooks/c.ipynb differs"),
+        (lambda root: (root / "notebooks" / "c.key.json").write_text("{"), "cannot read the output manifest"),
+        (
+            lambda root: (root / "notebooks" / "c.key.json").write_text('{"key": "k"}'),
+            "no digests of the outputs",
+        ),
+        (lambda root: (root / "notebooks" / "c.key.json").unlink(), "No such file"),
+    ],
+)
+def test_a_missing_or_changed_output_is_named(tmp_path, damage, said):
+    executed = _chapter(tmp_path)
+    damage(tmp_path)
+    assert said in chapter_damage(tmp_path, executed)
+
+
+def test_several_damaged_outputs_are_counted(tmp_path):
+    executed = _chapter(tmp_path)
+    (tmp_path / "claims" / "c.json").unlink()
+    (tmp_path / "figures" / "c_fig.png").unlink()
+    assert chapter_damage(tmp_path, executed) == "claims/c.json is missing (and 1 more)"
