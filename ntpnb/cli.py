@@ -8,7 +8,7 @@ not run yet, it runs the runner, then the book build, under one output lock.
 Examples
 --------
 ``ntpnb reproduce``                     every notebook at the paper's settings
-``ntpnb reproduce 01 --profile quick``  one notebook, seconds-scale
+``ntpnb reproduce 01 --profile quick``  one notebook, seconds-scale (outputs/runs/profile=quick)
 ``ntpnb reproduce 01 -p n_g=11``        one notebook with a parameter changed (outputs/runs/...)
 ``ntpnb reproduce --jobs 1``            one notebook at a time (default: one per core)
 ``ntpnb reproduce --force``             rerun every notebook, changed or not
@@ -23,9 +23,13 @@ Examples
 from __future__ import annotations
 
 import argparse
+import os
+import signal
 import subprocess
 import sys
-from collections.abc import Callable, Sequence
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from .book.compare import add_arguments, print_comparison
@@ -207,10 +211,13 @@ def _parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="KEY=VALUE",
-        help="override one parameter of the profile (repeatable); outputs go to outputs/runs/...",
+        help="override one parameter of the profile (repeatable); outputs go to outputs/runs/<overrides>",
     )
     rep.add_argument(
-        "--out", default=None, help="output folder (default: <root>/outputs, or outputs/runs/... with -p)"
+        "--out",
+        default=None,
+        help="output folder (default: <root>/outputs, the book's, for the paper profile without -p; "
+        "outputs/runs/<what differs> for any other run, e.g. outputs/runs/profile=quick)",
     )
     rep.add_argument(
         "-j",
@@ -266,7 +273,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
     args.extra = extra
     try:
-        return int(args.func(args))
+        with _terminate_as_interrupt():
+            return int(args.func(args))
+    except BrokenPipeError:
+        return _reader_gone()
     except RunInterruptedError as exc:
         print(f"ntpnb: {exc}", file=sys.stderr)
         return INTERRUPTED
@@ -284,6 +294,42 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 #: The exit status of an interrupted command (128 + SIGINT, as a shell reports it).
 INTERRUPTED = 130
+#: The exit status when the reader of the output went away (128 + SIGPIPE, as a shell reports it).
+PIPE_CLOSED = 141
+
+
+@contextmanager
+def _terminate_as_interrupt() -> Iterator[None]:
+    """Within (in the main thread): SIGTERM stops the command as Ctrl-C does (KeyboardInterrupt).
+
+    So ``kill`` or a job scheduler ends a book build's children and keeps the last complete
+    outputs, as a Ctrl-C does; a run of notebooks counts it like a Ctrl-C
+    (:class:`~ntpnb.runner.workers.Interrupts`).
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _reader_gone() -> int:
+    """Stop quietly when standard output is a pipe whose reader exited (``ntpnb list | head``).
+
+    Standard output is pointed at the null device, so that the interpreter's last flush at exit
+    does not print a second error.
+    """
+    with suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    return PIPE_CLOSED
 
 
 if __name__ == "__main__":  # pragma: no cover
