@@ -33,7 +33,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from .book.compare import add_arguments, print_comparison
-from .chapter.paths import DEFAULT_OUTPUT_DIRNAME, find_project_root, notebook_sources, output_layout
+from .chapter.paths import find_project_root, notebook_sources, output_layout
 from .errors import NTPError, RunInterruptedError
 from .runner import DEFAULT_SEEDS, PROFILE_NAMES, PROFILES, RunResult, output_lock, parse_overrides, reproduce
 
@@ -129,24 +129,26 @@ def _print_verdicts(results: Sequence[RunResult]) -> bool:
 
 
 def _cmd_book(args: argparse.Namespace) -> int:
-    """Execute the missing notebooks at ``--run-missing`` (if given), then build the book.
+    """Execute the tree's missing notebooks (with ``--run-missing``), then build its book.
 
-    The build holds the output lock (:mod:`ntpnb.runner.lock`), so it reads the outputs of
-    finished runs only.
+    The tree is the book's own (``<root>/outputs``) or, with ``--run DIR``, any run's; the
+    missing notebooks run in the tree's own setting (its run record). The build holds the
+    tree's output lock (:mod:`ntpnb.runner.lock`), so it reads the outputs of finished runs only.
     """
     from .book import build_book, jupyter_book, missing_notebooks
+    from .book.trees import book_tree
 
     root, wait = _root(args.root), not args.no_wait
     jupyter_book()  # a missing jupyter-book fails before any notebook runs
-    layout = output_layout(root / DEFAULT_OUTPUT_DIRNAME)
-    missing = missing_notebooks(root, layout)
+    tree = book_tree(root, args.run)
+    missing = missing_notebooks(tree)
     if missing and args.run_missing:
-        print(
-            f"ntpnb: executing the notebooks not run yet ({', '.join(missing)}) at profile {args.run_missing}"
-        )
-        reproduce(root, missing, args.run_missing, layout.root, wait=wait)
-    with output_lock(layout.root, wait=wait):
-        return build_book(root, layout)
+        profile, overrides, seeds = tree.rerun_setting()
+        print(f"ntpnb: executing the notebooks not run yet ({', '.join(missing)}): {tree.label()}")
+        reproduce(root, missing, profile, tree.layout.root, overrides=overrides, wait=wait, seeds=seeds)
+        tree = book_tree(root, args.run)  # its run record now names them
+    with output_lock(tree.layout.root, wait=wait):
+        return build_book(tree)
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
@@ -249,11 +251,17 @@ def _parser() -> argparse.ArgumentParser:
 
     book = _command(sub, "book", "build the HTML book into <root>/_build/html", _cmd_book, lock=True)
     book.add_argument(
-        "--run-missing",
-        choices=PROFILE_NAMES,
+        "--run",
         default=None,
-        metavar="PROFILE",
-        help="first execute the notebooks not run yet, at PROFILE (quick or paper)",
+        metavar="DIR",
+        help="build the book of the run in the output folder DIR (e.g. outputs/runs/profile=quick) "
+        "into DIR/_book/html, labelled by what ran (its run.json); default: the book's own outputs/",
+    )
+    book.add_argument(
+        "--run-missing",
+        action="store_true",
+        help="first execute the notebooks the tree has not run, in its own setting "
+        "(the book's: profile paper; another tree's: the profile and -p of its run.json)",
     )
 
     _command(sub, "list", "list the notebooks and their profile parameters", _cmd_list)

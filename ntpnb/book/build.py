@@ -1,22 +1,38 @@
-"""``ntpnb book``: write the generated pages, then build the HTML book from the executed notebooks.
+"""``ntpnb book``: check the tree, write the generated pages, build the HTML book atomically.
 
-The generated pages are the reproducibility report, the claims page and the introduction's
-verdicts (:mod:`.report`), and the benchmarks page (:mod:`.benchmarks_page`, from the last
-``python -m benchmarks`` run, or a page that says none was run). Sphinx runs with
-``-W -n --keep-going``: any warning fails the build (the book's extension, :mod:`.sphinx_ext`,
-warns about every broken notebook).
+A book is built from one output tree (:mod:`.trees`): the book's own ``<root>/outputs`` into
+``<root>/_build/html``, or, with ``ntpnb book --run DIR``, any run's tree into
+``DIR/_book/html``, labelled by what ran into it. First every record the book reads is checked
+(:mod:`.verify`: a damaged one is refused in one line naming it and the command that remakes
+it); then the generated pages are written into the tree: the reproducibility report, the claims
+page and the introduction's verdicts (:mod:`.report`), and the benchmarks page
+(:mod:`.benchmarks_page`). Then jupyter-book builds the book in a fresh staging folder, as a
+child process it owns, and the book is swapped in only when complete (:mod:`.site`). Sphinx
+runs with ``-W -n --keep-going``: any warning fails the build (the book's extension,
+:mod:`.sphinx_ext`, warns about every broken notebook).
 """
 
 from __future__ import annotations
 
-import subprocess
+import os
 import sys
 from pathlib import Path
 
-from ..chapter.paths import OutputLayout, notebook_sources
 from ..errors import NTPError
 from .benchmarks_page import write_benchmarks_page
 from .report import verdict_summary, write_report
+from .site import (
+    HTML_DIRNAME,
+    build_messages,
+    disk_errno,
+    run_owned,
+    site_error,
+    stage_sources,
+    staging,
+    swap_in,
+)
+from .trees import BookTree, shown
+from .verify import verify_tree
 
 __all__ = ["jupyter_book", "missing_notebooks", "build_book"]
 
@@ -35,43 +51,71 @@ def jupyter_book() -> Path:
     return jb
 
 
-def missing_notebooks(root: Path, layout: OutputLayout) -> list[str]:
-    """The notebooks of the project at ``root`` that have no executed copy in ``layout``."""
-    return [s.stem for s in notebook_sources(root) if not (layout.notebooks / f"{s.stem}.ipynb").is_file()]
+def missing_notebooks(tree: BookTree) -> list[str]:
+    """The chapters of the project that have no executed copy in ``tree``."""
+    return [name for name in tree.chapters() if not (tree.layout.notebooks / f"{name}.ipynb").is_file()]
 
 
-def _missing_message(root: Path, layout: OutputLayout, missing: list[str]) -> str:
-    everything = len(missing) == len(notebook_sources(root))
-    names = "" if everything else " " + " ".join(name.split("_")[0] for name in missing)
+def _missing_message(tree: BookTree, missing: list[str]) -> str:
+    everything = len(missing) == len(tree.chapters())
     what = "no executed notebooks" if everything else "no executed notebook for " + ", ".join(missing)
     lines = [
-        f"{what} in {layout.notebooks}; run `ntpnb reproduce{names} --profile quick` (minutes) or "
-        f"`ntpnb reproduce{names}` (the papers' settings) first, or `ntpnb book --run-missing quick`"
+        f"{what} in {shown(tree.layout.notebooks)} ({tree.label()}); run `{tree.reproduce_command(missing)}` "
+        f"first, or `{tree.book_command()} --run-missing`"
     ]
     for name in missing:
-        record = layout.failed / f"{name}.json"
+        record = tree.layout.failed / f"{name}.json"
         if record.is_file():
             lines.append(f"  the last run of {name} failed; see {record} and {record.with_suffix('.ipynb')}")
     return "\n".join(lines)
 
 
-def build_book(root: Path, layout: OutputLayout) -> int:
-    """Write the generated pages from ``layout``, then build the HTML book at ``root``; the exit code.
+def build_book(tree: BookTree) -> int:
+    """Check ``tree``, write its generated pages, then build its book; the exit code.
 
-    Call it holding the output lock of ``layout`` (``ntpnb book`` does), so that it reads the
+    Call it holding the output lock of ``tree`` (``ntpnb book`` does), so that it reads the
     outputs of finished runs only.
 
     Raises
     ------
     NTPError
-        If a notebook has no executed copy (naming the command that makes it), or jupyter-book
-        is not installed.
+        If a chapter has no executed copy (naming the command that makes it), a record is
+        damaged (naming it and the command that remakes it), the site folder cannot be written,
+        or jupyter-book is not installed.
     """
     jb = jupyter_book()
-    missing = missing_notebooks(root, layout)
+    missing = missing_notebooks(tree)
     if missing:
-        raise NTPError(_missing_message(root, layout, missing))
-    print(f"ntpnb: wrote the reproducibility report {write_report(layout)}")
+        raise NTPError(_missing_message(tree, missing))
+    verify_tree(tree)
+    layout = tree.layout
+    print(f"ntpnb: the book of {shown(layout.root)}: {tree.label()}")
+    print(f"ntpnb: wrote the reproducibility report {shown(write_report(layout))}")
     print(f"ntpnb: verdicts of the last runs: {verdict_summary(layout)}")
-    print(f"ntpnb: wrote the benchmarks page {write_benchmarks_page(layout)}")
-    return subprocess.call([str(jb), "build", str(root), "-W", "-n", "--keep-going"])
+    print(f"ntpnb: wrote the benchmarks page {shown(write_benchmarks_page(layout))}")
+    return _build_site(tree, jb)
+
+
+def _build_site(tree: BookTree, jb: Path) -> int:
+    """Build the book of ``tree`` in a staging folder of its site and swap it in when complete."""
+    site = tree.site
+    target = site / HTML_DIRNAME
+    title = None if tree.own else f"ntpnb, a run of {tree.label()}"
+    try:
+        with staging(site) as stage:
+            stage_sources(tree.root, tree.layout, stage.source, title=title)
+            command = [str(jb), "build", str(stage.source), "--path-output", str(stage.path), "-W", "-n"]
+            code, output = run_owned([*command, "--keep-going"], stage.path)
+            if code != 0:
+                errno_ = disk_errno(output)
+                if errno_ is not None:
+                    raise site_error(site, OSError(errno_, os.strerror(errno_)), tree.book_command())
+                print("\n".join(build_messages(output)), file=sys.stderr)
+                kept = f"the last complete book in {shown(target)} is kept" if target.is_dir() else "no book"
+                print(f"ntpnb: the book build failed ({kept}); its messages are above", file=sys.stderr)
+                return code
+            swap_in(stage, target)
+    except OSError as exc:
+        raise site_error(site, exc, tree.book_command()) from None
+    print(f"ntpnb: the book is at {shown(target / 'index.html')}")
+    return 0

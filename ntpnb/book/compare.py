@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import configparser
 import difflib
-import json
 import re
 import sys
 from collections.abc import Sequence
@@ -30,6 +29,7 @@ from pathlib import Path
 
 from ..chapter.claims import load_chapter_record
 from ..errors import PathError
+from .executed import read_notebook
 
 __all__ = [
     "SANITIZE_CONFIG",
@@ -85,10 +85,7 @@ def _cell_text(cell: dict, rules: list[tuple[re.Pattern[str], str]]) -> str:
 def text_outputs(executed: Path, rules: list[tuple[re.Pattern[str], str]] | None = None) -> list[str]:
     """The sanitized text output of every cell of an executed notebook (``""`` for none)."""
     rules = sanitizers() if rules is None else rules
-    try:
-        nb = json.loads(executed.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise PathError(f"cannot read the executed notebook {executed}: {exc}") from None
+    nb = read_notebook(executed)
     return [_cell_text(cell, rules) for cell in nb.get("cells", [])]
 
 

@@ -30,7 +30,10 @@ from ..chapter.atomic import atomic_write_text
 from ..chapter.claims import ChapterRecord, Check, load_chapter_records
 from ..chapter.paths import OutputLayout
 from ..chapter.platform import platform_section
+from ..chapter.provenance import load_run_record
 from ..chapter.registry import CLAIMS, PAPERS, sort_key
+from .executed import read_notebook
+from .trees import describe_run, visible
 from .verdicts import (
     CHECK_FAILED,
     INCONCLUSIVE,
@@ -157,7 +160,7 @@ def chapter_sections(executed: Path) -> dict[tuple[str, str], tuple[str, str]]:
     """
     if not executed.exists():
         return {}
-    nb = json.loads(executed.read_text(encoding="utf-8"))
+    nb = read_notebook(executed)
     found: dict[tuple[str, str], tuple[str, str]] = {}
     taken: set[str] = set()
     section: tuple[str, str] | None = None
@@ -228,8 +231,8 @@ def _plain(heading: str) -> str:
 
 def _chapter_titles(layout: OutputLayout) -> dict[str, str]:
     titles = {}
-    for path in sorted(layout.notebooks.glob("*.ipynb")):
-        nb = json.loads(path.read_text(encoding="utf-8"))
+    for path in visible(sorted(layout.notebooks.glob("*.ipynb"))):
+        nb = read_notebook(path)
         for cell in nb.get("cells", []):
             if cell.get("cell_type") != "markdown":
                 continue
@@ -238,6 +241,11 @@ def _chapter_titles(layout: OutputLayout) -> dict[str, str]:
                 titles[path.stem] = _plain(match.group(1).strip())
                 break
     return titles
+
+
+def run_label(layout: OutputLayout, profiles: Sequence[str]) -> str:
+    """What ran into the tree ``layout``, from its run record (``run.json``), as the pages say it."""
+    return describe_run(load_run_record(layout.root), profiles)
 
 
 _PAPER_TITLES = {"A": "linear decoder", "B": "one-layer self-attention"}
@@ -355,8 +363,8 @@ def render_report(layout: OutputLayout) -> str:
         "papers is listed: one that no chapter checks yet, or whose check failed, says so. Each",
         f"claim and the place in the paper are listed on {{doc}}`the claims page </{CLAIMS_PAGE_DOCNAME}>`.",
         "",
-        f"**{format_counts(counts, len(CLAIMS))}**; {len(made)} checks at the book's seed; profile "
-        f"of the runs: {', '.join(profiles)} (`paper` = the papers' settings, `quick` = the "
+        f"**{format_counts(counts, len(CLAIMS))}**; {len(made)} checks at the book's seed; what ran: "
+        f"{run_label(layout, profiles)} (`paper` = the papers' settings, `quick` = the "
         "seconds-scale test run).",
         "",
         _seeds_sentence(sweeps),
@@ -464,9 +472,9 @@ def render_verdict_summary(layout: OutputLayout) -> str:
     made = _made(load_chapter_records(layout.claims))
     if not made:
         return "No chapter has recorded a claim check yet: run `ntpnb reproduce`.\n"
-    profiles = ", ".join(sorted({c.profile for _, c in made}))
+    profiles = sorted({c.profile for _, c in made})
     return (
-        f"**Verdicts of the runs that built this book** (profile {profiles}): "
+        f"**Verdicts of the runs that built this book** ({run_label(layout, profiles)}): "
         f"{verdict_summary(layout)}. Each claim's verdict, and the checks behind it, are in the "
         "{doc}`/outputs/report`.\n"
     )

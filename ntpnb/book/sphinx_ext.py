@@ -22,7 +22,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 import shutil
 from importlib import metadata
@@ -34,7 +33,9 @@ from sphinx.environment import BuildEnvironment
 from sphinx.errors import ExtensionError
 from sphinx.util import logging
 
+from ..errors import PathError
 from .binder import DEFAULT_BINDERHUB, binder_url, source_of_chapter
+from .executed import read_notebook
 
 __all__ = ["notebook_problems", "mathjax_static_dir", "drop_cdn_links", "setup"]
 
@@ -60,7 +61,10 @@ def notebook_problems(path: Path) -> list[str]:
     The chapter's concluding error (:data:`CONCLUDING_CELL` raising ``ClaimCheckError``) is none:
     every cell ran, and the report shows the failed checks.
     """
-    nb = json.loads(path.read_text(encoding="utf-8"))
+    try:
+        nb = read_notebook(path)
+    except PathError as exc:
+        return [str(exc)]
     problems = []
     concluded = False
     for index, cell in enumerate(nb.get("cells", [])):

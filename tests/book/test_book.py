@@ -80,7 +80,7 @@ def test_report_links_to_the_sections_that_check_each_claim(built_book):
 def test_intro_quotes_the_verdict_counts_of_the_run(built_book):
     intro = (built_book / "_build" / "html" / "book" / "intro.html").read_text()
     text = re.sub(r"<[^>]+>", "", intro)
-    head = r"Verdicts of the runs that built this book \(profile quick\)"
+    head = r"Verdicts of the runs that built this book \(profile quick; seeds 0-2\)"  # its run.json
     match = re.search(rf"{head}: (\d+) of {len(CLAIMS)} claims reproduced", text)
     assert match, "the introduction shows no verdict counts"
     report = (built_book / "outputs" / "report.md").read_text()

@@ -288,8 +288,8 @@ def test_the_book_without_outputs_says_what_to_run(project):
     proc = subprocess.run(book_command(project), capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert "no executed notebooks in" in proc.stderr
-    assert "run `ntpnb reproduce --profile quick`" in proc.stderr
-    assert "`ntpnb book --run-missing quick`" in proc.stderr
+    assert "(nothing yet (no run.json and no claim record)); run `ntpnb reproduce --root" in proc.stderr
+    assert f"`ntpnb book --root {project} --run-missing`" in proc.stderr
 
 
 def skip_mount(reason: str) -> None:

@@ -1,0 +1,326 @@
+"""The HTML book, built atomically: in a fresh staging folder, swapped in only when complete.
+
+A book goes to a *site* folder (``<root>/_build``, or ``DIR/_book`` for ``ntpnb book --run
+DIR``) as ``<site>/html``. A build (:func:`build_site`)
+
+1. removes the staging folders that stopped builds left in the site (:func:`clear_stale`: under
+   the output lock no other build can be using them), putting back a complete book that a
+   build killed in the middle of its swap had moved aside;
+2. makes a fresh staging folder ``<site>/.staging-<pid>-<random>/`` and copies into
+   ``source/`` what the book is made of: ``_config.yml``, ``_toc.yml``, ``book/``, the chapters'
+   Jupytext sources, and from the output tree the executed notebooks and the generated pages
+   (as ``outputs/``, where ``_toc.yml`` and the pages' links expect them; a chapter that the
+   tree has not run gets a page that says so, see :func:`placeholder_page`);
+3. runs jupyter-book on it, into the staging folder, as a child process in a session of its
+   own whose whole process group is ended if the build is stopped (Ctrl-C, SIGTERM, any
+   error: :func:`run_owned`);
+4. only when jupyter-book exits 0, swaps the new ``html`` in for the old one (two renames in
+   the same folder, with SIGINT and SIGTERM held off in between), and removes the staging
+   folder, with the previous book in it.
+
+Nothing of an earlier build (a search index, doctrees, pages of an interrupted build) can leak
+into a later one, and the last complete book stays in place until a new one is complete. A
+folder that cannot be written (read-only, full) is refused in one line that names it and what
+to do (:func:`site_error`).
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import threading
+import uuid
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..chapter.paths import OutputLayout, notebook_sources
+from ..errors import NTPError
+from .trees import shown
+
+__all__ = [
+    "HTML_DIRNAME",
+    "STAGING_PREFIX",
+    "GENERATED_PAGES",
+    "Staging",
+    "site_error",
+    "clear_stale",
+    "staging",
+    "stage_sources",
+    "placeholder_page",
+    "run_owned",
+    "build_messages",
+    "disk_errno",
+    "swap_in",
+]
+
+#: The book's folder inside its site.
+HTML_DIRNAME = "html"
+#: The name of a staging folder starts so (then the builder's process id and a random part).
+STAGING_PREFIX = ".staging-"
+#: The pages ``ntpnb book`` generates into the output tree, which the book shows.
+GENERATED_PAGES = ("report.md", "claim_list.md", "verdicts.md", "benchmarks.md")
+#: Errors of a folder that cannot take the book: full, or not writable.
+FULL = (errno.ENOSPC, errno.EDQUOT)
+NOT_WRITABLE = (errno.EROFS, errno.EACCES, errno.EPERM)
+
+
+@dataclass(frozen=True)
+class Staging:
+    """One staging folder of a build and its parts."""
+
+    path: Path
+
+    @property
+    def source(self) -> Path:
+        """The book's sources, as jupyter-book reads them."""
+        return self.path / "source"
+
+    @property
+    def html(self) -> Path:
+        """Where jupyter-book writes the book (``--path-output`` is the staging folder)."""
+        return self.path / "_build" / HTML_DIRNAME
+
+    @property
+    def complete(self) -> Path:
+        """A marker: jupyter-book exited 0, the book in :attr:`html` is complete."""
+        return self.path / "complete"
+
+    @property
+    def previous(self) -> Path:
+        """Where the previous book goes while the new one takes its place."""
+        return self.path / "previous"
+
+
+def site_error(site: Path, exc: OSError, command: str) -> NTPError:
+    """One line for a site folder that cannot take the book: which, why, and what to do."""
+    reason = exc.strerror or str(exc)
+    if exc.errno in FULL:
+        remedy = "free space on its file system"
+    elif exc.errno in NOT_WRITABLE:
+        remedy = "make it writable (or remove it, if it is yours)"
+    else:
+        remedy = "fix that folder"
+    html = site / HTML_DIRNAME
+    kept = f"the last complete book in {shown(html)} is kept" if html.is_dir() else "no book was built there"
+    return NTPError(
+        f"cannot write the book into {shown(site)}: {reason}; {remedy} and run `{command}` again ({kept})"
+    )
+
+
+def clear_stale(site: Path) -> list[Path]:
+    """Remove the staging folders of stopped builds in ``site``; return them.
+
+    Call it under the output lock (no other build is running). If a build was killed between
+    the two renames of its swap, the site has no book: the complete one in that staging folder
+    (the new book, or else the previous one) is put back first.
+    """
+    target = site / HTML_DIRNAME
+    stale = sorted(p for p in site.glob(f"{STAGING_PREFIX}*") if p.is_dir())
+    for folder in stale:
+        stage = Staging(folder)
+        if not target.exists():
+            if stage.complete.exists() and stage.html.is_dir():
+                os.rename(stage.html, target)
+            elif stage.previous.is_dir():
+                os.rename(stage.previous, target)
+        shutil.rmtree(folder)
+    return stale
+
+
+@contextmanager
+def staging(site: Path) -> Iterator[Staging]:
+    """Within: a fresh staging folder in ``site`` (stale ones removed first); removed on leaving.
+
+    Raises
+    ------
+    OSError
+        If ``site`` cannot be created or written.
+    """
+    site.mkdir(parents=True, exist_ok=True)
+    clear_stale(site)
+    stage = Staging(site / f"{STAGING_PREFIX}{os.getpid()}-{uuid.uuid4().hex[:8]}")
+    stage.path.mkdir()
+    try:
+        yield stage
+    finally:
+        shutil.rmtree(stage.path, ignore_errors=True)
+
+
+def chapter_title(source: Path) -> str:
+    """The title (first ``# `` heading) of a chapter's Jupytext source, or its name."""
+    try:
+        for line in source.read_text(encoding="utf-8").splitlines():
+            if line.startswith("# "):
+                return line[2:].strip()
+    except OSError:
+        pass
+    return source.stem
+
+
+def placeholder_page(title: str, where: str, label: str, command: str) -> str:
+    """The page of a chapter that the tree ``where`` (which ran ``label``) has not run."""
+    return (
+        f"# {title}\n\n"
+        "```{note}\n"
+        f"This chapter has not run into the tree this book shows (`{where}`: {label}). "
+        f"Run it with `{command}`, then build the book again.\n"
+        "```\n"
+    )
+
+
+def _retitled(config: str, title: str) -> str:
+    """``_config.yml``'s text with its ``title:`` line replaced (comments kept)."""
+    line = f"title: {json.dumps(title, ensure_ascii=False)}"
+    return re.sub(r"^title:.*$", lambda _: line, config, count=1, flags=re.MULTILINE)
+
+
+def stage_sources(
+    root: Path,
+    layout: OutputLayout,
+    source: Path,
+    placeholders: dict[str, str] | None = None,
+    title: str | None = None,
+) -> None:
+    """Copy into ``source`` the book of the project at ``root`` around the output tree ``layout``.
+
+    ``placeholders`` maps a chapter the tree has not run to its page (:func:`placeholder_page`);
+    ``title`` replaces the book's title (for a tree that is not the book's own).
+    """
+    ignore = shutil.ignore_patterns(".*", "__pycache__")
+    source.mkdir()
+    config = (root / "_config.yml").read_text(encoding="utf-8")
+    (source / "_config.yml").write_text(_retitled(config, title) if title else config, encoding="utf-8")
+    shutil.copy2(root / "_toc.yml", source / "_toc.yml")
+    shutil.copytree(root / "book", source / "book", ignore=ignore)
+    (source / "notebooks").mkdir()
+    for chapter in notebook_sources(root):
+        shutil.copy2(chapter, source / "notebooks" / chapter.name)
+    outputs = source / "outputs"
+    (outputs / "notebooks").mkdir(parents=True)
+    for page in GENERATED_PAGES:
+        shutil.copy2(layout.root / page, outputs / page)
+    for chapter in notebook_sources(root):
+        executed = layout.notebooks / f"{chapter.stem}.ipynb"
+        if executed.is_file():
+            shutil.copy2(executed, outputs / "notebooks" / executed.name)
+    for name, page in (placeholders or {}).items():
+        (outputs / "notebooks" / f"{name}.md").write_text(page, encoding="utf-8")
+
+
+def _end_group(proc: subprocess.Popen, grace: float = 3.0) -> None:
+    """End the process group of ``proc`` (its session): SIGTERM, then SIGKILL after ``grace`` seconds."""
+    if not hasattr(os, "killpg"):  # pragma: no cover - not POSIX
+        proc.kill()
+        proc.wait()
+        return
+    for signum in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(proc.pid, signum)
+        except ProcessLookupError:
+            break
+        try:
+            proc.wait(timeout=grace)
+        except subprocess.TimeoutExpired:
+            continue
+    try:  # whatever the leader left behind in its group
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    proc.wait()
+
+
+def run_owned(command: Sequence[str], cwd: Path) -> tuple[int, str]:
+    """Run ``command`` in a session of its own; its exit code and output (stdout and stderr).
+
+    If this process is stopped meanwhile (Ctrl-C; SIGTERM, which ``ntpnb``'s entry point turns
+    into KeyboardInterrupt too) or anything else raises, the child's whole process group is
+    ended before the exception goes on: no builder outlives the command that started it.
+    """
+    proc = subprocess.Popen(
+        list(command),
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        errors="replace",
+        start_new_session=True,
+    )
+    try:
+        output, _ = proc.communicate()
+    except BaseException:
+        _end_group(proc)
+        raise
+    return proc.returncode, output
+
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+_ERRNO = re.compile(r"\[Errno (\d+)\]|OSError\((\d+),")
+#: jupyter-book's own lines, which name the staging folder: not shown.
+_BANNER = ("Running Jupyter-Book", "Source Folder:", "Config Path:", "Output Path:")
+_SPHINX_PLEA = ("Please also report this", "A bug report can be filed")
+
+
+def build_messages(output: str) -> list[str]:
+    """The lines of a failed jupyter-book run worth showing: the warnings, and Sphinx's error.
+
+    Without colours, jupyter-book's banner or its traceback (which only says to look above).
+    """
+    lines = []
+    for line in _ANSI.sub("", output).splitlines():
+        if line.startswith("Traceback (most recent call last)"):
+            break
+        if line.strip() and not line.startswith(_BANNER + _SPHINX_PLEA) and set(line.strip()) != {"="}:
+            lines.append(line)
+    return lines
+
+
+def disk_errno(output: str) -> int | None:
+    """The error number of a full or unwritable folder that stopped the build, if any."""
+    for match in _ERRNO.finditer(output):
+        number = int(match.group(1) or match.group(2))
+        if number in FULL + NOT_WRITABLE:
+            return number
+    return None
+
+
+@contextmanager
+def _signals_held() -> Iterator[None]:
+    """Within: SIGINT and SIGTERM wait (delivered on leaving), so a swap is never cut in two."""
+    if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held = {signal.SIGINT, signal.SIGTERM}
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+def swap_in(stage: Staging, target: Path) -> None:
+    """Put the complete book of ``stage`` at ``target``; the previous one goes into ``stage``.
+
+    Raises
+    ------
+    OSError
+        If a rename fails (the previous book is then put back).
+    """
+    stage.complete.touch()
+    with _signals_held():
+        had = target.exists()
+        if had:
+            os.rename(target, stage.previous)
+        try:
+            os.rename(stage.html, target)
+        except OSError:
+            if had:
+                os.rename(stage.previous, target)
+            raise

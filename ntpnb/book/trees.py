@@ -1,0 +1,224 @@
+"""The output tree a book is built from: which one, what ran into it, and the commands that remake it.
+
+``ntpnb book`` builds the book's own tree ``<root>/outputs`` into ``<root>/_build/html``;
+``ntpnb book --run DIR`` builds any other tree (a ``-p`` run, another profile) into
+``DIR/_book/html``, as a book of its own. Either way the tree is a :class:`BookTree`: its
+layout, its run record ``run.json`` (:mod:`ntpnb.chapter.provenance`: the profile, the ``-p``
+overrides and the seeds that ran into it), and from these the label the pages show
+(:func:`describe_run`) and the ``ntpnb reproduce`` command that runs a chapter of it again
+(:meth:`BookTree.reproduce_command`), which every refusal of a damaged tree names.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..chapter.paths import DEFAULT_OUTPUT_DIRNAME, OutputLayout, notebook_sources, output_layout
+from ..chapter.provenance import BOOK_PROFILE, RUN_RECORD_NAME, RunRecord, load_run_record
+from ..errors import NTPError, PathError
+
+__all__ = [
+    "BOOK_SITE_DIRNAME",
+    "RUN_SITE_DIRNAME",
+    "BookTree",
+    "book_tree",
+    "describe_run",
+    "shown",
+    "chapter_number",
+    "visible",
+]
+
+#: The folder of the book of the book's own tree, at the project root (``_build/html``).
+BOOK_SITE_DIRNAME = "_build"
+#: The folder of the book of any other tree, inside that tree (``DIR/_book/html``).
+RUN_SITE_DIRNAME = "_book"
+
+
+def shown(path: Path) -> str:
+    """``path`` as a message shows it: relative to the working directory when it lies below it."""
+    path = Path(path)
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except (ValueError, OSError):
+        return str(path)
+
+
+def chapter_number(name: str) -> str:
+    """The unique prefix ``ntpnb reproduce`` accepts for a chapter: ``01`` for ``01_entropy_...``."""
+    return name.split("_", 1)[0]
+
+
+def describe_run(record: RunRecord | None, profiles: Sequence[str] = ()) -> str:
+    """What ran into a tree, as its pages say it.
+
+    From its run record (:meth:`~ntpnb.chapter.provenance.RunRecord.describe`, e.g. ``profile
+    quick with n_g=121; seed 0``); a tree without one (made before runs recorded it) is labelled
+    by the ``profiles`` its claim records name, saying that its overrides are unknown.
+    """
+    if record is not None:
+        return record.describe()
+    if profiles:
+        return (
+            f"profile {', '.join(profiles)}, as its claim records say (it has no {RUN_RECORD_NAME}, the "
+            "record of what ran, so any -p overrides are unknown)"
+        )
+    return f"nothing yet (no {RUN_RECORD_NAME} and no claim record)"
+
+
+def _root_option(root: Path) -> str:
+    """`` --root ROOT`` when the working directory is not inside the project (commands run from there)."""
+    try:
+        Path.cwd().resolve().relative_to(root)
+    except (ValueError, OSError):
+        return f" --root {shlex.quote(str(root))}"
+    return ""
+
+
+@dataclass(frozen=True)
+class BookTree:
+    """An output tree and what ran into it, as a book build sees it.
+
+    Attributes
+    ----------
+    root
+        The project (resolved): its ``_config.yml``, ``_toc.yml``, ``book/`` and ``notebooks/``.
+    layout
+        The tree.
+    record
+        Its run record (None for a tree that has none: an older run).
+    """
+
+    root: Path
+    layout: OutputLayout
+    record: RunRecord | None
+
+    @property
+    def own(self) -> bool:
+        """Whether this is the book's own tree, ``<root>/outputs``."""
+        return self.layout.root == (self.root / DEFAULT_OUTPUT_DIRNAME).resolve()
+
+    @property
+    def site(self) -> Path:
+        """The folder the book goes to: ``<root>/_build``, or ``DIR/_book`` for another tree."""
+        return self.root / BOOK_SITE_DIRNAME if self.own else self.layout.root / RUN_SITE_DIRNAME
+
+    def chapters(self) -> list[str]:
+        """The project's chapters, in order."""
+        return [s.stem for s in notebook_sources(self.root)]
+
+    def label(self, profiles: Sequence[str] = ()) -> str:
+        """What ran into the tree (:func:`describe_run`)."""
+        return describe_run(self.record, profiles)
+
+    def book_command(self) -> str:
+        """The command that builds this tree's book."""
+        run = "" if self.own else f" --run {shlex.quote(shown(self.layout.root))}"
+        return f"ntpnb book{run}{_root_option(self.root)}"
+
+    def reproduce_command(self, names: Sequence[str]) -> str:
+        """The ``ntpnb reproduce`` command that runs the chapters ``names`` again into this tree.
+
+        The book's own tree is the book's run (profile paper, no ``-p``, the default seeds);
+        another tree runs at its run record's profile, overrides and number of seeds, with
+        ``--out`` naming it.
+        """
+        chosen = [] if set(names) >= set(self.chapters()) else [chapter_number(n) for n in names]
+        words = ["ntpnb", "reproduce", *chosen]
+        if not self.own:
+            if self.record is not None:
+                if self.record.profile != BOOK_PROFILE:
+                    words += ["--profile", self.record.profile]
+                for key, value in sorted(self.record.overrides.items()):
+                    words += ["-p", f"{key}={value}"]
+                if self.record.seeds:
+                    words += ["--seeds", str(len(self.record.seeds))]
+            words += ["--out", shown(self.layout.root)]
+        return " ".join(shlex.quote(w) for w in words) + _root_option(self.root)
+
+    def rerun_advice(self, names: Sequence[str]) -> str:
+        """``run `ntpnb reproduce 01 ...` to run that chapter again``, for the chapters ``names``."""
+        what = "that chapter" if len(names) == 1 else "those chapters"
+        advice = f"run `{self.reproduce_command(names)}` to run {what} again"
+        if not self.own and self.record is None:
+            advice += f", with the --profile and -p it ran with (it has no {RUN_RECORD_NAME} to say)"
+        return advice
+
+    def rerun_setting(self) -> tuple[str, dict[str, str], int | None]:
+        """The profile, overrides and number of seeds (None: the default) that run its missing notebooks.
+
+        Raises
+        ------
+        NTPError
+            If the tree is not the book's and has no run record (its setting is unknown).
+        """
+        if self.own:
+            return BOOK_PROFILE, {}, None
+        if self.record is None:
+            raise NTPError(
+                f"{shown(self.layout.root)} has no {RUN_RECORD_NAME}, so what it ran (profile, -p) is "
+                f"unknown; run its missing notebooks with `ntpnb reproduce NAME... --out "
+                f"{shown(self.layout.root)}` and the --profile and -p it ran with"
+            )
+        return self.record.profile, dict(self.record.overrides), len(self.record.seeds) or None
+
+
+def _run_tree(run: str | Path) -> Path:
+    """The tree ``run`` (``ntpnb book --run``), checked to be an output tree.
+
+    Raises
+    ------
+    NTPError
+        If it does not exist, is not a folder, or holds no ``notebooks/`` folder.
+    """
+    tree = Path(run).expanduser()
+    example = "e.g. outputs/runs/profile=quick"
+    if not tree.exists():
+        raise NTPError(f"--run {run}: no such folder; give the output folder of a run ({example})")
+    if not tree.is_dir():
+        raise NTPError(f"--run {run} is not a folder; give the output folder of a run ({example})")
+    if not (tree / "notebooks").is_dir():
+        raise NTPError(
+            f"--run {run} is not the output folder of a run (it has no notebooks/ folder); give the "
+            f"folder a `ntpnb reproduce` run wrote ({example}), or run `ntpnb reproduce --out {run}` first"
+        )
+    return tree.resolve()
+
+
+def _record(tree: Path, own: bool) -> RunRecord | None:
+    """The run record of ``tree``; one line with the remedy when it is damaged."""
+    try:
+        return load_run_record(tree)
+    except PathError as exc:
+        again = (
+            "`ntpnb reproduce`"
+            if own
+            else f"the `ntpnb reproduce` command that made it, with `--out {shown(tree)}`"
+        )
+        raise NTPError(
+            f"{exc}; delete it and run {again}, which writes it again "
+            "(notebooks whose outputs check out are not run again)"
+        ) from None
+
+
+def book_tree(root: Path, run: str | Path | None = None) -> BookTree:
+    """The tree a book of the project at ``root`` is built from: ``run``, or the book's own.
+
+    Raises
+    ------
+    NTPError
+        If ``run`` is not an output tree, or the tree's ``run.json`` is damaged (naming it, and
+        the command that writes it again).
+    """
+    root = Path(root).resolve()
+    own = (root / DEFAULT_OUTPUT_DIRNAME).resolve()
+    tree = own if run is None else _run_tree(run)
+    layout = output_layout(own) if tree == own else OutputLayout(tree)
+    return BookTree(root, layout, _record(tree, tree == own))
+
+
+def visible(paths: Iterable[Path]) -> list[Path]:
+    """``paths`` without hidden files (the temporaries of :mod:`ntpnb.chapter.atomic` are hidden)."""
+    return [p for p in paths if not p.name.startswith(".")]

@@ -1,0 +1,134 @@
+"""Before a book is built, every record it reads is checked: damaged records are refused in one line.
+
+A chapter's run writes its executed notebook, its claim record and its figures, and records the
+SHA-256 of each in its manifest ``notebooks/<name>.key.json``
+(:mod:`ntpnb.chapter.provenance`). :func:`verify_tree` checks every chapter of the tree a book
+is built from, and of every seed tree of its sweep (whose claim records the verdicts read):
+
+* its manifest reads, and every output it lists is in place with the digest its run recorded;
+* its executed notebook is a notebook (:func:`~ntpnb.book.executed.read_notebook`) and its
+  claim record reads: a chapter that has an executed notebook always has its record, so no
+  claim is ever reported *not tested* because its record is gone.
+
+A chapter without a manifest is trusted only where its last run failed (the runner forgets the
+manifest then, and keeps the outputs of the last run that succeeded, which the report names as
+such); a seed whose last run failed is not counted by the verdicts, and not checked. Anything
+else refuses the build with one line naming the first damaged file and the ``ntpnb reproduce``
+command that runs those chapters again (:meth:`~ntpnb.book.trees.BookTree.rerun_advice`).
+"""
+
+from __future__ import annotations
+
+from ..chapter.claims import load_chapter_record
+from ..chapter.paths import OutputLayout
+from ..chapter.provenance import damaged_outputs, load_manifest, manifest_path
+from ..errors import NTPError, PathError
+from .executed import read_notebook
+from .trees import BookTree, shown, visible
+
+__all__ = ["tree_chapters", "chapter_problem", "tree_problems", "damage_message", "verify_tree"]
+
+
+def tree_chapters(layout: OutputLayout) -> list[str]:
+    """The chapters with an executed notebook or a claim record in ``layout``, sorted."""
+    notebooks = visible(layout.notebooks.glob("*.ipynb")) if layout.notebooks.is_dir() else []
+    records = visible(layout.claims.glob("*.json")) if layout.claims.is_dir() else []
+    return sorted({p.stem for p in notebooks} | {p.stem for p in records})
+
+
+def _manifest_problem(layout: OutputLayout, name: str) -> str | None:
+    """What the manifest of ``name`` says is damaged (the first output, and how many more), or None."""
+    executed = layout.notebooks / f"{name}.ipynb"
+    try:
+        manifest = load_manifest(executed)
+    except PathError as exc:
+        return str(exc)
+    problems = damaged_outputs(layout.root, manifest)
+    if not problems:
+        return None
+    more = f" (and {len(problems) - 1} more of its outputs)" if len(problems) > 1 else ""
+    return f"{shown(layout.root)}/{problems[0]}{more}"
+
+
+def chapter_problem(layout: OutputLayout, name: str) -> str | None:
+    """Why the outputs of chapter ``name`` in ``layout`` cannot be built from, or None.
+
+    One phrase naming the file: the manifest's verdict (when there is a manifest), else its
+    absence (unless the chapter's last run failed), then the executed notebook's shape and the
+    claim record's.
+    """
+    executed = layout.notebooks / f"{name}.ipynb"
+    record = layout.claims / f"{name}.json"
+    manifest = manifest_path(executed)
+    if manifest.exists():
+        problem = _manifest_problem(layout, name)
+        if problem:
+            return problem
+    elif not (layout.failed / f"{name}.json").exists():
+        return (
+            f"{shown(manifest)} is missing, so nothing says what the run of {name} wrote (a run "
+            "made before outputs were recorded, or the file was deleted)"
+        )
+    if not executed.exists():
+        return f"{shown(executed)} is missing (its claim record {shown(record)} is there)"
+    try:
+        read_notebook(executed)
+    except PathError as exc:
+        return str(exc)
+    if not record.exists():
+        return f"{shown(record)} is missing: {name} has an executed notebook but no claim record"
+    try:
+        load_chapter_record(record)
+    except PathError as exc:
+        return str(exc)
+    return None
+
+
+def tree_problems(layout: OutputLayout) -> dict[str, str]:
+    """Chapter -> its first problem (:func:`chapter_problem`), in ``layout`` and its seed trees.
+
+    A seed tree is checked for the chapters of ``layout`` only (the verdicts read no other),
+    except where that seed's last run failed (the verdicts do not count it, and say so).
+    """
+    chapters = tree_chapters(layout)
+    problems = {}
+    for name in chapters:
+        problem = chapter_problem(layout, name)
+        if problem:
+            problems[name] = problem
+    for seed_layout in layout.seed_layouts().values():
+        present = set(tree_chapters(seed_layout))
+        for name in chapters:
+            if name in problems or name not in present or (seed_layout.failed / f"{name}.json").exists():
+                continue
+            problem = chapter_problem(seed_layout, name)
+            if problem:
+                problems[name] = problem
+    return problems
+
+
+def damage_message(tree: BookTree, problems: dict[str, str]) -> str:
+    """One line: the first problem, how many chapters are damaged, and the command that remakes them."""
+    names = sorted(problems)
+    first = problems[names[0]]
+    others = names[1:]
+    more = (
+        f" (and in {len(others)} more chapter{'s' * (len(others) > 1)}: {', '.join(others)})"
+        if others
+        else ""
+    )
+    return f"{first}{more}; {tree.rerun_advice(names)}"
+
+
+def verify_tree(tree: BookTree) -> None:
+    """Refuse, in one line, a tree whose records cannot be trusted (see the module docstring).
+
+    Raises
+    ------
+    NTPError
+        Naming the first damaged file and the ``ntpnb reproduce`` command that runs the damaged
+        chapters again.
+    """
+    problems = tree_problems(tree.layout)
+    if problems:
+        raise NTPError(damage_message(tree, problems))
