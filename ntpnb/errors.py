@@ -21,6 +21,7 @@ __all__ = [
     "InfeasibleGraphSVMError",
     "GenerationError",
     "RankAmbiguousError",
+    "NumericallyAmbiguousError",
     "OutputLockedError",
     "RunInterruptedError",
 ]
@@ -100,6 +101,17 @@ class RankAmbiguousError(SolverError):
     and the dropped ones (or not at the dimension the mathematics gives), instead of guessing a
     rank that could differ between machines. The message lists the singular values relative to
     the largest.
+    """
+
+
+class NumericallyAmbiguousError(SolverError):
+    """A yes-or-no question about the data lies within float64's reach of its boundary.
+
+    Raised by :func:`ntpnb.is_separable` and :func:`ntpnb.is_compatible` (and what relies on
+    them) when the evidence float64 can verify neither proves the answer nor refutes it:
+    near-duplicate embeddings whose separating or compatible ``W`` is too large for its logits to
+    be evaluated to the tolerance, or a certificate that is not below float64's resolution. The
+    message says by how much: the best verified quantity, the certified bound and the resolution.
     """
 
 

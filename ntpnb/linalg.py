@@ -32,6 +32,14 @@ relative to ``s_0``: the rank is not determined in float64, and no answer is gue
 The rule is scale-free (only ratios of singular values enter) and gives rank 0 only for a
 matrix that is zero, or below the floor of a given ``scale``.
 
+What is not a rank decision
+---------------------------
+A solve that is *verified* afterwards needs no rank: :func:`nonzero_count` counts the singular
+values that stand ``RANK_BAND`` times above the floor (positive in exact arithmetic, for a matrix
+given exactly), with no gap required, so that a direction carried by a small but real singular
+value (near-duplicate embeddings: ``1e-10`` relative) is not thrown away; the caller checks what
+the solve gives against rigorous rounding bounds.
+
 The module also holds the one correlation of two matrices (:func:`correlation`), the cosine in
 the Frobenius inner product by which both papers measure a direction.
 """
@@ -51,6 +59,8 @@ __all__ = [
     "rank_gaps",
     "numerical_rank",
     "check_known_rank",
+    "nonzero_count",
+    "accurate_dots",
     "matrix_rank",
     "column_basis",
     "least_squares",
@@ -183,6 +193,97 @@ def check_known_rank(
             + _describe(s, what, shape, sc)
             + f": the spectrum shows no clear gap there (ratio {g:.3g})"
         )
+
+
+def nonzero_count(s: ArrayLike, shape: tuple[int, ...], *, scale: float | None = None) -> int:
+    """How many singular values are positive in exact arithmetic on every machine.
+
+    Those at least ``RANK_BAND`` times the rounding floor ``max(shape) eps scale`` (see the
+    module docstring): a computed singular value of a matrix given exactly (input data, or built
+    from it without rounding) is within about the floor of the exact one, on any machine. This
+    is not a rank decision (no gap is asked for): it is for a solve whose answer the caller
+    verifies, which must keep a small singular value as long as it is real.
+
+    Parameters
+    ----------
+    s
+        Singular values in decreasing order.
+    shape
+        Shape of the matrix.
+    scale
+        Size of the entries the matrix was computed from (default ``s[0]``).
+    """
+    s = _spectrum(s)
+    sc = _scale(s, scale)
+    if s.size == 0 or sc == 0.0:
+        return 0
+    return int(np.count_nonzero(s >= settings.RANK_BAND * rank_floor(shape, sc)))
+
+
+#: Dekker's splitting constant ``2^27 + 1`` (error-free products without a fused multiply-add).
+_SPLIT = 134217729.0
+_UNIT_ROUNDOFF = _EPS / 2
+
+
+def _split(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``a = hi + lo`` exactly, each half with at most 26 significant bits (Dekker)."""
+    c = _SPLIT * a
+    hi = c - (c - a)
+    return hi, a - hi
+
+
+def _two_product(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``a b = x + y`` exactly, ``x = fl(a b)`` (Dekker), barring overflow and underflow."""
+    x = a * b
+    ah, al = _split(a)
+    bh, bl = _split(b)
+    return x, al * bl - (((x - ah * bh) - al * bh) - ah * bl)
+
+
+def _two_sum(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``a + b = x + y`` exactly, ``x = fl(a + b)`` (Knuth)."""
+    x = a + b
+    z = x - a
+    return x, (a - (x - z)) + (b - z)
+
+
+def accurate_dots(X: np.ndarray, Y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's ``sum_k X_ik Y_ik`` as if computed in twice the precision, with a rigorous error bound.
+
+    Ogita, Rump and Oishi's ``Dot2`` ("Accurate sum and dot product", SIAM J. Sci. Comput. 26,
+    2005): error-free products and sums, so the result ``s_i`` differs from the exact dot
+    product by at most ``u |s_i| + gamma_k^2 sum_k |X_ik Y_ik|`` (``u = eps / 2``,
+    ``gamma_k = k u / (1 - k u)``) over ``1 - u``, plus ``k`` times the smallest normal number
+    for products that underflow. Where a product or its splitting overflows, the bound is inf.
+
+    Parameters
+    ----------
+    X, Y
+        Arrays of the same shape ``(n, k)``.
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray)
+        The ``n`` dot products and their error bounds.
+    """
+    X, Y = np.asarray(X, dtype=float), np.asarray(Y, dtype=float)
+    n, k = X.shape
+    with np.errstate(over="ignore", invalid="ignore"):
+        p, s = _two_product(X[:, 0], Y[:, 0]) if k else (np.zeros(n), np.zeros(n))
+        for i in range(1, k):
+            h, r = _two_product(X[:, i], Y[:, i])
+            p, q = _two_sum(p, h)
+            s = s + (q + r)
+        result = p + s
+        gamma = k * _UNIT_ROUNDOFF / (1 - k * _UNIT_ROUNDOFF)
+        size = np.abs(X * Y).sum(axis=1)
+        bound = (_UNIT_ROUNDOFF * np.abs(result) + gamma**2 * size) / (1 - _UNIT_ROUNDOFF)
+        bound = bound + k * np.finfo(float).tiny
+        split_safe = np.all(np.abs(X) * _SPLIT < np.finfo(float).max, axis=1) & np.all(
+            np.abs(Y) * _SPLIT < np.finfo(float).max, axis=1
+        )
+    finite = np.isfinite(result) & np.isfinite(bound) & split_safe
+    return np.where(finite, result, np.nan), np.where(finite, bound, np.inf)
 
 
 def thin_svd(A: ArrayLike, what: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -117,11 +117,23 @@ LP_MARGIN_CAP: float = 1e-4
 #: Time limit (seconds) of each LP solve.
 LP_TIME_LIMIT: float = 600.0
 #: The normalized margin (rows of H divided by their largest entry, max |W_ik| = 1) that decides
-#: separability: a direction verified to reach it proves "separable"; LP multipliers proving that
-#: no direction exceeds it prove "not separable". In between, no answer is given.
+#: separability for the Newton continuation of :mod:`ntpnb.linear.hinge_newton` (chapter 05's
+#: text data): a direction verified to reach it proves "separable"; multipliers proving that no
+#: direction exceeds it prove "not separable". :func:`ntpnb.is_separable` does not use it: it
+#: decides from float64's resolution of the data (see SVM_REACH_RTOL and
+#: :mod:`ntpnb.linear.separability`).
 SEP_MARGIN_TOL: float = 1e-9
-#: A separating direction may break the equalities (6a) by at most this fraction of its margin.
+#: A separating direction may break the equalities (6a) by at most this fraction of its margin
+#: (beyond the rounding of their evaluation).
 LP_FEAS_TOL: float = 1e-7
+#: ``is_separable`` answers "separable" only where the NTP-SVM is within float64's reach: when
+#: every W with unit margins and no longer than the separating direction found (the NTP-SVM's
+#: W^mm among them) has its margins evaluated in float64 to within SVM_REACH_RTOL (a bound of
+#: the rounding model, relative to the unit margin), the NTP-SVM's verification
+#: (SVM_FEAS_TOL) has room to spare (RANK_BAND times); otherwise the NTP-SVM is solved and its
+#: answer must pass that verification, or the data are reported numerically ambiguous
+#: (near-duplicate embeddings whose W^mm has norm ~ 1 / (their distance)).
+SVM_REACH_RTOL: float = 1e-8
 
 #: Separability and the NTP-SVM for many contexts in fewer dimensions (:mod:`ntpnb.linear.hinge_newton`):
 #: Newton's method on the squared-hinge problem with weight ``rho`` on the violations, for ``rho``

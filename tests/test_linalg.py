@@ -9,10 +9,12 @@ from ntpnb import attention as att
 from ntpnb import settings
 from ntpnb.errors import InvalidDataError, RankAmbiguousError
 from ntpnb.linalg import (
+    accurate_dots,
     check_known_rank,
     column_basis,
     correlation,
     matrix_rank,
+    nonzero_count,
     numerical_rank,
     rank_floor,
     rank_gaps,
@@ -71,6 +73,38 @@ def test_gap_too_close_to_the_floor_is_ambiguous():
     s = np.array([1.0, settings.RANK_GAP * floor * 2, 0.0])
     with pytest.raises(RankAmbiguousError, match="too close to the rounding floor"):
         numerical_rank(s, (4, 4), what="H")
+
+
+@pytest.mark.parametrize("factor", [1e-300, 1.0, 1e300])
+def test_nonzero_count_keeps_small_real_values_that_the_rank_rule_calls_ambiguous(factor):
+    """Near-duplicate rows leave a real singular value of 1e-10: no clear gap above the floor, so
+    the rank is ambiguous, but it is positive in exact arithmetic (RANK_BAND above the floor)."""
+    floor = rank_floor((3, 4), 1.0)
+    s = np.array([1.0, 0.5, 1e-10]) * factor
+    with pytest.raises(RankAmbiguousError):
+        numerical_rank(s, (3, 4), what="H")
+    assert nonzero_count(s, (3, 4)) == 3
+    assert nonzero_count(np.array([1.0, 0.5, settings.RANK_BAND * floor * 0.9]) * factor, (3, 4)) == 2
+    assert nonzero_count(np.array([1.0, 0.5, 1e-17]) * factor, (3, 4)) == 2  # rounding noise
+    assert nonzero_count(np.zeros(2), (2, 2)) == 0
+    assert nonzero_count(np.array([3e-16]), (4, 1), scale=1.0) == 0  # noise of a given source
+
+
+def test_accurate_dots_bound_the_exact_dot_products_where_plain_ones_lose_every_digit():
+    """Sums that cancel to nothing: the exact value (rationals) lies within the returned bound."""
+    from fractions import Fraction
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((40, 9)) * 10.0 ** rng.integers(-8, 8, size=(40, 9))
+    Y = rng.standard_normal((40, 9)) * 10.0 ** rng.integers(-8, 8, size=(40, 9))
+    X[:, -1] = -(X[:, :-1] * Y[:, :-1]).sum(axis=1) / Y[:, -1]  # every row cancels
+    values, bounds = accurate_dots(X, Y)
+    for x, y, value, bound in zip(X, Y, values, bounds, strict=True):
+        exact = sum(Fraction(float(a)) * Fraction(float(b)) for a, b in zip(x, y, strict=True))
+        assert abs(Fraction(float(value)) - exact) <= Fraction(float(bound))
+        assert bound <= 1e-20 * np.abs(x * y).sum() + 2 * EPS * abs(value) + 1e-300
+    values, bounds = accurate_dots(np.array([[1e300, 1.0]]), np.array([[1e10, 1.0]]))  # overflow
+    assert np.isnan(values[0]) and bounds[0] == np.inf
 
 
 def test_known_rank_is_checked_not_guessed():

@@ -34,6 +34,18 @@ and stops when neither kind is left: the exact KKT point. A token whose ``F_v`` 
 keeps its factorization. Singular blocks (``m > rank H``, repeated embeddings) use a
 pseudo-inverse with the consistency conditions of their null space.
 
+**Near-duplicate embeddings.** ``K`` squares the condition of ``H``, and ``W = C^T H`` then
+cancels coefficients of size ``1 / sigma_min^2`` down to a ``W`` of size ``1 / sigma_min``: at
+``sigma_min / sigma_max = 1e-6`` (two embeddings a relative ``1e-6`` apart) no digit of the margins
+is left. When ``H`` has full row rank (every singular value resolved,
+:func:`ntpnb.linalg.nonzero_count`) the method also runs in *square-root form*
+(:class:`_SquareRoot`): with the SVD ``H[F_v] = U diag(s) Vt`` of each block, ``w_v = Vt^T
+diag(1/s) U^T (r_v + t[F_v])`` is formed directly, so its logits on ``F_v`` are
+``r_v + t[F_v]`` up to rounding whatever ``t`` is, and ``t`` minimizes ``||W||``: one linear
+least-squares problem ``min_t sum_v ||diag(1/s) U^T (r_v + t[F_v])||^2`` in ``m`` unknowns,
+solved by a QR decomposition at its known rank ``m`` (its condition is that of ``H``, not its
+square).
+
 The answer comes back as the one solution type of both papers, :class:`ntpnb.qp.SVMSolution`,
 verified by the one certificate (:func:`ntpnb.qp.certify`, with the multipliers read off ``C``)
 before it is returned; the method never returns an unverified point.
@@ -50,12 +62,11 @@ from scipy.linalg import lapack
 
 from .. import settings
 from ..errors import SolverError
-from ..linalg import least_squares, numerical_rank
+from ..linalg import least_squares, nonzero_count, numerical_rank, thin_svd
 from ..parallel import limit_threads
 from ..qp import SVMSolution, certify, trivial_solution
 from .constraints import NTPRows
-from .data import NTPData
-from .subspace import embedding_svd
+from .data import NTPData, cached_per_data
 
 __all__ = ["SOLVER_NAME", "solve_active_set"]
 
@@ -302,10 +313,8 @@ def _active_set_loop(
     ``W = C_primal^T H``, and ``C_dual`` holds the multipliers (the same matrix unless ``K`` is
     singular).
 
-    With ``K`` non-singular (``full_rank``: ``rank H = m``, decided once by
-    :func:`ntpnb.linear.subspace.embedding_rank`) and well-conditioned (a Cholesky factor with
-    ``(min diag / max diag)^2 > 1e-9``, far from the rounding level) the dual is strongly
-    convex and one run of the primal-dual active-set method solves it. Otherwise the dual is
+    With ``K`` non-singular and well-conditioned (``full_rank``, see :func:`_solve`) the dual is
+    strongly convex and one run of the primal-dual active-set method solves it. Otherwise the dual is
     degenerate (``C`` is not unique and an active set can make the KKT equations inconsistent),
     so the method runs on
     proximal subproblems ``+ ridge / 2 ||C - C_k||^2`` (strongly convex; the proximal point
@@ -313,7 +322,7 @@ def _active_set_loop(
     on the current active set and stops when ``accept`` (the verification) passes, either with
     those equations' own multipliers or with the proximal iterate's.
     """
-    if full_rank and _well_conditioned(K):
+    if full_rank:
         sub = _Subproblem(K, H, mask, 0.0, np.zeros(mask.shape))
         C, active, n_iter = sub.pdas(np.zeros_like(mask), max_iter)
         if not accept(C, C):  # rounding accumulated by the updates: factor afresh
@@ -405,21 +414,146 @@ def solve_active_set(data: NTPData, max_iter: int = MAX_ITER) -> SVMSolution:
         return _solve(rows, max_iter)
 
 
+@cached_per_data
+def _full_row_rank(data: NTPData) -> bool:
+    """Whether ``H`` has full row rank in exact arithmetic: ``m <= d`` and every singular value resolved.
+
+    :func:`ntpnb.linalg.nonzero_count`: no gap is asked for, so near-duplicate rows (a smallest
+    singular value of ``1e-10`` relative) count as independent, as they are. Only a choice of
+    method: every answer is verified. Cached per data set.
+    """
+    if data.m > data.d:
+        return False
+    s = np.linalg.svd(data.H, compute_uv=False)
+    return nonzero_count(s, data.H.shape) == data.m
+
+
 def _solve(rows: NTPRows, max_iter: int) -> SVMSolution:
+    """The first verified answer of the methods that apply (see the module docstring).
+
+    With ``H`` of full row rank: the dual in ``K`` when ``K`` is well-conditioned, then the
+    square-root form; the proximal method otherwise, and last.
+    """
     data = rows.data
     K = data.H @ data.H.T
+    mask = np.asarray(data.support_mask)
 
     def accept(C_primal: np.ndarray, C_dual: np.ndarray) -> bool:
         kkt = settings.SVM_KKT_TOL
         return _row_sum_residual(C_dual) <= kkt and _certified(rows, C_primal, C_dual).passes()
 
-    full_rank = embedding_svd(data).rank == data.m
-    C_primal, C, _ = _active_set_loop(K, data.H, np.asarray(data.support_mask), full_rank, max_iter, accept)
-    sol = _certified(rows, C_primal, C)
-    row_sums = _row_sum_residual(C)
-    if not (sol.passes() and row_sums <= settings.SVM_KKT_TOL):
-        raise SolverError(
-            f"the NTP-SVM answer of {SOLVER_NAME} failed verification: {sol.summary()}, "
-            f"row sums {row_sums:.2e}"
-        )
-    return sol
+    def dual(full_rank: bool) -> Callable[[], tuple[SVMSolution, float]]:
+        def run() -> tuple[SVMSolution, float]:
+            C_primal, C, _ = _active_set_loop(K, data.H, mask, full_rank, max_iter, accept)
+            return _certified(rows, C_primal, C), _row_sum_residual(C)
+
+        return run
+
+    methods: list[tuple[str, Callable[[], tuple[SVMSolution, float]]]] = []
+    if _full_row_rank(data):
+        if _well_conditioned(K):
+            methods.append(("the dual in K", dual(True)))
+        methods.append(("the square-root form", lambda: _SquareRoot(rows).solve(max_iter)))
+    methods.append(("the proximal method", dual(False)))
+    failures = []
+    for name, method in methods:
+        try:
+            sol, row_sums = method()
+        except SolverError as exc:
+            failures.append(f"{name}: {exc}")
+            continue
+        if sol.passes() and row_sums <= settings.SVM_KKT_TOL:
+            return sol
+        failures.append(f"{name}: {sol.summary()}, row sums {row_sums:.2e}")
+        if name == "the square-root form":
+            break  # converged, exact for its active set: what fails is float64's rounding, not the method
+    raise SolverError(f"the NTP-SVM answer of {SOLVER_NAME} failed verification: " + "; ".join(failures))
+
+
+class _SquareRoot:
+    """The primal-dual active-set method in square-root form (see the module docstring).
+
+    For ``H`` of full row rank: each token's block ``H[F_v]`` is decomposed by its SVD (its rank
+    is ``|F_v|``, known), ``W`` is formed from it directly and ``t`` by a least-squares problem
+    of known rank ``m``; nothing goes through ``K = H H^T``.
+    """
+
+    def __init__(self, rows: NTPRows) -> None:
+        self.rows = rows
+        self.H = rows.data.H
+        self.mask = np.asarray(rows.data.support_mask)
+        self.cache: dict[bytes, tuple[np.ndarray, np.ndarray]] = {}
+
+    def _block(self, F: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``Z = diag(1/s) U^T`` and ``Vt`` of ``H[F] = U diag(s) Vt`` (every singular value kept)."""
+        key = F.tobytes()
+        if key not in self.cache:
+            U, s, Vt = thin_svd(self.H[F], f"the embeddings of a block of {F.size} contexts")
+            with np.errstate(divide="ignore"):
+                self.cache[key] = ((U / s).T, Vt)
+        return self.cache[key]
+
+    def _equations(self, active: np.ndarray) -> tuple[list, np.ndarray]:
+        """The blocks and the least-squares problem ``min_t ||M t + c||`` whose rows they give."""
+        m, V = self.mask.shape
+        free = self.mask | active
+        blocks, M_rows, c_rows = [], [], []
+        for v in range(V):
+            F = np.flatnonzero(free[:, v])
+            r = self.mask[F, v].astype(float)
+            blocks.append((F, r))
+            if F.size:
+                Z, _ = self._block(F)
+                E = np.zeros((F.size, m))
+                E[:, F] = Z
+                M_rows.append(E)
+                c_rows.append(Z @ r)
+        return blocks, np.vstack(M_rows), np.concatenate(c_rows)
+
+    def _common_logits(self, M: np.ndarray, c: np.ndarray) -> np.ndarray:
+        """``t = argmin ||M t + c||`` by a QR decomposition (rank ``m``: every context is in some block)."""
+        Q, R = linalg.qr(M, mode="economic", check_finite=False)
+        if not np.all(np.isfinite(R)) or np.any(np.diag(R) == 0):
+            raise SolverError("the square-root active-set equations are singular")
+        return linalg.solve_triangular(R, -(Q.T @ c), check_finite=False)
+
+    def step(self, active: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(W, C, t)`` with the ``active`` inequalities as equalities."""
+        m, V = self.mask.shape
+        blocks, M, c = self._equations(active)
+        t = self._common_logits(M, c)
+        W = np.zeros((V, self.H.shape[1]))
+        C = np.zeros((m, V))
+        for v, (F, r) in enumerate(blocks):
+            if F.size:
+                Z, Vt = self._block(F)
+                y = Z @ (r + t[F])
+                W[v] = Vt.T @ y
+                C[F, v] = Z.T @ y
+        return W, C, t
+
+    def solve(self, max_iter: int) -> tuple[SVMSolution, float]:
+        """Primal-dual active-set iterations from no active inequality; the certified answer and its row sums.
+
+        An inequality enters when its logit exceeds ``t_j`` by more than the rounding bound of
+        that logit (and :data:`_VIOLATION_TOL`), and leaves when its multiplier ``-C_jv`` is
+        not positive.
+        """
+        off = ~self.mask
+        active = np.zeros_like(self.mask)
+        seen: set[bytes] = set()
+        d = self.H.shape[1]
+        for it in range(1, max_iter + 1):
+            W, C, t = self.step(active)
+            L = self.H @ W.T
+            noise = 2 * d * np.finfo(float).eps * (np.abs(self.H) @ np.abs(W).T)
+            violated = off & ~active & (L - t[:, None] > np.maximum(_VIOLATION_TOL, 2 * noise))
+            dropped = active & (C >= 0)
+            if not violated.any() and not dropped.any():
+                sol = certify(self.rows, W.ravel(), *self.rows.multipliers(C), SOLVER_NAME, False)
+                return sol, _row_sum_residual(C)
+            seen.add(np.packbits(active).tobytes())
+            active = (active & ~dropped) | violated
+            if np.packbits(active).tobytes() in seen:
+                raise SolverError(f"the square-root active-set method cycled after {it} iterations")
+        raise SolverError(f"the square-root active-set method did not converge in {max_iter} iterations")

@@ -1,19 +1,61 @@
-"""NTP-separability (Paper A, Definition 2): one decision, certified either way.
+r"""NTP-separability (Paper A, Definition 2): one decision, right or honestly undecided.
 
-:func:`is_separable` decides whether some ``W`` satisfies (6a) and (6b), by the method its
-``method`` names: the package's test (a full-rank witness, candidate directions, then the
-certified max-margin linear program of ``vec(W)``), that LP alone, or a feasibility LP in the
-row space of ``H``. The LP's answer is certified: a verified separating direction, or LP
-multipliers proving that no direction has a positive margin above
-:data:`ntpnb.settings.SEP_MARGIN_TOL`. :func:`separating_direction` returns the direction that
-decided.
+:func:`is_separable` decides whether some ``W`` satisfies (6a) and (6b). Its ``method`` only
+names where the evidence is looked for first (a solve from ``H`` alone, least-distance
+programming, the max-margin LP of ``vec(W)``, a feasibility LP in the row space of ``H``, the
+NTP-SVM as a witness); every method weighs the evidence by the same rules, so no two methods
+contradict each other. Near float64's resolution one may find evidence another does not ask for
+(a margin verified by an LP point): then one answers and the other raises
+:class:`~ntpnb.errors.NumericallyAmbiguousError`, never True against False.
+
+The evidence
+------------
+Each row of ``H`` is divided by a power of two that brings its largest entry into ``[1, 2)``
+(exact; separability does not change), giving the normalized (6b) rows ``A`` and (6a) rows ``G``.
+
+* A **direction** ``w`` (``max|w| = 1``) has the margins ``a = A w``, each evaluated with the
+  rigorous rounding bound ``r = 2 p eps |A| |w|`` (``p`` the non-zeros of a row). It *proves*
+  separability in exact arithmetic when every ``a_i > r_i`` (and ``G w = 0`` up to its own
+  rounding and :data:`~ntpnb.settings.LP_FEAS_TOL` of the margin); it proves it *on every
+  machine* when every ``a_i >= RANK_BAND r_i`` (:data:`~ntpnb.settings.RANK_BAND`).
+* **Multipliers** ``lambda >= 0, mu`` bound every direction's smallest normalized margin by
+  ``B = (||A^T lambda + G^T mu||_1 + rounding) / sum(lambda)`` (a Farkas certificate).
+
+The decision
+------------
+float64 resolves a normalized margin only to
+
+.. math::  \rho = \max(\rho_{\rm margin}, \rho_{\rm cert}), \qquad
+           \rho_{\rm margin} = \max_i 2 p\, \varepsilon\, \|A_i\|_1,
+
+the rounding bound of one margin at ``max|w| = 1`` and ``rho_cert`` that of the certificate's own
+evaluation (its rounding term over ``sum(lambda)``): below ``rho`` a margin cannot be told from
+zero. Then
+
+* **separable** when a direction proves it on every machine, and the NTP-SVM is within reach
+  (below);
+* **not separable** when a certificate's residual is within the resolution, ``B <= rho_cert +
+  rho`` (the Farkas identity holds to rounding), no direction found is verified, and the
+  directions from ``H`` alone do not come within ``RANK_BAND`` of being verified;
+* otherwise :class:`~ntpnb.errors.NumericallyAmbiguousError`, naming the best verified margin,
+  the certified bound and ``rho``: near-duplicate embeddings with different supports are
+  separable in exact arithmetic with a normalized margin of the order of their distance, which
+  float64 sees only down to ``rho``.
+
+**The NTP-SVM's reach.** ``is_separable(data)`` True means :func:`ntpnb.ntp_svm` succeeds. Every
+``W`` with unit margins no longer than the separating direction found (``W^mm`` among them) has
+its margins evaluated to ``kappa = 2 (d + 1) eps sqrt(2) max_j ||h_j|| ||W||`` (relative); when
+``kappa`` exceeds :data:`~ntpnb.settings.SVM_REACH_RTOL` the NTP-SVM is solved, and the answer is
+"separable" only if it passes its verification, else the data are numerically ambiguous.
+
+Every decision is cached per data set, an ambiguous one too.
 """
 
 from __future__ import annotations
 
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from scipy import sparse
@@ -21,25 +63,46 @@ from scipy.linalg import lapack
 from scipy.optimize import OptimizeWarning, linprog
 
 from .. import settings
-from ..errors import InvalidDataError, NotSeparableError, RankAmbiguousError, ScaleError, SolverError
-from ..qp import least_distance_nnls
+from ..errors import (
+    InvalidDataError,
+    NotSeparableError,
+    NumericallyAmbiguousError,
+    RankAmbiguousError,
+    ScaleError,
+    SolverError,
+)
+from ..linalg import nonzero_count, thin_svd
+from ..qp import least_distance_nnls, solve_reference
 from .active_set import SOLVER_NAME as ACTIVE_SET_SOLVER
 from .active_set import solve_active_set
 from .constraints import NTPRows, constraint_pairs, ntp_constraints, pair_rows
-from .data import NTPData, cached_per_data, frozen, normalized
-from .subspace import embedding_svd, f_decomposition, uses_dense_f
+from .data import NTPData, cached_per_data, check_decoder, frozen, normalized
+from .subspace import context_scales, embedding_svd, f_decomposition, uses_dense_f
 
 __all__ = ["SEPARABILITY_METHODS", "is_separable", "separating_direction", "satisfies_definition_2"]
+
+_EPS = float(np.finfo(float).eps)
+
+#: The ``method`` of a decision made by a solve from ``H`` alone (:func:`_from_embeddings`).
+LEAST_SQUARES_METHOD = "least squares"
+#: The ``method`` of a decision where there is no inequality (``W = 0``).
+TRIVIAL_METHOD = "none (no inequality)"
+#: The ``method`` of a decision made by the NTP-SVM witness (:func:`_svm_witness`).
+WITNESS_METHOD = f"NTP-SVM witness ({ACTIVE_SET_SOLVER})"
+#: The ``method`` of a decision made by least-distance programming (:func:`_from_least_distance`).
+LEAST_DISTANCE_METHOD = "least distance (NNLS in the complement of F)"
 
 
 @dataclass(frozen=True)
 class _Separability:
-    """Outcome of the max-margin LP (see :func:`_separability`).
+    """A decision of Definition 2 (see the module docstring).
 
     ``direction`` is a separating ``vec(W)`` for the row-normalized embeddings with
     ``max|W| = 1`` (None when the data are not separable), ``margin`` its verified normalized
-    margin, ``dual_bound`` the certified upper bound on the best normalized margin (inf when no
-    LP was needed), ``method`` what decided ("least squares" or the LP method).
+    margin, ``dual_bound`` the smallest certified upper bound on the best normalized margin (inf
+    when no multipliers were needed), ``method`` what decided, ``resolution`` float64's
+    resolution ``rho`` of a normalized margin for these data (with the certificate's rounding
+    when it decided "not separable": then ``dual_bound <= 2 resolution``).
     """
 
     separable: bool
@@ -47,12 +110,25 @@ class _Separability:
     margin: float
     dual_bound: float
     method: str
+    resolution: float = 0.0
 
 
+@dataclass(frozen=True)
+class _Ambiguity:
+    """An undecided outcome: the message of its error, and why.
+
+    ``undecided``: the evidence decides nothing; otherwise the data are separable but ``W^mm``
+    is beyond float64's reach.
+    """
+
+    message: str
+    undecided: bool
+
+
+# ---------------------------------------------------------------------------- normalized rows
 def _row_scales(H: np.ndarray) -> np.ndarray:
-    """``max_k |H_jk|`` of each row, with 1 for a zero row (it stays zero)."""
-    scales = np.abs(H).max(axis=1)
-    return np.where(scales > 0, scales, 1.0)
+    """Each row's power of two (:func:`~ntpnb.linear.subspace.context_scales`): dividing by it is exact."""
+    return context_scales(H)
 
 
 def _normalized_constraints(
@@ -63,11 +139,318 @@ def _normalized_constraints(
     Sparse, or with ``dense`` as dense arrays (:func:`~ntpnb.linear.constraints.pair_rows`).
     """
     pairs = constraint_pairs(data)
-    Hn = data.H / _row_scales(data.H)[:, None]  # each row's largest entry becomes +-1
+    Hn = data.H / _row_scales(data.H)[:, None]  # exact: powers of two
     anchors = pairs.anchors
     A = pair_rows(Hn, pairs.ineq_context, anchors[pairs.ineq_context], pairs.ineq_token, data.V, dense)
     G = pair_rows(Hn, pairs.eq_context, pairs.eq_token, anchors[pairs.eq_context], data.V, dense)
     return A, G
+
+
+@dataclass(frozen=True)
+class _Rows:
+    """Constraint rows ``M`` (dense or sparse) with what their rounding bounds need, built once.
+
+    A bound on the rounding error of each entry of ``M @ x`` is ``2 p eps (|M| |x|)`` with ``p``
+    the most non-zeros of a row (the terms that are zero add nothing and no rounding, in any
+    order of summation); of ``M^T @ y`` the same with the most non-zeros of a column.
+    """
+
+    M: np.ndarray | sparse.csr_matrix
+    abs: np.ndarray | sparse.csr_matrix
+    per_row: int
+    per_column: int
+
+    @classmethod
+    def of(cls, M: np.ndarray | sparse.csr_matrix) -> _Rows:
+        """``M`` with ``|M|`` and its largest numbers of non-zeros per row and per column."""
+        nonzero = M.getnnz if sparse.issparse(M) else (lambda axis: np.count_nonzero(M, axis=axis))
+        return cls(
+            M,
+            abs(M),
+            max(int(np.max(nonzero(axis=1), initial=0)), 1),
+            max(int(np.max(nonzero(axis=0), initial=0)), 1),
+        )
+
+    @property
+    def n(self) -> int:
+        """Number of rows."""
+        return int(self.M.shape[0])
+
+    def rounding(self, x: np.ndarray) -> np.ndarray:
+        """A bound on the rounding of each entry of ``M @ x``."""
+        return 2 * self.per_row * _EPS * (self.abs @ np.abs(x))
+
+    def transposed_rounding(self, y: np.ndarray) -> np.ndarray:
+        """A bound on the rounding of each entry of ``M^T @ y``."""
+        return 2 * self.per_column * _EPS * (self.abs.T @ np.abs(y))
+
+    def resolution(self) -> float:
+        """The rounding bound of the worst entry of ``M @ x`` at ``max|x| = 1``: ``rho_margin`` for ``A``."""
+        return float(np.max(self.rounding(np.ones(self.M.shape[1])), initial=0.0))
+
+
+# ---------------------------------------------------------------------------- the evidence
+@dataclass(frozen=True)
+class _Direction:
+    """A candidate direction checked against the rounding of its margins.
+
+    ``ratio`` is the smallest ``a_i / r_i`` (margin over its rounding bound; ``-inf`` when the
+    direction breaks (6a)): above 1 the direction proves separability, above ``RANK_BAND`` on
+    every machine. ``margin`` is ``min(a - r)``, the verified normalized margin.
+    """
+
+    w: np.ndarray
+    margin: float
+    ratio: float
+    method: str
+
+
+def _checked_direction(A: _Rows, G: _Rows, w: np.ndarray | None, method: str) -> _Direction | None:
+    """``w`` scaled to ``max|w| = 1`` with its verified margin and ratio; None when there is no candidate."""
+    if w is None or not np.all(np.isfinite(w)) or not np.any(w):
+        return None
+    w = frozen(w / np.abs(w).max())
+    a, r = A.M @ w, A.rounding(w)
+    margin = float((a - r).min())
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = float(np.min(np.where(r > 0, a / r, np.where(a > 0, np.inf, -np.inf))))
+    if G.n:
+        allowed = settings.RANK_BAND * G.rounding(w) + settings.LP_FEAS_TOL * max(margin, 0.0)
+        if np.any(np.abs(G.M @ w) > allowed):
+            return _Direction(w, -np.inf, -np.inf, method)
+    return _Direction(w, margin, ratio, method)
+
+
+@dataclass(frozen=True)
+class _Certificate:
+    """Multipliers' certified bound on every direction's normalized margin, and its rounding part."""
+
+    bound: float
+    rounding: float
+    method: str
+
+
+def _certificate(A: _Rows, G: _Rows, lam: np.ndarray, mu: np.ndarray, method: str) -> _Certificate | None:
+    """The bound of multipliers ``lam >= 0, mu`` (None when they bound nothing).
+
+    Every ``w`` with ``G w = 0`` and ``max|w| <= 1`` has
+    ``min(A w) <= lam^T A w / sum(lam) = (A^T lam + G^T mu)^T w / sum(lam)
+    <= ||A^T lam + G^T mu||_1 / sum(lam)``. The rounding of the products is added (and that of
+    the two sums, ``n eps`` relative), so the bound holds in exact arithmetic.
+    """
+    lam = np.maximum(lam, 0.0)
+    total = float(lam.sum())
+    if total <= 0 or not np.all(np.isfinite(mu)) or not np.all(np.isfinite(lam)):
+        return None
+    r = A.M.T @ lam + G.M.T @ mu
+    rounding = float((A.transposed_rounding(lam) + G.transposed_rounding(mu)).sum())
+    sums = 1.0 + 2 * (r.size + lam.size) * _EPS
+    return _Certificate(sums * (float(np.abs(r).sum()) + rounding) / total, sums * rounding / total, method)
+
+
+@dataclass
+class _Evidence:
+    """What the sources of a decision found: the best direction and the best certificate."""
+
+    data: NTPData
+    A: _Rows
+    G: _Rows
+    resolution: float
+    direction: _Direction | None = None
+    certificate: _Certificate | None = None
+    tried: list[str] = field(default_factory=list)
+    embeddings_tried: bool = False
+    embeddings_ratio: float = -np.inf  # the best ratio of the directions from H alone
+
+    @classmethod
+    def of(cls, data: NTPData) -> _Evidence:
+        """Empty evidence for ``data`` (normalized by a power of two).
+
+        Its normalized rows are dense where least-distance programming takes the data
+        (:func:`_least_distance_fits`: small), sparse otherwise.
+        """
+        A, G = (_Rows.of(M) for M in _normalized_constraints(data, dense=_least_distance_fits(data)))
+        return cls(data, A, G, A.resolution())
+
+    def offer_direction(self, w: np.ndarray | None, method: str) -> None:
+        """Keep ``w`` if it comes closer to proving separability than the best so far."""
+        found = _checked_direction(self.A, self.G, w, method)
+        if found is not None and method == LEAST_SQUARES_METHOD:
+            self.embeddings_ratio = max(self.embeddings_ratio, found.ratio)
+        if found is not None and (self.direction is None or found.ratio > self.direction.ratio):
+            self.direction = found
+
+    def offer_multipliers(self, lam: np.ndarray, mu: np.ndarray, method: str) -> None:
+        """Keep the certificate of ``lam, mu`` if it bounds the margin more tightly than the best so far."""
+        found = _certificate(self.A, self.G, lam, mu, method)
+        if found is not None and (self.certificate is None or found.bound < self.certificate.bound):
+            self.certificate = found
+
+    @property
+    def proved(self) -> bool:
+        """Whether a direction proves separability on every machine."""
+        return self.direction is not None and self.direction.ratio >= settings.RANK_BAND
+
+    @property
+    def refuted(self) -> bool:
+        """Whether a certificate holds to rounding, with no direction verified.
+
+        Nor may a direction from ``H`` alone come within ``RANK_BAND`` of being verified: that
+        is the solve anyone can repeat (:func:`rank_witness`), and its check by other rounding
+        bounds (:func:`satisfies_definition_2`) must not contradict the answer.
+        """
+        cert = self.certificate
+        if cert is None or (self.direction is not None and self.direction.ratio > 1):
+            return False
+        if self.embeddings_ratio > 1 / settings.RANK_BAND:
+            return False
+        return cert.bound <= cert.rounding + max(self.resolution, cert.rounding)
+
+    def outcome(self) -> _Separability | _Ambiguity:
+        """The decision, or the ambiguity (see the module docstring)."""
+        bound = np.inf if self.certificate is None else self.certificate.bound
+        if self.proved:
+            d = self.direction
+            return _Separability(True, d.w, d.margin, bound, d.method, self.resolution)
+        if self.refuted:
+            cert = self.certificate
+            rho = max(self.resolution, cert.rounding)
+            return _Separability(False, None, 0.0, bound, cert.method, rho)
+        return _Ambiguity(self.ambiguity(), undecided=True)
+
+    def ambiguity(self) -> str:
+        """Why the evidence decides nothing, with its numbers."""
+        d, cert = self.direction, self.certificate
+        best = "none verified" if d is None or d.ratio <= 1 else f"{d.margin:.3g} ({d.method})"
+        near = "" if d is None or not np.isfinite(d.ratio) else f", margin / rounding bound {d.ratio:.3g}"
+        bound = "none" if cert is None else f"{cert.bound:.3g} ({cert.method})"
+        rho = self.resolution if cert is None else max(self.resolution, cert.rounding)
+        return (
+            f"NTP-separability is numerically ambiguous (m={self.data.m}, d={self.data.d}, "
+            f"V={self.data.V}): best verified normalized margin {best}{near}; certified bound on every "
+            f"normalized margin {bound}; float64 resolves normalized margins to {rho:.3g} "
+            f"(a decision needs a margin {settings.RANK_BAND:g} times its rounding bound, or a bound "
+            f"whose residual is within the resolution). Near-duplicate embeddings with different "
+            f"supports are separable only with a margin of the order of their distance"
+            + ("; tried: " + "; ".join(self.tried) if self.tried else "")
+        )
+
+
+# ---------------------------------------------------------------------------- the sources
+def _least_squares_directions(ev: _Evidence, rows: np.ndarray, targets: tuple[np.ndarray, ...]) -> int:
+    """Offer ``W`` with ``rows W^T = target`` (least squares, minimum norm) for each target in turn.
+
+    Solved from every singular value of ``rows`` that :func:`~ntpnb.linalg.nonzero_count` keeps
+    (no rank cut: near-duplicate rows leave a small but real one); returns how many.
+    """
+    U, s, Vt = thin_svd(rows, "the embeddings H")
+    k = nonzero_count(s, rows.shape)
+    for target in targets if k else ():
+        W = ((U[:, :k].T @ target) / s[:k, None]).T @ Vt[:k]
+        ev.offer_direction(W.ravel(), LEAST_SQUARES_METHOD)
+        if ev.proved:
+            break
+    return k
+
+
+def _from_embeddings(ev: _Evidence) -> None:
+    """With ``m <= d``, the directions from ``H`` alone that separate whenever ``H`` has full row rank.
+
+    The minimum-norm ``W`` with logits 1 on the supports and 0 elsewhere (every margin 1; Lemma 1
+    of Paper A), solved for the row-normalized ``H`` (:func:`_least_squares_directions`), once
+    with equal margins for the rows of ``H`` and once for the normalized rows. Each is verified;
+    "not separable" needs both to fall short by ``RANK_BAND`` (:attr:`_Evidence.refuted`).
+    """
+    data = ev.data
+    if ev.embeddings_tried or data.m > data.d:
+        return
+    ev.embeddings_tried = True
+    scales = _row_scales(data.H)
+    logits = data.support_mask.astype(float)
+    targets = (logits / scales[:, None], logits)  # equal margins for H, then for its normalized rows
+    k = _least_squares_directions(ev, data.H / scales[:, None], targets)
+    ev.tried.append(f"the full-rank solve from H ({k} of {data.m} singular values resolved)")
+
+
+def _from_least_squares(ev: _Evidence) -> None:
+    """With ``m > d``, the least-squares ``W`` with logits 0 on the supports and -1 elsewhere: a candidate."""
+    data = ev.data
+    if data.m > data.d:
+        _least_squares_directions(ev, data.H, (np.where(data.support_mask, 0.0, -1.0),))
+        ev.tried.append("least squares from H")
+
+
+def _free_directions(data: NTPData) -> np.ndarray:
+    """An orthonormal basis (columns) of the ``vec(W)`` with ``G w = 0`` and zero column sums.
+
+    The complement of ``F`` (:func:`~ntpnb.linear.subspace.f_decomposition`, whose rank is the
+    package's one decision of ``dim F``) and of the ``d`` directions ``W = 1 u^T``, which change no
+    log-odds and lie in the complement of ``F`` too. Both sets of rows are orthonormal and
+    orthogonal to each other, so the complement has the known dimension ``V d - dim F - d``: a
+    complete QR decomposition of them gives it, with no rank decision of its own.
+    """
+    known = np.kron(np.full((data.V, 1), 1 / np.sqrt(data.V)), np.eye(data.d))  # W = 1 u^T
+    if constraint_pairs(data).eq_context.size:  # F = {0} without equations
+        known = np.hstack([f_decomposition(data).basis.T, known])  # rows of the basis of F
+    n, k = known.shape[0], known.shape[0] - known.shape[1]
+    if k == 0:
+        return np.zeros((n, 0))
+    # the last k columns of the complete Q, without forming the others: Q applied to [0; I]
+    qr, tau, _, info = lapack.dgeqrf(known)
+    tail = np.zeros((n, k))
+    tail[n - k :] = np.eye(k)
+    free, _, info_q = lapack.dormqr("L", "N", qr, tau, tail, lwork=max(1, 64 * k))
+    if info or info_q:
+        raise SolverError(f"LAPACK's QR of F and its complement failed (info {info}, {info_q})")
+    return free
+
+
+def _least_distance_fits(data: NTPData) -> bool:
+    """Whether least-distance programming applies: F decomposed densely, (6b) rows within the limit."""
+    n_ineq = constraint_pairs(data).ineq_context.size
+    entries = n_ineq * data.V * data.d
+    return uses_dense_f(data) and entries <= settings.LEAST_DISTANCE_MAX_ENTRIES
+
+
+def _from_least_distance(ev: _Evidence) -> None:
+    """A direction or multipliers by least-distance programming (one non-negative least squares).
+
+    With ``N`` an orthonormal basis of the directions allowed by (6a) (:func:`_free_directions`)
+    and ``B = A N`` the normalized (6b) rows in those coordinates, the data are separable iff
+    ``B z >= 1`` is feasible. Lawson and Hanson's reduction (*Solving Least Squares Problems*,
+    1974, ch. 23) decides that by one non-negative least squares: ``u >= 0`` minimizing
+    ``||B^T u||^2 + (1 - sum u)^2``. If ``sum u < 1``, ``z = B^T u / (1 - sum u)`` is the
+    shortest feasible point, and ``w = N z`` is offered as a direction. Otherwise ``B^T u = 0``
+    with ``sum u = 1``: ``u`` are the multipliers of a certificate, completed by the equality
+    multipliers that cancel ``A^T u`` on F (from the same decomposition). Dense, for data that
+    :func:`_least_distance_fits`; nothing when ``dim F`` is ambiguous or NNLS does not converge.
+    """
+    data = ev.data
+    if not _least_distance_fits(data):
+        return
+    A, G = ev.A.M, ev.G.M  # dense (see _Evidence.of)
+    try:
+        N = _free_directions(data)
+    except RankAmbiguousError:
+        ev.tried.append("least distance: dim F is ambiguous")
+        return
+    B = A @ N  # (n_ineq, k)
+    found = least_distance_nnls(B, np.ones(B.shape[0]))
+    if found is None:
+        ev.tried.append("least distance: NNLS did not converge")
+        return
+    u, slack = found
+    if slack > 0:
+        ev.offer_direction(N @ (B.T @ u) / slack, LEAST_DISTANCE_METHOD)
+    mu = np.zeros(G.shape[0])
+    if G.shape[0] and f_decomposition(data).dim:
+        # G^T nu = -(the part of A^T u in F) for the equality rows of H; G holds them divided by
+        # each context's row scale, so its multipliers are nu times that scale
+        dec = f_decomposition(data)
+        nu = -dec.U @ ((dec.basis @ (A.T @ u)) / dec.s)
+        mu = nu * _row_scales(data.H)[constraint_pairs(data).eq_context]
+    ev.offer_multipliers(u, mu, LEAST_DISTANCE_METHOD)
+    ev.tried.append(f"least distance (slack {slack:.3g})")
 
 
 def _max_margin_lp(A: sparse.csr_matrix, G: sparse.csr_matrix, method: str):
@@ -98,69 +481,6 @@ def _max_margin_lp(A: sparse.csr_matrix, G: sparse.csr_matrix, method: str):
         )
 
 
-def _product_rounding(M: sparse.spmatrix | np.ndarray, x: np.ndarray) -> np.ndarray:
-    """A bound on the rounding error of each entry of ``M @ x`` (float64; sparse or dense ``M``).
-
-    ``2 p eps (|M| |x|)`` with ``p`` the most non-zeros of a row: the terms that are zero add
-    nothing and no rounding, in any order of summation.
-    """
-    counts = M.getnnz(axis=1) if sparse.issparse(M) else np.count_nonzero(M, axis=1)
-    per_row = max(int(np.max(counts, initial=0)), 1)
-    return 2 * per_row * np.finfo(float).eps * (abs(M) @ np.abs(x))
-
-
-def _primal_margin(
-    A: sparse.csr_matrix, G: sparse.csr_matrix, w: np.ndarray | None
-) -> tuple[float, np.ndarray | None]:
-    """Verified normalized margin of a candidate direction, and the direction scaled to ``max|w| = 1``.
-
-    The margin is ``min(A w)`` less its rounding error; it counts as ``-inf`` when there is no
-    candidate or it breaks ``G w = 0`` by more than :data:`~ntpnb.settings.LP_FEAS_TOL` times
-    its margin.
-    """
-    if w is None or not np.all(np.isfinite(w)) or not np.any(w):
-        return -np.inf, None
-    w = frozen(w / np.abs(w).max())
-    margin = float((A @ w - _product_rounding(A, w)).min())
-    if np.abs(G @ w).max(initial=0.0) > settings.LP_FEAS_TOL * max(margin, 0.0):
-        return -np.inf, w
-    return margin, w
-
-
-def _dual_bound(A: sparse.csr_matrix, G: sparse.csr_matrix, lam: np.ndarray, mu: np.ndarray) -> float:
-    """Certified upper bound on the best normalized margin from multipliers ``lam >= 0, mu``.
-
-    Every ``w`` with ``G w = 0`` and ``max|w| <= 1`` has
-    ``min(A w) <= lam^T A w / sum(lam) = (A^T lam + G^T mu)^T w / sum(lam)
-    <= ||A^T lam + G^T mu||_1 / sum(lam)``. The rounding of the product is added, so the bound
-    holds in exact arithmetic.
-    """
-    lam = np.maximum(lam, 0.0)
-    total = float(lam.sum())
-    if total <= 0 or not np.all(np.isfinite(mu)) or not np.all(np.isfinite(lam)):
-        return np.inf
-    r = A.T @ lam + G.T @ mu
-    rounding = _product_rounding(A.T, lam) + _product_rounding(G.T, mu)
-    return (float(np.abs(r).sum()) + float(rounding.sum())) / total
-
-
-def _least_squares_direction(data: NTPData) -> np.ndarray | None:
-    """Candidate ``vec(W)`` with logits ``H W^T`` equal to 0 on every support and -1 off it.
-
-    The minimum-norm least-squares solution at ``rank H`` (:func:`~ntpnb.linear.subspace.embedding_svd`;
-    None when that rank is ambiguous, and the LP decides). When ``H`` has full row
-    rank (``d >= m``, Lemma 1 of Paper A) it satisfies (6a) and (6b) with every margin equal;
-    otherwise it is only a candidate. :func:`_primal_margin` verifies it either way.
-    """
-    target = np.where(data.support_mask, 0.0, -1.0)  # (m, V)
-    try:
-        svd = embedding_svd(data)  # the minimum-norm solution at rank H (the one decision of it)
-    except RankAmbiguousError:
-        return None  # no candidate: the LP decides
-    Wt = svd.Vt.T @ ((svd.U.T @ target) / (svd.s / svd.s[0])[:, None]) if svd.rank else None
-    return None if Wt is None else Wt.T.ravel()
-
-
 def _lp_multipliers(res, n_eq: int) -> tuple[np.ndarray, np.ndarray]:
     """``lambda >= 0`` of the (6b) rows and ``mu`` of the (6a) rows from a linprog result."""
     ineq, eq = getattr(res, "ineqlin", None), getattr(res, "eqlin", None)
@@ -171,8 +491,38 @@ def _lp_multipliers(res, n_eq: int) -> tuple[np.ndarray, np.ndarray]:
     return lam, mu
 
 
-#: The ``method`` of a decision made by the NTP-SVM witness (:func:`_svm_witness`).
-WITNESS_METHOD = f"NTP-SVM witness ({ACTIVE_SET_SOLVER})"
+def _from_lp(method: str) -> Callable[[_Evidence], None]:
+    """The source that solves the normalized max-margin LP with one linprog ``method``.
+
+    Its point is offered as a direction and its multipliers as a certificate.
+    """
+
+    def source(ev: _Evidence) -> None:
+        A, G = (sparse.csr_matrix(rows.M) for rows in (ev.A, ev.G))
+        res = _max_margin_lp(A, G, method)
+        ev.offer_direction(None if res.x is None else res.x[:-1], method)
+        ev.offer_multipliers(*_lp_multipliers(res, ev.G.n), method)
+        ev.tried.append(f"{method} (linprog status {res.status})")
+
+    return source
+
+
+def _svm_witness(data: NTPData) -> np.ndarray | None:
+    """``vec(W^mm)`` from the active-set NTP-SVM solver, or None if it fails (e.g. not separable).
+
+    Only a candidate: it is verified like any other direction.
+    """
+    try:
+        return solve_active_set(data, max_iter=settings.SVM_WITNESS_MAX_ITER).W.ravel()
+    except SolverError:
+        return None
+
+
+def _from_witness(ev: _Evidence) -> None:
+    """``W^mm`` of the fast NTP-SVM solver as a direction, for a large LP (see :func:`lp_methods`)."""
+    if ev.data.V * ev.data.d >= settings.SVM_WITNESS_MIN_VARIABLES:
+        ev.offer_direction(_svm_witness(ev.data), WITNESS_METHOD)
+        ev.tried.append("the NTP-SVM witness")
 
 
 def lp_methods(n_variables: int) -> tuple[str, ...]:
@@ -188,133 +538,295 @@ def lp_methods(n_variables: int) -> tuple[str, ...]:
     return tuple(dict.fromkeys(methods))
 
 
+def _interior_first() -> tuple[str, ...]:
+    """:data:`~ntpnb.settings.LP_METHOD`, then :data:`~ntpnb.settings.LP_FALLBACK_METHODS`."""
+    return tuple(dict.fromkeys((settings.LP_METHOD, *settings.LP_FALLBACK_METHODS)))
+
+
+def _from_reduced_lp(ev: _Evidence) -> None:
+    """The point of the feasibility LP in the row space of ``H`` (:func:`_reduced_lp`), as a direction."""
+    try:
+        decision = _reduced_lp(ev.data)
+    except SolverError:  # RankAmbiguousError included: rank H is not decided
+        ev.tried.append("reduced LP (failed)")
+        return
+    if decision.W is not None:
+        ev.offer_direction(decision.W.ravel(), decision.method)
+    ev.tried.append(f"{decision.method}: {'feasible' if decision.separable else 'infeasible'}")
+
+
+# ---------------------------------------------------------------------------- the decision
+def _gather(data: NTPData, sources: tuple[Callable[[_Evidence], None], ...]) -> _Evidence:
+    """Run the ``sources`` in turn until the evidence decides.
+
+    "Not separable" also needs the directions from ``H`` alone to fall short: they are tried
+    before a refutation is accepted, whatever the order.
+    """
+    ev = _Evidence.of(data)
+    for source in sources:
+        source(ev)
+        if ev.refuted:
+            _from_embeddings(ev)
+        if ev.proved or ev.refuted:
+            break
+    return ev
+
+
+def _decided(data: NTPData, sources: tuple[Callable[[_Evidence], None], ...]) -> _Separability | _Ambiguity:
+    """The decision of the ``sources`` (:func:`_gather`) for normalized ``data``, or why there is none.
+
+    Data without an out-of-support token are separable by ``W = 0``; "separable" passes
+    :func:`_reach_failure` too.
+    """
+    if constraint_pairs(data).ineq_context.size == 0:  # no out-of-support token: W = 0 satisfies (6)
+        return _Separability(True, frozen(np.zeros(data.V * data.d)), np.inf, np.inf, TRIVIAL_METHOD)
+    ev = _gather(data, sources)
+    outcome = ev.outcome()
+    if isinstance(outcome, _Separability) and outcome.separable:
+        failure = _reach_failure(data, ev.A, outcome)
+        if failure is not None:
+            return _Ambiguity(failure, undecided=False)
+    return outcome
+
+
+def _raised(outcome: _Separability | _Ambiguity) -> _Separability:
+    """The decision, or :class:`~ntpnb.errors.NumericallyAmbiguousError` with its message."""
+    if isinstance(outcome, _Ambiguity):
+        raise NumericallyAmbiguousError(outcome.message)
+    return outcome
+
+
+def _lp_chain(methods: tuple[str, ...]) -> tuple[Callable[[_Evidence], None], ...]:
+    """The LP sources of ``methods``, in order."""
+    return tuple(_from_lp(method) for method in methods)
+
+
+@cached_per_data
+def _decide_lp_outcome(data: NTPData) -> _Separability | _Ambiguity:
+    n = data.V * data.d
+    sources = (_from_embeddings, _from_least_squares, _from_witness, *_lp_chain(lp_methods(n)))
+    sources = (*sources, _from_least_distance)
+    return _decided(data, sources)
+
+
 def _separability(data: NTPData) -> _Separability:
-    """Decide Definition 2 (once for ``data`` and its normalized copy, see :func:`_decide`)."""
+    """Decide Definition 2 by the LP chain, for ``data`` normalized (see :func:`_decide`)."""
     return _decide(normalized(data)[0])
 
 
-@cached_per_data
 def _decide(data: NTPData) -> _Separability:
-    """Decide Definition 2 (cached per data): :func:`_decide_with` the methods of :func:`lp_methods`.
+    """The decision (cached per data) from ``H`` alone, the SVM witness (large LPs), the LP methods.
 
-    When the LP is large, the NTP-SVM (:func:`_svm_witness`) is tried first as a witness.
+    The directions from ``H`` alone first, then (when the LP is large:
+    :data:`~ntpnb.settings.SVM_WITNESS_MIN_VARIABLES`) ``W^mm`` of the fast NTP-SVM solver, then
+    the normalized max-margin LP by each method of :func:`lp_methods`, and least-distance
+    programming if still undecided. Raises :class:`~ntpnb.errors.NumericallyAmbiguousError` when
+    the evidence decides nothing.
     """
+    return _raised(_decide_lp_outcome(data))
+
+
+@cached_per_data
+def _decide_interior_outcome(data: NTPData) -> _Separability | _Ambiguity:
+    sources = (_from_least_squares, *_lp_chain(_interior_first()), _from_embeddings, _from_least_distance)
+    return _decided(data, sources)
+
+
+def _decide_interior(data: NTPData) -> _Separability:
+    """The decision (cached per data) by the LP, its interior-point method first.
+
+    Then the other sources where the LP decides nothing.
+    """
+    return _raised(_decide_interior_outcome(data))
+
+
+@cached_per_data
+def _decide_least_distance_outcome(data: NTPData) -> _Separability | _Ambiguity | None:
+    if not _least_distance_fits(data):
+        return None
+    outcome = _decided(data, (_from_embeddings, _from_least_distance))
+    return None if isinstance(outcome, _Ambiguity) and outcome.undecided else outcome
+
+
+def _decide_least_distance(data: NTPData) -> _Separability | None:
+    """The decision (cached per data) from ``H`` alone and least-distance programming; None if unsure.
+
+    None for data least-distance programming does not take (:func:`_least_distance_fits`) and
+    where its evidence decides nothing (the LP chain, :func:`_decide`, is then asked). Raises
+    :class:`~ntpnb.errors.NumericallyAmbiguousError` only when the data are separable but
+    beyond the NTP-SVM's reach.
+    """
+    outcome = _decide_least_distance_outcome(data)
+    return None if outcome is None else _raised(outcome)
+
+
+@cached_per_data
+def _decide_reduced_outcome(data: NTPData) -> _Separability | _Ambiguity:
     n = data.V * data.d
-    witness = _svm_witness if n >= settings.SVM_WITNESS_MIN_VARIABLES else None
-    return _decide_with(data, lp_methods(n), witness)
+    sources = (_from_embeddings, _from_reduced_lp, _from_least_distance, *_lp_chain(lp_methods(n)))
+    return _decided(data, sources)
 
 
-def _svm_witness(data: NTPData) -> np.ndarray | None:
-    """``vec(W^mm)`` from the active-set NTP-SVM solver, or None if it fails (e.g. not separable).
+def _auto(data: NTPData) -> _Separability:
+    """The decision of ``method="auto"``: least distance where it applies and decides, else the LP chain."""
+    norm = normalized(data)[0]
+    decision = _decide_least_distance(norm)
+    return decision if decision is not None else _decide(norm)
 
-    Only a candidate: :func:`_decide_with` verifies its margin like any other direction.
+
+def proves_separable(data: NTPData, W: np.ndarray) -> bool:
+    """Whether ``W`` proves ``data`` separable on every machine, by the rules of the decision.
+
+    As a direction (:func:`_checked_direction`: rows normalized, margins ``RANK_BAND`` times
+    their rounding bound, (6a) to rounding and ``LP_FEAS_TOL`` of the margin). The NTP-SVM's own
+    verification is absolute in the units of ``H / max|H|``, so it cannot see (6a) broken on a
+    row much smaller than the others; this can.
+    """
+    if constraint_pairs(data).ineq_context.size == 0:
+        return True
+    A, G = (_Rows.of(M) for M in _normalized_constraints(data))
+    found = _checked_direction(A, G, np.ravel(W), "")
+    return found is not None and found.ratio >= settings.RANK_BAND
+
+
+# ---------------------------------------------------------------------------- the NTP-SVM's reach
+def _svm_reach(data: NTPData, A: _Rows, w: np.ndarray) -> float:
+    """``kappa``: the rounding bound of the margins of a unit-margin ``W`` no longer than ``w``'s.
+
+    ``w`` (normalized rows) scaled to smallest margin 1 for the rows of ``H`` has norm
+    ``||w|| / t``; any ``W`` no longer than that has each logit ``h_j . W_v`` evaluated to
+    ``(d + 1) eps`` times ``||h_j|| ||W_v||`` (the module convention ``2 p eps``), so each margin to
+    ``2 (d + 1) eps sqrt(2) ||h_j|| ||W||``. Relative to the unit margin; inf if ``t <= 0``.
+    """
+    scales = _row_scales(data.H)[constraint_pairs(data).ineq_context]
+    t = float((scales * (A.M @ w)).min())
+    if not t > 0:
+        return np.inf
+    with np.errstate(over="ignore"):
+        norm_W = float(np.linalg.norm(w)) / t
+        h = float(np.linalg.norm(data.H, axis=1).max())
+        return 2 * (data.d + 1) * _EPS * np.sqrt(2.0) * h * norm_W
+
+
+def _reference_infeasible(result) -> SolverError:
+    return SolverError(f"{result.solver} reports the NTP-SVM infeasible ({result.status})")
+
+
+@cached_per_data
+def _svm_failure(data: NTPData) -> str | None:
+    """None when the NTP-SVM of ``data`` is solved and verified (active set, else cvxpy), else why not.
+
+    The same methods, in the same order, as :func:`ntpnb.ntp_svm`.
     """
     try:
-        return solve_active_set(data, max_iter=settings.SVM_WITNESS_MAX_ITER).W.ravel()
-    except SolverError:
+        solve_active_set(data)
         return None
+    except SolverError as exc:
+        first = _first_clause(str(exc))
+    try:
+        solve_reference(NTPRows(data), _reference_infeasible)
+        return None
+    except SolverError as exc:
+        return f"{first}; {_first_clause(str(exc))}"
 
 
-@cached_per_data
-def _decide_interior(data: NTPData) -> _Separability:
-    """:func:`_decide_with` the interior-point method first (cached per data)."""
-    return _decide_with(data, tuple(dict.fromkeys((settings.LP_METHOD, *settings.LP_FALLBACK_METHODS))))
+def _first_clause(message: str) -> str:
+    """The first clause of a solver's message (up to its first ``"; "``): the one that names the failure."""
+    return message.split("; ")[0]
 
 
-def _decide_with(
-    data: NTPData, methods: tuple[str, ...], witness: Callable[[NTPData], np.ndarray | None] | None = None
-) -> _Separability:
-    """Decide Definition 2 by a normalized max-margin LP, with a certificate either way.
-
-    Separability is invariant to a positive rescaling of each context's embedding, so the rows
-    of ``H`` are first divided by their largest entry; then the LP
-    ``max t  s.t.  (e_{a_j} - e_v)^T W h_j >= t  (6b),  (6a),  -1 <= W_ik <= 1`` is bounded
-    and always feasible (``W = 0, t = 0``), and its value ``t*`` is the best normalized margin
-    (the LP stops at ``t = ``:data:`~ntpnb.settings.LP_MARGIN_CAP`). The data are separable iff
-    ``t* > 0``. A primal point with verified margin at least
-    :data:`~ntpnb.settings.SEP_MARGIN_TOL` proves separability; multipliers that bound ``t*``
-    below that tolerance prove that no direction separates with a larger normalized margin.
-    Before any LP, the least-squares direction is tried (it decides when ``H`` has full row
-    rank), then the ``witness`` (if any: a function of the data returning a candidate
-    ``vec(W)`` or None). The LP ``methods`` are tried in order until one decides.
-    """
-    cons = ntp_constraints(data)
-    n = data.V * data.d
-    if cons.ineq.shape[0] == 0:  # no out-of-support token anywhere: W = 0 satisfies (6)
-        return _Separability(True, frozen(np.zeros(n)), np.inf, np.inf, "none (no inequality)")
-    A, G = _normalized_constraints(data)
-    margin, w = _primal_margin(A, G, _least_squares_direction(data))
-    if margin >= settings.SEP_MARGIN_TOL:
-        return _Separability(True, w, margin, np.inf, "least squares")
-    if witness is not None:
-        margin, w = _primal_margin(A, G, witness(data))
-        if margin >= settings.SEP_MARGIN_TOL:
-            return _Separability(True, w, margin, np.inf, WITNESS_METHOD)
-    tried = []
-    for method in methods:
-        res = _max_margin_lp(A, G, method)
-        margin, w = _primal_margin(A, G, None if res.x is None else res.x[:-1])
-        bound = _dual_bound(A, G, *_lp_multipliers(res, G.shape[0]))
-        if margin >= settings.SEP_MARGIN_TOL:
-            return _Separability(True, w, margin, bound, method)
-        if bound <= settings.SEP_MARGIN_TOL:
-            return _Separability(False, None, max(margin, 0.0), bound, method)
-        tried.append(
-            f"{method}: linprog status {res.status} ({res.message.strip()}), verified margin "
-            f"{margin:.3g}, certified bound {bound:.3g}"
-        )
-    raise SolverError(
-        "could not decide NTP-separability: no LP method produced a verified separating direction "
-        f"or a certificate that none exists with normalized margin above {settings.SEP_MARGIN_TOL:g} "
-        f"(m={data.m}, d={data.d}, V={data.V}). " + "; ".join(tried) + ". The data may lie within "
-        "that margin of the separability boundary. To decide, raise ntpnb.settings.LP_TIME_LIMIT, "
-        "set ntpnb.settings.LP_METHOD to another method (e.g. 'highs-ds', dual simplex, "
-        "exact vertices but slower), or perturb the embeddings slightly."
+def _reach_failure(data: NTPData, A: _Rows, sep: _Separability) -> str | None:
+    """None when "separable" may stand (the NTP-SVM is within reach), else the ambiguity's message."""
+    kappa = _svm_reach(data, A, sep.direction)
+    if kappa <= settings.SVM_REACH_RTOL:
+        return None
+    failure = _svm_failure(data)
+    if failure is None:
+        return None
+    return (
+        f"NTP-separability is numerically ambiguous (m={data.m}, d={data.d}, V={data.V}): the data are "
+        f"separable in exact arithmetic (verified normalized margin {sep.margin:.3g}, {sep.method}), but "
+        f"W^mm is beyond float64's reach: a W with unit margins is evaluated only to {kappa:.3g} of its "
+        f"margin (above {settings.SVM_REACH_RTOL:g}) and the NTP-SVM fails its verification ({failure})"
     )
+
+
+# ---------------------------------------------------------------------------- Definition 2
+def _logit_rounding(data: NTPData, W: np.ndarray) -> np.ndarray:
+    """A bound on the rounding of each logit ``h_j . W_v`` of ``H W^T``: ``2 d eps |h_j| . |W_v|``."""
+    with np.errstate(over="ignore"):
+        return 2 * data.d * _EPS * (np.abs(data.H) @ np.abs(W).T)
 
 
 def satisfies_definition_2(data: NTPData, W: np.ndarray, tol: float) -> bool:
     """Whether ``W`` meets Definition 2 (6a)-(6b) to ``tol`` relative to ``s = 1 + max|W_ij|``.
 
-    (6b) margins at least ``1 - tol s`` and (6a) residuals at most ``tol s``.
+    Every (6b) margin, less a rigorous bound on the rounding of its evaluation, is at least
+    ``1 - tol s``; every (6a) residual is at most ``tol s`` plus that bound. A tolerance that
+    reaches the unit margin (``tol s >= 1``) confirms nothing, and the answer is False: a ``W``
+    too large for its logits to be evaluated (``s ~ 1e14`` at ``tol = 1e-7``) does not pass by
+    the tolerance alone.
+
+    Raises
+    ------
+    InvalidDataError
+        If ``W`` is not a finite ``(V, d)`` matrix.
     """
+    W = check_decoder(data, W)
     rows, w = NTPRows(data), W.ravel()
     scale = 1.0 + float(np.abs(W).max())
+    pairs = constraint_pairs(data)
+    E = _logit_rounding(data, W)
+    margins, residuals = rows.margins(w), rows.equality_residuals(w)
+    anchor_err = E[np.arange(data.m), pairs.anchors]
+    margin_err = anchor_err[pairs.ineq_context] + E[pairs.ineq_context, pairs.ineq_token]
+    margin_err = (margin_err + _EPS * np.abs(margins)) * (1 + 4 * _EPS)
+    eq_err = anchor_err[pairs.eq_context] + E[pairs.eq_context, pairs.eq_token]
+    eq_err = (eq_err + _EPS * np.abs(residuals)) * (1 + 4 * _EPS)
+    verified = margins - margin_err
     return bool(
-        rows.margins(w).min(initial=np.inf) >= 1 - tol * scale
-        and np.abs(rows.equality_residuals(w)).max(initial=0.0) <= tol * scale
+        tol * scale < 1
+        and np.all(np.isfinite(verified))
+        and verified.min(initial=np.inf) >= 1 - tol * scale
+        and np.all(np.abs(residuals) - eq_err <= tol * scale)
     )
 
 
 @cached_per_data
 def rank_witness(data: NTPData) -> np.ndarray | None:
-    """A separating ``W`` computed from ``H`` alone when ``rank H = m``, else None.
+    """A separating ``W`` computed from ``H`` alone when ``H`` has full row rank, else None.
 
-    With full row rank every logit matrix ``L = H W^T`` is reachable; ``W = L0^T (H^+)^T`` with
+    With full row rank every logit matrix ``L = H W^T`` is reachable; the minimum-norm ``W`` with
     logits ``L0`` equal to 1 on the supports and 0 elsewhere satisfies (6a)-(6b) with every
-    margin 1 (Lemma 1 of Paper A: ``d >= m`` and generic embeddings suffice). The answer is
-    checked against Definition 2 (tolerance :data:`ntpnb.settings.LP_FEAS_TOL` relative to
-    ``1 + max |W_ij|``); None also when the check fails. Computed once per data set (read-only).
+    margin 1 (Lemma 1 of Paper A: ``d >= m`` and generic embeddings suffice). It is solved from
+    every singular value of ``H`` that float64 resolves (:func:`~ntpnb.linalg.nonzero_count`, no
+    rank cut) and returned when :func:`satisfies_definition_2` holds to
+    :data:`ntpnb.settings.LP_FEAS_TOL`, or to a tenth of the unit margin where that relative
+    tolerance would reach it (near-duplicate rows: ``max|W| ~ 1e8``); None otherwise (``d < m``
+    among them). Computed once per data set (read-only).
     """
     if data.m > data.d:
         return None
-    try:
-        svd = embedding_svd(data)
-    except RankAmbiguousError:  # only a shortcut: the LP decides
+    scales = _row_scales(data.H)
+    rows = data.H / scales[:, None]
+    U, s, Vt = thin_svd(rows, "the embeddings H")
+    k = nonzero_count(s, rows.shape)
+    if k < data.m:
         return None
-    if svd.rank < data.m:
+    L0 = data.support_mask.astype(float) / scales[:, None]  # logits of H: rows divided by the scales
+    W = ((U.T @ L0) / s[:, None]).T @ Vt
+    if not np.all(np.isfinite(W)):
         return None
-    L0 = data.support_mask.astype(float)
-    W = ((svd.U.T @ L0) / svd.s[:, None]).T @ svd.Vt  # H W^T = U U^T L0 = L0
-    return frozen(W) if satisfies_definition_2(data, W, settings.LP_FEAS_TOL) else None
+    tol = min(settings.LP_FEAS_TOL, 1 / (settings.RANK_BAND * (1.0 + float(np.abs(W).max()))))
+    return frozen(W) if satisfies_definition_2(data, W, tol) else None
 
 
 @dataclass(frozen=True)
 class _ReducedDecision:
-    """The decision of :func:`_reduced_lp`.
+    """The answer of :func:`_reduced_lp`.
 
-    Whether the data are separable, a checked separating ``W`` (None when not separable), and
-    ``"rank"`` (``rank H = m``) or ``"reduced LP (...)"`` with the HiGHS method that decided.
+    Whether its LP is feasible, a checked separating ``W`` (None when not), and ``"rank"``
+    (:func:`rank_witness`) or ``"reduced LP (...)"`` with the HiGHS method that answered.
     """
 
     separable: bool
@@ -323,7 +835,7 @@ class _ReducedDecision:
 
 
 def _reduced_lp(data: NTPData, tol: float = settings.LP_FEAS_TOL) -> _ReducedDecision:
-    """Decide NTP-separability (Definition 2 of Paper A) in the row space of ``H``.
+    """The feasibility LP of Definition 2 in the row space of ``H``.
 
     Any separating ``W`` can be replaced by its projection onto the row space of ``H`` (the
     constraints only see ``W h_j``), so with the thin SVD ``H = U diag(sigma) Vt`` of rank ``r``
@@ -335,17 +847,19 @@ def _reduced_lp(data: NTPData, tol: float = settings.LP_FEAS_TOL) -> _ReducedDec
     an LP with ``V r + m`` variables and ``m V`` rows of ``r + 1`` non-zeros (against ``V d``
     variables and rows of ``2 d`` non-zeros in the original form, plus its equality rows).
 
-    * If ``r = m`` every logit matrix is reachable, so the data are separable: ``W`` with logits
-      ``1`` on the supports and ``0`` elsewhere is returned (checked).
+    * If :func:`rank_witness` separates, it is returned (method ``"rank"``).
     * Otherwise the LP is solved by HiGHS (:func:`scipy.optimize.linprog`, the method
       :data:`ntpnb.settings.LP_METHOD`, then the fallbacks ``LP_FALLBACK_METHODS`` when it ends
-      without a decision); a feasible point is checked against Definition 2 (tolerance ``tol``
-      relative to ``1 + max |W_ij|``).
+      without a decision); a feasible point is checked against Definition 2
+      (:func:`satisfies_definition_2` to ``tol``). An infeasible status is no certificate: the
+      caller (:func:`is_separable`) looks for one.
 
     Raises
     ------
     SolverError
         If HiGHS fails or returns a point that violates the constraints.
+    RankAmbiguousError
+        If ``rank H`` is not determined in float64.
     """
     mask = data.support_mask
     m, V = data.m, data.V
@@ -387,172 +901,86 @@ def _reduced_lp(data: NTPData, tol: float = settings.LP_FEAS_TOL) -> _ReducedDec
     return _ReducedDecision(True, W, f"reduced LP ({method})")
 
 
-#: The ``method`` of a decision made by :func:`_decide_least_distance`.
-LEAST_DISTANCE_METHOD = "least distance (NNLS in the complement of F)"
-
-
-def _free_directions(data: NTPData) -> np.ndarray:
-    """An orthonormal basis (columns) of the ``vec(W)`` with ``G w = 0`` and zero column sums.
-
-    The complement of ``F`` (:func:`~ntpnb.linear.subspace.f_decomposition`, whose rank is the
-    package's one decision of ``dim F``) and of the ``d`` directions ``W = 1 u^T``, which change no
-    log-odds and lie in the complement of ``F`` too. Both sets of rows are orthonormal and
-    orthogonal to each other, so the complement has the known dimension ``V d - dim F - d``: a
-    complete QR decomposition of them gives it, with no rank decision of its own.
-    """
-    known = np.kron(np.full((data.V, 1), 1 / np.sqrt(data.V)), np.eye(data.d))  # W = 1 u^T
-    if constraint_pairs(data).eq_context.size:  # F = {0} without equations
-        known = np.hstack([f_decomposition(data).basis.T, known])  # rows of the basis of F
-    n, k = known.shape[0], known.shape[0] - known.shape[1]
-    if k == 0:
-        return np.zeros((n, 0))
-    # the last k columns of the complete Q, without forming the others: Q applied to [0; I]
-    qr, tau, _, info = lapack.dgeqrf(known)
-    tail = np.zeros((n, k))
-    tail[n - k :] = np.eye(k)
-    free, _, info_q = lapack.dormqr("L", "N", qr, tau, tail, lwork=max(1, 64 * k))
-    if info or info_q:
-        raise SolverError(f"LAPACK's QR of F and its complement failed (info {info}, {info_q})")
-    return free
-
-
-@cached_per_data
-def _decide_least_distance(data: NTPData) -> _Separability | None:
-    """Decide Definition 2 by least-distance programming, certified either way; None if unsure.
-
-    With ``N`` an orthonormal basis of the directions allowed by (6a) (:func:`_free_directions`)
-    and ``B = A N`` the normalized (6b) rows in those coordinates, the data are separable iff
-    ``B z >= 1`` is feasible. Lawson and Hanson's reduction (*Solving Least Squares Problems*,
-    1974, ch. 23) decides that by one non-negative least squares: ``u >= 0`` minimizing
-    ``||B^T u||^2 + (1 - sum u)^2``. If ``sum u < 1``, ``z = B^T u / (1 - sum u)`` is the
-    shortest feasible point, and ``w = N z`` is checked like any separating direction
-    (:func:`_primal_margin`). Otherwise ``B^T u = 0`` with ``sum u = 1``: ``u`` are the
-    multipliers of a certificate that no direction separates, completed by the equality
-    multipliers that cancel ``A^T u`` on F (from the same decomposition) and checked by
-    :func:`_dual_bound`. So either answer carries the certificate of the LP's
-    (:func:`_decide_with`), with the same tolerance :data:`~ntpnb.settings.SEP_MARGIN_TOL`.
-
-    Dense: for data whose F is decomposed densely (:func:`~ntpnb.linear.subspace.uses_dense_f`)
-    and whose (6b) rows fit in :data:`~ntpnb.settings.LEAST_DISTANCE_MAX_ENTRIES`; None above
-    that, when ``dim F`` is ambiguous, when NNLS does not converge, or when neither
-    certificate passes (the caller then decides by the LP). ``data`` is normalized by a power of
-    two (:func:`_separability` passes that copy); cached per data.
-    """
-    pairs = constraint_pairs(data)
-    n_ineq = pairs.ineq_context.size
-    if n_ineq == 0:  # no out-of-support token anywhere: W = 0 satisfies (6)
-        return _Separability(True, frozen(np.zeros(data.V * data.d)), np.inf, np.inf, "none (no inequality)")
-    if not uses_dense_f(data) or n_ineq * data.V * data.d > settings.LEAST_DISTANCE_MAX_ENTRIES:
-        return None
-    A, G = _normalized_constraints(data, dense=True)
-    try:
-        N = _free_directions(data)
-    except RankAmbiguousError:
-        return None
-    B = A @ N  # (n_ineq, k)
-    found = least_distance_nnls(B, np.ones(B.shape[0]))
-    if found is None:
-        return None
-    u, slack = found
-    if slack > 0:
-        margin, w = _primal_margin(A, G, N @ (B.T @ u) / slack)
-        if margin >= settings.SEP_MARGIN_TOL:
-            return _Separability(True, w, margin, np.inf, LEAST_DISTANCE_METHOD)
-    mu = np.zeros(G.shape[0])
-    if G.shape[0] and f_decomposition(data).dim:
-        # G^T nu = -(the part of A^T u in F) for the equality rows of H; G holds them divided by
-        # each context's row scale, so its multipliers are nu times that scale
-        dec = f_decomposition(data)
-        nu = -dec.U @ ((dec.basis @ (A.T @ u)) / dec.s)
-        mu = nu * _row_scales(data.H)[pairs.eq_context]
-    bound = _dual_bound(A, G, u, mu)
-    if bound <= settings.SEP_MARGIN_TOL:
-        return _Separability(False, None, 0.0, bound, LEAST_DISTANCE_METHOD)
-    return None
-
-
+# ---------------------------------------------------------------------------- the public face
 #: The methods of :func:`is_separable`.
 SEPARABILITY_METHODS: tuple[str, ...] = ("auto", "lp", "reduced-lp", "least-distance")
 
 
 def is_separable(data: NTPData, method: str = "auto") -> bool:
-    """Whether the data are NTP-separable (Definition 2 of Paper A).
+    """Whether the data are NTP-separable (Definition 2 of Paper A): one decision, certified.
+
+    The decision and its rules are those of the module docstring: "separable" rests on a
+    direction whose margins are verified with ``RANK_BAND`` times their rigorous rounding bound
+    to spare (and then :func:`ntpnb.ntp_svm` succeeds on the data); "not separable" on LP or NNLS
+    multipliers whose bound on every normalized margin holds to float64's resolution of the
+    data; anything in between raises :class:`~ntpnb.errors.NumericallyAmbiguousError`. Every
+    method gives the same answer; ``method`` chooses where the evidence is looked for first.
 
     Parameters
     ----------
     data
         The data set.
     method
-        ``"auto"`` (the default): when ``H`` has full row rank (``d >= m``, Lemma 1 of Paper A)
-        the data are separable and a separating ``W`` is computed from ``H`` alone and checked
-        (:func:`rank_witness`). Otherwise a small problem (its (6b) rows within
-        :data:`ntpnb.settings.LEAST_DISTANCE_MAX_ENTRIES`) is decided by least-distance
-        programming, one non-negative least squares (as ``"least-distance"``), and a larger one,
-        or one that method cannot certify, by a normalized max-margin linear program (HiGHS
-        through :func:`scipy.optimize.linprog`, methods :func:`lp_methods`) with each row of
-        ``H`` divided by its largest entry, which leaves separability unchanged and makes the
-        answer independent of the scale of the embeddings; when that LP is large
-        (:data:`ntpnb.settings.SVM_WITNESS_MIN_VARIABLES`), ``W^mm`` from the active-set
-        NTP-SVM solver is tried first as a candidate direction. Every answer is certified:
-        "separable" by a direction that is checked against (6a)-(6b) with margin at least
-        :data:`ntpnb.settings.SEP_MARGIN_TOL` (relative to ``max|h_j|`` and ``max|W|``), "not
-        separable" by multipliers proving that no direction reaches that margin.
+        ``"auto"`` (the default) and ``"least-distance"``: directions from ``H`` alone (when ``H``
+        has full row rank, ``d >= m``, Lemma 1 of Paper A, they separate), then, for a small
+        problem (its (6b) rows within :data:`ntpnb.settings.LEAST_DISTANCE_MAX_ENTRIES`),
+        least-distance programming, one non-negative least squares in the directions allowed by
+        (6a); a larger one, or one that method does not decide, goes to the normalized
+        max-margin linear program (HiGHS through :func:`scipy.optimize.linprog`, methods
+        :func:`lp_methods`), after ``W^mm`` of the active-set NTP-SVM solver as a candidate when
+        that LP is large (:data:`ntpnb.settings.SVM_WITNESS_MIN_VARIABLES`).
 
-        ``"lp"``: the certified max-margin LP alone (no full-rank shortcut, no NTP-SVM witness),
-        its interior-point method first; the same answer, and the method of choice on data that
-        are likely not separable, where the witness is slow to give up.
+        ``"lp"``: the max-margin LP first, its interior-point method first; the method of choice
+        on data that are likely not separable, where the witness is slow to give up.
 
-        ``"reduced-lp"``: the full-rank witness, else a feasibility LP in the row space of ``H``
-        (:func:`_reduced_lp`); its "not separable" rests on the HiGHS status alone.
-
-        ``"least-distance"``: the same as ``"auto"``, named for what decides small problems: one
-        non-negative least squares in the directions allowed by (6a)
-        (:func:`_decide_least_distance`), with the same certificate either way as the LP; where
-        it cannot certify, the LP decides. The same answer as the LP, for small dense data (the
-        random instances of a phase diagram, the triples of chapter 01) in a fraction of its
-        time.
+        ``"reduced-lp"``: the full-rank witness (:func:`rank_witness`), then a feasibility LP in
+        the row space of ``H`` (:func:`_reduced_lp`), whose "infeasible" is confirmed by a
+        certificate from the other sources.
 
     Raises
     ------
     InvalidDataError
         If ``method`` is not one of :data:`SEPARABILITY_METHODS`.
-    SolverError
-        If no LP method can decide (the data lie within the tolerance of the boundary or the
-        solver fails); the message says what to change.
+    NumericallyAmbiguousError
+        If the data lie within float64's reach of the separability boundary (e.g. near-duplicate
+        embeddings with different supports), or are separable but ``W^mm`` is beyond float64's
+        reach; the message gives the best verified margin, the certified bound and the
+        resolution.
     """
     if method in ("auto", "least-distance"):
-        if rank_witness(data) is not None:  # rank H = m: every logit matrix is reachable
-            return True
-        decision = _decide_least_distance(normalized(data)[0])  # None when large or unsure
-        return (decision if decision is not None else _separability(data)).separable
+        return _auto(data).separable
+    norm = normalized(data)[0]
     if method == "lp":
-        return _decide_interior(normalized(data)[0]).separable
+        return _decide_interior(norm).separable
     if method == "reduced-lp":
-        return _reduced_lp(data).separable
+        return _raised(_decide_reduced_outcome(norm)).separable
     raise InvalidDataError(f"method must be one of {SEPARABILITY_METHODS}, got {method!r}")
 
 
 def separating_direction(data: NTPData) -> np.ndarray:
     """Some ``W^d`` satisfying (6a) and (6b) (Definition 2), scaled to smallest margin 1.
 
-    The direction is the one that decided :func:`is_separable` (by the LP of ``vec(W)``): the
-    least-squares solution of ``H W^T = `` (0 on each support, -1 off it) when it separates,
-    which it does with all margins equal whenever ``H`` has full row rank; otherwise the
-    max-margin LP's point (an interior point of its optimal face). It is not ``W^mm``.
+    The direction is the one that decided :func:`is_separable`: the least-squares solution of
+    ``H W^T = `` (1 on each support, 0 off it) when it separates, which it does with all margins
+    equal whenever ``H`` has full row rank; otherwise the max-margin LP's point by the
+    interior-point method (an interior point of its optimal face). It is not ``W^mm``.
 
     Raises
     ------
     NotSeparableError
         If the data are not NTP-separable.
+    NumericallyAmbiguousError
+        As :func:`is_separable`.
     ScaleError
         If the direction does not fit in float64 (embeddings near the underflow threshold).
     """
-    sep = _separability(data)
+    sep = _auto(data)
     if not sep.separable:
         raise NotSeparableError(not_separable_message(data))
-    if sep.method not in ("least squares", "none (no inequality)", settings.LP_METHOD):
-        # a simplex vertex or the SVM witness decided: take the interior-point method's point
-        sep = _decide_interior(normalized(data)[0])
+    if sep.method not in (LEAST_SQUARES_METHOD, TRIVIAL_METHOD, settings.LP_METHOD):
+        # a simplex vertex, NNLS or the SVM witness decided: take the interior-point method's point
+        interior = _decide_interior(normalized(data)[0])
+        sep = interior if interior.separable else sep
     cons = ntp_constraints(data)
     if cons.ineq.shape[0] == 0:
         return np.zeros((data.V, data.d))
@@ -570,10 +998,11 @@ def separating_direction(data: NTPData) -> np.ndarray:
 
 
 def not_separable_message(data: NTPData) -> str:
-    """Why the data are not separable: the LP's certificate (for :class:`NotSeparableError`)."""
-    sep = _separability(data)
+    """Why the data are not separable: the certificate (for :class:`NotSeparableError`)."""
+    sep = _auto(data)
     return (
         "the data are not NTP-separable: no W satisfies (6a) and (6b) "
-        f"(m={data.m}, d={data.d}, V={data.V}; the max-margin LP ({sep.method}) certifies that "
-        f"no direction has normalized margin above {sep.dual_bound:.2g})"
+        f"(m={data.m}, d={data.d}, V={data.V}; the multipliers of {sep.method} certify that "
+        f"no direction has normalized margin above {sep.dual_bound:.2g}, float64's resolution "
+        f"{sep.resolution:.2g})"
     )

@@ -8,6 +8,19 @@ size (:data:`ntpnb.settings.F_DENSE_MAX_ENTRIES`) ``W*`` and the compatibility r
 LSQR on the map ``W -> in-support logit differences`` instead (:func:`equality_operator`), which
 forms neither a basis of F nor any matrix of its rows.
 
+**Compatibility, right or honestly undecided** (:func:`is_compatible`). A candidate ``W*`` (at
+the decided ``dim F``, else from every singular value of (4) that float64 resolves,
+:func:`ntpnb.linalg.nonzero_count`: near-duplicate embeddings leave a small but real one) proves
+compatibility when its residual, evaluated as if in twice the precision plus a rigorous bound
+on that evaluation's error (:func:`ntpnb.linalg.accurate_dots`), is within
+:data:`~ntpnb.settings.COMPAT_RTOL` of ``||b||``. The data are not compatible when the
+log-odds ``b`` have a part larger than that tolerance outside the directions (4) resolves
+(singular values within ``RANK_BAND`` of the rounding floor: a solution would need
+``||W|| >= 1 / (RANK_BAND floor)`` times that part). Otherwise
+:class:`~ntpnb.errors.NumericallyAmbiguousError` says by how much: the verified residual, the
+tolerance, the smallest resolved singular value. Above the dense size the residual of LSQR
+decides, as before.
+
 Both dimensions the package needs from the data, ``rank H`` (:func:`embedding_svd`) and
 ``dim F`` (:func:`f_decomposition`), are decided here, once per data set, by the one rule of
 :mod:`ntpnb.linalg` (a clear gap in the spectrum, never a cut-off at machine epsilon); every
@@ -16,6 +29,7 @@ other module takes them from these two functions.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -24,10 +38,16 @@ from scipy.linalg import lapack
 from scipy.sparse.linalg import LinearOperator, lsqr
 
 from .. import settings
-from ..errors import NotCompatibleError, ScaleError, SolverError
-from ..linalg import numerical_rank, thin_svd
+from ..errors import (
+    NotCompatibleError,
+    NumericallyAmbiguousError,
+    RankAmbiguousError,
+    ScaleError,
+    SolverError,
+)
+from ..linalg import accurate_dots, nonzero_count, numerical_rank, rank_floor, thin_svd
 from ..settings import COMPAT_RTOL
-from .constraints import NTPRows, equality_matrix, equality_rhs
+from .constraints import NTPRows, constraint_pairs, equality_matrix, equality_rhs
 from .data import NTPData, cached_per_data, check_decoder, check_dense_size, frozen, normalized
 
 __all__ = [
@@ -145,16 +165,24 @@ def f_decomposition(data: NTPData) -> FDecomposition:
     norm, scale = normalized(data)
     if norm is not data:
         return replace(f_decomposition(norm), scale=scale)
-    check_dense_size(equality_matrix(data).shape, "the equality-constraint matrix")
-    G = equality_matrix(data).toarray()
-    if G.shape[0] == 0:  # every support is a single token: F = {0}
+    if equality_matrix(data).shape[0] == 0:  # every support is a single token: F = {0}
         return FDecomposition(
             frozen(np.zeros((0, data.V * data.d))), frozen(np.zeros((0, 0))), frozen(np.zeros(0))
         )
-    what = "the equality constraints (6a), whose rows span F"
-    U, s, Vt = thin_svd(G, what)
-    r = numerical_rank(s, G.shape, what=what)
+    U, s, Vt = _equality_svd(data)
+    r = numerical_rank(s, equality_matrix(data).shape, what=_EQUALITY_WHAT)
     return FDecomposition(basis=frozen(Vt[:r]), U=frozen(U[:, :r]), s=frozen(s[:r]))
+
+
+_EQUALITY_WHAT = "the equality constraints (6a), whose rows span F"
+
+
+@cached_per_data
+def _equality_svd(data: NTPData) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The thin SVD of the dense equality matrix of (4) (read-only; cached per data)."""
+    check_dense_size(equality_matrix(data).shape, "the equality-constraint matrix")
+    U, s, Vt = thin_svd(equality_matrix(data).toarray(), _EQUALITY_WHAT)
+    return frozen(U), frozen(s), frozen(Vt)
 
 
 def f_basis(data: NTPData) -> np.ndarray:
@@ -209,12 +237,169 @@ def equality_operator(data: NTPData) -> LinearOperator:
     )
 
 
+@dataclass(frozen=True)
+class _Compatibility:
+    """The decision of (4) for normalized data.
+
+    ``vec(W*)`` (None if not compatible), the least-squares residual that decided, and the
+    message of an ambiguity (None if decided).
+    """
+
+    w: np.ndarray | None
+    residual: float
+    ambiguity: str | None = None
+
+    @property
+    def compatible(self) -> bool:
+        """Whether (4) has a solution."""
+        return self.w is not None
+
+
+def _accurate_residual(data: NTPData, w: np.ndarray) -> tuple[float, float]:
+    """``||G w - b||`` of (4) at the float64 ``w``, evaluated accurately, and a rigorous bound on its error.
+
+    Each entry of ``G w - b``, ``h_j . (w_z - w_a) - b``, is a dot product of ``2 d + 1`` terms,
+    evaluated as if in twice the precision with a rigorous error bound
+    (:func:`ntpnb.linalg.accurate_dots`): a large ``W*`` (near-duplicate embeddings) is judged
+    by its own residual, not by the rounding of a plain evaluation (``eps |G| |w|``).
+    """
+    pairs = constraint_pairs(data)
+    W = np.reshape(w, (data.V, data.d))
+    b = np.asarray(equality_rhs(data), dtype=float)
+    Hj = data.H[pairs.eq_context]
+    X = np.hstack([Hj, -Hj, -b[:, None]])
+    Y = np.hstack([W[pairs.eq_token], W[pairs.anchors[pairs.eq_context]], np.ones((b.size, 1))])
+    residuals, bounds = accurate_dots(X, Y)
+    with np.errstate(over="ignore", invalid="ignore"):
+        value = float(np.linalg.norm(residuals))
+        bound = float(np.linalg.norm(bounds)) + 4 * b.size * 2**-53 * value  # and the norm's rounding
+    return (value, bound) if np.isfinite(value) and np.isfinite(bound) else (np.inf, np.inf)
+
+
+def _verified_residual(data: NTPData, w: np.ndarray) -> float:
+    """An upper bound on the exact ``||G w - b||`` of (4) at ``w`` (:func:`_accurate_residual`)."""
+    value, bound = _accurate_residual(data, w)
+    return value + bound
+
+
 def _solve_dense(data: NTPData) -> tuple[np.ndarray, float]:
-    """``vec(W*)`` and the residual of (4) from the SVD of the equality matrix (:func:`f_decomposition`)."""
+    """``vec(W*)`` and the residual of (4) from the SVD of the equality matrix at the decided ``dim F``.
+
+    Raises
+    ------
+    RankAmbiguousError
+        If ``dim F`` is not decided (:func:`f_decomposition`).
+    """
     dec = f_decomposition(data)
     b = equality_rhs(data)
     coef = dec.U.T @ b
     return dec.basis.T @ (coef / dec.s), float(np.linalg.norm(b - dec.U @ coef))
+
+
+def context_scales(H: np.ndarray) -> np.ndarray:
+    """Each row's power of two ``2^(e-1)`` with ``max_k |H_jk|`` in ``[2^(e-1), 2^e)`` (1 if zero).
+
+    Dividing a row by it is exact and leaves its largest entry in ``[1, 2)``: the row scaling
+    by which separability and compatibility are decided (neither depends on it).
+    """
+    top = np.abs(H).max(axis=1)
+    _, exponent = np.frexp(top)
+    return np.where(top > 0, np.ldexp(0.5, exponent), 1.0)
+
+
+@cached_per_data
+def _normalized_equations(data: NTPData) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]:
+    """The rows of (4) divided by each context's scale: ``U, s, Vt`` of their thin SVD, ``b_c, c``.
+
+    The same solutions as (4), with no row hidden by the size of another (dividing by powers of
+    two is exact). Their right side is ``b_c / c``: ``c`` the smallest row scale, ``b_c`` the
+    log-odds times ``c`` over each row's scale (no entry larger than the log-odds).
+    """
+    scales = context_scales(data.H)[constraint_pairs(data).eq_context]
+    U, s, Vt = thin_svd(equality_matrix(data).toarray() / scales[:, None], _EQUALITY_WHAT)
+    c = float(scales.min())
+    b_c = np.asarray(equality_rhs(data), dtype=float) * (c / scales)
+    return frozen(U), frozen(s), frozen(Vt), frozen(b_c), c
+
+
+def _dense_candidates(data: NTPData) -> Iterator[tuple[np.ndarray, int]]:
+    """Candidate ``vec(W*)`` with the number of singular values they use; finite ones only.
+
+    At the decided ``dim F`` (:func:`_solve_dense`, when it is decided), then, computed only if
+    asked for, at every resolved singular value of the row-normalized equations
+    (:func:`_normalized_equations`).
+    """
+    try:
+        w = _solve_dense(data)[0]
+        if np.all(np.isfinite(w)):
+            yield w, f_decomposition(data).dim
+    except RankAmbiguousError:
+        pass
+    U, s, Vt, b_c, c = _normalized_equations(data)
+    k = nonzero_count(s, U.shape)
+    with np.errstate(over="ignore", invalid="ignore"):
+        w = Vt[:k].T @ ((U[:, :k].T @ b_c) / s[:k]) / c
+    if np.all(np.isfinite(w)):
+        yield w, k
+
+
+def _checked_residual(data: NTPData, w: np.ndarray, tol: float) -> tuple[float, float]:
+    """``||G w - b||`` and an upper bound on its exact value, decided against ``tol`` as cheaply as possible.
+
+    The plain evaluation with the rounding bound ``2 (2d + 1) eps (|G| |w| + |b|)`` first (the
+    module convention of :mod:`ntpnb.linear.separability`); only where that bound leaves the
+    comparison with ``tol`` open, the accurate evaluation (:func:`_accurate_residual`).
+    """
+    G = equality_matrix(data)
+    b = np.asarray(equality_rhs(data), dtype=float)
+    with np.errstate(over="ignore", invalid="ignore"):
+        rounding = 2 * (2 * data.d + 1) * np.finfo(float).eps * (abs(G) @ np.abs(w) + np.abs(b))
+        value, bound = float(np.linalg.norm(G @ w - b)), float(np.linalg.norm(rounding))
+    if np.isfinite(value + bound) and (value + bound <= tol or value - bound > tol):
+        return value, value + bound
+    value, bound = _accurate_residual(data, w)
+    return value, value + bound
+
+
+def _decide_dense(data: NTPData) -> _Compatibility:
+    """The decision of (4) from dense SVDs of its matrix (see the module docstring).
+
+    A candidate verified within the tolerance proves compatibility. Otherwise, with ``b_n`` the
+    part of the row-normalized log-odds outside the resolved singular directions, every ``W``
+    has ``||G w - b|| >= c (||b_n|| - sigma ||w||)`` (``c`` the smallest row scale, ``sigma``
+    below the resolution): where ``c ||b_n||`` exceeds the tolerance, only a ``W`` beyond
+    float64's resolution could solve (4), and the data are not compatible.
+    """
+    tol = _compat_tolerance(data)
+    G, b = equality_matrix(data), equality_rhs(data)
+    if G.shape[0] == 0:  # every support is a single token: no equation, W* = 0
+        return _Compatibility(np.zeros(data.V * data.d), 0.0)
+    best = (np.inf, 0)
+    for w, k in _dense_candidates(data):
+        value, verified = _checked_residual(data, w, tol)
+        if verified <= tol:
+            return _Compatibility(w, value)
+        best = min(best, (verified, k), key=lambda pair: pair[0])
+    U, s, _, b_c, _ = _normalized_equations(data)
+    k = nonzero_count(s, U.shape)
+    outside = float(np.linalg.norm(b_c - U[:, :k] @ (U[:, :k].T @ b_c)))  # c ||b_n||, unresolved part
+    rounding = 2 * U.shape[0] * np.finfo(float).eps * float(np.linalg.norm(b_c))
+    if outside - rounding > tol:
+        first = next(_dense_candidates(data), None)
+        residual = outside if first is None else float(np.linalg.norm(G @ first[0] - b))
+        return _Compatibility(None, max(residual, outside))
+    resolution = settings.RANK_BAND * rank_floor(U.shape, 1.0)
+    smallest = float(s[k - 1] / s[0]) if k else 0.0
+    return _Compatibility(
+        None,
+        outside,
+        f"NTP_H-compatibility is numerically ambiguous (m={data.m}, d={data.d}, V={data.V}): the best "
+        f"candidate W* leaves a residual of (4) of {best[0]:.3g} (rounding included) against the tolerance "
+        f"{tol:.3g}; it uses {best[1]} singular values of the row-normalized equations, down to "
+        f"{smallest:.3g} of the largest (float64 resolves them to {resolution:.3g}), and the log-odds "
+        f"outside them are {outside:.3g}: W* exists in exact arithmetic, but its logits are too large "
+        f"for float64 to evaluate to the tolerance (near-duplicate embeddings with different log-odds)",
+    )
 
 
 def _solve_lsqr(data: NTPData) -> tuple[np.ndarray, float]:
@@ -287,30 +472,60 @@ def _solve_gram(data: NTPData) -> tuple[np.ndarray, float] | None:
 
 
 @cached_per_data
-def _min_norm_solution(data: NTPData) -> tuple[np.ndarray | None, float]:
-    """``W*`` (None if it exceeds the float64 range) and the least-squares residual of (4).
+def _decision(data: NTPData) -> _Compatibility:
+    """The decision of (4) for normalized ``data`` (cached per data; an ambiguity too).
 
-    Solved for the normalized ``H / c`` and scaled back: ``W*(H) = W*(H / c) / c``; by the
-    SVD of the equality matrix when it is small (:func:`uses_dense_f`), otherwise by LSQR.
+    By the SVD of the equality matrix when it is small (:func:`uses_dense_f`, see the module
+    docstring), otherwise by the Gram matrix or LSQR, whose residual decides.
+    """
+    if uses_dense_f(data):
+        return _decide_dense(data)
+    gram = _solve_gram(data)
+    w, residual = gram if gram is not None else _solve_lsqr(data)
+    return _Compatibility(w if residual <= _compat_tolerance(data) else None, residual)
+
+
+def _decided(data: NTPData) -> tuple[_Compatibility, float]:
+    """The decision of ``data`` (made for its normalized copy) and the power of two ``c`` of that copy.
+
+    Raises
+    ------
+    NumericallyAmbiguousError
+        If the decision is ambiguous.
     """
     norm, scale = normalized(data)
-    if norm is not data:
-        W, residual = _min_norm_solution(norm)
-        with np.errstate(over="ignore"):
-            W = None if W is None else W / scale
-        return (frozen(W) if W is not None and np.all(np.isfinite(W)) else None), residual
-    if uses_dense_f(data):
-        w, residual = _solve_dense(data)
-    else:
-        gram = _solve_gram(data)
-        w, residual = gram if gram is not None else _solve_lsqr(data)
-    W = w.reshape(data.V, data.d)
-    return (frozen(W) if np.all(np.isfinite(W)) else None), residual
+    decision = _decision(norm)
+    if decision.ambiguity is not None:
+        raise NumericallyAmbiguousError(decision.ambiguity)
+    return decision, scale
+
+
+@cached_per_data
+def _min_norm_solution(data: NTPData) -> tuple[np.ndarray | None, float]:
+    """``W*`` (None if not compatible or beyond the float64 range) and the residual of (4) that decided.
+
+    Solved for the normalized ``H / c`` and scaled back: ``W*(H) = W*(H / c) / c``.
+    """
+    decision, scale = _decided(data)
+    if decision.w is None:
+        return None, decision.residual
+    with np.errstate(over="ignore"):
+        W = decision.w.reshape(data.V, data.d) / scale
+    return (frozen(W) if np.all(np.isfinite(W)) else None), decision.residual
 
 
 def compatibility_residual(data: NTPData) -> float:
-    """Least-squares residual of the compatibility equations (4); 0 iff compatible."""
-    return _min_norm_solution(data)[1]
+    """Least-squares residual of the compatibility equations (4); 0 iff compatible.
+
+    The residual of ``W*`` when the data are compatible, else that of the part of the
+    log-odds that (4) cannot reach.
+
+    Raises
+    ------
+    NumericallyAmbiguousError
+        As :func:`is_compatible`.
+    """
+    return _decided(data)[0].residual
 
 
 def _compat_tolerance(data: NTPData) -> float:
@@ -319,12 +534,23 @@ def _compat_tolerance(data: NTPData) -> float:
 
 
 def is_compatible(data: NTPData) -> bool:
-    """Whether the data are NTP_H-compatible (Definition 1 of Paper A).
+    """Whether the data are NTP_H-compatible (Definition 1 of Paper A), right or honestly undecided.
 
-    Decided exactly up to rounding: the linear system (4) is solvable iff its least-squares
-    residual vanishes (tolerance :data:`ntpnb.settings.COMPAT_RTOL` relative to ``||b||``).
+    The linear system (4) is solvable to :data:`ntpnb.settings.COMPAT_RTOL` relative to
+    ``||b||``: True rests on a ``W*`` whose residual is verified with a rigorous error bound
+    (then :func:`finite_solution` returns it and :func:`compatibility_residual` that residual),
+    False on a part of the log-odds that (4) does not resolve in float64 (see the module
+    docstring).
+
+    Raises
+    ------
+    NumericallyAmbiguousError
+        If neither holds: near-duplicate embeddings with different log-odds, whose ``W*`` has
+        norm of the order of one over their distance, too large for its logits to be evaluated
+        to the tolerance; the message gives the verified residual, the tolerance and the
+        smallest singular value used.
     """
-    return compatibility_residual(data) <= _compat_tolerance(data)
+    return _decided(data)[0].compatible
 
 
 def finite_solution(data: NTPData) -> np.ndarray:
@@ -334,11 +560,13 @@ def finite_solution(data: NTPData) -> np.ndarray:
     ------
     NotCompatibleError
         If the equations have no solution (the data are not NTP_H-compatible).
+    NumericallyAmbiguousError
+        As :func:`is_compatible`.
     ScaleError
         If ``W*`` has entries beyond the float64 range (``W*`` scales like ``1 / |H|``).
     """
     W, residual = _min_norm_solution(data)
-    if residual > _compat_tolerance(data):
+    if not is_compatible(data):
         raise NotCompatibleError(
             "the data are not NTP_H-compatible: the compatibility equations (4) have "
             f"least-squares residual {residual:.3g} (tolerance {_compat_tolerance(data):.3g})"

@@ -19,7 +19,7 @@ from ..qp import MinNormQP, SVMSolution, min_norm_qp, scaled_back, scaled_soluti
 from .active_set import solve_active_set
 from .constraints import NTPRows, ntp_constraints
 from .data import NTPData, cached_per_data, normalized
-from .separability import is_separable, not_separable_message
+from .separability import is_separable, not_separable_message, proves_separable
 
 __all__ = ["SVMSolution", "SVM_METHODS", "solve_ntp_svm", "ntp_svm", "zero_margin_direction"]
 
@@ -40,16 +40,23 @@ def _reference(data: NTPData) -> SVMSolution:
 def _active_set(data: NTPData) -> SVMSolution:
     """The active-set method on normalized data (``max|H| ~ 1``), else the cvxpy method.
 
-    A verified answer is itself a witness of separability, so the separability LP runs only
-    when the active-set method fails: then non-separable data raise :class:`NotSeparableError`,
-    and separable ones go to the cvxpy method.
+    A verified answer that proves separability by the rules of :func:`ntpnb.is_separable`
+    (:func:`~ntpnb.linear.separability.proves_separable`) is its own witness; otherwise (a row
+    so small that the certificate's absolute tolerance hides a broken (6a) on it) and when the
+    active-set method fails, the separability decision is asked: non-separable data raise
+    :class:`NotSeparableError` (numerically ambiguous ones
+    :class:`~ntpnb.errors.NumericallyAmbiguousError`), and separable ones keep the answer or go
+    to the cvxpy method.
     """
     try:
-        return solve_active_set(data)
+        sol = solve_active_set(data)
     except SolverError:
         if not is_separable(data):
             raise NotSeparableError(not_separable_message(data)) from None
         return _reference(data)
+    if not proves_separable(data, sol.W) and not is_separable(data):
+        raise NotSeparableError(not_separable_message(data))
+    return sol
 
 
 _SOLVERS = {"active-set": _active_set, "cvxpy": _reference}

@@ -10,7 +10,7 @@ from scipy.optimize import linprog
 
 import ntpnb as ntp
 from ntpnb import settings
-from ntpnb.errors import NotSeparableError, SolverError
+from ntpnb.errors import NotSeparableError, NumericallyAmbiguousError, SolverError
 from ntpnb.linear.constraints import ntp_constraints
 from ntpnb.linear.data import normalized
 from ntpnb.linear.separability import (
@@ -214,13 +214,19 @@ def test_large_separable_data_are_decided_by_the_verified_svm_witness():
     np.testing.assert_allclose(W, ntp.separating_direction(same))
 
 
-def test_undecidable_data_raise_a_solver_error_that_says_what_to_do(monkeypatch):
-    """No method can prove a margin below a tolerance of 0; the error names the remedies."""
-    monkeypatch.setattr(settings, "SEP_MARGIN_TOL", 0.0)
+def test_undecided_evidence_raises_the_named_ambiguity_with_its_numbers(monkeypatch):
+    """No source gives a certificate (the IPM stopped after one iteration, no simplex, no NNLS):
+    the error is a SolverError that names the ambiguity and its numbers, never a guess."""
+    monkeypatch.setattr(settings, "LP_SMALL_MAX_VARIABLES", 0)
     monkeypatch.setattr(settings, "LP_FALLBACK_METHODS", ())
+    monkeypatch.setattr(settings, "LP_OPTIONS", {"highs-ipm": {"presolve": False, "maxiter": 1}})
+    monkeypatch.setattr(settings, "LEAST_DISTANCE_MAX_ENTRIES", 0)
     data = ntp.NTPData(H=[[1.0], [2.0]], pi=[0.5, 0.5], P=[[0.6, 0.4, 0.0], [0.0, 0.4, 0.6]])
-    with pytest.raises(SolverError, match=r"could not decide NTP-separability.*LP_METHOD"):
+    with pytest.raises(
+        NumericallyAmbiguousError, match=r"numerically ambiguous.*resolves normalized margins to"
+    ):
         ntp.is_separable(data)
+    assert issubclass(NumericallyAmbiguousError, SolverError)
 
 
 def test_a_failing_lp_method_falls_back_to_the_next(monkeypatch):
