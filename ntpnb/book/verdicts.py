@@ -53,6 +53,7 @@ from pathlib import Path
 
 from ..chapter.claims import KINDS, ChapterRecord, Check, Qualification, load_chapter_record
 from ..chapter.paths import OutputLayout
+from ..chapter.provenance import load_manifest
 from ..chapter.statistical import Sample
 from ..errors import PathError
 
@@ -188,13 +189,29 @@ def load_sweeps(layout: OutputLayout, book_records: Sequence[ChapterRecord]) -> 
             except PathError as exc:
                 excluded[seed] = str(exc)
                 continue
-            why = _exclusion(book, record, seed)
+            why = _exclusion(book, record, seed) or _other_package(layout, tree, book.notebook)
             if why is None:
                 records[seed] = record
             else:
                 excluded[seed] = why
         sweeps.append(Sweep(book, records, excluded))
     return sweeps
+
+
+def _other_package(book: OutputLayout, tree: OutputLayout, notebook: str) -> str | None:
+    """Why a seed's run of ``notebook`` ran with other ``ntpnb`` sources than the book's seed, or None.
+
+    From the two runs' manifests (:mod:`ntpnb.chapter.provenance`): a seed that a larger sweep
+    ran before the package changed is not pooled with a run of the changed package.
+    """
+    try:
+        ours = load_manifest(book.notebooks / f"{notebook}.ipynb").package
+        theirs = load_manifest(tree.notebooks / f"{notebook}.ipynb").package
+    except PathError:
+        return None  # no manifests to compare (a hand-made tree): the checks above decide
+    if ours and theirs and ours != theirs:
+        return "it ran with other ntpnb sources than the book's seed (rerun it: ntpnb reproduce --seeds N)"
+    return None
 
 
 def _failure_error(path: Path) -> str:

@@ -248,3 +248,22 @@ def test_load_sweeps_counts_only_the_seeds_that_differ_in_nothing_but_the_seed(t
     assert loaded.excluded[4] == "the run did not reach its end"
     assert "cannot read the claim record" in loaded.excluded[5]
     assert loaded.excluded[6] == "its last run failed (ValueError: broken)"
+
+
+def test_load_sweeps_sets_aside_a_seed_run_with_other_ntpnb_sources(tmp_path):
+    from ntpnb.chapter.provenance import Manifest, write_manifest
+
+    layout = output_layout(tmp_path / "out")
+    base = {"seed": 0, "n": 5, "output_dir": ".."}
+    book = ChapterRecord("01_demo", "paper", (check(),), (), None, 0, True, base)
+    write(layout, book)
+    write_manifest(layout.notebooks / "01_demo.ipynb", Manifest("k0", base, 1.0, {}, "new"))
+    for seed, package in ((1, "new"), (2, "old"), (3, "")):
+        tree = output_layout(layout.seed_root(seed))
+        write(
+            tree, ChapterRecord("01_demo", "paper", (check(),), (), None, seed, True, dict(base, seed=seed))
+        )
+        write_manifest(tree.notebooks / "01_demo.ipynb", Manifest(f"k{seed}", base, 1.0, {}, package))
+    (loaded,) = load_sweeps(layout, [book])
+    assert loaded.seeds == (0, 1, 3)  # an unknown package (an older manifest) is not a difference
+    assert "ran with other ntpnb sources than the book's seed" in loaded.excluded[2]
