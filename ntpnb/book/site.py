@@ -206,6 +206,8 @@ def stage_sources(
     (outputs / "notebooks").mkdir(parents=True)
     for page in GENERATED_PAGES:
         shutil.copy2(layout.root / page, outputs / page)
+    if layout.benchmarks.is_dir():  # the benchmarks page shows its plots from there
+        shutil.copytree(layout.benchmarks, outputs / layout.benchmarks.name, ignore=ignore)
     for chapter in notebook_sources(root):
         executed = layout.notebooks / f"{chapter.stem}.ipynb"
         if executed.is_file():
@@ -265,6 +267,9 @@ _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _ERRNO = re.compile(r"\[Errno (\d+)\]|OSError\((\d+),")
 #: jupyter-book's own lines, which name the staging folder: not shown.
 _BANNER = ("Running Jupyter-Book", "Source Folder:", "Config Path:", "Output Path:")
+#: The lines of Sphinx's output that say what went wrong; else the last _TAIL lines are shown.
+_FLAGGED = re.compile(r"WARNING|ERROR|Error|Exception|failed")
+_TAIL = 20
 _SPHINX_PLEA = ("Please also report this", "A bug report can be filed")
 
 
@@ -279,7 +284,8 @@ def build_messages(output: str) -> list[str]:
             break
         if line.strip() and not line.startswith(_BANNER + _SPHINX_PLEA) and set(line.strip()) != {"="}:
             lines.append(line)
-    return lines
+    flagged = [line for line in lines if _FLAGGED.search(line)]
+    return flagged or lines[-_TAIL:]
 
 
 def disk_errno(output: str) -> int | None:

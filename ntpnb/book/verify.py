@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from ..chapter.claims import load_chapter_record
 from ..chapter.paths import OutputLayout
-from ..chapter.provenance import damaged_outputs, load_manifest, manifest_path
+from ..chapter.provenance import chapter_damage, manifest_path
 from ..errors import NTPError, PathError
 from .executed import read_notebook
 from .trees import BookTree, shown, visible
@@ -36,20 +36,6 @@ def tree_chapters(layout: OutputLayout) -> list[str]:
     return sorted({p.stem for p in notebooks} | {p.stem for p in records})
 
 
-def _manifest_problem(layout: OutputLayout, name: str) -> str | None:
-    """What the manifest of ``name`` says is damaged (the first output, and how many more), or None."""
-    executed = layout.notebooks / f"{name}.ipynb"
-    try:
-        manifest = load_manifest(executed)
-    except PathError as exc:
-        return str(exc)
-    problems = damaged_outputs(layout.root, manifest)
-    if not problems:
-        return None
-    more = f" (and {len(problems) - 1} more of its outputs)" if len(problems) > 1 else ""
-    return f"{shown(layout.root)}/{problems[0]}{more}"
-
-
 def chapter_problem(layout: OutputLayout, name: str) -> str | None:
     """Why the outputs of chapter ``name`` in ``layout`` cannot be built from, or None.
 
@@ -61,7 +47,7 @@ def chapter_problem(layout: OutputLayout, name: str) -> str | None:
     record = layout.claims / f"{name}.json"
     manifest = manifest_path(executed)
     if manifest.exists():
-        problem = _manifest_problem(layout, name)
+        problem = chapter_damage(layout.root, executed, where=f"{shown(layout.root)}/")
         if problem:
             return problem
     elif not (layout.failed / f"{name}.json").exists():

@@ -253,34 +253,36 @@ def write_manifest(executed: Path, manifest: Manifest) -> Path:
     )
 
 
-def damaged_outputs(root: Path, manifest: Manifest) -> list[str]:
-    """Which outputs of ``manifest`` (under the tree ``root``) are missing or differ, one phrase each."""
+def damaged_outputs(root: Path, manifest: Manifest, where: str = "") -> str | None:
+    """Which outputs of ``manifest`` (under the tree ``root``) are missing or differ, or None.
+
+    One phrase: the first damaged output (its path relative to the tree, after ``where``), and
+    how many more there are.
+    """
     problems = []
     for relative, digest in manifest.outputs.items():
         path = Path(root) / relative
         try:
             if file_digest(path) != digest:
-                problems.append(f"{relative} differs from what its run wrote")
+                problems.append(f"{where}{relative} differs from what its run wrote")
         except FileNotFoundError:
-            problems.append(f"{relative} is missing")
+            problems.append(f"{where}{relative} is missing")
         except OSError as exc:
-            problems.append(f"{relative} cannot be read ({exc.strerror or exc})")
-    return problems
+            problems.append(f"{where}{relative} cannot be read ({exc.strerror or exc})")
+    if not problems:
+        return None
+    more = f" (and {len(problems) - 1} more of its outputs)" if len(problems) > 1 else ""
+    return problems[0] + more
 
 
-def chapter_damage(root: Path, executed: Path) -> str | None:
+def chapter_damage(root: Path, executed: Path, where: str = "") -> str | None:
     """Why the outputs of the chapter whose executed copy is ``executed`` cannot be trusted, or None.
 
     None when its manifest reads and every output it lists is in place with the digest its run
-    recorded; otherwise one phrase: the manifest's problem, or the first damaged output (and how
-    many more).
+    recorded; otherwise one phrase: the manifest's problem, or :func:`damaged_outputs`.
     """
     try:
         manifest = load_manifest(executed)
     except PathError as exc:
         return str(exc)
-    problems = damaged_outputs(root, manifest)
-    if not problems:
-        return None
-    more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
-    return problems[0] + more
+    return damaged_outputs(root, manifest, where)

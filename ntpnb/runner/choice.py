@@ -190,11 +190,7 @@ def cache_state(run: NotebookRun) -> str | None:
         return str(exc)
     if manifest.key != run.key:
         return CHANGED
-    problems = damaged_outputs(run.layout.root, manifest)
-    if problems:
-        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
-        return problems[0] + more
-    return None
+    return damaged_outputs(run.layout.root, manifest)
 
 
 def store_key(run: NotebookRun, seconds: float, outputs: Iterable[Path]) -> None:

@@ -103,4 +103,4 @@ def test_several_damaged_outputs_are_counted(tmp_path):
     executed = _chapter(tmp_path)
     (tmp_path / "claims" / "c.json").unlink()
     (tmp_path / "figures" / "c_fig.png").unlink()
-    assert chapter_damage(tmp_path, executed) == "claims/c.json is missing (and 1 more)"
+    assert chapter_damage(tmp_path, executed) == "claims/c.json is missing (and 1 more of its outputs)"
