@@ -2,7 +2,8 @@
 
 A book is built from one output tree (:mod:`.trees`): the book's own ``<root>/outputs`` into
 ``<root>/_build/html``, or, with ``ntpnb book --run DIR``, any run's tree into
-``DIR/_book/html``, labelled by what ran into it. First every record the book reads is checked
+``DIR/_book/html``, labelled by what ran into it (a chapter such a tree has not run, as a ``-p``
+run of one chapter, gets a page that says so). First every record the book reads is checked
 (:mod:`.verify`: a damaged one is refused in one line naming it and the command that remakes
 it); then the generated pages are written into the tree: the reproducibility report, the claims
 page and the introduction's verdicts (:mod:`.report`), and the benchmarks page
@@ -24,7 +25,9 @@ from .report import verdict_summary, write_report
 from .site import (
     HTML_DIRNAME,
     build_messages,
+    chapter_title,
     disk_errno,
+    placeholder_page,
     run_owned,
     site_error,
     stage_sources,
@@ -59,10 +62,14 @@ def missing_notebooks(tree: BookTree) -> list[str]:
 def _missing_message(tree: BookTree, missing: list[str]) -> str:
     everything = len(missing) == len(tree.chapters())
     what = "no executed notebooks" if everything else "no executed notebook for " + ", ".join(missing)
-    lines = [
-        f"{what} in {shown(tree.layout.notebooks)} ({tree.label()}); run `{tree.reproduce_command(missing)}` "
-        f"first, or `{tree.book_command()} --run-missing`"
-    ]
+    first = (
+        f"{what} in {shown(tree.layout.notebooks)} ({tree.label()}); run `{tree.reproduce_command(missing)}`"
+    )
+    if tree.own or tree.record is not None:
+        first += f" first, or `{tree.book_command()} --run-missing`"
+    else:  # its setting is unknown: --run-missing could not know it either
+        first += " first, with the --profile and -p it ran with (it has no run.json to say)"
+    lines = [first]
     for name in missing:
         record = tree.layout.failed / f"{name}.json"
         if record.is_file():
@@ -85,29 +92,43 @@ def build_book(tree: BookTree) -> int:
     """
     jb = jupyter_book()
     missing = missing_notebooks(tree)
-    if missing:
+    if missing and (tree.own or len(missing) == len(tree.chapters())):
         raise NTPError(_missing_message(tree, missing))
     verify_tree(tree)
     layout = tree.layout
     print(f"ntpnb: the book of {shown(layout.root)}: {tree.label()}")
-    print(f"ntpnb: wrote the reproducibility report {shown(write_report(layout))}")
+    if missing:
+        print(
+            f"ntpnb: {shown(layout.root)} has not run {', '.join(missing)}: their pages say so "
+            f"(`{tree.book_command()} --run-missing` runs them in its setting)"
+        )
+    print(f"ntpnb: wrote the reproducibility report {shown(write_report(layout, missing))}")
     print(f"ntpnb: verdicts of the last runs: {verdict_summary(layout)}")
     print(f"ntpnb: wrote the benchmarks page {shown(write_benchmarks_page(layout))}")
-    return _build_site(tree, jb)
+    return _build_site(tree, jb, {name: _placeholder(tree, name) for name in missing})
 
 
-def _build_site(tree: BookTree, jb: Path) -> int:
-    """Build the book of ``tree`` in a staging folder of its site and swap it in when complete."""
+def _placeholder(tree: BookTree, name: str) -> str:
+    """The page of chapter ``name``, which the tree (not the book's own) has not run."""
+    title = chapter_title(tree.root / "notebooks" / f"{name}.md")
+    return placeholder_page(title, shown(tree.layout.root), tree.label(), tree.reproduce_command([name]))
+
+
+def _build_site(tree: BookTree, jb: Path, placeholders: dict[str, str]) -> int:
+    """Build the book of ``tree`` in a staging folder of its site and swap it in when complete.
+
+    ``placeholders`` are the pages of the chapters the tree has not run.
+    """
     site = tree.site
     target = site / HTML_DIRNAME
     title = None if tree.own else f"ntpnb, a run of {tree.label()}"
     try:
         with staging(site) as stage:
-            stage_sources(tree.root, tree.layout, stage.source, title=title)
+            stage_sources(tree.root, tree.layout, stage.source, placeholders, title=title)
             command = [str(jb), "build", str(stage.source), "--path-output", str(stage.path), "-W", "-n"]
             code, output = run_owned([*command, "--keep-going"], stage.path)
             if code != 0:
-                errno_ = disk_errno(output)
+                errno_ = disk_errno(output, stage.path)
                 if errno_ is not None:
                     raise site_error(site, OSError(errno_, os.strerror(errno_)), tree.book_command())
                 print("\n".join(build_messages(output)), file=sys.stderr)

@@ -22,14 +22,17 @@ import argparse
 import configparser
 import difflib
 import re
+import shlex
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..chapter.claims import load_chapter_record
+from ..chapter.provenance import load_run_record
 from ..errors import PathError
 from .executed import read_notebook
+from .trees import chapter_number, setting_options, visible
 
 __all__ = [
     "SANITIZE_CONFIG",
@@ -68,14 +71,19 @@ def sanitizers(config: Path = SANITIZE_CONFIG) -> list[tuple[re.Pattern[str], st
     return [(re.compile(parser[s]["regex"]), parser[s]["replace"]) for s in parser.sections()]
 
 
+def _is_text(value: object) -> bool:
+    """Whether ``value`` is notebook text: a string, or a list of strings."""
+    return isinstance(value, str) or (isinstance(value, list) and all(isinstance(v, str) for v in value))
+
+
 def _cell_text(cell: dict, rules: list[tuple[re.Pattern[str], str]]) -> str:
     """The printed text of a cell; a displayed result (``text/plain``) stands on lines of its own."""
     text = ""
     for out in cell.get("outputs", []):
         if out.get("output_type") == "stream":
             text += "".join(out.get("text", ""))
-        elif "data" in out and "text/plain" in out["data"]:
-            shown = "".join(out["data"]["text/plain"])
+        elif _is_text(plain := out.get("data", {}).get("text/plain")):
+            shown = "".join(plain)
             text += ("\n" if text and not text.endswith("\n") else "") + shown.rstrip("\n") + "\n"
     for regex, replace in rules:
         text = regex.sub(replace, text)
@@ -112,10 +120,33 @@ def _line_differences(name: str, ta: list[str], tb: list[str]) -> list[OutputDif
 def _notebooks(run: Path) -> dict[str, Path]:
     folder = run / "notebooks"
     if not folder.is_dir():
+        what = "it is not a folder" if run.exists() and not run.is_dir() else f"{folder} is missing"
         raise PathError(
-            f"{run} holds no executed notebooks ({folder} is missing): run ntpnb reproduce --out {run}"
+            f"{run} holds no executed notebooks ({what}); give the --out folder of a `ntpnb reproduce` "
+            f"run, or make one with `ntpnb reproduce --out {run}`"
         )
-    return {p.stem: p for p in sorted(folder.glob("*.ipynb")) if not p.stem.endswith(".failed")}
+    return {p.stem: p for p in visible(sorted(folder.glob("*.ipynb"))) if not p.stem.endswith(".failed")}
+
+
+def _rerun(run: Path, name: str) -> str:
+    """How to run chapter ``name`` again into ``run``: with the setting of its ``run.json``, if it reads."""
+    try:
+        record = load_run_record(run)
+    except PathError:
+        record = None
+    words = ["ntpnb", "reproduce", chapter_number(name), *setting_options(record), "--out", str(run)]
+    command = " ".join(shlex.quote(w) for w in words)
+    if record is None:
+        return f"run `{command}` with the --profile and -p it ran with to run it again"
+    return f"run `{command}` to run it again"
+
+
+def _text_outputs(run: Path, executed: Path, rules: list[tuple[re.Pattern[str], str]]) -> list[str]:
+    """:func:`text_outputs`, or one line naming the notebook and the command that remakes it."""
+    try:
+        return text_outputs(executed, rules)
+    except PathError as exc:
+        raise PathError(f"{exc}; {_rerun(run, executed.stem)}") from None
 
 
 def compare_runs(run_a: Path, run_b: Path) -> tuple[list[str], list[OutputDifference]]:
@@ -134,7 +165,8 @@ def compare_runs(run_a: Path, run_b: Path) -> tuple[list[str], list[OutputDiffer
     ]
     both = sorted(set(a) & set(b))
     for name in both:
-        diffs += _line_differences(name, text_outputs(a[name], rules), text_outputs(b[name], rules))
+        texts = _text_outputs(Path(run_a), a[name], rules), _text_outputs(Path(run_b), b[name], rules)
+        diffs += _line_differences(name, *texts)
     return both, diffs
 
 
@@ -146,12 +178,14 @@ def _platform_line(run: Path) -> str:
             info = load_chapter_record(path).platform
         except PathError:  # unreadable: not a record of the run
             continue
-        if not info:
+        if not isinstance(info, dict):  # none recorded, or not of a platform's shape
             continue
+        pools = info.get("threadpools")
         kernels = ", ".join(
             " ".join(str(lib.get(k)) for k in ("internal_api", "version", "architecture"))
             + f" x{lib.get('num_threads')}"
-            for lib in info.get("threadpools", [])
+            for lib in (pools if isinstance(pools, list) else [])
+            if isinstance(lib, dict)
         )
         line = f"{info.get('cpu')}; {kernels}"
         if line not in seen:
@@ -180,7 +214,7 @@ def print_comparison(run_a: Path, run_b: Path) -> int:
     try:
         both, diffs = compare_runs(run_a, run_b)
     except PathError as exc:
-        print(f"compare: {exc}", file=sys.stderr)
+        print(f"ntpnb: error: {exc}", file=sys.stderr)
         return 2
     for run in (run_a, run_b):
         print(_platform_line(run))

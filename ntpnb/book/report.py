@@ -30,7 +30,7 @@ from ..chapter.atomic import atomic_write_text
 from ..chapter.claims import ChapterRecord, Check, load_chapter_records
 from ..chapter.paths import OutputLayout
 from ..chapter.platform import platform_section
-from ..chapter.provenance import load_run_record
+from ..chapter.provenance import RunRecord, load_run_record
 from ..chapter.registry import CLAIMS, PAPERS, sort_key
 from .executed import read_notebook
 from .trees import describe_run, visible
@@ -79,7 +79,18 @@ Sections = dict[str, dict[tuple[str, str], tuple[str, str]]]
 _STRONG = (NOT_REPRODUCED, CHECK_FAILED, PARTIAL, INCONCLUSIVE)
 
 
-def _claim_result(verdict: Verdict, checks: Sequence[Check]) -> str:
+def run_setting(record: RunRecord | None, checks: Sequence[Check]) -> str:
+    """``quick``, or ``paper; n_g=121``: the profile and ``-p`` overrides the checks ran with.
+
+    From the tree's run record; without one (an older tree), the profiles the checks name.
+    """
+    if record is None:
+        return ", ".join(sorted({c.profile for c in checks}))
+    overrides = ", ".join(f"{k}={v}" for k, v in sorted(record.overrides.items()))
+    return f"{record.profile}; {overrides}" if overrides else record.profile
+
+
+def _claim_result(verdict: Verdict, checks: Sequence[Check], record: RunRecord | None = None) -> str:
     """The result cell of one claim: its verdict, across how many seeds, the checks, the reasons."""
     if not checks:
         return f"{verdict.verdict} (no check yet)"
@@ -94,8 +105,7 @@ def _claim_result(verdict: Verdict, checks: Sequence[Check]) -> str:
         parts.append(f"{verdict.measurements} measurement{'s' * (verdict.measurements > 1)}")
     if verdict.failed:
         parts.append(f"{verdict.failed} failed")
-    profile = ", ".join(sorted({c.profile for c in checks}))
-    cell = f"{label}{across}; {', '.join(parts)} ({profile})"
+    cell = f"{label}{across}; {', '.join(parts)} ({_escape(run_setting(record, checks))})"
     if verdict.reasons:
         cell += "".join(f"<br>{_escape(reason)}" for reason in verdict.reasons)
     return cell
@@ -248,6 +258,16 @@ def run_label(layout: OutputLayout, profiles: Sequence[str]) -> str:
     return describe_run(load_run_record(layout.root), profiles)
 
 
+def absent_sentence(absent: Sequence[str]) -> str:
+    """What the pages say of chapters the tree has not run (an empty text when it ran them all)."""
+    if not absent:
+        return ""
+    return (
+        f"This tree has not run {format_seeds(_escape(n) for n in absent)}: the claims only "
+        f"{'that chapter checks' if len(absent) == 1 else 'those chapters check'} are *not tested* in it."
+    )
+
+
 _PAPER_TITLES = {"A": "linear decoder", "B": "one-layer self-attention"}
 
 
@@ -338,8 +358,11 @@ def _across(series: Series) -> str:
     return f"{held} | {spread}"
 
 
-def render_report(layout: OutputLayout) -> str:
-    """The report page (MyST markdown) for the records under ``layout`` and its seed sweep."""
+def render_report(layout: OutputLayout, absent: Sequence[str] = ()) -> str:
+    """The report page (MyST markdown) for the records under ``layout`` and its seed sweep.
+
+    ``absent`` names the project's chapters that the tree has not run (the page says so).
+    """
     records = load_chapter_records(layout.claims)
     made = _made(records)
     sections = record_sections(layout, records)
@@ -349,7 +372,8 @@ def render_report(layout: OutputLayout) -> str:
 
     results = sweep_verdicts(CLAIMS, sweeps)
     counts = verdict_counts(results)
-    profiles = sorted({c.profile for _, c in made}) or ["none"]
+    profiles = sorted({c.profile for _, c in made})
+    run = load_run_record(layout.root)
     lines = [
         "---",
         "html_theme.sidebar_secondary.remove: true",  # the tables need the page's full width
@@ -364,8 +388,8 @@ def render_report(layout: OutputLayout) -> str:
         f"claim and the place in the paper are listed on {{doc}}`the claims page </{CLAIMS_PAGE_DOCNAME}>`.",
         "",
         f"**{format_counts(counts, len(CLAIMS))}**; {len(made)} checks at the book's seed; what ran: "
-        f"{run_label(layout, profiles)} (`paper` = the papers' settings, `quick` = the "
-        "seconds-scale test run).",
+        f"{_escape(describe_run(run, profiles))} (`paper` = the papers' settings, `quick` = the "
+        "seconds-scale test run)." + (f" {absent_sentence(absent)}" if absent else ""),
         "",
         _seeds_sentence(sweeps),
         "",
@@ -383,7 +407,7 @@ def render_report(layout: OutputLayout) -> str:
             if spec.paper != paper:
                 continue
             checks = by_claim.get(cid, [])
-            result = _claim_result(results[cid], [c for _, c in checks])
+            result = _claim_result(results[cid], [c for _, c in checks], run)
             where = "<br>".join(dict.fromkeys(_link(sections, m) for m in checks))
             lines.append(
                 f"| **{cid}** ({spec.where}) | {spec.statement} | {spec.paper_value} | {result} | {where} |"
@@ -410,12 +434,13 @@ def render_report(layout: OutputLayout) -> str:
         if not record.checks:
             continue
         notebook = record.notebook
-        profile = ", ".join(sorted({c.profile for c in record.checks}))
+        setting = run_setting(run, record.checks).split("; ", 1)
+        profile = f"`{setting[0]}` profile" + (f" with {_escape(setting[1])}" if len(setting) > 1 else "")
         title = _escape(titles.get(notebook, notebook))
         lines += [
             f"### {_escape(notebook.split('_', 1)[0])}. {title}",
             "",
-            f"{{doc}}`The chapter </outputs/notebooks/{notebook}>`, run at the `{profile}` profile, "
+            f"{{doc}}`The chapter </outputs/notebooks/{notebook}>`, run at the {profile}, "
             f"seeds {format_seeds(sweep.seeds)}.",
             "",
             "| claim | what was measured | ours | required | the paper | result | seeds | across seeds |",
@@ -467,16 +492,17 @@ def verdict_summary(layout: OutputLayout) -> str:
     return f"{format_counts(verdict_counts(results), len(CLAIMS))} ({per_paper})"
 
 
-def render_verdict_summary(layout: OutputLayout) -> str:
+def render_verdict_summary(layout: OutputLayout, absent: Sequence[str] = ()) -> str:
     """The fragment the book's introduction includes: the verdict counts of the last runs."""
     made = _made(load_chapter_records(layout.claims))
     if not made:
         return "No chapter has recorded a claim check yet: run `ntpnb reproduce`.\n"
     profiles = sorted({c.profile for _, c in made})
+    absent_text = f" {absent_sentence(absent)}" if absent else ""
     return (
-        f"**Verdicts of the runs that built this book** ({run_label(layout, profiles)}): "
+        f"**Verdicts of the runs that built this book** ({_escape(run_label(layout, profiles))}): "
         f"{verdict_summary(layout)}. Each claim's verdict, and the checks behind it, are in the "
-        "{doc}`/outputs/report`.\n"
+        f"{{doc}}`/outputs/report`.{absent_text}\n"
     )
 
 
@@ -520,12 +546,15 @@ def _where_checked(sections: Sections, checks: Sequence[Made]) -> str:
     return "<br>".join(parts)
 
 
-def render_claims_page(layout: OutputLayout) -> str:
+def render_claims_page(layout: OutputLayout, absent: Sequence[str] = ()) -> str:
     """The claims page (MyST markdown): every claim of the registry, where it is checked, its verdict."""
     records = load_chapter_records(layout.claims)
     by_claim, sections = _by_claim(records), record_sections(layout, records)
     results = sweep_verdicts(CLAIMS, load_sweeps(layout, records))
-    lines = list(_CLAIMS_INTRO)
+    label = _escape(run_label(layout, sorted({c.profile for r in records for c in r.checks})))
+    lines = [*_CLAIMS_INTRO, f"The verdicts below are those of the run this book shows: {label}. "]
+    lines[-1] = (lines[-1] + absent_sentence(absent)).rstrip()
+    lines.append("")
     for paper in PAPERS:
         lines += [f"## Paper {paper}: {_PAPER_TITLES[paper]}", "", f"{PAPERS[paper]}.", ""]
         lines += [
@@ -545,12 +574,13 @@ def render_claims_page(layout: OutputLayout) -> str:
     return "\n".join(lines)
 
 
-def write_report(layout: OutputLayout) -> Path:
+def write_report(layout: OutputLayout, absent: Sequence[str] = ()) -> Path:
     """Write the report to ``<layout.root>/report.md`` and return its path.
 
     The introduction's verdict fragment ``verdicts.md`` and the claims page ``claim_list.md``
-    (:func:`render_claims_page`) are written beside it.
+    (:func:`render_claims_page`) are written beside it. ``absent`` names the project's chapters
+    the tree has not run (each page says so).
     """
-    atomic_write_text(layout.root / "verdicts.md", render_verdict_summary(layout))
-    atomic_write_text(layout.root / "claim_list.md", render_claims_page(layout))
-    return atomic_write_text(layout.root / "report.md", render_report(layout))
+    atomic_write_text(layout.root / "verdicts.md", render_verdict_summary(layout, absent))
+    atomic_write_text(layout.root / "claim_list.md", render_claims_page(layout, absent))
+    return atomic_write_text(layout.root / "report.md", render_report(layout, absent))

@@ -53,6 +53,7 @@ __all__ = [
     "clear_stale",
     "staging",
     "stage_sources",
+    "chapter_title",
     "placeholder_page",
     "run_owned",
     "build_messages",
@@ -265,6 +266,7 @@ def run_owned(command: Sequence[str], cwd: Path) -> tuple[int, str]:
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _ERRNO = re.compile(r"\[Errno (\d+)\]|OSError\((\d+),")
+_RAISED = re.compile(r"^[\w.]*(Error|Exception): ")
 #: jupyter-book's own lines, which name the staging folder: not shown.
 _BANNER = ("Running Jupyter-Book", "Source Folder:", "Config Path:", "Output Path:")
 #: The lines of Sphinx's output that say what went wrong; else the last _TAIL lines are shown.
@@ -288,12 +290,20 @@ def build_messages(output: str) -> list[str]:
     return flagged or lines[-_TAIL:]
 
 
-def disk_errno(output: str) -> int | None:
-    """The error number of a full or unwritable folder that stopped the build, if any."""
-    for match in _ERRNO.finditer(output):
-        number = int(match.group(1) or match.group(2))
-        if number in FULL + NOT_WRITABLE:
-            return number
+def disk_errno(output: str, where: Path | None = None) -> int | None:
+    """The error number of a full or unwritable folder that stopped the build, if any.
+
+    Only an error that Sphinx raised (a line ``OSError: [Errno 28] ...``) or one on a line that
+    names ``where`` (the staging folder) counts, when given: a notebook's output that a warning
+    quotes is no reason to blame the folder.
+    """
+    for line in _ANSI.sub("", output).splitlines():
+        if where is not None and str(where) not in line and not _RAISED.match(line):
+            continue
+        for match in _ERRNO.finditer(line):
+            number = int(match.group(1) or match.group(2))
+            if number in FULL + NOT_WRITABLE:
+                return number
     return None
 
 

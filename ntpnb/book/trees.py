@@ -28,6 +28,7 @@ __all__ = [
     "describe_run",
     "shown",
     "chapter_number",
+    "setting_options",
     "visible",
 ]
 
@@ -66,6 +67,21 @@ def describe_run(record: RunRecord | None, profiles: Sequence[str] = ()) -> str:
             "record of what ran, so any -p overrides are unknown)"
         )
     return f"nothing yet (no {RUN_RECORD_NAME} and no claim record)"
+
+
+def setting_options(record: RunRecord | None) -> list[str]:
+    """The ``ntpnb reproduce`` options that run ``record``'s setting again: profile, ``-p``, seeds.
+
+    Empty for no record (the setting is unknown).
+    """
+    if record is None:
+        return []
+    words = [] if record.profile == BOOK_PROFILE else ["--profile", record.profile]
+    for key, value in sorted(record.overrides.items()):
+        words += ["-p", f"{key}={value}"]
+    if record.seeds:
+        words += ["--seeds", str(len(record.seeds))]
+    return words
 
 
 def _root_option(root: Path) -> str:
@@ -128,14 +144,7 @@ class BookTree:
         chosen = [] if set(names) >= set(self.chapters()) else [chapter_number(n) for n in names]
         words = ["ntpnb", "reproduce", *chosen]
         if not self.own:
-            if self.record is not None:
-                if self.record.profile != BOOK_PROFILE:
-                    words += ["--profile", self.record.profile]
-                for key, value in sorted(self.record.overrides.items()):
-                    words += ["-p", f"{key}={value}"]
-                if self.record.seeds:
-                    words += ["--seeds", str(len(self.record.seeds))]
-            words += ["--out", shown(self.layout.root)]
+            words += [*setting_options(self.record), "--out", shown(self.layout.root)]
         return " ".join(shlex.quote(w) for w in words) + _root_option(self.root)
 
     def rerun_advice(self, names: Sequence[str]) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -18,6 +19,8 @@ from pathlib import Path
 
 import pytest
 from runner.test_faults import read_only, skip_mount
+
+from ntpnb.chapter.provenance import RunRecord, write_run_record
 
 from conftest import ROOT
 
@@ -97,24 +100,52 @@ def test_compare_refuses_inputs_of_the_wrong_shape_in_one_line(tmp_path, quick_r
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
     line = one_line(proc)
     assert "is not a notebook: cell 0 is a number, not an object" in line
+    assert f"run `ntpnb reproduce 01 --out {other}` with the --profile and -p it ran with" in line
 
 
-def test_another_run_renders_as_a_book_of_its_own_labelled_by_its_run_record(tmp_path, quick_run):
+def test_a_p_run_of_one_chapter_renders_as_a_book_of_its_own_labelled_by_its_run_record(tmp_path, quick_run):
     root = tmp_path / "project"
     root.mkdir()
     for name in ("_config.yml", "_toc.yml"):
         shutil.copy(ROOT / name, root / name)
     shutil.copytree(ROOT / "book", root / "book")
     shutil.copytree(ROOT / "notebooks", root / "notebooks")
-    run = root / "outputs" / "runs" / "profile=quick"
+    run = root / "outputs" / "runs" / "n_g=31"
     shutil.copytree(quick_run, run)
+    others = [p.stem for p in (root / "notebooks").glob("*.md") if p.stem != CHAPTER]
+    for name in others:  # as `ntpnb reproduce 01 --profile quick -p n_g=31 --seeds 3` leaves it
+        for path in (f"notebooks/{name}.ipynb", f"notebooks/{name}.key.json", f"claims/{name}.json"):
+            (run / path).unlink()
+    write_run_record(run, RunRecord("quick", {"n_g": "31"}, (0, 1, 2), (CHAPTER,)))
+    stale = run / "_book" / ".staging-1-0123abcd" / "_build" / "html"  # an interrupted build's
+    stale.mkdir(parents=True)
+    (stale / "searchindex.js").write_text("stale")
     proc = book(root, "--run", str(run))
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
-    assert "profile quick; seeds 0-2" in proc.stdout
-    intro = (run / "_book" / "html" / "book" / "intro.html").read_text()
-    assert "profile quick; seeds 0-2" in intro
+    label = "profile quick with n_g=31; seeds 0-2"
+    assert label in proc.stdout and f"has not run {', '.join(sorted(others))}" in proc.stdout
+    html = run / "_book" / "html"
+    intro = re.sub(r"<[^>]+>", "", (html / "book" / "intro.html").read_text())
+    assert f"Verdicts of the runs that built this book ({label})" in intro
+    assert "This tree has not run" in intro
+    report = (run / "report.md").read_text()
+    assert "(quick; n\\_g=31)" in report and "run at the `quick` profile with n\\_g=31" in report
+    placeholder = (html / "outputs" / "notebooks" / f"{sorted(others)[0]}.html").read_text()
+    assert "has not run into the tree this book shows" in placeholder
+    assert (html / "searchindex.js").read_text() != "stale"
+    assert not list((run / "_book").glob(".staging-*"))  # the stale one removed, its own too
     assert not (root / "_build").exists()  # the book's own site is untouched
-    assert not list((run / "_book").glob(".staging-*"))
+
+
+def test_a_tree_that_does_not_say_what_it_ran_is_not_run_in_a_guessed_setting(tmp_path):
+    run = tmp_path / "old-run"
+    (run / "notebooks").mkdir(parents=True)  # an output tree, with no run.json
+    line = one_line(book(ROOT, "--run", str(run), "--run-missing"))
+    assert f"{run} has no run.json, so what it ran (profile, -p) is unknown" in line
+    line = one_line(book(ROOT, "--run", str(run)))
+    assert f"run `ntpnb reproduce --out {run}` first, with the --profile and -p it ran with" in line
+    assert "--run-missing" not in line
+    assert sorted(p.name for p in run.iterdir() if p.name != ".lock") == ["notebooks"]  # nothing written
 
 
 def _jupyter_book_running(root: Path) -> bool:
@@ -168,14 +199,17 @@ def test_a_read_only_site_gives_one_line_that_names_it(book_copy):
     assert "make it writable" in line and "--out" not in line
 
 
-def test_a_full_site_gives_one_line_and_keeps_no_half_book(book_copy):
+@pytest.mark.parametrize("size", ["256k", "12m"], ids=["full-at-the-start", "full-while-sphinx-writes"])
+def test_a_full_site_gives_one_line_and_keeps_no_half_book(book_copy, tmp_path, size):
     site = book_copy / "_build"
+    left = tmp_path / "left"  # what the build left in the site (the tmpfs vanishes with the namespace)
     site.mkdir()
-    mount = f"mount -t tmpfs -o size=256k tmpfs '{site}'"
+    mount = f"mount -t tmpfs -o size={size} tmpfs '{site}'"
     if os.geteuid() != 0 or shutil.which("unshare") is None:
         skip_mount("a small tmpfs in a private mount namespace needs root and unshare -m")
     if subprocess.run(["unshare", "-m", "sh", "-c", mount], capture_output=True).returncode != 0:
         skip_mount("no private mount namespace (unshare -m) allowed here")
-    prefix = ("unshare", "-m", "sh", "-c", f'{mount} && exec "$@"', "sh")
-    line = one_line(book(book_copy, prefix=prefix))
+    script = f"""{mount} && {{ "$@"; code=$?; }}; ls -A '{site}' > '{left}'; exit $code"""
+    line = one_line(book(book_copy, prefix=("unshare", "-m", "sh", "-c", script, "sh")))
     assert "cannot write the book into" in line and "free space" in line and "--out" not in line
+    assert left.read_text() == ""  # no staging folder, no half-built book

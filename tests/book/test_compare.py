@@ -9,6 +9,7 @@ import pytest
 from ntpnb.book.compare import compare_runs, main, sanitizers
 from ntpnb.chapter.claims import ClaimLog
 from ntpnb.chapter.platform import cpu_model
+from ntpnb.chapter.provenance import RunRecord, write_run_record
 from ntpnb.errors import PathError
 
 
@@ -43,9 +44,26 @@ def test_a_changed_digit_and_a_missing_notebook_are_differences(tmp_path, capsys
 
 
 def test_a_folder_without_notebooks_is_named(tmp_path, capsys):
-    with pytest.raises(PathError, match="no executed notebooks"):
+    with pytest.raises(PathError, match=r"no executed notebooks .* is missing\); give the --out folder"):
         compare_runs(tmp_path, tmp_path)
     assert main([str(tmp_path), str(tmp_path)]) == 2
+    (tmp_path / "a_file").write_text("x")
+    with pytest.raises(PathError, match=r"a_file holds no executed notebooks \(it is not a folder\)"):
+        compare_runs(tmp_path / "a_file", tmp_path)
+
+
+def test_a_notebook_of_the_wrong_shape_names_the_command_that_remakes_it(tmp_path, capsys):
+    a = write_run(tmp_path / "a", {"01_x": ["ok\n"]})
+    b = write_run(tmp_path / "b", {"01_x": ["ok\n"]})
+    (b / "notebooks" / "01_x.ipynb").write_text('{"cells": [{"cell_type": "code", "outputs": [7]}]}')
+    write_run_record(b, RunRecord("quick", {"n_g": "11"}, (3,), ("01_x",)))
+    assert main([str(a), str(b)]) == 2
+    (line,) = capsys.readouterr().err.splitlines()
+    notebook = b / "notebooks" / "01_x.ipynb"
+    assert line.startswith(f"ntpnb: error: the executed notebook {notebook} is not a notebook: ")
+    assert "output 0 of cell 0 is a number, not an object" in line
+    command = f"ntpnb reproduce 01 --profile quick -p n_g=11 --seeds 1 --out {b}"
+    assert line.endswith(f"run `{command}` to run it again")
 
 
 def test_the_rules_are_nbvals():

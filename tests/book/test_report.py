@@ -209,6 +209,26 @@ def test_verdict_summary_fragment(run, tmp_path):
     assert "run `ntpnb reproduce`" in render_verdict_summary(empty)
 
 
+def test_every_page_labels_the_tree_by_its_run_record(run):
+    """A -p run is labelled by what it ran (its run.json), not by its checks' profile alone."""
+    from ntpnb.book.report import render_verdict_summary
+    from ntpnb.chapter.provenance import RunRecord, write_run_record
+
+    layout, _ = run
+    write_run_record(layout.root, RunRecord("quick", {"n_g": "121"}, (3,), ("07_demo",)))
+    label = "profile quick with n\\_g=121; seed 3"
+    report = render_report(layout, absent=["08_other"])
+    assert f"what ran: {label} (`paper` = " in report
+    absent = "This tree has not run 08\\_other: the claims only that chapter checks are *not tested* in it."
+    assert absent in report
+    a1 = next(line for line in report.splitlines() if line.startswith("| **A1**"))
+    assert "2 evidence, 1 sanity (quick; n\\_g=121) |" in a1
+    assert "run at the `quick` profile with n\\_g=121, seeds 0." in report
+    head = f"**Verdicts of the runs that built this book** ({label}): "
+    assert render_verdict_summary(layout).startswith(head)
+    assert f"those of the run this book shows: {label}." in render_claims_page(layout)
+
+
 # ------------------------------------------------------------------ the platform of the runs
 PRESCOTT_1T = {"OPENBLAS_CORETYPE": "Prescott", "OPENBLAS_NUM_THREADS": "1"}
 
