@@ -249,7 +249,8 @@ def _parser() -> argparse.ArgumentParser:
         help="execute even the notebooks unchanged (source, parameters, ntpnb) since their last success",
     )
 
-    book = _command(sub, "book", "build the HTML book into <root>/_build/html", _cmd_book, lock=True)
+    what = "build the HTML book into <root>/_build/html (with --run DIR: DIR/_book/html)"
+    book = _command(sub, "book", what, _cmd_book, lock=True)
     book.add_argument(
         "--run",
         default=None,
@@ -308,11 +309,13 @@ PIPE_CLOSED = 141
 
 @contextmanager
 def _terminate_as_interrupt() -> Iterator[None]:
-    """Within (in the main thread): SIGTERM stops the command as Ctrl-C does (KeyboardInterrupt).
+    """Within (in the main thread): SIGINT and SIGTERM stop the command (KeyboardInterrupt).
 
     So ``kill`` or a job scheduler ends a book build's children and keeps the last complete
-    outputs, as a Ctrl-C does; a run of notebooks counts it like a Ctrl-C
-    (:class:`~ntpnb.runner.workers.Interrupts`).
+    outputs, as a Ctrl-C does; a run of notebooks counts either like a Ctrl-C
+    (:class:`~ntpnb.runner.workers.Interrupts`). SIGINT is set too because a process started
+    from a shell's background job inherits it ignored, and Python then keeps it ignored: an
+    explicit ``kill -INT`` would be lost.
     """
     if threading.current_thread() is not threading.main_thread():
         yield
@@ -321,11 +324,12 @@ def _terminate_as_interrupt() -> Iterator[None]:
     def interrupt(signum: int, frame: object) -> None:
         raise KeyboardInterrupt
 
-    previous = signal.signal(signal.SIGTERM, interrupt)
+    previous = {signum: signal.signal(signum, interrupt) for signum in (signal.SIGINT, signal.SIGTERM)}
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
 
 def _reader_gone() -> int:

@@ -163,14 +163,27 @@ def _processes() -> list[list[str]]:
     return [cmd for cmd in found if any("jupyter-book" in part or "sphinx" in part for part in cmd)]
 
 
-@pytest.mark.parametrize("signum", [signal.SIGTERM], ids=["sigterm"])
+def _as_a_background_job() -> None:
+    """Start with SIGINT ignored, as a shell's background job (``cmd &``) starts: Python then keeps
+    it ignored unless the program sets its own handler, and an explicit ``kill -INT`` is lost."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["sigterm", "sigint"])
 def test_a_stopped_build_ends_its_children_and_keeps_the_last_complete_book(book_copy, signum):
     first = book(book_copy)
     assert first.returncode == 0, first.stdout[-2000:] + first.stderr[-2000:]
     index = book_copy / "_build" / "html" / "index.html"
     before = index.read_bytes()
     cmd = [sys.executable, "-m", "ntpnb.cli", "book", "--root", str(book_copy)]
-    proc = subprocess.Popen(cmd, cwd=book_copy, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        cmd,
+        cwd=book_copy,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=_as_a_background_job,
+    )
     deadline = time.monotonic() + 120
     while not _jupyter_book_running(book_copy):
         assert time.monotonic() < deadline and proc.poll() is None, "jupyter-book never started"
