@@ -965,6 +965,12 @@ def separating_direction(data: NTPData) -> np.ndarray:
     equal whenever ``H`` has full row rank; otherwise the max-margin LP's point by the
     interior-point method (an interior point of its optimal face). It is not ``W^mm``.
 
+    It is returned without its part ``1 u^T`` (the same row added to every token), which changes
+    no log-odds, no margin and no probability: its columns sum to zero, as those of ``W^mm``
+    and of every gradient iterate from ``W = 0`` do, so correlations with them compare
+    directions, not that irrelevant part. With ``H`` of full row rank this makes it the
+    minimum-norm ``W`` whose every margin equals 1.
+
     Raises
     ------
     NotSeparableError
@@ -987,8 +993,9 @@ def separating_direction(data: NTPData) -> np.ndarray:
     A, _ = _normalized_constraints(data)
     # the margins for the original rows: row j was divided by its scale
     margin = float((_row_scales(data.H)[cons.ineq_context] * (A @ sep.direction)).min())
-    with np.errstate(over="ignore"):
+    with np.errstate(over="ignore", invalid="ignore"):
         W = (sep.direction / margin).reshape(data.V, data.d)
+        W -= W.mean(axis=0)  # the part 1 u^T, which changes no log-odds
     if not np.all(np.isfinite(W)):
         raise ScaleError(
             f"a separating direction of these data has entries beyond the float64 range "

@@ -38,6 +38,19 @@ def test_separating_direction_satisfies_definition_2(overparam_data):
     assert np.linalg.norm(W) >= np.linalg.norm(ntp.ntp_svm(data)) - 1e-9  # W^mm is the shortest
 
 
+def test_separating_direction_is_the_shortest_with_equal_margins_when_h_has_full_row_rank():
+    """No part ``1 u^T`` (columns sum to 0), and for full-row-rank ``H`` the minimum-norm ``W`` with
+    every margin 1: checked against a least-squares solve of all (6a) and (6b) rows as equations."""
+    data = random_data(m=6, d=9, V=7, S=3, seed=4)
+    W = ntp.separating_direction(data)
+    assert np.abs(W.sum(axis=0)).max() < 1e-12 * np.abs(W).max()
+    cons = ntp_constraints(data)
+    rows = np.vstack([cons.eq.toarray(), cons.ineq.toarray()])
+    target = np.concatenate([np.zeros(cons.eq.shape[0]), np.ones(cons.ineq.shape[0])])
+    shortest = np.linalg.lstsq(rows, target, rcond=None)[0]
+    np.testing.assert_allclose(W.ravel(), shortest, atol=1e-10 * np.abs(shortest).max())
+
+
 def test_non_separable_data_are_reported_not_solved():
     """d = 1: context 1 needs token 0 above token 2 and tokens 0 = 1, context 2 needs token 1
     above token 0. No W satisfies both."""
