@@ -21,10 +21,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from ..errors import PathError
 from .atomic import atomic_write_text
@@ -45,6 +45,9 @@ __all__ = [
     "damaged_outputs",
     "chapter_damage",
 ]
+
+#: A record read from JSON (:class:`RunRecord` or :class:`Manifest`).
+_Record = TypeVar("_Record")
 
 #: The profile of the book's own run (its figures and pages are the papers' settings).
 BOOK_PROFILE = "paper"
@@ -141,6 +144,15 @@ def _read_json(path: Path, what: str) -> object:
         raise PathError(f"cannot read the {what} {path}: {reason}") from exc
 
 
+def _read_record(path: Path, what: str, parse: Callable[[object], _Record]) -> _Record:
+    """The record ``parse`` makes of the JSON in ``path``; PathError naming the file if it cannot."""
+    data = _read_json(path, what)
+    try:
+        return parse(data)
+    except ValueError as exc:
+        raise PathError(f"the {what} {path} is damaged: {exc}") from exc
+
+
 def load_run_record(root: Path) -> RunRecord | None:
     """The run record of the tree at ``root`` (None when no run wrote one).
 
@@ -152,11 +164,7 @@ def load_run_record(root: Path) -> RunRecord | None:
     path = Path(root) / RUN_RECORD_NAME
     if not path.exists():
         return None
-    data = _read_json(path, "run record")
-    try:
-        return RunRecord.from_json(data)
-    except ValueError as exc:
-        raise PathError(f"the run record {path} is damaged: {exc}") from exc
+    return _read_record(path, "run record", RunRecord.from_json)
 
 
 def write_run_record(root: Path, record: RunRecord) -> Path:
@@ -239,11 +247,7 @@ def load_manifest(executed: Path) -> Manifest:
         If it is missing, does not read, or is not a manifest (naming the file).
     """
     path = manifest_path(executed)
-    data = _read_json(path, "output manifest")
-    try:
-        return Manifest.from_json(data)
-    except ValueError as exc:
-        raise PathError(f"the output manifest {path} is damaged: {exc}") from exc
+    return _read_record(path, "output manifest", Manifest.from_json)
 
 
 def write_manifest(executed: Path, manifest: Manifest) -> Path:
