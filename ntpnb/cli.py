@@ -16,6 +16,7 @@ Examples
 ``ntpnb book``                          build the HTML book from the executed notebooks
 ``ntpnb book --run-missing quick``      first execute, at the quick profile, the notebooks not yet run
 ``ntpnb list``                          the notebooks and their parameters per profile
+``ntpnb --version``                     the installed ntpnb's version
 ``ntpnb compare RUN_A RUN_B``           whether two output folders printed the same numbers
 ``ntpnb benchmarks [ARGS]``             ``python -m benchmarks`` from the project root (solver timings)
 """
@@ -30,6 +31,7 @@ import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
+from importlib import metadata
 from pathlib import Path
 
 from .book.compare import add_arguments, print_comparison
@@ -37,7 +39,23 @@ from .chapter.paths import find_project_root, notebook_sources, output_layout
 from .errors import NTPError, RunInterruptedError
 from .runner import DEFAULT_SEEDS, PROFILE_NAMES, PROFILES, RunResult, output_lock, parse_overrides, reproduce
 
-__all__ = ["main"]
+__all__ = ["main", "package_version"]
+
+
+#: What ``ntpnb --version`` says when the ``ntpnb`` distribution is not installed.
+NOT_INSTALLED = "unknown (not installed)"
+
+
+def package_version() -> str:
+    """The version of the installed ``ntpnb`` distribution (its metadata), or :data:`NOT_INSTALLED`.
+
+    Imported from a checkout without ``pip install`` (``PYTHONPATH``), the package has no
+    metadata: it says so rather than fail.
+    """
+    try:
+        return metadata.version("ntpnb")
+    except metadata.PackageNotFoundError:
+        return NOT_INSTALLED
 
 
 def _root(arg: str | None) -> Path:
@@ -200,6 +218,12 @@ def _command(
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="ntpnb", description=__doc__.split("\n")[0])
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=f"ntpnb {package_version()}",
+        help="print the version of the installed ntpnb and exit",
+    )
     sub = parser.add_subparsers(dest="command", required=True)
 
     rep = _command(

@@ -68,3 +68,23 @@ def test_a_reader_that_leaves_early_gets_no_traceback():
     proc.stdout.close()
     err = proc.stderr.read().decode()
     assert proc.wait(timeout=60) == 141 and err == ""
+
+
+def test_version_is_the_installed_distributions(capsys):
+    from importlib import metadata
+
+    with pytest.raises(SystemExit) as exit_:
+        cli.main(["--version"])
+    assert exit_.value.code == 0
+    assert capsys.readouterr().out == f"ntpnb {metadata.version('ntpnb')}\n"
+
+
+def test_version_without_an_installed_distribution_says_so(monkeypatch, capsys):
+    def not_installed(name):
+        raise cli.metadata.PackageNotFoundError(name)
+
+    monkeypatch.setattr(cli.metadata, "version", not_installed)
+    with pytest.raises(SystemExit) as exit_:
+        cli.main(["--version"])
+    assert exit_.value.code == 0
+    assert capsys.readouterr().out == "ntpnb unknown (not installed)\n"
