@@ -15,7 +15,8 @@ Examples
 ``ntpnb reproduce --no-wait``           refuse, rather than wait, if another run uses the outputs
 ``ntpnb book``                          build the HTML book from the executed notebooks
 ``ntpnb book --run-missing quick``      first execute, at the quick profile, the notebooks not yet run
-``ntpnb list``                          the notebooks and their parameters per profile
+``ntpnb list``                          the notebooks' parameters: what each means, its values
+``ntpnb list 03``                       those of one notebook (names or prefixes, as for reproduce)
 ``ntpnb --version``                     the installed ntpnb's version
 ``ntpnb compare RUN_A RUN_B``           whether two output folders printed the same numbers
 ``ntpnb benchmarks [ARGS]``             ``python -m benchmarks`` from the project root (solver timings)
@@ -25,21 +26,34 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import textwrap
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from importlib import metadata
 from pathlib import Path
+from typing import Any
 
 from .book.compare import add_arguments, print_comparison
 from .chapter.paths import find_project_root, notebook_sources, output_layout
 from .errors import NTPError, RunInterruptedError
-from .runner import DEFAULT_SEEDS, PROFILE_NAMES, PROFILES, RunResult, output_lock, parse_overrides, reproduce
+from .runner import (
+    DEFAULT_SEEDS,
+    PROFILE_NAMES,
+    PROFILES,
+    RunResult,
+    output_lock,
+    parse_overrides,
+    read_parameters_cell,
+    reproduce,
+    select_notebooks,
+)
 
-__all__ = ["main", "package_version"]
+__all__ = ["main", "package_version", "format_parameters"]
 
 
 #: What ``ntpnb --version`` says when the ``ntpnb`` distribution is not installed.
@@ -183,15 +197,51 @@ def _cmd_benchmarks(args: argparse.Namespace) -> int:
 
 
 def _cmd_list(args: argparse.Namespace) -> int:
+    """Print the parameters of the notebooks ``args.names`` chooses, as ``reproduce`` chooses them."""
     root = _root(args.root)
-    for source in notebook_sources(root):
+    width = min(shutil.get_terminal_size((LIST_WIDTH, 24)).columns, LIST_WIDTH)
+    for source in select_notebooks(notebook_sources(root), args.names):
         print(source.stem)
-        for profile in PROFILE_NAMES:
-            values = PROFILES.get(source.stem, {}).get(profile, {})
-            shown = ", ".join(f"{k}={v}" for k, v in values.items())
-            print(f"  {profile:<6} {shown}")
+        meanings = {name: p.meaning for name, p in read_parameters_cell(source).items()}
+        for line in format_parameters(PROFILES.get(source.stem, {}), meanings, width):
+            print(line)
     print("change one for a run: ntpnb reproduce NAME -p KEY=VALUE (outputs go to outputs/runs/)")
     return 0
+
+
+#: The widest ``ntpnb list`` writes its lines (narrower on a narrower terminal).
+LIST_WIDTH = 100
+
+
+def format_parameters(
+    per_profile: Mapping[str, Mapping[str, Any]], meanings: Mapping[str, str], width: int = LIST_WIDTH
+) -> list[str]:
+    """The lines of ``ntpnb list`` for one notebook: each parameter, its meaning, its values.
+
+    Each parameter of ``per_profile`` (values by profile, then by name) gets its name and
+    meaning (from ``meanings``) on one line, wrapped at ``width`` columns and aligned after the
+    names, then its values at every profile on the next line, or one line per profile when they
+    do not fit (a value is never split).
+
+    Examples
+    --------
+    >>> for line in format_parameters({"paper": {"n": 9}, "quick": {"n": 3}}, {"n": "samples"}):
+    ...     print(line)
+      n  samples
+         paper 9 | quick 3
+    """
+    names = list(dict.fromkeys(name for values in per_profile.values() for name in values))
+    indent = " " * (2 + max((len(name) for name in names), default=0) + 2)
+    wrap = textwrap.TextWrapper(width=max(width, len(indent) + 20), subsequent_indent=indent)
+    wrap.break_long_words = wrap.break_on_hyphens = False
+    lines = []
+    for name in names:
+        meaning = meanings.get(name) or "(no comment in the notebook's parameters cell)"
+        lines += wrap.wrap(f"  {name:<{len(indent) - 4}}  {meaning}")
+        shown = [f"{indent}{p} {values[name]!r}" for p, values in per_profile.items() if name in values]
+        one_line = indent + " | ".join(line.lstrip() for line in shown)
+        lines += [one_line] if len(one_line) <= width else shown
+    return lines
 
 
 _NO_WAIT = "if another ntpnb command is using the output folder, stop at once instead of waiting"
@@ -289,7 +339,9 @@ def _parser() -> argparse.ArgumentParser:
         "(the book's: profile paper; another tree's: the profile and -p of its run.json)",
     )
 
-    _command(sub, "list", "list the notebooks and their profile parameters", _cmd_list)
+    what = "list the notebooks and their parameters: what each means, its value at each profile"
+    listed = _command(sub, "list", what, _cmd_list)
+    listed.add_argument("names", nargs="*", help="notebook names or unique prefixes (default: all)")
     what = "compare the printed outputs of two runs (exit 1 if they differ)"
     add_arguments(_command(sub, "compare", what, _cmd_compare, root=False))
     what = "time the solvers: python -m benchmarks ARGS, from the project root"
