@@ -14,12 +14,15 @@ Examples
 ``ntpnb reproduce --force``             rerun every notebook, changed or not
 ``ntpnb reproduce --no-wait``           refuse, rather than wait, if another run uses the outputs
 ``ntpnb book``                          build the HTML book from the executed notebooks
-``ntpnb book --run-missing quick``      first execute, at the quick profile, the notebooks not yet run
+``ntpnb book --run-missing``            first execute the notebooks not yet run (at the tree's setting)
+``ntpnb book --run outputs/runs/profile=quick``  the book of another run, into its _book/html
 ``ntpnb list``                          the notebooks' parameters: what each means, its values
 ``ntpnb list 03``                       those of one notebook (names or prefixes, as for reproduce)
 ``ntpnb --version``                     the installed ntpnb's version
 ``ntpnb compare RUN_A RUN_B``           whether two output folders printed the same numbers
 ``ntpnb benchmarks [ARGS]``             ``python -m benchmarks`` from the project root (solver timings)
+``ntpnb benchmarks --help``             its options and those of ``python -m benchmarks``
+``ntpnb COMMAND --help``                every option of a command, each with what it does
 """
 
 from __future__ import annotations
@@ -193,7 +196,7 @@ def _cmd_benchmarks(args: argparse.Namespace) -> int:
     ``ntpnb benchmarks -- --help`` passes on what follows ``--`` (here the benchmarks' own help).
     """
     passed = args.extra[1:] if args.extra[:1] == ["--"] else args.extra
-    return subprocess.call([sys.executable, "-m", "benchmarks", *passed], cwd=_root(args.root))
+    return subprocess.call(_benchmarks_command(passed), cwd=_root(args.root))
 
 
 def _cmd_list(args: argparse.Namespace) -> int:
@@ -245,6 +248,7 @@ def format_parameters(
 
 
 _NO_WAIT = "if another ntpnb command is using the output folder, stop at once instead of waiting"
+_NAMES = "notebook names or unique prefixes, e.g. 01 or 03_gd (default: all)"
 
 
 def _command(
@@ -255,15 +259,77 @@ def _command(
     *,
     root: bool = True,
     lock: bool = False,
+    passes_on: bool = False,
 ) -> argparse.ArgumentParser:
-    """The subcommand ``name``, run by ``func``; with ``--root`` and, for ``lock``, ``--no-wait``."""
-    command = sub.add_parser(name, help=what)
+    """The subcommand ``name``, run by ``func``, described by ``what``.
+
+    With ``--root`` and, for ``lock``, ``--no-wait``. A command that ``passes_on`` the
+    arguments it does not know to ``python -m benchmarks`` (``args.extra``) says so in its
+    usage, and its ``--help`` lists that program's options too (:class:`_HelpPassingOn`).
+    """
+    command = sub.add_parser(name, help=what, description=what, add_help=not passes_on)
+    if passes_on:
+        command.add_argument("-h", "--help", action=_HelpPassingOn, help=_HelpPassingOn.WHAT)
     if lock:
         command.add_argument("--no-wait", action="store_true", help=_NO_WAIT)
     if root:
         command.add_argument("--root", default=None, help="project root (default: found from here)")
-    command.set_defaults(func=func)
+    if passes_on:
+        command.usage = f"{command.format_usage().strip().partition(' ')[2]} [ARGS ...]"
+    command.set_defaults(func=func, passed=passes_on)
     return command
+
+
+class _HelpPassingOn(argparse.Action):
+    """``-h``/``--help`` of ``ntpnb benchmarks``: its help, then that of ``python -m benchmarks``.
+
+    The options of ``python -m benchmarks`` are its own help (one source), printed by running
+    it in the project root (``--root``, when given before ``--help``).
+    """
+
+    WHAT = "show this help message, with the options of python -m benchmarks, and exit"
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
+        kwargs.update(nargs=0, default=argparse.SUPPRESS)
+        super().__init__(option_strings, argparse.SUPPRESS, **kwargs)
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: object,
+        option_string: str | None = None,
+    ) -> None:
+        parser.print_help()
+        print(f"\nevery other argument (all after --) goes to {BENCHMARKS}; its help:\n")
+        print(_benchmarks_help(getattr(namespace, "root", None)), end="")
+        parser.exit()
+
+
+#: What ``ntpnb benchmarks`` runs, in the project root (where the package lives, not installed).
+BENCHMARKS = "python -m benchmarks"
+
+
+def _benchmarks_help(root: str | None = None) -> str:
+    """The help of ``python -m benchmarks`` in the project at ``root``, or one line saying why not.
+
+    ``root`` as for ``--root`` (None: the project around the working directory).
+    """
+    try:
+        where = _root(root)
+    except NTPError as exc:
+        return f"(its options cannot be shown: {exc})\n"
+    command = _benchmarks_command(["--help"])
+    proc = subprocess.run(command, cwd=where, capture_output=True, text=True, check=False)
+    if proc.returncode != 0 or not proc.stdout:
+        why = (proc.stderr.strip().splitlines() or [f"exit status {proc.returncode}"])[-1]
+        return f"(its options cannot be shown: {BENCHMARKS} --help failed in {where}: {why})\n"
+    return proc.stdout
+
+
+def _benchmarks_command(args: Sequence[str]) -> list[str]:
+    """:data:`BENCHMARKS` with ``args``, in this interpreter."""
+    return [sys.executable, *BENCHMARKS.split()[1:], *args]
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -279,8 +345,14 @@ def _parser() -> argparse.ArgumentParser:
     rep = _command(
         sub, "reproduce", "execute notebooks with papermill (all by default)", _cmd_reproduce, lock=True
     )
-    rep.add_argument("names", nargs="*", help="notebook names or unique prefixes (default: all)")
-    rep.add_argument("--profile", choices=PROFILE_NAMES, default="paper", help="default: paper")
+    rep.add_argument("names", nargs="*", help=_NAMES)
+    rep.add_argument(
+        "--profile",
+        choices=PROFILE_NAMES,
+        default="paper",
+        help="the parameter values to run at: the papers' or seconds-scale ones (ntpnb list shows them; "
+        "default: paper)",
+    )
     rep.add_argument(
         "-p",
         "--param",
@@ -341,12 +413,11 @@ def _parser() -> argparse.ArgumentParser:
 
     what = "list the notebooks and their parameters: what each means, its value at each profile"
     listed = _command(sub, "list", what, _cmd_list)
-    listed.add_argument("names", nargs="*", help="notebook names or unique prefixes (default: all)")
+    listed.add_argument("names", nargs="*", help=_NAMES)
     what = "compare the printed outputs of two runs (exit 1 if they differ)"
     add_arguments(_command(sub, "compare", what, _cmd_compare, root=False))
     what = "time the solvers: python -m benchmarks ARGS, from the project root"
-    # every other argument goes to the benchmarks
-    _command(sub, "benchmarks", what, _cmd_benchmarks).set_defaults(passed=True)
+    _command(sub, "benchmarks", what, _cmd_benchmarks, passes_on=True)
     return parser
 
 
@@ -354,7 +425,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``ntpnb`` console script."""
     parser = _parser()
     args, extra = parser.parse_known_args(argv)
-    if extra and not getattr(args, "passed", False):
+    if extra and not args.passed:
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
     args.extra = extra
     try:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import argparse
+import re
 import subprocess
 import sys
 
@@ -136,3 +138,79 @@ def test_the_listed_values_wrap_between_profiles_never_inside_a_value():
         "  k  (no comment in the notebook's parameters cell)",
         "     paper 1",
     ]
+
+
+COMMANDS = ["reproduce", "book", "list", "compare", "benchmarks"]
+
+
+def undescribed_options(help_text: str) -> list[str]:
+    """The entries of an argparse help's argument sections that have no description.
+
+    An entry is a line indented by two or four spaces in a section (``options:``, ``positional
+    arguments:``); its description follows it on the same line after two spaces or more, or on
+    the next line, indented further.
+    """
+    lines = help_text.splitlines()
+    missing, in_section = [], False
+    for i, line in enumerate(lines):
+        if not line.strip():
+            in_section = False
+        elif not line.startswith(" "):
+            in_section = line.endswith(":")
+        elif in_section and re.match(r" {2}(  )?\S", line):
+            indent = len(line) - len(line.lstrip())
+            after = lines[i + 1] if i + 1 < len(lines) else ""
+            if not re.search(r"\S {2,}\S", line) and len(after) - len(after.lstrip()) <= indent:
+                missing.append(line.strip())
+    return missing
+
+
+def test_the_check_of_help_texts_finds_an_option_without_one():
+    text = "options:\n  -h, --help   show this\n  --root ROOT\n  --budget BUDGET\n        seconds\n  --bare\n"
+    assert undescribed_options(text) == ["--root ROOT", "--bare"]
+
+
+def test_every_command_is_checked_for_its_help():
+    (sub,) = [a for a in cli._parser()._actions if isinstance(a, argparse._SubParsersAction)]
+    assert list(sub.choices) == COMMANDS
+
+
+@pytest.mark.parametrize(
+    "command", [[], *([name] for name in COMMANDS)], ids=lambda c: " ".join(c) or "ntpnb"
+)
+def test_every_option_of_every_command_says_what_it_does(monkeypatch, capsys, command):
+    monkeypatch.chdir(ROOT)
+    with pytest.raises(SystemExit) as exit_:
+        cli.main([*command, "--help"])
+    assert exit_.value.code == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"usage: {' '.join(['ntpnb', *command])} ")
+    assert re.findall(r"^  (?:  )?-", out, re.M), "no option found: is the help laid out as argparse does?"
+    assert undescribed_options(out) == []
+    if command:  # a description between its usage and its first section
+        assert not out.split("\n\n")[1].splitlines()[0].endswith(":")
+
+
+def test_benchmarks_help_lists_the_options_it_passes_on(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        cli.main(["benchmarks", "--root", str(ROOT), "--help"])
+    assert exit_.value.code == 0
+    out = capsys.readouterr().out
+    own, passed = out.split("goes to python -m benchmarks; its help:")
+    assert "usage: ntpnb benchmarks [-h] [--root ROOT] [ARGS ...]" in own and "--root ROOT" in own
+    assert passed.lstrip().startswith("usage: python -m benchmarks")
+    for option in ("--sizes", "--skip-lp", "--budget", "--notebooks", "--out"):
+        assert f"  {option}" in passed
+
+
+def test_benchmarks_help_says_why_it_cannot_show_the_options_it_passes_on(monkeypatch, capsys):
+    fails = [sys.executable, "-c", "import sys; sys.exit('No module named benchmarks')"]
+    monkeypatch.setattr(cli, "_benchmarks_command", lambda args: fails)
+    with pytest.raises(SystemExit) as exit_:
+        cli.main(["benchmarks", "--root", str(ROOT), "--help"])
+    assert exit_.value.code == 0
+    last = capsys.readouterr().out.splitlines()[-1]
+    assert last == (
+        f"(its options cannot be shown: python -m benchmarks --help failed in {ROOT}: "
+        "No module named benchmarks)"
+    )
