@@ -334,6 +334,11 @@ def parse_sizes(values: Sequence[str] | None, default: tuple[Size, ...], what: s
     return sizes
 
 
+def format_sizes(sizes: Sequence[Size]) -> str:
+    """``sizes`` as they are written on the command line: ``20,5,25,3 50,10,60,6``."""
+    return " ".join(",".join(map(str, size)) for size in sizes)
+
+
 def path_unknowns(size: Size, instance: tuple[NTPData, np.ndarray]) -> int:
     """Unknowns of the path's Newton system: ``(V - 1) rank H`` (the subspace R of regpath.py)."""
     return (size[1] - 1) * int(np.linalg.matrix_rank(instance[0].H))
@@ -457,10 +462,13 @@ def training_sizes(
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the benchmarks, print the tables, write the book page and the JSON under ``--out``."""
     parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__)
-    parser.add_argument("--sizes", nargs="*", help="NTP-SVM sizes as m,V,d,S (default: %(default)s)")
-    parser.add_argument("--lp-sizes", nargs="*", help="separability sizes as m,V,d,S")
-    parser.add_argument("--path-sizes", nargs="*", help="regularization-path sizes as m,V,d,S")
-    parser.add_argument("--attention-svm-sizes", nargs="*", help="Graph-SVM and W^cyc sizes as K,d,n,T")
+    for flag, default, what in (
+        ("--sizes", SVM_SIZES, "NTP-SVM sizes as m,V,d,S"),
+        ("--lp-sizes", LP_SIZES, "separability sizes as m,V,d,S"),
+        ("--path-sizes", PATH_SIZES, "regularization-path sizes as m,V,d,S"),
+        ("--attention-svm-sizes", ATTENTION_SVM_SIZES, "Graph-SVM and W^cyc sizes as K,d,n,T"),
+    ):
+        parser.add_argument(flag, nargs="*", help=f"{what} (default: {format_sizes(default)})")
     parser.add_argument(
         "--budget", type=float, default=60.0, help="seconds an SVM/LP method may take (predicted)"
     )

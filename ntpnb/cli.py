@@ -14,30 +14,65 @@ Examples
 ``ntpnb reproduce --force``             rerun every notebook, changed or not
 ``ntpnb reproduce --no-wait``           refuse, rather than wait, if another run uses the outputs
 ``ntpnb book``                          build the HTML book from the executed notebooks
-``ntpnb book --run-missing quick``      first execute, at the quick profile, the notebooks not yet run
-``ntpnb list``                          the notebooks and their parameters per profile
+``ntpnb book --run-missing``            first execute the notebooks not yet run (at the tree's setting)
+``ntpnb book --run outputs/runs/profile=quick``  the book of another run, into its _book/html
+``ntpnb list``                          the notebooks' parameters: what each means, its values
+``ntpnb list 03``                       those of one notebook (names or prefixes, as for reproduce)
+``ntpnb --version``                     the installed ntpnb's version
 ``ntpnb compare RUN_A RUN_B``           whether two output folders printed the same numbers
 ``ntpnb benchmarks [ARGS]``             ``python -m benchmarks`` from the project root (solver timings)
+``ntpnb benchmarks --help``             its options and those of ``python -m benchmarks``
+``ntpnb COMMAND --help``                every option of a command, each with what it does
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import textwrap
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
+from importlib import metadata
 from pathlib import Path
+from typing import Any
 
 from .book.compare import add_arguments, print_comparison
 from .chapter.paths import find_project_root, notebook_sources, output_layout
 from .errors import NTPError, RunInterruptedError
-from .runner import DEFAULT_SEEDS, PROFILE_NAMES, PROFILES, RunResult, output_lock, parse_overrides, reproduce
+from .runner import (
+    DEFAULT_SEEDS,
+    PROFILE_NAMES,
+    PROFILES,
+    RunResult,
+    output_lock,
+    parse_overrides,
+    read_parameters_cell,
+    reproduce,
+    select_notebooks,
+)
 
-__all__ = ["main"]
+__all__ = ["main", "package_version", "format_parameters"]
+
+
+#: What ``ntpnb --version`` says when the ``ntpnb`` distribution is not installed.
+NOT_INSTALLED = "unknown (not installed)"
+
+
+def package_version() -> str:
+    """The version of the installed ``ntpnb`` distribution (its metadata), or :data:`NOT_INSTALLED`.
+
+    Imported from a checkout without ``pip install`` (``PYTHONPATH``), the package has no
+    metadata: it says so rather than fail.
+    """
+    try:
+        return metadata.version("ntpnb")
+    except metadata.PackageNotFoundError:
+        return NOT_INSTALLED
 
 
 def _root(arg: str | None) -> Path:
@@ -161,22 +196,59 @@ def _cmd_benchmarks(args: argparse.Namespace) -> int:
     ``ntpnb benchmarks -- --help`` passes on what follows ``--`` (here the benchmarks' own help).
     """
     passed = args.extra[1:] if args.extra[:1] == ["--"] else args.extra
-    return subprocess.call([sys.executable, "-m", "benchmarks", *passed], cwd=_root(args.root))
+    return subprocess.call(_benchmarks_command(passed), cwd=_root(args.root))
 
 
 def _cmd_list(args: argparse.Namespace) -> int:
+    """Print the parameters of the notebooks ``args.names`` chooses, as ``reproduce`` chooses them."""
     root = _root(args.root)
-    for source in notebook_sources(root):
+    width = min(shutil.get_terminal_size((LIST_WIDTH, 24)).columns, LIST_WIDTH)
+    for source in select_notebooks(notebook_sources(root), args.names):
         print(source.stem)
-        for profile in PROFILE_NAMES:
-            values = PROFILES.get(source.stem, {}).get(profile, {})
-            shown = ", ".join(f"{k}={v}" for k, v in values.items())
-            print(f"  {profile:<6} {shown}")
+        meanings = {name: p.meaning for name, p in read_parameters_cell(source).items()}
+        for line in format_parameters(PROFILES.get(source.stem, {}), meanings, width):
+            print(line)
     print("change one for a run: ntpnb reproduce NAME -p KEY=VALUE (outputs go to outputs/runs/)")
     return 0
 
 
+#: The widest ``ntpnb list`` writes its lines (narrower on a narrower terminal).
+LIST_WIDTH = 100
+
+
+def format_parameters(
+    per_profile: Mapping[str, Mapping[str, Any]], meanings: Mapping[str, str], width: int = LIST_WIDTH
+) -> list[str]:
+    """The lines of ``ntpnb list`` for one notebook: each parameter, its meaning, its values.
+
+    Each parameter of ``per_profile`` (values by profile, then by name) gets its name and
+    meaning (from ``meanings``) on one line, wrapped at ``width`` columns and aligned after the
+    names, then its values at every profile on the next line, or one line per profile when they
+    do not fit (a value is never split).
+
+    Examples
+    --------
+    >>> for line in format_parameters({"paper": {"n": 9}, "quick": {"n": 3}}, {"n": "samples"}):
+    ...     print(line)
+      n  samples
+         paper 9 | quick 3
+    """
+    names = list(dict.fromkeys(name for values in per_profile.values() for name in values))
+    indent = " " * (2 + max((len(name) for name in names), default=0) + 2)
+    wrap = textwrap.TextWrapper(width=max(width, len(indent) + 20), subsequent_indent=indent)
+    wrap.break_long_words = wrap.break_on_hyphens = False
+    lines = []
+    for name in names:
+        meaning = meanings.get(name) or "(no comment in the notebook's parameters cell)"
+        lines += wrap.wrap(f"  {name:<{len(indent) - 4}}  {meaning}")
+        shown = [f"{indent}{p} {values[name]!r}" for p, values in per_profile.items() if name in values]
+        one_line = indent + " | ".join(line.lstrip() for line in shown)
+        lines += [one_line] if len(one_line) <= width else shown
+    return lines
+
+
 _NO_WAIT = "if another ntpnb command is using the output folder, stop at once instead of waiting"
+_NAMES = "notebook names or unique prefixes, e.g. 01 or 03_gd (default: all)"
 
 
 def _command(
@@ -187,26 +259,100 @@ def _command(
     *,
     root: bool = True,
     lock: bool = False,
+    passes_on: bool = False,
 ) -> argparse.ArgumentParser:
-    """The subcommand ``name``, run by ``func``; with ``--root`` and, for ``lock``, ``--no-wait``."""
-    command = sub.add_parser(name, help=what)
+    """The subcommand ``name``, run by ``func``, described by ``what``.
+
+    With ``--root`` and, for ``lock``, ``--no-wait``. A command that ``passes_on`` the
+    arguments it does not know to ``python -m benchmarks`` (``args.extra``) says so in its
+    usage, and its ``--help`` lists that program's options too (:class:`_HelpPassingOn`).
+    """
+    command = sub.add_parser(name, help=what, description=what, add_help=not passes_on)
+    if passes_on:
+        command.add_argument("-h", "--help", action=_HelpPassingOn, help=_HelpPassingOn.WHAT)
     if lock:
         command.add_argument("--no-wait", action="store_true", help=_NO_WAIT)
     if root:
         command.add_argument("--root", default=None, help="project root (default: found from here)")
-    command.set_defaults(func=func)
+    if passes_on:
+        command.usage = f"{command.format_usage().strip().partition(' ')[2]} [ARGS ...]"
+    command.set_defaults(func=func, passed=passes_on)
     return command
+
+
+class _HelpPassingOn(argparse.Action):
+    """``-h``/``--help`` of ``ntpnb benchmarks``: its help, then that of ``python -m benchmarks``.
+
+    The options of ``python -m benchmarks`` are its own help (one source), printed by running
+    it in the project root (``--root``, when given before ``--help``).
+    """
+
+    WHAT = "show this help message, with the options of python -m benchmarks, and exit"
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
+        kwargs.update(nargs=0, default=argparse.SUPPRESS)
+        super().__init__(option_strings, argparse.SUPPRESS, **kwargs)
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: object,
+        option_string: str | None = None,
+    ) -> None:
+        parser.print_help()
+        print(f"\nevery other argument (all after --) goes to {BENCHMARKS}; its help:\n")
+        print(_benchmarks_help(getattr(namespace, "root", None)), end="")
+        parser.exit()
+
+
+#: What ``ntpnb benchmarks`` runs, in the project root (where the package lives, not installed).
+BENCHMARKS = "python -m benchmarks"
+
+
+def _benchmarks_help(root: str | None = None) -> str:
+    """The help of ``python -m benchmarks`` in the project at ``root``, or one line saying why not.
+
+    ``root`` as for ``--root`` (None: the project around the working directory).
+    """
+    try:
+        where = _root(root)
+    except NTPError as exc:
+        return f"(its options cannot be shown: {exc})\n"
+    command = _benchmarks_command(["--help"])
+    proc = subprocess.run(command, cwd=where, capture_output=True, text=True, check=False)
+    if proc.returncode != 0 or not proc.stdout:
+        why = (proc.stderr.strip().splitlines() or [f"exit status {proc.returncode}"])[-1]
+        return f"(its options cannot be shown: {BENCHMARKS} --help failed in {where}: {why})\n"
+    return proc.stdout
+
+
+def _benchmarks_command(args: Sequence[str]) -> list[str]:
+    """:data:`BENCHMARKS` with ``args``, in this interpreter."""
+    return [sys.executable, *BENCHMARKS.split()[1:], *args]
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="ntpnb", description=__doc__.split("\n")[0])
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=f"ntpnb {package_version()}",
+        help="print the version of the installed ntpnb and exit",
+    )
     sub = parser.add_subparsers(dest="command", required=True)
 
     rep = _command(
         sub, "reproduce", "execute notebooks with papermill (all by default)", _cmd_reproduce, lock=True
     )
-    rep.add_argument("names", nargs="*", help="notebook names or unique prefixes (default: all)")
-    rep.add_argument("--profile", choices=PROFILE_NAMES, default="paper", help="default: paper")
+    rep.add_argument("names", nargs="*", help=_NAMES)
+    rep.add_argument(
+        "--profile",
+        choices=PROFILE_NAMES,
+        default="paper",
+        help="the parameter values to run at: the papers' or seconds-scale ones (ntpnb list shows them; "
+        "default: paper)",
+    )
     rep.add_argument(
         "-p",
         "--param",
@@ -265,12 +411,13 @@ def _parser() -> argparse.ArgumentParser:
         "(the book's: profile paper; another tree's: the profile and -p of its run.json)",
     )
 
-    _command(sub, "list", "list the notebooks and their profile parameters", _cmd_list)
+    what = "list the notebooks and their parameters: what each means, its value at each profile"
+    listed = _command(sub, "list", what, _cmd_list)
+    listed.add_argument("names", nargs="*", help=_NAMES)
     what = "compare the printed outputs of two runs (exit 1 if they differ)"
     add_arguments(_command(sub, "compare", what, _cmd_compare, root=False))
     what = "time the solvers: python -m benchmarks ARGS, from the project root"
-    # every other argument goes to the benchmarks
-    _command(sub, "benchmarks", what, _cmd_benchmarks).set_defaults(passed=True)
+    _command(sub, "benchmarks", what, _cmd_benchmarks, passes_on=True)
     return parser
 
 
@@ -278,7 +425,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``ntpnb`` console script."""
     parser = _parser()
     args, extra = parser.parse_known_args(argv)
-    if extra and not getattr(args, "passed", False):
+    if extra and not args.passed:
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
     args.extra = extra
     try:

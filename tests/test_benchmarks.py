@@ -446,3 +446,11 @@ def test_a_prefix_process_reports_its_own_peak_memory_not_its_parents():
     out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True)
     assert float(out.stdout) < 300 < joint._peak_mib()
     del held
+
+
+def test_the_default_sizes_shown_by_the_help_are_read_back_as_the_defaults():
+    from benchmarks import run
+
+    for sizes in (run.SVM_SIZES, run.LP_SIZES, run.PATH_SIZES, run.ATTENTION_SVM_SIZES):
+        assert run.parse_sizes(run.format_sizes(sizes).split(), ()) == list(sizes)
+    assert run.format_sizes([(20, 5, 25, 3), (50, 10, 60, 6)]) == "20,5,25,3 50,10,60,6"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import argparse
+import re
 import subprocess
 import sys
 
@@ -47,8 +49,8 @@ def test_ntpnb_benchmarks_runs_python_m_benchmarks_in_the_root(monkeypatch, args
 
 def test_other_commands_refuse_unknown_arguments(capsys):
     with pytest.raises(SystemExit) as exit_:
-        cli.main(["list", "--sizes", "1"])
-    assert exit_.value.code == 2 and "unrecognized arguments: --sizes 1" in capsys.readouterr().err
+        cli.main(["list", "01", "--sizes", "1"])
+    assert exit_.value.code == 2 and "unrecognized arguments: --sizes 1\n" in capsys.readouterr().err
 
 
 def test_reproduce_into_an_existing_file_is_a_named_error(tmp_path, capsys):
@@ -68,3 +70,147 @@ def test_a_reader_that_leaves_early_gets_no_traceback():
     proc.stdout.close()
     err = proc.stderr.read().decode()
     assert proc.wait(timeout=60) == 141 and err == ""
+
+
+def test_version_is_the_installed_distributions(capsys):
+    from importlib import metadata
+
+    with pytest.raises(SystemExit) as exit_:
+        cli.main(["--version"])
+    assert exit_.value.code == 0
+    assert capsys.readouterr().out == f"ntpnb {metadata.version('ntpnb')}\n"
+
+
+def test_version_without_an_installed_distribution_says_so(monkeypatch, capsys):
+    def not_installed(name):
+        raise cli.metadata.PackageNotFoundError(name)
+
+    monkeypatch.setattr(cli.metadata, "version", not_installed)
+    with pytest.raises(SystemExit) as exit_:
+        cli.main(["--version"])
+    assert exit_.value.code == 0
+    assert capsys.readouterr().out == "ntpnb unknown (not installed)\n"
+
+
+def test_list_shows_the_named_notebooks_with_what_each_parameter_means(monkeypatch, capsys):
+    from ntpnb.runner import PROFILES, read_parameters_cell
+
+    monkeypatch.setenv("COLUMNS", "100")
+    assert cli.main(["list", "--root", str(ROOT), "03_gd", "01"]) == 0
+    out = capsys.readouterr().out
+    headers = [line for line in out.splitlines() if not line.startswith(" ")]
+    assert headers[:-1] == ["03_gd_implicit_bias", "01_entropy_separability"]
+    assert all(len(line) <= 100 for line in out.splitlines())
+    flat = " ".join(out.split())  # the meanings, unwrapped
+    for name in headers[:-1]:
+        cell = read_parameters_cell(ROOT / "notebooks" / f"{name}.md")
+        for parameter in PROFILES[name]["paper"]:
+            meaning = " ".join(cell[parameter].meaning.split())
+            assert f" {parameter} {meaning} paper " in flat
+    assert " n synthetic instance (Figs. 3-5): samples paper 5000 | quick 5000 " in flat
+
+
+@pytest.mark.parametrize(("name", "what"), [("99", "no notebook"), ("0", "several notebooks")])
+def test_list_refuses_a_name_that_is_not_one_notebook_in_one_line(capsys, name, what):
+    assert cli.main(["list", "--root", str(ROOT), "01", name]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.startswith(f"ntpnb: error: {what} named {name!r}; the notebooks are: 01_entropy")
+    assert captured.err.count("\n") == 1
+
+
+def test_the_listed_values_wrap_between_profiles_never_inside_a_value():
+    per_profile = {
+        "paper": {"configs": [[2, 1], [5, 1], [10, 1]], "n": 1},
+        "quick": {"configs": [[2, 1]], "n": 2},
+    }
+    meanings = {"configs": "(V, S) pairs swept at every dimension of the grid", "n": "samples"}
+    lines = cli.format_parameters(per_profile, meanings, width=40)
+    assert lines == [
+        "  configs  (V, S) pairs swept at every",
+        "           dimension of the grid",
+        "           paper [[2, 1], [5, 1], [10, 1]]",
+        "           quick [[2, 1]]",
+        "  n        samples",
+        "           paper 1 | quick 2",
+    ]
+    assert cli.format_parameters({"paper": {"k": 1}}, {}) == [
+        "  k  (no comment in the notebook's parameters cell)",
+        "     paper 1",
+    ]
+
+
+COMMANDS = ["reproduce", "book", "list", "compare", "benchmarks"]
+
+
+def undescribed_options(help_text: str) -> list[str]:
+    """The entries of an argparse help's argument sections that have no description.
+
+    An entry is a line indented by two or four spaces in a section (``options:``, ``positional
+    arguments:``); its description follows it on the same line after two spaces or more, or on
+    the next line, indented further.
+    """
+    lines = help_text.splitlines()
+    missing, in_section = [], False
+    for i, line in enumerate(lines):
+        if not line.strip():
+            in_section = False
+        elif not line.startswith(" "):
+            in_section = line.endswith(":")
+        elif in_section and re.match(r" {2}(  )?\S", line):
+            indent = len(line) - len(line.lstrip())
+            after = lines[i + 1] if i + 1 < len(lines) else ""
+            if not re.search(r"\S {2,}\S", line) and len(after) - len(after.lstrip()) <= indent:
+                missing.append(line.strip())
+    return missing
+
+
+def test_the_check_of_help_texts_finds_an_option_without_one():
+    text = "options:\n  -h, --help   show this\n  --root ROOT\n  --budget BUDGET\n        seconds\n  --bare\n"
+    assert undescribed_options(text) == ["--root ROOT", "--bare"]
+
+
+def test_every_command_is_checked_for_its_help():
+    (sub,) = [a for a in cli._parser()._actions if isinstance(a, argparse._SubParsersAction)]
+    assert list(sub.choices) == COMMANDS
+
+
+@pytest.mark.parametrize(
+    "command", [[], *([name] for name in COMMANDS)], ids=lambda c: " ".join(c) or "ntpnb"
+)
+def test_every_option_of_every_command_says_what_it_does(monkeypatch, capsys, command):
+    monkeypatch.chdir(ROOT)
+    with pytest.raises(SystemExit) as exit_:
+        cli.main([*command, "--help"])
+    assert exit_.value.code == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"usage: {' '.join(['ntpnb', *command])} ")
+    assert re.findall(r"^  (?:  )?-", out, re.M), "no option found: is the help laid out as argparse does?"
+    assert undescribed_options(out) == []
+    if command:  # a description between its usage and its first section
+        assert not out.split("\n\n")[1].splitlines()[0].endswith(":")
+
+
+def test_benchmarks_help_lists_the_options_it_passes_on(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        cli.main(["benchmarks", "--root", str(ROOT), "--help"])
+    assert exit_.value.code == 0
+    out = capsys.readouterr().out
+    own, passed = out.split("goes to python -m benchmarks; its help:")
+    assert "usage: ntpnb benchmarks [-h] [--root ROOT] [ARGS ...]" in own and "--root ROOT" in own
+    assert passed.lstrip().startswith("usage: python -m benchmarks")
+    for option in ("--sizes", "--skip-lp", "--budget", "--notebooks", "--out"):
+        assert f"  {option}" in passed
+
+
+def test_benchmarks_help_says_why_it_cannot_show_the_options_it_passes_on(monkeypatch, capsys):
+    fails = [sys.executable, "-c", "import sys; sys.exit('No module named benchmarks')"]
+    monkeypatch.setattr(cli, "_benchmarks_command", lambda args: fails)
+    with pytest.raises(SystemExit) as exit_:
+        cli.main(["benchmarks", "--root", str(ROOT), "--help"])
+    assert exit_.value.code == 0
+    last = capsys.readouterr().out.splitlines()[-1]
+    assert last == (
+        f"(its options cannot be shown: python -m benchmarks --help failed in {ROOT}: "
+        "No module named benchmarks)"
+    )

@@ -17,9 +17,10 @@ core, never on the book build (:mod:`ntpnb.book`).
 
 from __future__ import annotations
 
+from .choice import select_notebooks
 from .execute import RunResult
 from .lock import output_lock
-from .profiles import PROFILE_NAMES, PROFILES, parse_overrides
+from .profiles import PROFILE_NAMES, PROFILES, parse_overrides, read_parameters_cell
 from .run import DEFAULT_SEEDS, reproduce
 
 __all__ = [
@@ -29,5 +30,7 @@ __all__ = [
     "PROFILE_NAMES",
     "PROFILES",
     "parse_overrides",
+    "read_parameters_cell",
+    "select_notebooks",
     "output_lock",
 ]

@@ -10,13 +10,20 @@ A tolerance that depends on the profile (what a claim check requires at the pape
 and at the quick run's) is a parameter here, with a comment saying what it bounds, never a
 ``profile == "paper"`` test in a notebook. A ``paper`` threshold that *is* a paper's number
 refers to the registry of claims (:func:`~ntpnb.chapter.registry.paper_value`).
+
+What each parameter means is written once, as the comment of its line in the ``parameters``
+cell (:func:`read_parameters_cell`), which the chapter's reader sees and ``ntpnb list`` prints.
 """
 
 from __future__ import annotations
 
 import ast
+import io
 import math
+import tokenize
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
@@ -24,7 +31,16 @@ from ..chapter.claims import PROFILE_NAMES
 from ..chapter.registry import paper_value
 from ..errors import NTPError
 
-__all__ = ["PROFILE_NAMES", "PROFILES", "profile_parameters", "parse_overrides", "apply_overrides"]
+__all__ = [
+    "PROFILE_NAMES",
+    "PROFILES",
+    "profile_parameters",
+    "parse_overrides",
+    "apply_overrides",
+    "CellParameter",
+    "read_parameters_cell",
+    "parse_parameters_cell",
+]
 
 #: Paper A, Figs. 1-5 (App. A): the settings of chapter 03.
 _GD_PAPER: dict[str, Any] = {
@@ -405,3 +421,105 @@ def _shown(text: str, limit: int = 60) -> str:
     if len(shown) <= limit:
         return shown
     return f"{shown[: limit // 2]}...{shown[-limit // 2 :]} ({len(text)} characters)"
+
+
+@dataclass(frozen=True)
+class CellParameter:
+    """One assignment of a notebook's ``parameters`` cell: its value and what it means."""
+
+    name: str
+    value: Any
+    meaning: str  # from the cell's comments (:func:`parse_parameters_cell`); "" if it has none
+
+
+#: The tag of the cell that holds a notebook's parameters (papermill's).
+PARAMETERS_TAG = "parameters"
+
+
+def read_parameters_cell(source: Path) -> dict[str, CellParameter]:
+    """The parameters of the Jupytext notebook ``source``, from its cell tagged ``parameters``.
+
+    Returns
+    -------
+    dict
+        Each assignment's :class:`CellParameter`, by name, in the cell's order.
+
+    Raises
+    ------
+    NTPError
+        If the notebook has no such cell or several, or the cell is not plain assignments of
+        literals (:func:`parse_parameters_cell`).
+    """
+    import jupytext  # the notebooks' format; loaded only by what reads them
+
+    cells = jupytext.read(source).cells
+    tagged = [c for c in cells if c.cell_type == "code" and PARAMETERS_TAG in c.metadata.get("tags", [])]
+    if len(tagged) != 1:
+        raise NTPError(f"{source.name}: needs one code cell tagged {PARAMETERS_TAG!r}, has {len(tagged)}")
+    return parse_parameters_cell(tagged[0].source, source.name)
+
+
+def parse_parameters_cell(cell: str, notebook: str = "the notebook") -> dict[str, CellParameter]:
+    """The assignments ``NAME = LITERAL`` of the source of a parameters cell, with their meanings.
+
+    A parameter's meaning is the comment at the end of its line (``n = 5000  # samples``). A
+    comment on a line of its own is the heading of the group of assignments right below it,
+    up to the next blank line or the next comment line: each of them means the heading, then
+    its own comment after a colon (``# synthetic instance`` above ``n = 5000  # samples``:
+    ``synthetic instance: samples``), or the heading alone. A comment line followed by a blank
+    line heads nothing. Consecutive comment lines are one heading.
+
+    Raises
+    ------
+    NTPError
+        If the cell is not Python, or holds anything but assignments of literals to names.
+    """
+    try:
+        tree = ast.parse(cell)
+        trailing, own_line = _comments(cell)
+    except (SyntaxError, tokenize.TokenError) as exc:
+        raise NTPError(f"{notebook}: its parameters cell is not Python ({exc})") from None
+    parameters: dict[str, CellParameter] = {}
+    heading, previous = "", 0
+    for node in tree.body:
+        target = node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else None
+        if not isinstance(target, ast.Name):
+            raise NTPError(f"{notebook}: line {node.lineno} of its parameters cell is not NAME = VALUE")
+        name = target.id
+        try:
+            value = ast.literal_eval(node.value)
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            raise NTPError(f"{notebook}: the parameter {name} is not a Python literal") from None
+        end = node.end_lineno or node.lineno
+        heading = _heading(own_line, previous, node.lineno, heading)
+        own = " ".join(trailing[line] for line in range(node.lineno, end + 1) if line in trailing)
+        meaning = f"{heading}: {own}" if heading and own else heading or own
+        parameters[name] = CellParameter(name, value, meaning)
+        previous = end
+    return parameters
+
+
+def _comments(cell: str) -> tuple[dict[int, str], dict[int, str]]:
+    """The comments of ``cell`` by line (from 1), without ``#``: those ending a line, those alone on one."""
+    trailing: dict[int, str] = {}
+    own_line: dict[int, str] = {}
+    for token in tokenize.generate_tokens(io.StringIO(cell).readline):
+        if token.type == tokenize.COMMENT:
+            line, column = token.start
+            alone = not token.line[:column].strip()
+            (own_line if alone else trailing)[line] = token.string.lstrip("#").strip()
+    return trailing, own_line
+
+
+def _heading(own_line: Mapping[int, str], previous: int, line: int, heading: str) -> str:
+    """The group heading of the assignment starting at ``line``, the last one ending at ``previous``.
+
+    Nothing between them: the group goes on (``heading``). Otherwise, the comment lines right
+    above ``line`` start a new group; with none there (a blank line), the assignment has none.
+    """
+    if line == previous + 1:
+        return heading
+    first = line
+    while first - 1 > previous and first - 1 in own_line:
+        first -= 1
+    return " ".join(own_line[n] for n in range(first, line))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ast
 import json
 import os
 import re
@@ -25,16 +24,14 @@ SOURCES = notebook_sources(ROOT)
 
 
 def parameters_cell(path):
-    nb = jupytext.read(path)
-    code = [c for c in nb.cells if c.cell_type == "code"]
-    tagged = [c for c in code if "parameters" in c.metadata.get("tags", [])]
-    assert len(tagged) == 1, f"{path.name}: needs exactly one cell tagged 'parameters'"
-    assert tagged[0] is code[0], f"{path.name}: the parameters cell must be the first code cell"
-    values = {}
-    for node in ast.parse(tagged[0].source).body:
-        assert isinstance(node, ast.Assign), f"{path.name}: parameters must be plain assignments"
-        values[node.targets[0].id] = ast.literal_eval(node.value)
-    return values
+    """The values of the notebook's parameters cell (read as ``ntpnb list`` reads them)."""
+    return {name: p.value for name, p in profiles.read_parameters_cell(path).items()}
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: p.stem)
+def test_the_parameters_cell_is_the_first_code_cell(path):
+    first = next(c for c in jupytext.read(path).cells if c.cell_type == "code")
+    assert "parameters" in first.metadata.get("tags", []), f"{path.name}: tag its first code cell"
 
 
 def test_there_are_notebooks():
