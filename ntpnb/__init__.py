@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from ._lazy import lazy_exports
 
-__version__ = "0.1.0"
+__version__ = "0.1.0"  # the one source of the version: pyproject.toml reads it
 
 
 def compile_kernels() -> None:
