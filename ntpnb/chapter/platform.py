@@ -104,8 +104,12 @@ def platform_info() -> dict[str, Any]:
         ``internal_api``, ``version``, ``architecture`` (the kernel), ``threading_layer``,
         ``num_threads``, and ``file``, the library's file name), ``openblas_coretype`` (the
         environment variable, None when unset) and ``thread_env`` (the thread-count variables
-        that are set).
+        that are set). The BLAS libraries of numpy and scipy are loaded first, so every run of
+        a machine records the same ones, whichever of them its own code had loaded.
     """
+    import numpy  # noqa: F401  (loads numpy's OpenBLAS)
+    import scipy.linalg  # noqa: F401  (loads scipy's, a separate library)
+
     pools = [
         {**{k: lib.get(k) for k in LIBRARY_KEYS}, "file": Path(lib.get("filepath") or "").name}
         for lib in threadpool_info()

@@ -19,3 +19,20 @@ def test_platform_info_is_json_and_names_the_blas():
     table = format_platform(info)
     assert all(f"`{lib['file']}`" in table for lib in blas)
     assert table.count("\n") == len(table.splitlines())  # every row ends its line
+
+
+def test_a_run_that_never_loaded_scipy_records_the_same_libraries():
+    """One machine is one platform in the report: whichever BLAS its code had loaded, a run
+    records numpy's and scipy's libraries alike (a chapter without scipy once made "2 platforms")."""
+    import subprocess
+    import sys
+
+    code = "import json, sys; from ntpnb.chapter.platform import platform_info; "
+    show = "json.dump([lib['file'] for lib in platform_info()['threadpools']], sys.stdout)"
+
+    def files(prefix: str) -> list[str]:
+        run = subprocess.run([sys.executable, "-c", prefix + code + show], capture_output=True, text=True)
+        assert run.returncode == 0, run.stderr
+        return json.loads(run.stdout)
+
+    assert files("") == files("import scipy.linalg; ")
