@@ -34,6 +34,16 @@ def test_book_builds_without_warnings(built_book):
         assert author in references
 
 
+def test_chapters_are_numbered_across_the_parts_and_the_page_has_one_search_box(built_book):
+    html = built_book / "_build" / "html"
+    page = (html / "book" / "intro.html").read_text()
+    nav = re.findall(r"toctree-l1[^>]*><a[^>]*>([^<]*)<", page)
+    chapters = sorted(p.stem for p in (built_book / "notebooks").glob("*.md"))
+    numbered = [title for title in nav if re.match(r"\d+\. ", title)]
+    assert [int(t.split(".")[0]) for t in numbered] == list(range(1, len(chapters) + 1))
+    assert page.count("search-button-field") == 1
+
+
 def test_math_is_served_by_the_book_itself(built_book):
     html = built_book / "_build" / "html"
     page = (html / "book" / "intro.html").read_text()
