@@ -67,11 +67,14 @@ setup() {
         fi
         echo "run.sh: installed $("$VENV/bin/python" -m pip list --format=freeze 2>/dev/null | wc -l) packages"
         # the compiled training loops, into numba's cache, so that no chapter waits for the compiler
+        echo "run.sh: compiling the training loops into numba's cache (once per install; about a minute)"
+        local started=$SECONDS
         if ! "$VENV/bin/python" -c "import ntpnb; ntpnb.compile_kernels()" >>"$log" 2>&1; then
             tail -n 20 "$log" >&2
             echo "run.sh: compiling the training loops failed; the full log is $log" >&2
             exit 1
         fi
+        echo "run.sh: compiled in $((SECONDS - started)) s"
         echo "$wanted" > "$stamp"
     fi
     export PATH="$PWD/$VENV/bin:$PATH"

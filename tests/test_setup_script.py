@@ -63,6 +63,7 @@ def test_a_venv_an_interrupted_set_up_left_is_rebuilt_and_a_good_one_is_kept(pro
     proc = _setup(project)
     assert proc.returncode == 0, proc.stderr
     assert "is incomplete (an interrupted set-up?); rebuilding it" in proc.stdout
+    assert "compiling the training loops" in proc.stdout and "run.sh: compiled in " in proc.stdout
     assert _works(project)
     again = _setup(project)  # installed and stamped: nothing to do
     assert again.returncode == 0 and again.stdout == ""
