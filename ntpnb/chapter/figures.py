@@ -164,7 +164,7 @@ def draw_graph(ax: Axes, g, K: int) -> None:
     for v in g.nodes:
         ax.scatter(*pos[v], s=380, color=COLORS[0], zorder=3)
         ax.text(*pos[v], str(v), color="white", ha="center", va="center", zorder=4)
-    ax.set(xlim=(-1.6, 1.6), ylim=(-1.6, 1.6), aspect="equal", title=f"G({g.k})")
+    ax.set(xlim=(-1.6, 1.6), ylim=(-1.6, 1.6), aspect="equal", title=rf"$\mathcal{{G}}^{{({g.k})}}$")
     ax.axis("off")
 
 
