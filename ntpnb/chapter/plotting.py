@@ -60,13 +60,17 @@ __all__ = [
     "figure_cell_problems",
 ]
 
-#: The width of the book's text column in CSS pixels, in a window 1280 px wide (wider windows
-#: give it more). A figure shown wider than this is shrunk by the page, and its text with it.
-PAGE_PIXELS: int = 688
+#: The widest a cell's output shows on a chapter page, in CSS pixels, in a window 1280 px wide
+#: (measured in Chromium; from 1440 px on it is 774). A figure shown wider than this is shrunk
+#: by the page, and its text with it.
+PAGE_PIXELS: int = 672
 
 #: The smallest size of a figure's text, in points at the size the page shows it (a point is
 #: ``figure.dpi / 72`` pixels of the shown PNG, :func:`show_figure`).
 MIN_TEXT_POINTS: float = 9.0
+
+_FIGURE_DPI = 100  # pixels per inch of a figure shown in a notebook or the book
+_PAD_INCHES = 0.1  # the margin of a saved figure around its drawn content
 
 #: rcParams shared by every figure of the book. A figure is at most :data:`PAGE_WIDTH` wide,
 #: so the page shows it at its own size and every text at its size in points; panels beyond
@@ -74,10 +78,11 @@ MIN_TEXT_POINTS: float = 9.0
 #: labels and colour bars do not overlap; no ``tight_layout`` call).
 STYLE: dict[str, object] = {
     "figure.figsize": (6.4, 4.0),
-    "figure.dpi": 100,
+    "figure.dpi": _FIGURE_DPI,
     "figure.constrained_layout.use": True,
     "savefig.dpi": 150,
     "savefig.bbox": "tight",
+    "savefig.pad_inches": _PAD_INCHES,
     "font.size": 10,
     "axes.titlesize": 10,
     "axes.labelsize": 10,
@@ -93,8 +98,9 @@ STYLE: dict[str, object] = {
     "image.cmap": "viridis",
 }
 
-#: The widest figure, in inches (at ``figure.dpi``) that the page shows at its own size.
-PAGE_WIDTH: float = PAGE_PIXELS / float(STYLE["figure.dpi"])  # type: ignore[arg-type]
+#: The widest figure, in inches, that the page shows at its own size: :data:`PAGE_PIXELS` at
+#: ``figure.dpi``, less the margin that ``savefig.bbox = "tight"`` adds on either side.
+PAGE_WIDTH: float = PAGE_PIXELS / _FIGURE_DPI - 2 * _PAD_INCHES
 
 #: Colour cycle (colour-blind safe, Okabe-Ito) used for tokens and curves.
 COLORS: tuple[str, ...] = (
