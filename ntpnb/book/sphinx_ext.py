@@ -5,7 +5,9 @@
   build) for every executed notebook that holds an ``error`` output, a ``stderr`` stream, or
   papermill's exception marker, except a chapter's concluding error: the cell
   ``claims.conclude()`` that lists the claim checks that failed, after every cell ran (the
-  report gives those claims their verdict; the run that made them already failed).
+  report gives those claims their verdict; the run that made them already failed). A cell
+  that shows a figure without the metadata that makes it a numbered figure with a caption and
+  alt text (:func:`~ntpnb.chapter.plotting.figure_cell_problems`) is a problem too.
 * Math without network: when ``mathjax_path`` (``_config.yml``) is a relative path, MathJax
   is served from the book itself, copied from the PyPI package ``sphinx-mathjax-offline``
   (MathJax 3.2.2) into ``_static/mathjax``; a missing package is an error.
@@ -33,6 +35,7 @@ from sphinx.environment import BuildEnvironment
 from sphinx.errors import ExtensionError
 from sphinx.util import logging
 
+from ..chapter.plotting import figure_cell_problems
 from ..errors import PathError
 from .binder import DEFAULT_BINDERHUB, binder_url, source_of_chapter
 from .executed import read_notebook
@@ -58,8 +61,9 @@ def _concludes(cell: dict, out: dict) -> bool:
 def notebook_problems(path: Path) -> list[str]:
     """Problems of an executed notebook: errors, stderr output, papermill's exception flag.
 
-    The chapter's concluding error (:data:`CONCLUDING_CELL` raising ``ClaimCheckError``) is none:
-    every cell ran, and the report shows the failed checks.
+    A figure without a caption, name or alt text (:func:`figure_cell_problems`) is one too.
+    The chapter's concluding error (:data:`CONCLUDING_CELL` raising ``ClaimCheckError``) is
+    none: every cell ran, and the report shows the failed checks.
     """
     try:
         nb = read_notebook(path)
@@ -68,6 +72,10 @@ def notebook_problems(path: Path) -> list[str]:
     problems = []
     concluded = False
     for index, cell in enumerate(nb.get("cells", [])):
+        if cell.get("cell_type") == "code":
+            source = "".join(cell.get("source", ""))
+            for problem in figure_cell_problems(source, cell.get("metadata", {})):
+                problems.append(f"cell {index} shows a figure: {problem}")
         for out in cell.get("outputs", []):
             if out.get("output_type") == "error" and _concludes(cell, out):
                 concluded = True

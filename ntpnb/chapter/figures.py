@@ -24,9 +24,9 @@ from .plotting import COLORS
 __all__ = ["four_panels", "draw_contexts", "draw_rows", "unit_rows", "draw_unit_rows", "draw_graph", "band"]
 
 _FOUR_PANEL_LABELS = (
-    r"CE$(W_k)$ (dotted: $\mathcal{H}$)",
+    r"$\operatorname{CE}(W_k)$ (dotted: $\mathcal{H}$)",
     r"$\|W_k\|$",
-    r"corr with $W^{\rm mm}$ (dashed: $W_k - W^\star$)",
+    r"$\operatorname{corr}(W_k, W^{\rm mm})$ (dashed: $W_k - W^\star$)",
     r"$\|\mathcal{P}_\mathscr{F}(W_k) - W^\star\|$",
 )
 
@@ -43,7 +43,8 @@ def four_panels(
 
     ``trace`` is a :class:`~ntpnb.optim.Trace` of :func:`ntpnb.train`: the loss against the
     entropy (dotted), the norm, the correlation with ``W^mm`` (dashed: of ``W_k - W*``) and
-    the distance of ``P_F(W_k)`` to ``W*``, on a log-scaled iteration axis.
+    the distance of ``P_F(W_k)`` to ``W*``, on a log-scaled iteration axis. The page's width
+    holds two panels side by side: pass the axes of a 2 x 2 grid (``axes.ravel()``).
     """
     k = trace.iterations
     keep = k >= 1  # log-scaled iteration axis
@@ -128,7 +129,7 @@ def unit_rows(ax: Axes, trace, target: np.ndarray, H: np.ndarray, scale: float) 
         Wn = trace["W"][i] / np.linalg.norm(trace["W"][i])
         for line, w in zip(rows, Wn, strict=True):
             line.set_data([0, w[0]], [0, w[1]])
-        ax.set_title(f"k = {trace.iterations[i]}, corr = {trace['corr'][i]:.3f}", fontsize=9)
+        ax.set_title(rf"$k$ = {trace.iterations[i]}, $\operatorname{{corr}}$ = {trace['corr'][i]:.3f}")
 
     return show
 
@@ -163,7 +164,7 @@ def draw_graph(ax: Axes, g, K: int) -> None:
     for v in g.nodes:
         ax.scatter(*pos[v], s=380, color=COLORS[0], zorder=3)
         ax.text(*pos[v], str(v), color="white", ha="center", va="center", zorder=4)
-    ax.set(xlim=(-1.6, 1.6), ylim=(-1.6, 1.6), aspect="equal", title=f"G({g.k})")
+    ax.set(xlim=(-1.6, 1.6), ylim=(-1.6, 1.6), aspect="equal", title=rf"$\mathcal{{G}}^{{({g.k})}}$")
     ax.axis("off")
 
 

@@ -4,12 +4,34 @@ Figures are written as PNG (for the book and for looking at) and PDF (for papers
 fixed metadata so the same run writes byte-identical files. A notebook shows the PNG it wrote
 (:func:`show_figure`) rather than letting the inline backend draw the figure a third time:
 drawing is most of a chapter's plotting time.
+
+A figure of the book is a numbered figure with a caption and alt text through myst-nb's cell
+metadata: the code cell that shows it (one :func:`show_figure` or :func:`show_animation` per
+cell) carries, as the YAML front matter of its ``{code-cell}``, ::
+
+    mystnb:
+      figure:
+        name: fig-<the name it is saved under>
+        caption: What it shows, the setting, what to look for.
+      image:
+        alt: The figure described for a reader who cannot see it.
+
+A caption states a number that a parameter or the run sets through ``{glue:text}`` (the
+chapter glues it: :mod:`~ntpnb.chapter.prose`), or names the parameter. An animation's alt
+text is :func:`show_animation`'s ``alt`` (myst-nb gives image options to images only).
+:func:`figure_cell_problems` says what a cell lacks; the book's build refuses such a cell.
+
+Text is readable at the page's width: :func:`show_figure` warns about any text smaller than
+:data:`MIN_TEXT_POINTS` once the page has shrunk the figure to :data:`PAGE_PIXELS`.
 """
 
 from __future__ import annotations
 
+import html
 import math
-from collections.abc import Callable, Iterable
+import re
+import warnings
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -17,23 +39,57 @@ import matplotlib as mpl
 from matplotlib import scale as mscale
 from matplotlib import ticker
 from matplotlib.figure import Figure
+from matplotlib.text import Text
 from matplotlib.ticker import LogLocator
 
 from .atomic import atomic_path
 from .paths import OutputLayout, figures_wanted
 
-__all__ = ["STYLE", "COLORS", "use_style", "write_figure", "save_figure", "show_figure", "show_animation"]
+__all__ = [
+    "STYLE",
+    "COLORS",
+    "PAGE_PIXELS",
+    "PAGE_WIDTH",
+    "MIN_TEXT_POINTS",
+    "use_style",
+    "write_figure",
+    "save_figure",
+    "show_figure",
+    "show_animation",
+    "small_text",
+    "figure_cell_problems",
+]
 
-#: rcParams shared by every figure of the book.
+#: The widest a cell's output shows on a chapter page, in CSS pixels, in a window 1280 px wide
+#: (measured in Chromium; from 1440 px on it is 774). A figure shown wider than this is shrunk
+#: by the page, and its text with it.
+PAGE_PIXELS: int = 672
+
+#: The smallest size of a figure's text, in points at the size the page shows it (a point is
+#: ``figure.dpi / 72`` pixels of the shown PNG, :func:`show_figure`).
+MIN_TEXT_POINTS: float = 9.0
+
+_FIGURE_DPI = 100  # pixels per inch of a figure shown in a notebook or the book
+_PAD_INCHES = 0.1  # the margin of a saved figure around its drawn content
+
+#: rcParams shared by every figure of the book. A figure is at most :data:`PAGE_WIDTH` wide,
+#: so the page shows it at its own size and every text at its size in points; panels beyond
+#: two side by side go on further rows. The layout is matplotlib's constrained layout (titles,
+#: labels and colour bars do not overlap; no ``tight_layout`` call).
 STYLE: dict[str, object] = {
     "figure.figsize": (6.4, 4.0),
-    "figure.dpi": 100,
+    "figure.dpi": _FIGURE_DPI,
+    "figure.constrained_layout.use": True,
     "savefig.dpi": 150,
     "savefig.bbox": "tight",
+    "savefig.pad_inches": _PAD_INCHES,
     "font.size": 10,
     "axes.titlesize": 10,
     "axes.labelsize": 10,
-    "legend.fontsize": 9,
+    "xtick.labelsize": 9.5,
+    "ytick.labelsize": 9.5,
+    "legend.fontsize": 9.5,
+    "figure.titlesize": 11,
     "axes.grid": True,
     "grid.alpha": 0.3,
     "axes.spines.top": False,
@@ -41,6 +97,10 @@ STYLE: dict[str, object] = {
     "lines.linewidth": 1.8,
     "image.cmap": "viridis",
 }
+
+#: The widest figure, in inches, that the page shows at its own size: :data:`PAGE_PIXELS` at
+#: ``figure.dpi``, less the margin that ``savefig.bbox = "tight"`` adds on either side.
+PAGE_WIDTH: float = PAGE_PIXELS / _FIGURE_DPI - 2 * _PAD_INCHES
 
 #: Colour cycle (colour-blind safe, Okabe-Ito) used for tokens and curves.
 COLORS: tuple[str, ...] = (
@@ -138,6 +198,26 @@ def save_figure(fig: Figure, name: str, layout: OutputLayout) -> list[Path]:
     return write_figure(fig, layout.figures / name)
 
 
+def small_text(fig: Figure, shown_width: float) -> list[tuple[str, float]]:
+    """The texts of ``fig`` smaller than :data:`MIN_TEXT_POINTS` as the page shows them.
+
+    ``shown_width`` is the width the notebook shows the figure at, in pixels at ``figure.dpi``
+    (:func:`show_figure`); the page shrinks a figure wider than :data:`PAGE_PIXELS` to that
+    width. Returns ``(text, points on the page)`` for each visible, non-empty text (titles,
+    axis and tick labels, legends, annotations) that is too small, smallest first.
+    """
+    shrink = min(1.0, PAGE_PIXELS / shown_width) if shown_width > 0 else 1.0
+    small = {}
+    for text in fig.findobj(Text):
+        label = text.get_text().strip()
+        if not (label and text.get_visible()):
+            continue
+        points = float(text.get_fontsize()) * shrink
+        if points < MIN_TEXT_POINTS - 1e-9:
+            small[label] = min(points, small.get(label, points))
+    return sorted(((label, points) for label, points in small.items()), key=lambda item: item[1])
+
+
 def show_figure(fig: Figure, name: str, layout: OutputLayout) -> None:
     """Save ``fig`` (:func:`save_figure`), close it, and display the saved PNG in the notebook.
 
@@ -146,6 +226,10 @@ def show_figure(fig: Figure, name: str, layout: OutputLayout) -> None:
     cell that ends with this call shows the figure and not the paths it was written to (which
     depend on the output folder of the run). A run that writes no figures (:func:`figures_wanted`)
     only closes it.
+
+    The book makes the shown PNG a numbered figure from the cell's metadata (the module's
+    docstring); a text that the page would show smaller than :data:`MIN_TEXT_POINTS`
+    (:func:`small_text`) is a warning, which fails the book's build.
     """
     import matplotlib.pyplot as plt
     from IPython.display import Image, display
@@ -155,31 +239,111 @@ def show_figure(fig: Figure, name: str, layout: OutputLayout) -> None:
         plt.close(fig)
         return
     paths = save_figure(fig, name, layout)
-    plt.close(fig)
     with PILImage.open(paths[0]) as png:
         width = png.size[0]
     scale = float(mpl.rcParams["figure.dpi"]) / float(mpl.rcParams["savefig.dpi"])
-    display(Image(filename=str(paths[0]), width=max(1, round(width * scale))))
+    shown = max(1, round(width * scale))
+    small = small_text(fig, shown)
+    plt.close(fig)
+    if small:
+        listed = ", ".join(f"{label!r} ({points:.1f} pt)" for label, points in small[:5])
+        warnings.warn(
+            f"figure {name}: text smaller than {MIN_TEXT_POINTS:g} pt where the page shows the "
+            f"figure ({shown} px wide, the page {PAGE_PIXELS} px): {listed}; make it at most "
+            f"{PAGE_WIDTH:.2f} in wide or its text larger",
+            stacklevel=2,
+        )
+    display(Image(filename=str(paths[0]), width=shown))
 
 
 def show_animation(
-    fig: Figure, draw_frame: Callable[[Any], object], frames: Iterable[Any], interval: int = 200
+    fig: Figure,
+    draw_frame: Callable[[Any], object],
+    frames: Iterable[Any],
+    interval: int = 200,
+    *,
+    alt: str,
 ) -> None:
     """Animate ``fig`` over ``frames`` and show it as inline JavaScript; then close ``fig``.
 
     ``draw_frame(frame)`` updates the figure to one frame (matplotlib's ``FuncAnimation``). The
     animation plays in the rendered page without a video encoder (``to_jshtml``), a frame every
-    ``interval`` ms, once. Rendering every frame is a display's work, not a result's: a run that
+    ``interval`` ms, once. ``alt`` describes it for a reader who cannot see it: the alt text of
+    the frame's image (the cell's caption and name come from its metadata, as for
+    :func:`show_figure`). Rendering every frame is a display's work, not a result's: a run that
     writes no figures (:func:`figures_wanted`) makes no animation and only closes ``fig``.
+
+    Raises
+    ------
+    ValueError
+        If ``alt`` is empty.
     """
     import matplotlib.pyplot as plt
     from IPython.display import HTML, display
     from matplotlib.animation import FuncAnimation
 
+    if not (isinstance(alt, str) and alt.strip()):
+        plt.close(fig)
+        raise ValueError("show_animation: alt must describe the animation, got an empty text")
     if not figures_wanted():
         plt.close(fig)
         return
     animation = FuncAnimation(fig, draw_frame, frames=list(frames), interval=interval)
-    html = animation.to_jshtml(default_mode="once")
+    page = animation.to_jshtml(default_mode="once")
     plt.close(fig)
-    display(HTML(html))
+    described = page.replace('<img id="_anim_img', f'<img alt="{html.escape(alt.strip())}" id="_anim_img', 1)
+    if described == page:
+        raise ValueError(
+            'show_animation: matplotlib\'s animation has no <img id="_anim_img..."> for the alt text'
+        )
+    display(HTML(described))
+
+
+#: A call that shows a figure in a chapter's code cell (not its import).
+_SHOW_CALL = re.compile(r"\bshow_(figure|animation)\(")
+#: The name a figure is saved under: ``show_figure(fig, "<name>", layout)``.
+_SAVED_NAME = re.compile(r'\bshow_figure\(\s*\w+,\s*"([^"]+)"')
+#: ``alt=`` given to ``show_animation``.
+_ANIMATION_ALT = re.compile(r"\bshow_animation\([^#]*\balt\s*=", re.S)
+
+
+def figure_cell_problems(source: str, metadata: Mapping[str, Any]) -> list[str]:
+    """What a notebook code cell that shows a figure lacks to be a numbered figure of the book.
+
+    ``source`` is the cell's code, ``metadata`` its metadata. A cell that calls neither
+    :func:`show_figure` nor :func:`show_animation` has none. One that does must call one of
+    them once (myst-nb gives every image of a cell the cell's caption and name) and carry
+    ``mystnb: {figure: {name, caption}}``, the name ``fig-<name saved under>`` for
+    :func:`show_figure`, and the alt text: ``mystnb: {image: {alt}}`` for :func:`show_figure`,
+    the ``alt`` argument for :func:`show_animation`.
+    """
+    calls = _SHOW_CALL.findall(source)
+    if not calls:
+        return []
+    if len(calls) > 1:
+        return [f"shows {len(calls)} figures: a cell shows one, the figure its metadata captions"]
+    options = metadata.get("mystnb") if isinstance(metadata, Mapping) else None
+    options = options if isinstance(options, Mapping) else {}
+    figure = options.get("figure") if isinstance(options.get("figure"), Mapping) else {}
+    image = options.get("image") if isinstance(options.get("image"), Mapping) else {}
+
+    def text(mapping: Mapping[str, Any], key: str) -> str:
+        value = mapping.get(key)
+        return value.strip() if isinstance(value, str) else ""
+
+    problems = []
+    if not text(figure, "caption"):
+        problems.append("no caption (cell metadata mystnb.figure.caption)")
+    name = text(figure, "name")
+    saved = _SAVED_NAME.search(source)
+    if not name:
+        problems.append("no name (cell metadata mystnb.figure.name)")
+    elif calls[0] == "figure" and saved and name != f"fig-{saved.group(1)}":
+        problems.append(f"named {name!r}, not fig-{saved.group(1)} after the file it is saved to")
+    elif not name.startswith("fig-"):
+        problems.append(f"named {name!r}: a figure's name starts with fig-")
+    if calls[0] == "figure" and not text(image, "alt"):
+        problems.append("no alt text (cell metadata mystnb.image.alt)")
+    if calls[0] == "animation" and not _ANIMATION_ALT.search(source):
+        problems.append("no alt text (show_animation's alt argument)")
+    return problems

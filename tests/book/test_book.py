@@ -75,6 +75,87 @@ def parse(path: Path) -> _Anchors:
     return parser
 
 
+@dataclasses.dataclass
+class _Figure:
+    number: str = ""
+    caption: str = ""
+
+
+@dataclasses.dataclass
+class _Image:
+    alt: str | None
+    src: str
+    figure: _Figure | None
+
+
+class _ChapterFigures(HTMLParser):
+    """The images of a page's article and the ``<figure>`` (number, caption) each is inside."""
+
+    def __init__(self):
+        super().__init__()
+        self.images: list[_Image] = []
+        self.figures: list[_Figure] = []
+        self._article = 0
+        self._figure: _Figure | None = None
+        self._spans: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        classes = (attrs.get("class") or "").split()
+        if tag == "article" and ("bd-article" in classes or self._article):
+            self._article += 1
+        elif not self._article:
+            return
+        elif tag == "figure":
+            self._figure = _Figure()
+            self.figures.append(self._figure)
+        elif tag == "img":
+            self.images.append(_Image(attrs.get("alt"), attrs.get("src") or "", self._figure))
+        elif tag == "span":
+            self._spans.append(" ".join(classes))
+
+    def handle_endtag(self, tag):
+        if tag == "article" and self._article:
+            self._article -= 1
+        elif tag == "figure":
+            self._figure = None
+        elif tag == "span" and self._spans:
+            self._spans.pop()
+
+    def handle_data(self, data):
+        if self._figure is None:
+            return
+        if "caption-number" in self._spans:
+            self._figure.number += data
+        elif "caption-text" in self._spans:
+            self._figure.caption += data
+
+
+#: The file name myst-nb gives an output image (the hash of its bytes), which the HTML writer
+#: makes its alt text when the cell gives none.
+_HASH_NAME = re.compile(r"[0-9a-f]{32,}(\.\w+)?")
+
+
+def test_every_figure_of_a_chapter_is_numbered_captioned_and_described(built_book):
+    html = built_book / "_build" / "html" / "outputs" / "notebooks"
+    pages = sorted(html.glob("*.html"))
+    assert [p.stem for p in pages] == sorted(p.stem for p in (built_book / "notebooks").glob("*.md"))
+    for page in pages:
+        parser = _ChapterFigures()
+        parser.feed(page.read_text())
+        assert parser.images, f"{page.name} shows no figure"
+        for image in parser.images:
+            where = f"{page.name}: image {image.src[:60]!r}"
+            assert image.figure is not None, f"{where} is not inside a <figure>"
+            assert re.fullmatch(r"Fig\. \d+(\.\d+)*", image.figure.number.strip()), where
+            assert len(image.figure.caption.split()) >= 5, f"{where}: caption {image.figure.caption!r}"
+            alt = (image.alt or "").strip()
+            assert len(alt.split()) >= 5 and not _HASH_NAME.search(alt), f"{where}: alt text {alt!r}"
+        numbers = [f.number.strip() for f in parser.figures]
+        assert len(set(numbers)) == len(numbers), f"{page.name}: figure numbers {numbers}"
+        assert len(parser.figures) == len(parser.images), f"{page.name}: a figure with no image"
+
+
 def test_report_links_to_the_sections_that_check_each_claim(built_book):
     html = built_book / "_build" / "html"
     report = html / "outputs" / "report.html"

@@ -48,3 +48,14 @@ def test_the_concluding_list_of_failed_checks_is_no_problem(tmp_path):
     other = {"output_type": "error", "ename": "ValueError", "evalue": "bad", "traceback": []}
     problems = notebook_problems(write(tmp_path, [other], flag, source="claims.conclude()"))
     assert problems == ["papermill recorded an exception during execution", "cell 0 raised ValueError: bad"]
+
+
+def test_a_figure_without_caption_or_alt_text_is_a_problem(tmp_path):
+    image = {"output_type": "display_data", "data": {"image/png": ""}, "metadata": {}}
+    source = 'show_figure(fig, "a1_gap", layout)'
+    problems = notebook_problems(write(tmp_path, [image], source=source))
+    assert problems == [
+        "cell 0 shows a figure: no caption (cell metadata mystnb.figure.caption)",
+        "cell 0 shows a figure: no name (cell metadata mystnb.figure.name)",
+        "cell 0 shows a figure: no alt text (cell metadata mystnb.image.alt)",
+    ]

@@ -77,7 +77,7 @@ def test_draw_unit_rows_shows_the_normalized_iterate():
     W = trace["W"][4] / np.linalg.norm(trace["W"][4])
     ends = [line.get_xydata()[1] for line in ax.lines[1::2]]
     np.testing.assert_allclose(ends, W)
-    assert ax.get_title() == f"k = {trace.iterations[4]}, corr = {trace['corr'][4]:.3f}"
+    assert ax.get_title() == rf"$k$ = {trace.iterations[4]}, $\operatorname{{corr}}$ = {trace['corr'][4]:.3f}"
 
 
 def test_unit_rows_moves_only_the_iterate_between_frames():
@@ -92,7 +92,8 @@ def test_unit_rows_moves_only_the_iterate_between_frames():
         W = trace["W"][i] / np.linalg.norm(trace["W"][i])
         np.testing.assert_allclose([line.get_xydata()[1] for line in ax.lines[1::2]], W)
         np.testing.assert_allclose([line.get_xydata()[1] for line in ax.lines[::2]], target)
-        assert ax.get_title() == f"k = {trace.iterations[i]}, corr = {trace['corr'][i]:.3f}"
+        corr = trace["corr"][i]
+        assert ax.get_title() == rf"$k$ = {trace.iterations[i]}, $\operatorname{{corr}}$ = {corr:.3f}"
     assert list(ax.get_children()) == artists  # the same artists, moved
     assert ax.get_xlim() == (-1.5, 1.5)
 
@@ -104,7 +105,7 @@ def test_draw_graph_draws_every_edge_and_shades_the_sccs():
     draw_graph(ax, g, 6)
     assert len(ax.texts) - len(g.nodes) == len(g.edges)  # one arrow (annotation) per edge
     assert len(ax.patches) == len(g.cyclic_components)
-    assert ax.get_title() == f"G({g.k})"
+    assert ax.get_title() == rf"$\mathcal{{G}}^{{({g.k})}}$"  # math text: G^(k)
 
 
 def test_band_is_the_mean_and_the_10_90_spread():

@@ -1,6 +1,12 @@
-"""Figure output: PNG and PDF written deterministically, the saved PNG shown at the inline size."""
+"""Figure output: PNG and PDF written deterministically, the saved PNG shown at the inline size.
+
+Every figure of a chapter is a numbered figure of the book: its cell carries a caption, a name
+and alt text (``figure_cell_problems``), and its text is readable at the page's width.
+"""
 
 from __future__ import annotations
+
+import warnings
 
 import matplotlib
 
@@ -11,7 +17,9 @@ import pytest
 from PIL import Image as PILImage
 
 from ntpnb.chapter import plotting
-from ntpnb.chapter.paths import output_layout
+from ntpnb.chapter.paths import notebook_sources, output_layout
+
+from conftest import ROOT
 
 
 def _figure():
@@ -56,13 +64,118 @@ def test_show_animation_renders_only_where_figures_are_wanted(figures, monkeypat
     monkeypatch.setattr("IPython.display.display", lambda obj: shown.append(obj))
     fig = _figure()
     (line,) = fig.axes[0].lines
-    assert plotting.show_animation(fig, lambda i: line.set_ydata([i, 0, i]), [0, 1]) is None
+    alt = 'A "V" that flattens'
+    assert plotting.show_animation(fig, lambda i: line.set_ydata([i, 0, i]), [0, 1], alt=alt) is None
     assert not plt.fignum_exists(fig.number)
     if figures == "on":
         (html,) = shown
         assert "<script" in html.data and "anim" in html.data
+        assert '<img alt="A &quot;V&quot; that flattens" id="_anim_img' in html.data
     else:
         assert not shown
+
+
+def test_an_animation_without_alt_text_is_refused():
+    fig = _figure()
+    with pytest.raises(ValueError, match="alt"):
+        plotting.show_animation(fig, lambda i: None, [0, 1], alt="  ")
+    assert not plt.fignum_exists(fig.number)
+
+
+def test_show_figure_warns_of_text_the_page_would_shrink_below_the_minimum(tmp_path, monkeypatch):
+    monkeypatch.setattr("IPython.display.display", lambda obj: None)
+    layout = output_layout(tmp_path / "out")
+    plotting.use_style()
+    fig, ax = plt.subplots(figsize=(plotting.PAGE_WIDTH - 0.4, 3.0))
+    ax.set(xlabel=r"$\|W_k\|$", ylabel="y")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a figure that fits the page, in the book's sizes
+        plotting.show_figure(fig, "fits", layout)
+    fig, ax = plt.subplots(figsize=(2 * plotting.PAGE_WIDTH, 3.0))  # shrunk to half
+    ax.set(xlabel="iteration $k$", xticks=[], yticks=[])
+    with pytest.warns(
+        UserWarning, match=r"figure wide: text smaller than 9 pt .*'iteration \$k\$' \(5\.\d pt\)"
+    ):
+        plotting.show_figure(fig, "wide", layout)
+
+
+def test_small_text_measures_text_at_the_size_the_page_shows_it():
+    plotting.use_style()
+    fig, ax = plt.subplots()
+    ax.set_title("title", fontsize=12)
+    ax.plot([0, 1], label="curve")
+    ax.legend(fontsize=7)
+    assert ("curve", 7.0) in plotting.small_text(fig, plotting.PAGE_PIXELS)
+    assert "title" not in dict(plotting.small_text(fig, plotting.PAGE_PIXELS))
+    halved = dict(plotting.small_text(fig, 2 * plotting.PAGE_PIXELS))
+    assert halved["title"] == pytest.approx(6.0) and halved["curve"] == pytest.approx(3.5)
+    plt.close(fig)
+
+
+FIGURE = {"name": "fig-a1_gap", "caption": "The gap falls."}
+
+
+@pytest.mark.parametrize(
+    ("source", "metadata", "problems"),
+    [
+        ("x = 1", {}, []),
+        ("from ntpnb.chapter import show_figure, show_animation", {}, []),
+        (
+            'show_figure(fig, "a1_gap", layout)',
+            {"mystnb": {"figure": FIGURE, "image": {"alt": "A line."}}},
+            [],
+        ),
+        ('show_figure(fig, "a1_gap", layout)', {}, ["no caption", "no name", "no alt text"]),
+        (
+            'show_figure(fig, "a1_gap", layout)',
+            {"mystnb": {"figure": {**FIGURE, "caption": " "}, "image": {"alt": "A line."}}},
+            ["no caption"],
+        ),
+        (
+            'show_figure(fig, "a1_gap", layout)',
+            {"mystnb": {"figure": {**FIGURE, "name": "fig-other"}, "image": {"alt": "A line."}}},
+            ["named 'fig-other', not fig-a1_gap"],
+        ),
+        (
+            'show_figure(fig, "a1_gap", layout)',
+            {"mystnb": {"figure": FIGURE}},
+            ["no alt text (cell metadata"],
+        ),
+        (
+            'show_figure(f, "a", layout)\nshow_figure(g, "b", layout)',
+            {"mystnb": {"figure": FIGURE, "image": {"alt": "A line."}}},
+            ["shows 2 figures"],
+        ),
+        ("show_animation(fig, draw, frames, alt='Rows turn.')", {"mystnb": {"figure": FIGURE}}, []),
+        (
+            "show_animation(fig, draw, frames)",
+            {"mystnb": {"figure": {**FIGURE, "name": "anim"}}},
+            ["named 'anim': a figure's name starts with fig-", "no alt text (show_animation's"],
+        ),
+    ],
+)
+def test_figure_cell_problems_name_what_a_figure_cell_lacks(source, metadata, problems):
+    found = plotting.figure_cell_problems(source, metadata)
+    assert len(found) == len(problems), found
+    for problem, expected in zip(found, problems, strict=True):
+        assert problem.startswith(expected), (problem, expected)
+
+
+@pytest.mark.parametrize("path", notebook_sources(ROOT), ids=lambda p: p.stem)
+def test_every_figure_of_a_chapter_is_captioned_named_and_described(path):
+    import jupytext
+
+    nb = jupytext.read(path)
+    shown = 0
+    for index, cell in enumerate(nb.cells):
+        if cell.cell_type != "code":
+            continue
+        assert plotting.figure_cell_problems(cell.source, cell.metadata) == [], f"cell {index}"
+        if plotting.figure_cell_problems(cell.source, {}):  # a cell that shows a figure
+            shown += 1
+            caption = cell.metadata["mystnb"]["figure"]["caption"]
+            assert len(caption.split()) >= 8, f"cell {index}: a caption says what the figure shows"
+    assert shown, f"{path.name} shows no figure"
 
 
 @pytest.mark.parametrize(("top", "minor"), [(1e2, True), (1e3, True), (1e6, False)])
