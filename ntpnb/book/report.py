@@ -79,15 +79,20 @@ Sections = dict[str, dict[tuple[str, str], tuple[str, str]]]
 _STRONG = (NOT_REPRODUCED, CHECK_FAILED, PARTIAL, INCONCLUSIVE)
 
 
-def run_setting(record: RunRecord | None, checks: Sequence[Check]) -> str:
-    """``quick``, or ``paper; n_g=121``: the profile and ``-p`` overrides the checks ran with.
+def _setting(record: RunRecord | None, checks: Sequence[Check]) -> tuple[str, str]:
+    """The profile the checks ran with, and its ``-p`` overrides as ``k=v, ...`` ("" for none).
 
     From the tree's run record; without one (an older tree), the profiles the checks name.
     """
     if record is None:
-        return ", ".join(sorted({c.profile for c in checks}))
-    overrides = ", ".join(f"{k}={v}" for k, v in sorted(record.overrides.items()))
-    return f"{record.profile}; {overrides}" if overrides else record.profile
+        return ", ".join(sorted({c.profile for c in checks})), ""
+    return record.profile, ", ".join(f"{k}={v}" for k, v in sorted(record.overrides.items()))
+
+
+def run_setting(record: RunRecord | None, checks: Sequence[Check]) -> str:
+    """``quick``, or ``paper; n_g=121``: the profile and ``-p`` overrides the checks ran with."""
+    profile, overrides = _setting(record, checks)
+    return f"{profile}; {overrides}" if overrides else profile
 
 
 def _claim_result(verdict: Verdict, checks: Sequence[Check], record: RunRecord | None = None) -> str:
@@ -434,8 +439,8 @@ def render_report(layout: OutputLayout, absent: Sequence[str] = ()) -> str:
         if not record.checks:
             continue
         notebook = record.notebook
-        setting = run_setting(run, record.checks).split("; ", 1)
-        profile = f"`{setting[0]}` profile" + (f" with {_escape(setting[1])}" if len(setting) > 1 else "")
+        profile_name, overrides = _setting(run, record.checks)
+        profile = f"`{profile_name}` profile" + (f" with {_escape(overrides)}" if overrides else "")
         title = _escape(titles.get(notebook, notebook))
         lines += [
             f"### {_escape(notebook.split('_', 1)[0])}. {title}",
