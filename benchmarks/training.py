@@ -30,9 +30,9 @@ from ntpnb import optim
 from ntpnb.attention import identity_head, make_problem, stack_problems, train
 from ntpnb.attention.experiments import _trial_data
 from ntpnb.attention.model import Problem
+from ntpnb.chapter.parameters import profile_parameters
 from ntpnb.linear.data import NTPData
 from ntpnb.linear.descent import run_decoder
-from ntpnb.runner.profiles import profile_parameters
 
 from . import attention
 from .instances import fresh_copy, gaussian_instance

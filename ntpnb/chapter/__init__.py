@@ -11,7 +11,8 @@ A notebook imports these names from here (``from ntpnb.chapter import ClaimLog, 
 * :mod:`.plotting`: the figure style and figure files; :mod:`.figures`: the panels the
   chapters draw (Paper A's four panels, Fig. 1, token-priority graphs, bands over trials);
   :mod:`.prose`: numbers glued into the chapter's text, and the phrases and tables written
-  from them;
+  from them; :mod:`.parameters`: every notebook's parameters per profile, glued into its prose
+  with the values of the run (:func:`glue_parameters`);
 * :mod:`.progress`: the progress of a long loop, shown in Jupyter or by ``ntpnb reproduce``;
 * :mod:`.platform`: the machine a run recorded (CPU, BLAS kernel and threads, versions);
 * :mod:`.paths` and :mod:`.atomic`: where outputs go, and how every file is written.
@@ -58,6 +59,7 @@ _ORIGINS = {
     **dict.fromkeys(["COLORS", "PAGE_WIDTH", "show_animation", "show_figure", "use_style"], ".plotting"),
     **dict.fromkeys(["describe_change", "glue_number", "glue_text", "markdown_table", "sentences"], ".prose"),
     **dict.fromkeys(["CLAIMS", "claim_spec", "paper_value"], ".registry"),
+    "glue_parameters": ".parameters",
     **dict.fromkeys(["Sample", "sample_of"], ".statistical"),
 }
 
@@ -98,6 +100,7 @@ __all__ = [
     "band",
     "glue_number",
     "glue_text",
+    "glue_parameters",
     "describe_change",
     "sentences",
     "markdown_table",

@@ -2,7 +2,6 @@
 
 The entry is :func:`reproduce` (``ntpnb reproduce``). Its parts, in the order a run meets them:
 
-* :mod:`.profiles`: every notebook's parameter values per profile, and ``-p`` overrides;
 * :mod:`.choice`: which notebooks run, with which parameters, and their cache keys;
 * :mod:`.lock`: one command at a time per output tree;
 * :mod:`.workers`, :mod:`.kernels`, :mod:`.processes`: one worker process and kernel per
@@ -11,16 +10,17 @@ The entry is :func:`reproduce` (``ntpnb reproduce``). Its parts, in the order a 
   its outputs promoted when it succeeded, or its failure kept and described;
 * :mod:`.timings`: how long each notebook took.
 
-It builds on :mod:`ntpnb.chapter` (the output layout, atomic writes, the claim record) and the
+It builds on :mod:`ntpnb.chapter` (the output layout, atomic writes, the claim record, every
+notebook's parameter values per profile and ``-p`` overrides: :mod:`ntpnb.chapter.parameters`) and the
 core, never on the book build (:mod:`ntpnb.book`).
 """
 
 from __future__ import annotations
 
+from ..chapter.parameters import PROFILE_NAMES, PROFILES, parse_overrides, read_parameters_cell
 from .choice import select_notebooks
 from .execute import RunResult
 from .lock import output_lock
-from .profiles import PROFILE_NAMES, PROFILES, parse_overrides, read_parameters_cell
 from .run import DEFAULT_SEEDS, reproduce
 
 __all__ = [

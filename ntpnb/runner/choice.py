@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..chapter.parameters import SLOWEST_FIRST, apply_overrides
 from ..chapter.paths import OutputLayout, load_timings, notebook_sources
 from ..chapter.provenance import (
     Manifest,
@@ -39,7 +40,6 @@ from ..chapter.provenance import (
     write_manifest,
 )
 from ..errors import NTPError, PathError
-from .profiles import SLOWEST_FIRST, apply_overrides
 
 __all__ = [
     "NotebookRun",
@@ -120,7 +120,7 @@ def choose_notebooks(
     """The notebooks of the project at ``root`` that ``names`` choose, each with its parameters.
 
     The parameters are the profile's with ``overrides`` (text, see
-    :func:`~ntpnb.runner.profiles.apply_overrides`) applied, checked for every notebook before
+    :func:`~ntpnb.chapter.parameters.apply_overrides`) applied, checked for every notebook before
     anything runs.
 
     Raises
@@ -222,7 +222,7 @@ def longest_first(runs: Sequence[NotebookRun], profile: str) -> list[NotebookRun
     So the slowest notebook does not start last and leave the other workers idle. A further seed
     of a sweep with no time of its own is expected to take what its notebook last took at the
     book's seed. Among the notebooks with no recorded time, those of
-    :data:`~ntpnb.runner.profiles.SLOWEST_FIRST` come first, in its order, then the others in the
+    :data:`~ntpnb.chapter.parameters.SLOWEST_FIRST` come first, in its order, then the others in the
     order asked.
     """
     rank = {name: i for i, name in enumerate(SLOWEST_FIRST)}

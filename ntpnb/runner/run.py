@@ -24,6 +24,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..chapter.parameters import INT_RANGE
 from ..chapter.paths import DEFAULT_OUTPUT_DIRNAME, OutputLayout, exploratory_output_dir, output_layout
 from ..chapter.provenance import BOOK_PROFILE, RunRecord, is_book_run, load_run_record, write_run_record
 from ..errors import NTPError, PathError, RunInterruptedError
@@ -44,7 +45,6 @@ from .display import Display
 from .execute import RunResult, cached_result
 from .kernels import run_environment
 from .lock import output_lock
-from .profiles import INT_RANGE
 from .staging import remove_leftovers
 from .timings import record_timings
 from .workers import default_jobs, run_in_workers
@@ -169,7 +169,7 @@ def claim_tree(layout: OutputLayout, record: RunRecord) -> None:
 
 
 def _check_sweep_seeds(notebook: str, parameters: Mapping[str, Any], seeds: int) -> None:
-    """Refuse a sweep whose last seed would pass :data:`~ntpnb.runner.profiles.INT_RANGE`."""
+    """Refuse a sweep whose last seed would pass :data:`~ntpnb.chapter.parameters.INT_RANGE`."""
     base = parameters.get("seed")
     if isinstance(base, int) and not isinstance(base, bool) and base + seeds - 1 > INT_RANGE[1]:
         raise NTPError(

@@ -156,6 +156,21 @@ def test_every_figure_of_a_chapter_is_numbered_captioned_and_described(built_boo
         assert len(parser.figures) == len(parser.images), f"{page.name}: a figure with no image"
 
 
+def test_tables_render_as_tables_and_parameters_show_their_values(built_book):
+    """A cell's Markdown table is an HTML table (not lines of pipes); a glued parameter is filled."""
+    html = built_book / "_build" / "html" / "outputs" / "notebooks"
+    for page in sorted(html.glob("*.html")):
+        text = page.read_text()
+        assert not re.search(r"\|\s*-{3,}\s*\|", text), f"{page.name} shows a Markdown table as text"
+    chapter = (html / "06_attention.html").read_text()
+    table = chapter[chapter.index('id="the-setting-side-by-side"') :]
+    assert "<th" in table[: table.index("</table>")] and "official code" in table
+    trials = json.loads((built_book / "outputs" / "claims" / "06_attention.json").read_text())
+    shown = trials["parameters"]["n_trials"]
+    named = rf'pasted-text">{shown}</span>[^<]{{0,40}}<code[^>]*><span class="pre">n_trials<'
+    assert re.search(named, chapter), "the run's n_trials, beside its name"
+
+
 def test_report_links_to_the_sections_that_check_each_claim(built_book):
     html = built_book / "_build" / "html"
     report = html / "outputs" / "report.html"

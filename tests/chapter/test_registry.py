@@ -61,7 +61,12 @@ def test_a_paper_value_is_data_of_the_registry():
     assert paper_value("A8", "entropy") == TOY2D_ENTROPY  # the entropy our 2D instance is tempered to
     b11 = CLAIMS["B11"]
     assert all(part in b11.paper_value for part in ("$> 0.99$", "$9.59$ (global)", "$0.09$ (local)"))
-    assert dict(b11.values) == {"local_corr": 0.99, "global_distance": 9.59, "local_distance": 0.09}
+    assert dict(b11.values) == {
+        "local_corr": 0.99,
+        "global_distance": 9.59,
+        "local_distance": 0.09,
+        "trials": 100,
+    }
     with pytest.raises(NTPError, match="local_corr, global_distance"):
         paper_value("B11", "corr")
     with pytest.raises(NTPError, match="values: none"):
@@ -107,7 +112,7 @@ def test_paper_values_are_not_typed_in_checks_or_profiles():
         for text in (q for cell in cells for q in _quoted_paper_values(cell)):
             typed = [numbers[n] for n in _typed(text, numbers)]
             assert not typed, f"{path.stem}: paper={text!r} types {typed}: use paper_value"
-    tree = ast.parse((ROOT / "ntpnb" / "runner" / "profiles.py").read_text())
+    tree = ast.parse((ROOT / "ntpnb" / "chapter" / "parameters.py").read_text())
     checked = {p.stem: _checked_ids(p.read_text()) for p in (ROOT / "notebooks").glob("*.md")}
     for notebook in (n for n in ast.walk(tree) if isinstance(n, ast.Dict)):
         for name, per in zip(notebook.keys, notebook.values, strict=True):
@@ -120,7 +125,7 @@ def test_paper_values_are_not_typed_in_checks_or_profiles():
                     if isinstance(value, ast.Constant) and type(value.value) in (int, float):
                         typed = _typed(f"{value.value:g}", numbers)
                         assert not typed or key.value in allowed, (
-                            f"profiles.py: {name.value} {key.value} = {value.value} is "
+                            f"parameters.py: {name.value} {key.value} = {value.value} is "
                             f"{numbers[typed[0]]}: use paper_value"
                         )
 

@@ -21,8 +21,8 @@ from pathlib import Path
 
 import pytest
 
+from ntpnb.chapter import parameters as profiles
 from ntpnb.chapter.atomic import atomic_path, atomic_write_text, is_temporary
-from ntpnb.runner import profiles
 from ntpnb.runner.processes import marked_processes
 
 from conftest import ROOT

@@ -12,9 +12,10 @@ import jupytext
 import pytest
 
 from ntpnb import settings
+from ntpnb.chapter import parameters as profiles
 from ntpnb.chapter.paths import exploratory_output_dir, notebook_sources
 from ntpnb.errors import NTPError
-from ntpnb.runner import choice, kernels, profiles, reproduce, workers
+from ntpnb.runner import choice, kernels, reproduce, workers
 from ntpnb.runner.choice import cache_key, package_fingerprint, select_notebooks
 
 from conftest import ROOT

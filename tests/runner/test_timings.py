@@ -12,8 +12,8 @@ from ntpnb.book.benchmarks_page import (
     format_timings,
     render_benchmarks_page,
 )
+from ntpnb.chapter import parameters as profiles
 from ntpnb.chapter.paths import load_timings, output_layout
-from ntpnb.runner import profiles
 from ntpnb.runner import run as run_module
 from ntpnb.runner.execute import RunResult
 from ntpnb.runner.run import reproduce

@@ -1,4 +1,4 @@
-"""Execution profiles: the parameter values of every notebook, in one place.
+"""A chapter's parameters: their values in every execution profile, in one place.
 
 ``paper`` reproduces the papers' settings; ``quick`` is a seconds-scale run used by the test
 suite. ``ntpnb reproduce`` injects the chosen profile's values (plus ``profile`` and
@@ -13,6 +13,8 @@ refers to the registry of claims (:func:`~ntpnb.chapter.registry.paper_value`).
 
 What each parameter means is written once, as the comment of its line in the ``parameters``
 cell (:func:`read_parameters_cell`), which the chapter's reader sees and ``ntpnb list`` prints.
+A chapter's prose names a parameter with the value its run used, glued from the run
+(:func:`glue_parameters`, shown as ``{glue:text}`par_NAME```), never typed.
 """
 
 from __future__ import annotations
@@ -27,9 +29,10 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from ..chapter.claims import PROFILE_NAMES
-from ..chapter.registry import paper_value
-from ..errors import NTPError
+from ..errors import InvalidDataError, NTPError
+from .claims import PROFILE_NAMES
+from .prose import glue_text
+from .registry import paper_value
 
 __all__ = [
     "PROFILE_NAMES",
@@ -40,6 +43,9 @@ __all__ = [
     "CellParameter",
     "read_parameters_cell",
     "parse_parameters_cell",
+    "GLUE_KEY",
+    "format_parameter",
+    "glue_parameters",
 ]
 
 #: Paper A, Figs. 1-5 (App. A): the settings of chapter 03.
@@ -185,7 +191,7 @@ _RAW: dict[str, dict[str, dict[str, Any]]] = {
     "06_attention": {
         "paper": {
             "seed": 0,
-            "n_trials": 100,
+            "n_trials": int(paper_value("B11", "trials")),  # App. D: the trials of each mean
             "n_jobs": 1,
             "n_iter": 4000,
             "lr_global": 0.01,
@@ -290,7 +296,7 @@ def profile_parameters(notebook: str, profile: str) -> dict[str, Any]:
     if profile not in PROFILE_NAMES:
         raise NTPError(f"unknown profile {profile!r}; use one of {', '.join(PROFILE_NAMES)}")
     if notebook not in PROFILES:
-        raise NTPError(f"notebook {notebook!r} has no profile in ntpnb/runner/profiles.py")
+        raise NTPError(f"notebook {notebook!r} has no profile in ntpnb/chapter/parameters.py")
     return dict(PROFILES[notebook][profile])
 
 
@@ -523,3 +529,54 @@ def _heading(own_line: Mapping[int, str], previous: int, line: int, heading: str
     while first - 1 > previous and first - 1 in own_line:
         first -= 1
     return " ".join(own_line[n] for n in range(first, line))
+
+
+#: The glue name of a parameter's value: ``{glue:text}`par_m``` in a chapter's prose.
+GLUE_KEY = "par_{name}"
+
+
+def format_parameter(value: Any) -> str:
+    """A parameter's value as a chapter's prose shows it.
+
+    Numbers as Python prints them (``0.5``, ``20000``, ``1e-06``), a list as its items joined
+    by commas, a list of pairs as ``(5, 2), (10, 3)``, a string as itself.
+
+    Raises
+    ------
+    InvalidDataError
+        If ``value`` is none of the literals a parameters cell holds.
+    """
+    if isinstance(value, str):
+        return value
+    if value is None or isinstance(value, (bool, int)):
+        return repr(value)
+    if isinstance(value, float):
+        return f"{value:g}"
+    if isinstance(value, (list, tuple)):
+        items = [format_parameter(item) for item in value]
+        if value and all(isinstance(item, (list, tuple)) for item in value):
+            return ", ".join(f"({item})" for item in items)
+        return ", ".join(items)
+    raise InvalidDataError(
+        f"a parameter's value is a literal of a parameters cell, not {type(value).__name__}"
+    )
+
+
+def glue_parameters(notebook: str, namespace: Mapping[str, Any]) -> None:
+    """Glue every parameter of ``notebook`` with the value it has in ``namespace`` (this run's).
+
+    The parameters are those of the notebook's profiles (a test keeps them equal to its
+    ``parameters`` cell); each is glued as :data:`GLUE_KEY` (``par_m``) with
+    :func:`format_parameter`, so the prose shows what the run used, after any ``-p`` override.
+
+    Raises
+    ------
+    NTPError
+        If ``notebook`` has no profile, or ``namespace`` lacks one of its parameters.
+    """
+    names = profile_parameters(notebook, "paper")
+    missing = [name for name in names if name not in namespace]
+    if missing:
+        raise NTPError(f"{notebook}: glue_parameters finds no value for {', '.join(missing)}")
+    for name in names:
+        glue_text(GLUE_KEY.format(name=name), format_parameter(namespace[name]))

@@ -1,14 +1,25 @@
-"""The parameters cell of a notebook: its values and what each parameter means."""
+"""A notebook's parameters: the parameters cell, what each means, and their values in the prose."""
 
 from __future__ import annotations
 
+import re
 import textwrap
+from pathlib import Path
 
+import jupytext
 import pytest
 
+from ntpnb.chapter import parameters
+from ntpnb.chapter.parameters import (
+    GLUE_KEY,
+    PROFILES,
+    format_parameter,
+    glue_parameters,
+    parse_parameters_cell,
+    read_parameters_cell,
+)
 from ntpnb.chapter.paths import notebook_sources
-from ntpnb.errors import NTPError
-from ntpnb.runner.profiles import parse_parameters_cell, read_parameters_cell
+from ntpnb.errors import InvalidDataError, NTPError
 
 from conftest import ROOT
 from fake_notebooks import fake_notebook
@@ -96,3 +107,66 @@ def test_a_notebook_without_a_parameters_cell_is_refused(tmp_path):
     with pytest.raises(NTPError) as error:
         read_parameters_cell(path)
     assert str(error.value) == "01_x.md: needs one code cell tagged 'parameters', has 0"
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [
+        (0.5, "0.5"),
+        (1e-6, "1e-06"),
+        (20000, "20000"),
+        (True, "True"),
+        (None, "None"),
+        ("paper", "paper"),
+        ([15, 30, 60], "15, 30, 60"),
+        ([[5, 2], [10, 3]], "(5, 2), (10, 3)"),
+        ([0.8, 1.2], "0.8, 1.2"),
+    ],
+)
+def test_a_parameter_is_shown_as_python_prints_it(value, shown):
+    assert format_parameter(value) == shown
+
+
+def test_a_value_no_parameters_cell_holds_is_refused():
+    with pytest.raises(InvalidDataError, match="literal"):
+        format_parameter({"a": 1})
+
+
+def test_every_parameter_is_glued_with_the_value_of_the_run(monkeypatch):
+    glued = {}
+    monkeypatch.setattr(parameters, "glue_text", lambda name, text: glued.__setitem__(name, text))
+    name = SOURCES[0].stem
+    values = {**PROFILES[name]["quick"], "stray": 1}  # a run at the quick profile
+    glue_parameters(name, values)
+    assert glued == {GLUE_KEY.format(name=k): format_parameter(v) for k, v in PROFILES[name]["quick"].items()}
+    del values["seed"]
+    with pytest.raises(NTPError, match="no value for seed"):
+        glue_parameters(name, values)
+
+
+#: A parameter named in backticks in a chapter's prose, or in a figure's caption.
+_NAMED = re.compile(r"(?<![\w{])`([a-z_][a-z0-9_]*)`")
+
+
+def _paragraphs(source: Path) -> list[str]:
+    """The prose paragraphs and figure captions of a Jupytext notebook (code cells' code left out)."""
+    paragraphs = []
+    for cell in jupytext.read(source).cells:
+        if cell.cell_type == "markdown":
+            paragraphs += cell.source.split("\n\n")
+        else:
+            figure = cell.metadata.get("mystnb", {}).get("figure", {})
+            paragraphs += [figure["caption"]] if "caption" in figure else []
+    return paragraphs
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: p.stem)
+def test_a_parameter_the_prose_names_is_shown_with_the_value_of_the_run(path):
+    """ "5 of `n_trials`" reads as a name left unfilled: the paragraph also shows the run's value."""
+    names = set(PROFILES[path.stem]["paper"])
+    unfilled = []
+    for paragraph in _paragraphs(path):
+        for name in set(_NAMED.findall(paragraph)) & names:
+            if not re.search(rf"\{{glue:text\}}`(\w+_)?{name}`", paragraph):
+                unfilled.append(f"`{name}` in: {paragraph[:80]!r}")
+    assert not unfilled, "show the value with {glue:text}`par_NAME`:\n" + "\n".join(unfilled)
