@@ -170,7 +170,24 @@ def test_run_ngd_rejects_bad_input():
         compiled_step("not a problem")
 
 
-def test_compile_kernels_runs_every_loss():
-    from ntpnb.attention.engine import compile_kernels
+def test_compile_kernels_runs_every_loss(monkeypatch):
+    """Every loss of the model has its compiled step run, so none waits for the compiler later."""
+    from ntpnb.attention import engine
+    from ntpnb.attention.model import LOSSES
 
-    compile_kernels()
+    compiled, ran = {}, []
+    compiled_step, run_ngd = engine.compiled_step, engine.run_ngd
+
+    def compiling(prob):
+        step = compiled_step(prob)
+        compiled[id(step)] = prob.loss
+        return step
+
+    def running(step, *args, **kwargs):
+        ran.append(compiled[id(step)])
+        return run_ngd(step, *args, **kwargs)
+
+    monkeypatch.setattr(engine, "compiled_step", compiling)
+    monkeypatch.setattr(engine, "run_ngd", running)
+    engine.compile_kernels()
+    assert sorted(ran) == sorted(LOSSES)
