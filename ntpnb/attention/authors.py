@@ -21,6 +21,7 @@ __all__ = [
     "AUTHORS_REPOSITORY",
     "AUTHORS_LOCAL_NOTEBOOK",
     "AUTHORS_GLOBAL_NOTEBOOK",
+    "AUTHORS_GLOBAL_DROP_CORR",
     "StoredFigure",
     "AUTHORS_FIG6",
     "AuthorsSetting",
@@ -34,6 +35,10 @@ AUTHORS_REPOSITORY = "https://github.com/yixiao-huang/next-token-prediction"
 AUTHORS_LOCAL_NOTEBOOK = "mc_next_single_layer_local_converge.ipynb"
 #: Their notebook of Figs. 3-4 (global convergence).
 AUTHORS_GLOBAL_NOTEBOOK = "mc_next_single_layer_global_converge.ipynb"
+#: The final correlation below which their notebook of Figs. 3-4 aborts its run: it raises when
+#: a trial's best final correlation (with ``W^mm``, or with ``W^cyc + R W^mm`` at the
+#: least-squares ``R``) is below this and ``W^mm != 0``.
+AUTHORS_GLOBAL_DROP_CORR = 0.9
 
 
 @dataclass(frozen=True)
@@ -114,6 +119,18 @@ AUTHORS_SETTINGS: tuple[tuple[str, tuple[AuthorsSetting, ...]], ...] = (
         "**Figs. 3-4 (B7-B9)**",
         (
             AuthorsSetting(
+                "global_data",
+                "data (Figs. 3-6)",
+                "$E$ on the unit sphere; tokens sampled from $E$; label: the highest-priority"
+                " token (acyclic), sampled from $E$ (general) (App. D)",
+                "$E$: Gaussian rows normalized; $T$ distinct tokens per sequence (`rep_seq=False`);"
+                " label uniform on $[K]$, replaced by a uniform token of its sequence if absent"
+                " (so uniform over the sequence); redrawn until some TPG has a multi-node SCC"
+                " (`check_asyc=False`, `next_data`, data_utils.py; both notebooks); acyclic"
+                " option (`check_asyc=True`): the same labels, redrawn until every TPG is acyclic",
+                ("data_utils.py",),
+            ),
+            AuthorsSetting(
                 "global_loss",
                 "loss, head",
                 "log-loss, $CE^T = I$",
@@ -121,14 +138,48 @@ AUTHORS_SETTINGS: tuple[tuple[str, tuple[AuthorsSetting, ...]], ...] = (
                 (AUTHORS_GLOBAL_NOTEBOOK,),
             ),
             AuthorsSetting(
+                "global_loss_eps",
+                "log-loss: $-\\log$ of",
+                "$u = c_y^T f_W(X)$ (Sec. 3)",
+                "$p_y + \\epsilon$, $\\epsilon$ float64's machine epsilon"
+                " (`torch.log(hat_y + eps)`, train_utils.py `get_loss`)",
+                ("train_utils.py",),
+            ),
+            AuthorsSetting(
                 "global_init", "initialization, dtype", "not stated", "PyTorch default, float64 (`.double()`)"
             ),
             AuthorsSetting(
                 "global_steps",
                 "iterations, step",
-                "4000, NGD 0.01 (App. D)",
-                "`ITN`, NGD (`normalize_grad`, train_utils.py)",
+                "4000, NGD 0.01, $g/\\lVert g\\rVert_F$ (Sec. 5, App. D)",
+                "`ITN = 4000`, `lr = 0.01`; $g/(\\lVert g\\rVert + \\epsilon)$"
+                " (`normalize_grad`, train_utils.py)",
                 ("train_utils.py",),
+            ),
+            AuthorsSetting(
+                "global_refs",
+                "references",
+                "$W^{cyc}$: GD from zero on the cyclic sub-dataset (App. D); $W^{mm}$: not stated",
+                "$W^{mm}$: CVXPY's SCS at its default tolerance (`W_svm_solver_cvxpy`,"
+                " nxt_token_solver.py); $W^{cyc}(\\tau)$: NGD from 0, loss / n (`train_Wfin`,"
+                " train_utils.py), against $W(\\tau)$ at the same step",
+                ("nxt_token_solver.py", "train_utils.py"),
+            ),
+            AuthorsSetting(
+                "global_trials",
+                "trials kept",
+                "100 (Sec. 5, App. D)",
+                f"`epochs = 10`; a trial whose best final corr (with $W^{{mm}}$ or"
+                f" $W^{{cyc}} + R\\,W^{{mm}}$) is below {AUTHORS_GLOBAL_DROP_CORR:g} aborts the run"
+                f" ({AUTHORS_GLOBAL_NOTEBOOK})",
+                (AUTHORS_GLOBAL_NOTEBOOK,),
+            ),
+            AuthorsSetting(
+                "recorded_steps",
+                "recorded steps (Figs. 3-6)",
+                "not stated",
+                "every step, $W(1), \\dots, W(\\mathrm{ITN})$, linear axis (visualizer.py)",
+                ("visualizer.py",),
             ),
             AuthorsSetting(
                 "fig4b_axis",
@@ -179,6 +230,22 @@ AUTHORS_SETTINGS: tuple[tuple[str, tuple[AuthorsSetting, ...]], ...] = (
                 "selection threshold",
                 "$s_{t_1} > 0$",
                 "`C_thres = 1e-2` on attention per token id; (9e-3, 1e-2] no edge (`E_thres`)",
+            ),
+            AuthorsSetting(
+                "pseudo_iterate",
+                "pseudo TPGs of",
+                "$W^{GD}$",
+                "the attention of `train_W`'s last forward pass: $W$ one step before the end"
+                f" (`model.attn[0]`, {AUTHORS_LOCAL_NOTEBOOK})",
+                (AUTHORS_LOCAL_NOTEBOOK,),
+            ),
+            AuthorsSetting(
+                "local_svm",
+                "$\\widetilde W^{mm}$",
+                "Graph-SVM of the pseudo TPGs",
+                "SCS (`W_svm_solver_cvxpy`, nxt_token_solver.py); a token in the"
+                " `E_thres` band has no edge but a strict constraint",
+                ("nxt_token_solver.py",),
             ),
             AuthorsSetting(
                 "pseudo_subset",

@@ -44,6 +44,13 @@ def test_the_papers_numbers_come_from_the_registry():
     assert other["selection threshold"] == "$s_{t_1} > 0$"  # text without a field stays
 
 
+def test_the_global_filter_states_the_constant_it_names():
+    from ntpnb.attention.authors import AUTHORS_GLOBAL_DROP_CORR
+
+    row = next(s for s in SETTINGS if s.key == "global_trials")
+    assert f"below {AUTHORS_GLOBAL_DROP_CORR:g} aborts" in row.code
+
+
 def test_the_books_column_must_give_every_setting_once():
     with pytest.raises(InvalidDataError, match=r"missing.*global_loss"):
         settings_rows({k: v for k, v in BOOK.items() if k != "global_loss"}, paper_value)
