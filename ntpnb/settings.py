@@ -10,6 +10,11 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
+#: float64's machine epsilon, 2^-52 (``numpy.finfo(float).eps``): the unit of the package's
+#: rounding bounds (a sum of ``n`` products rounds by at most about ``n eps`` of its absolute
+#: terms). A fact of the format, not a choice: the tolerances below are chosen for it.
+FLOAT64_EPS: float = 2.0**-52
+
 #: Probability vectors must sum to one within PROB_SUM_RTOL (float32 precision: a float32
 #: softmax misses 1 by 1e-8 to 1e-6 depending on the vocabulary size); those that miss by more
 #: than PROB_SUM_ATOL (float64 rounding) are divided by their sum in float64.
@@ -267,9 +272,9 @@ PATH_START_RADIUS: float = 0.5
 #: How many times a step between two radii may be halved (geometrically) before giving up.
 PATH_MAX_SUBDIVISIONS: int = 40
 #: The smallest KKT multiplier a certified W_B may have: the smallest normal double divided
-#: by the unit roundoff (about 1e-292), so that quantities of size lambda * eps (the scale of
+#: by the machine epsilon (about 1e-292), so that quantities of size lambda * eps (the scale of
 #: the KKT residual being certified) are still normal doubles with full 53-bit precision.
-PATH_MIN_LAMBDA: float = 2.2250738585072014e-308 / 2.220446049250313e-16
+PATH_MIN_LAMBDA: float = 2.2250738585072014e-308 / FLOAT64_EPS
 
 #: The regularization path is solved in the Gram form (ntpnb.linear.regpath_gram: V blocks of
 #: size at most m instead of a dense Newton system of size (V - 1) m) when H has full row rank

@@ -546,7 +546,7 @@ class _SquareRoot:
         for it in range(1, max_iter + 1):
             W, C, t = self.step(active)
             L = self.H @ W.T
-            noise = 2 * d * np.finfo(float).eps * (np.abs(self.H) @ np.abs(W).T)
+            noise = 2 * d * settings.FLOAT64_EPS * (np.abs(self.H) @ np.abs(W).T)
             violated = off & ~active & (L - t[:, None] > np.maximum(_VIOLATION_TOL, 2 * noise))
             dropped = active & (C >= 0)
             if not violated.any() and not dropped.any():

@@ -164,7 +164,7 @@ def _lp_rows(data: NTPData) -> np.ndarray:
 # ---------------------------------------------------------------------------- verification
 def _eps(n: int) -> float:
     """A bound on the relative rounding of a float64 sum of ``n`` products (``2 n eps``)."""
-    return 2.0 * max(n, 1) * np.finfo(float).eps
+    return 2.0 * max(n, 1) * settings.FLOAT64_EPS
 
 
 def verified_margin(H: np.ndarray, mask: np.ndarray, W: np.ndarray) -> tuple[float, np.ndarray]:

@@ -83,8 +83,6 @@ from .pathloss import NoConvergenceError, SplitLoss, split_loss, star_exponents
 
 __all__ = ["GramStructure", "gram_structure"]
 
-_EPS = float(np.finfo(float).eps)
-
 #: Newton's system is solved again on its residual until each block of the correction is at
 #: most the asked tolerance of the answer (never below _REFINE_RTOL), in at most _MAX_REFINE
 #: rounds with the factors of the matrix itself.
@@ -276,7 +274,7 @@ class _NewtonFactors:
             self.Delta = Delta = lam / pi_q
         diag_K = np.diag(K)
         # psi_jv is below the rounding of its equations when lambda / (pi q) > K_jj / eps
-        self.keep = keep = Delta * _EPS <= diag_K[:, None]
+        self.keep = keep = Delta * settings.FLOAT64_EPS <= diag_K[:, None]
         # where lambda / (pi q) <= K_jj the logits are read as psi / (pi q), else from the residual
         self.first = Delta <= diag_K[:, None]
         self.blocks: list[tuple[int, np.ndarray | None, np.ndarray]] = []
@@ -310,7 +308,7 @@ class _NewtonFactors:
         diag_K = np.diag(K)[:, None]
         with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
             Delta = lam / pi_q
-            keep = Delta * _EPS <= diag_K
+            keep = Delta * settings.FLOAT64_EPS <= diag_K
             rel = np.abs(Delta - self.Delta) / (diag_K + self.Delta)
             alone = diag_K / (diag_K + np.where(keep, Delta, self.Delta))
         rel = np.where(keep & self.keep, rel, np.where(keep | self.keep, alone, 0.0))

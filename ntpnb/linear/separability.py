@@ -81,8 +81,6 @@ from .subspace import context_scales, embedding_svd, f_decomposition, uses_dense
 
 __all__ = ["SEPARABILITY_METHODS", "is_separable", "separating_direction", "satisfies_definition_2"]
 
-_EPS = float(np.finfo(float).eps)
-
 #: The ``method`` of a decision made by a solve from ``H`` alone (:func:`_from_embeddings`).
 LEAST_SQUARES_METHOD = "least squares"
 #: The ``method`` of a decision where there is no inequality (``W = 0``).
@@ -178,11 +176,11 @@ class _Rows:
 
     def rounding(self, x: np.ndarray) -> np.ndarray:
         """A bound on the rounding of each entry of ``M @ x``."""
-        return 2 * self.per_row * _EPS * (self.abs @ np.abs(x))
+        return 2 * self.per_row * settings.FLOAT64_EPS * (self.abs @ np.abs(x))
 
     def transposed_rounding(self, y: np.ndarray) -> np.ndarray:
         """A bound on the rounding of each entry of ``M^T @ y``."""
-        return 2 * self.per_column * _EPS * (self.abs.T @ np.abs(y))
+        return 2 * self.per_column * settings.FLOAT64_EPS * (self.abs.T @ np.abs(y))
 
     def resolution(self) -> float:
         """The rounding bound of the worst entry of ``M @ x`` at ``max|x| = 1``: ``rho_margin`` for ``A``."""
@@ -244,7 +242,7 @@ def _certificate(A: _Rows, G: _Rows, lam: np.ndarray, mu: np.ndarray, method: st
         return None
     r = A.M.T @ lam + G.M.T @ mu
     rounding = float((A.transposed_rounding(lam) + G.transposed_rounding(mu)).sum())
-    sums = 1.0 + 2 * (r.size + lam.size) * _EPS
+    sums = 1.0 + 2 * (r.size + lam.size) * settings.FLOAT64_EPS
     return _Certificate(sums * (float(np.abs(r).sum()) + rounding) / total, sums * rounding / total, method)
 
 
@@ -705,7 +703,7 @@ def _svm_reach(data: NTPData, A: _Rows, w: np.ndarray) -> float:
     with np.errstate(over="ignore"):
         norm_W = float(np.linalg.norm(w)) / t
         h = float(np.linalg.norm(data.H, axis=1).max())
-        return 2 * (data.d + 1) * _EPS * np.sqrt(2.0) * h * norm_W
+        return 2 * (data.d + 1) * settings.FLOAT64_EPS * np.sqrt(2.0) * h * norm_W
 
 
 def _reference_infeasible(result) -> SolverError:
@@ -755,7 +753,7 @@ def _reach_failure(data: NTPData, A: _Rows, sep: _Separability) -> str | None:
 def _logit_rounding(data: NTPData, W: np.ndarray) -> np.ndarray:
     """A bound on the rounding of each logit ``h_j . W_v`` of ``H W^T``: ``2 d eps |h_j| . |W_v|``."""
     with np.errstate(over="ignore"):
-        return 2 * data.d * _EPS * (np.abs(data.H) @ np.abs(W).T)
+        return 2 * data.d * settings.FLOAT64_EPS * (np.abs(data.H) @ np.abs(W).T)
 
 
 def satisfies_definition_2(data: NTPData, W: np.ndarray, tol: float) -> bool:
@@ -780,9 +778,9 @@ def satisfies_definition_2(data: NTPData, W: np.ndarray, tol: float) -> bool:
     margins, residuals = rows.margins(w), rows.equality_residuals(w)
     anchor_err = E[np.arange(data.m), pairs.anchors]
     margin_err = anchor_err[pairs.ineq_context] + E[pairs.ineq_context, pairs.ineq_token]
-    margin_err = (margin_err + _EPS * np.abs(margins)) * (1 + 4 * _EPS)
+    margin_err = (margin_err + settings.FLOAT64_EPS * np.abs(margins)) * (1 + 4 * settings.FLOAT64_EPS)
     eq_err = anchor_err[pairs.eq_context] + E[pairs.eq_context, pairs.eq_token]
-    eq_err = (eq_err + _EPS * np.abs(residuals)) * (1 + 4 * _EPS)
+    eq_err = (eq_err + settings.FLOAT64_EPS * np.abs(residuals)) * (1 + 4 * settings.FLOAT64_EPS)
     verified = margins - margin_err
     return bool(
         tol * scale < 1

@@ -18,6 +18,7 @@ from numpy.typing import ArrayLike
 from scipy.optimize import minimize
 from scipy.special import logsumexp
 
+from ... import settings
 from ...errors import InvalidDataError, NotSeparableError
 from ...validation import as_count, as_float_array, as_generator
 from ..constraints import ntp_constraints
@@ -174,7 +175,7 @@ def entropy_gaps(data: NTPData, Ws: Sequence[np.ndarray] | np.ndarray) -> Entrop
     return EntropyGaps(
         direct=np.array([ce_loss(data, W) - H for W in Ws]),
         kl=np.array([kl_divergence(data, W) for W in Ws]),
-        rounding=np.finfo(float).eps * np.maximum(H, largest_logit),
+        rounding=settings.FLOAT64_EPS * np.maximum(H, largest_logit),
     )
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ... import optim
+from ... import optim, settings
 from ...errors import InvalidDataError
 from ...linalg import correlation
 from ..data import NTPData, check_decoder, require_data
@@ -76,7 +76,7 @@ class SplitAgreement:
 
 def split_agreement(data: NTPData, path: RegularizationPath, W_star: ArrayLike) -> SplitAgreement:
     """Compare ``||project_F(W_B) - W*||`` computed on the matrix with the path's ``f_distance``."""
-    eps = np.finfo(float).eps
+    eps = settings.FLOAT64_EPS
     W_star = check_decoder(data, W_star, "W_star")
     direct = np.linalg.norm(np.array([project_F(data, W) for W in path.W]) - W_star, axis=(1, 2))
     visible = path.f_distance > 1e-6 * np.linalg.norm(W_star)
