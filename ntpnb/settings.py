@@ -128,9 +128,18 @@ LP_TIME_LIMIT: float = 600.0
 #: decides from float64's resolution of the data (see SVM_REACH_RTOL and
 #: :mod:`ntpnb.linear.separability`).
 SEP_MARGIN_TOL: float = 1e-9
-#: A separating direction may break the equalities (6a) by at most this fraction of its margin
-#: (beyond the rounding of their evaluation).
-LP_FEAS_TOL: float = 1e-7
+#: A separating direction may break the equalities (6a) by at most this fraction of its verified
+#: normalized margin, beyond the rounding of their evaluation: the rule of every direction of
+#: :mod:`ntpnb.linear.separability` and of the Newton continuation
+#: (:func:`ntpnb.linear.hinge_newton.verified_margin`).
+SEP_EQUALITY_RTOL: float = 1e-7
+#: A point returned by an LP solver is accepted when it breaks each of its constraints by at most
+#: LP_POINT_FEAS_RTOL times ``1 + max|x|``: the reduced separability LP's ``W`` (and the full-rank
+#: witness returned in its place) must meet Definition 2 to it
+#: (:func:`ntpnb.linear.separability.satisfies_definition_2`), the recession LP's point
+#: (:func:`ntpnb.linear.thresholds.recession_pairs`) its margins and (6a). It is HiGHS's default
+#: primal feasibility tolerance, which the package leaves unchanged.
+LP_POINT_FEAS_RTOL: float = 1e-7
 #: ``is_separable`` answers "separable" only where the NTP-SVM is within float64's reach: when
 #: every W with unit margins and no longer than the separating direction found (the NTP-SVM's
 #: W^mm among them) has its margins evaluated in float64 to within SVM_REACH_RTOL (a bound of

@@ -174,7 +174,7 @@ def verified_margin(H: np.ndarray, mask: np.ndarray, W: np.ndarray) -> tuple[flo
     ``L = H W^T`` (no constraint matrix is formed): the margin is the smallest
     ``L_{j a_j} - L_jv`` over the out-of-support pairs less the rounding bound of both logits,
     and it counts as ``-inf`` when some in-support logit differs from its anchor's by more
-    than :data:`~ntpnb.settings.LP_FEAS_TOL` times the margin (rounding included), or ``W`` is
+    than :data:`~ntpnb.settings.SEP_EQUALITY_RTOL` times the margin (rounding included), or ``W`` is
     zero or not finite. ``H`` must be in the LP's units (rows scaled to largest entry 1) for
     the margin to compare with :data:`~ntpnb.settings.SEP_MARGIN_TOL`.
     """
@@ -193,7 +193,7 @@ def verified_margin(H: np.ndarray, mask: np.ndarray, W: np.ndarray) -> tuple[flo
         return np.inf, frozen(W)
     margin = float((gaps - bound)[prob.off].min())
     residual = float((np.abs(gaps) + bound)[prob.mask].max(initial=0.0))
-    if residual > settings.LP_FEAS_TOL * max(margin, 0.0):
+    if residual > settings.SEP_EQUALITY_RTOL * max(margin, 0.0):
         return -np.inf, frozen(W)
     return margin, frozen(W)
 

@@ -16,7 +16,7 @@ Each row of ``H`` is divided by a power of two that brings its largest entry int
 * A **direction** ``w`` (``max|w| = 1``) has the margins ``a = A w``, each evaluated with the
   rigorous rounding bound ``r = 2 p eps |A| |w|`` (``p`` the non-zeros of a row). It *proves*
   separability in exact arithmetic when every ``a_i > r_i`` (and ``G w = 0`` up to its own
-  rounding and :data:`~ntpnb.settings.LP_FEAS_TOL` of the margin); it proves it *on every
+  rounding and :data:`~ntpnb.settings.SEP_EQUALITY_RTOL` of the margin); it proves it *on every
   machine* when every ``a_i >= RANK_BAND r_i`` (:data:`~ntpnb.settings.RANK_BAND`).
 * **Multipliers** ``lambda >= 0, mu`` bound every direction's smallest normalized margin by
   ``B = (||A^T lambda + G^T mu||_1 + rounding) / sum(lambda)`` (a Farkas certificate).
@@ -213,7 +213,7 @@ def _checked_direction(A: _Rows, G: _Rows, w: np.ndarray | None, method: str) ->
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = float(np.min(np.where(r > 0, a / r, np.where(a > 0, np.inf, -np.inf))))
     if G.n:
-        allowed = settings.RANK_BAND * G.rounding(w) + settings.LP_FEAS_TOL * max(margin, 0.0)
+        allowed = settings.RANK_BAND * G.rounding(w) + settings.SEP_EQUALITY_RTOL * max(margin, 0.0)
         if np.any(np.abs(G.M @ w) > allowed):
             return _Direction(w, -np.inf, -np.inf, method)
     return _Direction(w, margin, ratio, method)
@@ -676,7 +676,7 @@ def proves_separable(data: NTPData, W: np.ndarray) -> bool:
     """Whether ``W`` proves ``data`` separable on every machine, by the rules of the decision.
 
     As a direction (:func:`_checked_direction`: rows normalized, margins ``RANK_BAND`` times
-    their rounding bound, (6a) to rounding and ``LP_FEAS_TOL`` of the margin). The NTP-SVM's own
+    their rounding bound, (6a) to rounding and ``SEP_EQUALITY_RTOL`` of the margin). The NTP-SVM's own
     verification is absolute in the units of ``H / max|H|``, so it cannot see (6a) broken on a
     row much smaller than the others; this can.
     """
@@ -799,7 +799,8 @@ def rank_witness(data: NTPData) -> np.ndarray | None:
     margin 1 (Lemma 1 of Paper A: ``d >= m`` and generic embeddings suffice). It is solved from
     every singular value of ``H`` that float64 resolves (:func:`~ntpnb.linalg.nonzero_count`, no
     rank cut) and returned when :func:`satisfies_definition_2` holds to
-    :data:`ntpnb.settings.LP_FEAS_TOL`, or to a tenth of the unit margin where that relative
+    :data:`ntpnb.settings.LP_POINT_FEAS_RTOL` (it is returned as the reduced LP's answer, so it
+    is accepted as that LP's point is), or to a tenth of the unit margin where that relative
     tolerance would reach it (near-duplicate rows: ``max|W| ~ 1e8``); None otherwise (``d < m``
     among them). Computed once per data set (read-only).
     """
@@ -815,7 +816,7 @@ def rank_witness(data: NTPData) -> np.ndarray | None:
     W = ((U.T @ L0) / s[:, None]).T @ Vt
     if not np.all(np.isfinite(W)):
         return None
-    tol = min(settings.LP_FEAS_TOL, 1 / (settings.RANK_BAND * (1.0 + float(np.abs(W).max()))))
+    tol = min(settings.LP_POINT_FEAS_RTOL, 1 / (settings.RANK_BAND * (1.0 + float(np.abs(W).max()))))
     return frozen(W) if satisfies_definition_2(data, W, tol) else None
 
 
@@ -832,7 +833,7 @@ class _ReducedDecision:
     method: str
 
 
-def _reduced_lp(data: NTPData, tol: float = settings.LP_FEAS_TOL) -> _ReducedDecision:
+def _reduced_lp(data: NTPData, tol: float = settings.LP_POINT_FEAS_RTOL) -> _ReducedDecision:
     """The feasibility LP of Definition 2 in the row space of ``H``.
 
     Any separating ``W`` can be replaced by its projection onto the row space of ``H`` (the

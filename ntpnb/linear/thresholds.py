@@ -496,7 +496,7 @@ def recession_pairs(data: NTPData) -> np.ndarray:
     if res.status != 0:
         raise SolverError(f"the recession LP failed (linprog status {res.status}: {res.message})")
     w, t = res.x[:n_w], res.x[n_w:]
-    tol = settings.LP_FEAS_TOL * (1.0 + np.abs(res.x).max())
+    tol = settings.LP_POINT_FEAS_RTOL * (1.0 + np.abs(res.x).max())
     if np.any(np.minimum(np.abs(t), np.abs(1 - t)) > 1e-6):
         raise SolverError("the recession LP returned fractional pair indicators")
     strict = t > 0.5
