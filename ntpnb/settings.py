@@ -164,6 +164,15 @@ HINGE_RHO_FACTOR: float = 10.0
 HINGE_RHO_MAX: float = 1e10
 HINGE_MAX_NEWTON_PER_RHO: int = 200
 HINGE_MAX_NEWTON: int = 2000
+#: A Newton step of the continuation counts as full (the minimizer of the current piece reached)
+#: when the exact line search returns 1 within HINGE_FULL_STEP_TOL (its rounding is far smaller;
+#: a step on a wrong piece is cut by a breakpoint, far larger); a step of at most HINGE_STEP_RTOL
+#: times ``1 + ||(W, s)||`` (relative to the iterate) ends the iterations.
+HINGE_FULL_STEP_TOL: float = 1e-6
+HINGE_STEP_RTOL: float = 1e-12
+#: A block ``K[F, F]`` of the continuation's exact NTP-SVM equations whose Cholesky factor has
+#: ``(min diag / max diag)^2`` at most this is decomposed through the SVD of ``H[F]`` instead.
+HINGE_CHOL_RCOND: float = 1e-12
 
 #: Verification tolerances of an NTP-SVM answer, all scale-free (relative to the margin 1, to
 #: ||W|| or to the largest multiplier; the QP is solved for normalized H).
@@ -198,6 +207,19 @@ LEAST_DISTANCE_MAX_NORM: float = 1e3
 #: (ntpnb.qp.polish): at (m, V, d, S) = (100, 20, 120, 8) CLARABEL's multipliers name
 #: one inactive row among 763, which one round drops.
 POLISH_MAX_ROUNDS: int = 10
+
+#: The fast NTP-SVM (:mod:`ntpnb.linear.active_set`): a constraint counts as violated (and enters
+#: the active set) when its margin is below ``1 - ACTIVE_SET_VIOLATION_TOL``, far below the
+#: verification tolerance SVM_FEAS_TOL and above rounding noise. A block ``K[F, F]`` whose
+#: Cholesky factor has ``(min diag / max diag)^2`` at most ACTIVE_SET_CHOL_RCOND is treated as
+#: (numerically) singular and handled by an eigendecomposition. When K is singular, the proximal
+#: weight shrinks by the factor ACTIVE_SET_PROX_DECAY after each proximal step, down to
+#: ACTIVE_SET_PROX_FLOOR times its initial value (a shrinking weight makes the proximal point
+#: method converge superlinearly).
+ACTIVE_SET_VIOLATION_TOL: float = 1e-11
+ACTIVE_SET_CHOL_RCOND: float = 1e-9
+ACTIVE_SET_PROX_DECAY: float = 0.3
+ACTIVE_SET_PROX_FLOOR: float = 1e-6
 
 #: Paper B (ntpnb.attention): tolerance of ``C E^T = I`` (Assumption 4, max-abs entrywise; it is
 #: dimensionless) and the smallest margin ``c_y^T e_y - max_{k != y} c_y^T e_k`` accepted for
@@ -291,6 +313,10 @@ PATH_MIN_LAMBDA: float = 2.2250738585072014e-308 / FLOAT64_EPS
 #: lose at most about eps * 1e6 = 2e-10 relative, far below the certificate's PATH_KKT_RTOL. Other
 #: data are solved in orthonormal bases of F and R ∩ F-perp (any rank, dense).
 PATH_GRAM_MAX_COND: float = 1e6
+#: In the Gram form, Newton's system is solved again on its residual until each block of the
+#: correction is at most the asked tolerance of the answer (relative), which is never taken below
+#: PATH_REFINE_RTOL.
+PATH_REFINE_RTOL: float = 1e-12
 
 #: BLAS threads used inside the package's own small dense solvers (the regularization path,
 #: the fast NTP-SVM, each trial of a sweep). Their matrices have at most a few hundred rows, so
