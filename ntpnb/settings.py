@@ -233,6 +233,12 @@ HEAD_MARGIN_TOL: float = 1e-9
 NEWTON_GRAD_TOL: float = 1e-11
 NEWTON_MAX_ITER: int = 200
 CONVEX_KKT_TOL: float = 1e-8
+#: Its damped steps (Armijo backtracking, halving the step) are accepted when the loss falls by
+#: at least NEWTON_ARMIJO times the decrease the step predicts, or the gradient's norm by
+#: NEWTON_ARMIJO times the step length of itself; Newton returns its point when backtracking has
+#: cut the step below NEWTON_MIN_STEP of the Newton step.
+NEWTON_ARMIJO: float = 1e-4
+NEWTON_MIN_STEP: float = 1e-12
 
 #: A gradient of the attention losses at W = 0 whose norm is at most STATIONARY_GRAD_RTOL times
 #: ``max ||x_t|| ||x_bar||`` (the size of each sample's terms there) is zero up to rounding: the
@@ -347,3 +353,45 @@ BEST_LOSS_TOL: float = 1e-6
 BEST_LOSS_DIRECT_MAX_ITER: int = 2000
 BEST_LOSS_DUAL_FEAS_TOL: float = 1e-12
 BEST_LOSS_MIN_PROB: float = 1e-9
+#: L-BFGS minimizes the loss over the pairs that stay (all pairs, or those off the recession LP's
+#: set) with scipy's stopping tolerances ``gtol = BEST_LOSS_LBFGS_GTOL`` (largest projected
+#: gradient entry) and ``ftol = BEST_LOSS_LBFGS_FTOL`` (relative decrease of the loss); its
+#: minimizer is used when the gradient's norm there is at most BEST_LOSS_GRAD_TOL.
+BEST_LOSS_LBFGS_GTOL: float = 1e-11
+BEST_LOSS_LBFGS_FTOL: float = 1e-15
+BEST_LOSS_GRAD_TOL: float = 1e-6
+#: The recession LP (:func:`ntpnb.linear.thresholds.recession_pairs`) has 0/1 pair indicators at
+#: any optimum; an indicator further than RECESSION_INDICATOR_TOL from both 0 and 1 is an error.
+RECESSION_INDICATOR_TOL: float = 1e-6
+
+#: :func:`ntpnb.linear.datasets.temper_to_entropy` finds ``log beta`` by Brent's method to
+#: ``TEMPER_LOG_BETA_XTOL + TEMPER_LOG_BETA_RTOL * |log beta|``; the relative part is scipy's
+#: smallest, 4 eps.
+TEMPER_LOG_BETA_XTOL: float = 1e-14
+TEMPER_LOG_BETA_RTOL: float = 4 * FLOAT64_EPS
+
+#: Monte Carlo p-values (:mod:`ntpnb.statistics`): a simulated statistic at least the observed
+#: one less PVALUE_TIE_RTOL times ``max(1, observed)`` counts as at least as extreme (a tie that
+#: rounding could break either way).
+PVALUE_TIE_RTOL: float = 1e-9
+
+#: The chapters' measurements (:mod:`ntpnb.linear.experiments`). A margin of a zero-margin
+#: direction ``D`` (:func:`~ntpnb.linear.experiments.entropy.zero_margin_ray`) counts as 0 when
+#: at most ZERO_MARGIN_RTOL times ``||D|| max_j ||h_j||``: those margins are 0 to rounding, the
+#: others near 1 and above, and any cut between serves.
+ZERO_MARGIN_RTOL: float = 1e-9
+#: :func:`~ntpnb.linear.experiments.paths.split_agreement` compares the float64 matrix's distance
+#: ``||P_F(W_B) - W*||`` with the path's split representation at the radii where that distance is
+#: above SPLIT_VISIBLE_RTOL times ``||W*||``, where the matrix can show it.
+SPLIT_VISIBLE_RTOL: float = 1e-6
+#: A decoder made from W^mm by adding to one row a vector orthogonal to every embedding
+#: (:func:`~ntpnb.linear.experiments.plane.free_rows_draws`) counts as meeting Definition 2 when
+#: :func:`~ntpnb.linear.separability.satisfies_definition_2` holds to FREE_ROWS_DEF2_RTOL
+#: (relative to ``1 + max|W|``).
+FREE_ROWS_DEF2_RTOL: float = 1e-9
+#: The relative resolution of a spread (:func:`ntpnb.linear.experiments.curves.rounding_spread`):
+#: the tracked quantities are themselves computed with BLAS (norms, products), whose rounding
+#: differs between CPU kernels by some ulps of sums over hundreds of terms. A spread below it is
+#: not resolved (it may read 0 on one machine and 1e-15 on another); above it, its decade is a
+#: result.
+SPREAD_RESOLUTION: float = 1e-14
