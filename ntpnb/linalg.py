@@ -69,8 +69,6 @@ __all__ = [
     "helmert_basis",
 ]
 
-_EPS = float(np.finfo(float).eps)
-
 
 def _spectrum(s: ArrayLike) -> np.ndarray:
     arr = np.asarray(s, dtype=float)
@@ -87,7 +85,7 @@ def _spectrum(s: ArrayLike) -> np.ndarray:
 
 def rank_floor(shape: tuple[int, ...], scale: float) -> float:
     """The rounding level ``max(shape) * eps * scale`` below which a singular value is noise."""
-    return max(max(shape, default=1), 1) * _EPS * float(scale)
+    return max(max(shape, default=1), 1) * settings.FLOAT64_EPS * float(scale)
 
 
 def _scale(s: np.ndarray, scale: float | None) -> float:
@@ -222,7 +220,7 @@ def nonzero_count(s: ArrayLike, shape: tuple[int, ...], *, scale: float | None =
 
 #: Dekker's splitting constant ``2^27 + 1`` (error-free products without a fused multiply-add).
 _SPLIT = 134217729.0
-_UNIT_ROUNDOFF = _EPS / 2
+_UNIT_ROUNDOFF = settings.FLOAT64_EPS / 2
 
 
 def _split(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

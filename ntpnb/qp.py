@@ -623,7 +623,7 @@ def scaled_back(values: np.ndarray, c: float, power: int, what: str) -> np.ndarr
     top = float(np.abs(values).max(initial=0.0))
     if top > 0:
         largest = float(np.abs(out).max())
-        if not (np.isfinite(largest) and np.spacing(largest) <= np.sqrt(np.finfo(float).eps) * largest):
+        if not (np.isfinite(largest) and np.spacing(largest) <= np.sqrt(settings.FLOAT64_EPS) * largest):
             raise ScaleError(
                 f"{what} lies outside the float64 range at this scale of the embeddings (it is "
                 f"{top:.3g} divided by {c:.3g}^{power}); rescale the embeddings"

@@ -10,6 +10,11 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
+#: float64's machine epsilon, 2^-52 (``numpy.finfo(float).eps``): the unit of the package's
+#: rounding bounds (a sum of ``n`` products rounds by at most about ``n eps`` of its absolute
+#: terms). A fact of the format, not a choice: the tolerances below are chosen for it.
+FLOAT64_EPS: float = 2.0**-52
+
 #: Probability vectors must sum to one within PROB_SUM_RTOL (float32 precision: a float32
 #: softmax misses 1 by 1e-8 to 1e-6 depending on the vocabulary size); those that miss by more
 #: than PROB_SUM_ATOL (float64 rounding) are divided by their sum in float64.
@@ -123,9 +128,18 @@ LP_TIME_LIMIT: float = 600.0
 #: decides from float64's resolution of the data (see SVM_REACH_RTOL and
 #: :mod:`ntpnb.linear.separability`).
 SEP_MARGIN_TOL: float = 1e-9
-#: A separating direction may break the equalities (6a) by at most this fraction of its margin
-#: (beyond the rounding of their evaluation).
-LP_FEAS_TOL: float = 1e-7
+#: A separating direction may break the equalities (6a) by at most this fraction of its verified
+#: normalized margin, beyond the rounding of their evaluation: the rule of every direction of
+#: :mod:`ntpnb.linear.separability` and of the Newton continuation
+#: (:func:`ntpnb.linear.hinge_newton.verified_margin`).
+SEP_EQUALITY_RTOL: float = 1e-7
+#: A point returned by an LP solver is accepted when it breaks each of its constraints by at most
+#: LP_POINT_FEAS_RTOL times ``1 + max|x|``: the reduced separability LP's ``W`` (and the full-rank
+#: witness returned in its place) must meet Definition 2 to it
+#: (:func:`ntpnb.linear.separability.satisfies_definition_2`), the recession LP's point
+#: (:func:`ntpnb.linear.thresholds.recession_pairs`) its margins and (6a). It is HiGHS's default
+#: primal feasibility tolerance, which the package leaves unchanged.
+LP_POINT_FEAS_RTOL: float = 1e-7
 #: ``is_separable`` answers "separable" only where the NTP-SVM is within float64's reach: when
 #: every W with unit margins and no longer than the separating direction found (the NTP-SVM's
 #: W^mm among them) has its margins evaluated in float64 to within SVM_REACH_RTOL (a bound of
@@ -150,6 +164,15 @@ HINGE_RHO_FACTOR: float = 10.0
 HINGE_RHO_MAX: float = 1e10
 HINGE_MAX_NEWTON_PER_RHO: int = 200
 HINGE_MAX_NEWTON: int = 2000
+#: A Newton step of the continuation counts as full (the minimizer of the current piece reached)
+#: when the exact line search returns 1 within HINGE_FULL_STEP_TOL (its rounding is far smaller;
+#: a step on a wrong piece is cut by a breakpoint, far larger); a step of at most HINGE_STEP_RTOL
+#: times ``1 + ||(W, s)||`` (relative to the iterate) ends the iterations.
+HINGE_FULL_STEP_TOL: float = 1e-6
+HINGE_STEP_RTOL: float = 1e-12
+#: A block ``K[F, F]`` of the continuation's exact NTP-SVM equations whose Cholesky factor has
+#: ``(min diag / max diag)^2`` at most this is decomposed through the SVD of ``H[F]`` instead.
+HINGE_CHOL_RCOND: float = 1e-12
 
 #: Verification tolerances of an NTP-SVM answer, all scale-free (relative to the margin 1, to
 #: ||W|| or to the largest multiplier; the QP is solved for normalized H).
@@ -185,6 +208,19 @@ LEAST_DISTANCE_MAX_NORM: float = 1e3
 #: one inactive row among 763, which one round drops.
 POLISH_MAX_ROUNDS: int = 10
 
+#: The fast NTP-SVM (:mod:`ntpnb.linear.active_set`): a constraint counts as violated (and enters
+#: the active set) when its margin is below ``1 - ACTIVE_SET_VIOLATION_TOL``, far below the
+#: verification tolerance SVM_FEAS_TOL and above rounding noise. A block ``K[F, F]`` whose
+#: Cholesky factor has ``(min diag / max diag)^2`` at most ACTIVE_SET_CHOL_RCOND is treated as
+#: (numerically) singular and handled by an eigendecomposition. When K is singular, the proximal
+#: weight shrinks by the factor ACTIVE_SET_PROX_DECAY after each proximal step, down to
+#: ACTIVE_SET_PROX_FLOOR times its initial value (a shrinking weight makes the proximal point
+#: method converge superlinearly).
+ACTIVE_SET_VIOLATION_TOL: float = 1e-11
+ACTIVE_SET_CHOL_RCOND: float = 1e-9
+ACTIVE_SET_PROX_DECAY: float = 0.3
+ACTIVE_SET_PROX_FLOOR: float = 1e-6
+
 #: Paper B (ntpnb.attention): tolerance of ``C E^T = I`` (Assumption 4, max-abs entrywise; it is
 #: dimensionless) and the smallest margin ``c_y^T e_y - max_{k != y} c_y^T e_k`` accepted for
 #: Assumption 3, relative to ``max_k |c_y^T e_k|``.
@@ -197,6 +233,12 @@ HEAD_MARGIN_TOL: float = 1e-9
 NEWTON_GRAD_TOL: float = 1e-11
 NEWTON_MAX_ITER: int = 200
 CONVEX_KKT_TOL: float = 1e-8
+#: Its damped steps (Armijo backtracking, halving the step) are accepted when the loss falls by
+#: at least NEWTON_ARMIJO times the decrease the step predicts, or the gradient's norm by
+#: NEWTON_ARMIJO times the step length of itself; Newton returns its point when backtracking has
+#: cut the step below NEWTON_MIN_STEP of the Newton step.
+NEWTON_ARMIJO: float = 1e-4
+NEWTON_MIN_STEP: float = 1e-12
 
 #: A gradient of the attention losses at W = 0 whose norm is at most STATIONARY_GRAD_RTOL times
 #: ``max ||x_t|| ||x_bar||`` (the size of each sample's terms there) is zero up to rounding: the
@@ -267,9 +309,9 @@ PATH_START_RADIUS: float = 0.5
 #: How many times a step between two radii may be halved (geometrically) before giving up.
 PATH_MAX_SUBDIVISIONS: int = 40
 #: The smallest KKT multiplier a certified W_B may have: the smallest normal double divided
-#: by the unit roundoff (about 1e-292), so that quantities of size lambda * eps (the scale of
+#: by the machine epsilon (about 1e-292), so that quantities of size lambda * eps (the scale of
 #: the KKT residual being certified) are still normal doubles with full 53-bit precision.
-PATH_MIN_LAMBDA: float = 2.2250738585072014e-308 / 2.220446049250313e-16
+PATH_MIN_LAMBDA: float = 2.2250738585072014e-308 / FLOAT64_EPS
 
 #: The regularization path is solved in the Gram form (ntpnb.linear.regpath_gram: V blocks of
 #: size at most m instead of a dense Newton system of size (V - 1) m) when H has full row rank
@@ -277,6 +319,10 @@ PATH_MIN_LAMBDA: float = 2.2250738585072014e-308 / 2.220446049250313e-16
 #: lose at most about eps * 1e6 = 2e-10 relative, far below the certificate's PATH_KKT_RTOL. Other
 #: data are solved in orthonormal bases of F and R ∩ F-perp (any rank, dense).
 PATH_GRAM_MAX_COND: float = 1e6
+#: In the Gram form, Newton's system is solved again on its residual until each block of the
+#: correction is at most the asked tolerance of the answer (relative), which is never taken below
+#: PATH_REFINE_RTOL.
+PATH_REFINE_RTOL: float = 1e-12
 
 #: BLAS threads used inside the package's own small dense solvers (the regularization path,
 #: the fast NTP-SVM, each trial of a sweep). Their matrices have at most a few hundred rows, so
@@ -307,3 +353,45 @@ BEST_LOSS_TOL: float = 1e-6
 BEST_LOSS_DIRECT_MAX_ITER: int = 2000
 BEST_LOSS_DUAL_FEAS_TOL: float = 1e-12
 BEST_LOSS_MIN_PROB: float = 1e-9
+#: L-BFGS minimizes the loss over the pairs that stay (all pairs, or those off the recession LP's
+#: set) with scipy's stopping tolerances ``gtol = BEST_LOSS_LBFGS_GTOL`` (largest projected
+#: gradient entry) and ``ftol = BEST_LOSS_LBFGS_FTOL`` (relative decrease of the loss); its
+#: minimizer is used when the gradient's norm there is at most BEST_LOSS_GRAD_TOL.
+BEST_LOSS_LBFGS_GTOL: float = 1e-11
+BEST_LOSS_LBFGS_FTOL: float = 1e-15
+BEST_LOSS_GRAD_TOL: float = 1e-6
+#: The recession LP (:func:`ntpnb.linear.thresholds.recession_pairs`) has 0/1 pair indicators at
+#: any optimum; an indicator further than RECESSION_INDICATOR_TOL from both 0 and 1 is an error.
+RECESSION_INDICATOR_TOL: float = 1e-6
+
+#: :func:`ntpnb.linear.datasets.temper_to_entropy` finds ``log beta`` by Brent's method to
+#: ``TEMPER_LOG_BETA_XTOL + TEMPER_LOG_BETA_RTOL * |log beta|``; the relative part is scipy's
+#: smallest, 4 eps.
+TEMPER_LOG_BETA_XTOL: float = 1e-14
+TEMPER_LOG_BETA_RTOL: float = 4 * FLOAT64_EPS
+
+#: Monte Carlo p-values (:mod:`ntpnb.statistics`): a simulated statistic at least the observed
+#: one less PVALUE_TIE_RTOL times ``max(1, observed)`` counts as at least as extreme (a tie that
+#: rounding could break either way).
+PVALUE_TIE_RTOL: float = 1e-9
+
+#: The chapters' measurements (:mod:`ntpnb.linear.experiments`). A margin of a zero-margin
+#: direction ``D`` (:func:`~ntpnb.linear.experiments.entropy.zero_margin_ray`) counts as 0 when
+#: at most ZERO_MARGIN_RTOL times ``||D|| max_j ||h_j||``: those margins are 0 to rounding, the
+#: others near 1 and above, and any cut between serves.
+ZERO_MARGIN_RTOL: float = 1e-9
+#: :func:`~ntpnb.linear.experiments.paths.split_agreement` compares the float64 matrix's distance
+#: ``||P_F(W_B) - W*||`` with the path's split representation at the radii where that distance is
+#: above SPLIT_VISIBLE_RTOL times ``||W*||``, where the matrix can show it.
+SPLIT_VISIBLE_RTOL: float = 1e-6
+#: A decoder made from W^mm by adding to one row a vector orthogonal to every embedding
+#: (:func:`~ntpnb.linear.experiments.plane.free_rows_draws`) counts as meeting Definition 2 when
+#: :func:`~ntpnb.linear.separability.satisfies_definition_2` holds to FREE_ROWS_DEF2_RTOL
+#: (relative to ``1 + max|W|``).
+FREE_ROWS_DEF2_RTOL: float = 1e-9
+#: The relative resolution of a spread (:func:`ntpnb.linear.experiments.curves.rounding_spread`):
+#: the tracked quantities are themselves computed with BLAS (norms, products), whose rounding
+#: differs between CPU kernels by some ulps of sums over hundreds of terms. A spread below it is
+#: not resolved (it may read 0 on one machine and 1e-15 on another); above it, its decade is a
+#: result.
+SPREAD_RESOLUTION: float = 1e-14

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import fisher_exact, norm
 
+from . import settings
 from .errors import InvalidDataError
 from .validation import as_count, as_float_array, as_generator, as_ordered, check_dense_size, is_real
 
@@ -386,8 +387,9 @@ def binomial_gof_pvalue(
     simulated: ``n_sim`` data sets are drawn from the model itself, and the p-value is
     ``(1 + #{simulated G >= observed G}) / (n_sim + 1)``, which is a valid p-value at every
     sample size (``P(p <= a) <= a`` under the model). Its resolution is ``1 / (n_sim + 1)``, the
-    smallest value it can take. Simulated statistics within a relative ``1e-9`` of the
-    observed one count as ties (at least as extreme), so rounding does not decide it.
+    smallest value it can take. Simulated statistics within a relative
+    :data:`~ntpnb.settings.PVALUE_TIE_RTOL` of the observed one count as ties (at least as
+    extreme), so rounding does not decide it.
 
     Returns 0 when an observed count is impossible under the model (``p_i = 0`` with a success
     or ``p_i = 1`` with a failure): the model is refuted outright.
@@ -423,7 +425,7 @@ def binomial_gof_pvalue(
         return 0.0
     check_dense_size((n_sim, counts.size), "the simulated counts")
     simulated = binomial_deviance(generator.binomial(n, p, size=(n_sim, counts.size)), p, n)
-    extreme = int(np.count_nonzero(simulated >= observed - 1e-9 * max(1.0, observed)))
+    extreme = int(np.count_nonzero(simulated >= observed - settings.PVALUE_TIE_RTOL * max(1.0, observed)))
     return (1 + extreme) / (n_sim + 1)
 
 
@@ -443,8 +445,9 @@ def threshold_gof_pvalue(
     from the model itself: ``n_sim`` data sets of ``len(first)`` thresholds drawn with
     ``P(first = i) = cdf[i] - cdf[i - 1]``. The p-value ``(1 + #{simulated G >= observed G}) /
     (n_sim + 1)`` is valid at every sample size; its resolution is ``1 / (n_sim + 1)``. Ties
-    within a relative ``1e-9`` count as at least as extreme. Returns 0 when an observed count is
-    impossible under the model (the model is refuted outright).
+    within a relative :data:`~ntpnb.settings.PVALUE_TIE_RTOL` count as at least as extreme.
+    Returns 0 when an observed count is impossible under the model (the model is refuted
+    outright).
 
     Raises
     ------
@@ -466,7 +469,7 @@ def threshold_gof_pvalue(
     cells = np.diff(np.concatenate([[0.0], F, [1.0]]))
     simulated_counts = np.cumsum(generator.multinomial(n, cells / cells.sum(), size=n_sim), axis=1)
     simulated = binomial_deviance(simulated_counts[:, : F.size], F, n)
-    extreme = int(np.count_nonzero(simulated >= observed - 1e-9 * max(1.0, observed)))
+    extreme = int(np.count_nonzero(simulated >= observed - settings.PVALUE_TIE_RTOL * max(1.0, observed)))
     return (1 + extreme) / (n_sim + 1)
 
 

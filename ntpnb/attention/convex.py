@@ -160,14 +160,14 @@ def _newton(
         slope = float(g @ step)
         if not slope < 0:  # not a descent direction (numerically singular Hessian): gradient step
             step, slope = -g, -float(g @ g)
-        t, gnorm = 1.0, float(np.linalg.norm(g))
+        t, gnorm, armijo = 1.0, float(np.linalg.norm(g)), settings.NEWTON_ARMIJO
         while True:  # accept on sufficient decrease of f, or of ||grad|| (f may be at its rounding floor)
             z_new = z + t * step
             f_new, g_new, H_new = vgh(z_new)
-            if f_new <= f + 1e-4 * t * slope or np.linalg.norm(g_new) <= (1 - 1e-4 * t) * gnorm:
+            if f_new <= f + armijo * t * slope or np.linalg.norm(g_new) <= (1 - armijo * t) * gnorm:
                 break
             t *= 0.5
-            if t < 1e-12:
+            if t < settings.NEWTON_MIN_STEP:
                 return z, it
         z, f, g, H = z_new, f_new, g_new, H_new
     return z, settings.NEWTON_MAX_ITER

@@ -76,25 +76,12 @@ SOLVER_NAME = "ntpnb-active-set"
 #: Iteration cap of the active-set loop (it typically needs fewer than 15).
 MAX_ITER = 100
 
-#: A constraint counts as violated (and enters the active set) when its margin is below
-#: ``1 - _VIOLATION_TOL``; far below the verification tolerance, above rounding noise.
-_VIOLATION_TOL = 1e-11
-
 #: A block is updated from its previous inverse when at most this fraction of its rows change.
 _UPDATE_FRACTION = 0.2
 
-#: Proximal weights (relative to the mean of diag K) tried in turn when K is singular.
+#: Proximal weights (relative to the mean of diag K) tried in turn when K is singular; each
+#: shrinks as :data:`ntpnb.settings.ACTIVE_SET_PROX_DECAY` and ACTIVE_SET_PROX_FLOOR say.
 _PROX_RIDGES = (1e-3, 1e-1, 1e-5)
-
-#: Factor by which the proximal weight shrinks after each proximal step, and its floor
-#: relative to the initial weight (a shrinking weight makes the proximal point method converge
-#: superlinearly).
-_PROX_DECAY = 0.3
-_PROX_FLOOR = 1e-6
-
-#: A block ``K[F, F]`` whose Cholesky factor has ``(min diag / max diag)^2`` below this is
-#: treated as (numerically) singular and handled by an eigendecomposition.
-_CHOL_RCOND = 1e-9
 
 
 # ---------------------------------------------------------------------------- linear algebra
@@ -124,7 +111,7 @@ def _factor_block(K: np.ndarray, H: np.ndarray, F: np.ndarray, ridge: float) -> 
     c, info = lapack.dpotrf(KF, lower=1, clean=1)
     if info == 0:
         diag = np.diag(c)
-        if (diag.min() / diag.max()) ** 2 > _CHOL_RCOND:
+        if (diag.min() / diag.max()) ** 2 > settings.ACTIVE_SET_CHOL_RCOND:
             inv, info = lapack.dpotri(c, lower=1)
             if info == 0:
                 return _Block(F, _symmetrize_lower(inv), np.zeros((F.size, 0)))
@@ -180,7 +167,7 @@ def _update_block(K: np.ndarray, old: _Block, F: np.ndarray, ridge: float) -> _B
         PB = P @ B
         Z = D - B.T @ PB
         c, info = lapack.dpotrf(Z, lower=1, clean=1)
-        if info != 0 or (np.diag(c).min() / np.diag(c).max()) ** 2 <= _CHOL_RCOND:
+        if info != 0 or (np.diag(c).min() / np.diag(c).max()) ** 2 <= settings.ACTIVE_SET_CHOL_RCOND:
             return None
         Zi, info = lapack.dpotri(c, lower=1)
         if info != 0:
@@ -280,7 +267,7 @@ class _Subproblem:
         for it in range(1, max_iter + 1):
             C, t = self.solve(active)
             grad = self.K @ C - self.ridge * self.center - t[:, None]  # >0: constraint wants in
-            violated = off & ~active & (grad > _VIOLATION_TOL)
+            violated = off & ~active & (grad > settings.ACTIVE_SET_VIOLATION_TOL)
             dropped = active & (C >= 0)  # lambda = -C must be positive on the active set
             if not violated.any() and not dropped.any():
                 return C, active, it
@@ -292,12 +279,12 @@ class _Subproblem:
 
 
 def _well_conditioned(K: np.ndarray) -> bool:
-    """Whether the Cholesky factor of ``K`` has ``(min diag / max diag)^2 > _CHOL_RCOND`` (1e-9)."""
+    """Whether the Cholesky factor of ``K`` has ``(min diag / max diag)^2 > ACTIVE_SET_CHOL_RCOND``."""
     c, info = lapack.dpotrf(K, lower=1, clean=1)
     if info != 0:
         return False
     diag = np.diag(c)
-    return bool((diag.min() / diag.max()) ** 2 > _CHOL_RCOND)
+    return bool((diag.min() / diag.max()) ** 2 > settings.ACTIVE_SET_CHOL_RCOND)
 
 
 def _active_set_loop(
@@ -349,12 +336,12 @@ def _proximal_loop(
     active = np.zeros_like(mask)
     center = np.zeros(mask.shape)
     exact = _Subproblem(K, H, mask, 0.0, center)
-    floor = ridge * _PROX_FLOOR
+    floor = ridge * settings.ACTIVE_SET_PROX_FLOOR
     total = 0
     while total < max_iter:
         prox = _Subproblem(K, H, mask, ridge, center)
         center, active, n_iter = prox.pdas(active, max_iter - total)
-        ridge = max(ridge * _PROX_DECAY, floor)
+        ridge = max(ridge * settings.ACTIVE_SET_PROX_DECAY, floor)
         total += n_iter
         C, _ = exact.solve(active)
         if accept(C, C):
@@ -536,8 +523,8 @@ class _SquareRoot:
         """Primal-dual active-set iterations from no active inequality; the certified answer and its row sums.
 
         An inequality enters when its logit exceeds ``t_j`` by more than the rounding bound of
-        that logit (and :data:`_VIOLATION_TOL`), and leaves when its multiplier ``-C_jv`` is
-        not positive.
+        that logit (and :data:`~ntpnb.settings.ACTIVE_SET_VIOLATION_TOL`), and leaves when its
+        multiplier ``-C_jv`` is not positive.
         """
         off = ~self.mask
         active = np.zeros_like(self.mask)
@@ -546,8 +533,9 @@ class _SquareRoot:
         for it in range(1, max_iter + 1):
             W, C, t = self.step(active)
             L = self.H @ W.T
-            noise = 2 * d * np.finfo(float).eps * (np.abs(self.H) @ np.abs(W).T)
-            violated = off & ~active & (L - t[:, None] > np.maximum(_VIOLATION_TOL, 2 * noise))
+            noise = 2 * d * settings.FLOAT64_EPS * (np.abs(self.H) @ np.abs(W).T)
+            threshold = np.maximum(settings.ACTIVE_SET_VIOLATION_TOL, 2 * noise)
+            violated = off & ~active & (L - t[:, None] > threshold)
             dropped = active & (C >= 0)
             if not violated.any() and not dropped.any():
                 sol = certify(self.rows, W.ravel(), *self.rows.multipliers(C), SOLVER_NAME, False)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import brentq
 
+from .. import settings
 from ..errors import InvalidDataError
 from ..reproducible_products import dot_sum
 from ..validation import as_count, as_generator, check_dense_size, is_real
@@ -147,7 +148,7 @@ def temper_to_entropy(P: np.ndarray, pi: np.ndarray, entropy: float) -> np.ndarr
         hi *= 2
     if not excess(lo) >= 0 >= excess(hi):
         raise InvalidDataError(f"no tempering of these rows reaches the entropy {entropy!r}")
-    log_beta = brentq(excess, lo, hi, xtol=1e-14, rtol=4 * np.finfo(float).eps)
+    log_beta = brentq(excess, lo, hi, xtol=settings.TEMPER_LOG_BETA_XTOL, rtol=settings.TEMPER_LOG_BETA_RTOL)
     return _tempered(logP, mask, np.exp(log_beta))
 
 

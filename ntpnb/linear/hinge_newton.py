@@ -96,19 +96,9 @@ POLISH_ROUNDS: int = 6
 #: Rounds of active-set correction of the NTP-SVM on the active set read off the continuation.
 SVM_ROUNDS: int = 10
 
-#: A Newton step counts as full (the minimizer of the current piece reached) when the exact line
-#: search returns 1 within this (its rounding is far smaller; a step on a wrong piece is cut by
-#: a breakpoint, far larger); and a step this small relative to the iterate ends the iterations.
-_FULL_STEP_TOL = 1e-6
-_STEP_RTOL = 1e-12
-
 #: The ridge (relative to the largest diagonal entry) that selects one solution of the Farkas
 #: polish's consistent, possibly singular, system.
 _POLISH_RIDGE = 1e-12
-
-#: A block ``K[F, F]`` whose Cholesky factor has ``(min diag / max diag)^2`` at most this is
-#: decomposed through the SVD of ``H[F]`` in the exact NTP-SVM equations.
-_CHOL_RCOND = 1e-12
 
 
 # ---------------------------------------------------------------------------- the problem
@@ -164,7 +154,7 @@ def _lp_rows(data: NTPData) -> np.ndarray:
 # ---------------------------------------------------------------------------- verification
 def _eps(n: int) -> float:
     """A bound on the relative rounding of a float64 sum of ``n`` products (``2 n eps``)."""
-    return 2.0 * max(n, 1) * np.finfo(float).eps
+    return 2.0 * max(n, 1) * settings.FLOAT64_EPS
 
 
 def verified_margin(H: np.ndarray, mask: np.ndarray, W: np.ndarray) -> tuple[float, np.ndarray]:
@@ -174,7 +164,7 @@ def verified_margin(H: np.ndarray, mask: np.ndarray, W: np.ndarray) -> tuple[flo
     ``L = H W^T`` (no constraint matrix is formed): the margin is the smallest
     ``L_{j a_j} - L_jv`` over the out-of-support pairs less the rounding bound of both logits,
     and it counts as ``-inf`` when some in-support logit differs from its anchor's by more
-    than :data:`~ntpnb.settings.LP_FEAS_TOL` times the margin (rounding included), or ``W`` is
+    than :data:`~ntpnb.settings.SEP_EQUALITY_RTOL` times the margin (rounding included), or ``W`` is
     zero or not finite. ``H`` must be in the LP's units (rows scaled to largest entry 1) for
     the margin to compare with :data:`~ntpnb.settings.SEP_MARGIN_TOL`.
     """
@@ -193,7 +183,7 @@ def verified_margin(H: np.ndarray, mask: np.ndarray, W: np.ndarray) -> tuple[flo
         return np.inf, frozen(W)
     margin = float((gaps - bound)[prob.off].min())
     residual = float((np.abs(gaps) + bound)[prob.mask].max(initial=0.0))
-    if residual > settings.LP_FEAS_TOL * max(margin, 0.0):
+    if residual > settings.SEP_EQUALITY_RTOL * max(margin, 0.0):
         return -np.inf, frozen(W)
     return margin, frozen(W)
 
@@ -478,9 +468,10 @@ def _minimize(
         if check is not None and check(state, E):
             return True
         # a (nearly) full step on an unchanged active set ends on the minimizer of its piece
-        exact = abs(alpha - 1.0) <= _FULL_STEP_TOL and np.array_equal(prob.mask | (E > 0), active)
+        full = abs(alpha - 1.0) <= settings.HINGE_FULL_STEP_TOL
+        exact = full and np.array_equal(prob.mask | (E > 0), active)
         step = alpha * np.sqrt(float(np.vdot(dW, dW)) + float(ds @ ds))
-        small = step <= _STEP_RTOL * (
+        small = step <= settings.HINGE_STEP_RTOL * (
             1.0 + np.sqrt(float(np.vdot(state.W, state.W)) + float(state.s @ state.s))
         )
         if exact or small or alpha == 0.0:
@@ -714,7 +705,7 @@ def _pinv_block(K_F: np.ndarray, H_F: np.ndarray) -> tuple[np.ndarray, np.ndarra
     n, d = H_F.shape
     if n <= d:
         c, info = lapack.dpotrf(K_F, lower=1, clean=1)
-        if info == 0 and (np.diag(c).min() / np.diag(c).max()) ** 2 > _CHOL_RCOND:
+        if info == 0 and (np.diag(c).min() / np.diag(c).max()) ** 2 > settings.HINGE_CHOL_RCOND:
             inv, info = lapack.dpotri(c, lower=1)
             if info == 0:
                 inv = np.tril(inv)

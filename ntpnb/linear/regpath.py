@@ -554,7 +554,7 @@ def _resolution(data, st: _Structure, state: _State, B: float, base: _Certificat
     deep cancellation).
     """
     rng = np.random.default_rng(0)
-    eps = float(np.finfo(float).eps)
+    eps = settings.FLOAT64_EPS
     spread = 0.0
     for _ in range(4):
         theta = state.theta * (1.0 + eps * rng.choice([-1.0, 1.0], size=state.theta.size))

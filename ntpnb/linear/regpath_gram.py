@@ -83,12 +83,9 @@ from .pathloss import NoConvergenceError, SplitLoss, split_loss, star_exponents
 
 __all__ = ["GramStructure", "gram_structure"]
 
-_EPS = float(np.finfo(float).eps)
-
 #: Newton's system is solved again on its residual until each block of the correction is at
-#: most the asked tolerance of the answer (never below _REFINE_RTOL), in at most _MAX_REFINE
-#: rounds with the factors of the matrix itself.
-_REFINE_RTOL = 1e-12
+#: most the asked tolerance of the answer (never below :data:`ntpnb.settings.PATH_REFINE_RTOL`),
+#: in at most _MAX_REFINE rounds with the factors of the matrix itself.
 _MAX_REFINE = 12
 #: The factors of an earlier Newton matrix serve when the rounds they need for the asked
 #: tolerance (about log(rtol) / log(change), GramStructure.solve) are at most m / 60 (a
@@ -276,7 +273,7 @@ class _NewtonFactors:
             self.Delta = Delta = lam / pi_q
         diag_K = np.diag(K)
         # psi_jv is below the rounding of its equations when lambda / (pi q) > K_jj / eps
-        self.keep = keep = Delta * _EPS <= diag_K[:, None]
+        self.keep = keep = Delta * settings.FLOAT64_EPS <= diag_K[:, None]
         # where lambda / (pi q) <= K_jj the logits are read as psi / (pi q), else from the residual
         self.first = Delta <= diag_K[:, None]
         self.blocks: list[tuple[int, np.ndarray | None, np.ndarray]] = []
@@ -310,7 +307,7 @@ class _NewtonFactors:
         diag_K = np.diag(K)[:, None]
         with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
             Delta = lam / pi_q
-            keep = Delta * _EPS <= diag_K
+            keep = Delta * settings.FLOAT64_EPS <= diag_K
             rel = np.abs(Delta - self.Delta) / (diag_K + self.Delta)
             alone = diag_K / (diag_K + np.where(keep, Delta, self.Delta))
         rel = np.where(keep & self.keep, rel, np.where(keep | self.keep, alone, 0.0))
@@ -603,7 +600,7 @@ class GramStructure:
         lam: float,
         rhs: np.ndarray,
         ws: _Workspace | None = None,
-        rtol: ArrayLike = _REFINE_RTOL,
+        rtol: ArrayLike = settings.PATH_REFINE_RTOL,
     ) -> np.ndarray:
         """``(Hess CE + lam I)^{-1} rhs`` (columns in the coordinates) to ``rtol`` of itself.
 
@@ -627,7 +624,8 @@ class GramStructure:
         radius before, and the second step factored anyway).
         """
         ws = ws if ws is not None else _Workspace()
-        rtol = np.maximum(np.broadcast_to(np.asarray(rtol, dtype=float), rhs.shape[1:]), _REFINE_RTOL)
+        rtol = np.broadcast_to(np.asarray(rtol, dtype=float), rhs.shape[1:])
+        rtol = np.maximum(rtol, settings.PATH_REFINE_RTOL)
         with np.errstate(over="ignore", invalid="ignore"):
             X = None
             fac = ws.factors

@@ -16,7 +16,7 @@ Each row of ``H`` is divided by a power of two that brings its largest entry int
 * A **direction** ``w`` (``max|w| = 1``) has the margins ``a = A w``, each evaluated with the
   rigorous rounding bound ``r = 2 p eps |A| |w|`` (``p`` the non-zeros of a row). It *proves*
   separability in exact arithmetic when every ``a_i > r_i`` (and ``G w = 0`` up to its own
-  rounding and :data:`~ntpnb.settings.LP_FEAS_TOL` of the margin); it proves it *on every
+  rounding and :data:`~ntpnb.settings.SEP_EQUALITY_RTOL` of the margin); it proves it *on every
   machine* when every ``a_i >= RANK_BAND r_i`` (:data:`~ntpnb.settings.RANK_BAND`).
 * **Multipliers** ``lambda >= 0, mu`` bound every direction's smallest normalized margin by
   ``B = (||A^T lambda + G^T mu||_1 + rounding) / sum(lambda)`` (a Farkas certificate).
@@ -80,8 +80,6 @@ from .data import NTPData, cached_per_data, check_decoder, frozen, normalized
 from .subspace import context_scales, embedding_svd, f_decomposition, uses_dense_f
 
 __all__ = ["SEPARABILITY_METHODS", "is_separable", "separating_direction", "satisfies_definition_2"]
-
-_EPS = float(np.finfo(float).eps)
 
 #: The ``method`` of a decision made by a solve from ``H`` alone (:func:`_from_embeddings`).
 LEAST_SQUARES_METHOD = "least squares"
@@ -178,11 +176,11 @@ class _Rows:
 
     def rounding(self, x: np.ndarray) -> np.ndarray:
         """A bound on the rounding of each entry of ``M @ x``."""
-        return 2 * self.per_row * _EPS * (self.abs @ np.abs(x))
+        return 2 * self.per_row * settings.FLOAT64_EPS * (self.abs @ np.abs(x))
 
     def transposed_rounding(self, y: np.ndarray) -> np.ndarray:
         """A bound on the rounding of each entry of ``M^T @ y``."""
-        return 2 * self.per_column * _EPS * (self.abs.T @ np.abs(y))
+        return 2 * self.per_column * settings.FLOAT64_EPS * (self.abs.T @ np.abs(y))
 
     def resolution(self) -> float:
         """The rounding bound of the worst entry of ``M @ x`` at ``max|x| = 1``: ``rho_margin`` for ``A``."""
@@ -215,7 +213,7 @@ def _checked_direction(A: _Rows, G: _Rows, w: np.ndarray | None, method: str) ->
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = float(np.min(np.where(r > 0, a / r, np.where(a > 0, np.inf, -np.inf))))
     if G.n:
-        allowed = settings.RANK_BAND * G.rounding(w) + settings.LP_FEAS_TOL * max(margin, 0.0)
+        allowed = settings.RANK_BAND * G.rounding(w) + settings.SEP_EQUALITY_RTOL * max(margin, 0.0)
         if np.any(np.abs(G.M @ w) > allowed):
             return _Direction(w, -np.inf, -np.inf, method)
     return _Direction(w, margin, ratio, method)
@@ -244,7 +242,7 @@ def _certificate(A: _Rows, G: _Rows, lam: np.ndarray, mu: np.ndarray, method: st
         return None
     r = A.M.T @ lam + G.M.T @ mu
     rounding = float((A.transposed_rounding(lam) + G.transposed_rounding(mu)).sum())
-    sums = 1.0 + 2 * (r.size + lam.size) * _EPS
+    sums = 1.0 + 2 * (r.size + lam.size) * settings.FLOAT64_EPS
     return _Certificate(sums * (float(np.abs(r).sum()) + rounding) / total, sums * rounding / total, method)
 
 
@@ -678,7 +676,7 @@ def proves_separable(data: NTPData, W: np.ndarray) -> bool:
     """Whether ``W`` proves ``data`` separable on every machine, by the rules of the decision.
 
     As a direction (:func:`_checked_direction`: rows normalized, margins ``RANK_BAND`` times
-    their rounding bound, (6a) to rounding and ``LP_FEAS_TOL`` of the margin). The NTP-SVM's own
+    their rounding bound, (6a) to rounding and ``SEP_EQUALITY_RTOL`` of the margin). The NTP-SVM's own
     verification is absolute in the units of ``H / max|H|``, so it cannot see (6a) broken on a
     row much smaller than the others; this can.
     """
@@ -705,7 +703,7 @@ def _svm_reach(data: NTPData, A: _Rows, w: np.ndarray) -> float:
     with np.errstate(over="ignore"):
         norm_W = float(np.linalg.norm(w)) / t
         h = float(np.linalg.norm(data.H, axis=1).max())
-        return 2 * (data.d + 1) * _EPS * np.sqrt(2.0) * h * norm_W
+        return 2 * (data.d + 1) * settings.FLOAT64_EPS * np.sqrt(2.0) * h * norm_W
 
 
 def _reference_infeasible(result) -> SolverError:
@@ -755,7 +753,7 @@ def _reach_failure(data: NTPData, A: _Rows, sep: _Separability) -> str | None:
 def _logit_rounding(data: NTPData, W: np.ndarray) -> np.ndarray:
     """A bound on the rounding of each logit ``h_j . W_v`` of ``H W^T``: ``2 d eps |h_j| . |W_v|``."""
     with np.errstate(over="ignore"):
-        return 2 * data.d * _EPS * (np.abs(data.H) @ np.abs(W).T)
+        return 2 * data.d * settings.FLOAT64_EPS * (np.abs(data.H) @ np.abs(W).T)
 
 
 def satisfies_definition_2(data: NTPData, W: np.ndarray, tol: float) -> bool:
@@ -780,9 +778,9 @@ def satisfies_definition_2(data: NTPData, W: np.ndarray, tol: float) -> bool:
     margins, residuals = rows.margins(w), rows.equality_residuals(w)
     anchor_err = E[np.arange(data.m), pairs.anchors]
     margin_err = anchor_err[pairs.ineq_context] + E[pairs.ineq_context, pairs.ineq_token]
-    margin_err = (margin_err + _EPS * np.abs(margins)) * (1 + 4 * _EPS)
+    margin_err = (margin_err + settings.FLOAT64_EPS * np.abs(margins)) * (1 + 4 * settings.FLOAT64_EPS)
     eq_err = anchor_err[pairs.eq_context] + E[pairs.eq_context, pairs.eq_token]
-    eq_err = (eq_err + _EPS * np.abs(residuals)) * (1 + 4 * _EPS)
+    eq_err = (eq_err + settings.FLOAT64_EPS * np.abs(residuals)) * (1 + 4 * settings.FLOAT64_EPS)
     verified = margins - margin_err
     return bool(
         tol * scale < 1
@@ -801,7 +799,8 @@ def rank_witness(data: NTPData) -> np.ndarray | None:
     margin 1 (Lemma 1 of Paper A: ``d >= m`` and generic embeddings suffice). It is solved from
     every singular value of ``H`` that float64 resolves (:func:`~ntpnb.linalg.nonzero_count`, no
     rank cut) and returned when :func:`satisfies_definition_2` holds to
-    :data:`ntpnb.settings.LP_FEAS_TOL`, or to a tenth of the unit margin where that relative
+    :data:`ntpnb.settings.LP_POINT_FEAS_RTOL` (it is returned as the reduced LP's answer, so it
+    is accepted as that LP's point is), or to a tenth of the unit margin where that relative
     tolerance would reach it (near-duplicate rows: ``max|W| ~ 1e8``); None otherwise (``d < m``
     among them). Computed once per data set (read-only).
     """
@@ -817,7 +816,7 @@ def rank_witness(data: NTPData) -> np.ndarray | None:
     W = ((U.T @ L0) / s[:, None]).T @ Vt
     if not np.all(np.isfinite(W)):
         return None
-    tol = min(settings.LP_FEAS_TOL, 1 / (settings.RANK_BAND * (1.0 + float(np.abs(W).max()))))
+    tol = min(settings.LP_POINT_FEAS_RTOL, 1 / (settings.RANK_BAND * (1.0 + float(np.abs(W).max()))))
     return frozen(W) if satisfies_definition_2(data, W, tol) else None
 
 
@@ -834,7 +833,7 @@ class _ReducedDecision:
     method: str
 
 
-def _reduced_lp(data: NTPData, tol: float = settings.LP_FEAS_TOL) -> _ReducedDecision:
+def _reduced_lp(data: NTPData, tol: float = settings.LP_POINT_FEAS_RTOL) -> _ReducedDecision:
     """The feasibility LP of Definition 2 in the row space of ``H``.
 
     Any separating ``W`` can be replaced by its projection onto the row space of ``H`` (the

@@ -353,7 +353,7 @@ def _checked_residual(data: NTPData, w: np.ndarray, tol: float) -> tuple[float, 
     G = equality_matrix(data)
     b = np.asarray(equality_rhs(data), dtype=float)
     with np.errstate(over="ignore", invalid="ignore"):
-        rounding = 2 * (2 * data.d + 1) * np.finfo(float).eps * (abs(G) @ np.abs(w) + np.abs(b))
+        rounding = 2 * (2 * data.d + 1) * settings.FLOAT64_EPS * (abs(G) @ np.abs(w) + np.abs(b))
         value, bound = float(np.linalg.norm(G @ w - b)), float(np.linalg.norm(rounding))
     if np.isfinite(value + bound) and (value + bound <= tol or value - bound > tol):
         return value, value + bound
@@ -383,7 +383,7 @@ def _decide_dense(data: NTPData) -> _Compatibility:
     U, s, _, b_c, _ = _normalized_equations(data)
     k = nonzero_count(s, U.shape)
     outside = float(np.linalg.norm(b_c - U[:, :k] @ (U[:, :k].T @ b_c)))  # c ||b_n||, unresolved part
-    rounding = 2 * U.shape[0] * np.finfo(float).eps * float(np.linalg.norm(b_c))
+    rounding = 2 * U.shape[0] * settings.FLOAT64_EPS * float(np.linalg.norm(b_c))
     if outside - rounding > tol:
         first = next(_dense_candidates(data), None)
         residual = outside if first is None else float(np.linalg.norm(G @ first[0] - b))

@@ -496,8 +496,8 @@ def recession_pairs(data: NTPData) -> np.ndarray:
     if res.status != 0:
         raise SolverError(f"the recession LP failed (linprog status {res.status}: {res.message})")
     w, t = res.x[:n_w], res.x[n_w:]
-    tol = settings.LP_FEAS_TOL * (1.0 + np.abs(res.x).max())
-    if np.any(np.minimum(np.abs(t), np.abs(1 - t)) > 1e-6):
+    tol = settings.LP_POINT_FEAS_RTOL * (1.0 + np.abs(res.x).max())
+    if np.any(np.minimum(np.abs(t), np.abs(1 - t)) > settings.RECESSION_INDICATOR_TOL):
         raise SolverError("the recession LP returned fractional pair indicators")
     strict = t > 0.5
     margins = cons.ineq @ w
@@ -660,7 +660,12 @@ def _minimize_reduced(data: NTPData, allowed: np.ndarray, max_iter: int) -> tupl
         np.zeros(data.V * data.d),
         jac=True,
         method="L-BFGS-B",
-        options={"maxiter": max_iter, "maxcor": 30, "gtol": 1e-11, "ftol": 1e-15},
+        options={
+            "maxiter": max_iter,
+            "maxcor": 30,
+            "gtol": settings.BEST_LOSS_LBFGS_GTOL,
+            "ftol": settings.BEST_LOSS_LBFGS_FTOL,
+        },
     )
     value, grad = fun(res.x)
     return res.x.reshape(data.V, data.d), value, float(np.linalg.norm(grad))
@@ -679,7 +684,7 @@ def _best_loss_no_vanishing_pair(data: NTPData, tol: float) -> BestLoss | None:
     """
     allowed = np.ones((data.m, data.V), dtype=bool)
     W, value, grad_norm = _minimize_reduced(data, allowed, settings.BEST_LOSS_DIRECT_MAX_ITER)
-    if grad_norm > 1e-6:
+    if grad_norm > settings.BEST_LOSS_GRAD_TOL:
         return None
     A, b = _dual_constraints(data, allowed)
     x = _dual_point_from_primal(data, W, A, b)
@@ -737,7 +742,7 @@ def best_achievable_loss(data: NTPData, tol: float = settings.BEST_LOSS_TOL, dua
     allowed = np.ones((data.m, data.V), dtype=bool)
     allowed[cons.ineq_context[strict], cons.ineq_token[strict]] = False
     W, value, grad_norm = _minimize_reduced(data, allowed, 20000)
-    if grad_norm > 1e-6:
+    if grad_norm > settings.BEST_LOSS_GRAD_TOL:
         raise SolverError(f"the reduced primal did not converge: gradient norm {grad_norm:.2e}")
     dual_value, dual_residual = _dual_max_entropy(data, allowed)
     if abs(value - dual_value) > tol or dual_residual > tol:

@@ -172,7 +172,7 @@ def test_separable_data_below_d_equals_m_are_certified_by_the_lp():
     cons = ntp_constraints(data)
     margins = cons.ineq @ W.ravel()
     assert margins.min() == pytest.approx(1.0, rel=1e-12)
-    assert np.abs(cons.eq @ W.ravel()).max() < settings.LP_FEAS_TOL
+    assert np.abs(cons.eq @ W.ravel()).max() < settings.SEP_EQUALITY_RTOL
 
 
 def test_small_lps_try_the_small_method_first_and_each_method_once(monkeypatch):
@@ -223,7 +223,7 @@ def test_large_separable_data_are_decided_by_the_verified_svm_witness():
     assert lp_only.method == settings.LP_METHOD
     cons = ntp_constraints(data)
     assert (cons.ineq @ W.ravel()).min() == pytest.approx(1.0, rel=1e-12)
-    assert np.abs(cons.eq @ W.ravel()).max() < settings.LP_FEAS_TOL
+    assert np.abs(cons.eq @ W.ravel()).max() < settings.SEP_EQUALITY_RTOL
     np.testing.assert_allclose(W, ntp.separating_direction(same))
 
 
@@ -267,7 +267,7 @@ def test_separability_and_its_direction_do_not_depend_on_the_scale(s):
     W = ntp.separating_direction(data)
     cons = ntp_constraints(data)
     assert (cons.ineq @ W.ravel()).min() == pytest.approx(1.0, rel=1e-12)
-    assert np.abs(cons.eq @ W.ravel()).max() <= settings.LP_FEAS_TOL
+    assert np.abs(cons.eq @ W.ravel()).max() <= settings.SEP_EQUALITY_RTOL
 
 
 def independent_feasibility(data: ntp.NTPData) -> bool:
@@ -312,7 +312,7 @@ def _certified_least_distance(data: ntp.NTPData):
             A, G = _normalized_constraints(norm)
             w = decision.direction
             assert (A @ w).min() >= decision.margin
-            assert np.abs(G @ w).max(initial=0.0) <= settings.LP_FEAS_TOL * decision.margin
+            assert np.abs(G @ w).max(initial=0.0) <= settings.SEP_EQUALITY_RTOL * decision.margin
     else:  # multipliers bounding every normalized margin
         assert decision.dual_bound <= settings.SEP_MARGIN_TOL
     return decision

@@ -18,7 +18,7 @@ from types import MappingProxyType
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ... import optim
+from ... import optim, settings
 from ...errors import InvalidDataError
 from ...validation import as_count, as_float, as_float_array, as_generator, frozen
 from ..data import NTPData, require_data
@@ -138,11 +138,9 @@ def trace_at(trace: optim.Trace, record_at: ArrayLike) -> optim.Trace:
     return optim.Trace(iterations=frozen(wanted), values=MappingProxyType(values), W=values["W"][-1])
 
 
-#: The relative resolution of a spread (:func:`rounding_spread`): the tracked quantities are
-#: themselves computed with BLAS (norms, products), whose rounding differs between CPU kernels
-#: by some ulps of sums over hundreds of terms. A spread below it is not resolved (it may read 0
-#: on one machine and 1e-15 on another); above it, its decade is a result.
-SPREAD_RESOLUTION = 1e-14
+#: The relative resolution of a spread (:func:`rounding_spread`), :data:`ntpnb.settings.SPREAD_RESOLUTION`
+#: under the name the chapters use.
+SPREAD_RESOLUTION: float = settings.SPREAD_RESOLUTION
 
 
 def rounding_spread(

@@ -18,6 +18,7 @@ from numpy.typing import ArrayLike
 from scipy.optimize import minimize
 from scipy.special import logsumexp
 
+from ... import settings
 from ...errors import InvalidDataError, NotSeparableError
 from ...validation import as_count, as_float_array, as_generator
 from ..constraints import ntp_constraints
@@ -174,7 +175,7 @@ def entropy_gaps(data: NTPData, Ws: Sequence[np.ndarray] | np.ndarray) -> Entrop
     return EntropyGaps(
         direct=np.array([ce_loss(data, W) - H for W in Ws]),
         kl=np.array([kl_divergence(data, W) for W in Ws]),
-        rounding=np.finfo(float).eps * np.maximum(H, largest_logit),
+        rounding=settings.FLOAT64_EPS * np.maximum(H, largest_logit),
     )
 
 
@@ -241,7 +242,8 @@ class ZeroMarginRay:
         others to 0 as well).
     zero
         Over the inequality rows of :func:`~ntpnb.linear.constraints.ntp_constraints`: where
-        the margin of ``D`` is 0 (to ``1e-9`` relative to ``||D|| max_j ||h_j||``).
+        the margin of ``D`` is 0 (to :data:`~ntpnb.settings.ZERO_MARGIN_RTOL` relative to
+        ``||D|| max_j ||h_j||``).
     plateau
         ``L = sum_j pi_j log(1 + sum of e^{x_jv} over the pairs where D's margin is 0)``: the
         limit of ``CE - H`` along the ray, and a lower bound at every ``gamma``.
@@ -290,7 +292,7 @@ def _zero_margin_ray(
     scale = np.linalg.norm(D) * np.linalg.norm(data.H, axis=1).max()
     # margins are 0 to rounding or near 1 and above (zero_margin_direction): any cut between
     all_margins = cons.ineq @ w
-    zero = np.abs(all_margins) <= 1e-9 * scale
+    zero = np.abs(all_margins) <= settings.ZERO_MARGIN_RTOL * scale
     j, v = cons.ineq_context[zero], cons.ineq_token[zero]
     kept = np.bincount(j, np.exp(x[j, v]), minlength=data.m)
     largest = max(np.abs(cons.eq @ w).max(initial=0.0), np.abs(all_margins[zero]).max())

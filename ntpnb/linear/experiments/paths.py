@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ... import optim
+from ... import optim, settings
 from ...errors import InvalidDataError
 from ...linalg import correlation
 from ..data import NTPData, check_decoder, require_data
@@ -52,8 +52,8 @@ class SplitAgreement:
     Attributes
     ----------
     relative_difference
-        The largest relative difference over the radii where the distance is above ``1e-6
-        ||W*||`` (where the matrix can show it).
+        The largest relative difference over the radii where the distance is above
+        :data:`~ntpnb.settings.SPLIT_VISIBLE_RTOL` ``||W*||`` (where the matrix can show it).
     n_radii
         How many radii that is.
     rounding
@@ -76,10 +76,10 @@ class SplitAgreement:
 
 def split_agreement(data: NTPData, path: RegularizationPath, W_star: ArrayLike) -> SplitAgreement:
     """Compare ``||project_F(W_B) - W*||`` computed on the matrix with the path's ``f_distance``."""
-    eps = np.finfo(float).eps
+    eps = settings.FLOAT64_EPS
     W_star = check_decoder(data, W_star, "W_star")
     direct = np.linalg.norm(np.array([project_F(data, W) for W in path.W]) - W_star, axis=(1, 2))
-    visible = path.f_distance > 1e-6 * np.linalg.norm(W_star)
+    visible = path.f_distance > settings.SPLIT_VISIBLE_RTOL * np.linalg.norm(W_star)
     agree = np.max(np.abs(direct[visible] / path.f_distance[visible] - 1))
     # the matrix's entries round at about eps B, at most `rounding` relative to the distance;
     # below ten times that (a margin for the operations) the digits differ between CPUs

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ... import settings
 from ...errors import InvalidDataError
 from ...validation import as_count, as_float_array, as_generator
 from ..data import NTPData, check_decoder, require_data
@@ -162,7 +163,7 @@ def free_rows_draws(data: NTPData, n_draws: int, d: int, rng: np.random.Generato
     Each draw keeps ``pi`` and ``P`` and draws Gaussian embeddings in ``R^d``. Returns, per
     draw, ``||w_1 - w_5|| / ||W^mm||`` and whether a ``W^d`` with ``w_1 != w_5`` meets (6):
     ``W^mm`` with a vector orthogonal to every embedding added to ``w_1`` (``||w_1 - w_5||``
-    above 0.5, Definition 2 to ``1e-9``).
+    above 0.5, Definition 2 to :data:`~ntpnb.settings.FREE_ROWS_DEF2_RTOL`).
     """
     require_data(data)
     n_draws, d = as_count(n_draws, "n_draws"), as_count(d, "d")
@@ -174,6 +175,6 @@ def free_rows_draws(data: NTPData, n_draws: int, d: int, rng: np.random.Generato
         gaps.append(np.linalg.norm(W[0] - W[4]) / np.linalg.norm(W))
         other = W.copy()
         other[0] += np.linalg.svd(drawn.H)[2][-1]  # orthogonal to every embedding
-        meets = satisfies_definition_2(drawn, other, 1e-9)
+        meets = satisfies_definition_2(drawn, other, settings.FREE_ROWS_DEF2_RTOL)
         free.append(meets and np.linalg.norm(other[0] - other[4]) > 0.5)
     return gaps, free
