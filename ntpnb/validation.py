@@ -86,14 +86,33 @@ def as_count(value: object, name: str, minimum: int = 1) -> int:
     return count
 
 
+def _refuse_non_numbers(x: object, name: str) -> None:
+    """Refuse booleans and text where numbers are expected (numpy would convert both).
+
+    ``True`` passed for a radius or ``"1"`` for a weight is a mistake, not the number 1:
+    numpy's ``asarray(..., dtype=float)`` would accept either silently.
+    """
+    if isinstance(x, np.ndarray) and x.dtype.kind in "iufc":
+        return
+    try:
+        items = np.asarray(x, dtype=object).ravel()
+    except ValueError:  # a ragged nested list: the float conversion names it
+        return
+    for v in items:
+        if v is None or isinstance(v, (bool, np.bool_, str, bytes)):
+            raise InvalidDataError(f"{name} must hold numbers, got {v!r}")
+
+
 def as_float(x: object, name: str) -> np.ndarray:
     """``x`` as a float64 array (a view when it already is one), any shape, any values.
 
     Raises
     ------
     InvalidDataError
-        If ``x`` is not numeric: a string, None, a ragged nested list, an object.
+        If ``x`` is not numeric: a boolean, a string, None, a ragged nested list, an object.
     """
+    if not (isinstance(x, np.ndarray) and x.dtype == np.float64):
+        _refuse_non_numbers(x, name)
     try:
         return np.asarray(x, dtype=np.float64)
     except (TypeError, ValueError) as exc:
@@ -270,9 +289,10 @@ def as_float_array(x: ArrayLike, name: str, ndim: int) -> np.ndarray:
     Raises
     ------
     InvalidDataError
-        If ``x`` is not numeric (or complex), has the wrong number of dimensions, or holds NaN
-        or inf.
+        If ``x`` is not numeric (booleans, strings or complex), has the wrong number of
+        dimensions, or holds NaN or inf.
     """
+    _refuse_non_numbers(x, name)
     try:
         _reject_complex(x, name)
         arr = np.array(x, dtype=np.float64, copy=True)

@@ -17,6 +17,8 @@ from ntpnb.linear.thresholds import condition_trial
 from ntpnb.linear.training import sampled_gradient_fn
 from ntpnb.validation import (
     as_count,
+    as_float,
+    as_float_array,
     as_int_array,
     frozen,
     is_integer,
@@ -154,6 +156,34 @@ def test_the_rates_and_tolerances_refuse_a_bool_or_a_string(value):
         ntp.best_achievable_loss(ntp.toy2d_instance(), tol=value)
     with pytest.raises(InvalidDataError, match="confidence"):
         statistics.wilson_interval(1, 3, confidence=value)
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [
+        ([True], "True"),
+        (np.array([1.0, 0.0]) > 0, "True"),
+        (["1"], "'1'"),
+        (np.array(["2.0"]), "'2.0'"),
+        ([1.0, None], "None"),
+        ("3", "'3'"),
+    ],
+)
+def test_arrays_of_numbers_refuse_booleans_and_text(value, shown):
+    """numpy would read ``[True]`` as ``[1.0]`` and ``["1"]`` as ``[1.0]``: both are mistakes."""
+    for convert in (lambda v: as_float(v, "radii"), lambda v: as_float_array(v, "radii", ndim=np.ndim(v))):
+        with pytest.raises(InvalidDataError, match=re.escape(f"radii must hold numbers, got {shown}")):
+            convert(value)
+    with pytest.raises(InvalidDataError, match="radii must hold numbers"):
+        ntp.regularization_path(ntp.toy2d_instance(), radii=value)
+    X, y, _ = att.acyclic_dataset(8, 4, 6, 4)
+    with pytest.raises(InvalidDataError, match="radii must hold numbers"):
+        att.regularization_path(att.random_embeddings(8, 8, 0), X, y, radii=value)
+
+
+def test_arrays_of_numbers_take_every_numeric_type():
+    np.testing.assert_array_equal(as_float([1, np.float32(2.0), np.int8(3)], "x"), [1.0, 2.0, 3.0])
+    np.testing.assert_array_equal(as_float_array(np.arange(3, dtype=np.uint8), "x", ndim=1), [0.0, 1.0, 2.0])
 
 
 # ---------------------------------------------------------------------------------------------

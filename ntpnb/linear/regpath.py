@@ -76,7 +76,7 @@ from ..errors import (
 )
 from ..linalg import check_known_rank, helmert_basis
 from ..parallel import limit_threads
-from ..validation import frozen
+from ..validation import as_float, frozen
 from .data import NTPData, cached_per_data, normalized
 from .pathloss import NoConvergenceError as _NoConvergenceError
 from .pathloss import SplitLoss, split_loss, star_exponents
@@ -662,10 +662,7 @@ _MAX_RADIUS = float(np.sqrt(np.finfo(float).max)) / 2**10
 
 
 def _check_radii(radii: ArrayLike) -> np.ndarray:
-    try:
-        arr = np.array(radii, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise InvalidDataError(f"radii must be numbers: {exc}") from exc
+    arr = np.array(as_float(radii, "radii"))
     if arr.ndim == 0:
         arr = arr[None]
     if arr.ndim != 1 or arr.size == 0:

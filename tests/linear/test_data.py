@@ -57,7 +57,7 @@ def test_data_is_immutable_and_copied():
         ({"H": [[np.inf, 0.0], [0.0, 1.0]]}, "H has a non-finite entry"),
         ({"P": [[1.0], [1.0]]}, "at least 2 tokens"),
         ({"H": np.zeros((2, 0))}, "embedding dimension d must be at least 1"),
-        ({"H": [["a", "b"], ["c", "d"]]}, "H must be a numeric array"),
+        ({"H": [["a", "b"], ["c", "d"]]}, "H must hold numbers, got 'a'"),
     ],
 )
 def test_bad_data_is_rejected_with_a_clear_message(changes, message):
