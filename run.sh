@@ -10,6 +10,8 @@
 #                        Debian's chromium: apt-get install chromium; .ci/run installs it)
 #   ./run.sh setup       only set up .venv (both commands above start with it); a .venv that an
 #                        interrupted set-up left without a working pip is rebuilt
+#   ./run.sh lab [ARGS]  set up .venv and start JupyterLab on the project, where notebooks/*.md
+#                        open as notebooks (ARGS go to `jupyter lab`, e.g. --no-browser --port 8890)
 #
 # Set PYTHON to choose the interpreter (default: python3, which must be 3.10 or newer) and
 # NTPNB_VENV to choose where the virtual environment lives (default: .venv).
@@ -39,7 +41,7 @@ create_venv() {
 install() {
     local log="$1"
     { "$VENV/bin/python" -m pip install --upgrade pip \
-        && "$VENV/bin/python" -m pip install -c constraints.txt -e ".[book,test]"; } >"$log" 2>&1
+        && "$VENV/bin/python" -m pip install -c constraints.txt -e ".[book,test,lab]"; } >"$log" 2>&1
 }
 
 setup() {
@@ -80,6 +82,18 @@ setup() {
     export PATH="$PWD/$VENV/bin:$PATH"
 }
 
+# JupyterLab on the project: jupytext's contents manager (.jupyter/jupyter_server_config.py) reads
+# notebooks/*.md as notebooks, and the project's JupyterLab settings (.jupyter/lab/user-settings,
+# Binder's too) make a double click open them with the notebook editor.
+lab() {
+    local as_root=() venv
+    [ "$(id -u)" -ne 0 ] || as_root=(--allow-root)
+    venv=$(cd "$VENV" && pwd)
+    JUPYTER_CONFIG_DIR="$PWD/.jupyter" JUPYTERLAB_WORKSPACES_DIR="$venv/jupyterlab-workspaces" \
+        exec jupyter lab --ServerApp.root_dir="$PWD" --LabApp.default_url=/lab/tree/notebooks \
+        "${as_root[@]}" "$@"
+}
+
 case "${1:-}" in
     setup)
         setup
@@ -100,6 +114,11 @@ case "${1:-}" in
         fi
         exit "$status"
         ;;
+    lab)
+        setup
+        shift
+        lab "$@"
+        ;;
     test)
         setup
         ruff check .
@@ -107,7 +126,7 @@ case "${1:-}" in
         python -m pytest
         ;;
     *)
-        echo "usage: ./run.sh reproduce | ./run.sh test   (./run.sh setup: only the environment)" >&2
+        echo "usage: ./run.sh reproduce | ./run.sh test   (./run.sh setup: only the environment; ./run.sh lab: JupyterLab)" >&2
         exit 2
         ;;
 esac

@@ -23,6 +23,8 @@ PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 ENVIRONMENT = yaml.safe_load((ROOT / "environment.yml").read_text())
 #: environment.yml holds what a reader needs: the runtime dependencies and the book extra
 BINDER_GROUPS = (PYPROJECT["project"]["dependencies"], PYPROJECT["project"]["optional-dependencies"]["book"])
+#: ... and what postBuild builds ntpnb with (``--no-build-isolation``): the build system's requirements
+BUILD_REQUIRES = [Requirement(r) for r in PYPROJECT["build-system"]["requires"]]
 
 
 def pinned_constraints() -> dict[str, str]:
@@ -56,14 +58,27 @@ def test_environment_uses_conda_forge_only():
 
 def test_environment_names_the_same_packages_as_pyproject():
     wanted = {canonicalize_name(Requirement(r).name) for group in BINDER_GROUPS for r in group}
+    wanted |= {canonicalize_name(r.name) for r in BUILD_REQUIRES}
     named = set(environment_pins()) - {"python", "pip"}
     assert named == wanted, f"only in environment.yml: {named - wanted}; only in pyproject: {wanted - named}"
 
 
+def test_environment_pins_a_build_backend_that_pyproject_accepts():
+    """postBuild builds without isolation, so the environment's setuptools must satisfy [build-system]."""
+    pins = environment_pins()
+    for req in BUILD_REQUIRES:
+        assert req.specifier.contains(pins[canonicalize_name(req.name)]), (
+            req,
+            pins[canonicalize_name(req.name)],
+        )
+    assert "--no-build-isolation" in (ROOT / "postBuild").read_text()
+
+
 def test_environment_pins_the_versions_of_constraints():
     constraints = pinned_constraints()
+    build = {canonicalize_name(r.name) for r in BUILD_REQUIRES}
     for name, version in environment_pins().items():
-        if name in {"python", "pip"}:
+        if name in {"python", "pip"} | build:
             continue
         assert constraints[name] == version, (
             f"{name}: environment.yml {version}, constraints {constraints[name]}"

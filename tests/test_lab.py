@@ -1,0 +1,109 @@
+"""``./run.sh lab``: JupyterLab on the project, where notebooks/*.md open as notebooks.
+
+The server is started with the README's command (in the set-up's environment, which must be
+the one running the tests: ``./run.sh test`` runs them there), then asked through its REST API
+whether it reads a MyST source as a notebook (jupytext's contents manager) and opens it with the
+notebook editor (the default viewers of the project's settings, which Binder reads too); then
+the source is opened in headless Chromium as a reader would, and must show a notebook's cells.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+from book.test_browser import SCREENSHOTS, browser  # noqa: F401 (the fixture)
+
+from conftest import ROOT
+
+pytestmark = pytest.mark.slow
+
+SOURCE = "notebooks/01_entropy_separability.md"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Lab:
+    """A running ``./run.sh lab``: its URL and token."""
+
+    def __init__(self, url: str, token: str) -> None:
+        self.url, self.token = url, token
+
+    def get(self, path: str) -> dict:
+        request = urllib.request.Request(
+            f"{self.url}{path}", headers={"Authorization": f"token {self.token}"}
+        )
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return json.loads(response.read())
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    venv = Path(sys.prefix)
+    if not (venv / ".ntpnb-installed").is_file():
+        pytest.skip(f"the tests do not run in an environment ./run.sh set up ({venv})")
+    port, token = _free_port(), secrets.token_hex(8)
+    log = tmp_path_factory.mktemp("lab") / "lab.log"
+    cmd = ["./run.sh", "lab", "--no-browser", f"--port={port}", f"--IdentityProvider.token={token}"]
+    env = {**os.environ, "NTPNB_VENV": str(venv)}
+    with open(log, "w") as out:
+        proc = subprocess.Popen(
+            cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+        )
+    server = Lab(f"http://127.0.0.1:{port}", token)
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                server.get("/api/status")
+                break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    pytest.fail(f"./run.sh lab did not start:\n{log.read_text()[-3000:]}")
+                time.sleep(0.5)
+        yield server
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            raise
+
+
+def test_the_server_reads_a_myst_source_as_a_notebook(lab):
+    model = lab.get(f"/api/contents/{SOURCE}?type=notebook")
+    assert model["type"] == "notebook"
+    cells = model["content"]["cells"]
+    assert any(c["cell_type"] == "code" and "parameters" in c["metadata"].get("tags", []) for c in cells)
+
+
+def test_markdown_and_myst_files_open_with_the_notebook_editor(lab):
+    settings = lab.get("/lab/api/settings/@jupyterlab/docmanager-extension:plugin")["settings"]
+    assert settings["defaultViewers"] == {"markdown": "Jupytext Notebook", "myst": "Jupytext Notebook"}
+
+
+def test_a_reader_opening_the_source_sees_a_notebook(lab, browser):  # noqa: F811
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    try:
+        page.goto(f"{lab.url}/lab/tree/{SOURCE}?token={lab.token}")
+        page.wait_for_selector(".jp-NotebookPanel .jp-Cell.jp-CodeCell", timeout=90_000)
+        assert page.locator(".jp-NotebookPanel .jp-Cell").count() > 10
+        assert page.locator(".jp-FileEditor").count() == 0  # not opened as a text file
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SCREENSHOTS / "jupyterlab.png"))
+    finally:
+        page.close()
