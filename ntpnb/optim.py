@@ -302,7 +302,7 @@ ProgressHook = Callable[[int, int], object]
 class Recorder:
     """The recording side of a training loop: the grid, the checks, the records and the progress.
 
-    A loop calls :meth:`checkpoint` at every iteration of :attr:`grid` (iteration 0 included when
+    A loop calls :meth:`checkpoint` at every iteration of ``grid`` (iteration 0 included when
     it is on the grid) and :meth:`tick` elsewhere as often as it likes, then :meth:`trace` with
     its final iterate. Shared by :func:`run` and the compiled loops of the linear decoder
     (:func:`ntpnb.linear.descent.run_decoder`), so both check, record and report alike.

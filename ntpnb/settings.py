@@ -19,6 +19,7 @@ FLOAT64_EPS: float = 2.0**-52
 #: softmax misses 1 by 1e-8 to 1e-6 depending on the vocabulary size); those that miss by more
 #: than PROB_SUM_ATOL (float64 rounding) are divided by their sum in float64.
 PROB_SUM_RTOL: float = 1e-5
+#: Rows that miss 1 by more than this (float64 rounding) are divided by their sum.
 PROB_SUM_ATOL: float = 1e-12
 
 #: Largest dense float64 array (bytes) the package allocates from user-given sizes (the count
@@ -59,7 +60,9 @@ COMPAT_RTOL: float = 1e-8
 #: F_LSQR_TOL (the residual test of COMPAT_RTOL is 1e6 times coarser) or after F_LSQR_MAX_ITER
 #: iterations (an error).
 F_DENSE_MAX_ENTRIES: int = 2**24
+#: LSQR's relative stopping tolerance for W* and the compatibility residual.
 F_LSQR_TOL: float = 1e-14
+#: LSQR's iteration cap for W* (reaching it is an error).
 F_LSQR_MAX_ITER: int = 20_000
 #: W* comes first from the dim F x dim F Gram matrix of the rows of (4) (Cholesky and one
 #: refinement step) when LAPACK estimates its reciprocal condition number above F_GRAM_RCOND (at
@@ -72,6 +75,7 @@ F_GRAM_RCOND: float = 1e-8
 #: The QP solver of the NTP-SVM (named, never the default), and its settings (it sees H
 #: normalized to max|H| ~ 1, where these absolute tolerances are meaningful).
 QP_SOLVER: str = "CLARABEL"
+#: CLARABEL's options for the NTP-SVM (absolute tolerances for normalized H).
 QP_OPTIONS = MappingProxyType(
     {"tol_gap_abs": 1e-10, "tol_gap_rel": 1e-10, "tol_feas": 1e-10, "max_iter": 500}
 )
@@ -84,6 +88,7 @@ QP_OPTIONS = MappingProxyType(
 #: seconds; its multipliers certify infeasibility to about 1e-11. The dual simplex method (exact
 #: vertices) is the fallback for data within a hair of the separability boundary.
 LP_METHOD: str = "highs-ipm"
+#: linprog methods tried in turn when LP_METHOD leaves the LP undecided.
 LP_FALLBACK_METHODS: tuple[str, ...] = ("highs-ds",)
 #: To *decide* a small LP (at most LP_SMALL_MAX_VARIABLES entries of W), LP_SMALL_METHOD is tried
 #: first: on the separability sweep of chapter 04 (m = 30, V <= 10, d <= 36: at most 360
@@ -93,6 +98,7 @@ LP_FALLBACK_METHODS: tuple[str, ...] = ("highs-ds",)
 #: of the box -1 <= W <= 1 whose margins cancel badly, so ``separating_direction`` still takes
 #: the interior-point method's point.
 LP_SMALL_METHOD: str = "highs-ds"
+#: Largest number of entries of W for which LP_SMALL_METHOD decides first.
 LP_SMALL_MAX_VARIABLES: int = 500
 #: Before a large LP (at least SVM_WITNESS_MIN_VARIABLES entries of W), the fast NTP-SVM solver
 #: (at most SVM_WITNESS_MAX_ITER active-set iterations) is tried as a witness: on separable data
@@ -100,6 +106,7 @@ LP_SMALL_MAX_VARIABLES: int = 500
 #: (V = 27, d = 38-100) it decided in 0.04-0.07 s where the LP took 0.7-2.2 s; on data that are
 #: not separable it fails (0.1-0.4 s) and the LP decides.
 SVM_WITNESS_MIN_VARIABLES: int = 1000
+#: Active-set iterations of the NTP-SVM witness tried before a large LP.
 SVM_WITNESS_MAX_ITER: int = 30
 #: The separability test by least-distance programming (``is_separable(..., method="least-distance")``,
 #: one dense non-negative least squares in the directions allowed by (6a), certified as the LP is)
@@ -121,7 +128,7 @@ LP_OPTIONS = MappingProxyType(
 LP_MARGIN_CAP: float = 1e-4
 #: Time limit (seconds) of each LP solve.
 LP_TIME_LIMIT: float = 600.0
-#: The normalized margin (rows of H divided by their largest entry, max |W_ik| = 1) that decides
+#: The normalized margin (rows of H divided by their largest entry, ``max |W_ik| = 1``) that decides
 #: separability for the Newton continuation of :mod:`ntpnb.linear.hinge_newton` (chapter 05's
 #: text data): a direction verified to reach it proves "separable"; multipliers proving that no
 #: direction exceeds it prove "not separable". :func:`ntpnb.is_separable` does not use it: it
@@ -160,15 +167,20 @@ SVM_REACH_RTOL: float = 1e-8
 #: HINGE_MAX_NEWTON_PER_RHO Newton iterations per value of rho (a stage near a threshold took up
 #: to about 140 at m = 258; capping at 30 left decisions undecided), HINGE_MAX_NEWTON in all.
 HINGE_RHO_START: float = 10.0
+#: Factor by which the continuation's hinge weight rho grows.
 HINGE_RHO_FACTOR: float = 10.0
+#: Largest hinge weight rho of the continuation (no decision beyond).
 HINGE_RHO_MAX: float = 1e10
+#: Newton iterations allowed for one value of rho.
 HINGE_MAX_NEWTON_PER_RHO: int = 200
+#: Newton iterations allowed in all.
 HINGE_MAX_NEWTON: int = 2000
 #: A Newton step of the continuation counts as full (the minimizer of the current piece reached)
 #: when the exact line search returns 1 within HINGE_FULL_STEP_TOL (its rounding is far smaller;
 #: a step on a wrong piece is cut by a breakpoint, far larger); a step of at most HINGE_STEP_RTOL
 #: times ``1 + ||(W, s)||`` (relative to the iterate) ends the iterations.
 HINGE_FULL_STEP_TOL: float = 1e-6
+#: A step at most this times ``1 + ||(W, s)||`` ends the continuation's iterations.
 HINGE_STEP_RTOL: float = 1e-12
 #: A block ``K[F, F]`` of the continuation's exact NTP-SVM equations whose Cholesky factor has
 #: ``(min diag / max diag)^2`` at most this is decomposed through the SVD of ``H[F]`` instead.
@@ -176,9 +188,12 @@ HINGE_CHOL_RCOND: float = 1e-12
 
 #: Verification tolerances of an NTP-SVM answer, all scale-free (relative to the margin 1, to
 #: ||W|| or to the largest multiplier; the QP is solved for normalized H).
-SVM_FEAS_TOL: float = 1e-7  # constraint violation: margins >= 1 - tol, |equality residuals| <= tol
-SVM_KKT_TOL: float = 1e-6  # stationarity / ||W||, complementarity / max(lambda), dual sign
-SVM_GAP_TOL: float = 1e-7  # duality gap / primal objective
+#: Constraint violation: ``margins >= 1 - tol``, ``|equality residuals| <= tol``.
+SVM_FEAS_TOL: float = 1e-7
+#: Stationarity / ||W||, complementarity / max(lambda), dual sign.
+SVM_KKT_TOL: float = 1e-6
+#: Duality gap / primal objective.
+SVM_GAP_TOL: float = 1e-7
 
 #: Numerical rank (:mod:`ntpnb.linalg`): a rank ``r`` is decided only at a clear gap of the
 #: singular values: the rank is the largest ``r`` with ``s_{r-1} >= RANK_GAP * max(s_r, floor)``
@@ -190,6 +205,7 @@ SVM_GAP_TOL: float = 1e-7  # duality gap / primal objective
 #: position has a gap above RANK_GAP / RANK_BAND; otherwise
 #: :class:`~ntpnb.errors.RankAmbiguousError` is raised instead of a machine-dependent guess.
 RANK_GAP: float = 1e6
+#: Factor by which another machine's rounding may exceed this one's (see RANK_GAP).
 RANK_BAND: float = 10.0
 
 #: A multiplier larger than this times the largest one counts as "active" (support vector).
@@ -217,27 +233,34 @@ POLISH_MAX_ROUNDS: int = 10
 #: ACTIVE_SET_PROX_FLOOR times its initial value (a shrinking weight makes the proximal point
 #: method converge superlinearly).
 ACTIVE_SET_VIOLATION_TOL: float = 1e-11
+#: ``(min diag / max diag)^2`` of a Cholesky factor at or below which a block is singular.
 ACTIVE_SET_CHOL_RCOND: float = 1e-9
+#: Factor by which the proximal weight shrinks after each proximal step.
 ACTIVE_SET_PROX_DECAY: float = 0.3
+#: Smallest proximal weight, relative to its initial value.
 ACTIVE_SET_PROX_FLOOR: float = 1e-6
 
 #: Paper B (ntpnb.attention): tolerance of ``C E^T = I`` (Assumption 4, max-abs entrywise; it is
 #: dimensionless) and the smallest margin ``c_y^T e_y - max_{k != y} c_y^T e_k`` accepted for
 #: Assumption 3, relative to ``max_k |c_y^T e_k|``.
 HEAD_IDENTITY_TOL: float = 1e-9
+#: Smallest relative margin of the head accepted for Assumption 3.
 HEAD_MARGIN_TOL: float = 1e-9
 
 #: Newton's method of the exact convex solves of Paper B (W^cyc, the regularization path): the
 #: stopping tolerance on the gradient norm (relative to 1 + ||W||), the iteration cap, and the
 #: verification tolerance of the returned point (gradient norm, same scale).
 NEWTON_GRAD_TOL: float = 1e-11
+#: Newton's iteration cap in the exact convex solves of Paper B.
 NEWTON_MAX_ITER: int = 200
+#: Gradient norm (relative to 1 + ||W||) a returned convex solution must meet.
 CONVEX_KKT_TOL: float = 1e-8
 #: Its damped steps (Armijo backtracking, halving the step) are accepted when the loss falls by
 #: at least NEWTON_ARMIJO times the decrease the step predicts, or the gradient's norm by
 #: NEWTON_ARMIJO times the step length of itself; Newton returns its point when backtracking has
 #: cut the step below NEWTON_MIN_STEP of the Newton step.
 NEWTON_ARMIJO: float = 1e-4
+#: Newton returns its point when backtracking cuts the step below this fraction.
 NEWTON_MIN_STEP: float = 1e-12
 
 #: A gradient of the attention losses at W = 0 whose norm is at most STATIONARY_GRAD_RTOL times
@@ -257,14 +280,19 @@ STATIONARY_GRAD_RTOL: float = 1e-12
 #: step along rounding noise, divided by a multiplier near zero, would only add noise to ``W``.
 #: This is a stopping rule, not a decision: every point is verified against RP_KKT_TOL.
 RP_NEWTON_RTOL: float = 1e-10
+#: The rounding level of the gradient's terms, relative to their size, at which the path's
+#: Newton method stops (see RP_NEWTON_RTOL).
 RP_GRAD_NOISE_RTOL: float = 1e-15
+#: ``||grad L + lam W|| / (lam ||W||)`` a point of Paper B's path must meet.
 RP_KKT_TOL: float = 1e-5
+#: ``| ||W|| - R | / R`` a point of Paper B's path must meet.
 RADIUS_RTOL: float = 1e-6
 #: Brent's method finds ``log lam`` for each radius to ``RP_LOG_LAMBDA_XTOL +
 #: RP_LOG_LAMBDA_RTOL * |log lam|`` (each point is then verified against RADIUS_RTOL and
 #: RP_KKT_TOL); the relative part is kept above scipy's smallest, 4 eps, which would stop on
 #: rounding noise.
 RP_LOG_LAMBDA_XTOL: float = 1e-13
+#: Relative part of the tolerance of ``log lam`` (see RP_LOG_LAMBDA_XTOL).
 RP_LOG_LAMBDA_RTOL: float = 1e-14
 
 #: Default attention threshold of pseudo token-priority graphs (Paper B, Sec. 6): a token is
@@ -284,8 +312,11 @@ PSEUDO_GRAPH_THRESHOLD: float = 1e-3
 #: chapter 2 depending on the BLAS kernel, a step of 2e-11 against a threshold of 1e-11). The
 #: certificate's KKT residual, not the step, decides the answer.
 PATH_NORM_RTOL: float = 1e-12
+#: Relative KKT residuals (on F, on F-perp, in total) a certified W_B must meet.
 PATH_KKT_RTOL: float = 1e-8
+#: Relative step size after which Newton takes one more full step and stops.
 PATH_NEWTON_RTOL: float = 1e-6
+#: Newton iterations allowed at one radius.
 PATH_MAX_NEWTON: int = 60
 #: Where Newton's linear systems are solved iteratively (the Gram form of the path), a step is
 #: solved to PATH_FORCING * min(1, s) of itself, s the size of the last step (an estimate of
@@ -299,10 +330,13 @@ PATH_MAX_NEWTON: int = 60
 #: PATH_TANGENT_RTOL (the Gram form keeps the factors of an earlier Newton matrix only while
 #: they can serve that tolerance too). Every returned point is certified all the same.
 PATH_FORCING: float = 1e-2
+#: Accuracy of a Newton step's iterative solve once the steps are small.
 PATH_STEP_RTOL: float = 1e-13
+#: Accuracy of the tangent that predicts the next radius.
 PATH_TANGENT_RTOL: float = 1e-8
 #: Safeguards of a Newton step: the largest change of any logit, and of log(lambda).
 PATH_MAX_LOGIT_STEP: float = 2.0
+#: Largest change of log(lambda) in one Newton step.
 PATH_MAX_LOG_LAMBDA_STEP: float = 2.0
 #: The path is entered at this radius (or the first requested one, if smaller) from W = 0.
 PATH_START_RADIUS: float = 0.5
@@ -335,6 +369,7 @@ BLAS_THREADS: int = 1
 #: (:func:`ntpnb.linear.thresholds.best_achievable_loss`), and its settings: the cone's
 #: boundary (probabilities that vanish at the infimum) limits the accuracy to about 1e-9.
 EXP_CONE_SOLVER: str = "CLARABEL"
+#: CLARABEL's options for the maximum-entropy dual.
 EXP_CONE_OPTIONS = MappingProxyType(
     {"tol_gap_abs": 1e-9, "tol_gap_rel": 1e-9, "tol_feas": 1e-9, "max_iter": 500}
 )
@@ -351,14 +386,18 @@ BEST_LOSS_TOL: float = 1e-6
 #: the smallest was 5e-5, and the certificate took 0.05 s where the LP and the conic solve
 #: took 11 s.
 BEST_LOSS_DIRECT_MAX_ITER: int = 2000
+#: Constraint residual of the corrected dual point.
 BEST_LOSS_DUAL_FEAS_TOL: float = 1e-12
+#: Smallest out-of-support probability that certifies no pair vanishes.
 BEST_LOSS_MIN_PROB: float = 1e-9
 #: L-BFGS minimizes the loss over the pairs that stay (all pairs, or those off the recession LP's
 #: set) with scipy's stopping tolerances ``gtol = BEST_LOSS_LBFGS_GTOL`` (largest projected
 #: gradient entry) and ``ftol = BEST_LOSS_LBFGS_FTOL`` (relative decrease of the loss); its
 #: minimizer is used when the gradient's norm there is at most BEST_LOSS_GRAD_TOL.
 BEST_LOSS_LBFGS_GTOL: float = 1e-11
+#: L-BFGS's ``ftol``: relative decrease of the loss.
 BEST_LOSS_LBFGS_FTOL: float = 1e-15
+#: Largest gradient norm at which L-BFGS's minimizer is used.
 BEST_LOSS_GRAD_TOL: float = 1e-6
 #: The recession LP (:func:`ntpnb.linear.thresholds.recession_pairs`) has 0/1 pair indicators at
 #: any optimum; an indicator further than RECESSION_INDICATOR_TOL from both 0 and 1 is an error.
@@ -368,6 +407,7 @@ RECESSION_INDICATOR_TOL: float = 1e-6
 #: ``TEMPER_LOG_BETA_XTOL + TEMPER_LOG_BETA_RTOL * |log beta|``; the relative part is scipy's
 #: smallest, 4 eps.
 TEMPER_LOG_BETA_XTOL: float = 1e-14
+#: Relative part of Brent's tolerance on ``log beta`` (scipy's smallest, 4 eps).
 TEMPER_LOG_BETA_RTOL: float = 4 * FLOAT64_EPS
 
 #: Monte Carlo p-values (:mod:`ntpnb.statistics`): a simulated statistic at least the observed

@@ -15,6 +15,15 @@
   Jupytext source ``notebooks/<name>.md`` (the file that exists in the Binder image), built
   from the repository URL of ``_config.yml``, and a download button for that source next to
   the theme's one for the executed ``.ipynb``.
+* The API reference page (``book/api.md``): napoleon reads the numpy sections of functions and
+  classes, but would read the first line of a data or property docstring (a ``#:`` comment of
+  a setting) as ``type: description``; those docstrings are kept as written (:func:`_keep_data_docstring`).
+  The docstrings refer to objects by the module that defines them
+  (``ntpnb.linear.svm.ntp_svm``), while the page documents them where users import them
+  (``ntpnb.ntp_svm``): such a reference links to the public entry of the same object, and one
+  to an internal object the page does not document (a private helper, a submodule) is shown
+  as code, unlinked. A reference to nothing that exists is still a warning
+  (:func:`_internal_reference`).
 * The book's stylesheet (wrapping claim output, the claim tables) and a fix for a theme bug
   that declares sphinx-thebe's configuration script twice (``THEBE_JS_URL`` error in the
   console) and one that leaves the colour mode empty ("invalid theme mode" error); CDN
@@ -24,8 +33,10 @@
 
 from __future__ import annotations
 
+import importlib
 import re
 import shutil
+import sys
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -34,6 +45,7 @@ from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
 from sphinx.errors import ExtensionError
 from sphinx.util import logging
+from sphinx.util.nodes import make_refnode
 
 from ..chapter.plotting import figure_cell_problems
 from ..errors import PathError
@@ -219,9 +231,87 @@ def _copy_sources(app: Sphinx, exception: Exception | None) -> None:
             shutil.copyfile(Path(app.srcdir) / source, target)
 
 
+#: The packages whose internal objects a docstring may name (shown unlinked when not public).
+_PACKAGE = "ntpnb"
+
+
+def _lookup(target: str, module: str | None) -> object | None:
+    """The object that ``target`` names, or None if there is none.
+
+    ``target`` is dotted, absolute, relative to ``module``, or a short name of any module of the
+    package (the module a docstring was written in is not known here).
+    """
+    starts = [target]
+    if module:
+        starts.append(f"{module}.{target}")
+    if "." not in target:  # a short name in a docstring: the module it is written in is not known
+        starts += [f"{name}.{target}" for name in sorted(sys.modules) if name.startswith(f"{_PACKAGE}.")]
+    for dotted in starts:
+        if not dotted.startswith(f"{_PACKAGE}.") and dotted != _PACKAGE:
+            continue
+        parts = dotted.split(".")
+        for cut in range(len(parts), 0, -1):
+            try:
+                obj: object = importlib.import_module(".".join(parts[:cut]))
+            except ImportError:
+                continue
+            try:
+                for attr in parts[cut:]:
+                    obj = getattr(obj, attr)
+            except AttributeError:
+                break
+            return obj
+    return None
+
+
+def _internal_reference(app: Sphinx, env: BuildEnvironment, node: Any, contnode: Any) -> Any:
+    """Resolve a Python reference Sphinx did not find.
+
+    To the public entry of the same object, or as unlinked code when it names an internal object
+    of the package; else leave it unresolved (a warning).
+    """
+    if node.get("refdomain") != "py":
+        return None
+    obj = _lookup(node["reftarget"], node.get("py:module"))
+    if obj is None:
+        return None
+    domain = env.get_domain("py")
+    for name, entry in domain.objects.items():
+        if name.startswith(f"{_PACKAGE}.") and name.rsplit(".", 1)[-1] == getattr(obj, "__name__", None):
+            if _lookup(name, None) is obj:
+                return make_refnode(app.builder, node["refdoc"], entry.docname, entry.node_id, contnode, name)
+    return contnode
+
+
+#: Kinds of object whose docstring is prose, never numpy sections.
+_PROSE_KINDS = ("data", "attribute", "property")
+
+
+def _keep_data_docstring(stash: dict[str, list[str]]) -> tuple:
+    """Two ``autodoc-process-docstring`` handlers: one before napoleon, one after it.
+
+    The first keeps a copy of each data or attribute docstring, the second puts it back after
+    napoleon has run (it reads ``text: more`` on a first line as a type and a description).
+    """
+
+    def before(app: Sphinx, what: str, name: str, obj: object, options: object, lines: list[str]) -> None:
+        if what in _PROSE_KINDS:
+            stash[name] = list(lines)
+
+    def after(app: Sphinx, what: str, name: str, obj: object, options: object, lines: list[str]) -> None:
+        if what in _PROSE_KINDS and name in stash:
+            lines[:] = stash.pop(name)
+
+    return before, after
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
-    """Register the notebook check, the static files and the chapter buttons with Sphinx."""
+    """Register the notebook check, the static files, the chapter buttons and the API page's docstrings."""
     app.add_config_value("ntpnb_binderhub_url", DEFAULT_BINDERHUB, "html")
+    before, after = _keep_data_docstring({})
+    app.connect("autodoc-process-docstring", before, priority=100)  # napoleon's runs at 500
+    app.connect("autodoc-process-docstring", after, priority=900)
+    app.connect("missing-reference", _internal_reference)
     app.connect("env-updated", _check)
     app.connect("builder-inited", _add_static)
     app.connect("html-page-context", _page_context, priority=502)  # after the theme's (501)

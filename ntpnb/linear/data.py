@@ -41,6 +41,12 @@ T = TypeVar("T")
 class NTPData:
     """A validated, immutable NTP training set over distinct contexts (Paper A, Eq. (2)).
 
+    Probabilities only need to sum to one to float32 precision
+    (:data:`ntpnb.settings.PROB_SUM_RTOL`, as they come from a float32 softmax); rows of ``P``
+    and ``pi`` that miss 1 by more than float64 rounding (:data:`ntpnb.settings.PROB_SUM_ATOL`)
+    are divided by their sum in float64. The arrays are stored as float64 copies that cannot
+    be made writable again.
+
     Parameters
     ----------
     H
@@ -50,12 +56,6 @@ class NTPData:
     P
         Empirical next-token distributions, shape ``(m, V)``; row ``j`` is ``p_j``.
         Non-negative rows that sum to one; the support of row ``j`` is ``S_j``.
-
-    Probabilities only need to sum to one to float32 precision
-    (:data:`ntpnb.settings.PROB_SUM_RTOL`, as they come from a float32 softmax); rows of ``P``
-    and ``pi`` that miss 1 by more than float64 rounding (:data:`ntpnb.settings.PROB_SUM_ATOL`)
-    are divided by their sum in float64. The arrays are stored as float64 copies that cannot
-    be made writable again.
 
     Raises
     ------

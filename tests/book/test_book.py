@@ -171,6 +171,28 @@ def test_tables_render_as_tables_and_parameters_show_their_values(built_book):
     assert re.search(named, chapter), "the run's n_trials, beside its name"
 
 
+def test_the_api_page_documents_every_public_name_from_its_docstring(built_book):
+    """Every name of ``__all__`` of the public modules has an entry with its docstring's summary."""
+    import ntpnb
+    from ntpnb import attention, errors, optim
+
+    page = (built_book / "_build" / "html" / "book" / "api.html").read_text()
+    ids = set(re.findall(r'<dt class="sig sig-object py" id="([^"]+)"', page))
+    modules = {"ntpnb": ntpnb, "ntpnb.attention": attention, "ntpnb.optim": optim, "ntpnb.errors": errors}
+    documented_elsewhere = {"optim", "attention", *errors.__all__}  # their own sections
+    for module_name, module in modules.items():
+        for name in module.__all__:
+            if (module is ntpnb and name in documented_elsewhere) or name.startswith("__"):
+                continue
+            assert f"{module_name}.{name}" in ids, f"{module_name}.{name} has no entry on the API page"
+    for function in (ntpnb.ntp_svm, attention.graph_svm, optim.normalized_gd):
+        # the longest run of the summary line's plain text: its docstring, not only its signature
+        summary = function.__doc__.strip().splitlines()[0]
+        plain = max(re.split(r"``[^`]*``|:\w+:`[^`]*`|['\"]", summary), key=len)
+        assert plain.strip() in page, plain
+    assert "ntpnb.settings.SVM_KKT_TOL" in ids  # every tolerance, with what it bounds
+
+
 def test_report_links_to_the_sections_that_check_each_claim(built_book):
     html = built_book / "_build" / "html"
     report = html / "outputs" / "report.html"

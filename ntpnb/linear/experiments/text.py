@@ -91,7 +91,7 @@ class TimedSeparability:
     it: 2e-4 on a slice of 78 contexts at ``d = 18``); ``"lp"``: the certified max-margin LP alone
     (``is_separable(data, method="lp")``), whose interior-point method factorizes a dense
     ``V d x V d`` matrix. Either answer is certified. Calling it on a data set decides and
-    appends a :class:`TimedDecision` to :attr:`log`.
+    appends a :class:`TimedDecision` to ``log``.
 
     Raises
     ------
