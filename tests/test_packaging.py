@@ -153,6 +153,9 @@ def test_book_workflow_builds_with_the_readme_command_and_deploys_pages():
     steps = _steps(flow)
     runs = [s.get("run", "") for s in steps]
     assert "./run.sh reproduce" in runs and "./run.sh reproduce" in readme
+    # the published Benchmarks page has the tables: the benchmarks run before the book is built
+    bench = next(i for i, r in enumerate(runs) if "ntpnb benchmarks" in r)
+    assert bench < runs.index("./run.sh reproduce") and "--notebooks" in runs[bench]
     uses = [s.get("uses", "") for s in steps]
     assert any(u.startswith("actions/upload-pages-artifact") for u in uses)
     assert any(u.startswith("actions/deploy-pages") for u in uses)

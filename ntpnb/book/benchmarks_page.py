@@ -4,13 +4,16 @@
 ``benchmarks.md``, the page with every table, and ``benchmarks.json``, the measurements).
 ``ntpnb book`` calls :func:`write_benchmarks_page` before building, which copies that page to
 ``outputs/benchmarks.md`` (the document ``_toc.yml`` lists), or, when no benchmark has been run
-into this output tree, writes a page that says so and names the command. The book therefore never
-shows a number that no run produced, and nothing generated is committed.
+into this output tree, writes a page that says what it would show and names the commands
+(:func:`not_run_text`). The book therefore never shows a number that no run produced, and
+nothing generated is committed.
 
 Either way the page ends with the section "Notebook reproduction times", rendered from
 ``<output root>/timings.json`` (what ``ntpnb reproduce`` recorded for this output tree: ``./run.sh
 reproduce`` runs the paper profile and then ``ntpnb book``, so the page shows those times), or
-naming the command when no notebook has been timed there (:func:`format_timings`).
+naming the command when no notebook has been timed there (:func:`format_timings`); and, when a
+seed sweep ran into the tree, each notebook's time at every seed and the sweep's total
+(:func:`format_sweep_timings`, from the timings of each seed's tree).
 """
 
 from __future__ import annotations
@@ -21,13 +24,16 @@ from pathlib import Path
 from ..chapter.atomic import atomic_write_text
 from ..chapter.claims import PROFILE_NAMES
 from ..chapter.paths import OutputLayout, Timings, load_timings
+from ..chapter.provenance import load_run_record
 
 __all__ = [
     "BENCHMARKS_DOCNAME",
     "BENCHMARKS_COMMAND",
+    "not_run_text",
     "REPRODUCE_COMMAND",
     "TIMINGS_TITLE",
     "format_timings",
+    "format_sweep_timings",
     "render_benchmarks_page",
     "render_timings_section",
     "write_benchmarks_page",
@@ -35,23 +41,40 @@ __all__ = [
 
 #: The page's place in the book, relative to the project root (``_toc.yml`` lists it).
 BENCHMARKS_DOCNAME = "outputs/benchmarks"
-#: The command that measures the benchmarks (run from the project root).
-BENCHMARKS_COMMAND = "python -m benchmarks"
+#: The command that measures the benchmarks (run from the project root; ``python -m benchmarks``
+#: is the same).
+BENCHMARKS_COMMAND = "ntpnb benchmarks"
 
-NOT_RUN = f"""\
+
+def not_run_text(layout: OutputLayout, own: bool = True) -> str:
+    """The page's beginning when no benchmark has been run into ``layout``.
+
+    It says what the page would show and the exact commands that make it (``own``: ``layout`` is
+    the book's tree, where the commands need no folder).
+    """
+    out = "" if own else f" --out {layout.benchmarks}"
+    book = "ntpnb book" if own else f"ntpnb book --run {layout.root}"
+    return f"""\
 # Benchmarks
 
-No benchmark has been run for this build of the book, so this page shows no solver timing.
-Run, from the repository root,
+No benchmark has been run into this output tree, so this page shows no solver timing: the
+tables of each solver's time and memory against problem size (the NTP-SVM by its five methods,
+the separability LP, the regularization path, the Graph-SVM and the cyclic correction, both
+papers' training loops, and chapter 5's joint problem on growing prefixes of its text), with
+the growth exponents fitted to them, drawn as plots. The book published online has them: the
+workflow that builds it runs the benchmarks first. To make them here, run from the repository
+root
 
 ```bash
-{BENCHMARKS_COMMAND}
-ntpnb book
+{BENCHMARKS_COMMAND}{out}
+{book}
 ```
 
-The first command times every solver against problem size (about half an hour on 2 cores) and writes
-`outputs/benchmarks/benchmarks.md` and `outputs/benchmarks/benchmarks.json`; the second rebuilds
-the book, with the measured tables on this page.
+The first command (the same as `python -m benchmarks`; `{BENCHMARKS_COMMAND} --help` lists its
+options) takes about half an hour on 2 cores and writes `benchmarks/benchmarks.md` and
+`benchmarks/benchmarks.json` in the output tree; the second rebuilds the book, with the measured
+tables on this page. With `--notebooks` it also times each chapter alone on one core and the
+paper run with two jobs. What this run of the notebooks measured is below.
 """
 
 
@@ -107,27 +130,74 @@ def _wall(wall: Mapping[str, float], profile: str) -> str:
     return f"{wall[profile]:.1f} s" if profile in wall else "n/a"
 
 
+def format_sweep_timings(per_seed: Mapping[int, Mapping[str, Mapping[str, object]]], book_seed: int) -> str:
+    """A Markdown table of a seed sweep: one row per notebook, one column per seed, then the total.
+
+    ``per_seed`` maps each seed to its tree's records of one profile (notebook -> record);
+    ``book_seed`` is the seed of the book's figures, whose column comes first.
+    """
+    seeds = [book_seed, *sorted(s for s in per_seed if s != book_seed)]
+    names = sorted({name for records in per_seed.values() for name in records})
+    head = [f"seed {s} (the book's)" if s == book_seed else f"seed {s}" for s in seeds]
+    lines = ["| notebook | " + " | ".join([*head, "all seeds"]) + " |", "|---|" + "---|" * (len(seeds) + 1)]
+
+    def seconds(seed: int, name: str) -> float | None:
+        rec = per_seed.get(seed, {}).get(name)
+        return None if rec is None else float(rec["seconds"])
+
+    for name in names:
+        times = [seconds(s, name) for s in seeds]
+        cells = ["not run" if t is None else f"{t:.1f} s" for t in times]
+        lines.append(f"| {name} | " + " | ".join([*cells, f"{sum(t or 0.0 for t in times):.1f} s"]) + " |")
+    totals = [sum(seconds(s, n) or 0.0 for n in names) for s in seeds]
+    total_cells = [f"{t:.1f} s" for t in [*totals, sum(totals)]]
+    lines.append("| sum of the notebooks | " + " | ".join(total_cells) + " |")
+    return "\n".join(lines)
+
+
+def _sweep_section(layout: OutputLayout, profile: str) -> str:
+    """The seed sweep's cost in the tree ``layout`` (empty when no sweep ran into it)."""
+    trees = layout.seed_layouts()
+    if not trees:
+        return ""
+    record = load_run_record(layout.root)
+    book_seed = record.seeds[0] if record is not None and record.seeds else 0
+    per_seed = {book_seed: load_timings(layout).get(profile, {})}
+    per_seed.update({seed: load_timings(tree).get(profile, {}) for seed, tree in trees.items()})
+    return (
+        f"\n\n### The seed sweep (`{profile}`)\n\n"
+        "Every chapter runs at the book's seed (its figures) and at further seeds, whose checks the "
+        "verdicts count (in `seeds/`); what each run took, recorded as above, and the sweep's cost "
+        f"in notebook time:\n\n{format_sweep_timings(per_seed, book_seed)}"
+    )
+
+
 def render_timings_section(layout: OutputLayout) -> str:
-    """The section: each notebook's last reproduction time in ``layout``, per profile."""
+    """The section: each notebook's last reproduction time in ``layout``, per profile, and per seed."""
+    timings = load_timings(layout)
+    profiles = _profiles(timings)
     return (
         f"## {TIMINGS_TITLE}\n\n"
         f"The wall time of each notebook's last execution into this output tree (`{layout.root.name}/`), "
         "by profile, as `ntpnb reproduce` recorded it in `timings.json` (cached notebooks are not "
         "executed and keep their earlier time). With `--jobs N` the notebooks ran N at a time on a "
         "shared machine, so each took longer than alone.\n\n"
-        f"{format_timings(load_timings(layout))}\n"
+        f"{format_timings(timings)}{_sweep_section(layout, profiles[0]) if profiles else ''}\n"
     )
 
 
-def render_benchmarks_page(layout: OutputLayout) -> str:
-    """The page: the last run's ``benchmarks/benchmarks.md`` (or the not-run text), then the times."""
+def render_benchmarks_page(layout: OutputLayout, own: bool = True) -> str:
+    """The page: the last run's ``benchmarks/benchmarks.md`` (or :func:`not_run_text`), then the times.
+
+    ``own`` says whether ``layout`` is the book's own tree (the commands the page names differ).
+    """
     results = layout.benchmarks / "benchmarks.md"
-    page = results.read_text(encoding="utf-8") if results.is_file() else NOT_RUN
+    page = results.read_text(encoding="utf-8") if results.is_file() else not_run_text(layout, own)
     return page.rstrip("\n") + "\n\n" + render_timings_section(layout)
 
 
-def write_benchmarks_page(layout: OutputLayout) -> Path:
+def write_benchmarks_page(layout: OutputLayout, own: bool = True) -> Path:
     """Write the page to ``<layout.root>/benchmarks.md`` and return its path."""
     path = layout.root / "benchmarks.md"
-    atomic_write_text(path, render_benchmarks_page(layout))
+    atomic_write_text(path, render_benchmarks_page(layout, own))
     return path

@@ -104,7 +104,7 @@ def build_book(tree: BookTree) -> int:
         )
     print(f"ntpnb: wrote the reproducibility report {shown(write_report(layout, missing))}")
     print(f"ntpnb: verdicts of the last runs: {verdict_summary(layout)}")
-    print(f"ntpnb: wrote the benchmarks page {shown(write_benchmarks_page(layout))}")
+    print(f"ntpnb: wrote the benchmarks page {shown(write_benchmarks_page(layout, own=tree.own))}")
     return _build_site(tree, jb, {name: _placeholder(tree, name) for name in missing})
 
 

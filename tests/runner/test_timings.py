@@ -9,11 +9,13 @@ from pathlib import Path
 from ntpnb.book.benchmarks_page import (
     REPRODUCE_COMMAND,
     TIMINGS_TITLE,
+    format_sweep_timings,
     format_timings,
     render_benchmarks_page,
 )
 from ntpnb.chapter import parameters as profiles
 from ntpnb.chapter.paths import load_timings, output_layout
+from ntpnb.chapter.provenance import RunRecord, write_run_record
 from ntpnb.runner import run as run_module
 from ntpnb.runner.execute import RunResult
 from ntpnb.runner.run import reproduce
@@ -77,6 +79,26 @@ def test_the_table_has_a_row_per_notebook_a_column_per_profile_and_totals():
     assert "| wall time of the run | 31.0 s | n/a |" in lines
     assert "- `paper`: `ntpnb reproduce --profile paper --jobs 1`, d2; failed: b" in lines
     assert "- `quick`: `ntpnb reproduce --profile quick --jobs 2`, d1" in lines
+
+
+def test_the_sweep_table_has_a_column_per_seed_the_books_first_and_totals():
+    rec = lambda seconds: {"seconds": seconds, "jobs": 2, "date": "d", "ok": True}
+    per_seed = {3: {"a": rec(2.0)}, 0: {"a": rec(10.0), "b": rec(4.0)}, 1: {"a": rec(3.0), "b": rec(5.0)}}
+    lines = format_sweep_timings(per_seed, book_seed=0).splitlines()
+    assert lines[0] == "| notebook | seed 0 (the book's) | seed 1 | seed 3 | all seeds |"
+    assert "| a | 10.0 s | 3.0 s | 2.0 s | 15.0 s |" in lines
+    assert "| b | 4.0 s | 5.0 s | not run | 9.0 s |" in lines
+    assert lines[-1] == "| sum of the notebooks | 14.0 s | 8.0 s | 2.0 s | 24.0 s |"
+
+
+def test_the_page_shows_the_sweeps_cost_from_each_seeds_tree(tmp_path):
+    layout = output_layout(tmp_path / "out")
+    record_timings(layout, "paper", [result("01_x", 42.0)], jobs=2, now=WHEN)
+    assert "seed sweep" not in render_benchmarks_page(layout)  # no sweep ran into the tree
+    write_run_record(layout.root, RunRecord("paper", {}, (0, 1), ("01_x",)))
+    record_timings(output_layout(layout.seed_root(1)), "paper", [result("01_x", 40.0)], jobs=2, now=WHEN)
+    page = render_benchmarks_page(layout)
+    assert "| 01_x | 42.0 s | 40.0 s | 82.0 s |" in page and "### The seed sweep (`paper`)" in page
 
 
 def test_without_timings_the_section_names_the_command():
