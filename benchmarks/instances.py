@@ -10,11 +10,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ntpnb.attention.data import TokenData
-from ntpnb.attention.experiments import _trial_data
 from ntpnb.attention.graphs import TokenPriorityGraphs, token_priority_graphs
-from ntpnb.linear.data import NTPData
-from ntpnb.linear.datasets import dirichlet_on_supports
+from ntpnb.attention.paper_experiments import _trial_data
+from ntpnb.attention.token_data import TokenData
+from ntpnb.linear.ntp_data import NTPData
+from ntpnb.linear.recipes import dirichlet_on_supports
 
 
 def gaussian_instance(m: int, V: int, d: int, S: int, seed: int = 0) -> NTPData:

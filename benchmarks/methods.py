@@ -15,7 +15,7 @@
   verified), which :func:`ntpnb.solve_ntp_svm` uses.
 
 Regularization path: :func:`ntpnb.linear.regpath.regularization_path` on a fixed grid of radii.
-Paper B: :func:`ntpnb.attention.svm.solve_graph_svm` (Graph-SVM) and
+Paper B: :func:`ntpnb.attention.graph_svm_qp.solve_graph_svm` (Graph-SVM) and
 :func:`ntpnb.attention.convex.solve_cyclic_correction` (``W^cyc``). Each returns its verified
 solution; the ``*_certificate`` functions summarize what was verified.
 
@@ -38,14 +38,14 @@ import scipy.sparse as sp
 
 from ntpnb import settings
 from ntpnb.attention.convex import CyclicCorrection, solve_cyclic_correction
-from ntpnb.attention.svm import solve_graph_svm
+from ntpnb.attention.graph_svm_qp import solve_graph_svm
 from ntpnb.errors import SolverError
 from ntpnb.linear.active_set import solve_active_set
 from ntpnb.linear.constraints import ntp_constraints
-from ntpnb.linear.data import NTPData
+from ntpnb.linear.max_margin import solve_ntp_svm
+from ntpnb.linear.ntp_data import NTPData
 from ntpnb.linear.regpath import RegularizationPath, regularization_path
 from ntpnb.linear.separability import is_separable
-from ntpnb.linear.svm import solve_ntp_svm
 from ntpnb.qp import SVMSolution
 
 from .instances import AttentionInstance

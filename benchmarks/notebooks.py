@@ -106,7 +106,7 @@ def _timed(
     root: Path, profile: str, out: Path, jobs: int, seeds: int = 1
 ) -> tuple[dict[str, dict], float, float]:
     """One reproduce run into ``out``: the book seed's timings, the wall time, the notebook seconds."""
-    from ntpnb.chapter.paths import load_timings, output_layout
+    from ntpnb.chapter.layout import load_timings, output_layout
     from ntpnb.runner import reproduce
 
     start = time.perf_counter()

@@ -18,7 +18,7 @@ import numpy as np
 from ntpnb.chapter.atomic import atomic_write_text
 from ntpnb.chapter.platform import format_platform, platform_info
 from ntpnb.errors import NTPError
-from ntpnb.linear.data import NTPData
+from ntpnb.linear.ntp_data import NTPData
 
 from . import attention, joint, methods, notebooks, plots, training
 from .instances import (
@@ -732,10 +732,10 @@ residuals in total, on F and on F-perp, `| ||W_B|| - B | / B`, and the smallest 
 (> 0).
 """,
     "Graph-SVM": """\
-`ntpnb.attention.svm.solve_graph_svm` (Paper B, Sec. 3.2; chapter 06) on Paper B's general
+`ntpnb.attention.graph_svm_qp.solve_graph_svm` (Paper B, Sec. 3.2; chapter 06) on Paper B's general
 (cyclic) data of size `(K, d, n, T)`: unit-sphere embeddings, `T` distinct tokens per sample, a
 label drawn among them, redrawn until some token-priority graph has a cycle and a strict relation
-(`ntpnb.attention.experiments._trial_data`, as chapter 06 draws its trials; the first row is the
+(`ntpnb.attention.paper_experiments._trial_data`, as chapter 06 draws its trials; the first row is the
 size of its Fig. 4). The count is the number of constraints (strict relations plus equivalences
 over all graphs; each a dense row in `d^2` unknowns). "certificate": the solver's verification
 (`passes()`: feasibility, stationarity, complementarity, sign of the multipliers, relative duality

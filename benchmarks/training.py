@@ -28,11 +28,11 @@ import numpy as np
 
 from ntpnb import optim
 from ntpnb.attention import identity_head, make_problem, stack_problems, train
-from ntpnb.attention.experiments import _trial_data
 from ntpnb.attention.model import Problem
+from ntpnb.attention.paper_experiments import _trial_data
 from ntpnb.chapter.parameters import profile_parameters
-from ntpnb.linear.data import NTPData
 from ntpnb.linear.descent import run_decoder
+from ntpnb.linear.ntp_data import NTPData
 
 from . import attention
 from .instances import fresh_copy, gaussian_instance

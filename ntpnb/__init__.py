@@ -12,14 +12,26 @@ packages: what a chapter calls while it runs (:mod:`ntpnb.chapter`), the runner
 :mod:`ntpnb.errors` and the shared checks of user input in :mod:`ntpnb.validation`. Many random
 trials run through :mod:`ntpnb.parallel` and are summarized by :mod:`ntpnb.statistics`.
 
-The science is imported when first used (:mod:`ntpnb._lazy`): ``import ntpnb`` alone loads
-neither numpy nor a solver, so the runner, which lives in this package, starts in a fraction of
-a second, and a chapter loads only what it calls.
+``import ntpnb`` loads numpy and the package's modules, but none of the heavy libraries a
+chapter may need (SciPy's submodules, numba, joblib, matplotlib, CVXPY): each is imported by the
+function that uses it, so the runner, which lives in this package, starts in a fraction of a
+second.
 """
 
 from __future__ import annotations
 
-from ._lazy import lazy_exports
+from . import attention, optim
+from .errors import (
+    ClaimCheckError,
+    InvalidDataError,
+    NotCompatibleError,
+    NotSeparableError,
+    NTPError,
+    PathCertificateError,
+    SolverError,
+)
+from .linear import *  # noqa: F403
+from .linear import __all__ as _linear_names
 
 __version__ = "0.1.0"  # the one source of the version: pyproject.toml reads it
 
@@ -38,8 +50,10 @@ def compile_kernels() -> None:
     compile_attention()
 
 
-#: The public names after Paper A's (``linear.__all__``), which come first in ``__all__``.
-_NAMED = [
+#: Every public name of :mod:`ntpnb.linear`, then the papers' other packages, the errors and the
+#: package's own.
+__all__ = [
+    *_linear_names,
     "optim",
     "attention",
     "NTPError",
@@ -52,22 +66,3 @@ _NAMED = [
     "compile_kernels",
     "__version__",
 ]
-
-
-def _public() -> list[str]:
-    """``__all__``: every public name of :mod:`ntpnb.linear`, then :data:`_NAMED`."""
-    from . import linear
-
-    return [*linear.__all__, *_NAMED]
-
-
-__getattr__, __dir__ = lazy_exports(
-    __name__,
-    {
-        "attention": ".attention",
-        "optim": ".optim",
-        **dict.fromkeys(_NAMED[2:-2], ".errors"),
-    },
-    every_name_of=".linear",
-    public=_public,
-)

@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from .book.compare import add_arguments, print_comparison
-from .chapter.paths import find_project_root, notebook_sources, output_layout
+from .chapter.layout import find_project_root, notebook_sources, output_layout
 from .errors import NTPError, RunInterruptedError
 from .runner import (
     DEFAULT_SEEDS,

@@ -47,7 +47,7 @@ the Frobenius inner product by which both papers measure a direction.
 from __future__ import annotations
 
 import numpy as np
-import scipy.linalg
+import scipy
 from numpy.typing import ArrayLike
 
 from . import settings

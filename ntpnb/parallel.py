@@ -49,10 +49,7 @@ from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any, TypeVar
 
-import joblib
 import numpy as np
-from joblib import Parallel, delayed
-from joblib.parallel import BACKENDS, get_active_backend
 from threadpoolctl import ThreadpoolController
 
 from . import settings
@@ -62,7 +59,8 @@ from .validation import as_count, as_ordered, check_dense_size
 __all__ = ["trial_generators", "run_sweep", "parallel_map", "active_workers", "limit_threads"]
 
 #: The joblib backends whose workers run on this machine (their number is capped to its CPUs).
-_LOCAL_BACKENDS = tuple(BACKENDS[name] for name in ("loky", "multiprocessing", "threading"))
+#: joblib is imported by the functions that run a map, not with the package.
+_LOCAL_BACKENDS: tuple[str, ...] = ("loky", "multiprocessing", "threading")
 
 #: Memory of one trial's spawned ``numpy.random.SeedSequence`` (measured with tracemalloc: about
 #: 380 bytes); a sweep whose seeds would exceed :data:`ntpnb.settings.MAX_DENSE_BYTES` (about
@@ -166,6 +164,8 @@ def parallel_map(
     batch_size = as_count(batch_size, "batch_size")
     items = as_ordered(items, "items")
     batches = [items[i : i + batch_size] for i in range(0, len(items), batch_size)]
+    from joblib import Parallel, delayed
+
     tasks = (delayed(_map_batch)(func, batch, blas_threads) for batch in batches)
     workers, capped = _workers()
     parallel = Parallel(n_jobs=workers) if capped else Parallel()
@@ -181,9 +181,12 @@ def _workers() -> tuple[int, bool]:
     processes. Negative ``n_jobs`` keep joblib's meaning (``-1``: every CPU). Cluster backends
     (Dask, Ray) are not capped: their workers live elsewhere.
     """
+    import joblib
+    from joblib.parallel import BACKENDS, get_active_backend
+
     backend, n_jobs = get_active_backend()
     workers = max(1, int(backend.effective_n_jobs(n_jobs)))
-    if isinstance(backend, _LOCAL_BACKENDS):
+    if isinstance(backend, tuple(BACKENDS[name] for name in _LOCAL_BACKENDS)):
         cpus = max(1, int(joblib.cpu_count()))
         if workers > cpus:
             warnings.warn(

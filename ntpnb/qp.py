@@ -30,7 +30,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
-from scipy.optimize import nnls
+import scipy
 
 from . import settings
 from .errors import RankAmbiguousError, ScaleError, SolverError
@@ -514,7 +514,7 @@ def least_distance_nnls(G: np.ndarray, h: np.ndarray) -> tuple[np.ndarray, float
     f = np.zeros(E.shape[0])
     f[-1] = 1.0
     try:
-        u, _ = nnls(E, f, maxiter=50 * max(E.shape))
+        u, _ = scipy.optimize.nnls(E, f, maxiter=50 * max(E.shape))
     except RuntimeError:  # scipy's "too many iterations"
         return None
     return u, 1.0 - float(h @ u)

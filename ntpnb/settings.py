@@ -43,7 +43,7 @@ PROGRESS_SECONDS: float = 2.0
 #: progress hook within a fraction of a second (a compiled loop cannot be interrupted).
 DESCENT_CHUNK_MACS: int = 200_000_000
 
-#: Largest number of points ``m`` of :func:`ntpnb.linear.thresholds.cover_probability`: its exact
+#: Largest number of points ``m`` of :func:`ntpnb.linear.condition_thresholds.cover_probability`: its exact
 #: integer sum takes time ~ m^2 (0.03 s at m = 20000, about 1 s at m = 100000; the old
 #: rational-arithmetic sum took 29 s at m = 20000); larger m raise InvalidDataError.
 COVER_MAX_M: int = 100_000
@@ -144,7 +144,7 @@ SEP_EQUALITY_RTOL: float = 1e-7
 #: LP_POINT_FEAS_RTOL times ``1 + max|x|``: the reduced separability LP's ``W`` (and the full-rank
 #: witness returned in its place) must meet Definition 2 to it
 #: (:func:`ntpnb.linear.separability.satisfies_definition_2`), the recession LP's point
-#: (:func:`ntpnb.linear.thresholds.recession_pairs`) its margins and (6a). It is HiGHS's default
+#: (:func:`ntpnb.linear.condition_thresholds.recession_pairs`) its margins and (6a). It is HiGHS's default
 #: primal feasibility tolerance, which the package leaves unchanged.
 LP_POINT_FEAS_RTOL: float = 1e-7
 #: ``is_separable`` answers "separable" only where the NTP-SVM is within float64's reach: when
@@ -366,7 +366,7 @@ PATH_REFINE_RTOL: float = 1e-12
 #: instead of 60 s).
 BLAS_THREADS: int = 1
 #: The exponential-cone solver of the maximum-entropy dual of the best achievable loss
-#: (:func:`ntpnb.linear.thresholds.best_achievable_loss`), and its settings: the cone's
+#: (:func:`ntpnb.linear.condition_thresholds.best_achievable_loss`), and its settings: the cone's
 #: boundary (probabilities that vanish at the infimum) limits the accuracy to about 1e-9.
 EXP_CONE_SOLVER: str = "CLARABEL"
 #: CLARABEL's options for the maximum-entropy dual.
@@ -399,11 +399,11 @@ BEST_LOSS_LBFGS_GTOL: float = 1e-11
 BEST_LOSS_LBFGS_FTOL: float = 1e-15
 #: Largest gradient norm at which L-BFGS's minimizer is used.
 BEST_LOSS_GRAD_TOL: float = 1e-6
-#: The recession LP (:func:`ntpnb.linear.thresholds.recession_pairs`) has 0/1 pair indicators at
+#: The recession LP (:func:`ntpnb.linear.condition_thresholds.recession_pairs`) has 0/1 pair indicators at
 #: any optimum; an indicator further than RECESSION_INDICATOR_TOL from both 0 and 1 is an error.
 RECESSION_INDICATOR_TOL: float = 1e-6
 
-#: :func:`ntpnb.linear.datasets.temper_to_entropy` finds ``log beta`` by Brent's method to
+#: :func:`ntpnb.linear.recipes.temper_to_entropy` finds ``log beta`` by Brent's method to
 #: ``TEMPER_LOG_BETA_XTOL + TEMPER_LOG_BETA_RTOL * |log beta|``; the relative part is scipy's
 #: smallest, 4 eps.
 TEMPER_LOG_BETA_XTOL: float = 1e-14
@@ -420,7 +420,7 @@ PVALUE_TIE_RTOL: float = 1e-9
 #: at most ZERO_MARGIN_RTOL times ``||D|| max_j ||h_j||``: those margins are 0 to rounding, the
 #: others near 1 and above, and any cut between serves.
 ZERO_MARGIN_RTOL: float = 1e-9
-#: :func:`~ntpnb.linear.experiments.paths.split_agreement` compares the float64 matrix's distance
+#: :func:`~ntpnb.linear.experiments.path_comparisons.split_agreement` compares the float64 matrix's distance
 #: ``||P_F(W_B) - W*||`` with the path's split representation at the radii where that distance is
 #: above SPLIT_VISIBLE_RTOL times ``||W*||``, where the matrix can show it.
 SPLIT_VISIBLE_RTOL: float = 1e-6

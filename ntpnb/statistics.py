@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import fisher_exact, norm
+import scipy
 
 from . import settings
 from .errors import InvalidDataError
@@ -65,7 +65,7 @@ def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[f
         raise InvalidDataError(f"need 0 <= successes <= n and n >= 1, got {successes} of {n}")
     if not 0 < confidence < 1:
         raise InvalidDataError(f"confidence must lie in (0, 1), got {confidence}")
-    z = float(norm.ppf(0.5 + confidence / 2))
+    z = float(scipy.stats.norm.ppf(0.5 + confidence / 2))
     p = successes / n
     denom = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / denom
@@ -519,4 +519,4 @@ def fisher_pvalue(k1: int, n1: int, k2: int, n2: int) -> float:
     k1, k2 = as_count(k1, "k1", minimum=0), as_count(k2, "k2", minimum=0)
     if k1 > n1 or k2 > n2:
         raise InvalidDataError(f"need 0 <= k <= n, got {k1} of {n1} and {k2} of {n2}")
-    return float(fisher_exact([[k1, n1 - k1], [k2, n2 - k2]])[1])
+    return float(scipy.stats.fisher_exact([[k1, n1 - k1], [k2, n2 - k2]])[1])

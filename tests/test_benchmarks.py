@@ -46,7 +46,7 @@ def test_measure_reports_both_times_and_the_difference():
 @pytest.mark.parametrize(("loss", "head"), [("log", "identity"), ("squared", "argmax"), ("ce", "argmax")])
 def test_gradient_is_the_gradient_of_loss_and_grad(loss, head):
     from ntpnb.attention import identity_head, tied_head
-    from ntpnb.attention.experiments import _trial_data
+    from ntpnb.attention.paper_experiments import _trial_data
 
     rng = np.random.default_rng(3)
     probs = []
@@ -124,7 +124,7 @@ def test_the_path_and_attention_svm_tables_certify_each_answer(which):
 
 def _fake_reproduce(calls, tmp_path, seconds):
     """A stand-in for ``ntpnb.runner.reproduce`` that records its calls and the CPUs it could use."""
-    from ntpnb.chapter.paths import output_layout
+    from ntpnb.chapter.layout import output_layout
     from ntpnb.runner import RunResult
     from ntpnb.runner.timings import record_timings
 
@@ -347,7 +347,7 @@ def test_every_solver_table_labels_its_exponent_with_its_count():
 def test_the_training_benchmark_times_both_papers_loops_at_tiny_sizes():
     from benchmarks import run, training
     from ntpnb import optim
-    from ntpnb.linear.training import gradient_fn
+    from ntpnb.linear.decoder_training import gradient_fn
 
     sweeps = run.training_sizes(iterations=[5, 10], m=[4, 6], n=[4, 6])
     assert [b.count_label for b, _ in sweeps] == ["iterations", "m", "iterations", "samples n"]

@@ -12,8 +12,8 @@ import pytest
 
 from ntpnb.book.compare import SANITIZE_CONFIG
 from ntpnb.chapter.claims import load_chapter_record
-from ntpnb.chapter.paths import notebook_sources, output_layout
-from ntpnb.runner.kernels import kernel_environment
+from ntpnb.chapter.layout import notebook_sources, output_layout
+from ntpnb.runner.jupyter_kernel import kernel_environment
 
 from conftest import QUICK_SEEDS, ROOT
 

@@ -15,7 +15,7 @@ from ntpnb import settings
 from ntpnb.errors import RankAmbiguousError, ScaleError, SolverError
 from ntpnb.linear.active_set import solve_active_set
 from ntpnb.linear.constraints import NTPRows
-from ntpnb.linear.data import normalized
+from ntpnb.linear.ntp_data import normalized
 from ntpnb.qp import (
     LEAST_DISTANCE_SOLVER,
     MatrixConstraints,

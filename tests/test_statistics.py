@@ -8,7 +8,7 @@ import pytest
 from scipy.stats import binomtest, fisher_exact, kstest
 
 from ntpnb.errors import InvalidDataError
-from ntpnb.linear.thresholds import cover_probability
+from ntpnb.linear.condition_thresholds import cover_probability
 from ntpnb.statistics import (
     _first_crossings,
     binomial_deviance,

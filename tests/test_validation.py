@@ -11,10 +11,11 @@ import ntpnb as ntp
 from ntpnb import attention as att
 from ntpnb import optim, parallel, statistics
 from ntpnb.errors import InvalidDataError
-from ntpnb.linear import corpus, sequences, thresholds
+from ntpnb.linear import condition_thresholds as thresholds
+from ntpnb.linear import corpus, sequences
+from ntpnb.linear.condition_thresholds import condition_trial
 from ntpnb.linear.corpus import decode_ids, stdlib_docstring_list
-from ntpnb.linear.thresholds import condition_trial
-from ntpnb.linear.training import sampled_gradient_fn
+from ntpnb.linear.decoder_training import sampled_gradient_fn
 from ntpnb.validation import (
     as_count,
     as_float,
@@ -325,7 +326,7 @@ _ATT_X, _ATT_Y, _ATT_E, _ATT_DATA, _ATT_PROB = _attention_setup()
 #: (call, the name the message must contain): bad input at a public boundary, which would otherwise
 #: reach numpy or Python and raise their own exception (or, for the sizes, a MemoryError).
 NAMED_ERRORS = {
-    # ntpnb.linear.data.as_float_array: a ragged list reached numpy before the conversion guard
+    # ntpnb.linear.ntp_data.as_float_array: a ragged list reached numpy before the conversion guard
     "NTPData H ragged": (lambda: ntp.NTPData(H=_RAGGED, pi=_TOY.pi, P=_TOY.P), "H"),
     "ce_loss W ragged": (lambda: ntp.ce_loss(_TOY, _RAGGED), "W"),
     "softmax L ragged": (lambda: ntp.softmax(_RAGGED), "L"),

@@ -23,14 +23,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import brentq
+import scipy
 
 from .. import settings
 from ..errors import InvalidDataError, SolverError
 from ..linalg import check_known_rank
 from ..qp import scaled_back
 from ..validation import as_float, frozen
-from .data import Ids, TokenData, as_token_data, check_embeddings, normalized_embeddings
 from .graphs import (
     CyclicSubdataset,
     TokenPriorityGraphs,
@@ -39,6 +38,7 @@ from .graphs import (
     token_priority_graphs,
 )
 from .model import identity_head
+from .token_data import Ids, TokenData, as_token_data, check_embeddings, normalized_embeddings
 
 __all__ = [
     "LogLossFeatures",
@@ -224,7 +224,7 @@ def solve_cyclic_correction(
     The risk depends on ``W`` through the scores ``x_t^T W x_bar``, quadratic in the
     embeddings, so ``W^cyc(E) = W^cyc(E / c) / c^2``: the problem is solved for ``E / c``,
     ``c`` a power of two near the largest norm of an embedding
-    (:func:`~ntpnb.attention.data.normalized_embeddings`), and scaled back. The certificate
+    (:func:`~ntpnb.attention.token_data.normalized_embeddings`), and scaled back. The certificate
     (``grad_norm``, ``min_curvature``) is that of the normalized problem, so it does not depend
     on the scale of ``E``. Lemma 3 gives the Hessian on ``S_cyc`` full rank ``dim S_cyc``: its
     spectrum is checked for a clear gap there (:func:`ntpnb.linalg.check_known_rank`), not
@@ -371,7 +371,7 @@ def regularization_path(
                 raise SolverError(_unreachable_radius(R, reached, float(np.exp(lo)), data, feats, state["z"]))
         log_r = float(np.log(R))
         try:
-            log_lam = brentq(
+            log_lam = scipy.optimize.brentq(
                 lambda t, log_r=log_r: np.log(np.linalg.norm(solve(t))) - log_r,
                 lo,
                 hi,

@@ -2,7 +2,7 @@
 
 :func:`ntpnb.optim.run` with :func:`~ntpnb.attention.precomputed_gradient.gradient_function`
 spends most of a step in the overhead of some thirty numpy calls on arrays of a few thousand
-entries. Here a step is two or three calls of the kernels of :mod:`~ntpnb.attention.kernels`
+entries. Here a step is two or three calls of the kernels of :mod:`~ntpnb.attention.ngd_loops`
 with numpy's exponential between them (:class:`CompiledStep`), and the loop of
 :func:`ntpnb.optim.run` around them (:func:`run_ngd`): the kernels keep the order of every
 operation, so the gradients and the iterates are the same floats as the reference's
@@ -11,7 +11,7 @@ operation, so the gradients and the iterates are the same floats as the referenc
 :func:`compiled_step` returns ``None`` where there is no compiled version: where the numpy
 gradient does not use the token table (many distinct vectors), and for the log-loss with
 ``gamma`` unequal on a sample's label positions (a head other than ``C E^T = I``).
-:func:`ntpnb.attention.training.train` then runs the reference.
+:func:`ntpnb.attention.batched_training.train` then runs the reference.
 """
 
 from __future__ import annotations
@@ -38,8 +38,8 @@ _SAFE_NORM: float = optim._SAFE_NORM
 
 
 def _kernels():
-    """:mod:`~ntpnb.attention.kernels`, imported when first needed (it loads numba)."""
-    return importlib.import_module(".kernels", __package__)
+    """:mod:`~ntpnb.attention.ngd_loops`, imported when first needed (it loads numba)."""
+    return importlib.import_module(".ngd_loops", __package__)
 
 
 def _last(a: np.ndarray, dtype: type = np.float64) -> np.ndarray:
@@ -238,8 +238,8 @@ def compile_kernels() -> None:
     later processes only load it. An install step can call this so that a reader's first run
     does not wait for the compiler. Each loss runs two steps on a small problem.
     """
-    from .data import as_token_data
     from .model import identity_head, make_problem, tied_head
+    from .token_data import as_token_data
 
     E = np.eye(3)
     data = as_token_data([[0, 1], [1, 2]], [1, 2], 3)

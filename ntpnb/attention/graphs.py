@@ -26,7 +26,7 @@ import numpy as np
 from ..errors import InvalidDataError
 from ..linalg import check_known_rank, matrix_rank, numerical_rank
 from ..validation import as_count, as_float, frozen, is_integer, is_real
-from .data import Ids, TokenData, as_token_data, check_embeddings, check_token_data
+from .token_data import Ids, TokenData, as_token_data, check_embeddings, check_token_data
 
 __all__ = [
     "PriorityGraph",
@@ -254,7 +254,7 @@ def token_priority_graphs(X: Ids | TokenData, y: object = None, K: int | None = 
     ----------
     X, y, K
         Token ids ``(n, T)`` (or a list of sequences), labels ``(n,)`` and the vocabulary size;
-        or a :class:`~ntpnb.attention.data.TokenData` as ``X`` alone. Labels must be
+        or a :class:`~ntpnb.attention.token_data.TokenData` as ``X`` alone. Labels must be
         realizable (Assumption 2).
     """
     data = _data(X, y, K)
@@ -432,7 +432,7 @@ def attention_scores(E: np.ndarray, data: TokenData, W: np.ndarray) -> np.ndarra
     Raises
     ------
     InvalidDataError
-        If ``data`` is not a :class:`~ntpnb.attention.data.TokenData`, ``E`` does not embed its
+        If ``data`` is not a :class:`~ntpnb.attention.token_data.TokenData`, ``E`` does not embed its
         vocabulary, or ``W`` is not a finite ``(d, d)`` matrix.
     """
     E = check_embeddings(E, check_token_data(data).K)

@@ -26,14 +26,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.linalg import solve_triangular
+import scipy
 
 from .. import settings
 from ..errors import HeadAssumptionError, InvalidDataError, NotRealizableError
 from ..linalg import numerical_rank
 from ..reproducible_products import matmul, matvec, vecmat
 from ..validation import as_count, as_float
-from .data import TokenData, check_embeddings, check_token_data
+from .token_data import TokenData, check_embeddings, check_token_data
 
 __all__ = [
     "LOSSES",
@@ -126,7 +126,7 @@ def identity_head(E: object) -> np.ndarray:
             f"no C has C E^T = I: E ({K} x {d}) does not have full row rank {K} (Assumption 4)"
         )
     Q, R = np.linalg.qr(E.T)
-    C = solve_triangular(R, Q.T, lower=False)
+    C = scipy.linalg.solve_triangular(R, Q.T, lower=False)
     try:
         return check_head(C, E, "identity")
     except HeadAssumptionError as err:
@@ -446,7 +446,7 @@ def tile_problem(prob: Problem, reps: int) -> Problem:
     """``reps`` copies of the ``B`` problems of ``prob`` on one trial axis (trial ``r B + b``).
 
     Evaluating many ``W`` of the same problems as one batch (:func:`losses_at`,
-    :func:`ntpnb.attention.experiments.gradient_norms`) gives the numbers one call per ``W``
+    :func:`ntpnb.attention.paper_experiments.gradient_norms`) gives the numbers one call per ``W``
     gives: the batch axis changes no sum (tests/attention/test_model.py).
     """
     if not isinstance(prob, Problem):

@@ -16,10 +16,6 @@ missing notebooks, the command line composes the two.
 
 from __future__ import annotations
 
-from .._lazy import lazy_exports
+from .build import build_book, jupyter_book, missing_notebooks
 
 __all__ = ["build_book", "jupyter_book", "missing_notebooks"]
-
-# imported when first used (:mod:`ntpnb._lazy`): ``ntpnb compare`` and the runner's command line
-# do not load the page generators
-__getattr__, __dir__ = lazy_exports(__name__, dict.fromkeys(__all__, ".build"))

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from ..chapter.atomic import atomic_write_text
 from ..chapter.claims import PROFILE_NAMES
-from ..chapter.paths import OutputLayout, Timings, load_timings
+from ..chapter.layout import OutputLayout, Timings, load_timings
 from ..chapter.provenance import load_run_record
 
 __all__ = [

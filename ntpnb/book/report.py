@@ -28,7 +28,7 @@ from mdit_py_plugins.dollarmath import dollarmath_plugin
 
 from ..chapter.atomic import atomic_write_text
 from ..chapter.claims import ChapterRecord, Check, load_chapter_records
-from ..chapter.paths import OutputLayout
+from ..chapter.layout import OutputLayout
 from ..chapter.platform import platform_section
 from ..chapter.provenance import RunRecord, load_run_record
 from ..chapter.registry import CLAIMS, PAPERS, sort_key

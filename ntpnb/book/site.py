@@ -40,7 +40,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..chapter.paths import OutputLayout, notebook_sources
+from ..chapter.layout import OutputLayout, notebook_sources
 from ..errors import NTPError
 from .trees import shown
 

@@ -19,7 +19,7 @@
   classes, but would read the first line of a data or property docstring (a ``#:`` comment of
   a setting) as ``type: description``; those docstrings are kept as written (:func:`_keep_data_docstring`).
   The docstrings refer to objects by the module that defines them
-  (``ntpnb.linear.svm.ntp_svm``), while the page documents them where users import them
+  (``ntpnb.linear.max_margin.ntp_svm``), while the page documents them where users import them
   (``ntpnb.ntp_svm``): such a reference links to the public entry of the same object, and one
   to an internal object the page does not document (a private helper, a submodule) is shown
   as code, unlinked. A reference to nothing that exists is still a warning

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..chapter.paths import DEFAULT_OUTPUT_DIRNAME, OutputLayout, notebook_sources, output_layout
+from ..chapter.layout import DEFAULT_OUTPUT_DIRNAME, OutputLayout, notebook_sources, output_layout
 from ..chapter.provenance import BOOK_PROFILE, RUN_RECORD_NAME, RunRecord, load_run_record
 from ..errors import NTPError, PathError
 

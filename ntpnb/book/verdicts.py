@@ -52,7 +52,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..chapter.claims import KINDS, ChapterRecord, Check, Qualification, load_chapter_record
-from ..chapter.paths import OutputLayout
+from ..chapter.layout import OutputLayout
 from ..chapter.provenance import load_manifest
 from ..chapter.statistical import Sample
 from ..errors import PathError

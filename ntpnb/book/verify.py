@@ -20,7 +20,7 @@ command that runs those chapters again (:meth:`~ntpnb.book.trees.BookTree.rerun_
 from __future__ import annotations
 
 from ..chapter.claims import load_chapter_record
-from ..chapter.paths import OutputLayout
+from ..chapter.layout import OutputLayout
 from ..chapter.provenance import chapter_damage, manifest_path
 from ..errors import NTPError, PathError
 from .executed import read_notebook

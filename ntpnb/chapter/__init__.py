@@ -15,7 +15,7 @@ A notebook imports these names from here (``from ntpnb.chapter import ClaimLog, 
   with the values of the run (:func:`glue_parameters`);
 * :mod:`.progress`: the progress of a long loop, shown in Jupyter or by ``ntpnb reproduce``;
 * :mod:`.platform`: the machine a run recorded (CPU, BLAS kernel and threads, versions);
-* :mod:`.paths` and :mod:`.atomic`: where outputs go, and how every file is written.
+* :mod:`.layout` and :mod:`.atomic`: where outputs go, and how every file is written.
 
 Nothing here imports the runner (:mod:`ntpnb.runner`) or the book build (:mod:`ntpnb.book`),
 which both build on it.
@@ -23,46 +23,31 @@ which both build on it.
 
 from __future__ import annotations
 
-from .._lazy import lazy_exports
-
-# imported here, not when first used: the module has the name of its function, and importing it
-# later (the runner, a figure's progress) would bind the module in its place
+from .claims import (
+    KINDS,
+    PROFILE_NAMES,
+    ChapterRecord,
+    Check,
+    ClaimLog,
+    format_decade,
+    format_decade_range,
+    format_number,
+    format_requirement,
+    format_stable,
+    load_chapter_record,
+    load_chapter_records,
+    stable_digits,
+)
+from .figures import band, draw_contexts, draw_graph, draw_rows, draw_unit_rows, four_panels, unit_rows
+from .layout import OutputLayout, output_layout
+from .parameters import glue_parameters
+from .plotting import COLORS, PAGE_WIDTH, show_animation, show_figure, use_style
 from .progress import Progress, progress
+from .prose import describe_change, glue_number, glue_text, markdown_table, sentences
+from .registry import CLAIMS, claim_spec, paper_value
+from .statistical import Sample, sample_of
 
-#: Where each public name lives; imported when first used (:mod:`ntpnb._lazy`), so that the
-#: runner, which reads the claim records and the output layout, loads neither matplotlib nor
-#: the science.
-_ORIGINS = {
-    **dict.fromkeys(
-        [
-            "KINDS",
-            "PROFILE_NAMES",
-            "ChapterRecord",
-            "Check",
-            "ClaimLog",
-            "format_decade",
-            "format_decade_range",
-            "format_number",
-            "format_requirement",
-            "format_stable",
-            "load_chapter_record",
-            "load_chapter_records",
-            "stable_digits",
-        ],
-        ".claims",
-    ),
-    **dict.fromkeys(
-        ["band", "draw_contexts", "draw_graph", "draw_rows", "draw_unit_rows", "four_panels", "unit_rows"],
-        ".figures",
-    ),
-    **dict.fromkeys(["OutputLayout", "output_layout"], ".paths"),
-    **dict.fromkeys(["COLORS", "PAGE_WIDTH", "show_animation", "show_figure", "use_style"], ".plotting"),
-    **dict.fromkeys(["describe_change", "glue_number", "glue_text", "markdown_table", "sentences"], ".prose"),
-    **dict.fromkeys(["CLAIMS", "claim_spec", "paper_value"], ".registry"),
-    "glue_parameters": ".parameters",
-    **dict.fromkeys(["Sample", "sample_of"], ".statistical"),
-}
-
+#: The names a chapter imports, by theme.
 __all__ = [
     "ClaimLog",
     "Check",
@@ -105,5 +90,3 @@ __all__ = [
     "sentences",
     "markdown_table",
 ]
-
-__getattr__, __dir__ = lazy_exports(__name__, _ORIGINS)

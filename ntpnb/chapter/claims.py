@@ -50,7 +50,7 @@ from typing import Any
 
 from ..errors import ClaimCheckError, InvalidDataError, PathError
 from .atomic import atomic_write_text
-from .paths import output_layout
+from .layout import output_layout
 from .platform import platform_info
 from .statistical import Sample
 

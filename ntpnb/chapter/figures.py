@@ -14,12 +14,14 @@ that moves its frame); the notebook lays out the figure and saves it
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
-from matplotlib.axes import Axes
-from matplotlib.patches import Polygon
 
 from .plotting import COLORS
+
+if TYPE_CHECKING:  # matplotlib is imported by the functions that draw, not with the package
+    from matplotlib.axes import Axes
 
 __all__ = ["four_panels", "draw_contexts", "draw_rows", "unit_rows", "draw_unit_rows", "draw_graph", "band"]
 
@@ -145,6 +147,8 @@ def draw_graph(ax: Axes, g, K: int) -> None:
 
     ``g`` is one graph of :func:`ntpnb.attention.token_priority_graphs`, ``K`` the vocabulary.
     """
+    from matplotlib.patches import Polygon
+
     angle = 2 * np.pi * np.arange(K) / K
     pos = {k: (np.cos(a), np.sin(a)) for k, a in zip(range(K), angle, strict=True)}
     for comp in g.cyclic_components:

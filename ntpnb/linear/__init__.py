@@ -1,77 +1,103 @@
 """Paper A: the linear next-token decoder.
 
-Data and seeded recipes (:mod:`.data`, :mod:`.datasets`), the loss (:mod:`.loss`), the NTP
+Data and seeded recipes (:mod:`.ntp_data`, :mod:`.recipes`), the loss (:mod:`.loss`), the NTP
 constraints and the subspace F with the finite solution ``W*`` (:mod:`.constraints`,
-:mod:`.subspace`), separability (:mod:`.separability`) and the NTP-SVM ``W^mm`` (:mod:`.svm`, with the
-active-set solver of :mod:`.active_set`), both for many contexts in fewer dimensions by Newton's
-method on the squared-hinge problem (:mod:`.hinge_newton`), the exact regularization path
-(:mod:`.regpath`), training with the first-order methods of :mod:`ntpnb.optim` (:mod:`.training`, in
-the compiled loops of :mod:`.descent`), sequences to contexts (:mod:`.sequences`) and a text corpus
-(:mod:`.corpus`), random instances, counts and the best achievable loss (:mod:`.thresholds`), and the
-experiments the chapters run (:mod:`.experiments`, as :mod:`ntpnb.attention.experiments` for Paper
-B). The public names (``__all__``) are re-exported at the top level of :mod:`ntpnb`.
+:mod:`.subspace`), separability (:mod:`.separability`) and the NTP-SVM ``W^mm``
+(:mod:`.max_margin`, with the active-set solver of :mod:`.active_set`), both for many contexts
+in fewer dimensions by Newton's method on the squared-hinge problem (:mod:`.hinge_newton`), the
+exact regularization path (:mod:`.regpath`), training with the first-order methods of
+:mod:`ntpnb.optim` (:mod:`.decoder_training`, in the compiled loops of :mod:`.descent`),
+sequences to contexts (:mod:`.sequences`) and a text corpus (:mod:`.corpus`), random instances,
+counts and the best achievable loss (:mod:`.condition_thresholds`), and the experiments the
+chapters run (:mod:`.experiments`, as :mod:`ntpnb.attention.paper_experiments` for Paper B).
+The public names (``__all__``) are re-exported at the top level of :mod:`ntpnb`.
 """
 
 from __future__ import annotations
 
-from .._lazy import lazy_exports
+from . import experiments
+from .condition_thresholds import (
+    BestLoss,
+    best_achievable_loss,
+    compatibility_threshold,
+    cover_probability,
+    random_instance,
+)
+from .corpus import corpus_python_version, encode_text, stdlib_corpus
+from .decoder_training import Limits, limits, train
+from .descent import run_decoder
+from .experiments import *  # noqa: F403
+from .loss import ce_grad, ce_loss, entropy, kl_divergence, logits, softmax
+from .max_margin import SVMSolution, ntp_svm, solve_ntp_svm
+from .ntp_data import NTPData
+from .recipes import synthetic_instance, toy2d_instance
+from .regpath import RegularizationPath, regularization_path
+from .separability import is_separable, satisfies_definition_2, separating_direction
+from .sequences import (
+    PrefixContexts,
+    joint_ntp_data,
+    prefix_contexts,
+    random_context_embeddings,
+    sliding_windows,
+    smallest_separable_dimension,
+    validate_sequences,
+)
+from .subspace import (
+    compatibility_residual,
+    embedding_rank,
+    f_basis,
+    finite_solution,
+    is_compatible,
+    project_F,
+    project_F_perp,
+    project_R,
+)
 
-#: The names of the modules of Paper A (the experiments' names, ``experiments.__all__``, follow
-#: them in ``__all__``), in reading order, each with the module that defines it.
-_NAMED = {
-    "NTPData": ".data",
-    "toy2d_instance": ".datasets",
-    "synthetic_instance": ".datasets",
-    "entropy": ".loss",
-    "ce_loss": ".loss",
-    "ce_grad": ".loss",
-    "kl_divergence": ".loss",
-    "logits": ".loss",
-    "softmax": ".loss",
-    "f_basis": ".subspace",
-    "embedding_rank": ".subspace",
-    "project_F": ".subspace",
-    "project_F_perp": ".subspace",
-    "project_R": ".subspace",
-    "finite_solution": ".subspace",
-    "is_compatible": ".subspace",
-    "compatibility_residual": ".subspace",
-    "is_separable": ".separability",
-    "separating_direction": ".separability",
-    "satisfies_definition_2": ".separability",
-    "ntp_svm": ".svm",
-    "solve_ntp_svm": ".svm",
-    "SVMSolution": ".svm",
-    "regularization_path": ".regpath",
-    "RegularizationPath": ".regpath",
-    "Limits": ".training",
-    "limits": ".training",
-    "train": ".training",
-    "run_decoder": ".descent",
-    "PrefixContexts": ".sequences",
-    "prefix_contexts": ".sequences",
-    "validate_sequences": ".sequences",
-    "sliding_windows": ".sequences",
-    "random_context_embeddings": ".sequences",
-    "joint_ntp_data": ".sequences",
-    "smallest_separable_dimension": ".sequences",
-    "stdlib_corpus": ".corpus",
-    "encode_text": ".corpus",
-    "corpus_python_version": ".corpus",
-    "random_instance": ".thresholds",
-    "cover_probability": ".thresholds",
-    "compatibility_threshold": ".thresholds",
-    "best_achievable_loss": ".thresholds",
-    "BestLoss": ".thresholds",
-}
-
-
-def _public() -> list[str]:
-    """``__all__``: the names of :data:`_NAMED`, then every public name of :mod:`.experiments`."""
-    from . import experiments
-
-    return [*_NAMED, *experiments.__all__]
-
-
-# imported when first used (:mod:`ntpnb._lazy`): a chapter loads only the modules it calls
-__getattr__, __dir__ = lazy_exports(__name__, _NAMED, every_name_of=".experiments", public=_public)
+#: The public names of Paper A's modules, in reading order, then those of the experiments.
+__all__ = [
+    "NTPData",
+    "toy2d_instance",
+    "synthetic_instance",
+    "entropy",
+    "ce_loss",
+    "ce_grad",
+    "kl_divergence",
+    "logits",
+    "softmax",
+    "f_basis",
+    "embedding_rank",
+    "project_F",
+    "project_F_perp",
+    "project_R",
+    "finite_solution",
+    "is_compatible",
+    "compatibility_residual",
+    "is_separable",
+    "separating_direction",
+    "satisfies_definition_2",
+    "ntp_svm",
+    "solve_ntp_svm",
+    "SVMSolution",
+    "regularization_path",
+    "RegularizationPath",
+    "Limits",
+    "limits",
+    "train",
+    "run_decoder",
+    "PrefixContexts",
+    "prefix_contexts",
+    "validate_sequences",
+    "sliding_windows",
+    "random_context_embeddings",
+    "joint_ntp_data",
+    "smallest_separable_dimension",
+    "stdlib_corpus",
+    "encode_text",
+    "corpus_python_version",
+    "random_instance",
+    "cover_probability",
+    "compatibility_threshold",
+    "best_achievable_loss",
+    "BestLoss",
+    *experiments.__all__,
+]

@@ -57,8 +57,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy import linalg
-from scipy.linalg import lapack
+import scipy
 
 from .. import settings
 from ..errors import SolverError
@@ -66,7 +65,7 @@ from ..linalg import least_squares, nonzero_count, numerical_rank, thin_svd
 from ..parallel import limit_threads
 from ..qp import SVMSolution, certify, trivial_solution
 from .constraints import NTPRows
-from .data import NTPData, cached_per_data
+from .ntp_data import NTPData, cached_per_data
 
 __all__ = ["SOLVER_NAME", "solve_active_set"]
 
@@ -108,11 +107,11 @@ def _factor_block(K: np.ndarray, H: np.ndarray, F: np.ndarray, ridge: float) -> 
     KF = K[np.ix_(F, F)]
     if ridge:
         KF = KF + ridge * np.eye(F.size)
-    c, info = lapack.dpotrf(KF, lower=1, clean=1)
+    c, info = scipy.linalg.lapack.dpotrf(KF, lower=1, clean=1)
     if info == 0:
         diag = np.diag(c)
         if (diag.min() / diag.max()) ** 2 > settings.ACTIVE_SET_CHOL_RCOND:
-            inv, info = lapack.dpotri(c, lower=1)
+            inv, info = scipy.linalg.lapack.dpotri(c, lower=1)
             if info == 0:
                 return _Block(F, _symmetrize_lower(inv), np.zeros((F.size, 0)))
     HF = H[F]
@@ -156,8 +155,8 @@ def _update_block(K: np.ndarray, old: _Block, F: np.ndarray, ridge: float) -> _B
         Prr = P[np.ix_(r, r)]
         Pkr = P[np.ix_(keep_old, r)]
         try:
-            X = linalg.solve(Prr, Pkr.T, assume_a="pos", check_finite=False)
-        except (linalg.LinAlgError, ValueError):
+            X = scipy.linalg.solve(Prr, Pkr.T, assume_a="pos", check_finite=False)
+        except (scipy.linalg.LinAlgError, ValueError):
             return None
         P = P[np.ix_(keep_old, keep_old)] - Pkr @ X
     keep = old.F[keep_old]
@@ -166,10 +165,10 @@ def _update_block(K: np.ndarray, old: _Block, F: np.ndarray, ridge: float) -> _B
         D = K[np.ix_(add, add)] + ridge * np.eye(add.size)
         PB = P @ B
         Z = D - B.T @ PB
-        c, info = lapack.dpotrf(Z, lower=1, clean=1)
+        c, info = scipy.linalg.lapack.dpotrf(Z, lower=1, clean=1)
         if info != 0 or (np.diag(c).min() / np.diag(c).max()) ** 2 <= settings.ACTIVE_SET_CHOL_RCOND:
             return None
-        Zi, info = lapack.dpotri(c, lower=1)
+        Zi, info = scipy.linalg.lapack.dpotri(c, lower=1)
         if info != 0:
             return None
         Zi = _symmetrize_lower(Zi)
@@ -233,8 +232,8 @@ class _Subproblem:
         z: dict[int, np.ndarray] = {}
         if not singular:
             try:
-                t = linalg.solve(S, -b, assume_a="pos", check_finite=False)
-            except (linalg.LinAlgError, ValueError):
+                t = scipy.linalg.solve(S, -b, assume_a="pos", check_finite=False)
+            except (scipy.linalg.LinAlgError, ValueError):
                 t = least_squares(S, -b, what="the Schur complement of the active-set equations")
         else:
             # consistency N_v^T (rhs_v + t[F_v]) = 0 of each singular block, multipliers z_v
@@ -280,7 +279,7 @@ class _Subproblem:
 
 def _well_conditioned(K: np.ndarray) -> bool:
     """Whether the Cholesky factor of ``K`` has ``(min diag / max diag)^2 > ACTIVE_SET_CHOL_RCOND``."""
-    c, info = lapack.dpotrf(K, lower=1, clean=1)
+    c, info = scipy.linalg.lapack.dpotrf(K, lower=1, clean=1)
     if info != 0:
         return False
     diag = np.diag(c)
@@ -499,10 +498,10 @@ class _SquareRoot:
 
     def _common_logits(self, M: np.ndarray, c: np.ndarray) -> np.ndarray:
         """``t = argmin ||M t + c||`` by a QR decomposition (rank ``m``: every context is in some block)."""
-        Q, R = linalg.qr(M, mode="economic", check_finite=False)
+        Q, R = scipy.linalg.qr(M, mode="economic", check_finite=False)
         if not np.all(np.isfinite(R)) or np.any(np.diag(R) == 0):
             raise SolverError("the square-root active-set equations are singular")
-        return linalg.solve_triangular(R, -(Q.T @ c), check_finite=False)
+        return scipy.linalg.solve_triangular(R, -(Q.T @ c), check_finite=False)
 
     def step(self, active: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(W, C, t)`` with the ``active`` inequalities as equalities."""

@@ -1,4 +1,4 @@
-r"""The linear constraints of Paper A as sparse matrices acting on ``vec(W)``.
+r"""The linear constraints of Paper A as scipy.sparse matrices acting on ``vec(W)``.
 
 A decoder ``W`` (V x d) is flattened row by row, ``vec(W)[v * d + k] = W[v, k]``, so the
 functional ``W -> (e_a - e_b)^T W h_j`` is the row vector ``vec((e_a - e_b) h_j^T)`` with
@@ -13,7 +13,7 @@ functional ``W -> (e_a - e_b)^T W h_j`` is the row vector ``vec((e_a - e_b) h_j^
 That is ``sum_j (S_j - 1)`` equalities and ``m V - sum_j S_j`` inequalities, as the paper
 counts them. The rows of the equality matrix span the subspace F of Eq. (5).
 
-:func:`ntp_constraints` builds them as sparse matrices; :class:`NTPRows` applies the same rows
+:func:`ntp_constraints` builds them as scipy.sparse matrices; :class:`NTPRows` applies the same rows
 through the logits ``H W^T`` without forming any matrix of rows (the NTP-SVM's constraints for
 :mod:`ntpnb.qp`).
 """
@@ -23,9 +23,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import sparse
+import scipy
 
-from .data import NTPData, cached_per_data, frozen
+from .ntp_data import NTPData, cached_per_data, frozen
 
 __all__ = [
     "NTPConstraints",
@@ -62,21 +62,21 @@ class NTPConstraints:
     anchors: np.ndarray
     eq_context: np.ndarray
     eq_token: np.ndarray
-    eq: sparse.csr_matrix
+    eq: scipy.sparse.csr_matrix
     eq_rhs: np.ndarray
     ineq_context: np.ndarray
     ineq_token: np.ndarray
-    ineq: sparse.csr_matrix
+    ineq: scipy.sparse.csr_matrix
 
 
 def pair_rows(
     H: np.ndarray, context: np.ndarray, plus: np.ndarray, minus: np.ndarray, V: int, dense: bool = False
-) -> sparse.csr_matrix | np.ndarray:
+) -> scipy.sparse.csr_matrix | np.ndarray:
     """Rows ``vec((e_plus - e_minus) h_context^T)``, one per entry of the index arrays (``plus != minus``).
 
     Built with array operations only (no Python loop over constraints): a CSR matrix whose rows
     hold their ``2 d`` entries in the order ``plus`` block, ``minus`` block, or with ``dense`` the
-    same rows as a dense array (for small problems, where the sparse format costs more than it
+    same rows as a dense array (for small problems, where the scipy.sparse format costs more than it
     saves).
     """
     n, d = context.size, H.shape[1]
@@ -88,10 +88,10 @@ def pair_rows(
         M[np.arange(n)[:, None], cols] = vals
         return M
     indptr = np.arange(0, 2 * d * n + 1, 2 * d)
-    return sparse.csr_matrix((vals.ravel(), cols.ravel(), indptr), shape=(n, V * d))
+    return scipy.sparse.csr_matrix((vals.ravel(), cols.ravel(), indptr), shape=(n, V * d))
 
 
-def _frozen_csr(M: sparse.csr_matrix) -> sparse.csr_matrix:
+def _frozen_csr(M: scipy.sparse.csr_matrix) -> scipy.sparse.csr_matrix:
     """``M`` in canonical form with read-only index and value arrays (it is cached and shared)."""
     M.sum_duplicates()
     M.sort_indices()
@@ -126,7 +126,7 @@ def equality_rhs(data: NTPData) -> np.ndarray:
 
 
 @cached_per_data
-def equality_matrix(data: NTPData) -> sparse.csr_matrix:
+def equality_matrix(data: NTPData) -> scipy.sparse.csr_matrix:
     """The sparse ``(n_eq, V d)`` equality rows of (4) alone (:func:`ntp_constraints` holds the same matrix).
 
     For what needs only these rows (the SVD of :func:`ntpnb.linear.subspace.f_decomposition`),
@@ -163,7 +163,7 @@ def constraint_pairs(data: NTPData) -> ConstraintPairs:
     """The pairs of the rows of :func:`ntp_constraints` (cached per data; read-only arrays).
 
     For what builds its own rows from them (the row-normalized constraints of the separability
-    test) without the sparse matrices of :func:`ntp_constraints`.
+    test) without the scipy.sparse matrices of :func:`ntp_constraints`.
     """
     anchors, eq = _pairs(data)
     eq_context, eq_token = np.nonzero(eq)
@@ -179,7 +179,7 @@ def constraint_pairs(data: NTPData) -> ConstraintPairs:
 
 @cached_per_data
 def ntp_constraints(data: NTPData) -> NTPConstraints:
-    """Build (once per data set) the sparse constraint matrices of Paper A, Eqs. (4) and (6).
+    """Build (once per data set) the scipy.sparse constraint matrices of Paper A, Eqs. (4) and (6).
 
     The result is shared by every caller: its arrays are read-only (copy before modifying).
     """
@@ -263,7 +263,7 @@ class NTPRows:
         """``A^T lambda + B^T mu = vec(C^T H)``."""
         return (self.coefficients(lam, mu).T @ self.data.H).ravel()
 
-    def matrices(self) -> tuple[sparse.csr_matrix, sparse.csr_matrix, np.ndarray]:
-        """The sparse rows of (6b) and (6a) (:func:`ntp_constraints`), and those of (6a) dense."""
+    def matrices(self) -> tuple[scipy.sparse.csr_matrix, scipy.sparse.csr_matrix, np.ndarray]:
+        """The scipy.sparse rows of (6b) and (6a) (:func:`ntp_constraints`), and those of (6a) dense."""
         cons = ntp_constraints(self.data)
         return cons.ineq, cons.eq, cons.eq.toarray()

@@ -1,10 +1,10 @@
 """First-order training of the linear decoder through compiled loops: ``optim.run`` for Paper A's loss.
 
 :func:`run_decoder` computes what ``optim.run(gradient_fn(data), W0, optimizer, n_iter, ...)``
-computes (or, with ``batch_size``, the run on :func:`ntpnb.linear.training.sampled_gradient_fn`'s
+computes (or, with ``batch_size``, the run on :func:`ntpnb.linear.decoder_training.sampled_gradient_fn`'s
 stochastic gradients, from the same random draws), to rounding, with the same records, checks,
 errors and :class:`~ntpnb.optim.Trace`; but the steps run in chunks inside the compiled loops
-of :mod:`.kernels` instead of one Python call each. It picks the cheaper representation from the
+of :mod:`.decoder_loops` instead of one Python call each. It picks the cheaper representation from the
 shapes:
 
 * full-batch GD and normalized GD with ``m <= d`` run in the *logit form*: the logits move by
@@ -23,6 +23,7 @@ same state).
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Mapping
 
 import numpy as np
@@ -31,8 +32,7 @@ from numpy.typing import ArrayLike
 from .. import optim, settings
 from ..errors import InvalidDataError
 from ..validation import as_count, as_float, as_generator, read_only_view
-from . import kernels
-from .data import NTPData, require_data
+from .ntp_data import NTPData, require_data
 
 __all__ = [
     "run_decoder",
@@ -49,7 +49,16 @@ Array = np.ndarray
 #: per-sample loss (1), or distinct contexts with their whole next-token distribution (Eq. (2)).
 SAMPLING_KINDS: tuple[str, ...] = ("sequences", "contexts")
 
-_RULES = {"gd": kernels.GD, "sgd": kernels.GD, "ngd": kernels.NGD, "adam": kernels.ADAM}
+
+def _loops():
+    """:mod:`~ntpnb.linear.decoder_loops`, imported when first needed (it loads numba)."""
+    return importlib.import_module(".decoder_loops", __package__)
+
+
+def _rule(name: str) -> int:
+    """The compiled loops' code of the update rule of the optimizer ``name``."""
+    loops = _loops()
+    return {"gd": loops.GD, "sgd": loops.GD, "ngd": loops.NGD, "adam": loops.ADAM}[name]
 
 
 def _own(x: ArrayLike) -> Array:
@@ -115,14 +124,14 @@ class _WeightForm(_Iterates):
         self.pi = _own(data.pi)
         self.LT = np.empty((W0.shape[0], data.V, data.m))
         for t in range(W0.shape[0]):
-            kernels.matmul_into(W0[t], self.HT, self.LT[t])
+            _loops().matmul_into(W0[t], self.HT, self.LT[t])
         self.macs_per_step = 2 * W0.shape[0] * data.V * data.m * data.d
 
     def advance(self, n: int) -> tuple[int, int, int]:
         b1, b2 = self.opt.betas
-        return kernels.weight_steps(
+        return _loops().weight_steps(
             self.W, self.M, self.Q, self.LT, self.H, self.HT, self.PT, self.pi,
-            _RULES[self.opt.name], self.opt.lr, b1, b2, self.opt.eps, self.powers, n,
+            _rule(self.opt.name), self.opt.lr, b1, b2, self.opt.eps, self.powers, n,
         )  # fmt: skip
 
 
@@ -133,27 +142,27 @@ class _LogitForm:
         self.H = _own(data.H)
         HT = _own(data.H.T)
         self.K = np.empty((data.m, data.m))
-        kernels.matmul_into(self.H, HT, self.K)
+        _loops().matmul_into(self.H, HT, self.K)
         self.PT = _own(data.P.T)
         self.pi = _own(data.pi)
         self.opt = optimizer
         self.W0 = W0
         self.LT = np.empty((W0.shape[0], data.V, data.m))
         for t in range(W0.shape[0]):
-            kernels.matmul_into(W0[t], HT, self.LT[t])
+            _loops().matmul_into(W0[t], HT, self.LT[t])
         self.S = np.zeros_like(self.LT)
         self.macs_per_step = W0.shape[0] * data.V * data.m * data.m
 
     def advance(self, n: int) -> tuple[int, int, int]:
-        return kernels.logit_steps(
+        return _loops().logit_steps(
             self.LT, self.S, self.K, self.H, self.PT, self.pi,
-            _RULES[self.opt.name], self.opt.lr, self.opt.eps, n,
+            _rule(self.opt.name), self.opt.lr, self.opt.eps, n,
         )  # fmt: skip
 
     def iterate(self) -> Array:
         W = np.empty_like(self.W0)
         for t in range(W.shape[0]):
-            kernels.matmul_into(self.S[t], self.H, W[t])
+            _loops().matmul_into(self.S[t], self.H, W[t])
         np.subtract(self.W0, W, out=W)
         return W
 
@@ -198,9 +207,9 @@ class _SampledForm(_Iterates):
     def advance(self, n: int) -> tuple[int, int, int]:
         contexts, tokens = self.draw(n)
         b1, b2 = self.opt.betas
-        return kernels.sampled_steps(
+        return _loops().sampled_steps(
             self.W, self.M, self.Q, self.H, self.P, contexts, tokens,
-            _RULES[self.opt.name], self.opt.lr, b1, b2, self.opt.eps, self.powers,
+            _rule(self.opt.name), self.opt.lr, b1, b2, self.opt.eps, self.powers,
         )  # fmt: skip
 
 
@@ -245,7 +254,7 @@ def run_decoder(
         iterations of ``record_at`` (default ``log_grid(n_iter, 60)``).
     batch_size, sampling, seed
         Stochastic gradients with ``batch_size`` samples a step, drawn from ``seed`` as
-        :func:`ntpnb.linear.training.sampled_gradient_fn` draws them; None (default): the
+        :func:`ntpnb.linear.decoder_training.sampled_gradient_fn` draws them; None (default): the
         full-batch gradient.
 
     Returns
@@ -290,9 +299,9 @@ def run_decoder(
     while k < n_iter:
         n = min(chunk, n_iter - k, max(1, recorder.next_due() - k))
         status, step, trial = form.advance(n)
-        if status != kernels.OK:
+        if status != _loops().OK:
             where = optim.batch_element(trial, batch_shape)
-            if status == kernels.ZERO_GRADIENT:
+            if status == _loops().ZERO_GRADIENT:
                 raise optim.zero_gradient_error(where, k + step)
             raise optim.nonfinite_gradient_error(where, k + step)
         k += n

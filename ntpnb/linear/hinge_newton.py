@@ -65,8 +65,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy import linalg
-from scipy.linalg import blas, lapack
+import scipy
 
 from .. import settings
 from ..errors import InvalidDataError, NotSeparableError, RankAmbiguousError, SolverError
@@ -75,7 +74,7 @@ from ..parallel import limit_threads
 from ..qp import SVMSolution, certify, scaled_solution, trivial_solution
 from ..validation import frozen
 from .constraints import NTPRows
-from .data import NTPData, cached_per_data, normalized, require_data
+from .ntp_data import NTPData, cached_per_data, normalized, require_data
 
 __all__ = [
     "SOLVER_NAME",
@@ -277,9 +276,9 @@ def _token_inverse(prob: _Problem, F: np.ndarray, rho: float) -> _Block:
     if n <= d:
         A = prob.K[np.ix_(F, F)]
         A[np.diag_indices(n)] += 1.0 / rho
-        c, info = lapack.dpotrf(A, lower=1, clean=1, overwrite_a=1)
+        c, info = scipy.linalg.lapack.dpotrf(A, lower=1, clean=1, overwrite_a=1)
         if info == 0:
-            inv, info = lapack.dpotri(c, lower=1, overwrite_c=1)
+            inv, info = scipy.linalg.lapack.dpotri(c, lower=1, overwrite_c=1)
             if info == 0:
                 inv = np.tril(inv)
                 return _Block(F, Z=inv + np.tril(inv, -1).T)
@@ -287,8 +286,8 @@ def _token_inverse(prob: _Problem, F: np.ndarray, rho: float) -> _Block:
         return _Block(F, Z=np.linalg.pinv(A, hermitian=True))
     M = rho * (H_F.T @ H_F)
     M[np.diag_indices(d)] += 1.0
-    L = linalg.cholesky(M, lower=True, check_finite=False, overwrite_a=True)
-    Y = linalg.solve_triangular(L, H_F.T, lower=True, check_finite=False)  # L^{-1} H_F^T
+    L = scipy.linalg.cholesky(M, lower=True, check_finite=False, overwrite_a=True)
+    Y = scipy.linalg.solve_triangular(L, H_F.T, lower=True, check_finite=False)  # L^{-1} H_F^T
     return _Block(F, Y=Y, a=rho, b=rho * rho)
 
 
@@ -314,7 +313,7 @@ def _assemble(m: int, blocks: list[_Block], base: np.ndarray | None = None) -> n
             G = np.zeros((m, blk.Y.shape[0]))
             G[F] = blk.Y.T * np.sqrt(k * blk.b)
             # S is C-ordered and symmetric: its transpose is the Fortran-ordered lower triangle
-            S = blas.dsyrk(-1.0, G, beta=1.0, c=S.T, lower=0, overwrite_c=1).T
+            S = scipy.linalg.blas.dsyrk(-1.0, G, beta=1.0, c=S.T, lower=0, overwrite_c=1).T
         else:
             idx, values = blk.scatter(m)
             flat[idx] += k * values if k > 1 else values
@@ -331,8 +330,10 @@ def _solve_spd(S: np.ndarray, b: np.ndarray, what: str, ridge: float = 0.0) -> n
     if ridge:
         S = S + ridge * float(np.diag(S).max()) * np.eye(S.shape[0])
     try:
-        return linalg.cho_solve(linalg.cho_factor(S, lower=True, check_finite=False), b, check_finite=False)
-    except (linalg.LinAlgError, ValueError):
+        return scipy.linalg.cho_solve(
+            scipy.linalg.cho_factor(S, lower=True, check_finite=False), b, check_finite=False
+        )
+    except (scipy.linalg.LinAlgError, ValueError):
         full = np.tril(S) + np.tril(S, -1).T
         sol = np.linalg.lstsq(full, b, rcond=None)[0]
         if not np.all(np.isfinite(sol)):
@@ -704,9 +705,9 @@ def _pinv_block(K_F: np.ndarray, H_F: np.ndarray) -> tuple[np.ndarray, np.ndarra
     """
     n, d = H_F.shape
     if n <= d:
-        c, info = lapack.dpotrf(K_F, lower=1, clean=1)
+        c, info = scipy.linalg.lapack.dpotrf(K_F, lower=1, clean=1)
         if info == 0 and (np.diag(c).min() / np.diag(c).max()) ** 2 > settings.HINGE_CHOL_RCOND:
-            inv, info = lapack.dpotri(c, lower=1)
+            inv, info = scipy.linalg.lapack.dpotri(c, lower=1)
             if info == 0:
                 inv = np.tril(inv)
                 return inv + np.tril(inv, -1).T, np.zeros((n, 0))

@@ -13,7 +13,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..errors import InvalidDataError
-from .data import NTPData, as_float_array, check_decoder, require_data
+from .ntp_data import NTPData, as_float_array, check_decoder, require_data
 
 __all__ = [
     "logits",

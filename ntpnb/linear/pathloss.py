@@ -22,9 +22,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import expit, logsumexp
+import scipy
 
-from .data import NTPData
+from .ntp_data import NTPData
 
 __all__ = ["SplitLoss", "split_loss", "star_exponents", "expm1_minus_x", "safe_norm", "NoConvergenceError"]
 
@@ -65,7 +65,7 @@ def star_exponents(data: NTPData, W_star: np.ndarray) -> np.ndarray:
     """
     mask = data.support_mask
     L_star = data.H @ W_star.T
-    lse_in = logsumexp(np.where(mask, L_star, -np.inf), axis=1)
+    lse_in = scipy.special.logsumexp(np.where(mask, L_star, -np.inf), axis=1)
     return np.where(mask, -np.inf, L_star - lse_in[:, None])
 
 
@@ -117,13 +117,13 @@ def split_loss(data: NTPData, a: np.ndarray, L_delta: np.ndarray, margins: np.nd
     x = np.where(mask, -np.inf, x)
     has_out = ~np.all(mask, axis=1)
     lse_x = np.full(data.m, -np.inf)
-    lse_x[has_out] = logsumexp(x[has_out], axis=1)
+    lse_x[has_out] = scipy.special.logsumexp(x[has_out], axis=1)
     out = np.logaddexp(0.0, lse_x)
-    omega = expit(lse_x)  # out-of-support mass of each context
+    omega = scipy.special.expit(lse_x)  # out-of-support mass of each context
     w = np.where(mask, 0.0, np.exp(x - out[:, None]))
     return SplitLoss(
         kl=float(pi @ (kl_in + out)),
         out_mass=float(pi @ omega),
         q_minus_p=np.where(mask, s_minus_p - omega[:, None] * s, w),
-        q=np.where(mask, s * expit(-lse_x)[:, None], w),
+        q=np.where(mask, s * scipy.special.expit(-lse_x)[:, None], w),
     )

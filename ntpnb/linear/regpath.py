@@ -63,8 +63,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 import numpy as np
+import scipy
 from numpy.typing import ArrayLike
-from scipy.linalg import cho_factor, cho_solve
 
 from .. import settings
 from ..errors import (
@@ -77,7 +77,7 @@ from ..errors import (
 from ..linalg import check_known_rank, helmert_basis
 from ..parallel import limit_threads
 from ..validation import as_float, frozen
-from .data import NTPData, cached_per_data, normalized
+from .ntp_data import NTPData, cached_per_data, normalized
 from .pathloss import NoConvergenceError as _NoConvergenceError
 from .pathloss import SplitLoss, split_loss, star_exponents
 from .pathloss import expm1_minus_x as _expm1_minus_x  # noqa: F401 (tested here)
@@ -339,8 +339,8 @@ def _scaled_solve(K: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     scale = 1.0 / np.sqrt(diag)
     Ks = K * scale[:, None] * scale[None, :]
     try:
-        factor = cho_factor(Ks)
-        return scale[:, None] * cho_solve(factor, scale[:, None] * rhs)
+        factor = scipy.linalg.cho_factor(Ks)
+        return scale[:, None] * scipy.linalg.cho_solve(factor, scale[:, None] * rhs)
     except np.linalg.LinAlgError as exc:
         raise _NoConvergenceError("Hess CE + lambda I is not numerically positive definite") from exc
     except ValueError as exc:  # scipy's check_finite: the scaled system overflowed

@@ -65,23 +65,27 @@ dense Hessian of the orthonormal representation.
 
 from __future__ import annotations
 
+import importlib
 import math
 from dataclasses import dataclass
 
-import numba
 import numpy as np
+import scipy
 from numpy.typing import ArrayLike
-from scipy import sparse
-from scipy.linalg import lapack, solve_triangular
-from scipy.linalg.blas import dsymv
 
 from .. import settings
 from ..linalg import helmert_basis
 from ..validation import frozen
-from .data import NTPData, cached_per_data
+from .ntp_data import NTPData, cached_per_data
 from .pathloss import NoConvergenceError, SplitLoss, split_loss, star_exponents
 
 __all__ = ["GramStructure", "gram_structure"]
+
+
+def _gram_blocks():
+    """:mod:`~ntpnb.linear.gram_blocks`, imported when first needed (it loads numba)."""
+    return importlib.import_module(".gram_blocks", __package__)
+
 
 #: Newton's system is solved again on its residual until each block of the correction is at
 #: most the asked tolerance of the answer (never below :data:`ntpnb.settings.PATH_REFINE_RTOL`),
@@ -96,94 +100,6 @@ _REUSE_ROUNDS_PER_CONTEXT = 1 / 60
 _MAX_REUSE_ROUNDS = 8
 
 
-def _spd_inverse(M: np.ndarray) -> np.ndarray:
-    """The inverse of a symmetric positive definite ``M`` by a diagonally scaled Cholesky factorization.
-
-    Raises
-    ------
-    NoConvergenceError
-        If ``M`` is not finite or not numerically positive definite.
-    """
-    diag = np.diag(M)
-    if not (np.all(np.isfinite(M)) and np.all(diag > 0)):
-        raise NoConvergenceError("a block of the Newton system is not finite and positive on its diagonal")
-    scale = 1.0 / np.sqrt(diag)
-    Ms = M * scale[:, None] * scale[None, :]
-    c, info = lapack.dpotrf(Ms, lower=1, clean=0, overwrite_a=1)
-    if info != 0:
-        raise NoConvergenceError("a block of the Newton system is not numerically positive definite")
-    inv, info = lapack.dpotri(c, lower=1, overwrite_c=1)
-    if info != 0:
-        raise NoConvergenceError("a block of the Newton system is singular")
-    inv = np.tril(inv)
-    inv += np.tril(inv, -1).T
-    inv *= scale[:, None]
-    inv *= scale[None, :]
-    return inv
-
-
-@numba.njit(cache=True)
-def _scaled_block(K: np.ndarray, A: np.ndarray, diag: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(D M D, s)`` for ``M = K[A, A] + diag(diag)`` and ``D = diag(s)``, ``s = 1 / sqrt(diag M)``.
-
-    The scaled block has a unit diagonal; it is returned in column-major order (LAPACK's).
-    ``K`` is symmetric: column ``j`` of the block is read along row ``A[j]`` of ``K``.
-    """
-    n = A.size
-    s = np.empty(n)
-    for i in range(n):
-        s[i] = 1.0 / np.sqrt(K[A[i], A[i]] + diag[i])
-    out = np.empty((n, n)).T  # column-major
-    for j in range(n):
-        row = K[A[j]]
-        for i in range(n):
-            out[i, j] = row[A[i]] * s[i] * s[j]
-        out[j, j] = 1.0
-    return out, s
-
-
-@numba.njit(cache=True)
-def _unscale_lower(inv: np.ndarray, s: np.ndarray) -> None:
-    """In place: the lower triangle of ``inv`` times ``s_i s_j`` (``D M^-1 D``, undone).
-
-    The upper triangle is left as it is: the blocks are used through their lower triangle
-    alone (:meth:`_NewtonFactors.solve`), which halves the memory each product moves.
-    """
-    n = s.size
-    for j in range(n):
-        for i in range(j, n):
-            inv[i, j] *= s[i] * s[j]
-
-
-def _block_inverse(K: np.ndarray, A: np.ndarray, diag: np.ndarray) -> np.ndarray:
-    """``(K[A, A] + diag(diag))^{-1}`` by a diagonally scaled Cholesky factorization: its lower triangle.
-
-    Column-major; only the lower triangle holds the inverse (the upper one is left over from
-    the factorization).
-
-    Raises
-    ------
-    NoConvergenceError
-        If the block is not finite or not numerically positive definite.
-    """
-    if not np.all(np.isfinite(diag)):
-        raise NoConvergenceError("a block of the Newton system is not finite")
-    Ms, scale = _scaled_block(K, A, diag)
-    c, info = lapack.dpotrf(Ms, lower=1, clean=0, overwrite_a=1)
-    if info != 0:
-        raise NoConvergenceError("a block of the Newton system is not numerically positive definite")
-    inv, info = lapack.dpotri(c, lower=1, overwrite_c=1)
-    if info != 0:
-        raise NoConvergenceError("a block of the Newton system is singular")
-    _unscale_lower(inv, scale)
-    return inv
-
-
-def _lower_times(inv: np.ndarray, x: np.ndarray) -> np.ndarray:
-    """``x @ M`` for the rows of ``x`` (k, n), ``M`` symmetric given by the lower triangle of ``inv``."""
-    return np.stack([dsymv(1.0, inv, row, lower=1) for row in x]) if x.shape[0] else x.copy()
-
-
 @dataclass(frozen=True, eq=False)
 class _Supports:
     """Per token ``z``: the contexts ``Z_z`` whose support holds it and ``K[Z_z, Z_z]^{-1}``, padded.
@@ -195,7 +111,7 @@ class _Supports:
     contexts: np.ndarray  # (V, width) int
     valid: np.ndarray  # (V, width) bool
     inverse: np.ndarray  # (V, width, width)
-    scatter: sparse.csr_matrix
+    scatter: scipy.sparse.csr_matrix
     rows: np.ndarray  # (V, width, m): the rows K[Z_z] (zero beyond count[z])
 
 
@@ -210,9 +126,11 @@ def _supports(K: np.ndarray, mask: np.ndarray) -> _Supports:
         Z = np.flatnonzero(mask[:, z])
         contexts[z, : Z.size] = Z
         if Z.size:
-            inverse[z, : Z.size, : Z.size] = _spd_inverse(K[np.ix_(Z, Z)])
+            inverse[z, : Z.size, : Z.size] = _gram_blocks().spd_inverse(K[np.ix_(Z, Z)])
     cols = np.flatnonzero(valid.ravel())
-    scatter = sparse.csr_matrix((np.ones(cols.size), (contexts.ravel()[cols], cols)), shape=(m, V * width))
+    scatter = scipy.sparse.csr_matrix(
+        (np.ones(cols.size), (contexts.ravel()[cols], cols)), shape=(m, V * width)
+    )
     rows = np.where(valid[:, :, None], K[contexts], 0.0)
     return _Supports(frozen(contexts), frozen(valid), frozen(inverse), scatter, frozen(rows))
 
@@ -282,7 +200,7 @@ class _NewtonFactors:
             A = np.flatnonzero(keep[:, v])
             if A.size == 0:
                 continue
-            inv = _block_inverse(K, A, Delta[A, v])  # lower triangle
+            inv = _gram_blocks().block_inverse(K, A, Delta[A, v])  # lower triangle
             full = A.size == m
             if full:
                 S += inv
@@ -293,7 +211,7 @@ class _NewtonFactors:
         S += np.tril(S, -1).T
         lonely = np.diag(S) == 0  # a context with no entry left: its multiplier is free
         S[lonely, lonely] = 1.0
-        self.S_inv = _spd_inverse(S)
+        self.S_inv = _gram_blocks().spd_inverse(S)
 
     def change(self, K: np.ndarray, lam: float, pi_q: np.ndarray) -> float:
         """How far the Newton matrix at ``(lam, pi_q)`` is from this one, relative to this one.
@@ -318,7 +236,7 @@ class _NewtonFactors:
         beta = np.zeros(b.shape[:2])
         parts = []
         for v, A, inv in self.blocks:
-            y = _lower_times(inv, b[:, :, v] if A is None else b[:, A, v])
+            y = _gram_blocks().lower_times(inv, b[:, :, v] if A is None else b[:, A, v])
             if A is None:
                 beta += y
             else:
@@ -328,9 +246,9 @@ class _NewtonFactors:
         psi = np.zeros_like(b)
         for (v, A, inv), y in zip(self.blocks, parts, strict=True):
             if A is None:
-                psi[:, :, v] = y - _lower_times(inv, c)
+                psi[:, :, v] = y - _gram_blocks().lower_times(inv, c)
             else:
-                psi[:, A, v] = y - _lower_times(inv, c[:, A])
+                psi[:, A, v] = y - _gram_blocks().lower_times(inv, c[:, A])
         return psi, c
 
 
@@ -382,7 +300,7 @@ class GramStructure:
     T_inv
         ``(m, m)``: the inverse of ``T = sum_z K_z^{-1}`` (the row sums of :meth:`f_map`).
     f_basis
-        ``(m V, dim F)`` sparse, orthonormal columns: the F coefficients (``vec C``) of each
+        ``(m V, dim F)`` scipy.sparse, orthonormal columns: the F coefficients (``vec C``) of each
         coordinate.
     """
 
@@ -397,7 +315,7 @@ class GramStructure:
     C_star: np.ndarray
     supports: _Supports
     T_inv: np.ndarray
-    f_basis: sparse.csr_matrix
+    f_basis: scipy.sparse.csr_matrix
 
     # ------------------------------------------------------------------ coordinates
     @property
@@ -473,7 +391,9 @@ class GramStructure:
 
     def _whitened(self, mu: np.ndarray) -> np.ndarray:
         """``L^{-1}`` times the logits of the F-perp matrix with margins ``mu`` (``K = L L^T``)."""
-        return solve_triangular(self.K_factor, self._perp_logits(mu), lower=True, check_finite=False)
+        return scipy.linalg.solve_triangular(
+            self.K_factor, self._perp_logits(mu), lower=True, check_finite=False
+        )
 
     def _f_norm(self, C: np.ndarray) -> float:
         scale = float(np.max(np.abs(C), initial=0.0))
@@ -678,7 +598,9 @@ class GramStructure:
         mu = np.zeros(self.mask.shape)
         mu[~self.mask] = x_p
         L = self.K_factor
-        C = solve_triangular(L.T, solve_triangular(L, self._perp_logits(mu), lower=True), lower=False)
+        C = scipy.linalg.solve_triangular(
+            L.T, scipy.linalg.solve_triangular(L, self._perp_logits(mu), lower=True), lower=False
+        )
         return (C.T @ self.H).ravel()
 
     def gradient_split(self, data: NTPData, ev: _GramEval) -> tuple[np.ndarray, np.ndarray]:
@@ -686,7 +608,7 @@ class GramStructure:
         return (ev.g.T @ self.H).ravel(), (ev.g_f.T @ self.H).ravel()
 
 
-def _support_bases(mask: np.ndarray) -> sparse.csr_matrix:
+def _support_bases(mask: np.ndarray) -> scipy.sparse.csr_matrix:
     """``(m V, sum_j (|S_j| - 1))``: each row's Helmert basis of the zero-sum vectors on its support."""
     m, V = mask.shape
     rows, cols, vals = [], [], []
@@ -699,7 +621,7 @@ def _support_bases(mask: np.ndarray) -> sparse.csr_matrix:
         cols.append(col + c)
         vals.append(Q[r, c])
         col += support.size - 1
-    return sparse.csr_matrix(
+    return scipy.sparse.csr_matrix(
         (np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(m * V, col)
     )
 
@@ -726,7 +648,7 @@ def gram_structure(data: NTPData) -> GramStructure:
         n = int(sup.valid[z].sum())
         Z = sup.contexts[z, :n]
         T[np.ix_(Z, Z)] += sup.inverse[z, :n, :n]
-    T_inv = frozen(_spd_inverse(T))
+    T_inv = frozen(_gram_blocks().spd_inverse(T))
     log_p = np.log(np.where(mask, data.P, 1.0))  # read on the supports only
     C_star = _f_map(sup, T_inv, log_p[None])[0][0]
     W_star = frozen(C_star.T @ H)

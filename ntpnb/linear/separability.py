@@ -58,9 +58,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy import sparse
-from scipy.linalg import lapack
-from scipy.optimize import OptimizeWarning, linprog
+import scipy
 
 from .. import settings
 from ..errors import (
@@ -76,7 +74,7 @@ from ..qp import least_distance_nnls, solve_reference
 from .active_set import SOLVER_NAME as ACTIVE_SET_SOLVER
 from .active_set import solve_active_set
 from .constraints import NTPRows, constraint_pairs, ntp_constraints, pair_rows
-from .data import NTPData, cached_per_data, check_decoder, frozen, normalized
+from .ntp_data import NTPData, cached_per_data, check_decoder, frozen, normalized
 from .subspace import context_scales, embedding_svd, f_decomposition, uses_dense_f
 
 __all__ = ["SEPARABILITY_METHODS", "is_separable", "separating_direction", "satisfies_definition_2"]
@@ -131,7 +129,7 @@ def _row_scales(H: np.ndarray) -> np.ndarray:
 
 def _normalized_constraints(
     data: NTPData, dense: bool = False
-) -> tuple[sparse.csr_matrix, sparse.csr_matrix]:
+) -> tuple[scipy.sparse.csr_matrix, scipy.sparse.csr_matrix]:
     """The (6b) and (6a) rows of :func:`ntp_constraints` with each ``h_j`` divided by its scale.
 
     Sparse, or with ``dense`` as dense arrays (:func:`~ntpnb.linear.constraints.pair_rows`).
@@ -146,22 +144,22 @@ def _normalized_constraints(
 
 @dataclass(frozen=True)
 class _Rows:
-    """Constraint rows ``M`` (dense or sparse) with what their rounding bounds need, built once.
+    """Constraint rows ``M`` (dense or scipy.sparse) with what their rounding bounds need, built once.
 
     A bound on the rounding error of each entry of ``M @ x`` is ``2 p eps (|M| |x|)`` with ``p``
     the most non-zeros of a row (the terms that are zero add nothing and no rounding, in any
     order of summation); of ``M^T @ y`` the same with the most non-zeros of a column.
     """
 
-    M: np.ndarray | sparse.csr_matrix
-    abs: np.ndarray | sparse.csr_matrix
+    M: np.ndarray | scipy.sparse.csr_matrix
+    abs: np.ndarray | scipy.sparse.csr_matrix
     per_row: int
     per_column: int
 
     @classmethod
-    def of(cls, M: np.ndarray | sparse.csr_matrix) -> _Rows:
+    def of(cls, M: np.ndarray | scipy.sparse.csr_matrix) -> _Rows:
         """``M`` with ``|M|`` and its largest numbers of non-zeros per row and per column."""
-        nonzero = M.getnnz if sparse.issparse(M) else (lambda axis: np.count_nonzero(M, axis=axis))
+        nonzero = M.getnnz if scipy.sparse.issparse(M) else (lambda axis: np.count_nonzero(M, axis=axis))
         return cls(
             M,
             abs(M),
@@ -265,7 +263,7 @@ class _Evidence:
         """Empty evidence for ``data`` (normalized by a power of two).
 
         Its normalized rows are dense where least-distance programming takes the data
-        (:func:`_least_distance_fits`: small), sparse otherwise.
+        (:func:`_least_distance_fits`: small), scipy.sparse otherwise.
         """
         A, G = (_Rows.of(M) for M in _normalized_constraints(data, dense=_least_distance_fits(data)))
         return cls(data, A, G, A.resolution())
@@ -394,10 +392,10 @@ def _free_directions(data: NTPData) -> np.ndarray:
     if k == 0:
         return np.zeros((n, 0))
     # the last k columns of the complete Q, without forming the others: Q applied to [0; I]
-    qr, tau, _, info = lapack.dgeqrf(known)
+    qr, tau, _, info = scipy.linalg.lapack.dgeqrf(known)
     tail = np.zeros((n, k))
     tail[n - k :] = np.eye(k)
-    free, _, info_q = lapack.dormqr("L", "N", qr, tau, tail, lwork=max(1, 64 * k))
+    free, _, info_q = scipy.linalg.lapack.dormqr("L", "N", qr, tau, tail, lwork=max(1, 64 * k))
     if info or info_q:
         raise SolverError(f"LAPACK's QR of F and its complement failed (info {info}, {info_q})")
     return free
@@ -451,7 +449,7 @@ def _from_least_distance(ev: _Evidence) -> None:
     ev.tried.append(f"least distance (slack {slack:.3g})")
 
 
-def _max_margin_lp(A: sparse.csr_matrix, G: sparse.csr_matrix, method: str):
+def _max_margin_lp(A: scipy.sparse.csr_matrix, G: scipy.sparse.csr_matrix, method: str):
     """Solve ``max t  s.t.  A w >= t,  G w = 0,  -1 <= w <= 1,  t <= cap`` with one linprog method.
 
     The cap (:data:`~ntpnb.settings.LP_MARGIN_CAP`) stops the search once a margin that decides
@@ -460,14 +458,18 @@ def _max_margin_lp(A: sparse.csr_matrix, G: sparse.csr_matrix, method: str):
     n = A.shape[1]
     c = np.zeros(n + 1)
     c[-1] = -1.0
-    A_ub = sparse.hstack([-A, np.ones((A.shape[0], 1))], format="csr")
-    A_eq = sparse.hstack([G, sparse.csr_matrix((G.shape[0], 1))], format="csr") if G.shape[0] else None
+    A_ub = scipy.sparse.hstack([-A, np.ones((A.shape[0], 1))], format="csr")
+    A_eq = (
+        scipy.sparse.hstack([G, scipy.sparse.csr_matrix((G.shape[0], 1))], format="csr")
+        if G.shape[0]
+        else None
+    )
     bounds = np.array([(-1.0, 1.0)] * n + [(-np.inf, settings.LP_MARGIN_CAP)])
     options = {"time_limit": settings.LP_TIME_LIMIT, **settings.LP_OPTIONS.get(method, {})}
     with warnings.catch_warnings():
         # HiGHS options that scipy does not list (run_crossover) are passed on with a warning
-        warnings.filterwarnings("ignore", "Unrecognized options", OptimizeWarning)
-        return linprog(
+        warnings.filterwarnings("ignore", "Unrecognized options", scipy.optimize.OptimizeWarning)
+        return scipy.optimize.linprog(
             c,
             A_ub=A_ub,
             b_ub=np.zeros(A.shape[0]),
@@ -480,7 +482,7 @@ def _max_margin_lp(A: sparse.csr_matrix, G: sparse.csr_matrix, method: str):
 
 
 def _lp_multipliers(res, n_eq: int) -> tuple[np.ndarray, np.ndarray]:
-    """``lambda >= 0`` of the (6b) rows and ``mu`` of the (6a) rows from a linprog result."""
+    """``lambda >= 0`` of the (6b) rows and ``mu`` of the (6a) rows from a scipy.optimize.linprog result."""
     ineq, eq = getattr(res, "ineqlin", None), getattr(res, "eqlin", None)
     if ineq is None or getattr(ineq, "marginals", None) is None:
         return np.zeros(0), np.zeros(n_eq)
@@ -490,13 +492,13 @@ def _lp_multipliers(res, n_eq: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _from_lp(method: str) -> Callable[[_Evidence], None]:
-    """The source that solves the normalized max-margin LP with one linprog ``method``.
+    """The source that solves the normalized max-margin LP with one scipy.optimize.linprog ``method``.
 
     Its point is offered as a direction and its multipliers as a certificate.
     """
 
     def source(ev: _Evidence) -> None:
-        A, G = (sparse.csr_matrix(rows.M) for rows in (ev.A, ev.G))
+        A, G = (scipy.sparse.csr_matrix(rows.M) for rows in (ev.A, ev.G))
         res = _max_margin_lp(A, G, method)
         ev.offer_direction(None if res.x is None else res.x[:-1], method)
         ev.offer_multipliers(*_lp_multipliers(res, ev.G.n), method)
@@ -524,7 +526,7 @@ def _from_witness(ev: _Evidence) -> None:
 
 
 def lp_methods(n_variables: int) -> tuple[str, ...]:
-    """The linprog methods tried in turn to decide a separability LP with ``n_variables``.
+    """The scipy.optimize.linprog methods tried in turn to decide a separability LP with ``n_variables``.
 
     :data:`~ntpnb.settings.LP_METHOD` then :data:`~ntpnb.settings.LP_FALLBACK_METHODS`, except
     that a small LP (at most :data:`~ntpnb.settings.LP_SMALL_MAX_VARIABLES` entries of ``W``)
@@ -874,11 +876,11 @@ def _reduced_lp(data: NTPData, tol: float = settings.LP_POINT_FEAS_RTOL) -> _Red
     rows = np.repeat(np.arange(m * V), r + 1)
     cols = np.concatenate([(v_idx * r)[:, None] + np.arange(r), (V * r + j_idx)[:, None]], axis=1).ravel()
     vals = np.concatenate([G[j_idx], -np.ones((m * V, 1))], axis=1).ravel()
-    A = sparse.csr_matrix((vals, (rows, cols)), shape=(m * V, V * r + m))
+    A = scipy.sparse.csr_matrix((vals, (rows, cols)), shape=(m * V, V * r + m))
     on = mask.ravel()
     failures = []
     for method in (settings.LP_METHOD, *settings.LP_FALLBACK_METHODS):
-        res = linprog(
+        res = scipy.optimize.linprog(
             c=np.zeros(V * r + m),
             A_ub=A[~on],
             b_ub=-np.ones(int((~on).sum())),

@@ -33,8 +33,8 @@ from numpy.typing import ArrayLike
 from .. import settings
 from ..errors import InvalidDataError
 from ..validation import as_count, as_flag, as_generator, as_ordered, check_dense_size, frozen, is_integer
-from .data import NTPData, as_float_array
 from .loss import entropy
+from .ntp_data import NTPData, as_float_array
 
 __all__ = [
     "validate_sequences",

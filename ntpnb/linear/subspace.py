@@ -33,9 +33,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
 import numpy as np
+import scipy
 from numpy.typing import ArrayLike
-from scipy.linalg import lapack
-from scipy.sparse.linalg import LinearOperator, lsqr
 
 from .. import settings
 from ..errors import (
@@ -48,7 +47,7 @@ from ..errors import (
 from ..linalg import accurate_dots, nonzero_count, numerical_rank, rank_floor, thin_svd
 from ..settings import COMPAT_RTOL
 from .constraints import NTPRows, constraint_pairs, equality_matrix, equality_rhs
-from .data import NTPData, cached_per_data, check_decoder, check_dense_size, frozen, normalized
+from .ntp_data import NTPData, cached_per_data, check_decoder, check_dense_size, frozen, normalized
 
 __all__ = [
     "EmbeddingSVD",
@@ -99,7 +98,7 @@ class EmbeddingSVD:
 def embedding_svd(data: NTPData) -> EmbeddingSVD:
     """The SVD of ``H`` cut at ``rank H``, decided once per data set by :func:`ntpnb.linalg.numerical_rank`.
 
-    Computed for ``H`` normalized by a power of two (:func:`ntpnb.linear.data.normalized`; exact)
+    Computed for ``H`` normalized by a power of two (:func:`ntpnb.linear.ntp_data.normalized`; exact)
     and scaled back, so it works at any scale of ``H``. The arrays are read-only.
 
     Raises
@@ -135,7 +134,7 @@ class FDecomposition:
         ``(r,)`` positive singular values of ``G / scale``.
     scale
         The power of two ``c`` by which ``H`` was divided before the decomposition
-        (:func:`ntpnb.linear.data.normalized`); the singular values of ``G`` are ``scale * s``.
+        (:func:`ntpnb.linear.ntp_data.normalized`); the singular values of ``G`` are ``scale * s``.
     """
 
     basis: np.ndarray
@@ -220,7 +219,7 @@ def project_R(data: NTPData, W: ArrayLike) -> np.ndarray:  # noqa: N802 (the sub
     return (centered @ Vt.T) @ Vt
 
 
-def equality_operator(data: NTPData) -> LinearOperator:
+def equality_operator(data: NTPData) -> scipy.sparse.linalg.LinearOperator:
     """The equality constraints (4) as a map ``vec(W) -> (L_jz - L_{j a_j})`` over their rows.
 
     ``L = H W^T`` are the logits; the adjoint maps the row weights ``mu`` to
@@ -229,7 +228,7 @@ def equality_operator(data: NTPData) -> LinearOperator:
     """
     rows = NTPRows(data)
     no_ineq = np.zeros(rows.n_ineq)
-    return LinearOperator(
+    return scipy.sparse.linalg.LinearOperator(
         (rows.n_eq, data.V * data.d),
         matvec=lambda w: rows.equality_residuals(np.ravel(w)),
         rmatvec=lambda mu: rows.combine(no_ineq, np.ravel(mu)),
@@ -417,7 +416,7 @@ def _solve_lsqr(data: NTPData) -> tuple[np.ndarray, float]:
     op = equality_operator(data)
     b = np.asarray(equality_rhs(data), dtype=float)
     tol = settings.F_LSQR_TOL
-    w, istop, itn = lsqr(op, b, atol=tol, btol=tol, iter_lim=settings.F_LSQR_MAX_ITER)[:3]
+    w, istop, itn = scipy.sparse.linalg.lsqr(op, b, atol=tol, btol=tol, iter_lim=settings.F_LSQR_MAX_ITER)[:3]
     if istop == 7:
         raise SolverError(
             f"LSQR did not converge on the compatibility equations (4) in {itn} iterations "
@@ -455,17 +454,17 @@ def _solve_gram(data: NTPData) -> tuple[np.ndarray, float] | None:
     tok = (z[:, None] == z[None, :]).astype(float) + (a[:, None] == a[None, :])
     tok -= (z[:, None] == a[None, :]).astype(float) + (a[:, None] == z[None, :])
     G = tok * (data.H[j] @ data.H[j].T)
-    c, info = lapack.dpotrf(G, lower=1, clean=1)
+    c, info = scipy.linalg.lapack.dpotrf(G, lower=1, clean=1)
     if info != 0:
         return None
-    rcond, info = lapack.dpocon(c, float(np.abs(G).sum(axis=0).max()), uplo="L")
+    rcond, info = scipy.linalg.lapack.dpocon(c, float(np.abs(G).sum(axis=0).max()), uplo="L")
     if info != 0 or not rcond > settings.F_GRAM_RCOND:
         return None
     b = np.asarray(equality_rhs(data), dtype=float)
     no_ineq = np.zeros(rows.n_ineq)
-    mu = lapack.dpotrs(c, b, lower=1)[0]
+    mu = scipy.linalg.lapack.dpotrs(c, b, lower=1)[0]
     w = rows.combine(no_ineq, mu)
-    mu += lapack.dpotrs(c, b - rows.equality_residuals(w), lower=1)[0]  # refinement
+    mu += scipy.linalg.lapack.dpotrs(c, b - rows.equality_residuals(w), lower=1)[0]  # refinement
     w = rows.combine(no_ineq, mu)
     residual = float(np.linalg.norm(b - rows.equality_residuals(w)))
     return (w, residual) if residual <= _compat_tolerance(data) else None

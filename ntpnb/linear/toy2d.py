@@ -1,7 +1,7 @@
 """The facts of Paper A's 2D example (Fig. 1) as the paper gives them: contexts, supports, entropy.
 
 They are plain numbers, apart from the recipe that builds the instance from them
-(:func:`ntpnb.linear.datasets.toy2d_instance`, which re-exports them), so that the registry of
+(:func:`ntpnb.linear.recipes.toy2d_instance`, which re-exports them), so that the registry of
 claims (:mod:`ntpnb.chapter.registry`) can quote the entropy without loading numpy.
 """
 
@@ -21,5 +21,5 @@ TOY2D_CONTEXTS: tuple[str, ...] = ("A", "B", "C")
 TOY2D_SUPPORTS: tuple[tuple[int, ...], ...] = ((2, 3, 4), (1, 4, 5), (1, 2, 5))
 
 #: Entropy of the paper's instance of Fig. 1 (nats), the default target of
-#: :func:`~ntpnb.linear.datasets.toy2d_instance`.
+#: :func:`~ntpnb.linear.recipes.toy2d_instance`.
 TOY2D_ENTROPY: float = 0.8811

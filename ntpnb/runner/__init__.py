@@ -4,7 +4,7 @@ The entry is :func:`reproduce` (``ntpnb reproduce``). Its parts, in the order a 
 
 * :mod:`.choice`: which notebooks run, with which parameters, and their cache keys;
 * :mod:`.lock`: one command at a time per output tree;
-* :mod:`.workers`, :mod:`.kernels`, :mod:`.processes`: one worker process and kernel per
+* :mod:`.workers`, :mod:`.jupyter_kernel`, :mod:`.processes`: one worker process and kernel per
   notebook, their environment, and how Ctrl-C ends them all;
 * :mod:`.execute`, :mod:`.staging`, :mod:`.diagnosis`: one notebook executed in a staging tree,
   its outputs promoted when it succeeded, or its failure kept and described;

@@ -29,8 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..chapter.layout import OutputLayout, load_timings, notebook_sources
 from ..chapter.parameters import SLOWEST_FIRST, apply_overrides
-from ..chapter.paths import OutputLayout, load_timings, notebook_sources
 from ..chapter.provenance import (
     Manifest,
     damaged_outputs,

@@ -23,13 +23,13 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from ..chapter.paths import FIGURES_VAR
+from ..chapter.layout import FIGURES_VAR
 from ..chapter.progress import PROGRESS_FILE_VAR
 from ..errors import NTPError
 from .choice import NotebookRun
 from .display import Display
 from .execute import RunResult, failed_result
-from .kernels import RUN_FOLDER_PREFIX
+from .jupyter_kernel import RUN_FOLDER_PREFIX
 from .processes import RUN_MARKER, end_processes
 from .workers import Interrupts, kernel_variables
 

@@ -22,7 +22,7 @@ from typing import Any
 
 from ..chapter.atomic import atomic_write_text
 from ..chapter.claims import ChapterRecord, load_chapter_record
-from ..chapter.paths import OutputLayout
+from ..chapter.layout import OutputLayout
 from ..errors import PathError
 from .choice import (
     NotebookRun,
@@ -34,7 +34,7 @@ from .choice import (
     store_key,
 )
 from .diagnosis import describe_failure
-from .kernels import KERNEL_NAME, IPCKernelManager, kernel_environment
+from .jupyter_kernel import KERNEL_NAME, IPCKernelManager, kernel_environment
 from .staging import clear_failure, hide_injected_parameters, keep_failure, promote, staging_layout
 
 __all__ = ["RunResult", "CellStarted", "cached_result", "failed_result", "run_notebook", "execute_notebook"]

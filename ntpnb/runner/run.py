@@ -4,7 +4,7 @@ The arguments are checked once, before anything runs (:mod:`.choice`: the notebo
 profile, the overrides, the number of jobs and seeds). Every notebook runs at the book's seed
 (its profile's ``seed``, or the one ``-p seed=`` gives) into the output tree, and, in a seed
 sweep (``seeds > 1``), at the next ``seeds - 1`` seeds into trees of their own
-(``<output root>/seeds/seed=<s>/``, :meth:`~ntpnb.chapter.paths.OutputLayout.seed_root`): the
+(``<output root>/seeds/seed=<s>/``, :meth:`~ntpnb.chapter.layout.OutputLayout.seed_root`): the
 book's figures and pages come from the book's seed, the verdicts of its claims from every seed.
 Then, holding the output tree's lock (:mod:`.lock`; a second run waits for it, or with
 ``wait=False`` refuses), the run executes every (notebook, seed) whose outputs are not current
@@ -24,8 +24,8 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..chapter.layout import DEFAULT_OUTPUT_DIRNAME, OutputLayout, exploratory_output_dir, output_layout
 from ..chapter.parameters import INT_RANGE
-from ..chapter.paths import DEFAULT_OUTPUT_DIRNAME, OutputLayout, exploratory_output_dir, output_layout
 from ..chapter.provenance import BOOK_PROFILE, RunRecord, is_book_run, load_run_record, write_run_record
 from ..errors import NTPError, PathError, RunInterruptedError
 from .choice import (
@@ -43,7 +43,7 @@ from .cluster import run_on_dask
 from .diagnosis import describe_write_failure
 from .display import Display
 from .execute import RunResult, cached_result
-from .kernels import run_environment
+from .jupyter_kernel import run_environment
 from .lock import output_lock
 from .staging import remove_leftovers
 from .timings import record_timings
@@ -107,7 +107,7 @@ def output_tree(
 
     The book's tree ``<root>/outputs`` is written only by the book's run
     (:func:`~ntpnb.chapter.provenance.is_book_run`); any other run goes by default to a tree of
-    its own (:func:`~ntpnb.chapter.paths.exploratory_output_dir`, named by what differs: the
+    its own (:func:`~ntpnb.chapter.layout.exploratory_output_dir`, named by what differs: the
     profile and the overrides).
 
     Raises

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from ..chapter.atomic import atomic_path, atomic_write_text, remove_temporaries
 from ..chapter.claims import load_chapter_record
-from ..chapter.paths import OutputLayout, output_layout
+from ..chapter.layout import OutputLayout, output_layout
 from ..errors import PathError
 
 __all__ = [

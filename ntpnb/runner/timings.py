@@ -3,7 +3,7 @@
 ``ntpnb reproduce`` records every notebook it executes (not the cached ones) there, keyed by
 profile and notebook name: wall seconds, ``--jobs``, the date (UTC) and whether it succeeded. A
 later run of the same notebook at the same profile replaces its entry. The file is read by
-:func:`~ntpnb.chapter.paths.load_timings`; the book's benchmarks page renders it as a table
+:func:`~ntpnb.chapter.layout.load_timings`; the book's benchmarks page renders it as a table
 (:func:`~ntpnb.book.benchmarks_page.format_timings`).
 """
 
@@ -15,7 +15,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from ..chapter.atomic import atomic_write_text
-from ..chapter.paths import OutputLayout, load_timings
+from ..chapter.layout import OutputLayout, load_timings
 
 __all__ = ["record_timings"]
 

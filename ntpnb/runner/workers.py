@@ -23,13 +23,13 @@ from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from pathlib import Path
 
-from ..chapter.paths import FIGURES_VAR
+from ..chapter.layout import FIGURES_VAR
 from ..chapter.progress import PROGRESS_FILE_VAR
 from .choice import NotebookRun
 from .diagnosis import describe_failure
 from .display import Display
 from .execute import RunResult, failed_result, run_notebook
-from .kernels import RUN_FOLDER_PREFIX, progress_file, run_folder
+from .jupyter_kernel import RUN_FOLDER_PREFIX, progress_file, run_folder
 from .processes import RUN_MARKER, end_processes
 
 __all__ = ["default_jobs", "kernel_variables", "run_in_workers", "Interrupts"]

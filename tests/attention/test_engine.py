@@ -1,4 +1,4 @@
-"""The compiled normalized-GD step (ntpnb.attention.engine, ntpnb.attention.kernels) against the
+"""The compiled normalized-GD step (ntpnb.attention.engine, ntpnb.attention.ngd_loops) against the
 numpy reference: the same gradients and the same iterates, bit for bit."""
 
 from __future__ import annotations
@@ -13,12 +13,12 @@ from ntpnb.attention import (
     general_dataset,
     graph_svm,
     identity_head,
-    kernels,
     make_problem,
     random_embeddings,
     stack_problems,
     train,
 )
+from ntpnb.attention import ngd_loops as kernels
 from ntpnb.attention.engine import compiled_step, run_ngd
 from ntpnb.attention.precomputed_gradient import gradient_function
 from ntpnb.errors import InvalidDataError, SolverError

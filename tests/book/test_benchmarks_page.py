@@ -18,7 +18,7 @@ from ntpnb.book.benchmarks_page import (
     render_benchmarks_page,
     write_benchmarks_page,
 )
-from ntpnb.chapter.paths import output_layout
+from ntpnb.chapter.layout import output_layout
 from ntpnb.chapter.platform import format_platform
 
 from conftest import ROOT, build_book

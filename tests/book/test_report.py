@@ -21,7 +21,7 @@ from ntpnb.book.report import (
     write_report,
 )
 from ntpnb.chapter.claims import ClaimLog
-from ntpnb.chapter.paths import output_layout
+from ntpnb.chapter.layout import output_layout
 from ntpnb.chapter.platform import cpu_model
 from ntpnb.chapter.registry import CLAIMS
 from ntpnb.errors import ClaimCheckError

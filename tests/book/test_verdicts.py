@@ -22,7 +22,7 @@ from ntpnb.book.verdicts import (
     verdicts,
 )
 from ntpnb.chapter.claims import ChapterRecord, Check, ClaimLog
-from ntpnb.chapter.paths import output_layout
+from ntpnb.chapter.layout import output_layout
 from ntpnb.chapter.statistical import sample_of
 from ntpnb.errors import InvalidDataError
 

@@ -10,6 +10,7 @@ import jupytext
 import pytest
 
 from ntpnb.chapter import parameters
+from ntpnb.chapter.layout import notebook_sources
 from ntpnb.chapter.parameters import (
     GLUE_KEY,
     PROFILES,
@@ -18,7 +19,6 @@ from ntpnb.chapter.parameters import (
     parse_parameters_cell,
     read_parameters_cell,
 )
-from ntpnb.chapter.paths import notebook_sources
 from ntpnb.errors import InvalidDataError, NTPError
 
 from conftest import ROOT

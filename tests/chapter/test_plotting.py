@@ -17,7 +17,7 @@ import pytest
 from PIL import Image as PILImage
 
 from ntpnb.chapter import plotting
-from ntpnb.chapter.paths import notebook_sources, output_layout
+from ntpnb.chapter.layout import notebook_sources, output_layout
 
 from conftest import ROOT
 
@@ -57,7 +57,7 @@ def test_show_figure_saves_closes_and_displays_the_png_at_the_inline_size(tmp_pa
 
 @pytest.mark.parametrize("figures", ["on", "off"])
 def test_show_animation_renders_only_where_figures_are_wanted(figures, monkeypatch):
-    from ntpnb.chapter.paths import FIGURES_VAR
+    from ntpnb.chapter.layout import FIGURES_VAR
 
     monkeypatch.setenv(FIGURES_VAR, figures)
     shown = []

@@ -11,7 +11,7 @@ import pytest
 
 from ntpnb.chapter.registry import CLAIMS, claim_spec, paper_value, sort_key
 from ntpnb.errors import NTPError
-from ntpnb.linear.datasets import TOY2D_ENTROPY
+from ntpnb.linear.recipes import TOY2D_ENTROPY
 
 from conftest import ROOT
 

@@ -1,4 +1,4 @@
-"""The compiled training loops of the linear decoder (ntpnb.linear.descent, ntpnb.linear.kernels).
+"""The compiled training loops of the linear decoder (ntpnb.linear.descent, ntpnb.linear.decoder_loops).
 
 Every optimizer, batched and unbatched, in both representations (the logit form for ``m <= d``,
 the weight form otherwise), against the plain numpy reference ``optim.run`` with ``gradient_fn``
@@ -16,7 +16,9 @@ import pytest
 import ntpnb as ntp
 from ntpnb import optim
 from ntpnb.errors import InvalidDataError, SolverError
-from ntpnb.linear import descent, kernels, training
+from ntpnb.linear import decoder_loops as kernels
+from ntpnb.linear import decoder_training as training
+from ntpnb.linear import descent
 from ntpnb.reproducible_products import matmul
 
 from helpers import random_data

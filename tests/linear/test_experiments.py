@@ -9,9 +9,9 @@ import pytest
 import ntpnb as ntp
 from ntpnb import optim, settings
 from ntpnb.errors import GenerationError, InvalidDataError, NotSeparableError
+from ntpnb.linear.condition_thresholds import NestedTrial, nested_trial
 from ntpnb.linear.constraints import NTPRows, ntp_constraints
 from ntpnb.linear.experiments.curves import SUMMARY_NAMES
-from ntpnb.linear.thresholds import NestedTrial, nested_trial
 from ntpnb.parallel import run_sweep
 
 

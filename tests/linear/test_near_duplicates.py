@@ -21,8 +21,8 @@ from ntpnb import settings
 from ntpnb.errors import NotCompatibleError, NotSeparableError, NumericallyAmbiguousError
 from ntpnb.linear.active_set import solve_active_set
 from ntpnb.linear.constraints import NTPRows, equality_rhs
-from ntpnb.linear.data import normalized
 from ntpnb.linear.loss import kl_divergence
+from ntpnb.linear.ntp_data import normalized
 from ntpnb.linear.separability import SEPARABILITY_METHODS, _auto, rank_witness
 from ntpnb.linear.subspace import _verified_residual
 

@@ -353,7 +353,7 @@ def perturbed_triangles(n: int = 40, seed: int = 1234) -> list[ntp.NTPData]:
     up to 20 degrees and scaled by 0.5-2, new probabilities on the same supports. Copies whose
     embeddings leave an angular gap above 170 degrees (the origin near or outside the triangle:
     not clearly separable) are redrawn."""
-    from ntpnb.linear.datasets import dirichlet_on_supports
+    from ntpnb.linear.recipes import dirichlet_on_supports
 
     base = ntp.toy2d_instance(0)
     rng = np.random.default_rng(seed)

@@ -12,7 +12,7 @@ import ntpnb as ntp
 from ntpnb import settings
 from ntpnb.errors import NotSeparableError, NumericallyAmbiguousError, SolverError
 from ntpnb.linear.constraints import ntp_constraints
-from ntpnb.linear.data import normalized
+from ntpnb.linear.ntp_data import normalized
 from ntpnb.linear.separability import (
     LEAST_DISTANCE_METHOD,
     WITNESS_METHOD,

@@ -172,7 +172,7 @@ LSQR_RTOL = 1e-9
 @pytest.mark.parametrize("size", [(20, 5, 25, 3), (50, 10, 30, 6), (100, 20, 60, 8), (60, 12, 80, 12)])
 def test_lsqr_and_the_dense_svd_give_the_same_finite_solution(size):
     from benchmarks.instances import gaussian_instance
-    from ntpnb.linear.data import normalized
+    from ntpnb.linear.ntp_data import normalized
     from ntpnb.linear.subspace import _solve_dense, _solve_lsqr
 
     data = normalized(gaussian_instance(*size))[0]  # both solve the normalized problem
@@ -206,7 +206,7 @@ def lsqr_only(monkeypatch):
 @pytest.mark.parametrize("size", [(20, 5, 25, 3), (50, 10, 30, 6), (100, 20, 60, 8), (60, 12, 80, 12)])
 def test_the_gram_matrix_of_the_rows_gives_the_finite_solution_of_the_svd(size):
     from benchmarks.instances import gaussian_instance
-    from ntpnb.linear.data import normalized
+    from ntpnb.linear.ntp_data import normalized
     from ntpnb.linear.subspace import _solve_dense, _solve_gram
 
     data = normalized(gaussian_instance(*size))[0]

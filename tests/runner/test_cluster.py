@@ -13,7 +13,7 @@ import pytest
 
 from ntpnb.chapter import parameters as profiles
 from ntpnb.chapter.claims import load_chapter_record
-from ntpnb.chapter.paths import exploratory_output_dir, output_layout
+from ntpnb.chapter.layout import exploratory_output_dir, output_layout
 from ntpnb.errors import NTPError, RunInterruptedError
 from ntpnb.runner import reproduce
 from ntpnb.runner.processes import RUN_MARKER, marked_processes

@@ -13,9 +13,10 @@ import pytest
 
 from ntpnb import settings
 from ntpnb.chapter import parameters as profiles
-from ntpnb.chapter.paths import exploratory_output_dir, notebook_sources
+from ntpnb.chapter.layout import exploratory_output_dir, notebook_sources
 from ntpnb.errors import NTPError
-from ntpnb.runner import choice, kernels, reproduce, workers
+from ntpnb.runner import choice, reproduce, workers
+from ntpnb.runner import jupyter_kernel as kernels
 from ntpnb.runner.choice import cache_key, package_fingerprint, select_notebooks
 
 from conftest import ROOT
@@ -75,7 +76,7 @@ def test_the_order_for_untimed_notebooks_names_every_notebook_once():
 
 
 def test_untimed_notebooks_start_in_the_slowest_first_order(tmp_path, monkeypatch):
-    from ntpnb.chapter.paths import output_layout
+    from ntpnb.chapter.layout import output_layout
 
     monkeypatch.setattr(choice, "SLOWEST_FIRST", ("c_third", "a_first"))
     layout = output_layout(tmp_path / "outputs")
@@ -90,7 +91,7 @@ def test_untimed_notebooks_start_in_the_slowest_first_order(tmp_path, monkeypatc
 
 
 def test_the_sweeps_seeds_are_ordered_by_their_notebooks_time_at_the_books_seed(tmp_path):
-    from ntpnb.chapter.paths import output_layout
+    from ntpnb.chapter.layout import output_layout
 
     layout = output_layout(tmp_path / "outputs")
     timed = {"quick": {"fast": {"seconds": 2.0}, "slow": {"seconds": 30.0}}}
@@ -106,7 +107,7 @@ def test_the_sweeps_seeds_are_ordered_by_their_notebooks_time_at_the_books_seed(
 
 
 def test_a_sweep_runs_every_notebook_at_the_next_seeds_into_trees_of_their_own(tmp_path, monkeypatch):
-    from ntpnb.chapter.paths import output_layout
+    from ntpnb.chapter.layout import output_layout
     from ntpnb.runner.run import default_seeds, seed_runs
 
     layout = output_layout(tmp_path / "outputs")
@@ -509,7 +510,7 @@ def test_kernels_running_side_by_side_print_no_error_when_they_end(tmp_path):
     script = tmp_path / "run.py"
     script.write_text(
         "import nbformat, papermill, sys\n"
-        "from ntpnb.runner.kernels import IPCKernelManager\n"
+        "from ntpnb.runner.jupyter_kernel import IPCKernelManager\n"
         "cells = [nbformat.v4.new_code_cell('import numpy as np; print(np.ones(3).sum())'),\n"
         "         nbformat.v4.new_code_cell('x = 1')]\n"
         "nb = nbformat.v4.new_notebook(cells=cells)\n"

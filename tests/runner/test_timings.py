@@ -14,7 +14,7 @@ from ntpnb.book.benchmarks_page import (
     render_benchmarks_page,
 )
 from ntpnb.chapter import parameters as profiles
-from ntpnb.chapter.paths import load_timings, output_layout
+from ntpnb.chapter.layout import load_timings, output_layout
 from ntpnb.chapter.provenance import RunRecord, write_run_record
 from ntpnb.runner import run as run_module
 from ntpnb.runner.execute import RunResult

@@ -1,7 +1,7 @@
 r"""The experiments of Paper A's chapters: what the notebooks run, each measured one way.
 
 A notebook keeps the call that runs an experiment, its prints and its checks; the logic is
-here, by topic (as :mod:`ntpnb.attention.experiments` holds Paper B's):
+here, by topic (as :mod:`ntpnb.attention.paper_experiments` holds Paper B's):
 
 * :mod:`.entropy` (chapter 1): the entropy bound and Proposition 1. :func:`entropy_search`
   (L-BFGS on the directly computed ``CE - H``), :func:`random_decoders`,
@@ -13,10 +13,10 @@ here, by topic (as :mod:`ntpnb.attention.experiments` holds Paper B's):
   (:func:`plane_relation`, :func:`origin_inside`, :func:`proof_direction`) and the caption's
   geometry measured (:func:`caption_geometry`, :func:`caption_draws`,
   :func:`free_rows_draws`);
-* :mod:`.paths` (chapter 2): the regularization path against a general solver
+* :mod:`.path_comparisons` (chapter 2): the regularization path against a general solver
   (:func:`cvxpy_path_point`), its split against the plain matrix (:func:`split_agreement`)
   and gradient descent against the path (:func:`gd_along_path`);
-* :mod:`.thresholds` (chapter 4): Lemma 1's two families (:func:`decoder_with_logits`,
+* :mod:`.phase_diagram` (chapter 4): Lemma 1's two families (:func:`decoder_with_logits`,
   :func:`compatibility_violation`, :func:`separability_violation`), the sweep of draws nested
   in ``d`` and its summaries (:func:`nested_sweep`, :func:`nested_curve`, :func:`crossing_point`,
   :func:`condition_curve`, :func:`count_below_threshold`) and instances below the thresholds
@@ -37,20 +37,20 @@ draw. The public names are re-exported by :mod:`ntpnb.linear` (and so at the top
 
 from __future__ import annotations
 
-from . import curves, entropy, paths, plane, text, thresholds
+from . import curves, entropy, path_comparisons, phase_diagram, plane, text
 from .curves import *  # noqa: F403
 from .entropy import *  # noqa: F403
-from .paths import *  # noqa: F403
+from .path_comparisons import *  # noqa: F403
+from .phase_diagram import *  # noqa: F403
 from .plane import *  # noqa: F403
 from .text import *  # noqa: F403
-from .thresholds import *  # noqa: F403
 
 #: Every public name of the submodules, in the order of the chapters.
 __all__ = [
     *entropy.__all__,
     *plane.__all__,
-    *paths.__all__,
+    *path_comparisons.__all__,
     *curves.__all__,
-    *thresholds.__all__,
+    *phase_diagram.__all__,
     *text.__all__,
 ]

@@ -21,11 +21,11 @@ from numpy.typing import ArrayLike
 from ... import optim, settings
 from ...errors import InvalidDataError
 from ...validation import as_count, as_float, as_float_array, as_generator, frozen
-from ..data import NTPData, require_data
+from ..decoder_training import Limits
+from ..decoder_training import train as _train
 from ..descent import run_decoder
 from ..loss import ce_loss
-from ..training import Limits
-from ..training import train as _train
+from ..ntp_data import NTPData, require_data
 
 __all__ = [
     "fit_line",

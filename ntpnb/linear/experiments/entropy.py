@@ -14,18 +14,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import scipy
 from numpy.typing import ArrayLike
-from scipy.optimize import minimize
-from scipy.special import logsumexp
 
 from ... import settings
 from ...errors import InvalidDataError, NotSeparableError
 from ...validation import as_count, as_float_array, as_generator
 from ..constraints import ntp_constraints
-from ..data import NTPData, check_decoder, require_data
 from ..loss import ce_loss, ce_loss_and_grad, entropy, kl_divergence, logits
+from ..max_margin import zero_margin_direction
+from ..ntp_data import NTPData, check_decoder, require_data
 from ..pathloss import split_loss, star_exponents
-from ..svm import zero_margin_direction
 
 __all__ = [
     "tempering_exponent",
@@ -86,7 +85,7 @@ def search_min_gap(data: NTPData, W0: ArrayLike, iters: int) -> tuple[np.ndarray
         return loss - H, grad.ravel()
 
     options = {"maxiter": iters, "gtol": 0.0, "ftol": 0.0}
-    res = minimize(gap_and_grad, W0.ravel(), jac=True, method="L-BFGS-B", options=options)
+    res = scipy.optimize.minimize(gap_and_grad, W0.ravel(), jac=True, method="L-BFGS-B", options=options)
     return res.x.reshape(shape), int(res.nit)
 
 
@@ -223,7 +222,7 @@ def in_support_shares(data: NTPData, W: ArrayLike) -> np.ndarray:
     """``x_{j,v}``: the logit of ``v`` minus the log-sum-exp of the in-support logits of ``j``."""
     L = logits(data, W)
     in_support = np.where(data.support_mask, L, -np.inf)
-    return L - logsumexp(in_support, axis=1, keepdims=True)
+    return L - scipy.special.logsumexp(in_support, axis=1, keepdims=True)
 
 
 @dataclass(frozen=True)
@@ -236,7 +235,7 @@ class ZeroMarginRay:
         ``(j, v)``: the context and out-of-support token whose margin is 0.
     D
         The minimum-norm matrix with (6a), margin 0 on ``pair`` and margins at least 1 on
-        every other pair (:func:`~ntpnb.linear.svm.zero_margin_direction`).
+        every other pair (:func:`~ntpnb.linear.max_margin.zero_margin_direction`).
     skipped
         The pairs ``W*`` favours more that admit no such ``D`` (their zero margin forces
         others to 0 as well).

@@ -20,10 +20,10 @@ from numpy.typing import ArrayLike
 from ... import settings
 from ...errors import InvalidDataError
 from ...validation import as_count, as_float_array, as_generator
-from ..data import NTPData, check_decoder, require_data
-from ..datasets import toy2d_instance
+from ..max_margin import ntp_svm
+from ..ntp_data import NTPData, check_decoder, require_data
+from ..recipes import toy2d_instance
 from ..separability import is_separable, satisfies_definition_2
-from ..svm import ntp_svm
 
 __all__ = [
     "plane_relation",

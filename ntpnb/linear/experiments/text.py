@@ -21,8 +21,8 @@ from numpy.typing import ArrayLike
 from ... import settings
 from ...errors import InvalidDataError, SolverError
 from ...validation import as_float_array, frozen
-from ..data import NTPData, normalized
 from ..hinge_newton import certified_bound, decide_separability
+from ..ntp_data import NTPData, normalized
 from ..separability import _decide_interior
 from ..sequences import PrefixContexts, joint_ntp_data, smallest_separable_dimension
 

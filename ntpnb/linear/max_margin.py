@@ -10,7 +10,7 @@ by the one certificate of :func:`ntpnb.qp.certify`; :func:`ntp_svm` returns ``W^
 from __future__ import annotations
 
 import numpy as np
-from scipy import sparse
+import scipy
 
 from .. import settings
 from ..errors import InvalidDataError, NotSeparableError, SolverError
@@ -18,7 +18,7 @@ from ..linalg import least_squares
 from ..qp import MinNormQP, SVMSolution, min_norm_qp, scaled_back, scaled_solution, solve_reference
 from .active_set import solve_active_set
 from .constraints import NTPRows, ntp_constraints
-from .data import NTPData, cached_per_data, normalized
+from .ntp_data import NTPData, cached_per_data, normalized
 from .separability import is_separable, not_separable_message, proves_separable
 
 __all__ = ["SVMSolution", "SVM_METHODS", "solve_ntp_svm", "ntp_svm", "zero_margin_direction"]
@@ -77,13 +77,13 @@ def solve_ntp_svm(data: NTPData, method: str = "active-set") -> SVMSolution:
         :mod:`ntpnb.linear.active_set` (one factorization per token of a block of the Gram matrix
         ``H H^T``; at ``m = 500, V = 100, d = 600, S = 10`` a few seconds); when it does not
         converge, the cvxpy method answers. ``"cvxpy"``: the reference alone (CLARABEL on the
-        sparse constraints, polished on its active set; slower). ``SVMSolution.solver`` names
+        scipy.sparse constraints, polished on its active set; slower). ``SVMSolution.solver`` names
         which one answered.
 
     Notes
     -----
     The problem is solved for ``H / c`` with ``c`` a power of two that brings ``max|H|`` near 1
-    (:func:`ntpnb.linear.data.normalized`), then scaled back (:func:`ntpnb.qp.scaled_solution`):
+    (:func:`ntpnb.linear.ntp_data.normalized`), then scaled back (:func:`ntpnb.qp.scaled_solution`):
     ``W^mm(H) = W^mm(H / c) / c`` and ``lambda(H) = lambda(H / c) / c^2``. The verification
     tolerances are relative (see :class:`ntpnb.qp.SVMSolution`), so the answer has the same
     accuracy at any scale of ``H``.
@@ -135,7 +135,7 @@ def zero_margin_direction(data: NTPData, context: int, token: int) -> np.ndarray
     ``W^p + gamma W`` that token keeps a fixed share of its context's probability.
 
     The QP is solved by :func:`ntpnb.qp.min_norm_qp` on the normalized data
-    (:func:`~ntpnb.linear.data.normalized`, scaled back), its answer is projected onto the
+    (:func:`~ntpnb.linear.ntp_data.normalized`, scaled back), its answer is projected onto the
     equalities (so that (6a) and the zero margin hold to rounding, not to the solver's
     tolerance), and verified: every other margin is at least ``1 - SVM_FEAS_TOL``.
 
@@ -173,7 +173,7 @@ def zero_margin_direction(data: NTPData, context: int, token: int) -> np.ndarray
     cons = ntp_constraints(norm)
     (row,) = np.flatnonzero((cons.ineq_context == context) & (cons.ineq_token == token))
     others = np.arange(cons.ineq.shape[0]) != row
-    B = sparse.vstack([cons.eq, cons.ineq[row]]).toarray()
+    B = scipy.sparse.vstack([cons.eq, cons.ineq[row]]).toarray()
     what = f"the NTP-SVM with a zero margin on (context {context}, token {token})"
     result = min_norm_qp(cons.ineq[others], B, what)
     if result.infeasible:

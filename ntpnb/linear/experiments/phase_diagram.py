@@ -23,11 +23,11 @@ from ...errors import GenerationError, InvalidDataError
 from ...linalg import least_squares
 from ...parallel import parallel_map, trial_generators
 from ...validation import as_count, as_float_array, as_generator
+from ..condition_thresholds import NestedTrial, nested_trial, random_instance
 from ..constraints import ntp_constraints
-from ..data import NTPData, check_decoder, require_data
+from ..ntp_data import NTPData, check_decoder, require_data
 from ..separability import is_separable
 from ..subspace import embedding_rank, is_compatible
-from ..thresholds import NestedTrial, nested_trial, random_instance
 
 __all__ = [
     "decoder_with_logits",
@@ -145,7 +145,7 @@ def nested_sweep(
     ------
     InvalidDataError
         If ``n_draws`` or ``n_pilot`` is not a positive integer, or as
-        :func:`~ntpnb.linear.thresholds.nested_trial`.
+        :func:`~ntpnb.linear.condition_thresholds.nested_trial`.
     """
     points = list(points)
     n_draws, n_pilot = as_count(n_draws, "n_draws"), as_count(n_pilot, "n_pilot")
@@ -173,7 +173,7 @@ def nested_sweep(
 def nested_curve(grid: Sequence[int], m: int, trials: Sequence[NestedTrial]) -> ConditionCurve:
     """How often each condition holds along ``grid`` over draws nested in ``d``.
 
-    The draws are :func:`~ntpnb.linear.thresholds.nested_trial`'s (of :func:`nested_sweep`).
+    The draws are :func:`~ntpnb.linear.condition_thresholds.nested_trial`'s (of :func:`nested_sweep`).
     A draw satisfies a condition at grid index ``i`` exactly when its first index
     (``compatible_from``, ``separable_from``) is at most ``i``, so the count at ``i`` is the
     number of draws whose first index is at most ``i``. Each count is binomial, as with

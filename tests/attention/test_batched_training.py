@@ -1,4 +1,4 @@
-"""Batched training (ntpnb.attention.training): trials split in chunks train bit for bit as one
+"""Batched training (ntpnb.attention.batched_training): trials split in chunks train bit for bit as one
 batched run."""
 
 from __future__ import annotations

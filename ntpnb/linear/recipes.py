@@ -9,13 +9,13 @@ with them. The 2D instance is brought to the paper's entropy by a stated rule (t
 from __future__ import annotations
 
 import numpy as np
-from scipy.optimize import brentq
+import scipy
 
 from .. import settings
 from ..errors import InvalidDataError
 from ..reproducible_products import dot_sum
 from ..validation import as_count, as_generator, check_dense_size, is_real
-from .data import NTPData
+from .ntp_data import NTPData
 from .toy2d import TOY2D_CONTEXTS, TOY2D_ENTROPY, TOY2D_SUPPORTS
 
 __all__ = [
@@ -148,7 +148,9 @@ def temper_to_entropy(P: np.ndarray, pi: np.ndarray, entropy: float) -> np.ndarr
         hi *= 2
     if not excess(lo) >= 0 >= excess(hi):
         raise InvalidDataError(f"no tempering of these rows reaches the entropy {entropy!r}")
-    log_beta = brentq(excess, lo, hi, xtol=settings.TEMPER_LOG_BETA_XTOL, rtol=settings.TEMPER_LOG_BETA_RTOL)
+    log_beta = scipy.optimize.brentq(
+        excess, lo, hi, xtol=settings.TEMPER_LOG_BETA_XTOL, rtol=settings.TEMPER_LOG_BETA_RTOL
+    )
     return _tempered(logP, mask, np.exp(log_beta))
 
 

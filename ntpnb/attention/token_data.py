@@ -3,7 +3,7 @@
 Conventions: token ids are integers in ``[0, K)`` (the paper counts from 1), a data set is ``X``
 of shape ``(n, T)`` (or a list of 1-D arrays of unequal lengths) with labels ``y`` of shape
 ``(n,)``, embeddings ``E`` of shape ``(K, d)`` (row ``k`` is ``e_k``). The random data sets of
-Appendix D are drawn by :mod:`ntpnb.attention.datasets`.
+Appendix D are drawn by :mod:`ntpnb.attention.random_data`.
 
 Internally every data set is a :class:`TokenData`: padded ids with a mask, and the id of each
 sample's *query* token ``x_bar`` (the last token of the original sequence). The query is kept

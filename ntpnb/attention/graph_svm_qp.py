@@ -27,8 +27,8 @@ from ..qp import (
     solve_least_distance,
     solve_reference,
 )
-from .data import Ids, TokenData, check_embeddings, normalized_embeddings
 from .graphs import TokenPriorityGraphs, check_graphs, scyc_basis, scyc_dimension, token_priority_graphs
+from .token_data import Ids, TokenData, check_embeddings, normalized_embeddings
 
 __all__ = [
     "graph_constraints",
@@ -104,7 +104,7 @@ def solve_graph_svm(E: object, graphs: TokenPriorityGraphs, method: str = "least
 
     With no strict relation the solution is ``W^mm = 0`` (certified trivially). The problem is
     solved for ``E / c``, ``c`` a power of two near the largest norm of an embedding
-    (:func:`~ntpnb.attention.data.normalized_embeddings`), and scaled back
+    (:func:`~ntpnb.attention.token_data.normalized_embeddings`), and scaled back
     (:func:`ntpnb.qp.scaled_solution`): ``W^mm(E) = W^mm(E / c) / c^2``,
     ``lambda(E) = lambda(E / c) / c^4``. The certificate (:class:`ntpnb.qp.SVMSolution`) is that
     of the normalized problem, every quantity in it scale-free, so the answer and its

@@ -36,11 +36,11 @@ from .. import optim
 from ..errors import InvalidDataError
 from ..reproducible_products import einsum
 from ..validation import as_float, as_generator
-from .data import NTPData, require_data
 from .descent import SAMPLING_KINDS, check_sampling, run_decoder, sample_indices
 from .loss import entropy, kl_divergence
+from .max_margin import ntp_svm
+from .ntp_data import NTPData, require_data
 from .subspace import f_decomposition, finite_solution
-from .svm import ntp_svm
 
 __all__ = [
     "Limits",

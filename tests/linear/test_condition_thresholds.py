@@ -14,7 +14,7 @@ from scipy.stats import binom
 import ntpnb as ntp
 from ntpnb import settings
 from ntpnb.errors import InvalidDataError
-from ntpnb.linear.thresholds import (
+from ntpnb.linear.condition_thresholds import (
     best_achievable_loss,
     compatibility_rank_bound,
     compatibility_threshold,

@@ -1,4 +1,4 @@
-"""The NTP-SVM W^mm (ntpnb.linear.svm): constraints, the certificate, independent solutions, scale,
+"""The NTP-SVM W^mm (ntpnb.linear.max_margin): constraints, the certificate, independent solutions, scale,
 the chain of solvers (active set, then the cvxpy reference) and its errors, zero-margin directions."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from ntpnb import settings
 from ntpnb.errors import InvalidDataError, NotSeparableError, SolverError
 from ntpnb.linear.active_set import SOLVER_NAME as FAST_SOLVER_NAME
 from ntpnb.linear.constraints import ntp_constraints
-from ntpnb.linear.svm import zero_margin_direction
+from ntpnb.linear.max_margin import zero_margin_direction
 
 from helpers import CHAPTER_INSTANCES, PROPERTY, instances, log_scales, margins_all_pairs, random_data, scaled
 
@@ -144,7 +144,7 @@ def test_the_package_solver_fails_only_when_both_solvers_fail(monkeypatch):
     def fail(data):
         raise SolverError("simulated")
 
-    monkeypatch.setattr("ntpnb.linear.svm.solve_active_set", fail)
+    monkeypatch.setattr("ntpnb.linear.max_margin.solve_active_set", fail)
     with pytest.raises(SolverError, match="NO_SUCH_SOLVER"):
         ntp.ntp_svm(random_data(m=3, d=5, V=4, S=2, seed=24))
 
@@ -275,7 +275,7 @@ def test_package_falls_back_to_the_reference_when_the_fast_solver_fails(monkeypa
     def fail(data):
         raise SolverError("did not converge (simulated)")
 
-    monkeypatch.setattr("ntpnb.linear.svm.solve_active_set", fail)
+    monkeypatch.setattr("ntpnb.linear.max_margin.solve_active_set", fail)
     data = random_data(m=8, d=10, V=6, S=3, seed=12)
     assert ntp.solve_ntp_svm(data).solver == settings.QP_SOLVER
 

@@ -1,4 +1,4 @@
-"""Training the linear decoder (ntpnb.linear.training): gradients, sampling, records, limits."""
+"""Training the linear decoder (ntpnb.linear.decoder_training): gradients, sampling, records, limits."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 import ntpnb as ntp
 from ntpnb import optim
 from ntpnb.errors import InvalidDataError
-from ntpnb.linear import training
+from ntpnb.linear import decoder_training as training
 
 from helpers import random_data
 

@@ -1,4 +1,4 @@
-"""The Graph-SVM (ntpnb.attention.svm): verified, feasible or named infeasible, and the same up to
+"""The Graph-SVM (ntpnb.attention.graph_svm_qp): verified, feasible or named infeasible, and the same up to
 scale for ill-conditioned and scaled embeddings (as is W^cyc, solved the same way)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""NTPData (ntpnb.linear.data): validation, supports, construction from samples, refusal of what
+"""NTPData (ntpnb.linear.ntp_data): validation, supports, construction from samples, refusal of what
 is not data, and the per-data caches whose results are read-only or fresh copies."""
 
 from __future__ import annotations

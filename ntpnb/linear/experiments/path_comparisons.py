@@ -15,7 +15,7 @@ from numpy.typing import ArrayLike
 from ... import optim, settings
 from ...errors import InvalidDataError
 from ...linalg import correlation
-from ..data import NTPData, check_decoder, require_data
+from ..ntp_data import NTPData, check_decoder, require_data
 from ..regpath import RegularizationPath, regularization_path
 from ..subspace import project_F, project_R
 

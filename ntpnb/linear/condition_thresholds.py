@@ -30,18 +30,16 @@ from fractions import Fraction
 from typing import Any
 
 import numpy as np
-from scipy import sparse
-from scipy.optimize import linprog, minimize
-from scipy.special import logsumexp
+import scipy
 
 from .. import settings
 from ..errors import InvalidDataError, SolverError
 from ..qp import solve_named
 from ..validation import as_count, as_flag, as_ordered, check_dense_size, is_real
 from .constraints import ntp_constraints
-from .data import NTPData, frozen, require_data
-from .datasets import dirichlet_on_supports
 from .loss import entropy, logits, softmax
+from .ntp_data import NTPData, frozen, require_data
+from .recipes import dirichlet_on_supports
 from .separability import is_separable
 from .subspace import f_decomposition, is_compatible
 
@@ -480,11 +478,13 @@ def recession_pairs(data: NTPData) -> np.ndarray:
     if n_ineq == 0:
         return np.zeros(0, dtype=bool)
 
-    A_ub = sparse.hstack([-cons.ineq, sparse.identity(n_ineq)], format="csr")
+    A_ub = scipy.sparse.hstack([-cons.ineq, scipy.sparse.identity(n_ineq)], format="csr")
     A_eq = None
     if cons.eq.shape[0]:
-        A_eq = sparse.hstack([cons.eq, sparse.csr_matrix((cons.eq.shape[0], n_ineq))], format="csr")
-    res = linprog(
+        A_eq = scipy.sparse.hstack(
+            [cons.eq, scipy.sparse.csr_matrix((cons.eq.shape[0], n_ineq))], format="csr"
+        )
+    res = scipy.optimize.linprog(
         c=np.concatenate([np.zeros(n_w), -np.ones(n_ineq)]),
         A_ub=A_ub,
         b_ub=np.zeros(n_ineq),
@@ -558,7 +558,7 @@ def _reduced_objective(data: NTPData, allowed: np.ndarray):
         W = w.reshape(data.V, data.d)
         L = H @ W.T
         Lm = L + neg_inf
-        lse = logsumexp(Lm, axis=1)
+        lse = scipy.special.logsumexp(Lm, axis=1)
         Q = np.exp(Lm - lse[:, None])
         val = float(pi @ (lse - np.where(mask, P * L, 0.0).sum(axis=1)))
         G = ((Q - P) * pi[:, None]).T @ H
@@ -567,7 +567,7 @@ def _reduced_objective(data: NTPData, allowed: np.ndarray):
     return fun
 
 
-def _dual_constraints(data: NTPData, allowed: np.ndarray) -> tuple[sparse.csr_matrix, np.ndarray]:
+def _dual_constraints(data: NTPData, allowed: np.ndarray) -> tuple[scipy.sparse.csr_matrix, np.ndarray]:
     """The maximum-entropy dual's equality constraints ``A x = b`` on the allowed pairs.
 
     ``x`` holds ``q_jv`` for the allowed pairs in row-major order; the first ``m`` rows of ``A``
@@ -577,22 +577,22 @@ def _dual_constraints(data: NTPData, allowed: np.ndarray) -> tuple[sparse.csr_ma
     H, pi, P = data.H, data.pi, data.P
     rows, cols = np.nonzero(allowed)
     n = rows.size
-    row_sum = sparse.csr_matrix((np.ones(n), (rows, np.arange(n))), shape=(data.m, n))
+    row_sum = scipy.sparse.csr_matrix((np.ones(n), (rows, np.arange(n))), shape=(data.m, n))
     k = np.arange(data.d)
-    mom = sparse.csr_matrix(
+    mom = scipy.sparse.csr_matrix(
         (
             (pi[rows, None] * H[rows]).ravel(),
             ((cols[:, None] * data.d + k).ravel(), np.repeat(np.arange(n), data.d)),
         ),
         shape=(data.V * data.d, n),
     )
-    A = sparse.vstack([row_sum, mom], format="csr")
+    A = scipy.sparse.vstack([row_sum, mom], format="csr")
     b = np.concatenate([np.ones(data.m), (P.T @ (pi[:, None] * H)).ravel()])
     return A, b
 
 
 def _dual_value(
-    data: NTPData, allowed: np.ndarray, x: np.ndarray, A: sparse.csr_matrix, b: np.ndarray
+    data: NTPData, allowed: np.ndarray, x: np.ndarray, A: scipy.sparse.csr_matrix, b: np.ndarray
 ) -> tuple[float, float]:
     """The dual's value at the allowed pairs' probabilities ``x``, and its largest violation.
 
@@ -607,7 +607,7 @@ def _dual_value(
 
 
 def _dual_point_from_primal(
-    data: NTPData, W: np.ndarray, A: sparse.csr_matrix, b: np.ndarray
+    data: NTPData, W: np.ndarray, A: scipy.sparse.csr_matrix, b: np.ndarray
 ) -> np.ndarray | None:
     """A feasible point ``A x = b`` of the maximum-entropy dual (every pair allowed) from ``W``.
 
@@ -655,7 +655,7 @@ def _dual_max_entropy(data: NTPData, allowed: np.ndarray) -> tuple[float, float]
 def _minimize_reduced(data: NTPData, allowed: np.ndarray, max_iter: int) -> tuple[np.ndarray, float, float]:
     """L-BFGS on the loss with the pairs off ``allowed`` removed: ``(W, value, gradient norm)``."""
     fun = _reduced_objective(data, allowed)
-    res = minimize(
+    res = scipy.optimize.minimize(
         fun,
         np.zeros(data.V * data.d),
         jac=True,

@@ -13,7 +13,7 @@ do not depend on how the rest is computed. The rest goes through joblib
 (:func:`ntpnb.parallel.parallel_map`), serial by default and on local processes or a Dask or Ray
 cluster inside ``joblib.parallel_config``, with bit-for-bit the same results: each trial's
 Graph-SVM and exact solves (a few milliseconds each) as one task per trial, and the training as
-one batched run per worker (:func:`~ntpnb.attention.training.train_trials`).
+one batched run per worker (:func:`~ntpnb.attention.batched_training.train_trials`).
 """
 
 from __future__ import annotations
@@ -31,10 +31,17 @@ from .. import optim, settings
 from ..errors import InvalidDataError
 from ..parallel import parallel_map
 from ..validation import as_count, as_float, as_generator, check_dense_size, frozen
+from .batched_training import (
+    correlation,
+    project_batched,
+    stack_bases,
+    tracker,
+    train_trials,
+    training_gradient,
+)
 from .convex import solve_cyclic_correction
-from .data import TokenData, as_token_data
-from .datasets import acyclic_dataset, general_dataset, random_embeddings
 from .engine import Progress
+from .graph_svm_qp import solve_graph_svm
 from .graphs import (
     CyclicSubdataset,
     TokenPriorityGraphs,
@@ -55,8 +62,8 @@ from .model import (
     tied_head,
     tile_problem,
 )
-from .svm import solve_graph_svm
-from .training import correlation, project_batched, stack_bases, tracker, train_trials, training_gradient
+from .random_data import acyclic_dataset, general_dataset, random_embeddings
+from .token_data import TokenData, as_token_data
 
 __all__ = [
     "GlobalResult",
@@ -636,7 +643,7 @@ def _kept(
 
 
 def _svm_direction(E: np.ndarray, graphs: TokenPriorityGraphs) -> np.ndarray:
-    """``W^mm`` of :func:`~ntpnb.attention.svm.solve_graph_svm`, solved once per (``E``, graphs)."""
+    """``W^mm`` of :func:`~ntpnb.attention.graph_svm_qp.solve_graph_svm`, solved once per (``E``, graphs)."""
     return _kept(_solve_direction, E, graphs)
 
 

@@ -123,8 +123,8 @@ def train_trials(
     joblib's active backend, :func:`ntpnb.parallel.active_workers`, so one chunk when nothing is
     configured), each trained as one batched run by :func:`ntpnb.parallel.parallel_map`. Trials
     do not interact in a batched run and each one's arithmetic does not depend on the others
-    (tests/attention/test_training.py checks the results are bit for bit the same for any
-    chunking, tests/attention/test_experiments.py for any backend), so the split changes the wall
+    (tests/attention/test_batched_training.py checks the results are bit for bit the same for any
+    chunking, tests/attention/test_paper_experiments.py for any backend), so the split changes the wall
     time only.
 
     Parameters

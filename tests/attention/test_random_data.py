@@ -1,4 +1,4 @@
-"""The generators of Appendix D (ntpnb.attention.datasets): their options, their guarantees, and
+"""The generators of Appendix D (ntpnb.attention.random_data): their options, their guarantees, and
 their bounded redraws."""
 
 from __future__ import annotations
