@@ -202,22 +202,14 @@ def adam(lr: float, betas: tuple[float, float] = (0.9, 0.99), eps: float = _DEFA
 
 @dataclass(frozen=True)
 class Trace:
-    """The record of one :func:`run`.
+    """The record of one :func:`run`."""
 
-    Attributes
-    ----------
-    iterations
-        ``(n_records,)`` the iterations at which the quantities were recorded (0 is the
-        initialization, ``k`` the iterate after ``k`` steps).
-    values
-        Name -> array whose first axis indexes the records, then the batch axes, then the
-        shape of the value.
-    W
-        The final iterate ``W_{n_iter}``.
-    """
-
+    #: ``(n_records,)`` the iterations at which the quantities were recorded (0 is the initialization, ``k``
+    #: the iterate after ``k`` steps).
     iterations: Array
+    #: Name -> array whose first axis indexes the records, then the batch axes, then the shape of the value.
     values: Mapping[str, Array] = field(default_factory=dict)
+    #: The final iterate ``W_{n_iter}``.
     W: Array | None = None
 
     def __getitem__(self, name: str) -> Array:

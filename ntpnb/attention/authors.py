@@ -48,26 +48,12 @@ class StoredFigure:
     Read off the figure's vector paths (the PDF's drawing commands, mapped to data coordinates
     through two tick marks of each axis): what the authors' own last run of an experiment gave,
     to set beside the paper's text and our runs. A fact about a file, recorded once here.
-
-    Attributes
-    ----------
-    path
-        The figure's path in :data:`AUTHORS_REPOSITORY`.
-    commit
-        The commit the figure is stored at (figures/ was deleted from the repository later;
-        its last commit has none).
-    global_distance, local_distance
-        The last point of the mean distance curves (global and local reference).
-    local_corr
-        The last point of the mean local correlation (the matching correlation figure).
-    trials, epochs
-        The trials and ``epochs`` of the authors' notebook at that commit (its saved output
-        shows ``Sample 0`` to ``Sample 9``); the figure itself states neither, and the
-        notebook's saved run is of another size, so these describe the notebook, not
-        necessarily the figure's run.
     """
 
+    #: The figure's path in :data:`AUTHORS_REPOSITORY`.
     path: str
+    #: The commit the figure is stored at (figures/ was deleted from the repository later; its last commit has
+    #: none).
     commit: str
     global_distance: float
     local_distance: float
@@ -90,26 +76,17 @@ AUTHORS_FIG6 = StoredFigure(
 
 @dataclass(frozen=True)
 class AuthorsSetting:
-    """One setting of Paper B's experiments, in the paper and in the authors' code.
+    """One setting of Paper B's experiments, in the paper and in the authors' code."""
 
-    Attributes
-    ----------
-    key
-        The name a chapter gives its own value of the setting under.
-    setting
-        The row's name in the table.
-    paper
-        What Paper B states (``%(claim.key)g`` fields are the registry's paper values).
-    code
-        What the authors' code does.
-    files
-        The files of the authors' code that ``code`` names.
-    """
-
+    #: The name a chapter gives its own value of the setting under.
     key: str
+    #: The row's name in the table.
     setting: str
+    #: What Paper B states (``%(claim.key)g`` fields are the registry's paper values).
     paper: str
+    #: What the authors' code does.
     code: str
+    #: The files of the authors' code that ``code`` names.
     files: tuple[str, ...] = ()
 
 

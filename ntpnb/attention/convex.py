@@ -60,25 +60,17 @@ class LogLossFeatures:
     number of copies of the label. Working with the differences ``delta_t = phi_t - phi_y``
     keeps the loss, gradient and Hessian accurate to relative rounding even when the softmax
     saturates (the loss is then ``~ exp(-margin)``, far below 1e-16).
-
-    Attributes
-    ----------
-    delta
-        ``(n, T, p)`` differences ``phi_t - phi_y`` (0 on copies of the label and at padding).
-    other
-        ``(n, T)`` positions holding a token other than the label.
-    log_copies
-        ``(n,)`` ``log o_i``.
-    weights
-        ``(n,)`` sample weights ``1/n``.
-    basis
-        ``(p, d*d)`` the coordinates' basis.
     """
 
+    #: ``(n, T, p)`` differences ``phi_t - phi_y`` (0 on copies of the label and at padding).
     delta: np.ndarray
+    #: ``(n, T)`` positions holding a token other than the label.
     other: np.ndarray
+    #: ``(n,)`` ``log o_i``.
     log_copies: np.ndarray
+    #: ``(n,)`` sample weights ``1/n``.
     weights: np.ndarray
+    #: ``(p, d*d)`` the coordinates' basis.
     basis: np.ndarray
 
     def _losses(self, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -175,39 +167,26 @@ def _newton(
 
 @dataclass(frozen=True)
 class CyclicCorrection:
-    """``W^cyc`` with the certificate of its verification.
+    """``W^cyc`` with the certificate of its verification."""
 
-    Attributes
-    ----------
-    W
-        ``W^cyc``, ``(d, d)`` (0 when the cyclic sub-dataset is empty).
-    basis
-        Orthonormal basis of ``S_cyc`` (rows ``vec(W)``).
-    subdataset
-        The cyclic sub-dataset the risk is taken over.
-    loss
-        The cyclic risk ``L-bar(W^cyc)``.
-    grad_norm
-        ``||grad L-bar(W^cyc)||_F`` of the *full* ``d x d`` gradient (stationarity in every
-        direction, not only inside ``S_cyc``), for the normalized embeddings ``E / c`` (see
-        :func:`solve_cyclic_correction`): scale-free.
-    min_curvature
-        Smallest eigenvalue of the Hessian of ``L-bar`` restricted to ``S_cyc`` (``> 0``: the
-        minimizer in ``S_cyc`` is unique, Lemma 3), for the normalized embeddings.
-    suboptimality_bound
-        ``grad_norm^2 / (2 min_curvature)``, the strong-convexity bound on ``L-bar - min``
-        near the solution.
-    newton_iterations
-        Iterations of Newton's method.
-    """
-
+    #: ``W^cyc``, ``(d, d)`` (0 when the cyclic sub-dataset is empty).
     W: np.ndarray
+    #: Orthonormal basis of ``S_cyc`` (rows ``vec(W)``).
     basis: np.ndarray
+    #: The cyclic sub-dataset the risk is taken over.
     subdataset: CyclicSubdataset
+    #: The cyclic risk ``L-bar(W^cyc)``.
     loss: float
+    #: ``||grad L-bar(W^cyc)||_F`` of the *full* ``d x d`` gradient (stationarity in every direction, not only
+    #: inside ``S_cyc``), for the normalized embeddings ``E / c`` (see :func:`solve_cyclic_correction`):
+    #: scale-free.
     grad_norm: float
+    #: Smallest eigenvalue of the Hessian of ``L-bar`` restricted to ``S_cyc`` (``> 0``: the minimizer in
+    #: ``S_cyc`` is unique, Lemma 3), for the normalized embeddings.
     min_curvature: float
+    #: ``grad_norm^2 / (2 min_curvature)``, the strong-convexity bound on ``L-bar - min`` near the solution.
     suboptimality_bound: float
+    #: Iterations of Newton's method.
     newton_iterations: int
 
     @property
@@ -284,29 +263,19 @@ def cyclic_correction(E: object, X: Ids | TokenData, y: object = None, K: int | 
 
 @dataclass(frozen=True)
 class PathPoint:
-    """One point ``W_R`` of the regularization path with its certificate.
+    """One point ``W_R`` of the regularization path with its certificate."""
 
-    Attributes
-    ----------
-    R
-        The radius asked for.
-    W
-        ``W_R``, ``(d, d)``, with ``||W_R|| = R`` (the constraint is active).
-    lam
-        The multiplier: ``grad L(W_R) = -lam W_R``.
-    loss
-        ``L(W_R)``.
-    kkt_residual
-        ``||grad L(W_R) + lam W_R|| / (lam ||W_R||)``.
-    radius_error
-        ``| ||W_R|| - R | / R``.
-    """
-
+    #: The radius asked for.
     R: float
+    #: ``W_R``, ``(d, d)``, with ``||W_R|| = R`` (the constraint is active).
     W: np.ndarray
+    #: The multiplier: ``grad L(W_R) = -lam W_R``.
     lam: float
+    #: ``L(W_R)``.
     loss: float
+    #: ``||grad L(W_R) + lam W_R|| / (lam ||W_R||)``.
     kkt_residual: float
+    #: ``| ||W_R|| - R | / R``.
     radius_error: float
 
 

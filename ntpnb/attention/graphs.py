@@ -49,23 +49,15 @@ __all__ = [
 
 @dataclass(frozen=True)
 class PriorityGraph:
-    """One token-priority graph ``G^(k)`` with its strongly-connected components.
+    """One token-priority graph ``G^(k)`` with its strongly-connected components."""
 
-    Attributes
-    ----------
-    k
-        The last token (query) this graph belongs to.
-    nodes
-        Sorted token ids of the graph.
-    edges
-        Sorted directed edges ``(i, j)``, ``i != j``.
-    components
-        The SCCs, each a sorted tuple of ids, ordered by their smallest id.
-    """
-
+    #: The last token (query) this graph belongs to.
     k: int
+    #: Sorted token ids of the graph.
     nodes: tuple[int, ...]
+    #: Sorted directed edges ``(i, j)``, ``i != j``.
     edges: tuple[tuple[int, int], ...]
+    #: The SCCs, each a sorted tuple of ids, ordered by their smallest id.
     components: tuple[tuple[int, ...], ...]
     component_of: dict[int, int] = field(repr=False)
 
@@ -270,19 +262,13 @@ def token_priority_graphs(X: Ids | TokenData, y: object = None, K: int | None = 
 
 @dataclass(frozen=True)
 class CyclicSubdataset:
-    """The cyclic sub-dataset ``DSET-bar`` (Definition 1) and the samples it comes from.
+    """The cyclic sub-dataset ``DSET-bar`` (Definition 1) and the samples it comes from."""
 
-    Attributes
-    ----------
-    data
-        The reduced samples ``(X-bar_i, y_i)``, with the query token of the original sample
-        (the reduced input may have lost its last token, the graph it belongs to has not).
-        None when the sub-dataset is empty (acyclic data).
-    index
-        The indices ``I`` of the original samples kept (Appendix A, Eq. (5)).
-    """
-
+    #: The reduced samples ``(X-bar_i, y_i)``, with the query token of the original sample (the reduced input
+    #: may have lost its last token, the graph it belongs to has not). None when the sub-dataset is empty
+    #: (acyclic data).
     data: TokenData | None
+    #: The indices ``I`` of the original samples kept (Appendix A, Eq. (5)).
     index: np.ndarray
 
     @property
@@ -399,23 +385,15 @@ def project_scyc(W: np.ndarray, basis: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True)
 class PseudoGraphs:
-    """Pseudo token-priority graphs of a trained ``W`` (Sec. 6) and what each sample selects.
+    """Pseudo token-priority graphs of a trained ``W`` (Sec. 6) and what each sample selects."""
 
-    Attributes
-    ----------
-    graphs
-        The pseudo graphs ``G~^(k)``.
-    selected
-        ``(n, T_max)`` booleans: positions whose attention exceeds the threshold.
-    scores
-        ``(n, T_max)`` softmax probabilities ``s = S(X W x_bar)`` (0 at padding).
-    threshold
-        The attention threshold used.
-    """
-
+    #: The pseudo graphs ``G~^(k)``.
     graphs: TokenPriorityGraphs
+    #: ``(n, T_max)`` booleans: positions whose attention exceeds the threshold.
     selected: np.ndarray
+    #: ``(n, T_max)`` softmax probabilities ``s = S(X W x_bar)`` (0 at padding).
     scores: np.ndarray
+    #: The attention threshold used.
     threshold: float
 
 

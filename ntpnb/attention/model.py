@@ -146,35 +146,23 @@ def tied_head(E: object) -> np.ndarray:
 
 @dataclass(frozen=True)
 class Problem:
-    """``B`` attention-training problems stacked on a leading trial axis (padded).
+    """``B`` attention-training problems stacked on a leading trial axis (padded)."""
 
-    Attributes
-    ----------
-    emb
-        ``(B, n, T, d)`` embeddings of the input tokens (0 at padding).
-    mask
-        ``(B, n, T)`` which positions hold a token.
-    query
-        ``(B, n, d)`` embedding of each sample's query token ``x_bar``.
-    labels
-        ``(B, n)`` label ids.
-    weights
-        ``(B, n)`` sample weights ``1/n_b`` (0 for padded samples).
-    C
-        ``(B, K, d)`` heads.
-    log_gamma
-        ``(B, n, T)`` ``log(c_y^T x_t)`` where positive, ``-inf`` elsewhere (log-loss only).
-    loss
-        One of :data:`LOSSES`.
-    """
-
+    #: ``(B, n, T, d)`` embeddings of the input tokens (0 at padding).
     emb: np.ndarray
+    #: ``(B, n, T)`` which positions hold a token.
     mask: np.ndarray
+    #: ``(B, n, d)`` embedding of each sample's query token ``x_bar``.
     query: np.ndarray
+    #: ``(B, n)`` label ids.
     labels: np.ndarray
+    #: ``(B, n)`` sample weights ``1/n_b`` (0 for padded samples).
     weights: np.ndarray
+    #: ``(B, K, d)`` heads.
     C: np.ndarray
+    #: ``(B, n, T)`` ``log(c_y^T x_t)`` where positive, ``-inf`` elsewhere (log-loss only).
     log_gamma: np.ndarray
+    #: One of :data:`LOSSES`.
     loss: str
 
     @property

@@ -138,19 +138,13 @@ def _over_records(
 
 @dataclass(frozen=True)
 class ReferenceRun:
-    """The references ``W^cyc`` of :func:`gd_reference` at the recorded steps.
+    """The references ``W^cyc`` of :func:`gd_reference` at the recorded steps."""
 
-    Attributes
-    ----------
-    W
-        ``(n_records, B, d, d)``: each trial's reference at each recorded step (0 for a trial
-        with an empty or symmetric sub-dataset).
-    grad_norm
-        ``(n_records, B)``: the norm of the plain gradient of the reference's risk there (0 for
-        a trial not trained).
-    """
-
+    #: ``(n_records, B, d, d)``: each trial's reference at each recorded step (0 for a trial with an empty or
+    #: symmetric sub-dataset).
     W: np.ndarray
+    #: ``(n_records, B)``: the norm of the plain gradient of the reference's risk there (0 for a trial not
+    #: trained).
     grad_norm: np.ndarray
 
 
@@ -261,30 +255,9 @@ def _global_setup(trial: tuple[np.ndarray, TokenData]) -> _GlobalTrial:
 
 @dataclass(frozen=True)
 class GlobalResult:
-    """Curves and limits of :func:`global_experiment` (trial axis first).
+    """Curves and limits of :func:`global_experiment` (trial axis first)."""
 
-    Attributes
-    ----------
-    iterations
-        Recorded iterations.
-    corr, norm, cyc_dist
-        ``(n_records, B)``: ``corr(W, W^mm)``, ``||W||``, ``||Pi_Scyc(W) - W^cyc||`` (exact
-        ``W^cyc``; 0 on acyclic data).
-    cyc_dist_paper
-        ``(n_records, B)``: the same distance measured against the paper's ``W^cyc`` (normalized
-        GD from zero on the cyclic sub-dataset at the same step size and iterations).
-    W, W_mm, W_cyc, W_cyc_paper
-        ``(B, d, d)``: final iterates and the references.
-    cyc_dims
-        ``(B,)`` ``dim S_cyc``.
-    svm_gaps, cyc_grad_norms
-        ``(B,)`` verification numbers of the Graph-SVM (duality gap) and of ``W^cyc``
-        (gradient norm).
-    paper_outside
-        ``(B,)`` ``||W - Pi_Scyc(W)|| / ||W||`` of the paper's ``W^cyc`` (0 where it is 0): GD
-        runs in all ``d^2`` directions, so this tests ``W^cyc in S_cyc`` (Lemma 2).
-    """
-
+    #: Recorded iterations.
     iterations: np.ndarray
     corr: np.ndarray
     norm: np.ndarray
@@ -390,44 +363,9 @@ def initial_weights(init: str, n_trials: int, d: int, seed: int) -> np.ndarray |
 
 @dataclass(frozen=True)
 class LocalResult:
-    """Curves of :func:`local_experiment` (``(n_records, B)`` each) and the final summaries.
+    """Curves of :func:`local_experiment` (``(n_records, B)`` each) and the final summaries."""
 
-    Attributes
-    ----------
-    iterations
-        Recorded iterations.
-    corr_global, corr_local
-        Correlation of ``W(tau)`` with the data graphs' ``W^mm`` and with the pseudo graphs'
-        ``W~^mm``.
-    dist_global, dist_local
-        ``||Pi_Scyc(W(tau)) - W^cyc(tau)||`` and ``||Pi_S~cyc(W(tau)) - W~^cyc(tau)||``, not
-        squared, each reference trained from zero as in the paper and taken at the same step
-        ``tau`` as ``W`` (as the authors' code compares them); 0 where the sub-dataset is empty.
-    norm
-        ``||W(tau)||``.
-    grad_norm
-        ``||grad L(W(tau))||``: the plain gradient, whatever the step rule.
-    ref_grad_norm
-        ``(n_records, 2 B)``: the same for the global references (first ``B`` columns) and the
-        local ones, 0 where a trial's reference is not trained.
-    corr_combined
-        ``(B,)`` final correlation of ``W`` with ``W~^cyc + R W~^mm``, ``R`` the least-squares
-        fit (the authors' second correlation, ``R_solver``).
-    local_svm_norm
-        ``(B,)`` ``||W~^mm||``.
-    subset_sizes, pseudo_cyc_dims
-        ``(B,)`` samples in the pseudo cyclic sub-dataset and ``dim S~cyc``.
-    n_selected
-        ``(B,)`` mean number of selected tokens per sample.
-    max_score_gap
-        ``(B,)`` the largest gap between two attention logits of one sample at the end.
-    W, scores
-        ``(B, d, d)`` final iterates and ``(B, n, T)`` their attention.
-    dist_other
-        ``(B,)`` the final local distance with the pseudo sub-dataset keyed the other way (see
-        ``subset_key``; empty unless ``compare_keys``).
-    """
-
+    #: Recorded iterations.
     iterations: np.ndarray
     corr_global: np.ndarray
     corr_local: np.ndarray

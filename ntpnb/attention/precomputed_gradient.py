@@ -54,16 +54,11 @@ class TokenTable:
     The arrays are laid out trial axis last, so that the products run as elementwise
     multiply-adds over contiguous trials (:func:`ntpnb.reproducible_products.dot_sum`: no BLAS, the same
     rounding on every CPU and for every batch size).
-
-    Attributes
-    ----------
-    U
-        ``(k, d, B)``: the distinct rows of each trial (zero-padded to a common ``k``).
-    index
-        ``(B, n, T)`` flat index into ``G`` (laid out ``(k, k, B)``) of each position's score.
     """
 
+    #: ``(k, d, B)``: the distinct rows of each trial (zero-padded to a common ``k``).
     U: np.ndarray
+    #: ``(B, n, T)`` flat index into ``G`` (laid out ``(k, k, B)``) of each position's score.
     index: np.ndarray
 
     @property
@@ -134,32 +129,22 @@ def gradient_function(prob: Problem) -> Callable[[np.ndarray], np.ndarray]:
 
 @dataclass(frozen=True)
 class LogConstants:
-    """What the log-loss gradient needs besides ``W``, positions first (``(T, ...)`` arrays).
+    """What the log-loss gradient needs besides ``W``, positions first (``(T, ...)`` arrays)."""
 
-    Attributes
-    ----------
-    index
-        ``(T, B, n)`` each position's score in the token table.
-    stacked
-        ``(T, 2, B, n)`` ``index`` twice: the scores of both softmaxes.
-    shift
-        ``(T, 2, B, n)`` additive masks of the two softmaxes: ``s`` over the input (0 or -inf)
-        and ``r = softmax(sc + log gamma)`` over the label's positions (``log gamma``).
-    off_w
-        ``(T, B, n)`` the sample weight on positions off the label, 0 elsewhere.
-    spread
-        ``(T, T, B, n)`` ``w (gamma_u - gamma_t) / gamma_t`` for ``t``, ``u`` on the label's
-        positions, 0 elsewhere.
-    uniform
-        Whether ``spread`` is 0 (``gamma`` equal on all label positions of every sample, as
-        under ``C E^T = I``).
-    """
-
+    #: ``(T, B, n)`` each position's score in the token table.
     index: np.ndarray
+    #: ``(T, 2, B, n)`` ``index`` twice: the scores of both softmaxes.
     stacked: np.ndarray
+    #: ``(T, 2, B, n)`` additive masks of the two softmaxes: ``s`` over the input (0 or -inf) and ``r =
+    #: softmax(sc + log gamma)`` over the label's positions (``log gamma``).
     shift: np.ndarray
+    #: ``(T, B, n)`` the sample weight on positions off the label, 0 elsewhere.
     off_w: np.ndarray
+    #: ``(T, T, B, n)`` ``w (gamma_u - gamma_t) / gamma_t`` for ``t``, ``u`` on the label's positions, 0
+    #: elsewhere.
     spread: np.ndarray
+    #: Whether ``spread`` is 0 (``gamma`` equal on all label positions of every sample, as under ``C E^T =
+    #: I``).
     uniform: bool
 
 

@@ -34,26 +34,17 @@ Ids = np.ndarray | Sequence[Sequence[int]]
 
 @dataclass(frozen=True)
 class TokenData:
-    """A validated data set of token-id sequences (read-only arrays).
+    """A validated data set of token-id sequences (read-only arrays)."""
 
-    Attributes
-    ----------
-    tokens
-        ``(n, T_max)`` integer ids, padded with 0 where ``mask`` is False.
-    mask
-        ``(n, T_max)`` booleans: which positions hold a token.
-    query
-        ``(n,)`` id of each sample's query token ``x_bar`` (the last token of the original input).
-    labels
-        ``(n,)`` id of each sample's next token ``y``.
-    K
-        Vocabulary size.
-    """
-
+    #: ``(n, T_max)`` integer ids, padded with 0 where ``mask`` is False.
     tokens: np.ndarray
+    #: ``(n, T_max)`` booleans: which positions hold a token.
     mask: np.ndarray
+    #: ``(n,)`` id of each sample's query token ``x_bar`` (the last token of the original input).
     query: np.ndarray
+    #: ``(n,)`` id of each sample's next token ``y``.
     labels: np.ndarray
+    #: Vocabulary size.
     K: int
 
     @property

@@ -95,20 +95,13 @@ def _root_option(root: Path) -> str:
 
 @dataclass(frozen=True)
 class BookTree:
-    """An output tree and what ran into it, as a book build sees it.
+    """An output tree and what ran into it, as a book build sees it."""
 
-    Attributes
-    ----------
-    root
-        The project (resolved): its ``_config.yml``, ``_toc.yml``, ``book/`` and ``notebooks/``.
-    layout
-        The tree.
-    record
-        Its run record (None for a tree that has none: an older run).
-    """
-
+    #: The project (resolved): its ``_config.yml``, ``_toc.yml``, ``book/`` and ``notebooks/``.
     root: Path
+    #: The tree.
     layout: OutputLayout
+    #: Its run record (None for a tree that has none: an older run).
     record: RunRecord | None
 
     @property

@@ -107,22 +107,15 @@ SWEPT_PARAMETERS: frozenset[str] = frozenset({"seed", "output_dir"})
 
 @dataclass(frozen=True)
 class Sweep:
-    """The records of one chapter at every seed that counts, the book's first.
+    """The records of one chapter at every seed that counts, the book's first."""
 
-    Attributes
-    ----------
-    book
-        The record at the book's seed.
-    records
-        Seed -> record, the book's seed included (a record without a seed is under the key of
-        :attr:`book_seed`).
-    excluded
-        Seed -> why that seed's record is not counted (another profile or parameters, an
-        incomplete run, a record that does not read).
-    """
-
+    #: The record at the book's seed.
     book: ChapterRecord
+    #: Seed -> record, the book's seed included (a record without a seed is under the key of
+    #: :attr:`book_seed`).
     records: Mapping[int, ChapterRecord]
+    #: Seed -> why that seed's record is not counted (another profile or parameters, an incomplete run, a
+    #: record that does not read).
     excluded: Mapping[int, str] = field(default_factory=dict)
 
     @property
@@ -228,20 +221,13 @@ def _failure_error(path: Path) -> str:
 
 @dataclass(frozen=True)
 class Series:
-    """One check of a chapter, made at every seed of its sweep.
+    """One check of a chapter, made at every seed of its sweep."""
 
-    Attributes
-    ----------
-    notebook
-        The chapter that makes it.
-    checks
-        Seed -> the check made there, the book's seed first.
-    book_seed
-        The book's seed.
-    """
-
+    #: The chapter that makes it.
     notebook: str
+    #: Seed -> the check made there, the book's seed first.
     checks: Mapping[int, Check]
+    #: The book's seed.
     book_seed: int
 
     @property
@@ -342,30 +328,11 @@ def series_of(sweep: Sweep) -> list[Series]:
 
 @dataclass(frozen=True)
 class Verdict:
-    """The verdict of one claim and what it rests on.
+    """The verdict of one claim and what it rests on."""
 
-    Attributes
-    ----------
-    claim
-        The claim id.
-    verdict
-        One of :data:`VERDICTS`.
-    evidence, findings, sanity, measurements
-        How many checks of each kind the claim has (at one seed).
-    failed
-        How many checks failed, over every seed (statistical ones: pooled).
-    reasons
-        The qualifications (for ``reproduced with a qualification``), or the findings, as
-        ``"what: measured X; paper: Y"``, followed by any qualifications (for ``does not
-        reproduce``), or what failed and where.
-    seeds
-        The seeds the claim's evidence was checked at (for a claim without evidence: at which
-        it was checked at all).
-    holding
-        The seeds where every evidence check of the claim passed.
-    """
-
+    #: The claim id.
     claim: str
+    #: One of :data:`VERDICTS`.
     verdict: str
     evidence: int = 0
     findings: int = 0

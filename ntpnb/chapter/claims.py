@@ -274,39 +274,26 @@ Qualification = tuple[str, str]  # (claim id, text)
 
 @dataclass(frozen=True)
 class ChapterRecord:
-    """What one run of a chapter recorded: its checks, its qualifications and its platform.
+    """What one run of a chapter recorded: its checks, its qualifications and its platform."""
 
-    Attributes
-    ----------
-    notebook
-        The notebook's name (file stem).
-    profile
-        The profile it ran at.
-    checks
-        Every check, in the order it was made.
-    qualifications
-        ``(claim, text)`` of every qualification (:meth:`ClaimLog.qualify`).
-    platform
-        :func:`~ntpnb.chapter.platform.platform_info` of the kernel that ran it (None in a
-        record older than that).
-    seed
-        The seed the chapter ran at (None when it did not say).
-    complete
-        Whether the chapter ran to its end (:meth:`ClaimLog.conclude`): every check it makes
-        is in the record.
-    parameters
-        Every parameter the run was given, as ``ntpnb reproduce`` records it once the chapter
-        has run (None for a run outside the runner): the book's verdicts pool only the seeds of
-        runs that differ in nothing but the seed.
-    """
-
+    #: The notebook's name (file stem).
     notebook: str
+    #: The profile it ran at.
     profile: str
+    #: Every check, in the order it was made.
     checks: tuple[Check, ...] = ()
+    #: ``(claim, text)`` of every qualification (:meth:`ClaimLog.qualify`).
     qualifications: tuple[Qualification, ...] = ()
+    #: :func:`~ntpnb.chapter.platform.platform_info` of the kernel that ran it (None in a record older than
+    #: that).
     platform: Mapping[str, Any] | None = None
+    #: The seed the chapter ran at (None when it did not say).
     seed: int | None = None
+    #: Whether the chapter ran to its end (:meth:`ClaimLog.conclude`): every check it makes is in the record.
     complete: bool = False
+    #: Every parameter the run was given, as ``ntpnb reproduce`` records it once the chapter has run (None for
+    #: a run outside the runner): the book's verdicts pool only the seeds of runs that differ in nothing but
+    #: the seed.
     parameters: Mapping[str, Any] | None = None
 
     @property

@@ -41,28 +41,19 @@ PAPERS: MappingProxyType[str, str] = MappingProxyType(
 
 @dataclass(frozen=True)
 class ClaimSpec:
-    """One claim of a paper.
+    """One claim of a paper."""
 
-    Attributes
-    ----------
-    id
-        ``A1``..``A16`` (Paper A) or ``B1``..``B11`` (Paper B).
-    where
-        Its place in the paper (the papers' own numbering).
-    statement
-        What it claims, in MyST markdown.
-    paper_value
-        The value, threshold or shape the paper reports ("theorem" if it is a statement without
-        a number). Given with ``%(name)g`` placeholders for the numbers of :attr:`values`, which
-        the spec fills in: the attribute holds the text as the pages show it.
-    values
-        The paper's numbers, by name (e.g. ``{"corr": 0.99}``); see :func:`paper_value`.
-    """
-
+    #: ``A1``..``A16`` (Paper A) or ``B1``..``B11`` (Paper B).
     id: str
+    #: Its place in the paper (the papers' own numbering).
     where: str
+    #: What it claims, in MyST markdown.
     statement: str
+    #: The value, threshold or shape the paper reports ("theorem" if it is a statement without a number).
+    #: Given with ``%(name)g`` placeholders for the numbers of :attr:`values`, which the spec fills in: the
+    #: attribute holds the text as the pages show it.
     paper_value: str
+    #: The paper's numbers, by name (e.g. ``{"corr": 0.99}``); see :func:`paper_value`.
     values: Mapping[str, float] = field(default_factory=dict)
 
     def __post_init__(self) -> None:

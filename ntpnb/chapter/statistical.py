@@ -82,26 +82,17 @@ def _finite_tuple(values: Iterable[Any], name: str) -> tuple[float, ...]:
 
 @dataclass(frozen=True)
 class Sample:
-    """What a statistical check records at one seed, enough to pool it with the others.
+    """What a statistical check records at one seed, enough to pool it with the others."""
 
-    Attributes
-    ----------
-    test
-        One of :data:`TESTS`.
-    values
-        The trials' values (``"mean"``, ``"mean_quantile"``), or the estimates (``"estimate"``).
-    errors
-        The standard error of each estimate (``"estimate"`` only).
-    trials
-        ``"mean_quantile"``: how many trials the target is a mean of.
-    level
-        The test's error rate (see the module docstring).
-    """
-
+    #: One of :data:`TESTS`.
     test: str
+    #: The trials' values (``"mean"``, ``"mean_quantile"``), or the estimates (``"estimate"``).
     values: tuple[float, ...]
+    #: The standard error of each estimate (``"estimate"`` only).
     errors: tuple[float, ...] = ()
+    #: ``"mean_quantile"``: how many trials the target is a mean of.
     trials: int = 0
+    #: The test's error rate (see the module docstring).
     level: float = DEFAULT_LEVEL
 
     def __post_init__(self) -> None:

@@ -41,24 +41,9 @@ __all__ = [
 
 @dataclass(frozen=True)
 class NTPConstraints:
-    """Equality and inequality constraints of one data set (see the module docstring).
+    """Equality and inequality constraints of one data set (see the module docstring)."""
 
-    Attributes
-    ----------
-    anchors
-        Anchor token ``a_j`` of each context, shape ``(m,)``.
-    eq_context, eq_token
-        Context ``j`` and token ``z`` of each equality row ``(e_z - e_{a_j}) h_j^T``.
-    eq
-        Sparse ``(n_eq, V d)`` matrix of the equality rows.
-    eq_rhs
-        ``log(p_jz / p_j,a_j)`` for each equality row: the compatibility right-hand side.
-    ineq_context, ineq_token
-        Context ``j`` and out-of-support token ``v`` of each inequality row ``(e_{a_j} - e_v) h_j^T``.
-    ineq
-        Sparse ``(n_ineq, V d)`` matrix of the inequality rows.
-    """
-
+    #: Anchor token ``a_j`` of each context, shape ``(m,)``.
     anchors: np.ndarray
     eq_context: np.ndarray
     eq_token: np.ndarray
@@ -139,18 +124,9 @@ def equality_matrix(data: NTPData) -> scipy.sparse.csr_matrix:
 
 @dataclass(frozen=True)
 class ConstraintPairs:
-    """The (context, token) pairs of the constraint rows, without any matrix (see :func:`ntp_constraints`).
+    """The (context, token) pairs of the constraint rows, without any matrix (see :func:`ntp_constraints`)."""
 
-    Attributes
-    ----------
-    anchors
-        Anchor token ``a_j`` of each context, shape ``(m,)``.
-    eq_context, eq_token
-        Context and token of each equality row, in row-major order of ``(j, z)``.
-    ineq_context, ineq_token
-        Context and out-of-support token of each inequality row, in row-major order of ``(j, v)``.
-    """
-
+    #: Anchor token ``a_j`` of each context, shape ``(m,)``.
     anchors: np.ndarray
     eq_context: np.ndarray
     eq_token: np.ndarray

@@ -61,23 +61,15 @@ TRACKED: tuple[str, ...] = ("ce", "kl", "norm", "corr", "corr_corrected", "dist_
 
 @dataclass(frozen=True, eq=False)
 class Limits:
-    """What Theorem 2 says GD converges to, computed once per data set.
+    """What Theorem 2 says GD converges to, computed once per data set."""
 
-    Attributes
-    ----------
-    W_star
-        ``W*``, the finite part: the solution in F of the compatibility equations (4).
-    W_mm
-        ``W^mm``, the NTP-SVM solution (the limit direction), verified by its solver.
-    basis
-        ``(dim F, V d)`` orthonormal rows spanning F.
-    entropy
-        ``H``, the infimum of the loss.
-    """
-
+    #: ``W*``, the finite part: the solution in F of the compatibility equations (4).
     W_star: Array
+    #: ``W^mm``, the NTP-SVM solution (the limit direction), verified by its solver.
     W_mm: Array
+    #: ``(dim F, V d)`` orthonormal rows spanning F.
     basis: Array
+    #: ``H``, the infimum of the loss.
     entropy: float
 
     @property

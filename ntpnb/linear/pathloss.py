@@ -71,23 +71,15 @@ def star_exponents(data: NTPData, W_star: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True)
 class SplitLoss:
-    """``CE - H`` at one point of the split and the softmax it comes from, accurate relatively.
+    """``CE - H`` at one point of the split and the softmax it comes from, accurate relatively."""
 
-    Attributes
-    ----------
-    kl
-        ``CE - H``.
-    out_mass
-        ``sum_j pi_j`` (out-of-support probability of context ``j``).
-    q_minus_p
-        ``(m, V)``: ``S(W h_j) - p_j``, entrywise relatively accurate.
-    q
-        ``(m, V)``: the softmax ``S(W h_j)`` itself (each entry relatively accurate).
-    """
-
+    #: ``CE - H``.
     kl: float
+    #: ``sum_j pi_j`` (out-of-support probability of context ``j``).
     out_mass: float
+    #: ``(m, V)``: ``S(W h_j) - p_j``, entrywise relatively accurate.
     q_minus_p: np.ndarray
+    #: ``(m, V)``: the softmax ``S(W h_j)`` itself (each entry relatively accurate).
     q: np.ndarray
 
 

@@ -91,20 +91,13 @@ def search_min_gap(data: NTPData, W0: ArrayLike, iters: int) -> tuple[np.ndarray
 
 @dataclass(frozen=True)
 class EntropySearch:
-    """The decoders a search for ``CE(W) < H`` ended at (:func:`entropy_search`).
+    """The decoders a search for ``CE(W) < H`` ended at (:func:`entropy_search`)."""
 
-    Attributes
-    ----------
-    decoders
-        The last iterate of each start.
-    iterations
-        The L-BFGS iterations each start took.
-    limit
-        The most any start could take.
-    """
-
+    #: The last iterate of each start.
     decoders: list[np.ndarray]
+    #: The L-BFGS iterations each start took.
     iterations: np.ndarray
+    #: The most any start could take.
     limit: int
 
     @property
@@ -145,24 +138,17 @@ def random_decoders(data: NTPData, count: int, rng: np.random.Generator) -> np.n
 
 @dataclass(frozen=True)
 class EntropyGaps:
-    """``CE(W) - H`` at several decoders, computed two ways.
+    """``CE(W) - H`` at several decoders, computed two ways."""
 
-    Attributes
-    ----------
-    direct
-        ``CE(W) - H`` as the difference of two separately computed numbers: what a test of
-        the bound must use (it can come out negative if the bound were false, or by rounding).
-    kl
-        ``sum_j pi_j KL(p_j || S(W h_j))``: the same quantity in the stable form, non-negative
-        by construction and accurate however small.
-    rounding
-        The scale of the rounding error of ``direct``: ``eps * max(H, max_j |W h_j|)``. The
-        loss is a difference of a log-sum-exp and a mean logit, each as large as the largest
-        logit, so below this scale ``direct`` is noise of either sign, whatever the truth.
-    """
-
+    #: ``CE(W) - H`` as the difference of two separately computed numbers: what a test of the bound must use
+    #: (it can come out negative if the bound were false, or by rounding).
     direct: np.ndarray
+    #: ``sum_j pi_j KL(p_j || S(W h_j))``: the same quantity in the stable form, non-negative by construction
+    #: and accurate however small.
     kl: np.ndarray
+    #: The scale of the rounding error of ``direct``: ``eps * max(H, max_j |W h_j|)``. The loss is a
+    #: difference of a log-sum-exp and a mean logit, each as large as the largest logit, so below this scale
+    #: ``direct`` is noise of either sign, whatever the truth.
     rounding: np.ndarray
 
 
@@ -227,37 +213,24 @@ def in_support_shares(data: NTPData, W: ArrayLike) -> np.ndarray:
 
 @dataclass(frozen=True)
 class ZeroMarginRay:
-    """A direction that fails (6b) only just, and the plateau of the loss along ``W* + gamma D``.
+    """A direction that fails (6b) only just, and the plateau of the loss along ``W* + gamma D``."""
 
-    Attributes
-    ----------
-    pair
-        ``(j, v)``: the context and out-of-support token whose margin is 0.
-    D
-        The minimum-norm matrix with (6a), margin 0 on ``pair`` and margins at least 1 on
-        every other pair (:func:`~ntpnb.linear.max_margin.zero_margin_direction`).
-    skipped
-        The pairs ``W*`` favours more that admit no such ``D`` (their zero margin forces
-        others to 0 as well).
-    zero
-        Over the inequality rows of :func:`~ntpnb.linear.constraints.ntp_constraints`: where
-        the margin of ``D`` is 0 (to :data:`~ntpnb.settings.ZERO_MARGIN_RTOL` relative to
-        ``||D|| max_j ||h_j||``).
-    plateau
-        ``L = sum_j pi_j log(1 + sum of e^{x_jv} over the pairs where D's margin is 0)``: the
-        limit of ``CE - H`` along the ray, and a lower bound at every ``gamma``.
-    residual
-        ``max(|(6a) residuals of D|, |its zero margins|) / (||D|| max_j ||h_j||)``.
-    other_margin
-        The smallest margin of ``D`` on the other pairs.
-    """
-
+    #: ``(j, v)``: the context and out-of-support token whose margin is 0.
     pair: tuple[int, int]
+    #: The minimum-norm matrix with (6a), margin 0 on ``pair`` and margins at least 1 on every other pair
+    #: (:func:`~ntpnb.linear.max_margin.zero_margin_direction`).
     D: np.ndarray
+    #: The pairs ``W*`` favours more that admit no such ``D`` (their zero margin forces others to 0 as well).
     skipped: int
+    #: Over the inequality rows of :func:`~ntpnb.linear.constraints.ntp_constraints`: where the margin of
+    #: ``D`` is 0 (to :data:`~ntpnb.settings.ZERO_MARGIN_RTOL` relative to ``||D|| max_j ||h_j||``).
     zero: np.ndarray
+    #: ``L = sum_j pi_j log(1 + sum of e^{x_jv} over the pairs where D's margin is 0)``: the limit of ``CE -
+    #: H`` along the ray, and a lower bound at every ``gamma``.
     plateau: float
+    #: ``max(|(6a) residuals of D|, |its zero margins|) / (||D|| max_j ||h_j||)``.
     residual: float
+    #: The smallest margin of ``D`` on the other pairs.
     other_margin: float
 
 

@@ -47,30 +47,21 @@ def cvxpy_path_point(data: NTPData, B: float) -> tuple[np.ndarray, str]:
 
 @dataclass(frozen=True)
 class SplitAgreement:
-    """``P_F(W_B) - W*`` from the float64 matrix against the path's split representation.
+    """``P_F(W_B) - W*`` from the float64 matrix against the path's split representation."""
 
-    Attributes
-    ----------
-    relative_difference
-        The largest relative difference over the radii where the distance is above
-        :data:`~ntpnb.settings.SPLIT_VISIBLE_RTOL` ``||W*||`` (where the matrix can show it).
-    n_radii
-        How many radii that is.
-    rounding
-        The largest ``eps B / distance`` over them: the rounding of the matrix entries relative
-        to the distance.
-    floor
-        The power of ten above ten times ``rounding``: below it the digits of the difference
-        are rounding, which differs between CPUs.
-    B_resolved
-        The first radius of the grid where the distance falls below ``eps B`` (the matrix's
-        rounding): from there on only the split shows it.
-    """
-
+    #: The largest relative difference over the radii where the distance is above
+    #: :data:`~ntpnb.settings.SPLIT_VISIBLE_RTOL` ``||W*||`` (where the matrix can show it).
     relative_difference: float
+    #: How many radii that is.
     n_radii: int
+    #: The largest ``eps B / distance`` over them: the rounding of the matrix entries relative to the
+    #: distance.
     rounding: float
+    #: The power of ten above ten times ``rounding``: below it the digits of the difference are rounding,
+    #: which differs between CPUs.
     floor: float
+    #: The first radius of the grid where the distance falls below ``eps B`` (the matrix's rounding): from
+    #: there on only the split shows it.
     B_resolved: float
 
 
@@ -99,26 +90,15 @@ class PathFollowing:
 
     Every array is over the recorded iterates kept: those with ``||P_R(W_k)|| > 1`` whose norm
     exceeds every earlier one (the path is evaluated at increasing radii).
-
-    Attributes
-    ----------
-    final_norm
-        ``||P_R(W_k)||`` at the last recorded iterate.
-    norms
-        ``||P_R(W_k)||``.
-    gap_path
-        ``1 - corr(P_R(W_k), W_B)`` at ``B = ||P_R(W_k)||``.
-    gap_mm
-        ``1 - corr(P_R(W_k), W^mm)``.
-    f_distance_gd, f_distance_path
-        ``||P_F(W) - W*||`` of GD's iterate and of the path point.
-    gap_path_mm
-        ``1 - corr(W_B, W^mm)`` of the path points.
     """
 
+    #: ``||P_R(W_k)||`` at the last recorded iterate.
     final_norm: float
+    #: ``||P_R(W_k)||``.
     norms: np.ndarray
+    #: ``1 - corr(P_R(W_k), W_B)`` at ``B = ||P_R(W_k)||``.
     gap_path: np.ndarray
+    #: ``1 - corr(P_R(W_k), W^mm)``.
     gap_mm: np.ndarray
     f_distance_gd: np.ndarray
     f_distance_path: np.ndarray

@@ -70,19 +70,11 @@ def separability_violation(data: NTPData, W: ArrayLike) -> float:
 
 @dataclass(frozen=True)
 class ConditionCurve:
-    """How often each condition holds along the grid of ``d`` of one sweep configuration.
+    """How often each condition holds along the grid of ``d`` of one sweep configuration."""
 
-    Attributes
-    ----------
-    x
-        ``d / m`` at each grid point.
-    n_trials
-        Instances per grid point.
-    compatible, separable
-        The number of instances where the condition holds, at each grid point.
-    """
-
+    #: ``d / m`` at each grid point.
     x: np.ndarray
+    #: Instances per grid point.
     n_trials: int
     compatible: np.ndarray
     separable: np.ndarray
@@ -222,23 +214,15 @@ def crossing_point(curve: ConditionCurve, key: str, level: float = 0.5) -> int |
 
 @dataclass(frozen=True)
 class CountBelowThreshold:
-    """The count of unknowns against equations, ``d_count = ceil(m (S-1) / (V-1))``, on a sweep.
+    """The count of unknowns against equations, ``d_count = ceil(m (S-1) / (V-1))``, on a sweep."""
 
-    Attributes
-    ----------
-    d_count
-        The smallest ``d`` where the compatibility equations can be solvable.
-    below_max
-        The most compatible instances at any ``d < d_count`` of the grid (0 if none is below).
-    at_count
-        The compatible instances at the first grid ``d >= d_count``.
-    all_from
-        The first grid ``d`` where every instance is compatible.
-    """
-
+    #: The smallest ``d`` where the compatibility equations can be solvable.
     d_count: int
+    #: The most compatible instances at any ``d < d_count`` of the grid (0 if none is below).
     below_max: int
+    #: The compatible instances at the first grid ``d >= d_count``.
     at_count: int
+    #: The first grid ``d`` where every instance is compatible.
     all_from: int
 
 

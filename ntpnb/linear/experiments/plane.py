@@ -89,33 +89,22 @@ def proof_direction(H: ArrayLike, mask: ArrayLike) -> np.ndarray:
 
 @dataclass(frozen=True)
 class CaptionGeometry:
-    """The predictions of Fig. 1's caption for the rows of ``W`` (its supports), measured.
+    """The predictions of Fig. 1's caption for the rows of ``W`` (its supports), measured."""
 
-    Attributes
-    ----------
-    w1_w5
-        ``||w_1 - w_5|| / ||W||`` (tokens 1 and 5 follow the same contexts).
-    single
-        ``(v, j)``: the token that follows a single context, and that context.
-    cos_single
-        The cosine of ``w_v`` with ``h_j``.
-    alone
-        Whether the line normal to ``w_v`` cuts context ``j`` off from the other two.
-    cones
-        For each token ``v`` that follows two contexts: the angle (degrees) between their
-        embeddings, ``||w_v||``, and the smaller coefficient of ``w_v`` in their basis.
-    in_cones
-        Whether every such row lies inside the cone of its contexts.
-    widest_longest
-        Whether the widest cone holds the longest row.
-    """
-
+    #: ``||w_1 - w_5|| / ||W||`` (tokens 1 and 5 follow the same contexts).
     w1_w5: float
+    #: ``(v, j)``: the token that follows a single context, and that context.
     single: tuple[int, int]
+    #: The cosine of ``w_v`` with ``h_j``.
     cos_single: float
+    #: Whether the line normal to ``w_v`` cuts context ``j`` off from the other two.
     alone: bool
+    #: For each token ``v`` that follows two contexts: the angle (degrees) between their embeddings,
+    #: ``||w_v||``, and the smaller coefficient of ``w_v`` in their basis.
     cones: dict[int, tuple[float, float, float]]
+    #: Whether every such row lies inside the cone of its contexts.
     in_cones: bool
+    #: Whether the widest cone holds the longest row.
     widest_longest: bool
 
 

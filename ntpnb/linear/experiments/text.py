@@ -140,17 +140,11 @@ def length_slice(joint: PrefixContexts, t: int, seed: int) -> Callable[[int], NT
 
 @dataclass(frozen=True)
 class JointThresholds:
-    """The smallest separable ``d`` of each single-length slice and of the joint problem.
+    """The smallest separable ``d`` of each single-length slice and of the joint problem."""
 
-    Attributes
-    ----------
-    slices
-        ``{t: smallest separable d}`` of the contexts of length ``t`` alone.
-    joint
-        The smallest separable ``d`` of the joint problem (all contexts at once).
-    """
-
+    #: ``{t: smallest separable d}`` of the contexts of length ``t`` alone.
     slices: dict[int, int]
+    #: The smallest separable ``d`` of the joint problem (all contexts at once).
     joint: int
 
     @property
@@ -178,25 +172,17 @@ def joint_thresholds(joint: PrefixContexts, seed: int, decide: Callable[[NTPData
 
 @dataclass(frozen=True)
 class SubproblemCertificate:
-    """A certificate that the whole problem is not NTP-separable, found on some of its contexts.
+    """A certificate that the whole problem is not NTP-separable, found on some of its contexts."""
 
-    Attributes
-    ----------
-    contexts
-        The rows of the sub-problem that was decided.
-    bound
-        The certified bound on the normalized margin of every direction, recomputed on the
-        WHOLE problem from the sub-problem's Farkas coefficients padded with zeros
-        (:func:`ntpnb.linear.hinge_newton.certified_bound`).
-    method
-        How the sub-problem was decided.
-    seconds
-        CPU time.
-    """
-
+    #: The rows of the sub-problem that was decided.
     contexts: np.ndarray
+    #: The certified bound on the normalized margin of every direction, recomputed on the WHOLE problem from
+    #: the sub-problem's Farkas coefficients padded with zeros
+    #: (:func:`ntpnb.linear.hinge_newton.certified_bound`).
     bound: float
+    #: How the sub-problem was decided.
     method: str
+    #: CPU time.
     seconds: float
 
 
