@@ -16,12 +16,12 @@ gradient does not use the token table (many distinct vectors), and for the log-l
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Mapping
 
 import numpy as np
 
 from .. import optim
+from ..compiled import kernel_module
 from ..errors import InvalidDataError
 from ..validation import as_count, read_only_view
 from .model import Problem
@@ -35,11 +35,6 @@ Progress = optim.ProgressHook
 #: Below this plain norm the squares of a gradient's entries leave float64's normal range: the
 #: threshold of :mod:`ntpnb.optim`'s normalized step, which the compiled step keeps.
 _SAFE_NORM: float = optim._SAFE_NORM
-
-
-def _kernels():
-    """:mod:`~ntpnb.attention.ngd_loops`, imported when first needed (it loads numba)."""
-    return importlib.import_module(".ngd_loops", __package__)
 
 
 def _last(a: np.ndarray, dtype: type = np.float64) -> np.ndarray:
@@ -56,7 +51,7 @@ class CompiledStep:
     """
 
     def __init__(self, table: TokenTable) -> None:
-        self.kernels = _kernels()
+        self.kernels = kernel_module(".ngd_loops", __package__)
         self.U = np.ascontiguousarray(table.U)
         k, d, B = self.U.shape
         self.B, self.d = B, d

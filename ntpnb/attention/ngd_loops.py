@@ -25,17 +25,17 @@ trial) and to its query rows (``Uq``, the rows that are some sample's query, in 
 order): ``tok`` gives the row of each position's token, ``qry`` the query row of each sample.
 Scores are needed at query rows only, and the table of score derivatives is 0 elsewhere.
 
-Compiled with ``numba.njit(cache=True)`` and without ``fastmath``: LLVM then neither fuses a
-multiply and an add nor reorders a sum, so the results are the same under every BLAS kernel
-and thread count (no BLAS is called).
+Compiled under the contract of :mod:`ntpnb.compiled`: the same floats under every BLAS kernel
+and thread count.
 """
 
 from __future__ import annotations
 
 import math
 
-import numba
 import numpy as np
+
+from ..compiled import jit
 
 __all__ = [
     "pairwise_sum",
@@ -69,15 +69,12 @@ STEP_DONE: int = 0
 #: gradient with ``eps = 0``) and moved nothing: the caller raises the reference's error.
 STEP_REFUSED: int = 1
 
-_jit = numba.njit(cache=True)
-
-
 # ---------------------------------------------------------------------------------------------
 # Sums in numpy's orders
 # ---------------------------------------------------------------------------------------------
 
 
-@_jit
+@jit
 def _pairwise_block(a: np.ndarray, lo: int, n: int) -> float:
     """The pairwise sum of numpy of ``a[lo:lo + n]`` for ``n <= 128``: no further split."""
     if n < 8:
@@ -105,7 +102,7 @@ def _pairwise_block(a: np.ndarray, lo: int, n: int) -> float:
     return res
 
 
-@_jit
+@jit
 def pairwise_sum(a: np.ndarray, lo: int, n: int) -> float:
     """``a[lo:lo + n].sum()`` as numpy adds it (``pairwise_sum`` of its loops, from -0.0).
 
@@ -134,7 +131,7 @@ def pairwise_sum(a: np.ndarray, lo: int, n: int) -> float:
     return values[0]
 
 
-@_jit
+@jit
 def _lane_sums(x: np.ndarray, out: np.ndarray) -> None:
     """``out = x.sum(axis=0)`` for ``x`` ``(m, B)``, each lane summed as numpy sums a row.
 
@@ -175,7 +172,7 @@ def _lane_sums(x: np.ndarray, out: np.ndarray) -> None:
         i += 1
 
 
-@_jit
+@jit
 def einsum_dot(x: np.ndarray, y: np.ndarray) -> float:
     """``sum_i x_i y_i`` as ``np.einsum`` sums a contiguous last axis (two lanes, blocks of 8).
 
@@ -206,7 +203,7 @@ def einsum_dot(x: np.ndarray, y: np.ndarray) -> float:
     return acc0 + acc1
 
 
-@_jit
+@jit
 def _max_propagating(m: float, v: float) -> float:
     """``np.maximum(m, v)``: NaN wins."""
     if m != m:
@@ -216,7 +213,7 @@ def _max_propagating(m: float, v: float) -> float:
     return m
 
 
-@_jit
+@jit
 def _subtract_lane_max(z: np.ndarray, m: np.ndarray) -> None:
     """``z -= z.max(axis=0)`` for ``z`` ``(m, B)`` (NaN propagating, as numpy's max)."""
     rows, B = z.shape
@@ -235,7 +232,7 @@ def _subtract_lane_max(z: np.ndarray, m: np.ndarray) -> None:
 # ---------------------------------------------------------------------------------------------
 
 
-@_jit
+@jit
 def table_scores(WL: np.ndarray, U: np.ndarray, Uq: np.ndarray, UW: np.ndarray, G: np.ndarray) -> None:
     """The scores ``G = U W Uq^T`` per trial (``TokenTable.scores``, at the query rows).
 
@@ -262,7 +259,7 @@ def table_scores(WL: np.ndarray, U: np.ndarray, Uq: np.ndarray, UW: np.ndarray, 
                     G[a, s, b] += UW[a, q, b] * Uq[s, q, b]
 
 
-@_jit
+@jit
 def weight_gradient(U: np.ndarray, Uq: np.ndarray, A: np.ndarray, UA: np.ndarray, grad: np.ndarray) -> None:
     """``grad = U^T A Uq`` per trial (``TokenTable.weight_grad``), ``(d, d, B)``.
 
@@ -290,7 +287,7 @@ def weight_gradient(U: np.ndarray, Uq: np.ndarray, A: np.ndarray, UA: np.ndarray
                     grad[p, q, b] += UA[p, s, b] * Uq[s, q, b]
 
 
-@_jit
+@jit
 def _onto_table(
     A: np.ndarray, tok: np.ndarray, qry: np.ndarray, wdsc: np.ndarray, positions_first: bool
 ) -> None:
@@ -313,7 +310,7 @@ def _onto_table(
 # ---------------------------------------------------------------------------------------------
 
 
-@_jit
+@jit
 def log_logits(
     G: np.ndarray, tok: np.ndarray, qry: np.ndarray, shift: np.ndarray, z: np.ndarray, m: np.ndarray
 ) -> None:
@@ -332,7 +329,7 @@ def log_logits(
             _subtract_lane_max(z[c, i], m)
 
 
-@_jit
+@jit
 def log_weights(
     z: np.ndarray,
     off_w: np.ndarray,
@@ -382,7 +379,7 @@ def log_weights(
 # ---------------------------------------------------------------------------------------------
 
 
-@_jit
+@jit
 def masked_logits(
     G: np.ndarray, tok: np.ndarray, qry: np.ndarray, mask: np.ndarray, z: np.ndarray, m: np.ndarray
 ) -> None:
@@ -399,7 +396,7 @@ def masked_logits(
         _subtract_lane_max(z[i], m)
 
 
-@_jit
+@jit
 def attention_outputs(z: np.ndarray, emb: np.ndarray, f: np.ndarray, tot: np.ndarray) -> None:
     """The softmax ``s`` (into ``z``, which holds the exponentials) and ``f = X^T s``.
 
@@ -421,7 +418,7 @@ def attention_outputs(z: np.ndarray, emb: np.ndarray, f: np.ndarray, tot: np.nda
                     f[i, j, b] += z[i, t, b] * emb[i, t, j, b]
 
 
-@_jit
+@jit
 def squared_head(
     f: np.ndarray, C: np.ndarray, labels: np.ndarray, gf: np.ndarray, prod: np.ndarray, u: np.ndarray
 ) -> None:
@@ -440,7 +437,7 @@ def squared_head(
                 gf[i, j, b] = (-2.0 * (1.0 - u[b])) * C[labels[i, b], j, b]
 
 
-@_jit
+@jit
 def head_logits(f: np.ndarray, C: np.ndarray, z: np.ndarray, m: np.ndarray) -> None:
     """The class logits ``C f`` less their maximum over the classes, ``z`` ``(n, K, B)``.
 
@@ -458,7 +455,7 @@ def head_logits(f: np.ndarray, C: np.ndarray, z: np.ndarray, m: np.ndarray) -> N
         _subtract_lane_max(z[i], m)
 
 
-@_jit
+@jit
 def _class_probabilities(p: np.ndarray, tot: np.ndarray) -> None:
     """``p = e / e.sum()`` over the classes, in place on ``p`` ``(K, B)`` of exponentials."""
     _lane_sums(p, tot)
@@ -468,7 +465,7 @@ def _class_probabilities(p: np.ndarray, tot: np.ndarray) -> None:
             p[k, b] = p[k, b] / tot[b]
 
 
-@_jit
+@jit
 def squared_softmax_head(
     z: np.ndarray,
     C: np.ndarray,
@@ -513,7 +510,7 @@ def squared_softmax_head(
                 gf[i, j, b] = (-2.0 * rest[b] * p_y[b]) * gf[i, j, b]
 
 
-@_jit
+@jit
 def ce_head(z: np.ndarray, C: np.ndarray, labels: np.ndarray, gf: np.ndarray, tot: np.ndarray) -> None:
     """Derivative in ``f`` of the cross-entropy: ``gf = C^T (p - e_y)``, ``p = softmax(C f)``.
 
@@ -535,7 +532,7 @@ def ce_head(z: np.ndarray, C: np.ndarray, labels: np.ndarray, gf: np.ndarray, to
                     gf[i, j, b] += p[k, b] * C[k, j, b]
 
 
-@_jit
+@jit
 def score_weights(
     s: np.ndarray,
     emb: np.ndarray,
@@ -605,7 +602,7 @@ def score_weights(
 # ---------------------------------------------------------------------------------------------
 
 
-@_jit
+@jit
 def _squared_norms(g: np.ndarray, out: np.ndarray, acc0: np.ndarray, acc1: np.ndarray) -> None:
     """``einsum("ik,ik->i", rows, rows)`` for the rows ``g[:, b]`` of ``g`` ``(d * d, B)``, lane by lane."""
     n, B = g.shape
@@ -638,7 +635,7 @@ def _squared_norms(g: np.ndarray, out: np.ndarray, acc0: np.ndarray, acc1: np.nd
         out[b] = acc0[b] + acc1[b]
 
 
-@_jit
+@jit
 def ngd_update(
     WL: np.ndarray,
     grad: np.ndarray,
@@ -713,7 +710,7 @@ HEAD_LOSSES: tuple[str, ...] = ("squared", "ce", "squared_softmax")
 TABLE_ARRAYS: tuple[str, ...] = ("U", "Uq", "UW", "G", "A", "UA", "grad")
 
 
-@_jit
+@jit
 def _finish(
     table: tuple,
     WL: np.ndarray,
@@ -735,7 +732,7 @@ def _finish(
     return ngd_update(WL, grad, lr, eps, safe_norm, norm, scale, lanes[0], lanes[1])
 
 
-@_jit
+@jit
 def log_start(
     WL: np.ndarray,
     table: tuple,
@@ -751,7 +748,7 @@ def log_start(
     log_logits(G, tok, qry, shift, z, lanes[0])
 
 
-@_jit
+@jit
 def log_finish(
     z: np.ndarray,
     off_w: np.ndarray,
@@ -771,7 +768,7 @@ def log_finish(
     return _finish(table, WL, rule, norm, scale, lanes, move)
 
 
-@_jit
+@jit
 def head_start(
     WL: np.ndarray,
     table: tuple,
@@ -787,7 +784,7 @@ def head_start(
     masked_logits(G, tok, qry, mask, z, lanes[0])
 
 
-@_jit
+@jit
 def head_classes(
     z: np.ndarray, emb: np.ndarray, f: np.ndarray, C: np.ndarray, classes: np.ndarray, lanes: np.ndarray
 ) -> None:
@@ -799,7 +796,7 @@ def head_classes(
     head_logits(f, C, classes, lanes[0])
 
 
-@_jit
+@jit
 def head_finish(
     loss: int,
     z: np.ndarray,

@@ -3,12 +3,10 @@
 :func:`ntpnb.optim.run` takes one step per Python call of a gradient callable, and numpy's
 BLAS-free products (:mod:`ntpnb.reproducible_products`) pay a fixed cost per call that dominates
 at the papers' sizes (about 60 us for one step on ``m = 50, d = 60, V = 10``). These kernels run
-a whole chunk of steps in one compiled call (numba, ``cache=True``). They use only IEEE-754
-additions, multiplications, divisions and square roots, in a fixed order: no fast-math flags
-(so no fused multiply-add and no reordering of sums), no BLAS, no threads. Loops whose
-iterations are independent (over the entries of one row of a product) may be vectorized, which
-changes no result. So every CPU computes the same floats, whatever its BLAS kernel and thread
-count, and a batch of trials gives each trial the floats it gets alone.
+a whole chunk of steps in one compiled call, under the contract of :mod:`ntpnb.compiled` (the
+same floats on every CPU). They use only IEEE-754 additions, multiplications, divisions and
+square roots, in a fixed order; loops whose iterations are independent (over the entries of one
+row of a product) may be vectorized, which changes no result.
 
 Layout: one trial's logits are stored transposed, ``LT`` of shape ``(V, m)`` (token ``v``, context
 ``j``): ``LT = W H^T`` transposed, so that every long loop runs over a contiguous row. Batches of
@@ -34,8 +32,9 @@ from __future__ import annotations
 
 import math
 
-import numba
 import numpy as np
+
+from ..compiled import jit
 
 __all__ = [
     "GD",
@@ -95,7 +94,7 @@ _SQ_MIN = 1e-280
 _SQ_MAX = 1e280
 
 
-@numba.njit(cache=True)
+@jit
 def exp_nonpositive(x: float) -> float:
     """``exp(x)`` for ``x <= 0`` (and ``-inf``), within about 1 ulp, with IEEE operations only.
 
@@ -119,7 +118,7 @@ def exp_nonpositive(x: float) -> float:
     return ((t + t * p) * _POW2[(n - j) // _EXP_N + 54 - _POW2_MIN]) * _TWO_M54
 
 
-@numba.njit(cache=True)
+@jit
 def _pair_into(A: np.ndarray, B: np.ndarray, out: np.ndarray, v: int) -> None:
     """Rows ``v`` and ``v + 1`` of ``out = A @ B``, each entry summed over ``k`` in order."""
     k, n = B.shape
@@ -154,7 +153,7 @@ def _pair_into(A: np.ndarray, B: np.ndarray, out: np.ndarray, v: int) -> None:
         c += 1
 
 
-@numba.njit(cache=True)
+@jit
 def _row_into(A: np.ndarray, B: np.ndarray, out: np.ndarray, v: int) -> None:
     """Row ``v`` of ``out = A @ B``, each entry summed over ``k`` in order."""
     k, n = B.shape
@@ -180,7 +179,7 @@ def _row_into(A: np.ndarray, B: np.ndarray, out: np.ndarray, v: int) -> None:
         c += 1
 
 
-@numba.njit(cache=True)
+@jit
 def matmul_into(A: np.ndarray, B: np.ndarray, out: np.ndarray) -> None:
     """``out = A @ B`` for ``(r, k)`` and ``(k, n)``, each entry summed over ``k`` in order.
 
@@ -195,7 +194,7 @@ def matmul_into(A: np.ndarray, B: np.ndarray, out: np.ndarray) -> None:
         _row_into(A, B, out, r - 1)
 
 
-@numba.njit(cache=True)
+@jit
 def softmax_residual(
     LT: np.ndarray, PT: np.ndarray, pi: np.ndarray, ET: np.ndarray, work: np.ndarray
 ) -> None:
@@ -225,7 +224,7 @@ def softmax_residual(
             ET[v, i] = pi[i] * (ET[v, i] * total[i] - PT[v, i])
 
 
-@numba.njit(cache=True)
+@jit
 def _sum_of_products(X: np.ndarray, Y: np.ndarray) -> float:
     """``sum(X * Y)`` over two ``(r, n)`` arrays, in order."""
     s = 0.0
@@ -235,7 +234,7 @@ def _sum_of_products(X: np.ndarray, Y: np.ndarray) -> float:
     return s
 
 
-@numba.njit(cache=True)
+@jit
 def _normalization(G: np.ndarray, lr: float, eps: float) -> tuple[int, float, float]:
     """``(status, f, s)`` of normalized GD's step ``-(G / s) f`` with ``f = lr / (||G / s|| + eps / s)``.
 
@@ -265,7 +264,7 @@ def _normalization(G: np.ndarray, lr: float, eps: float) -> tuple[int, float, fl
     return OK, lr / (math.sqrt(sq) + eps / s), s
 
 
-@numba.njit(cache=True)
+@jit
 def _apply_rule(
     W: np.ndarray,
     G: np.ndarray,
@@ -321,7 +320,7 @@ def _apply_rule(
     return OK
 
 
-@numba.njit(cache=True)
+@jit
 def logit_steps(
     LT: np.ndarray,
     S: np.ndarray,
@@ -374,7 +373,7 @@ def logit_steps(
     return OK, n_steps, 0
 
 
-@numba.njit(cache=True)
+@jit
 def weight_steps(
     W: np.ndarray,
     M: np.ndarray,
@@ -417,7 +416,7 @@ def weight_steps(
     return OK, n_steps, 0
 
 
-@numba.njit(cache=True)
+@jit
 def sampled_steps(
     W: np.ndarray,
     M: np.ndarray,
