@@ -10,6 +10,10 @@ an error (say, a path that fails to certify) is recorded as ``"Type: message"`` 
 quantities are still computed. The test compares the files of several kernels and thread counts.
 
 Floats are written with ``repr`` precision (JSON round-trips doubles exactly).
+
+``python tests/cross_cpu_worker.py --warm-up linear`` (or ``attention``) only compiles the
+compiled kernels one paper's quantities run, or loads them from numba's on-disk cache, and
+computes nothing: the test runs both once before the runs, so that no run compiles.
 """
 
 from __future__ import annotations
@@ -291,12 +295,44 @@ def run_all() -> dict[str, dict[str, Any]]:
     return results
 
 
+#: What ``--warm-up`` compiles: each paper's kernels, which numba then keeps on disk.
+WARM_UPS = ("linear", "attention")
+
+
+def warm_up(paper: str) -> None:
+    """Compile (or load from numba's cache) every compiled kernel the quantities of ``paper`` run.
+
+    Linear: the training loops (:func:`ntpnb.linear.descent.compile_kernels`) and the Gram
+    blocks of the regularization path, which a path in the Gram form (``H`` of full row rank,
+    here the first random instance) factorizes with. Attention: the compiled step of every loss
+    (:func:`ntpnb.attention.engine.compile_kernels`).
+    """
+    if paper == "linear":
+        from ntpnb.linear.descent import compile_kernels
+
+        compile_kernels()
+        m, d, V, S, seed = RANDOM_SIZES[0]
+        ntp.regularization_path(
+            ntp.random_instance(m, d, V, S, np.random.default_rng(seed)), RANDOM_RADII[:1]
+        )
+    else:
+        from ntpnb.attention.engine import compile_kernels
+
+        compile_kernels()
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Compute everything with ``--threads`` BLAS threads and write the JSON file."""
+    """Compute everything with ``--threads`` BLAS threads and write the JSON file (or ``--warm-up``)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("out", type=Path)
+    parser.add_argument("out", type=Path, nargs="?")
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--warm-up", choices=WARM_UPS)
     args = parser.parse_args(argv)
+    if args.warm_up:
+        warm_up(args.warm_up)
+        return 0
+    if args.out is None:
+        parser.error("the output file is required (unless --warm-up)")
     # ntpnb limits its own BLAS calls to settings.BLAS_THREADS; the run asks for the same count
     # everywhere, so that "2 threads" really runs every BLAS call of the package with two.
     settings.BLAS_THREADS = args.threads

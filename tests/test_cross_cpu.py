@@ -4,8 +4,9 @@ OpenBLAS picks its kernels by the CPU it runs on, and ``OPENBLAS_CORETYPE`` forc
 one: Haswell, Zen, SandyBridge and Prescott all run on any x86-64 CPU with AVX2. The worker
 ``tests/cross_cpu_worker.py`` computes the results a reader checks against the papers on a
 fixed family of instances (see its docstring) in subprocesses, one per (kernel, threads), two
-at a time; here every run must succeed, report the kernel and thread count it was asked for
-(threadpoolctl's ``architecture`` and ``num_threads``, so a kernel is never compared with
+at a time, after two warm-ups have compiled numba's kernels once (the runs load them from
+numba's on-disk cache). Here every run must succeed, report the kernel and thread count it was
+asked for (threadpoolctl's ``architecture`` and ``num_threads``, so a kernel is never compared with
 itself by accident), and agree with the run on the machine's own kernel with one thread:
 discrete results (decisions, dimensions, support vectors, errors raised) exactly, numbers to
 :data:`RTOL` relative (a path's arrays per radius, each radius having its own scale), and the
@@ -28,8 +29,10 @@ from typing import Any
 
 import numpy as np
 import pytest
-from cross_cpu_worker import INSTANCE_NAMES
+from cross_cpu_worker import INSTANCE_NAMES, WARM_UPS
 from threadpoolctl import threadpool_info
+
+import ntpnb
 
 ROOT = Path(__file__).resolve().parents[1]
 WORKER = Path(__file__).with_name("cross_cpu_worker.py")
@@ -92,9 +95,31 @@ def skip_reason(kernel: str) -> str | None:
     return None
 
 
+def _environment() -> dict[str, str]:
+    """This process's environment, with the package the tests import first on the worker's path.
+
+    ``python tests/cross_cpu_worker.py`` does not have the working directory on its path, so
+    without this it could import another copy of ntpnb (an editable install elsewhere) than
+    the one under test, and load or write that copy's compiled kernels.
+    """
+    env = dict(os.environ)
+    package_root = str(Path(ntpnb.__file__).resolve().parents[1])
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
+    return env
+
+
+def _warm_up(paper: str) -> str | None:
+    """Compile the kernels of ``paper`` once (or load them from numba's cache); an error's output."""
+    cmd = [sys.executable, str(WORKER), "--warm-up", paper]
+    proc = subprocess.run(cmd, cwd=ROOT, env=_environment(), capture_output=True, text=True, timeout=600)
+    if proc.returncode != 0:
+        return f"the {paper} warm-up: exit status {proc.returncode}\n{proc.stderr[-3000:]}"
+    return None
+
+
 def _run(run: tuple[str, int], out_dir: Path) -> dict[str, Any]:
     kernel, threads = run
-    env = dict(os.environ)
+    env = _environment()
     env.pop("OPENBLAS_CORETYPE", None)
     if kernel != DEFAULT:
         env["OPENBLAS_CORETYPE"] = kernel
@@ -112,10 +137,19 @@ def _run(run: tuple[str, int], out_dir: Path) -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory) -> dict[tuple[str, int], dict[str, Any]]:
-    """Every run this CPU can do, two subprocesses at a time (the results of the JSON files)."""
+    """Every run this CPU can do, two subprocesses at a time (the results of the JSON files).
+
+    First the two warm-ups, side by side, compile numba's kernels (the linear paper's, the
+    attention paper's) into its on-disk cache, or find them there: the runs then load them. When
+    the cache was cold, each of the first two runs compiled every kernel itself (about 20 s of
+    CPU each). A warm-up that fails fails every run with its output: the runs would compile.
+    """
     out_dir = tmp_path_factory.mktemp("cross_cpu")
     todo = [run for run in RUNS if skip_reason(run[0]) is None]
     with ThreadPoolExecutor(max_workers=2) as pool:
+        errors = [e for e in pool.map(_warm_up, WARM_UPS) if e is not None]
+        if errors:
+            return {run: {"crashed": "\n".join(errors)} for run in todo}
         results = list(pool.map(lambda run: _run(run, out_dir), todo))
     return dict(zip(todo, results, strict=True))
 

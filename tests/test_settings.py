@@ -172,10 +172,11 @@ def test_every_setting_has_a_comment():
     API page shows it with the constant; a constant without one would not be listed there)."""
     source = SETTINGS.read_text(encoding="utf-8")
     lines = source.splitlines()
-    for stmt in ast.parse(source).body:
-        if isinstance(stmt, (ast.Assign, ast.AnnAssign)):
-            above = lines[stmt.lineno - 2].strip()
-            assert above.startswith("#:"), f"settings.py:{stmt.lineno} has no #: comment of its own"
+    constants = [stmt for stmt in ast.parse(source).body if isinstance(stmt, (ast.Assign, ast.AnnAssign))]
+    assert constants, "settings.py binds no constant at its top level: nothing was checked"
+    for stmt in constants:
+        above = lines[stmt.lineno - 2].strip()
+        assert above.startswith("#:"), f"settings.py:{stmt.lineno} has no #: comment of its own"
 
 
 def test_machine_epsilon_is_float64s():

@@ -61,7 +61,12 @@ def test_a_count_refuses_anything_else_naming_the_argument(value, shown):
 def test_a_count_beyond_int64_is_a_whole_number_not_a_type_error(value):
     """Python ints past 2**64 are whole numbers; numpy's isfinite alone would raise TypeError."""
     assert as_count(value, "seed", minimum=0) == value
-    assert ntp.toy2d_instance(value).m == ntp.toy2d_instance(value).m  # a seed that large draws
+    # a seed that large draws, the same instance each time, and its own: not the seed reduced
+    # modulo 2**64 (which an unsigned 64-bit conversion would make 2**64 into 0)
+    drawn = ntp.toy2d_instance(value)
+    assert (drawn.m, drawn.d, drawn.V) == (3, 2, 5)
+    np.testing.assert_array_equal(drawn.H, ntp.toy2d_instance(value).H)
+    assert not np.array_equal(drawn.H, ntp.toy2d_instance(value % 2**64).H)
     with pytest.raises(InvalidDataError, match="n must be a positive integer, got -"):
         as_count(-value, "n")
 

@@ -6,7 +6,9 @@ import json
 
 import pytest
 
+from ntpnb.chapter import format_decade_range
 from ntpnb.chapter.claims import (
+    KINDS,
     ClaimLog,
     format_number,
     format_stable,
@@ -191,3 +193,57 @@ def test_a_broken_record_is_named(tmp_path, text):
     path.write_text(text)
     with pytest.raises(PathError, match=r"broken\.json"):
         load_chapter_record(path)
+
+
+# ----------------------------------------------------------------------------- kinds
+# Claim checks come in two kinds: evidence for a paper, and sanity checks of code or setting.
+
+
+def test_a_sanity_check_is_labelled_and_recorded_as_such(tmp_path, capsys):
+    log = ClaimLog("demo", "quick", tmp_path)
+    log.check("A1", "margin after polishing", 1.0, "~", 1.0, tol=1e-9, kind="sanity")
+    log.check("A1", "gap", 0.5, ">", 0.0)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "[PASS] A1 (sanity) margin after polishing"
+    assert lines[2] == "[PASS] A1 gap"  # a claim check prints as before
+    kinds = [c["kind"] for c in json.loads(log.path.read_text())["checks"]]
+    assert kinds == ["sanity", "claim"]
+
+
+def test_a_failed_sanity_check_fails_the_run_at_its_end(tmp_path):
+    log = ClaimLog("demo", "quick", tmp_path)
+    assert log.check("A2", "residual", 1.0, "<", 1e-9, kind="sanity") is False
+    with pytest.raises(ClaimCheckError, match=r"A2 \(sanity\) residual: measured 1.000; required < 1e-09"):
+        log.conclude()
+
+
+def test_an_unknown_kind_is_rejected(tmp_path):
+    assert KINDS == ("claim", "sanity", "finding", "measurement")
+    with pytest.raises(InvalidDataError, match="unknown kind"):
+        ClaimLog("demo", "quick", tmp_path).check("A1", "x", 1.0, ">", 0.0, kind="evidence")
+
+
+# ----------------------------------------------------------------------------- a range of decades
+
+
+@pytest.mark.parametrize(
+    ("lo", "hi", "text"),
+    [
+        (3e-15, 2e-14, "between 1e-15 and 1e-13"),
+        (0.8e-14, 2.4e-14, "between 1e-15 and 1e-13"),
+        (2e-16, 5e-16, "between 1e-17 and 1e-15"),
+        (2.0, 9.0, "between 1e-01 and 1e+01"),
+        (2.0, 30.0, "between 1e-01 and 1e+03"),
+    ],
+)
+def test_format_decade_range_brackets_by_odd_powers_of_ten(lo, hi, text):
+    assert format_decade_range(lo, hi) == text
+    down, up = (float(s) for s in text.split()[1::2])
+    assert down <= lo <= hi <= up
+
+
+def test_format_decade_range_needs_an_ordered_positive_range():
+    with pytest.raises(InvalidDataError, match="0 < lo <= hi"):
+        format_decade_range(1e-3, 1e-4)
+    with pytest.raises(InvalidDataError, match="0 < lo <= hi"):
+        format_decade_range(0.0, 1.0)

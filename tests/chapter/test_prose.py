@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ntpnb.chapter import prose
+from ntpnb.chapter import describe_change, markdown_table, prose, sentences
 from ntpnb.errors import InvalidDataError
 
 
@@ -47,3 +47,24 @@ def test_an_empty_name_or_text_is_refused():
         prose.glue_text("a", " ")
     with pytest.raises(InvalidDataError, match="digits"):
         prose.glue_number("a", 1.0, digits=0)
+
+
+# ----------------------------------------------------------------------------- phrases
+# Phrases a chapter writes from its numbers: a change with its error, sentences, a table.
+
+
+def test_describe_change_against_two_standard_errors():
+    assert describe_change(0.01, 0.02) == "changes by +0.010 ± 0.020 (within 2 standard errors)"
+    assert describe_change(-0.08, 0.02) == "falls by 0.080 ± 0.020 (4.0 standard errors)"
+    assert describe_change(0.05, 0.01) == "rises by 0.050 ± 0.010 (5.0 standard errors)"
+    with pytest.raises(InvalidDataError, match="se > 0"):
+        describe_change(0.1, 0.0)
+
+
+def test_sentences_and_markdown_table():
+    assert sentences(["A7: slow", "A12: far"], "none.") == "A7: slow; A12: far."
+    assert sentences([], "none.") == "none."
+    table = markdown_table(("a", "b"), [("1", "2"), ("**s**", "")])
+    assert table.splitlines() == ["| a | b |", "|---|---|", "| 1 | 2 |", "| **s** |  |"]
+    with pytest.raises(InvalidDataError, match="3 cells in a table of 2 columns"):
+        markdown_table(("a", "b"), [("1", "2", "3")])

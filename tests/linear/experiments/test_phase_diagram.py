@@ -1,0 +1,140 @@
+"""Paper A's experiments: the phase diagram's decisions, curves and instances
+(ntpnb.linear.experiments.phase_diagram).
+"""
+
+from __future__ import annotations
+
+import joblib
+import numpy as np
+import pytest
+
+import ntpnb as ntp
+from ntpnb.errors import GenerationError, InvalidDataError
+from ntpnb.linear.condition_thresholds import NestedTrial, nested_trial
+from ntpnb.parallel import run_sweep
+
+
+def test_decoder_with_logits_reaches_every_logit_matrix(overparam_data):
+    L = np.random.default_rng(7).standard_normal((overparam_data.m, overparam_data.V))
+    W = ntp.decoder_with_logits(overparam_data, L)
+    np.testing.assert_allclose(ntp.logits(overparam_data, W), L, atol=1e-9)
+    with pytest.raises(InvalidDataError, match="shape"):
+        ntp.decoder_with_logits(overparam_data, L.T)
+
+
+def test_violations_vanish_at_the_solutions_only(overparam_data):
+    assert ntp.compatibility_violation(overparam_data, ntp.finite_solution(overparam_data)) < 1e-9
+    W_mm = ntp.ntp_svm(overparam_data)
+    assert ntp.separability_violation(overparam_data, W_mm) < 1e-7
+    zero = np.zeros((overparam_data.V, overparam_data.d))
+    assert ntp.separability_violation(overparam_data, zero) == 1.0  # every margin 0
+
+
+def _sweep():
+    grid = [{"m": m, "d": d, "V": 5, "S": 2} for m in (10, 20) for d in (2, 4, 6)]
+    results = [
+        [{"compatible": (i + t) % 2 == 0, "separable": t < i} for t in range(4)] for i in range(len(grid))
+    ]
+    return grid, results
+
+
+def test_condition_curve_counts_the_matching_points():
+    grid, results = _sweep()
+    c = ntp.condition_curve(grid, results, m=20)
+    np.testing.assert_allclose(c.x, [0.1, 0.2, 0.3])
+    assert c.n_trials == 4
+    np.testing.assert_array_equal(c.separable, [3, 4, 4])
+    np.testing.assert_array_equal(c.fraction("compatible"), [0.5, 0.5, 0.5])
+    assert ntp.condition_curve(grid, results).x.size == len(grid)
+    with pytest.raises(InvalidDataError, match="no grid point"):
+        ntp.condition_curve(grid, results, V=7)
+    with pytest.raises(InvalidDataError, match="unknown condition"):
+        c.fraction("both")
+
+
+def test_count_below_threshold_reads_the_curve():
+    c = ntp.ConditionCurve(
+        x=np.arange(1, 7) / 10, n_trials=5, compatible=np.array([0, 0, 2, 4, 5, 5]), separable=np.zeros(6)
+    )
+    row = ntp.count_below_threshold(c, 10, 5, 2)  # d_count = ceil(10 * 1 / 4) = 3
+    assert (row.d_count, row.below_max, row.at_count, row.all_from) == (3, 0, 2, 5)
+
+
+def _nested(first_comp, first_sep):
+    return [
+        NestedTrial(c, s, n_eq=0, rank_bound=(), compatible={}, separable={}, rank={})
+        for c, s in zip(first_comp, first_sep, strict=True)
+    ]
+
+
+def test_nested_curve_counts_the_draws_whose_threshold_is_reached():
+    c = ntp.nested_curve((2, 4, 6, 8), 8, _nested([0, 1, 4, 2], [2, 3, 3, 4]))
+    np.testing.assert_allclose(c.x, [0.25, 0.5, 0.75, 1.0])
+    assert c.n_trials == 4
+    np.testing.assert_array_equal(c.compatible, [1, 2, 3, 3])
+    np.testing.assert_array_equal(c.separable, [0, 0, 1, 3])
+    with pytest.raises(InvalidDataError, match="first indices of separable"):
+        ntp.nested_curve((2, 4), 8, _nested([0], [3]))
+    with pytest.raises(InvalidDataError, match="at least one trial"):
+        ntp.nested_curve((2, 4), 8, [])
+
+
+def test_crossing_point_is_the_grid_point_nearest_one_half():
+    def curve(fractions):
+        counts = np.round(np.array(fractions) * 10).astype(int)
+        return ntp.ConditionCurve(
+            x=np.arange(1, len(counts) + 1) / 10, n_trials=10, compatible=counts, separable=counts
+        )
+
+    assert ntp.crossing_point(curve([0.0, 0.3, 0.6, 1.0]), "separable") == 2
+    assert ntp.crossing_point(curve([0.0, 0.4, 0.8, 1.0]), "separable") == 1
+    assert ntp.crossing_point(curve([0.0, 0.3, 0.7, 1.0]), "separable") == 2  # a tie: the later one
+    assert ntp.crossing_point(curve([0.6, 1.0]), "compatible") == 0
+    assert ntp.crossing_point(curve([0.0, 0.2]), "compatible") is None
+    with pytest.raises(InvalidDataError, match="unknown condition"):
+        ntp.crossing_point(curve([0.0, 1.0]), "both")
+
+
+NESTED_POINTS = [
+    {"m": 12, "V": 5, "S": 2, "d": tuple(range(1, 15))},
+    {"m": 10, "V": 2, "S": 1, "d": tuple(range(1, 11))},
+]
+
+
+def test_nested_sweep_is_the_plain_sweep_in_fewer_decisions():
+    plain = run_sweep(nested_trial, NESTED_POINTS, 9, seed=4)
+    fast = ntp.nested_sweep(NESTED_POINTS, 9, seed=4, n_pilot=3)
+    for per_plain, per_fast in zip(plain, fast, strict=True):
+        assert [(t.compatible_from, t.separable_from) for t in per_fast] == [
+            (t.compatible_from, t.separable_from) for t in per_plain
+        ]
+        assert [t.rank_bound for t in per_fast] == [t.rank_bound for t in per_plain]
+    # thresholds within a grid point or two of each other: searches from the pilot's median are short
+    point = [{"m": 24, "V": 6, "S": 2, "d": tuple(range(1, 29))}]
+    by_bisection, by_guess = (
+        run_sweep(nested_trial, point, 12, seed=2)[0],
+        ntp.nested_sweep(point, 12, seed=2)[0],
+    )
+    assert [t.separable_from for t in by_guess] == [t.separable_from for t in by_bisection]
+    assert sum(len(t.separable) for t in by_guess) < 0.8 * sum(len(t.separable) for t in by_bisection)
+    # fewer draws than the pilot: the pilot is all there is, with the same draws
+    few = ntp.nested_sweep(NESTED_POINTS, 2, seed=4, n_pilot=3)
+    assert [t.separable_from for t in few[0]] == [t.separable_from for t in plain[0][:2]]
+
+
+def test_nested_sweep_does_not_depend_on_the_workers():
+    serial = ntp.nested_sweep(NESTED_POINTS, 6, seed=1, n_pilot=2)
+    with joblib.parallel_config(backend="loky", n_jobs=2):
+        parallel = ntp.nested_sweep(NESTED_POINTS, 6, seed=1, n_pilot=2)
+    assert parallel == serial  # every decision, not only the thresholds
+
+
+def test_find_instance_gives_the_wanted_conditions():
+    rng = np.random.default_rng(8)
+    data = ntp.find_instance(12, 2, False, False, rng)
+    assert not ntp.is_compatible(data) and not ntp.is_separable(data)
+    tied = ntp.find_instance(12, 9, False, True, rng, tie=True)
+    assert not ntp.is_compatible(tied) and ntp.is_separable(tied)
+    np.testing.assert_array_equal(tied.H[1::2], tied.H[0::2])
+    with pytest.raises(GenerationError, match="no instance"):
+        ntp.find_instance(6, 12, True, False, rng, tries=3)  # d > m: always separable
