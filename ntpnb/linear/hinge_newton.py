@@ -25,27 +25,19 @@ positive definite system in ``s``, the sum over the tokens of ``(K_{F_v} + I / r
 (``K = H H^T``) scattered into the rows and columns ``F_v``; a token costs
 ``min(|F_v|, d)`` times ``|F_v| d`` operations. No matrix of size ``V d`` is formed.
 
-**Two candidates, each verified** (by :mod:`ntpnb.linear.separability`). As ``rho`` grows (a
-continuation: ``rho`` is multiplied by :data:`~ntpnb.settings.HINGE_RHO_FACTOR` from
+**Two candidates**, which :mod:`ntpnb.linear.separability` verifies (:func:`continuation`). As
+``rho`` grows (multiplied by :data:`~ntpnb.settings.HINGE_RHO_FACTOR` from
 :data:`~ntpnb.settings.HINGE_RHO_START` to :data:`~ntpnb.settings.HINGE_RHO_MAX`, each problem
 started from the last answer):
 
-* if the data are separable, some ``W`` separates (every margin positive). Projected onto the
-  complement of F (equal in-support logits, by the ``dim F x dim F`` Gram system of the
-  equality rows) and scaled to ``max |W_ik| = 1``, its margin is verified with the rounding of
-  every product bounded (:func:`~ntpnb.linear.separability.verified_margin`), exactly as the
-  LP's separating direction is (rows of ``H`` divided by their largest entry,
-  :data:`~ntpnb.settings.SEP_MARGIN_TOL`);
+* if the data are separable, some ``W`` separates (every margin positive); it is offered
+  projected onto the complement of F (equal in-support logits, by the ``dim F x dim F`` Gram
+  system of the equality rows);
 * if they are not, the stationarity conditions say that the multipliers ``C = -rho E`` (on the
   active pairs) have zero row sums, non-positive off-support entries and ``C^T H = W``, while
   ``W`` stays bounded as ``rho`` grows: ``C / rho`` tends to a Farkas certificate, a ``C`` with
   ``C^T H = 0``. :func:`farkas_polish` makes it exact on its pattern (the nearest ``C`` with
-  columns orthogonal to the embeddings and zero row sums, again one ``m x m`` system), and
-  :func:`~ntpnb.linear.separability.certified_bound` bounds the normalized margin of every direction by
-  ``||C^T H||_1 / sum(lambda)`` plus the rounding of the products (the LP's dual bound).
-
-Between the two (no verified margin above the tolerance and no certificate below it at the
-largest ``rho``) no answer is given: :class:`~ntpnb.errors.SolverError` names both numbers.
+  columns orthogonal to the embeddings and zero row sums, again one ``m x m`` system).
 
 **W^mm.** On separable data the same continuation names the active constraints of the NTP-SVM;
 :func:`solve_svm_newton` then solves the NTP-SVM's KKT equations on that active set exactly
@@ -499,15 +491,12 @@ def continuation(
     direction: Callable[[np.ndarray, float, int], bool],
     certificate: Callable[[np.ndarray, float, int], bool],
 ) -> tuple[float, int]:
-    """The continuation of the module, offering its candidates until one is accepted.
+    """The continuation of the module from ``W0`` (zeros when None), offering its candidates.
 
-    From ``W0`` (zeros when None), ``rho`` grows from :data:`~ntpnb.settings.HINGE_RHO_START`.
-    Every iterate that separates (every out-of-support gap positive) is offered, projected off
-    F (:func:`_project_off_f`), as ``direction(W, rho, iterations)``; after each ``rho``, the
-    multipliers completed to a Farkas candidate (:func:`farkas_polish`) as
-    ``certificate(C, rho, iterations)``. The caller judges them
-    (:func:`ntpnb.linear.separability.decide_separability`, ``method="newton"``). Stops when one
-    is accepted (returns True), or by :data:`~ntpnb.settings.HINGE_RHO_MAX` or
+    Every iterate that separates, projected off F (:func:`_project_off_f`), goes to
+    ``direction(W, rho, iterations)``; after each ``rho``, the Farkas candidate
+    (:func:`farkas_polish`) to ``certificate(C, rho, iterations)``. Stops when one returns True
+    (accepted), or by :data:`~ntpnb.settings.HINGE_RHO_MAX` or
     :data:`~ntpnb.settings.HINGE_MAX_NEWTON`; returns the last ``rho`` and the Newton iterations.
     """
     prob = _problem(H, mask)

@@ -50,18 +50,10 @@ its margins evaluated to ``kappa = 2 (d + 1) eps sqrt(2) max_j ||h_j|| ||W||`` (
 
 Every decision is cached per data set, an ambiguous one too.
 
-One entry, one result
----------------------
-:func:`decide_separability` returns a :class:`SeparabilityDecision` for every method of
-:data:`SEPARABILITY_METHODS`; :func:`is_separable` and :func:`separating_direction` read it.
-``method="newton"`` decides by the squared-hinge continuation of
-:mod:`ntpnb.linear.hinge_newton` (for ``m > d``: its systems couple the tokens through the ``m``
-contexts only), in the units of rows scaled to largest entry 1, with its own rule:
-:data:`~ntpnb.settings.SEP_MARGIN_TOL` decides both the verified margin and the certified bound,
-and :class:`~ntpnb.errors.SolverError` says when neither is reached. Its direction and its
-certificate are weighed by the same two functions as every other method's
-(:func:`_checked_direction`, :func:`_certificate`), evaluated through the logits ``H W^T``
-(:class:`_LogitRows`) rather than the rows of the LP (:class:`_MatrixRows`).
+:func:`decide_separability` is the one entry, a :class:`SeparabilityDecision` for every method.
+``method="newton"`` (the continuation of :mod:`ntpnb.linear.hinge_newton`, for ``m > d``) decides
+to :data:`~ntpnb.settings.SEP_MARGIN_TOL` instead, in rows scaled to largest entry 1, by the same
+verification evaluated through the logits (:class:`_LogitRows`, not the LP's rows).
 """
 
 from __future__ import annotations
@@ -105,7 +97,7 @@ __all__ = [
 LEAST_SQUARES_METHOD = "least squares"
 #: The ``method`` of a decision where there is no inequality (``W = 0``).
 TRIVIAL_METHOD = "none (no inequality)"
-#: The ``method`` of a decision made by the NTP-SVM witness (:func:`_svm_witness`).
+#: The ``method`` of a decision made by the NTP-SVM witness (:func:`_from_witness`).
 WITNESS_METHOD = f"NTP-SVM witness ({ACTIVE_SET_SOLVER})"
 #: The ``method`` of a decision made by least-distance programming (:func:`_from_least_distance`).
 LEAST_DISTANCE_METHOD = "least distance (NNLS in the complement of F)"
@@ -117,28 +109,19 @@ class SeparabilityDecision:
 
     Attributes
     ----------
-    separable
-        The answer.
-    direction
-        A separating ``W`` (``V x d``) for the normalized rows with ``max|W| = 1``: rows divided
-        by a power of two, or by their largest entry for ``method="newton"``; None when the data
-        are not separable.
-    margin
-        The direction's verified normalized margin (0, or ``-inf`` for ``"newton"``, when not
-        separable).
+    separable, method
+        The answer, and what decided.
+    direction, margin
+        A separating ``W`` (``V x d``, ``max|W| = 1``) for rows divided by a power of two (by
+        their largest entry for ``"newton"``), and its verified normalized margin; None, and 0
+        (``-inf`` for ``"newton"``), when not separable.
     bound
-        The smallest certified upper bound on the best normalized margin (inf when no
-        multipliers were needed).
-    method
-        What decided.
+        The smallest certified bound on every normalized margin (inf when none was needed).
     resolution
-        float64's resolution ``rho`` of a normalized margin for these data (with the
-        certificate's rounding when it decided "not separable": then ``bound <= 2 resolution``);
-        0 for ``"newton"``.
-    certificate
-        The Farkas coefficients ``C`` (``m x V``) of ``"newton"``'s "not separable", else None.
-    iterations
-        Newton iterations spent (0 for the other methods).
+        float64's resolution ``rho`` of a normalized margin, with the certificate's rounding
+        when "not separable" (then ``bound <= 2 resolution``); 0 for ``"newton"``.
+    certificate, iterations
+        ``"newton"``: the Farkas ``C`` (``m x V``) of "not separable" (else None), Newton steps.
     """
 
     separable: bool
@@ -164,26 +147,6 @@ class _Ambiguity:
 
 
 # ---------------------------------------------------------------------------- normalized rows
-def _row_scales(H: np.ndarray) -> np.ndarray:
-    """Each row's power of two (:func:`~ntpnb.linear.subspace.context_scales`): dividing by it is exact."""
-    return context_scales(H)
-
-
-def _normalized_constraints(
-    data: NTPData, dense: bool = False
-) -> tuple[scipy.sparse.csr_matrix, scipy.sparse.csr_matrix]:
-    """The (6b) and (6a) rows of :func:`ntp_constraints` with each ``h_j`` divided by its scale.
-
-    Sparse, or with ``dense`` as dense arrays (:func:`~ntpnb.linear.constraints.pair_rows`).
-    """
-    pairs = constraint_pairs(data)
-    Hn = data.H / _row_scales(data.H)[:, None]  # exact: powers of two
-    anchors = pairs.anchors
-    A = pair_rows(Hn, pairs.ineq_context, anchors[pairs.ineq_context], pairs.ineq_token, data.V, dense)
-    G = pair_rows(Hn, pairs.eq_context, pairs.eq_token, anchors[pairs.eq_context], data.V, dense)
-    return A, G
-
-
 @dataclass(frozen=True)
 class _Rows:
     """Constraint rows ``M`` (dense or scipy.sparse) with what their rounding bounds need, built once.
@@ -236,8 +199,15 @@ class _MatrixRows:
 
     @classmethod
     def of(cls, data: NTPData, dense: bool = False) -> _MatrixRows:
-        """The rows of :func:`_normalized_constraints`."""
-        return cls(*(_Rows.of(M) for M in _normalized_constraints(data, dense)))
+        """The (6b) and (6a) rows of :func:`ntp_constraints` with each ``h_j`` divided by its scale.
+
+        Sparse, or with ``dense`` as dense arrays (:func:`~ntpnb.linear.constraints.pair_rows`).
+        """
+        pairs, Hn = constraint_pairs(data), data.H / context_scales(data.H)[:, None]  # exact: powers of 2
+        a = pairs.anchors
+        A = pair_rows(Hn, pairs.ineq_context, a[pairs.ineq_context], pairs.ineq_token, data.V, dense)
+        G = pair_rows(Hn, pairs.eq_context, pairs.eq_token, a[pairs.eq_context], data.V, dense)
+        return cls(_Rows.of(A), _Rows.of(G))
 
     def evaluate(self, w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """``A w`` and ``G w``, each with the rounding bound of its entries."""
@@ -275,18 +245,14 @@ class _LogitRows:
         eq[np.arange(self.mask.shape[0]), self.anchors] = False
         return eq
 
-    def gaps(self, W: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``L_{j a_j} - L_jv`` for every pair and a bound on its rounding (both ``m x V``)."""
+    def evaluate(self, w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """``A w`` and ``G w``, each with the rounding bound of its entries."""
+        W = np.reshape(w, (self.mask.shape[1], self.H.shape[1]))
         rows, anchors = np.arange(self.H.shape[0]), self.anchors
         L = self.H @ W.T
         with np.errstate(over="ignore"):
             err = _eps(self.H.shape[1]) * (np.abs(self.H) @ np.abs(W).T)
-        return L[rows, anchors][:, None] - L, err[rows, anchors][:, None] + err
-
-    def evaluate(self, w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """``A w`` and ``G w``, each with the rounding bound of its entries."""
-        gaps, bound = self.gaps(np.reshape(w, (self.mask.shape[1], self.H.shape[1])))
-        eq = self.equalities
+        gaps, bound, eq = L[rows, anchors][:, None] - L, err[rows, anchors][:, None] + err, self.equalities
         return gaps[~self.mask], bound[~self.mask], gaps[eq], bound[eq]
 
     def coefficients(self, lam: np.ndarray, mu: np.ndarray) -> np.ndarray:
@@ -464,17 +430,22 @@ class _Evidence:
 
 
 # ---------------------------------------------------------------------------- the sources
-def _least_squares_directions(ev: _Evidence, rows: np.ndarray, targets: tuple[np.ndarray, ...]) -> int:
-    """Offer ``W`` with ``rows W^T = target`` (least squares, minimum norm) for each target in turn.
+def _min_norm_solve(rows: np.ndarray) -> tuple[int, Callable[[np.ndarray], np.ndarray]]:
+    """``k`` and ``target -> W`` with ``rows W^T = target`` (least squares, minimum norm).
 
-    Solved from every singular value of ``rows`` that :func:`~ntpnb.linalg.nonzero_count` keeps
-    (no rank cut: near-duplicate rows leave a small but real one); returns how many.
+    Solved from the ``k`` singular values of ``rows`` that :func:`~ntpnb.linalg.nonzero_count`
+    keeps (no rank cut: near-duplicate rows leave a small but real one).
     """
     U, s, Vt = thin_svd(rows, "the embeddings H")
     k = nonzero_count(s, rows.shape)
+    return k, lambda target: ((U[:, :k].T @ target) / s[:k, None]).T @ Vt[:k]
+
+
+def _least_squares_directions(ev: _Evidence, rows: np.ndarray, targets: tuple[np.ndarray, ...]) -> int:
+    """Offer the :func:`_min_norm_solve` of each target in turn; returns its ``k``."""
+    k, solve = _min_norm_solve(rows)
     for target in targets if k else ():
-        W = ((U[:, :k].T @ target) / s[:k, None]).T @ Vt[:k]
-        ev.offer_direction(W.ravel(), LEAST_SQUARES_METHOD)
+        ev.offer_direction(solve(target).ravel(), LEAST_SQUARES_METHOD)
         if ev.proved:
             break
     return k
@@ -492,7 +463,7 @@ def _from_embeddings(ev: _Evidence) -> None:
     if ev.embeddings_tried or data.m > data.d:
         return
     ev.embeddings_tried = True
-    scales = _row_scales(data.H)
+    scales = context_scales(data.H)
     logits = data.support_mask.astype(float)
     targets = (logits / scales[:, None], logits)  # equal margins for H, then for its normalized rows
     k = _least_squares_directions(ev, data.H / scales[:, None], targets)
@@ -575,7 +546,7 @@ def _from_least_distance(ev: _Evidence) -> None:
         # each context's row scale, so its multipliers are nu times that scale
         dec = f_decomposition(data)
         nu = -dec.U @ ((dec.basis @ (A.T @ u)) / dec.s)
-        mu = nu * _row_scales(data.H)[constraint_pairs(data).eq_context]
+        mu = nu * context_scales(data.H)[constraint_pairs(data).eq_context]
     ev.offer_multipliers(u, mu, LEAST_DISTANCE_METHOD)
     ev.tried.append(f"least distance (slack {slack:.3g})")
 
@@ -638,21 +609,14 @@ def _from_lp(method: str) -> Callable[[_Evidence], None]:
     return source
 
 
-def _svm_witness(data: NTPData) -> np.ndarray | None:
-    """``vec(W^mm)`` from the active-set NTP-SVM solver, or None if it fails (e.g. not separable).
-
-    Only a candidate: it is verified like any other direction.
-    """
-    try:
-        return solve_active_set(data, max_iter=settings.SVM_WITNESS_MAX_ITER).W.ravel()
-    except SolverError:
-        return None
-
-
 def _from_witness(ev: _Evidence) -> None:
-    """``W^mm`` of the fast NTP-SVM solver as a direction, for a large LP (see :func:`lp_methods`)."""
+    """``W^mm`` of the fast NTP-SVM solver (if it succeeds) as a direction, for a large LP."""
     if ev.data.V * ev.data.d >= settings.SVM_WITNESS_MIN_VARIABLES:
-        ev.offer_direction(_svm_witness(ev.data), WITNESS_METHOD)
+        try:
+            W = solve_active_set(ev.data, max_iter=settings.SVM_WITNESS_MAX_ITER).W.ravel()
+        except SolverError:
+            W = None
+        ev.offer_direction(W, WITNESS_METHOD)
         ev.tried.append("the NTP-SVM witness")
 
 
@@ -669,21 +633,16 @@ def lp_methods(n_variables: int) -> tuple[str, ...]:
     return tuple(dict.fromkeys(methods))
 
 
-def _interior_first() -> tuple[str, ...]:
-    """:data:`~ntpnb.settings.LP_METHOD`, then :data:`~ntpnb.settings.LP_FALLBACK_METHODS`."""
-    return tuple(dict.fromkeys((settings.LP_METHOD, *settings.LP_FALLBACK_METHODS)))
-
-
 def _from_reduced_lp(ev: _Evidence) -> None:
     """The point of the feasibility LP in the row space of ``H`` (:func:`_reduced_lp`), as a direction."""
     try:
-        decision = _reduced_lp(ev.data)
+        W, method = _reduced_lp(ev.data)
     except SolverError:  # RankAmbiguousError included: rank H is not decided
         ev.tried.append("reduced LP (failed)")
         return
-    if decision.W is not None:
-        ev.offer_direction(decision.W.ravel(), decision.method)
-    ev.tried.append(f"{decision.method}: {'feasible' if decision.separable else 'infeasible'}")
+    if W is not None:
+        ev.offer_direction(W.ravel(), method)
+    ev.tried.append(f"{method}: {'infeasible' if W is None else 'feasible'}")
 
 
 # ---------------------------------------------------------------------------- the decision
@@ -742,12 +701,9 @@ def _decide_lp_outcome(data: NTPData) -> SeparabilityDecision | _Ambiguity:
 
 
 def _separability(data: NTPData) -> SeparabilityDecision:
-    """The decision (cached per data) from ``H`` alone, the SVM witness (large LPs), the LP methods.
+    """The LP chain's decision (cached): ``H`` alone, the SVM witness (a large LP), the LP methods.
 
-    For ``data`` normalized by a power of two: the directions from ``H`` alone first, then (when
-    the LP is large: :data:`~ntpnb.settings.SVM_WITNESS_MIN_VARIABLES`) ``W^mm`` of the fast
-    NTP-SVM solver, then the normalized max-margin LP by each method of :func:`lp_methods`, and
-    least-distance programming if still undecided. Raises
+    Then least-distance programming if still undecided; raises
     :class:`~ntpnb.errors.NumericallyAmbiguousError` when the evidence decides nothing.
     """
     return _raised(_decide_lp_outcome(normalized(data)[0]))
@@ -755,28 +711,23 @@ def _separability(data: NTPData) -> SeparabilityDecision:
 
 @cached_per_data
 def _decide_interior_outcome(data: NTPData) -> SeparabilityDecision | _Ambiguity:
-    sources = (_from_least_squares, *_lp_chain(_interior_first()), _from_embeddings, _from_least_distance)
+    interior_first = lp_methods(settings.LP_SMALL_MAX_VARIABLES + 1)  # LP_METHOD, then the fallbacks
+    sources = (_from_least_squares, *_lp_chain(interior_first), _from_embeddings, _from_least_distance)
     return _decided(data, sources)
 
 
 @cached_per_data
-def _decide_least_distance_outcome(data: NTPData) -> SeparabilityDecision | _Ambiguity | None:
+def _decide_least_distance(data: NTPData) -> SeparabilityDecision | _Ambiguity | None:
+    """The outcome (cached per data) from ``H`` alone and least-distance programming; None if unsure.
+
+    None for data least-distance programming does not take (:func:`_least_distance_fits`) and
+    where its evidence decides nothing (the LP chain is then asked); an ambiguity only when the
+    data are separable but beyond the NTP-SVM's reach.
+    """
     if not _least_distance_fits(data):
         return None
     outcome = _decided(data, (_from_embeddings, _from_least_distance))
     return None if isinstance(outcome, _Ambiguity) and outcome.undecided else outcome
-
-
-def _decide_least_distance(data: NTPData) -> SeparabilityDecision | None:
-    """The decision (cached per data) from ``H`` alone and least-distance programming; None if unsure.
-
-    None for data least-distance programming does not take (:func:`_least_distance_fits`) and
-    where its evidence decides nothing (the LP chain, :func:`_separability`, is then asked).
-    Raises :class:`~ntpnb.errors.NumericallyAmbiguousError` only when the data are separable
-    but beyond the NTP-SVM's reach.
-    """
-    outcome = _decide_least_distance_outcome(data)
-    return None if outcome is None else _raised(outcome)
 
 
 @cached_per_data
@@ -788,8 +739,8 @@ def _decide_reduced_outcome(data: NTPData) -> SeparabilityDecision | _Ambiguity:
 
 def _auto(data: NTPData) -> SeparabilityDecision:
     """The decision of ``method="auto"``: least distance where it applies and decides, else the LP chain."""
-    decision = _decide_least_distance(data)
-    return decision if decision is not None else _raised(_decide_lp_outcome(data))
+    outcome = _decide_least_distance(data)
+    return _raised(outcome if outcome is not None else _decide_lp_outcome(data))
 
 
 #: The deciders of :func:`decide_separability` but ``"newton"``, each for data normalized by a power of two.
@@ -811,14 +762,11 @@ def _lp_units(H: np.ndarray) -> np.ndarray:
 def verified_margin(H: np.ndarray, mask: np.ndarray, W: np.ndarray) -> tuple[float, np.ndarray]:
     """Verified normalized margin of a direction ``W`` and ``W`` scaled to ``max |W_ik| = 1``.
 
-    The verification of every direction (:func:`_checked_direction`), through the logits
-    ``L = H W^T`` (:class:`_LogitRows`; no constraint matrix is formed): the margin is the
-    smallest ``L_{j a_j} - L_jv`` over the out-of-support pairs less the rounding bound of both
-    logits, and it counts as ``-inf`` when some in-support logit differs from its anchor's by
-    more than ``RANK_BAND`` times its rounding bound plus :data:`~ntpnb.settings.SEP_EQUALITY_RTOL`
-    times the margin, or ``W`` is zero, not finite or not ``V x d``. ``H`` must be in the units of
-    ``"newton"`` (rows scaled to largest entry 1) for the margin to compare with
-    :data:`~ntpnb.settings.SEP_MARGIN_TOL`.
+    The verification of every direction (:func:`_checked_direction`) through the logits
+    (:class:`_LogitRows`): the smallest out-of-support gap less the rounding bound of both
+    logits; ``-inf`` when (6a) fails beyond its rounding and ``SEP_EQUALITY_RTOL`` of the margin,
+    or ``W`` is zero, not finite or not ``V x d``. In the units of ``"newton"`` (:func:`_lp_units`)
+    it compares with :data:`~ntpnb.settings.SEP_MARGIN_TOL`.
     """
     W, mask = np.asarray(W, dtype=float), np.asarray(mask, dtype=bool)
     found = None
@@ -830,12 +778,9 @@ def verified_margin(H: np.ndarray, mask: np.ndarray, W: np.ndarray) -> tuple[flo
 def certified_bound(H: np.ndarray, mask: np.ndarray, C: np.ndarray) -> float:
     """Certified upper bound on the normalized margin of every direction, from coefficients ``C``.
 
-    ``C`` (``m x V``) is read as the LP's multipliers (:meth:`ntpnb.linear.constraints.NTPRows.coefficients`):
-    ``lambda_jv = max(-C_jv, 0)`` on the out-of-support pairs, the in-support entries free, each
-    anchor entry completing its row to zero; the bound is that of every certificate
-    (:func:`_certificate`), ``||vec(C^T H)||_1 / sum(lambda)`` with the rounding of the anchor
-    sums and of the product added (:class:`_LogitRows`). It is ``inf`` when ``lambda`` is zero
-    or ``C`` is not finite.
+    ``lambda_jv = max(-C_jv, 0)`` off the supports, ``mu`` the other in-support entries (anchors
+    complete the rows to zero); the bound of every certificate (:func:`_certificate`) through
+    the logits (:class:`_LogitRows`); ``inf`` when ``lambda`` is zero or ``C`` is not finite.
     """
     C, mask = np.asarray(C, dtype=float), np.asarray(mask, dtype=bool)
     if not np.all(np.isfinite(C)):
@@ -854,12 +799,10 @@ def _newton_method(separable: bool, rho: float, iterations: int) -> str:
 
 
 def _decide_newton(data: NTPData, W0: np.ndarray | None) -> SeparabilityDecision:
-    """The decision of ``method="newton"``: the continuation's candidates, each verified.
+    """``method="newton"``: the continuation's first candidate verified to ``SEP_MARGIN_TOL``.
 
-    In the units of rows scaled to largest entry 1 (:func:`_lp_units`), every iterate of
-    :func:`ntpnb.linear.hinge_newton.continuation` that separates is checked by
-    :func:`verified_margin` and every Farkas candidate by :func:`certified_bound`; the first to
-    reach :data:`~ntpnb.settings.SEP_MARGIN_TOL` decides.
+    :func:`ntpnb.linear.hinge_newton.continuation` offers them; :func:`verified_margin` and
+    :func:`certified_bound` check them in the units of :func:`_lp_units`.
     """
     from .hinge_newton import continuation  # it imports this module
 
@@ -928,7 +871,7 @@ def _svm_reach(data: NTPData, A: _Rows, w: np.ndarray) -> float:
     ``(d + 1) eps`` times ``||h_j|| ||W_v||`` (the module convention ``2 p eps``), so each margin to
     ``2 (d + 1) eps sqrt(2) ||h_j|| ||W||``. Relative to the unit margin; inf if ``t <= 0``.
     """
-    scales = _row_scales(data.H)[constraint_pairs(data).ineq_context]
+    scales = context_scales(data.H)[constraint_pairs(data).ineq_context]
     t = float((scales * (A.M @ w)).min())
     if not t > 0:
         return np.inf
@@ -1026,35 +969,22 @@ def rank_witness(data: NTPData) -> np.ndarray | None:
     """
     if data.m > data.d:
         return None
-    scales = _row_scales(data.H)
-    rows = data.H / scales[:, None]
-    U, s, Vt = thin_svd(rows, "the embeddings H")
-    k = nonzero_count(s, rows.shape)
+    scales = context_scales(data.H)
+    k, solve = _min_norm_solve(data.H / scales[:, None])
     if k < data.m:
         return None
-    L0 = data.support_mask.astype(float) / scales[:, None]  # logits of H: rows divided by the scales
-    W = ((U.T @ L0) / s[:, None]).T @ Vt
+    W = solve(data.support_mask.astype(float) / scales[:, None])  # logits of H: rows divided by the scales
     if not np.all(np.isfinite(W)):
         return None
     tol = min(settings.LP_POINT_FEAS_RTOL, 1 / (settings.RANK_BAND * (1.0 + float(np.abs(W).max()))))
     return frozen(W) if satisfies_definition_2(data, W, tol) else None
 
 
-@dataclass(frozen=True)
-class _ReducedDecision:
-    """The answer of :func:`_reduced_lp`.
+def _reduced_lp(data: NTPData, tol: float = settings.LP_POINT_FEAS_RTOL) -> tuple[np.ndarray | None, str]:
+    """The feasibility LP of Definition 2 in the row space of ``H``: a checked separating ``W`` or None.
 
-    Whether its LP is feasible, a checked separating ``W`` (None when not), and ``"rank"``
-    (:func:`rank_witness`) or ``"reduced LP (...)"`` with the HiGHS method that answered.
-    """
-
-    separable: bool
-    W: np.ndarray | None
-    method: str
-
-
-def _reduced_lp(data: NTPData, tol: float = settings.LP_POINT_FEAS_RTOL) -> _ReducedDecision:
-    """The feasibility LP of Definition 2 in the row space of ``H``.
+    With what answered: ``"rank"`` (:func:`rank_witness`) or ``"reduced LP (...)"`` with the HiGHS
+    method.
 
     Any separating ``W`` can be replaced by its projection onto the row space of ``H`` (the
     constraints only see ``W h_j``), so with the thin SVD ``H = U diag(sigma) Vt`` of rank ``r``
@@ -1084,7 +1014,7 @@ def _reduced_lp(data: NTPData, tol: float = settings.LP_POINT_FEAS_RTOL) -> _Red
     m, V = data.m, data.V
     W = rank_witness(data)
     if W is not None:
-        return _ReducedDecision(True, W, "rank")
+        return W, "rank"
     svd = embedding_svd(data)
     r = svd.rank
     G = svd.U * svd.s
@@ -1113,11 +1043,11 @@ def _reduced_lp(data: NTPData, tol: float = settings.LP_POINT_FEAS_RTOL) -> _Red
     else:
         raise SolverError("the reduced separability LP failed: " + "; ".join(failures))
     if res.status == 2:
-        return _ReducedDecision(False, None, f"reduced LP ({method})")
+        return None, f"reduced LP ({method})"
     W = res.x[: V * r].reshape(V, r) @ Vt
     if not satisfies_definition_2(data, W, tol):
         raise SolverError("the reduced separability LP returned a point that violates Definition 2")
-    return _ReducedDecision(True, W, f"reduced LP ({method})")
+    return W, f"reduced LP ({method})"
 
 
 # ---------------------------------------------------------------------------- the public face
@@ -1229,9 +1159,9 @@ def separating_direction(data: NTPData) -> np.ndarray:
     cons = ntp_constraints(data)
     if cons.ineq.shape[0] == 0:
         return np.zeros((data.V, data.d))
-    A, _ = _normalized_constraints(data)
+    A = _MatrixRows.of(data).A.M
     # the margins for the original rows: row j was divided by its scale
-    margin = float((_row_scales(data.H)[cons.ineq_context] * (A @ sep.direction.ravel())).min())
+    margin = float((context_scales(data.H)[cons.ineq_context] * (A @ sep.direction.ravel())).min())
     with np.errstate(over="ignore", invalid="ignore"):
         W = sep.direction / margin
         W -= W.mean(axis=0)  # the part 1 u^T, which changes no log-odds

@@ -18,7 +18,7 @@ from ntpnb.linear.separability import (
     WITNESS_METHOD,
     _decide_least_distance,
     _free_directions,
-    _normalized_constraints,
+    _MatrixRows,
     _reduced_lp,
     _separability,
     decide_separability,
@@ -100,9 +100,9 @@ def test_reduced_lp_is_the_2d_triangle_criterion(seed):
     toy = ntp.toy2d_instance(0)
     H = np.random.default_rng(seed).standard_normal((3, 2))
     weights = np.linalg.solve(np.vstack([H.T, np.ones(3)]), [0.0, 0.0, 1.0])
-    result = _reduced_lp(ntp.NTPData(H=H, pi=toy.pi, P=toy.P))
-    assert result.separable == bool(np.all(weights > 0))
-    assert result.method.startswith("reduced LP")
+    W, method = _reduced_lp(ntp.NTPData(H=H, pi=toy.pi, P=toy.P))
+    assert (W is not None) == bool(np.all(weights > 0))
+    assert method.startswith("reduced LP")
 
 
 @pytest.mark.parametrize("seed", range(12))
@@ -112,26 +112,26 @@ def test_reduced_lp_agrees_with_the_full_lp(seed):
     m, V = int(rng.integers(5, 30)), int(rng.integers(3, 8))
     S, d = int(rng.integers(1, V)), int(rng.integers(1, m + 3))
     data = ntp.synthetic_instance(n=m * S + 50, m=m, d=d, V=V, S=S, seed=seed)
-    result = _reduced_lp(data)
-    assert result.separable == ntp.is_separable(data) == ntp.is_separable(data, method="reduced-lp")
-    if result.separable:
+    W, _ = _reduced_lp(data)
+    assert (W is not None) == ntp.is_separable(data) == ntp.is_separable(data, method="reduced-lp")
+    if W is not None:
         cons = ntp_constraints(data)
-        w = result.W.ravel()
+        w = W.ravel()
         assert (cons.ineq @ w).min() >= 1 - 1e-6 * (1 + np.abs(w).max())
         assert np.abs(cons.eq @ w).max(initial=0.0) <= 1e-6 * (1 + np.abs(w).max())
 
 
 def test_full_rank_embeddings_are_separable_by_construction():
     data = random_data(m=8, d=10, V=6, S=3, seed=11)
-    result = _reduced_lp(data)
-    assert result.separable and result.method == "rank"
-    np.testing.assert_allclose(data.H @ result.W.T, data.support_mask.astype(float), atol=1e-10)
+    W, method = _reduced_lp(data)
+    assert W is not None and method == "rank"
+    np.testing.assert_allclose(data.H @ W.T, data.support_mask.astype(float), atol=1e-10)
 
 
 def test_reduced_lp_reports_the_non_separable_example():
     data = ntp.NTPData(H=[[1.0], [2.0]], pi=[0.5, 0.5], P=[[0.6, 0.4, 0.0], [0.0, 0.4, 0.6]])
-    result = _reduced_lp(data)
-    assert not result.separable and result.W is None
+    W, _ = _reduced_lp(data)
+    assert W is None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -305,11 +305,12 @@ def _certified_least_distance(data: ntp.NTPData):
     """The least-distance decision of ``data`` and its certificate, checked independently."""
     norm = normalized(data)[0]
     decision = _decide_least_distance(norm)
-    assert decision is not None
+    assert isinstance(decision, ntp.SeparabilityDecision)  # decided (neither unsure nor ambiguous)
     if decision.separable:  # a direction with a verified margin
         assert decision.margin >= settings.SEP_MARGIN_TOL
         if decision.method == LEAST_DISTANCE_METHOD:
-            A, G = _normalized_constraints(norm)
+            rows = _MatrixRows.of(norm)
+            A, G = rows.A.M, rows.G.M
             w = decision.direction.ravel()
             assert (A @ w).min() >= decision.margin
             assert np.abs(G @ w).max(initial=0.0) <= settings.SEP_EQUALITY_RTOL * decision.margin
