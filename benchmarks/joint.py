@@ -5,9 +5,9 @@ of windows of length :data:`WINDOW`, every prefix of every window a context, fix
 embeddings nested in ``d``) and its joint problem is solved as the chapter solves it:
 
 1. the separability thresholds in ``d`` of each single-length slice and of the joint problem
-   (:func:`ntpnb.joint_thresholds`), every decision certified, by the Newton continuation of
-   :mod:`ntpnb.linear.hinge_newton` (the chapter's decider) or by the certified LP (the one it
-   replaced), :class:`ntpnb.TimedSeparability`;
+   (:func:`ntpnb.joint_thresholds`), every decision certified, by the Newton continuation
+   (``method="newton"`` of :func:`ntpnb.decide_separability`, the chapter's decider) or by the
+   certified LP (the one it replaced), :class:`ntpnb.TimedSeparability`;
 2. compatibility and ``W*`` at the joint threshold (:func:`ntpnb.finite_solution`, with ``dim F``);
 3. ``W^mm`` at twice the threshold, the ``d`` of the chapter's gradient-descent run
    (:func:`ntpnb.solve_ntp_svm`, verified: constraints, KKT conditions, duality gap).
@@ -200,13 +200,12 @@ def measure_scale_step(n_chars: int, step: str) -> ScaleMeasurement:
     ``"W*"``: compatibility and ``W*`` at ``d = W_STAR_D_OVER_M m``; ``"not separable"``: a Farkas
     certificate at ``d = SCALE_LOW_D_OVER_M m`` found on the contexts of the two longest lengths
     and checked on all (:func:`ntpnb.certify_on_contexts`); ``"separable"``: a verified separating
-    direction at ``d = SCALE_HIGH_D_OVER_M m`` (:func:`ntpnb.linear.hinge_newton.decide_separability`);
+    direction at ``d = SCALE_HIGH_D_OVER_M m`` (:func:`ntpnb.decide_separability`, ``method="newton"``);
     ``"W^mm"``: the certified NTP-SVM there (:func:`ntpnb.solve_ntp_svm`).
     """
     import numpy as np
 
     import ntpnb as ntp
-    from ntpnb.linear.hinge_newton import decide_separability
 
     joint = _joint_contexts(n_chars)
     fraction = {"W*": W_STAR_D_OVER_M, "not separable": SCALE_LOW_D_OVER_M}.get(step, SCALE_HIGH_D_OVER_M)
@@ -220,7 +219,7 @@ def measure_scale_step(n_chars: int, step: str) -> ScaleMeasurement:
         cert = ntp.certify_on_contexts(data, longest)
         answer = "no certificate" if cert is None else f"certified on {longest.size} contexts"
     elif step == "separable":
-        dec = decide_separability(data)
+        dec = ntp.decide_separability(data, "newton")
         answer = f"{'separable' if dec.separable else 'not separable'} ({dec.iterations} Newton steps)"
     elif step == "W^mm":
         sol = ntp.solve_ntp_svm(data)

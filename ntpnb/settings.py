@@ -129,16 +129,15 @@ LP_MARGIN_CAP: float = 1e-4
 #: Time limit (seconds) of each LP solve.
 LP_TIME_LIMIT: float = 600.0
 #: The normalized margin (rows of H divided by their largest entry, ``max |W_ik| = 1``) that decides
-#: separability for the Newton continuation of :mod:`ntpnb.linear.hinge_newton` (chapter 05's
-#: text data): a direction verified to reach it proves "separable"; multipliers proving that no
-#: direction exceeds it prove "not separable". :func:`ntpnb.is_separable` does not use it: it
-#: decides from float64's resolution of the data (see SVM_REACH_RTOL and
-#: :mod:`ntpnb.linear.separability`).
+#: separability for ``decide_separability(data, method="newton")`` (chapter 05's text data): a
+#: direction verified to reach it proves "separable"; multipliers proving that no direction
+#: exceeds it prove "not separable". The other methods do not use it: they decide from float64's
+#: resolution of the data (see SVM_REACH_RTOL and :mod:`ntpnb.linear.separability`).
 SEP_MARGIN_TOL: float = 1e-9
 #: A separating direction may break the equalities (6a) by at most this fraction of its verified
 #: normalized margin, beyond the rounding of their evaluation: the rule of every direction of
-#: :mod:`ntpnb.linear.separability` and of the Newton continuation
-#: (:func:`ntpnb.linear.hinge_newton.verified_margin`).
+#: :mod:`ntpnb.linear.separability`, the Newton continuation's too
+#: (:func:`ntpnb.linear.separability.verified_margin`).
 SEP_EQUALITY_RTOL: float = 1e-7
 #: A point returned by an LP solver is accepted when it breaks each of its constraints by at most
 #: LP_POINT_FEAS_RTOL times ``1 + max|x|``: the reduced separability LP's ``W`` (and the full-rank

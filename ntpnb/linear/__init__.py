@@ -32,7 +32,14 @@ from .max_margin import SVMSolution, ntp_svm, solve_ntp_svm
 from .ntp_data import NTPData
 from .recipes import synthetic_instance, toy2d_instance
 from .regpath import RegularizationPath, regularization_path
-from .separability import is_separable, satisfies_definition_2, separating_direction
+from .separability import (
+    SEPARABILITY_METHODS,
+    SeparabilityDecision,
+    decide_separability,
+    is_separable,
+    satisfies_definition_2,
+    separating_direction,
+)
 from .sequences import (
     PrefixContexts,
     joint_ntp_data,
@@ -72,6 +79,9 @@ __all__ = [
     "finite_solution",
     "is_compatible",
     "compatibility_residual",
+    "decide_separability",
+    "SeparabilityDecision",
+    "SEPARABILITY_METHODS",
     "is_separable",
     "separating_direction",
     "satisfies_definition_2",

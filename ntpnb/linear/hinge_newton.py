@@ -1,10 +1,10 @@
-r"""Certified NTP-separability and ``W^mm`` for many contexts in fewer dimensions (``m > d``).
+r"""The Newton solver behind ``decide_separability(data, method="newton")`` and ``W^mm`` (``m > d``).
 
 The separability LP of :mod:`ntpnb.linear.separability` has ``V d`` variables, and every two of
 them meet in the rows of some context, so its interior-point method factorizes a dense
-``V d x V d`` matrix at every iteration. This module decides the same question, with the same
-certificates, through a problem whose linear algebra couples the tokens only through the ``m``
-contexts.
+``V d x V d`` matrix at every iteration. This module finds the candidates of the same decision
+(a separating direction or a Farkas certificate) through a problem whose linear algebra couples
+the tokens only through the ``m`` contexts; :mod:`ntpnb.linear.separability` verifies them.
 
 **The squared-hinge problem.** Write ``s_j`` for the common in-support logit of context ``j``
 and ``w_v`` for row ``v`` of ``W``. Every pair ``(j, v)`` has the residual
@@ -25,26 +25,19 @@ positive definite system in ``s``, the sum over the tokens of ``(K_{F_v} + I / r
 (``K = H H^T``) scattered into the rows and columns ``F_v``; a token costs
 ``min(|F_v|, d)`` times ``|F_v| d`` operations. No matrix of size ``V d`` is formed.
 
-**Two certificates, each verified.** As ``rho`` grows (a continuation: ``rho`` is multiplied by
-:data:`~ntpnb.settings.HINGE_RHO_FACTOR` from :data:`~ntpnb.settings.HINGE_RHO_START` to
-:data:`~ntpnb.settings.HINGE_RHO_MAX`, each problem started from the
-last answer):
+**Two candidates**, which :mod:`ntpnb.linear.separability` verifies (:func:`continuation`). As
+``rho`` grows (multiplied by :data:`~ntpnb.settings.HINGE_RHO_FACTOR` from
+:data:`~ntpnb.settings.HINGE_RHO_START` to :data:`~ntpnb.settings.HINGE_RHO_MAX`, each problem
+started from the last answer):
 
-* if the data are separable, some ``W`` separates (every margin positive). Projected onto the
-  complement of F (equal in-support logits, by the ``dim F x dim F`` Gram system of the
-  equality rows) and scaled to ``max |W_ik| = 1``, its margin is verified with the rounding of
-  every product bounded (:func:`verified_margin`), exactly as the LP's separating direction is
-  (rows of ``H`` divided by their largest entry, :data:`~ntpnb.settings.SEP_MARGIN_TOL`);
+* if the data are separable, some ``W`` separates (every margin positive); it is offered
+  projected onto the complement of F (equal in-support logits, by the ``dim F x dim F`` Gram
+  system of the equality rows);
 * if they are not, the stationarity conditions say that the multipliers ``C = -rho E`` (on the
   active pairs) have zero row sums, non-positive off-support entries and ``C^T H = W``, while
   ``W`` stays bounded as ``rho`` grows: ``C / rho`` tends to a Farkas certificate, a ``C`` with
   ``C^T H = 0``. :func:`farkas_polish` makes it exact on its pattern (the nearest ``C`` with
-  columns orthogonal to the embeddings and zero row sums, again one ``m x m`` system), and
-  :func:`certified_bound` bounds the normalized margin of every direction by
-  ``||C^T H||_1 / sum(lambda)`` plus the rounding of the products (the LP's dual bound).
-
-Between the two (no verified margin above the tolerance and no certificate below it at the
-largest ``rho``) no answer is given: :class:`~ntpnb.errors.SolverError` names both numbers.
+  columns orthogonal to the embeddings and zero row sums, again one ``m x m`` system).
 
 **W^mm.** On separable data the same continuation names the active constraints of the NTP-SVM;
 :func:`solve_svm_newton` then solves the NTP-SVM's KKT equations on that active set exactly
@@ -68,23 +61,15 @@ import numpy as np
 import scipy
 
 from .. import settings
-from ..errors import InvalidDataError, NotSeparableError, RankAmbiguousError, SolverError
+from ..errors import NotSeparableError, RankAmbiguousError, SolverError
 from ..linalg import numerical_rank
 from ..parallel import limit_threads
 from ..qp import SVMSolution, certify, scaled_solution, trivial_solution
-from ..validation import frozen
 from .constraints import NTPRows
 from .ntp_data import NTPData, cached_per_data, normalized, require_data
+from .separability import certified_bound
 
-__all__ = [
-    "SOLVER_NAME",
-    "NewtonDecision",
-    "decide_separability",
-    "verified_margin",
-    "certified_bound",
-    "farkas_polish",
-    "solve_svm_newton",
-]
+__all__ = ["SOLVER_NAME", "continuation", "farkas_polish", "solve_svm_newton"]
 
 #: Name under which results of this module are reported.
 SOLVER_NAME = "ntpnb-hinge-newton"
@@ -142,88 +127,6 @@ class _Problem:
 def _problem(H: np.ndarray, mask: np.ndarray) -> _Problem:
     mask = np.asarray(mask, dtype=bool)
     return _Problem(np.ascontiguousarray(H, dtype=float), mask, np.argmax(mask, axis=1))
-
-
-def _lp_rows(data: NTPData) -> np.ndarray:
-    """``H`` with each row divided by its largest entry (a zero row stays zero): the LP's units."""
-    scales = np.abs(data.H).max(axis=1)
-    return data.H / np.where(scales > 0, scales, 1.0)[:, None]
-
-
-# ---------------------------------------------------------------------------- verification
-def _eps(n: int) -> float:
-    """A bound on the relative rounding of a float64 sum of ``n`` products (``2 n eps``)."""
-    return 2.0 * max(n, 1) * settings.FLOAT64_EPS
-
-
-def verified_margin(H: np.ndarray, mask: np.ndarray, W: np.ndarray) -> tuple[float, np.ndarray]:
-    """Verified normalized margin of a direction ``W`` and ``W`` scaled to ``max |W_ik| = 1``.
-
-    The rule of the separability LP (:mod:`ntpnb.linear.separability`), through the logits
-    ``L = H W^T`` (no constraint matrix is formed): the margin is the smallest
-    ``L_{j a_j} - L_jv`` over the out-of-support pairs less the rounding bound of both logits,
-    and it counts as ``-inf`` when some in-support logit differs from its anchor's by more
-    than :data:`~ntpnb.settings.SEP_EQUALITY_RTOL` times the margin (rounding included), or ``W`` is
-    zero or not finite. ``H`` must be in the LP's units (rows scaled to largest entry 1) for
-    the margin to compare with :data:`~ntpnb.settings.SEP_MARGIN_TOL`.
-    """
-    prob = _problem(H, mask)
-    W = np.asarray(W, dtype=float)
-    if W.shape != (prob.V, prob.d) or not np.all(np.isfinite(W)) or not np.any(W):
-        return -np.inf, W
-    W = W / np.abs(W).max()
-    L = prob.H @ W.T
-    err = _eps(prob.d) * (np.abs(prob.H) @ np.abs(W).T)
-    rows = np.arange(prob.m)
-    La, Ea = L[rows, prob.anchors], err[rows, prob.anchors]
-    gaps = La[:, None] - L
-    bound = Ea[:, None] + err
-    if not prob.off.any():
-        return np.inf, frozen(W)
-    margin = float((gaps - bound)[prob.off].min())
-    residual = float((np.abs(gaps) + bound)[prob.mask].max(initial=0.0))
-    if residual > settings.SEP_EQUALITY_RTOL * max(margin, 0.0):
-        return -np.inf, frozen(W)
-    return margin, frozen(W)
-
-
-def _certificate_matrix(mask: np.ndarray, C: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The certificate of ``C``: ``lambda = max(-C, 0)`` off the supports, ``C`` on them, anchors completed.
-
-    Returns ``(C', lambda)``: ``C'`` has non-positive off-support entries ``-lambda``, the given
-    in-support entries except at each row's anchor, which makes the row sum zero.
-    """
-    anchors = np.argmax(mask, axis=1)
-    Cc = np.where(mask, C, -np.maximum(-C, 0.0))
-    rows = np.arange(mask.shape[0])
-    Cc[rows, anchors] = 0.0
-    Cc[rows, anchors] = -Cc.sum(axis=1)
-    return Cc, np.maximum(-C, 0.0)[~mask]
-
-
-def certified_bound(H: np.ndarray, mask: np.ndarray, C: np.ndarray) -> float:
-    """Certified upper bound on the normalized margin of every direction, from coefficients ``C``.
-
-    ``C`` (``m x V``) is read as the LP's multipliers (:meth:`ntpnb.linear.constraints.NTPRows.coefficients`):
-    ``lambda_jv = max(-C_jv, 0)`` on the out-of-support pairs, the in-support entries free, each
-    anchor entry completing its row to zero. Every ``W`` with equal in-support logits and
-    ``max |W_ik| <= 1`` then has smallest margin at most ``||vec(C^T H)||_1 / sum(lambda)``
-    (the LP's dual bound, with ``A^T lambda + B^T mu = vec(C^T H)``); the rounding of the
-    anchor sums and of the product is added, so the bound holds in exact arithmetic. It is
-    ``inf`` when ``lambda`` is zero or ``C`` is not finite.
-    """
-    C = np.asarray(C, dtype=float)
-    if not np.all(np.isfinite(C)):
-        return np.inf
-    Cc, lam = _certificate_matrix(mask, C)
-    total = float(lam.sum())
-    if total <= 0:
-        return np.inf
-    absH = np.abs(H)
-    r = float(np.abs(Cc.T @ H).sum())
-    rounding = _eps(H.shape[0]) * float((np.abs(Cc).T @ absH).sum())
-    rounding += _eps(mask.shape[1]) * float(np.abs(Cc).sum(axis=1) @ absH.sum(axis=1))
-    return (r + rounding) / total
 
 
 # ---------------------------------------------------------------------------- linear algebra
@@ -438,7 +341,6 @@ class _State:
     s: np.ndarray
     rho: float
     iterations: int = 0
-    stages: int = 0
 
 
 def _minimize(
@@ -551,45 +453,6 @@ def farkas_polish(
 
 
 # ---------------------------------------------------------------------------- the decision
-@dataclass(frozen=True)
-class NewtonDecision:
-    """A certified separability decision (see :func:`decide_separability`).
-
-    Attributes
-    ----------
-    separable
-        The answer.
-    margin
-        The verified normalized margin of the witness (``-inf`` when not separable).
-    bound
-        The certified bound on the normalized margin from the Farkas certificate (``inf`` when
-        separable).
-    direction
-        The witness ``W`` (scaled to ``max |W_ik| = 1``, for the rows of ``H`` scaled to largest
-        entry 1), or None.
-    certificate
-        The Farkas coefficients ``C`` (``m x V``), or None.
-    rho
-        The ``rho`` at which the answer was found.
-    iterations
-        Newton iterations spent.
-    """
-
-    separable: bool
-    margin: float
-    bound: float
-    direction: np.ndarray | None
-    certificate: np.ndarray | None
-    rho: float
-    iterations: int
-
-    @property
-    def method(self) -> str:
-        """How the decision was made, for a table."""
-        kind = "verified direction" if self.separable else "Farkas certificate"
-        return f"{SOLVER_NAME} ({kind}, rho = {self.rho:.0e}, {self.iterations} iterations)"
-
-
 def _project_off_f(prob: _Problem, W: np.ndarray) -> np.ndarray:
     """``W`` minus its projection onto F: the in-support logits of every context made equal.
 
@@ -621,78 +484,48 @@ def _multipliers(prob: _Problem, E: np.ndarray, rho: float) -> np.ndarray:
     return np.where(prob.mask | (E > 0), -rho * E, 0.0)
 
 
-def decide_separability(data: NTPData, W0: np.ndarray | None = None) -> NewtonDecision:
-    """Decide NTP-separability (Definition 2) by the continuation of the module, certified either way.
+def continuation(
+    H: np.ndarray,
+    mask: np.ndarray,
+    W0: np.ndarray | None,
+    direction: Callable[[np.ndarray, float, int], bool],
+    certificate: Callable[[np.ndarray, float, int], bool],
+) -> tuple[float, int]:
+    """The continuation of the module from ``W0`` (zeros when None), offering its candidates.
 
-    Parameters
-    ----------
-    data
-        The data set; it is decided in the LP's units (each row of ``H`` divided by its largest
-        entry), where :data:`~ntpnb.settings.SEP_MARGIN_TOL` is the normalized margin that decides.
-    W0
-        An optional starting decoder (``V x d``, e.g. the witness of a smaller ``d`` padded with
-        zeros); it only changes the work, not the answer.
-
-    Raises
-    ------
-    SolverError
-        If neither a verified margin of at least :data:`~ntpnb.settings.SEP_MARGIN_TOL` nor a
-        certified bound of at most it is found by ``rho =``
-        :data:`~ntpnb.settings.HINGE_RHO_MAX` (the data lie within the tolerance of the
-        separability boundary, or the systems lost accuracy first); the message gives the best
-        of each.
+    Every iterate that separates, projected off F (:func:`_project_off_f`), goes to
+    ``direction(W, rho, iterations)``; after each ``rho``, the Farkas candidate
+    (:func:`farkas_polish`) to ``certificate(C, rho, iterations)``. Stops when one returns True
+    (accepted), or by :data:`~ntpnb.settings.HINGE_RHO_MAX` or
+    :data:`~ntpnb.settings.HINGE_MAX_NEWTON`; returns the last ``rho`` and the Newton iterations.
     """
-    require_data(data)
-    if W0 is not None and np.shape(W0) != (data.V, data.d):
-        raise InvalidDataError(f"W0 must have shape {(data.V, data.d)}, got {np.shape(W0)}")
-    prob = _problem(_lp_rows(data), data.support_mask)
-    if not prob.off.any():  # no out-of-support token: W = 0 satisfies (6)
-        return NewtonDecision(True, np.inf, np.inf, np.zeros((data.V, data.d)), None, 0.0, 0)
-    with limit_threads(settings.BLAS_THREADS, user_api="blas"):
-        return _decide(prob, W0)
-
-
-def _decide(prob: _Problem, W0: np.ndarray | None) -> NewtonDecision:
+    prob = _problem(H, mask)
     # from W = 0 with s = 1 every margin is exactly 1: only the in-support pairs start active
     W = np.zeros((prob.V, prob.d)) if W0 is None else np.array(W0, dtype=float)
     s = (prob.H @ W.T)[np.arange(prob.m), prob.anchors] + 1.0
     state = _State(W, s, settings.HINGE_RHO_START)
-    best = {"margin": -np.inf, "bound": np.inf}
-    found: dict[str, NewtonDecision] = {}
+    accepted = [False]
 
     def separates(st: _State, E: np.ndarray) -> bool:
         L = prob.H @ st.W.T
-        gaps = L[np.arange(prob.m), prob.anchors][:, None] - L
-        if gaps[prob.off].min() <= 0:
+        if (L[np.arange(prob.m), prob.anchors][:, None] - L)[prob.off].min() <= 0:
             return False
-        margin, unit = verified_margin(prob.H, prob.mask, _project_off_f(prob, st.W))
-        best["margin"] = max(best["margin"], margin)
-        if margin >= settings.SEP_MARGIN_TOL:
-            found["d"] = NewtonDecision(True, margin, np.inf, unit, None, st.rho, st.iterations)
-            return True
-        return False
+        accepted[0] = direction(_project_off_f(prob, st.W), st.rho, st.iterations)
+        return accepted[0]
 
-    while state.rho <= settings.HINGE_RHO_MAX and state.iterations < settings.HINGE_MAX_NEWTON:
-        _minimize(prob, state, separates)
-        if "d" in found:
-            return found["d"]
-        E = _residuals(prob, state.W, state.s, prob.targets())
-        C = farkas_polish(prob.H, prob.mask, _multipliers(prob, E, state.rho))
-        if C is not None:
-            bound = certified_bound(prob.H, prob.mask, C)
-            best["bound"] = min(best["bound"], bound)
-            if bound <= settings.SEP_MARGIN_TOL:
-                return NewtonDecision(False, -np.inf, bound, None, frozen(C), state.rho, state.iterations)
-        state.rho *= settings.HINGE_RHO_FACTOR
-        state.stages += 1
-    raise SolverError(
-        "could not decide NTP-separability: no verified separating direction with normalized margin "
-        f">= {settings.SEP_MARGIN_TOL:g} (best {best['margin']:.3g}) and no Farkas certificate bounding "
-        f"it below (best {best['bound']:.3g}) by rho = {state.rho / settings.HINGE_RHO_FACTOR:.0e} after "
-        f"{state.iterations} Newton iterations (m={prob.m}, d={prob.d}, V={prob.V}): the data may lie "
-        "within that margin of the separability boundary. Decide with the LP instead "
-        "(ntpnb.is_separable(data, method='lp')) or perturb the embeddings slightly."
-    )
+    rho = state.rho
+    with limit_threads(settings.BLAS_THREADS, user_api="blas"):
+        while state.rho <= settings.HINGE_RHO_MAX and state.iterations < settings.HINGE_MAX_NEWTON:
+            rho = state.rho
+            _minimize(prob, state, separates)
+            if accepted[0]:
+                break
+            E = _residuals(prob, state.W, state.s, prob.targets())
+            C = farkas_polish(prob.H, prob.mask, _multipliers(prob, E, state.rho))
+            if C is not None and certificate(C, state.rho, state.iterations):
+                break
+            state.rho *= settings.HINGE_RHO_FACTOR
+    return rho, state.iterations
 
 
 # ---------------------------------------------------------------------------- the NTP-SVM

@@ -49,6 +49,11 @@ its margins evaluated to ``kappa = 2 (d + 1) eps sqrt(2) max_j ||h_j|| ||W||`` (
 "separable" only if it passes its verification, else the data are numerically ambiguous.
 
 Every decision is cached per data set, an ambiguous one too.
+
+:func:`decide_separability` is the one entry, a :class:`SeparabilityDecision` for every method.
+``method="newton"`` (the continuation of :mod:`ntpnb.linear.hinge_newton`, for ``m > d``) decides
+to :data:`~ntpnb.settings.SEP_MARGIN_TOL` instead, in rows scaled to largest entry 1, by the same
+verification evaluated through the logits (:class:`_LogitRows`, not the LP's rows).
 """
 
 from __future__ import annotations
@@ -74,39 +79,59 @@ from ..qp import least_distance_nnls, solve_reference
 from .active_set import SOLVER_NAME as ACTIVE_SET_SOLVER
 from .active_set import solve_active_set
 from .constraints import NTPRows, constraint_pairs, ntp_constraints, pair_rows
-from .ntp_data import NTPData, cached_per_data, check_decoder, frozen, normalized
+from .ntp_data import NTPData, cached_per_data, check_decoder, frozen, normalized, require_data
 from .subspace import context_scales, embedding_svd, f_decomposition, uses_dense_f
 
-__all__ = ["SEPARABILITY_METHODS", "is_separable", "separating_direction", "satisfies_definition_2"]
+__all__ = [
+    "SEPARABILITY_METHODS",
+    "SeparabilityDecision",
+    "decide_separability",
+    "is_separable",
+    "separating_direction",
+    "satisfies_definition_2",
+    "verified_margin",
+    "certified_bound",
+]
 
 #: The ``method`` of a decision made by a solve from ``H`` alone (:func:`_from_embeddings`).
 LEAST_SQUARES_METHOD = "least squares"
 #: The ``method`` of a decision where there is no inequality (``W = 0``).
 TRIVIAL_METHOD = "none (no inequality)"
-#: The ``method`` of a decision made by the NTP-SVM witness (:func:`_svm_witness`).
+#: The ``method`` of a decision made by the NTP-SVM witness (:func:`_from_witness`).
 WITNESS_METHOD = f"NTP-SVM witness ({ACTIVE_SET_SOLVER})"
 #: The ``method`` of a decision made by least-distance programming (:func:`_from_least_distance`).
 LEAST_DISTANCE_METHOD = "least distance (NNLS in the complement of F)"
 
 
 @dataclass(frozen=True)
-class _Separability:
-    """A decision of Definition 2 (see the module docstring).
+class SeparabilityDecision:
+    """A decision of Definition 2 (see the module docstring), whatever the method.
 
-    ``direction`` is a separating ``vec(W)`` for the row-normalized embeddings with
-    ``max|W| = 1`` (None when the data are not separable), ``margin`` its verified normalized
-    margin, ``dual_bound`` the smallest certified upper bound on the best normalized margin (inf
-    when no multipliers were needed), ``method`` what decided, ``resolution`` float64's
-    resolution ``rho`` of a normalized margin for these data (with the certificate's rounding
-    when it decided "not separable": then ``dual_bound <= 2 resolution``).
+    Attributes
+    ----------
+    separable, method
+        The answer, and what decided.
+    direction, margin
+        A separating ``W`` (``V x d``, ``max|W| = 1``) for rows divided by a power of two (by
+        their largest entry for ``"newton"``), and its verified normalized margin; None, and 0
+        (``-inf`` for ``"newton"``), when not separable.
+    bound
+        The smallest certified bound on every normalized margin (inf when none was needed).
+    resolution
+        float64's resolution ``rho`` of a normalized margin, with the certificate's rounding
+        when "not separable" (then ``bound <= 2 resolution``); 0 for ``"newton"``.
+    certificate, iterations
+        ``"newton"``: the Farkas ``C`` (``m x V``) of "not separable" (else None), Newton steps.
     """
 
     separable: bool
     direction: np.ndarray | None
     margin: float
-    dual_bound: float
+    bound: float
     method: str
     resolution: float = 0.0
+    certificate: np.ndarray | None = None
+    iterations: int = 0
 
 
 @dataclass(frozen=True)
@@ -122,26 +147,6 @@ class _Ambiguity:
 
 
 # ---------------------------------------------------------------------------- normalized rows
-def _row_scales(H: np.ndarray) -> np.ndarray:
-    """Each row's power of two (:func:`~ntpnb.linear.subspace.context_scales`): dividing by it is exact."""
-    return context_scales(H)
-
-
-def _normalized_constraints(
-    data: NTPData, dense: bool = False
-) -> tuple[scipy.sparse.csr_matrix, scipy.sparse.csr_matrix]:
-    """The (6b) and (6a) rows of :func:`ntp_constraints` with each ``h_j`` divided by its scale.
-
-    Sparse, or with ``dense`` as dense arrays (:func:`~ntpnb.linear.constraints.pair_rows`).
-    """
-    pairs = constraint_pairs(data)
-    Hn = data.H / _row_scales(data.H)[:, None]  # exact: powers of two
-    anchors = pairs.anchors
-    A = pair_rows(Hn, pairs.ineq_context, anchors[pairs.ineq_context], pairs.ineq_token, data.V, dense)
-    G = pair_rows(Hn, pairs.eq_context, pairs.eq_token, anchors[pairs.eq_context], data.V, dense)
-    return A, G
-
-
 @dataclass(frozen=True)
 class _Rows:
     """Constraint rows ``M`` (dense or scipy.sparse) with what their rounding bounds need, built once.
@@ -185,6 +190,93 @@ class _Rows:
         return float(np.max(self.rounding(np.ones(self.M.shape[1])), initial=0.0))
 
 
+@dataclass(frozen=True)
+class _MatrixRows:
+    """The normalized (6b) rows ``A`` and (6a) rows ``G`` as matrices (:class:`_Rows`): the LP's form."""
+
+    A: _Rows
+    G: _Rows
+
+    @classmethod
+    def of(cls, data: NTPData, dense: bool = False) -> _MatrixRows:
+        """The (6b) and (6a) rows of :func:`ntp_constraints` with each ``h_j`` divided by its scale.
+
+        Sparse, or with ``dense`` as dense arrays (:func:`~ntpnb.linear.constraints.pair_rows`).
+        """
+        pairs, Hn = constraint_pairs(data), data.H / context_scales(data.H)[:, None]  # exact: powers of 2
+        a = pairs.anchors
+        A = pair_rows(Hn, pairs.ineq_context, a[pairs.ineq_context], pairs.ineq_token, data.V, dense)
+        G = pair_rows(Hn, pairs.eq_context, pairs.eq_token, a[pairs.eq_context], data.V, dense)
+        return cls(_Rows.of(A), _Rows.of(G))
+
+    def evaluate(self, w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """``A w`` and ``G w``, each with the rounding bound of its entries."""
+        return self.A.M @ w, self.A.rounding(w), self.G.M @ w, self.G.rounding(w)
+
+    def residual(self, lam: np.ndarray, mu: np.ndarray) -> tuple[np.ndarray, float]:
+        """``A^T lam + G^T mu`` and the rounding bound of its 1-norm."""
+        r = self.A.M.T @ lam + self.G.M.T @ mu
+        return r, float((self.A.transposed_rounding(lam) + self.G.transposed_rounding(mu)).sum())
+
+
+@dataclass(frozen=True)
+class _LogitRows:
+    """The rows of (6b) and (6a) for embeddings ``H`` and supports ``mask``, through the logits.
+
+    ``A w`` and ``G w`` are the logit gaps ``L_{j a_j} - L_jv`` of ``L = H W^T`` (``a_j`` the first
+    in-support token), each logit a sum of ``d`` products, so its rounding is bounded by
+    ``2 d eps |h_j| . |w_v|``; ``A^T lam + G^T mu = vec(C^T H)`` for the coefficients ``C`` of
+    :meth:`coefficients`, with the rounding of the anchor sums (``V`` terms) and of the product
+    (``m`` terms). No matrix of rows is formed: the form for many contexts and tokens.
+    """
+
+    H: np.ndarray
+    mask: np.ndarray
+
+    @property
+    def anchors(self) -> np.ndarray:
+        """The first in-support token of each context."""
+        return np.argmax(self.mask, axis=1)
+
+    @property
+    def equalities(self) -> np.ndarray:
+        """The ``(m, V)`` mask of the (6a) pairs: in-support, not the anchor."""
+        eq = self.mask.copy()
+        eq[np.arange(self.mask.shape[0]), self.anchors] = False
+        return eq
+
+    def evaluate(self, w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """``A w`` and ``G w``, each with the rounding bound of its entries."""
+        W = np.reshape(w, (self.mask.shape[1], self.H.shape[1]))
+        rows, anchors = np.arange(self.H.shape[0]), self.anchors
+        L = self.H @ W.T
+        with np.errstate(over="ignore"):
+            err = _eps(self.H.shape[1]) * (np.abs(self.H) @ np.abs(W).T)
+        gaps, bound, eq = L[rows, anchors][:, None] - L, err[rows, anchors][:, None] + err, self.equalities
+        return gaps[~self.mask], bound[~self.mask], gaps[eq], bound[eq]
+
+    def coefficients(self, lam: np.ndarray, mu: np.ndarray) -> np.ndarray:
+        """``C``: ``-lam`` off the supports, ``mu`` on the (6a) pairs, anchors completing zero row sums."""
+        C = np.zeros(self.mask.shape)
+        C[~self.mask] = -lam
+        C[self.equalities] = mu
+        C[np.arange(self.mask.shape[0]), self.anchors] = -C.sum(axis=1)
+        return C
+
+    def residual(self, lam: np.ndarray, mu: np.ndarray) -> tuple[np.ndarray, float]:
+        """``vec(C^T H) = A^T lam + G^T mu`` and the rounding bound of its 1-norm."""
+        C = self.coefficients(lam, mu)
+        absC, absH = np.abs(C), np.abs(self.H)
+        rounding = _eps(self.H.shape[0]) * float((absC.T @ absH).sum())
+        rounding += _eps(self.mask.shape[1]) * float(absC.sum(axis=1) @ absH.sum(axis=1))
+        return (C.T @ self.H).ravel(), rounding
+
+
+def _eps(n: int) -> float:
+    """A bound on the relative rounding of a float64 sum of ``n`` products (``2 n eps``)."""
+    return 2.0 * max(n, 1) * settings.FLOAT64_EPS
+
+
 # ---------------------------------------------------------------------------- the evidence
 @dataclass(frozen=True)
 class _Direction:
@@ -201,19 +293,23 @@ class _Direction:
     method: str
 
 
-def _checked_direction(A: _Rows, G: _Rows, w: np.ndarray | None, method: str) -> _Direction | None:
-    """``w`` scaled to ``max|w| = 1`` with its verified margin and ratio; None when there is no candidate."""
+def _checked_direction(
+    rows: _MatrixRows | _LogitRows, w: np.ndarray | None, method: str
+) -> _Direction | None:
+    """``w`` scaled to ``max|w| = 1`` with its verified margin and ratio; None when there is no candidate.
+
+    The one verification of a direction, whichever way its margins are evaluated (``rows``).
+    """
     if w is None or not np.all(np.isfinite(w)) or not np.any(w):
         return None
     w = frozen(w / np.abs(w).max())
-    a, r = A.M @ w, A.rounding(w)
-    margin = float((a - r).min())
+    a, r, g, g_rounding = rows.evaluate(w)
+    margin = float((a - r).min(initial=np.inf))
     with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = float(np.min(np.where(r > 0, a / r, np.where(a > 0, np.inf, -np.inf))))
-    if G.n:
-        allowed = settings.RANK_BAND * G.rounding(w) + settings.SEP_EQUALITY_RTOL * max(margin, 0.0)
-        if np.any(np.abs(G.M @ w) > allowed):
-            return _Direction(w, -np.inf, -np.inf, method)
+        ratio = float(np.min(np.where(r > 0, a / r, np.where(a > 0, np.inf, -np.inf)), initial=np.inf))
+    allowed = settings.RANK_BAND * g_rounding + settings.SEP_EQUALITY_RTOL * max(margin, 0.0)
+    if np.any(np.abs(g) > allowed):
+        return _Direction(w, -np.inf, -np.inf, method)
     return _Direction(w, margin, ratio, method)
 
 
@@ -226,20 +322,22 @@ class _Certificate:
     method: str
 
 
-def _certificate(A: _Rows, G: _Rows, lam: np.ndarray, mu: np.ndarray, method: str) -> _Certificate | None:
+def _certificate(
+    rows: _MatrixRows | _LogitRows, lam: np.ndarray, mu: np.ndarray, method: str
+) -> _Certificate | None:
     """The bound of multipliers ``lam >= 0, mu`` (None when they bound nothing).
 
     Every ``w`` with ``G w = 0`` and ``max|w| <= 1`` has
     ``min(A w) <= lam^T A w / sum(lam) = (A^T lam + G^T mu)^T w / sum(lam)
     <= ||A^T lam + G^T mu||_1 / sum(lam)``. The rounding of the products is added (and that of
-    the two sums, ``n eps`` relative), so the bound holds in exact arithmetic.
+    the two sums, ``n eps`` relative), so the bound holds in exact arithmetic. The one
+    certificate, whichever way ``A^T lam + G^T mu`` is evaluated (``rows``).
     """
     lam = np.maximum(lam, 0.0)
     total = float(lam.sum())
     if total <= 0 or not np.all(np.isfinite(mu)) or not np.all(np.isfinite(lam)):
         return None
-    r = A.M.T @ lam + G.M.T @ mu
-    rounding = float((A.transposed_rounding(lam) + G.transposed_rounding(mu)).sum())
+    r, rounding = rows.residual(lam, mu)
     sums = 1.0 + 2 * (r.size + lam.size) * settings.FLOAT64_EPS
     return _Certificate(sums * (float(np.abs(r).sum()) + rounding) / total, sums * rounding / total, method)
 
@@ -249,8 +347,7 @@ class _Evidence:
     """What the sources of a decision found: the best direction and the best certificate."""
 
     data: NTPData
-    A: _Rows
-    G: _Rows
+    rows: _MatrixRows
     resolution: float
     direction: _Direction | None = None
     certificate: _Certificate | None = None
@@ -265,12 +362,12 @@ class _Evidence:
         Its normalized rows are dense where least-distance programming takes the data
         (:func:`_least_distance_fits`: small), scipy.sparse otherwise.
         """
-        A, G = (_Rows.of(M) for M in _normalized_constraints(data, dense=_least_distance_fits(data)))
-        return cls(data, A, G, A.resolution())
+        rows = _MatrixRows.of(data, dense=_least_distance_fits(data))
+        return cls(data, rows, rows.A.resolution())
 
     def offer_direction(self, w: np.ndarray | None, method: str) -> None:
         """Keep ``w`` if it comes closer to proving separability than the best so far."""
-        found = _checked_direction(self.A, self.G, w, method)
+        found = _checked_direction(self.rows, w, method)
         if found is not None and method == LEAST_SQUARES_METHOD:
             self.embeddings_ratio = max(self.embeddings_ratio, found.ratio)
         if found is not None and (self.direction is None or found.ratio > self.direction.ratio):
@@ -278,7 +375,7 @@ class _Evidence:
 
     def offer_multipliers(self, lam: np.ndarray, mu: np.ndarray, method: str) -> None:
         """Keep the certificate of ``lam, mu`` if it bounds the margin more tightly than the best so far."""
-        found = _certificate(self.A, self.G, lam, mu, method)
+        found = _certificate(self.rows, lam, mu, method)
         if found is not None and (self.certificate is None or found.bound < self.certificate.bound):
             self.certificate = found
 
@@ -302,16 +399,16 @@ class _Evidence:
             return False
         return cert.bound <= cert.rounding + max(self.resolution, cert.rounding)
 
-    def outcome(self) -> _Separability | _Ambiguity:
+    def outcome(self) -> SeparabilityDecision | _Ambiguity:
         """The decision, or the ambiguity (see the module docstring)."""
         bound = np.inf if self.certificate is None else self.certificate.bound
         if self.proved:
-            d = self.direction
-            return _Separability(True, d.w, d.margin, bound, d.method, self.resolution)
+            d, shape = self.direction, (self.data.V, self.data.d)
+            return SeparabilityDecision(True, d.w.reshape(shape), d.margin, bound, d.method, self.resolution)
         if self.refuted:
             cert = self.certificate
             rho = max(self.resolution, cert.rounding)
-            return _Separability(False, None, 0.0, bound, cert.method, rho)
+            return SeparabilityDecision(False, None, 0.0, bound, cert.method, rho)
         return _Ambiguity(self.ambiguity(), undecided=True)
 
     def ambiguity(self) -> str:
@@ -333,17 +430,22 @@ class _Evidence:
 
 
 # ---------------------------------------------------------------------------- the sources
-def _least_squares_directions(ev: _Evidence, rows: np.ndarray, targets: tuple[np.ndarray, ...]) -> int:
-    """Offer ``W`` with ``rows W^T = target`` (least squares, minimum norm) for each target in turn.
+def _min_norm_solve(rows: np.ndarray) -> tuple[int, Callable[[np.ndarray], np.ndarray]]:
+    """``k`` and ``target -> W`` with ``rows W^T = target`` (least squares, minimum norm).
 
-    Solved from every singular value of ``rows`` that :func:`~ntpnb.linalg.nonzero_count` keeps
-    (no rank cut: near-duplicate rows leave a small but real one); returns how many.
+    Solved from the ``k`` singular values of ``rows`` that :func:`~ntpnb.linalg.nonzero_count`
+    keeps (no rank cut: near-duplicate rows leave a small but real one).
     """
     U, s, Vt = thin_svd(rows, "the embeddings H")
     k = nonzero_count(s, rows.shape)
+    return k, lambda target: ((U[:, :k].T @ target) / s[:k, None]).T @ Vt[:k]
+
+
+def _least_squares_directions(ev: _Evidence, rows: np.ndarray, targets: tuple[np.ndarray, ...]) -> int:
+    """Offer the :func:`_min_norm_solve` of each target in turn; returns its ``k``."""
+    k, solve = _min_norm_solve(rows)
     for target in targets if k else ():
-        W = ((U[:, :k].T @ target) / s[:k, None]).T @ Vt[:k]
-        ev.offer_direction(W.ravel(), LEAST_SQUARES_METHOD)
+        ev.offer_direction(solve(target).ravel(), LEAST_SQUARES_METHOD)
         if ev.proved:
             break
     return k
@@ -361,7 +463,7 @@ def _from_embeddings(ev: _Evidence) -> None:
     if ev.embeddings_tried or data.m > data.d:
         return
     ev.embeddings_tried = True
-    scales = _row_scales(data.H)
+    scales = context_scales(data.H)
     logits = data.support_mask.astype(float)
     targets = (logits / scales[:, None], logits)  # equal margins for H, then for its normalized rows
     k = _least_squares_directions(ev, data.H / scales[:, None], targets)
@@ -424,7 +526,7 @@ def _from_least_distance(ev: _Evidence) -> None:
     data = ev.data
     if not _least_distance_fits(data):
         return
-    A, G = ev.A.M, ev.G.M  # dense (see _Evidence.of)
+    A, G = ev.rows.A.M, ev.rows.G.M  # dense (see _Evidence.of)
     try:
         N = _free_directions(data)
     except RankAmbiguousError:
@@ -444,7 +546,7 @@ def _from_least_distance(ev: _Evidence) -> None:
         # each context's row scale, so its multipliers are nu times that scale
         dec = f_decomposition(data)
         nu = -dec.U @ ((dec.basis @ (A.T @ u)) / dec.s)
-        mu = nu * _row_scales(data.H)[constraint_pairs(data).eq_context]
+        mu = nu * context_scales(data.H)[constraint_pairs(data).eq_context]
     ev.offer_multipliers(u, mu, LEAST_DISTANCE_METHOD)
     ev.tried.append(f"least distance (slack {slack:.3g})")
 
@@ -498,30 +600,23 @@ def _from_lp(method: str) -> Callable[[_Evidence], None]:
     """
 
     def source(ev: _Evidence) -> None:
-        A, G = (scipy.sparse.csr_matrix(rows.M) for rows in (ev.A, ev.G))
+        A, G = (scipy.sparse.csr_matrix(rows.M) for rows in (ev.rows.A, ev.rows.G))
         res = _max_margin_lp(A, G, method)
         ev.offer_direction(None if res.x is None else res.x[:-1], method)
-        ev.offer_multipliers(*_lp_multipliers(res, ev.G.n), method)
+        ev.offer_multipliers(*_lp_multipliers(res, ev.rows.G.n), method)
         ev.tried.append(f"{method} (linprog status {res.status})")
 
     return source
 
 
-def _svm_witness(data: NTPData) -> np.ndarray | None:
-    """``vec(W^mm)`` from the active-set NTP-SVM solver, or None if it fails (e.g. not separable).
-
-    Only a candidate: it is verified like any other direction.
-    """
-    try:
-        return solve_active_set(data, max_iter=settings.SVM_WITNESS_MAX_ITER).W.ravel()
-    except SolverError:
-        return None
-
-
 def _from_witness(ev: _Evidence) -> None:
-    """``W^mm`` of the fast NTP-SVM solver as a direction, for a large LP (see :func:`lp_methods`)."""
+    """``W^mm`` of the fast NTP-SVM solver (if it succeeds) as a direction, for a large LP."""
     if ev.data.V * ev.data.d >= settings.SVM_WITNESS_MIN_VARIABLES:
-        ev.offer_direction(_svm_witness(ev.data), WITNESS_METHOD)
+        try:
+            W = solve_active_set(ev.data, max_iter=settings.SVM_WITNESS_MAX_ITER).W.ravel()
+        except SolverError:
+            W = None
+        ev.offer_direction(W, WITNESS_METHOD)
         ev.tried.append("the NTP-SVM witness")
 
 
@@ -538,21 +633,16 @@ def lp_methods(n_variables: int) -> tuple[str, ...]:
     return tuple(dict.fromkeys(methods))
 
 
-def _interior_first() -> tuple[str, ...]:
-    """:data:`~ntpnb.settings.LP_METHOD`, then :data:`~ntpnb.settings.LP_FALLBACK_METHODS`."""
-    return tuple(dict.fromkeys((settings.LP_METHOD, *settings.LP_FALLBACK_METHODS)))
-
-
 def _from_reduced_lp(ev: _Evidence) -> None:
     """The point of the feasibility LP in the row space of ``H`` (:func:`_reduced_lp`), as a direction."""
     try:
-        decision = _reduced_lp(ev.data)
+        W, method = _reduced_lp(ev.data)
     except SolverError:  # RankAmbiguousError included: rank H is not decided
         ev.tried.append("reduced LP (failed)")
         return
-    if decision.W is not None:
-        ev.offer_direction(decision.W.ravel(), decision.method)
-    ev.tried.append(f"{decision.method}: {'feasible' if decision.separable else 'infeasible'}")
+    if W is not None:
+        ev.offer_direction(W.ravel(), method)
+    ev.tried.append(f"{method}: {'infeasible' if W is None else 'feasible'}")
 
 
 # ---------------------------------------------------------------------------- the decision
@@ -572,24 +662,26 @@ def _gather(data: NTPData, sources: tuple[Callable[[_Evidence], None], ...]) -> 
     return ev
 
 
-def _decided(data: NTPData, sources: tuple[Callable[[_Evidence], None], ...]) -> _Separability | _Ambiguity:
+def _decided(
+    data: NTPData, sources: tuple[Callable[[_Evidence], None], ...]
+) -> SeparabilityDecision | _Ambiguity:
     """The decision of the ``sources`` (:func:`_gather`) for normalized ``data``, or why there is none.
 
     Data without an out-of-support token are separable by ``W = 0``; "separable" passes
     :func:`_reach_failure` too.
     """
     if constraint_pairs(data).ineq_context.size == 0:  # no out-of-support token: W = 0 satisfies (6)
-        return _Separability(True, frozen(np.zeros(data.V * data.d)), np.inf, np.inf, TRIVIAL_METHOD)
+        return SeparabilityDecision(True, frozen(np.zeros((data.V, data.d))), np.inf, np.inf, TRIVIAL_METHOD)
     ev = _gather(data, sources)
     outcome = ev.outcome()
-    if isinstance(outcome, _Separability) and outcome.separable:
-        failure = _reach_failure(data, ev.A, outcome)
+    if isinstance(outcome, SeparabilityDecision) and outcome.separable:
+        failure = _reach_failure(data, ev.rows.A, outcome)
         if failure is not None:
             return _Ambiguity(failure, undecided=False)
     return outcome
 
 
-def _raised(outcome: _Separability | _Ambiguity) -> _Separability:
+def _raised(outcome: SeparabilityDecision | _Ambiguity) -> SeparabilityDecision:
     """The decision, or :class:`~ntpnb.errors.NumericallyAmbiguousError` with its message."""
     if isinstance(outcome, _Ambiguity):
         raise NumericallyAmbiguousError(outcome.message)
@@ -602,76 +694,158 @@ def _lp_chain(methods: tuple[str, ...]) -> tuple[Callable[[_Evidence], None], ..
 
 
 @cached_per_data
-def _decide_lp_outcome(data: NTPData) -> _Separability | _Ambiguity:
+def _decide_lp_outcome(data: NTPData) -> SeparabilityDecision | _Ambiguity:
     n = data.V * data.d
     sources = (_from_embeddings, _from_least_squares, _from_witness, *_lp_chain(lp_methods(n)))
-    sources = (*sources, _from_least_distance)
-    return _decided(data, sources)
+    return _decided(data, (*sources, _from_least_distance))
 
 
-def _separability(data: NTPData) -> _Separability:
-    """Decide Definition 2 by the LP chain, for ``data`` normalized (see :func:`_decide`)."""
-    return _decide(normalized(data)[0])
+def _separability(data: NTPData) -> SeparabilityDecision:
+    """The LP chain's decision (cached): ``H`` alone, the SVM witness (a large LP), the LP methods.
 
-
-def _decide(data: NTPData) -> _Separability:
-    """The decision (cached per data) from ``H`` alone, the SVM witness (large LPs), the LP methods.
-
-    The directions from ``H`` alone first, then (when the LP is large:
-    :data:`~ntpnb.settings.SVM_WITNESS_MIN_VARIABLES`) ``W^mm`` of the fast NTP-SVM solver, then
-    the normalized max-margin LP by each method of :func:`lp_methods`, and least-distance
-    programming if still undecided. Raises :class:`~ntpnb.errors.NumericallyAmbiguousError` when
-    the evidence decides nothing.
+    Then least-distance programming if still undecided; raises
+    :class:`~ntpnb.errors.NumericallyAmbiguousError` when the evidence decides nothing.
     """
-    return _raised(_decide_lp_outcome(data))
+    return _raised(_decide_lp_outcome(normalized(data)[0]))
 
 
 @cached_per_data
-def _decide_interior_outcome(data: NTPData) -> _Separability | _Ambiguity:
-    sources = (_from_least_squares, *_lp_chain(_interior_first()), _from_embeddings, _from_least_distance)
+def _decide_interior_outcome(data: NTPData) -> SeparabilityDecision | _Ambiguity:
+    interior_first = lp_methods(settings.LP_SMALL_MAX_VARIABLES + 1)  # LP_METHOD, then the fallbacks
+    sources = (_from_least_squares, *_lp_chain(interior_first), _from_embeddings, _from_least_distance)
     return _decided(data, sources)
 
 
-def _decide_interior(data: NTPData) -> _Separability:
-    """The decision (cached per data) by the LP, its interior-point method first.
-
-    Then the other sources where the LP decides nothing.
-    """
-    return _raised(_decide_interior_outcome(data))
-
-
 @cached_per_data
-def _decide_least_distance_outcome(data: NTPData) -> _Separability | _Ambiguity | None:
+def _decide_least_distance(data: NTPData) -> SeparabilityDecision | _Ambiguity | None:
+    """The outcome (cached per data) from ``H`` alone and least-distance programming; None if unsure.
+
+    None for data least-distance programming does not take (:func:`_least_distance_fits`) and
+    where its evidence decides nothing (the LP chain is then asked); an ambiguity only when the
+    data are separable but beyond the NTP-SVM's reach.
+    """
     if not _least_distance_fits(data):
         return None
     outcome = _decided(data, (_from_embeddings, _from_least_distance))
     return None if isinstance(outcome, _Ambiguity) and outcome.undecided else outcome
 
 
-def _decide_least_distance(data: NTPData) -> _Separability | None:
-    """The decision (cached per data) from ``H`` alone and least-distance programming; None if unsure.
-
-    None for data least-distance programming does not take (:func:`_least_distance_fits`) and
-    where its evidence decides nothing (the LP chain, :func:`_decide`, is then asked). Raises
-    :class:`~ntpnb.errors.NumericallyAmbiguousError` only when the data are separable but
-    beyond the NTP-SVM's reach.
-    """
-    outcome = _decide_least_distance_outcome(data)
-    return None if outcome is None else _raised(outcome)
-
-
 @cached_per_data
-def _decide_reduced_outcome(data: NTPData) -> _Separability | _Ambiguity:
+def _decide_reduced_outcome(data: NTPData) -> SeparabilityDecision | _Ambiguity:
     n = data.V * data.d
     sources = (_from_embeddings, _from_reduced_lp, _from_least_distance, *_lp_chain(lp_methods(n)))
     return _decided(data, sources)
 
 
-def _auto(data: NTPData) -> _Separability:
+def _auto(data: NTPData) -> SeparabilityDecision:
     """The decision of ``method="auto"``: least distance where it applies and decides, else the LP chain."""
-    norm = normalized(data)[0]
-    decision = _decide_least_distance(norm)
-    return decision if decision is not None else _decide(norm)
+    outcome = _decide_least_distance(data)
+    return _raised(outcome if outcome is not None else _decide_lp_outcome(data))
+
+
+#: The deciders of :func:`decide_separability` but ``"newton"``, each for data normalized by a power of two.
+_DECIDERS: dict[str, Callable[[NTPData], SeparabilityDecision]] = {
+    "auto": _auto,
+    "lp": lambda data: _raised(_decide_interior_outcome(data)),
+    "reduced-lp": lambda data: _raised(_decide_reduced_outcome(data)),
+    "least-distance": _auto,
+}
+
+
+# ---------------------------------------------------------------------------- the Newton continuation
+def _lp_units(H: np.ndarray) -> np.ndarray:
+    """``H`` with each row divided by its largest entry (a zero row stays zero): the units of ``"newton"``."""
+    scales = np.abs(H).max(axis=1)
+    return H / np.where(scales > 0, scales, 1.0)[:, None]
+
+
+def verified_margin(H: np.ndarray, mask: np.ndarray, W: np.ndarray) -> tuple[float, np.ndarray]:
+    """Verified normalized margin of a direction ``W`` and ``W`` scaled to ``max |W_ik| = 1``.
+
+    The verification of every direction (:func:`_checked_direction`) through the logits
+    (:class:`_LogitRows`): the smallest out-of-support gap less the rounding bound of both
+    logits; ``-inf`` when (6a) fails beyond its rounding and ``SEP_EQUALITY_RTOL`` of the margin,
+    or ``W`` is zero, not finite or not ``V x d``. In the units of ``"newton"`` (:func:`_lp_units`)
+    it compares with :data:`~ntpnb.settings.SEP_MARGIN_TOL`.
+    """
+    W, mask = np.asarray(W, dtype=float), np.asarray(mask, dtype=bool)
+    found = None
+    if W.shape == (mask.shape[1], np.shape(H)[1]):
+        found = _checked_direction(_LogitRows(np.asarray(H, dtype=float), mask), W.ravel(), "")
+    return (-np.inf, W) if found is None else (found.margin, found.w.reshape(W.shape))
+
+
+def certified_bound(H: np.ndarray, mask: np.ndarray, C: np.ndarray) -> float:
+    """Certified upper bound on the normalized margin of every direction, from coefficients ``C``.
+
+    ``lambda_jv = max(-C_jv, 0)`` off the supports, ``mu`` the other in-support entries (anchors
+    complete the rows to zero); the bound of every certificate (:func:`_certificate`) through
+    the logits (:class:`_LogitRows`); ``inf`` when ``lambda`` is zero or ``C`` is not finite.
+    """
+    C, mask = np.asarray(C, dtype=float), np.asarray(mask, dtype=bool)
+    if not np.all(np.isfinite(C)):
+        return np.inf
+    rows = _LogitRows(np.asarray(H, dtype=float), mask)
+    cert = _certificate(rows, np.maximum(-C, 0.0)[~mask], C[rows.equalities], "")
+    return np.inf if cert is None else cert.bound
+
+
+def _newton_method(separable: bool, rho: float, iterations: int) -> str:
+    """How ``"newton"`` decided, for a table."""
+    from .hinge_newton import SOLVER_NAME
+
+    kind = "verified direction" if separable else "Farkas certificate"
+    return f"{SOLVER_NAME} ({kind}, rho = {rho:.0e}, {iterations} iterations)"
+
+
+def _decide_newton(data: NTPData, W0: np.ndarray | None) -> SeparabilityDecision:
+    """``method="newton"``: the continuation's first candidate verified to ``SEP_MARGIN_TOL``.
+
+    :func:`ntpnb.linear.hinge_newton.continuation` offers them; :func:`verified_margin` and
+    :func:`certified_bound` check them in the units of :func:`_lp_units`.
+    """
+    from .hinge_newton import continuation  # it imports this module
+
+    require_data(data)
+    if W0 is not None and np.shape(W0) != (data.V, data.d):
+        raise InvalidDataError(f"W0 must have shape {(data.V, data.d)}, got {np.shape(W0)}")
+    H, mask = _lp_units(data.H), data.support_mask
+    if mask.all():  # no out-of-support token: W = 0 satisfies (6)
+        return SeparabilityDecision(
+            True, np.zeros((data.V, data.d)), np.inf, np.inf, _newton_method(True, 0.0, 0)
+        )
+    best = {"margin": -np.inf, "bound": np.inf}
+    found: list[SeparabilityDecision] = []
+
+    def direction(W: np.ndarray, rho: float, iterations: int) -> bool:
+        margin, unit = verified_margin(H, mask, W)
+        best["margin"] = max(best["margin"], margin)
+        if margin >= settings.SEP_MARGIN_TOL:
+            method = _newton_method(True, rho, iterations)
+            found.append(SeparabilityDecision(True, unit, margin, np.inf, method, iterations=iterations))
+        return bool(found)
+
+    def certificate(C: np.ndarray, rho: float, iterations: int) -> bool:
+        bound = certified_bound(H, mask, C)
+        best["bound"] = min(best["bound"], bound)
+        if bound <= settings.SEP_MARGIN_TOL:
+            method = _newton_method(False, rho, iterations)
+            found.append(
+                SeparabilityDecision(False, None, -np.inf, bound, method, 0.0, frozen(C), iterations)
+            )
+        return bool(found)
+
+    rho, iterations = continuation(H, mask, W0, direction, certificate)
+    if found:
+        return found[0]
+    raise SolverError(
+        "could not decide NTP-separability: no verified separating direction with normalized margin "
+        f">= {settings.SEP_MARGIN_TOL:g} (best {best['margin']:.3g}) and no Farkas certificate bounding "
+        f"it below (best {best['bound']:.3g}) by rho = {rho:.0e} after "
+        f"{iterations} Newton iterations (m={data.m}, d={data.d}, V={data.V}): the data may lie "
+        "within that margin of the separability boundary. Decide with the LP instead "
+        "(ntpnb.is_separable(data, method='lp')) or perturb the embeddings slightly."
+    )
 
 
 def proves_separable(data: NTPData, W: np.ndarray) -> bool:
@@ -684,8 +858,7 @@ def proves_separable(data: NTPData, W: np.ndarray) -> bool:
     """
     if constraint_pairs(data).ineq_context.size == 0:
         return True
-    A, G = (_Rows.of(M) for M in _normalized_constraints(data))
-    found = _checked_direction(A, G, np.ravel(W), "")
+    found = _checked_direction(_MatrixRows.of(data), np.ravel(W), "")
     return found is not None and found.ratio >= settings.RANK_BAND
 
 
@@ -698,7 +871,7 @@ def _svm_reach(data: NTPData, A: _Rows, w: np.ndarray) -> float:
     ``(d + 1) eps`` times ``||h_j|| ||W_v||`` (the module convention ``2 p eps``), so each margin to
     ``2 (d + 1) eps sqrt(2) ||h_j|| ||W||``. Relative to the unit margin; inf if ``t <= 0``.
     """
-    scales = _row_scales(data.H)[constraint_pairs(data).ineq_context]
+    scales = context_scales(data.H)[constraint_pairs(data).ineq_context]
     t = float((scales * (A.M @ w)).min())
     if not t > 0:
         return np.inf
@@ -735,9 +908,9 @@ def _first_clause(message: str) -> str:
     return message.split("; ")[0]
 
 
-def _reach_failure(data: NTPData, A: _Rows, sep: _Separability) -> str | None:
+def _reach_failure(data: NTPData, A: _Rows, sep: SeparabilityDecision) -> str | None:
     """None when "separable" may stand (the NTP-SVM is within reach), else the ambiguity's message."""
-    kappa = _svm_reach(data, A, sep.direction)
+    kappa = _svm_reach(data, A, sep.direction.ravel())
     if kappa <= settings.SVM_REACH_RTOL:
         return None
     failure = _svm_failure(data)
@@ -752,12 +925,6 @@ def _reach_failure(data: NTPData, A: _Rows, sep: _Separability) -> str | None:
 
 
 # ---------------------------------------------------------------------------- Definition 2
-def _logit_rounding(data: NTPData, W: np.ndarray) -> np.ndarray:
-    """A bound on the rounding of each logit ``h_j . W_v`` of ``H W^T``: ``2 d eps |h_j| . |W_v|``."""
-    with np.errstate(over="ignore"):
-        return 2 * data.d * settings.FLOAT64_EPS * (np.abs(data.H) @ np.abs(W).T)
-
-
 def satisfies_definition_2(data: NTPData, W: np.ndarray, tol: float) -> bool:
     """Whether ``W`` meets Definition 2 (6a)-(6b) to ``tol`` relative to ``s = 1 + max|W_ij|``.
 
@@ -773,15 +940,9 @@ def satisfies_definition_2(data: NTPData, W: np.ndarray, tol: float) -> bool:
         If ``W`` is not a finite ``(V, d)`` matrix.
     """
     W = check_decoder(data, W)
-    rows, w = NTPRows(data), W.ravel()
     scale = 1.0 + float(np.abs(W).max())
-    pairs = constraint_pairs(data)
-    E = _logit_rounding(data, W)
-    margins, residuals = rows.margins(w), rows.equality_residuals(w)
-    anchor_err = E[np.arange(data.m), pairs.anchors]
-    margin_err = anchor_err[pairs.ineq_context] + E[pairs.ineq_context, pairs.ineq_token]
+    margins, margin_err, residuals, eq_err = _LogitRows(data.H, data.support_mask).evaluate(W.ravel())
     margin_err = (margin_err + settings.FLOAT64_EPS * np.abs(margins)) * (1 + 4 * settings.FLOAT64_EPS)
-    eq_err = anchor_err[pairs.eq_context] + E[pairs.eq_context, pairs.eq_token]
     eq_err = (eq_err + settings.FLOAT64_EPS * np.abs(residuals)) * (1 + 4 * settings.FLOAT64_EPS)
     verified = margins - margin_err
     return bool(
@@ -808,35 +969,22 @@ def rank_witness(data: NTPData) -> np.ndarray | None:
     """
     if data.m > data.d:
         return None
-    scales = _row_scales(data.H)
-    rows = data.H / scales[:, None]
-    U, s, Vt = thin_svd(rows, "the embeddings H")
-    k = nonzero_count(s, rows.shape)
+    scales = context_scales(data.H)
+    k, solve = _min_norm_solve(data.H / scales[:, None])
     if k < data.m:
         return None
-    L0 = data.support_mask.astype(float) / scales[:, None]  # logits of H: rows divided by the scales
-    W = ((U.T @ L0) / s[:, None]).T @ Vt
+    W = solve(data.support_mask.astype(float) / scales[:, None])  # logits of H: rows divided by the scales
     if not np.all(np.isfinite(W)):
         return None
     tol = min(settings.LP_POINT_FEAS_RTOL, 1 / (settings.RANK_BAND * (1.0 + float(np.abs(W).max()))))
     return frozen(W) if satisfies_definition_2(data, W, tol) else None
 
 
-@dataclass(frozen=True)
-class _ReducedDecision:
-    """The answer of :func:`_reduced_lp`.
+def _reduced_lp(data: NTPData, tol: float = settings.LP_POINT_FEAS_RTOL) -> tuple[np.ndarray | None, str]:
+    """The feasibility LP of Definition 2 in the row space of ``H``: a checked separating ``W`` or None.
 
-    Whether its LP is feasible, a checked separating ``W`` (None when not), and ``"rank"``
-    (:func:`rank_witness`) or ``"reduced LP (...)"`` with the HiGHS method that answered.
-    """
-
-    separable: bool
-    W: np.ndarray | None
-    method: str
-
-
-def _reduced_lp(data: NTPData, tol: float = settings.LP_POINT_FEAS_RTOL) -> _ReducedDecision:
-    """The feasibility LP of Definition 2 in the row space of ``H``.
+    With what answered: ``"rank"`` (:func:`rank_witness`) or ``"reduced LP (...)"`` with the HiGHS
+    method.
 
     Any separating ``W`` can be replaced by its projection onto the row space of ``H`` (the
     constraints only see ``W h_j``), so with the thin SVD ``H = U diag(sigma) Vt`` of rank ``r``
@@ -866,7 +1014,7 @@ def _reduced_lp(data: NTPData, tol: float = settings.LP_POINT_FEAS_RTOL) -> _Red
     m, V = data.m, data.V
     W = rank_witness(data)
     if W is not None:
-        return _ReducedDecision(True, W, "rank")
+        return W, "rank"
     svd = embedding_svd(data)
     r = svd.rank
     G = svd.U * svd.s
@@ -895,19 +1043,21 @@ def _reduced_lp(data: NTPData, tol: float = settings.LP_POINT_FEAS_RTOL) -> _Red
     else:
         raise SolverError("the reduced separability LP failed: " + "; ".join(failures))
     if res.status == 2:
-        return _ReducedDecision(False, None, f"reduced LP ({method})")
+        return None, f"reduced LP ({method})"
     W = res.x[: V * r].reshape(V, r) @ Vt
     if not satisfies_definition_2(data, W, tol):
         raise SolverError("the reduced separability LP returned a point that violates Definition 2")
-    return _ReducedDecision(True, W, f"reduced LP ({method})")
+    return W, f"reduced LP ({method})"
 
 
 # ---------------------------------------------------------------------------- the public face
-#: The methods of :func:`is_separable`.
-SEPARABILITY_METHODS: tuple[str, ...] = ("auto", "lp", "reduced-lp", "least-distance")
+#: The methods of :func:`decide_separability` (and :func:`is_separable`).
+SEPARABILITY_METHODS: tuple[str, ...] = (*_DECIDERS, "newton")
 
 
-def is_separable(data: NTPData, method: str = "auto") -> bool:
+def decide_separability(
+    data: NTPData, method: str = "auto", W0: np.ndarray | None = None
+) -> SeparabilityDecision:
     """Whether the data are NTP-separable (Definition 2 of Paper A): one decision, certified.
 
     The decision and its rules are those of the module docstring: "separable" rests on a
@@ -915,7 +1065,8 @@ def is_separable(data: NTPData, method: str = "auto") -> bool:
     to spare (and then :func:`ntpnb.ntp_svm` succeeds on the data); "not separable" on LP or NNLS
     multipliers whose bound on every normalized margin holds to float64's resolution of the
     data; anything in between raises :class:`~ntpnb.errors.NumericallyAmbiguousError`. Every
-    method gives the same answer; ``method`` chooses where the evidence is looked for first.
+    method but ``"newton"`` gives the same answer; ``method`` chooses where the evidence is
+    looked for first.
 
     Parameters
     ----------
@@ -938,24 +1089,41 @@ def is_separable(data: NTPData, method: str = "auto") -> bool:
         the row space of ``H`` (:func:`_reduced_lp`), whose "infeasible" is confirmed by a
         certificate from the other sources.
 
+        ``"newton"``: the squared-hinge continuation of :mod:`ntpnb.linear.hinge_newton`, for
+        many contexts in fewer dimensions; certified either way to
+        :data:`~ntpnb.settings.SEP_MARGIN_TOL` in the units of rows scaled to largest entry 1
+        (:func:`_decide_newton`). Not cached.
+    W0
+        For ``"newton"`` only: a starting decoder (``V x d``, e.g. the witness of a smaller ``d``
+        padded with zeros); it only changes the work, not the answer.
+
     Raises
     ------
     InvalidDataError
-        If ``method`` is not one of :data:`SEPARABILITY_METHODS`.
+        If ``method`` is not one of :data:`SEPARABILITY_METHODS`, or ``W0`` is not a ``V x d``
+        start of ``"newton"``.
     NumericallyAmbiguousError
         If the data lie within float64's reach of the separability boundary (e.g. near-duplicate
         embeddings with different supports), or are separable but ``W^mm`` is beyond float64's
         reach; the message gives the best verified margin, the certified bound and the
         resolution.
+    SolverError
+        ``"newton"``: if neither a verified margin of at least ``SEP_MARGIN_TOL`` nor a certified
+        bound of at most it is found by ``rho =`` :data:`~ntpnb.settings.HINGE_RHO_MAX`; the
+        message gives the best of each.
     """
-    if method in ("auto", "least-distance"):
-        return _auto(data).separable
-    norm = normalized(data)[0]
-    if method == "lp":
-        return _decide_interior(norm).separable
-    if method == "reduced-lp":
-        return _raised(_decide_reduced_outcome(norm)).separable
-    raise InvalidDataError(f"method must be one of {SEPARABILITY_METHODS}, got {method!r}")
+    if method not in SEPARABILITY_METHODS:
+        raise InvalidDataError(f"method must be one of {SEPARABILITY_METHODS}, got {method!r}")
+    if method == "newton":
+        return _decide_newton(data, W0)
+    if W0 is not None:
+        raise InvalidDataError(f"W0 is a start of method 'newton' only, not of {method!r}")
+    return _DECIDERS[method](normalized(data)[0])
+
+
+def is_separable(data: NTPData, method: str = "auto") -> bool:
+    """Whether the data are NTP-separable: :func:`decide_separability`'s answer (same parameters)."""
+    return decide_separability(data, method).separable
 
 
 def separating_direction(data: NTPData) -> np.ndarray:
@@ -981,21 +1149,21 @@ def separating_direction(data: NTPData) -> np.ndarray:
     ScaleError
         If the direction does not fit in float64 (embeddings near the underflow threshold).
     """
-    sep = _auto(data)
+    sep = decide_separability(data)
     if not sep.separable:
         raise NotSeparableError(not_separable_message(data))
     if sep.method not in (LEAST_SQUARES_METHOD, TRIVIAL_METHOD, settings.LP_METHOD):
         # a simplex vertex, NNLS or the SVM witness decided: take the interior-point method's point
-        interior = _decide_interior(normalized(data)[0])
+        interior = decide_separability(data, "lp")
         sep = interior if interior.separable else sep
     cons = ntp_constraints(data)
     if cons.ineq.shape[0] == 0:
         return np.zeros((data.V, data.d))
-    A, _ = _normalized_constraints(data)
+    A = _MatrixRows.of(data).A.M
     # the margins for the original rows: row j was divided by its scale
-    margin = float((_row_scales(data.H)[cons.ineq_context] * (A @ sep.direction)).min())
+    margin = float((context_scales(data.H)[cons.ineq_context] * (A @ sep.direction.ravel())).min())
     with np.errstate(over="ignore", invalid="ignore"):
-        W = (sep.direction / margin).reshape(data.V, data.d)
+        W = sep.direction / margin
         W -= W.mean(axis=0)  # the part 1 u^T, which changes no log-odds
     if not np.all(np.isfinite(W)):
         raise ScaleError(
@@ -1007,10 +1175,10 @@ def separating_direction(data: NTPData) -> np.ndarray:
 
 def not_separable_message(data: NTPData) -> str:
     """Why the data are not separable: the certificate (for :class:`NotSeparableError`)."""
-    sep = _auto(data)
+    sep = decide_separability(data)
     return (
         "the data are not NTP-separable: no W satisfies (6a) and (6b) "
         f"(m={data.m}, d={data.d}, V={data.V}; the multipliers of {sep.method} certify that "
-        f"no direction has normalized margin above {sep.dual_bound:.2g}, float64's resolution "
+        f"no direction has normalized margin above {sep.bound:.2g}, float64's resolution "
         f"{sep.resolution:.2g})"
     )

@@ -1,6 +1,7 @@
-"""Certified separability and W^mm by Newton's method on the squared-hinge problem
-(ntpnb.linear.hinge_newton): agreement with the LP and the reference NTP-SVM, the certificates
-checked independently, the linear algebra against dense formulas, and errors on bad input."""
+"""Certified separability (decide_separability(data, method="newton")) and W^mm by Newton's
+method on the squared-hinge problem (ntpnb.linear.hinge_newton): agreement with the LP and the
+reference NTP-SVM, the certificates checked independently, the linear algebra against dense
+formulas, and errors on bad input."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from ntpnb import settings
 from ntpnb.errors import InvalidDataError, NotSeparableError, SolverError
 from ntpnb.linear import hinge_newton as hn
 from ntpnb.linear.constraints import NTPRows
+from ntpnb.linear.separability import certified_bound, decide_separability, verified_margin
 
 from helpers import random_data
 
@@ -40,12 +42,12 @@ def _instances():
 
 @pytest.mark.parametrize("data", _instances(), ids=lambda x: f"m{x.m}-d{x.d}-V{x.V}")
 def test_decisions_agree_with_the_lp_and_carry_their_certificate(data):
-    dec = hn.decide_separability(data)
+    dec = decide_separability(data, "newton")
     assert dec.separable is ntp.is_separable(data, method="lp")
     H = _lp_units(data)
     if dec.separable:
         assert dec.certificate is None and dec.bound == np.inf
-        margin, unit = hn.verified_margin(H, data.support_mask, dec.direction)
+        margin, unit = verified_margin(H, data.support_mask, dec.direction)
         assert margin == pytest.approx(dec.margin) and margin >= settings.SEP_MARGIN_TOL
         assert np.abs(unit).max() == 1.0
         W = dec.direction / margin  # smallest margin 1 in the LP's units: Definition 2 holds
@@ -53,7 +55,7 @@ def test_decisions_agree_with_the_lp_and_carry_their_certificate(data):
     else:
         C = dec.certificate
         assert dec.direction is None and dec.margin == -np.inf
-        assert hn.certified_bound(H, data.support_mask, C) <= settings.SEP_MARGIN_TOL
+        assert certified_bound(H, data.support_mask, C) <= settings.SEP_MARGIN_TOL
         # the certificate, read independently: zero row sums, lambda >= 0, columns orthogonal
         # to the embeddings, and a positive total weight
         np.testing.assert_allclose(C.sum(axis=1), 0.0, atol=1e-9 * np.abs(C).max())
@@ -65,7 +67,7 @@ def test_a_separable_direction_is_verified_and_a_broken_one_is_not(overparam_dat
     data = overparam_data
     H = _lp_units(data)
     W = ntp.separating_direction(ntp.NTPData(H=H, pi=data.pi, P=data.P))
-    margin, unit = hn.verified_margin(H, data.support_mask, W)
+    margin, unit = verified_margin(H, data.support_mask, W)
     L = H @ unit.T
     anchors = np.argmax(data.support_mask, axis=1)
     gaps = L[np.arange(data.m), anchors][:, None] - L
@@ -76,9 +78,9 @@ def test_a_separable_direction_is_verified_and_a_broken_one_is_not(overparam_dat
     z = np.flatnonzero(data.support_mask[0])[-1]
     broken[z] += 1e-3 * np.abs(W).max() * np.sign(H[0])
     if data.support_mask[0].sum() > 1:
-        assert hn.verified_margin(H, data.support_mask, broken)[0] == -np.inf
+        assert verified_margin(H, data.support_mask, broken)[0] == -np.inf
     for bad in (np.zeros_like(W), np.full_like(W, np.nan), W[:, :-1]):
-        assert hn.verified_margin(H, data.support_mask, bad)[0] == -np.inf
+        assert verified_margin(H, data.support_mask, bad)[0] == -np.inf
 
 
 def test_the_bound_of_an_exact_certificate_is_rounding_and_of_a_wrong_one_is_not():
@@ -87,28 +89,28 @@ def test_the_bound_of_an_exact_certificate_is_rounding_and_of_a_wrong_one_is_not
     H = np.array([[1.0, -0.5], [1.0, -0.5], [0.3, 1.0]])
     mask = np.array([[1, 0, 0], [0, 1, 0], [0, 0, 1]], dtype=bool)
     C = np.array([[1.0, -1.0, 0.0], [-1.0, 1.0, 0.0], [0.0, 0.0, 0.0]])
-    assert 0 < hn.certified_bound(H, mask, C) <= 1e-13  # the rounding allowance alone
+    assert 0 < certified_bound(H, mask, C) <= 1e-13  # the rounding allowance alone
     wrong = C.copy()
     wrong[2] = [-1.0, 0.0, 1.0]  # adds h_3 to two columns: C^T H is no longer 0
-    assert hn.certified_bound(H, mask, wrong) > 0.1
-    assert hn.certified_bound(H, mask, np.zeros_like(C)) == np.inf  # no weight
-    assert hn.certified_bound(H, mask, np.full_like(C, np.nan)) == np.inf
+    assert certified_bound(H, mask, wrong) > 0.1
+    assert certified_bound(H, mask, np.zeros_like(C)) == np.inf  # no weight
+    assert certified_bound(H, mask, np.full_like(C, np.nan)) == np.inf
     data = ntp.NTPData(H=H, pi=np.full(3, 1 / 3), P=mask.astype(float))
-    dec = hn.decide_separability(data)
+    dec = decide_separability(data, "newton")
     assert not dec.separable and not ntp.is_separable(data, method="lp")
 
 
 def test_the_farkas_polish_completes_a_perturbed_certificate():
     data = _text_data(20, 5)
-    dec = hn.decide_separability(data)
+    dec = decide_separability(data, "newton")
     assert not dec.separable
     H, mask = _lp_units(data), data.support_mask
     rng = np.random.default_rng(0)
     C0 = dec.certificate + 1e-6 * np.abs(dec.certificate).max() * rng.standard_normal(mask.shape)
     C0[~mask & (dec.certificate == 0)] = 0.0  # keep the pattern
-    assert hn.certified_bound(H, mask, C0) > settings.SEP_MARGIN_TOL  # the perturbation breaks it
+    assert certified_bound(H, mask, C0) > settings.SEP_MARGIN_TOL  # the perturbation breaks it
     C = hn.farkas_polish(H, mask, C0)
-    assert C is not None and hn.certified_bound(H, mask, C) <= settings.SEP_MARGIN_TOL
+    assert C is not None and certified_bound(H, mask, C) <= settings.SEP_MARGIN_TOL
     assert hn.farkas_polish(H, mask, np.zeros(mask.shape)) is None or not np.any(
         hn.farkas_polish(H, mask, np.zeros(mask.shape))[~mask]
     )
@@ -180,28 +182,28 @@ def test_a_decision_the_continuation_cannot_reach_is_an_error_that_names_both_nu
     data = _text_data(20, 25)  # near the threshold of these 110 contexts: undecided at rho = 10
     monkeypatch.setattr(settings, "HINGE_RHO_MAX", settings.HINGE_RHO_START)
     with pytest.raises(SolverError, match=r"could not decide NTP-separability.*best .*best"):
-        hn.decide_separability(data)
+        decide_separability(data, "newton")
 
 
 def test_bad_input_is_refused():
     data = random_data(5, 3, 4, 2, 0)
     with pytest.raises(InvalidDataError, match="W0 must have shape"):
-        hn.decide_separability(data, W0=np.zeros((4, 2)))
+        decide_separability(data, "newton", W0=np.zeros((4, 2)))
     with pytest.raises(InvalidDataError):
-        hn.decide_separability(np.zeros((3, 3)))
+        decide_separability(np.zeros((3, 3)), "newton")
     with pytest.raises(InvalidDataError):
         hn.solve_svm_newton("data")
 
 
 def test_a_starting_decoder_changes_the_work_not_the_answer():
     data = _text_data(20, 12)
-    cold = hn.decide_separability(data)
-    warm = hn.decide_separability(data, W0=np.random.default_rng(0).standard_normal((data.V, data.d)))
+    cold = decide_separability(data, "newton")
+    warm = decide_separability(data, "newton", W0=np.random.default_rng(0).standard_normal((data.V, data.d)))
     assert cold.separable is warm.separable is ntp.is_separable(data)  # the LP's answer
     assert warm.iterations != cold.iterations  # the start was used
 
 
 def test_no_out_of_support_token_is_separable_at_once():
     data = ntp.NTPData(H=[[1.0, 0.0], [0.0, 1.0]], pi=[0.5, 0.5], P=[[0.5, 0.5], [0.2, 0.8]])
-    dec = hn.decide_separability(data)
+    dec = decide_separability(data, "newton")
     assert dec.separable and dec.iterations == 0

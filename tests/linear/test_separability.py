@@ -10,18 +10,18 @@ from scipy.optimize import linprog
 
 import ntpnb as ntp
 from ntpnb import settings
-from ntpnb.errors import NotSeparableError, NumericallyAmbiguousError, SolverError
+from ntpnb.errors import InvalidDataError, NotSeparableError, NumericallyAmbiguousError, SolverError
 from ntpnb.linear.constraints import ntp_constraints
 from ntpnb.linear.ntp_data import normalized
 from ntpnb.linear.separability import (
     LEAST_DISTANCE_METHOD,
     WITNESS_METHOD,
-    _decide_interior,
     _decide_least_distance,
     _free_directions,
-    _normalized_constraints,
+    _MatrixRows,
     _reduced_lp,
     _separability,
+    decide_separability,
     lp_methods,
 )
 
@@ -100,9 +100,9 @@ def test_reduced_lp_is_the_2d_triangle_criterion(seed):
     toy = ntp.toy2d_instance(0)
     H = np.random.default_rng(seed).standard_normal((3, 2))
     weights = np.linalg.solve(np.vstack([H.T, np.ones(3)]), [0.0, 0.0, 1.0])
-    result = _reduced_lp(ntp.NTPData(H=H, pi=toy.pi, P=toy.P))
-    assert result.separable == bool(np.all(weights > 0))
-    assert result.method.startswith("reduced LP")
+    W, method = _reduced_lp(ntp.NTPData(H=H, pi=toy.pi, P=toy.P))
+    assert (W is not None) == bool(np.all(weights > 0))
+    assert method.startswith("reduced LP")
 
 
 @pytest.mark.parametrize("seed", range(12))
@@ -112,26 +112,26 @@ def test_reduced_lp_agrees_with_the_full_lp(seed):
     m, V = int(rng.integers(5, 30)), int(rng.integers(3, 8))
     S, d = int(rng.integers(1, V)), int(rng.integers(1, m + 3))
     data = ntp.synthetic_instance(n=m * S + 50, m=m, d=d, V=V, S=S, seed=seed)
-    result = _reduced_lp(data)
-    assert result.separable == ntp.is_separable(data) == ntp.is_separable(data, method="reduced-lp")
-    if result.separable:
+    W, _ = _reduced_lp(data)
+    assert (W is not None) == ntp.is_separable(data) == ntp.is_separable(data, method="reduced-lp")
+    if W is not None:
         cons = ntp_constraints(data)
-        w = result.W.ravel()
+        w = W.ravel()
         assert (cons.ineq @ w).min() >= 1 - 1e-6 * (1 + np.abs(w).max())
         assert np.abs(cons.eq @ w).max(initial=0.0) <= 1e-6 * (1 + np.abs(w).max())
 
 
 def test_full_rank_embeddings_are_separable_by_construction():
     data = random_data(m=8, d=10, V=6, S=3, seed=11)
-    result = _reduced_lp(data)
-    assert result.separable and result.method == "rank"
-    np.testing.assert_allclose(data.H @ result.W.T, data.support_mask.astype(float), atol=1e-10)
+    W, method = _reduced_lp(data)
+    assert W is not None and method == "rank"
+    np.testing.assert_allclose(data.H @ W.T, data.support_mask.astype(float), atol=1e-10)
 
 
 def test_reduced_lp_reports_the_non_separable_example():
     data = ntp.NTPData(H=[[1.0], [2.0]], pi=[0.5, 0.5], P=[[0.6, 0.4, 0.0], [0.0, 0.4, 0.6]])
-    result = _reduced_lp(data)
-    assert not result.separable and result.W is None
+    W, _ = _reduced_lp(data)
+    assert W is None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -147,7 +147,7 @@ def test_phase_diagram_sized_instances_are_decided_with_a_certificate(seed):
     data = ntp.synthetic_instance(n=500, m=100, d=16, V=100, S=4, seed=seed)
     sep = _separability(data)
     assert not sep.separable
-    assert sep.dual_bound <= settings.SEP_MARGIN_TOL  # the multipliers certify it
+    assert sep.bound <= settings.SEP_MARGIN_TOL  # the multipliers certify it
     assert not ntp.is_separable(data)
 
 
@@ -199,7 +199,7 @@ def test_both_lp_orders_give_the_same_certified_answers_and_direction(monkeypatc
                 assert sep.margin >= settings.SEP_MARGIN_TOL
                 directions[small_max].append(ntp.separating_direction(data))
             else:
-                assert sep.dual_bound <= settings.SEP_MARGIN_TOL
+                assert sep.bound <= settings.SEP_MARGIN_TOL
             answers[small_max].append(sep.separable)
             methods[small_max].add(sep.method)
     assert answers[0] == answers[10_000] == [False, False, True, True, True]
@@ -219,7 +219,7 @@ def test_large_separable_data_are_decided_by_the_verified_svm_witness():
     assert ntp.is_separable(data, method="lp")
     W = ntp.separating_direction(data)
     same = ntp.synthetic_instance(n=500, m=40, d=25, V=40, S=3, seed=1)
-    lp_only = _decide_interior(normalized(same)[0])
+    lp_only = decide_separability(same, "lp")
     assert lp_only.method == settings.LP_METHOD
     cons = ntp_constraints(data)
     assert (cons.ineq @ W.ravel()).min() == pytest.approx(1.0, rel=1e-12)
@@ -305,16 +305,17 @@ def _certified_least_distance(data: ntp.NTPData):
     """The least-distance decision of ``data`` and its certificate, checked independently."""
     norm = normalized(data)[0]
     decision = _decide_least_distance(norm)
-    assert decision is not None
+    assert isinstance(decision, ntp.SeparabilityDecision)  # decided (neither unsure nor ambiguous)
     if decision.separable:  # a direction with a verified margin
         assert decision.margin >= settings.SEP_MARGIN_TOL
         if decision.method == LEAST_DISTANCE_METHOD:
-            A, G = _normalized_constraints(norm)
-            w = decision.direction
+            rows = _MatrixRows.of(norm)
+            A, G = rows.A.M, rows.G.M
+            w = decision.direction.ravel()
             assert (A @ w).min() >= decision.margin
             assert np.abs(G @ w).max(initial=0.0) <= settings.SEP_EQUALITY_RTOL * decision.margin
     else:  # multipliers bounding every normalized margin
-        assert decision.dual_bound <= settings.SEP_MARGIN_TOL
+        assert decision.bound <= settings.SEP_MARGIN_TOL
     return decision
 
 
@@ -363,3 +364,17 @@ def test_free_directions_complement_f_and_the_constant_rows():
     np.testing.assert_allclose(N.T @ N, np.eye(N.shape[1]), atol=1e-13)
     assert np.abs(basis @ N).max() < 1e-13 and np.abs(ones.T @ N).max() < 1e-13
     assert np.abs(ntp_constraints(data).eq @ N).max() < 1e-12  # (6a) holds along every column
+
+
+def test_one_entry_refuses_an_unknown_method_and_a_start_it_does_not_use(overparam_data):
+    for bad in ("simplex", "LP", None):
+        with pytest.raises(InvalidDataError, match=r"method must be one of \('auto', .*'newton'\), got"):
+            decide_separability(overparam_data, bad)
+        with pytest.raises(InvalidDataError, match="method must be one of"):
+            ntp.is_separable(overparam_data, method=bad)
+    W0 = np.zeros((overparam_data.V, overparam_data.d))
+    with pytest.raises(InvalidDataError, match="W0 is a start of method 'newton' only"):
+        decide_separability(overparam_data, "lp", W0=W0)
+    every = {method: decide_separability(overparam_data, method) for method in ntp.SEPARABILITY_METHODS}
+    assert all(isinstance(dec, ntp.SeparabilityDecision) and dec.separable for dec in every.values())
+    assert every["newton"].iterations > 0 and every["lp"].iterations == 0

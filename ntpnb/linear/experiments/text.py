@@ -3,10 +3,10 @@
 The autoregressive objective written with one row per (prefix, next token) pair
 (:func:`autoregressive_pairs`) is the loss over distinct contexts; the joint problem's
 separability is decided with a certificate either way, each decision timed
-(:class:`TimedSeparability`: the Newton continuation of :mod:`ntpnb.linear.hinge_newton` or the
-LP), and compared with that of each context length alone (:func:`length_slice`); at scale, a
-certificate of non-separability found on some of the contexts is one for all of them
-(:func:`certify_on_contexts`).
+(:class:`TimedSeparability`: :func:`~ntpnb.linear.separability.decide_separability` by the
+Newton continuation or the LP), and compared with that of each context length alone
+(:func:`length_slice`); at scale, a certificate of non-separability found on some of the
+contexts is one for all of them (:func:`certify_on_contexts`).
 """
 
 from __future__ import annotations
@@ -21,14 +21,12 @@ from numpy.typing import ArrayLike
 from ... import settings
 from ...errors import InvalidDataError, SolverError
 from ...validation import as_float_array, frozen
-from ..hinge_newton import certified_bound, decide_separability
-from ..ntp_data import NTPData, normalized
-from ..separability import _decide_interior
+from ..ntp_data import NTPData
+from ..separability import SEPARABILITY_METHODS, _lp_units, certified_bound, decide_separability
 from ..sequences import PrefixContexts, joint_ntp_data, smallest_separable_dimension
 
 __all__ = [
     "autoregressive_pairs",
-    "SEPARABILITY_DECIDERS",
     "TimedDecision",
     "TimedSeparability",
     "SubproblemCertificate",
@@ -59,10 +57,6 @@ def autoregressive_pairs(windows: Sequence[Sequence[int]], contexts: PrefixConte
     return NTPData(H=H[rows], pi=np.full(n_pairs, 1 / n_pairs), P=np.eye(contexts.V)[following])
 
 
-#: The deciders of :class:`TimedSeparability`.
-SEPARABILITY_DECIDERS: tuple[str, ...] = ("newton", "lp")
-
-
 @dataclass(frozen=True)
 class TimedDecision:
     """One decision of :class:`TimedSeparability`.
@@ -85,47 +79,43 @@ class TimedDecision:
 class TimedSeparability:
     """NTP-separability decided with a certificate either way, each decision's CPU time logged.
 
-    ``method="newton"`` (the default): :func:`ntpnb.linear.hinge_newton.decide_separability`,
-    whose linear algebra couples the tokens through the ``m`` contexts only, and the LP when it
-    ends undecided (a normalized margin so small that its Newton systems lose the digits to show
-    it: 2e-4 on a slice of 78 contexts at ``d = 18``); ``"lp"``: the certified max-margin LP alone
-    (``is_separable(data, method="lp")``), whose interior-point method factorizes a dense
-    ``V d x V d`` matrix. Either answer is certified. Calling it on a data set decides and
-    appends a :class:`TimedDecision` to ``log``.
+    ``method="newton"`` (the default): ``decide_separability(data, method="newton")``, whose
+    linear algebra couples the tokens through the ``m`` contexts only, and the LP when it ends
+    undecided (a normalized margin so small that its Newton systems lose the digits to show it:
+    2e-4 on a slice of 78 contexts at ``d = 18``); any other method of
+    :data:`~ntpnb.linear.separability.SEPARABILITY_METHODS` alone, e.g. ``"lp"``, the certified
+    max-margin LP, whose interior-point method factorizes a dense ``V d x V d`` matrix. Either
+    answer is certified. Calling it on a data set decides and appends a :class:`TimedDecision`
+    to ``log``.
 
     Raises
     ------
     InvalidDataError
-        If ``method`` is not one of :data:`SEPARABILITY_DECIDERS`.
+        If ``method`` is not one of :data:`~ntpnb.linear.separability.SEPARABILITY_METHODS`.
     """
 
     def __init__(self, method: str = "newton") -> None:
-        if method not in SEPARABILITY_DECIDERS:
-            raise InvalidDataError(f"method must be one of {SEPARABILITY_DECIDERS}, got {method!r}")
+        if method not in SEPARABILITY_METHODS:
+            raise InvalidDataError(f"method must be one of {SEPARABILITY_METHODS}, got {method!r}")
         self.method = method
         self.log: list[TimedDecision] = []
 
     def __call__(self, data: NTPData) -> bool:
         """Decide separability of ``data``; log the decision, its certificate and its CPU time."""
         start = time.process_time()
-        undecided = None
-        if self.method == "newton":
-            try:
-                dec = decide_separability(data)
-            except SolverError as err:  # a margin too small for its systems: the LP decides
-                undecided = err
-            else:
-                separable, how, steps = dec.separable, dec.method, dec.iterations
-                certificate = dec.margin if separable else dec.bound
-        if self.method == "lp" or undecided is not None:
-            sep = _decide_interior(normalized(data)[0])
-            separable, how, steps = sep.separable, f"LP ({sep.method})", 0
-            certificate = sep.margin if separable else sep.dual_bound
-            if undecided is not None:
-                how += " after the Newton continuation ended undecided"
+        try:
+            dec, after = decide_separability(data, self.method), ""
+        except SolverError:  # "newton": a margin too small for its systems, the LP decides
+            if self.method != "newton":
+                raise
+            dec, after = decide_separability(data, "lp"), " after the Newton continuation ended undecided"
+        how = dec.method if self.method == "newton" and not after else f"LP ({dec.method}){after}"
+        certificate = dec.margin if dec.separable else dec.bound
         seconds = time.process_time() - start
-        self.log.append(TimedDecision(data.m, data.d, separable, certificate, how, steps, seconds))
-        return separable
+        self.log.append(
+            TimedDecision(data.m, data.d, dec.separable, certificate, how, dec.iterations, seconds)
+        )
+        return dec.separable
 
 
 def length_slice(joint: PrefixContexts, t: int, seed: int) -> Callable[[int], NTPData]:
@@ -178,7 +168,7 @@ class SubproblemCertificate:
     contexts: np.ndarray
     #: The certified bound on the normalized margin of every direction, recomputed on the WHOLE problem from
     #: the sub-problem's Farkas coefficients padded with zeros
-    #: (:func:`ntpnb.linear.hinge_newton.certified_bound`).
+    #: (:func:`ntpnb.linear.separability.certified_bound`).
     bound: float
     #: How the sub-problem was decided.
     method: str
@@ -210,14 +200,12 @@ def certify_on_contexts(data: NTPData, contexts: np.ndarray) -> SubproblemCertif
         raise InvalidDataError(f"contexts must lie in [0, {data.m}), got {rows.min()}..{rows.max()}")
     start = time.process_time()
     sub = NTPData(H=data.H[rows], pi=np.full(rows.size, 1.0 / rows.size), P=data.P[rows])
-    dec = decide_separability(sub)
+    dec = decide_separability(sub, "newton")
     if dec.separable:
         return None
     C = np.zeros((data.m, data.V))
     C[rows] = dec.certificate
-    scales = np.abs(data.H).max(axis=1)
-    H = data.H / np.where(scales > 0, scales, 1.0)[:, None]
-    bound = certified_bound(H, data.support_mask, C)
+    bound = certified_bound(_lp_units(data.H), data.support_mask, C)
     if not bound <= settings.SEP_MARGIN_TOL:
         raise SolverError(
             f"the certificate of {rows.size} contexts bounds the margin by {dec.bound:.3g} on them "

@@ -57,8 +57,12 @@ def test_when_the_newton_continuation_ends_undecided_the_lp_decides(monkeypatch)
     from ntpnb.errors import SolverError
     from ntpnb.linear.experiments import text
 
-    def undecided(data):
-        raise SolverError("could not decide")
+    decide_separability = text.decide_separability
+
+    def undecided(data, method="auto"):
+        if method == "newton":
+            raise SolverError("could not decide")
+        return decide_separability(data, method)
 
     monkeypatch.setattr(text, "decide_separability", undecided)
     data = _joint_text(20, 8)
