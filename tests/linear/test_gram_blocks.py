@@ -3,6 +3,9 @@ against dense formulas, the compiled loops against numpy, and the rank of a sing
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -88,3 +91,9 @@ def test_a_singular_schur_complement_is_solved_at_the_rank_of_the_one_rule():
     np.testing.assert_allclose(x, [0.2, 0.4, 0.0], atol=1e-12)  # the minimum-norm solution
     with pytest.raises(SolverError, match="the Schur complement of a test could not be solved"):
         gram_blocks.solve_spd(np.full((2, 2), -np.inf), np.ones(2), "a test")
+
+
+def test_importing_the_package_loads_no_numba():
+    """Every caller imports the module plainly; its loops are compiled on their first call."""
+    code = "import sys, ntpnb, ntpnb.linear.gram_blocks; assert 'numba' not in sys.modules"
+    subprocess.run([sys.executable, "-c", code], check=True)
