@@ -56,7 +56,6 @@ from .validation import as_float
 
 __all__ = [
     "rank_floor",
-    "rank_gaps",
     "numerical_rank",
     "check_known_rank",
     "nonzero_count",
@@ -98,25 +97,6 @@ def _all_gaps(s: np.ndarray, shape: tuple[int, ...], scale: float) -> np.ndarray
     tops = np.concatenate([[scale], s])
     bottoms = np.maximum(np.append(s, 0.0), floor)
     return tops / bottoms
-
-
-def rank_gaps(s: ArrayLike, shape: tuple[int, ...], scale: float | None = None) -> np.ndarray:
-    """The gaps ``g_r = s_{r-1} / max(s_r, floor)`` for ``r = 1 .. n`` (``s_n = 0``).
-
-    Parameters
-    ----------
-    s
-        Singular values in decreasing order.
-    shape
-        Shape of the matrix they belong to (it sets the rounding floor).
-    scale
-        Size of the entries the matrix was computed from (default ``s[0]``).
-    """
-    s = _spectrum(s)
-    sc = _scale(s, scale)
-    if s.size == 0 or sc == 0.0:
-        return np.zeros(s.size)
-    return _all_gaps(s, shape, sc)[1:]
 
 
 def _describe(s: np.ndarray, what: str, shape: tuple[int, ...], scale: float) -> str:

@@ -155,11 +155,11 @@ LP_POINT_FEAS_RTOL: float = 1e-7
 #: (near-duplicate embeddings whose W^mm has norm ~ 1 / (their distance)).
 SVM_REACH_RTOL: float = 1e-8
 
-#: Separability and the NTP-SVM for many contexts in fewer dimensions (:mod:`ntpnb.linear.hinge_newton`):
+#: Separability for many contexts in fewer dimensions (:mod:`ntpnb.linear.hinge_newton`):
 #: Newton's method on the squared-hinge problem with weight ``rho`` on the violations, for ``rho``
 #: from HINGE_RHO_START, multiplied by HINGE_RHO_FACTOR, up to HINGE_RHO_MAX (in the units of rows
-#: of H scaled to largest entry 1). Every answer is verified (SEP_MARGIN_TOL, or the NTP-SVM's
-#: certificate), so these settings change the work, never the answer. On chapter 05's joint
+#: of H scaled to largest entry 1). Every answer is verified (SEP_MARGIN_TOL), so these settings
+#: change the work, never the answer. On chapter 05's joint
 #: problems (m = 258-764) the decisions ended by rho = 1e6; the start and the factor changed the
 #: total work of a threshold sweep by less than 20% (1 to 100, factors 10 to 100). The Newton
 #: systems' condition grows like rho: beyond HINGE_RHO_MAX no decision is attempted. At most
@@ -181,9 +181,6 @@ HINGE_MAX_NEWTON: int = 2000
 HINGE_FULL_STEP_TOL: float = 1e-6
 #: A step at most this times ``1 + ||(W, s)||`` ends the continuation's iterations.
 HINGE_STEP_RTOL: float = 1e-12
-#: A block ``K[F, F]`` of the continuation's exact NTP-SVM equations whose Cholesky factor has
-#: ``(min diag / max diag)^2`` at most this is decomposed through the SVD of ``H[F]`` instead.
-HINGE_CHOL_RCOND: float = 1e-12
 
 #: Verification tolerances of an NTP-SVM answer, all scale-free (relative to the margin 1, to
 #: ||W|| or to the largest multiplier; the QP is solved for normalized H).
@@ -207,6 +204,14 @@ RANK_GAP: float = 1e6
 #: Factor by which another machine's rounding may exceed this one's (see RANK_GAP).
 RANK_BAND: float = 10.0
 
+#: The Gram-block algebra (:mod:`ntpnb.linear.gram_blocks`) inverts a block ``K[F, F]`` of
+#: ``K = H H^T`` (the active-set NTP-SVM, the squared-hinge Newton steps) by its Cholesky factor
+#: only when the factor is resolved, ``(min diag / max diag)^2 > GRAM_CHOL_RCOND``; otherwise
+#: through the SVD of the embeddings ``H[F]``, at the rank of the one rule (RANK_GAP). It bounds
+#: how ill-conditioned a block inverted by Cholesky may be, far above the rounding level, so
+#: that both routes give the same answer where the choice could go either way.
+GRAM_CHOL_RCOND: float = 1e-9
+
 #: A multiplier larger than this times the largest one counts as "active" (support vector).
 ACTIVE_DUAL_TOL: float = 1e-7
 #: A row whose margin is within this of 1 at a least-distance answer starts the polish as active
@@ -225,15 +230,11 @@ POLISH_MAX_ROUNDS: int = 10
 
 #: The fast NTP-SVM (:mod:`ntpnb.linear.active_set`): a constraint counts as violated (and enters
 #: the active set) when its margin is below ``1 - ACTIVE_SET_VIOLATION_TOL``, far below the
-#: verification tolerance SVM_FEAS_TOL and above rounding noise. A block ``K[F, F]`` whose
-#: Cholesky factor has ``(min diag / max diag)^2`` at most ACTIVE_SET_CHOL_RCOND is treated as
-#: (numerically) singular and handled by an eigendecomposition. When K is singular, the proximal
+#: verification tolerance SVM_FEAS_TOL and above rounding noise. When K is singular, the proximal
 #: weight shrinks by the factor ACTIVE_SET_PROX_DECAY after each proximal step, down to
 #: ACTIVE_SET_PROX_FLOOR times its initial value (a shrinking weight makes the proximal point
 #: method converge superlinearly).
 ACTIVE_SET_VIOLATION_TOL: float = 1e-11
-#: ``(min diag / max diag)^2`` of a Cholesky factor at or below which a block is singular.
-ACTIVE_SET_CHOL_RCOND: float = 1e-9
 #: Factor by which the proximal weight shrinks after each proximal step.
 ACTIVE_SET_PROX_DECAY: float = 0.3
 #: Smallest proximal weight, relative to its initial value.

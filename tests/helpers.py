@@ -28,6 +28,13 @@ def random_data(m: int, d: int, V: int, S: int, seed: int) -> ntp.NTPData:
 HALF = ntp.NTPData(H=[[1.0]], pi=[1.0], P=[[0.5, 0.5, 0.0]])
 
 
+def text_data(n_chars: int, d: int) -> ntp.NTPData:
+    """Chapter 5's joint problem on the first ``n_chars`` characters of the corpus."""
+    ids = ntp.encode_text(ntp.stdlib_corpus(n_chars))
+    joint = ntp.prefix_contexts(ntp.sliding_windows(ids.tolist(), 7), 27)
+    return ntp.joint_ntp_data(joint, d, 0)
+
+
 def scaled(data: ntp.NTPData, s: float) -> ntp.NTPData:
     """``data`` with its embeddings ``H`` multiplied by ``s``."""
     return ntp.NTPData(H=data.H * s, pi=data.pi, P=data.P)

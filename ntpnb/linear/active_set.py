@@ -32,7 +32,8 @@ scattered into ``F_v``), so an iteration costs ``V`` factorizations of matrices 
 Kunisch 2002) then keeps the constraints with positive multipliers and adds the violated ones,
 and stops when neither kind is left: the exact KKT point. A token whose ``F_v`` did not change
 keeps its factorization. Singular blocks (``m > rank H``, repeated embeddings) use a
-pseudo-inverse with the consistency conditions of their null space.
+pseudo-inverse with the consistency conditions of their null space, at the rank of the one rule
+(the Gram-block algebra of :mod:`.gram_blocks`).
 
 **Near-duplicate embeddings.** ``K`` squares the condition of ``H``, and ``W = C^T H`` then
 cancels coefficients of size ``1 / sigma_min^2`` down to a ``W`` of size ``1 / sigma_min``: at
@@ -61,10 +62,11 @@ import scipy
 
 from .. import settings
 from ..errors import SolverError
-from ..linalg import least_squares, nonzero_count, numerical_rank, thin_svd
+from ..linalg import least_squares, nonzero_count, thin_svd
 from ..parallel import limit_threads
 from ..qp import SVMSolution, certify, trivial_solution
 from .constraints import NTPRows
+from .gram_blocks import GramBlock, cholesky, gram_block, scatter_add, update_block
 from .ntp_data import NTPData, cached_per_data
 
 __all__ = ["SOLVER_NAME", "solve_active_set"]
@@ -75,108 +77,9 @@ SOLVER_NAME = "ntpnb-active-set"
 #: Iteration cap of the active-set loop (it typically needs fewer than 15).
 MAX_ITER = 100
 
-#: A block is updated from its previous inverse when at most this fraction of its rows change.
-_UPDATE_FRACTION = 0.2
-
 #: Proximal weights (relative to the mean of diag K) tried in turn when K is singular; each
 #: shrinks as :data:`ntpnb.settings.ACTIVE_SET_PROX_DECAY` and ACTIVE_SET_PROX_FLOOR say.
 _PROX_RIDGES = (1e-3, 1e-1, 1e-5)
-
-
-# ---------------------------------------------------------------------------- linear algebra
-@dataclass(frozen=True)
-class _Block:
-    """Pseudo-inverse ``P`` of ``K[F, F]`` and an orthonormal basis ``N`` of its null space."""
-
-    F: np.ndarray
-    P: np.ndarray
-    N: np.ndarray  # shape (|F|, 0) when K[F, F] is non-singular
-
-
-def _factor_block(K: np.ndarray, H: np.ndarray, F: np.ndarray, ridge: float) -> _Block:
-    """Factor ``K[F, F] + ridge I`` (``K = H H^T``): an inverse by Cholesky, or from the SVD of ``H[F]``.
-
-    When the Cholesky factor is ill-conditioned the block is decomposed through the SVD
-    ``H[F] = U diag(s) Vt`` (full ``U``), so ``K[F, F] = U diag(s^2) U^T`` without squaring the
-    condition number. With ``ridge > 0`` the block is non-singular. With ``ridge = 0`` its rank
-    is ``rank H[F]``, decided by :func:`ntpnb.linalg.numerical_rank` (a clear gap, never a
-    cut-off at the rounding level); ``N`` spans the rest.
-    """
-    if F.size == 0:
-        return _Block(F, np.zeros((0, 0)), np.zeros((0, 0)))
-    KF = K[np.ix_(F, F)]
-    if ridge:
-        KF = KF + ridge * np.eye(F.size)
-    c, info = scipy.linalg.lapack.dpotrf(KF, lower=1, clean=1)
-    if info == 0:
-        diag = np.diag(c)
-        if (diag.min() / diag.max()) ** 2 > settings.ACTIVE_SET_CHOL_RCOND:
-            inv, info = scipy.linalg.lapack.dpotri(c, lower=1)
-            if info == 0:
-                return _Block(F, _symmetrize_lower(inv), np.zeros((F.size, 0)))
-    HF = H[F]
-    U, s, _ = np.linalg.svd(HF, full_matrices=True)
-    w = np.zeros(F.size)
-    w[: s.size] = s * s
-    if ridge:
-        return _Block(F, (U / (w + ridge)) @ U.T, np.zeros((F.size, 0)))
-    r = numerical_rank(s, HF.shape, what=f"the embeddings of a block of {F.size} contexts")
-    Ur = U[:, :r]
-    return _Block(F, (Ur / w[:r]) @ Ur.T, U[:, r:])
-
-
-def _symmetrize_lower(A: np.ndarray) -> np.ndarray:
-    """The symmetric matrix whose lower triangle is that of ``A`` (upper triangle zero)."""
-    A = np.tril(A)
-    A += A.T
-    A[np.diag_indices_from(A)] *= 0.5
-    return A
-
-
-def _update_block(K: np.ndarray, old: _Block, F: np.ndarray, ridge: float) -> _Block | None:
-    """The inverse of ``K[F, F] + ridge I`` from the inverse ``old.P`` on a nearby set ``old.F``.
-
-    Rows leaving the set are removed by a Schur-complement downdate of the inverse, rows joining
-    it added by the bordering formula: ``O(|F|^2 k)`` for ``k`` changes instead of ``O(|F|^3)``.
-    Returns None when this does not pay (many changes) or is not safe (a singular block).
-    """
-    if old.N.shape[1] or old.F.size == 0:
-        return None
-    keep_old = np.isin(old.F, F, assume_unique=True)
-    add = F[~np.isin(F, old.F, assume_unique=True)]
-    n_changes = int((~keep_old).sum()) + add.size
-    if n_changes == 0:
-        return old
-    if n_changes > _UPDATE_FRACTION * F.size:
-        return None
-    P = old.P
-    if not keep_old.all():  # downdate: inverse of the kept principal block
-        r = ~keep_old
-        Prr = P[np.ix_(r, r)]
-        Pkr = P[np.ix_(keep_old, r)]
-        try:
-            X = scipy.linalg.solve(Prr, Pkr.T, assume_a="pos", check_finite=False)
-        except (scipy.linalg.LinAlgError, ValueError):
-            return None
-        P = P[np.ix_(keep_old, keep_old)] - Pkr @ X
-    keep = old.F[keep_old]
-    if add.size:  # bordering: append the new rows and columns
-        B = K[np.ix_(keep, add)]
-        D = K[np.ix_(add, add)] + ridge * np.eye(add.size)
-        PB = P @ B
-        Z = D - B.T @ PB
-        c, info = scipy.linalg.lapack.dpotrf(Z, lower=1, clean=1)
-        if info != 0 or (np.diag(c).min() / np.diag(c).max()) ** 2 <= settings.ACTIVE_SET_CHOL_RCOND:
-            return None
-        Zi, info = scipy.linalg.lapack.dpotri(c, lower=1)
-        if info != 0:
-            return None
-        Zi = _symmetrize_lower(Zi)
-        PBZ = PB @ Zi
-        P = np.block([[P + PBZ @ PB.T, -PBZ], [-PBZ.T, Zi]])
-        order = np.argsort(np.concatenate([keep, add]), kind="stable")
-        P = P[np.ix_(order, order)]
-    return _Block(F, P, np.zeros((F.size, 0)))
 
 
 @dataclass
@@ -191,16 +94,16 @@ class _Subproblem:
     mask: np.ndarray
     ridge: float
     center: np.ndarray
-    cache: dict[bytes, _Block] = field(default_factory=dict)
-    last: dict[int, _Block] = field(default_factory=dict)
+    cache: dict[bytes, GramBlock] = field(default_factory=dict)
+    last: dict[int, GramBlock] = field(default_factory=dict)
 
-    def _block(self, v: int, F: np.ndarray, used: dict[bytes, _Block]) -> _Block:
+    def _block(self, v: int, F: np.ndarray, used: dict[bytes, GramBlock]) -> GramBlock:
         key = F.tobytes()
         block = used.get(key) or self.cache.get(key)
         if block is None and v in self.last:
-            block = _update_block(self.K, self.last[v], F, self.ridge)
+            block = update_block(self.K, self.last[v], F, self.ridge)
         if block is None:
-            block = _factor_block(self.K, self.H, F, self.ridge)
+            block = gram_block(self.K, self.H, F, self.ridge)
         used[key] = self.last[v] = block
         return block
 
@@ -214,18 +117,17 @@ class _Subproblem:
         m, V = mask.shape
         free = mask | active
         S = np.zeros((m, m))
-        S_flat = S.reshape(-1)  # a view: scattering into it is fast
         b = np.zeros(m)
-        blocks: list[_Block] = []
+        blocks: list[GramBlock] = []
         rhs: list[np.ndarray] = []
-        used: dict[bytes, _Block] = {}
+        used: dict[bytes, GramBlock] = {}
         for v in range(V):
             F = np.flatnonzero(free[:, v])
             block = self._block(v, F, used)
             blocks.append(block)
             r = mask[F, v] + ridge * self.center[F, v]
             rhs.append(r)
-            S_flat[(F[:, None] * m + F).ravel()] += block.P.ravel()
+            scatter_add(S, F, block.P)
             b[F] += block.P @ r
         self.cache = used
         singular = [v for v, block in enumerate(blocks) if block.N.shape[1]]
@@ -275,15 +177,6 @@ class _Subproblem:
             if np.packbits(active).tobytes() in seen:
                 raise SolverError(f"the active-set method cycled after {it} iterations")
         raise SolverError(f"the active-set method did not converge in {max_iter} iterations")
-
-
-def _well_conditioned(K: np.ndarray) -> bool:
-    """Whether the Cholesky factor of ``K`` has ``(min diag / max diag)^2 > ACTIVE_SET_CHOL_RCOND``."""
-    c, info = scipy.linalg.lapack.dpotrf(K, lower=1, clean=1)
-    if info != 0:
-        return False
-    diag = np.diag(c)
-    return bool((diag.min() / diag.max()) ** 2 > settings.ACTIVE_SET_CHOL_RCOND)
 
 
 def _active_set_loop(
@@ -437,7 +330,7 @@ def _solve(rows: NTPRows, max_iter: int) -> SVMSolution:
 
     methods: list[tuple[str, Callable[[], tuple[SVMSolution, float]]]] = []
     if _full_row_rank(data):
-        if _well_conditioned(K):
+        if cholesky(K, resolved=True) is not None:
             methods.append(("the dual in K", dual(True)))
         methods.append(("the square-root form", lambda: _SquareRoot(rows).solve(max_iter)))
     methods.append(("the proximal method", dual(False)))

@@ -1,28 +1,105 @@
-"""Inverses of symmetric positive definite blocks of a Gram matrix, in compiled loops where they pay.
+"""The Gram-block algebra: inverses, pseudo-inverses and Schur complements of blocks of ``K = H H^T``.
 
-The regularization path's Newton systems (:mod:`.regpath_gram`) invert, per token, the block
-``K[A, A] + diag`` of the Gram matrix ``K = H H^T`` on the contexts ``A`` where the token is
-free; every inverse is taken after scaling the block to a unit diagonal (a diagonally scaled
-Cholesky factorization), which keeps it accurate when the diagonal spans many decades. A
-failed factorization is a :class:`~ntpnb.linear.pathloss.NoConvergenceError`: the caller
-takes a shorter step.
+The solvers of Paper A eliminate one token at a time: the NTP-SVM's active-set method
+(:mod:`.active_set`), the squared-hinge Newton steps (:mod:`.hinge_newton`) and the
+regularization path's Newton systems (:mod:`.regpath_gram`) each invert, per token, a block
+``K[F, F]`` (plus a diagonal) on the contexts ``F`` where the token is free, and sum the
+inverses scattered into ``F x F`` (a Schur complement of size ``m``). This module holds that
+algebra once.
 
-The module loads numba; :mod:`.regpath_gram` imports it when it first factorizes, so that
-``import ntpnb`` does not.
+**The rank rule.** A block is inverted by its Cholesky factor when the factor is *resolved*:
+``(min diag / max diag)^2 > GRAM_CHOL_RCOND`` (:data:`ntpnb.settings.GRAM_CHOL_RCOND`, far above
+the rounding level). Otherwise it is decomposed through the SVD of its embeddings ``H[F]``, which
+does not square their condition, and its rank is decided by the package's one rank rule
+(:func:`ntpnb.linalg.numerical_rank`: a clear gap of :data:`ntpnb.settings.RANK_GAP` in the
+spectrum, or :class:`~ntpnb.errors.RankAmbiguousError`), never by a cut-off at machine epsilon.
+A block with a positive ridge has full rank, known.
+
+Where a block is known to be positive definite (``H`` of full row rank, the regularization
+path) it is inverted after scaling it to a unit diagonal (a diagonally scaled Cholesky
+factorization), which keeps the inverse accurate when the diagonal spans many decades; a failed
+factorization is a :class:`~ntpnb.linear.pathloss.NoConvergenceError`, on which the caller
+takes a shorter step. Two loops of that route are compiled by numba on their first call, so
+that ``import ntpnb`` does not load numba.
 """
 
 from __future__ import annotations
 
-import numba
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass
+
 import numpy as np
 import scipy
 
+from .. import settings
+from ..errors import SolverError
+from ..linalg import least_squares, numerical_rank
 from .pathloss import NoConvergenceError
 
-__all__ = ["block_inverse", "lower_times", "scaled_block", "spd_inverse", "unscale_lower"]
+__all__ = [
+    "GramBlock",
+    "block_inverse",
+    "cholesky",
+    "gram_block",
+    "inverse",
+    "lower_times",
+    "scaled_block",
+    "scaled_inverse",
+    "scatter_add",
+    "solve_spd",
+    "symmetric",
+    "unscale_lower",
+    "update_block",
+]
+
+#: A block is updated from its previous inverse when at most this fraction of its rows change.
+UPDATE_FRACTION = 0.2
 
 
-def spd_inverse(M: np.ndarray) -> np.ndarray:
+# ---------------------------------------------------------------------------- Cholesky
+def symmetric(lower: np.ndarray) -> np.ndarray:
+    """The symmetric matrix whose lower triangle is that of ``lower`` (its upper one is ignored)."""
+    A = np.tril(lower)
+    return A + np.tril(A, -1).T
+
+
+def cholesky(M: np.ndarray, *, resolved: bool = False) -> np.ndarray | None:
+    """The lower Cholesky factor of a symmetric positive definite ``M``, or None.
+
+    None when ``M`` is not numerically positive definite or, with ``resolved``, when the factor
+    is not resolved: ``(min diag / max diag)^2 <= GRAM_CHOL_RCOND`` (see the module docstring).
+    """
+    c, info = scipy.linalg.lapack.dpotrf(M, lower=1, clean=1)
+    if info != 0:
+        return None
+    diag = np.diag(c)
+    if resolved and (diag.min() / diag.max()) ** 2 <= settings.GRAM_CHOL_RCOND:
+        return None
+    return c
+
+
+def inverse(M: np.ndarray, *, resolved: bool = False) -> np.ndarray | None:
+    """``M^{-1}`` (symmetric) from the :func:`cholesky` factor of ``M``, or None where that is None."""
+    c = cholesky(M, resolved=resolved)
+    if c is None:
+        return None
+    inv, info = scipy.linalg.lapack.dpotri(c, lower=1)
+    return symmetric(inv) if info == 0 else None
+
+
+def _lower_inverse(Ms: np.ndarray) -> np.ndarray:
+    """The lower triangle of ``Ms^{-1}`` (in place, column-major) for a scaled block ``Ms``."""
+    c, info = scipy.linalg.lapack.dpotrf(Ms, lower=1, clean=0, overwrite_a=1)
+    if info != 0:
+        raise NoConvergenceError("a block of the Newton system is not numerically positive definite")
+    inv, info = scipy.linalg.lapack.dpotri(c, lower=1, overwrite_c=1)
+    if info != 0:
+        raise NoConvergenceError("a block of the Newton system is singular")
+    return inv
+
+
+def scaled_inverse(M: np.ndarray) -> np.ndarray:
     """The inverse of a symmetric positive definite ``M`` by a diagonally scaled Cholesky factorization.
 
     Raises
@@ -34,21 +111,145 @@ def spd_inverse(M: np.ndarray) -> np.ndarray:
     if not (np.all(np.isfinite(M)) and np.all(diag > 0)):
         raise NoConvergenceError("a block of the Newton system is not finite and positive on its diagonal")
     scale = 1.0 / np.sqrt(diag)
-    Ms = M * scale[:, None] * scale[None, :]
-    c, info = scipy.linalg.lapack.dpotrf(Ms, lower=1, clean=0, overwrite_a=1)
-    if info != 0:
-        raise NoConvergenceError("a block of the Newton system is not numerically positive definite")
-    inv, info = scipy.linalg.lapack.dpotri(c, lower=1, overwrite_c=1)
-    if info != 0:
-        raise NoConvergenceError("a block of the Newton system is singular")
-    inv = np.tril(inv)
-    inv += np.tril(inv, -1).T
+    inv = symmetric(_lower_inverse(M * scale[:, None] * scale[None, :]))
     inv *= scale[:, None]
     inv *= scale[None, :]
     return inv
 
 
-@numba.njit(cache=True)
+def solve_spd(S: np.ndarray, b: np.ndarray, what: str, ridge: float = 0.0) -> np.ndarray:
+    """A solution of ``S x = b`` for a symmetric positive (semi)definite ``S``, by Cholesky.
+
+    Only the lower triangle of ``S`` is read. ``ridge`` (relative to the largest diagonal entry)
+    is added first; with a consistent singular system any solution serves the caller, and the
+    ridge picks one. When the factorization still fails, the minimum-norm least-squares
+    solution at the rank of the one rule (:func:`ntpnb.linalg.least_squares`).
+
+    Raises
+    ------
+    SolverError
+        If the system is not finite.
+    RankAmbiguousError
+        If the rank of ``S`` is not determined in float64.
+    """
+    if ridge:
+        S = S + ridge * float(np.diag(S).max()) * np.eye(S.shape[0])
+    try:
+        return scipy.linalg.cho_solve(
+            scipy.linalg.cho_factor(S, lower=True, check_finite=False), b, check_finite=False
+        )
+    except (scipy.linalg.LinAlgError, ValueError):
+        full = symmetric(S)
+        if not (np.all(np.isfinite(full)) and np.all(np.isfinite(b))):
+            raise SolverError(f"the Schur complement of {what} could not be solved") from None
+        return least_squares(full, b, what=f"the Schur complement of {what}")
+
+
+def scatter_add(S: np.ndarray, F: np.ndarray, block: np.ndarray) -> None:
+    """In place: ``S[F, F] += block`` for a C-ordered ``S`` (``m x m``) and distinct indices ``F``."""
+    S.reshape(-1)[(F[:, None] * S.shape[0] + F).ravel()] += block.ravel()
+
+
+# ---------------------------------------------------------------------------- blocks of any rank
+@dataclass(frozen=True)
+class GramBlock:
+    """Pseudo-inverse ``P`` of ``K[F, F] + ridge I`` and an orthonormal basis ``N`` of its null space."""
+
+    F: np.ndarray
+    P: np.ndarray
+    N: np.ndarray  # shape (|F|, 0) when the block is non-singular
+
+
+def gram_block(K: np.ndarray, H: np.ndarray, F: np.ndarray, ridge: float = 0.0) -> GramBlock:
+    """Factor ``K[F, F] + ridge I`` (``K = H H^T``): an inverse by Cholesky, or from the SVD of ``H[F]``.
+
+    When the Cholesky factor is not resolved (see the module docstring) the block is decomposed
+    through the SVD ``H[F] = U diag(s) Vt`` (full ``U``), so ``K[F, F] = U diag(s^2) U^T`` without
+    squaring the condition number. With ``ridge > 0`` the block is non-singular. With
+    ``ridge = 0`` its rank is ``rank H[F]``, decided by :func:`ntpnb.linalg.numerical_rank` (a
+    clear gap, never a cut-off at the rounding level); ``N`` spans the rest.
+
+    Raises
+    ------
+    RankAmbiguousError
+        If the spectrum of ``H[F]`` shows no clear gap (``ridge = 0`` only).
+    """
+    if F.size == 0:
+        return GramBlock(F, np.zeros((0, 0)), np.zeros((0, 0)))
+    KF = K[np.ix_(F, F)]
+    if ridge:
+        KF = KF + ridge * np.eye(F.size)
+    P = inverse(KF, resolved=True)
+    if P is not None:
+        return GramBlock(F, P, np.zeros((F.size, 0)))
+    HF = H[F]
+    U, s, _ = np.linalg.svd(HF, full_matrices=True)
+    w = np.zeros(F.size)
+    w[: s.size] = s * s
+    if ridge:
+        return GramBlock(F, (U / (w + ridge)) @ U.T, np.zeros((F.size, 0)))
+    r = numerical_rank(s, HF.shape, what=f"the embeddings of a block of {F.size} contexts")
+    Ur = U[:, :r]
+    return GramBlock(F, (Ur / w[:r]) @ Ur.T, U[:, r:])
+
+
+def update_block(K: np.ndarray, old: GramBlock, F: np.ndarray, ridge: float) -> GramBlock | None:
+    """The inverse of ``K[F, F] + ridge I`` from the inverse ``old.P`` on a nearby set ``old.F``.
+
+    Rows leaving the set are removed by a Schur-complement downdate of the inverse, rows joining
+    it added by the bordering formula: ``O(|F|^2 k)`` for ``k`` changes instead of ``O(|F|^3)``.
+    Returns None when this does not pay (more than :data:`UPDATE_FRACTION` of the rows change)
+    or is not safe (a singular block, or a Schur complement whose factor is not resolved).
+    """
+    if old.N.shape[1] or old.F.size == 0:
+        return None
+    keep_old = np.isin(old.F, F, assume_unique=True)
+    add = F[~np.isin(F, old.F, assume_unique=True)]
+    n_changes = int((~keep_old).sum()) + add.size
+    if n_changes == 0:
+        return old
+    if n_changes > UPDATE_FRACTION * F.size:
+        return None
+    P = old.P
+    if not keep_old.all():  # downdate: inverse of the kept principal block
+        r = ~keep_old
+        Prr = P[np.ix_(r, r)]
+        Pkr = P[np.ix_(keep_old, r)]
+        try:
+            X = scipy.linalg.solve(Prr, Pkr.T, assume_a="pos", check_finite=False)
+        except (scipy.linalg.LinAlgError, ValueError):
+            return None
+        P = P[np.ix_(keep_old, keep_old)] - Pkr @ X
+    keep = old.F[keep_old]
+    if add.size:  # bordering: append the new rows and columns
+        B = K[np.ix_(keep, add)]
+        PB = P @ B
+        Zi = inverse(K[np.ix_(add, add)] + ridge * np.eye(add.size) - B.T @ PB, resolved=True)
+        if Zi is None:
+            return None
+        PBZ = PB @ Zi
+        P = np.block([[P + PBZ @ PB.T, -PBZ], [-PBZ.T, Zi]])
+        order = np.argsort(np.concatenate([keep, add]), kind="stable")
+        P = P[np.ix_(order, order)]
+    return GramBlock(F, P, np.zeros((F.size, 0)))
+
+
+# ---------------------------------------------------------------------------- compiled loops
+def _compiled(fn: Callable) -> Callable:
+    """``fn`` compiled by ``numba.njit(cache=True)`` on its first call (numba is imported then)."""
+
+    @functools.wraps(fn)
+    def call(*args: np.ndarray) -> object:
+        if "kernel" not in call.__dict__:
+            import numba
+
+            call.__dict__["kernel"] = numba.njit(cache=True)(fn)
+        return call.__dict__["kernel"](*args)
+
+    return call
+
+
+@_compiled
 def scaled_block(K: np.ndarray, A: np.ndarray, diag: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(D M D, s)`` for ``M = K[A, A] + diag(diag)`` and ``D = diag(s)``, ``s = 1 / sqrt(diag M)``.
 
@@ -68,7 +269,7 @@ def scaled_block(K: np.ndarray, A: np.ndarray, diag: np.ndarray) -> tuple[np.nda
     return out, s
 
 
-@numba.njit(cache=True)
+@_compiled
 def unscale_lower(inv: np.ndarray, s: np.ndarray) -> None:
     """In place: the lower triangle of ``inv`` times ``s_i s_j`` (``D M^-1 D``, undone).
 
@@ -95,12 +296,7 @@ def block_inverse(K: np.ndarray, A: np.ndarray, diag: np.ndarray) -> np.ndarray:
     if not np.all(np.isfinite(diag)):
         raise NoConvergenceError("a block of the Newton system is not finite")
     Ms, scale = scaled_block(K, A, diag)
-    c, info = scipy.linalg.lapack.dpotrf(Ms, lower=1, clean=0, overwrite_a=1)
-    if info != 0:
-        raise NoConvergenceError("a block of the Newton system is not numerically positive definite")
-    inv, info = scipy.linalg.lapack.dpotri(c, lower=1, overwrite_c=1)
-    if info != 0:
-        raise NoConvergenceError("a block of the Newton system is singular")
+    inv = _lower_inverse(Ms)
     unscale_lower(inv, scale)
     return inv
 

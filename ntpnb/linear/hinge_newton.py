@@ -1,4 +1,4 @@
-r"""The Newton solver behind ``decide_separability(data, method="newton")`` and ``W^mm`` (``m > d``).
+r"""The Newton solver behind ``decide_separability(data, method="newton")`` (``m > d``).
 
 The separability LP of :mod:`ntpnb.linear.separability` has ``V d`` variables, and every two of
 them meet in the rows of some context, so its interior-point method factorizes a dense
@@ -39,12 +39,6 @@ started from the last answer):
   ``C^T H = 0``. :func:`farkas_polish` makes it exact on its pattern (the nearest ``C`` with
   columns orthogonal to the embeddings and zero row sums, again one ``m x m`` system).
 
-**W^mm.** On separable data the same continuation names the active constraints of the NTP-SVM;
-:func:`solve_svm_newton` then solves the NTP-SVM's KKT equations on that active set exactly
-(the ``rho = inf`` system), corrects it (drops negative multipliers, adds violated constraints),
-and returns the answer certified by :func:`ntpnb.qp.certify`, the one certificate of the package;
-on data that are not separable it stops at a Farkas certificate.
-
 **Cost.** A Newton step costs the ``m x m`` factorization (``m^3 / 3`` operations) and, per token,
 ``min(|F_v|, d)^2 |F_v|``-like work; the number of steps is small far from the separability
 threshold (about ten) and reaches hundreds for the two decisions that certify a threshold,
@@ -61,24 +55,19 @@ import numpy as np
 import scipy
 
 from .. import settings
-from ..errors import NotSeparableError, RankAmbiguousError, SolverError
-from ..linalg import numerical_rank
+from ..errors import RankAmbiguousError
+from ..linalg import column_basis
 from ..parallel import limit_threads
-from ..qp import SVMSolution, certify, scaled_solution, trivial_solution
-from .constraints import NTPRows
-from .ntp_data import NTPData, cached_per_data, normalized, require_data
-from .separability import certified_bound
+from .gram_blocks import gram_block
+from .gram_blocks import solve_spd as _solve_spd
 
-__all__ = ["SOLVER_NAME", "continuation", "farkas_polish", "solve_svm_newton"]
+__all__ = ["SOLVER_NAME", "continuation", "farkas_polish"]
 
 #: Name under which results of this module are reported.
 SOLVER_NAME = "ntpnb-hinge-newton"
 
 #: Rounds of the Farkas polish (each drops the off-support entries whose sign came out wrong).
 POLISH_ROUNDS: int = 6
-
-#: Rounds of active-set correction of the NTP-SVM on the active set read off the continuation.
-SVM_ROUNDS: int = 10
 
 #: The ridge (relative to the largest diagonal entry) that selects one solution of the Farkas
 #: polish's consistent, possibly singular, system.
@@ -170,23 +159,15 @@ class _Block:
 def _token_inverse(prob: _Problem, F: np.ndarray, rho: float) -> _Block:
     """``(K_F + I / rho)^{-1}`` for ``K_F = H_F H_F^T``, by the cheaper of two routes.
 
-    ``|F| <= d``: Cholesky of the ``|F| x |F|`` matrix, explicit. ``|F| > d``: Woodbury,
+    ``|F| <= d``: the ``|F| x |F|`` matrix, explicit (:func:`.gram_blocks.gram_block`: Cholesky,
+    or the SVD of ``H_F`` where its factor is not resolved). ``|F| > d``: Woodbury,
     ``rho I - rho^2 Y^T Y`` with ``Y = L^{-1} H_F^T`` and ``L L^T = I + rho H_F^T H_F`` (one
     Cholesky of size ``d``), left in that form.
     """
     H_F = prob.H[F]
     n, d = H_F.shape
     if n <= d:
-        A = prob.K[np.ix_(F, F)]
-        A[np.diag_indices(n)] += 1.0 / rho
-        c, info = scipy.linalg.lapack.dpotrf(A, lower=1, clean=1, overwrite_a=1)
-        if info == 0:
-            inv, info = scipy.linalg.lapack.dpotri(c, lower=1, overwrite_c=1)
-            if info == 0:
-                inv = np.tril(inv)
-                return _Block(F, Z=inv + np.tril(inv, -1).T)
-        A = prob.K[np.ix_(F, F)] + np.eye(n) / rho
-        return _Block(F, Z=np.linalg.pinv(A, hermitian=True))
+        return _Block(F, Z=gram_block(prob.K, prob.H, F, 1.0 / rho).P)
     M = rho * (H_F.T @ H_F)
     M[np.diag_indices(d)] += 1.0
     L = scipy.linalg.cholesky(M, lower=True, check_finite=False, overwrite_a=True)
@@ -221,27 +202,6 @@ def _assemble(m: int, blocks: list[_Block], base: np.ndarray | None = None) -> n
             idx, values = blk.scatter(m)
             flat[idx] += k * values if k > 1 else values
     return S
-
-
-def _solve_spd(S: np.ndarray, b: np.ndarray, what: str, ridge: float = 0.0) -> np.ndarray:
-    """A solution of ``S x = b`` for a symmetric positive (semi)definite ``S``, by Cholesky.
-
-    Only the lower triangle of ``S`` is read. ``ridge`` (relative to the largest diagonal entry)
-    is added first; with a consistent singular system any solution serves the caller, and the
-    ridge picks one. Least squares when the factorization still fails.
-    """
-    if ridge:
-        S = S + ridge * float(np.diag(S).max()) * np.eye(S.shape[0])
-    try:
-        return scipy.linalg.cho_solve(
-            scipy.linalg.cho_factor(S, lower=True, check_finite=False), b, check_finite=False
-        )
-    except (scipy.linalg.LinAlgError, ValueError):
-        full = np.tril(S) + np.tril(S, -1).T
-        sol = np.linalg.lstsq(full, b, rcond=None)[0]
-        if not np.all(np.isfinite(sol)):
-            raise SolverError(f"the Schur complement of {what} could not be solved") from None
-        return sol
 
 
 def _newton_step(
@@ -388,23 +348,19 @@ def _minimize(
 def _range_basis(H_F: np.ndarray, d: int) -> np.ndarray | None:
     """An orthonormal basis of ``range(H_F)`` when ``H_F^T c = 0`` has solutions ``c != 0``, else None.
 
-    More rows than ``d``: the QR basis, of rank ``d`` (random embeddings). At most ``d`` rows:
-    the rows are independent unless some repeat or depend on others (contexts with the same
-    embedding), which the spectrum of ``H_F`` shows at a clear gap
-    (:func:`ntpnb.linalg.numerical_rank`); without one they are taken as independent. Either
-    way the answer is a candidate that :func:`certified_bound` judges.
+    Its dimension is ``rank H_F`` (at most ``d``), decided by the one rank rule
+    (:func:`ntpnb.linalg.column_basis`): more rows than ``d``, or rows that repeat or depend on
+    others (contexts with the same embedding), show at a clear gap of the spectrum. Without a
+    clear gap (:class:`~ntpnb.errors.RankAmbiguousError`) None: the token's coefficients stay
+    zero. Either way the answer is a candidate that :func:`certified_bound` judges.
     """
-    n = H_F.shape[0]
-    if n > d:
-        return np.linalg.qr(H_F)[0]
-    if n == 0:
+    if H_F.shape[0] == 0:
         return None
-    U, s, _ = np.linalg.svd(H_F, full_matrices=False)
     try:
-        r = numerical_rank(s, H_F.shape, what="the embeddings of one token's contexts")
+        Q = column_basis(H_F, what="the embeddings of one token's contexts")
     except RankAmbiguousError:
         return None
-    return U[:, :r] if r < n else None
+    return Q if Q.shape[1] < H_F.shape[0] else None
 
 
 def farkas_polish(
@@ -527,157 +483,3 @@ def continuation(
             state.rho *= settings.HINGE_RHO_FACTOR
     return rho, state.iterations
 
-
-# ---------------------------------------------------------------------------- the NTP-SVM
-def _pinv_block(K_F: np.ndarray, H_F: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``K_F^+`` and an orthonormal basis ``N`` of the null space of ``H_F^T`` (``K_F = H_F H_F^T``).
-
-    Cholesky when ``|F| <= d`` and the factor is well conditioned (``N`` empty); otherwise from
-    the SVD of ``H_F`` with rank ``min(|F|, d)`` (random embeddings; the certificate of the answer
-    judges it), which never squares the condition number.
-    """
-    n, d = H_F.shape
-    if n <= d:
-        c, info = scipy.linalg.lapack.dpotrf(K_F, lower=1, clean=1)
-        if info == 0 and (np.diag(c).min() / np.diag(c).max()) ** 2 > settings.HINGE_CHOL_RCOND:
-            inv, info = scipy.linalg.lapack.dpotri(c, lower=1)
-            if info == 0:
-                inv = np.tril(inv)
-                return inv + np.tril(inv, -1).T, np.zeros((n, 0))
-    U, sv, _ = np.linalg.svd(H_F, full_matrices=True)
-    r = min(n, d)
-    Ur = U[:, :r]
-    return (Ur / sv[:r] ** 2) @ Ur.T, U[:, r:]
-
-
-def _svm_equations(prob: _Problem, active: np.ndarray) -> np.ndarray:
-    """``C`` of the NTP-SVM's KKT equations with the ``active`` inequalities as equalities.
-
-    On each token's contexts ``F_v`` (support and active), the logits ``K_F c_v = s_F - o_F``
-    (``o`` marks the active inequalities: logit ``s - 1``) and zero row sums of ``C``. With
-    ``c_v = K_F^+ (s_F - o_F) + N_v z_v`` (``N_v`` spanning the null space of ``H_F^T``, empty
-    unless ``|F_v| > d``), the row sums and the consistency ``N_v^T (s_F - o_F) = 0`` are one
-    symmetric system in ``(s, z)`` of size ``m + sum_v dim N_v``: the ``rho = inf`` limit of
-    :func:`_newton_step`, solved without the penalty's rounding.
-    """
-    m = prob.m
-    S = np.zeros((m, m))
-    flat = S.reshape(-1)
-    rhs = np.zeros(m)
-    blocks = []
-    for v in range(prob.V):
-        F = np.flatnonzero(prob.mask[:, v] | active[:, v])
-        if F.size == 0:
-            continue
-        P, N = _pinv_block(prob.K[np.ix_(F, F)], prob.H[F])
-        o = active[F, v].astype(float)
-        flat[(F[:, None] * m + F).ravel()] += P.ravel()
-        rhs[F] += P @ o
-        blocks.append((v, F, P, N, o))
-    widths = [N.shape[1] for *_, N, _ in blocks]
-    extra = sum(widths)
-    if extra == 0:
-        sol = _solve_spd(S, rhs, "the NTP-SVM equations")
-    else:
-        B = np.zeros((m, extra))
-        b2 = np.zeros(extra)
-        col = 0
-        for (_, F, _, N, o), w in zip(blocks, widths, strict=True):
-            B[F, col : col + w] = N
-            b2[col : col + w] = N.T @ o
-            col += w
-        KKT = np.block([[S, B], [B.T, np.zeros((extra, extra))]])
-        sol = np.linalg.lstsq(KKT, np.concatenate([rhs, b2]), rcond=None)[0]
-    s, z = sol[:m], sol[m:]
-    C = np.zeros((m, prob.V))
-    col = 0
-    for (v, F, P, N, o), w in zip(blocks, widths, strict=True):
-        C[F, v] = P @ (s[F] - o) + N @ z[col : col + w]
-        col += w
-    return C
-
-
-def _svm_on_active_set(rows: NTPRows, prob: _Problem, active: np.ndarray) -> SVMSolution | None:
-    """The NTP-SVM solved on an active set and corrected (:data:`SVM_ROUNDS`); None if not certified."""
-    seen: set[bytes] = set()
-    for _ in range(SVM_ROUNDS):
-        C = _svm_equations(prob, active)
-        W = C.T @ prob.H
-        L = prob.H @ W.T
-        margins = L[np.arange(prob.m), prob.anchors][:, None] - L
-        negative = active & (C > 0)  # lambda = -C must be >= 0 on the active set
-        violated = prob.off & ~active & (margins < 1 - settings.SVM_FEAS_TOL)
-        if not negative.any() and not violated.any():
-            sol = certify(rows, W.ravel(), *rows.multipliers(C), SOLVER_NAME, True)
-            return sol if sol.passes() else None
-        seen.add(np.packbits(active).tobytes())
-        active = (active & ~negative) | violated
-        if np.packbits(active).tobytes() in seen:
-            return None
-    return None
-
-
-@cached_per_data
-def _svm_normalized(data: NTPData) -> SVMSolution:
-    rows = NTPRows(data)
-    if rows.n_ineq == 0:
-        return trivial_solution(rows)
-    prob = _problem(data.H, data.support_mask)
-    state = _State(np.zeros((prob.V, prob.d)), np.ones(prob.m), settings.HINGE_RHO_START)
-    tau = prob.targets()
-    last = None
-    scales = np.abs(prob.H).max(axis=1)
-    scales = np.where(scales > 0, scales, 1.0)
-    with limit_threads(settings.BLAS_THREADS, user_api="blas"):
-        while state.rho <= settings.HINGE_RHO_MAX and state.iterations < settings.HINGE_MAX_NEWTON:
-            _minimize(prob, state)
-            E = _residuals(prob, state.W, state.s, tau)
-            L = prob.H @ state.W.T
-            gaps = L[np.arange(prob.m), prob.anchors][:, None] - L
-            if gaps[prob.off].min() > 0:  # it separates: the NTP-SVM's active set may be in sight
-                active = prob.off & (E > 0)
-                key = np.packbits(active).tobytes()
-                if key != last:
-                    sol = _svm_on_active_set(rows, prob, active)
-                    if sol is not None:
-                        return sol
-                    last = key
-            else:  # perhaps no W separates: a Farkas certificate ends the search
-                C = farkas_polish(prob.H, prob.mask, _multipliers(prob, E, state.rho))
-                if C is not None:
-                    bound = certified_bound(prob.H / scales[:, None], prob.mask, C * scales[:, None])
-                    if bound <= settings.SEP_MARGIN_TOL:
-                        raise NotSeparableError(
-                            "the data are not NTP-separable: no W satisfies (6a) and (6b) "
-                            f"(m={data.m}, d={data.d}, V={data.V}; a Farkas certificate of {SOLVER_NAME} "
-                            f"bounds every direction's normalized margin by {bound:.2g})"
-                        )
-            state.rho *= settings.HINGE_RHO_FACTOR
-    raise SolverError(
-        f"{SOLVER_NAME}: no certified NTP-SVM solution by rho = {state.rho / settings.HINGE_RHO_FACTOR:.0e} "
-        f"({state.iterations} Newton iterations; m={data.m}, d={data.d}, V={data.V}); the data may "
-        "lie near the separability boundary"
-    )
-
-
-def solve_svm_newton(data: NTPData) -> SVMSolution:
-    """``W^mm`` by the continuation of the module, solved exactly on its active set and certified.
-
-    The squared-hinge problem at growing ``rho`` approaches the NTP-SVM; whenever its set of
-    margins below 1 changes, the NTP-SVM's KKT equations are solved on that set as equalities
-    (per token ``K_{F_v} c_v = s_{F_v} - [active]``, zero row sums: one ``m x m`` system in
-    ``s``), corrected for negative multipliers and violated constraints, and the answer
-    certified by :func:`ntpnb.qp.certify` (constraints, KKT conditions, duality gap). Solved
-    for ``H`` normalized by a power of two and scaled back, as :func:`ntpnb.solve_ntp_svm`.
-
-    Raises
-    ------
-    NotSeparableError
-        If a Farkas certificate (:func:`farkas_polish`, :func:`certified_bound`) shows that the
-        data are not NTP-separable.
-    SolverError
-        If no certified answer is found by ``rho =`` :data:`~ntpnb.settings.HINGE_RHO_MAX`.
-    """
-    require_data(data)
-    norm, c = normalized(data)
-    return scaled_solution(_svm_normalized(norm), c, 1, "max|H|")

@@ -65,7 +65,6 @@ dense Hessian of the orthonormal representation.
 
 from __future__ import annotations
 
-import importlib
 import math
 from dataclasses import dataclass
 
@@ -76,15 +75,11 @@ from numpy.typing import ArrayLike
 from .. import settings
 from ..linalg import helmert_basis
 from ..validation import frozen
+from .gram_blocks import block_inverse, lower_times, scaled_inverse, scatter_add, symmetric
 from .ntp_data import NTPData, cached_per_data
 from .pathloss import NoConvergenceError, SplitLoss, split_loss, star_exponents
 
 __all__ = ["GramStructure", "gram_structure"]
-
-
-def _gram_blocks():
-    """:mod:`~ntpnb.linear.gram_blocks`, imported when first needed (it loads numba)."""
-    return importlib.import_module(".gram_blocks", __package__)
 
 
 #: Newton's system is solved again on its residual until each block of the correction is at
@@ -126,7 +121,7 @@ def _supports(K: np.ndarray, mask: np.ndarray) -> _Supports:
         Z = np.flatnonzero(mask[:, z])
         contexts[z, : Z.size] = Z
         if Z.size:
-            inverse[z, : Z.size, : Z.size] = _gram_blocks().spd_inverse(K[np.ix_(Z, Z)])
+            inverse[z, : Z.size, : Z.size] = scaled_inverse(K[np.ix_(Z, Z)])
     cols = np.flatnonzero(valid.ravel())
     scatter = scipy.sparse.csr_matrix(
         (np.ones(cols.size), (contexts.ravel()[cols], cols)), shape=(m, V * width)
@@ -200,18 +195,17 @@ class _NewtonFactors:
             A = np.flatnonzero(keep[:, v])
             if A.size == 0:
                 continue
-            inv = _gram_blocks().block_inverse(K, A, Delta[A, v])  # lower triangle
+            inv = block_inverse(K, A, Delta[A, v])  # lower triangle
             full = A.size == m
             if full:
                 S += inv
             else:  # A increasing: the lower triangle of the block lands in that of S
-                S[np.ix_(A, A)] += inv
+                scatter_add(S, A, inv)
             self.blocks.append((v, None if full else A, inv))
-        S = np.tril(S)
-        S += np.tril(S, -1).T
+        S = symmetric(S)
         lonely = np.diag(S) == 0  # a context with no entry left: its multiplier is free
         S[lonely, lonely] = 1.0
-        self.S_inv = _gram_blocks().spd_inverse(S)
+        self.S_inv = scaled_inverse(S)
 
     def change(self, K: np.ndarray, lam: float, pi_q: np.ndarray) -> float:
         """How far the Newton matrix at ``(lam, pi_q)`` is from this one, relative to this one.
@@ -236,7 +230,7 @@ class _NewtonFactors:
         beta = np.zeros(b.shape[:2])
         parts = []
         for v, A, inv in self.blocks:
-            y = _gram_blocks().lower_times(inv, b[:, :, v] if A is None else b[:, A, v])
+            y = lower_times(inv, b[:, :, v] if A is None else b[:, A, v])
             if A is None:
                 beta += y
             else:
@@ -246,9 +240,9 @@ class _NewtonFactors:
         psi = np.zeros_like(b)
         for (v, A, inv), y in zip(self.blocks, parts, strict=True):
             if A is None:
-                psi[:, :, v] = y - _gram_blocks().lower_times(inv, c)
+                psi[:, :, v] = y - lower_times(inv, c)
             else:
-                psi[:, A, v] = y - _gram_blocks().lower_times(inv, c[:, A])
+                psi[:, A, v] = y - lower_times(inv, c[:, A])
         return psi, c
 
 
@@ -647,8 +641,8 @@ def gram_structure(data: NTPData) -> GramStructure:
     for z in range(mask.shape[1]):
         n = int(sup.valid[z].sum())
         Z = sup.contexts[z, :n]
-        T[np.ix_(Z, Z)] += sup.inverse[z, :n, :n]
-    T_inv = frozen(_gram_blocks().spd_inverse(T))
+        scatter_add(T, Z, sup.inverse[z, :n, :n])
+    T_inv = frozen(scaled_inverse(T))
     log_p = np.log(np.where(mask, data.P, 1.0))  # read on the supports only
     C_star = _f_map(sup, T_inv, log_p[None])[0][0]
     W_star = frozen(C_star.T @ H)

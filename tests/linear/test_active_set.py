@@ -9,7 +9,6 @@ import pytest
 import ntpnb as ntp
 from ntpnb import settings
 from ntpnb.errors import SolverError
-from ntpnb.linear import active_set
 from ntpnb.linear.active_set import solve_active_set
 from ntpnb.linear.constraints import ntp_constraints
 
@@ -86,30 +85,6 @@ def test_fast_solver_is_exact_at_any_scale_of_h(scale):
     scaled = solve_active_set(ntp.NTPData(H=scale * data.H, pi=data.pi, P=data.P))
     np.testing.assert_allclose(scaled.W * scale, W1, atol=1e-10 * np.abs(W1).max())
     assert scaled.passes(1e-9, 1e-9, 1e-9)
-
-
-def test_updated_inverse_equals_a_fresh_factorization():
-    rng = np.random.default_rng(0)
-    H = rng.standard_normal((40, 50))
-    K = H @ H.T
-    old_F = np.sort(rng.choice(40, 25, replace=False))
-    new_F = np.sort(np.concatenate([np.setdiff1d(np.arange(40), old_F)[:2], old_F[1:-1]]))  # 4 changes
-    for ridge in (0.0, 0.5):
-        old = active_set._factor_block(K, H, old_F, ridge)
-        upd = active_set._update_block(K, old, new_F, ridge)
-        assert upd is not None
-        np.testing.assert_allclose(
-            upd.P @ (K[np.ix_(new_F, new_F)] + ridge * np.eye(new_F.size)), np.eye(new_F.size), atol=1e-9
-        )
-
-
-def test_singular_block_gets_a_pseudo_inverse_and_null_space():
-    rng = np.random.default_rng(1)
-    H = rng.standard_normal((10, 4))  # rank 4
-    block = active_set._factor_block(H @ H.T, H, np.arange(10), 0.0)
-    assert block.N.shape == (10, 6)
-    np.testing.assert_allclose(H.T @ block.N, 0, atol=1e-10)
-    np.testing.assert_allclose(block.P, np.linalg.pinv(H @ H.T), atol=1e-8)
 
 
 def test_full_supports_give_zero():

@@ -1,7 +1,7 @@
-"""Certified separability (decide_separability(data, method="newton")) and W^mm by Newton's
-method on the squared-hinge problem (ntpnb.linear.hinge_newton): agreement with the LP and the
-reference NTP-SVM, the certificates checked independently, the linear algebra against dense
-formulas, and errors on bad input."""
+"""Certified separability by Newton's method on the squared-hinge problem
+(decide_separability(data, method="newton"), ntpnb.linear.hinge_newton): agreement with the LP,
+the certificates checked independently, the linear algebra against dense formulas, and errors on
+bad input."""
 
 from __future__ import annotations
 
@@ -10,23 +10,15 @@ import pytest
 
 import ntpnb as ntp
 from ntpnb import settings
-from ntpnb.errors import InvalidDataError, NotSeparableError, SolverError
+from ntpnb.errors import InvalidDataError, SolverError
 from ntpnb.linear import hinge_newton as hn
-from ntpnb.linear.constraints import NTPRows
 from ntpnb.linear.separability import certified_bound, decide_separability, verified_margin
 
-from helpers import random_data
+from helpers import random_data, text_data
 
 
 def _lp_units(data: ntp.NTPData) -> np.ndarray:
     return data.H / np.abs(data.H).max(axis=1, keepdims=True)
-
-
-def _text_data(n_chars: int, d: int) -> ntp.NTPData:
-    """Chapter 5's joint problem on the first ``n_chars`` characters of the corpus."""
-    ids = ntp.encode_text(ntp.stdlib_corpus(n_chars))
-    joint = ntp.prefix_contexts(ntp.sliding_windows(ids.tolist(), 7), 27)
-    return ntp.joint_ntp_data(joint, d, 0)
 
 
 def _instances():
@@ -36,7 +28,7 @@ def _instances():
         ntp.random_instance(m, d, V, S, rng) for m, d, V, S in [(20, 4, 5, 2), (30, 6, 6, 1), (40, 10, 8, 3)]
     ]
     out += [ntp.random_instance(30, d, 5, 1, rng) for d in (3, 5, 8, 12)]
-    out += [_text_data(20, d) for d in (5, 10, 20, 30)]
+    out += [text_data(20, d) for d in (5, 10, 20, 30)]
     return out
 
 
@@ -101,7 +93,7 @@ def test_the_bound_of_an_exact_certificate_is_rounding_and_of_a_wrong_one_is_not
 
 
 def test_the_farkas_polish_completes_a_perturbed_certificate():
-    data = _text_data(20, 5)
+    data = text_data(20, 5)
     dec = decide_separability(data, "newton")
     assert not dec.separable
     H, mask = _lp_units(data), data.support_mask
@@ -153,33 +145,8 @@ def test_the_newton_step_is_the_exact_minimizer_on_a_fixed_active_set():
     np.testing.assert_allclose(AE.sum(axis=1), 0.0, atol=1e-10)
 
 
-@pytest.mark.parametrize("seed", range(3))
-def test_w_mm_agrees_with_the_reference_and_is_certified(seed):
-    data = ntp.random_instance(25, 15, 6, 2, np.random.default_rng(seed))
-    sol = hn.solve_svm_newton(data)
-    ref = ntp.solve_ntp_svm(data, method="cvxpy")
-    assert sol.passes() and sol.solver == hn.SOLVER_NAME
-    np.testing.assert_allclose(sol.W, ref.W, atol=1e-7 * np.abs(ref.W).max())
-    rows = NTPRows(data)
-    assert rows.margins(sol.W.ravel()).min() >= 1 - settings.SVM_FEAS_TOL
-
-
-def test_w_mm_on_text_data_with_m_above_d_matches_the_active_set_method():
-    data = _text_data(30, 80)  # 162 contexts, twice their threshold
-    sol = hn.solve_svm_newton(data)
-    ref = ntp.solve_ntp_svm(data)
-    assert sol.passes()
-    np.testing.assert_allclose(sol.W, ref.W, atol=1e-8 * np.abs(ref.W).max())
-
-
-def test_w_mm_of_data_that_are_not_separable_is_an_error():
-    data = _text_data(20, 5)
-    with pytest.raises(NotSeparableError, match="Farkas certificate"):
-        hn.solve_svm_newton(data)
-
-
 def test_a_decision_the_continuation_cannot_reach_is_an_error_that_names_both_numbers(monkeypatch):
-    data = _text_data(20, 25)  # near the threshold of these 110 contexts: undecided at rho = 10
+    data = text_data(20, 25)  # near the threshold of these 110 contexts: undecided at rho = 10
     monkeypatch.setattr(settings, "HINGE_RHO_MAX", settings.HINGE_RHO_START)
     with pytest.raises(SolverError, match=r"could not decide NTP-separability.*best .*best"):
         decide_separability(data, "newton")
@@ -191,12 +158,10 @@ def test_bad_input_is_refused():
         decide_separability(data, "newton", W0=np.zeros((4, 2)))
     with pytest.raises(InvalidDataError):
         decide_separability(np.zeros((3, 3)), "newton")
-    with pytest.raises(InvalidDataError):
-        hn.solve_svm_newton("data")
 
 
 def test_a_starting_decoder_changes_the_work_not_the_answer():
-    data = _text_data(20, 12)
+    data = text_data(20, 12)
     cold = decide_separability(data, "newton")
     warm = decide_separability(data, "newton", W0=np.random.default_rng(0).standard_normal((data.V, data.d)))
     assert cold.separable is warm.separable is ntp.is_separable(data)  # the LP's answer

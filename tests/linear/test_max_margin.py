@@ -12,10 +12,19 @@ import ntpnb as ntp
 from ntpnb import settings
 from ntpnb.errors import InvalidDataError, NotSeparableError, SolverError
 from ntpnb.linear.active_set import SOLVER_NAME as FAST_SOLVER_NAME
-from ntpnb.linear.constraints import ntp_constraints
+from ntpnb.linear.constraints import NTPRows, ntp_constraints
 from ntpnb.linear.max_margin import zero_margin_direction
 
-from helpers import CHAPTER_INSTANCES, PROPERTY, instances, log_scales, margins_all_pairs, random_data, scaled
+from helpers import (
+    CHAPTER_INSTANCES,
+    PROPERTY,
+    instances,
+    log_scales,
+    margins_all_pairs,
+    random_data,
+    scaled,
+    text_data,
+)
 
 
 def cosine(A: np.ndarray, B: np.ndarray) -> float:
@@ -160,6 +169,8 @@ def test_an_unknown_method_is_refused():
     data = random_data(m=3, d=5, V=4, S=2, seed=25)
     with pytest.raises(InvalidDataError, match="active-set"):
         ntp.solve_ntp_svm(data, method="simplex")
+    with pytest.raises(InvalidDataError):
+        ntp.solve_ntp_svm("data")
     with pytest.raises(InvalidDataError, match="reduced-lp"):
         ntp.is_separable(data, method="simplex")
 
@@ -278,6 +289,24 @@ def test_package_falls_back_to_the_reference_when_the_fast_solver_fails(monkeypa
     monkeypatch.setattr("ntpnb.linear.max_margin.solve_active_set", fail)
     data = random_data(m=8, d=10, V=6, S=3, seed=12)
     assert ntp.solve_ntp_svm(data).solver == settings.QP_SOLVER
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_w_mm_with_more_contexts_than_dimensions_agrees_with_the_reference_and_is_certified(seed):
+    data = ntp.random_instance(25, 15, 6, 2, np.random.default_rng(seed))
+    sol = ntp.solve_ntp_svm(data)  # seed 0: the active-set method fails, the reference answers
+    ref = ntp.solve_ntp_svm(data, method="cvxpy")
+    assert sol.passes()
+    np.testing.assert_allclose(sol.W, ref.W, atol=1e-7 * np.abs(ref.W).max())
+    assert NTPRows(data).margins(sol.W.ravel()).min() >= 1 - settings.SVM_FEAS_TOL
+
+
+def test_w_mm_on_text_data_with_m_above_d_agrees_with_the_reference():
+    data = text_data(30, 80)  # 162 contexts, twice their threshold
+    sol = ntp.solve_ntp_svm(data)
+    ref = ntp.solve_ntp_svm(data, method="cvxpy")
+    assert sol.passes()
+    np.testing.assert_allclose(sol.W, ref.W, atol=1e-8 * np.abs(ref.W).max())
 
 
 def test_package_reports_non_separable_data_after_the_fast_solver_fails():

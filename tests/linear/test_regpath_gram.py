@@ -7,7 +7,6 @@ import pytest
 
 import ntpnb as ntp
 from ntpnb.errors import InvalidDataError
-from ntpnb.linear import gram_blocks
 from ntpnb.linear import regpath as rp
 from ntpnb.linear import regpath_gram as rg
 
@@ -54,30 +53,6 @@ def test_full_row_rank_data_use_the_gram_form_and_the_others_do_not(medium):
 
 
 # ---------------------------------------------------------------------------- the pieces
-def test_compiled_kernels_match_numpy():
-    rng = np.random.default_rng(0)
-    A0 = rng.standard_normal((7, 9))
-    K = A0 @ A0.T
-    A = np.array([0, 2, 3, 6])
-    diag = rng.uniform(0.0, 5.0, A.size)
-    Ms, s = gram_blocks.scaled_block(K, A, diag)
-    M = K[np.ix_(A, A)] + np.diag(diag)
-    np.testing.assert_allclose(s, 1 / np.sqrt(np.diag(M)), rtol=1e-15)
-    np.testing.assert_allclose(Ms, M * np.outer(s, s), rtol=1e-14, atol=1e-15)
-    assert Ms.flags.f_contiguous
-    lower = np.tril(rng.standard_normal((4, 4))) + np.triu(np.full((4, 4), np.nan), 1)
-    out = np.asfortranarray(lower)
-    gram_blocks.unscale_lower(out, s)
-    np.testing.assert_allclose(np.tril(out), np.tril(lower) * np.outer(s, s), rtol=1e-15)
-    assert np.all(np.isnan(np.triu(out, 1)[np.triu_indices(4, 1)]))  # the upper triangle untouched
-    inv = gram_blocks.block_inverse(K, A, diag)
-    np.testing.assert_allclose(np.tril(inv), np.tril(np.linalg.inv(M)), rtol=1e-10)
-    # products through the lower triangle alone
-    x = rng.standard_normal((3, A.size))
-    np.testing.assert_allclose(gram_blocks.lower_times(inv, x), x @ np.linalg.inv(M), rtol=1e-10)
-    assert gram_blocks.lower_times(inv, x[:0]).shape == (0, A.size)
-
-
 def test_products_with_k_of_coefficients_on_the_supports_match_the_dense_product(medium):
     gs = rg.gram_structure(medium)
     rng = np.random.default_rng(3)
