@@ -1,25 +1,30 @@
 """The contract of the compiled loops, one for both papers, and how they are loaded.
 
 The kernels of :mod:`ntpnb.linear.decoder_loops`, :mod:`ntpnb.attention.ngd_loops` and
-:mod:`ntpnb.linear.gram_blocks` are compiled by :func:`jit`: numba's ``njit`` with its on-disk
-cache and without ``fastmath``, so LLVM neither fuses a multiply and an add nor reorders a sum.
-No kernel calls BLAS or starts a thread. So every CPU computes the same floats, whatever its
-BLAS kernel and thread count, and a batch of trials gives each trial the floats it gets alone.
+:mod:`ntpnb.linear.gram_blocks` are compiled by :func:`jit` or :func:`jit_on_first_call`: numba's
+``njit`` with its on-disk cache and without ``fastmath``, so LLVM neither fuses a multiply and
+an add nor reorders a sum. No kernel calls BLAS or starts a thread. So every CPU computes the
+same floats, whatever its BLAS kernel and thread count, and a batch of trials gives each trial
+the floats it gets alone.
 Each kernel computes what a numpy function of the package computes, its reference, and the
 tests check the two against each other.
 
-A kernel module loads numba (about half a second). The modules that call one load it with
-:func:`kernel_module` when they first need it, so that ``import ntpnb`` does not.
+Numba takes about half a second to import, and ``import ntpnb`` does not import it. A module
+of kernels that call each other compiles them with :func:`jit` when it is imported, and the
+modules that call it load it with :func:`kernel_module` when they first need it; a kernel called
+only from Python can instead be compiled by :func:`jit_on_first_call` in a module imported with
+the package.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
 from collections.abc import Callable
 from types import ModuleType
 from typing import TypeVar
 
-__all__ = ["jit", "kernel_module"]
+__all__ = ["jit", "jit_on_first_call", "kernel_module"]
 
 F = TypeVar("F", bound=Callable)
 
@@ -29,6 +34,21 @@ def jit(function: F) -> F:
     import numba
 
     return numba.njit(cache=True)(function)
+
+
+def jit_on_first_call(function: F) -> F:
+    """``function`` compiled by :func:`jit` when it is first called (numba is imported then).
+
+    For a kernel called from Python only: a compiled kernel cannot call the returned wrapper.
+    """
+
+    @functools.wraps(function)
+    def call(*args: object) -> object:
+        if "kernel" not in call.__dict__:
+            call.__dict__["kernel"] = jit(function)
+        return call.__dict__["kernel"](*args)
+
+    return call  # type: ignore[return-value]
 
 
 def kernel_module(name: str, package: str) -> ModuleType:

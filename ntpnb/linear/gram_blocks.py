@@ -19,20 +19,19 @@ Where a block is known to be positive definite (``H`` of full row rank, the regu
 path) it is inverted after scaling it to a unit diagonal (a diagonally scaled Cholesky
 factorization), which keeps the inverse accurate when the diagonal spans many decades; a failed
 factorization is a :class:`~ntpnb.linear.pathloss.NoConvergenceError`, on which the caller
-takes a shorter step. Two loops of that route are compiled by numba on their first call, so
-that ``import ntpnb`` does not load numba.
+takes a shorter step. Two loops of that route are compiled on their first call
+(:func:`ntpnb.compiled.jit_on_first_call`), so that ``import ntpnb`` does not load numba.
 """
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 import scipy
 
 from .. import settings
+from ..compiled import jit_on_first_call
 from ..errors import SolverError
 from ..linalg import least_squares, numerical_rank
 from .pathloss import NoConvergenceError
@@ -235,21 +234,7 @@ def update_block(K: np.ndarray, old: GramBlock, F: np.ndarray, ridge: float) -> 
 
 
 # ---------------------------------------------------------------------------- compiled loops
-def _compiled(fn: Callable) -> Callable:
-    """``fn`` compiled by ``numba.njit(cache=True)`` on its first call (numba is imported then)."""
-
-    @functools.wraps(fn)
-    def call(*args: np.ndarray) -> object:
-        if "kernel" not in call.__dict__:
-            import numba
-
-            call.__dict__["kernel"] = numba.njit(cache=True)(fn)
-        return call.__dict__["kernel"](*args)
-
-    return call
-
-
-@_compiled
+@jit_on_first_call
 def scaled_block(K: np.ndarray, A: np.ndarray, diag: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(D M D, s)`` for ``M = K[A, A] + diag(diag)`` and ``D = diag(s)``, ``s = 1 / sqrt(diag M)``.
 
@@ -269,7 +254,7 @@ def scaled_block(K: np.ndarray, A: np.ndarray, diag: np.ndarray) -> tuple[np.nda
     return out, s
 
 
-@_compiled
+@jit_on_first_call
 def unscale_lower(inv: np.ndarray, s: np.ndarray) -> None:
     """In place: the lower triangle of ``inv`` times ``s_i s_j`` (``D M^-1 D``, undone).
 

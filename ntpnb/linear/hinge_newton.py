@@ -482,4 +482,3 @@ def continuation(
                 break
             state.rho *= settings.HINGE_RHO_FACTOR
     return rho, state.iterations
-
