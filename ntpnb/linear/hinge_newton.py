@@ -48,6 +48,7 @@ chapter 5's joint problems: the benchmarks (``benchmarks/joint.py``).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -75,47 +76,26 @@ _POLISH_RIDGE = 1e-12
 
 
 # ---------------------------------------------------------------------------- the problem
-@dataclass(frozen=True, eq=False)
 class _Problem:
     """Embeddings ``H`` (rows as given), supports, anchors, and ``K = H H^T`` (computed on demand)."""
 
-    H: np.ndarray
-    mask: np.ndarray
-    anchors: np.ndarray
-    _cache: dict = field(default_factory=dict, repr=False)
+    def __init__(self, H: np.ndarray, mask: np.ndarray) -> None:
+        self.H = np.ascontiguousarray(H, dtype=float)
+        self.mask = np.asarray(mask, dtype=bool)
+        self.m, self.d = self.H.shape
+        self.V = self.mask.shape[1]  # the paper's name
+        self.anchors = np.argmax(self.mask, axis=1)
+        #: Out-of-support pairs, ``(m, V)`` boolean.
+        self.off = ~self.mask
 
-    @property
-    def m(self) -> int:
-        return self.H.shape[0]
-
-    @property
-    def d(self) -> int:
-        return self.H.shape[1]
-
-    @property
-    def V(self) -> int:  # noqa: N802 (the paper's name)
-        return self.mask.shape[1]
-
-    @property
+    @functools.cached_property
     def K(self) -> np.ndarray:  # noqa: N802
         """The Gram matrix ``H H^T``."""
-        if "K" not in self._cache:
-            self._cache["K"] = self.H @ self.H.T
-        return self._cache["K"]
-
-    @property
-    def off(self) -> np.ndarray:
-        """Out-of-support pairs, ``(m, V)`` boolean."""
-        return ~self.mask
+        return self.H @ self.H.T
 
     def targets(self) -> np.ndarray:
         """``tau``: 0 on the supports, -1 off them."""
         return np.where(self.mask, 0.0, -1.0)
-
-
-def _problem(H: np.ndarray, mask: np.ndarray) -> _Problem:
-    mask = np.asarray(mask, dtype=bool)
-    return _Problem(np.ascontiguousarray(H, dtype=float), mask, np.argmax(mask, axis=1))
 
 
 # ---------------------------------------------------------------------------- linear algebra
@@ -380,7 +360,7 @@ def farkas_polish(
     :func:`certified_bound` verifies it. ``rank H_{F_v}`` is taken as ``min(|F_v|, d)`` (random
     embeddings); a wrong guess only makes the verification fail.
     """
-    prob = _problem(H, mask)
+    prob = _Problem(H, mask)
     m, d = prob.m, prob.d
     pattern = prob.mask | (np.asarray(C0) < 0)
     kscale = float(np.trace(prob.K)) / m or 1.0
@@ -455,7 +435,7 @@ def continuation(
     (accepted), or by :data:`~ntpnb.settings.HINGE_RHO_MAX` or
     :data:`~ntpnb.settings.HINGE_MAX_NEWTON`; returns the last ``rho`` and the Newton iterations.
     """
-    prob = _problem(H, mask)
+    prob = _Problem(H, mask)
     # from W = 0 with s = 1 every margin is exactly 1: only the in-support pairs start active
     W = np.zeros((prob.V, prob.d)) if W0 is None else np.array(W0, dtype=float)
     s = (prob.H @ W.T)[np.arange(prob.m), prob.anchors] + 1.0

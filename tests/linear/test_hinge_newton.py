@@ -111,7 +111,7 @@ def test_the_farkas_polish_completes_a_perturbed_certificate():
 def test_the_token_blocks_and_their_schur_complement_match_dense_formulas():
     rng = np.random.default_rng(1)
     H = rng.standard_normal((12, 4))
-    prob = hn._problem(H, np.eye(12, 3, dtype=bool) | np.eye(12, 3, -3, dtype=bool))
+    prob = hn._Problem(H, np.eye(12, 3, dtype=bool) | np.eye(12, 3, -3, dtype=bool))
     rho = 7.0
     blocks = []
     for F in (np.array([0, 2, 5]), np.arange(1, 11), np.arange(12)):  # |F| < d, > d, = m
@@ -132,7 +132,7 @@ def test_the_token_blocks_and_their_schur_complement_match_dense_formulas():
 def test_the_newton_step_is_the_exact_minimizer_on_a_fixed_active_set():
     """On one piece the objective is quadratic: the step lands where its gradient vanishes."""
     data = random_data(8, 3, 4, 2, 5)
-    prob = hn._problem(_lp_units(data), data.support_mask)
+    prob = hn._Problem(_lp_units(data), data.support_mask)
     rng = np.random.default_rng(2)
     W, s, rho = rng.standard_normal((4, 3)), rng.standard_normal(8), 3.0
     E = hn._residuals(prob, W, s, prob.targets())
