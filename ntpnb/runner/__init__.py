@@ -17,7 +17,13 @@ core, never on the book build (:mod:`ntpnb.book`).
 
 from __future__ import annotations
 
-from ..chapter.parameters import PROFILE_NAMES, PROFILES, parse_overrides, read_parameters_cell
+from ..chapter.parameters import (
+    CHANGES,
+    PROFILE_NAMES,
+    parse_overrides,
+    profile_parameters,
+    read_parameters_cell,
+)
 from .choice import select_notebooks
 from .execute import RunResult
 from .lock import output_lock
@@ -28,7 +34,8 @@ __all__ = [
     "RunResult",
     "DEFAULT_SEEDS",
     "PROFILE_NAMES",
-    "PROFILES",
+    "CHANGES",
+    "profile_parameters",
     "parse_overrides",
     "read_parameters_cell",
     "select_notebooks",
