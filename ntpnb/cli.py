@@ -43,15 +43,14 @@ from typing import Any
 
 from .book.compare import add_arguments, print_comparison
 from .chapter.layout import find_project_root, notebook_sources, output_layout
+from .chapter.parameters import CHANGES, profile_parameters
 from .errors import NTPError, RunInterruptedError
 from .runner import (
-    CHANGES,
     DEFAULT_SEEDS,
     PROFILE_NAMES,
     RunResult,
     output_lock,
     parse_overrides,
-    profile_parameters,
     read_parameters_cell,
     reproduce,
     select_notebooks,

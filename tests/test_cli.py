@@ -93,7 +93,7 @@ def test_version_without_an_installed_distribution_says_so(monkeypatch, capsys):
 
 
 def test_list_shows_the_named_notebooks_with_what_each_parameter_means(monkeypatch, capsys):
-    from ntpnb.runner import profile_parameters, read_parameters_cell
+    from ntpnb.chapter.parameters import profile_parameters, read_parameters_cell
 
     monkeypatch.setenv("COLUMNS", "100")
     assert cli.main(["list", "--root", str(ROOT), "03_gd", "01"]) == 0

@@ -44,15 +44,6 @@ def _write_holder(fd: int) -> None:
     os.write(fd, f"process {os.getpid()} ({' '.join(sys.argv)})\n".encode())
 
 
-def _taken(lock: FileLock) -> bool:
-    """Whether ``lock`` could be taken at once."""
-    try:
-        lock.acquire(timeout=0)
-    except Timeout:
-        return False
-    return True
-
-
 @contextmanager
 def output_lock(root: Path, wait: bool = True, log: Callable[[str], None] = print) -> Iterator[None]:
     """Within: this process alone holds the output folder ``root``.
@@ -76,12 +67,14 @@ def output_lock(root: Path, wait: bool = True, log: Callable[[str], None] = prin
     """
     lock = FileLock(root / LOCK_NAME, preserve_lock_file=True, on_acquired=_write_holder)
     try:
-        if not _taken(lock):
+        try:
+            lock.acquire(timeout=0)
+        except Timeout:
             holder = lock_holder(root) or "another process"
             if not wait:
                 raise OutputLockedError(
                     f"the output folder {root} is in use by {holder}; wait for it, or choose another --out"
-                )
+                ) from None
             log(f"ntpnb: waiting for {holder} to finish with {root} (Ctrl-C to give up)")
             lock.acquire()
     except OSError as exc:
