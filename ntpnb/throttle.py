@@ -1,9 +1,7 @@
 """The one throttle of progress reports: something happens at most once every so many seconds.
 
-A training loop's reports to its progress hook (:class:`ntpnb.optim.Recorder`), a chapter's
-progress line (:mod:`ntpnb.chapter.progress`) and the status block of ``ntpnb reproduce``
-(:mod:`ntpnb.runner.display`) each keep one; their intervals are settings
-(:data:`ntpnb.settings.PROGRESS_SECONDS`, :data:`ntpnb.settings.SHOW_SECONDS`).
+Kept by a training loop's reports (:class:`ntpnb.optim.Recorder`), a chapter's progress line
+(:mod:`ntpnb.chapter.progress`) and the runner's status block (:mod:`ntpnb.runner.display`).
 """
 
 from __future__ import annotations
