@@ -30,7 +30,7 @@ from ntpnb import optim
 from ntpnb.attention import identity_head, make_problem, stack_problems, train
 from ntpnb.attention.model import Problem
 from ntpnb.attention.paper_experiments import _trial_data
-from ntpnb.chapter.parameters import profile_parameters
+from ntpnb.chapter.parameters import notebook_source, profile_parameters
 from ntpnb.linear.descent import run_decoder
 from ntpnb.linear.ntp_data import NTPData
 
@@ -39,7 +39,7 @@ from .instances import fresh_copy, gaussian_instance
 from .scaling import FIT_MIN_POINTS, Table, format_exponent, format_fitted_sizes, scaling_exponent
 
 #: Chapter 3's paper profile: the steps and the SGD batch of its optimizers, and its instance size.
-CHAPTER_3 = profile_parameters("03_gd_implicit_bias", "paper")
+CHAPTER_3 = profile_parameters(notebook_source("03_gd_implicit_bias"), "paper")
 DECODER_SHAPE = (CHAPTER_3["m"], CHAPTER_3["V"], CHAPTER_3["d"], CHAPTER_3["S"])
 #: Growth in iterations: chapter 3 runs 10^4 (Figs. 4-5), 10^5 (SGD) and 10^6 (the long runs).
 DECODER_ITERATIONS = (1_000, 3_000, 10_000, 30_000, 100_000, 300_000, 1_000_000)

@@ -43,11 +43,11 @@ from typing import Any
 
 from .book.compare import add_arguments, print_comparison
 from .chapter.layout import find_project_root, notebook_sources, output_layout
+from .chapter.parameters import CHANGES, profile_parameters
 from .errors import NTPError, RunInterruptedError
 from .runner import (
     DEFAULT_SEEDS,
     PROFILE_NAMES,
-    PROFILES,
     RunResult,
     output_lock,
     parse_overrides,
@@ -206,7 +206,9 @@ def _cmd_list(args: argparse.Namespace) -> int:
     for source in select_notebooks(notebook_sources(root), args.names):
         print(source.stem)
         meanings = {name: p.meaning for name, p in read_parameters_cell(source).items()}
-        for line in format_parameters(PROFILES.get(source.stem, {}), meanings, width):
+        known = source.stem in CHANGES  # a notebook without profiles shows no values
+        per_profile = {p: profile_parameters(source, p) for p in PROFILE_NAMES} if known else {}
+        for line in format_parameters(per_profile, meanings, width):
             print(line)
     print("change one for a run: ntpnb reproduce NAME -p KEY=VALUE (outputs go to outputs/runs/)")
     return 0

@@ -31,7 +31,6 @@ The update rules (``g_k`` the gradient at ``W_k``, ``eta`` the learning rate):
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -42,6 +41,7 @@ from numpy.typing import ArrayLike
 from . import settings
 from .errors import InvalidDataError, SolverError
 from .reproducible_products import einsum
+from .throttle import Throttle
 from .validation import (
     as_count,
     as_float,
@@ -335,7 +335,7 @@ class Recorder:
         self.progress = progress
         self._next = 0
         self._records: list[dict[str, Array]] = []
-        self._reported = time.monotonic()
+        self._throttle = Throttle(settings.PROGRESS_SECONDS, at_once=False)
 
     def next_due(self) -> int:
         """The next iteration to record, or ``n_iter`` once the grid is done."""
@@ -360,13 +360,13 @@ class Recorder:
 
     def tick(self, k: int) -> None:
         """Report ``k`` steps done if :data:`ntpnb.settings.PROGRESS_SECONDS` passed since the last report."""
-        if self.progress is not None and time.monotonic() - self._reported >= settings.PROGRESS_SECONDS:
+        if self.progress is not None and self._throttle.due():
             self._report(k)
 
     def _report(self, k: int) -> None:
         if self.progress is not None:
             self.progress(k, self.n_iter)
-            self._reported = time.monotonic()
+            self._throttle.mark()
 
     def trace(self, W: Array) -> Trace:
         """The :class:`Trace` of the run with final iterate ``W`` (checked finite)."""

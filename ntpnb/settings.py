@@ -38,6 +38,11 @@ MAX_RECORD_POINTS: int = 100_000
 #: (:class:`ntpnb.optim.Recorder`): it also reports at every recorded iteration.
 PROGRESS_SECONDS: float = 2.0
 
+#: Shortest time between two updates of what a reader sees while a chapter runs: a long loop's
+#: line in Jupyter or its progress file (:mod:`ntpnb.chapter.progress`), and the status block
+#: that ``ntpnb reproduce`` redraws on a terminal (:mod:`ntpnb.runner.display`).
+SHOW_SECONDS: float = 0.5
+
 #: Multiply-adds per compiled call of the linear decoder's training loops
 #: (:mod:`ntpnb.linear.descent`): about 0.05 s, so that a long run still answers Ctrl-C and its
 #: progress hook within a fraction of a second (a compiled loop cannot be interrupted).

@@ -93,7 +93,7 @@ def test_version_without_an_installed_distribution_says_so(monkeypatch, capsys):
 
 
 def test_list_shows_the_named_notebooks_with_what_each_parameter_means(monkeypatch, capsys):
-    from ntpnb.runner import PROFILES, read_parameters_cell
+    from ntpnb.chapter.parameters import profile_parameters, read_parameters_cell
 
     monkeypatch.setenv("COLUMNS", "100")
     assert cli.main(["list", "--root", str(ROOT), "03_gd", "01"]) == 0
@@ -104,7 +104,7 @@ def test_list_shows_the_named_notebooks_with_what_each_parameter_means(monkeypat
     flat = " ".join(out.split())  # the meanings, unwrapped
     for name in headers[:-1]:
         cell = read_parameters_cell(ROOT / "notebooks" / f"{name}.md")
-        for parameter in PROFILES[name]["paper"]:
+        for parameter in profile_parameters(ROOT / "notebooks" / f"{name}.md", "paper"):
             meaning = " ".join(cell[parameter].meaning.split())
             assert f" {parameter} {meaning} paper " in flat
     assert " n synthetic instance (Figs. 3-5): samples paper 5000 | quick 5000 " in flat

@@ -13,6 +13,7 @@ import pytest
 from ntpnb.book.compare import SANITIZE_CONFIG
 from ntpnb.chapter.claims import load_chapter_record
 from ntpnb.chapter.layout import notebook_sources, output_layout
+from ntpnb.chapter.parameters import PROJECT_VAR
 from ntpnb.runner.jupyter_kernel import kernel_environment
 
 from conftest import QUICK_SEEDS, ROOT
@@ -105,7 +106,8 @@ def test_every_figure_is_written(quick_run):
         assert any(f'"{figure}"' in source for figure in pngs), f"{name} saves no figure"
 
 
-def test_nbval_reproduces_every_output(quick_run):
+def test_nbval_reproduces_every_output(quick_run, monkeypatch):
+    monkeypatch.setenv(PROJECT_VAR, str(ROOT))  # where the kernels find the sources, as the runner says
     notebooks = sorted(str(p) for p in (quick_run / "notebooks").glob("*.ipynb"))
     cmd = [
         sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--nbval", "--nbval-current-env",

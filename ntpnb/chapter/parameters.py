@@ -1,15 +1,15 @@
-"""A chapter's parameters: their values in every execution profile, in one place.
+"""A chapter's parameters: their values in every execution profile, each written once.
 
 ``paper`` reproduces the papers' settings; ``quick`` is a seconds-scale run used by the test
-suite. ``ntpnb reproduce`` injects the chosen profile's values (plus ``profile`` and
-``output_dir``) into the notebook's ``parameters`` cell with papermill. The ``parameters``
-cell of each notebook repeats the ``paper`` values so that the notebook runs unchanged in
-Jupyter or Binder; a test keeps the two identical.
+suite. The ``paper`` values are the notebook's ``parameters`` cell, so that the notebook runs
+unchanged in Jupyter or Binder; here are only what the other profiles change (:data:`CHANGES`;
+a test refuses a change that repeats the cell's value). ``ntpnb reproduce`` injects the chosen
+profile's values (plus ``profile`` and ``output_dir``) after that cell with papermill.
 
 A tolerance that depends on the profile (what a claim check requires at the papers' settings
-and at the quick run's) is a parameter here, with a comment saying what it bounds, never a
+and at the quick run's) is a parameter, with a comment saying what it bounds, never a
 ``profile == "paper"`` test in a notebook. A ``paper`` threshold that *is* a paper's number
-refers to the registry of claims (:func:`~ntpnb.chapter.registry.paper_value`).
+names its place in the registry of claims (:data:`PAPER_NUMBERS`).
 
 What each parameter means is written once, as the comment of its line in the ``parameters``
 cell (:func:`read_parameters_cell`), which the chapter's reader sees and ``ntpnb list`` prints.
@@ -22,22 +22,24 @@ from __future__ import annotations
 import ast
 import io
 import math
+import os
 import tokenize
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from types import MappingProxyType
 from typing import Any
 
 from ..errors import InvalidDataError, NTPError
 from .claims import PROFILE_NAMES
+from .layout import find_project_root
 from .prose import glue_text
-from .registry import paper_value
 
 __all__ = [
     "PROFILE_NAMES",
-    "PROFILES",
+    "CHANGES",
+    "PAPER_NUMBERS",
     "profile_parameters",
+    "notebook_source",
     "parse_overrides",
     "apply_overrides",
     "CellParameter",
@@ -48,201 +50,34 @@ __all__ = [
     "glue_parameters",
 ]
 
-#: Paper A, Figs. 1-5 (App. A): the settings of chapter 03.
-_GD_PAPER: dict[str, Any] = {
-    "seed": 0,
-    "toy_lr": 0.5,
-    "toy_iters": 100_000,
-    "n_frames": 40,
-    "n_geometry_draws": 200,
-    "n": 5000,
-    "m": 50,
-    "d": 60,
-    "V": 10,
-    "S": 6,
-    "gd_lr": 0.5,
-    "ngd_lr": 0.01,
-    "adam_lr": 0.01,
-    "adam_beta1": 0.9,
-    "adam_beta2": 0.99,
-    "n_iter": 10_000,
-    "long_iter": 1_000_000,
-    "sgd_iter": 100_000,
-    "spread_iter": 100_000,  # runs from a start one ulp away: the digits that are the method's
-    "sgd_batch": 5,  # samples per SGD step, far fewer than the m = 50 contexts
-    "n_records": 60,
-    "toy_max_gap_ratio": 0.01,  # A9: required CE - H at the last 2D GD step / at step 1
-    "toy_min_corr": 0.99,  # A9: required corr(W_k - W*, W^mm) at the last 2D GD step
-    "toy_max_dist_ratio": 0.1,  # A9: required ||P_F(W_k) - W*||, last 2D step / first
-    "toy_max_w15_gap": 0.05,  # A8: required ||w_1 - w_5|| / ||W_k - W*|| at the last 2D step
-    "toy_max_row_dist": 1.0,  # A9: required max_v ||row v of P_F(W_k) - W*||, last 2D step
-    "growth_range": [0.8, 1.2],  # A6: required range of GD's norm growth per log k / ||W^mm||
-    "check_long_rate": True,  # A7: test the decay of ||P_F(W_k) - W*|| from n_iter to long_iter
-    "sgd_min_gap_ratio": 2.0,  # A15: required CE - H of SGD over sequences / over contexts
-}
-
-_RAW: dict[str, dict[str, dict[str, Any]]] = {
+#: ``CHANGES[notebook][profile]``: what a profile other than ``paper`` changes of the notebook's
+#: ``parameters`` cell, which holds the ``paper`` values (``quick``: a seconds-scale run, the test
+#: suite's). A notebook not named here has no profiles.
+CHANGES: dict[str, dict[str, dict[str, Any]]] = {
     "01_entropy_separability": {
-        "paper": {
-            "seed": 0,
-            "n_starts": 4,
-            "search_iters": 2000,
-            "n_random_W": 2000,
-            "n_recipe_seeds": 1000,
-            "n_triples": 2000,
-            "g_max": 30.0,
-            "n_g": 61,
-        },
         "quick": {
-            "seed": 0,
+            # search_iters as at paper: the synthetic search reaches ~1e-14 (600: ~1e-11)
             "n_starts": 1,
-            "search_iters": 2000,  # the synthetic search reaches ~1e-14 (600: ~1e-11)
             "n_random_W": 200,
             "n_recipe_seeds": 100,
             "n_triples": 200,
-            "g_max": 30.0,
             "n_g": 31,
         },
     },
     "02_regularization_path": {
-        "paper": {
-            "seed": 0,
-            "toy_radii": 60,
-            "synth_radii": 40,
-            "B_top_mm": 600.0,
-            "cvxpy_radii": [1.0, 4.0, 16.0, 32.0, 64.0, 128.0],
-            "gd_lr": 0.5,
-            "toy_gd_iters": 100_000,
-            "synth_gd_iters": 10_000,
-            "gd_records": 40,
-            "limit_instances": ["2D", "synthetic"],
-        },
         "quick": {
-            "seed": 0,
             "toy_radii": 20,
             "synth_radii": 12,
-            "B_top_mm": 600.0,
             "cvxpy_radii": [4.0, 64.0],
-            "gd_lr": 0.5,
             "toy_gd_iters": 20_000,
             "synth_gd_iters": 2_000,
             "gd_records": 20,
             "limit_instances": ["2D"],
         },
     },
-    "04_overparameterization": {
-        "paper": {
-            "seed": 0,
-            "m": 30,
-            "configs": [[2, 1], [5, 1], [10, 1], [5, 2], [10, 3], [10, 6]],
-            "d_step": 1,
-            "n_trials": 30,
-            # nested draws: the G-test rejects the count with a bias, one dimension away, at
-            # p < 1e-3 in 99.9% of simulated runs with 300 draws (86% with 150)
-            "n_trials_cover": 300,
-            # one process: the sweep takes seconds, about what starting joblib's workers costs,
-            # and chapters run side by side under ntpnb reproduce --jobs
-            "n_jobs": 1,
-            "gd_steps": 20000,
-            "m_scaling": [15, 30, 60],
-            "scaling_configs": [[5, 2], [10, 3]],
-            "n_trials_scaling": 20,
-            "gd_max_gap_ratio": 0.05,  # A2: required CE(W_k) - inf CE at step gd_steps / at step 1
-        },
-        "quick": {
-            "seed": 0,
-            "m": 16,
-            "configs": [[2, 1], [10, 1], [5, 2], [10, 6]],
-            "d_step": 2,
-            "n_trials": 10,
-            "n_trials_cover": 150,  # m = 16: rejects the count with a bias in 99.7% of runs
-            "n_jobs": 1,
-            "gd_steps": 2000,
-            "m_scaling": [8, 16, 32],
-            "scaling_configs": [[5, 2]],
-            "n_trials_scaling": 8,
-            "gd_max_gap_ratio": 0.3,
-        },
-    },
-    "05_autoregressive_text": {
-        "paper": {
-            "seed": 0,
-            "window": 7,
-            "n_chars_stats": 0,
-            "n_chars_joint": 50,
-            "n_chars_scale": 1000,
-            "gd_d_factor": 2,
-            "gd_steps": 20000,
-            "gd_lr": 2.0,
-            "min_corr_joint": 0.9,  # A14: required corr(W_k, W^mm) of the joint problem at the end
-        },
-        "quick": {
-            "seed": 0,
-            "window": 7,
-            "n_chars_stats": 20000,
-            "n_chars_joint": 20,
-            "n_chars_scale": 200,
-            "gd_d_factor": 2,
-            "gd_steps": 3000,
-            "gd_lr": 2.0,
-            "min_corr_joint": 0.8,
-        },
-    },
-    "06_attention": {
-        "paper": {
-            "seed": 0,
-            "n_trials": int(paper_value("B11", "trials")),  # App. D: the trials of each mean
-            "n_jobs": 1,
-            "n_iter": 4000,
-            "lr_global": 0.01,
-            "lr_local": 0.1,
-            "n_path": 12,
-            "path_max_ratio": 20.0,
-            # B8: required mean corr(W, W^mm), acyclic data
-            "min_corr_acyclic": paper_value("B8", "corr"),
-            "min_corr_general": 0.98,  # B9: required mean corr(W, W^mm), general data
-            # B9: required mean ||Pi_Scyc(W) - W^cyc||^2 at the end
-            "max_cyc_dist": paper_value("B9", "distance"),
-            "min_norm_ratio": 0.25,
-            "n_iter_local": 2000,
-            "local_init": "uniform",
-            "pseudo_threshold": 0.01,
-            "exclusion_band": 0.001,
-            # B10-B11: required mean corr(W, W~mm) (Fig. 5a)
-            "min_local_corr": paper_value("B10", "local_corr"),
-            "drop_corr": 0.95,
-            "consistency_level": 0.01,
-            "check_fig6_values": True,
-        },
-        "quick": {
-            "seed": 0,
-            "n_trials": 6,
-            "n_jobs": 1,
-            "n_iter": 800,
-            "lr_global": 0.01,
-            "lr_local": 0.1,
-            "n_path": 8,
-            "path_max_ratio": 20.0,
-            "min_corr_acyclic": 0.85,
-            "min_corr_general": 0.9,
-            "max_cyc_dist": 0.2,
-            "min_norm_ratio": 0.25,
-            "n_iter_local": 400,
-            "local_init": "uniform",
-            "pseudo_threshold": 0.01,
-            "exclusion_band": 0.001,
-            "min_local_corr": 0.9,
-            "drop_corr": 0.95,
-            "consistency_level": 0.01,
-            # Fig. 6b's values are means over 100 trials of 2000 steps: not at this scale
-            "check_fig6_values": False,
-        },
-    },
+    # fewer iterations and frames, the same instances and settings
     "03_gd_implicit_bias": {
-        "paper": _GD_PAPER,
-        # quick: fewer iterations and frames, the same instances and settings
         "quick": {
-            **_GD_PAPER,
             "toy_iters": 20_000,
             "n_frames": 10,
             "n_geometry_draws": 40,
@@ -260,7 +95,68 @@ _RAW: dict[str, dict[str, dict[str, Any]]] = {
             "sgd_min_gap_ratio": 1.2,
         },
     },
+    # n_jobs as at paper, one process: the sweep takes seconds, about what starting joblib's
+    # workers costs, and chapters run side by side under ntpnb reproduce --jobs
+    "04_overparameterization": {
+        "quick": {
+            "m": 16,
+            "configs": [[2, 1], [10, 1], [5, 2], [10, 6]],
+            "d_step": 2,
+            "n_trials": 10,
+            # nested draws: the G-test rejects the count with a bias, one dimension away, at p < 1e-3
+            # in 99.9% of simulated runs with the paper's 300 draws (86% with 150); at m = 16, 150
+            # reject it in 99.7% of runs
+            "n_trials_cover": 150,
+            "gd_steps": 2000,
+            "m_scaling": [8, 16, 32],
+            "scaling_configs": [[5, 2]],
+            "n_trials_scaling": 8,
+            "gd_max_gap_ratio": 0.3,
+        },
+    },
+    "05_autoregressive_text": {
+        "quick": {
+            "n_chars_stats": 20000,
+            "n_chars_joint": 20,
+            "n_chars_scale": 200,
+            "gd_steps": 3000,
+            "min_corr_joint": 0.8,
+        },
+    },
+    "06_attention": {
+        "quick": {
+            "n_trials": 6,
+            "n_iter": 800,
+            "n_path": 8,
+            "min_corr_acyclic": 0.85,
+            "min_corr_general": 0.9,
+            "max_cyc_dist": 0.2,
+            "n_iter_local": 400,
+            "min_local_corr": 0.9,
+            # Fig. 6b's values are means over 100 trials of 2000 steps: not at this scale
+            "check_fig6_values": False,
+        },
+    },
 }
+
+#: The ``paper`` values of ``parameters`` cells that are a paper's numbers: ``(claim, name)`` in
+#: the registry of claims (:func:`~ntpnb.chapter.registry.paper_value`), which a test checks
+#: them against.
+PAPER_NUMBERS: dict[str, dict[str, tuple[str, str]]] = {
+    "06_attention": {
+        "n_trials": ("B11", "trials"),  # App. D: the trials of each mean
+        "min_corr_acyclic": ("B8", "corr"),
+        "max_cyc_dist": ("B9", "distance"),
+        "min_local_corr": ("B10", "local_corr"),
+    },
+}
+
+#: The parameters a run gives every notebook besides its profile's values (:func:`profile_parameters`).
+RUN_PARAMETERS: tuple[str, ...] = ("profile", "output_dir")
+
+#: Set by ``ntpnb reproduce`` for a chapter's kernel: the project whose ``notebooks/`` holds its
+#: source (elsewhere, the project at or above the working folder).
+PROJECT_VAR = "NTPNB_PROJECT"
 
 #: The order in which a run starts the notebooks that have no recorded time in its output tree
 #: (a fresh clone, a new ``--out``): the slowest first, as ``python -m benchmarks --notebooks``
@@ -276,28 +172,31 @@ SLOWEST_FIRST: tuple[str, ...] = (
     "02_regularization_path",
 )
 
-#: ``PROFILES[notebook][profile]`` is the read-only mapping of that run's parameter values.
-PROFILES = MappingProxyType(
-    {
-        name: MappingProxyType({p: MappingProxyType(values) for p, values in per.items()})
-        for name, per in _RAW.items()
-    }
-)
 
+def profile_parameters(source: Path, profile: str) -> dict[str, Any]:
+    """The parameter values of the Jupytext notebook ``source`` under ``profile``, as a new dict.
 
-def profile_parameters(notebook: str, profile: str) -> dict[str, Any]:
-    """The parameter values of ``notebook`` under ``profile``, as a new dict.
+    Its ``parameters`` cell's values (but :data:`RUN_PARAMETERS`), with the profile's
+    :data:`CHANGES`.
 
     Raises
     ------
     NTPError
-        If the profile or the notebook is unknown.
+        If the profile or the notebook is unknown, or its ``parameters`` cell unreadable
+        (:func:`read_parameters_cell`).
     """
     if profile not in PROFILE_NAMES:
         raise NTPError(f"unknown profile {profile!r}; use one of {', '.join(PROFILE_NAMES)}")
-    if notebook not in PROFILES:
-        raise NTPError(f"notebook {notebook!r} has no profile in ntpnb/chapter/parameters.py")
-    return dict(PROFILES[notebook][profile])
+    if source.stem not in CHANGES:
+        raise NTPError(f"notebook {source.stem!r} has no profile in ntpnb/chapter/parameters.py")
+    cell = read_parameters_cell(source)
+    values = {name: p.value for name, p in cell.items() if name not in RUN_PARAMETERS}
+    return {**values, **CHANGES[source.stem].get(profile, {})}
+
+
+def notebook_source(notebook: str) -> Path:
+    """The Jupytext source of the chapter ``notebook``, as its kernel finds it (:data:`PROJECT_VAR`)."""
+    return Path(os.environ.get(PROJECT_VAR) or find_project_root()) / "notebooks" / f"{notebook}.md"
 
 
 def parse_overrides(pairs: Sequence[str]) -> dict[str, str]:
@@ -393,8 +292,8 @@ def _requirement(like: Any) -> str:
     return f"a {type(like).__name__}"
 
 
-def apply_overrides(notebook: str, profile: str, overrides: Mapping[str, str]) -> dict[str, Any]:
-    """The parameters of ``notebook`` under ``profile`` with ``overrides`` (text) applied.
+def apply_overrides(source: Path, profile: str, overrides: Mapping[str, str]) -> dict[str, Any]:
+    """The parameters of the notebook ``source`` under ``profile`` with ``overrides`` (text) applied.
 
     Each value is read as the type of the profile's value (``int``, ``float``, ``bool``
     (``true``/``false``), ``str``, or a Python literal such as a list).
@@ -405,7 +304,7 @@ def apply_overrides(notebook: str, profile: str, overrides: Mapping[str, str]) -
         On an unknown key or a value that does not fit; the message lists the notebook's
         parameters with their current values.
     """
-    parameters = profile_parameters(notebook, profile)
+    notebook, parameters = source.stem, profile_parameters(source, profile)
     known = ", ".join(f"{k}={v!r}" for k, v in parameters.items())
     for key, text in overrides.items():
         if key not in parameters:
@@ -565,16 +464,16 @@ def format_parameter(value: Any) -> str:
 def glue_parameters(notebook: str, namespace: Mapping[str, Any]) -> None:
     """Glue every parameter of ``notebook`` with the value it has in ``namespace`` (this run's).
 
-    The parameters are those of the notebook's profiles (a test keeps them equal to its
-    ``parameters`` cell); each is glued as :data:`GLUE_KEY` (``par_m``) with
-    :func:`format_parameter`, so the prose shows what the run used, after any ``-p`` override.
+    The parameters are those of the notebook's ``parameters`` cell (:func:`notebook_source`);
+    each is glued as :data:`GLUE_KEY` (``par_m``) with :func:`format_parameter`, so the prose
+    shows what the run used, after any ``-p`` override.
 
     Raises
     ------
     NTPError
         If ``notebook`` has no profile, or ``namespace`` lacks one of its parameters.
     """
-    names = profile_parameters(notebook, "paper")
+    names = profile_parameters(notebook_source(notebook), "paper")
     missing = [name for name in names if name not in namespace]
     if missing:
         raise NTPError(f"{notebook}: glue_parameters finds no value for {', '.join(missing)}")

@@ -22,12 +22,15 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 import time
-from collections.abc import Callable
+from contextlib import suppress
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
+
+from .. import settings
+from ..throttle import Throttle
+from .atomic import atomic_write_text
 
 __all__ = ["PROGRESS_FILE_VAR", "QUIET_VAR", "ProgressState", "Progress", "progress", "read_progress"]
 
@@ -35,11 +38,6 @@ __all__ = ["PROGRESS_FILE_VAR", "QUIET_VAR", "ProgressState", "Progress", "progr
 PROGRESS_FILE_VAR = "NTPNB_PROGRESS_FILE"
 #: ``off`` in this variable shows nothing (set by the test suite for its notebook kernels).
 QUIET_VAR = "NTPNB_PROGRESS"
-#: Seconds between two updates of what is shown.
-UPDATE_EVERY = 0.5
-
-#: A hook told ``(done, total)``, as the package's long computations call it.
-ProgressHook = Callable[[int, int], None]
 
 
 @dataclass(frozen=True)
@@ -75,19 +73,8 @@ def read_progress(path: str | os.PathLike[str]) -> ProgressState | None:
 
 def _write_state(path: str, state: ProgressState) -> None:
     """Replace ``path`` with ``state`` atomically (a reader never sees half a file)."""
-    folder = os.path.dirname(path) or "."
-    tmp = None
-    try:
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".progress-", suffix=".tmp")
-        with os.fdopen(fd, "w") as handle:
-            json.dump(asdict(state), handle)
-        os.replace(tmp, path)
-    except OSError:  # progress is a courtesy: a full disk must not stop the chapter
-        if tmp is not None:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
+    with suppress(OSError):  # progress is a courtesy: a full disk must not stop the chapter
+        atomic_write_text(path, json.dumps(asdict(state)))
 
 
 def _in_jupyter_kernel() -> bool:
@@ -115,7 +102,7 @@ class Progress:
         self.total = int(total)
         self.done = 0
         self._start = time.monotonic()
-        self._shown_at = -float("inf")
+        self._throttle = Throttle(settings.SHOW_SECONDS)
         self._file = os.environ.get(PROGRESS_FILE_VAR) or None
         quiet = os.environ.get(QUIET_VAR, "").lower() == "off"
         self._handle: Any = None
@@ -130,11 +117,11 @@ class Progress:
         self.done = int(done)
         if total is not None:
             self.total = int(total)
-        if time.monotonic() - self._shown_at >= UPDATE_EVERY:
+        if self._throttle.due():
             self._show()
 
     def _show(self) -> None:
-        self._shown_at = time.monotonic()
+        self._throttle.mark()
         if self._file is not None:
             _write_state(self._file, self.state())
         elif self._jupyter:
@@ -149,10 +136,8 @@ class Progress:
     def close(self) -> None:
         """The loop is over: show its last state (in Jupyter) or clear it (for the runner)."""
         if self._file is not None:
-            try:
+            with suppress(OSError):
                 os.unlink(self._file)
-            except OSError:
-                pass
         elif self._jupyter:
             self._show()
 
@@ -163,6 +148,5 @@ class Progress:
         self.close()
 
 
-def progress(label: str, total: int = 0) -> Progress:
-    """A :class:`Progress` for a loop labelled ``label`` (use it in a ``with`` statement)."""
-    return Progress(label, total)
+#: A :class:`Progress` for a loop labelled ``label`` (use it in a ``with`` statement).
+progress = Progress

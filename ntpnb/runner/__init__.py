@@ -17,7 +17,7 @@ core, never on the book build (:mod:`ntpnb.book`).
 
 from __future__ import annotations
 
-from ..chapter.parameters import PROFILE_NAMES, PROFILES, parse_overrides, read_parameters_cell
+from ..chapter.parameters import PROFILE_NAMES, parse_overrides, read_parameters_cell
 from .choice import select_notebooks
 from .execute import RunResult
 from .lock import output_lock
@@ -28,7 +28,6 @@ __all__ = [
     "RunResult",
     "DEFAULT_SEEDS",
     "PROFILE_NAMES",
-    "PROFILES",
     "parse_overrides",
     "read_parameters_cell",
     "select_notebooks",

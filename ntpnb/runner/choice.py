@@ -132,7 +132,7 @@ def choose_notebooks(
     sources = select_notebooks(notebook_sources(root), names)
     if not sources:
         raise NTPError(f"no notebooks found in {root / 'notebooks'}")
-    return [(source, apply_overrides(source.stem, profile, overrides)) for source in sources]
+    return [(source, apply_overrides(source, profile, overrides)) for source in sources]
 
 
 def with_output(parameters: Mapping[str, Any], profile: str, layout: OutputLayout) -> dict[str, Any]:
@@ -145,7 +145,7 @@ def notebook_parameters(
     source: Path, profile: str, layout: OutputLayout, overrides: Mapping[str, str] | None = None
 ) -> dict[str, Any]:
     """Every parameter papermill injects into ``source``: the profile's, overridden, and where to write."""
-    return with_output(apply_overrides(source.stem, profile, overrides or {}), profile, layout)
+    return with_output(apply_overrides(source, profile, overrides or {}), profile, layout)
 
 
 def package_fingerprint() -> str:

@@ -18,12 +18,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
+from .. import settings
 from ..chapter.progress import read_progress
+from ..throttle import Throttle
 
 __all__ = ["Running", "status_lines", "start_line", "Display"]
 
-#: Seconds between two redraws of the status block.
-REDRAW_EVERY = 0.5
 #: ANSI: the cursor to the start of the line ``n`` lines up, then clear to the end of the screen.
 _UP_AND_CLEAR = "\x1b[{n}F\x1b[J"
 
@@ -84,7 +84,7 @@ class Display:
         self.live = self.stream.isatty() if live is None else live
         self.running: dict[str, Running] = {}
         self._shown = 0  # lines of the status block on the screen
-        self._drawn_at = 0.0
+        self.throttle = Throttle(settings.SHOW_SECONDS)  # between two redraws of the block
 
     def started(self, name: str, progress_file: Path | None = None) -> None:
         """``name`` started; its kernel reports its long loops' progress to ``progress_file``."""
@@ -111,8 +111,8 @@ class Display:
             self.log(line)
 
     def tick(self) -> None:
-        """Redraw the block if it is older than :data:`REDRAW_EVERY` (on a terminal)."""
-        if self.live and time.monotonic() - self._drawn_at >= REDRAW_EVERY:
+        """Redraw the block if it is older than :data:`ntpnb.settings.SHOW_SECONDS` (on a terminal)."""
+        if self.live and self.throttle.due():
             for r in self.running.values():
                 state = read_progress(r.progress_file) if r.progress_file is not None else None
                 r.loop = state.describe() if state is not None else ""
@@ -136,4 +136,4 @@ class Display:
             self.stream.write("".join(line + "\n" for line in lines))
             self.stream.flush()
         self._shown = len(lines)
-        self._drawn_at = time.monotonic()
+        self.throttle.mark()

@@ -2,12 +2,11 @@
 
 ``ntpnb reproduce`` holds it while it runs (so two runs never write the same outputs at once)
 and ``ntpnb book`` holds it while it reads the outputs (so it builds from a consistent
-snapshot, never from a run half way through). The lock is :func:`fcntl.flock` on the file: the
-operating system releases it when the holding process ends, however it ends (even
-``kill -9``), so a stale lock cannot block later runs. The holder writes its process id and
-command line into the file, which a waiting command names in its message.
-
-On systems without :mod:`fcntl` (Windows) the lock is not taken.
+snapshot, never from a run half way through). The lock is :class:`filelock.FileLock` (an
+operating-system lock, ``flock`` on POSIX): the system releases it when the holding process
+ends, however it ends (even ``kill -9``), so a stale lock cannot block later runs. The holder
+writes its process id and command line into the file, which a waiting command names in its
+message.
 """
 
 from __future__ import annotations
@@ -18,12 +17,9 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from ..errors import OutputLockedError, PathError
+from filelock import FileLock, Timeout
 
-try:
-    import fcntl
-except ImportError:  # pragma: no cover (Windows)
-    fcntl = None  # type: ignore[assignment]
+from ..errors import OutputLockedError, PathError
 
 __all__ = ["LOCK_NAME", "output_lock", "lock_holder"]
 
@@ -36,6 +32,16 @@ def lock_holder(root: Path) -> str:
         return (root / LOCK_NAME).read_text(encoding="utf-8", errors="replace").strip()
     except OSError:
         return ""
+
+
+def _write_holder(fd: int) -> None:
+    """Say who holds the lock, in the lock file ``fd``.
+
+    Written in place (it cannot be replaced, the lock belongs to this inode), read only for messages.
+    """
+    os.ftruncate(fd, 0)
+    os.lseek(fd, 0, os.SEEK_SET)
+    os.write(fd, f"process {os.getpid()} ({' '.join(sys.argv)})\n".encode())
 
 
 @contextmanager
@@ -59,30 +65,22 @@ def output_lock(root: Path, wait: bool = True, log: Callable[[str], None] = prin
     PathError
         If the lock file cannot be created (the folder is not writable).
     """
-    if fcntl is None:  # pragma: no cover
-        yield
-        return
-    path = root / LOCK_NAME
-    try:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-    except OSError as exc:
-        problem = f"cannot write in the output folder {root}: {exc.strerror}"
-        raise PathError(f"{problem}; choose another --out") from exc
+    lock = FileLock(root / LOCK_NAME, preserve_lock_file=True, on_acquired=_write_holder)
     try:
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
+            lock.acquire(timeout=0)
+        except Timeout:
             holder = lock_holder(root) or "another process"
             if not wait:
                 raise OutputLockedError(
                     f"the output folder {root} is in use by {holder}; wait for it, or choose another --out"
                 ) from None
             log(f"ntpnb: waiting for {holder} to finish with {root} (Ctrl-C to give up)")
-            fcntl.flock(fd, fcntl.LOCK_EX)
-        # the lock file's only content says who holds it: written in place (it cannot be
-        # replaced, the lock belongs to this inode), read only for messages
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"process {os.getpid()} ({' '.join(sys.argv)})\n".encode(), 0)
+            lock.acquire()
+    except OSError as exc:
+        problem = f"cannot write in the output folder {root}: {exc.strerror}"
+        raise PathError(f"{problem}; choose another --out") from exc
+    try:
         yield
     finally:
-        os.close(fd)  # releases the lock
+        lock.release()

@@ -24,6 +24,7 @@ from multiprocessing.process import BaseProcess
 from pathlib import Path
 
 from ..chapter.layout import FIGURES_VAR
+from ..chapter.parameters import PROJECT_VAR
 from ..chapter.progress import PROGRESS_FILE_VAR
 from .choice import NotebookRun
 from .diagnosis import describe_failure
@@ -101,10 +102,11 @@ def _ended_on_error(
 def kernel_variables(run: NotebookRun) -> dict[str, str]:
     """What the kernel of ``run`` is told through its environment.
 
-    Where to report its long loops' progress, and, for a further seed of a sweep (which repeats
-    the checks; the book's figures come from its own seed), to write no figures.
+    Where its source's project is (its ``parameters`` cell names the parameters it glues), where
+    to report its long loops' progress, and, for a further seed of a sweep (which repeats the
+    checks; the book's figures come from its own seed), to write no figures.
     """
-    variables = {PROGRESS_FILE_VAR: str(progress_file(run.label))}
+    variables = {PROJECT_VAR: str(run.source.parent.parent), PROGRESS_FILE_VAR: str(progress_file(run.label))}
     if run.sweep:
         variables[FIGURES_VAR] = "off"
     return variables

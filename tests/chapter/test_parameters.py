@@ -13,10 +13,12 @@ from ntpnb.chapter import parameters
 from ntpnb.chapter.layout import notebook_sources
 from ntpnb.chapter.parameters import (
     GLUE_KEY,
-    PROFILES,
+    PROJECT_VAR,
     format_parameter,
     glue_parameters,
+    notebook_source,
     parse_parameters_cell,
+    profile_parameters,
     read_parameters_cell,
 )
 from ntpnb.errors import InvalidDataError, NTPError
@@ -135,10 +137,10 @@ def test_a_value_no_parameters_cell_holds_is_refused():
 def test_every_parameter_is_glued_with_the_value_of_the_run(monkeypatch):
     glued = {}
     monkeypatch.setattr(parameters, "glue_text", lambda name, text: glued.__setitem__(name, text))
-    name = SOURCES[0].stem
-    values = {**PROFILES[name]["quick"], "stray": 1}  # a run at the quick profile
+    name, quick = SOURCES[0].stem, profile_parameters(SOURCES[0], "quick")
+    values = {**quick, "stray": 1}  # a run at the quick profile
     glue_parameters(name, values)
-    assert glued == {GLUE_KEY.format(name=k): format_parameter(v) for k, v in PROFILES[name]["quick"].items()}
+    assert glued == {GLUE_KEY.format(name=k): format_parameter(v) for k, v in quick.items()}
     del values["seed"]
     with pytest.raises(NTPError, match="no value for seed"):
         glue_parameters(name, values)
@@ -163,10 +165,20 @@ def _paragraphs(source: Path) -> list[str]:
 @pytest.mark.parametrize("path", SOURCES, ids=lambda p: p.stem)
 def test_a_parameter_the_prose_names_is_shown_with_the_value_of_the_run(path):
     """ "5 of `n_trials`" reads as a name left unfilled: the paragraph also shows the run's value."""
-    names = set(PROFILES[path.stem]["paper"])
+    names = set(profile_parameters(path, "paper"))
     unfilled = []
     for paragraph in _paragraphs(path):
         for name in set(_NAMED.findall(paragraph)) & names:
             if not re.search(rf"\{{glue:text\}}`(\w+_)?{name}`", paragraph):
                 unfilled.append(f"`{name}` in: {paragraph[:80]!r}")
     assert not unfilled, "show the value with {glue:text}`par_NAME`:\n" + "\n".join(unfilled)
+
+
+def test_a_kernel_finds_its_source_in_the_project_the_runner_names_or_at_its_working_folder(
+    tmp_path, monkeypatch
+):
+    monkeypatch.delenv(PROJECT_VAR, raising=False)
+    monkeypatch.chdir(ROOT / "notebooks")  # Jupyter runs a notebook in its folder
+    assert notebook_source("01_x") == ROOT / "notebooks" / "01_x.md"
+    monkeypatch.setenv(PROJECT_VAR, str(tmp_path))  # ntpnb reproduce runs it in a staging folder
+    assert notebook_source("01_x") == tmp_path / "notebooks" / "01_x.md"

@@ -43,8 +43,7 @@ def project(tmp_path, monkeypatch):
     (root / "_toc.yml").write_text("format: jb-book\nroot: x\n")
     for name in ("a_one", "b_two"):
         (root / "notebooks" / f"{name}.md").write_text(fake_notebook(BODY.format(name=name), "seed = 0"))
-    fake = {name: {"paper": {"seed": 0}, "quick": {"seed": 0}} for name in ("a_one", "b_two")}
-    monkeypatch.setattr(profiles, "PROFILES", fake)
+    monkeypatch.setattr(profiles, "CHANGES", {name: {} for name in ("a_one", "b_two")})
     return root
 
 

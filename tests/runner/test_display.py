@@ -8,7 +8,6 @@ import json
 import pytest
 
 from ntpnb.chapter.progress import ProgressState
-from ntpnb.runner import display as display_module
 from ntpnb.runner.display import Display, Running, status_lines
 
 
@@ -47,7 +46,7 @@ def test_a_terminal_redraws_the_block_in_place(monkeypatch, tmp_path):
     shown.started("b")
     assert terminal.getvalue().endswith("  a     starting        0 s\n  b     starting        0 s\n")
     progress.write_text(json.dumps(ProgressState("trials", 3, 10, 1.0).__dict__))
-    monkeypatch.setattr(display_module, "REDRAW_EVERY", 0.0)
+    monkeypatch.setattr(shown.throttle, "seconds", 0.0)
     shown.cell("a", 2, 5)
     drawn = terminal.getvalue()
     assert "\x1b[2F\x1b[J" in drawn  # the two lines were cleared before the redraw
@@ -67,7 +66,7 @@ def test_an_unreadable_progress_file_shows_no_loop(tmp_path, monkeypatch, text):
     shown = Display(lambda line: None, 1, stream=terminal)
     progress = tmp_path / "p.json"
     progress.write_text(text)
-    monkeypatch.setattr(display_module, "REDRAW_EVERY", 0.0)
+    monkeypatch.setattr(shown.throttle, "seconds", 0.0)
     shown.started("a", progress)
     shown.tick()
     assert shown.running["a"].loop == ""

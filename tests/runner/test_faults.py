@@ -66,7 +66,7 @@ def project(tmp_path):
     pages = "".join(f"  - file: {page}\n" for page in generated)
     (root / "_toc.yml").write_text(f"format: jb-book\nroot: book/intro\nchapters:\n{chapters}{pages}")
     for name in NAMES:
-        values = profiles.PROFILES[name]["paper"]  # the real notebook's parameters, unused
+        values = profiles.profile_parameters(ROOT / "notebooks" / f"{name}.md", "paper")  # unused
         parameters = "\n".join(f"{k} = {v!r}" for k, v in values.items())
         source = fake_notebook(BODY.format(name=name, short=name[:2]), parameters, title=name)
         (root / "notebooks" / f"{name}.md").write_text(source)

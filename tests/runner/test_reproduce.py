@@ -45,7 +45,28 @@ def test_parameters_cell_holds_the_paper_profile(path):
     values = parameters_cell(path)
     assert values.pop("profile") == "paper"
     assert values.pop("output_dir") is None
-    assert values == profiles.PROFILES[path.stem]["paper"]
+    assert values == profiles.profile_parameters(path, "paper")
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: p.stem)
+def test_a_profile_changes_only_what_differs_from_the_parameters_cell(path):
+    """Each value is written once: a change that repeats the cell's value is refused."""
+    paper = parameters_cell(path)
+    for profile, changes in profiles.CHANGES[path.stem].items():
+        assert profile in profiles.PROFILE_NAMES and profile != "paper"
+        unknown = set(changes) - set(paper) | set(changes) & set(profiles.RUN_PARAMETERS)
+        assert not unknown, f"{path.stem} {profile}: no parameter {unknown} in the cell"
+        repeated = [name for name, value in changes.items() if value == paper[name]]
+        assert not repeated, f"{path.stem} {profile}: {repeated} repeat the parameters cell's values"
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: p.stem)
+def test_a_paper_value_that_is_a_papers_number_is_the_registrys(path):
+    from ntpnb.chapter.registry import paper_value
+
+    paper = parameters_cell(path)
+    for name, (claim, key) in profiles.PAPER_NUMBERS.get(path.stem, {}).items():
+        assert paper[name] == paper_value(claim, key), f"{path.stem}: {name} is {claim}'s {key}"
 
 
 @pytest.mark.parametrize("path", SOURCES, ids=lambda p: p.stem)
@@ -59,13 +80,13 @@ def test_papermill_reads_every_parameter(path):
 
 @pytest.mark.parametrize("path", SOURCES, ids=lambda p: p.stem)
 def test_quick_profile_sets_the_same_parameters(path):
-    per = profiles.PROFILES[path.stem]
-    assert set(per) == set(profiles.PROFILE_NAMES)
+    per = {profile: profiles.profile_parameters(path, profile) for profile in profiles.PROFILE_NAMES}
+    assert set(profiles.CHANGES[path.stem]) == set(profiles.PROFILE_NAMES) - {"paper"}
     assert set(per["quick"]) == set(per["paper"])
 
 
 def test_every_profile_belongs_to_a_notebook_and_every_notebook_is_in_the_book():
-    assert set(profiles.PROFILES) == {p.stem for p in SOURCES}
+    assert set(profiles.CHANGES) == {p.stem for p in SOURCES} >= set(profiles.PAPER_NUMBERS)
     toc = (ROOT / "_toc.yml").read_text()
     for path in SOURCES:
         assert f"outputs/notebooks/{path.stem}" in toc
@@ -132,9 +153,9 @@ def test_a_sweep_runs_every_notebook_at_the_next_seeds_into_trees_of_their_own(t
 
 def test_profile_parameters_rejects_unknown_names():
     with pytest.raises(NTPError, match="unknown profile"):
-        profiles.profile_parameters(SOURCES[0].stem, "fast")
+        profiles.profile_parameters(SOURCES[0], "fast")
     with pytest.raises(NTPError, match="has no profile"):
-        profiles.profile_parameters("99_nope", "paper")
+        profiles.profile_parameters(SOURCES[0].with_name("99_nope.md"), "paper")
 
 
 def test_select_notebooks_by_name_and_prefix():
@@ -163,8 +184,7 @@ def test_a_failing_notebook_does_not_stop_the_others(tmp_path, monkeypatch):
     bodies = {"a_fails": "raise ValueError('broken on purpose')", "b_works": "print(value * 2)"}
     for name, body in bodies.items():
         (tmp_path / "notebooks" / f"{name}.md").write_text(fake_notebook(body, "value = 1"))
-    fake = {name: {"paper": {"value": 1}, "quick": {"value": 21}} for name in bodies}
-    monkeypatch.setattr(profiles, "PROFILES", fake)
+    monkeypatch.setattr(profiles, "CHANGES", {name: {"quick": {"value": 21}} for name in bodies})
     lines = []
     results = reproduce(tmp_path, profile="quick", log=lines.append, jobs=1)
     assert [r.ok for r in results] == [False, True]
@@ -181,12 +201,12 @@ def test_a_failing_notebook_does_not_stop_the_others(tmp_path, monkeypatch):
 
 
 def test_overrides_are_typed_like_the_profile_values():
-    name = SOURCES[0].stem
-    quick = profiles.PROFILES[name]["quick"]
+    source = SOURCES[0]
+    quick = profiles.profile_parameters(source, "quick")
     ints = [k for k, v in quick.items() if type(v) is int]
     floats = [k for k, v in quick.items() if type(v) is float]
     assert ints and floats
-    values = profiles.apply_overrides(name, "quick", {ints[0]: "7", floats[0]: "3"})
+    values = profiles.apply_overrides(source, "quick", {ints[0]: "7", floats[0]: "3"})
     assert values[ints[0]] == 7 and type(values[ints[0]]) is int
     assert values[floats[0]] == 3.0 and type(values[floats[0]]) is float
     assert {k: v for k, v in values.items() if k not in (ints[0], floats[0])} == {
@@ -210,9 +230,9 @@ def test_overrides_are_typed_like_the_profile_values():
         (1, str(2**63 - 1), 2**63 - 1),
     ],
 )
-def test_override_values_of_every_type(monkeypatch, like, text, expected):
-    monkeypatch.setattr(profiles, "PROFILES", {"nb": {"paper": {"x": like}, "quick": {"x": like}}})
-    assert profiles.apply_overrides("nb", "paper", {"x": text}) == {"x": expected}
+def test_override_values_of_every_type(tmp_path, monkeypatch, like, text, expected):
+    source = _cell_notebook(tmp_path, monkeypatch, f"x = {like!r}")
+    assert profiles.apply_overrides(source, "paper", {"x": text}) == {"x": expected}
 
 
 @pytest.mark.parametrize(
@@ -234,16 +254,18 @@ def test_override_values_of_every_type(monkeypatch, like, text, expected):
         ([[2, 1]], "[[2, True]]", "a list of list values"),
     ],
 )
-def test_bad_override_values_say_what_fits_and_name_the_parameters(monkeypatch, like, text, requirement):
-    monkeypatch.setattr(profiles, "PROFILES", {"nb": {"paper": {"x": like, "y": 2}, "quick": {}}})
+def test_bad_override_values_say_what_fits_and_name_the_parameters(
+    tmp_path, monkeypatch, like, text, requirement
+):
+    source = _cell_notebook(tmp_path, monkeypatch, f"x = {like!r}\ny = 2")
     with pytest.raises(NTPError, match=rf"x=.* is not {re.escape(requirement)}.*its parameters: x=.*, y=2"):
-        profiles.apply_overrides("nb", "paper", {"x": text})
+        profiles.apply_overrides(source, "paper", {"x": text})
 
 
 def test_unknown_or_malformed_overrides_are_errors():
     name = SOURCES[0].stem
     with pytest.raises(NTPError, match=rf"{name} has no parameter 'nope'; its parameters \(paper\): seed="):
-        profiles.apply_overrides(name, "paper", {"nope": "1"})
+        profiles.apply_overrides(SOURCES[0], "paper", {"nope": "1"})
     with pytest.raises(NTPError, match="write KEY=VALUE"):
         profiles.parse_overrides(["seed"])
     with pytest.raises(NTPError, match="overridden twice"):
@@ -275,7 +297,7 @@ def test_reproduce_with_an_override_writes_a_separate_run(tmp_path, monkeypatch)
     (tmp_path / "notebooks").mkdir()
     (tmp_path / "_toc.yml").write_text("format: jb-book\nroot: x\n")
     (tmp_path / "notebooks" / "c_value.md").write_text(fake_notebook("print(value * 2)", "value = 1"))
-    monkeypatch.setattr(profiles, "PROFILES", {"c_value": {"paper": {"value": 1}, "quick": {"value": 21}}})
+    monkeypatch.setattr(profiles, "CHANGES", {"c_value": {"quick": {"value": 21}}})
     (result,) = reproduce(tmp_path, profile="quick", overrides={"value": "5"}, log=lambda line: None)
     assert result.ok
     run = tmp_path / "outputs" / "runs" / "profile=quick,value=5"
@@ -292,8 +314,15 @@ def _tiny_project(tmp_path, monkeypatch, bodies):
     (tmp_path / "_toc.yml").write_text("format: jb-book\nroot: x\n")
     for name, body in bodies.items():
         (tmp_path / "notebooks" / f"{name}.md").write_text(fake_notebook(body, "value = 1"))
-    fake = {name: {"paper": {"value": 1}, "quick": {"value": 21}} for name in bodies}
-    monkeypatch.setattr(profiles, "PROFILES", fake)
+    monkeypatch.setattr(profiles, "CHANGES", {name: {"quick": {"value": 21}} for name in bodies})
+
+
+def _cell_notebook(tmp_path, monkeypatch, cell):
+    """A notebook ``nb`` whose parameters cell holds ``cell``, with no profile changes."""
+    source = tmp_path / "nb.md"
+    source.write_text(fake_notebook("", cell))
+    monkeypatch.setattr(profiles, "CHANGES", {"nb": {}})
+    return source
 
 
 def test_the_cache_key_changes_with_source_parameters_and_package(tmp_path):

@@ -21,6 +21,8 @@ from ntpnb.runner.execute import RunResult
 from ntpnb.runner.run import reproduce
 from ntpnb.runner.timings import record_timings
 
+from fake_notebooks import fake_notebook
+
 WHEN = datetime(2026, 1, 2, 3, 4, tzinfo=timezone.utc)
 
 
@@ -122,8 +124,8 @@ def test_the_page_shows_the_times_with_and_without_benchmark_results(tmp_path):
 def test_reproduce_records_what_it_executed(tmp_path, monkeypatch):
     (tmp_path / "notebooks").mkdir()
     for name in ("a", "b"):
-        (tmp_path / "notebooks" / f"{name}.md").write_text("x")
-    monkeypatch.setattr(profiles, "PROFILES", {n: {"paper": {}, "quick": {}} for n in ("a", "b")})
+        (tmp_path / "notebooks" / f"{name}.md").write_text(fake_notebook("x"))
+    monkeypatch.setattr(profiles, "CHANGES", {n: {} for n in ("a", "b")})
     seconds = {"a": 3.0, "b": 4.0}
 
     def fake_workers(pending, jobs, report, mark, log, display=None):  # what the workers would report
