@@ -55,10 +55,19 @@ class StoredFigure:
     #: The commit the figure is stored at (figures/ was deleted from the repository later; its last commit has
     #: none).
     commit: str
+    #: The last point of the mean distance curves (global and local reference).
     global_distance: float
+    #: The last point of the mean distance curves (global and local reference).
     local_distance: float
+    #: The last point of the mean local correlation (the matching correlation figure).
     local_corr: float
+    #: The trials and ``epochs`` of the authors' notebook at that commit (its saved output shows ``Sample 0``
+    #: to ``Sample 9``); the figure itself states neither, and the notebook's saved run is of another size, so
+    #: these describe the notebook, not necessarily the figure's run.
     trials: int
+    #: The trials and ``epochs`` of the authors' notebook at that commit (its saved output shows ``Sample 0``
+    #: to ``Sample 9``); the figure itself states neither, and the notebook's saved run is of another size, so
+    #: these describe the notebook, not necessarily the figure's run.
     epochs: int
 
 

@@ -259,17 +259,34 @@ class GlobalResult:
 
     #: Recorded iterations.
     iterations: np.ndarray
+    #: ``(n_records, B)``: ``corr(W, W^mm)``, ``||W||``, ``||Pi_Scyc(W) - W^cyc||`` (exact ``W^cyc``; 0 on
+    #: acyclic data).
     corr: np.ndarray
+    #: ``(n_records, B)``: ``corr(W, W^mm)``, ``||W||``, ``||Pi_Scyc(W) - W^cyc||`` (exact ``W^cyc``; 0 on
+    #: acyclic data).
     norm: np.ndarray
+    #: ``(n_records, B)``: ``corr(W, W^mm)``, ``||W||``, ``||Pi_Scyc(W) - W^cyc||`` (exact ``W^cyc``; 0 on
+    #: acyclic data).
     cyc_dist: np.ndarray
+    #: ``(n_records, B)``: the same distance measured against the paper's ``W^cyc`` (normalized GD from zero
+    #: on the cyclic sub-dataset at the same step size and iterations).
     cyc_dist_paper: np.ndarray
+    #: ``(B, d, d)``: final iterates and the references.
     W: np.ndarray
+    #: ``(B, d, d)``: final iterates and the references.
     W_mm: np.ndarray
+    #: ``(B, d, d)``: final iterates and the references.
     W_cyc: np.ndarray
+    #: ``(B, d, d)``: final iterates and the references.
     W_cyc_paper: np.ndarray
+    #: ``(B,)`` ``dim S_cyc``.
     cyc_dims: np.ndarray
+    #: ``(B,)`` verification numbers of the Graph-SVM (duality gap) and of ``W^cyc`` (gradient norm).
     svm_gaps: np.ndarray
+    #: ``(B,)`` verification numbers of the Graph-SVM (duality gap) and of ``W^cyc`` (gradient norm).
     cyc_grad_norms: np.ndarray
+    #: ``(B,)`` ``||W - Pi_Scyc(W)|| / ||W||`` of the paper's ``W^cyc`` (0 where it is 0): GD runs in all
+    #: ``d^2`` directions, so this tests ``W^cyc in S_cyc`` (Lemma 2).
     paper_outside: np.ndarray
 
 
@@ -367,21 +384,44 @@ class LocalResult:
 
     #: Recorded iterations.
     iterations: np.ndarray
+    #: Correlation of ``W(tau)`` with the data graphs' ``W^mm`` and with the pseudo graphs' ``W~^mm``.
     corr_global: np.ndarray
+    #: Correlation of ``W(tau)`` with the data graphs' ``W^mm`` and with the pseudo graphs' ``W~^mm``.
     corr_local: np.ndarray
+    #: ``||Pi_Scyc(W(tau)) - W^cyc(tau)||`` and ``||Pi_S~cyc(W(tau)) - W~^cyc(tau)||``, not squared, each
+    #: reference trained from zero as in the paper and taken at the same step ``tau`` as ``W`` (as the
+    #: authors' code compares them); 0 where the sub-dataset is empty.
     dist_global: np.ndarray
+    #: ``||Pi_Scyc(W(tau)) - W^cyc(tau)||`` and ``||Pi_S~cyc(W(tau)) - W~^cyc(tau)||``, not squared, each
+    #: reference trained from zero as in the paper and taken at the same step ``tau`` as ``W`` (as the
+    #: authors' code compares them); 0 where the sub-dataset is empty.
     dist_local: np.ndarray
+    #: ``||W(tau)||``.
     norm: np.ndarray
+    #: ``||grad L(W(tau))||``: the plain gradient, whatever the step rule.
     grad_norm: np.ndarray
+    #: ``(n_records, 2 B)``: the same for the global references (first ``B`` columns) and the local ones, 0
+    #: where a trial's reference is not trained.
     ref_grad_norm: np.ndarray
+    #: ``(B,)`` final correlation of ``W`` with ``W~^cyc + R W~^mm``, ``R`` the least-squares fit (the
+    #: authors' second correlation, ``R_solver``).
     corr_combined: np.ndarray
+    #: ``(B,)`` ``||W~^mm||``.
     local_svm_norm: np.ndarray
+    #: ``(B,)`` samples in the pseudo cyclic sub-dataset and ``dim S~cyc``.
     subset_sizes: np.ndarray
+    #: ``(B,)`` samples in the pseudo cyclic sub-dataset and ``dim S~cyc``.
     pseudo_cyc_dims: np.ndarray
+    #: ``(B,)`` mean number of selected tokens per sample.
     n_selected: np.ndarray
+    #: ``(B,)`` the largest gap between two attention logits of one sample at the end.
     max_score_gap: np.ndarray
+    #: ``(B, d, d)`` final iterates and ``(B, n, T)`` their attention.
     W: np.ndarray
+    #: ``(B, d, d)`` final iterates and ``(B, n, T)`` their attention.
     scores: np.ndarray
+    #: ``(B,)`` the final local distance with the pseudo sub-dataset keyed the other way (see ``subset_key``;
+    #: empty unless ``compare_keys``).
     dist_other: np.ndarray
 
     def kept(self, drop_corr: float) -> np.ndarray:

@@ -334,13 +334,23 @@ class Verdict:
     claim: str
     #: One of :data:`VERDICTS`.
     verdict: str
+    #: How many checks of each kind the claim has (at one seed).
     evidence: int = 0
+    #: How many checks of each kind the claim has (at one seed).
     findings: int = 0
+    #: How many checks of each kind the claim has (at one seed).
     sanity: int = 0
+    #: How many checks of each kind the claim has (at one seed).
     measurements: int = 0
+    #: How many checks failed, over every seed (statistical ones: pooled).
     failed: int = 0
+    #: The qualifications (for ``reproduced with a qualification``), or the findings, as ``"what: measured X;
+    #: paper: Y"``, followed by any qualifications (for ``does not reproduce``), or what failed and where.
     reasons: tuple[str, ...] = ()
+    #: The seeds the claim's evidence was checked at (for a claim without evidence: at which it was checked at
+    #: all).
     seeds: tuple[int, ...] = ()
+    #: The seeds where every evidence check of the claim passed.
     holding: tuple[int, ...] = ()
 
     @property

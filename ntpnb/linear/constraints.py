@@ -45,12 +45,19 @@ class NTPConstraints:
 
     #: Anchor token ``a_j`` of each context, shape ``(m,)``.
     anchors: np.ndarray
+    #: Context ``j`` and token ``z`` of each equality row ``(e_z - e_{a_j}) h_j^T``.
     eq_context: np.ndarray
+    #: Context ``j`` and token ``z`` of each equality row ``(e_z - e_{a_j}) h_j^T``.
     eq_token: np.ndarray
+    #: Sparse ``(n_eq, V d)`` matrix of the equality rows.
     eq: scipy.sparse.csr_matrix
+    #: ``log(p_jz / p_j,a_j)`` for each equality row: the compatibility right-hand side.
     eq_rhs: np.ndarray
+    #: Context ``j`` and out-of-support token ``v`` of each inequality row ``(e_{a_j} - e_v) h_j^T``.
     ineq_context: np.ndarray
+    #: Context ``j`` and out-of-support token ``v`` of each inequality row ``(e_{a_j} - e_v) h_j^T``.
     ineq_token: np.ndarray
+    #: Sparse ``(n_ineq, V d)`` matrix of the inequality rows.
     ineq: scipy.sparse.csr_matrix
 
 
@@ -128,9 +135,13 @@ class ConstraintPairs:
 
     #: Anchor token ``a_j`` of each context, shape ``(m,)``.
     anchors: np.ndarray
+    #: Context and token of each equality row, in row-major order of ``(j, z)``.
     eq_context: np.ndarray
+    #: Context and token of each equality row, in row-major order of ``(j, z)``.
     eq_token: np.ndarray
+    #: Context and out-of-support token of each inequality row, in row-major order of ``(j, v)``.
     ineq_context: np.ndarray
+    #: Context and out-of-support token of each inequality row, in row-major order of ``(j, v)``.
     ineq_token: np.ndarray
 
 

@@ -76,7 +76,9 @@ class ConditionCurve:
     x: np.ndarray
     #: Instances per grid point.
     n_trials: int
+    #: The number of instances where the condition holds, at each grid point.
     compatible: np.ndarray
+    #: The number of instances where the condition holds, at each grid point.
     separable: np.ndarray
 
     def fraction(self, key: str) -> np.ndarray:
