@@ -146,50 +146,34 @@ class SVMSolution:
     Every quantity of the certificate is scale-free (relative to the unit margin, to ``||W||``,
     to the largest multiplier or to the primal objective); it is measured on the normalized
     problem, so it reads the same at every scale of the data.
-
-    Attributes
-    ----------
-    W
-        The solution, shape ``shape`` of the constraints (read-only).
-    duals
-        Multipliers ``lambda`` of the inequalities ``A w >= 1``, in their row order (read-only).
-    eq_duals
-        Multipliers ``mu`` of the equalities, coefficients on the rows of ``S`` of the
-        constraints (read-only).
-    margin_violation
-        ``max(0, 1 - min(A w))``.
-    equality_violation
-        ``max |B w|`` (in units of the unit margin).
-    stationarity
-        ``||w - A^T lambda - S^T mu|| / ||w||``: the gradient of the Lagrangian.
-    complementarity
-        ``max_i |lambda_i (a_i^T w - 1)| / max_i |lambda_i|``.
-    dual_sign
-        ``max(0, -min lambda) / max_i |lambda_i|``: how far a multiplier is below zero, relative
-        to the largest.
-    duality_gap
-        ``(primal - dual) / primal`` with primal ``||w||^2 / 2`` and the Lagrange dual value
-        ``sum(lambda) - ||A^T lambda + S^T mu||^2 / 2`` (a lower bound on the optimum when
-        ``lambda >= 0``); the gap bounds the relative suboptimality of a feasible ``w``.
-    solver
-        Which method answered (e.g. ``"ntpnb-active-set"`` or the QP solver of cvxpy).
-    polished
-        Whether the answer was refined by an exact solve on its active set (:func:`polish`).
-    problem
-        The problem (e.g. ``"the NTP-SVM"``), for messages.
     """
 
+    #: The solution, shape ``shape`` of the constraints (read-only).
     W: np.ndarray
+    #: Multipliers ``lambda`` of the inequalities ``A w >= 1``, in their row order (read-only).
     duals: np.ndarray
+    #: Multipliers ``mu`` of the equalities, coefficients on the rows of ``S`` of the constraints (read-only).
     eq_duals: np.ndarray
+    #: ``max(0, 1 - min(A w))``.
     margin_violation: float
+    #: ``max |B w|`` (in units of the unit margin).
     equality_violation: float
+    #: ``||w - A^T lambda - S^T mu|| / ||w||``: the gradient of the Lagrangian.
     stationarity: float
+    #: ``max_i |lambda_i (a_i^T w - 1)| / max_i |lambda_i|``.
     complementarity: float
+    #: ``max(0, -min lambda) / max_i |lambda_i|``: how far a multiplier is below zero, relative to the
+    #: largest.
     dual_sign: float
+    #: ``(primal - dual) / primal`` with primal ``||w||^2 / 2`` and the Lagrange dual value ``sum(lambda) -
+    #: ||A^T lambda + S^T mu||^2 / 2`` (a lower bound on the optimum when ``lambda >= 0``); the gap bounds the
+    #: relative suboptimality of a feasible ``w``.
     duality_gap: float
+    #: Which method answered (e.g. ``"ntpnb-active-set"`` or the QP solver of cvxpy).
     solver: str
+    #: Whether the answer was refined by an exact solve on its active set (:func:`polish`).
     polished: bool
+    #: The problem (e.g. ``"the NTP-SVM"``), for messages.
     problem: str
 
     @property

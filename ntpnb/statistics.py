@@ -273,25 +273,19 @@ def threshold_crossing_bootstrap(
 
 @dataclass(frozen=True)
 class FiniteSizeFit:
-    """The fit ``value = limit + slope / size`` of :func:`finite_size_fit`.
+    """The fit ``value = limit + slope / size`` of :func:`finite_size_fit`."""
 
-    Attributes
-    ----------
-    limit, limit_se
-        The extrapolation to ``size -> infinity`` and its standard error.
-    slope, slope_se
-        The coefficient of ``1 / size`` and its standard error.
-    chi2
-        Sum of the squared residuals in units of their standard errors.
-    dof
-        Its degrees of freedom: the number of sizes minus 2.
-    """
-
+    #: The extrapolation to ``size -> infinity`` and its standard error.
     limit: float
+    #: The extrapolation to ``size -> infinity`` and its standard error.
     limit_se: float
+    #: The coefficient of ``1 / size`` and its standard error.
     slope: float
+    #: The coefficient of ``1 / size`` and its standard error.
     slope_se: float
+    #: Sum of the squared residuals in units of their standard errors.
     chi2: float
+    #: Its degrees of freedom: the number of sizes minus 2.
     dof: int
 
 

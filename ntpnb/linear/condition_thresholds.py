@@ -95,16 +95,11 @@ class NestedInstance:
     compatibility (logits with given log-odds) and separability (logits with given signs of
     differences) hold at ``d + 1`` whenever they hold at ``d``. The rank of the compatibility
     equations (``dim F``) is non-decreasing in ``d`` for the same reason.
-
-    Attributes
-    ----------
-    Z
-        ``(m, d_max)`` standard normal embedding coordinates (read-only).
-    P
-        ``(m, V)`` next-token probabilities (read-only).
     """
 
+    #: ``(m, d_max)`` standard normal embedding coordinates (read-only).
     Z: np.ndarray
+    #: ``(m, V)`` next-token probabilities (read-only).
     P: np.ndarray
     _at: dict[int, NTPData] = field(default_factory=dict, repr=False, compare=False)
 
@@ -280,31 +275,26 @@ def first_true(
 
 @dataclass(frozen=True)
 class NestedTrial:
-    """One nested draw (:func:`nested_trial`) on a grid of ``d``: where each condition starts to hold.
+    """One nested draw (:func:`nested_trial`) on a grid of ``d``: where each condition starts to hold."""
 
-    Attributes
-    ----------
-    compatible_from, separable_from
-        The index in the grid of the first ``d`` where the draw is NTP_H-compatible
-        (NTP-separable); the length of the grid if it is not within the grid. By monotonicity
-        the condition holds exactly at the grid points from there on.
-    n_eq
-        Number of compatibility equations ``sum_j (S_j - 1)`` (the same at every ``d``).
-    rank_bound
-        :func:`compatibility_rank_bound` at every ``d`` of the grid.
-    compatible, separable
-        Every decision made, ``{grid index: holds}``.
-    rank
-        ``dim F`` (the rank of the compatibility equations) wherever compatibility was decided,
-        ``{grid index: rank}``.
-    """
-
+    #: The index in the grid of the first ``d`` where the draw is NTP_H-compatible (NTP-separable); the length
+    #: of the grid if it is not within the grid. By monotonicity the condition holds exactly at the grid
+    #: points from there on.
     compatible_from: int
+    #: The index in the grid of the first ``d`` where the draw is NTP_H-compatible (NTP-separable); the length
+    #: of the grid if it is not within the grid. By monotonicity the condition holds exactly at the grid
+    #: points from there on.
     separable_from: int
+    #: Number of compatibility equations ``sum_j (S_j - 1)`` (the same at every ``d``).
     n_eq: int
+    #: :func:`compatibility_rank_bound` at every ``d`` of the grid.
     rank_bound: tuple[int, ...]
+    #: Every decision made, ``{grid index: holds}``.
     compatible: dict[int, bool]
+    #: Every decision made, ``{grid index: holds}``.
     separable: dict[int, bool]
+    #: ``dim F`` (the rank of the compatibility equations) wherever compatibility was decided, ``{grid index:
+    #: rank}``.
     rank: dict[int, int]
 
 
@@ -510,37 +500,25 @@ def recession_pairs(data: NTPData) -> np.ndarray:
 
 @dataclass(frozen=True)
 class BestLoss:
-    """``inf_W CE(W)`` with the certificate of two methods.
+    """``inf_W CE(W)`` with the certificate of two methods."""
 
-    Attributes
-    ----------
-    value
-        The infimum (the primal value; attained iff ``n_vanishing == 0``).
-    entropy
-        ``H``, the lower bound of claim A1.
-    dual_value
-        The maximum-entropy dual's value (the same number, by strong duality).
-    dual_residual
-        Largest violation of the dual's moment constraints at its solution.
-    grad_norm
-        Gradient norm of the reduced primal at its minimizer.
-    n_vanishing
-        Number of (context, token) pairs whose probability tends to 0 at the infimum (``|I|``).
-    W
-        Minimizer of the reduced problem (the infimum is approached by ``W + g U`` with ``U``
-        a recession direction strict on ``I``, as ``g -> inf``).
-    dual_method
-        How the dual point was found: ``"primal"`` (the primal minimizer's probabilities, made
-        exactly feasible) or ``"exp-cone"`` (the named conic solver).
-    """
-
+    #: The infimum (the primal value; attained iff ``n_vanishing == 0``).
     value: float
+    #: ``H``, the lower bound of claim A1.
     entropy: float
+    #: The maximum-entropy dual's value (the same number, by strong duality).
     dual_value: float
+    #: Largest violation of the dual's moment constraints at its solution.
     dual_residual: float
+    #: Gradient norm of the reduced primal at its minimizer.
     grad_norm: float
+    #: Number of (context, token) pairs whose probability tends to 0 at the infimum (``|I|``).
     n_vanishing: int
+    #: Minimizer of the reduced problem (the infimum is approached by ``W + g U`` with ``U`` a recession
+    #: direction strict on ``I``, as ``g -> inf``).
     W: np.ndarray
+    #: How the dual point was found: ``"primal"`` (the primal minimizer's probabilities, made exactly
+    #: feasible) or ``"exp-cone"`` (the named conic solver).
     dual_method: str = "exp-cone"
 
     @property

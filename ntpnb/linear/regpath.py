@@ -112,30 +112,22 @@ class PathStructure:
 
     The coordinates of a matrix ``W`` in ``R`` are ``(alpha, beta)``: its components in F and in
     ``R ∩ F-perp`` in the two bases (so inner products and norms are those of the coordinates).
-
-    Attributes
-    ----------
-    basis_f, basis_perp
-        Orthonormal rows spanning F and ``R ∩ F-perp`` (each row a ``vec(W)``, row-major).
-    w_star
-        Coordinates of ``W*`` in ``basis_f``.
-    W_star
-        ``W*`` as a ``(V, d)`` matrix.
-    T_F
-        ``(m, V, r)``: logits ``(delta h_j)_v`` of each basis matrix of F.
-    margins
-        ``(m, V, k)``: ``margin_jv`` of each basis matrix of ``R ∩ F-perp`` (0 on supports).
-    a
-        ``(m, V)``: ``a_jv``, the out-of-support logits of ``W*`` minus its in-support
-        log-normalizer (``-inf`` on supports, where it is not used).
     """
 
+    #: Orthonormal rows spanning F and ``R ∩ F-perp`` (each row a ``vec(W)``, row-major).
     basis_f: np.ndarray
+    #: Orthonormal rows spanning F and ``R ∩ F-perp`` (each row a ``vec(W)``, row-major).
     basis_perp: np.ndarray
+    #: Coordinates of ``W*`` in ``basis_f``.
     w_star: np.ndarray
+    #: ``W*`` as a ``(V, d)`` matrix.
     W_star: np.ndarray
+    #: ``(m, V, r)``: logits ``(delta h_j)_v`` of each basis matrix of F.
     T_F: np.ndarray
+    #: ``(m, V, k)``: ``margin_jv`` of each basis matrix of ``R ∩ F-perp`` (0 on supports).
     margins: np.ndarray
+    #: ``(m, V)``: ``a_jv``, the out-of-support logits of ``W*`` minus its in-support log-normalizer (``-inf``
+    #: on supports, where it is not used).
     a: np.ndarray
 
     @property
@@ -611,45 +603,33 @@ class _PathEnd:
 
 @dataclass(frozen=True)
 class RegularizationPath:
-    """The certified minimizers ``W_B`` of CE over the balls ``||W|| <= B``, one per radius.
+    """The certified minimizers ``W_B`` of CE over the balls ``||W|| <= B``, one per radius."""
 
-    Attributes
-    ----------
-    radii
-        ``(n,)`` the radii ``B``, increasing.
-    W
-        ``(n, V, d)`` the minimizers ``W_B``.
-    f_offset
-        ``(n, V, d)`` ``P_F(W_B) - W*``, computed in the split and accurate relatively even where
-        it is far below the rounding of the entries of ``W_B`` (about ``1e-16 B``).
-    f_distance
-        ``(n,)`` ``||P_F(W_B) - W*||`` (computed without the underflow of squaring: use it
-        rather than ``np.linalg.norm(f_offset)``, which returns 0 below about 1e-154).
-    lam
-        ``(n,)`` the KKT multipliers: ``grad CE(W_B) = -lam W_B``, all positive.
-    kl
-        ``(n,)`` ``CE(W_B) - H`` (relatively accurate; far below the resolution of ``CE``).
-    out_mass
-        ``(n,)`` ``sum_j pi_j`` (out-of-support probability of context ``j`` under ``W_B``).
-    norm_error
-        ``(n,)`` ``| ||W_B|| - B | / B``.
-    kkt, kkt_f, kkt_perp
-        ``(n,)`` relative KKT residuals ``||grad + lam W|| / ||grad||``: in total, on F, on F-perp.
-    newton_iterations
-        ``(n,)`` Newton iterations spent reaching each radius from the previous one.
-    """
-
+    #: ``(n,)`` the radii ``B``, increasing.
     radii: np.ndarray
+    #: ``(n, V, d)`` the minimizers ``W_B``.
     W: np.ndarray
+    #: ``(n, V, d)`` ``P_F(W_B) - W*``, computed in the split and accurate relatively even where it is far
+    #: below the rounding of the entries of ``W_B`` (about ``1e-16 B``).
     f_offset: np.ndarray
+    #: ``(n,)`` ``||P_F(W_B) - W*||`` (computed without the underflow of squaring: use it rather than
+    #: ``np.linalg.norm(f_offset)``, which returns 0 below about 1e-154).
     f_distance: np.ndarray
+    #: ``(n,)`` the KKT multipliers: ``grad CE(W_B) = -lam W_B``, all positive.
     lam: np.ndarray
+    #: ``(n,)`` ``CE(W_B) - H`` (relatively accurate; far below the resolution of ``CE``).
     kl: np.ndarray
+    #: ``(n,)`` ``sum_j pi_j`` (out-of-support probability of context ``j`` under ``W_B``).
     out_mass: np.ndarray
+    #: ``(n,)`` ``| ||W_B|| - B | / B``.
     norm_error: np.ndarray
+    #: ``(n,)`` relative KKT residuals ``||grad + lam W|| / ||grad||``: in total, on F, on F-perp.
     kkt: np.ndarray
+    #: ``(n,)`` relative KKT residuals ``||grad + lam W|| / ||grad||``: in total, on F, on F-perp.
     kkt_f: np.ndarray
+    #: ``(n,)`` relative KKT residuals ``||grad + lam W|| / ||grad||``: in total, on F, on F-perp.
     kkt_perp: np.ndarray
+    #: ``(n,)`` Newton iterations spent reaching each radius from the previous one.
     newton_iterations: np.ndarray
     _end: _PathEnd | None = field(default=None, repr=False, compare=False)
 

@@ -272,43 +272,31 @@ class GramStructure:
     The coordinates of a matrix ``W_F + W_perp`` (F part, F-perp part) are those of its F
     coefficients ``C`` (each row on its support, in the Helmert basis), then its margins off
     the supports (row-major).
-
-    Attributes
-    ----------
-    H
-        ``(m, d)`` the embeddings.
-    K
-        ``(m, m)`` the Gram matrix ``H H^T``.
-    K_factor
-        Its lower Cholesky factor.
-    mask, P, pi
-        The supports, the next-token and the context probabilities.
-    a
-        ``(m, V)``: the exponents of ``W*`` (:func:`~.pathloss.star_exponents`).
-    W_star
-        ``W*`` as a ``(V, d)`` matrix.
-    C_star
-        ``(m, V)``: its coefficients in F.
-    supports
-        Per token, the contexts whose support holds it and ``K^{-1}`` on them.
-    T_inv
-        ``(m, m)``: the inverse of ``T = sum_z K_z^{-1}`` (the row sums of :meth:`f_map`).
-    f_basis
-        ``(m V, dim F)`` scipy.sparse, orthonormal columns: the F coefficients (``vec C``) of each
-        coordinate.
     """
 
+    #: ``(m, d)`` the embeddings.
     H: np.ndarray
+    #: ``(m, m)`` the Gram matrix ``H H^T``.
     K: np.ndarray
+    #: Its lower Cholesky factor.
     K_factor: np.ndarray
+    #: The supports, the next-token and the context probabilities.
     mask: np.ndarray
+    #: The supports, the next-token and the context probabilities.
     P: np.ndarray
+    #: The supports, the next-token and the context probabilities.
     pi: np.ndarray
+    #: ``(m, V)``: the exponents of ``W*`` (:func:`~.pathloss.star_exponents`).
     a: np.ndarray
+    #: ``W*`` as a ``(V, d)`` matrix.
     W_star: np.ndarray
+    #: ``(m, V)``: its coefficients in F.
     C_star: np.ndarray
+    #: Per token, the contexts whose support holds it and ``K^{-1}`` on them.
     supports: _Supports
+    #: ``(m, m)``: the inverse of ``T = sum_z K_z^{-1}`` (the row sums of :meth:`f_map`).
     T_inv: np.ndarray
+    #: ``(m V, dim F)`` scipy.sparse, orthonormal columns: the F coefficients (``vec C``) of each coordinate.
     f_basis: scipy.sparse.csr_matrix
 
     # ------------------------------------------------------------------ coordinates

@@ -105,32 +105,28 @@ LEAST_DISTANCE_METHOD = "least distance (NNLS in the complement of F)"
 
 @dataclass(frozen=True)
 class SeparabilityDecision:
-    """A decision of Definition 2 (see the module docstring), whatever the method.
+    """A decision of Definition 2 (see the module docstring), whatever the method."""
 
-    Attributes
-    ----------
-    separable, method
-        The answer, and what decided.
-    direction, margin
-        A separating ``W`` (``V x d``, ``max|W| = 1``) for rows divided by a power of two (by
-        their largest entry for ``"newton"``), and its verified normalized margin; None, and 0
-        (``-inf`` for ``"newton"``), when not separable.
-    bound
-        The smallest certified bound on every normalized margin (inf when none was needed).
-    resolution
-        float64's resolution ``rho`` of a normalized margin, with the certificate's rounding
-        when "not separable" (then ``bound <= 2 resolution``); 0 for ``"newton"``.
-    certificate, iterations
-        ``"newton"``: the Farkas ``C`` (``m x V``) of "not separable" (else None), Newton steps.
-    """
-
+    #: The answer, and what decided.
     separable: bool
+    #: A separating ``W`` (``V x d``, ``max|W| = 1``) for rows divided by a power of two (by their largest
+    #: entry for ``"newton"``), and its verified normalized margin; None, and 0 (``-inf`` for ``"newton"``),
+    #: when not separable.
     direction: np.ndarray | None
+    #: A separating ``W`` (``V x d``, ``max|W| = 1``) for rows divided by a power of two (by their largest
+    #: entry for ``"newton"``), and its verified normalized margin; None, and 0 (``-inf`` for ``"newton"``),
+    #: when not separable.
     margin: float
+    #: The smallest certified bound on every normalized margin (inf when none was needed).
     bound: float
+    #: The answer, and what decided.
     method: str
+    #: float64's resolution ``rho`` of a normalized margin, with the certificate's rounding when "not
+    #: separable" (then ``bound <= 2 resolution``); 0 for ``"newton"``.
     resolution: float = 0.0
+    #: ``"newton"``: the Farkas ``C`` (``m x V``) of "not separable" (else None), Newton steps.
     certificate: np.ndarray | None = None
+    #: ``"newton"``: the Farkas ``C`` (``m x V``) of "not separable" (else None), Newton steps.
     iterations: int = 0
 
 

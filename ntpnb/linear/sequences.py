@@ -116,19 +116,11 @@ def _plain_id_tuples(items: list[Any], vocab_size: int) -> list[tuple[int, ...]]
 
 @dataclass(frozen=True, eq=False)
 class PrefixContexts:
-    """The distinct prefix contexts of a collection of sequences, with their counts.
+    """The distinct prefix contexts of a collection of sequences, with their counts."""
 
-    Attributes
-    ----------
-    contexts
-        The ``m`` distinct contexts (tuples of token ids), ordered by length, then
-        lexicographically.
-    counts
-        ``(m, V)`` integer array: ``counts[j, z]`` is how often context ``j`` is followed by
-        token ``z``.
-    """
-
+    #: The ``m`` distinct contexts (tuples of token ids), ordered by length, then lexicographically.
     contexts: tuple[tuple[int, ...], ...]
+    #: ``(m, V)`` integer array: ``counts[j, z]`` is how often context ``j`` is followed by token ``z``.
     counts: np.ndarray
 
     @property

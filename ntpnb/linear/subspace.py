@@ -69,23 +69,15 @@ __all__ = [
 
 @dataclass(frozen=True)
 class EmbeddingSVD:
-    """Thin SVD ``H = U diag(s) Vt`` of the embeddings, cut at their numerical rank.
+    """Thin SVD ``H = U diag(s) Vt`` of the embeddings, cut at their numerical rank."""
 
-    Attributes
-    ----------
-    U
-        ``(m, r)`` left singular vectors (``r = rank H``).
-    s
-        ``(r,)`` the singular values of ``H`` kept (in the units of ``H``).
-    Vt
-        ``(r, d)`` orthonormal rows spanning the row space of ``H``.
-    spectrum
-        All ``min(m, d)`` singular values of ``H``.
-    """
-
+    #: ``(m, r)`` left singular vectors (``r = rank H``).
     U: np.ndarray
+    #: ``(r,)`` the singular values of ``H`` kept (in the units of ``H``).
     s: np.ndarray
+    #: ``(r, d)`` orthonormal rows spanning the row space of ``H``.
     Vt: np.ndarray
+    #: All ``min(m, d)`` singular values of ``H``.
     spectrum: np.ndarray
 
     @property
@@ -122,24 +114,16 @@ def embedding_rank(data: NTPData) -> int:
 
 @dataclass(frozen=True)
 class FDecomposition:
-    """Thin SVD ``G = U diag(s) B`` of the equality-constraint matrix ``G`` (rank part only).
+    """Thin SVD ``G = U diag(s) B`` of the equality-constraint matrix ``G`` (rank part only)."""
 
-    Attributes
-    ----------
-    basis
-        ``(r, V d)`` matrix with orthonormal rows spanning F (``r = dim F``).
-    U
-        ``(n_eq, r)`` left singular vectors.
-    s
-        ``(r,)`` positive singular values of ``G / scale``.
-    scale
-        The power of two ``c`` by which ``H`` was divided before the decomposition
-        (:func:`ntpnb.linear.ntp_data.normalized`); the singular values of ``G`` are ``scale * s``.
-    """
-
+    #: ``(r, V d)`` matrix with orthonormal rows spanning F (``r = dim F``).
     basis: np.ndarray
+    #: ``(n_eq, r)`` left singular vectors.
     U: np.ndarray
+    #: ``(r,)`` positive singular values of ``G / scale``.
     s: np.ndarray
+    #: The power of two ``c`` by which ``H`` was divided before the decomposition
+    #: (:func:`ntpnb.linear.ntp_data.normalized`); the singular values of ``G`` are ``scale * s``.
     scale: float = 1.0
 
     @property
