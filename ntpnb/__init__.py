@@ -20,16 +20,8 @@ second.
 
 from __future__ import annotations
 
-from . import attention, optim
-from .errors import (
-    ClaimCheckError,
-    InvalidDataError,
-    NotCompatibleError,
-    NotSeparableError,
-    NTPError,
-    PathCertificateError,
-    SolverError,
-)
+from . import attention, errors, optim
+from .errors import *  # noqa: F403
 from .linear import *  # noqa: F403
 from .linear import __all__ as _linear_names
 
@@ -50,19 +42,13 @@ def compile_kernels() -> None:
     compile_attention()
 
 
-#: Every public name of :mod:`ntpnb.linear`, then the papers' other packages, the errors and the
-#: package's own.
+#: Every public name of :mod:`ntpnb.linear`, then the papers' other packages, every error type
+#: (:mod:`ntpnb.errors`) and the package's own.
 __all__ = [
     *_linear_names,
     "optim",
     "attention",
-    "NTPError",
-    "InvalidDataError",
-    "NotCompatibleError",
-    "NotSeparableError",
-    "SolverError",
-    "PathCertificateError",
-    "ClaimCheckError",
+    *errors.__all__,
     "compile_kernels",
     "__version__",
 ]

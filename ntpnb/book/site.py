@@ -40,7 +40,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..chapter.layout import OutputLayout, notebook_sources
+from ..chapter.layout import OutputLayout, notebook_sources, subfolder
 from ..errors import NTPError
 from .trees import shown
 
@@ -78,25 +78,14 @@ class Staging:
 
     path: Path
 
-    @property
-    def source(self) -> Path:
-        """The book's sources, as jupyter-book reads them."""
-        return self.path / "source"
-
-    @property
-    def html(self) -> Path:
-        """Where jupyter-book writes the book (``--path-output`` is the staging folder)."""
-        return self.path / "_build" / HTML_DIRNAME
-
-    @property
-    def complete(self) -> Path:
-        """A marker: jupyter-book exited 0, the book in :attr:`html` is complete."""
-        return self.path / "complete"
-
-    @property
-    def previous(self) -> Path:
-        """Where the previous book goes while the new one takes its place."""
-        return self.path / "previous"
+    #: The book's sources, as jupyter-book reads them.
+    source = subfolder("source", of="path")
+    #: Where jupyter-book writes the book (``--path-output`` is the staging folder).
+    html = subfolder("_build", HTML_DIRNAME, of="path")
+    #: A marker: jupyter-book exited 0, the book in :attr:`html` is complete.
+    complete = subfolder("complete", of="path")
+    #: Where the previous book goes while the new one takes its place.
+    previous = subfolder("previous", of="path")
 
 
 def site_error(site: Path, exc: OSError, command: str) -> NTPError:

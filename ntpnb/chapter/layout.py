@@ -95,46 +95,31 @@ def notebook_sources(root: Path) -> list[Path]:
     return sorted((root / "notebooks").glob("*.md"))
 
 
+def subfolder(*parts: str, of: str = "root") -> property:
+    """A read-only attribute: the path ``parts`` below the folder in the attribute ``of``."""
+    return property(lambda self: Path(getattr(self, of), *parts))
+
+
 @dataclass(frozen=True)
 class OutputLayout:
     """The folders of one output tree (see the module docstring)."""
 
     root: Path
 
-    @property
-    def notebooks(self) -> Path:
-        """Executed notebooks."""
-        return self.root / "notebooks"
-
-    @property
-    def figures(self) -> Path:
-        """Figure files."""
-        return self.root / "figures"
-
-    @property
-    def claims(self) -> Path:
-        """Claim records (JSON)."""
-        return self.root / "claims"
-
-    @property
-    def timings(self) -> Path:
-        """Reproduction times per profile and notebook (:func:`load_timings`, :mod:`ntpnb.runner.timings`)."""
-        return self.root / "timings.json"
-
-    @property
-    def failed(self) -> Path:
-        """The last failed run of each notebook: executed copy and record (not made by :meth:`ensure`)."""
-        return self.root / "failed"
-
-    @property
-    def benchmarks(self) -> Path:
-        """Results of ``python -m benchmarks`` (not created by :meth:`ensure`)."""
-        return self.root / "benchmarks"
-
-    @property
-    def sweep(self) -> Path:
-        """The trees of the seed sweep's further seeds (not created by :meth:`ensure`)."""
-        return self.root / SWEEP_DIRNAME
+    #: Executed notebooks.
+    notebooks = subfolder("notebooks")
+    #: Figure files.
+    figures = subfolder("figures")
+    #: Claim records (JSON).
+    claims = subfolder("claims")
+    #: Reproduction times per profile and notebook (:func:`load_timings`, :mod:`ntpnb.runner.timings`).
+    timings = subfolder("timings.json")
+    #: The last failed run of each notebook: executed copy and record (not made by :meth:`ensure`).
+    failed = subfolder("failed")
+    #: Results of ``python -m benchmarks`` (not created by :meth:`ensure`).
+    benchmarks = subfolder("benchmarks")
+    #: The trees of the seed sweep's further seeds (not created by :meth:`ensure`).
+    sweep = subfolder(SWEEP_DIRNAME)
 
     def seed_root(self, seed: int) -> Path:
         """The root of the tree of the sweep's seed ``seed``."""
