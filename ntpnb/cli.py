@@ -1,9 +1,7 @@
 """The ``ntpnb`` command: execute the notebooks, build the book, compare runs, time the solvers.
 
-It sits on top of the three packages: the runner (:mod:`ntpnb.runner`, ``reproduce``), the
-book build (:mod:`ntpnb.book`, ``book`` and ``compare``) and what they share
-(:mod:`ntpnb.chapter`, the output layout). Where ``ntpnb book`` first executes the notebooks
-not run yet, it runs the runner, then the book build, under one output lock.
+It sits on the runner (:mod:`ntpnb.runner`, ``reproduce``), the book build (:mod:`ntpnb.book`,
+``book`` and ``compare``) and what they share (:mod:`ntpnb.chapter`).
 
 Examples
 --------
@@ -64,11 +62,7 @@ NOT_INSTALLED = "unknown (not installed)"
 
 
 def package_version() -> str:
-    """The version of the installed ``ntpnb`` distribution (its metadata), or :data:`NOT_INSTALLED`.
-
-    Imported from a checkout without ``pip install`` (``PYTHONPATH``), the package has no
-    metadata: it says so rather than fail.
-    """
+    """The version of the installed ``ntpnb`` distribution, or :data:`NOT_INSTALLED` (no metadata)."""
     try:
         return metadata.version("ntpnb")
     except metadata.PackageNotFoundError:
@@ -166,9 +160,8 @@ def _print_verdicts(results: Sequence[RunResult]) -> bool:
 def _cmd_book(args: argparse.Namespace) -> int:
     """Execute the tree's missing notebooks (with ``--run-missing``), then build its book.
 
-    The tree is the book's own (``<root>/outputs``) or, with ``--run DIR``, any run's; the
-    missing notebooks run in the tree's own setting (its run record). The build holds the
-    tree's output lock (:mod:`ntpnb.runner.lock`), so it reads the outputs of finished runs only.
+    The tree is ``<root>/outputs`` or ``--run DIR``; missing notebooks run in the tree's setting
+    (its run record). The build holds the tree's output lock (:mod:`ntpnb.runner.lock`).
     """
     from .book import build_book, jupyter_book, missing_notebooks
     from .book.trees import book_tree
@@ -223,10 +216,9 @@ def format_parameters(
 ) -> list[str]:
     """The lines of ``ntpnb list`` for one notebook: each parameter, its meaning, its values.
 
-    Each parameter of ``per_profile`` (values by profile, then by name) gets its name and
-    meaning (from ``meanings``) on one line, wrapped at ``width`` columns and aligned after the
-    names, then its values at every profile on the next line, or one line per profile when they
-    do not fit (a value is never split).
+    ``per_profile`` holds values by profile, then name. Each parameter gets its name and meaning,
+    wrapped at ``width`` and aligned after the names, then its values on the next line (one line
+    per profile when they do not fit; a value is never split).
 
     Examples
     --------
@@ -265,9 +257,8 @@ def _command(
 ) -> argparse.ArgumentParser:
     """The subcommand ``name``, run by ``func``, described by ``what``.
 
-    With ``--root`` and, for ``lock``, ``--no-wait``. A command that ``passes_on`` the
-    arguments it does not know to ``python -m benchmarks`` (``args.extra``) says so in its
-    usage, and its ``--help`` lists that program's options too (:class:`_HelpPassingOn`).
+    With ``--root`` and, for ``lock``, ``--no-wait``. With ``passes_on``, unknown arguments go to
+    ``python -m benchmarks`` (``args.extra``), as its usage and ``--help`` (:class:`_HelpPassingOn`) say.
     """
     command = sub.add_parser(name, help=what, description=what, add_help=not passes_on)
     if passes_on:
@@ -285,8 +276,7 @@ def _command(
 class _HelpPassingOn(argparse.Action):
     """``-h``/``--help`` of ``ntpnb benchmarks``: its help, then that of ``python -m benchmarks``.
 
-    The options of ``python -m benchmarks`` are its own help (one source), printed by running
-    it in the project root (``--root``, when given before ``--help``).
+    The latter is got by running it in the project root (``--root``, if given before ``--help``).
     """
 
     WHAT = "show this help message, with the options of python -m benchmarks, and exit"
@@ -460,11 +450,8 @@ PIPE_CLOSED = 141
 def _terminate_as_interrupt() -> Iterator[None]:
     """Within (in the main thread): SIGINT and SIGTERM stop the command (KeyboardInterrupt).
 
-    So ``kill`` or a job scheduler ends a book build's children and keeps the last complete
-    outputs, as a Ctrl-C does; a run of notebooks counts either like a Ctrl-C
-    (:class:`~ntpnb.runner.workers.Interrupts`). SIGINT is set too because a process started
-    from a shell's background job inherits it ignored, and Python then keeps it ignored: an
-    explicit ``kill -INT`` would be lost.
+    So ``kill`` or a job scheduler acts as a Ctrl-C (:class:`~ntpnb.runner.workers.Interrupts`).
+    SIGINT is set too: a shell's background job inherits it ignored, losing ``kill -INT``.
     """
     if threading.current_thread() is not threading.main_thread():
         yield
@@ -484,8 +471,7 @@ def _terminate_as_interrupt() -> Iterator[None]:
 def _reader_gone() -> int:
     """Stop quietly when standard output is a pipe whose reader exited (``ntpnb list | head``).
 
-    Standard output is pointed at the null device, so that the interpreter's last flush at exit
-    does not print a second error.
+    Standard output goes to the null device, so the interpreter's last flush prints no second error.
     """
     with suppress(OSError, ValueError):
         devnull = os.open(os.devnull, os.O_WRONLY)

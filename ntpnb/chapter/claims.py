@@ -1,40 +1,27 @@
 """One way for notebooks to check a paper's claim: compare, print, record, and fail loudly.
 
 Each notebook makes a :class:`ClaimLog` and calls :meth:`ClaimLog.check` for every number it
-compares with a paper. A check prints one stable line (rounded to the stated digits, so nbval
-can compare it) and appends a record to ``outputs/claims/<notebook>.json`` (the reproducibility
-report is built from these records, with the platform of the run, see
-:mod:`~ntpnb.chapter.platform`). A check that does not hold does not stop the chapter: every
-check runs and every figure is drawn, and the chapter's last cell, :meth:`ClaimLog.conclude`,
-marks the record complete and raises one :class:`~ntpnb.errors.ClaimCheckError` that lists
-every failed check, so a broken claim still fails the run.
+compares with a paper. A check prints one stable line (rounded, so nbval can compare it) and is
+recorded in ``outputs/claims/<notebook>.json``, with the run's platform
+(:mod:`~ntpnb.chapter.platform`). A failed check does not stop the chapter: the last cell,
+:meth:`ClaimLog.conclude`, marks the record complete and raises one
+:class:`~ntpnb.errors.ClaimCheckError` listing every failed check. A claim about an average over
+random trials uses :meth:`ClaimLog.check_sample`: its sample
+(:class:`~ntpnb.chapter.statistical.Sample`) is tested at the run's seed but decided pooled over
+the sweep's seeds (:mod:`ntpnb.book.verdicts`), so one seed's failure does not fail the chapter.
 
-A claim about an average over random trials is checked with :meth:`ClaimLog.check_sample`: the
-check records its sample (:class:`~ntpnb.chapter.statistical.Sample`), is tested at the run's
-seed with a stated error rate, and is decided by the same test on the samples of every seed of
-the sweep, pooled (:mod:`ntpnb.book.verdicts`); its failure at one seed is printed and recorded
-but does not fail the chapter.
+A run's record is one :class:`ChapterRecord`, written by :meth:`ChapterRecord.dump` and read by
+:func:`load_chapter_record` / :func:`load_chapter_records` (the report, verdicts, run comparison
+and runner all read it so).
 
-The record of a run is one :class:`ChapterRecord` (the notebook, its profile and seed, its
-:class:`Check` objects, its qualifications, its platform, and whether it ran to the end), written
-by :meth:`ChapterRecord.dump` and read by :func:`load_chapter_record` (one file) or
-:func:`load_chapter_records` (a folder): the report, the verdicts, the comparison of runs and the
-runner all read it so.
-
-A check is one of four kinds (:data:`KINDS`). A ``"claim"`` check is evidence for the paper:
-it would fail if the paper's claim were false. A ``"finding"`` check records that a claim does
-*not* reproduce: it pins the measured shortfall (so a regression or a fix is seen) and quotes the
-paper's value. A ``"sanity"`` check tests the code or the setting (an invariant that holds by
-construction, a property of our instance, agreement of a solver with a proved result). A
-``"measurement"`` is a statement of our own beyond the paper that qualifies a claim (how a
-threshold the paper leaves open moves with the size); it is always statistical, decided pooled
-over the sweep like a finding (established or not), and never evidence. Every kind but the
-measurement fails the run when it does not hold (a statistical check only over the pooled
-seeds); the kinds other than evidence print after the claim id and are recorded with the check,
-so that the report keeps them apart from the evidence.
-:meth:`ClaimLog.qualify` attaches a stated qualification to a claim. The verdict of each claim
-(reproduced, with a qualification, does not reproduce, not tested) follows from these records
-(:mod:`ntpnb.book.verdicts`).
+The four kinds of check (:data:`KINDS`): a ``"claim"`` is evidence (it would fail were the paper
+wrong); a ``"finding"`` pins the measured shortfall of a claim that does *not* reproduce and
+quotes the paper; a ``"sanity"`` check tests the code or setting (an invariant, a property of our
+instance, a solver agreeing with a proof); a ``"measurement"`` is our own statement qualifying a
+claim, always statistical, decided pooled like a finding, never evidence and never failing the
+run. Non-evidence kinds print after the claim id and are recorded, so the report keeps them apart.
+:meth:`ClaimLog.qualify` attaches a qualification to a claim; each claim's verdict (reproduced,
+with a qualification, does not reproduce, not tested) follows from the records.
 """
 
 from __future__ import annotations
@@ -97,9 +84,8 @@ PROFILE_NAMES: tuple[str, ...] = ("paper", "quick")
 def format_number(x: float, digits: int, floor: float | None = None) -> str:
     """``x`` with ``digits`` significant digits (zeros kept); ``"< floor"`` where ``|x| < floor``.
 
-    The floor hides digits that are rounding noise (e.g. an inner product of order 1e-16),
-    which may differ between machines, from printed output: its sign too, which rounding
-    decides as often as not for a true value of 0.
+    The floor hides rounding noise (e.g. an inner product of order 1e-16) that differs
+    between machines, sign included.
     """
     if isinstance(x, bool) or isinstance(x, int):
         return str(x)
@@ -139,10 +125,8 @@ def format_stable(x: float, spread: float, most: int = 4) -> str:
 def format_decade(x: float, floor: float | None = None) -> str:
     """``"< 1e-04"``: the smallest power of ten above ``|x|`` (``"0"`` for zero).
 
-    For numbers whose digits are a third-party solver's rounding (they differ between BLAS
-    kernels), where only the order of magnitude is a result. With ``floor`` (a power of ten),
-    every ``|x|`` below it, zero included, prints as ``"< floor"``: below the resolution of the
-    measurement its decade, and whether it is exactly zero, are rounding too.
+    For numbers whose digits are a solver's rounding (they differ between BLAS kernels). With
+    ``floor`` (a power of ten), every ``|x|`` below it, zero included, prints as ``"< floor"``.
     """
     x = abs(float(x))
     if not math.isfinite(x):
@@ -161,8 +145,8 @@ def format_decade(x: float, floor: float | None = None) -> str:
 def format_decade_range(lo: float, hi: float) -> str:
     """``"between 1e-15 and 1e-13"``: the odd powers of ten that bracket ``[lo, hi]``.
 
-    For a range whose ends move with the rounding of the machine (where an optimizer stops),
-    stated to two decades so that it does not change between BLAS kernels.
+    For a range whose ends move with the machine's rounding, stated to two decades so that it
+    does not change between BLAS kernels.
 
     Raises
     ------
@@ -191,7 +175,7 @@ class Check:
     passed: bool
     profile: str
     kind: str = "claim"
-    measured: str = ""  # the value as printed (rounded); the chapter's claim table shows it
+    measured: str = ""  # the value as printed (rounded)
     sample: Sample | None = None  # a statistical check's sample, pooled over the seeds
 
     @property
@@ -246,8 +230,8 @@ class Check:
     def from_json(cls, data: Mapping[str, Any], profile: str = "") -> Check:
         """The check :meth:`to_json` wrote; ``profile`` fills in a record without one.
 
-        An older record may lack the kind (it is evidence), the paper's value, or the printed
-        value (the value rounded to 4 digits stands for it); unknown entries are ignored.
+        An older record may lack the kind (evidence), the paper's value or the printed value
+        (then the value to 4 digits); unknown entries are ignored.
         """
         known = {f.name for f in fields(cls)}
         values = {"paper": "", "profile": profile} | {k: v for k, v in data.items() if k in known}
@@ -284,16 +268,14 @@ class ChapterRecord:
     checks: tuple[Check, ...] = ()
     #: ``(claim, text)`` of every qualification (:meth:`ClaimLog.qualify`).
     qualifications: tuple[Qualification, ...] = ()
-    #: :func:`~ntpnb.chapter.platform.platform_info` of the kernel that ran it (None in a record older than
-    #: that).
+    #: :func:`~ntpnb.chapter.platform.platform_info` of the kernel that ran it (None in older records).
     platform: Mapping[str, Any] | None = None
     #: The seed the chapter ran at (None when it did not say).
     seed: int | None = None
-    #: Whether the chapter ran to its end (:meth:`ClaimLog.conclude`): every check it makes is in the record.
+    #: Whether the chapter ran to its end (:meth:`ClaimLog.conclude`), so every check is recorded.
     complete: bool = False
-    #: Every parameter the run was given, as ``ntpnb reproduce`` records it once the chapter has run (None for
-    #: a run outside the runner): the book's verdicts pool only the seeds of runs that differ in nothing but
-    #: the seed.
+    #: Every parameter of the run, recorded by ``ntpnb reproduce`` (None outside the runner): the
+    #: verdicts pool only seeds of runs that differ in nothing else.
     parameters: Mapping[str, Any] | None = None
 
     @property
@@ -396,39 +378,28 @@ class ClaimLog:
     ) -> bool:
         """Test ``value <relation> target``, print the outcome, record it; return whether it holds.
 
-        A check that does not hold does not stop the chapter: :meth:`conclude`, its last cell,
-        raises one error listing every failed check. The printed line rounds the value to
-        ``digits`` significant digits; targets and tolerances are constants of the notebook and
-        print as given. The record (in :attr:`checks` and the JSON file) keeps the full value.
+        A failed check does not stop the chapter (:meth:`conclude` raises). The printed value is
+        rounded to ``digits``; targets and tolerances print as given; the record keeps the full value.
 
         Parameters
         ----------
         claim
             Claim id, as listed on the book's Claims page (e.g. ``"A2"``).
         what
-            What was measured, in words: the same at every seed (no measured number in it), so
-            that the checks of a sweep's seeds can be matched.
-        value
-            The measured number.
+            What was measured, in words, the same at every seed (no measured number), so that a
+            sweep's checks can be matched.
         relation
             One of :data:`RELATIONS`: ``<, <=, >, >=, ==``; ``~`` (``|value - target| <= tol``);
             ``in`` (``target`` is an interval ``(lo, hi)``).
-        target
-            The number (or interval) the value is compared with.
         tol
             Tolerance of ``~``.
         paper
             What the paper reports, quoted for the reader.
-        digits
-            Significant digits printed.
         floor
-            Print ``< floor`` instead of digits below this magnitude (rounding noise).
+            Print ``< floor`` below this magnitude (rounding noise; :func:`format_number`).
         kind
-            ``"claim"`` (evidence for the paper; the default), ``"finding"`` (the claim does not
-            reproduce: ``value`` is our measured shortfall, pinned by the relation, and
-            ``paper`` the paper's value) or ``"sanity"`` (a check of the code or the setting,
-            not evidence); see :data:`KINDS`. A ``"measurement"`` is statistical: use
-            :meth:`check_sample`.
+            ``"claim"``, ``"finding"`` or ``"sanity"`` (see the module docstring); a
+            ``"measurement"`` is statistical: use :meth:`check_sample`.
 
         Raises
         ------
@@ -464,14 +435,10 @@ class ClaimLog:
     ) -> bool:
         """A statistical check: test ``sample`` at this seed; the sweep decides it pooled.
 
-        The sample (:class:`~ntpnb.chapter.statistical.Sample`: a mean over trials, estimates
-        with standard errors, or where a paper's mean lies among ours) is recorded whole, so the
-        book's verdict can pool it over every seed of the sweep. At this seed the check prints
-        and records its outcome, but a failure does not fail the chapter: one seed's sample is
-        not what decides a statistical claim. Its error rate is the sample's ``level``. The
-        arguments are those of :meth:`check`; ``kind`` is ``"claim"``, ``"finding"`` or
-        ``"measurement"`` (a statement of ours that qualifies the claim, decided like a finding:
-        established or not; it never fails a run).
+        The sample is recorded whole so the verdicts can pool it over the sweep; its outcome here
+        is printed and recorded but never fails the chapter. The error rate is the sample's
+        ``level``. Arguments as in :meth:`check`; ``kind`` is ``"claim"``, ``"finding"`` or
+        ``"measurement"``.
 
         Raises
         ------
@@ -512,8 +479,8 @@ class ClaimLog:
     def qualify(self, claim: str, text: str) -> None:
         """Attach a qualification to ``claim``: a stated limit of what its evidence shows.
 
-        The claim's verdict becomes *reproduced with a qualification* (if its checks are
-        evidence and pass); the text is printed and shown in the report.
+        The claim's verdict becomes *reproduced with a qualification* (if its evidence passes);
+        the text is printed and shown in the report.
         """
         if not (isinstance(text, str) and text.strip()):
             raise InvalidDataError(f"claim {claim}: a qualification needs a non-empty text")
@@ -524,10 +491,8 @@ class ClaimLog:
     def summary(self) -> ClaimTable:
         """The compact table of this run's checks, to show at the end of the chapter.
 
-        End each chapter with a cell (tagged ``hide-input``) whose last line is
-        ``claims.summary()``: Jupyter and the book show it as an HTML table (claim, what,
-        paper, ours, required, result), nbval compares its plain-text form. The cell after it
-        calls :meth:`conclude`.
+        A chapter's second-last cell (tagged ``hide-input``) ends with ``claims.summary()``:
+        shown as an HTML table, compared by nbval in plain text; the last calls :meth:`conclude`.
         """
         return ClaimTable(tuple(self.checks))
 
@@ -542,8 +507,7 @@ class ClaimLog:
         Raises
         ------
         ClaimCheckError
-            Listing every failed check (claim id, what, measured, relation, required value,
-            tolerance), after the record has been written complete.
+            Listing every failed check (:attr:`Check.failure`), after the record is written complete.
         """
         self.complete = True
         self._write()

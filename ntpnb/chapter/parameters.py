@@ -1,20 +1,16 @@
 """A chapter's parameters: their values in every execution profile, each written once.
 
-``paper`` reproduces the papers' settings; ``quick`` is a seconds-scale run used by the test
-suite. The ``paper`` values are the notebook's ``parameters`` cell, so that the notebook runs
-unchanged in Jupyter or Binder; here are only what the other profiles change (:data:`CHANGES`;
-a test refuses a change that repeats the cell's value). ``ntpnb reproduce`` injects the chosen
-profile's values (plus ``profile`` and ``output_dir``) after that cell with papermill.
+``paper`` reproduces the papers' settings (the notebook's ``parameters`` cell, so it runs
+unchanged in Jupyter or Binder); ``quick`` is the test suite's seconds-scale run. Here is only
+what other profiles change (:data:`CHANGES`; a test refuses a change repeating the cell's value).
+``ntpnb reproduce`` injects the profile's values (plus ``profile`` and ``output_dir``) after that
+cell with papermill.
 
-A tolerance that depends on the profile (what a claim check requires at the papers' settings
-and at the quick run's) is a parameter, with a comment saying what it bounds, never a
-``profile == "paper"`` test in a notebook. A ``paper`` threshold that *is* a paper's number
-names its place in the registry of claims (:data:`PAPER_NUMBERS`).
-
-What each parameter means is written once, as the comment of its line in the ``parameters``
-cell (:func:`read_parameters_cell`), which the chapter's reader sees and ``ntpnb list`` prints.
-A chapter's prose names a parameter with the value its run used, glued from the run
-(:func:`glue_parameters`, shown as ``{glue:text}`par_NAME```), never typed.
+A profile-dependent tolerance is a parameter (its comment says what it bounds), never a
+``profile == "paper"`` test in a notebook; a ``paper`` threshold that is a paper's number names
+its claim (:data:`PAPER_NUMBERS`). A parameter's meaning is the comment of its line in the cell
+(:func:`read_parameters_cell`; ``ntpnb list`` prints it); prose shows the run's value glued
+(:func:`glue_parameters`, ``{glue:text}`par_NAME```), never typed.
 """
 
 from __future__ import annotations
@@ -51,8 +47,7 @@ __all__ = [
 ]
 
 #: ``CHANGES[notebook][profile]``: what a profile other than ``paper`` changes of the notebook's
-#: ``parameters`` cell, which holds the ``paper`` values (``quick``: a seconds-scale run, the test
-#: suite's). A notebook not named here has no profiles.
+#: ``parameters`` cell. A notebook not named here has no profiles.
 CHANGES: dict[str, dict[str, dict[str, Any]]] = {
     "01_entropy_separability": {
         "quick": {
@@ -95,8 +90,8 @@ CHANGES: dict[str, dict[str, dict[str, Any]]] = {
             "sgd_min_gap_ratio": 1.2,
         },
     },
-    # n_jobs as at paper, one process: the sweep takes seconds, about what starting joblib's
-    # workers costs, and chapters run side by side under ntpnb reproduce --jobs
+    # n_jobs as at paper, one process: the sweep takes about what starting joblib's workers
+    # costs, and chapters run side by side under ntpnb reproduce --jobs
     "04_overparameterization": {
         "quick": {
             "m": 16,
@@ -140,8 +135,7 @@ CHANGES: dict[str, dict[str, dict[str, Any]]] = {
 }
 
 #: The ``paper`` values of ``parameters`` cells that are a paper's numbers: ``(claim, name)`` in
-#: the registry of claims (:func:`~ntpnb.chapter.registry.paper_value`), which a test checks
-#: them against.
+#: the registry (:func:`~ntpnb.chapter.registry.paper_value`), which a test checks them against.
 PAPER_NUMBERS: dict[str, dict[str, tuple[str, str]]] = {
     "06_attention": {
         "n_trials": ("B11", "trials"),  # App. D: the trials of each mean
@@ -158,11 +152,9 @@ RUN_PARAMETERS: tuple[str, ...] = ("profile", "output_dir")
 #: source (elsewhere, the project at or above the working folder).
 PROJECT_VAR = "NTPNB_PROJECT"
 
-#: The order in which a run starts the notebooks that have no recorded time in its output tree
-#: (a fresh clone, a new ``--out``): the slowest first, as ``python -m benchmarks --notebooks``
-#: measures them at both profiles (chapter 3's long runs, then chapter 5's joint problem and
-#: chapter 6's trials). With two jobs, starting chapter 3 last leaves one core idle for most of
-#: its run. Recorded times, once there are any, decide instead (:func:`ntpnb.runner.choice.longest_first`).
+#: The start order of notebooks with no recorded time in the output tree: slowest first, as
+#: ``python -m benchmarks --notebooks`` measures them (starting chapter 3 last leaves a core idle).
+#: Recorded times decide once there are any (:func:`ntpnb.runner.choice.longest_first`).
 SLOWEST_FIRST: tuple[str, ...] = (
     "03_gd_implicit_bias",
     "05_autoregressive_text",
@@ -176,8 +168,7 @@ SLOWEST_FIRST: tuple[str, ...] = (
 def profile_parameters(source: Path, profile: str) -> dict[str, Any]:
     """The parameter values of the Jupytext notebook ``source`` under ``profile``, as a new dict.
 
-    Its ``parameters`` cell's values (but :data:`RUN_PARAMETERS`), with the profile's
-    :data:`CHANGES`.
+    The ``parameters`` cell's values (but :data:`RUN_PARAMETERS`) with the profile's :data:`CHANGES`.
 
     Raises
     ------
@@ -221,17 +212,15 @@ def parse_overrides(pairs: Sequence[str]) -> dict[str, str]:
 
 _BAD = object()  # marks a value that does not fit the parameter's type
 
-#: The integers a parameter may hold: numpy's int64, which the chapters' arrays and compiled
-#: loops use (Python's ints have no bound; 2**64 passed as a seed would fail inside a chapter).
+#: The integers a parameter may hold: numpy's int64 (2**64 as a seed would fail inside a chapter).
 INT_RANGE = (-(2**63), 2**63 - 1)
 
 
 def _fits(value: Any, like: Any) -> Any:
     """``value`` (a Python literal) as the kind of the profile's value ``like``, or :data:`_BAD`.
 
-    The kinds: a bool takes only ``True``/``False``; an int only ints in :data:`INT_RANGE` (never
-    a bool); a float ints or finite floats (as float); a str a str; a list a list whose items
-    fit the kind of the profile's items (when they are all of one kind); None anything.
+    A bool takes only bools; an int ints in :data:`INT_RANGE` (not bools); a float ints or finite
+    floats (as float); a list a list of items fitting the profile's (if of one kind); None anything.
     """
     if like is None:
         return value
@@ -295,8 +284,8 @@ def _requirement(like: Any) -> str:
 def apply_overrides(source: Path, profile: str, overrides: Mapping[str, str]) -> dict[str, Any]:
     """The parameters of the notebook ``source`` under ``profile`` with ``overrides`` (text) applied.
 
-    Each value is read as the type of the profile's value (``int``, ``float``, ``bool``
-    (``true``/``false``), ``str``, or a Python literal such as a list).
+    Each value is read as the type of the profile's value (``bool`` as ``true``/``false``; a
+    list as a Python literal).
 
     Raises
     ------
@@ -344,16 +333,12 @@ PARAMETERS_TAG = "parameters"
 def read_parameters_cell(source: Path) -> dict[str, CellParameter]:
     """The parameters of the Jupytext notebook ``source``, from its cell tagged ``parameters``.
 
-    Returns
-    -------
-    dict
-        Each assignment's :class:`CellParameter`, by name, in the cell's order.
+    Returns each assignment's :class:`CellParameter` by name, in the cell's order.
 
     Raises
     ------
     NTPError
-        If the notebook has no such cell or several, or the cell is not plain assignments of
-        literals (:func:`parse_parameters_cell`).
+        If the notebook has no such cell or several, or :func:`parse_parameters_cell` fails.
     """
     import jupytext  # the notebooks' format; loaded only by what reads them
 
@@ -367,12 +352,10 @@ def read_parameters_cell(source: Path) -> dict[str, CellParameter]:
 def parse_parameters_cell(cell: str, notebook: str = "the notebook") -> dict[str, CellParameter]:
     """The assignments ``NAME = LITERAL`` of the source of a parameters cell, with their meanings.
 
-    A parameter's meaning is the comment at the end of its line (``n = 5000  # samples``). A
-    comment on a line of its own is the heading of the group of assignments right below it,
-    up to the next blank line or the next comment line: each of them means the heading, then
-    its own comment after a colon (``# synthetic instance`` above ``n = 5000  # samples``:
-    ``synthetic instance: samples``), or the heading alone. A comment line followed by a blank
-    line heads nothing. Consecutive comment lines are one heading.
+    A meaning is the comment ending the line (``n = 5000  # samples``), after the heading of its
+    group: consecutive comment lines on their own head the assignments right below them, up to
+    the next blank or comment line (``# synthetic instance`` above it gives ``synthetic instance:
+    samples``). A comment line followed by a blank line heads nothing.
 
     Raises
     ------
@@ -419,8 +402,8 @@ def _comments(cell: str) -> tuple[dict[int, str], dict[int, str]]:
 def _heading(own_line: Mapping[int, str], previous: int, line: int, heading: str) -> str:
     """The group heading of the assignment starting at ``line``, the last one ending at ``previous``.
 
-    Nothing between them: the group goes on (``heading``). Otherwise, the comment lines right
-    above ``line`` start a new group; with none there (a blank line), the assignment has none.
+    Adjacent: the group goes on. Otherwise the comment lines right above ``line`` start a new
+    group (none after a blank line).
     """
     if line == previous + 1:
         return heading
@@ -437,8 +420,8 @@ GLUE_KEY = "par_{name}"
 def format_parameter(value: Any) -> str:
     """A parameter's value as a chapter's prose shows it.
 
-    Numbers as Python prints them (``0.5``, ``20000``, ``1e-06``), a list as its items joined
-    by commas, a list of pairs as ``(5, 2), (10, 3)``, a string as itself.
+    Ints as Python prints them, floats as ``:g`` (``0.5``, ``1e-06``), a list joined by commas,
+    a list of pairs as ``(5, 2), (10, 3)``, a string as itself.
 
     Raises
     ------
@@ -464,9 +447,8 @@ def format_parameter(value: Any) -> str:
 def glue_parameters(notebook: str, namespace: Mapping[str, Any]) -> None:
     """Glue every parameter of ``notebook`` with the value it has in ``namespace`` (this run's).
 
-    The parameters are those of the notebook's ``parameters`` cell (:func:`notebook_source`);
-    each is glued as :data:`GLUE_KEY` (``par_m``) with :func:`format_parameter`, so the prose
-    shows what the run used, after any ``-p`` override.
+    Each parameter of its cell is glued as :data:`GLUE_KEY` with :func:`format_parameter`, so the
+    prose shows what the run used, after any ``-p`` override.
 
     Raises
     ------
