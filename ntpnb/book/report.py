@@ -1,17 +1,12 @@
 """The reproducibility report: one page, generated from the claim records of the last runs.
 
-``ntpnb book`` calls :func:`write_report` before building, so the book's *Reproducibility
-report* page is always made from ``outputs/claims/*.json`` (what the notebooks recorded when
-they ran), never written by hand. For every claim id of the registry
-(:mod:`ntpnb.chapter.registry`) it shows the paper's statement and value, our measured values,
-the tolerances, pass or fail, the profile of the run, and a link to the section of the chapter
-that checks it. A claim that no notebook checked yet,
-or whose check failed, is listed as such; checks that name an id missing from the registry are
-listed apart.
-
-Everything comes from the chapter records (:func:`~ntpnb.chapter.claims.load_chapter_records`);
-where a check is printed (the section of its chapter, and that section's anchor) is read from
-the executed notebook as the page is made (:func:`chapter_sections`).
+``ntpnb book`` calls :func:`write_report` before building, so the *Reproducibility report* page
+is always made from the chapter records (``outputs/claims/*.json``,
+:func:`~ntpnb.chapter.claims.load_chapter_records`), never by hand. For every claim id of the
+registry (:mod:`ntpnb.chapter.registry`) it shows the paper's statement and value, our values,
+tolerances, pass or fail, the run's profile, and a link to the chapter section that checks it
+(read from the executed notebook, :func:`chapter_sections`). Unchecked and failed claims are
+listed as such; checks naming an id missing from the registry are listed apart.
 """
 
 from __future__ import annotations
@@ -169,9 +164,8 @@ def heading_slug(heading: str, taken: set[str]) -> str:
 def chapter_sections(executed: Path) -> dict[tuple[str, str], tuple[str, str]]:
     """Map (claim id, what) of each printed check line to the section above it.
 
-    The section is the nearest markdown heading of level 2 or 3 (those that get an anchor;
-    ``#`` is the title) before the code cell printing ``[PASS] <claim> <what>``, given as
-    (heading text, anchor). A missing notebook gives an empty map.
+    The section, as (heading text, anchor), is the nearest level-2 or 3 heading (those with an
+    anchor) before the cell printing ``[PASS] <claim> <what>``. A missing notebook gives ``{}``.
     """
     if not executed.exists():
         return {}
@@ -279,8 +273,8 @@ _PAPER_TITLES = {"A": "linear decoder", "B": "one-layer self-attention"}
 def load_failures(layout: OutputLayout) -> list[dict[str, object]]:
     """The records of the notebooks whose last run failed (``<output>/failed/*.json``).
 
-    ``ntpnb reproduce`` writes one when a notebook fails and removes it when the notebook next
-    succeeds; the outputs in place are then those of its last successful run.
+    ``ntpnb reproduce`` writes one when a notebook fails and removes it on its next success; the
+    outputs in place are those of its last successful run.
     """
     failures = []
     for path in sorted(layout.failed.glob("*.json")):

@@ -3,25 +3,19 @@
 A book goes to a *site* folder (``<root>/_build``, or ``DIR/_book`` for ``ntpnb book --run
 DIR``) as ``<site>/html``. A build (:func:`build_site`)
 
-1. removes the staging folders that stopped builds left in the site (:func:`clear_stale`: under
-   the output lock no other build can be using them), putting back a complete book that a
-   build killed in the middle of its swap had moved aside;
-2. makes a fresh staging folder ``<site>/.staging-<pid>-<random>/`` and copies into
-   ``source/`` what the book is made of: ``_config.yml``, ``_toc.yml``, ``book/``, the chapters'
-   Jupytext sources, and from the output tree the executed notebooks and the generated pages
-   (as ``outputs/``, where ``_toc.yml`` and the pages' links expect them; a chapter that the
-   tree has not run gets a page that says so, see :func:`placeholder_page`);
-3. runs jupyter-book on it, into the staging folder, as a child process in a session of its
-   own whose whole process group is ended if the build is stopped (Ctrl-C, SIGTERM, any
-   error: :func:`run_owned`);
-4. only when jupyter-book exits 0, swaps the new ``html`` in for the old one (two renames in
-   the same folder, with SIGINT and SIGTERM held off in between), and removes the staging
-   folder, with the previous book in it.
+1. removes stopped builds' staging folders (:func:`clear_stale`, under the output lock), putting
+   back a complete book that a build killed mid-swap had moved aside;
+2. makes a fresh staging folder ``<site>/.staging-<pid>-<random>/`` and copies into ``source/``
+   ``_config.yml``, ``_toc.yml``, ``book/``, the Jupytext sources, and the output tree's executed
+   notebooks and generated pages (as ``outputs/``; an unrun chapter gets a
+   :func:`placeholder_page`);
+3. runs jupyter-book into the staging folder in a session of its own, whose process group is
+   ended if the build stops (:func:`run_owned`);
+4. only when jupyter-book exits 0, swaps the new ``html`` in (two renames in one folder, SIGINT
+   and SIGTERM held off between) and removes the staging folder with the previous book.
 
-Nothing of an earlier build (a search index, doctrees, pages of an interrupted build) can leak
-into a later one, and the last complete book stays in place until a new one is complete. A
-folder that cannot be written (read-only, full) is refused in one line that names it and what
-to do (:func:`site_error`).
+Nothing of an earlier build can leak into a later one, and the last complete book stays until a
+new one is complete. An unwritable or full folder is refused in one line (:func:`site_error`).
 """
 
 from __future__ import annotations
@@ -107,9 +101,8 @@ def site_error(site: Path, exc: OSError, command: str) -> NTPError:
 def clear_stale(site: Path) -> list[Path]:
     """Remove the staging folders of stopped builds in ``site``; return them.
 
-    Call it under the output lock (no other build is running). If a build was killed between
-    the two renames of its swap, the site has no book: the complete one in that staging folder
-    (the new book, or else the previous one) is put back first.
+    Call it under the output lock. If a build was killed mid-swap, the complete book in its
+    staging folder (the new one, else the previous) is put back first.
     """
     target = site / HTML_DIRNAME
     stale = sorted(p for p in site.glob(f"{STAGING_PREFIX}*") if p.is_dir())
@@ -231,9 +224,8 @@ def _end_group(proc: subprocess.Popen, grace: float = 3.0) -> None:
 def run_owned(command: Sequence[str], cwd: Path) -> tuple[int, str]:
     """Run ``command`` in a session of its own; its exit code and output (stdout and stderr).
 
-    If this process is stopped meanwhile (Ctrl-C; SIGTERM, which ``ntpnb``'s entry point turns
-    into KeyboardInterrupt too) or anything else raises, the child's whole process group is
-    ended before the exception goes on: no builder outlives the command that started it.
+    If anything raises meanwhile (Ctrl-C, SIGTERM as turned into KeyboardInterrupt by ``ntpnb``),
+    the child's process group is ended before the exception goes on.
     """
     proc = subprocess.Popen(
         list(command),
@@ -282,9 +274,8 @@ def build_messages(output: str) -> list[str]:
 def disk_errno(output: str, where: Path | None = None) -> int | None:
     """The error number of a full or unwritable folder that stopped the build, if any.
 
-    Only an error that Sphinx raised (a line ``OSError: [Errno 28] ...``) or one on a line that
-    names ``where`` (the staging folder) counts, when given: a notebook's output that a warning
-    quotes is no reason to blame the folder.
+    Only an error Sphinx raised (``OSError: [Errno 28] ...``) or, when given, one on a line naming
+    ``where`` (the staging folder) counts, not a notebook output a warning quotes.
     """
     for line in _ANSI.sub("", output).splitlines():
         if where is not None and str(where) not in line and not _RAISED.match(line):

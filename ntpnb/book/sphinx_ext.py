@@ -1,34 +1,21 @@
 """Sphinx extension of the book: broken notebooks fail the build; offline math; chapter buttons.
 
-* The book renders executed notebooks without executing them, so Sphinx would happily render a
-  notebook whose cell raised. This extension warns (and ``-W`` turns the warning into a failed
-  build) for every executed notebook that holds an ``error`` output, a ``stderr`` stream, or
-  papermill's exception marker, except a chapter's concluding error: the cell
-  ``claims.conclude()`` that lists the claim checks that failed, after every cell ran (the
-  report gives those claims their verdict; the run that made them already failed). A cell
-  that shows a figure without the metadata that makes it a numbered figure with a caption and
-  alt text (:func:`~ntpnb.chapter.plotting.figure_cell_problems`) is a problem too.
-* Math without network: when ``mathjax_path`` (``_config.yml``) is a relative path, MathJax
-  is served from the book itself, copied from the PyPI package ``sphinx-mathjax-offline``
-  (MathJax 3.2.2) into ``_static/mathjax``; a missing package is an error.
-* Each chapter page (``outputs/notebooks/<name>``) gets a Binder launch button that opens its
-  Jupytext source ``notebooks/<name>.md`` (the file that exists in the Binder image), built
-  from the repository URL of ``_config.yml``, and a download button for that source next to
-  the theme's one for the executed ``.ipynb``.
-* The API reference page (``book/api.md``): napoleon reads the numpy sections of functions and
-  classes, but would read the first line of a data or property docstring (a ``#:`` comment of
-  a setting) as ``type: description``; those docstrings are kept as written (:func:`_keep_data_docstring`).
-  The docstrings refer to objects by the module that defines them
-  (``ntpnb.linear.max_margin.ntp_svm``), while the page documents them where users import them
-  (``ntpnb.ntp_svm``): such a reference links to the public entry of the same object, and one
-  to an internal object the page does not document (a private helper, a submodule) is shown
-  as code, unlinked. A reference to nothing that exists is still a warning
-  (:func:`_internal_reference`).
-* The book's stylesheet (wrapping claim output, the claim tables) and a fix for a theme bug
-  that declares sphinx-thebe's configuration script twice (``THEBE_JS_URL`` error in the
-  console) and one that leaves the colour mode empty ("invalid theme mode" error); CDN
-  stylesheet links in notebook outputs (matplotlib animations) are dropped, as the book serves
-  Font Awesome itself.
+* The book renders executed notebooks without executing them, so this extension warns (``-W``
+  fails the build) for every executed notebook with a problem (:func:`notebook_problems`).
+* Math without network: when ``mathjax_path`` (``_config.yml``) is relative, MathJax 3.2.2 is
+  copied from the PyPI package ``sphinx-mathjax-offline`` into ``_static/mathjax``; a missing
+  package is an error.
+* Each chapter page (``outputs/notebooks/<name>``) gets a Binder button opening its Jupytext
+  source ``notebooks/<name>.md`` (from ``_config.yml``'s repository URL), and a download button
+  for that source beside the theme's one for the ``.ipynb``.
+* API page (``book/api.md``): data and property docstrings are kept from napoleon, which would
+  read their first line as ``type: description`` (:func:`_keep_data_docstring`). A reference to
+  an object by its defining module (``ntpnb.linear.max_margin.ntp_svm``) links to its public
+  entry (``ntpnb.ntp_svm``), or is unlinked code for an undocumented internal object; a
+  reference to nothing is still a warning (:func:`_internal_reference`).
+* The book's stylesheet (claim output, claim tables); fixes for theme bugs (sphinx-thebe's
+  configuration script declared twice, an empty colour mode); CDN stylesheet links in notebook
+  outputs (matplotlib animations) are dropped, as the book serves Font Awesome itself.
 """
 
 from __future__ import annotations
@@ -75,7 +62,7 @@ def notebook_problems(path: Path) -> list[str]:
 
     A figure without a caption, name or alt text (:func:`figure_cell_problems`) is one too.
     The chapter's concluding error (:data:`CONCLUDING_CELL` raising ``ClaimCheckError``) is
-    none: every cell ran, and the report shows the failed checks.
+    none: every cell ran, and the report gives the failed checks their verdict.
     """
     try:
         nb = read_notebook(path)
@@ -192,9 +179,8 @@ def _page_context(
         buttons.insert(0, group)
 
 
-#: Stylesheets that notebook outputs link from a CDN, which the book already serves itself:
-#: matplotlib's HTML animations (``to_jshtml``) link Font Awesome 4, whose icons the theme's
-#: own Font Awesome renders; offline the CDN request fails and logs an error.
+#: CDN stylesheets that notebook outputs link (Font Awesome 4, by matplotlib's ``to_jshtml``),
+#: which the theme's own Font Awesome replaces; offline the request fails and logs an error.
 _CDN_LINKS = re.compile(
     r"<link[^>]*href=\"https://maxcdn\.bootstrapcdn\.com/font-awesome/[^\"]*\"[^>]*>\s*", re.IGNORECASE
 )
@@ -290,8 +276,7 @@ _PROSE_KINDS = ("data", "attribute", "property")
 def _keep_data_docstring(stash: dict[str, list[str]]) -> tuple:
     """Two ``autodoc-process-docstring`` handlers: one before napoleon, one after it.
 
-    The first keeps a copy of each data or attribute docstring, the second puts it back after
-    napoleon has run (it reads ``text: more`` on a first line as a type and a description).
+    The first keeps a copy of each data or attribute docstring; the second puts it back.
     """
 
     def before(app: Sphinx, what: str, name: str, obj: object, options: object, lines: list[str]) -> None:

@@ -1,12 +1,10 @@
 """The output tree a book is built from: which one, what ran into it, and the commands that remake it.
 
-``ntpnb book`` builds the book's own tree ``<root>/outputs`` into ``<root>/_build/html``;
-``ntpnb book --run DIR`` builds any other tree (a ``-p`` run, another profile) into
-``DIR/_book/html``, as a book of its own. Either way the tree is a :class:`BookTree`: its
-layout, its run record ``run.json`` (:mod:`ntpnb.chapter.provenance`: the profile, the ``-p``
-overrides and the seeds that ran into it), and from these the label the pages show
-(:func:`describe_run`) and the ``ntpnb reproduce`` command that runs a chapter of it again
-(:meth:`BookTree.reproduce_command`), which every refusal of a damaged tree names.
+``ntpnb book`` builds ``<root>/outputs`` into ``<root>/_build/html``; ``ntpnb book --run DIR``
+builds any other tree into ``DIR/_book/html``. Either way the tree is a :class:`BookTree`: its
+layout and run record (:mod:`ntpnb.chapter.provenance`), the label its pages show
+(:func:`describe_run`), and the command that reruns a chapter of it
+(:meth:`BookTree.reproduce_command`, named by every refusal of a damaged tree).
 """
 
 from __future__ import annotations
@@ -55,9 +53,8 @@ def chapter_number(name: str) -> str:
 def describe_run(record: RunRecord | None, profiles: Sequence[str] = ()) -> str:
     """What ran into a tree, as its pages say it.
 
-    From its run record (:meth:`~ntpnb.chapter.provenance.RunRecord.describe`, e.g. ``profile
-    quick with n_g=121; seed 0``); a tree without one (made before runs recorded it) is labelled
-    by the ``profiles`` its claim records name, saying that its overrides are unknown.
+    From its run record (:meth:`~ntpnb.chapter.provenance.RunRecord.describe`); a tree without
+    one is labelled by the ``profiles`` its claim records name, its overrides unknown.
     """
     if record is not None:
         return record.describe()
@@ -130,8 +127,7 @@ class BookTree:
     def reproduce_command(self, names: Sequence[str]) -> str:
         """The ``ntpnb reproduce`` command that runs the chapters ``names`` again into this tree.
 
-        The book's own tree is the book's run (profile paper, no ``-p``, the default seeds);
-        another tree runs at its run record's profile, overrides and number of seeds, with
+        The book's tree reruns the book's run; another tree its run record's setting, with
         ``--out`` naming it.
         """
         chosen = [] if set(names) >= set(self.chapters()) else [chapter_number(n) for n in names]

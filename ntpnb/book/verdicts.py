@@ -1,46 +1,29 @@
 """What reproduced: one verdict per claim, measured across the seeds of a sweep.
 
-A chapter runs at the book's seed and, in a seed sweep, at further seeds, each into a tree of
-its own (:mod:`ntpnb.runner.run`). :func:`load_sweeps` gathers, for every chapter, the record of
-each seed whose run may be pooled with the book's: a complete record of the same notebook and
-profile, with every parameter but the seed the same (anything else is set aside, with the
-reason). The same check made at every seed is a :class:`Series`.
-
-The checks of a claim (:class:`ntpnb.chapter.claims.Check`) come in four kinds:
-
-* ``claim``: evidence, a check that a false claim would fail;
-* ``finding``: a shortfall, the paper's statement measured *not* to hold. The check pins the
-  measured value (so that a regression, or a fix, changes the run's output and is seen) and
-  quotes the paper's value; it passes when the shortfall is as recorded;
-* ``sanity``: a check of the code or the setting (an invariant that holds by construction),
-  never evidence; it must hold at every seed;
-* ``measurement``: a statistical statement of ours that qualifies the claim (beyond what the
-  paper states), decided pooled; never evidence, and it never fails a claim.
-
-A statistical check (one with a sample, :mod:`ntpnb.chapter.statistical`) is tested at each
-seed and, what decides it, on its samples pooled over the seeds. A chapter may also attach a
-*qualification* to a claim (:meth:`ClaimLog.qualify`): a stated limit of what the evidence
-shows.
+A chapter runs at the book's seed and, in a sweep, at further seeds, each into its own tree
+(:mod:`ntpnb.runner.run`). :func:`load_sweeps` gathers each chapter's records that may be pooled
+with the book's (complete, same notebook, profile and parameters but the seed; others are set
+aside with the reason). The same check at every seed is a :class:`Series`. The kinds of check
+(``claim``, ``finding``, ``sanity``, ``measurement``) and qualifications are those of
+:mod:`ntpnb.chapter.claims`; a statistical check (with a sample) is decided on its samples pooled
+over the seeds.
 
 The verdict of a claim (:func:`claim_verdict`) over its ``N`` seeds, where it *holds at a seed*
-when every evidence check of it that is decided seed by seed passes there (a statistical check
-is decided pooled, not at one seed: one seed's sample may miss by chance), is, in this order:
+when every evidence check decided seed by seed passes there (statistical ones are decided
+pooled), is, in this order:
 
 1. ``check failed`` if a sanity check failed at some seed (the code, not the paper), if its
    evidence holds at no seed, or if a statistical evidence check fails pooled;
 2. ``does not reproduce`` if it has findings and every one is established: a finding passes
    at every seed, or a statistical finding passes pooled;
-3. ``inconclusive`` if it has findings that are not established so (they hold at some seeds
-   only);
+3. ``inconclusive`` if it has findings not so established (holding at some seeds only);
 4. ``not tested`` if it has no evidence (no check at all, or sanity checks only);
 5. ``holds at some seeds`` if its evidence holds at ``k`` of ``N`` seeds, ``0 < k < N``;
-6. ``reproduced with a qualification`` if it holds at every seed and a qualification is
-   attached;
+6. ``reproduced with a qualification`` if it holds at every seed and has a qualification;
 7. ``reproduced`` otherwise: every evidence check passes at every seed (and pooled).
 
-A measurement established pooled is one more qualification (so a claim that would be
-``reproduced`` is ``reproduced with a qualification``); one that is not established is listed
-among the reasons as such, and changes no verdict.
+A measurement established pooled is one more qualification; one not established is listed
+among the reasons and changes no verdict.
 """
 
 from __future__ import annotations
@@ -111,11 +94,9 @@ class Sweep:
 
     #: The record at the book's seed.
     book: ChapterRecord
-    #: Seed -> record, the book's seed included (a record without a seed is under the key of
-    #: :attr:`book_seed`).
+    #: Seed -> record, the book's included (a record without a seed is under :attr:`book_seed`).
     records: Mapping[int, ChapterRecord]
-    #: Seed -> why that seed's record is not counted (another profile or parameters, an incomplete run, a
-    #: record that does not read).
+    #: Seed -> why that seed's record is not counted.
     excluded: Mapping[int, str] = field(default_factory=dict)
 
     @property
@@ -194,8 +175,8 @@ def load_sweeps(layout: OutputLayout, book_records: Sequence[ChapterRecord]) -> 
 def _other_package(book: OutputLayout, tree: OutputLayout, notebook: str) -> str | None:
     """Why a seed's run of ``notebook`` ran with other ``ntpnb`` sources than the book's seed, or None.
 
-    From the two runs' manifests (:mod:`ntpnb.chapter.provenance`): a seed that a larger sweep
-    ran before the package changed is not pooled with a run of the changed package.
+    From the two runs' manifests (:mod:`ntpnb.chapter.provenance`), so a seed run before the
+    package changed is not pooled with a run of the changed package.
     """
     try:
         ours = load_manifest(book.notebooks / f"{notebook}.ipynb").package
@@ -344,11 +325,10 @@ class Verdict:
     measurements: int = 0
     #: How many checks failed, over every seed (statistical ones: pooled).
     failed: int = 0
-    #: The qualifications (for ``reproduced with a qualification``), or the findings, as ``"what: measured X;
-    #: paper: Y"``, followed by any qualifications (for ``does not reproduce``), or what failed and where.
+    #: The qualifications, the findings (``"what: measured X; paper: Y"``, then any
+    #: qualifications), or what failed and where, as the verdict calls for.
     reasons: tuple[str, ...] = ()
-    #: The seeds the claim's evidence was checked at (for a claim without evidence: at which it was checked at
-    #: all).
+    #: The seeds its evidence was checked at (without evidence: those it was checked at at all).
     seeds: tuple[int, ...] = ()
     #: The seeds where every evidence check of the claim passed.
     holding: tuple[int, ...] = ()

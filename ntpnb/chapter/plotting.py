@@ -1,13 +1,12 @@
 """Plot style and figure output, in one place for every notebook.
 
-Figures are written as PNG (for the book and for looking at) and PDF (for papers), with
-fixed metadata so the same run writes byte-identical files. A notebook shows the PNG it wrote
-(:func:`show_figure`) rather than letting the inline backend draw the figure a third time:
-drawing is most of a chapter's plotting time.
+Figures are written as PNG (book) and PDF (papers), with fixed metadata so a run writes
+byte-identical files. A notebook shows the PNG it wrote (:func:`show_figure`) rather than having
+the inline backend draw the figure a third time.
 
-A figure of the book is a numbered figure with a caption and alt text through myst-nb's cell
-metadata: the code cell that shows it (one :func:`show_figure` or :func:`show_animation` per
-cell) carries, as the YAML front matter of its ``{code-cell}``, ::
+A book figure is numbered, with caption and alt text, through myst-nb's cell metadata: the cell
+showing it (one :func:`show_figure` or :func:`show_animation` per cell) carries, as the YAML
+front matter of its ``{code-cell}``, ::
 
     mystnb:
       figure:
@@ -16,12 +15,10 @@ cell) carries, as the YAML front matter of its ``{code-cell}``, ::
       image:
         alt: The figure described for a reader who cannot see it.
 
-A caption states a number that a parameter or the run sets through ``{glue:text}`` (the
-chapter glues it: :mod:`~ntpnb.chapter.prose`), or names the parameter. An animation's alt
-text is :func:`show_animation`'s ``alt`` (myst-nb gives image options to images only).
-:func:`figure_cell_problems` says what a cell lacks; the book's build refuses such a cell.
-
-Text is readable at the page's width: :func:`show_figure` warns about any text smaller than
+A caption states a number set by a parameter or the run through ``{glue:text}``
+(:mod:`~ntpnb.chapter.prose`), or names the parameter. An animation's alt text is
+:func:`show_animation`'s ``alt``. :func:`figure_cell_problems` says what a cell lacks; the
+book's build refuses such a cell. :func:`show_figure` warns about text smaller than
 :data:`MIN_TEXT_POINTS` once the page has shrunk the figure to :data:`PAGE_PIXELS`.
 """
 
@@ -55,9 +52,8 @@ __all__ = [
     "figure_cell_problems",
 ]
 
-#: The widest a cell's output shows on a chapter page, in CSS pixels, in a window 1280 px wide
-#: (measured in Chromium; from 1440 px on it is 774). A figure shown wider than this is shrunk
-#: by the page, and its text with it.
+#: The widest a cell's output shows on a chapter page, in CSS pixels, in a 1280 px window
+#: (Chromium; 774 from 1440 px on). A wider figure is shrunk by the page, text included.
 PAGE_PIXELS: int = 672
 
 #: The smallest size of a figure's text, in points at the size the page shows it (a point is
@@ -67,10 +63,8 @@ MIN_TEXT_POINTS: float = 9.0
 _FIGURE_DPI = 100  # pixels per inch of a figure shown in a notebook or the book
 _PAD_INCHES = 0.1  # the margin of a saved figure around its drawn content
 
-#: rcParams shared by every figure of the book. A figure is at most :data:`PAGE_WIDTH` wide,
-#: so the page shows it at its own size and every text at its size in points; panels beyond
-#: two side by side go on further rows. The layout is matplotlib's constrained layout (titles,
-#: labels and colour bars do not overlap; no ``tight_layout`` call).
+#: rcParams shared by every figure of the book. A figure is at most :data:`PAGE_WIDTH` wide (so
+#: shown at its own size; more than two panels go on further rows), in constrained layout.
 STYLE: dict[str, object] = {
     "figure.figsize": (6.4, 4.0),
     "figure.dpi": _FIGURE_DPI,
@@ -149,10 +143,9 @@ def save_figure(fig: Figure, name: str, layout: OutputLayout) -> list[Path]:
 def small_text(fig: Figure, shown_width: float) -> list[tuple[str, float]]:
     """The texts of ``fig`` smaller than :data:`MIN_TEXT_POINTS` as the page shows them.
 
-    ``shown_width`` is the width the notebook shows the figure at, in pixels at ``figure.dpi``
-    (:func:`show_figure`); the page shrinks a figure wider than :data:`PAGE_PIXELS` to that
-    width. Returns ``(text, points on the page)`` for each visible, non-empty text (titles,
-    axis and tick labels, legends, annotations) that is too small, smallest first.
+    ``shown_width`` is the width the notebook shows the figure at, in pixels at ``figure.dpi``;
+    the page shrinks it to at most :data:`PAGE_PIXELS`. Returns ``(text, points on the page)``
+    for each visible, non-empty text that is too small, smallest first.
     """
     from matplotlib.text import Text
 
@@ -171,15 +164,10 @@ def small_text(fig: Figure, shown_width: float) -> list[tuple[str, float]]:
 def show_figure(fig: Figure, name: str, layout: OutputLayout) -> None:
     """Save ``fig`` (:func:`save_figure`), close it, and display the saved PNG in the notebook.
 
-    The PNG is shown at the size the inline backend would give the figure (``figure.dpi``
-    pixels per inch), so pages look the same as with ``plt.show()``. Nothing is returned, so a
-    cell that ends with this call shows the figure and not the paths it was written to (which
-    depend on the output folder of the run). A run that writes no figures (:func:`figures_wanted`)
-    only closes it.
-
-    The book makes the shown PNG a numbered figure from the cell's metadata (the module's
-    docstring); a text that the page would show smaller than :data:`MIN_TEXT_POINTS`
-    (:func:`small_text`) is a warning, which fails the book's build.
+    Shown at the inline backend's size (``figure.dpi``), as with ``plt.show()``; returns
+    nothing, so a cell ending with it shows no run-dependent paths. A run that writes no figures
+    (:func:`figures_wanted`) only closes it. Text the page would show smaller than
+    :data:`MIN_TEXT_POINTS` (:func:`small_text`) is a warning, which fails the book's build.
     """
     import matplotlib as mpl
     import matplotlib.pyplot as plt
@@ -217,12 +205,10 @@ def show_animation(
 ) -> None:
     """Animate ``fig`` over ``frames`` and show it as inline JavaScript; then close ``fig``.
 
-    ``draw_frame(frame)`` updates the figure to one frame (matplotlib's ``FuncAnimation``). The
-    animation plays in the rendered page without a video encoder (``to_jshtml``), a frame every
-    ``interval`` ms, once. ``alt`` describes it for a reader who cannot see it: the alt text of
-    the frame's image (the cell's caption and name come from its metadata, as for
-    :func:`show_figure`). Rendering every frame is a display's work, not a result's: a run that
-    writes no figures (:func:`figures_wanted`) makes no animation and only closes ``fig``.
+    ``draw_frame(frame)`` updates the figure to one frame (``FuncAnimation``); it plays once,
+    a frame every ``interval`` ms, without a video encoder (``to_jshtml``). ``alt`` is the alt
+    text (caption and name come from the cell's metadata). A run that writes no figures
+    (:func:`figures_wanted`) only closes ``fig``.
 
     Raises
     ------
@@ -261,12 +247,10 @@ _ANIMATION_ALT = re.compile(r"\bshow_animation\([^#]*\balt\s*=", re.S)
 def figure_cell_problems(source: str, metadata: Mapping[str, Any]) -> list[str]:
     """What a notebook code cell that shows a figure lacks to be a numbered figure of the book.
 
-    ``source`` is the cell's code, ``metadata`` its metadata. A cell that calls neither
-    :func:`show_figure` nor :func:`show_animation` has none. One that does must call one of
-    them once (myst-nb gives every image of a cell the cell's caption and name) and carry
-    ``mystnb: {figure: {name, caption}}``, the name ``fig-<name saved under>`` for
-    :func:`show_figure`, and the alt text: ``mystnb: {image: {alt}}`` for :func:`show_figure`,
-    the ``alt`` argument for :func:`show_animation`.
+    A cell calling :func:`show_figure` or :func:`show_animation` must call one of them once
+    (myst-nb gives every image of a cell its caption) and carry the metadata of the module
+    docstring (name ``fig-<name saved under>`` for :func:`show_figure`; an animation's alt text
+    is its ``alt`` argument). Other cells lack nothing.
     """
     calls = _SHOW_CALL.findall(source)
     if not calls:

@@ -1,20 +1,18 @@
 """What ran into an output tree, and what it wrote: read back only when it checks out.
 
-Two records make an output tree trustworthy when it is read again (by the runner's cache, by
+Two records make an output tree trustworthy when read again (by the runner's cache, by
 ``ntpnb book``):
 
-* the **run record** ``<tree>/run.json`` (:class:`RunRecord`): the profile, the ``-p``
-  overrides, the seeds and the notebooks that ran into the tree. Every run writes it, and a run
-  of another profile or other overrides is refused a tree that holds one (a tree holds one
-  setting). The book and the report label a tree by it (:meth:`RunRecord.describe`); the
-  book's own tree ``<root>/outputs`` holds only :func:`is_book_run` runs.
-* the **output manifest** of each chapter, in its cache key file
-  ``<tree>/notebooks/<name>.key.json`` (:class:`Manifest`): the cache key of the run that
-  completed, and the SHA-256 of every file it wrote (executed notebook, claim record,
-  figures). :func:`damaged_outputs` says which of them are missing or differ.
+* the **run record** ``<tree>/run.json`` (:class:`RunRecord`): the profile, ``-p`` overrides,
+  seeds and notebooks that ran into the tree. A tree holds one setting: a run of another profile
+  or overrides is refused. It labels the tree (:meth:`RunRecord.describe`); ``<root>/outputs``
+  holds only :func:`is_book_run` runs.
+* each chapter's **output manifest** ``<tree>/notebooks/<name>.key.json`` (:class:`Manifest`):
+  the completed run's cache key and the SHA-256 of every file it wrote;
+  :func:`damaged_outputs` says which are missing or differ.
 
-A record that does not read, or does not have the expected shape, raises
-:class:`~ntpnb.errors.PathError` with one line naming the file.
+A record that does not read or has the wrong shape raises :class:`~ntpnb.errors.PathError`
+naming the file.
 """
 
 from __future__ import annotations
@@ -69,8 +67,7 @@ def is_book_run(profile: str, overrides: Mapping[str, object]) -> bool:
 class RunRecord:
     """What ran into one output tree (``run.json``).
 
-    ``seeds`` are the seeds that ran into the tree (the book's seed first, then the sweep's),
-    ``notebooks`` the notebooks; both grow as further runs of the same setting add to the tree.
+    ``seeds`` (the book's first) and ``notebooks`` grow as runs of the same setting add to the tree.
     """
 
     profile: str
@@ -176,9 +173,8 @@ def write_run_record(root: Path, record: RunRecord) -> Path:
 class Manifest:
     """A chapter's last completed run in a tree: its cache key, parameters, time and outputs.
 
-    ``outputs`` maps each file the run wrote (a path relative to the tree's root, with ``/``)
-    to its SHA-256; ``package`` is the fingerprint of the ``ntpnb`` sources it ran with (the
-    runs of one chapter at several seeds count together only when it is the same).
+    ``outputs`` maps each file written (path relative to the tree, with ``/``) to its SHA-256;
+    ``package`` fingerprints the ``ntpnb`` sources (seeds pool only when it is the same).
     """
 
     key: str
@@ -282,8 +278,7 @@ def damaged_outputs(root: Path, manifest: Manifest, where: str = "") -> str | No
 def chapter_damage(root: Path, executed: Path, where: str = "") -> str | None:
     """Why the outputs of the chapter whose executed copy is ``executed`` cannot be trusted, or None.
 
-    None when its manifest reads and every output it lists is in place with the digest its run
-    recorded; otherwise one phrase: the manifest's problem, or :func:`damaged_outputs`.
+    Otherwise one phrase: the manifest's problem, or :func:`damaged_outputs`.
     """
     try:
         manifest = load_manifest(executed)

@@ -1,12 +1,10 @@
 """Statistical claim checks: a sample recorded at each seed, tested there, and pooled over the sweep.
 
-Some claims are about an average over random trials ("the mean correlation over 100 trials
-exceeds 0.99"). One run measures a sample of that average, so a fixed threshold on one run's mean
-fails by chance however true the claim (half the time, if the true mean sits at the threshold).
-Such a check records its :class:`Sample`; the chapter tests it at its own seed, and the book's
-verdict tests the sample pooled over every seed of the sweep (:meth:`Sample.pooled`), which is
-what decides the claim. Every test has a stated error rate, its ``level`` (default
-:data:`DEFAULT_LEVEL`).
+A claim about an average over random trials ("the mean correlation over 100 trials exceeds
+0.99") would fail by chance under a fixed threshold on one run's mean. Such a check records its
+:class:`Sample`, tested at the chapter's seed; the verdict tests it pooled over the sweep's seeds
+(:meth:`Sample.pooled`), which decides the claim. Every test has an error rate, its ``level``
+(default :data:`DEFAULT_LEVEL`).
 
 The tests (:data:`TESTS`):
 
@@ -54,8 +52,7 @@ from ..errors import InvalidDataError
 __all__ = ["DEFAULT_LEVEL", "TESTS", "Sample", "sample_of"]
 
 #: The error rate of a statistical check: the chance that it fails when the claim is true (a
-#: claim) or holds when the shortfall is not there (a finding). Small enough that a sweep of
-#: five seeds and a few dozen statistical checks rarely sees one by chance.
+#: claim) or holds when the shortfall is not there (a finding); rare by chance over a sweep.
 DEFAULT_LEVEL = 0.01
 
 #: The kinds of check that hold only when the data establish their statement (the others hold

@@ -1,21 +1,16 @@
 """Which notebooks a run executes, with which parameters, and whether they must run again.
 
-The arguments of ``ntpnb reproduce`` are checked once, before anything runs: the names choose
-notebooks (:func:`select_notebooks`), and the profile with its ``-p`` overrides gives each one
-its parameters (:func:`choose_notebooks`). Once the output tree is known, each chosen notebook
-becomes a :class:`NotebookRun`: what papermill injects (the parameters, ``profile`` and
-``output_dir``) and its cache key.
+The arguments of ``ntpnb reproduce`` are checked once, before anything runs: names choose
+notebooks (:func:`select_notebooks`), the profile and ``-p`` overrides their parameters
+(:func:`choose_notebooks`). With the output tree known, each becomes a :class:`NotebookRun`
+(what papermill injects, and its cache key).
 
-A notebook is not executed again when nothing that determines its outputs changed since its
-last successful run into the same output tree and its outputs are still what that run wrote:
-its :func:`cache_key` (a hash of the notebook's source, its parameters and the sources of the
-``ntpnb`` package) and the SHA-256 of every file it wrote are stored in its manifest beside the
-executed notebook (``<name>.key.json``, :mod:`ntpnb.chapter.provenance`, :func:`store_key`)
-after every successful run, once its outputs are in place, and removed when a run of it fails
-(:func:`forget_key`). A missing, damaged or changed output makes it run again, and
-:func:`cache_state` says why. ``ntpnb reproduce
---force`` runs it anyway. The notebooks that took longest on their last run start first
-(:func:`longest_first`).
+A notebook is not executed again while its :func:`cache_key` (a hash of its source, parameters
+and the ``ntpnb`` sources) is unchanged since its last successful run into the tree and its
+outputs are what that run wrote. Key and output SHA-256s go to its manifest
+(``<name>.key.json``, :mod:`ntpnb.chapter.provenance`) after each success (:func:`store_key`)
+and are removed on failure (:func:`forget_key`); :func:`cache_state` says why one must rerun.
+``--force`` reruns anyway. The longest notebooks start first (:func:`longest_first`).
 """
 
 from __future__ import annotations
@@ -59,8 +54,7 @@ __all__ = [
 class NotebookRun:
     """One notebook to execute: its source, what papermill injects, where, and its cache key.
 
-    ``sweep`` marks a further seed of a seed sweep (its outputs in a tree of their own), as
-    opposed to the run at the book's seed.
+    ``sweep`` marks a further seed of a sweep (outputs in its own tree), not the book's seed.
     """
 
     source: Path
@@ -119,9 +113,8 @@ def choose_notebooks(
 ) -> list[tuple[Path, dict[str, Any]]]:
     """The notebooks of the project at ``root`` that ``names`` choose, each with its parameters.
 
-    The parameters are the profile's with ``overrides`` (text, see
-    :func:`~ntpnb.chapter.parameters.apply_overrides`) applied, checked for every notebook before
-    anything runs.
+    The profile's parameters with ``overrides`` applied
+    (:func:`~ntpnb.chapter.parameters.apply_overrides`), checked for every notebook first.
 
     Raises
     ------
@@ -176,10 +169,9 @@ CHANGED = "its source, parameters or ntpnb changed"
 def cache_state(run: NotebookRun) -> str | None:
     """Why ``run`` must execute again, or None when its outputs in place are its last run's.
 
-    Its manifest (:func:`~ntpnb.chapter.provenance.load_manifest`) must hold ``run.key`` and
-    every output the manifest lists (executed notebook, claim record, figures) must be in place
-    with the SHA-256 its run recorded. The phrase for a notebook that has no manifest, or one
-    of another key (:data:`NOT_RUN`, :data:`CHANGED`), and the damaged manifest or output otherwise.
+    Its manifest must hold ``run.key`` and every output it lists must be in place with its
+    recorded SHA-256. Returns :data:`NOT_RUN`, :data:`CHANGED`, the manifest's problem, or
+    :func:`~ntpnb.chapter.provenance.damaged_outputs`.
     """
     path = manifest_path(run.executed)
     if not path.is_file():
@@ -219,11 +211,9 @@ def _last_seconds(layout: OutputLayout, profile: str, name: str) -> float:
 def longest_first(runs: Sequence[NotebookRun], profile: str) -> list[NotebookRun]:
     """``runs``, the longest first by its last recorded run at ``profile`` (unknown: longest).
 
-    So the slowest notebook does not start last and leave the other workers idle. A further seed
-    of a sweep with no time of its own is expected to take what its notebook last took at the
-    book's seed. Among the notebooks with no recorded time, those of
-    :data:`~ntpnb.chapter.parameters.SLOWEST_FIRST` come first, in its order, then the others in the
-    order asked.
+    So the slowest does not start last and leave workers idle. A sweep's seed without a time of
+    its own takes its notebook's time at the book's seed. Untimed notebooks follow
+    :data:`~ntpnb.chapter.parameters.SLOWEST_FIRST`, then the order asked.
     """
     rank = {name: i for i, name in enumerate(SLOWEST_FIRST)}
     at_book_seed = {run.name: _last_seconds(run.layout, profile, run.name) for run in runs if not run.sweep}

@@ -1,11 +1,10 @@
 """Execute one notebook: Jupytext source -> papermill (with its parameters) -> executed ``.ipynb``.
 
-The notebook runs in its staging tree and its outputs are moved into place only when it ran to
-its end (:mod:`.staging`): every cell ran, though some claim checks may have failed (its last
-cell, :meth:`~ntpnb.chapter.claims.ClaimLog.conclude`, then raised one error listing them, and
-its complete claim record says which). Its cache key is stored then, and removed when it failed
-before its end (:mod:`.choice`). A failure is described in one line (:mod:`.diagnosis`) and
-never raised: the run goes on with the other notebooks.
+The notebook runs in its staging tree; its outputs are moved into place only when it ran to its
+end (:mod:`.staging`), even if claim checks failed
+(:meth:`~ntpnb.chapter.claims.ClaimLog.conclude`). Its cache key is then stored, or removed on an
+earlier failure (:mod:`.choice`). A failure is described in one line (:mod:`.diagnosis`), never
+raised: the run goes on with the other notebooks.
 """
 
 from __future__ import annotations
@@ -103,9 +102,8 @@ def _complete_record(run: NotebookRun, claims: Path) -> ChapterRecord | None:
 def cached_result(run: NotebookRun, force: bool = False) -> RunResult | None:
     """The result of ``run`` without executing it, if its outputs are current (and not ``force``).
 
-    Current: its manifest holds its cache key and every output is in place as its run wrote it
-    (:func:`~ntpnb.runner.choice.cache_state`). Its claim record says which checks failed; a
-    record that does not read, or is not complete, makes the notebook run again.
+    Current: :func:`~ntpnb.runner.choice.cache_state` is None and its claim record reads and is
+    complete (it says which checks failed).
     """
     if force or cache_state(run) is not None:
         return None
@@ -125,9 +123,8 @@ REPORTING_ENGINE = "ntpnb-reporting"
 def _reporting_engine() -> str:
     """Register (once per process) and name papermill's nbclient engine that also reports cells.
 
-    It is papermill's own engine, with ``cell_started`` (a :data:`CellStarted`) told the number
-    of each code cell as papermill starts it, and one write of the executed notebook instead of
-    one at every cell's start and end (:func:`_written_once`).
+    Papermill's own engine, telling ``cell_started`` (a :data:`CellStarted`) of each code cell,
+    and writing the notebook once (:func:`_written_once`).
     """
     from papermill.engines import NBClientEngine, papermill_engines
 
@@ -158,13 +155,10 @@ def _reporting_engine() -> str:
 def _written_once(nb_man: Any) -> Iterator[None]:
     """Within: papermill's execution manager ``nb_man`` does not write the notebook.
 
-    Papermill writes the whole executed notebook, figures included, at the start and the end of
-    every cell (and every 30 s within a long one): megabytes a hundred times per chapter, most of
-    its time outside the cells. The notebook is still written whole where it counts: by
-    papermill when the cells have run (with its error cell on top when one failed), and, when
-    the execution itself fails (the kernel died), by papermill's closing step, which this then
-    lets write what ran, for the failure's kept copy (:mod:`.staging`). Nothing reads the
-    notebook in between: the progress display hears of each cell from the worker.
+    Papermill would write the whole notebook at every cell's start and end (megabytes a hundred
+    times per chapter). It is still written when the cells have run (error cell on top if one
+    failed) and, when the execution fails (kernel died), by papermill's closing step, for the
+    failure's kept copy (:mod:`.staging`). Nothing reads it in between.
     """
     save = nb_man.save
     nb_man.save = lambda **kwargs: None
@@ -202,9 +196,8 @@ def run_notebook(run: NotebookRun, cell_started: CellStarted | None = None) -> R
                 log_output=False,
                 engine_name=_reporting_engine(),
                 cell_started=cell_started,
-                # the cells have run and their outputs are in: the kernel has nothing left to
-                # do but tear down its interpreter (a second, more with many modules loaded),
-                # so it is killed with its process group instead of asked to exit
+                # the cells have run: the kernel is killed with its process group rather than
+                # asked to exit (tearing down its interpreter takes a second or more)
                 shutdown_kernel="immediate",
             )
     except Exception as exc:  # report any failure, go on with the others

@@ -1,19 +1,15 @@
 """``ntpnb reproduce``: execute the chosen notebooks into an output tree, one progress line each.
 
-The arguments are checked once, before anything runs (:mod:`.choice`: the notebooks, the
-profile, the overrides, the number of jobs and seeds). Every notebook runs at the book's seed
-(its profile's ``seed``, or the one ``-p seed=`` gives) into the output tree, and, in a seed
-sweep (``seeds > 1``), at the next ``seeds - 1`` seeds into trees of their own
-(``<output root>/seeds/seed=<s>/``, :meth:`~ntpnb.chapter.layout.OutputLayout.seed_root`): the
-book's figures and pages come from the book's seed, the verdicts of its claims from every seed.
-Then, holding the output tree's lock (:mod:`.lock`; a second run waits for it, or with
-``wait=False`` refuses), the run executes every (notebook, seed) whose outputs are not current
-(its cache key changed, or ``force``) in worker processes (:mod:`.workers`), the longest first,
-each in its staging tree (:mod:`.staging`). One failed notebook does not stop the others: each
-result is reported. A Ctrl-C ends every worker and kernel of the run and raises
-:class:`~ntpnb.errors.RunInterruptedError`; the notebooks that finished keep their outputs. The
-wall time of every executed notebook is recorded in its tree's ``timings.json``
-(:mod:`.timings`), which the book's benchmarks page shows.
+The arguments are checked once, before anything runs (:mod:`.choice`). Every notebook runs at
+the book's seed (its ``seed`` parameter) into the output tree and, in a sweep (``seeds > 1``), at
+the next ``seeds - 1`` seeds into trees of their own
+(:meth:`~ntpnb.chapter.layout.OutputLayout.seed_root`): the book's figures come from the book's
+seed, the claims' verdicts from every seed. Holding the tree's lock (:mod:`.lock`), the run
+executes every (notebook, seed) whose cache key changed (or all, with ``force``) in worker
+processes (:mod:`.workers`), longest first, each in its staging tree (:mod:`.staging`). A failed
+notebook does not stop the others. A Ctrl-C ends every worker and kernel and raises
+:class:`~ntpnb.errors.RunInterruptedError`; finished notebooks keep their outputs. Wall times go
+to the tree's ``timings.json`` (:mod:`.timings`).
 """
 
 from __future__ import annotations
@@ -51,17 +47,15 @@ from .workers import default_jobs, run_in_workers
 
 __all__ = ["reproduce", "DEFAULT_SEEDS", "default_seeds", "seed_runs"]
 
-#: How many seeds a run executes by default: the book's seed and four more, so that every
-#: verdict is a measurement across seeds (a run with ``-p`` overrides runs one, see
-#: :func:`default_seeds`).
+#: How many seeds a run executes by default: the book's seed and four more, so every verdict is
+#: measured across seeds (see :func:`default_seeds`).
 DEFAULT_SEEDS = 5
 
 
 def default_seeds(overrides: Mapping[str, str]) -> int:
     """The seeds a run executes unless told: :data:`DEFAULT_SEEDS`, or one for an exploratory run.
 
-    A run with ``-p`` overrides explores one setting (its seed, if it sets one); ``--seeds``
-    asks for a sweep of it.
+    A run with ``-p`` overrides runs one seed; ``--seeds`` asks for a sweep of it.
     """
     return 1 if overrides else DEFAULT_SEEDS
 
@@ -76,9 +70,8 @@ def seed_runs(
 ) -> list[NotebookRun]:
     """The runs of one notebook in a sweep of ``seeds`` seeds: the book's first, then the others.
 
-    The book's seed is the ``seed`` parameter; the further seeds follow it (``seed + 1``, ...),
-    each into its own tree under ``layout``. A notebook without an integer ``seed`` parameter
-    draws nothing at random: it runs once.
+    The further seeds follow the ``seed`` parameter (``seed + 1``, ...), each into its own tree
+    under ``layout``. A notebook without an integer ``seed`` parameter runs once.
     """
     base = parameters.get("seed")
     if isinstance(base, bool) or not isinstance(base, int):
@@ -94,9 +87,8 @@ def seed_runs(
     return runs
 
 
-#: The folders of a project that hold its sources (or its built book): no output tree goes
-#: there, nor at the project's root or above it, where the tree's ``notebooks/`` would be the
-#: sources'.
+#: The folders of a project holding its sources (or built book): no output tree goes there, nor
+#: at or above the project's root (the tree's ``notebooks/`` would be the sources').
 SOURCE_FOLDERS = ("notebooks", "ntpnb", "book", "tests", "benchmarks", ".git", "_build")
 
 
@@ -105,10 +97,9 @@ def output_tree(
 ) -> Path:
     """The root of the output tree a run writes: the book's, its own, or ``output_dir``.
 
-    The book's tree ``<root>/outputs`` is written only by the book's run
-    (:func:`~ntpnb.chapter.provenance.is_book_run`); any other run goes by default to a tree of
-    its own (:func:`~ntpnb.chapter.layout.exploratory_output_dir`, named by what differs: the
-    profile and the overrides).
+    ``<root>/outputs`` is written only by the book's run
+    (:func:`~ntpnb.chapter.provenance.is_book_run`); any other run defaults to its own tree
+    (:func:`~ntpnb.chapter.layout.exploratory_output_dir`).
 
     Raises
     ------
@@ -146,8 +137,7 @@ def output_tree(
 def claim_tree(layout: OutputLayout, record: RunRecord) -> None:
     """Record in ``layout``'s ``run.json`` that ``record``'s run writes there (under its lock).
 
-    A tree holds one setting: runs of the same profile and overrides add their seeds and
-    notebooks to its record.
+    A tree holds one setting: runs of the same profile and overrides add to its record.
 
     Raises
     ------
@@ -181,8 +171,7 @@ def _check_sweep_seeds(notebook: str, parameters: Mapping[str, Any], seeds: int)
 def _warm_matplotlib() -> None:
     """Build matplotlib's font cache now, so its one-time notice never lands in a notebook.
 
-    In a process of its own (quiet, and ended with the run on Ctrl-C): the runner itself loads
-    neither matplotlib nor numpy.
+    In a process of its own (quiet, ended on Ctrl-C): the runner loads neither matplotlib nor numpy.
     """
     command = [sys.executable, "-c", "import matplotlib.font_manager"]
     subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
@@ -217,43 +206,35 @@ def reproduce(
 
     Parameters
     ----------
-    root
-        Project root (holds ``notebooks/``).
     names
         Notebook names to run (all if empty).
-    profile
-        ``"paper"`` or ``"quick"``.
     output_dir
-        Root of the output tree (default ``<root>/outputs``, or
-        ``<root>/outputs/runs/<overrides>`` when there are overrides, so that such a run never
-        replaces the canonical outputs the book and its report are built from).
+        Root of the output tree (default: :func:`output_tree`, so a run with overrides never
+        replaces the book's outputs).
     log
-        Where progress lines go (one per notebook, in the order they finish).
+        Where progress lines go (one per notebook, as they finish).
     overrides
-        Parameter values (text, ``{"seed": "3"}``) that replace the profile's; checked against
-        every selected notebook before anything runs.
+        Parameter values as text (``{"seed": "3"}``), checked against every notebook first.
     jobs
-        How many notebooks run at once (each in its own process and kernel); default
-        :func:`~ntpnb.runner.workers.default_jobs`, one per CPU core.
+        Notebooks run at once, each in its own process and kernel (default
+        :func:`~ntpnb.runner.workers.default_jobs`).
     force
         Execute every notebook even if its cache key is unchanged.
     wait
-        If another process is writing the output tree, wait for it (the default), or raise.
+        If another process is writing the output tree, wait for it (default), or raise.
     live
-        Show the running notebooks in a block redrawn in place (:mod:`.display`; default:
-        when standard output is a terminal); otherwise one line when each starts.
+        Redraw the running notebooks in place (:mod:`.display`; default: on a terminal);
+        otherwise one line when each starts.
     seeds
-        How many seeds each notebook runs at: the book's seed and the ``seeds - 1`` after it
-        (default :func:`default_seeds`).
+        Seeds per notebook (:func:`seed_runs`; default :func:`default_seeds`).
     scheduler
-        The address of a Dask scheduler whose workers share this file system: every run is a
-        task of that cluster (:mod:`.cluster`) instead of a local worker process (``jobs`` is
-        then the cluster's business).
+        Address of a Dask scheduler whose workers share this file system: runs are its tasks
+        (:mod:`.cluster`), not local processes, and ``jobs`` is the cluster's business.
 
     Returns
     -------
     list of RunResult
-        In the order of the selected notebooks, each at the book's seed, then the others.
+        In the notebooks' order, each at the book's seed, then the others.
 
     Raises
     ------
@@ -265,7 +246,7 @@ def reproduce(
     OutputLockedError
         If another process holds the output folder and ``wait`` is False.
     RunInterruptedError
-        On SIGINT (Ctrl-C): the notebooks that finished keep their outputs (and timings).
+        On SIGINT (Ctrl-C): finished notebooks keep their outputs (and timings).
     """
     overrides = dict(overrides or {})
     chosen = choose_notebooks(root, names, profile, overrides)
