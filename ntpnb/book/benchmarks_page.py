@@ -1,19 +1,14 @@
 """The book's benchmarks page: made at build time from the last ``python -m benchmarks`` run.
 
-``python -m benchmarks`` writes its results under the output tree (``outputs/benchmarks/``:
-``benchmarks.md``, the page with every table, and ``benchmarks.json``, the measurements).
-``ntpnb book`` calls :func:`write_benchmarks_page` before building, which copies that page to
-``outputs/benchmarks.md`` (the document ``_toc.yml`` lists), or, when no benchmark has been run
-into this output tree, writes a page that says what it would show and names the commands
-(:func:`not_run_text`). The book therefore never shows a number that no run produced, and
-nothing generated is committed.
+``python -m benchmarks`` writes ``outputs/benchmarks/benchmarks.md`` (every table) and
+``benchmarks.json`` (the measurements). ``ntpnb book`` calls :func:`write_benchmarks_page` before
+building, which copies that page to ``outputs/benchmarks.md`` (listed in ``_toc.yml``), or, when
+none was run into this tree, writes :func:`not_run_text`: the book never shows a number no run
+produced, and nothing generated is committed.
 
-Either way the page ends with the section "Notebook reproduction times", rendered from
-``<output root>/timings.json`` (what ``ntpnb reproduce`` recorded for this output tree: ``./run.sh
-reproduce`` runs the paper profile and then ``ntpnb book``, so the page shows those times), or
-naming the command when no notebook has been timed there (:func:`format_timings`); and, when a
-seed sweep ran into the tree, each notebook's time at every seed and the sweep's total
-(:func:`format_sweep_timings`, from the timings of each seed's tree).
+The page ends with "Notebook reproduction times" from the tree's ``timings.json``
+(:func:`format_timings`, or the command when none is timed) and, after a seed sweep, each
+notebook's time at every seed (:func:`format_sweep_timings`).
 """
 
 from __future__ import annotations
@@ -41,16 +36,15 @@ __all__ = [
 
 #: The page's place in the book, relative to the project root (``_toc.yml`` lists it).
 BENCHMARKS_DOCNAME = "outputs/benchmarks"
-#: The command that measures the benchmarks (run from the project root; ``python -m benchmarks``
-#: is the same).
+#: The command that measures the benchmarks (same as ``python -m benchmarks`` in the project root).
 BENCHMARKS_COMMAND = "ntpnb benchmarks"
 
 
 def not_run_text(layout: OutputLayout, own: bool = True) -> str:
     """The page's beginning when no benchmark has been run into ``layout``.
 
-    It says what the page would show and the exact commands that make it (``own``: ``layout`` is
-    the book's tree, where the commands need no folder).
+    What the page would show and the commands that make it (``own``: ``layout`` is the book's
+    tree, where the commands need no folder).
     """
     out = "" if own else f" --out {layout.benchmarks}"
     book = "ntpnb book" if own else f"ntpnb book --run {layout.root}"

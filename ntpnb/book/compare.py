@@ -1,19 +1,13 @@
 """Compare the printed outputs of two runs, to see whether another machine printed the same numbers.
 
-Two readers (or one reader on two machines, or under two BLAS kernels) each run
-``ntpnb reproduce`` into an output folder. :func:`compare_runs` reads the executed notebooks of
-both and compares their text outputs (printed lines and ``text/plain`` results) line by line, in
-the order the notebook prints them, after masking what legitimately changes between two
-executions, with the same rules nbval uses (:data:`SANITIZE_CONFIG`: timings, memory addresses,
-figure reprs). Which cell prints a line does not matter, only what is printed and in which
-order: two versions of a chapter that cut their code into cells differently compare equal
-when they print the same lines. The platforms the runs
-recorded (in their claim records, :mod:`ntpnb.chapter.platform`) are shown first, so that
-what differed between the machines is in one place.
+:func:`compare_runs` compares the text outputs (printed lines and ``text/plain`` results) of two
+output folders' executed notebooks (say two machines, or two BLAS kernels) line by line, in print
+order whatever the cells, after masking what legitimately changes with nbval's rules
+(:data:`SANITIZE_CONFIG`: timings, memory addresses, figure reprs). The platforms the runs
+recorded (:mod:`ntpnb.chapter.platform`) are shown first.
 
 ``ntpnb compare RUN_A RUN_B`` (or ``python -m ntpnb.book.compare RUN_A RUN_B``) prints the
-differences and exits 1 if there are any, 0 if every printed output is the same
-(:func:`print_comparison`).
+differences (:func:`print_comparison`).
 """
 
 from __future__ import annotations
@@ -53,9 +47,8 @@ SANITIZE_CONFIG = Path(__file__).parent / "static" / "nbval_sanitize.cfg"
 class OutputDifference:
     """Printed lines that differ between two runs (or a notebook missing in one).
 
-    ``cell`` is the cell of the first differing line (in run A, or in run B where only B
-    prints there); ``-1`` for a notebook only one run executed. ``a`` and ``b`` are the
-    differing lines of each run.
+    ``cell`` is the cell of the first differing line (in run A, else B); ``-1`` for a notebook
+    only one run executed. ``a`` and ``b`` are the differing lines of each run.
     """
 
     notebook: str
@@ -152,8 +145,7 @@ def _text_outputs(run: Path, executed: Path, rules: list[tuple[re.Pattern[str], 
 def compare_runs(run_a: Path, run_b: Path) -> tuple[list[str], list[OutputDifference]]:
     """The notebooks both runs executed, and every run of printed lines that differs.
 
-    The printed lines of a notebook are compared in order, whatever the cells that print them.
-    Notebooks that only one of the runs executed are reported as a difference of cell ``-1``.
+    A notebook only one run executed is a difference of cell ``-1``.
     """
     rules = sanitizers()
     a, b = _notebooks(Path(run_a)), _notebooks(Path(run_b))

@@ -115,9 +115,8 @@ def unit_rows(ax: Axes, trace, target: np.ndarray, H: np.ndarray, scale: float) 
 
     The frame holds the faint rows of ``target``, the contexts at a third of their embeddings
     and fixed limits; ``show(i)`` moves the rows of ``W_k / ||W_k||`` (record ``i`` of ``trace``,
-    which must hold the iterates ``"W"`` and ``"corr"``) and titles the axes with ``k`` and the
-    correlation. An animation calls ``show`` once per frame: only the iterate's lines change,
-    so the axes are not rebuilt for every frame.
+    which must hold ``"W"`` and ``"corr"``) and titles the axes with ``k`` and the correlation,
+    without rebuilding the axes (an animation calls it once per frame).
     """
     rows = []
     for v in range(target.shape[0]):

@@ -48,8 +48,7 @@ __all__ = [
 ]
 
 DEFAULT_OUTPUT_DIRNAME = "outputs"
-#: Runs with parameter overrides go to ``outputs/runs/<key=value,...>/``, apart from the
-#: canonical outputs that the book and its report are built from.
+#: Runs with parameter overrides go to ``outputs/runs/<key=value,...>/``, apart from the book's.
 OVERRIDE_RUNS_DIRNAME = "runs"
 #: The further seeds of a seed sweep go to ``<output root>/seeds/seed=<s>/``, one tree each.
 SWEEP_DIRNAME = "seeds"
@@ -59,9 +58,8 @@ MAX_RUN_DIRNAME = 120
 _MARKERS = ("_toc.yml", "notebooks")
 
 
-#: The environment variable that, set to ``off``, tells a chapter to write no figures:
-#: ``ntpnb reproduce`` sets it for the further seeds of a sweep, which repeat the checks, while the
-#: book's figures come from the book's seed.
+#: The environment variable that, set to ``off``, tells a chapter to write no figures
+#: (``ntpnb reproduce`` sets it for a sweep's further seeds).
 FIGURES_VAR = "NTPNB_FIGURES"
 
 
@@ -161,9 +159,8 @@ Timings = dict[str, dict[str, dict[str, object]]]  # profile -> notebook -> reco
 def load_timings(layout: OutputLayout) -> Timings:
     """The times ``ntpnb reproduce`` recorded in ``layout`` (empty when none, or unreadable).
 
-    ``timings.json`` maps profile -> notebook -> ``seconds``, ``jobs``, ``date`` (UTC) and ``ok``;
-    the runner writes it (:func:`ntpnb.runner.timings.record_timings`), the book's benchmarks
-    page shows it.
+    ``timings.json`` maps profile -> notebook -> ``seconds``, ``jobs``, ``date`` (UTC) and ``ok``
+    (written by :func:`ntpnb.runner.timings.record_timings`).
     """
     try:
         timings = json.loads(layout.timings.read_text(encoding="utf-8"))

@@ -1,12 +1,10 @@
 """The machine that produced a run's numbers: CPU, BLAS (kernel, threads), library versions.
 
-Numbers that pass on one CPU can fail on another (OpenBLAS picks its kernels by the CPU, and a
-rank decision near machine epsilon once went the other way on a Haswell kernel). So every
-run records where it ran: each notebook's :class:`~ntpnb.chapter.claims.ClaimLog` stores
-:func:`platform_info` of the kernel process in ``outputs/claims/<notebook>.json``, and
-``python -m benchmarks`` stores it in ``benchmarks.json``. The reproducibility report and the
-benchmarks page render what the runs recorded (:func:`format_platform`, :func:`platform_section`),
-never the machine that builds the book, so two readers comparing runs see what differed.
+Numbers that pass on one CPU can fail on another (OpenBLAS picks its kernels by CPU; a rank
+decision near machine epsilon once flipped on a Haswell kernel). So :func:`platform_info` is
+recorded by every :class:`~ntpnb.chapter.claims.ClaimLog` and in ``benchmarks.json``; the report
+and benchmarks page render what the runs recorded (:func:`format_platform`,
+:func:`platform_section`), never the machine building the book.
 """
 
 from __future__ import annotations
@@ -99,13 +97,11 @@ def platform_info() -> dict[str, Any]:
     -------
     dict
         ``cpu`` (model name), ``cores`` (``os.cpu_count()``), ``machine``, ``os``, ``python``,
-        ``packages`` (name -> version, None when not installed), ``threadpools`` (one dict per
-        BLAS/OpenMP library loaded in this process, as threadpoolctl reports it: ``user_api``,
-        ``internal_api``, ``version``, ``architecture`` (the kernel), ``threading_layer``,
-        ``num_threads``, and ``file``, the library's file name), ``openblas_coretype`` (the
-        environment variable, None when unset) and ``thread_env`` (the thread-count variables
-        that are set). The BLAS libraries of numpy and scipy are loaded first, so every run of
-        a machine records the same ones, whichever of them its own code had loaded.
+        ``packages`` (name -> version, None when not installed), ``threadpools`` (per loaded
+        BLAS/OpenMP library, threadpoolctl's fields ``user_api``, ``internal_api``, ``version``,
+        ``architecture`` (the kernel), ``threading_layer``, ``num_threads``, and ``file``),
+        ``openblas_coretype`` (None when unset) and ``thread_env`` (thread-count variables set).
+        numpy's and scipy's BLAS are loaded first, so every run of a machine records the same.
     """
     import numpy  # noqa: F401  (loads numpy's OpenBLAS)
     import scipy.linalg  # noqa: F401  (loads scipy's, a separate library)

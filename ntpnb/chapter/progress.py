@@ -8,12 +8,11 @@ package's long computations take such a callable as their ``progress`` argument)
 
 Where the chapter runs decides what is shown:
 
-* in Jupyter (a reader running the cells), one line under the cell, updated in place:
+* in Jupyter, one line under the cell, updated in place:
   ``long runs: 41% (410,000 of 1,000,000), 9 s``;
-* under ``ntpnb reproduce``, which names a file in :data:`PROGRESS_FILE_VAR`, nothing in the
-  notebook: the state goes to that file (replaced atomically) and the runner's display shows it
-  beside the chapter's cell (:func:`read_progress`);
-* elsewhere (a script, the tests' kernels, which set :data:`QUIET_VAR` to ``off``), nothing.
+* under ``ntpnb reproduce`` (:data:`PROGRESS_FILE_VAR` set), nothing in the notebook: the state
+  goes to that file (replaced atomically), shown by the runner's display (:func:`read_progress`);
+* elsewhere (a script, or :data:`QUIET_VAR` set to ``off``), nothing.
 
 Nothing shown depends on the loop's results, so the executed notebooks do not change.
 """

@@ -1,15 +1,12 @@
 """Numbers in a chapter's prose come from its run: glue them, never type them.
 
-A notebook computes a number, rounds it to the digits that are stable between machines and
-*glues* it under a name; the chapter's markdown shows it with ``{glue:text}`name```. The
-book (myst-nb) takes the value from the executed notebook, so the sentence cannot drift from
-the output of another machine or a later run. The glue record is the one myst-nb's
-``myst_nb.glue`` writes (a hidden display output with the ``scrapbook`` metadata); it is
-written here with IPython alone, so running a chapter does not need the book's dependencies.
+A notebook rounds a number to its stable digits and *glues* it under a name; the markdown shows
+it with ``{glue:text}`name```, taken by myst-nb from the executed notebook, so prose cannot
+drift from the run. The glue record is ``myst_nb.glue``'s (a hidden output with ``scrapbook``
+metadata), written with IPython alone, so a chapter runs without the book's dependencies.
 
-The phrases a chapter writes from its numbers are here too: a change with its standard error
-(:func:`describe_change`), a list of sentences (:func:`sentences`) and a Markdown table
-(:func:`markdown_table`).
+Also the phrases a chapter writes from its numbers: :func:`describe_change`, :func:`sentences`
+and :func:`markdown_table`.
 """
 
 from __future__ import annotations

@@ -1,16 +1,13 @@
 r"""The registry of claims: every claim of the two papers the book reproduces, by id.
 
-This is the one place where a claim's statement and the paper's value are written: the book's
-claims page and its *Reproducibility report* are generated from it (:mod:`.report`). For each
-id: which paper, where in it, what it states and the value or shape the paper reports. Both
-pages list every id here, whether or not a notebook has checked it yet, so a claim can never
-silently drop out; tests reject a notebook check that names an id missing here, and a copy of a
-statement or paper value anywhere else in the repository.
+The one place a claim's statement and the paper's value are written: the claims page and the
+*Reproducibility report* are generated from it (:mod:`.report`) and list every id, checked or
+not, so no claim silently drops out. Tests reject a check naming an id missing here, and a copy of
+a statement or paper value elsewhere in the repository.
 
-A paper's number is data: :attr:`ClaimSpec.values` holds it by name (B8's ``corr`` is 0.99), the
-text of :attr:`ClaimSpec.paper_value` is made from it (its ``%(corr)g`` placeholders), and code
-that needs the number asks :func:`paper_value` (the ``paper`` profile's thresholds that are paper
-values, the ``paper=`` quotes of the chapters' checks), so that each number is written here once.
+A paper's number is data: :attr:`ClaimSpec.values` holds it by name (B8's ``corr`` is 0.99),
+:attr:`ClaimSpec.paper_value` is made from it (``%(corr)g`` placeholders), and code asks
+:func:`paper_value` for it, so each number is written here once.
 
 Statements are MyST markdown (inline math with ``$...$``) and must not contain ``|`` (they go
 into table cells): write norms as ``\lVert \rVert``.
@@ -49,9 +46,8 @@ class ClaimSpec:
     where: str
     #: What it claims, in MyST markdown.
     statement: str
-    #: The value, threshold or shape the paper reports ("theorem" if it is a statement without a number).
-    #: Given with ``%(name)g`` placeholders for the numbers of :attr:`values`, which the spec fills in: the
-    #: attribute holds the text as the pages show it.
+    #: The value, threshold or shape the paper reports ("theorem" if without a number), as the pages
+    #: show it (given with ``%(name)g`` placeholders for :attr:`values`, filled in by the spec).
     paper_value: str
     #: The paper's numbers, by name (e.g. ``{"corr": 0.99}``); see :func:`paper_value`.
     values: Mapping[str, float] = field(default_factory=dict)

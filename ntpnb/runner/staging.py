@@ -1,15 +1,12 @@
 """Outputs survive interruption and failure: a notebook writes into a staging tree first.
 
-Each notebook executes in a private staging tree ``<output root>/.staging/<name>/`` with the
-layout of the output tree (papermill's working folder is its ``notebooks/``, so the
-``output_dir`` the notebook is given, ``..``, is the staging root): its figures, claim records
-and executed notebook land there. Only when the notebook succeeded are they moved into place
-(:func:`promote`: each file with :func:`os.replace`), the executed notebook last. A notebook
-that fails, or a run that is interrupted, leaves the previous good outputs as they were; a
-failed notebook's executed copy and a record of the failure (error, cell, the claim checks it
-made) are kept in ``<output root>/failed/`` (:func:`keep_failure`) for debugging, and removed by
-its next success (:func:`clear_failure`). Every file is written atomically
-(:mod:`ntpnb.chapter.atomic`).
+Each notebook executes in a private staging tree ``<output root>/.staging/<name>/`` laid out as
+the output tree (papermill works in its ``notebooks/``; the notebook's ``output_dir``, ``..``, is
+the staging root). Only on success are its files moved into place (:func:`promote`), the executed
+notebook last. A failure or interruption leaves the previous outputs as they were; a failed
+notebook's executed copy and failure record go to ``<output root>/failed/``
+(:func:`keep_failure`) until its next success (:func:`clear_failure`). Every file is written
+atomically (:mod:`ntpnb.chapter.atomic`).
 """
 
 from __future__ import annotations
@@ -60,9 +57,8 @@ def remove_leftovers(layout: OutputLayout) -> None:
 def hide_injected_parameters(executed: Path) -> None:
     """Collapse the cell papermill injects (tag ``injected-parameters``) in the rendered book.
 
-    The notebook's own ``parameters`` cell shows the paper's values right above it; the
-    injected cell, which holds the values this run used, is kept (a reader can expand it) but
-    tagged ``hide-input`` so the page does not show two parameter listings one after the other.
+    The injected cell (this run's values) is kept but tagged ``hide-input``, so the page does not
+    show two parameter listings one after the other.
     """
     import nbformat
 
@@ -78,9 +74,8 @@ def hide_injected_parameters(executed: Path) -> None:
 def promote(stage: OutputLayout, layout: OutputLayout, executed: Path) -> list[Path]:
     """Move every file of ``stage`` to the same place in ``layout``, the executed notebook last.
 
-    Each move is an :func:`os.replace`. The target folders are checked first, so that a folder
-    that cannot be written fails the promotion before any file has moved. Returns the files now
-    in place (the executed notebook last).
+    Each move is an :func:`os.replace`; target folders are checked first, so an unwritable one
+    fails before any file moves. Returns the files now in place (the executed notebook last).
     """
     staged = stage.notebooks / executed.name
     files = sorted(p for p in stage.root.rglob("*") if p.is_file() and p != staged)
@@ -100,10 +95,9 @@ def keep_failure(
 ) -> Path | None:
     """Keep a failed run's executed notebook and a failure record in ``layout.failed``, if possible.
 
-    The record holds the error, the parameters, the date and the claim checks the notebook
-    recorded before it failed. The executed copy is kept only when it is a whole notebook (a
-    copy that a full disk cut short is dropped). Nothing is half-written: when the folder cannot
-    be written (a full disk) the record is not kept either.
+    The record holds the error, parameters, date and the claim checks recorded before the
+    failure. The copy is kept only if it is a whole notebook; nothing is half-written (on a full
+    disk the record is not kept either).
 
     Returns
     -------

@@ -1,10 +1,10 @@
 """Worker processes, one notebook each, and the signals that stop them.
 
-Every notebook runs in its own worker process (``jobs`` at once, the default is one per CPU
-core, :func:`default_jobs`), in a session of its own: a Ctrl-C in the terminal reaches only the
-parent, which then ends every worker and kernel of the run (:mod:`.processes`) within seconds
-(a second Ctrl-C kills them at once). A worker whose parent dies ends the run's processes and
-itself. The parent receives each result as it arrives, so its progress lines never interleave.
+Every notebook runs in its own worker process (``jobs`` at once, :func:`default_jobs`) in a
+session of its own: a Ctrl-C reaches only the parent, which ends every worker and kernel of the
+run (:mod:`.processes`) within seconds (a second Ctrl-C kills them at once). A worker whose
+parent dies ends the run's processes and itself. Results reach the parent, so progress lines
+never interleave.
 """
 
 from __future__ import annotations
@@ -44,8 +44,7 @@ def default_jobs() -> int:
 class Interrupts:
     """Within (in the main thread): SIGINT and SIGTERM are counted instead of raising.
 
-    Either stops the run the same way (a Ctrl-C at the terminal, a ``kill`` or a job
-    scheduler's SIGTERM): no new notebook starts and the running ones are ended.
+    Either stops the run: no new notebook starts and the running ones are ended.
     """
 
     SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -71,11 +70,10 @@ class Interrupts:
 def _sigint_ignored() -> Iterator[None]:
     """Within: SIGINT is ignored, and so in the processes started meanwhile, for their life.
 
-    A worker process is in the terminal's process group until it calls :func:`os.setsid`, and
-    spends its first seconds importing: a Ctrl-C then would print a traceback from it. An
-    ignored signal stays ignored across ``exec`` (a blocked one does not stay blocked through
-    multiprocessing's start), so the worker starts deaf to it; the parent is deaf only while
-    it starts the process (a Ctrl-C in those milliseconds is lost, the next one counts).
+    A worker is in the terminal's process group until :func:`os.setsid`, importing: a Ctrl-C
+    then would print its traceback. An ignored signal stays ignored across ``exec`` (a blocked
+    one would not), so the worker starts deaf to it; the parent only while starting it (a
+    Ctrl-C in those milliseconds is lost).
     """
     if threading.current_thread() is not threading.main_thread():
         yield
@@ -102,9 +100,8 @@ def _ended_on_error(
 def kernel_variables(run: NotebookRun) -> dict[str, str]:
     """What the kernel of ``run`` is told through its environment.
 
-    Where its source's project is (its ``parameters`` cell names the parameters it glues), where
-    to report its long loops' progress, and, for a further seed of a sweep (which repeats the
-    checks; the book's figures come from its own seed), to write no figures.
+    Its source's project (for :func:`~ntpnb.chapter.parameters.glue_parameters`), where to report
+    long loops' progress, and, for a sweep's further seed, to write no figures.
     """
     variables = {PROJECT_VAR: str(run.source.parent.parent), PROGRESS_FILE_VAR: str(progress_file(run.label))}
     if run.sweep:
@@ -115,10 +112,9 @@ def kernel_variables(run: NotebookRun) -> dict[str, str]:
 def _worker(sender: Connection, run: NotebookRun) -> None:
     """A worker process: run one notebook (:func:`~ntpnb.runner.execute.run_notebook`), send the result back.
 
-    It starts a session of its own, so that a terminal's Ctrl-C reaches only the parent,
-    which decides how the run stops. If the parent dies (``kill -9``), the worker ends the
-    run's processes and itself (:func:`_orphan_watchdog`): nothing writes the outputs after
-    their lock is gone.
+    In a session of its own (a Ctrl-C reaches only the parent). If the parent dies, the worker
+    ends the run's processes and itself (:func:`_orphan_watchdog`): nothing writes the outputs
+    after their lock is gone.
     """
     if hasattr(os, "setsid"):
         os.setsid()
@@ -159,9 +155,8 @@ def run_in_workers(
 
     A result's ``seconds`` is the wall time from its worker's start to its answer.
 
-    ``display`` is told when a notebook starts (with the file its kernel writes a long loop's
-    progress to) and which code cell it executes (each worker sends its cells' starts before its
-    result), and ticks while the run waits.
+    ``display`` is told when a notebook starts (with its kernel's progress file) and which code
+    cell it executes, and ticks while the run waits.
 
     On SIGINT, stop: no new notebook starts, and every worker and kernel of the run (marked
     ``mark``) is ended (SIGTERM, then SIGKILL after a few seconds or at a second SIGINT).
