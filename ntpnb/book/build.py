@@ -1,16 +1,11 @@
 """``ntpnb book``: check the tree, write the generated pages, build the HTML book atomically.
 
-A book is built from one output tree (:mod:`.trees`): the book's own ``<root>/outputs`` into
-``<root>/_build/html``, or, with ``ntpnb book --run DIR``, any run's tree into
-``DIR/_book/html``, labelled by what ran into it (a chapter such a tree has not run, as a ``-p``
-run of one chapter, gets a page that says so). First every record the book reads is checked
-(:mod:`.verify`: a damaged one is refused in one line naming it and the command that remakes
-it); then the generated pages are written into the tree: the reproducibility report, the claims
-page and the introduction's verdicts (:mod:`.report`), and the benchmarks page
-(:mod:`.benchmarks_page`). Then jupyter-book builds the book in a fresh staging folder, as a
-child process it owns, and the book is swapped in only when complete (:mod:`.site`). Sphinx
-runs with ``-W -n --keep-going``: any warning fails the build (the book's extension,
-:mod:`.sphinx_ext`, warns about every broken notebook).
+A book is built from one output tree (:mod:`.trees`; an unrun chapter gets a page saying so).
+First every record the book reads is checked (:mod:`.verify`: a damaged one is refused in one
+line naming it and the command that remakes it); then the generated pages are written into the
+tree (:mod:`.report`, :mod:`.benchmarks_page`); then jupyter-book builds the book atomically
+(:mod:`.site`) with ``-W -n --keep-going``, so any warning fails the build (:mod:`.sphinx_ext`
+warns about every broken notebook).
 """
 
 from __future__ import annotations
@@ -80,8 +75,7 @@ def _missing_message(tree: BookTree, missing: list[str]) -> str:
 def build_book(tree: BookTree) -> int:
     """Check ``tree``, write its generated pages, then build its book; the exit code.
 
-    Call it holding the output lock of ``tree`` (``ntpnb book`` does), so that it reads the
-    outputs of finished runs only.
+    Call it holding ``tree``'s output lock (``ntpnb book`` does), so it reads finished runs only.
 
     Raises
     ------

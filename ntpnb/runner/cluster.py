@@ -1,13 +1,10 @@
 """The runs of a sweep on a Dask cluster (``ntpnb reproduce --scheduler ADDRESS``).
 
-Instead of local worker processes (:mod:`.workers`), every (notebook, seed) run becomes one task
-of a `dask.distributed <https://distributed.dask.org>`_ cluster whose workers share the project's
-file system (the outputs are written where a local run writes them). A task starts the notebook
-in a process of its own (``python -m ntpnb.runner.remote``), marked with the run's mark
-(:mod:`.processes`), so that a Ctrl-C here cancels the tasks that have not started and ends,
-on every worker of the cluster, the processes of those that have: no kernel outlives the run.
-The package's own inner sweeps go through joblib, whose Dask backend serves a cluster the same
-way (chapter 04 says how).
+Instead of local workers (:mod:`.workers`), every (notebook, seed) run is one task of a
+`dask.distributed <https://distributed.dask.org>`_ cluster whose workers share the project's file
+system. A task starts the notebook in a process of its own (``python -m ntpnb.runner.remote``)
+with the run's mark (:mod:`.processes`), so a Ctrl-C cancels unstarted tasks and ends the started
+ones' processes on every worker. Inner sweeps use joblib's Dask backend (see chapter 04).
 """
 
 from __future__ import annotations

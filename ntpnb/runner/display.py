@@ -1,12 +1,10 @@
 """What ``ntpnb reproduce`` shows while it runs: which notebooks run, for how long, at which cell.
 
-On a terminal the running notebooks stand in a block of status lines at the bottom, redrawn in
-place (about twice a second) with each one's elapsed time, the code cell it executes and, while
-a long loop of the chapter runs, that loop's progress (which the kernel writes to a file,
-:mod:`ntpnb.chapter.progress`) (:func:`status_lines`); a finished notebook's line is printed
-above the block, where it stays.
-Without a terminal (CI, a log file) nothing is redrawn: one line when a notebook starts and one
-when it ends.
+On a terminal the running notebooks stand in a status block at the bottom, redrawn about twice a
+second with each one's elapsed time, code cell and long-loop progress
+(:mod:`ntpnb.chapter.progress`; :func:`status_lines`); a finished notebook's line is printed
+above the block. Without a terminal (CI, a log file): one line when a notebook starts, one when
+it ends.
 """
 
 from __future__ import annotations
@@ -61,8 +59,7 @@ class Display:
     Parameters
     ----------
     log
-        Where lines that stay go (the finished notebooks' lines, and without a terminal the
-        start lines).
+        Where lines that stay go (finished notebooks, and without a terminal the start lines).
     width
         The width of the notebook names.
     live

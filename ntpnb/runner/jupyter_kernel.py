@@ -1,13 +1,12 @@
 """How a notebook's kernel starts: its BLAS threads, its sockets, and the mark of its run.
 
-Every kernel runs its BLAS with :data:`ntpnb.settings.BLAS_THREADS` threads (unless the
-environment already sets ``OPENBLAS_NUM_THREADS``, ``OMP_NUM_THREADS`` or ``MKL_NUM_THREADS``):
-the notebooks' matrices are small, so more threads only wait for each other, and notebooks
-running side by side would otherwise ask for more threads than there are cores.
+Every kernel runs its BLAS with :data:`ntpnb.settings.BLAS_THREADS` threads (unless
+``OPENBLAS_NUM_THREADS``, ``OMP_NUM_THREADS`` or ``MKL_NUM_THREADS`` is set): the matrices are
+small, and notebooks side by side would otherwise oversubscribe the cores.
 
-A kernel talks to its worker over Unix-domain sockets (:class:`IPCKernelManager`), in the
-private folder of its run (:func:`run_environment`), which also marks every process of the run
-so that they can be ended together (:mod:`.processes`).
+A kernel talks to its worker over Unix-domain sockets (:class:`IPCKernelManager`) in its run's
+private folder (:func:`run_environment`), which also marks the run's processes so they can be
+ended together (:mod:`.processes`).
 """
 
 from __future__ import annotations
@@ -79,12 +78,9 @@ class IPCKernelManager(AsyncKernelManager):
         return os.path.join(run_folder(), f"ntpnb-kernel-{uuid.uuid4().hex[:16]}-ipc")
 
     async def _async_interrupt_kernel(self) -> None:
-        # jupyter_client interrupts every kernel (SIGINT) before it asks it to shut down. A
-        # kernel that is still handling a message then logs "ERROR | KeyboardInterrupt caught
-        # in kernel." to the terminal at the end of a successful run (a few runs in ten when
-        # two notebooks run at once). The notebooks have finished when their kernel is shut
-        # down, and a kernel that does not stop is ended by SIGTERM and SIGKILL (the shutdown's
-        # own next steps, and :mod:`.processes` on Ctrl-C): no interrupt then.
+        # jupyter_client interrupts (SIGINT) every kernel before shutdown; one still handling a
+        # message then logs "KeyboardInterrupt caught in kernel." after a successful run. The
+        # notebook has finished, and a kernel that does not stop gets SIGTERM and SIGKILL.
         if self.shutting_down:
             return
         await super()._async_interrupt_kernel()
