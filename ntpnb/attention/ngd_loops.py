@@ -10,7 +10,7 @@ step of :func:`ntpnb.optim.run`) computes, every operation in the same order, so
 * ``np.einsum`` over a contiguous last axis (the model's centred sums, the gradient's squared norm):
   two interleaved partial sums (:func:`einsum_dot`), numpy's SSE2 loop on x86-64.
 
-The exponentials are left to ``np.exp`` between the kernels (the C library rounds a few per cent
+The exponentials are left to ``np.exp`` between the kernels (a compiled one would round a few per cent
 differently). tests/attention/test_engine.py checks the kernels against the numpy reference bit for bit.
 
 The trial axis (``B``) is last, so the innermost loops vectorize over trials. Positions refer to the
