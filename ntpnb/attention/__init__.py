@@ -5,17 +5,15 @@
 * :mod:`~ntpnb.attention.graphs`: token-priority graphs, SCCs, ``(i => j)``, ``(i ~ j)``, the
   cyclic sub-dataset (Definition 1), ``S_cyc``, pseudo graphs (Sec. 6).
 * :mod:`~ntpnb.attention.model`: ``f_W(X) = X^T S(X W x_bar)``, heads, losses, batched gradients.
-* :mod:`~ntpnb.attention.precomputed_gradient`: the same gradient with the problem's constants computed once
-  (the reference training runs on).
-* :mod:`~ntpnb.attention.engine` and :mod:`~ntpnb.attention.ngd_loops`: normalized GD in compiled loops,
-  the reference's iterates bit for bit (what training runs; imported when first needed).
+* :mod:`~ntpnb.attention.precomputed_gradient`: that gradient with the problem's constants computed once.
+* :mod:`~ntpnb.attention.engine`, :mod:`~ntpnb.attention.ngd_loops`: normalized GD in compiled loops, the
+  reference's iterates bit for bit (imported when first needed).
 * :mod:`~ntpnb.attention.graph_svm_qp`: the verified Graph-SVM ``W^mm``.
 * :mod:`~ntpnb.attention.convex`: the exact convex solves (``W^cyc``, the regularization path).
 * :mod:`~ntpnb.attention.batched_training`: batched GD / normalized GD over many trials at once.
 * :mod:`~ntpnb.attention.paper_experiments`: the experiments of Figs. 3-6 over random trials.
-* :mod:`~ntpnb.attention.authors`: the setting of those experiments in the paper and in the
-  authors' code, side by side (imported from there: ``from ntpnb.attention.authors import
-  settings_rows``).
+* :mod:`~ntpnb.attention.authors`: those experiments' setting in the paper and the authors' code, side
+  by side (imported from there: ``from ntpnb.attention.authors import settings_rows``).
 
 Token ids count from 0 (the paper counts from 1).
 """

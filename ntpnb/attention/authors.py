@@ -1,12 +1,10 @@
 """The setting of Paper B's experiments as the paper states it and as the authors' code runs it.
 
-Paper B (Secs. 5-6, Appendix D) leaves much of its experiments unstated: the head, the
-initialization, the iterations of Figs. 5-6, the selection threshold of the pseudo graphs, how
-a distance is taken. The authors' public code (:data:`AUTHORS_REPOSITORY`) states them. Each
-:class:`AuthorsSetting` holds one row of the comparison: what the paper says, what the code
-does and the files of the code that say it. A chapter adds what it ran and renders the table
-(:func:`settings_rows`); the paper's numbers in the paper column are the registry's
-(``%(B9.distance)g`` in a template is ``paper_value("B9", "distance")``), written once there.
+Paper B (Secs. 5-6, Appendix D) leaves much unstated (head, initialization, iterations of Figs. 5-6,
+the pseudo graphs' threshold, how a distance is taken); the authors' code (:data:`AUTHORS_REPOSITORY`)
+states it. Each :class:`AuthorsSetting` is one row: what the paper says, what the code does, which
+files say it. A chapter adds what it ran and renders the table (:func:`settings_rows`); the paper's
+numbers are the registry's (``%(B9.distance)g`` in a template is ``paper_value("B9", "distance")``).
 """
 
 from __future__ import annotations
@@ -35,9 +33,8 @@ AUTHORS_REPOSITORY = "https://github.com/yixiao-huang/next-token-prediction"
 AUTHORS_LOCAL_NOTEBOOK = "mc_next_single_layer_local_converge.ipynb"
 #: Their notebook of Figs. 3-4 (global convergence).
 AUTHORS_GLOBAL_NOTEBOOK = "mc_next_single_layer_global_converge.ipynb"
-#: The final correlation below which their notebook of Figs. 3-4 aborts its run: it raises when
-#: a trial's best final correlation (with ``W^mm``, or with ``W^cyc + R W^mm`` at the
-#: least-squares ``R``) is below this and ``W^mm != 0``.
+#: Their Figs. 3-4 notebook raises when a trial's best final correlation (with ``W^mm``, or with
+#: ``W^cyc + R W^mm`` at the least-squares ``R``) is below this and ``W^mm != 0``.
 AUTHORS_GLOBAL_DROP_CORR = 0.9
 
 
@@ -45,29 +42,24 @@ AUTHORS_GLOBAL_DROP_CORR = 0.9
 class StoredFigure:
     """The last values of the curves of a figure stored in the authors' repository.
 
-    Read off the figure's vector paths (the PDF's drawing commands, mapped to data coordinates
-    through two tick marks of each axis): what the authors' own last run of an experiment gave,
-    to set beside the paper's text and our runs. A fact about a file, recorded once here.
+    Read off the PDF's vector paths (mapped to data coordinates through two ticks per axis): what
+    the authors' own last run gave, beside the paper's text and our runs.
     """
 
     #: The figure's path in :data:`AUTHORS_REPOSITORY`.
     path: str
-    #: The commit the figure is stored at (figures/ was deleted from the repository later; its last commit has
-    #: none).
+    #: The commit the figure is stored at (figures/ was deleted later).
     commit: str
-    #: The last point of the mean distance curves (global and local reference).
+    #: The last point of the mean distance curve to the global reference.
     global_distance: float
-    #: The last point of the mean distance curves (global and local reference).
+    #: The last point of the mean distance curve to the local reference.
     local_distance: float
     #: The last point of the mean local correlation (the matching correlation figure).
     local_corr: float
-    #: The trials and ``epochs`` of the authors' notebook at that commit (its saved output shows ``Sample 0``
-    #: to ``Sample 9``); the figure itself states neither, and the notebook's saved run is of another size, so
-    #: these describe the notebook, not necessarily the figure's run.
+    #: Trials of the authors' notebook at that commit (its saved output shows ``Sample 0`` to ``Sample 9``);
+    #: the figure states neither this nor :attr:`epochs`, and the saved run is of another size.
     trials: int
-    #: The trials and ``epochs`` of the authors' notebook at that commit (its saved output shows ``Sample 0``
-    #: to ``Sample 9``); the figure itself states neither, and the notebook's saved run is of another size, so
-    #: these describe the notebook, not necessarily the figure's run.
+    #: The ``epochs`` of the authors' notebook at that commit (see :attr:`trials`).
     epochs: int
 
 

@@ -1,15 +1,11 @@
 """Batched training of attention weights: many independent trials as one vectorized run.
 
-The trial axis is an array axis: :func:`train` hands :func:`ntpnb.optim.run` (with
-``batch_ndim=1``) the batched gradient, so normalized GD normalizes each trial's gradient by its
-own norm. The gradient is :func:`~ntpnb.attention.precomputed_gradient.gradient_function`'s: that of
-:func:`~ntpnb.attention.model.gradient` with the problem's constants computed once. Normalized GD,
-what the experiments run, goes through the compiled step of :mod:`~ntpnb.attention.engine`
-instead, which gives the same iterates bit for bit in a fraction of the time.
-:func:`train_trials` splits a list of trials into one batched run per worker of joblib's active
-backend (:func:`ntpnb.parallel.parallel_map`): serial by default, on local processes or a cluster
-inside ``joblib.parallel_config``, with the same results. The helpers below compute the
-quantities the paper plots for all trials at once.
+:func:`train` hands :func:`ntpnb.optim.run` (``batch_ndim=1``: each trial normalized by its own
+norm) the batched gradient of :func:`~ntpnb.attention.precomputed_gradient.gradient_function`;
+normalized GD runs on the compiled step of :mod:`~ntpnb.attention.engine` instead (the same iterates
+bit for bit, faster). :func:`train_trials` runs one batch per worker of joblib's active backend
+(:func:`ntpnb.parallel.parallel_map`) with the same results. The helpers compute the paper's plotted
+quantities for all trials at once.
 """
 
 from __future__ import annotations
@@ -60,11 +56,10 @@ def train(
 ) -> optim.Trace:
     """Train ``W`` of shape ``(B, d, d)`` on the ``B`` stacked problems of ``prob`` at once.
 
-    ``W0`` defaults to zeros (the paper's initialization of the ``W^cyc`` runs). See
-    :func:`ntpnb.optim.run` for ``record`` and ``record_at``. Normalized GD runs on the compiled
-    step where the problem has one (:func:`~ntpnb.attention.engine.run_ngd`: the same iterates,
-    faster), every other case on :func:`ntpnb.optim.run`. ``progress``, when given, is told
-    ``(steps done, n_iter)`` as the run goes (:class:`ntpnb.optim.Recorder`).
+    ``W0`` defaults to zeros; ``record``, ``record_at`` as for :func:`ntpnb.optim.run`. Normalized GD
+    runs on the compiled step where the problem has one (:func:`~ntpnb.attention.engine.run_ngd`),
+    the rest on :func:`ntpnb.optim.run`. ``progress`` is told ``(steps done, n_iter)``
+    (:class:`ntpnb.optim.Recorder`).
 
     Raises
     ------
@@ -119,34 +114,28 @@ def train_trials(
 ) -> optim.Trace:
     """Train every trial from ``W0`` (default 0): :func:`train` on chunks of trials, through joblib.
 
-    The trials are split into ``n_chunks`` consecutive chunks (default: one per worker of
-    joblib's active backend, :func:`ntpnb.parallel.active_workers`, so one chunk when nothing is
-    configured), each trained as one batched run by :func:`ntpnb.parallel.parallel_map`. Trials
-    do not interact in a batched run and each one's arithmetic does not depend on the others
-    (tests/attention/test_batched_training.py checks the results are bit for bit the same for any
-    chunking, tests/attention/test_paper_experiments.py for any backend), so the split changes the wall
-    time only.
+    The trials are split into ``n_chunks`` consecutive chunks (default:
+    :func:`ntpnb.parallel.active_workers`, one when nothing is configured), each one batched run
+    through :func:`ntpnb.parallel.parallel_map`. The results are bit for bit the same for any
+    chunking (tests/attention/test_batched_training.py) and backend (test_paper_experiments.py).
 
     Parameters
     ----------
     problems
-        One single-trial (or batched) problem per entry, all with the same ``d``
-        (:func:`~ntpnb.attention.model.make_problem`).
+        Single-trial (or batched) problems with the same ``d`` (:func:`~ntpnb.attention.model.make_problem`).
     optimizer, n_iter, record_at
         As for :func:`train`.
     n_chunks
-        How many batched runs to split the trials into (at most one per trial).
+        How many batched runs (at most one per trial).
     W0
-        ``(B, d, d)`` starting points, one per trial (default: zeros).
+        ``(B, d, d)`` starting points (default: zeros).
     progress
-        Told ``(steps done, n_iter)`` as the run goes: step by step when the trials run as one
-        chunk (in this process), once at the end when they run as several.
+        Told ``(steps done, n_iter)`` step by step for one chunk, once at the end for several.
 
     Returns
     -------
     optim.Trace
-        ``values["W"]`` of shape ``(n_records, B, d, d)``: the iterate at each recorded
-        iteration; ``W`` the final iterates ``(B, d, d)``, ``B`` the total number of trials.
+        ``values["W"]`` ``(n_records, B, d, d)``, the recorded iterates; ``W`` the final ones ``(B, d, d)``.
 
     Raises
     ------
@@ -183,10 +172,9 @@ def train_trials(
 
 
 def training_gradient(prob: Problem, optimizer: optim.Optimizer) -> Callable[[np.ndarray], np.ndarray]:
-    """The gradient callable :func:`train` runs ``optimizer`` on.
+    """The gradient :func:`train` runs ``optimizer`` on (the compiled one where there is one).
 
-    The compiled gradient (:meth:`~ntpnb.attention.engine.CompiledStep.gradient_of`, the same
-    floats as :func:`gradient_function`, faster) where the problem has one, else
+    :meth:`~ntpnb.attention.engine.CompiledStep.gradient_of` (the same floats, faster), else
     :func:`gradient_function`.
     """
     _check_problem(prob, optimizer)
@@ -200,8 +188,7 @@ def stack_bases(bases: Sequence[np.ndarray]) -> np.ndarray:
     Raises
     ------
     InvalidDataError
-        If there are no bases, or they are not 2-D numeric arrays with the same number of
-        columns.
+        If there are no bases, or they are not 2-D numeric arrays with equal column counts.
     """
     bases = [as_float(b, f"bases[{i}]") for i, b in enumerate(as_ordered(bases, "bases"))]
     if not bases:
@@ -229,10 +216,9 @@ def project_batched(W: np.ndarray, bases: np.ndarray) -> np.ndarray:
 def tracker(
     W_mm: np.ndarray, bases: np.ndarray | None = None, W_cyc: np.ndarray | None = None
 ) -> Callable[[np.ndarray], dict[str, np.ndarray]]:
-    """A ``record`` callable for :func:`train`: per-trial curves of the paper's figures.
+    """A ``record`` for :func:`train`: per-trial ``corr`` (with ``W_mm``), ``norm`` and ``cyc_dist``.
 
-    It gives ``corr`` (with ``W_mm``), ``norm`` (of ``W``) and, with ``bases`` and ``W_cyc``,
-    ``cyc_dist = ||Pi_Scyc(W) - W_cyc||``.
+    ``cyc_dist = ||Pi_Scyc(W) - W_cyc||`` only with ``bases`` and ``W_cyc``.
     """
 
     def record(W: np.ndarray) -> dict[str, np.ndarray]:

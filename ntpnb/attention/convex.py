@@ -4,17 +4,14 @@ With the log-loss and ``C E^T = I`` the risk is (Sec. 5)
 
     L(W) = sum_i w_i [ logsumexp_t(x_t^T W x_bar_i) - log sum_{t: x_t = y_i} exp(x_t^T W x_bar_i) ],
 
-a log-sum-exp of linear functions of ``vec(W)`` minus a linear function (all the label's
-copies have the same score): convex. Two problems are solved exactly with Newton's method on
-this smooth convex function (analytic gradient and Hessian), then verified:
+a log-sum-exp of linear functions of ``vec(W)`` minus a linear one (the label's copies share a
+score): convex. Two problems are solved by Newton's method (analytic gradient and Hessian), then verified:
 
-* :func:`cyclic_correction`: ``W^cyc`` (Definition 3), the minimum-norm minimizer of the risk
-  on the cyclic sub-dataset. That risk depends on ``W`` only through ``Pi_Scyc(W)`` (Lemma 2's
-  proof) and is strictly convex there (Lemma 3), so ``W^cyc`` is its unique minimizer *inside*
-  ``S_cyc``: Newton runs in coordinates of an orthonormal basis of ``S_cyc``.
-* :func:`regularization_path`: ``W_R = argmin_{||W|| <= R} L(W)`` (Algo-RP). For convex ``L``
-  the minimizer of ``L(W) + lam ||W||^2 / 2`` solves the constrained problem at
-  ``R = ||W_lam||`` (KKT); ``lam`` is found by Brent's method for each requested ``R``.
+* :func:`cyclic_correction`: ``W^cyc`` (Definition 3), the minimum-norm minimizer of the cyclic
+  sub-dataset's risk, which depends on ``W`` only through ``Pi_Scyc(W)`` (Lemma 2's proof) and is
+  strictly convex there (Lemma 3): Newton runs in an orthonormal basis of ``S_cyc``.
+* :func:`regularization_path`: ``W_R = argmin_{||W|| <= R} L(W)`` (Algo-RP): the minimizer of
+  ``L(W) + lam ||W||^2 / 2`` solves it at ``R = ||W_lam||`` (KKT); Brent's method finds ``lam`` per ``R``.
 """
 
 from __future__ import annotations
@@ -55,11 +52,10 @@ __all__ = [
 class LogLossFeatures:
     """The log-loss risk as a function of coordinates ``z`` with ``vec(W) = basis^T z``.
 
-    Under ``C E^T = I`` the loss of sample ``i`` is ``log(1 + sum_{t not a copy of y} exp(a_t) / o_i)``
-    with ``a_t = (phi_t - phi_y)^T z``, ``phi_t = basis @ vec(x_t x_bar_i^T)`` and ``o_i`` the
-    number of copies of the label. Working with the differences ``delta_t = phi_t - phi_y``
-    keeps the loss, gradient and Hessian accurate to relative rounding even when the softmax
-    saturates (the loss is then ``~ exp(-margin)``, far below 1e-16).
+    Sample ``i``'s loss is ``log(1 + sum_{t not a copy of y} exp(a_t) / o_i)``, ``a_t = (phi_t -
+    phi_y)^T z``, ``phi_t = basis @ vec(x_t x_bar_i^T)``, ``o_i`` the label's number of copies. The
+    differences ``delta_t = phi_t - phi_y`` keep loss, gradient and Hessian accurate to relative
+    rounding when the softmax saturates (loss ``~ exp(-margin)``).
     """
 
     #: ``(n, T, p)`` differences ``phi_t - phi_y`` (0 on copies of the label and at padding).
@@ -87,8 +83,7 @@ class LogLossFeatures:
     ) -> tuple[float, np.ndarray, np.ndarray | None]:
         """Risk ``+ lam ||z||^2 / 2``, its gradient and its Hessian at ``z`` (None if not ``hessian``).
 
-        The Hessian costs ``n T p^2``: in the ``d^2`` coordinates of ``vec(W)`` it dominates, so a
-        caller that needs only the gradient there asks for none.
+        The Hessian costs ``n T p^2`` (dominant in the ``d^2`` coordinates of ``vec(W)``).
         """
         loss, p = self._losses(z)
         g_i = np.einsum("nt,ntp->np", p, self.delta)
@@ -103,9 +98,8 @@ class LogLossFeatures:
     def gradient_scale(self, z: np.ndarray) -> float:
         """``sum_i w_i sum_t p_it ||delta_it||``: the size of the terms the risk's gradient sums.
 
-        The gradient is accurate to rounding *relative to this* (its terms may cancel): a
-        gradient below :data:`~ntpnb.settings.RP_GRAD_NOISE_RTOL` times it is zero up to
-        rounding. It falls with the terms when the softmax saturates, unlike any absolute level.
+        The gradient is accurate relative to this (its terms may cancel): below
+        :data:`~ntpnb.settings.RP_GRAD_NOISE_RTOL` times it, it is zero up to rounding.
         """
         _, p = self._losses(z)
         return float(self.weights @ np.sum(p * np.linalg.norm(self.delta, axis=-1), axis=1))
@@ -136,8 +130,7 @@ def _newton(
 ) -> tuple[np.ndarray, int]:
     """Damped Newton with Armijo backtracking until ``||grad|| <= gtol`` or no further progress.
 
-    With ``noise``, it also stops when ``||grad|| <= noise(z)``: the gradient is rounding noise
-    there, and a Newton step along it (amplified by a nearly singular Hessian) would be too.
+    With ``noise``, it also stops when ``||grad|| <= noise(z)`` (the gradient is rounding noise).
     """
     z = z0.copy()
     f, g, H = vgh(z)
@@ -177,12 +170,11 @@ class CyclicCorrection:
     subdataset: CyclicSubdataset
     #: The cyclic risk ``L-bar(W^cyc)``.
     loss: float
-    #: ``||grad L-bar(W^cyc)||_F`` of the *full* ``d x d`` gradient (stationarity in every direction, not only
-    #: inside ``S_cyc``), for the normalized embeddings ``E / c`` (see :func:`solve_cyclic_correction`):
-    #: scale-free.
+    #: ``||grad L-bar(W^cyc)||_F`` of the *full* ``d x d`` gradient (stationarity in every direction), for the
+    #: normalized embeddings ``E / c`` (:func:`solve_cyclic_correction`): scale-free.
     grad_norm: float
-    #: Smallest eigenvalue of the Hessian of ``L-bar`` restricted to ``S_cyc`` (``> 0``: the minimizer in
-    #: ``S_cyc`` is unique, Lemma 3), for the normalized embeddings.
+    #: Smallest eigenvalue of the Hessian of ``L-bar`` on ``S_cyc`` (``> 0``: unique minimizer, Lemma 3), for
+    #: the normalized embeddings.
     min_curvature: float
     #: ``grad_norm^2 / (2 min_curvature)``, the strong-convexity bound on ``L-bar - min`` near the solution.
     suboptimality_bound: float
@@ -200,14 +192,11 @@ def solve_cyclic_correction(
 ) -> CyclicCorrection:
     """``W^cyc`` (Definition 3) under the log-loss and ``C E^T = I``, verified.
 
-    The risk depends on ``W`` through the scores ``x_t^T W x_bar``, quadratic in the
-    embeddings, so ``W^cyc(E) = W^cyc(E / c) / c^2``: the problem is solved for ``E / c``,
-    ``c`` a power of two near the largest norm of an embedding
-    (:func:`~ntpnb.attention.token_data.normalized_embeddings`), and scaled back. The certificate
-    (``grad_norm``, ``min_curvature``) is that of the normalized problem, so it does not depend
-    on the scale of ``E``. Lemma 3 gives the Hessian on ``S_cyc`` full rank ``dim S_cyc``: its
-    spectrum is checked for a clear gap there (:func:`ntpnb.linalg.check_known_rank`), not
-    compared with zero at the rounding level.
+    The scores are quadratic in the embeddings, so ``W^cyc(E) = W^cyc(E / c) / c^2``: solved for
+    ``E / c`` (:func:`~ntpnb.attention.token_data.normalized_embeddings`) and scaled back; the
+    certificate (``grad_norm``, ``min_curvature``) is the normalized problem's, scale-free. The
+    Hessian on ``S_cyc`` has full rank (Lemma 3), checked as a clear spectral gap
+    (:func:`ntpnb.linalg.check_known_rank`).
 
     Raises
     ------
@@ -284,12 +273,11 @@ def regularization_path(
 ) -> list[PathPoint]:
     """``W_R = argmin_{||W||_F <= R} L(W)`` (Algo-RP) for each ``R``, log-loss with ``C E^T = I``.
 
-    The points are returned in the order of ``radii`` (they are solved in increasing order of
-    ``R``, each warm-started from the last). ``lam`` is searched below ``||grad L(0)|| / R`` in
-    steps of ``e``, down to :data:`~ntpnb.settings.PATH_MIN_LAMBDA` (below it the gradient of
-    the risk, of size ``lam R``, is no longer resolved in float64), and Newton's method stops at
-    a gradient relative to ``lam ||W||`` (:data:`~ntpnb.settings.RP_NEWTON_RTOL`), whatever its
-    absolute size, or at the rounding level of the gradient's terms
+    Returned in the order of ``radii`` (solved by increasing ``R``, each warm-started from the last).
+    ``lam`` is searched below ``||grad L(0)|| / R`` in steps of ``e``, down to
+    :data:`~ntpnb.settings.PATH_MIN_LAMBDA` (below it the gradient, of size ``lam R``, is not resolved
+    in float64); Newton stops at a gradient relative to ``lam ||W||``
+    (:data:`~ntpnb.settings.RP_NEWTON_RTOL`) or at its terms' rounding level
     (:data:`~ntpnb.settings.RP_GRAD_NOISE_RTOL`).
 
     Raises
@@ -297,10 +285,9 @@ def regularization_path(
     InvalidDataError
         On radii that are not positive and finite.
     SolverError
-        If the norm of the penalized minimizer cannot reach ``R``: either the data have no
-        strict relation, so the risk has a minimizer of finite norm (``W^mm = 0``), or reaching
-        ``R`` needs a multiplier below :data:`~ntpnb.settings.PATH_MIN_LAMBDA`; the message
-        says which. Also if a point fails verification.
+        If the penalized minimizer's norm cannot reach ``R`` (no strict relation, so a finite
+        minimizer and ``W^mm = 0``; or a multiplier below :data:`~ntpnb.settings.PATH_MIN_LAMBDA`
+        needed: the message says which), or a point fails verification.
     """
     E = check_embeddings(E)
     identity_head(E)

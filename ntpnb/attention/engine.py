@@ -1,17 +1,14 @@
 """Normalized GD on the attention model in compiled loops: the numpy reference's iterates, faster.
 
-:func:`ntpnb.optim.run` with :func:`~ntpnb.attention.precomputed_gradient.gradient_function`
-spends most of a step in the overhead of some thirty numpy calls on arrays of a few thousand
-entries. Here a step is two or three calls of the kernels of :mod:`~ntpnb.attention.ngd_loops`
-with numpy's exponential between them (:class:`CompiledStep`), and the loop of
-:func:`ntpnb.optim.run` around them (:func:`run_ngd`): the kernels keep the order of every
-operation, so the gradients and the iterates are the same floats as the reference's
-(tests/attention/test_engine.py checks whole runs bit for bit).
+A step is two or three calls of the kernels of :mod:`~ntpnb.attention.ngd_loops` with numpy's
+exponential between them (:class:`CompiledStep`), in :func:`ntpnb.optim.run`'s loop (:func:`run_ngd`),
+instead of some thirty small numpy calls (:func:`ntpnb.optim.run` with
+:func:`~ntpnb.attention.precomputed_gradient.gradient_function`). The kernels keep every operation's
+order: the same gradients and iterates, bit for bit (tests/attention/test_engine.py checks whole runs).
 
-:func:`compiled_step` returns ``None`` where there is no compiled version: where the numpy
-gradient does not use the token table (many distinct vectors), and for the log-loss with
-``gamma`` unequal on a sample's label positions (a head other than ``C E^T = I``).
-:func:`ntpnb.attention.batched_training.train` then runs the reference.
+:func:`compiled_step` returns ``None`` where the numpy gradient does not use the token table (many
+distinct vectors), and for the log-loss with ``gamma`` unequal on a sample's label positions (a head
+other than ``C E^T = I``); :func:`ntpnb.attention.batched_training.train` then runs the reference.
 """
 
 from __future__ import annotations
@@ -32,8 +29,8 @@ __all__ = ["CompiledStep", "compiled_step", "run_ngd", "compile_kernels", "Progr
 #: A progress hook, told ``(done, total)`` steps as a run goes (:data:`ntpnb.optim.ProgressHook`).
 Progress = optim.ProgressHook
 
-#: Below this plain norm the squares of a gradient's entries leave float64's normal range: the
-#: threshold of :mod:`ntpnb.optim`'s normalized step, which the compiled step keeps.
+#: :mod:`ntpnb.optim`'s normalized-step threshold: below this plain norm a gradient's squares leave
+#: float64's normal range.
 _SAFE_NORM: float = optim._SAFE_NORM
 
 
@@ -45,9 +42,8 @@ def _last(a: np.ndarray, dtype: type = np.float64) -> np.ndarray:
 class CompiledStep:
     """One stacked problem's constants and scratch, trial axis last, and its compiled gradient.
 
-    :meth:`run` fills :attr:`grad` (``(d, d, B)``) with the gradient at ``WL`` (``W`` with the
-    trial axis last, ``(d, d, B)``) and moves ``WL`` by the normalized step; :meth:`step` and
-    :meth:`gradient_of` call it.
+    :meth:`run` fills :attr:`grad` ``(d, d, B)`` with the gradient at ``WL`` (``W`` trial axis last)
+    and moves ``WL`` by the normalized step; :meth:`step` and :meth:`gradient_of` call it.
     """
 
     def __init__(self, table: TokenTable) -> None:
@@ -83,8 +79,8 @@ class CompiledStep:
     def step(self, WL: np.ndarray, optimizer: optim.Optimizer) -> bool:
         """Move ``WL`` by the normalized step from the gradient there; whether it moved.
 
-        ``False`` where the reference's step raises (a non-finite gradient, or a zero one with
-        ``eps = 0``): then ``WL`` is unchanged and :attr:`grad` holds the gradient.
+        ``False`` where the reference raises (non-finite gradient, or zero with ``eps = 0``): ``WL`` is
+        then unchanged and :attr:`grad` holds the gradient.
         """
         return self.run(WL, optimizer.lr, optimizer.eps, True) == self.kernels.STEP_DONE
 
@@ -181,10 +177,9 @@ def run_ngd(
 ) -> optim.Trace:
     """:func:`ntpnb.optim.run` for normalized GD (``batch_ndim=1``) on the compiled step.
 
-    Same arguments, checks, records, progress reports and errors (its
-    :class:`~ntpnb.optim.Recorder`), and the same floats; ``W0`` ``(B, d, d)``. ``progress``,
-    when given, is told ``(steps done, n_iter)`` after each recorded step, at least every
-    :data:`ntpnb.settings.PROGRESS_SECONDS` in between, and at the end.
+    Same arguments, checks, records and errors (its :class:`~ntpnb.optim.Recorder`), same floats;
+    ``W0`` ``(B, d, d)``. ``progress`` is told ``(steps done, n_iter)`` after each recorded step, at
+    least every :data:`ntpnb.settings.PROGRESS_SECONDS`, and at the end.
     """
     if not isinstance(optimizer, optim.Optimizer) or optimizer.name != "ngd":
         raise InvalidDataError(f"run_ngd runs normalized GD, got {optimizer!r}")
@@ -214,11 +209,7 @@ def run_ngd(
 
 
 def _reference_step(step: CompiledStep, WL: np.ndarray, optimizer: optim.Optimizer, k: int) -> None:
-    """Step ``k`` by :mod:`ntpnb.optim`'s normalized step.
-
-    It raises the error the compiled step refused on (a non-finite gradient, a zero one with
-    ``eps = 0``).
-    """
+    """Step ``k`` by :mod:`ntpnb.optim`'s normalized step, raising the error the compiled step refused on."""
     W = np.ascontiguousarray(np.moveaxis(WL, -1, 0))
     stepper = optim._Stepper(optimizer, W.shape, 1)
     stepper.k = k
@@ -229,9 +220,8 @@ def _reference_step(step: CompiledStep, WL: np.ndarray, optimizer: optim.Optimiz
 def compile_kernels() -> None:
     """Compile every kernel :func:`run_ngd` uses, or load them from numba's cache.
 
-    The first compilation takes seconds; numba keeps the result on disk (``cache=True``), so
-    later processes only load it. An install step can call this so that a reader's first run
-    does not wait for the compiler. Each loss runs two steps on a small problem.
+    The first compilation takes seconds; numba caches it on disk (``cache=True``). An install step
+    can call this so a reader's first run does not wait. Each loss runs two steps on a small problem.
     """
     from .model import identity_head, make_problem, tied_head
     from .token_data import as_token_data

@@ -1,16 +1,13 @@
 """The Graph-SVM ``W^mm`` (Paper B, Sec. 3.2) as a verified QP.
 
-``W^mm = argmin ||W||_F`` subject to ``(e_i - e_j)^T W e_k = 0`` for every ``(i ~ j)`` and
-``>= 1`` for every ``(i => j)`` in ``G^(k)``, for every ``k``; on acyclic data there are no
-equalities and it is (Acyc-SVM). In ``w = vec(W)`` coordinates the constraint rows are
-``vec((e_i - e_j) e_k^T)`` (:func:`graph_constraints`). It is the minimum-norm problem of
-:mod:`ntpnb.qp`, solved there by least-distance programming (one NNLS,
-:func:`ntpnb.qp.solve_least_distance`) or by its cvxpy method
-(:data:`ntpnb.settings.QP_SOLVER`), refined by an exact solve on its active set and verified
-(feasibility, KKT stationarity and sign, complementary slackness, duality gap) before it is
-returned. The multipliers of the equalities
-refer to an orthonormal basis of their span, ``S_cyc`` (:func:`~ntpnb.attention.graphs.scyc_basis`,
-Lemma 2's proof).
+``W^mm = argmin ||W||_F`` subject to ``(e_i - e_j)^T W e_k = 0`` for every ``(i ~ j)`` and ``>= 1``
+for every ``(i => j)`` in ``G^(k)``, every ``k`` (on acyclic data no equalities: Acyc-SVM). The
+constraint rows are ``vec((e_i - e_j) e_k^T)`` (:func:`graph_constraints`). It is :mod:`ntpnb.qp`'s
+minimum-norm problem, solved by least-distance programming (one NNLS,
+:func:`ntpnb.qp.solve_least_distance`) or cvxpy (:data:`ntpnb.settings.QP_SOLVER`), refined on its
+active set and verified (feasibility, KKT stationarity and sign, complementary slackness, duality gap).
+The equalities' multipliers refer to an orthonormal basis of their span, ``S_cyc``
+(:func:`~ntpnb.attention.graphs.scyc_basis`, Lemma 2's proof).
 """
 
 from __future__ import annotations
@@ -96,33 +93,27 @@ def _solve_normalized(E: np.ndarray, graphs: TokenPriorityGraphs, method: str) -
 def solve_graph_svm(E: object, graphs: TokenPriorityGraphs, method: str = "least-distance") -> SVMSolution:
     """Solve (Graph-SVM) for the graphs ``graphs`` and return the verified solution.
 
-    ``method="least-distance"`` (the default) solves it by one non-negative least-squares
-    problem (:func:`ntpnb.qp.solve_least_distance`, a fraction of a millisecond at the chapters'
-    sizes) and hands it to the cvxpy method when that answer is not certain (infeasible or nearly
-    infeasible constraints, no convergence, no verified answer); ``"cvxpy"`` uses the cvxpy
-    method alone. ``SVMSolution.solver`` names which one answered.
+    ``method="least-distance"`` (default): one NNLS (:func:`ntpnb.qp.solve_least_distance`), handed
+    to cvxpy when its answer is not certain (nearly infeasible, no convergence, not verified);
+    ``"cvxpy"``: cvxpy alone. ``SVMSolution.solver`` names which answered. With no strict relation
+    ``W^mm = 0`` (certified trivially).
 
-    With no strict relation the solution is ``W^mm = 0`` (certified trivially). The problem is
-    solved for ``E / c``, ``c`` a power of two near the largest norm of an embedding
-    (:func:`~ntpnb.attention.token_data.normalized_embeddings`), and scaled back
-    (:func:`ntpnb.qp.scaled_solution`): ``W^mm(E) = W^mm(E / c) / c^2``,
-    ``lambda(E) = lambda(E / c) / c^4``. The certificate (:class:`ntpnb.qp.SVMSolution`) is that
-    of the normalized problem, every quantity in it scale-free, so the answer and its
-    certificate do not depend on the scale of ``E``.
+    Solved for ``E / c`` (:func:`~ntpnb.attention.token_data.normalized_embeddings`) and scaled back
+    (:func:`ntpnb.qp.scaled_solution`): ``W^mm(E) = W^mm(E / c) / c^2``, ``lambda(E) = lambda(E / c) /
+    c^4``; the certificate (:class:`ntpnb.qp.SVMSolution`) is the normalized problem's, scale-free.
 
     Raises
     ------
     InfeasibleGraphSVMError
-        If the constraints have no solution (the solver certifies infeasibility; this happens
-        only when the embeddings are linearly dependent).
+        If the solver certifies the constraints infeasible (only for linearly dependent embeddings).
     ScaleError
         If ``W^mm`` (it scales like ``1 / |E|^2``) or a multiplier (like ``1 / |E|^4``) lies
         outside the float64 range.
     RankAmbiguousError
         If the dimension of ``S_cyc`` is not determined in float64 (see :func:`scyc_basis`).
     SolverError
-        If the solver fails or no answer passes verification, or if it reports infeasibility
-        for linearly independent embeddings (which make the problem feasible).
+        If the solver fails, no answer passes verification, or it reports infeasibility for
+        linearly independent embeddings (which make the problem feasible).
     """
     E = check_embeddings(E, check_graphs(graphs).K)
     En, c = normalized_embeddings(E)
@@ -132,9 +123,8 @@ def solve_graph_svm(E: object, graphs: TokenPriorityGraphs, method: str = "least
 def graph_svm(E: object, X: Ids | TokenData, y: object = None, K: int | None = None) -> np.ndarray:
     """``W^mm`` of (Graph-SVM) for the token-priority graphs of the data ``(X, y)``, ``(d, d)``.
 
-    ``K`` defaults to the number of rows of ``E``. See :func:`solve_graph_svm` for the
-    certificate and the errors raised (only ``W^mm`` needs to fit in float64 here, not the
-    multipliers).
+    ``K`` defaults to ``E``'s row count. Errors as :func:`solve_graph_svm`'s (but only ``W^mm`` needs
+    to fit in float64, not the multipliers).
     """
     E = check_embeddings(E)
     graphs = token_priority_graphs(X, y, E.shape[0] if K is None else K)

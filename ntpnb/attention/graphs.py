@@ -1,17 +1,14 @@
 """Token-priority graphs (Paper B, Sec. 3.1), their SCCs, the cyclic sub-dataset and ``S_cyc``.
 
-* :func:`token_priority_graphs` builds ``G^(k)`` for every last token ``k``: an edge ``y -> x``
-  for every input token ``x`` of every sample that ends in ``k`` and has label ``y``. Strongly
-  connected components come from :func:`strong_components` (a transitive closure).
-* ``(i => j)`` in ``G^(k)``: the edge ``i -> j`` exists and ``j -> i`` is not reachable, i.e.
-  ``i`` and ``j`` lie in different SCCs. ``(i ~ j)``: ``i != j`` lie in the same SCC.
-* :func:`cyclic_subdataset` is Definition 1 (with the index set ``I`` of Appendix A, Eq. (5)).
-* :func:`scyc_basis` is an orthonormal basis of ``S_cyc`` (Definition 3) in ``vec(W)``
-  coordinates (row-major: ``vec(W)[a*d + b] = W[a, b]``).
-* :func:`pseudo_priority_graphs` builds the pseudo graphs of Sec. 6 from a trained ``W``.
+* :func:`token_priority_graphs`: ``G^(k)`` per last token ``k``, an edge ``y -> x`` for every input
+  token ``x`` of every sample ending in ``k`` with label ``y``; SCCs from :func:`strong_components`.
+* ``(i => j)`` in ``G^(k)``: an edge ``i -> j`` between different SCCs; ``(i ~ j)``: ``i != j`` in one SCC.
+* :func:`cyclic_subdataset`: Definition 1 (index set ``I`` of Appendix A, Eq. (5)).
+* :func:`scyc_basis`: an orthonormal basis of ``S_cyc`` (Definition 3) in row-major ``vec(W)``
+  coordinates (``vec(W)[a*d + b] = W[a, b]``).
+* :func:`pseudo_priority_graphs`: the pseudo graphs of Sec. 6 from a trained ``W``.
 
-Self-loops ``y -> y`` (the label occurs in its own input) are dropped: they change no SCC and
-no relation.
+Self-loops ``y -> y`` are dropped: they change no SCC and no relation.
 """
 
 from __future__ import annotations
@@ -127,11 +124,8 @@ class TokenPriorityGraphs:
 def strong_components(nodes: Iterable[int], edges: Iterable[tuple[int, int]]) -> list[tuple[int, ...]]:
     """The strongly-connected components of a directed graph, each sorted, ordered by their first id.
 
-    Two nodes share a component when each reaches the other. Reachability is the transitive
-    closure of the adjacency (Warshall's algorithm on rows held as bit masks): the graphs of
-    Paper B have a few nodes each and many are built (every redraw of a data set, every pseudo
-    graph), so they are closed in Python rather than converted to a sparse matrix. Every edge's
-    ends must be nodes.
+    Two nodes share a component when each reaches the other; reachability is Warshall's transitive
+    closure on bit-mask rows (the graphs are small and many). Every edge's ends must be nodes.
     """
     order = sorted(set(nodes))
     index = {v: a for a, v in enumerate(order)}
@@ -188,9 +182,9 @@ def graphs_from_edges(
     Raises
     ------
     InvalidDataError
-        If ``K`` is not a positive integer, ``nodes`` or ``edges`` is not a mapping from token
-        ids, an id lies outside ``[0, K)``, an edge is not a pair, an edge's ends are not nodes
-        of its graph, or ``edges`` names a graph ``nodes`` does not.
+        If ``K`` is not a positive integer, ``nodes`` or ``edges`` is not a mapping from token ids,
+        an id lies outside ``[0, K)``, an edge is not a pair of its graph's nodes, or ``edges``
+        names a graph ``nodes`` does not.
     """
     K = as_count(K, "K")
     for name, value in (("nodes", nodes), ("edges", edges)):
@@ -245,9 +239,9 @@ def token_priority_graphs(X: Ids | TokenData, y: object = None, K: int | None = 
     Parameters
     ----------
     X, y, K
-        Token ids ``(n, T)`` (or a list of sequences), labels ``(n,)`` and the vocabulary size;
-        or a :class:`~ntpnb.attention.token_data.TokenData` as ``X`` alone. Labels must be
-        realizable (Assumption 2).
+        Token ids ``(n, T)`` (or a list of sequences), labels ``(n,)``, vocabulary size; or a
+        :class:`~ntpnb.attention.token_data.TokenData` as ``X`` alone. Labels must be realizable
+        (Assumption 2).
     """
     data = _data(X, y, K)
     nodes: dict[int, set[int]] = {}
@@ -264,9 +258,8 @@ def token_priority_graphs(X: Ids | TokenData, y: object = None, K: int | None = 
 class CyclicSubdataset:
     """The cyclic sub-dataset ``DSET-bar`` (Definition 1) and the samples it comes from."""
 
-    #: The reduced samples ``(X-bar_i, y_i)``, with the query token of the original sample (the reduced input
-    #: may have lost its last token, the graph it belongs to has not). None when the sub-dataset is empty
-    #: (acyclic data).
+    #: The reduced samples ``(X-bar_i, y_i)``, with the original sample's query token (the reduced input
+    #: may have lost it). None when the sub-dataset is empty (acyclic data).
     data: TokenData | None
     #: The indices ``I`` of the original samples kept (Appendix A, Eq. (5)).
     index: np.ndarray
@@ -282,10 +275,8 @@ def cyclic_subdataset(
 ) -> CyclicSubdataset:
     """Definition 1: drop from every input the tokens ``x`` with ``(y => x)``.
 
-    What is left of an input are the tokens in the SCC of its label. A sample is kept (it is
-    in ``I``) when that leaves a token other than the label itself: the others carry no
-    information about ``W`` (their loss does not depend on it) and the paper's Fig. 2 leaves
-    them out.
+    What is left are the tokens in the label's SCC. A sample is kept (in ``I``) when a token other
+    than the label remains; the others' loss does not depend on ``W`` (Fig. 2 leaves them out).
     """
     data = _data(X, y, K)
     tpg = token_priority_graphs(data) if graphs is None else graphs
@@ -308,12 +299,9 @@ def cyclic_subdataset(
 def scyc_dimension(E: object, graphs: TokenPriorityGraphs) -> int | None:
     """``dim S_cyc`` as the mathematics gives it, or None where it does not.
 
-    For a fixed ``k`` the generators ``(e_j - e-bar_i^(k)) e_k^T`` are ``u e_k^T`` with ``u`` in
-    the span of the centred embeddings of the SCCs of ``G^(k)``; the SCCs are disjoint, so when
-    the embeddings are linearly independent (``rank E = K``, as Assumption 4 requires) each SCC
-    ``C`` contributes ``|C| - 1`` dimensions, and different ``k`` (independent ``e_k``) add up:
-    ``dim S_cyc = sum over (k, C) of (|C| - 1)``. With linearly dependent embeddings
-    (``K > d``, say) the dimension depends on ``E`` and None is returned.
+    With linearly independent embeddings (``rank E = K``, as Assumption 4 requires) the SCCs are
+    disjoint and each SCC ``C`` of ``G^(k)`` adds ``|C| - 1`` dimensions: ``dim S_cyc = sum over
+    (k, C) of (|C| - 1)``. With dependent embeddings (``K > d``, say) it depends on ``E``: None.
 
     Raises
     ------
@@ -329,19 +317,17 @@ def scyc_dimension(E: object, graphs: TokenPriorityGraphs) -> int | None:
 def scyc_basis(E: object, graphs: TokenPriorityGraphs) -> np.ndarray:
     """Orthonormal basis of ``S_cyc`` (Definition 3), shape ``(dim, d*d)``, rows ``vec(W)``.
 
-    ``S_cyc`` is spanned by ``(e_j - e-bar_i^(k)) e_k^T`` for every node ``j`` of every SCC
-    ``C_i^(k)`` with two or more nodes, ``e-bar_i^(k)`` the mean embedding of that SCC. Its
-    dimension is the one :func:`scyc_dimension` gives (verified against the generators'
-    singular values, :func:`ntpnb.linalg.check_known_rank`); for linearly dependent embeddings
-    it is decided at a clear gap of those singular values (:func:`ntpnb.linalg.numerical_rank`).
-    It is also the span of ``(e_i - e_j) e_k^T`` over the pairs ``(i ~ j)`` (Lemma 2's proof),
-    the equalities of the Graph-SVM.
+    ``S_cyc`` is spanned by ``(e_j - e-bar_i^(k)) e_k^T`` for every node ``j`` of every multi-node SCC
+    ``C_i^(k)``, ``e-bar_i^(k)`` its mean embedding; equally by ``(e_i - e_j) e_k^T`` over the pairs
+    ``(i ~ j)`` (Lemma 2's proof; the Graph-SVM's equalities). Its dimension is :func:`scyc_dimension`'s,
+    verified against the generators' singular values (:func:`ntpnb.linalg.check_known_rank`), or for
+    dependent embeddings decided at a gap of them (:func:`ntpnb.linalg.numerical_rank`).
 
     Raises
     ------
     RankAmbiguousError
-        If the generators' spectrum shows no clear gap at the dimension (the embeddings are
-        too ill-conditioned for float64 to show it), or, for dependent embeddings, anywhere.
+        If the generators' spectrum shows no clear gap at the dimension (ill-conditioned
+        embeddings), or, for dependent embeddings, anywhere.
     """
     E = check_embeddings(E, check_graphs(graphs).K)
     d = E.shape[1]
@@ -433,16 +419,14 @@ def pseudo_priority_graphs(
 ) -> PseudoGraphs:
     """Pseudo token-priority graphs built from the attention of a trained ``W`` (Sec. 6).
 
-    For every sample with last token ``k`` and every position ``t1`` whose attention
-    ``s_t1 = S(X W x_bar)_t1`` exceeds ``threshold``, add the edge ``x_t1 -> x_t2`` to
-    ``G~^(k)`` for every input token ``x_t2``: the selected tokens play the role the label
-    plays in a data graph. The paper writes ``s_t1 > 0``, which every softmax satisfies; a
+    For every sample with last token ``k`` and position ``t1`` whose attention ``s_t1 = S(X W
+    x_bar)_t1`` exceeds ``threshold``, add ``x_t1 -> x_t2`` to ``G~^(k)`` for every input token
+    ``x_t2``: selected tokens play the label's role. The paper writes ``s_t1 > 0`` (always true); a
     trained ``W`` saturates the softmax, so any small threshold (default
     :data:`ntpnb.settings.PSEUDO_GRAPH_THRESHOLD`) separates selected from suppressed tokens.
 
-    ``exclusion_band``: an input token whose attention lies in
-    ``(threshold - exclusion_band, threshold]`` gets no edge (it is neither selected nor
-    dominated). Paper B's public code does this with ``E_thres = C_thres - 1e-3``
+    ``exclusion_band``: a token with attention in ``(threshold - exclusion_band, threshold]`` gets
+    no edge (neither selected nor dominated), as Paper B's code does with ``E_thres = C_thres - 1e-3``
     (``Tarjan.initialize_local``); the default 0 excludes nothing.
     """
     from .. import settings
@@ -487,9 +471,8 @@ def pseudo_priority_graphs(
 def pseudo_cyclic_subdataset(pseudo: PseudoGraphs, data: TokenData) -> CyclicSubdataset:
     """The cyclic sub-dataset of the pseudo graphs (Sec. 6 and Appendix D).
 
-    The tokens a sample selects are joined to each other by edges both ways, so they lie in
-    one SCC of ``G~^(k)``; the sample keeps its input tokens of that SCC and its true label,
-    and is kept when two or more distinct tokens remain.
+    A sample's selected tokens lie in one SCC of ``G~^(k)`` (edges both ways); it keeps its input
+    tokens of that SCC and its true label, and is kept when two or more distinct tokens remain.
     """
     if pseudo.selected.shape != data.mask.shape:
         raise InvalidDataError("the pseudo graphs were built from a different data set")

@@ -1,23 +1,20 @@
 """The one-layer attention model of Paper B, its heads, its losses and their analytic gradients.
 
-The model is ``f_W(X) = X^T S(X W x_bar)`` (Eq. (1)), with ``S`` the softmax and ``x_bar`` the
-query (last) token; a fixed head ``C`` (``K x d``) turns it into class scores ``C f_W(X)``.
-Three losses (Sec. 3.3, Sec. 5, Sec. 6), each averaged over samples:
+The model is ``f_W(X) = X^T S(X W x_bar)`` (Eq. (1)), ``S`` the softmax, ``x_bar`` the query (last)
+token; a fixed head ``C`` (``K x d``) gives class scores ``C f_W(X)``. Losses (Sec. 3.3, 5, 6),
+averaged over samples:
 
-* ``"log"``: ``-log(c_y^T f_W(X))``, the log-loss of Sec. 5 (needs ``c_y^T x_t >= 0``; under
-  ``C E^T = I`` it is minus the log of the attention on the copies of the label);
+* ``"log"``: ``-log(c_y^T f_W(X))`` (Sec. 5; needs ``c_y^T x_t >= 0``; under ``C E^T = I``, minus the
+  log of the attention on the label's copies);
 * ``"squared"``: ``(1 - c_y^T f_W(X))^2`` (Fig. 5);
-* ``"ce"``: the cross-entropy ``-log softmax(C f_W(X))_y`` of the class scores (Fig. 6);
-* ``"squared_softmax"``: ``(1 - softmax(C f_W(X))_y)^2``, the squared loss on the softmax of
-  the class scores: the loss the authors' code runs for Fig. 5 (``lsq2`` with a general head in
-  ``train_utils.get_loss`` of github.com/yixiao-huang/next-token-prediction), where the paper's
-  text writes ``(1 - u)^2``.
+* ``"ce"``: the cross-entropy ``-log softmax(C f_W(X))_y`` (Fig. 6);
+* ``"squared_softmax"``: ``(1 - softmax(C f_W(X))_y)^2``, what the authors' code runs for Fig. 5
+  (``lsq2`` with a general head, ``train_utils.get_loss`` of github.com/yixiao-huang/next-token-prediction)
+  where the paper writes ``(1 - u)^2``.
 
-Every computation is batched: a :class:`Problem` holds ``B`` independent problems (trials) of
-padded data, ``W`` has shape ``(B, d, d)``, and :func:`loss_and_grad` returns ``(B,)`` losses and
-``(B, d, d)`` gradients with a handful of ``einsum`` calls and no Python loop over trials or
-samples. Its products go through :mod:`ntpnb.reproducible_products`, never BLAS, so training is bit for bit
-the same on every CPU.
+A :class:`Problem` holds ``B`` padded trials, ``W`` is ``(B, d, d)``, and :func:`loss_and_grad` returns
+``(B,)`` losses and ``(B, d, d)`` gradients without Python loops, its products through
+:mod:`ntpnb.reproducible_products` (never BLAS): bit for bit the same on every CPU.
 """
 
 from __future__ import annotations
@@ -61,10 +58,9 @@ def check_head(C: object, E: object, assumption: str = "argmax") -> np.ndarray:
     ----------
     assumption
         ``"identity"``: Assumption 4, ``C E^T = I_K`` (within
-        :data:`~ntpnb.settings.HEAD_IDENTITY_TOL`); ``"argmax"``: Assumption 3,
-        ``argmax_k c_y^T e_k = y`` strictly for every ``y`` (margin above
-        :data:`~ntpnb.settings.HEAD_MARGIN_TOL` times ``max_k |c_y^T e_k|``, so the same at
-        every scale of ``C`` and ``E``); ``"none"``: shape and finiteness only.
+        :data:`~ntpnb.settings.HEAD_IDENTITY_TOL`); ``"argmax"``: Assumption 3, ``argmax_k c_y^T e_k = y``
+        strictly for every ``y`` (margin above :data:`~ntpnb.settings.HEAD_MARGIN_TOL` times
+        ``max_k |c_y^T e_k|``: scale-free); ``"none"``: shape and finiteness only.
 
     Raises
     ------
@@ -103,18 +99,15 @@ def check_head(C: object, E: object, assumption: str = "argmax") -> np.ndarray:
 def identity_head(E: object) -> np.ndarray:
     """The head with ``C E^T = I_K`` and minimum-norm rows: ``C = (E E^T)^{-1} E``.
 
-    Computed from the QR factorization ``E^T = Q R`` as ``C = R^{-1} Q^T`` (so ``C^T`` is the
-    pseudo-inverse of ``E``): forming ``E E^T`` would square the condition number of ``E`` and
-    refuse embeddings whose head float64 represents well (condition 1.8e5 gave
-    ``|C E^T - I| = 3e-6``). Whether ``E`` has full row rank is decided by
-    :func:`ntpnb.linalg.numerical_rank` (a clear gap in its singular values).
+    Computed as ``C = R^{-1} Q^T`` from ``E^T = Q R`` (``C^T`` the pseudo-inverse of ``E``), not via
+    ``E E^T``, which squares the condition number. Full row rank is decided by
+    :func:`ntpnb.linalg.numerical_rank`.
 
     Raises
     ------
     HeadAssumptionError
-        If ``E`` does not have full row rank (then no head satisfies Assumption 4), or if its
-        condition number is so large that ``C E^T`` misses ``I`` by more than
-        :data:`~ntpnb.settings.HEAD_IDENTITY_TOL` in float64.
+        If ``E`` lacks full row rank (no head satisfies Assumption 4), or ``C E^T`` misses ``I`` by
+        more than :data:`~ntpnb.settings.HEAD_IDENTITY_TOL` in float64 (ill-conditioned ``E``).
     RankAmbiguousError
         If the rank of ``E`` is not determined in float64.
     """
@@ -136,9 +129,8 @@ def identity_head(E: object) -> np.ndarray:
 def tied_head(E: object) -> np.ndarray:
     """The general head ``C = E`` (tied embeddings).
 
-    For distinct unit-norm embeddings ``c_y^T e_k = e_y^T e_k`` is largest at ``k = y``, so
-    Assumption 3 holds while ``C E^T = E E^T != I`` (Sec. 6's "general head"). The paper does
-    not say which general head it used; this is ours.
+    For distinct unit-norm embeddings Assumption 3 holds while ``C E^T != I`` (Sec. 6's "general
+    head"; the paper does not say which it used, this is ours).
     """
     E = check_embeddings(E)
     return check_head(E.copy(), E, "argmax")
@@ -187,9 +179,8 @@ def make_problem(
 ) -> Problem:
     """One problem (``B = 1``): embeddings ``E``, head ``C`` checked against ``head``, data, loss.
 
-    The risk is the sum of the samples' losses divided by ``divide_by`` (default: the number of
-    samples, so the mean). Paper B's public code trains its references ``W^cyc`` on a cyclic
-    sub-dataset whose summed loss it divides by the size of the *whole* data set.
+    The risk is the summed loss divided by ``divide_by`` (default: the number of samples; Paper B's
+    code divides a cyclic sub-dataset's by the size of the *whole* data set).
 
     Raises
     ------
@@ -325,9 +316,8 @@ def attention_output(W: object, prob: Problem) -> tuple[np.ndarray, np.ndarray]:
 def _centered(s: np.ndarray, v: np.ndarray) -> np.ndarray:
     """``sum_t' s_t' (v_t' - v_t)`` per position, from explicit differences.
 
-    Equals ``s . v - v_t`` but without its cancellation: equal values (copies of one token)
-    give exact zeros, so the result keeps its relative accuracy when the softmax saturates and
-    the true value is far below the rounding error of ``s . v`` (1e-16 against, say, 1e-80).
+    Equals ``s . v - v_t`` without its cancellation (copies of one token give exact zeros), so it
+    keeps its relative accuracy when the softmax saturates.
     """
     return np.einsum("...u,...tu->...t", s, v[..., None, :] - v[..., :, None])
 
@@ -335,13 +325,11 @@ def _centered(s: np.ndarray, v: np.ndarray) -> np.ndarray:
 def loss_and_grad(W: object, prob: Problem, *, per_sample: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Losses ``(B,)`` (or ``(B, n)`` per sample, unweighted) and gradients ``(B, d, d)``.
 
-    The gradient of a sample is ``sum_t a_t x_t x_bar^T`` with ``a = (diag(s) - s s^T) X g``,
-    ``g`` the derivative of the loss in ``f_W(X)``. It is computed as
-    ``a_t = s_t sum_t' s_t' (q_t - q_t')``, ``q = X g``, from explicit differences (see
-    :func:`_centered`); for the log-loss ``a_t = s_t`` off the label's positions and
-    ``a_t = (r_t / gamma_t) sum_t' s_t' (gamma_t' - gamma_t)`` on them, with
-    ``r = softmax(X W x_bar + log gamma)``. Both stay accurate when the softmax saturates, where
-    the textbook ``s - r`` and ``q_t - s^T q`` are dominated by rounding.
+    A sample's gradient is ``sum_t a_t x_t x_bar^T``, ``a = (diag(s) - s s^T) X g``, ``g`` the loss's
+    derivative in ``f_W(X)``, computed as ``a_t = s_t sum_t' s_t' (q_t - q_t')``, ``q = X g``
+    (:func:`_centered`); for the log-loss ``a_t = s_t`` off the label's positions and
+    ``a_t = (r_t / gamma_t) sum_t' s_t' (gamma_t' - gamma_t)`` on them, ``r = softmax(X W x_bar +
+    log gamma)``: accurate when the softmax saturates, unlike the textbook ``s - r``, ``q_t - s^T q``.
     """
     ell, grad = _loss_and_grad(W, prob, with_loss=True)
     if per_sample:
@@ -352,8 +340,7 @@ def loss_and_grad(W: object, prob: Problem, *, per_sample: bool = False) -> tupl
 def gradient(W: object, prob: Problem) -> np.ndarray:
     """The gradients ``(B, d, d)`` of :func:`loss_and_grad`, without computing the losses.
 
-    Bit for bit the same array; training needs only this (the log-loss's value costs two more
-    masked log-sum-exps per step).
+    Bit for bit the same array (the log-loss's value costs two more log-sum-exps).
     """
     return _loss_and_grad(W, prob, with_loss=False)[1]
 
@@ -410,9 +397,8 @@ def _scores_grad(sc: np.ndarray, prob: Problem, *, with_loss: bool) -> tuple[np.
 def _squared_softmax_grad(f: np.ndarray, prob: Problem) -> tuple[np.ndarray, np.ndarray]:
     """Derivative in ``f`` ``(B, n, d)`` and value of ``(1 - p_y)^2``, ``p = softmax(C f)``.
 
-    ``d p_y / d f = p_y (c_y - C^T p)``, so the derivative is ``-2 (1 - p_y) p_y (c_y - C^T p)``;
-    ``1 - p_y`` is summed over the other classes and ``c_y - C^T p`` formed as
-    ``sum_k p_k (c_y - c_k)``, both free of cancellation.
+    ``-2 (1 - p_y) p_y (c_y - C^T p)``, with ``1 - p_y`` summed over the other classes and
+    ``c_y - C^T p = sum_k p_k (c_y - c_k)``: free of cancellation.
     """
     logits = matmul(f, np.swapaxes(prob.C, -1, -2))  # (B, n, K)
     p, _ = _softmax(logits, np.ones(logits.shape, dtype=bool))
@@ -433,9 +419,9 @@ def loss_value(W: object, prob: Problem) -> np.ndarray:
 def tile_problem(prob: Problem, reps: int) -> Problem:
     """``reps`` copies of the ``B`` problems of ``prob`` on one trial axis (trial ``r B + b``).
 
-    Evaluating many ``W`` of the same problems as one batch (:func:`losses_at`,
-    :func:`ntpnb.attention.paper_experiments.gradient_norms`) gives the numbers one call per ``W``
-    gives: the batch axis changes no sum (tests/attention/test_model.py).
+    Evaluating many ``W`` as one batch (:func:`losses_at`,
+    :func:`ntpnb.attention.paper_experiments.gradient_norms`) gives the numbers of one call per ``W``
+    (tests/attention/test_model.py).
     """
     if not isinstance(prob, Problem):
         raise InvalidDataError(f"prob must be a Problem (see make_problem), got {type(prob).__name__}")

@@ -1,32 +1,23 @@
 """Compiled pieces of a normalized-GD step on the attention model: numpy's arithmetic, in loops.
 
-Each kernel computes what a line of :mod:`~ntpnb.attention.precomputed_gradient` (and of the
-normalized step of :func:`ntpnb.optim.run`) computes, with every multiplication and addition in
-the same order, so the results are the same floats. What fixes the order:
+Each kernel computes what a line of :mod:`~ntpnb.attention.precomputed_gradient` (and the normalized
+step of :func:`ntpnb.optim.run`) computes, every operation in the same order, so the same floats:
 
-* the products of :func:`ntpnb.reproducible_products.dot_sum`: the first term, then the others
-  added one by one in index order;
-* numpy's reductions over an axis that is not the last (``z.sum(axis=0)`` on position-first
-  arrays) and ``np.bincount``: one by one, in memory order;
+* :func:`ntpnb.reproducible_products.dot_sum`'s products: the first term, then the others in index order;
+* numpy's reductions over a non-last axis (``z.sum(axis=0)``), ``np.bincount`` and ``np.einsum`` over a
+  non-last axis: one by one, in memory order;
 * ``x.sum(axis=-1)``: numpy's pairwise summation (:func:`pairwise_sum`);
-* ``np.einsum`` over a contiguous last axis (the centred sums of the model, the squared norm of
-  the gradient): two interleaved partial sums (:func:`einsum_dot`), the SSE2 loop numpy's
-  einsum is compiled with on x86-64; ``np.einsum`` over an axis that is not the last: one by
-  one.
+* ``np.einsum`` over a contiguous last axis (the model's centred sums, the gradient's squared norm):
+  two interleaved partial sums (:func:`einsum_dot`), numpy's SSE2 loop on x86-64.
 
-The exponentials are left to numpy (``np.exp``) between the kernels: numpy and the C library
-round a few per cent of them differently, so a compiled exponential would change the iterates.
-tests/attention/test_engine.py checks the kernels against the numpy reference bit for bit.
+The exponentials are left to ``np.exp`` between the kernels (a compiled one would round a few per cent
+differently). tests/attention/test_engine.py checks the kernels against the numpy reference bit for bit.
 
-The arrays have the trial axis last (``B``), so that the innermost loops run over independent
-trials and compile to vector instructions, each lane doing one trial's arithmetic in the
-reference's order. Token positions refer to the token table (``U``, ``k`` distinct vectors per
-trial) and to its query rows (``Uq``, the rows that are some sample's query, in increasing
-order): ``tok`` gives the row of each position's token, ``qry`` the query row of each sample.
-Scores are needed at query rows only, and the table of score derivatives is 0 elsewhere.
-
-Compiled under the contract of :mod:`ntpnb.compiled`: the same floats under every BLAS kernel
-and thread count.
+The trial axis (``B``) is last, so the innermost loops vectorize over trials. Positions refer to the
+token table (``U``, ``k`` distinct vectors per trial) and its query rows (``Uq``, in increasing
+order): ``tok`` gives each position's token row, ``qry`` each sample's query row. Scores are needed
+at query rows only; the score derivatives' table is 0 elsewhere. Compiled under the contract of
+:mod:`ntpnb.compiled` (the same floats under every BLAS kernel and thread count).
 """
 
 from __future__ import annotations
@@ -65,13 +56,11 @@ __all__ = [
 
 #: :func:`ngd_update` moved every trial.
 STEP_DONE: int = 0
-#: :func:`ngd_update` found a gradient the step is not defined for (a non-finite entry, or a zero
-#: gradient with ``eps = 0``) and moved nothing: the caller raises the reference's error.
+#: :func:`ngd_update` found a non-finite entry, or a zero gradient with ``eps = 0``, and moved nothing:
+#: the caller raises the reference's error.
 STEP_REFUSED: int = 1
 
-# ---------------------------------------------------------------------------------------------
-# Sums in numpy's orders
-# ---------------------------------------------------------------------------------------------
+# --- Sums in numpy's orders ---
 
 
 @jit
@@ -106,9 +95,8 @@ def _pairwise_block(a: np.ndarray, lo: int, n: int) -> float:
 def pairwise_sum(a: np.ndarray, lo: int, n: int) -> float:
     """``a[lo:lo + n].sum()`` as numpy adds it (``pairwise_sum`` of its loops, from -0.0).
 
-    Blocks of at most 128 terms are summed by eight interleaved partial sums; a longer range is
-    split in two halves (the first a multiple of 8 long) whose sums are added. The halving runs
-    on an explicit stack: numba's cache does not keep recursive functions.
+    Blocks of at most 128 terms: eight interleaved partial sums; longer ranges: split in two halves
+    (the first a multiple of 8 long), on an explicit stack (numba's cache keeps no recursion).
     """
     if n <= 128:
         return _pairwise_block(a, lo, n)
@@ -133,10 +121,7 @@ def pairwise_sum(a: np.ndarray, lo: int, n: int) -> float:
 
 @jit
 def _lane_sums(x: np.ndarray, out: np.ndarray) -> None:
-    """``out = x.sum(axis=0)`` for ``x`` ``(m, B)``, each lane summed as numpy sums a row.
-
-    The lanes are the trials: ``out[b]`` is :func:`pairwise_sum` of ``x[:, b]``.
-    """
+    """``out[b]``: the :func:`pairwise_sum` of ``x[:, b]``, for ``x`` ``(m, B)``."""
     m, B = x.shape
     if m < 8:
         for b in range(B):
@@ -227,19 +212,16 @@ def _subtract_lane_max(z: np.ndarray, m: np.ndarray) -> None:
             z[r, b] -= m[b]
 
 
-# ---------------------------------------------------------------------------------------------
-# The token table's products
-# ---------------------------------------------------------------------------------------------
+# --- The token table's products ---
 
 
 @jit
 def table_scores(WL: np.ndarray, U: np.ndarray, Uq: np.ndarray, UW: np.ndarray, G: np.ndarray) -> None:
     """The scores ``G = U W Uq^T`` per trial (``TokenTable.scores``, at the query rows).
 
-    ``WL`` ``(d, d, B)``, ``U`` ``(k, d, B)`` the table, ``Uq`` ``(m, d, B)`` its query rows
-    (zero-padded), ``G`` ``(k, m, B)``. ``UW[a, q] = sum_p U[a, p] W[p, q]``, then
-    ``G[a, s] = sum_q UW[a, q] Uq[s, q]``, both as ``dot_sum``: ``G[a, s]`` is the reference's
-    ``G[a, c]`` at the row ``c`` of query ``s``, the same float.
+    ``UW[a, q] = sum_p U[a, p] W[p, q]``, then ``G[a, s] = sum_q UW[a, q] Uq[s, q]`` (both ``dot_sum``):
+    the reference's ``G[a, c]`` at query ``s``'s row ``c``. ``WL`` ``(d, d, B)``, ``Uq`` zero-padded, the
+    others as :data:`TABLE_ARRAYS`.
     """
     k, d, B = U.shape
     m = Uq.shape[0]
@@ -263,11 +245,9 @@ def table_scores(WL: np.ndarray, U: np.ndarray, Uq: np.ndarray, UW: np.ndarray, 
 def weight_gradient(U: np.ndarray, Uq: np.ndarray, A: np.ndarray, UA: np.ndarray, grad: np.ndarray) -> None:
     """``grad = U^T A Uq`` per trial (``TokenTable.weight_grad``), ``(d, d, B)``.
 
-    ``A`` ``(k, m, B)`` holds the table's columns at the query rows (the others are 0).
-    ``UA[p, s] = sum_i U[i, p] A[i, s]``, then ``grad[p, q] = sum_s UA[p, s] Uq[s, q]``, both
-    as ``dot_sum``, the query rows in increasing order: the reference's sum over every row
-    less its terms ``0 * U[j, q]``, which change no sum that is not 0 (and none of the
-    iterates: only the sign of a zero entry could differ).
+    ``A`` holds the table's columns at the query rows (the others are 0). ``UA[p, s] = sum_i U[i, p]
+    A[i, s]``, then ``grad[p, q] = sum_s UA[p, s] Uq[s, q]`` (both ``dot_sum``): the reference's sum
+    less its terms ``0 * U[j, q]``, which can change only the sign of a zero entry.
     """
     k, d, B = U.shape
     m = Uq.shape[0]
@@ -293,8 +273,8 @@ def _onto_table(
 ) -> None:
     """``A = bincount`` of ``wdsc`` ``(n, T, B)`` onto the (token, query) cells ``(k, m, B)``.
 
-    Added one by one in the reference's order: position by position, each over the samples,
-    for the log-loss (its ``(T, B, n)`` arrays); sample by sample otherwise (``(B, n, T)``).
+    Added in the reference's order: positions outer for the log-loss (its ``(T, B, n)`` arrays),
+    samples outer otherwise (``(B, n, T)``).
     """
     n, T, B = wdsc.shape
     A[:] = 0.0
@@ -305,9 +285,7 @@ def _onto_table(
                 A[tok[i, t, b], qry[i, b], b] += wdsc[i, t, b]
 
 
-# ---------------------------------------------------------------------------------------------
-# The log-loss (positions first: ``(T, ...)`` arrays)
-# ---------------------------------------------------------------------------------------------
+# --- The log-loss (positions first: ``(T, ...)`` arrays) ---
 
 
 @jit
@@ -316,9 +294,8 @@ def log_logits(
 ) -> None:
     """Both softmaxes' logits of the log-loss less their maximum over the positions.
 
-    ``z[c, i, t] = G[tok[i, t], qry[i]] + shift[c, i, t]``, then ``z -= z.max`` over ``t``;
-    ``z``, ``shift`` ``(2, n, T, B)``, ``tok`` ``(n, T, B)``, ``qry`` ``(n, B)``, ``m`` ``(B,)``
-    scratch.
+    ``z[c, i, t] = G[tok[i, t], qry[i]] + shift[c, i, t]``, then ``z -= z.max`` over ``t``; ``z``,
+    ``shift`` ``(2, n, T, B)``, ``tok`` ``(n, T, B)``, ``qry`` ``(n, B)``, ``m`` ``(B,)`` scratch.
     """
     two, n, T, B = z.shape
     for c in range(two):
@@ -341,12 +318,10 @@ def log_weights(
 ) -> None:
     """The weighted score derivatives of the log-loss, added onto the token table ``A``.
 
-    ``z`` holds the exponentials of :func:`log_logits` and becomes ``s`` and ``r`` (``z /=
-    z.sum`` over the positions, one by one); then ``wdsc = s * off_w``, ``wdsc -= r *
-    wdsc.sum`` (one by one) and ``A`` the ``bincount`` of ``wdsc`` onto the (token, query)
-    cells, positions first (the reference's ``(T, B, n)`` order). For ``gamma`` equal on all
-    label positions of each sample (no spread term). ``off_w``, ``wdsc`` ``(n, T, B)``;
-    ``acc`` ``(B,)`` scratch.
+    ``z`` holds :func:`log_logits`' exponentials and becomes ``s`` and ``r`` (``z /= z.sum`` over the
+    positions); then ``wdsc = s * off_w``, ``wdsc -= r * wdsc.sum`` and ``A`` the ``bincount`` of
+    ``wdsc`` onto the (token, query) cells, positions first; sums one by one. For ``gamma`` equal on
+    each sample's label positions (no spread term). ``off_w``, ``wdsc`` ``(n, T, B)``; ``acc`` scratch.
     """
     two, n, T, B = z.shape
     for c in range(two):
@@ -374,9 +349,7 @@ def log_weights(
     _onto_table(A, tok, qry, wdsc, True)
 
 
-# ---------------------------------------------------------------------------------------------
-# The losses on the head's output (``(n, ...)`` arrays)
-# ---------------------------------------------------------------------------------------------
+# --- The losses on the head's output (``(n, ...)`` arrays) ---
 
 
 @jit
@@ -400,8 +373,8 @@ def masked_logits(
 def attention_outputs(z: np.ndarray, emb: np.ndarray, f: np.ndarray, tot: np.ndarray) -> None:
     """The softmax ``s`` (into ``z``, which holds the exponentials) and ``f = X^T s``.
 
-    ``s = e / e.sum()`` over the positions, then ``f[i, j] = sum_t s_t x_tj`` as ``dot_sum``;
-    ``z`` ``(n, T, B)``, ``emb`` ``(n, T, d, B)``, ``f`` ``(n, d, B)``, ``tot`` ``(B,)``.
+    ``s = e / e.sum()`` over the positions, ``f[i, j] = sum_t s_t x_tj`` (``dot_sum``); ``z`` ``(n, T, B)``,
+    ``emb`` ``(n, T, d, B)``, ``f`` ``(n, d, B)``, ``tot`` ``(B,)``.
     """
     n, T, B = z.shape
     d = emb.shape[2]
@@ -478,11 +451,10 @@ def squared_softmax_head(
 ) -> None:
     """Derivative in ``f`` of ``(1 - p_y)^2``, ``p = softmax(C f)`` (``_squared_softmax_grad``).
 
-    ``z`` ``(n, K, B)`` holds the exponentials of :func:`head_logits` and becomes ``p``;
-    ``p_y`` and ``1 - p_y`` are sums over the classes with zeros in place of the others
-    (numpy's pairwise order), ``c_y - C^T p = sum_k p_k (c_y - c_k)`` is added class by class,
-    and ``gf = (-2 (1 - p_y) p_y) (c_y - C^T p)``. ``on``, ``off`` ``(max(K, d), B)``, ``p_y``,
-    ``rest`` ``(B,)`` scratch.
+    ``z`` ``(n, K, B)`` holds :func:`head_logits`' exponentials and becomes ``p``; ``p_y`` and ``1 - p_y``
+    are pairwise sums over the classes with zeros for the others, ``c_y - C^T p = sum_k p_k (c_y -
+    c_k)`` is added class by class, ``gf = (-2 (1 - p_y) p_y) (c_y - C^T p)``. ``on``, ``off``
+    ``(max(K, d), B)``, ``p_y``, ``rest`` ``(B,)`` scratch.
     """
     n, K, B = z.shape
     d = C.shape[1]
@@ -514,8 +486,8 @@ def squared_softmax_head(
 def ce_head(z: np.ndarray, C: np.ndarray, labels: np.ndarray, gf: np.ndarray, tot: np.ndarray) -> None:
     """Derivative in ``f`` of the cross-entropy: ``gf = C^T (p - e_y)``, ``p = softmax(C f)``.
 
-    ``z`` ``(n, K, B)`` holds the exponentials of :func:`head_logits` and becomes ``p - e_y``;
-    the product is a ``dot_sum`` over the classes. ``tot`` ``(B,)`` scratch.
+    ``z`` ``(n, K, B)`` holds :func:`head_logits`' exponentials and becomes ``p - e_y``; the product is a
+    ``dot_sum`` over the classes. ``tot`` ``(B,)`` scratch.
     """
     n, K, B = z.shape
     d = C.shape[1]
@@ -549,10 +521,9 @@ def score_weights(
 ) -> None:
     """The weighted score derivatives of the head losses, added onto the token table ``A``.
 
-    ``q_t = x_t^T gf`` (``dot_sum``), ``dsc_t = -s_t sum_u s_u (q_u - q_t)`` (the centred sum of
-    the model, in :func:`einsum_dot`'s order), ``wdsc = where(mask, dsc, 0) * w`` and ``A`` the
-    ``bincount`` of ``wdsc`` onto the (token, query) cells, samples first. ``s``, ``mask``,
-    ``tok``, ``wdsc`` ``(n, T, B)``; ``q`` ``(T, B)``, ``acc0``, ``acc1`` ``(B,)`` scratch.
+    ``q_t = x_t^T gf`` (``dot_sum``), ``dsc_t = -s_t sum_u s_u (q_u - q_t)`` (:func:`einsum_dot`'s order),
+    ``wdsc = where(mask, dsc, 0) * w``, ``A`` its ``bincount`` onto the (token, query) cells, samples
+    first. ``s``, ``mask``, ``tok``, ``wdsc`` ``(n, T, B)``; ``q`` ``(T, B)``, ``acc0``, ``acc1`` scratch.
     """
     n, T, B = s.shape
     d = emb.shape[2]
@@ -597,9 +568,7 @@ def score_weights(
     _onto_table(A, tok, qry, wdsc, False)
 
 
-# ---------------------------------------------------------------------------------------------
-# The normalized step
-# ---------------------------------------------------------------------------------------------
+# --- The normalized step ---
 
 
 @jit
@@ -649,12 +618,11 @@ def ngd_update(
 ) -> int:
     """The normalized step of :func:`ntpnb.optim.run`: ``W -= lr g / (||g|| + eps)`` per trial.
 
-    ``WL`` and ``grad`` are ``(d, d, B)``; ``norm`` ``(B,)`` receives each trial's norm as the
-    step used it and ``scale`` ``(B,)`` what its gradient was divided by (1, or its largest
-    entry: a trial whose plain norm lies outside ``[safe_norm, inf)`` steps by
-    ``(g / s) lr / (||g / s|| + eps / s)``, as the reference does); ``factor``, ``acc``
-    ``(B,)`` scratch. Returns :data:`STEP_REFUSED`, having moved nothing, where the reference
-    raises (a non-finite entry, or a zero gradient with ``eps = 0``), else :data:`STEP_DONE`.
+    ``WL``, ``grad`` ``(d, d, B)``; ``norm`` ``(B,)`` receives each trial's norm as the step used it,
+    ``scale`` ``(B,)`` what its gradient was divided by (1, or its largest entry: a trial whose plain
+    norm lies outside ``[safe_norm, inf)`` steps by ``(g / s) lr / (||g / s|| + eps / s)``, as the
+    reference does); ``factor``, ``acc`` scratch. Returns :data:`STEP_REFUSED` (nothing moved) where
+    the reference raises, else :data:`STEP_DONE`.
     """
     d, _, B = WL.shape
     n = d * d
@@ -696,9 +664,7 @@ def ngd_update(
     return STEP_DONE
 
 
-# ---------------------------------------------------------------------------------------------
-# Whole phases of a step, between numpy's exponentials: one call each
-# ---------------------------------------------------------------------------------------------
+# --- Whole phases of a step, between numpy's exponentials: one call each ---
 
 #: The losses on the head's output, as :func:`head_finish` codes them.
 HEAD_LOSSES: tuple[str, ...] = ("squared", "ce", "squared_softmax")
@@ -788,10 +754,7 @@ def head_start(
 def head_classes(
     z: np.ndarray, emb: np.ndarray, f: np.ndarray, C: np.ndarray, classes: np.ndarray, lanes: np.ndarray
 ) -> None:
-    """From the attention's exponentials to the class logits (cross-entropy, squared softmax).
-
-    :func:`attention_outputs`, then :func:`head_logits`.
-    """
+    """To the class logits (ce, squared softmax): :func:`attention_outputs`, :func:`head_logits`."""
     attention_outputs(z, emb, f, lanes[0])
     head_logits(f, C, classes, lanes[0])
 

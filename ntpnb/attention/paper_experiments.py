@@ -1,19 +1,15 @@
 """The experiments of Paper B, Sec. 5-6 and Appendix D, over many random trials at once.
 
-* :func:`global_experiment`: Figs. 3-4. Random embeddings and an acyclic or general data set
-  per trial, head ``C E^T = I``, log-loss, normalized GD from zero; tracked against the verified
-  ``W^mm`` (Graph-SVM) and the exact ``W^cyc``. The paper's own ``W^cyc`` (normalized GD from
-  zero on the cyclic sub-dataset, Appendix D) is computed too, to compare the two.
-* :func:`local_experiment`: Figs. 5-6. A general head (``C = E``), squared or cross-entropy
-  loss; the trained ``W`` defines pseudo token-priority graphs, whose ``W~^mm`` and ``W~^cyc``
-  are compared with the data graphs' ``W^mm`` and ``W^cyc``.
+* :func:`global_experiment`: Figs. 3-4. Random embeddings, acyclic or general data, head ``C E^T = I``,
+  log-loss, normalized GD from zero; tracked against the verified ``W^mm`` (Graph-SVM), the exact
+  ``W^cyc`` and the paper's ``W^cyc`` (normalized GD from zero on the cyclic sub-dataset, Appendix D).
+* :func:`local_experiment`: Figs. 5-6. Head ``C = E``, squared or cross-entropy loss; the trained
+  ``W``'s pseudo token-priority graphs give ``W~^mm``, ``W~^cyc``, compared with ``W^mm``, ``W^cyc``.
 
-The trials' data are drawn one after the other from one generator (``seed``), so the trials
-do not depend on how the rest is computed. The rest goes through joblib
-(:func:`ntpnb.parallel.parallel_map`), serial by default and on local processes or a Dask or Ray
-cluster inside ``joblib.parallel_config``, with bit-for-bit the same results: each trial's
-Graph-SVM and exact solves (a few milliseconds each) as one task per trial, and the training as
-one batched run per worker (:func:`~ntpnb.attention.batched_training.train_trials`).
+The trials are drawn in order from one generator (``seed``), independently of the rest, which runs
+through :func:`ntpnb.parallel.parallel_map` (serial by default; processes, Dask or Ray inside
+``joblib.parallel_config``) with bit-for-bit the same results: one task per trial for the Graph-SVM
+and exact solves, one batched training per worker (:func:`~ntpnb.attention.batched_training.train_trials`).
 """
 
 from __future__ import annotations
@@ -98,8 +94,7 @@ def _draw_trials(
 ) -> list[tuple[np.ndarray, TokenData]]:
     """Every trial's embeddings and data, drawn in order from one generator seeded by ``seed``.
 
-    An integer seed's draws are kept (:func:`_drawn`, read-only), so the experiments and
-    variants that share their trials draw them once.
+    An integer seed's draws are kept (:func:`_drawn`, read-only): trials shared are drawn once.
     """
     if not isinstance(kind, str) or kind not in ("acyclic", "general"):
         raise InvalidDataError(f"unknown data kind {kind!r}; use 'acyclic' or 'general'")
@@ -140,11 +135,9 @@ def _over_records(
 class ReferenceRun:
     """The references ``W^cyc`` of :func:`gd_reference` at the recorded steps."""
 
-    #: ``(n_records, B, d, d)``: each trial's reference at each recorded step (0 for a trial with an empty or
-    #: symmetric sub-dataset).
+    #: ``(n_records, B, d, d)``: each trial's reference per recorded step (0: empty or symmetric sub-dataset).
     W: np.ndarray
-    #: ``(n_records, B)``: the norm of the plain gradient of the reference's risk there (0 for a trial not
-    #: trained).
+    #: ``(n_records, B)``: the plain gradient norm of the reference's risk there (0: trial not trained).
     grad_norm: np.ndarray
 
 
@@ -163,18 +156,15 @@ def gd_reference(
 ) -> ReferenceRun:
     """The paper's ``W^cyc`` (Appendix D): train from zero on each cyclic sub-dataset.
 
-    One batched run over the trials whose sub-dataset is non-empty; the others get 0. So does a
-    trial whose gradient at zero vanishes (symmetric cyclic data, e.g. two samples that differ
-    only in their label): zero is then stationary, gradient descent does not leave it, and the
-    normalized step is undefined there, its direction being rounding noise (norm at most
-    :data:`~ntpnb.settings.STATIONARY_GRAD_RTOL` times the size of the terms; 1e-17 in
-    practice).
+    One batched run over the trials whose sub-dataset is non-empty; the others get 0, and so does a
+    trial whose gradient at zero vanishes (symmetric cyclic data, e.g. two samples differing only in
+    their label): zero is stationary and the normalized step's direction there is rounding noise (norm
+    at most :data:`~ntpnb.settings.STATIONARY_GRAD_RTOL` times the size of the terms).
 
-    ``record_at``: the steps to keep (default: ``n_iter`` only); the paper's figures compare
-    ``W(tau)`` with the reference at the same step ``tau``. ``divide_by[b]``: the number the
-    summed loss of trial ``b``'s sub-dataset is divided by (default: its own size, the mean);
-    Paper B's code divides by the size of the whole data set. ``progress``: told ``(steps done,
-    n_iter)`` as the run goes (once, at the end, when no trial is trained).
+    ``record_at``: the steps to keep (default: ``n_iter`` only; the figures compare ``W(tau)`` with the
+    reference at the same ``tau``). ``divide_by[b]``: what trial ``b``'s summed loss is divided by
+    (default: its sub-dataset's size; Paper B's code uses the whole data set's). ``progress``: told
+    ``(steps done, n_iter)`` as the run goes (once, at the end, when no trial is trained).
     """
     d = E_list[0].shape[1]
     grid = np.array([n_iter]) if record_at is None else np.asarray(record_at)
@@ -214,9 +204,8 @@ def _stage(progress: Progress | None, stage: int, n_stages: int, n_iter: int) ->
 def gradient_norms(Ws: np.ndarray, prob: Problem) -> np.ndarray:
     """``||grad L(W)||`` per record and trial, ``(n_records, B)``, for ``Ws`` ``(n_records, B, d, d)``.
 
-    The norm is taken after dividing by the largest entry, so gradients far below 1e-154 (whose
-    squares underflow) keep their size. The records are evaluated as one batch
-    (:func:`~ntpnb.attention.model.tile_problem`: the same numbers as record by record).
+    Taken after dividing by the largest entry, so gradients below 1e-154 (squares underflow) keep their
+    size; the records are one batch (:func:`~ntpnb.attention.model.tile_problem`: same numbers).
     """
     R, B, d, _ = Ws.shape
     g = gradient(Ws.reshape(R * B, d, d), tile_problem(prob, R)).reshape(R, B, d, d)
@@ -259,34 +248,30 @@ class GlobalResult:
 
     #: Recorded iterations.
     iterations: np.ndarray
-    #: ``(n_records, B)``: ``corr(W, W^mm)``, ``||W||``, ``||Pi_Scyc(W) - W^cyc||`` (exact ``W^cyc``; 0 on
-    #: acyclic data).
+    #: ``(n_records, B)``: ``corr(W, W^mm)``.
     corr: np.ndarray
-    #: ``(n_records, B)``: ``corr(W, W^mm)``, ``||W||``, ``||Pi_Scyc(W) - W^cyc||`` (exact ``W^cyc``; 0 on
-    #: acyclic data).
+    #: ``(n_records, B)``: ``||W||``.
     norm: np.ndarray
-    #: ``(n_records, B)``: ``corr(W, W^mm)``, ``||W||``, ``||Pi_Scyc(W) - W^cyc||`` (exact ``W^cyc``; 0 on
-    #: acyclic data).
+    #: ``(n_records, B)``: ``||Pi_Scyc(W) - W^cyc||`` (exact ``W^cyc``; 0 on acyclic data).
     cyc_dist: np.ndarray
-    #: ``(n_records, B)``: the same distance measured against the paper's ``W^cyc`` (normalized GD from zero
-    #: on the cyclic sub-dataset at the same step size and iterations).
+    #: ``(n_records, B)``: the same against the paper's ``W^cyc`` (same step size and iterations).
     cyc_dist_paper: np.ndarray
-    #: ``(B, d, d)``: final iterates and the references.
+    #: ``(B, d, d)``: final iterates.
     W: np.ndarray
-    #: ``(B, d, d)``: final iterates and the references.
+    #: ``(B, d, d)``: the verified Graph-SVM solutions.
     W_mm: np.ndarray
-    #: ``(B, d, d)``: final iterates and the references.
+    #: ``(B, d, d)``: the exact ``W^cyc``.
     W_cyc: np.ndarray
-    #: ``(B, d, d)``: final iterates and the references.
+    #: ``(B, d, d)``: the paper's ``W^cyc``.
     W_cyc_paper: np.ndarray
     #: ``(B,)`` ``dim S_cyc``.
     cyc_dims: np.ndarray
-    #: ``(B,)`` verification numbers of the Graph-SVM (duality gap) and of ``W^cyc`` (gradient norm).
+    #: ``(B,)`` the Graph-SVM's duality gap (its verification).
     svm_gaps: np.ndarray
-    #: ``(B,)`` verification numbers of the Graph-SVM (duality gap) and of ``W^cyc`` (gradient norm).
+    #: ``(B,)`` the gradient norm at the exact ``W^cyc`` (its verification).
     cyc_grad_norms: np.ndarray
-    #: ``(B,)`` ``||W - Pi_Scyc(W)|| / ||W||`` of the paper's ``W^cyc`` (0 where it is 0): GD runs in all
-    #: ``d^2`` directions, so this tests ``W^cyc in S_cyc`` (Lemma 2).
+    #: ``(B,)`` ``||W - Pi_Scyc(W)|| / ||W||`` of the paper's ``W^cyc`` (0 where it is 0): tests Lemma 2's
+    #: ``W^cyc in S_cyc``, GD running in all ``d^2`` directions.
     paper_outside: np.ndarray
 
 
@@ -307,8 +292,7 @@ def global_experiment(
 ) -> GlobalResult:
     """Figs. 3 (``kind="acyclic"``) and 4 (``kind="general"``): see the module docstring.
 
-    ``progress``, when given, is told ``(steps done, total)`` over the two trainings (the
-    paper's ``W^cyc``, then ``W``), ``2 n_iter`` steps in all.
+    ``progress`` is told ``(steps done, total)`` over both trainings (paper's ``W^cyc``, then ``W``).
     """
     trials = parallel_map(_global_setup, _draw_trials(kind, K, d, n, T, n_trials, seed, max_redraws))
     W_mm = np.array([t.W_mm for t in trials])
@@ -364,10 +348,9 @@ SUBSET_KEYS: tuple[str, ...] = ("label", "selected")
 def initial_weights(init: str, n_trials: int, d: int, seed: int) -> np.ndarray | None:
     """Starting points ``(n_trials, d, d)`` of the local experiments (``None`` for zeros).
 
-    ``"uniform"``: entries i.i.d. ``U(-1/sqrt(d), 1/sqrt(d))``, PyTorch's default initialization
-    of ``nn.Linear(d, d)``, which the authors' code keeps (``init='default'``); drawn trial
-    after trial from a generator of their own (``seed`` and a stream id), so the trials' data do
-    not depend on it. ``"zero"``: ``W(0) = 0``.
+    ``"uniform"``: entries i.i.d. ``U(-1/sqrt(d), 1/sqrt(d))``, PyTorch's ``nn.Linear(d, d)`` default,
+    kept by the authors' code (``init='default'``); drawn trial after trial from a generator of their
+    own (``seed`` and a stream id), so the trials' data do not depend on it. ``"zero"``: ``W(0) = 0``.
     """
     if init not in INITS:
         raise InvalidDataError(f"unknown initialization {init!r}; use one of {INITS}")
@@ -384,52 +367,47 @@ class LocalResult:
 
     #: Recorded iterations.
     iterations: np.ndarray
-    #: Correlation of ``W(tau)`` with the data graphs' ``W^mm`` and with the pseudo graphs' ``W~^mm``.
+    #: Correlation of ``W(tau)`` with the data graphs' ``W^mm``.
     corr_global: np.ndarray
-    #: Correlation of ``W(tau)`` with the data graphs' ``W^mm`` and with the pseudo graphs' ``W~^mm``.
+    #: Correlation of ``W(tau)`` with the pseudo graphs' ``W~^mm``.
     corr_local: np.ndarray
-    #: ``||Pi_Scyc(W(tau)) - W^cyc(tau)||`` and ``||Pi_S~cyc(W(tau)) - W~^cyc(tau)||``, not squared, each
-    #: reference trained from zero as in the paper and taken at the same step ``tau`` as ``W`` (as the
-    #: authors' code compares them); 0 where the sub-dataset is empty.
+    #: ``||Pi_Scyc(W(tau)) - W^cyc(tau)||``, not squared, the reference trained from zero as in the paper and
+    #: taken at the same step ``tau`` (as the authors' code does); 0 where the sub-dataset is empty.
     dist_global: np.ndarray
-    #: ``||Pi_Scyc(W(tau)) - W^cyc(tau)||`` and ``||Pi_S~cyc(W(tau)) - W~^cyc(tau)||``, not squared, each
-    #: reference trained from zero as in the paper and taken at the same step ``tau`` as ``W`` (as the
-    #: authors' code compares them); 0 where the sub-dataset is empty.
+    #: ``||Pi_S~cyc(W(tau)) - W~^cyc(tau)||``, as :attr:`dist_global`.
     dist_local: np.ndarray
     #: ``||W(tau)||``.
     norm: np.ndarray
     #: ``||grad L(W(tau))||``: the plain gradient, whatever the step rule.
     grad_norm: np.ndarray
-    #: ``(n_records, 2 B)``: the same for the global references (first ``B`` columns) and the local ones, 0
-    #: where a trial's reference is not trained.
+    #: ``(n_records, 2 B)``: the same for the global references (first ``B`` columns) and the local ones (0:
+    #: not trained).
     ref_grad_norm: np.ndarray
     #: ``(B,)`` final correlation of ``W`` with ``W~^cyc + R W~^mm``, ``R`` the least-squares fit (the
     #: authors' second correlation, ``R_solver``).
     corr_combined: np.ndarray
     #: ``(B,)`` ``||W~^mm||``.
     local_svm_norm: np.ndarray
-    #: ``(B,)`` samples in the pseudo cyclic sub-dataset and ``dim S~cyc``.
+    #: ``(B,)`` samples in the pseudo cyclic sub-dataset.
     subset_sizes: np.ndarray
-    #: ``(B,)`` samples in the pseudo cyclic sub-dataset and ``dim S~cyc``.
+    #: ``(B,)`` ``dim S~cyc``.
     pseudo_cyc_dims: np.ndarray
     #: ``(B,)`` mean number of selected tokens per sample.
     n_selected: np.ndarray
     #: ``(B,)`` the largest gap between two attention logits of one sample at the end.
     max_score_gap: np.ndarray
-    #: ``(B, d, d)`` final iterates and ``(B, n, T)`` their attention.
+    #: ``(B, d, d)`` final iterates.
     W: np.ndarray
-    #: ``(B, d, d)`` final iterates and ``(B, n, T)`` their attention.
+    #: ``(B, n, T)`` their attention.
     scores: np.ndarray
-    #: ``(B,)`` the final local distance with the pseudo sub-dataset keyed the other way (see ``subset_key``;
-    #: empty unless ``compare_keys``).
+    #: ``(B,)`` final local distance with the sub-dataset keyed the other way (empty unless ``compare_keys``).
     dist_other: np.ndarray
 
     def kept(self, drop_corr: float) -> np.ndarray:
         """``(B,)`` the trials the authors' filter keeps.
 
-        Their notebook raises, aborting the run, when a trial's best local correlation (with
-        ``W~^mm``, or with ``W~^cyc + R W~^mm``: :attr:`corr_combined`) ends below ``drop_corr``;
-        a trial without pseudo SVM (``W~^mm = 0``) passes.
+        Their notebook aborts when a trial's best local correlation (with ``W~^mm`` or
+        :attr:`corr_combined`) ends below ``drop_corr``; a trial with ``W~^mm = 0`` passes.
         """
         best = np.maximum(self.corr_local[-1], self.corr_combined)
         return ~((best < drop_corr) & (self.local_svm_norm > 0))
@@ -462,19 +440,16 @@ def local_experiment(
 ) -> LocalResult:
     """Figs. 5 (``loss="squared_softmax"`` or ``"squared"``) and 6 (``loss="ce"``).
 
-    Normalized GD with step ``lr g / (||g|| + step_eps)`` trains ``W`` and both references.
-    ``threshold``: attention above which a token counts as selected (default
+    Normalized GD with step ``lr g / (||g|| + step_eps)`` trains ``W`` and both references, whose
+    summed loss is divided by ``n`` (the whole data set), as in the authors' code. ``threshold``:
+    attention above which a token counts as selected (default
     :data:`~ntpnb.settings.PSEUDO_GRAPH_THRESHOLD`); ``exclusion_band``: see
-    :func:`~ntpnb.attention.graphs.pseudo_priority_graphs`; ``init``: see
-    :func:`initial_weights`; ``subset_key``: which pseudo SCC a sample of the pseudo cyclic
-    sub-dataset keeps, that of its true label (``"label"``, the authors' ``generate_reduced_ds``)
-    or that of its selected tokens (``"selected"``, see
-    :func:`~ntpnb.attention.graphs.pseudo_cyclic_subdataset`); ``compare_keys``: also the
-    final local distance with the other key (same trained ``W``). The references' summed
-    loss is divided by ``n``, the size of the whole data set, as in the authors' code.
-    ``progress``, when given, is told ``(steps done, total)`` over the trainings (``W``, the
-    global and the local references, and with ``compare_keys`` the other local one), ``n_iter``
-    steps each.
+    :func:`~ntpnb.attention.graphs.pseudo_priority_graphs`; ``init``: see :func:`initial_weights`;
+    ``subset_key``: which pseudo SCC a sample of the pseudo cyclic sub-dataset keeps, its true
+    label's (``"label"``, the authors' ``generate_reduced_ds``) or its selected tokens' (``"selected"``,
+    :func:`~ntpnb.attention.graphs.pseudo_cyclic_subdataset`); ``compare_keys``: also the final local
+    distance with the other key. ``progress`` is told ``(steps done, total)`` over the trainings
+    (``W``, global and local references, with ``compare_keys`` the other local one).
     """
     if subset_key not in SUBSET_KEYS:
         raise InvalidDataError(f"unknown subset_key {subset_key!r}; use one of {SUBSET_KEYS}")
@@ -538,8 +513,8 @@ def local_experiment(
 def _same_step_distance(Ws: np.ndarray, refs: np.ndarray, bases: np.ndarray) -> np.ndarray:
     """``||Pi_S(W(tau)) - Pi_S(W_ref(tau))||`` per record and trial, ``(n_records, B)``.
 
-    ``Ws`` and ``refs`` are ``(n_records, B, d, d)`` at the same steps; the reference lies in
-    ``S`` up to rounding (its gradients do), so projecting it too only removes that rounding.
+    ``Ws``, ``refs`` ``(n_records, B, d, d)`` at the same steps; the reference lies in ``S`` up to
+    rounding, which projecting it removes.
     """
     return np.array(
         [
@@ -568,9 +543,9 @@ def local_threshold_sweep(
 ) -> dict[str, np.ndarray]:
     """How the pseudo graphs of trained ``W`` (``(B, d, d)``) depend on the selection threshold.
 
-    The trials are redrawn as :func:`local_experiment` drew them (same ``seed`` and sizes).
-    Returns ``corr`` (``(len(thresholds), B)``, final correlation with ``W~^mm``),
-    ``cyc_dims`` (``dim S~cyc``) and ``n_selected`` (mean selected tokens per sample).
+    The trials are redrawn as :func:`local_experiment` drew them (same ``seed`` and sizes). Returns
+    ``(len(thresholds), B)`` arrays ``corr`` (with ``W~^mm``), ``cyc_dims`` (``dim S~cyc``) and
+    ``n_selected`` (mean selected tokens per sample).
     """
     draws = _draw_trials("general", K, d, n, T, W.shape[0], seed, max_redraws)
     args = [(E, data, w) for (E, data), w in zip(draws, W, strict=True)]
@@ -606,8 +581,7 @@ def _kept(
 ) -> np.ndarray:
     """``what(E, graphs)`` (read-only), computed once per (function, ``E``, graphs).
 
-    The local experiments' variants train the same trials, and their pseudo graphs mostly
-    coincide (so do a threshold sweep's): the same problem has the same verified answer.
+    The variants' (and a threshold sweep's) pseudo graphs mostly coincide.
     """
     E = np.asarray(E)
     edges = tuple((k, g.nodes, g.edges) for k, g in sorted(graphs.graphs.items()))
@@ -659,11 +633,7 @@ def _local_setup(trial: tuple[np.ndarray, TokenData]) -> _LocalTrial:
 def _local_trials(
     K: int, d: int, n: int, T: int, n_trials: int, seed: int, max_redraws: int
 ) -> tuple[_LocalTrial, ...]:
-    """The trials of :func:`local_experiment` drawn and set up.
-
-    Kept for an integer seed, so the variants of one figure (the same trials with another loss
-    or step rule) set them up once.
-    """
+    """The trials of :func:`local_experiment` drawn and set up (kept for an integer seed)."""
     args = (K, d, n, T, n_trials, seed, max_redraws)
     if all(isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in args):
         return _local_trials_kept(*(int(v) for v in args))
@@ -721,9 +691,8 @@ def _label_components(
 ) -> TokenPriorityGraphs:
     """Graphs holding only the SCCs (as cycles) of the labels of the sub-dataset's samples.
 
-    Their ``S_cyc`` is the authors' ``cal_Sfin`` for the pseudo graphs: spanned by the SCCs of
-    the true labels of the samples kept in the (label-keyed) cyclic sub-dataset, not by every
-    multi-node SCC of the pseudo graphs.
+    Their ``S_cyc`` is the authors' ``cal_Sfin``: spanned by the SCCs of the kept samples' true
+    labels, not by every multi-node SCC of the pseudo graphs.
     """
     nodes: dict[int, set[int]] = {}
     edges: dict[int, set[tuple[int, int]]] = {}
@@ -739,9 +708,8 @@ def _label_components(
 def midpoint_gaps(prob: Problem, n_pairs: int, scale: float, rng: np.random.Generator) -> np.ndarray:
     """``L((W1 + W2) / 2) - (L(W1) + L(W2)) / 2`` on random pairs: midpoint convexity (Lemma 3).
 
-    ``W1``, ``W2`` have i.i.d. ``N(0, scale^2)`` entries, drawn from ``rng`` in that order;
-    ``prob`` is a one-trial problem (:func:`~ntpnb.attention.model.make_problem`). A convex risk
-    gives values ``<= 0`` up to rounding.
+    ``W1``, ``W2``: i.i.d. ``N(0, scale^2)`` entries, drawn in that order; ``prob``: one trial
+    (:func:`~ntpnb.attention.model.make_problem`). A convex risk gives ``<= 0`` up to rounding.
     """
     n_pairs = as_count(n_pairs, "n_pairs")
     rng = as_generator(rng, "rng")
@@ -757,10 +725,9 @@ def second_differences(
 ) -> np.ndarray:
     """Second differences of the risk along random unit directions of a subspace (Lemma 3).
 
-    For each of ``n_dirs`` draws: a unit direction ``D`` and a point ``W0`` (three times a
-    standard Gaussian combination) in the span of ``basis`` (orthonormal rows of length
-    ``d^2``), and ``(L(W0 - h D) - 2 L(W0) + L(W0 + h D)) / h^2`` with ``h = step``. Strict
-    convexity on the subspace makes them positive.
+    Per draw: a unit direction ``D`` and a point ``W0`` (three times a standard Gaussian combination)
+    in the span of ``basis`` (orthonormal rows of length ``d^2``), then ``(L(W0 - h D) - 2 L(W0) +
+    L(W0 + h D)) / h^2``, ``h = step``: positive under strict convexity on the subspace.
     """
     n_dirs = as_count(n_dirs, "n_dirs")
     rng = as_generator(rng, "rng")

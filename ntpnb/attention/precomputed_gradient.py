@@ -1,37 +1,25 @@
-"""The training gradient with every per-problem constant computed once: what :func:`train` runs.
+"""The training gradient with every per-problem constant computed once (what training runs).
 
-:func:`~ntpnb.attention.model.gradient` works from the ``(B, n, T, d)`` arrays of a
-:class:`~ntpnb.attention.model.Problem` at every call. Training calls it thousands of times on
-the same data, and at the paper's sizes (100 trials of a few dozen token positions) each numpy
-call costs more in overhead than in arithmetic. :func:`gradient_function` returns the same
-gradient, to rounding, as a function of ``W`` alone, in three steps:
+:func:`gradient_function` returns :func:`~ntpnb.attention.model.gradient`, to rounding, as a function
+of ``W`` alone, saving the per-call numpy overhead that dominates at the paper's sizes:
 
-* **A token table.** A trial holds few distinct vectors (its ``K`` token embeddings). With
-  ``U_b`` (``k x d``) the distinct rows of trial ``b``, ``G_b = U_b W_b U_b^T`` holds every score
-  ``x_t^T W_b x_bar``, and the scores of all samples are one gather from ``G``. The gradient
-  ``sum_{i,t} w_i a_it x_t x_bar_i^T`` is ``U_b^T A_b U_b``, with ``A_b`` the scatter-add
-  (``bincount``) of the weighted score derivatives ``w_i a_it`` onto their (token, query) pairs.
-  Four ``(B, k, d)``-sized products replace products over every position.
-* **Positions first.** Softmaxes reduce over the ``T`` positions of a sample. With the position
-  as the leading axis these reductions are elementwise operations on ``(B, n)`` planes instead
-  of ``B n`` reductions over rows of length ``T``; both softmaxes of the log-loss (``s`` over
-  the input, ``r`` over the label's positions) run as one stacked computation.
-* **The log-loss in its cheapest exact form.** The derivative in the score of position ``t`` is
-  ``s_t`` off the label's positions and ``(r_t / gamma_t) sum_u s_u (gamma_u - gamma_t)`` on them
-  (:func:`~ntpnb.attention.model.loss_and_grad`). Splitting the sum into positions off and on
-  the label gives ``-r_t S_off + (r_t / gamma_t) sum_{u on} s_u (gamma_u - gamma_t)``, with
-  ``S_off`` the attention off the label's positions: a sum of positive terms, free of
-  cancellation as before. The second term is exactly 0 when ``gamma`` is the same on all label
-  positions of a sample, as it is under ``C E^T = I`` (``gamma = 1``); it is computed only for
-  problems where it is not.
+* **A token table.** With ``U_b`` (``k x d``) the distinct rows of trial ``b``, ``G_b = U_b W_b U_b^T``
+  holds every score ``x_t^T W_b x_bar`` (one gather gives all samples'), and the gradient
+  ``sum_{i,t} w_i a_it x_t x_bar_i^T`` is ``U_b^T A_b U_b``, ``A_b`` the ``bincount`` of the weighted
+  score derivatives ``w_i a_it`` onto their (token, query) pairs.
+* **Positions first.** With the position as the leading axis, the softmaxes' reductions are
+  elementwise on ``(B, n)`` planes; the log-loss's two softmaxes (``s`` over the input, ``r`` over
+  the label's positions) run stacked.
+* **The log-loss's cheapest exact form.** Position ``t``'s score derivative is ``s_t`` off the
+  label's positions and ``(r_t / gamma_t) sum_u s_u (gamma_u - gamma_t)`` on them
+  (:func:`~ntpnb.attention.model.loss_and_grad`), i.e. ``-r_t S_off + (r_t / gamma_t) sum_{u on} s_u
+  (gamma_u - gamma_t)``, ``S_off`` the attention off the label (positive terms, no cancellation).
+  The second term is 0 when ``gamma`` is equal on a sample's label positions (``C E^T = I``) and
+  computed only otherwise.
 
-The squared and cross-entropy losses use the token table and the reference derivatives of
-:mod:`~ntpnb.attention.model` (the same code). A
-problem whose trials have more distinct vectors than the table pays for (``k^2 > n T d``) gets
-the reference :func:`~ntpnb.attention.model.gradient` itself.
-
-The returned function does not validate ``W`` at each call (the training loop checks that the
-iterate stays finite); tests compare it with the reference on every loss, head and scale.
+The other losses use the token table and :mod:`~ntpnb.attention.model`'s derivatives. With more
+distinct vectors than the table pays for (``k^2 > n T d``) the reference itself runs. ``W`` is not
+validated at each call; tests compare with the reference on every loss, head and scale.
 """
 
 from __future__ import annotations
@@ -51,9 +39,8 @@ __all__ = ["gradient_function"]
 class TokenTable:
     """Distinct vectors per trial and where each score lives in ``G = U W U^T``.
 
-    The arrays are laid out trial axis last, so that the products run as elementwise
-    multiply-adds over contiguous trials (:func:`ntpnb.reproducible_products.dot_sum`: no BLAS, the same
-    rounding on every CPU and for every batch size).
+    Trial axis last: the products are elementwise multiply-adds over contiguous trials
+    (:func:`ntpnb.reproducible_products.dot_sum`: the same rounding on every CPU and batch size).
     """
 
     #: ``(k, d, B)``: the distinct rows of each trial (zero-padded to a common ``k``).
@@ -110,8 +97,8 @@ def uses_table(prob: Problem, table: TokenTable) -> bool:
 def gradient_function(prob: Problem) -> Callable[[np.ndarray], np.ndarray]:
     """``W -> gradient(W, prob)``, with the problem's constants computed once.
 
-    Equal to :func:`~ntpnb.attention.model.gradient` up to rounding (see the module docstring).
-    ``W`` (``(B, d, d)``, finite) is not validated at each call.
+    Equal to :func:`~ntpnb.attention.model.gradient` up to rounding; ``W`` (``(B, d, d)``, finite) is
+    not validated.
     """
     table = token_table(prob)
     if not uses_table(prob, table):  # many distinct vectors: the table costs more than it saves
@@ -135,16 +122,14 @@ class LogConstants:
     index: np.ndarray
     #: ``(T, 2, B, n)`` ``index`` twice: the scores of both softmaxes.
     stacked: np.ndarray
-    #: ``(T, 2, B, n)`` additive masks of the two softmaxes: ``s`` over the input (0 or -inf) and ``r =
-    #: softmax(sc + log gamma)`` over the label's positions (``log gamma``).
+    #: ``(T, 2, B, n)`` the softmaxes' additive masks: ``s`` over the input (0 or -inf), ``r =
+    #: softmax(sc + log gamma)`` (``log gamma``).
     shift: np.ndarray
     #: ``(T, B, n)`` the sample weight on positions off the label, 0 elsewhere.
     off_w: np.ndarray
-    #: ``(T, T, B, n)`` ``w (gamma_u - gamma_t) / gamma_t`` for ``t``, ``u`` on the label's positions, 0
-    #: elsewhere.
+    #: ``(T, T, B, n)`` ``w (gamma_u - gamma_t) / gamma_t`` for ``t``, ``u`` on the label, 0 elsewhere.
     spread: np.ndarray
-    #: Whether ``spread`` is 0 (``gamma`` equal on all label positions of every sample, as under ``C E^T =
-    #: I``).
+    #: Whether ``spread`` is 0 (``gamma`` equal on each sample's label positions, as under ``C E^T = I``).
     uniform: bool
 
 

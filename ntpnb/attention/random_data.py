@@ -1,9 +1,8 @@
 """The random data sets of Paper B's Appendix D.
 
-Embeddings on the unit sphere, acyclic data sets (labels follow a priority order) and general
-ones (labels drawn from the sequence, redrawn until a token-priority graph has a cycle).
-
-Every draw takes a ``seed`` or a ``numpy.random.Generator``.
+Embeddings on the unit sphere, acyclic data sets (labels follow a priority order) and general ones
+(labels drawn from the sequence, redrawn until a graph has a cycle). Draws take a ``seed`` or a
+``numpy.random.Generator``.
 """
 
 from __future__ import annotations
@@ -55,11 +54,9 @@ def acyclic_dataset(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """An acyclic data set (Appendix D): the label is the highest-priority token of its sequence.
 
-    A random priority order of the ``K`` tokens is drawn; each input has ``T`` tokens drawn
-    uniformly (distinct within the sequence when ``distinct``, as in the authors' code; with
-    replacement otherwise); its label is the input token of highest priority. Every edge
-    ``y -> x`` of the token-priority graphs then goes down the priority order, so the graphs
-    are acyclic (Definition 2) and the labels realizable.
+    A random priority order of the ``K`` tokens is drawn; each input has ``T`` uniform tokens
+    (distinct when ``distinct``, as in the authors' code; else with replacement). Every edge ``y -> x``
+    then goes down the priority order: the graphs are acyclic (Definition 2), the labels realizable.
 
     Returns
     -------
@@ -86,14 +83,10 @@ def general_dataset(
 ) -> tuple[np.ndarray, np.ndarray]:
     """A general (possibly cyclic) data set (Appendix D) with realizable labels.
 
-    Each input has ``T`` tokens drawn uniformly (distinct within the sequence when
-    ``distinct``); its label is one of its own tokens, drawn uniformly (so Assumption 2 holds).
-
-    With ``require_cycle`` the draw is repeated until some token-priority graph has a
-    strongly-connected component with two or more nodes *and* some strict relation
-    ``(i => j)`` exists (so that both ``W^cyc`` and ``W^mm`` are non-trivial, as Theorems 2-3
-    assume), at most ``max_redraws`` times. At ``K = 6, n = 6, T = 4`` about half of the plain
-    draws have no multi-node component; the authors' code redraws too.
+    Each input has ``T`` uniform tokens (distinct when ``distinct``); its label is one of them,
+    uniformly (Assumption 2). With ``require_cycle``, redrawn (at most ``max_redraws`` times, as the
+    authors' code also redraws) until some graph has a multi-node SCC *and* some ``(i => j)`` exists
+    (non-trivial ``W^cyc`` and ``W^mm``, as Theorems 2-3 assume).
 
     Raises
     ------

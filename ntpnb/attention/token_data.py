@@ -1,14 +1,12 @@
 """Paper B's data: token sequences and embeddings, and their validation.
 
-Conventions: token ids are integers in ``[0, K)`` (the paper counts from 1), a data set is ``X``
-of shape ``(n, T)`` (or a list of 1-D arrays of unequal lengths) with labels ``y`` of shape
-``(n,)``, embeddings ``E`` of shape ``(K, d)`` (row ``k`` is ``e_k``). The random data sets of
-Appendix D are drawn by :mod:`ntpnb.attention.random_data`.
+Token ids are integers in ``[0, K)`` (the paper counts from 1); a data set is ``X`` ``(n, T)`` (or a
+list of 1-D arrays of unequal lengths) with labels ``y`` ``(n,)``; embeddings ``E`` are ``(K, d)`` (row
+``k`` is ``e_k``). Appendix D's random data: :mod:`ntpnb.attention.random_data`.
 
-Internally every data set is a :class:`TokenData`: padded ids with a mask, and the id of each
-sample's *query* token ``x_bar`` (the last token of the original sequence). The query is kept
-apart from the tokens because the cyclic sub-dataset (Definition 1) may remove the last token
-from a sequence while its graph, and the attention query, are still those of that token.
+Internally a data set is a :class:`TokenData`: padded ids, a mask, and each sample's *query* token
+``x_bar`` (the original sequence's last), kept apart: the cyclic sub-dataset (Definition 1) may
+remove it from the tokens, while the graph and attention query remain that token's.
 """
 
 from __future__ import annotations
@@ -92,7 +90,7 @@ def as_token_data(
         ``(n,)`` query ids; default: the last token of every sequence.
     require_realizable
         Raise :class:`~ntpnb.errors.NotRealizableError` when a label is absent from its
-        sequence (Assumption 2 of Paper B, which every result of the paper assumes).
+        sequence (Paper B's Assumption 2).
 
     Raises
     ------
@@ -163,8 +161,7 @@ def check_embeddings(E: object, K: int | None = None) -> np.ndarray:
     Raises
     ------
     InvalidDataError
-        On a non-numeric ``E``, a wrong shape, a vocabulary size different from ``K``, or
-        non-finite entries.
+        On a non-numeric ``E``, a wrong shape, a row count other than ``K``, or non-finite entries.
     """
     try:
         arr = np.array(E, dtype=float)
@@ -184,11 +181,9 @@ def check_embeddings(E: object, K: int | None = None) -> np.ndarray:
 def normalized_embeddings(E: np.ndarray) -> tuple[np.ndarray, float]:
     """``(E / c, c)`` with ``c`` the power of two nearest the largest norm of an embedding.
 
-    Every answer of Paper B's convex problems scales simply with ``E`` (each score
-    ``x_t^T W x_bar`` is quadratic in the embeddings): ``W^mm(E / c) = c^2 W^mm(E)`` and
-    ``W^cyc(E / c) = c^2 W^cyc(E)``, the relations and ``S_cyc`` do not change. Dividing by a
-    power of two is exact (unless entries fall below the normal float64 range, where they are
-    negligible next to the largest), and unit-norm embeddings (Appendix D) are left as they are.
+    The scores ``x_t^T W x_bar`` are quadratic in the embeddings, so ``W^mm(E / c) = c^2 W^mm(E)``,
+    ``W^cyc(E / c) = c^2 W^cyc(E)``, with the same relations and ``S_cyc``. Dividing by a power of
+    two is exact (but for subnormals, negligible); unit-norm embeddings (Appendix D) stay as they are.
     """
     m = float(np.abs(E).max(initial=0.0))
     if m == 0.0:
