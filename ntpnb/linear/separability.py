@@ -321,9 +321,8 @@ def _certificate(
 
     Every ``w`` with ``G w = 0`` and ``max|w| <= 1`` has
     ``min(A w) <= lam^T A w / sum(lam) = (A^T lam + G^T mu)^T w / sum(lam)
-    <= ||A^T lam + G^T mu||_1 / sum(lam)``. The rounding of the products is added (and that of
-    the two sums, ``n eps`` relative), so the bound holds in exact arithmetic. The one
-    certificate, whichever way ``A^T lam + G^T mu`` is evaluated (``rows``).
+    <= ||A^T lam + G^T mu||_1 / sum(lam)``; with the rounding of the products and sums added,
+    the bound holds in exact arithmetic.
     """
     lam = np.maximum(lam, 0.0)
     total = float(lam.sum())
@@ -446,10 +445,9 @@ def _least_squares_directions(ev: _Evidence, rows: np.ndarray, targets: tuple[np
 def _from_embeddings(ev: _Evidence) -> None:
     """With ``m <= d``, the directions from ``H`` alone that separate whenever ``H`` has full row rank.
 
-    The minimum-norm ``W`` with logits 1 on the supports and 0 elsewhere (every margin 1; Lemma 1
-    of Paper A), solved for the row-normalized ``H`` (:func:`_least_squares_directions`), once
-    with equal margins for the rows of ``H`` and once for the normalized rows. Each is verified;
-    "not separable" needs both to fall short by ``RANK_BAND`` (:attr:`_Evidence.refuted`).
+    The minimum-norm ``W`` with logits 1 on the supports and 0 elsewhere (Lemma 1 of Paper A),
+    for the row-normalized ``H``, with equal margins for the rows of ``H`` and for the normalized
+    rows; "not separable" needs both to fall short by ``RANK_BAND`` (:attr:`_Evidence.refuted`).
     """
     data = ev.data
     if ev.embeddings_tried or data.m > data.d:
@@ -544,8 +542,8 @@ def _from_least_distance(ev: _Evidence) -> None:
 def _max_margin_lp(A: scipy.sparse.csr_matrix, G: scipy.sparse.csr_matrix, method: str):
     """Solve ``max t  s.t.  A w >= t,  G w = 0,  -1 <= w <= 1,  t <= cap`` with one linprog method.
 
-    The cap (:data:`~ntpnb.settings.LP_MARGIN_CAP`) stops the search once a margin that decides
-    has been reached; it does not change the answer, since ``t* > 0`` iff ``min(t*, cap) > 0``.
+    The cap (:data:`~ntpnb.settings.LP_MARGIN_CAP`) stops the search early without changing the
+    answer (``t* > 0`` iff ``min(t*, cap) > 0``).
     """
     n = A.shape[1]
     c = np.zeros(n + 1)
@@ -613,9 +611,9 @@ def _from_witness(ev: _Evidence) -> None:
 def lp_methods(n_variables: int) -> tuple[str, ...]:
     """The scipy.optimize.linprog methods tried in turn to decide a separability LP with ``n_variables``.
 
-    :data:`~ntpnb.settings.LP_METHOD` then :data:`~ntpnb.settings.LP_FALLBACK_METHODS`, except
-    that a small LP (at most :data:`~ntpnb.settings.LP_SMALL_MAX_VARIABLES` entries of ``W``)
-    tries :data:`~ntpnb.settings.LP_SMALL_METHOD` first. Each method appears once.
+    :data:`~ntpnb.settings.LP_METHOD` then :data:`~ntpnb.settings.LP_FALLBACK_METHODS`, after
+    :data:`~ntpnb.settings.LP_SMALL_METHOD` for at most
+    :data:`~ntpnb.settings.LP_SMALL_MAX_VARIABLES` entries of ``W``; each method once.
     """
     methods = (settings.LP_METHOD, *settings.LP_FALLBACK_METHODS)
     if n_variables <= settings.LP_SMALL_MAX_VARIABLES:
@@ -637,11 +635,7 @@ def _from_reduced_lp(ev: _Evidence) -> None:
 
 # ---------------------------------------------------------------------------- the decision
 def _gather(data: NTPData, sources: tuple[Callable[[_Evidence], None], ...]) -> _Evidence:
-    """Run the ``sources`` in turn until the evidence decides.
-
-    "Not separable" also needs the directions from ``H`` alone to fall short: they are tried
-    before a refutation is accepted, whatever the order.
-    """
+    """Run the ``sources`` in turn until the evidence decides (``H`` alone tried before a refutation)."""
     ev = _Evidence.of(data)
     for source in sources:
         source(ev)
@@ -691,10 +685,9 @@ def _decide_lp_outcome(data: NTPData) -> SeparabilityDecision | _Ambiguity:
 
 
 def _separability(data: NTPData) -> SeparabilityDecision:
-    """The LP chain's decision (cached): ``H`` alone, the SVM witness (a large LP), the LP methods.
+    """The LP chain's decision (cached): ``H`` alone, the SVM witness, the LP methods, least distance.
 
-    Then least-distance programming if still undecided; raises
-    :class:`~ntpnb.errors.NumericallyAmbiguousError` when the evidence decides nothing.
+    Raises :class:`~ntpnb.errors.NumericallyAmbiguousError` when the evidence decides nothing.
     """
     return _raised(_decide_lp_outcome(normalized(data)[0]))
 
@@ -710,9 +703,8 @@ def _decide_interior_outcome(data: NTPData) -> SeparabilityDecision | _Ambiguity
 def _decide_least_distance(data: NTPData) -> SeparabilityDecision | _Ambiguity | None:
     """The outcome (cached per data) from ``H`` alone and least-distance programming; None if unsure.
 
-    None for data least-distance programming does not take (:func:`_least_distance_fits`) and
-    where its evidence decides nothing (the LP chain is then asked); an ambiguity only when the
-    data are separable but beyond the NTP-SVM's reach.
+    None where least-distance programming does not apply (:func:`_least_distance_fits`) or
+    decides nothing; an ambiguity only for separable data beyond the NTP-SVM's reach.
     """
     if not _least_distance_fits(data):
         return None
@@ -752,11 +744,11 @@ def _lp_units(H: np.ndarray) -> np.ndarray:
 def verified_margin(H: np.ndarray, mask: np.ndarray, W: np.ndarray) -> tuple[float, np.ndarray]:
     """Verified normalized margin of a direction ``W`` and ``W`` scaled to ``max |W_ik| = 1``.
 
-    The verification of every direction (:func:`_checked_direction`) through the logits
-    (:class:`_LogitRows`): the smallest out-of-support gap less the rounding bound of both
-    logits; ``-inf`` when (6a) fails beyond its rounding and ``SEP_EQUALITY_RTOL`` of the margin,
-    or ``W`` is zero, not finite or not ``V x d``. In the units of ``"newton"`` (:func:`_lp_units`)
-    it compares with :data:`~ntpnb.settings.SEP_MARGIN_TOL`.
+    :func:`_checked_direction` through the logits (:class:`_LogitRows`): the smallest
+    out-of-support gap less the rounding bound of both logits; ``-inf`` when (6a) fails beyond
+    its rounding and ``SEP_EQUALITY_RTOL`` of the margin, or ``W`` is zero, not finite or not
+    ``V x d``. In the units of :func:`_lp_units` it compares with
+    :data:`~ntpnb.settings.SEP_MARGIN_TOL`.
     """
     W, mask = np.asarray(W, dtype=float), np.asarray(mask, dtype=bool)
     found = None
@@ -768,9 +760,9 @@ def verified_margin(H: np.ndarray, mask: np.ndarray, W: np.ndarray) -> tuple[flo
 def certified_bound(H: np.ndarray, mask: np.ndarray, C: np.ndarray) -> float:
     """Certified upper bound on the normalized margin of every direction, from coefficients ``C``.
 
-    ``lambda_jv = max(-C_jv, 0)`` off the supports, ``mu`` the other in-support entries (anchors
-    complete the rows to zero); the bound of every certificate (:func:`_certificate`) through
-    the logits (:class:`_LogitRows`); ``inf`` when ``lambda`` is zero or ``C`` is not finite.
+    ``lambda_jv = max(-C_jv, 0)`` off the supports, ``mu`` the other in-support entries;
+    :func:`_certificate` through the logits (:class:`_LogitRows`); ``inf`` when ``lambda`` is zero
+    or ``C`` is not finite.
     """
     C, mask = np.asarray(C, dtype=float), np.asarray(mask, dtype=bool)
     if not np.all(np.isfinite(C)):
@@ -1049,29 +1041,24 @@ def decide_separability(
     Parameters
     ----------
     method
-        ``"auto"`` (the default) and ``"least-distance"``: directions from ``H`` alone (when ``H``
-        has full row rank, ``d >= m``, Lemma 1 of Paper A, they separate), then, for a small
-        problem (its (6b) rows within :data:`ntpnb.settings.LEAST_DISTANCE_MAX_ENTRIES`),
-        least-distance programming, one non-negative least squares in the directions allowed by
-        (6a); a larger one, or one that method does not decide, goes to the normalized
-        max-margin linear program (HiGHS through :func:`scipy.optimize.linprog`, methods
-        :func:`lp_methods`), after ``W^mm`` of the active-set NTP-SVM solver as a candidate when
-        that LP is large (:data:`ntpnb.settings.SVM_WITNESS_MIN_VARIABLES`).
+        ``"auto"`` (the default) and ``"least-distance"``: directions from ``H`` alone (they
+        separate when ``H`` has full row rank, Lemma 1 of Paper A), then, when the (6b) rows are
+        within :data:`ntpnb.settings.LEAST_DISTANCE_MAX_ENTRIES`, least-distance programming
+        (one NNLS); otherwise or if undecided, the normalized max-margin LP (HiGHS,
+        :func:`lp_methods`), after the active-set ``W^mm`` as a candidate when the LP is large
+        (:data:`ntpnb.settings.SVM_WITNESS_MIN_VARIABLES`).
 
-        ``"lp"``: the max-margin LP first, its interior-point method first; the method of choice
-        on data that are likely not separable, where the witness is slow to give up.
+        ``"lp"``: the max-margin LP first, interior point first; for data likely not separable.
 
-        ``"reduced-lp"``: the full-rank witness (:func:`rank_witness`), then a feasibility LP in
-        the row space of ``H`` (:func:`_reduced_lp`), whose "infeasible" is confirmed by a
-        certificate from the other sources.
+        ``"reduced-lp"``: :func:`rank_witness`, then the feasibility LP in the row space of
+        ``H`` (:func:`_reduced_lp`), its "infeasible" confirmed by a certificate from the others.
 
-        ``"newton"``: the squared-hinge continuation of :mod:`ntpnb.linear.hinge_newton`, for
-        many contexts in fewer dimensions; certified either way to
-        :data:`~ntpnb.settings.SEP_MARGIN_TOL` in the units of rows scaled to largest entry 1
-        (:func:`_decide_newton`). Not cached.
+        ``"newton"``: the squared-hinge continuation of :mod:`ntpnb.linear.hinge_newton` (many
+        contexts in few dimensions), certified either way to
+        :data:`~ntpnb.settings.SEP_MARGIN_TOL` (:func:`_decide_newton`). Not cached.
     W0
-        For ``"newton"`` only: a starting decoder (``V x d``, e.g. the witness of a smaller ``d``
-        padded with zeros); it only changes the work, not the answer.
+        For ``"newton"`` only: a starting ``V x d`` decoder (e.g. a smaller ``d``'s witness padded
+        with zeros); it changes the work, not the answer.
 
     Raises
     ------
@@ -1104,10 +1091,9 @@ def is_separable(data: NTPData, method: str = "auto") -> bool:
 def separating_direction(data: NTPData) -> np.ndarray:
     """Some ``W^d`` satisfying (6a) and (6b) (Definition 2), scaled to smallest margin 1.
 
-    The direction is the one that decided :func:`is_separable`: the least-squares solution of
-    ``H W^T = `` (1 on each support, 0 off it) when it separates, which it does with all margins
-    equal whenever ``H`` has full row rank; otherwise the max-margin LP's point by the
-    interior-point method (an interior point of its optimal face). It is not ``W^mm``.
+    The least-squares solution of ``H W^T = `` (1 on each support, 0 off it) when it separates
+    (always, with equal margins, when ``H`` has full row rank); otherwise the interior-point
+    max-margin LP's point (interior to its optimal face). It is not ``W^mm``.
 
     It is returned without its part ``1 u^T`` (which changes no log-odds, margin or
     probability): its columns sum to zero, as those of ``W^mm`` and of every gradient iterate
