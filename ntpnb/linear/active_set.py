@@ -17,39 +17,32 @@ the row space of ``H`` and the logits are ``L = H W^T = K C`` with the Gram matr
     \quad \text{s.t.} \quad C \mathbf 1 = 0, \quad C_{jv} \le 0 \ (v \notin S_j),
 
 (``c_v`` the columns of ``C``) with ``lambda_jv = -C_jv >= 0`` the multipliers of (6b), the
-entries of ``C`` on the supports carrying the multipliers of (6a), and the multipliers ``t`` of
-the row sums ``C 1 = 0`` giving the common logits ``s = 1 + t``. It only involves ``K``: no
-basis of F and no ``V d``-dimensional constraint matrix is ever formed. Its Hessian is
-block-diagonal over the tokens (``I_V`` kron ``K``); only the row sums couple the tokens.
+support entries of ``C`` those of (6a), and the multipliers ``t`` of ``C 1 = 0`` giving the
+common logits ``s = 1 + t``. It only involves ``K`` (no basis of F, no ``V d``-dimensional
+constraint matrix); its Hessian is ``I_V`` kron ``K``, the tokens coupled only by the row sums.
 
 **Active sets.** Given the set of active inequalities, the KKT conditions are linear: for each
 token ``v``, with ``F_v`` the contexts where ``v`` is in the support or ``(j, v)`` is active,
 ``K[F_v, F_v] c_v[F_v] - t[F_v] = [v in S_j]`` (logits ``1 + t_j`` on the support, ``t_j`` on
 active constraints), and the row sums of ``C`` vanish. Eliminating each ``c_v`` leaves one
-``m x m`` positive definite system in ``t`` (the sum of the inverses ``K[F_v, F_v]^{-1}``
-scattered into ``F_v``), so an iteration costs ``V`` factorizations of matrices of size
-``|F_v|`` plus one of size ``m``. The primal-dual active-set method (Hintermueller, Ito and
-Kunisch 2002) then keeps the constraints with positive multipliers and adds the violated ones,
-and stops when neither kind is left: the exact KKT point. A token whose ``F_v`` did not change
-keeps its factorization. Singular blocks (``m > rank H``, repeated embeddings) use a
-pseudo-inverse with the consistency conditions of their null space, at the rank of the one rule
-(the Gram-block algebra of :mod:`.gram_blocks`).
+``m x m`` positive definite system in ``t`` (the inverses ``K[F_v, F_v]^{-1}`` scattered into
+``F_v``). The primal-dual active-set method (Hintermueller, Ito and Kunisch 2002) keeps the
+constraints with positive multipliers, adds the violated ones, and stops at the exact KKT
+point when neither is left; a token whose ``F_v`` did not change keeps its factorization.
+Singular blocks (``m > rank H``, repeated embeddings) use a pseudo-inverse with the
+consistency conditions of their null space (:mod:`.gram_blocks`).
 
-**Near-duplicate embeddings.** ``K`` squares the condition of ``H``, and ``W = C^T H`` then
-cancels coefficients of size ``1 / sigma_min^2`` down to a ``W`` of size ``1 / sigma_min``: at
-``sigma_min / sigma_max = 1e-6`` (two embeddings a relative ``1e-6`` apart) no digit of the margins
-is left. When ``H`` has full row rank (every singular value resolved,
-:func:`ntpnb.linalg.nonzero_count`) the method also runs in *square-root form*
-(:class:`_SquareRoot`): with the SVD ``H[F_v] = U diag(s) Vt`` of each block, ``w_v = Vt^T
-diag(1/s) U^T (r_v + t[F_v])`` is formed directly, so its logits on ``F_v`` are
-``r_v + t[F_v]`` up to rounding whatever ``t`` is, and ``t`` minimizes ``||W||``: one linear
-least-squares problem ``min_t sum_v ||diag(1/s) U^T (r_v + t[F_v])||^2`` in ``m`` unknowns,
-solved by a QR decomposition at its known rank ``m`` (its condition is that of ``H``, not its
-square).
+**Near-duplicate embeddings.** ``K`` squares the condition of ``H``, and ``W = C^T H`` cancels
+coefficients of size ``1 / sigma_min^2`` down to a ``W`` of size ``1 / sigma_min``: at
+``sigma_min / sigma_max = 1e-6`` no digit of the margins is left. When ``H`` has full row rank
+(:func:`ntpnb.linalg.nonzero_count`) the method also runs in *square-root form*
+(:class:`_SquareRoot`): with the SVD ``H[F_v] = U diag(s) Vt``, ``w_v = Vt^T diag(1/s) U^T
+(r_v + t[F_v])`` is formed directly (its logits on ``F_v`` are ``r_v + t[F_v]`` up to rounding),
+and ``t`` minimizes ``||W||``: ``min_t sum_v ||diag(1/s) U^T (r_v + t[F_v])||^2``, solved by QR
+at its known rank ``m`` (conditioned like ``H``, not its square).
 
-The answer comes back as the one solution type of both papers, :class:`ntpnb.qp.SVMSolution`,
-verified by the one certificate (:func:`ntpnb.qp.certify`, with the multipliers read off ``C``)
-before it is returned; the method never returns an unverified point.
+The answer, a :class:`ntpnb.qp.SVMSolution`, is verified by :func:`ntpnb.qp.certify` (multipliers
+read off ``C``) before it is returned; the method never returns an unverified point.
 """
 
 from __future__ import annotations
@@ -108,11 +101,7 @@ class _Subproblem:
         return block
 
     def solve(self, active: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``(C, t)`` with the ``active`` inequalities as equalities.
-
-        The equations are solved in the least-squares sense when a singular block makes them
-        inconsistent.
-        """
+        """``(C, t)`` with the ``active`` inequalities as equalities (least squares if inconsistent)."""
         mask, ridge = self.mask, self.ridge
         m, V = mask.shape
         free = mask | active
@@ -192,14 +181,11 @@ def _active_set_loop(
     ``W = C_primal^T H``, and ``C_dual`` holds the multipliers (the same matrix unless ``K`` is
     singular).
 
-    With ``K`` non-singular and well-conditioned (``full_rank``, see :func:`_solve`) the dual is
-    strongly convex and one run of the primal-dual active-set method solves it. Otherwise the dual is
-    degenerate (``C`` is not unique and an active set can make the KKT equations inconsistent),
-    so the method runs on
-    proximal subproblems ``+ ridge / 2 ||C - C_k||^2`` (strongly convex; the proximal point
-    method converges to a solution of the dual). After each one it solves the exact equations
-    on the current active set and stops when ``accept`` (the verification) passes, either with
-    those equations' own multipliers or with the proximal iterate's.
+    With ``K`` non-singular and well-conditioned (``full_rank``) the dual is strongly convex and
+    one primal-dual active-set run solves it. Otherwise (``C`` not unique, KKT equations possibly
+    inconsistent) it runs on proximal subproblems ``+ ridge / 2 ||C - C_k||^2``, after each
+    solving the exact equations on the current active set, until ``accept`` passes with those
+    equations' multipliers or the proximal iterate's.
     """
     if full_rank:
         sub = _Subproblem(K, H, mask, 0.0, np.zeros(mask.shape))
@@ -253,9 +239,8 @@ def _certified(rows: NTPRows, C_primal: np.ndarray, C_dual: np.ndarray) -> SVMSo
 def _row_sum_residual(C: np.ndarray) -> float:
     """``max_j |sum_v C_jv| / max |C|``: how far the dual iterate is from its constraint ``C 1 = 0``.
 
-    The certificate reads the multipliers of (6a) off the support entries of ``C`` and completes
-    the anchor entries to zero row sums; the iteration itself must have converged to such a
-    ``C`` too, so this is part of its stopping test.
+    The certificate completes the anchor entries to zero row sums, so the iteration must also
+    converge to such a ``C``: part of its stopping test.
     """
     return float(np.abs(C.sum(axis=1)).max()) / (float(np.abs(C).max(initial=0.0)) or 1.0)
 
@@ -263,15 +248,12 @@ def _row_sum_residual(C: np.ndarray) -> float:
 def solve_active_set(data: NTPData, max_iter: int = MAX_ITER) -> SVMSolution:
     """Solve the NTP-SVM of ``data`` exactly by the active-set method of the module docstring.
 
-    The data are assumed NTP-separable (decide it first with :func:`ntpnb.is_separable`); on
-    non-separable data the method fails with :class:`~ntpnb.errors.SolverError` and never
-    returns a point. The answer passes :meth:`ntpnb.qp.SVMSolution.passes` (tolerances of
-    :mod:`ntpnb.settings`, read at the call).
+    The data are assumed NTP-separable (:func:`ntpnb.is_separable`); otherwise the method fails
+    with :class:`~ntpnb.errors.SolverError`. The answer passes :meth:`ntpnb.qp.SVMSolution.passes`
+    (tolerances of :mod:`ntpnb.settings`, read at the call).
 
     Parameters
     ----------
-    data
-        The training set.
     max_iter
         Iteration cap of the active-set loop.
 
@@ -282,9 +264,8 @@ def solve_active_set(data: NTPData, max_iter: int = MAX_ITER) -> SVMSolution:
 
     Notes
     -----
-    The BLAS runs single-threaded inside (:data:`ntpnb.settings.BLAS_THREADS`): the
-    blocks are small, and on a machine whose cores are busy a multi-threaded BLAS made the
-    (500, 100, 600, 10) problem 25 times slower here.
+    The BLAS runs single-threaded inside (:data:`ntpnb.settings.BLAS_THREADS`): the blocks are
+    small, and on busy cores a threaded BLAS was 25 times slower at (500, 100, 600, 10).
     """
     rows = NTPRows(data)
     if rows.n_ineq == 0:  # no inequality: W^mm = 0
@@ -297,9 +278,8 @@ def solve_active_set(data: NTPData, max_iter: int = MAX_ITER) -> SVMSolution:
 def _full_row_rank(data: NTPData) -> bool:
     """Whether ``H`` has full row rank in exact arithmetic: ``m <= d`` and every singular value resolved.
 
-    :func:`ntpnb.linalg.nonzero_count`: no gap is asked for, so near-duplicate rows (a smallest
-    singular value of ``1e-10`` relative) count as independent, as they are. Only a choice of
-    method: every answer is verified. Cached per data set.
+    :func:`ntpnb.linalg.nonzero_count` (no gap asked: near-duplicate rows count as independent).
+    Only a choice of method; every answer is verified. Cached per data set.
     """
     if data.m > data.d:
         return False
@@ -352,9 +332,7 @@ def _solve(rows: NTPRows, max_iter: int) -> SVMSolution:
 class _SquareRoot:
     """The primal-dual active-set method in square-root form (see the module docstring).
 
-    For ``H`` of full row rank: each token's block ``H[F_v]`` is decomposed by its SVD (its rank
-    is ``|F_v|``, known), ``W`` is formed from it directly and ``t`` by a least-squares problem
-    of known rank ``m``; nothing goes through ``K = H H^T``.
+    For ``H`` of full row rank; nothing goes through ``K = H H^T``.
     """
 
     def __init__(self, rows: NTPRows) -> None:
@@ -414,9 +392,8 @@ class _SquareRoot:
     def solve(self, max_iter: int) -> tuple[SVMSolution, float]:
         """Primal-dual active-set iterations from no active inequality; the certified answer and its row sums.
 
-        An inequality enters when its logit exceeds ``t_j`` by more than the rounding bound of
-        that logit (and :data:`~ntpnb.settings.ACTIVE_SET_VIOLATION_TOL`), and leaves when its
-        multiplier ``-C_jv`` is not positive.
+        An inequality enters when its logit exceeds ``t_j`` by more than its rounding bound
+        (and :data:`~ntpnb.settings.ACTIVE_SET_VIOLATION_TOL`), leaves when ``-C_jv <= 0``.
         """
         off = ~self.mask
         active = np.zeros_like(self.mask)

@@ -6,19 +6,14 @@ When the conditions hold over random instances (chapter 4), and the best loss wh
   ``d``, vocabulary ``V`` and every support of size ``S`` (the sweep's model).
 * :func:`condition_trial`: one trial of the sweep: NTP_H-compatible? NTP-separable? plus the
   counts that explain compatibility (number of equations, rank of the system).
-* :func:`nested_instance`: one draw of that model for every ``d`` up to ``d_max`` at once,
-  nested in ``d`` (the instance at ``d`` is the one at ``d + 1`` without its last embedding
-  coordinate, rescaled), so both conditions are monotone in ``d``; :func:`nested_trial` finds,
-  for one such draw, the first ``d`` of a grid where each condition holds, by bisection
-  (:func:`first_true`): about ``log2`` of the grid's size decisions instead of one per ``d``.
-* :func:`cover_probability`: Cover's (1965) function-counting probability that a random
-  dichotomy of ``m`` points in general position in ``R^d`` is separable by a hyperplane
-  through the origin (no bias), ``C(m, d) / 2^m`` with ``C(m, d) = 2 sum_{k<d} binom(m-1, k)``.
-* :func:`compatibility_threshold`: the count of equations against unknowns for
-  compatibility, ``(V - 1) d >= m (S - 1)``.
-* :func:`best_achievable_loss`: ``inf_W CE(W)``, exactly, by two convex methods that must
-  agree: the primal (the separable part found by a linear program is sent to infinity, the
-  rest minimized, where the minimum is attained) and the maximum-entropy dual.
+* :func:`nested_instance`: one draw for every ``d`` up to ``d_max``, nested in ``d``, so both
+  conditions are monotone in ``d``; :func:`nested_trial` finds the first ``d`` of a grid where
+  each holds by bisection (:func:`first_true`), about ``log2`` of the grid's size decisions.
+* :func:`cover_probability`: Cover's (1965) probability that a random dichotomy of ``m`` points
+  in general position in ``R^d`` is separable by a hyperplane through the origin.
+* :func:`compatibility_threshold`: equations against unknowns, ``(V - 1) d >= m (S - 1)``.
+* :func:`best_achievable_loss`: ``inf_W CE(W)``, exactly, by a primal (the separable part sent
+  to infinity, the rest minimized) and the maximum-entropy dual, which must agree.
 """
 
 from __future__ import annotations
@@ -64,9 +59,8 @@ __all__ = [
 def random_instance(m: int, d: int, V: int, S: int, rng: np.random.Generator) -> NTPData:
     """A random instance: ``h_j ~ N(0, I_d / d)``, ``S_j`` a uniform ``S``-subset of ``[V]``.
 
-    ``p_j`` is uniform on the simplex of ``S_j`` (Dirichlet(1)) and ``pi`` is uniform. With
-    ``S = 1`` every context has one uniformly random next token (one-hot labels). The same draw
-    as ``nested_instance(m, d, V, S, rng).at(d)``.
+    ``p_j`` is uniform on the simplex of ``S_j`` (Dirichlet(1)), ``pi`` uniform (``S = 1``:
+    one-hot labels). The same draw as ``nested_instance(m, d, V, S, rng).at(d)``.
 
     Raises
     ------
@@ -83,18 +77,13 @@ def random_instance(m: int, d: int, V: int, S: int, rng: np.random.Generator) ->
 class NestedInstance:
     """One draw of :func:`random_instance`'s model for every ``d = 1, ..., d_max``, nested in ``d``.
 
-    The instance at ``d`` (:meth:`at`) has the embeddings ``h_j = z_j[:d] / sqrt(d)``: the first
-    ``d`` coordinates of one standard normal ``z_j`` per context, so ``h_j ~ N(0, I_d / d)`` at
-    every ``d``, as in :func:`random_instance`, with the same supports and probabilities at every
-    ``d``. At each ``d`` the instance has exactly the distribution of :func:`random_instance`;
-    only instances at different ``d`` are now dependent.
+    The instance at ``d`` (:meth:`at`) has ``h_j = z_j[:d] / sqrt(d)`` for one standard normal
+    ``z_j`` per context, and the same supports and probabilities at every ``d``: at each ``d``
+    exactly the distribution of :func:`random_instance`, dependent across ``d``.
 
-    Nesting makes both conditions monotone in ``d``: the columns of ``H`` at ``d`` span a
-    subspace of those at ``d + 1``, so every logit matrix ``H W^T`` reachable at ``d`` is reachable
-    at ``d + 1`` (append a zero column to ``W`` and rescale it by ``sqrt((d + 1) / d)``), and
-    compatibility (logits with given log-odds) and separability (logits with given signs of
-    differences) hold at ``d + 1`` whenever they hold at ``d``. The rank of the compatibility
-    equations (``dim F``) is non-decreasing in ``d`` for the same reason.
+    Both conditions, and ``dim F``, are monotone in ``d``: every logit matrix ``H W^T`` reachable
+    at ``d`` is reachable at ``d + 1`` (a zero column appended to ``W``, rescaled by
+    ``sqrt((d + 1) / d)``).
     """
 
     #: ``(m, d_max)`` standard normal embedding coordinates (read-only).
@@ -132,8 +121,7 @@ class NestedInstance:
 def nested_instance(m: int, d_max: int, V: int, S: int, rng: np.random.Generator) -> NestedInstance:
     """A random instance for every ``d`` up to ``d_max`` at once, nested in ``d`` (:class:`NestedInstance`).
 
-    The draws are those of :func:`random_instance` at ``d = d_max`` (the same calls to ``rng``, in
-    the same order): ``nested_instance(m, d_max, V, S, rng).at(d_max)`` is
+    The same calls to ``rng``: ``nested_instance(m, d_max, V, S, rng).at(d_max)`` is
     ``random_instance(m, d_max, V, S, rng)``.
 
     Raises
@@ -160,11 +148,10 @@ def compatibility_rank_bound(data: NTPData) -> int:
 
     ``rank(G) <= min(n_eq, sum_v min(d, m_v) - min(d, m))`` where ``G`` is the matrix of the
     ``n_eq = sum_j (S_j - 1)`` compatibility equations and ``m_v`` the number of contexts
-    whose support holds token ``v``: row ``w_v`` of ``W`` enters the equations only through
-    its projection on ``span{h_j : v in S_j}`` (dimension ``min(d, m_v)`` for generic
-    embeddings), and ``W = 1 u^T`` changes no log-odds (a kernel of dimension ``min(d, m)``
-    inside that space). Generic probabilities are matched iff ``rank(G) = n_eq``, so the data
-    are not compatible when this bound is below ``n_eq``.
+    whose support holds token ``v``: row ``w_v`` enters only through its projection on
+    ``span{h_j : v in S_j}``, and ``W = 1 u^T`` (a kernel of dimension ``min(d, m)``) changes no
+    log-odds. Generic probabilities are matched iff ``rank(G) = n_eq``, so the data are not
+    compatible when this bound is below ``n_eq``.
     """
     return _rank_bound(data.support_mask, data.d)
 
@@ -185,9 +172,8 @@ def _rank_bounds(mask: np.ndarray, ds: np.ndarray) -> np.ndarray:
 def condition_trial(point: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
     """One random instance at ``point = {"m", "d", "V", "S"}``: which conditions hold.
 
-    An optional key ``"method"`` names the separability method of
-    :func:`~ntpnb.linear.separability.is_separable` (default ``"auto"``; every method gives the
-    same certified answer).
+    An optional key ``"method"`` is passed to :func:`~ntpnb.linear.separability.is_separable`
+    (default ``"auto"``).
 
     Returns
     -------
@@ -219,15 +205,11 @@ def first_true(
 ) -> int:
     """The first index ``i`` in ``range(n)`` where a monotone ``decide`` holds (``n`` if none does).
 
-    ``decide`` must be monotone: False up to some index, True from there on. Bisection finds
-    that index with about ``log2(n) + 1`` calls to ``decide`` (never one at ``n``).
+    ``decide`` must be False up to some index, True from there on. Bisection finds that index
+    with about ``log2(n) + 1`` calls (never one at ``n``).
 
     Parameters
     ----------
-    decide
-        The monotone predicate of an index.
-    n
-        The number of indices.
     start
         If given, decided first: an index where the answer is expected to be True, which then
         bounds the search from above.
@@ -277,13 +259,10 @@ def first_true(
 class NestedTrial:
     """One nested draw (:func:`nested_trial`) on a grid of ``d``: where each condition starts to hold."""
 
-    #: The index in the grid of the first ``d`` where the draw is NTP_H-compatible (NTP-separable); the length
-    #: of the grid if it is not within the grid. By monotonicity the condition holds exactly at the grid
-    #: points from there on.
+    #: The grid index of the first ``d`` where the draw is NTP_H-compatible (the grid's length if
+    #: none); by monotonicity it holds exactly from there on.
     compatible_from: int
-    #: The index in the grid of the first ``d`` where the draw is NTP_H-compatible (NTP-separable); the length
-    #: of the grid if it is not within the grid. By monotonicity the condition holds exactly at the grid
-    #: points from there on.
+    #: The same for NTP-separable.
     separable_from: int
     #: Number of compatibility equations ``sum_j (S_j - 1)`` (the same at every ``d``).
     n_eq: int
@@ -293,8 +272,7 @@ class NestedTrial:
     compatible: dict[int, bool]
     #: Every decision made, ``{grid index: holds}``.
     separable: dict[int, bool]
-    #: ``dim F`` (the rank of the compatibility equations) wherever compatibility was decided, ``{grid index:
-    #: rank}``.
+    #: ``dim F`` wherever compatibility was decided, ``{grid index: rank}``.
     rank: dict[int, int]
 
 
@@ -304,19 +282,15 @@ def nested_trial(point: Mapping[str, Any], rng: np.random.Generator) -> NestedTr
     A trial for :func:`ntpnb.parallel.run_sweep` (or :func:`ntpnb.linear.experiments.nested_sweep`).
 
     ``point`` has the keys ``m``, ``V``, ``S`` and ``d`` (the increasing grid of dimensions),
-    and optionally ``guess``, a dimension near which separability is expected to set in (from
-    an earlier sweep, say; it changes which decisions are made, never the answer). Both
-    conditions are monotone in ``d``, so the first grid index where each holds is found by
-    :func:`first_true`; both searches decide first at the smallest grid ``d > m``, if any
-    (where Lemma 1 of Paper A says both hold). Separability is decided by
-    :func:`~ntpnb.linear.separability.is_separable` with its ``"least-distance"`` method
-    (certified either way, as the LP), by bisection, or galloping from the grid point nearest
-    ``guess``; compatibility by
-    :func:`~ntpnb.linear.subspace.is_compatible`, galloping from the first ``d`` where the
-    count :func:`compatibility_rank_bound` reaches the number of equations (compatibility needs
-    it, and it almost always suffices: two decisions). Wherever separability is decided,
-    compatibility is decided too if there are equations (it then costs little: both use the same
-    decomposition of F), and wherever compatibility is decided, the rank ``dim F`` is recorded.
+    and optionally ``guess``, a dimension near which separability is expected to set in (it
+    changes which decisions are made, never the answer). Each first grid index is found by
+    :func:`first_true`, both searches deciding first at the smallest grid ``d > m`` (where
+    Lemma 1 of Paper A says both hold). Separability: :func:`~ntpnb.linear.separability.is_separable`
+    (``"least-distance"``), galloping from the grid point nearest ``guess``; compatibility:
+    :func:`~ntpnb.linear.subspace.is_compatible`, galloping from the first ``d`` where
+    :func:`compatibility_rank_bound` reaches the number of equations (usually two decisions).
+    Wherever separability is decided, so is compatibility if there are equations (cheap: the
+    same decomposition of F); wherever compatibility is decided, ``dim F`` is recorded.
 
     Raises
     ------
@@ -371,8 +345,8 @@ def nested_trial(point: Mapping[str, Any], rng: np.random.Generator) -> NestedTr
 def _binomial_head(n: int, K: int) -> int:
     """``sum_{k=0}^{K-1} binom(n, k)``, exactly, with at most ``n/2 + 1`` big-integer terms.
 
-    The terms come from the recurrence ``binom(n, k+1) = binom(n, k) (n - k) / (k + 1)`` (exact
-    integer division); past the middle the sum is ``2^n`` minus the (shorter) tail.
+    By the recurrence ``binom(n, k+1) = binom(n, k) (n - k) / (k + 1)``; past the middle as
+    ``2^n`` minus the tail.
     """
     K = min(K, n + 1)
     if K > (n + 1) // 2:
@@ -389,11 +363,10 @@ def cover_probability(m: int, d: int, bias: bool = False) -> float:
 
     Cover (1965): ``m`` points in general position in ``R^d`` admit
     ``C(m, d) = 2 sum_{k=0}^{d-1} binom(m-1, k)`` dichotomies separable by a hyperplane
-    through the origin; with a bias (an affine hyperplane) ``d`` becomes ``d + 1``. The result
-    is ``C / 2^m``, the probability that a Binomial(m - 1, 1/2) variable is below ``d``,
-    computed exactly in integer arithmetic and rounded once (correctly) to float64. The work
-    grows like ``m^2``: at ``m = 20000`` it takes about 0.03 s, at
-    :data:`ntpnb.settings.COVER_MAX_M` about 1 s.
+    through the origin; with a bias ``d`` becomes ``d + 1``. The result ``C / 2^m`` (the
+    probability that a Binomial(m - 1, 1/2) variable is below ``d``) is computed exactly in
+    integers and rounded once to float64; work ~ ``m^2`` (about 1 s at
+    :data:`ntpnb.settings.COVER_MAX_M`).
 
     Raises
     ------
@@ -415,10 +388,9 @@ def cover_probability(m: int, d: int, bias: bool = False) -> float:
 def compatibility_threshold(m: int, V: int, S: int) -> float:
     """The count for NTP_H-compatibility: ``d/m`` at which ``(V - 1) d = m (S - 1)``.
 
-    The equations number ``m (S - 1)``; the unknowns are ``V d`` entries of ``W`` less the
-    ``d``-dimensional kernel ``W = 1 u^T`` (adding ``u^T h`` to every logit changes no
-    log-odds). Generic probabilities are matched iff the system has full row rank, which for
-    generic embeddings needs ``(V - 1) d >= m (S - 1)``.
+    ``m (S - 1)`` equations; ``V d`` unknowns less the kernel ``W = 1 u^T`` (no log-odds change).
+    Generic probabilities are matched iff the system has full row rank, which for generic
+    embeddings needs ``(V - 1) d >= m (S - 1)``.
     """
     m, V, S = as_count(m, "m"), as_count(V, "V"), as_count(S, "S")
     if V < 2:
@@ -431,9 +403,8 @@ def separability_count_heuristic(V: int, S: int) -> float:
 
     After the ``m (S - 1)`` equalities (6a), ``(V - 1) d - m (S - 1)`` free directions remain
     for ``m (V - S)`` homogeneous inequalities (6b); Cover's rule "feasible with probability
-    1/2 when the inequalities are twice the dimension" gives this value. It is exact for the
-    binary one-hot case (``V = 2, S = 1``: ``1/2``) and ignores the correlations between the
-    ``V - S`` inequalities of one context, so it is only a heuristic elsewhere.
+    1/2 when the inequalities are twice the dimension" gives this value: exact for ``V = 2,
+    S = 1`` (``1/2``), a heuristic elsewhere (it ignores correlations within a context).
     """
     V, S = as_count(V, "V"), as_count(S, "S")
     if V < 2 or S >= V:
@@ -448,10 +419,9 @@ def recession_pairs(data: NTPData) -> np.ndarray:
     A direction ``U`` lowers (or keeps) the loss at infinity iff it satisfies (6a) and the
     inequalities (6b) with margin ``>= 0`` instead of ``>= 1`` (the asymptotic slope of the
     loss of context ``j`` along ``U`` is ``max_v u_jv - sum_z p_jz u_jz >= 0``, with equality
-    iff the in-support logits are equal and maximal). The pairs that some such ``U`` makes
-    strict form the set ``I``; since these ``U`` form a convex cone, one ``U`` is strict on
-    all of ``I``. The linear program ``max sum t`` subject to (6a), ``margin_i >= t_i``,
-    ``0 <= t_i <= 1`` has ``t_i = 1`` on ``I`` and ``0`` elsewhere at any optimum.
+    iff the in-support logits are equal and maximal). The pairs some such ``U`` makes strict
+    form ``I`` (a convex cone: one ``U`` is strict on all of it), so the LP ``max sum t``
+    subject to (6a), ``margin_i >= t_i``, ``0 <= t_i <= 1`` has ``t = 1`` exactly on ``I``.
 
     Returns
     -------
@@ -589,12 +559,10 @@ def _dual_point_from_primal(
 ) -> np.ndarray | None:
     """A feasible point ``A x = b`` of the maximum-entropy dual (every pair allowed) from ``W``.
 
-    At the primal minimizer the probabilities ``q_j = softmax(W h_j)`` match the moments up to
-    the gradient; the least-norm correction (the normal equations of the ``m + V d`` dual
-    constraints, solved by SVD as they are rank deficient, one refinement step) makes them
-    feasible to rounding. Returns None when the corrected point has a probability below
-    :data:`ntpnb.settings.BEST_LOSS_MIN_PROB` on an out-of-support pair (no clear certificate
-    that the pair stays away from 0) or its constraints are not met to
+    ``q_j = softmax(W h_j)`` match the moments up to the gradient; the least-norm correction
+    (rank-deficient normal equations by SVD, one refinement step) makes them feasible to
+    rounding. None when a corrected out-of-support probability is below
+    :data:`ntpnb.settings.BEST_LOSS_MIN_PROB` or the constraints miss
     :data:`ntpnb.settings.BEST_LOSS_DUAL_FEAS_TOL`.
     """
     x = softmax(logits(data, W)).ravel()
@@ -652,13 +620,11 @@ def _minimize_reduced(data: NTPData, allowed: np.ndarray, max_iter: int) -> tupl
 def _best_loss_no_vanishing_pair(data: NTPData, tol: float) -> BestLoss | None:
     """:func:`best_achievable_loss` when a dual point certifies that no pair vanishes, else None.
 
-    The minimizer over all pairs, if it exists, gives probabilities that the least-norm
-    correction of :func:`_dual_point_from_primal` makes a feasible point ``q`` of the
-    maximum-entropy dual. Its entropy bounds ``inf CE`` from below (weak duality), and ``q > 0``
-    on every out-of-support pair certifies that no pair can be sent to 0: along a direction
-    ``U`` with (6a) and margins ``>= 0``, matched moments give
-    ``sum_j pi_j sum_{v not in S_j} q_jv (u_jv - s_j) = 0`` with every term ``<= 0``, so every
-    margin is 0. So the LP of :func:`recession_pairs` and the conic solve are not needed.
+    The minimizer over all pairs gives a feasible dual point ``q``
+    (:func:`_dual_point_from_primal`), a lower bound on ``inf CE``; ``q > 0`` on every
+    out-of-support pair certifies that no pair vanishes: along a ``U`` with (6a) and margins
+    ``>= 0``, matched moments give ``sum_j pi_j sum_{v not in S_j} q_jv (u_jv - s_j) = 0`` with
+    every term ``<= 0``, so every margin is 0. No LP or conic solve is needed.
     """
     allowed = np.ones((data.m, data.V), dtype=bool)
     W, value, grad_norm = _minimize_reduced(data, allowed, settings.BEST_LOSS_DIRECT_MAX_ITER)
@@ -683,16 +649,14 @@ def best_achievable_loss(data: NTPData, tol: float = settings.BEST_LOSS_TOL, dua
        vanishing gradient. Its minimum is the infimum of CE.
     2. Dual (Fenchel; ``lse`` is conjugate to the negative entropy on the simplex):
        ``inf CE = max { sum_j pi_j Ent(q_j) : q_j in simplex, sum_j pi_j (q_j - p_j) h_j^T = 0 }``,
-       a concave maximization that is always attained, with ``q`` fixed to 0 on the pairs ``I``.
-       Every feasible ``q`` bounds ``inf CE`` from below, so the primal value (approached
-       from above) and the dual value (a lower bound) agreeing certifies both.
+       always attained, with ``q = 0`` on ``I``. Every feasible ``q`` is a lower bound, so the
+       two values agreeing certifies both.
 
-    With ``dual="auto"`` the minimizer over all pairs is tried first: when its probabilities,
-    corrected to satisfy the dual's constraints exactly, stay clearly positive on every
-    out-of-support pair, they are a feasible dual point that certifies both ``I`` empty and
-    the value (:func:`_best_loss_no_vanishing_pair`; ``dual_method == "primal"``). Otherwise,
-    and always with ``dual="exp-cone"``, ``I`` comes from the LP and the dual from the named
-    conic solver :data:`ntpnb.settings.EXP_CONE_SOLVER` (``dual_method == "exp-cone"``).
+    With ``dual="auto"`` the minimizer over all pairs is tried first; its corrected
+    probabilities, clearly positive off the supports, certify ``I`` empty and the value
+    (:func:`_best_loss_no_vanishing_pair`; ``dual_method == "primal"``). Otherwise, and always
+    with ``dual="exp-cone"``, ``I`` comes from the LP and the dual from
+    :data:`ntpnb.settings.EXP_CONE_SOLVER` (``dual_method == "exp-cone"``).
 
     When the data are NTP_H-compatible and NTP-separable, ``q = p`` is optimal and both give
     ``H`` (Proposition 1).

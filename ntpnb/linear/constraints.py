@@ -2,20 +2,16 @@ r"""The linear constraints of Paper A as scipy.sparse matrices acting on ``vec(W
 
 A decoder ``W`` (V x d) is flattened row by row, ``vec(W)[v * d + k] = W[v, k]``, so the
 functional ``W -> (e_a - e_b)^T W h_j`` is the row vector ``vec((e_a - e_b) h_j^T)`` with
-``2 d`` non-zeros. Per context ``j`` we fix an *anchor* ``a_j`` (the smallest token of
-``S_j``); as Paper A notes after Eqs. (4) and (6), the constraints for all pairs
-``z != z'`` in ``S_j`` are equivalent to those against the anchor:
+``2 d`` non-zeros. Per context ``j`` an *anchor* ``a_j`` (the smallest token of ``S_j``)
+replaces all pairs ``z != z'`` in ``S_j`` (equivalent, as Paper A notes after Eqs. (4), (6)):
 
 * equalities  ``(e_z - e_{a_j})^T W h_j = c``  for ``z`` in ``S_j \ {a_j}`` (Eqs. (4), (6a)),
   with ``c = log(p_jz / p_j,a_j)`` for NTP_H-compatibility and ``c = 0`` for NTP-separability;
 * inequalities ``(e_{a_j} - e_v)^T W h_j >= 1`` for ``v`` not in ``S_j`` (Eq. (6b)).
 
-That is ``sum_j (S_j - 1)`` equalities and ``m V - sum_j S_j`` inequalities, as the paper
-counts them. The rows of the equality matrix span the subspace F of Eq. (5).
-
-:func:`ntp_constraints` builds them as scipy.sparse matrices; :class:`NTPRows` applies the same rows
-through the logits ``H W^T`` without forming any matrix of rows (the NTP-SVM's constraints for
-:mod:`ntpnb.qp`).
+That is ``sum_j (S_j - 1)`` equalities and ``m V - sum_j S_j`` inequalities; the equality rows
+span F (Eq. (5)). :func:`ntp_constraints` builds them as scipy.sparse matrices; :class:`NTPRows`
+applies them through the logits ``H W^T`` without forming any (for :mod:`ntpnb.qp`).
 """
 
 from __future__ import annotations
@@ -45,17 +41,17 @@ class NTPConstraints:
 
     #: Anchor token ``a_j`` of each context, shape ``(m,)``.
     anchors: np.ndarray
-    #: Context ``j`` and token ``z`` of each equality row ``(e_z - e_{a_j}) h_j^T``.
+    #: Context ``j`` of each equality row ``(e_z - e_{a_j}) h_j^T``.
     eq_context: np.ndarray
-    #: Context ``j`` and token ``z`` of each equality row ``(e_z - e_{a_j}) h_j^T``.
+    #: Token ``z`` of each equality row.
     eq_token: np.ndarray
     #: Sparse ``(n_eq, V d)`` matrix of the equality rows.
     eq: scipy.sparse.csr_matrix
     #: ``log(p_jz / p_j,a_j)`` for each equality row: the compatibility right-hand side.
     eq_rhs: np.ndarray
-    #: Context ``j`` and out-of-support token ``v`` of each inequality row ``(e_{a_j} - e_v) h_j^T``.
+    #: Context ``j`` of each inequality row ``(e_{a_j} - e_v) h_j^T``.
     ineq_context: np.ndarray
-    #: Context ``j`` and out-of-support token ``v`` of each inequality row ``(e_{a_j} - e_v) h_j^T``.
+    #: Out-of-support token ``v`` of each inequality row.
     ineq_token: np.ndarray
     #: Sparse ``(n_ineq, V d)`` matrix of the inequality rows.
     ineq: scipy.sparse.csr_matrix
@@ -66,10 +62,8 @@ def pair_rows(
 ) -> scipy.sparse.csr_matrix | np.ndarray:
     """Rows ``vec((e_plus - e_minus) h_context^T)``, one per entry of the index arrays (``plus != minus``).
 
-    Built with array operations only (no Python loop over constraints): a CSR matrix whose rows
-    hold their ``2 d`` entries in the order ``plus`` block, ``minus`` block, or with ``dense`` the
-    same rows as a dense array (for small problems, where the scipy.sparse format costs more than it
-    saves).
+    A CSR matrix (each row's ``2 d`` entries: ``plus`` block, then ``minus`` block), or with
+    ``dense`` a dense array (for small problems).
     """
     n, d = context.size, H.shape[1]
     k = np.arange(d)
@@ -95,8 +89,7 @@ def _frozen_csr(M: scipy.sparse.csr_matrix) -> scipy.sparse.csr_matrix:
 def _pairs(data: NTPData) -> tuple[np.ndarray, np.ndarray]:
     """The anchor of each context and the ``(m, V)`` mask of the equality pairs ``(j, z != a_j)``.
 
-    The inequality pairs are the complement of the support mask. Rows are in row-major order of
-    ``(j, token)`` everywhere.
+    The inequality pairs are the complement of the support mask; rows are row-major in ``(j, token)``.
     """
     mask = data.support_mask
     anchors = np.argmax(mask, axis=1)  # first in-support token of each row
@@ -121,8 +114,7 @@ def equality_rhs(data: NTPData) -> np.ndarray:
 def equality_matrix(data: NTPData) -> scipy.sparse.csr_matrix:
     """The sparse ``(n_eq, V d)`` equality rows of (4) alone (:func:`ntp_constraints` holds the same matrix).
 
-    For what needs only these rows (the SVD of :func:`ntpnb.linear.subspace.f_decomposition`),
-    without building the ``m V - sum_j S_j`` inequality rows.
+    Without building the inequality rows (for :func:`ntpnb.linear.subspace.f_decomposition`).
     """
     anchors, eq = _pairs(data)
     eq_context, eq_token = np.nonzero(eq)
@@ -135,23 +127,19 @@ class ConstraintPairs:
 
     #: Anchor token ``a_j`` of each context, shape ``(m,)``.
     anchors: np.ndarray
-    #: Context and token of each equality row, in row-major order of ``(j, z)``.
+    #: Context of each equality row, in row-major order of ``(j, z)``.
     eq_context: np.ndarray
-    #: Context and token of each equality row, in row-major order of ``(j, z)``.
+    #: Token of each equality row.
     eq_token: np.ndarray
-    #: Context and out-of-support token of each inequality row, in row-major order of ``(j, v)``.
+    #: Context of each inequality row, in row-major order of ``(j, v)``.
     ineq_context: np.ndarray
-    #: Context and out-of-support token of each inequality row, in row-major order of ``(j, v)``.
+    #: Out-of-support token of each inequality row.
     ineq_token: np.ndarray
 
 
 @cached_per_data
 def constraint_pairs(data: NTPData) -> ConstraintPairs:
-    """The pairs of the rows of :func:`ntp_constraints` (cached per data; read-only arrays).
-
-    For what builds its own rows from them (the row-normalized constraints of the separability
-    test) without the scipy.sparse matrices of :func:`ntp_constraints`.
-    """
+    """The pairs of the rows of :func:`ntp_constraints`, without its matrices (cached; read-only)."""
     anchors, eq = _pairs(data)
     eq_context, eq_token = np.nonzero(eq)
     ineq_context, ineq_token = np.nonzero(~data.support_mask)
@@ -189,9 +177,8 @@ class NTPRows:
     """The NTP-SVM's constraints (6b) ``A w >= 1`` and (6a) ``B w = 0`` as maps on ``w = vec(W)``.
 
     The :class:`ntpnb.qp.QPConstraints` of Paper A. Every map goes through the logits
-    ``L = H W^T`` or a coefficient matrix ``C`` (m x V) with ``A^T lambda + B^T mu = vec(C^T H)``,
-    so no matrix of rows is formed (only :meth:`matrices`, for cvxpy and the polish, builds the
-    rows of :func:`ntp_constraints`). The equality multipliers refer to the rows of ``B``.
+    ``L = H W^T`` or a coefficient matrix ``C`` (m x V) with ``A^T lambda + B^T mu = vec(C^T H)``;
+    only :meth:`matrices` (for cvxpy and the polish) forms rows.
     """
 
     data: NTPData
@@ -227,11 +214,7 @@ class NTPRows:
         return -self._logit_gaps(w)[_pairs(self.data)[1]]
 
     def coefficients(self, lam: np.ndarray, mu: np.ndarray) -> np.ndarray:
-        """``C`` with ``vec(C^T H) = A^T lambda + B^T mu``.
-
-        ``-lambda`` off the supports, ``mu`` on them, and the anchor entries that make every row
-        sum zero.
-        """
+        """``C`` with ``vec(C^T H) = A^T lambda + B^T mu`` (anchors complete zero row sums)."""
         anchors, eq = _pairs(self.data)
         C = np.zeros((self.data.m, self.data.V))
         C[~self.data.support_mask] = -lam
@@ -240,10 +223,7 @@ class NTPRows:
         return C
 
     def multipliers(self, C: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``(lambda, mu)`` read off a coefficient matrix ``C``.
-
-        The inverse of :meth:`coefficients` when the rows of ``C`` sum to zero.
-        """
+        """``(lambda, mu)`` read off ``C`` (the inverse of :meth:`coefficients` for zero row sums)."""
         return -C[~self.data.support_mask], C[_pairs(self.data)[1]]
 
     def combine(self, lam: np.ndarray, mu: np.ndarray) -> np.ndarray:

@@ -1,26 +1,20 @@
 """The Gram-block algebra: inverses, pseudo-inverses and Schur complements of blocks of ``K = H H^T``.
 
-The solvers of Paper A eliminate one token at a time: the NTP-SVM's active-set method
-(:mod:`.active_set`), the squared-hinge Newton steps (:mod:`.hinge_newton`) and the
-regularization path's Newton systems (:mod:`.regpath_gram`) each invert, per token, a block
-``K[F, F]`` (plus a diagonal) on the contexts ``F`` where the token is free, and sum the
-inverses scattered into ``F x F`` (a Schur complement of size ``m``). This module holds that
-algebra once.
+:mod:`.active_set`, :mod:`.hinge_newton` and :mod:`.regpath_gram` each invert, per token, a
+block ``K[F, F]`` (plus a diagonal) on the contexts ``F`` where the token is free, and sum the
+inverses scattered into ``F x F`` (a Schur complement of size ``m``).
 
 **The rank rule.** A block is inverted by its Cholesky factor when the factor is *resolved*:
-``(min diag / max diag)^2 > GRAM_CHOL_RCOND`` (:data:`ntpnb.settings.GRAM_CHOL_RCOND`, far above
-the rounding level). Otherwise it is decomposed through the SVD of its embeddings ``H[F]``, which
-does not square their condition, and its rank is decided by the package's one rank rule
-(:func:`ntpnb.linalg.numerical_rank`: a clear gap of :data:`ntpnb.settings.RANK_GAP` in the
-spectrum, or :class:`~ntpnb.errors.RankAmbiguousError`), never by a cut-off at machine epsilon.
-A block with a positive ridge has full rank, known.
+``(min diag / max diag)^2 > GRAM_CHOL_RCOND`` (:data:`ntpnb.settings.GRAM_CHOL_RCOND`). Otherwise
+it is decomposed through the SVD of ``H[F]`` (not squaring the condition), its rank decided by
+:func:`ntpnb.linalg.numerical_rank` (a clear gap of :data:`ntpnb.settings.RANK_GAP`, or
+:class:`~ntpnb.errors.RankAmbiguousError`). A block with a positive ridge has full rank.
 
-Where a block is known to be positive definite (``H`` of full row rank, the regularization
-path) it is inverted after scaling it to a unit diagonal (a diagonally scaled Cholesky
-factorization), which keeps the inverse accurate when the diagonal spans many decades; a failed
-factorization is a :class:`~ntpnb.linear.pathloss.NoConvergenceError`, on which the caller
-takes a shorter step. Two loops of that route are compiled on their first call
-(:func:`ntpnb.compiled.jit_on_first_call`), so that ``import ntpnb`` does not load numba.
+A block known to be positive definite (the regularization path) is inverted by a diagonally
+scaled Cholesky factorization, accurate when the diagonal spans many decades; failure is a
+:class:`~ntpnb.linear.pathloss.NoConvergenceError` (the caller takes a shorter step). Two loops
+of that route are compiled on first call (:func:`ntpnb.compiled.jit_on_first_call`), so
+``import ntpnb`` does not load numba.
 """
 
 from __future__ import annotations
@@ -120,9 +114,8 @@ def solve_spd(S: np.ndarray, b: np.ndarray, what: str, ridge: float = 0.0) -> np
     """A solution of ``S x = b`` for a symmetric positive (semi)definite ``S``, by Cholesky.
 
     Only the lower triangle of ``S`` is read. ``ridge`` (relative to the largest diagonal entry)
-    is added first; with a consistent singular system any solution serves the caller, and the
-    ridge picks one. When the factorization still fails, the minimum-norm least-squares
-    solution at the rank of the one rule (:func:`ntpnb.linalg.least_squares`).
+    is added first (it picks one solution of a consistent singular system). If the
+    factorization fails: :func:`ntpnb.linalg.least_squares`.
 
     Raises
     ------
@@ -162,11 +155,9 @@ class GramBlock:
 def gram_block(K: np.ndarray, H: np.ndarray, F: np.ndarray, ridge: float = 0.0) -> GramBlock:
     """Factor ``K[F, F] + ridge I`` (``K = H H^T``): an inverse by Cholesky, or from the SVD of ``H[F]``.
 
-    When the Cholesky factor is not resolved (see the module docstring) the block is decomposed
-    through the SVD ``H[F] = U diag(s) Vt`` (full ``U``), so ``K[F, F] = U diag(s^2) U^T`` without
-    squaring the condition number. With ``ridge > 0`` the block is non-singular. With
-    ``ridge = 0`` its rank is ``rank H[F]``, decided by :func:`ntpnb.linalg.numerical_rank` (a
-    clear gap, never a cut-off at the rounding level); ``N`` spans the rest.
+    The SVD route (see the module docstring): ``K[F, F] = U diag(s^2) U^T`` from
+    ``H[F] = U diag(s) Vt`` (full ``U``). With ``ridge = 0`` the rank is ``rank H[F]``
+    (:func:`ntpnb.linalg.numerical_rank`) and ``N`` spans the rest.
 
     Raises
     ------
@@ -195,10 +186,9 @@ def gram_block(K: np.ndarray, H: np.ndarray, F: np.ndarray, ridge: float = 0.0) 
 def update_block(K: np.ndarray, old: GramBlock, F: np.ndarray, ridge: float) -> GramBlock | None:
     """The inverse of ``K[F, F] + ridge I`` from the inverse ``old.P`` on a nearby set ``old.F``.
 
-    Rows leaving the set are removed by a Schur-complement downdate of the inverse, rows joining
-    it added by the bordering formula: ``O(|F|^2 k)`` for ``k`` changes instead of ``O(|F|^3)``.
-    Returns None when this does not pay (more than :data:`UPDATE_FRACTION` of the rows change)
-    or is not safe (a singular block, or a Schur complement whose factor is not resolved).
+    A Schur-complement downdate for rows leaving, the bordering formula for rows joining:
+    ``O(|F|^2 k)`` for ``k`` changes. None when more than :data:`UPDATE_FRACTION` of the rows
+    change, or for a singular block or a Schur complement whose factor is not resolved.
     """
     if old.N.shape[1] or old.F.size == 0:
         return None
@@ -238,8 +228,7 @@ def update_block(K: np.ndarray, old: GramBlock, F: np.ndarray, ridge: float) -> 
 def scaled_block(K: np.ndarray, A: np.ndarray, diag: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(D M D, s)`` for ``M = K[A, A] + diag(diag)`` and ``D = diag(s)``, ``s = 1 / sqrt(diag M)``.
 
-    The scaled block has a unit diagonal; it is returned in column-major order (LAPACK's).
-    ``K`` is symmetric: column ``j`` of the block is read along row ``A[j]`` of ``K``.
+    Column-major (LAPACK's).
     """
     n = A.size
     s = np.empty(n)
@@ -258,8 +247,7 @@ def scaled_block(K: np.ndarray, A: np.ndarray, diag: np.ndarray) -> tuple[np.nda
 def unscale_lower(inv: np.ndarray, s: np.ndarray) -> None:
     """In place: the lower triangle of ``inv`` times ``s_i s_j`` (``D M^-1 D``, undone).
 
-    The upper triangle is left as it is: the blocks are used through their lower triangle
-    alone (the Newton factors of :mod:`.regpath_gram`), which halves the memory each product moves.
+    The upper triangle is left as it is (the blocks are used through their lower triangle).
     """
     n = s.size
     for j in range(n):
@@ -270,8 +258,7 @@ def unscale_lower(inv: np.ndarray, s: np.ndarray) -> None:
 def block_inverse(K: np.ndarray, A: np.ndarray, diag: np.ndarray) -> np.ndarray:
     """``(K[A, A] + diag(diag))^{-1}`` by a diagonally scaled Cholesky factorization: its lower triangle.
 
-    Column-major; only the lower triangle holds the inverse (the upper one is left over from
-    the factorization).
+    Column-major; the upper triangle is left over from the factorization.
 
     Raises
     ------

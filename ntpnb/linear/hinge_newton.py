@@ -1,10 +1,9 @@
 r"""The Newton solver behind ``decide_separability(data, method="newton")`` (``m > d``).
 
-The separability LP of :mod:`ntpnb.linear.separability` has ``V d`` variables, and every two of
-them meet in the rows of some context, so its interior-point method factorizes a dense
-``V d x V d`` matrix at every iteration. This module finds the candidates of the same decision
-(a separating direction or a Farkas certificate) through a problem whose linear algebra couples
-the tokens only through the ``m`` contexts; :mod:`ntpnb.linear.separability` verifies them.
+The separability LP's interior-point method factorizes a dense ``V d x V d`` matrix at every
+iteration. This module finds the candidates of the same decision (a separating direction or a
+Farkas certificate) through a problem whose linear algebra couples the tokens only through the
+``m`` contexts; :mod:`ntpnb.linear.separability` verifies them.
 
 **The squared-hinge problem.** Write ``s_j`` for the common in-support logit of context ``j``
 and ``w_v`` for row ``v`` of ``W``. Every pair ``(j, v)`` has the residual
@@ -17,13 +16,11 @@ and ``w_v`` for row ``v`` of ``W``. Every pair ``(j, v)`` has the residual
     \min_{W, s}\ \tfrac12 \lVert W\rVert^2
     + \tfrac\rho2 \Big(\sum_{v \in S_j} e_{jv}^2 + \sum_{v \notin S_j} (e_{jv})_+^2\Big)
 
-is solved exactly (for the current set of positive residuals, the *active* pairs) by Newton's
-method with an exact line search: the objective is piecewise quadratic, so Newton's method
-ends when the active set stops changing. Given ``s``, each token's row ``w_v`` is a ridge
-regression on its active contexts ``F_v``, so the Newton system reduces to one ``m x m``
-positive definite system in ``s``, the sum over the tokens of ``(K_{F_v} + I / rho)^{-1}``
-(``K = H H^T``) scattered into the rows and columns ``F_v``; a token costs
-``min(|F_v|, d)`` times ``|F_v| d`` operations. No matrix of size ``V d`` is formed.
+is solved exactly by Newton's method with an exact line search (piecewise quadratic: it ends
+when the set of positive residuals, the *active* pairs, stops changing). Given ``s``, each row
+``w_v`` is a ridge regression on its active contexts ``F_v``, so the Newton system reduces to one
+``m x m`` positive definite system in ``s``: the sum over tokens of ``(K_{F_v} + I / rho)^{-1}``
+(``K = H H^T``) scattered into ``F_v x F_v``. No matrix of size ``V d`` is formed.
 
 **Two candidates**, which :mod:`ntpnb.linear.separability` verifies (:func:`continuation`). As
 ``rho`` grows (multiplied by :data:`~ntpnb.settings.HINGE_RHO_FACTOR` from
@@ -31,19 +28,14 @@ positive definite system in ``s``, the sum over the tokens of ``(K_{F_v} + I / r
 started from the last answer):
 
 * if the data are separable, some ``W`` separates (every margin positive); it is offered
-  projected onto the complement of F (equal in-support logits, by the ``dim F x dim F`` Gram
-  system of the equality rows);
-* if they are not, the stationarity conditions say that the multipliers ``C = -rho E`` (on the
-  active pairs) have zero row sums, non-positive off-support entries and ``C^T H = W``, while
-  ``W`` stays bounded as ``rho`` grows: ``C / rho`` tends to a Farkas certificate, a ``C`` with
-  ``C^T H = 0``. :func:`farkas_polish` makes it exact on its pattern (the nearest ``C`` with
-  columns orthogonal to the embeddings and zero row sums, again one ``m x m`` system).
+  projected onto the complement of F (:func:`_project_off_f`);
+* if not, the multipliers ``C = -rho E`` (on the active pairs) have zero row sums, non-positive
+  off-support entries and ``C^T H = W`` with ``W`` bounded as ``rho`` grows: ``C / rho`` tends to
+  a Farkas certificate (``C^T H = 0``), which :func:`farkas_polish` makes exact on its pattern.
 
-**Cost.** A Newton step costs the ``m x m`` factorization (``m^3 / 3`` operations) and, per token,
-``min(|F_v|, d)^2 |F_v|``-like work; the number of steps is small far from the separability
-threshold (about ten) and reaches hundreds for the two decisions that certify a threshold,
-where ``rho`` must grow until a margin near zero shows or the certificate closes. Measured on
-chapter 5's joint problems: the benchmarks (``benchmarks/joint.py``).
+**Cost.** A Newton step costs the ``m x m`` factorization and ``min(|F_v|, d)^2 |F_v|``-like work
+per token; about ten steps far from the separability threshold, hundreds for the two decisions
+that certify a threshold. Measured in ``benchmarks/joint.py``.
 """
 
 from __future__ import annotations
@@ -103,9 +95,8 @@ class _Problem:
 class _Block:
     """A symmetric ``|F| x |F|`` matrix on the contexts ``F`` of one token.
 
-    Either explicit (``Z``) or diagonal plus low rank, ``a I - b Y^T Y`` with ``Y`` of shape
-    ``(r, |F|)``, ``r < |F|``, never formed: the Schur complements of this module are sums of
-    such blocks scattered into ``F x F``.
+    Either explicit (``Z``) or diagonal plus low rank, ``a I - b Y^T Y`` (``Y`` of shape
+    ``(r, |F|)``, ``r < |F|``), never formed.
     """
 
     F: np.ndarray
@@ -158,12 +149,9 @@ def _token_inverse(prob: _Problem, F: np.ndarray, rho: float) -> _Block:
 def _assemble(m: int, blocks: list[_Block], base: np.ndarray | None = None) -> np.ndarray:
     """``base + sum`` of the blocks scattered into ``F x F`` (``m x m``; lower triangle exact).
 
-    Explicit blocks are scattered. A low-rank block adds ``a`` to its diagonal and
-    ``-b (E Y^T)(E Y^T)^T``: a block covering at least half the contexts is added by a
-    symmetric rank-``r`` update of the whole matrix (no scatter; only the lower triangle is
-    formed, all the Cholesky factorization reads), the others are formed once (a block is
-    shared by the iterations whose token keeps its set) and scattered. A block shared by ``k``
-    tokens is added once, times ``k``.
+    A low-rank block covering at least half the contexts is added by a symmetric rank-``r``
+    update (``a`` on its diagonal, ``-b (E Y^T)(E Y^T)^T``, lower triangle only); the others are
+    formed once and scattered. A block shared by ``k`` tokens is added once, times ``k``.
     """
     S = np.zeros((m, m)) if base is None else base
     counts: dict[int, list] = {}  # tokens with the same contexts share one block: add it once
@@ -198,8 +186,7 @@ def _newton_step(
     Gradient ``g_W = W + rho (A o E)^T H`` and ``g_s = -rho (A o E) 1`` (``A`` the active pairs);
     with ``Z_v = (K_{F_v} + I / rho)^{-1}`` and ``q_v = H_{F_v} g_{W,v}``, the step in ``s``
     solves ``(sum_v Z_v) ds = -g_s - sum_v Z_v q_v`` (each ``Z_v`` scattered into ``F_v``), and
-    ``dw_v = -g_{W,v} + H_{F_v}^T Z_v (q_v + ds_{F_v})``. ``Z_v`` depends only on ``F_v`` (and
-    ``rho``): ``cache`` keeps it for the tokens, and the iterations, that share a set.
+    ``dw_v = -g_{W,v} + H_{F_v}^T Z_v (q_v + ds_{F_v})``. ``cache`` keeps ``Z_v`` per set ``F_v``.
     """
     AE = np.where(active, E, 0.0)
     gW = W + rho * (AE.T @ prob.H)
@@ -237,9 +224,8 @@ def _line_search(
     """The exact minimizer ``alpha >= 0`` of the objective along the direction.
 
     ``phi'(alpha) = <W, dW> + alpha ||dW||^2 + rho (sum over the supports of (E + alpha dE) dE
-    + sum over the other pairs of (E + alpha dE)_+ dE)``, increasing and piecewise linear: the
-    breakpoints (an off-support residual crossing zero) are searched by bisection, then the
-    linear piece is solved.
+    + sum over the other pairs of (E + alpha dE)_+ dE)``, increasing and piecewise linear: its
+    breakpoints are bisected, then the linear piece solved.
     """
     mask = prob.mask
     wd, dd = float(np.vdot(W, dW)), float(np.vdot(dW, dW))
@@ -289,9 +275,8 @@ def _minimize(
     """Minimize the squared-hinge objective at ``state.rho`` from ``state``; True when exact.
 
     Stops early when ``check(state, E)`` (called after every step) returns True, or after
-    :data:`~ntpnb.settings.HINGE_MAX_NEWTON_PER_RHO` iterations. Exact means the last step was
-    a full Newton step on an active set that did not change: the minimizer of a piecewise
-    quadratic.
+    :data:`~ntpnb.settings.HINGE_MAX_NEWTON_PER_RHO` iterations. Exact: a full Newton step on
+    an unchanged active set.
     """
     tau = prob.targets()
     rho = state.rho
@@ -328,11 +313,9 @@ def _minimize(
 def _range_basis(H_F: np.ndarray, d: int) -> np.ndarray | None:
     """An orthonormal basis of ``range(H_F)`` when ``H_F^T c = 0`` has solutions ``c != 0``, else None.
 
-    Its dimension is ``rank H_F`` (at most ``d``), decided by the one rank rule
-    (:func:`ntpnb.linalg.column_basis`): more rows than ``d``, or rows that repeat or depend on
-    others (contexts with the same embedding), show at a clear gap of the spectrum. Without a
-    clear gap (:class:`~ntpnb.errors.RankAmbiguousError`) None: the token's coefficients stay
-    zero. Either way the answer is a candidate that :func:`certified_bound` judges.
+    Its dimension ``rank H_F`` is decided by :func:`ntpnb.linalg.column_basis`; None too without
+    a clear gap (:class:`~ntpnb.errors.RankAmbiguousError`): the token's coefficients stay zero.
+    Either way :func:`certified_bound` judges the candidate.
     """
     if H_F.shape[0] == 0:
         return None
@@ -352,13 +335,11 @@ def farkas_polish(
     it, the nearest ``C`` to ``C0`` with ``H^T c_v = 0`` for every token ``v`` and zero row
     sums: with ``Pi_v`` the projector onto the orthogonal complement of the embeddings of the
     contexts ``F_v`` of token ``v``'s pattern, ``c_v = Pi_v (c0_v - y_{F_v})`` where
-    ``y`` solves the ``m x m`` system ``(sum_v Pi_v + K / k) y = sum_v Pi_v c0_v`` (``K = H H^T``
-    scaled by ``k`` = the mean of its diagonal; it only removes the null space
-    ``range(H)`` of the first term, on which the right side has no component). Entries whose
-    sign comes out wrong (non-negative off the supports) leave the pattern and the solve is
-    repeated, at most ``rounds`` times. The answer is only a candidate:
-    :func:`certified_bound` verifies it. ``rank H_{F_v}`` is taken as ``min(|F_v|, d)`` (random
-    embeddings); a wrong guess only makes the verification fail.
+    ``y`` solves the ``m x m`` system ``(sum_v Pi_v + K / k) y = sum_v Pi_v c0_v`` (``k`` the mean
+    diagonal of ``K = H H^T``; that term only removes the null space ``range(H)``, where the
+    right side is zero). Entries with the wrong sign (non-negative off the supports) leave the
+    pattern and the solve is repeated, at most ``rounds`` times. Only a candidate:
+    :func:`certified_bound` verifies it.
     """
     prob = _Problem(H, mask)
     m, d = prob.m, prob.d
@@ -392,10 +373,9 @@ def farkas_polish(
 def _project_off_f(prob: _Problem, W: np.ndarray) -> np.ndarray:
     """``W`` minus its projection onto F: the in-support logits of every context made equal.
 
-    F is spanned by the rows ``r_i = (e_z - e_{a_j}) h_j^T`` (``z`` in ``S_j`` other than the
-    anchor); the projection is ``sum_i mu_i r_i`` with ``G mu = (r_i . W)_i``, ``G`` their
-    ``dim F x dim F`` Gram matrix ``G_ii' = <e_z - e_a, e_z' - e_a'> K_jj'`` (minimum-norm least
-    squares when the rows are dependent). No matrix of size ``dim F x V d`` is formed.
+    The projection is ``sum_i mu_i r_i`` over the rows ``r_i = (e_z - e_{a_j}) h_j^T`` of F, with
+    ``G mu = (r_i . W)_i`` for their Gram matrix ``G_ii' = <e_z - e_a, e_z' - e_a'> K_jj'``
+    (minimum-norm least squares).
     """
     eq = prob.mask.copy()
     eq[np.arange(prob.m), prob.anchors] = False

@@ -40,13 +40,11 @@ def _reference(data: NTPData) -> SVMSolution:
 def _active_set(data: NTPData) -> SVMSolution:
     """The active-set method on normalized data (``max|H| ~ 1``), else the cvxpy method.
 
-    A verified answer that proves separability by the rules of :func:`ntpnb.is_separable`
-    (:func:`~ntpnb.linear.separability.proves_separable`) is its own witness; otherwise (a row
-    so small that the certificate's absolute tolerance hides a broken (6a) on it) and when the
-    active-set method fails, the separability decision is asked: non-separable data raise
-    :class:`NotSeparableError` (numerically ambiguous ones
-    :class:`~ntpnb.errors.NumericallyAmbiguousError`), and separable ones keep the answer or go
-    to the cvxpy method.
+    A verified answer that :func:`~ntpnb.linear.separability.proves_separable` is its own
+    witness; otherwise (e.g. a broken (6a) on a tiny row), and when the active-set method fails,
+    the separability decision is asked: non-separable data raise :class:`NotSeparableError`
+    (ambiguous ones :class:`~ntpnb.errors.NumericallyAmbiguousError`), separable ones keep the
+    answer or go to the cvxpy method.
     """
     try:
         sol = solve_active_set(data)
@@ -73,20 +71,17 @@ def solve_ntp_svm(data: NTPData, method: str = "active-set") -> SVMSolution:
     data
         The data set (each method solves its QP once per data set).
     method
-        ``"active-set"`` (the default): the exact active-set method of
-        :mod:`ntpnb.linear.active_set` (one factorization per token of a block of the Gram matrix
-        ``H H^T``; at ``m = 500, V = 100, d = 600, S = 10`` a few seconds); when it does not
-        converge, the cvxpy method answers. ``"cvxpy"``: the reference alone (CLARABEL on the
-        scipy.sparse constraints, polished on its active set; slower). ``SVMSolution.solver`` names
-        which one answered.
+        ``"active-set"`` (the default): :mod:`ntpnb.linear.active_set` (a few seconds at
+        ``m = 500, V = 100, d = 600, S = 10``), the cvxpy method when it does not converge.
+        ``"cvxpy"``: the reference alone (CLARABEL, polished on its active set; slower).
+        ``SVMSolution.solver`` names which one answered.
 
     Notes
     -----
     The problem is solved for ``H / c`` with ``c`` a power of two that brings ``max|H|`` near 1
     (:func:`ntpnb.linear.ntp_data.normalized`), then scaled back (:func:`ntpnb.qp.scaled_solution`):
-    ``W^mm(H) = W^mm(H / c) / c`` and ``lambda(H) = lambda(H / c) / c^2``. The verification
-    tolerances are relative (see :class:`ntpnb.qp.SVMSolution`), so the answer has the same
-    accuracy at any scale of ``H``.
+    ``W^mm(H) = W^mm(H / c) / c`` and ``lambda(H) = lambda(H / c) / c^2``; the tolerances are
+    relative (:class:`ntpnb.qp.SVMSolution`), so the accuracy is the same at any scale.
 
     Raises
     ------
@@ -108,8 +103,7 @@ def solve_ntp_svm(data: NTPData, method: str = "active-set") -> SVMSolution:
 def ntp_svm(data: NTPData) -> np.ndarray:
     """``W^mm``: the minimum-norm ``W`` satisfying (6a) and (6b), shape ``(V, d)`` (a writable copy).
 
-    See :func:`solve_ntp_svm` for the verified solution with its certificate; only ``W^mm``
-    needs to fit in float64 here, not the multipliers.
+    :func:`solve_ntp_svm` gives the certificate too; here only ``W^mm`` must fit in float64.
 
     Raises
     ------
@@ -131,18 +125,15 @@ def zero_margin_direction(data: NTPData, context: int, token: int) -> np.ndarray
     (6a), ``(e_z - e_v)^T W h_j = 0`` for ``j = context``, ``v = token`` (not in ``S_j``; by (6a)
     the margin is the same for every ``z`` in ``S_j``), and ``(e_z - e_v')^T W h_j' >= 1`` for
     every other pair ``(j', v')``. Such a ``W`` lies in F-perp and ranks every in-support token
-    at or above every out-of-support one, but fails (6b) on one pair: along
-    ``W^p + gamma W`` that token keeps a fixed share of its context's probability.
+    at or above every out-of-support one, but fails (6b) on one pair: along ``W^p + gamma W``
+    that token keeps a fixed share of its context's probability.
 
-    The QP is solved by :func:`ntpnb.qp.min_norm_qp` on the normalized data
-    (:func:`~ntpnb.linear.ntp_data.normalized`, scaled back), its answer is projected onto the
-    equalities (so that (6a) and the zero margin hold to rounding, not to the solver's
-    tolerance), and verified: every other margin is at least ``1 - SVM_FEAS_TOL``.
+    Solved by :func:`ntpnb.qp.min_norm_qp` on the normalized data (scaled back), projected onto
+    the equalities (so (6a) and the zero margin hold to rounding), and verified: every other
+    margin is at least ``1 - SVM_FEAS_TOL``.
 
     Parameters
     ----------
-    data
-        The data set.
     context, token
         The pair ``(j, v)`` whose margin is set to 0 (0-based; ``token`` not in ``S_context``).
 

@@ -1,10 +1,9 @@
 """The loss of Paper A in the split ``W = W* + delta + W_perp``, accurate relatively at any radius.
 
-Both representations of the regularization path (:mod:`.regpath`: orthonormal bases of F and
-``R ∩ F-perp``; :mod:`.regpath_gram`: coefficients in the Gram matrix ``H H^T``) evaluate the
-loss from the same two arrays: ``L_delta``, the logits of ``delta`` (in F), and ``margins``,
-the margins of ``W_perp`` (``margin_jv = (e_z - e_v)^T W_perp h_j``, the same for every ``z`` in
-``S_j``; exactly 0 on the supports). For context ``j`` with support ``S`` the softmax restricted
+Both representations of the regularization path (:mod:`.regpath`, :mod:`.regpath_gram`)
+evaluate the loss from ``L_delta``, the logits of ``delta`` (in F), and ``margins``, those of
+``W_perp`` (``margin_jv = (e_z - e_v)^T W_perp h_j`` for any ``z`` in ``S_j``; 0 on the
+supports). For context ``j`` with support ``S`` the softmax restricted
 to ``S`` is ``s_z = p_z e^{D_z} / sum_z' p_z' e^{D_z'}`` with ``D`` the centered logits of
 ``delta`` on ``S`` (``W*`` and ``W_perp`` do not change in-support logit differences), and the
 out-of-support tokens ``v`` enter through the exponents
@@ -34,11 +33,7 @@ class NoConvergenceError(Exception):
 
 
 def safe_norm(x: np.ndarray) -> float:
-    """Euclidean norm without underflow.
-
-    ``np.linalg.norm`` squares the entries, so it returns 0 for vectors whose entries are below
-    about 1e-154, which the path reaches at moderate radii.
-    """
+    """Euclidean norm without underflow (``np.linalg.norm`` returns 0 below about 1e-154)."""
     scale = float(np.max(np.abs(x), initial=0.0))
     if scale == 0.0 or not np.isfinite(scale):
         return scale
@@ -88,8 +83,6 @@ def split_loss(data: NTPData, a: np.ndarray, L_delta: np.ndarray, margins: np.nd
 
     Parameters
     ----------
-    data
-        The training set.
     a
         :func:`star_exponents` of ``W*``.
     L_delta

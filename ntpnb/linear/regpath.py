@@ -1,9 +1,8 @@
 """The exact regularization path ``W_B = argmin_{||W|| <= B} CE(W)`` (Paper A, Thm. 1, Lemma 4).
 
-Along the path ``CE(W_B) - H`` falls exponentially in ``B``: on the 2D example of Fig. 1 it is
-about 1e-16 at ``B = 100``, below the rounding of ``CE`` itself, which is where a general
-convex solver (cvxpy with Clarabel or SCS) starts to return wrong matrices that it reports as
-optimal. This module solves the path in the structure the paper gives instead.
+Along the path ``CE(W_B) - H`` falls exponentially in ``B`` (about 1e-16 at ``B = 100`` on the
+2D example of Fig. 1, below the rounding of ``CE``, where cvxpy with Clarabel or SCS returns
+wrong matrices reported optimal), so the path is solved in the structure the paper gives.
 
 The split
 ---------
@@ -11,9 +10,8 @@ Write ``W = W* + delta + W_perp`` with ``W*`` the finite solution (in F), ``delt
 ``W_perp`` in F-perp. A matrix in F-perp leaves every in-support logit difference unchanged, so
 the loss is evaluated from the logits of ``delta`` and the margins of ``W_perp`` alone, never
 adding a tiny ``delta`` to ``W*`` in floating point (:mod:`.pathloss`). The minimizer lies in
-``R``, the subspace of matrices with zero column sums and rows in the span of the embeddings
-(the loss does not depend on the rest, so any component outside ``R`` would only spend norm).
-Two representations of the split share the solver below:
+``R``, the matrices with zero column sums and rows in the span of the embeddings (the loss
+ignores the rest). Two representations of the split share the solver below:
 
 * orthonormal bases of F (``alpha``, for ``delta``) and of ``R ∩ F-perp`` (``beta``, for
   ``W_perp``) (:class:`PathStructure`), for any rank of ``H``; the Newton system is a dense
@@ -29,26 +27,26 @@ For each radius a Newton method on the KKT system ``grad f + lambda W = 0, ||W||
 split coordinates and ``log lambda`` (the F block of the Hessian is of order one, the F-perp
 block of the order of the out-of-support mass), a bounded step in logit space, warm starts
 from the previous radius with a first-order predictor, and radii inserted in between when a
-step does not converge. Newton's iterates do not depend on the coordinates (only on the
-matrices ``W`` they stand for), so both representations follow the same path; every norm and
-inner product the iteration uses is that of the matrices.
+step does not converge. Newton's iterates depend only on the matrices ``W``, not the
+coordinates (every norm and inner product is the matrices'), so both representations follow
+the same path.
 
 Each answer is certified before it is returned: ``||W_B|| = B``, ``lambda > 0`` and the KKT
 residual ``grad CE(W_B) + lambda W_B`` small relative to the gradient, checked separately on F
 and on F-perp (on F the gradient is smaller than on F-perp by a factor ``||W*|| / B``, so a
 combined residual would not see it). Strict convexity of CE on ``R`` makes a KKT point with
-``lambda > 0`` the unique minimizer. The verdict must not depend on rounding: each residual,
-plus how far it moves when the coordinates of ``W_B`` move by their own rounding, must be within
-the tolerance (a tiny in-support probability can make the F-gradient a cancellation so deep
-that float64 no longer resolves it; the error then says so).
+``lambda > 0`` the unique minimizer. Each residual, plus how far it moves when the coordinates
+of ``W_B`` move by their own rounding, must be within the tolerance (a tiny in-support
+probability can make the F-gradient a cancellation float64 no longer resolves; the error says
+so).
 
 Where float64 ends
 ------------------
 The out-of-support probabilities of ``W_B`` are about ``exp(-B / ||W^mm||)`` (the smallest
 margin of ``W_B`` is about ``B / ||W^mm||``), and so are ``CE - H``, the gradient and
 ``B lambda``. The F-part ``P_F(W_B) - W*`` shrinks at the same rate and drops below the
-rounding of the entries of ``W_B`` (``1e-16 B``) early, at ``B / ||W^mm||`` of 35 to 40: from
-there on the matrix alone no longer shows it, which is why the result keeps it separately.
+rounding of the entries of ``W_B`` (``1e-16 B``) at ``B / ||W^mm||`` of 35 to 40, so the result
+keeps it separately.
 The certificate itself needs ``lambda`` and the quantities of order ``lambda * eps`` to be
 normal doubles, i.e. ``lambda >= 2.2e-308 / 2.2e-16 = 1e-292``
 (:data:`ntpnb.settings.PATH_MIN_LAMBDA`), which holds up to ``B / ||W^mm||`` of about 660;
@@ -114,9 +112,9 @@ class PathStructure:
     ``R ∩ F-perp`` in the two bases (so inner products and norms are those of the coordinates).
     """
 
-    #: Orthonormal rows spanning F and ``R ∩ F-perp`` (each row a ``vec(W)``, row-major).
+    #: Orthonormal rows spanning F (each row a ``vec(W)``, row-major).
     basis_f: np.ndarray
-    #: Orthonormal rows spanning F and ``R ∩ F-perp`` (each row a ``vec(W)``, row-major).
+    #: Orthonormal rows spanning ``R ∩ F-perp`` (:func:`perp_basis`).
     basis_perp: np.ndarray
     #: Coordinates of ``W*`` in ``basis_f``.
     w_star: np.ndarray
@@ -126,8 +124,8 @@ class PathStructure:
     T_F: np.ndarray
     #: ``(m, V, k)``: ``margin_jv`` of each basis matrix of ``R ∩ F-perp`` (0 on supports).
     margins: np.ndarray
-    #: ``(m, V)``: ``a_jv``, the out-of-support logits of ``W*`` minus its in-support log-normalizer (``-inf``
-    #: on supports, where it is not used).
+    #: ``(m, V)``: ``a_jv``, the out-of-support logits of ``W*`` minus its in-support log-normalizer
+    #: (``-inf`` on supports).
     a: np.ndarray
 
     @property
@@ -215,13 +213,11 @@ class PathStructure:
 def perp_basis(data: NTPData) -> np.ndarray:
     """Orthonormal rows spanning ``R ∩ F-perp`` (each a ``vec(W)``, row-major).
 
-    ``R = 1-perp (x) rowspace(H)`` (zero column sums, rows in the span of the embeddings) has
-    the orthonormal basis ``kron(Helmert, V_H)`` and dimension ``(V - 1) rank H``; F lies in
-    ``R``, so ``R ∩ F-perp`` has the dimension ``(V - 1) rank H - dim F`` that the mathematics
-    gives. In the coordinates of ``R``, F is spanned by the orthonormal columns ``C = R^T B_F^T``
-    (its ``dim F`` singular values are 1 up to rounding, verified by
-    :func:`ntpnb.linalg.check_known_rank`), and ``R ∩ F-perp`` by the last columns of a complete
-    (Householder) QR factorization of ``C``: no rank is decided at the rounding level.
+    ``R = 1-perp (x) rowspace(H)`` has the orthonormal basis ``kron(Helmert, V_H)`` and contains
+    F, so ``R ∩ F-perp`` has dimension ``(V - 1) rank H - dim F``. In the coordinates of ``R``, F
+    is spanned by the orthonormal columns ``C = R^T B_F^T`` (singular values 1 up to rounding,
+    verified by :func:`ntpnb.linalg.check_known_rank`), and ``R ∩ F-perp`` by the last columns of
+    a complete Householder QR of ``C``: no rank is decided at the rounding level.
     """
     basis_f = f_decomposition(data).basis
     row_space = embedding_svd(data).Vt.T  # (d, rank H)
@@ -344,11 +340,10 @@ class _State:
     """A point ``(theta, lambda)`` of the Newton iteration.
 
     ``theta = (alpha, beta)`` in the split (``direct`` False): the F-part of ``W`` is
-    ``w* + alpha``, kept as its offset from ``w*`` so that the offset keeps its relative accuracy
-    at large radii, where it is far below the rounding of ``W``. Below ``||W*||`` the opposite
-    holds: ``W`` itself is small and ``w* + alpha`` would cancel (a relative error of
-    ``eps ||W*|| / B``), so there ``theta = (u, beta)`` holds the coordinates of ``W`` itself
-    (``direct`` True, ``u = w* + alpha``). :func:`_represent` chooses by the radius.
+    ``w* + alpha``, kept as the offset ``alpha``, which keeps its relative accuracy at large
+    radii. Below ``||W*||``, where ``w* + alpha`` would cancel (relative error
+    ``eps ||W*|| / B``), ``theta = (u, beta)`` holds ``W``'s own coordinates (``direct`` True,
+    ``u = w* + alpha``). :func:`_represent` chooses by the radius.
     """
 
     theta: np.ndarray
@@ -423,9 +418,8 @@ def _solve_radius(
     prev_size = last_size = np.inf
     for it in range(1, settings.PATH_MAX_NEWTON + 1):
         ev = st.evaluate(data, _split_theta(st, state), hessian=True)
-        # an iterative solve to PATH_FORCING s of the step, s the last step's size, keeps
-        # Newton's convergence, and one to PATH_STEP_RTOL / s of the step leaves the point
-        # accurate to PATH_STEP_RTOL (see there); the last step's b gives the tangent
+        # solve to PATH_FORCING s (s the last step's size; keeps Newton's convergence), or to
+        # PATH_STEP_RTOL / s (point accurate to PATH_STEP_RTOL); the last step's b is the tangent
         rtol = min(
             settings.PATH_FORCING, max(settings.PATH_FORCING * last_size, settings.PATH_STEP_RTOL / last_size)
         )
@@ -457,9 +451,8 @@ def _tangent_from(st: _Structure, state: _State, B: float, b_vec: np.ndarray) ->
     """``(d theta / dB, d log lambda / dB)`` along the path at a solved point, from ``b = K^{-1} w``.
 
     Differentiating ``grad f + lambda W = 0, ||W||^2 = B^2`` in ``B``: ``d theta / dB = -(d
-    lambda / dB) b`` and ``<w, d theta / dB> = B``. ``b`` of the last Newton step serves: that
-    step was taken at a point within the step tolerance of this one (a difference of that
-    relative size in the tangent, which only predicts the next radius).
+    lambda / dB) b`` and ``<w, d theta / dB> = B``. ``b`` of the last Newton step (taken within
+    the step tolerance of this point) serves: the tangent only predicts the next radius.
     """
     w = _norm_vec(st, state)
     d_lam_dB = -B / st.inner(w, b_vec)
@@ -539,11 +532,8 @@ def _measure(data, st: _Structure, state: _State, B: float) -> _Certificate:
 def _resolution(data, st: _Structure, state: _State, B: float, base: _Certificate) -> float:
     """How far the KKT residuals move when ``state``'s coordinates move by their own rounding.
 
-    Four perturbations of every coordinate by a relative ``+-eps`` (seeded: the same on every
-    machine); the largest change of any of the three relative residuals from those of ``base``
-    (the measurements at ``state``). Where it reaches the tolerance, float64 cannot resolve the
-    KKT conditions at this point (e.g. a tiny in-support probability makes the F-gradient a
-    deep cancellation).
+    The largest change of the three relative residuals from ``base`` (the measurements at
+    ``state``) over four seeded perturbations of every coordinate by a relative ``+-eps``.
     """
     rng = np.random.default_rng(0)
     eps = settings.FLOAT64_EPS
@@ -570,8 +560,7 @@ def _certify(data, st: _Structure, state: _State, B: float) -> _Certificate:
         )
     if cert.norm_error > settings.PATH_NORM_RTOL:
         problems.append(f"| ||W|| - B | / B = {cert.norm_error:.2e}")
-    # the verdict must hold under the rounding of W_B's own coordinates (another machine's
-    # rounding): each residual plus how far that rounding moves it stays within the tolerance
+    # each residual plus how far W_B's own rounding moves it stays within the tolerance
     spread = _resolution(data, st, state, B, cert)
     for name, value in (("KKT residual on F", kkt_f), ("on F-perp", kkt_perp), ("in total", kkt)):
         if not value + spread <= settings.PATH_KKT_RTOL:
@@ -609,11 +598,11 @@ class RegularizationPath:
     radii: np.ndarray
     #: ``(n, V, d)`` the minimizers ``W_B``.
     W: np.ndarray
-    #: ``(n, V, d)`` ``P_F(W_B) - W*``, computed in the split and accurate relatively even where it is far
-    #: below the rounding of the entries of ``W_B`` (about ``1e-16 B``).
+    #: ``(n, V, d)`` ``P_F(W_B) - W*``, from the split: relatively accurate even far below the
+    #: rounding of ``W_B`` (about ``1e-16 B``).
     f_offset: np.ndarray
-    #: ``(n,)`` ``||P_F(W_B) - W*||`` (computed without the underflow of squaring: use it rather than
-    #: ``np.linalg.norm(f_offset)``, which returns 0 below about 1e-154).
+    #: ``(n,)`` ``||P_F(W_B) - W*||`` without the underflow of squaring (``np.linalg.norm(f_offset)``
+    #: returns 0 below about 1e-154).
     f_distance: np.ndarray
     #: ``(n,)`` the KKT multipliers: ``grad CE(W_B) = -lam W_B``, all positive.
     lam: np.ndarray
@@ -623,11 +612,11 @@ class RegularizationPath:
     out_mass: np.ndarray
     #: ``(n,)`` ``| ||W_B|| - B | / B``.
     norm_error: np.ndarray
-    #: ``(n,)`` relative KKT residuals ``||grad + lam W|| / ||grad||``: in total, on F, on F-perp.
+    #: ``(n,)`` relative KKT residual ``||grad + lam W|| / ||grad||``.
     kkt: np.ndarray
-    #: ``(n,)`` relative KKT residuals ``||grad + lam W|| / ||grad||``: in total, on F, on F-perp.
+    #: ``(n,)`` the same on F.
     kkt_f: np.ndarray
-    #: ``(n,)`` relative KKT residuals ``||grad + lam W|| / ||grad||``: in total, on F, on F-perp.
+    #: ``(n,)`` the same on F-perp.
     kkt_perp: np.ndarray
     #: ``(n,)`` Newton iterations spent reaching each radius from the previous one.
     newton_iterations: np.ndarray
@@ -682,9 +671,8 @@ def regularization_path(
 ) -> RegularizationPath:
     """The exact minimizers ``W_B = argmin_{||W||_F <= B} CE(W)`` for increasing radii ``B``.
 
-    See the module docstring for the method. Every ``W_B`` is certified (norm, ``lambda > 0``,
-    KKT residuals on F and on F-perp within :data:`ntpnb.settings.PATH_KKT_RTOL`) before it is
-    returned.
+    Method and certificate (KKT residuals within :data:`ntpnb.settings.PATH_KKT_RTOL`): see the
+    module docstring.
 
     Parameters
     ----------
@@ -693,10 +681,9 @@ def regularization_path(
     radii
         Positive, finite, strictly increasing radii.
     start
-        A path of the same data computed before, whose last radius lies below ``radii``: the
-        path is followed on from its last point instead of from ``W = 0``. The answers are those
-        of one call with the radii of both (the same iterations from the same point); the
-        result holds the new radii only.
+        A path of the same data whose last radius lies below ``radii``, continued from its last
+        point instead of from ``W = 0``; the answers are those of one call with both sets of
+        radii. The result holds the new radii only.
 
     Returns
     -------
@@ -769,10 +756,8 @@ def _path(data: NTPData, B_all: np.ndarray, end: _PathEnd | None) -> Regularizat
             "range of normal doubles"
         )
     records = []
-    # Trial Newton iterates may overflow or underflow on the way; every returned answer is
-    # checked for finiteness and certified, so the floating-point warnings are not needed.
-    # The matrices are small (at most a few hundred rows), where threaded BLAS gains nothing
-    # and, on a shared machine, loses a factor of several to contention.
+    # trial iterates may overflow (every answer is certified, so no warnings); the matrices are
+    # small, where threaded BLAS gains nothing and loses much to contention
     with limit_threads(settings.BLAS_THREADS, user_api="blas"), np.errstate(all="ignore"):
         if end is None:
             ws = st.workspace()
@@ -827,13 +812,11 @@ def _failure_message(state: _State, B_from: float, B_to: float) -> str:
 def _predict(st: _Structure, state: _State, d_theta: np.ndarray, dB: float) -> np.ndarray:
     """The predicted coordinates at radius ``B + dB`` from the tangent ``d_theta`` at ``B``.
 
-    In the split, the F part ``delta = P_F(W_B) - W*`` falls like ``exp(-B / ||W^mm||)``: over
-    the steps of a grid of radii the linear step ``delta + dB delta'`` overshoots it many times
-    over (and Newton's method spends its first steps undoing that), so a decaying ``delta``
-    moves at its own rate ``kappa = <delta, delta'> / ||delta||^2``: to ``e^{kappa dB} (delta +
-    dB (delta' - kappa delta))``, the linear step to first order in ``dB``. The F-perp part,
-    a growing F part and the direct representation (below ``||W*||``, where the F coordinates
-    are those of ``W`` itself) step linearly.
+    The F part ``delta = P_F(W_B) - W*`` falls like ``exp(-B / ||W^mm||)``, which the linear step
+    overshoots many times over, so a decaying ``delta`` moves at its own rate
+    ``kappa = <delta, delta'> / ||delta||^2``: to ``e^{kappa dB} (delta + dB (delta' - kappa
+    delta))`` (the linear step to first order). The F-perp part, a growing F part and the direct
+    representation step linearly.
     """
     theta = state.theta + dB * d_theta
     r = st.n_f
@@ -872,11 +855,9 @@ def _continue(
     while targets:
         B_next = targets[-1]
         dB = B_next - B_from
-        # first-order predictor (the F part exponential, _predict). lambda B = -<grad CE, W / B>
-        # (KKT), whose logarithm is nearly linear in B: constant near 0 (the gradient at 0),
-        # slope -1/||W^mm|| far out; log(lambda) is predicted linear in B beside -log B, which
-        # is exact at both ends (the plain linear step was 0.2-0.3 off at every radius of a
-        # grid with 20 radii in 5 decades). Its change is not limited (only kept finite).
+        # predictor (_predict); lambda B = -<grad CE, W / B> has a log nearly linear in B
+        # (constant near 0, slope -1/||W^mm|| far out), so log(lambda) is predicted linear in B
+        # beside -log B, exact at both ends; its change is only kept finite
         d_log_lam = float(np.clip((d_nu + 1.0 / B_from) * dB - np.log(B_next / B_from), -700.0, 700.0))
         guess = _State(_predict(st, state, d_theta, dB), state.lam * float(np.exp(d_log_lam)), state.direct)
         try:

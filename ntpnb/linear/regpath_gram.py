@@ -7,17 +7,15 @@ c_1v^T K c_2v`` (``c_v`` the columns). The split ``W = W* + delta + W_perp`` of 
 then has coordinates that form no basis of F or of ``R`` (:class:`GramStructure`):
 
 * ``delta = C^T H`` with ``C`` zero off the supports and with zero row sums: exactly the
-  matrices of ``F = span{(e_z - e_z') h_j^T}``, of the known dimension ``sum_j (|S_j| - 1)``
-  (the ``h_j`` are independent). The coordinates are those of each row of ``C`` on its
-  support in the Helmert basis of the zero-sum vectors (:func:`ntpnb.linalg.helmert_basis`),
-  so that every coordinate vector is a matrix of F: entries of ``C`` would also span row sums,
-  a direction the iteration never corrects, where the rounding of ``-W*`` at the start of
-  the path would stay, at ``1e-16 ||W*||``, in an offset that falls far below it;
+  matrices of ``F = span{(e_z - e_z') h_j^T}``, of dimension ``sum_j (|S_j| - 1)``. The
+  coordinates are each row of ``C`` on its support in the Helmert basis of the zero-sum
+  vectors (:func:`ntpnb.linalg.helmert_basis`), so every coordinate vector is a matrix of F
+  (entries of ``C`` would also span row sums, which the iteration never corrects: the
+  rounding of ``-W*`` at the start would stay there, far above the falling offset);
 * ``W_perp`` by its margins ``mu`` (0 on the supports): a matrix of ``R ∩ F-perp`` has equal
-  in-support logits ``u_j`` in each context and zero column sums, so its logits are
-  ``u 1^T - mu`` with ``u = mu 1 / V`` and its coefficients ``K^{-1} (u 1^T - mu)``; every
-  pattern of margins is one such matrix. The loss sees exactly these margins (as in the
-  orthonormal representation, they are 0 on the supports by construction).
+  in-support logits in each context and zero column sums, so its logits are ``u 1^T - mu``
+  with ``u = mu 1 / V`` and its coefficients ``K^{-1} (u 1^T - mu)``; every pattern of margins
+  is one such matrix, and the loss sees exactly these margins.
 
 The projection on F
 -------------------
@@ -38,25 +36,19 @@ q_j q_j^T)``. With ``psi = D J x`` (whose rows sum to zero) it becomes, for each
 with ``b = J r`` (up to a constant per context, which ``c`` absorbs): ``V`` positive definite
 blocks of size ``m``, coupled only through the ``m`` multipliers ``c`` of the row sums, whose
 system ``S c = sum_v M_v^{-1} b_v`` with ``S = sum_v M_v^{-1}`` has size ``m``
-(:class:`_NewtonFactors`). The logits of ``x``, up to a constant per context, are then both
-``psi / (pi q)`` and ``(b - K psi - c) / lambda``. The first is accurate where ``pi q`` is large,
-and in particular on the supports, where the F part of ``x`` is read (``x_F`` has the
-in-support logits of ``x``); there it never divides by ``lambda``, which falls like
-``exp(-B / ||W^mm||)``. The second is accurate where ``pi q`` is small; each entry takes the
-better one (the two agree to rounding). An entry whose ``lambda / (pi q)`` exceeds ``K_jj / eps``
-(an out-of-support probability far below the multiplier) has ``psi`` below the rounding of the
-other terms of its equations and is left out of its block.
+(:class:`_NewtonFactors`). The logits of ``x``, up to a constant per context, are both
+``psi / (pi q)``, accurate where ``pi q`` is large (on the supports, where the F part of ``x``
+is read, without dividing by ``lambda ~ exp(-B / ||W^mm||)``), and ``(b - K psi - c) /
+lambda``, accurate where ``pi q`` is small; each entry takes the better one. An entry whose
+``lambda / (pi q)`` exceeds ``K_jj / eps`` has ``psi`` below the rounding of its equations and
+is left out of its block.
 
-This form mixes the F and F-perp parts of ``r`` in the logits, so its answer is accurate only
-to the rounding of the larger part, which at large radii spoils the smaller one (the F-perp
-part of ``x`` gets the rounding of the F part of ``r`` divided by ``lambda``). So the answer is
-refined on its residual, which is computed block by block, each block from its own covector
-(the F-perp block from the out-of-support entries alone), and where the mixing is the limit the
-two blocks are solved apart (block Gauss-Seidel, their coupling goes through the
-out-of-support probabilities only): :meth:`GramStructure.solve`. The refinement also lets the
-factors of one Newton matrix serve the next ones while they converge fast (the last steps
-at a radius and the tangent); the iterates are those of Newton's method all the same, each
-step solved to the accuracy it needs (:data:`ntpnb.settings.PATH_FORCING`).
+This form mixes the F and F-perp parts of ``r``, so at large radii the F-perp part of ``x`` gets
+the rounding of the F part of ``r`` divided by ``lambda``. The answer is therefore refined on
+its residual, computed block by block, and where the mixing is the limit the blocks are solved
+apart (block Gauss-Seidel): :meth:`GramStructure.solve`. The refinement also lets the factors
+of one Newton matrix serve the next ones; each step is solved to the accuracy it needs
+(:data:`ntpnb.settings.PATH_FORCING`).
 
 A factorization costs ``V`` inverses of size at most ``m`` (``O(V m^3)``), a refinement round
 products with ``K`` and the stored inverses (``O(V m^2)``), against ``O((V m)^3)`` for the
@@ -82,15 +74,12 @@ from .pathloss import NoConvergenceError, SplitLoss, split_loss, star_exponents
 __all__ = ["GramStructure", "gram_structure"]
 
 
-#: Newton's system is solved again on its residual until each block of the correction is at
-#: most the asked tolerance of the answer (never below :data:`ntpnb.settings.PATH_REFINE_RTOL`),
-#: in at most _MAX_REFINE rounds with the factors of the matrix itself.
+#: Most refinement rounds with the factors of the matrix itself (each to the asked tolerance,
+#: never below :data:`ntpnb.settings.PATH_REFINE_RTOL`).
 _MAX_REFINE = 12
-#: The factors of an earlier Newton matrix serve when the rounds they need for the asked
-#: tolerance (about log(rtol) / log(change), GramStructure.solve) are at most m / 60 (a
-#: factorization costs V m^3 operations, a round a few V m^2 moved through memory: measured,
-#: a factorization as much as about fifteen rounds at m = 500 and two at m = 50), and at most
-#: _MAX_REUSE_ROUNDS.
+#: An earlier Newton matrix's factors serve when the rounds needed (about log(rtol) /
+#: log(change)) are at most m / 60 (a factorization, ``V m^3``, costs about fifteen rounds at
+#: m = 500, two at m = 50, measured) and at most _MAX_REUSE_ROUNDS.
 _REUSE_ROUNDS_PER_CONTEXT = 1 / 60
 _MAX_REUSE_ROUNDS = 8
 
@@ -210,11 +199,9 @@ class _NewtonFactors:
     def change(self, K: np.ndarray, lam: float, pi_q: np.ndarray) -> float:
         """How far the Newton matrix at ``(lam, pi_q)`` is from this one, relative to this one.
 
-        The largest ``|Delta' - Delta| / (K_jj + Delta)`` over the entries kept in both: a bound
-        on the relative change of each block's diagonal, in the scaling the blocks are factored
-        in; ``K_jj / (K_jj + Delta)`` for an entry kept in one only (the other's ``Delta`` taken
-        as infinite: left out, it was beyond ``K_jj / eps``), which enters the answer weighted
-        so.
+        The largest ``|Delta' - Delta| / (K_jj + Delta)`` over the entries kept in both (a bound
+        on the relative change of each block's diagonal); ``K_jj / (K_jj + Delta)`` for an entry
+        kept in one only (the other's ``Delta`` taken as infinite).
         """
         diag_K = np.diag(K)[:, None]
         with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
@@ -280,11 +267,11 @@ class GramStructure:
     K: np.ndarray
     #: Its lower Cholesky factor.
     K_factor: np.ndarray
-    #: The supports, the next-token and the context probabilities.
+    #: The supports.
     mask: np.ndarray
-    #: The supports, the next-token and the context probabilities.
+    #: The next-token probabilities.
     P: np.ndarray
-    #: The supports, the next-token and the context probabilities.
+    #: The context probabilities.
     pi: np.ndarray
     #: ``(m, V)``: the exponents of ``W*`` (:func:`~.pathloss.star_exponents`).
     a: np.ndarray
@@ -356,11 +343,10 @@ class GramStructure:
     def perp_map(self, X: np.ndarray) -> np.ndarray:
         """The margins (k, m, V) of the matrix of ``R ∩ F-perp`` with coefficients ``X`` off the supports.
 
-        That matrix represents the covector ``-X`` on the margins (``<W_perp(mu), W> = -sum X mu``
-        for every ``W_perp(mu)``); it is the projection on F-perp of any ``C^T H`` with ``C = X``
-        off the supports and zero row sums. Its in-support coefficients complete ``X`` to zero
-        row sums with equal in-support logits (:func:`_f_map` with row sums), so only the
-        entries of ``X`` off the supports are read.
+        That matrix represents the covector ``-X`` on the margins (``<W_perp(mu), W> = -sum X mu``):
+        the projection on F-perp of any ``C^T H`` with ``C = X`` off the supports and zero row
+        sums. Only the entries of ``X`` off the supports are read (the in-support coefficients
+        complete them, :func:`_f_map` with row sums).
         """
         X = np.where(self.mask, 0.0, X)
         KX = self.K @ X
@@ -405,9 +391,8 @@ class GramStructure:
     def _apply(self, ev: _GramEval, lam: float, X: np.ndarray) -> np.ndarray:
         """``(Hess CE + lam I) X`` (columns in the coordinates), each block from its own covector.
 
-        ``y = D J x`` per context; the F block is the projection of ``y^T H`` on F and the
-        F-perp block its margins from the entries of ``y`` off the supports alone: the
-        in-support entries, of the size of the F part of ``x``, never enter the F-perp block.
+        ``y = D J x`` per context; the F block is the projection of ``y^T H`` on F, the F-perp
+        block its margins from the entries of ``y`` off the supports alone.
         """
         C, mu = self._unpack(X)
         q = ev.loss.q
@@ -433,8 +418,7 @@ class GramStructure:
         """A correction for the residual ``res`` with the blocks solved apart (block Gauss-Seidel).
 
         The F part from the F residual alone; then both parts from the F-perp residual less
-        the coupling of that F part, which enters through the out-of-support probabilities
-        only. Neither ``psi`` solve sees a right-hand side with both parts.
+        that F part's coupling. Neither ``psi`` solve sees a right-hand side with both parts.
         """
         r = self.n_f
         d_F = self._psi_solve(factors, np.concatenate([res[:r], np.zeros_like(res[r:])]))
@@ -454,15 +438,12 @@ class GramStructure:
     ) -> np.ndarray | None:
         """``N^{-1} R`` to ``rtol`` of itself (per column), refined on its residual.
 
-        The ``psi`` answer is refined on the residual, computed block by block (:meth:`_apply`),
-        until each block of the correction is at most ``rtol`` of the answer. At large radii
-        the ``psi`` form mixes the rounding of the F part into the F-perp part, divided by
-        ``lambda``, and the rounds stop shrinking above that level: from there the F-perp part
-        is solved again from the F part alone and every round solves the blocks apart
-        (:meth:`_split_round`), until the correction is small enough or stops shrinking (the
-        rounding of the residual). Factors of an earlier matrix are given a number of
-        ``rounds`` (they also remove the change of the matrix); None when those do not
-        suffice.
+        Refined on the residual (:meth:`_apply`) until each block of the correction is at most
+        ``rtol`` of the answer. When the rounds stop shrinking (the mixed rounding of the
+        module docstring), the F-perp part is solved again from the F part alone and every
+        round solves the blocks apart (:meth:`_split_round`), until the correction is small
+        enough or stops shrinking. Factors of an earlier matrix get ``rounds`` rounds; None
+        when those do not suffice.
         """
         r = self.n_f
         fresh = rounds is None
@@ -506,24 +487,12 @@ class GramStructure:
     ) -> np.ndarray:
         """``(Hess CE + lam I)^{-1} rhs`` (columns in the coordinates) to ``rtol`` of itself.
 
-        ``rtol`` is one tolerance or one per column.
-
-        The ``psi`` form mixes the F and F-perp parts of a right-hand side in the logits: the
-        F-perp part of its answer carries the rounding of the F part divided by ``lambda``,
-        which at large radii is far larger than the F-perp part itself. Its answer is refined
-        on the residual, computed block by block (:meth:`_apply`, :meth:`_refine`). The
-        factors of the last Newton matrix, kept in the workspace ``ws``, serve the next one
-        when the refinement needs few rounds for it: each round shrinks the error by about
-        how far the matrix moved (:meth:`_NewtonFactors.change`), and they serve while the
-        rounds needed cost less than a factorization (:data:`_REUSE_ROUNDS_PER_CONTEXT`).
-        Between the last steps at a radius and for the tangent the matrix moves little, and
-        looser tolerances (far from the solution) need fewer rounds. Factors are kept only if
-        they can also serve the tolerance every radius ends with (the tangent's,
-        :data:`ntpnb.settings.PATH_TANGENT_RTOL`): others would be replaced at one of the next
-        steps, where the matrix has moved little from this one, so they are replaced now and
-        this step's rounds are saved (measured at (m, V, d, S) = (500, 100, 600, 10): the
-        first step at each of the first ten radii took seven rounds with the factors of the
-        radius before, and the second step factored anyway).
+        ``rtol`` is one tolerance or one per column. Refined on the residual (:meth:`_refine`).
+        The last Newton matrix's factors, kept in ``ws``, serve the next one while the rounds
+        needed (each shrinks the error by about :meth:`_NewtonFactors.change`) cost less than a
+        factorization (:data:`_REUSE_ROUNDS_PER_CONTEXT`), and only if they can also reach
+        :data:`ntpnb.settings.PATH_TANGENT_RTOL`, the tolerance every radius ends with (else
+        they would be replaced a step later anyway).
         """
         ws = ws if ws is not None else _Workspace()
         rtol = np.broadcast_to(np.asarray(rtol, dtype=float), rhs.shape[1:])
@@ -612,12 +581,9 @@ def _support_bases(mask: np.ndarray) -> scipy.sparse.csr_matrix:
 def gram_structure(data: NTPData) -> GramStructure:
     """The split of ``data`` in the Gram form (cached per data set); ``H`` must have full row rank.
 
-    ``W*`` comes from the Gram form itself: it is the matrix of F whose in-support logits are
-    ``log p_j`` up to a constant per context (the equations (4)), so its coefficients are
-    :meth:`GramStructure.f_map` of ``log P`` (``V`` blocks of the supports' sizes and one of
-    size ``m``), where the general solver (:func:`~.subspace.finite_solution`) factors the
-    ``dim F x dim F`` Gram matrix of the rows of (4) (at (m, V, d, S) = (500, 100, 600, 10):
-    0.04 s against 4 s, the two answers 2e-15 apart, relative). With ``rank H = m`` the data
+    ``W*``, the matrix of F with in-support logits ``log p_j`` up to a constant per context
+    (equations (4)), has the coefficients :meth:`GramStructure.f_map` of ``log P`` (much faster
+    than :func:`~.subspace.finite_solution`, same answer to 2e-15). With ``rank H = m`` the data
     are always NTP_H-compatible.
     """
     H = data.H

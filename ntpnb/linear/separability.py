@@ -3,10 +3,9 @@ r"""NTP-separability (Paper A, Definition 2): one decision, right or honestly un
 :func:`is_separable` decides whether some ``W`` satisfies (6a) and (6b). Its ``method`` only
 names where the evidence is looked for first (a solve from ``H`` alone, least-distance
 programming, the max-margin LP of ``vec(W)``, a feasibility LP in the row space of ``H``, the
-NTP-SVM as a witness); every method weighs the evidence by the same rules, so no two methods
-contradict each other. Near float64's resolution one may find evidence another does not ask for
-(a margin verified by an LP point): then one answers and the other raises
-:class:`~ntpnb.errors.NumericallyAmbiguousError`, never True against False.
+NTP-SVM as a witness); all weigh it by the same rules, so near float64's resolution one method
+may answer where another raises :class:`~ntpnb.errors.NumericallyAmbiguousError`, never True
+against False.
 
 The evidence
 ------------
@@ -107,26 +106,23 @@ LEAST_DISTANCE_METHOD = "least distance (NNLS in the complement of F)"
 class SeparabilityDecision:
     """A decision of Definition 2 (see the module docstring), whatever the method."""
 
-    #: The answer, and what decided.
+    #: The answer.
     separable: bool
-    #: A separating ``W`` (``V x d``, ``max|W| = 1``) for rows divided by a power of two (by their largest
-    #: entry for ``"newton"``), and its verified normalized margin; None, and 0 (``-inf`` for ``"newton"``),
-    #: when not separable.
+    #: A separating ``W`` (``V x d``, ``max|W| = 1``) for rows divided by a power of two (by their
+    #: largest entry for ``"newton"``); None when not separable.
     direction: np.ndarray | None
-    #: A separating ``W`` (``V x d``, ``max|W| = 1``) for rows divided by a power of two (by their largest
-    #: entry for ``"newton"``), and its verified normalized margin; None, and 0 (``-inf`` for ``"newton"``),
-    #: when not separable.
+    #: The verified normalized margin of ``direction``; 0 (``-inf`` for ``"newton"``) when not separable.
     margin: float
     #: The smallest certified bound on every normalized margin (inf when none was needed).
     bound: float
-    #: The answer, and what decided.
+    #: What decided.
     method: str
     #: float64's resolution ``rho`` of a normalized margin, with the certificate's rounding when "not
     #: separable" (then ``bound <= 2 resolution``); 0 for ``"newton"``.
     resolution: float = 0.0
-    #: ``"newton"``: the Farkas ``C`` (``m x V``) of "not separable" (else None), Newton steps.
+    #: ``"newton"``: the Farkas ``C`` (``m x V``) of "not separable" (else None).
     certificate: np.ndarray | None = None
-    #: ``"newton"``: the Farkas ``C`` (``m x V``) of "not separable" (else None), Newton steps.
+    #: ``"newton"``: the Newton steps taken.
     iterations: int = 0
 
 
@@ -147,9 +143,9 @@ class _Ambiguity:
 class _Rows:
     """Constraint rows ``M`` (dense or scipy.sparse) with what their rounding bounds need, built once.
 
-    A bound on the rounding error of each entry of ``M @ x`` is ``2 p eps (|M| |x|)`` with ``p``
-    the most non-zeros of a row (the terms that are zero add nothing and no rounding, in any
-    order of summation); of ``M^T @ y`` the same with the most non-zeros of a column.
+    The rounding of each entry of ``M @ x`` is at most ``2 p eps (|M| |x|)``, ``p`` the most
+    non-zeros of a row (zero terms add no rounding in any order); of ``M^T @ y`` the same with
+    the most non-zeros of a column.
     """
 
     M: np.ndarray | scipy.sparse.csr_matrix
@@ -220,10 +216,10 @@ class _LogitRows:
     """The rows of (6b) and (6a) for embeddings ``H`` and supports ``mask``, through the logits.
 
     ``A w`` and ``G w`` are the logit gaps ``L_{j a_j} - L_jv`` of ``L = H W^T`` (``a_j`` the first
-    in-support token), each logit a sum of ``d`` products, so its rounding is bounded by
-    ``2 d eps |h_j| . |w_v|``; ``A^T lam + G^T mu = vec(C^T H)`` for the coefficients ``C`` of
-    :meth:`coefficients`, with the rounding of the anchor sums (``V`` terms) and of the product
-    (``m`` terms). No matrix of rows is formed: the form for many contexts and tokens.
+    in-support token), each logit rounded by at most ``2 d eps |h_j| . |w_v|``;
+    ``A^T lam + G^T mu = vec(C^T H)`` for the ``C`` of :meth:`coefficients`, with the rounding of
+    the anchor sums (``V`` terms) and of the product (``m`` terms). No matrix of rows is formed
+    (the form for many contexts and tokens).
     """
 
     H: np.ndarray
@@ -325,9 +321,8 @@ def _certificate(
 
     Every ``w`` with ``G w = 0`` and ``max|w| <= 1`` has
     ``min(A w) <= lam^T A w / sum(lam) = (A^T lam + G^T mu)^T w / sum(lam)
-    <= ||A^T lam + G^T mu||_1 / sum(lam)``. The rounding of the products is added (and that of
-    the two sums, ``n eps`` relative), so the bound holds in exact arithmetic. The one
-    certificate, whichever way ``A^T lam + G^T mu`` is evaluated (``rows``).
+    <= ||A^T lam + G^T mu||_1 / sum(lam)``; with the rounding of the products and sums added,
+    the bound holds in exact arithmetic.
     """
     lam = np.maximum(lam, 0.0)
     total = float(lam.sum())
@@ -384,9 +379,9 @@ class _Evidence:
     def refuted(self) -> bool:
         """Whether a certificate holds to rounding, with no direction verified.
 
-        Nor may a direction from ``H`` alone come within ``RANK_BAND`` of being verified: that
-        is the solve anyone can repeat (:func:`rank_witness`), and its check by other rounding
-        bounds (:func:`satisfies_definition_2`) must not contradict the answer.
+        Nor may a direction from ``H`` alone come within ``RANK_BAND`` of being verified: that solve
+        anyone can repeat (:func:`rank_witness`), checked by :func:`satisfies_definition_2`, must not
+        contradict the answer.
         """
         cert = self.certificate
         if cert is None or (self.direction is not None and self.direction.ratio > 1):
@@ -450,10 +445,9 @@ def _least_squares_directions(ev: _Evidence, rows: np.ndarray, targets: tuple[np
 def _from_embeddings(ev: _Evidence) -> None:
     """With ``m <= d``, the directions from ``H`` alone that separate whenever ``H`` has full row rank.
 
-    The minimum-norm ``W`` with logits 1 on the supports and 0 elsewhere (every margin 1; Lemma 1
-    of Paper A), solved for the row-normalized ``H`` (:func:`_least_squares_directions`), once
-    with equal margins for the rows of ``H`` and once for the normalized rows. Each is verified;
-    "not separable" needs both to fall short by ``RANK_BAND`` (:attr:`_Evidence.refuted`).
+    The minimum-norm ``W`` with logits 1 on the supports and 0 elsewhere (Lemma 1 of Paper A),
+    for the row-normalized ``H``, with equal margins for the rows of ``H`` and for the normalized
+    rows; "not separable" needs both to fall short by ``RANK_BAND`` (:attr:`_Evidence.refuted`).
     """
     data = ev.data
     if ev.embeddings_tried or data.m > data.d:
@@ -477,11 +471,10 @@ def _from_least_squares(ev: _Evidence) -> None:
 def _free_directions(data: NTPData) -> np.ndarray:
     """An orthonormal basis (columns) of the ``vec(W)`` with ``G w = 0`` and zero column sums.
 
-    The complement of ``F`` (:func:`~ntpnb.linear.subspace.f_decomposition`, whose rank is the
-    package's one decision of ``dim F``) and of the ``d`` directions ``W = 1 u^T``, which change no
-    log-odds and lie in the complement of ``F`` too. Both sets of rows are orthonormal and
-    orthogonal to each other, so the complement has the known dimension ``V d - dim F - d``: a
-    complete QR decomposition of them gives it, with no rank decision of its own.
+    The complement of ``F`` (:func:`~ntpnb.linear.subspace.f_decomposition`, the package's one
+    decision of ``dim F``) and of the ``d`` directions ``W = 1 u^T`` (no log-odds change; also
+    outside ``F``). Both row sets are orthonormal and mutually orthogonal, so a complete QR
+    gives the complement, of dimension ``V d - dim F - d``, with no rank decision of its own.
     """
     known = np.kron(np.full((data.V, 1), 1 / np.sqrt(data.V)), np.eye(data.d))  # W = 1 u^T
     if constraint_pairs(data).eq_context.size:  # F = {0} without equations
@@ -510,14 +503,13 @@ def _from_least_distance(ev: _Evidence) -> None:
     """A direction or multipliers by least-distance programming (one non-negative least squares).
 
     With ``N`` an orthonormal basis of the directions allowed by (6a) (:func:`_free_directions`)
-    and ``B = A N`` the normalized (6b) rows in those coordinates, the data are separable iff
-    ``B z >= 1`` is feasible. Lawson and Hanson's reduction (*Solving Least Squares Problems*,
-    1974, ch. 23) decides that by one non-negative least squares: ``u >= 0`` minimizing
-    ``||B^T u||^2 + (1 - sum u)^2``. If ``sum u < 1``, ``z = B^T u / (1 - sum u)`` is the
-    shortest feasible point, and ``w = N z`` is offered as a direction. Otherwise ``B^T u = 0``
-    with ``sum u = 1``: ``u`` are the multipliers of a certificate, completed by the equality
-    multipliers that cancel ``A^T u`` on F (from the same decomposition). Dense, for data that
-    :func:`_least_distance_fits`; nothing when ``dim F`` is ambiguous or NNLS does not converge.
+    and ``B = A N``, the data are separable iff ``B z >= 1`` is feasible. Lawson and Hanson
+    (*Solving Least Squares Problems*, 1974, ch. 23) decide it by one NNLS: ``u >= 0`` minimizing
+    ``||B^T u||^2 + (1 - sum u)^2``. If ``sum u < 1``, ``z = B^T u / (1 - sum u)`` is the shortest
+    feasible point and ``w = N z`` is offered; otherwise ``B^T u = 0`` with ``sum u = 1``, and
+    ``u`` with the equality multipliers that cancel ``A^T u`` on F is offered as a certificate.
+    Dense, for data that :func:`_least_distance_fits`; nothing when ``dim F`` is ambiguous or
+    NNLS does not converge.
     """
     data = ev.data
     if not _least_distance_fits(data):
@@ -550,8 +542,8 @@ def _from_least_distance(ev: _Evidence) -> None:
 def _max_margin_lp(A: scipy.sparse.csr_matrix, G: scipy.sparse.csr_matrix, method: str):
     """Solve ``max t  s.t.  A w >= t,  G w = 0,  -1 <= w <= 1,  t <= cap`` with one linprog method.
 
-    The cap (:data:`~ntpnb.settings.LP_MARGIN_CAP`) stops the search once a margin that decides
-    has been reached; it does not change the answer, since ``t* > 0`` iff ``min(t*, cap) > 0``.
+    The cap (:data:`~ntpnb.settings.LP_MARGIN_CAP`) stops the search early without changing the
+    answer (``t* > 0`` iff ``min(t*, cap) > 0``).
     """
     n = A.shape[1]
     c = np.zeros(n + 1)
@@ -619,9 +611,9 @@ def _from_witness(ev: _Evidence) -> None:
 def lp_methods(n_variables: int) -> tuple[str, ...]:
     """The scipy.optimize.linprog methods tried in turn to decide a separability LP with ``n_variables``.
 
-    :data:`~ntpnb.settings.LP_METHOD` then :data:`~ntpnb.settings.LP_FALLBACK_METHODS`, except
-    that a small LP (at most :data:`~ntpnb.settings.LP_SMALL_MAX_VARIABLES` entries of ``W``)
-    tries :data:`~ntpnb.settings.LP_SMALL_METHOD` first. Each method appears once.
+    :data:`~ntpnb.settings.LP_METHOD` then :data:`~ntpnb.settings.LP_FALLBACK_METHODS`, after
+    :data:`~ntpnb.settings.LP_SMALL_METHOD` for at most
+    :data:`~ntpnb.settings.LP_SMALL_MAX_VARIABLES` entries of ``W``; each method once.
     """
     methods = (settings.LP_METHOD, *settings.LP_FALLBACK_METHODS)
     if n_variables <= settings.LP_SMALL_MAX_VARIABLES:
@@ -643,11 +635,7 @@ def _from_reduced_lp(ev: _Evidence) -> None:
 
 # ---------------------------------------------------------------------------- the decision
 def _gather(data: NTPData, sources: tuple[Callable[[_Evidence], None], ...]) -> _Evidence:
-    """Run the ``sources`` in turn until the evidence decides.
-
-    "Not separable" also needs the directions from ``H`` alone to fall short: they are tried
-    before a refutation is accepted, whatever the order.
-    """
+    """Run the ``sources`` in turn until the evidence decides (``H`` alone tried before a refutation)."""
     ev = _Evidence.of(data)
     for source in sources:
         source(ev)
@@ -697,10 +685,9 @@ def _decide_lp_outcome(data: NTPData) -> SeparabilityDecision | _Ambiguity:
 
 
 def _separability(data: NTPData) -> SeparabilityDecision:
-    """The LP chain's decision (cached): ``H`` alone, the SVM witness (a large LP), the LP methods.
+    """The LP chain's decision (cached): ``H`` alone, the SVM witness, the LP methods, least distance.
 
-    Then least-distance programming if still undecided; raises
-    :class:`~ntpnb.errors.NumericallyAmbiguousError` when the evidence decides nothing.
+    Raises :class:`~ntpnb.errors.NumericallyAmbiguousError` when the evidence decides nothing.
     """
     return _raised(_decide_lp_outcome(normalized(data)[0]))
 
@@ -716,9 +703,8 @@ def _decide_interior_outcome(data: NTPData) -> SeparabilityDecision | _Ambiguity
 def _decide_least_distance(data: NTPData) -> SeparabilityDecision | _Ambiguity | None:
     """The outcome (cached per data) from ``H`` alone and least-distance programming; None if unsure.
 
-    None for data least-distance programming does not take (:func:`_least_distance_fits`) and
-    where its evidence decides nothing (the LP chain is then asked); an ambiguity only when the
-    data are separable but beyond the NTP-SVM's reach.
+    None where least-distance programming does not apply (:func:`_least_distance_fits`) or
+    decides nothing; an ambiguity only for separable data beyond the NTP-SVM's reach.
     """
     if not _least_distance_fits(data):
         return None
@@ -758,11 +744,11 @@ def _lp_units(H: np.ndarray) -> np.ndarray:
 def verified_margin(H: np.ndarray, mask: np.ndarray, W: np.ndarray) -> tuple[float, np.ndarray]:
     """Verified normalized margin of a direction ``W`` and ``W`` scaled to ``max |W_ik| = 1``.
 
-    The verification of every direction (:func:`_checked_direction`) through the logits
-    (:class:`_LogitRows`): the smallest out-of-support gap less the rounding bound of both
-    logits; ``-inf`` when (6a) fails beyond its rounding and ``SEP_EQUALITY_RTOL`` of the margin,
-    or ``W`` is zero, not finite or not ``V x d``. In the units of ``"newton"`` (:func:`_lp_units`)
-    it compares with :data:`~ntpnb.settings.SEP_MARGIN_TOL`.
+    :func:`_checked_direction` through the logits (:class:`_LogitRows`): the smallest
+    out-of-support gap less the rounding bound of both logits; ``-inf`` when (6a) fails beyond
+    its rounding and ``SEP_EQUALITY_RTOL`` of the margin, or ``W`` is zero, not finite or not
+    ``V x d``. In the units of :func:`_lp_units` it compares with
+    :data:`~ntpnb.settings.SEP_MARGIN_TOL`.
     """
     W, mask = np.asarray(W, dtype=float), np.asarray(mask, dtype=bool)
     found = None
@@ -774,9 +760,9 @@ def verified_margin(H: np.ndarray, mask: np.ndarray, W: np.ndarray) -> tuple[flo
 def certified_bound(H: np.ndarray, mask: np.ndarray, C: np.ndarray) -> float:
     """Certified upper bound on the normalized margin of every direction, from coefficients ``C``.
 
-    ``lambda_jv = max(-C_jv, 0)`` off the supports, ``mu`` the other in-support entries (anchors
-    complete the rows to zero); the bound of every certificate (:func:`_certificate`) through
-    the logits (:class:`_LogitRows`); ``inf`` when ``lambda`` is zero or ``C`` is not finite.
+    ``lambda_jv = max(-C_jv, 0)`` off the supports, ``mu`` the other in-support entries;
+    :func:`_certificate` through the logits (:class:`_LogitRows`); ``inf`` when ``lambda`` is zero
+    or ``C`` is not finite.
     """
     C, mask = np.asarray(C, dtype=float), np.asarray(mask, dtype=bool)
     if not np.all(np.isfinite(C)):
@@ -847,10 +833,9 @@ def _decide_newton(data: NTPData, W0: np.ndarray | None) -> SeparabilityDecision
 def proves_separable(data: NTPData, W: np.ndarray) -> bool:
     """Whether ``W`` proves ``data`` separable on every machine, by the rules of the decision.
 
-    As a direction (:func:`_checked_direction`: rows normalized, margins ``RANK_BAND`` times
-    their rounding bound, (6a) to rounding and ``SEP_EQUALITY_RTOL`` of the margin). The NTP-SVM's own
-    verification is absolute in the units of ``H / max|H|``, so it cannot see (6a) broken on a
-    row much smaller than the others; this can.
+    As a direction (:func:`_checked_direction`). Unlike the NTP-SVM's own verification
+    (absolute in the units of ``H / max|H|``), this sees (6a) broken on a row much smaller than
+    the others.
     """
     if constraint_pairs(data).ineq_context.size == 0:
         return True
@@ -862,10 +847,9 @@ def proves_separable(data: NTPData, W: np.ndarray) -> bool:
 def _svm_reach(data: NTPData, A: _Rows, w: np.ndarray) -> float:
     """``kappa``: the rounding bound of the margins of a unit-margin ``W`` no longer than ``w``'s.
 
-    ``w`` (normalized rows) scaled to smallest margin 1 for the rows of ``H`` has norm
-    ``||w|| / t``; any ``W`` no longer than that has each logit ``h_j . W_v`` evaluated to
-    ``(d + 1) eps`` times ``||h_j|| ||W_v||`` (the module convention ``2 p eps``), so each margin to
-    ``2 (d + 1) eps sqrt(2) ||h_j|| ||W||``. Relative to the unit margin; inf if ``t <= 0``.
+    ``w`` scaled to smallest margin 1 for the rows of ``H`` has norm ``||w|| / t``; each logit
+    ``h_j . W_v`` of a ``W`` no longer is evaluated to ``(d + 1) eps ||h_j|| ||W_v||``, so each
+    margin to ``2 (d + 1) eps sqrt(2) ||h_j|| ||W||``. Relative to the unit margin; inf if ``t <= 0``.
     """
     scales = context_scales(data.H)[constraint_pairs(data).ineq_context]
     t = float((scales * (A.M @ w)).min())
@@ -954,14 +938,13 @@ def rank_witness(data: NTPData) -> np.ndarray | None:
     """A separating ``W`` computed from ``H`` alone when ``H`` has full row rank, else None.
 
     With full row rank every logit matrix ``L = H W^T`` is reachable; the minimum-norm ``W`` with
-    logits ``L0`` equal to 1 on the supports and 0 elsewhere satisfies (6a)-(6b) with every
-    margin 1 (Lemma 1 of Paper A: ``d >= m`` and generic embeddings suffice). It is solved from
-    every singular value of ``H`` that float64 resolves (:func:`~ntpnb.linalg.nonzero_count`, no
-    rank cut) and returned when :func:`satisfies_definition_2` holds to
-    :data:`ntpnb.settings.LP_POINT_FEAS_RTOL` (it is returned as the reduced LP's answer, so it
-    is accepted as that LP's point is), or to a tenth of the unit margin where that relative
-    tolerance would reach it (near-duplicate rows: ``max|W| ~ 1e8``); None otherwise (``d < m``
-    among them). Computed once per data set (read-only).
+    logits 1 on the supports and 0 elsewhere has every margin 1 (Lemma 1 of Paper A: ``d >= m``
+    and generic embeddings suffice). Solved from every singular value float64 resolves
+    (:func:`~ntpnb.linalg.nonzero_count`, no rank cut); returned when
+    :func:`satisfies_definition_2` holds to :data:`ntpnb.settings.LP_POINT_FEAS_RTOL` (as the
+    reduced LP's point would be), or to a tenth of the unit margin where that relative
+    tolerance would reach it (near-duplicate rows: ``max|W| ~ 1e8``). Cached per data set
+    (read-only).
     """
     if data.m > data.d:
         return None
@@ -982,22 +965,17 @@ def _reduced_lp(data: NTPData, tol: float = settings.LP_POINT_FEAS_RTOL) -> tupl
     With what answered: ``"rank"`` (:func:`rank_witness`) or ``"reduced LP (...)"`` with the HiGHS
     method.
 
-    Any separating ``W`` can be replaced by its projection onto the row space of ``H`` (the
-    constraints only see ``W h_j``), so with the thin SVD ``H = U diag(sigma) Vt`` of rank ``r``
-    one may take ``W = A Vt`` and the logits are ``L = G A^T`` with ``G = U diag(sigma)``. With the
+    The constraints only see ``W h_j``, so with the thin SVD ``H = U diag(sigma) Vt`` of rank
+    ``r`` one may take ``W = A Vt``, logits ``L = G A^T`` with ``G = U diag(sigma)``. With the
     common in-support logits ``s_j`` as extra variables, Definition 2 is the feasibility of
 
         ``G_j . a_v - s_j = 0`` for ``v`` in ``S_j``,  ``G_j . a_v - s_j <= -1`` otherwise,
 
-    an LP with ``V r + m`` variables and ``m V`` rows of ``r + 1`` non-zeros (against ``V d``
-    variables and rows of ``2 d`` non-zeros in the original form, plus its equality rows).
-
-    * If :func:`rank_witness` separates, it is returned (method ``"rank"``).
-    * Otherwise the LP is solved by HiGHS (:func:`scipy.optimize.linprog`, the method
-      :data:`ntpnb.settings.LP_METHOD`, then the fallbacks ``LP_FALLBACK_METHODS`` when it ends
-      without a decision); a feasible point is checked against Definition 2
-      (:func:`satisfies_definition_2` to ``tol``). An infeasible status is no certificate: the
-      caller (:func:`is_separable`) looks for one.
+    ``V r + m`` variables and ``m V`` rows of ``r + 1`` non-zeros (against ``V d`` variables and
+    rows of ``2 d`` non-zeros, plus equality rows, in the original form). Solved by HiGHS
+    (:data:`ntpnb.settings.LP_METHOD`, then ``LP_FALLBACK_METHODS`` while undecided); a feasible
+    point is checked by :func:`satisfies_definition_2` to ``tol``. An infeasible status is no
+    certificate: the caller (:func:`is_separable`) looks for one.
 
     Raises
     ------
@@ -1056,42 +1034,31 @@ def decide_separability(
 ) -> SeparabilityDecision:
     """Whether the data are NTP-separable (Definition 2 of Paper A): one decision, certified.
 
-    The decision and its rules are those of the module docstring: "separable" rests on a
-    direction whose margins are verified with ``RANK_BAND`` times their rigorous rounding bound
-    to spare (and then :func:`ntpnb.ntp_svm` succeeds on the data); "not separable" on LP or NNLS
-    multipliers whose bound on every normalized margin holds to float64's resolution of the
-    data; anything in between raises :class:`~ntpnb.errors.NumericallyAmbiguousError`. Every
-    method but ``"newton"`` gives the same answer; ``method`` chooses where the evidence is
-    looked for first.
+    The rules are the module docstring's ("separable" then implies :func:`ntpnb.ntp_svm`
+    succeeds). Every method but ``"newton"`` gives the same answer; ``method`` chooses where the
+    evidence is looked for first.
 
     Parameters
     ----------
-    data
-        The data set.
     method
-        ``"auto"`` (the default) and ``"least-distance"``: directions from ``H`` alone (when ``H``
-        has full row rank, ``d >= m``, Lemma 1 of Paper A, they separate), then, for a small
-        problem (its (6b) rows within :data:`ntpnb.settings.LEAST_DISTANCE_MAX_ENTRIES`),
-        least-distance programming, one non-negative least squares in the directions allowed by
-        (6a); a larger one, or one that method does not decide, goes to the normalized
-        max-margin linear program (HiGHS through :func:`scipy.optimize.linprog`, methods
-        :func:`lp_methods`), after ``W^mm`` of the active-set NTP-SVM solver as a candidate when
-        that LP is large (:data:`ntpnb.settings.SVM_WITNESS_MIN_VARIABLES`).
+        ``"auto"`` (the default) and ``"least-distance"``: directions from ``H`` alone (they
+        separate when ``H`` has full row rank, Lemma 1 of Paper A), then, when the (6b) rows are
+        within :data:`ntpnb.settings.LEAST_DISTANCE_MAX_ENTRIES`, least-distance programming
+        (one NNLS); otherwise or if undecided, the normalized max-margin LP (HiGHS,
+        :func:`lp_methods`), after the active-set ``W^mm`` as a candidate when the LP is large
+        (:data:`ntpnb.settings.SVM_WITNESS_MIN_VARIABLES`).
 
-        ``"lp"``: the max-margin LP first, its interior-point method first; the method of choice
-        on data that are likely not separable, where the witness is slow to give up.
+        ``"lp"``: the max-margin LP first, interior point first; for data likely not separable.
 
-        ``"reduced-lp"``: the full-rank witness (:func:`rank_witness`), then a feasibility LP in
-        the row space of ``H`` (:func:`_reduced_lp`), whose "infeasible" is confirmed by a
-        certificate from the other sources.
+        ``"reduced-lp"``: :func:`rank_witness`, then the feasibility LP in the row space of
+        ``H`` (:func:`_reduced_lp`), its "infeasible" confirmed by a certificate from the others.
 
-        ``"newton"``: the squared-hinge continuation of :mod:`ntpnb.linear.hinge_newton`, for
-        many contexts in fewer dimensions; certified either way to
-        :data:`~ntpnb.settings.SEP_MARGIN_TOL` in the units of rows scaled to largest entry 1
-        (:func:`_decide_newton`). Not cached.
+        ``"newton"``: the squared-hinge continuation of :mod:`ntpnb.linear.hinge_newton` (many
+        contexts in few dimensions), certified either way to
+        :data:`~ntpnb.settings.SEP_MARGIN_TOL` (:func:`_decide_newton`). Not cached.
     W0
-        For ``"newton"`` only: a starting decoder (``V x d``, e.g. the witness of a smaller ``d``
-        padded with zeros); it only changes the work, not the answer.
+        For ``"newton"`` only: a starting ``V x d`` decoder (e.g. a smaller ``d``'s witness padded
+        with zeros); it changes the work, not the answer.
 
     Raises
     ------
@@ -1100,9 +1067,8 @@ def decide_separability(
         start of ``"newton"``.
     NumericallyAmbiguousError
         If the data lie within float64's reach of the separability boundary (e.g. near-duplicate
-        embeddings with different supports), or are separable but ``W^mm`` is beyond float64's
-        reach; the message gives the best verified margin, the certified bound and the
-        resolution.
+        embeddings with different supports), or are separable but ``W^mm`` is beyond its reach;
+        the message gives the best verified margin, the certified bound and the resolution.
     SolverError
         ``"newton"``: if neither a verified margin of at least ``SEP_MARGIN_TOL`` nor a certified
         bound of at most it is found by ``rho =`` :data:`~ntpnb.settings.HINGE_RHO_MAX`; the
@@ -1125,16 +1091,14 @@ def is_separable(data: NTPData, method: str = "auto") -> bool:
 def separating_direction(data: NTPData) -> np.ndarray:
     """Some ``W^d`` satisfying (6a) and (6b) (Definition 2), scaled to smallest margin 1.
 
-    The direction is the one that decided :func:`is_separable`: the least-squares solution of
-    ``H W^T = `` (1 on each support, 0 off it) when it separates, which it does with all margins
-    equal whenever ``H`` has full row rank; otherwise the max-margin LP's point by the
-    interior-point method (an interior point of its optimal face). It is not ``W^mm``.
+    The least-squares solution of ``H W^T = `` (1 on each support, 0 off it) when it separates
+    (always, with equal margins, when ``H`` has full row rank); otherwise the interior-point
+    max-margin LP's point (interior to its optimal face). It is not ``W^mm``.
 
-    It is returned without its part ``1 u^T`` (the same row added to every token), which changes
-    no log-odds, no margin and no probability: its columns sum to zero, as those of ``W^mm``
-    and of every gradient iterate from ``W = 0`` do, so correlations with them compare
-    directions, not that irrelevant part. With ``H`` of full row rank this makes it the
-    minimum-norm ``W`` whose every margin equals 1.
+    It is returned without its part ``1 u^T`` (which changes no log-odds, margin or
+    probability): its columns sum to zero, as those of ``W^mm`` and of every gradient iterate
+    from ``W = 0`` do, so correlations with them compare directions. With ``H`` of full row
+    rank it is then the minimum-norm ``W`` whose every margin equals 1.
 
     Raises
     ------

@@ -1,22 +1,19 @@
 r"""Sequences to the NTP data of Paper A (Appendix C: the autoregressive setting).
 
 A sequence ``x_1 ... x_T`` gives ``T - 1`` (context, next token) pairs: the prefix
-``x_1 ... x_t`` is followed by ``x_{t+1}``, for ``t = 1, ..., T - 1``. Over a collection of
-sequences the distinct prefixes of length ``t`` are the ``m_t`` distinct contexts of length
-``t``, and the distinct prefixes of every length together are the ``m = sum_t m_t`` contexts
-of the training objective (Paper A, App. C). :func:`prefix_contexts` counts them:
+``x_1 ... x_t`` followed by ``x_{t+1}``. The distinct prefixes of length ``t`` are the ``m_t``
+contexts of length ``t``; all lengths together are the ``m = sum_t m_t`` contexts of the
+training objective. :func:`prefix_contexts` counts them:
 
 * ``pi_j`` is the fraction of all (context, next token) pairs whose context is ``j``;
 * ``p_jz`` is the fraction of the pairs with context ``j`` whose next token is ``z``.
 
-The autoregressive cross-entropy averaged over all pairs is then exactly the loss (2) of
-Paper A over these ``m`` contexts. :meth:`PrefixContexts.entropy_by_length` gives the
-entropy ``H_t`` of Remark 2, where the context probabilities are renormalized within length
-``t``: ``H_t`` is the empirical conditional entropy of the next token given a length-``t``
-prefix.
+The autoregressive cross-entropy averaged over all pairs is then exactly the loss (2) over
+these ``m`` contexts. :meth:`PrefixContexts.entropy_by_length` gives ``H_t`` of Remark 2, the
+empirical conditional entropy of the next token given a length-``t`` prefix.
 
-Token ids are integers in ``[0, V)``. Contexts are tuples of ids; the embedding of a
-context is chosen by the caller (:meth:`PrefixContexts.ntp_data`).
+Token ids are integers in ``[0, V)``; contexts are tuples of ids, embedded by the caller
+(:meth:`PrefixContexts.ntp_data`).
 """
 
 from __future__ import annotations
@@ -53,17 +50,14 @@ def validate_sequences(sequences: Iterable[Sequence[int]], vocab_size: int) -> l
     Parameters
     ----------
     sequences
-        An iterable of sequences (lists, tuples or 1-D integer arrays) of token ids.
-    vocab_size
-        ``V``; every id must lie in ``[0, V)``.
+        Sequences (lists, tuples or 1-D integer arrays) of token ids in ``[0, vocab_size)``.
 
     Raises
     ------
     InvalidDataError
         If ``vocab_size`` is not an integer >= 2, there are no sequences, ``sequences`` or a
-        sequence is a string, unordered (a set, a dict) or not a sequence, a sequence is
-        empty, a token is not an integer (a float, a bool, a string: mixed types), or an id
-        is out of range. The message names the sequence and the position.
+        sequence is a string, unordered or not a sequence, a sequence is empty, a token is not
+        an integer, or an id is out of range (the message names sequence and position).
     """
     vocab_size = as_count(vocab_size, "vocab_size", minimum=2)
     if isinstance(sequences, (str, bytes)):
@@ -102,9 +96,8 @@ def validate_sequences(sequences: Iterable[Sequence[int]], vocab_size: int) -> l
 def _plain_id_tuples(items: list[Any], vocab_size: int) -> list[tuple[int, ...]] | None:
     """``items`` itself when it is non-empty tuples of Python ints in ``[0, vocab_size)``, else None.
 
-    The common case (the windows of :func:`sliding_windows`) checked at C speed: the types and
-    the range of every token at once. Anything else (lists, arrays, numpy integers, an error to
-    name) is left to the token-by-token check, which gives the same result.
+    The common case (the windows of :func:`sliding_windows`) checked at C speed; anything else
+    is left to the token-by-token check, which gives the same result.
     """
     if not items or set(map(type, items)) != {tuple} or not all(items):
         return None
@@ -216,10 +209,9 @@ class PrefixContexts:
 def _check_prefix_size(lasts: list[int], vocab_size: int) -> None:
     """Refuse, before any prefix is built, a count whose prefixes or counts exceed memory.
 
-    A sequence contributing prefixes of lengths ``1..T`` copies ``T (T + 1) / 2`` token ids
-    (quadratic in ``T``), and each distinct prefix gets a row of ``V`` counts; there are at most
-    ``sum_t min(n_t, V^t)`` distinct prefixes, ``n_t`` the number of sequences reaching length
-    ``t``. Their total at 8 bytes each must stay within :data:`ntpnb.settings.MAX_DENSE_BYTES`.
+    Prefixes of lengths ``1..T`` copy ``T (T + 1) / 2`` ids, and each of the at most
+    ``sum_t min(n_t, V^t)`` distinct prefixes (``n_t`` the sequences reaching length ``t``) gets
+    ``V`` counts; at 8 bytes each they must fit :data:`ntpnb.settings.MAX_DENSE_BYTES`.
     """
     reach = np.bincount(np.asarray(lasts, dtype=np.int64), minlength=1)[::-1].cumsum()[::-1]  # n_t
     n_ids = sum(last * (last + 1) // 2 for last in lasts)
@@ -247,18 +239,15 @@ def prefix_contexts(
     sequences
         Sequences of token ids (see :func:`validate_sequences`). A sequence of length ``T``
         contributes the prefixes of lengths ``1, ..., T - 1``.
-    vocab_size
-        ``V``.
     max_length
         If given, only prefixes of length at most ``max_length`` are counted.
 
     Raises
     ------
     InvalidDataError
-        On invalid sequences (see :func:`validate_sequences`), a ``max_length`` below 1, if
-        no sequence has two tokens (there is no pair to count), or if the prefixes and their
-        counts would exceed :data:`ntpnb.settings.MAX_DENSE_BYTES` (checked before any work;
-        a sequence of length ``T`` has prefixes holding ``T (T - 1) / 2`` ids).
+        On invalid sequences (see :func:`validate_sequences`), a ``max_length`` below 1, if no
+        sequence has two tokens, or if the prefixes and counts would exceed
+        :data:`ntpnb.settings.MAX_DENSE_BYTES` (checked before any work).
 
     Examples
     --------
@@ -290,11 +279,9 @@ def prefix_contexts(
 def sliding_windows(tokens: Sequence[int], length: int, cyclic: bool = True) -> list[tuple[int, ...]]:
     """All windows of ``length`` consecutive tokens of a stream, one starting at every position.
 
-    With ``cyclic=True`` the stream is read as a circle (the last windows wrap around to the
-    start), so every position starts a full window and the windows' empirical distribution is
-    shift-invariant (stationary): the prefix of length ``t`` of a window then has the same
-    distribution as any ``t`` consecutive tokens of the circle. That is the hypothesis under
-    which Shannon's inequality gives ``H_{t+1} <= H_t`` (Remark 2 of Paper A).
+    With ``cyclic=True`` the stream is read as a circle (the last windows wrap around), so the
+    windows' empirical distribution is stationary: the hypothesis under which Shannon's
+    inequality gives ``H_{t+1} <= H_t`` (Remark 2 of Paper A).
 
     Raises
     ------
@@ -331,20 +318,16 @@ def random_context_embeddings(m: int, d: int, seed: int | np.random.Generator = 
 def joint_ntp_data(contexts: PrefixContexts, d: int, seed: int | np.random.Generator = 0) -> NTPData:
     """All the prefix contexts, of every length, as ONE NTP training set (Paper A, App. C).
 
-    The autoregressive objective averages the loss over every (prefix, next token) pair, which
-    is the loss (2) over the ``m = sum_t m_t`` distinct contexts with ``pi_j`` the share of all
-    pairs whose context is ``j`` (:attr:`PrefixContexts.pi`). Each context gets a fixed random
-    embedding with i.i.d. ``N(0, 1/d)`` entries. The embeddings are *nested in* ``d``: for the
-    same seed, the embeddings at ``d' < d`` are the first ``d'`` coordinates of those at ``d``
-    (times ``sqrt(d / d')``), so along a sweep of ``d`` a separating direction at ``d'`` extends
-    to ``d`` by zeros and NTP-separability is monotone in ``d``.
+    The loss (2) over the ``m = sum_t m_t`` distinct contexts with ``pi_j`` the share of pairs
+    (:attr:`PrefixContexts.pi`), each context with a fixed random embedding of i.i.d.
+    ``N(0, 1/d)`` entries, *nested in* ``d``: for the same seed those at ``d' < d`` are the first
+    ``d'`` coordinates of those at ``d`` (times ``sqrt(d / d')``), so NTP-separability is
+    monotone in ``d``.
 
     Parameters
     ----------
     contexts
         The counted prefixes (:func:`prefix_contexts`).
-    d
-        Embedding dimension.
     seed
         Seed or generator of the embeddings.
 
@@ -352,8 +335,7 @@ def joint_ntp_data(contexts: PrefixContexts, d: int, seed: int | np.random.Gener
     ------
     InvalidDataError
         If ``d`` is not a positive integer, or the ``(m, d)`` embeddings would exceed
-        :data:`ntpnb.settings.MAX_DENSE_BYTES` (checked before anything is allocated; the
-        message gives the size).
+        :data:`ntpnb.settings.MAX_DENSE_BYTES` (checked before allocating).
     """
     if not isinstance(contexts, PrefixContexts):
         raise InvalidDataError(f"contexts must be a PrefixContexts, got {type(contexts).__name__}")
@@ -372,18 +354,14 @@ def smallest_separable_dimension(
 ) -> int:
     """The smallest ``d`` in ``(lo, hi]`` at which ``data_at(d)`` is NTP-separable.
 
-    Valid when separability is monotone in ``d`` along ``data_at`` (nested embeddings, as
-    :func:`joint_ntp_data` draws them). The caller vouches that ``data_at(lo)`` is not
-    separable (or ``lo = 0``). The search doubles ``d`` from ``lo`` (``2 lo, 4 lo, ...``, below
-    ``hi``) until the data are separable, then bisects, so that the largest problem decided is
-    at most twice the answer; if no probe below ``hi`` is separable, ``data_at(hi)`` must be.
+    Valid when separability is monotone in ``d`` along ``data_at`` (as with
+    :func:`joint_ntp_data`); the caller vouches that ``data_at(lo)`` is not separable (or
+    ``lo = 0``). Doubles ``d`` from ``lo`` (below ``hi``) until separable, then bisects, so the
+    largest problem decided is at most twice the answer; if no probe below ``hi`` is,
+    ``data_at(hi)`` must be.
 
     Parameters
     ----------
-    data_at
-        ``d -> NTPData``.
-    lo, hi
-        Integers with ``0 <= lo < hi``.
     decide
         The separability test (e.g. :func:`ntpnb.is_separable`).
 

@@ -1,29 +1,24 @@
 """The data subspace F, its projections, the finite component W* and the rank of H (Paper A, Sec. 3-4).
 
 ``F = span{(e_z - e_z') h_j^T : z != z' in S_j, j in [m]}`` (Eq. (5)). An orthonormal basis
-is computed once per data set from the singular value decomposition of the equality
-constraint matrix, whose rows span F. The same decomposition solves the compatibility
-equations (4): their minimum-norm solution is the unique solution lying in F, ``W*``. Above a
-size (:data:`ntpnb.settings.F_DENSE_MAX_ENTRIES`) ``W*`` and the compatibility residual come from
-LSQR on the map ``W -> in-support logit differences`` instead (:func:`equality_operator`), which
-forms neither a basis of F nor any matrix of its rows.
+comes once per data set from the SVD of the equality constraint matrix, whose rows span F; the
+same SVD gives the minimum-norm solution of the compatibility equations (4), the unique one in
+F, ``W*``. Above :data:`ntpnb.settings.F_DENSE_MAX_ENTRIES`, ``W*`` and the residual come from
+the Gram matrix of the rows or LSQR on :func:`equality_operator`, with no basis of F formed.
 
 **Compatibility, right or honestly undecided** (:func:`is_compatible`). A candidate ``W*`` (at
 the decided ``dim F``, else from every singular value of (4) that float64 resolves,
-:func:`ntpnb.linalg.nonzero_count`: near-duplicate embeddings leave a small but real one) proves
-compatibility when its residual, evaluated as if in twice the precision plus a rigorous bound
-on that evaluation's error (:func:`ntpnb.linalg.accurate_dots`), is within
+:func:`ntpnb.linalg.nonzero_count`) proves compatibility when its residual, evaluated as if in
+twice the precision plus a rigorous error bound (:func:`ntpnb.linalg.accurate_dots`), is within
 :data:`~ntpnb.settings.COMPAT_RTOL` of ``||b||``. The data are not compatible when the
 log-odds ``b`` have a part larger than that tolerance outside the directions (4) resolves
 (singular values within ``RANK_BAND`` of the rounding floor: a solution would need
 ``||W|| >= 1 / (RANK_BAND floor)`` times that part). Otherwise
-:class:`~ntpnb.errors.NumericallyAmbiguousError` says by how much: the verified residual, the
-tolerance, the smallest resolved singular value. Above the dense size the residual of LSQR
-decides, as before.
+:class:`~ntpnb.errors.NumericallyAmbiguousError` gives the verified residual, the tolerance and
+the smallest resolved singular value. Above the dense size the computed residual decides.
 
-Both dimensions the package needs from the data, ``rank H`` (:func:`embedding_svd`) and
-``dim F`` (:func:`f_decomposition`), are decided here, once per data set, by the one rule of
-:mod:`ntpnb.linalg` (a clear gap in the spectrum, never a cut-off at machine epsilon); every
+``rank H`` (:func:`embedding_svd`) and ``dim F`` (:func:`f_decomposition`) are decided here,
+once per data set, by the one rule of :mod:`ntpnb.linalg` (a clear gap in the spectrum); every
 other module takes them from these two functions.
 """
 
@@ -90,8 +85,8 @@ class EmbeddingSVD:
 def embedding_svd(data: NTPData) -> EmbeddingSVD:
     """The SVD of ``H`` cut at ``rank H``, decided once per data set by :func:`ntpnb.linalg.numerical_rank`.
 
-    Computed for ``H`` normalized by a power of two (:func:`ntpnb.linear.ntp_data.normalized`; exact)
-    and scaled back, so it works at any scale of ``H``. The arrays are read-only.
+    Computed for ``H`` normalized by a power of two (:func:`ntpnb.linear.ntp_data.normalized`) and
+    scaled back. Read-only.
 
     Raises
     ------
@@ -136,9 +131,8 @@ class FDecomposition:
 def f_decomposition(data: NTPData) -> FDecomposition:
     """SVD of the equality constraints of ``data``, computed once per data set.
 
-    Computed for ``H`` normalized to ``max|H| ~ 1`` (F and its basis do not depend on the scale
-    of ``H``). ``dim F`` is the rank of the constraint matrix at a clear gap of its spectrum
-    (:func:`ntpnb.linalg.numerical_rank`). The arrays are read-only.
+    Computed for ``H`` normalized to ``max|H| ~ 1``; ``dim F`` is the rank at a clear gap of the
+    spectrum (:func:`ntpnb.linalg.numerical_rank`). Read-only.
 
     Raises
     ------
@@ -191,11 +185,8 @@ def project_R(data: NTPData, W: ArrayLike) -> np.ndarray:  # noqa: N802 (the sub
     """Orthogonal projection of a ``(V, d)`` matrix onto ``R = 1-perp (x) rowspace(H)``.
 
     ``R`` (zero column sums, rows in the row space of the embeddings) is the part of ``W`` the
-    loss sees: a multiple of ``1`` added to a column shifts every logit of a context equally,
-    and a row component orthogonal to every ``h_j`` changes no logit. Every gradient of the
-    loss lies in ``R`` (so gradient descent never changes ``W - P_R(W)``), and so does every
-    point of the regularization path (a component outside ``R`` would spend norm for nothing).
-    ``rank H`` is decided once (:func:`embedding_rank`).
+    loss sees; every gradient lies in it (gradient descent never changes ``W - P_R(W)``), and so
+    does every point of the regularization path. ``rank H`` from :func:`embedding_rank`.
     """
     W = check_decoder(data, W)
     Vt = embedding_svd(data).Vt
@@ -206,9 +197,8 @@ def project_R(data: NTPData, W: ArrayLike) -> np.ndarray:  # noqa: N802 (the sub
 def equality_operator(data: NTPData) -> scipy.sparse.linalg.LinearOperator:
     """The equality constraints (4) as a map ``vec(W) -> (L_jz - L_{j a_j})`` over their rows.
 
-    ``L = H W^T`` are the logits; the adjoint maps the row weights ``mu`` to
-    ``vec(C^T H)`` with ``C`` the ``(m, V)`` coefficients of :meth:`NTPRows.coefficients`. Each
-    product costs two ``(m, d, V)`` matrix products; no row of the ``(n_eq, V d)`` matrix is formed.
+    ``L = H W^T``; the adjoint maps row weights ``mu`` to ``vec(C^T H)`` (``C`` of
+    :meth:`NTPRows.coefficients`). No row of the ``(n_eq, V d)`` matrix is formed.
     """
     rows = NTPRows(data)
     no_ineq = np.zeros(rows.n_ineq)
@@ -222,14 +212,13 @@ def equality_operator(data: NTPData) -> scipy.sparse.linalg.LinearOperator:
 
 @dataclass(frozen=True)
 class _Compatibility:
-    """The decision of (4) for normalized data.
+    """The decision of (4) for normalized data."""
 
-    ``vec(W*)`` (None if not compatible), the least-squares residual that decided, and the
-    message of an ambiguity (None if decided).
-    """
-
+    #: ``vec(W*)``; None if not compatible.
     w: np.ndarray | None
+    #: The residual that decided.
     residual: float
+    #: The message of an ambiguity; None if decided.
     ambiguity: str | None = None
 
     @property
@@ -241,10 +230,9 @@ class _Compatibility:
 def _accurate_residual(data: NTPData, w: np.ndarray) -> tuple[float, float]:
     """``||G w - b||`` of (4) at the float64 ``w``, evaluated accurately, and a rigorous bound on its error.
 
-    Each entry of ``G w - b``, ``h_j . (w_z - w_a) - b``, is a dot product of ``2 d + 1`` terms,
-    evaluated as if in twice the precision with a rigorous error bound
-    (:func:`ntpnb.linalg.accurate_dots`): a large ``W*`` (near-duplicate embeddings) is judged
-    by its own residual, not by the rounding of a plain evaluation (``eps |G| |w|``).
+    Each entry ``h_j . (w_z - w_a) - b`` is evaluated as if in twice the precision
+    (:func:`ntpnb.linalg.accurate_dots`), so a large ``W*`` is judged by its own residual, not by
+    the rounding ``eps |G| |w|`` of a plain evaluation.
     """
     pairs = constraint_pairs(data)
     W = np.reshape(w, (data.V, data.d))
@@ -282,8 +270,7 @@ def _solve_dense(data: NTPData) -> tuple[np.ndarray, float]:
 def context_scales(H: np.ndarray) -> np.ndarray:
     """Each row's power of two ``2^(e-1)`` with ``max_k |H_jk|`` in ``[2^(e-1), 2^e)`` (1 if zero).
 
-    Dividing a row by it is exact and leaves its largest entry in ``[1, 2)``: the row scaling
-    by which separability and compatibility are decided (neither depends on it).
+    Dividing by it is exact: the row scaling in which separability and compatibility are decided.
     """
     top = np.abs(H).max(axis=1)
     _, exponent = np.frexp(top)
@@ -294,9 +281,8 @@ def context_scales(H: np.ndarray) -> np.ndarray:
 def _normalized_equations(data: NTPData) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]:
     """The rows of (4) divided by each context's scale: ``U, s, Vt`` of their thin SVD, ``b_c, c``.
 
-    The same solutions as (4), with no row hidden by the size of another (dividing by powers of
-    two is exact). Their right side is ``b_c / c``: ``c`` the smallest row scale, ``b_c`` the
-    log-odds times ``c`` over each row's scale (no entry larger than the log-odds).
+    The same solutions as (4), no row hidden by another's size. Their right side is ``b_c / c``:
+    ``c`` the smallest row scale, ``b_c`` the log-odds times ``c`` over each row's scale.
     """
     scales = context_scales(data.H)[constraint_pairs(data).eq_context]
     U, s, Vt = thin_svd(equality_matrix(data).toarray() / scales[:, None], _EQUALITY_WHAT)
@@ -308,9 +294,8 @@ def _normalized_equations(data: NTPData) -> tuple[np.ndarray, np.ndarray, np.nda
 def _dense_candidates(data: NTPData) -> Iterator[tuple[np.ndarray, int]]:
     """Candidate ``vec(W*)`` with the number of singular values they use; finite ones only.
 
-    At the decided ``dim F`` (:func:`_solve_dense`, when it is decided), then, computed only if
-    asked for, at every resolved singular value of the row-normalized equations
-    (:func:`_normalized_equations`).
+    At the decided ``dim F`` (:func:`_solve_dense`, if decided), then (lazily) at every resolved
+    singular value of :func:`_normalized_equations`.
     """
     try:
         w = _solve_dense(data)[0]
@@ -329,9 +314,8 @@ def _dense_candidates(data: NTPData) -> Iterator[tuple[np.ndarray, int]]:
 def _checked_residual(data: NTPData, w: np.ndarray, tol: float) -> tuple[float, float]:
     """``||G w - b||`` and an upper bound on its exact value, decided against ``tol`` as cheaply as possible.
 
-    The plain evaluation with the rounding bound ``2 (2d + 1) eps (|G| |w| + |b|)`` first (the
-    module convention of :mod:`ntpnb.linear.separability`); only where that bound leaves the
-    comparison with ``tol`` open, the accurate evaluation (:func:`_accurate_residual`).
+    The plain evaluation with the rounding bound ``2 (2d + 1) eps (|G| |w| + |b|)`` first; where
+    that leaves the comparison with ``tol`` open, :func:`_accurate_residual`.
     """
     G = equality_matrix(data)
     b = np.asarray(equality_rhs(data), dtype=float)
@@ -388,9 +372,9 @@ def _decide_dense(data: NTPData) -> _Compatibility:
 def _solve_lsqr(data: NTPData) -> tuple[np.ndarray, float]:
     """``vec(W*)`` and the residual of (4) by LSQR on :func:`equality_operator`.
 
-    Started at zero, LSQR's iterates stay in the range of the adjoint, which is F, so its limit
-    is the minimum-norm least-squares solution: ``W*`` when (4) is solvable. The residual is
-    recomputed from the answer, not taken from LSQR's recurrence.
+    Started at zero, LSQR stays in the range of the adjoint (F), so it converges to the
+    minimum-norm least-squares solution, ``W*`` when (4) is solvable. The residual is recomputed
+    from the answer.
 
     Raises
     ------
@@ -419,12 +403,9 @@ def _solve_gram(data: NTPData) -> tuple[np.ndarray, float] | None:
 
     ``W*`` lies in F, so ``W* = sum_i mu_i r_i`` over the rows ``r_i = (e_z - e_{a_j}) h_j^T``
     of (4), and (4) reads ``G mu = b`` with ``G_ii' = <e_z - e_a, e_z' - e_a'> K_jj'``
-    (``K = H H^T``): a ``dim F x dim F`` system, no matrix of size ``V d``. Solved by Cholesky
-    with one step of iterative refinement when ``G`` is clearly non-singular (LAPACK's estimate
-    of its reciprocal condition number above :data:`ntpnb.settings.F_GRAM_RCOND`), and only when
-    the residual it leaves passes the compatibility test; None otherwise (dependent rows, as
-    when (4) has no solution, or lost digits), and LSQR answers. The residual is recomputed
-    from the answer.
+    (``K = H H^T``), a ``dim F x dim F`` system. Solved by Cholesky with one refinement step when
+    LAPACK's reciprocal condition estimate exceeds :data:`ntpnb.settings.F_GRAM_RCOND`, and kept
+    only if its recomputed residual passes the compatibility test; None otherwise (then LSQR).
     """
     rows = NTPRows(data)
     mask = data.support_mask
@@ -519,19 +500,16 @@ def _compat_tolerance(data: NTPData) -> float:
 def is_compatible(data: NTPData) -> bool:
     """Whether the data are NTP_H-compatible (Definition 1 of Paper A), right or honestly undecided.
 
-    The linear system (4) is solvable to :data:`ntpnb.settings.COMPAT_RTOL` relative to
-    ``||b||``: True rests on a ``W*`` whose residual is verified with a rigorous error bound
-    (then :func:`finite_solution` returns it and :func:`compatibility_residual` that residual),
-    False on a part of the log-odds that (4) does not resolve in float64 (see the module
-    docstring).
+    (4) is solvable to :data:`ntpnb.settings.COMPAT_RTOL` relative to ``||b||``: True rests on a
+    ``W*`` with a verified residual (returned by :func:`finite_solution`), False on a part of the
+    log-odds that (4) does not resolve in float64 (see the module docstring).
 
     Raises
     ------
     NumericallyAmbiguousError
-        If neither holds: near-duplicate embeddings with different log-odds, whose ``W*`` has
-        norm of the order of one over their distance, too large for its logits to be evaluated
-        to the tolerance; the message gives the verified residual, the tolerance and the
-        smallest singular value used.
+        If neither holds (near-duplicate embeddings with different log-odds: ``W*`` too large
+        for its logits to be evaluated to the tolerance); the message gives the verified
+        residual, the tolerance and the smallest singular value used.
     """
     return _decided(data)[0].compatible
 
