@@ -2,18 +2,13 @@
 
 The kernels of :mod:`ntpnb.linear.decoder_loops`, :mod:`ntpnb.attention.ngd_loops` and
 :mod:`ntpnb.linear.gram_blocks` are compiled by :func:`jit` or :func:`jit_on_first_call`: numba's
-``njit`` with its on-disk cache and without ``fastmath``, so LLVM neither fuses a multiply and
-an add nor reorders a sum. No kernel calls BLAS or starts a thread. So every CPU computes the
-same floats, whatever its BLAS kernel and thread count, and a batch of trials gives each trial
-the floats it gets alone.
-Each kernel computes what a numpy function of the package computes, its reference, and the
-tests check the two against each other.
+``njit`` with its on-disk cache and without ``fastmath`` (no fused multiply-add, no reordered
+sum), calling no BLAS and starting no thread: every CPU computes the same floats, and each trial
+of a batch the floats it gets alone. Each kernel is tested against a numpy reference.
 
-Numba takes about half a second to import, and ``import ntpnb`` does not import it. A module
-of kernels that call each other compiles them with :func:`jit` when it is imported, and the
-modules that call it load it with :func:`kernel_module` when they first need it; a kernel called
-only from Python can instead be compiled by :func:`jit_on_first_call` in a module imported with
-the package.
+``import ntpnb`` does not import numba (half a second): a module of kernels is compiled by
+:func:`jit` on import and loaded by its callers with :func:`kernel_module` when first needed; a
+kernel called only from Python may use :func:`jit_on_first_call` instead.
 """
 
 from __future__ import annotations

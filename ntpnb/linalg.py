@@ -1,16 +1,10 @@
 r"""Numerical rank: the one rule by which the package decides a dimension from a spectrum.
 
-A rank decided by comparing singular values with a multiple of machine epsilon (as
-``numpy.linalg.matrix_rank`` does) flips between machines: rounding noise of the order of
-``eps * s_0`` comes out a little larger or smaller with another BLAS kernel, and a noise value
-that falls on the other side of the cut-off adds a spurious direction (it did, on a CPU whose
-OpenBLAS picked another kernel: a noise singular value of 2.29e-15 against a cut-off of
-2.22e-15). So the package never decides at the noise level. It decides
-
-* from the mathematics where it gives the dimension (``dim F``-complements, ``1``-perp):
-  :func:`check_known_rank` then only verifies that the spectrum agrees, with a clear gap at
-  that position; or
-* from a **clear gap** in the spectrum otherwise (:func:`numerical_rank`).
+A rank cut at a multiple of machine epsilon (as ``numpy.linalg.matrix_rank`` does) flips
+between machines, whose BLAS kernels round the noise differently (a noise singular value of
+2.29e-15 against a cut-off of 2.22e-15 did). The package never decides at the noise level: it
+takes the dimension from the mathematics where it is known (:func:`check_known_rank` verifies a
+clear gap there), else from a **clear gap** in the spectrum (:func:`numerical_rank`).
 
 The rule
 --------
@@ -21,27 +15,20 @@ Let ``s_0 >= s_1 >= ... >= s_{n-1} >= 0`` be the singular values of a matrix of 
 
 .. math::  g_r = s_{r-1} / \max(s_r, \mathrm{floor}), \qquad s_n := 0.
 
-The rank is the largest ``r`` with ``g_r >= RANK_GAP`` (:data:`ntpnb.settings.RANK_GAP`): every
-kept value stands clear of the one below it and of the rounding floor. It counts as decided only
-when it cannot change on another machine, where rounding noise may be up to ``RANK_BAND`` times
-larger (or smaller): the kept ``s_{r-1}`` must stand ``RANK_GAP * RANK_BAND`` above the floor,
-and no dropped position may have a gap above ``RANK_GAP / RANK_BAND``. Otherwise
-:class:`~ntpnb.errors.RankAmbiguousError` names the matrix and lists its singular values
-relative to ``s_0``: the rank is not determined in float64, and no answer is guessed.
-
-The rule is scale-free (only ratios of singular values enter) and gives rank 0 only for a
-matrix that is zero, or below the floor of a given ``scale``.
+The rank is the largest ``r`` with ``g_r >= RANK_GAP`` (:data:`ntpnb.settings.RANK_GAP`). It
+must hold where rounding noise is up to ``RANK_BAND`` times larger or smaller: the kept
+``s_{r-1}`` must stand ``RANK_GAP * RANK_BAND`` above the floor, and no dropped position may
+have a gap above ``RANK_GAP / RANK_BAND``; otherwise :class:`~ntpnb.errors.RankAmbiguousError`
+lists the singular values relative to ``s_0``. The rule is scale-free and gives rank 0 only for
+a matrix that is zero, or below the floor of a given ``scale``.
 
 What is not a rank decision
 ---------------------------
-A solve that is *verified* afterwards needs no rank: :func:`nonzero_count` counts the singular
-values that stand ``RANK_BAND`` times above the floor (positive in exact arithmetic, for a matrix
-given exactly), with no gap required, so that a direction carried by a small but real singular
-value (near-duplicate embeddings: ``1e-10`` relative) is not thrown away; the caller checks what
-the solve gives against rigorous rounding bounds.
+A solve *verified* afterwards needs no rank: :func:`nonzero_count` keeps every singular value
+``RANK_BAND`` times above the floor, however small (near-duplicate embeddings: ``1e-10``).
 
-The module also holds the one correlation of two matrices (:func:`correlation`), the cosine in
-the Frobenius inner product by which both papers measure a direction.
+The module also holds the Frobenius cosine :func:`correlation` by which both papers measure a
+direction.
 """
 
 from __future__ import annotations
@@ -115,8 +102,6 @@ def numerical_rank(s: ArrayLike, shape: tuple[int, ...], *, what: str, scale: fl
     ----------
     s
         Singular values in decreasing order.
-    shape
-        Shape of the matrix.
     what
         What the matrix is, for the error message (e.g. ``"the embeddings H"``).
     scale
@@ -176,20 +161,10 @@ def check_known_rank(
 def nonzero_count(s: ArrayLike, shape: tuple[int, ...], *, scale: float | None = None) -> int:
     """How many singular values are positive in exact arithmetic on every machine.
 
-    Those at least ``RANK_BAND`` times the rounding floor ``max(shape) eps scale`` (see the
-    module docstring): a computed singular value of a matrix given exactly (input data, or built
-    from it without rounding) is within about the floor of the exact one, on any machine. This
-    is not a rank decision (no gap is asked for): it is for a solve whose answer the caller
-    verifies, which must keep a small singular value as long as it is real.
-
-    Parameters
-    ----------
-    s
-        Singular values in decreasing order.
-    shape
-        Shape of the matrix.
-    scale
-        Size of the entries the matrix was computed from (default ``s[0]``).
+    Those at least ``RANK_BAND`` times the rounding floor ``max(shape) eps scale``, for a matrix
+    given exactly (its computed singular values are within about the floor of the exact ones).
+    Not a rank decision: for solves the caller verifies. ``s`` and ``scale`` as in
+    :func:`numerical_rank`.
     """
     s = _spectrum(s)
     sc = _scale(s, scale)
@@ -234,10 +209,7 @@ def accurate_dots(X: np.ndarray, Y: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     ``gamma_k = k u / (1 - k u)``) over ``1 - u``, plus ``k`` times the smallest normal number
     for products that underflow. Where a product or its splitting overflows, the bound is inf.
 
-    Parameters
-    ----------
-    X, Y
-        Arrays of the same shape ``(n, k)``.
+    ``X`` and ``Y`` have the same shape ``(n, k)``.
 
     Returns
     -------
@@ -284,9 +256,7 @@ def thin_svd(A: ArrayLike, what: str) -> tuple[np.ndarray, np.ndarray, np.ndarra
     try:
         return np.linalg.svd(A, full_matrices=False)
     except np.linalg.LinAlgError:
-        # LAPACK's divide-and-conquer (gesdd) can fail to converge on highly degenerate spectra
-        # with some BLAS kernels (measured: OpenBLAS Haswell on a projection with 200 singular
-        # values equal to 1); the QR-iteration driver (gesvd) is slower but robust.
+        # gesdd can fail on highly degenerate spectra with some BLAS kernels; gesvd is slower but robust
         try:
             return scipy.linalg.svd(A, full_matrices=False, lapack_driver="gesvd")
         except np.linalg.LinAlgError as exc:
@@ -318,8 +288,6 @@ def column_basis(
 
     Parameters
     ----------
-    A
-        The matrix.
     what
         What it is, for error messages.
     rank
@@ -337,15 +305,11 @@ def least_squares(
 ) -> np.ndarray:
     """The minimum-norm least-squares solution ``x = A^+ b`` at the rank of the one rule.
 
-    ``numpy.linalg.lstsq(A, b, rcond=None)`` drops singular values below ``eps max(shape) s_0``:
-    a rank decided at the rounding level, where a noise value kept on one machine and dropped
-    on another changes ``x`` by ``1 / noise``. Here the rank is decided by
-    :func:`numerical_rank` (or verified by :func:`check_known_rank` when given).
+    Unlike ``numpy.linalg.lstsq``, whose rounding-level cut changes ``x`` by ``1 / noise``
+    between machines, the rank is decided by :func:`numerical_rank` (or verified when given).
 
     Parameters
     ----------
-    A
-        ``(n, k)`` matrix.
     b
         ``(n,)`` or ``(n, p)`` right-hand side.
     what, rank, scale
@@ -366,10 +330,9 @@ def least_squares(
 def correlation(W: ArrayLike, ref: ArrayLike) -> np.ndarray:
     """``<W, ref> / (||W|| ||ref||)`` in the Frobenius inner product, over the last two axes.
 
-    Both papers measure a direction this way: Paper A a decoder ``(V, d)`` against ``W^mm``,
-    Paper B attention weights ``(d, d)`` per trial. Leading axes broadcast (a stack of
-    iterates against one reference, or trial against trial); where a norm is 0 the
-    correlation is 0. Two matrices give a scalar (``numpy.float64``), stacks an array.
+    Paper A: a decoder ``(V, d)`` against ``W^mm``; Paper B: attention weights ``(d, d)`` per
+    trial. Leading axes broadcast; where a norm is 0 the correlation is 0. Two matrices give a
+    scalar (``numpy.float64``), stacks an array.
 
     Raises
     ------
@@ -394,7 +357,7 @@ def helmert_basis(V: int) -> np.ndarray:
     """Orthonormal basis ``(V, V - 1)`` of ``1``-perp, the vectors with zero sum, in closed form.
 
     Column ``k`` (``k = 1 .. V-1``) is ``(1, ..., 1, -k, 0, ..., 0) / sqrt(k (k + 1))`` with ``k``
-    ones: the Helmert basis. Its dimension is known, so no rank is decided.
+    ones (the Helmert basis).
     """
     k = np.arange(1, V, dtype=float)
     rows = np.arange(V)[:, None]

@@ -1,27 +1,19 @@
 """First-order methods shared by both papers' models: GD, normalized GD, Adam (and SGD).
 
-One loop, :func:`run`, drives any of the methods over a gradient callable and records
-tracked quantities on a log-spaced grid of iterations (:func:`log_grid`), because the
-quantities the papers plot (loss gap, norm, alignment) move on a logarithmic time scale.
-
-Leading *batch axes* of the iterate index independent problems (trials): with
-``batch_ndim = b`` the first ``b`` axes of ``W`` are batch axes, the gradient callable
-returns a gradient of the same shape, normalized GD normalizes each batch element by its own
-Frobenius norm, and Adam (elementwise) needs no change. Many trials then run as one vectorized
-computation, which equals running them one by one (tested).
+One loop, :func:`run`, drives any method over a gradient callable and records tracked
+quantities on a log-spaced grid of iterations (:func:`log_grid`): the papers' quantities move on
+a logarithmic time scale. With ``batch_ndim = b`` the first ``b`` axes of ``W`` index independent
+trials (normalized GD normalizes each by its own Frobenius norm); the vectorized run equals
+running them one by one (tested).
 
 The update rules (``g_k`` the gradient at ``W_k``, ``eta`` the learning rate):
 
 * GD (and SGD, where the callable returns a stochastic gradient): ``W_{k+1} = W_k - eta g_k``.
-* Normalized GD: ``W_{k+1} = W_k - eta g_k / (||g_k||_F + eps)``, by default with ``eps = 0``
-  (exact normalization: every step has length ``eta``). With ``eps = 0`` a zero gradient (or
-  one whose norm underflows to zero) is an error (:class:`ntpnb.errors.SolverError`), never a
-  NaN: the normalized step is undefined at a stationary point, and the losses of both papers
-  have none at finite ``W`` on the data they study, so meeting one means the data are not what
-  the caller believes. With ``eps > 0`` (the rule of Paper B's public code, which takes
-  float64's machine epsilon) the step is defined everywhere, and it shrinks like
-  ``eta ||g_k|| / eps`` once ``||g_k||`` falls below ``eps``: such a run stalls where the
-  gradient becomes that small.
+* Normalized GD: ``W_{k+1} = W_k - eta g_k / (||g_k||_F + eps)``, default ``eps = 0`` (every
+  step has length ``eta``; a zero gradient raises :class:`ntpnb.errors.SolverError`: the papers'
+  losses have no stationary point at finite ``W`` on their data). With ``eps > 0`` (Paper B's
+  code: :data:`AUTHORS_NGD_EPS`) the step shrinks like ``eta ||g_k|| / eps`` once ``||g_k|| < eps``,
+  so the run stalls there.
 * Adam (Kingma and Ba, 2015, with bias correction): ``m_k = b1 m_{k-1} + (1 - b1) g_k``,
   ``v_k = b2 v_{k-1} + (1 - b2) g_k^2``, ``W_{k+1} = W_k - eta mhat_k / (sqrt(vhat_k) + eps)``
   with ``mhat_k = m_k / (1 - b1^k)``, ``vhat_k = v_k / (1 - b2^k)``, counting steps from
@@ -78,16 +70,13 @@ OPTIMIZER_NAMES: tuple[str, ...] = ("gd", "sgd", "ngd", "adam")
 #: normalized GD then computes the norm after dividing by the largest entry.
 _SAFE_NORM: float = math.sqrt(float(np.finfo(np.float64).tiny))
 
-#: The default ``eps`` of each method that has one (normalized GD: exact normalization; Adam:
-#: Kingma and Ba's 1e-8). A part of each update rule, not a tolerance of the package.
+#: The default ``eps`` of each method that has one (Adam: Kingma and Ba's 1e-8); part of the
+#: update rule, not a tolerance of the package.
 _DEFAULT_EPS: dict[str, float] = {"adam": 1e-8, "ngd": 0.0}
 
-#: The offset of normalized GD in Paper B's public code: ``g / (||g|| + eps)`` with ``eps`` the
-#: machine epsilon of float64 (``normalize_grad`` in ``train_utils.py`` of
-#: github.com/yixiao-huang/next-token-prediction). A fact about that code, kept here with the
-#: rule it parameterizes rather than in :mod:`ntpnb.settings`: it bounds no error of this
-#: package, and a chapter that reproduces the authors' runs must get their value whatever the
-#: settings say.
+#: The offset of normalized GD in Paper B's public code, float64's machine epsilon
+#: (``normalize_grad`` in ``train_utils.py`` of github.com/yixiao-huang/next-token-prediction):
+#: a fact about that code, not a tolerance, so not in :mod:`ntpnb.settings`.
 AUTHORS_NGD_EPS: float = settings.FLOAT64_EPS
 
 #: Default number of points of the recording grid.
@@ -97,14 +86,13 @@ DEFAULT_RECORD_POINTS: int = 60
 def log_grid(n_iter: int, n_points: int) -> Array:
     """Sorted unique integer iterations in ``[0, n_iter]``, log-spaced, with 0 and ``n_iter``.
 
-    The points are ``round(logspace(0, log10(n_iter), n_points - 1))`` plus 0, deduplicated, so
-    there are at most ``n_points`` of them (fewer where the small iterations coincide).
+    ``round(logspace(0, log10(n_iter), n_points - 1))`` plus 0, deduplicated: at most ``n_points``.
 
     Raises
     ------
     InvalidDataError
-        If ``n_iter < 0`` or ``n_points < 2`` (a grid needs its two ends), or ``n_points``
-        exceeds :data:`ntpnb.settings.MAX_RECORD_POINTS` (checked before anything is allocated).
+        If ``n_iter < 0``, ``n_points < 2``, or ``n_points`` exceeds
+        :data:`ntpnb.settings.MAX_RECORD_POINTS` (checked before allocating).
     """
     n_iter = as_count(n_iter, "n_iter", minimum=0)
     n_points = as_count(n_points, "n_points", minimum=2)
@@ -127,8 +115,7 @@ class Optimizer:
     Parameters
     ----------
     name
-        One of :data:`OPTIMIZER_NAMES`: ``"gd"``, ``"sgd"`` (the GD update; the gradient callable
-        is the stochastic part), ``"ngd"`` (normalized GD), ``"adam"``.
+        One of :data:`OPTIMIZER_NAMES` (``"sgd"`` is the GD update on a stochastic gradient).
     lr
         Learning rate, positive and finite.
     betas
@@ -189,8 +176,7 @@ def sgd(lr: float) -> Optimizer:
 def normalized_gd(lr: float, eps: float = 0.0) -> Optimizer:
     """Normalized GD: step ``-lr g / (||g||_F + eps)``, the norm taken per batch element.
 
-    ``eps = 0`` (the default) normalizes exactly; Paper B's public code adds float64's machine
-    epsilon (:data:`AUTHORS_NGD_EPS`), which makes a run stall where ``||g||`` falls below it.
+    ``eps = 0`` normalizes exactly; Paper B's code uses :data:`AUTHORS_NGD_EPS` (see the module docstring).
     """
     return Optimizer("ngd", lr, eps=eps)
 
@@ -204,8 +190,7 @@ def adam(lr: float, betas: tuple[float, float] = (0.9, 0.99), eps: float = _DEFA
 class Trace:
     """The record of one :func:`run`."""
 
-    #: ``(n_records,)`` the iterations at which the quantities were recorded (0 is the initialization, ``k``
-    #: the iterate after ``k`` steps).
+    #: ``(n_records,)`` the recorded iterations (0 the initialization, ``k`` the iterate after ``k`` steps).
     iterations: Array
     #: Name -> array whose first axis indexes the records, then the batch axes, then the shape of the value.
     values: Mapping[str, Array] = field(default_factory=dict)
@@ -294,26 +279,11 @@ ProgressHook = Callable[[int, int], object]
 class Recorder:
     """The recording side of a training loop: the grid, the checks, the records and the progress.
 
-    A loop calls :meth:`checkpoint` at every iteration of ``grid`` (iteration 0 included when
-    it is on the grid) and :meth:`tick` elsewhere as often as it likes, then :meth:`trace` with
-    its final iterate. Shared by :func:`run` and the compiled loops of the linear decoder
-    (:func:`ntpnb.linear.descent.run_decoder`), so both check, record and report alike.
-
-    Parameters
-    ----------
-    n_iter
-        Number of steps of the run.
-    record
-        Called on a read-only view of ``W_k`` at each recorded ``k``; returns name -> value
-        (None records nothing).
-    record_at
-        The grid (:func:`record_grid`).
-    label
-        The method's label, for the error of a diverged run.
-    progress
-        Called as ``progress(k, n_iter)`` after each recorded iteration ``k`` and, between
-        them, at least every :data:`ntpnb.settings.PROGRESS_SECONDS` (from :meth:`tick`); None
-        for no reports. What it shows is the caller's choice.
+    A loop calls :meth:`checkpoint` at every iteration of ``grid`` (0 included when on it),
+    :meth:`tick` elsewhere as often as it likes, then :meth:`trace` with its final iterate.
+    Shared by :func:`run` and :func:`ntpnb.linear.descent.run_decoder`. ``record``,
+    ``record_at`` and ``progress`` are those of :func:`run`; ``label`` names the method in the
+    error of a diverged run.
     """
 
     def __init__(
@@ -399,14 +369,10 @@ class _Stepper:
     def _ngd_step(self, W: Array, g: Array) -> None:
         """``W -= lr g / (||g||_F + eps)`` per batch element, without overflow or underflow.
 
-        The plain norm ``sqrt(sum g^2)`` overflows to inf once an entry exceeds about 1e154,
-        and the step ``g / inf`` would be a silent zero; it underflows once the entries fall
-        below about 1e-154 (their squares leave float64's normal range, and below 1e-162 they
-        round to 0), although the gradient itself is representable down to 1e-308: the step
-        would be a division by zero. Batch elements whose plain norm lies outside
-        ``[sqrt(tiny), inf)`` are divided by ``s = max |g|`` first (then their norm lies in
-        ``[1, sqrt(size)]``), so the step is still ``lr`` along ``g``; a non-finite entry raises
-        :class:`SolverError`, and so does a gradient that is exactly zero when ``eps = 0``.
+        The plain norm overflows for entries above about 1e154 and underflows below about
+        1e-154; batch elements whose plain norm lies outside ``[sqrt(tiny), inf)`` are divided by
+        ``s = max |g|`` first. A non-finite entry raises :class:`SolverError`, and so does an
+        exactly zero gradient when ``eps = 0``.
         """
         rows = g.reshape(-1, g.size // max(1, math.prod(self.batch_shape)))
         norm = np.sqrt(einsum("ik,ik->i", rows, rows))  # no BLAS: the same bits on every CPU
@@ -470,19 +436,14 @@ def run(
     Parameters
     ----------
     grad
-        The gradient at ``W`` (same shape as ``W``); for batched ``W`` it is batched too. It may
-        be stochastic (SGD): it is called exactly once per step, in order, at ``W_0, ..., W_{n-1}``.
-        It must not keep a reference to its argument, which :func:`run` updates in place.
+        The gradient at ``W`` (same shape, batched too), called exactly once per step, in order,
+        at ``W_0, ..., W_{n-1}`` (so it may be stochastic). It must not keep its argument, which
+        is updated in place.
     W0
         The initial iterate (not modified), shape ``batch_shape + param_shape``.
-    optimizer
-        The method and its settings (:func:`gd`, :func:`sgd`, :func:`normalized_gd`, :func:`adam`).
-    n_iter
-        Number of steps, at least 0.
     record
-        Called on (a read-only view of) ``W_k`` at each recorded iteration ``k``; returns a mapping
-        name -> value (a float, or an array whose leading axes are the batch axes). ``None``
-        records nothing.
+        Called on a read-only view of ``W_k`` at each recorded ``k``; returns name -> value (a
+        float, or an array with the batch axes leading). None records nothing.
     record_at
         Strictly increasing integer iterations in ``[0, n_iter]`` (default
         ``log_grid(n_iter, 60)``).
@@ -490,12 +451,7 @@ def run(
         How many leading axes of ``W0`` index independent problems.
     progress
         Called as ``progress(k, n_iter)`` after each recorded iteration and at least every
-        :data:`ntpnb.settings.PROGRESS_SECONDS` in between (:class:`Recorder`); None for none.
-
-    Returns
-    -------
-    Trace
-        The recorded iterations, the stacked values, and the final iterate.
+        :data:`ntpnb.settings.PROGRESS_SECONDS` in between; None for none.
 
     Raises
     ------

@@ -1,18 +1,11 @@
 """Many small independent random trials in parallel, through joblib: sweeps and maps.
 
 :func:`run_sweep` evaluates ``trial(point, rng)`` for every point of a grid and ``n_trials``
-independent random generators per point. Reproducibility does not depend on how the work is
-split:
-
-* every trial gets its own generator, spawned from one seed with
-  :class:`numpy.random.SeedSequence` (``SeedSequence(seed).spawn(n_points)[i].spawn(n_trials)[k]``
-  for trial ``k`` of point ``i``), so the results are the same for any ``n_jobs``, backend or
-  batch size, and adding points at the end of a grid leaves earlier ones unchanged;
-* results come back in grid order.
-
-The parallel backend and the number of workers are *not* arguments: they come from joblib's
-configuration, so the same code runs serially (the default), on local processes, or on a
-cluster:
+independent random generators per point. Trial ``k`` of point ``i`` gets
+``SeedSequence(seed).spawn(n_points)[i].spawn(n_trials)[k]``, so the results (in grid order) are
+the same for any ``n_jobs``, backend or batch size, and points added at the end of a grid leave
+earlier ones unchanged. The backend and the number of workers come from joblib's configuration
+(serial by default):
 
 .. code-block:: python
 
@@ -20,9 +13,7 @@ cluster:
     with joblib.parallel_config(backend="loky", n_jobs=2):
         results = run_sweep(trial, grid, n_trials=100, seed=0)
 
-    # Dask (``pip install "dask[distributed]"``): connect a client to the cluster first;
-    # ``distributed.Client()`` with no address starts a local one (tests/test_parallel.py runs
-    # a sweep this way and checks that it gives the serial results)
+    # Dask (``pip install "dask[distributed]"``): connect a client first (no address: a local one)
     client = distributed.Client("tcp://scheduler:8786")
     with joblib.parallel_config(backend="dask"):
         results = run_sweep(trial, grid, n_trials=100, seed=0)
@@ -33,10 +24,8 @@ cluster:
 
 ``trial`` must be picklable (a module-level function) for process and cluster backends.
 
-:func:`parallel_map` is the same machinery for work that is not a random sweep: ``func(item)``
-for every item, in order, on joblib's configured backend (Paper B's experiments set up their
-trials and train them in chunks this way), and :func:`active_workers` says how many workers that
-backend has. What is measured over the trials (intervals, crossings, fits and tests) is
+:func:`parallel_map` is the same machinery for work that is not a random sweep, and
+:func:`active_workers` says how many workers the backend has. The trials' statistics are in
 :mod:`ntpnb.statistics`.
 """
 
@@ -62,9 +51,8 @@ __all__ = ["trial_generators", "run_sweep", "parallel_map", "active_workers", "l
 #: joblib is imported by the functions that run a map, not with the package.
 _LOCAL_BACKENDS: tuple[str, ...] = ("loky", "multiprocessing", "threading")
 
-#: Memory of one trial's spawned ``numpy.random.SeedSequence`` (measured with tracemalloc: about
-#: 380 bytes); a sweep whose seeds would exceed :data:`ntpnb.settings.MAX_DENSE_BYTES` (about
-#: 5 million trials) is refused before any is spawned.
+#: Memory of one trial's spawned ``numpy.random.SeedSequence`` (measured: about 380 bytes), for
+#: the :data:`ntpnb.settings.MAX_DENSE_BYTES` check before any is spawned.
 SEED_SEQUENCE_BYTES: int = 400
 
 P = TypeVar("P")
@@ -95,9 +83,8 @@ _CONTROLLER: dict[str, Any] = {}
 def _controller() -> ThreadpoolController:
     """A controller of the BLAS/OpenMP libraries loaded in this process, made once per process.
 
-    Making one scans the process's shared libraries (about 2 ms), which per batch of a few
-    milliseconds of work dominated; it is made again in a new process (a worker) or when modules
-    were imported since, which may have loaded another library.
+    Making one scans the shared libraries (about 2 ms, too much per batch); it is remade in a new
+    process or after new imports (which may load another library).
     """
     key = (os.getpid(), len(sys.modules))
     if _CONTROLLER.get("key") != key:
@@ -133,17 +120,13 @@ def parallel_map(
 ) -> list[R]:
     """``[func(item) for item in items]``, computed through joblib on its configured backend.
 
-    Serial by default; inside ``joblib.parallel_config(backend=..., n_jobs=...)`` on local
-    processes, threads or a Dask or Ray cluster (see the module docstring). The results come
-    back in the order of ``items`` and do not depend on the backend as long as ``func`` is a
-    deterministic function of its item.
+    Serial by default (see the module docstring); the results come in the order of ``items``
+    and do not depend on the backend when ``func`` is deterministic.
 
     Parameters
     ----------
     func
         A function of one item; picklable (module level) for process and cluster backends.
-    items
-        The inputs (picklable).
     batch_size
         Items per joblib task; does not change the results.
     blas_threads
@@ -175,11 +158,9 @@ def parallel_map(
 def _workers() -> tuple[int, bool]:
     """The number of workers to use on joblib's active backend, and whether it was capped.
 
-    On the backends that run on this machine (processes or threads) a request for more workers
-    than :func:`joblib.cpu_count` (which respects CPU affinity and container limits) is capped
-    to it, with a warning: the trials are CPU-bound, and ``n_jobs = 1000`` would start 1000
-    processes. Negative ``n_jobs`` keep joblib's meaning (``-1``: every CPU). Cluster backends
-    (Dask, Ray) are not capped: their workers live elsewhere.
+    On local backends a request above :func:`joblib.cpu_count` is capped to it, with a warning
+    (the trials are CPU-bound); negative ``n_jobs`` keep joblib's meaning; cluster backends are
+    not capped.
     """
     import joblib
     from joblib.parallel import BACKENDS, get_active_backend
@@ -201,8 +182,7 @@ def _workers() -> tuple[int, bool]:
 def active_workers() -> int:
     """The number of workers of joblib's active backend (1 unless ``parallel_config`` says more).
 
-    On local backends it is at most :func:`joblib.cpu_count` (a larger ``n_jobs`` is capped,
-    with a warning).
+    On local backends at most :func:`joblib.cpu_count` (:func:`_workers`).
     """
     return _workers()[0]
 
@@ -229,17 +209,10 @@ def run_sweep(
         randomness must come from that generator.
     points
         The grid (any picklable objects, e.g. dicts of parameters).
-    n_trials
-        Independent trials per point.
     seed
         The one seed every trial's generator is spawned from.
-    batch_size
-        Trials per joblib task (fewer, larger tasks amortize the dispatch overhead); does not
-        change the results.
-    blas_threads
-        BLAS/OpenMP threads each trial may use (``threadpoolctl``); None leaves them alone.
-        The default 1 suits many small problems: the parallelism comes from the workers, and
-        a multi-threaded BLAS on small matrices is slower (by 100x on a loaded machine here).
+    batch_size, blas_threads
+        As in :func:`parallel_map` (default :data:`ntpnb.settings.BLAS_THREADS`).
 
     Returns
     -------

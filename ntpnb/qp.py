@@ -3,23 +3,13 @@
 The NTP-SVM of Paper A (rows of ``A`` from (6b), of ``B`` from (6a)) and the Graph-SVM of
 Paper B (rows from the strict and the equality relations of the token-priority graphs) are one
 problem, ``min ||w||^2 / 2  s.t.  A w >= 1, B w = 0``. Each paper only builds its constraints
-(an object with the maps of :class:`QPConstraints`); the rest is here, once:
-
-* :class:`SVMSolution`, the one solution type, with the certificate :func:`certify` computes
-  from ``w`` and explicit multipliers (``lambda`` of ``A``, ``mu`` of the equalities) through
-  the constraint maps alone: no basis of the equalities' span is formed, so the certificate of
-  a large problem needs no dense matrix of its rows;
-* :func:`polish`, the exact minimizer on an active set read off approximate multipliers;
-* :func:`solve_reference`, the cvxpy method (:func:`min_norm_qp`, then :func:`polish`, then
-  :func:`certify`), which every other method is checked against;
-* :func:`solve_least_distance`, Lawson and Hanson's least-distance programming through one
-  non-negative least-squares problem (dense, small problems: no conic solver's set-up per call),
-  then the same :func:`polish` and :func:`certify`;
-* :func:`scaled_back` and :func:`scaled_solution`: each paper solves the problem for
-  normalized data and scales the answer back.
-
-Every solve names its solver, checks its status, and turns its failures into
-:class:`ntpnb.errors.SolverError`.
+(an object with the maps of :class:`QPConstraints`); the rest is here: the solution type
+:class:`SVMSolution` and its certificate (:func:`certify`, through the constraint maps alone, so
+no dense matrix of a large problem's rows is formed), :func:`polish`, the cvxpy reference
+:func:`solve_reference`, least-distance programming (:func:`solve_least_distance`) for small
+dense problems, and :func:`scaled_back` / :func:`scaled_solution` to map answers for normalized
+data back. Every solve names its solver, checks its status, and raises
+:class:`ntpnb.errors.SolverError` on failure.
 """
 
 from __future__ import annotations
@@ -61,9 +51,8 @@ __all__ = [
     "scaled_solution",
 ]
 
-#: The cvxpy statuses that report primal infeasibility (``cvxpy.INFEASIBLE`` and
-#: ``cvxpy.INFEASIBLE_INACCURATE``, as text: cvxpy, a second of import, is imported only by the
-#: functions that solve).
+#: cvxpy's statuses of primal infeasibility, as text (cvxpy, a second of import, is imported
+#: only by the functions that solve).
 INFEASIBLE: tuple[str, ...] = ("infeasible", "infeasible_inaccurate")
 
 #: The solver named by a solution without inequalities (``w = 0``, nothing was solved).
@@ -74,9 +63,8 @@ TRIVIAL_SOLVER = "none (no inequality)"
 class QPConstraints(Protocol):
     """The constraints ``A w >= 1`` and ``B w = 0`` of one problem, as the maps its solvers need.
 
-    The multipliers ``mu`` of the equalities are coefficients on the rows of a matrix ``S``:
-    linearly independent rows spanning the rows of ``B`` (``B`` itself when its rows are
-    independent). Only :func:`solve_reference` and :func:`polish` ask for the matrices.
+    The multipliers ``mu`` of the equalities are coefficients on the rows of ``S``, independent
+    rows spanning those of ``B``. Only :func:`solve_reference` and :func:`polish` ask for the matrices.
     """
 
     what: str  # the problem, for messages (e.g. "the NTP-SVM")
@@ -143,9 +131,7 @@ class MatrixConstraints:
 class SVMSolution:
     """A verified minimum-norm solution ``W`` with its certificate.
 
-    Every quantity of the certificate is scale-free (relative to the unit margin, to ``||W||``,
-    to the largest multiplier or to the primal objective); it is measured on the normalized
-    problem, so it reads the same at every scale of the data.
+    Every quantity of the certificate is scale-free (measured on the normalized problem).
     """
 
     #: The solution, shape ``shape`` of the constraints (read-only).
@@ -162,12 +148,10 @@ class SVMSolution:
     stationarity: float
     #: ``max_i |lambda_i (a_i^T w - 1)| / max_i |lambda_i|``.
     complementarity: float
-    #: ``max(0, -min lambda) / max_i |lambda_i|``: how far a multiplier is below zero, relative to the
-    #: largest.
+    #: ``max(0, -min lambda) / max_i |lambda_i|``.
     dual_sign: float
-    #: ``(primal - dual) / primal`` with primal ``||w||^2 / 2`` and the Lagrange dual value ``sum(lambda) -
-    #: ||A^T lambda + S^T mu||^2 / 2`` (a lower bound on the optimum when ``lambda >= 0``); the gap bounds the
-    #: relative suboptimality of a feasible ``w``.
+    #: ``(primal - dual) / primal``, primal ``||w||^2 / 2``, dual ``sum(lambda) - ||A^T lambda +
+    #: S^T mu||^2 / 2`` (a lower bound when ``lambda >= 0``): bounds the relative suboptimality.
     duality_gap: float
     #: Which method answered (e.g. ``"ntpnb-active-set"`` or the QP solver of cvxpy).
     solver: str
@@ -180,9 +164,8 @@ class SVMSolution:
     def n_active(self) -> int:
         """Number of inequalities with a positive multiplier (support vectors).
 
-        Decided by :func:`active_mask`, relative to the largest multiplier (never at the
-        rounding level: exact answers have zeros off their active set); a multiplier near the
-        threshold raises :class:`~ntpnb.errors.RankAmbiguousError` instead of a count.
+        Decided by :func:`active_mask` (raises :class:`~ntpnb.errors.RankAmbiguousError` when
+        a multiplier is near the threshold).
         """
         return int(np.count_nonzero(active_mask(self.duals, what=self.problem)))
 
@@ -191,9 +174,8 @@ class SVMSolution:
     ) -> bool:
         """Whether every quantity of the certificate is within its tolerance.
 
-        The tolerances default to :data:`~ntpnb.settings.SVM_FEAS_TOL` (margin and equality
-        violations), :data:`~ntpnb.settings.SVM_KKT_TOL` (stationarity, complementarity, dual
-        sign) and :data:`~ntpnb.settings.SVM_GAP_TOL` (duality gap), read at the call.
+        Defaults (read at the call): :data:`~ntpnb.settings.SVM_FEAS_TOL`,
+        :data:`~ntpnb.settings.SVM_KKT_TOL`, :data:`~ntpnb.settings.SVM_GAP_TOL`.
         """
         feas = settings.SVM_FEAS_TOL if feas_tol is None else feas_tol
         kkt = settings.SVM_KKT_TOL if kkt_tol is None else kkt_tol
@@ -219,10 +201,7 @@ class SVMSolution:
 def certify(
     cons: QPConstraints, w: np.ndarray, lam: np.ndarray, mu: np.ndarray, solver: str, polished: bool
 ) -> SVMSolution:
-    """``w`` with the multipliers ``lam`` (of ``A``) and ``mu`` (of the equalities), certified.
-
-    See :class:`SVMSolution` for the quantities; they use only the maps of ``cons``.
-    """
+    """``w`` with the multipliers ``lam`` (of ``A``) and ``mu`` (of the equalities), certified."""
     tiny = np.finfo(float).tiny
     margins = cons.margins(w)
     combo = cons.combine(lam, mu)
@@ -255,13 +234,11 @@ def trivial_solution(cons: QPConstraints) -> SVMSolution:
 def active_mask(lam: np.ndarray, *, what: str | None = None) -> np.ndarray:
     """Multipliers above :data:`~ntpnb.settings.ACTIVE_DUAL_TOL` times the largest one (support vectors).
 
-    The threshold (1e-7) is relative and far from the rounding level. Polished or active-set
-    multipliers are exact (zero off the active set), so they sit far from it. When the active set
-    is a *reported decision* (``what`` given, e.g. a count that a notebook prints) it must also
-    hold on another machine: a multiplier within a factor
-    :data:`~ntpnb.settings.RANK_BAND` of the threshold makes it ambiguous, and
-    :class:`~ntpnb.errors.RankAmbiguousError` lists those multipliers instead of a guess.
-    Without ``what`` (a starting guess that :func:`polish` corrects) no error is raised.
+    Polished or active-set multipliers are exact (zero off the active set), far from the
+    threshold. When ``what`` is given (a reported decision, e.g. a printed count), a multiplier
+    within a factor :data:`~ntpnb.settings.RANK_BAND` of the threshold raises
+    :class:`~ntpnb.errors.RankAmbiguousError` listing them; without it (a starting guess for
+    :func:`polish`) nothing is raised.
     """
     top = float(lam.max(initial=0.0))
     tol = settings.ACTIVE_DUAL_TOL * top
@@ -280,11 +257,7 @@ def active_mask(lam: np.ndarray, *, what: str | None = None) -> np.ndarray:
 
 # ---------------------------------------------------------------------------- polishing
 def _min_norm_on_rows(M: np.ndarray, rhs: np.ndarray, what: str) -> tuple[np.ndarray, np.ndarray]:
-    """``w = M^+ rhs`` and the multipliers ``y = (M^T)^+ w`` (so ``w = M^T y``), from one SVD of ``M``.
-
-    The SVD of ``M`` itself (never ``M M^T``, which squares its condition number), its rank
-    decided by :func:`ntpnb.linalg.numerical_rank`.
-    """
+    """``w = M^+ rhs`` and ``y = (M^T)^+ w`` (so ``w = M^T y``), from one SVD of ``M`` (never ``M M^T``)."""
     U, s, Vt = thin_svd(M, what)
     r = numerical_rank(s, M.shape, what=what)
     coef = (U[:, :r].T @ rhs) / s[:r]
@@ -302,18 +275,11 @@ def _best_eq_multipliers(cons: QPConstraints, w: np.ndarray, lam: np.ndarray) ->
 def polish(cons: QPConstraints, lam: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """The exact minimizer from approximate multipliers ``lam`` of ``A w >= 1``.
 
-    An interior-point answer has every multiplier positive, the inactive ones tiny. Starting
-    from the rows of :func:`active_mask`, each round solves the problem with the current rows
-    as equalities: with ``M`` those rows projected off the span of the equalities' rows (an
-    orthonormal basis of it from the SVD of ``S``), ``w`` is the minimum-norm solution of
-    ``M w = 1`` and its multipliers are ``(M^T)^+ w`` (:func:`_min_norm_on_rows`: the minimum-norm
-    multipliers, which scale like the data). It then drops the rows whose multiplier is
-    negative and adds the rows that ``w`` violates (beyond :data:`~ntpnb.settings.SVM_KKT_TOL`
-    relative to the largest multiplier, and :data:`~ntpnb.settings.SVM_FEAS_TOL`). When a round
-    changes nothing, ``w`` satisfies the KKT conditions exactly, up to the rounding of one
-    linear solve: that is the minimizer. A solver's multipliers usually name the active set
-    exactly, or up to a few rows of degenerate or nearly active constraints, which the rounds
-    correct.
+    Starting from the rows of :func:`active_mask`, each round solves ``M w = 1`` at minimum norm
+    (``M``: the active rows projected off the equalities' span; multipliers ``(M^T)^+ w``), drops
+    rows with a negative multiplier (beyond :data:`~ntpnb.settings.SVM_KKT_TOL` relative) and
+    adds rows ``w`` violates (beyond :data:`~ntpnb.settings.SVM_FEAS_TOL`). A round that changes
+    nothing leaves ``w`` satisfying the KKT conditions up to one linear solve's rounding.
 
     Returns
     -------
@@ -355,8 +321,6 @@ def solve_named(
 
     Parameters
     ----------
-    problem
-        The cvxpy problem.
     solver, options
         The solver's name and settings (from :mod:`ntpnb.settings`; never cvxpy's default).
     what
@@ -371,9 +335,8 @@ def solve_named(
 
     Notes
     -----
-    cvxpy's own warning for an inaccurate status ("Solution may be inaccurate") is silenced:
-    such a status is either an error here that names it, or one of ``allowed``, which the
-    caller verifies.
+    cvxpy's warning "Solution may be inaccurate" is silenced: such a status is an error here
+    or one of ``allowed``, which the caller verifies.
     """
     import cvxpy as cp
 
@@ -392,8 +355,7 @@ def solve_named(
 class MinNormQP:
     """The answer of :func:`min_norm_qp`.
 
-    ``w`` and the multipliers ``lam >= 0`` of ``A w >= 1`` (both None when the solver certified
-    infeasibility), the solver's status and its name.
+    ``w`` and the multipliers ``lam >= 0`` of ``A w >= 1`` (None when infeasible), status, solver.
     """
 
     w: np.ndarray | None
@@ -410,9 +372,8 @@ class MinNormQP:
 def min_norm_qp(A: Any, B: Any, what: str) -> MinNormQP:
     """``min ||w||^2 / 2`` s.t. ``A w >= 1`` and ``B w = 0``, with :data:`ntpnb.settings.QP_SOLVER`.
 
-    ``A`` and ``B`` are dense or sparse matrices with the same number of columns; ``B`` may have
-    no rows. An infeasible problem is returned (``infeasible`` is True), not raised: what it
-    means differs between the callers.
+    ``A`` and ``B`` are dense or sparse; ``B`` may have no rows. An infeasible problem is
+    returned (``infeasible`` True), not raised.
 
     Raises
     ------
@@ -438,16 +399,13 @@ def min_norm_qp(A: Any, B: Any, what: str) -> MinNormQP:
 def solve_reference(cons: QPConstraints, infeasible: Callable[[MinNormQP], Exception]) -> SVMSolution:
     """The cvxpy method: :func:`min_norm_qp`, polished (:func:`polish`) and certified.
 
-    The polished answer is returned when it passes verification, else the solver's own (its
-    equality multipliers the best ones, :func:`_best_eq_multipliers`) when that passes.
+    The polished answer is returned when it passes verification, else the solver's own when
+    that passes.
 
     Parameters
     ----------
-    cons
-        The problem's constraints.
     infeasible
-        The error to raise when the solver reports the constraints infeasible (what that means
-        differs between the papers).
+        The error to raise when the solver reports the constraints infeasible.
 
     Raises
     ------
@@ -483,11 +441,10 @@ def _dense(M: Any) -> np.ndarray:
 def least_distance_nnls(G: np.ndarray, h: np.ndarray) -> tuple[np.ndarray, float] | None:
     """Lawson and Hanson's non-negative least squares for ``min ||x||^2 / 2`` s.t. ``G x >= h``.
 
-    Lawson and Hanson (*Solving Least Squares Problems*, 1974, ch. 23): with
-    ``E = [G^T; h^T]`` and ``f = (0, ..., 0, 1)``, let ``u >= 0`` minimize ``||E u - f||``. At that
-    minimum ``||E u - f||^2 = 1 - h^T u``; the problem is feasible exactly when this is positive
-    (then :func:`least_distance_multipliers` holds its multipliers), and otherwise ``G^T u = 0``
-    with ``h^T u = 1``: multipliers that prove it infeasible (a Farkas certificate).
+    Lawson and Hanson (*Solving Least Squares Problems*, 1974, ch. 23): ``u >= 0`` minimizes
+    ``||E u - f||`` with ``E = [G^T; h^T]``, ``f = (0, ..., 0, 1)``; ``||E u - f||^2 = 1 - h^T u``
+    is positive exactly when the problem is feasible, else ``u`` is a Farkas certificate
+    (``G^T u = 0``, ``h^T u = 1``).
 
     Returns
     -------
@@ -514,10 +471,8 @@ def least_distance_multipliers(G: np.ndarray, h: np.ndarray) -> tuple[np.ndarray
     Returns
     -------
     (numpy.ndarray, float) or None
-        ``lambda`` and ``1 - h^T u`` (which is ``1 / (1 + ||x||^2)``: near the rounding level
-        for infeasible constraints, so the caller decides with a margin, as
-        :func:`solve_least_distance` does); None when NNLS does not converge or
-        ``1 - h^T u <= 0``.
+        ``lambda`` and ``1 - h^T u = 1 / (1 + ||x||^2)`` (near rounding for infeasible
+        constraints: decide with a margin); None when NNLS does not converge or ``1 - h^T u <= 0``.
     """
     found = least_distance_nnls(G, h)
     if found is None:
@@ -529,8 +484,7 @@ def least_distance_multipliers(G: np.ndarray, h: np.ndarray) -> tuple[np.ndarray
 def _primal_active(margins: np.ndarray) -> np.ndarray | None:
     """1 on the rows whose margin is 1 (within :data:`~ntpnb.settings.ACTIVE_MARGIN_TOL`), else 0.
 
-    None when a margin lies within a factor :data:`~ntpnb.settings.RANK_BAND` of the threshold:
-    the set would then depend on rounding.
+    None when a margin is within a factor :data:`~ntpnb.settings.RANK_BAND` of the threshold.
     """
     excess = margins - 1.0
     tol = settings.ACTIVE_MARGIN_TOL
@@ -544,21 +498,14 @@ def solve_least_distance(
 ) -> SVMSolution | None:
     """The minimum-norm QP by least-distance programming, polished and certified; None if unsure.
 
-    Each equality ``b w = 0`` becomes the two rows ``b w >= 0`` and ``-b w >= 0``; the NNLS
-    multipliers (:func:`least_distance_multipliers`) name the active rows of ``A w >= 1``
-    exactly (zero off the NNLS passive set), :func:`polish` solves on them and
-    :func:`certify` checks the answer. For dense problems of a few hundred rows this takes well
-    under a millisecond, where a conic solver spends milliseconds setting up.
+    Each equality ``b w = 0`` becomes rows ``b w >= 0`` and ``-b w >= 0``
+    (:func:`least_distance_multipliers`); :func:`polish` starts from every row whose margin is 1
+    (:func:`_primal_active`; NNLS returns one vertex of a degenerate problem's multipliers), so
+    both methods name the same support vectors. Well under a millisecond for a few hundred rows.
 
-    It gives up (returns None, and the caller uses :func:`solve_reference`) rather than decide
-    at the rounding level: when NNLS does not converge, when the problem is infeasible or its
-    minimum norm exceeds ``max_norm`` (the data are normalized, so such a norm means nearly
-    infeasible constraints, which the conic solver's certificate decides, and where the
-    multipliers lose accuracy like ``eps * ||w||^2``), or when no answer passes verification.
-
-    Degenerate problems have many multiplier vectors; NNLS returns a vertex of them. The polish
-    therefore starts from every row whose margin is 1 (:func:`_primal_active`), as it does from
-    an interior-point answer, so both methods name the same support vectors.
+    Returns None (the caller then uses :func:`solve_reference`) rather than decide at the rounding
+    level: NNLS not converging, an infeasible problem or a minimum norm above ``max_norm`` (nearly
+    infeasible; multipliers lose accuracy like ``eps * ||w||^2``), or no answer passing verification.
     """
     if cons.n_ineq == 0:
         return trivial_solution(cons)
@@ -590,10 +537,9 @@ def solve_least_distance(
 def scaled_back(values: np.ndarray, c: float, power: int, what: str) -> np.ndarray:
     """``values / c**power`` (read-only; exact for a power of two ``c``), or a ScaleError.
 
-    The answer of a problem solved for data divided by ``c`` (a power of two), mapped back to
-    the caller's data. Every entry must stay finite, and the largest must keep at least half of
-    its digits: a nonzero answer that falls deep into the subnormal range (or to zero) has lost
-    its precision. ``what`` names the answer and how it scales, for the message.
+    Maps back an answer for data divided by ``c``. The largest entry must stay finite and keep
+    at least half of its digits (not deep in the subnormal range). ``what`` names the answer and
+    how it scales, for the message.
 
     Raises
     ------
@@ -618,10 +564,9 @@ def scaled_back(values: np.ndarray, c: float, power: int, what: str) -> np.ndarr
 def scaled_solution(sol: SVMSolution, c: float, power: int, size: str) -> SVMSolution:
     """The solution for data ``c`` times the normalized data whose solution is ``sol``.
 
-    ``W`` scales like ``1 / c**power`` (``power`` is the degree of the constraint rows in the
-    data: 1 for Paper A's ``H``, 2 for Paper B's ``E``) and the multipliers like
-    ``1 / c**(2 power)`` (``w = A^T lambda + S^T mu``); the certificate is scale-free.
-    ``size`` is how the size of the data is written in messages (e.g. ``"max|H|"``).
+    ``W`` scales like ``1 / c**power`` (``power``: degree of the constraint rows in the data, 1 for
+    Paper A's ``H``, 2 for Paper B's ``E``), the multipliers like ``1 / c**(2 power)``. ``size``
+    names the data's size in messages (e.g. ``"max|H|"``).
 
     Raises
     ------

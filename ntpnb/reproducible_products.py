@@ -1,30 +1,19 @@
 """Products whose rounding is the same on every CPU: what long training runs multiply with.
 
-``np.matmul`` (and ``@``) hands float64 products to BLAS, and OpenBLAS picks its kernel by
-CPU: a Haswell kernel fuses multiply-adds (FMA) and sums in blocks of one width, a SandyBridge
-or Prescott kernel in others. The products then differ in their last bits, which is harmless
-for one product but not for thousands of training steps: the attention runs of chapter 6
-amplify a 1e-16 difference in a gradient into differences in the third printed digit (a
-median distance of 8.4e-5 under one kernel, 3.0e-3 under another, at the quick profile).
-So the training arithmetic multiplies here, in one of two ways:
+OpenBLAS picks its kernel (FMA, block widths) by CPU, so ``@`` differs in the last bits between
+machines, and thousands of training steps amplify that (chapter 6's attention runs: into the
+third printed digit). The training arithmetic multiplies here instead:
 
-* :func:`dot_sum` (and :func:`matmul`, :func:`matvec`, :func:`vecmat` built on it) adds
-  ``x_j * y_j`` for ``j = 0, 1, ...`` in that order with numpy's elementwise multiply and add.
-  Each of those is correctly rounded (IEEE 754) and numpy does not fuse them, so every entry is
-  the same float on every CPU, with any BLAS, any number of threads and any batch size. The
-  cost is a Python-level loop over the contracted axis: right for short contractions (the
-  attention model's, a few dozen terms).
-* :func:`einsum` is ``np.einsum`` without its BLAS path (``optimize=False``): numpy's own loops,
-  compiled for the baseline instruction set and not dispatched by CPU (measured: the same bits
-  with numpy's AVX2 and AVX-512 code switched off). Their summation order is fixed by the
-  shapes, but it does change with them (a batch axis of length 1 is dropped and the reduction
-  becomes the inner, unrolled loop), so a batch entry may differ with the batch size. Right for
-  long contractions whose shapes do not change within a run (the linear model's gradient,
-  sums over 50 contexts or 60 dimensions).
+* :func:`dot_sum` (and :func:`matmul`, :func:`matvec`, :func:`vecmat`) adds ``x_j * y_j`` in
+  order with numpy's correctly rounded, unfused multiply and add: the same float on every CPU,
+  BLAS, thread count and batch size, at the cost of a Python loop over the contracted axis
+  (for short contractions, as the attention model's);
+* :func:`einsum` is ``np.einsum(optimize=False)``: numpy's own loops, not dispatched by CPU.
+  Their summation order depends on the shapes (a batch entry may differ with the batch size):
+  for long contractions whose shapes are fixed within a run (the linear model's gradient).
 
-tests/test_reproducible_products.py checks both against BLAS to rounding and :func:`dot_sum`'s
-invariance to batching; tests/test_cross_cpu.py checks attention and linear training bit for bit
-under four OpenBLAS kernels and with one and two threads.
+tests/test_reproducible_products.py and tests/test_cross_cpu.py (training bit for bit under
+four OpenBLAS kernels, one and two threads) check them.
 """
 
 from __future__ import annotations

@@ -1,19 +1,13 @@
 """Statistics of many random trials: intervals, threshold crossings, finite-size fits, tests.
 
-What the sweeps of :mod:`ntpnb.parallel` measure is summarized here.
-:func:`wilson_interval` gives the Wilson score interval of a success fraction, and
-:func:`crossing` locates where an increasing curve crosses a level (a threshold);
-:func:`crossing_interval` brackets that crossing with Wilson intervals,
-:func:`crossing_bootstrap` gives its standard error by resampling the trials (independent at every
-point of the grid), :func:`threshold_crossing_bootstrap` by resampling whole draws (when each draw
-gives its whole curve, as draws nested in the grid do), and :func:`finite_size_fit` fits how such
-a threshold drifts with the size of the problem. :func:`binomial_gof_pvalue` tests whether success
-counts fit given probabilities, and :func:`threshold_gof_pvalue` whether draws' thresholds fit a
-model of their distribution, each with a null distribution simulated from the model (valid however
-small the expected counts).
-:func:`bootstrap_means` gives the distribution of a mean over trials by resampling them (for
-heavy-tailed measurements, whose mean a few trials carry). :func:`fisher_pvalue` tests whether two
-success fractions share one probability (Fisher's exact test).
+Summaries of the sweeps of :mod:`ntpnb.parallel`: Wilson intervals (:func:`wilson_interval`),
+where a curve crosses a level (:func:`crossing`), bracketed by Wilson intervals
+(:func:`crossing_interval`) or with a bootstrap error over independent trials
+(:func:`crossing_bootstrap`) or whole nested draws (:func:`threshold_crossing_bootstrap`), the
+drift of such a threshold with size (:func:`finite_size_fit`), goodness-of-fit tests with
+simulated null distributions (:func:`binomial_gof_pvalue`, :func:`threshold_gof_pvalue`), the
+bootstrap of a heavy-tailed mean (:func:`bootstrap_means`) and Fisher's exact test
+(:func:`fisher_pvalue`).
 """
 
 from __future__ import annotations
@@ -161,30 +155,12 @@ def crossing_bootstrap(
 ) -> tuple[float, float]:
     """Where a measured proportion crosses ``level``, and the bootstrap standard error of that.
 
-    ``successes[i]`` of ``n`` independent trials succeeded at ``x[i]``. The estimate is
-    :func:`crossing` of the fractions ``successes / n``. Its standard error is the standard
-    deviation of the same crossing over ``n_boot`` bootstrap replicates, each resampling the
-    ``n`` trials of every grid point with replacement (the count at ``x[i]`` is then
-    ``Binomial(n, successes[i] / n)``, drawn independently for every point).
-
-    Points where all or none of the trials succeeded do not vary under resampling, so a
-    curve that jumps from 0 to 1 between two grid points has a standard error of 0: the
-    resolution of the grid is not part of it.
-
-    Parameters
-    ----------
-    x
-        The increasing grid.
-    successes
-        Successes at each grid point, out of ``n``.
-    n
-        Trials per grid point.
-    rng
-        A ``numpy.random.Generator`` or a non-negative integer seed for one.
-    n_boot
-        Bootstrap replicates.
-    level
-        The level crossed.
+    ``successes[i]`` of ``n`` independent trials succeeded at the increasing grid ``x[i]``. The
+    estimate is :func:`crossing` of ``successes / n``; its standard error is the standard
+    deviation of that crossing over ``n_boot`` replicates, each drawing the count at ``x[i]`` as
+    ``Binomial(n, successes[i] / n)``. A curve that jumps from 0 to 1 between two grid points has
+    a standard error of 0: the grid's resolution is not part of it. ``rng`` is a generator or a
+    non-negative seed.
 
     Returns
     -------
@@ -233,15 +209,10 @@ def threshold_crossing_bootstrap(
     """Where the fraction of draws whose threshold is at most ``x`` crosses ``level``, with a bootstrap error.
 
     Draw ``k`` succeeds exactly at the grid points from index ``first[k]`` on (``len(x)``: at
-    none), as a draw nested in the grid does when its condition is monotone. The curve at
-    ``x[i]`` is the fraction of draws with ``first <= i`` and the estimate is its
-    :func:`crossing`, as for independent trials. The counts at different points are dependent
-    here (one draw counts at every point from its threshold on), so the bootstrap resamples
-    whole draws: each of the ``n_boot`` replicates draws ``len(first)`` draws with replacement
-    and recomputes the curve and its crossing; their standard deviation is the standard error.
-
-    As with :func:`crossing_bootstrap`, a curve that jumps from none to all the draws between two
-    grid points has a standard error of 0: the resolution of the grid is not part of it.
+    none), as a draw nested in the grid does. The estimate is :func:`crossing` of the fraction
+    of draws with ``first <= i``. The counts are dependent across points, so the bootstrap
+    resamples whole draws (``n_boot`` replicates); as in :func:`crossing_bootstrap`, the grid's
+    resolution is not part of the error.
 
     Returns
     -------
@@ -294,11 +265,9 @@ def finite_size_fit(
 ) -> FiniteSizeFit:
     """Weighted least-squares fit of ``values = limit + slope / sizes``.
 
-    Each value has the standard error ``errors[i]`` (independent estimates, e.g. one sweep per
-    size); the weights are ``1 / errors**2`` and the standard errors of the fit follow from
-    them (not rescaled by the residuals; compare ``chi2`` with ``dof``). The form ``1 / size``
-    is a model of the finite-size drift, not a law: the extrapolated ``limit`` depends on it.
-    Computed in closed form (no BLAS: the same bits on every CPU).
+    Weights ``1 / errors**2`` (independent estimates); the fit's standard errors are not rescaled
+    by the residuals (compare ``chi2`` with ``dof``). ``1 / size`` is a model of the drift, not a
+    law: ``limit`` depends on it. Closed form, no BLAS (the same bits on every CPU).
 
     Raises
     ------
@@ -352,11 +321,8 @@ def binomial_deviance(successes: np.ndarray, probs: np.ndarray, n: int) -> np.nd
     r"""The likelihood-ratio (G) statistic of binomial counts against probabilities.
 
     ``G = 2 sum_i [k_i log(k_i / (n p_i)) + (n - k_i) log((n - k_i) / (n (1 - p_i)))]`` over the
-    last axis (terms with a zero count are 0): twice the log-likelihood ratio of the saturated
-    model (``p_i = k_i / n``) to the probabilities ``probs``. It is ``inf`` when a count is
-    impossible under ``probs`` (a success where ``p_i = 0``, a failure where ``p_i = 1``).
-    ``successes`` may have leading axes (many simulated data sets at once); no validation (see
-    :func:`binomial_gof_pvalue`).
+    last axis (zero-count terms are 0); ``inf`` when a count is impossible under ``probs``.
+    ``successes`` may have leading axes (many simulated data sets); no validation.
     """
     k = np.asarray(successes, dtype=np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -374,32 +340,13 @@ def binomial_gof_pvalue(
 ) -> float:
     """Monte Carlo p-value of independent binomial counts against given probabilities.
 
-    ``successes[i]`` of ``n`` trials succeeded at cell ``i``, and the model says each trial of
-    cell ``i`` succeeds with probability ``probs[i]``. The statistic is the likelihood-ratio
-    statistic :func:`binomial_deviance`; its null distribution is not taken from an asymptotic
-    chi-square (wrong where expected counts ``n p_i`` or ``n (1 - p_i)`` are small) but
-    simulated: ``n_sim`` data sets are drawn from the model itself, and the p-value is
-    ``(1 + #{simulated G >= observed G}) / (n_sim + 1)``, which is a valid p-value at every
-    sample size (``P(p <= a) <= a`` under the model). Its resolution is ``1 / (n_sim + 1)``, the
-    smallest value it can take. Simulated statistics within a relative
-    :data:`~ntpnb.settings.PVALUE_TIE_RTOL` of the observed one count as ties (at least as
-    extreme), so rounding does not decide it.
-
-    Returns 0 when an observed count is impossible under the model (``p_i = 0`` with a success
-    or ``p_i = 1`` with a failure): the model is refuted outright.
-
-    Parameters
-    ----------
-    successes
-        Observed successes per cell, whole numbers in ``[0, n]``.
-    probs
-        The model's success probability per cell, in ``[0, 1]``.
-    n
-        Trials per cell.
-    rng
-        A ``numpy.random.Generator`` or a non-negative integer seed for one.
-    n_sim
-        Simulated data sets.
+    ``successes[i]`` of ``n`` trials succeeded at cell ``i``, each with model probability
+    ``probs[i]``. The statistic :func:`binomial_deviance` has its null distribution simulated
+    from the model (``n_sim`` data sets; no asymptotic chi-square, wrong for small expected
+    counts): the p-value ``(1 + #{simulated G >= observed G}) / (n_sim + 1)`` is valid at every
+    sample size, with resolution ``1 / (n_sim + 1)``. Simulated statistics within a relative
+    :data:`~ntpnb.settings.PVALUE_TIE_RTOL` of the observed one count as at least as extreme.
+    Returns 0 when an observed count is impossible under the model.
 
     Raises
     ------
@@ -432,16 +379,10 @@ def threshold_gof_pvalue(
     """Monte Carlo p-value of where draws' thresholds lie against a model of their distribution function.
 
     Draw ``k`` succeeds exactly at the grid points from index ``first[k]`` on (``len(cdf)``: at
-    none), and the model says ``P(first <= i) = cdf[i]``. The statistic is the one of
-    :func:`binomial_gof_pvalue` for the curve: :func:`binomial_deviance` of the numbers of
-    draws with ``first <= i`` against ``cdf``. Those numbers are not independent across ``i``
-    (a draw counts at every point from its threshold on), so its null distribution is simulated
-    from the model itself: ``n_sim`` data sets of ``len(first)`` thresholds drawn with
-    ``P(first = i) = cdf[i] - cdf[i - 1]``. The p-value ``(1 + #{simulated G >= observed G}) /
-    (n_sim + 1)`` is valid at every sample size; its resolution is ``1 / (n_sim + 1)``. Ties
-    within a relative :data:`~ntpnb.settings.PVALUE_TIE_RTOL` count as at least as extreme.
-    Returns 0 when an observed count is impossible under the model (the model is refuted
-    outright).
+    none), and the model says ``P(first <= i) = cdf[i]``. As :func:`binomial_gof_pvalue` (same
+    statistic, p-value, ties and 0), on the numbers of draws with ``first <= i``; those are
+    dependent across ``i``, so the null simulates ``n_sim`` sets of ``len(first)`` thresholds
+    with ``P(first = i) = cdf[i] - cdf[i - 1]``.
 
     Raises
     ------
@@ -475,11 +416,9 @@ def bootstrap_means(
 ) -> np.ndarray:
     """Means of ``n_draws`` values drawn with replacement from ``values``, ``n_resamples`` times.
 
-    The distribution of a mean over ``n_draws`` trials (default: as many as ``values`` has) when
-    trials are distributed as ``values`` are: its quantiles give a percentile interval of the
-    mean, and ``np.mean(bootstrap_means(x) <= v)`` how often such a mean is at most ``v``
-    (what a heavy-tailed sample, whose mean a few trials carry, needs instead of a standard
-    error). Seeded: the same draws on every machine.
+    The distribution of a mean over ``n_draws`` trials (default ``len(values)``): its quantiles
+    give a percentile interval, what a heavy-tailed sample needs instead of a standard error.
+    Seeded: the same draws on every machine.
 
     Raises
     ------
@@ -500,9 +439,7 @@ def bootstrap_means(
 def fisher_pvalue(k1: int, n1: int, k2: int, n2: int) -> float:
     """Two-sided p-value of Fisher's exact test that ``k1 / n1`` and ``k2 / n2`` share one probability.
 
-    Conditional on the total number of successes, ``k1`` is hypergeometric under that
-    hypothesis; the p-value sums the probabilities of the tables no more likely than the one
-    observed (:func:`scipy.stats.fisher_exact`). Exact at every sample size.
+    :func:`scipy.stats.fisher_exact`; exact at every sample size.
 
     Raises
     ------

@@ -43,9 +43,7 @@ _MAX_FLOAT_ID = 2.0**62
 def is_real(value: object) -> bool:
     """Whether ``value`` is one real number: a Python or numpy integer or float, never a bool.
 
-    Booleans are refused although Python counts them as integers: ``True`` passed for a size,
-    a rate or a tolerance is a mistake, not the number 1. NaN and inf are real numbers here;
-    the callers that need a finite value check it.
+    ``True`` passed for a size or a rate is a mistake, not the number 1. NaN and inf count as real.
     """
     return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
 
@@ -53,8 +51,7 @@ def is_real(value: object) -> bool:
 def is_integer(value: object) -> bool:
     """Whether ``value`` is a Python or numpy integer, never a bool (nor a float, even ``3.0``).
 
-    This is the test for one token id inside a sequence, where a float is a sign of mixed
-    types; a count (a size, a number of iterations) goes through :func:`as_count` instead.
+    The test for one token id inside a sequence; counts go through :func:`as_count`.
     """
     return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
 
@@ -62,11 +59,9 @@ def is_integer(value: object) -> bool:
 def as_count(value: object, name: str, minimum: int = 1) -> int:
     """``value`` as a Python int, checking that it is a whole number at least ``minimum``.
 
-    The one rule for every count of the package (sizes, numbers of trials, iterations, batch
-    sizes, seeds): a count is a whole number, whatever its type. Python and numpy integers are
-    accepted, and so are integer-valued floats (``5000.0``, ``1e4``), which is how a count often
-    arrives from arithmetic, a parameters cell or a JSON/YAML file; they are converted exactly.
-    Booleans, strings, None, arrays, NaN, inf and fractions (``5000.5``) are refused.
+    The one rule for every count of the package (sizes, trials, iterations, seeds): Python and
+    numpy integers and integer-valued floats (``1e4``, as from a parameters cell or JSON) are
+    accepted, converted exactly; booleans, strings, None, arrays, NaN, inf and fractions are refused.
 
     Raises
     ------
@@ -87,11 +82,7 @@ def as_count(value: object, name: str, minimum: int = 1) -> int:
 
 
 def _refuse_non_numbers(x: object, name: str) -> None:
-    """Refuse booleans and text where numbers are expected (numpy would convert both).
-
-    ``True`` passed for a radius or ``"1"`` for a weight is a mistake, not the number 1:
-    numpy's ``asarray(..., dtype=float)`` would accept either silently.
-    """
+    """Refuse booleans and text where numbers are expected (numpy would convert both silently)."""
     if isinstance(x, np.ndarray) and x.dtype.kind in "iufc":
         return
     try:
@@ -141,10 +132,7 @@ def as_generator(seed: object, name: str = "seed", allow_none: bool = False) -> 
 def as_ordered(values: object, name: str) -> list[Any]:
     """The items of an ordered collection (a list, tuple, array, range, iterator), as a list.
 
-    Sets, dicts and their views are refused: their iteration order is not part of their value
-    (a set of sequences, or a set of tokens, has no defined order), so a result computed from
-    it would depend on hashing. Strings are refused too (a string is not a sequence of items
-    here; the callers that take text say so).
+    Sets, dicts and their views are refused (a result would depend on hashing), and so are strings.
 
     Raises
     ------
@@ -188,21 +176,14 @@ def check_dense_size(shape: tuple[int, ...], what: str, itemsize: int = 8) -> No
 def frozen(arr: ArrayLike, order: Literal["C", "K"] = "C") -> np.ndarray:
     """A read-only copy of ``arr`` whose memory belongs to an immutable ``bytes`` object.
 
-    The way every array a result holds or returns is made read-only. Unlike
-    ``setflags(write=False)``, this cannot be undone: numpy refuses ``setflags(write=True)`` on
-    an array (or any view of it) whose buffer is read-only. The copy has the dtype, shape and
-    values of ``arr``; ``arr`` itself is left as it was.
+    How every array a result holds or returns is made read-only; unlike
+    ``setflags(write=False)``, it cannot be undone. ``arr`` itself is left as it was.
 
     Parameters
     ----------
-    arr
-        The array (or array-like) to copy.
     order
-        The copy's memory layout, as in numpy: ``"C"`` C-contiguous; ``"K"`` the order of
-        ``arr``'s axes in memory (a Fortran-ordered array stays Fortran-ordered). A computation
-        that reads the copy later (a product through BLAS, a sum) adds in an order that can
-        depend on the layout, so ``"K"`` keeps its results the same to the last bit as on
-        ``arr``, whatever layout the computation that made ``arr`` chose.
+        The copy's memory layout: ``"C"`` C-contiguous; ``"K"`` the order of ``arr``'s axes in
+        memory, so that later BLAS products or sums on the copy give the same bits as on ``arr``.
     """
     arr = np.asarray(arr)
     if order == "K" and arr.ndim > 1:
@@ -215,8 +196,7 @@ def frozen(arr: ArrayLike, order: Literal["C", "K"] = "C") -> np.ndarray:
 def read_only_view(arr: np.ndarray) -> np.ndarray:
     """A view of ``arr`` that cannot be written through, while ``arr`` stays writable.
 
-    For handing a live array (an iterate updated in place) to code that may only read it: the
-    view sees every later update of ``arr``. A result to keep goes through :func:`frozen`.
+    For handing a live array (an iterate updated in place) to code that may only read it.
     """
     view = arr.view()
     view.setflags(write=False)
@@ -226,17 +206,12 @@ def read_only_view(arr: np.ndarray) -> np.ndarray:
 def as_int_array(values: object, name: str, what: str = "id", where: str = "index") -> np.ndarray:
     """``values`` as a 1-D int64 array of ids (token ids, context ids), a new array.
 
-    Integer arrays are taken as they are; float arrays only if every entry is a whole number
-    (finite, integral, below ``2**62`` in magnitude, where the conversion is exact). Booleans,
-    strings and other objects are refused, and so are sets and dicts, whose order is not part of
-    their value. The ids' range is the caller's to check.
+    Float arrays only if every entry is a whole number below ``2**62`` in magnitude (exact
+    conversion); booleans, strings, other objects, sets and dicts are refused. The caller checks
+    the range.
 
     Parameters
     ----------
-    values
-        Array-like ids.
-    name
-        Name of the argument in error messages.
     what
         What one entry is (``"token id"``), to name a bad entry.
     where
@@ -276,15 +251,6 @@ def _reject_complex(arr: object, name: str) -> None:
 
 def as_float_array(x: ArrayLike, name: str, ndim: int) -> np.ndarray:
     """Return ``x`` as a read-only float64 copy, checking its dimension and finiteness.
-
-    Parameters
-    ----------
-    x
-        Array-like input.
-    name
-        Name used in error messages.
-    ndim
-        Required number of dimensions.
 
     Raises
     ------

@@ -1,12 +1,9 @@
 """Compiled loops of linear-decoder training: many steps per call, the same floats on every CPU.
 
-:func:`ntpnb.optim.run` takes one step per Python call of a gradient callable, and numpy's
-BLAS-free products (:mod:`ntpnb.reproducible_products`) pay a fixed cost per call that dominates
-at the papers' sizes (about 60 us for one step on ``m = 50, d = 60, V = 10``). These kernels run
-a whole chunk of steps in one compiled call, under the contract of :mod:`ntpnb.compiled` (the
-same floats on every CPU). They use only IEEE-754 additions, multiplications, divisions and
-square roots, in a fixed order; loops whose iterations are independent (over the entries of one
-row of a product) may be vectorized, which changes no result.
+:func:`ntpnb.optim.run` pays a fixed cost per step and per BLAS-free product (about 60 us a
+step at the papers' sizes); these kernels run a chunk of steps in one compiled call, under the
+contract of :mod:`ntpnb.compiled`: IEEE-754 additions, multiplications, divisions and square
+roots in a fixed order (independent iterations may be vectorized, which changes no result).
 
 Layout: one trial's logits are stored transposed, ``LT`` of shape ``(V, m)`` (token ``v``, context
 ``j``): ``LT = W H^T`` transposed, so that every long loop runs over a contiguous row. Batches of
@@ -23,9 +20,8 @@ trials are a leading axis. Two representations of full-batch GD and normalized G
 Adam is elementwise on ``G`` and runs in the weight form. Stochastic gradients take the sampled
 contexts and tokens as arrays drawn beforehand (so the random stream is numpy's).
 
-Every kernel returns a status: 0, or :data:`ZERO_GRADIENT` / :data:`NONFINITE_GRADIENT` (from
-normalized GD, with the step and the trial where it happened), for the caller to raise the
-errors of :func:`ntpnb.optim.run`.
+Every kernel returns a status (:data:`OK`, :data:`ZERO_GRADIENT`, :data:`NONFINITE_GRADIENT`,
+with the step and trial) for the caller to raise the errors of :func:`ntpnb.optim.run`.
 """
 
 from __future__ import annotations
@@ -98,9 +94,8 @@ _SQ_MAX = 1e280
 def exp_nonpositive(x: float) -> float:
     """``exp(x)`` for ``x <= 0`` (and ``-inf``), within about 1 ulp, with IEEE operations only.
 
-    Used in the softmax, whose arguments are logits minus their largest: the same float on
-    every CPU (a library ``exp`` may dispatch by CPU). A NaN gives 0 (the caller checks its
-    iterates for NaN); ``x > 0`` is outside the contract.
+    For the softmax: the same float on every CPU (a library ``exp`` may dispatch by CPU). A NaN
+    gives 0 (the caller checks its iterates); ``x > 0`` is outside the contract.
     """
     if not x >= _EXP_FLOOR:
         x = _EXP_FLOOR
@@ -183,9 +178,8 @@ def _row_into(A: np.ndarray, B: np.ndarray, out: np.ndarray, v: int) -> None:
 def matmul_into(A: np.ndarray, B: np.ndarray, out: np.ndarray) -> None:
     """``out = A @ B`` for ``(r, k)`` and ``(k, n)``, each entry summed over ``k`` in order.
 
-    Two rows of ``out`` and four rows of ``B`` at a time: each entry is read and written once
-    per four terms, added one after another (``((o + a_0 b_0) + a_1 b_1) + ...``), and the inner
-    loop runs over contiguous rows (vectorized across independent entries; no sum is reordered).
+    Two rows of ``out`` and four rows of ``B`` at a time, the terms added one after another
+    (``((o + a_0 b_0) + a_1 b_1) + ...``); the inner loop runs over contiguous rows.
     """
     r = A.shape[0]
     for v in range(0, r - 1, 2):

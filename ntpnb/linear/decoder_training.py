@@ -11,17 +11,12 @@ iterations, the quantities of Lemma 2 and Theorem 2 (the panels of Figs. 1, 4 an
 * ``corr_corrected``: the same for ``W_k - W*`` (the iterate with its finite part removed);
 * ``dist_F``: ``||P_F(W_k) - W*||_F``.
 
-``W*``, ``W^mm`` and the basis of F are computed once per data set (:func:`limits`), never per
-iteration. The steps run in the compiled loops of :func:`ntpnb.linear.descent.run_decoder`
-(in the logit form where it is cheaper); :func:`gradient_fn` and :func:`sampled_gradient_fn`
-are the same gradients in plain numpy, for :func:`ntpnb.optim.run` and as the reference the
-compiled loops are tested against.
-
-Stochastic gradients (footnote 8 of Paper A) come in the two kinds the footnote contrasts:
-``"sequences"`` samples (context, next token) pairs, i.e. terms of the per-sample loss (1);
-``"contexts"`` samples distinct contexts ``j ~ pi`` and uses their whole next-token
-distribution ``p_j``, i.e. terms of Eq. (2). Both are unbiased; only the second vanishes where
-the softmax matches every ``p_j`` on its support.
+``W*``, ``W^mm`` and the basis of F are computed once per data set (:func:`limits`). The steps
+run in :func:`ntpnb.linear.descent.run_decoder`'s compiled loops; :func:`gradient_fn` and
+:func:`sampled_gradient_fn` are the same gradients in plain numpy (for :func:`ntpnb.optim.run`,
+and the compiled loops' test reference). Of the two stochastic gradients of footnote 8
+(:func:`sampled_gradient_fn`), both unbiased, only ``"contexts"`` vanishes where the softmax
+matches every ``p_j`` on its support.
 """
 
 from __future__ import annotations
@@ -106,8 +101,7 @@ def gradient_fn(data: NTPData) -> Callable[[Array], Array]:
     """The full-batch gradient of ``CE`` as a fast callable ``W -> grad CE(W)``.
 
     ``grad CE(W) = sum_j pi_j (S(W h_j) - p_j) h_j^T = S(W H^T) (pi H) - P^T (pi H)``; the
-    pieces ``H^T``, ``pi H`` and ``P^T (pi H)`` are computed once. ``W`` may carry leading
-    batch axes, ``(..., V, d)``; the gradient has the same shape. It agrees with
+    constant pieces are computed once. ``W`` may carry leading batch axes. Agrees with
     :func:`ntpnb.ce_grad` (tested), without its input validation.
     """
     HT = np.ascontiguousarray(data.H.T)
@@ -115,8 +109,7 @@ def gradient_fn(data: NTPData) -> Callable[[Array], Array]:
     G0 = einsum("mv,md->vd", data.P, Hpi)
 
     def grad(W: Array) -> Array:
-        # no BLAS: the same floats on every CPU kernel (long runs of Adam and normalized GD
-        # amplify a last-bit difference; see ntpnb.reproducible_products)
+        # no BLAS: the same floats on every CPU (see ntpnb.reproducible_products)
         Q = _softmax_over_tokens(einsum("...vd,dm->...vm", W, HT))
         g = einsum("...vm,md->...vd", Q, Hpi)
         g -= G0
@@ -135,10 +128,6 @@ def sampled_gradient_fn(
 
     Parameters
     ----------
-    data
-        The training set.
-    batch_size
-        Samples per step, at least 1.
     seed
         Seed or generator of the sampling; each call draws fresh samples.
     sampling
@@ -224,10 +213,6 @@ def train(
     ----------
     data
         An NTP_H-compatible, NTP-separable training set.
-    optimizer
-        From :mod:`ntpnb.optim` (``gd``, ``normalized_gd``, ``adam``, ``sgd``).
-    n_iter
-        Number of steps.
     W0
         Initial decoder, ``(V, d)`` or ``(..., V, d)`` for independent trials (leading batch
         axes). Default: LeCun normal initialization (std ``1/sqrt(d)``) from ``seed``, as in
@@ -241,11 +226,8 @@ def train(
         None (default) uses the full-batch gradient.
     lim
         Precomputed :func:`limits` of ``data`` (to share between runs); computed if None.
-    keep_iterates
-        Also record the iterates as ``"W"``.
-    progress
-        Called as ``progress(k, n_iter)`` after each recorded iteration and at least every
-        :data:`ntpnb.settings.PROGRESS_SECONDS` in between; None (default) for no reports.
+    keep_iterates, progress
+        As in :func:`tracker` and :func:`ntpnb.optim.run`.
 
     Returns
     -------

@@ -1,24 +1,14 @@
 """First-order training of the linear decoder through compiled loops: ``optim.run`` for Paper A's loss.
 
 :func:`run_decoder` computes what ``optim.run(gradient_fn(data), W0, optimizer, n_iter, ...)``
-computes (or, with ``batch_size``, the run on :func:`ntpnb.linear.decoder_training.sampled_gradient_fn`'s
-stochastic gradients, from the same random draws), to rounding, with the same records, checks,
-errors and :class:`~ntpnb.optim.Trace`; but the steps run in chunks inside the compiled loops
-of :mod:`.decoder_loops` instead of one Python call each. It picks the cheaper representation from the
-shapes:
-
-* full-batch GD and normalized GD with ``m <= d`` run in the *logit form*: the logits move by
-  ``f_k E_k K`` (``K = H H^T``, ``V m^2`` multiply-adds a step), and the iterate
-  ``W_k = W_0 - S_k H`` is formed only at the recorded iterations. ``K`` then has full rank
-  for embeddings in general position, so the gradient's norm ``sum(E K * E)`` is well
-  conditioned;
-* the rest (``m > d``, Adam, stochastic gradients) in the *weight form*, ``2 V m d``
-  multiply-adds a step (``B V d`` for ``B`` samples).
-
-Independent trials (leading batch axes of ``W0``) run in one call, each trial with the floats
-it gets alone. Stochastic gradients draw their samples in chunks, in the order in which the
-per-step callable draws them, so a run sees the same samples (and leaves the generator in the
-same state).
+computes (or, with ``batch_size``, the run on
+:func:`ntpnb.linear.decoder_training.sampled_gradient_fn`'s stochastic gradients, from the same
+random draws and generator state), to rounding, with the same records, checks and errors; but
+in chunks of steps inside the compiled loops of :mod:`.decoder_loops`. Full-batch GD and
+normalized GD with ``m <= d`` run in the *logit form* (``K = H H^T`` then has full rank for
+embeddings in general position, so the gradient's norm is well conditioned), the rest in the
+*weight form* (see :mod:`~ntpnb.linear.decoder_loops`). Trials (leading batch axes of ``W0``) run in one
+call, each with the floats it gets alone.
 """
 
 from __future__ import annotations
@@ -82,8 +72,8 @@ def check_sampling(batch_size: object, sampling: object) -> int:
 def sample_indices(data: NTPData, u_context: Array, u_token: Array | None) -> tuple[Array, Array | None]:
     """Contexts ``j ~ pi`` and next tokens ``z ~ p_j`` from uniform draws of one shape.
 
-    ``j`` is the first index whose cumulative ``pi`` exceeds its draw, ``z`` likewise in the
-    cumulative ``p_j``; None for ``z`` when ``u_token`` is None (sampling contexts only).
+    ``j`` is the first index whose cumulative ``pi`` exceeds its draw, ``z`` likewise in ``p_j``
+    (None when ``u_token`` is None).
     """
     cum_pi = np.cumsum(data.pi)
     j = np.minimum(np.searchsorted(cum_pi, u_context, side="right"), data.m - 1)
@@ -191,9 +181,7 @@ class _SampledForm(_Iterates):
     def draw(self, n: int) -> tuple[Array, Array]:
         """Contexts and tokens (-1: none) of the next ``n`` steps, ``(n, trials, batch_size)``.
 
-        Each step of the per-step callable draws ``rng.random((trials, B))`` for the contexts
-        and then, over sequences, as many for the tokens: ``rng.random((n, 2, trials, B))`` is
-        the same stream.
+        ``rng.random((n, 2, trials, B))`` is the per-step callable's stream (contexts, then tokens).
         """
         shape = (n, self.W.shape[0], self.batch_size)
         if self.sequences:
@@ -243,15 +231,10 @@ def run_decoder(
     ----------
     data
         The training set (its loss, Eq. (2) of Paper A).
-    optimizer
-        From :mod:`ntpnb.optim` (``gd``, ``sgd``, ``normalized_gd``, ``adam``).
-    n_iter
-        Number of steps, at least 0.
     W0
         Initial decoder, ``(V, d)`` or ``(..., V, d)`` for independent trials (not modified).
     record, record_at, progress
-        As in :func:`ntpnb.optim.run`: ``record`` is called on a read-only ``W_k`` at the
-        iterations of ``record_at`` (default ``log_grid(n_iter, 60)``).
+        As in :func:`ntpnb.optim.run`.
     batch_size, sampling, seed
         Stochastic gradients with ``batch_size`` samples a step, drawn from ``seed`` as
         :func:`ntpnb.linear.decoder_training.sampled_gradient_fn` draws them; None (default): the
@@ -268,8 +251,7 @@ def run_decoder(
         On data that are not an :class:`NTPData`, bad settings, or a ``W0`` that is not a finite
         array of shape ``(..., V, d)``.
     SolverError
-        As :func:`ntpnb.optim.run`: normalized GD at a zero or non-finite gradient, or an iterate
-        that stops being finite (checked at every recorded iteration and at the end).
+        As :func:`ntpnb.optim.run`.
     """
     require_data(data)
     if not isinstance(optimizer, optim.Optimizer):
@@ -315,9 +297,8 @@ def run_decoder(
 def compile_kernels() -> None:
     """Compile every kernel :func:`run_decoder` uses now, or load them from numba's cache.
 
-    The first compilation takes seconds; numba keeps the result on disk (``cache=True``), so
-    later processes only load it (a fraction of a second). An install step can call this so that
-    a reader's first run does not wait for the compiler.
+    The first compilation takes seconds, later processes load numba's disk cache: an install
+    step can call this so that a reader's first run does not wait.
     """
     data = NTPData(H=np.eye(2), pi=[0.5, 0.5], P=[[0.5, 0.5], [0.25, 0.75]])
     W0 = np.zeros((2, 2))

@@ -41,21 +41,19 @@ T = TypeVar("T")
 class NTPData:
     """A validated, immutable NTP training set over distinct contexts (Paper A, Eq. (2)).
 
-    Probabilities only need to sum to one to float32 precision
-    (:data:`ntpnb.settings.PROB_SUM_RTOL`, as they come from a float32 softmax); rows of ``P``
-    and ``pi`` that miss 1 by more than float64 rounding (:data:`ntpnb.settings.PROB_SUM_ATOL`)
-    are divided by their sum in float64. The arrays are stored as float64 copies that cannot
-    be made writable again.
+    Probabilities need to sum to one within :data:`ntpnb.settings.PROB_SUM_RTOL`; those missing
+    by more than :data:`ntpnb.settings.PROB_SUM_ATOL` are divided by their sum. The arrays are
+    stored as read-only float64 copies.
 
     Parameters
     ----------
     H
         Context embeddings, shape ``(m, d)``; row ``j`` is ``h_j``.
     pi
-        Empirical probabilities of the distinct contexts, shape ``(m,)``; positive, sum to one.
+        Empirical probabilities of the distinct contexts, shape ``(m,)``; positive.
     P
-        Empirical next-token distributions, shape ``(m, V)``; row ``j`` is ``p_j``.
-        Non-negative rows that sum to one; the support of row ``j`` is ``S_j``.
+        Empirical next-token distributions, shape ``(m, V)``; row ``j`` is ``p_j``, its
+        support ``S_j``.
 
     Raises
     ------
@@ -161,14 +159,10 @@ class NTPData:
 
         Parameters
         ----------
-        contexts
-            Context id of each sample, integers in ``[0, m)``, shape ``(n,)``.
-        tokens
-            Next token of each sample, integers in ``[0, vocab_size)``, shape ``(n,)``.
+        contexts, tokens
+            Context id (in ``[0, m)``) and next token (in ``[0, vocab_size)``) of each sample.
         embeddings
-            Embedding of each distinct context, shape ``(m, d)``; row ``j`` embeds context ``j``.
-        vocab_size
-            ``V``, the number of tokens.
+            Embedding of each distinct context, shape ``(m, d)``.
 
         Raises
         ------
@@ -231,10 +225,7 @@ def _check_ids(ids: np.ndarray, upper: int, what: str, source: str) -> None:
 def check_decoder(data: NTPData, W: ArrayLike, name: str = "W") -> np.ndarray:
     """Validate a decoder matrix for ``data``: shape ``(V, d)`` and finite entries.
 
-    Returns
-    -------
-    numpy.ndarray
-        ``W`` as a float64 array.
+    Returns ``W`` as a float64 array.
 
     Raises
     ------
@@ -261,11 +252,9 @@ _MISSING = object()
 def cached_per_data(func: Callable[[NTPData], T]) -> Callable[[NTPData], T]:
     """Memoize a function of one :class:`NTPData` argument, once per data object.
 
-    The data are immutable, so anything derived from them (a basis of F, the constraint
-    matrices) is computed once. The cache holds weak references: it never keeps data alive.
-    A cached value is shared by every caller, so it must be immutable: arrays made with
-    :func:`frozen`, frozen dataclasses. Errors raised by ``func`` propagate unchained and are
-    not cached.
+    The cache holds weak references (it never keeps data alive). A cached value is shared by
+    every caller, so it must be immutable (:func:`frozen` arrays, frozen dataclasses). Errors
+    propagate unchained and are not cached.
     """
     cache: weakref.WeakKeyDictionary[NTPData, T] = weakref.WeakKeyDictionary()
 
@@ -283,11 +272,9 @@ def cached_per_data(func: Callable[[NTPData], T]) -> Callable[[NTPData], T]:
 def normalized(data: NTPData) -> tuple[NTPData, float]:
     """The same data with ``H`` divided by a power of two ``c`` that brings ``max|H|`` near 1.
 
-    Every answer of Paper A's linear model scales simply with ``H``: ``W*(H / c) = c W*(H)``,
-    ``W^mm(H / c) = c W^mm(H)``, and compatibility and separability do not change. Solving the
-    normalized problem and scaling back makes the solvers' tolerances (tuned for entries of
-    order one) valid at any scale; dividing by a power of two is exact (unless entries fall
-    below the normal float64 range, where they are negligible next to ``max|H|``).
+    ``W*(H / c) = c W*(H)``, ``W^mm(H / c) = c W^mm(H)``, and compatibility and separability do
+    not change, so solving the normalized problem makes the solvers' tolerances (for entries of
+    order one) valid at any scale; dividing by a power of two is exact (barring subnormals).
 
     Returns
     -------

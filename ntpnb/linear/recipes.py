@@ -51,31 +51,23 @@ def toy2d_instance(seed: int | np.random.Generator = 0, entropy: float | None = 
     Supports ``A = {2, 3, 4}, B = {1, 4, 5}, C = {1, 2, 5}`` (1-based; 0-based in the arrays);
     see :data:`TOY2D_SUPPORTS` for where they come from. ``pi`` is uniform.
 
-    Probabilities. The paper assigns them "randomly" and reports ``H = 0.8811`` for its
-    instance. Here each ``p_j`` is first drawn uniformly from the simplex of its support
-    (Dirichlet(1)); then, unless ``entropy`` is None, the three rows are tempered by one common
-    exponent, ``p_j <- p_j^beta / sum_z p_jz^beta``, with the unique ``beta > 0`` for which the
-    empirical conditional entropy equals ``entropy`` (found by bracketed root finding on
-    ``log beta``; the entropy decreases strictly in ``beta``, from ``log 3`` at ``beta = 0`` to
-    0 as ``beta -> inf``). Tempering keeps every support and the order of the probabilities
-    within each row; it only makes the rows flatter (``beta < 1``) or sharper (``beta > 1``).
-    The default ``entropy`` is the paper's 0.8811, so the instance has the paper's entropy;
-    ``entropy=None`` returns the untempered draw (whose entropy varies with the seed: at
-    seed 0 it is far below the paper's).
+    Probabilities. The paper assigns them "randomly" and reports ``H = 0.8811``. Each ``p_j`` is
+    drawn uniformly from the simplex of its support (Dirichlet(1)), then, unless ``entropy`` is
+    None, the rows are tempered by one common exponent to that entropy
+    (:func:`temper_to_entropy`: supports and the order within each row are kept). The default is
+    the paper's 0.8811; ``entropy=None`` returns the untempered draw (far below it at seed 0).
 
-    Embeddings. The paper does not give them; here ``h_A, h_B, h_C`` sit near the angles 90,
-    210 and 330 degrees (each angle jittered uniformly by up to 25 degrees, each norm uniform in
-    [0.7, 1.3]). The origin then lies strictly inside the triangle ABC, which is exactly what
-    NTP-separability needs for these supports in ``d = 2`` (proved in the book's first
-    chapter).
+    Embeddings. The paper does not give them; ``h_A, h_B, h_C`` sit near the angles 90, 210 and
+    330 degrees (each jittered uniformly by up to 25 degrees, norms uniform in [0.7, 1.3]), so
+    the origin lies strictly inside the triangle ABC: exactly NTP-separability for these
+    supports in ``d = 2`` (proved in the book's first chapter).
 
     Parameters
     ----------
     seed
         Seed (or generator) of the draws: probabilities first, then angles and norms.
     entropy
-        Target empirical conditional entropy in nats, in the open interval ``(0, log 3)``;
-        None keeps the Dirichlet draw as it is.
+        Target empirical conditional entropy in nats, in ``(0, log 3)``; None: no tempering.
 
     Raises
     ------
@@ -107,9 +99,8 @@ def _tempered(logP: np.ndarray, mask: np.ndarray, beta: float) -> np.ndarray:
 def _conditional_entropy(P: np.ndarray, pi: np.ndarray) -> float:
     """``-sum_j pi_j sum_z P_jz log P_jz``, the same float on every CPU.
 
-    Summed without BLAS (:func:`ntpnb.reproducible_products.dot_sum`): the root finding of
-    :func:`temper_to_entropy` stops at a ``beta`` that depends on the last bit of this value,
-    and with ``pi @ ...`` the instances' probabilities differed by 1e-15 between OpenBLAS kernels.
+    Summed without BLAS (:func:`ntpnb.reproducible_products.dot_sum`): :func:`temper_to_entropy`'s
+    ``beta`` depends on this value's last bit.
     """
     logP = np.log(P, where=P > 0, out=np.zeros_like(P))
     return float(-dot_sum(zip(pi, (P * logP).sum(axis=1), strict=True)))
@@ -120,8 +111,8 @@ def temper_to_entropy(P: np.ndarray, pi: np.ndarray, entropy: float) -> np.ndarr
 
     Returns ``P_beta`` with rows ``p_j^beta / sum_z p_jz^beta`` and
     ``-sum_j pi_j sum_z P_beta[j, z] log P_beta[j, z] = entropy`` (to about 1e-12). The entropy
-    is strictly decreasing in ``beta`` unless every row is uniform on its support, so ``beta``
-    is unique; it is found by Brent's method on ``log beta``.
+    decreases strictly in ``beta`` (unless every row is uniform), so ``beta`` is unique; Brent's
+    method on ``log beta`` finds it.
 
     Raises
     ------
@@ -164,10 +155,8 @@ def synthetic_instance(
 ) -> NTPData:
     """The synthetic data of Paper A, Figs. 3-5 (defaults: the paper's settings).
 
-    ``n`` (context, next token) samples over ``m`` distinct contexts with ``d``-dimensional
-    embeddings, a vocabulary of ``V`` tokens and ``S`` tokens in every support. The paper says
-    supports and probabilities "are chosen randomly" and embeddings are "randomly generated";
-    here:
+    ``n`` samples, ``m`` distinct contexts, ``S`` tokens in every support. The paper says only
+    "chosen randomly" and "randomly generated"; here:
 
     * ``h_j`` has i.i.d. ``N(0, 1/d)`` entries (so ``||h_j|| ~ 1``);
     * ``S_j`` is a uniformly random ``S``-subset of the vocabulary;
@@ -178,13 +167,10 @@ def synthetic_instance(
       and its next token from ``g_j``. ``pi`` and ``P`` are the empirical frequencies of these
       samples (:meth:`NTPData.from_samples`).
 
-    So ``p_j`` is *not* ``g_j`` and not uniform on a simplex: it is the empirical frequency of
-    about ``n / m`` draws (94 at the defaults) plus one forced count per support token. The
-    forced counts lift rare tokens and raise the entropy of the data above that of the
-    generator: at the defaults the data's ``H`` averages about 1.47 nats over seeds, against
-    1.45 for the generator and the paper's ``H ~ 1.445`` for its (unpublished) instance. The
-    book's first chapter prints the spread of ``H`` over seeds and where the paper's value lies
-    in it.
+    So ``p_j`` is the empirical frequency of about ``n / m`` draws plus one forced count per
+    support token, which raises the data's ``H`` (about 1.47 nats over seeds at the defaults)
+    above the generator's 1.45 and the paper's ``H ~ 1.445``; the book's first chapter shows the
+    spread over seeds.
 
     Raises
     ------

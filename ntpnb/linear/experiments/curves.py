@@ -117,10 +117,9 @@ def first_reaching(trace: optim.Trace, name: str, level: float, below: bool = Fa
 def trace_at(trace: optim.Trace, record_at: ArrayLike) -> optim.Trace:
     """The run of ``trace`` seen only at the iterations ``record_at``, ending at the last of them.
 
-    A run recorded on the union of several grids stands for the shorter runs recorded on each:
-    the steps do not depend on where a run records, so its first ``k`` steps are the run of
-    ``k`` steps. The result holds the values at ``record_at`` and, as its final iterate, the
-    recorded ``"W"`` at ``record_at[-1]`` (the run must keep its iterates).
+    The steps do not depend on where a run records, so a run recorded on the union of several
+    grids stands for the shorter runs on each. The final iterate is the recorded ``"W"`` at
+    ``record_at[-1]`` (the run must keep its iterates).
 
     Raises
     ------
@@ -153,14 +152,11 @@ def rounding_spread(
 ) -> dict[str, np.ndarray]:
     """How far rounding alone moves a run: its summary quantities from a start one ulp away.
 
-    The run of ``optimizer`` from ``W0`` (``reference``, recorded by :func:`ntpnb.train`) is
-    repeated from ``W0`` with every entry moved to the next float up, to ``horizon`` steps, on
-    the reference's grid. Two runs that differ by a rounding error at the start differ later by
-    what the method makes of rounding: nothing for a contraction (GD on this convex loss), a
-    growing amount for a method that amplifies it. The relative difference of each quantity of
-    :data:`SUMMARY_NAMES` is returned at every recorded iteration ``k <= horizon`` (the
-    iterations are under ``"k"``). A change of arithmetic (another order of the sums) perturbs
-    every step, not only the first, so it can move a result by more than this.
+    The run ``reference`` (of ``optimizer`` from ``W0``, by :func:`ntpnb.train`) is repeated from
+    ``W0`` moved one float up, to ``horizon`` steps on its grid: nothing grows for a contraction
+    (GD on this convex loss), a method that amplifies rounding shows it. Returns the relative
+    difference of each quantity of :data:`SUMMARY_NAMES` at every recorded ``k <= horizon``
+    (under ``"k"``). Another order of the sums perturbs every step, so may move a result more.
 
     Raises
     ------
@@ -210,9 +206,8 @@ def lecun_decoder(data: NTPData, rng: np.random.Generator) -> np.ndarray:
 def gd_loss_curve(data: NTPData, n_steps: int, record_at: ArrayLike, lr: float = 1.0) -> np.ndarray:
     """``CE(W_k)`` of plain gradient descent from ``W = 0`` at the steps ``record_at``.
 
-    ``record_at`` holds strictly increasing steps in ``[1, n_steps]``. The steps are those of
-    :func:`ntpnb.linear.descent.run_decoder` (compiled, without BLAS: the same floats on every
-    CPU).
+    ``record_at``: strictly increasing steps in ``[1, n_steps]``. The steps are
+    :func:`ntpnb.linear.descent.run_decoder`'s (the same floats on every CPU).
 
     Raises
     ------

@@ -71,10 +71,8 @@ def tempering_exponent(tempered: NTPData, raw: NTPData) -> float:
 def search_min_gap(data: NTPData, W0: ArrayLike, iters: int) -> tuple[np.ndarray, int]:
     """L-BFGS on ``CE(W) - H``, computed directly, from ``W0``: the last iterate and the iterations.
 
-    No stopping tolerance (``gtol = ftol = 0``): the search runs ``iters`` iterations or until
-    L-BFGS cannot move (it resolves no further decrease: the direct gap's rounding). A test of
-    the entropy bound (claim A1) must not go through the KL form, which is non-negative by
-    construction.
+    No stopping tolerance: ``iters`` iterations or until L-BFGS resolves no further decrease. A
+    test of the entropy bound (claim A1) must not use the KL form, non-negative by construction.
     """
     W0 = check_decoder(data, W0, "W0")
     iters = as_count(iters, "iters")
@@ -102,11 +100,7 @@ class EntropySearch:
 
     @property
     def stalled(self) -> np.ndarray:
-        """Per start: whether it ended before the limit, where L-BFGS resolved no further decrease.
-
-        Such a search went as far down as the direct gap's rounding lets any search see; one
-        that ran out of iterations might have gone further.
-        """
+        """Per start: whether it ended before the limit (as far down as the gap's rounding lets one see)."""
         return self.iterations < self.limit
 
 
@@ -140,15 +134,14 @@ def random_decoders(data: NTPData, count: int, rng: np.random.Generator) -> np.n
 class EntropyGaps:
     """``CE(W) - H`` at several decoders, computed two ways."""
 
-    #: ``CE(W) - H`` as the difference of two separately computed numbers: what a test of the bound must use
-    #: (it can come out negative if the bound were false, or by rounding).
+    #: ``CE(W) - H`` as a difference of two computed numbers, what a test of the bound must use (negative
+    #: if the bound were false, or by rounding).
     direct: np.ndarray
     #: ``sum_j pi_j KL(p_j || S(W h_j))``: the same quantity in the stable form, non-negative by construction
     #: and accurate however small.
     kl: np.ndarray
-    #: The scale of the rounding error of ``direct``: ``eps * max(H, max_j |W h_j|)``. The loss is a
-    #: difference of a log-sum-exp and a mean logit, each as large as the largest logit, so below this scale
-    #: ``direct`` is noise of either sign, whatever the truth.
+    #: The scale of the rounding error of ``direct``, ``eps * max(H, max_j |W h_j|)`` (its terms are as large
+    #: as the largest logit): below it ``direct`` is noise of either sign.
     rounding: np.ndarray
 
 
@@ -184,9 +177,8 @@ def gap_from_margins(data: NTPData, W_p: ArrayLike, W_d: ArrayLike, gammas: Arra
     any matrix of ``F-perp``) and ``W_d`` satisfies (6a), only the out-of-support tokens
     contribute: ``CE - H = sum_j pi_j log(1 + sum_{v not in S_j} exp(x_jv - gamma m_jv))``,
     with ``x_jv`` the in-support share of ``v`` under ``W_p`` and ``m_jv`` the (6b) margin of
-    ``W_d``. This is the regularization path's split loss (:func:`~ntpnb.linear.pathloss.split_loss`)
-    with no F-part: an independent computation of what :func:`gap_along_ray` computes through
-    the softmax, so the two agree only if both are right.
+    ``W_d``: the path's split loss (:func:`~ntpnb.linear.pathloss.split_loss`) with no F-part, an
+    independent check of :func:`gap_along_ray`.
     """
     W_p, W_d = check_decoder(data, W_p, "W_p"), check_decoder(data, W_d, "W_d")
     gammas = as_float_array(gammas, "gammas", 1)

@@ -126,14 +126,11 @@ def nested_sweep(
 ) -> list[list[NestedTrial]]:
     """``run_sweep(nested_trial, points, n_draws, seed)``: the same draws and thresholds, in fewer decisions.
 
-    The draws of one point have thresholds within a few grid points of each other, so a search
-    that starts near them needs two or three separability decisions instead of the bisection's
-    five or six. The first ``n_pilot`` draws of every point are searched by bisection; the
-    others start from the median of the pilot's separability thresholds (the point's
-    ``guess``, unless it has one). Draw ``k`` of point ``i`` has the generator of
-    :func:`ntpnb.parallel.run_sweep` (:func:`ntpnb.parallel.trial_generators`), and where a
-    search starts changes which decisions are made, never a threshold: the result equals
-    ``run_sweep(nested_trial, points, n_draws, seed)``, for any number of workers (tested).
+    The first ``n_pilot`` draws of every point are searched by bisection, the others start from
+    the median of their separability thresholds (the point's ``guess``, unless it has one): two
+    or three decisions instead of five or six. Each draw has :func:`ntpnb.parallel.run_sweep`'s
+    generator, and the start changes no threshold: the result equals ``run_sweep`` for any number
+    of workers (tested).
 
     Raises
     ------
@@ -168,10 +165,9 @@ def nested_curve(grid: Sequence[int], m: int, trials: Sequence[NestedTrial]) -> 
     """How often each condition holds along ``grid`` over draws nested in ``d``.
 
     The draws are :func:`~ntpnb.linear.condition_thresholds.nested_trial`'s (of :func:`nested_sweep`).
-    A draw satisfies a condition at grid index ``i`` exactly when its first index
-    (``compatible_from``, ``separable_from``) is at most ``i``, so the count at ``i`` is the
-    number of draws whose first index is at most ``i``. Each count is binomial, as with
-    independent draws at every ``d``; counts at different ``d`` are dependent (non-decreasing).
+    The count at ``i`` is the number of draws whose first index (``compatible_from``,
+    ``separable_from``) is at most ``i``: binomial, as with independent draws, but dependent
+    (non-decreasing) across ``d``.
 
     Raises
     ------
@@ -196,10 +192,9 @@ def nested_curve(grid: Sequence[int], m: int, trials: Sequence[NestedTrial]) -> 
 def crossing_point(curve: ConditionCurve, key: str, level: float = 0.5) -> int | None:
     """The grid index next to where the fraction of ``key`` first reaches ``level``, nearest ``level``.
 
-    Of the two grid points between which :func:`ntpnb.statistics.crossing` interpolates (the
-    first with a fraction at least ``level`` and the one before it), the one whose fraction is
-    nearer ``level`` (the later one on a tie, and the first point if the curve starts at or above
-    ``level``): where the curve is most uncertain. None if the curve never reaches ``level``.
+    Of the two grid points between which :func:`ntpnb.statistics.crossing` interpolates, the one
+    whose fraction is nearer ``level`` (the later on a tie; the first if the curve starts at or
+    above ``level``): where the curve is most uncertain. None if it never reaches ``level``.
 
     Raises
     ------
@@ -254,8 +249,7 @@ def find_instance(
     """The first random instance (``V = 5``, ``S = 2``) with the wanted pair of conditions.
 
     With ``tie``, odd contexts copy the embedding and support of the one before, with fresh
-    probabilities: no ``W`` gives the two of a pair different log-odds, while their
-    separability constraints coincide (separable but not compatible).
+    probabilities (separable but not compatible).
 
     Raises
     ------
@@ -265,7 +259,7 @@ def find_instance(
     rng = as_generator(rng, "rng")
     for _ in range(as_count(tries, "tries")):
         data = random_instance(m, d, 5, 2, rng)
-        if tie:  # odd contexts copy the embedding and support of the one before
+        if tie:
             H, P = data.H.copy(), data.P.copy()
             H[1::2] = H[0:-1:2]
             Q = np.where(P[0:-1:2] > 0, rng.dirichlet(np.ones(5), size=m // 2), 0.0)

@@ -79,13 +79,11 @@ class TimedDecision:
 class TimedSeparability:
     """NTP-separability decided with a certificate either way, each decision's CPU time logged.
 
-    ``method="newton"`` (the default): ``decide_separability(data, method="newton")``, whose
-    linear algebra couples the tokens through the ``m`` contexts only, and the LP when it ends
-    undecided (a normalized margin so small that its Newton systems lose the digits to show it:
-    2e-4 on a slice of 78 contexts at ``d = 18``); any other method of
-    :data:`~ntpnb.linear.separability.SEPARABILITY_METHODS` alone, e.g. ``"lp"``, the certified
-    max-margin LP, whose interior-point method factorizes a dense ``V d x V d`` matrix. Either
-    answer is certified. Calling it on a data set decides and appends a :class:`TimedDecision`
+    ``method="newton"`` (the default): ``decide_separability(data, method="newton")`` (linear
+    algebra coupled through the ``m`` contexts only), then the LP if that ends undecided (a
+    margin too small for its Newton systems); any other method of
+    :data:`~ntpnb.linear.separability.SEPARABILITY_METHODS` alone (``"lp"`` factorizes a dense
+    ``V d x V d`` matrix). Calling it on a data set decides and appends a :class:`TimedDecision`
     to ``log``.
 
     Raises
@@ -179,11 +177,9 @@ class SubproblemCertificate:
 def certify_on_contexts(data: NTPData, contexts: np.ndarray) -> SubproblemCertificate | None:
     """Certify that ``data`` are not NTP-separable from the sub-problem of some contexts, or None.
 
-    A decoder that separates every context separates any subset of them, so a Farkas
-    certificate of the sub-problem (its contexts' rows of ``H`` and ``P``; ``pi`` does not enter
-    Definition 2) is one of the whole problem once padded with zero rows. The bound is
-    recomputed on the whole problem, so the answer rests on that check alone. None when the
-    sub-problem is separable (nothing follows for the whole problem).
+    A Farkas certificate of the sub-problem (``pi`` does not enter Definition 2), padded with
+    zero rows, is one of the whole problem; its bound is recomputed on the whole problem, and the
+    answer rests on that check alone. None when the sub-problem is separable.
 
     Raises
     ------
