@@ -21,6 +21,7 @@
 from __future__ import annotations
 
 import importlib
+import inspect
 import re
 import shutil
 import sys
@@ -290,6 +291,22 @@ def _keep_data_docstring(stash: dict[str, list[str]]) -> tuple:
     return before, after
 
 
+#: Modules with a section of their own on the API page: on another module's entry, a name
+#: re-exported from one of them (or the module itself) is not documented again.
+_OWN_SECTIONS = ("ntpnb.errors", "ntpnb.optim", "ntpnb.attention")
+
+
+def _documented_in_own_section(
+    app: Sphinx, what: str, name: str, obj: object, skip: bool, options: object
+) -> bool | None:
+    """``autodoc-skip-member``: skip a name documented in its module's own section (:data:`_OWN_SECTIONS`)."""
+    documenting = app.env.temp_data.get("autodoc:module")
+    home = obj.__name__ if inspect.ismodule(obj) else getattr(obj, "__module__", None)
+    if home in _OWN_SECTIONS and documenting != home:
+        return True
+    return None
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
     """Register the notebook check, the static files, the chapter buttons and the API page's docstrings."""
     app.add_config_value("ntpnb_binderhub_url", DEFAULT_BINDERHUB, "html")
@@ -297,6 +314,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("autodoc-process-docstring", before, priority=100)  # napoleon's runs at 500
     app.connect("autodoc-process-docstring", after, priority=900)
     app.connect("missing-reference", _internal_reference)
+    app.connect("autodoc-skip-member", _documented_in_own_section)
     app.connect("env-updated", _check)
     app.connect("builder-inited", _add_static)
     app.connect("html-page-context", _page_context, priority=502)  # after the theme's (501)
