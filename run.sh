@@ -79,7 +79,8 @@ setup() {
         echo "run.sh: compiled in $((SECONDS - started)) s"
         echo "$wanted" > "$stamp"
     fi
-    export PATH="$PWD/$VENV/bin:$PATH"
+    PATH="$(cd "$VENV" && pwd)/bin:$PATH"  # NTPNB_VENV may be relative or absolute
+    export PATH
 }
 
 # JupyterLab on the project: jupytext's contents manager (.jupyter/jupyter_server_config.py) reads

@@ -97,11 +97,16 @@ def test_markdown_and_myst_files_open_with_the_notebook_editor(lab):
 
 
 def test_a_reader_opening_the_source_sees_a_notebook(lab, browser):  # noqa: F811
+    n_cells = len(lab.get(f"/api/contents/{SOURCE}?type=notebook")["content"]["cells"])
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     try:
         page.goto(f"{lab.url}/lab/tree/{SOURCE}?token={lab.token}")
         page.wait_for_selector(".jp-NotebookPanel .jp-Cell.jp-CodeCell", timeout=90_000)
-        assert page.locator(".jp-NotebookPanel .jp-Cell").count() > 10
+        # JupyterLab adds the cells as it renders them: wait for all of the notebook's
+        cells = ".jp-NotebookPanel .jp-Cell"
+        shown = f"() => document.querySelectorAll('{cells}').length >= {n_cells}"
+        page.wait_for_function(shown, timeout=90_000)
+        assert n_cells > 10 and page.locator(cells).count() == n_cells
         assert page.locator(".jp-FileEditor").count() == 0  # not opened as a text file
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(SCREENSHOTS / "jupyterlab.png"))

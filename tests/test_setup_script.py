@@ -54,7 +54,9 @@ def _setup(project: Path) -> subprocess.CompletedProcess:
 
 def _works(project: Path) -> bool:
     python = project / ".venv" / "bin" / "python"
-    return subprocess.run([python, "-c", "import pip, ntpnb"], capture_output=True).returncode == 0
+    # from the project (``python -c`` imports from its working folder first): its own ntpnb
+    proc = subprocess.run([python, "-c", "import pip, ntpnb"], capture_output=True, cwd=project)
+    return proc.returncode == 0
 
 
 def test_a_venv_an_interrupted_set_up_left_is_rebuilt_and_a_good_one_is_kept(project):
