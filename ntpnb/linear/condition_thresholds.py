@@ -1,19 +1,9 @@
 r"""Random instances and the thresholds of Paper A's conditions on them; the best loss below.
 
-When the conditions hold over random instances (chapter 4), and the best loss when they do not:
-
-* :func:`random_instance`: a random NTP instance with ``m`` contexts, embedding dimension
-  ``d``, vocabulary ``V`` and every support of size ``S`` (the sweep's model).
-* :func:`condition_trial`: one trial of the sweep: NTP_H-compatible? NTP-separable? plus the
-  counts that explain compatibility (number of equations, rank of the system).
-* :func:`nested_instance`: one draw for every ``d`` up to ``d_max``, nested in ``d``, so both
-  conditions are monotone in ``d``; :func:`nested_trial` finds the first ``d`` of a grid where
-  each holds by bisection (:func:`first_true`), about ``log2`` of the grid's size decisions.
-* :func:`cover_probability`: Cover's (1965) probability that a random dichotomy of ``m`` points
-  in general position in ``R^d`` is separable by a hyperplane through the origin.
-* :func:`compatibility_threshold`: equations against unknowns, ``(V - 1) d >= m (S - 1)``.
-* :func:`best_achievable_loss`: ``inf_W CE(W)``, exactly, by a primal (the separable part sent
-  to infinity, the rest minimized) and the maximum-entropy dual, which must agree.
+When the conditions hold over random instances (chapter 4): one trial of a sweep
+(:func:`condition_trial`), draws nested in ``d`` searched by bisection (:func:`nested_trial`),
+Cover's probability and the counts of unknowns against equations; and the best loss when they
+do not (:func:`best_achievable_loss`).
 """
 
 from __future__ import annotations
@@ -30,10 +20,10 @@ import scipy
 from .. import settings
 from ..errors import InvalidDataError, SolverError
 from ..qp import solve_named
-from ..validation import as_count, as_flag, as_ordered, check_dense_size, is_real
+from ..validation import as_count, as_flag, as_ordered, check_dense_size, frozen, is_real
 from .constraints import ntp_constraints
 from .loss import entropy, logits, softmax
-from .ntp_data import NTPData, frozen, require_data
+from .ntp_data import NTPData, require_data
 from .recipes import dirichlet_on_supports
 from .separability import is_separable
 from .subspace import f_decomposition, is_compatible
@@ -77,13 +67,10 @@ def random_instance(m: int, d: int, V: int, S: int, rng: np.random.Generator) ->
 class NestedInstance:
     """One draw of :func:`random_instance`'s model for every ``d = 1, ..., d_max``, nested in ``d``.
 
-    The instance at ``d`` (:meth:`at`) has ``h_j = z_j[:d] / sqrt(d)`` for one standard normal
-    ``z_j`` per context, and the same supports and probabilities at every ``d``: at each ``d``
-    exactly the distribution of :func:`random_instance`, dependent across ``d``.
-
-    Both conditions, and ``dim F``, are monotone in ``d``: every logit matrix ``H W^T`` reachable
-    at ``d`` is reachable at ``d + 1`` (a zero column appended to ``W``, rescaled by
-    ``sqrt((d + 1) / d)``).
+    At ``d`` (:meth:`at`), ``h_j = z_j[:d] / sqrt(d)`` with the same supports and probabilities:
+    at each ``d`` the distribution of :func:`random_instance`, dependent across ``d``. Both
+    conditions, and ``dim F``, are monotone in ``d`` (a zero column appended to ``W``, rescaled
+    by ``sqrt((d + 1) / d)``, reaches at ``d + 1`` every logit matrix reachable at ``d``).
     """
 
     #: ``(m, d_max)`` standard normal embedding coordinates (read-only).
@@ -91,16 +78,6 @@ class NestedInstance:
     #: ``(m, V)`` next-token probabilities (read-only).
     P: np.ndarray
     _at: dict[int, NTPData] = field(default_factory=dict, repr=False, compare=False)
-
-    @property
-    def m(self) -> int:
-        """Number of contexts."""
-        return int(self.Z.shape[0])
-
-    @property
-    def d_max(self) -> int:
-        """The largest embedding dimension drawn."""
-        return int(self.Z.shape[1])
 
     def at(self, d: int) -> NTPData:
         """The instance at embedding dimension ``d`` (one object per ``d``: its derived data are cached).
@@ -111,18 +88,18 @@ class NestedInstance:
             If ``d`` is not an integer in ``[1, d_max]``.
         """
         d = as_count(d, "d")
-        if d > self.d_max:
-            raise InvalidDataError(f"d = {d} exceeds the d_max = {self.d_max} of this nested instance")
+        m, d_max = self.Z.shape
+        if d > d_max:
+            raise InvalidDataError(f"d = {d} exceeds the d_max = {d_max} of this nested instance")
         if d not in self._at:
-            self._at[d] = NTPData(H=self.Z[:, :d] / np.sqrt(d), pi=np.full(self.m, 1.0 / self.m), P=self.P)
+            self._at[d] = NTPData(H=self.Z[:, :d] / np.sqrt(d), pi=np.full(m, 1.0 / m), P=self.P)
         return self._at[d]
 
 
 def nested_instance(m: int, d_max: int, V: int, S: int, rng: np.random.Generator) -> NestedInstance:
-    """A random instance for every ``d`` up to ``d_max`` at once, nested in ``d`` (:class:`NestedInstance`).
+    """A random instance for every ``d`` up to ``d_max`` at once, from the same calls to ``rng``.
 
-    The same calls to ``rng``: ``nested_instance(m, d_max, V, S, rng).at(d_max)`` is
-    ``random_instance(m, d_max, V, S, rng)``.
+    ``nested_instance(m, d_max, V, S, rng).at(d_max)`` is ``random_instance(m, d_max, V, S, rng)``.
 
     Raises
     ------
@@ -150,15 +127,9 @@ def compatibility_rank_bound(data: NTPData) -> int:
     ``n_eq = sum_j (S_j - 1)`` compatibility equations and ``m_v`` the number of contexts
     whose support holds token ``v``: row ``w_v`` enters only through its projection on
     ``span{h_j : v in S_j}``, and ``W = 1 u^T`` (a kernel of dimension ``min(d, m)``) changes no
-    log-odds. Generic probabilities are matched iff ``rank(G) = n_eq``, so the data are not
-    compatible when this bound is below ``n_eq``.
+    log-odds. Generic probabilities are matched iff ``rank(G) = n_eq``.
     """
-    return _rank_bound(data.support_mask, data.d)
-
-
-def _rank_bound(mask: np.ndarray, d: int) -> int:
-    """:func:`compatibility_rank_bound` from the ``(m, V)`` support mask alone, at dimension ``d``."""
-    return int(_rank_bounds(mask, np.array([d]))[0])
+    return int(_rank_bounds(data.support_mask, np.array([data.d]))[0])
 
 
 def _rank_bounds(mask: np.ndarray, ds: np.ndarray) -> np.ndarray:
@@ -172,21 +143,18 @@ def _rank_bounds(mask: np.ndarray, ds: np.ndarray) -> np.ndarray:
 def condition_trial(point: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
     """One random instance at ``point = {"m", "d", "V", "S"}``: which conditions hold.
 
-    An optional key ``"method"`` is passed to :func:`~ntpnb.linear.separability.is_separable`
-    (default ``"auto"``).
+    An optional key ``"method"`` is passed to :func:`~ntpnb.linear.separability.is_separable`.
 
     Returns
     -------
     dict
         ``compatible`` and ``separable`` (bools), ``n_eq`` (number of compatibility
-        equations ``sum_j (S_j - 1)``), ``rank`` (rank of their matrix, ``dim F``) and
-        ``rank_bound`` (:func:`compatibility_rank_bound`).
+        equations), ``rank`` (``dim F``) and ``rank_bound`` (:func:`compatibility_rank_bound`).
 
     Raises
     ------
     InvalidDataError
-        If ``point`` is not a mapping with the keys ``m, d, V, S``, or as
-        :func:`random_instance`.
+        If ``point`` lacks a key, or as :func:`random_instance`.
     """
     if not isinstance(point, Mapping) or not {"m", "d", "V", "S"} <= set(point):
         raise InvalidDataError(f"point must be a mapping with the keys m, d, V, S, got {point!r}")
@@ -205,20 +173,16 @@ def first_true(
 ) -> int:
     """The first index ``i`` in ``range(n)`` where a monotone ``decide`` holds (``n`` if none does).
 
-    ``decide`` must be False up to some index, True from there on. Bisection finds that index
-    with about ``log2(n) + 1`` calls (never one at ``n``).
+    Bisection, about ``log2(n) + 1`` calls (never one at ``n``). The answer does not depend on
+    ``start`` or ``guess``, only the number of calls does.
 
     Parameters
     ----------
     start
-        If given, decided first: an index where the answer is expected to be True, which then
-        bounds the search from above.
+        Decided first: an index where the answer is expected to be True.
     guess
-        If given, the expected answer: the search gallops from it (``guess``, then ``guess - 1``
-        or ``guess + 1``, then steps of 2, 4, ... away from it) before it bisects, so an exact
-        guess costs two calls and a guess off by ``k`` about ``2 log2(k) + 2``.
-
-    The answer does not depend on ``start`` or ``guess``, only the number of calls does.
+        The expected answer: the search gallops from it (``guess``, then ``guess -+ 1``, then
+        steps of 2, 4, ...) before it bisects; an exact guess costs two calls.
 
     Raises
     ------
@@ -250,8 +214,7 @@ def first_true(
                 break
             step *= 2
     while lo < hi:
-        mid = (lo + hi) // 2
-        probe(mid)
+        probe((lo + hi) // 2)
     return lo
 
 
@@ -259,12 +222,11 @@ def first_true(
 class NestedTrial:
     """One nested draw (:func:`nested_trial`) on a grid of ``d``: where each condition starts to hold."""
 
-    #: The grid index of the first ``d`` where the draw is NTP_H-compatible (the grid's length if
-    #: none); by monotonicity it holds exactly from there on.
+    #: The grid index of the first ``d`` where the draw is NTP_H-compatible (the grid's length if none).
     compatible_from: int
     #: The same for NTP-separable.
     separable_from: int
-    #: Number of compatibility equations ``sum_j (S_j - 1)`` (the same at every ``d``).
+    #: Number of compatibility equations ``sum_j (S_j - 1)``.
     n_eq: int
     #: :func:`compatibility_rank_bound` at every ``d`` of the grid.
     rank_bound: tuple[int, ...]
@@ -277,20 +239,15 @@ class NestedTrial:
 
 
 def nested_trial(point: Mapping[str, Any], rng: np.random.Generator) -> NestedTrial:
-    """One nested draw (:func:`nested_instance`) decided on a grid of ``d``.
+    """One nested draw (:func:`nested_instance`) decided on a grid of ``d``, a trial for ``run_sweep``.
 
-    A trial for :func:`ntpnb.parallel.run_sweep` (or :func:`ntpnb.linear.experiments.nested_sweep`).
-
-    ``point`` has the keys ``m``, ``V``, ``S`` and ``d`` (the increasing grid of dimensions),
-    and optionally ``guess``, a dimension near which separability is expected to set in (it
-    changes which decisions are made, never the answer). Each first grid index is found by
-    :func:`first_true`, both searches deciding first at the smallest grid ``d > m`` (where
-    Lemma 1 of Paper A says both hold). Separability: :func:`~ntpnb.linear.separability.is_separable`
-    (``"least-distance"``), galloping from the grid point nearest ``guess``; compatibility:
-    :func:`~ntpnb.linear.subspace.is_compatible`, galloping from the first ``d`` where
-    :func:`compatibility_rank_bound` reaches the number of equations (usually two decisions).
-    Wherever separability is decided, so is compatibility if there are equations (cheap: the
-    same decomposition of F); wherever compatibility is decided, ``dim F`` is recorded.
+    ``point`` has the keys ``m``, ``V``, ``S``, ``d`` (the increasing grid) and optionally
+    ``guess``, a dimension near which separability is expected to set in. Both searches
+    (:func:`first_true`) decide first at the smallest grid ``d > m`` (where Lemma 1 says both
+    hold); separability (``"least-distance"``) gallops from the grid point nearest ``guess``,
+    compatibility from the first ``d`` where :func:`compatibility_rank_bound` reaches the number
+    of equations. Wherever separability is decided so is compatibility (if there are equations),
+    and wherever compatibility is decided ``dim F`` is recorded.
 
     Raises
     ------
@@ -304,10 +261,11 @@ def nested_trial(point: Mapping[str, Any], rng: np.random.Generator) -> NestedTr
     if not grid or any(b <= a for a, b in itertools.pairwise(grid)):
         raise InvalidDataError(f"the grid of d must be a non-empty increasing sequence, got {point['d']!r}")
     draw = nested_instance(point["m"], grid[-1], point["V"], point["S"], rng)
+    m = draw.Z.shape[0]
     mask = draw.at(grid[0]).support_mask
-    n_eq = int(mask.sum()) - draw.m
+    n_eq = int(mask.sum()) - m
     bound = tuple(int(b) for b in _rank_bounds(mask, np.array(grid)))
-    start = next((i for i, d in enumerate(grid) if d > draw.m), None)
+    start = next((i for i, d in enumerate(grid) if d > m), None)
     count = next((i for i, b in enumerate(bound) if b == n_eq), None)
     guess = point.get("guess")
     if guess is not None:
@@ -343,11 +301,7 @@ def nested_trial(point: Mapping[str, Any], rng: np.random.Generator) -> NestedTr
 
 
 def _binomial_head(n: int, K: int) -> int:
-    """``sum_{k=0}^{K-1} binom(n, k)``, exactly, with at most ``n/2 + 1`` big-integer terms.
-
-    By the recurrence ``binom(n, k+1) = binom(n, k) (n - k) / (k + 1)``; past the middle as
-    ``2^n`` minus the tail.
-    """
+    """``sum_{k=0}^{K-1} binom(n, k)``, exactly, with at most ``n/2 + 1`` big-integer terms."""
     K = min(K, n + 1)
     if K > (n + 1) // 2:
         return 2**n - _binomial_head(n, n + 1 - K)
@@ -363,10 +317,8 @@ def cover_probability(m: int, d: int, bias: bool = False) -> float:
 
     Cover (1965): ``m`` points in general position in ``R^d`` admit
     ``C(m, d) = 2 sum_{k=0}^{d-1} binom(m-1, k)`` dichotomies separable by a hyperplane
-    through the origin; with a bias ``d`` becomes ``d + 1``. The result ``C / 2^m`` (the
-    probability that a Binomial(m - 1, 1/2) variable is below ``d``) is computed exactly in
-    integers and rounded once to float64; work ~ ``m^2`` (about 1 s at
-    :data:`ntpnb.settings.COVER_MAX_M`).
+    through the origin; with a bias ``d`` becomes ``d + 1``. ``C / 2^m`` is computed exactly in
+    integers and rounded once to float64 (work ~ ``m^2``).
 
     Raises
     ------
@@ -389,8 +341,6 @@ def compatibility_threshold(m: int, V: int, S: int) -> float:
     """The count for NTP_H-compatibility: ``d/m`` at which ``(V - 1) d = m (S - 1)``.
 
     ``m (S - 1)`` equations; ``V d`` unknowns less the kernel ``W = 1 u^T`` (no log-odds change).
-    Generic probabilities are matched iff the system has full row rank, which for generic
-    embeddings needs ``(V - 1) d >= m (S - 1)``.
     """
     m, V, S = as_count(m, "m"), as_count(V, "V"), as_count(S, "S")
     if V < 2:
@@ -401,10 +351,9 @@ def compatibility_threshold(m: int, V: int, S: int) -> float:
 def separability_count_heuristic(V: int, S: int) -> float:
     """A Cover-style count for NTP-separability: ``d/m = (V + S - 2) / (2 (V - 1))``.
 
-    After the ``m (S - 1)`` equalities (6a), ``(V - 1) d - m (S - 1)`` free directions remain
-    for ``m (V - S)`` homogeneous inequalities (6b); Cover's rule "feasible with probability
-    1/2 when the inequalities are twice the dimension" gives this value: exact for ``V = 2,
-    S = 1`` (``1/2``), a heuristic elsewhere (it ignores correlations within a context).
+    ``(V - 1) d - m (S - 1)`` free directions for ``m (V - S)`` homogeneous inequalities (6b),
+    feasible with probability 1/2 at twice the dimension (Cover): exact for ``V = 2, S = 1``,
+    a heuristic elsewhere (it ignores correlations within a context).
     """
     V, S = as_count(V, "V"), as_count(S, "S")
     if V < 2 or S >= V:
@@ -416,12 +365,10 @@ def separability_count_heuristic(V: int, S: int) -> float:
 def recession_pairs(data: NTPData) -> np.ndarray:
     """Which (context, out-of-support token) pairs can be driven to probability 0.
 
-    A direction ``U`` lowers (or keeps) the loss at infinity iff it satisfies (6a) and the
-    inequalities (6b) with margin ``>= 0`` instead of ``>= 1`` (the asymptotic slope of the
-    loss of context ``j`` along ``U`` is ``max_v u_jv - sum_z p_jz u_jz >= 0``, with equality
-    iff the in-support logits are equal and maximal). The pairs some such ``U`` makes strict
-    form ``I`` (a convex cone: one ``U`` is strict on all of it), so the LP ``max sum t``
-    subject to (6a), ``margin_i >= t_i``, ``0 <= t_i <= 1`` has ``t = 1`` exactly on ``I``.
+    A direction ``U`` lowers (or keeps) the loss at infinity iff it satisfies (6a) and (6b) with
+    margin ``>= 0`` instead of ``>= 1``. The pairs some such ``U`` makes strict form ``I`` (one
+    ``U`` is strict on all of it), so the LP ``max sum t`` subject to (6a), ``margin_i >= t_i``,
+    ``0 <= t_i <= 1`` has ``t = 1`` exactly on ``I``.
 
     Returns
     -------
@@ -484,8 +431,7 @@ class BestLoss:
     grad_norm: float
     #: Number of (context, token) pairs whose probability tends to 0 at the infimum (``|I|``).
     n_vanishing: int
-    #: Minimizer of the reduced problem (the infimum is approached by ``W + g U`` with ``U`` a recession
-    #: direction strict on ``I``, as ``g -> inf``).
+    #: Minimizer of the reduced problem (the infimum is approached by ``W + g U``, ``g -> inf``).
     W: np.ndarray
     #: How the dual point was found: ``"primal"`` (the primal minimizer's probabilities, made exactly
     #: feasible) or ``"exp-cone"`` (the named conic solver).
@@ -497,30 +443,11 @@ class BestLoss:
         return self.value - self.entropy
 
 
-def _reduced_objective(data: NTPData, allowed: np.ndarray):
-    H, pi, P = data.H, data.pi, data.P
-    mask = data.support_mask
-    neg_inf = np.where(allowed, 0.0, -np.inf)
-
-    def fun(w: np.ndarray) -> tuple[float, np.ndarray]:
-        W = w.reshape(data.V, data.d)
-        L = H @ W.T
-        Lm = L + neg_inf
-        lse = scipy.special.logsumexp(Lm, axis=1)
-        Q = np.exp(Lm - lse[:, None])
-        val = float(pi @ (lse - np.where(mask, P * L, 0.0).sum(axis=1)))
-        G = ((Q - P) * pi[:, None]).T @ H
-        return val, G.ravel()
-
-    return fun
-
-
 def _dual_constraints(data: NTPData, allowed: np.ndarray) -> tuple[scipy.sparse.csr_matrix, np.ndarray]:
-    """The maximum-entropy dual's equality constraints ``A x = b`` on the allowed pairs.
+    """The dual's constraints ``A x = b`` on the allowed pairs' ``q_jv`` (row-major).
 
-    ``x`` holds ``q_jv`` for the allowed pairs in row-major order; the first ``m`` rows of ``A``
-    are the row sums (``= 1``), the other ``V d`` the moments
-    ``sum_j pi_j q_jv h_jk = sum_j pi_j p_jv h_jk``, one per ``(v, k)``.
+    The first ``m`` rows are the row sums (``= 1``), the other ``V d`` the moments
+    ``sum_j pi_j q_jv h_jk = sum_j pi_j p_jv h_jk``.
     """
     H, pi, P = data.H, data.pi, data.P
     rows, cols = np.nonzero(allowed)
@@ -542,11 +469,7 @@ def _dual_constraints(data: NTPData, allowed: np.ndarray) -> tuple[scipy.sparse.
 def _dual_value(
     data: NTPData, allowed: np.ndarray, x: np.ndarray, A: scipy.sparse.csr_matrix, b: np.ndarray
 ) -> tuple[float, float]:
-    """The dual's value at the allowed pairs' probabilities ``x``, and its largest violation.
-
-    ``A x = b`` are the dual's constraints (:func:`_dual_constraints`). The value is
-    ``sum_j pi_j Ent(q_j)``, the rows renormalized exactly first.
-    """
+    """``sum_j pi_j Ent(q_j)`` at ``x`` (rows renormalized exactly first), and ``max |A x - b|``."""
     rows = np.nonzero(allowed)[0]
     residual = float(np.abs(A @ x - b).max())
     q = x / np.bincount(rows, weights=x, minlength=data.m)[rows]
@@ -557,11 +480,9 @@ def _dual_value(
 def _dual_point_from_primal(
     data: NTPData, W: np.ndarray, A: scipy.sparse.csr_matrix, b: np.ndarray
 ) -> np.ndarray | None:
-    """A feasible point ``A x = b`` of the maximum-entropy dual (every pair allowed) from ``W``.
+    """``softmax(W h_j)`` made feasible (``A x = b``) by a least-norm correction, or None.
 
-    ``q_j = softmax(W h_j)`` match the moments up to the gradient; the least-norm correction
-    (rank-deficient normal equations by SVD, one refinement step) makes them feasible to
-    rounding. None when a corrected out-of-support probability is below
+    None when a corrected out-of-support probability is below
     :data:`ntpnb.settings.BEST_LOSS_MIN_PROB` or the constraints miss
     :data:`ntpnb.settings.BEST_LOSS_DUAL_FEAS_TOL`.
     """
@@ -578,13 +499,9 @@ def _dual_point_from_primal(
 
 
 def _dual_max_entropy(data: NTPData, allowed: np.ndarray) -> tuple[float, float]:
-    """The maximum-entropy dual of the best loss; returns (value, constraint residual).
+    """The maximum-entropy dual solved by the conic solver: (value, constraint residual).
 
-    ``max sum_j pi_j Ent(q_j)`` over ``q_j`` in the simplex, zero off ``allowed``, with
-    matched moments ``sum_j pi_j (q_j - p_j) h_j^T = 0``.
-
-    Any feasible ``q`` gives a lower bound on ``inf CE`` (weak duality); zeros on the
-    vanishing pairs keep the solver off the boundary of the exponential cone there.
+    Zeros on the vanishing pairs keep the solver off the boundary of the exponential cone there.
     """
     import cvxpy as cp  # a second of import, for this one solve
 
@@ -600,7 +517,17 @@ def _dual_max_entropy(data: NTPData, allowed: np.ndarray) -> tuple[float, float]
 
 def _minimize_reduced(data: NTPData, allowed: np.ndarray, max_iter: int) -> tuple[np.ndarray, float, float]:
     """L-BFGS on the loss with the pairs off ``allowed`` removed: ``(W, value, gradient norm)``."""
-    fun = _reduced_objective(data, allowed)
+    H, pi, P = data.H, data.pi, data.P
+    neg_inf = np.where(allowed, 0.0, -np.inf)
+
+    def fun(w: np.ndarray) -> tuple[float, np.ndarray]:
+        L = H @ w.reshape(data.V, data.d).T
+        Lm = L + neg_inf
+        lse = scipy.special.logsumexp(Lm, axis=1)
+        Q = np.exp(Lm - lse[:, None])
+        val = float(pi @ (lse - np.where(data.support_mask, P * L, 0.0).sum(axis=1)))
+        return val, (((Q - P) * pi[:, None]).T @ H).ravel()
+
     res = scipy.optimize.minimize(
         fun,
         np.zeros(data.V * data.d),
@@ -620,11 +547,10 @@ def _minimize_reduced(data: NTPData, allowed: np.ndarray, max_iter: int) -> tupl
 def _best_loss_no_vanishing_pair(data: NTPData, tol: float) -> BestLoss | None:
     """:func:`best_achievable_loss` when a dual point certifies that no pair vanishes, else None.
 
-    The minimizer over all pairs gives a feasible dual point ``q``
-    (:func:`_dual_point_from_primal`), a lower bound on ``inf CE``; ``q > 0`` on every
-    out-of-support pair certifies that no pair vanishes: along a ``U`` with (6a) and margins
-    ``>= 0``, matched moments give ``sum_j pi_j sum_{v not in S_j} q_jv (u_jv - s_j) = 0`` with
-    every term ``<= 0``, so every margin is 0. No LP or conic solve is needed.
+    The minimizer over all pairs gives a feasible dual point ``q`` (a lower bound on ``inf CE``);
+    ``q > 0`` on every out-of-support pair certifies that no pair vanishes: along a ``U`` with
+    (6a) and margins ``>= 0``, matched moments give ``sum_j pi_j sum_{v not in S_j} q_jv (u_jv -
+    s_j) = 0`` with every term ``<= 0``, so every margin is 0.
     """
     allowed = np.ones((data.m, data.V), dtype=bool)
     W, value, grad_norm = _minimize_reduced(data, allowed, settings.BEST_LOSS_DIRECT_MAX_ITER)
@@ -643,23 +569,18 @@ def _best_loss_no_vanishing_pair(data: NTPData, tol: float) -> BestLoss | None:
 def best_achievable_loss(data: NTPData, tol: float = settings.BEST_LOSS_TOL, dual: str = "auto") -> BestLoss:
     """``inf_W CE(W)``, computed exactly and certified by a primal and a dual method.
 
-    1. Primal: :func:`recession_pairs` finds the pairs ``I`` whose probability can be sent to
-       0. Removing them from the softmax leaves a convex problem whose recession directions
-       are all directions of constancy, so its minimum is attained; L-BFGS minimizes it to a
-       vanishing gradient. Its minimum is the infimum of CE.
-    2. Dual (Fenchel; ``lse`` is conjugate to the negative entropy on the simplex):
-       ``inf CE = max { sum_j pi_j Ent(q_j) : q_j in simplex, sum_j pi_j (q_j - p_j) h_j^T = 0 }``,
-       always attained, with ``q = 0`` on ``I``. Every feasible ``q`` is a lower bound, so the
-       two values agreeing certifies both.
+    1. Primal: removing the pairs ``I`` of :func:`recession_pairs` from the softmax leaves a
+       convex problem whose minimum is attained (its recession directions are all directions
+       of constancy); L-BFGS minimizes it to a vanishing gradient.
+    2. Dual (Fenchel): ``inf CE = max { sum_j pi_j Ent(q_j) : q_j in simplex,
+       sum_j pi_j (q_j - p_j) h_j^T = 0 }``, attained with ``q = 0`` on ``I``. Every feasible
+       ``q`` is a lower bound, so the two values agreeing certifies both.
 
     With ``dual="auto"`` the minimizer over all pairs is tried first; its corrected
     probabilities, clearly positive off the supports, certify ``I`` empty and the value
-    (:func:`_best_loss_no_vanishing_pair`; ``dual_method == "primal"``). Otherwise, and always
-    with ``dual="exp-cone"``, ``I`` comes from the LP and the dual from
-    :data:`ntpnb.settings.EXP_CONE_SOLVER` (``dual_method == "exp-cone"``).
-
-    When the data are NTP_H-compatible and NTP-separable, ``q = p`` is optimal and both give
-    ``H`` (Proposition 1).
+    (``dual_method == "primal"``). Otherwise, and always with ``dual="exp-cone"``, ``I`` comes
+    from the LP and the dual from :data:`ntpnb.settings.EXP_CONE_SOLVER`. When the data are
+    NTP_H-compatible and NTP-separable both give ``H`` (Proposition 1).
 
     Raises
     ------
@@ -692,12 +613,4 @@ def best_achievable_loss(data: NTPData, tol: float = settings.BEST_LOSS_TOL, dua
             f"primal {value:.10f} and maximum-entropy dual {dual_value:.10f} disagree "
             f"(dual residual {dual_residual:.1e})"
         )
-    return BestLoss(
-        value=value,
-        entropy=entropy(data),
-        dual_value=dual_value,
-        dual_residual=dual_residual,
-        grad_norm=grad_norm,
-        n_vanishing=int(strict.sum()),
-        W=W,
-    )
+    return BestLoss(value, entropy(data), dual_value, dual_residual, grad_norm, int(strict.sum()), W)

@@ -174,7 +174,7 @@ def test_nested_instance_at_its_largest_d_is_the_random_instance():
     flat = random_instance(9, 7, 6, 3, np.random.default_rng(4))
     np.testing.assert_array_equal(nested.at(7).H, flat.H)
     np.testing.assert_array_equal(nested.at(7).P, flat.P)
-    assert (nested.m, nested.d_max) == (9, 7)
+    assert nested.Z.shape == (9, 7)
 
 
 def test_nested_instance_embeddings_are_rescaled_prefixes_with_one_support():
