@@ -1,13 +1,8 @@
 """Lemma 1 and the thresholds below it (chapter 4).
 
-Above ``d = m`` both conditions hold and their solutions form affine families: a decoder with
-any logits (:func:`decoder_with_logits`), measured against the conditions
-(:func:`compatibility_violation`, :func:`separability_violation`). Below it a sweep of random
-instances measures how often each holds (:func:`condition_curve`; from draws nested in ``d``,
-:func:`nested_sweep` and :func:`nested_curve`, compared with independent draws where each curve
-crosses 1/2, :func:`crossing_point`) and where the count of unknowns against equations places
-compatibility (:func:`count_below_threshold`); instances that fail a chosen condition are drawn
-by :func:`find_instance`.
+Above ``d = m`` a decoder reaches any logits (:func:`decoder_with_logits`); below it sweeps of
+random draws nested in ``d`` measure how often each condition holds (:func:`nested_sweep`,
+:func:`nested_curve`), against the count of unknowns and equations (:func:`count_below_threshold`).
 """
 
 from __future__ import annotations
@@ -34,7 +29,6 @@ __all__ = [
     "compatibility_violation",
     "separability_violation",
     "ConditionCurve",
-    "condition_curve",
     "nested_sweep",
     "nested_curve",
     "crossing_point",
@@ -45,10 +39,7 @@ __all__ = [
 
 
 def decoder_with_logits(data: NTPData, L: ArrayLike) -> np.ndarray:
-    """The minimum-norm ``W`` with ``H W^T = L`` (at the rank of ``H``, one rule).
-
-    With ``H`` of full row rank every logit matrix ``L`` (``(m, V)``) is reached: Lemma 1.
-    """
+    """The minimum-norm ``W`` with ``H W^T = L``: with ``H`` of full row rank, any ``L`` (Lemma 1)."""
     require_data(data)
     L = as_float_array(L, "L", 2)
     if L.shape != (data.m, data.V):
@@ -76,9 +67,8 @@ class ConditionCurve:
     x: np.ndarray
     #: Instances per grid point.
     n_trials: int
-    #: The number of instances where the condition holds, at each grid point.
+    #: The number of instances where each condition holds, at each grid point.
     compatible: np.ndarray
-    #: The number of instances where the condition holds, at each grid point.
     separable: np.ndarray
 
     def fraction(self, key: str) -> np.ndarray:
@@ -86,34 +76,6 @@ class ConditionCurve:
         if key not in ("compatible", "separable"):
             raise InvalidDataError(f"unknown condition {key!r}; use 'compatible' or 'separable'")
         return getattr(self, key) / self.n_trials
-
-
-def condition_curve(grid: Sequence[dict], results: Sequence[Sequence[dict]], **where: int) -> ConditionCurve:
-    """The points of a sweep (:func:`ntpnb.parallel.run_sweep` of ``condition_trial``) matching ``where``.
-
-    ``where`` fixes some of ``m, V, S`` (e.g. ``V=5, S=2``); the grid points that match, in grid
-    order, make the curve, with ``x = d / m``.
-
-    Raises
-    ------
-    InvalidDataError
-        If no grid point matches, or ``grid`` and ``results`` differ in length.
-    """
-    if len(grid) != len(results):
-        raise InvalidDataError(f"grid and results differ in length: {len(grid)} and {len(results)}")
-    idx = [i for i, p in enumerate(grid) if all(p[k] == v for k, v in where.items())]
-    if not idx:
-        raise InvalidDataError(f"no grid point has {where}")
-    points = [results[i] for i in idx]
-    counts = {
-        key: np.array([sum(r[key] for r in trials) for trials in points])
-        for key in ("compatible", "separable")
-    }
-    return ConditionCurve(
-        x=np.array([grid[i]["d"] / grid[i]["m"] for i in idx]),
-        n_trials=len(points[0]),
-        **counts,
-    )
 
 
 def _nested_job(job: tuple[Mapping[str, Any], np.random.SeedSequence]) -> NestedTrial:
@@ -128,9 +90,7 @@ def nested_sweep(
 
     The first ``n_pilot`` draws of every point are searched by bisection, the others start from
     the median of their separability thresholds (the point's ``guess``, unless it has one): two
-    or three decisions instead of five or six. Each draw has :func:`ntpnb.parallel.run_sweep`'s
-    generator, and the start changes no threshold: the result equals ``run_sweep`` for any number
-    of workers (tested).
+    or three decisions instead of five or six.
 
     Raises
     ------
@@ -162,12 +122,10 @@ def nested_sweep(
 
 
 def nested_curve(grid: Sequence[int], m: int, trials: Sequence[NestedTrial]) -> ConditionCurve:
-    """How often each condition holds along ``grid`` over draws nested in ``d``.
+    """How often each condition holds along ``grid`` over the draws of :func:`nested_sweep`.
 
-    The draws are :func:`~ntpnb.linear.condition_thresholds.nested_trial`'s (of :func:`nested_sweep`).
-    The count at ``i`` is the number of draws whose first index (``compatible_from``,
-    ``separable_from``) is at most ``i``: binomial, as with independent draws, but dependent
-    (non-decreasing) across ``d``.
+    The count at ``i`` is the number of draws whose first index is at most ``i``: binomial, as
+    with independent draws, but non-decreasing across ``d``.
 
     Raises
     ------
@@ -193,8 +151,8 @@ def crossing_point(curve: ConditionCurve, key: str, level: float = 0.5) -> int |
     """The grid index next to where the fraction of ``key`` first reaches ``level``, nearest ``level``.
 
     Of the two grid points between which :func:`ntpnb.statistics.crossing` interpolates, the one
-    whose fraction is nearer ``level`` (the later on a tie; the first if the curve starts at or
-    above ``level``): where the curve is most uncertain. None if it never reaches ``level``.
+    whose fraction is nearer ``level`` (the later on a tie): where the curve is most uncertain.
+    None if it never reaches ``level``.
 
     Raises
     ------

@@ -30,24 +30,11 @@ def test_violations_vanish_at_the_solutions_only(overparam_data):
     assert ntp.separability_violation(overparam_data, zero) == 1.0  # every margin 0
 
 
-def _sweep():
-    grid = [{"m": m, "d": d, "V": 5, "S": 2} for m in (10, 20) for d in (2, 4, 6)]
-    results = [
-        [{"compatible": (i + t) % 2 == 0, "separable": t < i} for t in range(4)] for i in range(len(grid))
-    ]
-    return grid, results
-
-
-def test_condition_curve_counts_the_matching_points():
-    grid, results = _sweep()
-    c = ntp.condition_curve(grid, results, m=20)
-    np.testing.assert_allclose(c.x, [0.1, 0.2, 0.3])
-    assert c.n_trials == 4
-    np.testing.assert_array_equal(c.separable, [3, 4, 4])
-    np.testing.assert_array_equal(c.fraction("compatible"), [0.5, 0.5, 0.5])
-    assert ntp.condition_curve(grid, results).x.size == len(grid)
-    with pytest.raises(InvalidDataError, match="no grid point"):
-        ntp.condition_curve(grid, results, V=7)
+def test_condition_curve_fraction():
+    c = ntp.ConditionCurve(
+        x=np.array([0.1, 0.2]), n_trials=4, compatible=np.array([2, 4]), separable=np.zeros(2)
+    )
+    np.testing.assert_array_equal(c.fraction("compatible"), [0.5, 1.0])
     with pytest.raises(InvalidDataError, match="unknown condition"):
         c.fraction("both")
 
