@@ -1,9 +1,6 @@
-"""Seeded synthetic data sets following the recipes of Paper A's experiments.
+"""Seeded synthetic data sets following the settings of Paper A's experiments.
 
-Paper A does not publish its instances or code, only their settings; the recipes below follow
-those settings and fill the gaps (stated in each docstring) in the simplest way consistent
-with them. The 2D instance is brought to the paper's entropy by a stated rule (tempering, see
-:func:`toy2d_instance`). Every draw comes from ``numpy.random.default_rng(seed)``.
+Paper A publishes only its settings; each recipe states how it fills the gaps.
 """
 
 from __future__ import annotations
@@ -32,10 +29,7 @@ __all__ = [
 def dirichlet_on_supports(
     mask: np.ndarray, rng: np.random.Generator, concentration: float = 1.0
 ) -> np.ndarray:
-    """Rows drawn from a symmetric Dirichlet distribution on each row's support, zero elsewhere.
-
-    With ``concentration = 1`` each row is uniform on its probability simplex.
-    """
+    """Rows drawn from a symmetric Dirichlet distribution on each row's support, zero elsewhere."""
     mask = np.asarray(mask)
     if mask.ndim != 2 or mask.dtype != bool or not np.all(mask.any(axis=1)):
         raise InvalidDataError("mask must be a 2-D boolean array with a True in every row")
@@ -48,19 +42,11 @@ def dirichlet_on_supports(
 def toy2d_instance(seed: int | np.random.Generator = 0, entropy: float | None = TOY2D_ENTROPY) -> NTPData:
     """The 2D example of Paper A, Fig. 1: ``m = 3, d = 2, V = 5, S_j = 3``.
 
-    Supports ``A = {2, 3, 4}, B = {1, 4, 5}, C = {1, 2, 5}`` (1-based; 0-based in the arrays);
-    see :data:`TOY2D_SUPPORTS` for where they come from. ``pi`` is uniform.
-
-    Probabilities. The paper assigns them "randomly" and reports ``H = 0.8811``. Each ``p_j`` is
-    drawn uniformly from the simplex of its support (Dirichlet(1)), then, unless ``entropy`` is
-    None, the rows are tempered by one common exponent to that entropy
-    (:func:`temper_to_entropy`: supports and the order within each row are kept). The default is
-    the paper's 0.8811; ``entropy=None`` returns the untempered draw (far below it at seed 0).
-
-    Embeddings. The paper does not give them; ``h_A, h_B, h_C`` sit near the angles 90, 210 and
-    330 degrees (each jittered uniformly by up to 25 degrees, norms uniform in [0.7, 1.3]), so
-    the origin lies strictly inside the triangle ABC: exactly NTP-separability for these
-    supports in ``d = 2`` (proved in the book's first chapter).
+    Supports :data:`TOY2D_SUPPORTS`, ``pi`` uniform. Each ``p_j`` is uniform on the simplex of
+    its support (Dirichlet(1)), then tempered by one common exponent to ``entropy``
+    (:func:`temper_to_entropy`; the paper reports ``H = 0.8811``). The paper gives no embeddings:
+    ``h_A, h_B, h_C`` sit near the angles 90, 210 and 330 degrees (jittered by up to 25 degrees,
+    norms uniform in [0.7, 1.3]), so the origin lies inside the triangle ABC: NTP-separable.
 
     Parameters
     ----------
@@ -97,22 +83,16 @@ def _tempered(logP: np.ndarray, mask: np.ndarray, beta: float) -> np.ndarray:
 
 
 def _conditional_entropy(P: np.ndarray, pi: np.ndarray) -> float:
-    """``-sum_j pi_j sum_z P_jz log P_jz``, the same float on every CPU.
-
-    Summed without BLAS (:func:`ntpnb.reproducible_products.dot_sum`): :func:`temper_to_entropy`'s
-    ``beta`` depends on this value's last bit.
-    """
+    """``-sum_j pi_j sum_z P_jz log P_jz``, summed without BLAS: the same float on every CPU."""
     logP = np.log(P, where=P > 0, out=np.zeros_like(P))
     return float(-dot_sum(zip(pi, (P * logP).sum(axis=1), strict=True)))
 
 
 def temper_to_entropy(P: np.ndarray, pi: np.ndarray, entropy: float) -> np.ndarray:
-    """Temper every row of ``P`` by one exponent ``beta`` so that the entropy equals ``entropy``.
+    """Rows ``p_j^beta / sum_z p_jz^beta``, one ``beta`` for all, with the given entropy (to ~1e-12).
 
-    Returns ``P_beta`` with rows ``p_j^beta / sum_z p_jz^beta`` and
-    ``-sum_j pi_j sum_z P_beta[j, z] log P_beta[j, z] = entropy`` (to about 1e-12). The entropy
-    decreases strictly in ``beta`` (unless every row is uniform), so ``beta`` is unique; Brent's
-    method on ``log beta`` finds it.
+    The entropy decreases strictly in ``beta`` (unless every row is uniform); Brent's method on
+    ``log beta`` finds it.
 
     Raises
     ------
@@ -155,22 +135,11 @@ def synthetic_instance(
 ) -> NTPData:
     """The synthetic data of Paper A, Figs. 3-5 (defaults: the paper's settings).
 
-    ``n`` samples, ``m`` distinct contexts, ``S`` tokens in every support. The paper says only
-    "chosen randomly" and "randomly generated"; here:
-
-    * ``h_j`` has i.i.d. ``N(0, 1/d)`` entries (so ``||h_j|| ~ 1``);
-    * ``S_j`` is a uniformly random ``S``-subset of the vocabulary;
-    * a *generating* distribution ``g_j`` is drawn uniformly from the simplex of ``S_j``
-      (Dirichlet(1)); its mean entropy is ``1/2 + ... + 1/S`` (1.45 nats for ``S = 6``);
-    * the samples: each (context, in-support token) pair occurs once, so that every
-      ``|S_j| = S`` as the paper states; the other ``n - m S`` samples draw a context uniformly
-      and its next token from ``g_j``. ``pi`` and ``P`` are the empirical frequencies of these
-      samples (:meth:`NTPData.from_samples`).
-
-    So ``p_j`` is the empirical frequency of about ``n / m`` draws plus one forced count per
-    support token, which raises the data's ``H`` (about 1.47 nats over seeds at the defaults)
-    above the generator's 1.45 and the paper's ``H ~ 1.445``; the book's first chapter shows the
-    spread over seeds.
+    ``h_j`` has i.i.d. ``N(0, 1/d)`` entries, ``S_j`` is a uniform ``S``-subset of the
+    vocabulary and ``g_j`` uniform on its simplex. Each (context, in-support token) pair occurs
+    once (every ``|S_j| = S``, as the paper states); the other ``n - m S`` samples draw a context
+    uniformly and its next token from ``g_j``; ``pi`` and ``P`` are the empirical frequencies.
+    The forced counts raise ``H`` (about 1.47 nats at the defaults) above the paper's 1.445.
 
     Raises
     ------

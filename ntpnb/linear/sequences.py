@@ -1,19 +1,9 @@
 r"""Sequences to the NTP data of Paper A (Appendix C: the autoregressive setting).
 
-A sequence ``x_1 ... x_T`` gives ``T - 1`` (context, next token) pairs: the prefix
-``x_1 ... x_t`` followed by ``x_{t+1}``. The distinct prefixes of length ``t`` are the ``m_t``
-contexts of length ``t``; all lengths together are the ``m = sum_t m_t`` contexts of the
-training objective. :func:`prefix_contexts` counts them:
-
-* ``pi_j`` is the fraction of all (context, next token) pairs whose context is ``j``;
-* ``p_jz`` is the fraction of the pairs with context ``j`` whose next token is ``z``.
-
-The autoregressive cross-entropy averaged over all pairs is then exactly the loss (2) over
-these ``m`` contexts. :meth:`PrefixContexts.entropy_by_length` gives ``H_t`` of Remark 2, the
-empirical conditional entropy of the next token given a length-``t`` prefix.
-
-Token ids are integers in ``[0, V)``; contexts are tuples of ids, embedded by the caller
-(:meth:`PrefixContexts.ntp_data`).
+A sequence ``x_1 ... x_T`` gives ``T - 1`` (context, next token) pairs: each prefix followed by
+the next token. Counted over the ``m = sum_t m_t`` distinct prefixes of all lengths
+(:func:`prefix_contexts`), the autoregressive cross-entropy averaged over all pairs is exactly
+the loss (2). Token ids are integers in ``[0, V)``; contexts are tuples of ids.
 """
 
 from __future__ import annotations
@@ -45,12 +35,7 @@ __all__ = [
 
 
 def validate_sequences(sequences: Iterable[Sequence[int]], vocab_size: int) -> list[tuple[int, ...]]:
-    """Check a collection of token-id sequences and return them as tuples of Python ints.
-
-    Parameters
-    ----------
-    sequences
-        Sequences (lists, tuples or 1-D integer arrays) of token ids in ``[0, vocab_size)``.
+    """Sequences (lists, tuples or 1-D integer arrays) of ids in ``[0, vocab_size)`` as tuples of ints.
 
     Raises
     ------
@@ -94,11 +79,7 @@ def validate_sequences(sequences: Iterable[Sequence[int]], vocab_size: int) -> l
 
 
 def _plain_id_tuples(items: list[Any], vocab_size: int) -> list[tuple[int, ...]] | None:
-    """``items`` itself when it is non-empty tuples of Python ints in ``[0, vocab_size)``, else None.
-
-    The common case (the windows of :func:`sliding_windows`) checked at C speed; anything else
-    is left to the token-by-token check, which gives the same result.
-    """
+    """``items`` itself when it is non-empty tuples of ints in ``[0, vocab_size)`` (checked at C speed)."""
     if not items or set(map(type, items)) != {tuple} or not all(items):
         return None
     tokens = list(chain.from_iterable(items))
@@ -149,7 +130,7 @@ class PrefixContexts:
 
     @property
     def P(self) -> np.ndarray:  # noqa: N802
-        """``p_jz``: next-token distribution of each context, shape ``(m, V)``."""
+        """``p_jz``: fraction of the pairs with context ``j`` whose next token is ``z``."""
         return self.counts / self.counts.sum(axis=1, keepdims=True)
 
     @property
@@ -177,7 +158,7 @@ class PrefixContexts:
         return PrefixContexts(tuple(self.contexts[i] for i in idx), self.counts[idx])
 
     def ntp_data(self, H: ArrayLike) -> NTPData:
-        """The NTP training set of Paper A with embeddings ``H`` (row ``j`` embeds context ``j``).
+        """The NTP training set with embeddings ``H`` (row ``j`` embeds context ``j``).
 
         Raises
         ------
@@ -207,11 +188,10 @@ class PrefixContexts:
 
 
 def _check_prefix_size(lasts: list[int], vocab_size: int) -> None:
-    """Refuse, before any prefix is built, a count whose prefixes or counts exceed memory.
+    """Refuse a count whose prefixes (``T (T + 1) / 2`` ids per sequence) and counts exceed memory.
 
-    Prefixes of lengths ``1..T`` copy ``T (T + 1) / 2`` ids, and each of the at most
-    ``sum_t min(n_t, V^t)`` distinct prefixes (``n_t`` the sequences reaching length ``t``) gets
-    ``V`` counts; at 8 bytes each they must fit :data:`ntpnb.settings.MAX_DENSE_BYTES`.
+    At most ``sum_t min(n_t, V^t)`` distinct prefixes (``n_t`` the sequences reaching length ``t``),
+    ``V`` counts each, at 8 bytes must fit :data:`ntpnb.settings.MAX_DENSE_BYTES`.
     """
     reach = np.bincount(np.asarray(lasts, dtype=np.int64), minlength=1)[::-1].cumsum()[::-1]  # n_t
     n_ids = sum(last * (last + 1) // 2 for last in lasts)
@@ -236,16 +216,13 @@ def prefix_contexts(
 
     Parameters
     ----------
-    sequences
-        Sequences of token ids (see :func:`validate_sequences`). A sequence of length ``T``
-        contributes the prefixes of lengths ``1, ..., T - 1``.
     max_length
         If given, only prefixes of length at most ``max_length`` are counted.
 
     Raises
     ------
     InvalidDataError
-        On invalid sequences (see :func:`validate_sequences`), a ``max_length`` below 1, if no
+        On invalid sequences (:func:`validate_sequences`), a ``max_length`` below 1, if no
         sequence has two tokens, or if the prefixes and counts would exceed
         :data:`ntpnb.settings.MAX_DENSE_BYTES` (checked before any work).
 
@@ -279,9 +256,8 @@ def prefix_contexts(
 def sliding_windows(tokens: Sequence[int], length: int, cyclic: bool = True) -> list[tuple[int, ...]]:
     """All windows of ``length`` consecutive tokens of a stream, one starting at every position.
 
-    With ``cyclic=True`` the stream is read as a circle (the last windows wrap around), so the
-    windows' empirical distribution is stationary: the hypothesis under which Shannon's
-    inequality gives ``H_{t+1} <= H_t`` (Remark 2 of Paper A).
+    With ``cyclic=True`` the stream is read as a circle, so the windows' empirical distribution
+    is stationary: the hypothesis under which ``H_{t+1} <= H_t`` (Remark 2 of Paper A).
 
     Raises
     ------
@@ -302,13 +278,7 @@ def sliding_windows(tokens: Sequence[int], length: int, cyclic: bool = True) -> 
 
 
 def random_context_embeddings(m: int, d: int, seed: int | np.random.Generator = 0) -> np.ndarray:
-    """Fixed random embeddings: ``m`` rows with i.i.d. ``N(0, 1/d)`` entries (``||h_j|| ~ 1``).
-
-    Raises
-    ------
-    InvalidDataError
-        If ``m`` or ``d`` is not a positive integer.
-    """
+    """Fixed random embeddings: ``m`` rows with i.i.d. ``N(0, 1/d)`` entries (``||h_j|| ~ 1``)."""
     m, d = as_count(m, "m"), as_count(d, "d")
     rng = as_generator(seed)
     check_dense_size((m, d), "the embeddings")
@@ -318,18 +288,9 @@ def random_context_embeddings(m: int, d: int, seed: int | np.random.Generator = 
 def joint_ntp_data(contexts: PrefixContexts, d: int, seed: int | np.random.Generator = 0) -> NTPData:
     """All the prefix contexts, of every length, as ONE NTP training set (Paper A, App. C).
 
-    The loss (2) over the ``m = sum_t m_t`` distinct contexts with ``pi_j`` the share of pairs
-    (:attr:`PrefixContexts.pi`), each context with a fixed random embedding of i.i.d.
-    ``N(0, 1/d)`` entries, *nested in* ``d``: for the same seed those at ``d' < d`` are the first
-    ``d'`` coordinates of those at ``d`` (times ``sqrt(d / d')``), so NTP-separability is
-    monotone in ``d``.
-
-    Parameters
-    ----------
-    contexts
-        The counted prefixes (:func:`prefix_contexts`).
-    seed
-        Seed or generator of the embeddings.
+    Each context has a fixed random embedding of i.i.d. ``N(0, 1/d)`` entries, *nested in* ``d``:
+    for the same seed those at ``d' < d`` are the first ``d'`` coordinates of those at ``d``
+    (times ``sqrt(d / d')``), so NTP-separability is monotone in ``d``.
 
     Raises
     ------
@@ -354,16 +315,9 @@ def smallest_separable_dimension(
 ) -> int:
     """The smallest ``d`` in ``(lo, hi]`` at which ``data_at(d)`` is NTP-separable.
 
-    Valid when separability is monotone in ``d`` along ``data_at`` (as with
-    :func:`joint_ntp_data`); the caller vouches that ``data_at(lo)`` is not separable (or
-    ``lo = 0``). Doubles ``d`` from ``lo`` (below ``hi``) until separable, then bisects, so the
-    largest problem decided is at most twice the answer; if no probe below ``hi`` is,
-    ``data_at(hi)`` must be.
-
-    Parameters
-    ----------
-    decide
-        The separability test (e.g. :func:`ntpnb.is_separable`).
+    Valid when ``decide`` (the separability test) is monotone in ``d`` along ``data_at`` (as with
+    :func:`joint_ntp_data`) and false at ``lo`` (or ``lo = 0``). Doubles ``d`` from ``lo`` until
+    separable, then bisects, so the largest problem decided is at most twice the answer.
 
     Raises
     ------
