@@ -1,20 +1,9 @@
 """A real English text that needs no download: the docstrings of the Python standard library.
 
-The text is read at run time from the modules of the running interpreter (never copied into
-the repository), so it depends on the Python version: print :func:`corpus_python_version`
-next to any number computed from it.
-
-:func:`stdlib_docstrings` collects, for each module of :data:`STDLIB_MODULES` in that order,
-the module's docstring and then the docstrings of its public functions and classes defined in
-the module itself, sorted by name (``inspect.getdoc``, which removes indentation).
-:func:`normalize_text` maps the text to a 27-character alphabet (:data:`ALPHABET`):
-
-1. Unicode NFKD decomposition, then everything that is not ASCII is dropped (``é`` -> ``e``);
-2. lower case;
-3. every character other than ``a``-``z`` becomes a space;
-4. runs of spaces collapse to one space; leading and trailing spaces are removed.
-
-So the text keeps words and word boundaries and loses digits, punctuation and layout.
+The text is read at run time from the running interpreter, so it depends on the Python version
+(:func:`corpus_python_version`). For each module of :data:`STDLIB_MODULES`: its docstring, then
+those of its own public functions and classes by name; normalized to :data:`ALPHABET` (words
+and word boundaries kept; digits, punctuation and layout lost).
 """
 
 from __future__ import annotations
@@ -36,7 +25,6 @@ __all__ = [
     "STDLIB_MODULES",
     "corpus_python_version",
     "stdlib_docstring_list",
-    "stdlib_docstrings",
     "normalize_text",
     "encode_text",
     "decode_ids",
@@ -76,20 +64,18 @@ def _module_docstrings(name: str) -> list[str]:
         module = importlib.import_module(name)
     except ImportError as exc:
         raise InvalidDataError(f"cannot import the standard-library module {name!r}: {exc}") from exc
-    docs = [inspect.getdoc(module) or ""]
-    for member_name, member in sorted(vars(module).items()):
-        if member_name.startswith("_"):
-            continue
-        if not (inspect.isfunction(member) or inspect.isclass(member)):
-            continue
-        if getattr(member, "__module__", None) != module.__name__:
-            continue
-        docs.append(inspect.getdoc(member) or "")
-    return [d for d in docs if d]
+    members = [
+        member
+        for member_name, member in sorted(vars(module).items())
+        if not member_name.startswith("_")
+        and (inspect.isfunction(member) or inspect.isclass(member))
+        and getattr(member, "__module__", None) == module.__name__
+    ]
+    return [doc for doc in map(inspect.getdoc, [module, *members]) if doc]
 
 
 def stdlib_docstring_list(modules: Sequence[str] = STDLIB_MODULES) -> list[str]:
-    """The raw docstrings of ``modules``, one string per docstring (see the module docstring).
+    """The raw docstrings of ``modules`` (``inspect.getdoc``), one string per docstring.
 
     Raises
     ------
@@ -102,13 +88,8 @@ def stdlib_docstring_list(modules: Sequence[str] = STDLIB_MODULES) -> list[str]:
     return [doc for name in names for doc in _module_docstrings(name)]
 
 
-def stdlib_docstrings(modules: Sequence[str] = STDLIB_MODULES) -> str:
-    """The raw docstrings of ``modules`` (:func:`stdlib_docstring_list`) joined by blank lines."""
-    return "\n\n".join(stdlib_docstring_list(modules))
-
-
 def normalize_text(text: str) -> str:
-    """Normalize ``text`` to :data:`ALPHABET` (NFKD, ASCII, lower case, a-z and single spaces)."""
+    """``text`` in :data:`ALPHABET`: NFKD, non-ASCII dropped, lower case, other than a-z to single spaces."""
     if not isinstance(text, str):
         raise InvalidDataError(f"text must be a str, got {type(text).__name__}")
     ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
@@ -156,14 +137,14 @@ def decode_ids(ids: Sequence[int]) -> str:
 
 
 def stdlib_corpus(n_chars: int | None = None, modules: Sequence[str] = STDLIB_MODULES) -> str:
-    """The normalized docstring text, truncated to its first ``n_chars`` characters.
+    """The normalized docstrings joined by blank lines, truncated to their first ``n_chars`` characters.
 
     Raises
     ------
     InvalidDataError
         If ``n_chars`` is not a positive integer or exceeds the length of the text.
     """
-    text = normalize_text(stdlib_docstrings(modules))
+    text = normalize_text("\n\n".join(stdlib_docstring_list(modules)))
     if n_chars is None:
         return text
     n_chars = as_count(n_chars, "n_chars")

@@ -68,8 +68,8 @@ def test_stdlib_corpus_bad_sizes(n, message):
         corpus.stdlib_corpus(n)
 
 
-def test_stdlib_docstrings_bad_modules():
+def test_stdlib_docstring_list_bad_modules():
     with pytest.raises(InvalidDataError, match="non-empty"):
-        corpus.stdlib_docstrings([])
+        corpus.stdlib_docstring_list([])
     with pytest.raises(InvalidDataError, match="cannot import"):
-        corpus.stdlib_docstrings(["no_such_module_xyz"])
+        corpus.stdlib_docstring_list(["no_such_module_xyz"])

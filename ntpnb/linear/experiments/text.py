@@ -1,12 +1,7 @@
 """Prefix contexts of real text and the joint problem of Appendix C (chapter 5).
 
-The autoregressive objective written with one row per (prefix, next token) pair
-(:func:`autoregressive_pairs`) is the loss over distinct contexts; the joint problem's
-separability is decided with a certificate either way, each decision timed
-(:class:`TimedSeparability`: :func:`~ntpnb.linear.separability.decide_separability` by the
-Newton continuation or the LP), and compared with that of each context length alone
-(:func:`length_slice`); at scale, a certificate of non-separability found on some of the
-contexts is one for all of them (:func:`certify_on_contexts`).
+The joint problem's separability thresholds against each context length's alone
+(:func:`joint_thresholds`), each decision certified and timed (:class:`TimedSeparability`).
 """
 
 from __future__ import annotations
@@ -38,11 +33,9 @@ __all__ = [
 
 
 def autoregressive_pairs(windows: Sequence[Sequence[int]], contexts: PrefixContexts, H: ArrayLike) -> NTPData:
-    """The autoregressive objective itself: one row per (prefix, next token) pair.
+    """The autoregressive objective itself: one row per (prefix, next token) pair, one-hot, equal weights.
 
-    Each prefix ``s[:t]`` of each sequence is embedded as its distinct context (row of ``H``,
-    in the order of ``contexts``), with a one-hot target and equal weights, so that its loss
-    is the per-pair average of Appendix C.
+    Each prefix is embedded as its distinct context (row of ``H``, in the order of ``contexts``).
     """
     H = as_float_array(H, "H", 2)
     if H.shape[0] != contexts.m:
@@ -61,10 +54,9 @@ def autoregressive_pairs(windows: Sequence[Sequence[int]], contexts: PrefixConte
 class TimedDecision:
     """One decision of :class:`TimedSeparability`.
 
-    The problem's size, the answer, its certificate (the verified normalized margin of a
-    separating direction, or the certified bound on every direction's normalized margin: the
-    same number the LP's decision rests on, :data:`~ntpnb.settings.SEP_MARGIN_TOL` decides
-    either), how it was found, its Newton steps (0 for the LP) and its CPU time.
+    The problem's size, the answer, its certificate (the verified normalized margin, or the
+    certified bound on every direction's), how it was found, its Newton steps (0 for the LP) and
+    its CPU time.
     """
 
     m: int
@@ -79,12 +71,9 @@ class TimedDecision:
 class TimedSeparability:
     """NTP-separability decided with a certificate either way, each decision's CPU time logged.
 
-    ``method="newton"`` (the default): ``decide_separability(data, method="newton")`` (linear
-    algebra coupled through the ``m`` contexts only), then the LP if that ends undecided (a
-    margin too small for its Newton systems); any other method of
-    :data:`~ntpnb.linear.separability.SEPARABILITY_METHODS` alone (``"lp"`` factorizes a dense
-    ``V d x V d`` matrix). Calling it on a data set decides and appends a :class:`TimedDecision`
-    to ``log``.
+    ``method="newton"``: the Newton continuation, then the LP if that ends undecided; any other
+    method of :data:`~ntpnb.linear.separability.SEPARABILITY_METHODS` alone. Each call appends a
+    :class:`TimedDecision` to ``log``.
 
     Raises
     ------
@@ -99,7 +88,7 @@ class TimedSeparability:
         self.log: list[TimedDecision] = []
 
     def __call__(self, data: NTPData) -> bool:
-        """Decide separability of ``data``; log the decision, its certificate and its CPU time."""
+        """Decide separability of ``data`` and log the decision."""
         start = time.process_time()
         try:
             dec, after = decide_separability(data, self.method), ""
@@ -144,10 +133,9 @@ class JointThresholds:
 def joint_thresholds(joint: PrefixContexts, seed: int, decide: Callable[[NTPData], bool]) -> JointThresholds:
     """The separability thresholds in ``d`` of each length slice, then of the joint problem.
 
-    A slice is a sub-problem of the joint one, so the joint threshold is at least the largest
-    slice threshold: its search (:func:`smallest_separable_dimension` along the nested embeddings
-    of :func:`joint_ntp_data`) starts just below it. ``decide`` decides each probe (e.g. a
-    :class:`TimedSeparability`).
+    A slice is a sub-problem of the joint one, so the joint search
+    (:func:`smallest_separable_dimension`) starts just below the largest slice threshold.
+    ``decide`` decides each probe (e.g. a :class:`TimedSeparability`).
     """
     slices = {
         t: smallest_separable_dimension(length_slice(joint, t, seed), 0, m, decide)
@@ -164,9 +152,7 @@ class SubproblemCertificate:
 
     #: The rows of the sub-problem that was decided.
     contexts: np.ndarray
-    #: The certified bound on the normalized margin of every direction, recomputed on the WHOLE problem from
-    #: the sub-problem's Farkas coefficients padded with zeros
-    #: (:func:`ntpnb.linear.separability.certified_bound`).
+    #: The certified bound on every direction's normalized margin, recomputed on the WHOLE problem.
     bound: float
     #: How the sub-problem was decided.
     method: str
@@ -177,9 +163,8 @@ class SubproblemCertificate:
 def certify_on_contexts(data: NTPData, contexts: np.ndarray) -> SubproblemCertificate | None:
     """Certify that ``data`` are not NTP-separable from the sub-problem of some contexts, or None.
 
-    A Farkas certificate of the sub-problem (``pi`` does not enter Definition 2), padded with
-    zero rows, is one of the whole problem; its bound is recomputed on the whole problem, and the
-    answer rests on that check alone. None when the sub-problem is separable.
+    A Farkas certificate of the sub-problem, padded with zero rows, is one of the whole problem;
+    the answer rests on its bound recomputed there. None when the sub-problem is separable.
 
     Raises
     ------
