@@ -1,9 +1,4 @@
-"""The training set of Paper A: distinct contexts, their probabilities, next-token distributions.
-
-Paper A (Sec. 2) describes a training set of ``n`` (context, next token) pairs by its ``m``
-distinct contexts: embeddings ``h_j`` (rows of ``H``), empirical context probabilities
-``pi_j`` and empirical next-token distributions ``p_j`` (rows of ``P``) with support sets
-``S_j = {z : p_jz > 0}``. :class:`NTPData` holds exactly that, validated and immutable.
+"""The training set of Paper A (Sec. 2): distinct contexts, their probabilities, next-token distributions.
 
 Tokens and contexts are numbered from 0 in code; the papers number them from 1.
 """
@@ -41,9 +36,9 @@ T = TypeVar("T")
 class NTPData:
     """A validated, immutable NTP training set over distinct contexts (Paper A, Eq. (2)).
 
-    Probabilities need to sum to one within :data:`ntpnb.settings.PROB_SUM_RTOL`; those missing
-    by more than :data:`ntpnb.settings.PROB_SUM_ATOL` are divided by their sum. The arrays are
-    stored as read-only float64 copies.
+    Probabilities must sum to one within :data:`ntpnb.settings.PROB_SUM_RTOL` (beyond
+    :data:`ntpnb.settings.PROB_SUM_ATOL` they are divided by their sum); the arrays are stored
+    as read-only float64 copies.
 
     Parameters
     ----------
@@ -152,10 +147,7 @@ class NTPData:
         embeddings: ArrayLike,
         vocab_size: int,
     ) -> NTPData:
-        """Count ``n`` (context id, next token) pairs into distinct contexts.
-
-        ``pi_j`` is the fraction of samples whose context is ``j`` and ``p_jz`` the fraction of
-        those followed by token ``z`` (Paper A, Sec. 2: ``n pi_j p_jz`` is a count).
+        """Count ``n`` (context id, next token) pairs into distinct contexts (``n pi_j p_jz`` is a count).
 
         Parameters
         ----------
@@ -223,9 +215,7 @@ def _check_ids(ids: np.ndarray, upper: int, what: str, source: str) -> None:
 
 
 def check_decoder(data: NTPData, W: ArrayLike, name: str = "W") -> np.ndarray:
-    """Validate a decoder matrix for ``data``: shape ``(V, d)`` and finite entries.
-
-    Returns ``W`` as a float64 array.
+    """``W`` as a float64 array, validated for ``data``: shape ``(V, d)`` and finite entries.
 
     Raises
     ------
@@ -272,9 +262,8 @@ def cached_per_data(func: Callable[[NTPData], T]) -> Callable[[NTPData], T]:
 def normalized(data: NTPData) -> tuple[NTPData, float]:
     """The same data with ``H`` divided by a power of two ``c`` that brings ``max|H|`` near 1.
 
-    ``W*(H / c) = c W*(H)``, ``W^mm(H / c) = c W^mm(H)``, and compatibility and separability do
-    not change, so solving the normalized problem makes the solvers' tolerances (for entries of
-    order one) valid at any scale; dividing by a power of two is exact (barring subnormals).
+    ``W*(H / c) = c W*(H)``, ``W^mm(H / c) = c W^mm(H)`` and the conditions do not change, so
+    the solvers' tolerances (for entries of order one) hold at any scale; the division is exact.
 
     Returns
     -------

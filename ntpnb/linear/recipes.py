@@ -26,16 +26,12 @@ __all__ = [
 ]
 
 
-def dirichlet_on_supports(
-    mask: np.ndarray, rng: np.random.Generator, concentration: float = 1.0
-) -> np.ndarray:
-    """Rows drawn from a symmetric Dirichlet distribution on each row's support, zero elsewhere."""
+def dirichlet_on_supports(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Rows uniform on the simplex of each row's support (Dirichlet(1)), zero elsewhere."""
     mask = np.asarray(mask)
     if mask.ndim != 2 or mask.dtype != bool or not np.all(mask.any(axis=1)):
         raise InvalidDataError("mask must be a 2-D boolean array with a True in every row")
-    if not (is_real(concentration) and 0 < concentration < np.inf):
-        raise InvalidDataError(f"concentration must be a positive finite number, got {concentration!r}")
-    gam = rng.gamma(concentration, size=mask.shape) * mask
+    gam = rng.gamma(1.0, size=mask.shape) * mask
     return gam / gam.sum(axis=1, keepdims=True)
 
 
