@@ -107,11 +107,6 @@ class PrefixContexts:
         """Vocabulary size."""
         return self.counts.shape[1]
 
-    @property
-    def n_pairs(self) -> int:
-        """Number of (context, next token) pairs counted."""
-        return int(self.counts.sum())
-
     @cached_property
     def lengths(self) -> np.ndarray:
         """Length ``t`` of each context, shape ``(m,)``."""
@@ -184,7 +179,8 @@ class PrefixContexts:
         return {t: float(np.mean(S[self.lengths == t] == 1)) for t in self.m_by_length()}
 
     def __repr__(self) -> str:
-        return f"PrefixContexts(m={self.m}, V={self.V}, lengths 1..{self.max_length}, pairs={self.n_pairs})"
+        pairs = int(self.counts.sum())
+        return f"PrefixContexts(m={self.m}, V={self.V}, lengths 1..{self.max_length}, pairs={pairs})"
 
 
 def _check_prefix_size(lasts: list[int], vocab_size: int) -> None:
@@ -271,10 +267,8 @@ def sliding_windows(tokens: Sequence[int], length: int, cyclic: bool = True) -> 
     n = len(toks)
     if n < length:
         raise InvalidDataError(f"the stream has {n} tokens, fewer than the window length {length}")
-    if cyclic:
-        ring = toks + toks[: length - 1]
-        return [tuple(ring[i : i + length]) for i in range(n)]
-    return [tuple(toks[i : i + length]) for i in range(n - length + 1)]
+    ring = toks + toks[: length - 1] if cyclic else toks  # read as a circle: the last windows wrap around
+    return [tuple(ring[i : i + length]) for i in range(len(ring) - length + 1)]
 
 
 def random_context_embeddings(m: int, d: int, seed: int | np.random.Generator = 0) -> np.ndarray:
