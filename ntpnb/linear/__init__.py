@@ -1,17 +1,8 @@
 """Paper A: the linear next-token decoder.
 
-Data and seeded recipes (:mod:`.ntp_data`, :mod:`.recipes`), the loss (:mod:`.loss`), the NTP
-constraints and the subspace F with the finite solution ``W*`` (:mod:`.constraints`,
-:mod:`.subspace`), separability (:mod:`.separability`) and the NTP-SVM ``W^mm``
-(:mod:`.max_margin`, with the active-set solver of :mod:`.active_set`; the Gram-block algebra
-in :mod:`.gram_blocks`), separability for many contexts in fewer dimensions by Newton's method on
-the squared-hinge problem (:mod:`.hinge_newton`), the exact regularization path
-(:mod:`.regpath`), training with the first-order methods of :mod:`ntpnb.optim`
-(:mod:`.decoder_training`, in the compiled loops of :mod:`.descent`), sequences to contexts
-(:mod:`.sequences`) and a text corpus (:mod:`.corpus`), random instances,
-counts and the best achievable loss (:mod:`.condition_thresholds`), and the experiments the
-chapters run (:mod:`.experiments`, as :mod:`ntpnb.attention.paper_experiments` for Paper B).
-The public names (``__all__``) are re-exported at the top level of :mod:`ntpnb`.
+One module per topic (data, loss, subspace F, separability, NTP-SVM, regularization path,
+training, sequences, random instances) and the chapters' experiments. The public names
+(``__all__``) are re-exported at the top level of :mod:`ntpnb`.
 """
 
 from __future__ import annotations

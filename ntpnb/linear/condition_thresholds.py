@@ -11,7 +11,6 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -334,7 +333,7 @@ def cover_probability(m: int, d: int, bias: bool = False) -> float:
             f"{settings.COVER_MAX_M} (the exact sum takes time ~ m^2)"
         )
     k_max = d + 1 if bias else d
-    return float(Fraction(_binomial_head(m - 1, k_max), 2 ** (m - 1)))
+    return _binomial_head(m - 1, k_max) / 2 ** (m - 1)  # int / int: correctly rounded, once
 
 
 def compatibility_threshold(m: int, V: int, S: int) -> float:
@@ -384,19 +383,13 @@ def recession_pairs(data: NTPData) -> np.ndarray:
     n_ineq, n_w = cons.ineq.shape
     if n_ineq == 0:
         return np.zeros(0, dtype=bool)
-
-    A_ub = scipy.sparse.hstack([-cons.ineq, scipy.sparse.identity(n_ineq)], format="csr")
-    A_eq = None
-    if cons.eq.shape[0]:
-        A_eq = scipy.sparse.hstack(
-            [cons.eq, scipy.sparse.csr_matrix((cons.eq.shape[0], n_ineq))], format="csr"
-        )
+    n_eq = cons.eq.shape[0]
     res = scipy.optimize.linprog(
         c=np.concatenate([np.zeros(n_w), -np.ones(n_ineq)]),
-        A_ub=A_ub,
+        A_ub=scipy.sparse.hstack([-cons.ineq, scipy.sparse.identity(n_ineq)], format="csr"),
         b_ub=np.zeros(n_ineq),
-        A_eq=A_eq,
-        b_eq=np.zeros(A_eq.shape[0]) if A_eq is not None else None,
+        A_eq=scipy.sparse.hstack([cons.eq, scipy.sparse.csr_matrix((n_eq, n_ineq))], format="csr"),
+        b_eq=np.zeros(n_eq),
         bounds=[(None, None)] * n_w + [(0.0, 1.0)] * n_ineq,
         method=settings.LP_METHOD,
     )
@@ -410,7 +403,7 @@ def recession_pairs(data: NTPData) -> np.ndarray:
     margins = cons.ineq @ w
     if margins.min() < -tol or np.any(margins[strict] < 1 - tol):
         raise SolverError("the recession LP returned a direction that violates its constraints")
-    if cons.eq.shape[0] and np.abs(cons.eq @ w).max() > tol:
+    if n_eq and np.abs(cons.eq @ w).max() > tol:
         raise SolverError("the recession LP returned a direction outside F-perp")
     return strict
 
@@ -477,27 +470,6 @@ def _dual_value(
     return value, residual
 
 
-def _dual_point_from_primal(
-    data: NTPData, W: np.ndarray, A: scipy.sparse.csr_matrix, b: np.ndarray
-) -> np.ndarray | None:
-    """``softmax(W h_j)`` made feasible (``A x = b``) by a least-norm correction, or None.
-
-    None when a corrected out-of-support probability is below
-    :data:`ntpnb.settings.BEST_LOSS_MIN_PROB` or the constraints miss
-    :data:`ntpnb.settings.BEST_LOSS_DUAL_FEAS_TOL`.
-    """
-    x = softmax(logits(data, W)).ravel()
-    gram = (A @ A.T).toarray()
-    for _ in range(2):  # the correction and one refinement step
-        y = np.linalg.lstsq(gram, b - A @ x, rcond=None)[0]
-        x = x + A.T @ y
-    if np.abs(A @ x - b).max() > settings.BEST_LOSS_DUAL_FEAS_TOL:
-        return None
-    if x.reshape(data.m, data.V)[~data.support_mask].min(initial=np.inf) < settings.BEST_LOSS_MIN_PROB:
-        return None
-    return x
-
-
 def _dual_max_entropy(data: NTPData, allowed: np.ndarray) -> tuple[float, float]:
     """The maximum-entropy dual solved by the conic solver: (value, constraint residual).
 
@@ -547,18 +519,24 @@ def _minimize_reduced(data: NTPData, allowed: np.ndarray, max_iter: int) -> tupl
 def _best_loss_no_vanishing_pair(data: NTPData, tol: float) -> BestLoss | None:
     """:func:`best_achievable_loss` when a dual point certifies that no pair vanishes, else None.
 
-    The minimizer over all pairs gives a feasible dual point ``q`` (a lower bound on ``inf CE``);
-    ``q > 0`` on every out-of-support pair certifies that no pair vanishes: along a ``U`` with
-    (6a) and margins ``>= 0``, matched moments give ``sum_j pi_j sum_{v not in S_j} q_jv (u_jv -
-    s_j) = 0`` with every term ``<= 0``, so every margin is 0.
+    The minimizer's probabilities, made feasible (``A x = b``) by a least-norm correction, are a
+    dual point ``q`` (a lower bound on ``inf CE``); ``q > 0`` on every out-of-support pair
+    certifies that no pair vanishes: along a ``U`` with (6a) and margins ``>= 0``, matched
+    moments give ``sum_j pi_j sum_{v not in S_j} q_jv (u_jv - s_j) = 0`` with every term
+    ``<= 0``, so every margin is 0.
     """
     allowed = np.ones((data.m, data.V), dtype=bool)
     W, value, grad_norm = _minimize_reduced(data, allowed, settings.BEST_LOSS_DIRECT_MAX_ITER)
     if grad_norm > settings.BEST_LOSS_GRAD_TOL:
         return None
     A, b = _dual_constraints(data, allowed)
-    x = _dual_point_from_primal(data, W, A, b)
-    if x is None:
+    x = softmax(logits(data, W)).ravel()
+    gram = (A @ A.T).toarray()
+    for _ in range(2):  # the correction and one refinement step
+        x = x + A.T @ np.linalg.lstsq(gram, b - A @ x, rcond=None)[0]
+    if np.abs(A @ x - b).max() > settings.BEST_LOSS_DUAL_FEAS_TOL:
+        return None
+    if x.reshape(data.m, data.V)[~data.support_mask].min(initial=np.inf) < settings.BEST_LOSS_MIN_PROB:
         return None
     dual_value, dual_residual = _dual_value(data, allowed, x, A, b)
     if abs(value - dual_value) > tol:

@@ -35,22 +35,9 @@ __all__ = [
 ALPHABET: str = " abcdefghijklmnopqrstuvwxyz"
 
 #: Pure-Python standard-library modules whose docstrings make the corpus (in this order).
-STDLIB_MODULES: tuple[str, ...] = (
-    "re",
-    "statistics",
-    "json",
-    "argparse",
-    "csv",
-    "timeit",
-    "copy",
-    "heapq",
-    "itertools",
-    "random",
-    "difflib",
-    "collections",
-    "fractions",
-    "textwrap",
-    "string",
+STDLIB_MODULES: tuple[str, ...] = tuple(
+    "re statistics json argparse csv timeit copy heapq itertools random difflib collections fractions "
+    "textwrap string".split()
 )
 
 

@@ -1,18 +1,7 @@
-r"""The experiments of Paper A's chapters: what the notebooks run, each measured one way.
+r"""The experiments of Paper A's chapters: what the notebooks run, by topic (one submodule per chapter).
 
-A notebook keeps the call that runs an experiment, its prints and its checks; the logic is
-here, by topic (as :mod:`ntpnb.attention.paper_experiments` holds Paper B's); each submodule's
-docstring lists its functions:
-
-* :mod:`.entropy` (chapter 1): the entropy bound and Proposition 1;
-* :mod:`.plane` (chapters 1 and 3): the plane of Fig. 1, its separability and its caption;
-* :mod:`.path_comparisons` (chapter 2): the regularization path against a general solver and GD;
-* :mod:`.phase_diagram` (chapter 4): Lemma 1 and the thresholds below it;
-* :mod:`.text` (chapter 5): prefix contexts of real text and the joint problem of Appendix C;
-* :mod:`.curves` (every chapter): lines, rates, summaries of runs, initializations.
-
-Every random draw takes a ``numpy.random.Generator``, consumed in the order the notebooks
-draw. The public names are re-exported by :mod:`ntpnb.linear` (and so at the top level).
+A notebook keeps the call that runs an experiment, its prints and its checks; every random draw
+takes a ``numpy.random.Generator``, consumed in the order the notebooks draw.
 """
 
 from __future__ import annotations
