@@ -102,23 +102,21 @@ def nested_sweep(
     n_draws, n_pilot = as_count(n_draws, "n_draws"), as_count(n_pilot, "n_pilot")
     seeds = trial_generators(seed, len(points), n_draws)
     n_first = min(n_pilot, n_draws)
-    jobs = [(p, ss) for p, per in zip(points, seeds, strict=True) for ss in per[:n_first]]
-    pilot = parallel_map(_nested_job, jobs, 16)
-    rest_points = []
+
+    def draws(part: slice, k: int) -> list[list[NestedTrial]]:
+        """The draws ``part`` (``k`` of them) of every point, per point."""
+        jobs = [(p, ss) for p, per in zip(points, seeds, strict=True) for ss in per[part]]
+        trials = parallel_map(_nested_job, jobs, 16)
+        return [trials[i * k : (i + 1) * k] for i in range(len(points))]
+
+    pilot = draws(slice(n_first), n_first)
     for i, point in enumerate(points):
-        found = [t.separable_from for t in pilot[i * n_first : (i + 1) * n_first]]
         grid = tuple(point["d"])
-        inside = [grid[f] for f in found if f < len(grid)]
-        rest_points.append(
-            point if "guess" in point or not inside else {**point, "guess": float(np.median(inside))}
-        )
-    jobs = [(p, ss) for p, per in zip(rest_points, seeds, strict=True) for ss in per[n_first:]]
-    rest = parallel_map(_nested_job, jobs, 16)
-    n_rest = n_draws - n_first
-    return [
-        pilot[i * n_first : (i + 1) * n_first] + rest[i * n_rest : (i + 1) * n_rest]
-        for i in range(len(points))
-    ]
+        inside = [grid[t.separable_from] for t in pilot[i] if t.separable_from < len(grid)]
+        if "guess" not in point and inside:
+            points[i] = {**point, "guess": float(np.median(inside))}
+    rest = draws(slice(n_first, None), n_draws - n_first)
+    return [first + later for first, later in zip(pilot, rest, strict=True)]
 
 
 def nested_curve(grid: Sequence[int], m: int, trials: Sequence[NestedTrial]) -> ConditionCurve:
