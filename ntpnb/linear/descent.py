@@ -1,9 +1,8 @@
 """First-order training of the linear decoder through compiled loops: ``optim.run`` for Paper A's loss.
 
-:func:`run_decoder` computes what ``optim.run(gradient_fn(data), W0, optimizer, n_iter, ...)``
-computes (or, with ``batch_size``, the run on
-:func:`ntpnb.linear.decoder_training.sampled_gradient_fn`'s stochastic gradients, from the same
-random draws and generator state), to rounding, with the same records, checks and errors; but
+:func:`run_decoder` computes what :func:`ntpnb.optim.run` computes on the gradient of the
+loss, Eq. (2) of Paper A (or, with ``batch_size``, on stochastic gradients from samples drawn
+per step: :data:`SAMPLING_KINDS`), to rounding, with the same records, checks and errors; but
 in chunks of steps inside the compiled loops of :mod:`.decoder_loops`. Full-batch GD and
 normalized GD with ``m <= d`` run in the *logit form* (``K = H H^T`` then has full rank for
 embeddings in general position, so the gradient's norm is well conditioned), the rest in the
@@ -201,7 +200,8 @@ class _SampledForm(_Iterates):
         )  # fmt: skip
 
 
-def _checked_start(data: NTPData, W0: ArrayLike) -> Array:
+def checked_start(data: NTPData, W0: ArrayLike) -> Array:
+    """``W0`` as a float array, checked finite, non-empty and of shape ``(..., V, d)``."""
     W = as_float(W0, "W0")
     if W.ndim < 2 or W.shape[-2:] != (data.V, data.d):
         raise InvalidDataError(f"W0 must have shape (..., V, d) = (..., {data.V}, {data.d}), got {W.shape}")
@@ -236,9 +236,9 @@ def run_decoder(
     record, record_at, progress
         As in :func:`ntpnb.optim.run`.
     batch_size, sampling, seed
-        Stochastic gradients with ``batch_size`` samples a step, drawn from ``seed`` as
-        :func:`ntpnb.linear.decoder_training.sampled_gradient_fn` draws them; None (default): the
-        full-batch gradient.
+        Stochastic gradients with ``batch_size`` samples a step of a kind of :data:`SAMPLING_KINDS`,
+        drawn from ``seed`` (``rng.random((2, *batch, B))`` a step: contexts ``j ~ pi``, then tokens
+        ``z ~ p_j``; contexts alone for ``"contexts"``); None (default): the full-batch gradient.
 
     Returns
     -------
@@ -257,7 +257,7 @@ def run_decoder(
     if not isinstance(optimizer, optim.Optimizer):
         raise InvalidDataError(f"optimizer must be an Optimizer, got {type(optimizer).__name__}")
     n_iter = as_count(n_iter, "n_iter", minimum=0)
-    W = _checked_start(data, W0)
+    W = checked_start(data, W0)
     if batch_size is not None:
         batch_size = check_sampling(batch_size, sampling)
     rng = as_generator(seed)
