@@ -44,7 +44,6 @@ __all__ = [
     "softmax_residual",
     "logit_steps",
     "weight_steps",
-    "sampled_steps",
 ]
 
 #: Update rules (GD and SGD share one).
@@ -368,6 +367,54 @@ def logit_steps(
 
 
 @jit
+def _sampled_gradient(
+    W: np.ndarray, H: np.ndarray, P: np.ndarray, contexts: np.ndarray, tokens: np.ndarray, R: np.ndarray,
+    G: np.ndarray,
+) -> None:  # fmt: skip
+    """``G = (1/B) sum_s (softmax(W h_js) - target_s) h_js^T`` over the ``B`` samples of one step.
+
+    ``target_s`` is ``e_z`` for a sampled token ``z = tokens[s] >= 0``, else ``P[j_s]``; ``R``
+    ``(B, V)`` is scratch for the residuals.
+    """
+    V, d = W.shape
+    B = contexts.shape[0]
+    for s in range(B):
+        h = H[contexts[s]]
+        r = R[s]
+        top = -math.inf
+        for v in range(V):
+            z = 0.0
+            for c in range(d):
+                z += W[v, c] * h[c]
+            r[v] = z
+            if z > top:
+                top = z
+        total = 0.0
+        for v in range(V):
+            e = exp_nonpositive(r[v] - top)
+            r[v] = e
+            total += e
+        inv = 1.0 / total
+        z = tokens[s]
+        for v in range(V):
+            r[v] *= inv
+            if z < 0:
+                r[v] -= P[contexts[s], v]
+        if z >= 0:
+            r[z] -= 1.0
+    for v in range(V):
+        for c in range(d):
+            G[v, c] = 0.0
+        for s in range(B):
+            a = R[s, v]
+            h = H[contexts[s]]
+            for c in range(d):
+                G[v, c] += a * h[c]
+        for c in range(d):
+            G[v, c] /= B
+
+
+@jit
 def weight_steps(
     W: np.ndarray,
     M: np.ndarray,
@@ -377,45 +424,6 @@ def weight_steps(
     HT: np.ndarray,
     PT: np.ndarray,
     pi: np.ndarray,
-    rule: int,
-    lr: float,
-    b1: float,
-    b2: float,
-    eps: float,
-    powers: np.ndarray,
-    n_steps: int,
-) -> tuple[int, int, int]:
-    """``n_steps`` of full-batch GD, normalized GD or Adam in the weight form, on a batch of trials.
-
-    ``W``, ``M``, ``Q`` ``(b, V, d)``: the iterates and Adam's moments; ``LT`` ``(b, V, m)`` must
-    hold ``W H^T`` transposed on entry and holds it on return; ``powers = [b1^k, b2^k]`` after
-    ``k`` steps (Adam). All updated in place. Returns ``(status, step, trial)`` as
-    :func:`logit_steps`.
-    """
-    nb, V, d = W.shape
-    m = H.shape[0]
-    ET = np.empty((V, m))
-    G = np.empty((V, d))
-    work = np.empty((2, max(m, d)))
-    for step in range(n_steps):
-        powers[0] *= b1
-        powers[1] *= b2
-        for t in range(nb):
-            softmax_residual(LT[t], PT, pi, ET, work)
-            matmul_into(ET, H, G)
-            status = _apply_rule(W[t], G, M[t], Q[t], work[0], rule, lr, b1, b2, eps, powers[0], powers[1])
-            if status != OK:
-                return status, step, t
-            matmul_into(W[t], HT, LT[t])
-    return OK, n_steps, 0
-
-
-@jit
-def sampled_steps(
-    W: np.ndarray,
-    M: np.ndarray,
-    Q: np.ndarray,
-    H: np.ndarray,
     P: np.ndarray,
     contexts: np.ndarray,
     tokens: np.ndarray,
@@ -426,59 +434,35 @@ def sampled_steps(
     eps: float,
     powers: np.ndarray,
 ) -> tuple[int, int, int]:
-    """Steps on stochastic gradients from drawn samples, on a batch of trials (weight form).
+    """Steps of GD, normalized GD or Adam in the weight form on a batch of trials, one a row of ``contexts``.
 
-    ``contexts`` ``(n_steps, b, B)``: the sampled contexts of each step and trial; ``tokens``
-    the same shape: the sampled next tokens (the per-sample loss over sequences), or all ``-1``
-    for the whole next-token distributions ``P[j]`` (sampling distinct contexts). The gradient
-    of a step is ``(1/B) sum_s (softmax(W h_js) - target_s) h_js^T``. Arguments otherwise as
-    :func:`weight_steps`.
+    ``W``, ``M``, ``Q`` ``(b, V, d)``: the iterates and Adam's moments; ``powers = [b1^k, b2^k]``
+    after ``k`` steps (Adam). ``contexts`` ``(n_steps, b, B)``: the sampled contexts of each step
+    and trial, ``tokens`` of the same shape the sampled next tokens (the per-sample loss over
+    sequences), or all ``-1`` for the whole next-token distributions ``P[j]`` (sampling distinct
+    contexts): the gradient is :func:`_sampled_gradient`'s. With ``B = 0`` the steps are
+    full-batch: ``LT`` ``(b, V, m)`` must hold ``W H^T`` transposed on entry and holds it on return.
+    All updated in place. Returns ``(status, step, trial)`` as :func:`logit_steps`.
     """
-    n_steps, nb, B = contexts.shape
-    V, d = W.shape[1], W.shape[2]
+    nb, V, d = W.shape
+    n_steps, B = contexts.shape[0], contexts.shape[2]
+    m = H.shape[0]
+    ET = np.empty((V, m))
     R = np.empty((B, V))  # residuals, one row per sample
     G = np.empty((V, d))
-    scratch = np.empty(d)
+    work = np.empty((2, max(m, d)))
     for step in range(n_steps):
         powers[0] *= b1
         powers[1] *= b2
         for t in range(nb):
-            Wt = W[t]
-            for s in range(B):
-                h = H[contexts[step, t, s]]
-                r = R[s]
-                top = -math.inf
-                for v in range(V):
-                    z = 0.0
-                    for c in range(d):
-                        z += Wt[v, c] * h[c]
-                    r[v] = z
-                    if z > top:
-                        top = z
-                total = 0.0
-                for v in range(V):
-                    e = exp_nonpositive(r[v] - top)
-                    r[v] = e
-                    total += e
-                inv = 1.0 / total
-                z = tokens[step, t, s]
-                for v in range(V):
-                    r[v] *= inv
-                    if z < 0:
-                        r[v] -= P[contexts[step, t, s], v]
-                if z >= 0:
-                    r[z] -= 1.0
-            for v in range(V):
-                for c in range(d):
-                    G[v, c] = 0.0
-                for s in range(B):
-                    a = R[s, v]
-                    h = H[contexts[step, t, s]]
-                    for c in range(d):
-                        G[v, c] += a * h[c]
-                for c in range(d):
-                    G[v, c] /= B
-            status = _apply_rule(Wt, G, M[t], Q[t], scratch, rule, lr, b1, b2, eps, powers[0], powers[1])
+            if B == 0:
+                softmax_residual(LT[t], PT, pi, ET, work)
+                matmul_into(ET, H, G)
+            else:
+                _sampled_gradient(W[t], H, P, contexts[step, t], tokens[step, t], R, G)
+            status = _apply_rule(W[t], G, M[t], Q[t], work[0], rule, lr, b1, b2, eps, powers[0], powers[1])
             if status != OK:
                 return status, step, t
+            if B == 0:
+                matmul_into(W[t], HT, LT[t])
     return OK, n_steps, 0

@@ -88,40 +88,61 @@ def uses_logit_form(data: NTPData, optimizer: optim.Optimizer, batch_size: int |
     return batch_size is None and optimizer.name in ("gd", "sgd", "ngd") and data.m <= data.d
 
 
-class _Iterates:
-    """The iterates themselves and an optimizer's state over them (Adam's moments and powers)."""
+def _logits(W0: Array, HT: Array) -> Array:
+    """``LT`` ``(b, V, m)``: each trial's logits ``W0 H^T`` transposed."""
+    LT = np.empty((W0.shape[0], W0.shape[1], HT.shape[1]))
+    for t in range(W0.shape[0]):
+        _loops().matmul_into(W0[t], HT, LT[t])
+    return LT
 
-    def __init__(self, W0: Array, optimizer: optim.Optimizer) -> None:
-        self.opt = optimizer
-        self.W = W0
+
+class _WeightForm:
+    """Steps on the iterate itself (any rule): full-batch, or with ``batch_size`` samples a step."""
+
+    def __init__(
+        self,
+        data: NTPData,
+        W0: Array,
+        optimizer: optim.Optimizer,
+        batch_size: int | None = None,
+        rng: np.random.Generator | None = None,
+        sampling: str = "sequences",
+    ) -> None:
+        self.data, self.opt, self.W = data, optimizer, W0
         self.M = np.zeros_like(W0)
         self.Q = np.zeros_like(W0)
         self.powers = np.ones(2)  # [b1^k, b2^k] after k steps
+        self.H, self.HT, self.PT, self.pi, self.P = map(_own, (data.H, data.H.T, data.P.T, data.pi, data.P))
+        self.batch_size, self.rng, self.sequences = batch_size or 0, rng, sampling == "sequences"
+        self.LT = np.empty((W0.shape[0], data.V, 0)) if batch_size else _logits(W0, self.HT)
+        self.macs_per_step = 2 * W0.shape[0] * (batch_size or data.m) * data.V * data.d
+
+    def draw(self, n: int) -> tuple[Array, Array]:
+        """Contexts and tokens (-1: none) of the next ``n`` steps, ``(n, trials, batch_size)``.
+
+        ``rng.random((n, 2, trials, B))`` is the per-step stream (contexts, then tokens).
+        """
+        shape = (n, self.W.shape[0], self.batch_size)
+        if not self.batch_size:
+            return np.empty(shape, dtype=np.int64), np.empty(shape, dtype=np.int64)
+        if self.sequences:
+            u = self.rng.random((n, 2, *shape[1:]))
+            j, z = sample_indices(self.data, u[:, 0], u[:, 1])
+        else:
+            j, _ = sample_indices(self.data, self.rng.random(shape), None)
+            z = np.full(shape, -1)
+        return np.ascontiguousarray(j, dtype=np.int64), np.ascontiguousarray(z, dtype=np.int64)
+
+    def advance(self, n: int) -> tuple[int, int, int]:
+        contexts, tokens = self.draw(n)
+        b1, b2 = self.opt.betas
+        return _loops().weight_steps(
+            self.W, self.M, self.Q, self.LT, self.H, self.HT, self.PT, self.pi, self.P, contexts, tokens,
+            _rule(self.opt.name), self.opt.lr, b1, b2, self.opt.eps, self.powers,
+        )  # fmt: skip
 
     def iterate(self) -> Array:
         return self.W
-
-
-class _WeightForm(_Iterates):
-    """Full-batch steps on the iterate itself (any rule)."""
-
-    def __init__(self, data: NTPData, W0: Array, optimizer: optim.Optimizer) -> None:
-        super().__init__(W0, optimizer)
-        self.H = _own(data.H)
-        self.HT = _own(data.H.T)
-        self.PT = _own(data.P.T)
-        self.pi = _own(data.pi)
-        self.LT = np.empty((W0.shape[0], data.V, data.m))
-        for t in range(W0.shape[0]):
-            _loops().matmul_into(W0[t], self.HT, self.LT[t])
-        self.macs_per_step = 2 * W0.shape[0] * data.V * data.m * data.d
-
-    def advance(self, n: int) -> tuple[int, int, int]:
-        b1, b2 = self.opt.betas
-        return _loops().weight_steps(
-            self.W, self.M, self.Q, self.LT, self.H, self.HT, self.PT, self.pi,
-            _rule(self.opt.name), self.opt.lr, b1, b2, self.opt.eps, self.powers, n,
-        )  # fmt: skip
 
 
 class _LogitForm:
@@ -136,9 +157,7 @@ class _LogitForm:
         self.pi = _own(data.pi)
         self.opt = optimizer
         self.W0 = W0
-        self.LT = np.empty((W0.shape[0], data.V, data.m))
-        for t in range(W0.shape[0]):
-            _loops().matmul_into(W0[t], HT, self.LT[t])
+        self.LT = _logits(W0, HT)
         self.S = np.zeros_like(self.LT)
         self.macs_per_step = W0.shape[0] * data.V * data.m * data.m
 
@@ -154,50 +173,6 @@ class _LogitForm:
             _loops().matmul_into(self.S[t], self.H, W[t])
         np.subtract(self.W0, W, out=W)
         return W
-
-
-class _SampledForm(_Iterates):
-    """Steps on stochastic gradients; the samples drawn per chunk, in the per-step order."""
-
-    def __init__(
-        self,
-        data: NTPData,
-        W0: Array,
-        optimizer: optim.Optimizer,
-        batch_size: int,
-        rng: np.random.Generator,
-        sampling: str,
-    ) -> None:
-        super().__init__(W0, optimizer)
-        self.data = data
-        self.H = _own(data.H)
-        self.P = _own(data.P)
-        self.batch_size = batch_size
-        self.rng = rng
-        self.sequences = sampling == "sequences"
-        self.macs_per_step = 2 * W0.shape[0] * batch_size * data.V * data.d
-
-    def draw(self, n: int) -> tuple[Array, Array]:
-        """Contexts and tokens (-1: none) of the next ``n`` steps, ``(n, trials, batch_size)``.
-
-        ``rng.random((n, 2, trials, B))`` is the per-step callable's stream (contexts, then tokens).
-        """
-        shape = (n, self.W.shape[0], self.batch_size)
-        if self.sequences:
-            u = self.rng.random((n, 2, *shape[1:]))
-            j, z = sample_indices(self.data, u[:, 0], u[:, 1])
-        else:
-            j, _ = sample_indices(self.data, self.rng.random(shape), None)
-            z = np.full(shape, -1)
-        return np.ascontiguousarray(j, dtype=np.int64), np.ascontiguousarray(z, dtype=np.int64)
-
-    def advance(self, n: int) -> tuple[int, int, int]:
-        contexts, tokens = self.draw(n)
-        b1, b2 = self.opt.betas
-        return _loops().sampled_steps(
-            self.W, self.M, self.Q, self.H, self.P, contexts, tokens,
-            _rule(self.opt.name), self.opt.lr, b1, b2, self.opt.eps, self.powers,
-        )  # fmt: skip
 
 
 def checked_start(data: NTPData, W0: ArrayLike) -> Array:
@@ -264,12 +239,10 @@ def run_decoder(
     batch_shape = W.shape[:-2]
     W = np.array(W.reshape(-1, data.V, data.d), dtype=float, order="C", copy=True)
     recorder = optim.Recorder(n_iter, record, record_at, optimizer.label(), progress)
-    if batch_size is not None:
-        form = _SampledForm(data, W, optimizer, batch_size, rng, sampling)
-    elif uses_logit_form(data, optimizer, batch_size):
+    if uses_logit_form(data, optimizer, batch_size):
         form = _LogitForm(data, W, optimizer)
     else:
-        form = _WeightForm(data, W, optimizer)
+        form = _WeightForm(data, W, optimizer, batch_size, rng, sampling)
     chunk = max(1, settings.DESCENT_CHUNK_MACS // max(1, form.macs_per_step))
 
     def current() -> Array:
@@ -303,5 +276,4 @@ def compile_kernels() -> None:
     data = NTPData(H=np.eye(2), pi=[0.5, 0.5], P=[[0.5, 0.5], [0.25, 0.75]])
     W0 = np.zeros((2, 2))
     run_decoder(data, optim.gd(0.1), 2, W0)  # logit form (m <= d)
-    run_decoder(data, optim.adam(0.1), 2, W0)  # weight form
-    run_decoder(data, optim.sgd(0.1), 2, W0, batch_size=1)  # sampled gradients
+    run_decoder(data, optim.adam(0.1), 2, W0)  # weight form (and sampled gradients: one signature)

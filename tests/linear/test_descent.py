@@ -209,7 +209,7 @@ def test_compile_kernels_runs_every_form(monkeypatch):
     real = descent.uses_logit_form
     monkeypatch.setattr(descent, "uses_logit_form", lambda *a: forms.append(real(*a)) or forms[-1])
     descent.compile_kernels()
-    assert forms == [True, False]  # and the sampled form, which does not ask
+    assert forms == [True, False]
 
 
 # --- the kernels' pieces ----------------------------------------------------------------------
