@@ -113,17 +113,20 @@ def exp_nonpositive(x: float) -> float:
 
 
 @jit
-def _pair_into(A: np.ndarray, B: np.ndarray, out: np.ndarray, v: int) -> None:
-    """Rows ``v`` and ``v + 1`` of ``out = A @ B``, each entry summed over ``k`` in order."""
+def _pair_into(A: np.ndarray, B: np.ndarray, out: np.ndarray, v: int, w: int) -> None:
+    """Rows ``v`` and ``w`` of ``out = A @ B``, each entry summed over ``k`` in order.
+
+    ``w = v`` computes one row: both accumulators then hold the same floats.
+    """
     k, n = B.shape
-    o0, o1 = out[v], out[v + 1]
+    o0, o1 = out[v], out[w]
     for i in range(n):
         o0[i] = 0.0
         o1[i] = 0.0
     c = 0
     while c + 3 < k:
         p0, p1, p2, p3 = A[v, c], A[v, c + 1], A[v, c + 2], A[v, c + 3]
-        q0, q1, q2, q3 = A[v + 1, c], A[v + 1, c + 1], A[v + 1, c + 2], A[v + 1, c + 3]
+        q0, q1, q2, q3 = A[w, c], A[w, c + 1], A[w, c + 2], A[w, c + 3]
         b0, b1, b2, b3 = B[c], B[c + 1], B[c + 2], B[c + 3]
         for i in range(n):
             x = o0[i]
@@ -140,36 +143,11 @@ def _pair_into(A: np.ndarray, B: np.ndarray, out: np.ndarray, v: int) -> None:
             o1[i] = y
         c += 4
     while c < k:
-        p0, q0, b0 = A[v, c], A[v + 1, c], B[c]
+        p0, q0, b0 = A[v, c], A[w, c], B[c]
         for i in range(n):
-            o0[i] += p0 * b0[i]
+            x = o0[i] + p0 * b0[i]
             o1[i] += q0 * b0[i]
-        c += 1
-
-
-@jit
-def _row_into(A: np.ndarray, B: np.ndarray, out: np.ndarray, v: int) -> None:
-    """Row ``v`` of ``out = A @ B``, each entry summed over ``k`` in order."""
-    k, n = B.shape
-    o0 = out[v]
-    for i in range(n):
-        o0[i] = 0.0
-    c = 0
-    while c + 3 < k:
-        p0, p1, p2, p3 = A[v, c], A[v, c + 1], A[v, c + 2], A[v, c + 3]
-        b0, b1, b2, b3 = B[c], B[c + 1], B[c + 2], B[c + 3]
-        for i in range(n):
-            x = o0[i]
-            x += p0 * b0[i]
-            x += p1 * b1[i]
-            x += p2 * b2[i]
-            x += p3 * b3[i]
             o0[i] = x
-        c += 4
-    while c < k:
-        p0, b0 = A[v, c], B[c]
-        for i in range(n):
-            o0[i] += p0 * b0[i]
         c += 1
 
 
@@ -182,9 +160,9 @@ def matmul_into(A: np.ndarray, B: np.ndarray, out: np.ndarray) -> None:
     """
     r = A.shape[0]
     for v in range(0, r - 1, 2):
-        _pair_into(A, B, out, v)
+        _pair_into(A, B, out, v, v + 1)
     if r % 2:
-        _row_into(A, B, out, r - 1)
+        _pair_into(A, B, out, r - 1, r - 1)
 
 
 @jit
@@ -289,14 +267,10 @@ def _apply_rule(
         status, f, s = _normalization(G, lr, eps)
         if status != OK:
             return status
-        for v in range(V):
+        for v in range(V):  # x / s = x exactly for s = 1
             w, g = W[v], G[v]
-            if s == 1.0:
-                for c in range(d):
-                    w[c] -= g[c] * f
-            else:
-                for c in range(d):
-                    w[c] -= (g[c] / s) * f
+            for c in range(d):
+                w[c] -= (g[c] / s) * f
     else:
         c1, c2 = 1.0 - b1, 1.0 - b2
         s1, s2 = lr / (1.0 - b1_pow), 1.0 / (1.0 - b2_pow)
@@ -353,16 +327,10 @@ def logit_steps(
                     if status != OK:
                         return status, step, t
             L, St = LT[t], S[t]
-            if s == 1.0:
-                for v in range(V):
-                    for i in range(m):
-                        L[v, i] -= OT[v, i] * f
-                        St[v, i] += ET[v, i] * f
-            else:
-                for v in range(V):
-                    for i in range(m):
-                        L[v, i] -= (OT[v, i] / s) * f
-                        St[v, i] += (ET[v, i] / s) * f
+            for v in range(V):  # x / s = x exactly for s = 1
+                for i in range(m):
+                    L[v, i] -= (OT[v, i] / s) * f
+                    St[v, i] += (ET[v, i] / s) * f
     return OK, n_steps, 0
 
 
