@@ -369,10 +369,8 @@ class _Stepper:
     def _ngd_step(self, W: Array, g: Array) -> None:
         """``W -= lr g / (||g||_F + eps)`` per batch element, without overflow or underflow.
 
-        The plain norm overflows for entries above about 1e154 and underflows below about
-        1e-154; batch elements whose plain norm lies outside ``[sqrt(tiny), inf)`` are divided by
-        ``s = max |g|`` first. A non-finite entry raises :class:`SolverError`, and so does an
-        exactly zero gradient when ``eps = 0``.
+        Where the norm of ``g`` leaves float64's range, that of ``g / max |g|``; raises on a
+        non-finite entry, or a zero ``g`` with ``eps = 0``.
         """
         rows = g.reshape(-1, g.size // max(1, math.prod(self.batch_shape)))
         norm = np.sqrt(einsum("ik,ik->i", rows, rows))  # no BLAS: the same bits on every CPU

@@ -207,12 +207,10 @@ def _sum_of_products(X: np.ndarray, Y: np.ndarray) -> float:
 
 @jit
 def _normalization(G: np.ndarray, lr: float, eps: float) -> tuple[int, float, float]:
-    """``(status, f, s)`` of normalized GD's step ``-(G / s) f`` with ``f = lr / (||G / s|| + eps / s)``.
+    """``(status, f, s)`` of normalized GD's step ``-(G / s) f``, ``f = lr / (||G / s|| + eps / s)``.
 
-    ``s = 1`` where the sum of squares is safely inside float64's range, else ``s = max |G|``
-    (the rule of :func:`ntpnb.optim.run`: the step is ``lr`` long whatever the scale of ``G``).
-    Status :data:`ZERO_GRADIENT` for an exactly zero ``G`` with ``eps = 0`` (with ``eps > 0``
-    the step is zero), :data:`NONFINITE_GRADIENT` for a non-finite entry.
+    ``s = 1`` where the sum of squares is safely inside float64's range, else ``s = max |G|``.
+    An exactly zero ``G`` is a zero step with ``eps > 0``, :data:`ZERO_GRADIENT` with ``eps = 0``.
     """
     sq = _sum_of_products(G, G)
     if sq >= _SQ_MIN and sq <= _SQ_MAX:
@@ -250,12 +248,10 @@ def _apply_rule(
     b1_pow: float,
     b2_pow: float,
 ) -> int:
-    """One update of ``W`` (``V x d``) from its gradient ``G``, the rules of :func:`ntpnb.optim.run`.
+    """One update of ``W`` (``V x d``) from its gradient ``G`` by the rules of :mod:`ntpnb.optim`.
 
-    GD: ``W - lr G``; normalized GD: ``W - (G / s) f`` (:func:`_normalization`); Adam:
-    ``W - lr mhat / (sqrt(vhat) + eps)`` with ``mhat = M / (1 - b1^k)``,
-    ``vhat = Q / (1 - b2^k)``, the moments ``M``, ``Q`` updated in place and ``b1_pow = b1^k``,
-    ``b2_pow = b2^k`` at step ``k`` (``scratch``: a row of the shape of ``W``'s).
+    Adam's moments ``M``, ``Q`` are updated in place; ``b1_pow = b1^k``, ``b2_pow = b2^k`` at step
+    ``k``; ``scratch`` holds a row of ``W``.
     """
     V, d = W.shape
     if rule == GD:
