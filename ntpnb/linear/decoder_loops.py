@@ -331,54 +331,6 @@ def logit_steps(
 
 
 @jit
-def _sampled_gradient(
-    W: np.ndarray, H: np.ndarray, P: np.ndarray, contexts: np.ndarray, tokens: np.ndarray, R: np.ndarray,
-    G: np.ndarray,
-) -> None:  # fmt: skip
-    """``G = (1/B) sum_s (softmax(W h_js) - target_s) h_js^T`` over the ``B`` samples of one step.
-
-    ``target_s`` is ``e_z`` for a sampled token ``z = tokens[s] >= 0``, else ``P[j_s]``; ``R``
-    ``(B, V)`` is scratch for the residuals.
-    """
-    V, d = W.shape
-    B = contexts.shape[0]
-    for s in range(B):
-        h = H[contexts[s]]
-        r = R[s]
-        top = -math.inf
-        for v in range(V):
-            z = 0.0
-            for c in range(d):
-                z += W[v, c] * h[c]
-            r[v] = z
-            if z > top:
-                top = z
-        total = 0.0
-        for v in range(V):
-            e = exp_nonpositive(r[v] - top)
-            r[v] = e
-            total += e
-        inv = 1.0 / total
-        z = tokens[s]
-        for v in range(V):
-            r[v] *= inv
-            if z < 0:
-                r[v] -= P[contexts[s], v]
-        if z >= 0:
-            r[z] -= 1.0
-    for v in range(V):
-        for c in range(d):
-            G[v, c] = 0.0
-        for s in range(B):
-            a = R[s, v]
-            h = H[contexts[s]]
-            for c in range(d):
-                G[v, c] += a * h[c]
-        for c in range(d):
-            G[v, c] /= B
-
-
-@jit
 def weight_steps(
     W: np.ndarray,
     M: np.ndarray,
@@ -404,17 +356,19 @@ def weight_steps(
     after ``k`` steps (Adam). ``contexts`` ``(n_steps, b, B)``: the sampled contexts of each step
     and trial, ``tokens`` of the same shape the sampled next tokens (the per-sample loss over
     sequences), or all ``-1`` for the whole next-token distributions ``P[j]`` (sampling distinct
-    contexts): the gradient is :func:`_sampled_gradient`'s. With ``B = 0`` the steps are
-    full-batch: ``LT`` ``(b, V, m)`` must hold ``W H^T`` transposed on entry and holds it on return.
-    All updated in place. Returns ``(status, step, trial)`` as :func:`logit_steps`.
+    contexts); the gradient is ``(1/B) sum_s (softmax(W h_js) - target_s) h_js^T``. With ``B = 0``
+    the steps are full-batch: ``LT`` ``(b, V, m)`` must hold ``W H^T`` transposed on entry and holds
+    it on return. All updated in place. Returns ``(status, step, trial)`` as :func:`logit_steps`.
     """
     nb, V, d = W.shape
     n_steps, B = contexts.shape[0], contexts.shape[2]
-    m = H.shape[0]
-    ET = np.empty((V, m))
-    R = np.empty((B, V))  # residuals, one row per sample
+    n = B if B else H.shape[0]  # the residual's columns: the samples, or every context
+    ET = np.empty((V, n))
     G = np.empty((V, d))
-    work = np.empty((2, max(m, d)))
+    work = np.empty((2, max(n, d)))
+    # the samples' embeddings (both layouts), targets and logits (columns), and their weights
+    Hs, HsT, TT, LTs = np.empty((B, d)), np.empty((d, B)), np.empty((V, B)), np.empty((V, B))
+    ones = np.ones(B)
     for step in range(n_steps):
         powers[0] *= b1
         powers[1] *= b2
@@ -423,7 +377,19 @@ def weight_steps(
                 softmax_residual(LT[t], PT, pi, ET, work)
                 matmul_into(ET, H, G)
             else:
-                _sampled_gradient(W[t], H, P, contexts[step, t], tokens[step, t], R, G)
+                for s in range(B):
+                    j, z = contexts[step, t, s], tokens[step, t, s]
+                    for c in range(d):
+                        Hs[s, c] = H[j, c]
+                        HsT[c, s] = H[j, c]
+                    for v in range(V):
+                        TT[v, s] = P[j, v] if z < 0 else (1.0 if v == z else 0.0)
+                matmul_into(W[t], HsT, LTs)
+                softmax_residual(LTs, TT, ones, ET, work)
+                matmul_into(ET, Hs, G)
+                for v in range(V):
+                    for c in range(d):
+                        G[v, c] /= B
             status = _apply_rule(W[t], G, M[t], Q[t], work[0], rule, lr, b1, b2, eps, powers[0], powers[1])
             if status != OK:
                 return status, step, t
