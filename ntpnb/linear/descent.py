@@ -12,13 +12,13 @@ call, each with the floats it gets alone.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Mapping
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from .. import optim, settings
-from ..compiled import kernel_module
 from ..errors import InvalidDataError
 from ..validation import as_count, as_float, as_generator, read_only_view
 from .ntp_data import NTPData, require_data
@@ -40,8 +40,8 @@ SAMPLING_KINDS: tuple[str, ...] = ("sequences", "contexts")
 
 
 def _loops():
-    """:mod:`~ntpnb.linear.decoder_loops`, loaded when first needed (:func:`ntpnb.compiled.kernel_module`)."""
-    return kernel_module(".decoder_loops", __package__)
+    """:mod:`~ntpnb.linear.decoder_loops`, imported (and compiled) when first needed."""
+    return importlib.import_module(".decoder_loops", __package__)
 
 
 def _rule(name: str) -> int:
