@@ -247,10 +247,7 @@ def _stack_records(records: list[dict[str, Array]]) -> dict[str, Array]:
             raise InvalidDataError(
                 f"record returned different names at different iterations: {names}, {list(rec)}"
             )
-    out = {}
-    for name in names:
-        out[name] = frozen(np.stack([rec[name] for rec in records]), order="K")
-    return out
+    return {name: frozen(np.stack([rec[name] for rec in records]), order="K") for name in names}
 
 
 def batch_element(row: int, batch_shape: tuple[int, ...]) -> str:

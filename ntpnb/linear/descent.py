@@ -237,7 +237,7 @@ def run_decoder(
         batch_size = check_sampling(batch_size, sampling)
     rng = as_generator(seed)
     batch_shape = W.shape[:-2]
-    W = np.array(W.reshape(-1, data.V, data.d), dtype=float, order="C", copy=True)
+    W = _own(W.reshape(-1, data.V, data.d))
     recorder = optim.Recorder(n_iter, record, record_at, optimizer.label(), progress)
     if uses_logit_form(data, optimizer, batch_size):
         form = _LogitForm(data, W, optimizer)
