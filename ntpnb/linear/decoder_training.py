@@ -25,7 +25,7 @@ from numpy.typing import ArrayLike
 
 from .. import optim
 from ..validation import as_generator
-from .descent import SAMPLING_KINDS, check_sampling, checked_start, run_decoder
+from .descent import check_sampling, checked_start, run_decoder
 from .loss import entropy, kl_divergence
 from .max_margin import ntp_svm
 from .ntp_data import NTPData, require_data
@@ -37,7 +37,6 @@ __all__ = [
     "tracker",
     "train",
     "TRACKED",
-    "SAMPLING_KINDS",
 ]
 
 Array = np.ndarray

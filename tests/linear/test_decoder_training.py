@@ -9,6 +9,7 @@ import ntpnb as ntp
 from ntpnb import optim
 from ntpnb.errors import InvalidDataError
 from ntpnb.linear import decoder_training as training
+from ntpnb.linear.descent import SAMPLING_KINDS
 
 from helpers import gradient_fn, random_data, sampled_gradient_fn
 
@@ -35,7 +36,7 @@ def test_gradient_fn_is_finite_at_huge_norms(data):
     np.testing.assert_allclose(grad(W), ntp.ce_grad(data, W), atol=1e-12)
 
 
-@pytest.mark.parametrize("sampling", training.SAMPLING_KINDS)
+@pytest.mark.parametrize("sampling", SAMPLING_KINDS)
 def test_sampled_gradients_are_unbiased(data, sampling):
     """The mean of many stochastic gradients is the full gradient (within Monte Carlo error)."""
     W = np.random.default_rng(2).standard_normal((data.V, data.d))
