@@ -201,10 +201,6 @@ class Trace:
         """The recorded values of ``name``."""
         return self.values[name]
 
-    def final(self, name: str) -> Array:
-        """The value of ``name`` at the last recorded iteration."""
-        return self.values[name][-1]
-
 
 def lecun_init(shape: tuple[int, ...], fan_in: int, seed: int | np.random.Generator) -> Array:
     """LeCun normal initialization: i.i.d. ``N(0, 1 / fan_in)`` entries, seeded.
