@@ -1,13 +1,12 @@
 """First-order training of the linear decoder through compiled loops: ``optim.run`` for Paper A's loss.
 
-:func:`run_decoder` computes what :func:`ntpnb.optim.run` computes on the gradient of the
-loss, Eq. (2) of Paper A (or, with ``batch_size``, on stochastic gradients from samples drawn
-per step: :data:`SAMPLING_KINDS`), to rounding, with the same records, checks and errors; but
-in chunks of steps inside the compiled loops of :mod:`.decoder_loops`. Full-batch GD and
-normalized GD with ``m <= d`` run in the *logit form* (``K = H H^T`` then has full rank for
-embeddings in general position, so the gradient's norm is well conditioned), the rest in the
-*weight form* (see :mod:`~ntpnb.linear.decoder_loops`). Trials (leading batch axes of ``W0``) run in one
-call, each with the floats it gets alone.
+:func:`run_decoder` computes what :func:`ntpnb.optim.run` computes on the gradient of Eq. (2)
+of Paper A (or on stochastic gradients: :data:`SAMPLING_KINDS`), to rounding, with the same
+records, checks and errors, in chunks of steps inside the compiled loops of :mod:`.decoder_loops`:
+in their *logit form* where :func:`uses_logit_form` (``K = H H^T`` then has full rank for
+embeddings in general position, so the gradient's norm is well conditioned), else in their
+*weight form*. Trials (leading batch axes of ``W0``) run in one call, each with the floats it
+gets alone.
 """
 
 from __future__ import annotations
