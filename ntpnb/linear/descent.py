@@ -144,19 +144,13 @@ class _WeightForm:
         return self.W
 
 
-class _LogitForm:
-    """Full-batch GD or normalized GD on the logits; the iterate formed where it is asked for."""
+class _LogitForm(_WeightForm):
+    """Full-batch GD or normalized GD on the logits; the iterate (``W`` stays ``W0``) formed where asked."""
 
     def __init__(self, data: NTPData, W0: Array, optimizer: optim.Optimizer) -> None:
-        self.H = _own(data.H)
-        HT = _own(data.H.T)
+        super().__init__(data, W0, optimizer)
         self.K = np.empty((data.m, data.m))
-        _loops().matmul_into(self.H, HT, self.K)
-        self.PT = _own(data.P.T)
-        self.pi = _own(data.pi)
-        self.opt = optimizer
-        self.W0 = W0
-        self.LT = _logits(W0, HT)
+        _loops().matmul_into(self.H, self.HT, self.K)
         self.S = np.zeros_like(self.LT)
         self.macs_per_step = W0.shape[0] * data.V * data.m * data.m
 
@@ -167,10 +161,10 @@ class _LogitForm:
         )  # fmt: skip
 
     def iterate(self) -> Array:
-        W = np.empty_like(self.W0)
+        W = np.empty_like(self.W)
         for t in range(W.shape[0]):
             _loops().matmul_into(self.S[t], self.H, W[t])
-        np.subtract(self.W0, W, out=W)
+        np.subtract(self.W, W, out=W)
         return W
 
 
