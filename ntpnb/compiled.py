@@ -7,19 +7,17 @@ sum), calling no BLAS and starting no thread: every CPU computes the same floats
 of a batch the floats it gets alone. Each kernel is tested against a numpy reference.
 
 ``import ntpnb`` does not import numba (half a second): a module of kernels is compiled by
-:func:`jit` on import and loaded by its callers with :func:`kernel_module` when first needed; a
-kernel called only from Python may use :func:`jit_on_first_call` instead.
+:func:`jit` on import and imported by its callers (``importlib.import_module``) when first needed;
+a kernel called only from Python may use :func:`jit_on_first_call` instead.
 """
 
 from __future__ import annotations
 
 import functools
-import importlib
 from collections.abc import Callable
-from types import ModuleType
 from typing import TypeVar
 
-__all__ = ["jit", "jit_on_first_call", "kernel_module"]
+__all__ = ["jit", "jit_on_first_call"]
 
 F = TypeVar("F", bound=Callable)
 
@@ -44,8 +42,3 @@ def jit_on_first_call(function: F) -> F:
         return call.__dict__["kernel"](*args)
 
     return call  # type: ignore[return-value]
-
-
-def kernel_module(name: str, package: str) -> ModuleType:
-    """The kernel module ``name`` (relative to ``package``), imported the first time it is asked for."""
-    return importlib.import_module(name, package)

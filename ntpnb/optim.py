@@ -201,10 +201,6 @@ class Trace:
         """The recorded values of ``name``."""
         return self.values[name]
 
-    def final(self, name: str) -> Array:
-        """The value of ``name`` at the last recorded iteration."""
-        return self.values[name][-1]
-
 
 def lecun_init(shape: tuple[int, ...], fan_in: int, seed: int | np.random.Generator) -> Array:
     """LeCun normal initialization: i.i.d. ``N(0, 1 / fan_in)`` entries, seeded.
@@ -247,10 +243,7 @@ def _stack_records(records: list[dict[str, Array]]) -> dict[str, Array]:
             raise InvalidDataError(
                 f"record returned different names at different iterations: {names}, {list(rec)}"
             )
-    out = {}
-    for name in names:
-        out[name] = frozen(np.stack([rec[name] for rec in records]), order="K")
-    return out
+    return {name: frozen(np.stack([rec[name] for rec in records]), order="K") for name in names}
 
 
 def batch_element(row: int, batch_shape: tuple[int, ...]) -> str:
@@ -369,10 +362,8 @@ class _Stepper:
     def _ngd_step(self, W: Array, g: Array) -> None:
         """``W -= lr g / (||g||_F + eps)`` per batch element, without overflow or underflow.
 
-        The plain norm overflows for entries above about 1e154 and underflows below about
-        1e-154; batch elements whose plain norm lies outside ``[sqrt(tiny), inf)`` are divided by
-        ``s = max |g|`` first. A non-finite entry raises :class:`SolverError`, and so does an
-        exactly zero gradient when ``eps = 0``.
+        Where the norm of ``g`` leaves float64's range, that of ``g / max |g|``; raises on a
+        non-finite entry, or a zero ``g`` with ``eps = 0``.
         """
         rows = g.reshape(-1, g.size // max(1, math.prod(self.batch_shape)))
         norm = np.sqrt(einsum("ik,ik->i", rows, rows))  # no BLAS: the same bits on every CPU

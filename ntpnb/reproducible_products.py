@@ -64,18 +64,12 @@ def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def matvec(a: np.ndarray, x: np.ndarray) -> np.ndarray:
     """``(a @ x[..., None])[..., 0]`` for ``(..., m, k)`` and ``(..., k)`` float arrays."""
-    k = _check_inner(a, x, a.shape[-1], x.shape[-1])
-    if k == 0:
-        return np.zeros(np.broadcast_shapes(a.shape[:-1], (*x.shape[:-1], 1)))
-    return dot_sum((a[..., :, j], x[..., None, j]) for j in range(k))
+    return matmul(a, x[..., None])[..., 0]
 
 
 def vecmat(x: np.ndarray, a: np.ndarray) -> np.ndarray:
     """``(x[..., None, :] @ a)[..., 0, :]`` for ``(..., m)`` and ``(..., m, k)`` float arrays."""
-    m = _check_inner(x, a, x.shape[-1], a.shape[-2])
-    if m == 0:
-        return np.zeros(np.broadcast_shapes((*x.shape[:-1], 1), (*a.shape[:-2], a.shape[-1])))
-    return dot_sum((x[..., j, None], a[..., j, :]) for j in range(m))
+    return matmul(x[..., None, :], a)[..., 0, :]
 
 
 def einsum(subscripts: str, *operands: np.ndarray) -> np.ndarray:

@@ -37,10 +37,11 @@ import ntpnb as ntp  # noqa: E402  (after NUMPY_BLAS)
 from ntpnb import attention as att  # noqa: E402
 from ntpnb import settings  # noqa: E402
 from ntpnb.errors import NotSeparableError  # noqa: E402
-from ntpnb.linear.decoder_training import gradient_fn  # noqa: E402
 from ntpnb.linear.descent import SAMPLING_KINDS, run_decoder  # noqa: E402
 from ntpnb.linear.recipes import TOY2D_SUPPORTS, dirichlet_on_supports  # noqa: E402
 from ntpnb.qp import active_mask  # noqa: E402
+
+from helpers import gradient_fn  # noqa: E402  (tests/ is this script's folder)
 
 #: Perturbed copies of the triangle instance of chapter 2 (Paper A's Fig. 1).
 N_TRIANGLES = 40

@@ -4,12 +4,18 @@ and the hypothesis strategies of the property-based tests."""
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 
 import numpy as np
 from hypothesis import settings as settings_
 from hypothesis import strategies as st
 
 import ntpnb as ntp
+from ntpnb.linear.descent import check_sampling, sample_indices
+from ntpnb.reproducible_products import einsum
+from ntpnb.validation import as_generator
+
+Array = np.ndarray
 
 
 def random_data(m: int, d: int, V: int, S: int, seed: int) -> ntp.NTPData:
@@ -79,3 +85,78 @@ def instances(draw, max_m: int = 6, max_d: int = 5, max_V: int = 6) -> ntp.NTPDa
 
 #: Decimal exponents of the scales the property-based tests multiply ``H`` by.
 log_scales = st.floats(-8.0, 8.0, allow_nan=False)
+
+
+# The gradients of the decoder in plain numpy: the reference of the compiled loops of
+# ntpnb.linear.descent (with ntpnb.optim.run).
+
+
+def _softmax_over_tokens(L: Array) -> Array:
+    """Softmax over axis -2 (tokens) of logits laid out ``(..., V, n)``, in place."""
+    L -= L.max(axis=-2, keepdims=True)
+    np.exp(L, out=L)
+    L /= L.sum(axis=-2, keepdims=True)
+    return L
+
+
+def gradient_fn(data: ntp.NTPData) -> Callable[[Array], Array]:
+    """The full-batch gradient of ``CE`` as a fast callable ``W -> grad CE(W)``.
+
+    ``grad CE(W) = sum_j pi_j (S(W h_j) - p_j) h_j^T = S(W H^T) (pi H) - P^T (pi H)``; the
+    constant pieces are computed once. ``W`` may carry leading batch axes. Agrees with
+    :func:`ntpnb.ce_grad` (tested), without its input validation.
+    """
+    HT = np.ascontiguousarray(data.H.T)
+    Hpi = data.pi[:, None] * data.H
+    G0 = einsum("mv,md->vd", data.P, Hpi)
+
+    def grad(W: Array) -> Array:
+        # no BLAS: the same floats on every CPU (see ntpnb.reproducible_products)
+        Q = _softmax_over_tokens(einsum("...vd,dm->...vm", W, HT))
+        g = einsum("...vm,md->...vd", Q, Hpi)
+        g -= G0
+        return g
+
+    return grad
+
+
+def sampled_gradient_fn(
+    data: ntp.NTPData,
+    batch_size: int,
+    seed: int | np.random.Generator,
+    sampling: str = "sequences",
+) -> Callable[[Array], Array]:
+    """A stochastic gradient of ``CE`` from ``batch_size`` samples per step (footnote 8).
+
+    Parameters
+    ----------
+    seed
+        Seed or generator of the sampling; each call draws fresh samples.
+    sampling
+        ``"sequences"``: (context, token) pairs with context ``j ~ pi`` and token ``z ~ p_j``,
+        gradient ``mean_i (S(W h_{j_i}) - e_{z_i}) h_{j_i}^T`` (the per-sample loss (1));
+        ``"contexts"``: contexts ``j ~ pi``, gradient ``mean_i (S(W h_{j_i}) - p_{j_i}) h_{j_i}^T``
+        (terms of Eq. (2)). Both have expectation ``grad CE(W)``. With leading batch axes in
+        ``W``, each batch element draws its own samples.
+
+    Raises
+    ------
+    InvalidDataError
+        On a batch size below 1 or an unknown kind of sampling.
+    """
+    batch_size = check_sampling(batch_size, sampling)
+    rng = as_generator(seed)
+    H, P, V = data.H, data.P, data.V
+    eye = np.eye(V)
+
+    def grad(W: Array) -> Array:
+        shape = (*W.shape[:-2], batch_size)
+        u = rng.random(shape)
+        j, z = sample_indices(data, u, rng.random(shape) if sampling == "sequences" else None)
+        Hs = H[j]  # (..., B, d)
+        Q = _softmax_over_tokens(einsum("...vd,...bd->...vb", W, Hs))
+        target = eye[z] if sampling == "sequences" else P[j]  # (..., B, V)
+        Q -= np.swapaxes(target, -1, -2)
+        return einsum("...vb,...bd->...vd", Q, Hs) / batch_size
+
+    return grad

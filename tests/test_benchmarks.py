@@ -347,7 +347,8 @@ def test_every_solver_table_labels_its_exponent_with_its_count():
 def test_the_training_benchmark_times_both_papers_loops_at_tiny_sizes():
     from benchmarks import run, training
     from ntpnb import optim
-    from ntpnb.linear.decoder_training import gradient_fn
+
+    from helpers import gradient_fn
 
     sweeps = run.training_sizes(iterations=[5, 10], m=[4, 6], n=[4, 6])
     assert [b.count_label for b, _ in sweeps] == ["iterations", "m", "iterations", "samples n"]

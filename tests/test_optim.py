@@ -177,7 +177,7 @@ def test_recording_happens_on_the_grid_and_does_not_leak_the_iterate():
     assert len(seen) == 3
     np.testing.assert_array_equal(seen[0], W0)
     np.testing.assert_array_equal(seen[-1], trace.W)
-    assert trace.final("x") == trace.W[0, 0]
+    assert trace["x"][-1] == trace.W[0, 0]
 
 
 def test_w0_is_not_modified():

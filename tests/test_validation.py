@@ -15,7 +15,6 @@ from ntpnb.linear import condition_thresholds as thresholds
 from ntpnb.linear import corpus, sequences
 from ntpnb.linear.condition_thresholds import condition_trial
 from ntpnb.linear.corpus import decode_ids, stdlib_docstring_list
-from ntpnb.linear.decoder_training import sampled_gradient_fn
 from ntpnb.validation import (
     as_count,
     as_float,
@@ -26,6 +25,8 @@ from ntpnb.validation import (
     is_real,
     read_only_view,
 )
+
+from helpers import sampled_gradient_fn
 
 # ---------------------------------------------------------------------------------------------
 # Counts: a whole number, whatever its type; 5000.0 is the count 5000, 5000.5 is refused.

@@ -13,12 +13,12 @@ other than ``C E^T = I``); :func:`ntpnb.attention.batched_training.train` then r
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Mapping
 
 import numpy as np
 
 from .. import optim
-from ..compiled import kernel_module
 from ..errors import InvalidDataError
 from ..validation import as_count, read_only_view
 from .model import Problem
@@ -47,7 +47,7 @@ class CompiledStep:
     """
 
     def __init__(self, table: TokenTable) -> None:
-        self.kernels = kernel_module(".ngd_loops", __package__)
+        self.kernels = importlib.import_module(".ngd_loops", __package__)
         self.U = np.ascontiguousarray(table.U)
         k, d, B = self.U.shape
         self.B, self.d = B, d

@@ -44,7 +44,6 @@ __all__ = [
     "softmax_residual",
     "logit_steps",
     "weight_steps",
-    "sampled_steps",
 ]
 
 #: Update rules (GD and SGD share one).
@@ -114,17 +113,20 @@ def exp_nonpositive(x: float) -> float:
 
 
 @jit
-def _pair_into(A: np.ndarray, B: np.ndarray, out: np.ndarray, v: int) -> None:
-    """Rows ``v`` and ``v + 1`` of ``out = A @ B``, each entry summed over ``k`` in order."""
+def _pair_into(A: np.ndarray, B: np.ndarray, out: np.ndarray, v: int, w: int) -> None:
+    """Rows ``v`` and ``w`` of ``out = A @ B``, each entry summed over ``k`` in order.
+
+    ``w = v`` computes one row: both accumulators then hold the same floats.
+    """
     k, n = B.shape
-    o0, o1 = out[v], out[v + 1]
+    o0, o1 = out[v], out[w]
     for i in range(n):
         o0[i] = 0.0
         o1[i] = 0.0
     c = 0
     while c + 3 < k:
         p0, p1, p2, p3 = A[v, c], A[v, c + 1], A[v, c + 2], A[v, c + 3]
-        q0, q1, q2, q3 = A[v + 1, c], A[v + 1, c + 1], A[v + 1, c + 2], A[v + 1, c + 3]
+        q0, q1, q2, q3 = A[w, c], A[w, c + 1], A[w, c + 2], A[w, c + 3]
         b0, b1, b2, b3 = B[c], B[c + 1], B[c + 2], B[c + 3]
         for i in range(n):
             x = o0[i]
@@ -141,36 +143,11 @@ def _pair_into(A: np.ndarray, B: np.ndarray, out: np.ndarray, v: int) -> None:
             o1[i] = y
         c += 4
     while c < k:
-        p0, q0, b0 = A[v, c], A[v + 1, c], B[c]
+        p0, q0, b0 = A[v, c], A[w, c], B[c]
         for i in range(n):
-            o0[i] += p0 * b0[i]
+            x = o0[i] + p0 * b0[i]
             o1[i] += q0 * b0[i]
-        c += 1
-
-
-@jit
-def _row_into(A: np.ndarray, B: np.ndarray, out: np.ndarray, v: int) -> None:
-    """Row ``v`` of ``out = A @ B``, each entry summed over ``k`` in order."""
-    k, n = B.shape
-    o0 = out[v]
-    for i in range(n):
-        o0[i] = 0.0
-    c = 0
-    while c + 3 < k:
-        p0, p1, p2, p3 = A[v, c], A[v, c + 1], A[v, c + 2], A[v, c + 3]
-        b0, b1, b2, b3 = B[c], B[c + 1], B[c + 2], B[c + 3]
-        for i in range(n):
-            x = o0[i]
-            x += p0 * b0[i]
-            x += p1 * b1[i]
-            x += p2 * b2[i]
-            x += p3 * b3[i]
             o0[i] = x
-        c += 4
-    while c < k:
-        p0, b0 = A[v, c], B[c]
-        for i in range(n):
-            o0[i] += p0 * b0[i]
         c += 1
 
 
@@ -183,9 +160,9 @@ def matmul_into(A: np.ndarray, B: np.ndarray, out: np.ndarray) -> None:
     """
     r = A.shape[0]
     for v in range(0, r - 1, 2):
-        _pair_into(A, B, out, v)
+        _pair_into(A, B, out, v, v + 1)
     if r % 2:
-        _row_into(A, B, out, r - 1)
+        _pair_into(A, B, out, r - 1, r - 1)
 
 
 @jit
@@ -230,12 +207,10 @@ def _sum_of_products(X: np.ndarray, Y: np.ndarray) -> float:
 
 @jit
 def _normalization(G: np.ndarray, lr: float, eps: float) -> tuple[int, float, float]:
-    """``(status, f, s)`` of normalized GD's step ``-(G / s) f`` with ``f = lr / (||G / s|| + eps / s)``.
+    """``(status, f, s)`` of normalized GD's step ``-(G / s) f``, ``f = lr / (||G / s|| + eps / s)``.
 
-    ``s = 1`` where the sum of squares is safely inside float64's range, else ``s = max |G|``
-    (the rule of :func:`ntpnb.optim.run`: the step is ``lr`` long whatever the scale of ``G``).
-    Status :data:`ZERO_GRADIENT` for an exactly zero ``G`` with ``eps = 0`` (with ``eps > 0``
-    the step is zero), :data:`NONFINITE_GRADIENT` for a non-finite entry.
+    ``s = 1`` where the sum of squares is safely inside float64's range, else ``s = max |G|``.
+    An exactly zero ``G`` is a zero step with ``eps > 0``, :data:`ZERO_GRADIENT` with ``eps = 0``.
     """
     sq = _sum_of_products(G, G)
     if sq >= _SQ_MIN and sq <= _SQ_MAX:
@@ -273,12 +248,10 @@ def _apply_rule(
     b1_pow: float,
     b2_pow: float,
 ) -> int:
-    """One update of ``W`` (``V x d``) from its gradient ``G``, the rules of :func:`ntpnb.optim.run`.
+    """One update of ``W`` (``V x d``) from its gradient ``G`` by the rules of :mod:`ntpnb.optim`.
 
-    GD: ``W - lr G``; normalized GD: ``W - (G / s) f`` (:func:`_normalization`); Adam:
-    ``W - lr mhat / (sqrt(vhat) + eps)`` with ``mhat = M / (1 - b1^k)``,
-    ``vhat = Q / (1 - b2^k)``, the moments ``M``, ``Q`` updated in place and ``b1_pow = b1^k``,
-    ``b2_pow = b2^k`` at step ``k`` (``scratch``: a row of the shape of ``W``'s).
+    Adam's moments ``M``, ``Q`` are updated in place; ``b1_pow = b1^k``, ``b2_pow = b2^k`` at step
+    ``k``; ``scratch`` holds a row of ``W``.
     """
     V, d = W.shape
     if rule == GD:
@@ -290,14 +263,10 @@ def _apply_rule(
         status, f, s = _normalization(G, lr, eps)
         if status != OK:
             return status
-        for v in range(V):
+        for v in range(V):  # x / s = x exactly for s = 1
             w, g = W[v], G[v]
-            if s == 1.0:
-                for c in range(d):
-                    w[c] -= g[c] * f
-            else:
-                for c in range(d):
-                    w[c] -= (g[c] / s) * f
+            for c in range(d):
+                w[c] -= (g[c] / s) * f
     else:
         c1, c2 = 1.0 - b1, 1.0 - b2
         s1, s2 = lr / (1.0 - b1_pow), 1.0 / (1.0 - b2_pow)
@@ -354,16 +323,10 @@ def logit_steps(
                     if status != OK:
                         return status, step, t
             L, St = LT[t], S[t]
-            if s == 1.0:
-                for v in range(V):
-                    for i in range(m):
-                        L[v, i] -= OT[v, i] * f
-                        St[v, i] += ET[v, i] * f
-            else:
-                for v in range(V):
-                    for i in range(m):
-                        L[v, i] -= (OT[v, i] / s) * f
-                        St[v, i] += (ET[v, i] / s) * f
+            for v in range(V):  # x / s = x exactly for s = 1
+                for i in range(m):
+                    L[v, i] -= (OT[v, i] / s) * f
+                    St[v, i] += (ET[v, i] / s) * f
     return OK, n_steps, 0
 
 
@@ -377,45 +340,6 @@ def weight_steps(
     HT: np.ndarray,
     PT: np.ndarray,
     pi: np.ndarray,
-    rule: int,
-    lr: float,
-    b1: float,
-    b2: float,
-    eps: float,
-    powers: np.ndarray,
-    n_steps: int,
-) -> tuple[int, int, int]:
-    """``n_steps`` of full-batch GD, normalized GD or Adam in the weight form, on a batch of trials.
-
-    ``W``, ``M``, ``Q`` ``(b, V, d)``: the iterates and Adam's moments; ``LT`` ``(b, V, m)`` must
-    hold ``W H^T`` transposed on entry and holds it on return; ``powers = [b1^k, b2^k]`` after
-    ``k`` steps (Adam). All updated in place. Returns ``(status, step, trial)`` as
-    :func:`logit_steps`.
-    """
-    nb, V, d = W.shape
-    m = H.shape[0]
-    ET = np.empty((V, m))
-    G = np.empty((V, d))
-    work = np.empty((2, max(m, d)))
-    for step in range(n_steps):
-        powers[0] *= b1
-        powers[1] *= b2
-        for t in range(nb):
-            softmax_residual(LT[t], PT, pi, ET, work)
-            matmul_into(ET, H, G)
-            status = _apply_rule(W[t], G, M[t], Q[t], work[0], rule, lr, b1, b2, eps, powers[0], powers[1])
-            if status != OK:
-                return status, step, t
-            matmul_into(W[t], HT, LT[t])
-    return OK, n_steps, 0
-
-
-@jit
-def sampled_steps(
-    W: np.ndarray,
-    M: np.ndarray,
-    Q: np.ndarray,
-    H: np.ndarray,
     P: np.ndarray,
     contexts: np.ndarray,
     tokens: np.ndarray,
@@ -426,59 +350,49 @@ def sampled_steps(
     eps: float,
     powers: np.ndarray,
 ) -> tuple[int, int, int]:
-    """Steps on stochastic gradients from drawn samples, on a batch of trials (weight form).
+    """Steps of GD, normalized GD or Adam in the weight form on a batch of trials, one a row of ``contexts``.
 
-    ``contexts`` ``(n_steps, b, B)``: the sampled contexts of each step and trial; ``tokens``
-    the same shape: the sampled next tokens (the per-sample loss over sequences), or all ``-1``
-    for the whole next-token distributions ``P[j]`` (sampling distinct contexts). The gradient
-    of a step is ``(1/B) sum_s (softmax(W h_js) - target_s) h_js^T``. Arguments otherwise as
-    :func:`weight_steps`.
+    ``W``, ``M``, ``Q`` ``(b, V, d)``: the iterates and Adam's moments; ``powers = [b1^k, b2^k]``
+    after ``k`` steps (Adam). ``contexts`` ``(n_steps, b, B)``: the sampled contexts of each step
+    and trial, ``tokens`` of the same shape the sampled next tokens (the per-sample loss over
+    sequences), or all ``-1`` for the whole next-token distributions ``P[j]`` (sampling distinct
+    contexts); the gradient is ``(1/B) sum_s (softmax(W h_js) - target_s) h_js^T``. With ``B = 0``
+    the steps are full-batch: ``LT`` ``(b, V, m)`` must hold ``W H^T`` transposed on entry and holds
+    it on return. All updated in place. Returns ``(status, step, trial)`` as :func:`logit_steps`.
     """
-    n_steps, nb, B = contexts.shape
-    V, d = W.shape[1], W.shape[2]
-    R = np.empty((B, V))  # residuals, one row per sample
+    nb, V, d = W.shape
+    n_steps, B = contexts.shape[0], contexts.shape[2]
+    n = B if B else H.shape[0]  # the residual's columns: the samples, or every context
+    ET = np.empty((V, n))
     G = np.empty((V, d))
-    scratch = np.empty(d)
+    work = np.empty((2, max(n, d)))
+    # the samples' embeddings (both layouts), targets and logits (columns), and their weights
+    Hs, HsT, TT, LTs = np.empty((B, d)), np.empty((d, B)), np.empty((V, B)), np.empty((V, B))
+    ones = np.ones(B)
     for step in range(n_steps):
         powers[0] *= b1
         powers[1] *= b2
         for t in range(nb):
-            Wt = W[t]
-            for s in range(B):
-                h = H[contexts[step, t, s]]
-                r = R[s]
-                top = -math.inf
-                for v in range(V):
-                    z = 0.0
-                    for c in range(d):
-                        z += Wt[v, c] * h[c]
-                    r[v] = z
-                    if z > top:
-                        top = z
-                total = 0.0
-                for v in range(V):
-                    e = exp_nonpositive(r[v] - top)
-                    r[v] = e
-                    total += e
-                inv = 1.0 / total
-                z = tokens[step, t, s]
-                for v in range(V):
-                    r[v] *= inv
-                    if z < 0:
-                        r[v] -= P[contexts[step, t, s], v]
-                if z >= 0:
-                    r[z] -= 1.0
-            for v in range(V):
-                for c in range(d):
-                    G[v, c] = 0.0
+            if B == 0:
+                softmax_residual(LT[t], PT, pi, ET, work)
+                matmul_into(ET, H, G)
+            else:
                 for s in range(B):
-                    a = R[s, v]
-                    h = H[contexts[step, t, s]]
+                    j, z = contexts[step, t, s], tokens[step, t, s]
                     for c in range(d):
-                        G[v, c] += a * h[c]
-                for c in range(d):
-                    G[v, c] /= B
-            status = _apply_rule(Wt, G, M[t], Q[t], scratch, rule, lr, b1, b2, eps, powers[0], powers[1])
+                        Hs[s, c] = H[j, c]
+                        HsT[c, s] = H[j, c]
+                    for v in range(V):
+                        TT[v, s] = P[j, v] if z < 0 else (1.0 if v == z else 0.0)
+                matmul_into(W[t], HsT, LTs)
+                softmax_residual(LTs, TT, ones, ET, work)
+                matmul_into(ET, Hs, G)
+                for v in range(V):
+                    for c in range(d):
+                        G[v, c] /= B
+            status = _apply_rule(W[t], G, M[t], Q[t], work[0], rule, lr, b1, b2, eps, powers[0], powers[1])
             if status != OK:
                 return status, step, t
+            if B == 0:
+                matmul_into(W[t], HT, LT[t])
     return OK, n_steps, 0

@@ -12,11 +12,7 @@ iterations, the quantities of Lemma 2 and Theorem 2 (the panels of Figs. 1, 4 an
 * ``dist_F``: ``||P_F(W_k) - W*||_F``.
 
 ``W*``, ``W^mm`` and the basis of F are computed once per data set (:func:`limits`). The steps
-run in :func:`ntpnb.linear.descent.run_decoder`'s compiled loops; :func:`gradient_fn` and
-:func:`sampled_gradient_fn` are the same gradients in plain numpy (for :func:`ntpnb.optim.run`,
-and the compiled loops' test reference). Of the two stochastic gradients of footnote 8
-(:func:`sampled_gradient_fn`), both unbiased, only ``"contexts"`` vanishes where the softmax
-matches every ``p_j`` on its support.
+run in :func:`ntpnb.linear.descent.run_decoder`'s compiled loops.
 """
 
 from __future__ import annotations
@@ -28,10 +24,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .. import optim
-from ..errors import InvalidDataError
-from ..reproducible_products import einsum
-from ..validation import as_float, as_generator
-from .descent import SAMPLING_KINDS, check_sampling, run_decoder, sample_indices
+from ..validation import as_generator
+from .descent import check_sampling, checked_start, run_decoder
 from .loss import entropy, kl_divergence
 from .max_margin import ntp_svm
 from .ntp_data import NTPData, require_data
@@ -40,12 +34,9 @@ from .subspace import f_decomposition, finite_solution
 __all__ = [
     "Limits",
     "limits",
-    "gradient_fn",
-    "sampled_gradient_fn",
     "tracker",
     "train",
     "TRACKED",
-    "SAMPLING_KINDS",
 ]
 
 Array = np.ndarray
@@ -87,77 +78,6 @@ def limits(data: NTPData) -> Limits:
         basis=f_decomposition(data).basis,
         entropy=entropy(data),
     )
-
-
-def _softmax_over_tokens(L: Array) -> Array:
-    """Softmax over axis -2 (tokens) of logits laid out ``(..., V, n)``, in place."""
-    L -= L.max(axis=-2, keepdims=True)
-    np.exp(L, out=L)
-    L /= L.sum(axis=-2, keepdims=True)
-    return L
-
-
-def gradient_fn(data: NTPData) -> Callable[[Array], Array]:
-    """The full-batch gradient of ``CE`` as a fast callable ``W -> grad CE(W)``.
-
-    ``grad CE(W) = sum_j pi_j (S(W h_j) - p_j) h_j^T = S(W H^T) (pi H) - P^T (pi H)``; the
-    constant pieces are computed once. ``W`` may carry leading batch axes. Agrees with
-    :func:`ntpnb.ce_grad` (tested), without its input validation.
-    """
-    HT = np.ascontiguousarray(data.H.T)
-    Hpi = data.pi[:, None] * data.H
-    G0 = einsum("mv,md->vd", data.P, Hpi)
-
-    def grad(W: Array) -> Array:
-        # no BLAS: the same floats on every CPU (see ntpnb.reproducible_products)
-        Q = _softmax_over_tokens(einsum("...vd,dm->...vm", W, HT))
-        g = einsum("...vm,md->...vd", Q, Hpi)
-        g -= G0
-        return g
-
-    return grad
-
-
-def sampled_gradient_fn(
-    data: NTPData,
-    batch_size: int,
-    seed: int | np.random.Generator,
-    sampling: str = "sequences",
-) -> Callable[[Array], Array]:
-    """A stochastic gradient of ``CE`` from ``batch_size`` samples per step (footnote 8).
-
-    Parameters
-    ----------
-    seed
-        Seed or generator of the sampling; each call draws fresh samples.
-    sampling
-        ``"sequences"``: (context, token) pairs with context ``j ~ pi`` and token ``z ~ p_j``,
-        gradient ``mean_i (S(W h_{j_i}) - e_{z_i}) h_{j_i}^T`` (the per-sample loss (1));
-        ``"contexts"``: contexts ``j ~ pi``, gradient ``mean_i (S(W h_{j_i}) - p_{j_i}) h_{j_i}^T``
-        (terms of Eq. (2)). Both have expectation ``grad CE(W)``. With leading batch axes in
-        ``W``, each batch element draws its own samples.
-
-    Raises
-    ------
-    InvalidDataError
-        On a batch size below 1 or an unknown kind of sampling.
-    """
-    batch_size = check_sampling(batch_size, sampling)
-    rng = as_generator(seed)
-    H, P, V = data.H, data.P, data.V
-    eye = np.eye(V)
-
-    def grad(W: Array) -> Array:
-        shape = (*W.shape[:-2], batch_size)
-        u = rng.random(shape)
-        j, z = sample_indices(data, u, rng.random(shape) if sampling == "sequences" else None)
-        Hs = H[j]  # (..., B, d)
-        Q = _softmax_over_tokens(einsum("...vd,...bd->...vb", W, Hs))
-        target = eye[z] if sampling == "sequences" else P[j]  # (..., B, V)
-        Q -= np.swapaxes(target, -1, -2)
-        return einsum("...vb,...bd->...vd", Q, Hs) / batch_size
-
-    return grad
 
 
 def tracker(data: NTPData, lim: Limits, *, keep_iterates: bool = False) -> Callable[[Array], dict]:
@@ -222,8 +142,8 @@ def train(
     n_records, record_at
         The recording grid: ``log_grid(n_iter, n_records)`` unless ``record_at`` is given.
     batch_size, sampling
-        Stochastic gradients (:func:`sampled_gradient_fn`) with this many samples per step;
-        None (default) uses the full-batch gradient.
+        Stochastic gradients with this many samples per step, of a kind of
+        :data:`~ntpnb.linear.descent.SAMPLING_KINDS`; None (default) uses the full-batch gradient.
     lim
         Precomputed :func:`limits` of ``data`` (to share between runs); computed if None.
     keep_iterates, progress
@@ -239,7 +159,7 @@ def train(
     ------
     InvalidDataError
         If ``data`` is not an :class:`NTPData`, on a bad ``seed``, a ``W0`` that is not a
-        numeric array of the right shape, or bad optimizer settings.
+        finite array of the right shape, or bad optimizer or sampling settings.
     NotCompatibleError, NotSeparableError
         If Theorem 2 does not apply to ``data``.
     """
@@ -247,9 +167,7 @@ def train(
     rng = as_generator(seed)
     if W0 is None:
         W0 = optim.lecun_init((data.V, data.d), fan_in=data.d, seed=rng)
-    W0 = as_float(W0, "W0")
-    if W0.ndim < 2 or W0.shape[-2:] != (data.V, data.d):
-        raise InvalidDataError(f"W0 must have shape (..., V, d) = (..., {data.V}, {data.d}), got {W0.shape}")
+    W0 = checked_start(data, W0)
     lim = limits(data) if lim is None else lim
     if batch_size is not None:
         batch_size = check_sampling(batch_size, sampling)

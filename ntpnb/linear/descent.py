@@ -1,25 +1,23 @@
 """First-order training of the linear decoder through compiled loops: ``optim.run`` for Paper A's loss.
 
-:func:`run_decoder` computes what ``optim.run(gradient_fn(data), W0, optimizer, n_iter, ...)``
-computes (or, with ``batch_size``, the run on
-:func:`ntpnb.linear.decoder_training.sampled_gradient_fn`'s stochastic gradients, from the same
-random draws and generator state), to rounding, with the same records, checks and errors; but
-in chunks of steps inside the compiled loops of :mod:`.decoder_loops`. Full-batch GD and
-normalized GD with ``m <= d`` run in the *logit form* (``K = H H^T`` then has full rank for
-embeddings in general position, so the gradient's norm is well conditioned), the rest in the
-*weight form* (see :mod:`~ntpnb.linear.decoder_loops`). Trials (leading batch axes of ``W0``) run in one
-call, each with the floats it gets alone.
+:func:`run_decoder` computes what :func:`ntpnb.optim.run` computes on the gradient of Eq. (2)
+of Paper A (or on stochastic gradients: :data:`SAMPLING_KINDS`), to rounding, with the same
+records, checks and errors, in chunks of steps inside the compiled loops of :mod:`.decoder_loops`:
+in their *logit form* where :func:`uses_logit_form` (``K = H H^T`` then has full rank for
+embeddings in general position, so the gradient's norm is well conditioned), else in their
+*weight form*. Trials (leading batch axes of ``W0``) run in one call, each with the floats it
+gets alone.
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Mapping
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from .. import optim, settings
-from ..compiled import kernel_module
 from ..errors import InvalidDataError
 from ..validation import as_count, as_float, as_generator, read_only_view
 from .ntp_data import NTPData, require_data
@@ -41,8 +39,8 @@ SAMPLING_KINDS: tuple[str, ...] = ("sequences", "contexts")
 
 
 def _loops():
-    """:mod:`~ntpnb.linear.decoder_loops`, loaded when first needed (:func:`ntpnb.compiled.kernel_module`)."""
-    return kernel_module(".decoder_loops", __package__)
+    """:mod:`~ntpnb.linear.decoder_loops`, imported (and compiled) when first needed."""
+    return importlib.import_module(".decoder_loops", __package__)
 
 
 def _rule(name: str) -> int:
@@ -89,101 +87,43 @@ def uses_logit_form(data: NTPData, optimizer: optim.Optimizer, batch_size: int |
     return batch_size is None and optimizer.name in ("gd", "sgd", "ngd") and data.m <= data.d
 
 
-class _Iterates:
-    """The iterates themselves and an optimizer's state over them (Adam's moments and powers)."""
-
-    def __init__(self, W0: Array, optimizer: optim.Optimizer) -> None:
-        self.opt = optimizer
-        self.W = W0
-        self.M = np.zeros_like(W0)
-        self.Q = np.zeros_like(W0)
-        self.powers = np.ones(2)  # [b1^k, b2^k] after k steps
-
-    def iterate(self) -> Array:
-        return self.W
+def _logits(W0: Array, HT: Array) -> Array:
+    """``LT`` ``(b, V, m)``: each trial's logits ``W0 H^T`` transposed."""
+    LT = np.empty((W0.shape[0], W0.shape[1], HT.shape[1]))
+    for t in range(W0.shape[0]):
+        _loops().matmul_into(W0[t], HT, LT[t])
+    return LT
 
 
-class _WeightForm(_Iterates):
-    """Full-batch steps on the iterate itself (any rule)."""
-
-    def __init__(self, data: NTPData, W0: Array, optimizer: optim.Optimizer) -> None:
-        super().__init__(W0, optimizer)
-        self.H = _own(data.H)
-        self.HT = _own(data.H.T)
-        self.PT = _own(data.P.T)
-        self.pi = _own(data.pi)
-        self.LT = np.empty((W0.shape[0], data.V, data.m))
-        for t in range(W0.shape[0]):
-            _loops().matmul_into(W0[t], self.HT, self.LT[t])
-        self.macs_per_step = 2 * W0.shape[0] * data.V * data.m * data.d
-
-    def advance(self, n: int) -> tuple[int, int, int]:
-        b1, b2 = self.opt.betas
-        return _loops().weight_steps(
-            self.W, self.M, self.Q, self.LT, self.H, self.HT, self.PT, self.pi,
-            _rule(self.opt.name), self.opt.lr, b1, b2, self.opt.eps, self.powers, n,
-        )  # fmt: skip
-
-
-class _LogitForm:
-    """Full-batch GD or normalized GD on the logits; the iterate formed where it is asked for."""
-
-    def __init__(self, data: NTPData, W0: Array, optimizer: optim.Optimizer) -> None:
-        self.H = _own(data.H)
-        HT = _own(data.H.T)
-        self.K = np.empty((data.m, data.m))
-        _loops().matmul_into(self.H, HT, self.K)
-        self.PT = _own(data.P.T)
-        self.pi = _own(data.pi)
-        self.opt = optimizer
-        self.W0 = W0
-        self.LT = np.empty((W0.shape[0], data.V, data.m))
-        for t in range(W0.shape[0]):
-            _loops().matmul_into(W0[t], HT, self.LT[t])
-        self.S = np.zeros_like(self.LT)
-        self.macs_per_step = W0.shape[0] * data.V * data.m * data.m
-
-    def advance(self, n: int) -> tuple[int, int, int]:
-        return _loops().logit_steps(
-            self.LT, self.S, self.K, self.H, self.PT, self.pi,
-            _rule(self.opt.name), self.opt.lr, self.opt.eps, n,
-        )  # fmt: skip
-
-    def iterate(self) -> Array:
-        W = np.empty_like(self.W0)
-        for t in range(W.shape[0]):
-            _loops().matmul_into(self.S[t], self.H, W[t])
-        np.subtract(self.W0, W, out=W)
-        return W
-
-
-class _SampledForm(_Iterates):
-    """Steps on stochastic gradients; the samples drawn per chunk, in the per-step order."""
+class _WeightForm:
+    """Steps on the iterate itself (any rule): full-batch, or with ``batch_size`` samples a step."""
 
     def __init__(
         self,
         data: NTPData,
         W0: Array,
         optimizer: optim.Optimizer,
-        batch_size: int,
-        rng: np.random.Generator,
-        sampling: str,
+        batch_size: int | None = None,
+        rng: np.random.Generator | None = None,
+        sampling: str = "sequences",
     ) -> None:
-        super().__init__(W0, optimizer)
-        self.data = data
-        self.H = _own(data.H)
-        self.P = _own(data.P)
-        self.batch_size = batch_size
-        self.rng = rng
-        self.sequences = sampling == "sequences"
-        self.macs_per_step = 2 * W0.shape[0] * batch_size * data.V * data.d
+        self.data, self.opt, self.W = data, optimizer, W0
+        self.M = np.zeros_like(W0)
+        self.Q = np.zeros_like(W0)
+        self.powers = np.ones(2)  # [b1^k, b2^k] after k steps
+        self.H, self.HT, self.PT, self.pi, self.P = map(_own, (data.H, data.H.T, data.P.T, data.pi, data.P))
+        self.batch_size, self.rng, self.sequences = batch_size or 0, rng, sampling == "sequences"
+        self.LT = np.empty((W0.shape[0], data.V, 0)) if batch_size else _logits(W0, self.HT)
+        self.macs_per_step = 2 * W0.shape[0] * (batch_size or data.m) * data.V * data.d
 
     def draw(self, n: int) -> tuple[Array, Array]:
         """Contexts and tokens (-1: none) of the next ``n`` steps, ``(n, trials, batch_size)``.
 
-        ``rng.random((n, 2, trials, B))`` is the per-step callable's stream (contexts, then tokens).
+        ``rng.random((n, 2, trials, B))`` is the per-step stream (contexts, then tokens).
         """
         shape = (n, self.W.shape[0], self.batch_size)
+        if not self.batch_size:
+            return np.empty(shape, dtype=np.int64), np.empty(shape, dtype=np.int64)
         if self.sequences:
             u = self.rng.random((n, 2, *shape[1:]))
             j, z = sample_indices(self.data, u[:, 0], u[:, 1])
@@ -195,13 +135,41 @@ class _SampledForm(_Iterates):
     def advance(self, n: int) -> tuple[int, int, int]:
         contexts, tokens = self.draw(n)
         b1, b2 = self.opt.betas
-        return _loops().sampled_steps(
-            self.W, self.M, self.Q, self.H, self.P, contexts, tokens,
+        return _loops().weight_steps(
+            self.W, self.M, self.Q, self.LT, self.H, self.HT, self.PT, self.pi, self.P, contexts, tokens,
             _rule(self.opt.name), self.opt.lr, b1, b2, self.opt.eps, self.powers,
         )  # fmt: skip
 
+    def iterate(self) -> Array:
+        return self.W
 
-def _checked_start(data: NTPData, W0: ArrayLike) -> Array:
+
+class _LogitForm(_WeightForm):
+    """Full-batch GD or normalized GD on the logits; the iterate (``W`` stays ``W0``) formed where asked."""
+
+    def __init__(self, data: NTPData, W0: Array, optimizer: optim.Optimizer) -> None:
+        super().__init__(data, W0, optimizer)
+        self.K = np.empty((data.m, data.m))
+        _loops().matmul_into(self.H, self.HT, self.K)
+        self.S = np.zeros_like(self.LT)
+        self.macs_per_step = W0.shape[0] * data.V * data.m * data.m
+
+    def advance(self, n: int) -> tuple[int, int, int]:
+        return _loops().logit_steps(
+            self.LT, self.S, self.K, self.H, self.PT, self.pi,
+            _rule(self.opt.name), self.opt.lr, self.opt.eps, n,
+        )  # fmt: skip
+
+    def iterate(self) -> Array:
+        W = np.empty_like(self.W)
+        for t in range(W.shape[0]):
+            _loops().matmul_into(self.S[t], self.H, W[t])
+        np.subtract(self.W, W, out=W)
+        return W
+
+
+def checked_start(data: NTPData, W0: ArrayLike) -> Array:
+    """``W0`` as a float array, checked finite, non-empty and of shape ``(..., V, d)``."""
     W = as_float(W0, "W0")
     if W.ndim < 2 or W.shape[-2:] != (data.V, data.d):
         raise InvalidDataError(f"W0 must have shape (..., V, d) = (..., {data.V}, {data.d}), got {W.shape}")
@@ -236,9 +204,9 @@ def run_decoder(
     record, record_at, progress
         As in :func:`ntpnb.optim.run`.
     batch_size, sampling, seed
-        Stochastic gradients with ``batch_size`` samples a step, drawn from ``seed`` as
-        :func:`ntpnb.linear.decoder_training.sampled_gradient_fn` draws them; None (default): the
-        full-batch gradient.
+        Stochastic gradients with ``batch_size`` samples a step of a kind of :data:`SAMPLING_KINDS`,
+        drawn from ``seed`` (``rng.random((2, *batch, B))`` a step: contexts ``j ~ pi``, then tokens
+        ``z ~ p_j``; contexts alone for ``"contexts"``); None (default): the full-batch gradient.
 
     Returns
     -------
@@ -257,19 +225,17 @@ def run_decoder(
     if not isinstance(optimizer, optim.Optimizer):
         raise InvalidDataError(f"optimizer must be an Optimizer, got {type(optimizer).__name__}")
     n_iter = as_count(n_iter, "n_iter", minimum=0)
-    W = _checked_start(data, W0)
+    W = checked_start(data, W0)
     if batch_size is not None:
         batch_size = check_sampling(batch_size, sampling)
     rng = as_generator(seed)
     batch_shape = W.shape[:-2]
-    W = np.array(W.reshape(-1, data.V, data.d), dtype=float, order="C", copy=True)
+    W = _own(W.reshape(-1, data.V, data.d))
     recorder = optim.Recorder(n_iter, record, record_at, optimizer.label(), progress)
-    if batch_size is not None:
-        form = _SampledForm(data, W, optimizer, batch_size, rng, sampling)
-    elif uses_logit_form(data, optimizer, batch_size):
+    if uses_logit_form(data, optimizer, batch_size):
         form = _LogitForm(data, W, optimizer)
     else:
-        form = _WeightForm(data, W, optimizer)
+        form = _WeightForm(data, W, optimizer, batch_size, rng, sampling)
     chunk = max(1, settings.DESCENT_CHUNK_MACS // max(1, form.macs_per_step))
 
     def current() -> Array:
@@ -303,5 +269,4 @@ def compile_kernels() -> None:
     data = NTPData(H=np.eye(2), pi=[0.5, 0.5], P=[[0.5, 0.5], [0.25, 0.75]])
     W0 = np.zeros((2, 2))
     run_decoder(data, optim.gd(0.1), 2, W0)  # logit form (m <= d)
-    run_decoder(data, optim.adam(0.1), 2, W0)  # weight form
-    run_decoder(data, optim.sgd(0.1), 2, W0, batch_size=1)  # sampled gradients
+    run_decoder(data, optim.adam(0.1), 2, W0)  # weight form (and sampled gradients: one signature)

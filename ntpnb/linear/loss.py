@@ -17,7 +17,6 @@ from .ntp_data import NTPData, as_float_array, check_decoder, require_data
 
 __all__ = [
     "logits",
-    "log_softmax",
     "softmax",
     "entropy",
     "ce_loss",
@@ -67,22 +66,17 @@ def _logit_matrix(L: ArrayLike) -> np.ndarray:
     return arr
 
 
-def log_softmax(L: ArrayLike) -> np.ndarray:
-    """Row-wise log-softmax of an ``(m, V)`` logit matrix, exact for any finite logits.
+def softmax(L: ArrayLike) -> np.ndarray:
+    """Row-wise softmax of an ``(m, V)`` logit matrix, exact to rounding for any finite logits.
 
     Raises
     ------
     InvalidDataError
         If ``L`` is not a 2-D array of finite real numbers (for one vector ``l``, use
-        ``log_softmax(l[None])[0]``).
+        ``softmax(l[None])[0]``).
     """
     D, lse = _shifted(_logit_matrix(L))
-    return D - lse[:, None]
-
-
-def softmax(L: ArrayLike) -> np.ndarray:
-    """Row-wise softmax ``exp(log_softmax(L))`` of an ``(m, V)`` logit matrix (see :func:`log_softmax`)."""
-    return np.exp(log_softmax(L))
+    return np.exp(D - lse[:, None])
 
 
 def entropy(data: NTPData) -> float:

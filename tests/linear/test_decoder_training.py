@@ -9,8 +9,9 @@ import ntpnb as ntp
 from ntpnb import optim
 from ntpnb.errors import InvalidDataError
 from ntpnb.linear import decoder_training as training
+from ntpnb.linear.descent import SAMPLING_KINDS
 
-from helpers import random_data
+from helpers import gradient_fn, random_data, sampled_gradient_fn
 
 
 @pytest.fixture(scope="module")
@@ -19,7 +20,7 @@ def data():
 
 
 def test_gradient_fn_matches_ce_grad_single_and_batched(data):
-    grad = training.gradient_fn(data)
+    grad = gradient_fn(data)
     rng = np.random.default_rng(0)
     Ws = 3.0 * rng.standard_normal((2, 3, data.V, data.d))
     G = grad(Ws)
@@ -30,16 +31,16 @@ def test_gradient_fn_matches_ce_grad_single_and_batched(data):
 
 
 def test_gradient_fn_is_finite_at_huge_norms(data):
-    grad = training.gradient_fn(data)
+    grad = gradient_fn(data)
     W = 1e6 * np.random.default_rng(1).standard_normal((data.V, data.d))
     np.testing.assert_allclose(grad(W), ntp.ce_grad(data, W), atol=1e-12)
 
 
-@pytest.mark.parametrize("sampling", training.SAMPLING_KINDS)
+@pytest.mark.parametrize("sampling", SAMPLING_KINDS)
 def test_sampled_gradients_are_unbiased(data, sampling):
     """The mean of many stochastic gradients is the full gradient (within Monte Carlo error)."""
     W = np.random.default_rng(2).standard_normal((data.V, data.d))
-    sampled = training.sampled_gradient_fn(data, batch_size=4000, seed=0, sampling=sampling)
+    sampled = sampled_gradient_fn(data, batch_size=4000, seed=0, sampling=sampling)
     mean = np.mean([sampled(W) for _ in range(25)], axis=0)  # 1e5 samples
     full = ntp.ce_grad(data, W)
     # per-sample gradients have entries of order 1: Monte Carlo error ~ 1 / sqrt(1e5) ~ 3e-3
@@ -51,16 +52,16 @@ def test_context_sampling_vanishes_where_sequence_sampling_does_not():
     """At a W whose softmax matches every p_j, only the context-sampled gradient is zero."""
     data = ntp.NTPData(H=np.eye(2), pi=[0.5, 0.5], P=[[0.25, 0.75], [0.5, 0.5]])
     W = np.log(data.P).T  # softmax(W e_j) = p_j exactly
-    ctx = training.sampled_gradient_fn(data, 8, seed=0, sampling="contexts")
-    seq = training.sampled_gradient_fn(data, 8, seed=0, sampling="sequences")
+    ctx = sampled_gradient_fn(data, 8, seed=0, sampling="contexts")
+    seq = sampled_gradient_fn(data, 8, seed=0, sampling="sequences")
     np.testing.assert_allclose(ctx(W), 0.0, atol=1e-15)
     assert np.abs(seq(W)).max() > 0.01
 
 
 def test_sampled_gradients_batched_shape_and_seeded(data):
     Ws = np.zeros((3, data.V, data.d))
-    g1 = training.sampled_gradient_fn(data, 5, seed=7)(Ws)
-    g2 = training.sampled_gradient_fn(data, 5, seed=7)(Ws)
+    g1 = sampled_gradient_fn(data, 5, seed=7)(Ws)
+    g2 = sampled_gradient_fn(data, 5, seed=7)(Ws)
     assert g1.shape == Ws.shape
     np.testing.assert_array_equal(g1, g2)
     assert not np.allclose(g1[0], g1[1])  # each batch element draws its own samples
@@ -68,9 +69,9 @@ def test_sampled_gradients_batched_shape_and_seeded(data):
 
 def test_sampled_gradient_bad_arguments(data):
     with pytest.raises(InvalidDataError, match="sampling"):
-        training.sampled_gradient_fn(data, 5, seed=0, sampling="tokens")
+        sampled_gradient_fn(data, 5, seed=0, sampling="tokens")
     with pytest.raises(InvalidDataError, match="batch_size"):
-        training.sampled_gradient_fn(data, 0, seed=0)
+        sampled_gradient_fn(data, 0, seed=0)
 
 
 def test_tracker_values_by_hand(data):

@@ -21,7 +21,7 @@ from ntpnb.linear import decoder_training as training
 from ntpnb.linear import descent
 from ntpnb.reproducible_products import matmul
 
-from helpers import random_data
+from helpers import gradient_fn, random_data, sampled_gradient_fn
 
 METHODS = [optim.gd(0.5), optim.normalized_gd(0.02), optim.adam(0.01, (0.9, 0.99))]
 # Normalized GD and Adam amplify rounding once they oscillate at their step length: on these
@@ -66,9 +66,7 @@ def test_the_form_follows_the_shapes(data):
 def test_full_batch_runs_match_the_numpy_reference(data, opt, batch):
     W0 = _start(data, batch)
     fast = descent.run_decoder(data, opt, STEPS, W0, record=_record, record_at=GRID)
-    ref = optim.run(
-        training.gradient_fn(data), W0, opt, STEPS, record=_record, record_at=GRID, batch_ndim=len(batch)
-    )
+    ref = optim.run(gradient_fn(data), W0, opt, STEPS, record=_record, record_at=GRID, batch_ndim=len(batch))
     _assert_close(fast, ref)
     assert fast["norm"].shape == (GRID.size, *batch)
 
@@ -81,7 +79,7 @@ def test_stochastic_runs_match_the_reference_with_the_same_draws(data, opt, samp
     fast = descent.run_decoder(
         data, opt, STEPS, W0, record=_record, record_at=GRID, batch_size=3, sampling=sampling, seed=rng_fast
     )
-    grad = training.sampled_gradient_fn(data, 3, rng_ref, sampling)
+    grad = sampled_gradient_fn(data, 3, rng_ref, sampling)
     ref = optim.run(grad, W0, opt, STEPS, record=_record, record_at=GRID, batch_ndim=1)
     _assert_close(fast, ref)
     # the same samples were drawn, no more: both generators are at the same state
@@ -122,7 +120,7 @@ def test_train_is_the_compiled_run_with_the_tracker():
     lim = training.limits(data)
     W0 = _start(data)
     trace = training.train(data, optim.adam(0.01), STEPS, W0=W0, record_at=GRID, lim=lim)
-    grad, record = training.gradient_fn(data), training.tracker(data, lim)
+    grad, record = gradient_fn(data), training.tracker(data, lim)
     ref = optim.run(grad, W0, optim.adam(0.01), STEPS, record=record, record_at=GRID)
     for name in training.TRACKED:
         np.testing.assert_allclose(trace[name], ref[name], rtol=1e-10, atol=1e-13)
@@ -161,7 +159,7 @@ def test_normalized_gd_at_a_zero_gradient_raises_as_the_reference(m, d):
     W0[1] = np.random.default_rng(1).standard_normal((4, d))
     message = r"zero gradient \(batch element \(0,\)\) at iteration 0"
     with pytest.raises(SolverError, match=message):
-        optim.run(training.gradient_fn(data), W0, optim.normalized_gd(0.1), 3, batch_ndim=1)
+        optim.run(gradient_fn(data), W0, optim.normalized_gd(0.1), 3, batch_ndim=1)
     with pytest.raises(SolverError, match=message):
         descent.run_decoder(data, optim.normalized_gd(0.1), 3, W0)
     # with an offset the step is zero, as in the reference
@@ -211,7 +209,7 @@ def test_compile_kernels_runs_every_form(monkeypatch):
     real = descent.uses_logit_form
     monkeypatch.setattr(descent, "uses_logit_form", lambda *a: forms.append(real(*a)) or forms[-1])
     descent.compile_kernels()
-    assert forms == [True, False]  # and the sampled form, which does not ask
+    assert forms == [True, False]
 
 
 # --- the kernels' pieces ----------------------------------------------------------------------

@@ -9,7 +9,6 @@ from hypothesis import strategies as st
 
 import ntpnb as ntp
 from ntpnb.errors import InvalidDataError
-from ntpnb.linear.loss import log_softmax
 
 from helpers import CHAPTER_INSTANCES, HALF, PROPERTY, instances, random_data
 
@@ -150,7 +149,7 @@ def test_softmax_rejects_what_is_not_a_logit_matrix():
     ):
         ntp.softmax(np.zeros(3))
     with pytest.raises(InvalidDataError, match=r"got shape \(1, 2, 3\)"):
-        log_softmax(np.zeros((1, 2, 3)))
+        ntp.softmax(np.zeros((1, 2, 3)))
     with pytest.raises(InvalidDataError, match="2-dimensional"):
         ntp.softmax([1.0, 2.0])
     with pytest.raises(InvalidDataError, match="non-finite"):
