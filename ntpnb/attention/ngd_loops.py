@@ -1,7 +1,8 @@
 """Compiled pieces of a normalized-GD step on the attention model: numpy's arithmetic, in loops.
 
-Each kernel computes what a line of :mod:`~ntpnb.attention.precomputed_gradient` (and the normalized
-step of :func:`ntpnb.optim.run`) computes, every operation in the same order, so the same floats:
+Each kernel computes what a line of the numpy gradient over the token table (tests/attention_instances.py
+``table_gradient``) and the normalized step of :func:`ntpnb.optim.run` compute, every operation in the
+same order, so the same floats:
 
 * :func:`ntpnb.reproducible_products.dot_sum`'s products: the first term, then the others in index order;
 * numpy's reductions over a non-last axis (``z.sum(axis=0)``), ``np.bincount`` and ``np.einsum`` over a
@@ -217,7 +218,7 @@ def _subtract_lane_max(z: np.ndarray, m: np.ndarray) -> None:
 
 @jit
 def table_scores(WL: np.ndarray, U: np.ndarray, Uq: np.ndarray, UW: np.ndarray, G: np.ndarray) -> None:
-    """The scores ``G = U W Uq^T`` per trial (``TokenTable.scores``, at the query rows).
+    """The scores ``G = U W Uq^T`` per trial (``scores`` of the reference, at the query rows).
 
     ``UW[a, q] = sum_p U[a, p] W[p, q]``, then ``G[a, s] = sum_q UW[a, q] Uq[s, q]`` (both ``dot_sum``):
     the reference's ``G[a, c]`` at query ``s``'s row ``c``. ``WL`` ``(d, d, B)``, ``Uq`` zero-padded, the
@@ -243,7 +244,7 @@ def table_scores(WL: np.ndarray, U: np.ndarray, Uq: np.ndarray, UW: np.ndarray, 
 
 @jit
 def weight_gradient(U: np.ndarray, Uq: np.ndarray, A: np.ndarray, UA: np.ndarray, grad: np.ndarray) -> None:
-    """``grad = U^T A Uq`` per trial (``TokenTable.weight_grad``), ``(d, d, B)``.
+    """``grad = U^T A Uq`` per trial (``weight_grad`` of the reference), ``(d, d, B)``.
 
     ``A`` holds the table's columns at the query rows (the others are 0). ``UA[p, s] = sum_i U[i, p]
     A[i, s]``, then ``grad[p, q] = sum_s UA[p, s] Uq[s, q]`` (both ``dot_sum``): the reference's sum
