@@ -159,34 +159,45 @@ def _lane_sums(x: np.ndarray, out: np.ndarray) -> None:
 
 
 @jit
-def einsum_dot(x: np.ndarray, y: np.ndarray) -> float:
-    """``sum_i x_i y_i`` as ``np.einsum`` sums a contiguous last axis (two lanes, blocks of 8).
+def _lane_dots(x: np.ndarray, y: np.ndarray, acc0: np.ndarray, acc1: np.ndarray) -> None:
+    """``acc0[b]``: ``sum_i x[i, b] y[i, b]`` as ``np.einsum`` sums a contiguous last axis.
 
-    Lane ``l`` collects the terms ``i = l mod 2``: in blocks of eight, ``acc + x_i y_i`` from
-    the last pair of the block to the first; then the rest in order; finally lane 0 + lane 1.
+    ``x``, ``y`` ``(n, B)``, ``acc1`` ``(B,)`` scratch. Lane ``l`` collects the terms ``i = l mod 2``:
+    in blocks of eight, ``acc + x_i y_i`` from the last pair of the block to the first; then the rest
+    in order; finally lane 0 + lane 1.
     """
-    n = x.shape[0]
-    acc0 = 0.0
-    acc1 = 0.0
+    n, B = x.shape
+    for b in range(B):
+        acc0[b] = 0.0
+        acc1[b] = 0.0
     i = 0
     while n - i >= 8:
-        t0 = x[i + 6] * y[i + 6] + acc0
-        t1 = x[i + 7] * y[i + 7] + acc1
-        t0 = x[i + 4] * y[i + 4] + t0
-        t1 = x[i + 5] * y[i + 5] + t1
-        t0 = x[i + 2] * y[i + 2] + t0
-        t1 = x[i + 3] * y[i + 3] + t1
-        acc0 = x[i] * y[i] + t0
-        acc1 = x[i + 1] * y[i + 1] + t1
+        for b in range(B):
+            t0 = x[i + 6, b] * y[i + 6, b] + acc0[b]
+            t1 = x[i + 7, b] * y[i + 7, b] + acc1[b]
+            t0 = x[i + 4, b] * y[i + 4, b] + t0
+            t1 = x[i + 5, b] * y[i + 5, b] + t1
+            t0 = x[i + 2, b] * y[i + 2, b] + t0
+            t1 = x[i + 3, b] * y[i + 3, b] + t1
+            acc0[b] = x[i, b] * y[i, b] + t0
+            acc1[b] = x[i + 1, b] * y[i + 1, b] + t1
         i += 8
     while i < n:
-        acc0 = x[i] * y[i] + acc0
-        if i + 1 < n:
-            acc1 = x[i + 1] * y[i + 1] + acc1
-        else:
-            acc1 = acc1 + 0.0  # the zero-padded lane of the last vector
+        for b in range(B):
+            acc0[b] = x[i, b] * y[i, b] + acc0[b]
+        for b in range(B):  # past the end: the zero-padded lane of the last vector
+            acc1[b] = (x[i + 1, b] * y[i + 1, b] if i + 1 < n else 0.0) + acc1[b]
         i += 2
-    return acc0 + acc1
+    for b in range(B):
+        acc0[b] = acc0[b] + acc1[b]
+
+
+@jit
+def einsum_dot(x: np.ndarray, y: np.ndarray) -> float:
+    """``sum_i x_i y_i`` as ``np.einsum`` sums a contiguous last axis (:func:`_lane_dots`, one lane)."""
+    acc = np.empty((2, 1))
+    _lane_dots(x.reshape((x.shape[0], 1)), y.reshape((y.shape[0], 1)), acc[0], acc[1])
+    return acc[0, 0]
 
 
 @jit
@@ -517,14 +528,16 @@ def score_weights(
     wdsc: np.ndarray,
     A: np.ndarray,
     q: np.ndarray,
+    diff: np.ndarray,
     acc0: np.ndarray,
     acc1: np.ndarray,
 ) -> None:
     """The weighted score derivatives of the head losses, added onto the token table ``A``.
 
-    ``q_t = x_t^T gf`` (``dot_sum``), ``dsc_t = -s_t sum_u s_u (q_u - q_t)`` (:func:`einsum_dot`'s order),
+    ``q_t = x_t^T gf`` (``dot_sum``), ``dsc_t = -s_t sum_u s_u (q_u - q_t)`` (:func:`_lane_dots`),
     ``wdsc = where(mask, dsc, 0) * w``, ``A`` its ``bincount`` onto the (token, query) cells, samples
-    first. ``s``, ``mask``, ``tok``, ``wdsc`` ``(n, T, B)``; ``q`` ``(T, B)``, ``acc0``, ``acc1`` scratch.
+    first. ``s``, ``mask``, ``tok``, ``wdsc`` ``(n, T, B)``; scratch ``q``, ``diff`` ``(T, B)``, ``acc0``,
+    ``acc1``.
     """
     n, T, B = s.shape
     d = emb.shape[2]
@@ -536,73 +549,17 @@ def score_weights(
                 for b in range(B):
                     q[t, b] += emb[i, t, j, b] * gf[i, j, b]
         for t in range(T):
-            # einsum_dot(s[i, :], q[:] - q[t]), lane by lane
-            for b in range(B):
-                acc0[b] = 0.0
-                acc1[b] = 0.0
-            u = 0
-            while T - u >= 8:
+            for u in range(T):
                 for b in range(B):
-                    qt = q[t, b]
-                    t0 = s[i, u + 6, b] * (q[u + 6, b] - qt) + acc0[b]
-                    t1 = s[i, u + 7, b] * (q[u + 7, b] - qt) + acc1[b]
-                    t0 = s[i, u + 4, b] * (q[u + 4, b] - qt) + t0
-                    t1 = s[i, u + 5, b] * (q[u + 5, b] - qt) + t1
-                    t0 = s[i, u + 2, b] * (q[u + 2, b] - qt) + t0
-                    t1 = s[i, u + 3, b] * (q[u + 3, b] - qt) + t1
-                    acc0[b] = s[i, u, b] * (q[u, b] - qt) + t0
-                    acc1[b] = s[i, u + 1, b] * (q[u + 1, b] - qt) + t1
-                u += 8
-            while u < T:
-                for b in range(B):
-                    acc0[b] = s[i, u, b] * (q[u, b] - q[t, b]) + acc0[b]
-                if u + 1 < T:
-                    for b in range(B):
-                        acc1[b] = s[i, u + 1, b] * (q[u + 1, b] - q[t, b]) + acc1[b]
-                else:
-                    for b in range(B):
-                        acc1[b] = acc1[b] + 0.0
-                u += 2
+                    diff[u, b] = q[u, b] - q[t, b]
+            _lane_dots(s[i], diff, acc0, acc1)
             for b in range(B):
-                dsc = -s[i, t, b] * (acc0[b] + acc1[b])
+                dsc = -s[i, t, b] * acc0[b]
                 wdsc[i, t, b] = (dsc if mask[i, t, b] else 0.0) * weights[i, b]
     _onto_table(A, tok, qry, wdsc, False)
 
 
 # --- The normalized step ---
-
-
-@jit
-def _squared_norms(g: np.ndarray, out: np.ndarray, acc0: np.ndarray, acc1: np.ndarray) -> None:
-    """``einsum("ik,ik->i", rows, rows)`` for the rows ``g[:, b]`` of ``g`` ``(d * d, B)``, lane by lane."""
-    n, B = g.shape
-    for b in range(B):
-        acc0[b] = 0.0
-        acc1[b] = 0.0
-    i = 0
-    while n - i >= 8:
-        for b in range(B):
-            t0 = g[i + 6, b] * g[i + 6, b] + acc0[b]
-            t1 = g[i + 7, b] * g[i + 7, b] + acc1[b]
-            t0 = g[i + 4, b] * g[i + 4, b] + t0
-            t1 = g[i + 5, b] * g[i + 5, b] + t1
-            t0 = g[i + 2, b] * g[i + 2, b] + t0
-            t1 = g[i + 3, b] * g[i + 3, b] + t1
-            acc0[b] = g[i, b] * g[i, b] + t0
-            acc1[b] = g[i + 1, b] * g[i + 1, b] + t1
-        i += 8
-    while i < n:
-        for b in range(B):
-            acc0[b] = g[i, b] * g[i, b] + acc0[b]
-        if i + 1 < n:
-            for b in range(B):
-                acc1[b] = g[i + 1, b] * g[i + 1, b] + acc1[b]
-        else:
-            for b in range(B):
-                acc1[b] = acc1[b] + 0.0
-        i += 2
-    for b in range(B):
-        out[b] = acc0[b] + acc1[b]
 
 
 @jit
@@ -615,21 +572,20 @@ def ngd_update(
     norm: np.ndarray,
     scale: np.ndarray,
     factor: np.ndarray,
-    acc: np.ndarray,
 ) -> int:
     """The normalized step of :func:`ntpnb.optim.run`: ``W -= lr g / (||g|| + eps)`` per trial.
 
     ``WL``, ``grad`` ``(d, d, B)``; ``norm`` ``(B,)`` receives each trial's norm as the step used it,
     ``scale`` ``(B,)`` what its gradient was divided by (1, or its largest entry: a trial whose plain
     norm lies outside ``[safe_norm, inf)`` steps by ``(g / s) lr / (||g / s|| + eps / s)``, as the
-    reference does); ``factor``, ``acc`` scratch. Returns :data:`STEP_REFUSED` (nothing moved) where
+    reference does); ``factor`` scratch. Returns :data:`STEP_REFUSED` (nothing moved) where
     the reference raises, else :data:`STEP_DONE`.
     """
     d, _, B = WL.shape
     n = d * d
     g = grad.reshape(n, B)
     W = WL.reshape(n, B)
-    _squared_norms(g, norm, factor, acc)
+    _lane_dots(g, g, norm, factor)  # einsum("ik,ik->i") of the rows g[:, b]
     rescaled = False
     for b in range(B):
         nb = math.sqrt(norm[b])
@@ -696,7 +652,7 @@ def _finish(
     if not move:
         return STEP_DONE
     lr, eps, safe_norm = rule
-    return ngd_update(WL, grad, lr, eps, safe_norm, norm, scale, lanes[0], lanes[1])
+    return ngd_update(WL, grad, lr, eps, safe_norm, norm, scale, lanes[0])
 
 
 @jit
@@ -800,5 +756,7 @@ def head_finish(
         ce_head(classes, C, labels, gf, lanes[0])
     else:
         squared_softmax_head(classes, C, labels, gf, work, work2, lanes[0], lanes[1])
-    score_weights(z, emb, gf, mask, weights, tok, qry, wdsc, table[4], work[:T], lanes[0], lanes[1])
+    score_weights(
+        z, emb, gf, mask, weights, tok, qry, wdsc, table[4], work[:T], work2[:T], lanes[0], lanes[1]
+    )
     return _finish(table, WL, rule, norm, scale, lanes, move)
