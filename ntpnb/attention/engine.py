@@ -133,7 +133,7 @@ class _LogStep(CompiledStep):
     def run(self, WL: np.ndarray, lr: float, eps: float, move: bool) -> int:
         """The gradient at ``WL`` into :attr:`grad` and, if ``move``, the normalized step."""
         kernels, z = self.kernels, self.z
-        kernels.log_start(WL, self.table, self.tok_l, self.qry_l, self.shift, z, self.lanes)
+        kernels.log_logits(WL, self.table, self.tok_l, self.qry_l, self.shift, z, self.lanes)
         np.exp(z, out=z)
         return kernels.log_finish(
             z, self.off_w, self.tok_l, self.qry_l, self.wdsc, self.table, WL, (lr, eps, _SAFE_NORM),
@@ -167,10 +167,10 @@ class _HeadStep(CompiledStep):
     def run(self, WL: np.ndarray, lr: float, eps: float, move: bool) -> int:
         """The gradient at ``WL`` into :attr:`grad` and, if ``move``, the normalized step."""
         kernels, z, classes = self.kernels, self.z, self.classes
-        kernels.head_start(WL, self.table, self.tok_h, self.qry_h, self.mask, z, self.lanes)
+        kernels.masked_logits(WL, self.table, self.tok_h, self.qry_h, self.mask, z, self.lanes)
         np.exp(z, out=z)
         if self.loss:  # the cross-entropy and the squared softmax loss: the class probabilities
-            kernels.head_classes(z, self.emb, self.f, self.C, classes, self.lanes)
+            kernels.head_logits(z, self.emb, self.f, self.C, classes, self.lanes)
             np.exp(classes, out=classes)
         return kernels.head_finish(
             self.loss, z, classes, self.emb, self.f, self.C, self.labels, self.gf, self.mask,

@@ -44,10 +44,7 @@ __all__ = [
     "score_weights",
     "weight_gradient",
     "ngd_update",
-    "log_start",
     "log_finish",
-    "head_start",
-    "head_classes",
     "head_finish",
     "HEAD_LOSSES",
     "TABLE_ARRAYS",
@@ -302,13 +299,22 @@ def _onto_table(
 
 @jit
 def log_logits(
-    G: np.ndarray, tok: np.ndarray, qry: np.ndarray, shift: np.ndarray, z: np.ndarray, m: np.ndarray
+    WL: np.ndarray,
+    table: tuple,
+    tok: np.ndarray,
+    qry: np.ndarray,
+    shift: np.ndarray,
+    z: np.ndarray,
+    lanes: np.ndarray,
 ) -> None:
-    """Both softmaxes' logits of the log-loss less their maximum over the positions.
+    """The log-loss up to its exponentials: both softmaxes' logits less their maximum.
 
-    ``z[c, i, t] = G[tok[i, t], qry[i]] + shift[c, i, t]``, then ``z -= z.max`` over ``t``; ``z``,
-    ``shift`` ``(2, n, T, B)``, ``tok`` ``(n, T, B)``, ``qry`` ``(n, B)``, ``m`` ``(B,)`` scratch.
+    :func:`table_scores` into ``G``, then ``z[c, i, t] = G[tok[i, t], qry[i]] + shift[c, i, t]`` and
+    ``z -= z.max`` over ``t``; ``z``, ``shift`` ``(2, n, T, B)``, ``tok`` ``(n, T, B)``, ``qry`` ``(n, B)``.
     """
+    U, Uq, UW, G, _, _, _ = table
+    table_scores(WL, U, Uq, UW, G)
+    m = lanes[0]
     two, n, T, B = z.shape
     for c in range(two):
         for i in range(n):
@@ -366,13 +372,22 @@ def log_weights(
 
 @jit
 def masked_logits(
-    G: np.ndarray, tok: np.ndarray, qry: np.ndarray, mask: np.ndarray, z: np.ndarray, m: np.ndarray
+    WL: np.ndarray,
+    table: tuple,
+    tok: np.ndarray,
+    qry: np.ndarray,
+    mask: np.ndarray,
+    z: np.ndarray,
+    lanes: np.ndarray,
 ) -> None:
-    """The attention logits less their maximum over the positions.
+    """A head loss up to the attention's exponentials: the logits less their maximum.
 
-    ``z[i, t] = G[tok[i, t], qry[i]]`` where ``mask``, ``-inf`` elsewhere, then ``z -= z.max``;
-    ``z``, ``tok``, ``mask`` ``(n, T, B)``.
+    :func:`table_scores` into ``G``, then ``z[i, t] = G[tok[i, t], qry[i]]`` where ``mask``, ``-inf``
+    elsewhere, and ``z -= z.max``; ``z``, ``tok``, ``mask`` ``(n, T, B)``.
     """
+    U, Uq, UW, G, _, _, _ = table
+    table_scores(WL, U, Uq, UW, G)
+    m = lanes[0]
     n, T, B = z.shape
     for i in range(n):
         for t in range(T):
@@ -423,11 +438,16 @@ def squared_head(
 
 
 @jit
-def head_logits(f: np.ndarray, C: np.ndarray, z: np.ndarray, m: np.ndarray) -> None:
-    """The class logits ``C f`` less their maximum over the classes, ``z`` ``(n, K, B)``.
+def head_logits(
+    s: np.ndarray, emb: np.ndarray, f: np.ndarray, C: np.ndarray, z: np.ndarray, lanes: np.ndarray
+) -> None:
+    """To the class logits (ce, squared softmax): ``C f`` less their maximum over the classes.
 
-    ``z[i, k] = sum_j f[i, j] C[k, j]`` as ``dot_sum``, then ``z -= z.max`` over the classes.
+    :func:`attention_outputs` (``s`` holds the attention's exponentials), then ``z[i, k] = sum_j f[i, j]
+    C[k, j]`` as ``dot_sum`` and ``z -= z.max`` over the classes, ``z`` ``(n, K, B)``.
     """
+    m = lanes[0]
+    attention_outputs(s, emb, f, m)
     n, K, B = z.shape
     d = f.shape[1]
     for i in range(n):
@@ -656,22 +676,6 @@ def _finish(
 
 
 @jit
-def log_start(
-    WL: np.ndarray,
-    table: tuple,
-    tok: np.ndarray,
-    qry: np.ndarray,
-    shift: np.ndarray,
-    z: np.ndarray,
-    lanes: np.ndarray,
-) -> None:
-    """The log-loss up to its exponentials: :func:`table_scores`, :func:`log_logits`."""
-    U, Uq, UW, G, _, _, _ = table
-    table_scores(WL, U, Uq, UW, G)
-    log_logits(G, tok, qry, shift, z, lanes[0])
-
-
-@jit
 def log_finish(
     z: np.ndarray,
     off_w: np.ndarray,
@@ -689,31 +693,6 @@ def log_finish(
     """The log-loss from its exponentials: :func:`log_weights`, the gradient, the step."""
     log_weights(z, off_w, tok, qry, wdsc, table[4], lanes[0])
     return _finish(table, WL, rule, norm, scale, lanes, move)
-
-
-@jit
-def head_start(
-    WL: np.ndarray,
-    table: tuple,
-    tok: np.ndarray,
-    qry: np.ndarray,
-    mask: np.ndarray,
-    z: np.ndarray,
-    lanes: np.ndarray,
-) -> None:
-    """A head loss up to the attention's exponentials: :func:`table_scores`, :func:`masked_logits`."""
-    U, Uq, UW, G, _, _, _ = table
-    table_scores(WL, U, Uq, UW, G)
-    masked_logits(G, tok, qry, mask, z, lanes[0])
-
-
-@jit
-def head_classes(
-    z: np.ndarray, emb: np.ndarray, f: np.ndarray, C: np.ndarray, classes: np.ndarray, lanes: np.ndarray
-) -> None:
-    """To the class logits (ce, squared softmax): :func:`attention_outputs`, :func:`head_logits`."""
-    attention_outputs(z, emb, f, lanes[0])
-    head_logits(f, C, classes, lanes[0])
 
 
 @jit
