@@ -22,7 +22,7 @@ from ..linalg import correlation
 from ..parallel import active_workers, parallel_map
 from ..validation import as_count, as_float, as_ordered, frozen
 from .engine import Progress, compiled_step, run_ngd
-from .model import Problem, gradient, stack_problems
+from .model import Problem, check_problem, gradient, stack_problems
 
 __all__ = [
     "train",
@@ -36,8 +36,7 @@ __all__ = [
 
 
 def _check_problem(prob: object, optimizer: object) -> None:
-    if not isinstance(prob, Problem):
-        raise InvalidDataError(f"prob must be a Problem (see make_problem), got {type(prob).__name__}")
+    check_problem(prob)
     if not isinstance(optimizer, optim.Optimizer):
         raise InvalidDataError(f"optimizer must be an ntpnb.optim.Optimizer, got {type(optimizer).__name__}")
 

@@ -23,7 +23,7 @@ from .. import optim
 from ..compiled import kernel_module
 from ..errors import InvalidDataError
 from ..validation import as_count, read_only_view
-from .model import Problem
+from .model import Problem, check_problem
 
 __all__ = ["CompiledStep", "compiled_step", "run_ngd", "compile_kernels", "Progress", "token_table"]
 
@@ -78,24 +78,23 @@ class CompiledStep:
         self.U = np.ascontiguousarray(U)
         k, d, B = self.U.shape
         self.B, self.d = B, d
-        self.tok = index // B // k  # (B, n, T) token row of each position
+        self.tok = _last(index // B // k, np.int64)  # (n, T, B) token row of each position
         rows = (index // B % k)[:, :, 0]  # (B, n) table row of each sample's query
         # the query rows of each trial, in increasing order (zero rows pad them to m)
         queries = [np.unique(r) for r in rows]
         m = max(q.size for q in queries)
         self.Uq = np.zeros((m, d, B))
-        self.qry = np.empty(rows.shape, dtype=np.int64)  # (B, n) query row of each sample
+        qry = np.empty(rows.shape, dtype=np.int64)  # (B, n) query row of each sample
         for b, q in enumerate(queries):
             self.Uq[: q.size, :, b] = self.U[q, :, b]
-            self.qry[b] = np.searchsorted(q, rows[b])
+            qry[b] = np.searchsorted(q, rows[b])
+        self.qry = _last(qry, np.int64)  # (n, B)
         self.UW = np.empty((k, d, B))
         self.G = np.empty((k, m, B))
         self.A = np.empty((k, m, B))
         self.UA = np.empty((d, m, B))
         self.grad = np.empty((d, d, B))
-        self.lanes = np.empty((4, B))  # per-trial scratch of the kernels
-        self.norm = np.empty(B)
-        self.scale = np.empty(B)
+        self.lanes = np.empty((3, B))  # per-trial scratch of the kernels
         self.table = tuple(getattr(self, name) for name in self.kernels.TABLE_ARRAYS)
 
     def run(self, WL: np.ndarray, lr: float, eps: float, move: bool) -> int:  # pragma: no cover
@@ -125,20 +124,15 @@ class _LogStep(CompiledStep):
         # log gamma) (log gamma); the sample weight on positions off the label (n, T, B)
         self.shift = _last(np.stack([np.where(prob.mask, 0.0, -np.inf), prob.log_gamma], axis=1))
         self.off_w = _last((prob.mask & ~np.isfinite(prob.log_gamma)) * prob.weights[..., None])
-        self.tok_l = _last(self.tok, np.int64)  # (n, T, B)
-        self.qry_l = _last(self.qry, np.int64)  # (n, B)
         self.z = np.empty(self.shift.shape)
         self.wdsc = np.empty(self.off_w.shape)
 
     def run(self, WL: np.ndarray, lr: float, eps: float, move: bool) -> int:
-        """The gradient at ``WL`` into :attr:`grad` and, if ``move``, the normalized step."""
         kernels, z = self.kernels, self.z
-        kernels.log_logits(WL, self.table, self.tok_l, self.qry_l, self.shift, z, self.lanes)
+        kernels.log_logits(WL, self.table, self.shift, z, self.lanes)
         np.exp(z, out=z)
-        return kernels.log_finish(
-            z, self.off_w, self.tok_l, self.qry_l, self.wdsc, self.table, WL, (lr, eps, _SAFE_NORM),
-            self.norm, self.scale, self.lanes, move,
-        )  # fmt: skip
+        rule = (lr, eps, _SAFE_NORM)
+        return kernels.log_finish(z, self.off_w, self.wdsc, self.table, WL, rule, self.lanes, move)
 
 
 class _HeadStep(CompiledStep):
@@ -149,8 +143,6 @@ class _HeadStep(CompiledStep):
         B, n, T, d = prob.emb.shape
         K = prob.C.shape[1]
         self.loss = self.kernels.HEAD_LOSSES.index(prob.loss)
-        self.tok_h = _last(self.tok, np.int64)  # (n, T, B)
-        self.qry_h = _last(self.qry, np.int64)  # (n, B)
         self.mask = _last(prob.mask, np.bool_)
         self.emb = _last(prob.emb)  # (n, T, d, B)
         self.C = _last(prob.C)  # (K, d, B)
@@ -165,24 +157,22 @@ class _HeadStep(CompiledStep):
         self.work2 = np.empty((max(d, K, T), B))
 
     def run(self, WL: np.ndarray, lr: float, eps: float, move: bool) -> int:
-        """The gradient at ``WL`` into :attr:`grad` and, if ``move``, the normalized step."""
         kernels, z, classes = self.kernels, self.z, self.classes
-        kernels.masked_logits(WL, self.table, self.tok_h, self.qry_h, self.mask, z, self.lanes)
+        kernels.masked_logits(WL, self.table, self.mask, z, self.lanes)
         np.exp(z, out=z)
         if self.loss:  # the cross-entropy and the squared softmax loss: the class probabilities
             kernels.head_logits(z, self.emb, self.f, self.C, classes, self.lanes)
             np.exp(classes, out=classes)
         return kernels.head_finish(
             self.loss, z, classes, self.emb, self.f, self.C, self.labels, self.gf, self.mask,
-            self.weights, self.tok_h, self.qry_h, self.wdsc, self.work, self.work2, self.table, WL,
-            (lr, eps, _SAFE_NORM), self.norm, self.scale, self.lanes, move,
+            self.weights, self.wdsc, self.work, self.work2, self.table, WL, (lr, eps, _SAFE_NORM),
+            self.lanes, move,
         )  # fmt: skip
 
 
 def compiled_step(prob: Problem) -> CompiledStep | None:
     """The compiled gradient and step of ``prob``; ``None`` where there is none (module docstring)."""
-    if not isinstance(prob, Problem):
-        raise InvalidDataError(f"prob must be a Problem (see make_problem), got {type(prob).__name__}")
+    check_problem(prob)
     U, index = token_table(prob)
     _, n, T, d = prob.emb.shape
     if U.shape[0] ** 2 > n * T * d:  # many distinct vectors: the table costs more than it saves

@@ -294,9 +294,15 @@ def _scores(W: np.ndarray, prob: Problem) -> np.ndarray:
     return matvec(prob.emb, Wq)
 
 
-def _check_weights(W: object, prob: Problem) -> np.ndarray:
+def check_problem(prob: object) -> Problem:
+    """``prob`` itself, refused with a named error unless it is a :class:`Problem`."""
     if not isinstance(prob, Problem):
         raise InvalidDataError(f"prob must be a Problem (see make_problem), got {type(prob).__name__}")
+    return prob
+
+
+def _check_weights(W: object, prob: Problem) -> np.ndarray:
+    check_problem(prob)
     W = as_float(W, "W")
     if W.shape != (prob.B, prob.d, prob.d):
         raise InvalidDataError(f"W must have shape {(prob.B, prob.d, prob.d)}, got {W.shape}")
@@ -413,8 +419,7 @@ def tile_problem(prob: Problem, reps: int) -> Problem:
     :func:`ntpnb.attention.paper_experiments.gradient_norms`) gives the numbers of one call per ``W``
     (tests/attention/test_model.py).
     """
-    if not isinstance(prob, Problem):
-        raise InvalidDataError(f"prob must be a Problem (see make_problem), got {type(prob).__name__}")
+    check_problem(prob)
     reps = as_count(reps, "reps")
     tile = lambda a: np.tile(a, (reps,) + (1,) * (a.ndim - 1))
     arrays = {f.name: tile(getattr(prob, f.name)) for f in fields(Problem) if f.name != "loss"}

@@ -298,21 +298,13 @@ def _onto_table(
 
 
 @jit
-def log_logits(
-    WL: np.ndarray,
-    table: tuple,
-    tok: np.ndarray,
-    qry: np.ndarray,
-    shift: np.ndarray,
-    z: np.ndarray,
-    lanes: np.ndarray,
-) -> None:
+def log_logits(WL: np.ndarray, table: tuple, shift: np.ndarray, z: np.ndarray, lanes: np.ndarray) -> None:
     """The log-loss up to its exponentials: both softmaxes' logits less their maximum.
 
     :func:`table_scores` into ``G``, then ``z[c, i, t] = G[tok[i, t], qry[i]] + shift[c, i, t]`` and
     ``z -= z.max`` over ``t``; ``z``, ``shift`` ``(2, n, T, B)``, ``tok`` ``(n, T, B)``, ``qry`` ``(n, B)``.
     """
-    U, Uq, UW, G, _, _, _ = table
+    U, Uq, UW, G, _, _, _, tok, qry = table
     table_scores(WL, U, Uq, UW, G)
     m = lanes[0]
     two, n, T, B = z.shape
@@ -371,21 +363,13 @@ def log_weights(
 
 
 @jit
-def masked_logits(
-    WL: np.ndarray,
-    table: tuple,
-    tok: np.ndarray,
-    qry: np.ndarray,
-    mask: np.ndarray,
-    z: np.ndarray,
-    lanes: np.ndarray,
-) -> None:
+def masked_logits(WL: np.ndarray, table: tuple, mask: np.ndarray, z: np.ndarray, lanes: np.ndarray) -> None:
     """A head loss up to the attention's exponentials: the logits less their maximum.
 
     :func:`table_scores` into ``G``, then ``z[i, t] = G[tok[i, t], qry[i]]`` where ``mask``, ``-inf``
     elsewhere, and ``z -= z.max``; ``z``, ``tok``, ``mask`` ``(n, T, B)``.
     """
-    U, Uq, UW, G, _, _, _ = table
+    U, Uq, UW, G, _, _, _, tok, qry = table
     table_scores(WL, U, Uq, UW, G)
     m = lanes[0]
     n, T, B = z.shape
@@ -649,50 +633,39 @@ HEAD_LOSSES: tuple[str, ...] = ("squared", "ce", "squared_softmax")
 
 #: The token table's arrays, in the order the phases take them as ``table``: ``U`` ``(k, d, B)``,
 #: ``Uq`` ``(m, d, B)``, ``UW`` ``(k, d, B)``, ``G`` and ``A`` ``(k, m, B)``, ``UA`` ``(d, m, B)``,
-#: ``grad`` ``(d, d, B)`` (see :func:`table_scores`, :func:`weight_gradient`).
-TABLE_ARRAYS: tuple[str, ...] = ("U", "Uq", "UW", "G", "A", "UA", "grad")
+#: ``grad`` ``(d, d, B)`` (see :func:`table_scores`, :func:`weight_gradient`), ``tok`` ``(n, T, B)``,
+#: ``qry`` ``(n, B)``.
+TABLE_ARRAYS: tuple[str, ...] = ("U", "Uq", "UW", "G", "A", "UA", "grad", "tok", "qry")
 
 
 @jit
-def _finish(
-    table: tuple,
-    WL: np.ndarray,
-    rule: tuple,
-    norm: np.ndarray,
-    scale: np.ndarray,
-    lanes: np.ndarray,
-    move: bool,
-) -> int:
+def _finish(table: tuple, WL: np.ndarray, rule: tuple, lanes: np.ndarray, move: bool) -> int:
     """The gradient from the table ``A``, then (if ``move``) the normalized step.
 
-    ``rule`` is ``(lr, eps, safe_norm)`` of :func:`ngd_update`.
+    ``rule`` is ``(lr, eps, safe_norm)`` of :func:`ngd_update`; ``lanes`` ``(3, B)`` scratch.
     """
-    U, Uq, _, _, A, UA, grad = table
+    U, Uq, _, _, A, UA, grad, _, _ = table
     weight_gradient(U, Uq, A, UA, grad)
     if not move:
         return STEP_DONE
     lr, eps, safe_norm = rule
-    return ngd_update(WL, grad, lr, eps, safe_norm, norm, scale, lanes[0])
+    return ngd_update(WL, grad, lr, eps, safe_norm, lanes[1], lanes[2], lanes[0])
 
 
 @jit
 def log_finish(
     z: np.ndarray,
     off_w: np.ndarray,
-    tok: np.ndarray,
-    qry: np.ndarray,
     wdsc: np.ndarray,
     table: tuple,
     WL: np.ndarray,
     rule: tuple,
-    norm: np.ndarray,
-    scale: np.ndarray,
     lanes: np.ndarray,
     move: bool,
 ) -> int:
     """The log-loss from its exponentials: :func:`log_weights`, the gradient, the step."""
-    log_weights(z, off_w, tok, qry, wdsc, table[4], lanes[0])
-    return _finish(table, WL, rule, norm, scale, lanes, move)
+    log_weights(z, off_w, table[7], table[8], wdsc, table[4], lanes[0])
+    return _finish(table, WL, rule, lanes, move)
 
 
 @jit
@@ -707,16 +680,12 @@ def head_finish(
     gf: np.ndarray,
     mask: np.ndarray,
     weights: np.ndarray,
-    tok: np.ndarray,
-    qry: np.ndarray,
     wdsc: np.ndarray,
     work: np.ndarray,
     work2: np.ndarray,
     table: tuple,
     WL: np.ndarray,
     rule: tuple,
-    norm: np.ndarray,
-    scale: np.ndarray,
     lanes: np.ndarray,
     move: bool,
 ) -> int:
@@ -736,6 +705,6 @@ def head_finish(
     else:
         squared_softmax_head(classes, C, labels, gf, work, work2, lanes[0], lanes[1])
     score_weights(
-        z, emb, gf, mask, weights, tok, qry, wdsc, table[4], work[:T], work2[:T], lanes[0], lanes[1]
+        z, emb, gf, mask, weights, table[7], table[8], wdsc, table[4], work[:T], work2[:T], lanes[0], lanes[1]
     )
-    return _finish(table, WL, rule, norm, scale, lanes, move)
+    return _finish(table, WL, rule, lanes, move)
