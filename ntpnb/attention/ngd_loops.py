@@ -62,64 +62,11 @@ STEP_REFUSED: int = 1
 
 
 @jit
-def _pairwise_block(a: np.ndarray, lo: int, n: int) -> float:
-    """The pairwise sum of numpy of ``a[lo:lo + n]`` for ``n <= 128``: no further split."""
-    if n < 8:
-        res = -0.0
-        for i in range(lo, lo + n):
-            res += a[i]
-        return res
-    r0, r1, r2, r3 = a[lo], a[lo + 1], a[lo + 2], a[lo + 3]
-    r4, r5, r6, r7 = a[lo + 4], a[lo + 5], a[lo + 6], a[lo + 7]
-    i = 8
-    while i < n - (n % 8):
-        r0 += a[lo + i]
-        r1 += a[lo + i + 1]
-        r2 += a[lo + i + 2]
-        r3 += a[lo + i + 3]
-        r4 += a[lo + i + 4]
-        r5 += a[lo + i + 5]
-        r6 += a[lo + i + 6]
-        r7 += a[lo + i + 7]
-        i += 8
-    res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
-    while i < n:
-        res += a[lo + i]
-        i += 1
-    return res
+def _lane_blocks(x: np.ndarray, out: np.ndarray) -> None:
+    """``out[b]``: numpy's pairwise sum of ``x[:, b]`` for ``x`` ``(m, B)``, ``m <= 128`` (no split).
 
-
-@jit
-def pairwise_sum(a: np.ndarray, lo: int, n: int) -> float:
-    """``a[lo:lo + n].sum()`` as numpy adds it (``pairwise_sum`` of its loops, from -0.0).
-
-    Blocks of at most 128 terms: eight interleaved partial sums; longer ranges: split in two halves
-    (the first a multiple of 8 long), on an explicit stack (numba's cache keeps no recursion).
+    From -0.0 below eight terms; else eight interleaved partial sums, combined pairwise, then the rest.
     """
-    if n <= 128:
-        return _pairwise_block(a, lo, n)
-    tasks = [(lo, n, False)]
-    values = [0.0]
-    values.pop()
-    while tasks:
-        start, size, combine = tasks.pop()
-        if combine:
-            right = values.pop()
-            values.append(values.pop() + right)
-        elif size <= 128:
-            values.append(_pairwise_block(a, start, size))
-        else:
-            half = size // 2
-            half -= half % 8
-            tasks.append((start, size, True))
-            tasks.append((start + half, size - half, False))
-            tasks.append((start, half, False))
-    return values[0]
-
-
-@jit
-def _lane_sums(x: np.ndarray, out: np.ndarray) -> None:
-    """``out[b]``: the :func:`pairwise_sum` of ``x[:, b]``, for ``x`` ``(m, B)``."""
     m, B = x.shape
     if m < 8:
         for b in range(B):
@@ -127,13 +74,6 @@ def _lane_sums(x: np.ndarray, out: np.ndarray) -> None:
         for r in range(m):
             for b in range(B):
                 out[b] += x[r, b]
-        return
-    if m > 128:
-        column = np.empty(m)
-        for b in range(B):
-            for r in range(m):
-                column[r] = x[r, b]
-            out[b] = pairwise_sum(column, 0, m)
         return
     acc = np.empty((8, B))
     for r in range(8):
@@ -153,6 +93,48 @@ def _lane_sums(x: np.ndarray, out: np.ndarray) -> None:
         for b in range(B):
             out[b] += x[i, b]
         i += 1
+
+
+@jit
+def pairwise_sum(a: np.ndarray, lo: int, n: int) -> float:
+    """``a[lo:lo + n].sum()`` as numpy adds it (``pairwise_sum`` of its loops).
+
+    Blocks of at most 128 terms (:func:`_lane_blocks`); longer ranges: split in two halves (the first
+    a multiple of 8 long), on an explicit stack (numba's cache keeps no recursion).
+    """
+    block = np.empty(1)
+    tasks = [(lo, n, False)]
+    values = [0.0]
+    values.pop()
+    while tasks:
+        start, size, combine = tasks.pop()
+        if combine:
+            right = values.pop()
+            values.append(values.pop() + right)
+        elif size <= 128:
+            _lane_blocks(a[start : start + size].reshape((size, 1)), block)
+            values.append(block[0])
+        else:
+            half = size // 2
+            half -= half % 8
+            tasks.append((start, size, True))
+            tasks.append((start + half, size - half, False))
+            tasks.append((start, half, False))
+    return values[0]
+
+
+@jit
+def _lane_sums(x: np.ndarray, out: np.ndarray) -> None:
+    """``out[b]``: the :func:`pairwise_sum` of ``x[:, b]``, for ``x`` ``(m, B)``."""
+    m, B = x.shape
+    if m <= 128:
+        _lane_blocks(x, out)
+        return
+    column = np.empty(m)
+    for b in range(B):
+        for r in range(m):
+            column[r] = x[r, b]
+        out[b] = pairwise_sum(column, 0, m)
 
 
 @jit
