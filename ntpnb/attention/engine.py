@@ -155,6 +155,7 @@ class _HeadStep(CompiledStep):
         self.wdsc = np.empty((n, T, B))
         self.work = np.empty((max(d, K, T), B))
         self.work2 = np.empty((max(d, K, T), B))
+        self.head = tuple(getattr(self, name) for name in self.kernels.HEAD_ARRAYS)
 
     def run(self, WL: np.ndarray, lr: float, eps: float, move: bool) -> int:
         kernels, z, classes = self.kernels, self.z, self.classes
@@ -163,11 +164,8 @@ class _HeadStep(CompiledStep):
         if self.loss:  # the cross-entropy and the squared softmax loss: the class probabilities
             kernels.head_logits(z, self.emb, self.f, self.C, classes, self.lanes)
             np.exp(classes, out=classes)
-        return kernels.head_finish(
-            self.loss, z, classes, self.emb, self.f, self.C, self.labels, self.gf, self.mask,
-            self.weights, self.wdsc, self.work, self.work2, self.table, WL, (lr, eps, _SAFE_NORM),
-            self.lanes, move,
-        )  # fmt: skip
+        rule = (lr, eps, _SAFE_NORM)
+        return kernels.head_finish(self.loss, z, classes, self.head, self.table, WL, rule, self.lanes, move)
 
 
 def compiled_step(prob: Problem) -> CompiledStep | None:

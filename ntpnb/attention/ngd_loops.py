@@ -47,6 +47,7 @@ __all__ = [
     "log_finish",
     "head_finish",
     "HEAD_LOSSES",
+    "HEAD_ARRAYS",
     "TABLE_ARRAYS",
     "STEP_DONE",
     "STEP_REFUSED",
@@ -611,6 +612,10 @@ def ngd_update(
 
 #: The losses on the head's output, as :func:`head_finish` codes them.
 HEAD_LOSSES: tuple[str, ...] = ("squared", "ce", "squared_softmax")
+#: The head losses' arrays, in the order :func:`head_finish` takes them as ``head``: ``emb`` ``(n, T,
+#: d, B)``, ``f`` and ``gf`` ``(n, d, B)``, ``C`` ``(K, d, B)``, ``labels`` and ``weights`` ``(n, B)``,
+#: ``mask`` and ``wdsc`` ``(n, T, B)``, scratch ``work``, ``work2`` ``(max(d, K, T), B)``.
+HEAD_ARRAYS: tuple[str, ...] = ("emb", "f", "C", "labels", "gf", "mask", "weights", "wdsc", "work", "work2")
 
 
 #: The token table's arrays, in the order the phases take them as ``table``: ``U`` ``(k, d, B)``,
@@ -655,16 +660,7 @@ def head_finish(
     loss: int,
     z: np.ndarray,
     classes: np.ndarray,
-    emb: np.ndarray,
-    f: np.ndarray,
-    C: np.ndarray,
-    labels: np.ndarray,
-    gf: np.ndarray,
-    mask: np.ndarray,
-    weights: np.ndarray,
-    wdsc: np.ndarray,
-    work: np.ndarray,
-    work2: np.ndarray,
+    head: tuple,
     table: tuple,
     WL: np.ndarray,
     rule: tuple,
@@ -675,8 +671,10 @@ def head_finish(
 
     The squared loss starts from the attention's exponentials (:func:`attention_outputs`,
     :func:`squared_head`), the others from the class logits' (:func:`ce_head`,
-    :func:`squared_softmax_head`); then :func:`score_weights`, the gradient and the step.
+    :func:`squared_softmax_head`); then :func:`score_weights`, the gradient and the step. ``head``:
+    the arrays of :data:`HEAD_ARRAYS`.
     """
+    emb, f, C, labels, gf, mask, weights, wdsc, work, work2 = head
     d = C.shape[1]
     T = z.shape[1]
     if loss == 0:
