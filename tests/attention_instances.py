@@ -1,6 +1,9 @@
-"""Seeded attention instances and cases shared by the attention tests."""
+"""Seeded attention instances and cases shared by the attention tests, and the numpy gradient the
+compiled normalized-GD step reproduces bit for bit (:func:`table_gradient`)."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import numpy as np
 
@@ -15,6 +18,9 @@ from ntpnb.attention import (
     stack_problems,
     tied_head,
 )
+from ntpnb.attention.engine import token_table
+from ntpnb.attention.model import _scores_grad, _weighted
+from ntpnb.reproducible_products import dot_sum
 
 
 def general_instance(seed: int, K: int = 6, d: int = 8, n: int = 6, T: int = 4) -> tuple:
@@ -58,3 +64,54 @@ def stacked_problem(loss: str, head: str, sizes: tuple = STACKED_SIZES) -> Probl
         X, y = general_dataset(K, n, T, seed + 10)
         problems.append(make_problem(E, HEADS[head](E), as_token_data(X, y, K), loss, head))
     return stack_problems(problems)
+
+
+def table_gradient(prob: Problem) -> Callable[[np.ndarray], np.ndarray]:
+    """``W -> gradient(W, prob)`` over the token table, in the order the compiled kernels keep.
+
+    Equal to :func:`ntpnb.attention.model.gradient` up to rounding; the products are elementwise
+    multiply-adds over contiguous trials (:func:`~ntpnb.reproducible_products.dot_sum`, trial axis
+    last), the log-loss's arrays positions first (``(T, ...)``). Only where
+    :func:`~ntpnb.attention.engine.compiled_step` has a step (for the log-loss, ``gamma`` equal on
+    each sample's label positions).
+    """
+    U, index = token_table(prob)
+    k, d, B = U.shape
+
+    def scores(W: np.ndarray) -> np.ndarray:  # G = U W U^T, (k, k, B)
+        WL = np.ascontiguousarray(np.moveaxis(W, 0, -1))  # (d, d, B)
+        UW = dot_sum((U[:, p, None], WL[None, p]) for p in range(d))  # (k, d, B)
+        return dot_sum((UW[:, None, q], U[None, :, q]) for q in range(d))
+
+    def weight_grad(index: np.ndarray, wdsc: np.ndarray) -> np.ndarray:  # sum w a_t x_t x_bar^T
+        A = np.bincount(index.ravel(), weights=wdsc.ravel(), minlength=k * k * B).reshape(k, k, B)
+        UA = dot_sum((U[i, :, None], A[i, None]) for i in range(k))  # (d, k, B)
+        grad = dot_sum((UA[:, j, None], U[None, j]) for j in range(k))  # (d, d, B)
+        return np.ascontiguousarray(np.moveaxis(grad, -1, 0))
+
+    if prob.loss != "log":
+
+        def grad(W: np.ndarray) -> np.ndarray:
+            _, dsc = _scores_grad(np.take(scores(W), index), prob, with_loss=False)
+            return weight_grad(index, _weighted(dsc, prob))
+
+        return grad
+    first = lambda a: np.ascontiguousarray(np.moveaxis(a, -1, 0))  # (B, n, T) -> (T, B, n)
+    on = np.isfinite(prob.log_gamma)
+    index_t = first(index)
+    stacked = np.ascontiguousarray(np.stack([index_t, index_t], axis=1))  # both softmaxes' scores
+    shift = np.stack([first(np.where(prob.mask, 0.0, -np.inf)), first(prob.log_gamma)], axis=1)
+    off_w = first(prob.mask & ~on) * prob.weights[None]
+
+    def log_grad(W: np.ndarray) -> np.ndarray:  # s = softmax(sc), r = softmax(sc + log gamma)
+        z = np.take(scores(W), stacked)
+        z += shift
+        z -= z.max(axis=0)
+        np.exp(z, out=z)
+        z /= z.sum(axis=0)
+        s, r = z[:, 0], z[:, 1]
+        wdsc = s * off_w
+        wdsc -= r * wdsc.sum(axis=0)
+        return weight_grad(index_t, wdsc)
+
+    return log_grad

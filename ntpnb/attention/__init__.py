@@ -5,7 +5,6 @@
 * :mod:`~ntpnb.attention.graphs`: token-priority graphs, SCCs, ``(i => j)``, ``(i ~ j)``, the
   cyclic sub-dataset (Definition 1), ``S_cyc``, pseudo graphs (Sec. 6).
 * :mod:`~ntpnb.attention.model`: ``f_W(X) = X^T S(X W x_bar)``, heads, losses, batched gradients.
-* :mod:`~ntpnb.attention.precomputed_gradient`: that gradient with the problem's constants computed once.
 * :mod:`~ntpnb.attention.engine`, :mod:`~ntpnb.attention.ngd_loops`: normalized GD in compiled loops, the
   reference's iterates bit for bit (imported when first needed).
 * :mod:`~ntpnb.attention.graph_svm_qp`: the verified Graph-SVM ``W^mm``.
@@ -27,7 +26,6 @@ from . import (
     graphs,
     model,
     paper_experiments,
-    precomputed_gradient,
     random_data,
     token_data,
 )
@@ -37,7 +35,6 @@ from .graph_svm_qp import *  # noqa: F403
 from .graphs import *  # noqa: F403
 from .model import *  # noqa: F403
 from .paper_experiments import *  # noqa: F403
-from .precomputed_gradient import *  # noqa: F403
 from .random_data import *  # noqa: F403
 from .token_data import *  # noqa: F403
 
@@ -47,7 +44,6 @@ __all__ = [
     *random_data.__all__,
     *graphs.__all__,
     *model.__all__,
-    *precomputed_gradient.__all__,
     *graph_svm_qp.__all__,
     *convex.__all__,
     *batched_training.__all__,

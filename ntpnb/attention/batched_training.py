@@ -1,10 +1,9 @@
 """Batched training of attention weights: many independent trials as one vectorized run.
 
-:func:`train` hands :func:`ntpnb.optim.run` (``batch_ndim=1``: each trial normalized by its own
-norm) the batched gradient of :func:`~ntpnb.attention.precomputed_gradient.gradient_function`;
-normalized GD runs on the compiled step of :mod:`~ntpnb.attention.engine` instead (the same iterates
-bit for bit, faster). :func:`train_trials` runs one batch per worker of joblib's active backend
-(:func:`ntpnb.parallel.parallel_map`) with the same results. The helpers compute the paper's plotted
+:func:`train` runs normalized GD on the compiled step of :mod:`~ntpnb.attention.engine`, the other
+optimizers (and problems without a compiled step) on :func:`ntpnb.optim.run` (``batch_ndim=1``: each
+trial normalized by its own norm). :func:`train_trials` runs one batch per worker of joblib's active
+backend (:func:`ntpnb.parallel.parallel_map`) with the same results. The helpers compute the paper's plotted
 quantities for all trials at once.
 """
 
@@ -23,8 +22,7 @@ from ..linalg import correlation
 from ..parallel import active_workers, parallel_map
 from ..validation import as_count, as_float, as_ordered, frozen
 from .engine import Progress, compiled_step, run_ngd
-from .model import Problem, stack_problems
-from .precomputed_gradient import gradient_function
+from .model import Problem, check_problem, gradient, stack_problems
 
 __all__ = [
     "train",
@@ -38,8 +36,7 @@ __all__ = [
 
 
 def _check_problem(prob: object, optimizer: object) -> None:
-    if not isinstance(prob, Problem):
-        raise InvalidDataError(f"prob must be a Problem (see make_problem), got {type(prob).__name__}")
+    check_problem(prob)
     if not isinstance(optimizer, optim.Optimizer):
         raise InvalidDataError(f"optimizer must be an ntpnb.optim.Optimizer, got {type(optimizer).__name__}")
 
@@ -172,14 +169,14 @@ def train_trials(
 
 
 def training_gradient(prob: Problem, optimizer: optim.Optimizer) -> Callable[[np.ndarray], np.ndarray]:
-    """The gradient :func:`train` runs ``optimizer`` on (the compiled one where there is one).
+    """The gradient :func:`train` runs ``optimizer`` on: the compiled one where there is one.
 
-    :meth:`~ntpnb.attention.engine.CompiledStep.gradient_of` (the same floats, faster), else
-    :func:`gradient_function`.
+    :meth:`~ntpnb.attention.engine.CompiledStep.gradient_of`, else
+    :func:`~ntpnb.attention.model.gradient`.
     """
     _check_problem(prob, optimizer)
     compiled = compiled_step(prob)
-    return gradient_function(prob) if compiled is None else compiled.gradient_of
+    return partial(gradient, prob=prob) if compiled is None else compiled.gradient_of
 
 
 def stack_bases(bases: Sequence[np.ndarray]) -> np.ndarray:

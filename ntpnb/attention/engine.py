@@ -1,14 +1,16 @@
 """Normalized GD on the attention model in compiled loops: the numpy reference's iterates, faster.
 
 A step is two or three calls of the kernels of :mod:`~ntpnb.attention.ngd_loops` with numpy's
-exponential between them (:class:`CompiledStep`), in :func:`ntpnb.optim.run`'s loop (:func:`run_ngd`),
-instead of some thirty small numpy calls (:func:`ntpnb.optim.run` with
-:func:`~ntpnb.attention.precomputed_gradient.gradient_function`). The kernels keep every operation's
-order: the same gradients and iterates, bit for bit (tests/attention/test_engine.py checks whole runs).
+exponential between them (:class:`CompiledStep`), in :func:`ntpnb.optim.run`'s loop (:func:`run_ngd`).
+The kernels compute the model's gradient over each trial's token table (:func:`token_table`: scores
+gathered from ``U W U^T`` over the distinct vectors ``U``), every operation in the order of a numpy
+reference (tests/attention_instances.py ``table_gradient``): the same gradients and iterates as
+:func:`ntpnb.optim.run` on it, bit for bit (tests/attention/test_engine.py checks whole runs).
 
-:func:`compiled_step` returns ``None`` where the numpy gradient does not use the token table (many
-distinct vectors), and for the log-loss with ``gamma`` unequal on a sample's label positions (a head
-other than ``C E^T = I``); :func:`ntpnb.attention.batched_training.train` then runs the reference.
+:func:`compiled_step` returns ``None`` where the token table costs more than it saves (many distinct
+vectors), and for the log-loss with ``gamma`` unequal on a sample's label positions (a head other
+than ``C E^T = I``); :func:`ntpnb.attention.batched_training.train` then runs
+:func:`ntpnb.optim.run` on :func:`~ntpnb.attention.model.gradient`.
 """
 
 from __future__ import annotations
@@ -21,10 +23,9 @@ import numpy as np
 from .. import optim
 from ..errors import InvalidDataError
 from ..validation import as_count, read_only_view
-from .model import Problem
-from .precomputed_gradient import TokenTable, log_constants, token_table, uses_table
+from .model import Problem, check_problem
 
-__all__ = ["CompiledStep", "compiled_step", "run_ngd", "compile_kernels", "Progress"]
+__all__ = ["CompiledStep", "compiled_step", "run_ngd", "compile_kernels", "Progress", "token_table"]
 
 #: A progress hook, told ``(done, total)`` steps as a run goes (:data:`ntpnb.optim.ProgressHook`).
 Progress = optim.ProgressHook
@@ -39,6 +40,32 @@ def _last(a: np.ndarray, dtype: type = np.float64) -> np.ndarray:
     return np.array(np.moveaxis(np.asarray(a), 0, -1), dtype=dtype, order="C")
 
 
+def token_table(prob: Problem) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct vectors of each trial and where each score lives in ``G = U W U^T``.
+
+    Returns
+    -------
+    U, index
+        ``U`` ``(k, d, B)``: the distinct rows (inputs and queries) of each trial, zero-padded to a
+        common ``k``; ``index`` ``(B, n, T)``: the flat index into ``G`` (laid out ``(k, k, B)``) of
+        each position's score, ``(token * k + query) * B + b``.
+    """
+    B, n, T, d = prob.emb.shape
+    rows = np.concatenate([prob.emb.reshape(B, n * T, d), prob.query], axis=1)
+    tables, ids = [], np.empty((B, n * T + n), dtype=np.int64)
+    for b in range(B):
+        U, inverse = np.unique(rows[b], axis=0, return_inverse=True)
+        tables.append(U)
+        ids[b] = inverse.reshape(-1)
+    k = max(U.shape[0] for U in tables)
+    U = np.zeros((k, d, B))
+    for b, table in enumerate(tables):
+        U[: table.shape[0], :, b] = table
+    token, query = ids[:, : n * T].reshape(B, n, T), ids[:, n * T :]
+    index = (token * k + query[..., None]) * B + np.arange(B)[:, None, None]
+    return U, index
+
+
 class CompiledStep:
     """One stacked problem's constants and scratch, trial axis last, and its compiled gradient.
 
@@ -46,30 +73,28 @@ class CompiledStep:
     and moves ``WL`` by the normalized step; :meth:`step` and :meth:`gradient_of` call it.
     """
 
-    def __init__(self, table: TokenTable) -> None:
+    def __init__(self, U: np.ndarray, index: np.ndarray) -> None:
         self.kernels = importlib.import_module(".ngd_loops", __package__)
-        self.U = np.ascontiguousarray(table.U)
+        self.U = np.ascontiguousarray(U)
         k, d, B = self.U.shape
         self.B, self.d = B, d
-        index = table.index  # (B, n, T): (token * k + query) * B + b
-        self.tok = index // B // k  # (B, n, T) token row of each position
+        self.tok = _last(index // B // k, np.int64)  # (n, T, B) token row of each position
         rows = (index // B % k)[:, :, 0]  # (B, n) table row of each sample's query
         # the query rows of each trial, in increasing order (zero rows pad them to m)
         queries = [np.unique(r) for r in rows]
         m = max(q.size for q in queries)
         self.Uq = np.zeros((m, d, B))
-        self.qry = np.empty(rows.shape, dtype=np.int64)  # (B, n) query row of each sample
+        qry = np.empty(rows.shape, dtype=np.int64)  # (B, n) query row of each sample
         for b, q in enumerate(queries):
             self.Uq[: q.size, :, b] = self.U[q, :, b]
-            self.qry[b] = np.searchsorted(q, rows[b])
+            qry[b] = np.searchsorted(q, rows[b])
+        self.qry = _last(qry, np.int64)  # (n, B)
         self.UW = np.empty((k, d, B))
         self.G = np.empty((k, m, B))
         self.A = np.empty((k, m, B))
         self.UA = np.empty((d, m, B))
         self.grad = np.empty((d, d, B))
-        self.lanes = np.empty((4, B))  # per-trial scratch of the kernels
-        self.norm = np.empty(B)
-        self.scale = np.empty(B)
+        self.lanes = np.empty((3, B))  # per-trial scratch of the kernels
         self.table = tuple(getattr(self, name) for name in self.kernels.TABLE_ARRAYS)
 
     def run(self, WL: np.ndarray, lr: float, eps: float, move: bool) -> int:  # pragma: no cover
@@ -93,38 +118,31 @@ class CompiledStep:
 class _LogStep(CompiledStep):
     """The log-loss with ``gamma`` uniform on the label positions (``C E^T = I``)."""
 
-    def __init__(self, prob: Problem, table: TokenTable) -> None:
-        super().__init__(table)
-        c = log_constants(prob, table)
-        # (T, 2, B, n) -> (2, n, T, B) and (T, B, n) -> (n, T, B): trials last
-        self.shift = np.ascontiguousarray(c.shift.transpose(1, 3, 0, 2))
-        self.off_w = np.ascontiguousarray(c.off_w.transpose(2, 0, 1))
-        self.tok_l = _last(self.tok, np.int64)  # (n, T, B)
-        self.qry_l = _last(self.qry, np.int64)  # (n, B)
+    def __init__(self, prob: Problem, U: np.ndarray, index: np.ndarray) -> None:
+        super().__init__(U, index)
+        # the softmaxes' additive masks, (2, n, T, B): s over the input (0 or -inf), r = softmax(sc +
+        # log gamma) (log gamma); the sample weight on positions off the label (n, T, B)
+        self.shift = _last(np.stack([np.where(prob.mask, 0.0, -np.inf), prob.log_gamma], axis=1))
+        self.off_w = _last((prob.mask & ~np.isfinite(prob.log_gamma)) * prob.weights[..., None])
         self.z = np.empty(self.shift.shape)
         self.wdsc = np.empty(self.off_w.shape)
 
     def run(self, WL: np.ndarray, lr: float, eps: float, move: bool) -> int:
-        """The gradient at ``WL`` into :attr:`grad` and, if ``move``, the normalized step."""
         kernels, z = self.kernels, self.z
-        kernels.log_start(WL, self.table, self.tok_l, self.qry_l, self.shift, z, self.lanes)
+        kernels.log_logits(WL, self.table, self.shift, z, self.lanes)
         np.exp(z, out=z)
-        return kernels.log_finish(
-            z, self.off_w, self.tok_l, self.qry_l, self.wdsc, self.table, WL, (lr, eps, _SAFE_NORM),
-            self.norm, self.scale, self.lanes, move,
-        )  # fmt: skip
+        rule = (lr, eps, _SAFE_NORM)
+        return kernels.log_finish(z, self.off_w, self.wdsc, self.table, WL, rule, self.lanes, move)
 
 
 class _HeadStep(CompiledStep):
     """The losses on the head's output: squared, cross-entropy, squared softmax."""
 
-    def __init__(self, prob: Problem, table: TokenTable) -> None:
-        super().__init__(table)
+    def __init__(self, prob: Problem, U: np.ndarray, index: np.ndarray) -> None:
+        super().__init__(U, index)
         B, n, T, d = prob.emb.shape
         K = prob.C.shape[1]
         self.loss = self.kernels.HEAD_LOSSES.index(prob.loss)
-        self.tok_h = _last(self.tok, np.int64)  # (n, T, B)
-        self.qry_h = _last(self.qry, np.int64)  # (n, B)
         self.mask = _last(prob.mask, np.bool_)
         self.emb = _last(prob.emb)  # (n, T, d, B)
         self.C = _last(prob.C)  # (K, d, B)
@@ -137,32 +155,32 @@ class _HeadStep(CompiledStep):
         self.wdsc = np.empty((n, T, B))
         self.work = np.empty((max(d, K, T), B))
         self.work2 = np.empty((max(d, K, T), B))
+        self.head = tuple(getattr(self, name) for name in self.kernels.HEAD_ARRAYS)
 
     def run(self, WL: np.ndarray, lr: float, eps: float, move: bool) -> int:
-        """The gradient at ``WL`` into :attr:`grad` and, if ``move``, the normalized step."""
         kernels, z, classes = self.kernels, self.z, self.classes
-        kernels.head_start(WL, self.table, self.tok_h, self.qry_h, self.mask, z, self.lanes)
+        kernels.masked_logits(WL, self.table, self.mask, z, self.lanes)
         np.exp(z, out=z)
         if self.loss:  # the cross-entropy and the squared softmax loss: the class probabilities
-            kernels.head_classes(z, self.emb, self.f, self.C, classes, self.lanes)
+            kernels.head_logits(z, self.emb, self.f, self.C, classes, self.lanes)
             np.exp(classes, out=classes)
-        return kernels.head_finish(
-            self.loss, z, classes, self.emb, self.f, self.C, self.labels, self.gf, self.mask,
-            self.weights, self.tok_h, self.qry_h, self.wdsc, self.work, self.work2, self.table, WL,
-            (lr, eps, _SAFE_NORM), self.norm, self.scale, self.lanes, move,
-        )  # fmt: skip
+        rule = (lr, eps, _SAFE_NORM)
+        return kernels.head_finish(self.loss, z, classes, self.head, self.table, WL, rule, self.lanes, move)
 
 
 def compiled_step(prob: Problem) -> CompiledStep | None:
     """The compiled gradient and step of ``prob``; ``None`` where there is none (module docstring)."""
-    if not isinstance(prob, Problem):
-        raise InvalidDataError(f"prob must be a Problem (see make_problem), got {type(prob).__name__}")
-    table = token_table(prob)
-    if not uses_table(prob, table):
+    check_problem(prob)
+    U, index = token_table(prob)
+    _, n, T, d = prob.emb.shape
+    if U.shape[0] ** 2 > n * T * d:  # many distinct vectors: the table costs more than it saves
         return None
-    if prob.loss == "log":
-        return _LogStep(prob, table) if log_constants(prob, table).uniform else None
-    return _HeadStep(prob, table)
+    if prob.loss != "log":
+        return _HeadStep(prob, U, index)
+    on = np.isfinite(prob.log_gamma)
+    gamma = np.exp(np.where(on, prob.log_gamma, 0.0))
+    uniform = np.where(on, gamma, -np.inf).max(axis=-1) == np.where(on, gamma, np.inf).min(axis=-1)
+    return _LogStep(prob, U, index) if uniform.all() else None
 
 
 def run_ngd(

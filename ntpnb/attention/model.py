@@ -20,7 +20,7 @@ A :class:`Problem` holds ``B`` padded trials, ``W`` is ``(B, d, d)``, and :func:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import numpy as np
 import scipy
@@ -40,7 +40,6 @@ __all__ = [
     "Problem",
     "make_problem",
     "stack_problems",
-    "attention_output",
     "loss_and_grad",
     "gradient",
     "loss_value",
@@ -295,22 +294,21 @@ def _scores(W: np.ndarray, prob: Problem) -> np.ndarray:
     return matvec(prob.emb, Wq)
 
 
-def _check_weights(W: object, prob: Problem) -> np.ndarray:
+def check_problem(prob: object) -> Problem:
+    """``prob`` itself, refused with a named error unless it is a :class:`Problem`."""
     if not isinstance(prob, Problem):
         raise InvalidDataError(f"prob must be a Problem (see make_problem), got {type(prob).__name__}")
+    return prob
+
+
+def _check_weights(W: object, prob: Problem) -> np.ndarray:
+    check_problem(prob)
     W = as_float(W, "W")
     if W.shape != (prob.B, prob.d, prob.d):
         raise InvalidDataError(f"W must have shape {(prob.B, prob.d, prob.d)}, got {W.shape}")
     if not np.all(np.isfinite(W)):
         raise InvalidDataError("W has non-finite entries")
     return W
-
-
-def attention_output(W: object, prob: Problem) -> tuple[np.ndarray, np.ndarray]:
-    """Softmax probabilities ``s`` ``(B, n, T)`` and outputs ``f_W(X) = X^T s`` ``(B, n, d)``."""
-    W = _check_weights(W, prob)
-    s, _ = _softmax(_scores(W, prob), prob.mask)
-    return s, vecmat(s, prob.emb)
 
 
 def _centered(s: np.ndarray, v: np.ndarray) -> np.ndarray:
@@ -322,8 +320,8 @@ def _centered(s: np.ndarray, v: np.ndarray) -> np.ndarray:
     return np.einsum("...u,...tu->...t", s, v[..., None, :] - v[..., :, None])
 
 
-def loss_and_grad(W: object, prob: Problem, *, per_sample: bool = False) -> tuple[np.ndarray, np.ndarray]:
-    """Losses ``(B,)`` (or ``(B, n)`` per sample, unweighted) and gradients ``(B, d, d)``.
+def loss_and_grad(W: object, prob: Problem) -> tuple[np.ndarray, np.ndarray]:
+    """Losses ``(B,)`` and gradients ``(B, d, d)``.
 
     A sample's gradient is ``sum_t a_t x_t x_bar^T``, ``a = (diag(s) - s s^T) X g``, ``g`` the loss's
     derivative in ``f_W(X)``, computed as ``a_t = s_t sum_t' s_t' (q_t - q_t')``, ``q = X g``
@@ -332,8 +330,6 @@ def loss_and_grad(W: object, prob: Problem, *, per_sample: bool = False) -> tupl
     log gamma)``: accurate when the softmax saturates, unlike the textbook ``s - r``, ``q_t - s^T q``.
     """
     ell, grad = _loss_and_grad(W, prob, with_loss=True)
-    if per_sample:
-        return ell, grad
     return np.sum(prob.weights * ell, axis=-1), grad
 
 
@@ -423,20 +419,11 @@ def tile_problem(prob: Problem, reps: int) -> Problem:
     :func:`ntpnb.attention.paper_experiments.gradient_norms`) gives the numbers of one call per ``W``
     (tests/attention/test_model.py).
     """
-    if not isinstance(prob, Problem):
-        raise InvalidDataError(f"prob must be a Problem (see make_problem), got {type(prob).__name__}")
+    check_problem(prob)
     reps = as_count(reps, "reps")
     tile = lambda a: np.tile(a, (reps,) + (1,) * (a.ndim - 1))
-    return Problem(
-        emb=tile(prob.emb),
-        mask=tile(prob.mask),
-        query=tile(prob.query),
-        labels=tile(prob.labels),
-        weights=tile(prob.weights),
-        C=tile(prob.C),
-        log_gamma=tile(prob.log_gamma),
-        loss=prob.loss,
-    )
+    arrays = {f.name: tile(getattr(prob, f.name)) for f in fields(Problem) if f.name != "loss"}
+    return Problem(**arrays, loss=prob.loss)
 
 
 def losses_at(Ws: object, prob: Problem) -> np.ndarray:

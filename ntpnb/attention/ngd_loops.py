@@ -1,7 +1,8 @@
 """Compiled pieces of a normalized-GD step on the attention model: numpy's arithmetic, in loops.
 
-Each kernel computes what a line of :mod:`~ntpnb.attention.precomputed_gradient` (and the normalized
-step of :func:`ntpnb.optim.run`) computes, every operation in the same order, so the same floats:
+Each kernel computes what a line of the numpy gradient over the token table (tests/attention_instances.py
+``table_gradient``) and the normalized step of :func:`ntpnb.optim.run` compute, every operation in the
+same order, so the same floats:
 
 * :func:`ntpnb.reproducible_products.dot_sum`'s products: the first term, then the others in index order;
 * numpy's reductions over a non-last axis (``z.sum(axis=0)``), ``np.bincount`` and ``np.einsum`` over a
@@ -43,12 +44,10 @@ __all__ = [
     "score_weights",
     "weight_gradient",
     "ngd_update",
-    "log_start",
     "log_finish",
-    "head_start",
-    "head_classes",
     "head_finish",
     "HEAD_LOSSES",
+    "HEAD_ARRAYS",
     "TABLE_ARRAYS",
     "STEP_DONE",
     "STEP_REFUSED",
@@ -64,64 +63,11 @@ STEP_REFUSED: int = 1
 
 
 @jit
-def _pairwise_block(a: np.ndarray, lo: int, n: int) -> float:
-    """The pairwise sum of numpy of ``a[lo:lo + n]`` for ``n <= 128``: no further split."""
-    if n < 8:
-        res = -0.0
-        for i in range(lo, lo + n):
-            res += a[i]
-        return res
-    r0, r1, r2, r3 = a[lo], a[lo + 1], a[lo + 2], a[lo + 3]
-    r4, r5, r6, r7 = a[lo + 4], a[lo + 5], a[lo + 6], a[lo + 7]
-    i = 8
-    while i < n - (n % 8):
-        r0 += a[lo + i]
-        r1 += a[lo + i + 1]
-        r2 += a[lo + i + 2]
-        r3 += a[lo + i + 3]
-        r4 += a[lo + i + 4]
-        r5 += a[lo + i + 5]
-        r6 += a[lo + i + 6]
-        r7 += a[lo + i + 7]
-        i += 8
-    res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
-    while i < n:
-        res += a[lo + i]
-        i += 1
-    return res
+def _lane_blocks(x: np.ndarray, out: np.ndarray) -> None:
+    """``out[b]``: numpy's pairwise sum of ``x[:, b]`` for ``x`` ``(m, B)``, ``m <= 128`` (no split).
 
-
-@jit
-def pairwise_sum(a: np.ndarray, lo: int, n: int) -> float:
-    """``a[lo:lo + n].sum()`` as numpy adds it (``pairwise_sum`` of its loops, from -0.0).
-
-    Blocks of at most 128 terms: eight interleaved partial sums; longer ranges: split in two halves
-    (the first a multiple of 8 long), on an explicit stack (numba's cache keeps no recursion).
+    From -0.0 below eight terms; else eight interleaved partial sums, combined pairwise, then the rest.
     """
-    if n <= 128:
-        return _pairwise_block(a, lo, n)
-    tasks = [(lo, n, False)]
-    values = [0.0]
-    values.pop()
-    while tasks:
-        start, size, combine = tasks.pop()
-        if combine:
-            right = values.pop()
-            values.append(values.pop() + right)
-        elif size <= 128:
-            values.append(_pairwise_block(a, start, size))
-        else:
-            half = size // 2
-            half -= half % 8
-            tasks.append((start, size, True))
-            tasks.append((start + half, size - half, False))
-            tasks.append((start, half, False))
-    return values[0]
-
-
-@jit
-def _lane_sums(x: np.ndarray, out: np.ndarray) -> None:
-    """``out[b]``: the :func:`pairwise_sum` of ``x[:, b]``, for ``x`` ``(m, B)``."""
     m, B = x.shape
     if m < 8:
         for b in range(B):
@@ -129,13 +75,6 @@ def _lane_sums(x: np.ndarray, out: np.ndarray) -> None:
         for r in range(m):
             for b in range(B):
                 out[b] += x[r, b]
-        return
-    if m > 128:
-        column = np.empty(m)
-        for b in range(B):
-            for r in range(m):
-                column[r] = x[r, b]
-            out[b] = pairwise_sum(column, 0, m)
         return
     acc = np.empty((8, B))
     for r in range(8):
@@ -158,34 +97,87 @@ def _lane_sums(x: np.ndarray, out: np.ndarray) -> None:
 
 
 @jit
-def einsum_dot(x: np.ndarray, y: np.ndarray) -> float:
-    """``sum_i x_i y_i`` as ``np.einsum`` sums a contiguous last axis (two lanes, blocks of 8).
+def pairwise_sum(a: np.ndarray, lo: int, n: int) -> float:
+    """``a[lo:lo + n].sum()`` as numpy adds it (``pairwise_sum`` of its loops).
 
-    Lane ``l`` collects the terms ``i = l mod 2``: in blocks of eight, ``acc + x_i y_i`` from
-    the last pair of the block to the first; then the rest in order; finally lane 0 + lane 1.
+    Blocks of at most 128 terms (:func:`_lane_blocks`); longer ranges: split in two halves (the first
+    a multiple of 8 long), on an explicit stack (numba's cache keeps no recursion).
     """
-    n = x.shape[0]
-    acc0 = 0.0
-    acc1 = 0.0
+    block = np.empty(1)
+    tasks = [(lo, n, False)]
+    values = [0.0]
+    values.pop()
+    while tasks:
+        start, size, combine = tasks.pop()
+        if combine:
+            right = values.pop()
+            values.append(values.pop() + right)
+        elif size <= 128:
+            _lane_blocks(a[start : start + size].reshape((size, 1)), block)
+            values.append(block[0])
+        else:
+            half = size // 2
+            half -= half % 8
+            tasks.append((start, size, True))
+            tasks.append((start + half, size - half, False))
+            tasks.append((start, half, False))
+    return values[0]
+
+
+@jit
+def _lane_sums(x: np.ndarray, out: np.ndarray) -> None:
+    """``out[b]``: the :func:`pairwise_sum` of ``x[:, b]``, for ``x`` ``(m, B)``."""
+    m, B = x.shape
+    if m <= 128:
+        _lane_blocks(x, out)
+        return
+    column = np.empty(m)
+    for b in range(B):
+        for r in range(m):
+            column[r] = x[r, b]
+        out[b] = pairwise_sum(column, 0, m)
+
+
+@jit
+def _lane_dots(x: np.ndarray, y: np.ndarray, acc0: np.ndarray, acc1: np.ndarray) -> None:
+    """``acc0[b]``: ``sum_i x[i, b] y[i, b]`` as ``np.einsum`` sums a contiguous last axis.
+
+    ``x``, ``y`` ``(n, B)``, ``acc1`` ``(B,)`` scratch. Lane ``l`` collects the terms ``i = l mod 2``:
+    in blocks of eight, ``acc + x_i y_i`` from the last pair of the block to the first; then the rest
+    in order; finally lane 0 + lane 1.
+    """
+    n, B = x.shape
+    for b in range(B):
+        acc0[b] = 0.0
+        acc1[b] = 0.0
     i = 0
     while n - i >= 8:
-        t0 = x[i + 6] * y[i + 6] + acc0
-        t1 = x[i + 7] * y[i + 7] + acc1
-        t0 = x[i + 4] * y[i + 4] + t0
-        t1 = x[i + 5] * y[i + 5] + t1
-        t0 = x[i + 2] * y[i + 2] + t0
-        t1 = x[i + 3] * y[i + 3] + t1
-        acc0 = x[i] * y[i] + t0
-        acc1 = x[i + 1] * y[i + 1] + t1
+        for b in range(B):
+            t0 = x[i + 6, b] * y[i + 6, b] + acc0[b]
+            t1 = x[i + 7, b] * y[i + 7, b] + acc1[b]
+            t0 = x[i + 4, b] * y[i + 4, b] + t0
+            t1 = x[i + 5, b] * y[i + 5, b] + t1
+            t0 = x[i + 2, b] * y[i + 2, b] + t0
+            t1 = x[i + 3, b] * y[i + 3, b] + t1
+            acc0[b] = x[i, b] * y[i, b] + t0
+            acc1[b] = x[i + 1, b] * y[i + 1, b] + t1
         i += 8
     while i < n:
-        acc0 = x[i] * y[i] + acc0
-        if i + 1 < n:
-            acc1 = x[i + 1] * y[i + 1] + acc1
-        else:
-            acc1 = acc1 + 0.0  # the zero-padded lane of the last vector
+        for b in range(B):
+            acc0[b] = x[i, b] * y[i, b] + acc0[b]
+        for b in range(B):  # past the end: the zero-padded lane of the last vector
+            acc1[b] = (x[i + 1, b] * y[i + 1, b] if i + 1 < n else 0.0) + acc1[b]
         i += 2
-    return acc0 + acc1
+    for b in range(B):
+        acc0[b] = acc0[b] + acc1[b]
+
+
+@jit
+def einsum_dot(x: np.ndarray, y: np.ndarray) -> float:
+    """``sum_i x_i y_i`` as ``np.einsum`` sums a contiguous last axis (:func:`_lane_dots`, one lane)."""
+    acc = np.empty((2, 1))
+    _lane_dots(x.reshape((x.shape[0], 1)), y.reshape((y.shape[0], 1)), acc[0], acc[1])
+    return acc[0, 0]
 
 
 @jit
@@ -217,7 +209,7 @@ def _subtract_lane_max(z: np.ndarray, m: np.ndarray) -> None:
 
 @jit
 def table_scores(WL: np.ndarray, U: np.ndarray, Uq: np.ndarray, UW: np.ndarray, G: np.ndarray) -> None:
-    """The scores ``G = U W Uq^T`` per trial (``TokenTable.scores``, at the query rows).
+    """The scores ``G = U W Uq^T`` per trial (``scores`` of the reference, at the query rows).
 
     ``UW[a, q] = sum_p U[a, p] W[p, q]``, then ``G[a, s] = sum_q UW[a, q] Uq[s, q]`` (both ``dot_sum``):
     the reference's ``G[a, c]`` at query ``s``'s row ``c``. ``WL`` ``(d, d, B)``, ``Uq`` zero-padded, the
@@ -243,7 +235,7 @@ def table_scores(WL: np.ndarray, U: np.ndarray, Uq: np.ndarray, UW: np.ndarray, 
 
 @jit
 def weight_gradient(U: np.ndarray, Uq: np.ndarray, A: np.ndarray, UA: np.ndarray, grad: np.ndarray) -> None:
-    """``grad = U^T A Uq`` per trial (``TokenTable.weight_grad``), ``(d, d, B)``.
+    """``grad = U^T A Uq`` per trial (``weight_grad`` of the reference), ``(d, d, B)``.
 
     ``A`` holds the table's columns at the query rows (the others are 0). ``UA[p, s] = sum_i U[i, p]
     A[i, s]``, then ``grad[p, q] = sum_s UA[p, s] Uq[s, q]`` (both ``dot_sum``): the reference's sum
@@ -289,14 +281,15 @@ def _onto_table(
 
 
 @jit
-def log_logits(
-    G: np.ndarray, tok: np.ndarray, qry: np.ndarray, shift: np.ndarray, z: np.ndarray, m: np.ndarray
-) -> None:
-    """Both softmaxes' logits of the log-loss less their maximum over the positions.
+def log_logits(WL: np.ndarray, table: tuple, shift: np.ndarray, z: np.ndarray, lanes: np.ndarray) -> None:
+    """The log-loss up to its exponentials: both softmaxes' logits less their maximum.
 
-    ``z[c, i, t] = G[tok[i, t], qry[i]] + shift[c, i, t]``, then ``z -= z.max`` over ``t``; ``z``,
-    ``shift`` ``(2, n, T, B)``, ``tok`` ``(n, T, B)``, ``qry`` ``(n, B)``, ``m`` ``(B,)`` scratch.
+    :func:`table_scores` into ``G``, then ``z[c, i, t] = G[tok[i, t], qry[i]] + shift[c, i, t]`` and
+    ``z -= z.max`` over ``t``; ``z``, ``shift`` ``(2, n, T, B)``, ``tok`` ``(n, T, B)``, ``qry`` ``(n, B)``.
     """
+    U, Uq, UW, G, _, _, _, tok, qry = table
+    table_scores(WL, U, Uq, UW, G)
+    m = lanes[0]
     two, n, T, B = z.shape
     for c in range(two):
         for i in range(n):
@@ -353,14 +346,15 @@ def log_weights(
 
 
 @jit
-def masked_logits(
-    G: np.ndarray, tok: np.ndarray, qry: np.ndarray, mask: np.ndarray, z: np.ndarray, m: np.ndarray
-) -> None:
-    """The attention logits less their maximum over the positions.
+def masked_logits(WL: np.ndarray, table: tuple, mask: np.ndarray, z: np.ndarray, lanes: np.ndarray) -> None:
+    """A head loss up to the attention's exponentials: the logits less their maximum.
 
-    ``z[i, t] = G[tok[i, t], qry[i]]`` where ``mask``, ``-inf`` elsewhere, then ``z -= z.max``;
-    ``z``, ``tok``, ``mask`` ``(n, T, B)``.
+    :func:`table_scores` into ``G``, then ``z[i, t] = G[tok[i, t], qry[i]]`` where ``mask``, ``-inf``
+    elsewhere, and ``z -= z.max``; ``z``, ``tok``, ``mask`` ``(n, T, B)``.
     """
+    U, Uq, UW, G, _, _, _, tok, qry = table
+    table_scores(WL, U, Uq, UW, G)
+    m = lanes[0]
     n, T, B = z.shape
     for i in range(n):
         for t in range(T):
@@ -411,11 +405,16 @@ def squared_head(
 
 
 @jit
-def head_logits(f: np.ndarray, C: np.ndarray, z: np.ndarray, m: np.ndarray) -> None:
-    """The class logits ``C f`` less their maximum over the classes, ``z`` ``(n, K, B)``.
+def head_logits(
+    s: np.ndarray, emb: np.ndarray, f: np.ndarray, C: np.ndarray, z: np.ndarray, lanes: np.ndarray
+) -> None:
+    """To the class logits (ce, squared softmax): ``C f`` less their maximum over the classes.
 
-    ``z[i, k] = sum_j f[i, j] C[k, j]`` as ``dot_sum``, then ``z -= z.max`` over the classes.
+    :func:`attention_outputs` (``s`` holds the attention's exponentials), then ``z[i, k] = sum_j f[i, j]
+    C[k, j]`` as ``dot_sum`` and ``z -= z.max`` over the classes, ``z`` ``(n, K, B)``.
     """
+    m = lanes[0]
+    attention_outputs(s, emb, f, m)
     n, K, B = z.shape
     d = f.shape[1]
     for i in range(n):
@@ -516,14 +515,16 @@ def score_weights(
     wdsc: np.ndarray,
     A: np.ndarray,
     q: np.ndarray,
+    diff: np.ndarray,
     acc0: np.ndarray,
     acc1: np.ndarray,
 ) -> None:
     """The weighted score derivatives of the head losses, added onto the token table ``A``.
 
-    ``q_t = x_t^T gf`` (``dot_sum``), ``dsc_t = -s_t sum_u s_u (q_u - q_t)`` (:func:`einsum_dot`'s order),
+    ``q_t = x_t^T gf`` (``dot_sum``), ``dsc_t = -s_t sum_u s_u (q_u - q_t)`` (:func:`_lane_dots`),
     ``wdsc = where(mask, dsc, 0) * w``, ``A`` its ``bincount`` onto the (token, query) cells, samples
-    first. ``s``, ``mask``, ``tok``, ``wdsc`` ``(n, T, B)``; ``q`` ``(T, B)``, ``acc0``, ``acc1`` scratch.
+    first. ``s``, ``mask``, ``tok``, ``wdsc`` ``(n, T, B)``; scratch ``q``, ``diff`` ``(T, B)``, ``acc0``,
+    ``acc1``.
     """
     n, T, B = s.shape
     d = emb.shape[2]
@@ -535,73 +536,17 @@ def score_weights(
                 for b in range(B):
                     q[t, b] += emb[i, t, j, b] * gf[i, j, b]
         for t in range(T):
-            # einsum_dot(s[i, :], q[:] - q[t]), lane by lane
-            for b in range(B):
-                acc0[b] = 0.0
-                acc1[b] = 0.0
-            u = 0
-            while T - u >= 8:
+            for u in range(T):
                 for b in range(B):
-                    qt = q[t, b]
-                    t0 = s[i, u + 6, b] * (q[u + 6, b] - qt) + acc0[b]
-                    t1 = s[i, u + 7, b] * (q[u + 7, b] - qt) + acc1[b]
-                    t0 = s[i, u + 4, b] * (q[u + 4, b] - qt) + t0
-                    t1 = s[i, u + 5, b] * (q[u + 5, b] - qt) + t1
-                    t0 = s[i, u + 2, b] * (q[u + 2, b] - qt) + t0
-                    t1 = s[i, u + 3, b] * (q[u + 3, b] - qt) + t1
-                    acc0[b] = s[i, u, b] * (q[u, b] - qt) + t0
-                    acc1[b] = s[i, u + 1, b] * (q[u + 1, b] - qt) + t1
-                u += 8
-            while u < T:
-                for b in range(B):
-                    acc0[b] = s[i, u, b] * (q[u, b] - q[t, b]) + acc0[b]
-                if u + 1 < T:
-                    for b in range(B):
-                        acc1[b] = s[i, u + 1, b] * (q[u + 1, b] - q[t, b]) + acc1[b]
-                else:
-                    for b in range(B):
-                        acc1[b] = acc1[b] + 0.0
-                u += 2
+                    diff[u, b] = q[u, b] - q[t, b]
+            _lane_dots(s[i], diff, acc0, acc1)
             for b in range(B):
-                dsc = -s[i, t, b] * (acc0[b] + acc1[b])
+                dsc = -s[i, t, b] * acc0[b]
                 wdsc[i, t, b] = (dsc if mask[i, t, b] else 0.0) * weights[i, b]
     _onto_table(A, tok, qry, wdsc, False)
 
 
 # --- The normalized step ---
-
-
-@jit
-def _squared_norms(g: np.ndarray, out: np.ndarray, acc0: np.ndarray, acc1: np.ndarray) -> None:
-    """``einsum("ik,ik->i", rows, rows)`` for the rows ``g[:, b]`` of ``g`` ``(d * d, B)``, lane by lane."""
-    n, B = g.shape
-    for b in range(B):
-        acc0[b] = 0.0
-        acc1[b] = 0.0
-    i = 0
-    while n - i >= 8:
-        for b in range(B):
-            t0 = g[i + 6, b] * g[i + 6, b] + acc0[b]
-            t1 = g[i + 7, b] * g[i + 7, b] + acc1[b]
-            t0 = g[i + 4, b] * g[i + 4, b] + t0
-            t1 = g[i + 5, b] * g[i + 5, b] + t1
-            t0 = g[i + 2, b] * g[i + 2, b] + t0
-            t1 = g[i + 3, b] * g[i + 3, b] + t1
-            acc0[b] = g[i, b] * g[i, b] + t0
-            acc1[b] = g[i + 1, b] * g[i + 1, b] + t1
-        i += 8
-    while i < n:
-        for b in range(B):
-            acc0[b] = g[i, b] * g[i, b] + acc0[b]
-        if i + 1 < n:
-            for b in range(B):
-                acc1[b] = g[i + 1, b] * g[i + 1, b] + acc1[b]
-        else:
-            for b in range(B):
-                acc1[b] = acc1[b] + 0.0
-        i += 2
-    for b in range(B):
-        out[b] = acc0[b] + acc1[b]
 
 
 @jit
@@ -614,21 +559,20 @@ def ngd_update(
     norm: np.ndarray,
     scale: np.ndarray,
     factor: np.ndarray,
-    acc: np.ndarray,
 ) -> int:
     """The normalized step of :func:`ntpnb.optim.run`: ``W -= lr g / (||g|| + eps)`` per trial.
 
     ``WL``, ``grad`` ``(d, d, B)``; ``norm`` ``(B,)`` receives each trial's norm as the step used it,
     ``scale`` ``(B,)`` what its gradient was divided by (1, or its largest entry: a trial whose plain
     norm lies outside ``[safe_norm, inf)`` steps by ``(g / s) lr / (||g / s|| + eps / s)``, as the
-    reference does); ``factor``, ``acc`` scratch. Returns :data:`STEP_REFUSED` (nothing moved) where
+    reference does); ``factor`` scratch. Returns :data:`STEP_REFUSED` (nothing moved) where
     the reference raises, else :data:`STEP_DONE`.
     """
     d, _, B = WL.shape
     n = d * d
     g = grad.reshape(n, B)
     W = WL.reshape(n, B)
-    _squared_norms(g, norm, factor, acc)
+    _lane_dots(g, g, norm, factor)  # einsum("ik,ik->i") of the rows g[:, b]
     rescaled = False
     for b in range(B):
         nb = math.sqrt(norm[b])
@@ -668,95 +612,47 @@ def ngd_update(
 
 #: The losses on the head's output, as :func:`head_finish` codes them.
 HEAD_LOSSES: tuple[str, ...] = ("squared", "ce", "squared_softmax")
+#: The head losses' arrays, in the order :func:`head_finish` takes them as ``head``: ``emb`` ``(n, T,
+#: d, B)``, ``f`` and ``gf`` ``(n, d, B)``, ``C`` ``(K, d, B)``, ``labels`` and ``weights`` ``(n, B)``,
+#: ``mask`` and ``wdsc`` ``(n, T, B)``, scratch ``work``, ``work2`` ``(max(d, K, T), B)``.
+HEAD_ARRAYS: tuple[str, ...] = ("emb", "f", "C", "labels", "gf", "mask", "weights", "wdsc", "work", "work2")
 
 
 #: The token table's arrays, in the order the phases take them as ``table``: ``U`` ``(k, d, B)``,
 #: ``Uq`` ``(m, d, B)``, ``UW`` ``(k, d, B)``, ``G`` and ``A`` ``(k, m, B)``, ``UA`` ``(d, m, B)``,
-#: ``grad`` ``(d, d, B)`` (see :func:`table_scores`, :func:`weight_gradient`).
-TABLE_ARRAYS: tuple[str, ...] = ("U", "Uq", "UW", "G", "A", "UA", "grad")
+#: ``grad`` ``(d, d, B)`` (see :func:`table_scores`, :func:`weight_gradient`), ``tok`` ``(n, T, B)``,
+#: ``qry`` ``(n, B)``.
+TABLE_ARRAYS: tuple[str, ...] = ("U", "Uq", "UW", "G", "A", "UA", "grad", "tok", "qry")
 
 
 @jit
-def _finish(
-    table: tuple,
-    WL: np.ndarray,
-    rule: tuple,
-    norm: np.ndarray,
-    scale: np.ndarray,
-    lanes: np.ndarray,
-    move: bool,
-) -> int:
+def _finish(table: tuple, WL: np.ndarray, rule: tuple, lanes: np.ndarray, move: bool) -> int:
     """The gradient from the table ``A``, then (if ``move``) the normalized step.
 
-    ``rule`` is ``(lr, eps, safe_norm)`` of :func:`ngd_update`.
+    ``rule`` is ``(lr, eps, safe_norm)`` of :func:`ngd_update`; ``lanes`` ``(3, B)`` scratch.
     """
-    U, Uq, _, _, A, UA, grad = table
+    U, Uq, _, _, A, UA, grad, _, _ = table
     weight_gradient(U, Uq, A, UA, grad)
     if not move:
         return STEP_DONE
     lr, eps, safe_norm = rule
-    return ngd_update(WL, grad, lr, eps, safe_norm, norm, scale, lanes[0], lanes[1])
-
-
-@jit
-def log_start(
-    WL: np.ndarray,
-    table: tuple,
-    tok: np.ndarray,
-    qry: np.ndarray,
-    shift: np.ndarray,
-    z: np.ndarray,
-    lanes: np.ndarray,
-) -> None:
-    """The log-loss up to its exponentials: :func:`table_scores`, :func:`log_logits`."""
-    U, Uq, UW, G, _, _, _ = table
-    table_scores(WL, U, Uq, UW, G)
-    log_logits(G, tok, qry, shift, z, lanes[0])
+    return ngd_update(WL, grad, lr, eps, safe_norm, lanes[1], lanes[2], lanes[0])
 
 
 @jit
 def log_finish(
     z: np.ndarray,
     off_w: np.ndarray,
-    tok: np.ndarray,
-    qry: np.ndarray,
     wdsc: np.ndarray,
     table: tuple,
     WL: np.ndarray,
     rule: tuple,
-    norm: np.ndarray,
-    scale: np.ndarray,
     lanes: np.ndarray,
     move: bool,
 ) -> int:
     """The log-loss from its exponentials: :func:`log_weights`, the gradient, the step."""
-    log_weights(z, off_w, tok, qry, wdsc, table[4], lanes[0])
-    return _finish(table, WL, rule, norm, scale, lanes, move)
-
-
-@jit
-def head_start(
-    WL: np.ndarray,
-    table: tuple,
-    tok: np.ndarray,
-    qry: np.ndarray,
-    mask: np.ndarray,
-    z: np.ndarray,
-    lanes: np.ndarray,
-) -> None:
-    """A head loss up to the attention's exponentials: :func:`table_scores`, :func:`masked_logits`."""
-    U, Uq, UW, G, _, _, _ = table
-    table_scores(WL, U, Uq, UW, G)
-    masked_logits(G, tok, qry, mask, z, lanes[0])
-
-
-@jit
-def head_classes(
-    z: np.ndarray, emb: np.ndarray, f: np.ndarray, C: np.ndarray, classes: np.ndarray, lanes: np.ndarray
-) -> None:
-    """To the class logits (ce, squared softmax): :func:`attention_outputs`, :func:`head_logits`."""
-    attention_outputs(z, emb, f, lanes[0])
-    head_logits(f, C, classes, lanes[0])
+    log_weights(z, off_w, table[7], table[8], wdsc, table[4], lanes[0])
+    return _finish(table, WL, rule, lanes, move)
 
 
 @jit
@@ -764,23 +660,10 @@ def head_finish(
     loss: int,
     z: np.ndarray,
     classes: np.ndarray,
-    emb: np.ndarray,
-    f: np.ndarray,
-    C: np.ndarray,
-    labels: np.ndarray,
-    gf: np.ndarray,
-    mask: np.ndarray,
-    weights: np.ndarray,
-    tok: np.ndarray,
-    qry: np.ndarray,
-    wdsc: np.ndarray,
-    work: np.ndarray,
-    work2: np.ndarray,
+    head: tuple,
     table: tuple,
     WL: np.ndarray,
     rule: tuple,
-    norm: np.ndarray,
-    scale: np.ndarray,
     lanes: np.ndarray,
     move: bool,
 ) -> int:
@@ -788,8 +671,10 @@ def head_finish(
 
     The squared loss starts from the attention's exponentials (:func:`attention_outputs`,
     :func:`squared_head`), the others from the class logits' (:func:`ce_head`,
-    :func:`squared_softmax_head`); then :func:`score_weights`, the gradient and the step.
+    :func:`squared_softmax_head`); then :func:`score_weights`, the gradient and the step. ``head``:
+    the arrays of :data:`HEAD_ARRAYS`.
     """
+    emb, f, C, labels, gf, mask, weights, wdsc, work, work2 = head
     d = C.shape[1]
     T = z.shape[1]
     if loss == 0:
@@ -799,5 +684,7 @@ def head_finish(
         ce_head(classes, C, labels, gf, lanes[0])
     else:
         squared_softmax_head(classes, C, labels, gf, work, work2, lanes[0], lanes[1])
-    score_weights(z, emb, gf, mask, weights, tok, qry, wdsc, table[4], work[:T], lanes[0], lanes[1])
-    return _finish(table, WL, rule, norm, scale, lanes, move)
+    score_weights(
+        z, emb, gf, mask, weights, table[7], table[8], wdsc, table[4], work[:T], work2[:T], lanes[0], lanes[1]
+    )
+    return _finish(table, WL, rule, lanes, move)

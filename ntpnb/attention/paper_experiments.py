@@ -89,32 +89,41 @@ def _trial_data(kind: str, K: int, d: int, n: int, T: int, rng: np.random.Genera
     return E, as_token_data(X, y, K)
 
 
+def _kept_for_integers(maxsize: int) -> Callable[[Callable], Callable]:
+    """Keep (an LRU cache) the results of calls whose arguments are all strings or integers.
+
+    An integer seed's trials are the same whenever they are asked for: drawn and set up once.
+    """
+
+    def decorate(function: Callable) -> Callable:
+        kept = functools.lru_cache(maxsize=maxsize)(function)
+
+        @functools.wraps(function)
+        def call(*args: object) -> object:
+            integral = lambda v: isinstance(v, numbers.Integral) and not isinstance(v, bool)
+            if all(isinstance(v, str) or integral(v) for v in args):
+                return kept(*(v if isinstance(v, str) else int(v) for v in args))
+            return function(*args)
+
+        return call
+
+    return decorate
+
+
 def _draw_trials(
     kind: str, K: int, d: int, n: int, T: int, n_trials: int, seed: int, max_redraws: int
 ) -> list[tuple[np.ndarray, TokenData]]:
-    """Every trial's embeddings and data, drawn in order from one generator seeded by ``seed``.
-
-    An integer seed's draws are kept (:func:`_drawn`, read-only): trials shared are drawn once.
-    """
+    """Every trial's embeddings and data, drawn in order from one generator seeded by ``seed``."""
     if not isinstance(kind, str) or kind not in ("acyclic", "general"):
         raise InvalidDataError(f"unknown data kind {kind!r}; use 'acyclic' or 'general'")
-    args = (K, d, n, T, n_trials, seed, max_redraws)
-    if all(isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in args):
-        return list(_drawn(kind, *(int(v) for v in args)))
-    return list(_draw(kind, *args))
+    return list(_draw(kind, K, d, n, T, n_trials, seed, max_redraws))
 
 
-@functools.lru_cache(maxsize=8)
-def _drawn(
-    kind: str, K: int, d: int, n: int, T: int, n_trials: int, seed: int, max_redraws: int
-) -> tuple[tuple[np.ndarray, TokenData], ...]:
-    """:func:`_draw` for an integer seed, kept: the same trials whenever they are asked for."""
-    return _draw(kind, K, d, n, T, n_trials, seed, max_redraws)
-
-
+@_kept_for_integers(maxsize=8)
 def _draw(
     kind: str, K: int, d: int, n: int, T: int, n_trials: int, seed: object, max_redraws: int
 ) -> tuple[tuple[np.ndarray, TokenData], ...]:
+    """The trials of :func:`_draw_trials` (read-only)."""
     n_trials = as_count(n_trials, "n_trials")
     rng = as_generator(seed)
     first = _trial_data(kind, K, d, n, T, rng, max_redraws)  # validates the sizes
@@ -630,20 +639,11 @@ def _local_setup(trial: tuple[np.ndarray, TokenData]) -> _LocalTrial:
     )
 
 
+@_kept_for_integers(maxsize=4)
 def _local_trials(
     K: int, d: int, n: int, T: int, n_trials: int, seed: int, max_redraws: int
 ) -> tuple[_LocalTrial, ...]:
-    """The trials of :func:`local_experiment` drawn and set up (kept for an integer seed)."""
-    args = (K, d, n, T, n_trials, seed, max_redraws)
-    if all(isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in args):
-        return _local_trials_kept(*(int(v) for v in args))
-    return tuple(parallel_map(_local_setup, _draw_trials("general", *args)))
-
-
-@functools.lru_cache(maxsize=4)
-def _local_trials_kept(
-    K: int, d: int, n: int, T: int, n_trials: int, seed: int, max_redraws: int
-) -> tuple[_LocalTrial, ...]:
+    """The trials of :func:`local_experiment` drawn and set up."""
     draws = _draw_trials("general", K, d, n, T, n_trials, seed, max_redraws)
     return tuple(parallel_map(_local_setup, draws))
 

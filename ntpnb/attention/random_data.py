@@ -16,10 +16,6 @@ from .graphs import token_priority_graphs
 __all__ = ["random_embeddings", "acyclic_dataset", "general_dataset"]
 
 
-def _rng(seed: int | np.random.Generator | None) -> np.random.Generator:
-    return as_generator(seed, allow_none=True)
-
-
 def _check_sizes(K: int, n: int, T: int, distinct: bool) -> tuple[int, int, int]:
     """``(K, n, T)`` as Python ints, once checked: counts, and a draw that fits in memory."""
     K, n, T = as_count(K, "K"), as_count(n, "n"), as_count(T, "T")
@@ -34,7 +30,7 @@ def random_embeddings(K: int, d: int, seed: int | np.random.Generator | None = N
     K, _, _ = _check_sizes(K, 1, 1, False)
     d = as_count(d, "d")
     check_dense_size((K, d), "the embeddings E")
-    G = _rng(seed).standard_normal((K, d))
+    G = as_generator(seed, allow_none=True).standard_normal((K, d))
     return G / np.linalg.norm(G, axis=1, keepdims=True)
 
 
@@ -64,7 +60,7 @@ def acyclic_dataset(
         Ids ``(n, T)``, labels ``(n,)``, and ``priority[k]`` the rank of token ``k`` (0 = highest).
     """
     K, n, T = _check_sizes(K, n, T, distinct)
-    rng = _rng(seed)
+    rng = as_generator(seed, allow_none=True)
     priority = rng.permutation(K)
     X = _draw_tokens(rng, K, n, T, distinct)
     y = np.take_along_axis(X, np.argmin(priority[X], axis=1)[:, None], axis=1)[:, 0]
@@ -95,7 +91,7 @@ def general_dataset(
     """
     K, n, T = _check_sizes(K, n, T, distinct)
     max_redraws = as_count(max_redraws, "max_redraws")
-    rng = _rng(seed)
+    rng = as_generator(seed, allow_none=True)
     for _ in range(max_redraws if require_cycle else 1):
         X = _draw_tokens(rng, K, n, T, distinct)
         y = X[np.arange(n), rng.integers(0, T, size=n)]

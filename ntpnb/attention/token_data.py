@@ -59,10 +59,6 @@ class TokenData:
         """The ids of sample ``i`` (without padding)."""
         return self.tokens[i, self.mask[i]]
 
-    def sequences(self) -> list[np.ndarray]:
-        """Every sequence as a 1-D array of ids."""
-        return [self.sequence(i) for i in range(self.n)]
-
     def is_realizable(self) -> np.ndarray:
         """Per sample: whether ``e_y`` occurs in the input (Assumption 2)."""
         return np.any((self.tokens == self.labels[:, None]) & self.mask, axis=1)

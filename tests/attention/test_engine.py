@@ -1,5 +1,6 @@
 """The compiled normalized-GD step (ntpnb.attention.engine, ntpnb.attention.ngd_loops) against the
-numpy reference: the same gradients and the same iterates, bit for bit."""
+numpy reference over the token table (attention_instances.table_gradient): the same gradients and
+the same iterates, bit for bit; and that reference against the model's gradient, to rounding."""
 
 from __future__ import annotations
 
@@ -20,10 +21,10 @@ from ntpnb.attention import (
 )
 from ntpnb.attention import ngd_loops as kernels
 from ntpnb.attention.engine import compiled_step, run_ngd
-from ntpnb.attention.precomputed_gradient import gradient_function
+from ntpnb.attention.model import gradient
 from ntpnb.errors import InvalidDataError, SolverError
 
-from attention_instances import CASES, STACKED_SIZES, stacked_problem
+from attention_instances import CASES, STACKED_SIZES, stacked_problem, table_gradient
 
 #: Stacks of trials of different (K, d, n, T): padded samples and positions, and rows of eight
 #: or more terms (numpy's pairwise sums and einsum's blocks of eight).
@@ -55,7 +56,7 @@ def test_compiled_gradient_is_the_reference_bit_for_bit(loss, head, sizes):
     prob = _stacked(loss, head, sizes)
     step = compiled_step(prob)
     assert step is not None
-    reference = gradient_function(prob)
+    reference = table_gradient(prob)
     rng = np.random.default_rng(3)
     for scale in (0.0, 0.3, 3.0, 30.0, 300.0):
         W = scale * rng.standard_normal((prob.B, prob.d, prob.d))
@@ -70,7 +71,7 @@ def test_compiled_runs_are_the_reference_runs_bit_for_bit(loss, head, eps):
     opt, grid = optim.normalized_gd(0.1, eps), optim.log_grid(800, 12)
     W0 = np.random.default_rng(5).uniform(-0.3, 0.3, (prob.B, prob.d, prob.d))
     record = lambda W: {"W": W, "norm": np.linalg.norm(W, axis=(1, 2))}
-    want = optim.run(gradient_function(prob), W0, opt, 800, record=record, record_at=grid, batch_ndim=1)
+    want = optim.run(table_gradient(prob), W0, opt, 800, record=record, record_at=grid, batch_ndim=1)
     got = run_ngd(compiled_step(prob), W0, opt, 800, record=record, record_at=grid)
     np.testing.assert_array_equal(got.iterations, want.iterations)
     np.testing.assert_array_equal(got["W"], want["W"])
@@ -90,10 +91,10 @@ def test_gradients_below_1e_154_step_as_the_reference_does(eps):
         problems.append(make_problem(E, identity_head(E), data))
         far.append(400.0 * graph_svm(E, data))
     prob, far = stack_problems(problems), np.array(far)
-    g = gradient_function(prob)(far)
+    g = table_gradient(prob)(far)
     assert np.all(np.linalg.norm(g, axis=(1, 2)) < 1e-154) and np.all(np.abs(g).max(axis=(1, 2)) > 0)
     opt = optim.normalized_gd(0.5, eps)
-    want = optim.run(gradient_function(prob), far, opt, 50, batch_ndim=1)
+    want = optim.run(table_gradient(prob), far, opt, 50, batch_ndim=1)
     got = run_ngd(compiled_step(prob), far, opt, 50)
     np.testing.assert_array_equal(got.W, want.W)
     moved = np.linalg.norm(got.W - far, axis=(1, 2))
@@ -110,7 +111,7 @@ def test_a_zero_gradient_raises_the_references_error():
     prob = make_problem(E, identity_head(E), data)
     opt = optim.normalized_gd(0.1)
     with pytest.raises(SolverError) as want:
-        optim.run(gradient_function(prob), np.zeros((1, 4, 4)), opt, 5, batch_ndim=1)
+        optim.run(table_gradient(prob), np.zeros((1, 4, 4)), opt, 5, batch_ndim=1)
     with pytest.raises(SolverError) as got:
         run_ngd(compiled_step(prob), np.zeros((1, 4, 4)), opt, 5)
     assert str(got.value) == str(want.value) and "zero gradient" in str(got.value)
@@ -121,7 +122,7 @@ def test_a_non_finite_gradient_raises_the_references_error():
     W0 = np.full((prob.B, prob.d, prob.d), 1e300)
     opt = optim.normalized_gd(0.1)
     with pytest.raises(SolverError) as want:
-        optim.run(gradient_function(prob), W0, opt, 5, batch_ndim=1)
+        optim.run(table_gradient(prob), W0, opt, 5, batch_ndim=1)
     with pytest.raises(SolverError) as got:
         run_ngd(compiled_step(prob), W0, opt, 5)
     assert str(got.value) == str(want.value)
@@ -132,7 +133,7 @@ def test_train_runs_normalized_gd_on_the_compiled_step_and_reports_progress():
     opt = optim.normalized_gd(0.05)
     told = []
     trace = train(prob, opt, 250, progress=lambda done, total: told.append((done, total)))
-    reference = optim.run(gradient_function(prob), np.zeros((prob.B, prob.d, prob.d)), opt, 250, batch_ndim=1)
+    reference = optim.run(table_gradient(prob), np.zeros((prob.B, prob.d, prob.d)), opt, 250, batch_ndim=1)
     np.testing.assert_array_equal(trace.W, reference.W)
     dones = [done for done, _ in told]
     assert dones == sorted(dones) and told[-1] == (250, 250) and len(told) > 10
@@ -149,7 +150,7 @@ def test_problems_without_a_compiled_step_train_on_the_reference():
     opt = optim.normalized_gd(0.05)
     told = []
     trace = train(prob, opt, 40, progress=lambda done, total: told.append((done, total)))
-    reference = optim.run(gradient_function(prob), np.zeros((1, 8, 8)), opt, 40, batch_ndim=1)
+    reference = optim.run(lambda W: gradient(W, prob), np.zeros((1, 8, 8)), opt, 40, batch_ndim=1)
     np.testing.assert_array_equal(trace.W, reference.W)
     assert told[-1] == (40, 40) and [done for done, _ in told] == sorted(done for done, _ in told)
 
@@ -191,3 +192,54 @@ def test_compile_kernels_runs_every_loss(monkeypatch):
     monkeypatch.setattr(engine, "run_ngd", running)
     engine.compile_kernels()
     assert sorted(ran) == sorted(LOSSES)
+
+
+def _rel(a, b):
+    return np.abs(a - b).max() / np.abs(b).max()
+
+
+@pytest.mark.parametrize(("loss", "head"), CASES)
+@pytest.mark.parametrize("scale", [0.0, 1.0, 30.0])
+def test_table_gradient_equals_the_model_gradient_to_rounding(loss, head, scale):
+    prob = _stacked(loss, head)
+    W = scale * np.random.default_rng(1).standard_normal((prob.B, prob.d, prob.d))
+    ref = gradient(W, prob)
+    fast = table_gradient(prob)(W)
+    assert _rel(fast, ref) < 1e-12
+    for b in range(prob.B):  # every trial, not just the largest
+        assert np.linalg.norm(fast[b] - ref[b]) <= 1e-12 * np.linalg.norm(ref[b])
+
+
+@pytest.mark.parametrize("scale", [30.0, 200.0])
+def test_saturated_log_loss_table_gradient_keeps_relative_accuracy(scale):
+    """Along ``s W^mm`` the gradient is ~exp(-s): it must not be rounding noise in either form."""
+    E = random_embeddings(8, 8, 7)
+    X, y, _ = acyclic_dataset(8, 4, 6, 8)
+    data = as_token_data(X, y, 8)
+    prob = make_problem(E, identity_head(E), data)
+    W = scale * graph_svm(E, data)[None]
+    ref = gradient(W, prob)
+    assert 0 < np.linalg.norm(ref) < 1e-3
+    assert np.linalg.norm(table_gradient(prob)(W) - ref) <= 1e-12 * np.linalg.norm(ref)
+
+
+def test_many_distinct_vectors_train_on_the_model_gradient():
+    E = random_embeddings(6, 3, 0)  # 6 distinct vectors: a 6 x 6 table > n T d = 18 scores
+    prob = make_problem(
+        E, E, as_token_data(np.array([[0, 1, 2], [3, 4, 5]]), np.array([0, 3]), 6), "squared", "none"
+    )
+    assert compiled_step(prob) is None
+    opt = optim.normalized_gd(0.05)
+    reference = optim.run(lambda W: gradient(W, prob), np.zeros((1, 3, 3)), opt, 20, batch_ndim=1)
+    np.testing.assert_array_equal(train(prob, opt, 20).W, reference.W)
+
+
+def test_training_runs_on_the_model_gradient():
+    prob = _stacked("log", "identity")
+    opt = optim.normalized_gd(0.05)
+    trace = train(prob, opt, 30, record_at=np.array([30]))
+    W = np.zeros((prob.B, prob.d, prob.d))
+    for _ in range(30):
+        g = gradient(W, prob)
+        W = W - 0.05 * g / np.linalg.norm(g, axis=(1, 2), keepdims=True)
+    assert _rel(trace.W, W) < 1e-12

@@ -50,7 +50,7 @@ def test_cycle_relations_and_cyclic_subdataset():
     assert not any(g1.same_component(i, j) for i, j in g1.strict)
     sub = cyclic_subdataset(X, y, 6)
     assert sub.index.tolist() == [1, 2, 3]  # sample 4 keeps only its label 2 (5 is dominated)
-    assert [s.tolist() for s in sub.data.sequences()] == [[2, 4], [3, 2], [4, 3]]
+    assert [sub.data.sequence(i).tolist() for i in range(sub.data.n)] == [[2, 4], [3, 2], [4, 3]]
     assert sub.data.query.tolist() == [1, 1, 1]  # the query survives although 1 was removed
     E = random_embeddings(6, 8, 0)
     basis = scyc_basis(E, tpg)

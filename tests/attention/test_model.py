@@ -9,7 +9,6 @@ from ntpnb import optim, settings
 from ntpnb.attention import (
     acyclic_dataset,
     as_token_data,
-    attention_output,
     check_head,
     general_dataset,
     graph_svm,
@@ -23,9 +22,17 @@ from ntpnb.attention import (
     tile_problem,
     train,
 )
+from ntpnb.attention.model import _check_weights, _scores, _softmax
 from ntpnb.errors import HeadAssumptionError, InvalidDataError, NotRealizableError, RankAmbiguousError
+from ntpnb.reproducible_products import vecmat
 
 from attention_instances import CASES, with_condition
+
+
+def attention_output(W, prob):
+    """Softmax probabilities ``s`` ``(B, n, T)`` and the model's outputs ``f_W(X) = X^T s`` ``(B, n, d)``."""
+    s, _ = _softmax(_scores(_check_weights(W, prob), prob), prob.mask)
+    return s, vecmat(s, prob.emb)
 
 
 def _instance(seed=0, K=6, d=8, n=5, T=4):
