@@ -33,6 +33,8 @@ direction.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import scipy
 from numpy.typing import ArrayLike
@@ -53,6 +55,7 @@ __all__ = [
     "thin_svd",
     "correlation",
     "helmert_basis",
+    "safe_norm",
 ]
 
 
@@ -364,3 +367,14 @@ def helmert_basis(V: int) -> np.ndarray:
     cols = np.arange(1, V)[None, :]
     Q = np.where(rows < cols, 1.0, np.where(rows == cols, -k[None, :], 0.0))
     return Q / np.sqrt(k * (k + 1))[None, :]
+
+
+def safe_norm(x: np.ndarray, linear: Callable[[np.ndarray], np.ndarray] | None = None) -> float:
+    """``||linear(x)||`` without underflow (``np.linalg.norm`` returns 0 below about 1e-154).
+
+    ``x`` is scaled by its largest entry before the (linear) map ``linear`` is applied.
+    """
+    scale = float(np.max(np.abs(x), initial=0.0))
+    if scale == 0.0 or not np.isfinite(scale):
+        return scale
+    return scale * float(np.linalg.norm(x / scale if linear is None else linear(x / scale)))

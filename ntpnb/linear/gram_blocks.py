@@ -12,7 +12,7 @@ it is decomposed through the SVD of ``H[F]`` (not squaring the condition), its r
 
 A block known to be positive definite (the regularization path) is inverted by a diagonally
 scaled Cholesky factorization, accurate when the diagonal spans many decades; failure is a
-:class:`~ntpnb.linear.pathloss.NoConvergenceError` (the caller takes a shorter step). Two loops
+:class:`NoConvergenceError` (the caller takes a shorter step). Two loops
 of that route are compiled on first call (:func:`ntpnb.compiled.jit_on_first_call`), so
 ``import ntpnb`` does not load numba.
 """
@@ -28,9 +28,9 @@ from .. import settings
 from ..compiled import jit_on_first_call
 from ..errors import SolverError
 from ..linalg import least_squares, numerical_rank
-from .pathloss import NoConvergenceError
 
 __all__ = [
+    "NoConvergenceError",
     "GramBlock",
     "block_inverse",
     "cholesky",
@@ -45,6 +45,11 @@ __all__ = [
     "unscale_lower",
     "update_block",
 ]
+
+
+class NoConvergenceError(Exception):
+    """Newton's method did not converge from the given start (the path solver then subdivides)."""
+
 
 #: A block is updated from its previous inverse when at most this fraction of its rows change.
 UPDATE_FRACTION = 0.2

@@ -9,7 +9,7 @@ The split
 Write ``W = W* + delta + W_perp`` with ``W*`` the finite solution (in F), ``delta`` in F and
 ``W_perp`` in F-perp. A matrix in F-perp leaves every in-support logit difference unchanged, so
 the loss is evaluated from the logits of ``delta`` and the margins of ``W_perp`` alone, never
-adding a tiny ``delta`` to ``W*`` in floating point (:mod:`.pathloss`). The minimizer lies in
+adding a tiny ``delta`` to ``W*`` in floating point (:func:`.regpath_gram.split_loss`). The minimizer lies in
 ``R``, the matrices with zero column sums and rows in the span of the embeddings (the loss
 ignores the rest). Two representations of the split share the solver below:
 
@@ -58,7 +58,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field, replace
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 import scipy
@@ -73,14 +73,12 @@ from ..errors import (
     ScaleError,
 )
 from ..linalg import check_known_rank, helmert_basis
+from ..linalg import safe_norm as _norm
 from ..parallel import limit_threads
 from ..validation import as_float, frozen
+from .gram_blocks import NoConvergenceError as _NoConvergenceError
 from .ntp_data import NTPData, cached_per_data, normalized
-from .pathloss import NoConvergenceError as _NoConvergenceError
-from .pathloss import SplitLoss, split_loss, star_exponents
-from .pathloss import expm1_minus_x as _expm1_minus_x  # noqa: F401 (tested here)
-from .pathloss import safe_norm as _norm
-from .regpath_gram import GramStructure, gram_structure
+from .regpath_gram import GramStructure, SplitLoss, gram_structure, split_loss, star_exponents
 from .separability import is_separable
 from .subspace import embedding_svd, f_decomposition, finite_solution
 
@@ -132,11 +130,6 @@ class PathStructure:
     def n_f(self) -> int:
         """Dimension of F (the coordinates of the F block)."""
         return self.basis_f.shape[0]
-
-    @property
-    def dim_f(self) -> int:
-        """Dimension of F."""
-        return self.n_f
 
     @property
     def n_perp(self) -> int:
@@ -284,36 +277,11 @@ def uses_gram_form(data: NTPData) -> bool:
     return svd.rank == data.m and float(svd.s[0] / svd.s[-1]) ** 2 <= settings.PATH_GRAM_MAX_COND
 
 
-class _Structure(Protocol):
-    """What the solver asks of a representation of the split (see :class:`PathStructure`)."""
-
-    W_star: np.ndarray
-
-    @property
-    def n_f(self) -> int: ...
-    @property
-    def dim_f(self) -> int: ...
-    @property
-    def n_perp(self) -> int: ...
-    @property
-    def w_star(self) -> np.ndarray: ...
-    @property
-    def w_star_norm(self) -> float: ...
-    def evaluate(self, data: NTPData, theta: np.ndarray, hessian: bool) -> Any: ...
-    def workspace(self) -> Any: ...
-    def solve(
-        self, ev: Any, lam: float, rhs: np.ndarray, ws: Any = None, rtol: ArrayLike = 0.0
-    ) -> np.ndarray: ...
-    def inner(self, x: np.ndarray, y: np.ndarray) -> float: ...
-    def norm(self, x: np.ndarray) -> float: ...
-    def block_norms(self, x: np.ndarray) -> tuple[float, float]: ...
-    def logit_step(self, ev: Any, x: np.ndarray) -> float: ...
-    def f_matrix(self, x_f: np.ndarray) -> np.ndarray: ...
-    def perp_matrix(self, x_p: np.ndarray) -> np.ndarray: ...
-    def gradient_split(self, data: NTPData, ev: Any) -> tuple[np.ndarray, np.ndarray]: ...
+#: What the solver asks of a representation of the split: the methods of :class:`PathStructure`.
+_Structure = PathStructure | GramStructure
 
 
-def _structure(data: NTPData) -> PathStructure | GramStructure:
+def _structure(data: NTPData) -> _Structure:
     """The representation of the split for ``data`` (:func:`uses_gram_form`)."""
     return gram_structure(data) if uses_gram_form(data) else path_structure(data)
 
@@ -351,31 +319,19 @@ class _State:
     direct: bool = False
 
 
-def _represent(st: _Structure, state: _State, B: float) -> _State:
-    """``state`` in the representation for radius ``B``: direct below ``||W*||``, split above."""
-    direct = B < st.w_star_norm
+def _theta(st: _Structure, state: _State, direct: bool) -> np.ndarray:
+    """The coordinates of ``state`` in the direct (``(w* + alpha, beta)``, ``W`` itself) or the split form."""
     if direct == state.direct:
-        return state
-    theta = state.theta.copy()
-    theta[: st.n_f] += st.w_star if direct else -st.w_star
-    return _State(theta, state.lam, direct)
-
-
-def _split_theta(st: _Structure, state: _State) -> np.ndarray:
-    """``(alpha, beta)``: the split coordinates (the loss is evaluated in them)."""
-    if not state.direct:
         return state.theta
     theta = state.theta.copy()
-    theta[: st.n_f] -= st.w_star
+    theta[: st.n_f] += st.w_star if direct else -st.w_star
     return theta
 
 
-def _norm_vec(st: _Structure, state: _State) -> np.ndarray:
-    """``(w* + alpha, beta)``: the coordinates of ``W`` itself."""
-    v = state.theta.copy()
-    if not state.direct:
-        v[: st.n_f] += st.w_star
-    return v
+def _represent(st: _Structure, state: _State, B: float) -> _State:
+    """``state`` in the representation for radius ``B``: direct below ``||W*||``, split above."""
+    direct = B < st.w_star_norm
+    return state if direct == state.direct else _State(_theta(st, state, direct), state.lam, direct)
 
 
 def _newton_direction(
@@ -388,7 +344,7 @@ def _newton_direction(
     """
     r = st.n_f
     lam = state.lam
-    w = _norm_vec(st, state)
+    w = _theta(st, state, True)
     resid = ev.grad + lam * state.theta
     if not state.direct:
         resid[:r] += lam * st.w_star  # never form w* + alpha here
@@ -404,7 +360,7 @@ def _relative_step(st: _Structure, d_theta: np.ndarray, theta: np.ndarray) -> tu
     tiny = np.finfo(float).tiny
     step_f, step_p = st.block_norms(d_theta)
     at_f, at_p = st.block_norms(theta)
-    return (step_f / max(at_f, tiny) if st.dim_f else 0.0), step_p / max(at_p, tiny)
+    return (step_f / max(at_f, tiny) if st.n_f else 0.0), step_p / max(at_p, tiny)
 
 
 def _solve_radius(
@@ -417,7 +373,7 @@ def _solve_radius(
     state = _represent(st, state, B)
     prev_size = last_size = np.inf
     for it in range(1, settings.PATH_MAX_NEWTON + 1):
-        ev = st.evaluate(data, _split_theta(st, state), hessian=True)
+        ev = st.evaluate(data, _theta(st, state, False), hessian=True)
         # solve to PATH_FORCING s (s the last step's size; keeps Newton's convergence), or to
         # PATH_STEP_RTOL / s (point accurate to PATH_STEP_RTOL); the last step's b is the tangent
         rtol = min(
@@ -454,7 +410,7 @@ def _tangent_from(st: _Structure, state: _State, B: float, b_vec: np.ndarray) ->
     lambda / dB) b`` and ``<w, d theta / dB> = B``. ``b`` of the last Newton step (taken within
     the step tolerance of this point) serves: the tangent only predicts the next radius.
     """
-    w = _norm_vec(st, state)
+    w = _theta(st, state, True)
     d_lam_dB = -B / st.inner(w, b_vec)
     return -d_lam_dB * b_vec, d_lam_dB / state.lam
 
@@ -492,14 +448,14 @@ def _measure(data, st: _Structure, state: _State, B: float) -> _Certificate:
     V, d = data.V, data.d
     r = st.n_f
     lam = state.lam
-    split = _split_theta(st, state)
+    split = _theta(st, state, False)
     alpha, beta = split[:r], split[r:]
     ev = st.evaluate(data, split, hessian=False)
     g, G_F = st.gradient_split(data, ev)  # grad CE(W) and its F part, vec (V d)
     G_perp = g - G_F
     delta = st.f_matrix(alpha)
     W_perp = st.perp_matrix(beta)
-    norm = st.norm(_norm_vec(st, state))
+    norm = st.norm(_theta(st, state, True))
 
     def rel(num: np.ndarray, den: float) -> float:
         return _norm(num) / den if den > 0 else np.inf
@@ -511,7 +467,7 @@ def _measure(data, st: _Structure, state: _State, B: float) -> _Certificate:
         W_F = st.W_star.ravel() + delta
         lam_W_F = lam * st.W_star.ravel() + lam * delta
     # with F = {0} (every support a single token) there is no F block to certify
-    kkt_f = rel(G_F + lam_W_F, _norm(G_F)) if st.dim_f else 0.0
+    kkt_f = rel(G_F + lam_W_F, _norm(G_F)) if st.n_f else 0.0
     kkt_perp = rel(G_perp + lam * W_perp, _norm(G_perp))
     W = (W_F + W_perp).reshape(V, d)
     kkt = rel(g + lam * W.ravel(), _norm(g))
@@ -820,7 +776,7 @@ def _predict(st: _Structure, state: _State, d_theta: np.ndarray, dB: float) -> n
     """
     theta = state.theta + dB * d_theta
     r = st.n_f
-    if state.direct or not st.dim_f:
+    if state.direct or not st.n_f:
         return theta
     delta = np.zeros_like(state.theta)
     delta[:r] = state.theta[:r]
