@@ -297,8 +297,7 @@ def polish(cons: QPConstraints, lam: np.ndarray) -> tuple[np.ndarray, np.ndarray
         for _ in range(settings.POLISH_MAX_ROUNDS):
             if active.size == 0:
                 return None
-            M = A[active]
-            M = M.toarray() if hasattr(M, "toarray") else M
+            M = _dense(A[active])
             w, nu = _min_norm_on_rows(M - (M @ Q.T) @ Q, np.ones(active.size), what)
             negative = nu < -settings.SVM_KKT_TOL * max(float(nu.max(initial=0.0)), 1e-300)
             violated = np.flatnonzero(cons.margins(w) < 1 - settings.SVM_FEAS_TOL)
@@ -417,16 +416,22 @@ def solve_reference(cons: QPConstraints, infeasible: Callable[[MinNormQP], Excep
     result = min_norm_qp(*cons.matrices()[:2], cons.what)
     if result.infeasible:
         raise infeasible(result)
-    polished = polish(cons, result.lam)
+    sol = _polished_or_raw(cons, result.lam, result.w, result.lam, result.solver)
+    if sol.passes():
+        return sol
+    raise SolverError(f"{cons.what} answer of {result.solver} failed verification: {sol.summary()}")
+
+
+def _polished_or_raw(
+    cons: QPConstraints, start: np.ndarray, w: np.ndarray, lam: np.ndarray, solver: str
+) -> SVMSolution:
+    """The answer :func:`polish` finds from ``start`` if it passes verification, else ``w`` certified."""
+    polished = polish(cons, start)
     if polished is not None:
-        sol = certify(cons, *polished, result.solver, True)
+        sol = certify(cons, *polished, solver, True)
         if sol.passes():
             return sol
-    mu = _best_eq_multipliers(cons, result.w, result.lam)
-    raw = certify(cons, result.w, result.lam, mu, result.solver, False)
-    if raw.passes():
-        return raw
-    raise SolverError(f"{cons.what} answer of {result.solver} failed verification: {raw.summary()}")
+    return certify(cons, w, lam, _best_eq_multipliers(cons, w, lam), solver, False)
 
 
 # ---------------------------------------------------------------------------- least distance
@@ -519,17 +524,11 @@ def solve_least_distance(
     lam_all, slack = found
     if slack <= 1.0 / (1.0 + max_norm**2):  # infeasible, or a minimum norm above max_norm
         return None
-    lam = lam_all[: A.shape[0]]
-    start = _primal_active(cons.margins(G.T @ lam_all))
+    w = G.T @ lam_all
+    start = _primal_active(cons.margins(w))
     if start is None:
         return None
-    polished = polish(cons, start)
-    if polished is not None:
-        sol = certify(cons, *polished, LEAST_DISTANCE_SOLVER, True)
-        if sol.passes():
-            return sol
-    w = G.T @ lam_all
-    sol = certify(cons, w, lam, _best_eq_multipliers(cons, w, lam), LEAST_DISTANCE_SOLVER, False)
+    sol = _polished_or_raw(cons, start, w, lam_all[: A.shape[0]], LEAST_DISTANCE_SOLVER)
     return sol if sol.passes() else None
 
 

@@ -49,6 +49,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import scipy
@@ -152,20 +153,39 @@ class _Subproblem:
 
     def pdas(self, active: np.ndarray, max_iter: int) -> tuple[np.ndarray, np.ndarray, int]:
         """Primal-dual active-set iterations from ``active``; ``(C, active, iterations)``."""
-        off = ~self.mask
-        seen: set[bytes] = set()
-        for it in range(1, max_iter + 1):
+
+        def step(active: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             C, t = self.solve(active)
             grad = self.K @ C - self.ridge * self.center - t[:, None]  # >0: constraint wants in
-            violated = off & ~active & (grad > settings.ACTIVE_SET_VIOLATION_TOL)
-            dropped = active & (C >= 0)  # lambda = -C must be positive on the active set
-            if not violated.any() and not dropped.any():
-                return C, active, it
-            seen.add(np.packbits(active).tobytes())
-            active = (active & ~dropped) | violated
-            if np.packbits(active).tobytes() in seen:
-                raise SolverError(f"the active-set method cycled after {it} iterations")
-        raise SolverError(f"the active-set method did not converge in {max_iter} iterations")
+            return grad > settings.ACTIVE_SET_VIOLATION_TOL, C, C
+
+        return _pdas(step, self.mask, active, max_iter, "active-set method")
+
+
+def _pdas(
+    step: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray, Any]],
+    mask: np.ndarray,
+    active: np.ndarray,
+    max_iter: int,
+    method: str,
+) -> tuple[Any, np.ndarray, int]:
+    """Primal-dual active-set iterations from ``active``: ``(answer, active, iterations)``.
+
+    ``step(active)`` gives where each inequality is violated, ``C`` (its multipliers are
+    ``-C``, which must be positive on the active set) and the answer returned at convergence.
+    """
+    seen: set[bytes] = set()
+    for it in range(1, max_iter + 1):
+        wants_in, C, answer = step(active)
+        violated = ~mask & ~active & wants_in
+        dropped = active & (C >= 0)
+        if not violated.any() and not dropped.any():
+            return answer, active, it
+        seen.add(np.packbits(active).tobytes())
+        active = (active & ~dropped) | violated
+        if np.packbits(active).tobytes() in seen:
+            raise SolverError(f"the {method} cycled after {it} iterations")
+    raise SolverError(f"the {method} did not converge in {max_iter} iterations")
 
 
 def _active_set_loop(
@@ -395,22 +415,15 @@ class _SquareRoot:
         An inequality enters when its logit exceeds ``t_j`` by more than its rounding bound
         (and :data:`~ntpnb.settings.ACTIVE_SET_VIOLATION_TOL`), leaves when ``-C_jv <= 0``.
         """
-        off = ~self.mask
-        active = np.zeros_like(self.mask)
-        seen: set[bytes] = set()
         d = self.H.shape[1]
-        for it in range(1, max_iter + 1):
+
+        def step(active: np.ndarray) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray]]:
             W, C, t = self.step(active)
-            L = self.H @ W.T
             noise = 2 * d * settings.FLOAT64_EPS * (np.abs(self.H) @ np.abs(W).T)
             threshold = np.maximum(settings.ACTIVE_SET_VIOLATION_TOL, 2 * noise)
-            violated = off & ~active & (L - t[:, None] > threshold)
-            dropped = active & (C >= 0)
-            if not violated.any() and not dropped.any():
-                sol = certify(self.rows, W.ravel(), *self.rows.multipliers(C), SOLVER_NAME, False)
-                return sol, _row_sum_residual(C)
-            seen.add(np.packbits(active).tobytes())
-            active = (active & ~dropped) | violated
-            if np.packbits(active).tobytes() in seen:
-                raise SolverError(f"the square-root active-set method cycled after {it} iterations")
-        raise SolverError(f"the square-root active-set method did not converge in {max_iter} iterations")
+            return self.H @ W.T - t[:, None] > threshold, C, (W, C)
+
+        start = np.zeros_like(self.mask)
+        (W, C), _, _ = _pdas(step, self.mask, start, max_iter, "square-root active-set method")
+        sol = certify(self.rows, W.ravel(), *self.rows.multipliers(C), SOLVER_NAME, False)
+        return sol, _row_sum_residual(C)

@@ -57,7 +57,7 @@ beyond it the loss is flat to double precision around ``W_B`` and
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 import numpy as np
@@ -727,21 +727,8 @@ def _path(data: NTPData, B_all: np.ndarray, end: _PathEnd | None) -> Regularizat
             state, its, b_vec = _continue(data, st, state, b_vec, B_cur, B, ws)
             B_cur = B
             records.append((_certify(data, st, state, B), state.lam, its))
-    stack = lambda k: np.array([getattr(c, k) for c, _, _ in records])
-    out = {
-        "radii": B_all,
-        "W": stack("W"),
-        "f_offset": stack("f_offset"),
-        "f_distance": stack("f_distance"),
-        "lam": np.array([lam for _, lam, _ in records]),
-        "kl": stack("kl"),
-        "out_mass": stack("out_mass"),
-        "norm_error": stack("norm_error"),
-        "kkt": stack("kkt"),
-        "kkt_f": stack("kkt_f"),
-        "kkt_perp": stack("kkt_perp"),
-        "newton_iterations": np.array([its for _, _, its in records]),
-    }
+    out = {k.name: np.array([getattr(c, k.name) for c, _, _ in records]) for k in fields(_Certificate)}
+    out.update(radii=B_all, lam=[lam for _, lam, _ in records], newton_iterations=[n for *_, n in records])
     arrays = {name: frozen(arr, order="K") for name, arr in out.items()}
     return RegularizationPath(**arrays, _end=_PathEnd(data, state, float(B_all[-1]), b_vec, ws))
 
