@@ -160,15 +160,11 @@ class PathStructure:
 
     def workspace(self) -> None:
         """Nothing is kept between Newton steps."""
-        return None
 
     def solve(
         self, ev: _DenseEval, lam: float, rhs: np.ndarray, ws: None = None, rtol: ArrayLike = 0.0
     ) -> np.ndarray:
-        """``(Hess CE + lam I)^{-1} rhs`` (columns) by a diagonally scaled Cholesky factorization.
-
-        Direct: to rounding, whatever the tolerance ``rtol`` asked.
-        """
+        """``(Hess CE + lam I)^{-1} rhs`` (columns) by a scaled Cholesky factorization, to rounding."""
         assert ev.hess is not None
         return _scaled_solve(ev.hess + lam * np.eye(ev.hess.shape[0]), rhs)
 
@@ -337,11 +333,7 @@ def _represent(st: _Structure, state: _State, B: float) -> _State:
 def _newton_direction(
     st: _Structure, ev: Any, state: _State, B: float, ws: Any = None, rtol: float = 0.0, b_rtol: float = 0.0
 ):
-    """Newton step of the KKT system; returns (d_theta, d_lambda, b) with ``b = K^{-1} w``.
-
-    The linear system is solved to ``rtol`` of its answer and ``b`` to ``b_rtol`` (iterative
-    solvers; direct ones to rounding).
-    """
+    """Newton step of the KKT system: ``(a, b, d_lambda)``, ``b = K^{-1} w``, to ``rtol`` and ``b_rtol``."""
     r = st.n_f
     lam = state.lam
     w = _theta(st, state, True)
@@ -366,10 +358,7 @@ def _relative_step(st: _Structure, d_theta: np.ndarray, theta: np.ndarray) -> tu
 def _solve_radius(
     data, st: _Structure, state: _State, B: float, ws: Any = None
 ) -> tuple[_State, int, np.ndarray]:
-    """Newton iterations at radius ``B`` from ``state``; raises _NoConvergenceError on failure.
-
-    Returns the point, the iterations, and ``K^{-1} w`` of the last one (:func:`_tangent_from`).
-    """
+    """Newton at radius ``B`` from ``state``: the point, the iterations, ``K^{-1} w`` of the last step."""
     state = _represent(st, state, B)
     prev_size = last_size = np.inf
     for it in range(1, settings.PATH_MAX_NEWTON + 1):
@@ -404,11 +393,10 @@ def _solve_radius(
 
 
 def _tangent_from(st: _Structure, state: _State, B: float, b_vec: np.ndarray) -> tuple[np.ndarray, float]:
-    """``(d theta / dB, d log lambda / dB)`` along the path at a solved point, from ``b = K^{-1} w``.
+    """``(d theta / dB, d log lambda / dB)`` at a solved point, from ``b = K^{-1} w`` of its last Newton step.
 
     Differentiating ``grad f + lambda W = 0, ||W||^2 = B^2`` in ``B``: ``d theta / dB = -(d
-    lambda / dB) b`` and ``<w, d theta / dB> = B``. ``b`` of the last Newton step (taken within
-    the step tolerance of this point) serves: the tangent only predicts the next radius.
+    lambda / dB) b`` and ``<w, d theta / dB> = B``.
     """
     w = _theta(st, state, True)
     d_lam_dB = -B / st.inner(w, b_vec)
@@ -471,7 +459,7 @@ def _measure(data, st: _Structure, state: _State, B: float) -> _Certificate:
     kkt_perp = rel(G_perp + lam * W_perp, _norm(G_perp))
     W = (W_F + W_perp).reshape(V, d)
     kkt = rel(g + lam * W.ravel(), _norm(g))
-    cert = _Certificate(
+    return _Certificate(
         W=W,
         f_offset=delta.reshape(V, d),
         f_distance=st.block_norms(split)[0],
@@ -482,14 +470,12 @@ def _measure(data, st: _Structure, state: _State, B: float) -> _Certificate:
         kkt_f=kkt_f,
         kkt_perp=kkt_perp,
     )
-    return cert
 
 
 def _resolution(data, st: _Structure, state: _State, B: float, base: _Certificate) -> float:
-    """How far the KKT residuals move when ``state``'s coordinates move by their own rounding.
+    """The largest change of the three KKT residuals from ``base`` when every coordinate moves by ``+-eps``.
 
-    The largest change of the three relative residuals from ``base`` (the measurements at
-    ``state``) over four seeded perturbations of every coordinate by a relative ``+-eps``.
+    Four seeded perturbations of the coordinates of ``state`` by their own rounding.
     """
     rng = np.random.default_rng(0)
     eps = settings.FLOAT64_EPS
@@ -785,8 +771,8 @@ def _continue(
 ) -> tuple[_State, int, np.ndarray]:
     """Follow the path from a solved point at ``B_from`` to ``B_to``, subdividing on failure.
 
-    ``b_vec`` is ``K^{-1} w`` of the last Newton step at ``B_from`` (the tangent there); the
-    point at ``B_to`` is returned with the iterations spent and its own ``b_vec``.
+    ``b_vec`` is the tangent's ``K^{-1} w`` at ``B_from``; returns the point at ``B_to``, the
+    iterations spent and its ``b_vec``.
     """
     if B_to == B_from:
         return state, 0, b_vec

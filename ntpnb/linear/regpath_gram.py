@@ -343,13 +343,11 @@ def _relative_sizes(dX: np.ndarray, X: np.ndarray) -> np.ndarray:
         return np.where(top > 0, step / top, np.where(step > 0, np.inf, 0.0))
 
 
+@dataclass
 class _Workspace:
     """What one path computation keeps between Newton steps: the last factors of Newton's system."""
 
-    def __init__(self) -> None:
-        self.factors: _NewtonFactors | None = None
-        self.factorizations = 0  # counts, for the benchmarks
-        self.rounds = 0
+    factors: _NewtonFactors | None = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -407,9 +405,7 @@ class GramStructure:
         """``||W*||``."""
         return self._f_norm(self.C_star)
 
-    def workspace(self) -> _Workspace:
-        """A new workspace for one path computation."""
-        return _Workspace()
+    workspace = _Workspace
 
     def _unpack(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(C, mu)``, each ``(m, V)`` (or ``(k, m, V)`` for ``x`` of shape ``(n, k)``)."""
@@ -463,10 +459,7 @@ class GramStructure:
 
     # ------------------------------------------------------------------ what the solver asks
     def evaluate(self, data: NTPData, theta: np.ndarray, hessian: bool) -> _GramEval:
-        """The loss at the split coordinates ``theta`` and its gradient in the coordinates.
-
-        Nothing is formed for the Hessian: :meth:`solve` factors Newton's system when asked.
-        """
+        """The loss at the split coordinates ``theta`` and its gradient (no Hessian is formed)."""
         C, mu = self._unpack(theta)
         loss = split_loss(data, self.a, _k_times_f(self.supports, C), mu)
         g = self.pi[:, None] * loss.q_minus_p
@@ -522,14 +515,12 @@ class GramStructure:
         rtol: np.ndarray,
         rounds: int | None = None,
     ) -> np.ndarray | None:
-        """``N^{-1} R`` to ``rtol`` of itself (per column), refined on its residual.
+        """``N^{-1} R`` refined on its residual until each block of the correction is ``rtol`` of the answer.
 
-        Refined on the residual (:meth:`_apply`) until each block of the correction is at most
-        ``rtol`` of the answer. When the rounds stop shrinking (the mixed rounding of the
-        module docstring), the F-perp part is solved again from the F part alone and every
-        round solves the blocks apart (:meth:`_split_round`), until the correction is small
-        enough or stops shrinking. Factors of an earlier matrix get ``rounds`` rounds; None
-        when those do not suffice.
+        When the rounds stop shrinking (the mixed rounding of the module docstring), the F-perp
+        part is solved again from the F part alone and every round solves the blocks apart
+        (:meth:`_split_round`). Factors of an earlier matrix get ``rounds`` rounds; None when
+        those do not suffice.
         """
         r = self.n_f
         fresh = rounds is None
@@ -571,14 +562,12 @@ class GramStructure:
         ws: _Workspace | None = None,
         rtol: ArrayLike = settings.PATH_REFINE_RTOL,
     ) -> np.ndarray:
-        """``(Hess CE + lam I)^{-1} rhs`` (columns in the coordinates) to ``rtol`` of itself.
+        """``(Hess CE + lam I)^{-1} rhs`` (columns) to ``rtol`` (one, or one per column) of itself.
 
-        ``rtol`` is one tolerance or one per column. Refined on the residual (:meth:`_refine`).
         The last Newton matrix's factors, kept in ``ws``, serve the next one while the rounds
         needed (each shrinks the error by about :meth:`_NewtonFactors.change`) cost less than a
-        factorization (:data:`_REUSE_ROUNDS_PER_CONTEXT`), and only if they can also reach
-        :data:`ntpnb.settings.PATH_TANGENT_RTOL`, the tolerance every radius ends with (else
-        they would be replaced a step later anyway).
+        factorization and can also reach :data:`ntpnb.settings.PATH_TANGENT_RTOL`, the
+        tolerance every radius ends with.
         """
         ws = ws if ws is not None else _Workspace()
         rtol = np.broadcast_to(np.asarray(rtol, dtype=float), rhs.shape[1:])
@@ -598,7 +587,6 @@ class GramStructure:
                     X = self._refine(ev, lam, rhs, fac, rtol, rounds + 1)
             if X is None:
                 ws.factors = _NewtonFactors(self.K, lam, ev.pi_q)
-                ws.factorizations += 1
                 X = self._refine(ev, lam, rhs, ws.factors, rtol)
         if X is None or not np.all(np.isfinite(X)):
             raise NoConvergenceError("Newton's system overflows float64")
