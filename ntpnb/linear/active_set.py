@@ -330,7 +330,7 @@ def _solve(rows: NTPRows, max_iter: int) -> SVMSolution:
 
     methods: list[tuple[str, Callable[[], tuple[SVMSolution, float]]]] = []
     if _full_row_rank(data):
-        if cholesky(K, resolved=True) is not None:
+        if cholesky(K) is not None:
             methods.append(("the dual in K", dual(True)))
         methods.append(("the square-root form", lambda: _SquareRoot(rows).solve(max_iter)))
     methods.append(("the proximal method", dual(False)))
