@@ -655,7 +655,12 @@ def regularization_path(
     # (c a power of two: exact); the entry radius and every tolerance are then relative to H
     with np.errstate(over="ignore", under="ignore"):
         scaled = B_all * c
-    _check_scaled_radii(B_all, scaled, c)
+    bad = ~np.isfinite(scaled) | (scaled <= 0) | np.append(np.diff(scaled) <= 0, False)
+    if bad.any():  # radii that leave float64 (or become equal) times c
+        raise PathCertificateError(
+            f"the radius B = {float(B_all[np.flatnonzero(bad)[0]]):g} times max|H| ~ {c:g} lies outside "
+            "the float64 range, where no point of the path can be represented and certified"
+        )
     p = _path(norm, scaled, end)
     with np.errstate(over="ignore", under="ignore"):
         lam = p.lam * c * c
@@ -664,25 +669,9 @@ def regularization_path(
             f"the multipliers lambda of the path scale like max|H|^2 ~ {c:.3g}^2 and leave the float64 "
             "range; rescale the embeddings"
         )
-    out = {
-        "radii": B_all,
-        "W": p.W / c,
-        "f_offset": p.f_offset / c,
-        "f_distance": p.f_distance / c,
-        "lam": lam,
-    }
+    out = {name: getattr(p, name) / c for name in ("W", "f_offset", "f_distance")}
+    out.update(radii=B_all, lam=lam)
     return replace(p, **{name: frozen(arr, order="K") for name, arr in out.items()})
-
-
-def _check_scaled_radii(B_all: np.ndarray, scaled: np.ndarray, c: float) -> None:
-    """Radii that leave float64 (or become equal) when multiplied by the normalization ``c``."""
-    bad = ~np.isfinite(scaled) | (scaled <= 0) | np.append(np.diff(scaled) <= 0, False)
-    if bad.any():
-        B = float(B_all[np.flatnonzero(bad)[0]])
-        raise PathCertificateError(
-            f"the radius B = {B:g} times max|H| ~ {c:g} lies outside the float64 range, where no "
-            "point of the path can be represented and certified"
-        )
 
 
 def _path(data: NTPData, B_all: np.ndarray, end: _PathEnd | None) -> RegularizationPath:
@@ -705,7 +694,10 @@ def _path(data: NTPData, B_all: np.ndarray, end: _PathEnd | None) -> Regularizat
             ws = st.workspace()
             B_cur = min(B_all[0], settings.PATH_START_RADIUS)
             state = _initial_state(data, st, B_cur)
-            state, _, b_vec = _solve_or_raise(data, st, state, B_cur, ws)
+            try:
+                state, _, b_vec = _solve_radius(data, st, state, B_cur, ws)
+            except _NoConvergenceError as exc:
+                raise PathCertificateError(f"Newton's method did not converge at B = {B_cur:g}") from exc
         else:
             # a copy: continuing the same path twice starts from the same factors both times
             B_cur, state, b_vec, ws = end.radius, end.state, end.b_vec, copy.copy(end.workspace)
@@ -717,13 +709,6 @@ def _path(data: NTPData, B_all: np.ndarray, end: _PathEnd | None) -> Regularizat
     out.update(radii=B_all, lam=[lam for _, lam, _ in records], newton_iterations=[n for *_, n in records])
     arrays = {name: frozen(arr, order="K") for name, arr in out.items()}
     return RegularizationPath(**arrays, _end=_PathEnd(data, state, float(B_all[-1]), b_vec, ws))
-
-
-def _solve_or_raise(data, st, state, B, ws):
-    try:
-        return _solve_radius(data, st, state, B, ws)
-    except _NoConvergenceError as exc:
-        raise PathCertificateError(f"Newton's method did not converge at B = {B:g}") from exc
 
 
 def _failure_message(state: _State, B_from: float, B_to: float) -> str:

@@ -424,20 +424,17 @@ class GramStructure:
 
     # ------------------------------------------------------------------ F and F-perp
     def f_map(self, Y: np.ndarray) -> np.ndarray:
-        """F coefficients ``C`` (k, m, V) with the in-support logits of ``Y`` (k, m, V).
+        """F coefficients ``C`` (k, m, V) with the in-support logits of ``Y`` up to a constant per context.
 
-        Up to a constant per context. With ``Y = K X`` (the covector of ``X^T H`` on the
-        coordinates of F), ``C^T H`` is the projection of ``X^T H`` on F.
+        With ``Y = K X``, ``C^T H`` is the projection of ``X^T H`` on F (module docstring).
         """
         return _f_map(self.supports, self.T_inv, Y)[0]
 
     def perp_map(self, X: np.ndarray) -> np.ndarray:
         """The margins (k, m, V) of the matrix of ``R ∩ F-perp`` with coefficients ``X`` off the supports.
 
-        That matrix represents the covector ``-X`` on the margins (``<W_perp(mu), W> = -sum X mu``):
-        the projection on F-perp of any ``C^T H`` with ``C = X`` off the supports and zero row
-        sums. Only the entries of ``X`` off the supports are read (the in-support coefficients
-        complete them, :func:`_f_map` with row sums).
+        That matrix represents the covector ``-X`` on the margins: the projection on F-perp of
+        any ``C^T H`` with ``C = X`` off the supports (only those entries are read) and zero row sums.
         """
         X = np.where(self.mask, 0.0, X)
         KX = self.K @ X
