@@ -214,39 +214,26 @@ def _active_set_loop(
             C, _ = _Subproblem(K, H, mask, 0.0, np.zeros(mask.shape)).solve(active)
         return C, C, n_iter
     errors = []
-    for ridge in _PROX_RIDGES:
+    for weight in _PROX_RIDGES:
+        ridge = weight * float(np.trace(K)) / K.shape[0]
+        floor = ridge * settings.ACTIVE_SET_PROX_FLOOR
+        active, center, total = np.zeros_like(mask), np.zeros(mask.shape), 0
+        exact = _Subproblem(K, H, mask, 0.0, center)
         try:
-            scaled = ridge * float(np.trace(K)) / K.shape[0]
-            return _proximal_loop(K, H, mask, scaled, max_iter, accept)
+            while total < max_iter:
+                prox = _Subproblem(K, H, mask, ridge, center)
+                center, active, n_iter = prox.pdas(active, max_iter - total)
+                ridge = max(ridge * settings.ACTIVE_SET_PROX_DECAY, floor)
+                total += n_iter
+                C, _ = exact.solve(active)
+                if accept(C, C):
+                    return C, C, total
+                if accept(C, center):
+                    return C, center, total
+            raise SolverError(f"the proximal active-set method did not converge in {max_iter} iterations")
         except SolverError as exc:
-            errors.append(f"ridge {ridge:g}: {exc}")
+            errors.append(f"ridge {weight:g}: {exc}")
     raise SolverError("; ".join(errors))
-
-
-def _proximal_loop(
-    K: np.ndarray,
-    H: np.ndarray,
-    mask: np.ndarray,
-    ridge: float,
-    max_iter: int,
-    accept: Callable[[np.ndarray, np.ndarray], bool],
-) -> tuple[np.ndarray, np.ndarray, int]:
-    active = np.zeros_like(mask)
-    center = np.zeros(mask.shape)
-    exact = _Subproblem(K, H, mask, 0.0, center)
-    floor = ridge * settings.ACTIVE_SET_PROX_FLOOR
-    total = 0
-    while total < max_iter:
-        prox = _Subproblem(K, H, mask, ridge, center)
-        center, active, n_iter = prox.pdas(active, max_iter - total)
-        ridge = max(ridge * settings.ACTIVE_SET_PROX_DECAY, floor)
-        total += n_iter
-        C, _ = exact.solve(active)
-        if accept(C, C):
-            return C, C, total
-        if accept(C, center):
-            return C, center, total
-    raise SolverError(f"the proximal active-set method did not converge in {max_iter} iterations")
 
 
 # ---------------------------------------------------------------------------- the solver
