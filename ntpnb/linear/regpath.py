@@ -164,9 +164,21 @@ class PathStructure:
     def solve(
         self, ev: _DenseEval, lam: float, rhs: np.ndarray, ws: None = None, rtol: ArrayLike = 0.0
     ) -> np.ndarray:
-        """``(Hess CE + lam I)^{-1} rhs`` (columns) by a scaled Cholesky factorization, to rounding."""
+        """``(Hess CE + lam I)^{-1} rhs`` (columns) by a diagonally scaled Cholesky factor, to rounding."""
         assert ev.hess is not None
-        return _scaled_solve(ev.hess + lam * np.eye(ev.hess.shape[0]), rhs)
+        K = ev.hess + lam * np.eye(ev.hess.shape[0])
+        diag = np.diag(K)
+        if not (np.all(np.isfinite(K)) and np.all(diag > 0) and np.all(np.isfinite(rhs))):
+            raise _NoConvergenceError("the KKT matrix is not finite and positive on its diagonal")
+        scale = 1.0 / np.sqrt(diag)
+        Ks = K * scale[:, None] * scale[None, :]
+        try:
+            factor = scipy.linalg.cho_factor(Ks)
+            return scale[:, None] * scipy.linalg.cho_solve(factor, scale[:, None] * rhs)
+        except np.linalg.LinAlgError as exc:
+            raise _NoConvergenceError("Hess CE + lambda I is not numerically positive definite") from exc
+        except ValueError as exc:  # scipy's check_finite: the scaled system overflowed
+            raise _NoConvergenceError("the KKT system overflows float64") from exc
 
     def inner(self, x: np.ndarray, y: np.ndarray) -> float:
         """``<W_x, W_y>``: the coordinates are orthonormal."""
@@ -283,22 +295,6 @@ def _structure(data: NTPData) -> _Structure:
 
 
 # ---------------------------------------------------------------------------- Newton on the KKT system
-def _scaled_solve(K: np.ndarray, rhs: np.ndarray) -> np.ndarray:
-    """Solve ``K x = rhs`` for SPD ``K`` (columns of rhs) with a diagonally scaled Cholesky."""
-    diag = np.diag(K)
-    if not (np.all(np.isfinite(K)) and np.all(diag > 0) and np.all(np.isfinite(rhs))):
-        raise _NoConvergenceError("the KKT matrix is not finite and positive on its diagonal")
-    scale = 1.0 / np.sqrt(diag)
-    Ks = K * scale[:, None] * scale[None, :]
-    try:
-        factor = scipy.linalg.cho_factor(Ks)
-        return scale[:, None] * scipy.linalg.cho_solve(factor, scale[:, None] * rhs)
-    except np.linalg.LinAlgError as exc:
-        raise _NoConvergenceError("Hess CE + lambda I is not numerically positive definite") from exc
-    except ValueError as exc:  # scipy's check_finite: the scaled system overflowed
-        raise _NoConvergenceError("the KKT system overflows float64") from exc
-
-
 @dataclass
 class _State:
     """A point ``(theta, lambda)`` of the Newton iteration.
