@@ -289,11 +289,6 @@ def uses_gram_form(data: NTPData) -> bool:
 _Structure = PathStructure | GramStructure
 
 
-def _structure(data: NTPData) -> _Structure:
-    """The representation of the split for ``data`` (:func:`uses_gram_form`)."""
-    return gram_structure(data) if uses_gram_form(data) else path_structure(data)
-
-
 # ---------------------------------------------------------------------------- Newton on the KKT system
 @dataclass
 class _State:
@@ -672,7 +667,7 @@ def regularization_path(
 
 def _path(data: NTPData, B_all: np.ndarray, end: _PathEnd | None) -> RegularizationPath:
     """:func:`regularization_path` for data whose ``H`` is normalized (``max|H|`` near 1)."""
-    st = _structure(data)  # raises NotCompatibleError
+    st = gram_structure(data) if uses_gram_form(data) else path_structure(data)  # or NotCompatibleError
     if not is_separable(data):
         raise NotSeparableError("the regularization path needs NTP-separable data (Theorem 1)")
     if B_all[-1] > _MAX_RADIUS:
