@@ -9,7 +9,8 @@ clear gap there), else from a **clear gap** in the spectrum (:func:`numerical_ra
 The rule
 --------
 Let ``s_0 >= s_1 >= ... >= s_{n-1} >= 0`` be the singular values of a matrix of shape
-``shape``, ``scale`` the size of its entries' source (default ``s_0``), and
+``shape``, ``scale`` the size of its entries' source (``s_0``, unless
+:func:`check_known_rank` is given another), and
 ``floor = max(shape) * eps * scale`` the level rounding can produce. The *gap* below position
 ``r`` (keeping ``s_0 .. s_{r-1}``) is
 
@@ -20,7 +21,7 @@ must hold where rounding noise is up to ``RANK_BAND`` times larger or smaller: t
 ``s_{r-1}`` must stand ``RANK_GAP * RANK_BAND`` above the floor, and no dropped position may
 have a gap above ``RANK_GAP / RANK_BAND``; otherwise :class:`~ntpnb.errors.RankAmbiguousError`
 lists the singular values relative to ``s_0``. The rule is scale-free and gives rank 0 only for
-a matrix that is zero, or below the floor of a given ``scale``.
+a matrix that is zero.
 
 What is not a rank decision
 ---------------------------
@@ -32,6 +33,8 @@ direction.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import numpy as np
 import scipy
@@ -53,6 +56,7 @@ __all__ = [
     "thin_svd",
     "correlation",
     "helmert_basis",
+    "safe_norm",
 ]
 
 
@@ -74,10 +78,6 @@ def rank_floor(shape: tuple[int, ...], scale: float) -> float:
     return max(max(shape, default=1), 1) * settings.FLOAT64_EPS * float(scale)
 
 
-def _scale(s: np.ndarray, scale: float | None) -> float:
-    return float(s[0]) if scale is None and s.size else float(scale or 0.0)
-
-
 def _all_gaps(s: np.ndarray, shape: tuple[int, ...], scale: float) -> np.ndarray:
     """``g_r`` for ``r = 0 .. n``, with ``s_{-1} = scale`` (so ``g_0 = 1`` for the default scale)."""
     floor = rank_floor(shape, scale)
@@ -95,7 +95,7 @@ def _describe(s: np.ndarray, what: str, shape: tuple[int, ...], scale: float) ->
     )
 
 
-def numerical_rank(s: ArrayLike, shape: tuple[int, ...], *, what: str, scale: float | None = None) -> int:
+def numerical_rank(s: ArrayLike, shape: tuple[int, ...], *, what: str) -> int:
     """The rank at the lowest clear gap of the spectrum ``s`` (see the module docstring).
 
     Parameters
@@ -104,9 +104,6 @@ def numerical_rank(s: ArrayLike, shape: tuple[int, ...], *, what: str, scale: fl
         Singular values in decreasing order.
     what
         What the matrix is, for the error message (e.g. ``"the embeddings H"``).
-    scale
-        Size of the entries the matrix was computed from (default ``s[0]``); give it when the
-        matrix may be entirely rounding noise (e.g. a projection that should vanish).
 
     Raises
     ------
@@ -115,9 +112,9 @@ def numerical_rank(s: ArrayLike, shape: tuple[int, ...], *, what: str, scale: fl
         another machine could move it.
     """
     s = _spectrum(s)
-    sc = _scale(s, scale)
-    if s.size == 0 or s[0] == 0.0 or sc == 0.0:
+    if s.size == 0 or s[0] == 0.0:
         return 0
+    sc = float(s[0])
     floor = rank_floor(shape, sc)
     g = _all_gaps(s, shape, sc)
     clear = np.flatnonzero(g >= settings.RANK_GAP)
@@ -148,7 +145,7 @@ def check_known_rank(
     s = _spectrum(s)
     if not 0 <= rank <= s.size:
         raise InvalidDataError(f"rank {rank} is outside 0..{s.size} for {what}")
-    sc = _scale(s, scale)
+    sc = float(s[0]) if scale is None and s.size else float(scale or 0.0)
     g = _all_gaps(s, shape, sc)[rank] if sc > 0 else 0.0
     if not g >= settings.RANK_GAP:
         raise RankAmbiguousError(
@@ -158,19 +155,17 @@ def check_known_rank(
         )
 
 
-def nonzero_count(s: ArrayLike, shape: tuple[int, ...], *, scale: float | None = None) -> int:
-    """How many singular values are positive in exact arithmetic on every machine.
+def nonzero_count(s: ArrayLike, shape: tuple[int, ...]) -> int:
+    """How many singular values ``s`` (decreasing) are positive in exact arithmetic on every machine.
 
-    Those at least ``RANK_BAND`` times the rounding floor ``max(shape) eps scale``, for a matrix
+    Those at least ``RANK_BAND`` times the rounding floor ``max(shape) eps s[0]``, for a matrix
     given exactly (its computed singular values are within about the floor of the exact ones).
-    Not a rank decision: for solves the caller verifies. ``s`` and ``scale`` as in
-    :func:`numerical_rank`.
+    Not a rank decision: for solves the caller verifies.
     """
     s = _spectrum(s)
-    sc = _scale(s, scale)
-    if s.size == 0 or sc == 0.0:
+    if s.size == 0 or s[0] == 0.0:
         return 0
-    return int(np.count_nonzero(s >= settings.RANK_BAND * rank_floor(shape, sc)))
+    return int(np.count_nonzero(s >= settings.RANK_BAND * rank_floor(shape, float(s[0]))))
 
 
 #: Dekker's splitting constant ``2^27 + 1`` (error-free products without a fused multiply-add).
@@ -263,46 +258,19 @@ def thin_svd(A: ArrayLike, what: str) -> tuple[np.ndarray, np.ndarray, np.ndarra
             raise SolverError(f"the singular value decomposition of {what} did not converge") from exc
 
 
-def _svd_at_rank(
-    A: ArrayLike, what: str, rank: int | None, scale: float | None
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-    """Thin SVD of ``A`` and its rank: ``rank`` verified when given, else decided by the rule."""
-    U, s, Vt = thin_svd(A, what)
-    if rank is None:
-        rank = numerical_rank(s, np.shape(A), what=what, scale=scale)
-    else:
-        check_known_rank(s, np.shape(A), rank, what=what, scale=scale)
-    return U, s, Vt, rank
-
-
-def matrix_rank(A: ArrayLike, *, what: str, scale: float | None = None) -> int:
-    """:func:`numerical_rank` of the singular values of ``A``."""
+def matrix_rank(A: ArrayLike, *, what: str) -> int:
+    """:func:`numerical_rank` of the singular values of ``A`` (``what`` names it in errors)."""
     _, s, _ = thin_svd(A, what)
-    return numerical_rank(s, np.shape(A), what=what, scale=scale)
+    return numerical_rank(s, np.shape(A), what=what)
 
 
-def column_basis(
-    A: ArrayLike, *, what: str, rank: int | None = None, scale: float | None = None
-) -> np.ndarray:
-    """Orthonormal basis ``(rows, r)`` of the column space of ``A``.
-
-    Parameters
-    ----------
-    what
-        What it is, for error messages.
-    rank
-        The dimension if the mathematics gives it (then only verified by
-        :func:`check_known_rank`); otherwise decided by :func:`numerical_rank`.
-    scale
-        Size of the entries the matrix was computed from (default its largest singular value).
-    """
-    U, _, _, rank = _svd_at_rank(A, what, rank, scale)
-    return U[:, :rank]
+def column_basis(A: ArrayLike, *, what: str) -> np.ndarray:
+    """Orthonormal basis ``(rows, r)`` of the column space of ``A``, ``r`` by :func:`numerical_rank`."""
+    U, s, _ = thin_svd(A, what)
+    return U[:, : numerical_rank(s, np.shape(A), what=what)]
 
 
-def least_squares(
-    A: ArrayLike, b: ArrayLike, *, what: str, rank: int | None = None, scale: float | None = None
-) -> np.ndarray:
+def least_squares(A: ArrayLike, b: ArrayLike, *, what: str, rank: int | None = None) -> np.ndarray:
     """The minimum-norm least-squares solution ``x = A^+ b`` at the rank of the one rule.
 
     Unlike ``numpy.linalg.lstsq``, whose rounding-level cut changes ``x`` by ``1 / noise``
@@ -312,15 +280,21 @@ def least_squares(
     ----------
     b
         ``(n,)`` or ``(n, p)`` right-hand side.
-    what, rank, scale
-        As in :func:`column_basis`.
+    what
+        What ``A`` is, for error messages.
+    rank
+        The rank if the mathematics gives it (then only verified by :func:`check_known_rank`).
 
     Raises
     ------
     RankAmbiguousError
         If the rank of ``A`` is not determined in float64.
     """
-    U, s, Vt, rank = _svd_at_rank(A, what, rank, scale)
+    U, s, Vt = thin_svd(A, what)
+    if rank is None:
+        rank = numerical_rank(s, np.shape(A), what=what)
+    else:
+        check_known_rank(s, np.shape(A), rank, what=what)
     b = np.asarray(b, dtype=float)
     coef = U[:, :rank].T @ b
     coef = coef / (s[:rank, None] if coef.ndim == 2 else s[:rank])
@@ -364,3 +338,14 @@ def helmert_basis(V: int) -> np.ndarray:
     cols = np.arange(1, V)[None, :]
     Q = np.where(rows < cols, 1.0, np.where(rows == cols, -k[None, :], 0.0))
     return Q / np.sqrt(k * (k + 1))[None, :]
+
+
+def safe_norm(x: np.ndarray, linear: Callable[[np.ndarray], np.ndarray] | None = None) -> float:
+    """``||linear(x)||`` without underflow (``np.linalg.norm`` returns 0 below about 1e-154).
+
+    ``x`` is scaled by its largest entry before the (linear) map ``linear`` is applied.
+    """
+    scale = float(np.max(np.abs(x), initial=0.0))
+    if scale == 0.0 or not np.isfinite(scale):
+        return scale
+    return scale * float(np.linalg.norm(x / scale if linear is None else linear(x / scale)))

@@ -45,7 +45,7 @@ __all__ = [
     "polish",
     "solve_reference",
     "solve_least_distance",
-    "least_distance_multipliers",
+    "least_distance_nnls",
     "LEAST_DISTANCE_SOLVER",
     "scaled_back",
     "scaled_solution",
@@ -297,8 +297,7 @@ def polish(cons: QPConstraints, lam: np.ndarray) -> tuple[np.ndarray, np.ndarray
         for _ in range(settings.POLISH_MAX_ROUNDS):
             if active.size == 0:
                 return None
-            M = A[active]
-            M = M.toarray() if hasattr(M, "toarray") else M
+            M = _dense(A[active])
             w, nu = _min_norm_on_rows(M - (M @ Q.T) @ Q, np.ones(active.size), what)
             negative = nu < -settings.SVM_KKT_TOL * max(float(nu.max(initial=0.0)), 1e-300)
             violated = np.flatnonzero(cons.margins(w) < 1 - settings.SVM_FEAS_TOL)
@@ -417,16 +416,22 @@ def solve_reference(cons: QPConstraints, infeasible: Callable[[MinNormQP], Excep
     result = min_norm_qp(*cons.matrices()[:2], cons.what)
     if result.infeasible:
         raise infeasible(result)
-    polished = polish(cons, result.lam)
+    sol = _polished_or_raw(cons, result.lam, result.w, result.lam, result.solver)
+    if sol.passes():
+        return sol
+    raise SolverError(f"{cons.what} answer of {result.solver} failed verification: {sol.summary()}")
+
+
+def _polished_or_raw(
+    cons: QPConstraints, start: np.ndarray, w: np.ndarray, lam: np.ndarray, solver: str
+) -> SVMSolution:
+    """The answer :func:`polish` finds from ``start`` if it passes verification, else ``w`` certified."""
+    polished = polish(cons, start)
     if polished is not None:
-        sol = certify(cons, *polished, result.solver, True)
+        sol = certify(cons, *polished, solver, True)
         if sol.passes():
             return sol
-    mu = _best_eq_multipliers(cons, result.w, result.lam)
-    raw = certify(cons, result.w, result.lam, mu, result.solver, False)
-    if raw.passes():
-        return raw
-    raise SolverError(f"{cons.what} answer of {result.solver} failed verification: {raw.summary()}")
+    return certify(cons, w, lam, _best_eq_multipliers(cons, w, lam), solver, False)
 
 
 # ---------------------------------------------------------------------------- least distance
@@ -461,26 +466,6 @@ def least_distance_nnls(G: np.ndarray, h: np.ndarray) -> tuple[np.ndarray, float
     return u, 1.0 - float(h @ u)
 
 
-def least_distance_multipliers(G: np.ndarray, h: np.ndarray) -> tuple[np.ndarray, float] | None:
-    """Multipliers of ``min ||x||^2 / 2`` s.t. ``G x >= h``, by one non-negative least squares.
-
-    With ``u`` and ``1 - h^T u`` of :func:`least_distance_nnls`, the multipliers are
-    ``lambda = u / (1 - h^T u)`` (``x = G^T lambda``) and ``||x||^2 = h^T lambda =
-    (h^T u) / (1 - h^T u)``.
-
-    Returns
-    -------
-    (numpy.ndarray, float) or None
-        ``lambda`` and ``1 - h^T u = 1 / (1 + ||x||^2)`` (near rounding for infeasible
-        constraints: decide with a margin); None when NNLS does not converge or ``1 - h^T u <= 0``.
-    """
-    found = least_distance_nnls(G, h)
-    if found is None:
-        return None
-    u, slack = found
-    return (u / slack, slack) if slack > 0 else None
-
-
 def _primal_active(margins: np.ndarray) -> np.ndarray | None:
     """1 on the rows whose margin is 1 (within :data:`~ntpnb.settings.ACTIVE_MARGIN_TOL`), else 0.
 
@@ -498,8 +483,10 @@ def solve_least_distance(
 ) -> SVMSolution | None:
     """The minimum-norm QP by least-distance programming, polished and certified; None if unsure.
 
-    Each equality ``b w = 0`` becomes rows ``b w >= 0`` and ``-b w >= 0``
-    (:func:`least_distance_multipliers`); :func:`polish` starts from every row whose margin is 1
+    Each equality ``b w = 0`` becomes rows ``b w >= 0`` and ``-b w >= 0``, and the multipliers
+    are ``lambda = u / (1 - h^T u)`` with ``u`` of :func:`least_distance_nnls` (``w = G^T lambda``,
+    ``1 - h^T u = 1 / (1 + ||w||^2)``, near rounding for infeasible constraints: decided with a
+    margin). :func:`polish` starts from every row whose margin is 1
     (:func:`_primal_active`; NNLS returns one vertex of a degenerate problem's multipliers), so
     both methods name the same support vectors. Well under a millisecond for a few hundred rows.
 
@@ -513,23 +500,15 @@ def solve_least_distance(
     A, B = _dense(A), _dense(B)
     G = np.vstack([A, B, -B])
     h = np.concatenate([np.ones(A.shape[0]), np.zeros(2 * B.shape[0])])
-    found = least_distance_multipliers(G, h)
-    if found is None:
+    found = least_distance_nnls(G, h)
+    if found is None or found[1] <= 1.0 / (1.0 + max_norm**2):  # infeasible, or a norm above max_norm
         return None
-    lam_all, slack = found
-    if slack <= 1.0 / (1.0 + max_norm**2):  # infeasible, or a minimum norm above max_norm
-        return None
-    lam = lam_all[: A.shape[0]]
-    start = _primal_active(cons.margins(G.T @ lam_all))
+    lam_all = found[0] / found[1]
+    w = G.T @ lam_all
+    start = _primal_active(cons.margins(w))
     if start is None:
         return None
-    polished = polish(cons, start)
-    if polished is not None:
-        sol = certify(cons, *polished, LEAST_DISTANCE_SOLVER, True)
-        if sol.passes():
-            return sol
-    w = G.T @ lam_all
-    sol = certify(cons, w, lam, _best_eq_multipliers(cons, w, lam), LEAST_DISTANCE_SOLVER, False)
+    sol = _polished_or_raw(cons, start, w, lam_all[: A.shape[0]], LEAST_DISTANCE_SOLVER)
     return sol if sol.passes() else None
 
 

@@ -21,7 +21,7 @@ from ntpnb.qp import (
     MatrixConstraints,
     active_mask,
     certify,
-    least_distance_multipliers,
+    least_distance_nnls,
     min_norm_qp,
     polish,
     scaled_back,
@@ -229,6 +229,15 @@ def test_a_scaled_solution_names_what_does_not_fit():
 
 
 # ---------------------------------------------------------------------------- least distance
+def least_distance_multipliers(G: np.ndarray, h: np.ndarray) -> tuple[np.ndarray, float] | None:
+    """``lambda = u / (1 - h^T u)`` and ``1 - h^T u`` as solve_least_distance reads them."""
+    found = least_distance_nnls(G, h)
+    if found is None:
+        return None
+    u, slack = found
+    return (u / slack, slack) if slack > 0 else None
+
+
 def test_least_distance_matches_the_closed_form():
     # min ||x||^2/2 s.t. a^T x >= 2: x = 2 a / ||a||^2, lambda = 2 / ||a||^2, ||x||^2 = 4 / 25
     lam, slack = least_distance_multipliers(np.array([[3.0, 4.0]]), np.array([2.0]))

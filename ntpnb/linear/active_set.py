@@ -49,6 +49,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import scipy
@@ -152,20 +153,39 @@ class _Subproblem:
 
     def pdas(self, active: np.ndarray, max_iter: int) -> tuple[np.ndarray, np.ndarray, int]:
         """Primal-dual active-set iterations from ``active``; ``(C, active, iterations)``."""
-        off = ~self.mask
-        seen: set[bytes] = set()
-        for it in range(1, max_iter + 1):
+
+        def step(active: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             C, t = self.solve(active)
             grad = self.K @ C - self.ridge * self.center - t[:, None]  # >0: constraint wants in
-            violated = off & ~active & (grad > settings.ACTIVE_SET_VIOLATION_TOL)
-            dropped = active & (C >= 0)  # lambda = -C must be positive on the active set
-            if not violated.any() and not dropped.any():
-                return C, active, it
-            seen.add(np.packbits(active).tobytes())
-            active = (active & ~dropped) | violated
-            if np.packbits(active).tobytes() in seen:
-                raise SolverError(f"the active-set method cycled after {it} iterations")
-        raise SolverError(f"the active-set method did not converge in {max_iter} iterations")
+            return grad > settings.ACTIVE_SET_VIOLATION_TOL, C, C
+
+        return _pdas(step, self.mask, active, max_iter, "active-set method")
+
+
+def _pdas(
+    step: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray, Any]],
+    mask: np.ndarray,
+    active: np.ndarray,
+    max_iter: int,
+    method: str,
+) -> tuple[Any, np.ndarray, int]:
+    """Primal-dual active-set iterations from ``active``: ``(answer, active, iterations)``.
+
+    ``step(active)`` gives where each inequality is violated, ``C`` (its multipliers are
+    ``-C``, which must be positive on the active set) and the answer returned at convergence.
+    """
+    seen: set[bytes] = set()
+    for it in range(1, max_iter + 1):
+        wants_in, C, answer = step(active)
+        violated = ~mask & ~active & wants_in
+        dropped = active & (C >= 0)
+        if not violated.any() and not dropped.any():
+            return answer, active, it
+        seen.add(np.packbits(active).tobytes())
+        active = (active & ~dropped) | violated
+        if np.packbits(active).tobytes() in seen:
+            raise SolverError(f"the {method} cycled after {it} iterations")
+    raise SolverError(f"the {method} did not converge in {max_iter} iterations")
 
 
 def _active_set_loop(
@@ -194,39 +214,26 @@ def _active_set_loop(
             C, _ = _Subproblem(K, H, mask, 0.0, np.zeros(mask.shape)).solve(active)
         return C, C, n_iter
     errors = []
-    for ridge in _PROX_RIDGES:
+    for weight in _PROX_RIDGES:
+        ridge = weight * float(np.trace(K)) / K.shape[0]
+        floor = ridge * settings.ACTIVE_SET_PROX_FLOOR
+        active, center, total = np.zeros_like(mask), np.zeros(mask.shape), 0
+        exact = _Subproblem(K, H, mask, 0.0, center)
         try:
-            scaled = ridge * float(np.trace(K)) / K.shape[0]
-            return _proximal_loop(K, H, mask, scaled, max_iter, accept)
+            while total < max_iter:
+                prox = _Subproblem(K, H, mask, ridge, center)
+                center, active, n_iter = prox.pdas(active, max_iter - total)
+                ridge = max(ridge * settings.ACTIVE_SET_PROX_DECAY, floor)
+                total += n_iter
+                C, _ = exact.solve(active)
+                if accept(C, C):
+                    return C, C, total
+                if accept(C, center):
+                    return C, center, total
+            raise SolverError(f"the proximal active-set method did not converge in {max_iter} iterations")
         except SolverError as exc:
-            errors.append(f"ridge {ridge:g}: {exc}")
+            errors.append(f"ridge {weight:g}: {exc}")
     raise SolverError("; ".join(errors))
-
-
-def _proximal_loop(
-    K: np.ndarray,
-    H: np.ndarray,
-    mask: np.ndarray,
-    ridge: float,
-    max_iter: int,
-    accept: Callable[[np.ndarray, np.ndarray], bool],
-) -> tuple[np.ndarray, np.ndarray, int]:
-    active = np.zeros_like(mask)
-    center = np.zeros(mask.shape)
-    exact = _Subproblem(K, H, mask, 0.0, center)
-    floor = ridge * settings.ACTIVE_SET_PROX_FLOOR
-    total = 0
-    while total < max_iter:
-        prox = _Subproblem(K, H, mask, ridge, center)
-        center, active, n_iter = prox.pdas(active, max_iter - total)
-        ridge = max(ridge * settings.ACTIVE_SET_PROX_DECAY, floor)
-        total += n_iter
-        C, _ = exact.solve(active)
-        if accept(C, C):
-            return C, C, total
-        if accept(C, center):
-            return C, center, total
-    raise SolverError(f"the proximal active-set method did not converge in {max_iter} iterations")
 
 
 # ---------------------------------------------------------------------------- the solver
@@ -310,7 +317,7 @@ def _solve(rows: NTPRows, max_iter: int) -> SVMSolution:
 
     methods: list[tuple[str, Callable[[], tuple[SVMSolution, float]]]] = []
     if _full_row_rank(data):
-        if cholesky(K, resolved=True) is not None:
+        if cholesky(K) is not None:
             methods.append(("the dual in K", dual(True)))
         methods.append(("the square-root form", lambda: _SquareRoot(rows).solve(max_iter)))
     methods.append(("the proximal method", dual(False)))
@@ -395,22 +402,15 @@ class _SquareRoot:
         An inequality enters when its logit exceeds ``t_j`` by more than its rounding bound
         (and :data:`~ntpnb.settings.ACTIVE_SET_VIOLATION_TOL`), leaves when ``-C_jv <= 0``.
         """
-        off = ~self.mask
-        active = np.zeros_like(self.mask)
-        seen: set[bytes] = set()
         d = self.H.shape[1]
-        for it in range(1, max_iter + 1):
+
+        def step(active: np.ndarray) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray]]:
             W, C, t = self.step(active)
-            L = self.H @ W.T
             noise = 2 * d * settings.FLOAT64_EPS * (np.abs(self.H) @ np.abs(W).T)
             threshold = np.maximum(settings.ACTIVE_SET_VIOLATION_TOL, 2 * noise)
-            violated = off & ~active & (L - t[:, None] > threshold)
-            dropped = active & (C >= 0)
-            if not violated.any() and not dropped.any():
-                sol = certify(self.rows, W.ravel(), *self.rows.multipliers(C), SOLVER_NAME, False)
-                return sol, _row_sum_residual(C)
-            seen.add(np.packbits(active).tobytes())
-            active = (active & ~dropped) | violated
-            if np.packbits(active).tobytes() in seen:
-                raise SolverError(f"the square-root active-set method cycled after {it} iterations")
-        raise SolverError(f"the square-root active-set method did not converge in {max_iter} iterations")
+            return self.H @ W.T - t[:, None] > threshold, C, (W, C)
+
+        start = np.zeros_like(self.mask)
+        (W, C), _, _ = _pdas(step, self.mask, start, max_iter, "square-root active-set method")
+        sol = certify(self.rows, W.ravel(), *self.rows.multipliers(C), SOLVER_NAME, False)
+        return sol, _row_sum_residual(C)

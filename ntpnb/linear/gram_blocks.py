@@ -12,7 +12,7 @@ it is decomposed through the SVD of ``H[F]`` (not squaring the condition), its r
 
 A block known to be positive definite (the regularization path) is inverted by a diagonally
 scaled Cholesky factorization, accurate when the diagonal spans many decades; failure is a
-:class:`~ntpnb.linear.pathloss.NoConvergenceError` (the caller takes a shorter step). Two loops
+:class:`NoConvergenceError` (the caller takes a shorter step). Two loops
 of that route are compiled on first call (:func:`ntpnb.compiled.jit_on_first_call`), so
 ``import ntpnb`` does not load numba.
 """
@@ -28,9 +28,9 @@ from .. import settings
 from ..compiled import jit_on_first_call
 from ..errors import SolverError
 from ..linalg import least_squares, numerical_rank
-from .pathloss import NoConvergenceError
 
 __all__ = [
+    "NoConvergenceError",
     "GramBlock",
     "block_inverse",
     "cholesky",
@@ -46,6 +46,11 @@ __all__ = [
     "update_block",
 ]
 
+
+class NoConvergenceError(Exception):
+    """Newton's method did not converge from the given start (the path solver then subdivides)."""
+
+
 #: A block is updated from its previous inverse when at most this fraction of its rows change.
 UPDATE_FRACTION = 0.2
 
@@ -57,24 +62,18 @@ def symmetric(lower: np.ndarray) -> np.ndarray:
     return A + np.tril(A, -1).T
 
 
-def cholesky(M: np.ndarray, *, resolved: bool = False) -> np.ndarray | None:
-    """The lower Cholesky factor of a symmetric positive definite ``M``, or None.
-
-    None when ``M`` is not numerically positive definite or, with ``resolved``, when the factor
-    is not resolved: ``(min diag / max diag)^2 <= GRAM_CHOL_RCOND`` (see the module docstring).
-    """
+def cholesky(M: np.ndarray) -> np.ndarray | None:
+    """The lower Cholesky factor of an SPD ``M`` if resolved (the rank rule above), else None."""
     c, info = scipy.linalg.lapack.dpotrf(M, lower=1, clean=1)
     if info != 0:
         return None
     diag = np.diag(c)
-    if resolved and (diag.min() / diag.max()) ** 2 <= settings.GRAM_CHOL_RCOND:
-        return None
-    return c
+    return None if (diag.min() / diag.max()) ** 2 <= settings.GRAM_CHOL_RCOND else c
 
 
-def inverse(M: np.ndarray, *, resolved: bool = False) -> np.ndarray | None:
+def inverse(M: np.ndarray) -> np.ndarray | None:
     """``M^{-1}`` (symmetric) from the :func:`cholesky` factor of ``M``, or None where that is None."""
-    c = cholesky(M, resolved=resolved)
+    c = cholesky(M)
     if c is None:
         return None
     inv, info = scipy.linalg.lapack.dpotri(c, lower=1)
@@ -169,7 +168,7 @@ def gram_block(K: np.ndarray, H: np.ndarray, F: np.ndarray, ridge: float = 0.0) 
     KF = K[np.ix_(F, F)]
     if ridge:
         KF = KF + ridge * np.eye(F.size)
-    P = inverse(KF, resolved=True)
+    P = inverse(KF)
     if P is not None:
         return GramBlock(F, P, np.zeros((F.size, 0)))
     HF = H[F]
@@ -213,7 +212,7 @@ def update_block(K: np.ndarray, old: GramBlock, F: np.ndarray, ridge: float) -> 
     if add.size:  # bordering: append the new rows and columns
         B = K[np.ix_(keep, add)]
         PB = P @ B
-        Zi = inverse(K[np.ix_(add, add)] + ridge * np.eye(add.size) - B.T @ PB, resolved=True)
+        Zi = inverse(K[np.ix_(add, add)] + ridge * np.eye(add.size) - B.T @ PB)
         if Zi is None:
             return None
         PBZ = PB @ Zi

@@ -9,7 +9,7 @@ The split
 Write ``W = W* + delta + W_perp`` with ``W*`` the finite solution (in F), ``delta`` in F and
 ``W_perp`` in F-perp. A matrix in F-perp leaves every in-support logit difference unchanged, so
 the loss is evaluated from the logits of ``delta`` and the margins of ``W_perp`` alone, never
-adding a tiny ``delta`` to ``W*`` in floating point (:mod:`.pathloss`). The minimizer lies in
+adding a tiny ``delta`` to ``W*`` in floating point (:func:`.regpath_gram.split_loss`). The minimizer lies in
 ``R``, the matrices with zero column sums and rows in the span of the embeddings (the loss
 ignores the rest). Two representations of the split share the solver below:
 
@@ -57,8 +57,8 @@ beyond it the loss is flat to double precision around ``W_B`` and
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field, replace
-from typing import Any, Protocol
+from dataclasses import dataclass, field, fields, replace
+from typing import Any
 
 import numpy as np
 import scipy
@@ -73,14 +73,12 @@ from ..errors import (
     ScaleError,
 )
 from ..linalg import check_known_rank, helmert_basis
+from ..linalg import safe_norm as _norm
 from ..parallel import limit_threads
 from ..validation import as_float, frozen
+from .gram_blocks import NoConvergenceError as _NoConvergenceError
 from .ntp_data import NTPData, cached_per_data, normalized
-from .pathloss import NoConvergenceError as _NoConvergenceError
-from .pathloss import SplitLoss, split_loss, star_exponents
-from .pathloss import expm1_minus_x as _expm1_minus_x  # noqa: F401 (tested here)
-from .pathloss import safe_norm as _norm
-from .regpath_gram import GramStructure, gram_structure
+from .regpath_gram import GramStructure, SplitLoss, gram_structure, split_loss, star_exponents
 from .separability import is_separable
 from .subspace import embedding_svd, f_decomposition, finite_solution
 
@@ -134,11 +132,6 @@ class PathStructure:
         return self.basis_f.shape[0]
 
     @property
-    def dim_f(self) -> int:
-        """Dimension of F."""
-        return self.n_f
-
-    @property
     def n_perp(self) -> int:
         """Coordinates of the F-perp block (the dimension of ``R ∩ F-perp``)."""
         return self.basis_perp.shape[0]
@@ -167,17 +160,25 @@ class PathStructure:
 
     def workspace(self) -> None:
         """Nothing is kept between Newton steps."""
-        return None
 
     def solve(
         self, ev: _DenseEval, lam: float, rhs: np.ndarray, ws: None = None, rtol: ArrayLike = 0.0
     ) -> np.ndarray:
-        """``(Hess CE + lam I)^{-1} rhs`` (columns) by a diagonally scaled Cholesky factorization.
-
-        Direct: to rounding, whatever the tolerance ``rtol`` asked.
-        """
+        """``(Hess CE + lam I)^{-1} rhs`` (columns) by a diagonally scaled Cholesky factor, to rounding."""
         assert ev.hess is not None
-        return _scaled_solve(ev.hess + lam * np.eye(ev.hess.shape[0]), rhs)
+        K = ev.hess + lam * np.eye(ev.hess.shape[0])
+        diag = np.diag(K)
+        if not (np.all(np.isfinite(K)) and np.all(diag > 0) and np.all(np.isfinite(rhs))):
+            raise _NoConvergenceError("the KKT matrix is not finite and positive on its diagonal")
+        scale = 1.0 / np.sqrt(diag)
+        Ks = K * scale[:, None] * scale[None, :]
+        try:
+            factor = scipy.linalg.cho_factor(Ks)
+            return scale[:, None] * scipy.linalg.cho_solve(factor, scale[:, None] * rhs)
+        except np.linalg.LinAlgError as exc:
+            raise _NoConvergenceError("Hess CE + lambda I is not numerically positive definite") from exc
+        except ValueError as exc:  # scipy's check_finite: the scaled system overflowed
+            raise _NoConvergenceError("the KKT system overflows float64") from exc
 
     def inner(self, x: np.ndarray, y: np.ndarray) -> float:
         """``<W_x, W_y>``: the coordinates are orthonormal."""
@@ -284,57 +285,11 @@ def uses_gram_form(data: NTPData) -> bool:
     return svd.rank == data.m and float(svd.s[0] / svd.s[-1]) ** 2 <= settings.PATH_GRAM_MAX_COND
 
 
-class _Structure(Protocol):
-    """What the solver asks of a representation of the split (see :class:`PathStructure`)."""
-
-    W_star: np.ndarray
-
-    @property
-    def n_f(self) -> int: ...
-    @property
-    def dim_f(self) -> int: ...
-    @property
-    def n_perp(self) -> int: ...
-    @property
-    def w_star(self) -> np.ndarray: ...
-    @property
-    def w_star_norm(self) -> float: ...
-    def evaluate(self, data: NTPData, theta: np.ndarray, hessian: bool) -> Any: ...
-    def workspace(self) -> Any: ...
-    def solve(
-        self, ev: Any, lam: float, rhs: np.ndarray, ws: Any = None, rtol: ArrayLike = 0.0
-    ) -> np.ndarray: ...
-    def inner(self, x: np.ndarray, y: np.ndarray) -> float: ...
-    def norm(self, x: np.ndarray) -> float: ...
-    def block_norms(self, x: np.ndarray) -> tuple[float, float]: ...
-    def logit_step(self, ev: Any, x: np.ndarray) -> float: ...
-    def f_matrix(self, x_f: np.ndarray) -> np.ndarray: ...
-    def perp_matrix(self, x_p: np.ndarray) -> np.ndarray: ...
-    def gradient_split(self, data: NTPData, ev: Any) -> tuple[np.ndarray, np.ndarray]: ...
-
-
-def _structure(data: NTPData) -> PathStructure | GramStructure:
-    """The representation of the split for ``data`` (:func:`uses_gram_form`)."""
-    return gram_structure(data) if uses_gram_form(data) else path_structure(data)
+#: What the solver asks of a representation of the split: the methods of :class:`PathStructure`.
+_Structure = PathStructure | GramStructure
 
 
 # ---------------------------------------------------------------------------- Newton on the KKT system
-def _scaled_solve(K: np.ndarray, rhs: np.ndarray) -> np.ndarray:
-    """Solve ``K x = rhs`` for SPD ``K`` (columns of rhs) with a diagonally scaled Cholesky."""
-    diag = np.diag(K)
-    if not (np.all(np.isfinite(K)) and np.all(diag > 0) and np.all(np.isfinite(rhs))):
-        raise _NoConvergenceError("the KKT matrix is not finite and positive on its diagonal")
-    scale = 1.0 / np.sqrt(diag)
-    Ks = K * scale[:, None] * scale[None, :]
-    try:
-        factor = scipy.linalg.cho_factor(Ks)
-        return scale[:, None] * scipy.linalg.cho_solve(factor, scale[:, None] * rhs)
-    except np.linalg.LinAlgError as exc:
-        raise _NoConvergenceError("Hess CE + lambda I is not numerically positive definite") from exc
-    except ValueError as exc:  # scipy's check_finite: the scaled system overflowed
-        raise _NoConvergenceError("the KKT system overflows float64") from exc
-
-
 @dataclass
 class _State:
     """A point ``(theta, lambda)`` of the Newton iteration.
@@ -351,44 +306,28 @@ class _State:
     direct: bool = False
 
 
-def _represent(st: _Structure, state: _State, B: float) -> _State:
-    """``state`` in the representation for radius ``B``: direct below ``||W*||``, split above."""
-    direct = B < st.w_star_norm
+def _theta(st: _Structure, state: _State, direct: bool) -> np.ndarray:
+    """The coordinates of ``state`` in the direct (``(w* + alpha, beta)``, ``W`` itself) or the split form."""
     if direct == state.direct:
-        return state
-    theta = state.theta.copy()
-    theta[: st.n_f] += st.w_star if direct else -st.w_star
-    return _State(theta, state.lam, direct)
-
-
-def _split_theta(st: _Structure, state: _State) -> np.ndarray:
-    """``(alpha, beta)``: the split coordinates (the loss is evaluated in them)."""
-    if not state.direct:
         return state.theta
     theta = state.theta.copy()
-    theta[: st.n_f] -= st.w_star
+    theta[: st.n_f] += st.w_star if direct else -st.w_star
     return theta
 
 
-def _norm_vec(st: _Structure, state: _State) -> np.ndarray:
-    """``(w* + alpha, beta)``: the coordinates of ``W`` itself."""
-    v = state.theta.copy()
-    if not state.direct:
-        v[: st.n_f] += st.w_star
-    return v
+def _represent(st: _Structure, state: _State, B: float) -> _State:
+    """``state`` in the representation for radius ``B``: direct below ``||W*||``, split above."""
+    direct = B < st.w_star_norm
+    return state if direct == state.direct else _State(_theta(st, state, direct), state.lam, direct)
 
 
 def _newton_direction(
     st: _Structure, ev: Any, state: _State, B: float, ws: Any = None, rtol: float = 0.0, b_rtol: float = 0.0
 ):
-    """Newton step of the KKT system; returns (d_theta, d_lambda, b) with ``b = K^{-1} w``.
-
-    The linear system is solved to ``rtol`` of its answer and ``b`` to ``b_rtol`` (iterative
-    solvers; direct ones to rounding).
-    """
+    """Newton step of the KKT system: ``(a, b, d_lambda)``, ``b = K^{-1} w``, to ``rtol`` and ``b_rtol``."""
     r = st.n_f
     lam = state.lam
-    w = _norm_vec(st, state)
+    w = _theta(st, state, True)
     resid = ev.grad + lam * state.theta
     if not state.direct:
         resid[:r] += lam * st.w_star  # never form w* + alpha here
@@ -404,20 +343,17 @@ def _relative_step(st: _Structure, d_theta: np.ndarray, theta: np.ndarray) -> tu
     tiny = np.finfo(float).tiny
     step_f, step_p = st.block_norms(d_theta)
     at_f, at_p = st.block_norms(theta)
-    return (step_f / max(at_f, tiny) if st.dim_f else 0.0), step_p / max(at_p, tiny)
+    return (step_f / max(at_f, tiny) if st.n_f else 0.0), step_p / max(at_p, tiny)
 
 
 def _solve_radius(
     data, st: _Structure, state: _State, B: float, ws: Any = None
 ) -> tuple[_State, int, np.ndarray]:
-    """Newton iterations at radius ``B`` from ``state``; raises _NoConvergenceError on failure.
-
-    Returns the point, the iterations, and ``K^{-1} w`` of the last one (:func:`_tangent_from`).
-    """
+    """Newton at radius ``B`` from ``state``: the point, the iterations, ``K^{-1} w`` of the last step."""
     state = _represent(st, state, B)
     prev_size = last_size = np.inf
     for it in range(1, settings.PATH_MAX_NEWTON + 1):
-        ev = st.evaluate(data, _split_theta(st, state), hessian=True)
+        ev = st.evaluate(data, _theta(st, state, False), hessian=True)
         # solve to PATH_FORCING s (s the last step's size; keeps Newton's convergence), or to
         # PATH_STEP_RTOL / s (point accurate to PATH_STEP_RTOL); the last step's b is the tangent
         rtol = min(
@@ -448,13 +384,12 @@ def _solve_radius(
 
 
 def _tangent_from(st: _Structure, state: _State, B: float, b_vec: np.ndarray) -> tuple[np.ndarray, float]:
-    """``(d theta / dB, d log lambda / dB)`` along the path at a solved point, from ``b = K^{-1} w``.
+    """``(d theta / dB, d log lambda / dB)`` at a solved point, from ``b = K^{-1} w`` of its last Newton step.
 
     Differentiating ``grad f + lambda W = 0, ||W||^2 = B^2`` in ``B``: ``d theta / dB = -(d
-    lambda / dB) b`` and ``<w, d theta / dB> = B``. ``b`` of the last Newton step (taken within
-    the step tolerance of this point) serves: the tangent only predicts the next radius.
+    lambda / dB) b`` and ``<w, d theta / dB> = B``.
     """
-    w = _norm_vec(st, state)
+    w = _theta(st, state, True)
     d_lam_dB = -B / st.inner(w, b_vec)
     return -d_lam_dB * b_vec, d_lam_dB / state.lam
 
@@ -492,14 +427,14 @@ def _measure(data, st: _Structure, state: _State, B: float) -> _Certificate:
     V, d = data.V, data.d
     r = st.n_f
     lam = state.lam
-    split = _split_theta(st, state)
+    split = _theta(st, state, False)
     alpha, beta = split[:r], split[r:]
     ev = st.evaluate(data, split, hessian=False)
     g, G_F = st.gradient_split(data, ev)  # grad CE(W) and its F part, vec (V d)
     G_perp = g - G_F
     delta = st.f_matrix(alpha)
     W_perp = st.perp_matrix(beta)
-    norm = st.norm(_norm_vec(st, state))
+    norm = st.norm(_theta(st, state, True))
 
     def rel(num: np.ndarray, den: float) -> float:
         return _norm(num) / den if den > 0 else np.inf
@@ -511,11 +446,11 @@ def _measure(data, st: _Structure, state: _State, B: float) -> _Certificate:
         W_F = st.W_star.ravel() + delta
         lam_W_F = lam * st.W_star.ravel() + lam * delta
     # with F = {0} (every support a single token) there is no F block to certify
-    kkt_f = rel(G_F + lam_W_F, _norm(G_F)) if st.dim_f else 0.0
+    kkt_f = rel(G_F + lam_W_F, _norm(G_F)) if st.n_f else 0.0
     kkt_perp = rel(G_perp + lam * W_perp, _norm(G_perp))
     W = (W_F + W_perp).reshape(V, d)
     kkt = rel(g + lam * W.ravel(), _norm(g))
-    cert = _Certificate(
+    return _Certificate(
         W=W,
         f_offset=delta.reshape(V, d),
         f_distance=st.block_norms(split)[0],
@@ -526,14 +461,12 @@ def _measure(data, st: _Structure, state: _State, B: float) -> _Certificate:
         kkt_f=kkt_f,
         kkt_perp=kkt_perp,
     )
-    return cert
 
 
 def _resolution(data, st: _Structure, state: _State, B: float, base: _Certificate) -> float:
-    """How far the KKT residuals move when ``state``'s coordinates move by their own rounding.
+    """The largest change of the three KKT residuals from ``base`` when every coordinate moves by ``+-eps``.
 
-    The largest change of the three relative residuals from ``base`` (the measurements at
-    ``state``) over four seeded perturbations of every coordinate by a relative ``+-eps``.
+    Four seeded perturbations of the coordinates of ``state`` by their own rounding.
     """
     rng = np.random.default_rng(0)
     eps = settings.FLOAT64_EPS
@@ -713,7 +646,12 @@ def regularization_path(
     # (c a power of two: exact); the entry radius and every tolerance are then relative to H
     with np.errstate(over="ignore", under="ignore"):
         scaled = B_all * c
-    _check_scaled_radii(B_all, scaled, c)
+    bad = ~np.isfinite(scaled) | (scaled <= 0) | np.append(np.diff(scaled) <= 0, False)
+    if bad.any():  # radii that leave float64 (or become equal) times c
+        raise PathCertificateError(
+            f"the radius B = {float(B_all[np.flatnonzero(bad)[0]]):g} times max|H| ~ {c:g} lies outside "
+            "the float64 range, where no point of the path can be represented and certified"
+        )
     p = _path(norm, scaled, end)
     with np.errstate(over="ignore", under="ignore"):
         lam = p.lam * c * c
@@ -722,30 +660,14 @@ def regularization_path(
             f"the multipliers lambda of the path scale like max|H|^2 ~ {c:.3g}^2 and leave the float64 "
             "range; rescale the embeddings"
         )
-    out = {
-        "radii": B_all,
-        "W": p.W / c,
-        "f_offset": p.f_offset / c,
-        "f_distance": p.f_distance / c,
-        "lam": lam,
-    }
+    out = {name: getattr(p, name) / c for name in ("W", "f_offset", "f_distance")}
+    out.update(radii=B_all, lam=lam)
     return replace(p, **{name: frozen(arr, order="K") for name, arr in out.items()})
-
-
-def _check_scaled_radii(B_all: np.ndarray, scaled: np.ndarray, c: float) -> None:
-    """Radii that leave float64 (or become equal) when multiplied by the normalization ``c``."""
-    bad = ~np.isfinite(scaled) | (scaled <= 0) | np.append(np.diff(scaled) <= 0, False)
-    if bad.any():
-        B = float(B_all[np.flatnonzero(bad)[0]])
-        raise PathCertificateError(
-            f"the radius B = {B:g} times max|H| ~ {c:g} lies outside the float64 range, where no "
-            "point of the path can be represented and certified"
-        )
 
 
 def _path(data: NTPData, B_all: np.ndarray, end: _PathEnd | None) -> RegularizationPath:
     """:func:`regularization_path` for data whose ``H`` is normalized (``max|H|`` near 1)."""
-    st = _structure(data)  # raises NotCompatibleError
+    st = gram_structure(data) if uses_gram_form(data) else path_structure(data)  # or NotCompatibleError
     if not is_separable(data):
         raise NotSeparableError("the regularization path needs NTP-separable data (Theorem 1)")
     if B_all[-1] > _MAX_RADIUS:
@@ -763,7 +685,10 @@ def _path(data: NTPData, B_all: np.ndarray, end: _PathEnd | None) -> Regularizat
             ws = st.workspace()
             B_cur = min(B_all[0], settings.PATH_START_RADIUS)
             state = _initial_state(data, st, B_cur)
-            state, _, b_vec = _solve_or_raise(data, st, state, B_cur, ws)
+            try:
+                state, _, b_vec = _solve_radius(data, st, state, B_cur, ws)
+            except _NoConvergenceError as exc:
+                raise PathCertificateError(f"Newton's method did not converge at B = {B_cur:g}") from exc
         else:
             # a copy: continuing the same path twice starts from the same factors both times
             B_cur, state, b_vec, ws = end.radius, end.state, end.b_vec, copy.copy(end.workspace)
@@ -771,30 +696,10 @@ def _path(data: NTPData, B_all: np.ndarray, end: _PathEnd | None) -> Regularizat
             state, its, b_vec = _continue(data, st, state, b_vec, B_cur, B, ws)
             B_cur = B
             records.append((_certify(data, st, state, B), state.lam, its))
-    stack = lambda k: np.array([getattr(c, k) for c, _, _ in records])
-    out = {
-        "radii": B_all,
-        "W": stack("W"),
-        "f_offset": stack("f_offset"),
-        "f_distance": stack("f_distance"),
-        "lam": np.array([lam for _, lam, _ in records]),
-        "kl": stack("kl"),
-        "out_mass": stack("out_mass"),
-        "norm_error": stack("norm_error"),
-        "kkt": stack("kkt"),
-        "kkt_f": stack("kkt_f"),
-        "kkt_perp": stack("kkt_perp"),
-        "newton_iterations": np.array([its for _, _, its in records]),
-    }
+    out = {k.name: np.array([getattr(c, k.name) for c, _, _ in records]) for k in fields(_Certificate)}
+    out.update(radii=B_all, lam=[lam for _, lam, _ in records], newton_iterations=[n for *_, n in records])
     arrays = {name: frozen(arr, order="K") for name, arr in out.items()}
     return RegularizationPath(**arrays, _end=_PathEnd(data, state, float(B_all[-1]), b_vec, ws))
-
-
-def _solve_or_raise(data, st, state, B, ws):
-    try:
-        return _solve_radius(data, st, state, B, ws)
-    except _NoConvergenceError as exc:
-        raise PathCertificateError(f"Newton's method did not converge at B = {B:g}") from exc
 
 
 def _failure_message(state: _State, B_from: float, B_to: float) -> str:
@@ -820,7 +725,7 @@ def _predict(st: _Structure, state: _State, d_theta: np.ndarray, dB: float) -> n
     """
     theta = state.theta + dB * d_theta
     r = st.n_f
-    if state.direct or not st.dim_f:
+    if state.direct or not st.n_f:
         return theta
     delta = np.zeros_like(state.theta)
     delta[:r] = state.theta[:r]
@@ -842,8 +747,8 @@ def _continue(
 ) -> tuple[_State, int, np.ndarray]:
     """Follow the path from a solved point at ``B_from`` to ``B_to``, subdividing on failure.
 
-    ``b_vec`` is ``K^{-1} w`` of the last Newton step at ``B_from`` (the tangent there); the
-    point at ``B_to`` is returned with the iterations spent and its own ``b_vec``.
+    ``b_vec`` is the tangent's ``K^{-1} w`` at ``B_from``; returns the point at ``B_to``, the
+    iterations spent and its ``b_vec``.
     """
     if B_to == B_from:
         return state, 0, b_vec

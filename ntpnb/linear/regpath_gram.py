@@ -1,4 +1,22 @@
-"""The regularization path in the Gram form: the split of :mod:`.regpath` in coefficients of ``H``.
+"""The loss in the split of :mod:`.regpath`, and the path in the Gram form (coefficients of ``H``).
+
+The loss in the split
+---------------------
+Both representations of the path evaluate the loss from ``L_delta``, the logits of ``delta``
+(in F), and ``margins``, those of ``W_perp`` (``margin_jv = (e_z - e_v)^T W_perp h_j`` for any
+``z`` in ``S_j``; 0 on the supports). For context ``j`` with support ``S`` the softmax restricted
+to ``S`` is ``s_z = p_z e^{D_z} / sum_z' p_z' e^{D_z'}`` with ``D`` the centered logits of
+``delta`` on ``S``, and the out-of-support tokens ``v`` enter through the exponents
+
+    x_jv = a_jv + (delta h_j)_v - <p_j, Delta_j> - KL_in_j - margin_jv,
+
+with ``a_jv`` the out-of-support logit of ``W*`` relative to its in-support normalizer
+(:func:`star_exponents`). Then ``CE(W) - H = sum_j pi_j [KL_in_j + log(1 + sum_v e^{x_jv})]``,
+evaluated with ``expm1``/``log1p``-type formulas that keep full relative accuracy however
+small the terms are (:func:`split_loss`).
+
+The Gram form
+-------------
 
 When ``H`` has full row rank, every matrix ``W`` whose rows lie in the span of the embeddings is
 ``W = C^T H`` for exactly one coefficient matrix ``C`` (m x V): its logits are ``H W^T = K C``
@@ -65,15 +83,97 @@ import scipy
 from numpy.typing import ArrayLike
 
 from .. import settings
-from ..linalg import helmert_basis
+from ..linalg import helmert_basis, safe_norm
 from ..validation import frozen
-from .gram_blocks import block_inverse, lower_times, scaled_inverse, scatter_add, symmetric
+from .gram_blocks import (
+    NoConvergenceError,
+    block_inverse,
+    lower_times,
+    scaled_inverse,
+    scatter_add,
+    symmetric,
+)
 from .ntp_data import NTPData, cached_per_data
-from .pathloss import NoConvergenceError, SplitLoss, split_loss, star_exponents
 
-__all__ = ["GramStructure", "gram_structure"]
+__all__ = ["SplitLoss", "split_loss", "star_exponents", "GramStructure", "gram_structure"]
 
 
+# ---------------------------------------------------------------------------- the loss in the split
+def expm1_minus_x(x: np.ndarray) -> np.ndarray:
+    """``e^x - 1 - x`` with full relative accuracy (a series near 0, ``expm1(x) - x`` beyond)."""
+    small = np.abs(x) < 0.1
+    xs = np.where(small, x, 0.0)
+    series = 1 + xs / 11  # the first omitted term is below 1e-18 relative for |x| < 0.1
+    for k in range(10, 2, -1):  # Horner form of x^2/2 (1 + x/3 (1 + x/4 (... (1 + x/11))))
+        series = 1 + xs / k * series
+    series = xs * xs / 2 * series
+    with np.errstate(over="ignore"):
+        direct = np.expm1(np.where(small, 0.0, x)) - np.where(small, 0.0, x)
+    return np.where(small, series, direct)
+
+
+def star_exponents(data: NTPData, W_star: np.ndarray) -> np.ndarray:
+    """``a_jv``: the out-of-support logits of ``W*`` minus its in-support log-normalizer.
+
+    ``(m, V)``, ``-inf`` on the supports (where it is not used).
+    """
+    mask = data.support_mask
+    L_star = data.H @ W_star.T
+    lse_in = scipy.special.logsumexp(np.where(mask, L_star, -np.inf), axis=1)
+    return np.where(mask, -np.inf, L_star - lse_in[:, None])
+
+
+@dataclass(frozen=True)
+class SplitLoss:
+    """``CE - H`` at one point of the split and the softmax it comes from, accurate relatively."""
+
+    #: ``CE - H``.
+    kl: float
+    #: ``sum_j pi_j`` (out-of-support probability of context ``j``).
+    out_mass: float
+    #: ``(m, V)``: ``S(W h_j) - p_j``, entrywise relatively accurate.
+    q_minus_p: np.ndarray
+    #: ``(m, V)``: the softmax ``S(W h_j)`` itself (each entry relatively accurate).
+    q: np.ndarray
+
+
+def split_loss(data: NTPData, a: np.ndarray, L_delta: np.ndarray, margins: np.ndarray) -> SplitLoss:
+    """The loss at ``W = W* + delta + W_perp`` from the logits of ``delta`` and the margins of ``W_perp``.
+
+    Parameters
+    ----------
+    a
+        :func:`star_exponents` of ``W*``.
+    L_delta
+        ``(m, V)``: the logits ``H delta^T``.
+    margins
+        ``(m, V)``: the margins of ``W_perp`` (0 on the supports).
+    """
+    mask = data.support_mask
+    P, pi = data.P, data.pi
+    Delta_bar = np.sum(np.where(mask, P * L_delta, 0.0), axis=1)
+    D = np.where(mask, L_delta - Delta_bar[:, None], 0.0)
+    E = np.sum(np.where(mask, P * expm1_minus_x(D), 0.0), axis=1)
+    kl_in = np.log1p(E)
+    s_minus_p = np.where(mask, P * np.expm1(D - kl_in[:, None]), 0.0)
+    s = np.where(mask, P * np.exp(D - kl_in[:, None]), 0.0)
+    x = a + L_delta - (Delta_bar + kl_in)[:, None] - margins
+    x = np.where(mask, -np.inf, x)
+    has_out = ~np.all(mask, axis=1)
+    lse_x = np.full(data.m, -np.inf)
+    lse_x[has_out] = scipy.special.logsumexp(x[has_out], axis=1)
+    out = np.logaddexp(0.0, lse_x)
+    omega = scipy.special.expit(lse_x)  # out-of-support mass of each context
+    w = np.where(mask, 0.0, np.exp(x - out[:, None]))
+    return SplitLoss(
+        kl=float(pi @ (kl_in + out)),
+        out_mass=float(pi @ omega),
+        q_minus_p=np.where(mask, s_minus_p - omega[:, None] * s, w),
+        q=np.where(mask, s * scipy.special.expit(-lse_x)[:, None], w),
+    )
+
+
+# ---------------------------------------------------------------------------- the Gram form
 #: Most refinement rounds with the factors of the matrix itself (each to the asked tolerance,
 #: never below :data:`ntpnb.settings.PATH_REFINE_RTOL`).
 _MAX_REFINE = 12
@@ -243,13 +343,11 @@ def _relative_sizes(dX: np.ndarray, X: np.ndarray) -> np.ndarray:
         return np.where(top > 0, step / top, np.where(step > 0, np.inf, 0.0))
 
 
+@dataclass
 class _Workspace:
     """What one path computation keeps between Newton steps: the last factors of Newton's system."""
 
-    def __init__(self) -> None:
-        self.factors: _NewtonFactors | None = None
-        self.factorizations = 0  # counts, for the benchmarks
-        self.rounds = 0
+    factors: _NewtonFactors | None = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -273,7 +371,7 @@ class GramStructure:
     P: np.ndarray
     #: The context probabilities.
     pi: np.ndarray
-    #: ``(m, V)``: the exponents of ``W*`` (:func:`~.pathloss.star_exponents`).
+    #: ``(m, V)``: the exponents of ``W*`` (:func:`star_exponents`).
     a: np.ndarray
     #: ``W*`` as a ``(V, d)`` matrix.
     W_star: np.ndarray
@@ -293,11 +391,6 @@ class GramStructure:
         return int(self.f_basis.shape[1])
 
     @property
-    def dim_f(self) -> int:
-        """Dimension of F."""
-        return self.n_f
-
-    @property
     def n_perp(self) -> int:
         """Coordinates of the F-perp block (margins)."""
         return int((~self.mask).sum())
@@ -312,9 +405,7 @@ class GramStructure:
         """``||W*||``."""
         return self._f_norm(self.C_star)
 
-    def workspace(self) -> _Workspace:
-        """A new workspace for one path computation."""
-        return _Workspace()
+    workspace = _Workspace
 
     def _unpack(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(C, mu)``, each ``(m, V)`` (or ``(k, m, V)`` for ``x`` of shape ``(n, k)``)."""
@@ -333,20 +424,17 @@ class GramStructure:
 
     # ------------------------------------------------------------------ F and F-perp
     def f_map(self, Y: np.ndarray) -> np.ndarray:
-        """F coefficients ``C`` (k, m, V) with the in-support logits of ``Y`` (k, m, V).
+        """F coefficients ``C`` (k, m, V) with the in-support logits of ``Y`` up to a constant per context.
 
-        Up to a constant per context. With ``Y = K X`` (the covector of ``X^T H`` on the
-        coordinates of F), ``C^T H`` is the projection of ``X^T H`` on F.
+        With ``Y = K X``, ``C^T H`` is the projection of ``X^T H`` on F (module docstring).
         """
         return _f_map(self.supports, self.T_inv, Y)[0]
 
     def perp_map(self, X: np.ndarray) -> np.ndarray:
         """The margins (k, m, V) of the matrix of ``R ∩ F-perp`` with coefficients ``X`` off the supports.
 
-        That matrix represents the covector ``-X`` on the margins (``<W_perp(mu), W> = -sum X mu``):
-        the projection on F-perp of any ``C^T H`` with ``C = X`` off the supports and zero row
-        sums. Only the entries of ``X`` off the supports are read (the in-support coefficients
-        complete them, :func:`_f_map` with row sums).
+        That matrix represents the covector ``-X`` on the margins: the projection on F-perp of
+        any ``C^T H`` with ``C = X`` off the supports (only those entries are read) and zero row sums.
         """
         X = np.where(self.mask, 0.0, X)
         KX = self.K @ X
@@ -364,23 +452,11 @@ class GramStructure:
         )
 
     def _f_norm(self, C: np.ndarray) -> float:
-        scale = float(np.max(np.abs(C), initial=0.0))
-        if scale == 0.0 or not np.isfinite(scale):
-            return scale
-        return scale * float(np.linalg.norm(self.K_factor.T @ (C / scale)))
-
-    def _perp_norm(self, mu: np.ndarray) -> float:
-        scale = float(np.max(np.abs(mu), initial=0.0))
-        if scale == 0.0 or not np.isfinite(scale):
-            return scale
-        return scale * float(np.linalg.norm(self._whitened(mu / scale)))
+        return safe_norm(C, lambda x: self.K_factor.T @ x)
 
     # ------------------------------------------------------------------ what the solver asks
     def evaluate(self, data: NTPData, theta: np.ndarray, hessian: bool) -> _GramEval:
-        """The loss at the split coordinates ``theta`` and its gradient in the coordinates.
-
-        Nothing is formed for the Hessian: :meth:`solve` factors Newton's system when asked.
-        """
+        """The loss at the split coordinates ``theta`` and its gradient (no Hessian is formed)."""
         C, mu = self._unpack(theta)
         loss = split_loss(data, self.a, _k_times_f(self.supports, C), mu)
         g = self.pi[:, None] * loss.q_minus_p
@@ -436,14 +512,12 @@ class GramStructure:
         rtol: np.ndarray,
         rounds: int | None = None,
     ) -> np.ndarray | None:
-        """``N^{-1} R`` to ``rtol`` of itself (per column), refined on its residual.
+        """``N^{-1} R`` refined on its residual until each block of the correction is ``rtol`` of the answer.
 
-        Refined on the residual (:meth:`_apply`) until each block of the correction is at most
-        ``rtol`` of the answer. When the rounds stop shrinking (the mixed rounding of the
-        module docstring), the F-perp part is solved again from the F part alone and every
-        round solves the blocks apart (:meth:`_split_round`), until the correction is small
-        enough or stops shrinking. Factors of an earlier matrix get ``rounds`` rounds; None
-        when those do not suffice.
+        When the rounds stop shrinking (the mixed rounding of the module docstring), the F-perp
+        part is solved again from the F part alone and every round solves the blocks apart
+        (:meth:`_split_round`). Factors of an earlier matrix get ``rounds`` rounds; None when
+        those do not suffice.
         """
         r = self.n_f
         fresh = rounds is None
@@ -485,14 +559,12 @@ class GramStructure:
         ws: _Workspace | None = None,
         rtol: ArrayLike = settings.PATH_REFINE_RTOL,
     ) -> np.ndarray:
-        """``(Hess CE + lam I)^{-1} rhs`` (columns in the coordinates) to ``rtol`` of itself.
+        """``(Hess CE + lam I)^{-1} rhs`` (columns) to ``rtol`` (one, or one per column) of itself.
 
-        ``rtol`` is one tolerance or one per column. Refined on the residual (:meth:`_refine`).
         The last Newton matrix's factors, kept in ``ws``, serve the next one while the rounds
         needed (each shrinks the error by about :meth:`_NewtonFactors.change`) cost less than a
-        factorization (:data:`_REUSE_ROUNDS_PER_CONTEXT`), and only if they can also reach
-        :data:`ntpnb.settings.PATH_TANGENT_RTOL`, the tolerance every radius ends with (else
-        they would be replaced a step later anyway).
+        factorization and can also reach :data:`ntpnb.settings.PATH_TANGENT_RTOL`, the
+        tolerance every radius ends with.
         """
         ws = ws if ws is not None else _Workspace()
         rtol = np.broadcast_to(np.asarray(rtol, dtype=float), rhs.shape[1:])
@@ -512,7 +584,6 @@ class GramStructure:
                     X = self._refine(ev, lam, rhs, fac, rtol, rounds + 1)
             if X is None:
                 ws.factors = _NewtonFactors(self.K, lam, ev.pi_q)
-                ws.factorizations += 1
                 X = self._refine(ev, lam, rhs, ws.factors, rtol)
         if X is None or not np.all(np.isfinite(X)):
             raise NoConvergenceError("Newton's system overflows float64")
@@ -532,7 +603,7 @@ class GramStructure:
     def block_norms(self, x: np.ndarray) -> tuple[float, float]:
         """The norms of the F part and of the F-perp part of ``W_x`` (without underflow)."""
         C, mu = self._unpack(x)
-        return self._f_norm(C), self._perp_norm(mu)
+        return self._f_norm(C), safe_norm(mu, self._whitened)
 
     def logit_step(self, ev: _GramEval, x: np.ndarray) -> float:
         """The largest change of a logit along the F part of ``x`` less its margins."""

@@ -115,7 +115,7 @@ def test_gradient_and_newton_solve_agree_with_the_dense_hessian(medium, B):
     end = path._end
     data, state = end.data, end.state
     ds, gs = rp.path_structure(data), rg.gram_structure(data)
-    split = rp._split_theta(ds, state)
+    split = rp._theta(ds, state, False)
     ev_d = ds.evaluate(data, split, hessian=True)
     ev_g = gs.evaluate(data, to_gram(data, split), hessian=True)
     assert ev_g.loss.kl == pytest.approx(ev_d.loss.kl, rel=1e-12)
@@ -123,7 +123,7 @@ def test_gradient_and_newton_solve_agree_with_the_dense_hessian(medium, B):
     np.testing.assert_allclose(ev_g.grad, grad_g, rtol=0, atol=1e-9 * np.abs(grad_g).max())
     # both right-hand sides of a Newton step, 5% off the minimizer
     lam = state.lam * 1.05
-    w = rp._norm_vec(ds, state)
+    w = rp._theta(ds, state, True)
     resid = ev_d.grad + lam * state.theta
     if not state.direct:
         resid[: ds.n_f] += lam * ds.w_star

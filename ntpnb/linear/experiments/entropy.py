@@ -24,7 +24,7 @@ from ..constraints import ntp_constraints
 from ..loss import ce_loss, ce_loss_and_grad, entropy, kl_divergence, logits
 from ..max_margin import zero_margin_direction
 from ..ntp_data import NTPData, check_decoder, require_data
-from ..pathloss import split_loss, star_exponents
+from ..regpath_gram import split_loss, star_exponents
 
 __all__ = [
     "tempering_exponent",
@@ -177,7 +177,7 @@ def gap_from_margins(data: NTPData, W_p: ArrayLike, W_d: ArrayLike, gammas: Arra
     any matrix of ``F-perp``) and ``W_d`` satisfies (6a), only the out-of-support tokens
     contribute: ``CE - H = sum_j pi_j log(1 + sum_{v not in S_j} exp(x_jv - gamma m_jv))``,
     with ``x_jv`` the in-support share of ``v`` under ``W_p`` and ``m_jv`` the (6b) margin of
-    ``W_d``: the path's split loss (:func:`~ntpnb.linear.pathloss.split_loss`) with no F-part, an
+    ``W_d``: the path's split loss (:func:`~ntpnb.linear.regpath_gram.split_loss`) with no F-part, an
     independent check of :func:`gap_along_ray`.
     """
     W_p, W_d = check_decoder(data, W_p, "W_p"), check_decoder(data, W_d, "W_d")

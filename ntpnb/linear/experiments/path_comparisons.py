@@ -100,9 +100,9 @@ class PathFollowing:
     gap_path: np.ndarray
     #: ``1 - corr(P_R(W_k), W^mm)``.
     gap_mm: np.ndarray
-    #: ``||P_F(W) - W*||`` of GD's iterate and of the path point.
+    #: ``||P_F(W_k) - W*||`` of GD's iterate.
     f_distance_gd: np.ndarray
-    #: ``||P_F(W) - W*||`` of GD's iterate and of the path point.
+    #: ``||P_F(W_B) - W*||`` of the path point.
     f_distance_path: np.ndarray
     #: ``1 - corr(W_B, W^mm)`` of the path points.
     gap_path_mm: np.ndarray
