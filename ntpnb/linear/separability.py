@@ -735,10 +735,9 @@ _DECIDERS: dict[str, Callable[[NTPData], SeparabilityDecision]] = {
 
 
 # ---------------------------------------------------------------------------- the Newton continuation
-def _lp_units(H: np.ndarray) -> np.ndarray:
-    """``H`` with each row divided by its largest entry (a zero row stays zero): the units of ``"newton"``."""
-    scales = np.abs(H).max(axis=1)
-    return H / np.where(scales > 0, scales, 1.0)[:, None]
+def scaled_rows(H: np.ndarray) -> np.ndarray:
+    """``H`` with each row divided by its :func:`context_scales` (exact): the units of every decision."""
+    return H / context_scales(H)[:, None]
 
 
 def verified_margin(H: np.ndarray, mask: np.ndarray, W: np.ndarray) -> tuple[float, np.ndarray]:
@@ -747,7 +746,7 @@ def verified_margin(H: np.ndarray, mask: np.ndarray, W: np.ndarray) -> tuple[flo
     :func:`_checked_direction` through the logits (:class:`_LogitRows`): the smallest
     out-of-support gap less the rounding bound of both logits; ``-inf`` when (6a) fails beyond
     its rounding and ``SEP_EQUALITY_RTOL`` of the margin, or ``W`` is zero, not finite or not
-    ``V x d``. In the units of :func:`_lp_units` it compares with
+    ``V x d``. In the units of :func:`scaled_rows` it compares with
     :data:`~ntpnb.settings.SEP_MARGIN_TOL`.
     """
     W, mask = np.asarray(W, dtype=float), np.asarray(mask, dtype=bool)
@@ -784,14 +783,14 @@ def _decide_newton(data: NTPData, W0: np.ndarray | None) -> SeparabilityDecision
     """``method="newton"``: the continuation's first candidate verified to ``SEP_MARGIN_TOL``.
 
     :func:`ntpnb.linear.hinge_newton.continuation` offers them; :func:`verified_margin` and
-    :func:`certified_bound` check them in the units of :func:`_lp_units`.
+    :func:`certified_bound` check them in the units of :func:`scaled_rows`.
     """
     from .hinge_newton import continuation  # it imports this module
 
     require_data(data)
     if W0 is not None and np.shape(W0) != (data.V, data.d):
         raise InvalidDataError(f"W0 must have shape {(data.V, data.d)}, got {np.shape(W0)}")
-    H, mask = _lp_units(data.H), data.support_mask
+    H, mask = scaled_rows(data.H), data.support_mask
     if mask.all():  # no out-of-support token: W = 0 satisfies (6)
         return SeparabilityDecision(
             True, np.zeros((data.V, data.d)), np.inf, np.inf, _newton_method(True, 0.0, 0)
