@@ -35,8 +35,8 @@ from .constraints import ntp_constraints
 from .loss import entropy, logits, softmax
 from .ntp_data import NTPData, frozen, require_data
 from .recipes import dirichlet_on_supports
-from .separability import is_separable
-from .subspace import f_decomposition, is_compatible
+from .separability import is_compatible, is_separable
+from .subspace import f_decomposition
 
 __all__ = [
     "random_instance",
@@ -287,7 +287,7 @@ def nested_trial(point: Mapping[str, Any], rng: np.random.Generator) -> NestedTr
     :func:`first_true`, both searches deciding first at the smallest grid ``d > m`` (where
     Lemma 1 of Paper A says both hold). Separability: :func:`~ntpnb.linear.separability.is_separable`
     (``"least-distance"``), galloping from the grid point nearest ``guess``; compatibility:
-    :func:`~ntpnb.linear.subspace.is_compatible`, galloping from the first ``d`` where
+    :func:`~ntpnb.linear.separability.is_compatible`, galloping from the first ``d`` where
     :func:`compatibility_rank_bound` reaches the number of equations (usually two decisions).
     Wherever separability is decided, so is compatibility if there are equations (cheap: the
     same decomposition of F); wherever compatibility is decided, ``dim F`` is recorded.

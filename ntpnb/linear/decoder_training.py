@@ -35,7 +35,8 @@ from .descent import SAMPLING_KINDS, check_sampling, run_decoder, sample_indices
 from .loss import entropy, kl_divergence
 from .max_margin import ntp_svm
 from .ntp_data import NTPData, require_data
-from .subspace import f_decomposition, finite_solution
+from .separability import finite_solution
+from .subspace import f_decomposition
 
 __all__ = [
     "Limits",

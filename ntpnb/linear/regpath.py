@@ -81,8 +81,8 @@ from .pathloss import SplitLoss, split_loss, star_exponents
 from .pathloss import expm1_minus_x as _expm1_minus_x  # noqa: F401 (tested here)
 from .pathloss import safe_norm as _norm
 from .regpath_gram import GramStructure, gram_structure
-from .separability import is_separable
-from .subspace import embedding_svd, f_decomposition, finite_solution
+from .separability import finite_solution, is_separable
+from .subspace import embedding_svd, f_decomposition
 
 __all__ = [
     "RegularizationPath",
