@@ -32,6 +32,7 @@ __all__ = [
     "pair_rows",
     "anchor_pairs",
     "equality_gram",
+    "pair_coefficients",
     "NTPRows",
 ]
 
@@ -88,6 +89,17 @@ def equality_gram(
     tok = (z[:, None] == z[None, :]).astype(float) + (a[:, None] == a[None, :])
     tok -= (z[:, None] == a[None, :]).astype(float) + (a[:, None] == z[None, :])
     return j, z, a, tok * gram(j)
+
+
+def pair_coefficients(
+    mask: np.ndarray, anchors: np.ndarray, eq: np.ndarray, lam: np.ndarray, mu: np.ndarray
+) -> np.ndarray:
+    """``C``: ``-lam`` off the supports, ``mu`` on the equality pairs, anchors completing zero row sums."""
+    C = np.zeros(mask.shape)
+    C[~mask] = -lam
+    C[eq] = mu
+    C[np.arange(mask.shape[0]), anchors] = -C.sum(axis=1)
+    return C
 
 
 @cached_per_data
@@ -208,13 +220,8 @@ class NTPRows:
         return -self._logit_gaps(w)[_pairs(self.data)[1]]
 
     def coefficients(self, lam: np.ndarray, mu: np.ndarray) -> np.ndarray:
-        """``C`` with ``vec(C^T H) = A^T lambda + B^T mu`` (anchors complete zero row sums)."""
-        anchors, eq = _pairs(self.data)
-        C = np.zeros((self.data.m, self.data.V))
-        C[~self.data.support_mask] = -lam
-        C[eq] = mu
-        C[np.arange(self.data.m), anchors] = -C.sum(axis=1)
-        return C
+        """``C`` with ``vec(C^T H) = A^T lambda + B^T mu`` (:func:`pair_coefficients`)."""
+        return pair_coefficients(self.data.support_mask, *_pairs(self.data), lam, mu)
 
     def multipliers(self, C: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(lambda, mu)`` read off ``C`` (the inverse of :meth:`coefficients` for zero row sums)."""

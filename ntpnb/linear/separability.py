@@ -75,6 +75,7 @@ from .constraints import (
     equality_matrix,
     equality_rhs,
     ntp_constraints,
+    pair_coefficients,
     pair_rows,
 )
 from .ntp_data import NTPData, cached_per_data, check_decoder, frozen, normalized, require_data
@@ -245,17 +246,9 @@ class _LogitRows:
         gaps, bound, eq = L[rows, anchors][:, None] - L, err[rows, anchors][:, None] + err, self.equalities
         return gaps[~self.mask], bound[~self.mask], gaps[eq], bound[eq]
 
-    def coefficients(self, lam: np.ndarray, mu: np.ndarray) -> np.ndarray:
-        """``C``: ``-lam`` off the supports, ``mu`` on the (6a) pairs, anchors completing zero row sums."""
-        C = np.zeros(self.mask.shape)
-        C[~self.mask] = -lam
-        C[self.equalities] = mu
-        C[np.arange(self.mask.shape[0]), self.anchors] = -C.sum(axis=1)
-        return C
-
     def residual(self, lam: np.ndarray, mu: np.ndarray) -> tuple[np.ndarray, float]:
         """``vec(C^T H) = A^T lam + G^T mu`` and the rounding bound of its 1-norm (anchor sums, product)."""
-        C = self.coefficients(lam, mu)
+        C = pair_coefficients(self.mask, *anchor_pairs(self.mask), lam, mu)
         absC, absH = np.abs(C), np.abs(self.H)
         rounding = _eps(self.H.shape[0]) * float((absC.T @ absH).sum())
         rounding += _eps(self.mask.shape[1]) * float(absC.sum(axis=1) @ absH.sum(axis=1))
@@ -1058,11 +1051,7 @@ def _compat_tolerance(data: NTPData) -> float:
 
 
 def _accurate_residual(data: NTPData, w: np.ndarray) -> tuple[float, float]:
-    """``||G w - b||`` of (4) evaluated as if in twice the precision, and a rigorous bound on its error.
-
-    So a large ``W*`` is judged by its own residual, not by the rounding ``eps |G| |w|`` of a
-    plain evaluation (:func:`ntpnb.linalg.accurate_dots`).
-    """
+    """``||G w - b||`` of (4) evaluated as if in twice the precision, and a rigorous bound on its error."""
     pairs = constraint_pairs(data)
     W = np.reshape(w, (data.V, data.d))
     b = np.asarray(equality_rhs(data), dtype=float)
@@ -1082,10 +1071,7 @@ def _verified_residual(data: NTPData, w: np.ndarray) -> float:
 
 
 def _solve_dense(data: NTPData) -> tuple[np.ndarray, float]:
-    """``vec(W*)`` and the residual of (4) from the SVD of the equality matrix at the decided ``dim F``.
-
-    Raises :class:`~ntpnb.errors.RankAmbiguousError` if ``dim F`` is not decided.
-    """
+    """``vec(W*)`` and the residual of (4) from the SVD of the equality matrix at the decided ``dim F``."""
     dec = f_decomposition(data)
     b = equality_rhs(data)
     coef = dec.U.T @ b
@@ -1107,11 +1093,7 @@ def _normalized_equations(data: NTPData) -> tuple[np.ndarray, np.ndarray, np.nda
 
 
 def _dense_candidates(data: NTPData) -> Iterator[tuple[np.ndarray, int]]:
-    """Finite candidates ``vec(W*)`` with the number of singular values they use.
-
-    At the decided ``dim F`` (if decided), then (lazily) at every resolved singular value of
-    :func:`_normalized_equations`.
-    """
+    """Finite candidates ``vec(W*)`` with their number of singular values: at ``dim F``, then all resolved."""
     try:
         w = _solve_dense(data)[0]
         if np.all(np.isfinite(w)):
@@ -1183,15 +1165,7 @@ def _decide_dense(data: NTPData) -> _Compatibility | _Ambiguity:
 
 
 def _solve_lsqr(data: NTPData) -> tuple[np.ndarray, float]:
-    """``vec(W*)`` and the residual of (4) by LSQR on :func:`~.subspace.equality_operator`.
-
-    Started at zero, LSQR stays in F and converges to the minimum-norm least-squares solution.
-
-    Raises
-    ------
-    SolverError
-        If LSQR stops at its iteration limit (:data:`ntpnb.settings.F_LSQR_MAX_ITER`).
-    """
+    """``vec(W*)`` and the residual of (4) by LSQR from zero (it stays in F); SolverError at its limit."""
     op = equality_operator(data)
     b = np.asarray(equality_rhs(data), dtype=float)
     tol = settings.F_LSQR_TOL
@@ -1233,11 +1207,7 @@ def _solve_gram(data: NTPData) -> tuple[np.ndarray, float] | None:
 
 @cached_per_data
 def _compatibility(data: NTPData) -> _Compatibility | _Ambiguity:
-    """The decision of (4) for normalized ``data`` (cached, an ambiguity too).
-
-    Dense SVDs when small (:func:`~.subspace.uses_dense_f`), otherwise the Gram matrix or LSQR,
-    whose residual decides.
-    """
+    """The decision of (4) for normalized data (cached, an ambiguity too): dense SVD, else Gram or LSQR."""
     if uses_dense_f(data):
         return _decide_dense(data)
     gram = _solve_gram(data)
