@@ -27,7 +27,10 @@ from .regpath import RegularizationPath, regularization_path
 from .separability import (
     SEPARABILITY_METHODS,
     SeparabilityDecision,
+    compatibility_residual,
     decide_separability,
+    finite_solution,
+    is_compatible,
     is_separable,
     satisfies_definition_2,
     separating_direction,
@@ -41,16 +44,7 @@ from .sequences import (
     smallest_separable_dimension,
     validate_sequences,
 )
-from .subspace import (
-    compatibility_residual,
-    embedding_rank,
-    f_basis,
-    finite_solution,
-    is_compatible,
-    project_F,
-    project_F_perp,
-    project_R,
-)
+from .subspace import embedding_rank, f_basis, project_F, project_F_perp, project_R
 
 #: The public names of Paper A's modules, in reading order, then those of the experiments.
 __all__ = [

@@ -24,8 +24,8 @@ from .constraints import ntp_constraints
 from .loss import entropy, logits, softmax
 from .ntp_data import NTPData, require_data
 from .recipes import dirichlet_on_supports
-from .separability import is_separable
-from .subspace import f_decomposition, is_compatible
+from .separability import is_compatible, is_separable
+from .subspace import f_decomposition
 
 __all__ = [
     "random_instance",

@@ -1,21 +1,20 @@
 r"""The linear constraints of Paper A as scipy.sparse matrices acting on ``vec(W)``.
 
-A decoder ``W`` (V x d) is flattened row by row, ``vec(W)[v * d + k] = W[v, k]``, so the
-functional ``W -> (e_a - e_b)^T W h_j`` is the row vector ``vec((e_a - e_b) h_j^T)`` with
-``2 d`` non-zeros. Per context ``j`` an *anchor* ``a_j`` (the smallest token of ``S_j``)
-replaces all pairs ``z != z'`` in ``S_j`` (equivalent, as Paper A notes after Eqs. (4), (6)):
+``vec(W)[v * d + k] = W[v, k]``, so ``W -> (e_a - e_b)^T W h_j`` is the row
+``vec((e_a - e_b) h_j^T)`` (``2 d`` non-zeros). Per context ``j`` an *anchor* ``a_j`` (the
+smallest token of ``S_j``) replaces all pairs ``z != z'`` in ``S_j`` (as Paper A notes after (4)):
 
 * equalities  ``(e_z - e_{a_j})^T W h_j = c``  for ``z`` in ``S_j \ {a_j}`` (Eqs. (4), (6a)),
   with ``c = log(p_jz / p_j,a_j)`` for NTP_H-compatibility and ``c = 0`` for NTP-separability;
 * inequalities ``(e_{a_j} - e_v)^T W h_j >= 1`` for ``v`` not in ``S_j`` (Eq. (6b)).
 
-That is ``sum_j (S_j - 1)`` equalities and ``m V - sum_j S_j`` inequalities; the equality rows
-span F (Eq. (5)). :func:`ntp_constraints` builds them as scipy.sparse matrices; :class:`NTPRows`
-applies them through the logits ``H W^T`` without forming any (for :mod:`ntpnb.qp`).
+The equality rows span F (Eq. (5)). :class:`NTPRows` applies the rows through the logits
+``H W^T`` without forming any (for :mod:`ntpnb.qp`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -31,30 +30,11 @@ __all__ = [
     "equality_matrix",
     "equality_rhs",
     "pair_rows",
+    "anchor_pairs",
+    "equality_gram",
+    "pair_coefficients",
     "NTPRows",
 ]
-
-
-@dataclass(frozen=True)
-class NTPConstraints:
-    """Equality and inequality constraints of one data set (see the module docstring)."""
-
-    #: Anchor token ``a_j`` of each context, shape ``(m,)``.
-    anchors: np.ndarray
-    #: Context ``j`` of each equality row ``(e_z - e_{a_j}) h_j^T``.
-    eq_context: np.ndarray
-    #: Token ``z`` of each equality row.
-    eq_token: np.ndarray
-    #: Sparse ``(n_eq, V d)`` matrix of the equality rows.
-    eq: scipy.sparse.csr_matrix
-    #: ``log(p_jz / p_j,a_j)`` for each equality row: the compatibility right-hand side.
-    eq_rhs: np.ndarray
-    #: Context ``j`` of each inequality row ``(e_{a_j} - e_v) h_j^T``.
-    ineq_context: np.ndarray
-    #: Out-of-support token ``v`` of each inequality row.
-    ineq_token: np.ndarray
-    #: Sparse ``(n_ineq, V d)`` matrix of the inequality rows.
-    ineq: scipy.sparse.csr_matrix
 
 
 def pair_rows(
@@ -85,56 +65,90 @@ def _frozen_csr(M: scipy.sparse.csr_matrix) -> scipy.sparse.csr_matrix:
     return M
 
 
+def anchor_pairs(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The anchor (first in-support token) of each context and the ``(m, V)`` mask of the equality pairs.
+
+    The pairs ``(j, z != a_j)``; the inequality pairs are the complement of ``mask``.
+    """
+    anchors = np.argmax(mask, axis=1)
+    eq = mask.copy()
+    eq[np.arange(mask.shape[0]), anchors] = False
+    return anchors, eq
+
+
+def equality_gram(
+    mask: np.ndarray, gram: Callable[[np.ndarray], np.ndarray]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The equality pairs ``j, z, a_j`` (row-major) and the Gram matrix of their rows ``(e_z - e_a) h_j^T``.
+
+    ``G_ii' = <e_z - e_a, e_z' - e_a'> K_jj'`` with ``K_jj' = gram(j)`` (the block of ``H H^T``).
+    """
+    anchors, eq = anchor_pairs(mask)
+    j, z = np.nonzero(eq)
+    a = anchors[j]
+    tok = (z[:, None] == z[None, :]).astype(float) + (a[:, None] == a[None, :])
+    tok -= (z[:, None] == a[None, :]).astype(float) + (a[:, None] == z[None, :])
+    return j, z, a, tok * gram(j)
+
+
+def pair_coefficients(
+    mask: np.ndarray, anchors: np.ndarray, eq: np.ndarray, lam: np.ndarray, mu: np.ndarray
+) -> np.ndarray:
+    """``C``: ``-lam`` off the supports, ``mu`` on the equality pairs, anchors completing zero row sums."""
+    C = np.zeros(mask.shape)
+    C[~mask] = -lam
+    C[eq] = mu
+    C[np.arange(mask.shape[0]), anchors] = -C.sum(axis=1)
+    return C
+
+
 @cached_per_data
 def _pairs(data: NTPData) -> tuple[np.ndarray, np.ndarray]:
-    """The anchor of each context and the ``(m, V)`` mask of the equality pairs ``(j, z != a_j)``.
-
-    The inequality pairs are the complement of the support mask; rows are row-major in ``(j, token)``.
-    """
-    mask = data.support_mask
-    anchors = np.argmax(mask, axis=1)  # first in-support token of each row
-    eq = mask.copy()
-    eq[np.arange(data.m), anchors] = False
+    """:func:`anchor_pairs` of the data (cached, read-only)."""
+    anchors, eq = anchor_pairs(data.support_mask)
     return frozen(anchors), frozen(eq)
 
 
 @cached_per_data
 def equality_rhs(data: NTPData) -> np.ndarray:
-    """``log(p_jz / p_j,a_j)`` for each equality row (row-major ``(j, z)``): the right side of (4).
-
-    Computed without building any constraint matrix (:func:`ntp_constraints` holds the same array).
-    """
-    anchors, eq = _pairs(data)
-    eq_context, eq_token = np.nonzero(eq)
-    P = data.P
-    return frozen(np.log(P[eq_context, eq_token]) - np.log(P[eq_context, anchors[eq_context]]))
+    """``log(p_jz / p_j,a_j)`` for each equality row: the right side of (4), without any matrix."""
+    pairs, P = constraint_pairs(data), data.P
+    j = pairs.eq_context
+    return frozen(np.log(P[j, pairs.eq_token]) - np.log(P[j, pairs.anchors[j]]))
 
 
 @cached_per_data
 def equality_matrix(data: NTPData) -> scipy.sparse.csr_matrix:
-    """The sparse ``(n_eq, V d)`` equality rows of (4) alone (:func:`ntp_constraints` holds the same matrix).
-
-    Without building the inequality rows (for :func:`ntpnb.linear.subspace.f_decomposition`).
-    """
-    anchors, eq = _pairs(data)
-    eq_context, eq_token = np.nonzero(eq)
-    return _frozen_csr(pair_rows(data.H, eq_context, eq_token, anchors[eq_context], data.V))
+    """The sparse ``(n_eq, V d)`` equality rows of (4), without the inequality rows."""
+    pairs = constraint_pairs(data)
+    j = pairs.eq_context
+    return _frozen_csr(pair_rows(data.H, j, pairs.eq_token, pairs.anchors[j], data.V))
 
 
 @dataclass(frozen=True)
 class ConstraintPairs:
-    """The (context, token) pairs of the constraint rows, without any matrix (see :func:`ntp_constraints`)."""
+    """The (context, token) pairs of the constraint rows, row-major, without any matrix."""
 
     #: Anchor token ``a_j`` of each context, shape ``(m,)``.
     anchors: np.ndarray
-    #: Context of each equality row, in row-major order of ``(j, z)``.
+    #: Context ``j`` and token ``z`` of each equality row ``(e_z - e_{a_j}) h_j^T``.
     eq_context: np.ndarray
-    #: Token of each equality row.
     eq_token: np.ndarray
-    #: Context of each inequality row, in row-major order of ``(j, v)``.
+    #: Context ``j`` and out-of-support token ``v`` of each inequality row ``(e_{a_j} - e_v) h_j^T``.
     ineq_context: np.ndarray
-    #: Out-of-support token of each inequality row.
     ineq_token: np.ndarray
+
+
+@dataclass(frozen=True)
+class NTPConstraints(ConstraintPairs):
+    """The pairs with the scipy.sparse rows (see the module docstring)."""
+
+    #: ``(n_eq, V d)`` equality rows.
+    eq: scipy.sparse.csr_matrix
+    #: ``log(p_jz / p_j,a_j)`` for each equality row: the compatibility right-hand side.
+    eq_rhs: np.ndarray
+    #: ``(n_ineq, V d)`` inequality rows.
+    ineq: scipy.sparse.csr_matrix
 
 
 @cached_per_data
@@ -154,21 +168,14 @@ def constraint_pairs(data: NTPData) -> ConstraintPairs:
 
 @cached_per_data
 def ntp_constraints(data: NTPData) -> NTPConstraints:
-    """Build (once per data set) the scipy.sparse constraint matrices of Paper A, Eqs. (4) and (6).
-
-    The result is shared by every caller: its arrays are read-only (copy before modifying).
-    """
+    """The scipy.sparse constraint matrices of Eqs. (4) and (6), once per data set (read-only)."""
     pairs = constraint_pairs(data)
-    ineq_context, ineq_token = pairs.ineq_context, pairs.ineq_token
+    j = pairs.ineq_context
     return NTPConstraints(
-        anchors=pairs.anchors,
-        eq_context=pairs.eq_context,
-        eq_token=pairs.eq_token,
+        **vars(pairs),
         eq=equality_matrix(data),
         eq_rhs=equality_rhs(data),
-        ineq_context=ineq_context,
-        ineq_token=ineq_token,
-        ineq=_frozen_csr(pair_rows(data.H, ineq_context, pairs.anchors[ineq_context], ineq_token, data.V)),
+        ineq=_frozen_csr(pair_rows(data.H, j, pairs.anchors[j], pairs.ineq_token, data.V)),
     )
 
 
@@ -176,9 +183,8 @@ def ntp_constraints(data: NTPData) -> NTPConstraints:
 class NTPRows:
     """The NTP-SVM's constraints (6b) ``A w >= 1`` and (6a) ``B w = 0`` as maps on ``w = vec(W)``.
 
-    The :class:`ntpnb.qp.QPConstraints` of Paper A. Every map goes through the logits
-    ``L = H W^T`` or a coefficient matrix ``C`` (m x V) with ``A^T lambda + B^T mu = vec(C^T H)``;
-    only :meth:`matrices` (for cvxpy and the polish) forms rows.
+    The :class:`ntpnb.qp.QPConstraints` of Paper A, through the logits ``L = H W^T`` or a ``C``
+    (m x V) with ``A^T lambda + B^T mu = vec(C^T H)``; only :meth:`matrices` forms rows.
     """
 
     data: NTPData
@@ -214,13 +220,8 @@ class NTPRows:
         return -self._logit_gaps(w)[_pairs(self.data)[1]]
 
     def coefficients(self, lam: np.ndarray, mu: np.ndarray) -> np.ndarray:
-        """``C`` with ``vec(C^T H) = A^T lambda + B^T mu`` (anchors complete zero row sums)."""
-        anchors, eq = _pairs(self.data)
-        C = np.zeros((self.data.m, self.data.V))
-        C[~self.data.support_mask] = -lam
-        C[eq] = mu
-        C[np.arange(self.data.m), anchors] = -C.sum(axis=1)
-        return C
+        """``C`` with ``vec(C^T H) = A^T lambda + B^T mu`` (:func:`pair_coefficients`)."""
+        return pair_coefficients(self.data.support_mask, *_pairs(self.data), lam, mu)
 
     def multipliers(self, C: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(lambda, mu)`` read off ``C`` (the inverse of :meth:`coefficients` for zero row sums)."""

@@ -29,7 +29,8 @@ from .descent import check_sampling, checked_start, run_decoder
 from .loss import entropy, kl_divergence
 from .max_margin import ntp_svm
 from .ntp_data import NTPData, require_data
-from .subspace import f_decomposition, finite_solution
+from .separability import finite_solution
+from .subspace import f_decomposition
 
 __all__ = [
     "Limits",

@@ -1,41 +1,26 @@
 r"""The Newton solver behind ``decide_separability(data, method="newton")`` (``m > d``).
 
-The separability LP's interior-point method factorizes a dense ``V d x V d`` matrix at every
-iteration. This module finds the candidates of the same decision (a separating direction or a
-Farkas certificate) through a problem whose linear algebra couples the tokens only through the
-``m`` contexts; :mod:`ntpnb.linear.separability` verifies them.
-
-**The squared-hinge problem.** Write ``s_j`` for the common in-support logit of context ``j``
-and ``w_v`` for row ``v`` of ``W``. Every pair ``(j, v)`` has the residual
-``e_jv = h_j^T w_v - s_j - tau_jv`` with target ``tau_jv = 0`` on the support (6a) and
-``tau_jv = -1`` off it (6b) (an off-support residual is positive when the margin
-``s_j - h_j^T w_v`` is below 1). For ``rho > 0`` the strictly convex problem
+It finds the candidates of the separability decision (a separating direction or a Farkas
+certificate), which :mod:`ntpnb.linear.separability` verifies, through a problem whose linear
+algebra couples the tokens only through the ``m`` contexts (the LP's interior point factorizes a
+dense ``V d x V d`` matrix). With ``s_j`` the common in-support logit of context ``j``, every
+pair has the residual ``e_jv = h_j^T w_v - s_j - tau_jv`` (``tau = 0`` on the support, ``-1`` off
+it), and for ``rho > 0``
 
 .. math::
 
     \min_{W, s}\ \tfrac12 \lVert W\rVert^2
     + \tfrac\rho2 \Big(\sum_{v \in S_j} e_{jv}^2 + \sum_{v \notin S_j} (e_{jv})_+^2\Big)
 
-is solved exactly by Newton's method with an exact line search (piecewise quadratic: it ends
-when the set of positive residuals, the *active* pairs, stops changing). Given ``s``, each row
-``w_v`` is a ridge regression on its active contexts ``F_v``, so the Newton system reduces to one
-``m x m`` positive definite system in ``s``: the sum over tokens of ``(K_{F_v} + I / rho)^{-1}``
-(``K = H H^T``) scattered into ``F_v x F_v``. No matrix of size ``V d`` is formed.
+is solved exactly by Newton's method with an exact line search (it ends when the *active* pairs,
+the positive residuals, stop changing). Given ``s``, each ``w_v`` is a ridge regression on its
+active contexts ``F_v``, so a step needs one ``m x m`` system in ``s``: the sum over tokens of
+``(K_{F_v} + I / rho)^{-1}`` (``K = H H^T``) scattered into ``F_v x F_v``.
 
-**Two candidates**, which :mod:`ntpnb.linear.separability` verifies (:func:`continuation`). As
-``rho`` grows (multiplied by :data:`~ntpnb.settings.HINGE_RHO_FACTOR` from
-:data:`~ntpnb.settings.HINGE_RHO_START` to :data:`~ntpnb.settings.HINGE_RHO_MAX`, each problem
-started from the last answer):
-
-* if the data are separable, some ``W`` separates (every margin positive); it is offered
-  projected onto the complement of F (:func:`_project_off_f`);
-* if not, the multipliers ``C = -rho E`` (on the active pairs) have zero row sums, non-positive
-  off-support entries and ``C^T H = W`` with ``W`` bounded as ``rho`` grows: ``C / rho`` tends to
-  a Farkas certificate (``C^T H = 0``), which :func:`farkas_polish` makes exact on its pattern.
-
-**Cost.** A Newton step costs the ``m x m`` factorization and ``min(|F_v|, d)^2 |F_v|``-like work
-per token; about ten steps far from the separability threshold, hundreds for the two decisions
-that certify a threshold. Measured in ``benchmarks/joint.py``.
+As ``rho`` grows (:data:`~ntpnb.settings.HINGE_RHO_START` to :data:`~ntpnb.settings.HINGE_RHO_MAX`),
+separable data give a separating ``W`` (offered projected off F), and otherwise ``C = -rho E`` on
+the active pairs tends, divided by ``rho``, to a Farkas certificate (``C^T H = 0``), which
+:func:`farkas_polish` makes exact on its pattern (:func:`continuation`).
 """
 
 from __future__ import annotations
@@ -51,6 +36,7 @@ from .. import settings
 from ..errors import RankAmbiguousError
 from ..linalg import column_basis
 from ..parallel import limit_threads
+from .constraints import equality_gram
 from .gram_blocks import gram_block
 from .gram_blocks import solve_spd as _solve_spd
 
@@ -313,9 +299,7 @@ def _minimize(
 def _range_basis(H_F: np.ndarray, d: int) -> np.ndarray | None:
     """An orthonormal basis of ``range(H_F)`` when ``H_F^T c = 0`` has solutions ``c != 0``, else None.
 
-    Its dimension ``rank H_F`` is decided by :func:`ntpnb.linalg.column_basis`; None too without
-    a clear gap (:class:`~ntpnb.errors.RankAmbiguousError`): the token's coefficients stay zero.
-    Either way :func:`certified_bound` judges the candidate.
+    None too when ``rank H_F`` shows no clear gap: the token's coefficients stay zero.
     """
     if H_F.shape[0] == 0:
         return None
@@ -326,26 +310,21 @@ def _range_basis(H_F: np.ndarray, d: int) -> np.ndarray | None:
     return Q if Q.shape[1] < H_F.shape[0] else None
 
 
-def farkas_polish(
-    H: np.ndarray, mask: np.ndarray, C0: np.ndarray, rounds: int = POLISH_ROUNDS
-) -> np.ndarray | None:
+def farkas_polish(H: np.ndarray, mask: np.ndarray, C0: np.ndarray) -> np.ndarray | None:
     """The nearest exact Farkas certificate to ``C0`` on its pattern, or None.
 
-    The pattern is every in-support entry and the out-of-support entries where ``C0 < 0``. On
-    it, the nearest ``C`` to ``C0`` with ``H^T c_v = 0`` for every token ``v`` and zero row
-    sums: with ``Pi_v`` the projector onto the orthogonal complement of the embeddings of the
-    contexts ``F_v`` of token ``v``'s pattern, ``c_v = Pi_v (c0_v - y_{F_v})`` where
-    ``y`` solves the ``m x m`` system ``(sum_v Pi_v + K / k) y = sum_v Pi_v c0_v`` (``k`` the mean
-    diagonal of ``K = H H^T``; that term only removes the null space ``range(H)``, where the
-    right side is zero). Entries with the wrong sign (non-negative off the supports) leave the
-    pattern and the solve is repeated, at most ``rounds`` times. Only a candidate:
-    :func:`certified_bound` verifies it.
+    The pattern is every in-support entry and the out-of-support entries where ``C0 < 0``; on it
+    the nearest ``C`` with ``H^T c_v = 0`` for every token and zero row sums is
+    ``c_v = Pi_v (c0_v - y_{F_v})`` (``Pi_v`` the projector off the embeddings of token ``v``'s
+    pattern contexts ``F_v``), ``y`` solving ``(sum_v Pi_v + K / k) y = sum_v Pi_v c0_v`` (``k``
+    the mean diagonal of ``K``; that term only removes the null space ``range(H)``). Entries with
+    the wrong sign leave the pattern and the solve is repeated, at most :data:`POLISH_ROUNDS` times.
     """
     prob = _Problem(H, mask)
     m, d = prob.m, prob.d
     pattern = prob.mask | (np.asarray(C0) < 0)
     kscale = float(np.trace(prob.K)) / m or 1.0
-    for _ in range(rounds):
+    for _ in range(POLISH_ROUNDS):
         blocks = []
         for v in range(prob.V):
             F = np.flatnonzero(pattern[:, v])
@@ -377,17 +356,11 @@ def _project_off_f(prob: _Problem, W: np.ndarray) -> np.ndarray:
     ``G mu = (r_i . W)_i`` for their Gram matrix ``G_ii' = <e_z - e_a, e_z' - e_a'> K_jj'``
     (minimum-norm least squares).
     """
-    eq = prob.mask.copy()
-    eq[np.arange(prob.m), prob.anchors] = False
-    j, z = np.nonzero(eq)
+    j, z, a, G = equality_gram(prob.mask, lambda j: prob.K[np.ix_(j, j)])
     if j.size == 0:
         return W
-    a = prob.anchors[j]
     L = prob.H @ W.T
     b = L[j, z] - L[j, a]
-    tok = (z[:, None] == z[None, :]).astype(float) + (a[:, None] == a[None, :])
-    tok -= (z[:, None] == a[None, :]).astype(float) + (a[:, None] == z[None, :])
-    G = tok * prob.K[np.ix_(j, j)]
     mu = np.linalg.lstsq(G, b, rcond=None)[0]
     coef = np.zeros((prob.m, prob.V))
     np.add.at(coef, (j, z), mu)

@@ -79,8 +79,8 @@ from ..validation import as_float, frozen
 from .gram_blocks import NoConvergenceError as _NoConvergenceError
 from .ntp_data import NTPData, cached_per_data, normalized
 from .regpath_gram import GramStructure, SplitLoss, gram_structure, split_loss, star_exponents
-from .separability import is_separable
-from .subspace import embedding_svd, f_decomposition, finite_solution
+from .separability import finite_solution, is_separable
+from .subspace import embedding_svd, f_decomposition
 
 __all__ = [
     "RegularizationPath",

@@ -654,7 +654,7 @@ def gram_structure(data: NTPData) -> GramStructure:
 
     ``W*``, the matrix of F with in-support logits ``log p_j`` up to a constant per context
     (equations (4)), has the coefficients :meth:`GramStructure.f_map` of ``log P`` (much faster
-    than :func:`~.subspace.finite_solution`, same answer to 2e-15). With ``rank H = m`` the data
+    than :func:`~.separability.finite_solution`, same answer to 2e-15). With ``rank H = m`` the data
     are always NTP_H-compatible.
     """
     H = data.H

@@ -1,64 +1,53 @@
-r"""NTP-separability (Paper A, Definition 2): one decision, right or honestly undecided.
+r"""The two decisions of Paper A, right or honestly undecided: NTP-separability and NTP_H-compatibility.
 
-:func:`is_separable` decides whether some ``W`` satisfies (6a) and (6b). Its ``method`` only
-names where the evidence is looked for first (a solve from ``H`` alone, least-distance
-programming, the max-margin LP of ``vec(W)``, a feasibility LP in the row space of ``H``, the
-NTP-SVM as a witness); all weigh it by the same rules, so near float64's resolution one method
-may answer where another raises :class:`~ntpnb.errors.NumericallyAmbiguousError`, never True
-against False.
+**Separability** (Definition 2): :func:`decide_separability` decides whether some ``W`` satisfies
+(6a) and (6b). Its ``method`` only names where the evidence is looked for first (a solve from
+``H`` alone, least-distance programming, the max-margin LP of ``vec(W)``, a feasibility LP in the
+row space of ``H``, the NTP-SVM as a witness); all weigh it by the same rules, so near float64's
+resolution one method may answer where another raises
+:class:`~ntpnb.errors.NumericallyAmbiguousError`, never True against False. Each row of ``H`` is
+divided by its :func:`context_scales` (exact), giving the normalized (6b) rows ``A`` and (6a)
+rows ``G``.
 
-The evidence
-------------
-Each row of ``H`` is divided by a power of two that brings its largest entry into ``[1, 2)``
-(exact; separability does not change), giving the normalized (6b) rows ``A`` and (6a) rows ``G``.
-
-* A **direction** ``w`` (``max|w| = 1``) has the margins ``a = A w``, each evaluated with the
-  rigorous rounding bound ``r = 2 p eps |A| |w|`` (``p`` the non-zeros of a row). It *proves*
-  separability in exact arithmetic when every ``a_i > r_i`` (and ``G w = 0`` up to its own
-  rounding and :data:`~ntpnb.settings.SEP_EQUALITY_RTOL` of the margin); it proves it *on every
-  machine* when every ``a_i >= RANK_BAND r_i`` (:data:`~ntpnb.settings.RANK_BAND`).
+* A **direction** ``w`` (``max|w| = 1``) with margins ``a = A w``, each evaluated with the
+  rigorous rounding bound ``r = 2 p eps |A| |w|`` (``p`` the non-zeros of a row), proves
+  separability when every ``a_i > r_i`` (and ``G w = 0`` up to its rounding and
+  :data:`~ntpnb.settings.SEP_EQUALITY_RTOL` of the margin), on every machine when every
+  ``a_i >= RANK_BAND r_i``.
 * **Multipliers** ``lambda >= 0, mu`` bound every direction's smallest normalized margin by
   ``B = (||A^T lambda + G^T mu||_1 + rounding) / sum(lambda)`` (a Farkas certificate).
 
-The decision
-------------
-float64 resolves a normalized margin only to
+float64 resolves a normalized margin only to ``rho = max(rho_margin, rho_cert)``, ``rho_margin =
+max_i 2 p eps ||A_i||_1`` and ``rho_cert`` the certificate's rounding term over ``sum(lambda)``.
+The data are **separable** when a direction proves it on every machine and the NTP-SVM is within
+reach; **not separable** when ``B <= rho_cert + rho``, no direction found is verified and the
+directions from ``H`` alone do not come within ``RANK_BAND`` of being verified; otherwise
+ambiguous (near-duplicate embeddings with different supports are separable in exact arithmetic
+with a normalized margin of the order of their distance). "Separable" means
+:func:`ntpnb.ntp_svm` succeeds: when a unit-margin ``W`` no longer than the direction found has
+its margins evaluated only to ``kappa = 2 (d + 1) eps sqrt(2) max_j ||h_j|| ||W||`` above
+:data:`~ntpnb.settings.SVM_REACH_RTOL`, the NTP-SVM is solved and must pass its verification.
+``method="newton"`` (:mod:`ntpnb.linear.hinge_newton`, for ``m > d``) decides to
+:data:`~ntpnb.settings.SEP_MARGIN_TOL` instead, by the same verification through the logits
+(:class:`_LogitRows`).
 
-.. math::  \rho = \max(\rho_{\rm margin}, \rho_{\rm cert}), \qquad
-           \rho_{\rm margin} = \max_i 2 p\, \varepsilon\, \|A_i\|_1,
-
-the rounding bound of one margin at ``max|w| = 1`` and ``rho_cert`` that of the certificate's own
-evaluation (its rounding term over ``sum(lambda)``): below ``rho`` a margin cannot be told from
-zero. Then
-
-* **separable** when a direction proves it on every machine, and the NTP-SVM is within reach
-  (below);
-* **not separable** when a certificate's residual is within the resolution, ``B <= rho_cert +
-  rho`` (the Farkas identity holds to rounding), no direction found is verified, and the
-  directions from ``H`` alone do not come within ``RANK_BAND`` of being verified;
-* otherwise :class:`~ntpnb.errors.NumericallyAmbiguousError`, naming the best verified margin,
-  the certified bound and ``rho``: near-duplicate embeddings with different supports are
-  separable in exact arithmetic with a normalized margin of the order of their distance, which
-  float64 sees only down to ``rho``.
-
-**The NTP-SVM's reach.** ``is_separable(data)`` True means :func:`ntpnb.ntp_svm` succeeds. Every
-``W`` with unit margins no longer than the separating direction found (``W^mm`` among them) has
-its margins evaluated to ``kappa = 2 (d + 1) eps sqrt(2) max_j ||h_j|| ||W||`` (relative); when
-``kappa`` exceeds :data:`~ntpnb.settings.SVM_REACH_RTOL` the NTP-SVM is solved, and the answer is
-"separable" only if it passes its verification, else the data are numerically ambiguous.
+**Compatibility** (Definition 1, Eq. (4)): :func:`is_compatible` and the finite component
+``W*`` (:func:`finite_solution`). A candidate ``W*`` (at the decided ``dim F``, else from every
+singular value of (4) that float64 resolves, :func:`ntpnb.linalg.nonzero_count`) proves
+compatibility when its residual, evaluated as if in twice the precision plus a rigorous error
+bound (:func:`ntpnb.linalg.accurate_dots`), is within :data:`~ntpnb.settings.COMPAT_RTOL` of
+``||b||``. The data are not compatible when the log-odds ``b`` have a part larger than that
+outside the directions (4) resolves; otherwise ambiguous. Above
+:data:`ntpnb.settings.F_DENSE_MAX_ENTRIES` ``W*`` comes from the Gram matrix of the rows or LSQR,
+whose residual decides.
 
 Every decision is cached per data set, an ambiguous one too.
-
-:func:`decide_separability` is the one entry, a :class:`SeparabilityDecision` for every method.
-``method="newton"`` (the continuation of :mod:`ntpnb.linear.hinge_newton`, for ``m > d``) decides
-to :data:`~ntpnb.settings.SEP_MARGIN_TOL` instead, in rows scaled to largest entry 1, by the same
-verification evaluated through the logits (:class:`_LogitRows`, not the LP's rows).
 """
 
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -67,19 +56,30 @@ import scipy
 from .. import settings
 from ..errors import (
     InvalidDataError,
+    NotCompatibleError,
     NotSeparableError,
     NumericallyAmbiguousError,
     RankAmbiguousError,
     ScaleError,
     SolverError,
 )
-from ..linalg import nonzero_count, thin_svd
+from ..linalg import accurate_dots, nonzero_count, rank_floor, thin_svd
 from ..qp import least_distance_nnls, solve_reference
 from .active_set import SOLVER_NAME as ACTIVE_SET_SOLVER
 from .active_set import solve_active_set
-from .constraints import NTPRows, constraint_pairs, ntp_constraints, pair_rows
+from .constraints import (
+    NTPRows,
+    anchor_pairs,
+    constraint_pairs,
+    equality_gram,
+    equality_matrix,
+    equality_rhs,
+    ntp_constraints,
+    pair_coefficients,
+    pair_rows,
+)
 from .ntp_data import NTPData, cached_per_data, check_decoder, frozen, normalized, require_data
-from .subspace import context_scales, embedding_svd, f_decomposition, uses_dense_f
+from .subspace import EQUALITY_WHAT, embedding_svd, equality_operator, f_decomposition, uses_dense_f
 
 __all__ = [
     "SEPARABILITY_METHODS",
@@ -90,6 +90,10 @@ __all__ = [
     "satisfies_definition_2",
     "verified_margin",
     "certified_bound",
+    "scaled_rows",
+    "is_compatible",
+    "compatibility_residual",
+    "finite_solution",
 ]
 
 #: The ``method`` of a decision made by a solve from ``H`` alone (:func:`_from_embeddings`).
@@ -108,8 +112,7 @@ class SeparabilityDecision:
 
     #: The answer.
     separable: bool
-    #: A separating ``W`` (``V x d``, ``max|W| = 1``) for rows divided by a power of two (by their
-    #: largest entry for ``"newton"``); None when not separable.
+    #: A separating ``W`` (``V x d``, ``max|W| = 1``) for the scaled rows; None when not separable.
     direction: np.ndarray | None
     #: The verified normalized margin of ``direction``; 0 (``-inf`` for ``"newton"``) when not separable.
     margin: float
@@ -128,24 +131,34 @@ class SeparabilityDecision:
 
 @dataclass(frozen=True)
 class _Ambiguity:
-    """An undecided outcome: the message of its error, and why.
-
-    ``undecided``: the evidence decides nothing; otherwise the data are separable but ``W^mm``
-    is beyond float64's reach.
-    """
+    """An undecided outcome: its message; ``undecided`` unless separable with ``W^mm`` out of reach."""
 
     message: str
     undecided: bool
 
 
 # ---------------------------------------------------------------------------- normalized rows
+def context_scales(H: np.ndarray) -> np.ndarray:
+    """Each row's power of two ``2^(e-1)`` with ``max_k |H_jk|`` in ``[2^(e-1), 2^e)`` (1 if zero).
+
+    Dividing by it is exact: the row scaling in which separability and compatibility are decided.
+    """
+    top = np.abs(H).max(axis=1)
+    _, exponent = np.frexp(top)
+    return np.where(top > 0, np.ldexp(0.5, exponent), 1.0)
+
+
+def scaled_rows(H: np.ndarray) -> np.ndarray:
+    """``H`` with each row divided by its :func:`context_scales` (exact): the units of every decision."""
+    return H / context_scales(H)[:, None]
+
+
 @dataclass(frozen=True)
 class _Rows:
-    """Constraint rows ``M`` (dense or scipy.sparse) with what their rounding bounds need, built once.
+    """Constraint rows ``M`` (dense or scipy.sparse) with ``|M|`` and the most non-zeros per row and column.
 
     The rounding of each entry of ``M @ x`` is at most ``2 p eps (|M| |x|)``, ``p`` the most
-    non-zeros of a row (zero terms add no rounding in any order); of ``M^T @ y`` the same with
-    the most non-zeros of a column.
+    non-zeros of a row (zero terms add no rounding); of ``M^T @ y`` the same with a column's.
     """
 
     M: np.ndarray | scipy.sparse.csr_matrix
@@ -155,7 +168,7 @@ class _Rows:
 
     @classmethod
     def of(cls, M: np.ndarray | scipy.sparse.csr_matrix) -> _Rows:
-        """``M`` with ``|M|`` and its largest numbers of non-zeros per row and per column."""
+        """The :class:`_Rows` of ``M``."""
         nonzero = M.getnnz if scipy.sparse.issparse(M) else (lambda axis: np.count_nonzero(M, axis=axis))
         return cls(
             M,
@@ -163,11 +176,6 @@ class _Rows:
             max(int(np.max(nonzero(axis=1), initial=0)), 1),
             max(int(np.max(nonzero(axis=0), initial=0)), 1),
         )
-
-    @property
-    def n(self) -> int:
-        """Number of rows."""
-        return int(self.M.shape[0])
 
     def rounding(self, x: np.ndarray) -> np.ndarray:
         """A bound on the rounding of each entry of ``M @ x``."""
@@ -178,24 +186,21 @@ class _Rows:
         return 2 * self.per_column * settings.FLOAT64_EPS * (self.abs.T @ np.abs(y))
 
     def resolution(self) -> float:
-        """The rounding bound of the worst entry of ``M @ x`` at ``max|x| = 1``: ``rho_margin`` for ``A``."""
+        """The rounding bound of the worst entry of ``M @ x`` at ``max|x| = 1`` (``rho_margin`` for ``A``)."""
         return float(np.max(self.rounding(np.ones(self.M.shape[1])), initial=0.0))
 
 
 @dataclass(frozen=True)
 class _MatrixRows:
-    """The normalized (6b) rows ``A`` and (6a) rows ``G`` as matrices (:class:`_Rows`): the LP's form."""
+    """The normalized (6b) rows ``A`` and (6a) rows ``G`` as matrices: the LP's form."""
 
     A: _Rows
     G: _Rows
 
     @classmethod
     def of(cls, data: NTPData, dense: bool = False) -> _MatrixRows:
-        """The (6b) and (6a) rows of :func:`ntp_constraints` with each ``h_j`` divided by its scale.
-
-        Sparse, or with ``dense`` as dense arrays (:func:`~ntpnb.linear.constraints.pair_rows`).
-        """
-        pairs, Hn = constraint_pairs(data), data.H / context_scales(data.H)[:, None]  # exact: powers of 2
+        """The rows of :func:`ntp_constraints` for :func:`scaled_rows`, scipy.sparse unless ``dense``."""
+        pairs, Hn = constraint_pairs(data), scaled_rows(data.H)
         a = pairs.anchors
         A = pair_rows(Hn, pairs.ineq_context, a[pairs.ineq_context], pairs.ineq_token, data.V, dense)
         G = pair_rows(Hn, pairs.eq_context, pairs.eq_token, a[pairs.eq_context], data.V, dense)
@@ -215,11 +220,8 @@ class _MatrixRows:
 class _LogitRows:
     """The rows of (6b) and (6a) for embeddings ``H`` and supports ``mask``, through the logits.
 
-    ``A w`` and ``G w`` are the logit gaps ``L_{j a_j} - L_jv`` of ``L = H W^T`` (``a_j`` the first
-    in-support token), each logit rounded by at most ``2 d eps |h_j| . |w_v|``;
-    ``A^T lam + G^T mu = vec(C^T H)`` for the ``C`` of :meth:`coefficients`, with the rounding of
-    the anchor sums (``V`` terms) and of the product (``m`` terms). No matrix of rows is formed
-    (the form for many contexts and tokens).
+    ``A w`` and ``G w`` are the logit gaps of ``L = H W^T``, each logit rounded by at most
+    ``2 d eps |h_j| . |w_v|``; ``A^T lam + G^T mu = vec(C^T H)``. No matrix of rows is formed.
     """
 
     H: np.ndarray
@@ -227,15 +229,12 @@ class _LogitRows:
 
     @property
     def anchors(self) -> np.ndarray:
-        """The first in-support token of each context."""
-        return np.argmax(self.mask, axis=1)
+        return anchor_pairs(self.mask)[0]
 
     @property
     def equalities(self) -> np.ndarray:
-        """The ``(m, V)`` mask of the (6a) pairs: in-support, not the anchor."""
-        eq = self.mask.copy()
-        eq[np.arange(self.mask.shape[0]), self.anchors] = False
-        return eq
+        """The ``(m, V)`` mask of the (6a) pairs."""
+        return anchor_pairs(self.mask)[1]
 
     def evaluate(self, w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """``A w`` and ``G w``, each with the rounding bound of its entries."""
@@ -247,17 +246,9 @@ class _LogitRows:
         gaps, bound, eq = L[rows, anchors][:, None] - L, err[rows, anchors][:, None] + err, self.equalities
         return gaps[~self.mask], bound[~self.mask], gaps[eq], bound[eq]
 
-    def coefficients(self, lam: np.ndarray, mu: np.ndarray) -> np.ndarray:
-        """``C``: ``-lam`` off the supports, ``mu`` on the (6a) pairs, anchors completing zero row sums."""
-        C = np.zeros(self.mask.shape)
-        C[~self.mask] = -lam
-        C[self.equalities] = mu
-        C[np.arange(self.mask.shape[0]), self.anchors] = -C.sum(axis=1)
-        return C
-
     def residual(self, lam: np.ndarray, mu: np.ndarray) -> tuple[np.ndarray, float]:
-        """``vec(C^T H) = A^T lam + G^T mu`` and the rounding bound of its 1-norm."""
-        C = self.coefficients(lam, mu)
+        """``vec(C^T H) = A^T lam + G^T mu`` and the rounding bound of its 1-norm (anchor sums, product)."""
+        C = pair_coefficients(self.mask, *anchor_pairs(self.mask), lam, mu)
         absC, absH = np.abs(C), np.abs(self.H)
         rounding = _eps(self.H.shape[0]) * float((absC.T @ absH).sum())
         rounding += _eps(self.mask.shape[1]) * float(absC.sum(axis=1) @ absH.sum(axis=1))
@@ -272,12 +263,7 @@ def _eps(n: int) -> float:
 # ---------------------------------------------------------------------------- the evidence
 @dataclass(frozen=True)
 class _Direction:
-    """A candidate direction checked against the rounding of its margins.
-
-    ``ratio`` is the smallest ``a_i / r_i`` (margin over its rounding bound; ``-inf`` when the
-    direction breaks (6a)): above 1 the direction proves separability, above ``RANK_BAND`` on
-    every machine. ``margin`` is ``min(a - r)``, the verified normalized margin.
-    """
+    """A checked direction: ``margin = min(a - r)`` and ``ratio = min(a / r)`` (``-inf`` if (6a) breaks)."""
 
     w: np.ndarray
     margin: float
@@ -288,10 +274,7 @@ class _Direction:
 def _checked_direction(
     rows: _MatrixRows | _LogitRows, w: np.ndarray | None, method: str
 ) -> _Direction | None:
-    """``w`` scaled to ``max|w| = 1`` with its verified margin and ratio; None when there is no candidate.
-
-    The one verification of a direction, whichever way its margins are evaluated (``rows``).
-    """
+    """``w`` scaled to ``max|w| = 1`` with its verified margin and ratio; None when there is no candidate."""
     if w is None or not np.all(np.isfinite(w)) or not np.any(w):
         return None
     w = frozen(w / np.abs(w).max())
@@ -307,7 +290,7 @@ def _checked_direction(
 
 @dataclass(frozen=True)
 class _Certificate:
-    """Multipliers' certified bound on every direction's normalized margin, and its rounding part."""
+    """Multipliers' certified bound on every normalized margin, and its rounding part."""
 
     bound: float
     rounding: float
@@ -319,10 +302,8 @@ def _certificate(
 ) -> _Certificate | None:
     """The bound of multipliers ``lam >= 0, mu`` (None when they bound nothing).
 
-    Every ``w`` with ``G w = 0`` and ``max|w| <= 1`` has
-    ``min(A w) <= lam^T A w / sum(lam) = (A^T lam + G^T mu)^T w / sum(lam)
-    <= ||A^T lam + G^T mu||_1 / sum(lam)``; with the rounding of the products and sums added,
-    the bound holds in exact arithmetic.
+    Every ``w`` with ``G w = 0`` and ``max|w| <= 1`` has ``min(A w) <= (A^T lam + G^T mu)^T w /
+    sum(lam) <= ||A^T lam + G^T mu||_1 / sum(lam)``, with the rounding added.
     """
     lam = np.maximum(lam, 0.0)
     total = float(lam.sum())
@@ -335,7 +316,7 @@ def _certificate(
 
 @dataclass
 class _Evidence:
-    """What the sources of a decision found: the best direction and the best certificate."""
+    """What the sources of a decision found: the best direction and certificate."""
 
     data: NTPData
     rows: _MatrixRows
@@ -348,11 +329,7 @@ class _Evidence:
 
     @classmethod
     def of(cls, data: NTPData) -> _Evidence:
-        """Empty evidence for ``data`` (normalized by a power of two).
-
-        Its normalized rows are dense where least-distance programming takes the data
-        (:func:`_least_distance_fits`: small), scipy.sparse otherwise.
-        """
+        """Empty evidence for ``data``; its rows dense where :func:`_least_distance_fits`."""
         rows = _MatrixRows.of(data, dense=_least_distance_fits(data))
         return cls(data, rows, rows.A.resolution())
 
@@ -377,12 +354,7 @@ class _Evidence:
 
     @property
     def refuted(self) -> bool:
-        """Whether a certificate holds to rounding, with no direction verified.
-
-        Nor may a direction from ``H`` alone come within ``RANK_BAND`` of being verified: that solve
-        anyone can repeat (:func:`rank_witness`), checked by :func:`satisfies_definition_2`, must not
-        contradict the answer.
-        """
+        """Whether a certificate holds to rounding and no direction (from ``H`` alone: nearly) is verified."""
         cert = self.certificate
         if cert is None or (self.direction is not None and self.direction.ratio > 1):
             return False
@@ -391,7 +363,7 @@ class _Evidence:
         return cert.bound <= cert.rounding + max(self.resolution, cert.rounding)
 
     def outcome(self) -> SeparabilityDecision | _Ambiguity:
-        """The decision, or the ambiguity (see the module docstring)."""
+        """The decision, or the ambiguity."""
         bound = np.inf if self.certificate is None else self.certificate.bound
         if self.proved:
             d, shape = self.direction, (self.data.V, self.data.d)
@@ -422,11 +394,7 @@ class _Evidence:
 
 # ---------------------------------------------------------------------------- the sources
 def _min_norm_solve(rows: np.ndarray) -> tuple[int, Callable[[np.ndarray], np.ndarray]]:
-    """``k`` and ``target -> W`` with ``rows W^T = target`` (least squares, minimum norm).
-
-    Solved from the ``k`` singular values of ``rows`` that :func:`~ntpnb.linalg.nonzero_count`
-    keeps (no rank cut: near-duplicate rows leave a small but real one).
-    """
+    """``k`` and ``target -> W`` with ``rows W^T = target`` (minimum norm, ``k`` resolved singular values)."""
     U, s, Vt = thin_svd(rows, "the embeddings H")
     k = nonzero_count(s, rows.shape)
     return k, lambda target: ((U[:, :k].T @ target) / s[:k, None]).T @ Vt[:k]
@@ -443,11 +411,9 @@ def _least_squares_directions(ev: _Evidence, rows: np.ndarray, targets: tuple[np
 
 
 def _from_embeddings(ev: _Evidence) -> None:
-    """With ``m <= d``, the directions from ``H`` alone that separate whenever ``H`` has full row rank.
+    """With ``m <= d``, the minimum-norm ``W`` with logits 1 on the supports and 0 elsewhere (Lemma 1).
 
-    The minimum-norm ``W`` with logits 1 on the supports and 0 elsewhere (Lemma 1 of Paper A),
-    for the row-normalized ``H``, with equal margins for the rows of ``H`` and for the normalized
-    rows; "not separable" needs both to fall short by ``RANK_BAND`` (:attr:`_Evidence.refuted`).
+    For the scaled rows, with equal margins for the rows of ``H`` and for the scaled rows.
     """
     data = ev.data
     if ev.embeddings_tried or data.m > data.d:
@@ -471,10 +437,8 @@ def _from_least_squares(ev: _Evidence) -> None:
 def _free_directions(data: NTPData) -> np.ndarray:
     """An orthonormal basis (columns) of the ``vec(W)`` with ``G w = 0`` and zero column sums.
 
-    The complement of ``F`` (:func:`~ntpnb.linear.subspace.f_decomposition`, the package's one
-    decision of ``dim F``) and of the ``d`` directions ``W = 1 u^T`` (no log-odds change; also
-    outside ``F``). Both row sets are orthonormal and mutually orthogonal, so a complete QR
-    gives the complement, of dimension ``V d - dim F - d``, with no rank decision of its own.
+    The complement of F and of the ``W = 1 u^T``, orthonormal and mutually orthogonal: a complete
+    QR gives it, with no rank decision of its own.
     """
     known = np.kron(np.full((data.V, 1), 1 / np.sqrt(data.V)), np.eye(data.d))  # W = 1 u^T
     if constraint_pairs(data).eq_context.size:  # F = {0} without equations
@@ -500,16 +464,11 @@ def _least_distance_fits(data: NTPData) -> bool:
 
 
 def _from_least_distance(ev: _Evidence) -> None:
-    """A direction or multipliers by least-distance programming (one non-negative least squares).
+    """A direction or multipliers by least-distance programming (one NNLS, Lawson and Hanson 1974, ch. 23).
 
-    With ``N`` an orthonormal basis of the directions allowed by (6a) (:func:`_free_directions`)
-    and ``B = A N``, the data are separable iff ``B z >= 1`` is feasible. Lawson and Hanson
-    (*Solving Least Squares Problems*, 1974, ch. 23) decide it by one NNLS: ``u >= 0`` minimizing
-    ``||B^T u||^2 + (1 - sum u)^2``. If ``sum u < 1``, ``z = B^T u / (1 - sum u)`` is the shortest
-    feasible point and ``w = N z`` is offered; otherwise ``B^T u = 0`` with ``sum u = 1``, and
-    ``u`` with the equality multipliers that cancel ``A^T u`` on F is offered as a certificate.
-    Dense, for data that :func:`_least_distance_fits`; nothing when ``dim F`` is ambiguous or
-    NNLS does not converge.
+    With ``N`` from :func:`_free_directions` and ``B = A N``, the data are separable iff ``B z >= 1``
+    is feasible: ``w = N B^T u / slack`` is offered, and ``u`` with the equality multipliers that
+    cancel ``A^T u`` on F as a certificate.
     """
     data = ev.data
     if not _least_distance_fits(data):
@@ -540,11 +499,7 @@ def _from_least_distance(ev: _Evidence) -> None:
 
 
 def _max_margin_lp(A: scipy.sparse.csr_matrix, G: scipy.sparse.csr_matrix, method: str):
-    """Solve ``max t  s.t.  A w >= t,  G w = 0,  -1 <= w <= 1,  t <= cap`` with one linprog method.
-
-    The cap (:data:`~ntpnb.settings.LP_MARGIN_CAP`) stops the search early without changing the
-    answer (``t* > 0`` iff ``min(t*, cap) > 0``).
-    """
+    """Solve ``max t  s.t.  A w >= t,  G w = 0,  -1 <= w <= 1,  t <= LP_MARGIN_CAP`` by one linprog method."""
     n = A.shape[1]
     c = np.zeros(n + 1)
     c[-1] = -1.0
@@ -582,16 +537,13 @@ def _lp_multipliers(res, n_eq: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _from_lp(method: str) -> Callable[[_Evidence], None]:
-    """The source that solves the normalized max-margin LP with one scipy.optimize.linprog ``method``.
-
-    Its point is offered as a direction and its multipliers as a certificate.
-    """
+    """The source offering the max-margin LP's point and multipliers (one linprog ``method``)."""
 
     def source(ev: _Evidence) -> None:
         A, G = (scipy.sparse.csr_matrix(rows.M) for rows in (ev.rows.A, ev.rows.G))
         res = _max_margin_lp(A, G, method)
         ev.offer_direction(None if res.x is None else res.x[:-1], method)
-        ev.offer_multipliers(*_lp_multipliers(res, ev.rows.G.n), method)
+        ev.offer_multipliers(*_lp_multipliers(res, ev.rows.G.M.shape[0]), method)
         ev.tried.append(f"{method} (linprog status {res.status})")
 
     return source
@@ -609,12 +561,7 @@ def _from_witness(ev: _Evidence) -> None:
 
 
 def lp_methods(n_variables: int) -> tuple[str, ...]:
-    """The scipy.optimize.linprog methods tried in turn to decide a separability LP with ``n_variables``.
-
-    :data:`~ntpnb.settings.LP_METHOD` then :data:`~ntpnb.settings.LP_FALLBACK_METHODS`, after
-    :data:`~ntpnb.settings.LP_SMALL_METHOD` for at most
-    :data:`~ntpnb.settings.LP_SMALL_MAX_VARIABLES` entries of ``W``; each method once.
-    """
+    """The linprog methods tried in turn: ``LP_METHOD``, the fallbacks, after ``LP_SMALL_METHOD`` if small."""
     methods = (settings.LP_METHOD, *settings.LP_FALLBACK_METHODS)
     if n_variables <= settings.LP_SMALL_MAX_VARIABLES:
         methods = (settings.LP_SMALL_METHOD, *methods)
@@ -622,7 +569,7 @@ def lp_methods(n_variables: int) -> tuple[str, ...]:
 
 
 def _from_reduced_lp(ev: _Evidence) -> None:
-    """The point of the feasibility LP in the row space of ``H`` (:func:`_reduced_lp`), as a direction."""
+    """The point of :func:`_reduced_lp` as a direction."""
     try:
         W, method = _reduced_lp(ev.data)
     except SolverError:  # RankAmbiguousError included: rank H is not decided
@@ -649,11 +596,7 @@ def _gather(data: NTPData, sources: tuple[Callable[[_Evidence], None], ...]) -> 
 def _decided(
     data: NTPData, sources: tuple[Callable[[_Evidence], None], ...]
 ) -> SeparabilityDecision | _Ambiguity:
-    """The decision of the ``sources`` (:func:`_gather`) for normalized ``data``, or why there is none.
-
-    Data without an out-of-support token are separable by ``W = 0``; "separable" passes
-    :func:`_reach_failure` too.
-    """
+    """The decision of the ``sources`` for normalized ``data`` (within the NTP-SVM's reach), or why none."""
     if constraint_pairs(data).ineq_context.size == 0:  # no out-of-support token: W = 0 satisfies (6)
         return SeparabilityDecision(True, frozen(np.zeros((data.V, data.d))), np.inf, np.inf, TRIVIAL_METHOD)
     ev = _gather(data, sources)
@@ -673,38 +616,44 @@ def _raised(outcome: SeparabilityDecision | _Ambiguity) -> SeparabilityDecision:
 
 
 def _lp_chain(methods: tuple[str, ...]) -> tuple[Callable[[_Evidence], None], ...]:
-    """The LP sources of ``methods``, in order."""
     return tuple(_from_lp(method) for method in methods)
 
 
-@cached_per_data
-def _decide_lp_outcome(data: NTPData) -> SeparabilityDecision | _Ambiguity:
-    n = data.V * data.d
-    sources = (_from_embeddings, _from_least_squares, _from_witness, *_lp_chain(lp_methods(n)))
-    return _decided(data, (*sources, _from_least_distance))
-
-
-def _separability(data: NTPData) -> SeparabilityDecision:
-    """The LP chain's decision (cached): ``H`` alone, the SVM witness, the LP methods, least distance.
-
-    Raises :class:`~ntpnb.errors.NumericallyAmbiguousError` when the evidence decides nothing.
-    """
-    return _raised(_decide_lp_outcome(normalized(data)[0]))
-
-
-@cached_per_data
-def _decide_interior_outcome(data: NTPData) -> SeparabilityDecision | _Ambiguity:
-    interior_first = lp_methods(settings.LP_SMALL_MAX_VARIABLES + 1)  # LP_METHOD, then the fallbacks
-    sources = (_from_least_squares, *_lp_chain(interior_first), _from_embeddings, _from_least_distance)
-    return _decided(data, sources)
+#: The sources of each chain, in order: the LP chain (``"auto"`` where least distance does not
+#: decide), the interior point first (``"lp"``), the reduced LP first (``"reduced-lp"``).
+_CHAINS: dict[str, Callable[[NTPData], tuple[Callable[[_Evidence], None], ...]]] = {
+    "auto": lambda data: (
+        _from_embeddings,
+        _from_least_squares,
+        _from_witness,
+        *_lp_chain(lp_methods(data.V * data.d)),
+        _from_least_distance,
+    ),
+    "lp": lambda data: (
+        _from_least_squares,
+        *_lp_chain(lp_methods(settings.LP_SMALL_MAX_VARIABLES + 1)),  # LP_METHOD, then the fallbacks
+        _from_embeddings,
+        _from_least_distance,
+    ),
+    "reduced-lp": lambda data: (
+        _from_embeddings,
+        _from_reduced_lp,
+        _from_least_distance,
+        *_lp_chain(lp_methods(data.V * data.d)),
+    ),
+}
+#: The outcome of each chain for normalized data, cached per data set.
+_OUTCOMES = {
+    name: cached_per_data(lambda data, chain=chain: _decided(data, chain(data)))
+    for name, chain in _CHAINS.items()
+}
 
 
 @cached_per_data
 def _decide_least_distance(data: NTPData) -> SeparabilityDecision | _Ambiguity | None:
-    """The outcome (cached per data) from ``H`` alone and least-distance programming; None if unsure.
+    """The outcome from ``H`` alone and least-distance programming; None where it does not apply or decide.
 
-    None where least-distance programming does not apply (:func:`_least_distance_fits`) or
-    decides nothing; an ambiguity only for separable data beyond the NTP-SVM's reach.
+    An ambiguity only for separable data beyond the NTP-SVM's reach.
     """
     if not _least_distance_fits(data):
         return None
@@ -712,43 +661,24 @@ def _decide_least_distance(data: NTPData) -> SeparabilityDecision | _Ambiguity |
     return None if isinstance(outcome, _Ambiguity) and outcome.undecided else outcome
 
 
-@cached_per_data
-def _decide_reduced_outcome(data: NTPData) -> SeparabilityDecision | _Ambiguity:
-    n = data.V * data.d
-    sources = (_from_embeddings, _from_reduced_lp, _from_least_distance, *_lp_chain(lp_methods(n)))
-    return _decided(data, sources)
+def _decide(data: NTPData, method: str) -> SeparabilityDecision:
+    """The decision of ``method`` (not ``"newton"``) for normalized ``data``.
 
-
-def _auto(data: NTPData) -> SeparabilityDecision:
-    """The decision of ``method="auto"``: least distance where it applies and decides, else the LP chain."""
-    outcome = _decide_least_distance(data)
-    return _raised(outcome if outcome is not None else _decide_lp_outcome(data))
-
-
-#: The deciders of :func:`decide_separability` but ``"newton"``, each for data normalized by a power of two.
-_DECIDERS: dict[str, Callable[[NTPData], SeparabilityDecision]] = {
-    "auto": _auto,
-    "lp": lambda data: _raised(_decide_interior_outcome(data)),
-    "reduced-lp": lambda data: _raised(_decide_reduced_outcome(data)),
-    "least-distance": _auto,
-}
+    ``"auto"`` and ``"least-distance"``: least distance where it applies and decides, else the LP chain.
+    """
+    outcome = None
+    if method in ("auto", "least-distance"):
+        outcome, method = _decide_least_distance(data), "auto"
+    return _raised(outcome if outcome is not None else _OUTCOMES[method](data))
 
 
 # ---------------------------------------------------------------------------- the Newton continuation
-def _lp_units(H: np.ndarray) -> np.ndarray:
-    """``H`` with each row divided by its largest entry (a zero row stays zero): the units of ``"newton"``."""
-    scales = np.abs(H).max(axis=1)
-    return H / np.where(scales > 0, scales, 1.0)[:, None]
-
-
 def verified_margin(H: np.ndarray, mask: np.ndarray, W: np.ndarray) -> tuple[float, np.ndarray]:
     """Verified normalized margin of a direction ``W`` and ``W`` scaled to ``max |W_ik| = 1``.
 
-    :func:`_checked_direction` through the logits (:class:`_LogitRows`): the smallest
-    out-of-support gap less the rounding bound of both logits; ``-inf`` when (6a) fails beyond
-    its rounding and ``SEP_EQUALITY_RTOL`` of the margin, or ``W`` is zero, not finite or not
-    ``V x d``. In the units of :func:`_lp_units` it compares with
-    :data:`~ntpnb.settings.SEP_MARGIN_TOL`.
+    The smallest out-of-support logit gap less its rounding bound; ``-inf`` when (6a) fails
+    beyond its rounding, or ``W`` is zero, not finite or not ``V x d``. For :func:`scaled_rows`
+    it compares with :data:`~ntpnb.settings.SEP_MARGIN_TOL`.
     """
     W, mask = np.asarray(W, dtype=float), np.asarray(mask, dtype=bool)
     found = None
@@ -760,9 +690,8 @@ def verified_margin(H: np.ndarray, mask: np.ndarray, W: np.ndarray) -> tuple[flo
 def certified_bound(H: np.ndarray, mask: np.ndarray, C: np.ndarray) -> float:
     """Certified upper bound on the normalized margin of every direction, from coefficients ``C``.
 
-    ``lambda_jv = max(-C_jv, 0)`` off the supports, ``mu`` the other in-support entries;
-    :func:`_certificate` through the logits (:class:`_LogitRows`); ``inf`` when ``lambda`` is zero
-    or ``C`` is not finite.
+    ``lambda_jv = max(-C_jv, 0)`` off the supports, ``mu`` the other in-support entries; ``inf``
+    when ``lambda`` is zero or ``C`` is not finite.
     """
     C, mask = np.asarray(C, dtype=float), np.asarray(mask, dtype=bool)
     if not np.all(np.isfinite(C)):
@@ -781,17 +710,13 @@ def _newton_method(separable: bool, rho: float, iterations: int) -> str:
 
 
 def _decide_newton(data: NTPData, W0: np.ndarray | None) -> SeparabilityDecision:
-    """``method="newton"``: the continuation's first candidate verified to ``SEP_MARGIN_TOL``.
-
-    :func:`ntpnb.linear.hinge_newton.continuation` offers them; :func:`verified_margin` and
-    :func:`certified_bound` check them in the units of :func:`_lp_units`.
-    """
+    """``method="newton"``: the first candidate of the continuation verified to ``SEP_MARGIN_TOL``."""
     from .hinge_newton import continuation  # it imports this module
 
     require_data(data)
     if W0 is not None and np.shape(W0) != (data.V, data.d):
         raise InvalidDataError(f"W0 must have shape {(data.V, data.d)}, got {np.shape(W0)}")
-    H, mask = _lp_units(data.H), data.support_mask
+    H, mask = scaled_rows(data.H), data.support_mask
     if mask.all():  # no out-of-support token: W = 0 satisfies (6)
         return SeparabilityDecision(
             True, np.zeros((data.V, data.d)), np.inf, np.inf, _newton_method(True, 0.0, 0)
@@ -831,11 +756,10 @@ def _decide_newton(data: NTPData, W0: np.ndarray | None) -> SeparabilityDecision
 
 
 def proves_separable(data: NTPData, W: np.ndarray) -> bool:
-    """Whether ``W`` proves ``data`` separable on every machine, by the rules of the decision.
+    """Whether ``W`` proves ``data`` separable on every machine, as a direction of the decision.
 
-    As a direction (:func:`_checked_direction`). Unlike the NTP-SVM's own verification
-    (absolute in the units of ``H / max|H|``), this sees (6a) broken on a row much smaller than
-    the others.
+    Unlike the NTP-SVM's own verification (absolute in the units of ``H / max|H|``), this sees
+    (6a) broken on a row much smaller than the others.
     """
     if constraint_pairs(data).ineq_context.size == 0:
         return True
@@ -845,12 +769,7 @@ def proves_separable(data: NTPData, W: np.ndarray) -> bool:
 
 # ---------------------------------------------------------------------------- the NTP-SVM's reach
 def _svm_reach(data: NTPData, A: _Rows, w: np.ndarray) -> float:
-    """``kappa``: the rounding bound of the margins of a unit-margin ``W`` no longer than ``w``'s.
-
-    ``w`` scaled to smallest margin 1 for the rows of ``H`` has norm ``||w|| / t``; each logit
-    ``h_j . W_v`` of a ``W`` no longer is evaluated to ``(d + 1) eps ||h_j|| ||W_v||``, so each
-    margin to ``2 (d + 1) eps sqrt(2) ||h_j|| ||W||``. Relative to the unit margin; inf if ``t <= 0``.
-    """
+    """``kappa`` (the module docstring) of ``w`` scaled to smallest margin 1; inf if no margin is positive."""
     scales = context_scales(data.H)[constraint_pairs(data).ineq_context]
     t = float((scales * (A.M @ w)).min())
     if not t > 0:
@@ -867,25 +786,20 @@ def _reference_infeasible(result) -> SolverError:
 
 @cached_per_data
 def _svm_failure(data: NTPData) -> str | None:
-    """None when the NTP-SVM of ``data`` is solved and verified (active set, else cvxpy), else why not.
+    """None when the NTP-SVM is solved and verified as by :func:`ntpnb.ntp_svm`, else why not.
 
-    The same methods, in the same order, as :func:`ntpnb.ntp_svm`.
+    The first clause of each solver's message (up to ``"; "``) names its failure.
     """
     try:
         solve_active_set(data)
         return None
     except SolverError as exc:
-        first = _first_clause(str(exc))
+        first = str(exc).split("; ")[0]
     try:
         solve_reference(NTPRows(data), _reference_infeasible)
         return None
     except SolverError as exc:
-        return f"{first}; {_first_clause(str(exc))}"
-
-
-def _first_clause(message: str) -> str:
-    """The first clause of a solver's message (up to its first ``"; "``): the one that names the failure."""
-    return message.split("; ")[0]
+        return f"{first}; {str(exc).split('; ')[0]}"
 
 
 def _reach_failure(data: NTPData, A: _Rows, sep: SeparabilityDecision) -> str | None:
@@ -908,11 +822,9 @@ def _reach_failure(data: NTPData, A: _Rows, sep: SeparabilityDecision) -> str | 
 def satisfies_definition_2(data: NTPData, W: np.ndarray, tol: float) -> bool:
     """Whether ``W`` meets Definition 2 (6a)-(6b) to ``tol`` relative to ``s = 1 + max|W_ij|``.
 
-    Every (6b) margin, less a rigorous bound on the rounding of its evaluation, is at least
-    ``1 - tol s``; every (6a) residual is at most ``tol s`` plus that bound. A tolerance that
-    reaches the unit margin (``tol s >= 1``) confirms nothing, and the answer is False: a ``W``
-    too large for its logits to be evaluated (``s ~ 1e14`` at ``tol = 1e-7``) does not pass by
-    the tolerance alone.
+    Every (6b) margin less a rigorous bound on its rounding is at least ``1 - tol s``; every (6a)
+    residual at most ``tol s`` plus that bound. False when ``tol s >= 1`` (a ``W`` too large for
+    its logits to be evaluated does not pass by the tolerance alone).
 
     Raises
     ------
@@ -935,21 +847,17 @@ def satisfies_definition_2(data: NTPData, W: np.ndarray, tol: float) -> bool:
 
 @cached_per_data
 def rank_witness(data: NTPData) -> np.ndarray | None:
-    """A separating ``W`` computed from ``H`` alone when ``H`` has full row rank, else None.
+    """A separating ``W`` from ``H`` alone when ``H`` has full row rank (Lemma 1 of Paper A), else None.
 
-    With full row rank every logit matrix ``L = H W^T`` is reachable; the minimum-norm ``W`` with
-    logits 1 on the supports and 0 elsewhere has every margin 1 (Lemma 1 of Paper A: ``d >= m``
-    and generic embeddings suffice). Solved from every singular value float64 resolves
-    (:func:`~ntpnb.linalg.nonzero_count`, no rank cut); returned when
-    :func:`satisfies_definition_2` holds to :data:`ntpnb.settings.LP_POINT_FEAS_RTOL` (as the
-    reduced LP's point would be), or to a tenth of the unit margin where that relative
-    tolerance would reach it (near-duplicate rows: ``max|W| ~ 1e8``). Cached per data set
-    (read-only).
+    The minimum-norm ``W`` with logits 1 on the supports and 0 elsewhere (every margin 1), from
+    every resolved singular value; returned when :func:`satisfies_definition_2` holds to
+    :data:`ntpnb.settings.LP_POINT_FEAS_RTOL`, or to a tenth of the unit margin where that would
+    reach it (near-duplicate rows: ``max|W| ~ 1e8``). Cached (read-only).
     """
     if data.m > data.d:
         return None
     scales = context_scales(data.H)
-    k, solve = _min_norm_solve(data.H / scales[:, None])
+    k, solve = _min_norm_solve(scaled_rows(data.H))
     if k < data.m:
         return None
     W = solve(data.support_mask.astype(float) / scales[:, None])  # logits of H: rows divided by the scales
@@ -962,20 +870,11 @@ def rank_witness(data: NTPData) -> np.ndarray | None:
 def _reduced_lp(data: NTPData, tol: float = settings.LP_POINT_FEAS_RTOL) -> tuple[np.ndarray | None, str]:
     """The feasibility LP of Definition 2 in the row space of ``H``: a checked separating ``W`` or None.
 
-    With what answered: ``"rank"`` (:func:`rank_witness`) or ``"reduced LP (...)"`` with the HiGHS
-    method.
-
-    The constraints only see ``W h_j``, so with the thin SVD ``H = U diag(sigma) Vt`` of rank
-    ``r`` one may take ``W = A Vt``, logits ``L = G A^T`` with ``G = U diag(sigma)``. With the
-    common in-support logits ``s_j`` as extra variables, Definition 2 is the feasibility of
-
-        ``G_j . a_v - s_j = 0`` for ``v`` in ``S_j``,  ``G_j . a_v - s_j <= -1`` otherwise,
-
-    ``V r + m`` variables and ``m V`` rows of ``r + 1`` non-zeros (against ``V d`` variables and
-    rows of ``2 d`` non-zeros, plus equality rows, in the original form). Solved by HiGHS
-    (:data:`ntpnb.settings.LP_METHOD`, then ``LP_FALLBACK_METHODS`` while undecided); a feasible
-    point is checked by :func:`satisfies_definition_2` to ``tol``. An infeasible status is no
-    certificate: the caller (:func:`is_separable`) looks for one.
+    With what answered: ``"rank"`` (:func:`rank_witness`) or ``"reduced LP (<HiGHS method>)"``.
+    With ``H = U diag(sigma) Vt`` of rank ``r``, ``W = A Vt`` and the in-support logits ``s_j``:
+    ``G_j . a_v - s_j = 0`` on ``S_j`` and ``<= -1`` off it (``G = U diag(sigma)``), ``V r + m``
+    variables. A feasible point is checked by :func:`satisfies_definition_2` to ``tol``; an
+    infeasible status is no certificate.
 
     Raises
     ------
@@ -1026,7 +925,7 @@ def _reduced_lp(data: NTPData, tol: float = settings.LP_POINT_FEAS_RTOL) -> tupl
 
 # ---------------------------------------------------------------------------- the public face
 #: The methods of :func:`decide_separability` (and :func:`is_separable`).
-SEPARABILITY_METHODS: tuple[str, ...] = (*_DECIDERS, "newton")
+SEPARABILITY_METHODS: tuple[str, ...] = ("auto", "lp", "reduced-lp", "least-distance", "newton")
 
 
 def decide_separability(
@@ -1034,9 +933,8 @@ def decide_separability(
 ) -> SeparabilityDecision:
     """Whether the data are NTP-separable (Definition 2 of Paper A): one decision, certified.
 
-    The rules are the module docstring's ("separable" then implies :func:`ntpnb.ntp_svm`
-    succeeds). Every method but ``"newton"`` gives the same answer; ``method`` chooses where the
-    evidence is looked for first.
+    Every method but ``"newton"`` gives the same answer; ``method`` chooses where the evidence is
+    looked for first.
 
     Parameters
     ----------
@@ -1054,11 +952,10 @@ def decide_separability(
         ``H`` (:func:`_reduced_lp`), its "infeasible" confirmed by a certificate from the others.
 
         ``"newton"``: the squared-hinge continuation of :mod:`ntpnb.linear.hinge_newton` (many
-        contexts in few dimensions), certified either way to
-        :data:`~ntpnb.settings.SEP_MARGIN_TOL` (:func:`_decide_newton`). Not cached.
+        contexts in few dimensions), certified either way to :data:`~ntpnb.settings.SEP_MARGIN_TOL`.
+        Not cached.
     W0
-        For ``"newton"`` only: a starting ``V x d`` decoder (e.g. a smaller ``d``'s witness padded
-        with zeros); it changes the work, not the answer.
+        For ``"newton"`` only: a starting ``V x d`` decoder; it changes the work, not the answer.
 
     Raises
     ------
@@ -1080,7 +977,7 @@ def decide_separability(
         return _decide_newton(data, W0)
     if W0 is not None:
         raise InvalidDataError(f"W0 is a start of method 'newton' only, not of {method!r}")
-    return _DECIDERS[method](normalized(data)[0])
+    return _decide(normalized(data)[0], method)
 
 
 def is_separable(data: NTPData, method: str = "auto") -> bool:
@@ -1092,13 +989,9 @@ def separating_direction(data: NTPData) -> np.ndarray:
     """Some ``W^d`` satisfying (6a) and (6b) (Definition 2), scaled to smallest margin 1.
 
     The least-squares solution of ``H W^T = `` (1 on each support, 0 off it) when it separates
-    (always, with equal margins, when ``H`` has full row rank); otherwise the interior-point
-    max-margin LP's point (interior to its optimal face). It is not ``W^mm``.
-
-    It is returned without its part ``1 u^T`` (which changes no log-odds, margin or
-    probability): its columns sum to zero, as those of ``W^mm`` and of every gradient iterate
-    from ``W = 0`` do, so correlations with them compare directions. With ``H`` of full row
-    rank it is then the minimum-norm ``W`` whose every margin equals 1.
+    (always when ``H`` has full row rank); otherwise the interior-point max-margin LP's point. It
+    is not ``W^mm``. Its part ``1 u^T`` (no log-odds change) is removed: its columns sum to zero,
+    as those of ``W^mm`` and of every gradient iterate from ``W = 0`` do.
 
     Raises
     ------
@@ -1142,3 +1035,249 @@ def not_separable_message(data: NTPData) -> str:
         f"no direction has normalized margin above {sep.bound:.2g}, float64's resolution "
         f"{sep.resolution:.2g})"
     )
+
+
+# ---------------------------------------------------------------------------- compatibility (4)
+@dataclass(frozen=True)
+class _Compatibility:
+    """The decision of (4) for normalized data: ``vec(W*)`` (None if not compatible) and the residual."""
+
+    w: np.ndarray | None
+    residual: float
+
+
+def _compat_tolerance(data: NTPData) -> float:
+    return settings.COMPAT_RTOL * max(1.0, float(np.linalg.norm(equality_rhs(data))))
+
+
+def _accurate_residual(data: NTPData, w: np.ndarray) -> tuple[float, float]:
+    """``||G w - b||`` of (4) evaluated as if in twice the precision, and a rigorous bound on its error."""
+    pairs = constraint_pairs(data)
+    W = np.reshape(w, (data.V, data.d))
+    b = np.asarray(equality_rhs(data), dtype=float)
+    Hj = data.H[pairs.eq_context]
+    X = np.hstack([Hj, -Hj, -b[:, None]])
+    Y = np.hstack([W[pairs.eq_token], W[pairs.anchors[pairs.eq_context]], np.ones((b.size, 1))])
+    residuals, bounds = accurate_dots(X, Y)
+    with np.errstate(over="ignore", invalid="ignore"):
+        value = float(np.linalg.norm(residuals))
+        bound = float(np.linalg.norm(bounds)) + 4 * b.size * 2**-53 * value  # and the norm's rounding
+    return (value, bound) if np.isfinite(value) and np.isfinite(bound) else (np.inf, np.inf)
+
+
+def _verified_residual(data: NTPData, w: np.ndarray) -> float:
+    """An upper bound on the exact ``||G w - b||`` of (4) at ``w``."""
+    return sum(_accurate_residual(data, w))
+
+
+def _solve_dense(data: NTPData) -> tuple[np.ndarray, float]:
+    """``vec(W*)`` and the residual of (4) from the SVD of the equality matrix at the decided ``dim F``."""
+    dec = f_decomposition(data)
+    b = equality_rhs(data)
+    coef = dec.U.T @ b
+    return dec.basis.T @ (coef / dec.s), float(np.linalg.norm(b - dec.U @ coef))
+
+
+@cached_per_data
+def _normalized_equations(data: NTPData) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]:
+    """The rows of (4) divided by their context's scale: ``U, s, Vt`` of their thin SVD, ``b_c, c``.
+
+    The same solutions as (4), no row hidden by another's size; their right side is ``b_c / c``
+    (``c`` the smallest row scale).
+    """
+    scales = context_scales(data.H)[constraint_pairs(data).eq_context]
+    U, s, Vt = thin_svd(equality_matrix(data).toarray() / scales[:, None], EQUALITY_WHAT)
+    c = float(scales.min())
+    b_c = np.asarray(equality_rhs(data), dtype=float) * (c / scales)
+    return frozen(U), frozen(s), frozen(Vt), frozen(b_c), c
+
+
+def _dense_candidates(data: NTPData) -> Iterator[tuple[np.ndarray, int]]:
+    """Finite candidates ``vec(W*)`` with their number of singular values: at ``dim F``, then all resolved."""
+    try:
+        w = _solve_dense(data)[0]
+        if np.all(np.isfinite(w)):
+            yield w, f_decomposition(data).dim
+    except RankAmbiguousError:
+        pass
+    U, s, Vt, b_c, c = _normalized_equations(data)
+    k = nonzero_count(s, U.shape)
+    with np.errstate(over="ignore", invalid="ignore"):
+        w = Vt[:k].T @ ((U[:, :k].T @ b_c) / s[:k]) / c
+    if np.all(np.isfinite(w)):
+        yield w, k
+
+
+def _checked_residual(data: NTPData, w: np.ndarray, tol: float) -> tuple[float, float]:
+    """``||G w - b||`` and an upper bound on its exact value, as cheaply as comparing with ``tol`` allows.
+
+    The plain evaluation with the rounding bound ``2 (2d + 1) eps (|G| |w| + |b|)`` first, else
+    :func:`_accurate_residual`.
+    """
+    G = equality_matrix(data)
+    b = np.asarray(equality_rhs(data), dtype=float)
+    with np.errstate(over="ignore", invalid="ignore"):
+        rounding = 2 * (2 * data.d + 1) * settings.FLOAT64_EPS * (abs(G) @ np.abs(w) + np.abs(b))
+        value, bound = float(np.linalg.norm(G @ w - b)), float(np.linalg.norm(rounding))
+    if np.isfinite(value + bound) and (value + bound <= tol or value - bound > tol):
+        return value, value + bound
+    value, bound = _accurate_residual(data, w)
+    return value, value + bound
+
+
+def _decide_dense(data: NTPData) -> _Compatibility | _Ambiguity:
+    """The decision of (4) from dense SVDs of its matrix (the module docstring).
+
+    With ``b_n`` the part of the row-normalized log-odds outside the resolved singular
+    directions, every ``W`` has ``||G w - b|| >= c (||b_n|| - sigma ||w||)`` (``c`` the smallest
+    row scale, ``sigma`` below the resolution): where ``c ||b_n||`` exceeds the tolerance, only a
+    ``W`` beyond float64's resolution could solve (4).
+    """
+    tol = _compat_tolerance(data)
+    G, b = equality_matrix(data), equality_rhs(data)
+    if G.shape[0] == 0:  # every support is a single token: no equation, W* = 0
+        return _Compatibility(np.zeros(data.V * data.d), 0.0)
+    best = (np.inf, 0)
+    for w, k in _dense_candidates(data):
+        value, verified = _checked_residual(data, w, tol)
+        if verified <= tol:
+            return _Compatibility(w, value)
+        best = min(best, (verified, k), key=lambda pair: pair[0])
+    U, s, _, b_c, _ = _normalized_equations(data)
+    k = nonzero_count(s, U.shape)
+    outside = float(np.linalg.norm(b_c - U[:, :k] @ (U[:, :k].T @ b_c)))  # c ||b_n||, unresolved part
+    rounding = 2 * U.shape[0] * settings.FLOAT64_EPS * float(np.linalg.norm(b_c))
+    if outside - rounding > tol:
+        first = next(_dense_candidates(data), None)
+        residual = outside if first is None else float(np.linalg.norm(G @ first[0] - b))
+        return _Compatibility(None, max(residual, outside))
+    resolution = settings.RANK_BAND * rank_floor(U.shape, 1.0)
+    smallest = float(s[k - 1] / s[0]) if k else 0.0
+    return _Ambiguity(
+        f"NTP_H-compatibility is numerically ambiguous (m={data.m}, d={data.d}, V={data.V}): the best "
+        f"candidate W* leaves a residual of (4) of {best[0]:.3g} (rounding included) against the tolerance "
+        f"{tol:.3g}; it uses {best[1]} singular values of the row-normalized equations, down to "
+        f"{smallest:.3g} of the largest (float64 resolves them to {resolution:.3g}), and the log-odds "
+        f"outside them are {outside:.3g}: W* exists in exact arithmetic, but its logits are too large "
+        f"for float64 to evaluate to the tolerance (near-duplicate embeddings with different log-odds)",
+        undecided=True,
+    )
+
+
+def _solve_lsqr(data: NTPData) -> tuple[np.ndarray, float]:
+    """``vec(W*)`` and the residual of (4) by LSQR from zero (it stays in F); SolverError at its limit."""
+    op = equality_operator(data)
+    b = np.asarray(equality_rhs(data), dtype=float)
+    tol = settings.F_LSQR_TOL
+    w, istop, itn = scipy.sparse.linalg.lsqr(op, b, atol=tol, btol=tol, iter_lim=settings.F_LSQR_MAX_ITER)[:3]
+    if istop == 7:
+        raise SolverError(
+            f"LSQR did not converge on the compatibility equations (4) in {itn} iterations "
+            f"({op.shape[0]} rows, V d = {op.shape[1]}); raise ntpnb.settings.F_LSQR_MAX_ITER"
+        )
+    return w, float(np.linalg.norm(b - op.matvec(w)))
+
+
+def _solve_gram(data: NTPData) -> tuple[np.ndarray, float] | None:
+    """``vec(W*)`` and the residual of (4) from the Gram matrix of the equality rows, or None (then LSQR).
+
+    ``W* = sum_i mu_i r_i`` over the rows of (4) (:func:`~.constraints.equality_gram`); solved by
+    Cholesky with one refinement step when LAPACK's reciprocal condition estimate exceeds
+    :data:`ntpnb.settings.F_GRAM_RCOND`, kept only if its residual passes the tolerance.
+    """
+    rows = NTPRows(data)
+    j, _, _, G = equality_gram(data.support_mask, lambda j: data.H[j] @ data.H[j].T)
+    if j.size == 0:
+        return None
+    c, info = scipy.linalg.lapack.dpotrf(G, lower=1, clean=1)
+    if info != 0:
+        return None
+    rcond, info = scipy.linalg.lapack.dpocon(c, float(np.abs(G).sum(axis=0).max()), uplo="L")
+    if info != 0 or not rcond > settings.F_GRAM_RCOND:
+        return None
+    b = np.asarray(equality_rhs(data), dtype=float)
+    no_ineq = np.zeros(rows.n_ineq)
+    mu = scipy.linalg.lapack.dpotrs(c, b, lower=1)[0]
+    w = rows.combine(no_ineq, mu)
+    mu += scipy.linalg.lapack.dpotrs(c, b - rows.equality_residuals(w), lower=1)[0]  # refinement
+    w = rows.combine(no_ineq, mu)
+    residual = float(np.linalg.norm(b - rows.equality_residuals(w)))
+    return (w, residual) if residual <= _compat_tolerance(data) else None
+
+
+@cached_per_data
+def _compatibility(data: NTPData) -> _Compatibility | _Ambiguity:
+    """The decision of (4) for normalized data (cached, an ambiguity too): dense SVD, else Gram or LSQR."""
+    if uses_dense_f(data):
+        return _decide_dense(data)
+    gram = _solve_gram(data)
+    w, residual = gram if gram is not None else _solve_lsqr(data)
+    return _Compatibility(w if residual <= _compat_tolerance(data) else None, residual)
+
+
+@cached_per_data
+def _min_norm_solution(data: NTPData) -> tuple[np.ndarray | None, float]:
+    """``W*`` (None if not compatible or beyond the float64 range) and the residual that decided.
+
+    Solved for the normalized ``H / c`` and scaled back: ``W*(H) = W*(H / c) / c``.
+    """
+    norm, scale = normalized(data)
+    decision = _raised(_compatibility(norm))
+    if decision.w is None:
+        return None, decision.residual
+    with np.errstate(over="ignore"):
+        W = decision.w.reshape(data.V, data.d) / scale
+    return (frozen(W) if np.all(np.isfinite(W)) else None), decision.residual
+
+
+def compatibility_residual(data: NTPData) -> float:
+    """Least-squares residual of the compatibility equations (4) (that of ``W*`` when compatible).
+
+    Raises
+    ------
+    NumericallyAmbiguousError
+        As :func:`is_compatible`.
+    """
+    return _min_norm_solution(data)[1]
+
+
+def is_compatible(data: NTPData) -> bool:
+    """Whether the data are NTP_H-compatible (Definition 1 of Paper A), right or honestly undecided.
+
+    (4) is solvable to :data:`ntpnb.settings.COMPAT_RTOL` relative to ``||b||``: True rests on a
+    ``W*`` with a verified residual, False on a part of the log-odds that (4) does not resolve in
+    float64 (the module docstring).
+
+    Raises
+    ------
+    NumericallyAmbiguousError
+        If neither holds (near-duplicate embeddings with different log-odds); the message gives
+        the verified residual, the tolerance and the smallest singular value used.
+    """
+    return _raised(_compatibility(normalized(data)[0])).w is not None
+
+
+def finite_solution(data: NTPData) -> np.ndarray:
+    """``W*``: the unique solution in F of the compatibility equations (4), shape ``(V, d)``.
+
+    Raises
+    ------
+    NotCompatibleError
+        If the equations have no solution (the data are not NTP_H-compatible).
+    NumericallyAmbiguousError
+        As :func:`is_compatible`.
+    ScaleError
+        If ``W*`` has entries beyond the float64 range (``W*`` scales like ``1 / |H|``).
+    """
+    W, residual = _min_norm_solution(data)
+    if not is_compatible(data):
+        raise NotCompatibleError(
+            "the data are not NTP_H-compatible: the compatibility equations (4) have "
+            f"least-squares residual {residual:.3g} (tolerance {_compat_tolerance(data):.3g})"
+        )
+    if W is None:
+        raise ScaleError(
+            f"W* has entries beyond the float64 range: it scales like 1 / max|H| and "
+            f"max|H| = {float(np.abs(data.H).max()):.3g}; rescale the embeddings"
+        )
+    return W.copy()

@@ -12,13 +12,9 @@ import ntpnb as ntp
 from ntpnb import settings
 from ntpnb.errors import InvalidDataError, SolverError
 from ntpnb.linear import hinge_newton as hn
-from ntpnb.linear.separability import certified_bound, decide_separability, verified_margin
+from ntpnb.linear.separability import certified_bound, decide_separability, scaled_rows, verified_margin
 
 from helpers import random_data, text_data
-
-
-def _lp_units(data: ntp.NTPData) -> np.ndarray:
-    return data.H / np.abs(data.H).max(axis=1, keepdims=True)
 
 
 def _instances():
@@ -36,7 +32,7 @@ def _instances():
 def test_decisions_agree_with_the_lp_and_carry_their_certificate(data):
     dec = decide_separability(data, "newton")
     assert dec.separable is ntp.is_separable(data, method="lp")
-    H = _lp_units(data)
+    H = scaled_rows(data.H)
     if dec.separable:
         assert dec.certificate is None and dec.bound == np.inf
         margin, unit = verified_margin(H, data.support_mask, dec.direction)
@@ -57,7 +53,7 @@ def test_decisions_agree_with_the_lp_and_carry_their_certificate(data):
 
 def test_a_separable_direction_is_verified_and_a_broken_one_is_not(overparam_data):
     data = overparam_data
-    H = _lp_units(data)
+    H = scaled_rows(data.H)
     W = ntp.separating_direction(ntp.NTPData(H=H, pi=data.pi, P=data.P))
     margin, unit = verified_margin(H, data.support_mask, W)
     L = H @ unit.T
@@ -96,7 +92,7 @@ def test_the_farkas_polish_completes_a_perturbed_certificate():
     data = text_data(20, 5)
     dec = decide_separability(data, "newton")
     assert not dec.separable
-    H, mask = _lp_units(data), data.support_mask
+    H, mask = scaled_rows(data.H), data.support_mask
     rng = np.random.default_rng(0)
     C0 = dec.certificate + 1e-6 * np.abs(dec.certificate).max() * rng.standard_normal(mask.shape)
     C0[~mask & (dec.certificate == 0)] = 0.0  # keep the pattern
@@ -132,7 +128,7 @@ def test_the_token_blocks_and_their_schur_complement_match_dense_formulas():
 def test_the_newton_step_is_the_exact_minimizer_on_a_fixed_active_set():
     """On one piece the objective is quadratic: the step lands where its gradient vanishes."""
     data = random_data(8, 3, 4, 2, 5)
-    prob = hn._Problem(_lp_units(data), data.support_mask)
+    prob = hn._Problem(scaled_rows(data.H), data.support_mask)
     rng = np.random.default_rng(2)
     W, s, rho = rng.standard_normal((4, 3)), rng.standard_normal(8), 3.0
     E = hn._residuals(prob, W, s, prob.targets())

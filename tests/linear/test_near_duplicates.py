@@ -23,8 +23,12 @@ from ntpnb.linear.active_set import solve_active_set
 from ntpnb.linear.constraints import NTPRows, equality_rhs
 from ntpnb.linear.loss import kl_divergence
 from ntpnb.linear.ntp_data import normalized
-from ntpnb.linear.separability import SEPARABILITY_METHODS, decide_separability, rank_witness
-from ntpnb.linear.subspace import _verified_residual
+from ntpnb.linear.separability import (
+    SEPARABILITY_METHODS,
+    _verified_residual,
+    decide_separability,
+    rank_witness,
+)
 
 NEAR = hypothesis_settings(max_examples=25, deadline=None, derandomize=True, database=None)
 

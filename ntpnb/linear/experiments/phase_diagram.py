@@ -21,8 +21,8 @@ from ...validation import as_count, as_float_array, as_generator
 from ..condition_thresholds import NestedTrial, nested_trial, random_instance
 from ..constraints import ntp_constraints
 from ..ntp_data import NTPData, check_decoder, require_data
-from ..separability import is_separable
-from ..subspace import embedding_rank, is_compatible
+from ..separability import is_compatible, is_separable
+from ..subspace import embedding_rank
 
 __all__ = [
     "decoder_with_logits",

@@ -17,7 +17,7 @@ from ... import settings
 from ...errors import InvalidDataError, SolverError
 from ...validation import as_float_array, frozen
 from ..ntp_data import NTPData
-from ..separability import SEPARABILITY_METHODS, _lp_units, certified_bound, decide_separability
+from ..separability import SEPARABILITY_METHODS, certified_bound, decide_separability, scaled_rows
 from ..sequences import PrefixContexts, joint_ntp_data, smallest_separable_dimension
 
 __all__ = [
@@ -186,7 +186,7 @@ def certify_on_contexts(data: NTPData, contexts: np.ndarray) -> SubproblemCertif
         return None
     C = np.zeros((data.m, data.V))
     C[rows] = dec.certificate
-    bound = certified_bound(_lp_units(data.H), data.support_mask, C)
+    bound = certified_bound(scaled_rows(data.H), data.support_mask, C)
     if not bound <= settings.SEP_MARGIN_TOL:
         raise SolverError(
             f"the certificate of {rows.size} contexts bounds the margin by {dec.bound:.3g} on them "
