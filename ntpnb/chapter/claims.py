@@ -29,7 +29,6 @@ from __future__ import annotations
 import html
 import json
 import math
-import operator
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
@@ -53,7 +52,6 @@ __all__ = [
     "RELATIONS",
     "format_number",
     "format_decade",
-    "format_decade_range",
     "format_requirement",
 ]
 
@@ -61,10 +59,10 @@ Target = float | tuple[float, float]
 
 #: The relations a check can assert between the measured value and its target.
 RELATIONS: dict[str, Callable[[float, Target, float], bool]] = {
-    "<": lambda v, t, tol: operator.lt(v, t),
-    "<=": lambda v, t, tol: operator.le(v, t),
-    ">": lambda v, t, tol: operator.gt(v, t),
-    ">=": lambda v, t, tol: operator.ge(v, t),
+    "<": lambda v, t, tol: v < t,
+    "<=": lambda v, t, tol: v <= t,
+    ">": lambda v, t, tol: v > t,
+    ">=": lambda v, t, tol: v >= t,
     "~": lambda v, t, tol: abs(v - t) <= tol,
     "in": lambda v, t, tol: t[0] <= v <= t[1],
     "==": lambda v, t, tol: v == t,
@@ -142,25 +140,6 @@ def format_decade(x: float, floor: float | None = None) -> str:
     return f"< 1e{math.floor(math.log10(x)) + 1:+03d}"
 
 
-def format_decade_range(lo: float, hi: float) -> str:
-    """``"between 1e-15 and 1e-13"``: the odd powers of ten that bracket ``[lo, hi]``.
-
-    For a range whose ends move with the machine's rounding, stated to two decades so that it
-    does not change between BLAS kernels.
-
-    Raises
-    ------
-    InvalidDataError
-        Unless ``0 < lo <= hi`` are finite.
-    """
-    lo, hi = float(lo), float(hi)
-    if not (math.isfinite(lo) and math.isfinite(hi) and 0.0 < lo <= hi):
-        raise InvalidDataError(f"format_decade_range needs finite 0 < lo <= hi, got {lo} and {hi}")
-    down = 2 * math.floor((math.log10(lo) - 1) / 2) + 1
-    up = 2 * math.ceil((math.log10(hi) - 1) / 2) + 1
-    return f"between 1e{down:+03.0f} and 1e{up:+03.0f}"
-
-
 @dataclass(frozen=True)
 class Check:
     """One claim check: the measured value, the relation asserted, and the outcome."""
@@ -208,7 +187,7 @@ class Check:
         """What the check requires of the value, as printed (:func:`format_requirement`)."""
         required = format_requirement(self.relation, self.target, self.tol)
         if self.sample is not None:
-            required += f", {self.sample.requirement(self.relation, self.kind)}"
+            required += f", {self.sample.requirement(self.kind)}"
         return required
 
     @property
@@ -221,10 +200,8 @@ class Check:
         )
 
     def to_json(self) -> dict[str, Any]:
-        """The check as plain JSON data (the interval target as a list, the sample as a dict)."""
-        data = asdict(self)
-        data["sample"] = self.sample.to_json() if self.sample is not None else None
-        return data
+        """The check as JSON data (the sample as a dict of its fields)."""
+        return asdict(self)
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any], profile: str = "") -> Check:
@@ -366,20 +343,22 @@ class ClaimLog:
         self,
         claim: str,
         what: str,
-        value: float,
+        value: float | Sample,
         relation: str,
         target: Target,
         *,
         tol: float = 0.0,
         paper: str = "",
-        digits: int = 4,
+        digits: int | None = None,
         floor: float | None = None,
         kind: str = "claim",
     ) -> bool:
         """Test ``value <relation> target``, print the outcome, record it; return whether it holds.
 
         A failed check does not stop the chapter (:meth:`conclude` raises). The printed value is
-        rounded to ``digits``; targets and tolerances print as given; the record keeps the full value.
+        rounded to ``digits`` (default 4); targets and tolerances print as given; the record keeps
+        the full value. A :class:`~ntpnb.chapter.statistical.Sample` as ``value`` is a statistical
+        check (:meth:`check_sample`).
 
         Parameters
         ----------
@@ -399,82 +378,66 @@ class ClaimLog:
             Print ``< floor`` below this magnitude (rounding noise; :func:`format_number`).
         kind
             ``"claim"``, ``"finding"`` or ``"sanity"`` (see the module docstring); a
-            ``"measurement"`` is statistical: use :meth:`check_sample`.
+            ``"measurement"`` is statistical.
 
         Raises
         ------
         InvalidDataError
-            On an unknown relation or kind, a measurement, or a non-finite value.
+            On an unknown relation or kind, a measurement of a number or a sanity check of a
+            sample, a relation the sample's test does not take, or a non-finite value.
         """
-        self._validate(claim, what, relation, kind)
-        if kind == "measurement":
-            raise InvalidDataError(
-                f"claim {claim}: a measurement is decided pooled over the sweep: use check_sample()"
-            )
-        value = value if isinstance(value, (bool, int)) else float(value)
-        if isinstance(value, float) and not math.isfinite(value):
-            raise InvalidDataError(f"claim {claim}: the measured value of {what!r} is {value}")
-        passed = bool(RELATIONS[relation](value, target, tol))
-        measured = format_number(value, digits, floor)
-        return self._add(
-            Check(claim, what, value, relation, target, tol, paper, passed, self.profile, kind, measured)
-        )
-
-    def check_sample(
-        self,
-        claim: str,
-        what: str,
-        sample: Sample,
-        relation: str,
-        target: float,
-        *,
-        tol: float = 0.0,
-        paper: str = "",
-        digits: int = 3,
-        kind: str = "claim",
-    ) -> bool:
-        """A statistical check: test ``sample`` at this seed; the sweep decides it pooled.
-
-        The sample is recorded whole so the verdicts can pool it over the sweep; its outcome here
-        is printed and recorded but never fails the chapter. The error rate is the sample's
-        ``level``. Arguments as in :meth:`check`; ``kind`` is ``"claim"``, ``"finding"`` or
-        ``"measurement"``.
-
-        Raises
-        ------
-        InvalidDataError
-            On an unknown relation or kind, a sanity kind, a relation the test does not take,
-            or a sample that is not a :class:`~ntpnb.chapter.statistical.Sample`.
-        """
-        self._validate(claim, what, relation, kind)
-        if kind == "sanity":
-            raise InvalidDataError(
-                f"claim {claim}: a sanity check tests the code, at every seed: use check()"
-            )
-        if not isinstance(sample, Sample):
-            raise InvalidDataError(f"claim {claim}: check_sample needs a Sample, got {type(sample).__name__}")
-        target = float(target)
-        passed = sample.decide(relation, target, tol, kind)
-        value = sample.statistic(target)[0]
-        measured = sample.describe(target, digits)
-        check = Check(
-            claim, what, value, relation, target, tol, paper, passed, self.profile, kind, measured, sample
-        )
-        return self._add(check)
-
-    def _validate(self, claim: str, what: str, relation: str, kind: str) -> None:
         if kind not in KINDS:
             raise InvalidDataError(f"unknown kind {kind!r}; use one of {list(KINDS)}")
         if relation not in RELATIONS:
             raise InvalidDataError(f"unknown relation {relation!r}; use one of {sorted(RELATIONS)}")
         if self.complete:
             raise InvalidDataError(f"claim {claim}: {what!r} checked after the chapter concluded")
-
-    def _add(self, check: Check) -> bool:
+        sample = value if isinstance(value, Sample) else None
+        if sample is not None:
+            if kind == "sanity":
+                raise InvalidDataError(
+                    f"claim {claim}: a sanity check tests the code, at every seed: use check()"
+                )
+            target = float(target)  # type: ignore[arg-type]
+            passed = sample.decide(relation, target, tol, kind)
+            value = sample.statistic(target)[0]
+            measured = sample.describe(target, 3 if digits is None else digits)
+        else:
+            if kind == "measurement":
+                raise InvalidDataError(
+                    f"claim {claim}: a measurement is decided pooled over the sweep: use check_sample()"
+                )
+            value = value if isinstance(value, (bool, int)) else float(value)
+            if isinstance(value, float) and not math.isfinite(value):
+                raise InvalidDataError(f"claim {claim}: the measured value of {what!r} is {value}")
+            passed = bool(RELATIONS[relation](value, target, tol))
+            measured = format_number(value, 4 if digits is None else digits, floor)
+        check = Check(
+            claim, what, value, relation, target, tol, paper, passed, self.profile, kind, measured, sample
+        )
         self.checks.append(check)
         self._write()
         print(check.line)
-        return check.passed
+        return passed
+
+    def check_sample(
+        self, claim: str, what: str, sample: Sample, relation: str, target: float, **options: Any
+    ) -> bool:
+        """A statistical check: test ``sample`` at this seed; the sweep decides it pooled.
+
+        The sample is recorded whole so the verdicts can pool it over the sweep; its outcome here
+        is printed and recorded but never fails the chapter. The error rate is the sample's
+        ``level``. Options as in :meth:`check` (``digits`` 3 by default, no ``floor``); ``kind`` is
+        ``"claim"``, ``"finding"`` or ``"measurement"``.
+
+        Raises
+        ------
+        InvalidDataError
+            If ``sample`` is not a :class:`~ntpnb.chapter.statistical.Sample`, and as :meth:`check`.
+        """
+        if not isinstance(sample, Sample):
+            raise InvalidDataError(f"claim {claim}: check_sample needs a Sample, got {type(sample).__name__}")
+        return self.check(claim, what, sample, relation, target, **options)
 
     def qualify(self, claim: str, text: str) -> None:
         """Attach a qualification to ``claim``: a stated limit of what its evidence shows.

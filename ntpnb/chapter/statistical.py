@@ -113,8 +113,6 @@ class Sample:
             if isinstance(self.trials, bool) or not isinstance(self.trials, int) or self.trials < 1:
                 raise InvalidDataError(f"a 'mean_quantile' test needs trials >= 1, got {self.trials!r}")
 
-    # -- pooling --------------------------------------------------------------------------------
-
     @classmethod
     def pooled(cls, samples: Sequence[Sample]) -> Sample:
         """One sample from the samples of every seed (the same test, level and trials).
@@ -136,8 +134,6 @@ class Sample:
         values = tuple(v for s in samples for v in s.values)
         errors = tuple(e for s in samples for e in s.errors)
         return cls(first.test, values, errors, first.trials, first.level)
-
-    # -- the statistic --------------------------------------------------------------------------
 
     @property
     def size(self) -> int:
@@ -186,8 +182,6 @@ class Sample:
             return self.quantile_of(target), float("nan")
         return self.estimate()
 
-    # -- the decision ---------------------------------------------------------------------------
-
     def decide(self, relation: str, target: float, tol: float, kind: str) -> bool:
         """Whether the check holds (see the module docstring for the rule of each kind).
 
@@ -197,10 +191,11 @@ class Sample:
             On a relation the test and kind do not support.
         """
         value, se = self.statistic(target)
-        if self.test == "mean_quantile":
-            return _decide_quantile(value, relation, kind, self.level)
-        slack = self.z * se
-        if kind in ESTABLISHED_KINDS:
+        established, level, slack = kind in ESTABLISHED_KINDS, self.level, self.z * se
+        if self.test == "mean_quantile":  # value is q
+            rules = {">": value < level, "<": value > 1.0 - level}
+            rules = rules if established else {"~": level / 2 < value < 1.0 - level / 2}
+        elif established:
             rules = {">": value - slack > target, "<": value + slack < target}
         else:
             rules = {
@@ -211,7 +206,8 @@ class Sample:
                 "~": abs(value - target) <= tol + slack,
             }
         if relation not in rules:
-            raise InvalidDataError(_relation_error(kind, self.test, rules, relation))
+            takes = f"takes a relation in {sorted(rules)}, not {relation!r}"
+            raise InvalidDataError(f"a {kind} check with a {self.test!r} test {takes}")
         return bool(rules[relation])
 
     def describe(self, target: float, digits: int = 3) -> str:
@@ -223,56 +219,18 @@ class Sample:
             return f"q = {value:.{digits}g} {count}"
         return f"{value:#.{digits}g} ± {se:.1g} {count}"
 
-    def requirement(self, relation: str, kind: str) -> str:
+    def requirement(self, kind: str) -> str:
         """How the test decides, in words: ``"not contradicted at the 1% level"``."""
         what = "established" if kind in ESTABLISHED_KINDS else "not contradicted"
         return f"{what} at the {self.level:.0%} level ({self.test} test)"
 
-    # -- JSON -----------------------------------------------------------------------------------
-
-    def to_json(self) -> dict[str, Any]:
-        """The sample as plain JSON data."""
-        return {
-            "test": self.test,
-            "values": list(self.values),
-            "errors": list(self.errors),
-            "trials": self.trials,
-            "level": self.level,
-        }
-
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Sample:
-        """The sample :meth:`to_json` wrote (validated as any sample is)."""
-        return cls(
-            str(data["test"]),
-            tuple(data["values"]),
-            tuple(data.get("errors", ())),
-            int(data.get("trials", 0)),
-            float(data.get("level", DEFAULT_LEVEL)),
-        )
+        """The sample a check's record holds (its fields; validated as any sample is)."""
+        trials, level = int(data.get("trials", 0)), float(data.get("level", DEFAULT_LEVEL))
+        return cls(str(data["test"]), data["values"], data.get("errors", ()), trials, level)
 
 
-def _decide_quantile(q: float, relation: str, kind: str, level: float) -> bool:
-    if kind in ESTABLISHED_KINDS:
-        rules = {">": q < level, "<": q > 1.0 - level}
-    else:
-        rules = {"~": level / 2 < q < 1.0 - level / 2}
-    if relation not in rules:
-        raise InvalidDataError(_relation_error(kind, "mean_quantile", rules, relation))
-    return bool(rules[relation])
-
-
-def _relation_error(kind: str, test: str, rules: Mapping[str, bool], relation: str) -> str:
-    return f"a {kind} check with a {test!r} test takes a relation in {sorted(rules)}, not {relation!r}"
-
-
-def sample_of(
-    test: str,
-    values: Iterable[float],
-    errors: Iterable[float] = (),
-    *,
-    trials: int = 0,
-    level: float = DEFAULT_LEVEL,
-) -> Sample:
-    """A :class:`Sample` from any iterable of numbers (numpy arrays included)."""
-    return Sample(test, tuple(float(v) for v in values), tuple(float(e) for e in errors), trials, level)
+#: A :class:`Sample` from any iterable of numbers (numpy arrays included): ``trials`` and
+#: ``level`` by keyword.
+sample_of = Sample
