@@ -2,17 +2,11 @@
 
 Each notebook makes a :class:`ClaimLog` and calls :meth:`ClaimLog.check` for every number it
 compares with a paper. A check prints one stable line (rounded, so nbval can compare it) and is
-recorded in ``outputs/claims/<notebook>.json``, with the run's platform
-(:mod:`~ntpnb.chapter.platform`). A failed check does not stop the chapter: the last cell,
-:meth:`ClaimLog.conclude`, marks the record complete and raises one
-:class:`~ntpnb.errors.ClaimCheckError` listing every failed check. A claim about an average over
-random trials uses :meth:`ClaimLog.check_sample`: its sample
-(:class:`~ntpnb.chapter.statistical.Sample`) is tested at the run's seed but decided pooled over
-the sweep's seeds (:mod:`ntpnb.book.verdicts`), so one seed's failure does not fail the chapter.
-
-A run's record is one :class:`ChapterRecord`, written by :meth:`ChapterRecord.dump` and read by
-:func:`load_chapter_record` / :func:`load_chapter_records` (the report, verdicts, run comparison
-and runner all read it so).
+recorded in ``outputs/claims/<notebook>.json`` (one :class:`ChapterRecord`), with the run's
+platform. A failed check does not stop the chapter: the last cell, :meth:`ClaimLog.conclude`,
+raises one :class:`~ntpnb.errors.ClaimCheckError` listing every failed check. A statistical check
+(:meth:`ClaimLog.check_sample`) is tested at the run's seed but decided pooled over the sweep's
+seeds (:mod:`ntpnb.book.verdicts`), so one seed's failure does not fail the chapter.
 
 The four kinds of check (:data:`KINDS`): a ``"claim"`` is evidence (it would fail were the paper
 wrong); a ``"finding"`` pins the measured shortfall of a claim that does *not* reproduce and
@@ -80,12 +74,8 @@ PROFILE_NAMES: tuple[str, ...] = ("paper", "quick")
 
 
 def format_number(x: float, digits: int, floor: float | None = None) -> str:
-    """``x`` with ``digits`` significant digits (zeros kept); ``"< floor"`` where ``|x| < floor``.
-
-    The floor hides rounding noise (e.g. an inner product of order 1e-16) that differs
-    between machines, sign included.
-    """
-    if isinstance(x, bool) or isinstance(x, int):
+    """``x`` with ``digits`` significant digits (zeros kept); ``"< floor"`` (rounding noise) below floor."""
+    if isinstance(x, (bool, int)):
         return str(x)
     if floor is not None and abs(x) < floor:
         return f"< {floor:.0e}"
@@ -106,8 +96,7 @@ def stable_digits(spread: float, most: int = 4) -> int:
 def format_stable(x: float, spread: float, most: int = 4) -> str:
     """``x`` to the :func:`stable_digits` of its relative ``spread``; no exponent between 1e-3 and 1e6.
 
-    ``239.98`` with a spread of 4e-4 prints as ``240``, ``0.006122`` with a spread of 0.3 as
-    ``0.006``, ``2.342e-07`` with a spread of 0.7 as ``2e-07``.
+    ``239.98`` with a spread of 4e-4 prints as ``240``, ``2.342e-07`` with a spread of 0.7 as ``2e-07``.
     """
     digits = stable_digits(spread, most)
     if x == 0 or not math.isfinite(x) or not 1e-3 <= abs(x) < 1e6:
@@ -121,10 +110,9 @@ def format_stable(x: float, spread: float, most: int = 4) -> str:
 
 
 def format_decade(x: float, floor: float | None = None) -> str:
-    """``"< 1e-04"``: the smallest power of ten above ``|x|`` (``"0"`` for zero).
+    """``"< 1e-04"``: the smallest power of ten above ``|x|`` (``"0"``; ``"< floor"`` below ``floor``).
 
-    For numbers whose digits are a solver's rounding (they differ between BLAS kernels). With
-    ``floor`` (a power of ten), every ``|x|`` below it, zero included, prints as ``"< floor"``.
+    For numbers whose digits are a solver's rounding (they differ between BLAS kernels).
     """
     x = abs(float(x))
     if not math.isfinite(x):
@@ -165,10 +153,9 @@ class Check:
     @property
     def line(self) -> str:
         """The rounded, human-readable form printed by :meth:`ClaimLog.check` (two lines)."""
-        verdict = self.result
         paper = f"; paper: {self.paper}" if self.paper else ""
         measured = f"measured {self.measured}; required {self.required}{paper}"
-        return f"[{verdict}] {self.label} {self.what}\n       {measured}"
+        return f"[{self.result}] {self.label} {self.what}\n       {measured}"
 
     @property
     def result(self) -> str:
@@ -205,11 +192,7 @@ class Check:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any], profile: str = "") -> Check:
-        """The check :meth:`to_json` wrote; ``profile`` fills in a record without one.
-
-        An older record may lack the kind (evidence), the paper's value or the printed value
-        (then the value to 4 digits); unknown entries are ignored.
-        """
+        """The check :meth:`to_json` wrote; ``profile``, ``""`` and the value to 4 digits fill in old ones."""
         known = {f.name for f in fields(cls)}
         values = {"paper": "", "profile": profile} | {k: v for k, v in data.items() if k in known}
         if isinstance(values["target"], list):
@@ -237,11 +220,9 @@ Qualification = tuple[str, str]  # (claim id, text)
 class ChapterRecord:
     """What one run of a chapter recorded: its checks, its qualifications and its platform."""
 
-    #: The notebook's name (file stem).
+    #: The notebook's name (file stem), the profile it ran at, every check in the order made.
     notebook: str
-    #: The profile it ran at.
     profile: str
-    #: Every check, in the order it was made.
     checks: tuple[Check, ...] = ()
     #: ``(claim, text)`` of every qualification (:meth:`ClaimLog.qualify`).
     qualifications: tuple[Qualification, ...] = ()
@@ -291,13 +272,7 @@ class ChapterRecord:
 
 
 def load_chapter_record(path: Path) -> ChapterRecord:
-    """The chapter record in the JSON file ``path``.
-
-    Raises
-    ------
-    PathError
-        If the file cannot be read, is not JSON, or does not hold a chapter record (naming it).
-    """
+    """The chapter record in the JSON file ``path``; PathError naming it if it does not hold one."""
     try:
         return ChapterRecord.from_json(json.loads(Path(path).read_text(encoding="utf-8")))
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
@@ -310,18 +285,10 @@ def load_chapter_records(folder: Path) -> list[ChapterRecord]:
 
 
 class ClaimLog:
-    """The claim checks of one notebook run, written to ``<output>/claims/<notebook>.json``.
+    """The claim checks of a run of ``notebook`` (file stem), written to ``<output>/claims/<notebook>.json``.
 
-    Parameters
-    ----------
-    notebook
-        Name of the notebook (file stem).
-    profile
-        Execution profile (one of :data:`PROFILE_NAMES`), recorded with each check.
-    output_dir
-        Root of the output tree; None means ``<project root>/outputs``.
-    seed
-        The seed the chapter runs at, recorded (the book's verdicts count seeds).
+    ``profile`` (one of :data:`PROFILE_NAMES`) and ``seed`` are recorded; ``output_dir`` is the
+    output tree's root (None: ``<project root>/outputs``).
     """
 
     def __init__(
@@ -335,7 +302,7 @@ class ClaimLog:
         self.path = output_layout(output_dir).claims / f"{notebook}.json"
         self.checks: list[Check] = []
         self.qualifications: list[Qualification] = []
-        self.platform = platform_info()  # the machine of this run (the notebook's kernel)
+        self.platform = platform_info()
         self.complete = False
         self._write()
 
@@ -440,10 +407,9 @@ class ClaimLog:
         return self.check(claim, what, sample, relation, target, **options)
 
     def qualify(self, claim: str, text: str) -> None:
-        """Attach a qualification to ``claim``: a stated limit of what its evidence shows.
+        """Attach a qualification (a stated limit of what its evidence shows) to ``claim``, print it.
 
-        The claim's verdict becomes *reproduced with a qualification* (if its evidence passes);
-        the text is printed and shown in the report.
+        The claim's verdict becomes *reproduced with a qualification* (if its evidence passes).
         """
         if not (isinstance(text, str) and text.strip()):
             raise InvalidDataError(f"claim {claim}: a qualification needs a non-empty text")
@@ -452,11 +418,7 @@ class ClaimLog:
         print(f"[NOTE] {claim} qualification: {text.strip()}")
 
     def summary(self) -> ClaimTable:
-        """The compact table of this run's checks, to show at the end of the chapter.
-
-        A chapter's second-last cell (tagged ``hide-input``) ends with ``claims.summary()``:
-        shown as an HTML table, compared by nbval in plain text; the last calls :meth:`conclude`.
-        """
+        """The compact table of this run's checks, shown by the chapter's second-last cell."""
         return ClaimTable(tuple(self.checks))
 
     @property
@@ -465,12 +427,12 @@ class ClaimLog:
         return self.record.failed
 
     def conclude(self) -> None:
-        """End the chapter: mark the record complete; raise if any check failed.
+        """End the chapter: mark the record complete.
 
         Raises
         ------
         ClaimCheckError
-            Listing every failed check (:attr:`Check.failure`), after the record is written complete.
+            Listing every failed check (:attr:`Check.failure`), after the record is written.
         """
         self.complete = True
         self._write()

@@ -34,8 +34,7 @@ How a check decides, with ``z`` the standard normal quantile of ``1 - level``:
   needs ``q > 1 - level``. A shortfall that is not there is recorded with probability at most
   ``level``.
 
-Only the standard library is imported here (the runner reads claim records without loading
-numpy); ``"mean_quantile"`` loads numpy when it resamples.
+Only the standard library is imported here (the runner reads claim records without numpy).
 """
 
 from __future__ import annotations
@@ -81,16 +80,14 @@ def _finite_tuple(values: Iterable[Any], name: str) -> tuple[float, ...]:
 class Sample:
     """What a statistical check records at one seed, enough to pool it with the others."""
 
-    #: One of :data:`TESTS`.
-    test: str
+    test: str  # one of TESTS
     #: The trials' values (``"mean"``, ``"mean_quantile"``), or the estimates (``"estimate"``).
     values: tuple[float, ...]
     #: The standard error of each estimate (``"estimate"`` only).
     errors: tuple[float, ...] = ()
     #: ``"mean_quantile"``: how many trials the target is a mean of.
     trials: int = 0
-    #: The test's error rate (see the module docstring).
-    level: float = DEFAULT_LEVEL
+    level: float = DEFAULT_LEVEL  # the test's error rate
 
     def __post_init__(self) -> None:
         if self.test not in TESTS:
@@ -156,11 +153,7 @@ class Sample:
 
     @cached_property
     def bootstrap_means(self) -> Any:
-        """``"mean_quantile"``: the means of ``trials`` trials resampled from the values.
-
-        A numpy array of :data:`BOOTSTRAP_RESAMPLES` means, drawn from :data:`BOOTSTRAP_SEED`
-        once per sample (every :meth:`quantile_of` counts the same draws).
-        """
+        """``"mean_quantile"``: the means of ``trials`` trials resampled from the values, drawn once."""
         if self.test != "mean_quantile":
             raise InvalidDataError(f"bootstrap means need a 'mean_quantile' test, not {self.test!r}")
         from ..statistics import bootstrap_means
