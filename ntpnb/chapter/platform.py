@@ -19,49 +19,13 @@ from typing import Any
 
 from threadpoolctl import threadpool_info
 
-__all__ = [
-    "PLATFORM_KEYS",
-    "cpu_model",
-    "platform_info",
-    "format_platform",
-    "platform_section",
-]
+__all__ = ["cpu_model", "platform_info", "format_platform", "platform_section"]
 
 #: The packages whose versions a run records (the numerical stack of ntpnb).
-PACKAGES: tuple[str, ...] = (
-    "numpy",
-    "scipy",
-    "numba",
-    "cvxpy",
-    "clarabel",
-    "osqp",
-    "scs",
-    "highspy",
-    "threadpoolctl",
-)
+PACKAGES = ("numpy", "scipy", "numba", "cvxpy", "clarabel", "osqp", "scs", "highspy", "threadpoolctl")
 
 #: The fields of each library threadpoolctl reports that a run records.
-LIBRARY_KEYS: tuple[str, ...] = (
-    "user_api",
-    "internal_api",
-    "version",
-    "architecture",
-    "threading_layer",
-    "num_threads",
-)
-
-#: The top-level entries of :func:`platform_info`, in the order the tables show them.
-PLATFORM_KEYS: tuple[str, ...] = (
-    "cpu",
-    "cores",
-    "machine",
-    "os",
-    "python",
-    "packages",
-    "threadpools",
-    "openblas_coretype",
-    "thread_env",
-)
+LIBRARY_KEYS = ("user_api", "internal_api", "version", "architecture", "threading_layer", "num_threads")
 
 #: Environment variables that set thread counts (recorded when set).
 THREAD_ENV: tuple[str, ...] = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
@@ -96,12 +60,10 @@ def platform_info() -> dict[str, Any]:
     Returns
     -------
     dict
-        ``cpu`` (model name), ``cores`` (``os.cpu_count()``), ``machine``, ``os``, ``python``,
-        ``packages`` (name -> version, None when not installed), ``threadpools`` (per loaded
-        BLAS/OpenMP library, threadpoolctl's fields ``user_api``, ``internal_api``, ``version``,
-        ``architecture`` (the kernel), ``threading_layer``, ``num_threads``, and ``file``),
-        ``openblas_coretype`` (None when unset) and ``thread_env`` (thread-count variables set).
-        numpy's and scipy's BLAS are loaded first, so every run of a machine records the same.
+        ``cpu`` (model name), ``cores``, ``machine``, ``os``, ``python``, ``packages`` (name ->
+        version, None when not installed), ``threadpools`` (per loaded BLAS/OpenMP library, the
+        :data:`LIBRARY_KEYS` and ``file``), ``openblas_coretype`` and ``thread_env``. numpy's and
+        scipy's BLAS are loaded first, so every run of a machine records the same.
     """
     import numpy  # noqa: F401  (loads numpy's OpenBLAS)
     import scipy.linalg  # noqa: F401  (loads scipy's, a separate library)
@@ -170,12 +132,8 @@ def format_platform(info: Mapping[str, Any]) -> str:
 def platform_section(records: Mapping[str, Mapping[str, Any] | None], what: str = "run") -> str:
     """Markdown for the platforms of several runs: one table per distinct platform, naming its runs.
 
-    Parameters
-    ----------
-    records
-        Run name -> its :func:`platform_info` record (None when the run recorded none).
-    what
-        What a run is called in the text ("chapter", "run").
+    ``records`` maps a run's name to its :func:`platform_info` (None when it recorded none);
+    ``what`` is what a run is called in the text ("chapter", "run").
     """
     groups: dict[str, tuple[Mapping[str, Any], list[str]]] = {}
     unrecorded = []
