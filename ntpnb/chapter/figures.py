@@ -41,12 +41,9 @@ def four_panels(
     color: str | None = None,
     style: str = "-",
 ) -> None:
-    """The four panels of Paper A's Figs. 1 (right), 4 and 5 for one training run.
+    """The four panels of Paper A's Figs. 1 (right), 4 and 5 for the :class:`~ntpnb.optim.Trace` of one run.
 
-    ``trace`` is a :class:`~ntpnb.optim.Trace` of :func:`ntpnb.train`: the loss against the
-    entropy (dotted), the norm, the correlation with ``W^mm`` (dashed: of ``W_k - W*``) and
-    the distance of ``P_F(W_k)`` to ``W*``, on a log-scaled iteration axis. The page's width
-    holds two panels side by side: pass the axes of a 2 x 2 grid (``axes.ravel()``).
+    Pass the axes of a 2 x 2 grid (``axes.ravel()``): the page's width holds two panels.
     """
     k = trace.iterations
     keep = k >= 1  # log-scaled iteration axis
@@ -63,11 +60,7 @@ def four_panels(
 
 
 def draw_contexts(ax: Axes, data, names: Sequence[str]) -> None:
-    """Black circles at the context embeddings (2-D), with their names and colored support sets.
-
-    Each support is written beside its context as ``{z ...}`` (tokens counted from 1), every
-    token in the color of its row of ``W`` (:func:`draw_rows`).
-    """
+    """Black circles at the context embeddings (2-D), named, with their supports ``{z ...}`` in colour."""
     supports = [[int(z) + 1 for z in s] for s in data.supports]
     ax.scatter(*data.H.T, s=60, color="k", zorder=3)
     for name, h, sup in zip(names, data.H, supports, strict=True):
@@ -86,11 +79,7 @@ def draw_contexts(ax: Axes, data, names: Sequence[str]) -> None:
 
 
 def draw_rows(ax: Axes, W: np.ndarray, normal_lines: bool = False, scale: float = 1.0) -> None:
-    """The rows ``w_v`` of a 2-D decoder as lines with star tips, or the lines normal to them.
-
-    Row ``v`` is drawn in ``COLORS[v]``; ``w_5`` dashed and with a smaller star, so that it
-    shows inside ``w_1`` where the two coincide (Fig. 1).
-    """
+    """The rows ``w_v`` of a 2-D decoder as lines with star tips (``w_5`` dashed), or lines normal to them."""
     for v, w in enumerate(W):
         color, ls = COLORS[v], ("--" if v == 4 else "-")  # w_5 dashed over w_1
         label = f"$w_{v + 1}$"
@@ -113,10 +102,8 @@ def draw_rows(ax: Axes, W: np.ndarray, normal_lines: bool = False, scale: float 
 def unit_rows(ax: Axes, trace, target: np.ndarray, H: np.ndarray, scale: float) -> Callable[[int], None]:
     """Draw the frame of a 2-D training run on ``ax``; return ``show(i)``, which shows record ``i``.
 
-    The frame holds the faint rows of ``target``, the contexts at a third of their embeddings
-    and fixed limits; ``show(i)`` moves the rows of ``W_k / ||W_k||`` (record ``i`` of ``trace``,
-    which must hold ``"W"`` and ``"corr"``) and titles the axes with ``k`` and the correlation,
-    without rebuilding the axes (an animation calls it once per frame).
+    The frame holds the faint rows of ``target`` and the contexts; ``show(i)`` moves the rows of
+    ``W_k / ||W_k||`` (``trace`` holds ``"W"`` and ``"corr"``) without rebuilding the axes.
     """
     rows = []
     for v in range(target.shape[0]):
@@ -142,10 +129,7 @@ def draw_unit_rows(ax: Axes, trace, i: int, target: np.ndarray, H: np.ndarray, s
 
 
 def draw_graph(ax: Axes, g, K: int) -> None:
-    """A token-priority graph: nodes on a circle, SCCs shaded, ``(i => j)`` black, edges in an SCC orange.
-
-    ``g`` is one graph of :func:`ntpnb.attention.token_priority_graphs`, ``K`` the vocabulary.
-    """
+    """A graph of :func:`ntpnb.attention.token_priority_graphs` over ``K`` tokens, its SCCs shaded."""
     from matplotlib.patches import Polygon
 
     angle = 2 * np.pi * np.arange(K) / K
