@@ -76,7 +76,7 @@ def crossing(x: Sequence[float], y: Sequence[float], level: float = 0.5) -> floa
     y = as_float_array(as_ordered(y, "y"), "y", 1)
     if not (is_real(level) and np.isfinite(level)):
         raise InvalidDataError(f"level must be a finite number, got {level!r}")
-    if x.shape != y.shape or x.ndim != 1 or x.size == 0:
+    if x.shape != y.shape or x.size == 0:
         raise InvalidDataError(f"x and y must be 1-D of the same length, got {x.shape} and {y.shape}")
     if np.any(np.diff(x) <= 0):
         raise InvalidDataError("x must be strictly increasing")
@@ -116,8 +116,8 @@ def crossing_interval(
 def _whole_numbers(values: Sequence[int], top: int, name: str) -> np.ndarray:
     """``values`` as a non-empty 1-D int64 array of whole numbers in ``[0, top]``."""
     array = as_float_array(as_ordered(values, name), name, 1)
-    if array.ndim != 1 or array.size == 0:
-        raise InvalidDataError(f"{name} must be a non-empty 1-D sequence, got shape {array.shape}")
+    if array.size == 0:
+        raise InvalidDataError(f"{name} must be a non-empty 1-D sequence")
     if np.any(array != np.floor(array)) or np.any(array < 0) or np.any(array > top):
         raise InvalidDataError(f"{name} must hold whole numbers in [0, {top}], got {array.tolist()}")
     return array.astype(np.int64)
@@ -147,15 +147,10 @@ def threshold_crossing_bootstrap(
     """Where the fraction of draws whose threshold is at most ``x`` crosses ``level``, with a bootstrap error.
 
     Draw ``k`` succeeds exactly at the grid points from index ``first[k]`` on (``len(x)``: at
-    none), as a draw nested in the grid does. The estimate is :func:`crossing` of the fraction
-    of draws with ``first <= i``. The counts are dependent across points, so the bootstrap
-    resamples whole draws (``n_boot`` replicates); the grid's resolution is not part of the error.
-
-    Returns
-    -------
-    tuple of float
-        The crossing and its standard error (NaN if the curve, or any replicate, never reaches
-        ``level``).
+    none), as a draw nested in the grid does. Returns :func:`crossing` of the fraction of draws
+    with ``first <= i``, and its standard error over ``n_boot`` replicates resampling whole draws
+    (the counts are dependent across points); both NaN if a curve never reaches ``level``. The
+    grid's resolution is not part of the error.
 
     Raises
     ------
@@ -198,11 +193,10 @@ class FiniteSizeFit:
 def finite_size_fit(
     sizes: Sequence[float], values: Sequence[float], errors: Sequence[float]
 ) -> FiniteSizeFit:
-    """Weighted least-squares fit of ``values = limit + slope / sizes``.
+    """Weighted (``1 / errors**2``) least-squares fit of ``values = limit + slope / sizes``.
 
-    Weights ``1 / errors**2`` (independent estimates); the fit's standard errors are not rescaled
-    by the residuals (compare ``chi2`` with ``dof``). ``1 / size`` is a model of the drift, not a
-    law: ``limit`` depends on it. Closed form, no BLAS (the same bits on every CPU).
+    The standard errors are not rescaled by the residuals (compare ``chi2`` with ``dof``). ``1 /
+    size`` is a model of the drift, not a law. Closed form, no BLAS (the same bits on every CPU).
 
     Raises
     ------
@@ -213,14 +207,9 @@ def finite_size_fit(
     sizes = as_float_array(as_ordered(sizes, "sizes"), "sizes", 1)
     values = as_float_array(as_ordered(values, "values"), "values", 1)
     errors = as_float_array(as_ordered(errors, "errors"), "errors", 1)
-    if not sizes.shape == values.shape == errors.shape or sizes.ndim != 1:
-        raise InvalidDataError(
-            f"sizes, values and errors must be 1-D of one length, got {sizes.shape}, {values.shape}, "
-            f"{errors.shape}"
-        )
-    for name, arr in (("sizes", sizes), ("values", values), ("errors", errors)):
-        if not np.all(np.isfinite(arr)):
-            raise InvalidDataError(f"{name} must be finite, got {arr.tolist()}")
+    if not sizes.shape == values.shape == errors.shape:
+        shapes = f"{sizes.shape}, {values.shape}, {errors.shape}"
+        raise InvalidDataError(f"sizes, values and errors must be 1-D of one length, got {shapes}")
     if np.any(sizes <= 0) or np.any(errors <= 0):
         raise InvalidDataError(
             f"sizes and errors must be positive, got {sizes.tolist()} and {errors.tolist()}"
@@ -273,13 +262,10 @@ def threshold_gof_pvalue(
 
     Draw ``k`` succeeds exactly at the grid points from index ``first[k]`` on (``len(cdf)``: at
     none), and the model says ``P(first <= i) = cdf[i]``. The statistic is
-    :func:`binomial_deviance` of the numbers of draws with ``first <= i``; those are dependent
-    across ``i``, so its null distribution is simulated (no asymptotic chi-square, wrong for
-    small expected counts): ``n_sim`` sets of ``len(first)`` thresholds with
-    ``P(first = i) = cdf[i] - cdf[i - 1]``. The p-value ``(1 + #{simulated G >= observed G}) /
-    (n_sim + 1)`` is valid at every sample size; simulated statistics within a relative
-    :data:`~ntpnb.settings.PVALUE_TIE_RTOL` of the observed one count as at least as extreme.
-    Returns 0 when an observed threshold is impossible under the model.
+    :func:`binomial_deviance` of the numbers of draws with ``first <= i``, with its null
+    distribution simulated (``n_sim`` sets of ``len(first)`` thresholds; an asymptotic
+    chi-square is wrong for small expected counts), so the p-value is valid at every sample
+    size. Returns 0 when an observed threshold is impossible under the model.
 
     Raises
     ------
@@ -289,7 +275,7 @@ def threshold_gof_pvalue(
         or the simulations would exceed :data:`ntpnb.settings.MAX_DENSE_BYTES`.
     """
     F = as_float_array(as_ordered(cdf, "cdf"), "cdf", 1)
-    if F.ndim != 1 or F.size == 0 or not np.all((F >= 0) & (F <= 1)) or np.any(np.diff(F) < 0):
+    if F.size == 0 or not np.all((F >= 0) & (F <= 1)) or np.any(np.diff(F) < 0):
         raise InvalidDataError(f"cdf must be a non-decreasing 1-D sequence in [0, 1], got {F.tolist()}")
     idx = _whole_numbers(first, F.size, "first")
     n, n_sim = idx.size, as_count(n_sim, "n_sim")
@@ -309,10 +295,7 @@ def bootstrap_means(
     n_resamples: int = 20_000,
     rng: int | np.random.Generator = 0,
 ) -> np.ndarray:
-    """Means of ``n_draws`` values drawn with replacement from ``values``, ``n_resamples`` times.
-
-    The distribution of a mean over ``n_draws`` trials (default ``len(values)``): its quantiles
-    give a percentile interval, what a heavy-tailed sample needs instead of a standard error.
+    """Means of ``n_draws`` (default ``len(values)``) values drawn with replacement, ``n_resamples`` times.
 
     Raises
     ------
@@ -321,8 +304,8 @@ def bootstrap_means(
         ``rng`` is not a generator or a seed.
     """
     x = as_float_array(as_ordered(values, "values"), "values", 1)
-    if x.ndim != 1 or x.size == 0 or not np.all(np.isfinite(x)):
-        raise InvalidDataError(f"values must be a non-empty finite 1-D sequence, got shape {x.shape}")
+    if x.size == 0:
+        raise InvalidDataError("values must be a non-empty finite 1-D sequence")
     n = x.size if n_draws is None else as_count(n_draws, "n_draws")
     reps = as_count(n_resamples, "n_resamples")
     check_dense_size((reps, n), "the bootstrap draws")
