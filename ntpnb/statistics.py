@@ -91,11 +91,7 @@ def crossing(x: Sequence[float], y: Sequence[float], level: float = 0.5) -> floa
 
 
 def crossing_interval(
-    x: Sequence[float],
-    successes: Sequence[int],
-    n: int,
-    level: float = 0.5,
-    confidence: float = 0.95,
+    x: Sequence[float], successes: Sequence[int], n: int, level: float = 0.5, confidence: float = 0.95
 ) -> tuple[float, float]:
     """Where a measured proportion crosses ``level``, with its uncertainty from Wilson intervals.
 
@@ -253,10 +249,7 @@ def _simulated_pvalue(observed: float, simulated: np.ndarray) -> float:
 
 
 def threshold_gof_pvalue(
-    first: Sequence[int],
-    cdf: Sequence[float],
-    rng: int | np.random.Generator,
-    n_sim: int = 9999,
+    first: Sequence[int], cdf: Sequence[float], rng: int | np.random.Generator, n_sim: int = 9999
 ) -> float:
     """Monte Carlo p-value of where draws' thresholds lie against a model of their distribution function.
 

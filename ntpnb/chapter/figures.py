@@ -89,12 +89,7 @@ def draw_rows(ax: Axes, W: np.ndarray, normal_lines: bool = False, scale: float 
             ax.plot(t * u[0], t * u[1], color=color, ls=ls, label=label)
         else:
             tip = scale * w
-            ax.annotate(
-                "",
-                tip,
-                (0, 0),
-                arrowprops={"arrowstyle": "-", "color": color, "ls": ls},
-            )
+            ax.annotate("", tip, (0, 0), arrowprops={"arrowstyle": "-", "color": color, "ls": ls})
             size = {0: 17, 4: 9}.get(v, 12)  # w_5 drawn inside w_1 where they coincide
             ax.plot(*tip, marker="*", ms=size, color=color, ls="none", label=label)
 

@@ -93,10 +93,7 @@ PAGE_WIDTH: float = PAGE_PIXELS / _FIGURE_DPI - 2 * _PAD_INCHES
 #: Colour cycle (colour-blind safe, Okabe-Ito) used for tokens and curves.
 COLORS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
 
-_METADATA = {
-    ".png": {"Software": None},
-    ".pdf": {"Creator": None, "Producer": None, "CreationDate": None},
-}
+_METADATA = {".png": {"Software": None}, ".pdf": {"Creator": None, "Producer": None, "CreationDate": None}}
 
 
 def use_style() -> None:
@@ -178,12 +175,7 @@ def show_figure(fig: Figure, name: str, layout: OutputLayout) -> None:
 
 
 def show_animation(
-    fig: Figure,
-    draw_frame: Callable[[Any], object],
-    frames: Iterable[Any],
-    interval: int = 200,
-    *,
-    alt: str,
+    fig: Figure, draw_frame: Callable[[Any], object], frames: Iterable[Any], interval: int = 200, *, alt: str
 ) -> None:
     """Animate ``fig`` over ``frames`` and show it as inline JavaScript; then close ``fig``.
 
