@@ -46,7 +46,6 @@ __all__ = [
     "RELATIONS",
     "format_number",
     "format_decade",
-    "format_requirement",
 ]
 
 Target = float | tuple[float, float]
@@ -171,11 +170,14 @@ class Check:
 
     @property
     def required(self) -> str:
-        """What the check requires of the value, as printed (:func:`format_requirement`)."""
-        required = format_requirement(self.relation, self.target, self.tol)
-        if self.sample is not None:
-            required += f", {self.sample.requirement(self.kind)}"
-        return required
+        """What the check requires of the value, as printed: ``"= -1 ± 0.02"``, ``"< 1e-12"``."""
+        if self.relation == "in":
+            required = f"in [{self.target[0]:g}, {self.target[1]:g}]"  # type: ignore[index]
+        elif self.relation == "~":
+            required = f"= {self.target:g} ± {self.tol:g}"
+        else:
+            required = f"{self.relation} {self.target:g}"
+        return required + (f", {self.sample.requirement(self.kind)}" if self.sample is not None else "")
 
     @property
     def failure(self) -> str:
@@ -201,16 +203,6 @@ class Check:
         if values.get("sample") is not None:
             values["sample"] = Sample.from_json(values["sample"])
         return cls(**values)
-
-
-def format_requirement(relation: str, target: Target, tol: float) -> str:
-    """What a check requires of the measured value, e.g. ``"= -1 ± 0.02"`` or ``"< 1e-12"``."""
-    if relation == "in":
-        lo, hi = target  # type: ignore[misc]
-        return f"in [{lo:g}, {hi:g}]"
-    if relation == "~":
-        return f"= {target:g} ± {tol:g}"
-    return f"{relation} {target:g}"
 
 
 Qualification = tuple[str, str]  # (claim id, text)
