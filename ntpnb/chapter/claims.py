@@ -329,12 +329,10 @@ class ClaimLog:
         relation
             One of :data:`RELATIONS`: ``<, <=, >, >=, ==``; ``~`` (``|value - target| <= tol``);
             ``in`` (``target`` is an interval ``(lo, hi)``).
-        tol
-            Tolerance of ``~``.
         paper
             What the paper reports, quoted for the reader.
         floor
-            Print ``< floor`` below this magnitude (rounding noise; :func:`format_number`).
+            Print ``< floor`` below this magnitude (rounding noise).
         kind
             ``"claim"``, ``"finding"`` or ``"sanity"`` (see the module docstring); a
             ``"measurement"`` is statistical.

@@ -69,9 +69,7 @@ def figures_wanted() -> bool:
 
 
 def find_project_root(start: str | Path | None = None) -> Path:
-    """The nearest folder at or above ``start`` that is a checkout of this project.
-
-    A checkout holds ``_toc.yml`` and ``notebooks/``; ``start`` defaults to the working directory.
+    """The nearest folder at or above ``start`` (default: the working one) with ``_toc.yml``, ``notebooks``.
 
     Raises
     ------

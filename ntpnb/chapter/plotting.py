@@ -15,11 +15,9 @@ front matter of its ``{code-cell}``, ::
       image:
         alt: The figure described for a reader who cannot see it.
 
-A caption states a number set by a parameter or the run through ``{glue:text}``
-(:mod:`~ntpnb.chapter.prose`), or names the parameter. An animation's alt text is
-:func:`show_animation`'s ``alt``. :func:`figure_cell_problems` says what a cell lacks; the
-book's build refuses such a cell. :func:`show_figure` warns about text smaller than
-:data:`MIN_TEXT_POINTS` once the page has shrunk the figure to :data:`PAGE_PIXELS`.
+A caption states a number set by a parameter or the run through ``{glue:text}``, or names the
+parameter. An animation's alt text is :func:`show_animation`'s ``alt``. The book's build refuses
+a cell that lacks any of these (:func:`figure_cell_problems`).
 """
 
 from __future__ import annotations

@@ -6,15 +6,10 @@ package's long computations take such a callable as their ``progress`` argument)
     with progress("long runs") as tick:
         runs = ntp.train(..., progress=tick)
 
-Where the chapter runs decides what is shown:
-
-* in Jupyter, one line under the cell, updated in place:
-  ``long runs: 41% (410,000 of 1,000,000), 9 s``;
-* under ``ntpnb reproduce`` (:data:`PROGRESS_FILE_VAR` set), nothing in the notebook: the state
-  goes to that file (replaced atomically), shown by the runner's display (:func:`read_progress`);
-* elsewhere (a script, or :data:`QUIET_VAR` set to ``off``), nothing.
-
-Nothing shown depends on the loop's results, so the executed notebooks do not change.
+In Jupyter it shows one line under the cell, updated in place; under ``ntpnb reproduce``
+(:data:`PROGRESS_FILE_VAR` set) the state goes to that file, shown by the runner's display
+(:func:`read_progress`); elsewhere (or with :data:`QUIET_VAR` ``off``) nothing. Nothing shown
+depends on the loop's results, so the executed notebooks do not change.
 """
 
 from __future__ import annotations
