@@ -80,14 +80,7 @@ def crossing(x: Sequence[float], y: Sequence[float], level: float = 0.5) -> floa
         raise InvalidDataError(f"x and y must be 1-D of the same length, got {x.shape} and {y.shape}")
     if np.any(np.diff(x) <= 0):
         raise InvalidDataError("x must be strictly increasing")
-    above = np.flatnonzero(y >= level)
-    if above.size == 0:
-        return float("nan")
-    i = int(above[0])
-    if i == 0:
-        return float(x[0])
-    x0, x1, y0, y1 = x[i - 1], x[i], y[i - 1], y[i]
-    return float(x0 + (level - y0) * (x1 - x0) / (y1 - y0))
+    return float(_first_crossings(x, y[None, :], level)[0])
 
 
 def crossing_interval(
