@@ -99,15 +99,18 @@ class RunRecord:
         overrides = data.get("overrides", {})
         seeds = data.get("seeds", [])
         notebooks = data.get("notebooks", [])
-        if not isinstance(overrides, dict) or not all(
-            isinstance(k, str) and isinstance(v, str) for k, v in overrides.items()
-        ):
+        if not _texts_by_name(overrides):
             raise ValueError("'overrides' is not a mapping of names to texts")
         if not isinstance(seeds, list) or not all(type(s) is int for s in seeds):
             raise ValueError("'seeds' is not a list of integers")
         if not isinstance(notebooks, list) or not all(isinstance(n, str) for n in notebooks):
             raise ValueError("'notebooks' is not a list of names")
         return cls(data["profile"], dict(overrides), tuple(seeds), tuple(notebooks))
+
+
+def _texts_by_name(data: object) -> bool:
+    """Whether ``data`` is a dict of texts by text."""
+    return isinstance(data, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in data.items())
 
 
 def _describe_seeds(seeds: Sequence[int]) -> str:
@@ -166,9 +169,7 @@ class Manifest:
         if not isinstance(data, dict) or not isinstance(data.get("key"), str):
             raise ValueError("no cache key")
         outputs = data.get("outputs")
-        if not isinstance(outputs, dict) or not all(
-            isinstance(k, str) and isinstance(v, str) for k, v in outputs.items()
-        ):
+        if not _texts_by_name(outputs):
             raise ValueError("no digests of the outputs (written before they were recorded)")
         parameters = data.get("parameters", {})
         seconds = data.get("seconds", 0.0)
