@@ -62,9 +62,7 @@ RELATIONS: dict[str, Callable[[float, Target, float], bool]] = {
 }
 
 
-#: The kinds of check: evidence for a paper's claim, a finding (the claim measured not to hold),
-#: a sanity check of the code or setting, or a measurement of ours that qualifies a claim
-#: (statistical only, decided pooled).
+#: The kinds of check (see the module docstring).
 KINDS: tuple[str, ...] = ("claim", "sanity", "finding", "measurement")
 
 #: The profiles a chapter runs at, which its record names: ``paper`` (the papers' settings) and

@@ -1,10 +1,9 @@
 """Statistical claim checks: a sample recorded at each seed, tested there, and pooled over the sweep.
 
-A claim about an average over random trials ("the mean correlation over 100 trials exceeds
-0.99") would fail by chance under a fixed threshold on one run's mean. Such a check records its
-:class:`Sample`, tested at the chapter's seed; the verdict tests it pooled over the sweep's seeds
-(:meth:`Sample.pooled`), which decides the claim. Every test has an error rate, its ``level``
-(default :data:`DEFAULT_LEVEL`).
+A claim about an average over random trials would fail by chance under a fixed threshold on
+one run's mean. Such a check records its :class:`Sample`, tested at the chapter's seed; the
+verdict tests it pooled over the sweep's seeds, which decides the claim. Every test has an error
+rate, its ``level``.
 
 The tests (:data:`TESTS`):
 
@@ -15,10 +14,9 @@ The tests (:data:`TESTS`):
     One estimate per seed with its standard error (e.g. a bootstrap error); pooled by inverse
     variance weights (a fixed-effect combination).
 ``"mean_quantile"``
-    The values are trials, and the target is a mean that a paper reports over ``trials`` trials;
-    the statistic is ``q``, the fraction of bootstrap means of ``trials`` of our trials that are
-    at most the target: where the paper's value lies among the means our trials give (for
-    heavy-tailed values, whose standard error would mislead). Pooled: all trials.
+    The values are trials, and the target is a mean a paper reports over ``trials`` trials; the
+    statistic ``q`` is the fraction of bootstrap means of ``trials`` of our trials at most the
+    target (for heavy-tailed values, whose standard error would mislead). Pooled: all trials.
 
 How a check decides, with ``z`` the standard normal quantile of ``1 - level``:
 
