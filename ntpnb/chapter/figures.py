@@ -68,14 +68,8 @@ def draw_contexts(ax: Axes, data, names: Sequence[str]) -> None:
         ax.annotate(name, h, xytext=away, textcoords="offset points", weight="bold")
         pieces = [("{", "k")] + [(f"{z}", COLORS[z - 1]) for z in sup] + [("}", "k")]
         for i, (text, color) in enumerate(pieces):
-            ax.annotate(
-                text,
-                h,
-                xytext=(away[0] + 8 + 8 * i, away[1] - 12),
-                textcoords="offset points",
-                color=color,
-                weight="bold",
-            )
+            offset = (away[0] + 8 + 8 * i, away[1] - 12)
+            ax.annotate(text, h, xytext=offset, textcoords="offset points", color=color, weight="bold")
 
 
 def draw_rows(ax: Axes, W: np.ndarray, normal_lines: bool = False, scale: float = 1.0) -> None:
@@ -138,10 +132,7 @@ def draw_graph(ax: Axes, g, K: int) -> None:
     for i, j in g.edges:
         color = COLORS[1] if g.same_component(i, j) else "black"
         ax.annotate(
-            "",
-            xy=pos[j],
-            xytext=pos[i],
-            arrowprops={"arrowstyle": "-|>", "color": color, "shrinkA": 11, "shrinkB": 11},
+            "", pos[j], pos[i], arrowprops={"arrowstyle": "-|>", "color": color, "shrinkA": 11, "shrinkB": 11}
         )
     for v in g.nodes:
         ax.scatter(*pos[v], s=380, color=COLORS[0], zorder=3)
