@@ -211,14 +211,8 @@ def finite_size_fit(
     det = s * suu - su * su
     limit, slope = (suu * sy - su * suy) / det, (s * suy - su * sy) / det
     chi2 = float((w * (values - limit - slope * u) ** 2).sum())
-    return FiniteSizeFit(
-        limit=float(limit),
-        limit_se=float(np.sqrt(suu / det)),
-        slope=float(slope),
-        slope_se=float(np.sqrt(s / det)),
-        chi2=chi2,
-        dof=int(sizes.size - 2),
-    )
+    limit_se, slope_se = float(np.sqrt(suu / det)), float(np.sqrt(s / det))
+    return FiniteSizeFit(float(limit), limit_se, float(slope), slope_se, chi2, sizes.size - 2)
 
 
 def binomial_deviance(successes: np.ndarray, probs: np.ndarray, n: int) -> np.ndarray:

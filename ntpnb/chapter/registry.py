@@ -207,8 +207,7 @@ def paper_value(claim_id: str, name: str) -> float:
     Raises
     ------
     NTPError
-        If the id is not in the registry, or the claim has no number of that name (the error
-        lists the names it has).
+        If the id is not in the registry, or the claim has no number of that name.
     """
     values = claim_spec(claim_id).values
     try:
