@@ -223,17 +223,11 @@ def _fits(value: Any, like: Any) -> Any:
         if not isinstance(value, (int, float)) or not math.isfinite(value):
             return _BAD
         return float(value)
-    if isinstance(like, list):
-        return _fits_items(value, like)
-    return value if isinstance(value, type(like)) else _BAD
-
-
-def _fits_items(value: Any, like: list[Any]) -> Any:
-    """``value`` as a list of items of the kind of ``like``'s (if of one kind), or :data:`_BAD`."""
+    if not isinstance(like, list):
+        return value if isinstance(value, type(like)) else _BAD
     if not isinstance(value, list):
         return _BAD
-    kinds = {type(item) for item in like}
-    if len(kinds) != 1:  # an empty or mixed list in the profile: any items
+    if len({type(item) for item in like}) != 1:  # an empty or mixed list in the profile: any items
         return value
     items = [_fits(item, like[0]) for item in value]
     return _BAD if any(item is _BAD for item in items) else items
@@ -241,18 +235,14 @@ def _fits_items(value: Any, like: list[Any]) -> Any:
 
 def _typed(text: str, like: Any) -> Any:
     """``text`` read as the kind of ``like`` (a bare word is a string); :data:`_BAD` if it does not fit."""
-    if isinstance(like, str):
-        try:
-            value = ast.literal_eval(text)
-        except (ValueError, SyntaxError, MemoryError, RecursionError):
-            return text
-        return value if isinstance(value, str) else text
     if isinstance(like, bool):
         return {"true": True, "false": False}.get(text.lower(), _BAD)
     try:
         value = ast.literal_eval(text)
     except (ValueError, SyntaxError, MemoryError, RecursionError):
-        return _BAD
+        return text if isinstance(like, str) else _BAD
+    if isinstance(like, str):
+        return value if isinstance(value, str) else text
     return _fits(value, like)
 
 
