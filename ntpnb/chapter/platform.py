@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import platform as _platform
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -93,16 +93,13 @@ def _cell(value: object) -> str:
 
 def _rows(info: Mapping[str, Any]) -> list[tuple[str, str]]:
     """``(what, value)`` rows of one platform record (missing entries say so)."""
-    packages = info.get("packages") or {}
+    packages = ", ".join(f"{n} {v}" for n, v in (info.get("packages") or {}).items() if v) or "not recorded"
     rows = [
         ("CPU", _cell(info.get("cpu"))),
         ("cores", _cell(info.get("cores"))),
         ("OS, architecture", f"{_cell(info.get('os'))}, {_cell(info.get('machine'))}"),
         ("Python", _cell(info.get("python"))),
-        (
-            "packages",
-            ", ".join(f"{name} {version}" for name, version in packages.items() if version) or "not recorded",
-        ),
+        ("packages", packages),
     ]
     for lib in info.get("threadpools") or []:
         # a library is named by its file (two copies of one OpenBLAS version can be loaded)
@@ -150,8 +147,9 @@ def platform_section(records: Mapping[str, Mapping[str, Any] | None], what: str 
         ((table, (_, names)),) = groups.items()
         return f"Every {what} ({', '.join(names)}) ran on:\n\n{table}"
     if len(groups) > 1:
-        infos = [info for info, _ in groups.values()]
-        differ = [label for label, values in _field_values(infos).items() if len(set(values)) > 1]
+        tables = [dict(_rows(info)) for info, _ in groups.values()]
+        labels = dict.fromkeys(label for table in tables for label in table)  # a missing row differs too
+        differ = [label for label in labels if len({table.get(label, "absent") for table in tables}) > 1]
         parts.append(
             f"The {what}s ran on {len(groups)} different platforms; they differ in: {', '.join(differ)}.\n"
         )
@@ -161,10 +159,3 @@ def platform_section(records: Mapping[str, Mapping[str, Any] | None], what: str 
     if unrecorded:
         parts.append(f"No platform recorded (an older run): {', '.join(unrecorded)}.\n")
     return "\n".join(parts)
-
-
-def _field_values(infos: Sequence[Mapping[str, Any]]) -> dict[str, list[str]]:
-    """Each row label -> its value in every record (a missing row counts as a value)."""
-    tables = [dict(_rows(info)) for info in infos]
-    labels = list(dict.fromkeys(label for t in tables for label in t))
-    return {label: [t.get(label, "absent") for t in tables] for label in labels}
