@@ -130,11 +130,6 @@ class Sample:
         errors = tuple(e for s in samples for e in s.errors)
         return cls(first.test, values, errors, first.trials, first.level)
 
-    @property
-    def size(self) -> int:
-        """How many trials (``"mean"``, ``"mean_quantile"``) or estimates (``"estimate"``)."""
-        return len(self.values)
-
     def estimate(self) -> tuple[float, float]:
         """The estimate and its standard error (``"mean_quantile"``: ``q`` and NaN)."""
         if self.test == "mean":
@@ -162,11 +157,6 @@ class Sample:
         """``"mean_quantile"``: the fraction of bootstrap means of ``trials`` trials at most ``target``."""
         return float((self.bootstrap_means <= target).mean())
 
-    @property
-    def z(self) -> float:
-        """The standard normal quantile of ``1 - level``."""
-        return NormalDist().inv_cdf(1.0 - self.level)
-
     def statistic(self, target: float) -> tuple[float, float]:
         """What the check compares: ``(estimate, se)``, or ``(q, NaN)`` for ``"mean_quantile"``."""
         if self.test == "mean_quantile":
@@ -182,7 +172,8 @@ class Sample:
             On a relation the test and kind do not support.
         """
         value, se = self.statistic(target)
-        established, level, slack = kind in ESTABLISHED_KINDS, self.level, self.z * se
+        established, level = kind in ESTABLISHED_KINDS, self.level
+        slack = NormalDist().inv_cdf(1.0 - level) * se  # z at the level, times the standard error
         if self.test == "mean_quantile":  # value is q
             rules = {">": value < level, "<": value > 1.0 - level}
             rules = rules if established else {"~": level / 2 < value < 1.0 - level / 2}
@@ -205,7 +196,7 @@ class Sample:
         """The measurement as printed: ``"0.988 ± 0.002 (100 trials)"`` or ``"q = 0.016 (100 trials)"``."""
         value, se = self.statistic(target)
         unit = "estimates" if self.test == "estimate" else "trials"
-        count = f"({self.size} {unit})"
+        count = f"({len(self.values)} {unit})"
         if self.test == "mean_quantile":
             return f"q = {value:.{digits}g} {count}"
         return f"{value:#.{digits}g} ± {se:.1g} {count}"
