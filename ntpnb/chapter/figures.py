@@ -1,14 +1,7 @@
 """The drawing helpers of the chapters' figures: the same panel drawn the same way everywhere.
 
-* :func:`four_panels`: the four panels of Paper A's Figs. 1 (right), 4 and 5 for one run;
-* :func:`draw_contexts`, :func:`draw_rows`, :func:`unit_rows`, :func:`draw_unit_rows`: Fig. 1
-  (left) and the frames of GD turning toward ``W^mm`` on the 2D example;
-* :func:`draw_graph`: a token-priority graph of Paper B, its SCCs shaded;
-* :func:`band`: a mean over trials with its 10-90% spread (Paper B's Figs. 3-6).
-
 Each draws on the axes it is given and returns nothing (:func:`unit_rows` returns the function
-that moves its frame); the notebook lays out the figure and saves it
-(:func:`~ntpnb.chapter.plotting.show_figure`).
+that moves its frame); the notebook lays out the figure and saves it.
 """
 
 from __future__ import annotations

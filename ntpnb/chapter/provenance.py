@@ -11,8 +11,7 @@ Two records make an output tree trustworthy when read again (by the runner's cac
   the completed run's cache key and the SHA-256 of every file it wrote;
   :func:`damaged_outputs` says which are missing or differ.
 
-A record that does not read or has the wrong shape raises :class:`~ntpnb.errors.PathError`
-naming the file.
+A record that does not read or has the wrong shape raises a PathError naming the file.
 """
 
 from __future__ import annotations

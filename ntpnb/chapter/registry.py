@@ -1,9 +1,7 @@
 r"""The registry of claims: every claim of the two papers the book reproduces, by id.
 
 The one place a claim's statement and the paper's value are written: the claims page and the
-*Reproducibility report* are generated from it (:mod:`.report`) and list every id, checked or
-not, so no claim silently drops out. Tests reject a check naming an id missing here, and a copy of
-a statement or paper value elsewhere in the repository.
+*Reproducibility report* list every id from it, checked or not, so no claim silently drops out.
 
 A paper's number is data: :attr:`ClaimSpec.values` holds it by name (B8's ``corr`` is 0.99),
 :attr:`ClaimSpec.paper_value` is made from it (``%(corr)g`` placeholders), and code asks
