@@ -5,28 +5,9 @@ independent random generators per point. Trial ``k`` of point ``i`` gets
 ``SeedSequence(seed).spawn(n_points)[i].spawn(n_trials)[k]``, so the results (in grid order) are
 the same for any ``n_jobs``, backend or batch size, and points added at the end of a grid leave
 earlier ones unchanged. The backend and the number of workers come from joblib's configuration
-(serial by default):
-
-.. code-block:: python
-
-    import joblib
-    with joblib.parallel_config(backend="loky", n_jobs=2):
-        results = run_sweep(trial, grid, n_trials=100, seed=0)
-
-    # Dask (``pip install "dask[distributed]"``): connect a client first (no address: a local one)
-    client = distributed.Client("tcp://scheduler:8786")
-    with joblib.parallel_config(backend="dask"):
-        results = run_sweep(trial, grid, n_trials=100, seed=0)
-
-    # Ray (``pip install ray``): ``from ray.util.joblib import register_ray; register_ray()``
-    with joblib.parallel_config(backend="ray"):
-        results = run_sweep(trial, grid, n_trials=100, seed=0)
-
-``trial`` must be picklable (a module-level function) for process and cluster backends.
-
-:func:`parallel_map` is the same machinery for work that is not a random sweep, and
-:func:`active_workers` says how many workers the backend has. The trials' statistics are in
-:mod:`ntpnb.statistics`.
+(serial by default; ``joblib.parallel_config(backend="loky", n_jobs=2)``, or a Dask or Ray
+cluster as the book's *Reproduce* page shows); ``trial`` must then be picklable (a module-level
+function). :func:`parallel_map` is the same machinery for work that is not a random sweep.
 """
 
 from __future__ import annotations
@@ -47,12 +28,10 @@ from .validation import as_count, as_ordered, check_dense_size
 
 __all__ = ["trial_generators", "run_sweep", "parallel_map", "active_workers", "limit_threads"]
 
-#: The joblib backends whose workers run on this machine (their number is capped to its CPUs).
-#: joblib is imported by the functions that run a map, not with the package.
+#: The joblib backends whose workers run on this machine (joblib is imported by the functions).
 _LOCAL_BACKENDS: tuple[str, ...] = ("loky", "multiprocessing", "threading")
 
-#: Memory of one trial's spawned ``numpy.random.SeedSequence`` (measured: about 380 bytes), for
-#: the :data:`ntpnb.settings.MAX_DENSE_BYTES` check before any is spawned.
+#: Memory of one spawned ``numpy.random.SeedSequence`` (measured: about 380 bytes).
 SEED_SEQUENCE_BYTES: int = 400
 
 P = TypeVar("P")
@@ -66,8 +45,7 @@ def trial_generators(seed: int, n_points: int, n_trials: int) -> list[list[np.ra
     ------
     InvalidDataError
         If ``seed`` is not a non-negative integer, a count is not a positive integer, or the
-        seeds would exceed :data:`ntpnb.settings.MAX_DENSE_BYTES` (:data:`SEED_SEQUENCE_BYTES`
-        each).
+        seeds would exceed :data:`ntpnb.settings.MAX_DENSE_BYTES`.
     """
     seed = as_count(seed, "seed", minimum=0)
     n_points, n_trials = as_count(n_points, "n_points"), as_count(n_trials, "n_trials")
@@ -75,17 +53,13 @@ def trial_generators(seed: int, n_points: int, n_trials: int) -> list[list[np.ra
     return [child.spawn(n_trials) for child in np.random.SeedSequence(seed).spawn(n_points)]
 
 
-#: This process's thread-pool controller, with the process and the number of modules it was made
-#: for (see :func:`_controller`).
+#: This process's thread-pool controller (:func:`_controller`): making one scans the shared
+#: libraries (about 2 ms, too much per batch).
 _CONTROLLER: dict[str, Any] = {}
 
 
 def _controller() -> ThreadpoolController:
-    """A controller of the BLAS/OpenMP libraries loaded in this process, made once per process.
-
-    Making one scans the shared libraries (about 2 ms, too much per batch); it is remade in a new
-    process or after new imports (which may load another library).
-    """
+    """The BLAS/OpenMP controller of this process, remade only in a new process or after new imports."""
     key = (os.getpid(), len(sys.modules))
     if _CONTROLLER.get("key") != key:
         _CONTROLLER.update(key=key, controller=ThreadpoolController())
@@ -93,12 +67,7 @@ def _controller() -> ThreadpoolController:
 
 
 def limit_threads(limits: int | None, user_api: str | None = None) -> Any:
-    """A context in which the BLAS/OpenMP libraries of this process use at most ``limits`` threads.
-
-    ``threadpoolctl.threadpool_limits`` without its scan of the process's libraries at every
-    call (:func:`_controller`). None leaves the libraries alone; ``user_api`` ``"blas"`` or
-    ``"openmp"`` limits only those.
-    """
+    """``threadpoolctl.threadpool_limits(limits, user_api)`` without its scan of the libraries per call."""
     return _controller().limit(limits=limits, user_api=user_api)
 
 
@@ -120,17 +89,8 @@ def parallel_map(
 ) -> list[R]:
     """``[func(item) for item in items]``, computed through joblib on its configured backend.
 
-    Serial by default (see the module docstring); the results come in the order of ``items``
-    and do not depend on the backend when ``func`` is deterministic.
-
-    Parameters
-    ----------
-    func
-        A function of one item; picklable (module level) for process and cluster backends.
-    batch_size
-        Items per joblib task; does not change the results.
-    blas_threads
-        BLAS/OpenMP threads ``func`` may use (``threadpoolctl``); None leaves them alone.
+    The results come in the order of ``items``; ``batch_size`` (items per joblib task) does not
+    change them. ``func`` may use ``blas_threads`` BLAS/OpenMP threads (None leaves them alone).
 
     Raises
     ------
@@ -156,12 +116,7 @@ def parallel_map(
 
 
 def _workers() -> tuple[int, bool]:
-    """The number of workers to use on joblib's active backend, and whether it was capped.
-
-    On local backends a request above :func:`joblib.cpu_count` is capped to it, with a warning
-    (the trials are CPU-bound); negative ``n_jobs`` keep joblib's meaning; cluster backends are
-    not capped.
-    """
+    """The workers of joblib's active backend, and whether capped (to the CPUs of a local one, warning)."""
     import joblib
     from joblib.parallel import BACKENDS, get_active_backend
 
@@ -180,10 +135,7 @@ def _workers() -> tuple[int, bool]:
 
 
 def active_workers() -> int:
-    """The number of workers of joblib's active backend (1 unless ``parallel_config`` says more).
-
-    On local backends at most :func:`joblib.cpu_count` (:func:`_workers`).
-    """
+    """The number of workers of joblib's active backend (on a local one at most its CPUs)."""
     return _workers()[0]
 
 
@@ -202,17 +154,8 @@ def run_sweep(
 ) -> list[list[R]]:
     """Run ``trial(point, rng)`` ``n_trials`` times at every point, in parallel through joblib.
 
-    Parameters
-    ----------
-    trial
-        A function of one grid point and a :class:`numpy.random.Generator`; all of its
-        randomness must come from that generator.
-    points
-        The grid (any picklable objects, e.g. dicts of parameters).
-    seed
-        The one seed every trial's generator is spawned from.
-    batch_size, blas_threads
-        As in :func:`parallel_map` (default :data:`ntpnb.settings.BLAS_THREADS`).
+    All of ``trial``'s randomness must come from its generator; ``points`` are any picklable
+    objects (e.g. dicts of parameters); ``batch_size`` and ``blas_threads`` as in :func:`parallel_map`.
 
     Returns
     -------
@@ -229,7 +172,7 @@ def run_sweep(
     points = as_ordered(points, "points")
     if not points:
         raise InvalidDataError("the sweep needs at least one grid point")
-    n_trials, batch_size = as_count(n_trials, "n_trials"), as_count(batch_size, "batch_size")
+    n_trials = as_count(n_trials, "n_trials")
     seeds = trial_generators(seed, len(points), n_trials)
     jobs = [(point, ss) for point, per in zip(points, seeds, strict=True) for ss in per]
     flat = parallel_map(partial(_seeded_trial, trial), jobs, batch_size, blas_threads)

@@ -1,13 +1,9 @@
 """Statistics of many random trials: intervals, threshold crossings, finite-size fits, tests.
 
-Summaries of the sweeps of :mod:`ntpnb.parallel`: Wilson intervals (:func:`wilson_interval`),
-where a curve crosses a level (:func:`crossing`), bracketed by Wilson intervals
-(:func:`crossing_interval`) or with a bootstrap error over independent trials
-(:func:`crossing_bootstrap`) or whole nested draws (:func:`threshold_crossing_bootstrap`), the
-drift of such a threshold with size (:func:`finite_size_fit`), goodness-of-fit tests with
-simulated null distributions (:func:`binomial_gof_pvalue`, :func:`threshold_gof_pvalue`), the
-bootstrap of a heavy-tailed mean (:func:`bootstrap_means`) and Fisher's exact test
-(:func:`fisher_pvalue`).
+Summaries of the sweeps of :mod:`ntpnb.parallel`: Wilson intervals, where a curve crosses a
+level (bracketed by Wilson intervals, or with a bootstrap error over whole nested draws), the
+drift of such a threshold with size, a goodness-of-fit test with a simulated null distribution,
+the bootstrap of a heavy-tailed mean and Fisher's exact test.
 """
 
 from __future__ import annotations
@@ -26,12 +22,10 @@ __all__ = [
     "wilson_interval",
     "crossing",
     "crossing_interval",
-    "crossing_bootstrap",
     "threshold_crossing_bootstrap",
     "FiniteSizeFit",
     "finite_size_fit",
     "binomial_deviance",
-    "binomial_gof_pvalue",
     "threshold_gof_pvalue",
     "bootstrap_means",
     "fisher_pvalue",
@@ -41,9 +35,7 @@ __all__ = [
 def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
     """Wilson score interval for a binomial proportion ``successes / n``.
 
-    ``(p + z^2/(2n) ± z sqrt(p(1-p)/n + z^2/(4n^2))) / (1 + z^2/n)`` with ``p = successes/n``
-    and ``z`` the two-sided normal quantile of ``confidence``. Unlike the Wald interval it
-    stays inside [0, 1] and is not degenerate at 0 or ``n`` successes.
+    Unlike the Wald interval it stays inside [0, 1] and is not degenerate at 0 or ``n`` successes.
 
     Raises
     ------
@@ -84,33 +76,22 @@ def crossing(x: Sequence[float], y: Sequence[float], level: float = 0.5) -> floa
     y = as_float_array(as_ordered(y, "y"), "y", 1)
     if not (is_real(level) and np.isfinite(level)):
         raise InvalidDataError(f"level must be a finite number, got {level!r}")
-    if x.shape != y.shape or x.ndim != 1 or x.size == 0:
+    if x.shape != y.shape or x.size == 0:
         raise InvalidDataError(f"x and y must be 1-D of the same length, got {x.shape} and {y.shape}")
     if np.any(np.diff(x) <= 0):
         raise InvalidDataError("x must be strictly increasing")
-    above = np.flatnonzero(y >= level)
-    if above.size == 0:
-        return float("nan")
-    i = int(above[0])
-    if i == 0:
-        return float(x[0])
-    x0, x1, y0, y1 = x[i - 1], x[i], y[i - 1], y[i]
-    return float(x0 + (level - y0) * (x1 - x0) / (y1 - y0))
+    return float(_first_crossings(x, y[None, :], level)[0])
 
 
 def crossing_interval(
-    x: Sequence[float],
-    successes: Sequence[int],
-    n: int,
-    level: float = 0.5,
-    confidence: float = 0.95,
+    x: Sequence[float], successes: Sequence[int], n: int, level: float = 0.5, confidence: float = 0.95
 ) -> tuple[float, float]:
     """Where a measured proportion crosses ``level``, with its uncertainty from Wilson intervals.
 
     ``successes[i]`` of ``n`` trials succeeded at ``x[i]``. The interval runs from the crossing of
     the upper Wilson bounds (below it the proportion is significantly under ``level``) to the
-    crossing of the lower Wilson bounds (above it, significantly over), both by :func:`crossing`.
-    The upper end is NaN if the lower bounds never reach ``level`` on the grid.
+    crossing of the lower ones (above it, significantly over); the upper end is NaN if the lower
+    bounds never reach ``level`` on the grid.
 
     Raises
     ------
@@ -121,14 +102,14 @@ def crossing_interval(
     return crossing(x, bounds[:, 1], level), crossing(x, bounds[:, 0], level)
 
 
-def _count_array(successes: Sequence[int], n: int, name: str = "successes") -> np.ndarray:
-    """``successes`` as a 1-D int64 array of whole numbers in ``[0, n]``."""
-    values = as_float_array(as_ordered(successes, name), name, 1)
-    if values.ndim != 1 or values.size == 0:
-        raise InvalidDataError(f"{name} must be a non-empty 1-D sequence, got shape {values.shape}")
-    if np.any(values != np.floor(values)) or np.any(values < 0) or np.any(values > n):
-        raise InvalidDataError(f"{name} must be whole numbers in [0, n] with n = {n}, got {values.tolist()}")
-    return values.astype(np.int64)
+def _whole_numbers(values: Sequence[int], top: int, name: str) -> np.ndarray:
+    """``values`` as a non-empty 1-D int64 array of whole numbers in ``[0, top]``."""
+    array = as_float_array(as_ordered(values, name), name, 1)
+    if array.size == 0:
+        raise InvalidDataError(f"{name} must be a non-empty 1-D sequence")
+    if np.any(array != np.floor(array)) or np.any(array < 0) or np.any(array > top):
+        raise InvalidDataError(f"{name} must hold whole numbers in [0, {top}], got {array.tolist()}")
+    return array.astype(np.int64)
 
 
 def _first_crossings(x: np.ndarray, y: np.ndarray, level: float) -> np.ndarray:
@@ -145,60 +126,6 @@ def _first_crossings(x: np.ndarray, y: np.ndarray, level: float) -> np.ndarray:
     return np.where(above.any(axis=1), out, np.nan)
 
 
-def crossing_bootstrap(
-    x: Sequence[float],
-    successes: Sequence[int],
-    n: int,
-    rng: int | np.random.Generator,
-    n_boot: int = 2000,
-    level: float = 0.5,
-) -> tuple[float, float]:
-    """Where a measured proportion crosses ``level``, and the bootstrap standard error of that.
-
-    ``successes[i]`` of ``n`` independent trials succeeded at the increasing grid ``x[i]``. The
-    estimate is :func:`crossing` of ``successes / n``; its standard error is the standard
-    deviation of that crossing over ``n_boot`` replicates, each drawing the count at ``x[i]`` as
-    ``Binomial(n, successes[i] / n)``. A curve that jumps from 0 to 1 between two grid points has
-    a standard error of 0: the grid's resolution is not part of it. ``rng`` is a generator or a
-    non-negative seed.
-
-    Returns
-    -------
-    tuple of float
-        The crossing and its standard error (NaN if the measured curve, or any replicate,
-        never reaches ``level``).
-
-    Raises
-    ------
-    InvalidDataError
-        On a bad grid or level (see :func:`crossing`), counts that are not whole numbers in
-        ``[0, n]``, a bad ``n``, ``n_boot`` or ``rng``.
-    """
-    n = as_count(n, "n")
-    n_boot = as_count(n_boot, "n_boot", minimum=2)
-    counts = _count_array(successes, n)
-    estimate = crossing(x, counts / n, level)  # validates x and level
-    grid = np.asarray(x, dtype=np.float64)
-    check_dense_size((n_boot, grid.size), "the bootstrap replicates")
-    replicates = as_generator(rng, "rng").binomial(n, counts / n, size=(n_boot, grid.size)) / n
-    crossings = _first_crossings(grid, replicates, float(level))
-    if np.isnan(estimate) or np.any(np.isnan(crossings)):
-        return estimate, float("nan")
-    return estimate, float(np.std(crossings, ddof=1))
-
-
-def _first_indices(first: Sequence[int], n_grid: int) -> np.ndarray:
-    """``first`` as a 1-D int64 array of whole numbers in ``[0, n_grid]``."""
-    values = as_float_array(as_ordered(first, "first"), "first", 1)
-    if values.ndim != 1 or values.size == 0:
-        raise InvalidDataError(f"first must be a non-empty 1-D sequence, got shape {values.shape}")
-    if np.any(values != np.floor(values)) or np.any(values < 0) or np.any(values > n_grid):
-        raise InvalidDataError(
-            f"first must hold grid indices, whole numbers in [0, {n_grid}], got {values.tolist()}"
-        )
-    return values.astype(np.int64)
-
-
 def threshold_crossing_bootstrap(
     x: Sequence[float],
     first: Sequence[int],
@@ -209,16 +136,10 @@ def threshold_crossing_bootstrap(
     """Where the fraction of draws whose threshold is at most ``x`` crosses ``level``, with a bootstrap error.
 
     Draw ``k`` succeeds exactly at the grid points from index ``first[k]`` on (``len(x)``: at
-    none), as a draw nested in the grid does. The estimate is :func:`crossing` of the fraction
-    of draws with ``first <= i``. The counts are dependent across points, so the bootstrap
-    resamples whole draws (``n_boot`` replicates); as in :func:`crossing_bootstrap`, the grid's
-    resolution is not part of the error.
-
-    Returns
-    -------
-    tuple of float
-        The crossing and its standard error (NaN if the curve, or any replicate, never reaches
-        ``level``).
+    none), as a draw nested in the grid does. Returns :func:`crossing` of the fraction of draws
+    with ``first <= i``, and its standard error over ``n_boot`` replicates resampling whole draws
+    (the counts are dependent across points); both NaN if a curve never reaches ``level``. The
+    grid's resolution is not part of the error.
 
     Raises
     ------
@@ -228,7 +149,7 @@ def threshold_crossing_bootstrap(
     """
     n_boot = as_count(n_boot, "n_boot", minimum=2)
     grid = as_float_array(as_ordered(x, "x"), "x", 1)
-    idx = _first_indices(first, grid.size)
+    idx = _whole_numbers(first, grid.size, "first")
     at_most = np.arange(grid.size)
     estimate = crossing(grid, (idx[:, None] <= at_most).mean(axis=0), level)  # validates x and level
     check_dense_size((n_boot, idx.size), "the bootstrap replicates")
@@ -246,28 +167,25 @@ def threshold_crossing_bootstrap(
 class FiniteSizeFit:
     """The fit ``value = limit + slope / size`` of :func:`finite_size_fit`."""
 
-    #: The extrapolation to ``size -> infinity`` and its standard error.
+    #: The extrapolation to ``size -> infinity``, the coefficient of ``1 / size``, and their
+    #: standard errors.
     limit: float
-    #: The extrapolation to ``size -> infinity`` and its standard error.
     limit_se: float
-    #: The coefficient of ``1 / size`` and its standard error.
     slope: float
-    #: The coefficient of ``1 / size`` and its standard error.
     slope_se: float
-    #: Sum of the squared residuals in units of their standard errors.
+    #: Sum of the squared residuals in units of their standard errors, and its degrees of
+    #: freedom (the number of sizes minus 2).
     chi2: float
-    #: Its degrees of freedom: the number of sizes minus 2.
     dof: int
 
 
 def finite_size_fit(
     sizes: Sequence[float], values: Sequence[float], errors: Sequence[float]
 ) -> FiniteSizeFit:
-    """Weighted least-squares fit of ``values = limit + slope / sizes``.
+    """Weighted (``1 / errors**2``) least-squares fit of ``values = limit + slope / sizes``.
 
-    Weights ``1 / errors**2`` (independent estimates); the fit's standard errors are not rescaled
-    by the residuals (compare ``chi2`` with ``dof``). ``1 / size`` is a model of the drift, not a
-    law: ``limit`` depends on it. Closed form, no BLAS (the same bits on every CPU).
+    The standard errors are not rescaled by the residuals (compare ``chi2`` with ``dof``). ``1 /
+    size`` is a model of the drift, not a law. Closed form, no BLAS (the same bits on every CPU).
 
     Raises
     ------
@@ -278,14 +196,9 @@ def finite_size_fit(
     sizes = as_float_array(as_ordered(sizes, "sizes"), "sizes", 1)
     values = as_float_array(as_ordered(values, "values"), "values", 1)
     errors = as_float_array(as_ordered(errors, "errors"), "errors", 1)
-    if not sizes.shape == values.shape == errors.shape or sizes.ndim != 1:
-        raise InvalidDataError(
-            f"sizes, values and errors must be 1-D of one length, got {sizes.shape}, {values.shape}, "
-            f"{errors.shape}"
-        )
-    for name, arr in (("sizes", sizes), ("values", values), ("errors", errors)):
-        if not np.all(np.isfinite(arr)):
-            raise InvalidDataError(f"{name} must be finite, got {arr.tolist()}")
+    if not sizes.shape == values.shape == errors.shape:
+        shapes = f"{sizes.shape}, {values.shape}, {errors.shape}"
+        raise InvalidDataError(f"sizes, values and errors must be 1-D of one length, got {shapes}")
     if np.any(sizes <= 0) or np.any(errors <= 0):
         raise InvalidDataError(
             f"sizes and errors must be positive, got {sizes.tolist()} and {errors.tolist()}"
@@ -298,23 +211,8 @@ def finite_size_fit(
     det = s * suu - su * su
     limit, slope = (suu * sy - su * suy) / det, (s * suy - su * sy) / det
     chi2 = float((w * (values - limit - slope * u) ** 2).sum())
-    return FiniteSizeFit(
-        limit=float(limit),
-        limit_se=float(np.sqrt(suu / det)),
-        slope=float(slope),
-        slope_se=float(np.sqrt(s / det)),
-        chi2=chi2,
-        dof=int(sizes.size - 2),
-    )
-
-
-def _probability_array(probs: Sequence[float], size: int) -> np.ndarray:
-    p = as_float_array(as_ordered(probs, "probs"), "probs", 1)
-    if p.shape != (size,):
-        raise InvalidDataError(f"probs must be 1-D with one entry per count ({size}), got shape {p.shape}")
-    if not np.all((p >= 0) & (p <= 1)):
-        raise InvalidDataError(f"probs must lie in [0, 1], got {p.tolist()}")
-    return p
+    limit_se, slope_se = float(np.sqrt(suu / det)), float(np.sqrt(s / det))
+    return FiniteSizeFit(float(limit), limit_se, float(slope), slope_se, chi2, sizes.size - 2)
 
 
 def binomial_deviance(successes: np.ndarray, probs: np.ndarray, n: int) -> np.ndarray:
@@ -331,58 +229,23 @@ def binomial_deviance(successes: np.ndarray, probs: np.ndarray, n: int) -> np.nd
     return 2.0 * np.sum(hit + miss, axis=-1)
 
 
-def binomial_gof_pvalue(
-    successes: Sequence[int],
-    probs: Sequence[float],
-    n: int,
-    rng: int | np.random.Generator,
-    n_sim: int = 9999,
-) -> float:
-    """Monte Carlo p-value of independent binomial counts against given probabilities.
-
-    ``successes[i]`` of ``n`` trials succeeded at cell ``i``, each with model probability
-    ``probs[i]``. The statistic :func:`binomial_deviance` has its null distribution simulated
-    from the model (``n_sim`` data sets; no asymptotic chi-square, wrong for small expected
-    counts): the p-value ``(1 + #{simulated G >= observed G}) / (n_sim + 1)`` is valid at every
-    sample size, with resolution ``1 / (n_sim + 1)``. Simulated statistics within a relative
-    :data:`~ntpnb.settings.PVALUE_TIE_RTOL` of the observed one count as at least as extreme.
-    Returns 0 when an observed count is impossible under the model.
-
-    Raises
-    ------
-    InvalidDataError
-        If the counts are not whole numbers in ``[0, n]``, ``probs`` does not match them or
-        leaves ``[0, 1]``, ``n`` or ``n_sim`` is not a positive integer, ``rng`` is not a
-        generator or a seed, or the simulations would exceed
-        :data:`ntpnb.settings.MAX_DENSE_BYTES`.
-    """
-    n = as_count(n, "n")
-    n_sim = as_count(n_sim, "n_sim")
-    counts = _count_array(successes, n)
-    p = _probability_array(probs, counts.size)
-    generator = as_generator(rng, "rng")
-    observed = float(binomial_deviance(counts, p, n))
-    if not np.isfinite(observed):
-        return 0.0
-    check_dense_size((n_sim, counts.size), "the simulated counts")
-    simulated = binomial_deviance(generator.binomial(n, p, size=(n_sim, counts.size)), p, n)
+def _simulated_pvalue(observed: float, simulated: np.ndarray) -> float:
+    """``(1 + #{simulated >= observed}) / (n_sim + 1)``, ties within ``settings.PVALUE_TIE_RTOL``."""
     extreme = int(np.count_nonzero(simulated >= observed - settings.PVALUE_TIE_RTOL * max(1.0, observed)))
-    return (1 + extreme) / (n_sim + 1)
+    return (1 + extreme) / (simulated.size + 1)
 
 
 def threshold_gof_pvalue(
-    first: Sequence[int],
-    cdf: Sequence[float],
-    rng: int | np.random.Generator,
-    n_sim: int = 9999,
+    first: Sequence[int], cdf: Sequence[float], rng: int | np.random.Generator, n_sim: int = 9999
 ) -> float:
     """Monte Carlo p-value of where draws' thresholds lie against a model of their distribution function.
 
     Draw ``k`` succeeds exactly at the grid points from index ``first[k]`` on (``len(cdf)``: at
-    none), and the model says ``P(first <= i) = cdf[i]``. As :func:`binomial_gof_pvalue` (same
-    statistic, p-value, ties and 0), on the numbers of draws with ``first <= i``; those are
-    dependent across ``i``, so the null simulates ``n_sim`` sets of ``len(first)`` thresholds
-    with ``P(first = i) = cdf[i] - cdf[i - 1]``.
+    none), and the model says ``P(first <= i) = cdf[i]``. The statistic is
+    :func:`binomial_deviance` of the numbers of draws with ``first <= i``, with its null
+    distribution simulated (``n_sim`` sets of ``len(first)`` thresholds; an asymptotic
+    chi-square is wrong for small expected counts), so the p-value is valid at every sample
+    size. Returns 0 when an observed threshold is impossible under the model.
 
     Raises
     ------
@@ -392,9 +255,9 @@ def threshold_gof_pvalue(
         or the simulations would exceed :data:`ntpnb.settings.MAX_DENSE_BYTES`.
     """
     F = as_float_array(as_ordered(cdf, "cdf"), "cdf", 1)
-    if F.ndim != 1 or F.size == 0 or not np.all((F >= 0) & (F <= 1)) or np.any(np.diff(F) < 0):
+    if F.size == 0 or not np.all((F >= 0) & (F <= 1)) or np.any(np.diff(F) < 0):
         raise InvalidDataError(f"cdf must be a non-decreasing 1-D sequence in [0, 1], got {F.tolist()}")
-    idx = _first_indices(first, F.size)
+    idx = _whole_numbers(first, F.size, "first")
     n, n_sim = idx.size, as_count(n_sim, "n_sim")
     generator = as_generator(rng, "rng")
     observed = float(binomial_deviance(np.cumsum(np.bincount(idx, minlength=F.size + 1))[: F.size], F, n))
@@ -403,9 +266,7 @@ def threshold_gof_pvalue(
     check_dense_size((n_sim, F.size + 1), "the simulated thresholds")
     cells = np.diff(np.concatenate([[0.0], F, [1.0]]))
     simulated_counts = np.cumsum(generator.multinomial(n, cells / cells.sum(), size=n_sim), axis=1)
-    simulated = binomial_deviance(simulated_counts[:, : F.size], F, n)
-    extreme = int(np.count_nonzero(simulated >= observed - settings.PVALUE_TIE_RTOL * max(1.0, observed)))
-    return (1 + extreme) / (n_sim + 1)
+    return _simulated_pvalue(observed, binomial_deviance(simulated_counts[:, : F.size], F, n))
 
 
 def bootstrap_means(
@@ -414,11 +275,7 @@ def bootstrap_means(
     n_resamples: int = 20_000,
     rng: int | np.random.Generator = 0,
 ) -> np.ndarray:
-    """Means of ``n_draws`` values drawn with replacement from ``values``, ``n_resamples`` times.
-
-    The distribution of a mean over ``n_draws`` trials (default ``len(values)``): its quantiles
-    give a percentile interval, what a heavy-tailed sample needs instead of a standard error.
-    Seeded: the same draws on every machine.
+    """Means of ``n_draws`` (default ``len(values)``) values drawn with replacement, ``n_resamples`` times.
 
     Raises
     ------
@@ -427,8 +284,8 @@ def bootstrap_means(
         ``rng`` is not a generator or a seed.
     """
     x = as_float_array(as_ordered(values, "values"), "values", 1)
-    if x.ndim != 1 or x.size == 0 or not np.all(np.isfinite(x)):
-        raise InvalidDataError(f"values must be a non-empty finite 1-D sequence, got shape {x.shape}")
+    if x.size == 0:
+        raise InvalidDataError("values must be a non-empty finite 1-D sequence")
     n = x.size if n_draws is None else as_count(n_draws, "n_draws")
     reps = as_count(n_resamples, "n_resamples")
     check_dense_size((reps, n), "the bootstrap draws")
@@ -438,8 +295,6 @@ def bootstrap_means(
 
 def fisher_pvalue(k1: int, n1: int, k2: int, n2: int) -> float:
     """Two-sided p-value of Fisher's exact test that ``k1 / n1`` and ``k2 / n2`` share one probability.
-
-    :func:`scipy.stats.fisher_exact`; exact at every sample size.
 
     Raises
     ------

@@ -11,10 +11,10 @@ from ntpnb.errors import InvalidDataError
 from ntpnb.linear.condition_thresholds import cover_probability
 from ntpnb.statistics import (
     _first_crossings,
+    _simulated_pvalue,
+    _whole_numbers,
     binomial_deviance,
-    binomial_gof_pvalue,
     crossing,
-    crossing_bootstrap,
     crossing_interval,
     finite_size_fit,
     fisher_pvalue,
@@ -22,6 +22,47 @@ from ntpnb.statistics import (
     threshold_gof_pvalue,
     wilson_interval,
 )
+from ntpnb.validation import as_count, as_float_array, as_generator, as_ordered, check_dense_size
+
+
+# ----------------------------------------------------- used only here: the tests keep them as oracles
+def crossing_bootstrap(x, successes, n, rng, n_boot=2000, level=0.5):
+    """Where a proportion (``successes[i]`` of ``n`` independent trials at ``x[i]``) crosses
+    ``level``, and the standard deviation of that crossing over ``n_boot`` replicates drawing the
+    count at ``x[i]`` as ``Binomial(n, successes[i] / n)`` (NaN if a curve never reaches it)."""
+    n = as_count(n, "n")
+    n_boot = as_count(n_boot, "n_boot", minimum=2)
+    counts = _whole_numbers(successes, n, "successes")
+    estimate = crossing(x, counts / n, level)  # validates x and level
+    grid = np.asarray(x, dtype=np.float64)
+    check_dense_size((n_boot, grid.size), "the bootstrap replicates")
+    replicates = as_generator(rng, "rng").binomial(n, counts / n, size=(n_boot, grid.size)) / n
+    crossings = _first_crossings(grid, replicates, float(level))
+    if np.isnan(estimate) or np.any(np.isnan(crossings)):
+        return estimate, float("nan")
+    return estimate, float(np.std(crossings, ddof=1))
+
+
+def binomial_gof_pvalue(successes, probs, n, rng, n_sim=9999):
+    """Monte Carlo p-value of independent binomial counts (``successes[i]`` of ``n``) against the
+    probabilities ``probs``: :func:`binomial_deviance` against its null simulated from the model
+    (as :func:`ntpnb.statistics.threshold_gof_pvalue`); 0 when a count is impossible."""
+    n = as_count(n, "n")
+    n_sim = as_count(n_sim, "n_sim")
+    counts = _whole_numbers(successes, n, "successes")
+    p = as_float_array(as_ordered(probs, "probs"), "probs", 1)
+    if p.shape != (counts.size,):
+        raise InvalidDataError(f"probs must be 1-D with one entry per count ({counts.size}), got {p.shape}")
+    if not np.all((p >= 0) & (p <= 1)):
+        raise InvalidDataError(f"probs must lie in [0, 1], got {p.tolist()}")
+    generator = as_generator(rng, "rng")
+    observed = float(binomial_deviance(counts, p, n))
+    if not np.isfinite(observed):
+        return 0.0
+    check_dense_size((n_sim, counts.size), "the simulated counts")
+    return _simulated_pvalue(
+        observed, binomial_deviance(generator.binomial(n, p, size=(n_sim, counts.size)), p, n)
+    )
 
 
 @pytest.mark.parametrize(("k", "n"), [(0, 10), (3, 10), (10, 10), (50, 100), (1, 1000)])

@@ -1,24 +1,8 @@
 """What a chapter calls while it runs: claim checks, the registry of claims, figures, glued prose.
 
-A notebook imports these names from here (``from ntpnb.chapter import ClaimLog, show_figure``):
-
-* :mod:`.claims`: :class:`ClaimLog` checks a paper's claim, prints it, records it and fails the
-  run when it does not hold; its record (:class:`ChapterRecord` of :class:`Check` objects) has
-  one dump and one load, which the runner and the book read; the chapter's claim table;
-  the formatting of measured numbers;
-* :mod:`.registry`: every claim of the two papers by id, with its statement and the paper's
-  numbers (:func:`paper_value`), written once;
-* :mod:`.plotting`: the figure style and figure files; :mod:`.figures`: the panels the
-  chapters draw (Paper A's four panels, Fig. 1, token-priority graphs, bands over trials);
-  :mod:`.prose`: numbers glued into the chapter's text, and the phrases and tables written
-  from them; :mod:`.parameters`: every notebook's parameters per profile, glued into its prose
-  with the values of the run (:func:`glue_parameters`);
-* :mod:`.progress`: the progress of a long loop, shown in Jupyter or by ``ntpnb reproduce``;
-* :mod:`.platform`: the machine a run recorded (CPU, BLAS kernel and threads, versions);
-* :mod:`.layout` and :mod:`.atomic`: where outputs go, and how every file is written.
-
-Nothing here imports the runner (:mod:`ntpnb.runner`) or the book build (:mod:`ntpnb.book`),
-which both build on it.
+A notebook imports these names from here (``from ntpnb.chapter import ClaimLog, show_figure``);
+each module's docstring says what it holds. Nothing here imports the runner (:mod:`ntpnb.runner`)
+or the book build (:mod:`ntpnb.book`), which both build on it.
 """
 
 from __future__ import annotations
@@ -30,9 +14,7 @@ from .claims import (
     Check,
     ClaimLog,
     format_decade,
-    format_decade_range,
     format_number,
-    format_requirement,
     format_stable,
     load_chapter_record,
     load_chapter_records,
@@ -58,8 +40,6 @@ __all__ = [
     "PROFILE_NAMES",
     "format_number",
     "format_decade",
-    "format_decade_range",
-    "format_requirement",
     "format_stable",
     "stable_digits",
     "CLAIMS",

@@ -2,17 +2,11 @@
 
 Each notebook makes a :class:`ClaimLog` and calls :meth:`ClaimLog.check` for every number it
 compares with a paper. A check prints one stable line (rounded, so nbval can compare it) and is
-recorded in ``outputs/claims/<notebook>.json``, with the run's platform
-(:mod:`~ntpnb.chapter.platform`). A failed check does not stop the chapter: the last cell,
-:meth:`ClaimLog.conclude`, marks the record complete and raises one
-:class:`~ntpnb.errors.ClaimCheckError` listing every failed check. A claim about an average over
-random trials uses :meth:`ClaimLog.check_sample`: its sample
-(:class:`~ntpnb.chapter.statistical.Sample`) is tested at the run's seed but decided pooled over
-the sweep's seeds (:mod:`ntpnb.book.verdicts`), so one seed's failure does not fail the chapter.
-
-A run's record is one :class:`ChapterRecord`, written by :meth:`ChapterRecord.dump` and read by
-:func:`load_chapter_record` / :func:`load_chapter_records` (the report, verdicts, run comparison
-and runner all read it so).
+recorded in ``outputs/claims/<notebook>.json`` (one :class:`ChapterRecord`), with the run's
+platform. A failed check does not stop the chapter: the last cell, :meth:`ClaimLog.conclude`,
+raises one :class:`~ntpnb.errors.ClaimCheckError` listing every failed check. A statistical check
+(:meth:`ClaimLog.check_sample`) is tested at the run's seed but decided pooled over the sweep's
+seeds (:mod:`ntpnb.book.verdicts`), so one seed's failure does not fail the chapter.
 
 The four kinds of check (:data:`KINDS`): a ``"claim"`` is evidence (it would fail were the paper
 wrong); a ``"finding"`` pins the measured shortfall of a claim that does *not* reproduce and
@@ -29,7 +23,6 @@ from __future__ import annotations
 import html
 import json
 import math
-import operator
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
@@ -53,27 +46,23 @@ __all__ = [
     "RELATIONS",
     "format_number",
     "format_decade",
-    "format_decade_range",
-    "format_requirement",
 ]
 
 Target = float | tuple[float, float]
 
 #: The relations a check can assert between the measured value and its target.
 RELATIONS: dict[str, Callable[[float, Target, float], bool]] = {
-    "<": lambda v, t, tol: operator.lt(v, t),
-    "<=": lambda v, t, tol: operator.le(v, t),
-    ">": lambda v, t, tol: operator.gt(v, t),
-    ">=": lambda v, t, tol: operator.ge(v, t),
+    "<": lambda v, t, tol: v < t,
+    "<=": lambda v, t, tol: v <= t,
+    ">": lambda v, t, tol: v > t,
+    ">=": lambda v, t, tol: v >= t,
     "~": lambda v, t, tol: abs(v - t) <= tol,
     "in": lambda v, t, tol: t[0] <= v <= t[1],
     "==": lambda v, t, tol: v == t,
 }
 
 
-#: The kinds of check: evidence for a paper's claim, a finding (the claim measured not to hold),
-#: a sanity check of the code or setting, or a measurement of ours that qualifies a claim
-#: (statistical only, decided pooled).
+#: The kinds of check (see the module docstring).
 KINDS: tuple[str, ...] = ("claim", "sanity", "finding", "measurement")
 
 #: The profiles a chapter runs at, which its record names: ``paper`` (the papers' settings) and
@@ -82,12 +71,8 @@ PROFILE_NAMES: tuple[str, ...] = ("paper", "quick")
 
 
 def format_number(x: float, digits: int, floor: float | None = None) -> str:
-    """``x`` with ``digits`` significant digits (zeros kept); ``"< floor"`` where ``|x| < floor``.
-
-    The floor hides rounding noise (e.g. an inner product of order 1e-16) that differs
-    between machines, sign included.
-    """
-    if isinstance(x, bool) or isinstance(x, int):
+    """``x`` with ``digits`` significant digits (zeros kept); ``"< floor"`` (rounding noise) below floor."""
+    if isinstance(x, (bool, int)):
         return str(x)
     if floor is not None and abs(x) < floor:
         return f"< {floor:.0e}"
@@ -108,8 +93,7 @@ def stable_digits(spread: float, most: int = 4) -> int:
 def format_stable(x: float, spread: float, most: int = 4) -> str:
     """``x`` to the :func:`stable_digits` of its relative ``spread``; no exponent between 1e-3 and 1e6.
 
-    ``239.98`` with a spread of 4e-4 prints as ``240``, ``0.006122`` with a spread of 0.3 as
-    ``0.006``, ``2.342e-07`` with a spread of 0.7 as ``2e-07``.
+    ``239.98`` with a spread of 4e-4 prints as ``240``, ``2.342e-07`` with a spread of 0.7 as ``2e-07``.
     """
     digits = stable_digits(spread, most)
     if x == 0 or not math.isfinite(x) or not 1e-3 <= abs(x) < 1e6:
@@ -123,10 +107,9 @@ def format_stable(x: float, spread: float, most: int = 4) -> str:
 
 
 def format_decade(x: float, floor: float | None = None) -> str:
-    """``"< 1e-04"``: the smallest power of ten above ``|x|`` (``"0"`` for zero).
+    """``"< 1e-04"``: the smallest power of ten above ``|x|`` (``"0"``; ``"< floor"`` below ``floor``).
 
-    For numbers whose digits are a solver's rounding (they differ between BLAS kernels). With
-    ``floor`` (a power of ten), every ``|x|`` below it, zero included, prints as ``"< floor"``.
+    For numbers whose digits are a solver's rounding (they differ between BLAS kernels).
     """
     x = abs(float(x))
     if not math.isfinite(x):
@@ -140,25 +123,6 @@ def format_decade(x: float, floor: float | None = None) -> str:
     if x == 0.0:
         return "0"
     return f"< 1e{math.floor(math.log10(x)) + 1:+03d}"
-
-
-def format_decade_range(lo: float, hi: float) -> str:
-    """``"between 1e-15 and 1e-13"``: the odd powers of ten that bracket ``[lo, hi]``.
-
-    For a range whose ends move with the machine's rounding, stated to two decades so that it
-    does not change between BLAS kernels.
-
-    Raises
-    ------
-    InvalidDataError
-        Unless ``0 < lo <= hi`` are finite.
-    """
-    lo, hi = float(lo), float(hi)
-    if not (math.isfinite(lo) and math.isfinite(hi) and 0.0 < lo <= hi):
-        raise InvalidDataError(f"format_decade_range needs finite 0 < lo <= hi, got {lo} and {hi}")
-    down = 2 * math.floor((math.log10(lo) - 1) / 2) + 1
-    up = 2 * math.ceil((math.log10(hi) - 1) / 2) + 1
-    return f"between 1e{down:+03.0f} and 1e{up:+03.0f}"
 
 
 @dataclass(frozen=True)
@@ -186,10 +150,9 @@ class Check:
     @property
     def line(self) -> str:
         """The rounded, human-readable form printed by :meth:`ClaimLog.check` (two lines)."""
-        verdict = self.result
         paper = f"; paper: {self.paper}" if self.paper else ""
         measured = f"measured {self.measured}; required {self.required}{paper}"
-        return f"[{verdict}] {self.label} {self.what}\n       {measured}"
+        return f"[{self.result}] {self.label} {self.what}\n       {measured}"
 
     @property
     def result(self) -> str:
@@ -205,11 +168,14 @@ class Check:
 
     @property
     def required(self) -> str:
-        """What the check requires of the value, as printed (:func:`format_requirement`)."""
-        required = format_requirement(self.relation, self.target, self.tol)
-        if self.sample is not None:
-            required += f", {self.sample.requirement(self.relation, self.kind)}"
-        return required
+        """What the check requires of the value, as printed: ``"= -1 ± 0.02"``, ``"< 1e-12"``."""
+        if self.relation == "in":
+            required = f"in [{self.target[0]:g}, {self.target[1]:g}]"  # type: ignore[index]
+        elif self.relation == "~":
+            required = f"= {self.target:g} ± {self.tol:g}"
+        else:
+            required = f"{self.relation} {self.target:g}"
+        return required + (f", {self.sample.requirement(self.kind)}" if self.sample is not None else "")
 
     @property
     def failure(self) -> str:
@@ -221,18 +187,12 @@ class Check:
         )
 
     def to_json(self) -> dict[str, Any]:
-        """The check as plain JSON data (the interval target as a list, the sample as a dict)."""
-        data = asdict(self)
-        data["sample"] = self.sample.to_json() if self.sample is not None else None
-        return data
+        """The check as JSON data (the sample as a dict of its fields)."""
+        return asdict(self)
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any], profile: str = "") -> Check:
-        """The check :meth:`to_json` wrote; ``profile`` fills in a record without one.
-
-        An older record may lack the kind (evidence), the paper's value or the printed value
-        (then the value to 4 digits); unknown entries are ignored.
-        """
+        """The check :meth:`to_json` wrote; ``profile``, ``""`` and the value to 4 digits fill in old ones."""
         known = {f.name for f in fields(cls)}
         values = {"paper": "", "profile": profile} | {k: v for k, v in data.items() if k in known}
         if isinstance(values["target"], list):
@@ -243,16 +203,6 @@ class Check:
         return cls(**values)
 
 
-def format_requirement(relation: str, target: Target, tol: float) -> str:
-    """What a check requires of the measured value, e.g. ``"= -1 ± 0.02"`` or ``"< 1e-12"``."""
-    if relation == "in":
-        lo, hi = target  # type: ignore[misc]
-        return f"in [{lo:g}, {hi:g}]"
-    if relation == "~":
-        return f"= {target:g} ± {tol:g}"
-    return f"{relation} {target:g}"
-
-
 Qualification = tuple[str, str]  # (claim id, text)
 
 
@@ -260,11 +210,9 @@ Qualification = tuple[str, str]  # (claim id, text)
 class ChapterRecord:
     """What one run of a chapter recorded: its checks, its qualifications and its platform."""
 
-    #: The notebook's name (file stem).
+    #: The notebook's name (file stem), the profile it ran at, every check in the order made.
     notebook: str
-    #: The profile it ran at.
     profile: str
-    #: Every check, in the order it was made.
     checks: tuple[Check, ...] = ()
     #: ``(claim, text)`` of every qualification (:meth:`ClaimLog.qualify`).
     qualifications: tuple[Qualification, ...] = ()
@@ -314,13 +262,7 @@ class ChapterRecord:
 
 
 def load_chapter_record(path: Path) -> ChapterRecord:
-    """The chapter record in the JSON file ``path``.
-
-    Raises
-    ------
-    PathError
-        If the file cannot be read, is not JSON, or does not hold a chapter record (naming it).
-    """
+    """The chapter record in the JSON file ``path``; PathError naming it if it does not hold one."""
     try:
         return ChapterRecord.from_json(json.loads(Path(path).read_text(encoding="utf-8")))
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
@@ -333,18 +275,10 @@ def load_chapter_records(folder: Path) -> list[ChapterRecord]:
 
 
 class ClaimLog:
-    """The claim checks of one notebook run, written to ``<output>/claims/<notebook>.json``.
+    """The claim checks of a run of ``notebook`` (file stem), written to ``<output>/claims/<notebook>.json``.
 
-    Parameters
-    ----------
-    notebook
-        Name of the notebook (file stem).
-    profile
-        Execution profile (one of :data:`PROFILE_NAMES`), recorded with each check.
-    output_dir
-        Root of the output tree; None means ``<project root>/outputs``.
-    seed
-        The seed the chapter runs at, recorded (the book's verdicts count seeds).
+    ``profile`` (one of :data:`PROFILE_NAMES`) and ``seed`` are recorded; ``output_dir`` is the
+    output tree's root (None: ``<project root>/outputs``).
     """
 
     def __init__(
@@ -358,7 +292,7 @@ class ClaimLog:
         self.path = output_layout(output_dir).claims / f"{notebook}.json"
         self.checks: list[Check] = []
         self.qualifications: list[Qualification] = []
-        self.platform = platform_info()  # the machine of this run (the notebook's kernel)
+        self.platform = platform_info()
         self.complete = False
         self._write()
 
@@ -366,20 +300,22 @@ class ClaimLog:
         self,
         claim: str,
         what: str,
-        value: float,
+        value: float | Sample,
         relation: str,
         target: Target,
         *,
         tol: float = 0.0,
         paper: str = "",
-        digits: int = 4,
+        digits: int | None = None,
         floor: float | None = None,
         kind: str = "claim",
     ) -> bool:
         """Test ``value <relation> target``, print the outcome, record it; return whether it holds.
 
         A failed check does not stop the chapter (:meth:`conclude` raises). The printed value is
-        rounded to ``digits``; targets and tolerances print as given; the record keeps the full value.
+        rounded to ``digits`` (default 4); targets and tolerances print as given; the record keeps
+        the full value. A :class:`~ntpnb.chapter.statistical.Sample` as ``value`` is a statistical
+        check (:meth:`check_sample`).
 
         Parameters
         ----------
@@ -391,96 +327,77 @@ class ClaimLog:
         relation
             One of :data:`RELATIONS`: ``<, <=, >, >=, ==``; ``~`` (``|value - target| <= tol``);
             ``in`` (``target`` is an interval ``(lo, hi)``).
-        tol
-            Tolerance of ``~``.
         paper
             What the paper reports, quoted for the reader.
         floor
-            Print ``< floor`` below this magnitude (rounding noise; :func:`format_number`).
+            Print ``< floor`` below this magnitude (rounding noise).
         kind
             ``"claim"``, ``"finding"`` or ``"sanity"`` (see the module docstring); a
-            ``"measurement"`` is statistical: use :meth:`check_sample`.
+            ``"measurement"`` is statistical.
 
         Raises
         ------
         InvalidDataError
-            On an unknown relation or kind, a measurement, or a non-finite value.
+            On an unknown relation or kind, a measurement of a number or a sanity check of a
+            sample, a relation the sample's test does not take, or a non-finite value.
         """
-        self._validate(claim, what, relation, kind)
-        if kind == "measurement":
-            raise InvalidDataError(
-                f"claim {claim}: a measurement is decided pooled over the sweep: use check_sample()"
-            )
-        value = value if isinstance(value, (bool, int)) else float(value)
-        if isinstance(value, float) and not math.isfinite(value):
-            raise InvalidDataError(f"claim {claim}: the measured value of {what!r} is {value}")
-        passed = bool(RELATIONS[relation](value, target, tol))
-        measured = format_number(value, digits, floor)
-        return self._add(
-            Check(claim, what, value, relation, target, tol, paper, passed, self.profile, kind, measured)
-        )
-
-    def check_sample(
-        self,
-        claim: str,
-        what: str,
-        sample: Sample,
-        relation: str,
-        target: float,
-        *,
-        tol: float = 0.0,
-        paper: str = "",
-        digits: int = 3,
-        kind: str = "claim",
-    ) -> bool:
-        """A statistical check: test ``sample`` at this seed; the sweep decides it pooled.
-
-        The sample is recorded whole so the verdicts can pool it over the sweep; its outcome here
-        is printed and recorded but never fails the chapter. The error rate is the sample's
-        ``level``. Arguments as in :meth:`check`; ``kind`` is ``"claim"``, ``"finding"`` or
-        ``"measurement"``.
-
-        Raises
-        ------
-        InvalidDataError
-            On an unknown relation or kind, a sanity kind, a relation the test does not take,
-            or a sample that is not a :class:`~ntpnb.chapter.statistical.Sample`.
-        """
-        self._validate(claim, what, relation, kind)
-        if kind == "sanity":
-            raise InvalidDataError(
-                f"claim {claim}: a sanity check tests the code, at every seed: use check()"
-            )
-        if not isinstance(sample, Sample):
-            raise InvalidDataError(f"claim {claim}: check_sample needs a Sample, got {type(sample).__name__}")
-        target = float(target)
-        passed = sample.decide(relation, target, tol, kind)
-        value = sample.statistic(target)[0]
-        measured = sample.describe(target, digits)
-        check = Check(
-            claim, what, value, relation, target, tol, paper, passed, self.profile, kind, measured, sample
-        )
-        return self._add(check)
-
-    def _validate(self, claim: str, what: str, relation: str, kind: str) -> None:
         if kind not in KINDS:
             raise InvalidDataError(f"unknown kind {kind!r}; use one of {list(KINDS)}")
         if relation not in RELATIONS:
             raise InvalidDataError(f"unknown relation {relation!r}; use one of {sorted(RELATIONS)}")
         if self.complete:
             raise InvalidDataError(f"claim {claim}: {what!r} checked after the chapter concluded")
-
-    def _add(self, check: Check) -> bool:
+        sample = value if isinstance(value, Sample) else None
+        if sample is not None:
+            if kind == "sanity":
+                raise InvalidDataError(
+                    f"claim {claim}: a sanity check tests the code, at every seed: use check()"
+                )
+            target = float(target)  # type: ignore[arg-type]
+            passed = sample.decide(relation, target, tol, kind)
+            value = sample.statistic(target)[0]
+            measured = sample.describe(target, 3 if digits is None else digits)
+        else:
+            if kind == "measurement":
+                raise InvalidDataError(
+                    f"claim {claim}: a measurement is decided pooled over the sweep: use check_sample()"
+                )
+            value = value if isinstance(value, (bool, int)) else float(value)
+            if isinstance(value, float) and not math.isfinite(value):
+                raise InvalidDataError(f"claim {claim}: the measured value of {what!r} is {value}")
+            passed = bool(RELATIONS[relation](value, target, tol))
+            measured = format_number(value, 4 if digits is None else digits, floor)
+        check = Check(
+            claim, what, value, relation, target, tol, paper, passed, self.profile, kind, measured, sample
+        )
         self.checks.append(check)
         self._write()
         print(check.line)
-        return check.passed
+        return passed
+
+    def check_sample(
+        self, claim: str, what: str, sample: Sample, relation: str, target: float, **options: Any
+    ) -> bool:
+        """A statistical check: test ``sample`` at this seed; the sweep decides it pooled.
+
+        The sample is recorded whole so the verdicts can pool it over the sweep; its outcome here
+        is printed and recorded but never fails the chapter. The error rate is the sample's
+        ``level``. Options as in :meth:`check` (``digits`` 3 by default, no ``floor``); ``kind`` is
+        ``"claim"``, ``"finding"`` or ``"measurement"``.
+
+        Raises
+        ------
+        InvalidDataError
+            If ``sample`` is not a :class:`~ntpnb.chapter.statistical.Sample`, and as :meth:`check`.
+        """
+        if not isinstance(sample, Sample):
+            raise InvalidDataError(f"claim {claim}: check_sample needs a Sample, got {type(sample).__name__}")
+        return self.check(claim, what, sample, relation, target, **options)
 
     def qualify(self, claim: str, text: str) -> None:
-        """Attach a qualification to ``claim``: a stated limit of what its evidence shows.
+        """Attach a qualification (a stated limit of what its evidence shows) to ``claim``, print it.
 
-        The claim's verdict becomes *reproduced with a qualification* (if its evidence passes);
-        the text is printed and shown in the report.
+        The claim's verdict becomes *reproduced with a qualification* (if its evidence passes).
         """
         if not (isinstance(text, str) and text.strip()):
             raise InvalidDataError(f"claim {claim}: a qualification needs a non-empty text")
@@ -489,11 +406,7 @@ class ClaimLog:
         print(f"[NOTE] {claim} qualification: {text.strip()}")
 
     def summary(self) -> ClaimTable:
-        """The compact table of this run's checks, to show at the end of the chapter.
-
-        A chapter's second-last cell (tagged ``hide-input``) ends with ``claims.summary()``:
-        shown as an HTML table, compared by nbval in plain text; the last calls :meth:`conclude`.
-        """
+        """The compact table of this run's checks, shown by the chapter's second-last cell."""
         return ClaimTable(tuple(self.checks))
 
     @property
@@ -502,12 +415,12 @@ class ClaimLog:
         return self.record.failed
 
     def conclude(self) -> None:
-        """End the chapter: mark the record complete; raise if any check failed.
+        """End the chapter: mark the record complete.
 
         Raises
         ------
         ClaimCheckError
-            Listing every failed check (:attr:`Check.failure`), after the record is written complete.
+            Listing every failed check (:attr:`Check.failure`), after the record is written.
         """
         self.complete = True
         self._write()

@@ -1,14 +1,7 @@
 """The drawing helpers of the chapters' figures: the same panel drawn the same way everywhere.
 
-* :func:`four_panels`: the four panels of Paper A's Figs. 1 (right), 4 and 5 for one run;
-* :func:`draw_contexts`, :func:`draw_rows`, :func:`unit_rows`, :func:`draw_unit_rows`: Fig. 1
-  (left) and the frames of GD turning toward ``W^mm`` on the 2D example;
-* :func:`draw_graph`: a token-priority graph of Paper B, its SCCs shaded;
-* :func:`band`: a mean over trials with its 10-90% spread (Paper B's Figs. 3-6).
-
 Each draws on the axes it is given and returns nothing (:func:`unit_rows` returns the function
-that moves its frame); the notebook lays out the figure and saves it
-(:func:`~ntpnb.chapter.plotting.show_figure`).
+that moves its frame); the notebook lays out the figure and saves it.
 """
 
 from __future__ import annotations
@@ -41,12 +34,9 @@ def four_panels(
     color: str | None = None,
     style: str = "-",
 ) -> None:
-    """The four panels of Paper A's Figs. 1 (right), 4 and 5 for one training run.
+    """The four panels of Paper A's Figs. 1 (right), 4 and 5 for the :class:`~ntpnb.optim.Trace` of one run.
 
-    ``trace`` is a :class:`~ntpnb.optim.Trace` of :func:`ntpnb.train`: the loss against the
-    entropy (dotted), the norm, the correlation with ``W^mm`` (dashed: of ``W_k - W*``) and
-    the distance of ``P_F(W_k)`` to ``W*``, on a log-scaled iteration axis. The page's width
-    holds two panels side by side: pass the axes of a 2 x 2 grid (``axes.ravel()``).
+    Pass the axes of a 2 x 2 grid (``axes.ravel()``): the page's width holds two panels.
     """
     k = trace.iterations
     keep = k >= 1  # log-scaled iteration axis
@@ -63,11 +53,7 @@ def four_panels(
 
 
 def draw_contexts(ax: Axes, data, names: Sequence[str]) -> None:
-    """Black circles at the context embeddings (2-D), with their names and colored support sets.
-
-    Each support is written beside its context as ``{z ...}`` (tokens counted from 1), every
-    token in the color of its row of ``W`` (:func:`draw_rows`).
-    """
+    """Black circles at the context embeddings (2-D), named, with their supports ``{z ...}`` in colour."""
     supports = [[int(z) + 1 for z in s] for s in data.supports]
     ax.scatter(*data.H.T, s=60, color="k", zorder=3)
     for name, h, sup in zip(names, data.H, supports, strict=True):
@@ -75,22 +61,12 @@ def draw_contexts(ax: Axes, data, names: Sequence[str]) -> None:
         ax.annotate(name, h, xytext=away, textcoords="offset points", weight="bold")
         pieces = [("{", "k")] + [(f"{z}", COLORS[z - 1]) for z in sup] + [("}", "k")]
         for i, (text, color) in enumerate(pieces):
-            ax.annotate(
-                text,
-                h,
-                xytext=(away[0] + 8 + 8 * i, away[1] - 12),
-                textcoords="offset points",
-                color=color,
-                weight="bold",
-            )
+            offset = (away[0] + 8 + 8 * i, away[1] - 12)
+            ax.annotate(text, h, xytext=offset, textcoords="offset points", color=color, weight="bold")
 
 
 def draw_rows(ax: Axes, W: np.ndarray, normal_lines: bool = False, scale: float = 1.0) -> None:
-    """The rows ``w_v`` of a 2-D decoder as lines with star tips, or the lines normal to them.
-
-    Row ``v`` is drawn in ``COLORS[v]``; ``w_5`` dashed and with a smaller star, so that it
-    shows inside ``w_1`` where the two coincide (Fig. 1).
-    """
+    """The rows ``w_v`` of a 2-D decoder as lines with star tips (``w_5`` dashed), or lines normal to them."""
     for v, w in enumerate(W):
         color, ls = COLORS[v], ("--" if v == 4 else "-")  # w_5 dashed over w_1
         label = f"$w_{v + 1}$"
@@ -100,12 +76,7 @@ def draw_rows(ax: Axes, W: np.ndarray, normal_lines: bool = False, scale: float 
             ax.plot(t * u[0], t * u[1], color=color, ls=ls, label=label)
         else:
             tip = scale * w
-            ax.annotate(
-                "",
-                tip,
-                (0, 0),
-                arrowprops={"arrowstyle": "-", "color": color, "ls": ls},
-            )
+            ax.annotate("", tip, (0, 0), arrowprops={"arrowstyle": "-", "color": color, "ls": ls})
             size = {0: 17, 4: 9}.get(v, 12)  # w_5 drawn inside w_1 where they coincide
             ax.plot(*tip, marker="*", ms=size, color=color, ls="none", label=label)
 
@@ -113,10 +84,8 @@ def draw_rows(ax: Axes, W: np.ndarray, normal_lines: bool = False, scale: float 
 def unit_rows(ax: Axes, trace, target: np.ndarray, H: np.ndarray, scale: float) -> Callable[[int], None]:
     """Draw the frame of a 2-D training run on ``ax``; return ``show(i)``, which shows record ``i``.
 
-    The frame holds the faint rows of ``target``, the contexts at a third of their embeddings
-    and fixed limits; ``show(i)`` moves the rows of ``W_k / ||W_k||`` (record ``i`` of ``trace``,
-    which must hold ``"W"`` and ``"corr"``) and titles the axes with ``k`` and the correlation,
-    without rebuilding the axes (an animation calls it once per frame).
+    The frame holds the faint rows of ``target`` and the contexts; ``show(i)`` moves the rows of
+    ``W_k / ||W_k||`` (``trace`` holds ``"W"`` and ``"corr"``) without rebuilding the axes.
     """
     rows = []
     for v in range(target.shape[0]):
@@ -142,10 +111,7 @@ def draw_unit_rows(ax: Axes, trace, i: int, target: np.ndarray, H: np.ndarray, s
 
 
 def draw_graph(ax: Axes, g, K: int) -> None:
-    """A token-priority graph: nodes on a circle, SCCs shaded, ``(i => j)`` black, edges in an SCC orange.
-
-    ``g`` is one graph of :func:`ntpnb.attention.token_priority_graphs`, ``K`` the vocabulary.
-    """
+    """A graph of :func:`ntpnb.attention.token_priority_graphs` over ``K`` tokens, its SCCs shaded."""
     from matplotlib.patches import Polygon
 
     angle = 2 * np.pi * np.arange(K) / K
@@ -159,10 +125,7 @@ def draw_graph(ax: Axes, g, K: int) -> None:
     for i, j in g.edges:
         color = COLORS[1] if g.same_component(i, j) else "black"
         ax.annotate(
-            "",
-            xy=pos[j],
-            xytext=pos[i],
-            arrowprops={"arrowstyle": "-|>", "color": color, "shrinkA": 11, "shrinkB": 11},
+            "", pos[j], pos[i], arrowprops={"arrowstyle": "-|>", "color": color, "shrinkA": 11, "shrinkB": 11}
         )
     for v in g.nodes:
         ax.scatter(*pos[v], s=380, color=COLORS[0], zorder=3)

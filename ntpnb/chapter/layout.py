@@ -69,9 +69,7 @@ def figures_wanted() -> bool:
 
 
 def find_project_root(start: str | Path | None = None) -> Path:
-    """The nearest folder at or above ``start`` that is a checkout of this project.
-
-    A checkout holds ``_toc.yml`` and ``notebooks/``; ``start`` defaults to the working directory.
+    """The nearest folder at or above ``start`` (default: the working one) with ``_toc.yml``, ``notebooks``.
 
     Raises
     ------
@@ -104,19 +102,17 @@ class OutputLayout:
 
     root: Path
 
-    #: Executed notebooks.
+    #: Executed notebooks, figure files and claim records (the folders :func:`output_layout` makes).
     notebooks = subfolder("notebooks")
-    #: Figure files.
     figures = subfolder("figures")
-    #: Claim records (JSON).
     claims = subfolder("claims")
     #: Reproduction times per profile and notebook (:func:`load_timings`, :mod:`ntpnb.runner.timings`).
     timings = subfolder("timings.json")
-    #: The last failed run of each notebook: executed copy and record (not made by :meth:`ensure`).
+    #: The last failed run of each notebook: executed copy and record.
     failed = subfolder("failed")
-    #: Results of ``python -m benchmarks`` (not created by :meth:`ensure`).
+    #: Results of ``python -m benchmarks``.
     benchmarks = subfolder("benchmarks")
-    #: The trees of the seed sweep's further seeds (not created by :meth:`ensure`).
+    #: The trees of the seed sweep's further seeds.
     sweep = subfolder(SWEEP_DIRNAME)
 
     def seed_root(self, seed: int) -> Path:
@@ -133,24 +129,21 @@ class OutputLayout:
                     found[int(match.group(1))] = OutputLayout(folder)
         return dict(sorted(found.items()))
 
-    def ensure(self) -> OutputLayout:
-        """Create the folders if needed and return ``self``."""
-        for folder in (self.notebooks, self.figures, self.claims):
-            folder.mkdir(parents=True, exist_ok=True)
-        return self
-
 
 def output_layout(output_dir: str | Path | None = None) -> OutputLayout:
-    """The output layout rooted at ``output_dir``, or at ``<project root>/outputs`` if None."""
+    """The output layout rooted at ``output_dir`` (None: ``<project root>/outputs``), its folders made."""
     root = Path(output_dir) if output_dir is not None else find_project_root() / DEFAULT_OUTPUT_DIRNAME
     if root.exists() and not root.is_dir():
         raise PathError(f"the output folder {root} exists and is not a folder; choose another --out")
     try:
-        return OutputLayout(root.resolve()).ensure()
+        layout = OutputLayout(root.resolve())
+        for folder in (layout.notebooks, layout.figures, layout.claims):
+            folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         where = exc.filename or root
         problem = f"cannot create the output folder {where}: {exc.strerror}"
         raise PathError(f"{problem}; choose another --out") from exc
+    return layout
 
 
 Timings = dict[str, dict[str, dict[str, object]]]  # profile -> notebook -> record

@@ -35,11 +35,8 @@ MINOR_TICKS_MAX_DECADES: float = 3.0
 class _MinorLogLocator(LogLocator):
     """Matplotlib's minor ticks of a log axis, or none once the axis spans many decades.
 
-    Over many decades the eight minor ticks per decade are a dense comb that says nothing the
-    labelled decades do not, and they are most of the drawing: each is a tick with its own
-    lines and (empty) label to lay out, twice per file. A 2 x 4 panel of Paper A's curves over
-    six decades took three times as long to write with them. Over a few decades they stay,
-    where matplotlib labels some of them.
+    Over many decades they are a dense comb that says nothing the labelled decades do not, and
+    most of the time a figure takes to write.
     """
 
     def __call__(self):  # type: ignore[no-untyped-def]
@@ -50,13 +47,10 @@ class _MinorLogLocator(LogLocator):
 
 
 class LogScale(mscale.LogScale):
-    """Matplotlib's ``"log"`` scale: fewer minor ticks, and decades labelled in plain text.
+    """Matplotlib's ``"log"`` scale: fewer minor ticks, and decades labelled in plain text (``10⁻⁵⁰``).
 
-    :class:`_MinorLogLocator` gives its minor ticks; in base 10 its decades read ``10⁻⁵⁰``.
-
-    Matplotlib's default labels (``$10^{-50}$``) go through its TeX parser at every draw, and a
-    figure is drawn four times when written (two formats, each sized first): on axes that span
-    hundreds of decades that parsing was most of a figure's time.
+    Matplotlib's default labels (``$10^{-50}$``) go through its TeX parser at every draw: on axes
+    that span hundreds of decades that was most of a figure's time.
     """
 
     if mpl.__version_info__ >= (3, 11):  # scales are made without their axis from 3.11 on
@@ -65,7 +59,7 @@ class LogScale(mscale.LogScale):
             super().__init__(base=base, subs=subs, nonpositive=nonpositive)
 
     def set_default_locators_and_formatters(self, axis):  # type: ignore[no-untyped-def]
-        """Matplotlib's log locators and formatters, with the minor ticks and decade labels above."""
+        """Matplotlib's log locators and formatters, with the minor ticks and labels above."""
         super().set_default_locators_and_formatters(axis)
         axis.set_minor_locator(_MinorLogLocator(self.base, self.subs))
         if self.base == 10:

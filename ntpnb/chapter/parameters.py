@@ -166,15 +166,14 @@ SLOWEST_FIRST: tuple[str, ...] = (
 
 
 def profile_parameters(source: Path, profile: str) -> dict[str, Any]:
-    """The parameter values of the Jupytext notebook ``source`` under ``profile``, as a new dict.
+    """The parameters of the notebook ``source`` under ``profile``, as a new dict.
 
     The ``parameters`` cell's values (but :data:`RUN_PARAMETERS`) with the profile's :data:`CHANGES`.
 
     Raises
     ------
     NTPError
-        If the profile or the notebook is unknown, or its ``parameters`` cell unreadable
-        (:func:`read_parameters_cell`).
+        If the profile or the notebook is unknown, or its ``parameters`` cell unreadable.
     """
     if profile not in PROFILE_NAMES:
         raise NTPError(f"unknown profile {profile!r}; use one of {', '.join(PROFILE_NAMES)}")
@@ -191,13 +190,7 @@ def notebook_source(notebook: str) -> Path:
 
 
 def parse_overrides(pairs: Sequence[str]) -> dict[str, str]:
-    """``["n_g=11", "seed=3"]`` as ``{"n_g": "11", "seed": "3"}`` (values still text).
-
-    Raises
-    ------
-    NTPError
-        If an item is not ``KEY=VALUE`` or a key is given twice.
-    """
+    """``["n_g=11", "seed=3"]`` as ``{"n_g": "11", "seed": "3"}``; NTPError on a bad or repeated item."""
     parsed: dict[str, str] = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
@@ -217,11 +210,7 @@ INT_RANGE = (-(2**63), 2**63 - 1)
 
 
 def _fits(value: Any, like: Any) -> Any:
-    """``value`` (a Python literal) as the kind of the profile's value ``like``, or :data:`_BAD`.
-
-    A bool takes only bools; an int ints in :data:`INT_RANGE` (not bools); a float ints or finite
-    floats (as float); a list a list of items fitting the profile's (if of one kind); None anything.
-    """
+    """``value`` (a Python literal) as the kind of the profile's value ``like`` (None: any), or _BAD."""
     if like is None:
         return value
     if isinstance(like, bool):
@@ -234,36 +223,26 @@ def _fits(value: Any, like: Any) -> Any:
         if not isinstance(value, (int, float)) or not math.isfinite(value):
             return _BAD
         return float(value)
-    if isinstance(like, list):
-        return _fits_items(value, like)
-    return value if isinstance(value, type(like)) else _BAD
-
-
-def _fits_items(value: Any, like: list[Any]) -> Any:
-    """``value`` as a list like ``like``: each item of the kind of ``like``'s items, or :data:`_BAD`."""
+    if not isinstance(like, list):
+        return value if isinstance(value, type(like)) else _BAD
     if not isinstance(value, list):
         return _BAD
-    kinds = {type(item) for item in like}
-    if len(kinds) != 1:  # an empty or mixed list in the profile: any items
+    if len({type(item) for item in like}) != 1:  # an empty or mixed list in the profile: any items
         return value
     items = [_fits(item, like[0]) for item in value]
     return _BAD if any(item is _BAD for item in items) else items
 
 
 def _typed(text: str, like: Any) -> Any:
-    """``text`` read as the kind of the profile's value ``like``; :data:`_BAD` if it does not fit."""
-    if isinstance(like, str):
-        try:
-            value = ast.literal_eval(text)
-        except (ValueError, SyntaxError, MemoryError, RecursionError):
-            return text  # a bare word is a string
-        return value if isinstance(value, str) else text
+    """``text`` read as the kind of ``like`` (a bare word is a string); :data:`_BAD` if it does not fit."""
     if isinstance(like, bool):
         return {"true": True, "false": False}.get(text.lower(), _BAD)
     try:
         value = ast.literal_eval(text)
     except (ValueError, SyntaxError, MemoryError, RecursionError):
-        return _BAD
+        return text if isinstance(like, str) else _BAD
+    if isinstance(like, str):
+        return value if isinstance(value, str) else text
     return _fits(value, like)
 
 
@@ -284,8 +263,7 @@ def _requirement(like: Any) -> str:
 def apply_overrides(source: Path, profile: str, overrides: Mapping[str, str]) -> dict[str, Any]:
     """The parameters of the notebook ``source`` under ``profile`` with ``overrides`` (text) applied.
 
-    Each value is read as the type of the profile's value (``bool`` as ``true``/``false``; a
-    list as a Python literal).
+    Each value is read as the type of the profile's value (``bool`` as ``true``/``false``).
 
     Raises
     ------
@@ -310,7 +288,7 @@ def apply_overrides(source: Path, profile: str, overrides: Mapping[str, str]) ->
 
 
 def _shown(text: str, limit: int = 60) -> str:
-    """``repr(text)``, shortened in the middle when longer than ``limit`` (for error messages)."""
+    """``repr(text)``, shortened in the middle when longer than ``limit``."""
     shown = repr(text)
     if len(shown) <= limit:
         return shown
@@ -331,9 +309,7 @@ PARAMETERS_TAG = "parameters"
 
 
 def read_parameters_cell(source: Path) -> dict[str, CellParameter]:
-    """The parameters of the Jupytext notebook ``source``, from its cell tagged ``parameters``.
-
-    Returns each assignment's :class:`CellParameter` by name, in the cell's order.
+    """The :class:`CellParameter` of each assignment of the notebook ``source``'s ``parameters`` cell.
 
     Raises
     ------
@@ -388,7 +364,7 @@ def parse_parameters_cell(cell: str, notebook: str = "the notebook") -> dict[str
 
 
 def _comments(cell: str) -> tuple[dict[int, str], dict[int, str]]:
-    """The comments of ``cell`` by line (from 1), without ``#``: those ending a line, those alone on one."""
+    """The comments of ``cell`` by line, without ``#``: those ending a line, those alone on one."""
     trailing: dict[int, str] = {}
     own_line: dict[int, str] = {}
     for token in tokenize.generate_tokens(io.StringIO(cell).readline):
@@ -400,11 +376,7 @@ def _comments(cell: str) -> tuple[dict[int, str], dict[int, str]]:
 
 
 def _heading(own_line: Mapping[int, str], previous: int, line: int, heading: str) -> str:
-    """The group heading of the assignment starting at ``line``, the last one ending at ``previous``.
-
-    Adjacent: the group goes on. Otherwise the comment lines right above ``line`` start a new
-    group (none after a blank line).
-    """
+    """The group heading of an assignment at ``line``, the last ending at ``previous`` (see above)."""
     if line == previous + 1:
         return heading
     first = line
@@ -418,10 +390,7 @@ GLUE_KEY = "par_{name}"
 
 
 def format_parameter(value: Any) -> str:
-    """A parameter's value as a chapter's prose shows it.
-
-    Ints as Python prints them, floats as ``:g`` (``0.5``, ``1e-06``), a list joined by commas,
-    a list of pairs as ``(5, 2), (10, 3)``, a string as itself.
+    """A parameter's value as a chapter's prose shows it: ``0.5``, ``1e-06``, ``5, 2``, ``(5, 2), (10, 3)``.
 
     Raises
     ------
@@ -445,10 +414,7 @@ def format_parameter(value: Any) -> str:
 
 
 def glue_parameters(notebook: str, namespace: Mapping[str, Any]) -> None:
-    """Glue every parameter of ``notebook`` with the value it has in ``namespace`` (this run's).
-
-    Each parameter of its cell is glued as :data:`GLUE_KEY` with :func:`format_parameter`, so the
-    prose shows what the run used, after any ``-p`` override.
+    """Glue every parameter of ``notebook`` as :data:`GLUE_KEY` with its value in ``namespace`` (the run's).
 
     Raises
     ------

@@ -12,56 +12,20 @@ from __future__ import annotations
 import os
 import platform as _platform
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 from threadpoolctl import threadpool_info
 
-__all__ = [
-    "PLATFORM_KEYS",
-    "cpu_model",
-    "platform_info",
-    "format_platform",
-    "platform_section",
-]
+__all__ = ["cpu_model", "platform_info", "format_platform", "platform_section"]
 
 #: The packages whose versions a run records (the numerical stack of ntpnb).
-PACKAGES: tuple[str, ...] = (
-    "numpy",
-    "scipy",
-    "numba",
-    "cvxpy",
-    "clarabel",
-    "osqp",
-    "scs",
-    "highspy",
-    "threadpoolctl",
-)
+PACKAGES = ("numpy", "scipy", "numba", "cvxpy", "clarabel", "osqp", "scs", "highspy", "threadpoolctl")
 
 #: The fields of each library threadpoolctl reports that a run records.
-LIBRARY_KEYS: tuple[str, ...] = (
-    "user_api",
-    "internal_api",
-    "version",
-    "architecture",
-    "threading_layer",
-    "num_threads",
-)
-
-#: The top-level entries of :func:`platform_info`, in the order the tables show them.
-PLATFORM_KEYS: tuple[str, ...] = (
-    "cpu",
-    "cores",
-    "machine",
-    "os",
-    "python",
-    "packages",
-    "threadpools",
-    "openblas_coretype",
-    "thread_env",
-)
+LIBRARY_KEYS = ("user_api", "internal_api", "version", "architecture", "threading_layer", "num_threads")
 
 #: Environment variables that set thread counts (recorded when set).
 THREAD_ENV: tuple[str, ...] = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
@@ -96,12 +60,10 @@ def platform_info() -> dict[str, Any]:
     Returns
     -------
     dict
-        ``cpu`` (model name), ``cores`` (``os.cpu_count()``), ``machine``, ``os``, ``python``,
-        ``packages`` (name -> version, None when not installed), ``threadpools`` (per loaded
-        BLAS/OpenMP library, threadpoolctl's fields ``user_api``, ``internal_api``, ``version``,
-        ``architecture`` (the kernel), ``threading_layer``, ``num_threads``, and ``file``),
-        ``openblas_coretype`` (None when unset) and ``thread_env`` (thread-count variables set).
-        numpy's and scipy's BLAS are loaded first, so every run of a machine records the same.
+        ``cpu`` (model name), ``cores``, ``machine``, ``os``, ``python``, ``packages`` (name ->
+        version, None when not installed), ``threadpools`` (per loaded BLAS/OpenMP library, the
+        :data:`LIBRARY_KEYS` and ``file``), ``openblas_coretype`` and ``thread_env``. numpy's and
+        scipy's BLAS are loaded first, so every run of a machine records the same.
     """
     import numpy  # noqa: F401  (loads numpy's OpenBLAS)
     import scipy.linalg  # noqa: F401  (loads scipy's, a separate library)
@@ -131,16 +93,13 @@ def _cell(value: object) -> str:
 
 def _rows(info: Mapping[str, Any]) -> list[tuple[str, str]]:
     """``(what, value)`` rows of one platform record (missing entries say so)."""
-    packages = info.get("packages") or {}
+    packages = ", ".join(f"{n} {v}" for n, v in (info.get("packages") or {}).items() if v) or "not recorded"
     rows = [
         ("CPU", _cell(info.get("cpu"))),
         ("cores", _cell(info.get("cores"))),
         ("OS, architecture", f"{_cell(info.get('os'))}, {_cell(info.get('machine'))}"),
         ("Python", _cell(info.get("python"))),
-        (
-            "packages",
-            ", ".join(f"{name} {version}" for name, version in packages.items() if version) or "not recorded",
-        ),
+        ("packages", packages),
     ]
     for lib in info.get("threadpools") or []:
         # a library is named by its file (two copies of one OpenBLAS version can be loaded)
@@ -170,12 +129,8 @@ def format_platform(info: Mapping[str, Any]) -> str:
 def platform_section(records: Mapping[str, Mapping[str, Any] | None], what: str = "run") -> str:
     """Markdown for the platforms of several runs: one table per distinct platform, naming its runs.
 
-    Parameters
-    ----------
-    records
-        Run name -> its :func:`platform_info` record (None when the run recorded none).
-    what
-        What a run is called in the text ("chapter", "run").
+    ``records`` maps a run's name to its :func:`platform_info` (None when it recorded none);
+    ``what`` is what a run is called in the text ("chapter", "run").
     """
     groups: dict[str, tuple[Mapping[str, Any], list[str]]] = {}
     unrecorded = []
@@ -192,8 +147,9 @@ def platform_section(records: Mapping[str, Mapping[str, Any] | None], what: str 
         ((table, (_, names)),) = groups.items()
         return f"Every {what} ({', '.join(names)}) ran on:\n\n{table}"
     if len(groups) > 1:
-        infos = [info for info, _ in groups.values()]
-        differ = [label for label, values in _field_values(infos).items() if len(set(values)) > 1]
+        tables = [dict(_rows(info)) for info, _ in groups.values()]
+        labels = dict.fromkeys(label for table in tables for label in table)  # a missing row differs too
+        differ = [label for label in labels if len({table.get(label, "absent") for table in tables}) > 1]
         parts.append(
             f"The {what}s ran on {len(groups)} different platforms; they differ in: {', '.join(differ)}.\n"
         )
@@ -203,10 +159,3 @@ def platform_section(records: Mapping[str, Mapping[str, Any] | None], what: str 
     if unrecorded:
         parts.append(f"No platform recorded (an older run): {', '.join(unrecorded)}.\n")
     return "\n".join(parts)
-
-
-def _field_values(infos: Sequence[Mapping[str, Any]]) -> dict[str, list[str]]:
-    """Each row label -> its value in every record (a missing row counts as a value)."""
-    tables = [dict(_rows(info)) for info in infos]
-    labels = list(dict.fromkeys(label for t in tables for label in t))
-    return {label: [t.get(label, "absent") for t in tables] for label in labels}

@@ -15,11 +15,9 @@ front matter of its ``{code-cell}``, ::
       image:
         alt: The figure described for a reader who cannot see it.
 
-A caption states a number set by a parameter or the run through ``{glue:text}``
-(:mod:`~ntpnb.chapter.prose`), or names the parameter. An animation's alt text is
-:func:`show_animation`'s ``alt``. :func:`figure_cell_problems` says what a cell lacks; the
-book's build refuses such a cell. :func:`show_figure` warns about text smaller than
-:data:`MIN_TEXT_POINTS` once the page has shrunk the figure to :data:`PAGE_PIXELS`.
+A caption states a number set by a parameter or the run through ``{glue:text}``, or names the
+parameter. An animation's alt text is :func:`show_animation`'s ``alt``. The book's build refuses
+a cell that lacks any of these (:func:`figure_cell_problems`).
 """
 
 from __future__ import annotations
@@ -45,7 +43,6 @@ __all__ = [
     "MIN_TEXT_POINTS",
     "use_style",
     "write_figure",
-    "save_figure",
     "show_figure",
     "show_animation",
     "small_text",
@@ -92,28 +89,13 @@ STYLE: dict[str, object] = {
 PAGE_WIDTH: float = PAGE_PIXELS / _FIGURE_DPI - 2 * _PAD_INCHES
 
 #: Colour cycle (colour-blind safe, Okabe-Ito) used for tokens and curves.
-COLORS: tuple[str, ...] = (
-    "#0072B2",
-    "#E69F00",
-    "#009E73",
-    "#CC79A7",
-    "#56B4E9",
-    "#D55E00",
-    "#F0E442",
-    "#000000",
-)
+COLORS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
 
-_METADATA = {
-    ".png": {"Software": None},
-    ".pdf": {"Creator": None, "Producer": None, "CreationDate": None},
-}
+_METADATA = {".png": {"Software": None}, ".pdf": {"Creator": None, "Producer": None, "CreationDate": None}}
 
 
 def use_style() -> None:
-    """Apply :data:`STYLE`, the colour cycle and the book's log scale to matplotlib.
-
-    The scale is :class:`~ntpnb.chapter.log_scale.LogScale`, registered as ``"log"``.
-    """
+    """Apply :data:`STYLE`, the colour cycle and the book's log scale (registered as ``"log"``)."""
     import matplotlib as mpl
     from matplotlib import scale as mscale
 
@@ -133,11 +115,6 @@ def write_figure(fig: Figure, stem: Path) -> list[Path]:
             fig.savefig(tmp, format=suffix[1:], metadata=metadata)
         paths.append(path)
     return paths
-
-
-def save_figure(fig: Figure, name: str, layout: OutputLayout) -> list[Path]:
-    """Write ``fig`` to ``<layout.figures>/<name>.png`` and ``.pdf``; return the paths."""
-    return write_figure(fig, layout.figures / name)
 
 
 def small_text(fig: Figure, shown_width: float) -> list[tuple[str, float]]:
@@ -162,7 +139,7 @@ def small_text(fig: Figure, shown_width: float) -> list[tuple[str, float]]:
 
 
 def show_figure(fig: Figure, name: str, layout: OutputLayout) -> None:
-    """Save ``fig`` (:func:`save_figure`), close it, and display the saved PNG in the notebook.
+    """Write ``fig`` to ``<layout.figures>/<name>.png`` and ``.pdf``, close it, and display the PNG.
 
     Shown at the inline backend's size (``figure.dpi``), as with ``plt.show()``; returns
     nothing, so a cell ending with it shows no run-dependent paths. A run that writes no figures
@@ -177,7 +154,7 @@ def show_figure(fig: Figure, name: str, layout: OutputLayout) -> None:
     if not figures_wanted():
         plt.close(fig)
         return
-    paths = save_figure(fig, name, layout)
+    paths = write_figure(fig, layout.figures / name)
     with PILImage.open(paths[0]) as png:
         width = png.size[0]
     scale = float(mpl.rcParams["figure.dpi"]) / float(mpl.rcParams["savefig.dpi"])
@@ -196,19 +173,13 @@ def show_figure(fig: Figure, name: str, layout: OutputLayout) -> None:
 
 
 def show_animation(
-    fig: Figure,
-    draw_frame: Callable[[Any], object],
-    frames: Iterable[Any],
-    interval: int = 200,
-    *,
-    alt: str,
+    fig: Figure, draw_frame: Callable[[Any], object], frames: Iterable[Any], interval: int = 200, *, alt: str
 ) -> None:
     """Animate ``fig`` over ``frames`` and show it as inline JavaScript; then close ``fig``.
 
-    ``draw_frame(frame)`` updates the figure to one frame (``FuncAnimation``); it plays once,
-    a frame every ``interval`` ms, without a video encoder (``to_jshtml``). ``alt`` is the alt
-    text (caption and name come from the cell's metadata). A run that writes no figures
-    (:func:`figures_wanted`) only closes ``fig``.
+    ``draw_frame(frame)`` updates the figure to one frame; it plays once, a frame every
+    ``interval`` ms, without a video encoder. ``alt`` is the alt text. A run that writes no
+    figures (:func:`figures_wanted`) only closes ``fig``.
 
     Raises
     ------
@@ -247,10 +218,8 @@ _ANIMATION_ALT = re.compile(r"\bshow_animation\([^#]*\balt\s*=", re.S)
 def figure_cell_problems(source: str, metadata: Mapping[str, Any]) -> list[str]:
     """What a notebook code cell that shows a figure lacks to be a numbered figure of the book.
 
-    A cell calling :func:`show_figure` or :func:`show_animation` must call one of them once
-    (myst-nb gives every image of a cell its caption) and carry the metadata of the module
-    docstring (name ``fig-<name saved under>`` for :func:`show_figure`; an animation's alt text
-    is its ``alt`` argument). Other cells lack nothing.
+    Such a cell must show one figure (myst-nb gives every image of a cell its caption) and carry
+    the metadata of the module docstring; other cells lack nothing.
     """
     calls = _SHOW_CALL.findall(source)
     if not calls:

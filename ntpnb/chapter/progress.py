@@ -6,15 +6,10 @@ package's long computations take such a callable as their ``progress`` argument)
     with progress("long runs") as tick:
         runs = ntp.train(..., progress=tick)
 
-Where the chapter runs decides what is shown:
-
-* in Jupyter, one line under the cell, updated in place:
-  ``long runs: 41% (410,000 of 1,000,000), 9 s``;
-* under ``ntpnb reproduce`` (:data:`PROGRESS_FILE_VAR` set), nothing in the notebook: the state
-  goes to that file (replaced atomically), shown by the runner's display (:func:`read_progress`);
-* elsewhere (a script, or :data:`QUIET_VAR` set to ``off``), nothing.
-
-Nothing shown depends on the loop's results, so the executed notebooks do not change.
+In Jupyter it shows one line under the cell, updated in place; under ``ntpnb reproduce``
+(:data:`PROGRESS_FILE_VAR` set) the state goes to that file, shown by the runner's display
+(:func:`read_progress`); elsewhere (or with :data:`QUIET_VAR` ``off``) nothing. Nothing shown
+depends on the loop's results, so the executed notebooks do not change.
 """
 
 from __future__ import annotations
@@ -48,18 +43,18 @@ class ProgressState:
     total: int
     seconds: float
 
+    @property
+    def _percent(self) -> str:
+        return f"{100 * min(self.done, self.total) // self.total}%"
+
     def describe(self) -> str:
         """``long runs 41%``: the short form the runner's status line shows."""
-        if self.total <= 0:
-            return f"{self.label} {self.done:,}"
-        return f"{self.label} {100 * min(self.done, self.total) // self.total}%"
+        return f"{self.label} {self._percent if self.total > 0 else f'{self.done:,}'}"
 
     def line(self) -> str:
         """``long runs: 41% (410,000 of 1,000,000), 9 s``: the form shown in Jupyter."""
-        if self.total <= 0:
-            return f"{self.label}: {self.done:,}, {self.seconds:.0f} s"
-        percent = 100 * min(self.done, self.total) // self.total
-        return f"{self.label}: {percent}% ({self.done:,} of {self.total:,}), {self.seconds:.0f} s"
+        done = f"{self._percent} ({self.done:,} of {self.total:,})" if self.total > 0 else f"{self.done:,}"
+        return f"{self.label}: {done}, {self.seconds:.0f} s"
 
 
 def read_progress(path: str | os.PathLike[str]) -> ProgressState | None:
@@ -68,12 +63,6 @@ def read_progress(path: str | os.PathLike[str]) -> ProgressState | None:
         return ProgressState(**json.loads(Path(path).read_text()))
     except (OSError, ValueError, TypeError):
         return None
-
-
-def _write_state(path: str, state: ProgressState) -> None:
-    """Replace ``path`` with ``state`` atomically (a reader never sees half a file)."""
-    with suppress(OSError):  # progress is a courtesy: a full disk must not stop the chapter
-        atomic_write_text(path, json.dumps(asdict(state)))
 
 
 def _in_jupyter_kernel() -> bool:
@@ -86,14 +75,9 @@ def _in_jupyter_kernel() -> bool:
 
 
 class Progress:
-    """A ``(done, total)`` hook that shows a loop's progress (see the module).
+    """A ``(done, total)`` hook that shows the progress of a loop labelled ``label`` (see the module).
 
-    Parameters
-    ----------
-    label
-        What the loop does, e.g. ``"long runs"``.
-    total
-        How many steps, if known before the first report (a report's own total replaces it).
+    ``total`` is the number of steps, if known before the first report (a report's total replaces it).
     """
 
     def __init__(self, label: str, total: int = 0) -> None:
@@ -122,7 +106,8 @@ class Progress:
     def _show(self) -> None:
         self._throttle.mark()
         if self._file is not None:
-            _write_state(self._file, self.state())
+            with suppress(OSError):  # progress is a courtesy: a full disk must not stop the chapter
+                atomic_write_text(self._file, json.dumps(asdict(self.state())))
         elif self._jupyter:
             from IPython.display import display
 

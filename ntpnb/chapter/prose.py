@@ -1,12 +1,9 @@
 """Numbers in a chapter's prose come from its run: glue them, never type them.
 
 A notebook rounds a number to its stable digits and *glues* it under a name; the markdown shows
-it with ``{glue:text}`name```, taken by myst-nb from the executed notebook, so prose cannot
-drift from the run. The glue record is ``myst_nb.glue``'s (a hidden output with ``scrapbook``
-metadata), written with IPython alone, so a chapter runs without the book's dependencies.
-
-Also the phrases a chapter writes from its numbers: :func:`describe_change`, :func:`sentences`
-and :func:`markdown_table`.
+it with ``{glue:text}`name```, taken by myst-nb from the executed notebook. The glue record is
+``myst_nb.glue``'s, written with IPython alone, so a chapter runs without the book's dependencies.
+Also the phrases and tables a chapter writes from its numbers.
 """
 
 from __future__ import annotations
@@ -26,8 +23,12 @@ GLUE_PREFIX = "application/papermill.record/"
 def glue_text(name: str, text: str) -> None:
     """Glue ``text`` under ``name`` (hidden output), for ``{glue:text}`name``` in the prose.
 
-    Returns nothing, so that a cell ending in a glue shows no stray value. Raises
-    :class:`~ntpnb.errors.InvalidDataError` on an empty name or text.
+    Returns nothing, so that a cell ending in a glue shows no stray value.
+
+    Raises
+    ------
+    InvalidDataError
+        On an empty name or text.
     """
     if not (isinstance(name, str) and name.strip()):
         raise InvalidDataError(f"glue: the name must be a non-empty string, got {name!r}")
@@ -43,10 +44,7 @@ def glue_text(name: str, text: str) -> None:
 
 
 def glue_number(name: str, value: float, digits: int = 3, floor: float | None = None) -> None:
-    """Glue ``value`` rounded to ``digits`` significant digits (``format(value, ".{digits}g")``).
-
-    A value below ``floor`` in magnitude glues as ``"< floor"`` (as the claim checks print it);
-    integers glue as they are.
+    """Glue ``value`` to ``digits`` significant digits (``:.{digits}g``; ``"< floor"`` below ``floor``).
 
     Raises
     ------
@@ -69,8 +67,8 @@ def glue_number(name: str, value: float, digits: int = 3, floor: float | None = 
 def describe_change(change: float, se: float) -> str:
     """How a measured quantity moved, with its standard error, in words.
 
-    ``"changes by +0.010 ± 0.020 (within 2 standard errors)"`` when ``|change| < 2 se``,
-    otherwise ``"falls by 0.080 ± 0.020 (4.0 standard errors)"`` (or ``"rises"``).
+    ``"changes by +0.010 ± 0.020 (within 2 standard errors)"`` or ``"falls by 0.080 ± 0.020 (4.0
+    standard errors)"`` (or ``"rises"``).
 
     Raises
     ------

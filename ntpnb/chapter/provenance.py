@@ -11,8 +11,7 @@ Two records make an output tree trustworthy when read again (by the runner's cac
   the completed run's cache key and the SHA-256 of every file it wrote;
   :func:`damaged_outputs` says which are missing or differ.
 
-A record that does not read or has the wrong shape raises :class:`~ntpnb.errors.PathError`
-naming the file.
+A record that does not read or has the wrong shape raises a PathError naming the file.
 """
 
 from __future__ import annotations
@@ -20,7 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -56,10 +55,7 @@ MANIFEST_SUFFIX = ".key.json"
 
 
 def is_book_run(profile: str, overrides: Mapping[str, object]) -> bool:
-    """Whether a run is the book's own: the paper profile, no overrides (at any number of seeds).
-
-    Its seeds add to the book's tree: the verdicts count every seed its run record lists.
-    """
+    """Whether a run is the book's own: the paper profile, no overrides (at any number of seeds)."""
     return profile == BOOK_PROFILE and not overrides
 
 
@@ -94,15 +90,6 @@ class RunRecord:
             text += "; " + _describe_seeds(self.seeds)
         return text
 
-    def to_json(self) -> dict[str, Any]:
-        """The record as JSON data."""
-        return {
-            "profile": self.profile,
-            "overrides": dict(self.overrides),
-            "seeds": list(self.seeds),
-            "notebooks": list(self.notebooks),
-        }
-
     @classmethod
     def from_json(cls, data: object) -> RunRecord:
         """The record in JSON data; ValueError when its shape is not a run record's."""
@@ -111,15 +98,18 @@ class RunRecord:
         overrides = data.get("overrides", {})
         seeds = data.get("seeds", [])
         notebooks = data.get("notebooks", [])
-        if not isinstance(overrides, dict) or not all(
-            isinstance(k, str) and isinstance(v, str) for k, v in overrides.items()
-        ):
+        if not _texts_by_name(overrides):
             raise ValueError("'overrides' is not a mapping of names to texts")
         if not isinstance(seeds, list) or not all(type(s) is int for s in seeds):
             raise ValueError("'seeds' is not a list of integers")
         if not isinstance(notebooks, list) or not all(isinstance(n, str) for n in notebooks):
             raise ValueError("'notebooks' is not a list of names")
         return cls(data["profile"], dict(overrides), tuple(seeds), tuple(notebooks))
+
+
+def _texts_by_name(data: object) -> bool:
+    """Whether ``data`` is a dict of texts by text."""
+    return isinstance(data, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in data.items())
 
 
 def _describe_seeds(seeds: Sequence[int]) -> str:
@@ -132,18 +122,13 @@ def _describe_seeds(seeds: Sequence[int]) -> str:
     return "seeds " + ", ".join(map(str, ordered))
 
 
-def _read_json(path: Path, what: str) -> object:
-    """The JSON data in ``path``; PathError naming the file and ``what`` it should hold."""
+def _read_record(path: Path, what: str, parse: Callable[[object], _Record]) -> _Record:
+    """The record ``parse`` makes of the JSON in ``path``; PathError naming the file if it cannot."""
     try:
-        return json.loads(Path(path).read_text(encoding="utf-8"))
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else f"{type(exc).__name__}: {exc}"
         raise PathError(f"cannot read the {what} {path}: {reason}") from exc
-
-
-def _read_record(path: Path, what: str, parse: Callable[[object], _Record]) -> _Record:
-    """The record ``parse`` makes of the JSON in ``path``; PathError naming the file if it cannot."""
-    data = _read_json(path, what)
     try:
         return parse(data)
     except ValueError as exc:
@@ -151,13 +136,7 @@ def _read_record(path: Path, what: str, parse: Callable[[object], _Record]) -> _
 
 
 def load_run_record(root: Path) -> RunRecord | None:
-    """The run record of the tree at ``root`` (None when no run wrote one).
-
-    Raises
-    ------
-    PathError
-        If ``run.json`` exists but does not read as a run record (naming it).
-    """
+    """The run record of the tree at ``root`` (None when no run wrote one; PathError when damaged)."""
     path = Path(root) / RUN_RECORD_NAME
     if not path.exists():
         return None
@@ -166,7 +145,7 @@ def load_run_record(root: Path) -> RunRecord | None:
 
 def write_run_record(root: Path, record: RunRecord) -> Path:
     """Write ``record`` as the run record of the tree at ``root`` (atomically)."""
-    return atomic_write_text(Path(root) / RUN_RECORD_NAME, json.dumps(record.to_json(), indent=1) + "\n")
+    return atomic_write_text(Path(root) / RUN_RECORD_NAME, json.dumps(asdict(record), indent=1) + "\n")
 
 
 @dataclass(frozen=True)
@@ -183,25 +162,13 @@ class Manifest:
     outputs: dict[str, str]
     package: str = ""
 
-    def to_json(self) -> dict[str, Any]:
-        """The manifest as JSON data."""
-        return {
-            "key": self.key,
-            "parameters": dict(self.parameters),
-            "seconds": round(self.seconds, 3),
-            "outputs": dict(sorted(self.outputs.items())),
-            "package": self.package,
-        }
-
     @classmethod
     def from_json(cls, data: object) -> Manifest:
         """The manifest in JSON data; ValueError when its shape is not a manifest's."""
         if not isinstance(data, dict) or not isinstance(data.get("key"), str):
             raise ValueError("no cache key")
         outputs = data.get("outputs")
-        if not isinstance(outputs, dict) or not all(
-            isinstance(k, str) and isinstance(v, str) for k, v in outputs.items()
-        ):
+        if not _texts_by_name(outputs):
             raise ValueError("no digests of the outputs (written before they were recorded)")
         parameters = data.get("parameters", {})
         seconds = data.get("seconds", 0.0)
@@ -235,30 +202,21 @@ def output_digests(root: Path, files: Iterable[Path]) -> dict[str, str]:
 
 
 def load_manifest(executed: Path) -> Manifest:
-    """The manifest of the executed notebook ``executed``.
-
-    Raises
-    ------
-    PathError
-        If it is missing, does not read, or is not a manifest (naming the file).
-    """
-    path = manifest_path(executed)
-    return _read_record(path, "output manifest", Manifest.from_json)
+    """The manifest of the executed notebook ``executed``; PathError naming it when missing or damaged."""
+    return _read_record(manifest_path(executed), "output manifest", Manifest.from_json)
 
 
 def write_manifest(executed: Path, manifest: Manifest) -> Path:
     """Write the manifest of ``executed`` (atomically), once its outputs are in place."""
-    return atomic_write_text(
-        manifest_path(executed), json.dumps(manifest.to_json(), indent=1, default=repr) + "\n"
-    )
+    data = asdict(manifest) | {
+        "seconds": round(manifest.seconds, 3),
+        "outputs": dict(sorted(manifest.outputs.items())),
+    }
+    return atomic_write_text(manifest_path(executed), json.dumps(data, indent=1, default=repr) + "\n")
 
 
 def damaged_outputs(root: Path, manifest: Manifest, where: str = "") -> str | None:
-    """Which outputs of ``manifest`` (under the tree ``root``) are missing or differ, or None.
-
-    One phrase: the first damaged output (its path relative to the tree, after ``where``), and
-    how many more there are.
-    """
+    """The first output of ``manifest`` (under ``root``) missing or differing, and how many more; or None."""
     problems = []
     for relative, digest in manifest.outputs.items():
         path = Path(root) / relative
@@ -276,10 +234,7 @@ def damaged_outputs(root: Path, manifest: Manifest, where: str = "") -> str | No
 
 
 def chapter_damage(root: Path, executed: Path, where: str = "") -> str | None:
-    """Why the outputs of the chapter whose executed copy is ``executed`` cannot be trusted, or None.
-
-    Otherwise one phrase: the manifest's problem, or :func:`damaged_outputs`.
-    """
+    """Why the outputs of the chapter executed as ``executed`` cannot be trusted (one phrase), or None."""
     try:
         manifest = load_manifest(executed)
     except PathError as exc:

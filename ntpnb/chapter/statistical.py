@@ -1,10 +1,9 @@
 """Statistical claim checks: a sample recorded at each seed, tested there, and pooled over the sweep.
 
-A claim about an average over random trials ("the mean correlation over 100 trials exceeds
-0.99") would fail by chance under a fixed threshold on one run's mean. Such a check records its
-:class:`Sample`, tested at the chapter's seed; the verdict tests it pooled over the sweep's seeds
-(:meth:`Sample.pooled`), which decides the claim. Every test has an error rate, its ``level``
-(default :data:`DEFAULT_LEVEL`).
+A claim about an average over random trials would fail by chance under a fixed threshold on
+one run's mean. Such a check records its :class:`Sample`, tested at the chapter's seed; the
+verdict tests it pooled over the sweep's seeds, which decides the claim. Every test has an error
+rate, its ``level``.
 
 The tests (:data:`TESTS`):
 
@@ -15,10 +14,9 @@ The tests (:data:`TESTS`):
     One estimate per seed with its standard error (e.g. a bootstrap error); pooled by inverse
     variance weights (a fixed-effect combination).
 ``"mean_quantile"``
-    The values are trials, and the target is a mean that a paper reports over ``trials`` trials;
-    the statistic is ``q``, the fraction of bootstrap means of ``trials`` of our trials that are
-    at most the target: where the paper's value lies among the means our trials give (for
-    heavy-tailed values, whose standard error would mislead). Pooled: all trials.
+    The values are trials, and the target is a mean a paper reports over ``trials`` trials; the
+    statistic ``q`` is the fraction of bootstrap means of ``trials`` of our trials at most the
+    target (for heavy-tailed values, whose standard error would mislead). Pooled: all trials.
 
 How a check decides, with ``z`` the standard normal quantile of ``1 - level``:
 
@@ -34,8 +32,7 @@ How a check decides, with ``z`` the standard normal quantile of ``1 - level``:
   needs ``q > 1 - level``. A shortfall that is not there is recorded with probability at most
   ``level``.
 
-Only the standard library is imported here (the runner reads claim records without loading
-numpy); ``"mean_quantile"`` loads numpy when it resamples.
+Only the standard library is imported here (the runner reads claim records without numpy).
 """
 
 from __future__ import annotations
@@ -81,16 +78,14 @@ def _finite_tuple(values: Iterable[Any], name: str) -> tuple[float, ...]:
 class Sample:
     """What a statistical check records at one seed, enough to pool it with the others."""
 
-    #: One of :data:`TESTS`.
-    test: str
+    test: str  # one of TESTS
     #: The trials' values (``"mean"``, ``"mean_quantile"``), or the estimates (``"estimate"``).
     values: tuple[float, ...]
     #: The standard error of each estimate (``"estimate"`` only).
     errors: tuple[float, ...] = ()
     #: ``"mean_quantile"``: how many trials the target is a mean of.
     trials: int = 0
-    #: The test's error rate (see the module docstring).
-    level: float = DEFAULT_LEVEL
+    level: float = DEFAULT_LEVEL  # the test's error rate
 
     def __post_init__(self) -> None:
         if self.test not in TESTS:
@@ -112,8 +107,6 @@ class Sample:
         if self.test == "mean_quantile":
             if isinstance(self.trials, bool) or not isinstance(self.trials, int) or self.trials < 1:
                 raise InvalidDataError(f"a 'mean_quantile' test needs trials >= 1, got {self.trials!r}")
-
-    # -- pooling --------------------------------------------------------------------------------
 
     @classmethod
     def pooled(cls, samples: Sequence[Sample]) -> Sample:
@@ -137,13 +130,6 @@ class Sample:
         errors = tuple(e for s in samples for e in s.errors)
         return cls(first.test, values, errors, first.trials, first.level)
 
-    # -- the statistic --------------------------------------------------------------------------
-
-    @property
-    def size(self) -> int:
-        """How many trials (``"mean"``, ``"mean_quantile"``) or estimates (``"estimate"``)."""
-        return len(self.values)
-
     def estimate(self) -> tuple[float, float]:
         """The estimate and its standard error (``"mean_quantile"``: ``q`` and NaN)."""
         if self.test == "mean":
@@ -160,11 +146,7 @@ class Sample:
 
     @cached_property
     def bootstrap_means(self) -> Any:
-        """``"mean_quantile"``: the means of ``trials`` trials resampled from the values.
-
-        A numpy array of :data:`BOOTSTRAP_RESAMPLES` means, drawn from :data:`BOOTSTRAP_SEED`
-        once per sample (every :meth:`quantile_of` counts the same draws).
-        """
+        """``"mean_quantile"``: the means of ``trials`` trials resampled from the values, drawn once."""
         if self.test != "mean_quantile":
             raise InvalidDataError(f"bootstrap means need a 'mean_quantile' test, not {self.test!r}")
         from ..statistics import bootstrap_means
@@ -175,18 +157,11 @@ class Sample:
         """``"mean_quantile"``: the fraction of bootstrap means of ``trials`` trials at most ``target``."""
         return float((self.bootstrap_means <= target).mean())
 
-    @property
-    def z(self) -> float:
-        """The standard normal quantile of ``1 - level``."""
-        return NormalDist().inv_cdf(1.0 - self.level)
-
     def statistic(self, target: float) -> tuple[float, float]:
         """What the check compares: ``(estimate, se)``, or ``(q, NaN)`` for ``"mean_quantile"``."""
         if self.test == "mean_quantile":
             return self.quantile_of(target), float("nan")
         return self.estimate()
-
-    # -- the decision ---------------------------------------------------------------------------
 
     def decide(self, relation: str, target: float, tol: float, kind: str) -> bool:
         """Whether the check holds (see the module docstring for the rule of each kind).
@@ -197,10 +172,12 @@ class Sample:
             On a relation the test and kind do not support.
         """
         value, se = self.statistic(target)
-        if self.test == "mean_quantile":
-            return _decide_quantile(value, relation, kind, self.level)
-        slack = self.z * se
-        if kind in ESTABLISHED_KINDS:
+        established, level = kind in ESTABLISHED_KINDS, self.level
+        slack = NormalDist().inv_cdf(1.0 - level) * se  # z at the level, times the standard error
+        if self.test == "mean_quantile":  # value is q
+            rules = {">": value < level, "<": value > 1.0 - level}
+            rules = rules if established else {"~": level / 2 < value < 1.0 - level / 2}
+        elif established:
             rules = {">": value - slack > target, "<": value + slack < target}
         else:
             rules = {
@@ -211,68 +188,31 @@ class Sample:
                 "~": abs(value - target) <= tol + slack,
             }
         if relation not in rules:
-            raise InvalidDataError(_relation_error(kind, self.test, rules, relation))
+            takes = f"takes a relation in {sorted(rules)}, not {relation!r}"
+            raise InvalidDataError(f"a {kind} check with a {self.test!r} test {takes}")
         return bool(rules[relation])
 
     def describe(self, target: float, digits: int = 3) -> str:
         """The measurement as printed: ``"0.988 ± 0.002 (100 trials)"`` or ``"q = 0.016 (100 trials)"``."""
         value, se = self.statistic(target)
         unit = "estimates" if self.test == "estimate" else "trials"
-        count = f"({self.size} {unit})"
+        count = f"({len(self.values)} {unit})"
         if self.test == "mean_quantile":
             return f"q = {value:.{digits}g} {count}"
         return f"{value:#.{digits}g} ± {se:.1g} {count}"
 
-    def requirement(self, relation: str, kind: str) -> str:
+    def requirement(self, kind: str) -> str:
         """How the test decides, in words: ``"not contradicted at the 1% level"``."""
         what = "established" if kind in ESTABLISHED_KINDS else "not contradicted"
         return f"{what} at the {self.level:.0%} level ({self.test} test)"
 
-    # -- JSON -----------------------------------------------------------------------------------
-
-    def to_json(self) -> dict[str, Any]:
-        """The sample as plain JSON data."""
-        return {
-            "test": self.test,
-            "values": list(self.values),
-            "errors": list(self.errors),
-            "trials": self.trials,
-            "level": self.level,
-        }
-
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Sample:
-        """The sample :meth:`to_json` wrote (validated as any sample is)."""
-        return cls(
-            str(data["test"]),
-            tuple(data["values"]),
-            tuple(data.get("errors", ())),
-            int(data.get("trials", 0)),
-            float(data.get("level", DEFAULT_LEVEL)),
-        )
+        """The sample a check's record holds (its fields; validated as any sample is)."""
+        trials, level = int(data.get("trials", 0)), float(data.get("level", DEFAULT_LEVEL))
+        return cls(str(data["test"]), data["values"], data.get("errors", ()), trials, level)
 
 
-def _decide_quantile(q: float, relation: str, kind: str, level: float) -> bool:
-    if kind in ESTABLISHED_KINDS:
-        rules = {">": q < level, "<": q > 1.0 - level}
-    else:
-        rules = {"~": level / 2 < q < 1.0 - level / 2}
-    if relation not in rules:
-        raise InvalidDataError(_relation_error(kind, "mean_quantile", rules, relation))
-    return bool(rules[relation])
-
-
-def _relation_error(kind: str, test: str, rules: Mapping[str, bool], relation: str) -> str:
-    return f"a {kind} check with a {test!r} test takes a relation in {sorted(rules)}, not {relation!r}"
-
-
-def sample_of(
-    test: str,
-    values: Iterable[float],
-    errors: Iterable[float] = (),
-    *,
-    trials: int = 0,
-    level: float = DEFAULT_LEVEL,
-) -> Sample:
-    """A :class:`Sample` from any iterable of numbers (numpy arrays included)."""
-    return Sample(test, tuple(float(v) for v in values), tuple(float(e) for e in errors), trials, level)
+#: A :class:`Sample` from any iterable of numbers (numpy arrays included): ``trials`` and
+#: ``level`` by keyword.
+sample_of = Sample

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 
-from ntpnb.chapter import format_decade_range
 from ntpnb.chapter.claims import (
     KINDS,
     ClaimLog,
@@ -224,6 +224,14 @@ def test_an_unknown_kind_is_rejected(tmp_path):
 
 
 # ----------------------------------------------------------------------------- a range of decades
+def format_decade_range(lo: float, hi: float) -> str:
+    """``"between 1e-15 and 1e-13"``: the odd powers of ten that bracket ``[lo, hi]`` (used only here)."""
+    lo, hi = float(lo), float(hi)
+    if not (math.isfinite(lo) and math.isfinite(hi) and 0.0 < lo <= hi):
+        raise InvalidDataError(f"format_decade_range needs finite 0 < lo <= hi, got {lo} and {hi}")
+    down = 2 * math.floor((math.log10(lo) - 1) / 2) + 1
+    up = 2 * math.ceil((math.log10(hi) - 1) / 2) + 1
+    return f"between 1e{down:+03.0f} and 1e{up:+03.0f}"
 
 
 @pytest.mark.parametrize(

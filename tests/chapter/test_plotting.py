@@ -30,11 +30,11 @@ def _figure():
     return fig
 
 
-def test_save_figure_writes_identical_files_on_every_run(tmp_path):
+def test_write_figure_writes_identical_files_on_every_run(tmp_path):
     layout = output_layout(tmp_path / "out")
-    first = [p.read_bytes() for p in plotting.save_figure(_figure(), "f", layout)]
-    second = [p.read_bytes() for p in plotting.save_figure(_figure(), "f", layout)]
-    assert [p.suffix for p in plotting.save_figure(_figure(), "f", layout)] == [".png", ".pdf"]
+    first = [p.read_bytes() for p in plotting.write_figure(_figure(), layout.figures / "f")]
+    second = [p.read_bytes() for p in plotting.write_figure(_figure(), layout.figures / "f")]
+    assert [p.suffix for p in plotting.write_figure(_figure(), layout.figures / "f")] == [".png", ".pdf"]
     assert first == second
 
 
