@@ -13,7 +13,7 @@ import dataclasses
 import functools
 import shutil
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,18 +25,15 @@ from ..chapter.layout import OutputLayout
 from ..errors import PathError
 from .choice import (
     NotebookRun,
-    cache_key,
     cache_state,
     forget_key,
-    notebook_parameters,
-    package_fingerprint,
     store_key,
 )
 from .diagnosis import describe_failure
 from .jupyter_kernel import KERNEL_NAME, IPCKernelManager, kernel_environment
 from .staging import clear_failure, hide_injected_parameters, keep_failure, promote, staging_layout
 
-__all__ = ["RunResult", "CellStarted", "cached_result", "failed_result", "run_notebook", "execute_notebook"]
+__all__ = ["RunResult", "CellStarted", "cached_result", "failed_result", "run_notebook", "run_or_fail"]
 
 
 @dataclass(frozen=True)
@@ -66,12 +63,7 @@ class RunResult:
     @property
     def label(self) -> str:
         """The notebook's name, with the seed for a further seed of the sweep."""
-        return run_label(self.name, self.seed, self.sweep)
-
-
-def run_label(name: str, seed: int | None, sweep: bool) -> str:
-    """``"01_entropy_separability"``, or ``"01_entropy_separability seed 3"`` in the sweep."""
-    return f"{name} seed {seed}" if sweep else name
+        return f"{self.name} seed {self.seed}" if self.sweep else self.name
 
 
 def _result(run: NotebookRun, record: ChapterRecord, seconds: float, cached: bool) -> RunResult:
@@ -246,21 +238,9 @@ def failed_result(run: NotebookRun, error: str, seconds: float = 0.0, kept: Path
     return RunResult(run.name, False, seconds, kept, error, seed=run.seed, sweep=run.sweep)
 
 
-def execute_notebook(
-    source: Path,
-    profile: str,
-    layout: OutputLayout,
-    overrides: Mapping[str, str] | None = None,
-    force: bool = False,
-) -> RunResult:
-    """Execute one Jupytext notebook with papermill under ``profile`` into ``layout``, in this process.
-
-    Unless ``force``, a notebook whose :func:`~ntpnb.runner.choice.cache_key` equals the one
-    stored by its last successful run into ``layout`` is not executed (the result says ``cached``).
-    """
-    parameters = notebook_parameters(source, profile, layout, overrides)
-    fingerprint = package_fingerprint()
-    run = NotebookRun(
-        source, parameters, layout, cache_key(source, parameters, fingerprint), False, fingerprint
-    )
-    return cached_result(run, force) or run_notebook(run)
+def run_or_fail(run: NotebookRun, cell_started: CellStarted | None = None) -> RunResult:
+    """:func:`run_notebook`, or a failed result if it raises (a failure it did not report: a bug)."""
+    try:
+        return run_notebook(run, cell_started)
+    except Exception as exc:
+        return failed_result(run, describe_failure(exc, outputs=run.layout.root))

@@ -13,14 +13,40 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
-__all__ = ["RUN_MARKER", "marked_processes", "signal_processes", "end_processes"]
+__all__ = [
+    "RUN_MARKER",
+    "STOP_SIGNALS",
+    "signals_handled",
+    "marked_processes",
+    "signal_processes",
+    "end_processes",
+]
 
 #: The environment variable whose value marks the processes of one run.
 RUN_MARKER = "NTPNB_RUN_ID"
+#: The signals that stop a command: Ctrl-C, and ``kill`` or a job scheduler acting as one.
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+@contextmanager
+def signals_handled(signals: Iterable[int], handler: Any) -> Iterator[None]:
+    """Within (in the main thread only; elsewhere nothing changes): ``handler`` handles ``signals``."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {signum: signal.signal(signum, handler) for signum in signals}
+    try:
+        yield
+    finally:
+        for signum, old in previous.items():
+            signal.signal(signum, old)
 
 
 def marked_processes(variable: str, value: str) -> list[int]:

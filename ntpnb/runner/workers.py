@@ -27,11 +27,10 @@ from ..chapter.layout import FIGURES_VAR
 from ..chapter.parameters import PROJECT_VAR
 from ..chapter.progress import PROGRESS_FILE_VAR
 from .choice import NotebookRun
-from .diagnosis import describe_failure
 from .display import Display
-from .execute import RunResult, failed_result, run_notebook
+from .execute import RunResult, failed_result, run_or_fail
 from .jupyter_kernel import RUN_FOLDER_PREFIX, progress_file, run_folder
-from .processes import RUN_MARKER, end_processes
+from .processes import RUN_MARKER, STOP_SIGNALS, end_processes, signals_handled
 
 __all__ = ["default_jobs", "kernel_variables", "run_in_workers", "Interrupts"]
 
@@ -47,42 +46,19 @@ class Interrupts:
     Either stops the run: no new notebook starts and the running ones are ended.
     """
 
-    SIGNALS = (signal.SIGINT, signal.SIGTERM)
-
     def __init__(self) -> None:
         self.count = 0
-        self._previous: dict[int, object] = {}
+        self._within = signals_handled(STOP_SIGNALS, self._handler)
 
     def _handler(self, signum: int, frame: object) -> None:
         self.count += 1
 
     def __enter__(self) -> Interrupts:
-        if threading.current_thread() is threading.main_thread():
-            self._previous = {signum: signal.signal(signum, self._handler) for signum in self.SIGNALS}
+        self._within.__enter__()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        for signum, previous in self._previous.items():
-            signal.signal(signum, previous)  # type: ignore[arg-type]
-
-
-@contextmanager
-def _sigint_ignored() -> Iterator[None]:
-    """Within: SIGINT is ignored, and so in the processes started meanwhile, for their life.
-
-    A worker is in the terminal's process group until :func:`os.setsid`, importing: a Ctrl-C
-    then would print its traceback. An ignored signal stays ignored across ``exec`` (a blocked
-    one would not), so the worker starts deaf to it; the parent only while starting it (a
-    Ctrl-C in those milliseconds is lost).
-    """
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
+        self._within.__exit__(*exc)
 
 
 @contextmanager
@@ -125,11 +101,7 @@ def _worker(sender: Connection, run: NotebookRun) -> None:
     def cell_started(cell: int, cells: int) -> None:
         sender.send((cell, cells))
 
-    try:
-        result = run_notebook(run, cell_started)
-    except Exception as exc:  # run_notebook reports failures itself; this is one of its own
-        result = failed_result(run, describe_failure(exc, outputs=run.layout.root))
-    sender.send(result)
+    sender.send(run_or_fail(run, cell_started))
     sender.close()
 
 
@@ -173,7 +145,10 @@ def run_in_workers(
                 run = queue.pop(0)
                 receiver, sender = context.Pipe(duplex=False)
                 process = context.Process(target=_worker, args=(sender, run), daemon=True)
-                with _sigint_ignored():  # the worker has no session of its own yet
+                # A worker is in the terminal's process group until os.setsid, importing: a Ctrl-C
+                # then would print its traceback. An ignored SIGINT stays ignored across exec (a
+                # blocked one would not); the parent loses a Ctrl-C only in these milliseconds.
+                with signals_handled([signal.SIGINT], signal.SIG_IGN):
                     process.start()
                 sender.close()
                 running[receiver] = (process, run)
