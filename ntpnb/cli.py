@@ -34,23 +34,19 @@ import textwrap
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import suppress
 from importlib import metadata
-from pathlib import Path
 from typing import Any
 
 from .book.compare import add_arguments, print_comparison
 from .chapter.layout import find_project_root, notebook_sources, output_layout
-from .chapter.parameters import CHANGES, profile_parameters
-from .errors import NTPError, RunInterruptedError
-from .runner import (
-    DEFAULT_SEEDS,
+from .chapter.parameters import (
+    CHANGES,
     PROFILE_NAMES,
-    RunResult,
-    output_lock,
     parse_overrides,
+    profile_parameters,
     read_parameters_cell,
-    reproduce,
-    select_notebooks,
 )
+from .errors import NTPError, RunInterruptedError
+from .runner import DEFAULT_SEEDS, RunResult, output_lock, reproduce, select_notebooks
 from .runner.processes import STOP_SIGNALS, signals_handled
 
 __all__ = ["main", "package_version", "format_parameters"]
@@ -68,12 +64,8 @@ def package_version() -> str:
         return NOT_INSTALLED
 
 
-def _root(arg: str | None) -> Path:
-    return find_project_root(arg) if arg else find_project_root()
-
-
 def _cmd_reproduce(args: argparse.Namespace) -> int:
-    root = _root(args.root)
+    root = find_project_root(args.root)
     overrides = parse_overrides(args.param)
     results = reproduce(
         root,
@@ -165,7 +157,7 @@ def _cmd_book(args: argparse.Namespace) -> int:
     from .book import build_book, jupyter_book, missing_notebooks
     from .book.trees import book_tree
 
-    root, wait = _root(args.root), not args.no_wait
+    root, wait = find_project_root(args.root), not args.no_wait
     jupyter_book()  # a missing jupyter-book fails before any notebook runs
     tree = book_tree(root, args.run)
     missing = missing_notebooks(tree)
@@ -194,12 +186,12 @@ def _cmd_benchmarks(args: argparse.Namespace) -> int:
         print(_benchmarks_help(args.root), end="")
         args.parser.exit()
     passed = args.extra[1:] if args.extra[:1] == ["--"] else args.extra
-    return subprocess.call(_benchmarks_command(passed), cwd=_root(args.root))
+    return subprocess.call(_benchmarks_command(passed), cwd=find_project_root(args.root))
 
 
 def _cmd_list(args: argparse.Namespace) -> int:
     """Print the parameters of the notebooks ``args.names`` chooses, as ``reproduce`` chooses them."""
-    root = _root(args.root)
+    root = find_project_root(args.root)
     width = min(shutil.get_terminal_size((LIST_WIDTH, 24)).columns, LIST_WIDTH)
     for source in select_notebooks(notebook_sources(root), args.names):
         print(source.stem)
@@ -289,7 +281,7 @@ def _benchmarks_help(root: str | None = None) -> str:
     ``root`` as for ``--root`` (None: the project around the working directory).
     """
     try:
-        where = _root(root)
+        where = find_project_root(root)
     except NTPError as exc:
         return f"(its options cannot be shown: {exc})\n"
     command = _benchmarks_command(["--help"])

@@ -6,26 +6,6 @@ catch them all at once; each subclass names one kind of problem.
 
 from __future__ import annotations
 
-__all__ = [
-    "NTPError",
-    "InvalidDataError",
-    "NotCompatibleError",
-    "NotSeparableError",
-    "SolverError",
-    "PathCertificateError",
-    "ScaleError",
-    "PathError",
-    "ClaimCheckError",
-    "NotRealizableError",
-    "HeadAssumptionError",
-    "InfeasibleGraphSVMError",
-    "GenerationError",
-    "RankAmbiguousError",
-    "NumericallyAmbiguousError",
-    "OutputLockedError",
-    "RunInterruptedError",
-]
-
 
 class NTPError(Exception):
     """Base class of every error raised on purpose by :mod:`ntpnb`."""
@@ -132,3 +112,9 @@ class RunInterruptedError(NTPError):
         super().__init__(
             f"interrupted after {done} of {total} notebook runs; completed outputs kept; rerun to resume"
         )
+
+
+#: Every error type, in the order defined above.
+__all__ = [
+    name for name, value in list(globals().items()) if isinstance(value, type) and issubclass(value, NTPError)
+]

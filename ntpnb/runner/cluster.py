@@ -1,10 +1,8 @@
 """The runs of a sweep on a Dask cluster (``ntpnb reproduce --scheduler ADDRESS``).
 
-Instead of local workers (:mod:`.workers`), every (notebook, seed) run is one task of a
-`dask.distributed <https://distributed.dask.org>`_ cluster whose workers share the project's file
-system. A task starts the notebook in a process of its own (``python -m ntpnb.runner.remote``)
-with the run's mark (:mod:`.processes`), so a Ctrl-C cancels unstarted tasks and ends the started
-ones' processes on every worker. Inner sweeps use joblib's Dask backend (see chapter 04).
+Every (notebook, seed) run is one task of a `dask.distributed <https://distributed.dask.org>`_
+cluster whose workers share the project's file system, in a process of its own with the run's
+mark (:mod:`.processes`), so a Ctrl-C ends the started ones on every worker.
 """
 
 from __future__ import annotations
@@ -34,13 +32,7 @@ __all__ = ["run_on_dask", "run_task"]
 
 
 def _client(address: str) -> object:
-    """A ``distributed.Client`` connected to the scheduler at ``address``.
-
-    Raises
-    ------
-    NTPError
-        If dask.distributed is not installed, or the scheduler does not answer.
-    """
+    """A ``distributed.Client`` connected to the scheduler at ``address`` (NTPError if none)."""
     try:
         import distributed
     except ImportError:
@@ -52,11 +44,9 @@ def _client(address: str) -> object:
 
 
 def run_task(run: NotebookRun, mark: str) -> RunResult:
-    """One Dask task: run ``run`` in a process of its own, marked ``mark``; its result.
+    """One Dask task: run ``run`` in a process of its own (:mod:`.remote`), marked ``mark``; its result.
 
-    The process (``python -m ntpnb.runner.remote``) gets a private Jupyter runtime folder and the
-    kernel's variables (:func:`~ntpnb.runner.workers.kernel_variables`); a process that dies (ended
-    by a Ctrl-C of the run) gives a failed result.
+    A process that dies (ended by a Ctrl-C of the run) gives a failed result.
     """
     folder = tempfile.mkdtemp(prefix=RUN_FOLDER_PREFIX)
     result_file = Path(folder) / "result.pickle"

@@ -1,12 +1,9 @@
-"""The processes of one ``ntpnb reproduce`` run, found and ended together.
+"""The processes of one ``ntpnb reproduce`` run, found and ended together, and the signals that stop it.
 
-A run starts worker processes, which start Jupyter kernels, which may start processes of
-their own (e.g. a process pool). jupyter_client starts every kernel in a session of its own, so
-neither a terminal's Ctrl-C nor a signal to the worker reaches it. The run therefore marks its
-environment with a variable (:data:`RUN_MARKER`, a value unique to the run) that every
-descendant inherits, and ends them by that mark (on Linux, by reading ``/proc/<pid>/environ``;
-elsewhere only the workers' process groups are signalled, and jupyter_client's kernels end
-themselves when their parent is gone).
+jupyter_client starts every kernel in a session of its own, which neither a Ctrl-C nor a signal to
+its worker reaches. So the run marks its environment (:data:`RUN_MARKER`, unique to the run), which
+every descendant inherits, and ends them by that mark (on Linux, read in ``/proc/<pid>/environ``;
+elsewhere only the workers' groups are signalled, and kernels end when their parent is gone).
 """
 
 from __future__ import annotations
@@ -87,9 +84,8 @@ def end_processes(
 ) -> list[int]:
     """End every process marked with ``value`` and every process group in ``groups``.
 
-    SIGTERM first, then SIGKILL to whatever is left after ``grace`` seconds, or as soon as
-    ``hurry()`` is true. Returns the ids of the marked processes still alive at the end
-    (normally none).
+    SIGTERM first, then SIGKILL after ``grace`` seconds, or as soon as ``hurry()`` is true.
+    Returns the ids of the marked processes still alive at the end (normally none).
     """
     groups = list(groups)
     signal_processes(marked_processes(RUN_MARKER, value), signal.SIGTERM, groups)

@@ -1,10 +1,8 @@
 """``python -m ntpnb.runner.remote RESULT``: run one notebook, its run read from standard input.
 
-The process a Dask task starts (:func:`~ntpnb.runner.cluster.run_task`): it reads a pickled
-:class:`~ntpnb.runner.choice.NotebookRun` from standard input, executes it
-(:func:`~ntpnb.runner.execute.run_notebook`), and writes the pickled
-:class:`~ntpnb.runner.execute.RunResult` to the file ``RESULT``. It runs in a session of its own,
-so that ending its group ends its kernel too.
+The process a Dask task starts (:func:`~ntpnb.runner.cluster.run_task`): a pickled
+:class:`~ntpnb.runner.choice.NotebookRun` in, the pickled result into the file ``RESULT``. In a
+session of its own, so that ending its group ends its kernel too.
 """
 
 from __future__ import annotations

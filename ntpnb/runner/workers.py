@@ -1,10 +1,8 @@
-"""Worker processes, one notebook each, and the signals that stop them.
+"""Worker processes, one notebook each, in sessions of their own.
 
-Every notebook runs in its own worker process (``jobs`` at once, :func:`default_jobs`) in a
-session of its own: a Ctrl-C reaches only the parent, which ends every worker and kernel of the
-run (:mod:`.processes`) within seconds (a second Ctrl-C kills them at once). A worker whose
-parent dies ends the run's processes and itself. Results reach the parent, so progress lines
-never interleave.
+A Ctrl-C reaches only the parent, which ends every worker and kernel of the run (:mod:`.processes`)
+within seconds (a second Ctrl-C kills them at once). A worker whose parent dies ends the run's
+processes and itself.
 """
 
 from __future__ import annotations
@@ -74,11 +72,7 @@ def _ended_on_error(
 
 
 def kernel_variables(run: NotebookRun) -> dict[str, str]:
-    """What the kernel of ``run`` is told through its environment.
-
-    Its source's project (for :func:`~ntpnb.chapter.parameters.glue_parameters`), where to report
-    long loops' progress, and, for a sweep's further seed, to write no figures.
-    """
+    """The kernel's environment: its project, its progress file, for a sweep's seed no figures."""
     variables = {PROJECT_VAR: str(run.source.parent.parent), PROGRESS_FILE_VAR: str(progress_file(run.label))}
     if run.sweep:
         variables[FIGURES_VAR] = "off"
@@ -86,11 +80,10 @@ def kernel_variables(run: NotebookRun) -> dict[str, str]:
 
 
 def _worker(sender: Connection, run: NotebookRun) -> None:
-    """A worker process: run one notebook (:func:`~ntpnb.runner.execute.run_notebook`), send the result back.
+    """A worker process: run one notebook, send the result back (and each cell's start).
 
-    In a session of its own (a Ctrl-C reaches only the parent). If the parent dies, the worker
-    ends the run's processes and itself (:func:`_orphan_watchdog`): nothing writes the outputs
-    after their lock is gone.
+    If the parent dies, the worker ends the run's processes and itself (:func:`_orphan_watchdog`):
+    nothing writes the outputs after their lock is gone.
     """
     if hasattr(os, "setsid"):
         os.setsid()
@@ -125,14 +118,9 @@ def run_in_workers(
 ) -> bool:
     """Run ``pending``, ``jobs`` worker processes at once; every result goes to ``report``.
 
-    A result's ``seconds`` is the wall time from its worker's start to its answer.
-
-    ``display`` is told when a notebook starts (with its kernel's progress file) and which code
-    cell it executes, and ticks while the run waits.
-
-    On SIGINT, stop: no new notebook starts, and every worker and kernel of the run (marked
-    ``mark``) is ended (SIGTERM, then SIGKILL after a few seconds or at a second SIGINT).
-    Returns whether the run was interrupted.
+    A result's ``seconds`` is the wall time from its worker's start to its answer. On SIGINT, no new
+    notebook starts and every worker and kernel of the run (marked ``mark``) is ended (SIGTERM, then
+    SIGKILL after a few seconds or at a second SIGINT). Returns whether the run was interrupted.
     """
     # spawn, not fork: the parent may hold threads (matplotlib, zmq) that fork would copy badly
     context = multiprocessing.get_context("spawn")
