@@ -170,10 +170,6 @@ def _cmd_book(args: argparse.Namespace) -> int:
         return build_book(tree)
 
 
-def _cmd_compare(args: argparse.Namespace) -> int:
-    return print_comparison(args.run_a, args.run_b)
-
-
 def _cmd_benchmarks(args: argparse.Namespace) -> int:
     """``python -m benchmarks ARGS`` in the project root (the package lives there, not installed).
 
@@ -275,11 +271,8 @@ def _command(
 BENCHMARKS = "python -m benchmarks"
 
 
-def _benchmarks_help(root: str | None = None) -> str:
-    """The help of ``python -m benchmarks`` in the project at ``root``, or one line saying why not.
-
-    ``root`` as for ``--root`` (None: the project around the working directory).
-    """
+def _benchmarks_help(root: str | None) -> str:
+    """The help of ``python -m benchmarks`` in the project at ``root`` (``--root``), or why not."""
     try:
         where = find_project_root(root)
     except NTPError as exc:
@@ -375,7 +368,9 @@ def _parser() -> argparse.ArgumentParser:
     listed = _command(sub, "list", what, _cmd_list)
     listed.add_argument("names", nargs="*", help=_NAMES)
     what = "compare the printed outputs of two runs (exit 1 if they differ)"
-    add_arguments(_command(sub, "compare", what, _cmd_compare, root=False))
+    add_arguments(
+        _command(sub, "compare", what, lambda args: print_comparison(args.run_a, args.run_b), root=False)
+    )
     what = "time the solvers: python -m benchmarks ARGS, from the project root"
     _command(sub, "benchmarks", what, _cmd_benchmarks, passes_on=True)
     return parser

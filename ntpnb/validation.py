@@ -244,11 +244,6 @@ def as_int_array(values: object, name: str, what: str = "id", where: str = "inde
     return arr.astype(np.int64)
 
 
-def _reject_complex(arr: object, name: str) -> None:
-    if np.iscomplexobj(arr):
-        raise InvalidDataError(f"{name} must be real, got complex values")
-
-
 def as_float_array(x: ArrayLike, name: str, ndim: int) -> np.ndarray:
     """Return ``x`` as a read-only float64 copy, checking its dimension and finiteness.
 
@@ -260,7 +255,8 @@ def as_float_array(x: ArrayLike, name: str, ndim: int) -> np.ndarray:
     """
     _refuse_non_numbers(x, name)
     try:
-        _reject_complex(x, name)
+        if np.iscomplexobj(x):
+            raise InvalidDataError(f"{name} must be real, got complex values")
         arr = np.array(x, dtype=np.float64, copy=True)
     except (TypeError, ValueError) as exc:
         raise InvalidDataError(f"{name} must be a numeric array: {exc}") from None

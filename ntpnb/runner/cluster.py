@@ -72,8 +72,7 @@ def run_on_dask(
     address: str,
     report: Callable[[RunResult], None],
     mark: str,
-    log: Callable[[str], None],
-    display: Display | None = None,
+    display: Display,
 ) -> bool:
     """Run ``pending`` as tasks of the Dask cluster at ``address``; every result goes to ``report``.
 
@@ -90,8 +89,7 @@ def run_on_dask(
         for run in pending:
             future = client.submit(run_task, run, mark, pure=False, key=f"ntpnb-{run.label}-{mark}")
             futures[future] = run
-            if display is not None:
-                display.started(run.label)
+            display.started(run.label)
         left = set(futures)
         with Interrupts() as interrupts, client.as_current():
             while left and not interrupts.count:
@@ -107,11 +105,10 @@ def run_on_dask(
                         result = failed_result(run, f"TaskFailed: {type(exc).__name__}: {exc}")
                     seconds = time.monotonic() - submitted
                     report(dataclasses.replace(result, seconds=seconds))
-                if display is not None:
-                    display.tick()
+                display.tick()
             if not interrupts.count:
                 return False
-            log("ntpnb: interrupted; cancelling the tasks and ending their processes on the cluster")
+            display.log("ntpnb: interrupted; cancelling the tasks and ending their processes on the cluster")
             client.cancel(list(left))
             client.run(end_processes, mark, (), 3.0)
             return True

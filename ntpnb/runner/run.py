@@ -66,21 +66,17 @@ def seed_runs(
     under ``layout``. A notebook without an integer ``seed`` parameter runs once.
     """
     base = int_seed(parameters)
-    if base is None:
-        seeds = 1
     runs = []
-    for i in range(seeds):
+    for i in range(seeds if base is not None else 1):
         tree = layout if i == 0 else output_layout(layout.seed_root(base + i))
-        values = dict(parameters) if i == 0 else {**parameters, "seed": base + i}
-        injected = with_output(values, profile, tree)
-        runs.append(
-            NotebookRun(source, injected, tree, cache_key(source, injected, fingerprint), i > 0, fingerprint)
-        )
+        injected = with_output({**parameters, "seed": base + i} if i else parameters, profile, tree)
+        key = cache_key(source, injected, fingerprint)
+        runs.append(NotebookRun(source, injected, tree, key, i > 0, fingerprint))
     return runs
 
 
-#: The folders of a project holding its sources (or built book): no output tree goes there, nor at or above
-#: the project's root (the tree's ``notebooks/`` would be the sources').
+#: The folders of a project holding its sources (or built book): no output tree goes there, nor
+#: at or above the project's root (the tree's ``notebooks/`` would be the sources').
 SOURCE_FOLDERS = ("notebooks", "ntpnb", "book", "tests", "benchmarks", ".git", "_build")
 
 
@@ -282,9 +278,9 @@ def reproduce(
         ordered = longest_first(pending, profile)
         try:
             if scheduler:
-                interrupted = run_on_dask(ordered, scheduler, report, mark, log, display)
+                interrupted = run_on_dask(ordered, scheduler, report, mark, display)
             else:
-                interrupted = run_in_workers(ordered, jobs, report, mark, log, display)
+                interrupted = run_in_workers(ordered, jobs, report, mark, display)
         finally:
             try:
                 display.close()

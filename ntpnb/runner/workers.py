@@ -113,8 +113,7 @@ def run_in_workers(
     jobs: int,
     report: Callable[[RunResult], None],
     mark: str,
-    log: Callable[[str], None],
-    display: Display | None = None,
+    display: Display,
 ) -> bool:
     """Run ``pending``, ``jobs`` worker processes at once; every result goes to ``report``.
 
@@ -141,8 +140,7 @@ def run_in_workers(
                 sender.close()
                 running[receiver] = (process, run)
                 started[run.label] = time.monotonic()
-                if display is not None:
-                    display.started(run.label, progress_file(run.label))
+                display.started(run.label, progress_file(run.label))
             for receiver in multiprocessing.connection.wait(list(running), timeout=0.2):
                 process, run = running[receiver]
                 try:
@@ -154,21 +152,18 @@ def run_in_workers(
                         run, f"WorkerDied: the process running {run.label} ended (exit code {code})"
                     )
                 if not isinstance(message, RunResult):  # a code cell started
-                    if display is not None:
-                        display.cell(run.label, *message)
+                    display.cell(run.label, *message)
                     continue
                 del running[receiver]
                 receiver.close()
                 process.join()
                 # the time the reader waited: the worker's start and imports, the kernel, the cells
                 report(dataclasses.replace(message, seconds=time.monotonic() - started[run.label]))
-            if display is not None:
-                display.tick()
+            display.tick()
         if not interrupts.count:
             return False
-        if display is not None:
-            display.close()
-        log("ntpnb: interrupted; stopping the notebooks (Ctrl-C again to kill them at once)")
+        display.close()
+        display.log("ntpnb: interrupted; stopping the notebooks (Ctrl-C again to kill them at once)")
         groups = [process.pid for process, _ in running.values() if process.pid]
         end_processes(mark, groups, hurry=lambda: interrupts.count > 1)
         for receiver, (process, _) in running.items():
