@@ -70,15 +70,13 @@ def as_count(value: object, name: str, minimum: int = 1) -> int:
         value given.
     """
     kind = {0: "a non-negative integer", 1: "a positive integer"}.get(minimum, f"an integer >= {minimum}")
-    if not is_real(value):
-        raise InvalidDataError(f"{name} must be {kind}, got {value!r}")
     # an integer is whole whatever its size (numpy's isfinite refuses Python ints past 2**64)
-    if not isinstance(value, (int, np.integer)) and (not np.isfinite(value) or value != np.floor(value)):
+    whole = is_real(value) and (
+        isinstance(value, (int, np.integer)) or bool(np.isfinite(value) and value == np.floor(value))
+    )
+    if not whole or int(value) < minimum:
         raise InvalidDataError(f"{name} must be {kind}, got {value!r}")
-    count = int(value)
-    if count < minimum:
-        raise InvalidDataError(f"{name} must be {kind}, got {value!r}")
-    return count
+    return int(value)
 
 
 def _refuse_non_numbers(x: object, name: str) -> None:

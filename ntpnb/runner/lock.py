@@ -10,24 +10,16 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from filelock import FileLock, Timeout
 
 from ..errors import OutputLockedError, PathError
 
-__all__ = ["LOCK_NAME", "output_lock", "lock_holder"]
+__all__ = ["LOCK_NAME", "output_lock"]
 
 LOCK_NAME = ".lock"
-
-
-def lock_holder(root: Path) -> str:
-    """Who holds (or last held) the lock of ``root``, as its holder wrote it ("" if unknown)."""
-    try:
-        return (root / LOCK_NAME).read_text(encoding="utf-8", errors="replace").strip()
-    except OSError:
-        return ""
 
 
 def _write_holder(fd: int) -> None:
@@ -60,7 +52,9 @@ def output_lock(root: Path, wait: bool = True, log: Callable[[str], None] = prin
         try:
             lock.acquire(timeout=0)
         except Timeout:
-            holder = lock_holder(root) or "another process"
+            holder = "another process"
+            with suppress(OSError):  # as the holder wrote it into the file
+                holder = (root / LOCK_NAME).read_text(encoding="utf-8", errors="replace").strip() or holder
             if not wait:
                 raise OutputLockedError(
                     f"the output folder {root} is in use by {holder}; wait for it, or choose another --out"
