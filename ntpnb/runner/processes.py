@@ -13,7 +13,7 @@ import signal
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -67,16 +67,10 @@ def marked_processes(variable: str, value: str) -> list[int]:
 
 def signal_processes(pids: Iterable[int], signum: int, groups: Iterable[int] = ()) -> None:
     """Send ``signum`` to every process in ``pids`` and every process group in ``groups``."""
-    for pgid in groups if hasattr(os, "killpg") else ():
-        try:
-            os.killpg(pgid, signum)
-        except OSError:
-            pass
-    for pid in pids:
-        try:
-            os.kill(pid, signum)
-        except OSError:
-            pass
+    sends = [(os.killpg, pgid) for pgid in groups] if hasattr(os, "killpg") else []
+    for send, target in [*sends, *((os.kill, pid) for pid in pids)]:
+        with suppress(OSError):  # gone, or not ours
+            send(target, signum)
 
 
 def end_processes(
