@@ -149,11 +149,7 @@ def _print_verdicts(results: Sequence[RunResult]) -> bool:
 
 
 def _cmd_book(args: argparse.Namespace) -> int:
-    """Execute the tree's missing notebooks (with ``--run-missing``), then build its book.
-
-    The tree is ``<root>/outputs`` or ``--run DIR``; missing notebooks run in the tree's setting
-    (its run record). The build holds the tree's output lock (:mod:`ntpnb.runner.lock`).
-    """
+    """Execute the tree's missing notebooks (with ``--run-missing``, in its setting), then build its book."""
     from .book import build_book, jupyter_book, missing_notebooks
     from .book.trees import book_tree
 

@@ -59,15 +59,13 @@ def is_integer(value: object) -> bool:
 def as_count(value: object, name: str, minimum: int = 1) -> int:
     """``value`` as a Python int, checking that it is a whole number at least ``minimum``.
 
-    The one rule for every count of the package (sizes, trials, iterations, seeds): Python and
-    numpy integers and integer-valued floats (``1e4``, as from a parameters cell or JSON) are
-    accepted, converted exactly; booleans, strings, None, arrays, NaN, inf and fractions are refused.
+    The one rule for every count of the package: integers and integer-valued floats (``1e4``, as
+    from JSON) are accepted; booleans, strings, None, arrays, NaN, inf and fractions are refused.
 
     Raises
     ------
     InvalidDataError
-        Naming ``name``, what it must be (``a positive integer`` for ``minimum = 1``) and the
-        value given.
+        Naming ``name``, what it must be and the value given.
     """
     kind = {0: "a non-negative integer", 1: "a positive integer"}.get(minimum, f"an integer >= {minimum}")
     # an integer is whole whatever its size (numpy's isfinite refuses Python ints past 2**64)
@@ -202,11 +200,9 @@ def read_only_view(arr: np.ndarray) -> np.ndarray:
 
 
 def as_int_array(values: object, name: str, what: str = "id", where: str = "index") -> np.ndarray:
-    """``values`` as a 1-D int64 array of ids (token ids, context ids), a new array.
+    """``values`` as a new 1-D int64 array of ids; floats only if whole and below ``2**62`` (exact).
 
-    Float arrays only if every entry is a whole number below ``2**62`` in magnitude (exact
-    conversion); booleans, strings, other objects, sets and dicts are refused. The caller checks
-    the range.
+    The caller checks the range.
 
     Parameters
     ----------
