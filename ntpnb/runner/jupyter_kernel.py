@@ -11,8 +11,8 @@ import os
 import shutil
 import tempfile
 import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Iterator, Mapping
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
 from jupyter_client.manager import AsyncKernelManager
@@ -41,16 +41,23 @@ BLAS_ENV_VARS: tuple[str, ...] = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MK
 
 
 @contextmanager
-def kernel_environment() -> Iterator[None]:
-    """Within: kernels started from here use :data:`ntpnb.settings.BLAS_THREADS` threads (unless set)."""
-    added = [var for var in BLAS_ENV_VARS if var not in os.environ]
-    for var in added:
-        os.environ[var] = str(settings.BLAS_THREADS)
+def _environment(values: Mapping[str, str]) -> Iterator[None]:
+    """Within: the environment holds ``values``; afterwards those variables are as they were."""
+    saved = {var: os.environ.get(var) for var in values}
+    os.environ.update(values)
     try:
         yield
     finally:
-        for var in added:
-            os.environ.pop(var, None)
+        for var, value in saved.items():
+            if value is None:
+                os.environ.pop(var, None)
+            else:
+                os.environ[var] = value
+
+
+def kernel_environment() -> AbstractContextManager[None]:
+    """Within: kernels started from here use :data:`ntpnb.settings.BLAS_THREADS` threads (unless set)."""
+    return _environment({var: str(settings.BLAS_THREADS) for var in BLAS_ENV_VARS if var not in os.environ})
 
 
 class IPCKernelManager(AsyncKernelManager):
@@ -100,14 +107,8 @@ def run_environment() -> Iterator[str]:
     """
     mark = uuid.uuid4().hex
     runtime = tempfile.mkdtemp(prefix=RUN_FOLDER_PREFIX)
-    saved = {var: os.environ.get(var) for var in (RUN_MARKER, "JUPYTER_RUNTIME_DIR")}
-    os.environ.update({RUN_MARKER: mark, "JUPYTER_RUNTIME_DIR": runtime})
     try:
-        yield mark
+        with _environment({RUN_MARKER: mark, "JUPYTER_RUNTIME_DIR": runtime}):
+            yield mark
     finally:
-        for var, value in saved.items():
-            if value is None:
-                os.environ.pop(var, None)
-            else:
-                os.environ[var] = value
         shutil.rmtree(runtime, ignore_errors=True)
