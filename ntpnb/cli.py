@@ -28,31 +28,26 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import textwrap
-import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager, suppress
+from collections.abc import Callable, Mapping, Sequence
+from contextlib import suppress
 from importlib import metadata
-from pathlib import Path
 from typing import Any
 
 from .book.compare import add_arguments, print_comparison
 from .chapter.layout import find_project_root, notebook_sources, output_layout
-from .chapter.parameters import CHANGES, profile_parameters
-from .errors import NTPError, RunInterruptedError
-from .runner import (
-    DEFAULT_SEEDS,
+from .chapter.parameters import (
+    CHANGES,
     PROFILE_NAMES,
-    RunResult,
-    output_lock,
     parse_overrides,
+    profile_parameters,
     read_parameters_cell,
-    reproduce,
-    select_notebooks,
 )
+from .errors import NTPError, RunInterruptedError
+from .runner import DEFAULT_SEEDS, RunResult, output_lock, reproduce, select_notebooks
+from .runner.processes import STOP_SIGNALS, signals_handled
 
 __all__ = ["main", "package_version", "format_parameters"]
 
@@ -69,12 +64,8 @@ def package_version() -> str:
         return NOT_INSTALLED
 
 
-def _root(arg: str | None) -> Path:
-    return find_project_root(arg) if arg else find_project_root()
-
-
 def _cmd_reproduce(args: argparse.Namespace) -> int:
-    root = _root(args.root)
+    root = find_project_root(args.root)
     overrides = parse_overrides(args.param)
     results = reproduce(
         root,
@@ -158,15 +149,11 @@ def _print_verdicts(results: Sequence[RunResult]) -> bool:
 
 
 def _cmd_book(args: argparse.Namespace) -> int:
-    """Execute the tree's missing notebooks (with ``--run-missing``), then build its book.
-
-    The tree is ``<root>/outputs`` or ``--run DIR``; missing notebooks run in the tree's setting
-    (its run record). The build holds the tree's output lock (:mod:`ntpnb.runner.lock`).
-    """
+    """Execute the tree's missing notebooks (with ``--run-missing``, in its setting), then build its book."""
     from .book import build_book, jupyter_book, missing_notebooks
     from .book.trees import book_tree
 
-    root, wait = _root(args.root), not args.no_wait
+    root, wait = find_project_root(args.root), not args.no_wait
     jupyter_book()  # a missing jupyter-book fails before any notebook runs
     tree = book_tree(root, args.run)
     missing = missing_notebooks(tree)
@@ -179,22 +166,24 @@ def _cmd_book(args: argparse.Namespace) -> int:
         return build_book(tree)
 
 
-def _cmd_compare(args: argparse.Namespace) -> int:
-    return print_comparison(args.run_a, args.run_b)
-
-
 def _cmd_benchmarks(args: argparse.Namespace) -> int:
     """``python -m benchmarks ARGS`` in the project root (the package lives there, not installed).
 
-    ``ntpnb benchmarks -- --help`` passes on what follows ``--`` (here the benchmarks' own help).
+    ``ntpnb benchmarks -- --help`` passes on what follows ``--`` (here the benchmarks' own help);
+    ``--help`` shows this command's help, then that of ``python -m benchmarks``.
     """
+    if args.help:
+        args.parser.print_help()
+        print(f"\nevery other argument (all after --) goes to {BENCHMARKS}; its help:\n")
+        print(_benchmarks_help(args.root), end="")
+        args.parser.exit()
     passed = args.extra[1:] if args.extra[:1] == ["--"] else args.extra
-    return subprocess.call(_benchmarks_command(passed), cwd=_root(args.root))
+    return subprocess.call(_benchmarks_command(passed), cwd=find_project_root(args.root))
 
 
 def _cmd_list(args: argparse.Namespace) -> int:
     """Print the parameters of the notebooks ``args.names`` chooses, as ``reproduce`` chooses them."""
-    root = _root(args.root)
+    root = find_project_root(args.root)
     width = min(shutil.get_terminal_size((LIST_WIDTH, 24)).columns, LIST_WIDTH)
     for source in select_notebooks(notebook_sources(root), args.names):
         print(source.stem)
@@ -258,57 +247,30 @@ def _command(
     """The subcommand ``name``, run by ``func``, described by ``what``.
 
     With ``--root`` and, for ``lock``, ``--no-wait``. With ``passes_on``, unknown arguments go to
-    ``python -m benchmarks`` (``args.extra``), as its usage and ``--help`` (:class:`_HelpPassingOn`) say.
+    ``python -m benchmarks`` (``args.extra``), as its usage and ``--help`` say.
     """
     command = sub.add_parser(name, help=what, description=what, add_help=not passes_on)
     if passes_on:
-        command.add_argument("-h", "--help", action=_HelpPassingOn, help=_HelpPassingOn.WHAT)
+        what = "show this help message, with the options of python -m benchmarks, and exit"
+        command.add_argument("-h", "--help", action="store_true", help=what)
     if lock:
         command.add_argument("--no-wait", action="store_true", help=_NO_WAIT)
     if root:
-        command.add_argument("--root", default=None, help="project root (default: found from here)")
+        command.add_argument("--root", help="project root (default: found from here)")
     if passes_on:
         command.usage = f"{command.format_usage().strip().partition(' ')[2]} [ARGS ...]"
-    command.set_defaults(func=func, passed=passes_on)
+    command.set_defaults(func=func, passed=passes_on, parser=command)
     return command
-
-
-class _HelpPassingOn(argparse.Action):
-    """``-h``/``--help`` of ``ntpnb benchmarks``: its help, then that of ``python -m benchmarks``.
-
-    The latter is got by running it in the project root (``--root``, if given before ``--help``).
-    """
-
-    WHAT = "show this help message, with the options of python -m benchmarks, and exit"
-
-    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
-        kwargs.update(nargs=0, default=argparse.SUPPRESS)
-        super().__init__(option_strings, argparse.SUPPRESS, **kwargs)
-
-    def __call__(
-        self,
-        parser: argparse.ArgumentParser,
-        namespace: argparse.Namespace,
-        values: object,
-        option_string: str | None = None,
-    ) -> None:
-        parser.print_help()
-        print(f"\nevery other argument (all after --) goes to {BENCHMARKS}; its help:\n")
-        print(_benchmarks_help(getattr(namespace, "root", None)), end="")
-        parser.exit()
 
 
 #: What ``ntpnb benchmarks`` runs, in the project root (where the package lives, not installed).
 BENCHMARKS = "python -m benchmarks"
 
 
-def _benchmarks_help(root: str | None = None) -> str:
-    """The help of ``python -m benchmarks`` in the project at ``root``, or one line saying why not.
-
-    ``root`` as for ``--root`` (None: the project around the working directory).
-    """
+def _benchmarks_help(root: str | None) -> str:
+    """The help of ``python -m benchmarks`` in the project at ``root`` (``--root``), or why not."""
     try:
-        where = _root(root)
+        where = find_project_root(root)
     except NTPError as exc:
         return f"(its options cannot be shown: {exc})\n"
     command = _benchmarks_command(["--help"])
@@ -355,7 +317,6 @@ def _parser() -> argparse.ArgumentParser:
     )
     rep.add_argument(
         "--out",
-        default=None,
         help="output folder (default: <root>/outputs, the book's, for the paper profile without -p; "
         "outputs/runs/<what differs> for any other run, e.g. outputs/runs/profile=quick)",
     )
@@ -363,20 +324,17 @@ def _parser() -> argparse.ArgumentParser:
         "-j",
         "--jobs",
         type=int,
-        default=None,
         help="notebooks run in parallel, one kernel each (default: one per CPU core)",
     )
     rep.add_argument(
         "--seeds",
         type=int,
-        default=None,
         metavar="N",
         help="run each notebook at the book's seed and the N - 1 seeds after it, each into its own tree "
         f"(outputs/seeds/seed=S); the verdicts count every seed (default: {DEFAULT_SEEDS}, or 1 with -p)",
     )
     rep.add_argument(
         "--scheduler",
-        default=None,
         metavar="ADDRESS",
         help="run every notebook and seed as a task of the Dask cluster at ADDRESS (e.g. tcp://host:8786), "
         "whose workers share this file system (needs dask[distributed])",
@@ -391,7 +349,6 @@ def _parser() -> argparse.ArgumentParser:
     book = _command(sub, "book", what, _cmd_book, lock=True)
     book.add_argument(
         "--run",
-        default=None,
         metavar="DIR",
         help="build the book of the run in the output folder DIR (e.g. outputs/runs/profile=quick) "
         "into DIR/_book/html, labelled by what ran (its run.json); default: the book's own outputs/",
@@ -407,7 +364,9 @@ def _parser() -> argparse.ArgumentParser:
     listed = _command(sub, "list", what, _cmd_list)
     listed.add_argument("names", nargs="*", help=_NAMES)
     what = "compare the printed outputs of two runs (exit 1 if they differ)"
-    add_arguments(_command(sub, "compare", what, _cmd_compare, root=False))
+    add_arguments(
+        _command(sub, "compare", what, lambda args: print_comparison(args.run_a, args.run_b), root=False)
+    )
     what = "time the solvers: python -m benchmarks ARGS, from the project root"
     _command(sub, "benchmarks", what, _cmd_benchmarks, passes_on=True)
     return parser
@@ -421,7 +380,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
     args.extra = extra
     try:
-        with _terminate_as_interrupt():
+        # SIGTERM acts as a Ctrl-C; SIGINT is set too: a shell's background job inherits it ignored
+        with signals_handled(STOP_SIGNALS, _interrupt):
             return int(args.func(args))
     except BrokenPipeError:
         return _reader_gone()
@@ -446,26 +406,8 @@ INTERRUPTED = 130
 PIPE_CLOSED = 141
 
 
-@contextmanager
-def _terminate_as_interrupt() -> Iterator[None]:
-    """Within (in the main thread): SIGINT and SIGTERM stop the command (KeyboardInterrupt).
-
-    So ``kill`` or a job scheduler acts as a Ctrl-C (:class:`~ntpnb.runner.workers.Interrupts`).
-    SIGINT is set too: a shell's background job inherits it ignored, losing ``kill -INT``.
-    """
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def interrupt(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt
-
-    previous = {signum: signal.signal(signum, interrupt) for signum in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        yield
-    finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
 
 
 def _reader_gone() -> int:

@@ -6,26 +6,6 @@ catch them all at once; each subclass names one kind of problem.
 
 from __future__ import annotations
 
-__all__ = [
-    "NTPError",
-    "InvalidDataError",
-    "NotCompatibleError",
-    "NotSeparableError",
-    "SolverError",
-    "PathCertificateError",
-    "ScaleError",
-    "PathError",
-    "ClaimCheckError",
-    "NotRealizableError",
-    "HeadAssumptionError",
-    "InfeasibleGraphSVMError",
-    "GenerationError",
-    "RankAmbiguousError",
-    "NumericallyAmbiguousError",
-    "OutputLockedError",
-    "RunInterruptedError",
-]
-
 
 class NTPError(Exception):
     """Base class of every error raised on purpose by :mod:`ntpnb`."""
@@ -56,9 +36,8 @@ class SolverError(NTPError, RuntimeError):
 class PathCertificateError(SolverError):
     """A point of the regularization path could not be certified as the minimizer.
 
-    Raised by :func:`ntpnb.regularization_path` for a radius where the KKT certificate fails,
-    in particular beyond the largest radius at which float64 can represent the certificate
-    (the out-of-support probabilities and the multiplier underflow).
+    Raised by :func:`ntpnb.regularization_path`, in particular beyond the largest radius at which
+    float64 can represent the certificate (the out-of-support probabilities underflow).
     """
 
 
@@ -97,10 +76,8 @@ class GenerationError(NTPError):
 class RankAmbiguousError(SolverError):
     """A numerical rank (a dimension, a support) is not determined by the spectrum.
 
-    Raised by :mod:`ntpnb.linalg` when the singular values show no clear gap between the kept
-    and the dropped ones (or not at the dimension the mathematics gives), instead of guessing a
-    rank that could differ between machines. The message lists the singular values relative to
-    the largest.
+    Raised by :mod:`ntpnb.linalg` when the singular values show no clear gap (or not at the
+    dimension the mathematics gives), instead of guessing a rank that could differ between machines.
     """
 
 
@@ -108,10 +85,8 @@ class NumericallyAmbiguousError(SolverError):
     """A yes-or-no question about the data lies within float64's reach of its boundary.
 
     Raised by :func:`ntpnb.is_separable` and :func:`ntpnb.is_compatible` (and what relies on
-    them) when the evidence float64 can verify neither proves the answer nor refutes it:
-    near-duplicate embeddings whose separating or compatible ``W`` is too large for its logits to
-    be evaluated to the tolerance, or a certificate that is not below float64's resolution. The
-    message says by how much: the best verified quantity, the certified bound and the resolution.
+    them) when the evidence float64 can verify neither proves the answer nor refutes it, e.g.
+    near-duplicate embeddings whose ``W`` is too large for its logits to be evaluated to the tolerance.
     """
 
 
@@ -120,11 +95,7 @@ class OutputLockedError(PathError):
 
 
 class RunInterruptedError(NTPError):
-    """``ntpnb reproduce`` was interrupted (Ctrl-C, SIGINT); completed outputs are kept.
-
-    ``done`` notebook runs (a notebook at one seed) of ``total`` had finished (successfully or
-    not) when it stopped.
-    """
+    """``ntpnb reproduce`` was interrupted after ``done`` of ``total`` notebook runs (outputs kept)."""
 
     def __init__(self, done: int, total: int) -> None:
         self.done = done
@@ -132,3 +103,9 @@ class RunInterruptedError(NTPError):
         super().__init__(
             f"interrupted after {done} of {total} notebook runs; completed outputs kept; rerun to resume"
         )
+
+
+#: Every error type, in the order defined above.
+__all__ = [
+    name for name, value in list(globals().items()) if isinstance(value, type) and issubclass(value, NTPError)
+]

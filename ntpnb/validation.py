@@ -59,26 +59,22 @@ def is_integer(value: object) -> bool:
 def as_count(value: object, name: str, minimum: int = 1) -> int:
     """``value`` as a Python int, checking that it is a whole number at least ``minimum``.
 
-    The one rule for every count of the package (sizes, trials, iterations, seeds): Python and
-    numpy integers and integer-valued floats (``1e4``, as from a parameters cell or JSON) are
-    accepted, converted exactly; booleans, strings, None, arrays, NaN, inf and fractions are refused.
+    The one rule for every count of the package: integers and integer-valued floats (``1e4``, as
+    from JSON) are accepted; booleans, strings, None, arrays, NaN, inf and fractions are refused.
 
     Raises
     ------
     InvalidDataError
-        Naming ``name``, what it must be (``a positive integer`` for ``minimum = 1``) and the
-        value given.
+        Naming ``name``, what it must be and the value given.
     """
     kind = {0: "a non-negative integer", 1: "a positive integer"}.get(minimum, f"an integer >= {minimum}")
-    if not is_real(value):
-        raise InvalidDataError(f"{name} must be {kind}, got {value!r}")
     # an integer is whole whatever its size (numpy's isfinite refuses Python ints past 2**64)
-    if not isinstance(value, (int, np.integer)) and (not np.isfinite(value) or value != np.floor(value)):
+    whole = is_real(value) and (
+        isinstance(value, (int, np.integer)) or bool(np.isfinite(value) and value == np.floor(value))
+    )
+    if not whole or int(value) < minimum:
         raise InvalidDataError(f"{name} must be {kind}, got {value!r}")
-    count = int(value)
-    if count < minimum:
-        raise InvalidDataError(f"{name} must be {kind}, got {value!r}")
-    return count
+    return int(value)
 
 
 def _refuse_non_numbers(x: object, name: str) -> None:
@@ -204,11 +200,9 @@ def read_only_view(arr: np.ndarray) -> np.ndarray:
 
 
 def as_int_array(values: object, name: str, what: str = "id", where: str = "index") -> np.ndarray:
-    """``values`` as a 1-D int64 array of ids (token ids, context ids), a new array.
+    """``values`` as a new 1-D int64 array of ids; floats only if whole and below ``2**62`` (exact).
 
-    Float arrays only if every entry is a whole number below ``2**62`` in magnitude (exact
-    conversion); booleans, strings, other objects, sets and dicts are refused. The caller checks
-    the range.
+    The caller checks the range.
 
     Parameters
     ----------
@@ -244,11 +238,6 @@ def as_int_array(values: object, name: str, what: str = "id", where: str = "inde
     return arr.astype(np.int64)
 
 
-def _reject_complex(arr: object, name: str) -> None:
-    if np.iscomplexobj(arr):
-        raise InvalidDataError(f"{name} must be real, got complex values")
-
-
 def as_float_array(x: ArrayLike, name: str, ndim: int) -> np.ndarray:
     """Return ``x`` as a read-only float64 copy, checking its dimension and finiteness.
 
@@ -260,7 +249,8 @@ def as_float_array(x: ArrayLike, name: str, ndim: int) -> np.ndarray:
     """
     _refuse_non_numbers(x, name)
     try:
-        _reject_complex(x, name)
+        if np.iscomplexobj(x):
+            raise InvalidDataError(f"{name} must be real, got complex values")
         arr = np.array(x, dtype=np.float64, copy=True)
     except (TypeError, ValueError) as exc:
         raise InvalidDataError(f"{name} must be a numeric array: {exc}") from None

@@ -10,26 +10,14 @@ The entry is :func:`reproduce` (``ntpnb reproduce``). Its parts, in the order a 
   its outputs promoted when it succeeded, or its failure kept and described;
 * :mod:`.timings`: how long each notebook took.
 
-It builds on :mod:`ntpnb.chapter` (the output layout, atomic writes, the claim record, every
-notebook's parameter values per profile and ``-p`` overrides: :mod:`ntpnb.chapter.parameters`) and the
-core, never on the book build (:mod:`ntpnb.book`).
+It builds on :mod:`ntpnb.chapter` and the core, never on the book build (:mod:`ntpnb.book`).
 """
 
 from __future__ import annotations
 
-from ..chapter.parameters import PROFILE_NAMES, parse_overrides, read_parameters_cell
 from .choice import select_notebooks
 from .execute import RunResult
 from .lock import output_lock
 from .run import DEFAULT_SEEDS, reproduce
 
-__all__ = [
-    "reproduce",
-    "RunResult",
-    "DEFAULT_SEEDS",
-    "PROFILE_NAMES",
-    "parse_overrides",
-    "read_parameters_cell",
-    "select_notebooks",
-    "output_lock",
-]
+__all__ = ["reproduce", "RunResult", "DEFAULT_SEEDS", "select_notebooks", "output_lock"]

@@ -1,16 +1,11 @@
 """Which notebooks a run executes, with which parameters, and whether they must run again.
 
-The arguments of ``ntpnb reproduce`` are checked once, before anything runs: names choose
-notebooks (:func:`select_notebooks`), the profile and ``-p`` overrides their parameters
-(:func:`choose_notebooks`). With the output tree known, each becomes a :class:`NotebookRun`
-(what papermill injects, and its cache key).
-
-A notebook is not executed again while its :func:`cache_key` (a hash of its source, parameters
-and the ``ntpnb`` sources) is unchanged since its last successful run into the tree and its
-outputs are what that run wrote. Key and output SHA-256s go to its manifest
-(``<name>.key.json``, :mod:`ntpnb.chapter.provenance`) after each success (:func:`store_key`)
-and are removed on failure (:func:`forget_key`); :func:`cache_state` says why one must rerun.
-``--force`` reruns anyway. The longest notebooks start first (:func:`longest_first`).
+Names choose notebooks (:func:`select_notebooks`), the profile and ``-p`` overrides their
+parameters (:func:`choose_notebooks`), checked before anything runs. A notebook is not executed
+again while its :func:`cache_key` (source, parameters, ``ntpnb`` sources) is unchanged since its
+last success into the tree and its outputs are what that run wrote: key and output SHA-256s go to
+its manifest (:mod:`ntpnb.chapter.provenance`) after a success (:func:`store_key`) and are removed
+on failure (:func:`forget_key`). The longest notebooks start first (:func:`longest_first`).
 """
 
 from __future__ import annotations
@@ -38,9 +33,9 @@ from ..errors import NTPError, PathError
 
 __all__ = [
     "NotebookRun",
+    "int_seed",
     "select_notebooks",
     "choose_notebooks",
-    "notebook_parameters",
     "package_fingerprint",
     "cache_key",
     "cache_state",
@@ -72,8 +67,7 @@ class NotebookRun:
     @property
     def seed(self) -> int | None:
         """The seed it runs at (None if the notebook has no ``seed`` parameter)."""
-        seed = self.parameters.get("seed")
-        return seed if isinstance(seed, int) and not isinstance(seed, bool) else None
+        return int_seed(self.parameters)
 
     @property
     def label(self) -> str:
@@ -84,6 +78,12 @@ class NotebookRun:
     def executed(self) -> Path:
         """Where its executed copy goes in the output tree."""
         return self.layout.notebooks / f"{self.name}.ipynb"
+
+
+def int_seed(parameters: Mapping[str, Any]) -> int | None:
+    """The integer ``seed`` parameter, if there is one."""
+    seed = parameters.get("seed")
+    return seed if isinstance(seed, int) and not isinstance(seed, bool) else None
 
 
 def select_notebooks(sources: Sequence[Path], names: Sequence[str]) -> list[Path]:
@@ -111,10 +111,7 @@ def select_notebooks(sources: Sequence[Path], names: Sequence[str]) -> list[Path
 def choose_notebooks(
     root: Path, names: Sequence[str], profile: str, overrides: Mapping[str, str]
 ) -> list[tuple[Path, dict[str, Any]]]:
-    """The notebooks of the project at ``root`` that ``names`` choose, each with its parameters.
-
-    The profile's parameters with ``overrides`` applied
-    (:func:`~ntpnb.chapter.parameters.apply_overrides`), checked for every notebook first.
+    """The notebooks ``names`` choose, each with the profile's parameters and ``overrides`` applied.
 
     Raises
     ------
@@ -132,13 +129,6 @@ def with_output(parameters: Mapping[str, Any], profile: str, layout: OutputLayou
     """``parameters`` with the ``profile`` and the ``output_dir`` a notebook is given."""
     # relative to the executed notebook's folder, where papermill, nbval and Jupyter run it
     return {**parameters, "profile": profile, "output_dir": os.path.relpath(layout.root, layout.notebooks)}
-
-
-def notebook_parameters(
-    source: Path, profile: str, layout: OutputLayout, overrides: Mapping[str, str] | None = None
-) -> dict[str, Any]:
-    """Every parameter papermill injects into ``source``: the profile's, overridden, and where to write."""
-    return with_output(apply_overrides(source, profile, overrides or {}), profile, layout)
 
 
 def package_fingerprint() -> str:
@@ -169,9 +159,7 @@ CHANGED = "its source, parameters or ntpnb changed"
 def cache_state(run: NotebookRun) -> str | None:
     """Why ``run`` must execute again, or None when its outputs in place are its last run's.
 
-    Its manifest must hold ``run.key`` and every output it lists must be in place with its
-    recorded SHA-256. Returns :data:`NOT_RUN`, :data:`CHANGED`, the manifest's problem, or
-    :func:`~ntpnb.chapter.provenance.damaged_outputs`.
+    :data:`NOT_RUN`, :data:`CHANGED`, the manifest's problem, or a damaged output.
     """
     path = manifest_path(run.executed)
     if not path.is_file():
@@ -186,10 +174,7 @@ def cache_state(run: NotebookRun) -> str | None:
 
 
 def store_key(run: NotebookRun, seconds: float, outputs: Iterable[Path]) -> None:
-    """Record that ``run`` completed: its key, parameters, time and the digest of each output.
-
-    Call it once its ``outputs`` (files under ``run.layout.root``) are in place.
-    """
+    """Record that ``run`` completed (its ``outputs`` in place): key, parameters, time, digests."""
     digests = output_digests(run.layout.root, outputs)
     manifest = Manifest(run.key, dict(run.parameters), seconds, digests, run.package)
     write_manifest(run.executed, manifest)
@@ -211,9 +196,8 @@ def _last_seconds(layout: OutputLayout, profile: str, name: str) -> float:
 def longest_first(runs: Sequence[NotebookRun], profile: str) -> list[NotebookRun]:
     """``runs``, the longest first by its last recorded run at ``profile`` (unknown: longest).
 
-    So the slowest does not start last and leave workers idle. A sweep's seed without a time of
-    its own takes its notebook's time at the book's seed. Untimed notebooks follow
-    :data:`~ntpnb.chapter.parameters.SLOWEST_FIRST`, then the order asked.
+    A sweep's seed without a time of its own takes its notebook's time at the book's seed. Untimed
+    notebooks follow :data:`~ntpnb.chapter.parameters.SLOWEST_FIRST`, then the order asked.
     """
     rank = {name: i for i, name in enumerate(SLOWEST_FIRST)}
     at_book_seed = {run.name: _last_seconds(run.layout, profile, run.name) for run in runs if not run.sweep}

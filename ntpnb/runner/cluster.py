@@ -1,10 +1,8 @@
 """The runs of a sweep on a Dask cluster (``ntpnb reproduce --scheduler ADDRESS``).
 
-Instead of local workers (:mod:`.workers`), every (notebook, seed) run is one task of a
-`dask.distributed <https://distributed.dask.org>`_ cluster whose workers share the project's file
-system. A task starts the notebook in a process of its own (``python -m ntpnb.runner.remote``)
-with the run's mark (:mod:`.processes`), so a Ctrl-C cancels unstarted tasks and ends the started
-ones' processes on every worker. Inner sweeps use joblib's Dask backend (see chapter 04).
+Every (notebook, seed) run is one task of a `dask.distributed <https://distributed.dask.org>`_
+cluster whose workers share the project's file system, in a process of its own with the run's
+mark (:mod:`.processes`), so a Ctrl-C ends the started ones on every worker.
 """
 
 from __future__ import annotations
@@ -34,13 +32,7 @@ __all__ = ["run_on_dask", "run_task"]
 
 
 def _client(address: str) -> object:
-    """A ``distributed.Client`` connected to the scheduler at ``address``.
-
-    Raises
-    ------
-    NTPError
-        If dask.distributed is not installed, or the scheduler does not answer.
-    """
+    """A ``distributed.Client`` connected to the scheduler at ``address`` (NTPError if none)."""
     try:
         import distributed
     except ImportError:
@@ -52,11 +44,9 @@ def _client(address: str) -> object:
 
 
 def run_task(run: NotebookRun, mark: str) -> RunResult:
-    """One Dask task: run ``run`` in a process of its own, marked ``mark``; its result.
+    """One Dask task: run ``run`` in a process of its own (:mod:`.remote`), marked ``mark``; its result.
 
-    The process (``python -m ntpnb.runner.remote``) gets a private Jupyter runtime folder and the
-    kernel's variables (:func:`~ntpnb.runner.workers.kernel_variables`); a process that dies (ended
-    by a Ctrl-C of the run) gives a failed result.
+    A process that dies (ended by a Ctrl-C of the run) gives a failed result.
     """
     folder = tempfile.mkdtemp(prefix=RUN_FOLDER_PREFIX)
     result_file = Path(folder) / "result.pickle"
@@ -82,8 +72,7 @@ def run_on_dask(
     address: str,
     report: Callable[[RunResult], None],
     mark: str,
-    log: Callable[[str], None],
-    display: Display | None = None,
+    display: Display,
 ) -> bool:
     """Run ``pending`` as tasks of the Dask cluster at ``address``; every result goes to ``report``.
 
@@ -100,8 +89,7 @@ def run_on_dask(
         for run in pending:
             future = client.submit(run_task, run, mark, pure=False, key=f"ntpnb-{run.label}-{mark}")
             futures[future] = run
-            if display is not None:
-                display.started(run.label)
+            display.started(run.label)
         left = set(futures)
         with Interrupts() as interrupts, client.as_current():
             while left and not interrupts.count:
@@ -117,11 +105,10 @@ def run_on_dask(
                         result = failed_result(run, f"TaskFailed: {type(exc).__name__}: {exc}")
                     seconds = time.monotonic() - submitted
                     report(dataclasses.replace(result, seconds=seconds))
-                if display is not None:
-                    display.tick()
+                display.tick()
             if not interrupts.count:
                 return False
-            log("ntpnb: interrupted; cancelling the tasks and ending their processes on the cluster")
+            display.log("ntpnb: interrupted; cancelling the tasks and ending their processes on the cluster")
             client.cancel(list(left))
             client.run(end_processes, mark, (), 3.0)
             return True

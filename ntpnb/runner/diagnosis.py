@@ -26,18 +26,16 @@ def failed_cell(staged: Path) -> tuple[int, str] | None:
     except (OSError, ValueError):
         return None
 
-    def failed(cell: dict) -> bool:
-        return cell.get("metadata", {}).get("papermill", {}).get("status") == "failed"
-
-    def unanswered(cell: dict) -> bool:
-        execution = cell.get("metadata", {}).get("execution", {})
-        return bool(execution) and "shell.execute_reply" not in execution
-
-    def started(cell: dict) -> bool:
-        return cell.get("metadata", {}).get("papermill", {}).get("start_time") is not None
+    def meta(cell: dict, key: str) -> dict:
+        return cell.get("metadata", {}).get(key, {})
 
     cells = list(enumerate(nb.cells))
-    for test, order in ((failed, cells), (unanswered, cells), (started, cells[::-1])):
+    tests = (
+        (lambda cell: meta(cell, "papermill").get("status") == "failed", cells),
+        (lambda cell: (times := meta(cell, "execution")) and "shell.execute_reply" not in times, cells),
+        (lambda cell: meta(cell, "papermill").get("start_time") is not None, cells[::-1]),
+    )
+    for test, order in tests:
         for index, cell in order:
             if cell.cell_type == "code" and test(cell):
                 lines = cell.source.strip().splitlines()

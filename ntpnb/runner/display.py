@@ -1,10 +1,7 @@
 """What ``ntpnb reproduce`` shows while it runs: which notebooks run, for how long, at which cell.
 
-On a terminal the running notebooks stand in a status block at the bottom, redrawn about twice a
-second with each one's elapsed time, code cell and long-loop progress
-(:mod:`ntpnb.chapter.progress`; :func:`status_lines`); a finished notebook's line is printed
-above the block. Without a terminal (CI, a log file): one line when a notebook starts, one when
-it ends.
+On a terminal, a status block at the bottom (:func:`status_lines`), redrawn about twice a second;
+finished notebooks' lines above it. Without one: a line when a notebook starts, one when it ends.
 """
 
 from __future__ import annotations
@@ -100,12 +97,10 @@ class Display:
     def finished(self, name: str, line: str) -> None:
         """``name`` ended (or was found cached); ``line`` says how."""
         self.running.pop(name, None)
+        self._clear()
+        self.log(line)
         if self.live:
-            self._clear()
-            self.log(line)
             self._redraw()
-        else:
-            self.log(line)
 
     def tick(self) -> None:
         """Redraw the block if it is older than :data:`ntpnb.settings.SHOW_SECONDS` (on a terminal)."""
@@ -117,8 +112,7 @@ class Display:
 
     def close(self) -> None:
         """Remove the block (the run is over)."""
-        if self.live:
-            self._clear()
+        self._clear()
 
     def _clear(self) -> None:
         if self._shown:

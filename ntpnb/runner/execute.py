@@ -1,10 +1,7 @@
 """Execute one notebook: Jupytext source -> papermill (with its parameters) -> executed ``.ipynb``.
 
-The notebook runs in its staging tree; its outputs are moved into place only when it ran to its
-end (:mod:`.staging`), even if claim checks failed
-(:meth:`~ntpnb.chapter.claims.ClaimLog.conclude`). Its cache key is then stored, or removed on an
-earlier failure (:mod:`.choice`). A failure is described in one line (:mod:`.diagnosis`), never
-raised: the run goes on with the other notebooks.
+Its outputs are moved into place when it ran to its end (:mod:`.staging`), even if claim checks
+failed. A failure is described in one line (:mod:`.diagnosis`), never raised.
 """
 
 from __future__ import annotations
@@ -13,7 +10,7 @@ import dataclasses
 import functools
 import shutil
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,20 +20,12 @@ from ..chapter.atomic import atomic_write_text
 from ..chapter.claims import ChapterRecord, load_chapter_record
 from ..chapter.layout import OutputLayout
 from ..errors import PathError
-from .choice import (
-    NotebookRun,
-    cache_key,
-    cache_state,
-    forget_key,
-    notebook_parameters,
-    package_fingerprint,
-    store_key,
-)
+from .choice import NotebookRun, cache_state, forget_key, store_key
 from .diagnosis import describe_failure
 from .jupyter_kernel import KERNEL_NAME, IPCKernelManager, kernel_environment
 from .staging import clear_failure, hide_injected_parameters, keep_failure, promote, staging_layout
 
-__all__ = ["RunResult", "CellStarted", "cached_result", "failed_result", "run_notebook", "execute_notebook"]
+__all__ = ["RunResult", "CellStarted", "cached_result", "failed_result", "run_notebook", "run_or_fail"]
 
 
 @dataclass(frozen=True)
@@ -66,12 +55,7 @@ class RunResult:
     @property
     def label(self) -> str:
         """The notebook's name, with the seed for a further seed of the sweep."""
-        return run_label(self.name, self.seed, self.sweep)
-
-
-def run_label(name: str, seed: int | None, sweep: bool) -> str:
-    """``"01_entropy_separability"``, or ``"01_entropy_separability seed 3"`` in the sweep."""
-    return f"{name} seed {seed}" if sweep else name
+        return f"{self.name} seed {self.seed}" if self.sweep else self.name
 
 
 def _result(run: NotebookRun, record: ChapterRecord, seconds: float, cached: bool) -> RunResult:
@@ -84,11 +68,7 @@ def _result(run: NotebookRun, record: ChapterRecord, seconds: float, cached: boo
 
 
 def _complete_record(run: NotebookRun, claims: Path) -> ChapterRecord | None:
-    """The record of ``run`` in the folder ``claims``, if it reads and says the chapter ran to its end.
-
-    A notebook that keeps no claim record (no :class:`~ntpnb.chapter.claims.ClaimLog`) has an
-    empty one.
-    """
+    """The record of ``run`` in ``claims``, if it reads and is complete (empty if it keeps none)."""
     path = claims / f"{run.name}.json"
     if not path.exists():
         return ChapterRecord(run.name, str(run.parameters.get("profile", "")), complete=True)
@@ -100,11 +80,7 @@ def _complete_record(run: NotebookRun, claims: Path) -> ChapterRecord | None:
 
 
 def cached_result(run: NotebookRun, force: bool = False) -> RunResult | None:
-    """The result of ``run`` without executing it, if its outputs are current (and not ``force``).
-
-    Current: :func:`~ntpnb.runner.choice.cache_state` is None and its claim record reads and is
-    complete (it says which checks failed).
-    """
+    """The result of ``run`` without executing it, if its outputs and record are current (not ``force``)."""
     if force or cache_state(run) is not None:
         return None
     record = _complete_record(run, run.layout.claims)
@@ -121,11 +97,7 @@ REPORTING_ENGINE = "ntpnb-reporting"
 
 @functools.cache
 def _reporting_engine() -> str:
-    """Register (once per process) and name papermill's nbclient engine that also reports cells.
-
-    Papermill's own engine, telling ``cell_started`` (a :data:`CellStarted`) of each code cell,
-    and writing the notebook once (:func:`_written_once`).
-    """
+    """Register (once per process) and name papermill's engine that tells ``cell_started`` each code cell."""
     from papermill.engines import NBClientEngine, papermill_engines
 
     class ReportingEngine(NBClientEngine):
@@ -153,12 +125,10 @@ def _reporting_engine() -> str:
 
 @contextmanager
 def _written_once(nb_man: Any) -> Iterator[None]:
-    """Within: papermill's execution manager ``nb_man`` does not write the notebook.
+    """Within: papermill's ``nb_man`` does not write the notebook at every cell's start and end.
 
-    Papermill would write the whole notebook at every cell's start and end (megabytes a hundred
-    times per chapter). It is still written when the cells have run (error cell on top if one
-    failed) and, when the execution fails (kernel died), by papermill's closing step, for the
-    failure's kept copy (:mod:`.staging`). Nothing reads it in between.
+    It is still written when the cells have run and, when the execution fails, by papermill's
+    closing step (for the failure's kept copy).
     """
     save = nb_man.save
     nb_man.save = lambda **kwargs: None
@@ -172,9 +142,7 @@ def _written_once(nb_man: Any) -> Iterator[None]:
 def run_notebook(run: NotebookRun, cell_started: CellStarted | None = None) -> RunResult:
     """Execute ``run`` with papermill; on success move its outputs into place.
 
-    ``cell_started`` is told each code cell as it starts. A failure keeps the previous outputs
-    and puts the failed copy and a record in ``run.layout.failed``
-    (:func:`~ntpnb.runner.staging.keep_failure`).
+    A failure keeps the previous outputs and puts the failed copy and a record in ``run.layout.failed``.
     """
     import jupytext
     import papermill
@@ -246,21 +214,9 @@ def failed_result(run: NotebookRun, error: str, seconds: float = 0.0, kept: Path
     return RunResult(run.name, False, seconds, kept, error, seed=run.seed, sweep=run.sweep)
 
 
-def execute_notebook(
-    source: Path,
-    profile: str,
-    layout: OutputLayout,
-    overrides: Mapping[str, str] | None = None,
-    force: bool = False,
-) -> RunResult:
-    """Execute one Jupytext notebook with papermill under ``profile`` into ``layout``, in this process.
-
-    Unless ``force``, a notebook whose :func:`~ntpnb.runner.choice.cache_key` equals the one
-    stored by its last successful run into ``layout`` is not executed (the result says ``cached``).
-    """
-    parameters = notebook_parameters(source, profile, layout, overrides)
-    fingerprint = package_fingerprint()
-    run = NotebookRun(
-        source, parameters, layout, cache_key(source, parameters, fingerprint), False, fingerprint
-    )
-    return cached_result(run, force) or run_notebook(run)
+def run_or_fail(run: NotebookRun, cell_started: CellStarted | None = None) -> RunResult:
+    """:func:`run_notebook`, or a failed result if it raises (a failure it did not report: a bug)."""
+    try:
+        return run_notebook(run, cell_started)
+    except Exception as exc:
+        return failed_result(run, describe_failure(exc, outputs=run.layout.root))

@@ -1,12 +1,8 @@
 """How a notebook's kernel starts: its BLAS threads, its sockets, and the mark of its run.
 
-Every kernel runs its BLAS with :data:`ntpnb.settings.BLAS_THREADS` threads (unless
-``OPENBLAS_NUM_THREADS``, ``OMP_NUM_THREADS`` or ``MKL_NUM_THREADS`` is set): the matrices are
-small, and notebooks side by side would otherwise oversubscribe the cores.
-
-A kernel talks to its worker over Unix-domain sockets (:class:`IPCKernelManager`) in its run's
-private folder (:func:`run_environment`), which also marks the run's processes so they can be
-ended together (:mod:`.processes`).
+Kernels run their BLAS with :data:`ntpnb.settings.BLAS_THREADS` threads (notebooks side by side
+would otherwise oversubscribe the cores) and talk to their worker over Unix-domain sockets
+(:class:`IPCKernelManager`) in the run's private folder (:func:`run_environment`).
 """
 
 from __future__ import annotations
@@ -15,8 +11,8 @@ import os
 import shutil
 import tempfile
 import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Iterator, Mapping
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
 from jupyter_client.manager import AsyncKernelManager
@@ -45,27 +41,27 @@ BLAS_ENV_VARS: tuple[str, ...] = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MK
 
 
 @contextmanager
-def kernel_environment() -> Iterator[None]:
-    """Within: kernels started from this process use :data:`ntpnb.settings.BLAS_THREADS` threads.
-
-    Variables the user has set are left alone; the environment is restored afterwards.
-    """
-    added = [var for var in BLAS_ENV_VARS if var not in os.environ]
-    for var in added:
-        os.environ[var] = str(settings.BLAS_THREADS)
+def _environment(values: Mapping[str, str]) -> Iterator[None]:
+    """Within: the environment holds ``values``; afterwards those variables are as they were."""
+    saved = {var: os.environ.get(var) for var in values}
+    os.environ.update(values)
     try:
         yield
     finally:
-        for var in added:
-            os.environ.pop(var, None)
+        for var, value in saved.items():
+            if value is None:
+                os.environ.pop(var, None)
+            else:
+                os.environ[var] = value
+
+
+def kernel_environment() -> AbstractContextManager[None]:
+    """Within: kernels started from here use :data:`ntpnb.settings.BLAS_THREADS` threads (unless set)."""
+    return _environment({var: str(settings.BLAS_THREADS) for var in BLAS_ENV_VARS if var not in os.environ})
 
 
 class IPCKernelManager(AsyncKernelManager):
-    """A kernel manager that talks to its kernel over Unix-domain sockets instead of TCP.
-
-    The kernel then needs no network interface at all (not even loopback), and ipykernel
-    does not warn about unencrypted TCP on every start.
-    """
+    """A kernel manager that talks to its kernel over Unix-domain sockets (no network, no TCP warning)."""
 
     @default("transport")
     def _default_transport(self) -> str:
@@ -93,41 +89,26 @@ class IPCKernelManager(AsyncKernelManager):
 
 
 def run_folder() -> str:
-    """The private folder of the current run (its kernels' sockets and connection files).
-
-    ``JUPYTER_RUNTIME_DIR`` as :func:`run_environment` sets it; outside a run, the
-    temporary folder.
-    """
+    """The private folder of the current run (:func:`run_environment`), else the temporary folder."""
     folder = os.environ.get("JUPYTER_RUNTIME_DIR") if os.environ.get(RUN_MARKER) else None
     return folder or tempfile.gettempdir()
 
 
 def progress_file(label: str) -> Path:
-    """Where the kernel of the run ``label`` (a notebook, at a seed) reports its long loops' progress.
-
-    In the run's folder; one file per notebook and seed.
-    """
+    """Where the kernel of the run ``label`` (a notebook, at a seed) reports its long loops' progress."""
     return Path(run_folder()) / f"progress-{label.replace(' ', '-')}.json"
 
 
 @contextmanager
 def run_environment() -> Iterator[str]:
-    """Within: the environment that workers and kernels inherit marks the run.
+    """Within: the environment workers and kernels inherit holds the run's mark (yielded) and its folder.
 
-    It holds the run's mark (:data:`~ntpnb.runner.processes.RUN_MARKER`, yielded) and a
-    private Jupyter runtime folder. Afterwards the environment is restored and the folder
-    (connection files, kernel sockets) removed, even when kernels were killed.
+    Afterwards the environment is restored and the folder removed, even when kernels were killed.
     """
     mark = uuid.uuid4().hex
     runtime = tempfile.mkdtemp(prefix=RUN_FOLDER_PREFIX)
-    saved = {var: os.environ.get(var) for var in (RUN_MARKER, "JUPYTER_RUNTIME_DIR")}
-    os.environ.update({RUN_MARKER: mark, "JUPYTER_RUNTIME_DIR": runtime})
     try:
-        yield mark
+        with _environment({RUN_MARKER: mark, "JUPYTER_RUNTIME_DIR": runtime}):
+            yield mark
     finally:
-        for var, value in saved.items():
-            if value is None:
-                os.environ.pop(var, None)
-            else:
-                os.environ[var] = value
         shutil.rmtree(runtime, ignore_errors=True)

@@ -1,26 +1,49 @@
-"""The processes of one ``ntpnb reproduce`` run, found and ended together.
+"""The processes of one ``ntpnb reproduce`` run, found and ended together, and the signals that stop it.
 
-A run starts worker processes, which start Jupyter kernels, which may start processes of
-their own (e.g. a process pool). jupyter_client starts every kernel in a session of its own, so
-neither a terminal's Ctrl-C nor a signal to the worker reaches it. The run therefore marks its
-environment with a variable (:data:`RUN_MARKER`, a value unique to the run) that every
-descendant inherits, and ends them by that mark (on Linux, by reading ``/proc/<pid>/environ``;
-elsewhere only the workers' process groups are signalled, and jupyter_client's kernels end
-themselves when their parent is gone).
+jupyter_client starts every kernel in a session of its own, which neither a Ctrl-C nor a signal to
+its worker reaches. So the run marks its environment (:data:`RUN_MARKER`, unique to the run), which
+every descendant inherits, and ends them by that mark (on Linux, read in ``/proc/<pid>/environ``;
+elsewhere only the workers' groups are signalled, and kernels end when their parent is gone).
 """
 
 from __future__ import annotations
 
 import os
 import signal
+import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
+from typing import Any
 
-__all__ = ["RUN_MARKER", "marked_processes", "signal_processes", "end_processes"]
+__all__ = [
+    "RUN_MARKER",
+    "STOP_SIGNALS",
+    "signals_handled",
+    "marked_processes",
+    "signal_processes",
+    "end_processes",
+]
 
 #: The environment variable whose value marks the processes of one run.
 RUN_MARKER = "NTPNB_RUN_ID"
+#: The signals that stop a command: Ctrl-C, and ``kill`` or a job scheduler acting as one.
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+@contextmanager
+def signals_handled(signals: Iterable[int], handler: Any) -> Iterator[None]:
+    """Within (in the main thread only; elsewhere nothing changes): ``handler`` handles ``signals``."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {signum: signal.signal(signum, handler) for signum in signals}
+    try:
+        yield
+    finally:
+        for signum, old in previous.items():
+            signal.signal(signum, old)
 
 
 def marked_processes(variable: str, value: str) -> list[int]:
@@ -44,16 +67,10 @@ def marked_processes(variable: str, value: str) -> list[int]:
 
 def signal_processes(pids: Iterable[int], signum: int, groups: Iterable[int] = ()) -> None:
     """Send ``signum`` to every process in ``pids`` and every process group in ``groups``."""
-    for pgid in groups if hasattr(os, "killpg") else ():
-        try:
-            os.killpg(pgid, signum)
-        except OSError:
-            pass
-    for pid in pids:
-        try:
-            os.kill(pid, signum)
-        except OSError:
-            pass
+    sends = [(os.killpg, pgid) for pgid in groups] if hasattr(os, "killpg") else []
+    for send, target in [*sends, *((os.kill, pid) for pid in pids)]:
+        with suppress(OSError):  # gone, or not ours
+            send(target, signum)
 
 
 def end_processes(
@@ -61,9 +78,8 @@ def end_processes(
 ) -> list[int]:
     """End every process marked with ``value`` and every process group in ``groups``.
 
-    SIGTERM first, then SIGKILL to whatever is left after ``grace`` seconds, or as soon as
-    ``hurry()`` is true. Returns the ids of the marked processes still alive at the end
-    (normally none).
+    SIGTERM first, then SIGKILL after ``grace`` seconds, or as soon as ``hurry()`` is true.
+    Returns the ids of the marked processes still alive at the end (normally none).
     """
     groups = list(groups)
     signal_processes(marked_processes(RUN_MARKER, value), signal.SIGTERM, groups)

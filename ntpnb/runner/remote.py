@@ -1,10 +1,8 @@
 """``python -m ntpnb.runner.remote RESULT``: run one notebook, its run read from standard input.
 
-The process a Dask task starts (:func:`~ntpnb.runner.cluster.run_task`): it reads a pickled
-:class:`~ntpnb.runner.choice.NotebookRun` from standard input, executes it
-(:func:`~ntpnb.runner.execute.run_notebook`), and writes the pickled
-:class:`~ntpnb.runner.execute.RunResult` to the file ``RESULT``. It runs in a session of its own,
-so that ending its group ends its kernel too.
+The process a Dask task starts (:func:`~ntpnb.runner.cluster.run_task`): a pickled
+:class:`~ntpnb.runner.choice.NotebookRun` in, the pickled result into the file ``RESULT``. In a
+session of its own, so that ending its group ends its kernel too.
 """
 
 from __future__ import annotations
@@ -15,19 +13,14 @@ import sys
 from pathlib import Path
 
 from ..chapter.atomic import atomic_path
-from .diagnosis import describe_failure
-from .execute import failed_result, run_notebook
+from .execute import run_or_fail
 
 
 def main(argv: list[str]) -> int:
     """Run the notebook read from standard input; write its result to ``argv[0]``."""
     if hasattr(os, "setsid"):
         os.setsid()
-    run = pickle.loads(sys.stdin.buffer.read())
-    try:
-        result = run_notebook(run)
-    except Exception as exc:  # run_notebook reports failures itself; this is one of its own
-        result = failed_result(run, describe_failure(exc, outputs=run.layout.root))
+    result = run_or_fail(pickle.loads(sys.stdin.buffer.read()))
     with atomic_path(Path(argv[0])) as tmp:
         tmp.write_bytes(pickle.dumps(result))
     return 0

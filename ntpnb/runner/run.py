@@ -1,15 +1,9 @@
 """``ntpnb reproduce``: execute the chosen notebooks into an output tree, one progress line each.
 
-The arguments are checked once, before anything runs (:mod:`.choice`). Every notebook runs at
-the book's seed (its ``seed`` parameter) into the output tree and, in a sweep (``seeds > 1``), at
+Every notebook runs at the book's seed into the output tree and, in a sweep (``seeds > 1``), at
 the next ``seeds - 1`` seeds into trees of their own
 (:meth:`~ntpnb.chapter.layout.OutputLayout.seed_root`): the book's figures come from the book's
-seed, the claims' verdicts from every seed. Holding the tree's lock (:mod:`.lock`), the run
-executes every (notebook, seed) whose cache key changed (or all, with ``force``) in worker
-processes (:mod:`.workers`), longest first, each in its staging tree (:mod:`.staging`). A failed
-notebook does not stop the others. A Ctrl-C ends every worker and kernel and raises
-:class:`~ntpnb.errors.RunInterruptedError`; finished notebooks keep their outputs. Wall times go
-to the tree's ``timings.json`` (:mod:`.timings`).
+seed, the claims' verdicts from every seed. A failed notebook does not stop the others.
 """
 
 from __future__ import annotations
@@ -31,6 +25,7 @@ from .choice import (
     cache_key,
     cache_state,
     choose_notebooks,
+    int_seed,
     longest_first,
     package_fingerprint,
     with_output,
@@ -53,10 +48,7 @@ DEFAULT_SEEDS = 5
 
 
 def default_seeds(overrides: Mapping[str, str]) -> int:
-    """The seeds a run executes unless told: :data:`DEFAULT_SEEDS`, or one for an exploratory run.
-
-    A run with ``-p`` overrides runs one seed; ``--seeds`` asks for a sweep of it.
-    """
+    """:data:`DEFAULT_SEEDS`, or one for a run with ``-p`` overrides (``--seeds`` asks for a sweep)."""
     return 1 if overrides else DEFAULT_SEEDS
 
 
@@ -73,17 +65,13 @@ def seed_runs(
     The further seeds follow the ``seed`` parameter (``seed + 1``, ...), each into its own tree
     under ``layout``. A notebook without an integer ``seed`` parameter runs once.
     """
-    base = parameters.get("seed")
-    if isinstance(base, bool) or not isinstance(base, int):
-        seeds = 1
+    base = int_seed(parameters)
     runs = []
-    for i in range(seeds):
+    for i in range(seeds if base is not None else 1):
         tree = layout if i == 0 else output_layout(layout.seed_root(base + i))
-        values = dict(parameters) if i == 0 else {**parameters, "seed": base + i}
-        injected = with_output(values, profile, tree)
-        runs.append(
-            NotebookRun(source, injected, tree, cache_key(source, injected, fingerprint), i > 0, fingerprint)
-        )
+        injected = with_output({**parameters, "seed": base + i} if i else parameters, profile, tree)
+        key = cache_key(source, injected, fingerprint)
+        runs.append(NotebookRun(source, injected, tree, key, i > 0, fingerprint))
     return runs
 
 
@@ -95,11 +83,7 @@ SOURCE_FOLDERS = ("notebooks", "ntpnb", "book", "tests", "benchmarks", ".git", "
 def output_tree(
     root: Path, profile: str, overrides: Mapping[str, str], output_dir: str | Path | None
 ) -> Path:
-    """The root of the output tree a run writes: the book's, its own, or ``output_dir``.
-
-    ``<root>/outputs`` is written only by the book's run
-    (:func:`~ntpnb.chapter.provenance.is_book_run`); any other run defaults to its own tree
-    (:func:`~ntpnb.chapter.layout.exploratory_output_dir`).
+    """The root of the output tree a run writes: the book's (for the book's run), its own, or ``output_dir``.
 
     Raises
     ------
@@ -160,8 +144,8 @@ def claim_tree(layout: OutputLayout, record: RunRecord) -> None:
 
 def _check_sweep_seeds(notebook: str, parameters: Mapping[str, Any], seeds: int) -> None:
     """Refuse a sweep whose last seed would pass :data:`~ntpnb.chapter.parameters.INT_RANGE`."""
-    base = parameters.get("seed")
-    if isinstance(base, int) and not isinstance(base, bool) and base + seeds - 1 > INT_RANGE[1]:
+    base = int_seed(parameters)
+    if base is not None and base + seeds - 1 > INT_RANGE[1]:
         raise NTPError(
             f"{notebook}: a sweep of {seeds} seeds from seed={base} would reach seed {base + seeds - 1}, "
             f"beyond {INT_RANGE[1]} (the largest integer a parameter may hold)"
@@ -169,10 +153,7 @@ def _check_sweep_seeds(notebook: str, parameters: Mapping[str, Any], seeds: int)
 
 
 def _warm_matplotlib() -> None:
-    """Build matplotlib's font cache now, so its one-time notice never lands in a notebook.
-
-    In a process of its own (quiet, ended on Ctrl-C): the runner loads neither matplotlib nor numpy.
-    """
+    """Build matplotlib's font cache (in a process of its own), so its notice never lands in a notebook."""
     command = [sys.executable, "-c", "import matplotlib.font_manager"]
     subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
 
@@ -209,27 +190,24 @@ def reproduce(
     names
         Notebook names to run (all if empty).
     output_dir
-        Root of the output tree (default: :func:`output_tree`, so a run with overrides never
-        replaces the book's outputs).
+        Root of the output tree (default: :func:`output_tree`).
     log
         Where progress lines go (one per notebook, as they finish).
     overrides
         Parameter values as text (``{"seed": "3"}``), checked against every notebook first.
     jobs
-        Notebooks run at once, each in its own process and kernel (default
-        :func:`~ntpnb.runner.workers.default_jobs`).
+        Notebooks run at once, each in its own process and kernel (default: one per core).
     force
         Execute every notebook even if its cache key is unchanged.
     wait
-        If another process is writing the output tree, wait for it (default), or raise.
+        If another process is writing the output tree, wait for it, or raise.
     live
-        Redraw the running notebooks in place (:mod:`.display`; default: on a terminal);
-        otherwise one line when each starts.
+        Redraw the running notebooks in place (default: on a terminal).
     seeds
-        Seeds per notebook (:func:`seed_runs`; default :func:`default_seeds`).
+        Seeds per notebook (default :func:`default_seeds`).
     scheduler
         Address of a Dask scheduler whose workers share this file system: runs are its tasks
-        (:mod:`.cluster`), not local processes, and ``jobs`` is the cluster's business.
+        (:mod:`.cluster`), not local processes.
 
     Returns
     -------
@@ -300,9 +278,9 @@ def reproduce(
         ordered = longest_first(pending, profile)
         try:
             if scheduler:
-                interrupted = run_on_dask(ordered, scheduler, report, mark, log, display)
+                interrupted = run_on_dask(ordered, scheduler, report, mark, display)
             else:
-                interrupted = run_in_workers(ordered, jobs, report, mark, log, display)
+                interrupted = run_in_workers(ordered, jobs, report, mark, display)
         finally:
             try:
                 display.close()

@@ -1,12 +1,9 @@
 """Outputs survive interruption and failure: a notebook writes into a staging tree first.
 
-Each notebook executes in a private staging tree ``<output root>/.staging/<name>/`` laid out as
-the output tree (papermill works in its ``notebooks/``; the notebook's ``output_dir``, ``..``, is
-the staging root). Only on success are its files moved into place (:func:`promote`), the executed
-notebook last. A failure or interruption leaves the previous outputs as they were; a failed
-notebook's executed copy and failure record go to ``<output root>/failed/``
-(:func:`keep_failure`) until its next success (:func:`clear_failure`). Every file is written
-atomically (:mod:`ntpnb.chapter.atomic`).
+Each notebook executes in ``<output root>/.staging/<name>/``, laid out as the output tree. Only on
+success are its files moved into place (:func:`promote`), the executed notebook last; a failed
+notebook's executed copy and failure record go to ``<output root>/failed/`` (:func:`keep_failure`)
+until its next success (:func:`clear_failure`).
 """
 
 from __future__ import annotations
@@ -45,21 +42,14 @@ def staging_layout(layout: OutputLayout, name: str) -> OutputLayout:
 
 
 def remove_leftovers(layout: OutputLayout) -> None:
-    """Remove what killed runs left in ``layout``: staging trees and temporary files.
-
-    Call it only under the output lock (no other run can be writing).
-    """
+    """Remove what killed runs left in ``layout`` (staging trees, temporary files); under the output lock."""
     shutil.rmtree(layout.root / STAGING_DIRNAME, ignore_errors=True)
     for folder in (layout.root, layout.notebooks, layout.figures, layout.claims, layout.failed):
         remove_temporaries(folder)
 
 
 def hide_injected_parameters(executed: Path) -> None:
-    """Collapse the cell papermill injects (tag ``injected-parameters``) in the rendered book.
-
-    The injected cell (this run's values) is kept but tagged ``hide-input``, so the page does not
-    show two parameter listings one after the other.
-    """
+    """Tag ``hide-input`` the cell papermill injects, so the book does not show two parameter listings."""
     import nbformat
 
     nb = nbformat.read(executed, as_version=4)
@@ -72,10 +62,10 @@ def hide_injected_parameters(executed: Path) -> None:
 
 
 def promote(stage: OutputLayout, layout: OutputLayout, executed: Path) -> list[Path]:
-    """Move every file of ``stage`` to the same place in ``layout``, the executed notebook last.
+    """Move every file of ``stage`` to the same place in ``layout``; the files now in place.
 
-    Each move is an :func:`os.replace`; target folders are checked first, so an unwritable one
-    fails before any file moves. Returns the files now in place (the executed notebook last).
+    Target folders are checked first, so an unwritable one fails before any file moves; the
+    executed notebook moves last.
     """
     staged = stage.notebooks / executed.name
     files = sorted(p for p in stage.root.rglob("*") if p.is_file() and p != staged)
@@ -96,13 +86,7 @@ def keep_failure(
     """Keep a failed run's executed notebook and a failure record in ``layout.failed``, if possible.
 
     The record holds the error, parameters, date and the claim checks recorded before the
-    failure. The copy is kept only if it is a whole notebook; nothing is half-written (on a full
-    disk the record is not kept either).
-
-    Returns
-    -------
-    pathlib.Path or None
-        The kept notebook, or None when no copy could be kept.
+    failure; the copy is kept only if it is a whole notebook. Returns the kept notebook, or None.
     """
     kept = layout.failed / f"{name}.ipynb"
     staged = stage.notebooks / f"{name}.ipynb"

@@ -1,10 +1,7 @@
 """How long each notebook took to reproduce, per profile: ``<output root>/timings.json``.
 
-``ntpnb reproduce`` records every notebook it executes (not the cached ones) there, keyed by
-profile and notebook name: wall seconds, ``--jobs``, the date (UTC) and whether it succeeded. A
-later run of the same notebook at the same profile replaces its entry. The file is read by
-:func:`~ntpnb.chapter.layout.load_timings`; the book's benchmarks page renders it as a table
-(:func:`~ntpnb.book.benchmarks_page.format_timings`).
+By profile and notebook: wall seconds, ``--jobs``, the date (UTC) and whether it succeeded; read
+by :func:`~ntpnb.chapter.layout.load_timings` for the book's benchmarks page.
 """
 
 from __future__ import annotations
@@ -23,11 +20,7 @@ __all__ = ["record_timings"]
 def record_timings(
     layout: OutputLayout, profile: str, results: Iterable[object], jobs: int, now: datetime | None = None
 ) -> Path:
-    """Add or replace the entries of the executed (not cached) ``results`` and write the file.
-
-    ``results`` are :class:`~ntpnb.runner.execute.RunResult` (``name``, ``ok``, ``seconds``,
-    ``cached``). The file is replaced atomically.
-    """
+    """Add or replace the entries of the executed (not cached) ``results`` and write the file."""
     timings = load_timings(layout)
     date = (now or datetime.now(timezone.utc)).strftime("%Y-%m-%d %H:%M UTC")
     entries = timings.setdefault(profile, {})

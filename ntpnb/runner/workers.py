@@ -1,10 +1,8 @@
-"""Worker processes, one notebook each, and the signals that stop them.
+"""Worker processes, one notebook each, in sessions of their own.
 
-Every notebook runs in its own worker process (``jobs`` at once, :func:`default_jobs`) in a
-session of its own: a Ctrl-C reaches only the parent, which ends every worker and kernel of the
-run (:mod:`.processes`) within seconds (a second Ctrl-C kills them at once). A worker whose
-parent dies ends the run's processes and itself. Results reach the parent, so progress lines
-never interleave.
+A Ctrl-C reaches only the parent, which ends every worker and kernel of the run (:mod:`.processes`)
+within seconds (a second Ctrl-C kills them at once). A worker whose parent dies ends the run's
+processes and itself.
 """
 
 from __future__ import annotations
@@ -27,11 +25,10 @@ from ..chapter.layout import FIGURES_VAR
 from ..chapter.parameters import PROJECT_VAR
 from ..chapter.progress import PROGRESS_FILE_VAR
 from .choice import NotebookRun
-from .diagnosis import describe_failure
 from .display import Display
-from .execute import RunResult, failed_result, run_notebook
+from .execute import RunResult, failed_result, run_or_fail
 from .jupyter_kernel import RUN_FOLDER_PREFIX, progress_file, run_folder
-from .processes import RUN_MARKER, end_processes
+from .processes import RUN_MARKER, STOP_SIGNALS, end_processes, signals_handled
 
 __all__ = ["default_jobs", "kernel_variables", "run_in_workers", "Interrupts"]
 
@@ -47,42 +44,19 @@ class Interrupts:
     Either stops the run: no new notebook starts and the running ones are ended.
     """
 
-    SIGNALS = (signal.SIGINT, signal.SIGTERM)
-
     def __init__(self) -> None:
         self.count = 0
-        self._previous: dict[int, object] = {}
+        self._within = signals_handled(STOP_SIGNALS, self._handler)
 
     def _handler(self, signum: int, frame: object) -> None:
         self.count += 1
 
     def __enter__(self) -> Interrupts:
-        if threading.current_thread() is threading.main_thread():
-            self._previous = {signum: signal.signal(signum, self._handler) for signum in self.SIGNALS}
+        self._within.__enter__()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        for signum, previous in self._previous.items():
-            signal.signal(signum, previous)  # type: ignore[arg-type]
-
-
-@contextmanager
-def _sigint_ignored() -> Iterator[None]:
-    """Within: SIGINT is ignored, and so in the processes started meanwhile, for their life.
-
-    A worker is in the terminal's process group until :func:`os.setsid`, importing: a Ctrl-C
-    then would print its traceback. An ignored signal stays ignored across ``exec`` (a blocked
-    one would not), so the worker starts deaf to it; the parent only while starting it (a
-    Ctrl-C in those milliseconds is lost).
-    """
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
+        self._within.__exit__(*exc)
 
 
 @contextmanager
@@ -98,11 +72,7 @@ def _ended_on_error(
 
 
 def kernel_variables(run: NotebookRun) -> dict[str, str]:
-    """What the kernel of ``run`` is told through its environment.
-
-    Its source's project (for :func:`~ntpnb.chapter.parameters.glue_parameters`), where to report
-    long loops' progress, and, for a sweep's further seed, to write no figures.
-    """
+    """The kernel's environment: its project, its progress file, for a sweep's seed no figures."""
     variables = {PROJECT_VAR: str(run.source.parent.parent), PROGRESS_FILE_VAR: str(progress_file(run.label))}
     if run.sweep:
         variables[FIGURES_VAR] = "off"
@@ -110,11 +80,10 @@ def kernel_variables(run: NotebookRun) -> dict[str, str]:
 
 
 def _worker(sender: Connection, run: NotebookRun) -> None:
-    """A worker process: run one notebook (:func:`~ntpnb.runner.execute.run_notebook`), send the result back.
+    """A worker process: run one notebook, send the result back (and each cell's start).
 
-    In a session of its own (a Ctrl-C reaches only the parent). If the parent dies, the worker
-    ends the run's processes and itself (:func:`_orphan_watchdog`): nothing writes the outputs
-    after their lock is gone.
+    If the parent dies, the worker ends the run's processes and itself (:func:`_orphan_watchdog`):
+    nothing writes the outputs after their lock is gone.
     """
     if hasattr(os, "setsid"):
         os.setsid()
@@ -125,11 +94,7 @@ def _worker(sender: Connection, run: NotebookRun) -> None:
     def cell_started(cell: int, cells: int) -> None:
         sender.send((cell, cells))
 
-    try:
-        result = run_notebook(run, cell_started)
-    except Exception as exc:  # run_notebook reports failures itself; this is one of its own
-        result = failed_result(run, describe_failure(exc, outputs=run.layout.root))
-    sender.send(result)
+    sender.send(run_or_fail(run, cell_started))
     sender.close()
 
 
@@ -148,19 +113,13 @@ def run_in_workers(
     jobs: int,
     report: Callable[[RunResult], None],
     mark: str,
-    log: Callable[[str], None],
-    display: Display | None = None,
+    display: Display,
 ) -> bool:
     """Run ``pending``, ``jobs`` worker processes at once; every result goes to ``report``.
 
-    A result's ``seconds`` is the wall time from its worker's start to its answer.
-
-    ``display`` is told when a notebook starts (with its kernel's progress file) and which code
-    cell it executes, and ticks while the run waits.
-
-    On SIGINT, stop: no new notebook starts, and every worker and kernel of the run (marked
-    ``mark``) is ended (SIGTERM, then SIGKILL after a few seconds or at a second SIGINT).
-    Returns whether the run was interrupted.
+    A result's ``seconds`` is the wall time from its worker's start to its answer. On SIGINT, no new
+    notebook starts and every worker and kernel of the run (marked ``mark``) is ended (SIGTERM, then
+    SIGKILL after a few seconds or at a second SIGINT). Returns whether the run was interrupted.
     """
     # spawn, not fork: the parent may hold threads (matplotlib, zmq) that fork would copy badly
     context = multiprocessing.get_context("spawn")
@@ -173,13 +132,15 @@ def run_in_workers(
                 run = queue.pop(0)
                 receiver, sender = context.Pipe(duplex=False)
                 process = context.Process(target=_worker, args=(sender, run), daemon=True)
-                with _sigint_ignored():  # the worker has no session of its own yet
+                # A worker is in the terminal's process group until os.setsid, importing: a Ctrl-C
+                # then would print its traceback. An ignored SIGINT stays ignored across exec (a
+                # blocked one would not); the parent loses a Ctrl-C only in these milliseconds.
+                with signals_handled([signal.SIGINT], signal.SIG_IGN):
                     process.start()
                 sender.close()
                 running[receiver] = (process, run)
                 started[run.label] = time.monotonic()
-                if display is not None:
-                    display.started(run.label, progress_file(run.label))
+                display.started(run.label, progress_file(run.label))
             for receiver in multiprocessing.connection.wait(list(running), timeout=0.2):
                 process, run = running[receiver]
                 try:
@@ -191,21 +152,18 @@ def run_in_workers(
                         run, f"WorkerDied: the process running {run.label} ended (exit code {code})"
                     )
                 if not isinstance(message, RunResult):  # a code cell started
-                    if display is not None:
-                        display.cell(run.label, *message)
+                    display.cell(run.label, *message)
                     continue
                 del running[receiver]
                 receiver.close()
                 process.join()
                 # the time the reader waited: the worker's start and imports, the kernel, the cells
                 report(dataclasses.replace(message, seconds=time.monotonic() - started[run.label]))
-            if display is not None:
-                display.tick()
+            display.tick()
         if not interrupts.count:
             return False
-        if display is not None:
-            display.close()
-        log("ntpnb: interrupted; stopping the notebooks (Ctrl-C again to kill them at once)")
+        display.close()
+        display.log("ntpnb: interrupted; stopping the notebooks (Ctrl-C again to kill them at once)")
         groups = [process.pid for process, _ in running.values() if process.pid]
         end_processes(mark, groups, hurry=lambda: interrupts.count > 1)
         for receiver, (process, _) in running.items():

@@ -128,7 +128,7 @@ def test_reproduce_records_what_it_executed(tmp_path, monkeypatch):
     monkeypatch.setattr(profiles, "CHANGES", {n: {} for n in ("a", "b")})
     seconds = {"a": 3.0, "b": 4.0}
 
-    def fake_workers(pending, jobs, report, mark, log, display=None):  # what the workers would report
+    def fake_workers(pending, jobs, report, mark, display):  # what the workers would report
         for run in pending:
             report(result(run.name, seconds[run.name], ok=run.name == "a"))
         return False  # not interrupted
