@@ -2,7 +2,8 @@
 
 The values are chosen for double precision. Every tolerance is relative to the problem's own
 scale: the solvers see ``H`` divided by a power of two that brings ``max|H|`` near 1 (the NTP-SVM
-and ``W*``) or each ``h_j`` divided by its largest entry (the separability LP), and scale back.
+and ``W*``) or each ``h_j`` divided by the power of two at its largest entry (the separability
+and compatibility decisions, :func:`ntpnb.linear.separability.scaled_rows`), and scale back.
 """
 
 from __future__ import annotations
@@ -101,9 +102,10 @@ LP_OPTIONS = MappingProxyType(
 LP_MARGIN_CAP: float = 1e-4
 #: Time limit (seconds) of each LP solve.
 LP_TIME_LIMIT: float = 600.0
-#: The normalized margin (rows of H scaled to largest entry 1, ``max |W_ik| = 1``) that decides
-#: separability for ``method="newton"``: a direction verified to reach it proves "separable",
-#: multipliers proving none exceeds it "not separable" (other methods: see SVM_REACH_RTOL).
+#: The normalized margin (rows of H in :func:`~ntpnb.linear.separability.scaled_rows`,
+#: ``max |W_ik| = 1``) that decides separability for ``method="newton"``: a direction verified
+#: to reach it proves "separable", multipliers proving none exceeds it "not separable" (other
+#: methods: see SVM_REACH_RTOL).
 SEP_MARGIN_TOL: float = 1e-9
 #: A separating direction may break the equalities (6a) by at most this fraction of its verified
 #: normalized margin, beyond rounding (:func:`ntpnb.linear.separability.verified_margin`).
@@ -119,7 +121,7 @@ LP_POINT_FEAS_RTOL: float = 1e-7
 SVM_REACH_RTOL: float = 1e-8
 
 #: First hinge weight ``rho`` of the squared-hinge Newton continuation for separability
-#: (:mod:`ntpnb.linear.hinge_newton`; rows of H scaled to largest entry 1). Every answer is
+#: (:mod:`ntpnb.linear.hinge_newton`; rows of H in ``scaled_rows``). Every answer is
 #: verified (SEP_MARGIN_TOL), so the HINGE_* settings change the work, never the answer.
 HINGE_RHO_START: float = 10.0
 #: Factor by which the continuation's hinge weight rho grows.
