@@ -338,8 +338,9 @@ class ClaimLog:
         Raises
         ------
         InvalidDataError
-            On an unknown relation or kind, a measurement of a number or a sanity check of a
-            sample, a relation the sample's test does not take, or a non-finite value.
+            On an unknown relation or kind, a measurement of a number, a sanity check of a sample
+            or a sample with a ``floor``, a relation the sample's test does not take, or a
+            non-finite value.
         """
         if kind not in KINDS:
             raise InvalidDataError(f"unknown kind {kind!r}; use one of {list(KINDS)}")
@@ -353,6 +354,8 @@ class ClaimLog:
                 raise InvalidDataError(
                     f"claim {claim}: a sanity check tests the code, at every seed: use check()"
                 )
+            if floor is not None:
+                raise InvalidDataError(f"claim {claim}: a statistical check prints its estimate, no floor")
             target = float(target)  # type: ignore[arg-type]
             passed = sample.decide(relation, target, tol, kind)
             value = sample.statistic(target)[0]

@@ -131,18 +131,16 @@ class Sample:
         return cls(first.test, values, errors, first.trials, first.level)
 
     def estimate(self) -> tuple[float, float]:
-        """The estimate and its standard error (``"mean_quantile"``: ``q`` and NaN)."""
-        if self.test == "mean":
-            n = len(self.values)
-            mean = math.fsum(self.values) / n
-            var = math.fsum((v - mean) ** 2 for v in self.values) / (n - 1)
-            return mean, math.sqrt(var / n)
+        """The estimate and its standard error (the mean; ``"estimate"``: inverse-variance weighted)."""
         if self.test == "estimate":
             weights = [1.0 / e**2 for e in self.errors]
             total = math.fsum(weights)
             mean = math.fsum(w * v for w, v in zip(weights, self.values, strict=True)) / total
             return mean, math.sqrt(1.0 / total)
-        return self.quantile_of(float("nan")), float("nan")
+        n = len(self.values)
+        mean = math.fsum(self.values) / n
+        var = math.fsum((v - mean) ** 2 for v in self.values) / (n - 1)
+        return mean, math.sqrt(var / n)
 
     @cached_property
     def bootstrap_means(self) -> Any:

@@ -21,6 +21,15 @@ def test_the_mean_test_uses_the_mean_and_its_standard_error():
     assert s.describe(0.0) == "2.50 ± 0.6 (4 trials)"
 
 
+def test_a_mean_quantile_sample_estimates_the_mean_of_its_trials():
+    """Its estimate is the trials' mean (its check compares a bootstrap quantile instead)."""
+    s = sample_of("mean_quantile", [1.0, 2.0, 3.0, 4.0], trials=2)
+    mean, se = s.estimate()
+    assert mean == 2.5
+    assert se == pytest.approx(np.std([1, 2, 3, 4], ddof=1) / 2)
+    assert s.describe(0.0).startswith("q = ")
+
+
 @pytest.mark.parametrize(
     ("kind", "relation", "target", "holds"),
     [
@@ -141,6 +150,8 @@ def test_a_statistical_check_is_recorded_with_its_sample_and_does_not_fail_the_c
         ClaimLog("demo", "quick", tmp_path).check_sample("B8", "x", sample, ">", 0.9, kind="sanity")
     with pytest.raises(InvalidDataError, match="needs a Sample"):
         ClaimLog("demo", "quick", tmp_path).check_sample("B8", "x", [1.0, 2.0], ">", 0.9)
+    with pytest.raises(InvalidDataError, match="no floor"):
+        ClaimLog("demo", "quick", tmp_path).check_sample("B8", "x", sample, ">", 0.9, floor=1e-12)
 
 
 def test_a_measurement_is_statistical_and_open_until_established(tmp_path, capsys):
