@@ -47,26 +47,24 @@ def chapter_problem(layout: OutputLayout, name: str) -> str | None:
     record = layout.claims / f"{name}.json"
     manifest = manifest_path(executed)
     if manifest.exists():
-        problem = chapter_damage(layout.root, executed, where=f"{shown(layout.root)}/")
-        if problem:
+        if problem := chapter_damage(layout.root, executed, where=f"{shown(layout.root)}/"):
             return problem
     elif not (layout.failed / f"{name}.json").exists():
         return (
             f"{shown(manifest)} is missing, so nothing says what the run of {name} wrote (a run "
             "made before outputs were recorded, or the file was deleted)"
         )
-    if not executed.exists():
-        return f"{shown(executed)} is missing (its claim record {shown(record)} is there)"
-    try:
-        read_notebook(executed)
-    except PathError as exc:
-        return str(exc)
-    if not record.exists():
-        return f"{shown(record)} is missing: {name} has an executed notebook but no claim record"
-    try:
-        load_chapter_record(record)
-    except PathError as exc:
-        return str(exc)
+    missing = {
+        executed: f"{shown(executed)} is missing (its claim record {shown(record)} is there)",
+        record: f"{shown(record)} is missing: {name} has an executed notebook but no claim record",
+    }
+    for path, read in ((executed, read_notebook), (record, load_chapter_record)):
+        if not path.exists():
+            return missing[path]
+        try:
+            read(path)
+        except PathError as exc:
+            return str(exc)
     return None
 
 
@@ -77,33 +75,24 @@ def tree_problems(layout: OutputLayout) -> dict[str, str]:
     except where that seed's last run failed (the verdicts do not count it, and say so).
     """
     chapters = tree_chapters(layout)
-    problems = {}
-    for name in chapters:
-        problem = chapter_problem(layout, name)
-        if problem:
-            problems[name] = problem
-    for seed_layout in layout.seed_layouts().values():
-        present = set(tree_chapters(seed_layout))
+    problems: dict[str, str] = {}
+    for tree in [layout, *layout.seed_layouts().values()]:
+        present = set(tree_chapters(tree))
         for name in chapters:
-            if name in problems or name not in present or (seed_layout.failed / f"{name}.json").exists():
+            if name in problems or name not in present:
                 continue
-            problem = chapter_problem(seed_layout, name)
-            if problem:
+            if tree is not layout and (tree.failed / f"{name}.json").exists():
+                continue
+            if problem := chapter_problem(tree, name):
                 problems[name] = problem
     return problems
 
 
 def damage_message(tree: BookTree, problems: dict[str, str]) -> str:
     """One line: the first problem, how many chapters are damaged, and the command that remakes them."""
-    names = sorted(problems)
-    first = problems[names[0]]
-    others = names[1:]
-    more = (
-        f" (and in {len(others)} more chapter{'s' * (len(others) > 1)}: {', '.join(others)})"
-        if others
-        else ""
-    )
-    return f"{first}{more}; {tree.rerun_advice(names)}"
+    first, *others = names = sorted(problems)
+    more = f" (and in {len(others)} more chapter{'s' * (len(others) > 1)}: {', '.join(others)})"
+    return f"{problems[first]}{more if others else ''}; {tree.rerun_advice(names)}"
 
 
 def verify_tree(tree: BookTree) -> None:
