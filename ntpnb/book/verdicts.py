@@ -8,22 +8,11 @@ aside with the reason). The same check at every seed is a :class:`Series`. The k
 :mod:`ntpnb.chapter.claims`; a statistical check (with a sample) is decided on its samples pooled
 over the seeds.
 
-The verdict of a claim (:func:`claim_verdict`) over its ``N`` seeds, where it *holds at a seed*
-when every evidence check decided seed by seed passes there (statistical ones are decided
-pooled), is, in this order:
-
-1. ``check failed`` if a sanity check failed at some seed (the code, not the paper), if its
-   evidence holds at no seed, or if a statistical evidence check fails pooled;
-2. ``does not reproduce`` if it has findings and every one is established: a finding passes
-   at every seed, or a statistical finding passes pooled;
-3. ``inconclusive`` if it has findings not so established (holding at some seeds only);
-4. ``not tested`` if it has no evidence (no check at all, or sanity checks only);
-5. ``holds at some seeds`` if its evidence holds at ``k`` of ``N`` seeds, ``0 < k < N``;
-6. ``reproduced with a qualification`` if it holds at every seed and has a qualification;
-7. ``reproduced`` otherwise: every evidence check passes at every seed (and pooled).
-
-A measurement established pooled is one more qualification; one not established is listed
-among the reasons and changes no verdict.
+The verdict of a claim (:func:`claim_verdict`) follows the rule the report states,
+:data:`VERDICT_RULE`, tried in this order: check failed, does not reproduce, inconclusive, not
+tested, holds at some seeds, reproduced with a qualification, reproduced. A claim *holds at a
+seed* when every evidence check decided seed by seed passes there (statistical ones are decided
+pooled).
 """
 
 from __future__ import annotations
@@ -34,7 +23,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..chapter.claims import KINDS, ChapterRecord, Check, Qualification, load_chapter_record
+from ..chapter.claims import KINDS, ChapterRecord, Check, load_chapter_record
 from ..chapter.layout import OutputLayout
 from ..chapter.provenance import load_manifest
 from ..chapter.statistical import Sample
@@ -42,6 +31,7 @@ from ..errors import PathError
 
 __all__ = [
     "VERDICTS",
+    "VERDICT_RULE",
     "REPRODUCED",
     "QUALIFIED",
     "PARTIAL",
@@ -53,10 +43,8 @@ __all__ = [
     "Series",
     "Verdict",
     "load_sweeps",
-    "single_seed",
     "series_of",
     "claim_verdict",
-    "verdicts",
     "sweep_verdicts",
     "verdict_counts",
     "format_counts",
@@ -79,6 +67,22 @@ VERDICTS: tuple[str, ...] = (
     INCONCLUSIVE,
     NOT_TESTED,
     CHECK_FAILED,
+)
+#: The verdict rule, as the report states it.
+VERDICT_RULE = (
+    "A claim's verdict follows from its checks at every seed of the sweep: *reproduced* when every",
+    "check that a false claim would fail passes at every seed (a statistical check also on its",
+    "samples pooled over the seeds); *reproduced with a qualification* when the chapter states a",
+    "limit of that evidence (the qualification is quoted); *holds at some seeds* when the evidence",
+    "holds at some seeds only (the seeds that failed are named); *does not reproduce* when a check",
+    "records a finding, the claim measured not to hold, and the finding holds at every seed or",
+    "pooled over them (our number and the paper's are quoted; the check pins our number, so a",
+    "change is seen); *inconclusive* when a finding holds at some seeds only; *not tested* when a",
+    "claim has only sanity checks of the code, or none; *check failed* when a sanity check failed",
+    "at some seed, the evidence holds at no seed, or a statistical check fails pooled. A",
+    "*measurement* (a statement of ours beyond the paper, such as how a threshold the paper leaves",
+    "open moves with the size) is decided on its samples pooled over the seeds; when established it",
+    "qualifies the claim, and otherwise it is listed as not established.",
 )
 
 #: Parameters that differ between the seeds of one sweep (everything else must be equal).
@@ -108,12 +112,6 @@ class Sweep:
     def seeds(self) -> tuple[int, ...]:
         """Every seed that counts, the book's first."""
         return (self.book_seed, *sorted(s for s in self.records if s != self.book_seed))
-
-
-def single_seed(record: ChapterRecord) -> Sweep:
-    """The sweep of one record alone (a run without further seeds)."""
-    seed = record.seed if record.seed is not None else 0
-    return Sweep(record, {seed: record})
 
 
 def _comparable(parameters: Mapping[str, object] | None) -> dict[str, object] | None:
@@ -315,13 +313,11 @@ class Verdict:
     claim: str
     #: One of :data:`VERDICTS`.
     verdict: str
-    #: How many checks of each kind the claim has (at one seed).
+    #: How many checks of each kind the claim has (at one seed): evidence (``claim``), findings,
+    #: sanity checks and measurements.
     evidence: int = 0
-    #: How many checks of each kind the claim has (at one seed).
     findings: int = 0
-    #: How many checks of each kind the claim has (at one seed).
     sanity: int = 0
-    #: How many checks of each kind the claim has (at one seed).
     measurements: int = 0
     #: How many checks failed, over every seed (statistical ones: pooled).
     failed: int = 0
@@ -464,16 +460,6 @@ def sweep_verdicts(claim_ids: Iterable[str], sweeps: Sequence[Sweep]) -> dict[st
         for (c, t), seeds in others.items():
             quals.setdefault(c, []).append(f"{t} (at seed {format_seeds(seeds)})")
     return {cid: claim_verdict(cid, by_claim.get(cid, []), quals.get(cid, [])) for cid in claim_ids}
-
-
-def verdicts(
-    claim_ids: Iterable[str],
-    checks: Iterable[Check],
-    qualifications: Iterable[Qualification] = (),
-) -> dict[str, Verdict]:
-    """The verdict of every id in ``claim_ids`` from the checks of one run (one seed)."""
-    record = ChapterRecord("", "", tuple(checks), tuple(qualifications))
-    return sweep_verdicts(claim_ids, [single_seed(record)])
 
 
 def verdict_counts(results: Mapping[str, Verdict]) -> dict[str, int]:
