@@ -20,7 +20,7 @@ from typing import Any
 
 from ..errors import PathError
 
-__all__ = ["NotebookShapeError", "notebook_shape", "read_notebook"]
+__all__ = ["NotebookShapeError", "is_text", "notebook_shape", "read_notebook"]
 
 
 class NotebookShapeError(ValueError):
@@ -33,13 +33,17 @@ def _kind(value: object) -> str:
     return names.get(type(value), "a number")
 
 
+def is_text(value: object) -> bool:
+    """Whether ``value`` is notebook text: a string, or a list of strings."""
+    return isinstance(value, str) or (isinstance(value, list) and all(isinstance(v, str) for v in value))
+
+
 def _check_output(output: object, where: str) -> None:
     if not isinstance(output, dict):
         raise NotebookShapeError(f"{where} is {_kind(output)}, not an object")
     if "data" in output and not isinstance(output["data"], dict):
         raise NotebookShapeError(f"{where} has 'data' that is {_kind(output['data'])}, not an object")
-    text = output.get("text", "")
-    if not isinstance(text, str) and not (isinstance(text, list) and all(isinstance(t, str) for t in text)):
+    if not is_text(text := output.get("text", "")):
         raise NotebookShapeError(f"{where} has 'text' that is {_kind(text)}, not text")
 
 
@@ -49,10 +53,7 @@ def _check_cell(cell: object, index: int) -> None:
         raise NotebookShapeError(f"{where} is {_kind(cell)}, not an object")
     if not isinstance(cell.get("cell_type"), str):
         raise NotebookShapeError(f"{where} has no 'cell_type'")
-    source = cell.get("source", "")
-    if not isinstance(source, str) and not (
-        isinstance(source, list) and all(isinstance(s, str) for s in source)
-    ):
+    if not is_text(source := cell.get("source", "")):
         raise NotebookShapeError(f"{where} has a 'source' that is {_kind(source)}, not text")
     outputs = cell.get("outputs", [])
     if not isinstance(outputs, list):
