@@ -28,7 +28,7 @@ from ..chapter.platform import platform_section
 from ..chapter.provenance import RunRecord, load_run_record
 from ..chapter.registry import CLAIMS, PAPERS, ClaimSpec, sort_key
 from .executed import read_notebook
-from .trees import describe_run, markdown_table, visible
+from .trees import chapter_number, describe_run, markdown_table, visible
 from .verdicts import (
     CHECK_FAILED,
     INCONCLUSIVE,
@@ -209,7 +209,7 @@ def _target(sections: Sections, made: Made) -> str:
 
 def _link(sections: Sections, made: Made) -> str:
     """A short link to the section that made the check: ``01 § <section>``."""
-    number = made[0].split("_", 1)[0]
+    number = chapter_number(made[0])
     section = _section(sections, made)
     heading = f" § {_escape_text(section[0])}" if section else ""
     return f"[{_escape(number)}{heading}]({_target(sections, made)})"
@@ -291,7 +291,7 @@ def _seeds_sentence(sweeps: Sequence[Sweep]) -> str:
             "sweep was run (`ntpnb reproduce --seeds N`)."
         )
     else:
-        per = ", ".join(f"{s.book.notebook.split('_', 1)[0]}: {format_seeds(s.seeds)}" for s in sweeps)
+        per = ", ".join(f"{chapter_number(s.book.notebook)}: {format_seeds(s.seeds)}" for s in sweeps)
         text = f"The verdicts rest on every seed each chapter ran at, the book's first ({per})."
     aside = [
         f"{s.book.notebook} seed {seed}: {_escape(why)}" for s in sweeps for seed, why in s.excluded.items()
@@ -355,7 +355,7 @@ def _chapter_table(
         "across seeds",
     ]
     return [
-        f"### {_escape(notebook.split('_', 1)[0])}. {_escape(titles.get(notebook, notebook))}",
+        f"### {_escape(chapter_number(notebook))}. {_escape(titles.get(notebook, notebook))}",
         "",
         f"{{doc}}`The chapter </outputs/notebooks/{notebook}>`, run at the {profile}, "
         f"seeds {format_seeds(sweep.seeds)}.",

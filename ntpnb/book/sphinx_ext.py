@@ -142,42 +142,21 @@ def _page_context(
     buttons = context.get("header_buttons")
     if source is None or buttons is None or not (Path(app.srcdir) / source).is_file():
         return
-    pathto = context["pathto"]
+    tooltip = "Download the notebook's source (opens as a notebook with Jupytext)"
+    jupytext = dict(type="link", url=context["pathto"](f"_sources/{source}", 1), tooltip=tooltip)
+    jupytext.update(text=".md (Jupytext source)", icon="fas fa-file-code", label="download-jupytext-button")
     for group in buttons:
         if group.get("label") == "download-buttons":
-            group["buttons"].insert(
-                1,
-                {
-                    "type": "link",
-                    "url": pathto(f"_sources/{source}", 1),
-                    "text": ".md (Jupytext source)",
-                    "tooltip": "Download the notebook's source (opens as a notebook with Jupytext)",
-                    "icon": "fas fa-file-code",
-                    "label": "download-jupytext-button",
-                },
-            )
+            group["buttons"].insert(1, jupytext)
     options = app.config.html_theme_options
     repository = options.get("repository_url", "")
     if repository:
-        url = binder_url(
-            repository, options.get("repository_branch", "main"), source, app.config.ntpnb_binderhub_url
-        )
-        launch = {
-            "type": "link",
-            "text": "Binder",
-            "tooltip": "Run this chapter on Binder",
-            "icon": "_static/images/logo_binder.svg",
-            "url": url,
-            "label": "launch-binder-button",
-        }
-        group = {
-            "type": "group",
-            "tooltip": "Launch interactive content",
-            "icon": "fas fa-rocket",
-            "buttons": [launch],
-            "label": "launch-buttons",
-        }
-        buttons.insert(0, group)
+        branch, hub = options.get("repository_branch", "main"), app.config.ntpnb_binderhub_url
+        launch = dict(type="link", text="Binder", tooltip="Run this chapter on Binder")
+        launch.update(icon="_static/images/logo_binder.svg", label="launch-binder-button")
+        launch["url"] = binder_url(repository, branch, source, hub)
+        group = dict(type="group", tooltip="Launch interactive content", icon="fas fa-rocket")
+        buttons.insert(0, {**group, "buttons": [launch], "label": "launch-buttons"})
 
 
 #: CDN stylesheets that notebook outputs link (Font Awesome 4, by matplotlib's ``to_jshtml``),

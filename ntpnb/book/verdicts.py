@@ -443,15 +443,13 @@ def sweep_verdicts(claim_ids: Iterable[str], sweeps: Sequence[Sweep]) -> dict[st
     (with the seeds). Ids without checks are ``not tested``.
     """
     by_claim: dict[str, list[Series]] = {}
+    quals: dict[str, list[str]] = {}
     for sweep in sweeps:
         for s in series_of(sweep):
             by_claim.setdefault(s.claim, []).append(s)
-    quals: dict[str, list[str]] = {}
-    for sweep in sweeps:
-        book_texts = {(c, t) for c, t in sweep.book.qualifications}
         for c, t in sweep.book.qualifications:
             quals.setdefault(c, []).append(t)
-        at_book = {c for c, _ in book_texts}
+        at_book = {c for c, _ in sweep.book.qualifications}
         others: dict[tuple[str, str], list[int]] = {}
         for seed in sweep.seeds[1:]:
             for c, t in sweep.records[seed].qualifications:
