@@ -180,6 +180,4 @@ def render_benchmarks_page(layout: OutputLayout, own: bool = True) -> str:
 
 def write_benchmarks_page(layout: OutputLayout, own: bool = True) -> Path:
     """Write the page to ``<layout.root>/benchmarks.md`` and return its path."""
-    path = layout.root / "benchmarks.md"
-    atomic_write_text(path, render_benchmarks_page(layout, own))
-    return path
+    return atomic_write_text(layout.root / "benchmarks.md", render_benchmarks_page(layout, own))

@@ -2,14 +2,9 @@
 
 Everything of the book that reads an executed notebook (the report's sections and titles, the
 Sphinx extension's check, ``ntpnb compare``, the check of a tree before a build) reads it with
-:func:`read_notebook`: a file that is missing, cut short, not UTF-8, not JSON, or JSON of
-another shape (``[]``, cells that are not objects) raises :class:`~ntpnb.errors.PathError`
-with one line that names it, never a traceback from deep inside a page generator.
-
-The shape asked for is what those readers use: an object with a list of ``cells``, each an
-object with a ``cell_type`` text; a code cell's ``outputs`` a list of objects; ``metadata``, if
-present, an object. It is not a full nbformat validation (the runner wrote these files with
-nbformat; this catches what damage and hand-made files bring).
+:func:`read_notebook`, never meeting a traceback from deep inside a page generator. The shape
+asked for (:func:`notebook_shape`) is what those readers use, not a full nbformat validation (the
+runner wrote these files with nbformat; this catches what damage and hand-made files bring).
 """
 
 from __future__ import annotations
@@ -63,7 +58,10 @@ def _check_cell(cell: object, index: int) -> None:
 
 
 def notebook_shape(data: object) -> dict[str, Any]:
-    """``data`` itself when it has an executed notebook's shape (see the module docstring).
+    """``data`` itself when it has an executed notebook's shape.
+
+    That is an object with a list of ``cells``, each an object with a ``cell_type`` text; a code
+    cell's ``outputs`` a list of objects; ``metadata``, if present, an object.
 
     Raises
     ------

@@ -240,11 +240,11 @@ def run_label(layout: OutputLayout, profiles: Sequence[str]) -> str:
 
 
 def absent_sentence(absent: Sequence[str]) -> str:
-    """What the pages say of chapters the tree has not run (an empty text when it ran them all)."""
+    """What the pages say, after a space, of chapters the tree has not run ("" when it ran them all)."""
     if not absent:
         return ""
     return (
-        f"This tree has not run {format_seeds(_escape(n) for n in absent)}: the claims only "
+        f" This tree has not run {format_seeds(_escape(n) for n in absent)}: the claims only "
         f"{'that chapter checks' if len(absent) == 1 else 'those chapters check'} are *not tested* in it."
     )
 
@@ -399,7 +399,7 @@ def render_report(layout: OutputLayout, absent: Sequence[str] = ()) -> str:
         "",
         f"**{format_counts(verdict_counts(results), len(CLAIMS))}**; {checks} checks at the book's seed; "
         f"what ran: {_escape(describe_run(run, _profiles(records)))} (`paper` = the papers' settings, "
-        "`quick` = the seconds-scale test run)." + (f" {absent_sentence(absent)}" if absent else ""),
+        "`quick` = the seconds-scale test run)." + absent_sentence(absent),
         "",
         _seeds_sentence(sweeps),
         "",
@@ -464,11 +464,10 @@ def render_verdict_summary(layout: OutputLayout, absent: Sequence[str] = ()) -> 
     profiles = _profiles(load_chapter_records(layout.claims))
     if not profiles:
         return "No chapter has recorded a claim check yet: run `ntpnb reproduce`.\n"
-    absent_text = f" {absent_sentence(absent)}" if absent else ""
     return (
         f"**Verdicts of the runs that built this book** ({_escape(run_label(layout, profiles))}): "
         f"{verdict_summary(layout)}. Each claim's verdict, and the checks behind it, are in the "
-        f"{{doc}}`/outputs/report`.{absent_text}\n"
+        f"{{doc}}`/outputs/report`.{absent_sentence(absent)}\n"
     )
 
 
@@ -518,7 +517,6 @@ def render_claims_page(layout: OutputLayout, absent: Sequence[str] = ()) -> str:
     by_claim, sections = _by_claim(records), _record_sections(layout, records)
     results = sweep_verdicts(CLAIMS, load_sweeps(layout, records))
     label = _escape(run_label(layout, _profiles(records)))
-    shows = f"The verdicts below are those of the run this book shows: {label}. {absent_sentence(absent)}"
 
     def claim_row(cid: str, spec: ClaimSpec) -> list[str]:
         verdict = results[cid]
@@ -529,7 +527,7 @@ def render_claims_page(layout: OutputLayout, absent: Sequence[str] = ()) -> str:
     header = ["id", "claim", "in the paper", "the paper reports", "checked in", "verdict"]
     lines = [
         *_CLAIMS_INTRO,
-        shows.rstrip(),
+        f"The verdicts below are those of the run this book shows: {label}.{absent_sentence(absent)}",
         "",
         *_paper_tables(header, claim_row, cite=True),
     ]

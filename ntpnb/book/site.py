@@ -1,21 +1,12 @@
 """The HTML book, built atomically: in a fresh staging folder, swapped in only when complete.
 
-A book goes to a *site* folder (``<root>/_build``, or ``DIR/_book`` for ``ntpnb book --run
-DIR``) as ``<site>/html``. A build (:func:`build_site`)
-
-1. removes stopped builds' staging folders (:func:`clear_stale`, under the output lock), putting
-   back a complete book that a build killed mid-swap had moved aside;
-2. makes a fresh staging folder ``<site>/.staging-<pid>-<random>/`` and copies into ``source/``
-   ``_config.yml``, ``_toc.yml``, ``book/``, the Jupytext sources, and the output tree's executed
-   notebooks and generated pages (as ``outputs/``; an unrun chapter gets a
-   :func:`placeholder_page`);
-3. runs jupyter-book into the staging folder in a session of its own, whose process group is
-   ended if the build stops (:func:`run_owned`);
-4. only when jupyter-book exits 0, swaps the new ``html`` in (two renames in one folder, SIGINT
-   and SIGTERM held off between) and removes the staging folder with the previous book.
-
-Nothing of an earlier build can leak into a later one, and the last complete book stays until a
-new one is complete. An unwritable or full folder is refused in one line (:func:`site_error`).
+A book goes to a *site* folder (``<root>/_build``, or ``DIR/_book`` for ``ntpnb book --run DIR``)
+as ``<site>/html``. A build removes stopped builds' staging folders (:func:`clear_stale`), copies
+the book's sources and the output tree into a fresh one (:func:`staging`, :func:`stage_sources`;
+an unrun chapter gets a :func:`placeholder_page`), runs jupyter-book there in a session of its own
+(:func:`run_owned`) and, only when it exits 0, swaps the new ``html`` in (:func:`swap_in`). Nothing
+of an earlier build can leak into a later one, and the last complete book stays until a new one is
+complete. An unwritable or full folder is refused in one line (:func:`site_error`).
 """
 
 from __future__ import annotations

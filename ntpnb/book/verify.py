@@ -1,20 +1,15 @@
 """Before a book is built, every record it reads is checked: damaged records are refused in one line.
 
-A chapter's run writes its executed notebook, its claim record and its figures, and records the
-SHA-256 of each in its manifest ``notebooks/<name>.key.json``
-(:mod:`ntpnb.chapter.provenance`). :func:`verify_tree` checks every chapter of the tree a book
-is built from, and of every seed tree of its sweep (whose claim records the verdicts read):
-
-* its manifest reads, and every output it lists is in place with the digest its run recorded;
-* its executed notebook is a notebook (:func:`~ntpnb.book.executed.read_notebook`) and its
-  claim record reads: a chapter that has an executed notebook always has its record, so no
-  claim is ever reported *not tested* because its record is gone.
-
-A chapter without a manifest is trusted only where its last run failed (the runner forgets the
-manifest then, and keeps the outputs of the last run that succeeded, which the report names as
-such); a seed whose last run failed is not counted by the verdicts, and not checked. Anything
-else refuses the build with one line naming the first damaged file and the ``ntpnb reproduce``
-command that runs those chapters again (:meth:`~ntpnb.book.trees.BookTree.rerun_advice`).
+A chapter's run records the SHA-256 of each of its outputs in its manifest
+``notebooks/<name>.key.json`` (:mod:`ntpnb.chapter.provenance`). :func:`verify_tree` checks every
+chapter of the tree a book is built from, and of every seed tree of its sweep (whose claim records
+the verdicts read): its outputs have the digests its run recorded, its executed notebook reads
+(:func:`~ntpnb.book.executed.read_notebook`) and its claim record too, so no claim is ever reported
+*not tested* because its record is gone. A chapter without a manifest is trusted only where its
+last run failed (the runner keeps the outputs of the last run that succeeded); a seed whose last
+run failed is not counted by the verdicts, and not checked. Anything else refuses the build with
+one line naming the first damaged file and the ``ntpnb reproduce`` command that runs those
+chapters again (:meth:`~ntpnb.book.trees.BookTree.rerun_advice`).
 """
 
 from __future__ import annotations
