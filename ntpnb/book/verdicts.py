@@ -202,8 +202,6 @@ def _failure_error(path: Path) -> str:
 class Series:
     """One check of a chapter, made at every seed of its sweep."""
 
-    #: The chapter that makes it.
-    notebook: str
     #: Seed -> the check made there, the book's seed first.
     checks: Mapping[int, Check]
     #: The book's seed.
@@ -213,21 +211,6 @@ class Series:
     def first(self) -> Check:
         """The check at the book's seed (or at the first seed that made it)."""
         return self.checks.get(self.book_seed) or next(iter(self.checks.values()))
-
-    @property
-    def claim(self) -> str:
-        """The claim id."""
-        return self.first.claim
-
-    @property
-    def kind(self) -> str:
-        """The kind of the check."""
-        return self.first.kind
-
-    @property
-    def what(self) -> str:
-        """What it measures."""
-        return self.first.what
 
     @property
     def seeds(self) -> tuple[int, ...]:
@@ -256,10 +239,10 @@ class Series:
             return None
         return sample.decide(c.relation, float(c.target), c.tol, c.kind)  # type: ignore[arg-type]
 
-    def pooled_measured(self, digits: int = 3) -> str:
-        """The pooled measurement, as printed (empty for a check that is not statistical)."""
+    def pooled_measured(self) -> str:
+        """The pooled measurement, as printed, to 3 digits (empty for a check that is not statistical)."""
         sample = self.pooled_sample()
-        return sample.describe(float(self.first.target), digits) if sample is not None else ""  # type: ignore[arg-type]
+        return sample.describe(float(self.first.target), 3) if sample is not None else ""  # type: ignore[arg-type]
 
     @property
     def established(self) -> bool:
@@ -299,7 +282,7 @@ def series_of(sweep: Sweep) -> list[Series]:
             key = _check_key(check)
             by_key.setdefault((*key, seen[key]), {})[seed] = check
             seen[key] += 1
-    return [Series(sweep.book.notebook, checks, sweep.book_seed) for checks in by_key.values()]
+    return [Series(checks, sweep.book_seed) for checks in by_key.values()]
 
 
 # -- the verdict of a claim ---------------------------------------------------------------------
@@ -384,10 +367,10 @@ def claim_verdict(claim: str, series: Sequence[Series], qualifications: Sequence
 
     See the module docstring for the rule.
     """
-    kinds = {kind: [s for s in series if s.kind == kind] for kind in KINDS}
+    kinds = {kind: [s for s in series if s.first.kind == kind] for kind in KINDS}
     evidence, findings, sanity = kinds["claim"], kinds["finding"], kinds["sanity"]
     measurements = kinds["measurement"]
-    checks = [s for s in series if s.kind != "measurement"]
+    checks = [s for s in series if s.first.kind != "measurement"]
     seeds = tuple(dict.fromkeys(seed for s in (evidence or checks or series) for seed in s.seeds))
     per_seed = [s for s in evidence if not s.statistical]  # statistical ones are decided pooled
     holding = tuple(
@@ -418,7 +401,7 @@ def claim_verdict(claim: str, series: Sequence[Series], qualifications: Sequence
         unsettled = [s for s in findings if not s.established]
         if unsettled:
             reasons = tuple(
-                f"{s.what}: holds at {len(s.seeds) - len(s.failed_seeds)} of {len(s.seeds)} seeds"
+                f"{s.first.what}: holds at {len(s.seeds) - len(s.failed_seeds)} of {len(s.seeds)} seeds"
                 + (f", not pooled ({s.pooled_measured()})" if s.statistical else "")
                 for s in unsettled
             )
@@ -446,7 +429,7 @@ def sweep_verdicts(claim_ids: Iterable[str], sweeps: Sequence[Sweep]) -> dict[st
     quals: dict[str, list[str]] = {}
     for sweep in sweeps:
         for s in series_of(sweep):
-            by_claim.setdefault(s.claim, []).append(s)
+            by_claim.setdefault(s.first.claim, []).append(s)
         for c, t in sweep.book.qualifications:
             quals.setdefault(c, []).append(t)
         at_book = {c for c, _ in sweep.book.qualifications}
