@@ -57,10 +57,10 @@ class OutputDifference:
     b: str
 
 
-def sanitizers(config: Path = SANITIZE_CONFIG) -> list[tuple[re.Pattern[str], str]]:
-    """The ``(regex, replacement)`` pairs of an nbval sanitize file, in order."""
+def sanitizers() -> list[tuple[re.Pattern[str], str]]:
+    """The ``(regex, replacement)`` pairs of the nbval sanitize file :data:`SANITIZE_CONFIG`, in order."""
     parser = configparser.ConfigParser(interpolation=None)
-    parser.read(config, encoding="utf-8")
+    parser.read(SANITIZE_CONFIG, encoding="utf-8")
     return [(re.compile(parser[s]["regex"]), parser[s]["replace"]) for s in parser.sections()]
 
 

@@ -138,9 +138,9 @@ def _page_context(
     # with no colour mode, the theme's script logs "invalid theme mode" on every page
     if not context.get("default_mode"):
         context["default_mode"] = "auto"
-    source = source_of_chapter(pagename)
+    source = _present_source(app, pagename)
     buttons = context.get("header_buttons")
-    if source is None or buttons is None or not (Path(app.srcdir) / source).is_file():
+    if source is None or buttons is None:
         return
     tooltip = "Download the notebook's source (opens as a notebook with Jupytext)"
     jupytext = dict(type="link", url=context["pathto"](f"_sources/{source}", 1), tooltip=tooltip)
@@ -185,13 +185,18 @@ def _dedupe_scripts(context: dict[str, Any]) -> None:
     scripts[:] = kept
 
 
+def _present_source(app: Sphinx, docname: str) -> str | None:
+    """The Jupytext source of chapter page ``docname`` when the book's sources hold it, else None."""
+    source = source_of_chapter(docname)
+    return source if source and (Path(app.srcdir) / source).is_file() else None
+
+
 def _copy_sources(app: Sphinx, exception: Exception | None) -> None:
     """Publish each chapter's Jupytext source under ``_sources/notebooks/`` for download."""
     if exception is not None or app.builder.format != "html":
         return
     for docname in app.env.found_docs:
-        source = source_of_chapter(docname)
-        if source and (Path(app.srcdir) / source).is_file():
+        if source := _present_source(app, docname):
             target = Path(app.outdir) / "_sources" / source
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(Path(app.srcdir) / source, target)

@@ -116,9 +116,9 @@ class BookTree:
         """The project's chapters, in order."""
         return [s.stem for s in notebook_sources(self.root)]
 
-    def label(self, profiles: Sequence[str] = ()) -> str:
+    def label(self) -> str:
         """What ran into the tree (:func:`describe_run`)."""
-        return describe_run(self.record, profiles)
+        return describe_run(self.record)
 
     def book_command(self) -> str:
         """The command that builds this tree's book."""
