@@ -4,11 +4,8 @@
 ``benchmarks.json`` (the measurements). ``ntpnb book`` calls :func:`write_benchmarks_page` before
 building, which copies that page to ``outputs/benchmarks.md`` (listed in ``_toc.yml``), or, when
 none was run into this tree, writes :func:`not_run_text`: the book never shows a number no run
-produced, and nothing generated is committed.
-
-The page ends with "Notebook reproduction times" from the tree's ``timings.json``
-(:func:`format_timings`, or the command when none is timed) and, after a seed sweep, each
-notebook's time at every seed (:func:`format_sweep_timings`).
+produced, and nothing generated is committed. The notebooks' reproduction times follow
+(:func:`render_timings_section`).
 """
 
 from __future__ import annotations

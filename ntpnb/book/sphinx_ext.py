@@ -1,21 +1,16 @@
 """Sphinx extension of the book: broken notebooks fail the build; offline math; chapter buttons.
 
-* The book renders executed notebooks without executing them, so this extension warns (``-W``
-  fails the build) for every executed notebook with a problem (:func:`notebook_problems`).
-* Math without network: when ``mathjax_path`` (``_config.yml``) is relative, MathJax 3.2.2 is
-  copied from the PyPI package ``sphinx-mathjax-offline`` into ``_static/mathjax``; a missing
-  package is an error.
-* Each chapter page (``outputs/notebooks/<name>``) gets a Binder button opening its Jupytext
-  source ``notebooks/<name>.md`` (from ``_config.yml``'s repository URL), and a download button
-  for that source beside the theme's one for the ``.ipynb``.
-* API page (``book/api.md``): data and property docstrings are kept from napoleon, which would
-  read their first line as ``type: description`` (:func:`_keep_data_docstring`). A reference to
-  an object by its defining module (``ntpnb.linear.max_margin.ntp_svm``) links to its public
-  entry (``ntpnb.ntp_svm``), or is unlinked code for an undocumented internal object; a
-  reference to nothing is still a warning (:func:`_internal_reference`).
-* The book's stylesheet (claim output, claim tables); fixes for theme bugs (sphinx-thebe's
-  configuration script declared twice, an empty colour mode); CDN stylesheet links in notebook
-  outputs (matplotlib animations) are dropped, as the book serves Font Awesome itself.
+* Every executed notebook with a problem (:func:`notebook_problems`) is a warning, which ``-W``
+  makes fatal: the book renders executed notebooks without executing them.
+* Math without network: with a relative ``mathjax_path`` (``_config.yml``), MathJax is served from
+  the package ``sphinx-mathjax-offline`` (:func:`mathjax_static_dir`).
+* Each chapter page gets a Binder button and a download button for its Jupytext source
+  ``notebooks/<name>.md``.
+* API page (``book/api.md``): data and property docstrings are kept from napoleon
+  (:func:`_keep_data_docstring`); a reference to an internal object links to its public entry, or
+  is unlinked code (:func:`_internal_reference`).
+* The book's stylesheet; fixes for theme bugs (a script declared twice, an empty colour mode);
+  notebook outputs' CDN stylesheet links are dropped (:func:`drop_cdn_links`).
 """
 
 from __future__ import annotations
