@@ -4,11 +4,8 @@
 ``benchmarks.json`` (the measurements). ``ntpnb book`` calls :func:`write_benchmarks_page` before
 building, which copies that page to ``outputs/benchmarks.md`` (listed in ``_toc.yml``), or, when
 none was run into this tree, writes :func:`not_run_text`: the book never shows a number no run
-produced, and nothing generated is committed.
-
-The page ends with "Notebook reproduction times" from the tree's ``timings.json``
-(:func:`format_timings`, or the command when none is timed) and, after a seed sweep, each
-notebook's time at every seed (:func:`format_sweep_timings`).
+produced, and nothing generated is committed. The notebooks' reproduction times follow
+(:func:`render_timings_section`).
 """
 
 from __future__ import annotations
@@ -20,6 +17,7 @@ from ..chapter.atomic import atomic_write_text
 from ..chapter.claims import PROFILE_NAMES
 from ..chapter.layout import OutputLayout, Timings, load_timings
 from ..chapter.provenance import load_run_record
+from .trees import markdown_table
 
 __all__ = [
     "BENCHMARKS_DOCNAME",
@@ -82,12 +80,8 @@ def _profiles(timings: Mapping[str, object]) -> list[str]:
     return known + sorted(p for p in timings if p not in PROFILE_NAMES and timings[p])
 
 
-def format_timings(timings: Timings, wall: Mapping[str, float] | None = None) -> str:
-    """A Markdown table: one row per notebook, one column per profile, then totals and how run.
-
-    ``wall`` optionally gives the measured wall time of a whole run per profile (with
-    ``--jobs > 1`` it is less than the sum of the notebooks' times).
-    """
+def format_timings(timings: Timings) -> str:
+    """A Markdown table: one row per notebook, one column per profile, then totals and how run."""
     profiles = _profiles(timings)
     if not profiles:
         return (
@@ -95,20 +89,16 @@ def format_timings(timings: Timings, wall: Mapping[str, float] | None = None) ->
             f"repository root, `{REPRODUCE_COMMAND}` (PROFILE `paper` or `quick`; `--force` reruns "
             "notebooks that are cached), then `ntpnb book`."
         )
-    names = sorted({name for p in profiles for name in timings[p]})
-    lines = ["| notebook | " + " | ".join(profiles) + " |", "|---|" + "---|" * len(profiles)]
 
     def cell(rec: Mapping[str, object] | None) -> str:
         if rec is None:
             return "not run"
         return f"{float(rec['seconds']):.1f} s" + ("" if rec.get("ok") else " (FAILED)")
 
-    for name in names:
-        lines.append(f"| {name} | " + " | ".join(cell(timings[p].get(name)) for p in profiles) + " |")
+    names = sorted({name for p in profiles for name in timings[p]})
+    rows = [[name, *(cell(timings[p].get(name)) for p in profiles)] for name in names]
     totals = [sum(float(r["seconds"]) for r in timings[p].values()) for p in profiles]
-    lines.append("| sum of the notebooks | " + " | ".join(f"{t:.1f} s" for t in totals) + " |")
-    if wall:
-        lines.append("| wall time of the run | " + " | ".join(_wall(wall, p) for p in profiles) + " |")
+    rows.append(["sum of the notebooks", *(f"{t:.1f} s" for t in totals)])
     notes = []
     for p in profiles:
         jobs = sorted({int(r["jobs"]) for r in timings[p].values()})
@@ -117,11 +107,7 @@ def format_timings(timings: Timings, wall: Mapping[str, float] | None = None) ->
         failed = [n for n, r in timings[p].items() if not r.get("ok")]
         note = f"- `{p}`: `ntpnb reproduce --profile {p} --jobs {'/'.join(map(str, jobs))}`, {when}"
         notes.append(note + (f"; failed: {', '.join(sorted(failed))}" if failed else ""))
-    return "\n".join(lines) + "\n\n" + "\n".join(notes)
-
-
-def _wall(wall: Mapping[str, float], profile: str) -> str:
-    return f"{wall[profile]:.1f} s" if profile in wall else "n/a"
+    return "\n".join(markdown_table(["notebook", *profiles], rows)) + "\n\n" + "\n".join(notes)
 
 
 def format_sweep_timings(per_seed: Mapping[int, Mapping[str, Mapping[str, object]]], book_seed: int) -> str:
@@ -133,20 +119,19 @@ def format_sweep_timings(per_seed: Mapping[int, Mapping[str, Mapping[str, object
     seeds = [book_seed, *sorted(s for s in per_seed if s != book_seed)]
     names = sorted({name for records in per_seed.values() for name in records})
     head = [f"seed {s} (the book's)" if s == book_seed else f"seed {s}" for s in seeds]
-    lines = ["| notebook | " + " | ".join([*head, "all seeds"]) + " |", "|---|" + "---|" * (len(seeds) + 1)]
 
     def seconds(seed: int, name: str) -> float | None:
         rec = per_seed.get(seed, {}).get(name)
         return None if rec is None else float(rec["seconds"])
 
+    rows = []
     for name in names:
         times = [seconds(s, name) for s in seeds]
         cells = ["not run" if t is None else f"{t:.1f} s" for t in times]
-        lines.append(f"| {name} | " + " | ".join([*cells, f"{sum(t or 0.0 for t in times):.1f} s"]) + " |")
+        rows.append([name, *cells, f"{sum(t or 0.0 for t in times):.1f} s"])
     totals = [sum(seconds(s, n) or 0.0 for n in names) for s in seeds]
-    total_cells = [f"{t:.1f} s" for t in [*totals, sum(totals)]]
-    lines.append("| sum of the notebooks | " + " | ".join(total_cells) + " |")
-    return "\n".join(lines)
+    rows.append(["sum of the notebooks", *(f"{t:.1f} s" for t in [*totals, sum(totals)])])
+    return "\n".join(markdown_table(["notebook", *head, "all seeds"], rows))
 
 
 def _sweep_section(layout: OutputLayout, profile: str) -> str:
@@ -192,6 +177,4 @@ def render_benchmarks_page(layout: OutputLayout, own: bool = True) -> str:
 
 def write_benchmarks_page(layout: OutputLayout, own: bool = True) -> Path:
     """Write the page to ``<layout.root>/benchmarks.md`` and return its path."""
-    path = layout.root / "benchmarks.md"
-    atomic_write_text(path, render_benchmarks_page(layout, own))
-    return path
+    return atomic_write_text(layout.root / "benchmarks.md", render_benchmarks_page(layout, own))

@@ -25,7 +25,7 @@ from pathlib import Path
 from ..chapter.claims import load_chapter_record
 from ..chapter.provenance import load_run_record
 from ..errors import PathError
-from .executed import read_notebook
+from .executed import is_text, read_notebook
 from .trees import chapter_number, setting_options, visible
 
 __all__ = [
@@ -57,16 +57,11 @@ class OutputDifference:
     b: str
 
 
-def sanitizers(config: Path = SANITIZE_CONFIG) -> list[tuple[re.Pattern[str], str]]:
-    """The ``(regex, replacement)`` pairs of an nbval sanitize file, in order."""
+def sanitizers() -> list[tuple[re.Pattern[str], str]]:
+    """The ``(regex, replacement)`` pairs of the nbval sanitize file :data:`SANITIZE_CONFIG`, in order."""
     parser = configparser.ConfigParser(interpolation=None)
-    parser.read(config, encoding="utf-8")
+    parser.read(SANITIZE_CONFIG, encoding="utf-8")
     return [(re.compile(parser[s]["regex"]), parser[s]["replace"]) for s in parser.sections()]
-
-
-def _is_text(value: object) -> bool:
-    """Whether ``value`` is notebook text: a string, or a list of strings."""
-    return isinstance(value, str) or (isinstance(value, list) and all(isinstance(v, str) for v in value))
 
 
 def _cell_text(cell: dict, rules: list[tuple[re.Pattern[str], str]]) -> str:
@@ -75,7 +70,7 @@ def _cell_text(cell: dict, rules: list[tuple[re.Pattern[str], str]]) -> str:
     for out in cell.get("outputs", []):
         if out.get("output_type") == "stream":
             text += "".join(out.get("text", ""))
-        elif _is_text(plain := out.get("data", {}).get("text/plain")):
+        elif is_text(plain := out.get("data", {}).get("text/plain")):
             shown = "".join(plain)
             text += ("\n" if text and not text.endswith("\n") else "") + shown.rstrip("\n") + "\n"
     for regex, replace in rules:
@@ -83,21 +78,22 @@ def _cell_text(cell: dict, rules: list[tuple[re.Pattern[str], str]]) -> str:
     return text
 
 
-def text_outputs(executed: Path, rules: list[tuple[re.Pattern[str], str]] | None = None) -> list[str]:
-    """The sanitized text output of every cell of an executed notebook (``""`` for none)."""
-    rules = sanitizers() if rules is None else rules
-    nb = read_notebook(executed)
+def text_outputs(run: Path, executed: Path, rules: list[tuple[re.Pattern[str], str]]) -> list[str]:
+    """The sanitized text output of every cell of the executed notebook ``executed`` of ``run``.
+
+    A cell without one gives ``""``. A notebook that does not read is refused in one line naming it
+    and the command that runs it again.
+    """
+    try:
+        nb = read_notebook(executed)
+    except PathError as exc:
+        raise PathError(f"{exc}; {_rerun(run, executed.stem)}") from None
     return [_cell_text(cell, rules) for cell in nb.get("cells", [])]
-
-
-def _printed_lines(texts: list[str]) -> list[tuple[int, str]]:
-    """Every printed line of a notebook in order, with the index of the cell that printed it."""
-    return [(cell, line) for cell, text in enumerate(texts) for line in text.splitlines()]
 
 
 def _line_differences(name: str, ta: list[str], tb: list[str]) -> list[OutputDifference]:
     """The runs of differing printed lines of one notebook (``difflib``'s non-equal blocks)."""
-    la, lb = _printed_lines(ta), _printed_lines(tb)
+    la, lb = ([(cell, line) for cell, text in enumerate(t) for line in text.splitlines()] for t in (ta, tb))
     matcher = difflib.SequenceMatcher(None, [x for _, x in la], [x for _, x in lb], autojunk=False)
     diffs = []
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
@@ -134,14 +130,6 @@ def _rerun(run: Path, name: str) -> str:
     return f"run `{command}` to run it again"
 
 
-def _text_outputs(run: Path, executed: Path, rules: list[tuple[re.Pattern[str], str]]) -> list[str]:
-    """:func:`text_outputs`, or one line naming the notebook and the command that remakes it."""
-    try:
-        return text_outputs(executed, rules)
-    except PathError as exc:
-        raise PathError(f"{exc}; {_rerun(run, executed.stem)}") from None
-
-
 def compare_runs(run_a: Path, run_b: Path) -> tuple[list[str], list[OutputDifference]]:
     """The notebooks both runs executed, and every run of printed lines that differs.
 
@@ -157,7 +145,7 @@ def compare_runs(run_a: Path, run_b: Path) -> tuple[list[str], list[OutputDiffer
     ]
     both = sorted(set(a) & set(b))
     for name in both:
-        texts = _text_outputs(Path(run_a), a[name], rules), _text_outputs(Path(run_b), b[name], rules)
+        texts = text_outputs(Path(run_a), a[name], rules), text_outputs(Path(run_b), b[name], rules)
         diffs += _line_differences(name, *texts)
     return both, diffs
 

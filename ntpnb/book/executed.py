@@ -2,14 +2,9 @@
 
 Everything of the book that reads an executed notebook (the report's sections and titles, the
 Sphinx extension's check, ``ntpnb compare``, the check of a tree before a build) reads it with
-:func:`read_notebook`: a file that is missing, cut short, not UTF-8, not JSON, or JSON of
-another shape (``[]``, cells that are not objects) raises :class:`~ntpnb.errors.PathError`
-with one line that names it, never a traceback from deep inside a page generator.
-
-The shape asked for is what those readers use: an object with a list of ``cells``, each an
-object with a ``cell_type`` text; a code cell's ``outputs`` a list of objects; ``metadata``, if
-present, an object. It is not a full nbformat validation (the runner wrote these files with
-nbformat; this catches what damage and hand-made files bring).
+:func:`read_notebook`, never meeting a traceback from deep inside a page generator. The shape
+asked for (:func:`notebook_shape`) is what those readers use, not a full nbformat validation (the
+runner wrote these files with nbformat; this catches what damage and hand-made files bring).
 """
 
 from __future__ import annotations
@@ -20,7 +15,7 @@ from typing import Any
 
 from ..errors import PathError
 
-__all__ = ["NotebookShapeError", "notebook_shape", "read_notebook"]
+__all__ = ["NotebookShapeError", "is_text", "notebook_shape", "read_notebook"]
 
 
 class NotebookShapeError(ValueError):
@@ -33,13 +28,17 @@ def _kind(value: object) -> str:
     return names.get(type(value), "a number")
 
 
+def is_text(value: object) -> bool:
+    """Whether ``value`` is notebook text: a string, or a list of strings."""
+    return isinstance(value, str) or (isinstance(value, list) and all(isinstance(v, str) for v in value))
+
+
 def _check_output(output: object, where: str) -> None:
     if not isinstance(output, dict):
         raise NotebookShapeError(f"{where} is {_kind(output)}, not an object")
     if "data" in output and not isinstance(output["data"], dict):
         raise NotebookShapeError(f"{where} has 'data' that is {_kind(output['data'])}, not an object")
-    text = output.get("text", "")
-    if not isinstance(text, str) and not (isinstance(text, list) and all(isinstance(t, str) for t in text)):
+    if not is_text(text := output.get("text", "")):
         raise NotebookShapeError(f"{where} has 'text' that is {_kind(text)}, not text")
 
 
@@ -49,10 +48,7 @@ def _check_cell(cell: object, index: int) -> None:
         raise NotebookShapeError(f"{where} is {_kind(cell)}, not an object")
     if not isinstance(cell.get("cell_type"), str):
         raise NotebookShapeError(f"{where} has no 'cell_type'")
-    source = cell.get("source", "")
-    if not isinstance(source, str) and not (
-        isinstance(source, list) and all(isinstance(s, str) for s in source)
-    ):
+    if not is_text(source := cell.get("source", "")):
         raise NotebookShapeError(f"{where} has a 'source' that is {_kind(source)}, not text")
     outputs = cell.get("outputs", [])
     if not isinstance(outputs, list):
@@ -62,7 +58,10 @@ def _check_cell(cell: object, index: int) -> None:
 
 
 def notebook_shape(data: object) -> dict[str, Any]:
-    """``data`` itself when it has an executed notebook's shape (see the module docstring).
+    """``data`` itself when it has an executed notebook's shape.
+
+    That is an object with a list of ``cells``, each an object with a ``cell_type`` text; a code
+    cell's ``outputs`` a list of objects; ``metadata``, if present, an object.
 
     Raises
     ------

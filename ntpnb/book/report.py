@@ -15,7 +15,7 @@ import functools
 import json
 import re
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from markdown_it import MarkdownIt
@@ -26,14 +26,15 @@ from ..chapter.claims import ChapterRecord, Check, load_chapter_records
 from ..chapter.layout import OutputLayout
 from ..chapter.platform import platform_section
 from ..chapter.provenance import RunRecord, load_run_record
-from ..chapter.registry import CLAIMS, PAPERS, sort_key
+from ..chapter.registry import CLAIMS, PAPERS, ClaimSpec, sort_key
 from .executed import read_notebook
-from .trees import describe_run, visible
+from .trees import chapter_number, describe_run, markdown_table, visible
 from .verdicts import (
     CHECK_FAILED,
     INCONCLUSIVE,
     NOT_REPRODUCED,
     PARTIAL,
+    VERDICT_RULE,
     Series,
     Sweep,
     Verdict,
@@ -50,8 +51,6 @@ __all__ = [
     "CLAIMS_PAGE_DOCNAME",
     "render_claims_page",
     "chapter_sections",
-    "record_sections",
-    "claim_verdicts",
     "render_report",
     "write_report",
     "verdict_summary",
@@ -84,52 +83,41 @@ def _setting(record: RunRecord | None, checks: Sequence[Check]) -> tuple[str, st
     return record.profile, ", ".join(f"{k}={v}" for k, v in sorted(record.overrides.items()))
 
 
-def run_setting(record: RunRecord | None, checks: Sequence[Check]) -> str:
-    """``quick``, or ``paper; n_g=121``: the profile and ``-p`` overrides the checks ran with."""
-    profile, overrides = _setting(record, checks)
-    return f"{profile}; {overrides}" if overrides else profile
-
-
-def _claim_result(verdict: Verdict, checks: Sequence[Check], record: RunRecord | None = None) -> str:
+def _claim_result(verdict: Verdict, checks: Sequence[Check], record: RunRecord | None) -> str:
     """The result cell of one claim: its verdict, across how many seeds, the checks, the reasons."""
     if not checks:
         return f"{verdict.verdict} (no check yet)"
     label = f"**{verdict.verdict}**" if verdict.verdict in _STRONG else verdict.verdict
     across = f": {verdict.across_seeds}" if verdict.across_seeds else ""
-    parts = [f"{verdict.evidence} evidence"]
-    if verdict.findings:
-        parts.append(f"{verdict.findings} finding{'s' * (verdict.findings > 1)}")
-    if verdict.sanity:
-        parts.append(f"{verdict.sanity} sanity")
-    if verdict.measurements:
-        parts.append(f"{verdict.measurements} measurement{'s' * (verdict.measurements > 1)}")
-    if verdict.failed:
-        parts.append(f"{verdict.failed} failed")
-    cell = f"{label}{across}; {', '.join(parts)} ({_escape(run_setting(record, checks))})"
-    if verdict.reasons:
-        cell += "".join(f"<br>{_escape(reason)}" for reason in verdict.reasons)
-    return cell
+    counts = [
+        (verdict.findings, "finding", "s"),
+        (verdict.sanity, "sanity", ""),
+        (verdict.measurements, "measurement", "s"),
+        (verdict.failed, "failed", ""),
+    ]
+    parts = [f"{verdict.evidence} evidence", *(f"{n} {kind}{s * (n > 1)}" for n, kind, s in counts if n)]
+    profile, overrides = _setting(record, checks)
+    setting = f"{profile}; {overrides}" if overrides else profile
+    cell = f"{label}{across}; {', '.join(parts)} ({_escape(setting)})"
+    return cell + "".join(f"<br>{_escape(reason)}" for reason in verdict.reasons)
 
 
 #: The title of the report's section on the machines of the runs.
 PLATFORM_TITLE = "Where the numbers were computed"
 
 
-def _made(records: Sequence[ChapterRecord]) -> list[Made]:
-    """Every check of ``records`` with its notebook, in the records' order."""
-    return [(r.notebook, c) for r in records for c in r.checks]
-
-
 def _by_claim(records: Sequence[ChapterRecord]) -> dict[str, list[Made]]:
+    """Every check of ``records`` with its notebook, by claim id, in the records' order."""
     by_claim: dict[str, list[Made]] = defaultdict(list)
-    for made in _made(records):
-        by_claim[made[1].claim].append(made)
+    for record in records:
+        for check in record.checks:
+            by_claim[check.claim].append((record.notebook, check))
     return by_claim
 
 
-def claim_verdicts(layout: OutputLayout) -> dict[str, Verdict]:
-    """The verdict of every claim of the registry from the records under ``layout``, at every seed."""
-    return sweep_verdicts(CLAIMS, load_sweeps(layout, load_chapter_records(layout.claims)))
+def _profiles(records: Sequence[ChapterRecord]) -> list[str]:
+    """The profiles the checks of ``records`` name, sorted."""
+    return sorted({c.profile for r in records for c in r.checks})
 
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
@@ -145,15 +133,14 @@ def _inline_parser() -> MarkdownIt:
     return MarkdownIt("commonmark").use(dollarmath_plugin)
 
 
-def heading_title_text(heading: str) -> str:
-    """The text MyST makes a heading's anchor from: its plain text and inline code, no math."""
-    (inline,) = _inline_parser().parseInline(heading)
-    return "".join(c.content for c in inline.children or [] if c.type in ("text", "code_inline"))
-
-
 def heading_slug(heading: str, taken: set[str]) -> str:
-    """The anchor MyST gives ``heading`` (GitHub-style slug, ``-1``, ``-2``... if ``taken``)."""
-    slug = _SLUG_CLEAN.sub("", heading_title_text(heading).lower().replace(" ", "-"))
+    """The anchor MyST gives ``heading`` (GitHub-style slug, ``-1``, ``-2``... if ``taken``).
+
+    MyST makes it from the heading's plain text and inline code, without its math.
+    """
+    (inline,) = _inline_parser().parseInline(heading)
+    text = "".join(c.content for c in inline.children or [] if c.type in ("text", "code_inline"))
+    slug = _SLUG_CLEAN.sub("", text.lower().replace(" ", "-"))
     unique, i = slug, 1
     while unique in taken:
         unique, i = f"{slug}-{i}", i + 1
@@ -203,7 +190,7 @@ def _escape(text: str) -> str:
     return _MD_SPECIAL.sub(r"\\\1", text)
 
 
-def record_sections(layout: OutputLayout, records: Sequence[ChapterRecord]) -> Sections:
+def _record_sections(layout: OutputLayout, records: Sequence[ChapterRecord]) -> Sections:
     """Where the checks of ``records`` are printed: :func:`chapter_sections` of each notebook."""
     return {r.notebook: chapter_sections(layout.notebooks / f"{r.notebook}.ipynb") for r in records}
 
@@ -222,7 +209,7 @@ def _target(sections: Sections, made: Made) -> str:
 
 def _link(sections: Sections, made: Made) -> str:
     """A short link to the section that made the check: ``01 § <section>``."""
-    number = made[0].split("_", 1)[0]
+    number = chapter_number(made[0])
     section = _section(sections, made)
     heading = f" § {_escape_text(section[0])}" if section else ""
     return f"[{_escape(number)}{heading}]({_target(sections, made)})"
@@ -234,20 +221,15 @@ def _escape_text(text: str) -> str:
     return "".join(p if p.startswith("$") and p.endswith("$") else _escape(p) for p in parts)
 
 
-def _plain(heading: str) -> str:
-    return re.sub(r"\$([^$]*)\$", r"\1", heading)
-
-
 def _chapter_titles(layout: OutputLayout) -> dict[str, str]:
+    """Chapter -> the text of its executed notebook's first ``# `` heading, without math marks."""
     titles = {}
     for path in visible(sorted(layout.notebooks.glob("*.ipynb"))):
-        nb = read_notebook(path)
-        for cell in nb.get("cells", []):
-            if cell.get("cell_type") != "markdown":
-                continue
-            match = re.search(r"^# (.+)$", "".join(cell.get("source", "")), flags=re.MULTILINE)
-            if match:
-                titles[path.stem] = _plain(match.group(1).strip())
+        for cell in read_notebook(path).get("cells", []):
+            source = "".join(cell.get("source", ""))
+            match = re.search(r"^# (.+)$", source, flags=re.MULTILINE)
+            if cell.get("cell_type") == "markdown" and match:
+                titles[path.stem] = re.sub(r"\$([^$]*)\$", r"\1", match.group(1).strip())
                 break
     return titles
 
@@ -258,11 +240,11 @@ def run_label(layout: OutputLayout, profiles: Sequence[str]) -> str:
 
 
 def absent_sentence(absent: Sequence[str]) -> str:
-    """What the pages say of chapters the tree has not run (an empty text when it ran them all)."""
+    """What the pages say, after a space, of chapters the tree has not run ("" when it ran them all)."""
     if not absent:
         return ""
     return (
-        f"This tree has not run {format_seeds(_escape(n) for n in absent)}: the claims only "
+        f" This tree has not run {format_seeds(_escape(n) for n in absent)}: the claims only "
         f"{'that chapter checks' if len(absent) == 1 else 'those chapters check'} are *not tested* in it."
     )
 
@@ -270,11 +252,11 @@ def absent_sentence(absent: Sequence[str]) -> str:
 _PAPER_TITLES = {"A": "linear decoder", "B": "one-layer self-attention"}
 
 
-def load_failures(layout: OutputLayout) -> list[dict[str, object]]:
-    """The records of the notebooks whose last run failed (``<output>/failed/*.json``).
+def _failures_note(layout: OutputLayout) -> list[str]:
+    """A warning naming the notebooks whose last run failed (``<output>/failed/*.json``), if any.
 
-    ``ntpnb reproduce`` writes one when a notebook fails and removes it on its next success; the
-    outputs in place are those of its last successful run.
+    ``ntpnb reproduce`` writes such a record when a notebook fails and removes it on its next
+    success; the outputs in place are those of its last successful run.
     """
     failures = []
     for path in sorted(layout.failed.glob("*.json")):
@@ -283,56 +265,33 @@ def load_failures(layout: OutputLayout) -> list[dict[str, object]]:
         except (OSError, ValueError):
             continue
         if isinstance(record, dict):
-            failures.append(record)
-    return failures
-
-
-def _failures_note(layout: OutputLayout) -> list[str]:
-    failures = load_failures(layout)
+            error = _escape(str(record.get("error")))
+            failures.append(f"* `{record.get('notebook')}` ({record.get('date')}): {error}")
     if not failures:
         return []
-    lines = [
+    return [
         "```{warning}",
         "The last run of these notebooks failed. This page and their chapters show their last",
         "successful run, if any; the failed run's executed copy is in `outputs/failed/`.",
         "",
+        *failures,
+        "```",
+        "",
     ]
-    for f in failures:
-        lines.append(f"* `{f.get('notebook')}` ({f.get('date')}): {_escape(str(f.get('error')))}")
-    return [*lines, "```", ""]
-
-
-#: The verdict rule, as the report and the claims page state it.
-VERDICT_RULE = (
-    "A claim's verdict follows from its checks at every seed of the sweep: *reproduced* when every",
-    "check that a false claim would fail passes at every seed (a statistical check also on its",
-    "samples pooled over the seeds); *reproduced with a qualification* when the chapter states a",
-    "limit of that evidence (the qualification is quoted); *holds at some seeds* when the evidence",
-    "holds at some seeds only (the seeds that failed are named); *does not reproduce* when a check",
-    "records a finding, the claim measured not to hold, and the finding holds at every seed or",
-    "pooled over them (our number and the paper's are quoted; the check pins our number, so a",
-    "change is seen); *inconclusive* when a finding holds at some seeds only; *not tested* when a",
-    "claim has only sanity checks of the code, or none; *check failed* when a sanity check failed",
-    "at some seed, the evidence holds at no seed, or a statistical check fails pooled. A",
-    "*measurement* (a statement of ours beyond the paper, such as how a threshold the paper leaves",
-    "open moves with the size) is decided on its samples pooled over the seeds; when established it",
-    "qualifies the claim, and otherwise it is listed as not established.",
-)
 
 
 def _seeds_sentence(sweeps: Sequence[Sweep]) -> str:
     """Which seeds the verdicts rest on, and which records were set aside, in a sentence or two."""
-    counted = sorted({len(s.seeds) for s in sweeps})
     if not sweeps:
         return ""
-    book = sorted({s.book_seed for s in sweeps})
-    if counted == [1]:
+    if {len(s.seeds) for s in sweeps} == {1}:
         text = (
-            f"The verdicts rest on one seed per chapter (the book's, {format_seeds(book)}): no seed "
+            f"The verdicts rest on one seed per chapter (the book's, "
+            f"{format_seeds(sorted({s.book_seed for s in sweeps}))}): no seed "
             "sweep was run (`ntpnb reproduce --seeds N`)."
         )
     else:
-        per = ", ".join(f"{s.book.notebook.split('_', 1)[0]}: {format_seeds(s.seeds)}" for s in sweeps)
+        per = ", ".join(f"{chapter_number(s.book.notebook)}: {format_seeds(s.seeds)}" for s in sweeps)
         text = f"The verdicts rest on every seed each chapter ran at, the book's first ({per})."
     aside = [
         f"{s.book.notebook} seed {seed}: {_escape(why)}" for s in sweeps for seed, why in s.excluded.items()
@@ -342,7 +301,7 @@ def _seeds_sentence(sweeps: Sequence[Sweep]) -> str:
     return text
 
 
-def _across(series: Series) -> str:
+def _across(series: Series) -> list[str]:
     """The cells of one check across the seeds: at how many it held, and its spread or pooled value."""
     n = len(series.seeds)
     held = f"{n - len(series.failed_seeds)} of {n}"
@@ -350,11 +309,60 @@ def _across(series: Series) -> str:
         held += f" (failed at {format_seeds(series.failed_seeds)})"
     if series.statistical:
         outcome = "holds" if series.pooled_passed() else "**fails**"
-        spread = f"pooled: {_escape(series.pooled_measured())}, {outcome}"
-    else:
-        values = series.spread()
-        spread = f"{_escape(values[0])} to {_escape(values[1])}" if values else ""
-    return f"{held} | {spread}"
+        return [held, f"pooled: {_escape(series.pooled_measured())}, {outcome}"]
+    values = series.spread()
+    return [held, f"{_escape(values[0])} to {_escape(values[1])}" if values else ""]
+
+
+def _paper_tables(header: Sequence[str], row: Callable[[str, ClaimSpec], list[str]], cite: bool) -> list[str]:
+    """A section per paper with a table of its claims, one ``row`` each (``cite``: name the paper)."""
+    lines = []
+    for paper in PAPERS:
+        lines += [
+            f"## Paper {paper}: {_PAPER_TITLES[paper]}",
+            "",
+            *([f"{PAPERS[paper]}.", ""] if cite else []),
+        ]
+        lines += markdown_table(header, [row(c, s) for c, s in CLAIMS.items() if s.paper == paper])
+        lines.append("")
+    return lines
+
+
+def _chapter_table(
+    sweep: Sweep, sections: Sections, titles: dict[str, str], run: RunRecord | None
+) -> list[str]:
+    """The section of the report's "Every check" on one chapter: each of its checks across the seeds."""
+    notebook = sweep.book.notebook
+    profile_name, overrides = _setting(run, sweep.book.checks)
+    profile = f"`{profile_name}` profile" + (f" with {_escape(overrides)}" if overrides else "")
+    rows = []
+    for series in series_of(sweep):
+        c = series.checks.get(sweep.book_seed)
+        if c is None:
+            continue
+        what = _escape(c.what) if c.kind == "claim" else f"*{c.kind}:* {_escape(c.what)}"
+        claim = f"[{_escape(c.claim)}]({_target(sections, (notebook, c))})"
+        measured = [_escape(c.measured), _escape(c.required), _escape(c.paper)]
+        rows.append([claim, what, *measured, "pass" if c.passed else "**FAIL**", *_across(series)])
+    header = [
+        "claim",
+        "what was measured",
+        "ours",
+        "required",
+        "the paper",
+        "result",
+        "seeds",
+        "across seeds",
+    ]
+    return [
+        f"### {_escape(chapter_number(notebook))}. {_escape(titles.get(notebook, notebook))}",
+        "",
+        f"{{doc}}`The chapter </outputs/notebooks/{notebook}>`, run at the {profile}, "
+        f"seeds {format_seeds(sweep.seeds)}.",
+        "",
+        *markdown_table(header, rows),
+        "",
+    ]
 
 
 def render_report(layout: OutputLayout, absent: Sequence[str] = ()) -> str:
@@ -363,16 +371,19 @@ def render_report(layout: OutputLayout, absent: Sequence[str] = ()) -> str:
     ``absent`` names the project's chapters that the tree has not run (the page says so).
     """
     records = load_chapter_records(layout.claims)
-    made = _made(records)
-    sections = record_sections(layout, records)
-    titles = _chapter_titles(layout)
+    sections = _record_sections(layout, records)
     by_claim = _by_claim(records)
     sweeps = load_sweeps(layout, records)
-
     results = sweep_verdicts(CLAIMS, sweeps)
-    counts = verdict_counts(results)
-    profiles = sorted({c.profile for _, c in made})
+    checks = sum(len(r.checks) for r in records)
     run = load_run_record(layout.root)
+
+    def claim_row(cid: str, spec: ClaimSpec) -> list[str]:
+        made = by_claim.get(cid, [])
+        result = _claim_result(results[cid], [c for _, c in made], run)
+        where = "<br>".join(dict.fromkeys(_link(sections, m) for m in made))
+        return [f"**{cid}** ({spec.where})", spec.statement, spec.paper_value, result, where]
+
     lines = [
         "---",
         "html_theme.sidebar_secondary.remove: true",  # the tables need the page's full width
@@ -386,34 +397,18 @@ def render_report(layout: OutputLayout, absent: Sequence[str] = ()) -> str:
         "papers is listed: one that no chapter checks yet, or whose check failed, says so. Each",
         f"claim and the place in the paper are listed on {{doc}}`the claims page </{CLAIMS_PAGE_DOCNAME}>`.",
         "",
-        f"**{format_counts(counts, len(CLAIMS))}**; {len(made)} checks at the book's seed; what ran: "
-        f"{_escape(describe_run(run, profiles))} (`paper` = the papers' settings, `quick` = the "
-        "seconds-scale test run)." + (f" {absent_sentence(absent)}" if absent else ""),
+        f"**{format_counts(verdict_counts(results), len(CLAIMS))}**; {checks} checks at the book's seed; "
+        f"what ran: {_escape(describe_run(run, _profiles(records)))} (`paper` = the papers' settings, "
+        "`quick` = the seconds-scale test run)." + absent_sentence(absent),
         "",
         _seeds_sentence(sweeps),
         "",
         *VERDICT_RULE,
         "",
-    ]
-    lines += _failures_note(layout)
-    for paper in PAPERS:
-        lines += [f"## Paper {paper}: {_PAPER_TITLES[paper]}", ""]
-        lines += [
-            "| claim | statement | the paper reports | verdict | checked in |",
-            "|---|---|---|---|---|",
-        ]
-        for cid, spec in CLAIMS.items():
-            if spec.paper != paper:
-                continue
-            checks = by_claim.get(cid, [])
-            result = _claim_result(results[cid], [c for _, c in checks], run)
-            where = "<br>".join(dict.fromkeys(_link(sections, m) for m in checks))
-            lines.append(
-                f"| **{cid}** ({spec.where}) | {spec.statement} | {spec.paper_value} | {result} | {where} |"
-            )
-        lines.append("")
-
-    lines += [
+        *_failures_note(layout),
+        *_paper_tables(
+            ["claim", "statement", "the paper reports", "verdict", "checked in"], claim_row, cite=False
+        ),
         "## Every check",
         "",
         "Each row is one assertion a chapter made: the value it measured at the book's seed (rounded",
@@ -426,38 +421,12 @@ def render_report(layout: OutputLayout, absent: Sequence[str] = ()) -> str:
         "*measurement* state a measurement of ours that qualifies the claim (decided pooled).",
         "",
     ]
-    if not made:
+    if not checks:
         lines += ["No notebook has recorded a check yet: run `ntpnb reproduce`.", ""]
+    titles = _chapter_titles(layout)
     for sweep in sweeps:
-        record = sweep.book
-        if not record.checks:
-            continue
-        notebook = record.notebook
-        profile_name, overrides = _setting(run, record.checks)
-        profile = f"`{profile_name}` profile" + (f" with {_escape(overrides)}" if overrides else "")
-        title = _escape(titles.get(notebook, notebook))
-        lines += [
-            f"### {_escape(notebook.split('_', 1)[0])}. {title}",
-            "",
-            f"{{doc}}`The chapter </outputs/notebooks/{notebook}>`, run at the {profile}, "
-            f"seeds {format_seeds(sweep.seeds)}.",
-            "",
-            "| claim | what was measured | ours | required | the paper | result | seeds | across seeds |",
-            "|---|---|---|---|---|---|---|---|",
-        ]
-        for series in series_of(sweep):
-            c = series.checks.get(sweep.book_seed)
-            if c is None:
-                continue
-            result = "pass" if c.passed else "**FAIL**"
-            what = _escape(c.what) if c.kind == "claim" else f"*{c.kind}:* {_escape(c.what)}"
-            claim = f"[{_escape(c.claim)}]({_target(sections, (notebook, c))})"
-            lines.append(
-                f"| {claim} | {what} | {_escape(c.measured)} "
-                f"| {_escape(c.required)} | {_escape(c.paper)} | {result} | {_across(series)} |"
-            )
-        lines.append("")
-
+        if sweep.book.checks:
+            lines += _chapter_table(sweep, sections, titles, run)
     lines += [
         f"## {PLATFORM_TITLE}",
         "",
@@ -468,8 +437,7 @@ def render_report(layout: OutputLayout, absent: Sequence[str] = ()) -> str:
         "",
         platform_section({r.notebook: r.platform for r in records}, what="chapter"),
     ]
-
-    unknown = sorted({c.claim for _, c in made} - set(CLAIMS), key=sort_key)
+    unknown = sorted(set(by_claim) - set(CLAIMS), key=sort_key)
     if unknown:
         lines += [
             "```{warning}",
@@ -482,7 +450,7 @@ def render_report(layout: OutputLayout, absent: Sequence[str] = ()) -> str:
 
 def verdict_summary(layout: OutputLayout) -> str:
     """One line of verdict counts of the records under ``layout``, overall and per paper."""
-    results = claim_verdicts(layout)
+    results = sweep_verdicts(CLAIMS, load_sweeps(layout, load_chapter_records(layout.claims)))
     per_paper = "; ".join(
         f"Paper {paper}: "
         + format_counts(verdict_counts({c: v for c, v in results.items() if CLAIMS[c].paper == paper}))
@@ -493,15 +461,13 @@ def verdict_summary(layout: OutputLayout) -> str:
 
 def render_verdict_summary(layout: OutputLayout, absent: Sequence[str] = ()) -> str:
     """The fragment the book's introduction includes: the verdict counts of the last runs."""
-    made = _made(load_chapter_records(layout.claims))
-    if not made:
+    profiles = _profiles(load_chapter_records(layout.claims))
+    if not profiles:
         return "No chapter has recorded a claim check yet: run `ntpnb reproduce`.\n"
-    profiles = sorted({c.profile for _, c in made})
-    absent_text = f" {absent_sentence(absent)}" if absent else ""
     return (
         f"**Verdicts of the runs that built this book** ({_escape(run_label(layout, profiles))}): "
         f"{verdict_summary(layout)}. Each claim's verdict, and the checks behind it, are in the "
-        f"{{doc}}`/outputs/report`.{absent_text}\n"
+        f"{{doc}}`/outputs/report`.{absent_sentence(absent)}\n"
     )
 
 
@@ -548,28 +514,23 @@ def _where_checked(sections: Sections, checks: Sequence[Made]) -> str:
 def render_claims_page(layout: OutputLayout, absent: Sequence[str] = ()) -> str:
     """The claims page (MyST markdown): every claim of the registry, where it is checked, its verdict."""
     records = load_chapter_records(layout.claims)
-    by_claim, sections = _by_claim(records), record_sections(layout, records)
+    by_claim, sections = _by_claim(records), _record_sections(layout, records)
     results = sweep_verdicts(CLAIMS, load_sweeps(layout, records))
-    label = _escape(run_label(layout, sorted({c.profile for r in records for c in r.checks})))
-    lines = [*_CLAIMS_INTRO, f"The verdicts below are those of the run this book shows: {label}. "]
-    lines[-1] = (lines[-1] + absent_sentence(absent)).rstrip()
-    lines.append("")
-    for paper in PAPERS:
-        lines += [f"## Paper {paper}: {_PAPER_TITLES[paper]}", "", f"{PAPERS[paper]}.", ""]
-        lines += [
-            "| id | claim | in the paper | the paper reports | checked in | verdict |",
-            "|---|---|---|---|---|---|",
-        ]
-        for cid, spec in CLAIMS.items():
-            if spec.paper == paper:
-                where = _where_checked(sections, by_claim.get(cid, []))
-                verdict = results[cid]
-                across = f": {verdict.across_seeds}" if verdict.across_seeds else ""
-                lines.append(
-                    f"| {cid} | {spec.statement} | {spec.where} | {spec.paper_value} | {where} "
-                    f"| {verdict.verdict}{across} |"
-                )
-        lines.append("")
+    label = _escape(run_label(layout, _profiles(records)))
+
+    def claim_row(cid: str, spec: ClaimSpec) -> list[str]:
+        verdict = results[cid]
+        across = f": {verdict.across_seeds}" if verdict.across_seeds else ""
+        where = _where_checked(sections, by_claim.get(cid, []))
+        return [cid, spec.statement, spec.where, spec.paper_value, where, f"{verdict.verdict}{across}"]
+
+    header = ["id", "claim", "in the paper", "the paper reports", "checked in", "verdict"]
+    lines = [
+        *_CLAIMS_INTRO,
+        f"The verdicts below are those of the run this book shows: {label}.{absent_sentence(absent)}",
+        "",
+        *_paper_tables(header, claim_row, cite=True),
+    ]
     return "\n".join(lines)
 
 

@@ -1,21 +1,12 @@
 """The HTML book, built atomically: in a fresh staging folder, swapped in only when complete.
 
-A book goes to a *site* folder (``<root>/_build``, or ``DIR/_book`` for ``ntpnb book --run
-DIR``) as ``<site>/html``. A build (:func:`build_site`)
-
-1. removes stopped builds' staging folders (:func:`clear_stale`, under the output lock), putting
-   back a complete book that a build killed mid-swap had moved aside;
-2. makes a fresh staging folder ``<site>/.staging-<pid>-<random>/`` and copies into ``source/``
-   ``_config.yml``, ``_toc.yml``, ``book/``, the Jupytext sources, and the output tree's executed
-   notebooks and generated pages (as ``outputs/``; an unrun chapter gets a
-   :func:`placeholder_page`);
-3. runs jupyter-book into the staging folder in a session of its own, whose process group is
-   ended if the build stops (:func:`run_owned`);
-4. only when jupyter-book exits 0, swaps the new ``html`` in (two renames in one folder, SIGINT
-   and SIGTERM held off between) and removes the staging folder with the previous book.
-
-Nothing of an earlier build can leak into a later one, and the last complete book stays until a
-new one is complete. An unwritable or full folder is refused in one line (:func:`site_error`).
+A book goes to a *site* folder (``<root>/_build``, or ``DIR/_book`` for ``ntpnb book --run DIR``)
+as ``<site>/html``. A build removes stopped builds' staging folders (:func:`clear_stale`), copies
+the book's sources and the output tree into a fresh one (:func:`staging`, :func:`stage_sources`;
+an unrun chapter gets a :func:`placeholder_page`), runs jupyter-book there in a session of its own
+(:func:`run_owned`) and, only when it exits 0, swaps the new ``html`` in (:func:`swap_in`). Nothing
+of an earlier build can leak into a later one, and the last complete book stays until a new one is
+complete. An unwritable or full folder is refused in one line (:func:`site_error`).
 """
 
 from __future__ import annotations
@@ -168,13 +159,13 @@ def stage_sources(
     root: Path,
     layout: OutputLayout,
     source: Path,
-    placeholders: dict[str, str] | None = None,
-    title: str | None = None,
+    placeholders: dict[str, str],
+    title: str | None,
 ) -> None:
     """Copy into ``source`` the book of the project at ``root`` around the output tree ``layout``.
 
     ``placeholders`` maps a chapter the tree has not run to its page (:func:`placeholder_page`);
-    ``title`` replaces the book's title (for a tree that is not the book's own).
+    ``title``, if any, replaces the book's title (for a tree that is not the book's own).
     """
     ignore = shutil.ignore_patterns(".*", "__pycache__")
     source.mkdir()
@@ -182,20 +173,19 @@ def stage_sources(
     (source / "_config.yml").write_text(_retitled(config, title) if title else config, encoding="utf-8")
     shutil.copy2(root / "_toc.yml", source / "_toc.yml")
     shutil.copytree(root / "book", source / "book", ignore=ignore)
+    outputs = source / "outputs"
     (source / "notebooks").mkdir()
+    (outputs / "notebooks").mkdir(parents=True)
     for chapter in notebook_sources(root):
         shutil.copy2(chapter, source / "notebooks" / chapter.name)
-    outputs = source / "outputs"
-    (outputs / "notebooks").mkdir(parents=True)
+        executed = layout.notebooks / f"{chapter.stem}.ipynb"
+        if executed.is_file():
+            shutil.copy2(executed, outputs / "notebooks" / executed.name)
     for page in GENERATED_PAGES:
         shutil.copy2(layout.root / page, outputs / page)
     if layout.benchmarks.is_dir():  # the benchmarks page shows its plots from there
         shutil.copytree(layout.benchmarks, outputs / layout.benchmarks.name, ignore=ignore)
-    for chapter in notebook_sources(root):
-        executed = layout.notebooks / f"{chapter.stem}.ipynb"
-        if executed.is_file():
-            shutil.copy2(executed, outputs / "notebooks" / executed.name)
-    for name, page in (placeholders or {}).items():
+    for name, page in placeholders.items():
         (outputs / "notebooks" / f"{name}.md").write_text(page, encoding="utf-8")
 
 
@@ -271,14 +261,14 @@ def build_messages(output: str) -> list[str]:
     return flagged or lines[-_TAIL:]
 
 
-def disk_errno(output: str, where: Path | None = None) -> int | None:
+def disk_errno(output: str, where: Path) -> int | None:
     """The error number of a full or unwritable folder that stopped the build, if any.
 
-    Only an error Sphinx raised (``OSError: [Errno 28] ...``) or, when given, one on a line naming
-    ``where`` (the staging folder) counts, not a notebook output a warning quotes.
+    Only an error Sphinx raised (``OSError: [Errno 28] ...``) or one on a line naming ``where``
+    (the staging folder) counts, not a notebook output a warning quotes.
     """
     for line in _ANSI.sub("", output).splitlines():
-        if where is not None and str(where) not in line and not _RAISED.match(line):
+        if str(where) not in line and not _RAISED.match(line):
             continue
         for match in _ERRNO.finditer(line):
             number = int(match.group(1) or match.group(2))

@@ -1,21 +1,16 @@
 """Sphinx extension of the book: broken notebooks fail the build; offline math; chapter buttons.
 
-* The book renders executed notebooks without executing them, so this extension warns (``-W``
-  fails the build) for every executed notebook with a problem (:func:`notebook_problems`).
-* Math without network: when ``mathjax_path`` (``_config.yml``) is relative, MathJax 3.2.2 is
-  copied from the PyPI package ``sphinx-mathjax-offline`` into ``_static/mathjax``; a missing
-  package is an error.
-* Each chapter page (``outputs/notebooks/<name>``) gets a Binder button opening its Jupytext
-  source ``notebooks/<name>.md`` (from ``_config.yml``'s repository URL), and a download button
-  for that source beside the theme's one for the ``.ipynb``.
-* API page (``book/api.md``): data and property docstrings are kept from napoleon, which would
-  read their first line as ``type: description`` (:func:`_keep_data_docstring`). A reference to
-  an object by its defining module (``ntpnb.linear.max_margin.ntp_svm``) links to its public
-  entry (``ntpnb.ntp_svm``), or is unlinked code for an undocumented internal object; a
-  reference to nothing is still a warning (:func:`_internal_reference`).
-* The book's stylesheet (claim output, claim tables); fixes for theme bugs (sphinx-thebe's
-  configuration script declared twice, an empty colour mode); CDN stylesheet links in notebook
-  outputs (matplotlib animations) are dropped, as the book serves Font Awesome itself.
+* Every executed notebook with a problem (:func:`notebook_problems`) is a warning, which ``-W``
+  makes fatal: the book renders executed notebooks without executing them.
+* Math without network: with a relative ``mathjax_path`` (``_config.yml``), MathJax is served from
+  the package ``sphinx-mathjax-offline`` (:func:`mathjax_static_dir`).
+* Each chapter page gets a Binder button and a download button for its Jupytext source
+  ``notebooks/<name>.md``.
+* API page (``book/api.md``): data and property docstrings are kept from napoleon
+  (:func:`_keep_data_docstring`); a reference to an internal object links to its public entry, or
+  is unlinked code (:func:`_internal_reference`).
+* The book's stylesheet; fixes for theme bugs (a script declared twice, an empty colour mode);
+  notebook outputs' CDN stylesheet links are dropped (:func:`drop_cdn_links`).
 """
 
 from __future__ import annotations
@@ -138,46 +133,25 @@ def _page_context(
     # with no colour mode, the theme's script logs "invalid theme mode" on every page
     if not context.get("default_mode"):
         context["default_mode"] = "auto"
-    source = source_of_chapter(pagename)
+    source = _present_source(app, pagename)
     buttons = context.get("header_buttons")
-    if source is None or buttons is None or not (Path(app.srcdir) / source).is_file():
+    if source is None or buttons is None:
         return
-    pathto = context["pathto"]
+    tooltip = "Download the notebook's source (opens as a notebook with Jupytext)"
+    jupytext = dict(type="link", url=context["pathto"](f"_sources/{source}", 1), tooltip=tooltip)
+    jupytext.update(text=".md (Jupytext source)", icon="fas fa-file-code", label="download-jupytext-button")
     for group in buttons:
         if group.get("label") == "download-buttons":
-            group["buttons"].insert(
-                1,
-                {
-                    "type": "link",
-                    "url": pathto(f"_sources/{source}", 1),
-                    "text": ".md (Jupytext source)",
-                    "tooltip": "Download the notebook's source (opens as a notebook with Jupytext)",
-                    "icon": "fas fa-file-code",
-                    "label": "download-jupytext-button",
-                },
-            )
+            group["buttons"].insert(1, jupytext)
     options = app.config.html_theme_options
     repository = options.get("repository_url", "")
     if repository:
-        url = binder_url(
-            repository, options.get("repository_branch", "main"), source, app.config.ntpnb_binderhub_url
-        )
-        launch = {
-            "type": "link",
-            "text": "Binder",
-            "tooltip": "Run this chapter on Binder",
-            "icon": "_static/images/logo_binder.svg",
-            "url": url,
-            "label": "launch-binder-button",
-        }
-        group = {
-            "type": "group",
-            "tooltip": "Launch interactive content",
-            "icon": "fas fa-rocket",
-            "buttons": [launch],
-            "label": "launch-buttons",
-        }
-        buttons.insert(0, group)
+        branch, hub = options.get("repository_branch", "main"), app.config.ntpnb_binderhub_url
+        launch = dict(type="link", text="Binder", tooltip="Run this chapter on Binder")
+        launch.update(icon="_static/images/logo_binder.svg", label="launch-binder-button")
+        launch["url"] = binder_url(repository, branch, source, hub)
+        group = dict(type="group", tooltip="Launch interactive content", icon="fas fa-rocket")
+        buttons.insert(0, {**group, "buttons": [launch], "label": "launch-buttons"})
 
 
 #: CDN stylesheets that notebook outputs link (Font Awesome 4, by matplotlib's ``to_jshtml``),
@@ -206,13 +180,18 @@ def _dedupe_scripts(context: dict[str, Any]) -> None:
     scripts[:] = kept
 
 
+def _present_source(app: Sphinx, docname: str) -> str | None:
+    """The Jupytext source of chapter page ``docname`` when the book's sources hold it, else None."""
+    source = source_of_chapter(docname)
+    return source if source and (Path(app.srcdir) / source).is_file() else None
+
+
 def _copy_sources(app: Sphinx, exception: Exception | None) -> None:
     """Publish each chapter's Jupytext source under ``_sources/notebooks/`` for download."""
     if exception is not None or app.builder.format != "html":
         return
     for docname in app.env.found_docs:
-        source = source_of_chapter(docname)
-        if source and (Path(app.srcdir) / source).is_file():
+        if source := _present_source(app, docname):
             target = Path(app.outdir) / "_sources" / source
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(Path(app.srcdir) / source, target)

@@ -8,22 +8,11 @@ aside with the reason). The same check at every seed is a :class:`Series`. The k
 :mod:`ntpnb.chapter.claims`; a statistical check (with a sample) is decided on its samples pooled
 over the seeds.
 
-The verdict of a claim (:func:`claim_verdict`) over its ``N`` seeds, where it *holds at a seed*
-when every evidence check decided seed by seed passes there (statistical ones are decided
-pooled), is, in this order:
-
-1. ``check failed`` if a sanity check failed at some seed (the code, not the paper), if its
-   evidence holds at no seed, or if a statistical evidence check fails pooled;
-2. ``does not reproduce`` if it has findings and every one is established: a finding passes
-   at every seed, or a statistical finding passes pooled;
-3. ``inconclusive`` if it has findings not so established (holding at some seeds only);
-4. ``not tested`` if it has no evidence (no check at all, or sanity checks only);
-5. ``holds at some seeds`` if its evidence holds at ``k`` of ``N`` seeds, ``0 < k < N``;
-6. ``reproduced with a qualification`` if it holds at every seed and has a qualification;
-7. ``reproduced`` otherwise: every evidence check passes at every seed (and pooled).
-
-A measurement established pooled is one more qualification; one not established is listed
-among the reasons and changes no verdict.
+The verdict of a claim (:func:`claim_verdict`) follows the rule the report states,
+:data:`VERDICT_RULE`, tried in this order: check failed, does not reproduce, inconclusive, not
+tested, holds at some seeds, reproduced with a qualification, reproduced. A claim *holds at a
+seed* when every evidence check decided seed by seed passes there (statistical ones are decided
+pooled).
 """
 
 from __future__ import annotations
@@ -34,7 +23,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..chapter.claims import KINDS, ChapterRecord, Check, Qualification, load_chapter_record
+from ..chapter.claims import KINDS, ChapterRecord, Check, load_chapter_record
 from ..chapter.layout import OutputLayout
 from ..chapter.provenance import load_manifest
 from ..chapter.statistical import Sample
@@ -42,6 +31,7 @@ from ..errors import PathError
 
 __all__ = [
     "VERDICTS",
+    "VERDICT_RULE",
     "REPRODUCED",
     "QUALIFIED",
     "PARTIAL",
@@ -53,10 +43,8 @@ __all__ = [
     "Series",
     "Verdict",
     "load_sweeps",
-    "single_seed",
     "series_of",
     "claim_verdict",
-    "verdicts",
     "sweep_verdicts",
     "verdict_counts",
     "format_counts",
@@ -79,6 +67,22 @@ VERDICTS: tuple[str, ...] = (
     INCONCLUSIVE,
     NOT_TESTED,
     CHECK_FAILED,
+)
+#: The verdict rule, as the report states it.
+VERDICT_RULE = (
+    "A claim's verdict follows from its checks at every seed of the sweep: *reproduced* when every",
+    "check that a false claim would fail passes at every seed (a statistical check also on its",
+    "samples pooled over the seeds); *reproduced with a qualification* when the chapter states a",
+    "limit of that evidence (the qualification is quoted); *holds at some seeds* when the evidence",
+    "holds at some seeds only (the seeds that failed are named); *does not reproduce* when a check",
+    "records a finding, the claim measured not to hold, and the finding holds at every seed or",
+    "pooled over them (our number and the paper's are quoted; the check pins our number, so a",
+    "change is seen); *inconclusive* when a finding holds at some seeds only; *not tested* when a",
+    "claim has only sanity checks of the code, or none; *check failed* when a sanity check failed",
+    "at some seed, the evidence holds at no seed, or a statistical check fails pooled. A",
+    "*measurement* (a statement of ours beyond the paper, such as how a threshold the paper leaves",
+    "open moves with the size) is decided on its samples pooled over the seeds; when established it",
+    "qualifies the claim, and otherwise it is listed as not established.",
 )
 
 #: Parameters that differ between the seeds of one sweep (everything else must be equal).
@@ -108,12 +112,6 @@ class Sweep:
     def seeds(self) -> tuple[int, ...]:
         """Every seed that counts, the book's first."""
         return (self.book_seed, *sorted(s for s in self.records if s != self.book_seed))
-
-
-def single_seed(record: ChapterRecord) -> Sweep:
-    """The sweep of one record alone (a run without further seeds)."""
-    seed = record.seed if record.seed is not None else 0
-    return Sweep(record, {seed: record})
 
 
 def _comparable(parameters: Mapping[str, object] | None) -> dict[str, object] | None:
@@ -204,8 +202,6 @@ def _failure_error(path: Path) -> str:
 class Series:
     """One check of a chapter, made at every seed of its sweep."""
 
-    #: The chapter that makes it.
-    notebook: str
     #: Seed -> the check made there, the book's seed first.
     checks: Mapping[int, Check]
     #: The book's seed.
@@ -215,21 +211,6 @@ class Series:
     def first(self) -> Check:
         """The check at the book's seed (or at the first seed that made it)."""
         return self.checks.get(self.book_seed) or next(iter(self.checks.values()))
-
-    @property
-    def claim(self) -> str:
-        """The claim id."""
-        return self.first.claim
-
-    @property
-    def kind(self) -> str:
-        """The kind of the check."""
-        return self.first.kind
-
-    @property
-    def what(self) -> str:
-        """What it measures."""
-        return self.first.what
 
     @property
     def seeds(self) -> tuple[int, ...]:
@@ -258,10 +239,10 @@ class Series:
             return None
         return sample.decide(c.relation, float(c.target), c.tol, c.kind)  # type: ignore[arg-type]
 
-    def pooled_measured(self, digits: int = 3) -> str:
-        """The pooled measurement, as printed (empty for a check that is not statistical)."""
+    def pooled_measured(self) -> str:
+        """The pooled measurement, as printed, to 3 digits (empty for a check that is not statistical)."""
         sample = self.pooled_sample()
-        return sample.describe(float(self.first.target), digits) if sample is not None else ""  # type: ignore[arg-type]
+        return sample.describe(float(self.first.target), 3) if sample is not None else ""  # type: ignore[arg-type]
 
     @property
     def established(self) -> bool:
@@ -301,7 +282,7 @@ def series_of(sweep: Sweep) -> list[Series]:
             key = _check_key(check)
             by_key.setdefault((*key, seen[key]), {})[seed] = check
             seen[key] += 1
-    return [Series(sweep.book.notebook, checks, sweep.book_seed) for checks in by_key.values()]
+    return [Series(checks, sweep.book_seed) for checks in by_key.values()]
 
 
 # -- the verdict of a claim ---------------------------------------------------------------------
@@ -315,13 +296,11 @@ class Verdict:
     claim: str
     #: One of :data:`VERDICTS`.
     verdict: str
-    #: How many checks of each kind the claim has (at one seed).
+    #: How many checks of each kind the claim has (at one seed): evidence (``claim``), findings,
+    #: sanity checks and measurements.
     evidence: int = 0
-    #: How many checks of each kind the claim has (at one seed).
     findings: int = 0
-    #: How many checks of each kind the claim has (at one seed).
     sanity: int = 0
-    #: How many checks of each kind the claim has (at one seed).
     measurements: int = 0
     #: How many checks failed, over every seed (statistical ones: pooled).
     failed: int = 0
@@ -388,10 +367,10 @@ def claim_verdict(claim: str, series: Sequence[Series], qualifications: Sequence
 
     See the module docstring for the rule.
     """
-    kinds = {kind: [s for s in series if s.kind == kind] for kind in KINDS}
+    kinds = {kind: [s for s in series if s.first.kind == kind] for kind in KINDS}
     evidence, findings, sanity = kinds["claim"], kinds["finding"], kinds["sanity"]
     measurements = kinds["measurement"]
-    checks = [s for s in series if s.kind != "measurement"]
+    checks = [s for s in series if s.first.kind != "measurement"]
     seeds = tuple(dict.fromkeys(seed for s in (evidence or checks or series) for seed in s.seeds))
     per_seed = [s for s in evidence if not s.statistical]  # statistical ones are decided pooled
     holding = tuple(
@@ -422,7 +401,7 @@ def claim_verdict(claim: str, series: Sequence[Series], qualifications: Sequence
         unsettled = [s for s in findings if not s.established]
         if unsettled:
             reasons = tuple(
-                f"{s.what}: holds at {len(s.seeds) - len(s.failed_seeds)} of {len(s.seeds)} seeds"
+                f"{s.first.what}: holds at {len(s.seeds) - len(s.failed_seeds)} of {len(s.seeds)} seeds"
                 + (f", not pooled ({s.pooled_measured()})" if s.statistical else "")
                 for s in unsettled
             )
@@ -447,15 +426,13 @@ def sweep_verdicts(claim_ids: Iterable[str], sweeps: Sequence[Sweep]) -> dict[st
     (with the seeds). Ids without checks are ``not tested``.
     """
     by_claim: dict[str, list[Series]] = {}
-    for sweep in sweeps:
-        for s in series_of(sweep):
-            by_claim.setdefault(s.claim, []).append(s)
     quals: dict[str, list[str]] = {}
     for sweep in sweeps:
-        book_texts = {(c, t) for c, t in sweep.book.qualifications}
+        for s in series_of(sweep):
+            by_claim.setdefault(s.first.claim, []).append(s)
         for c, t in sweep.book.qualifications:
             quals.setdefault(c, []).append(t)
-        at_book = {c for c, _ in book_texts}
+        at_book = {c for c, _ in sweep.book.qualifications}
         others: dict[tuple[str, str], list[int]] = {}
         for seed in sweep.seeds[1:]:
             for c, t in sweep.records[seed].qualifications:
@@ -464,16 +441,6 @@ def sweep_verdicts(claim_ids: Iterable[str], sweeps: Sequence[Sweep]) -> dict[st
         for (c, t), seeds in others.items():
             quals.setdefault(c, []).append(f"{t} (at seed {format_seeds(seeds)})")
     return {cid: claim_verdict(cid, by_claim.get(cid, []), quals.get(cid, [])) for cid in claim_ids}
-
-
-def verdicts(
-    claim_ids: Iterable[str],
-    checks: Iterable[Check],
-    qualifications: Iterable[Qualification] = (),
-) -> dict[str, Verdict]:
-    """The verdict of every id in ``claim_ids`` from the checks of one run (one seed)."""
-    record = ChapterRecord("", "", tuple(checks), tuple(qualifications))
-    return sweep_verdicts(claim_ids, [single_seed(record)])
 
 
 def verdict_counts(results: Mapping[str, Verdict]) -> dict[str, int]:

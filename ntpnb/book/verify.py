@@ -1,20 +1,15 @@
 """Before a book is built, every record it reads is checked: damaged records are refused in one line.
 
-A chapter's run writes its executed notebook, its claim record and its figures, and records the
-SHA-256 of each in its manifest ``notebooks/<name>.key.json``
-(:mod:`ntpnb.chapter.provenance`). :func:`verify_tree` checks every chapter of the tree a book
-is built from, and of every seed tree of its sweep (whose claim records the verdicts read):
-
-* its manifest reads, and every output it lists is in place with the digest its run recorded;
-* its executed notebook is a notebook (:func:`~ntpnb.book.executed.read_notebook`) and its
-  claim record reads: a chapter that has an executed notebook always has its record, so no
-  claim is ever reported *not tested* because its record is gone.
-
-A chapter without a manifest is trusted only where its last run failed (the runner forgets the
-manifest then, and keeps the outputs of the last run that succeeded, which the report names as
-such); a seed whose last run failed is not counted by the verdicts, and not checked. Anything
-else refuses the build with one line naming the first damaged file and the ``ntpnb reproduce``
-command that runs those chapters again (:meth:`~ntpnb.book.trees.BookTree.rerun_advice`).
+A chapter's run records the SHA-256 of each of its outputs in its manifest
+``notebooks/<name>.key.json`` (:mod:`ntpnb.chapter.provenance`). :func:`verify_tree` checks every
+chapter of the tree a book is built from, and of every seed tree of its sweep (whose claim records
+the verdicts read): its outputs have the digests its run recorded, its executed notebook reads
+(:func:`~ntpnb.book.executed.read_notebook`) and its claim record too, so no claim is ever reported
+*not tested* because its record is gone. A chapter without a manifest is trusted only where its
+last run failed (the runner keeps the outputs of the last run that succeeded); a seed whose last
+run failed is not counted by the verdicts, and not checked. Anything else refuses the build with
+one line naming the first damaged file and the ``ntpnb reproduce`` command that runs those
+chapters again (:meth:`~ntpnb.book.trees.BookTree.rerun_advice`).
 """
 
 from __future__ import annotations
@@ -47,26 +42,24 @@ def chapter_problem(layout: OutputLayout, name: str) -> str | None:
     record = layout.claims / f"{name}.json"
     manifest = manifest_path(executed)
     if manifest.exists():
-        problem = chapter_damage(layout.root, executed, where=f"{shown(layout.root)}/")
-        if problem:
+        if problem := chapter_damage(layout.root, executed, where=f"{shown(layout.root)}/"):
             return problem
     elif not (layout.failed / f"{name}.json").exists():
         return (
             f"{shown(manifest)} is missing, so nothing says what the run of {name} wrote (a run "
             "made before outputs were recorded, or the file was deleted)"
         )
-    if not executed.exists():
-        return f"{shown(executed)} is missing (its claim record {shown(record)} is there)"
-    try:
-        read_notebook(executed)
-    except PathError as exc:
-        return str(exc)
-    if not record.exists():
-        return f"{shown(record)} is missing: {name} has an executed notebook but no claim record"
-    try:
-        load_chapter_record(record)
-    except PathError as exc:
-        return str(exc)
+    missing = {
+        executed: f"{shown(executed)} is missing (its claim record {shown(record)} is there)",
+        record: f"{shown(record)} is missing: {name} has an executed notebook but no claim record",
+    }
+    for path, read in ((executed, read_notebook), (record, load_chapter_record)):
+        if not path.exists():
+            return missing[path]
+        try:
+            read(path)
+        except PathError as exc:
+            return str(exc)
     return None
 
 
@@ -77,33 +70,24 @@ def tree_problems(layout: OutputLayout) -> dict[str, str]:
     except where that seed's last run failed (the verdicts do not count it, and say so).
     """
     chapters = tree_chapters(layout)
-    problems = {}
-    for name in chapters:
-        problem = chapter_problem(layout, name)
-        if problem:
-            problems[name] = problem
-    for seed_layout in layout.seed_layouts().values():
-        present = set(tree_chapters(seed_layout))
+    problems: dict[str, str] = {}
+    for tree in [layout, *layout.seed_layouts().values()]:
+        present = set(tree_chapters(tree))
         for name in chapters:
-            if name in problems or name not in present or (seed_layout.failed / f"{name}.json").exists():
+            if name in problems or name not in present:
                 continue
-            problem = chapter_problem(seed_layout, name)
-            if problem:
+            if tree is not layout and (tree.failed / f"{name}.json").exists():
+                continue
+            if problem := chapter_problem(tree, name):
                 problems[name] = problem
     return problems
 
 
 def damage_message(tree: BookTree, problems: dict[str, str]) -> str:
     """One line: the first problem, how many chapters are damaged, and the command that remakes them."""
-    names = sorted(problems)
-    first = problems[names[0]]
-    others = names[1:]
-    more = (
-        f" (and in {len(others)} more chapter{'s' * (len(others) > 1)}: {', '.join(others)})"
-        if others
-        else ""
-    )
-    return f"{first}{more}; {tree.rerun_advice(names)}"
+    first, *others = names = sorted(problems)
+    more = f" (and in {len(others)} more chapter{'s' * (len(others) > 1)}: {', '.join(others)})"
+    return f"{problems[first]}{more if others else ''}; {tree.rerun_advice(names)}"
 
 
 def verify_tree(tree: BookTree) -> None:

@@ -19,12 +19,17 @@ from ntpnb.book.verdicts import (
     series_of,
     sweep_verdicts,
     verdict_counts,
-    verdicts,
 )
-from ntpnb.chapter.claims import ChapterRecord, Check, ClaimLog
+from ntpnb.chapter.claims import ChapterRecord, Check, ClaimLog, Qualification
 from ntpnb.chapter.layout import output_layout
 from ntpnb.chapter.statistical import sample_of
 from ntpnb.errors import InvalidDataError
+
+
+def verdicts(claim_ids, checks, qualifications: list[Qualification] = ()):
+    """The verdict of every id in ``claim_ids`` from the checks of one run (one seed)."""
+    record = ChapterRecord("", "", tuple(checks), tuple(qualifications))
+    return sweep_verdicts(claim_ids, [Sweep(record, {0: record})])
 
 
 def check(kind="claim", passed=True, what="x", measured="1", paper="", claim="A1", value=1.0, sample=None):

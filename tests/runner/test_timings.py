@@ -72,13 +72,12 @@ def test_the_table_has_a_row_per_notebook_a_column_per_profile_and_totals():
             "b": {"seconds": 20.5, "jobs": 1, "date": "d2", "ok": False},
         },
     }
-    text = format_timings(timings, wall={"paper": 31.0})
+    text = format_timings(timings)
     lines = text.splitlines()
     assert lines[0] == "| notebook | paper | quick |"  # the profiles in their canonical order
     assert "| a | 10.0 s | 1.0 s |" in lines
     assert "| b | 20.5 s (FAILED) | not run |" in lines
     assert "| sum of the notebooks | 30.5 s | 1.0 s |" in lines
-    assert "| wall time of the run | 31.0 s | n/a |" in lines
     assert "- `paper`: `ntpnb reproduce --profile paper --jobs 1`, d2; failed: b" in lines
     assert "- `quick`: `ntpnb reproduce --profile quick --jobs 2`, d1" in lines
 
