@@ -174,11 +174,8 @@ def _consistent_solve(
     first, which changes no solution, so that the system's spectrum shows that rank.
     """
     m = S.shape[0]
-    rank_B = numerical_rank(
-        thin_svd(B, "the null spaces of the active-set blocks")[1],
-        B.shape,
-        what=("the null spaces of the active-set blocks"),
-    )
+    what = "the null spaces of the singular active-set blocks"
+    rank_B = numerical_rank(thin_svd(B, what)[1], B.shape, what=what)
     top = float(np.abs(S).max())
     c = float(np.exp2(np.round(np.log2(top)))) if top > 0 else 1.0
     KKT = np.block([[S, c * B], [c * B.T, np.zeros((B.shape[1], B.shape[1]))]])
@@ -311,7 +308,8 @@ def full_row_rank(data: NTPData) -> bool:
     """Whether ``H`` has full row rank in exact arithmetic: ``m <= d`` and every singular value resolved.
 
     :func:`ntpnb.linalg.nonzero_count` (no gap asked: near-duplicate rows count as independent).
-    Only a choice of method; every answer is verified. Cached per data set.
+    Only a choice of method (and of deciding separability first, :func:`ntpnb.solve_ntp_svm`); every
+    answer is verified. Cached per data set.
     """
     if data.m > data.d:
         return False

@@ -54,6 +54,8 @@ def _active_set(data: NTPData) -> SVMSolution:
     try:
         sol = solve_active_set(data)
     except SolverError:
+        if not is_separable(data):
+            raise NotSeparableError(not_separable_message(data)) from None
         return _reference(data)
     if not proves_separable(data, sol.W) and not is_separable(data):
         raise NotSeparableError(not_separable_message(data))
