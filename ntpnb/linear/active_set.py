@@ -56,14 +56,14 @@ import scipy
 
 from .. import settings
 from ..errors import SolverError
-from ..linalg import least_squares, nonzero_count, thin_svd
+from ..linalg import least_squares, nonzero_count, numerical_rank, thin_svd
 from ..parallel import limit_threads
 from ..qp import SVMSolution, certify, trivial_solution
 from .constraints import NTPRows
 from .gram_blocks import GramBlock, cholesky, gram_block, scatter_add, update_block
 from .ntp_data import NTPData, cached_per_data
 
-__all__ = ["SOLVER_NAME", "solve_active_set"]
+__all__ = ["SOLVER_NAME", "full_row_rank", "solve_active_set"]
 
 #: Name under which results of this solver are reported.
 SOLVER_NAME = "ntpnb-active-set"
@@ -137,11 +137,10 @@ class _Subproblem:
                 B[blocks[v].F, col : col + w] = blocks[v].N
                 b2[col : col + w] = -blocks[v].N.T @ rhs[v]
                 col += w
-            KKT = np.block([[S, B], [B.T, np.zeros((B.shape[1], B.shape[1]))]])
-            sol = least_squares(KKT, np.concatenate([-b, b2]), what="the active-set equations")
-            t, col = sol[:m], m
+            t, z_all = _consistent_solve(S, B, b, b2)
+            col = 0
             for v, w in zip(singular, widths, strict=True):
-                z[v] = sol[col : col + w]
+                z[v] = z_all[col : col + w]
                 col += w
         C = np.zeros((m, V))
         for v, block in enumerate(blocks):
@@ -160,6 +159,29 @@ class _Subproblem:
             return grad > settings.ACTIVE_SET_VIOLATION_TOL, C, C
 
         return _pdas(step, self.mask, active, max_iter, "active-set method")
+
+
+def _consistent_solve(
+    S: np.ndarray, B: np.ndarray, b: np.ndarray, b2: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(t, z)``: the minimum-norm least-squares solution of ``S t + B z = -b``, ``B^T t = b2``.
+
+    ``S`` is the Schur complement of the blocks ``P_v`` and ``B`` holds the null-space bases
+    ``N_v`` of the singular blocks. Every context lies in some block, so ``B^T t = 0`` and
+    ``t^T S t = 0`` force ``t = 0``: the rank of the system is ``m + rank B``, with ``rank B``
+    decided by :func:`ntpnb.linalg.numerical_rank` on ``B`` alone (orthonormal blocks, entries
+    of order 1). ``B`` is scaled by a power of two near ``max|S|`` (of order ``1 / sigma^2``)
+    first, which changes no solution, so that the system's spectrum shows that rank.
+    """
+    m = S.shape[0]
+    what = "the null spaces of the singular active-set blocks"
+    rank_B = numerical_rank(thin_svd(B, what)[1], B.shape, what=what)
+    top = float(np.abs(S).max())
+    c = float(np.exp2(np.round(np.log2(top)))) if top > 0 else 1.0
+    KKT = np.block([[S, c * B], [c * B.T, np.zeros((B.shape[1], B.shape[1]))]])
+    rhs = np.concatenate([-b, c * b2])
+    sol = least_squares(KKT, rhs, what="the active-set equations", rank=m + rank_B)
+    return sol[:m], c * sol[m:]
 
 
 def _pdas(
@@ -282,11 +304,12 @@ def solve_active_set(data: NTPData, max_iter: int = MAX_ITER) -> SVMSolution:
 
 
 @cached_per_data
-def _full_row_rank(data: NTPData) -> bool:
+def full_row_rank(data: NTPData) -> bool:
     """Whether ``H`` has full row rank in exact arithmetic: ``m <= d`` and every singular value resolved.
 
     :func:`ntpnb.linalg.nonzero_count` (no gap asked: near-duplicate rows count as independent).
-    Only a choice of method; every answer is verified. Cached per data set.
+    Only a choice of method (and of deciding separability first, :func:`ntpnb.solve_ntp_svm`); every
+    answer is verified. Cached per data set.
     """
     if data.m > data.d:
         return False
@@ -316,7 +339,7 @@ def _solve(rows: NTPRows, max_iter: int) -> SVMSolution:
         return run
 
     methods: list[tuple[str, Callable[[], tuple[SVMSolution, float]]]] = []
-    if _full_row_rank(data):
+    if full_row_rank(data):
         if cholesky(K) is not None:
             methods.append(("the dual in K", dual(True)))
         methods.append(("the square-root form", lambda: _SquareRoot(rows).solve(max_iter)))

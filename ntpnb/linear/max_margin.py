@@ -16,7 +16,7 @@ from .. import settings
 from ..errors import InvalidDataError, NotSeparableError, SolverError
 from ..linalg import least_squares
 from ..qp import MinNormQP, SVMSolution, min_norm_qp, scaled_back, scaled_solution, solve_reference
-from .active_set import solve_active_set
+from .active_set import full_row_rank, solve_active_set
 from .constraints import NTPRows, ntp_constraints
 from .ntp_data import NTPData, cached_per_data, normalized
 from .separability import is_separable, not_separable_message, proves_separable
@@ -40,12 +40,17 @@ def _reference(data: NTPData) -> SVMSolution:
 def _active_set(data: NTPData) -> SVMSolution:
     """The active-set method on normalized data (``max|H| ~ 1``), else the cvxpy method.
 
-    A verified answer that :func:`~ntpnb.linear.separability.proves_separable` is its own
-    witness; otherwise (e.g. a broken (6a) on a tiny row), and when the active-set method fails,
-    the separability decision is asked: non-separable data raise :class:`NotSeparableError`
-    (ambiguous ones :class:`~ntpnb.errors.NumericallyAmbiguousError`), separable ones keep the
-    answer or go to the cvxpy method.
+    Without full row rank of ``H`` the separability decision comes first: there the method is
+    the proximal one, which on non-separable data runs to its iteration caps (minutes). With
+    it, ``H`` separates the data (Lemma 1 of Paper A). A verified answer that
+    :func:`~ntpnb.linear.separability.proves_separable` is its own witness; otherwise (e.g. a
+    broken (6a) on a tiny row), and when the active-set method fails, the decision is asked:
+    non-separable data raise :class:`NotSeparableError` (ambiguous ones
+    :class:`~ntpnb.errors.NumericallyAmbiguousError`), separable ones keep the answer or go to
+    the cvxpy method.
     """
+    if not full_row_rank(data) and not is_separable(data):
+        raise NotSeparableError(not_separable_message(data))
     try:
         sol = solve_active_set(data)
     except SolverError:

@@ -31,6 +31,9 @@ INSTANCES = {
     "synthetic-m>d": lambda: ntp.synthetic_instance(n=1000, m=40, d=30, V=8, S=2, seed=3),
     "synthetic-m>d-2": lambda: ntp.synthetic_instance(n=1000, m=50, d=40, V=10, S=3, seed=1),
     "random-m>d": lambda: random_data(m=30, d=20, V=10, S=3, seed=2),
+    # singular blocks whose null spaces are independent: the active-set equations have full rank,
+    # but their Schur part (~1 / sigma^2 = 5e4) and null-space part (~1) differ in scale
+    "random-m>d-independent-null-spaces": lambda: ntp.random_instance(25, 15, 6, 2, np.random.default_rng(0)),
 }
 
 

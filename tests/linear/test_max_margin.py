@@ -14,6 +14,7 @@ from ntpnb.errors import InvalidDataError, NotSeparableError, SolverError
 from ntpnb.linear.active_set import SOLVER_NAME as FAST_SOLVER_NAME
 from ntpnb.linear.constraints import NTPRows, ntp_constraints
 from ntpnb.linear.max_margin import zero_margin_direction
+from ntpnb.linear.separability import not_separable_message
 
 from helpers import (
     CHAPTER_INSTANCES,
@@ -313,6 +314,23 @@ def test_package_reports_non_separable_data_after_the_fast_solver_fails():
     data = ntp.NTPData(H=[[1.0], [2.0]], pi=[0.5, 0.5], P=[[0.6, 0.4, 0.0], [0.0, 0.4, 0.6]])
     with pytest.raises(ntp.errors.NotSeparableError):
         ntp.solve_ntp_svm(data)
+
+
+@pytest.mark.parametrize("solve", [ntp.solve_ntp_svm, ntp.ntp_svm])
+def test_non_separable_data_without_full_row_rank_are_decided_before_the_active_set_method(
+    monkeypatch, solve
+):
+    """110 contexts in 5 dimensions, not separable: the proximal active-set method (the one for
+    ``H`` without full row rank) would run to its iteration caps, minutes, before the decision."""
+
+    def entered(*args, **kwargs):
+        raise AssertionError("the active-set method was entered on non-separable data")
+
+    monkeypatch.setattr("ntpnb.linear.max_margin.solve_active_set", entered)
+    data = text_data(20, 5)
+    with pytest.raises(NotSeparableError, match="not NTP-separable") as info:
+        solve(data)
+    assert str(info.value) == not_separable_message(data)
 
 
 # ---------------------------------------------------------------------------------------------
