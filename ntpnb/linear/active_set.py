@@ -69,7 +69,6 @@ __all__ = ["SOLVER_NAME", "solve_active_set"]
 SOLVER_NAME = "ntpnb-active-set"
 
 
-
 @dataclass
 class _Subproblem:
     """The KKT equations of the dual with a proximal term ``ridge / 2 ||C - center||^2``.

@@ -51,8 +51,6 @@ class NoConvergenceError(Exception):
     """Newton's method did not converge from the given start (the path solver then subdivides)."""
 
 
-
-
 # ---------------------------------------------------------------------------- Cholesky
 def symmetric(lower: np.ndarray) -> np.ndarray:
     """The symmetric matrix whose lower triangle is that of ``lower`` (its upper one is ignored)."""

@@ -46,7 +46,6 @@ __all__ = ["SOLVER_NAME", "continuation", "farkas_polish"]
 SOLVER_NAME = "ntpnb-hinge-newton"
 
 
-
 # ---------------------------------------------------------------------------- the problem
 class _Problem:
     """Embeddings ``H`` (rows as given), supports, anchors, and ``K = H H^T`` (computed on demand)."""
