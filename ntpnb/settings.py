@@ -137,6 +137,12 @@ HINGE_MAX_NEWTON: int = 2000
 HINGE_FULL_STEP_TOL: float = 1e-6
 #: A step at most this times ``1 + ||(W, s)||`` ends the continuation's iterations.
 HINGE_STEP_RTOL: float = 1e-12
+#: Rounds of the Farkas polish of the Newton method's certificate (each drops the off-support
+#: entries whose sign came out wrong).
+HINGE_POLISH_ROUNDS: int = 6
+#: The ridge (relative to the largest diagonal entry) that selects one solution of the Farkas
+#: polish's consistent, possibly singular, system.
+HINGE_POLISH_RIDGE: float = 1e-12
 
 #: NTP-SVM verification (scale-free): ``margins >= 1 - tol``, ``|equality residuals| <= tol``.
 SVM_FEAS_TOL: float = 1e-7
@@ -157,6 +163,9 @@ RANK_BAND: float = 10.0
 #: when ``(min diag / max diag)^2`` of the factor exceeds this, else through the SVD of ``H[F]``;
 #: far above rounding, so both routes agree where the choice could go either way.
 GRAM_CHOL_RCOND: float = 1e-9
+#: A block's inverse is updated from the previous one when at most this fraction of its rows
+#: change (:func:`ntpnb.linear.gram_blocks.block_inverse`); otherwise it is factored afresh.
+GRAM_UPDATE_FRACTION: float = 0.2
 
 #: A multiplier larger than this times the largest one counts as "active" (support vector).
 ACTIVE_DUAL_TOL: float = 1e-7
@@ -176,6 +185,11 @@ ACTIVE_SET_VIOLATION_TOL: float = 1e-11
 ACTIVE_SET_PROX_DECAY: float = 0.3
 #: Smallest proximal weight, relative to its initial value.
 ACTIVE_SET_PROX_FLOOR: float = 1e-6
+#: Proximal weights (relative to the mean of diag K) tried in turn when K is singular; each
+#: shrinks as ACTIVE_SET_PROX_DECAY and ACTIVE_SET_PROX_FLOOR say.
+ACTIVE_SET_PROX_RIDGES: tuple[float, ...] = (1e-3, 1e-1, 1e-5)
+#: Iteration cap of the active-set loop (it typically needs fewer than 15).
+ACTIVE_SET_MAX_ITER: int = 100
 
 #: Paper B: tolerance of ``C E^T = I`` (Assumption 4, max-abs entrywise).
 HEAD_IDENTITY_TOL: float = 1e-9
@@ -237,6 +251,15 @@ PATH_MAX_NEWTON: int = 60
 PATH_FORCING: float = 1e-2
 #: Once ``s`` is small, a step is solved to this / ``s`` of itself, the point to this.
 PATH_STEP_RTOL: float = 1e-13
+#: Most refinement rounds of a Gram-form Newton step with the factors of the matrix itself (each
+#: to the asked tolerance, never below PATH_REFINE_RTOL).
+PATH_MAX_REFINE: int = 12
+#: An earlier Newton matrix's factors serve when the rounds needed (about log(rtol) /
+#: log(change)) are at most m times this (a factorization, ``V m^3``, costs about fifteen rounds
+#: at m = 500, two at m = 50, measured) and at most PATH_MAX_REUSE_ROUNDS.
+PATH_REUSE_ROUNDS_PER_CONTEXT: float = 1 / 60
+#: Most refinement rounds with an earlier Newton matrix's factors.
+PATH_MAX_REUSE_ROUNDS: int = 8
 #: Accuracy of the tangent ``K^{-1} w`` that predicts the next radius.
 PATH_TANGENT_RTOL: float = 1e-8
 #: Largest change of any logit in one Newton step.

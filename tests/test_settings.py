@@ -1,7 +1,7 @@
 """Every tolerance of the package lives in :mod:`ntpnb.settings`, with a comment saying what it bounds.
 
 The scan reads the package's source (AST, nothing is imported). Outside ``settings.py`` no
-module or class may bind a tolerance-named constant (``*TOL*``, ``*EPS*``, ``*RCOND*``) to a
+module or class may bind a tolerance-named constant (``*TOL*``, ``*EPS*``, ``*RCOND*``, ``*RIDGE*``) to a
 number, no parameter, keyword argument or options entry so named may be given a number other
 than 0, and no literal below :data:`SMALL` may be compared with a computed value: each names its
 settings constant instead. What the scan cannot see (a tolerance under another name passed
@@ -22,8 +22,8 @@ from ntpnb import settings
 PACKAGE = Path(ntpnb.__file__).parent
 SETTINGS = PACKAGE / "settings.py"
 
-#: A tolerance's name: a part TOL (RTOL, ATOL, XTOL, ...), EPS or RCOND, any case.
-TOLERANCE_NAME = re.compile(r"(?:^|_)(?:[a-z]*tol(?:erance)?|eps|rcond)s?(?:_|$)", re.IGNORECASE)
+#: A tolerance's name: a part TOL (RTOL, ATOL, XTOL, ...), EPS, RCOND or RIDGE, any case.
+TOLERANCE_NAME = re.compile(r"(?:^|_)(?:[a-z]*tol(?:erance)?|eps|rcond|ridge)s?(?:_|$)", re.IGNORECASE)
 
 #: Literals below this (in absolute value) compared with a computed value read as tolerances.
 SMALL = 1e-2
@@ -139,6 +139,8 @@ def test_the_exceptions_are_still_there():
         "HALF_EPS: float = 2.0**-53",
         "class A:\n    TOL = 1e-9",
         "PROX_RTOLS = (1e-3, 1e-5)",
+        "_PROX_RIDGES = (1e-3, 1e-1, 1e-5)",
+        "def solve(S, b, ridge=1e-12): pass",
         "def f(x, tol=1e-9): pass",
         "def f(x, *, rcond: float = 1e-12): pass",
         "def f(x, tol=0.5): pass",

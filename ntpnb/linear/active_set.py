@@ -68,13 +68,6 @@ __all__ = ["SOLVER_NAME", "full_row_rank", "solve_active_set"]
 #: Name under which results of this solver are reported.
 SOLVER_NAME = "ntpnb-active-set"
 
-#: Iteration cap of the active-set loop (it typically needs fewer than 15).
-MAX_ITER = 100
-
-#: Proximal weights (relative to the mean of diag K) tried in turn when K is singular; each
-#: shrinks as :data:`ntpnb.settings.ACTIVE_SET_PROX_DECAY` and ACTIVE_SET_PROX_FLOOR say.
-_PROX_RIDGES = (1e-3, 1e-1, 1e-5)
-
 
 @dataclass
 class _Subproblem:
@@ -236,7 +229,7 @@ def _active_set_loop(
             C, _ = _Subproblem(K, H, mask, 0.0, np.zeros(mask.shape)).solve(active)
         return C, C, n_iter
     errors = []
-    for weight in _PROX_RIDGES:
+    for weight in settings.ACTIVE_SET_PROX_RIDGES:
         ridge = weight * float(np.trace(K)) / K.shape[0]
         floor = ridge * settings.ACTIVE_SET_PROX_FLOOR
         active, center, total = np.zeros_like(mask), np.zeros(mask.shape), 0
@@ -274,7 +267,7 @@ def _row_sum_residual(C: np.ndarray) -> float:
     return float(np.abs(C.sum(axis=1)).max()) / (float(np.abs(C).max(initial=0.0)) or 1.0)
 
 
-def solve_active_set(data: NTPData, max_iter: int = MAX_ITER) -> SVMSolution:
+def solve_active_set(data: NTPData, max_iter: int = settings.ACTIVE_SET_MAX_ITER) -> SVMSolution:
     """Solve the NTP-SVM of ``data`` exactly by the active-set method of the module docstring.
 
     The data are assumed NTP-separable (:func:`ntpnb.is_separable`); otherwise the method fails

@@ -51,10 +51,6 @@ class NoConvergenceError(Exception):
     """Newton's method did not converge from the given start (the path solver then subdivides)."""
 
 
-#: A block is updated from its previous inverse when at most this fraction of its rows change.
-UPDATE_FRACTION = 0.2
-
-
 # ---------------------------------------------------------------------------- Cholesky
 def symmetric(lower: np.ndarray) -> np.ndarray:
     """The symmetric matrix whose lower triangle is that of ``lower`` (its upper one is ignored)."""
@@ -186,8 +182,9 @@ def update_block(K: np.ndarray, old: GramBlock, F: np.ndarray, ridge: float) -> 
     """The inverse of ``K[F, F] + ridge I`` from the inverse ``old.P`` on a nearby set ``old.F``.
 
     A Schur-complement downdate for rows leaving, the bordering formula for rows joining:
-    ``O(|F|^2 k)`` for ``k`` changes. None when more than :data:`UPDATE_FRACTION` of the rows
-    change, or for a singular block or a Schur complement whose factor is not resolved.
+    ``O(|F|^2 k)`` for ``k`` changes. None when more than
+    :data:`~ntpnb.settings.GRAM_UPDATE_FRACTION` of the rows change, or for a singular block or
+    a Schur complement whose factor is not resolved.
     """
     if old.N.shape[1] or old.F.size == 0:
         return None
@@ -196,7 +193,7 @@ def update_block(K: np.ndarray, old: GramBlock, F: np.ndarray, ridge: float) -> 
     n_changes = int((~keep_old).sum()) + add.size
     if n_changes == 0:
         return old
-    if n_changes > UPDATE_FRACTION * F.size:
+    if n_changes > settings.GRAM_UPDATE_FRACTION * F.size:
         return None
     P = old.P
     if not keep_old.all():  # downdate: inverse of the kept principal block

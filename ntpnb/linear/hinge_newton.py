@@ -45,13 +45,6 @@ __all__ = ["SOLVER_NAME", "continuation", "farkas_polish"]
 #: Name under which results of this module are reported.
 SOLVER_NAME = "ntpnb-hinge-newton"
 
-#: Rounds of the Farkas polish (each drops the off-support entries whose sign came out wrong).
-POLISH_ROUNDS: int = 6
-
-#: The ridge (relative to the largest diagonal entry) that selects one solution of the Farkas
-#: polish's consistent, possibly singular, system.
-_POLISH_RIDGE = 1e-12
-
 
 # ---------------------------------------------------------------------------- the problem
 class _Problem:
@@ -318,13 +311,14 @@ def farkas_polish(H: np.ndarray, mask: np.ndarray, C0: np.ndarray) -> np.ndarray
     ``c_v = Pi_v (c0_v - y_{F_v})`` (``Pi_v`` the projector off the embeddings of token ``v``'s
     pattern contexts ``F_v``), ``y`` solving ``(sum_v Pi_v + K / k) y = sum_v Pi_v c0_v`` (``k``
     the mean diagonal of ``K``; that term only removes the null space ``range(H)``). Entries with
-    the wrong sign leave the pattern and the solve is repeated, at most :data:`POLISH_ROUNDS` times.
+    the wrong sign leave the pattern and the solve is repeated, at most
+    :data:`~ntpnb.settings.HINGE_POLISH_ROUNDS` times.
     """
     prob = _Problem(H, mask)
     m, d = prob.m, prob.d
     pattern = prob.mask | (np.asarray(C0) < 0)
     kscale = float(np.trace(prob.K)) / m or 1.0
-    for _ in range(POLISH_ROUNDS):
+    for _ in range(settings.HINGE_POLISH_ROUNDS):
         blocks = []
         for v in range(prob.V):
             F = np.flatnonzero(pattern[:, v])
@@ -337,7 +331,7 @@ def farkas_polish(H: np.ndarray, mask: np.ndarray, C0: np.ndarray) -> np.ndarray
         S = _assemble(m, [blk for _, blk in blocks], base=prob.K / kscale)
         # singular when few tokens have more pattern contexts than d, but consistent (b is
         # orthogonal to its null space), and every solution gives the same C
-        y = _solve_spd(S, b, "the Farkas polish", ridge=_POLISH_RIDGE)
+        y = _solve_spd(S, b, "the Farkas polish", ridge=settings.HINGE_POLISH_RIDGE)
         C = np.zeros((m, prob.V))
         for v, blk in blocks:
             C[blk.F, v] = blk.apply(C0[blk.F, v] - y[blk.F])

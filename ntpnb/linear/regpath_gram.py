@@ -174,14 +174,6 @@ def split_loss(data: NTPData, a: np.ndarray, L_delta: np.ndarray, margins: np.nd
 
 
 # ---------------------------------------------------------------------------- the Gram form
-#: Most refinement rounds with the factors of the matrix itself (each to the asked tolerance,
-#: never below :data:`ntpnb.settings.PATH_REFINE_RTOL`).
-_MAX_REFINE = 12
-#: An earlier Newton matrix's factors serve when the rounds needed (about log(rtol) /
-#: log(change)) are at most m / 60 (a factorization, ``V m^3``, costs about fifteen rounds at
-#: m = 500, two at m = 50, measured) and at most _MAX_REUSE_ROUNDS.
-_REUSE_ROUNDS_PER_CONTEXT = 1 / 60
-_MAX_REUSE_ROUNDS = 8
 
 
 @dataclass(frozen=True, eq=False)
@@ -525,7 +517,7 @@ class GramStructure:
         X = self._psi_solve(factors, R)
         split = False
         last = None
-        for _ in range(_MAX_REFINE if fresh else rounds + 1):  # the switch below takes one
+        for _ in range(settings.PATH_MAX_REFINE if fresh else rounds + 1):  # the switch below takes one
             res = R - self._apply(ev, lam, X)
             dX = self._split_round(ev, lam, factors, res) if split else self._psi_solve(factors, res)
             X = X + dX
@@ -579,7 +571,8 @@ class GramStructure:
                 # factors that cannot serve the radius's last solve are replaced now
                 tightest = min(float(rtol.min()), settings.PATH_TANGENT_RTOL)
                 rounds = math.ceil(math.log(tightest) / math.log(change)) if 0 < change < 0.5 else np.inf
-                budget = min(_MAX_REUSE_ROUNDS, math.floor(_REUSE_ROUNDS_PER_CONTEXT * self.K.shape[0]))
+                per_context = settings.PATH_REUSE_ROUNDS_PER_CONTEXT
+                budget = min(settings.PATH_MAX_REUSE_ROUNDS, math.floor(per_context * self.K.shape[0]))
                 if rounds <= budget:
                     X = self._refine(ev, lam, rhs, fac, rtol, rounds + 1)
             if X is None:
