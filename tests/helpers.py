@@ -64,6 +64,16 @@ def margins_all_pairs(data: ntp.NTPData, W: np.ndarray) -> tuple[np.ndarray, np.
     return np.array(eq), np.array(ineq)
 
 
+def all_pair_residuals(data: ntp.NTPData, W: np.ndarray) -> np.ndarray:
+    """Residuals of Eq. (4) for *every* pair z != z' in S_j (not only against the anchor)."""
+    out = []
+    for j, support in enumerate(data.supports):
+        logits = W @ data.H[j]
+        for z, zp in itertools.permutations(support, 2):
+            out.append(logits[z] - logits[zp] - np.log(data.P[j, z] / data.P[j, zp]))
+    return np.array(out)
+
+
 # Deterministic (derandomize) and small, so that the unit suite stays fast; the instances are
 # drawn by their sizes and a numpy seed (helpers.random_data), so shrinking shrinks both.
 PROPERTY = settings_(derandomize=True, deadline=None, max_examples=25, database=None)

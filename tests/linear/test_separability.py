@@ -4,8 +4,6 @@ invariance), then NTP_H-compatibility and the finite solution W*."""
 
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
 import pytest
 from hypothesis import given
@@ -36,7 +34,15 @@ from ntpnb.linear.separability import (
     lp_methods,
 )
 
-from helpers import PROPERTY, instances, log_scales, margins_all_pairs, random_data, scaled
+from helpers import (
+    PROPERTY,
+    all_pair_residuals,
+    instances,
+    log_scales,
+    margins_all_pairs,
+    random_data,
+    scaled,
+)
 
 
 def _separability(data: ntp.NTPData):
@@ -398,16 +404,6 @@ def test_one_entry_refuses_an_unknown_method_and_a_start_it_does_not_use(overpar
 
 # ---------------------------------------------------------------------------------------------
 # NTP_H-compatibility (4) and the finite solution W*
-
-
-def all_pair_residuals(data: ntp.NTPData, W: np.ndarray) -> np.ndarray:
-    """Residuals of Eq. (4) for *every* pair z != z' in S_j (not only against the anchor)."""
-    out = []
-    for j, support in enumerate(data.supports):
-        logits = W @ data.H[j]
-        for z, zp in itertools.permutations(support, 2):
-            out.append(logits[z] - logits[zp] - np.log(data.P[j, z] / data.P[j, zp]))
-    return np.array(out)
 
 
 def test_finite_solution_solves_every_compatibility_equation_and_lies_in_F(overparam_data):

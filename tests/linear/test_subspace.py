@@ -9,15 +9,7 @@ import pytest
 
 import ntpnb as ntp
 
-
-def all_pair_residuals(data: ntp.NTPData, W: np.ndarray) -> np.ndarray:
-    """Residuals of Eq. (4) for *every* pair z != z' in S_j (not only against the anchor)."""
-    out = []
-    for j, support in enumerate(data.supports):
-        logits = W @ data.H[j]
-        for z, zp in itertools.permutations(support, 2):
-            out.append(logits[z] - logits[zp] - np.log(data.P[j, z] / data.P[j, zp]))
-    return np.array(out)
+from helpers import all_pair_residuals
 
 
 def test_F_basis_is_orthonormal_and_spans_the_generators(overparam_data):
