@@ -61,7 +61,7 @@ from ..parallel import limit_threads
 from ..qp import SVMSolution, certify, trivial_solution
 from .constraints import NTPRows
 from .gram_blocks import GramBlock, cholesky, gram_block, scatter_add, update_block
-from .ntp_data import NTPData, cached_per_data
+from .ntp_data import NTPData, cached_per_data, nearest_power_of_two
 
 __all__ = ["SOLVER_NAME", "full_row_rank", "solve_active_set"]
 
@@ -169,8 +169,7 @@ def _consistent_solve(
     m = S.shape[0]
     what = "the null spaces of the singular active-set blocks"
     rank_B = numerical_rank(thin_svd(B, what)[1], B.shape, what=what)
-    top = float(np.abs(S).max())
-    c = float(np.exp2(np.round(np.log2(top)))) if top > 0 else 1.0
+    c = nearest_power_of_two(float(np.abs(S).max()))
     KKT = np.block([[S, c * B], [c * B.T, np.zeros((B.shape[1], B.shape[1]))]])
     rhs = np.concatenate([-b, c * b2])
     sol = least_squares(KKT, rhs, what="the active-set equations", rank=m + rank_B)

@@ -27,6 +27,7 @@ __all__ = [
     "frozen",
     "cached_per_data",
     "normalized",
+    "nearest_power_of_two",
 ]
 
 T = TypeVar("T")
@@ -275,11 +276,15 @@ def normalized(data: NTPData) -> tuple[NTPData, float]:
     return (data if copy is None else copy), c
 
 
+def nearest_power_of_two(top: float) -> float:
+    """The power of two nearest ``top`` on a log scale (1 for 0): a scale that divides exactly."""
+    return float(2.0 ** np.round(np.log2(top))) if top > 0 else 1.0
+
+
 @cached_per_data
 def _normalized_copy(data: NTPData) -> tuple[NTPData | None, float]:
     # None instead of ``data`` itself: a cached value must not refer to its weak key
-    top = float(np.abs(data.H).max())
-    c = float(2.0 ** np.round(np.log2(top))) if top > 0 else 1.0
+    c = nearest_power_of_two(float(np.abs(data.H).max()))
     if c == 1.0:
         return None, 1.0
     return NTPData(H=data.H / c, pi=data.pi, P=data.P), c

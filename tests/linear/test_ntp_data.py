@@ -268,3 +268,17 @@ def test_the_caches_do_not_keep_data_alive(s):
     del data
     gc.collect()
     assert ref() is None
+
+
+def test_the_nearest_power_of_two_divides_exactly():
+    from ntpnb.linear.ntp_data import nearest_power_of_two
+
+    assert [nearest_power_of_two(x) for x in (0.0, 1.0, 1.4, 1.5, 3.0, 0.3, 5e4)] == [
+        1.0,
+        1.0,
+        1.0,
+        2.0,
+        4.0,
+        0.25,
+        65536.0,
+    ]
