@@ -20,7 +20,7 @@ from .. import settings
 from ..errors import InvalidDataError, SolverError
 from ..qp import solve_named
 from ..validation import as_count, as_flag, as_ordered, check_dense_size, frozen, is_real
-from .constraints import ntp_constraints
+from .constraints import margin_lp, ntp_constraints
 from .loss import entropy, logits, softmax
 from .ntp_data import NTPData, require_data
 from .recipes import dirichlet_on_supports
@@ -383,16 +383,8 @@ def recession_pairs(data: NTPData) -> np.ndarray:
     n_ineq, n_w = cons.ineq.shape
     if n_ineq == 0:
         return np.zeros(0, dtype=bool)
-    n_eq = cons.eq.shape[0]
-    res = scipy.optimize.linprog(
-        c=np.concatenate([np.zeros(n_w), -np.ones(n_ineq)]),
-        A_ub=scipy.sparse.hstack([-cons.ineq, scipy.sparse.identity(n_ineq)], format="csr"),
-        b_ub=np.zeros(n_ineq),
-        A_eq=scipy.sparse.hstack([cons.eq, scipy.sparse.csr_matrix((n_eq, n_ineq))], format="csr"),
-        b_eq=np.zeros(n_eq),
-        bounds=[(None, None)] * n_w + [(0.0, 1.0)] * n_ineq,
-        method=settings.LP_METHOD,
-    )
+    bounds = [(None, None)] * n_w + [(0.0, 1.0)] * n_ineq
+    res = margin_lp(cons.ineq, cons.eq, scipy.sparse.identity(n_ineq), bounds, settings.LP_METHOD)
     if res.status != 0:
         raise SolverError(f"the recession LP failed (linprog status {res.status}: {res.message})")
     w, t = res.x[:n_w], res.x[n_w:]
@@ -403,7 +395,7 @@ def recession_pairs(data: NTPData) -> np.ndarray:
     margins = cons.ineq @ w
     if margins.min() < -tol or np.any(margins[strict] < 1 - tol):
         raise SolverError("the recession LP returned a direction that violates its constraints")
-    if n_eq and np.abs(cons.eq @ w).max() > tol:
+    if cons.eq.shape[0] and np.abs(cons.eq @ w).max() > tol:
         raise SolverError("the recession LP returned a direction outside F-perp")
     return strict
 
