@@ -576,8 +576,7 @@ def _lp_chain(methods: tuple[str, ...]) -> tuple[Callable[[_Evidence], None], ..
     return tuple(functools.partial(_from_lp, method=method) for method in methods)
 
 
-#: The sources of each chain, in order: the LP chain (``"auto"`` where least distance does not
-#: decide), the interior point first (``"lp"``), the reduced LP first (``"reduced-lp"``).
+#: The sources of each chain in order (see :func:`decide_separability`).
 _CHAINS: dict[str, Callable[[NTPData], tuple[Callable[[_Evidence], None], ...]]] = {
     "auto": lambda data: (
         _from_embeddings,
@@ -824,14 +823,14 @@ def rank_witness(data: NTPData) -> np.ndarray | None:
     return frozen(W) if satisfies_definition_2(data, W, tol) else None
 
 
-def _reduced_lp(data: NTPData, tol: float = settings.LP_POINT_FEAS_RTOL) -> tuple[np.ndarray | None, str]:
+def _reduced_lp(data: NTPData) -> tuple[np.ndarray | None, str]:
     """The feasibility LP of Definition 2 in the row space of ``H``: a checked separating ``W`` or None.
 
     With what answered: ``"rank"`` (:func:`rank_witness`) or ``"reduced LP (<HiGHS method>)"``.
     With ``H = U diag(sigma) Vt`` of rank ``r``, ``W = A Vt`` and the in-support logits ``s_j``:
     ``G_j . a_v - s_j = 0`` on ``S_j`` and ``<= -1`` off it (``G = U diag(sigma)``), ``V r + m``
-    variables. A feasible point is checked by :func:`satisfies_definition_2` to ``tol``; an
-    infeasible status is no certificate.
+    variables. A feasible point is checked by :func:`satisfies_definition_2` to
+    :data:`~ntpnb.settings.LP_POINT_FEAS_RTOL`; an infeasible status is no certificate.
 
     Raises
     ------
@@ -840,22 +839,19 @@ def _reduced_lp(data: NTPData, tol: float = settings.LP_POINT_FEAS_RTOL) -> tupl
     RankAmbiguousError
         If ``rank H`` is not determined in float64.
     """
-    mask = data.support_mask
     m, V = data.m, data.V
     W = rank_witness(data)
     if W is not None:
         return W, "rank"
     svd = embedding_svd(data)
-    r = svd.rank
-    G = svd.U * svd.s
-    Vt = svd.Vt
+    r, G = svd.rank, svd.U * svd.s
     # rows (j, v) in row-major order; columns: a_v (V blocks of r), then s (m)
     j_idx, v_idx = np.indices((m, V)).reshape(2, -1)
     rows = np.repeat(np.arange(m * V), r + 1)
     cols = np.concatenate([(v_idx * r)[:, None] + np.arange(r), (V * r + j_idx)[:, None]], axis=1).ravel()
     vals = np.concatenate([G[j_idx], -np.ones((m * V, 1))], axis=1).ravel()
     A = scipy.sparse.csr_matrix((vals, (rows, cols)), shape=(m * V, V * r + m))
-    on = mask.ravel()
+    on = data.support_mask.ravel()
     failures = []
     for method in (settings.LP_METHOD, *settings.LP_FALLBACK_METHODS):
         res = scipy.optimize.linprog(
@@ -874,8 +870,8 @@ def _reduced_lp(data: NTPData, tol: float = settings.LP_POINT_FEAS_RTOL) -> tupl
         raise SolverError("the reduced separability LP failed: " + "; ".join(failures))
     if res.status == 2:
         return None, f"reduced LP ({method})"
-    W = res.x[: V * r].reshape(V, r) @ Vt
-    if not satisfies_definition_2(data, W, tol):
+    W = res.x[: V * r].reshape(V, r) @ svd.Vt
+    if not satisfies_definition_2(data, W, settings.LP_POINT_FEAS_RTOL):
         raise SolverError("the reduced separability LP returned a point that violates Definition 2")
     return W, f"reduced LP ({method})"
 
