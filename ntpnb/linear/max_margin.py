@@ -15,17 +15,13 @@ import scipy
 from .. import settings
 from ..errors import InvalidDataError, NotSeparableError, SolverError
 from ..linalg import least_squares
-from ..qp import MinNormQP, SVMSolution, min_norm_qp, scaled_back, scaled_solution, solve_reference
+from ..qp import SVMSolution, min_norm_qp, scaled_back, scaled_solution, solve_reference
 from .active_set import full_row_rank, solve_active_set
 from .constraints import NTPRows, ntp_constraints
 from .ntp_data import NTPData, cached_per_data, normalized
-from .separability import is_separable, not_separable_message, proves_separable
+from .separability import is_separable, not_separable_message, proves_separable, reference_infeasible
 
 __all__ = ["SVMSolution", "SVM_METHODS", "solve_ntp_svm", "ntp_svm", "zero_margin_direction"]
-
-
-def _infeasible(result: MinNormQP) -> SolverError:
-    return SolverError(f"{result.solver} reports the NTP-SVM infeasible ({result.status}) on separable data")
 
 
 @cached_per_data
@@ -33,7 +29,7 @@ def _reference(data: NTPData) -> SVMSolution:
     """The cvxpy method on normalized data (``max|H| ~ 1``), after the separability decision."""
     if not is_separable(data):
         raise NotSeparableError(not_separable_message(data))
-    return solve_reference(NTPRows(data), _infeasible)
+    return solve_reference(NTPRows(data), reference_infeasible)
 
 
 @cached_per_data

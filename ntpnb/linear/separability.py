@@ -58,7 +58,7 @@ from ..errors import (
     SolverError,
 )
 from ..linalg import accurate_dots, nonzero_count, rank_floor, thin_svd
-from ..qp import least_distance_nnls, solve_reference
+from ..qp import MinNormQP, least_distance_nnls, solve_reference
 from .active_set import SOLVER_NAME as ACTIVE_SET_SOLVER
 from .active_set import solve_active_set
 from .constraints import (
@@ -736,8 +736,9 @@ def _svm_reach(data: NTPData, A: _Rows, w: np.ndarray) -> float:
         return 2 * (data.d + 1) * settings.FLOAT64_EPS * np.sqrt(2.0) * h * norm_W
 
 
-def _reference_infeasible(result) -> SolverError:
-    return SolverError(f"{result.solver} reports the NTP-SVM infeasible ({result.status})")
+def reference_infeasible(result: MinNormQP) -> SolverError:
+    """The error of the cvxpy NTP-SVM reported infeasible: the data were decided separable first."""
+    return SolverError(f"{result.solver} reports the NTP-SVM infeasible ({result.status}) on separable data")
 
 
 @cached_per_data
@@ -752,7 +753,7 @@ def _svm_failure(data: NTPData) -> str | None:
     except SolverError as exc:
         first = str(exc).split("; ")[0]
     try:
-        solve_reference(NTPRows(data), _reference_infeasible)
+        solve_reference(NTPRows(data), reference_infeasible)
         return None
     except SolverError as exc:
         return f"{first}; {str(exc).split('; ')[0]}"
