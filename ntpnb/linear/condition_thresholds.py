@@ -20,7 +20,7 @@ from .. import settings
 from ..errors import InvalidDataError, SolverError
 from ..qp import solve_named
 from ..validation import as_count, as_flag, as_ordered, check_dense_size, frozen, is_real
-from .constraints import ntp_constraints
+from .constraints import margin_lp, ntp_constraints
 from .loss import entropy, logits, softmax
 from .ntp_data import NTPData, require_data
 from .recipes import dirichlet_on_supports
@@ -48,8 +48,8 @@ __all__ = [
 def random_instance(m: int, d: int, V: int, S: int, rng: np.random.Generator) -> NTPData:
     """A random instance: ``h_j ~ N(0, I_d / d)``, ``S_j`` a uniform ``S``-subset of ``[V]``.
 
-    ``p_j`` is uniform on the simplex of ``S_j`` (Dirichlet(1)), ``pi`` uniform (``S = 1``:
-    one-hot labels). The same draw as ``nested_instance(m, d, V, S, rng).at(d)``.
+    ``p_j`` uniform on the simplex of ``S_j`` (Dirichlet(1)), ``pi`` uniform: the draw of
+    ``nested_instance(m, d, V, S, rng).at(d)``.
 
     Raises
     ------
@@ -383,16 +383,8 @@ def recession_pairs(data: NTPData) -> np.ndarray:
     n_ineq, n_w = cons.ineq.shape
     if n_ineq == 0:
         return np.zeros(0, dtype=bool)
-    n_eq = cons.eq.shape[0]
-    res = scipy.optimize.linprog(
-        c=np.concatenate([np.zeros(n_w), -np.ones(n_ineq)]),
-        A_ub=scipy.sparse.hstack([-cons.ineq, scipy.sparse.identity(n_ineq)], format="csr"),
-        b_ub=np.zeros(n_ineq),
-        A_eq=scipy.sparse.hstack([cons.eq, scipy.sparse.csr_matrix((n_eq, n_ineq))], format="csr"),
-        b_eq=np.zeros(n_eq),
-        bounds=[(None, None)] * n_w + [(0.0, 1.0)] * n_ineq,
-        method=settings.LP_METHOD,
-    )
+    bounds = [(None, None)] * n_w + [(0.0, 1.0)] * n_ineq
+    res = margin_lp(cons.ineq, cons.eq, scipy.sparse.identity(n_ineq), bounds, settings.LP_METHOD)
     if res.status != 0:
         raise SolverError(f"the recession LP failed (linprog status {res.status}: {res.message})")
     w, t = res.x[:n_w], res.x[n_w:]
@@ -403,7 +395,7 @@ def recession_pairs(data: NTPData) -> np.ndarray:
     margins = cons.ineq @ w
     if margins.min() < -tol or np.any(margins[strict] < 1 - tol):
         raise SolverError("the recession LP returned a direction that violates its constraints")
-    if n_eq and np.abs(cons.eq @ w).max() > tol:
+    if cons.eq.shape[0] and np.abs(cons.eq @ w).max() > tol:
         raise SolverError("the recession LP returned a direction outside F-perp")
     return strict
 
@@ -547,18 +539,18 @@ def _best_loss_no_vanishing_pair(data: NTPData, tol: float) -> BestLoss | None:
 def best_achievable_loss(data: NTPData, tol: float = settings.BEST_LOSS_TOL, dual: str = "auto") -> BestLoss:
     """``inf_W CE(W)``, computed exactly and certified by a primal and a dual method.
 
-    1. Primal: removing the pairs ``I`` of :func:`recession_pairs` from the softmax leaves a
-       convex problem whose minimum is attained (its recession directions are all directions
-       of constancy); L-BFGS minimizes it to a vanishing gradient.
+    1. Primal: without the pairs ``I`` of :func:`recession_pairs` the loss is convex with an
+       attained minimum (its recession directions are directions of constancy); L-BFGS
+       minimizes it to a vanishing gradient.
     2. Dual (Fenchel): ``inf CE = max { sum_j pi_j Ent(q_j) : q_j in simplex,
-       sum_j pi_j (q_j - p_j) h_j^T = 0 }``, attained with ``q = 0`` on ``I``. Every feasible
+       sum_j pi_j (q_j - p_j) h_j^T = 0 }``, attained with ``q = 0`` on ``I``; every feasible
        ``q`` is a lower bound, so the two values agreeing certifies both.
 
-    With ``dual="auto"`` the minimizer over all pairs is tried first; its corrected
-    probabilities, clearly positive off the supports, certify ``I`` empty and the value
-    (``dual_method == "primal"``). Otherwise, and always with ``dual="exp-cone"``, ``I`` comes
-    from the LP and the dual from :data:`ntpnb.settings.EXP_CONE_SOLVER`. When the data are
-    NTP_H-compatible and NTP-separable both give ``H`` (Proposition 1).
+    ``dual="auto"`` first tries the minimizer over all pairs: its corrected probabilities,
+    clearly positive off the supports, certify ``I`` empty and the value (``dual_method ==
+    "primal"``). Otherwise (always with ``dual="exp-cone"``) ``I`` comes from the LP and the dual
+    from :data:`ntpnb.settings.EXP_CONE_SOLVER`. Compatible and separable data give ``H``
+    (Proposition 1).
 
     Raises
     ------

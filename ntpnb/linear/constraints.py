@@ -14,8 +14,10 @@ The equality rows span F (Eq. (5)). :class:`NTPRows` applies the rows through th
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import scipy
@@ -34,6 +36,7 @@ __all__ = [
     "equality_gram",
     "pair_coefficients",
     "NTPRows",
+    "margin_lp",
 ]
 
 
@@ -92,21 +95,14 @@ def equality_gram(
 
 
 def pair_coefficients(
-    mask: np.ndarray, anchors: np.ndarray, eq: np.ndarray, lam: np.ndarray, mu: np.ndarray
+    mask: np.ndarray, anchors: np.ndarray, eq: np.ndarray | tuple, lam: np.ndarray, mu: np.ndarray
 ) -> np.ndarray:
-    """``C``: ``-lam`` off the supports, ``mu`` on the equality pairs, anchors completing zero row sums."""
+    """``C``: ``-lam`` off the supports, ``mu`` on the pairs ``eq`` (mask or indices), zero row sums."""
     C = np.zeros(mask.shape)
     C[~mask] = -lam
     C[eq] = mu
     C[np.arange(mask.shape[0]), anchors] = -C.sum(axis=1)
     return C
-
-
-@cached_per_data
-def _pairs(data: NTPData) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`anchor_pairs` of the data (cached, read-only)."""
-    anchors, eq = anchor_pairs(data.support_mask)
-    return frozen(anchors), frozen(eq)
 
 
 @cached_per_data
@@ -154,11 +150,11 @@ class NTPConstraints(ConstraintPairs):
 @cached_per_data
 def constraint_pairs(data: NTPData) -> ConstraintPairs:
     """The pairs of the rows of :func:`ntp_constraints`, without its matrices (cached; read-only)."""
-    anchors, eq = _pairs(data)
+    anchors, eq = anchor_pairs(data.support_mask)
     eq_context, eq_token = np.nonzero(eq)
     ineq_context, ineq_token = np.nonzero(~data.support_mask)
     return ConstraintPairs(
-        anchors=anchors,
+        anchors=frozen(anchors),
         eq_context=frozen(eq_context),
         eq_token=frozen(eq_token),
         ineq_context=frozen(ineq_context),
@@ -203,13 +199,12 @@ class NTPRows:
     @property
     def n_eq(self) -> int:
         """Rows of (6a): the pairs ``(j, z)``, ``z`` in ``S_j`` other than the anchor."""
-        return int(np.count_nonzero(_pairs(self.data)[1]))
+        return int(constraint_pairs(self.data).eq_context.size)
 
     def _logit_gaps(self, w: np.ndarray) -> np.ndarray:
         """``L_{j a_j} - L_jv`` for every pair ``(j, v)``."""
         L = self.data.H @ np.reshape(w, self.shape).T
-        anchors, _ = _pairs(self.data)
-        return L[np.arange(self.data.m), anchors][:, None] - L
+        return L[np.arange(self.data.m), constraint_pairs(self.data).anchors][:, None] - L
 
     def margins(self, w: np.ndarray) -> np.ndarray:
         """``A w``: the margins ``L_{j a_j} - L_jv`` of (6b)."""
@@ -217,15 +212,19 @@ class NTPRows:
 
     def equality_residuals(self, w: np.ndarray) -> np.ndarray:
         """``B w``: the residuals ``L_jz - L_{j a_j}`` of (6a)."""
-        return -self._logit_gaps(w)[_pairs(self.data)[1]]
+        pairs = constraint_pairs(self.data)
+        return -self._logit_gaps(w)[pairs.eq_context, pairs.eq_token]
 
     def coefficients(self, lam: np.ndarray, mu: np.ndarray) -> np.ndarray:
         """``C`` with ``vec(C^T H) = A^T lambda + B^T mu`` (:func:`pair_coefficients`)."""
-        return pair_coefficients(self.data.support_mask, *_pairs(self.data), lam, mu)
+        pairs = constraint_pairs(self.data)
+        eq = (pairs.eq_context, pairs.eq_token)
+        return pair_coefficients(self.data.support_mask, pairs.anchors, eq, lam, mu)
 
     def multipliers(self, C: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(lambda, mu)`` read off ``C`` (the inverse of :meth:`coefficients` for zero row sums)."""
-        return -C[~self.data.support_mask], C[_pairs(self.data)[1]]
+        pairs = constraint_pairs(self.data)
+        return -C[~self.data.support_mask], C[pairs.eq_context, pairs.eq_token]
 
     def combine(self, lam: np.ndarray, mu: np.ndarray) -> np.ndarray:
         """``A^T lambda + B^T mu = vec(C^T H)``."""
@@ -235,3 +234,37 @@ class NTPRows:
         """The scipy.sparse rows of (6b) and (6a) (:func:`ntp_constraints`), and those of (6a) dense."""
         cons = ntp_constraints(self.data)
         return cons.ineq, cons.eq, cons.eq.toarray()
+
+
+def margin_lp(
+    A: scipy.sparse.csr_matrix,
+    G: scipy.sparse.csr_matrix,
+    T: Any,
+    bounds: Any,
+    method: str,
+    options: dict | None = None,
+) -> scipy.optimize.OptimizeResult:
+    """``max sum(t)`` over ``(w, t)`` subject to ``A w >= T t`` and ``G w = 0``: one linprog ``method``.
+
+    ``T`` is a column of ones (one margin for all rows) or the identity (one per row); ``bounds``
+    those of ``(w, t)``.
+    """
+    n, k = A.shape[1], T.shape[1]
+    A_eq = (
+        scipy.sparse.hstack([G, scipy.sparse.csr_matrix((G.shape[0], k))], format="csr")
+        if G.shape[0]
+        else None
+    )
+    with warnings.catch_warnings():
+        # HiGHS options that scipy does not list (run_crossover) are passed on with a warning
+        warnings.filterwarnings("ignore", "Unrecognized options", scipy.optimize.OptimizeWarning)
+        return scipy.optimize.linprog(
+            np.concatenate([np.zeros(n), -np.ones(k)]),
+            A_ub=scipy.sparse.hstack([-A, T], format="csr"),
+            b_ub=np.zeros(A.shape[0]),
+            A_eq=A_eq,
+            b_eq=None if A_eq is None else np.zeros(G.shape[0]),
+            bounds=bounds,
+            method=method,
+            options=options,
+        )

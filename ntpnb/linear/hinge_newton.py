@@ -58,15 +58,13 @@ class _Problem:
         self.anchors = np.argmax(self.mask, axis=1)
         #: Out-of-support pairs, ``(m, V)`` boolean.
         self.off = ~self.mask
+        #: ``tau``: 0 on the supports, -1 off them.
+        self.tau = np.where(self.mask, 0.0, -1.0)
 
     @functools.cached_property
     def K(self) -> np.ndarray:  # noqa: N802
         """The Gram matrix ``H H^T``."""
         return self.H @ self.H.T
-
-    def targets(self) -> np.ndarray:
-        """``tau``: 0 on the supports, -1 off them."""
-        return np.where(self.mask, 0.0, -1.0)
 
 
 # ---------------------------------------------------------------------------- linear algebra
@@ -193,8 +191,8 @@ def _newton_step(
     return dW, ds
 
 
-def _residuals(prob: _Problem, W: np.ndarray, s: np.ndarray, tau: np.ndarray) -> np.ndarray:
-    return prob.H @ W.T - s[:, None] - tau
+def _residuals(prob: _Problem, W: np.ndarray, s: np.ndarray) -> np.ndarray:
+    return prob.H @ W.T - s[:, None] - prob.tau
 
 
 def _line_search(
@@ -257,9 +255,8 @@ def _minimize(
     :data:`~ntpnb.settings.HINGE_MAX_NEWTON_PER_RHO` iterations. Exact: a full Newton step on
     an unchanged active set.
     """
-    tau = prob.targets()
     rho = state.rho
-    E = _residuals(prob, state.W, state.s, tau)
+    E = _residuals(prob, state.W, state.s)
     cache: dict[bytes, _Block] = {}
     for _ in range(settings.HINGE_MAX_NEWTON_PER_RHO):
         active = prob.mask | (E > 0)
@@ -271,7 +268,7 @@ def _minimize(
         state.W = state.W + alpha * dW
         state.s = state.s + alpha * ds
         state.iterations += 1
-        E = _residuals(prob, state.W, state.s, tau)
+        E = _residuals(prob, state.W, state.s)
         if check is not None and check(state, E):
             return True
         # a (nearly) full step on an unchanged active set ends on the minimizer of its piece
@@ -362,11 +359,6 @@ def _project_off_f(prob: _Problem, W: np.ndarray) -> np.ndarray:
     return W - coef.T @ prob.H
 
 
-def _multipliers(prob: _Problem, E: np.ndarray, rho: float) -> np.ndarray:
-    """``C = -rho E`` on the active pairs (every in-support pair, off-support ones with ``E > 0``)."""
-    return np.where(prob.mask | (E > 0), -rho * E, 0.0)
-
-
 def continuation(
     H: np.ndarray,
     mask: np.ndarray,
@@ -403,8 +395,9 @@ def continuation(
             _minimize(prob, state, separates)
             if accepted[0]:
                 break
-            E = _residuals(prob, state.W, state.s, prob.targets())
-            C = farkas_polish(prob.H, prob.mask, _multipliers(prob, E, state.rho))
+            E = _residuals(prob, state.W, state.s)
+            # C = -rho E on the active pairs (every in-support pair, off-support ones with E > 0)
+            C = farkas_polish(prob.H, prob.mask, np.where(prob.mask | (E > 0), -state.rho * E, 0.0))
             if C is not None and certificate(C, state.rho, state.iterations):
                 break
             state.rho *= settings.HINGE_RHO_FACTOR

@@ -15,17 +15,13 @@ import scipy
 from .. import settings
 from ..errors import InvalidDataError, NotSeparableError, SolverError
 from ..linalg import least_squares
-from ..qp import MinNormQP, SVMSolution, min_norm_qp, scaled_back, scaled_solution, solve_reference
+from ..qp import SVMSolution, min_norm_qp, scaled_back, scaled_solution, solve_reference
 from .active_set import full_row_rank, solve_active_set
 from .constraints import NTPRows, ntp_constraints
 from .ntp_data import NTPData, cached_per_data, normalized
-from .separability import is_separable, not_separable_message, proves_separable
+from .separability import is_separable, not_separable_message, proves_separable, reference_infeasible
 
 __all__ = ["SVMSolution", "SVM_METHODS", "solve_ntp_svm", "ntp_svm", "zero_margin_direction"]
-
-
-def _infeasible(result: MinNormQP) -> SolverError:
-    return SolverError(f"{result.solver} reports the NTP-SVM infeasible ({result.status}) on separable data")
 
 
 @cached_per_data
@@ -33,21 +29,18 @@ def _reference(data: NTPData) -> SVMSolution:
     """The cvxpy method on normalized data (``max|H| ~ 1``), after the separability decision."""
     if not is_separable(data):
         raise NotSeparableError(not_separable_message(data))
-    return solve_reference(NTPRows(data), _infeasible)
+    return solve_reference(NTPRows(data), reference_infeasible)
 
 
 @cached_per_data
 def _active_set(data: NTPData) -> SVMSolution:
     """The active-set method on normalized data (``max|H| ~ 1``), else the cvxpy method.
 
-    Without full row rank of ``H`` the separability decision comes first: there the method is
-    the proximal one, which on non-separable data runs to its iteration caps (minutes). With
-    it, ``H`` separates the data (Lemma 1 of Paper A). A verified answer that
+    Without full row rank of ``H`` (Lemma 1 of Paper A) separability is decided first: the
+    proximal method would run to its iteration caps on non-separable data. An answer that
     :func:`~ntpnb.linear.separability.proves_separable` is its own witness; otherwise (e.g. a
-    broken (6a) on a tiny row), and when the active-set method fails, the decision is asked:
-    non-separable data raise :class:`NotSeparableError` (ambiguous ones
-    :class:`~ntpnb.errors.NumericallyAmbiguousError`), separable ones keep the answer or go to
-    the cvxpy method.
+    broken (6a) on a tiny row), or when the method fails, the decision is asked: not separable
+    raises :class:`NotSeparableError`, separable keeps the answer or goes to the cvxpy method.
     """
     if not full_row_rank(data) and not is_separable(data):
         raise NotSeparableError(not_separable_message(data))
@@ -83,10 +76,9 @@ def solve_ntp_svm(data: NTPData, method: str = "active-set") -> SVMSolution:
 
     Notes
     -----
-    The problem is solved for ``H / c`` with ``c`` a power of two that brings ``max|H|`` near 1
-    (:func:`ntpnb.linear.ntp_data.normalized`), then scaled back (:func:`ntpnb.qp.scaled_solution`):
-    ``W^mm(H) = W^mm(H / c) / c`` and ``lambda(H) = lambda(H / c) / c^2``; the tolerances are
-    relative (:class:`ntpnb.qp.SVMSolution`), so the accuracy is the same at any scale.
+    Solved for ``H / c`` (:func:`ntpnb.linear.ntp_data.normalized`), then scaled back
+    (:func:`ntpnb.qp.scaled_solution`): ``W^mm(H) = W^mm(H / c) / c``, ``lambda(H) = lambda(H / c)
+    / c^2``; the tolerances are relative, so the accuracy is the same at any scale.
 
     Raises
     ------
@@ -126,26 +118,12 @@ def ntp_svm(data: NTPData) -> np.ndarray:
 def zero_margin_direction(data: NTPData, context: int, token: int) -> np.ndarray:
     """The minimum-norm ``W`` meeting (6a), with margin 0 on one pair and at least 1 on the others.
 
-    The NTP-SVM with one inequality of (6b) made an equality: minimize ``||W||`` subject to
-    (6a), ``(e_z - e_v)^T W h_j = 0`` for ``j = context``, ``v = token`` (not in ``S_j``; by (6a)
-    the margin is the same for every ``z`` in ``S_j``), and ``(e_z - e_v')^T W h_j' >= 1`` for
-    every other pair ``(j', v')``. Such a ``W`` lies in F-perp and ranks every in-support token
-    at or above every out-of-support one, but fails (6b) on one pair: along ``W^p + gamma W``
-    that token keeps a fixed share of its context's probability.
-
-    Solved by :func:`ntpnb.qp.min_norm_qp` on the normalized data (scaled back), projected onto
-    the equalities (so (6a) and the zero margin hold to rounding), and verified: every other
-    margin is at least ``1 - SVM_FEAS_TOL``.
-
-    Parameters
-    ----------
-    context, token
-        The pair ``(j, v)`` whose margin is set to 0 (0-based; ``token`` not in ``S_context``).
-
-    Returns
-    -------
-    numpy.ndarray
-        ``W``, shape ``(V, d)``.
+    The NTP-SVM with the (6b) row of ``(j, v) = (context, token)`` (0-based, ``v`` not in
+    ``S_j``) made an equality. Such a ``W`` lies in F-perp and ranks every in-support token at or
+    above every out-of-support one, but along ``W^p + gamma W`` token ``v`` keeps a fixed share of
+    context ``j``'s probability. Solved by :func:`ntpnb.qp.min_norm_qp` on the normalized data
+    (scaled back), projected onto the equalities (so (6a) and the zero margin hold to rounding),
+    and verified: every other margin is at least ``1 - SVM_FEAS_TOL``. Shape ``(V, d)``.
 
     Raises
     ------

@@ -261,16 +261,11 @@ def cached_per_data(func: Callable[[NTPData], T]) -> Callable[[NTPData], T]:
 
 
 def normalized(data: NTPData) -> tuple[NTPData, float]:
-    """The same data with ``H`` divided by a power of two ``c`` that brings ``max|H|`` near 1.
+    """The data with ``H`` divided (exactly) by the power of two ``c`` nearest ``max|H|``, and ``c``.
 
-    ``W*(H / c) = c W*(H)``, ``W^mm(H / c) = c W^mm(H)`` and the conditions do not change, so
-    the solvers' tolerances (for entries of order one) hold at any scale; the division is exact.
-
-    Returns
-    -------
-    (NTPData, float)
-        The normalized data (``data`` itself when ``c = 1``; otherwise one object per data set)
-        and ``c``.
+    ``W*(H / c) = c W*(H)``, ``W^mm(H / c) = c W^mm(H)`` and the conditions do not change, so the
+    solvers' tolerances (for entries of order one) hold at any scale. The data are ``data`` itself
+    when ``c = 1``, otherwise one object per data set.
     """
     copy, c = _normalized_copy(data)
     return (data if copy is None else copy), c

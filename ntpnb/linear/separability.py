@@ -1,52 +1,46 @@
 r"""The two decisions of Paper A, right or honestly undecided: NTP-separability and NTP_H-compatibility.
 
-**Separability** (Definition 2): :func:`decide_separability` decides whether some ``W`` satisfies
-(6a) and (6b). Its ``method`` only names where the evidence is looked for first (a solve from
-``H`` alone, least-distance programming, the max-margin LP of ``vec(W)``, a feasibility LP in the
-row space of ``H``, the NTP-SVM as a witness); all weigh it by the same rules, so near float64's
-resolution one method may answer where another raises
-:class:`~ntpnb.errors.NumericallyAmbiguousError`, never True against False. Each row of ``H`` is
-divided by its :func:`context_scales` (exact), giving the normalized (6b) rows ``A`` and (6a)
-rows ``G``.
+**Separability** (Definition 2, :func:`decide_separability`): ``method`` only names where the
+evidence is looked for first; every method weighs it by the same rules, so near float64's
+resolution one may answer where another raises :class:`~ntpnb.errors.NumericallyAmbiguousError`,
+never True against False. Each row of ``H`` is divided by its :func:`context_scales` (exact),
+giving the normalized (6b) rows ``A`` and (6a) rows ``G``.
 
-* A **direction** ``w`` (``max|w| = 1``) with margins ``a = A w``, each evaluated with the
-  rigorous rounding bound ``r = 2 p eps |A| |w|`` (``p`` the non-zeros of a row), proves
-  separability when every ``a_i > r_i`` (and ``G w = 0`` up to its rounding and
-  :data:`~ntpnb.settings.SEP_EQUALITY_RTOL` of the margin), on every machine when every
+* A **direction** ``w`` (``max|w| = 1``) with margins ``a = A w``, each with the rigorous
+  rounding bound ``r = 2 p eps |A| |w|`` (``p`` the non-zeros of a row), proves separability when
+  every ``a_i > r_i`` and ``G w = 0`` up to its rounding and
+  :data:`~ntpnb.settings.SEP_EQUALITY_RTOL` of the margin; on every machine when every
   ``a_i >= RANK_BAND r_i``.
 * **Multipliers** ``lambda >= 0, mu`` bound every direction's smallest normalized margin by
   ``B = (||A^T lambda + G^T mu||_1 + rounding) / sum(lambda)`` (a Farkas certificate).
 
-float64 resolves a normalized margin only to ``rho = max(rho_margin, rho_cert)``, ``rho_margin =
-max_i 2 p eps ||A_i||_1`` and ``rho_cert`` the certificate's rounding term over ``sum(lambda)``.
-The data are **separable** when a direction proves it on every machine and the NTP-SVM is within
-reach; **not separable** when ``B <= rho_cert + rho``, no direction found is verified and the
-directions from ``H`` alone do not come within ``RANK_BAND`` of being verified; otherwise
-ambiguous (near-duplicate embeddings with different supports are separable in exact arithmetic
-with a normalized margin of the order of their distance). "Separable" means
-:func:`ntpnb.ntp_svm` succeeds: when a unit-margin ``W`` no longer than the direction found has
-its margins evaluated only to ``kappa = 2 (d + 1) eps sqrt(2) max_j ||h_j|| ||W||`` above
-:data:`~ntpnb.settings.SVM_REACH_RTOL`, the NTP-SVM is solved and must pass its verification.
-``method="newton"`` (:mod:`ntpnb.linear.hinge_newton`, for ``m > d``) decides to
-:data:`~ntpnb.settings.SEP_MARGIN_TOL` instead, by the same verification through the logits
-(:class:`_LogitRows`).
+float64 resolves a normalized margin to ``rho = max(rho_margin, rho_cert)`` (``rho_margin =
+max_i 2 p eps ||A_i||_1``, ``rho_cert`` the certificate's rounding over ``sum(lambda)``). The data
+are **separable** when a direction proves it on every machine and the NTP-SVM is within reach;
+**not separable** when ``B <= rho_cert + rho``, no direction is verified and those from ``H``
+alone do not come within ``RANK_BAND`` of it; otherwise ambiguous (near-duplicate embeddings
+with different supports are separable with a margin of the order of their distance). Within
+reach: a unit-margin ``W`` no longer than the direction has its margins evaluated to ``kappa =
+2 (d + 1) eps sqrt(2) max_j ||h_j|| ||W||``; above :data:`~ntpnb.settings.SVM_REACH_RTOL` the
+NTP-SVM is solved and must pass its verification. ``method="newton"``
+(:mod:`ntpnb.linear.hinge_newton`, for ``m > d``) decides to
+:data:`~ntpnb.settings.SEP_MARGIN_TOL` instead, verified the same way through the logits.
 
-**Compatibility** (Definition 1, Eq. (4)): :func:`is_compatible` and the finite component
-``W*`` (:func:`finite_solution`). A candidate ``W*`` (at the decided ``dim F``, else from every
-singular value of (4) that float64 resolves, :func:`ntpnb.linalg.nonzero_count`) proves
-compatibility when its residual, evaluated as if in twice the precision plus a rigorous error
-bound (:func:`ntpnb.linalg.accurate_dots`), is within :data:`~ntpnb.settings.COMPAT_RTOL` of
-``||b||``. The data are not compatible when the log-odds ``b`` have a part larger than that
-outside the directions (4) resolves; otherwise ambiguous. Above
-:data:`ntpnb.settings.F_DENSE_MAX_ENTRIES` ``W*`` comes from the Gram matrix of the rows or LSQR,
-whose residual decides.
+**Compatibility** (Definition 1, Eq. (4)): :func:`is_compatible` and ``W*``
+(:func:`finite_solution`). A candidate ``W*`` (at the decided ``dim F``, else from every singular
+value of (4) that float64 resolves, :func:`ntpnb.linalg.nonzero_count`) proves compatibility
+when its residual, evaluated as if in twice the precision plus a rigorous error bound
+(:func:`ntpnb.linalg.accurate_dots`), is within :data:`~ntpnb.settings.COMPAT_RTOL` of
+``||b||``; not compatible when the log-odds ``b`` have a larger part outside the directions (4)
+resolves; otherwise ambiguous. Above :data:`ntpnb.settings.F_DENSE_MAX_ENTRIES` ``W*`` comes from
+the Gram matrix of the rows or LSQR, whose residual decides.
 
 Every decision is cached per data set, an ambiguous one too.
 """
 
 from __future__ import annotations
 
-import warnings
+import functools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
@@ -64,7 +58,7 @@ from ..errors import (
     SolverError,
 )
 from ..linalg import accurate_dots, nonzero_count, rank_floor, thin_svd
-from ..qp import least_distance_nnls, solve_reference
+from ..qp import MinNormQP, least_distance_nnls, solve_reference
 from .active_set import SOLVER_NAME as ACTIVE_SET_SOLVER
 from .active_set import solve_active_set
 from .constraints import (
@@ -74,6 +68,7 @@ from .constraints import (
     equality_gram,
     equality_matrix,
     equality_rhs,
+    margin_lp,
     ntp_constraints,
     pair_coefficients,
     pair_rows,
@@ -227,23 +222,14 @@ class _LogitRows:
     H: np.ndarray
     mask: np.ndarray
 
-    @property
-    def anchors(self) -> np.ndarray:
-        return anchor_pairs(self.mask)[0]
-
-    @property
-    def equalities(self) -> np.ndarray:
-        """The ``(m, V)`` mask of the (6a) pairs."""
-        return anchor_pairs(self.mask)[1]
-
     def evaluate(self, w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """``A w`` and ``G w``, each with the rounding bound of its entries."""
         W = np.reshape(w, (self.mask.shape[1], self.H.shape[1]))
-        rows, anchors = np.arange(self.H.shape[0]), self.anchors
+        rows, (anchors, eq) = np.arange(self.H.shape[0]), anchor_pairs(self.mask)
         L = self.H @ W.T
         with np.errstate(over="ignore"):
             err = _eps(self.H.shape[1]) * (np.abs(self.H) @ np.abs(W).T)
-        gaps, bound, eq = L[rows, anchors][:, None] - L, err[rows, anchors][:, None] + err, self.equalities
+        gaps, bound = L[rows, anchors][:, None] - L, err[rows, anchors][:, None] + err
         return gaps[~self.mask], bound[~self.mask], gaps[eq], bound[eq]
 
     def residual(self, lam: np.ndarray, mu: np.ndarray) -> tuple[np.ndarray, float]:
@@ -498,34 +484,6 @@ def _from_least_distance(ev: _Evidence) -> None:
     ev.tried.append(f"least distance (slack {slack:.3g})")
 
 
-def _max_margin_lp(A: scipy.sparse.csr_matrix, G: scipy.sparse.csr_matrix, method: str):
-    """Solve ``max t  s.t.  A w >= t,  G w = 0,  -1 <= w <= 1,  t <= LP_MARGIN_CAP`` by one linprog method."""
-    n = A.shape[1]
-    c = np.zeros(n + 1)
-    c[-1] = -1.0
-    A_ub = scipy.sparse.hstack([-A, np.ones((A.shape[0], 1))], format="csr")
-    A_eq = (
-        scipy.sparse.hstack([G, scipy.sparse.csr_matrix((G.shape[0], 1))], format="csr")
-        if G.shape[0]
-        else None
-    )
-    bounds = np.array([(-1.0, 1.0)] * n + [(-np.inf, settings.LP_MARGIN_CAP)])
-    options = {"time_limit": settings.LP_TIME_LIMIT, **settings.LP_OPTIONS.get(method, {})}
-    with warnings.catch_warnings():
-        # HiGHS options that scipy does not list (run_crossover) are passed on with a warning
-        warnings.filterwarnings("ignore", "Unrecognized options", scipy.optimize.OptimizeWarning)
-        return scipy.optimize.linprog(
-            c,
-            A_ub=A_ub,
-            b_ub=np.zeros(A.shape[0]),
-            A_eq=A_eq,
-            b_eq=np.zeros(G.shape[0]) if A_eq is not None else None,
-            bounds=bounds,
-            method=method,
-            options=options,
-        )
-
-
 def _lp_multipliers(res, n_eq: int) -> tuple[np.ndarray, np.ndarray]:
     """``lambda >= 0`` of the (6b) rows and ``mu`` of the (6a) rows from a scipy.optimize.linprog result."""
     ineq, eq = getattr(res, "ineqlin", None), getattr(res, "eqlin", None)
@@ -536,17 +494,16 @@ def _lp_multipliers(res, n_eq: int) -> tuple[np.ndarray, np.ndarray]:
     return lam, mu
 
 
-def _from_lp(method: str) -> Callable[[_Evidence], None]:
-    """The source offering the max-margin LP's point and multipliers (one linprog ``method``)."""
-
-    def source(ev: _Evidence) -> None:
-        A, G = (scipy.sparse.csr_matrix(rows.M) for rows in (ev.rows.A, ev.rows.G))
-        res = _max_margin_lp(A, G, method)
-        ev.offer_direction(None if res.x is None else res.x[:-1], method)
-        ev.offer_multipliers(*_lp_multipliers(res, ev.rows.G.M.shape[0]), method)
-        ev.tried.append(f"{method} (linprog status {res.status})")
-
-    return source
+def _from_lp(ev: _Evidence, method: str) -> None:
+    """Offer the max-margin LP's point and multipliers (one linprog ``method``)."""
+    A, G = (scipy.sparse.csr_matrix(rows.M) for rows in (ev.rows.A, ev.rows.G))
+    # max t  s.t.  A w >= t,  G w = 0,  -1 <= w <= 1,  t <= LP_MARGIN_CAP
+    bounds = np.array([(-1.0, 1.0)] * A.shape[1] + [(-np.inf, settings.LP_MARGIN_CAP)])
+    options = {"time_limit": settings.LP_TIME_LIMIT, **settings.LP_OPTIONS.get(method, {})}
+    res = margin_lp(A, G, np.ones((A.shape[0], 1)), bounds, method, options)
+    ev.offer_direction(None if res.x is None else res.x[:-1], method)
+    ev.offer_multipliers(*_lp_multipliers(res, ev.rows.G.M.shape[0]), method)
+    ev.tried.append(f"{method} (linprog status {res.status})")
 
 
 def _from_witness(ev: _Evidence) -> None:
@@ -616,11 +573,10 @@ def _raised(outcome: SeparabilityDecision | _Ambiguity) -> SeparabilityDecision:
 
 
 def _lp_chain(methods: tuple[str, ...]) -> tuple[Callable[[_Evidence], None], ...]:
-    return tuple(_from_lp(method) for method in methods)
+    return tuple(functools.partial(_from_lp, method=method) for method in methods)
 
 
-#: The sources of each chain, in order: the LP chain (``"auto"`` where least distance does not
-#: decide), the interior point first (``"lp"``), the reduced LP first (``"reduced-lp"``).
+#: The sources of each chain in order (see :func:`decide_separability`).
 _CHAINS: dict[str, Callable[[NTPData], tuple[Callable[[_Evidence], None], ...]]] = {
     "auto": lambda data: (
         _from_embeddings,
@@ -697,7 +653,7 @@ def certified_bound(H: np.ndarray, mask: np.ndarray, C: np.ndarray) -> float:
     if not np.all(np.isfinite(C)):
         return np.inf
     rows = _LogitRows(np.asarray(H, dtype=float), mask)
-    cert = _certificate(rows, np.maximum(-C, 0.0)[~mask], C[rows.equalities], "")
+    cert = _certificate(rows, np.maximum(-C, 0.0)[~mask], C[anchor_pairs(mask)[1]], "")
     return np.inf if cert is None else cert.bound
 
 
@@ -780,8 +736,9 @@ def _svm_reach(data: NTPData, A: _Rows, w: np.ndarray) -> float:
         return 2 * (data.d + 1) * settings.FLOAT64_EPS * np.sqrt(2.0) * h * norm_W
 
 
-def _reference_infeasible(result) -> SolverError:
-    return SolverError(f"{result.solver} reports the NTP-SVM infeasible ({result.status})")
+def reference_infeasible(result: MinNormQP) -> SolverError:
+    """The error of the cvxpy NTP-SVM reported infeasible: the data were decided separable first."""
+    return SolverError(f"{result.solver} reports the NTP-SVM infeasible ({result.status}) on separable data")
 
 
 @cached_per_data
@@ -796,7 +753,7 @@ def _svm_failure(data: NTPData) -> str | None:
     except SolverError as exc:
         first = str(exc).split("; ")[0]
     try:
-        solve_reference(NTPRows(data), _reference_infeasible)
+        solve_reference(NTPRows(data), reference_infeasible)
         return None
     except SolverError as exc:
         return f"{first}; {str(exc).split('; ')[0]}"
@@ -867,14 +824,14 @@ def rank_witness(data: NTPData) -> np.ndarray | None:
     return frozen(W) if satisfies_definition_2(data, W, tol) else None
 
 
-def _reduced_lp(data: NTPData, tol: float = settings.LP_POINT_FEAS_RTOL) -> tuple[np.ndarray | None, str]:
+def _reduced_lp(data: NTPData) -> tuple[np.ndarray | None, str]:
     """The feasibility LP of Definition 2 in the row space of ``H``: a checked separating ``W`` or None.
 
     With what answered: ``"rank"`` (:func:`rank_witness`) or ``"reduced LP (<HiGHS method>)"``.
     With ``H = U diag(sigma) Vt`` of rank ``r``, ``W = A Vt`` and the in-support logits ``s_j``:
     ``G_j . a_v - s_j = 0`` on ``S_j`` and ``<= -1`` off it (``G = U diag(sigma)``), ``V r + m``
-    variables. A feasible point is checked by :func:`satisfies_definition_2` to ``tol``; an
-    infeasible status is no certificate.
+    variables. A feasible point is checked by :func:`satisfies_definition_2` to
+    :data:`~ntpnb.settings.LP_POINT_FEAS_RTOL`; an infeasible status is no certificate.
 
     Raises
     ------
@@ -883,22 +840,19 @@ def _reduced_lp(data: NTPData, tol: float = settings.LP_POINT_FEAS_RTOL) -> tupl
     RankAmbiguousError
         If ``rank H`` is not determined in float64.
     """
-    mask = data.support_mask
     m, V = data.m, data.V
     W = rank_witness(data)
     if W is not None:
         return W, "rank"
     svd = embedding_svd(data)
-    r = svd.rank
-    G = svd.U * svd.s
-    Vt = svd.Vt
+    r, G = svd.rank, svd.U * svd.s
     # rows (j, v) in row-major order; columns: a_v (V blocks of r), then s (m)
     j_idx, v_idx = np.indices((m, V)).reshape(2, -1)
     rows = np.repeat(np.arange(m * V), r + 1)
     cols = np.concatenate([(v_idx * r)[:, None] + np.arange(r), (V * r + j_idx)[:, None]], axis=1).ravel()
     vals = np.concatenate([G[j_idx], -np.ones((m * V, 1))], axis=1).ravel()
     A = scipy.sparse.csr_matrix((vals, (rows, cols)), shape=(m * V, V * r + m))
-    on = mask.ravel()
+    on = data.support_mask.ravel()
     failures = []
     for method in (settings.LP_METHOD, *settings.LP_FALLBACK_METHODS):
         res = scipy.optimize.linprog(
@@ -917,8 +871,8 @@ def _reduced_lp(data: NTPData, tol: float = settings.LP_POINT_FEAS_RTOL) -> tupl
         raise SolverError("the reduced separability LP failed: " + "; ".join(failures))
     if res.status == 2:
         return None, f"reduced LP ({method})"
-    W = res.x[: V * r].reshape(V, r) @ Vt
-    if not satisfies_definition_2(data, W, tol):
+    W = res.x[: V * r].reshape(V, r) @ svd.Vt
+    if not satisfies_definition_2(data, W, settings.LP_POINT_FEAS_RTOL):
         raise SolverError("the reduced separability LP returned a point that violates Definition 2")
     return W, f"reduced LP ({method})"
 
@@ -1065,19 +1019,6 @@ def _accurate_residual(data: NTPData, w: np.ndarray) -> tuple[float, float]:
     return (value, bound) if np.isfinite(value) and np.isfinite(bound) else (np.inf, np.inf)
 
 
-def _verified_residual(data: NTPData, w: np.ndarray) -> float:
-    """An upper bound on the exact ``||G w - b||`` of (4) at ``w``."""
-    return sum(_accurate_residual(data, w))
-
-
-def _solve_dense(data: NTPData) -> tuple[np.ndarray, float]:
-    """``vec(W*)`` and the residual of (4) from the SVD of the equality matrix at the decided ``dim F``."""
-    dec = f_decomposition(data)
-    b = equality_rhs(data)
-    coef = dec.U.T @ b
-    return dec.basis.T @ (coef / dec.s), float(np.linalg.norm(b - dec.U @ coef))
-
-
 @cached_per_data
 def _normalized_equations(data: NTPData) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]:
     """The rows of (4) divided by their context's scale: ``U, s, Vt`` of their thin SVD, ``b_c, c``.
@@ -1095,9 +1036,10 @@ def _normalized_equations(data: NTPData) -> tuple[np.ndarray, np.ndarray, np.nda
 def _dense_candidates(data: NTPData) -> Iterator[tuple[np.ndarray, int]]:
     """Finite candidates ``vec(W*)`` with their number of singular values: at ``dim F``, then all resolved."""
     try:
-        w = _solve_dense(data)[0]
+        dec = f_decomposition(data)
+        w = dec.basis.T @ ((dec.U.T @ equality_rhs(data)) / dec.s)
         if np.all(np.isfinite(w)):
-            yield w, f_decomposition(data).dim
+            yield w, dec.dim
     except RankAmbiguousError:
         pass
     U, s, Vt, b_c, c = _normalized_equations(data)

@@ -8,6 +8,7 @@ the loss (2). Token ids are integers in ``[0, V)``; contexts are tuples of ids.
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -236,13 +237,12 @@ def prefix_contexts(
         max_length = as_count(max_length, "max_length")
     lasts = [len(seq) - 1 if max_length is None else min(len(seq) - 1, max_length) for seq in seqs]
     _check_prefix_size(lasts, vocab_size)
-    table: dict[tuple[int, ...], np.ndarray] = {}
+    table: defaultdict[tuple[int, ...], np.ndarray] = defaultdict(
+        lambda: np.zeros(vocab_size, dtype=np.int64)
+    )
     for seq, last in zip(seqs, lasts, strict=True):
         for t in range(1, last + 1):
-            row = table.get(seq[:t])
-            if row is None:
-                row = table[seq[:t]] = np.zeros(vocab_size, dtype=np.int64)
-            row[seq[t]] += 1
+            table[seq[:t]][seq[t]] += 1
     if not table:
         raise InvalidDataError("no sequence has two tokens: there is no (context, next token) pair")
     contexts = tuple(sorted(table, key=lambda c: (len(c), c)))

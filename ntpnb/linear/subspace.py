@@ -11,7 +11,7 @@ other module takes them from these two functions.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 import scipy
@@ -47,8 +47,6 @@ class EmbeddingSVD:
     s: np.ndarray
     #: ``(r, d)`` orthonormal rows spanning the row space of ``H``.
     Vt: np.ndarray
-    #: All ``min(m, d)`` singular values of ``H``.
-    spectrum: np.ndarray
 
     @property
     def rank(self) -> int:
@@ -70,10 +68,10 @@ def embedding_svd(data: NTPData) -> EmbeddingSVD:
     norm, scale = normalized(data)
     if norm is not data:
         dec = embedding_svd(norm)
-        return EmbeddingSVD(dec.U, frozen(dec.s * scale), dec.Vt, frozen(dec.spectrum * scale))
+        return EmbeddingSVD(dec.U, frozen(dec.s * scale), dec.Vt)
     U, s, Vt = thin_svd(data.H, "the embeddings H")
     r = numerical_rank(s, data.H.shape, what="the embeddings H")
-    return EmbeddingSVD(U=frozen(U[:, :r]), s=frozen(s[:r]), Vt=frozen(Vt[:r]), spectrum=frozen(s))
+    return EmbeddingSVD(U=frozen(U[:, :r]), s=frozen(s[:r]), Vt=frozen(Vt[:r]))
 
 
 def embedding_rank(data: NTPData) -> int:
@@ -83,17 +81,17 @@ def embedding_rank(data: NTPData) -> int:
 
 @dataclass(frozen=True)
 class FDecomposition:
-    """Thin SVD ``G = U diag(s) B`` of the equality-constraint matrix ``G`` (rank part only)."""
+    """Thin SVD ``G = c U diag(s) B`` of the equality-constraint matrix ``G`` (rank part only).
+
+    ``c`` is the power of two by which ``H`` was divided first (:func:`~.ntp_data.normalized`).
+    """
 
     #: ``(r, V d)`` matrix with orthonormal rows spanning F (``r = dim F``).
     basis: np.ndarray
     #: ``(n_eq, r)`` left singular vectors.
     U: np.ndarray
-    #: ``(r,)`` positive singular values of ``G / scale``.
+    #: ``(r,)`` positive singular values of ``G / c``.
     s: np.ndarray
-    #: The power of two ``c`` by which ``H`` was divided before the decomposition
-    #: (:func:`ntpnb.linear.ntp_data.normalized`); the singular values of ``G`` are ``scale * s``.
-    scale: float = 1.0
 
     @property
     def dim(self) -> int:
@@ -112,9 +110,9 @@ def f_decomposition(data: NTPData) -> FDecomposition:
     RankAmbiguousError
         If that spectrum shows no clear gap (``dim F`` is not determined in float64).
     """
-    norm, scale = normalized(data)
+    norm = normalized(data)[0]
     if norm is not data:
-        return replace(f_decomposition(norm), scale=scale)
+        return f_decomposition(norm)
     if equality_matrix(data).shape[0] == 0:  # every support is a single token: F = {0}
         return FDecomposition(
             frozen(np.zeros((0, data.V * data.d))), frozen(np.zeros((0, 0))), frozen(np.zeros(0))

@@ -131,11 +131,11 @@ def test_the_newton_step_is_the_exact_minimizer_on_a_fixed_active_set():
     prob = hn._Problem(scaled_rows(data.H), data.support_mask)
     rng = np.random.default_rng(2)
     W, s, rho = rng.standard_normal((4, 3)), rng.standard_normal(8), 3.0
-    E = hn._residuals(prob, W, s, prob.targets())
+    E = hn._residuals(prob, W, s)
     active = prob.mask | (E > 0)
     dW, ds = hn._newton_step(prob, W, s, E, active, rho, {})
     W1, s1 = W + dW, s + ds
-    E1 = hn._residuals(prob, W1, s1, prob.targets())
+    E1 = hn._residuals(prob, W1, s1)
     AE = np.where(active, E1, 0.0)  # the gradient of the quadratic on the same piece
     np.testing.assert_allclose(W1 + rho * AE.T @ prob.H, 0.0, atol=1e-10)
     np.testing.assert_allclose(AE.sum(axis=1), 0.0, atol=1e-10)

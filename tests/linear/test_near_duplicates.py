@@ -25,7 +25,7 @@ from ntpnb.linear.loss import kl_divergence
 from ntpnb.linear.ntp_data import normalized
 from ntpnb.linear.separability import (
     SEPARABILITY_METHODS,
-    _verified_residual,
+    _accurate_residual,
     decide_separability,
     rank_witness,
 )
@@ -57,6 +57,11 @@ def near_duplicates(m: int, d: int, V: int, rel: float, seed: int, row_exponents
     if row_exponents is not None:
         H = H * 10.0 ** np.asarray(row_exponents, dtype=float)[:, None]
     return ntp.NTPData(H=H, pi=np.full(m, 1.0 / m), P=P / P.sum(axis=1, keepdims=True))
+
+
+def _verified_residual(data: ntp.NTPData, w: np.ndarray) -> float:
+    """An upper bound on the exact ``||G w - b||`` of (4) at ``w``."""
+    return sum(_accurate_residual(data, w))
 
 
 def full_rank_solve(data: ntp.NTPData, logits: np.ndarray) -> np.ndarray | None:

@@ -493,11 +493,22 @@ def test_property_finite_solution_scales_like_one_over_s(data, e):
 LSQR_RTOL = 1e-9
 
 
+def _solve_dense(data: ntp.NTPData) -> tuple[np.ndarray, float]:
+    """``vec(W*)`` and the residual of (4) from the SVD of the equality matrix at the decided ``dim F``."""
+    from ntpnb.linear.constraints import equality_rhs
+    from ntpnb.linear.subspace import f_decomposition
+
+    dec = f_decomposition(data)
+    b = equality_rhs(data)
+    coef = dec.U.T @ b
+    return dec.basis.T @ (coef / dec.s), float(np.linalg.norm(b - dec.U @ coef))
+
+
 @pytest.mark.parametrize("size", [(20, 5, 25, 3), (50, 10, 30, 6), (100, 20, 60, 8), (60, 12, 80, 12)])
 def test_lsqr_and_the_dense_svd_give_the_same_finite_solution(size):
     from benchmarks.instances import gaussian_instance
     from ntpnb.linear.ntp_data import normalized
-    from ntpnb.linear.separability import _solve_dense, _solve_lsqr
+    from ntpnb.linear.separability import _solve_lsqr
 
     data = normalized(gaussian_instance(*size))[0]  # both solve the normalized problem
     w_dense, res_dense = _solve_dense(data)
@@ -519,7 +530,7 @@ def lsqr_only(monkeypatch):
 def test_the_gram_matrix_of_the_rows_gives_the_finite_solution_of_the_svd(size):
     from benchmarks.instances import gaussian_instance
     from ntpnb.linear.ntp_data import normalized
-    from ntpnb.linear.separability import _solve_dense, _solve_gram
+    from ntpnb.linear.separability import _solve_gram
 
     data = normalized(gaussian_instance(*size))[0]
     w_dense, _ = _solve_dense(data)
