@@ -1,11 +1,9 @@
 """The entropy bound and Proposition 1 (chapter 1): how close the loss gets to ``H``.
 
-A test of ``CE(W) >= H`` searches for decoders that beat it, on the directly computed gap
-(:func:`entropy_search`), and compares it with the KL form, non-negative by construction
-(:func:`entropy_gaps`). Along rays ``W^p + gamma W^d`` (:func:`gap_along_ray`) the gap decays at
-the rate of the smallest margin (:func:`margins`) within the bound of Eq. (9)
-(:func:`eq9_constant`), unless the direction fails (6b), if only just
-(:func:`zero_margin_ray`): then it settles on a plateau.
+A test of ``CE(W) >= H`` searches for decoders that beat it on the directly computed gap, never
+on the KL form. Along rays ``W^p + gamma W^d`` the gap decays at the rate of the smallest margin
+within the bound of Eq. (9), unless the direction fails (6b), if only just: then it settles on a
+plateau.
 """
 
 from __future__ import annotations
@@ -145,7 +143,6 @@ class EntropyGaps:
 
 def entropy_gaps(data: NTPData, Ws: Sequence[np.ndarray] | np.ndarray) -> EntropyGaps:
     """The gap to the entropy at each decoder of ``Ws``, directly and in the KL form."""
-    require_data(data)
     H = entropy(data)
     largest_logit = [np.abs(logits(data, W)).max() for W in Ws]
     return EntropyGaps(
