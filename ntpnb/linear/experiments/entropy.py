@@ -1,9 +1,9 @@
 """The entropy bound and Proposition 1 (chapter 1): how close the loss gets to ``H``.
 
-A test of ``CE(W) >= H`` searches for decoders that beat it on the directly computed gap, never
-on the KL form. Along rays ``W^p + gamma W^d`` the gap decays at the rate of the smallest margin
-within the bound of Eq. (9), unless the direction fails (6b), if only just: then it settles on a
-plateau.
+A test of ``CE(W) >= H`` (claim A1) searches for decoders that beat it on the directly computed
+gap, never on the KL form, non-negative by construction. Along rays ``W^p + gamma W^d`` the gap
+decays at the rate of the smallest margin within the bound of Eq. (9), unless the direction
+fails (6b), if only just: then it settles on a plateau.
 """
 
 from __future__ import annotations
@@ -69,8 +69,7 @@ def tempering_exponent(tempered: NTPData, raw: NTPData) -> float:
 def search_min_gap(data: NTPData, W0: ArrayLike, iters: int) -> tuple[np.ndarray, int]:
     """L-BFGS on ``CE(W) - H``, computed directly, from ``W0``: the last iterate and the iterations.
 
-    No stopping tolerance: ``iters`` iterations or until L-BFGS resolves no further decrease. A
-    test of the entropy bound (claim A1) must not use the KL form, non-negative by construction.
+    No stopping tolerance: ``iters`` iterations or until L-BFGS resolves no further decrease.
     """
     W0 = check_decoder(data, W0, "W0")
     iters = as_count(iters, "iters")
