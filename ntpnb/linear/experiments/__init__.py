@@ -16,10 +16,7 @@ from .text import *  # noqa: F403
 
 #: Every public name of the submodules, in the order of the chapters.
 __all__ = [
-    *entropy.__all__,
-    *plane.__all__,
-    *path_comparisons.__all__,
-    *curves.__all__,
-    *phase_diagram.__all__,
-    *text.__all__,
+    name
+    for module in (entropy, plane, path_comparisons, curves, phase_diagram, text)
+    for name in module.__all__
 ]

@@ -1,14 +1,10 @@
 """Reading training runs and curves: lines, rates, summaries, and where a run starts.
 
-Every rate and slope of Paper A's chapters is a least-squares line (:func:`fit_line`): the decay
-of ``CE - H`` along a ray (:func:`decay_rate`), the local exponent of ``1 - corr`` against the
-norm (:func:`local_exponent`), the growth of the norm. A training run
-(:class:`~ntpnb.optim.Trace` of :func:`ntpnb.train`) is read at one iteration
-(:func:`trace_summary`) or where a curve first crosses a level (:func:`first_reaching`), and a
-run recorded on several grids as the shorter run recorded on one (:func:`trace_at`). How many
-digits of a run are the method's own and how many its rounding's: :func:`rounding_spread`.
-Initializations are drawn from a random stream of their own (:func:`own_stream`), never the
-data's.
+Every rate and slope of Paper A's chapters is a least-squares line (:func:`fit_line`). A training
+run (:class:`~ntpnb.optim.Trace` of :func:`ntpnb.train`) is read at one iteration, where a curve
+first crosses a level, or, recorded on several grids, as the shorter run on one; how many of its
+digits are the method's own (:func:`rounding_spread`). Initializations are drawn from a random
+stream of their own (:func:`own_stream`), never the data's.
 """
 
 from __future__ import annotations
@@ -97,14 +93,10 @@ def trace_summary(trace: optim.Trace, k: int | None = None) -> dict[str, float]:
     InvalidDataError
         If ``k`` is not one of the recorded iterations.
     """
-    if k is None:
-        i = -1
-    else:
-        hits = np.flatnonzero(trace.iterations == k)
-        if hits.size == 0:
-            raise InvalidDataError(f"iteration {k} was not recorded")
-        i = int(hits[0])
-    return {name: float(trace[name][i]) for name in SUMMARY_NAMES}
+    hits = [-1] if k is None else np.flatnonzero(trace.iterations == k)
+    if len(hits) == 0:
+        raise InvalidDataError(f"iteration {k} was not recorded")
+    return {name: float(trace[name][hits[0]]) for name in SUMMARY_NAMES}
 
 
 def first_reaching(trace: optim.Trace, name: str, level: float, below: bool = False) -> float:
@@ -118,13 +110,13 @@ def trace_at(trace: optim.Trace, record_at: ArrayLike) -> optim.Trace:
     """The run of ``trace`` seen only at the iterations ``record_at``, ending at the last of them.
 
     The steps do not depend on where a run records, so a run recorded on the union of several
-    grids stands for the shorter runs on each. The final iterate is the recorded ``"W"`` at
-    ``record_at[-1]`` (the run must keep its iterates).
+    grids stands for the shorter runs on each; its final iterate is the recorded ``"W"`` at
+    ``record_at[-1]``.
 
     Raises
     ------
     InvalidDataError
-        If an iteration of ``record_at`` was not recorded, or ``trace`` has no ``"W"``.
+        If an iteration of ``record_at`` was not recorded, or ``trace`` kept no iterates ``"W"``.
     """
     wanted = np.asarray(record_at)
     index = np.searchsorted(trace.iterations, wanted)
@@ -150,18 +142,18 @@ def rounding_spread(
     horizon: int,
     lim: Limits | None = None,
 ) -> dict[str, np.ndarray]:
-    """How far rounding alone moves a run: its summary quantities from a start one ulp away.
+    """How far rounding alone moves a run: the relative change of its summary from a start one ulp away.
 
     The run ``reference`` (of ``optimizer`` from ``W0``, by :func:`ntpnb.train`) is repeated from
     ``W0`` moved one float up, to ``horizon`` steps on its grid: nothing grows for a contraction
-    (GD on this convex loss), a method that amplifies rounding shows it. Returns the relative
-    difference of each quantity of :data:`SUMMARY_NAMES` at every recorded ``k <= horizon``
-    (under ``"k"``). Another order of the sums perturbs every step, so may move a result more.
+    (GD on this convex loss), a method that amplifies rounding shows it. Returns each quantity of
+    :data:`SUMMARY_NAMES` at every recorded ``k <= horizon`` (under ``"k"``). Another order of
+    the sums perturbs every step, so may move a result more.
 
     Raises
     ------
     InvalidDataError
-        If ``horizon`` exceeds the reference's last recorded iteration.
+        If the reference was not recorded at ``horizon``.
     """
     horizon = as_count(horizon, "horizon")
     grid = reference.iterations[reference.iterations <= horizon]
@@ -172,16 +164,12 @@ def rounding_spread(
     spread = {"k": grid}
     for name in SUMMARY_NAMES:
         ref = reference[name][: grid.size]
-        scale = np.where(ref != 0, np.abs(ref), 1.0)
-        spread[name] = np.abs(moved[name] - ref) / scale
+        spread[name] = np.abs(moved[name] - ref) / np.where(ref != 0, np.abs(ref), 1.0)
     return spread
 
 
 def offset_from(W: ArrayLike, direction: ArrayLike) -> np.ndarray:
-    """``||W - <W, u> u||`` with ``u = direction / ||direction||``: the part of ``W`` off the direction.
-
-    ``W`` is one matrix or a stack; the result has its leading shape.
-    """
+    """``||W - <W, u> u||``, ``u = direction / ||direction||``, of one matrix ``W`` or of each of a stack."""
     W, direction = as_float(W, "W"), as_float(direction, "direction")
     unit = direction / np.linalg.norm(direction)
     along = np.sum(W * unit, axis=(-2, -1))
@@ -206,13 +194,12 @@ def lecun_decoder(data: NTPData, rng: np.random.Generator) -> np.ndarray:
 def gd_loss_curve(data: NTPData, n_steps: int, record_at: ArrayLike, lr: float = 1.0) -> np.ndarray:
     """``CE(W_k)`` of plain gradient descent from ``W = 0`` at the steps ``record_at``.
 
-    ``record_at``: strictly increasing steps in ``[1, n_steps]``. The steps are
-    :func:`ntpnb.linear.descent.run_decoder`'s (the same floats on every CPU).
+    The steps are :func:`ntpnb.linear.descent.run_decoder`'s (the same floats on every CPU).
 
     Raises
     ------
     InvalidDataError
-        On steps outside ``[1, n_steps]`` or not strictly increasing.
+        Unless ``record_at`` holds strictly increasing steps in ``[1, n_steps]``.
     """
     require_data(data)
     n_steps = as_count(n_steps, "n_steps")

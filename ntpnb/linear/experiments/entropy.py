@@ -1,11 +1,9 @@
 """The entropy bound and Proposition 1 (chapter 1): how close the loss gets to ``H``.
 
-A test of ``CE(W) >= H`` searches for decoders that beat it, on the directly computed gap
-(:func:`entropy_search`), and compares it with the KL form, non-negative by construction
-(:func:`entropy_gaps`). Along rays ``W^p + gamma W^d`` (:func:`gap_along_ray`) the gap decays at
-the rate of the smallest margin (:func:`margins`) within the bound of Eq. (9)
-(:func:`eq9_constant`), unless the direction fails (6b), if only just
-(:func:`zero_margin_ray`): then it settles on a plateau.
+A test of ``CE(W) >= H`` (claim A1) searches for decoders that beat it on the directly computed
+gap, never on the KL form, non-negative by construction. Along rays ``W^p + gamma W^d`` the gap
+decays at the rate of the smallest margin within the bound of Eq. (9), unless the direction
+fails (6b), if only just: then it settles on a plateau.
 """
 
 from __future__ import annotations
@@ -45,10 +43,10 @@ __all__ = [
 
 
 def tempering_exponent(tempered: NTPData, raw: NTPData) -> float:
-    """The ``beta`` of ``p_tempered ~ p_raw^beta``, by least squares on the centered logs.
+    """The ``beta`` of ``p_tempered ~ p_raw^beta``: one least-squares slope through the origin.
 
-    Each row's logs on its support are centered (the normalization is a constant per row),
-    then one slope through the origin is fitted to all rows at once.
+    Fitted to the logs on the supports of all rows at once, each row's centered (its
+    normalization is a constant).
 
     Raises
     ------
@@ -71,8 +69,7 @@ def tempering_exponent(tempered: NTPData, raw: NTPData) -> float:
 def search_min_gap(data: NTPData, W0: ArrayLike, iters: int) -> tuple[np.ndarray, int]:
     """L-BFGS on ``CE(W) - H``, computed directly, from ``W0``: the last iterate and the iterations.
 
-    No stopping tolerance: ``iters`` iterations or until L-BFGS resolves no further decrease. A
-    test of the entropy bound (claim A1) must not use the KL form, non-negative by construction.
+    No stopping tolerance: ``iters`` iterations or until L-BFGS resolves no further decrease.
     """
     W0 = check_decoder(data, W0, "W0")
     iters = as_count(iters, "iters")
@@ -111,8 +108,7 @@ def entropy_search(data: NTPData, n_starts: int, iters: int, rng: np.random.Gene
     between about ``0.1`` and ``10`` times that of a standard Gaussian matrix.
     """
     require_data(data)
-    n_starts = as_count(n_starts, "n_starts")
-    iters = as_count(iters, "iters")
+    n_starts, iters = as_count(n_starts, "n_starts"), as_count(iters, "iters")
     rng = as_generator(rng, "rng")
     starts = rng.standard_normal((n_starts, data.V, data.d))
     starts *= 10.0 ** rng.uniform(-1, 1, size=(n_starts, 1, 1))
@@ -134,20 +130,18 @@ def random_decoders(data: NTPData, count: int, rng: np.random.Generator) -> np.n
 class EntropyGaps:
     """``CE(W) - H`` at several decoders, computed two ways."""
 
-    #: ``CE(W) - H`` as a difference of two computed numbers, what a test of the bound must use (negative
-    #: if the bound were false, or by rounding).
+    #: A difference of two computed numbers, what a test of the bound must use (negative if the
+    #: bound were false, or by rounding).
     direct: np.ndarray
-    #: ``sum_j pi_j KL(p_j || S(W h_j))``: the same quantity in the stable form, non-negative by construction
-    #: and accurate however small.
+    #: ``sum_j pi_j KL(p_j || S(W h_j))``: non-negative by construction and accurate however small.
     kl: np.ndarray
-    #: The scale of the rounding error of ``direct``, ``eps * max(H, max_j |W h_j|)`` (its terms are as large
-    #: as the largest logit): below it ``direct`` is noise of either sign.
+    #: ``eps * max(H, max_j |W h_j|)``, the scale of the rounding of ``direct`` (its terms are as
+    #: large as the largest logit): below it ``direct`` is noise of either sign.
     rounding: np.ndarray
 
 
 def entropy_gaps(data: NTPData, Ws: Sequence[np.ndarray] | np.ndarray) -> EntropyGaps:
     """The gap to the entropy at each decoder of ``Ws``, directly and in the KL form."""
-    require_data(data)
     H = entropy(data)
     largest_logit = [np.abs(logits(data, W)).max() for W in Ws]
     return EntropyGaps(
@@ -171,14 +165,13 @@ def gap_along_ray(data: NTPData, W_p: ArrayLike, W_d: ArrayLike, gammas: ArrayLi
 
 
 def gap_from_margins(data: NTPData, W_p: ArrayLike, W_d: ArrayLike, gammas: ArrayLike) -> np.ndarray:
-    """``CE(W_p + gamma W_d) - H`` in closed form, for ``W_p`` that matches the in-support ratios.
+    """``CE(W_p + gamma W_d) - H`` in closed form, for a ``W_p`` whose in-support softmax is ``p_j``.
 
-    When the in-support softmax of ``W_p`` equals ``p_j`` (as for ``W*``, and for ``W*`` plus
-    any matrix of ``F-perp``) and ``W_d`` satisfies (6a), only the out-of-support tokens
-    contribute: ``CE - H = sum_j pi_j log(1 + sum_{v not in S_j} exp(x_jv - gamma m_jv))``,
-    with ``x_jv`` the in-support share of ``v`` under ``W_p`` and ``m_jv`` the (6b) margin of
-    ``W_d``: the path's split loss (:func:`~ntpnb.linear.regpath_gram.split_loss`) with no F-part, an
-    independent check of :func:`gap_along_ray`.
+    As for ``W*``, and ``W*`` plus any matrix of ``F-perp``; with ``W_d`` meeting (6a), only the
+    out-of-support tokens contribute: ``sum_j pi_j log(1 + sum_{v not in S_j} exp(x_jv - gamma m_jv))``,
+    ``x_jv`` the in-support share of ``v`` under ``W_p``, ``m_jv`` the (6b) margin of ``W_d``. The
+    path's :func:`~ntpnb.linear.regpath_gram.split_loss` with no F-part: an independent check of
+    :func:`gap_along_ray`.
     """
     W_p, W_d = check_decoder(data, W_p, "W_p"), check_decoder(data, W_d, "W_d")
     gammas = as_float_array(gammas, "gammas", 1)
@@ -212,7 +205,7 @@ class ZeroMarginRay:
     #: The minimum-norm matrix with (6a), margin 0 on ``pair`` and margins at least 1 on every other pair
     #: (:func:`~ntpnb.linear.max_margin.zero_margin_direction`).
     D: np.ndarray
-    #: The pairs ``W*`` favours more that admit no such ``D`` (their zero margin forces others to 0 as well).
+    #: The pairs ``W*`` favours more that admit no such ``D`` (their zero margin forces others to 0).
     skipped: int
     #: Over the inequality rows of :func:`~ntpnb.linear.constraints.ntp_constraints`: where the margin of
     #: ``D`` is 0 (to :data:`~ntpnb.settings.ZERO_MARGIN_RTOL` relative to ``||D|| max_j ||h_j||``).
@@ -240,28 +233,24 @@ def zero_margin_ray(data: NTPData, W_star: ArrayLike) -> ZeroMarginRay:
     W_star = check_decoder(data, W_star, "W_star")
     x, cons = in_support_shares(data, W_star), ntp_constraints(data)
     pairs = sorted(zip(cons.ineq_context, cons.ineq_token, strict=True), key=lambda p: -x[p])
-    for skipped, (j, v) in enumerate(pairs):
+    skipped = 0
+    for j, v in pairs:
         try:
             D = zero_margin_direction(data, j, v)
+            break
         except NotSeparableError:  # this zero margin forces others to 0
-            continue
-        return _zero_margin_ray(data, x, (int(j), int(v)), D, skipped)
-    raise NotSeparableError("no pair admits a zero-margin direction")
-
-
-def _zero_margin_ray(
-    data: NTPData, x: np.ndarray, pair: tuple[int, int], D: np.ndarray, skipped: int
-) -> ZeroMarginRay:
-    cons, w = ntp_constraints(data), D.ravel()
-    scale = np.linalg.norm(D) * np.linalg.norm(data.H, axis=1).max()
+            skipped += 1
+    else:
+        raise NotSeparableError("no pair admits a zero-margin direction")
+    w, scale = D.ravel(), np.linalg.norm(D) * np.linalg.norm(data.H, axis=1).max()
     # margins are 0 to rounding or near 1 and above (zero_margin_direction): any cut between
     all_margins = cons.ineq @ w
     zero = np.abs(all_margins) <= settings.ZERO_MARGIN_RTOL * scale
-    j, v = cons.ineq_context[zero], cons.ineq_token[zero]
-    kept = np.bincount(j, np.exp(x[j, v]), minlength=data.m)
+    rows, tokens = cons.ineq_context[zero], cons.ineq_token[zero]
+    kept = np.bincount(rows, np.exp(x[rows, tokens]), minlength=data.m)
     largest = max(np.abs(cons.eq @ w).max(initial=0.0), np.abs(all_margins[zero]).max())
     return ZeroMarginRay(
-        pair=pair,
+        pair=(int(j), int(v)),
         D=D,
         skipped=skipped,
         zero=zero,

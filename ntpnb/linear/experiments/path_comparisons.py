@@ -54,14 +54,13 @@ class SplitAgreement:
     relative_difference: float
     #: How many radii that is.
     n_radii: int
-    #: The largest ``eps B / distance`` over them: the rounding of the matrix entries relative to the
-    #: distance.
+    #: The largest ``eps B / distance`` over them: the rounding of the matrix entries, relatively.
     rounding: float
-    #: The power of ten above ten times ``rounding``: below it the digits of the difference are rounding,
-    #: which differs between CPUs.
+    #: The power of ten above ten times ``rounding`` (a margin for the operations): below it the
+    #: digits of the difference are rounding, which differs between CPUs.
     floor: float
-    #: The first radius of the grid where the distance falls below ``eps B`` (the matrix's rounding): from
-    #: there on only the split shows it.
+    #: The first radius of the grid where the distance falls below ``eps B``: from there on only the
+    #: split shows it.
     B_resolved: float
 
 
@@ -71,12 +70,9 @@ def split_agreement(data: NTPData, path: RegularizationPath, W_star: ArrayLike) 
     W_star = check_decoder(data, W_star, "W_star")
     direct = np.linalg.norm(np.array([project_F(data, W) for W in path.W]) - W_star, axis=(1, 2))
     visible = path.f_distance > settings.SPLIT_VISIBLE_RTOL * np.linalg.norm(W_star)
-    agree = np.max(np.abs(direct[visible] / path.f_distance[visible] - 1))
-    # the matrix's entries round at about eps B, at most `rounding` relative to the distance;
-    # below ten times that (a margin for the operations) the digits differ between CPUs
     rounding = np.max(eps * path.radii[visible] / path.f_distance[visible])
     return SplitAgreement(
-        relative_difference=float(agree),
+        relative_difference=float(np.max(np.abs(direct[visible] / path.f_distance[visible] - 1))),
         n_radii=int(visible.sum()),
         rounding=float(rounding),
         floor=float(10.0 ** np.ceil(np.log10(10 * rounding))),

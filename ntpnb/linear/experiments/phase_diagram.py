@@ -103,8 +103,7 @@ def nested_sweep(
     seeds = trial_generators(seed, len(points), n_draws)
     n_first = min(n_pilot, n_draws)
 
-    def draws(part: slice, k: int) -> list[list[NestedTrial]]:
-        """The draws ``part`` (``k`` of them) of every point, per point."""
+    def draws(part: slice, k: int) -> list[list[NestedTrial]]:  # the draws part (k of them) per point
         jobs = [(p, ss) for p, per in zip(points, seeds, strict=True) for ss in per[part]]
         trials = parallel_map(_nested_job, jobs, 16)
         return [trials[i * k : (i + 1) * k] for i in range(len(points))]

@@ -4,9 +4,8 @@ With Fig. 1's supports in ``d = 2`` the data are NTP-separable exactly when the 
 strictly inside the triangle of the three embeddings: the linear relation of the embeddings
 (:func:`plane_relation`) has one sign (:func:`origin_inside`), and the proof's construction
 gives a separating direction (:func:`proof_direction`). The caption's reading of the rows of
-``W^mm`` is measured on one instance (:func:`caption_geometry`), over draws of the recipe
-(:func:`caption_draws`) and in ``d = 4``, where the constraints leave ``w_1 - w_5`` free
-(:func:`free_rows_draws`).
+``W^mm`` is measured on one instance, over draws of the recipe and in ``d = 4``, where the
+constraints leave ``w_1 - w_5`` free.
 """
 
 from __future__ import annotations
@@ -36,25 +35,17 @@ __all__ = [
 ]
 
 
-def _plane_triple(H: ArrayLike) -> np.ndarray:
-    H = as_float_array(H, "H", 2)
-    if H.shape != (3, 2):
-        raise InvalidDataError(f"the plane theorem takes three embeddings in R^2, got shape {H.shape}")
-    return H
-
-
 def plane_relation(H: ArrayLike) -> np.ndarray:
     """``(a, b, c)`` with ``a h_A + b h_B + c h_C = 0``: the 2x2 determinants of the proof.
 
     ``a = det[h_B, h_C]``, ``b = det[h_C, h_A]``, ``c = det[h_A, h_B]`` for the rows of the
     ``(3, 2)`` embedding matrix ``H``.
     """
-    hA, hB, hC = _plane_triple(H)
-
-    def det(u: np.ndarray, v: np.ndarray) -> float:
-        return u[0] * v[1] - u[1] * v[0]
-
-    return np.array([det(hB, hC), det(hC, hA), det(hA, hB)])
+    H = as_float_array(H, "H", 2)
+    if H.shape != (3, 2):
+        raise InvalidDataError(f"the plane theorem takes three embeddings in R^2, got shape {H.shape}")
+    first, second = np.roll(H, -1, axis=0), np.roll(H, -2, axis=0)  # (h_B, h_C, h_A), (h_C, h_A, h_B)
+    return first[:, 0] * second[:, 1] - first[:, 1] * second[:, 0]
 
 
 def origin_inside(H: ArrayLike) -> bool:
@@ -70,12 +61,11 @@ def proof_direction(H: ArrayLike, mask: ArrayLike) -> np.ndarray:
     one token in a single support, whose value on the next context is fixed at ``2 - 1/c``).
     The relation ``(a, b, c)`` is scaled to sum to 1.
     """
-    H = _plane_triple(H)
-    mask = np.asarray(mask, dtype=bool)
+    coef, mask = plane_relation(H), np.asarray(mask, dtype=bool)  # plane_relation checks H
     if mask.ndim != 2 or mask.shape[0] != 3:
         raise InvalidDataError(f"mask must be the (3, V) support mask, got shape {mask.shape}")
-    coef = plane_relation(H) / plane_relation(H).sum()
-    W = np.zeros((mask.shape[1], 2))
+    coef = coef / coef.sum()
+    H, W = np.asarray(H, dtype=float), np.zeros((mask.shape[1], 2))
     for v in range(mask.shape[1]):
         inside = np.flatnonzero(mask[:, v])
         if inside.size == 2:
@@ -138,12 +128,8 @@ def caption_geometry(data: NTPData, W: ArrayLike) -> CaptionGeometry:
 
 def caption_draws(seeds: Sequence[int]) -> list[CaptionGeometry]:
     """:func:`caption_geometry` of ``W^mm`` on the separable draws of the 2D recipe, one per seed."""
-    draws = []
-    for s in seeds:
-        data = toy2d_instance(s)
-        if is_separable(data):
-            draws.append(caption_geometry(data, ntp_svm(data)))
-    return draws
+    instances = (toy2d_instance(s) for s in seeds)
+    return [caption_geometry(data, ntp_svm(data)) for data in instances if is_separable(data)]
 
 
 def free_rows_draws(data: NTPData, n_draws: int, d: int, rng: np.random.Generator) -> tuple[list, list]:

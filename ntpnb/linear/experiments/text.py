@@ -46,17 +46,15 @@ def autoregressive_pairs(windows: Sequence[Sequence[int]], contexts: PrefixConte
     except KeyError as exc:
         raise InvalidDataError(f"a prefix of the windows is not a context of `contexts`: {exc}") from None
     following = [s[t] for s in windows for t in range(1, len(s))]
-    n_pairs = len(rows)
-    return NTPData(H=H[rows], pi=np.full(n_pairs, 1 / n_pairs), P=np.eye(contexts.V)[following])
+    return NTPData(H=H[rows], pi=np.full(len(rows), 1 / len(rows)), P=np.eye(contexts.V)[following])
 
 
 @dataclass(frozen=True)
 class TimedDecision:
-    """One decision of :class:`TimedSeparability`.
+    """One decision of :class:`TimedSeparability`: the problem's size, answer, certificate and CPU time.
 
-    The problem's size, the answer, its certificate (the verified normalized margin, or the
-    certified bound on every direction's), how it was found, its Newton steps (0 for the LP) and
-    its CPU time.
+    The certificate is the verified normalized margin, or the certified bound on every
+    direction's; ``method`` says how it was found, ``iterations`` its Newton steps (0 for the LP).
     """
 
     m: int
