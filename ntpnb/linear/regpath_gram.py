@@ -48,8 +48,8 @@ for each token ``v``,
     (K + lambda diag(1 / (pi q_v))) psi_v + c = b_v,    sum_v psi_jv = 0,
 
 with ``b = J r`` up to a constant per context, which ``c`` absorbs: ``V`` positive definite
-blocks of size ``m`` coupled only through the ``m`` multipliers ``c``, whose system ``S c =
-sum_v M_v^{-1} b_v``, ``S = sum_v M_v^{-1}``, has size ``m`` (:class:`_NewtonFactors`). The
+blocks of size ``m`` coupled only through the ``m`` multipliers ``c`` of the row sums, whose
+system ``S c = sum_v M_v^{-1} b_v``, ``S = sum_v M_v^{-1}``, has size ``m`` (:class:`_NewtonFactors`). The
 logits of ``x`` (up to a constant per context) are both ``psi / (pi q)``, accurate where ``pi q``
 is large (on the supports, where the F part is read, without dividing by ``lambda ~ exp(-B /
 ||W^mm||)``), and ``(b - K psi - c) / lambda``, accurate where it is small; each entry takes the
@@ -62,7 +62,8 @@ residual, computed block by block, and where the mixing is the limit the blocks 
 (block Gauss-Seidel; :meth:`GramStructure.solve`). The refinement also lets the factors of one
 Newton matrix serve the next ones; each step is solved to the accuracy it needs
 (:data:`ntpnb.settings.PATH_FORCING`). A factorization costs ``O(V m^3)``, a refinement round
-``O(V m^2)``, against ``O((V m)^3)`` for the dense Hessian of the orthonormal representation.
+(products with ``K`` and the stored inverses) ``O(V m^2)``, against ``O((V m)^3)`` for the
+dense Hessian of the orthonormal representation.
 """
 
 from __future__ import annotations
