@@ -2,14 +2,13 @@ r"""An exact NTP-SVM solver for large problems: a primal-dual active-set method 
 
 The NTP-SVM of Paper A (Eq. (NTP-SVM)) is ``min ||W||^2 / 2`` over ``W`` (V x d) subject to
 (6a) ``(e_z - e_z')^T W h_j = 0`` for ``z, z'`` in ``S_j`` and (6b) ``(e_z - e_v)^T W h_j >= 1``
-for ``z`` in ``S_j``, ``v`` not in ``S_j``. Writing ``s_j`` for the common logit of the tokens of
-``S_j`` (6a), the constraints of context ``j`` read ``l_jz = s_j`` on ``S_j`` and
-``l_jv <= s_j - 1`` off it, where ``l_j = W h_j`` are the logits.
+for ``z`` in ``S_j``, ``v`` not in ``S_j``. With ``s_j`` the common logit of the tokens of
+``S_j`` (6a), the constraints of context ``j`` read ``l_jz = s_j`` on ``S_j`` and ``l_jv <= s_j -
+1`` off it, where ``l_j = W h_j`` are the logits.
 
 **The dual in the Gram matrix.** Every constraint functional is ``u h_j^T`` for some ``u`` in
-``R^V``, so the optimum is ``W = C^T H`` for a coefficient matrix ``C`` (m x V): ``W`` lies in
-the row space of ``H`` and the logits are ``L = H W^T = K C`` with the Gram matrix
-``K = H H^T``. The Lagrange dual of the NTP-SVM is
+``R^V``, so the optimum is ``W = C^T H`` for a coefficient matrix ``C`` (m x V), with logits ``L =
+H W^T = K C``, ``K = H H^T``. The Lagrange dual of the NTP-SVM is
 
 .. math::
 
@@ -18,28 +17,28 @@ the row space of ``H`` and the logits are ``L = H W^T = K C`` with the Gram matr
 
 (``c_v`` the columns of ``C``) with ``lambda_jv = -C_jv >= 0`` the multipliers of (6b), the
 support entries of ``C`` those of (6a), and the multipliers ``t`` of ``C 1 = 0`` giving the
-common logits ``s = 1 + t``. It only involves ``K`` (no basis of F, no ``V d``-dimensional
+common logits ``s = 1 + t``. It involves only ``K`` (no basis of F, no ``V d``-dimensional
 constraint matrix); its Hessian is ``I_V`` kron ``K``, the tokens coupled only by the row sums.
 
-**Active sets.** Given the set of active inequalities, the KKT conditions are linear: for each
-token ``v``, with ``F_v`` the contexts where ``v`` is in the support or ``(j, v)`` is active,
-``K[F_v, F_v] c_v[F_v] - t[F_v] = [v in S_j]`` (logits ``1 + t_j`` on the support, ``t_j`` on
-active constraints), and the row sums of ``C`` vanish. Eliminating each ``c_v`` leaves one
-``m x m`` positive definite system in ``t`` (the inverses ``K[F_v, F_v]^{-1}`` scattered into
-``F_v``). The primal-dual active-set method (Hintermueller, Ito and Kunisch 2002) keeps the
-constraints with positive multipliers, adds the violated ones, and stops at the exact KKT
-point when neither is left; a token whose ``F_v`` did not change keeps its factorization.
-Singular blocks (``m > rank H``, repeated embeddings) use a pseudo-inverse with the
-consistency conditions of their null space (:mod:`.gram_blocks`).
+**Active sets.** Given the active inequalities, the KKT conditions are linear: for each token
+``v``, with ``F_v`` the contexts where ``v`` is in the support or ``(j, v)`` is active, ``K[F_v,
+F_v] c_v[F_v] - t[F_v] = [v in S_j]`` (logits ``1 + t_j`` on the support, ``t_j`` on active
+constraints), and the row sums of ``C`` vanish. Eliminating each ``c_v`` leaves one ``m x m``
+positive definite system in ``t`` (the inverses ``K[F_v, F_v]^{-1}`` scattered into ``F_v``).
+The primal-dual active-set method (Hintermueller, Ito and Kunisch 2002) keeps the constraints
+with positive multipliers, adds the violated ones, and stops at the exact KKT point when neither
+is left; a token whose ``F_v`` did not change keeps its factorization. Singular blocks (``m >
+rank H``, repeated embeddings) use a pseudo-inverse with the consistency conditions of their
+null space (:mod:`.gram_blocks`).
 
 **Near-duplicate embeddings.** ``K`` squares the condition of ``H``, and ``W = C^T H`` cancels
 coefficients of size ``1 / sigma_min^2`` down to a ``W`` of size ``1 / sigma_min``: at
 ``sigma_min / sigma_max = 1e-6`` no digit of the margins is left. When ``H`` has full row rank
 (:func:`ntpnb.linalg.nonzero_count`) the method also runs in *square-root form*
-(:class:`_SquareRoot`): with the SVD ``H[F_v] = U diag(s) Vt``, ``w_v = Vt^T diag(1/s) U^T
-(r_v + t[F_v])`` is formed directly (its logits on ``F_v`` are ``r_v + t[F_v]`` up to rounding),
-and ``t`` minimizes ``||W||``: ``min_t sum_v ||diag(1/s) U^T (r_v + t[F_v])||^2``, solved by QR
-at its known rank ``m`` (conditioned like ``H``, not its square).
+(:func:`_square_root`): with the SVD ``H[F_v] = U diag(s) Vt``, ``w_v = Vt^T diag(1/s) U^T (r_v
++ t[F_v])`` is formed directly (its logits on ``F_v`` are ``r_v + t[F_v]`` up to rounding), and
+``t`` minimizes ``||W||``: ``min_t sum_v ||diag(1/s) U^T (r_v + t[F_v])||^2``, solved by QR at
+its known rank ``m`` (conditioned like ``H``, not its square).
 
 The answer, a :class:`ntpnb.qp.SVMSolution`, is verified by :func:`ntpnb.qp.certify` (multipliers
 read off ``C``) before it is returned; the method never returns an unverified point.
@@ -47,6 +46,7 @@ read off ``C``) before it is returned; the method never returns an unverified po
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -122,19 +122,13 @@ class _Subproblem:
                 t = least_squares(S, -b, what="the Schur complement of the active-set equations")
         else:
             # consistency N_v^T (rhs_v + t[F_v]) = 0 of each singular block, multipliers z_v
-            widths = [blocks[v].N.shape[1] for v in singular]
-            B = np.zeros((m, sum(widths)))
-            b2 = np.zeros(sum(widths))
-            col = 0
-            for v, w in zip(singular, widths, strict=True):
-                B[blocks[v].F, col : col + w] = blocks[v].N
-                b2[col : col + w] = -blocks[v].N.T @ rhs[v]
-                col += w
+            ends = np.cumsum([blocks[v].N.shape[1] for v in singular])
+            B = np.zeros((m, int(ends[-1])))
+            for v, end in zip(singular, ends, strict=True):
+                B[blocks[v].F, end - blocks[v].N.shape[1] : end] = blocks[v].N
+            b2 = np.concatenate([-blocks[v].N.T @ rhs[v] for v in singular])
             t, z_all = _consistent_solve(S, B, b, b2)
-            col = 0
-            for v, w in zip(singular, widths, strict=True):
-                z[v] = z_all[col : col + w]
-                col += w
+            z = dict(zip(singular, np.split(z_all, ends[:-1]), strict=True))
         C = np.zeros((m, V))
         for v, block in enumerate(blocks):
             cv = block.P @ (rhs[v] + t[block.F])
@@ -209,24 +203,21 @@ def _active_set_loop(
     full_rank: bool,
     max_iter: int,
     accept: Callable[[np.ndarray, np.ndarray], bool],
-) -> tuple[np.ndarray, np.ndarray, int]:
-    """Solve the dual; return ``(C_primal, C_dual, iterations)``.
+) -> tuple[np.ndarray, np.ndarray]:
+    """Solve the dual: ``(C_primal, C_dual)``, ``W = C_primal^T H`` and the multipliers in ``C_dual``.
 
-    ``W = C_primal^T H``, and ``C_dual`` holds the multipliers (the same matrix unless ``K`` is
-    singular).
-
-    With ``K`` non-singular and well-conditioned (``full_rank``) the dual is strongly convex and
-    one primal-dual active-set run solves it. Otherwise (``C`` not unique, KKT equations possibly
-    inconsistent) it runs on proximal subproblems ``+ ridge / 2 ||C - C_k||^2``, after each
-    solving the exact equations on the current active set, until ``accept`` passes with those
-    equations' multipliers or the proximal iterate's.
+    The two are the same matrix unless ``K`` is singular. With ``K`` non-singular and
+    well-conditioned (``full_rank``) the dual is strongly convex and one primal-dual active-set
+    run solves it. Otherwise (``C`` not unique, KKT equations possibly inconsistent) it runs on
+    proximal subproblems ``+ ridge / 2 ||C - C_k||^2``, after each solving the exact equations on
+    the current active set, until ``accept`` passes with those equations' multipliers or the
+    proximal iterate's.
     """
     if full_rank:
-        sub = _Subproblem(K, H, mask, 0.0, np.zeros(mask.shape))
-        C, active, n_iter = sub.pdas(np.zeros_like(mask), max_iter)
+        C, active, _ = _Subproblem(K, H, mask, 0.0, np.zeros(mask.shape)).pdas(np.zeros_like(mask), max_iter)
         if not accept(C, C):  # rounding accumulated by the updates: factor afresh
             C, _ = _Subproblem(K, H, mask, 0.0, np.zeros(mask.shape)).solve(active)
-        return C, C, n_iter
+        return C, C
     errors = []
     for weight in settings.ACTIVE_SET_PROX_RIDGES:
         ridge = weight * float(np.trace(K)) / K.shape[0]
@@ -241,22 +232,65 @@ def _active_set_loop(
                 total += n_iter
                 C, _ = exact.solve(active)
                 if accept(C, C):
-                    return C, C, total
+                    return C, C
                 if accept(C, center):
-                    return C, center, total
+                    return C, center
             raise SolverError(f"the proximal active-set method did not converge in {max_iter} iterations")
         except SolverError as exc:
             errors.append(f"ridge {weight:g}: {exc}")
     raise SolverError("; ".join(errors))
 
 
+def _square_root(rows: NTPRows, max_iter: int) -> tuple[np.ndarray, np.ndarray]:
+    """The primal-dual active-set method in square-root form (module docstring): ``(W, C)``.
+
+    For ``H`` of full row rank; nothing goes through ``K = H H^T``. From no active inequality, an
+    inequality enters when its logit exceeds ``t_j`` by more than its rounding bound (and
+    :data:`~ntpnb.settings.ACTIVE_SET_VIOLATION_TOL`), leaves when ``-C_jv <= 0``.
+    """
+    H = rows.data.H
+    mask = np.asarray(rows.data.support_mask)
+    m, V = mask.shape
+
+    @functools.cache
+    def block(key: bytes) -> tuple[np.ndarray, np.ndarray]:
+        """``Z = diag(1/s) U^T`` and ``Vt`` of ``H[F] = U diag(s) Vt`` (every singular value kept)."""
+        F = np.frombuffer(key, dtype=np.intp)
+        U, s, Vt = thin_svd(H[F], f"the embeddings of a block of {F.size} contexts")
+        with np.errstate(divide="ignore"):
+            return (U / s).T, Vt
+
+    def step(active: np.ndarray) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray]]:
+        free = mask | active
+        blocks = [(v, np.flatnonzero(free[:, v])) for v in range(V) if free[:, v].any()]
+        # t = argmin ||M t + c|| by a QR decomposition (rank m: every context is in some block)
+        M = np.zeros((sum(F.size for _, F in blocks), m))
+        c, row = [], 0
+        for v, F in blocks:
+            Z, _ = block(F.tobytes())
+            M[row : row + F.size, F] = Z
+            c.append(Z @ mask[F, v])
+            row += F.size
+        Q, R = scipy.linalg.qr(M, mode="economic", check_finite=False)
+        if not np.all(np.isfinite(R)) or np.any(np.diag(R) == 0):
+            raise SolverError("the square-root active-set equations are singular")
+        t = scipy.linalg.solve_triangular(R, -(Q.T @ np.concatenate(c)), check_finite=False)
+        W = np.zeros((V, H.shape[1]))
+        C = np.zeros((m, V))
+        for v, F in blocks:
+            Z, Vt = block(F.tobytes())
+            y = Z @ (mask[F, v] + t[F])
+            W[v] = Vt.T @ y
+            C[F, v] = Z.T @ y
+        noise = 2 * H.shape[1] * settings.FLOAT64_EPS * (np.abs(H) @ np.abs(W).T)
+        threshold = np.maximum(settings.ACTIVE_SET_VIOLATION_TOL, 2 * noise)
+        return H @ W.T - t[:, None] > threshold, C, (W, C)
+
+    (W, C), _, _ = _pdas(step, mask, np.zeros_like(mask), max_iter, "square-root active-set method")
+    return W, C
+
+
 # ---------------------------------------------------------------------------- the solver
-def _certified(rows: NTPRows, C_primal: np.ndarray, C_dual: np.ndarray) -> SVMSolution:
-    """``W = C_primal^T H`` certified with the multipliers of ``C_dual`` (:func:`ntpnb.qp.certify`)."""
-    W = C_primal.T @ rows.data.H
-    return certify(rows, W.ravel(), *rows.multipliers(C_dual), SOLVER_NAME, False)
-
-
 def _row_sum_residual(C: np.ndarray) -> float:
     """``max_j |sum_v C_jv| / max |C|``: how far the dual iterate is from its constraint ``C 1 = 0``.
 
@@ -319,113 +353,35 @@ def _solve(rows: NTPRows, max_iter: int) -> SVMSolution:
     K = data.H @ data.H.T
     mask = np.asarray(data.support_mask)
 
+    def certified(W: np.ndarray, C: np.ndarray) -> SVMSolution:
+        """``W`` certified with the multipliers read off ``C`` (:func:`ntpnb.qp.certify`)."""
+        return certify(rows, W.ravel(), *rows.multipliers(C), SOLVER_NAME, False)
+
     def accept(C_primal: np.ndarray, C_dual: np.ndarray) -> bool:
         kkt = settings.SVM_KKT_TOL
-        return _row_sum_residual(C_dual) <= kkt and _certified(rows, C_primal, C_dual).passes()
+        return _row_sum_residual(C_dual) <= kkt and certified(C_primal.T @ data.H, C_dual).passes()
 
-    def dual(full_rank: bool) -> Callable[[], tuple[SVMSolution, float]]:
-        def run() -> tuple[SVMSolution, float]:
-            C_primal, C, _ = _active_set_loop(K, data.H, mask, full_rank, max_iter, accept)
-            return _certified(rows, C_primal, C), _row_sum_residual(C)
+    def dual(full_rank: bool) -> tuple[np.ndarray, np.ndarray]:
+        C_primal, C = _active_set_loop(K, data.H, mask, full_rank, max_iter, accept)
+        return C_primal.T @ data.H, C
 
-        return run
-
-    methods: list[tuple[str, Callable[[], tuple[SVMSolution, float]]]] = []
+    methods: list[tuple[str, Callable[[], tuple[np.ndarray, np.ndarray]]]] = []
     if full_row_rank(data):
         if cholesky(K) is not None:
-            methods.append(("the dual in K", dual(True)))
-        methods.append(("the square-root form", lambda: _SquareRoot(rows).solve(max_iter)))
-    methods.append(("the proximal method", dual(False)))
+            methods.append(("the dual in K", functools.partial(dual, True)))
+        methods.append(("the square-root form", functools.partial(_square_root, rows, max_iter)))
+    methods.append(("the proximal method", functools.partial(dual, False)))
     failures = []
     for name, method in methods:
         try:
-            sol, row_sums = method()
+            W, C = method()
         except SolverError as exc:
             failures.append(f"{name}: {exc}")
             continue
+        sol, row_sums = certified(W, C), _row_sum_residual(C)
         if sol.passes() and row_sums <= settings.SVM_KKT_TOL:
             return sol
         failures.append(f"{name}: {sol.summary()}, row sums {row_sums:.2e}")
         if name == "the square-root form":
             break  # converged, exact for its active set: what fails is float64's rounding, not the method
     raise SolverError(f"the NTP-SVM answer of {SOLVER_NAME} failed verification: " + "; ".join(failures))
-
-
-class _SquareRoot:
-    """The primal-dual active-set method in square-root form (see the module docstring).
-
-    For ``H`` of full row rank; nothing goes through ``K = H H^T``.
-    """
-
-    def __init__(self, rows: NTPRows) -> None:
-        self.rows = rows
-        self.H = rows.data.H
-        self.mask = np.asarray(rows.data.support_mask)
-        self.cache: dict[bytes, tuple[np.ndarray, np.ndarray]] = {}
-
-    def _block(self, F: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``Z = diag(1/s) U^T`` and ``Vt`` of ``H[F] = U diag(s) Vt`` (every singular value kept)."""
-        key = F.tobytes()
-        if key not in self.cache:
-            U, s, Vt = thin_svd(self.H[F], f"the embeddings of a block of {F.size} contexts")
-            with np.errstate(divide="ignore"):
-                self.cache[key] = ((U / s).T, Vt)
-        return self.cache[key]
-
-    def _equations(self, active: np.ndarray) -> tuple[list, np.ndarray]:
-        """The blocks and the least-squares problem ``min_t ||M t + c||`` whose rows they give."""
-        m, V = self.mask.shape
-        free = self.mask | active
-        blocks, M_rows, c_rows = [], [], []
-        for v in range(V):
-            F = np.flatnonzero(free[:, v])
-            r = self.mask[F, v].astype(float)
-            blocks.append((F, r))
-            if F.size:
-                Z, _ = self._block(F)
-                E = np.zeros((F.size, m))
-                E[:, F] = Z
-                M_rows.append(E)
-                c_rows.append(Z @ r)
-        return blocks, np.vstack(M_rows), np.concatenate(c_rows)
-
-    def _common_logits(self, M: np.ndarray, c: np.ndarray) -> np.ndarray:
-        """``t = argmin ||M t + c||`` by a QR decomposition (rank ``m``: every context is in some block)."""
-        Q, R = scipy.linalg.qr(M, mode="economic", check_finite=False)
-        if not np.all(np.isfinite(R)) or np.any(np.diag(R) == 0):
-            raise SolverError("the square-root active-set equations are singular")
-        return scipy.linalg.solve_triangular(R, -(Q.T @ c), check_finite=False)
-
-    def step(self, active: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(W, C, t)`` with the ``active`` inequalities as equalities."""
-        m, V = self.mask.shape
-        blocks, M, c = self._equations(active)
-        t = self._common_logits(M, c)
-        W = np.zeros((V, self.H.shape[1]))
-        C = np.zeros((m, V))
-        for v, (F, r) in enumerate(blocks):
-            if F.size:
-                Z, Vt = self._block(F)
-                y = Z @ (r + t[F])
-                W[v] = Vt.T @ y
-                C[F, v] = Z.T @ y
-        return W, C, t
-
-    def solve(self, max_iter: int) -> tuple[SVMSolution, float]:
-        """Primal-dual active-set iterations from no active inequality; the certified answer and its row sums.
-
-        An inequality enters when its logit exceeds ``t_j`` by more than its rounding bound
-        (and :data:`~ntpnb.settings.ACTIVE_SET_VIOLATION_TOL`), leaves when ``-C_jv <= 0``.
-        """
-        d = self.H.shape[1]
-
-        def step(active: np.ndarray) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray]]:
-            W, C, t = self.step(active)
-            noise = 2 * d * settings.FLOAT64_EPS * (np.abs(self.H) @ np.abs(W).T)
-            threshold = np.maximum(settings.ACTIVE_SET_VIOLATION_TOL, 2 * noise)
-            return self.H @ W.T - t[:, None] > threshold, C, (W, C)
-
-        start = np.zeros_like(self.mask)
-        (W, C), _, _ = _pdas(step, self.mask, start, max_iter, "square-root active-set method")
-        sol = certify(self.rows, W.ravel(), *self.rows.multipliers(C), SOLVER_NAME, False)
-        return sol, _row_sum_residual(C)

@@ -25,20 +25,14 @@ from numpy.typing import ArrayLike
 
 from .. import optim
 from ..validation import as_generator
-from .descent import check_sampling, checked_start, run_decoder
+from .descent import checked_start, run_decoder
 from .loss import entropy, kl_divergence
 from .max_margin import ntp_svm
 from .ntp_data import NTPData, require_data
 from .separability import finite_solution
 from .subspace import f_decomposition
 
-__all__ = [
-    "Limits",
-    "limits",
-    "tracker",
-    "train",
-    "TRACKED",
-]
+__all__ = ["Limits", "limits", "tracker", "train", "TRACKED"]
 
 Array = np.ndarray
 
@@ -169,9 +163,7 @@ def train(
     if W0 is None:
         W0 = optim.lecun_init((data.V, data.d), fan_in=data.d, seed=rng)
     W0 = checked_start(data, W0)
-    lim = limits(data) if lim is None else lim
-    if batch_size is not None:
-        batch_size = check_sampling(batch_size, sampling)
+    record = tracker(data, limits(data) if lim is None else lim, keep_iterates=keep_iterates)
     if record_at is None:
         record_at = optim.log_grid(n_iter, n_records)
     return run_decoder(
@@ -179,7 +171,7 @@ def train(
         optimizer,
         n_iter,
         W0,
-        record=tracker(data, lim, keep_iterates=keep_iterates),
+        record=record,
         record_at=record_at,
         batch_size=batch_size,
         sampling=sampling,

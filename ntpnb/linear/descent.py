@@ -87,12 +87,12 @@ def uses_logit_form(data: NTPData, optimizer: optim.Optimizer, batch_size: int |
     return batch_size is None and optimizer.name in ("gd", "sgd", "ngd") and data.m <= data.d
 
 
-def _logits(W0: Array, HT: Array) -> Array:
-    """``LT`` ``(b, V, m)``: each trial's logits ``W0 H^T`` transposed."""
-    LT = np.empty((W0.shape[0], W0.shape[1], HT.shape[1]))
-    for t in range(W0.shape[0]):
-        _loops().matmul_into(W0[t], HT, LT[t])
-    return LT
+def _batched(A: Array, B: Array) -> Array:
+    """``A[t] @ B`` for each trial ``t`` (``A`` of shape ``(b, r, k)``), by the compiled product."""
+    out = np.empty((A.shape[0], A.shape[1], B.shape[1]))
+    for t in range(A.shape[0]):
+        _loops().matmul_into(A[t], B, out[t])
+    return out
 
 
 class _WeightForm:
@@ -113,7 +113,7 @@ class _WeightForm:
         self.powers = np.ones(2)  # [b1^k, b2^k] after k steps
         self.H, self.HT, self.PT, self.pi, self.P = map(_own, (data.H, data.H.T, data.P.T, data.pi, data.P))
         self.batch_size, self.rng, self.sequences = batch_size or 0, rng, sampling == "sequences"
-        self.LT = np.empty((W0.shape[0], data.V, 0)) if batch_size else _logits(W0, self.HT)
+        self.LT = np.empty((W0.shape[0], data.V, 0)) if batch_size else _batched(W0, self.HT)
         self.macs_per_step = 2 * W0.shape[0] * (batch_size or data.m) * data.V * data.d
 
     def draw(self, n: int) -> tuple[Array, Array]:
@@ -161,11 +161,7 @@ class _LogitForm(_WeightForm):
         )  # fmt: skip
 
     def iterate(self) -> Array:
-        W = np.empty_like(self.W)
-        for t in range(W.shape[0]):
-            _loops().matmul_into(self.S[t], self.H, W[t])
-        np.subtract(self.W, W, out=W)
-        return W
+        return self.W - _batched(self.S, self.H)
 
 
 def checked_start(data: NTPData, W0: ArrayLike) -> Array:

@@ -15,15 +15,7 @@ from numpy.typing import ArrayLike
 from ..errors import InvalidDataError
 from .ntp_data import NTPData, as_float_array, check_decoder, require_data
 
-__all__ = [
-    "logits",
-    "softmax",
-    "entropy",
-    "ce_loss",
-    "ce_grad",
-    "ce_loss_and_grad",
-    "kl_divergence",
-]
+__all__ = ["logits", "softmax", "entropy", "ce_loss", "ce_grad", "ce_loss_and_grad", "kl_divergence"]
 
 
 def logits(data: NTPData, W: ArrayLike) -> np.ndarray:
@@ -54,18 +46,6 @@ def _shifted(L: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return D, np.log(np.exp(D).sum(axis=1))
 
 
-def _logit_matrix(L: ArrayLike) -> np.ndarray:
-    arr = as_float_array(L, "the logit matrix L", np.ndim(L) if isinstance(L, np.ndarray) else 2)
-    if arr.ndim != 2:
-        raise InvalidDataError(
-            f"L must be an (m, V) logit matrix, got shape {arr.shape}; "
-            "for one vector l use softmax(l[None])[0]"
-        )
-    if arr.shape[1] == 0:
-        raise InvalidDataError(f"L must have at least one column (token), got shape {arr.shape}")
-    return arr
-
-
 def softmax(L: ArrayLike) -> np.ndarray:
     """Row-wise softmax of an ``(m, V)`` logit matrix, exact to rounding for any finite logits.
 
@@ -75,7 +55,15 @@ def softmax(L: ArrayLike) -> np.ndarray:
         If ``L`` is not a 2-D array of finite real numbers (for one vector ``l``, use
         ``softmax(l[None])[0]``).
     """
-    D, lse = _shifted(_logit_matrix(L))
+    arr = as_float_array(L, "the logit matrix L", np.ndim(L) if isinstance(L, np.ndarray) else 2)
+    if arr.ndim != 2:
+        raise InvalidDataError(
+            f"L must be an (m, V) logit matrix, got shape {arr.shape}; "
+            "for one vector l use softmax(l[None])[0]"
+        )
+    if arr.shape[1] == 0:
+        raise InvalidDataError(f"L must have at least one column (token), got shape {arr.shape}")
+    D, lse = _shifted(arr)
     return np.exp(D - lse[:, None])
 
 
@@ -137,15 +125,13 @@ def _grad_from_shifted(data: NTPData, D: np.ndarray, lse: np.ndarray) -> np.ndar
 def kl_divergence(data: NTPData, W: ArrayLike) -> float:
     """``CE(W) - H = sum_j pi_j KL(p_j || S(W h_j))``, computed without cancellation.
 
-    The divergence of each context splits into two non-negative parts: the divergence of
-    ``p_j`` from the softmax restricted to ``S_j``, and ``-log`` of the mass the softmax puts
-    on ``S_j``. The second part, which is all that is left when ``W`` satisfies the
-    compatibility equations, is evaluated as ``log(1 + out-of-support odds)`` without forming
-    ``1 + odds``, so it keeps its relative accuracy however small it is, where ``CE(W) - H``
-    would drown in the rounding of ``CE`` (about 1e-16 times ``CE``). The first part is limited
-    by the rounding of the logits themselves (about 1e-16 times their size) and is clipped at 0
-    from below (it is non-negative in exact arithmetic). Both parts use logits shifted by the
-    largest in-support and out-of-support logit, so they stay exact for huge logits.
+    Each context's divergence is the sum of two non-negative parts: that of ``p_j`` from the
+    softmax restricted to ``S_j`` (limited by the rounding of the logits, about 1e-16 times their
+    size, and clipped at 0 from below), and ``-log`` of the mass the softmax puts on ``S_j``, all
+    that is left when ``W`` satisfies the compatibility equations: ``log(1 + out-of-support
+    odds)``, never forming ``1 + odds``, relatively accurate however small, where ``CE(W) - H``
+    would drown in the rounding of ``CE`` (about 1e-16 times ``CE``). Both use logits shifted by
+    the largest in-support and out-of-support logit, exact for huge logits.
 
     Raises
     ------

@@ -6,58 +6,49 @@ wrong matrices reported optimal), so the path is solved in the structure the pap
 
 The split
 ---------
-Write ``W = W* + delta + W_perp`` with ``W*`` the finite solution (in F), ``delta`` in F and
-``W_perp`` in F-perp. A matrix in F-perp leaves every in-support logit difference unchanged, so
-the loss is evaluated from the logits of ``delta`` and the margins of ``W_perp`` alone, never
-adding a tiny ``delta`` to ``W*`` in floating point (:func:`.regpath_gram.split_loss`). The minimizer lies in
+``W = W* + delta + W_perp`` with ``W*`` the finite solution (in F), ``delta`` in F and ``W_perp``
+in F-perp. A matrix in F-perp leaves every in-support logit difference unchanged, so the loss is
+evaluated from the logits of ``delta`` and the margins of ``W_perp`` alone, never adding a tiny
+``delta`` to ``W*`` in floating point (:func:`.regpath_gram.split_loss`). The minimizer lies in
 ``R``, the matrices with zero column sums and rows in the span of the embeddings (the loss
-ignores the rest). Two representations of the split share the solver below:
-
-* orthonormal bases of F (``alpha``, for ``delta``) and of ``R ∩ F-perp`` (``beta``, for
-  ``W_perp``) (:class:`PathStructure`), for any rank of ``H``; the Newton system is a dense
-  matrix of size ``(V - 1) rank H``;
-* when ``H`` has full row rank, coefficients in the Gram matrix ``K = H H^T``
-  (:mod:`.regpath_gram`): ``delta = C^T H`` with ``C`` on the supports, and the margins of
-  ``W_perp`` themselves; the Newton system is solved through ``V`` matrices of size at most ``m``
-  and one of size ``m``, and no basis of F or of ``R`` is formed.
+ignores the rest). Two representations of the split (:class:`.regpath_gram.Split`) share the
+solver: orthonormal bases of F and of ``R ∩ F-perp`` (:class:`PathStructure`, any rank of ``H``;
+a dense Newton system of size ``(V - 1) rank H``), and, when ``H`` has full row rank,
+coefficients in the Gram matrix ``K = H H^T`` (:class:`.regpath_gram.GramStructure`; Newton's
+system through ``V`` matrices of size at most ``m`` and one of size ``m``, no basis formed).
 
 The solver
 ----------
-For each radius a Newton method on the KKT system ``grad f + lambda W = 0, ||W|| = B`` in the
+For each radius, Newton's method on the KKT system ``grad f + lambda W = 0, ||W|| = B`` in the
 split coordinates and ``log lambda`` (the F block of the Hessian is of order one, the F-perp
-block of the order of the out-of-support mass), a bounded step in logit space, warm starts
-from the previous radius with a first-order predictor, and radii inserted in between when a
-step does not converge. Newton's iterates depend only on the matrices ``W``, not the
-coordinates (every norm and inner product is the matrices'), so both representations follow
-the same path.
+block of the order of the out-of-support mass), a bounded step in logit space, warm starts from
+the previous radius by a first-order predictor, and radii inserted in between when a step does
+not converge. The iterates depend only on the matrices ``W`` (every norm and inner product is
+the matrices'), so both representations follow the same path.
 
-Each answer is certified before it is returned: ``||W_B|| = B``, ``lambda > 0`` and the KKT
-residual ``grad CE(W_B) + lambda W_B`` small relative to the gradient, checked separately on F
-and on F-perp (on F the gradient is smaller than on F-perp by a factor ``||W*|| / B``, so a
-combined residual would not see it). Strict convexity of CE on ``R`` makes a KKT point with
-``lambda > 0`` the unique minimizer. Each residual, plus how far it moves when the coordinates
-of ``W_B`` move by their own rounding, must be within the tolerance (a tiny in-support
+Each answer is certified: ``||W_B|| = B``, ``lambda > 0`` and the KKT residual ``grad CE(W_B) +
+lambda W_B`` small relative to the gradient, on F and on F-perp separately (on F the gradient is
+smaller by a factor ``||W*|| / B``, which a combined residual would not see), each residual plus
+how far it moves when the coordinates of ``W_B`` move by their own rounding (a tiny in-support
 probability can make the F-gradient a cancellation float64 no longer resolves; the error says
-so).
+so). Strict convexity of CE on ``R`` makes a KKT point with ``lambda > 0`` the unique minimizer.
 
 Where float64 ends
 ------------------
-The out-of-support probabilities of ``W_B`` are about ``exp(-B / ||W^mm||)`` (the smallest
-margin of ``W_B`` is about ``B / ||W^mm||``), and so are ``CE - H``, the gradient and
-``B lambda``. The F-part ``P_F(W_B) - W*`` shrinks at the same rate and drops below the
-rounding of the entries of ``W_B`` (``1e-16 B``) at ``B / ||W^mm||`` of 35 to 40, so the result
-keeps it separately.
-The certificate itself needs ``lambda`` and the quantities of order ``lambda * eps`` to be
-normal doubles, i.e. ``lambda >= 2.2e-308 / 2.2e-16 = 1e-292``
-(:data:`ntpnb.settings.PATH_MIN_LAMBDA`), which holds up to ``B / ||W^mm||`` of about 660;
-beyond it the loss is flat to double precision around ``W_B`` and
+The out-of-support probabilities of ``W_B`` (its smallest margin is about ``B / ||W^mm||``),
+``CE - H``, the gradient and ``B lambda`` are about ``exp(-B / ||W^mm||)``. The F-part ``P_F(W_B)
+- W*`` shrinks at the same rate, below the rounding of the entries of ``W_B`` (``1e-16 B``) from
+``B / ||W^mm||`` of 35 to 40, so the result keeps it separately. The certificate needs
+``lambda`` and the quantities of order ``lambda * eps`` to be normal doubles, ``lambda >=
+2.2e-308 / 2.2e-16 = 1e-292`` (:data:`ntpnb.settings.PATH_MIN_LAMBDA`), which holds up to ``B /
+||W^mm||`` of about 660; beyond it the loss is flat to double precision around ``W_B`` and
 :class:`~ntpnb.errors.PathCertificateError` is raised instead of returning a matrix.
 """
 
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -78,7 +69,7 @@ from ..parallel import limit_threads
 from ..validation import as_float, frozen
 from .gram_blocks import NoConvergenceError as _NoConvergenceError
 from .ntp_data import NTPData, cached_per_data, normalized
-from .regpath_gram import GramStructure, SplitLoss, gram_structure, split_loss, star_exponents
+from .regpath_gram import Split, SplitLoss, gram_structure, split_loss, star_exponents
 from .separability import finite_solution, is_separable
 from .subspace import embedding_svd, f_decomposition
 
@@ -102,9 +93,9 @@ class _DenseEval:
     jac: np.ndarray  # (m, V, n): d logits / d (alpha, beta)
 
 
-@dataclass(frozen=True)
-class PathStructure:
-    """Everything about ``data`` the path solver needs in orthonormal bases, computed once per data set.
+@dataclass(frozen=True, eq=False)
+class PathStructure(Split):
+    """The split of a data set in orthonormal bases (:func:`path_structure`).
 
     The coordinates of a matrix ``W`` in ``R`` are ``(alpha, beta)``: its components in F and in
     ``R ∩ F-perp`` in the two bases (so inner products and norms are those of the coordinates).
@@ -114,32 +105,10 @@ class PathStructure:
     basis_f: np.ndarray
     #: Orthonormal rows spanning ``R ∩ F-perp`` (:func:`perp_basis`).
     basis_perp: np.ndarray
-    #: Coordinates of ``W*`` in ``basis_f``.
-    w_star: np.ndarray
-    #: ``W*`` as a ``(V, d)`` matrix.
-    W_star: np.ndarray
     #: ``(m, V, r)``: logits ``(delta h_j)_v`` of each basis matrix of F.
     T_F: np.ndarray
     #: ``(m, V, k)``: ``margin_jv`` of each basis matrix of ``R ∩ F-perp`` (0 on supports).
     margins: np.ndarray
-    #: ``(m, V)``: ``a_jv``, the out-of-support logits of ``W*`` minus its in-support log-normalizer
-    #: (``-inf`` on supports).
-    a: np.ndarray
-
-    @property
-    def n_f(self) -> int:
-        """Dimension of F (the coordinates of the F block)."""
-        return self.basis_f.shape[0]
-
-    @property
-    def n_perp(self) -> int:
-        """Coordinates of the F-perp block (the dimension of ``R ∩ F-perp``)."""
-        return self.basis_perp.shape[0]
-
-    @property
-    def w_star_norm(self) -> float:
-        """``||W*||``."""
-        return _norm(self.w_star)
 
     def evaluate(self, data: NTPData, theta: np.ndarray, hessian: bool) -> _DenseEval:
         """The loss at the split coordinates ``theta = (alpha, beta)``, its gradient (and Hessian)."""
@@ -157,9 +126,6 @@ class PathStructure:
             Jqw = np.sqrt(pi)[:, None] * Jq
             hess = Jw.T @ Jw - Jqw.T @ Jqw  # sum_j pi_j J_j^T (diag(q_j) - q_j q_j^T) J_j
         return _DenseEval(loss=loss, grad=grad, hess=hess, jac=jac)
-
-    def workspace(self) -> None:
-        """Nothing is kept between Newton steps."""
 
     def solve(
         self, ev: _DenseEval, lam: float, rhs: np.ndarray, ws: None = None, rtol: ArrayLike = 0.0
@@ -262,14 +228,18 @@ def path_structure(data: NTPData) -> PathStructure:
     T_perp = logits_of(basis_perp)
     u = np.einsum("jv,jvi->ji", data.P, T_perp)  # the common in-support logit
     margins = np.where(mask[:, :, None], 0.0, u[:, None, :] - T_perp)
+    w_star = basis_f @ W_star.ravel()
     return PathStructure(
+        W_star=W_star,
+        a=frozen(star_exponents(data, W_star), order="K"),
+        w_star=w_star,
+        w_star_norm=_norm(w_star),
+        n_f=basis_f.shape[0],
+        n_perp=basis_perp.shape[0],
         basis_f=frozen(basis_f, order="K"),
         basis_perp=frozen(basis_perp, order="K"),
-        w_star=basis_f @ W_star.ravel(),
-        W_star=W_star,
         T_F=frozen(T_F, order="K"),
         margins=frozen(margins, order="K"),
-        a=frozen(star_exponents(data, W_star), order="K"),
     )
 
 
@@ -285,20 +255,16 @@ def uses_gram_form(data: NTPData) -> bool:
     return svd.rank == data.m and float(svd.s[0] / svd.s[-1]) ** 2 <= settings.PATH_GRAM_MAX_COND
 
 
-#: What the solver asks of a representation of the split: the methods of :class:`PathStructure`.
-_Structure = PathStructure | GramStructure
-
-
 # ---------------------------------------------------------------------------- Newton on the KKT system
 @dataclass
 class _State:
     """A point ``(theta, lambda)`` of the Newton iteration.
 
-    ``theta = (alpha, beta)`` in the split (``direct`` False): the F-part of ``W`` is
-    ``w* + alpha``, kept as the offset ``alpha``, which keeps its relative accuracy at large
-    radii. Below ``||W*||``, where ``w* + alpha`` would cancel (relative error
-    ``eps ||W*|| / B``), ``theta = (u, beta)`` holds ``W``'s own coordinates (``direct`` True,
-    ``u = w* + alpha``). :func:`_represent` chooses by the radius.
+    ``theta = (alpha, beta)`` in the split (``direct`` False): the F-part of ``W`` is ``w* +
+    alpha``, kept as the offset ``alpha``, which keeps its relative accuracy at large radii. Below
+    ``||W*||``, where ``w* + alpha`` would cancel (relative error ``eps ||W*|| / B``), ``theta =
+    (w* + alpha, beta)`` holds ``W``'s own coordinates (``direct`` True); :func:`_solve_radius`
+    chooses by the radius.
     """
 
     theta: np.ndarray
@@ -306,8 +272,8 @@ class _State:
     direct: bool = False
 
 
-def _theta(st: _Structure, state: _State, direct: bool) -> np.ndarray:
-    """The coordinates of ``state`` in the direct (``(w* + alpha, beta)``, ``W`` itself) or the split form."""
+def _theta(st: Split, state: _State, direct: bool) -> np.ndarray:
+    """The coordinates of ``state`` in the direct (``W`` itself) or the split form."""
     if direct == state.direct:
         return state.theta
     theta = state.theta.copy()
@@ -315,14 +281,8 @@ def _theta(st: _Structure, state: _State, direct: bool) -> np.ndarray:
     return theta
 
 
-def _represent(st: _Structure, state: _State, B: float) -> _State:
-    """``state`` in the representation for radius ``B``: direct below ``||W*||``, split above."""
-    direct = B < st.w_star_norm
-    return state if direct == state.direct else _State(_theta(st, state, direct), state.lam, direct)
-
-
 def _newton_direction(
-    st: _Structure, ev: Any, state: _State, B: float, ws: Any = None, rtol: float = 0.0, b_rtol: float = 0.0
+    st: Split, ev: Any, state: _State, B: float, ws: Any = None, rtol: float = 0.0, b_rtol: float = 0.0
 ):
     """Newton step of the KKT system: ``(a, b, d_lambda)``, ``b = K^{-1} w``, to ``rtol`` and ``b_rtol``."""
     r = st.n_f
@@ -338,19 +298,12 @@ def _newton_direction(
     return a_vec, b_vec, d_lam
 
 
-def _relative_step(st: _Structure, d_theta: np.ndarray, theta: np.ndarray) -> tuple[float, float]:
-    """The size of a step relative to the point, on F and on F-perp (norms of the matrices)."""
-    tiny = np.finfo(float).tiny
-    step_f, step_p = st.block_norms(d_theta)
-    at_f, at_p = st.block_norms(theta)
-    return (step_f / max(at_f, tiny) if st.n_f else 0.0), step_p / max(at_p, tiny)
-
-
-def _solve_radius(
-    data, st: _Structure, state: _State, B: float, ws: Any = None
-) -> tuple[_State, int, np.ndarray]:
+def _solve_radius(data, st: Split, state: _State, B: float, ws: Any = None) -> tuple[_State, int, np.ndarray]:
     """Newton at radius ``B`` from ``state``: the point, the iterations, ``K^{-1} w`` of the last step."""
-    state = _represent(st, state, B)
+    direct = B < st.w_star_norm
+    if direct != state.direct:
+        state = _State(_theta(st, state, direct), state.lam, direct)
+    tiny = np.finfo(float).tiny
     prev_size = last_size = np.inf
     for it in range(1, settings.PATH_MAX_NEWTON + 1):
         ev = st.evaluate(data, _theta(st, state, False), hessian=True)
@@ -367,23 +320,23 @@ def _solve_radius(
         d_theta = -a_vec - state.lam * d_nu * b_vec
         step_logits = st.logit_step(ev, d_theta)
         t = min(1.0, settings.PATH_MAX_LOGIT_STEP / step_logits) if step_logits > 0 else 1.0
-        new_theta = state.theta + t * d_theta
-        new_state = _State(new_theta, state.lam * float(np.exp(t * d_nu)), state.direct)
-        size = max(abs(d_nu), *_relative_step(st, d_theta, state.theta))
+        # the size of the step relative to the point, on F and on F-perp (norms of the matrices)
+        (step_f, step_p), (at_f, at_p) = st.block_norms(d_theta), st.block_norms(state.theta)
+        size = max(abs(d_nu), step_f / max(at_f, tiny) if st.n_f else 0.0, step_p / max(at_p, tiny))
         # converged one full step after the first full step below PATH_NEWTON_RTOL (see there):
         # the count does not depend on the size of rounding-level steps
         converged = t == 1.0 and prev_size <= settings.PATH_NEWTON_RTOL
         prev_size = size if t == 1.0 else np.inf
         last_size = t * size
-        state = new_state
-        if not (np.all(np.isfinite(state.theta)) and state.lam >= np.finfo(float).tiny):
+        state = _State(state.theta + t * d_theta, state.lam * float(np.exp(t * d_nu)), state.direct)
+        if not (np.all(np.isfinite(state.theta)) and state.lam >= tiny):
             raise _NoConvergenceError
         if converged:
             return state, it, b_vec
     raise _NoConvergenceError
 
 
-def _tangent_from(st: _Structure, state: _State, B: float, b_vec: np.ndarray) -> tuple[np.ndarray, float]:
+def _tangent_from(st: Split, state: _State, B: float, b_vec: np.ndarray) -> tuple[np.ndarray, float]:
     """``(d theta / dB, d log lambda / dB)`` at a solved point, from ``b = K^{-1} w`` of its last Newton step.
 
     Differentiating ``grad f + lambda W = 0, ||W||^2 = B^2`` in ``B``: ``d theta / dB = -(d
@@ -394,7 +347,7 @@ def _tangent_from(st: _Structure, state: _State, B: float, b_vec: np.ndarray) ->
     return -d_lam_dB * b_vec, d_lam_dB / state.lam
 
 
-def _initial_state(data, st: _Structure, B: float) -> _State:
+def _initial_state(data, st: Split, B: float) -> _State:
     """The path starts at ``W = 0`` in the direction of steepest descent."""
     theta0 = np.concatenate([-st.w_star, np.zeros(st.n_perp)])
     # the coordinates of W = 0 are alpha = -w*: evaluate the gradient there
@@ -409,32 +362,21 @@ def _initial_state(data, st: _Structure, B: float) -> _State:
 
 
 # ---------------------------------------------------------------------------- the certificate
-@dataclass(frozen=True)
-class _Certificate:
-    W: np.ndarray
-    f_offset: np.ndarray
-    f_distance: float
-    kl: float
-    out_mass: float
-    norm_error: float
-    kkt: float
-    kkt_f: float
-    kkt_perp: float
+#: The relative KKT residuals a certificate checks, with the names its error gives them.
+_RESIDUALS = {"kkt_f": "KKT residual on F", "kkt_perp": "on F-perp", "kkt": "in total"}
 
 
-def _measure(data, st: _Structure, state: _State, B: float) -> _Certificate:
-    """The certificate's measurements at ``state`` (no verdict)."""
+def _measure(data, st: Split, state: _State, B: float) -> dict[str, Any]:
+    """The certificate's measurements at ``state`` (no verdict), named as in :class:`RegularizationPath`."""
     V, d = data.V, data.d
     r = st.n_f
     lam = state.lam
     split = _theta(st, state, False)
-    alpha, beta = split[:r], split[r:]
     ev = st.evaluate(data, split, hessian=False)
     g, G_F = st.gradient_split(data, ev)  # grad CE(W) and its F part, vec (V d)
     G_perp = g - G_F
-    delta = st.f_matrix(alpha)
-    W_perp = st.perp_matrix(beta)
-    norm = st.norm(_theta(st, state, True))
+    delta = st.f_matrix(split[:r])
+    W_perp = st.perp_matrix(split[r:])
 
     def rel(num: np.ndarray, den: float) -> float:
         return _norm(num) / den if den > 0 else np.inf
@@ -445,45 +387,25 @@ def _measure(data, st: _Structure, state: _State, B: float) -> _Certificate:
     else:
         W_F = st.W_star.ravel() + delta
         lam_W_F = lam * st.W_star.ravel() + lam * delta
-    # with F = {0} (every support a single token) there is no F block to certify
-    kkt_f = rel(G_F + lam_W_F, _norm(G_F)) if st.n_f else 0.0
-    kkt_perp = rel(G_perp + lam * W_perp, _norm(G_perp))
     W = (W_F + W_perp).reshape(V, d)
-    kkt = rel(g + lam * W.ravel(), _norm(g))
-    return _Certificate(
-        W=W,
-        f_offset=delta.reshape(V, d),
-        f_distance=st.block_norms(split)[0],
-        kl=ev.loss.kl,
-        out_mass=ev.loss.out_mass,
-        norm_error=abs(norm - B) / B,
-        kkt=kkt,
-        kkt_f=kkt_f,
-        kkt_perp=kkt_perp,
-    )
+    return {
+        "W": W,
+        "f_offset": delta.reshape(V, d),
+        "f_distance": st.block_norms(split)[0],
+        "kl": ev.loss.kl,
+        "out_mass": ev.loss.out_mass,
+        "norm_error": abs(st.norm(_theta(st, state, True)) - B) / B,
+        # with F = {0} (every support a single token) there is no F block to certify
+        "kkt_f": rel(G_F + lam_W_F, _norm(G_F)) if st.n_f else 0.0,
+        "kkt_perp": rel(G_perp + lam * W_perp, _norm(G_perp)),
+        "kkt": rel(g + lam * W.ravel(), _norm(g)),
+    }
 
 
-def _resolution(data, st: _Structure, state: _State, B: float, base: _Certificate) -> float:
-    """The largest change of the three KKT residuals from ``base`` when every coordinate moves by ``+-eps``.
-
-    Four seeded perturbations of the coordinates of ``state`` by their own rounding.
-    """
-    rng = np.random.default_rng(0)
-    eps = settings.FLOAT64_EPS
-    spread = 0.0
-    for _ in range(4):
-        theta = state.theta * (1.0 + eps * rng.choice([-1.0, 1.0], size=state.theta.size))
-        moved = _measure(data, st, _State(theta, state.lam, state.direct), B)
-        for name in ("kkt", "kkt_f", "kkt_perp"):
-            spread = max(spread, abs(getattr(moved, name) - getattr(base, name)))
-    return spread
-
-
-def _certify(data, st: _Structure, state: _State, B: float) -> _Certificate:
-    """Verify ``state`` as the minimizer at radius ``B``; raise PathCertificateError if not."""
+def _certify(data, st: Split, state: _State, B: float) -> dict[str, Any]:
+    """Verify ``state`` as the minimizer at radius ``B``: its :func:`_measure`, or PathCertificateError."""
     cert = _measure(data, st, state, B)
     lam = state.lam
-    kkt, kkt_f, kkt_perp = cert.kkt, cert.kkt_f, cert.kkt_perp
     problems = []
     if not lam >= settings.PATH_MIN_LAMBDA:
         problems.append(
@@ -491,13 +413,19 @@ def _certify(data, st: _Structure, state: _State, B: float) -> _Certificate:
             "probabilities exp(-margin) of W_B, the gradient and lambda are leaving the range of "
             "normal doubles, where the KKT residual can no longer be measured to full precision"
         )
-    if cert.norm_error > settings.PATH_NORM_RTOL:
-        problems.append(f"| ||W|| - B | / B = {cert.norm_error:.2e}")
-    # each residual plus how far W_B's own rounding moves it stays within the tolerance
-    spread = _resolution(data, st, state, B, cert)
-    for name, value in (("KKT residual on F", kkt_f), ("on F-perp", kkt_perp), ("in total", kkt)):
-        if not value + spread <= settings.PATH_KKT_RTOL:
-            problems.append(f"{name} {value:.2e}")
+    if cert["norm_error"] > settings.PATH_NORM_RTOL:
+        problems.append(f"| ||W|| - B | / B = {cert['norm_error']:.2e}")
+    # each residual plus how far W_B's own rounding moves it stays within the tolerance: the
+    # largest change of the residuals over four seeded moves of every coordinate by +-eps
+    rng = np.random.default_rng(0)
+    spread = 0.0
+    for _ in range(4):
+        theta = state.theta * (1.0 + settings.FLOAT64_EPS * rng.choice([-1.0, 1.0], size=state.theta.size))
+        moved = _measure(data, st, _State(theta, lam, state.direct), B)
+        spread = max(spread, *(abs(moved[name] - cert[name]) for name in _RESIDUALS))
+    for name, label in _RESIDUALS.items():
+        if not cert[name] + spread <= settings.PATH_KKT_RTOL:
+            problems.append(f"{label} {cert[name]:.2e}")
     if problems and spread >= settings.PATH_KKT_RTOL / 10:
         problems.append(
             f"float64 does not resolve the KKT conditions here: moving the coordinates of W_B "
@@ -695,10 +623,9 @@ def _path(data: NTPData, B_all: np.ndarray, end: _PathEnd | None) -> Regularizat
         for B in B_all:
             state, its, b_vec = _continue(data, st, state, b_vec, B_cur, B, ws)
             B_cur = B
-            records.append((_certify(data, st, state, B), state.lam, its))
-    out = {k.name: np.array([getattr(c, k.name) for c, _, _ in records]) for k in fields(_Certificate)}
-    out.update(radii=B_all, lam=[lam for _, lam, _ in records], newton_iterations=[n for *_, n in records])
-    arrays = {name: frozen(arr, order="K") for name, arr in out.items()}
+            records.append({**_certify(data, st, state, B), "lam": state.lam, "newton_iterations": its})
+    arrays = {name: frozen(np.array([rec[name] for rec in records]), order="K") for name in records[0]}
+    arrays["radii"] = frozen(B_all, order="K")
     return RegularizationPath(**arrays, _end=_PathEnd(data, state, float(B_all[-1]), b_vec, ws))
 
 
@@ -714,7 +641,7 @@ def _failure_message(state: _State, B_from: float, B_to: float) -> str:
     return msg
 
 
-def _predict(st: _Structure, state: _State, d_theta: np.ndarray, dB: float) -> np.ndarray:
+def _predict(st: Split, state: _State, d_theta: np.ndarray, dB: float) -> np.ndarray:
     """The predicted coordinates at radius ``B + dB`` from the tangent ``d_theta`` at ``B``.
 
     The F part ``delta = P_F(W_B) - W*`` falls like ``exp(-B / ||W^mm||)``, which the linear step
@@ -725,7 +652,7 @@ def _predict(st: _Structure, state: _State, d_theta: np.ndarray, dB: float) -> n
     """
     theta = state.theta + dB * d_theta
     r = st.n_f
-    if state.direct or not st.n_f:
+    if state.direct or not r:
         return theta
     delta = np.zeros_like(state.theta)
     delta[:r] = state.theta[:r]
@@ -743,7 +670,7 @@ def _predict(st: _Structure, state: _State, d_theta: np.ndarray, dB: float) -> n
 
 
 def _continue(
-    data, st, state: _State, b_vec: np.ndarray, B_from: float, B_to: float, ws: Any = None
+    data, st: Split, state: _State, b_vec: np.ndarray, B_from: float, B_to: float, ws: Any = None
 ) -> tuple[_State, int, np.ndarray]:
     """Follow the path from a solved point at ``B_from`` to ``B_to``, subdividing on failure.
 

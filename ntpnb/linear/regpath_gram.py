@@ -2,74 +2,67 @@
 
 The loss in the split
 ---------------------
-Both representations of the path evaluate the loss from ``L_delta``, the logits of ``delta``
-(in F), and ``margins``, those of ``W_perp`` (``margin_jv = (e_z - e_v)^T W_perp h_j`` for any
-``z`` in ``S_j``; 0 on the supports). For context ``j`` with support ``S`` the softmax restricted
-to ``S`` is ``s_z = p_z e^{D_z} / sum_z' p_z' e^{D_z'}`` with ``D`` the centered logits of
-``delta`` on ``S``, and the out-of-support tokens ``v`` enter through the exponents
+Both representations evaluate the loss from ``L_delta``, the logits of ``delta`` (in F), and
+the margins of ``W_perp`` (``margin_jv = (e_z - e_v)^T W_perp h_j`` for any ``z`` in ``S_j``; 0
+on the supports). For context ``j`` the softmax restricted to its support is ``s_z = p_z e^{D_z}
+/ sum_z' p_z' e^{D_z'}`` with ``D`` the centered logits of ``delta`` on ``S_j``, and the
+out-of-support tokens ``v`` enter through the exponents
 
     x_jv = a_jv + (delta h_j)_v - <p_j, Delta_j> - KL_in_j - margin_jv,
 
-with ``a_jv`` the out-of-support logit of ``W*`` relative to its in-support normalizer
+``a_jv`` the out-of-support logit of ``W*`` relative to its in-support normalizer
 (:func:`star_exponents`). Then ``CE(W) - H = sum_j pi_j [KL_in_j + log(1 + sum_v e^{x_jv})]``,
-evaluated with ``expm1``/``log1p``-type formulas that keep full relative accuracy however
-small the terms are (:func:`split_loss`).
+evaluated by ``expm1``/``log1p``-type formulas of full relative accuracy however small the terms
+(:func:`split_loss`).
 
 The Gram form
 -------------
-
-When ``H`` has full row rank, every matrix ``W`` whose rows lie in the span of the embeddings is
-``W = C^T H`` for exactly one coefficient matrix ``C`` (m x V): its logits are ``H W^T = K C``
-with the Gram matrix ``K = H H^T`` (positive definite), and ``<C_1^T H, C_2^T H> = sum_v
-c_1v^T K c_2v`` (``c_v`` the columns). The split ``W = W* + delta + W_perp`` of :mod:`.regpath`
-then has coordinates that form no basis of F or of ``R`` (:class:`GramStructure`):
+When ``H`` has full row rank, every ``W`` with rows in the span of the embeddings is ``W = C^T
+H`` for exactly one ``C`` (m x V): its logits are ``K C`` with ``K = H H^T`` (positive definite)
+and ``<C_1^T H, C_2^T H> = sum_v c_1v^T K c_2v``. The coordinates of the split
+(:class:`GramStructure`) form no basis of F or of ``R``:
 
 * ``delta = C^T H`` with ``C`` zero off the supports and with zero row sums: exactly the
-  matrices of ``F = span{(e_z - e_z') h_j^T}``, of dimension ``sum_j (|S_j| - 1)``. The
-  coordinates are each row of ``C`` on its support in the Helmert basis of the zero-sum
-  vectors (:func:`ntpnb.linalg.helmert_basis`), so every coordinate vector is a matrix of F
-  (entries of ``C`` would also span row sums, which the iteration never corrects: the
-  rounding of ``-W*`` at the start would stay there, far above the falling offset);
+  matrices of ``F = span{(e_z - e_z') h_j^T}``, of dimension ``sum_j (|S_j| - 1)``, each row of
+  ``C`` on its support in the Helmert basis of the zero-sum vectors
+  (:func:`ntpnb.linalg.helmert_basis`; entries of ``C`` would also span row sums, which the
+  iteration never corrects: the rounding of ``-W*`` at the start would stay there, far above
+  the falling offset);
 * ``W_perp`` by its margins ``mu`` (0 on the supports): a matrix of ``R ∩ F-perp`` has equal
-  in-support logits in each context and zero column sums, so its logits are ``u 1^T - mu``
-  with ``u = mu 1 / V`` and its coefficients ``K^{-1} (u 1^T - mu)``; every pattern of margins
-  is one such matrix, and the loss sees exactly these margins.
+  in-support logits in each context and zero column sums, so its logits are ``u 1^T - mu`` with
+  ``u = mu 1 / V`` and its coefficients ``K^{-1} (u 1^T - mu)``; every pattern of margins is one
+  such matrix, and the loss sees exactly these margins.
 
-The projection on F
--------------------
-``P_F(X^T H) = C^T H`` where ``C`` (on the supports, zero row sums) has the in-support logits of
-``X`` up to one constant per context (:meth:`GramStructure.f_map`): for each token ``z``,
-``K_z c_z = y_z + t`` on the contexts ``Z_z`` whose support holds ``z`` (``K_z = K[Z_z, Z_z]``),
-and the row sums of ``C`` vanish: ``T t = -sum_z K_z^{-1} y_z`` with ``T = sum_z K_z^{-1}``
-(each scattered into ``m x m``). The inverses are computed once per data set.
+**The projection on F**: ``P_F(X^T H) = C^T H`` where ``C`` (on the supports, zero row sums) has
+the in-support logits of ``X`` up to one constant per context (:meth:`GramStructure.f_map`): for
+each token ``z``, ``K_z c_z = y_z + t`` on the contexts ``Z_z`` whose support holds ``z`` (``K_z
+= K[Z_z, Z_z]``), and ``T t = -sum_z K_z^{-1} y_z`` with ``T = sum_z K_z^{-1}`` (each scattered
+into ``m x m``; the inverses computed once per data set).
 
 Newton's system
 ---------------
-``(Hess CE + lambda I) x = r`` in the space of matrices: the Hessian is ``J^T D J`` with ``J``
-the map to the logits and ``D`` block-diagonal over the contexts, ``D_j = pi_j (diag q_j -
-q_j q_j^T)``. With ``psi = D J x`` (whose rows sum to zero) it becomes, for each token ``v``,
+``(Hess CE + lambda I) x = r``: the Hessian is ``J^T D J`` with ``J`` the map to the logits and
+``D_j = pi_j (diag q_j - q_j q_j^T)``. With ``psi = D J x`` (rows summing to zero) it becomes,
+for each token ``v``,
 
     (K + lambda diag(1 / (pi q_v))) psi_v + c = b_v,    sum_v psi_jv = 0,
 
-with ``b = J r`` (up to a constant per context, which ``c`` absorbs): ``V`` positive definite
-blocks of size ``m``, coupled only through the ``m`` multipliers ``c`` of the row sums, whose
-system ``S c = sum_v M_v^{-1} b_v`` with ``S = sum_v M_v^{-1}`` has size ``m``
-(:class:`_NewtonFactors`). The logits of ``x``, up to a constant per context, are both
-``psi / (pi q)``, accurate where ``pi q`` is large (on the supports, where the F part of ``x``
-is read, without dividing by ``lambda ~ exp(-B / ||W^mm||)``), and ``(b - K psi - c) /
-lambda``, accurate where ``pi q`` is small; each entry takes the better one. An entry whose
-``lambda / (pi q)`` exceeds ``K_jj / eps`` has ``psi`` below the rounding of its equations and
-is left out of its block.
+with ``b = J r`` up to a constant per context, which ``c`` absorbs: ``V`` positive definite
+blocks of size ``m`` coupled only through the ``m`` multipliers ``c`` of the row sums, whose
+system ``S c = sum_v M_v^{-1} b_v``, ``S = sum_v M_v^{-1}``, has size ``m`` (:class:`_NewtonFactors`). The
+logits of ``x`` (up to a constant per context) are both ``psi / (pi q)``, accurate where ``pi q``
+is large (on the supports, where the F part is read, without dividing by ``lambda ~ exp(-B /
+||W^mm||)``), and ``(b - K psi - c) / lambda``, accurate where it is small; each entry takes the
+better one. An entry with ``lambda / (pi q) > K_jj / eps`` has ``psi`` below the rounding of its
+equations and is left out of its block.
 
-This form mixes the F and F-perp parts of ``r``, so at large radii the F-perp part of ``x`` gets
-the rounding of the F part of ``r`` divided by ``lambda``. The answer is therefore refined on
-its residual, computed block by block, and where the mixing is the limit the blocks are solved
-apart (block Gauss-Seidel): :meth:`GramStructure.solve`. The refinement also lets the factors
-of one Newton matrix serve the next ones; each step is solved to the accuracy it needs
-(:data:`ntpnb.settings.PATH_FORCING`).
-
-A factorization costs ``V`` inverses of size at most ``m`` (``O(V m^3)``), a refinement round
-products with ``K`` and the stored inverses (``O(V m^2)``), against ``O((V m)^3)`` for the
+This form mixes the F and F-perp parts of ``r``: at large radii the F-perp part of ``x`` gets the
+rounding of the F part of ``r`` divided by ``lambda``. The answer is therefore refined on its
+residual, computed block by block, and where the mixing is the limit the blocks are solved apart
+(block Gauss-Seidel; :meth:`GramStructure.solve`). The refinement also lets the factors of one
+Newton matrix serve the next ones; each step is solved to the accuracy it needs
+(:data:`ntpnb.settings.PATH_FORCING`). A factorization costs ``O(V m^3)``, a refinement round
+(products with ``K`` and the stored inverses) ``O(V m^2)``, against ``O((V m)^3)`` for the
 dense Hessian of the orthonormal representation.
 """
 
@@ -77,6 +70,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import scipy
@@ -95,7 +89,7 @@ from .gram_blocks import (
 )
 from .ntp_data import NTPData, cached_per_data
 
-__all__ = ["SplitLoss", "split_loss", "star_exponents", "GramStructure", "gram_structure"]
+__all__ = ["SplitLoss", "split_loss", "star_exponents", "Split", "GramStructure", "gram_structure"]
 
 
 # ---------------------------------------------------------------------------- the loss in the split
@@ -171,6 +165,37 @@ def split_loss(data: NTPData, a: np.ndarray, L_delta: np.ndarray, margins: np.nd
         q_minus_p=np.where(mask, s_minus_p - omega[:, None] * s, w),
         q=np.where(mask, s * scipy.special.expit(-lse_x)[:, None], w),
     )
+
+
+@dataclass(frozen=True, eq=False)
+class Split:
+    """A representation of the split ``W = W* + delta + W_perp``: what the solver of :mod:`.regpath` asks.
+
+    Coordinates ``theta``: ``n_f`` for the F part, then ``n_perp`` for the F-perp part. A
+    representation gives ``evaluate(data, theta, hessian)`` (``.loss`` and ``.grad``, the
+    gradient in the coordinates), ``solve(ev, lam, rhs, ws, rtol)`` (``(Hess CE + lam I)^{-1}
+    rhs``, columns), ``inner``, ``norm`` and ``block_norms`` (those of the matrices),
+    ``logit_step`` (the largest change of a logit along ``x`` less its margins), ``f_matrix`` and
+    ``perp_matrix`` (``vec`` of the matrices with given F or F-perp coordinates) and
+    ``gradient_split`` (``vec(grad CE)`` and its projection on F).
+    """
+
+    #: ``W*`` as a ``(V, d)`` matrix.
+    W_star: np.ndarray
+    #: ``(m, V)``: the exponents of ``W*`` (:func:`star_exponents`).
+    a: np.ndarray
+    #: The coordinates of ``W*`` (in F).
+    w_star: np.ndarray
+    #: ``||W*||``.
+    w_star_norm: float
+    #: Coordinates of the F block: ``dim F``.
+    n_f: int
+    #: Coordinates of the F-perp block.
+    n_perp: int
+
+    def workspace(self) -> Any:
+        """What the solver keeps between Newton steps (nothing, unless a representation says otherwise)."""
+        return None
 
 
 # ---------------------------------------------------------------------------- the Gram form
@@ -343,8 +368,8 @@ class _Workspace:
 
 
 @dataclass(frozen=True, eq=False)
-class GramStructure:
-    """Everything about ``data`` the path solver needs in the Gram form, computed once per data set.
+class GramStructure(Split):
+    """The split of a data set in the Gram form (:func:`gram_structure`).
 
     The coordinates of a matrix ``W_F + W_perp`` (F part, F-perp part) are those of its F
     coefficients ``C`` (each row on its support, in the Helmert basis), then its margins off
@@ -363,11 +388,7 @@ class GramStructure:
     P: np.ndarray
     #: The context probabilities.
     pi: np.ndarray
-    #: ``(m, V)``: the exponents of ``W*`` (:func:`star_exponents`).
-    a: np.ndarray
-    #: ``W*`` as a ``(V, d)`` matrix.
-    W_star: np.ndarray
-    #: ``(m, V)``: its coefficients in F.
+    #: ``(m, V)``: the coefficients of ``W*`` in F.
     C_star: np.ndarray
     #: Per token, the contexts whose support holds it and ``K^{-1}`` on them.
     supports: _Supports
@@ -375,27 +396,6 @@ class GramStructure:
     T_inv: np.ndarray
     #: ``(m V, dim F)`` scipy.sparse, orthonormal columns: the F coefficients (``vec C``) of each coordinate.
     f_basis: scipy.sparse.csr_matrix
-
-    # ------------------------------------------------------------------ coordinates
-    @property
-    def n_f(self) -> int:
-        """Coordinates of the F block: ``dim F = sum_j (|S_j| - 1)``."""
-        return int(self.f_basis.shape[1])
-
-    @property
-    def n_perp(self) -> int:
-        """Coordinates of the F-perp block (margins)."""
-        return int((~self.mask).sum())
-
-    @property
-    def w_star(self) -> np.ndarray:
-        """The coordinates of ``W*``."""
-        return self.f_basis.T @ self.C_star.ravel()
-
-    @property
-    def w_star_norm(self) -> float:
-        """``||W*||``."""
-        return self._f_norm(self.C_star)
 
     workspace = _Workspace
 
@@ -443,9 +443,6 @@ class GramStructure:
             self.K_factor, self._perp_logits(mu), lower=True, check_finite=False
         )
 
-    def _f_norm(self, C: np.ndarray) -> float:
-        return safe_norm(C, lambda x: self.K_factor.T @ x)
-
     # ------------------------------------------------------------------ what the solver asks
     def evaluate(self, data: NTPData, theta: np.ndarray, hessian: bool) -> _GramEval:
         """The loss at the split coordinates ``theta`` and its gradient (no Hessian is formed)."""
@@ -482,18 +479,11 @@ class GramStructure:
         mu_x = np.where(self.mask, 0.0, KX + ref[..., None] - ell)
         return self._pack(X, mu_x)
 
-    def _split_round(self, ev: _GramEval, lam: float, factors: _NewtonFactors, res: np.ndarray) -> np.ndarray:
-        """A correction for the residual ``res`` with the blocks solved apart (block Gauss-Seidel).
-
-        The F part from the F residual alone; then both parts from the F-perp residual less
-        that F part's coupling. Neither ``psi`` solve sees a right-hand side with both parts.
-        """
-        r = self.n_f
-        d_F = self._psi_solve(factors, np.concatenate([res[:r], np.zeros_like(res[r:])]))
-        d_F[r:] = 0.0
-        res_P = res - self._apply(ev, lam, d_F)
-        res_P[:r] = 0.0
-        return d_F + self._psi_solve(factors, res_P)
+    def _perp_solve(self, ev: _GramEval, lam: float, factors: _NewtonFactors, R: np.ndarray, X: np.ndarray):
+        """``X`` (zero F-perp part) plus the solve of the F-perp part of the residual ``R - N X`` alone."""
+        res = R - self._apply(ev, lam, X)
+        res[: self.n_f] = 0.0
+        return X + self._psi_solve(factors, res)
 
     def _refine(
         self,
@@ -507,9 +497,10 @@ class GramStructure:
         """``N^{-1} R`` refined on its residual until each block of the correction is ``rtol`` of the answer.
 
         When the rounds stop shrinking (the mixed rounding of the module docstring), the F-perp
-        part is solved again from the F part alone and every round solves the blocks apart
-        (:meth:`_split_round`). Factors of an earlier matrix get ``rounds`` rounds; None when
-        those do not suffice.
+        part is solved again from the F part alone, and every later round solves the blocks apart
+        (block Gauss-Seidel: the F part from the F residual alone, then both parts from the F-perp
+        residual less that F part's coupling; no ``psi`` solve sees a right-hand side with both
+        parts). Factors of an earlier matrix get ``rounds`` rounds; None when those do not suffice.
         """
         r = self.n_f
         fresh = rounds is None
@@ -519,10 +510,15 @@ class GramStructure:
         last = None
         for _ in range(settings.PATH_MAX_REFINE if fresh else rounds + 1):  # the switch below takes one
             res = R - self._apply(ev, lam, X)
-            dX = self._split_round(ev, lam, factors, res) if split else self._psi_solve(factors, res)
+            if split:
+                d_F = self._psi_solve(factors, np.concatenate([res[:r], np.zeros_like(res[r:])]))
+                d_F[r:] = 0.0
+                dX = self._perp_solve(ev, lam, factors, res, d_F)
+            else:
+                dX = self._psi_solve(factors, res)
             X = X + dX
             if not np.all(np.isfinite(X)):
-                return X if fresh else None
+                break
             if np.all(np.maximum(*(_relative_sizes(dX[b], X[b]) for b in blocks)) <= rtol):
                 return X
             size = np.array([np.abs(dX[b]).max(axis=0, initial=0.0) for b in blocks])  # (2, k)
@@ -530,17 +526,14 @@ class GramStructure:
             if last is not None:
                 with np.errstate(divide="ignore", invalid="ignore"):
                     shrink = float(np.nanmax(np.where(last > 0, size / last, 0.0)))
-            if shrink > 0.5 and not split:
-                # the mixed rounding: keep the F part, solve the F-perp part from it alone
+            if shrink > 0.5 and split:
+                break  # the rounding of the residual is the limit
+            if shrink > 0.5:  # the mixed rounding: keep the F part, solve the F-perp part from it alone
                 split, last = True, None
                 X[r:] = 0.0
-                res = R - self._apply(ev, lam, X)
-                res[:r] = 0.0
-                X = X + self._psi_solve(factors, res)
-                continue
-            if shrink > 0.5:
-                return X if fresh else None  # the rounding of the residual is the limit
-            last = size
+                X = self._perp_solve(ev, lam, factors, R, X)
+            else:
+                last = size
         return X if fresh else None
 
     def solve(
@@ -596,7 +589,7 @@ class GramStructure:
     def block_norms(self, x: np.ndarray) -> tuple[float, float]:
         """The norms of the F part and of the F-perp part of ``W_x`` (without underflow)."""
         C, mu = self._unpack(x)
-        return self._f_norm(C), safe_norm(mu, self._whitened)
+        return _f_norm(self.K_factor, C), safe_norm(mu, self._whitened)
 
     def logit_step(self, ev: _GramEval, x: np.ndarray) -> float:
         """The largest change of a logit along the F part of ``x`` less its margins."""
@@ -612,15 +605,17 @@ class GramStructure:
         """``vec`` of the matrix in ``R ∩ F-perp`` with margins ``x_p``."""
         mu = np.zeros(self.mask.shape)
         mu[~self.mask] = x_p
-        L = self.K_factor
-        C = scipy.linalg.solve_triangular(
-            L.T, scipy.linalg.solve_triangular(L, self._perp_logits(mu), lower=True), lower=False
-        )
+        C = scipy.linalg.solve_triangular(self.K_factor.T, self._whitened(mu), lower=False)
         return (C.T @ self.H).ravel()
 
     def gradient_split(self, data: NTPData, ev: _GramEval) -> tuple[np.ndarray, np.ndarray]:
         """``vec(grad CE)`` and its projection on F."""
         return (ev.g.T @ self.H).ravel(), (ev.g_f.T @ self.H).ravel()
+
+
+def _f_norm(K_factor: np.ndarray, C: np.ndarray) -> float:
+    """``||C^T H||`` for F coefficients ``C``, without underflow (``K = L L^T``)."""
+    return safe_norm(C, lambda x: K_factor.T @ x)
 
 
 def _support_bases(mask: np.ndarray) -> scipy.sparse.csr_matrix:
@@ -664,17 +659,23 @@ def gram_structure(data: NTPData) -> GramStructure:
     log_p = np.log(np.where(mask, data.P, 1.0))  # read on the supports only
     C_star = _f_map(sup, T_inv, log_p[None])[0][0]
     W_star = frozen(C_star.T @ H)
+    K_factor = frozen(np.linalg.cholesky(K))
+    f_basis = _support_bases(mask)
     return GramStructure(
+        W_star=W_star,
+        a=frozen(star_exponents(data, W_star), order="K"),
+        w_star=f_basis.T @ C_star.ravel(),
+        w_star_norm=_f_norm(K_factor, C_star),
+        n_f=int(f_basis.shape[1]),
+        n_perp=int((~mask).sum()),
         H=H,
         K=frozen(K),
-        K_factor=frozen(np.linalg.cholesky(K)),
+        K_factor=K_factor,
         mask=mask,
         P=data.P,
         pi=data.pi,
-        a=frozen(star_exponents(data, W_star), order="K"),
-        W_star=W_star,
         C_star=frozen(C_star),
         supports=sup,
         T_inv=T_inv,
-        f_basis=_support_bases(mask),
+        f_basis=f_basis,
     )
