@@ -1,26 +1,8 @@
 """The ``ntpnb`` command: execute the notebooks, build the book, compare runs, time the solvers.
 
 It sits on the runner (:mod:`ntpnb.runner`, ``reproduce``), the book build (:mod:`ntpnb.book`,
-``book`` and ``compare``) and what they share (:mod:`ntpnb.chapter`).
-
-Examples
---------
-``ntpnb reproduce``                     every notebook at the paper's settings
-``ntpnb reproduce 01 --profile quick``  one notebook, seconds-scale (outputs/runs/profile=quick)
-``ntpnb reproduce 01 -p n_g=11``        one notebook with a parameter changed (outputs/runs/...)
-``ntpnb reproduce --jobs 1``            one notebook at a time (default: one per core)
-``ntpnb reproduce --force``             rerun every notebook, changed or not
-``ntpnb reproduce --no-wait``           refuse, rather than wait, if another run uses the outputs
-``ntpnb book``                          build the HTML book from the executed notebooks
-``ntpnb book --run-missing``            first execute the notebooks not yet run (at the tree's setting)
-``ntpnb book --run outputs/runs/profile=quick``  the book of another run, into its _book/html
-``ntpnb list``                          the notebooks' parameters: what each means, its values
-``ntpnb list 03``                       those of one notebook (names or prefixes, as for reproduce)
-``ntpnb --version``                     the installed ntpnb's version
-``ntpnb compare RUN_A RUN_B``           whether two output folders printed the same numbers
-``ntpnb benchmarks [ARGS]``             ``python -m benchmarks`` from the project root (solver timings)
-``ntpnb benchmarks --help``             its options and those of ``python -m benchmarks``
-``ntpnb COMMAND --help``                every option of a command, each with what it does
+``book`` and ``compare``) and what they share (:mod:`ntpnb.chapter`). ``ntpnb COMMAND --help``
+gives every option of a command, each with what it does; the README's quick start, examples.
 """
 
 from __future__ import annotations
@@ -45,9 +27,9 @@ from .chapter.parameters import (
     profile_parameters,
     read_parameters_cell,
 )
-from .errors import NTPError, RunInterruptedError
+from .errors import NTPError, PathError, RunInterruptedError
 from .runner import DEFAULT_SEEDS, RunResult, output_lock, reproduce, select_notebooks
-from .runner.processes import STOP_SIGNALS, signals_handled
+from .runner.workers import STOP_SIGNALS, signals_handled
 
 __all__ = ["main", "package_version", "format_parameters"]
 
@@ -65,14 +47,12 @@ def package_version() -> str:
 
 
 def _cmd_reproduce(args: argparse.Namespace) -> int:
-    root = find_project_root(args.root)
-    overrides = parse_overrides(args.param)
     results = reproduce(
-        root,
+        find_project_root(args.root),
         args.names,
         args.profile,
         args.out,
-        overrides=overrides,
+        overrides=parse_overrides(args.param),
         jobs=args.jobs,
         force=args.force,
         wait=not args.no_wait,
@@ -124,7 +104,6 @@ def _print_verdicts(results: Sequence[RunResult]) -> bool:
         verdict_counts,
     )
     from .chapter.claims import load_chapter_record
-    from .errors import PathError
 
     books = [r for r in results if not r.sweep and r.completed and r.executed is not None]
     if not books or not any(r.sweep for r in results):
@@ -132,10 +111,8 @@ def _print_verdicts(results: Sequence[RunResult]) -> bool:
     layout = output_layout(books[0].executed.parent.parent)
     records = []
     for r in books:
-        try:
+        with suppress(PathError):
             records.append(load_chapter_record(layout.claims / f"{r.name}.json"))
-        except PathError:
-            continue
     claims = list(dict.fromkeys(c.claim for record in records for c in record.checks))
     verdicts = sweep_verdicts(claims, load_sweeps(layout, records))
     print(f"verdicts across the seeds: {format_counts(verdict_counts(verdicts))}")
