@@ -18,7 +18,10 @@ from contextlib import suppress
 from importlib import metadata
 from typing import Any
 
+from .book import build_book, jupyter_book, missing_notebooks, verdicts
 from .book.compare import add_arguments, print_comparison
+from .book.trees import book_tree
+from .chapter.claims import load_chapter_record
 from .chapter.layout import find_project_root, notebook_sources, output_layout
 from .chapter.parameters import (
     CHANGES,
@@ -94,17 +97,6 @@ def _print_verdicts(results: Sequence[RunResult]) -> bool:
     Broken: a sanity check failed at some seed, a claim's evidence held at no seed, or a
     statistical check failed pooled (the verdict ``check failed``).
     """
-    from .book.verdicts import (
-        CHECK_FAILED,
-        INCONCLUSIVE,
-        PARTIAL,
-        format_counts,
-        load_sweeps,
-        sweep_verdicts,
-        verdict_counts,
-    )
-    from .chapter.claims import load_chapter_record
-
     books = [r for r in results if not r.sweep and r.completed and r.executed is not None]
     if not books or not any(r.sweep for r in results):
         return False
@@ -114,22 +106,19 @@ def _print_verdicts(results: Sequence[RunResult]) -> bool:
         with suppress(PathError):
             records.append(load_chapter_record(layout.claims / f"{r.name}.json"))
     claims = list(dict.fromkeys(c.claim for record in records for c in record.checks))
-    verdicts = sweep_verdicts(claims, load_sweeps(layout, records))
-    print(f"verdicts across the seeds: {format_counts(verdict_counts(verdicts))}")
-    for claim, verdict in verdicts.items():
-        if verdict.verdict in (CHECK_FAILED, PARTIAL, INCONCLUSIVE):
+    found = verdicts.sweep_verdicts(claims, verdicts.load_sweeps(layout, records))
+    print(f"verdicts across the seeds: {verdicts.format_counts(verdicts.verdict_counts(found))}")
+    for claim, verdict in found.items():
+        if verdict.verdict in (verdicts.CHECK_FAILED, verdicts.PARTIAL, verdicts.INCONCLUSIVE):
             across = f", {verdict.across_seeds}" if verdict.across_seeds else ""
             print(f"  {claim}: {verdict.verdict}{across}")
             for reason in verdict.reasons:
                 print(f"    {reason}")
-    return any(v.verdict == CHECK_FAILED for v in verdicts.values())
+    return any(v.verdict == verdicts.CHECK_FAILED for v in found.values())
 
 
 def _cmd_book(args: argparse.Namespace) -> int:
     """Execute the tree's missing notebooks (with ``--run-missing``, in its setting), then build its book."""
-    from .book import build_book, jupyter_book, missing_notebooks
-    from .book.trees import book_tree
-
     root, wait = find_project_root(args.root), not args.no_wait
     jupyter_book()  # a missing jupyter-book fails before any notebook runs
     tree = book_tree(root, args.run)

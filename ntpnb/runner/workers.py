@@ -99,11 +99,10 @@ def _send(signum: int, pids: Iterable[int], groups: Iterable[int] = ()) -> None:
 
 def end_processes(
     value: str, groups: Iterable[int] = (), grace: float = 3.0, hurry: Callable[[], bool] = lambda: False
-) -> list[int]:
+) -> None:
     """End every process marked with ``value`` and every process group in ``groups``.
 
     SIGTERM first, then SIGKILL after ``grace`` seconds, or as soon as ``hurry()`` is true.
-    Returns the ids of the marked processes still alive at the end (normally none).
     """
     groups = list(groups)
     _send(signal.SIGTERM, marked_processes(RUN_MARKER, value), groups)
@@ -116,7 +115,6 @@ def end_processes(
         if not left:
             break
         time.sleep(0.1)
-    return marked_processes(RUN_MARKER, value)
 
 
 def default_jobs() -> int:
