@@ -1,26 +1,8 @@
 """The ``ntpnb`` command: execute the notebooks, build the book, compare runs, time the solvers.
 
 It sits on the runner (:mod:`ntpnb.runner`, ``reproduce``), the book build (:mod:`ntpnb.book`,
-``book`` and ``compare``) and what they share (:mod:`ntpnb.chapter`).
-
-Examples
---------
-``ntpnb reproduce``                     every notebook at the paper's settings
-``ntpnb reproduce 01 --profile quick``  one notebook, seconds-scale (outputs/runs/profile=quick)
-``ntpnb reproduce 01 -p n_g=11``        one notebook with a parameter changed (outputs/runs/...)
-``ntpnb reproduce --jobs 1``            one notebook at a time (default: one per core)
-``ntpnb reproduce --force``             rerun every notebook, changed or not
-``ntpnb reproduce --no-wait``           refuse, rather than wait, if another run uses the outputs
-``ntpnb book``                          build the HTML book from the executed notebooks
-``ntpnb book --run-missing``            first execute the notebooks not yet run (at the tree's setting)
-``ntpnb book --run outputs/runs/profile=quick``  the book of another run, into its _book/html
-``ntpnb list``                          the notebooks' parameters: what each means, its values
-``ntpnb list 03``                       those of one notebook (names or prefixes, as for reproduce)
-``ntpnb --version``                     the installed ntpnb's version
-``ntpnb compare RUN_A RUN_B``           whether two output folders printed the same numbers
-``ntpnb benchmarks [ARGS]``             ``python -m benchmarks`` from the project root (solver timings)
-``ntpnb benchmarks --help``             its options and those of ``python -m benchmarks``
-``ntpnb COMMAND --help``                every option of a command, each with what it does
+``book`` and ``compare``) and what they share (:mod:`ntpnb.chapter`). ``ntpnb COMMAND --help``
+gives every option of a command, each with what it does; the README's quick start, examples.
 """
 
 from __future__ import annotations
@@ -36,7 +18,10 @@ from contextlib import suppress
 from importlib import metadata
 from typing import Any
 
+from .book import build_book, jupyter_book, missing_notebooks, verdicts
 from .book.compare import add_arguments, print_comparison
+from .book.trees import book_tree
+from .chapter.claims import load_chapter_record
 from .chapter.layout import find_project_root, notebook_sources, output_layout
 from .chapter.parameters import (
     CHANGES,
@@ -45,9 +30,9 @@ from .chapter.parameters import (
     profile_parameters,
     read_parameters_cell,
 )
-from .errors import NTPError, RunInterruptedError
+from .errors import NTPError, PathError, RunInterruptedError
 from .runner import DEFAULT_SEEDS, RunResult, output_lock, reproduce, select_notebooks
-from .runner.processes import STOP_SIGNALS, signals_handled
+from .runner.workers import STOP_SIGNALS, signals_handled
 
 __all__ = ["main", "package_version", "format_parameters"]
 
@@ -65,14 +50,12 @@ def package_version() -> str:
 
 
 def _cmd_reproduce(args: argparse.Namespace) -> int:
-    root = find_project_root(args.root)
-    overrides = parse_overrides(args.param)
     results = reproduce(
-        root,
+        find_project_root(args.root),
         args.names,
         args.profile,
         args.out,
-        overrides=overrides,
+        overrides=parse_overrides(args.param),
         jobs=args.jobs,
         force=args.force,
         wait=not args.no_wait,
@@ -114,45 +97,28 @@ def _print_verdicts(results: Sequence[RunResult]) -> bool:
     Broken: a sanity check failed at some seed, a claim's evidence held at no seed, or a
     statistical check failed pooled (the verdict ``check failed``).
     """
-    from .book.verdicts import (
-        CHECK_FAILED,
-        INCONCLUSIVE,
-        PARTIAL,
-        format_counts,
-        load_sweeps,
-        sweep_verdicts,
-        verdict_counts,
-    )
-    from .chapter.claims import load_chapter_record
-    from .errors import PathError
-
     books = [r for r in results if not r.sweep and r.completed and r.executed is not None]
     if not books or not any(r.sweep for r in results):
         return False
     layout = output_layout(books[0].executed.parent.parent)
     records = []
     for r in books:
-        try:
+        with suppress(PathError):
             records.append(load_chapter_record(layout.claims / f"{r.name}.json"))
-        except PathError:
-            continue
     claims = list(dict.fromkeys(c.claim for record in records for c in record.checks))
-    verdicts = sweep_verdicts(claims, load_sweeps(layout, records))
-    print(f"verdicts across the seeds: {format_counts(verdict_counts(verdicts))}")
-    for claim, verdict in verdicts.items():
-        if verdict.verdict in (CHECK_FAILED, PARTIAL, INCONCLUSIVE):
+    found = verdicts.sweep_verdicts(claims, verdicts.load_sweeps(layout, records))
+    print(f"verdicts across the seeds: {verdicts.format_counts(verdicts.verdict_counts(found))}")
+    for claim, verdict in found.items():
+        if verdict.verdict in (verdicts.CHECK_FAILED, verdicts.PARTIAL, verdicts.INCONCLUSIVE):
             across = f", {verdict.across_seeds}" if verdict.across_seeds else ""
             print(f"  {claim}: {verdict.verdict}{across}")
             for reason in verdict.reasons:
                 print(f"    {reason}")
-    return any(v.verdict == CHECK_FAILED for v in verdicts.values())
+    return any(v.verdict == verdicts.CHECK_FAILED for v in found.values())
 
 
 def _cmd_book(args: argparse.Namespace) -> int:
     """Execute the tree's missing notebooks (with ``--run-missing``, in its setting), then build its book."""
-    from .book import build_book, jupyter_book, missing_notebooks
-    from .book.trees import book_tree
-
     root, wait = find_project_root(args.root), not args.no_wait
     jupyter_book()  # a missing jupyter-book fails before any notebook runs
     tree = book_tree(root, args.run)

@@ -126,7 +126,7 @@ def _fake_reproduce(calls, tmp_path, seconds):
     """A stand-in for ``ntpnb.runner.reproduce`` that records its calls and the CPUs it could use."""
     from ntpnb.chapter.layout import output_layout
     from ntpnb.runner import RunResult
-    from ntpnb.runner.timings import record_timings
+    from ntpnb.runner.choice import record_timings
 
     def fake(root, profile, output_dir, jobs, force, log, seeds):
         cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None

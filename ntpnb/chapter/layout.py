@@ -106,7 +106,7 @@ class OutputLayout:
     notebooks = subfolder("notebooks")
     figures = subfolder("figures")
     claims = subfolder("claims")
-    #: Reproduction times per profile and notebook (:func:`load_timings`, :mod:`ntpnb.runner.timings`).
+    #: Reproduction times per profile and notebook (:func:`load_timings`, :mod:`ntpnb.runner.choice`).
     timings = subfolder("timings.json")
     #: The last failed run of each notebook: executed copy and record.
     failed = subfolder("failed")
@@ -153,7 +153,7 @@ def load_timings(layout: OutputLayout) -> Timings:
     """The times ``ntpnb reproduce`` recorded in ``layout`` (empty when none, or unreadable).
 
     ``timings.json`` maps profile -> notebook -> ``seconds``, ``jobs``, ``date`` (UTC) and ``ok``
-    (written by :func:`ntpnb.runner.timings.record_timings`).
+    (written by :func:`ntpnb.runner.choice.record_timings`).
     """
     try:
         timings = json.loads(layout.timings.read_text(encoding="utf-8"))

@@ -5,7 +5,10 @@ parameters (:func:`choose_notebooks`), checked before anything runs. A notebook 
 again while its :func:`cache_key` (source, parameters, ``ntpnb`` sources) is unchanged since its
 last success into the tree and its outputs are what that run wrote: key and output SHA-256s go to
 its manifest (:mod:`ntpnb.chapter.provenance`) after a success (:func:`store_key`) and are removed
-on failure (:func:`forget_key`). The longest notebooks start first (:func:`longest_first`).
+on failure (:func:`forget_key`). The longest notebooks start first (:func:`longest_first`), by the
+times of earlier runs in the tree's ``timings.json`` (:func:`record_timings`: by profile and
+notebook, wall seconds, ``--jobs``, the date in UTC, whether it succeeded; the book's benchmarks
+page shows them).
 """
 
 from __future__ import annotations
@@ -16,9 +19,11 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from ..chapter.atomic import atomic_write_text
 from ..chapter.layout import OutputLayout, load_timings, notebook_sources
 from ..chapter.parameters import SLOWEST_FIRST, apply_overrides
 from ..chapter.provenance import (
@@ -42,6 +47,7 @@ __all__ = [
     "store_key",
     "forget_key",
     "longest_first",
+    "record_timings",
 ]
 
 
@@ -141,12 +147,12 @@ def package_fingerprint() -> str:
     return digest.hexdigest()
 
 
-def cache_key(source: Path, parameters: Mapping[str, object], fingerprint: str | None = None) -> str:
-    """SHA-256 of the notebook source, its parameters and the package fingerprint."""
+def cache_key(source: Path, parameters: Mapping[str, object], fingerprint: str) -> str:
+    """SHA-256 of the notebook source, its parameters and the :func:`package_fingerprint`."""
     digest = hashlib.sha256()
     digest.update(source.read_bytes() + b"\0")
     digest.update(json.dumps(dict(parameters), sort_keys=True, default=repr).encode() + b"\0")
-    digest.update((fingerprint or package_fingerprint()).encode())
+    digest.update(fingerprint.encode())
     return digest.hexdigest()
 
 
@@ -161,8 +167,7 @@ def cache_state(run: NotebookRun) -> str | None:
 
     :data:`NOT_RUN`, :data:`CHANGED`, the manifest's problem, or a damaged output.
     """
-    path = manifest_path(run.executed)
-    if not path.is_file():
+    if not manifest_path(run.executed).is_file():
         return NOT_RUN
     try:
         manifest = load_manifest(run.executed)
@@ -209,3 +214,16 @@ def longest_first(runs: Sequence[NotebookRun], profile: str) -> list[NotebookRun
         return -seconds, rank.get(run.name, len(rank))
 
     return sorted(runs, key=key)
+
+
+def record_timings(
+    layout: OutputLayout, profile: str, results: Iterable[object], jobs: int, now: datetime | None = None
+) -> Path:
+    """Add or replace the entries of the executed (not cached) ``results`` in ``layout.timings``."""
+    timings = load_timings(layout)
+    date = (now or datetime.now(timezone.utc)).strftime("%Y-%m-%d %H:%M UTC")
+    entries = timings.setdefault(profile, {})
+    for r in results:
+        if not r.cached:
+            entries[r.name] = {"seconds": round(r.seconds, 2), "jobs": jobs, "date": date, "ok": bool(r.ok)}
+    return atomic_write_text(layout.timings, json.dumps(timings, indent=1, sort_keys=True) + "\n")

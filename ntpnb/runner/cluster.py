@@ -2,7 +2,7 @@
 
 Every (notebook, seed) run is one task of a `dask.distributed <https://distributed.dask.org>`_
 cluster whose workers share the project's file system, in a process of its own with the run's
-mark (:mod:`.processes`), so a Ctrl-C ends the started ones on every worker.
+mark (:mod:`.workers`), so a Ctrl-C ends the started ones on every worker.
 """
 
 from __future__ import annotations
@@ -10,7 +10,6 @@ from __future__ import annotations
 import dataclasses
 import os
 import pickle
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -18,53 +17,53 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from ..chapter.atomic import atomic_path
 from ..chapter.layout import FIGURES_VAR
 from ..chapter.progress import PROGRESS_FILE_VAR
 from ..errors import NTPError
 from .choice import NotebookRun
 from .display import Display
-from .execute import RunResult, failed_result
-from .jupyter_kernel import RUN_FOLDER_PREFIX
-from .processes import RUN_MARKER, end_processes
-from .workers import Interrupts, kernel_variables
+from .execute import RunResult, failed_result, run_or_fail
+from .jupyter_kernel import RUN_FOLDER_PREFIX, RUN_MARKER
+from .workers import end_processes, kernel_variables, stops_counted
 
 __all__ = ["run_on_dask", "run_task"]
 
 
-def _client(address: str) -> object:
-    """A ``distributed.Client`` connected to the scheduler at ``address`` (NTPError if none)."""
-    try:
-        import distributed
-    except ImportError:
-        raise NTPError("--scheduler needs dask.distributed: pip install 'dask[distributed]'") from None
-    try:
-        return distributed.Client(address, timeout="10s", set_as_default=False)
-    except (OSError, TimeoutError) as exc:
-        raise NTPError(f"no Dask scheduler answers at {address}: {exc}") from exc
-
-
 def run_task(run: NotebookRun, mark: str) -> RunResult:
-    """One Dask task: run ``run`` in a process of its own (:mod:`.remote`), marked ``mark``; its result.
+    """One Dask task: run ``run`` in a process of its own (:func:`_remote`), marked ``mark``; its result.
 
     A process that dies (ended by a Ctrl-C of the run) gives a failed result.
     """
-    folder = tempfile.mkdtemp(prefix=RUN_FOLDER_PREFIX)
-    result_file = Path(folder) / "result.pickle"
-    env = {**os.environ, **kernel_variables(run), RUN_MARKER: mark, "JUPYTER_RUNTIME_DIR": folder}
-    env.pop(PROGRESS_FILE_VAR)  # no progress display on a cluster
-    if not run.sweep:
-        env.pop(FIGURES_VAR, None)
-    try:
-        command = [sys.executable, "-m", "ntpnb.runner.remote", str(result_file)]
+    with tempfile.TemporaryDirectory(prefix=RUN_FOLDER_PREFIX, ignore_cleanup_errors=True) as folder:
+        result_file = Path(folder) / "result.pickle"
+        env = {**os.environ, **kernel_variables(run), RUN_MARKER: mark, "JUPYTER_RUNTIME_DIR": folder}
+        env.pop(PROGRESS_FILE_VAR)  # no progress display on a cluster
+        if not run.sweep:
+            env.pop(FIGURES_VAR, None)
+        command = [sys.executable, "-c", _REMOTE, str(result_file)]
         proc = subprocess.run(command, input=pickle.dumps(run), env=env, capture_output=True, check=False)
         if proc.returncode == 0 and result_file.is_file():
             return pickle.loads(result_file.read_bytes())
-        why = proc.stderr.decode(errors="replace").strip().splitlines()[-1:] or [
-            f"exit code {proc.returncode}"
-        ]
-        return failed_result(run, f"WorkerDied: the process running {run.label} ended: {why[0]}")
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
+    lines = proc.stderr.decode(errors="replace").strip().splitlines()
+    why = lines[-1] if lines else f"exit code {proc.returncode}"
+    return failed_result(run, f"WorkerDied: the process running {run.label} ended: {why}")
+
+
+#: The program of :func:`run_task`'s process: :func:`_remote` with the result file's path.
+_REMOTE = "import sys; from ntpnb.runner.cluster import _remote; _remote(sys.argv[1])"
+
+
+def _remote(result_file: str) -> None:
+    """A task's process: run the pickled run read from standard input; its pickled result to ``result_file``.
+
+    In a session of its own, so that ending its group ends its kernel too.
+    """
+    if hasattr(os, "setsid"):
+        os.setsid()
+    result = run_or_fail(pickle.loads(sys.stdin.buffer.read()))
+    with atomic_path(Path(result_file)) as tmp:
+        tmp.write_bytes(pickle.dumps(result))
 
 
 def run_on_dask(
@@ -78,21 +77,26 @@ def run_on_dask(
 
     A result's ``seconds`` is the wall time from its submission to its answer. On SIGINT the tasks
     not yet started are cancelled and the processes of the run are ended on every worker.
-    Returns whether the run was interrupted.
+    Returns whether the run was interrupted; raises NTPError if ``distributed`` is missing or no
+    scheduler answers.
     """
-    import distributed
-
-    client = _client(address)
+    try:
+        import distributed
+    except ImportError:
+        raise NTPError("--scheduler needs dask.distributed: pip install 'dask[distributed]'") from None
+    try:
+        client = distributed.Client(address, timeout="10s", set_as_default=False)
+    except (OSError, TimeoutError) as exc:
+        raise NTPError(f"no Dask scheduler answers at {address}: {exc}") from exc
     try:
         submitted = time.monotonic()
         futures = {}
         for run in pending:
-            future = client.submit(run_task, run, mark, pure=False, key=f"ntpnb-{run.label}-{mark}")
-            futures[future] = run
+            futures[client.submit(run_task, run, mark, pure=False, key=f"ntpnb-{run.label}-{mark}")] = run
             display.started(run.label)
         left = set(futures)
-        with Interrupts() as interrupts, client.as_current():
-            while left and not interrupts.count:
+        with stops_counted() as stops, client.as_current():
+            while left and not stops:
                 try:
                     done, left = distributed.wait(list(left), timeout=0.2, return_when="FIRST_COMPLETED")
                 except TimeoutError:  # none finished within the timeout
@@ -103,10 +107,9 @@ def run_on_dask(
                         result = future.result()
                     except Exception as exc:  # the task itself failed (a lost worker)
                         result = failed_result(run, f"TaskFailed: {type(exc).__name__}: {exc}")
-                    seconds = time.monotonic() - submitted
-                    report(dataclasses.replace(result, seconds=seconds))
+                    report(dataclasses.replace(result, seconds=time.monotonic() - submitted))
                 display.tick()
-            if not interrupts.count:
+            if not stops:
                 return False
             display.log("ntpnb: interrupted; cancelling the tasks and ending their processes on the cluster")
             client.cancel(list(left))

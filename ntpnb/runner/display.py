@@ -17,7 +17,7 @@ from .. import settings
 from ..chapter.progress import read_progress
 from ..throttle import Throttle
 
-__all__ = ["Running", "status_lines", "start_line", "Display"]
+__all__ = ["Running", "status_lines", "Display"]
 
 #: ANSI: the cursor to the start of the line ``n`` lines up, then clear to the end of the screen.
 _UP_AND_CLEAR = "\x1b[{n}F\x1b[J"
@@ -43,11 +43,6 @@ def status_lines(running: list[Running], now: float, width: int) -> list[str]:
         line = f"  {r.name:<{width}}  {where:<11} {now - r.started:5.0f} s"
         lines.append(f"{line}  {r.loop}" if r.loop else line)
     return lines
-
-
-def start_line(name: str, width: int) -> str:
-    """The line that says a notebook started, where nothing is redrawn."""
-    return f"  {name:<{width}}  started"
 
 
 class Display:
@@ -86,7 +81,7 @@ class Display:
         if self.live:
             self._redraw()
         else:
-            self.log(start_line(name, self.width))
+            self.log(f"  {name:<{self.width}}  started")
 
     def cell(self, name: str, cell: int, cells: int) -> None:
         """``name`` started its code cell ``cell`` of ``cells``."""

@@ -1,7 +1,7 @@
 """Execute one notebook: Jupytext source -> papermill (with its parameters) -> executed ``.ipynb``.
 
 Its outputs are moved into place when it ran to its end (:mod:`.staging`), even if claim checks
-failed. A failure is described in one line (:mod:`.diagnosis`), never raised.
+failed. A failure is described in one line (:func:`~.staging.describe_failure`), never raised.
 """
 
 from __future__ import annotations
@@ -10,8 +10,7 @@ import dataclasses
 import functools
 import shutil
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,9 +20,8 @@ from ..chapter.claims import ChapterRecord, load_chapter_record
 from ..chapter.layout import OutputLayout
 from ..errors import PathError
 from .choice import NotebookRun, cache_state, forget_key, store_key
-from .diagnosis import describe_failure
 from .jupyter_kernel import KERNEL_NAME, IPCKernelManager, kernel_environment
-from .staging import clear_failure, hide_injected_parameters, keep_failure, promote, staging_layout
+from .staging import describe_failure, keep_failure, promote, staging_layout
 
 __all__ = ["RunResult", "CellStarted", "cached_result", "failed_result", "run_notebook", "run_or_fail"]
 
@@ -84,9 +82,7 @@ def cached_result(run: NotebookRun, force: bool = False) -> RunResult | None:
     if force or cache_state(run) is not None:
         return None
     record = _complete_record(run, run.layout.claims)
-    if record is None:
-        return None
-    return _result(run, record, 0.0, cached=True)
+    return None if record is None else _result(run, record, 0.0, cached=True)
 
 
 #: A function told each code cell as it starts: its number (from 1) and how many there are.
@@ -97,7 +93,11 @@ REPORTING_ENGINE = "ntpnb-reporting"
 
 @functools.cache
 def _reporting_engine() -> str:
-    """Register (once per process) and name papermill's engine that tells ``cell_started`` each code cell."""
+    """Register (once per process) and name papermill's engine that tells ``cell_started`` each code cell.
+
+    It also spares papermill writing the notebook at every cell's start and end: it is written when
+    the cells have run and, when the execution fails, by papermill's closing step (the kept copy).
+    """
     from papermill.engines import NBClientEngine, papermill_engines
 
     class ReportingEngine(NBClientEngine):
@@ -116,27 +116,16 @@ def _reporting_engine() -> str:
                         cell_started(number[cell_index], len(code))
 
                 nb_man.cell_start = cell_start
-            with _written_once(nb_man):
+            save = nb_man.save
+            nb_man.save = lambda **kwargs: None
+            try:
                 return super().execute_managed_notebook(nb_man, kernel_name, **kwargs)
+            except BaseException:
+                nb_man.save = save
+                raise
 
     papermill_engines.register(REPORTING_ENGINE, ReportingEngine)
     return REPORTING_ENGINE
-
-
-@contextmanager
-def _written_once(nb_man: Any) -> Iterator[None]:
-    """Within: papermill's ``nb_man`` does not write the notebook at every cell's start and end.
-
-    It is still written when the cells have run and, when the execution fails, by papermill's
-    closing step (for the failure's kept copy).
-    """
-    save = nb_man.save
-    nb_man.save = lambda **kwargs: None
-    try:
-        yield
-    except BaseException:
-        nb_man.save = save
-        raise
 
 
 def run_notebook(run: NotebookRun, cell_started: CellStarted | None = None) -> RunResult:
@@ -151,6 +140,7 @@ def run_notebook(run: NotebookRun, cell_started: CellStarted | None = None) -> R
     stage = staging_layout(layout, run.name)
     staged = stage.notebooks / executed.name
     start = time.perf_counter()
+    failure = None
     try:
         with kernel_environment():
             papermill.execute_notebook(
@@ -169,22 +159,17 @@ def run_notebook(run: NotebookRun, cell_started: CellStarted | None = None) -> R
                 shutdown_kernel="immediate",
             )
     except Exception as exc:  # report any failure, go on with the others
-        seconds = time.perf_counter() - start
-        record = _complete_record(run, stage.claims)
-        if record is None or getattr(exc, "ename", None) != "ClaimCheckError":
-            return _failed(run, stage, seconds, describe_failure(exc, staged, layout.root))
-    else:  # every cell ran and every check passed
-        seconds = time.perf_counter() - start
-        record = _complete_record(run, stage.claims)
-        if record is None:
-            error = "IncompleteRecord: the chapter ended without ClaimLog.conclude() in its last cell"
-            return _failed(run, stage, seconds, error)
+        failure = exc
+    seconds = time.perf_counter() - start
+    record = _complete_record(run, stage.claims)
+    if failure is not None and (record is None or getattr(failure, "ename", None) != "ClaimCheckError"):
+        return _failed(run, stage, seconds, describe_failure(failure, staged, layout.root))
+    if record is None:  # every cell ran, yet the record is not complete
+        error = "IncompleteRecord: the chapter ended without ClaimLog.conclude() in its last cell"
+        return _failed(run, stage, seconds, error)
     try:
         record = _stamp_parameters(run, record, stage.claims)
-        hide_injected_parameters(staged)
-        outputs = promote(stage, layout, executed)
-        store_key(run, seconds, outputs)
-        clear_failure(layout, run.name)
+        store_key(run, seconds, promote(stage, layout, executed))
     except Exception as exc:  # the outputs are not in place, or the next run cannot know they are
         return _failed(run, stage, seconds, describe_failure(exc, staged, layout.root))
     shutil.rmtree(stage.root, ignore_errors=True)

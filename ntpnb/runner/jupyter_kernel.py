@@ -8,7 +8,6 @@ would otherwise oversubscribe the cores) and talk to their worker over Unix-doma
 from __future__ import annotations
 
 import os
-import shutil
 import tempfile
 import uuid
 from collections.abc import Iterator, Mapping
@@ -19,10 +18,10 @@ from jupyter_client.manager import AsyncKernelManager
 from traitlets import default
 
 from .. import settings
-from .processes import RUN_MARKER
 
 __all__ = [
     "KERNEL_NAME",
+    "RUN_MARKER",
     "RUN_FOLDER_PREFIX",
     "BLAS_ENV_VARS",
     "kernel_environment",
@@ -33,6 +32,8 @@ __all__ = [
 ]
 
 KERNEL_NAME = "python3"
+#: The environment variable whose value marks the processes of one run (:func:`run_environment`).
+RUN_MARKER = "NTPNB_RUN_ID"
 #: The name of every run's private folder (kernel sockets and connection files) starts so.
 RUN_FOLDER_PREFIX = "ntpnb-run-"
 
@@ -106,9 +107,6 @@ def run_environment() -> Iterator[str]:
     Afterwards the environment is restored and the folder removed, even when kernels were killed.
     """
     mark = uuid.uuid4().hex
-    runtime = tempfile.mkdtemp(prefix=RUN_FOLDER_PREFIX)
-    try:
+    with tempfile.TemporaryDirectory(prefix=RUN_FOLDER_PREFIX, ignore_cleanup_errors=True) as runtime:
         with _environment({RUN_MARKER: mark, "JUPYTER_RUNTIME_DIR": runtime}):
             yield mark
-    finally:
-        shutil.rmtree(runtime, ignore_errors=True)

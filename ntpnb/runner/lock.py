@@ -50,7 +50,7 @@ def output_lock(root: Path, wait: bool = True, log: Callable[[str], None] = prin
     lock = FileLock(root / LOCK_NAME, preserve_lock_file=True, on_acquired=_write_holder)
     try:
         try:
-            lock.acquire(timeout=0)
+            held = lock.acquire(timeout=0)
         except Timeout:
             holder = "another process"
             with suppress(OSError):  # as the holder wrote it into the file
@@ -60,11 +60,9 @@ def output_lock(root: Path, wait: bool = True, log: Callable[[str], None] = prin
                     f"the output folder {root} is in use by {holder}; wait for it, or choose another --out"
                 ) from None
             log(f"ntpnb: waiting for {holder} to finish with {root} (Ctrl-C to give up)")
-            lock.acquire()
+            held = lock.acquire()
     except OSError as exc:
         problem = f"cannot write in the output folder {root}: {exc.strerror}"
         raise PathError(f"{problem}; choose another --out") from exc
-    try:
+    with held:  # released on leaving
         yield
-    finally:
-        lock.release()

@@ -28,16 +28,15 @@ from .choice import (
     int_seed,
     longest_first,
     package_fingerprint,
+    record_timings,
     with_output,
 )
 from .cluster import run_on_dask
-from .diagnosis import describe_write_failure
 from .display import Display
 from .execute import RunResult, cached_result
 from .jupyter_kernel import run_environment
 from .lock import output_lock
-from .staging import remove_leftovers
-from .timings import record_timings
+from .staging import describe_write_failure, remove_leftovers
 from .workers import default_jobs, run_in_workers
 
 __all__ = ["reproduce", "DEFAULT_SEEDS", "default_seeds", "seed_runs"]
@@ -91,18 +90,17 @@ def output_tree(
         If ``output_dir`` is the book's tree and the run is not the book's, or lies at the
         project's root, above it, or inside its sources (:data:`SOURCE_FOLDERS`).
     """
-    book_tree = (root / DEFAULT_OUTPUT_DIRNAME).resolve()
+    project, book_tree = root.resolve(), (root / DEFAULT_OUTPUT_DIRNAME).resolve()
     book_run = is_book_run(profile, overrides)
+    default = book_tree if book_run else exploratory_output_dir(project, profile, overrides)
     if output_dir is None:
-        return book_tree if book_run else exploratory_output_dir(root.resolve(), profile, overrides)
+        return default
     tree = Path(output_dir).expanduser().resolve()
-    project = root.resolve()
     if tree == project or tree in project.parents:
         raise NTPError(
             f"--out {output_dir} is the project's folder or above it: the run would write its "
             f"notebooks/ over the sources in {project / 'notebooks'}; choose a folder of its own"
         )
-    default = output_tree(root, profile, overrides, None)
     for folder in SOURCE_FOLDERS:
         if tree.is_relative_to(project / folder):
             raise NTPError(
@@ -140,16 +138,6 @@ def claim_tree(layout: OutputLayout, record: RunRecord) -> None:
             "choose another --out, or leave --out out (each setting then gets a tree of its own)"
         )
     write_run_record(layout.root, held.merged(record) if held is not None else record)
-
-
-def _check_sweep_seeds(notebook: str, parameters: Mapping[str, Any], seeds: int) -> None:
-    """Refuse a sweep whose last seed would pass :data:`~ntpnb.chapter.parameters.INT_RANGE`."""
-    base = int_seed(parameters)
-    if base is not None and base + seeds - 1 > INT_RANGE[1]:
-        raise NTPError(
-            f"{notebook}: a sweep of {seeds} seeds from seed={base} would reach seed {base + seeds - 1}, "
-            f"beyond {INT_RANGE[1]} (the largest integer a parameter may hold)"
-        )
 
 
 def _warm_matplotlib() -> None:
@@ -235,7 +223,12 @@ def reproduce(
     if isinstance(seeds, bool) or not isinstance(seeds, int) or seeds < 1:
         raise NTPError(f"--seeds must be a whole number of at least 1, got {seeds!r}")
     for source, parameters in chosen:
-        _check_sweep_seeds(source.stem, parameters, seeds)
+        base = int_seed(parameters)
+        if base is not None and base + seeds - 1 > INT_RANGE[1]:
+            raise NTPError(
+                f"{source.stem}: a sweep of {seeds} seeds from seed={base} would reach seed "
+                f"{base + seeds - 1}, beyond {INT_RANGE[1]} (the largest integer a parameter may hold)"
+            )
     layout = output_layout(output_tree(root, profile, overrides, output_dir))
     fingerprint = package_fingerprint()
     runs = [

@@ -1,8 +1,12 @@
-"""Worker processes, one notebook each, in sessions of their own.
+"""Worker processes, one notebook each, in sessions of their own, and how a run's processes end.
 
-A Ctrl-C reaches only the parent, which ends every worker and kernel of the run (:mod:`.processes`)
-within seconds (a second Ctrl-C kills them at once). A worker whose parent dies ends the run's
-processes and itself.
+A Ctrl-C (or SIGTERM: :data:`STOP_SIGNALS`) reaches only the parent, which ends every worker and
+kernel of the run within seconds (a second Ctrl-C kills them at once). A worker whose parent dies
+ends the run's processes and itself. jupyter_client starts every kernel in a session of its own,
+which neither a Ctrl-C nor a signal to its worker reaches: so the run marks its environment
+(:data:`~.jupyter_kernel.RUN_MARKER`, unique to the run), which every descendant inherits, and ends
+them by that mark (:func:`end_processes`; on Linux, read in ``/proc/<pid>/environ``; elsewhere
+only the workers' groups are signalled, and kernels end when their parent is gone).
 """
 
 from __future__ import annotations
@@ -15,11 +19,12 @@ import shutil
 import signal
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager, suppress
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from pathlib import Path
+from typing import Any
 
 from ..chapter.layout import FIGURES_VAR
 from ..chapter.parameters import PROJECT_VAR
@@ -27,48 +32,94 @@ from ..chapter.progress import PROGRESS_FILE_VAR
 from .choice import NotebookRun
 from .display import Display
 from .execute import RunResult, failed_result, run_or_fail
-from .jupyter_kernel import RUN_FOLDER_PREFIX, progress_file, run_folder
-from .processes import RUN_MARKER, STOP_SIGNALS, end_processes, signals_handled
+from .jupyter_kernel import RUN_FOLDER_PREFIX, RUN_MARKER, progress_file, run_folder
 
-__all__ = ["default_jobs", "kernel_variables", "run_in_workers", "Interrupts"]
+__all__ = [
+    "STOP_SIGNALS",
+    "signals_handled",
+    "stops_counted",
+    "marked_processes",
+    "end_processes",
+    "default_jobs",
+    "kernel_variables",
+    "run_in_workers",
+]
+
+#: The signals that stop a command: Ctrl-C, and ``kill`` or a job scheduler acting as one.
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+@contextmanager
+def signals_handled(signals: Iterable[int], handler: Any) -> Iterator[None]:
+    """Within (in the main thread only; elsewhere nothing changes): ``handler`` handles ``signals``."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {signum: signal.signal(signum, handler) for signum in signals}
+    try:
+        yield
+    finally:
+        for signum, old in previous.items():
+            signal.signal(signum, old)
+
+
+@contextmanager
+def stops_counted() -> Iterator[list[int]]:
+    """Within (in the main thread): SIGINT and SIGTERM are added to the yielded list instead of raising.
+
+    Either stops the run: no new notebook starts and the running ones are ended.
+    """
+    stops: list[int] = []
+    with signals_handled(STOP_SIGNALS, lambda signum, frame: stops.append(signum)):
+        yield stops
+
+
+def marked_processes(variable: str, value: str) -> list[int]:
+    """Process ids (other than this process) whose environment has ``variable=value`` (Linux)."""
+    needle = b"\0" + f"{variable}={value}".encode() + b"\0"
+    proc = Path("/proc")
+    if not value or not proc.is_dir():
+        return []
+    found = []
+    for entry in proc.iterdir():
+        if entry.name.isdigit() and int(entry.name) != os.getpid():
+            with suppress(OSError):  # gone, or not ours
+                if needle in b"\0" + (entry / "environ").read_bytes():
+                    found.append(int(entry.name))
+    return found
+
+
+def _send(signum: int, pids: Iterable[int], groups: Iterable[int] = ()) -> None:
+    """Send ``signum`` to every process group in ``groups`` and every process in ``pids``."""
+    sends = [(os.killpg, pgid) for pgid in groups] if hasattr(os, "killpg") else []
+    for send, target in [*sends, *((os.kill, pid) for pid in pids)]:
+        with suppress(OSError):  # gone, or not ours
+            send(target, signum)
+
+
+def end_processes(
+    value: str, groups: Iterable[int] = (), grace: float = 3.0, hurry: Callable[[], bool] = lambda: False
+) -> None:
+    """End every process marked with ``value`` and every process group in ``groups``.
+
+    SIGTERM first, then SIGKILL after ``grace`` seconds, or as soon as ``hurry()`` is true.
+    """
+    groups = list(groups)
+    _send(signal.SIGTERM, marked_processes(RUN_MARKER, value), groups)
+    deadline = time.monotonic() + grace
+    while time.monotonic() < deadline and not hurry() and marked_processes(RUN_MARKER, value):
+        time.sleep(0.1)
+    for attempt in range(10):
+        left = marked_processes(RUN_MARKER, value)
+        _send(signal.SIGKILL, left, groups if attempt == 0 else ())
+        if not left:
+            break
+        time.sleep(0.1)
 
 
 def default_jobs() -> int:
     """How many notebooks run at once by default: one per CPU core."""
     return max(1, os.cpu_count() or 1)
-
-
-class Interrupts:
-    """Within (in the main thread): SIGINT and SIGTERM are counted instead of raising.
-
-    Either stops the run: no new notebook starts and the running ones are ended.
-    """
-
-    def __init__(self) -> None:
-        self.count = 0
-        self._within = signals_handled(STOP_SIGNALS, self._handler)
-
-    def _handler(self, signum: int, frame: object) -> None:
-        self.count += 1
-
-    def __enter__(self) -> Interrupts:
-        self._within.__enter__()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._within.__exit__(*exc)
-
-
-@contextmanager
-def _ended_on_error(
-    running: Mapping[Connection, tuple[BaseProcess, NotebookRun]], mark: str
-) -> Iterator[None]:
-    """Within: if anything raises (a closed output pipe, a bug), the workers of ``running`` end too."""
-    try:
-        yield
-    except BaseException:
-        end_processes(mark, [process.pid for process, _ in running.values() if process.pid], grace=1.0)
-        raise
 
 
 def kernel_variables(run: NotebookRun) -> dict[str, str]:
@@ -87,14 +138,9 @@ def _worker(sender: Connection, run: NotebookRun) -> None:
     """
     if hasattr(os, "setsid"):
         os.setsid()
-    watchdog = threading.Thread(target=_orphan_watchdog, args=(os.getppid(),), daemon=True)
-    watchdog.start()
+    threading.Thread(target=_orphan_watchdog, args=(os.getppid(),), daemon=True).start()
     os.environ.update(kernel_variables(run))  # the kernel inherits them
-
-    def cell_started(cell: int, cells: int) -> None:
-        sender.send((cell, cells))
-
-    sender.send(run_or_fail(run, cell_started))
+    sender.send(run_or_fail(run, lambda cell, cells: sender.send((cell, cells))))
     sender.close()
 
 
@@ -126,47 +172,53 @@ def run_in_workers(
     queue = list(pending)
     running: dict[Connection, tuple[BaseProcess, NotebookRun]] = {}
     started: dict[str, float] = {}  # when each notebook's worker started (time.monotonic)
-    with Interrupts() as interrupts, _ended_on_error(running, mark):
-        while (queue or running) and not interrupts.count:
-            while queue and len(running) < jobs:
-                run = queue.pop(0)
-                receiver, sender = context.Pipe(duplex=False)
-                process = context.Process(target=_worker, args=(sender, run), daemon=True)
-                # A worker is in the terminal's process group until os.setsid, importing: a Ctrl-C
-                # then would print its traceback. An ignored SIGINT stays ignored across exec (a
-                # blocked one would not); the parent loses a Ctrl-C only in these milliseconds.
-                with signals_handled([signal.SIGINT], signal.SIG_IGN):
-                    process.start()
-                sender.close()
-                running[receiver] = (process, run)
-                started[run.label] = time.monotonic()
-                display.started(run.label, progress_file(run.label))
-            for receiver in multiprocessing.connection.wait(list(running), timeout=0.2):
-                process, run = running[receiver]
-                try:
-                    message = receiver.recv()
-                except (EOFError, OSError):  # the worker died before it could answer
-                    process.join(5)
-                    code = process.exitcode
-                    message = failed_result(
-                        run, f"WorkerDied: the process running {run.label} ended (exit code {code})"
-                    )
-                if not isinstance(message, RunResult):  # a code cell started
-                    display.cell(run.label, *message)
-                    continue
-                del running[receiver]
+    with stops_counted() as stops:
+        try:
+            while (queue or running) and not stops:
+                while queue and len(running) < jobs:
+                    run = queue.pop(0)
+                    receiver, sender = context.Pipe(duplex=False)
+                    process = context.Process(target=_worker, args=(sender, run), daemon=True)
+                    # A worker is in the terminal's process group until os.setsid, importing: a Ctrl-C
+                    # then would print its traceback. An ignored SIGINT stays ignored across exec (a
+                    # blocked one would not); the parent loses a Ctrl-C only in these milliseconds.
+                    with signals_handled([signal.SIGINT], signal.SIG_IGN):
+                        process.start()
+                    sender.close()
+                    running[receiver] = (process, run)
+                    started[run.label] = time.monotonic()
+                    display.started(run.label, progress_file(run.label))
+                for receiver in multiprocessing.connection.wait(list(running), timeout=0.2):
+                    process, run = running[receiver]
+                    try:
+                        message = receiver.recv()
+                    except (EOFError, OSError):  # the worker died before it could answer
+                        process.join(5)
+                        why = f"the process running {run.label} ended (exit code {process.exitcode})"
+                        message = failed_result(run, f"WorkerDied: {why}")
+                    if not isinstance(message, RunResult):  # a code cell started
+                        display.cell(run.label, *message)
+                        continue
+                    del running[receiver]
+                    receiver.close()
+                    process.join()
+                    # the time the reader waited: the worker's start and imports, the kernel, the cells
+                    report(dataclasses.replace(message, seconds=time.monotonic() - started[run.label]))
+                display.tick()
+            if not stops:
+                return False
+            display.close()
+            display.log("ntpnb: interrupted; stopping the notebooks (Ctrl-C again to kill them at once)")
+            end_processes(mark, _groups(running), hurry=lambda: len(stops) > 1)
+            for receiver, (process, _) in running.items():
+                process.join(5)
                 receiver.close()
-                process.join()
-                # the time the reader waited: the worker's start and imports, the kernel, the cells
-                report(dataclasses.replace(message, seconds=time.monotonic() - started[run.label]))
-            display.tick()
-        if not interrupts.count:
-            return False
-        display.close()
-        display.log("ntpnb: interrupted; stopping the notebooks (Ctrl-C again to kill them at once)")
-        groups = [process.pid for process, _ in running.values() if process.pid]
-        end_processes(mark, groups, hurry=lambda: interrupts.count > 1)
-        for receiver, (process, _) in running.items():
-            process.join(5)
-            receiver.close()
-    return True
+            return True
+        except BaseException:  # a closed output pipe, a bug: the workers end too
+            end_processes(mark, _groups(running), grace=1.0)
+            raise
+
+
+def _groups(running: Mapping[Connection, tuple[BaseProcess, NotebookRun]]) -> list[int]:
+    """The process groups of the running workers (each leads its own session)."""
+    return [process.pid for process, _ in running.values() if process.pid]

@@ -16,7 +16,8 @@ from ntpnb.chapter.claims import load_chapter_record
 from ntpnb.chapter.layout import exploratory_output_dir, output_layout
 from ntpnb.errors import NTPError, RunInterruptedError
 from ntpnb.runner import reproduce
-from ntpnb.runner.processes import RUN_MARKER, marked_processes
+from ntpnb.runner.jupyter_kernel import RUN_MARKER
+from ntpnb.runner.workers import marked_processes
 
 from fake_notebooks import fake_notebook
 

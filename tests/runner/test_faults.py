@@ -23,7 +23,7 @@ import pytest
 
 from ntpnb.chapter import parameters as profiles
 from ntpnb.chapter.atomic import atomic_path, atomic_write_text, is_temporary
-from ntpnb.runner.processes import marked_processes
+from ntpnb.runner.workers import marked_processes
 
 from conftest import ROOT
 from fake_notebooks import fake_notebook

@@ -496,7 +496,7 @@ def test_the_failed_cell_is_found_when_the_kernel_died_before_acknowledging_it(t
     metadata (seen in CI): the cell is the last code cell papermill started."""
     import nbformat
 
-    from ntpnb.runner.diagnosis import failed_cell
+    from ntpnb.runner.staging import failed_cell
 
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell(f"x = {i}") for i in range(4)]

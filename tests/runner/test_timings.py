@@ -17,9 +17,9 @@ from ntpnb.chapter import parameters as profiles
 from ntpnb.chapter.layout import load_timings, output_layout
 from ntpnb.chapter.provenance import RunRecord, write_run_record
 from ntpnb.runner import run as run_module
+from ntpnb.runner.choice import record_timings
 from ntpnb.runner.execute import RunResult
 from ntpnb.runner.run import reproduce
-from ntpnb.runner.timings import record_timings
 
 from fake_notebooks import fake_notebook
 
