@@ -34,20 +34,6 @@ from .layout import output_layout
 from .platform import platform_info
 from .statistical import Sample
 
-__all__ = [
-    "Check",
-    "ChapterRecord",
-    "load_chapter_record",
-    "load_chapter_records",
-    "ClaimLog",
-    "ClaimTable",
-    "KINDS",
-    "PROFILE_NAMES",
-    "RELATIONS",
-    "format_number",
-    "format_decade",
-]
-
 Target = float | tuple[float, float]
 
 #: The relations a check can assert between the measured value and its target.

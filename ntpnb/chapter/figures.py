@@ -16,8 +16,6 @@ from .plotting import COLORS
 if TYPE_CHECKING:  # matplotlib is imported by the functions that draw, not with the package
     from matplotlib.axes import Axes
 
-__all__ = ["four_panels", "draw_contexts", "draw_rows", "unit_rows", "draw_unit_rows", "draw_graph", "band"]
-
 _FOUR_PANEL_LABELS = (
     r"$\operatorname{CE}(W_k)$ (dotted: $\mathcal{H}$)",
     r"$\|W_k\|$",

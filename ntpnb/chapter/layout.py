@@ -32,21 +32,6 @@ from pathlib import Path
 
 from ..errors import NTPError, PathError
 
-__all__ = [
-    "OutputLayout",
-    "Timings",
-    "find_project_root",
-    "notebook_sources",
-    "load_timings",
-    "output_layout",
-    "exploratory_output_dir",
-    "DEFAULT_OUTPUT_DIRNAME",
-    "OVERRIDE_RUNS_DIRNAME",
-    "SWEEP_DIRNAME",
-    "FIGURES_VAR",
-    "figures_wanted",
-]
-
 DEFAULT_OUTPUT_DIRNAME = "outputs"
 #: Runs with parameter overrides go to ``outputs/runs/<key=value,...>/``, apart from the book's.
 OVERRIDE_RUNS_DIRNAME = "runs"

@@ -13,9 +13,6 @@ from matplotlib import scale as mscale
 from matplotlib import ticker
 from matplotlib.ticker import LogLocator
 
-__all__ = ["LogScale", "MINOR_TICKS_MAX_DECADES"]
-
-
 #: Superscript forms of the characters of an exponent.
 _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 

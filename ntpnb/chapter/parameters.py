@@ -30,22 +30,6 @@ from .claims import PROFILE_NAMES
 from .layout import find_project_root
 from .prose import glue_text
 
-__all__ = [
-    "PROFILE_NAMES",
-    "CHANGES",
-    "PAPER_NUMBERS",
-    "profile_parameters",
-    "notebook_source",
-    "parse_overrides",
-    "apply_overrides",
-    "CellParameter",
-    "read_parameters_cell",
-    "parse_parameters_cell",
-    "GLUE_KEY",
-    "format_parameter",
-    "glue_parameters",
-]
-
 #: ``CHANGES[notebook][profile]``: what a profile other than ``paper`` changes of the notebook's
 #: ``parameters`` cell. A notebook not named here has no profiles.
 CHANGES: dict[str, dict[str, dict[str, Any]]] = {

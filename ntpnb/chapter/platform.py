@@ -19,8 +19,6 @@ from typing import Any
 
 from threadpoolctl import threadpool_info
 
-__all__ = ["cpu_model", "platform_info", "format_platform", "platform_section"]
-
 #: The packages whose versions a run records (the numerical stack of ntpnb).
 PACKAGES = ("numpy", "scipy", "numba", "cvxpy", "clarabel", "osqp", "scs", "highspy", "threadpoolctl")
 

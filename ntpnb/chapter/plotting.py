@@ -35,20 +35,6 @@ from .layout import OutputLayout, figures_wanted
 if TYPE_CHECKING:  # matplotlib is imported by the functions that draw, not with the package
     from matplotlib.figure import Figure
 
-__all__ = [
-    "STYLE",
-    "COLORS",
-    "PAGE_PIXELS",
-    "PAGE_WIDTH",
-    "MIN_TEXT_POINTS",
-    "use_style",
-    "write_figure",
-    "show_figure",
-    "show_animation",
-    "small_text",
-    "figure_cell_problems",
-]
-
 #: The widest a cell's output shows on a chapter page, in CSS pixels, in a 1280 px window
 #: (Chromium; 774 from 1440 px on). A wider figure is shrunk by the page, text included.
 PAGE_PIXELS: int = 672

@@ -26,8 +26,6 @@ from .. import settings
 from ..throttle import Throttle
 from .atomic import atomic_write_text
 
-__all__ = ["PROGRESS_FILE_VAR", "QUIET_VAR", "ProgressState", "Progress", "progress", "read_progress"]
-
 #: The file ``ntpnb reproduce`` asks a notebook's kernel to write its progress to.
 PROGRESS_FILE_VAR = "NTPNB_PROGRESS_FILE"
 #: ``off`` in this variable shows nothing (set by the test suite for its notebook kernels).

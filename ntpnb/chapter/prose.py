@@ -14,8 +14,6 @@ import numbers
 from ..errors import InvalidDataError
 from .claims import format_number
 
-__all__ = ["GLUE_PREFIX", "glue_number", "glue_text", "describe_change", "sentences", "markdown_table"]
-
 #: The MIME prefix of a hidden glue output (myst-nb's ``GLUE_PREFIX``).
 GLUE_PREFIX = "application/papermill.record/"
 

@@ -26,23 +26,6 @@ from typing import Any, TypeVar
 from ..errors import PathError
 from .atomic import atomic_write_text
 
-__all__ = [
-    "BOOK_PROFILE",
-    "RUN_RECORD_NAME",
-    "RunRecord",
-    "Manifest",
-    "is_book_run",
-    "load_run_record",
-    "write_run_record",
-    "manifest_path",
-    "file_digest",
-    "output_digests",
-    "load_manifest",
-    "write_manifest",
-    "damaged_outputs",
-    "chapter_damage",
-]
-
 #: A record read from JSON (:class:`RunRecord` or :class:`Manifest`).
 _Record = TypeVar("_Record")
 

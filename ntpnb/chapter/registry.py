@@ -21,8 +21,6 @@ from types import MappingProxyType
 from ..errors import NTPError
 from ..linear.toy2d import TOY2D_ENTROPY
 
-__all__ = ["ClaimSpec", "CLAIMS", "PAPERS", "claim_spec", "paper_value", "sort_key"]
-
 #: The two papers, by the letter that prefixes their claim ids.
 PAPERS: MappingProxyType[str, str] = MappingProxyType(
     {

@@ -46,8 +46,6 @@ from typing import Any
 
 from ..errors import InvalidDataError
 
-__all__ = ["DEFAULT_LEVEL", "TESTS", "Sample", "sample_of"]
-
 #: The error rate of a statistical check: the chance that it fails when the claim is true (a
 #: claim) or holds when the shortfall is not there (a finding); rare by chance over a sweep.
 DEFAULT_LEVEL = 0.01
