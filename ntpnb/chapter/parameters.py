@@ -197,24 +197,20 @@ def _fits(value: Any, like: Any) -> Any:
     """``value`` (a Python literal) as the kind of the profile's value ``like`` (None: any), or _BAD."""
     if like is None:
         return value
-    if isinstance(like, bool):
-        return value if isinstance(value, bool) else _BAD
-    if isinstance(value, bool):  # True is not the number 1, nor a text, nor a list
+    if isinstance(value, bool) != isinstance(like, bool):  # True is not the number 1, nor a text
         return _BAD
-    if isinstance(like, int):
-        return value if isinstance(value, int) and INT_RANGE[0] <= value <= INT_RANGE[1] else _BAD
     if isinstance(like, float):
-        if not isinstance(value, (int, float)) or not math.isfinite(value):
+        return float(value) if isinstance(value, (int, float)) and math.isfinite(value) else _BAD
+    if isinstance(like, list):
+        if not isinstance(value, list):
             return _BAD
-        return float(value)
-    if not isinstance(like, list):
-        return value if isinstance(value, type(like)) else _BAD
-    if not isinstance(value, list):
-        return _BAD
-    if len({type(item) for item in like}) != 1:  # an empty or mixed list in the profile: any items
-        return value
-    items = [_fits(item, like[0]) for item in value]
-    return _BAD if any(item is _BAD for item in items) else items
+        if len({type(item) for item in like}) != 1:  # an empty or mixed list in the profile: any items
+            return value
+        items = [_fits(item, like[0]) for item in value]
+        return _BAD if any(item is _BAD for item in items) else items
+    if type(like) is int:
+        return value if isinstance(value, int) and INT_RANGE[0] <= value <= INT_RANGE[1] else _BAD
+    return value if isinstance(value, type(like)) else _BAD
 
 
 def _typed(text: str, like: Any) -> Any:
