@@ -212,19 +212,18 @@ def figure_cell_problems(source: str, metadata: Mapping[str, Any]) -> list[str]:
         return []
     if len(calls) > 1:
         return [f"shows {len(calls)} figures: a cell shows one, the figure its metadata captions"]
-    options = metadata.get("mystnb") if isinstance(metadata, Mapping) else None
-    options = options if isinstance(options, Mapping) else {}
-    figure = options.get("figure") if isinstance(options.get("figure"), Mapping) else {}
-    image = options.get("image") if isinstance(options.get("image"), Mapping) else {}
 
-    def text(mapping: Mapping[str, Any], key: str) -> str:
-        value = mapping.get(key)
+    def text(*keys: str) -> str:
+        """The text at ``metadata["mystnb"][keys...]``, stripped (``""`` if there is none)."""
+        value: Any = metadata
+        for key in ("mystnb", *keys):
+            value = value.get(key) if isinstance(value, Mapping) else None
         return value.strip() if isinstance(value, str) else ""
 
     problems = []
-    if not text(figure, "caption"):
+    if not text("figure", "caption"):
         problems.append("no caption (cell metadata mystnb.figure.caption)")
-    name = text(figure, "name")
+    name = text("figure", "name")
     saved = _SAVED_NAME.search(source)
     if not name:
         problems.append("no name (cell metadata mystnb.figure.name)")
@@ -232,7 +231,7 @@ def figure_cell_problems(source: str, metadata: Mapping[str, Any]) -> list[str]:
         problems.append(f"named {name!r}, not fig-{saved.group(1)} after the file it is saved to")
     elif not name.startswith("fig-"):
         problems.append(f"named {name!r}: a figure's name starts with fig-")
-    if calls[0] == "figure" and not text(image, "alt"):
+    if calls[0] == "figure" and not text("image", "alt"):
         problems.append("no alt text (cell metadata mystnb.image.alt)")
     if calls[0] == "animation" and not _ANIMATION_ALT.search(source):
         problems.append("no alt text (show_animation's alt argument)")
