@@ -170,21 +170,19 @@ _VALUES: dict[str, dict[str, float]] = {
 }
 
 
-def _specs(table: str) -> tuple[ClaimSpec, ...]:
-    """The claims of :data:`_TABLE`."""
-    specs = []
+def _specs(table: str) -> dict[str, ClaimSpec]:
+    """The claims of :data:`_TABLE`, by id."""
+    specs = {}
     for entry in re.split(r"\n(?=[AB]\d+ \| )", table.strip()):
         head, _, body = entry.partition("\n")
         claim_id, where = head.split(" | ")
         statement, paper_value = body.replace("\n= ", "\0").replace("\n", " ").split("\0")
-        specs.append(ClaimSpec(claim_id, where, statement, paper_value, _VALUES.get(claim_id, {})))
-    return tuple(specs)
+        specs[claim_id] = ClaimSpec(claim_id, where, statement, paper_value, _VALUES.get(claim_id, {}))
+    return specs
 
-
-_SPECS = _specs(_TABLE)
 
 #: ``CLAIMS[id]`` is the :class:`ClaimSpec` of that claim, in the papers' order.
-CLAIMS: MappingProxyType[str, ClaimSpec] = MappingProxyType({c.id: c for c in _SPECS})
+CLAIMS: MappingProxyType[str, ClaimSpec] = MappingProxyType(_specs(_TABLE))
 
 _ID = re.compile(r"^([AB])(\d+)$")
 
