@@ -107,11 +107,10 @@ class OutputLayout:
     def seed_layouts(self) -> dict[int, OutputLayout]:
         """The trees of the sweep's further seeds that exist, by seed (none when no sweep ran)."""
         found = {}
-        if self.sweep.is_dir():
-            for folder in self.sweep.iterdir():
-                match = _SEED_TREE.match(folder.name)
-                if match and folder.is_dir():
-                    found[int(match.group(1))] = OutputLayout(folder)
+        for folder in self.sweep.glob("seed=*"):
+            match = _SEED_TREE.match(folder.name)
+            if match and folder.is_dir():
+                found[int(match.group(1))] = OutputLayout(folder)
         return dict(sorted(found.items()))
 
 

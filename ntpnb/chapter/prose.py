@@ -19,9 +19,7 @@ GLUE_PREFIX = "application/papermill.record/"
 
 
 def glue_text(name: str, text: str) -> None:
-    """Glue ``text`` under ``name`` (hidden output), for ``{glue:text}`name``` in the prose.
-
-    Returns nothing, so that a cell ending in a glue shows no stray value.
+    """Glue ``text`` under ``name`` (a hidden output; returns nothing, so the cell shows no stray value).
 
     Raises
     ------
