@@ -7,10 +7,10 @@ what other profiles change (:data:`CHANGES`; a test refuses a change repeating t
 cell with papermill.
 
 A profile-dependent tolerance is a parameter (its comment says what it bounds), never a
-``profile == "paper"`` test in a notebook; a ``paper`` threshold that is a paper's number names
-its claim (:data:`PAPER_NUMBERS`). A parameter's meaning is the comment of its line in the cell
-(:func:`read_parameters_cell`; ``ntpnb list`` prints it); prose shows the run's value glued
-(:func:`glue_parameters`, ``{glue:text}`par_NAME```), never typed.
+``profile == "paper"`` test in a notebook; a ``paper`` threshold that is a paper's number is the
+registry's (:func:`~ntpnb.chapter.registry.paper_value`; a test checks it). A parameter's meaning
+is the comment of its line in the cell (:func:`read_parameters_cell`; ``ntpnb list`` prints it);
+prose shows the run's value glued (:func:`glue_parameters`, ``{glue:text}`par_NAME```), never typed.
 """
 
 from __future__ import annotations
@@ -115,17 +115,6 @@ CHANGES: dict[str, dict[str, dict[str, Any]]] = {
             # Fig. 6b's values are means over 100 trials of 2000 steps: not at this scale
             "check_fig6_values": False,
         },
-    },
-}
-
-#: The ``paper`` values of ``parameters`` cells that are a paper's numbers: ``(claim, name)`` in
-#: the registry (:func:`~ntpnb.chapter.registry.paper_value`), which a test checks them against.
-PAPER_NUMBERS: dict[str, dict[str, tuple[str, str]]] = {
-    "06_attention": {
-        "n_trials": ("B11", "trials"),  # App. D: the trials of each mean
-        "min_corr_acyclic": ("B8", "corr"),
-        "max_cyc_dist": ("B9", "distance"),
-        "min_local_corr": ("B10", "local_corr"),
     },
 }
 
