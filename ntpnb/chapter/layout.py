@@ -33,10 +33,6 @@ from pathlib import Path
 from ..errors import NTPError, PathError
 
 DEFAULT_OUTPUT_DIRNAME = "outputs"
-#: Runs with parameter overrides go to ``outputs/runs/<key=value,...>/``, apart from the book's.
-OVERRIDE_RUNS_DIRNAME = "runs"
-#: The further seeds of a seed sweep go to ``<output root>/seeds/seed=<s>/``, one tree each.
-SWEEP_DIRNAME = "seeds"
 _SEED_TREE = re.compile(r"^seed=(-?\d+)$")
 #: The longest folder name of such a run; a longer one keeps its start, then a hash of all of it.
 MAX_RUN_DIRNAME = 120
@@ -97,8 +93,8 @@ class OutputLayout:
     failed = subfolder("failed")
     #: Results of ``python -m benchmarks``.
     benchmarks = subfolder("benchmarks")
-    #: The trees of the seed sweep's further seeds.
-    sweep = subfolder(SWEEP_DIRNAME)
+    #: The trees of the seed sweep's further seeds, ``seeds/seed=<s>/``.
+    sweep = subfolder("seeds")
 
     def seed_root(self, seed: int) -> Path:
         """The root of the tree of the sweep's seed ``seed``."""
@@ -159,4 +155,4 @@ def exploratory_output_dir(root: Path, profile: str, overrides: Mapping[str, obj
     if len(name) > MAX_RUN_DIRNAME:  # file names have at most 255 bytes: keep a readable start
         digest = hashlib.sha256(name.encode()).hexdigest()[:16]
         name = f"{name[: MAX_RUN_DIRNAME - 17]}-{digest}"
-    return root / DEFAULT_OUTPUT_DIRNAME / OVERRIDE_RUNS_DIRNAME / name
+    return root / DEFAULT_OUTPUT_DIRNAME / "runs" / name

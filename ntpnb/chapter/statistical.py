@@ -47,8 +47,7 @@ from ..errors import InvalidDataError
 #: The error rate of a statistical check (see the module docstring); rare by chance over a sweep.
 DEFAULT_LEVEL = 0.01
 
-#: The kinds of check that hold only when the data establish their statement (the others hold
-#: unless the data contradict it).
+#: The kinds of check that hold only when the data establish them (see the module docstring).
 ESTABLISHED_KINDS: tuple[str, ...] = ("finding", "measurement")
 
 #: The tests a :class:`Sample` can be checked with (see the module docstring).
