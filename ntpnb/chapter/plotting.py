@@ -115,13 +115,10 @@ def small_text(fig: Figure, shown_width: float) -> list[tuple[str, float]]:
     shrink = min(1.0, PAGE_PIXELS / shown_width) if shown_width > 0 else 1.0
     small = {}
     for text in fig.findobj(Text):
-        label = text.get_text().strip()
-        if not (label and text.get_visible()):
-            continue
-        points = float(text.get_fontsize()) * shrink
-        if points < MIN_TEXT_POINTS - 1e-9:
+        label, points = text.get_text().strip(), float(text.get_fontsize()) * shrink
+        if label and text.get_visible() and points < MIN_TEXT_POINTS - 1e-9:
             small[label] = min(points, small.get(label, points))
-    return sorted(((label, points) for label, points in small.items()), key=lambda item: item[1])
+    return sorted(small.items(), key=lambda item: item[1])
 
 
 def show_figure(fig: Figure, name: str, layout: OutputLayout) -> None:
