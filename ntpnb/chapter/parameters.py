@@ -273,12 +273,10 @@ class CellParameter:
     meaning: str  # from the cell's comments (:func:`parse_parameters_cell`); "" if it has none
 
 
-#: The tag of the cell that holds a notebook's parameters (papermill's).
-PARAMETERS_TAG = "parameters"
-
-
 def read_parameters_cell(source: Path) -> dict[str, CellParameter]:
     """The :class:`CellParameter` of each assignment of the notebook ``source``'s ``parameters`` cell.
+
+    The cell is the code cell tagged ``parameters`` (papermill's tag).
 
     Raises
     ------
@@ -288,9 +286,9 @@ def read_parameters_cell(source: Path) -> dict[str, CellParameter]:
     import jupytext  # the notebooks' format; loaded only by what reads them
 
     cells = jupytext.read(source).cells
-    tagged = [c for c in cells if c.cell_type == "code" and PARAMETERS_TAG in c.metadata.get("tags", [])]
+    tagged = [c for c in cells if c.cell_type == "code" and "parameters" in c.metadata.get("tags", [])]
     if len(tagged) != 1:
-        raise NTPError(f"{source.name}: needs one code cell tagged {PARAMETERS_TAG!r}, has {len(tagged)}")
+        raise NTPError(f"{source.name}: needs one code cell tagged 'parameters', has {len(tagged)}")
     return parse_parameters_cell(tagged[0].source, source.name)
 
 
