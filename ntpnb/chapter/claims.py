@@ -360,9 +360,8 @@ class ClaimLog:
     ) -> bool:
         """A statistical check: test ``sample`` at this seed; the sweep decides it pooled.
 
-        The sample is recorded whole so the verdicts can pool it over the sweep; its outcome here
-        is printed and recorded but never fails the chapter. The error rate is the sample's
-        ``level``. Options as in :meth:`check` (``digits`` 3 by default, no ``floor``); ``kind`` is
+        The sample is recorded whole for the verdicts to pool; its outcome here never fails the
+        chapter. Options as in :meth:`check` (``digits`` 3 by default, no ``floor``); ``kind`` is
         ``"claim"``, ``"finding"`` or ``"measurement"``.
 
         Raises

@@ -82,18 +82,12 @@ class OutputLayout:
     """The folders of one output tree (see the module docstring)."""
 
     root: Path
-
-    #: Executed notebooks, figure files and claim records (the folders :func:`output_layout` makes).
     notebooks = subfolder("notebooks")
     figures = subfolder("figures")
     claims = subfolder("claims")
-    #: Reproduction times per profile and notebook (:func:`load_timings`, :mod:`ntpnb.runner.timings`).
     timings = subfolder("timings.json")
-    #: The last failed run of each notebook: executed copy and record.
     failed = subfolder("failed")
-    #: Results of ``python -m benchmarks``.
     benchmarks = subfolder("benchmarks")
-    #: The trees of the seed sweep's further seeds, ``seeds/seed=<s>/``.
     sweep = subfolder("seeds")
 
     def seed_root(self, seed: int) -> Path:
