@@ -1,13 +1,11 @@
 """Atomic file writes: the one way the pipeline writes a file.
 
-Every file the pipeline writes is first written to a temporary file in the same folder and then
-moved into place with :func:`os.replace`, atomic on POSIX and Windows: a reader sees the old file
-or the new one, never half of one, and a write that fails leaves the old file as it was.
-
-Temporary files are named ``.<name>.tmp-<pid>-<random><suffix>``: hidden, in the target's
-folder (the rename never crosses a file system), with the target's suffix (matplotlib chooses
-the format from it), and recognisable by :func:`is_temporary`, so that a run can remove those a
-killed process left behind.
+A file is written to a temporary file in its folder, then moved into place with :func:`os.replace`
+(atomic on POSIX and Windows): a reader sees the old file or the new one, never half of one, and a
+failed write leaves the old file as it was. Temporary files are named
+``.<name>.tmp-<pid>-<random><suffix>``: hidden, in the target's folder (the rename never crosses a
+file system), with the target's suffix (matplotlib chooses the format from it), and recognisable
+(:func:`is_temporary`), so that a run can remove those a killed process left behind.
 """
 
 from __future__ import annotations
@@ -19,8 +17,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-__all__ = ["atomic_path", "atomic_write_text", "is_temporary", "remove_temporaries"]
-
 _TEMPORARY = re.compile(r"^\..+\.tmp-\d+-[0-9a-f]{8}(\.[^.]+)?$")
 
 
@@ -31,14 +27,9 @@ def is_temporary(path: Path) -> bool:
 
 @contextmanager
 def atomic_path(path: str | Path) -> Iterator[Path]:
-    """Within: a temporary path to write; on leaving normally, it replaces ``path``.
+    """Within: a temporary path to write (``fig.savefig(tmp)``); leaving normally, it replaces ``path``.
 
     If the block raises (or is interrupted), the temporary file is removed.
-
-    Examples
-    --------
-    >>> with atomic_path(folder / "fig.png") as tmp:  # doctest: +SKIP
-    ...     fig.savefig(tmp)
     """
     path = Path(path)
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}-{uuid.uuid4().hex[:8]}{path.suffix}")
@@ -62,10 +53,7 @@ def atomic_write_text(path: str | Path, text: str) -> Path:
 
 def remove_temporaries(folder: Path) -> list[Path]:
     """Remove the temporary files killed writers left in ``folder`` (not recursive; under the output lock)."""
-    removed = []
-    if folder.is_dir():
-        for path in folder.iterdir():
-            if path.is_file() and is_temporary(path):
-                path.unlink(missing_ok=True)
-                removed.append(path)
+    removed = [path for path in folder.glob(".*") if path.is_file() and is_temporary(path)]
+    for path in removed:
+        path.unlink(missing_ok=True)
     return removed

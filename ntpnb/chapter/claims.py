@@ -1,21 +1,21 @@
-"""One way for notebooks to check a paper's claim: compare, print, record, and fail loudly.
+"""Claim checks: compare a number with a paper, print one stable line, record it, fail at the end.
 
 Each notebook makes a :class:`ClaimLog` and calls :meth:`ClaimLog.check` for every number it
-compares with a paper. A check prints one stable line (rounded, so nbval can compare it) and is
-recorded in ``outputs/claims/<notebook>.json`` (one :class:`ChapterRecord`), with the run's
-platform. A failed check does not stop the chapter: the last cell, :meth:`ClaimLog.conclude`,
-raises one :class:`~ntpnb.errors.ClaimCheckError` listing every failed check. A statistical check
+compares with a paper. A check prints one line (rounded, so nbval can compare it) and is recorded
+in ``outputs/claims/<notebook>.json`` (one :class:`ChapterRecord`, with the run's platform). A
+failed check does not stop the chapter: its last cell, :meth:`ClaimLog.conclude`, raises one
+:class:`~ntpnb.errors.ClaimCheckError` listing every failed check. A statistical check
 (:meth:`ClaimLog.check_sample`) is tested at the run's seed but decided pooled over the sweep's
 seeds (:mod:`ntpnb.book.verdicts`), so one seed's failure does not fail the chapter.
 
-The four kinds of check (:data:`KINDS`): a ``"claim"`` is evidence (it would fail were the paper
+The kinds of check (:data:`KINDS`): a ``"claim"`` is evidence (it would fail were the paper
 wrong); a ``"finding"`` pins the measured shortfall of a claim that does *not* reproduce and
 quotes the paper; a ``"sanity"`` check tests the code or setting (an invariant, a property of our
 instance, a solver agreeing with a proof); a ``"measurement"`` is our own statement qualifying a
 claim, always statistical, decided pooled like a finding, never evidence and never failing the
-run. Non-evidence kinds print after the claim id and are recorded, so the report keeps them apart.
-:meth:`ClaimLog.qualify` attaches a qualification to a claim; each claim's verdict (reproduced,
-with a qualification, does not reproduce, not tested) follows from the records.
+run. Non-evidence kinds print after the claim id. :meth:`ClaimLog.qualify` attaches a
+qualification to a claim; each claim's verdict (reproduced, with a qualification, does not
+reproduce, not tested) follows from the records.
 """
 
 from __future__ import annotations
@@ -33,20 +33,6 @@ from .atomic import atomic_write_text
 from .layout import output_layout
 from .platform import platform_info
 from .statistical import Sample
-
-__all__ = [
-    "Check",
-    "ChapterRecord",
-    "load_chapter_record",
-    "load_chapter_records",
-    "ClaimLog",
-    "ClaimTable",
-    "KINDS",
-    "PROFILE_NAMES",
-    "RELATIONS",
-    "format_number",
-    "format_decade",
-]
 
 Target = float | tuple[float, float]
 
@@ -233,17 +219,8 @@ class ChapterRecord:
 
     def dump(self) -> str:
         """The record as JSON text, as ``<output>/claims/<notebook>.json`` holds it."""
-        record = {
-            "notebook": self.notebook,
-            "profile": self.profile,
-            "seed": self.seed,
-            "complete": self.complete,
-            "checks": [c.to_json() for c in self.checks],
-            "qualifications": [{"claim": c, "text": t} for c, t in self.qualifications],
-            "platform": self.platform,
-            "parameters": dict(self.parameters) if self.parameters is not None else None,
-        }
-        return json.dumps(record, indent=1) + "\n"
+        qualifications = [{"claim": c, "text": t} for c, t in self.qualifications]
+        return json.dumps(asdict(self) | {"qualifications": qualifications}, indent=1) + "\n"
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> ChapterRecord:
@@ -383,9 +360,8 @@ class ClaimLog:
     ) -> bool:
         """A statistical check: test ``sample`` at this seed; the sweep decides it pooled.
 
-        The sample is recorded whole so the verdicts can pool it over the sweep; its outcome here
-        is printed and recorded but never fails the chapter. The error rate is the sample's
-        ``level``. Options as in :meth:`check` (``digits`` 3 by default, no ``floor``); ``kind`` is
+        The sample is recorded whole for the verdicts to pool; its outcome here never fails the
+        chapter. Options as in :meth:`check` (``digits`` 3 by default, no ``floor``); ``kind`` is
         ``"claim"``, ``"finding"`` or ``"measurement"``.
 
         Raises
@@ -451,34 +427,24 @@ class ClaimLog:
         atomic_write_text(self.path, self.record.dump())
 
 
-_TABLE_COLUMNS = ("claim", "what", "paper", "ours", "required", "result")
-
-
 @dataclass(frozen=True)
 class ClaimTable:
     """A compact table of claim checks; displays as HTML in Jupyter and the book."""
 
     checks: tuple[Check, ...]
 
-    def rows(self) -> list[tuple[str, ...]]:
-        """One row of strings per check, in the order of :data:`_TABLE_COLUMNS`."""
-        return [(c.label, c.what, c.paper, c.measured, c.required, c.result) for c in self.checks]
-
     def __repr__(self) -> str:
-        rows = self.rows()
-        passed = sum(c.passed for c in self.checks)
-        lines = [f"{passed} of {len(rows)} claim checks pass"]
-        lines += [f"{r[5]} {r[0]:<4} {r[1]}: {r[3]} (required {r[4]})" for r in rows]
+        lines = [f"{sum(c.passed for c in self.checks)} of {len(self.checks)} claim checks pass"]
+        for c in self.checks:
+            lines.append(f"{c.result} {c.label:<4} {c.what}: {c.measured} (required {c.required})")
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
-        head = "".join(f"<th>{name}</th>" for name in _TABLE_COLUMNS)
-        body = []
-        for row in self.rows():
-            verdict = row[-1].lower()
-            cells = "".join(f"<td>{html.escape(value)}</td>" for value in row[:-1])
-            body.append(f'<tr class="ntpnb-{verdict}">{cells}<td>{row[-1]}</td></tr>')
-        return (
-            '<table class="ntpnb-claim-table">'
-            f"<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
-        )
+        columns = ("claim", "what", "paper", "ours", "required", "result")
+        head = "".join(f"<th>{column}</th>" for column in columns)
+        rows = ""
+        for c in self.checks:
+            texts = (c.label, c.what, c.paper, c.measured, c.required)
+            cells = "".join(f"<td>{html.escape(text)}</td>" for text in texts)
+            rows += f'<tr class="ntpnb-{c.result.lower()}">{cells}<td>{c.result}</td></tr>'
+        return f'<table class="ntpnb-claim-table"><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>'

@@ -16,8 +16,6 @@ from .plotting import COLORS
 if TYPE_CHECKING:  # matplotlib is imported by the functions that draw, not with the package
     from matplotlib.axes import Axes
 
-__all__ = ["four_panels", "draw_contexts", "draw_rows", "unit_rows", "draw_unit_rows", "draw_graph", "band"]
-
 _FOUR_PANEL_LABELS = (
     r"$\operatorname{CE}(W_k)$ (dotted: $\mathcal{H}$)",
     r"$\|W_k\|$",
@@ -27,12 +25,7 @@ _FOUR_PANEL_LABELS = (
 
 
 def four_panels(
-    axes: Sequence[Axes],
-    trace,
-    entropy: float,
-    label: str | None = None,
-    color: str | None = None,
-    style: str = "-",
+    axes: Sequence[Axes], trace, entropy: float, label: str | None = None, color: str | None = None
 ) -> None:
     """The four panels of Paper A's Figs. 1 (right), 4 and 5 for the :class:`~ntpnb.optim.Trace` of one run.
 
@@ -40,15 +33,11 @@ def four_panels(
     """
     k = trace.iterations
     keep = k >= 1  # log-scaled iteration axis
-    kw = {"color": color, "ls": style}
-    axes[0].plot(k[keep], trace["ce"][keep], label=label, **kw)
-    axes[0].axhline(entropy, color="k", ls=":", lw=1.2)
-    axes[1].plot(k[keep], trace["norm"][keep], label=label, **kw)
-    axes[2].plot(k[keep], trace["corr"][keep], label=label, **kw)
-    axes[2].plot(k[keep], trace["corr_corrected"][keep], color=color, ls="--", lw=1.2)
-    axes[3].plot(k[keep], trace["dist_F"][keep], label=label, **kw)
-    for ax, ylabel in zip(axes, _FOUR_PANEL_LABELS, strict=True):
+    for ax, key, ylabel in zip(axes, ("ce", "norm", "corr", "dist_F"), _FOUR_PANEL_LABELS, strict=True):
+        ax.plot(k[keep], trace[key][keep], label=label, color=color)
         ax.set(xscale="log", xlabel="iteration $k$", ylabel=ylabel)
+    axes[0].axhline(entropy, color="k", ls=":", lw=1.2)
+    axes[2].plot(k[keep], trace["corr_corrected"][keep], color=color, ls="--", lw=1.2)
     axes[3].set_yscale("log")
 
 
@@ -65,7 +54,7 @@ def draw_contexts(ax: Axes, data, names: Sequence[str]) -> None:
             ax.annotate(text, h, xytext=offset, textcoords="offset points", color=color, weight="bold")
 
 
-def draw_rows(ax: Axes, W: np.ndarray, normal_lines: bool = False, scale: float = 1.0) -> None:
+def draw_rows(ax: Axes, W: np.ndarray, normal_lines: bool = False) -> None:
     """The rows ``w_v`` of a 2-D decoder as lines with star tips (``w_5`` dashed), or lines normal to them."""
     for v, w in enumerate(W):
         color, ls = COLORS[v], ("--" if v == 4 else "-")  # w_5 dashed over w_1
@@ -75,10 +64,9 @@ def draw_rows(ax: Axes, W: np.ndarray, normal_lines: bool = False, scale: float 
             u = np.array([-w[1], w[0]]) / np.linalg.norm(w)
             ax.plot(t * u[0], t * u[1], color=color, ls=ls, label=label)
         else:
-            tip = scale * w
-            ax.annotate("", tip, (0, 0), arrowprops={"arrowstyle": "-", "color": color, "ls": ls})
+            ax.annotate("", w, (0, 0), arrowprops={"arrowstyle": "-", "color": color, "ls": ls})
             size = {0: 17, 4: 9}.get(v, 12)  # w_5 drawn inside w_1 where they coincide
-            ax.plot(*tip, marker="*", ms=size, color=color, ls="none", label=label)
+            ax.plot(*w, marker="*", ms=size, color=color, ls="none", label=label)
 
 
 def unit_rows(ax: Axes, trace, target: np.ndarray, H: np.ndarray, scale: float) -> Callable[[int], None]:

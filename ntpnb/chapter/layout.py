@@ -32,26 +32,7 @@ from pathlib import Path
 
 from ..errors import NTPError, PathError
 
-__all__ = [
-    "OutputLayout",
-    "Timings",
-    "find_project_root",
-    "notebook_sources",
-    "load_timings",
-    "output_layout",
-    "exploratory_output_dir",
-    "DEFAULT_OUTPUT_DIRNAME",
-    "OVERRIDE_RUNS_DIRNAME",
-    "SWEEP_DIRNAME",
-    "FIGURES_VAR",
-    "figures_wanted",
-]
-
 DEFAULT_OUTPUT_DIRNAME = "outputs"
-#: Runs with parameter overrides go to ``outputs/runs/<key=value,...>/``, apart from the book's.
-OVERRIDE_RUNS_DIRNAME = "runs"
-#: The further seeds of a seed sweep go to ``<output root>/seeds/seed=<s>/``, one tree each.
-SWEEP_DIRNAME = "seeds"
 _SEED_TREE = re.compile(r"^seed=(-?\d+)$")
 #: The longest folder name of such a run; a longer one keeps its start, then a hash of all of it.
 MAX_RUN_DIRNAME = 120
@@ -101,19 +82,13 @@ class OutputLayout:
     """The folders of one output tree (see the module docstring)."""
 
     root: Path
-
-    #: Executed notebooks, figure files and claim records (the folders :func:`output_layout` makes).
     notebooks = subfolder("notebooks")
     figures = subfolder("figures")
     claims = subfolder("claims")
-    #: Reproduction times per profile and notebook (:func:`load_timings`, :mod:`ntpnb.runner.choice`).
     timings = subfolder("timings.json")
-    #: The last failed run of each notebook: executed copy and record.
     failed = subfolder("failed")
-    #: Results of ``python -m benchmarks``.
     benchmarks = subfolder("benchmarks")
-    #: The trees of the seed sweep's further seeds.
-    sweep = subfolder(SWEEP_DIRNAME)
+    sweep = subfolder("seeds")
 
     def seed_root(self, seed: int) -> Path:
         """The root of the tree of the sweep's seed ``seed``."""
@@ -122,11 +97,10 @@ class OutputLayout:
     def seed_layouts(self) -> dict[int, OutputLayout]:
         """The trees of the sweep's further seeds that exist, by seed (none when no sweep ran)."""
         found = {}
-        if self.sweep.is_dir():
-            for folder in self.sweep.iterdir():
-                match = _SEED_TREE.match(folder.name)
-                if match and folder.is_dir():
-                    found[int(match.group(1))] = OutputLayout(folder)
+        for folder in self.sweep.glob("seed=*"):
+            match = _SEED_TREE.match(folder.name)
+            if match and folder.is_dir():
+                found[int(match.group(1))] = OutputLayout(folder)
         return dict(sorted(found.items()))
 
 
@@ -175,4 +149,4 @@ def exploratory_output_dir(root: Path, profile: str, overrides: Mapping[str, obj
     if len(name) > MAX_RUN_DIRNAME:  # file names have at most 255 bytes: keep a readable start
         digest = hashlib.sha256(name.encode()).hexdigest()[:16]
         name = f"{name[: MAX_RUN_DIRNAME - 17]}-{digest}"
-    return root / DEFAULT_OUTPUT_DIRNAME / OVERRIDE_RUNS_DIRNAME / name
+    return root / DEFAULT_OUTPUT_DIRNAME / "runs" / name

@@ -1,4 +1,4 @@
-"""The book's logarithmic axis: fewer minor ticks over many decades, and decades in plain text.
+"""The book's logarithmic axis: no minor ticks over many decades, and decades in plain text.
 
 :func:`ntpnb.chapter.plotting.use_style` registers :class:`LogScale` as matplotlib's ``"log"``
 scale; the module loads matplotlib, and is imported only then.
@@ -13,10 +13,10 @@ from matplotlib import scale as mscale
 from matplotlib import ticker
 from matplotlib.ticker import LogLocator
 
-__all__ = ["LogScale", "MINOR_TICKS_MAX_DECADES"]
+#: A logarithmic axis that spans more decades than this has no minor ticks: they are a dense comb
+#: that says nothing the labelled decades do not, and most of the time a figure takes to write.
+MINOR_TICKS_MAX_DECADES: float = 3.0
 
-
-#: Superscript forms of the characters of an exponent.
 _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
@@ -28,16 +28,8 @@ def _power_of_ten(x: float, pos: int | None = None) -> str:
     return f"10{str(exponent).translate(_SUPERSCRIPT)}" if abs(x / 10.0**exponent - 1) < 1e-9 else ""
 
 
-#: A logarithmic axis that spans more decades than this has no minor ticks (see :class:`LogScale`).
-MINOR_TICKS_MAX_DECADES: float = 3.0
-
-
 class _MinorLogLocator(LogLocator):
-    """Matplotlib's minor ticks of a log axis, or none once the axis spans many decades.
-
-    Over many decades they are a dense comb that says nothing the labelled decades do not, and
-    most of the time a figure takes to write.
-    """
+    """Matplotlib's minor ticks of a log axis, or none beyond :data:`MINOR_TICKS_MAX_DECADES`."""
 
     def __call__(self):  # type: ignore[no-untyped-def]
         low, high = self.axis.get_view_interval()

@@ -7,10 +7,10 @@ what other profiles change (:data:`CHANGES`; a test refuses a change repeating t
 cell with papermill.
 
 A profile-dependent tolerance is a parameter (its comment says what it bounds), never a
-``profile == "paper"`` test in a notebook; a ``paper`` threshold that is a paper's number names
-its claim (:data:`PAPER_NUMBERS`). A parameter's meaning is the comment of its line in the cell
-(:func:`read_parameters_cell`; ``ntpnb list`` prints it); prose shows the run's value glued
-(:func:`glue_parameters`, ``{glue:text}`par_NAME```), never typed.
+``profile == "paper"`` test in a notebook; a ``paper`` threshold that is a paper's number is the
+registry's (:func:`~ntpnb.chapter.registry.paper_value`; a test checks it). A parameter's meaning
+is the comment of its line in the cell (:func:`read_parameters_cell`; ``ntpnb list`` prints it);
+prose shows the run's value glued (:func:`glue_parameters`, ``{glue:text}`par_NAME```), never typed.
 """
 
 from __future__ import annotations
@@ -29,22 +29,6 @@ from ..errors import InvalidDataError, NTPError
 from .claims import PROFILE_NAMES
 from .layout import find_project_root
 from .prose import glue_text
-
-__all__ = [
-    "PROFILE_NAMES",
-    "CHANGES",
-    "PAPER_NUMBERS",
-    "profile_parameters",
-    "notebook_source",
-    "parse_overrides",
-    "apply_overrides",
-    "CellParameter",
-    "read_parameters_cell",
-    "parse_parameters_cell",
-    "GLUE_KEY",
-    "format_parameter",
-    "glue_parameters",
-]
 
 #: ``CHANGES[notebook][profile]``: what a profile other than ``paper`` changes of the notebook's
 #: ``parameters`` cell. A notebook not named here has no profiles.
@@ -134,17 +118,6 @@ CHANGES: dict[str, dict[str, dict[str, Any]]] = {
     },
 }
 
-#: The ``paper`` values of ``parameters`` cells that are a paper's numbers: ``(claim, name)`` in
-#: the registry (:func:`~ntpnb.chapter.registry.paper_value`), which a test checks them against.
-PAPER_NUMBERS: dict[str, dict[str, tuple[str, str]]] = {
-    "06_attention": {
-        "n_trials": ("B11", "trials"),  # App. D: the trials of each mean
-        "min_corr_acyclic": ("B8", "corr"),
-        "max_cyc_dist": ("B9", "distance"),
-        "min_local_corr": ("B10", "local_corr"),
-    },
-}
-
 #: The parameters a run gives every notebook besides its profile's values (:func:`profile_parameters`).
 RUN_PARAMETERS: tuple[str, ...] = ("profile", "output_dir")
 
@@ -213,24 +186,20 @@ def _fits(value: Any, like: Any) -> Any:
     """``value`` (a Python literal) as the kind of the profile's value ``like`` (None: any), or _BAD."""
     if like is None:
         return value
-    if isinstance(like, bool):
-        return value if isinstance(value, bool) else _BAD
-    if isinstance(value, bool):  # True is not the number 1, nor a text, nor a list
+    if isinstance(value, bool) != isinstance(like, bool):  # True is not the number 1, nor a text
         return _BAD
-    if isinstance(like, int):
-        return value if isinstance(value, int) and INT_RANGE[0] <= value <= INT_RANGE[1] else _BAD
     if isinstance(like, float):
-        if not isinstance(value, (int, float)) or not math.isfinite(value):
+        return float(value) if isinstance(value, (int, float)) and math.isfinite(value) else _BAD
+    if isinstance(like, list):
+        if not isinstance(value, list):
             return _BAD
-        return float(value)
-    if not isinstance(like, list):
-        return value if isinstance(value, type(like)) else _BAD
-    if not isinstance(value, list):
-        return _BAD
-    if len({type(item) for item in like}) != 1:  # an empty or mixed list in the profile: any items
-        return value
-    items = [_fits(item, like[0]) for item in value]
-    return _BAD if any(item is _BAD for item in items) else items
+        if len({type(item) for item in like}) != 1:  # an empty or mixed list in the profile: any items
+            return value
+        items = [_fits(item, like[0]) for item in value]
+        return _BAD if any(item is _BAD for item in items) else items
+    if type(like) is int:
+        return value if isinstance(value, int) and INT_RANGE[0] <= value <= INT_RANGE[1] else _BAD
+    return value if isinstance(value, type(like)) else _BAD
 
 
 def _typed(text: str, like: Any) -> Any:
@@ -304,12 +273,10 @@ class CellParameter:
     meaning: str  # from the cell's comments (:func:`parse_parameters_cell`); "" if it has none
 
 
-#: The tag of the cell that holds a notebook's parameters (papermill's).
-PARAMETERS_TAG = "parameters"
-
-
 def read_parameters_cell(source: Path) -> dict[str, CellParameter]:
     """The :class:`CellParameter` of each assignment of the notebook ``source``'s ``parameters`` cell.
+
+    The cell is the code cell tagged ``parameters`` (papermill's tag).
 
     Raises
     ------
@@ -319,9 +286,9 @@ def read_parameters_cell(source: Path) -> dict[str, CellParameter]:
     import jupytext  # the notebooks' format; loaded only by what reads them
 
     cells = jupytext.read(source).cells
-    tagged = [c for c in cells if c.cell_type == "code" and PARAMETERS_TAG in c.metadata.get("tags", [])]
+    tagged = [c for c in cells if c.cell_type == "code" and "parameters" in c.metadata.get("tags", [])]
     if len(tagged) != 1:
-        raise NTPError(f"{source.name}: needs one code cell tagged {PARAMETERS_TAG!r}, has {len(tagged)}")
+        raise NTPError(f"{source.name}: needs one code cell tagged 'parameters', has {len(tagged)}")
     return parse_parameters_cell(tagged[0].source, source.name)
 
 

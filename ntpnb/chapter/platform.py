@@ -13,13 +13,12 @@ import os
 import platform as _platform
 import sys
 from collections.abc import Mapping
+from contextlib import suppress
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 from threadpoolctl import threadpool_info
-
-__all__ = ["cpu_model", "platform_info", "format_platform", "platform_section"]
 
 #: The packages whose versions a run records (the numerical stack of ntpnb).
 PACKAGES = ("numpy", "scipy", "numba", "cvxpy", "clarabel", "osqp", "scs", "highspy", "threadpoolctl")
@@ -33,13 +32,11 @@ THREAD_ENV: tuple[str, ...] = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_N
 
 def cpu_model() -> str:
     """The CPU's model name (Linux: ``model name`` of /proc/cpuinfo), else what ``platform`` says."""
-    try:
+    with suppress(OSError):
         for line in Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace").splitlines():
             key, _, value = line.partition(":")
             if key.strip() in ("model name", "Model", "cpu model") and value.strip():
                 return value.strip()
-    except OSError:
-        pass
     return _platform.processor() or _platform.machine() or "unknown"
 
 
@@ -48,10 +45,9 @@ def _version(package: str) -> str | None:
     version = getattr(module, "__version__", None)
     if isinstance(version, str):
         return version
-    try:
+    with suppress(metadata.PackageNotFoundError):
         return metadata.version(package)
-    except metadata.PackageNotFoundError:
-        return None
+    return None
 
 
 def platform_info() -> dict[str, Any]:
@@ -132,14 +128,11 @@ def platform_section(records: Mapping[str, Mapping[str, Any] | None], what: str 
     ``records`` maps a run's name to its :func:`platform_info` (None when it recorded none);
     ``what`` is what a run is called in the text ("chapter", "run").
     """
+    unrecorded = [name for name, info in records.items() if info is None]
     groups: dict[str, tuple[Mapping[str, Any], list[str]]] = {}
-    unrecorded = []
     for name, info in records.items():
-        if info is None:
-            unrecorded.append(name)
-            continue
-        key = format_platform(info)
-        groups.setdefault(key, (info, []))[1].append(name)
+        if info is not None:
+            groups.setdefault(format_platform(info), (info, []))[1].append(name)
     parts = []
     if not groups and not unrecorded:
         return f"No {what} has recorded its platform yet.\n"

@@ -35,20 +35,6 @@ from .layout import OutputLayout, figures_wanted
 if TYPE_CHECKING:  # matplotlib is imported by the functions that draw, not with the package
     from matplotlib.figure import Figure
 
-__all__ = [
-    "STYLE",
-    "COLORS",
-    "PAGE_PIXELS",
-    "PAGE_WIDTH",
-    "MIN_TEXT_POINTS",
-    "use_style",
-    "write_figure",
-    "show_figure",
-    "show_animation",
-    "small_text",
-    "figure_cell_problems",
-]
-
 #: The widest a cell's output shows on a chapter page, in CSS pixels, in a 1280 px window
 #: (Chromium; 774 from 1440 px on). A wider figure is shrunk by the page, text included.
 PAGE_PIXELS: int = 672
@@ -129,13 +115,10 @@ def small_text(fig: Figure, shown_width: float) -> list[tuple[str, float]]:
     shrink = min(1.0, PAGE_PIXELS / shown_width) if shown_width > 0 else 1.0
     small = {}
     for text in fig.findobj(Text):
-        label = text.get_text().strip()
-        if not (label and text.get_visible()):
-            continue
-        points = float(text.get_fontsize()) * shrink
-        if points < MIN_TEXT_POINTS - 1e-9:
+        label, points = text.get_text().strip(), float(text.get_fontsize()) * shrink
+        if label and text.get_visible() and points < MIN_TEXT_POINTS - 1e-9:
             small[label] = min(points, small.get(label, points))
-    return sorted(((label, points) for label, points in small.items()), key=lambda item: item[1])
+    return sorted(small.items(), key=lambda item: item[1])
 
 
 def show_figure(fig: Figure, name: str, layout: OutputLayout) -> None:
@@ -226,19 +209,18 @@ def figure_cell_problems(source: str, metadata: Mapping[str, Any]) -> list[str]:
         return []
     if len(calls) > 1:
         return [f"shows {len(calls)} figures: a cell shows one, the figure its metadata captions"]
-    options = metadata.get("mystnb") if isinstance(metadata, Mapping) else None
-    options = options if isinstance(options, Mapping) else {}
-    figure = options.get("figure") if isinstance(options.get("figure"), Mapping) else {}
-    image = options.get("image") if isinstance(options.get("image"), Mapping) else {}
 
-    def text(mapping: Mapping[str, Any], key: str) -> str:
-        value = mapping.get(key)
+    def text(*keys: str) -> str:
+        """The text at ``metadata["mystnb"][keys...]``, stripped (``""`` if there is none)."""
+        value: Any = metadata
+        for key in ("mystnb", *keys):
+            value = value.get(key) if isinstance(value, Mapping) else None
         return value.strip() if isinstance(value, str) else ""
 
     problems = []
-    if not text(figure, "caption"):
+    if not text("figure", "caption"):
         problems.append("no caption (cell metadata mystnb.figure.caption)")
-    name = text(figure, "name")
+    name = text("figure", "name")
     saved = _SAVED_NAME.search(source)
     if not name:
         problems.append("no name (cell metadata mystnb.figure.name)")
@@ -246,7 +228,7 @@ def figure_cell_problems(source: str, metadata: Mapping[str, Any]) -> list[str]:
         problems.append(f"named {name!r}, not fig-{saved.group(1)} after the file it is saved to")
     elif not name.startswith("fig-"):
         problems.append(f"named {name!r}: a figure's name starts with fig-")
-    if calls[0] == "figure" and not text(image, "alt"):
+    if calls[0] == "figure" and not text("image", "alt"):
         problems.append("no alt text (cell metadata mystnb.image.alt)")
     if calls[0] == "animation" and not _ANIMATION_ALT.search(source):
         problems.append("no alt text (show_animation's alt argument)")

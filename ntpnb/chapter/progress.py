@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import os
 import time
-from contextlib import suppress
+from contextlib import AbstractContextManager, suppress
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -25,8 +25,6 @@ from typing import Any
 from .. import settings
 from ..throttle import Throttle
 from .atomic import atomic_write_text
-
-__all__ = ["PROGRESS_FILE_VAR", "QUIET_VAR", "ProgressState", "Progress", "progress", "read_progress"]
 
 #: The file ``ntpnb reproduce`` asks a notebook's kernel to write its progress to.
 PROGRESS_FILE_VAR = "NTPNB_PROGRESS_FILE"
@@ -74,7 +72,7 @@ def _in_jupyter_kernel() -> bool:
     return shell is not None and hasattr(shell, "kernel")
 
 
-class Progress:
+class Progress(AbstractContextManager):
     """A ``(done, total)`` hook that shows the progress of a loop labelled ``label`` (see the module).
 
     ``total`` is the number of steps, if known before the first report (a report's total replaces it).
@@ -124,9 +122,6 @@ class Progress:
                 os.unlink(self._file)
         elif self._jupyter:
             self._show()
-
-    def __enter__(self) -> Progress:
-        return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()

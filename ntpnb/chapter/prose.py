@@ -14,16 +14,12 @@ import numbers
 from ..errors import InvalidDataError
 from .claims import format_number
 
-__all__ = ["GLUE_PREFIX", "glue_number", "glue_text", "describe_change", "sentences", "markdown_table"]
-
 #: The MIME prefix of a hidden glue output (myst-nb's ``GLUE_PREFIX``).
 GLUE_PREFIX = "application/papermill.record/"
 
 
 def glue_text(name: str, text: str) -> None:
-    """Glue ``text`` under ``name`` (hidden output), for ``{glue:text}`name``` in the prose.
-
-    Returns nothing, so that a cell ending in a glue shows no stray value.
+    """Glue ``text`` under ``name`` (a hidden output; returns nothing, so the cell shows no stray value).
 
     Raises
     ------

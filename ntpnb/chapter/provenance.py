@@ -26,23 +26,6 @@ from typing import Any, TypeVar
 from ..errors import PathError
 from .atomic import atomic_write_text
 
-__all__ = [
-    "BOOK_PROFILE",
-    "RUN_RECORD_NAME",
-    "RunRecord",
-    "Manifest",
-    "is_book_run",
-    "load_run_record",
-    "write_run_record",
-    "manifest_path",
-    "file_digest",
-    "output_digests",
-    "load_manifest",
-    "write_manifest",
-    "damaged_outputs",
-    "chapter_damage",
-]
-
 #: A record read from JSON (:class:`RunRecord` or :class:`Manifest`).
 _Record = TypeVar("_Record")
 
@@ -50,8 +33,6 @@ _Record = TypeVar("_Record")
 BOOK_PROFILE = "paper"
 #: The run record's file name, at the root of an output tree.
 RUN_RECORD_NAME = "run.json"
-#: The suffix of a chapter's manifest (its cache key and output digests) beside its executed copy.
-MANIFEST_SUFFIX = ".key.json"
 
 
 def is_book_run(profile: str, overrides: Mapping[str, object]) -> bool:
@@ -183,8 +164,8 @@ class Manifest:
 
 
 def manifest_path(executed: Path) -> Path:
-    """Where the manifest of the executed notebook ``executed`` lives (beside it)."""
-    return executed.with_name(f"{executed.stem}{MANIFEST_SUFFIX}")
+    """Where the manifest of the executed notebook ``executed`` lives: ``<name>.key.json`` beside it."""
+    return executed.with_name(f"{executed.stem}.key.json")
 
 
 def file_digest(path: Path) -> str:

@@ -15,13 +15,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from types import MappingProxyType
 
 from ..errors import NTPError
 from ..linear.toy2d import TOY2D_ENTROPY
-
-__all__ = ["ClaimSpec", "CLAIMS", "PAPERS", "claim_spec", "paper_value", "sort_key"]
 
 #: The two papers, by the letter that prefixes their claim ids.
 PAPERS: MappingProxyType[str, str] = MappingProxyType(
@@ -45,16 +43,10 @@ class ClaimSpec:
     #: What it claims, in MyST markdown.
     statement: str
     #: The value, threshold or shape the paper reports ("theorem" if without a number), as the pages
-    #: show it (given with ``%(name)g`` placeholders for :attr:`values`, filled in by the spec).
+    #: show it (:data:`_TABLE` writes ``%(name)g`` placeholders for :attr:`values`).
     paper_value: str
     #: The paper's numbers, by name (e.g. ``{"corr": 0.99}``); see :func:`paper_value`.
-    values: Mapping[str, float] = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        values = MappingProxyType(dict(self.values))
-        object.__setattr__(self, "values", values)
-        if values:
-            object.__setattr__(self, "paper_value", self.paper_value % values)
+    values: Mapping[str, float]
 
     @property
     def paper(self) -> str:
@@ -172,21 +164,20 @@ _VALUES: dict[str, dict[str, float]] = {
 }
 
 
-def _specs(table: str) -> tuple[ClaimSpec, ...]:
-    """The claims of :data:`_TABLE`."""
-    specs = []
+def _specs(table: str) -> dict[str, ClaimSpec]:
+    """The claims of :data:`_TABLE`, by id."""
+    specs = {}
     for entry in re.split(r"\n(?=[AB]\d+ \| )", table.strip()):
         head, _, body = entry.partition("\n")
         claim_id, where = head.split(" | ")
         statement, paper_value = body.replace("\n= ", "\0").replace("\n", " ").split("\0")
-        specs.append(ClaimSpec(claim_id, where, statement, paper_value, _VALUES.get(claim_id, {})))
-    return tuple(specs)
+        values = MappingProxyType(_VALUES.get(claim_id, {}))
+        specs[claim_id] = ClaimSpec(claim_id, where, statement, paper_value % values, values)
+    return specs
 
-
-_SPECS = _specs(_TABLE)
 
 #: ``CLAIMS[id]`` is the :class:`ClaimSpec` of that claim, in the papers' order.
-CLAIMS: MappingProxyType[str, ClaimSpec] = MappingProxyType({c.id: c for c in _SPECS})
+CLAIMS: MappingProxyType[str, ClaimSpec] = MappingProxyType(_specs(_TABLE))
 
 _ID = re.compile(r"^([AB])(\d+)$")
 

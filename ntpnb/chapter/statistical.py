@@ -1,11 +1,9 @@
 """Statistical claim checks: a sample recorded at each seed, tested there, and pooled over the sweep.
 
-A claim about an average over random trials would fail by chance under a fixed threshold on
-one run's mean. Such a check records its :class:`Sample`, tested at the chapter's seed; the
-verdict tests it pooled over the sweep's seeds, which decides the claim. Every test has an error
-rate, its ``level``.
-
-The tests (:data:`TESTS`):
+A claim about an average over random trials would fail by chance under a fixed threshold on one
+run's mean. Such a check records its :class:`Sample`, tested at the chapter's seed; the verdict
+tests it pooled over the sweep's seeds, which decides the claim. Every test has an error rate, its
+``level``. The tests (:data:`TESTS`):
 
 ``"mean"``
     The values are trials; the estimate is their mean, its standard error ``sd / sqrt(n)``
@@ -46,14 +44,10 @@ from typing import Any
 
 from ..errors import InvalidDataError
 
-__all__ = ["DEFAULT_LEVEL", "TESTS", "Sample", "sample_of"]
-
-#: The error rate of a statistical check: the chance that it fails when the claim is true (a
-#: claim) or holds when the shortfall is not there (a finding); rare by chance over a sweep.
+#: The error rate of a statistical check (see the module docstring); rare by chance over a sweep.
 DEFAULT_LEVEL = 0.01
 
-#: The kinds of check that hold only when the data establish their statement (the others hold
-#: unless the data contradict it).
+#: The kinds of check that hold only when the data establish them (see the module docstring).
 ESTABLISHED_KINDS: tuple[str, ...] = ("finding", "measurement")
 
 #: The tests a :class:`Sample` can be checked with (see the module docstring).

@@ -21,6 +21,7 @@ from ntpnb.chapter.parameters import (
     profile_parameters,
     read_parameters_cell,
 )
+from ntpnb.chapter.registry import paper_value
 from ntpnb.errors import InvalidDataError, NTPError
 
 from conftest import ROOT
@@ -172,6 +173,26 @@ def test_a_parameter_the_prose_names_is_shown_with_the_value_of_the_run(path):
             if not re.search(rf"\{{glue:text\}}`(\w+_)?{name}`", paragraph):
                 unfilled.append(f"`{name}` in: {paragraph[:80]!r}")
     assert not unfilled, "show the value with {glue:text}`par_NAME`:\n" + "\n".join(unfilled)
+
+
+#: The ``paper`` values of ``parameters`` cells that are a paper's numbers: ``(claim, name)`` in
+#: the registry.
+PAPER_NUMBERS: dict[str, dict[str, tuple[str, str]]] = {
+    "06_attention": {
+        "n_trials": ("B11", "trials"),  # App. D: the trials of each mean
+        "min_corr_acyclic": ("B8", "corr"),
+        "max_cyc_dist": ("B9", "distance"),
+        "min_local_corr": ("B10", "local_corr"),
+    },
+}
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: p.stem)
+def test_a_paper_value_that_is_a_papers_number_is_the_registrys(path):
+    assert set(PAPER_NUMBERS) <= {p.stem for p in SOURCES}
+    paper = {name: p.value for name, p in read_parameters_cell(path).items()}
+    for name, (claim, key) in PAPER_NUMBERS.get(path.stem, {}).items():
+        assert paper[name] == paper_value(claim, key), f"{path.stem}: {name} is {claim}'s {key}"
 
 
 def test_a_kernel_finds_its_source_in_the_project_the_runner_names_or_at_its_working_folder(

@@ -61,15 +61,6 @@ def test_a_profile_changes_only_what_differs_from_the_parameters_cell(path):
 
 
 @pytest.mark.parametrize("path", SOURCES, ids=lambda p: p.stem)
-def test_a_paper_value_that_is_a_papers_number_is_the_registrys(path):
-    from ntpnb.chapter.registry import paper_value
-
-    paper = parameters_cell(path)
-    for name, (claim, key) in profiles.PAPER_NUMBERS.get(path.stem, {}).items():
-        assert paper[name] == paper_value(claim, key), f"{path.stem}: {name} is {claim}'s {key}"
-
-
-@pytest.mark.parametrize("path", SOURCES, ids=lambda p: p.stem)
 def test_papermill_reads_every_parameter(path):
     """Papermill parses the parameters cell to know its names: a line it cannot read warns."""
     from papermill.translators import PythonTranslator
@@ -86,7 +77,7 @@ def test_quick_profile_sets_the_same_parameters(path):
 
 
 def test_every_profile_belongs_to_a_notebook_and_every_notebook_is_in_the_book():
-    assert set(profiles.CHANGES) == {p.stem for p in SOURCES} >= set(profiles.PAPER_NUMBERS)
+    assert set(profiles.CHANGES) == {p.stem for p in SOURCES}
     toc = (ROOT / "_toc.yml").read_text()
     for path in SOURCES:
         assert f"outputs/notebooks/{path.stem}" in toc
