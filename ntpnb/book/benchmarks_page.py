@@ -16,8 +16,8 @@ from pathlib import Path
 from ..chapter.atomic import atomic_write_text
 from ..chapter.claims import PROFILE_NAMES
 from ..chapter.layout import OutputLayout, Timings, load_timings
+from ..chapter.prose import markdown_table
 from ..chapter.provenance import load_run_record
-from .trees import markdown_table
 
 __all__ = [
     "BENCHMARKS_DOCNAME",
@@ -107,7 +107,7 @@ def format_timings(timings: Timings) -> str:
         failed = [n for n, r in timings[p].items() if not r.get("ok")]
         note = f"- `{p}`: `ntpnb reproduce --profile {p} --jobs {'/'.join(map(str, jobs))}`, {when}"
         notes.append(note + (f"; failed: {', '.join(sorted(failed))}" if failed else ""))
-    return "\n".join(markdown_table(["notebook", *profiles], rows)) + "\n\n" + "\n".join(notes)
+    return markdown_table(["notebook", *profiles], rows) + "\n\n" + "\n".join(notes)
 
 
 def format_sweep_timings(per_seed: Mapping[int, Mapping[str, Mapping[str, object]]], book_seed: int) -> str:
@@ -131,7 +131,7 @@ def format_sweep_timings(per_seed: Mapping[int, Mapping[str, Mapping[str, object
         rows.append([name, *cells, f"{sum(t or 0.0 for t in times):.1f} s"])
     totals = [sum(seconds(s, n) or 0.0 for n in names) for s in seeds]
     rows.append(["sum of the notebooks", *(f"{t:.1f} s" for t in [*totals, sum(totals)])])
-    return "\n".join(markdown_table(["notebook", *head, "all seeds"], rows))
+    return markdown_table(["notebook", *head, "all seeds"], rows)
 
 
 def _sweep_section(layout: OutputLayout, profile: str) -> str:

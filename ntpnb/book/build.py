@@ -20,9 +20,7 @@ from .report import verdict_summary, write_report
 from .site import (
     HTML_DIRNAME,
     build_messages,
-    chapter_title,
     disk_errno,
-    placeholder_page,
     run_owned,
     site_error,
     stage_sources,
@@ -103,9 +101,19 @@ def build_book(tree: BookTree) -> int:
 
 
 def _placeholder(tree: BookTree, name: str) -> str:
-    """The page of chapter ``name``, which the tree (not the book's own) has not run."""
-    title = chapter_title(tree.root / "notebooks" / f"{name}.md")
-    return placeholder_page(title, shown(tree.layout.root), tree.label(), tree.reproduce_command([name]))
+    """The page of chapter ``name``, which ``tree`` has not run: its source's title, and how to run it."""
+    try:
+        lines = (tree.root / "notebooks" / f"{name}.md").read_text(encoding="utf-8").splitlines()
+    except OSError:
+        lines = []
+    title = next((line[2:].strip() for line in lines if line.startswith("# ")), name)
+    return (
+        f"# {title}\n\n"
+        "```{note}\n"
+        f"This chapter has not run into the tree this book shows (`{shown(tree.layout.root)}`: "
+        f"{tree.label()}). Run it with `{tree.reproduce_command([name])}`, then build the book again.\n"
+        "```\n"
+    )
 
 
 def _build_site(tree: BookTree, jb: Path, placeholders: dict[str, str]) -> int:

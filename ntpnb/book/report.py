@@ -25,10 +25,11 @@ from ..chapter.atomic import atomic_write_text
 from ..chapter.claims import ChapterRecord, Check, load_chapter_records
 from ..chapter.layout import OutputLayout
 from ..chapter.platform import platform_section
+from ..chapter.prose import markdown_table
 from ..chapter.provenance import RunRecord, load_run_record
 from ..chapter.registry import CLAIMS, PAPERS, ClaimSpec, sort_key
 from .executed import read_notebook
-from .trees import chapter_number, describe_run, markdown_table, visible
+from .trees import chapter_number, describe_run, visible
 from .verdicts import (
     CHECK_FAILED,
     INCONCLUSIVE,
@@ -323,7 +324,7 @@ def _paper_tables(header: Sequence[str], row: Callable[[str, ClaimSpec], list[st
             "",
             *([f"{PAPERS[paper]}.", ""] if cite else []),
         ]
-        lines += markdown_table(header, [row(c, s) for c, s in CLAIMS.items() if s.paper == paper])
+        lines.append(markdown_table(header, [row(c, s) for c, s in CLAIMS.items() if s.paper == paper]))
         lines.append("")
     return lines
 
@@ -360,7 +361,7 @@ def _chapter_table(
         f"{{doc}}`The chapter </outputs/notebooks/{notebook}>`, run at the {profile}, "
         f"seeds {format_seeds(sweep.seeds)}.",
         "",
-        *markdown_table(header, rows),
+        markdown_table(header, rows),
         "",
     ]
 

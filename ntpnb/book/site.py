@@ -3,7 +3,7 @@
 A book goes to a *site* folder (``<root>/_build``, or ``DIR/_book`` for ``ntpnb book --run DIR``)
 as ``<site>/html``. A build removes stopped builds' staging folders (:func:`clear_stale`), copies
 the book's sources and the output tree into a fresh one (:func:`staging`, :func:`stage_sources`;
-an unrun chapter gets a :func:`placeholder_page`), runs jupyter-book there in a session of its own
+an unrun chapter gets a page saying so), runs jupyter-book there in a session of its own
 (:func:`run_owned`) and, only when it exits 0, swaps the new ``html`` in (:func:`swap_in`). Nothing
 of an earlier build can leak into a later one, and the last complete book stays until a new one is
 complete. An unwritable or full folder is refused in one line (:func:`site_error`).
@@ -21,7 +21,7 @@ import subprocess
 import threading
 import uuid
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,15 +31,11 @@ from .trees import shown
 
 __all__ = [
     "HTML_DIRNAME",
-    "STAGING_PREFIX",
-    "GENERATED_PAGES",
     "Staging",
     "site_error",
     "clear_stale",
     "staging",
     "stage_sources",
-    "chapter_title",
-    "placeholder_page",
     "run_owned",
     "build_messages",
     "disk_errno",
@@ -127,28 +123,6 @@ def staging(site: Path) -> Iterator[Staging]:
         shutil.rmtree(stage.path, ignore_errors=True)
 
 
-def chapter_title(source: Path) -> str:
-    """The title (first ``# `` heading) of a chapter's Jupytext source, or its name."""
-    try:
-        for line in source.read_text(encoding="utf-8").splitlines():
-            if line.startswith("# "):
-                return line[2:].strip()
-    except OSError:
-        pass
-    return source.stem
-
-
-def placeholder_page(title: str, where: str, label: str, command: str) -> str:
-    """The page of a chapter that the tree ``where`` (which ran ``label``) has not run."""
-    return (
-        f"# {title}\n\n"
-        "```{note}\n"
-        f"This chapter has not run into the tree this book shows (`{where}`: {label}). "
-        f"Run it with `{command}`, then build the book again.\n"
-        "```\n"
-    )
-
-
 def _retitled(config: str, title: str) -> str:
     """``_config.yml``'s text with its ``title:`` line replaced (comments kept)."""
     line = f"title: {json.dumps(title, ensure_ascii=False)}"
@@ -164,7 +138,7 @@ def stage_sources(
 ) -> None:
     """Copy into ``source`` the book of the project at ``root`` around the output tree ``layout``.
 
-    ``placeholders`` maps a chapter the tree has not run to its page (:func:`placeholder_page`);
+    ``placeholders`` maps a chapter the tree has not run to its page;
     ``title``, if any, replaces the book's title (for a tree that is not the book's own).
     """
     ignore = shutil.ignore_patterns(".*", "__pycache__")
@@ -191,23 +165,14 @@ def stage_sources(
 
 def _end_group(proc: subprocess.Popen, grace: float = 3.0) -> None:
     """End the process group of ``proc`` (its session): SIGTERM, then SIGKILL after ``grace`` seconds."""
-    if not hasattr(os, "killpg"):  # pragma: no cover - not POSIX
-        proc.kill()
-        proc.wait()
-        return
     for signum in (signal.SIGTERM, signal.SIGKILL):
-        try:
-            os.killpg(proc.pid, signum)
-        except ProcessLookupError:
-            break
-        try:
+        with suppress(ProcessLookupError, PermissionError):  # the group is gone
+            if hasattr(os, "killpg"):
+                os.killpg(proc.pid, signum)
+            else:  # pragma: no cover - not POSIX
+                proc.kill()
+        with suppress(subprocess.TimeoutExpired):
             proc.wait(timeout=grace)
-        except subprocess.TimeoutExpired:
-            continue
-    try:  # whatever the leader left behind in its group
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
     proc.wait()
 
 

@@ -15,11 +15,12 @@
 
 from __future__ import annotations
 
-import importlib
 import inspect
+import pkgutil
 import re
 import shutil
 import sys
+from contextlib import suppress
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -47,12 +48,6 @@ logger = logging.getLogger(__name__)
 CONCLUDING_CELL = "claims.conclude()"
 
 
-def _concludes(cell: dict, out: dict) -> bool:
-    """Whether ``out`` is the concluding cell's list of failed claim checks."""
-    source = "".join(cell.get("source", "")).strip()
-    return source == CONCLUDING_CELL and out.get("ename") == "ClaimCheckError"
-
-
 def notebook_problems(path: Path) -> list[str]:
     """Problems of an executed notebook: errors, stderr output, papermill's exception flag.
 
@@ -66,16 +61,17 @@ def notebook_problems(path: Path) -> list[str]:
         return [str(exc)]
     problems = []
     concluded = False
-    for index, cell in enumerate(nb.get("cells", [])):
+    for index, cell in enumerate(nb["cells"]):
+        source = "".join(cell.get("source", ""))
         if cell.get("cell_type") == "code":
-            source = "".join(cell.get("source", ""))
             for problem in figure_cell_problems(source, cell.get("metadata", {})):
                 problems.append(f"cell {index} shows a figure: {problem}")
         for out in cell.get("outputs", []):
-            if out.get("output_type") == "error" and _concludes(cell, out):
-                concluded = True
-            elif out.get("output_type") == "error":
-                problems.append(f"cell {index} raised {out.get('ename')}: {out.get('evalue')}")
+            if out.get("output_type") == "error":
+                if source.strip() == CONCLUDING_CELL and out.get("ename") == "ClaimCheckError":
+                    concluded = True
+                else:
+                    problems.append(f"cell {index} raised {out.get('ename')}: {out.get('evalue')}")
             elif out.get("output_type") == "stream" and out.get("name") == "stderr":
                 text = "".join(out.get("text", ""))[:200].strip()
                 problems.append(f"cell {index} wrote to stderr: {text}")
@@ -202,31 +198,18 @@ _PACKAGE = "ntpnb"
 
 
 def _lookup(target: str, module: str | None) -> object | None:
-    """The object that ``target`` names, or None if there is none.
+    """The object of the package that ``target`` names, or None if there is none.
 
     ``target`` is dotted, absolute, relative to ``module``, or a short name of any module of the
     package (the module a docstring was written in is not known here).
     """
-    starts = [target]
-    if module:
-        starts.append(f"{module}.{target}")
-    if "." not in target:  # a short name in a docstring: the module it is written in is not known
+    starts = [target, *([f"{module}.{target}"] if module else [])]
+    if "." not in target:
         starts += [f"{name}.{target}" for name in sorted(sys.modules) if name.startswith(f"{_PACKAGE}.")]
     for dotted in starts:
-        if not dotted.startswith(f"{_PACKAGE}.") and dotted != _PACKAGE:
-            continue
-        parts = dotted.split(".")
-        for cut in range(len(parts), 0, -1):
-            try:
-                obj: object = importlib.import_module(".".join(parts[:cut]))
-            except ImportError:
-                continue
-            try:
-                for attr in parts[cut:]:
-                    obj = getattr(obj, attr)
-            except AttributeError:
-                break
-            return obj
+        if dotted == _PACKAGE or dotted.startswith(f"{_PACKAGE}."):
+            with suppress(ImportError, AttributeError, ValueError):
+                return pkgutil.resolve_name(dotted)
     return None
 
 

@@ -28,7 +28,6 @@ __all__ = [
     "chapter_number",
     "setting_options",
     "visible",
-    "markdown_table",
 ]
 
 #: The folder of the book of the book's own tree, at the project root (``_build/html``).
@@ -221,9 +220,3 @@ def book_tree(root: Path, run: str | Path | None = None) -> BookTree:
 def visible(paths: Iterable[Path]) -> list[Path]:
     """``paths`` without hidden files (the temporaries of :mod:`ntpnb.chapter.atomic` are hidden)."""
     return [p for p in paths if not p.name.startswith(".")]
-
-
-def markdown_table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> list[str]:
-    """The lines of a Markdown table: ``header``, its rule, then one line per row of cells."""
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    return lines + ["| " + " | ".join(row) + " |" for row in rows]

@@ -21,22 +21,21 @@ from ..errors import NTPError, PathError
 from .executed import read_notebook
 from .trees import BookTree, shown, visible
 
-__all__ = ["tree_chapters", "chapter_problem", "tree_problems", "damage_message", "verify_tree"]
+__all__ = ["chapter_problem", "tree_problems", "verify_tree"]
 
 
-def tree_chapters(layout: OutputLayout) -> list[str]:
-    """The chapters with an executed notebook or a claim record in ``layout``, sorted."""
+def _tree_chapters(layout: OutputLayout) -> set[str]:
+    """The chapters with an executed notebook or a claim record in ``layout``."""
     notebooks = visible(layout.notebooks.glob("*.ipynb")) if layout.notebooks.is_dir() else []
     records = visible(layout.claims.glob("*.json")) if layout.claims.is_dir() else []
-    return sorted({p.stem for p in notebooks} | {p.stem for p in records})
+    return {p.stem for p in [*notebooks, *records]}
 
 
 def chapter_problem(layout: OutputLayout, name: str) -> str | None:
-    """Why the outputs of chapter ``name`` in ``layout`` cannot be built from, or None.
+    """Why the outputs of chapter ``name`` in ``layout`` cannot be built from (naming the file), or None.
 
-    One phrase naming the file: the manifest's verdict (when there is a manifest), else its
-    absence (unless the chapter's last run failed), then the executed notebook's shape and the
-    claim record's.
+    The manifest's verdict (or its absence, unless the chapter's last run failed), then the
+    executed notebook's shape and the claim record's.
     """
     executed = layout.notebooks / f"{name}.ipynb"
     record = layout.claims / f"{name}.json"
@@ -69,10 +68,10 @@ def tree_problems(layout: OutputLayout) -> dict[str, str]:
     A seed tree is checked for the chapters of ``layout`` only (the verdicts read no other),
     except where that seed's last run failed (the verdicts do not count it, and say so).
     """
-    chapters = tree_chapters(layout)
+    chapters = sorted(_tree_chapters(layout))
     problems: dict[str, str] = {}
     for tree in [layout, *layout.seed_layouts().values()]:
-        present = set(tree_chapters(tree))
+        present = _tree_chapters(tree)
         for name in chapters:
             if name in problems or name not in present:
                 continue
@@ -83,22 +82,17 @@ def tree_problems(layout: OutputLayout) -> dict[str, str]:
     return problems
 
 
-def damage_message(tree: BookTree, problems: dict[str, str]) -> str:
-    """One line: the first problem, how many chapters are damaged, and the command that remakes them."""
-    first, *others = names = sorted(problems)
-    more = f" (and in {len(others)} more chapter{'s' * (len(others) > 1)}: {', '.join(others)})"
-    return f"{problems[first]}{more if others else ''}; {tree.rerun_advice(names)}"
-
-
 def verify_tree(tree: BookTree) -> None:
     """Refuse, in one line, a tree whose records cannot be trusted (see the module docstring).
 
     Raises
     ------
     NTPError
-        Naming the first damaged file and the ``ntpnb reproduce`` command that runs the damaged
-        chapters again.
+        Naming the first damaged file, how many chapters are damaged, and the ``ntpnb reproduce``
+        command that runs them again.
     """
     problems = tree_problems(tree.layout)
     if problems:
-        raise NTPError(damage_message(tree, problems))
+        first, *others = names = sorted(problems)
+        more = f" (and in {len(others)} more chapter{'s' * (len(others) > 1)}: {', '.join(others)})"
+        raise NTPError(f"{problems[first]}{more if others else ''}; {tree.rerun_advice(names)}")
