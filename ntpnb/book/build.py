@@ -1,7 +1,7 @@
 """``ntpnb book``: check the tree, write the generated pages, build the HTML book atomically.
 
 A book is built from one output tree (:mod:`.trees`; an unrun chapter gets a page saying so).
-First every record the book reads is checked (:mod:`.verify`: a damaged one is refused in one
+First every record the book reads is checked (:func:`.trees.verify_tree`: a damaged one is refused in one
 line naming it and the command that remakes it); then the generated pages are written into the
 tree (:mod:`.report`, :mod:`.benchmarks_page`); then jupyter-book builds the book atomically
 (:mod:`.site`) with ``-W -n --keep-going``, so any warning fails the build (:mod:`.sphinx_ext`
@@ -27,8 +27,7 @@ from .site import (
     staging,
     swap_in,
 )
-from .trees import BookTree, shown
-from .verify import verify_tree
+from .trees import BookTree, shown, verify_tree
 
 __all__ = ["jupyter_book", "missing_notebooks", "build_book"]
 

@@ -1,12 +1,11 @@
-"""The reproducibility report: one page, generated from the claim records of the last runs.
+"""The generated pages: the reproducibility report, the claims page and the introduction's verdicts.
 
-``ntpnb book`` calls :func:`write_report` before building, so the *Reproducibility report* page
-is always made from the chapter records (``outputs/claims/*.json``,
-:func:`~ntpnb.chapter.claims.load_chapter_records`), never by hand. For every claim id of the
-registry (:mod:`ntpnb.chapter.registry`) it shows the paper's statement and value, our values,
-tolerances, pass or fail, the run's profile, and a link to the chapter section that checks it
-(read from the executed notebook, :func:`chapter_sections`). Unchecked and failed claims are
-listed as such; checks naming an id missing from the registry are listed apart.
+``ntpnb book`` calls :func:`write_report` before building, so these pages are always made from
+the chapter records of the last runs (``claims/*.json`` of the tree and of its seed trees), never
+by hand. For every claim id of the registry (:mod:`ntpnb.chapter.registry`) the report shows the
+paper's statement and value, its verdict across the seeds (:mod:`.verdicts`), every check with our
+values, tolerances and pass or fail, the run's setting, and a link to the chapter section that
+made it (:func:`chapter_sections`); checks naming an id missing from the registry are listed apart.
 """
 
 from __future__ import annotations
@@ -48,21 +47,15 @@ from .verdicts import (
 )
 
 __all__ = [
-    "REPORT_DOCNAME",
-    "CLAIMS_PAGE_DOCNAME",
-    "render_claims_page",
+    "PLATFORM_TITLE",
+    "heading_slug",
     "chapter_sections",
     "render_report",
-    "write_report",
     "verdict_summary",
     "render_verdict_summary",
+    "render_claims_page",
+    "write_report",
 ]
-
-#: The report's place in the book, relative to the project root (``_toc.yml`` lists it).
-REPORT_DOCNAME = "outputs/report"
-#: The claims page's place in the book (also generated, from the registry and the records).
-CLAIMS_PAGE_DOCNAME = "outputs/claim_list"
-
 
 #: A check and the notebook whose run made it.
 Made = tuple[str, Check]
@@ -75,10 +68,7 @@ _STRONG = (NOT_REPRODUCED, CHECK_FAILED, PARTIAL, INCONCLUSIVE)
 
 
 def _setting(record: RunRecord | None, checks: Sequence[Check]) -> tuple[str, str]:
-    """The profile the checks ran with, and its ``-p`` overrides as ``k=v, ...`` ("" for none).
-
-    From the tree's run record; without one (an older tree), the profiles the checks name.
-    """
+    """The run record's profile and ``-p`` overrides (``k=v, ...``); without one, the checks' profiles."""
     if record is None:
         return ", ".join(sorted({c.profile for c in checks})), ""
     return record.profile, ", ".join(f"{k}={v}" for k, v in sorted(record.overrides.items()))
@@ -196,24 +186,19 @@ def _record_sections(layout: OutputLayout, records: Sequence[ChapterRecord]) -> 
     return {r.notebook: chapter_sections(layout.notebooks / f"{r.notebook}.ipynb") for r in records}
 
 
-def _section(sections: Sections, made: Made) -> tuple[str, str] | None:
+def _place(sections: Sections, made: Made) -> tuple[str | None, str]:
+    """The heading of the section that printed the check, and its address (else None, the chapter's)."""
     notebook, check = made
-    return sections.get(notebook, {}).get((check.claim, check.what))
-
-
-def _target(sections: Sections, made: Made) -> str:
-    """The address of the section that printed the check (the chapter, if it is not found)."""
-    target = f"/outputs/notebooks/{made[0]}.ipynb"
-    section = _section(sections, made)
-    return f"{target}#{section[1]}" if section else target
+    section = sections.get(notebook, {}).get((check.claim, check.what))
+    target = f"/outputs/notebooks/{notebook}.ipynb"
+    return (section[0], f"{target}#{section[1]}") if section else (None, target)
 
 
 def _link(sections: Sections, made: Made) -> str:
     """A short link to the section that made the check: ``01 § <section>``."""
-    number = chapter_number(made[0])
-    section = _section(sections, made)
-    heading = f" § {_escape_text(section[0])}" if section else ""
-    return f"[{_escape(number)}{heading}]({_target(sections, made)})"
+    heading, target = _place(sections, made)
+    title = f" § {_escape_text(heading)}" if heading else ""
+    return f"[{_escape(chapter_number(made[0]))}{title}]({target})"
 
 
 def _escape_text(text: str) -> str:
@@ -235,11 +220,6 @@ def _chapter_titles(layout: OutputLayout) -> dict[str, str]:
     return titles
 
 
-def run_label(layout: OutputLayout, profiles: Sequence[str]) -> str:
-    """What ran into the tree ``layout``, from its run record (``run.json``), as the pages say it."""
-    return describe_run(load_run_record(layout.root), profiles)
-
-
 def absent_sentence(absent: Sequence[str]) -> str:
     """What the pages say, after a space, of chapters the tree has not run ("" when it ran them all)."""
     if not absent:
@@ -254,11 +234,7 @@ _PAPER_TITLES = {"A": "linear decoder", "B": "one-layer self-attention"}
 
 
 def _failures_note(layout: OutputLayout) -> list[str]:
-    """A warning naming the notebooks whose last run failed (``<output>/failed/*.json``), if any.
-
-    ``ntpnb reproduce`` writes such a record when a notebook fails and removes it on its next
-    success; the outputs in place are those of its last successful run.
-    """
+    """A warning naming the notebooks whose last run failed (their records in ``failed/``), if any."""
     failures = []
     for path in sorted(layout.failed.glob("*.json")):
         try:
@@ -342,7 +318,7 @@ def _chapter_table(
         if c is None:
             continue
         what = _escape(c.what) if c.kind == "claim" else f"*{c.kind}:* {_escape(c.what)}"
-        claim = f"[{_escape(c.claim)}]({_target(sections, (notebook, c))})"
+        claim = f"[{_escape(c.claim)}]({_place(sections, (notebook, c))[1]})"
         measured = [_escape(c.measured), _escape(c.required), _escape(c.paper)]
         rows.append([claim, what, *measured, "pass" if c.passed else "**FAIL**", *_across(series)])
     header = [
@@ -396,7 +372,7 @@ def render_report(layout: OutputLayout, absent: Sequence[str] = ()) -> str:
         "when they ran (`outputs/claims/*.json` at the book's seed, `outputs/seeds/seed=S/claims/`",
         "at the further seeds of the sweep); nothing on it is typed by hand. Every claim of both",
         "papers is listed: one that no chapter checks yet, or whose check failed, says so. Each",
-        f"claim and the place in the paper are listed on {{doc}}`the claims page </{CLAIMS_PAGE_DOCNAME}>`.",
+        "claim and the place in the paper are listed on {doc}`the claims page </outputs/claim_list>`.",
         "",
         f"**{format_counts(verdict_counts(results), len(CLAIMS))}**; {checks} checks at the book's seed; "
         f"what ran: {_escape(describe_run(run, _profiles(records)))} (`paper` = the papers' settings, "
@@ -462,11 +438,11 @@ def verdict_summary(layout: OutputLayout) -> str:
 
 def render_verdict_summary(layout: OutputLayout, absent: Sequence[str] = ()) -> str:
     """The fragment the book's introduction includes: the verdict counts of the last runs."""
-    profiles = _profiles(load_chapter_records(layout.claims))
+    profiles, run = _profiles(load_chapter_records(layout.claims)), load_run_record(layout.root)
     if not profiles:
         return "No chapter has recorded a claim check yet: run `ntpnb reproduce`.\n"
     return (
-        f"**Verdicts of the runs that built this book** ({_escape(run_label(layout, profiles))}): "
+        f"**Verdicts of the runs that built this book** ({_escape(describe_run(run, profiles))}): "
         f"{verdict_summary(layout)}. Each claim's verdict, and the checks behind it, are in the "
         f"{{doc}}`/outputs/report`.{absent_sentence(absent)}\n"
     )
@@ -517,7 +493,7 @@ def render_claims_page(layout: OutputLayout, absent: Sequence[str] = ()) -> str:
     records = load_chapter_records(layout.claims)
     by_claim, sections = _by_claim(records), _record_sections(layout, records)
     results = sweep_verdicts(CLAIMS, load_sweeps(layout, records))
-    label = _escape(run_label(layout, _profiles(records)))
+    label = _escape(describe_run(load_run_record(layout.root), _profiles(records)))
 
     def claim_row(cid: str, spec: ClaimSpec) -> list[str]:
         verdict = results[cid]
