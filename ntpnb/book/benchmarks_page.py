@@ -20,7 +20,6 @@ from ..chapter.prose import markdown_table
 from ..chapter.provenance import load_run_record
 
 __all__ = [
-    "BENCHMARKS_DOCNAME",
     "BENCHMARKS_COMMAND",
     "not_run_text",
     "REPRODUCE_COMMAND",
@@ -32,17 +31,14 @@ __all__ = [
     "write_benchmarks_page",
 ]
 
-#: The page's place in the book, relative to the project root (``_toc.yml`` lists it).
-BENCHMARKS_DOCNAME = "outputs/benchmarks"
 #: The command that measures the benchmarks (same as ``python -m benchmarks`` in the project root).
 BENCHMARKS_COMMAND = "ntpnb benchmarks"
 
 
 def not_run_text(layout: OutputLayout, own: bool = True) -> str:
-    """The page's beginning when no benchmark has been run into ``layout``.
+    """The page's beginning when no benchmark has been run into ``layout``: what it would show, and how.
 
-    What the page would show and the commands that make it (``own``: ``layout`` is the book's
-    tree, where the commands need no folder).
+    ``own``: ``layout`` is the book's tree, where the commands need no folder.
     """
     out = "" if own else f" --out {layout.benchmarks}"
     book = "ntpnb book" if own else f"ntpnb book --run {layout.root}"
@@ -166,10 +162,7 @@ def render_timings_section(layout: OutputLayout) -> str:
 
 
 def render_benchmarks_page(layout: OutputLayout, own: bool = True) -> str:
-    """The page: the last run's ``benchmarks/benchmarks.md`` (or :func:`not_run_text`), then the times.
-
-    ``own`` says whether ``layout`` is the book's own tree (the commands the page names differ).
-    """
+    """The page: the last run's ``benchmarks/benchmarks.md`` (or :func:`not_run_text`), then the times."""
     results = layout.benchmarks / "benchmarks.md"
     page = results.read_text(encoding="utf-8") if results.is_file() else not_run_text(layout, own)
     return page.rstrip("\n") + "\n\n" + render_timings_section(layout)

@@ -20,14 +20,8 @@ def binder_url(
 ) -> str:
     """The Binder URL that opens ``path`` (relative to the repository root) in JupyterLab.
 
-    Parameters
-    ----------
-    repository_url
-        ``https://github.com/<org>/<repo>`` (other hosts use Binder's generic git provider).
-    branch
-        Branch (or tag, or commit) Binder builds.
-    path
-        File or folder to open; None opens JupyterLab at the repository root.
+    ``repository_url`` is ``https://github.com/<org>/<repo>`` (other hosts use Binder's generic
+    git provider); ``branch`` may be a tag or a commit; ``path`` None opens the repository root.
 
     Raises
     ------

@@ -18,8 +18,8 @@ import re
 import shutil
 import signal
 import subprocess
+import tempfile
 import threading
-import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
@@ -115,12 +115,9 @@ def staging(site: Path) -> Iterator[Staging]:
     """
     site.mkdir(parents=True, exist_ok=True)
     clear_stale(site)
-    stage = Staging(site / f"{STAGING_PREFIX}{os.getpid()}-{uuid.uuid4().hex[:8]}")
-    stage.path.mkdir()
-    try:
-        yield stage
-    finally:
-        shutil.rmtree(stage.path, ignore_errors=True)
+    prefix = f"{STAGING_PREFIX}{os.getpid()}-"
+    with tempfile.TemporaryDirectory(prefix=prefix, dir=site, ignore_cleanup_errors=True) as path:
+        yield Staging(Path(path))
 
 
 def _retitled(config: str, title: str) -> str:

@@ -164,16 +164,12 @@ def drop_cdn_links(body: str) -> str:
 
 def _dedupe_scripts(context: dict[str, Any]) -> None:
     """Drop repeated script tags (same file, same inline body): each is declared once."""
-    scripts = context.get("script_files")
-    if not scripts:
-        return
-    seen, kept = set(), []
+    scripts = context.get("script_files") or []
+    kept: dict[tuple[str, str | None], Any] = {}
     for script in scripts:
         key = (getattr(script, "filename", script) or "", getattr(script, "attributes", {}).get("body"))
-        if key not in seen:
-            seen.add(key)
-            kept.append(script)
-    scripts[:] = kept
+        kept.setdefault(key, script)
+    scripts[:] = kept.values()
 
 
 def _present_source(app: Sphinx, docname: str) -> str | None:
@@ -214,11 +210,7 @@ def _lookup(target: str, module: str | None) -> object | None:
 
 
 def _internal_reference(app: Sphinx, env: BuildEnvironment, node: Any, contnode: Any) -> Any:
-    """Resolve a Python reference Sphinx did not find.
-
-    To the public entry of the same object, or as unlinked code when it names an internal object
-    of the package; else leave it unresolved (a warning).
-    """
+    """A Python reference Sphinx did not find: the object's public entry, or unlinked code if internal."""
     if node.get("refdomain") != "py":
         return None
     obj = _lookup(node["reftarget"], node.get("py:module"))
