@@ -2,7 +2,7 @@
 
 The entry is :func:`build_book` (``ntpnb book``): the tree is checked (:mod:`.trees`), the pages
 are generated (:mod:`.verdicts`, :mod:`.report`, :mod:`.benchmarks_page`), then the HTML book is
-built atomically (:mod:`.site`) with the Sphinx extension :mod:`.sphinx_ext`. :mod:`.compare`
+built atomically (:mod:`.build`) with the Sphinx extension :mod:`.sphinx_ext`. :mod:`.compare`
 compares the printed outputs of two runs (``ntpnb compare``).
 
 It reads what the runs wrote through :mod:`ntpnb.chapter` (the claim record, the output layout)

@@ -123,10 +123,7 @@ def _rerun(run: Path, name: str) -> str:
 
 
 def compare_runs(run_a: Path, run_b: Path) -> tuple[list[str], list[OutputDifference]]:
-    """The notebooks both runs executed, and every run of printed lines that differs.
-
-    A notebook only one run executed is a difference of cell ``-1``.
-    """
+    """The notebooks both runs executed, and every run of printed lines that differs (cell -1: a notebook)."""
     rules = sanitizers()
     a, b = _notebooks(Path(run_a)), _notebooks(Path(run_b))
     diffs = [

@@ -30,11 +30,7 @@ def is_text(value: object) -> bool:
 
 
 def _shape_problem(data: object) -> str | None:
-    """What in ``data`` is not of an executed notebook's shape (``"it is a list, not an object"``), or None.
-
-    That shape: an object with a list of ``cells``, each an object with a ``cell_type`` text and
-    text ``source``; a code cell's ``outputs`` a list of objects; ``metadata``, if present, an object.
-    """
+    """What in ``data`` is not of an executed notebook's shape (``"it is a list, not an object"``) or None."""
     if not isinstance(data, dict):
         return f"it is {_kind(data)}, not an object"
     if not isinstance(data.get("cells"), list):

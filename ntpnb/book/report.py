@@ -343,10 +343,7 @@ def _chapter_table(
 
 
 def render_report(layout: OutputLayout, absent: Sequence[str] = ()) -> str:
-    """The report page (MyST markdown) for the records under ``layout`` and its seed sweep.
-
-    ``absent`` names the project's chapters that the tree has not run (the page says so).
-    """
+    """The report page (MyST markdown) of the tree ``layout``; ``absent``: the chapters it has not run."""
     records = load_chapter_records(layout.claims)
     sections = _record_sections(layout, records)
     by_claim = _by_claim(records)

@@ -194,10 +194,9 @@ _PACKAGE = "ntpnb"
 
 
 def _lookup(target: str, module: str | None) -> object | None:
-    """The object of the package that ``target`` names, or None if there is none.
+    """The object of the package that ``target`` (absolute, relative to ``module``, or short) names, or None.
 
-    ``target`` is dotted, absolute, relative to ``module``, or a short name of any module of the
-    package (the module a docstring was written in is not known here).
+    A short name is looked up in every module of the package: the one a docstring is in is not known.
     """
     starts = [target, *([f"{module}.{target}"] if module else [])]
     if "." not in target:
@@ -229,10 +228,7 @@ _PROSE_KINDS = ("data", "attribute", "property")
 
 
 def _keep_data_docstring(stash: dict[str, list[str]]) -> tuple:
-    """Two ``autodoc-process-docstring`` handlers: one before napoleon, one after it.
-
-    The first keeps a copy of each data or attribute docstring; the second puts it back.
-    """
+    """Two ``autodoc-process-docstring`` handlers: keep data docstrings from napoleon, then restore them."""
 
     def before(app: Sphinx, what: str, name: str, obj: object, options: object, lines: list[str]) -> None:
         if what in _PROSE_KINDS:

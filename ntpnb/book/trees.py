@@ -175,13 +175,7 @@ class BookTree:
 
 
 def _run_tree(run: str | Path) -> Path:
-    """The tree ``run`` (``ntpnb book --run``), checked to be an output tree.
-
-    Raises
-    ------
-    NTPError
-        If it does not exist, is not a folder, or holds no ``notebooks/`` folder.
-    """
+    """The tree ``run`` (``ntpnb book --run``); NTPError unless it is a folder holding ``notebooks/``."""
     tree = Path(run).expanduser()
     example = "e.g. outputs/runs/profile=quick"
     if not tree.exists():
@@ -241,10 +235,7 @@ def _tree_chapters(layout: OutputLayout) -> set[str]:
 
 
 def _chapter_problem(layout: OutputLayout, name: str) -> str | None:
-    """Why chapter ``name`` in ``layout`` cannot be built from, naming the file (None if it can).
-
-    The manifest's verdict (or its absence), then the executed notebook's shape and the claim record's.
-    """
+    """Why chapter ``name`` in ``layout`` cannot be built from, naming the file (None if it can)."""
     executed = layout.notebooks / f"{name}.ipynb"
     record = layout.claims / f"{name}.json"
     manifest = manifest_path(executed)

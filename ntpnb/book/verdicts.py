@@ -237,10 +237,7 @@ class Series:
         return pooled if pooled is not None else not self.failed_seeds
 
     def spread(self) -> tuple[str, str] | None:
-        """The measured values (as printed) at the smallest and largest value over the seeds.
-
-        None when they print the same, or fewer than two seeds measured a number.
-        """
+        """The values as printed at the smallest and largest value over the seeds; None if alike."""
         checks = [c for c in self.checks.values() if isinstance(c.value, (int, float))]
         if len(checks) < 2:
             return None
@@ -337,10 +334,7 @@ def _measurement_reason(series: Series) -> str:
 
 
 def claim_verdict(claim: str, series: Sequence[Series], qualifications: Sequence[str] = ()) -> Verdict:
-    """The verdict of ``claim`` from its checks at every seed and its qualifications' texts.
-
-    See the module docstring for the rule.
-    """
+    """The verdict of ``claim`` from its checks at every seed and its qualifications (the module's rule)."""
     kinds = {kind: [s for s in series if s.first.kind == kind] for kind in KINDS}
     evidence, findings, sanity = kinds["claim"], kinds["finding"], kinds["sanity"]
     measurements = kinds["measurement"]
