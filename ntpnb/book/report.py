@@ -11,6 +11,7 @@ made it (:func:`chapter_sections`); checks naming an id missing from the registr
 from __future__ import annotations
 
 import functools
+import itertools
 import json
 import re
 from collections import defaultdict
@@ -18,6 +19,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from markdown_it import MarkdownIt
+from mdit_py_plugins.colon_fence import colon_fence_plugin
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 
 from ..chapter.atomic import atomic_write_text
@@ -111,7 +113,6 @@ def _profiles(records: Sequence[ChapterRecord]) -> list[str]:
     return sorted({c.profile for r in records for c in r.checks})
 
 
-_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 _CHECK_LINE = re.compile(r"^\[(?:PASS|FAIL)\] (\S+) (?:\(\w+\) )?(.*)$")  # "A1 (sanity) what"
 #: the book's ``myst_heading_anchors``: headings down to this level get an anchor
 ANCHOR_LEVELS = 3
@@ -119,9 +120,9 @@ _SLUG_CLEAN = re.compile(r"[^\w\u4e00-\u9fff\- ]")
 
 
 @functools.cache
-def _inline_parser() -> MarkdownIt:
-    """CommonMark with dollar math, as the book's MyST parses a heading."""
-    return MarkdownIt("commonmark").use(dollarmath_plugin)
+def _parser() -> MarkdownIt:
+    """CommonMark with dollar math and colon fences, as the book's MyST finds and parses a heading."""
+    return MarkdownIt("commonmark").use(dollarmath_plugin).use(colon_fence_plugin)
 
 
 def heading_slug(heading: str, taken: set[str]) -> str:
@@ -129,7 +130,7 @@ def heading_slug(heading: str, taken: set[str]) -> str:
 
     MyST makes it from the heading's plain text and inline code, without its math.
     """
-    (inline,) = _inline_parser().parseInline(heading)
+    (inline,) = _parser().parseInline(heading)
     text = "".join(c.content for c in inline.children or [] if c.type in ("text", "code_inline"))
     slug = _SLUG_CLEAN.sub("", text.lower().replace(" ", "-"))
     unique, i = slug, 1
@@ -137,6 +138,16 @@ def heading_slug(heading: str, taken: set[str]) -> str:
         unique, i = f"{slug}-{i}", i + 1
     taken.add(unique)
     return unique
+
+
+def _headings(cell: dict) -> list[tuple[int, str]]:
+    """The level and text of each heading of a markdown cell, as MyST finds them (none in a fence)."""
+    tokens = _parser().parse("".join(cell.get("source", "")))
+    return [
+        (int(t.tag[1:]), inline.content)
+        for t, inline in itertools.pairwise(tokens)
+        if t.type == "heading_open"
+    ]
 
 
 def chapter_sections(executed: Path) -> dict[tuple[str, str], tuple[str, str]]:
@@ -147,22 +158,16 @@ def chapter_sections(executed: Path) -> dict[tuple[str, str], tuple[str, str]]:
     """
     if not executed.exists():
         return {}
-    nb = read_notebook(executed)
     found: dict[tuple[str, str], tuple[str, str]] = {}
     taken: set[str] = set()
     section: tuple[str, str] | None = None
-    for cell in nb.get("cells", []):
-        source = "".join(cell.get("source", ""))
+    for cell in read_notebook(executed)["cells"]:
         if cell.get("cell_type") == "markdown":
-            in_fence = False
-            for line in source.splitlines():
-                if line.lstrip().startswith(("```", "~~~", ":::")):
-                    in_fence = not in_fence
-                match = None if in_fence else _HEADING.match(line)
-                if match and len(match.group(1)) <= ANCHOR_LEVELS:
-                    slug = heading_slug(match.group(2), taken)
-                    if len(match.group(1)) > 1:
-                        section = (match.group(2), slug)
+            for level, heading in _headings(cell):
+                if level <= ANCHOR_LEVELS:
+                    slug = heading_slug(heading, taken)
+                    if level > 1:
+                        section = (heading, slug)
             continue
         for out in cell.get("outputs", []):
             text = "".join(out.get("text", "")) if out.get("output_type") == "stream" else ""
@@ -211,12 +216,10 @@ def _chapter_titles(layout: OutputLayout) -> dict[str, str]:
     """Chapter -> the text of its executed notebook's first ``# `` heading, without math marks."""
     titles = {}
     for path in visible(sorted(layout.notebooks.glob("*.ipynb"))):
-        for cell in read_notebook(path).get("cells", []):
-            source = "".join(cell.get("source", ""))
-            match = re.search(r"^# (.+)$", source, flags=re.MULTILINE)
-            if cell.get("cell_type") == "markdown" and match:
-                titles[path.stem] = re.sub(r"\$([^$]*)\$", r"\1", match.group(1).strip())
-                break
+        cells = [c for c in read_notebook(path)["cells"] if c.get("cell_type") == "markdown"]
+        title = next((text for cell in cells for level, text in _headings(cell) if level == 1), None)
+        if title is not None:
+            titles[path.stem] = re.sub(r"\$([^$]*)\$", r"\1", title)
     return titles
 
 
