@@ -115,13 +115,7 @@ def clear_stale(site: Path) -> list[Path]:
 
 @contextmanager
 def staging(site: Path) -> Iterator[Staging]:
-    """Within: a fresh staging folder in ``site`` (stale ones removed first); removed on leaving.
-
-    Raises
-    ------
-    OSError
-        If ``site`` cannot be created or written.
-    """
+    """Within: a fresh staging folder in ``site`` (stale ones removed first); removed on leaving."""
     site.mkdir(parents=True, exist_ok=True)
     clear_stale(site)
     prefix = f"{STAGING_PREFIX}{os.getpid()}-"
@@ -256,10 +250,7 @@ def _signals_held() -> Iterator[None]:
 def swap_in(stage: Staging, target: Path) -> None:
     """Put the complete book of ``stage`` at ``target``; the previous one goes into ``stage``.
 
-    Raises
-    ------
-    OSError
-        If a rename fails (the previous book is then put back).
+    If a rename fails, the previous book is put back and the OSError raised.
     """
     stage.complete.touch()
     with _signals_held():

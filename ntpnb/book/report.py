@@ -514,9 +514,7 @@ def render_claims_page(layout: OutputLayout, absent: Sequence[str] = ()) -> str:
 def write_report(layout: OutputLayout, absent: Sequence[str] = ()) -> Path:
     """Write the report to ``<layout.root>/report.md`` and return its path.
 
-    The introduction's verdict fragment ``verdicts.md`` and the claims page ``claim_list.md``
-    (:func:`render_claims_page`) are written beside it. ``absent`` names the project's chapters
-    the tree has not run (each page says so).
+    The verdict fragment ``verdicts.md`` and the claims page ``claim_list.md`` are written beside it.
     """
     atomic_write_text(layout.root / "verdicts.md", render_verdict_summary(layout, absent))
     atomic_write_text(layout.root / "claim_list.md", render_claims_page(layout, absent))

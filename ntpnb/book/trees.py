@@ -70,11 +70,7 @@ def chapter_number(name: str) -> str:
 
 
 def describe_run(record: RunRecord | None, profiles: Sequence[str] = ()) -> str:
-    """What ran into a tree, as its pages say it.
-
-    From its run record (:meth:`~ntpnb.chapter.provenance.RunRecord.describe`); a tree without
-    one is labelled by the ``profiles`` its claim records name, its overrides unknown.
-    """
+    """What ran into a tree, as its pages say it: its run record's, else the ``profiles`` its checks name."""
     if record is not None:
         return record.describe()
     if profiles:
@@ -86,10 +82,7 @@ def describe_run(record: RunRecord | None, profiles: Sequence[str] = ()) -> str:
 
 
 def setting_options(record: RunRecord | None) -> list[str]:
-    """The ``ntpnb reproduce`` options that run ``record``'s setting again: profile, ``-p``, seeds.
-
-    Empty for no record (the setting is unknown).
-    """
+    """The ``ntpnb reproduce`` options (profile, ``-p``, seeds) of ``record``'s setting; none without one."""
     if record is None:
         return []
     words = [] if record.profile == BOOK_PROFILE else ["--profile", record.profile]
