@@ -110,8 +110,20 @@ class Sweep:
         return (self.book_seed, *sorted(s for s in self.records if s != self.book_seed))
 
 
-def _exclusion(book: ChapterRecord, record: ChapterRecord, seed: int) -> str | None:
-    """Why ``record`` (the tree of seed ``seed``) cannot be pooled with ``book``; None if it can."""
+def _seed_record(
+    layout: OutputLayout, seed: int, tree: OutputLayout, book: ChapterRecord
+) -> ChapterRecord | str | None:
+    """The record of ``book``'s chapter in the seed tree ``tree``, or why it is not counted (None: none)."""
+    failure = tree.failed / f"{book.notebook}.json"
+    if failure.exists():  # its last run stopped before its end (a record in place is older)
+        return f"its last run failed ({_failure_error(failure)})"
+    path = tree.claims / f"{book.notebook}.json"
+    if not path.exists():
+        return None
+    try:
+        record = load_chapter_record(path)
+    except PathError as exc:
+        return str(exc)
     if record.notebook != book.notebook:
         return f"the record is of {record.notebook}"
     if not record.complete:
@@ -130,7 +142,7 @@ def _exclusion(book: ChapterRecord, record: ChapterRecord, seed: int) -> str | N
     )
     if changed:
         return f"it ran with other parameters ({', '.join(changed)})"
-    return None
+    return _other_package(layout, tree, book.notebook) or record
 
 
 def load_sweeps(layout: OutputLayout, book_records: Sequence[ChapterRecord]) -> list[Sweep]:
@@ -138,27 +150,10 @@ def load_sweeps(layout: OutputLayout, book_records: Sequence[ChapterRecord]) -> 
     trees = layout.seed_layouts()
     sweeps = []
     for book in book_records:
-        records = {book.seed if book.seed is not None else 0: book}
-        excluded: dict[int, str] = {}
-        for seed, tree in trees.items():
-            path = tree.claims / f"{book.notebook}.json"
-            failure = tree.failed / f"{book.notebook}.json"
-            if failure.exists():  # its last run stopped before its end (a record in place is older)
-                excluded[seed] = f"its last run failed ({_failure_error(failure)})"
-                continue
-            if not path.exists():
-                continue
-            try:
-                record = load_chapter_record(path)
-            except PathError as exc:
-                excluded[seed] = str(exc)
-                continue
-            why = _exclusion(book, record, seed) or _other_package(layout, tree, book.notebook)
-            if why is None:
-                records[seed] = record
-            else:
-                excluded[seed] = why
-        sweeps.append(Sweep(book, records, excluded))
+        found = {seed: _seed_record(layout, seed, tree, book) for seed, tree in trees.items()}
+        records = {seed: r for seed, r in found.items() if isinstance(r, ChapterRecord)}
+        excluded = {seed: r for seed, r in found.items() if isinstance(r, str)}
+        sweeps.append(Sweep(book, {book.seed if book.seed is not None else 0: book, **records}, excluded))
     return sweeps
 
 
