@@ -10,7 +10,7 @@ broken notebook).
 The build is atomic. A book goes to a *site* folder (``<root>/_build``, or ``DIR/_book`` for
 ``ntpnb book --run DIR``) as ``<site>/html``. A build removes stopped builds' staging folders
 (:func:`clear_stale`), copies the book's sources and the output tree into a fresh one
-(:func:`staging`, :func:`stage_sources`), runs jupyter-book there in a session of its own
+(:func:`stage_sources`), runs jupyter-book there in a session of its own
 (:func:`run_owned`, so Ctrl-C leaves no builder process) and, only when it exits 0, swaps the new
 ``html`` in (:func:`swap_in`). Nothing of an earlier build can leak into a later one, and the last
 complete book stays until a new one is complete. An unwritable or full folder is refused in one
@@ -111,16 +111,6 @@ def clear_stale(site: Path) -> list[Path]:
                 os.rename(stage.previous, target)
         shutil.rmtree(folder)
     return stale
-
-
-@contextmanager
-def staging(site: Path) -> Iterator[Staging]:
-    """Within: a fresh staging folder in ``site`` (stale ones removed first); removed on leaving."""
-    site.mkdir(parents=True, exist_ok=True)
-    clear_stale(site)
-    prefix = f"{STAGING_PREFIX}{os.getpid()}-"
-    with tempfile.TemporaryDirectory(prefix=prefix, dir=site, ignore_cleanup_errors=True) as path:
-        yield Staging(Path(path))
 
 
 def stage_sources(tree: BookTree, source: Path, missing: Sequence[str]) -> None:
@@ -332,7 +322,11 @@ def build_book(tree: BookTree) -> int:
     site = tree.site
     target = site / HTML_DIRNAME
     try:
-        with staging(site) as stage:
+        site.mkdir(parents=True, exist_ok=True)
+        clear_stale(site)
+        prefix = f"{STAGING_PREFIX}{os.getpid()}-"  # a fresh staging folder, removed on leaving
+        with tempfile.TemporaryDirectory(prefix=prefix, dir=site, ignore_cleanup_errors=True) as path:
+            stage = Staging(Path(path))
             stage_sources(tree, stage.source, missing)
             command = [str(jb), "build", str(stage.source), "--path-output", str(stage.path), "-W", "-n"]
             code, output = run_owned([*command, "--keep-going"], stage.path)
