@@ -1,16 +1,20 @@
 """Helpers shared by the tests: random data, scaled copies, the chapter instances, all-pair margins,
-and the hypothesis strategies of the property-based tests."""
+the hypothesis strategies of the property-based tests, and the Binder URL ``_config.yml`` implies."""
 
 from __future__ import annotations
 
 import itertools
 from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
 import numpy as np
+import yaml
 from hypothesis import settings as settings_
 from hypothesis import strategies as st
 
 import ntpnb as ntp
+from ntpnb.book.binder import DEFAULT_BINDERHUB, binder_url
 from ntpnb.linear.descent import check_sampling, sample_indices
 from ntpnb.reproducible_products import einsum
 from ntpnb.validation import as_generator
@@ -170,3 +174,16 @@ def sampled_gradient_fn(
         return einsum("...vb,...bd->...vd", Q, Hs) / batch_size
 
     return grad
+
+
+def book_config(root: Path) -> dict[str, Any]:
+    """The parsed ``_config.yml`` of the project at ``root``."""
+    return yaml.safe_load((root / "_config.yml").read_text(encoding="utf-8"))
+
+
+def config_binder_url(root: Path, path: str | None = None) -> str:
+    """The Binder URL of ``path`` (``binder_url``) with the repository, branch and hub of ``_config.yml``."""
+    config = book_config(root)
+    repo = config.get("repository", {})
+    hub = config.get("sphinx", {}).get("config", {}).get("ntpnb_binderhub_url", DEFAULT_BINDERHUB)
+    return binder_url(repo.get("url", ""), repo.get("branch", "main"), path, hub)

@@ -9,10 +9,11 @@ import yaml
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
-from ntpnb.book.binder import binder_url, book_config, config_binder_url, source_of_chapter
+from ntpnb.book.binder import binder_url, source_of_chapter
 from ntpnb.errors import NTPError
 
 from conftest import ROOT
+from helpers import book_config, config_binder_url
 
 try:
     import tomllib

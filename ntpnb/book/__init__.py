@@ -1,13 +1,9 @@
 """The book build: the pages generated from the runs' records, and the HTML book around them.
 
-The entry is :func:`build_book` (``ntpnb book``). Its parts:
-
-* :mod:`.verdicts`: one verdict per claim, from the checks the chapters recorded;
-* :mod:`.report`: the reproducibility report, the claims page and the introduction's verdicts;
-* :mod:`.benchmarks_page`: the benchmarks page, with the notebooks' reproduction times;
-* :mod:`.sphinx_ext`: the Sphinx extension (broken notebooks fail the build, offline MathJax,
-  chapter buttons) and :mod:`.binder`, the Binder links it and the README use;
-* :mod:`.compare`: the printed outputs of two runs compared (``ntpnb compare``).
+The entry is :func:`build_book` (``ntpnb book``): the tree is checked (:mod:`.trees`), the pages
+are generated (:mod:`.verdicts`, :mod:`.report`, :mod:`.benchmarks_page`), then the HTML book is
+built atomically (:mod:`.build`) with the Sphinx extension :mod:`.sphinx_ext`. :mod:`.compare`
+compares the printed outputs of two runs (``ntpnb compare``).
 
 It reads what the runs wrote through :mod:`ntpnb.chapter` (the claim record, the output layout)
 and never imports the runner (:mod:`ntpnb.runner`): where ``ntpnb book`` first runs the

@@ -16,11 +16,10 @@ from pathlib import Path
 from ..chapter.atomic import atomic_write_text
 from ..chapter.claims import PROFILE_NAMES
 from ..chapter.layout import OutputLayout, Timings, load_timings
+from ..chapter.prose import markdown_table
 from ..chapter.provenance import load_run_record
-from .trees import markdown_table
 
 __all__ = [
-    "BENCHMARKS_DOCNAME",
     "BENCHMARKS_COMMAND",
     "not_run_text",
     "REPRODUCE_COMMAND",
@@ -32,17 +31,14 @@ __all__ = [
     "write_benchmarks_page",
 ]
 
-#: The page's place in the book, relative to the project root (``_toc.yml`` lists it).
-BENCHMARKS_DOCNAME = "outputs/benchmarks"
 #: The command that measures the benchmarks (same as ``python -m benchmarks`` in the project root).
 BENCHMARKS_COMMAND = "ntpnb benchmarks"
 
 
 def not_run_text(layout: OutputLayout, own: bool = True) -> str:
-    """The page's beginning when no benchmark has been run into ``layout``.
+    """The page's beginning when no benchmark has been run into ``layout``: what it would show, and how.
 
-    What the page would show and the commands that make it (``own``: ``layout`` is the book's
-    tree, where the commands need no folder).
+    ``own``: ``layout`` is the book's tree, where the commands need no folder.
     """
     out = "" if own else f" --out {layout.benchmarks}"
     book = "ntpnb book" if own else f"ntpnb book --run {layout.root}"
@@ -107,7 +103,7 @@ def format_timings(timings: Timings) -> str:
         failed = [n for n, r in timings[p].items() if not r.get("ok")]
         note = f"- `{p}`: `ntpnb reproduce --profile {p} --jobs {'/'.join(map(str, jobs))}`, {when}"
         notes.append(note + (f"; failed: {', '.join(sorted(failed))}" if failed else ""))
-    return "\n".join(markdown_table(["notebook", *profiles], rows)) + "\n\n" + "\n".join(notes)
+    return markdown_table(["notebook", *profiles], rows) + "\n\n" + "\n".join(notes)
 
 
 def format_sweep_timings(per_seed: Mapping[int, Mapping[str, Mapping[str, object]]], book_seed: int) -> str:
@@ -131,7 +127,7 @@ def format_sweep_timings(per_seed: Mapping[int, Mapping[str, Mapping[str, object
         rows.append([name, *cells, f"{sum(t or 0.0 for t in times):.1f} s"])
     totals = [sum(seconds(s, n) or 0.0 for n in names) for s in seeds]
     rows.append(["sum of the notebooks", *(f"{t:.1f} s" for t in [*totals, sum(totals)])])
-    return "\n".join(markdown_table(["notebook", *head, "all seeds"], rows))
+    return markdown_table(["notebook", *head, "all seeds"], rows)
 
 
 def _sweep_section(layout: OutputLayout, profile: str) -> str:
@@ -166,10 +162,7 @@ def render_timings_section(layout: OutputLayout) -> str:
 
 
 def render_benchmarks_page(layout: OutputLayout, own: bool = True) -> str:
-    """The page: the last run's ``benchmarks/benchmarks.md`` (or :func:`not_run_text`), then the times.
-
-    ``own`` says whether ``layout`` is the book's own tree (the commands the page names differ).
-    """
+    """The page: the last run's ``benchmarks/benchmarks.md`` (or :func:`not_run_text`), then the times."""
     results = layout.benchmarks / "benchmarks.md"
     page = results.read_text(encoding="utf-8") if results.is_file() else not_run_text(layout, own)
     return page.rstrip("\n") + "\n\n" + render_timings_section(layout)

@@ -1,20 +1,16 @@
 """Binder links, all derived from the repository URL of ``_config.yml`` (its one place).
 
-The book's launch button on each chapter and the README's badge are both made by
-:func:`binder_url`; a test keeps the README's badge equal to what this module derives.
+The book's launch button on each chapter (:mod:`.sphinx_ext`) and the README's badge are both
+:func:`binder_url` of it; a test keeps the README's badge equal to what this module derives.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
 from urllib.parse import quote
-
-import yaml
 
 from ..errors import NTPError
 
-__all__ = ["DEFAULT_BINDERHUB", "binder_url", "book_config", "config_binder_url", "source_of_chapter"]
+__all__ = ["DEFAULT_BINDERHUB", "binder_url", "source_of_chapter"]
 
 DEFAULT_BINDERHUB = "https://mybinder.org"
 
@@ -24,16 +20,8 @@ def binder_url(
 ) -> str:
     """The Binder URL that opens ``path`` (relative to the repository root) in JupyterLab.
 
-    Parameters
-    ----------
-    repository_url
-        ``https://github.com/<org>/<repo>`` (other hosts use Binder's generic git provider).
-    branch
-        Branch (or tag, or commit) Binder builds.
-    path
-        File or folder to open; None opens JupyterLab at the repository root.
-    binderhub
-        The BinderHub to use.
+    ``repository_url`` is ``https://github.com/<org>/<repo>`` (other hosts use Binder's generic
+    git provider); ``branch`` may be a tag or a commit; ``path`` None opens the repository root.
 
     Raises
     ------
@@ -50,19 +38,6 @@ def binder_url(
         spec = f"git/{quote(repository_url, safe='')}/{branch}"
     url = f"{binderhub.rstrip('/')}/v2/{spec}"
     return f"{url}?urlpath=lab/tree/{quote(path)}" if path else url
-
-
-def book_config(root: Path) -> dict[str, Any]:
-    """The parsed ``_config.yml`` of the project at ``root``."""
-    return yaml.safe_load((root / "_config.yml").read_text(encoding="utf-8"))
-
-
-def config_binder_url(root: Path, path: str | None = None) -> str:
-    """:func:`binder_url` for ``path`` with the repository, branch and BinderHub of ``_config.yml``."""
-    config = book_config(root)
-    repo = config.get("repository", {})
-    hub = config.get("sphinx", {}).get("config", {}).get("ntpnb_binderhub_url", DEFAULT_BINDERHUB)
-    return binder_url(repo.get("url", ""), repo.get("branch", "main"), path, hub)
 
 
 def source_of_chapter(docname: str) -> str | None:

@@ -1,13 +1,10 @@
 """Compare the printed outputs of two runs, to see whether another machine printed the same numbers.
 
-:func:`compare_runs` compares the text outputs (printed lines and ``text/plain`` results) of two
-output folders' executed notebooks (say two machines, or two BLAS kernels) line by line, in print
-order whatever the cells, after masking what legitimately changes with nbval's rules
-(:data:`SANITIZE_CONFIG`: timings, memory addresses, figure reprs). The platforms the runs
-recorded (:mod:`ntpnb.chapter.platform`) are shown first.
-
-``ntpnb compare RUN_A RUN_B`` (or ``python -m ntpnb.book.compare RUN_A RUN_B``) prints the
-differences (:func:`print_comparison`).
+``ntpnb compare RUN_A RUN_B`` (or ``python -m ntpnb.book.compare RUN_A RUN_B``) compares the text
+outputs (printed lines and ``text/plain`` results) of two output folders' executed notebooks (say
+two machines, or two BLAS kernels) line by line, in print order whatever the cells, after masking
+what legitimately changes with nbval's rules (:data:`SANITIZE_CONFIG`: timings, memory addresses,
+figure reprs); the platforms the runs recorded (:mod:`ntpnb.chapter.platform`) are shown first.
 """
 
 from __future__ import annotations
@@ -32,7 +29,6 @@ __all__ = [
     "SANITIZE_CONFIG",
     "OutputDifference",
     "sanitizers",
-    "text_outputs",
     "compare_runs",
     "add_arguments",
     "print_comparison",
@@ -78,12 +74,8 @@ def _cell_text(cell: dict, rules: list[tuple[re.Pattern[str], str]]) -> str:
     return text
 
 
-def text_outputs(run: Path, executed: Path, rules: list[tuple[re.Pattern[str], str]]) -> list[str]:
-    """The sanitized text output of every cell of the executed notebook ``executed`` of ``run``.
-
-    A cell without one gives ``""``. A notebook that does not read is refused in one line naming it
-    and the command that runs it again.
-    """
+def _text_outputs(run: Path, executed: Path, rules: list[tuple[re.Pattern[str], str]]) -> list[str]:
+    """The sanitized text output of every cell of ``executed`` (``""`` for none); PathError naming it."""
     try:
         nb = read_notebook(executed)
     except PathError as exc:
@@ -131,10 +123,7 @@ def _rerun(run: Path, name: str) -> str:
 
 
 def compare_runs(run_a: Path, run_b: Path) -> tuple[list[str], list[OutputDifference]]:
-    """The notebooks both runs executed, and every run of printed lines that differs.
-
-    A notebook only one run executed is a difference of cell ``-1``.
-    """
+    """The notebooks both runs executed, and every run of printed lines that differs (cell -1: a notebook)."""
     rules = sanitizers()
     a, b = _notebooks(Path(run_a)), _notebooks(Path(run_b))
     diffs = [
@@ -145,7 +134,7 @@ def compare_runs(run_a: Path, run_b: Path) -> tuple[list[str], list[OutputDiffer
     ]
     both = sorted(set(a) & set(b))
     for name in both:
-        texts = text_outputs(Path(run_a), a[name], rules), text_outputs(Path(run_b), b[name], rules)
+        texts = _text_outputs(Path(run_a), a[name], rules), _text_outputs(Path(run_b), b[name], rules)
         diffs += _line_differences(name, *texts)
     return both, diffs
 

@@ -3,8 +3,8 @@
 Everything of the book that reads an executed notebook (the report's sections and titles, the
 Sphinx extension's check, ``ntpnb compare``, the check of a tree before a build) reads it with
 :func:`read_notebook`, never meeting a traceback from deep inside a page generator. The shape
-asked for (:func:`notebook_shape`) is what those readers use, not a full nbformat validation (the
-runner wrote these files with nbformat; this catches what damage and hand-made files bring).
+asked for is what those readers use, not a full nbformat validation (the runner wrote these files
+with nbformat; this catches what damage and hand-made files bring).
 """
 
 from __future__ import annotations
@@ -15,11 +15,7 @@ from typing import Any
 
 from ..errors import PathError
 
-__all__ = ["NotebookShapeError", "is_text", "notebook_shape", "read_notebook"]
-
-
-class NotebookShapeError(ValueError):
-    """JSON data that is not of an executed notebook's shape (the message says where)."""
+__all__ = ["is_text", "read_notebook"]
 
 
 def _kind(value: object) -> str:
@@ -33,51 +29,33 @@ def is_text(value: object) -> bool:
     return isinstance(value, str) or (isinstance(value, list) and all(isinstance(v, str) for v in value))
 
 
-def _check_output(output: object, where: str) -> None:
-    if not isinstance(output, dict):
-        raise NotebookShapeError(f"{where} is {_kind(output)}, not an object")
-    if "data" in output and not isinstance(output["data"], dict):
-        raise NotebookShapeError(f"{where} has 'data' that is {_kind(output['data'])}, not an object")
-    if not is_text(text := output.get("text", "")):
-        raise NotebookShapeError(f"{where} has 'text' that is {_kind(text)}, not text")
-
-
-def _check_cell(cell: object, index: int) -> None:
-    where = f"cell {index}"
-    if not isinstance(cell, dict):
-        raise NotebookShapeError(f"{where} is {_kind(cell)}, not an object")
-    if not isinstance(cell.get("cell_type"), str):
-        raise NotebookShapeError(f"{where} has no 'cell_type'")
-    if not is_text(source := cell.get("source", "")):
-        raise NotebookShapeError(f"{where} has a 'source' that is {_kind(source)}, not text")
-    outputs = cell.get("outputs", [])
-    if not isinstance(outputs, list):
-        raise NotebookShapeError(f"{where} has 'outputs' that are {_kind(outputs)}, not a list")
-    for k, output in enumerate(outputs):
-        _check_output(output, f"output {k} of {where}")
-
-
-def notebook_shape(data: object) -> dict[str, Any]:
-    """``data`` itself when it has an executed notebook's shape.
-
-    That is an object with a list of ``cells``, each an object with a ``cell_type`` text; a code
-    cell's ``outputs`` a list of objects; ``metadata``, if present, an object.
-
-    Raises
-    ------
-    NotebookShapeError
-        Saying what is of the wrong shape, e.g. ``"it is a list, not an object"``.
-    """
+def _shape_problem(data: object) -> str | None:
+    """What in ``data`` is not of an executed notebook's shape (``"it is a list, not an object"``) or None."""
     if not isinstance(data, dict):
-        raise NotebookShapeError(f"it is {_kind(data)}, not an object")
-    cells = data.get("cells")
-    if not isinstance(cells, list):
-        raise NotebookShapeError("it has no list of 'cells'")
+        return f"it is {_kind(data)}, not an object"
+    if not isinstance(data.get("cells"), list):
+        return "it has no list of 'cells'"
     if not isinstance(data.get("metadata", {}), dict):
-        raise NotebookShapeError("its 'metadata' is not an object")
-    for index, cell in enumerate(cells):
-        _check_cell(cell, index)
-    return data
+        return "its 'metadata' is not an object"
+    for index, cell in enumerate(data["cells"]):
+        where = f"cell {index}"
+        if not isinstance(cell, dict):
+            return f"{where} is {_kind(cell)}, not an object"
+        if not isinstance(cell.get("cell_type"), str):
+            return f"{where} has no 'cell_type'"
+        if not is_text(source := cell.get("source", "")):
+            return f"{where} has a 'source' that is {_kind(source)}, not text"
+        if not isinstance(outputs := cell.get("outputs", []), list):
+            return f"{where} has 'outputs' that are {_kind(outputs)}, not a list"
+        for k, output in enumerate(outputs):
+            at = f"output {k} of {where}"
+            if not isinstance(output, dict):
+                return f"{at} is {_kind(output)}, not an object"
+            if "data" in output and not isinstance(output["data"], dict):
+                return f"{at} has 'data' that is {_kind(output['data'])}, not an object"
+            if not is_text(text := output.get("text", "")):
+                return f"{at} has 'text' that is {_kind(text)}, not text"
+    return None
 
 
 def read_notebook(path: Path) -> dict[str, Any]:
@@ -89,9 +67,8 @@ def read_notebook(path: Path) -> dict[str, Any]:
         One line naming ``path`` when it cannot be read, is not JSON (cut short, say) or is JSON
         of another shape.
     """
-    path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = Path(path).read_text(encoding="utf-8")
     except OSError as exc:
         raise PathError(f"cannot read the executed notebook {path}: {exc.strerror or exc}") from None
     except UnicodeDecodeError as exc:
@@ -101,7 +78,6 @@ def read_notebook(path: Path) -> dict[str, Any]:
     except ValueError as exc:
         why = "it is empty" if not text.strip() else f"its JSON is cut short or broken ({exc})"
         raise PathError(f"the executed notebook {path} is not a notebook: {why}") from None
-    try:
-        return notebook_shape(data)
-    except NotebookShapeError as exc:
-        raise PathError(f"the executed notebook {path} is not a notebook: {exc}") from None
+    if problem := _shape_problem(data):
+        raise PathError(f"the executed notebook {path} is not a notebook: {problem}")
+    return data

@@ -1,17 +1,17 @@
-"""The reproducibility report: one page, generated from the claim records of the last runs.
+"""The generated pages: the reproducibility report, the claims page and the introduction's verdicts.
 
-``ntpnb book`` calls :func:`write_report` before building, so the *Reproducibility report* page
-is always made from the chapter records (``outputs/claims/*.json``,
-:func:`~ntpnb.chapter.claims.load_chapter_records`), never by hand. For every claim id of the
-registry (:mod:`ntpnb.chapter.registry`) it shows the paper's statement and value, our values,
-tolerances, pass or fail, the run's profile, and a link to the chapter section that checks it
-(read from the executed notebook, :func:`chapter_sections`). Unchecked and failed claims are
-listed as such; checks naming an id missing from the registry are listed apart.
+``ntpnb book`` calls :func:`write_report` before building, so these pages are always made from
+the chapter records of the last runs (``claims/*.json`` of the tree and of its seed trees), never
+by hand. For every claim id of the registry (:mod:`ntpnb.chapter.registry`) the report shows the
+paper's statement and value, its verdict across the seeds (:mod:`.verdicts`), every check with our
+values, tolerances and pass or fail, the run's setting, and a link to the chapter section that
+made it (:func:`chapter_sections`); checks naming an id missing from the registry are listed apart.
 """
 
 from __future__ import annotations
 
 import functools
+import itertools
 import json
 import re
 from collections import defaultdict
@@ -19,16 +19,18 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from markdown_it import MarkdownIt
+from mdit_py_plugins.colon_fence import colon_fence_plugin
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 
 from ..chapter.atomic import atomic_write_text
 from ..chapter.claims import ChapterRecord, Check, load_chapter_records
 from ..chapter.layout import OutputLayout
 from ..chapter.platform import platform_section
+from ..chapter.prose import markdown_table
 from ..chapter.provenance import RunRecord, load_run_record
 from ..chapter.registry import CLAIMS, PAPERS, ClaimSpec, sort_key
 from .executed import read_notebook
-from .trees import chapter_number, describe_run, markdown_table, visible
+from .trees import chapter_number, describe_run, visible
 from .verdicts import (
     CHECK_FAILED,
     INCONCLUSIVE,
@@ -47,21 +49,15 @@ from .verdicts import (
 )
 
 __all__ = [
-    "REPORT_DOCNAME",
-    "CLAIMS_PAGE_DOCNAME",
-    "render_claims_page",
+    "PLATFORM_TITLE",
+    "heading_slug",
     "chapter_sections",
     "render_report",
-    "write_report",
     "verdict_summary",
     "render_verdict_summary",
+    "render_claims_page",
+    "write_report",
 ]
-
-#: The report's place in the book, relative to the project root (``_toc.yml`` lists it).
-REPORT_DOCNAME = "outputs/report"
-#: The claims page's place in the book (also generated, from the registry and the records).
-CLAIMS_PAGE_DOCNAME = "outputs/claim_list"
-
 
 #: A check and the notebook whose run made it.
 Made = tuple[str, Check]
@@ -74,10 +70,7 @@ _STRONG = (NOT_REPRODUCED, CHECK_FAILED, PARTIAL, INCONCLUSIVE)
 
 
 def _setting(record: RunRecord | None, checks: Sequence[Check]) -> tuple[str, str]:
-    """The profile the checks ran with, and its ``-p`` overrides as ``k=v, ...`` ("" for none).
-
-    From the tree's run record; without one (an older tree), the profiles the checks name.
-    """
+    """The run record's profile and ``-p`` overrides (``k=v, ...``); without one, the checks' profiles."""
     if record is None:
         return ", ".join(sorted({c.profile for c in checks})), ""
     return record.profile, ", ".join(f"{k}={v}" for k, v in sorted(record.overrides.items()))
@@ -120,7 +113,6 @@ def _profiles(records: Sequence[ChapterRecord]) -> list[str]:
     return sorted({c.profile for r in records for c in r.checks})
 
 
-_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 _CHECK_LINE = re.compile(r"^\[(?:PASS|FAIL)\] (\S+) (?:\(\w+\) )?(.*)$")  # "A1 (sanity) what"
 #: the book's ``myst_heading_anchors``: headings down to this level get an anchor
 ANCHOR_LEVELS = 3
@@ -128,9 +120,9 @@ _SLUG_CLEAN = re.compile(r"[^\w\u4e00-\u9fff\- ]")
 
 
 @functools.cache
-def _inline_parser() -> MarkdownIt:
-    """CommonMark with dollar math, as the book's MyST parses a heading."""
-    return MarkdownIt("commonmark").use(dollarmath_plugin)
+def _parser() -> MarkdownIt:
+    """CommonMark with dollar math and colon fences, as the book's MyST finds and parses a heading."""
+    return MarkdownIt("commonmark").use(dollarmath_plugin).use(colon_fence_plugin)
 
 
 def heading_slug(heading: str, taken: set[str]) -> str:
@@ -138,7 +130,7 @@ def heading_slug(heading: str, taken: set[str]) -> str:
 
     MyST makes it from the heading's plain text and inline code, without its math.
     """
-    (inline,) = _inline_parser().parseInline(heading)
+    (inline,) = _parser().parseInline(heading)
     text = "".join(c.content for c in inline.children or [] if c.type in ("text", "code_inline"))
     slug = _SLUG_CLEAN.sub("", text.lower().replace(" ", "-"))
     unique, i = slug, 1
@@ -146,6 +138,16 @@ def heading_slug(heading: str, taken: set[str]) -> str:
         unique, i = f"{slug}-{i}", i + 1
     taken.add(unique)
     return unique
+
+
+def _headings(cell: dict) -> list[tuple[int, str]]:
+    """The level and text of each heading of a markdown cell, as MyST finds them (none in a fence)."""
+    tokens = _parser().parse("".join(cell.get("source", "")))
+    return [
+        (int(t.tag[1:]), inline.content)
+        for t, inline in itertools.pairwise(tokens)
+        if t.type == "heading_open"
+    ]
 
 
 def chapter_sections(executed: Path) -> dict[tuple[str, str], tuple[str, str]]:
@@ -156,22 +158,16 @@ def chapter_sections(executed: Path) -> dict[tuple[str, str], tuple[str, str]]:
     """
     if not executed.exists():
         return {}
-    nb = read_notebook(executed)
     found: dict[tuple[str, str], tuple[str, str]] = {}
     taken: set[str] = set()
     section: tuple[str, str] | None = None
-    for cell in nb.get("cells", []):
-        source = "".join(cell.get("source", ""))
+    for cell in read_notebook(executed)["cells"]:
         if cell.get("cell_type") == "markdown":
-            in_fence = False
-            for line in source.splitlines():
-                if line.lstrip().startswith(("```", "~~~", ":::")):
-                    in_fence = not in_fence
-                match = None if in_fence else _HEADING.match(line)
-                if match and len(match.group(1)) <= ANCHOR_LEVELS:
-                    slug = heading_slug(match.group(2), taken)
-                    if len(match.group(1)) > 1:
-                        section = (match.group(2), slug)
+            for level, heading in _headings(cell):
+                if level <= ANCHOR_LEVELS:
+                    slug = heading_slug(heading, taken)
+                    if level > 1:
+                        section = (heading, slug)
             continue
         for out in cell.get("outputs", []):
             text = "".join(out.get("text", "")) if out.get("output_type") == "stream" else ""
@@ -195,24 +191,19 @@ def _record_sections(layout: OutputLayout, records: Sequence[ChapterRecord]) -> 
     return {r.notebook: chapter_sections(layout.notebooks / f"{r.notebook}.ipynb") for r in records}
 
 
-def _section(sections: Sections, made: Made) -> tuple[str, str] | None:
+def _place(sections: Sections, made: Made) -> tuple[str | None, str]:
+    """The heading of the section that printed the check, and its address (else None, the chapter's)."""
     notebook, check = made
-    return sections.get(notebook, {}).get((check.claim, check.what))
-
-
-def _target(sections: Sections, made: Made) -> str:
-    """The address of the section that printed the check (the chapter, if it is not found)."""
-    target = f"/outputs/notebooks/{made[0]}.ipynb"
-    section = _section(sections, made)
-    return f"{target}#{section[1]}" if section else target
+    section = sections.get(notebook, {}).get((check.claim, check.what))
+    target = f"/outputs/notebooks/{notebook}.ipynb"
+    return (section[0], f"{target}#{section[1]}") if section else (None, target)
 
 
 def _link(sections: Sections, made: Made) -> str:
     """A short link to the section that made the check: ``01 § <section>``."""
-    number = chapter_number(made[0])
-    section = _section(sections, made)
-    heading = f" § {_escape_text(section[0])}" if section else ""
-    return f"[{_escape(number)}{heading}]({_target(sections, made)})"
+    heading, target = _place(sections, made)
+    title = f" § {_escape_text(heading)}" if heading else ""
+    return f"[{_escape(chapter_number(made[0]))}{title}]({target})"
 
 
 def _escape_text(text: str) -> str:
@@ -225,18 +216,11 @@ def _chapter_titles(layout: OutputLayout) -> dict[str, str]:
     """Chapter -> the text of its executed notebook's first ``# `` heading, without math marks."""
     titles = {}
     for path in visible(sorted(layout.notebooks.glob("*.ipynb"))):
-        for cell in read_notebook(path).get("cells", []):
-            source = "".join(cell.get("source", ""))
-            match = re.search(r"^# (.+)$", source, flags=re.MULTILINE)
-            if cell.get("cell_type") == "markdown" and match:
-                titles[path.stem] = re.sub(r"\$([^$]*)\$", r"\1", match.group(1).strip())
-                break
+        cells = [c for c in read_notebook(path)["cells"] if c.get("cell_type") == "markdown"]
+        title = next((text for cell in cells for level, text in _headings(cell) if level == 1), None)
+        if title is not None:
+            titles[path.stem] = re.sub(r"\$([^$]*)\$", r"\1", title)
     return titles
-
-
-def run_label(layout: OutputLayout, profiles: Sequence[str]) -> str:
-    """What ran into the tree ``layout``, from its run record (``run.json``), as the pages say it."""
-    return describe_run(load_run_record(layout.root), profiles)
 
 
 def absent_sentence(absent: Sequence[str]) -> str:
@@ -253,11 +237,7 @@ _PAPER_TITLES = {"A": "linear decoder", "B": "one-layer self-attention"}
 
 
 def _failures_note(layout: OutputLayout) -> list[str]:
-    """A warning naming the notebooks whose last run failed (``<output>/failed/*.json``), if any.
-
-    ``ntpnb reproduce`` writes such a record when a notebook fails and removes it on its next
-    success; the outputs in place are those of its last successful run.
-    """
+    """A warning naming the notebooks whose last run failed (their records in ``failed/``), if any."""
     failures = []
     for path in sorted(layout.failed.glob("*.json")):
         try:
@@ -323,7 +303,7 @@ def _paper_tables(header: Sequence[str], row: Callable[[str, ClaimSpec], list[st
             "",
             *([f"{PAPERS[paper]}.", ""] if cite else []),
         ]
-        lines += markdown_table(header, [row(c, s) for c, s in CLAIMS.items() if s.paper == paper])
+        lines.append(markdown_table(header, [row(c, s) for c, s in CLAIMS.items() if s.paper == paper]))
         lines.append("")
     return lines
 
@@ -341,7 +321,7 @@ def _chapter_table(
         if c is None:
             continue
         what = _escape(c.what) if c.kind == "claim" else f"*{c.kind}:* {_escape(c.what)}"
-        claim = f"[{_escape(c.claim)}]({_target(sections, (notebook, c))})"
+        claim = f"[{_escape(c.claim)}]({_place(sections, (notebook, c))[1]})"
         measured = [_escape(c.measured), _escape(c.required), _escape(c.paper)]
         rows.append([claim, what, *measured, "pass" if c.passed else "**FAIL**", *_across(series)])
     header = [
@@ -360,16 +340,13 @@ def _chapter_table(
         f"{{doc}}`The chapter </outputs/notebooks/{notebook}>`, run at the {profile}, "
         f"seeds {format_seeds(sweep.seeds)}.",
         "",
-        *markdown_table(header, rows),
+        markdown_table(header, rows),
         "",
     ]
 
 
 def render_report(layout: OutputLayout, absent: Sequence[str] = ()) -> str:
-    """The report page (MyST markdown) for the records under ``layout`` and its seed sweep.
-
-    ``absent`` names the project's chapters that the tree has not run (the page says so).
-    """
+    """The report page (MyST markdown) of the tree ``layout``; ``absent``: the chapters it has not run."""
     records = load_chapter_records(layout.claims)
     sections = _record_sections(layout, records)
     by_claim = _by_claim(records)
@@ -395,7 +372,7 @@ def render_report(layout: OutputLayout, absent: Sequence[str] = ()) -> str:
         "when they ran (`outputs/claims/*.json` at the book's seed, `outputs/seeds/seed=S/claims/`",
         "at the further seeds of the sweep); nothing on it is typed by hand. Every claim of both",
         "papers is listed: one that no chapter checks yet, or whose check failed, says so. Each",
-        f"claim and the place in the paper are listed on {{doc}}`the claims page </{CLAIMS_PAGE_DOCNAME}>`.",
+        "claim and the place in the paper are listed on {doc}`the claims page </outputs/claim_list>`.",
         "",
         f"**{format_counts(verdict_counts(results), len(CLAIMS))}**; {checks} checks at the book's seed; "
         f"what ran: {_escape(describe_run(run, _profiles(records)))} (`paper` = the papers' settings, "
@@ -461,11 +438,11 @@ def verdict_summary(layout: OutputLayout) -> str:
 
 def render_verdict_summary(layout: OutputLayout, absent: Sequence[str] = ()) -> str:
     """The fragment the book's introduction includes: the verdict counts of the last runs."""
-    profiles = _profiles(load_chapter_records(layout.claims))
+    profiles, run = _profiles(load_chapter_records(layout.claims)), load_run_record(layout.root)
     if not profiles:
         return "No chapter has recorded a claim check yet: run `ntpnb reproduce`.\n"
     return (
-        f"**Verdicts of the runs that built this book** ({_escape(run_label(layout, profiles))}): "
+        f"**Verdicts of the runs that built this book** ({_escape(describe_run(run, profiles))}): "
         f"{verdict_summary(layout)}. Each claim's verdict, and the checks behind it, are in the "
         f"{{doc}}`/outputs/report`.{absent_sentence(absent)}\n"
     )
@@ -516,7 +493,7 @@ def render_claims_page(layout: OutputLayout, absent: Sequence[str] = ()) -> str:
     records = load_chapter_records(layout.claims)
     by_claim, sections = _by_claim(records), _record_sections(layout, records)
     results = sweep_verdicts(CLAIMS, load_sweeps(layout, records))
-    label = _escape(run_label(layout, _profiles(records)))
+    label = _escape(describe_run(load_run_record(layout.root), _profiles(records)))
 
     def claim_row(cid: str, spec: ClaimSpec) -> list[str]:
         verdict = results[cid]
@@ -537,9 +514,7 @@ def render_claims_page(layout: OutputLayout, absent: Sequence[str] = ()) -> str:
 def write_report(layout: OutputLayout, absent: Sequence[str] = ()) -> Path:
     """Write the report to ``<layout.root>/report.md`` and return its path.
 
-    The introduction's verdict fragment ``verdicts.md`` and the claims page ``claim_list.md``
-    (:func:`render_claims_page`) are written beside it. ``absent`` names the project's chapters
-    the tree has not run (each page says so).
+    The verdict fragment ``verdicts.md`` and the claims page ``claim_list.md`` are written beside it.
     """
     atomic_write_text(layout.root / "verdicts.md", render_verdict_summary(layout, absent))
     atomic_write_text(layout.root / "claim_list.md", render_claims_page(layout, absent))

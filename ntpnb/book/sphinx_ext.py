@@ -15,11 +15,12 @@
 
 from __future__ import annotations
 
-import importlib
 import inspect
+import pkgutil
 import re
 import shutil
 import sys
+from contextlib import suppress
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -47,12 +48,6 @@ logger = logging.getLogger(__name__)
 CONCLUDING_CELL = "claims.conclude()"
 
 
-def _concludes(cell: dict, out: dict) -> bool:
-    """Whether ``out`` is the concluding cell's list of failed claim checks."""
-    source = "".join(cell.get("source", "")).strip()
-    return source == CONCLUDING_CELL and out.get("ename") == "ClaimCheckError"
-
-
 def notebook_problems(path: Path) -> list[str]:
     """Problems of an executed notebook: errors, stderr output, papermill's exception flag.
 
@@ -66,16 +61,17 @@ def notebook_problems(path: Path) -> list[str]:
         return [str(exc)]
     problems = []
     concluded = False
-    for index, cell in enumerate(nb.get("cells", [])):
+    for index, cell in enumerate(nb["cells"]):
+        source = "".join(cell.get("source", ""))
         if cell.get("cell_type") == "code":
-            source = "".join(cell.get("source", ""))
             for problem in figure_cell_problems(source, cell.get("metadata", {})):
                 problems.append(f"cell {index} shows a figure: {problem}")
         for out in cell.get("outputs", []):
-            if out.get("output_type") == "error" and _concludes(cell, out):
-                concluded = True
-            elif out.get("output_type") == "error":
-                problems.append(f"cell {index} raised {out.get('ename')}: {out.get('evalue')}")
+            if out.get("output_type") == "error":
+                if source.strip() == CONCLUDING_CELL and out.get("ename") == "ClaimCheckError":
+                    concluded = True
+                else:
+                    problems.append(f"cell {index} raised {out.get('ename')}: {out.get('evalue')}")
             elif out.get("output_type") == "stream" and out.get("name") == "stderr":
                 text = "".join(out.get("text", ""))[:200].strip()
                 problems.append(f"cell {index} wrote to stderr: {text}")
@@ -168,16 +164,12 @@ def drop_cdn_links(body: str) -> str:
 
 def _dedupe_scripts(context: dict[str, Any]) -> None:
     """Drop repeated script tags (same file, same inline body): each is declared once."""
-    scripts = context.get("script_files")
-    if not scripts:
-        return
-    seen, kept = set(), []
+    scripts = context.get("script_files") or []
+    kept: dict[tuple[str, str | None], Any] = {}
     for script in scripts:
         key = (getattr(script, "filename", script) or "", getattr(script, "attributes", {}).get("body"))
-        if key not in seen:
-            seen.add(key)
-            kept.append(script)
-    scripts[:] = kept
+        kept.setdefault(key, script)
+    scripts[:] = kept.values()
 
 
 def _present_source(app: Sphinx, docname: str) -> str | None:
@@ -202,40 +194,22 @@ _PACKAGE = "ntpnb"
 
 
 def _lookup(target: str, module: str | None) -> object | None:
-    """The object that ``target`` names, or None if there is none.
+    """The object of the package that ``target`` (absolute, relative to ``module``, or short) names, or None.
 
-    ``target`` is dotted, absolute, relative to ``module``, or a short name of any module of the
-    package (the module a docstring was written in is not known here).
+    A short name is looked up in every module of the package: the one a docstring is in is not known.
     """
-    starts = [target]
-    if module:
-        starts.append(f"{module}.{target}")
-    if "." not in target:  # a short name in a docstring: the module it is written in is not known
+    starts = [target, *([f"{module}.{target}"] if module else [])]
+    if "." not in target:
         starts += [f"{name}.{target}" for name in sorted(sys.modules) if name.startswith(f"{_PACKAGE}.")]
     for dotted in starts:
-        if not dotted.startswith(f"{_PACKAGE}.") and dotted != _PACKAGE:
-            continue
-        parts = dotted.split(".")
-        for cut in range(len(parts), 0, -1):
-            try:
-                obj: object = importlib.import_module(".".join(parts[:cut]))
-            except ImportError:
-                continue
-            try:
-                for attr in parts[cut:]:
-                    obj = getattr(obj, attr)
-            except AttributeError:
-                break
-            return obj
+        if dotted == _PACKAGE or dotted.startswith(f"{_PACKAGE}."):
+            with suppress(ImportError, AttributeError, ValueError):
+                return pkgutil.resolve_name(dotted)
     return None
 
 
 def _internal_reference(app: Sphinx, env: BuildEnvironment, node: Any, contnode: Any) -> Any:
-    """Resolve a Python reference Sphinx did not find.
-
-    To the public entry of the same object, or as unlinked code when it names an internal object
-    of the package; else leave it unresolved (a warning).
-    """
+    """A Python reference Sphinx did not find: the object's public entry, or unlinked code if internal."""
     if node.get("refdomain") != "py":
         return None
     obj = _lookup(node["reftarget"], node.get("py:module"))
@@ -254,10 +228,7 @@ _PROSE_KINDS = ("data", "attribute", "property")
 
 
 def _keep_data_docstring(stash: dict[str, list[str]]) -> tuple:
-    """Two ``autodoc-process-docstring`` handlers: one before napoleon, one after it.
-
-    The first keeps a copy of each data or attribute docstring; the second puts it back.
-    """
+    """Two ``autodoc-process-docstring`` handlers: keep data docstrings from napoleon, then restore them."""
 
     def before(app: Sphinx, what: str, name: str, obj: object, options: object, lines: list[str]) -> None:
         if what in _PROSE_KINDS:

@@ -1,10 +1,19 @@
-"""The output tree a book is built from: which one, what ran into it, and the commands that remake it.
+"""The output tree a book is built from: which one, what ran into it, whether it can be trusted.
 
 ``ntpnb book`` builds ``<root>/outputs`` into ``<root>/_build/html``; ``ntpnb book --run DIR``
 builds any other tree into ``DIR/_book/html``. Either way the tree is a :class:`BookTree`: its
 layout and run record (:mod:`ntpnb.chapter.provenance`), the label its pages show
 (:func:`describe_run`), and the command that reruns a chapter of it
-(:meth:`BookTree.reproduce_command`, named by every refusal of a damaged tree).
+(:meth:`BookTree.reproduce_command`).
+
+Before a book is built, :func:`verify_tree` checks every chapter of the tree and of every seed
+tree of its sweep (whose claim records the verdicts read): its outputs have the SHA-256 digests
+its run recorded in its manifest ``notebooks/<name>.key.json``, its executed notebook reads
+(:func:`~ntpnb.book.executed.read_notebook`) and its claim record too, so no claim is ever
+reported *not tested* because its record is gone. A chapter without a manifest is trusted only
+where its last run failed (the runner keeps the outputs of the last run that succeeded); a seed
+whose last run failed is not counted by the verdicts, and not checked. Anything else refuses the
+build with one line naming the first damaged file and the command that runs those chapters again.
 """
 
 from __future__ import annotations
@@ -14,9 +23,18 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..chapter.claims import load_chapter_record
 from ..chapter.layout import DEFAULT_OUTPUT_DIRNAME, OutputLayout, notebook_sources, output_layout
-from ..chapter.provenance import BOOK_PROFILE, RUN_RECORD_NAME, RunRecord, load_run_record
+from ..chapter.provenance import (
+    BOOK_PROFILE,
+    RUN_RECORD_NAME,
+    RunRecord,
+    chapter_damage,
+    load_run_record,
+    manifest_path,
+)
 from ..errors import NTPError, PathError
+from .executed import read_notebook
 
 __all__ = [
     "BOOK_SITE_DIRNAME",
@@ -28,7 +46,7 @@ __all__ = [
     "chapter_number",
     "setting_options",
     "visible",
-    "markdown_table",
+    "verify_tree",
 ]
 
 #: The folder of the book of the book's own tree, at the project root (``_build/html``).
@@ -52,11 +70,7 @@ def chapter_number(name: str) -> str:
 
 
 def describe_run(record: RunRecord | None, profiles: Sequence[str] = ()) -> str:
-    """What ran into a tree, as its pages say it.
-
-    From its run record (:meth:`~ntpnb.chapter.provenance.RunRecord.describe`); a tree without
-    one is labelled by the ``profiles`` its claim records name, its overrides unknown.
-    """
+    """What ran into a tree, as its pages say it: its run record's, else the ``profiles`` its checks name."""
     if record is not None:
         return record.describe()
     if profiles:
@@ -68,10 +82,7 @@ def describe_run(record: RunRecord | None, profiles: Sequence[str] = ()) -> str:
 
 
 def setting_options(record: RunRecord | None) -> list[str]:
-    """The ``ntpnb reproduce`` options that run ``record``'s setting again: profile, ``-p``, seeds.
-
-    Empty for no record (the setting is unknown).
-    """
+    """The ``ntpnb reproduce`` options (profile, ``-p``, seeds) of ``record``'s setting; none without one."""
     if record is None:
         return []
     words = [] if record.profile == BOOK_PROFILE else ["--profile", record.profile]
@@ -137,14 +148,6 @@ class BookTree:
             words += [*setting_options(self.record), "--out", shown(self.layout.root)]
         return " ".join(shlex.quote(w) for w in words) + _root_option(self.root)
 
-    def rerun_advice(self, names: Sequence[str]) -> str:
-        """``run `ntpnb reproduce 01 ...` to run that chapter again``, for the chapters ``names``."""
-        what = "that chapter" if len(names) == 1 else "those chapters"
-        advice = f"run `{self.reproduce_command(names)}` to run {what} again"
-        if not self.own and self.record is None:
-            advice += f", with the --profile and -p it ran with (it has no {RUN_RECORD_NAME} to say)"
-        return advice
-
     def rerun_setting(self) -> tuple[str, dict[str, str], int | None]:
         """The profile, overrides and number of seeds (None: the default) that run its missing notebooks.
 
@@ -165,13 +168,7 @@ class BookTree:
 
 
 def _run_tree(run: str | Path) -> Path:
-    """The tree ``run`` (``ntpnb book --run``), checked to be an output tree.
-
-    Raises
-    ------
-    NTPError
-        If it does not exist, is not a folder, or holds no ``notebooks/`` folder.
-    """
+    """The tree ``run`` (``ntpnb book --run``); NTPError unless it is a folder holding ``notebooks/``."""
     tree = Path(run).expanduser()
     example = "e.g. outputs/runs/profile=quick"
     if not tree.exists():
@@ -223,7 +220,72 @@ def visible(paths: Iterable[Path]) -> list[Path]:
     return [p for p in paths if not p.name.startswith(".")]
 
 
-def markdown_table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> list[str]:
-    """The lines of a Markdown table: ``header``, its rule, then one line per row of cells."""
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    return lines + ["| " + " | ".join(row) + " |" for row in rows]
+def _tree_chapters(layout: OutputLayout) -> set[str]:
+    """The chapters with an executed notebook or a claim record in ``layout``."""
+    notebooks = visible(layout.notebooks.glob("*.ipynb")) if layout.notebooks.is_dir() else []
+    records = visible(layout.claims.glob("*.json")) if layout.claims.is_dir() else []
+    return {p.stem for p in [*notebooks, *records]}
+
+
+def _chapter_problem(layout: OutputLayout, name: str) -> str | None:
+    """Why chapter ``name`` in ``layout`` cannot be built from, naming the file (None if it can)."""
+    executed = layout.notebooks / f"{name}.ipynb"
+    record = layout.claims / f"{name}.json"
+    manifest = manifest_path(executed)
+    if manifest.exists():
+        if problem := chapter_damage(layout.root, executed, where=f"{shown(layout.root)}/"):
+            return problem
+    elif not (layout.failed / f"{name}.json").exists():
+        return (
+            f"{shown(manifest)} is missing, so nothing says what the run of {name} wrote (a run "
+            "made before outputs were recorded, or the file was deleted)"
+        )
+    missing = {
+        executed: f"{shown(executed)} is missing (its claim record {shown(record)} is there)",
+        record: f"{shown(record)} is missing: {name} has an executed notebook but no claim record",
+    }
+    for path, read in ((executed, read_notebook), (record, load_chapter_record)):
+        if not path.exists():
+            return missing[path]
+        try:
+            read(path)
+        except PathError as exc:
+            return str(exc)
+    return None
+
+
+def _tree_problems(layout: OutputLayout) -> dict[str, str]:
+    """Chapter -> its first problem in ``layout``, then in its seed trees (for the chapters of ``layout``)."""
+    chapters = sorted(_tree_chapters(layout))
+    problems: dict[str, str] = {}
+    for tree in [layout, *layout.seed_layouts().values()]:
+        present = _tree_chapters(tree)
+        for name in chapters:
+            if name in problems or name not in present:
+                continue
+            if tree is not layout and (tree.failed / f"{name}.json").exists():
+                continue
+            if problem := _chapter_problem(tree, name):
+                problems[name] = problem
+    return problems
+
+
+def verify_tree(tree: BookTree) -> None:
+    """Refuse a tree whose records cannot be trusted (see the module docstring).
+
+    Raises
+    ------
+    NTPError
+        Naming the first damaged file, how many chapters are damaged, and the ``ntpnb reproduce``
+        command that runs them again.
+    """
+    problems = _tree_problems(tree.layout)
+    if not problems:
+        return
+    first, *others = names = sorted(problems)
+    more = f" (and in {len(others)} more chapter{'s' * (len(others) > 1)}: {', '.join(others)})"
+    what = "that chapter" if len(names) == 1 else "those chapters"
+    advice = f"run `{tree.reproduce_command(names)}` to run {what} again"
+    if not tree.own and tree.record is None:
+        advice += f", with the --profile and -p it ran with (it has no {RUN_RECORD_NAME} to say)"
+    raise NTPError(f"{problems[first]}{more if others else ''}; {advice}")

@@ -2,17 +2,13 @@
 
 A chapter runs at the book's seed and, in a sweep, at further seeds, each into its own tree
 (:mod:`ntpnb.runner.run`). :func:`load_sweeps` gathers each chapter's records that may be pooled
-with the book's (complete, same notebook, profile and parameters but the seed; others are set
-aside with the reason). The same check at every seed is a :class:`Series`. The kinds of check
-(``claim``, ``finding``, ``sanity``, ``measurement``) and qualifications are those of
-:mod:`ntpnb.chapter.claims`; a statistical check (with a sample) is decided on its samples pooled
-over the seeds.
-
-The verdict of a claim (:func:`claim_verdict`) follows the rule the report states,
-:data:`VERDICT_RULE`, tried in this order: check failed, does not reproduce, inconclusive, not
-tested, holds at some seeds, reproduced with a qualification, reproduced. A claim *holds at a
-seed* when every evidence check decided seed by seed passes there (statistical ones are decided
-pooled).
+with the book's (complete; same notebook, profile, parameters and ``ntpnb`` sources but the
+seed; others are set aside with the reason). The same check at every seed is a :class:`Series`;
+a statistical check (with a sample) is decided on its samples pooled over the seeds. The kinds
+of check and the qualifications are those of :mod:`ntpnb.chapter.claims`. :func:`claim_verdict`
+applies the rule the report states, :data:`VERDICT_RULE`, tried in this order: check failed, does
+not reproduce, inconclusive, not tested, holds at some seeds, reproduced with a qualification,
+reproduced. A claim *holds at a seed* when every evidence check decided seed by seed passes there.
 """
 
 from __future__ import annotations
@@ -114,14 +110,20 @@ class Sweep:
         return (self.book_seed, *sorted(s for s in self.records if s != self.book_seed))
 
 
-def _comparable(parameters: Mapping[str, object] | None) -> dict[str, object] | None:
-    if parameters is None:
+def _seed_record(
+    layout: OutputLayout, seed: int, tree: OutputLayout, book: ChapterRecord
+) -> ChapterRecord | str | None:
+    """The record of ``book``'s chapter in the seed tree ``tree``, or why it is not counted (None: none)."""
+    failure = tree.failed / f"{book.notebook}.json"
+    if failure.exists():  # its last run stopped before its end (a record in place is older)
+        return f"its last run failed ({_failure_error(failure)})"
+    path = tree.claims / f"{book.notebook}.json"
+    if not path.exists():
         return None
-    return {k: v for k, v in parameters.items() if k not in SWEPT_PARAMETERS}
-
-
-def _exclusion(book: ChapterRecord, record: ChapterRecord, seed: int) -> str | None:
-    """Why ``record`` (the tree of seed ``seed``) cannot be pooled with ``book``; None if it can."""
+    try:
+        record = load_chapter_record(path)
+    except PathError as exc:
+        return str(exc)
     if record.notebook != book.notebook:
         return f"the record is of {record.notebook}"
     if not record.complete:
@@ -132,13 +134,15 @@ def _exclusion(book: ChapterRecord, record: ChapterRecord, seed: int) -> str | N
         return "it repeats the book's seed"
     if record.profile != book.profile:
         return f"it ran at the {record.profile} profile, the book's seed at {book.profile}"
-    ours, theirs = _comparable(book.parameters), _comparable(record.parameters)
+    ours, theirs = book.parameters, record.parameters
     if ours is None or theirs is None:
         return "a record does not say which parameters it ran with"
-    changed = sorted(k for k in ours.keys() | theirs.keys() if ours.get(k) != theirs.get(k))
+    changed = sorted(
+        k for k in (ours.keys() | theirs.keys()) - SWEPT_PARAMETERS if ours.get(k) != theirs.get(k)
+    )
     if changed:
         return f"it ran with other parameters ({', '.join(changed)})"
-    return None
+    return _other_package(layout, tree, book.notebook) or record
 
 
 def load_sweeps(layout: OutputLayout, book_records: Sequence[ChapterRecord]) -> list[Sweep]:
@@ -146,36 +150,15 @@ def load_sweeps(layout: OutputLayout, book_records: Sequence[ChapterRecord]) -> 
     trees = layout.seed_layouts()
     sweeps = []
     for book in book_records:
-        records = {book.seed if book.seed is not None else 0: book}
-        excluded: dict[int, str] = {}
-        for seed, tree in trees.items():
-            path = tree.claims / f"{book.notebook}.json"
-            failure = tree.failed / f"{book.notebook}.json"
-            if failure.exists():  # its last run stopped before its end (a record in place is older)
-                excluded[seed] = f"its last run failed ({_failure_error(failure)})"
-                continue
-            if not path.exists():
-                continue
-            try:
-                record = load_chapter_record(path)
-            except PathError as exc:
-                excluded[seed] = str(exc)
-                continue
-            why = _exclusion(book, record, seed) or _other_package(layout, tree, book.notebook)
-            if why is None:
-                records[seed] = record
-            else:
-                excluded[seed] = why
-        sweeps.append(Sweep(book, records, excluded))
+        found = {seed: _seed_record(layout, seed, tree, book) for seed, tree in trees.items()}
+        records = {seed: r for seed, r in found.items() if isinstance(r, ChapterRecord)}
+        excluded = {seed: r for seed, r in found.items() if isinstance(r, str)}
+        sweeps.append(Sweep(book, {book.seed if book.seed is not None else 0: book, **records}, excluded))
     return sweeps
 
 
 def _other_package(book: OutputLayout, tree: OutputLayout, notebook: str) -> str | None:
-    """Why a seed's run of ``notebook`` ran with other ``ntpnb`` sources than the book's seed, or None.
-
-    From the two runs' manifests (:mod:`ntpnb.chapter.provenance`), so a seed run before the
-    package changed is not pooled with a run of the changed package.
-    """
+    """Why a seed's run of ``notebook`` used other ``ntpnb`` sources than the book's (by the manifests)."""
     try:
         ours = load_manifest(book.notebooks / f"{notebook}.ipynb").package
         theirs = load_manifest(tree.notebooks / f"{notebook}.ipynb").package
@@ -202,15 +185,13 @@ def _failure_error(path: Path) -> str:
 class Series:
     """One check of a chapter, made at every seed of its sweep."""
 
-    #: Seed -> the check made there, the book's seed first.
+    #: Seed -> the check made there, in the sweep's order (the book's seed first).
     checks: Mapping[int, Check]
-    #: The book's seed.
-    book_seed: int
 
     @property
     def first(self) -> Check:
         """The check at the book's seed (or at the first seed that made it)."""
-        return self.checks.get(self.book_seed) or next(iter(self.checks.values()))
+        return next(iter(self.checks.values()))
 
     @property
     def seeds(self) -> tuple[int, ...]:
@@ -225,7 +206,7 @@ class Series:
     @property
     def statistical(self) -> bool:
         """Whether it is a statistical check (decided pooled)."""
-        return self.first.sample is not None
+        return self.first.pooled
 
     def pooled_sample(self) -> Sample | None:
         """The samples of every seed, pooled (None for a check that is not statistical)."""
@@ -251,22 +232,13 @@ class Series:
         return pooled if pooled is not None else not self.failed_seeds
 
     def spread(self) -> tuple[str, str] | None:
-        """The measured values (as printed) at the smallest and largest value over the seeds.
-
-        None when the value is the same at every seed, or there is one seed.
-        """
+        """The values as printed at the smallest and largest value over the seeds; None if alike."""
         checks = [c for c in self.checks.values() if isinstance(c.value, (int, float))]
         if len(checks) < 2:
             return None
         low = min(checks, key=lambda c: c.value)
         high = max(checks, key=lambda c: c.value)
-        if low.measured == high.measured:
-            return None
-        return low.measured, high.measured
-
-
-def _check_key(check: Check) -> tuple[str, str, str]:
-    return check.claim, check.kind, check.what
+        return None if low.measured == high.measured else (low.measured, high.measured)
 
 
 def series_of(sweep: Sweep) -> list[Series]:
@@ -279,10 +251,10 @@ def series_of(sweep: Sweep) -> list[Series]:
     for seed in sweep.seeds:
         seen: Counter[tuple[str, str, str]] = Counter()
         for check in sweep.records[seed].checks:
-            key = _check_key(check)
+            key = (check.claim, check.kind, check.what)
             by_key.setdefault((*key, seen[key]), {})[seed] = check
             seen[key] += 1
-    return [Series(checks, sweep.book_seed) for checks in by_key.values()]
+    return [Series(checks) for checks in by_key.values()]
 
 
 # -- the verdict of a claim ---------------------------------------------------------------------
@@ -313,19 +285,13 @@ class Verdict:
     holding: tuple[int, ...] = ()
 
     @property
-    def failed_seeds(self) -> tuple[int, ...]:
-        """The seeds where some evidence check failed."""
-        return tuple(s for s in self.seeds if s not in self.holding)
-
-    @property
     def across_seeds(self) -> str:
         """``"holds at 4 of 5 seeds (failed at 3)"``; empty when the claim has no evidence."""
         if not self.evidence or not self.seeds:
             return ""
         text = f"holds at {len(self.holding)} of {len(self.seeds)} seed{'s' * (len(self.seeds) != 1)}"
-        if self.failed_seeds:
-            text += f" (failed at {format_seeds(self.failed_seeds)})"
-        return text
+        failed = [s for s in self.seeds if s not in self.holding]
+        return text + (f" (failed at {format_seeds(failed)})" if failed else "")
 
 
 def format_seeds(seeds: Iterable[object]) -> str:
@@ -363,10 +329,7 @@ def _measurement_reason(series: Series) -> str:
 
 
 def claim_verdict(claim: str, series: Sequence[Series], qualifications: Sequence[str] = ()) -> Verdict:
-    """The verdict of ``claim`` from its checks at every seed and its qualifications' texts.
-
-    See the module docstring for the rule.
-    """
+    """The verdict of ``claim`` from its checks at every seed and its qualifications (the module's rule)."""
     kinds = {kind: [s for s in series if s.first.kind == kind] for kind in KINDS}
     evidence, findings, sanity = kinds["claim"], kinds["finding"], kinds["sanity"]
     measurements = kinds["measurement"]

@@ -16,10 +16,10 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
-from ntpnb.book.binder import config_binder_url
 from ntpnb.chapter.registry import CLAIMS
 
 from conftest import ROOT
+from helpers import config_binder_url
 
 pytestmark = pytest.mark.slow
 

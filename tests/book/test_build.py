@@ -6,8 +6,8 @@ import json
 
 import pytest
 
+from ntpnb.book.build import Staging, build_messages, clear_stale, disk_errno, swap_in
 from ntpnb.book.executed import read_notebook
-from ntpnb.book.site import Staging, build_messages, clear_stale, disk_errno, swap_in
 from ntpnb.errors import PathError
 
 #: What jupyter-book prints when its output folder fills up (shortened from a real run).
