@@ -56,7 +56,6 @@ __all__ = [
     "lecun_init",
     "run",
     "Recorder",
-    "record_grid",
     "OPTIMIZER_NAMES",
     "AUTHORS_NGD_EPS",
 ]
@@ -104,8 +103,7 @@ def log_grid(n_iter: int, n_points: int) -> Array:
     if n_iter == 0:
         return np.zeros(1, dtype=np.int64)
     inner = np.rint(np.logspace(0.0, math.log10(n_iter), n_points - 1)).astype(np.int64)
-    grid = np.unique(np.concatenate([[0], inner, [n_iter]]))
-    return grid[(grid >= 0) & (grid <= n_iter)]
+    return np.unique(np.concatenate([[0], inner, [n_iter]]))
 
 
 @dataclass(frozen=True)
@@ -217,15 +215,8 @@ def lecun_init(shape: tuple[int, ...], fan_in: int, seed: int | np.random.Genera
     return rng.standard_normal(shape) / math.sqrt(fan_in)
 
 
-def record_grid(record_at: ArrayLike | None, n_iter: int) -> Array:
-    """The recording grid of a run of ``n_iter`` steps: ``record_at`` checked, or the default.
-
-    Raises
-    ------
-    InvalidDataError
-        Unless ``record_at`` is None (``log_grid(n_iter, DEFAULT_RECORD_POINTS)``) or strictly
-        increasing integers in ``[0, n_iter]``.
-    """
+def _record_grid(record_at: ArrayLike | None, n_iter: int) -> Array:
+    """``record_at`` checked, or ``log_grid(n_iter, DEFAULT_RECORD_POINTS)`` when None."""
     if record_at is None:
         return log_grid(n_iter, DEFAULT_RECORD_POINTS)
     grid = np.asarray(record_at)
@@ -292,7 +283,7 @@ class Recorder:
                 f"progress must be a callable (k, n_iter) or None, got {type(progress).__name__}"
             )
         self.n_iter = n_iter
-        self.grid = record_grid(record_at, n_iter)
+        self.grid = _record_grid(record_at, n_iter)
         self.record = record
         self.label = label
         self.progress = progress

@@ -3,12 +3,11 @@
 The NTP-SVM of Paper A (rows of ``A`` from (6b), of ``B`` from (6a)) and the Graph-SVM of
 Paper B (rows from the strict and the equality relations of the token-priority graphs) are one
 problem, ``min ||w||^2 / 2  s.t.  A w >= 1, B w = 0``. Each paper only builds its constraints
-(an object with the maps of :class:`QPConstraints`); the rest is here: the solution type
-:class:`SVMSolution` and its certificate (:func:`certify`, through the constraint maps alone, so
-no dense matrix of a large problem's rows is formed), :func:`polish`, the cvxpy reference
-:func:`solve_reference`, least-distance programming (:func:`solve_least_distance`) for small
-dense problems, and :func:`scaled_back` / :func:`scaled_solution` to map answers for normalized
-data back. Every solve names its solver, checks its status, and raises
+(the maps of :class:`QPConstraints`); here are :class:`SVMSolution` and its certificate
+(:func:`certify`, through the maps alone: no dense matrix of a large problem's rows is formed),
+:func:`polish`, the cvxpy reference :func:`solve_reference`, least-distance programming
+(:func:`solve_least_distance`) for small dense problems, and :func:`scaled_solution` for answers
+on normalized data. Every solve names its solver, checks its status, and raises
 :class:`ntpnb.errors.SolverError` on failure.
 """
 
@@ -51,8 +50,7 @@ __all__ = [
     "scaled_solution",
 ]
 
-#: cvxpy's statuses of primal infeasibility, as text (cvxpy, a second of import, is imported
-#: only by the functions that solve).
+#: cvxpy's statuses of primal infeasibility (cvxpy, a second of import, is imported by the solves).
 INFEASIBLE: tuple[str, ...] = ("infeasible", "infeasible_inaccurate")
 
 #: The solver named by a solution without inequalities (``w = 0``, nothing was solved).
@@ -387,10 +385,10 @@ def min_norm_qp(A: Any, B: Any, what: str) -> MinNormQP:
         constraints.append(B @ w == 0)
     problem = cp.Problem(cp.Minimize(0.5 * cp.sum_squares(w)), constraints)
     status = solve_named(problem, settings.QP_SOLVER, settings.QP_OPTIONS, what, allowed=INFEASIBLE)
-    if status in INFEASIBLE or w.value is None:
-        if status not in INFEASIBLE:
-            raise SolverError(f"{settings.QP_SOLVER} returned no point on {what} (status {status!r})")
+    if status in INFEASIBLE:
         return MinNormQP(None, None, status, settings.QP_SOLVER)
+    if w.value is None:
+        raise SolverError(f"{settings.QP_SOLVER} returned no point on {what} (status {status!r})")
     lam = np.maximum(np.asarray(constraints[0].dual_value, dtype=float), 0.0)
     return MinNormQP(np.asarray(w.value, dtype=float), lam, status, settings.QP_SOLVER)
 
