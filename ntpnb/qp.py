@@ -160,11 +160,7 @@ class SVMSolution:
 
     @property
     def n_active(self) -> int:
-        """Number of inequalities with a positive multiplier (support vectors).
-
-        Decided by :func:`active_mask` (raises :class:`~ntpnb.errors.RankAmbiguousError` when
-        a multiplier is near the threshold).
-        """
+        """Number of support vectors: positive multipliers by :func:`active_mask` (which may raise)."""
         return int(np.count_nonzero(active_mask(self.duals, what=self.problem)))
 
     def passes(
@@ -254,14 +250,6 @@ def active_mask(lam: np.ndarray, *, what: str | None = None) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------------- polishing
-def _min_norm_on_rows(M: np.ndarray, rhs: np.ndarray, what: str) -> tuple[np.ndarray, np.ndarray]:
-    """``w = M^+ rhs`` and ``y = (M^T)^+ w`` (so ``w = M^T y``), from one SVD of ``M`` (never ``M M^T``)."""
-    U, s, Vt = thin_svd(M, what)
-    r = numerical_rank(s, M.shape, what=what)
-    coef = (U[:, :r].T @ rhs) / s[:r]
-    return Vt[:r].T @ coef, U[:, :r] @ (coef / s[:r])
-
-
 def _best_eq_multipliers(cons: QPConstraints, w: np.ndarray, lam: np.ndarray) -> np.ndarray:
     """The ``mu`` that minimizes ``||w - A^T lambda - S^T mu||``: a projection on the equalities' rows."""
     if cons.n_eq == 0:
@@ -296,7 +284,12 @@ def polish(cons: QPConstraints, lam: np.ndarray) -> tuple[np.ndarray, np.ndarray
             if active.size == 0:
                 return None
             M = _dense(A[active])
-            w, nu = _min_norm_on_rows(M - (M @ Q.T) @ Q, np.ones(active.size), what)
+            M = M - (M @ Q.T) @ Q
+            # w = M^+ 1 and nu = (M^T)^+ w (so w = M^T nu), from one SVD of M (never M M^T)
+            U, s, Vt = thin_svd(M, what)
+            r = numerical_rank(s, M.shape, what=what)
+            coef = (U[:, :r].T @ np.ones(active.size)) / s[:r]
+            w, nu = Vt[:r].T @ coef, U[:, :r] @ (coef / s[:r])
             negative = nu < -settings.SVM_KKT_TOL * max(float(nu.max(initial=0.0)), 1e-300)
             violated = np.flatnonzero(cons.margins(w) < 1 - settings.SVM_FEAS_TOL)
             added = np.setdiff1d(violated, active)
@@ -394,10 +387,7 @@ def min_norm_qp(A: Any, B: Any, what: str) -> MinNormQP:
 
 
 def solve_reference(cons: QPConstraints, infeasible: Callable[[MinNormQP], Exception]) -> SVMSolution:
-    """The cvxpy method: :func:`min_norm_qp`, polished (:func:`polish`) and certified.
-
-    The polished answer is returned when it passes verification, else the solver's own when
-    that passes.
+    """The cvxpy method: :func:`min_norm_qp`, polished (:func:`polish`) if that passes verification.
 
     Parameters
     ----------
