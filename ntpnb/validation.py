@@ -90,11 +90,13 @@ def as_float(x: object, name: str) -> np.ndarray:
     Raises
     ------
     InvalidDataError
-        If ``x`` is not numeric: a boolean, a string, None, a ragged nested list, an object.
+        If ``x`` is not real numbers: a boolean, a string, None, complex, a ragged nested list, an object.
     """
     if not (isinstance(x, np.ndarray) and x.dtype == np.float64):
         _refuse_non_numbers(x, name)
     try:
+        if np.iscomplexobj(x):
+            raise InvalidDataError(f"{name} must be real, got complex values")
         return np.asarray(x, dtype=np.float64)
     except (TypeError, ValueError) as exc:
         raise InvalidDataError(f"{name} must be a numeric array: {exc}") from None
@@ -227,21 +229,14 @@ def as_int_array(values: object, name: str, what: str = "id", where: str = "inde
 
 
 def as_float_array(x: ArrayLike, name: str, ndim: int) -> np.ndarray:
-    """Return ``x`` as a read-only float64 copy, checking its dimension and finiteness.
+    """:func:`as_float` as a read-only copy, checking its dimension and finiteness.
 
     Raises
     ------
     InvalidDataError
-        If ``x`` is not numeric (booleans, strings or complex), has the wrong number of
-        dimensions, or holds NaN or inf.
+        If ``x`` is not real numbers, has the wrong number of dimensions, or holds NaN or inf.
     """
-    _refuse_non_numbers(x, name)
-    try:
-        if np.iscomplexobj(x):
-            raise InvalidDataError(f"{name} must be real, got complex values")
-        arr = np.array(x, dtype=np.float64, copy=True)
-    except (TypeError, ValueError) as exc:
-        raise InvalidDataError(f"{name} must be a numeric array: {exc}") from None
+    arr = as_float(x, name)
     if arr.ndim != ndim:
         raise InvalidDataError(f"{name} must be {ndim}-dimensional, got shape {arr.shape}")
     if not np.all(np.isfinite(arr)):
