@@ -227,16 +227,6 @@ def _record_grid(record_at: ArrayLike | None, n_iter: int) -> Array:
     return grid.astype(np.int64)
 
 
-def _stack_records(records: list[dict[str, Array]]) -> dict[str, Array]:
-    names = list(records[0])
-    for rec in records[1:]:
-        if list(rec) != names:
-            raise InvalidDataError(
-                f"record returned different names at different iterations: {names}, {list(rec)}"
-            )
-    return {name: frozen(np.stack([rec[name] for rec in records]), order="K") for name in names}
-
-
 def batch_element(row: int, batch_shape: tuple[int, ...]) -> str:
     """`` (batch element (i, j))`` of flat batch index ``row``, or ``""`` when unbatched."""
     if not batch_shape:
@@ -325,7 +315,13 @@ class Recorder:
     def trace(self, W: Array) -> Trace:
         """The :class:`Trace` of the run with final iterate ``W`` (checked finite)."""
         self.check_finite(W, self.n_iter)
-        values = _stack_records(self._records) if self._records else {}
+        names = list(self._records[0]) if self._records else []
+        for rec in self._records[1:]:
+            if list(rec) != names:
+                raise InvalidDataError(
+                    f"record returned different names at different iterations: {names}, {list(rec)}"
+                )
+        values = {name: frozen(np.stack([rec[name] for rec in self._records]), order="K") for name in names}
         return Trace(iterations=self.grid, values=MappingProxyType(values), W=frozen(W, order="K"))
 
 
@@ -346,10 +342,6 @@ class _Stepper:
     def _where(self, row: int) -> str:
         return batch_element(row, self.batch_shape)
 
-    def _check_norm(self, norm: Array) -> None:
-        if not norm.min() > 0:
-            raise zero_gradient_error(self._where(int(np.argmin(norm))), self.k - 1)
-
     def _ngd_step(self, W: Array, g: Array) -> None:
         """``W -= lr g / (||g||_F + eps)`` per batch element, without overflow or underflow.
 
@@ -361,19 +353,16 @@ class _Stepper:
         eps = self.opt.eps
         unsafe = ~((norm >= _SAFE_NORM) & (norm < np.inf))  # NaN, inf, and 0 or tiny
         if not unsafe.any():
-            if not eps:
-                self._check_norm(norm)
             W -= g * (self.opt.lr / (norm + eps)).reshape(self.norm_shape)
             return
-        rows, norm = rows.copy(), norm.copy()
+        rows = rows.copy()  # a view of g
         rescale = np.flatnonzero(unsafe)
         scale = np.max(np.abs(rows[rescale]), axis=1)  # NaN if an entry is NaN
         if not np.all(np.isfinite(scale)):
             row = int(rescale[np.flatnonzero(~np.isfinite(scale))[0]])
             raise nonfinite_gradient_error(self._where(row), self.k - 1)
-        if not eps:
-            norm[rescale] = scale  # 0 only where the gradient is exactly zero
-            self._check_norm(norm)
+        if not eps and not scale.all():  # an exactly zero gradient
+            raise zero_gradient_error(self._where(int(rescale[np.argmin(scale)])), self.k - 1)
         scale[scale == 0] = 1.0  # an exactly zero gradient (eps > 0): a zero step
         rows[rescale] /= scale[:, None]
         norm[rescale] = np.sqrt(einsum("ik,ik->i", rows[rescale], rows[rescale]))
