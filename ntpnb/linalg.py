@@ -195,13 +195,7 @@ def accurate_dots(X: np.ndarray, Y: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     product by at most ``u |s_i| + gamma_k^2 sum_k |X_ik Y_ik|`` (``u = eps / 2``,
     ``gamma_k = k u / (1 - k u)``) over ``1 - u``, plus ``k`` times the smallest normal number
     for products that underflow. Where a product or its splitting overflows, the bound is inf.
-
-    ``X`` and ``Y`` have the same shape ``(n, k)``.
-
-    Returns
-    -------
-    (numpy.ndarray, numpy.ndarray)
-        The ``n`` dot products and their error bounds.
+    ``X`` and ``Y`` have the same shape ``(n, k)``; returns the ``n`` dot products and their bounds.
     """
     X, Y = np.asarray(X, dtype=float), np.asarray(Y, dtype=float)
     n, k = X.shape
