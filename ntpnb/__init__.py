@@ -1,21 +1,18 @@
 """ntpnb: executable companion to two papers on the implicit bias of next-token prediction.
 
-The top-level names are Paper A's linear model (every public name of :mod:`ntpnb.linear`):
-the data (:class:`NTPData` and the seeded recipes), the loss, the subspace F with the finite
-solution ``W*``, the NTP-SVM ``W^mm``, the regularization path, training, sequences and the
-thresholds of the conditions over random instances. Paper B's self-attention model is the
-subpackage :mod:`ntpnb.attention`; the first-order methods shared by both are
-:mod:`ntpnb.optim`. The machinery that runs notebooks and builds the book is apart, in three
-packages: what a chapter calls while it runs (:mod:`ntpnb.chapter`), the runner
-(:mod:`ntpnb.runner`) and the book build (:mod:`ntpnb.book`), with the ``ntpnb`` command
-(:mod:`ntpnb.cli`) on top; the numerical settings in :mod:`ntpnb.settings`, the error types in
-:mod:`ntpnb.errors` and the shared checks of user input in :mod:`ntpnb.validation`. Many random
-trials run through :mod:`ntpnb.parallel` and are summarized by :mod:`ntpnb.statistics`.
+The top-level names are every public name of :mod:`ntpnb.linear`, Paper A's linear model: the
+data (:class:`NTPData`, seeded recipes), the loss, the subspace F and ``W*``, the NTP-SVM
+``W^mm``, the regularization path, training, sequences and the conditions' thresholds over
+random instances. Paper B's self-attention model is :mod:`ntpnb.attention`; the first-order
+methods of both, :mod:`ntpnb.optim`. Notebooks and the book are run by :mod:`ntpnb.chapter`
+(what a chapter calls), :mod:`ntpnb.runner`, :mod:`ntpnb.book` and the ``ntpnb`` command
+(:mod:`ntpnb.cli`); :mod:`ntpnb.settings` holds the numerical settings, :mod:`ntpnb.errors`
+the error types, :mod:`ntpnb.validation` the checks of user input; random trials run through
+:mod:`ntpnb.parallel` and are summarized by :mod:`ntpnb.statistics`.
 
-``import ntpnb`` loads numpy and the package's modules, but none of the heavy libraries a
-chapter may need (SciPy's submodules, numba, joblib, matplotlib, CVXPY): each is imported by the
-function that uses it, so the runner, which lives in this package, starts in a fraction of a
-second.
+``import ntpnb`` loads numpy and the package's modules but no heavy library a chapter may need
+(SciPy's submodules, numba, joblib, matplotlib, CVXPY: each is imported by the function that
+uses it), so the runner starts in a fraction of a second.
 """
 
 from __future__ import annotations

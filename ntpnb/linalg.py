@@ -1,35 +1,27 @@
 r"""Numerical rank: the one rule by which the package decides a dimension from a spectrum.
 
-A rank cut at a multiple of machine epsilon (as ``numpy.linalg.matrix_rank`` does) flips
-between machines, whose BLAS kernels round the noise differently (a noise singular value of
-2.29e-15 against a cut-off of 2.22e-15 did). The package never decides at the noise level: it
-takes the dimension from the mathematics where it is known (:func:`check_known_rank` verifies a
-clear gap there), else from a **clear gap** in the spectrum (:func:`numerical_rank`).
+A rank cut at a multiple of machine epsilon (as ``numpy.linalg.matrix_rank`` does) flips between
+machines, whose BLAS kernels round the noise differently (a noise singular value of 2.29e-15
+against a cut-off of 2.22e-15 did). The package takes the dimension from the mathematics where
+it is known (:func:`check_known_rank` verifies a clear gap there), else from a **clear gap** in
+the spectrum (:func:`numerical_rank`).
 
-The rule
---------
-Let ``s_0 >= s_1 >= ... >= s_{n-1} >= 0`` be the singular values of a matrix of shape
-``shape``, ``scale`` the size of its entries' source (``s_0``, unless
-:func:`check_known_rank` is given another), and
-``floor = max(shape) * eps * scale`` the level rounding can produce. The *gap* below position
-``r`` (keeping ``s_0 .. s_{r-1}``) is
+The rule: with singular values ``s_0 >= ... >= s_{n-1} >= 0`` of a matrix of shape ``shape``,
+``scale`` the size of its entries' source (``s_0`` unless :func:`check_known_rank` is given
+another) and ``floor = max(shape) * eps * scale`` the level rounding can produce, the gap below
+position ``r`` (keeping ``s_0 .. s_{r-1}``) is
 
 .. math::  g_r = s_{r-1} / \max(s_r, \mathrm{floor}), \qquad s_n := 0.
 
-The rank is the largest ``r`` with ``g_r >= RANK_GAP`` (:data:`ntpnb.settings.RANK_GAP`). It
-must hold where rounding noise is up to ``RANK_BAND`` times larger or smaller: the kept
-``s_{r-1}`` must stand ``RANK_GAP * RANK_BAND`` above the floor, and no dropped position may
-have a gap above ``RANK_GAP / RANK_BAND``; otherwise :class:`~ntpnb.errors.RankAmbiguousError`
-lists the singular values relative to ``s_0``. The rule is scale-free and gives rank 0 only for
-a matrix that is zero.
+The rank is the largest ``r`` with ``g_r >= RANK_GAP`` (:data:`ntpnb.settings.RANK_GAP`), and it
+must hold under rounding noise up to ``RANK_BAND`` times larger or smaller: ``s_{r-1}`` stands
+``RANK_GAP * RANK_BAND`` above the floor and no dropped position has a gap above ``RANK_GAP /
+RANK_BAND``; otherwise :class:`~ntpnb.errors.RankAmbiguousError` lists the singular values
+relative to ``s_0``. The rule is scale-free and gives rank 0 only for a zero matrix.
 
-What is not a rank decision
----------------------------
-A solve *verified* afterwards needs no rank: :func:`nonzero_count` keeps every singular value
-``RANK_BAND`` times above the floor, however small (near-duplicate embeddings: ``1e-10``).
-
-The module also holds the Frobenius cosine :func:`correlation` by which both papers measure a
-direction.
+Not a rank decision: a solve *verified* afterwards keeps every singular value ``RANK_BAND`` times
+above the floor, however small (:func:`nonzero_count`; near-duplicate embeddings: ``1e-10``).
+The module also holds the Frobenius cosine :func:`correlation` by which both papers measure a direction.
 """
 
 from __future__ import annotations
@@ -203,13 +195,7 @@ def accurate_dots(X: np.ndarray, Y: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     product by at most ``u |s_i| + gamma_k^2 sum_k |X_ik Y_ik|`` (``u = eps / 2``,
     ``gamma_k = k u / (1 - k u)``) over ``1 - u``, plus ``k`` times the smallest normal number
     for products that underflow. Where a product or its splitting overflows, the bound is inf.
-
-    ``X`` and ``Y`` have the same shape ``(n, k)``.
-
-    Returns
-    -------
-    (numpy.ndarray, numpy.ndarray)
-        The ``n`` dot products and their error bounds.
+    ``X`` and ``Y`` have the same shape ``(n, k)``; returns the ``n`` dot products and their bounds.
     """
     X, Y = np.asarray(X, dtype=float), np.asarray(Y, dtype=float)
     n, k = X.shape
@@ -334,10 +320,9 @@ def helmert_basis(V: int) -> np.ndarray:
     ones (the Helmert basis).
     """
     k = np.arange(1, V, dtype=float)
-    rows = np.arange(V)[:, None]
-    cols = np.arange(1, V)[None, :]
-    Q = np.where(rows < cols, 1.0, np.where(rows == cols, -k[None, :], 0.0))
-    return Q / np.sqrt(k * (k + 1))[None, :]
+    Q = np.triu(np.ones((V, V - 1)))
+    Q[np.arange(1, V), np.arange(V - 1)] = -k
+    return Q / np.sqrt(k * (k + 1))
 
 
 def safe_norm(x: np.ndarray, linear: Callable[[np.ndarray], np.ndarray] | None = None) -> float:

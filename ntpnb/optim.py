@@ -56,7 +56,6 @@ __all__ = [
     "lecun_init",
     "run",
     "Recorder",
-    "record_grid",
     "OPTIMIZER_NAMES",
     "AUTHORS_NGD_EPS",
 ]
@@ -104,8 +103,7 @@ def log_grid(n_iter: int, n_points: int) -> Array:
     if n_iter == 0:
         return np.zeros(1, dtype=np.int64)
     inner = np.rint(np.logspace(0.0, math.log10(n_iter), n_points - 1)).astype(np.int64)
-    grid = np.unique(np.concatenate([[0], inner, [n_iter]]))
-    return grid[(grid >= 0) & (grid <= n_iter)]
+    return np.unique(np.concatenate([[0], inner, [n_iter]]))
 
 
 @dataclass(frozen=True)
@@ -217,15 +215,8 @@ def lecun_init(shape: tuple[int, ...], fan_in: int, seed: int | np.random.Genera
     return rng.standard_normal(shape) / math.sqrt(fan_in)
 
 
-def record_grid(record_at: ArrayLike | None, n_iter: int) -> Array:
-    """The recording grid of a run of ``n_iter`` steps: ``record_at`` checked, or the default.
-
-    Raises
-    ------
-    InvalidDataError
-        Unless ``record_at`` is None (``log_grid(n_iter, DEFAULT_RECORD_POINTS)``) or strictly
-        increasing integers in ``[0, n_iter]``.
-    """
+def _record_grid(record_at: ArrayLike | None, n_iter: int) -> Array:
+    """``record_at`` checked, or ``log_grid(n_iter, DEFAULT_RECORD_POINTS)`` when None."""
     if record_at is None:
         return log_grid(n_iter, DEFAULT_RECORD_POINTS)
     grid = np.asarray(record_at)
@@ -234,16 +225,6 @@ def record_grid(record_at: ArrayLike | None, n_iter: int) -> Array:
     if np.any(np.diff(grid) <= 0) or grid[0] < 0 or grid[-1] > n_iter:
         raise InvalidDataError(f"record_at must be strictly increasing integers in [0, n_iter = {n_iter}]")
     return grid.astype(np.int64)
-
-
-def _stack_records(records: list[dict[str, Array]]) -> dict[str, Array]:
-    names = list(records[0])
-    for rec in records[1:]:
-        if list(rec) != names:
-            raise InvalidDataError(
-                f"record returned different names at different iterations: {names}, {list(rec)}"
-            )
-    return {name: frozen(np.stack([rec[name] for rec in records]), order="K") for name in names}
 
 
 def batch_element(row: int, batch_shape: tuple[int, ...]) -> str:
@@ -292,7 +273,7 @@ class Recorder:
                 f"progress must be a callable (k, n_iter) or None, got {type(progress).__name__}"
             )
         self.n_iter = n_iter
-        self.grid = record_grid(record_at, n_iter)
+        self.grid = _record_grid(record_at, n_iter)
         self.record = record
         self.label = label
         self.progress = progress
@@ -334,7 +315,13 @@ class Recorder:
     def trace(self, W: Array) -> Trace:
         """The :class:`Trace` of the run with final iterate ``W`` (checked finite)."""
         self.check_finite(W, self.n_iter)
-        values = _stack_records(self._records) if self._records else {}
+        names = list(self._records[0]) if self._records else []
+        for rec in self._records[1:]:
+            if list(rec) != names:
+                raise InvalidDataError(
+                    f"record returned different names at different iterations: {names}, {list(rec)}"
+                )
+        values = {name: frozen(np.stack([rec[name] for rec in self._records]), order="K") for name in names}
         return Trace(iterations=self.grid, values=MappingProxyType(values), W=frozen(W, order="K"))
 
 
@@ -355,10 +342,6 @@ class _Stepper:
     def _where(self, row: int) -> str:
         return batch_element(row, self.batch_shape)
 
-    def _check_norm(self, norm: Array) -> None:
-        if not norm.min() > 0:
-            raise zero_gradient_error(self._where(int(np.argmin(norm))), self.k - 1)
-
     def _ngd_step(self, W: Array, g: Array) -> None:
         """``W -= lr g / (||g||_F + eps)`` per batch element, without overflow or underflow.
 
@@ -370,19 +353,16 @@ class _Stepper:
         eps = self.opt.eps
         unsafe = ~((norm >= _SAFE_NORM) & (norm < np.inf))  # NaN, inf, and 0 or tiny
         if not unsafe.any():
-            if not eps:
-                self._check_norm(norm)
             W -= g * (self.opt.lr / (norm + eps)).reshape(self.norm_shape)
             return
-        rows, norm = rows.copy(), norm.copy()
+        rows = rows.copy()  # a view of g
         rescale = np.flatnonzero(unsafe)
         scale = np.max(np.abs(rows[rescale]), axis=1)  # NaN if an entry is NaN
         if not np.all(np.isfinite(scale)):
             row = int(rescale[np.flatnonzero(~np.isfinite(scale))[0]])
             raise nonfinite_gradient_error(self._where(row), self.k - 1)
-        if not eps:
-            norm[rescale] = scale  # 0 only where the gradient is exactly zero
-            self._check_norm(norm)
+        if not eps and not scale.all():  # an exactly zero gradient
+            raise zero_gradient_error(self._where(int(rescale[np.argmin(scale)])), self.k - 1)
         scale[scale == 0] = 1.0  # an exactly zero gradient (eps > 0): a zero step
         rows[rescale] /= scale[:, None]
         norm[rescale] = np.sqrt(einsum("ik,ik->i", rows[rescale], rows[rescale]))

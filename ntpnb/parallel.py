@@ -12,11 +12,11 @@ function). :func:`parallel_map` is the same machinery for work that is not a ran
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 import warnings
 from collections.abc import Callable, Sequence
-from functools import partial
 from typing import Any, TypeVar
 
 import numpy as np
@@ -53,17 +53,15 @@ def trial_generators(seed: int, n_points: int, n_trials: int) -> list[list[np.ra
     return [child.spawn(n_trials) for child in np.random.SeedSequence(seed).spawn(n_points)]
 
 
-#: This process's thread-pool controller (:func:`_controller`): making one scans the shared
-#: libraries (about 2 ms, too much per batch).
-_CONTROLLER: dict[str, Any] = {}
+@functools.lru_cache(maxsize=1)
+def _controller_of(pid: int, n_modules: int) -> ThreadpoolController:
+    """One controller per process and set of imports (making one scans the libraries: 2 ms)."""
+    return ThreadpoolController()
 
 
 def _controller() -> ThreadpoolController:
     """The BLAS/OpenMP controller of this process, remade only in a new process or after new imports."""
-    key = (os.getpid(), len(sys.modules))
-    if _CONTROLLER.get("key") != key:
-        _CONTROLLER.update(key=key, controller=ThreadpoolController())
-    return _CONTROLLER["controller"]
+    return _controller_of(os.getpid(), len(sys.modules))
 
 
 def limit_threads(limits: int | None, user_api: str | None = None) -> Any:
@@ -175,5 +173,5 @@ def run_sweep(
     n_trials = as_count(n_trials, "n_trials")
     seeds = trial_generators(seed, len(points), n_trials)
     jobs = [(point, ss) for point, per in zip(points, seeds, strict=True) for ss in per]
-    flat = parallel_map(partial(_seeded_trial, trial), jobs, batch_size, blas_threads)
+    flat = parallel_map(functools.partial(_seeded_trial, trial), jobs, batch_size, blas_threads)
     return [flat[i * n_trials : (i + 1) * n_trials] for i in range(len(points))]

@@ -3,12 +3,11 @@
 The NTP-SVM of Paper A (rows of ``A`` from (6b), of ``B`` from (6a)) and the Graph-SVM of
 Paper B (rows from the strict and the equality relations of the token-priority graphs) are one
 problem, ``min ||w||^2 / 2  s.t.  A w >= 1, B w = 0``. Each paper only builds its constraints
-(an object with the maps of :class:`QPConstraints`); the rest is here: the solution type
-:class:`SVMSolution` and its certificate (:func:`certify`, through the constraint maps alone, so
-no dense matrix of a large problem's rows is formed), :func:`polish`, the cvxpy reference
-:func:`solve_reference`, least-distance programming (:func:`solve_least_distance`) for small
-dense problems, and :func:`scaled_back` / :func:`scaled_solution` to map answers for normalized
-data back. Every solve names its solver, checks its status, and raises
+(the maps of :class:`QPConstraints`); here are :class:`SVMSolution` and its certificate
+(:func:`certify`, through the maps alone: no dense matrix of a large problem's rows is formed),
+:func:`polish`, the cvxpy reference :func:`solve_reference`, least-distance programming
+(:func:`solve_least_distance`) for small dense problems, and :func:`scaled_solution` for answers
+on normalized data. Every solve names its solver, checks its status, and raises
 :class:`ntpnb.errors.SolverError` on failure.
 """
 
@@ -51,8 +50,7 @@ __all__ = [
     "scaled_solution",
 ]
 
-#: cvxpy's statuses of primal infeasibility, as text (cvxpy, a second of import, is imported
-#: only by the functions that solve).
+#: cvxpy's statuses of primal infeasibility (cvxpy, a second of import, is imported by the solves).
 INFEASIBLE: tuple[str, ...] = ("infeasible", "infeasible_inaccurate")
 
 #: The solver named by a solution without inequalities (``w = 0``, nothing was solved).
@@ -162,11 +160,7 @@ class SVMSolution:
 
     @property
     def n_active(self) -> int:
-        """Number of inequalities with a positive multiplier (support vectors).
-
-        Decided by :func:`active_mask` (raises :class:`~ntpnb.errors.RankAmbiguousError` when
-        a multiplier is near the threshold).
-        """
+        """Number of support vectors: positive multipliers by :func:`active_mask` (which may raise)."""
         return int(np.count_nonzero(active_mask(self.duals, what=self.problem)))
 
     def passes(
@@ -256,14 +250,6 @@ def active_mask(lam: np.ndarray, *, what: str | None = None) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------------- polishing
-def _min_norm_on_rows(M: np.ndarray, rhs: np.ndarray, what: str) -> tuple[np.ndarray, np.ndarray]:
-    """``w = M^+ rhs`` and ``y = (M^T)^+ w`` (so ``w = M^T y``), from one SVD of ``M`` (never ``M M^T``)."""
-    U, s, Vt = thin_svd(M, what)
-    r = numerical_rank(s, M.shape, what=what)
-    coef = (U[:, :r].T @ rhs) / s[:r]
-    return Vt[:r].T @ coef, U[:, :r] @ (coef / s[:r])
-
-
 def _best_eq_multipliers(cons: QPConstraints, w: np.ndarray, lam: np.ndarray) -> np.ndarray:
     """The ``mu`` that minimizes ``||w - A^T lambda - S^T mu||``: a projection on the equalities' rows."""
     if cons.n_eq == 0:
@@ -298,7 +284,12 @@ def polish(cons: QPConstraints, lam: np.ndarray) -> tuple[np.ndarray, np.ndarray
             if active.size == 0:
                 return None
             M = _dense(A[active])
-            w, nu = _min_norm_on_rows(M - (M @ Q.T) @ Q, np.ones(active.size), what)
+            M = M - (M @ Q.T) @ Q
+            # w = M^+ 1 and nu = (M^T)^+ w (so w = M^T nu), from one SVD of M (never M M^T)
+            U, s, Vt = thin_svd(M, what)
+            r = numerical_rank(s, M.shape, what=what)
+            coef = (U[:, :r].T @ np.ones(active.size)) / s[:r]
+            w, nu = Vt[:r].T @ coef, U[:, :r] @ (coef / s[:r])
             negative = nu < -settings.SVM_KKT_TOL * max(float(nu.max(initial=0.0)), 1e-300)
             violated = np.flatnonzero(cons.margins(w) < 1 - settings.SVM_FEAS_TOL)
             added = np.setdiff1d(violated, active)
@@ -387,19 +378,16 @@ def min_norm_qp(A: Any, B: Any, what: str) -> MinNormQP:
         constraints.append(B @ w == 0)
     problem = cp.Problem(cp.Minimize(0.5 * cp.sum_squares(w)), constraints)
     status = solve_named(problem, settings.QP_SOLVER, settings.QP_OPTIONS, what, allowed=INFEASIBLE)
-    if status in INFEASIBLE or w.value is None:
-        if status not in INFEASIBLE:
-            raise SolverError(f"{settings.QP_SOLVER} returned no point on {what} (status {status!r})")
+    if status in INFEASIBLE:
         return MinNormQP(None, None, status, settings.QP_SOLVER)
+    if w.value is None:
+        raise SolverError(f"{settings.QP_SOLVER} returned no point on {what} (status {status!r})")
     lam = np.maximum(np.asarray(constraints[0].dual_value, dtype=float), 0.0)
     return MinNormQP(np.asarray(w.value, dtype=float), lam, status, settings.QP_SOLVER)
 
 
 def solve_reference(cons: QPConstraints, infeasible: Callable[[MinNormQP], Exception]) -> SVMSolution:
-    """The cvxpy method: :func:`min_norm_qp`, polished (:func:`polish`) and certified.
-
-    The polished answer is returned when it passes verification, else the solver's own when
-    that passes.
+    """The cvxpy method: :func:`min_norm_qp`, polished (:func:`polish`) if that passes verification.
 
     Parameters
     ----------

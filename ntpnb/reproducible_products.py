@@ -8,9 +8,9 @@ third printed digit). The training arithmetic multiplies here instead:
   order with numpy's correctly rounded, unfused multiply and add: the same float on every CPU,
   BLAS, thread count and batch size, at the cost of a Python loop over the contracted axis
   (for short contractions, as the attention model's);
-* :func:`einsum` is ``np.einsum(optimize=False)``: numpy's own loops, not dispatched by CPU.
-  Their summation order depends on the shapes (a batch entry may differ with the batch size):
-  for long contractions whose shapes are fixed within a run (the linear model's gradient).
+* :func:`einsum` is ``np.einsum(optimize=False)``: numpy's own loops, not dispatched by CPU,
+  summing in an order that depends on the shapes (a batch entry may differ with the batch
+  size): for long contractions of shapes fixed within a run (the linear model's gradient).
 
 tests/test_reproducible_products.py and tests/test_cross_cpu.py (training bit for bit under
 four OpenBLAS kernels, one and two threads) check them.
@@ -48,15 +48,11 @@ def dot_sum(pairs: Iterable[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
     return out
 
 
-def _check_inner(a: np.ndarray, b: np.ndarray, k_a: int, k_b: int) -> int:
-    if k_a != k_b:
-        raise ValueError(f"inner dimensions differ: {a.shape} and {b.shape}")
-    return k_a
-
-
 def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``a @ b`` for ``(..., m, k)`` and ``(..., k, n)`` float arrays (batch axes broadcast)."""
-    k = _check_inner(a, b, a.shape[-1], b.shape[-2])
+    k = a.shape[-1]
+    if b.shape[-2] != k:
+        raise ValueError(f"inner dimensions differ: {a.shape} and {b.shape}")
     if k == 0:
         return np.zeros(np.broadcast_shapes((*a.shape[:-1], 1), (*b.shape[:-2], 1, b.shape[-1])))
     return dot_sum((a[..., :, j, None], b[..., None, j, :]) for j in range(k))

@@ -10,23 +10,21 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
-#: float64's machine epsilon, 2^-52: the unit of the package's rounding bounds (a sum of ``n``
-#: products rounds by at most about ``n eps`` of its absolute terms); a fact, not a choice.
+#: float64's machine epsilon, 2^-52: the unit of the rounding bounds (a sum of ``n`` products
+#: rounds by at most about ``n eps`` of its absolute terms); a fact, not a choice.
 FLOAT64_EPS: float = 2.0**-52
 
-#: Probability vectors must sum to one within this (float32 precision: a float32 softmax misses
-#: 1 by 1e-8 to 1e-6).
+#: Probability vectors must sum to one within this (a float32 softmax misses 1 by 1e-8 to 1e-6).
 PROB_SUM_RTOL: float = 1e-5
 #: Rows that miss 1 by more than this (float64 rounding) are divided by their sum.
 PROB_SUM_ATOL: float = 1e-12
 
-#: Largest dense float64 array (bytes) the package allocates from user-given sizes (count
-#: matrices, random embeddings and instances, prefix contexts); larger requests raise
-#: InvalidDataError before any work.
+#: Largest dense float64 array (bytes) allocated from user-given sizes (count matrices, random
+#: embeddings and instances, prefix contexts); larger requests raise InvalidDataError first.
 MAX_DENSE_BYTES: float = 2.0 * 2**30
 
-#: Most points of a recording grid (:func:`ntpnb.optim.log_grid`): each stores every tracked
-#: quantity, and the figures use a few hundred; larger requests raise InvalidDataError.
+#: Most points of a recording grid (:func:`ntpnb.optim.log_grid`; the figures use a few
+#: hundred); larger requests raise InvalidDataError.
 MAX_RECORD_POINTS: int = 100_000
 
 #: Longest time (s) between two progress reports of a training loop (:class:`ntpnb.optim.Recorder`).
@@ -40,25 +38,24 @@ SHOW_SECONDS: float = 0.5
 #: about 0.05 s, so a long run answers Ctrl-C and its progress hook promptly.
 DESCENT_CHUNK_MACS: int = 200_000_000
 
-#: Largest ``m`` of :func:`ntpnb.linear.condition_thresholds.cover_probability`: its exact sum
-#: takes time ~ m^2 (about 1 s at m = 100000); larger m raise InvalidDataError.
+#: Largest ``m`` of :func:`ntpnb.linear.condition_thresholds.cover_probability` (its exact sum
+#: takes time ~ m^2, about 1 s at m = 100000); larger m raise InvalidDataError.
 COVER_MAX_M: int = 100_000
 
-#: A linear system ``A x = b`` counts as solvable when the least-squares residual is at most
+#: ``A x = b`` counts as solvable when the least-squares residual is at most
 #: ``COMPAT_RTOL * max(1, ||b||)`` (solvable systems leave 1e-14, unsolvable ones order one).
 COMPAT_RTOL: float = 1e-8
 
-#: W* and the compatibility residual come from the dense SVD of the equality constraints (4)
-#: while that (rows) x (V d) matrix has at most this many entries; above, from LSQR on the map
-#: ``W -> in-support logit differences`` (:mod:`ntpnb.linear.subspace`), forming no basis of F.
+#: Most entries of the (rows) x (V d) matrix of the equality constraints (4) for which W* and the
+#: compatibility residual come from its dense SVD; above, from LSQR (:mod:`ntpnb.linear.subspace`).
 F_DENSE_MAX_ENTRIES: int = 2**24
 #: LSQR's relative stopping tolerance for W* (1e6 times finer than COMPAT_RTOL's test).
 F_LSQR_TOL: float = 1e-14
 #: LSQR's iteration cap for W* (reaching it is an error).
 F_LSQR_MAX_ITER: int = 20_000
-#: W* comes first from the Gram matrix of the rows of (4) (Cholesky, one refinement step) when
-#: LAPACK's reciprocal condition estimate is above this (at most 8 of 16 digits lost) and the
-#: residual passes COMPAT_RTOL; otherwise from the SVD or LSQR (3 to 7 times slower on chapter 05).
+#: W* comes first from the Gram matrix of the rows of (4) (Cholesky, one refinement) when LAPACK's
+#: reciprocal condition estimate is above this (at most 8 of 16 digits lost) and the residual
+#: passes COMPAT_RTOL; otherwise from the SVD or LSQR (3 to 7 times slower on chapter 05).
 F_GRAM_RCOND: float = 1e-8
 
 #: The QP solver of the NTP-SVM (named, never the default).
@@ -68,87 +65,83 @@ QP_OPTIONS = MappingProxyType(
     {"tol_gap_abs": 1e-10, "tol_gap_rel": 1e-10, "tol_feas": 1e-10, "max_iter": 500}
 )
 
-#: The separability test (Definition 2) tries the least-squares direction, then a normalized
-#: max-margin LP (scipy.optimize.linprog) with this method: HiGHS's interior point without
-#: crossover decides a phase diagram's instances in seconds (simplex: tens of seconds).
+#: The linprog method of the separability test's normalized max-margin LP (Definition 2), tried
+#: after the least-squares direction: HiGHS's interior point without crossover (seconds on a
+#: phase diagram's instances; simplex: tens of seconds).
 LP_METHOD: str = "highs-ipm"
 #: linprog methods tried in turn when LP_METHOD leaves the LP undecided (the dual simplex's
 #: exact vertices, for data within a hair of the boundary).
 LP_FALLBACK_METHODS: tuple[str, ...] = ("highs-ds",)
-#: Method tried first to *decide* a small LP (at most LP_SMALL_MAX_VARIABLES): 33% less CPU than
-#: the interior point on chapter 04's sweep; ``separating_direction`` still takes the interior
-#: point's point (a vertex's margins cancel badly).
+#: Method tried first to *decide* a small LP (33% less CPU than the interior point on chapter
+#: 04); ``separating_direction`` still takes the interior point's point (a vertex's margins cancel badly).
 LP_SMALL_METHOD: str = "highs-ds"
-#: Largest number of entries of W for which LP_SMALL_METHOD decides first (on chapter 05's
-#: larger text data it was 3 to 60 times slower).
+#: Most entries of W for which LP_SMALL_METHOD decides first (3 to 60 times slower on chapter 05's text).
 LP_SMALL_MAX_VARIABLES: int = 500
-#: Before an LP with at least this many entries of W, the fast NTP-SVM is tried as a witness (its
-#: W^mm verified like any candidate; on non-separable data it fails and the LP decides): on
-#: chapter 05's text data 0.04-0.07 s against the LP's 0.7-2.2 s.
+#: Fewest entries of W for which the fast NTP-SVM is tried as a witness before the LP (its W^mm
+#: verified; on non-separable data it fails and the LP decides): 0.04-0.07 s against 0.7-2.2 s on chapter 05.
 SVM_WITNESS_MIN_VARIABLES: int = 1000
 #: Active-set iterations of the NTP-SVM witness tried before a large LP.
 SVM_WITNESS_MAX_ITER: int = 30
-#: The least-distance separability test (one dense NNLS in the directions allowed by (6a),
-#: certified as the LP is) is used while its (6b) rows have at most this many entries (NNLS's work
-#: grows like (V d)^2 x rows; on chapter 04 it takes 0.3-30 ms, the LP 3-180 ms); above, the LP.
+#: Most entries of the (6b) rows for which the least-distance separability test (one dense NNLS in
+#: the directions (6a) allows, certified as the LP is) is used; its work grows like (V d)^2 x rows
+#: (chapter 04: 0.3-30 ms, the LP 3-180 ms).
 LEAST_DISTANCE_MAX_ENTRIES: int = 2**21
 #: Extra linprog options per method; the IPM tolerance below the default 1e-8 lets multipliers
 #: certify "not separable" below SEP_MARGIN_TOL on small instances too (25% more time on large ones).
 LP_OPTIONS = MappingProxyType(
     {"highs-ipm": MappingProxyType({"run_crossover": "off", "ipm_optimality_tolerance": 1e-10})}
 )
-#: The LP maximizes the normalized margin only up to this cap (any verified margin above
-#: SEP_MARGIN_TOL decides): it halves the IPM's time on separable phase-diagram instances.
+#: Cap of the normalized margin the LP maximizes (any verified margin above SEP_MARGIN_TOL
+#: decides): it halves the IPM's time on separable phase-diagram instances.
 LP_MARGIN_CAP: float = 1e-4
 #: Time limit (seconds) of each LP solve.
 LP_TIME_LIMIT: float = 600.0
-#: The normalized margin (rows of H in :func:`~ntpnb.linear.separability.scaled_rows`,
-#: ``max |W_ik| = 1``) that decides separability for ``method="newton"``: a direction verified
-#: to reach it proves "separable", multipliers proving none exceeds it "not separable" (other
-#: methods: see SVM_REACH_RTOL).
+#: The normalized margin (rows of :func:`~ntpnb.linear.separability.scaled_rows`, ``max |W_ik| =
+#: 1``) that decides separability for ``method="newton"``: a direction verified to reach it proves
+#: "separable", multipliers proving none does "not separable" (other methods: SVM_REACH_RTOL).
 SEP_MARGIN_TOL: float = 1e-9
 #: A separating direction may break the equalities (6a) by at most this fraction of its verified
 #: normalized margin, beyond rounding (:func:`ntpnb.linear.separability.verified_margin`).
 SEP_EQUALITY_RTOL: float = 1e-7
-#: An LP solver's point is accepted when it breaks each constraint by at most this times
-#: ``1 + max|x|`` (:func:`ntpnb.linear.separability.satisfies_definition_2`,
-#: :func:`ntpnb.linear.condition_thresholds.recession_pairs`): HiGHS's default primal feasibility tolerance.
+#: An LP solver's point may break each constraint by at most this times ``1 + max|x|`` (HiGHS's
+#: default primal feasibility; :func:`ntpnb.linear.separability.satisfies_definition_2`,
+#: :func:`ntpnb.linear.condition_thresholds.recession_pairs`).
 LP_POINT_FEAS_RTOL: float = 1e-7
-#: ``is_separable`` answers "separable" only where the NTP-SVM is within float64's reach: every W
-#: with unit margins no longer than the direction found has its margins evaluated to within this
-#: (relative, by the rounding model), RANK_BAND times inside SVM_FEAS_TOL; otherwise the NTP-SVM
-#: is solved and verified, or the data are reported numerically ambiguous.
+#: ``is_separable`` answers "separable" only when every W with unit margins no longer than the
+#: direction found has its margins evaluated to within this (relative, by the rounding model;
+#: RANK_BAND times inside SVM_FEAS_TOL); otherwise the NTP-SVM is solved and verified, or the data
+#: are reported numerically ambiguous.
 SVM_REACH_RTOL: float = 1e-8
 
 #: First hinge weight ``rho`` of the squared-hinge Newton continuation for separability
-#: (:mod:`ntpnb.linear.hinge_newton`; rows of H in ``scaled_rows``). Every answer is
-#: verified (SEP_MARGIN_TOL), so the HINGE_* settings change the work, never the answer.
+#: (:mod:`ntpnb.linear.hinge_newton`, on ``scaled_rows``). Every answer is verified
+#: (SEP_MARGIN_TOL), so the HINGE_* settings change the work, never the answer.
 HINGE_RHO_START: float = 10.0
 #: Factor by which the continuation's hinge weight rho grows.
 HINGE_RHO_FACTOR: float = 10.0
-#: Largest hinge weight rho (the Newton systems' condition grows like rho; no decision beyond).
+#: Largest hinge weight rho (the Newton systems' condition grows like rho).
 HINGE_RHO_MAX: float = 1e10
-#: Newton iterations allowed for one value of rho (one stage took about 140; 30 left decisions open).
+#: Newton iterations allowed for one rho (one stage took about 140; 30 left decisions open).
 HINGE_MAX_NEWTON_PER_RHO: int = 200
 #: Newton iterations allowed in all.
 HINGE_MAX_NEWTON: int = 2000
-#: A Newton step of the continuation counts as full (the current piece's minimizer reached) when
-#: the exact line search returns 1 within this (rounding is far smaller, a breakpoint cut far larger).
+#: A Newton step counts as full (the current piece's minimizer reached) when the exact line
+#: search returns 1 within this (rounding is far smaller, a breakpoint cut far larger).
 HINGE_FULL_STEP_TOL: float = 1e-6
 #: A step at most this times ``1 + ||(W, s)||`` ends the continuation's iterations.
 HINGE_STEP_RTOL: float = 1e-12
-#: Rounds of the Farkas polish of the Newton method's certificate (each drops the off-support
-#: entries whose sign came out wrong).
+#: Rounds of the Farkas polish of the Newton certificate (each drops the off-support entries
+#: whose sign came out wrong).
 HINGE_POLISH_ROUNDS: int = 6
-#: The ridge (relative to the largest diagonal entry) that selects one solution of the Farkas
+#: Ridge (relative to the largest diagonal entry) that selects one solution of the Farkas
 #: polish's consistent, possibly singular, system.
 HINGE_POLISH_RIDGE: float = 1e-12
 
 #: NTP-SVM verification (scale-free): ``margins >= 1 - tol``, ``|equality residuals| <= tol``.
 SVM_FEAS_TOL: float = 1e-7
-#: Stationarity / ||W||, complementarity / max(lambda), dual sign.
+#: NTP-SVM verification: stationarity / ||W||, complementarity / max(lambda), dual sign.
 SVM_KKT_TOL: float = 1e-6
-#: Duality gap / primal objective.
+#: NTP-SVM verification: duality gap / primal objective.
 SVM_GAP_TOL: float = 1e-7
 
 #: Numerical rank (:func:`ntpnb.linalg.numerical_rank`): the largest ``r`` with
@@ -160,11 +153,11 @@ RANK_GAP: float = 1e6
 RANK_BAND: float = 10.0
 
 #: :mod:`ntpnb.linear.gram_blocks` inverts a block ``K[F, F]`` of ``K = H H^T`` by Cholesky only
-#: when ``(min diag / max diag)^2`` of the factor exceeds this, else through the SVD of ``H[F]``;
-#: far above rounding, so both routes agree where the choice could go either way.
+#: when ``(min diag / max diag)^2`` of the factor exceeds this, else through the SVD of ``H[F]``
+#: (far above rounding, so both routes agree where the choice could go either way).
 GRAM_CHOL_RCOND: float = 1e-9
-#: A block's inverse is updated from the previous one when at most this fraction of its rows
-#: change (:func:`ntpnb.linear.gram_blocks.block_inverse`); otherwise it is factored afresh.
+#: Largest fraction of a block's rows that may change for its inverse to be updated from the
+#: previous one (:func:`ntpnb.linear.gram_blocks.block_inverse`) rather than factored afresh.
 GRAM_UPDATE_FRACTION: float = 0.2
 
 #: A multiplier larger than this times the largest one counts as "active" (support vector).
@@ -172,10 +165,10 @@ ACTIVE_DUAL_TOL: float = 1e-7
 #: A row whose margin is within this of 1 at a least-distance answer starts the polish as active
 #: (:func:`ntpnb.qp.solve_least_distance`); such margins are 1 to about eps * ||w||^2, below 1e-9.
 ACTIVE_MARGIN_TOL: float = 1e-8
-#: Least-distance programming answers only normalized problems whose minimum norm is below this;
-#: larger norms (nearly infeasible constraints) go to the conic solver.
+#: Largest minimum norm of a normalized problem that least-distance programming answers (larger:
+#: nearly infeasible constraints, for the conic solver).
 LEAST_DISTANCE_MAX_NORM: float = 1e3
-#: Rounds of active-set correction of :func:`ntpnb.qp.polish` (one round usually suffices).
+#: Rounds of active-set correction of :func:`ntpnb.qp.polish` (one usually suffices).
 POLISH_MAX_ROUNDS: int = 10
 
 #: The fast NTP-SVM (:mod:`ntpnb.linear.active_set`): a constraint enters the active set when its
@@ -185,8 +178,7 @@ ACTIVE_SET_VIOLATION_TOL: float = 1e-11
 ACTIVE_SET_PROX_DECAY: float = 0.3
 #: Smallest proximal weight, relative to its initial value.
 ACTIVE_SET_PROX_FLOOR: float = 1e-6
-#: Proximal weights (relative to the mean of diag K) tried in turn when K is singular; each
-#: shrinks as ACTIVE_SET_PROX_DECAY and ACTIVE_SET_PROX_FLOOR say.
+#: Proximal weights (relative to the mean of diag K) tried in turn when K is singular.
 ACTIVE_SET_PROX_RIDGES: tuple[float, ...] = (1e-3, 1e-1, 1e-5)
 #: Iteration cap of the active-set loop (it typically needs fewer than 15).
 ACTIVE_SET_MAX_ITER: int = 100
@@ -215,8 +207,7 @@ STATIONARY_GRAD_RTOL: float = 1e-12
 
 #: Paper B's regularization path: Newton stops when the penalized risk's gradient is below
 #: ``RP_NEWTON_RTOL * lam * ||W||``, with no absolute floor (``lam ||W||`` falls like
-#: ``exp(-R / ||W^mm||)``; the gradient is computed to relative rounding). A stopping rule only:
-#: every point is verified against RP_KKT_TOL.
+#: ``exp(-R / ||W^mm||)``). A stopping rule only: every point is verified against RP_KKT_TOL.
 RP_NEWTON_RTOL: float = 1e-10
 #: The path's Newton also stops where the gradient is this times the size of its terms
 #: (``LogLossFeatures.gradient_scale``): a step along rounding noise would only add noise.
@@ -225,18 +216,17 @@ RP_GRAD_NOISE_RTOL: float = 1e-15
 RP_KKT_TOL: float = 1e-5
 #: ``| ||W|| - R | / R`` a point of Paper B's path must meet.
 RADIUS_RTOL: float = 1e-6
-#: Brent's method finds ``log lam`` for each radius to ``RP_LOG_LAMBDA_XTOL + RP_LOG_LAMBDA_RTOL *
-#: |log lam|`` (each point then verified).
+#: Absolute part of Brent's tolerance on ``log lam`` for each radius (each point then verified).
 RP_LOG_LAMBDA_XTOL: float = 1e-13
-#: Relative part of the tolerance of ``log lam``, above scipy's smallest (4 eps: rounding noise).
+#: Relative part of the tolerance on ``log lam``, above scipy's smallest (4 eps: rounding noise).
 RP_LOG_LAMBDA_RTOL: float = 1e-14
 
 #: Default attention threshold of pseudo token-priority graphs (Paper B, Sec. 6): a token is
 #: "selected" when its softmax probability exceeds it (the authors' code uses 1e-2, ``C_thres``).
 PSEUDO_GRAPH_THRESHOLD: float = 1e-3
 
-#: Paper A's regularization path (:mod:`ntpnb.linear.regpath`): a certified W_B has
-#: ``| ||W_B|| - B | / B`` at most this.
+#: Paper A's regularization path (:mod:`ntpnb.linear.regpath`): largest ``| ||W_B|| - B | / B``
+#: of a certified W_B.
 PATH_NORM_RTOL: float = 1e-12
 #: Relative KKT residuals (on F, on F-perp, in total) a certified W_B must meet.
 PATH_KKT_RTOL: float = 1e-8
@@ -274,9 +264,9 @@ PATH_MAX_SUBDIVISIONS: int = 40
 #: (the certified KKT residual's scale) is still a normal double.
 PATH_MIN_LAMBDA: float = 2.2250738585072014e-308 / FLOAT64_EPS
 
-#: The path uses the Gram form (:mod:`ntpnb.linear.regpath_gram`) when H has full row rank and
-#: ``cond(H H^T)`` is at most this (products with K^{-1} lose about 2e-10, far below
-#: PATH_KKT_RTOL); other data use dense orthonormal bases of F and R ∩ F-perp.
+#: Largest ``cond(H H^T)`` for which the path uses the Gram form (:mod:`ntpnb.linear.regpath_gram`;
+#: with H of full row rank; products with K^{-1} then lose about 2e-10, far below PATH_KKT_RTOL);
+#: other data use dense orthonormal bases of F and R ∩ F-perp.
 PATH_GRAM_MAX_COND: float = 1e6
 #: Finest relative tolerance to which the Gram form refines Newton's system on its residual.
 PATH_REFINE_RTOL: float = 1e-12
@@ -292,8 +282,8 @@ EXP_CONE_OPTIONS = MappingProxyType(
     {"tol_gap_abs": 1e-9, "tol_gap_rel": 1e-9, "tol_feas": 1e-9, "max_iter": 500}
 )
 
-#: The primal and dual values of the best achievable loss must agree to this (nats), and the
-#: dual's constraint residual must be below it.
+#: Largest gap (nats) between the primal and dual values of the best achievable loss, and
+#: largest constraint residual of the dual.
 BEST_LOSS_TOL: float = 1e-6
 #: L-BFGS iterations of the direct best achievable loss (no recession LP or conic solve; 0.05 s
 #: where those took 11 s on chapter 05).
@@ -309,8 +299,8 @@ BEST_LOSS_LBFGS_GTOL: float = 1e-11
 BEST_LOSS_LBFGS_FTOL: float = 1e-15
 #: Largest gradient norm at which L-BFGS's minimizer is used.
 BEST_LOSS_GRAD_TOL: float = 1e-6
-#: The recession LP's (:func:`ntpnb.linear.condition_thresholds.recession_pairs`) 0/1 pair
-#: indicators: one further than this from both is an error.
+#: Largest distance of the recession LP's 0/1 pair indicators from 0 or 1
+#: (:func:`ntpnb.linear.condition_thresholds.recession_pairs`; further is an error).
 RECESSION_INDICATOR_TOL: float = 1e-6
 
 #: Absolute part of Brent's tolerance on ``log beta`` in :func:`ntpnb.linear.recipes.temper_to_entropy`.

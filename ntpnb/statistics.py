@@ -45,12 +45,10 @@ def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[f
     """
     n = as_count(n, "n")
     successes = as_count(successes, "successes", minimum=0)
-    if not is_real(confidence):
-        raise InvalidDataError(f"confidence must be a number in (0, 1), got {confidence!r}")
-    if not 0 <= successes <= n:
+    if successes > n:
         raise InvalidDataError(f"need 0 <= successes <= n and n >= 1, got {successes} of {n}")
-    if not 0 < confidence < 1:
-        raise InvalidDataError(f"confidence must lie in (0, 1), got {confidence}")
+    if not (is_real(confidence) and 0 < confidence < 1):
+        raise InvalidDataError(f"confidence must be a number in (0, 1), got {confidence!r}")
     z = float(scipy.stats.norm.ppf(0.5 + confidence / 2))
     p = successes / n
     denom = 1 + z * z / n

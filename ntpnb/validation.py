@@ -41,18 +41,12 @@ _MAX_FLOAT_ID = 2.0**62
 
 
 def is_real(value: object) -> bool:
-    """Whether ``value`` is one real number: a Python or numpy integer or float, never a bool.
-
-    ``True`` passed for a size or a rate is a mistake, not the number 1. NaN and inf count as real.
-    """
+    """Whether ``value`` is one Python or numpy int or float (NaN, inf too); never a bool (a mistake)."""
     return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
 
 
 def is_integer(value: object) -> bool:
-    """Whether ``value`` is a Python or numpy integer, never a bool (nor a float, even ``3.0``).
-
-    The test for one token id inside a sequence; counts go through :func:`as_count`.
-    """
+    """Whether ``value`` (one token id) is a Python or numpy integer, never a bool nor a float (even 3.0)."""
     return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
 
 
@@ -96,11 +90,13 @@ def as_float(x: object, name: str) -> np.ndarray:
     Raises
     ------
     InvalidDataError
-        If ``x`` is not numeric: a boolean, a string, None, a ragged nested list, an object.
+        If ``x`` is not real numbers: a boolean, a string, None, complex, a ragged nested list, an object.
     """
     if not (isinstance(x, np.ndarray) and x.dtype == np.float64):
         _refuse_non_numbers(x, name)
     try:
+        if np.iscomplexobj(x):
+            raise InvalidDataError(f"{name} must be real, got complex values")
         return np.asarray(x, dtype=np.float64)
     except (TypeError, ValueError) as exc:
         raise InvalidDataError(f"{name} must be a numeric array: {exc}") from None
@@ -157,10 +153,7 @@ def as_flag(value: object, name: str) -> bool:
 
 
 def check_dense_size(shape: tuple[int, ...], what: str, itemsize: int = 8) -> None:
-    """Refuse to allocate an array larger than :data:`ntpnb.settings.MAX_DENSE_BYTES`.
-
-    ``itemsize`` is the size of one entry in bytes (8 for float64 and int64).
-    """
+    """Refuse an array of entries of ``itemsize`` bytes larger than :data:`ntpnb.settings.MAX_DENSE_BYTES`."""
     nbytes = itemsize * float(np.prod([float(n) for n in shape]))
     if nbytes > settings.MAX_DENSE_BYTES:
         raise InvalidDataError(
@@ -190,10 +183,7 @@ def frozen(arr: ArrayLike, order: Literal["C", "K"] = "C") -> np.ndarray:
 
 
 def read_only_view(arr: np.ndarray) -> np.ndarray:
-    """A view of ``arr`` that cannot be written through, while ``arr`` stays writable.
-
-    For handing a live array (an iterate updated in place) to code that may only read it.
-    """
+    """A view of ``arr`` (e.g. an iterate updated in place) that cannot be written through."""
     view = arr.view()
     view.setflags(write=False)
     return view
@@ -239,21 +229,14 @@ def as_int_array(values: object, name: str, what: str = "id", where: str = "inde
 
 
 def as_float_array(x: ArrayLike, name: str, ndim: int) -> np.ndarray:
-    """Return ``x`` as a read-only float64 copy, checking its dimension and finiteness.
+    """:func:`as_float` as a read-only copy, checking its dimension and finiteness.
 
     Raises
     ------
     InvalidDataError
-        If ``x`` is not numeric (booleans, strings or complex), has the wrong number of
-        dimensions, or holds NaN or inf.
+        If ``x`` is not real numbers, has the wrong number of dimensions, or holds NaN or inf.
     """
-    _refuse_non_numbers(x, name)
-    try:
-        if np.iscomplexobj(x):
-            raise InvalidDataError(f"{name} must be real, got complex values")
-        arr = np.array(x, dtype=np.float64, copy=True)
-    except (TypeError, ValueError) as exc:
-        raise InvalidDataError(f"{name} must be a numeric array: {exc}") from None
+    arr = as_float(x, name)
     if arr.ndim != ndim:
         raise InvalidDataError(f"{name} must be {ndim}-dimensional, got shape {arr.shape}")
     if not np.all(np.isfinite(arr)):

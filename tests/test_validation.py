@@ -188,6 +188,13 @@ def test_arrays_of_numbers_refuse_booleans_and_text(value, shown):
         att.regularization_path(att.random_embeddings(8, 8, 0), X, y, radii=value)
 
 
+@pytest.mark.parametrize("value", [[1.0, 2j], np.array([1.0 + 0j])])
+def test_arrays_of_numbers_refuse_complex_values_rather_than_truncate_them(value):
+    for convert in (lambda v: as_float(v, "W"), lambda v: as_float_array(v, "W", ndim=1)):
+        with pytest.raises(InvalidDataError, match="W must be real, got complex values"):
+            convert(value)
+
+
 def test_arrays_of_numbers_take_every_numeric_type():
     np.testing.assert_array_equal(as_float([1, np.float32(2.0), np.int8(3)], "x"), [1.0, 2.0, 3.0])
     np.testing.assert_array_equal(as_float_array(np.arange(3, dtype=np.uint8), "x", ndim=1), [0.0, 1.0, 2.0])
