@@ -69,8 +69,8 @@ def token_table(prob: Problem) -> tuple[np.ndarray, np.ndarray]:
 class CompiledStep:
     """One stacked problem's constants and scratch, trial axis last, and its compiled gradient.
 
-    :meth:`run` fills :attr:`grad` ``(d, d, B)`` with the gradient at ``WL`` (``W`` trial axis last)
-    and moves ``WL`` by the normalized step; :meth:`step` and :meth:`gradient_of` call it.
+    :meth:`step` fills :attr:`grad` ``(d, d, B)`` with the gradient at ``WL`` (``W`` trial axis last)
+    and moves ``WL`` by the normalized step.
     """
 
     def __init__(self, prob: Problem, U: np.ndarray, index: np.ndarray) -> None:
@@ -89,11 +89,11 @@ class CompiledStep:
         m = Uq.shape[0]
         swapped = lambda a: np.ascontiguousarray(np.swapaxes(a, 0, 1))
         new = lambda *shape: np.empty(shape)
-        self.grad, self.lanes, self.wdsc = new(d, d, B), new(3, B), new(n, T, B)  # lanes: per-trial scratch
+        self.grad, self.lanes = new(d, d, B), new(3, B)  # lanes: per-trial scratch
         tok = _last(index // B // k, np.int64)  # (n, T, B) token row of each position
         # the token table of ngd_loops (its module docstring)
         self.table = (U, swapped(U), Uq, swapped(Uq), new(k, d, B), new(k, m, B), new(k, m, B))
-        self.table += (new(d, m, B), self.grad, tok, _last(qry, np.int64))
+        self.table += (new(d, m, B), self.grad, tok, _last(qry, np.int64), new(n, T, B))
         if self.loss == "log":
             # the softmaxes' additive masks, (2, n, T, B): s over the input (0 or -inf), r =
             # softmax(sc + log gamma) (log gamma); the sample weight on positions off the label
@@ -105,34 +105,30 @@ class CompiledStep:
             self.emb, self.f, self.classes = _last(prob.emb), new(n, d, B), new(n, K, B)
             self.CT = _last(np.swapaxes(prob.C, 1, 2))  # (d, K, B)
             self.head = (self.emb, self.f, _last(prob.C), _last(prob.labels, np.int64), new(n, d, B))
-            self.head += (_last(prob.mask, np.bool_), _last(prob.weights), self.wdsc, new(T, 1, B))
+            self.head += (_last(prob.mask, np.bool_), _last(prob.weights), new(T, 1, B))
             self.head += (new(max(d, K, T), B), new(max(d, K, T), B))
         self.z = np.empty(self.shift.shape)
 
-    def run(self, WL: np.ndarray, lr: float, eps: float, move: bool) -> bool:
-        """The gradient at ``WL`` into :attr:`grad` and, if ``move``, the step; as :meth:`step`."""
+    def step(self, WL: np.ndarray, lr: float, eps: float) -> bool:
+        """Move ``WL`` by the normalized step from the gradient there (into :attr:`grad`); whether it moved.
+
+        ``False`` where the reference raises (non-finite gradient, or zero with ``eps = 0``): ``WL`` is
+        then unchanged.
+        """
         kernels, z, lanes, rule = self.kernels, self.z, self.lanes, (lr, eps, _SAFE_NORM)
         kernels.logits(WL, self.table, self.shift, z, lanes[0], self.loss == "log")
         np.exp(z, out=z)
         if self.loss == "log":
-            return kernels.log_finish(z, self.off_w, self.wdsc, self.table, WL, rule, lanes, move)
+            return kernels.log_finish(z, self.off_w, self.table, WL, rule, lanes)
         if self.loss != "squared":  # the cross-entropy and the squared softmax loss: class probabilities
             kernels.head_logits(z[0], self.emb, self.f, self.CT, self.classes, lanes)
             np.exp(self.classes, out=self.classes)
         loss = kernels.HEAD_LOSSES.index(self.loss)
-        return kernels.head_finish(loss, z[0], self.classes, self.head, self.table, WL, rule, lanes, move)
-
-    def step(self, WL: np.ndarray, optimizer: optim.Optimizer) -> bool:
-        """Move ``WL`` by the normalized step from the gradient there; whether it moved.
-
-        ``False`` where the reference raises (non-finite gradient, or zero with ``eps = 0``): ``WL`` is
-        then unchanged and :attr:`grad` holds the gradient.
-        """
-        return self.run(WL, optimizer.lr, optimizer.eps, True)
+        return kernels.head_finish(loss, z[0], self.classes, self.head, self.table, WL, rule, lanes)
 
     def gradient_of(self, W: np.ndarray) -> np.ndarray:
         """The gradient ``(B, d, d)`` at ``W`` ``(B, d, d)``: that of the numpy reference."""
-        self.run(_last(W), 1.0, 0.0, False)
+        self.step(_last(W), 1.0, 0.0)  # a step of a copy of W
         return np.ascontiguousarray(np.moveaxis(self.grad, -1, 0))
 
 
@@ -182,7 +178,7 @@ def run_ngd(
     if recorder.is_due(0):
         recorder.checkpoint(0, current())
     for k in range(n_iter):
-        if not step.step(WL, optimizer):
+        if not step.step(WL, optimizer.lr, optimizer.eps):
             _reference_step(step, WL, optimizer, k)
         if recorder.is_due(k + 1):
             recorder.checkpoint(k + 1, current())

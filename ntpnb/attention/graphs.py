@@ -20,6 +20,7 @@ from functools import cached_property
 
 import numpy as np
 
+from .. import settings
 from ..errors import InvalidDataError
 from ..linalg import check_known_rank, matrix_rank, numerical_rank
 from ..validation import as_count, as_float, frozen, is_integer, is_real
@@ -280,20 +281,27 @@ def cyclic_subdataset(
     """
     data = _data(X, y, K)
     tpg = token_priority_graphs(data) if graphs is None else graphs
-    seqs, labels, query, index = [], [], [], []
-    for i in range(data.n):
-        k, lab = int(data.query[i]), int(data.labels[i])
-        g = tpg[k]
-        kept = np.array([x for x in data.sequence(i) if g.same_component(lab, int(x))], dtype=np.int64)
-        if np.any(kept != lab):
+    return _reduced(data, tpg, data.labels.tolist(), True)
+
+
+def _reduced(
+    data: TokenData, graphs: TokenPriorityGraphs, anchors: list[int], realizable: bool
+) -> CyclicSubdataset:
+    """The samples whose input tokens in the SCC of their anchor include another: those tokens."""
+    seqs, index = [], []
+    for i, anchor in enumerate(anchors):
+        g = graphs[int(data.query[i])]
+        kept = np.array([x for x in data.sequence(i) if g.same_component(anchor, int(x))], dtype=np.int64)
+        if np.any(kept != anchor):
             seqs.append(kept)
-            labels.append(lab)
-            query.append(k)
             index.append(i)
     if not index:
         return CyclicSubdataset(None, np.zeros(0, dtype=np.int64))
-    sub = as_token_data(seqs, labels, data.K, query=query)
-    return CyclicSubdataset(sub, np.array(index, dtype=np.int64))
+    index = np.array(index, dtype=np.int64)
+    sub = as_token_data(
+        seqs, data.labels[index], data.K, query=data.query[index], require_realizable=realizable
+    )
+    return CyclicSubdataset(sub, index)
 
 
 def scyc_dimension(E: object, graphs: TokenPriorityGraphs) -> int | None:
@@ -429,8 +437,6 @@ def pseudo_priority_graphs(
     no edge (neither selected nor dominated), as Paper B's code does with ``E_thres = C_thres - 1e-3``
     (``Tarjan.initialize_local``); the default 0 excludes nothing.
     """
-    from .. import settings
-
     thr = settings.PSEUDO_GRAPH_THRESHOLD if threshold is None else float(threshold)
     if not 0.0 < thr < 1.0:
         raise InvalidDataError(f"the attention threshold must lie in (0, 1), got {thr}")
@@ -476,18 +482,5 @@ def pseudo_cyclic_subdataset(pseudo: PseudoGraphs, data: TokenData) -> CyclicSub
     """
     if pseudo.selected.shape != data.mask.shape:
         raise InvalidDataError("the pseudo graphs were built from a different data set")
-    seqs, labels, query, index = [], [], [], []
-    for i in range(data.n):
-        k = int(data.query[i])
-        g = pseudo.graphs[k]
-        anchor = int(data.tokens[i, np.flatnonzero(pseudo.selected[i])[0]])
-        kept = np.array([x for x in data.sequence(i) if g.same_component(anchor, int(x))], dtype=np.int64)
-        if np.unique(kept).size > 1:
-            seqs.append(kept)
-            labels.append(int(data.labels[i]))
-            query.append(k)
-            index.append(i)
-    if not index:
-        return CyclicSubdataset(None, np.zeros(0, dtype=np.int64))
-    sub = as_token_data(seqs, labels, data.K, query=query, require_realizable=False)
-    return CyclicSubdataset(sub, np.array(index, dtype=np.int64))
+    anchors = [int(data.tokens[i, np.flatnonzero(pseudo.selected[i])[0]]) for i in range(data.n)]
+    return _reduced(data, pseudo.graphs, anchors, False)

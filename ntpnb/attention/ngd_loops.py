@@ -19,11 +19,12 @@ The trial axis (``B``) is last, so the innermost loops vectorize over trials. Po
 token table (``U``, ``k`` distinct vectors per trial) and its query rows (``Uq``, in increasing
 order): ``tok`` ``(n, T, B)`` gives each position's token row, ``qry`` ``(n, B)`` each sample's query
 row. Scores are needed at query rows only; the score derivatives' table is 0 elsewhere. The phases
-take the table's arrays as one tuple ``table = (U, UT, Uq, UqT, UW, G, A, UA, grad, tok, qry)``:
-``U`` ``(k, d, B)``, ``Uq`` ``(m, d, B)`` and their transposes ``UT``, ``UqT`` (first two axes),
-scratch ``UW`` ``(k, d, B)``, ``G`` and ``A`` ``(k, m, B)``, ``UA`` ``(d, m, B)``, and ``grad``
-``(d, d, B)``. Compiled under the contract of :mod:`ntpnb.compiled` (the same floats under every
-BLAS kernel and thread count).
+take the table's arrays as one tuple ``table = (U, UT, Uq, UqT, UW, G, A, UA, grad, tok, qry,
+wdsc)``: ``U`` ``(k, d, B)``, ``Uq`` ``(m, d, B)`` and their transposes ``UT``, ``UqT`` (first two
+axes), scratch ``UW`` ``(k, d, B)``, ``G`` and ``A`` ``(k, m, B)``, ``UA`` ``(d, m, B)``, ``grad``
+``(d, d, B)`` and the weighted score derivatives ``wdsc`` ``(n, T, B)``; ``lanes`` is ``(3, B)``
+scratch and ``rule`` the step's ``(lr, eps, safe_norm)``. Compiled under the contract of
+:mod:`ntpnb.compiled` (the same floats under every BLAS kernel and thread count).
 """
 
 from __future__ import annotations
@@ -216,24 +217,6 @@ def _matmul(X: np.ndarray, Y: np.ndarray, out: np.ndarray) -> None:
 
 
 @jit
-def _onto_table(
-    A: np.ndarray, tok: np.ndarray, qry: np.ndarray, wdsc: np.ndarray, positions_first: bool
-) -> None:
-    """``A = bincount`` of ``wdsc`` ``(n, T, B)`` onto the (token, query) cells ``(k, m, B)``.
-
-    Added in the reference's order: positions outer for the log-loss (its ``(T, B, n)`` arrays),
-    samples outer otherwise (``(B, n, T)``).
-    """
-    n, T, B = wdsc.shape
-    A[:] = 0.0
-    for outer in range(T if positions_first else n):
-        for inner in range(n if positions_first else T):
-            i, t = (inner, outer) if positions_first else (outer, inner)
-            for b in range(B):
-                A[tok[i, t, b], qry[i, b], b] += wdsc[i, t, b]
-
-
-@jit
 def logits(WL: np.ndarray, table: tuple, shift: np.ndarray, z: np.ndarray, m: np.ndarray, add: bool) -> None:
     """The attention logits of each softmax ``c``, less their maximum over the positions.
 
@@ -243,7 +226,7 @@ def logits(WL: np.ndarray, table: tuple, shift: np.ndarray, z: np.ndarray, m: np
     head losses' masked softmax); ``z -= z.max`` over ``t``. ``z``, ``shift`` ``(c, n, T, B)``; ``m``
     ``(B,)`` scratch.
     """
-    U, _, _, UqT, UW, G, _, _, _, tok, qry = table
+    U, _, _, UqT, UW, G, _, _, _, tok, qry, _ = table
     _matmul(U, WL, UW)
     _matmul(UW, UqT, G)
     C, n, T, B = z.shape
@@ -305,18 +288,18 @@ def _squared_softmax_head(
     gf: np.ndarray,
     on: np.ndarray,
     off: np.ndarray,
-    p_y: np.ndarray,
-    rest: np.ndarray,
+    lanes: np.ndarray,
 ) -> None:
     """Derivative in ``f`` of ``(1 - p_y)^2``, ``p = softmax(C f)`` (``_squared_softmax_grad``).
 
     ``z`` holds :func:`head_logits`' exponentials and becomes ``p``; ``p_y`` and ``1 - p_y`` are
     pairwise sums over the classes with zeros for the others, ``c_y - C^T p = sum_k p_k (c_y - c_k)``
-    is added class by class, ``gf = (-2 (1 - p_y) p_y) (c_y - C^T p)``. Scratch: ``on``, ``off``
-    ``(max(K, d), B)``, ``p_y``, ``rest``.
+    is added class by class, ``gf = (-2 (1 - p_y) p_y) (c_y - C^T p)``. Scratch ``on``, ``off``
+    ``(max(K, d), B)``.
     """
     n, K, B = z.shape
     d = C.shape[1]
+    p_y, rest = lanes[0], lanes[1]
     for i in range(n):
         p = z[i]
         _normalize(p, rest)
@@ -357,34 +340,25 @@ def _ce_head(z: np.ndarray, C: np.ndarray, labels: np.ndarray, gf: np.ndarray, t
 
 
 @jit
-def _score_weights(
-    s: np.ndarray,
-    emb: np.ndarray,
-    gf: np.ndarray,
-    mask: np.ndarray,
-    weights: np.ndarray,
-    wdsc: np.ndarray,
-    q: np.ndarray,
-    diff: np.ndarray,
-    acc0: np.ndarray,
-    acc1: np.ndarray,
-) -> None:
+def _score_weights(s: np.ndarray, head: tuple, wdsc: np.ndarray, lanes: np.ndarray) -> None:
     """The weighted score derivatives of the head losses, ``wdsc`` ``(n, T, B)``.
 
     ``q_t = x_t^T gf`` (``q`` ``(T, 1, B)``), ``dsc_t = -s_t sum_u s_u (q_u - q_t)`` (:func:`_lane_dots`),
-    ``wdsc = where(mask, dsc, 0) * w``; scratch ``diff`` ``(T, B)``, ``acc0``, ``acc1``.
+    ``wdsc = where(mask, dsc, 0) * w``.
     """
+    emb, _, _, _, gf, mask, weights, q, work, _ = head
     n, T, B = s.shape
     d = emb.shape[2]
+    diff, acc = work[:T], lanes[0]
     for i in range(n):
         _matmul(emb[i], gf[i].reshape((d, 1, B)), q)
         for t in range(T):
             for u in range(T):
                 for b in range(B):
                     diff[u, b] = q[u, 0, b] - q[t, 0, b]
-            _lane_dots(s[i], diff, acc0, acc1)
+            _lane_dots(s[i], diff, acc, lanes[1])
             for b in range(B):
-                dsc = -s[i, t, b] * acc0[b]
+                dsc = -s[i, t, b] * acc[b]
                 wdsc[i, t, b] = (dsc if mask[i, t, b] else 0.0) * weights[i, b]
 
 
@@ -392,24 +366,16 @@ def _score_weights(
 
 
 @jit
-def ngd_update(
-    WL: np.ndarray,
-    grad: np.ndarray,
-    lr: float,
-    eps: float,
-    safe_norm: float,
-    norm: np.ndarray,
-    scale: np.ndarray,
-    factor: np.ndarray,
-) -> bool:
+def ngd_update(WL: np.ndarray, grad: np.ndarray, rule: tuple, lanes: np.ndarray) -> bool:
     """The normalized step of :func:`ntpnb.optim.run`: ``W -= lr g / (||g|| + eps)`` per trial.
 
-    ``WL``, ``grad`` ``(d, d, B)``; ``norm`` ``(B,)`` receives each trial's norm as the step used it,
-    ``scale`` ``(B,)`` what its gradient was divided by (1, or its largest entry: a trial whose plain
-    norm lies outside ``[safe_norm, inf)`` steps by ``(g / s) lr / (||g / s|| + eps / s)``, as the
-    reference does); ``factor`` scratch. Returns ``False`` (nothing moved) where the reference raises
-    (a non-finite entry, or a zero gradient with ``eps = 0``): the caller raises its error.
+    ``WL``, ``grad`` ``(d, d, B)``. A trial whose plain norm lies outside ``[safe_norm, inf)`` steps by
+    ``(g / s) lr / (||g / s|| + eps / s)``, ``s`` its largest entry, as the reference does. Returns
+    ``False`` (nothing moved) where the reference raises (a non-finite entry, or a zero gradient with
+    ``eps = 0``): the caller raises its error.
     """
+    lr, eps, safe_norm = rule
+    factor, norm, scale = lanes[0], lanes[1], lanes[2]
     d, _, B = WL.shape
     n = d * d
     g = grad.reshape(n, B)
@@ -451,42 +417,30 @@ def ngd_update(
 
 
 @jit
-def _finish(
-    wdsc: np.ndarray,
-    positions_first: bool,
-    table: tuple,
-    WL: np.ndarray,
-    rule: tuple,
-    lanes: np.ndarray,
-    move: bool,
-) -> bool:
-    """From the weighted score derivatives to the gradient, then (if ``move``) the normalized step.
+def _finish(positions_first: bool, table: tuple, WL: np.ndarray, rule: tuple, lanes: np.ndarray) -> bool:
+    """From the weighted score derivatives ``wdsc`` to the gradient and the normalized step.
 
-    ``grad = U^T A Uq`` (``weight_grad`` of the reference), ``A`` the table of :func:`_onto_table`
-    at the query rows: the reference's sum less its terms ``0 * U[j, q]``, which can change only
-    the sign of a zero entry. ``rule`` is ``(lr, eps, safe_norm)`` of :func:`ngd_update`; ``lanes``
-    ``(3, B)`` scratch.
+    ``A = bincount`` of ``wdsc`` onto the (token, query) cells, added in the reference's order:
+    positions outer for the log-loss (its ``(T, B, n)`` arrays), samples outer otherwise (``(B, n,
+    T)``). Then ``grad = U^T A Uq`` (``weight_grad`` of the reference): its sum less the terms ``0 *
+    U[j, q]`` of the rows off the queries, which can change only the sign of a zero entry.
     """
-    _, UT, Uq, _, _, _, A, UA, grad, tok, qry = table
-    _onto_table(A, tok, qry, wdsc, positions_first)
+    _, UT, Uq, _, _, _, A, UA, grad, tok, qry, wdsc = table
+    n, T, B = wdsc.shape
+    A[:] = 0.0
+    for outer in range(T if positions_first else n):
+        for inner in range(n if positions_first else T):
+            i, t = (inner, outer) if positions_first else (outer, inner)
+            for b in range(B):
+                A[tok[i, t, b], qry[i, b], b] += wdsc[i, t, b]
     _matmul(UT, A, UA)
     _matmul(UA, Uq, grad)
-    if not move:
-        return True
-    lr, eps, safe_norm = rule
-    return ngd_update(WL, grad, lr, eps, safe_norm, lanes[1], lanes[2], lanes[0])
+    return ngd_update(WL, grad, rule, lanes)
 
 
 @jit
 def log_finish(
-    z: np.ndarray,
-    off_w: np.ndarray,
-    wdsc: np.ndarray,
-    table: tuple,
-    WL: np.ndarray,
-    rule: tuple,
-    lanes: np.ndarray,
-    move: bool,
+    z: np.ndarray, off_w: np.ndarray, table: tuple, WL: np.ndarray, rule: tuple, lanes: np.ndarray
 ) -> bool:
     """The log-loss from its exponentials ``z`` ``(2, n, T, B)`` to the end of the step.
 
@@ -494,7 +448,7 @@ def log_finish(
     sample weight off the label positions), ``wdsc -= r * wdsc.sum``; then :func:`_finish`. For
     ``gamma`` equal on each sample's label positions (no spread term).
     """
-    acc = lanes[0]
+    acc, wdsc = lanes[0], table[11]
     two, n, T, B = z.shape
     for c in range(two):
         for i in range(n):
@@ -510,7 +464,7 @@ def log_finish(
         for t in range(T):
             for b in range(B):
                 wdsc[i, t, b] -= z[1, i, t, b] * acc[b]
-    return _finish(wdsc, True, table, WL, rule, lanes, move)
+    return _finish(True, table, WL, rule, lanes)
 
 
 @jit
@@ -523,23 +477,21 @@ def head_finish(
     WL: np.ndarray,
     rule: tuple,
     lanes: np.ndarray,
-    move: bool,
 ) -> bool:
     """A head loss (``loss`` indexes :data:`HEAD_LOSSES`) to the end of the step.
 
     The squared loss starts from the attention's exponentials ``z``, the others from the class
     logits' ``classes``; then :func:`_score_weights` and :func:`_finish`. ``head``: ``emb`` ``(n, T, d,
     B)``, ``f``, ``gf`` ``(n, d, B)``, ``C`` ``(K, d, B)``, ``labels``, ``weights`` ``(n, B)``,
-    ``mask``, ``wdsc`` ``(n, T, B)``, ``q`` ``(T, 1, B)``, scratch ``work``, ``work2`` ``(max(d, K,
-    T), B)``.
+    ``mask`` ``(n, T, B)``, ``q`` ``(T, 1, B)``, scratch ``work``, ``work2`` ``(max(d, K, T), B)``.
     """
-    emb, f, C, labels, gf, mask, weights, wdsc, q, work, work2 = head
+    emb, f, C, labels, gf, _, _, _, work, work2 = head
     if loss == 0:
         _outputs(z, emb, f, lanes[0])
         _squared_head(f, C, labels, gf, work[: C.shape[1]], lanes[0])
     elif loss == 1:
         _ce_head(classes, C, labels, gf, lanes[0])
     else:
-        _squared_softmax_head(classes, C, labels, gf, work, work2, lanes[0], lanes[1])
-    _score_weights(z, emb, gf, mask, weights, wdsc, q, work[: z.shape[1]], lanes[0], lanes[1])
-    return _finish(wdsc, False, table, WL, rule, lanes, move)
+        _squared_softmax_head(classes, C, labels, gf, work, work2, lanes)
+    _score_weights(z, head, table[11], lanes)
+    return _finish(False, table, WL, rule, lanes)
