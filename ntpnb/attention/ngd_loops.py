@@ -381,7 +381,6 @@ def ngd_update(WL: np.ndarray, grad: np.ndarray, rule: tuple, lanes: np.ndarray)
     g = grad.reshape(n, B)
     W = WL.reshape(n, B)
     _lane_dots(g, g, norm, factor)  # einsum("ik,ik->i") of the rows g[:, b]
-    rescaled = False
     for b in range(B):
         nb = math.sqrt(norm[b])
         norm[b] = nb
@@ -395,24 +394,15 @@ def ngd_update(WL: np.ndarray, grad: np.ndarray, rule: tuple, lanes: np.ndarray)
             return False
         if big > 0.0:
             scale[b] = big
-            rescaled = True
         row = np.empty(n)
         for j in range(n):
             row[j] = g[j, b] / scale[b]
         norm[b] = math.sqrt(einsum_dot(row, row))
     for b in range(B):
         factor[b] = lr / (norm[b] + eps / scale[b])
-    if not rescaled:
-        for j in range(n):
-            for b in range(B):
-                W[j, b] -= g[j, b] * factor[b]
-        return True
     for j in range(n):
         for b in range(B):
-            if scale[b] == 1.0:
-                W[j, b] -= g[j, b] * factor[b]
-            else:
-                W[j, b] -= (g[j, b] / scale[b]) * factor[b]
+            W[j, b] -= (g[j, b] / scale[b]) * factor[b]  # g / 1 is g: a trial not rescaled steps by g
     return True
 
 

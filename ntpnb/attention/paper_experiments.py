@@ -532,12 +532,6 @@ def _sweep_trial(
     return np.array(corr), np.array(dims), np.array(n_sel)
 
 
-#: Graph-SVM directions and ``S_cyc`` bases already computed (:func:`_kept`).
-_KEPT: dict[tuple, np.ndarray] = {}
-#: How many :data:`_KEPT` results are kept (the dictionary is emptied when it is full).
-KEPT_RESULTS: int = 4096
-
-
 def _kept(
     what: Callable[[np.ndarray, TokenPriorityGraphs], np.ndarray], E: np.ndarray, graphs: TokenPriorityGraphs
 ) -> np.ndarray:
@@ -545,15 +539,15 @@ def _kept(
 
     The variants' (and a threshold sweep's) pseudo graphs mostly coincide.
     """
-    E = np.asarray(E)
     edges = tuple((k, g.nodes, g.edges) for k, g in sorted(graphs.graphs.items()))
-    key = (what.__name__, E.shape, E.dtype.str, E.tobytes(), graphs.K, edges)
-    result = _KEPT.get(key)
-    if result is None:
-        if len(_KEPT) >= KEPT_RESULTS:
-            _KEPT.clear()
-        result = _KEPT[key] = frozen(what(E, graphs))
-    return result
+    return _kept_by_value(what, np.asarray(E, dtype=float).tobytes(), np.shape(E), graphs.K, edges)
+
+
+@functools.lru_cache(maxsize=4096)
+def _kept_by_value(what: Callable, E: bytes, shape: tuple[int, ...], K: int, edges: tuple) -> np.ndarray:
+    """:func:`_kept` of the embeddings and graphs given by value."""
+    graphs = graphs_from_edges(K, {k: nodes for k, nodes, _ in edges}, {k: e for k, _, e in edges})
+    return frozen(what(np.frombuffer(E).reshape(shape), graphs))
 
 
 def _svm_direction(E: np.ndarray, graphs: TokenPriorityGraphs) -> np.ndarray:
