@@ -13,6 +13,7 @@ Self-loops ``y -> y`` are dropped: they change no SCC and no relation.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -71,9 +72,7 @@ class PriorityGraph:
     @cached_property
     def equivalent(self) -> tuple[tuple[int, int], ...]:
         """Pairs ``(i, j)``, ``i < j``, with ``(i ~ j)``: distinct nodes of one SCC."""
-        return tuple(
-            (c[a], c[b]) for c in self.components for a in range(len(c)) for b in range(a + 1, len(c))
-        )
+        return tuple(pair for c in self.components for pair in itertools.combinations(c, 2))
 
     @property
     def cyclic_components(self) -> tuple[tuple[int, ...], ...]:
@@ -391,13 +390,6 @@ class PseudoGraphs:
     threshold: float
 
 
-def _check_square(W: object, d: int) -> np.ndarray:
-    W = as_float(W, "W")
-    if W.shape != (d, d) or not np.all(np.isfinite(W)):
-        raise InvalidDataError(f"W must be a finite ({d}, {d}) matrix, got shape {W.shape}")
-    return W
-
-
 def attention_scores(E: np.ndarray, data: TokenData, W: np.ndarray) -> np.ndarray:
     """Softmax probabilities ``S(X W x_bar)`` of every sample, ``(n, T_max)``, 0 at padding.
 
@@ -408,7 +400,10 @@ def attention_scores(E: np.ndarray, data: TokenData, W: np.ndarray) -> np.ndarra
         vocabulary, or ``W`` is not a finite ``(d, d)`` matrix.
     """
     E = check_embeddings(E, check_token_data(data).K)
-    W = _check_square(W, E.shape[1])
+    d = E.shape[1]
+    W = as_float(W, "W")
+    if W.shape != (d, d) or not np.all(np.isfinite(W)):
+        raise InvalidDataError(f"W must be a finite ({d}, {d}) matrix, got shape {W.shape}")
     logits = np.einsum("ntd,de,ne->nt", E[data.tokens], W, E[data.query])
     logits = np.where(data.mask, logits, -np.inf)
     logits -= logits.max(axis=1, keepdims=True)
