@@ -1,11 +1,10 @@
 """Normalized GD on the attention model in compiled loops: the numpy reference's iterates, faster.
 
 A step is two or three calls of the kernels of :mod:`~ntpnb.attention.ngd_loops` with numpy's
-exponential between them (:class:`CompiledStep`), in :func:`ntpnb.optim.run`'s loop (:func:`run_ngd`).
-The kernels compute the model's gradient over each trial's token table (:func:`token_table`: scores
-gathered from ``U W U^T`` over the distinct vectors ``U``), every operation in the order of a numpy
-reference (tests/attention_instances.py ``table_gradient``): the same gradients and iterates as
-:func:`ntpnb.optim.run` on it, bit for bit (tests/attention/test_engine.py checks whole runs).
+exponential between them (:class:`CompiledStep`), in :func:`ntpnb.optim.run`'s loop (:func:`run_ngd`),
+over each trial's token table (:func:`token_table`): the gradients and iterates of
+:func:`ntpnb.optim.run` on the numpy reference, bit for bit (tests/attention/test_engine.py checks
+whole runs).
 
 :func:`compiled_step` returns ``None`` where the token table costs more than it saves (many distinct
 vectors), and for the log-loss with ``gamma`` unequal on a sample's label positions (a head other
@@ -29,10 +28,6 @@ __all__ = ["CompiledStep", "compiled_step", "run_ngd", "compile_kernels", "Progr
 
 #: A progress hook, told ``(done, total)`` steps as a run goes (:data:`ntpnb.optim.ProgressHook`).
 Progress = optim.ProgressHook
-
-#: :mod:`ntpnb.optim`'s normalized-step threshold: below this plain norm a gradient's squares leave
-#: float64's normal range.
-_SAFE_NORM: float = optim._SAFE_NORM
 
 
 def _last(a: np.ndarray, dtype: type = np.float64) -> np.ndarray:
@@ -115,7 +110,7 @@ class CompiledStep:
         ``False`` where the reference raises (non-finite gradient, or zero with ``eps = 0``): ``WL`` is
         then unchanged.
         """
-        kernels, z, lanes, rule = self.kernels, self.z, self.lanes, (lr, eps, _SAFE_NORM)
+        kernels, z, lanes, rule = self.kernels, self.z, self.lanes, (lr, eps, optim._SAFE_NORM)
         kernels.logits(WL, self.table, self.shift, z, lanes[0], self.loss == "log")
         np.exp(z, out=z)
         if self.loss == "log":
