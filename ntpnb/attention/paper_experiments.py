@@ -116,9 +116,11 @@ def _draw_trials(
     kind: str, K: int, d: int, n: int, T: int, n_trials: int, seed: object, max_redraws: int
 ) -> tuple[tuple[np.ndarray, TokenData], ...]:
     """Every trial's embeddings and data (read-only), drawn in order from one generator (``seed``)."""
+    if not isinstance(kind, str) or kind not in ("acyclic", "general"):
+        raise InvalidDataError(f"unknown data kind {kind!r}; use 'acyclic' or 'general'")
     n_trials = as_count(n_trials, "n_trials")
     rng = as_generator(seed)
-    first = _trial_data(kind, K, d, n, T, rng, max_redraws)  # validates the kind and sizes
+    first = _trial_data(kind, K, d, n, T, rng, max_redraws)  # validates the sizes
     check_dense_size((n_trials, K * d + n * T), "the trials' embeddings and tokens")
     rest = [_trial_data(kind, K, d, n, T, rng, max_redraws) for _ in range(n_trials - 1)]
     return tuple((frozen(E), data) for E, data in [first, *rest])
