@@ -111,23 +111,13 @@ def train_trials(
 ) -> optim.Trace:
     """Train every trial from ``W0`` (default 0): :func:`train` on chunks of trials, through joblib.
 
-    The trials are split into ``n_chunks`` consecutive chunks (default:
-    :func:`ntpnb.parallel.active_workers`, one when nothing is configured), each one batched run
-    through :func:`ntpnb.parallel.parallel_map`. The results are bit for bit the same for any
-    chunking (tests/attention/test_batched_training.py) and backend (test_paper_experiments.py).
-
-    Parameters
-    ----------
-    problems
-        Single-trial (or batched) problems with the same ``d`` (:func:`~ntpnb.attention.model.make_problem`).
-    optimizer, n_iter, record_at
-        As for :func:`train`.
-    n_chunks
-        How many batched runs (at most one per trial).
-    W0
-        ``(B, d, d)`` starting points (default: zeros).
-    progress
-        Told ``(steps done, n_iter)`` step by step for one chunk, once at the end for several.
+    The trials (single-trial or batched problems with the same ``d``) are split into ``n_chunks``
+    consecutive chunks (at most one per trial; default :func:`ntpnb.parallel.active_workers`, one
+    when nothing is configured), each one batched run through :func:`ntpnb.parallel.parallel_map`:
+    bit for bit the same results for any chunking (tests/attention/test_batched_training.py) and
+    backend (test_paper_experiments.py). ``optimizer``, ``n_iter``, ``record_at`` as for
+    :func:`train`; ``W0`` ``(B, d, d)``; ``progress`` is told ``(steps done, n_iter)`` step by step
+    for one chunk, once at the end for several.
 
     Returns
     -------

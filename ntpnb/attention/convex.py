@@ -30,12 +30,13 @@ from ..validation import as_float, frozen
 from .graphs import (
     CyclicSubdataset,
     TokenPriorityGraphs,
+    _data,
     cyclic_subdataset,
     scyc_basis,
     token_priority_graphs,
 )
 from .model import identity_head
-from .token_data import Ids, TokenData, as_token_data, check_embeddings, normalized_embeddings
+from .token_data import Ids, TokenData, check_embeddings, normalized_embeddings
 
 __all__ = [
     "LogLossFeatures",
@@ -246,8 +247,7 @@ def cyclic_correction(E: object, X: Ids | TokenData, y: object = None, K: int | 
     See :func:`solve_cyclic_correction` for the certificate and the errors raised.
     """
     E = check_embeddings(E)
-    data = X if isinstance(X, TokenData) else as_token_data(X, y, E.shape[0] if K is None else K)
-    return solve_cyclic_correction(E, data).W.copy()
+    return solve_cyclic_correction(E, _data(X, y, E.shape[0] if K is None else K)).W.copy()
 
 
 @dataclass(frozen=True)
@@ -291,7 +291,7 @@ def regularization_path(
     """
     E = check_embeddings(E)
     identity_head(E)
-    data = X if isinstance(X, TokenData) else as_token_data(X, y, E.shape[0] if K is None else K)
+    data = _data(X, y, E.shape[0] if K is None else K)
     radii = np.atleast_1d(as_float(radii, "radii"))
     if radii.size == 0 or radii.ndim != 1 or not np.all(np.isfinite(radii)) or np.any(radii <= 0):
         raise InvalidDataError(f"radii must be a 1-D array of positive, finite values, got {radii}")

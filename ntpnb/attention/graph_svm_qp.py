@@ -127,10 +127,6 @@ def graph_svm(E: object, X: Ids | TokenData, y: object = None, K: int | None = N
     to fit in float64, not the multipliers).
     """
     E = check_embeddings(E)
-    graphs = token_priority_graphs(X, y, E.shape[0] if K is None else K)
     En, c = normalized_embeddings(E)
-    return np.array(
-        scaled_back(
-            _solve_normalized(En, graphs, "least-distance").W, c, 2, "W^mm (it scales like 1 / |E|^2)"
-        )
-    )
+    W = _solve_normalized(En, token_priority_graphs(X, y, E.shape[0] if K is None else K), "least-distance").W
+    return np.array(scaled_back(W, c, 2, "W^mm (it scales like 1 / |E|^2)"))

@@ -13,6 +13,7 @@ Self-loops ``y -> y`` are dropped: they change no SCC and no relation.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -20,6 +21,7 @@ from functools import cached_property
 
 import numpy as np
 
+from .. import settings
 from ..errors import InvalidDataError
 from ..linalg import check_known_rank, matrix_rank, numerical_rank
 from ..validation import as_count, as_float, frozen, is_integer, is_real
@@ -70,9 +72,7 @@ class PriorityGraph:
     @cached_property
     def equivalent(self) -> tuple[tuple[int, int], ...]:
         """Pairs ``(i, j)``, ``i < j``, with ``(i ~ j)``: distinct nodes of one SCC."""
-        return tuple(
-            (c[a], c[b]) for c in self.components for a in range(len(c)) for b in range(a + 1, len(c))
-        )
+        return tuple(pair for c in self.components for pair in itertools.combinations(c, 2))
 
     @property
     def cyclic_components(self) -> tuple[tuple[int, ...], ...]:
@@ -280,20 +280,27 @@ def cyclic_subdataset(
     """
     data = _data(X, y, K)
     tpg = token_priority_graphs(data) if graphs is None else graphs
-    seqs, labels, query, index = [], [], [], []
-    for i in range(data.n):
-        k, lab = int(data.query[i]), int(data.labels[i])
-        g = tpg[k]
-        kept = np.array([x for x in data.sequence(i) if g.same_component(lab, int(x))], dtype=np.int64)
-        if np.any(kept != lab):
+    return _reduced(data, tpg, data.labels.tolist(), True)
+
+
+def _reduced(
+    data: TokenData, graphs: TokenPriorityGraphs, anchors: list[int], realizable: bool
+) -> CyclicSubdataset:
+    """The samples whose input tokens in the SCC of their anchor include another: those tokens."""
+    seqs, index = [], []
+    for i, anchor in enumerate(anchors):
+        g = graphs[int(data.query[i])]
+        kept = np.array([x for x in data.sequence(i) if g.same_component(anchor, int(x))], dtype=np.int64)
+        if np.any(kept != anchor):
             seqs.append(kept)
-            labels.append(lab)
-            query.append(k)
             index.append(i)
     if not index:
         return CyclicSubdataset(None, np.zeros(0, dtype=np.int64))
-    sub = as_token_data(seqs, labels, data.K, query=query)
-    return CyclicSubdataset(sub, np.array(index, dtype=np.int64))
+    index = np.array(index, dtype=np.int64)
+    sub = as_token_data(
+        seqs, data.labels[index], data.K, query=data.query[index], require_realizable=realizable
+    )
+    return CyclicSubdataset(sub, index)
 
 
 def scyc_dimension(E: object, graphs: TokenPriorityGraphs) -> int | None:
@@ -383,13 +390,6 @@ class PseudoGraphs:
     threshold: float
 
 
-def _check_square(W: object, d: int) -> np.ndarray:
-    W = as_float(W, "W")
-    if W.shape != (d, d) or not np.all(np.isfinite(W)):
-        raise InvalidDataError(f"W must be a finite ({d}, {d}) matrix, got shape {W.shape}")
-    return W
-
-
 def attention_scores(E: np.ndarray, data: TokenData, W: np.ndarray) -> np.ndarray:
     """Softmax probabilities ``S(X W x_bar)`` of every sample, ``(n, T_max)``, 0 at padding.
 
@@ -400,7 +400,10 @@ def attention_scores(E: np.ndarray, data: TokenData, W: np.ndarray) -> np.ndarra
         vocabulary, or ``W`` is not a finite ``(d, d)`` matrix.
     """
     E = check_embeddings(E, check_token_data(data).K)
-    W = _check_square(W, E.shape[1])
+    d = E.shape[1]
+    W = as_float(W, "W")
+    if W.shape != (d, d) or not np.all(np.isfinite(W)):
+        raise InvalidDataError(f"W must be a finite ({d}, {d}) matrix, got shape {W.shape}")
     logits = np.einsum("ntd,de,ne->nt", E[data.tokens], W, E[data.query])
     logits = np.where(data.mask, logits, -np.inf)
     logits -= logits.max(axis=1, keepdims=True)
@@ -429,8 +432,6 @@ def pseudo_priority_graphs(
     no edge (neither selected nor dominated), as Paper B's code does with ``E_thres = C_thres - 1e-3``
     (``Tarjan.initialize_local``); the default 0 excludes nothing.
     """
-    from .. import settings
-
     thr = settings.PSEUDO_GRAPH_THRESHOLD if threshold is None else float(threshold)
     if not 0.0 < thr < 1.0:
         raise InvalidDataError(f"the attention threshold must lie in (0, 1), got {thr}")
@@ -476,18 +477,5 @@ def pseudo_cyclic_subdataset(pseudo: PseudoGraphs, data: TokenData) -> CyclicSub
     """
     if pseudo.selected.shape != data.mask.shape:
         raise InvalidDataError("the pseudo graphs were built from a different data set")
-    seqs, labels, query, index = [], [], [], []
-    for i in range(data.n):
-        k = int(data.query[i])
-        g = pseudo.graphs[k]
-        anchor = int(data.tokens[i, np.flatnonzero(pseudo.selected[i])[0]])
-        kept = np.array([x for x in data.sequence(i) if g.same_component(anchor, int(x))], dtype=np.int64)
-        if np.unique(kept).size > 1:
-            seqs.append(kept)
-            labels.append(int(data.labels[i]))
-            query.append(k)
-            index.append(i)
-    if not index:
-        return CyclicSubdataset(None, np.zeros(0, dtype=np.int64))
-    sub = as_token_data(seqs, labels, data.K, query=query, require_realizable=False)
-    return CyclicSubdataset(sub, np.array(index, dtype=np.int64))
+    anchors = [int(data.tokens[i, np.flatnonzero(pseudo.selected[i])[0]]) for i in range(data.n)]
+    return _reduced(data, pseudo.graphs, anchors, False)

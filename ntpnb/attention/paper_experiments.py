@@ -26,6 +26,7 @@ import numpy as np
 from .. import optim, settings
 from ..errors import InvalidDataError
 from ..parallel import parallel_map
+from ..qp import SVMSolution
 from ..validation import as_count, as_float, as_generator, check_dense_size, frozen
 from .batched_training import (
     correlation,
@@ -35,7 +36,7 @@ from .batched_training import (
     train_trials,
     training_gradient,
 )
-from .convex import solve_cyclic_correction
+from .convex import CyclicCorrection, solve_cyclic_correction
 from .engine import Progress
 from .graph_svm_qp import solve_graph_svm
 from .graphs import (
@@ -110,34 +111,19 @@ def _kept_for_integers(maxsize: int) -> Callable[[Callable], Callable]:
     return decorate
 
 
-def _draw_trials(
-    kind: str, K: int, d: int, n: int, T: int, n_trials: int, seed: int, max_redraws: int
-) -> list[tuple[np.ndarray, TokenData]]:
-    """Every trial's embeddings and data, drawn in order from one generator seeded by ``seed``."""
-    if not isinstance(kind, str) or kind not in ("acyclic", "general"):
-        raise InvalidDataError(f"unknown data kind {kind!r}; use 'acyclic' or 'general'")
-    return list(_draw(kind, K, d, n, T, n_trials, seed, max_redraws))
-
-
 @_kept_for_integers(maxsize=8)
-def _draw(
+def _draw_trials(
     kind: str, K: int, d: int, n: int, T: int, n_trials: int, seed: object, max_redraws: int
 ) -> tuple[tuple[np.ndarray, TokenData], ...]:
-    """The trials of :func:`_draw_trials` (read-only)."""
+    """Every trial's embeddings and data (read-only), drawn in order from one generator (``seed``)."""
+    if not isinstance(kind, str) or kind not in ("acyclic", "general"):
+        raise InvalidDataError(f"unknown data kind {kind!r}; use 'acyclic' or 'general'")
     n_trials = as_count(n_trials, "n_trials")
     rng = as_generator(seed)
     first = _trial_data(kind, K, d, n, T, rng, max_redraws)  # validates the sizes
     check_dense_size((n_trials, K * d + n * T), "the trials' embeddings and tokens")
     rest = [_trial_data(kind, K, d, n, T, rng, max_redraws) for _ in range(n_trials - 1)]
     return tuple((frozen(E), data) for E, data in [first, *rest])
-
-
-def _over_records(
-    func: Callable[[np.ndarray], dict[str, np.ndarray]], Ws: np.ndarray
-) -> dict[str, np.ndarray]:
-    """``func`` applied to the iterates of every record (``Ws`` of shape ``(n_records, B, d, d)``)."""
-    rows = [func(W) for W in Ws]
-    return {name: np.stack([row[name] for row in rows]) for name in rows[0]}
 
 
 @dataclass(frozen=True)
@@ -223,32 +209,11 @@ def gradient_norms(Ws: np.ndarray, prob: Problem) -> np.ndarray:
     return scale * np.linalg.norm(g / safe, axis=(2, 3))
 
 
-@dataclass(frozen=True)
-class _GlobalTrial:
-    """One trial of :func:`global_experiment` set up: its problem and verified references."""
-
-    E: np.ndarray
-    C: np.ndarray
-    problem: Problem
-    subset: CyclicSubdataset
-    basis: np.ndarray
-    W_mm: np.ndarray
-    W_cyc: np.ndarray
-    svm_gap: float
-    cyc_grad_norm: float
-
-
-def _global_setup(trial: tuple[np.ndarray, TokenData]) -> _GlobalTrial:
-    """Graphs, the verified Graph-SVM and the exact ``W^cyc`` of one trial (head ``C E^T = I``)."""
+def _global_setup(trial: tuple[np.ndarray, TokenData]) -> tuple[np.ndarray, SVMSolution, CyclicCorrection]:
+    """The head ``C E^T = I``, the verified Graph-SVM and the exact ``W^cyc`` of one trial."""
     E, data = trial
     graphs = token_priority_graphs(data)
-    svm = solve_graph_svm(E, graphs)
-    cyc = solve_cyclic_correction(E, data, graphs)
-    C = identity_head(E)
-    problem = make_problem(E, C, data, "log", "identity")
-    return _GlobalTrial(
-        E, C, problem, cyc.subdataset, cyc.basis, svm.W, cyc.W, svm.duality_gap, cyc.grad_norm
-    )
+    return identity_head(E), solve_graph_svm(E, graphs), solve_cyclic_correction(E, data, graphs)
 
 
 @dataclass(frozen=True)
@@ -303,42 +268,32 @@ def global_experiment(
 
     ``progress`` is told ``(steps done, total)`` over both trainings (paper's ``W^cyc``, then ``W``).
     """
-    trials = parallel_map(_global_setup, _draw_trials(kind, K, d, n, T, n_trials, seed, max_redraws))
-    W_mm = np.array([t.W_mm for t in trials])
-    W_cyc = np.array([t.W_cyc for t in trials])
-    B = stack_bases([t.basis for t in trials])
-    opt = optim.normalized_gd(lr)
-    grid = optim.log_grid(n_iter, n_records)
-    E_list, heads = [t.E for t in trials], [t.C for t in trials]
-    subsets = [t.subset for t in trials]
-    paper = gd_reference(
-        E_list, subsets, heads, "log", "identity", opt, n_iter, progress=_stage(progress, 0, 2, n_iter)
-    )
-    W_paper = paper.W[-1]
-    trace = train_trials(
-        [t.problem for t in trials], opt, n_iter, record_at=grid, progress=_stage(progress, 1, 2, n_iter)
-    )
+    draws = _draw_trials(kind, K, d, n, T, n_trials, seed, max_redraws)
+    heads, svms, cycs = zip(*parallel_map(_global_setup, draws), strict=True)
+    W_mm, W_cyc = np.array([s.W for s in svms]), np.array([c.W for c in cycs])
+    B = stack_bases([c.basis for c in cycs])
+    opt, grid = optim.normalized_gd(lr), optim.log_grid(n_iter, n_records)
+    E_list, subsets = [E for E, _ in draws], [c.subdataset for c in cycs]
+    stage = partial(_stage, progress, n_stages=2, n_iter=n_iter)
+    W_paper = gd_reference(E_list, subsets, heads, "log", "identity", opt, n_iter, progress=stage(0)).W[-1]
+    problems = [make_problem(E, C, data) for (E, data), C in zip(draws, heads, strict=True)]
+    trace = train_trials(problems, opt, n_iter, record_at=grid, progress=stage(1))
     base = tracker(W_mm, B, W_cyc)
-
-    def record(W: np.ndarray) -> dict[str, np.ndarray]:
-        out = base(W)
-        out["cyc_dist_paper"] = np.linalg.norm(project_batched(W, B) - W_paper, axis=(-2, -1))
-        return out
-
-    curves = _over_records(record, trace["W"])
+    rows = [
+        base(W) | {"cyc_dist_paper": np.linalg.norm(project_batched(W, B) - W_paper, axis=(-2, -1))}
+        for W in trace["W"]
+    ]
+    curves = {name: np.stack([row[name] for row in rows]) for name in rows[0]}
     return GlobalResult(
         iterations=trace.iterations,
-        corr=curves["corr"],
-        norm=curves["norm"],
-        cyc_dist=curves["cyc_dist"],
-        cyc_dist_paper=curves["cyc_dist_paper"],
+        **curves,
         W=np.array(trace.W),
         W_mm=W_mm,
         W_cyc=W_cyc,
         W_cyc_paper=W_paper,
-        cyc_dims=np.array([t.basis.shape[0] for t in trials]),
-        svm_gaps=np.array([t.svm_gap for t in trials]),
-        cyc_grad_norms=np.array([t.cyc_grad_norm for t in trials]),
+        cyc_dims=np.array([c.dim for c in cycs]),
+        svm_gaps=np.array([s.duality_gap for s in svms]),
+        cyc_grad_norms=np.array([c.grad_norm for c in cycs]),
         paper_outside=_outside(W_paper, B),
     )
 
@@ -579,12 +534,6 @@ def _sweep_trial(
     return np.array(corr), np.array(dims), np.array(n_sel)
 
 
-#: Graph-SVM directions and ``S_cyc`` bases already computed (:func:`_kept`).
-_KEPT: dict[tuple, np.ndarray] = {}
-#: How many :data:`_KEPT` results are kept (the dictionary is emptied when it is full).
-KEPT_RESULTS: int = 4096
-
-
 def _kept(
     what: Callable[[np.ndarray, TokenPriorityGraphs], np.ndarray], E: np.ndarray, graphs: TokenPriorityGraphs
 ) -> np.ndarray:
@@ -592,15 +541,15 @@ def _kept(
 
     The variants' (and a threshold sweep's) pseudo graphs mostly coincide.
     """
-    E = np.asarray(E)
     edges = tuple((k, g.nodes, g.edges) for k, g in sorted(graphs.graphs.items()))
-    key = (what.__name__, E.shape, E.dtype.str, E.tobytes(), graphs.K, edges)
-    result = _KEPT.get(key)
-    if result is None:
-        if len(_KEPT) >= KEPT_RESULTS:
-            _KEPT.clear()
-        result = _KEPT[key] = frozen(what(E, graphs))
-    return result
+    return _kept_by_value(what, np.asarray(E, dtype=float).tobytes(), np.shape(E), graphs.K, edges)
+
+
+@functools.lru_cache(maxsize=4096)
+def _kept_by_value(what: Callable, E: bytes, shape: tuple[int, ...], K: int, edges: tuple) -> np.ndarray:
+    """:func:`_kept` of the embeddings and graphs given by value."""
+    graphs = graphs_from_edges(K, {k: nodes for k, nodes, _ in edges}, {k: e for k, _, e in edges})
+    return frozen(what(np.frombuffer(E).reshape(shape), graphs))
 
 
 def _svm_direction(E: np.ndarray, graphs: TokenPriorityGraphs) -> np.ndarray:
