@@ -34,9 +34,6 @@ from .errors import NTPError, PathError, RunInterruptedError
 from .runner import DEFAULT_SEEDS, RunResult, output_lock, reproduce, select_notebooks
 from .runner.workers import STOP_SIGNALS, signals_handled
 
-__all__ = ["main", "package_version", "format_parameters"]
-
-
 #: What ``ntpnb --version`` says when the ``ntpnb`` distribution is not installed.
 NOT_INSTALLED = "unknown (not installed)"
 

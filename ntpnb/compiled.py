@@ -17,8 +17,6 @@ import functools
 from collections.abc import Callable
 from typing import TypeVar
 
-__all__ = ["jit", "jit_on_first_call"]
-
 F = TypeVar("F", bound=Callable)
 
 

@@ -36,21 +36,6 @@ from . import settings
 from .errors import InvalidDataError, RankAmbiguousError, SolverError
 from .validation import as_float
 
-__all__ = [
-    "rank_floor",
-    "numerical_rank",
-    "check_known_rank",
-    "nonzero_count",
-    "accurate_dots",
-    "matrix_rank",
-    "column_basis",
-    "least_squares",
-    "thin_svd",
-    "correlation",
-    "helmert_basis",
-    "safe_norm",
-]
-
 
 def _spectrum(s: ArrayLike) -> np.ndarray:
     arr = np.asarray(s, dtype=float)

@@ -26,8 +26,6 @@ from . import settings
 from .errors import InvalidDataError
 from .validation import as_count, as_ordered, check_dense_size
 
-__all__ = ["trial_generators", "run_sweep", "parallel_map", "active_workers", "limit_threads"]
-
 #: The joblib backends whose workers run on this machine (joblib is imported by the functions).
 _LOCAL_BACKENDS: tuple[str, ...] = ("loky", "multiprocessing", "threading")
 

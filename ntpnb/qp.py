@@ -29,27 +29,6 @@ from .validation import frozen
 if TYPE_CHECKING:
     import cvxpy as cp
 
-__all__ = [
-    "INFEASIBLE",
-    "TRIVIAL_SOLVER",
-    "QPConstraints",
-    "MatrixConstraints",
-    "SVMSolution",
-    "MinNormQP",
-    "min_norm_qp",
-    "solve_named",
-    "active_mask",
-    "certify",
-    "trivial_solution",
-    "polish",
-    "solve_reference",
-    "solve_least_distance",
-    "least_distance_nnls",
-    "LEAST_DISTANCE_SOLVER",
-    "scaled_back",
-    "scaled_solution",
-]
-
 #: cvxpy's statuses of primal infeasibility (cvxpy, a second of import, is imported by the solves).
 INFEASIBLE: tuple[str, ...] = ("infeasible", "infeasible_inaccurate")
 

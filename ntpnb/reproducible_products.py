@@ -22,8 +22,6 @@ from collections.abc import Iterable
 
 import numpy as np
 
-__all__ = ["dot_sum", "matmul", "matvec", "vecmat", "einsum"]
-
 
 def dot_sum(pairs: Iterable[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
     """``sum_j x_j * y_j`` over ``pairs = ((x_0, y_0), (x_1, y_1), ...)``, added in that order.

@@ -18,19 +18,6 @@ from . import settings
 from .errors import InvalidDataError
 from .validation import as_count, as_float_array, as_generator, as_ordered, check_dense_size, is_real
 
-__all__ = [
-    "wilson_interval",
-    "crossing",
-    "crossing_interval",
-    "threshold_crossing_bootstrap",
-    "FiniteSizeFit",
-    "finite_size_fit",
-    "binomial_deviance",
-    "threshold_gof_pvalue",
-    "bootstrap_means",
-    "fisher_pvalue",
-]
-
 
 def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
     """Wilson score interval for a binomial proportion ``successes / n``.

@@ -9,8 +9,6 @@ from __future__ import annotations
 import math
 import time
 
-__all__ = ["Throttle"]
-
 
 class Throttle:
     """Whether ``seconds`` passed since something last happened (by :func:`time.monotonic`).

@@ -17,21 +17,6 @@ from numpy.typing import ArrayLike
 from . import settings
 from .errors import InvalidDataError
 
-__all__ = [
-    "as_count",
-    "as_float",
-    "as_float_array",
-    "as_generator",
-    "as_int_array",
-    "as_ordered",
-    "as_flag",
-    "check_dense_size",
-    "frozen",
-    "is_integer",
-    "is_real",
-    "read_only_view",
-]
-
 #: Collections whose iteration order is not part of their value.
 _UNORDERED = (Set, Mapping, MappingView)
 

@@ -15,18 +15,6 @@ from dataclasses import dataclass
 
 from ..errors import InvalidDataError
 
-__all__ = [
-    "AUTHORS_REPOSITORY",
-    "AUTHORS_LOCAL_NOTEBOOK",
-    "AUTHORS_GLOBAL_NOTEBOOK",
-    "AUTHORS_GLOBAL_DROP_CORR",
-    "StoredFigure",
-    "AUTHORS_FIG6",
-    "AuthorsSetting",
-    "AUTHORS_SETTINGS",
-    "settings_rows",
-]
-
 #: The authors' public code of Paper B.
 AUTHORS_REPOSITORY = "https://github.com/yixiao-huang/next-token-prediction"
 #: Their notebook of Figs. 5-6 (local convergence).

@@ -24,8 +24,6 @@ from ..errors import InvalidDataError
 from ..validation import as_count, read_only_view
 from .model import Problem, check_problem
 
-__all__ = ["CompiledStep", "compiled_step", "run_ngd", "compile_kernels", "Progress", "token_table"]
-
 #: A progress hook, told ``(done, total)`` steps as a run goes (:data:`ntpnb.optim.ProgressHook`).
 Progress = optim.ProgressHook
 

@@ -19,18 +19,6 @@ from ..chapter.layout import OutputLayout, Timings, load_timings
 from ..chapter.prose import markdown_table
 from ..chapter.provenance import load_run_record
 
-__all__ = [
-    "BENCHMARKS_COMMAND",
-    "not_run_text",
-    "REPRODUCE_COMMAND",
-    "TIMINGS_TITLE",
-    "format_timings",
-    "format_sweep_timings",
-    "render_benchmarks_page",
-    "render_timings_section",
-    "write_benchmarks_page",
-]
-
 #: The command that measures the benchmarks (same as ``python -m benchmarks`` in the project root).
 BENCHMARKS_COMMAND = "ntpnb benchmarks"
 

@@ -10,8 +10,6 @@ from urllib.parse import quote
 
 from ..errors import NTPError
 
-__all__ = ["DEFAULT_BINDERHUB", "binder_url", "source_of_chapter"]
-
 DEFAULT_BINDERHUB = "https://mybinder.org"
 
 

@@ -40,17 +40,6 @@ from .benchmarks_page import write_benchmarks_page
 from .report import verdict_summary, write_report
 from .trees import BookTree, shown, verify_tree
 
-__all__ = [
-    "jupyter_book",
-    "missing_notebooks",
-    "build_book",
-    "Staging",
-    "clear_stale",
-    "build_messages",
-    "disk_errno",
-    "swap_in",
-]
-
 #: The book's folder inside its site.
 HTML_DIRNAME = "html"
 #: The name of a staging folder starts so (then the builder's process id and a random part).

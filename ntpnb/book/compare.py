@@ -25,16 +25,6 @@ from ..errors import PathError
 from .executed import is_text, read_notebook
 from .trees import chapter_number, setting_options, visible
 
-__all__ = [
-    "SANITIZE_CONFIG",
-    "OutputDifference",
-    "sanitizers",
-    "compare_runs",
-    "add_arguments",
-    "print_comparison",
-    "main",
-]
-
 #: The masking rules of nbval (``--nbval-sanitize-with``) and of :func:`compare_runs`: one file.
 SANITIZE_CONFIG = Path(__file__).parent / "static" / "nbval_sanitize.cfg"
 

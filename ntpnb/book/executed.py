@@ -15,8 +15,6 @@ from typing import Any
 
 from ..errors import PathError
 
-__all__ = ["is_text", "read_notebook"]
-
 
 def _kind(value: object) -> str:
     """The JSON kind of ``value`` in words: ``a list``, ``a number``..."""

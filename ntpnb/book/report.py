@@ -48,17 +48,6 @@ from .verdicts import (
     verdict_counts,
 )
 
-__all__ = [
-    "PLATFORM_TITLE",
-    "heading_slug",
-    "chapter_sections",
-    "render_report",
-    "verdict_summary",
-    "render_verdict_summary",
-    "render_claims_page",
-    "write_report",
-]
-
 #: A check and the notebook whose run made it.
 Made = tuple[str, Check]
 #: Notebook -> (claim id, what) of each check it printed -> (heading, anchor) of the section above.

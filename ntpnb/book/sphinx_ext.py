@@ -36,8 +36,6 @@ from ..errors import PathError
 from .binder import DEFAULT_BINDERHUB, binder_url, source_of_chapter
 from .executed import read_notebook
 
-__all__ = ["notebook_problems", "mathjax_static_dir", "drop_cdn_links", "setup"]
-
 MATHJAX_DISTRIBUTION = "sphinx-mathjax-offline"
 _STATIC = Path(__file__).parent / "static"
 

@@ -36,19 +36,6 @@ from ..chapter.provenance import (
 from ..errors import NTPError, PathError
 from .executed import read_notebook
 
-__all__ = [
-    "BOOK_SITE_DIRNAME",
-    "RUN_SITE_DIRNAME",
-    "BookTree",
-    "book_tree",
-    "describe_run",
-    "shown",
-    "chapter_number",
-    "setting_options",
-    "visible",
-    "verify_tree",
-]
-
 #: The folder of the book of the book's own tree, at the project root (``_build/html``).
 BOOK_SITE_DIRNAME = "_build"
 #: The folder of the book of any other tree, inside that tree (``DIR/_book/html``).

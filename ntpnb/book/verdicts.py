@@ -25,28 +25,6 @@ from ..chapter.provenance import load_manifest
 from ..chapter.statistical import Sample
 from ..errors import PathError
 
-__all__ = [
-    "VERDICTS",
-    "VERDICT_RULE",
-    "REPRODUCED",
-    "QUALIFIED",
-    "PARTIAL",
-    "NOT_REPRODUCED",
-    "INCONCLUSIVE",
-    "NOT_TESTED",
-    "CHECK_FAILED",
-    "Sweep",
-    "Series",
-    "Verdict",
-    "load_sweeps",
-    "series_of",
-    "claim_verdict",
-    "sweep_verdicts",
-    "verdict_counts",
-    "format_counts",
-    "format_seeds",
-]
-
 REPRODUCED = "reproduced"
 QUALIFIED = "reproduced with a qualification"
 PARTIAL = "holds at some seeds"

@@ -63,8 +63,6 @@ from .constraints import NTPRows
 from .gram_blocks import GramBlock, cholesky, gram_block, scatter_add, update_block
 from .ntp_data import NTPData, cached_per_data, nearest_power_of_two
 
-__all__ = ["SOLVER_NAME", "full_row_rank", "solve_active_set"]
-
 #: Name under which results of this solver are reported.
 SOLVER_NAME = "ntpnb-active-set"
 

@@ -27,23 +27,6 @@ from .recipes import dirichlet_on_supports
 from .separability import is_compatible, is_separable
 from .subspace import f_decomposition
 
-__all__ = [
-    "random_instance",
-    "condition_trial",
-    "NestedInstance",
-    "nested_instance",
-    "first_true",
-    "NestedTrial",
-    "nested_trial",
-    "cover_probability",
-    "compatibility_threshold",
-    "compatibility_rank_bound",
-    "separability_count_heuristic",
-    "BestLoss",
-    "recession_pairs",
-    "best_achievable_loss",
-]
-
 
 def random_instance(m: int, d: int, V: int, S: int, rng: np.random.Generator) -> NTPData:
     """A random instance: ``h_j ~ N(0, I_d / d)``, ``S_j`` a uniform ``S``-subset of ``[V]``.

@@ -24,21 +24,6 @@ import scipy
 
 from .ntp_data import NTPData, cached_per_data, frozen
 
-__all__ = [
-    "NTPConstraints",
-    "ntp_constraints",
-    "ConstraintPairs",
-    "constraint_pairs",
-    "equality_matrix",
-    "equality_rhs",
-    "pair_rows",
-    "anchor_pairs",
-    "equality_gram",
-    "pair_coefficients",
-    "NTPRows",
-    "margin_lp",
-]
-
 
 def pair_rows(
     H: np.ndarray, context: np.ndarray, plus: np.ndarray, minus: np.ndarray, V: int, dense: bool = False

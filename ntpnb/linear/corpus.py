@@ -20,17 +20,6 @@ import numpy as np
 from ..errors import InvalidDataError
 from ..validation import as_count, as_ordered, is_integer
 
-__all__ = [
-    "ALPHABET",
-    "STDLIB_MODULES",
-    "corpus_python_version",
-    "stdlib_docstring_list",
-    "normalize_text",
-    "encode_text",
-    "decode_ids",
-    "stdlib_corpus",
-]
-
 #: The 27 characters of the normalized text: space, then ``a``-``z``; token id = index.
 ALPHABET: str = " abcdefghijklmnopqrstuvwxyz"
 

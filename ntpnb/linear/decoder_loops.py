@@ -32,20 +32,6 @@ import numpy as np
 
 from ..compiled import jit
 
-__all__ = [
-    "GD",
-    "NGD",
-    "ADAM",
-    "OK",
-    "ZERO_GRADIENT",
-    "NONFINITE_GRADIENT",
-    "exp_nonpositive",
-    "matmul_into",
-    "softmax_residual",
-    "logit_steps",
-    "weight_steps",
-]
-
 #: Update rules (GD and SGD share one).
 GD, NGD, ADAM = 0, 1, 2
 #: Statuses of a chunk of steps.

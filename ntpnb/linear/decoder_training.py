@@ -32,8 +32,6 @@ from .ntp_data import NTPData, require_data
 from .separability import finite_solution
 from .subspace import f_decomposition
 
-__all__ = ["Limits", "limits", "tracker", "train", "TRACKED"]
-
 Array = np.ndarray
 
 #: The names :func:`tracker` records, in the order of the paper's panels.

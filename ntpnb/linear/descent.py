@@ -22,15 +22,6 @@ from ..errors import InvalidDataError
 from ..validation import as_count, as_float, as_generator, read_only_view
 from .ntp_data import NTPData, require_data
 
-__all__ = [
-    "run_decoder",
-    "compile_kernels",
-    "SAMPLING_KINDS",
-    "check_sampling",
-    "sample_indices",
-    "uses_logit_form",
-]
-
 Array = np.ndarray
 
 #: The kinds of stochastic gradient (footnote 8 of Paper A): (context, token) pairs of the

@@ -29,23 +29,6 @@ from ..compiled import jit_on_first_call
 from ..errors import SolverError
 from ..linalg import least_squares, numerical_rank
 
-__all__ = [
-    "NoConvergenceError",
-    "GramBlock",
-    "block_inverse",
-    "cholesky",
-    "gram_block",
-    "inverse",
-    "lower_times",
-    "scaled_block",
-    "scaled_inverse",
-    "scatter_add",
-    "solve_spd",
-    "symmetric",
-    "unscale_lower",
-    "update_block",
-]
-
 
 class NoConvergenceError(Exception):
     """Newton's method did not converge from the given start (the path solver then subdivides)."""

@@ -40,8 +40,6 @@ from .constraints import equality_gram
 from .gram_blocks import gram_block
 from .gram_blocks import solve_spd as _solve_spd
 
-__all__ = ["SOLVER_NAME", "continuation", "farkas_polish"]
-
 #: Name under which results of this module are reported.
 SOLVER_NAME = "ntpnb-hinge-newton"
 

@@ -15,8 +15,6 @@ from numpy.typing import ArrayLike
 from ..errors import InvalidDataError
 from .ntp_data import NTPData, as_float_array, check_decoder, require_data
 
-__all__ = ["logits", "softmax", "entropy", "ce_loss", "ce_grad", "ce_loss_and_grad", "kl_divergence"]
-
 
 def logits(data: NTPData, W: ArrayLike) -> np.ndarray:
     """Logits ``l_jv = e_v^T W h_j`` of every context, shape ``(m, V)``.

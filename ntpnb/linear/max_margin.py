@@ -21,8 +21,6 @@ from .constraints import NTPRows, ntp_constraints
 from .ntp_data import NTPData, cached_per_data, normalized
 from .separability import is_separable, not_separable_message, proves_separable, reference_infeasible
 
-__all__ = ["SVMSolution", "SVM_METHODS", "solve_ntp_svm", "ntp_svm", "zero_margin_direction"]
-
 
 @cached_per_data
 def _reference(data: NTPData) -> SVMSolution:

@@ -18,18 +18,6 @@ from .. import settings
 from ..errors import InvalidDataError
 from ..validation import as_count, as_float_array, as_int_array, check_dense_size, frozen
 
-__all__ = [
-    "NTPData",
-    "as_float_array",
-    "as_count",
-    "check_decoder",
-    "require_data",
-    "frozen",
-    "cached_per_data",
-    "normalized",
-    "nearest_power_of_two",
-]
-
 T = TypeVar("T")
 
 

@@ -13,17 +13,7 @@ from ..errors import InvalidDataError
 from ..reproducible_products import dot_sum
 from ..validation import as_count, as_generator, check_dense_size, is_real
 from .ntp_data import NTPData
-from .toy2d import TOY2D_CONTEXTS, TOY2D_ENTROPY, TOY2D_SUPPORTS
-
-__all__ = [
-    "TOY2D_CONTEXTS",
-    "TOY2D_SUPPORTS",
-    "TOY2D_ENTROPY",
-    "toy2d_instance",
-    "synthetic_instance",
-    "dirichlet_on_supports",
-    "temper_to_entropy",
-]
+from .toy2d import TOY2D_ENTROPY, TOY2D_SUPPORTS
 
 
 def dirichlet_on_supports(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:

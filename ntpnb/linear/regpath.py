@@ -73,14 +73,6 @@ from .regpath_gram import Split, SplitLoss, gram_structure, split_loss, star_exp
 from .separability import finite_solution, is_separable
 from .subspace import embedding_svd, f_decomposition
 
-__all__ = [
-    "RegularizationPath",
-    "PathStructure",
-    "path_structure",
-    "uses_gram_form",
-    "regularization_path",
-]
-
 
 # ---------------------------------------------------------------------------- the dense structure
 @dataclass(frozen=True)

@@ -89,8 +89,6 @@ from .gram_blocks import (
 )
 from .ntp_data import NTPData, cached_per_data
 
-__all__ = ["SplitLoss", "split_loss", "star_exponents", "Split", "GramStructure", "gram_structure"]
-
 
 # ---------------------------------------------------------------------------- the loss in the split
 def expm1_minus_x(x: np.ndarray) -> np.ndarray:

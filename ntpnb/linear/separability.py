@@ -76,21 +76,6 @@ from .constraints import (
 from .ntp_data import NTPData, cached_per_data, check_decoder, frozen, normalized, require_data
 from .subspace import EQUALITY_WHAT, embedding_svd, equality_operator, f_decomposition, uses_dense_f
 
-__all__ = [
-    "SEPARABILITY_METHODS",
-    "SeparabilityDecision",
-    "decide_separability",
-    "is_separable",
-    "separating_direction",
-    "satisfies_definition_2",
-    "verified_margin",
-    "certified_bound",
-    "scaled_rows",
-    "is_compatible",
-    "compatibility_residual",
-    "finite_solution",
-]
-
 #: The ``method`` of a decision made by a solve from ``H`` alone (:func:`_from_embeddings`).
 LEAST_SQUARES_METHOD = "least squares"
 #: The ``method`` of a decision where there is no inequality (``W = 0``).

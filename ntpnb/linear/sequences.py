@@ -24,16 +24,6 @@ from ..validation import as_count, as_flag, as_generator, as_ordered, check_dens
 from .loss import entropy
 from .ntp_data import NTPData, as_float_array
 
-__all__ = [
-    "validate_sequences",
-    "PrefixContexts",
-    "prefix_contexts",
-    "sliding_windows",
-    "random_context_embeddings",
-    "joint_ntp_data",
-    "smallest_separable_dimension",
-]
-
 
 def validate_sequences(sequences: Iterable[Sequence[int]], vocab_size: int) -> list[tuple[int, ...]]:
     """Sequences (lists, tuples or 1-D integer arrays) of ids in ``[0, vocab_size)`` as tuples of ints.

@@ -22,20 +22,6 @@ from ..linalg import numerical_rank, thin_svd
 from .constraints import NTPRows, equality_matrix
 from .ntp_data import NTPData, cached_per_data, check_decoder, check_dense_size, frozen, normalized
 
-__all__ = [
-    "EmbeddingSVD",
-    "embedding_svd",
-    "embedding_rank",
-    "FDecomposition",
-    "f_decomposition",
-    "f_basis",
-    "project_F",
-    "project_F_perp",
-    "project_R",
-    "equality_operator",
-    "uses_dense_f",
-]
-
 
 @dataclass(frozen=True)
 class EmbeddingSVD:

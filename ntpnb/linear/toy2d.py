@@ -1,13 +1,11 @@
 """The facts of Paper A's 2D example (Fig. 1) as the paper gives them: contexts, supports, entropy.
 
 They are plain numbers, apart from the recipe that builds the instance from them
-(:func:`ntpnb.linear.recipes.toy2d_instance`, which re-exports them), so that the registry of
+(:func:`ntpnb.linear.recipes.toy2d_instance`), so that the registry of
 claims (:mod:`ntpnb.chapter.registry`) can quote the entropy without loading numpy.
 """
 
 from __future__ import annotations
-
-__all__ = ["TOY2D_CONTEXTS", "TOY2D_SUPPORTS", "TOY2D_ENTROPY"]
 
 #: Names of the three contexts of Paper A's Fig. 1.
 TOY2D_CONTEXTS: tuple[str, ...] = ("A", "B", "C")

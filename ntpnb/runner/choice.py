@@ -36,20 +36,6 @@ from ..chapter.provenance import (
 )
 from ..errors import NTPError, PathError
 
-__all__ = [
-    "NotebookRun",
-    "int_seed",
-    "select_notebooks",
-    "choose_notebooks",
-    "package_fingerprint",
-    "cache_key",
-    "cache_state",
-    "store_key",
-    "forget_key",
-    "longest_first",
-    "record_timings",
-]
-
 
 @dataclass(frozen=True)
 class NotebookRun:

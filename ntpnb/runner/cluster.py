@@ -27,8 +27,6 @@ from .execute import RunResult, failed_result, run_or_fail
 from .jupyter_kernel import RUN_FOLDER_PREFIX, RUN_MARKER
 from .workers import end_processes, kernel_variables, stops_counted
 
-__all__ = ["run_on_dask", "run_task"]
-
 
 def run_task(run: NotebookRun, mark: str) -> RunResult:
     """One Dask task: run ``run`` in a process of its own (:func:`_remote`), marked ``mark``; its result.

@@ -17,8 +17,6 @@ from .. import settings
 from ..chapter.progress import read_progress
 from ..throttle import Throttle
 
-__all__ = ["Running", "status_lines", "Display"]
-
 #: ANSI: the cursor to the start of the line ``n`` lines up, then clear to the end of the screen.
 _UP_AND_CLEAR = "\x1b[{n}F\x1b[J"
 

@@ -23,8 +23,6 @@ from .choice import NotebookRun, cache_state, forget_key, store_key
 from .jupyter_kernel import KERNEL_NAME, IPCKernelManager, kernel_environment
 from .staging import describe_failure, keep_failure, promote, staging_layout
 
-__all__ = ["RunResult", "CellStarted", "cached_result", "failed_result", "run_notebook", "run_or_fail"]
-
 
 @dataclass(frozen=True)
 class RunResult:

@@ -19,18 +19,6 @@ from traitlets import default
 
 from .. import settings
 
-__all__ = [
-    "KERNEL_NAME",
-    "RUN_MARKER",
-    "RUN_FOLDER_PREFIX",
-    "BLAS_ENV_VARS",
-    "kernel_environment",
-    "IPCKernelManager",
-    "run_folder",
-    "progress_file",
-    "run_environment",
-]
-
 KERNEL_NAME = "python3"
 #: The environment variable whose value marks the processes of one run (:func:`run_environment`).
 RUN_MARKER = "NTPNB_RUN_ID"

@@ -17,8 +17,6 @@ from filelock import FileLock, Timeout
 
 from ..errors import OutputLockedError, PathError
 
-__all__ = ["LOCK_NAME", "output_lock"]
-
 LOCK_NAME = ".lock"
 
 

@@ -39,8 +39,6 @@ from .lock import output_lock
 from .staging import describe_write_failure, remove_leftovers
 from .workers import default_jobs, run_in_workers
 
-__all__ = ["reproduce", "DEFAULT_SEEDS", "default_seeds", "seed_runs"]
-
 #: How many seeds a run executes by default: the book's seed and four more, so every verdict is
 #: measured across seeds (see :func:`default_seeds`).
 DEFAULT_SEEDS = 5

@@ -24,18 +24,6 @@ from ..chapter.claims import load_chapter_record
 from ..chapter.layout import OutputLayout, output_layout
 from ..errors import PathError
 
-__all__ = [
-    "STAGING_DIRNAME",
-    "staging_layout",
-    "remove_leftovers",
-    "hide_injected_parameters",
-    "promote",
-    "keep_failure",
-    "failed_cell",
-    "describe_failure",
-    "describe_write_failure",
-]
-
 STAGING_DIRNAME = ".staging"
 
 

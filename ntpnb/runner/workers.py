@@ -34,17 +34,6 @@ from .display import Display
 from .execute import RunResult, failed_result, run_or_fail
 from .jupyter_kernel import RUN_FOLDER_PREFIX, RUN_MARKER, progress_file, run_folder
 
-__all__ = [
-    "STOP_SIGNALS",
-    "signals_handled",
-    "stops_counted",
-    "marked_processes",
-    "end_processes",
-    "default_jobs",
-    "kernel_variables",
-    "run_in_workers",
-]
-
 #: The signals that stop a command: Ctrl-C, and ``kill`` or a job scheduler acting as one.
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
