@@ -1,10 +1,11 @@
 """Normalized GD on the attention model in compiled loops: the numpy reference's iterates, faster.
 
 A step is two or three calls of the kernels of :mod:`~ntpnb.attention.ngd_loops` with numpy's
-exponential between them (:class:`CompiledStep`), in :func:`ntpnb.optim.run`'s loop (:func:`run_ngd`),
-over each trial's token table (:func:`token_table`): the gradients and iterates of
-:func:`ntpnb.optim.run` on the numpy reference, bit for bit (tests/attention/test_engine.py checks
-whole runs).
+exponential between them (:class:`CompiledStep`), in :func:`ntpnb.optim.run`'s loop (:func:`run_ngd`).
+The kernels compute the model's gradient over each trial's token table (:func:`token_table`: scores
+gathered from ``U W U^T`` over the distinct vectors ``U``), every operation in the order of a numpy
+reference (tests/attention_instances.py ``table_gradient``): the same gradients and iterates as
+:func:`ntpnb.optim.run` on it, bit for bit (tests/attention/test_engine.py checks whole runs).
 
 :func:`compiled_step` returns ``None`` where the token table costs more than it saves (many distinct
 vectors), and for the log-loss with ``gamma`` unequal on a sample's label positions (a head other
@@ -26,6 +27,10 @@ from .model import Problem, check_problem
 
 #: A progress hook, told ``(done, total)`` steps as a run goes (:data:`ntpnb.optim.ProgressHook`).
 Progress = optim.ProgressHook
+
+#: :mod:`ntpnb.optim`'s normalized-step threshold: below this plain norm a gradient's squares leave
+#: float64's normal range.
+_SAFE_NORM: float = optim._SAFE_NORM
 
 
 def _last(a: np.ndarray, dtype: type = np.float64) -> np.ndarray:
@@ -62,67 +67,103 @@ def token_table(prob: Problem) -> tuple[np.ndarray, np.ndarray]:
 class CompiledStep:
     """One stacked problem's constants and scratch, trial axis last, and its compiled gradient.
 
-    :meth:`step` fills :attr:`grad` ``(d, d, B)`` with the gradient at ``WL`` (``W`` trial axis last)
-    and moves ``WL`` by the normalized step.
+    :meth:`run` fills :attr:`grad` ``(d, d, B)`` with the gradient at ``WL`` (``W`` trial axis last)
+    and moves ``WL`` by the normalized step; :meth:`step` and :meth:`gradient_of` call it.
     """
 
-    def __init__(self, prob: Problem, U: np.ndarray, index: np.ndarray) -> None:
+    def __init__(self, U: np.ndarray, index: np.ndarray) -> None:
         self.kernels = importlib.import_module(".ngd_loops", __package__)
-        k, d, B = U.shape
-        _, n, T, _ = prob.emb.shape
-        self.B, self.d, self.loss = B, d, prob.loss
+        self.U = np.ascontiguousarray(U)
+        k, d, B = self.U.shape
+        self.B, self.d = B, d
+        self.tok = _last(index // B // k, np.int64)  # (n, T, B) token row of each position
         rows = (index // B % k)[:, :, 0]  # (B, n) table row of each sample's query
         # the query rows of each trial, in increasing order (zero rows pad them to m)
         queries = [np.unique(r) for r in rows]
-        Uq = np.zeros((max(q.size for q in queries), d, B))
+        m = max(q.size for q in queries)
+        self.Uq = np.zeros((m, d, B))
         qry = np.empty(rows.shape, dtype=np.int64)  # (B, n) query row of each sample
         for b, q in enumerate(queries):
-            Uq[: q.size, :, b] = U[q, :, b]
+            self.Uq[: q.size, :, b] = self.U[q, :, b]
             qry[b] = np.searchsorted(q, rows[b])
-        m = Uq.shape[0]
-        swapped = lambda a: np.ascontiguousarray(np.swapaxes(a, 0, 1))
-        new = lambda *shape: np.empty(shape)
-        self.grad, self.lanes = new(d, d, B), new(3, B)  # lanes: per-trial scratch
-        tok = _last(index // B // k, np.int64)  # (n, T, B) token row of each position
-        # the token table of ngd_loops (its module docstring)
-        self.table = (U, swapped(U), Uq, swapped(Uq), new(k, d, B), new(k, m, B), new(k, m, B))
-        self.table += (new(d, m, B), self.grad, tok, _last(qry, np.int64), new(n, T, B))
-        if self.loss == "log":
-            # the softmaxes' additive masks, (2, n, T, B): s over the input (0 or -inf), r =
-            # softmax(sc + log gamma) (log gamma); the sample weight on positions off the label
-            self.shift = _last(np.stack([np.where(prob.mask, 0.0, -np.inf), prob.log_gamma], axis=1))
-            self.off_w = _last((prob.mask & ~np.isfinite(prob.log_gamma)) * prob.weights[..., None])
-        else:  # the masked softmax (1, n, T, B); the arrays of ngd_loops.head_finish
-            self.shift = _last(np.where(prob.mask, 0.0, -np.inf)[:, None])
-            K = prob.C.shape[1]
-            self.emb, self.f, self.classes = _last(prob.emb), new(n, d, B), new(n, K, B)
-            self.CT = _last(np.swapaxes(prob.C, 1, 2))  # (d, K, B)
-            self.head = (self.emb, self.f, _last(prob.C), _last(prob.labels, np.int64), new(n, d, B))
-            self.head += (_last(prob.mask, np.bool_), _last(prob.weights), new(T, 1, B))
-            self.head += (new(max(d, K, T), B), new(max(d, K, T), B))
-        self.z = np.empty(self.shift.shape)
+        self.qry = _last(qry, np.int64)  # (n, B)
+        self.UW = np.empty((k, d, B))
+        self.G = np.empty((k, m, B))
+        self.A = np.empty((k, m, B))
+        self.UA = np.empty((d, m, B))
+        self.grad = np.empty((d, d, B))
+        self.lanes = np.empty((3, B))  # per-trial scratch of the kernels
+        self.table = tuple(getattr(self, name) for name in self.kernels.TABLE_ARRAYS)
 
-    def step(self, WL: np.ndarray, lr: float, eps: float) -> bool:
-        """Move ``WL`` by the normalized step from the gradient there (into :attr:`grad`); whether it moved.
+    def run(self, WL: np.ndarray, lr: float, eps: float, move: bool) -> int:  # pragma: no cover
+        """The gradient at ``WL`` into :attr:`grad` and, if ``move``, the normalized step."""
+        raise NotImplementedError
+
+    def step(self, WL: np.ndarray, optimizer: optim.Optimizer) -> bool:
+        """Move ``WL`` by the normalized step from the gradient there; whether it moved.
 
         ``False`` where the reference raises (non-finite gradient, or zero with ``eps = 0``): ``WL`` is
-        then unchanged.
+        then unchanged and :attr:`grad` holds the gradient.
         """
-        kernels, z, lanes, rule = self.kernels, self.z, self.lanes, (lr, eps, optim._SAFE_NORM)
-        kernels.logits(WL, self.table, self.shift, z, lanes[0], self.loss == "log")
-        np.exp(z, out=z)
-        if self.loss == "log":
-            return kernels.log_finish(z, self.off_w, self.table, WL, rule, lanes)
-        if self.loss != "squared":  # the cross-entropy and the squared softmax loss: class probabilities
-            kernels.head_logits(z[0], self.emb, self.f, self.CT, self.classes, lanes)
-            np.exp(self.classes, out=self.classes)
-        loss = kernels.HEAD_LOSSES.index(self.loss)
-        return kernels.head_finish(loss, z[0], self.classes, self.head, self.table, WL, rule, lanes)
+        return self.run(WL, optimizer.lr, optimizer.eps, True) == self.kernels.STEP_DONE
 
     def gradient_of(self, W: np.ndarray) -> np.ndarray:
         """The gradient ``(B, d, d)`` at ``W`` ``(B, d, d)``: that of the numpy reference."""
-        self.step(_last(W), 1.0, 0.0)  # a step of a copy of W
+        self.run(_last(W), 1.0, 0.0, False)
         return np.ascontiguousarray(np.moveaxis(self.grad, -1, 0))
+
+
+class _LogStep(CompiledStep):
+    """The log-loss with ``gamma`` uniform on the label positions (``C E^T = I``)."""
+
+    def __init__(self, prob: Problem, U: np.ndarray, index: np.ndarray) -> None:
+        super().__init__(U, index)
+        # the softmaxes' additive masks, (2, n, T, B): s over the input (0 or -inf), r = softmax(sc +
+        # log gamma) (log gamma); the sample weight on positions off the label (n, T, B)
+        self.shift = _last(np.stack([np.where(prob.mask, 0.0, -np.inf), prob.log_gamma], axis=1))
+        self.off_w = _last((prob.mask & ~np.isfinite(prob.log_gamma)) * prob.weights[..., None])
+        self.z = np.empty(self.shift.shape)
+        self.wdsc = np.empty(self.off_w.shape)
+
+    def run(self, WL: np.ndarray, lr: float, eps: float, move: bool) -> int:
+        kernels, z = self.kernels, self.z
+        kernels.log_logits(WL, self.table, self.shift, z, self.lanes)
+        np.exp(z, out=z)
+        rule = (lr, eps, _SAFE_NORM)
+        return kernels.log_finish(z, self.off_w, self.wdsc, self.table, WL, rule, self.lanes, move)
+
+
+class _HeadStep(CompiledStep):
+    """The losses on the head's output: squared, cross-entropy, squared softmax."""
+
+    def __init__(self, prob: Problem, U: np.ndarray, index: np.ndarray) -> None:
+        super().__init__(U, index)
+        B, n, T, d = prob.emb.shape
+        K = prob.C.shape[1]
+        self.loss = self.kernels.HEAD_LOSSES.index(prob.loss)
+        self.mask = _last(prob.mask, np.bool_)
+        self.emb = _last(prob.emb)  # (n, T, d, B)
+        self.C = _last(prob.C)  # (K, d, B)
+        self.labels = _last(prob.labels, np.int64)
+        self.weights = _last(prob.weights)
+        self.z = np.empty((n, T, B))
+        self.f = np.empty((n, d, B))
+        self.gf = np.empty((n, d, B))
+        self.classes = np.empty((n, K, B))
+        self.wdsc = np.empty((n, T, B))
+        self.work = np.empty((max(d, K, T), B))
+        self.work2 = np.empty((max(d, K, T), B))
+        self.head = tuple(getattr(self, name) for name in self.kernels.HEAD_ARRAYS)
+
+    def run(self, WL: np.ndarray, lr: float, eps: float, move: bool) -> int:
+        kernels, z, classes = self.kernels, self.z, self.classes
+        kernels.masked_logits(WL, self.table, self.mask, z, self.lanes)
+        np.exp(z, out=z)
+        if self.loss:  # the cross-entropy and the squared softmax loss: the class probabilities
+            kernels.head_logits(z, self.emb, self.f, self.C, classes, self.lanes)
+            np.exp(classes, out=classes)
+        rule = (lr, eps, _SAFE_NORM)
+        return kernels.head_finish(self.loss, z, classes, self.head, self.table, WL, rule, self.lanes, move)
 
 
 def compiled_step(prob: Problem) -> CompiledStep | None:
@@ -132,12 +173,12 @@ def compiled_step(prob: Problem) -> CompiledStep | None:
     _, n, T, d = prob.emb.shape
     if U.shape[0] ** 2 > n * T * d:  # many distinct vectors: the table costs more than it saves
         return None
-    if prob.loss == "log":
-        on = np.isfinite(prob.log_gamma)
-        gamma = np.exp(np.where(on, prob.log_gamma, 0.0))
-        if np.any(np.where(on, gamma, -np.inf).max(axis=-1) != np.where(on, gamma, np.inf).min(axis=-1)):
-            return None
-    return CompiledStep(prob, U, index)
+    if prob.loss != "log":
+        return _HeadStep(prob, U, index)
+    on = np.isfinite(prob.log_gamma)
+    gamma = np.exp(np.where(on, prob.log_gamma, 0.0))
+    uniform = np.where(on, gamma, -np.inf).max(axis=-1) == np.where(on, gamma, np.inf).min(axis=-1)
+    return _LogStep(prob, U, index) if uniform.all() else None
 
 
 def run_ngd(
@@ -171,7 +212,7 @@ def run_ngd(
     if recorder.is_due(0):
         recorder.checkpoint(0, current())
     for k in range(n_iter):
-        if not step.step(WL, optimizer.lr, optimizer.eps):
+        if not step.step(WL, optimizer):
             _reference_step(step, WL, optimizer, k)
         if recorder.is_due(k + 1):
             recorder.checkpoint(k + 1, current())

@@ -4,10 +4,9 @@ Each kernel computes what a line of the numpy gradient over the token table (tes
 ``table_gradient``) and the normalized step of :func:`ntpnb.optim.run` compute, every operation in the
 same order, so the same floats:
 
-* products (:func:`_matmul`): :func:`ntpnb.reproducible_products.dot_sum`'s order, the first term,
-  then the others in index order;
+* :func:`ntpnb.reproducible_products.dot_sum`'s products: the first term, then the others in index order;
 * numpy's reductions over a non-last axis (``z.sum(axis=0)``), ``np.bincount`` and ``np.einsum`` over a
-  non-last axis: one by one, in memory order (:func:`_sequential_sums`);
+  non-last axis: one by one, in memory order;
 * ``x.sum(axis=-1)``: numpy's pairwise summation (:func:`pairwise_sum`);
 * ``np.einsum`` over a contiguous last axis (the model's centred sums, the gradient's squared norm):
   two interleaved partial sums (:func:`einsum_dot`), numpy's SSE2 loop on x86-64.
@@ -17,13 +16,8 @@ differently). tests/attention/test_engine.py checks the kernels against the nump
 
 The trial axis (``B``) is last, so the innermost loops vectorize over trials. Positions refer to the
 token table (``U``, ``k`` distinct vectors per trial) and its query rows (``Uq``, in increasing
-order): ``tok`` ``(n, T, B)`` gives each position's token row, ``qry`` ``(n, B)`` each sample's query
-row. Scores are needed at query rows only; the score derivatives' table is 0 elsewhere. The phases
-take the table's arrays as one tuple ``table = (U, UT, Uq, UqT, UW, G, A, UA, grad, tok, qry,
-wdsc)``: ``U`` ``(k, d, B)``, ``Uq`` ``(m, d, B)`` and their transposes ``UT``, ``UqT`` (first two
-axes), scratch ``UW`` ``(k, d, B)``, ``G`` and ``A`` ``(k, m, B)``, ``UA`` ``(d, m, B)``, ``grad``
-``(d, d, B)`` and the weighted score derivatives ``wdsc`` ``(n, T, B)``; ``lanes`` is ``(3, B)``
-scratch and ``rule`` the step's ``(lr, eps, safe_norm)``. Compiled under the contract of
+order): ``tok`` gives each position's token row, ``qry`` each sample's query row. Scores are needed
+at query rows only; the score derivatives' table is 0 elsewhere. Compiled under the contract of
 :mod:`ntpnb.compiled` (the same floats under every BLAS kernel and thread count).
 """
 
@@ -35,32 +29,28 @@ import numpy as np
 
 from ..compiled import jit
 
-#: The losses on the head's output, as :func:`head_finish` codes them.
-HEAD_LOSSES: tuple[str, ...] = ("squared", "ce", "squared_softmax")
+#: :func:`ngd_update` moved every trial.
+STEP_DONE: int = 0
+#: :func:`ngd_update` found a non-finite entry, or a zero gradient with ``eps = 0``, and moved nothing:
+#: the caller raises the reference's error.
+STEP_REFUSED: int = 1
 
 # --- Sums in numpy's orders ---
-
-
-@jit
-def _sequential_sums(x: np.ndarray, out: np.ndarray) -> None:
-    """``out[b]``: ``x[:, b]`` added one by one from -0.0, ``x`` ``(m, B)`` (``x.sum(axis=0)``)."""
-    m, B = x.shape
-    for b in range(B):
-        out[b] = -0.0
-    for r in range(m):
-        for b in range(B):
-            out[b] += x[r, b]
 
 
 @jit
 def _lane_blocks(x: np.ndarray, out: np.ndarray) -> None:
     """``out[b]``: numpy's pairwise sum of ``x[:, b]`` for ``x`` ``(m, B)``, ``m <= 128`` (no split).
 
-    One by one below eight terms; else eight interleaved partial sums, combined pairwise, then the rest.
+    From -0.0 below eight terms; else eight interleaved partial sums, combined pairwise, then the rest.
     """
     m, B = x.shape
     if m < 8:
-        _sequential_sums(x, out)
+        for b in range(B):
+            out[b] = -0.0
+        for r in range(m):
+            for b in range(B):
+                out[b] += x[r, b]
         return
     acc = np.empty((8, B))
     for r in range(8):
@@ -190,85 +180,195 @@ def _subtract_lane_max(z: np.ndarray, m: np.ndarray) -> None:
             z[r, b] -= m[b]
 
 
-@jit
-def _normalize(p: np.ndarray, tot: np.ndarray) -> None:
-    """``p = p / p.sum()`` over the first axis of ``p`` ``(K, B)`` (numpy's pairwise sum)."""
-    _lane_sums(p, tot)
-    K, B = p.shape
-    for k in range(K):
-        for b in range(B):
-            p[k, b] = p[k, b] / tot[b]
-
-
-# --- Products and the token table ---
+# --- The token table's products ---
 
 
 @jit
-def _matmul(X: np.ndarray, Y: np.ndarray, out: np.ndarray) -> None:
-    """``out[i, j] = sum_p X[i, p] Y[p, j]`` per trial, in ``dot_sum``'s order; ``X`` ``(a, P, B)``."""
-    a, P, B = X.shape
-    for i in range(a):
-        for j in range(Y.shape[1]):
-            for b in range(B):
-                out[i, j, b] = X[i, 0, b] * Y[0, j, b]
-            for p in range(1, P):
-                for b in range(B):
-                    out[i, j, b] += X[i, p, b] * Y[p, j, b]
+def table_scores(WL: np.ndarray, U: np.ndarray, Uq: np.ndarray, UW: np.ndarray, G: np.ndarray) -> None:
+    """The scores ``G = U W Uq^T`` per trial (``scores`` of the reference, at the query rows).
 
-
-@jit
-def logits(WL: np.ndarray, table: tuple, shift: np.ndarray, z: np.ndarray, m: np.ndarray, add: bool) -> None:
-    """The attention logits of each softmax ``c``, less their maximum over the positions.
-
-    ``G = (U W) Uq^T`` (``scores`` of the reference, at the query rows), then ``z[c, i, t] =
-    G[tok[i, t], qry[i]] + shift[c, i, t]`` where ``add`` (the log-loss's two softmaxes: ``shift``
-    masks and adds ``log gamma``), else ``G[...]`` where ``shift`` is 0 and ``-inf`` elsewhere (the
-    head losses' masked softmax); ``z -= z.max`` over ``t``. ``z``, ``shift`` ``(c, n, T, B)``; ``m``
-    ``(B,)`` scratch.
+    ``UW[a, q] = sum_p U[a, p] W[p, q]``, then ``G[a, s] = sum_q UW[a, q] Uq[s, q]`` (both ``dot_sum``):
+    the reference's ``G[a, c]`` at query ``s``'s row ``c``. ``WL`` ``(d, d, B)``, ``Uq`` zero-padded, the
+    others as :data:`TABLE_ARRAYS`.
     """
-    U, _, _, UqT, UW, G, _, _, _, tok, qry, _ = table
-    _matmul(U, WL, UW)
-    _matmul(UW, UqT, G)
-    C, n, T, B = z.shape
-    for c in range(C):
+    k, d, B = U.shape
+    m = Uq.shape[0]
+    for a in range(k):
+        for q in range(d):
+            for b in range(B):
+                UW[a, q, b] = U[a, 0, b] * WL[0, q, b]
+            for p in range(1, d):
+                for b in range(B):
+                    UW[a, q, b] += U[a, p, b] * WL[p, q, b]
+    for a in range(k):
+        for s in range(m):
+            for b in range(B):
+                G[a, s, b] = UW[a, 0, b] * Uq[s, 0, b]
+            for q in range(1, d):
+                for b in range(B):
+                    G[a, s, b] += UW[a, q, b] * Uq[s, q, b]
+
+
+@jit
+def weight_gradient(U: np.ndarray, Uq: np.ndarray, A: np.ndarray, UA: np.ndarray, grad: np.ndarray) -> None:
+    """``grad = U^T A Uq`` per trial (``weight_grad`` of the reference), ``(d, d, B)``.
+
+    ``A`` holds the table's columns at the query rows (the others are 0). ``UA[p, s] = sum_i U[i, p]
+    A[i, s]``, then ``grad[p, q] = sum_s UA[p, s] Uq[s, q]`` (both ``dot_sum``): the reference's sum
+    less its terms ``0 * U[j, q]``, which can change only the sign of a zero entry.
+    """
+    k, d, B = U.shape
+    m = Uq.shape[0]
+    for p in range(d):
+        for s in range(m):
+            for b in range(B):
+                UA[p, s, b] = U[0, p, b] * A[0, s, b]
+            for i in range(1, k):
+                for b in range(B):
+                    UA[p, s, b] += U[i, p, b] * A[i, s, b]
+    for p in range(d):
+        for q in range(d):
+            for b in range(B):
+                grad[p, q, b] = UA[p, 0, b] * Uq[0, q, b]
+            for s in range(1, m):
+                for b in range(B):
+                    grad[p, q, b] += UA[p, s, b] * Uq[s, q, b]
+
+
+@jit
+def _onto_table(
+    A: np.ndarray, tok: np.ndarray, qry: np.ndarray, wdsc: np.ndarray, positions_first: bool
+) -> None:
+    """``A = bincount`` of ``wdsc`` ``(n, T, B)`` onto the (token, query) cells ``(k, m, B)``.
+
+    Added in the reference's order: positions outer for the log-loss (its ``(T, B, n)`` arrays),
+    samples outer otherwise (``(B, n, T)``).
+    """
+    n, T, B = wdsc.shape
+    A[:] = 0.0
+    for outer in range(T if positions_first else n):
+        for inner in range(n if positions_first else T):
+            i, t = (inner, outer) if positions_first else (outer, inner)
+            for b in range(B):
+                A[tok[i, t, b], qry[i, b], b] += wdsc[i, t, b]
+
+
+# --- The log-loss (positions first: ``(T, ...)`` arrays) ---
+
+
+@jit
+def log_logits(WL: np.ndarray, table: tuple, shift: np.ndarray, z: np.ndarray, lanes: np.ndarray) -> None:
+    """The log-loss up to its exponentials: both softmaxes' logits less their maximum.
+
+    :func:`table_scores` into ``G``, then ``z[c, i, t] = G[tok[i, t], qry[i]] + shift[c, i, t]`` and
+    ``z -= z.max`` over ``t``; ``z``, ``shift`` ``(2, n, T, B)``, ``tok`` ``(n, T, B)``, ``qry`` ``(n, B)``.
+    """
+    U, Uq, UW, G, _, _, _, tok, qry = table
+    table_scores(WL, U, Uq, UW, G)
+    m = lanes[0]
+    two, n, T, B = z.shape
+    for c in range(two):
         for i in range(n):
             for t in range(T):
                 for b in range(B):
-                    g, s = G[tok[i, t, b], qry[i, b], b], shift[c, i, t, b]
-                    z[c, i, t, b] = g + s if add else (g if s == 0.0 else -np.inf)
+                    z[c, i, t, b] = G[tok[i, t, b], qry[i, b], b] + shift[c, i, t, b]
             _subtract_lane_max(z[c, i], m)
+
+
+@jit
+def log_weights(
+    z: np.ndarray,
+    off_w: np.ndarray,
+    tok: np.ndarray,
+    qry: np.ndarray,
+    wdsc: np.ndarray,
+    A: np.ndarray,
+    acc: np.ndarray,
+) -> None:
+    """The weighted score derivatives of the log-loss, added onto the token table ``A``.
+
+    ``z`` holds :func:`log_logits`' exponentials and becomes ``s`` and ``r`` (``z /= z.sum`` over the
+    positions); then ``wdsc = s * off_w``, ``wdsc -= r * wdsc.sum`` and ``A`` the ``bincount`` of
+    ``wdsc`` onto the (token, query) cells, positions first; sums one by one. For ``gamma`` equal on
+    each sample's label positions (no spread term). ``off_w``, ``wdsc`` ``(n, T, B)``; ``acc`` scratch.
+    """
+    two, n, T, B = z.shape
+    for c in range(two):
+        for i in range(n):
+            for b in range(B):
+                acc[b] = z[c, i, 0, b]
+            for t in range(1, T):
+                for b in range(B):
+                    acc[b] += z[c, i, t, b]
+            for t in range(T):
+                for b in range(B):
+                    z[c, i, t, b] /= acc[b]
+    for i in range(n):
+        for t in range(T):
+            for b in range(B):
+                wdsc[i, t, b] = z[0, i, t, b] * off_w[i, t, b]
+        for b in range(B):
+            acc[b] = wdsc[i, 0, b]
+        for t in range(1, T):
+            for b in range(B):
+                acc[b] += wdsc[i, t, b]
+        for t in range(T):
+            for b in range(B):
+                wdsc[i, t, b] -= z[1, i, t, b] * acc[b]
+    _onto_table(A, tok, qry, wdsc, True)
 
 
 # --- The losses on the head's output (``(n, ...)`` arrays) ---
 
 
 @jit
-def _outputs(z: np.ndarray, emb: np.ndarray, f: np.ndarray, tot: np.ndarray) -> None:
-    """The softmax ``s`` (into ``z`` ``(n, T, B)``, which holds the exponentials) and ``f = X^T s``."""
-    n, T, B = z.shape
-    d = emb.shape[2]
-    for i in range(n):
-        _normalize(z[i], tot)
-        _matmul(z[i].reshape((1, T, B)), emb[i], f[i].reshape((1, d, B)))
+def masked_logits(WL: np.ndarray, table: tuple, mask: np.ndarray, z: np.ndarray, lanes: np.ndarray) -> None:
+    """A head loss up to the attention's exponentials: the logits less their maximum.
 
-
-@jit
-def head_logits(
-    s: np.ndarray, emb: np.ndarray, f: np.ndarray, CT: np.ndarray, z: np.ndarray, lanes: np.ndarray
-) -> None:
-    """The class logits (ce, squared softmax): :func:`_outputs`, ``z = f C^T`` less its maximum."""
+    :func:`table_scores` into ``G``, then ``z[i, t] = G[tok[i, t], qry[i]]`` where ``mask``, ``-inf``
+    elsewhere, and ``z -= z.max``; ``z``, ``tok``, ``mask`` ``(n, T, B)``.
+    """
+    U, Uq, UW, G, _, _, _, tok, qry = table
+    table_scores(WL, U, Uq, UW, G)
     m = lanes[0]
-    _outputs(s, emb, f, m)
-    _matmul(f, CT, z)
-    for i in range(z.shape[0]):
+    n, T, B = z.shape
+    for i in range(n):
+        for t in range(T):
+            for b in range(B):
+                z[i, t, b] = G[tok[i, t, b], qry[i, b], b] if mask[i, t, b] else -np.inf
         _subtract_lane_max(z[i], m)
 
 
 @jit
-def _squared_head(
+def attention_outputs(z: np.ndarray, emb: np.ndarray, f: np.ndarray, tot: np.ndarray) -> None:
+    """The softmax ``s`` (into ``z``, which holds the exponentials) and ``f = X^T s``.
+
+    ``s = e / e.sum()`` over the positions, ``f[i, j] = sum_t s_t x_tj`` (``dot_sum``); ``z`` ``(n, T, B)``,
+    ``emb`` ``(n, T, d, B)``, ``f`` ``(n, d, B)``, ``tot`` ``(B,)``.
+    """
+    n, T, B = z.shape
+    d = emb.shape[2]
+    for i in range(n):
+        _lane_sums(z[i], tot)
+        for t in range(T):
+            for b in range(B):
+                z[i, t, b] = z[i, t, b] / tot[b]
+        for j in range(d):
+            for b in range(B):
+                f[i, j, b] = z[i, 0, b] * emb[i, 0, j, b]
+            for t in range(1, T):
+                for b in range(B):
+                    f[i, j, b] += z[i, t, b] * emb[i, t, j, b]
+
+
+@jit
+def squared_head(
     f: np.ndarray, C: np.ndarray, labels: np.ndarray, gf: np.ndarray, prod: np.ndarray, u: np.ndarray
 ) -> None:
-    """Derivative in ``f`` of ``(1 - c_y^T f)^2``: ``gf = -2 (1 - u) c_y``, ``u = sum(c_y * f)``."""
+    """Derivative in ``f`` of ``(1 - c_y^T f)^2``: ``gf = -2 (1 - u) c_y``, ``u = sum(c_y * f)``.
+
+    ``C`` ``(K, d, B)``, ``labels`` ``(n, B)``; ``prod`` ``(d, B)`` and ``u`` ``(B,)`` scratch.
+    """
     n, d, B = f.shape
     for i in range(n):
         for j in range(d):
@@ -281,28 +381,61 @@ def _squared_head(
 
 
 @jit
-def _squared_softmax_head(
+def head_logits(
+    s: np.ndarray, emb: np.ndarray, f: np.ndarray, C: np.ndarray, z: np.ndarray, lanes: np.ndarray
+) -> None:
+    """To the class logits (ce, squared softmax): ``C f`` less their maximum over the classes.
+
+    :func:`attention_outputs` (``s`` holds the attention's exponentials), then ``z[i, k] = sum_j f[i, j]
+    C[k, j]`` as ``dot_sum`` and ``z -= z.max`` over the classes, ``z`` ``(n, K, B)``.
+    """
+    m = lanes[0]
+    attention_outputs(s, emb, f, m)
+    n, K, B = z.shape
+    d = f.shape[1]
+    for i in range(n):
+        for k in range(K):
+            for b in range(B):
+                z[i, k, b] = f[i, 0, b] * C[k, 0, b]
+            for j in range(1, d):
+                for b in range(B):
+                    z[i, k, b] += f[i, j, b] * C[k, j, b]
+        _subtract_lane_max(z[i], m)
+
+
+@jit
+def _class_probabilities(p: np.ndarray, tot: np.ndarray) -> None:
+    """``p = e / e.sum()`` over the classes, in place on ``p`` ``(K, B)`` of exponentials."""
+    _lane_sums(p, tot)
+    K, B = p.shape
+    for k in range(K):
+        for b in range(B):
+            p[k, b] = p[k, b] / tot[b]
+
+
+@jit
+def squared_softmax_head(
     z: np.ndarray,
     C: np.ndarray,
     labels: np.ndarray,
     gf: np.ndarray,
     on: np.ndarray,
     off: np.ndarray,
-    lanes: np.ndarray,
+    p_y: np.ndarray,
+    rest: np.ndarray,
 ) -> None:
     """Derivative in ``f`` of ``(1 - p_y)^2``, ``p = softmax(C f)`` (``_squared_softmax_grad``).
 
-    ``z`` holds :func:`head_logits`' exponentials and becomes ``p``; ``p_y`` and ``1 - p_y`` are
-    pairwise sums over the classes with zeros for the others, ``c_y - C^T p = sum_k p_k (c_y - c_k)``
-    is added class by class, ``gf = (-2 (1 - p_y) p_y) (c_y - C^T p)``. Scratch ``on``, ``off``
-    ``(max(K, d), B)``.
+    ``z`` ``(n, K, B)`` holds :func:`head_logits`' exponentials and becomes ``p``; ``p_y`` and ``1 - p_y``
+    are pairwise sums over the classes with zeros for the others, ``c_y - C^T p = sum_k p_k (c_y -
+    c_k)`` is added class by class, ``gf = (-2 (1 - p_y) p_y) (c_y - C^T p)``. ``on``, ``off``
+    ``(max(K, d), B)``, ``p_y``, ``rest`` ``(B,)`` scratch.
     """
     n, K, B = z.shape
     d = C.shape[1]
-    p_y, rest = lanes[0], lanes[1]
     for i in range(n):
         p = z[i]
-        _normalize(p, rest)
+        _class_probabilities(p, rest)
         for k in range(K):
             for b in range(B):
                 is_y = k == labels[i, b]
@@ -325,62 +458,98 @@ def _squared_softmax_head(
 
 
 @jit
-def _ce_head(z: np.ndarray, C: np.ndarray, labels: np.ndarray, gf: np.ndarray, tot: np.ndarray) -> None:
+def ce_head(z: np.ndarray, C: np.ndarray, labels: np.ndarray, gf: np.ndarray, tot: np.ndarray) -> None:
     """Derivative in ``f`` of the cross-entropy: ``gf = C^T (p - e_y)``, ``p = softmax(C f)``.
 
-    ``z`` ``(n, K, B)`` holds :func:`head_logits`' exponentials and becomes ``p - e_y``.
+    ``z`` ``(n, K, B)`` holds :func:`head_logits`' exponentials and becomes ``p - e_y``; the product is a
+    ``dot_sum`` over the classes. ``tot`` ``(B,)`` scratch.
     """
     n, K, B = z.shape
     d = C.shape[1]
     for i in range(n):
-        _normalize(z[i], tot)
+        p = z[i]
+        _class_probabilities(p, tot)
         for b in range(B):
-            z[i, labels[i, b], b] -= 1.0
-        _matmul(z[i].reshape((1, K, B)), C, gf[i].reshape((1, d, B)))
+            p[labels[i, b], b] -= 1.0
+        for j in range(d):
+            for b in range(B):
+                gf[i, j, b] = p[0, b] * C[0, j, b]
+            for k in range(1, K):
+                for b in range(B):
+                    gf[i, j, b] += p[k, b] * C[k, j, b]
 
 
 @jit
-def _score_weights(s: np.ndarray, head: tuple, wdsc: np.ndarray, lanes: np.ndarray) -> None:
-    """The weighted score derivatives of the head losses, ``wdsc`` ``(n, T, B)``.
+def score_weights(
+    s: np.ndarray,
+    emb: np.ndarray,
+    gf: np.ndarray,
+    mask: np.ndarray,
+    weights: np.ndarray,
+    tok: np.ndarray,
+    qry: np.ndarray,
+    wdsc: np.ndarray,
+    A: np.ndarray,
+    q: np.ndarray,
+    diff: np.ndarray,
+    acc0: np.ndarray,
+    acc1: np.ndarray,
+) -> None:
+    """The weighted score derivatives of the head losses, added onto the token table ``A``.
 
-    ``q_t = x_t^T gf`` (``q`` ``(T, 1, B)``), ``dsc_t = -s_t sum_u s_u (q_u - q_t)`` (:func:`_lane_dots`),
-    ``wdsc = where(mask, dsc, 0) * w``.
+    ``q_t = x_t^T gf`` (``dot_sum``), ``dsc_t = -s_t sum_u s_u (q_u - q_t)`` (:func:`_lane_dots`),
+    ``wdsc = where(mask, dsc, 0) * w``, ``A`` its ``bincount`` onto the (token, query) cells, samples
+    first. ``s``, ``mask``, ``tok``, ``wdsc`` ``(n, T, B)``; scratch ``q``, ``diff`` ``(T, B)``, ``acc0``,
+    ``acc1``.
     """
-    emb, _, _, _, gf, mask, weights, q, work, _ = head
     n, T, B = s.shape
     d = emb.shape[2]
-    diff, acc = work[:T], lanes[0]
     for i in range(n):
-        _matmul(emb[i], gf[i].reshape((d, 1, B)), q)
+        for t in range(T):
+            for b in range(B):
+                q[t, b] = emb[i, t, 0, b] * gf[i, 0, b]
+            for j in range(1, d):
+                for b in range(B):
+                    q[t, b] += emb[i, t, j, b] * gf[i, j, b]
         for t in range(T):
             for u in range(T):
                 for b in range(B):
-                    diff[u, b] = q[u, 0, b] - q[t, 0, b]
-            _lane_dots(s[i], diff, acc, lanes[1])
+                    diff[u, b] = q[u, b] - q[t, b]
+            _lane_dots(s[i], diff, acc0, acc1)
             for b in range(B):
-                dsc = -s[i, t, b] * acc[b]
+                dsc = -s[i, t, b] * acc0[b]
                 wdsc[i, t, b] = (dsc if mask[i, t, b] else 0.0) * weights[i, b]
+    _onto_table(A, tok, qry, wdsc, False)
 
 
-# --- The normalized step and whole phases of a step, between numpy's exponentials ---
+# --- The normalized step ---
 
 
 @jit
-def ngd_update(WL: np.ndarray, grad: np.ndarray, rule: tuple, lanes: np.ndarray) -> bool:
+def ngd_update(
+    WL: np.ndarray,
+    grad: np.ndarray,
+    lr: float,
+    eps: float,
+    safe_norm: float,
+    norm: np.ndarray,
+    scale: np.ndarray,
+    factor: np.ndarray,
+) -> int:
     """The normalized step of :func:`ntpnb.optim.run`: ``W -= lr g / (||g|| + eps)`` per trial.
 
-    ``WL``, ``grad`` ``(d, d, B)``. A trial whose plain norm lies outside ``[safe_norm, inf)`` steps by
-    ``(g / s) lr / (||g / s|| + eps / s)``, ``s`` its largest entry, as the reference does. Returns
-    ``False`` (nothing moved) where the reference raises (a non-finite entry, or a zero gradient with
-    ``eps = 0``): the caller raises its error.
+    ``WL``, ``grad`` ``(d, d, B)``; ``norm`` ``(B,)`` receives each trial's norm as the step used it,
+    ``scale`` ``(B,)`` what its gradient was divided by (1, or its largest entry: a trial whose plain
+    norm lies outside ``[safe_norm, inf)`` steps by ``(g / s) lr / (||g / s|| + eps / s)``, as the
+    reference does); ``factor`` scratch. Returns :data:`STEP_REFUSED` (nothing moved) where
+    the reference raises, else :data:`STEP_DONE`.
     """
-    lr, eps, safe_norm = rule
-    factor, norm, scale = lanes[0], lanes[1], lanes[2]
     d, _, B = WL.shape
     n = d * d
     g = grad.reshape(n, B)
     W = WL.reshape(n, B)
     _lane_dots(g, g, norm, factor)  # einsum("ik,ik->i") of the rows g[:, b]
+    rescaled = False
     for b in range(B):
         nb = math.sqrt(norm[b])
         norm[b] = nb
@@ -391,70 +560,75 @@ def ngd_update(WL: np.ndarray, grad: np.ndarray, rule: tuple, lanes: np.ndarray)
         for j in range(1, n):
             big = _max_propagating(big, abs(g[j, b]))
         if not math.isfinite(big) or (eps == 0.0 and big == 0.0):
-            return False
+            return STEP_REFUSED
         if big > 0.0:
             scale[b] = big
+            rescaled = True
         row = np.empty(n)
         for j in range(n):
             row[j] = g[j, b] / scale[b]
         norm[b] = math.sqrt(einsum_dot(row, row))
     for b in range(B):
         factor[b] = lr / (norm[b] + eps / scale[b])
+    if not rescaled:
+        for j in range(n):
+            for b in range(B):
+                W[j, b] -= g[j, b] * factor[b]
+        return STEP_DONE
     for j in range(n):
         for b in range(B):
-            W[j, b] -= (g[j, b] / scale[b]) * factor[b]  # g / 1 is g: a trial not rescaled steps by g
-    return True
+            if scale[b] == 1.0:
+                W[j, b] -= g[j, b] * factor[b]
+            else:
+                W[j, b] -= (g[j, b] / scale[b]) * factor[b]
+    return STEP_DONE
+
+
+# --- Whole phases of a step, between numpy's exponentials: one call each ---
+
+#: The losses on the head's output, as :func:`head_finish` codes them.
+HEAD_LOSSES: tuple[str, ...] = ("squared", "ce", "squared_softmax")
+#: The head losses' arrays, in the order :func:`head_finish` takes them as ``head``: ``emb`` ``(n, T,
+#: d, B)``, ``f`` and ``gf`` ``(n, d, B)``, ``C`` ``(K, d, B)``, ``labels`` and ``weights`` ``(n, B)``,
+#: ``mask`` and ``wdsc`` ``(n, T, B)``, scratch ``work``, ``work2`` ``(max(d, K, T), B)``.
+HEAD_ARRAYS: tuple[str, ...] = ("emb", "f", "C", "labels", "gf", "mask", "weights", "wdsc", "work", "work2")
+
+
+#: The token table's arrays, in the order the phases take them as ``table``: ``U`` ``(k, d, B)``,
+#: ``Uq`` ``(m, d, B)``, ``UW`` ``(k, d, B)``, ``G`` and ``A`` ``(k, m, B)``, ``UA`` ``(d, m, B)``,
+#: ``grad`` ``(d, d, B)`` (see :func:`table_scores`, :func:`weight_gradient`), ``tok`` ``(n, T, B)``,
+#: ``qry`` ``(n, B)``.
+TABLE_ARRAYS: tuple[str, ...] = ("U", "Uq", "UW", "G", "A", "UA", "grad", "tok", "qry")
 
 
 @jit
-def _finish(positions_first: bool, table: tuple, WL: np.ndarray, rule: tuple, lanes: np.ndarray) -> bool:
-    """From the weighted score derivatives ``wdsc`` to the gradient and the normalized step.
+def _finish(table: tuple, WL: np.ndarray, rule: tuple, lanes: np.ndarray, move: bool) -> int:
+    """The gradient from the table ``A``, then (if ``move``) the normalized step.
 
-    ``A = bincount`` of ``wdsc`` onto the (token, query) cells, added in the reference's order:
-    positions outer for the log-loss (its ``(T, B, n)`` arrays), samples outer otherwise (``(B, n,
-    T)``). Then ``grad = U^T A Uq`` (``weight_grad`` of the reference): its sum less the terms ``0 *
-    U[j, q]`` of the rows off the queries, which can change only the sign of a zero entry.
+    ``rule`` is ``(lr, eps, safe_norm)`` of :func:`ngd_update`; ``lanes`` ``(3, B)`` scratch.
     """
-    _, UT, Uq, _, _, _, A, UA, grad, tok, qry, wdsc = table
-    n, T, B = wdsc.shape
-    A[:] = 0.0
-    for outer in range(T if positions_first else n):
-        for inner in range(n if positions_first else T):
-            i, t = (inner, outer) if positions_first else (outer, inner)
-            for b in range(B):
-                A[tok[i, t, b], qry[i, b], b] += wdsc[i, t, b]
-    _matmul(UT, A, UA)
-    _matmul(UA, Uq, grad)
-    return ngd_update(WL, grad, rule, lanes)
+    U, Uq, _, _, A, UA, grad, _, _ = table
+    weight_gradient(U, Uq, A, UA, grad)
+    if not move:
+        return STEP_DONE
+    lr, eps, safe_norm = rule
+    return ngd_update(WL, grad, lr, eps, safe_norm, lanes[1], lanes[2], lanes[0])
 
 
 @jit
 def log_finish(
-    z: np.ndarray, off_w: np.ndarray, table: tuple, WL: np.ndarray, rule: tuple, lanes: np.ndarray
-) -> bool:
-    """The log-loss from its exponentials ``z`` ``(2, n, T, B)`` to the end of the step.
-
-    ``z /= z.sum`` over the positions gives ``s`` and ``r``; ``wdsc = s * off_w`` (``off_w`` the
-    sample weight off the label positions), ``wdsc -= r * wdsc.sum``; then :func:`_finish`. For
-    ``gamma`` equal on each sample's label positions (no spread term).
-    """
-    acc, wdsc = lanes[0], table[11]
-    two, n, T, B = z.shape
-    for c in range(two):
-        for i in range(n):
-            _sequential_sums(z[c, i], acc)
-            for t in range(T):
-                for b in range(B):
-                    z[c, i, t, b] /= acc[b]
-    for i in range(n):
-        for t in range(T):
-            for b in range(B):
-                wdsc[i, t, b] = z[0, i, t, b] * off_w[i, t, b]
-        _sequential_sums(wdsc[i], acc)
-        for t in range(T):
-            for b in range(B):
-                wdsc[i, t, b] -= z[1, i, t, b] * acc[b]
-    return _finish(True, table, WL, rule, lanes)
+    z: np.ndarray,
+    off_w: np.ndarray,
+    wdsc: np.ndarray,
+    table: tuple,
+    WL: np.ndarray,
+    rule: tuple,
+    lanes: np.ndarray,
+    move: bool,
+) -> int:
+    """The log-loss from its exponentials: :func:`log_weights`, the gradient, the step."""
+    log_weights(z, off_w, table[7], table[8], wdsc, table[4], lanes[0])
+    return _finish(table, WL, rule, lanes, move)
 
 
 @jit
@@ -467,21 +641,26 @@ def head_finish(
     WL: np.ndarray,
     rule: tuple,
     lanes: np.ndarray,
-) -> bool:
-    """A head loss (``loss`` indexes :data:`HEAD_LOSSES`) to the end of the step.
+    move: bool,
+) -> int:
+    """A head loss to the end of the step; ``loss`` indexes :data:`HEAD_LOSSES`.
 
-    The squared loss starts from the attention's exponentials ``z``, the others from the class
-    logits' ``classes``; then :func:`_score_weights` and :func:`_finish`. ``head``: ``emb`` ``(n, T, d,
-    B)``, ``f``, ``gf`` ``(n, d, B)``, ``C`` ``(K, d, B)``, ``labels``, ``weights`` ``(n, B)``,
-    ``mask`` ``(n, T, B)``, ``q`` ``(T, 1, B)``, scratch ``work``, ``work2`` ``(max(d, K, T), B)``.
+    The squared loss starts from the attention's exponentials (:func:`attention_outputs`,
+    :func:`squared_head`), the others from the class logits' (:func:`ce_head`,
+    :func:`squared_softmax_head`); then :func:`score_weights`, the gradient and the step. ``head``:
+    the arrays of :data:`HEAD_ARRAYS`.
     """
-    emb, f, C, labels, gf, _, _, _, work, work2 = head
+    emb, f, C, labels, gf, mask, weights, wdsc, work, work2 = head
+    d = C.shape[1]
+    T = z.shape[1]
     if loss == 0:
-        _outputs(z, emb, f, lanes[0])
-        _squared_head(f, C, labels, gf, work[: C.shape[1]], lanes[0])
+        attention_outputs(z, emb, f, lanes[0])
+        squared_head(f, C, labels, gf, work[:d], lanes[0])
     elif loss == 1:
-        _ce_head(classes, C, labels, gf, lanes[0])
+        ce_head(classes, C, labels, gf, lanes[0])
     else:
-        _squared_softmax_head(classes, C, labels, gf, work, work2, lanes)
-    _score_weights(z, head, table[11], lanes)
-    return _finish(False, table, WL, rule, lanes)
+        squared_softmax_head(classes, C, labels, gf, work, work2, lanes[0], lanes[1])
+    score_weights(
+        z, emb, gf, mask, weights, table[7], table[8], wdsc, table[4], work[:T], work2[:T], lanes[0], lanes[1]
+    )
+    return _finish(table, WL, rule, lanes, move)
