@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import scipy
@@ -37,7 +37,7 @@ from ..errors import RankAmbiguousError
 from ..linalg import column_basis
 from ..parallel import limit_threads
 from .constraints import equality_gram
-from .gram_blocks import gram_block
+from .gram_blocks import gram_block, scatter_add
 from .gram_blocks import solve_spd as _solve_spd
 
 #: Name under which results of this module are reported.
@@ -79,7 +79,6 @@ class _Block:
     Y: np.ndarray | None = None
     a: float = 0.0
     b: float = 0.0
-    _dense: dict = field(default_factory=dict, repr=False)
 
     def apply(self, x: np.ndarray) -> np.ndarray:
         """The block times ``x`` (a vector on ``F``)."""
@@ -87,19 +86,14 @@ class _Block:
             return self.Z @ x
         return self.a * x - self.b * (self.Y.T @ (self.Y @ x))
 
-    def scatter(self, m: int) -> tuple[np.ndarray, np.ndarray]:
-        """Flat indices of ``F x F`` in an ``m x m`` array and the block's entries (formed once)."""
-        if "idx" not in self._dense:
-            F = self.F
-            if self.Z is not None:
-                values = self.Z.ravel()
-            else:
-                values = -self.b * (self.Y.T @ self.Y)
-                values[np.diag_indices(F.size)] += self.a
-                values = values.ravel()
-            self._dense["idx"] = (F[:, None] * m + F).ravel()
-            self._dense["values"] = values
-        return self._dense["idx"], self._dense["values"]
+    @functools.cached_property
+    def dense(self) -> np.ndarray:
+        """The block's entries (formed once)."""
+        if self.Z is not None:
+            return self.Z
+        values = -self.b * (self.Y.T @ self.Y)
+        values[np.diag_indices(self.F.size)] += self.a
+        return values
 
 
 def _token_inverse(prob: _Problem, F: np.ndarray, rho: float) -> _Block:
@@ -134,16 +128,14 @@ def _assemble(m: int, blocks: list[_Block], base: np.ndarray | None = None) -> n
         counts.setdefault(id(blk), [blk, 0])[1] += 1
     for blk, k in counts.values():
         F = blk.F
-        flat = S.reshape(-1)
         if blk.Z is None and 2 * F.size >= m:
-            flat[F * m + F] += k * blk.a
+            S.reshape(-1)[F * m + F] += k * blk.a
             G = np.zeros((m, blk.Y.shape[0]))
             G[F] = blk.Y.T * np.sqrt(k * blk.b)
             # S is C-ordered and symmetric: its transpose is the Fortran-ordered lower triangle
             S = scipy.linalg.blas.dsyrk(-1.0, G, beta=1.0, c=S.T, lower=0, overwrite_c=1).T
         else:
-            idx, values = blk.scatter(m)
-            flat[idx] += k * values if k > 1 else values
+            scatter_add(S, F, k * blk.dense if k > 1 else blk.dense)
     return S
 
 
