@@ -212,6 +212,7 @@ class _Supports:
     inverse: np.ndarray  # (V, width, width)
     scatter: scipy.sparse.csr_matrix
     rows: np.ndarray  # (V, width, m): the rows K[Z_z] (zero beyond count[z])
+    T_inv: np.ndarray  # (m, m): the inverse of T = sum_z K_z^{-1} (the row sums of _f_map)
 
 
 def _supports(K: np.ndarray, mask: np.ndarray) -> _Supports:
@@ -221,17 +222,21 @@ def _supports(K: np.ndarray, mask: np.ndarray) -> _Supports:
     contexts = np.zeros((V, width), dtype=np.intp)
     valid = np.arange(width)[None, :] < counts[:, None]
     inverse = np.zeros((V, width, width))
+    T = np.zeros((m, m))
     for z in range(V):
         Z = np.flatnonzero(mask[:, z])
         contexts[z, : Z.size] = Z
         if Z.size:
             inverse[z, : Z.size, : Z.size] = scaled_inverse(K[np.ix_(Z, Z)])
+            scatter_add(T, Z, inverse[z, : Z.size, : Z.size])
     cols = np.flatnonzero(valid.ravel())
     scatter = scipy.sparse.csr_matrix(
         (np.ones(cols.size), (contexts.ravel()[cols], cols)), shape=(m, V * width)
     )
     rows = np.where(valid[:, :, None], K[contexts], 0.0)
-    return _Supports(frozen(contexts), frozen(valid), frozen(inverse), scatter, frozen(rows))
+    return _Supports(
+        frozen(contexts), frozen(valid), frozen(inverse), scatter, frozen(rows), frozen(scaled_inverse(T))
+    )
 
 
 def _k_times_f(sup: _Supports, C: np.ndarray) -> np.ndarray:
@@ -248,7 +253,7 @@ def _k_times_f(sup: _Supports, C: np.ndarray) -> np.ndarray:
 
 
 def _f_map(
-    sup: _Supports, T_inv: np.ndarray, Y: np.ndarray, row_sums: np.ndarray | None = None
+    sup: _Supports, Y: np.ndarray, row_sums: np.ndarray | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
     """``(C, t)``: ``C`` on the supports, ``K C = Y + t 1^T`` there, with the given row sums (default 0).
 
@@ -260,7 +265,7 @@ def _f_map(
     y = np.where(sup.valid, Y[:, sup.contexts, tokens], 0.0)  # (k, V, width)
     y = (y[:, :, None, :] @ sup.inverse)[:, :, 0, :]  # K_z^{-1} y_z
     beta = (sup.scatter @ y.reshape(k, V * width).T).T  # sum over tokens, per context
-    t = ((0.0 if row_sums is None else row_sums) - beta) @ T_inv
+    t = ((0.0 if row_sums is None else row_sums) - beta) @ sup.T_inv
     tz = np.where(sup.valid, t[:, sup.contexts], 0.0)
     y += (tz[:, :, None, :] @ sup.inverse)[:, :, 0, :]
     C = np.zeros_like(Y)
@@ -388,10 +393,8 @@ class GramStructure(Split):
     pi: np.ndarray
     #: ``(m, V)``: the coefficients of ``W*`` in F.
     C_star: np.ndarray
-    #: Per token, the contexts whose support holds it and ``K^{-1}`` on them.
+    #: Per token, the contexts whose support holds it and ``K^{-1}`` on them; ``T^{-1}``.
     supports: _Supports
-    #: ``(m, m)``: the inverse of ``T = sum_z K_z^{-1}`` (the row sums of :meth:`f_map`).
-    T_inv: np.ndarray
     #: ``(m V, dim F)`` scipy.sparse, orthonormal columns: the F coefficients (``vec C``) of each coordinate.
     f_basis: scipy.sparse.csr_matrix
 
@@ -418,7 +421,7 @@ class GramStructure(Split):
 
         With ``Y = K X``, ``C^T H`` is the projection of ``X^T H`` on F (module docstring).
         """
-        return _f_map(self.supports, self.T_inv, Y)[0]
+        return _f_map(self.supports, Y)[0]
 
     def perp_map(self, X: np.ndarray) -> np.ndarray:
         """The margins (k, m, V) of the matrix of ``R ∩ F-perp`` with coefficients ``X`` off the supports.
@@ -428,7 +431,7 @@ class GramStructure(Split):
         """
         X = np.where(self.mask, 0.0, X)
         KX = self.K @ X
-        C, t = _f_map(self.supports, self.T_inv, -KX, -X.sum(axis=-1))
+        C, t = _f_map(self.supports, -KX, -X.sum(axis=-1))
         return np.where(self.mask, 0.0, t[..., None] - KX - _k_times_f(self.supports, C))
 
     def _perp_logits(self, mu: np.ndarray) -> np.ndarray:
@@ -647,15 +650,8 @@ def gram_structure(data: NTPData) -> GramStructure:
     K = H @ H.T
     mask = data.support_mask
     sup = _supports(K, mask)
-    m = mask.shape[0]
-    T = np.zeros((m, m))
-    for z in range(mask.shape[1]):
-        n = int(sup.valid[z].sum())
-        Z = sup.contexts[z, :n]
-        scatter_add(T, Z, sup.inverse[z, :n, :n])
-    T_inv = frozen(scaled_inverse(T))
     log_p = np.log(np.where(mask, data.P, 1.0))  # read on the supports only
-    C_star = _f_map(sup, T_inv, log_p[None])[0][0]
+    C_star = _f_map(sup, log_p[None])[0][0]
     W_star = frozen(C_star.T @ H)
     K_factor = frozen(np.linalg.cholesky(K))
     f_basis = _support_bases(mask)
@@ -674,6 +670,5 @@ def gram_structure(data: NTPData) -> GramStructure:
         pi=data.pi,
         C_star=frozen(C_star),
         supports=sup,
-        T_inv=T_inv,
         f_basis=f_basis,
     )
