@@ -522,10 +522,10 @@ def scaled_solution(sol: SVMSolution, c: float, power: int, size: str) -> SVMSol
     if c == 1.0:
         return sol
     like = f"1 / {size}" + (f"^{power}" if power != 1 else "")
-    like2 = f"1 / {size}^{2 * power}"
+    dual = f"a multiplier of W^mm (it scales like 1 / {size}^{2 * power})"
     return replace(
         sol,
         W=scaled_back(sol.W, c, power, f"W^mm (it scales like {like})"),
-        duals=scaled_back(sol.duals, c, 2 * power, f"a multiplier of W^mm (it scales like {like2})"),
-        eq_duals=scaled_back(sol.eq_duals, c, 2 * power, f"a multiplier of W^mm (it scales like {like2})"),
+        duals=scaled_back(sol.duals, c, 2 * power, dual),
+        eq_duals=scaled_back(sol.eq_duals, c, 2 * power, dual),
     )

@@ -236,9 +236,7 @@ class _State:
     iterations: int = 0
 
 
-def _minimize(
-    prob: _Problem, state: _State, check: Callable[[_State, np.ndarray], bool] | None = None
-) -> bool:
+def _minimize(prob: _Problem, state: _State, check: Callable[[_State, np.ndarray], bool]) -> bool:
     """Minimize the squared-hinge objective at ``state.rho`` from ``state``; True when exact.
 
     Stops early when ``check(state, E)`` (called after every step) returns True, or after
@@ -259,7 +257,7 @@ def _minimize(
         state.s = state.s + alpha * ds
         state.iterations += 1
         E = _residuals(prob, state.W, state.s)
-        if check is not None and check(state, E):
+        if check(state, E):
             return True
         # a (nearly) full step on an unchanged active set ends on the minimizer of its piece
         full = abs(alpha - 1.0) <= settings.HINGE_FULL_STEP_TOL

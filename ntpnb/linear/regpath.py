@@ -484,9 +484,7 @@ _MAX_RADIUS = float(np.sqrt(np.finfo(float).max)) / 2**10
 
 
 def _check_radii(radii: ArrayLike) -> np.ndarray:
-    arr = np.array(as_float(radii, "radii"))
-    if arr.ndim == 0:
-        arr = arr[None]
+    arr = np.atleast_1d(as_float(radii, "radii"))
     if arr.ndim != 1 or arr.size == 0:
         raise InvalidDataError(f"radii must be a non-empty 1-D sequence, got shape {arr.shape}")
     if not np.all(np.isfinite(arr)):
