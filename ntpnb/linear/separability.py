@@ -69,7 +69,6 @@ from .constraints import (
     equality_matrix,
     equality_rhs,
     margin_lp,
-    ntp_constraints,
     pair_coefficients,
     pair_rows,
 )
@@ -175,7 +174,7 @@ class _MatrixRows:
 
     @classmethod
     def of(cls, data: NTPData, dense: bool = False) -> _MatrixRows:
-        """The rows of :func:`ntp_constraints` for :func:`scaled_rows`, scipy.sparse unless ``dense``."""
+        """The rows of :func:`~.constraints.ntp_constraints` for :func:`scaled_rows`; dense if ``dense``."""
         pairs, Hn = constraint_pairs(data), scaled_rows(data.H)
         a = pairs.anchors
         A = pair_rows(Hn, pairs.ineq_context, a[pairs.ineq_context], pairs.ineq_token, data.V, dense)
@@ -724,6 +723,11 @@ def _svm_failure(data: NTPData) -> str | None:
         return f"{first}; {str(exc).split('; ')[0]}"
 
 
+def _unscaled_margin(data: NTPData, A: np.ndarray | scipy.sparse.csr_matrix, w: np.ndarray) -> float:
+    """The smallest margin of ``w`` for the rows of ``H``: row ``j`` of ``A`` was divided by its scale."""
+    return float((context_scales(data.H)[constraint_pairs(data).ineq_context] * (A @ w)).min())
+
+
 def _reach_failure(data: NTPData, A: _Rows, sep: SeparabilityDecision) -> str | None:
     """None when "separable" may stand (the NTP-SVM is within reach), else the ambiguity's message.
 
@@ -731,8 +735,7 @@ def _reach_failure(data: NTPData, A: _Rows, sep: SeparabilityDecision) -> str | 
     (inf if no margin is positive) is at most ``SVM_REACH_RTOL``, or the NTP-SVM passes anyway.
     """
     w = sep.direction.ravel()
-    t = float((context_scales(data.H)[constraint_pairs(data).ineq_context] * (A.M @ w)).min())
-    kappa = np.inf
+    t, kappa = _unscaled_margin(data, A.M, w), np.inf
     if t > 0:
         with np.errstate(over="ignore"):
             norm_W = float(np.linalg.norm(w)) / t
@@ -939,12 +942,9 @@ def separating_direction(data: NTPData) -> np.ndarray:
         # a simplex vertex, NNLS or the SVM witness decided: take the interior-point method's point
         interior = decide_separability(data, "lp")
         sep = interior if interior.separable else sep
-    cons = ntp_constraints(data)
-    if cons.ineq.shape[0] == 0:
+    if constraint_pairs(data).ineq_context.size == 0:
         return np.zeros((data.V, data.d))
-    A = _MatrixRows.of(data).A.M
-    # the margins for the original rows: row j was divided by its scale
-    margin = float((context_scales(data.H)[cons.ineq_context] * (A @ sep.direction.ravel())).min())
+    margin = _unscaled_margin(data, _MatrixRows.of(data).A.M, sep.direction.ravel())
     with np.errstate(over="ignore", invalid="ignore"):
         W = sep.direction / margin
         W -= W.mean(axis=0)  # the part 1 u^T, which changes no log-odds
