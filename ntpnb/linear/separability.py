@@ -69,7 +69,6 @@ from .constraints import (
     equality_matrix,
     equality_rhs,
     margin_lp,
-    ntp_constraints,
     pair_coefficients,
     pair_rows,
 )
@@ -165,10 +164,6 @@ class _Rows:
         """A bound on the rounding of each entry of ``M^T @ y``."""
         return 2 * self.per_column * settings.FLOAT64_EPS * (self.abs.T @ np.abs(y))
 
-    def resolution(self) -> float:
-        """The rounding bound of the worst entry of ``M @ x`` at ``max|x| = 1`` (``rho_margin`` for ``A``)."""
-        return float(np.max(self.rounding(np.ones(self.M.shape[1])), initial=0.0))
-
 
 @dataclass(frozen=True)
 class _MatrixRows:
@@ -179,7 +174,7 @@ class _MatrixRows:
 
     @classmethod
     def of(cls, data: NTPData, dense: bool = False) -> _MatrixRows:
-        """The rows of :func:`ntp_constraints` for :func:`scaled_rows`, scipy.sparse unless ``dense``."""
+        """The rows of :func:`~.constraints.ntp_constraints` for :func:`scaled_rows`; dense if ``dense``."""
         pairs, Hn = constraint_pairs(data), scaled_rows(data.H)
         a = pairs.anchors
         A = pair_rows(Hn, pairs.ineq_context, a[pairs.ineq_context], pairs.ineq_token, data.V, dense)
@@ -300,9 +295,12 @@ class _Evidence:
 
     @classmethod
     def of(cls, data: NTPData) -> _Evidence:
-        """Empty evidence for ``data``; its rows dense where :func:`_least_distance_fits`."""
+        """Empty evidence for ``data``; its rows dense where :func:`_least_distance_fits`.
+
+        Its resolution is ``rho_margin``: the rounding bound of the worst margin at ``max|w| = 1``.
+        """
         rows = _MatrixRows.of(data, dense=_least_distance_fits(data))
-        return cls(data, rows, rows.A.resolution())
+        return cls(data, rows, float(np.max(rows.A.rounding(np.ones(rows.A.M.shape[1])), initial=0.0)))
 
     def offer_direction(self, w: np.ndarray | None, method: str) -> None:
         """Keep ``w`` if it comes closer to proving separability than the best so far."""
@@ -469,16 +467,6 @@ def _from_least_distance(ev: _Evidence) -> None:
     ev.tried.append(f"least distance (slack {slack:.3g})")
 
 
-def _lp_multipliers(res, n_eq: int) -> tuple[np.ndarray, np.ndarray]:
-    """``lambda >= 0`` of the (6b) rows and ``mu`` of the (6a) rows from a scipy.optimize.linprog result."""
-    ineq, eq = getattr(res, "ineqlin", None), getattr(res, "eqlin", None)
-    if ineq is None or getattr(ineq, "marginals", None) is None:
-        return np.zeros(0), np.zeros(n_eq)
-    lam = -np.asarray(ineq.marginals, dtype=float)
-    mu = np.asarray(eq.marginals, dtype=float) if n_eq else np.zeros(0)
-    return lam, mu
-
-
 def _from_lp(ev: _Evidence, method: str) -> None:
     """Offer the max-margin LP's point and multipliers (one linprog ``method``)."""
     A, G = (scipy.sparse.csr_matrix(rows.M) for rows in (ev.rows.A, ev.rows.G))
@@ -487,7 +475,10 @@ def _from_lp(ev: _Evidence, method: str) -> None:
     options = {"time_limit": settings.LP_TIME_LIMIT, **settings.LP_OPTIONS.get(method, {})}
     res = margin_lp(A, G, np.ones((A.shape[0], 1)), bounds, method, options)
     ev.offer_direction(None if res.x is None else res.x[:-1], method)
-    ev.offer_multipliers(*_lp_multipliers(res, ev.rows.G.M.shape[0]), method)
+    ineq, eq = getattr(res, "ineqlin", None), getattr(res, "eqlin", None)
+    if ineq is not None and getattr(ineq, "marginals", None) is not None:  # lambda >= 0 of (6b), mu of (6a)
+        mu = np.asarray(eq.marginals, dtype=float) if G.shape[0] else np.zeros(0)
+        ev.offer_multipliers(-np.asarray(ineq.marginals, dtype=float), mu, method)
     ev.tried.append(f"{method} (linprog status {res.status})")
 
 
@@ -709,18 +700,6 @@ def proves_separable(data: NTPData, W: np.ndarray) -> bool:
 
 
 # ---------------------------------------------------------------------------- the NTP-SVM's reach
-def _svm_reach(data: NTPData, A: _Rows, w: np.ndarray) -> float:
-    """``kappa`` (the module docstring) of ``w`` scaled to smallest margin 1; inf if no margin is positive."""
-    scales = context_scales(data.H)[constraint_pairs(data).ineq_context]
-    t = float((scales * (A.M @ w)).min())
-    if not t > 0:
-        return np.inf
-    with np.errstate(over="ignore"):
-        norm_W = float(np.linalg.norm(w)) / t
-        h = float(np.linalg.norm(data.H, axis=1).max())
-        return 2 * (data.d + 1) * settings.FLOAT64_EPS * np.sqrt(2.0) * h * norm_W
-
-
 def reference_infeasible(result: MinNormQP) -> SolverError:
     """The error of the cvxpy NTP-SVM reported infeasible: the data were decided separable first."""
     return SolverError(f"{result.solver} reports the NTP-SVM infeasible ({result.status}) on separable data")
@@ -744,9 +723,24 @@ def _svm_failure(data: NTPData) -> str | None:
         return f"{first}; {str(exc).split('; ')[0]}"
 
 
+def _unscaled_margin(data: NTPData, A: np.ndarray | scipy.sparse.csr_matrix, w: np.ndarray) -> float:
+    """The smallest margin of ``w`` for the rows of ``H``: row ``j`` of ``A`` was divided by its scale."""
+    return float((context_scales(data.H)[constraint_pairs(data).ineq_context] * (A @ w)).min())
+
+
 def _reach_failure(data: NTPData, A: _Rows, sep: SeparabilityDecision) -> str | None:
-    """None when "separable" may stand (the NTP-SVM is within reach), else the ambiguity's message."""
-    kappa = _svm_reach(data, A, sep.direction.ravel())
+    """None when "separable" may stand (the NTP-SVM is within reach), else the ambiguity's message.
+
+    Within reach when ``kappa`` (the module docstring) of the direction scaled to smallest margin 1
+    (inf if no margin is positive) is at most ``SVM_REACH_RTOL``, or the NTP-SVM passes anyway.
+    """
+    w = sep.direction.ravel()
+    t, kappa = _unscaled_margin(data, A.M, w), np.inf
+    if t > 0:
+        with np.errstate(over="ignore"):
+            norm_W = float(np.linalg.norm(w)) / t
+            h = float(np.linalg.norm(data.H, axis=1).max())
+            kappa = 2 * (data.d + 1) * settings.FLOAT64_EPS * np.sqrt(2.0) * h * norm_W
     if kappa <= settings.SVM_REACH_RTOL:
         return None
     failure = _svm_failure(data)
@@ -948,12 +942,9 @@ def separating_direction(data: NTPData) -> np.ndarray:
         # a simplex vertex, NNLS or the SVM witness decided: take the interior-point method's point
         interior = decide_separability(data, "lp")
         sep = interior if interior.separable else sep
-    cons = ntp_constraints(data)
-    if cons.ineq.shape[0] == 0:
+    if constraint_pairs(data).ineq_context.size == 0:
         return np.zeros((data.V, data.d))
-    A = _MatrixRows.of(data).A.M
-    # the margins for the original rows: row j was divided by its scale
-    margin = float((context_scales(data.H)[cons.ineq_context] * (A @ sep.direction.ravel())).min())
+    margin = _unscaled_margin(data, _MatrixRows.of(data).A.M, sep.direction.ravel())
     with np.errstate(over="ignore", invalid="ignore"):
         W = sep.direction / margin
         W -= W.mean(axis=0)  # the part 1 u^T, which changes no log-odds
