@@ -57,7 +57,6 @@ from .model import (
     make_problem,
     stack_problems,
     tied_head,
-    tile_problem,
 )
 from .random_data import acyclic_dataset, general_dataset, random_embeddings
 from .token_data import TokenData, as_token_data
@@ -200,10 +199,10 @@ def gradient_norms(Ws: np.ndarray, prob: Problem) -> np.ndarray:
     """``||grad L(W)||`` per record and trial, ``(n_records, B)``, for ``Ws`` ``(n_records, B, d, d)``.
 
     Taken after dividing by the largest entry, so gradients below 1e-154 (squares underflow) keep their
-    size; the records are one batch (:func:`~ntpnb.attention.model.tile_problem`: same numbers).
+    size; the records are one batch (copies of ``prob``: same numbers).
     """
     R, B, d, _ = Ws.shape
-    g = gradient(Ws.reshape(R * B, d, d), tile_problem(prob, R)).reshape(R, B, d, d)
+    g = gradient(Ws.reshape(R * B, d, d), stack_problems([prob] * R)).reshape(R, B, d, d)
     scale = np.abs(g).max(axis=(2, 3))
     safe = np.where(scale > 0, scale, 1.0)[:, :, None, None]
     return scale * np.linalg.norm(g / safe, axis=(2, 3))

@@ -116,12 +116,12 @@ def test_gradient_norms_keep_the_size_of_underflowing_gradients():
 
     g = np.zeros((2, 3, 3))
     g[0, 0, 0], g[0, 1, 2], g[1, 2, 2] = 3e-170, 4e-170, 1.0
-    original = ex.gradient, ex.tile_problem
-    ex.gradient, ex.tile_problem = (lambda W, prob: g), (lambda prob, reps: prob)
+    original = ex.gradient, ex.stack_problems
+    ex.gradient, ex.stack_problems = (lambda W, prob: g), (lambda problems: problems[0])
     try:
         out = gradient_norms(np.zeros((1, 2, 3, 3)), _Prob())
     finally:
-        ex.gradient, ex.tile_problem = original
+        ex.gradient, ex.stack_problems = original
     np.testing.assert_allclose(out, [[5e-170, 1.0]], rtol=1e-14)
 
 
