@@ -82,10 +82,8 @@ def _trial_data(kind: str, K: int, d: int, n: int, T: int, rng: np.random.Genera
     E = random_embeddings(K, d, rng)
     if kind == "acyclic":
         X, y, _ = acyclic_dataset(K, n, T, rng)
-    elif kind == "general":
+    else:  # "general" (_draw_trials checked the kind)
         X, y = general_dataset(K, n, T, rng, max_redraws=max_redraws)
-    else:
-        raise InvalidDataError(f"unknown data kind {kind!r}; use 'acyclic' or 'general'")
     return E, as_token_data(X, y, K)
 
 
@@ -527,7 +525,7 @@ def _sweep_trial(
     corr, dims, n_sel = [], [], []
     for thr in thresholds:
         pseudo = pseudo_priority_graphs(E, data, w, threshold=thr)
-        corr.append(float(correlation(w, _svm_direction(E, pseudo.graphs))))
+        corr.append(float(correlation(w, _kept(_svm_direction, E, pseudo.graphs))))
         dims.append(_kept(scyc_basis, E, pseudo.graphs).shape[0])
         n_sel.append(float(pseudo.selected.sum(axis=1).mean()))
     return np.array(corr), np.array(dims), np.array(n_sel)
@@ -552,12 +550,7 @@ def _kept_by_value(what: Callable, E: bytes, shape: tuple[int, ...], K: int, edg
 
 
 def _svm_direction(E: np.ndarray, graphs: TokenPriorityGraphs) -> np.ndarray:
-    """``W^mm`` of :func:`~ntpnb.attention.graph_svm_qp.solve_graph_svm`, solved once per (``E``, graphs)."""
-    return _kept(_solve_direction, E, graphs)
-
-
-def _solve_direction(E: np.ndarray, graphs: TokenPriorityGraphs) -> np.ndarray:
-    """The verified Graph-SVM's ``W^mm``."""
+    """The verified Graph-SVM's ``W^mm`` (through :func:`_kept`: once per ``E`` and graphs)."""
     return solve_graph_svm(E, graphs).W
 
 
@@ -583,7 +576,7 @@ def _local_setup(trial: tuple[np.ndarray, TokenData]) -> _LocalTrial:
         data=data,
         subset=cyclic_subdataset(data, graphs=graphs),
         basis=frozen(scyc_basis(E, graphs)),
-        W_mm=_svm_direction(E, graphs),
+        W_mm=_kept(_svm_direction, E, graphs),
     )
 
 
@@ -627,7 +620,7 @@ def _pseudo_setup(
     return _PseudoTrial(
         subset=subset,
         basis=basis,
-        W_mm=_svm_direction(E, pseudo.graphs),
+        W_mm=_kept(_svm_direction, E, pseudo.graphs),
         n_selected=float(pseudo.selected.sum(axis=1).mean()),
         max_score_gap=float(np.max(np.nanmax(logits, axis=1) - np.nanmin(logits, axis=1))),
         scores=np.array(pseudo.scores),
