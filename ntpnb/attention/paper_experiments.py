@@ -32,7 +32,6 @@ from .batched_training import (
     correlation,
     project_batched,
     stack_bases,
-    tracker,
     train_trials,
     training_gradient,
 )
@@ -275,15 +274,14 @@ def global_experiment(
     W_paper = gd_reference(E_list, subsets, heads, "log", "identity", opt, n_iter, progress=stage(0)).W[-1]
     problems = [make_problem(E, C, data) for (E, data), C in zip(draws, heads, strict=True)]
     trace = train_trials(problems, opt, n_iter, record_at=grid, progress=stage(1))
-    base = tracker(W_mm, B, W_cyc)
-    rows = [
-        base(W) | {"cyc_dist_paper": np.linalg.norm(project_batched(W, B) - W_paper, axis=(-2, -1))}
-        for W in trace["W"]
-    ]
-    curves = {name: np.stack([row[name] for row in rows]) for name in rows[0]}
+    Ws = trace["W"]  # (n_records, B, d, d)
+    projected = np.array([project_batched(W, B) for W in Ws])
     return GlobalResult(
         iterations=trace.iterations,
-        **curves,
+        corr=correlation(Ws, W_mm),
+        norm=np.linalg.norm(Ws, axis=(-2, -1)),
+        cyc_dist=np.linalg.norm(projected - W_cyc, axis=(-2, -1)),
+        cyc_dist_paper=np.linalg.norm(projected - W_paper, axis=(-2, -1)),
         W=np.array(trace.W),
         W_mm=W_mm,
         W_cyc=W_cyc,
