@@ -193,7 +193,9 @@ def stack_bases(bases: Sequence[np.ndarray]) -> np.ndarray:
 
 
 def project_batched(W: np.ndarray, bases: np.ndarray) -> np.ndarray:
-    """``Pi_S(W)`` per trial, ``W`` ``(B, d, d)`` and stacked bases ``(B, m, d*d)``."""
+    """``Pi_S(W)`` per trial, ``W`` ``(B, d, d)`` (or records of them) and stacked bases ``(B, m, d*d)``."""
+    if W.ndim > 3:
+        return np.array([project_batched(w, bases) for w in W])
     B, d, _ = W.shape
     coords = np.einsum("bmp,bp->bm", bases, W.reshape(B, d * d))
     return np.einsum("bmp,bm->bp", bases, coords).reshape(B, d, d)

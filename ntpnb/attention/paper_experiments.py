@@ -275,7 +275,7 @@ def global_experiment(
     problems = [make_problem(E, C, data) for (E, data), C in zip(draws, heads, strict=True)]
     trace = train_trials(problems, opt, n_iter, record_at=grid, progress=stage(1))
     Ws = trace["W"]  # (n_records, B, d, d)
-    projected = np.array([project_batched(W, B) for W in Ws])
+    projected = project_batched(Ws, B)
     return GlobalResult(
         iterations=trace.iterations,
         corr=correlation(Ws, W_mm),
@@ -447,7 +447,7 @@ def local_experiment(
         other = parallel_map(partial(setup, subset_key=other_key), pseudo_args)
         W_ocyc = reference([p.subset for p in other], progress=stage(3)).W[-1]
         Bo = stack_bases([p.basis for p in other])
-        dist_other = _same_step_distance(W_final[None], W_ocyc[None], Bo)[0]
+        dist_other = _same_step_distance(W_final, W_ocyc, Bo)
     return LocalResult(
         iterations=trace.iterations,
         corr_global=correlation(Ws, W_mm),
@@ -470,17 +470,12 @@ def local_experiment(
 
 
 def _same_step_distance(Ws: np.ndarray, refs: np.ndarray, bases: np.ndarray) -> np.ndarray:
-    """``||Pi_S(W(tau)) - Pi_S(W_ref(tau))||`` per record and trial, ``(n_records, B)``.
+    """``||Pi_S(W(tau)) - Pi_S(W_ref(tau))||`` per (record and) trial.
 
-    ``Ws``, ``refs`` ``(n_records, B, d, d)`` at the same steps; the reference lies in ``S`` up to
+    ``Ws``, ``refs`` ``([n_records,] B, d, d)`` at the same steps; the reference lies in ``S`` up to
     rounding, which projecting it removes.
     """
-    return np.array(
-        [
-            np.linalg.norm(project_batched(W, bases) - project_batched(ref, bases), axis=(-2, -1))
-            for W, ref in zip(Ws, refs, strict=True)
-        ]
-    )
+    return np.linalg.norm(project_batched(Ws, bases) - project_batched(refs, bases), axis=(-2, -1))
 
 
 def _fit_scale(R: np.ndarray, D: np.ndarray) -> np.ndarray:
