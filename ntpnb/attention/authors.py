@@ -2,8 +2,8 @@
 
 Paper B (Secs. 5-6, Appendix D) leaves much unstated (head, initialization, iterations of Figs. 5-6,
 the pseudo graphs' threshold, how a distance is taken); the authors' code (:data:`AUTHORS_REPOSITORY`)
-states it. Each :class:`AuthorsSetting` is one row: what the paper says, what the code does, which
-files say it. A chapter adds what it ran and renders the table (:func:`settings_rows`); the paper's
+states it. Each :class:`AuthorsSetting` is one row: what the paper says, what the code does (naming
+the files that say it). A chapter adds what it ran and renders the table (:func:`settings_rows`); the paper's
 numbers are the registry's (``%(B9.distance)g`` in a template is ``paper_value("B9", "distance")``).
 """
 
@@ -73,10 +73,8 @@ class AuthorsSetting:
     setting: str
     #: What Paper B states (``%(claim.key)g`` fields are the registry's paper values).
     paper: str
-    #: What the authors' code does.
+    #: What the authors' code does, naming the files (``*.py``, ``*.ipynb``) that say it.
     code: str
-    #: The files of the authors' code that ``code`` names.
-    files: tuple[str, ...] = ()
 
 
 #: The sections of the comparison, each a title and its settings (Figs. 3-4, then Figs. 5-6).
@@ -94,14 +92,12 @@ AUTHORS_SETTINGS: tuple[tuple[str, tuple[AuthorsSetting, ...]], ...] = (
                 " (so uniform over the sequence); redrawn until some TPG has a multi-node SCC"
                 " (`check_asyc=False`, `next_data`, data_utils.py; both notebooks); acyclic"
                 " option (`check_asyc=True`): the same labels, redrawn until every TPG is acyclic",
-                ("data_utils.py",),
             ),
             AuthorsSetting(
                 "global_loss",
                 "loss, head",
                 "log-loss, $CE^T = I$",
                 f"`nll`, `cls_choice='iden'` ({AUTHORS_GLOBAL_NOTEBOOK})",
-                (AUTHORS_GLOBAL_NOTEBOOK,),
             ),
             AuthorsSetting(
                 "global_loss_eps",
@@ -109,7 +105,6 @@ AUTHORS_SETTINGS: tuple[tuple[str, tuple[AuthorsSetting, ...]], ...] = (
                 "$u = c_y^T f_W(X)$ (Sec. 3)",
                 "$p_y + \\epsilon$, $\\epsilon$ float64's machine epsilon"
                 " (`torch.log(hat_y + eps)`, train_utils.py `get_loss`)",
-                ("train_utils.py",),
             ),
             AuthorsSetting(
                 "global_init", "initialization, dtype", "not stated", "PyTorch default, float64 (`.double()`)"
@@ -120,7 +115,6 @@ AUTHORS_SETTINGS: tuple[tuple[str, tuple[AuthorsSetting, ...]], ...] = (
                 "4000, NGD 0.01, $g/\\lVert g\\rVert_F$ (Sec. 5, App. D)",
                 "`ITN = 4000`, `lr = 0.01`; $g/(\\lVert g\\rVert + \\epsilon)$"
                 " (`normalize_grad`, train_utils.py)",
-                ("train_utils.py",),
             ),
             AuthorsSetting(
                 "global_refs",
@@ -129,7 +123,6 @@ AUTHORS_SETTINGS: tuple[tuple[str, tuple[AuthorsSetting, ...]], ...] = (
                 "$W^{mm}$: CVXPY's SCS at its default tolerance (`W_svm_solver_cvxpy`,"
                 " nxt_token_solver.py); $W^{cyc}(\\tau)$: NGD from 0, loss / n (`train_Wfin`,"
                 " train_utils.py), against $W(\\tau)$ at the same step",
-                ("nxt_token_solver.py", "train_utils.py"),
             ),
             AuthorsSetting(
                 "global_trials",
@@ -138,21 +131,18 @@ AUTHORS_SETTINGS: tuple[tuple[str, tuple[AuthorsSetting, ...]], ...] = (
                 f"`epochs = 10`; a trial whose best final corr (with $W^{{mm}}$ or"
                 f" $W^{{cyc}} + R\\,W^{{mm}}$) is below {AUTHORS_GLOBAL_DROP_CORR:g} aborts the run"
                 f" ({AUTHORS_GLOBAL_NOTEBOOK})",
-                (AUTHORS_GLOBAL_NOTEBOOK,),
             ),
             AuthorsSetting(
                 "recorded_steps",
                 "recorded steps (Figs. 3-6)",
                 "not stated",
                 "every step, $W(1), \\dots, W(\\mathrm{ITN})$, linear axis (visualizer.py)",
-                ("visualizer.py",),
             ),
             AuthorsSetting(
                 "fig4b_axis",
                 "Fig. 4(b) y-axis",
                 "$\\lVert\\Pi(W) - W^{cyc}\\rVert_F$, final < %(B9.distance)g",
                 "squared: `show_norm_diff(use_square=True)` (visualizer.py)",
-                ("visualizer.py",),
             ),
             AuthorsSetting("fig4a_corr", "Fig. 4(a) corr", "≈ %(B9.corr)g", "not run here"),
         ),
@@ -165,7 +155,6 @@ AUTHORS_SETTINGS: tuple[tuple[str, tuple[AuthorsSetting, ...]], ...] = (
                 "Fig. 5 loss",
                 "$(1 - c_y^T f)^2$",
                 "`lsq2`: $(1 - \\mathrm{softmax}(E f)_y)^2$ (train_utils.py `get_loss`)",
-                ("train_utils.py",),
             ),
             AuthorsSetting(
                 "local_head", "head", "general (Assumption 3), not named", "$C = E$ (`cls_choice='gen'`)"
@@ -175,7 +164,6 @@ AUTHORS_SETTINGS: tuple[tuple[str, tuple[AuthorsSetting, ...]], ...] = (
                 "$K, d, n, T$",
                 "8, 8, 4, 6 (App. D)",
                 f"figure names `n4T6K8d8`; stored notebook 6, 8, 6, 4 ({AUTHORS_LOCAL_NOTEBOOK})",
-                (AUTHORS_LOCAL_NOTEBOOK,),
             ),
             AuthorsSetting(
                 "local_steps",
@@ -188,7 +176,6 @@ AUTHORS_SETTINGS: tuple[tuple[str, tuple[AuthorsSetting, ...]], ...] = (
                 "initialization",
                 "not stated",
                 "$U(\\pm 1/\\sqrt d)$ (`init='default'`, base_nonlinear.py); refs from 0",
-                ("base_nonlinear.py",),
             ),
             AuthorsSetting("local_precision", "precision", "not stated", "float64 (`.double()`)"),
             AuthorsSetting(
@@ -203,7 +190,6 @@ AUTHORS_SETTINGS: tuple[tuple[str, tuple[AuthorsSetting, ...]], ...] = (
                 "$W^{GD}$",
                 "the attention of `train_W`'s last forward pass: $W$ one step before the end"
                 f" (`model.attn[0]`, {AUTHORS_LOCAL_NOTEBOOK})",
-                (AUTHORS_LOCAL_NOTEBOOK,),
             ),
             AuthorsSetting(
                 "local_svm",
@@ -211,7 +197,6 @@ AUTHORS_SETTINGS: tuple[tuple[str, tuple[AuthorsSetting, ...]], ...] = (
                 "Graph-SVM of the pseudo TPGs",
                 "SCS (`W_svm_solver_cvxpy`, nxt_token_solver.py); a token in the"
                 " `E_thres` band has no edge but a strict constraint",
-                ("nxt_token_solver.py",),
             ),
             AuthorsSetting(
                 "pseudo_subset",
@@ -220,14 +205,12 @@ AUTHORS_SETTINGS: tuple[tuple[str, tuple[AuthorsSetting, ...]], ...] = (
                 "SCC of the true label (data_utils.py `generate_reduced_ds`);"
                 " $\\tilde S_{cyc}$ of those SCCs (utils.py `cal_Sfin`);"
                 " loss / n (`train_Wfin`)",
-                ("data_utils.py", "utils.py"),
             ),
             AuthorsSetting(
                 "trials_kept",
                 "trials kept",
                 "100 (App. D)",
                 f"a trial below local corr 0.95 aborts the run ({AUTHORS_LOCAL_NOTEBOOK}); `epochs = 10`",
-                (AUTHORS_LOCAL_NOTEBOOK,),
             ),
             AuthorsSetting(
                 "distance_axis",

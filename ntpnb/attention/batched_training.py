@@ -31,7 +31,6 @@ __all__ = [
     "correlation",
     "stack_bases",
     "project_batched",
-    "tracker",
 ]
 
 
@@ -194,24 +193,9 @@ def stack_bases(bases: Sequence[np.ndarray]) -> np.ndarray:
 
 
 def project_batched(W: np.ndarray, bases: np.ndarray) -> np.ndarray:
-    """``Pi_S(W)`` per trial, ``W`` ``(B, d, d)`` and stacked bases ``(B, m, d*d)``."""
+    """``Pi_S(W)`` per trial, ``W`` ``(B, d, d)`` (or records of them) and stacked bases ``(B, m, d*d)``."""
+    if W.ndim > 3:
+        return np.array([project_batched(w, bases) for w in W])
     B, d, _ = W.shape
     coords = np.einsum("bmp,bp->bm", bases, W.reshape(B, d * d))
     return np.einsum("bmp,bm->bp", bases, coords).reshape(B, d, d)
-
-
-def tracker(
-    W_mm: np.ndarray, bases: np.ndarray | None = None, W_cyc: np.ndarray | None = None
-) -> Callable[[np.ndarray], dict[str, np.ndarray]]:
-    """A ``record`` for :func:`train`: per-trial ``corr`` (with ``W_mm``), ``norm`` and ``cyc_dist``.
-
-    ``cyc_dist = ||Pi_Scyc(W) - W_cyc||`` only with ``bases`` and ``W_cyc``.
-    """
-
-    def record(W: np.ndarray) -> dict[str, np.ndarray]:
-        out = {"corr": correlation(W, W_mm), "norm": np.linalg.norm(W, axis=(-2, -1))}
-        if bases is not None and W_cyc is not None:
-            out["cyc_dist"] = np.linalg.norm(project_batched(W, bases) - W_cyc, axis=(-2, -1))
-        return out
-
-    return record

@@ -225,12 +225,19 @@ def check_graphs(graphs: object) -> TokenPriorityGraphs:
     return graphs
 
 
-def _data(X: Ids | TokenData, y: object, K: int | None) -> TokenData:
+def _data(X: Ids | TokenData, y: object, K: int | None, *, labeled: bool = True) -> TokenData:
+    """``X`` itself, or raw ids as TokenData; without ``labeled``, zero labels (unchecked) stand for ``y``."""
     if isinstance(X, TokenData):
         return X
     if K is None:
         raise InvalidDataError("K (the vocabulary size) is needed with raw token ids")
-    return as_token_data(X, y, K)
+    if labeled:
+        return as_token_data(X, y, K)
+    if not isinstance(X, (np.ndarray, Sequence)) or isinstance(X, (str, bytes)):
+        raise InvalidDataError(
+            f"X must be token ids (an array or a list of sequences), got {type(X).__name__}"
+        )
+    return as_token_data(X, np.zeros(len(X), dtype=np.int64), K, require_realizable=False)
 
 
 def token_priority_graphs(X: Ids | TokenData, y: object = None, K: int | None = None) -> TokenPriorityGraphs:
@@ -440,16 +447,7 @@ def pseudo_priority_graphs(
         raise InvalidDataError(
             f"the exclusion band must lie in [0, threshold = {thr}), got {exclusion_band!r}"
         )
-    if isinstance(X, TokenData):
-        data = X
-    else:
-        if K is None:
-            raise InvalidDataError("K (the vocabulary size) is needed with raw token ids")
-        if not isinstance(X, (np.ndarray, Sequence)) or isinstance(X, (str, bytes)):
-            raise InvalidDataError(
-                f"X must be token ids (an array or a list of sequences), got {type(X).__name__}"
-            )
-        data = as_token_data(X, np.zeros(len(X), dtype=np.int64), K, require_realizable=False)
+    data = _data(X, None, K, labeled=False)
     s = attention_scores(E, data, W)
     selected = (s > thr) & data.mask
     if not selected.any(axis=1).all():

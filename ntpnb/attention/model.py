@@ -20,7 +20,7 @@ A :class:`Problem` holds ``B`` padded trials, ``W`` is ``(B, d, d)``, and :func:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 import numpy as np
 import scipy
@@ -43,7 +43,6 @@ __all__ = [
     "loss_and_grad",
     "gradient",
     "loss_value",
-    "tile_problem",
     "losses_at",
 ]
 
@@ -412,24 +411,11 @@ def loss_value(W: object, prob: Problem) -> np.ndarray:
     return loss_and_grad(W, prob)[0]
 
 
-def tile_problem(prob: Problem, reps: int) -> Problem:
-    """``reps`` copies of the ``B`` problems of ``prob`` on one trial axis (trial ``r B + b``).
-
-    Evaluating many ``W`` as one batch (:func:`losses_at`,
-    :func:`ntpnb.attention.paper_experiments.gradient_norms`) gives the numbers of one call per ``W``
-    (tests/attention/test_model.py).
-    """
-    check_problem(prob)
-    reps = as_count(reps, "reps")
-    tile = lambda a: np.tile(a, (reps,) + (1,) * (a.ndim - 1))
-    arrays = {f.name: tile(getattr(prob, f.name)) for f in fields(Problem) if f.name != "loss"}
-    return Problem(**arrays, loss=prob.loss)
-
-
 def losses_at(Ws: object, prob: Problem) -> np.ndarray:
     """The loss of one problem (``B = 1``) at each of ``Ws`` ``(m, d, d)``, as one batched call.
 
-    The same numbers as ``loss_value(W[None], prob)`` one ``W`` at a time (:func:`tile_problem`).
+    The same numbers as ``loss_value(W[None], prob)`` one ``W`` at a time: the copies of ``prob``
+    (:func:`stack_problems`) change no sum (tests/attention/test_model.py).
 
     Raises
     ------
@@ -441,4 +427,4 @@ def losses_at(Ws: object, prob: Problem) -> np.ndarray:
     Ws = as_float(Ws, "Ws")
     if Ws.ndim != 3 or Ws.shape[0] == 0 or Ws.shape[1:] != (prob.d, prob.d):
         raise InvalidDataError(f"Ws must have shape (m, {prob.d}, {prob.d}) with m >= 1, got {Ws.shape}")
-    return loss_value(Ws, tile_problem(prob, Ws.shape[0]))
+    return loss_value(Ws, stack_problems([prob] * Ws.shape[0]))

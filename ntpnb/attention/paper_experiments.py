@@ -32,7 +32,6 @@ from .batched_training import (
     correlation,
     project_batched,
     stack_bases,
-    tracker,
     train_trials,
     training_gradient,
 )
@@ -57,7 +56,6 @@ from .model import (
     make_problem,
     stack_problems,
     tied_head,
-    tile_problem,
 )
 from .random_data import acyclic_dataset, general_dataset, random_embeddings
 from .token_data import TokenData, as_token_data
@@ -83,10 +81,8 @@ def _trial_data(kind: str, K: int, d: int, n: int, T: int, rng: np.random.Genera
     E = random_embeddings(K, d, rng)
     if kind == "acyclic":
         X, y, _ = acyclic_dataset(K, n, T, rng)
-    elif kind == "general":
+    else:  # "general" (_draw_trials checked the kind)
         X, y = general_dataset(K, n, T, rng, max_redraws=max_redraws)
-    else:
-        raise InvalidDataError(f"unknown data kind {kind!r}; use 'acyclic' or 'general'")
     return E, as_token_data(X, y, K)
 
 
@@ -200,10 +196,10 @@ def gradient_norms(Ws: np.ndarray, prob: Problem) -> np.ndarray:
     """``||grad L(W)||`` per record and trial, ``(n_records, B)``, for ``Ws`` ``(n_records, B, d, d)``.
 
     Taken after dividing by the largest entry, so gradients below 1e-154 (squares underflow) keep their
-    size; the records are one batch (:func:`~ntpnb.attention.model.tile_problem`: same numbers).
+    size; the records are one batch (copies of ``prob``: same numbers).
     """
     R, B, d, _ = Ws.shape
-    g = gradient(Ws.reshape(R * B, d, d), tile_problem(prob, R)).reshape(R, B, d, d)
+    g = gradient(Ws.reshape(R * B, d, d), stack_problems([prob] * R)).reshape(R, B, d, d)
     scale = np.abs(g).max(axis=(2, 3))
     safe = np.where(scale > 0, scale, 1.0)[:, :, None, None]
     return scale * np.linalg.norm(g / safe, axis=(2, 3))
@@ -278,15 +274,14 @@ def global_experiment(
     W_paper = gd_reference(E_list, subsets, heads, "log", "identity", opt, n_iter, progress=stage(0)).W[-1]
     problems = [make_problem(E, C, data) for (E, data), C in zip(draws, heads, strict=True)]
     trace = train_trials(problems, opt, n_iter, record_at=grid, progress=stage(1))
-    base = tracker(W_mm, B, W_cyc)
-    rows = [
-        base(W) | {"cyc_dist_paper": np.linalg.norm(project_batched(W, B) - W_paper, axis=(-2, -1))}
-        for W in trace["W"]
-    ]
-    curves = {name: np.stack([row[name] for row in rows]) for name in rows[0]}
+    Ws = trace["W"]  # (n_records, B, d, d)
+    projected = project_batched(Ws, B)
     return GlobalResult(
         iterations=trace.iterations,
-        **curves,
+        corr=correlation(Ws, W_mm),
+        norm=np.linalg.norm(Ws, axis=(-2, -1)),
+        cyc_dist=np.linalg.norm(projected - W_cyc, axis=(-2, -1)),
+        cyc_dist_paper=np.linalg.norm(projected - W_paper, axis=(-2, -1)),
         W=np.array(trace.W),
         W_mm=W_mm,
         W_cyc=W_cyc,
@@ -452,7 +447,7 @@ def local_experiment(
         other = parallel_map(partial(setup, subset_key=other_key), pseudo_args)
         W_ocyc = reference([p.subset for p in other], progress=stage(3)).W[-1]
         Bo = stack_bases([p.basis for p in other])
-        dist_other = _same_step_distance(W_final[None], W_ocyc[None], Bo)[0]
+        dist_other = _same_step_distance(W_final, W_ocyc, Bo)
     return LocalResult(
         iterations=trace.iterations,
         corr_global=correlation(Ws, W_mm),
@@ -475,17 +470,12 @@ def local_experiment(
 
 
 def _same_step_distance(Ws: np.ndarray, refs: np.ndarray, bases: np.ndarray) -> np.ndarray:
-    """``||Pi_S(W(tau)) - Pi_S(W_ref(tau))||`` per record and trial, ``(n_records, B)``.
+    """``||Pi_S(W(tau)) - Pi_S(W_ref(tau))||`` per (record and) trial.
 
-    ``Ws``, ``refs`` ``(n_records, B, d, d)`` at the same steps; the reference lies in ``S`` up to
+    ``Ws``, ``refs`` ``([n_records,] B, d, d)`` at the same steps; the reference lies in ``S`` up to
     rounding, which projecting it removes.
     """
-    return np.array(
-        [
-            np.linalg.norm(project_batched(W, bases) - project_batched(ref, bases), axis=(-2, -1))
-            for W, ref in zip(Ws, refs, strict=True)
-        ]
-    )
+    return np.linalg.norm(project_batched(Ws, bases) - project_batched(refs, bases), axis=(-2, -1))
 
 
 def _fit_scale(R: np.ndarray, D: np.ndarray) -> np.ndarray:
@@ -528,7 +518,7 @@ def _sweep_trial(
     corr, dims, n_sel = [], [], []
     for thr in thresholds:
         pseudo = pseudo_priority_graphs(E, data, w, threshold=thr)
-        corr.append(float(correlation(w, _svm_direction(E, pseudo.graphs))))
+        corr.append(float(correlation(w, _kept(_svm_direction, E, pseudo.graphs))))
         dims.append(_kept(scyc_basis, E, pseudo.graphs).shape[0])
         n_sel.append(float(pseudo.selected.sum(axis=1).mean()))
     return np.array(corr), np.array(dims), np.array(n_sel)
@@ -553,12 +543,7 @@ def _kept_by_value(what: Callable, E: bytes, shape: tuple[int, ...], K: int, edg
 
 
 def _svm_direction(E: np.ndarray, graphs: TokenPriorityGraphs) -> np.ndarray:
-    """``W^mm`` of :func:`~ntpnb.attention.graph_svm_qp.solve_graph_svm`, solved once per (``E``, graphs)."""
-    return _kept(_solve_direction, E, graphs)
-
-
-def _solve_direction(E: np.ndarray, graphs: TokenPriorityGraphs) -> np.ndarray:
-    """The verified Graph-SVM's ``W^mm``."""
+    """The verified Graph-SVM's ``W^mm`` (through :func:`_kept`: once per ``E`` and graphs)."""
     return solve_graph_svm(E, graphs).W
 
 
@@ -584,7 +569,7 @@ def _local_setup(trial: tuple[np.ndarray, TokenData]) -> _LocalTrial:
         data=data,
         subset=cyclic_subdataset(data, graphs=graphs),
         basis=frozen(scyc_basis(E, graphs)),
-        W_mm=_svm_direction(E, graphs),
+        W_mm=_kept(_svm_direction, E, graphs),
     )
 
 
@@ -628,7 +613,7 @@ def _pseudo_setup(
     return _PseudoTrial(
         subset=subset,
         basis=basis,
-        W_mm=_svm_direction(E, pseudo.graphs),
+        W_mm=_kept(_svm_direction, E, pseudo.graphs),
         n_selected=float(pseudo.selected.sum(axis=1).mean()),
         max_score_gap=float(np.max(np.nanmax(logits, axis=1) - np.nanmin(logits, axis=1))),
         scores=np.array(pseudo.scores),

@@ -19,7 +19,6 @@ from ntpnb.attention import (
     random_embeddings,
     stack_problems,
     tied_head,
-    tile_problem,
     train,
 )
 from ntpnb.attention.model import _check_weights, _scores, _softmax
@@ -246,6 +245,6 @@ def test_losses_at_many_w_are_the_losses_one_w_at_a_time(loss, head):
     one_by_one = [loss_value(W[None], prob)[0] for W in Ws]
     np.testing.assert_array_equal(losses_at(Ws, prob), one_by_one)
     with pytest.raises(InvalidDataError, match="one problem"):
-        losses_at(Ws, tile_problem(prob, 2))
+        losses_at(Ws, stack_problems([prob, prob]))
     with pytest.raises(InvalidDataError, match="shape"):
         losses_at(Ws[:, :4], prob)

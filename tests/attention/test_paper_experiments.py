@@ -116,12 +116,12 @@ def test_gradient_norms_keep_the_size_of_underflowing_gradients():
 
     g = np.zeros((2, 3, 3))
     g[0, 0, 0], g[0, 1, 2], g[1, 2, 2] = 3e-170, 4e-170, 1.0
-    original = ex.gradient, ex.tile_problem
-    ex.gradient, ex.tile_problem = (lambda W, prob: g), (lambda prob, reps: prob)
+    original = ex.gradient, ex.stack_problems
+    ex.gradient, ex.stack_problems = (lambda W, prob: g), (lambda problems: problems[0])
     try:
         out = gradient_norms(np.zeros((1, 2, 3, 3)), _Prob())
     finally:
-        ex.gradient, ex.tile_problem = original
+        ex.gradient, ex.stack_problems = original
     np.testing.assert_allclose(out, [[5e-170, 1.0]], rtol=1e-14)
 
 
@@ -287,16 +287,16 @@ def test_an_integer_seeds_trials_are_drawn_once_and_read_only():
 
 
 def test_kept_graph_svm_directions_are_the_solvers():
-    from ntpnb.attention.paper_experiments import _svm_direction
+    from ntpnb.attention.paper_experiments import _kept, _svm_direction
 
     from attention_instances import general_instance
 
     E, data = general_instance(5)
     graphs = att.token_priority_graphs(data)
-    W = _svm_direction(E, graphs)
+    W = _kept(_svm_direction, E, graphs)
     np.testing.assert_array_equal(W, att.solve_graph_svm(E, graphs).W)
-    assert _svm_direction(E.copy(), att.token_priority_graphs(data)) is W
-    assert _svm_direction(E * 2.0, graphs) is not W
+    assert _kept(_svm_direction, E.copy(), att.token_priority_graphs(data)) is W
+    assert _kept(_svm_direction, E * 2.0, graphs) is not W
 
 
 def test_experiments_report_their_progress_in_steps():
