@@ -209,9 +209,7 @@ def visible(paths: Iterable[Path]) -> list[Path]:
 
 def _tree_chapters(layout: OutputLayout) -> set[str]:
     """The chapters with an executed notebook or a claim record in ``layout``."""
-    notebooks = visible(layout.notebooks.glob("*.ipynb")) if layout.notebooks.is_dir() else []
-    records = visible(layout.claims.glob("*.json")) if layout.claims.is_dir() else []
-    return {p.stem for p in [*notebooks, *records]}
+    return {p.stem for p in visible([*layout.notebooks.glob("*.ipynb"), *layout.claims.glob("*.json")])}
 
 
 def _chapter_problem(layout: OutputLayout, name: str) -> str | None:
@@ -227,13 +225,12 @@ def _chapter_problem(layout: OutputLayout, name: str) -> str | None:
             f"{shown(manifest)} is missing, so nothing says what the run of {name} wrote (a run "
             "made before outputs were recorded, or the file was deleted)"
         )
-    missing = {
-        executed: f"{shown(executed)} is missing (its claim record {shown(record)} is there)",
-        record: f"{shown(record)} is missing: {name} has an executed notebook but no claim record",
-    }
-    for path, read in ((executed, read_notebook), (record, load_chapter_record)):
+    for path, read, missing in (
+        (executed, read_notebook, f"is missing (its claim record {shown(record)} is there)"),
+        (record, load_chapter_record, f"is missing: {name} has an executed notebook but no claim record"),
+    ):
         if not path.exists():
-            return missing[path]
+            return f"{shown(path)} {missing}"
         try:
             read(path)
         except PathError as exc:

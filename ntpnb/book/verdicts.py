@@ -17,9 +17,10 @@ import json
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
-from ..chapter.claims import KINDS, ChapterRecord, Check, load_chapter_record
+from ..chapter.claims import ChapterRecord, Check, load_chapter_record
 from ..chapter.layout import OutputLayout
 from ..chapter.provenance import load_manifest
 from ..chapter.statistical import Sample
@@ -186,21 +187,22 @@ class Series:
         """Whether it is a statistical check (decided pooled)."""
         return self.first.pooled
 
+    @cached_property
     def pooled_sample(self) -> Sample | None:
-        """The samples of every seed, pooled (None for a check that is not statistical)."""
+        """The samples of every seed, pooled once (None for a check that is not statistical)."""
         samples = [c.sample for c in self.checks.values() if c.sample is not None]
         return Sample.pooled(samples) if samples else None
 
     def pooled_passed(self) -> bool | None:
         """Whether it holds on the pooled samples (None for a check that is not statistical)."""
-        sample, c = self.pooled_sample(), self.first
+        sample, c = self.pooled_sample, self.first
         if sample is None:
             return None
         return sample.decide(c.relation, float(c.target), c.tol, c.kind)  # type: ignore[arg-type]
 
     def pooled_measured(self) -> str:
         """The pooled measurement, as printed, to 3 digits (empty for a check that is not statistical)."""
-        sample = self.pooled_sample()
+        sample = self.pooled_sample
         return sample.describe(float(self.first.target), 3) if sample is not None else ""  # type: ignore[arg-type]
 
     @property
@@ -308,9 +310,8 @@ def _measurement_reason(series: Series) -> str:
 
 def claim_verdict(claim: str, series: Sequence[Series], qualifications: Sequence[str] = ()) -> Verdict:
     """The verdict of ``claim`` from its checks at every seed and its qualifications (the module's rule)."""
-    kinds = {kind: [s for s in series if s.first.kind == kind] for kind in KINDS}
-    evidence, findings, sanity = kinds["claim"], kinds["finding"], kinds["sanity"]
-    measurements = kinds["measurement"]
+    kinds = ("claim", "sanity", "finding", "measurement")
+    evidence, sanity, findings, measurements = ([s for s in series if s.first.kind == k] for k in kinds)
     checks = [s for s in series if s.first.kind != "measurement"]
     seeds = tuple(dict.fromkeys(seed for s in (evidence or checks or series) for seed in s.seeds))
     per_seed = [s for s in evidence if not s.statistical]  # statistical ones are decided pooled

@@ -388,11 +388,6 @@ class ClaimLog:
         """The compact table of this run's checks, shown by the chapter's second-last cell."""
         return ClaimTable(tuple(self.checks))
 
-    @property
-    def failed(self) -> tuple[Check, ...]:
-        """The checks so far that failed and fail the chapter (statistical ones fail pooled)."""
-        return self.record.failed
-
     def conclude(self) -> None:
         """End the chapter: mark the record complete.
 
@@ -403,7 +398,7 @@ class ClaimLog:
         """
         self.complete = True
         self._write()
-        failed = self.failed
+        failed = self.record.failed
         if failed:
             lines = "\n".join(f"  {c.failure}" for c in failed)
             raise ClaimCheckError(

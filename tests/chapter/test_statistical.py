@@ -141,7 +141,7 @@ def test_a_statistical_check_is_recorded_with_its_sample_and_does_not_fail_the_c
     out = capsys.readouterr().out
     assert "[FAIL] B8 mean corr" in out
     assert "required > 0.99, not contradicted at the 1% level (mean test)" in out
-    assert not log.failed  # decided pooled over the seeds, not here
+    assert not log.record.failed  # decided pooled over the seeds, not here
     log.conclude()  # does not raise
     (check,) = load_chapter_record(log.path).checks
     assert check.sample == sample and check.pooled
@@ -163,7 +163,7 @@ def test_a_measurement_is_statistical_and_open_until_established(tmp_path, capsy
     assert "required < 0, established at the 1% level (estimate test)" in out
     strong = sample_of("estimate", [-0.04], [0.01])
     assert log.check_sample("A4", "drift", strong, "<", 0.0, kind="measurement") is True
-    assert not log.failed
+    assert not log.record.failed
     log.conclude()  # a measurement never fails a run
     with pytest.raises(InvalidDataError, match="use check_sample"):
         ClaimLog("demo", "quick", tmp_path).check("A4", "drift", -0.04, "<", 0.0, kind="measurement")
