@@ -233,12 +233,12 @@ def reproduce(
 
         pending = []
         for run in runs:
-            cached = cached_result(run, force)
+            reason = None if force else cache_state(run)
+            cached = cached_result(run) if not force and reason is None else None
             if cached:
                 report(cached)
                 continue
             pending.append(run)
-            reason = None if force else cache_state(run)
             if reason not in (None, NOT_RUN, CHANGED):  # its outputs were damaged since its run
                 log(f"ntpnb: {run.label} runs again: {reason}")
         ordered = longest_first(pending, profile)
