@@ -34,17 +34,6 @@ from .errors import NTPError, PathError, RunInterruptedError
 from .runner import DEFAULT_SEEDS, RunResult, output_lock, reproduce, select_notebooks
 from .runner.workers import STOP_SIGNALS, signals_handled
 
-#: What ``ntpnb --version`` says when the ``ntpnb`` distribution is not installed.
-NOT_INSTALLED = "unknown (not installed)"
-
-
-def package_version() -> str:
-    """The version of the installed ``ntpnb`` distribution, or :data:`NOT_INSTALLED` (no metadata)."""
-    try:
-        return metadata.version("ntpnb")
-    except metadata.PackageNotFoundError:
-        return NOT_INSTALLED
-
 
 def _cmd_reproduce(args: argparse.Namespace) -> int:
     results = reproduce(
@@ -251,10 +240,14 @@ def _benchmarks_command(args: Sequence[str]) -> list[str]:
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="ntpnb", description=__doc__.split("\n")[0])
+    try:
+        version = metadata.version("ntpnb")
+    except metadata.PackageNotFoundError:  # run from a source tree
+        version = "unknown (not installed)"
     parser.add_argument(
         "--version",
         action="version",
-        version=f"ntpnb {package_version()}",
+        version=f"ntpnb {version}",
         help="print the version of the installed ntpnb and exit",
     )
     sub = parser.add_subparsers(dest="command", required=True)

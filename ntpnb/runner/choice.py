@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ..chapter.atomic import atomic_write_text
-from ..chapter.layout import OutputLayout, load_timings, notebook_sources
+from ..chapter.layout import OutputLayout, load_timings, notebook_sources, output_layout
 from ..chapter.parameters import SLOWEST_FIRST, apply_overrides
 from ..chapter.provenance import (
     Manifest,
@@ -117,10 +117,30 @@ def choose_notebooks(
     return [(source, apply_overrides(source, profile, overrides)) for source in sources]
 
 
-def with_output(parameters: Mapping[str, Any], profile: str, layout: OutputLayout) -> dict[str, Any]:
-    """``parameters`` with the ``profile`` and the ``output_dir`` a notebook is given."""
-    # relative to the executed notebook's folder, where papermill, nbval and Jupyter run it
-    return {**parameters, "profile": profile, "output_dir": os.path.relpath(layout.root, layout.notebooks)}
+def seed_runs(
+    source: Path,
+    parameters: Mapping[str, Any],
+    profile: str,
+    layout: OutputLayout,
+    seeds: int,
+    fingerprint: str,
+) -> list[NotebookRun]:
+    """The runs of one notebook in a sweep of ``seeds`` seeds: the book's first, then the others.
+
+    The further seeds follow the ``seed`` parameter (``seed + 1``, ...), each into its own tree
+    under ``layout``. A notebook without an integer ``seed`` parameter runs once. Every run is
+    also given the ``profile`` and its ``output_dir``.
+    """
+    base = int_seed(parameters)
+    runs = []
+    for i in range(seeds if base is not None else 1):
+        tree = layout if i == 0 else output_layout(layout.seed_root(base + i))
+        seeded = {**parameters, "seed": base + i} if i else parameters
+        # output_dir is relative to the executed notebook's folder, where papermill, nbval and Jupyter run it
+        injected = {**seeded, "profile": profile, "output_dir": os.path.relpath(tree.root, tree.notebooks)}
+        key = cache_key(source, injected, fingerprint)
+        runs.append(NotebookRun(source, injected, tree, key, i > 0, fingerprint))
+    return runs
 
 
 def package_fingerprint() -> str:

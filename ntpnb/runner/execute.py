@@ -19,7 +19,7 @@ from ..chapter.atomic import atomic_write_text
 from ..chapter.claims import ChapterRecord, load_chapter_record
 from ..chapter.layout import OutputLayout
 from ..errors import PathError
-from .choice import NotebookRun, cache_state, forget_key, store_key
+from .choice import NotebookRun, forget_key, store_key
 from .jupyter_kernel import KERNEL_NAME, IPCKernelManager, kernel_environment
 from .staging import describe_failure, keep_failure, promote, staging_layout
 
@@ -75,10 +75,8 @@ def _complete_record(run: NotebookRun, claims: Path) -> ChapterRecord | None:
     return record if record.complete else None
 
 
-def cached_result(run: NotebookRun, force: bool = False) -> RunResult | None:
-    """The result of ``run`` without executing it, if its outputs and record are current (not ``force``)."""
-    if force or cache_state(run) is not None:
-        return None
+def cached_result(run: NotebookRun) -> RunResult | None:
+    """The result of ``run`` without executing it (its outputs are current), if its record is complete."""
     record = _complete_record(run, run.layout.claims)
     return None if record is None else _result(run, record, 0.0, cached=True)
 

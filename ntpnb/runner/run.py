@@ -12,7 +12,6 @@ import subprocess
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 from ..chapter.layout import DEFAULT_OUTPUT_DIRNAME, OutputLayout, exploratory_output_dir, output_layout
 from ..chapter.parameters import INT_RANGE
@@ -22,14 +21,13 @@ from .choice import (
     CHANGED,
     NOT_RUN,
     NotebookRun,
-    cache_key,
     cache_state,
     choose_notebooks,
     int_seed,
     longest_first,
     package_fingerprint,
     record_timings,
-    with_output,
+    seed_runs,
 )
 from .cluster import run_on_dask
 from .display import Display
@@ -47,29 +45,6 @@ DEFAULT_SEEDS = 5
 def default_seeds(overrides: Mapping[str, str]) -> int:
     """:data:`DEFAULT_SEEDS`, or one for a run with ``-p`` overrides (``--seeds`` asks for a sweep)."""
     return 1 if overrides else DEFAULT_SEEDS
-
-
-def seed_runs(
-    source: Path,
-    parameters: Mapping[str, Any],
-    profile: str,
-    layout: OutputLayout,
-    seeds: int,
-    fingerprint: str,
-) -> list[NotebookRun]:
-    """The runs of one notebook in a sweep of ``seeds`` seeds: the book's first, then the others.
-
-    The further seeds follow the ``seed`` parameter (``seed + 1``, ...), each into its own tree
-    under ``layout``. A notebook without an integer ``seed`` parameter runs once.
-    """
-    base = int_seed(parameters)
-    runs = []
-    for i in range(seeds if base is not None else 1):
-        tree = layout if i == 0 else output_layout(layout.seed_root(base + i))
-        injected = with_output({**parameters, "seed": base + i} if i else parameters, profile, tree)
-        key = cache_key(source, injected, fingerprint)
-        runs.append(NotebookRun(source, injected, tree, key, i > 0, fingerprint))
-    return runs
 
 
 #: The folders of a project holding its sources (or built book): no output tree goes there, nor
@@ -258,12 +233,12 @@ def reproduce(
 
         pending = []
         for run in runs:
-            cached = cached_result(run, force)
+            reason = None if force else cache_state(run)
+            cached = cached_result(run) if not force and reason is None else None
             if cached:
                 report(cached)
                 continue
             pending.append(run)
-            reason = None if force else cache_state(run)
             if reason not in (None, NOT_RUN, CHANGED):  # its outputs were damaged since its run
                 log(f"ntpnb: {run.label} runs again: {reason}")
         ordered = longest_first(pending, profile)

@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from contextlib import suppress
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 from ..chapter.atomic import atomic_path, atomic_write_text, remove_temporaries
 from ..chapter.claims import load_chapter_record
@@ -100,7 +101,7 @@ def keep_failure(
     }
     with suppress(OSError):  # the folder cannot be written: the error line already says why
         layout.failed.mkdir(parents=True, exist_ok=True)
-        if _is_whole_notebook(staged):
+        if _read_notebook(staged) is not None:  # a whole notebook, not one cut short
             os.replace(staged, kept)
         else:
             kept.unlink(missing_ok=True)  # an earlier failure's copy would be mistaken for this one's
@@ -108,15 +109,14 @@ def keep_failure(
     return kept if kept.is_file() else None
 
 
-def _is_whole_notebook(path: Path) -> bool:
-    """Whether ``path`` holds a notebook that reads (not one cut short by a failed write)."""
+def _read_notebook(path: Path) -> Any:
+    """The notebook at ``path``, or None if it does not read (missing, cut short by a failed write)."""
     import nbformat
 
     try:
-        nbformat.read(path, as_version=4)
+        return nbformat.read(path, as_version=4)
     except Exception:  # missing, truncated JSON, not a notebook
-        return False
-    return True
+        return None
 
 
 def failed_cell(staged: Path) -> tuple[int, str] | None:
@@ -127,11 +127,8 @@ def failed_cell(staged: Path) -> tuple[int, str] | None:
     cell papermill started: a kernel that dies before it acknowledges the cell leaves no
     execution metadata, and papermill then marks every started cell completed.
     """
-    import nbformat
-
-    try:
-        nb = nbformat.read(staged, as_version=4)
-    except (OSError, ValueError):
+    nb = _read_notebook(staged)
+    if nb is None:
         return None
 
     def meta(cell: dict, key: str) -> dict:

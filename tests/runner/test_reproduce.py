@@ -120,7 +120,8 @@ def test_the_sweeps_seeds_are_ordered_by_their_notebooks_time_at_the_books_seed(
 
 def test_a_sweep_runs_every_notebook_at_the_next_seeds_into_trees_of_their_own(tmp_path, monkeypatch):
     from ntpnb.chapter.layout import output_layout
-    from ntpnb.runner.run import default_seeds, seed_runs
+    from ntpnb.runner.choice import seed_runs
+    from ntpnb.runner.run import default_seeds
 
     layout = output_layout(tmp_path / "outputs")
     source = tmp_path / "a.md"

@@ -132,16 +132,17 @@ def test_reproduce_records_what_it_executed(tmp_path, monkeypatch):
             report(result(run.name, seconds[run.name], ok=run.name == "a"))
         return False  # not interrupted
 
-    def cached_b(run, force):  # b is unchanged since its last successful run
+    def cached_b(run):  # b is unchanged since its last successful run
         return result(run.name, 0.0, cached=True) if run.name == "b" else None
 
     monkeypatch.setattr(run_module, "run_in_workers", fake_workers)
+    monkeypatch.setattr(run_module, "cache_state", lambda run: None)  # their outputs are in place
     monkeypatch.setattr(run_module, "cached_result", cached_b)
     out = tmp_path / "out"
     reproduce(tmp_path, profile="quick", output_dir=out, log=lambda line: None, jobs=1)
     timings = json.loads((out / "timings.json").read_text())
     assert list(timings) == ["quick"] and list(timings["quick"]) == ["a"]  # b was cached
     assert timings["quick"]["a"]["seconds"] == 3.0 and timings["quick"]["a"]["jobs"] == 1
-    monkeypatch.setattr(run_module, "cached_result", lambda run, force: None)
+    monkeypatch.setattr(run_module, "cached_result", lambda run: None)
     reproduce(tmp_path, profile="quick", output_dir=out, log=lambda line: None, jobs=1)
     assert json.loads((out / "timings.json").read_text())["quick"]["b"]["ok"] is False
