@@ -124,7 +124,7 @@ case "${1:-}" in
         setup
         ruff check .
         ruff format --check .
-        python -m pytest
+        python -m pytest -n auto  # a worker per core (tests/conftest.py: the quick run is made once)
         ;;
     *)
         echo "usage: ./run.sh reproduce | ./run.sh test   (./run.sh setup: only the environment; ./run.sh lab: JupyterLab)" >&2

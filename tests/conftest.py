@@ -6,9 +6,11 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from filelock import FileLock
 
 import ntpnb as ntp
 from ntpnb.chapter.progress import QUIET_VAR
@@ -21,6 +23,45 @@ ROOT = Path(__file__).resolve().parents[1]
 os.environ.setdefault(QUIET_VAR, "off")
 if str(ROOT) not in sys.path:  # the benchmarks package lives at the repository root, not installed
     sys.path.insert(0, str(ROOT))
+
+
+#: The session fixtures built from one quick-profile run (minutes): the tests that use them run last,
+#: after the unit tests, so that under pytest-xdist every worker is busy while one of them builds it.
+QUICK_RUN_FIXTURES = frozenset({"quick_run", "built_book", "book_copy"})
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Order the tests that need the quick-profile run after the others (a stable sort)."""
+    items.sort(key=lambda item: bool(QUICK_RUN_FIXTURES & set(getattr(item, "fixturenames", ()))))
+
+
+def made_once(tmp_path_factory: pytest.TempPathFactory, name: str, make: Callable[[Path], None]) -> Path:
+    """The folder ``name`` that ``make`` fills, made once per test session even under pytest-xdist.
+
+    Without xdist, a fresh temporary folder. Under xdist, a folder shared by the workers (their
+    base folders' parent): the first worker to ask makes it while holding a file lock, the others
+    wait on the lock and use it. A failure is recorded beside it, so the other workers fail with
+    the same message instead of making it again.
+    """
+    if "PYTEST_XDIST_WORKER" not in os.environ:
+        folder = tmp_path_factory.mktemp(name)
+        make(folder)
+        return folder
+    shared = tmp_path_factory.getbasetemp().parent
+    folder, outcome = shared / name, shared / f"{name}.outcome"
+    with FileLock(shared / f"{name}.lock"):
+        if not outcome.is_file():
+            try:
+                folder.mkdir(exist_ok=True)
+                make(folder)
+            except BaseException as exc:
+                outcome.write_text(f"making the shared {name} failed in another worker:\n{exc}")
+                raise
+            outcome.write_text("")
+    failure = outcome.read_text()
+    if failure:
+        pytest.fail(failure)
+    return folder
 
 
 @pytest.fixture(scope="session")
@@ -57,13 +98,15 @@ def quick_run(tmp_path_factory) -> Path:
     The run must succeed: no check fails at the book's seed, no sanity check at any seed, no
     statistical check pooled over the seeds.
     """
-    out = tmp_path_factory.mktemp("outputs")
-    cmd = [sys.executable, "-m", "ntpnb.cli", "reproduce", "--profile", "quick", "--out", str(out)]
-    cmd += ["--seeds", str(QUICK_SEEDS)]
-    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
-    if proc.returncode != 0:
-        pytest.fail(f"ntpnb reproduce --profile quick failed:\n{proc.stdout}\n{proc.stderr}")
-    return out
+
+    def run(out: Path) -> None:
+        cmd = [sys.executable, "-m", "ntpnb.cli", "reproduce", "--profile", "quick", "--out", str(out)]
+        cmd += ["--seeds", str(QUICK_SEEDS)]
+        proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+        if proc.returncode != 0:
+            pytest.fail(f"ntpnb reproduce --profile quick failed:\n{proc.stdout}\n{proc.stderr}")
+
+    return made_once(tmp_path_factory, "outputs", run)
 
 
 def copy_book_sources(root: Path, outputs: Path) -> Path:
@@ -95,9 +138,12 @@ def built_book(tmp_path_factory, quick_run) -> Path:
 
     Shared by the build test and the browser test, so the suite builds the book only once.
     """
-    root = copy_book_sources(tmp_path_factory.mktemp("built") / "book-root", quick_run)
-    proc = build_book(root)
-    (root / "_build" / "build.log").write_text(proc.stdout + proc.stderr)
-    if proc.returncode != 0:
-        pytest.fail(f"ntpnb book failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
-    return root
+
+    def build(folder: Path) -> None:
+        root = copy_book_sources(folder / "book-root", quick_run)
+        proc = build_book(root)
+        (root / "_build" / "build.log").write_text(proc.stdout + proc.stderr)
+        if proc.returncode != 0:
+            pytest.fail(f"ntpnb book failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
+
+    return made_once(tmp_path_factory, "built", build) / "book-root"

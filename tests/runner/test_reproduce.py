@@ -552,7 +552,7 @@ def test_kernels_running_side_by_side_print_no_error_when_they_end(tmp_path):
     ]
     outputs = [p.communicate(timeout=300)[0] for p in procs]
     assert all(p.returncode == 0 for p in procs), outputs
-    assert not any("ERROR" in line for out in outputs for line in out.splitlines()), outputs
+    assert not any("ERROR" in line for out in outputs for line in out.splitlines()), "\n".join(outputs)
 
 
 @pytest.mark.slow
