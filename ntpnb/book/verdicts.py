@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
-from ..chapter.claims import ChapterRecord, Check, load_chapter_record
+from ..chapter.claims import KINDS, ChapterRecord, Check, load_chapter_record
 from ..chapter.layout import OutputLayout
 from ..chapter.provenance import load_manifest
 from ..chapter.statistical import Sample
@@ -310,8 +310,8 @@ def _measurement_reason(series: Series) -> str:
 
 def claim_verdict(claim: str, series: Sequence[Series], qualifications: Sequence[str] = ()) -> Verdict:
     """The verdict of ``claim`` from its checks at every seed and its qualifications (the module's rule)."""
-    kinds = ("claim", "sanity", "finding", "measurement")
-    evidence, sanity, findings, measurements = ([s for s in series if s.first.kind == k] for k in kinds)
+    # one list per kind of the registry (a kind added there fails this unpacking, not silently)
+    evidence, sanity, findings, measurements = ([s for s in series if s.first.kind == k] for k in KINDS)
     checks = [s for s in series if s.first.kind != "measurement"]
     seeds = tuple(dict.fromkeys(seed for s in (evidence or checks or series) for seed in s.seeds))
     per_seed = [s for s in evidence if not s.statistical]  # statistical ones are decided pooled
