@@ -2,12 +2,14 @@
 
 Kernels run their BLAS with :data:`ntpnb.settings.BLAS_THREADS` threads (notebooks side by side
 would otherwise oversubscribe the cores) and talk to their worker over Unix-domain sockets
-(:class:`IPCKernelManager`) in the run's private folder (:func:`run_environment`).
+(:class:`IPCKernelManager`) in the run's private folder (:func:`run_environment`); ipykernel starts
+through :mod:`.kernel_launch`, which keeps a race at its shutdown from logging an error.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
 import uuid
 from collections.abc import Iterator, Mapping
@@ -24,6 +26,11 @@ KERNEL_NAME = "python3"
 RUN_MARKER = "NTPNB_RUN_ID"
 #: The name of every run's private folder (kernel sockets and connection files) starts so.
 RUN_FOLDER_PREFIX = "ntpnb-run-"
+
+#: The script that starts a kernel (ipykernel with its shutdown race mended, :mod:`.kernel_launch`).
+KERNEL_LAUNCHER = Path(__file__).with_name("kernel_launch.py")
+#: How the ipykernel kernel spec starts a kernel, which :class:`IPCKernelManager` replaces.
+_IPYKERNEL_LAUNCH = [sys.executable, "-m", "ipykernel_launcher"]
 
 #: The thread-count variables of the BLAS libraries numpy and scipy may load.
 BLAS_ENV_VARS: tuple[str, ...] = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
@@ -69,6 +76,13 @@ class IPCKernelManager(AsyncKernelManager):
         if self.shutting_down:
             return
         await super()._async_interrupt_kernel()
+
+    def format_kernel_cmd(self, extra_arguments: list[str] | None = None) -> list[str]:
+        """The kernel spec's command, with ipykernel started through :data:`KERNEL_LAUNCHER`."""
+        cmd = super().format_kernel_cmd(extra_arguments)
+        if cmd[: len(_IPYKERNEL_LAUNCH)] == _IPYKERNEL_LAUNCH:
+            return [sys.executable, str(KERNEL_LAUNCHER), *cmd[len(_IPYKERNEL_LAUNCH) :]]
+        return cmd
 
     @default("connection_file")
     def _default_connection_file(self) -> str:
