@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InvalidDataError, NTPError
+from ..jupyter_imports import import_jsonschema_without_iri_grammar
 from .claims import PROFILE_NAMES
 from .layout import find_project_root
 from .prose import glue_text
@@ -283,6 +284,7 @@ def read_parameters_cell(source: Path) -> dict[str, CellParameter]:
     NTPError
         If the notebook has no such cell or several, or :func:`parse_parameters_cell` fails.
     """
+    import_jsonschema_without_iri_grammar()
     import jupytext  # the notebooks' format; loaded only by what reads them
 
     cells = jupytext.read(source).cells

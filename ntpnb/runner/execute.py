@@ -19,6 +19,7 @@ from ..chapter.atomic import atomic_write_text
 from ..chapter.claims import ChapterRecord, load_chapter_record
 from ..chapter.layout import OutputLayout
 from ..errors import PathError
+from ..jupyter_imports import import_jsonschema_without_iri_grammar
 from .choice import NotebookRun, forget_key, store_key
 from .jupyter_kernel import KERNEL_NAME, IPCKernelManager, kernel_environment
 from .staging import describe_failure, keep_failure, promote, staging_layout
@@ -94,6 +95,7 @@ def _reporting_engine() -> str:
     It also spares papermill writing the notebook at every cell's start and end: it is written when
     the cells have run and, when the execution fails, by papermill's closing step (the kept copy).
     """
+    import_jsonschema_without_iri_grammar()
     from papermill.engines import NBClientEngine, papermill_engines
 
     class ReportingEngine(NBClientEngine):
@@ -129,6 +131,7 @@ def run_notebook(run: NotebookRun, cell_started: CellStarted | None = None) -> R
 
     A failure keeps the previous outputs and puts the failed copy and a record in ``run.layout.failed``.
     """
+    import_jsonschema_without_iri_grammar()
     import jupytext
     import papermill
 
