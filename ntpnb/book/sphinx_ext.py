@@ -15,6 +15,7 @@
 
 from __future__ import annotations
 
+import functools
 import inspect
 import pkgutil
 import re
@@ -191,18 +192,21 @@ def _copy_sources(app: Sphinx, exception: Exception | None) -> None:
 _PACKAGE = "ntpnb"
 
 
+@functools.cache
 def _lookup(target: str, module: str | None) -> object | None:
     """The object of the package that ``target`` (absolute, relative to ``module``, or short) names, or None.
 
-    A short name is looked up in every module of the package: the one a docstring is in is not known.
+    A short name is looked up among the loaded modules of the package: the one a docstring is in
+    is not known. The answers are kept: references are resolved after every module is imported.
     """
-    starts = [target, *([f"{module}.{target}"] if module else [])]
-    if "." not in target:
-        starts += [f"{name}.{target}" for name in sorted(sys.modules) if name.startswith(f"{_PACKAGE}.")]
-    for dotted in starts:
+    for dotted in (target, *([f"{module}.{target}"] if module else [])):
         if dotted == _PACKAGE or dotted.startswith(f"{_PACKAGE}."):
             with suppress(ImportError, AttributeError, ValueError):
                 return pkgutil.resolve_name(dotted)
+    if "." not in target:
+        for name in sorted(sys.modules):
+            if name.startswith(f"{_PACKAGE}.") and hasattr(sys.modules[name], target):
+                return getattr(sys.modules[name], target)
     return None
 
 
