@@ -34,6 +34,8 @@ from threadpoolctl import threadpool_info
 
 import ntpnb
 
+from conftest import made_once
+
 ROOT = Path(__file__).resolve().parents[1]
 WORKER = Path(__file__).with_name("cross_cpu_worker.py")
 
@@ -135,7 +137,7 @@ def _run(run: tuple[str, int], out_dir: Path) -> dict[str, Any]:
     return json.loads(out.read_text())
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def runs(tmp_path_factory) -> dict[tuple[str, int], dict[str, Any]]:
     """Every run this CPU can do, two subprocesses at a time (the results of the JSON files).
 
@@ -143,15 +145,23 @@ def runs(tmp_path_factory) -> dict[tuple[str, int], dict[str, Any]]:
     attention paper's) into its on-disk cache, or find them there: the runs then load them. When
     the cache was cold, each of the first two runs compiled every kernel itself (about 20 s of
     CPU each). A warm-up that fails fails every run with its output: the runs would compile.
+    The runs are made once per test session, even when several pytest-xdist workers ask.
     """
-    out_dir = tmp_path_factory.mktemp("cross_cpu")
     todo = [run for run in RUNS if skip_reason(run[0]) is None]
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        errors = [e for e in pool.map(_warm_up, WARM_UPS) if e is not None]
-        if errors:
-            return {run: {"crashed": "\n".join(errors)} for run in todo}
-        results = list(pool.map(lambda run: _run(run, out_dir), todo))
-    return dict(zip(todo, results, strict=True))
+
+    def make(out_dir: Path) -> None:
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            errors = [e for e in pool.map(_warm_up, WARM_UPS) if e is not None]
+            if errors:
+                results = [{"crashed": "\n".join(errors)} for _ in todo]
+            else:
+                results = list(pool.map(lambda run: _run(run, out_dir), todo))
+        for run, result in zip(todo, results, strict=True):
+            if "crashed" in result:  # the worker wrote no result (or a partial one)
+                (out_dir / f"{run_id(run)}.json").write_text(json.dumps(result))
+
+    out_dir = made_once(tmp_path_factory, "cross_cpu", make)
+    return {run: json.loads((out_dir / f"{run_id(run)}.json").read_text()) for run in todo}
 
 
 def _require(runs: dict, run: tuple[str, int]) -> dict[str, Any]:
