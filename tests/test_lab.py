@@ -42,12 +42,26 @@ class Lab:
     def __init__(self, url: str, token: str) -> None:
         self.url, self.token = url, token
 
-    def get(self, path: str) -> dict:
+    def get(self, path: str, method: str = "GET") -> dict:
         request = urllib.request.Request(
-            f"{self.url}{path}", headers={"Authorization": f"token {self.token}"}
+            f"{self.url}{path}", headers={"Authorization": f"token {self.token}"}, method=method
         )
         with urllib.request.urlopen(request, timeout=30) as response:
-            return json.loads(response.read())
+            body = response.read()
+        return json.loads(body) if body else {}
+
+    def shut_down_kernels(self, timeout: float = 60) -> None:
+        """Shut down the kernels the tests started, each once it has started.
+
+        Stopping the server while a kernel starts (it opens with the notebook) interrupts the
+        kernel's start, and the server can then wait past any timeout for a kernel that died.
+        """
+        deadline = time.monotonic() + timeout
+        for kernel in self.get("/api/kernels"):
+            path = f"/api/kernels/{kernel['id']}"
+            while self.get(path)["execution_state"] == "starting" and time.monotonic() < deadline:
+                time.sleep(0.2)
+            self.get(path, method="DELETE")
 
 
 @pytest.fixture(scope="module")
@@ -75,6 +89,7 @@ def lab(tmp_path_factory):
                     pytest.fail(f"./run.sh lab did not start:\n{log.read_text()[-3000:]}")
                 time.sleep(0.5)
         yield server
+        server.shut_down_kernels()
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
         try:
