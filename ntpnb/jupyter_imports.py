@@ -5,8 +5,7 @@ nbformat validates notebooks with jsonschema. When the package ``rfc3987-syntax`
 jsonschema builds about thirty Earley parsers for the ``iri`` formats, about 2 s in every process
 that reads a notebook: each ``ntpnb`` command and each worker. No notebook schema uses those
 formats, so :func:`import_jsonschema_without_iri_grammar` imports jsonschema without them; the
-package itself stays importable for anyone who asks for it later. ``python -m ntpnb.jupyter_imports
-ARGS`` is the ``jupyter-book ARGS`` command started so (:func:`ntpnb.book.build.jupyter_book`).
+package itself stays importable for anyone who asks for it later.
 """
 
 from __future__ import annotations
@@ -30,16 +29,3 @@ def import_jsonschema_without_iri_grammar() -> None:
         import jsonschema  # noqa: F401
     finally:
         del sys.modules[IRI_GRAMMAR_PACKAGE]
-
-
-def main() -> None:
-    """The ``jupyter-book`` command with this process's arguments, jsonschema imported light."""
-    import_jsonschema_without_iri_grammar()
-    from jupyter_book.cli.main import main as jupyter_book_main
-
-    sys.argv[0] = "jupyter-book"
-    jupyter_book_main()
-
-
-if __name__ == "__main__":
-    main()

@@ -20,7 +20,6 @@ line (:func:`site_error`).
 from __future__ import annotations
 
 import errno
-import importlib.util
 import json
 import os
 import re
@@ -245,17 +244,18 @@ def swap_in(stage: Staging, target: Path) -> None:
             raise
 
 
-def jupyter_book() -> list[str]:
-    """The command that runs jupyter-book (:mod:`ntpnb.jupyter_imports`, which imports it light).
+def jupyter_book() -> Path:
+    """The ``jupyter-book`` command installed beside this Python.
 
     Raises
     ------
     NTPError
         If it is not installed.
     """
-    if importlib.util.find_spec("jupyter_book") is None:
-        raise NTPError(f"jupyter-book is not installed for {sys.executable}; install ntpnb[book]")
-    return [sys.executable, "-m", "ntpnb.jupyter_imports"]
+    jb = Path(sys.executable).parent / "jupyter-book"
+    if not jb.exists():
+        raise NTPError(f"jupyter-book is not installed next to {sys.executable}; install ntpnb[book]")
+    return jb
 
 
 def missing_notebooks(tree: BookTree) -> list[str]:
@@ -317,7 +317,7 @@ def build_book(tree: BookTree) -> int:
         with tempfile.TemporaryDirectory(prefix=prefix, dir=site, ignore_cleanup_errors=True) as path:
             stage = Staging(Path(path))
             stage_sources(tree, stage.source, missing)
-            command = [*jb, "build", str(stage.source), "--path-output", str(stage.path), "-W", "-n"]
+            command = [str(jb), "build", str(stage.source), "--path-output", str(stage.path), "-W", "-n"]
             code, output = run_owned([*command, "--keep-going"], stage.path)
             if code != 0:
                 errno_ = disk_errno(output, stage.path)

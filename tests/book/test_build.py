@@ -109,19 +109,3 @@ def test_a_notebook_reads_as_its_json(tmp_path):
     assert read_notebook(path) == nb
     with pytest.raises(PathError, match="cannot read the executed notebook"):
         read_notebook(tmp_path / "missing.ipynb")
-
-
-def test_jupyter_book_runs_through_the_light_import_and_a_missing_one_is_named(monkeypatch):
-    import importlib.util
-    import subprocess
-
-    from ntpnb.book import build
-    from ntpnb.errors import NTPError
-
-    proc = subprocess.run([*build.jupyter_book(), "--version"], capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 0 and "Jupyter Book" in proc.stdout, proc.stderr
-    real = importlib.util.find_spec
-    absent = {"jupyter_book"}
-    monkeypatch.setattr(importlib.util, "find_spec", lambda name: None if name in absent else real(name))
-    with pytest.raises(NTPError, match=r"jupyter-book is not installed .*install ntpnb\[book\]"):
-        build.jupyter_book()
