@@ -95,7 +95,6 @@ def _reporting_engine() -> str:
     It also spares papermill writing the notebook at every cell's start and end: it is written when
     the cells have run and, when the execution fails, by papermill's closing step (the kept copy).
     """
-    import_jsonschema_without_iri_grammar()
     from papermill.engines import NBClientEngine, papermill_engines
 
     class ReportingEngine(NBClientEngine):
@@ -131,7 +130,7 @@ def run_notebook(run: NotebookRun, cell_started: CellStarted | None = None) -> R
 
     A failure keeps the previous outputs and puts the failed copy and a record in ``run.layout.failed``.
     """
-    import_jsonschema_without_iri_grammar()
+    import_jsonschema_without_iri_grammar()  # first: every notebook library of this run loads after it
     import jupytext
     import papermill
 

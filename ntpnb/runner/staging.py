@@ -24,7 +24,6 @@ from ..chapter.atomic import atomic_path, atomic_write_text, remove_temporaries
 from ..chapter.claims import load_chapter_record
 from ..chapter.layout import OutputLayout, output_layout
 from ..errors import PathError
-from ..jupyter_imports import import_jsonschema_without_iri_grammar
 
 STAGING_DIRNAME = ".staging"
 
@@ -45,7 +44,6 @@ def remove_leftovers(layout: OutputLayout) -> None:
 
 def hide_injected_parameters(executed: Path) -> None:
     """Tag ``hide-input`` the cell papermill injects, so the book does not show two parameter listings."""
-    import_jsonschema_without_iri_grammar()
     import nbformat
 
     nb = nbformat.read(executed, as_version=4)
@@ -113,7 +111,6 @@ def keep_failure(
 
 def _read_notebook(path: Path) -> Any:
     """The notebook at ``path``, or None if it does not read (missing, cut short by a failed write)."""
-    import_jsonschema_without_iri_grammar()
     import nbformat
 
     try:
