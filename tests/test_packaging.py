@@ -174,6 +174,9 @@ def test_ci_runs_the_suite_under_a_second_blas_kernel_and_on_python_3_10():
     assert {(m["python"], m["coretype"]) for m in matrix} == {("3.11", ""), ("3.11", "Haswell"), ("3.10", "")}
     step = next(s for s in job["steps"] if s.get("run") == "bash .ci/run")
     assert step["env"]["OPENBLAS_CORETYPE"] == "${{ matrix.coretype }}"
+    # the browser test's screenshots are taken where the artifact step collects them
+    upload = next(s for s in job["steps"] if s.get("uses", "").startswith("actions/upload-artifact"))
+    assert upload["with"]["path"].rstrip("/") == step["env"]["NTPNB_SCREENSHOTS"]
     cache = next(s for s in job["steps"] if "cache" in s.get("uses", ""))
     assert "${{ matrix.python }}" in cache["with"]["key"]
     # an empty OPENBLAS_CORETYPE must be unset before anything loads OpenBLAS

@@ -170,9 +170,9 @@ def _as_a_background_job() -> None:
 
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["sigterm", "sigint"])
-def test_a_stopped_build_ends_its_children_and_keeps_the_last_complete_book(book_copy, signum):
-    first = book(book_copy)
-    assert first.returncode == 0, first.stdout[-2000:] + first.stderr[-2000:]
+def test_a_stopped_build_ends_its_children_and_keeps_the_last_complete_book(book_copy, built_book, signum):
+    # the last complete book: the one the suite built from the same outputs
+    shutil.copytree(built_book / "_build" / "html", book_copy / "_build" / "html")
     index = book_copy / "_build" / "html" / "index.html"
     before = index.read_bytes()
     cmd = [sys.executable, "-m", "ntpnb.cli", "book", "--root", str(book_copy)]
