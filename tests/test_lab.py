@@ -21,7 +21,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from book.test_browser import SCREENSHOTS, browser  # noqa: F401 (the fixture)
+from book.test_browser import browser, save_screenshot  # noqa: F401 (the fixture)
 
 from conftest import ROOT
 
@@ -123,7 +123,6 @@ def test_a_reader_opening_the_source_sees_a_notebook(lab, browser):  # noqa: F81
         page.wait_for_function(shown, timeout=90_000)
         assert n_cells > 10 and page.locator(cells).count() == n_cells
         assert page.locator(".jp-FileEditor").count() == 0  # not opened as a text file
-        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(SCREENSHOTS / "jupyterlab.png"))
+        save_screenshot(page, "jupyterlab")
     finally:
         page.close()

@@ -77,6 +77,13 @@ def book_pages(html: Path) -> list[Path]:
     return pages
 
 
+def save_screenshot(page, name: str, full_page: bool = False) -> None:
+    """Save a screenshot of ``page`` as ``name.png`` in :data:`SCREENSHOTS`, if that is set."""
+    if SCREENSHOTS is not None:
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=full_page)
+
+
 def visit(browser, path: Path, name: str) -> dict:
     """Open ``path``, wait for MathJax, and collect what the checks need."""
     page = browser.new_page(viewport={"width": 1280, "height": 900})
@@ -121,10 +128,7 @@ def visit(browser, path: Path, name: str) -> dict:
             })),
         })"""
     )
-    if SCREENSHOTS is not None:
-        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-        shot = SCREENSHOTS / (name.removesuffix(".html").replace("/", "__") + ".png")
-        page.screenshot(path=str(shot), full_page=True)
+    save_screenshot(page, name.removesuffix(".html").replace("/", "__"), full_page=True)
     page.close()
     found["errors"] = errors
     return found
