@@ -34,6 +34,12 @@ PROGRESS_SECONDS: float = 2.0
 #: (:mod:`ntpnb.chapter.progress`, :mod:`ntpnb.runner.display`).
 SHOW_SECONDS: float = 0.5
 
+#: Longest time (s) a command's main thread waits in one call for its workers, tasks or child
+#: processes before it runs Python code again. A stop signal (Ctrl-C, SIGTERM) that the kernel
+#: delivers to another thread of the process (OpenBLAS starts one) does not interrupt the main
+#: thread's wait; its handler runs only when the main thread next runs Python code.
+STOP_CHECK_SECONDS: float = 0.2
+
 #: Multiply-adds per compiled call of the linear decoder's loops (:mod:`ntpnb.linear.descent`):
 #: about 0.05 s, so a long run answers Ctrl-C and its progress hook promptly.
 DESCENT_CHUNK_MACS: int = 200_000_000

@@ -36,6 +36,7 @@ from pathlib import Path
 
 from ..chapter.layout import notebook_sources, subfolder
 from ..errors import NTPError
+from ..settings import STOP_CHECK_SECONDS
 from .benchmarks_page import write_benchmarks_page
 from .report import verdict_summary, write_report
 from .trees import BookTree, shown, verify_tree
@@ -150,7 +151,9 @@ def run_owned(command: Sequence[str], cwd: Path) -> tuple[int, str]:
     """Run ``command`` in a session of its own; its exit code and output (stdout and stderr).
 
     If anything raises meanwhile (Ctrl-C, SIGTERM as turned into KeyboardInterrupt by ``ntpnb``),
-    the child's process group is ended before the exception goes on.
+    the child's process group is ended before the exception goes on. The wait wakes every
+    :data:`~ntpnb.settings.STOP_CHECK_SECONDS`, so such a signal is acted on even when it landed on
+    another thread (a blocking read of the child's output would hold it until the build ended).
     """
     proc = subprocess.Popen(
         list(command),
@@ -163,7 +166,12 @@ def run_owned(command: Sequence[str], cwd: Path) -> tuple[int, str]:
         start_new_session=True,
     )
     try:
-        output, _ = proc.communicate()
+        while True:
+            try:
+                output, _ = proc.communicate(timeout=STOP_CHECK_SECONDS)
+                break
+            except subprocess.TimeoutExpired:  # no output is lost: the next call goes on reading
+                continue
     except BaseException:
         _end_group(proc)
         raise

@@ -21,6 +21,7 @@ from ..chapter.atomic import atomic_path
 from ..chapter.layout import FIGURES_VAR
 from ..chapter.progress import PROGRESS_FILE_VAR
 from ..errors import NTPError
+from ..settings import STOP_CHECK_SECONDS
 from .choice import NotebookRun
 from .display import Display
 from .execute import RunResult, failed_result, run_or_fail
@@ -96,7 +97,9 @@ def run_on_dask(
         with stops_counted() as stops, client.as_current():
             while left and not stops:
                 try:
-                    done, left = distributed.wait(list(left), timeout=0.2, return_when="FIRST_COMPLETED")
+                    done, left = distributed.wait(
+                        list(left), timeout=STOP_CHECK_SECONDS, return_when="FIRST_COMPLETED"
+                    )
                 except TimeoutError:  # none finished within the timeout
                     done = set()
                 for future in done:

@@ -29,6 +29,7 @@ from typing import Any
 from ..chapter.layout import FIGURES_VAR
 from ..chapter.parameters import PROJECT_VAR
 from ..chapter.progress import PROGRESS_FILE_VAR
+from ..settings import STOP_CHECK_SECONDS
 from .choice import NotebookRun
 from .display import Display
 from .execute import RunResult, failed_result, run_or_fail
@@ -177,7 +178,7 @@ def run_in_workers(
                     running[receiver] = (process, run)
                     started[run.label] = time.monotonic()
                     display.started(run.label, progress_file(run.label))
-                for receiver in multiprocessing.connection.wait(list(running), timeout=0.2):
+                for receiver in multiprocessing.connection.wait(list(running), timeout=STOP_CHECK_SECONDS):
                     process, run = running[receiver]
                     try:
                         message = receiver.recv()

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import json
+import signal
+import threading
+import time
 
 import pytest
 
-from ntpnb.book.build import Staging, build_messages, clear_stale, disk_errno, swap_in
+from ntpnb.book.build import Staging, build_messages, clear_stale, disk_errno, run_owned, swap_in
 from ntpnb.book.executed import read_notebook
 from ntpnb.errors import PathError
+from ntpnb.runner.workers import signals_handled
 
 #: What jupyter-book prints when its output folder fills up (shortened from a real run).
 FULL_OUTPUT = """\
@@ -109,3 +113,27 @@ def test_a_notebook_reads_as_its_json(tmp_path):
     assert read_notebook(path) == nb
     with pytest.raises(PathError, match="cannot read the executed notebook"):
         read_notebook(tmp_path / "missing.ipynb")
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def test_a_stop_signal_that_lands_on_another_thread_ends_the_child_at_once(tmp_path):
+    """The kernel may deliver a process's SIGTERM to any thread (``ntpnb`` has OpenBLAS's): the
+    child is still ended then, not left to run until its output ends (a whole book build)."""
+    assert threading.current_thread() is threading.main_thread()  # where the handler runs
+    finished = tmp_path / "finished"
+    child = ["sh", "-c", f"for i in $(seq 300); do echo line $i; sleep 0.1; done; touch '{finished}'"]
+
+    def signal_this_thread() -> None:
+        time.sleep(0.5)
+        signal.pthread_kill(threading.get_ident(), signal.SIGTERM)
+
+    with signals_handled([signal.SIGTERM], _interrupt):
+        threading.Thread(target=signal_this_thread, daemon=True).start()
+        started = time.monotonic()
+        with pytest.raises(KeyboardInterrupt):
+            run_owned(child, tmp_path)
+        stopped = time.monotonic() - started
+    assert not finished.exists(), f"the child ran its 30 s to the end ({stopped:.1f} s)"
