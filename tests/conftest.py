@@ -66,12 +66,16 @@ def made_once(tmp_path_factory: pytest.TempPathFactory, name: str, make: Callabl
 
 @pytest.fixture(scope="session")
 def dask_client():
-    """A Dask client on a local two-worker cluster (threads, no dashboard) for the joblib backend tests."""
+    """A Dask client on a local two-worker cluster (threads) for the joblib backend tests.
+
+    Its HTTP server takes a free port: with ``dashboard_address=None`` the scheduler still serves it
+    on 8787, which another pytest worker's cluster may hold (distributed then warns).
+    """
     import distributed  # the test extra pins it; ntpnb itself does not need it
 
     with (
         distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0"
         ) as cluster,
         distributed.Client(cluster) as client,
     ):
