@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import json
+import os
 import signal
+import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
+from ntpnb.book import build
 from ntpnb.book.build import Staging, build_messages, clear_stale, disk_errno, run_owned, swap_in
 from ntpnb.book.executed import read_notebook
-from ntpnb.errors import PathError
+from ntpnb.errors import NTPError, PathError
 from ntpnb.runner.workers import signals_handled
 
 #: What jupyter-book prints when its output folder fills up (shortened from a real run).
@@ -113,6 +117,14 @@ def test_a_notebook_reads_as_its_json(tmp_path):
     assert read_notebook(path) == nb
     with pytest.raises(PathError, match="cannot read the executed notebook"):
         read_notebook(tmp_path / "missing.ipynb")
+
+
+def test_jupyter_book_is_found_beside_this_python_and_a_missing_one_is_named(tmp_path, monkeypatch):
+    jb = build.jupyter_book()
+    assert jb.parent == Path(sys.executable).parent and os.access(jb, os.X_OK)
+    monkeypatch.setattr(build.sys, "executable", str(tmp_path / "bin" / "python"))
+    with pytest.raises(NTPError, match=r"jupyter-book is not installed next to .*install ntpnb\[book\]"):
+        build.jupyter_book()
 
 
 def _interrupt(signum: int, frame: object) -> None:
