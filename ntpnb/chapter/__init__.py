@@ -10,6 +10,7 @@ from __future__ import annotations
 from .claims import (
     KINDS,
     PROFILE_NAMES,
+    Artifact,
     ChapterRecord,
     Check,
     ClaimLog,
@@ -33,6 +34,7 @@ from .statistical import Sample, sample_of
 __all__ = [
     "ClaimLog",
     "Check",
+    "Artifact",
     "ChapterRecord",
     "load_chapter_record",
     "load_chapter_records",

@@ -14,8 +14,20 @@ quotes the paper; a ``"sanity"`` check tests the code or setting (an invariant, 
 instance, a solver agreeing with a proof); a ``"measurement"`` is our own statement qualifying a
 claim, always statistical, decided pooled like a finding, never evidence and never failing the
 run. Non-evidence kinds print after the claim id. :meth:`ClaimLog.qualify` attaches a
-qualification to a claim; each claim's verdict (reproduced, with a qualification, does not
-reproduce, not tested) follows from the records.
+qualification to a claim, its numbers kept apart from its words so that the verdicts quote them
+as ranges over the seeds; each claim's verdict follows from the records (:mod:`ntpnb.book.verdicts`).
+
+How a check is decided (:attr:`Check.basis`): a statistical or count check (with a sample) pooled
+over the sweep's seeds; a check the chapter declares ``seed_independent`` (its data do not depend
+on the seed) once; any other check at each seed. What a line prints (:attr:`Check.result`):
+``PASS`` or ``FAIL`` for a check decided at each seed (a ``FAIL`` at the book's seed fails the
+run); a statistical check prints ``PASS``, or ``OPEN`` when this seed's sample alone does not
+bear it out (the sweep decides it pooled, and it never fails the run); a finding or measurement
+prints ``FOUND`` where it holds and ``OPEN`` where it does not, never ``FAIL``.
+
+A check may name the value the authors' own stored artifact shows (:class:`Artifact`): the
+verdicts compare it with the pooled sample, and a finding that the paper's text is missed, where
+the authors' artifact shows our value, is a qualification of the text, not a failure.
 """
 
 from __future__ import annotations
@@ -23,8 +35,10 @@ from __future__ import annotations
 import html
 import json
 import math
+import numbers
+import string
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +49,10 @@ from .platform import platform_info
 from .statistical import Sample
 
 Target = float | tuple[float, float]
+
+#: What a line prints before the claim id (see the module docstring), and the results that are
+#: not failures of the run.
+RESULTS: tuple[str, ...] = ("PASS", "FAIL", "FOUND", "OPEN")
 
 #: The relations a check can assert between the measured value and its target.
 RELATIONS: dict[str, Callable[[float, Target, float], bool]] = {
@@ -54,6 +72,17 @@ KINDS: tuple[str, ...] = ("claim", "sanity", "finding", "measurement")
 #: The profiles a chapter runs at, which its record names: ``paper`` (the papers' settings) and
 #: ``quick`` (the seconds-scale run of the test suite). Their parameter values are the runner's.
 PROFILE_NAMES: tuple[str, ...] = ("paper", "quick")
+
+
+def _as_number(value: Any) -> Any:
+    """A Python or numpy integer as an int, another real as a float, anything else as it is."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, numbers.Real):
+        return float(value)
+    return value
 
 
 def format_number(x: float, digits: int, floor: float | None = None) -> str:
@@ -112,6 +141,37 @@ def format_decade(x: float, floor: float | None = None) -> str:
 
 
 @dataclass(frozen=True)
+class Artifact:
+    """A value the authors' own stored artifact shows, to compare with ours (see the module docstring)."""
+
+    #: What it is and where it is stored (a figure's path and the commit).
+    source: str
+    #: The value it shows (a curve's last point, read off the figure).
+    value: float
+    #: How many trials it is a mean of (0: an exact value, no sampling noise).
+    trials: int = 0
+    #: How far the reading may be from what the authors computed.
+    precision: float = 0.0
+
+    def __post_init__(self) -> None:
+        if not (isinstance(self.source, str) and self.source.strip()):
+            raise InvalidDataError("an artifact needs a source (what it is and where it is stored)")
+        value, precision = float(self.value), float(self.precision)
+        if not (math.isfinite(value) and math.isfinite(precision) and precision >= 0):
+            raise InvalidDataError(
+                f"an artifact needs a finite value and precision >= 0, got {self.value!r}, {self.precision!r}"
+            )
+        if isinstance(self.trials, bool) or not isinstance(self.trials, int) or self.trials < 0:
+            raise InvalidDataError(f"an artifact's trials must be a whole number >= 0, got {self.trials!r}")
+        object.__setattr__(self, "value", value)
+        object.__setattr__(self, "precision", precision)
+
+    def consistent_with(self, sample: Sample) -> bool:
+        """Whether ``sample`` (pooled) agrees with this value (:meth:`Sample.consistent_with`)."""
+        return sample.consistent_with(self.value, self.trials, self.precision)
+
+
+@dataclass(frozen=True)
 class Check:
     """One claim check: the measured value, the relation asserted, and the outcome."""
 
@@ -127,6 +187,10 @@ class Check:
     kind: str = "claim"
     measured: str = ""  # the value as printed (rounded)
     sample: Sample | None = None  # a statistical check's sample, pooled over the seeds
+    #: Declared by the chapter: the check's data do not depend on the seed (decided once).
+    seed_independent: bool = False
+    #: The value the authors' own stored artifact shows, if any.
+    artifact: Artifact | None = None
 
     @property
     def pooled(self) -> bool:
@@ -134,18 +198,28 @@ class Check:
         return self.sample is not None
 
     @property
+    def basis(self) -> str:
+        """How the check is decided: ``"pooled"``, ``"seed-independent"`` or ``"per seed"``."""
+        if self.pooled:
+            return "pooled"
+        return "seed-independent" if self.seed_independent else "per seed"
+
+    @property
     def line(self) -> str:
         """The rounded, human-readable form printed by :meth:`ClaimLog.check` (two lines)."""
         paper = f"; paper: {self.paper}" if self.paper else ""
-        measured = f"measured {self.measured}; required {self.required}{paper}"
+        stored = f"; authors' stored: {self.artifact.value:g}" if self.artifact else ""
+        measured = f"measured {self.measured}; required {self.required}{paper}{stored}"
         return f"[{self.result}] {self.label} {self.what}\n       {measured}"
 
     @property
     def result(self) -> str:
-        """``"PASS"`` or ``"FAIL"``; a measurement not established here is ``"OPEN"``, not a failure."""
+        """What the line prints (one of :data:`RESULTS`; see the module docstring)."""
+        if self.kind in ("finding", "measurement"):
+            return "FOUND" if self.passed else "OPEN"
         if self.passed:
             return "PASS"
-        return "OPEN" if self.kind == "measurement" else "FAIL"
+        return "OPEN" if self.pooled else "FAIL"
 
     @property
     def label(self) -> str:
@@ -186,10 +260,60 @@ class Check:
         values["measured"] = values.get("measured") or format_number(values["value"], 4)
         if values.get("sample") is not None:
             values["sample"] = Sample.from_json(values["sample"])
+        if values.get("artifact") is not None:
+            values["artifact"] = Artifact(**values["artifact"])
         return cls(**values)
 
 
-Qualification = tuple[str, str]  # (claim id, text)
+@dataclass(frozen=True)
+class Qualification:
+    """A stated limit of a claim's evidence: words with ``{name:format}`` fields, and the numbers.
+
+    The numbers are kept apart so that the verdicts can quote each as its range over the seeds.
+    """
+
+    claim: str
+    #: The words, with a ``{name}`` or ``{name:.3f}`` field for each number.
+    text: str
+    numbers: Mapping[str, float] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not (isinstance(self.text, str) and self.text.strip()):
+            raise InvalidDataError(f"claim {self.claim}: a qualification needs a non-empty text")
+        numbers = {}
+        for name, value in dict(self.numbers).items():
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+                raise InvalidDataError(
+                    f"claim {self.claim}: qualification number {name} = {value!r} is not finite"
+                )
+            numbers[name] = value
+        object.__setattr__(self, "text", self.text.strip())
+        object.__setattr__(self, "numbers", numbers)
+        fields_used = {name for _, name, _, _ in string.Formatter().parse(self.text) if name}
+        if fields_used != set(numbers):
+            raise InvalidDataError(
+                f"claim {self.claim}: the qualification's fields {sorted(fields_used)} and its numbers "
+                f"{sorted(numbers)} differ"
+            )
+        self.rendered  # noqa: B018 (a field's format must suit its number)
+
+    @property
+    def rendered(self) -> str:
+        """The text with its numbers filled in.
+
+        Raises
+        ------
+        InvalidDataError
+            If a field's format does not suit its number.
+        """
+        try:
+            return self.text.format(**self.numbers)
+        except (ValueError, TypeError, IndexError) as exc:
+            raise InvalidDataError(f"claim {self.claim}: qualification {self.text!r}: {exc}") from None
+
+    def to_json(self) -> dict[str, Any]:
+        """The qualification as JSON data."""
+        return {"claim": self.claim, "text": self.text, "numbers": dict(self.numbers)}
 
 
 @dataclass(frozen=True)
@@ -214,12 +338,12 @@ class ChapterRecord:
 
     @property
     def failed(self) -> tuple[Check, ...]:
-        """The checks that failed and fail the chapter (a statistical one fails only pooled)."""
-        return tuple(c for c in self.checks if not c.passed and not c.pooled)
+        """The checks that failed and fail the chapter (those that print ``FAIL``)."""
+        return tuple(c for c in self.checks if c.result == "FAIL")
 
     def dump(self) -> str:
         """The record as JSON text, as ``<output>/claims/<notebook>.json`` holds it."""
-        qualifications = [{"claim": c, "text": t} for c, t in self.qualifications]
+        qualifications = [q.to_json() for q in self.qualifications]
         return json.dumps(asdict(self) | {"qualifications": qualifications}, indent=1) + "\n"
 
     @classmethod
@@ -230,7 +354,10 @@ class ChapterRecord:
             notebook=data["notebook"],
             profile=profile,
             checks=tuple(Check.from_json(c, profile) for c in data.get("checks", [])),
-            qualifications=tuple((q["claim"], q["text"]) for q in data.get("qualifications", [])),
+            qualifications=tuple(
+                Qualification(q["claim"], q["text"], q.get("numbers", {}))
+                for q in data.get("qualifications", [])
+            ),
             platform=data.get("platform"),
             seed=data.get("seed"),
             complete=bool(data.get("complete", False)),
@@ -242,7 +369,7 @@ def load_chapter_record(path: Path) -> ChapterRecord:
     """The chapter record in the JSON file ``path``; PathError naming it if it does not hold one."""
     try:
         return ChapterRecord.from_json(json.loads(Path(path).read_text(encoding="utf-8")))
-    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, InvalidDataError) as exc:
         raise PathError(f"cannot read the claim record {path}: {type(exc).__name__}: {exc}") from exc
 
 
@@ -286,6 +413,8 @@ class ClaimLog:
         digits: int | None = None,
         floor: float | None = None,
         kind: str = "claim",
+        seed_independent: bool = False,
+        artifact: Artifact | None = None,
     ) -> bool:
         """Test ``value <relation> target``, print the outcome, record it; return whether it holds.
 
@@ -311,13 +440,18 @@ class ClaimLog:
         kind
             ``"claim"``, ``"finding"`` or ``"sanity"`` (see the module docstring); a
             ``"measurement"`` is statistical.
+        seed_independent
+            The measured data do not depend on the seed (a fixed corpus, a fixed instance): the
+            check is decided once, and the verdicts verify that every seed measured the same.
+        artifact
+            The value the authors' own stored artifact shows (statistical checks only).
 
         Raises
         ------
         InvalidDataError
             On an unknown relation or kind, a measurement of a number, a sanity check of a sample
-            or a sample with a ``floor``, a relation the sample's test does not take, or a
-            non-finite value.
+            or a sample with a ``floor``, a seed-independent sample, an artifact beside a number,
+            a relation the sample's test does not take, or a non-finite value.
         """
         if kind not in KINDS:
             raise InvalidDataError(f"unknown kind {kind!r}; use one of {list(KINDS)}")
@@ -333,6 +467,8 @@ class ClaimLog:
                 )
             if floor is not None:
                 raise InvalidDataError(f"claim {claim}: a statistical check prints its estimate, no floor")
+            if seed_independent:
+                raise InvalidDataError(f"claim {claim}: a statistical check is pooled over the seeds")
             target = float(target)  # type: ignore[arg-type]
             passed = sample.decide(relation, target, tol, kind)
             value = sample.statistic(target)[0]
@@ -342,13 +478,34 @@ class ClaimLog:
                 raise InvalidDataError(
                     f"claim {claim}: a measurement is decided pooled over the sweep: use check_sample()"
                 )
+            if artifact is not None:
+                raise InvalidDataError(
+                    f"claim {claim}: an artifact is compared with a sample: use check_sample()"
+                )
             value = value if isinstance(value, (bool, int)) else float(value)
             if isinstance(value, float) and not math.isfinite(value):
                 raise InvalidDataError(f"claim {claim}: the measured value of {what!r} is {value}")
             passed = bool(RELATIONS[relation](value, target, tol))
             measured = format_number(value, 4 if digits is None else digits, floor)
+        if artifact is not None and not isinstance(artifact, Artifact):
+            raise InvalidDataError(
+                f"claim {claim}: artifact must be an Artifact, got {type(artifact).__name__}"
+            )
         check = Check(
-            claim, what, value, relation, target, tol, paper, passed, self.profile, kind, measured, sample
+            claim,
+            what,
+            value,
+            relation,
+            target,
+            tol,
+            paper,
+            passed,
+            self.profile,
+            kind,
+            measured,
+            sample,
+            bool(seed_independent),
+            artifact,
         )
         self.checks.append(check)
         self._write()
@@ -373,16 +530,27 @@ class ClaimLog:
             raise InvalidDataError(f"claim {claim}: check_sample needs a Sample, got {type(sample).__name__}")
         return self.check(claim, what, sample, relation, target, **options)
 
-    def qualify(self, claim: str, text: str) -> None:
+    def qualify(self, claim: str, text: str, **numbers: float) -> None:
         """Attach a qualification (a stated limit of what its evidence shows) to ``claim``, print it.
 
-        The claim's verdict becomes *reproduced with a qualification* (if its evidence passes).
+        ``text`` holds a ``{name}`` field (with a format, ``{name:.3f}``) for each of ``numbers``,
+        which vary with the seed; its words must not (the verdicts match a qualification across
+        the seeds by its words and quote each number's range). The claim's verdict becomes
+        *reproduced with a qualification* (if its evidence passes).
+
+        Raises
+        ------
+        InvalidDataError
+            On an empty text, a number that is not finite, or fields and numbers that differ.
         """
-        if not (isinstance(text, str) and text.strip()):
-            raise InvalidDataError(f"claim {claim}: a qualification needs a non-empty text")
-        self.qualifications.append((claim, text.strip()))
+        numbers = {
+            k: (v if isinstance(v, int) and not isinstance(v, bool) else _as_number(v))
+            for k, v in numbers.items()
+        }
+        qualification = Qualification(claim, text, numbers)
+        self.qualifications.append(qualification)
         self._write()
-        print(f"[NOTE] {claim} qualification: {text.strip()}")
+        print(f"[NOTE] {claim} qualification: {qualification.rendered}")
 
     def summary(self) -> ClaimTable:
         """The compact table of this run's checks, shown by the chapter's second-last cell."""

@@ -13,22 +13,39 @@ tests it pooled over the sweep's seeds, which decides the claim. Every test has 
     variance weights (a fixed-effect combination).
 ``"mean_quantile"``
     The values are trials, and the target is a mean a paper reports over ``trials`` trials; the
-    statistic ``q`` is the fraction of bootstrap means of ``trials`` of our trials at most the
-    target (for heavy-tailed values, whose standard error would mislead). Pooled: all trials.
+    statistic ``q`` is the mid-rank of the target among bootstrap means of ``trials`` of our
+    trials (the fraction below it plus half the fraction equal to it), for heavy-tailed values
+    whose standard error would mislead. Pooled: all trials.
+``"rate"``
+    The values are trials, each 1 when an event happened and 0 when not (a count check: "trials
+    with a non-empty sub-dataset"); the estimate is the rate ``k / n`` with Wilson's interval at
+    the level on each side. Pooled: all trials. ``==`` with target 0 asks that the event never
+    happens (any occurrence is a counterexample).
 
 How a check decides, with ``z`` the standard normal quantile of ``1 - level``:
 
 * a **claim** check (the relation is the paper's statement) fails only when the data contradict
   it at that level: ``>`` needs ``estimate + z se > target``, ``<`` needs
   ``estimate - z se < target``, ``~`` needs ``|estimate - target| <= tol + z se``; for
-  ``"mean_quantile"``, ``~`` needs ``level/2 < q < 1 - level/2``. A true claim fails with
-  probability at most ``level`` (``~``: at most ``2 level``, one tail each side);
+  ``"mean_quantile"``, ``~`` needs ``level/2 < q < 1 - level/2``; for ``"rate"``, ``<`` and
+  ``<=`` need the interval's lower end at most the target. A true claim fails with probability
+  at most ``level`` (``~``: at most ``2 level``, one tail each side);
+* a claim check of a strict difference (the paper says two things differ, or one exceeds the
+  other) is not evidence when merely not contradicted, since no difference is not contradicted
+  either: such a sample is made with ``establish=True`` and decided as a finding is;
 * a **finding** check (the relation is the shortfall), and a **measurement** (a statement of
   ours that qualifies a claim), hold only when the data establish them:
-  ``>`` needs ``estimate - z se > target``, ``<`` needs ``estimate + z se < target``; for
+  ``>`` needs ``estimate - z se > target``, ``<`` needs ``estimate + z se < target`` (for
+  ``"rate"``: the interval's lower end above, or its upper end below, the target); for
   ``"mean_quantile"``, ``>`` (our means exceed the paper's value) needs ``q < level`` and ``<``
   needs ``q > 1 - level``. A shortfall that is not there is recorded with probability at most
   ``level``.
+
+A value the authors' own stored artifact shows (a figure's last point, a mean over ``trials``
+of their trials) is compared with the pooled sample by :meth:`Sample.consistent_with`: with a
+mean over ``trials`` trials, ``|value - estimate| <= precision + z' sqrt(se^2 + s^2/trials)``
+with ``z'`` at ``level/2`` on each side; for ``"mean_quantile"``, the value's mid-rank among
+our means of ``trials`` trials lies in ``(level/2, 1 - level/2)``.
 
 Only the standard library is imported here (the runner reads claim records without numpy).
 """
@@ -51,7 +68,7 @@ DEFAULT_LEVEL = 0.01
 ESTABLISHED_KINDS: tuple[str, ...] = ("finding", "measurement")
 
 #: The tests a :class:`Sample` can be checked with (see the module docstring).
-TESTS: tuple[str, ...] = ("mean", "estimate", "mean_quantile")
+TESTS: tuple[str, ...] = ("mean", "estimate", "mean_quantile", "rate")
 
 #: Resamples of a ``"mean_quantile"`` test, and the seed of its generator (the same on every machine).
 BOOTSTRAP_RESAMPLES = 20_000
@@ -80,6 +97,8 @@ class Sample:
     #: ``"mean_quantile"``: how many trials the target is a mean of.
     trials: int = 0
     level: float = DEFAULT_LEVEL  # the test's error rate
+    #: A claim check of a strict difference: holds only when the data establish it.
+    establish: bool = False
 
     def __post_init__(self) -> None:
         if self.test not in TESTS:
@@ -101,6 +120,10 @@ class Sample:
         if self.test == "mean_quantile":
             if isinstance(self.trials, bool) or not isinstance(self.trials, int) or self.trials < 1:
                 raise InvalidDataError(f"a 'mean_quantile' test needs trials >= 1, got {self.trials!r}")
+        if self.test == "rate" and not all(v in (0.0, 1.0) for v in self.values):
+            raise InvalidDataError("a 'rate' test needs one 0 or 1 per trial (whether the event happened)")
+        if not isinstance(self.establish, bool):
+            raise InvalidDataError(f"establish must be True or False, got {self.establish!r}")
 
     @classmethod
     def pooled(cls, samples: Sequence[Sample]) -> Sample:
@@ -115,14 +138,30 @@ class Sample:
             raise InvalidDataError("nothing to pool")
         first = samples[0]
         for other in samples[1:]:
-            if (other.test, other.level, other.trials) != (first.test, first.level, first.trials):
+            if other.setting != first.setting:
                 raise InvalidDataError(
-                    f"cannot pool a {other.test!r} test (level {other.level}, trials {other.trials}) "
-                    f"with a {first.test!r} test (level {first.level}, trials {first.trials})"
+                    f"cannot pool a {other.test!r} test (level {other.level}, trials {other.trials}, "
+                    f"establish {other.establish}) with a {first.test!r} test (level {first.level}, "
+                    f"trials {first.trials}, establish {first.establish})"
                 )
         values = tuple(v for s in samples for v in s.values)
         errors = tuple(e for s in samples for e in s.errors)
-        return cls(first.test, values, errors, first.trials, first.level)
+        return cls(first.test, values, errors, first.trials, first.level, first.establish)
+
+    @property
+    def setting(self) -> tuple[str, int, float, bool]:
+        """What must agree for two samples to pool: test, trials, level and establish."""
+        return (self.test, self.trials, self.level, self.establish)
+
+    @property
+    def size(self) -> int:
+        """How many trials (or, for ``"estimate"``, estimates) the sample holds."""
+        return len(self.values)
+
+    @property
+    def unit(self) -> str:
+        """What its values are: ``"trials"``, or ``"estimates"`` for the ``"estimate"`` test."""
+        return "estimates" if self.test == "estimate" else "trials"
 
     def estimate(self) -> tuple[float, float]:
         """The estimate and its standard error (the mean; ``"estimate"``: inverse-variance weighted)."""
@@ -136,6 +175,17 @@ class Sample:
         var = math.fsum((v - mean) ** 2 for v in self.values) / (n - 1)
         return mean, math.sqrt(var / n)
 
+    def rate_interval(self) -> tuple[float, float]:
+        """``"rate"``: Wilson's interval of the rate, at :attr:`level` on each side."""
+        if self.test != "rate":
+            raise InvalidDataError(f"a rate interval needs a 'rate' test, not {self.test!r}")
+        n, k = len(self.values), math.fsum(self.values)
+        z = NormalDist().inv_cdf(1.0 - self.level)
+        p, z2 = k / n, z * z
+        centre = (p + z2 / (2 * n)) / (1 + z2 / n)
+        half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
+        return (0.0 if k == 0 else max(0.0, centre - half), 1.0 if k == n else min(1.0, centre + half))
+
     @cached_property
     def bootstrap_means(self) -> Any:
         """``"mean_quantile"``: the means of ``trials`` trials resampled from the values, drawn once."""
@@ -146,8 +196,13 @@ class Sample:
         return bootstrap_means(self.values, self.trials, BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED)
 
     def quantile_of(self, target: float) -> float:
-        """``"mean_quantile"``: the fraction of bootstrap means of ``trials`` trials at most ``target``."""
-        return float((self.bootstrap_means <= target).mean())
+        """``"mean_quantile"``: the mid-rank of ``target`` among bootstrap means of ``trials`` trials.
+
+        The fraction of means below it plus half the fraction equal to it, so that a target at
+        an atom of the means (0 for distances that are often exactly 0) is not called extreme.
+        """
+        means = self.bootstrap_means
+        return float((means < target).mean() + 0.5 * (means == target).mean())
 
     def statistic(self, target: float) -> tuple[float, float]:
         """What the check compares: ``(estimate, se)``, or ``(q, NaN)`` for ``"mean_quantile"``."""
@@ -164,11 +219,17 @@ class Sample:
             On a relation the test and kind do not support.
         """
         value, se = self.statistic(target)
-        established, level = kind in ESTABLISHED_KINDS, self.level
+        established, level = kind in ESTABLISHED_KINDS or self.establish, self.level
         slack = NormalDist().inv_cdf(1.0 - level) * se  # z at the level, times the standard error
         if self.test == "mean_quantile":  # value is q
             rules = {">": value < level, "<": value > 1.0 - level}
             rules = rules if established else {"~": level / 2 < value < 1.0 - level / 2}
+        elif self.test == "rate":
+            low, high = self.rate_interval()
+            if established:
+                rules = {">": low > target, "<": high < target}
+            else:
+                rules = {"<": low < target, "<=": low <= target, ">": high > target, "==": value == target}
         elif established:
             rules = {">": value - slack > target, "<": value + slack < target}
         else:
@@ -185,26 +246,68 @@ class Sample:
         return bool(rules[relation])
 
     def describe(self, target: float, digits: int = 3) -> str:
-        """The measurement as printed: ``"0.988 ± 0.002 (100 trials)"`` or ``"q = 0.016 (100 trials)"``."""
+        """The measurement as printed, e.g. ``"0.988 ± 0.002 (100 trials)"``.
+
+        ``"mean_quantile"``: ``"q = 0.016 (100 trials)"``; ``"rate"``: ``"2 of 500 trials (0.4%;
+        98% interval 0.089% to 1.8%)"``.
+        """
         value, se = self.statistic(target)
-        unit = "estimates" if self.test == "estimate" else "trials"
-        count = f"({len(self.values)} {unit})"
+        count = f"({self.size} {self.unit})"
         if self.test == "mean_quantile":
             return f"q = {value:.{digits}g} {count}"
+        if self.test == "rate":
+            low, high = self.rate_interval()
+            share = f"{_percent(value)}; {1 - 2 * self.level:.0%} interval"
+            bounds = f"{_percent(low)} to {_percent(high)}"
+            return f"{round(math.fsum(self.values))} of {self.size} trials ({share} {bounds})"
         return f"{value:#.{digits}g} ± {se:.1g} {count}"
 
     def requirement(self, kind: str) -> str:
         """How the test decides, in words: ``"not contradicted at the 1% level"``."""
-        what = "established" if kind in ESTABLISHED_KINDS else "not contradicted"
+        what = "established" if kind in ESTABLISHED_KINDS or self.establish else "not contradicted"
         return f"{what} at the {self.level:.0%} level ({self.test} test)"
+
+    def consistent_with(self, value: float, trials: int = 0, precision: float = 0.0) -> bool:
+        """Whether ``value``, read to within ``precision``, is consistent with this sample.
+
+        ``value`` is a mean over ``trials`` trials of the same experiment (0: an exact value);
+        the rule is the module docstring's.
+
+        Raises
+        ------
+        InvalidDataError
+            On a ``"rate"`` test, a negative precision or trials, or a non-finite value.
+        """
+        if self.test == "rate":
+            raise InvalidDataError("a stored value is compared with a mean, not with a rate")
+        if not (math.isfinite(value) and precision >= 0 and trials >= 0):
+            raise InvalidDataError(f"cannot compare value {value!r} (trials {trials}, precision {precision})")
+        z = NormalDist().inv_cdf(1.0 - self.level / 2)
+        if self.test == "mean_quantile":
+            low, high = self.quantile_of(value - precision), self.quantile_of(value + precision)
+            return high > self.level / 2 and low < 1.0 - self.level / 2
+        estimate, se = self.estimate()
+        spread = 0.0
+        if trials and self.test == "mean":
+            spread = se * se * len(self.values) / trials  # their mean's variance, s^2 / trials
+        return abs(value - estimate) <= precision + z * math.sqrt(se * se + spread)
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Sample:
         """The sample a check's record holds (its fields; validated as any sample is)."""
         trials, level = int(data.get("trials", 0)), float(data.get("level", DEFAULT_LEVEL))
-        return cls(str(data["test"]), data["values"], data.get("errors", ()), trials, level)
+        establish = data.get("establish", False)
+        return cls(str(data["test"]), data["values"], data.get("errors", ()), trials, level, establish)
 
 
-#: A :class:`Sample` from any iterable of numbers (numpy arrays included): ``trials`` and
-#: ``level`` by keyword.
+def _percent(x: float) -> str:
+    """``0.004`` as ``"0.4%"``: two significant digits below 10%, whole percents above."""
+    value = 100 * x
+    if value == 0:
+        return "0%"
+    return f"{value:.0f}%" if value >= 10 else f"{value:.2g}%"
+
+
+#: A :class:`Sample` from any iterable of numbers (numpy arrays included): ``trials``,
+#: ``level`` and ``establish`` by keyword.
 sample_of = Sample

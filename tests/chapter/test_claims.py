@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 
+import numpy as np
 import pytest
 
 from ntpnb.chapter.claims import (
@@ -168,11 +169,17 @@ def test_format_decade_gives_the_power_of_ten_above():
 def test_the_record_is_dumped_and_loaded_as_one_type(log, tmp_path):
     log.check("A1", "interval", 0.5, "in", (0.025, 0.975), paper="p")
     log.check("A2", "gap", 3e-17, "<", 1e-12, floor=1e-12, kind="sanity")
-    log.qualify("A1", "a stated limit")
+    log.qualify("A1", "a stated limit at {k} steps, corr {corr:.3f}", k=np.int64(10), corr=np.float64(0.95))
     loaded = load_chapter_record(log.path)
     assert loaded == log.record
     assert loaded.checks[0].target == (0.025, 0.975) and loaded.checks[1].measured == "< 1e-12"
-    assert loaded.qualifications == (("A1", "a stated limit"),)
+    (q,) = loaded.qualifications
+    assert (q.claim, q.text, q.numbers) == (
+        "A1",
+        "a stated limit at {k} steps, corr {corr:.3f}",
+        {"k": 10, "corr": 0.95},
+    )
+    assert q.rendered == "a stated limit at 10 steps, corr 0.950"
     assert load_chapter_records(log.path.parent) == [loaded]
     assert load_chapter_records(tmp_path / "nothing here") == []
 
