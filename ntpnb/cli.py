@@ -80,8 +80,8 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
 def _print_verdicts(results: Sequence[RunResult]) -> bool:
     """Print the verdicts across the seeds of the claims the run checked; whether a check is broken.
 
-    Broken: a sanity check failed at some seed, a claim's evidence held at no seed, or a
-    statistical check failed pooled (the verdict ``check failed``).
+    Broken: a sanity check failed at some seed, or a claim's evidence held at no seed (the
+    verdict ``check failed``). Claims whose verdict is negative are printed with their reasons.
     """
     books = [r for r in results if not r.sweep and r.completed and r.executed is not None]
     if not books or not any(r.sweep for r in results):
@@ -95,9 +95,8 @@ def _print_verdicts(results: Sequence[RunResult]) -> bool:
     found = verdicts.sweep_verdicts(claims, verdicts.load_sweeps(layout, records))
     print(f"verdicts across the seeds: {verdicts.format_counts(verdicts.verdict_counts(found))}")
     for claim, verdict in found.items():
-        if verdict.verdict in (verdicts.CHECK_FAILED, verdicts.PARTIAL, verdicts.INCONCLUSIVE):
-            across = f", {verdict.across_seeds}" if verdict.across_seeds else ""
-            print(f"  {claim}: {verdict.verdict}{across}")
+        if verdict.negative:
+            print(f"  {claim}: {verdict.phrase}")
             for reason in verdict.reasons:
                 print(f"    {reason}")
     return any(v.verdict == verdicts.CHECK_FAILED for v in found.values())

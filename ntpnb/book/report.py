@@ -23,19 +23,16 @@ from mdit_py_plugins.colon_fence import colon_fence_plugin
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 
 from ..chapter.atomic import atomic_write_text
-from ..chapter.claims import ChapterRecord, Check, load_chapter_records
+from ..chapter.claims import KINDS, ChapterRecord, Check, load_chapter_records
 from ..chapter.layout import OutputLayout
 from ..chapter.platform import platform_section
 from ..chapter.prose import markdown_table
 from ..chapter.provenance import RunRecord, load_run_record
 from ..chapter.registry import CLAIMS, PAPERS, ClaimSpec, sort_key
 from .executed import read_notebook
+from .scoreboard import SCOREBOARD_FILE, scoreboard_data
 from .trees import chapter_number, describe_run, visible
 from .verdicts import (
-    CHECK_FAILED,
-    INCONCLUSIVE,
-    NOT_REPRODUCED,
-    PARTIAL,
     VERDICT_RULE,
     Series,
     Sweep,
@@ -54,10 +51,6 @@ Made = tuple[str, Check]
 Sections = dict[str, dict[tuple[str, str], tuple[str, str]]]
 
 
-#: Verdicts the report sets in bold: the claim does not (or not always) hold.
-_STRONG = (NOT_REPRODUCED, CHECK_FAILED, PARTIAL, INCONCLUSIVE)
-
-
 def _setting(record: RunRecord | None, checks: Sequence[Check]) -> tuple[str, str]:
     """The run record's profile and ``-p`` overrides (``k=v, ...``); without one, the checks' profiles."""
     if record is None:
@@ -69,8 +62,7 @@ def _claim_result(verdict: Verdict, checks: Sequence[Check], record: RunRecord |
     """The result cell of one claim: its verdict, across how many seeds, the checks, the reasons."""
     if not checks:
         return f"{verdict.verdict} (no check yet)"
-    label = f"**{verdict.verdict}**" if verdict.verdict in _STRONG else verdict.verdict
-    across = f": {verdict.across_seeds}" if verdict.across_seeds else ""
+    label = f"**{_escape(verdict.phrase)}**" if verdict.negative else _escape(verdict.phrase)
     counts = [
         (verdict.findings, "finding", "s"),
         (verdict.sanity, "sanity", ""),
@@ -80,7 +72,7 @@ def _claim_result(verdict: Verdict, checks: Sequence[Check], record: RunRecord |
     parts = [f"{verdict.evidence} evidence", *(f"{n} {kind}{s * (n > 1)}" for n, kind, s in counts if n)]
     profile, overrides = _setting(record, checks)
     setting = f"{profile}; {overrides}" if overrides else profile
-    cell = f"{label}{across}; {', '.join(parts)} ({_escape(setting)})"
+    cell = f"{label}; {', '.join(parts)} ({_escape(setting)})"
     return cell + "".join(f"<br>{_escape(reason)}" for reason in verdict.reasons)
 
 
@@ -102,7 +94,7 @@ def _profiles(records: Sequence[ChapterRecord]) -> list[str]:
     return sorted({c.profile for r in records for c in r.checks})
 
 
-_CHECK_LINE = re.compile(r"^\[(?:PASS|FAIL)\] (\S+) (?:\(\w+\) )?(.*)$")  # "A1 (sanity) what"
+_CHECK_LINE = re.compile(r"^\[(?:PASS|FAIL|FOUND|OPEN)\] (\S+) (?:\(\w+\) )?(.*)$")  # "A1 (sanity) what"
 #: the book's ``myst_heading_anchors``: headings down to this level get an anchor
 ANCHOR_LEVELS = 3
 _SLUG_CLEAN = re.compile(r"[^\w\u4e00-\u9fff\- ]")
@@ -271,16 +263,14 @@ def _seeds_sentence(sweeps: Sequence[Sweep]) -> str:
 
 
 def _across(series: Series) -> list[str]:
-    """The cells of one check across the seeds: at how many it held, and its spread or pooled value."""
-    n = len(series.seeds)
-    held = f"{n - len(series.failed_seeds)} of {n}"
-    if series.failed_seeds:
-        held += f" (failed at {format_seeds(series.failed_seeds)})"
-    if series.statistical:
-        outcome = "holds" if series.pooled_passed() else "**fails**"
-        return [held, f"pooled: {_escape(series.pooled_measured())}, {outcome}"]
-    values = series.spread()
-    return [held, f"{_escape(values[0])} to {_escape(values[1])}" if values else ""]
+    """The cells of one check across the seeds: how it was decided (with its spread), and the result."""
+    decided = series.decided
+    values = series.spread() if not series.statistical else None
+    if values:
+        decided += f"; {values[0]} to {values[1]}"
+    outcome = series.outcome
+    strong = outcome in ("fails",) or (series.first.kind == "finding" and outcome == "established")
+    return [_escape(decided), f"**{outcome}**" if strong else outcome]
 
 
 def _paper_tables(header: Sequence[str], row: Callable[[str, ClaimSpec], list[str]], cite: bool) -> list[str]:
@@ -311,18 +301,9 @@ def _chapter_table(
             continue
         what = _escape(c.what) if c.kind == "claim" else f"*{c.kind}:* {_escape(c.what)}"
         claim = f"[{_escape(c.claim)}]({_place(sections, (notebook, c))[1]})"
-        measured = [_escape(c.measured), _escape(c.required), _escape(c.paper)]
-        rows.append([claim, what, *measured, "pass" if c.passed else "**FAIL**", *_across(series)])
-    header = [
-        "claim",
-        "what was measured",
-        "ours",
-        "required",
-        "the paper",
-        "result",
-        "seeds",
-        "across seeds",
-    ]
+        paper = _escape(c.paper) + (f"<br>{_escape(series.artifact_note())}" if c.artifact else "")
+        rows.append([claim, what, _escape(series.ours()), _escape(c.required), paper, *_across(series)])
+    header = ["claim", "what was measured", "ours", "required", "the paper", "decided", "result"]
     return [
         f"### {_escape(chapter_number(notebook))}. {_escape(titles.get(notebook, notebook))}",
         "",
@@ -369,22 +350,23 @@ def render_report(layout: OutputLayout, absent: Sequence[str] = ()) -> str:
         "",
         _seeds_sentence(sweeps),
         "",
-        *VERDICT_RULE,
+        "## The verdict rule",
         "",
+        *(line for paragraph in VERDICT_RULE for line in (paragraph, "")),
         *_failures_note(layout),
         *_paper_tables(
             ["claim", "statement", "the paper reports", "verdict", "checked in"], claim_row, cite=False
         ),
         "## Every check",
         "",
-        "Each row is one assertion a chapter made: the value it measured at the book's seed (rounded",
-        "as printed), what it required (the tolerance), what the paper reports, and the result; then",
-        "at how many seeds of the sweep it held, and the smallest and largest value it measured over",
-        "them (for a statistical check, its samples pooled over the seeds and the test's outcome).",
-        "The claim id links to the section of the chapter that makes the check. Rows marked *sanity*",
-        "test the code or the setting (an invariant that holds by construction), not the paper's",
-        "claim; rows marked *finding* record a claim measured not to hold; rows marked",
-        "*measurement* state a measurement of ours that qualifies the claim (decided pooled).",
+        "Each row is one assertion a chapter made: our value (for a statistical or count check, its",
+        "trials pooled over the seeds; otherwise as measured at the book's seed, rounded as printed),",
+        "what it required, what the paper reports (and the authors' stored artifact, where one",
+        "exists), how it was decided (pooled, seed-independent, or at how many seeds, with the",
+        "smallest and largest value over them) and the result, by the rule above. The claim id links",
+        "to the section of the chapter that makes the check. Rows marked *sanity* test the code or the",
+        "setting, not the paper's claim; rows marked *finding* state that a paper's number is missed;",
+        "rows marked *measurement* state a measurement of ours that qualifies the claim.",
         "",
     ]
     if not checks:
@@ -443,23 +425,17 @@ _CLAIMS_INTRO = (
     "Every claim of the two papers that this book reproduces has an id. This page is generated by",
     "`ntpnb book` from the registry of claims (`ntpnb/chapter/registry.py`, the one place where a",
     "claim's statement and the paper's value are written) and from the records of the last runs,",
-    "which say where each claim is checked and at how many seeds it holds.",
+    "which say where each claim is checked and what its verdict is.",
     "",
-    "A chapter that checks a claim prints a line `[PASS] <id> ...` with the measured value and the",
-    "tolerance, and records it in `outputs/claims/<chapter>.json`. A check that fails prints",
-    "`[FAIL]` and the chapter goes on: every check runs and every figure is drawn, and the chapter",
-    "ends with one error that lists every failed check, which fails the run at the book's seed.",
-    "Lines `[PASS] <id> (sanity) ...` are sanity checks of the code or of our instances: they must",
-    "hold at every seed, but they are not evidence for the claim. Lines `[PASS] <id> (finding) ...`",
-    "record a claim measured not to hold, with our number and the paper's; lines",
-    "`[NOTE] <id> qualification: ...` state a limit of the evidence; lines",
-    "`[PASS] <id> (measurement) ...` (or `[OPEN]`, not established at that seed) state a",
-    "measurement of ours beyond the paper that qualifies the claim, decided over every seed.",
-    "Every chapter also runs at",
-    "further seeds (`outputs/seeds/`), and the",
+    "A chapter that checks a claim prints one line per check, `[PASS] <id> ...` with the measured",
+    "value, what it requires and the paper's number, and records it in",
+    "`outputs/claims/<chapter>.json`; `<id> (sanity)`, `<id> (finding)` and `<id> (measurement)`",
+    "name the kinds of check that are not evidence, and `[NOTE] <id> qualification: ...` states a",
+    "limit of the evidence. Every chapter also runs at further seeds (`outputs/seeds/`), and the",
     "{doc}`reproducibility report </outputs/report>` gives each claim its verdict from the records",
-    "of every seed: reproduced, reproduced with a qualification, holds at some seeds, does not",
-    "reproduce, inconclusive, or not tested.",
+    "of every seed, by one rule, which the report states in full. What the lines print:",
+    "",
+    VERDICT_RULE[-1],
     "",
 )
 
@@ -486,9 +462,9 @@ def render_claims_page(layout: OutputLayout, absent: Sequence[str] = ()) -> str:
 
     def claim_row(cid: str, spec: ClaimSpec) -> list[str]:
         verdict = results[cid]
-        across = f": {verdict.across_seeds}" if verdict.across_seeds else ""
         where = _where_checked(sections, by_claim.get(cid, []))
-        return [cid, spec.statement, spec.where, spec.paper_value, where, f"{verdict.verdict}{across}"]
+        phrase = f"**{_escape(verdict.phrase)}**" if verdict.negative else _escape(verdict.phrase)
+        return [cid, spec.statement, spec.where, spec.paper_value, where, phrase]
 
     header = ["id", "claim", "in the paper", "the paper reports", "checked in", "verdict"]
     lines = [
@@ -500,11 +476,32 @@ def render_claims_page(layout: OutputLayout, absent: Sequence[str] = ()) -> str:
     return "\n".join(lines)
 
 
+def claim_places(layout: OutputLayout) -> dict[str, list[tuple[str, str]]]:
+    """Claim -> ``(notebook, anchor)`` of each section that checks it, evidence first.
+
+    An anchor is empty where the check's section has none (the chapter's top).
+    """
+    records = load_chapter_records(layout.claims)
+    sections = _record_sections(layout, records)
+    places: dict[str, list[tuple[str, str]]] = {}
+    for cid, made in _by_claim(records).items():
+        for notebook, check in sorted(made, key=lambda m: KINDS.index(m[1].kind)):
+            section = sections.get(notebook, {}).get((check.claim, check.what))
+            place = (notebook, section[1] if section else "")
+            if place not in places.setdefault(cid, []):
+                places[cid].append(place)
+    return places
+
+
 def write_report(layout: OutputLayout, absent: Sequence[str] = ()) -> Path:
     """Write the report to ``<layout.root>/report.md`` and return its path.
 
-    The verdict fragment ``verdicts.md`` and the claims page ``claim_list.md`` are written beside it.
+    The verdict fragment ``verdicts.md``, the claims page ``claim_list.md`` and the scoreboard's
+    data (:data:`~ntpnb.book.scoreboard.SCOREBOARD_FILE`) are written beside it.
     """
+    results = sweep_verdicts(CLAIMS, load_sweeps(layout, load_chapter_records(layout.claims)))
+    data = scoreboard_data(results, claim_places(layout))
+    atomic_write_text(layout.root / SCOREBOARD_FILE, json.dumps(data, indent=1) + "\n")
     atomic_write_text(layout.root / "verdicts.md", render_verdict_summary(layout, absent))
     atomic_write_text(layout.root / "claim_list.md", render_claims_page(layout, absent))
     return atomic_write_text(layout.root / "report.md", render_report(layout, absent))

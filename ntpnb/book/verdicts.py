@@ -3,24 +3,24 @@
 A chapter runs at the book's seed and, in a sweep, at further seeds, each into its own tree
 (:mod:`ntpnb.runner.run`). :func:`load_sweeps` gathers each chapter's records that may be pooled
 with the book's (complete; same notebook, profile, parameters and ``ntpnb`` sources but the
-seed; others are set aside with the reason). The same check at every seed is a :class:`Series`;
-a statistical check (with a sample) is decided on its samples pooled over the seeds. The kinds
-of check and the qualifications are those of :mod:`ntpnb.chapter.claims`. :func:`claim_verdict`
-applies the rule the report states, :data:`VERDICT_RULE`, tried in this order: check failed, does
-not reproduce, inconclusive, not tested, holds at some seeds, reproduced with a qualification,
-reproduced. A claim *holds at a seed* when every evidence check decided seed by seed passes there.
+seed; others are set aside with the reason). The same check at every seed is a :class:`Series`,
+decided as its :attr:`~ntpnb.chapter.claims.Check.basis` says: pooled over the seeds (a
+statistical or count check), once (a seed-independent check), or at each seed.
+:func:`claim_verdict` applies the one rule, :data:`VERDICT_RULE`, which the report states and
+every page quotes through :attr:`Verdict.phrase`.
 """
 
 from __future__ import annotations
 
 import json
+import string
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
-from ..chapter.claims import KINDS, ChapterRecord, Check, load_chapter_record
+from ..chapter.claims import KINDS, ChapterRecord, Check, Qualification, load_chapter_record
 from ..chapter.layout import OutputLayout
 from ..chapter.provenance import load_manifest
 from ..chapter.statistical import Sample
@@ -30,7 +30,8 @@ REPRODUCED = "reproduced"
 QUALIFIED = "reproduced with a qualification"
 PARTIAL = "holds at some seeds"
 NOT_REPRODUCED = "does not reproduce"
-INCONCLUSIVE = "inconclusive"
+NOT_ESTABLISHED = "not established"
+BY_CONSTRUCTION = "by construction"
 NOT_TESTED = "not tested"
 CHECK_FAILED = "check failed"
 #: Every verdict, in the order a summary lists them.
@@ -39,25 +40,43 @@ VERDICTS: tuple[str, ...] = (
     QUALIFIED,
     PARTIAL,
     NOT_REPRODUCED,
-    INCONCLUSIVE,
+    NOT_ESTABLISHED,
+    BY_CONSTRUCTION,
     NOT_TESTED,
     CHECK_FAILED,
 )
-#: The verdict rule, as the report states it.
-VERDICT_RULE = (
-    "A claim's verdict follows from its checks at every seed of the sweep: *reproduced* when every",
-    "check that a false claim would fail passes at every seed (a statistical check also on its",
-    "samples pooled over the seeds); *reproduced with a qualification* when the chapter states a",
-    "limit of that evidence (the qualification is quoted); *holds at some seeds* when the evidence",
-    "holds at some seeds only (the seeds that failed are named); *does not reproduce* when a check",
-    "records a finding, the claim measured not to hold, and the finding holds at every seed or",
-    "pooled over them (our number and the paper's are quoted; the check pins our number, so a",
-    "change is seen); *inconclusive* when a finding holds at some seeds only; *not tested* when a",
-    "claim has only sanity checks of the code, or none; *check failed* when a sanity check failed",
-    "at some seed, the evidence holds at no seed, or a statistical check fails pooled. A",
-    "*measurement* (a statement of ours beyond the paper, such as how a threshold the paper leaves",
-    "open moves with the size) is decided on its samples pooled over the seeds; when established it",
-    "qualifies the claim, and otherwise it is listed as not established.",
+#: Verdicts that say the claim does not (or not always) hold, or that something is wrong.
+NEGATIVE: frozenset[str] = frozenset({PARTIAL, NOT_REPRODUCED, NOT_ESTABLISHED, CHECK_FAILED})
+
+#: The verdict rule, as the report states it (one paragraph per line).
+VERDICT_RULE: tuple[str, ...] = (
+    "**How a check is decided.** A check of one instance (an exact property, a tolerance on one "
+    "run) is decided at each seed, and shows *at k of N seeds*, the seeds that failed and the "
+    "spread of its value. A statistical check (a mean over random trials) and a count check (how "
+    "often an event happens over trials, a rate with its interval) are decided on their trials "
+    "pooled over the seeds, and show *pooled over N seeds (T trials)*, never *k of N*; each states "
+    "its test and the error rate at which it fails when the claim is true. A check whose data do "
+    "not depend on the seed (a fixed corpus) is decided once and shows *seed-independent*.",
+    "**Kinds of check.** *Evidence* would fail were the paper's claim false; a *sanity* check "
+    "tests the code or the setting (an identity, a property of our instance, a solver against a "
+    "proved result); a *finding* states that a paper's number is missed, and holds only when the "
+    "data establish it; a *measurement* is a statement of ours beyond the paper, decided pooled.",
+    "**The verdict of a claim.** *reproduced*: every evidence check holds. *reproduced with a "
+    "qualification*: it holds, and a stated limit applies (a qualification of the chapter, with its "
+    "numbers as ranges over the seeds; an established measurement; or a finding that the paper's "
+    "text is missed where the authors' own stored artifact shows our value, with the three numbers "
+    "quoted). *holds at some seeds*: an evidence check decided at each seed fails at some seeds "
+    "(named). *does not reproduce*: a finding is established (pooled, at each seed, or once), or a "
+    "statistical evidence check is contradicted pooled, and the authors' artifact, where one "
+    "exists, does not show our value; our number, the paper's and the artifact's are quoted. *not "
+    "established*: the claim's only checks are findings the data do not establish. *by "
+    "construction*: the claim has sanity checks only. *check failed*: a sanity check failed at some "
+    "seed, or the evidence holds at none. *not tested*: no chapter of this run checks it.",
+    "**What a chapter prints.** A check decided at each seed prints `[PASS]` or `[FAIL]`, and a "
+    "`[FAIL]` at the book's seed fails the run (at the other seeds it is counted here). A statistical "
+    "check prints `[PASS]`, or `[OPEN]` where one seed's trials do not bear it out; it never fails "
+    "the run. A finding or measurement prints `[FOUND]` where it holds and `[OPEN]` where it does "
+    "not, never `[FAIL]`.",
 )
 
 #: Parameters that differ between the seeds of one sweep (everything else must be equal).
@@ -179,13 +198,18 @@ class Series:
 
     @property
     def failed_seeds(self) -> tuple[int, ...]:
-        """The seeds where it failed."""
+        """The seeds where it did not hold."""
         return tuple(s for s, c in self.checks.items() if not c.passed)
 
     @property
+    def basis(self) -> str:
+        """How it is decided: ``"pooled"``, ``"seed-independent"`` or ``"per seed"``."""
+        return self.first.basis
+
+    @property
     def statistical(self) -> bool:
-        """Whether it is a statistical check (decided pooled)."""
-        return self.first.pooled
+        """Whether it is a statistical or count check (decided pooled)."""
+        return self.basis == "pooled"
 
     @cached_property
     def pooled_sample(self) -> Sample | None:
@@ -206,10 +230,55 @@ class Series:
         return sample.describe(float(self.first.target), 3) if sample is not None else ""  # type: ignore[arg-type]
 
     @property
+    def differs(self) -> bool:
+        """A seed-independent check that measured different values at different seeds (a bug)."""
+        return self.basis == "seed-independent" and len({c.measured for c in self.checks.values()}) > 1
+
+    @property
     def established(self) -> bool:
-        """Whether it holds: pooled for a statistical check, else at every seed."""
+        """Whether it holds: pooled, once (seed-independent) or at every seed, as its basis says."""
         pooled = self.pooled_passed()
-        return pooled if pooled is not None else not self.failed_seeds
+        if pooled is not None:
+            return pooled
+        return not self.failed_seeds and not self.differs
+
+    @property
+    def decided(self) -> str:
+        """How it was decided, in words.
+
+        ``"pooled over 5 seeds (500 trials)"``, ``"at 4 of 5 seeds (failed at 3)"`` or
+        ``"seed-independent"``.
+        """
+        n = len(self.seeds)
+        if self.statistical:
+            sample = self.pooled_sample
+            return f"pooled over {_seeds(n)} ({sample.size} {sample.unit})"  # type: ignore[union-attr]
+        if self.basis == "seed-independent":
+            return "seed-independent" + (f" (the same at {_seeds(n)})" if n > 1 and not self.differs else "")
+        text = f"at {n - len(self.failed_seeds)} of {_seeds(n)}"
+        return text + (f" (failed at {format_seeds(self.failed_seeds)})" if self.failed_seeds else "")
+
+    @property
+    def outcome(self) -> str:
+        """The decision in words: ``"holds"`` or ``"fails"`` (a finding, a measurement: ``"established"``)."""
+        if self.first.kind in ("finding", "measurement"):
+            return "established" if self.established else "not established"
+        return "holds" if self.established else "fails"
+
+    def artifact_agrees(self) -> bool | None:
+        """Whether the authors' stored artifact shows our pooled value (None: no artifact)."""
+        artifact, sample = self.first.artifact, self.pooled_sample
+        if artifact is None or sample is None:
+            return None
+        return artifact.consistent_with(sample)
+
+    def artifact_note(self) -> str:
+        """``"the authors' stored ...: 0.9886, consistent with ours"`` (empty without an artifact)."""
+        agrees = self.artifact_agrees()
+        if agrees is None:
+            return ""
+        a = self.first.artifact
+        return f"{a.source}: {a.value:g}, {'consistent' if agrees else 'not consistent'} with ours"  # type: ignore[union-attr]
 
     def spread(self) -> tuple[str, str] | None:
         """The values as printed at the smallest and largest value over the seeds; None if alike."""
@@ -219,6 +288,14 @@ class Series:
         low = min(checks, key=lambda c: c.value)
         high = max(checks, key=lambda c: c.value)
         return None if low.measured == high.measured else (low.measured, high.measured)
+
+    def ours(self) -> str:
+        """Our value as the pages show it: pooled for a statistical check, else the book's seed's."""
+        return self.pooled_measured() or self.first.measured
+
+
+def _seeds(n: int) -> str:
+    return f"{n} seed{'s' * (n != 1)}"
 
 
 def series_of(sweep: Sweep) -> list[Series]:
@@ -237,6 +314,58 @@ def series_of(sweep: Sweep) -> list[Series]:
     return [Series(checks) for checks in by_key.values()]
 
 
+# -- qualifications across the seeds ------------------------------------------------------------
+
+
+def qualification_across(made: Sequence[tuple[int, Qualification]], seeds: Sequence[int]) -> str:
+    """One qualification as made at several seeds: each number as its range over them.
+
+    ``made`` holds the seeds where the chapter stated it (with the same words) and what it said
+    there; ``seeds`` are all the seeds of the sweep.
+    """
+    first = made[0][1]
+    parts, varied = [], False
+    for literal, name, spec, conversion in string.Formatter().parse(first.text):
+        parts.append(literal)
+        if name is None:
+            continue
+        values = [q.numbers[name] for _, q in made]
+        texts = [_formatted(v, spec, conversion) for v in values]
+        if len(set(texts)) == 1:
+            parts.append(texts[0])
+        else:
+            varied = True
+            parts.append(
+                f"{_formatted(min(values), spec, conversion)} to {_formatted(max(values), spec, conversion)}"
+            )
+    text = "".join(parts)
+    at = [seed for seed, _ in made]
+    if len(at) < len(seeds):
+        return f"{text} (at seed{'s' * (len(at) > 1)} {format_seeds(at)})"
+    return f"{text} (lowest to highest over the {len(at)} seeds)" if varied else text
+
+
+def _formatted(value: float, spec: str | None, conversion: str | None) -> str:
+    if conversion == "r":
+        value = repr(value)  # type: ignore[assignment]
+    elif conversion == "s":
+        value = str(value)  # type: ignore[assignment]
+    return format(value, spec or "")
+
+
+def _qualifications(sweeps: Sequence[Sweep]) -> dict[str, list[str]]:
+    """Claim -> the qualifications its chapters state, each across the seeds that state it."""
+    out: dict[str, list[str]] = {}
+    for sweep in sweeps:
+        made: dict[tuple[str, str], list[tuple[int, Qualification]]] = {}
+        for seed in sweep.seeds:
+            for q in sweep.records[seed].qualifications:
+                made.setdefault((q.claim, q.text), []).append((seed, q))
+        for (claim, _), at in made.items():
+            out.setdefault(claim, []).append(qualification_across(at, sweep.seeds))
+    return out
+
+
 # -- the verdict of a claim ---------------------------------------------------------------------
 
 
@@ -248,30 +377,33 @@ class Verdict:
     claim: str
     #: One of :data:`VERDICTS`.
     verdict: str
+    #: How the verdict was decided, in words (:meth:`basis_of`); empty for *not tested*.
+    basis: str = ""
     #: How many checks of each kind the claim has (at one seed): evidence (``claim``), findings,
     #: sanity checks and measurements.
     evidence: int = 0
     findings: int = 0
     sanity: int = 0
     measurements: int = 0
-    #: How many checks failed, over every seed (statistical ones: pooled).
+    #: How many checks did not hold where they count (per seed: each seed; pooled: once).
     failed: int = 0
-    #: The qualifications, the findings (``"what: measured X; paper: Y"``, then any
-    #: qualifications), or what failed and where, as the verdict calls for.
+    #: The findings or failures that decided the verdict, then the qualifications, then notes
+    #: (measurements and findings not established, the authors' artifacts).
     reasons: tuple[str, ...] = ()
-    #: The seeds its evidence was checked at (without evidence: those it was checked at at all).
+    #: The seeds the claim was checked at.
     seeds: tuple[int, ...] = ()
-    #: The seeds where every evidence check of the claim passed.
+    #: The seeds where every evidence check decided seed by seed held.
     holding: tuple[int, ...] = ()
 
     @property
-    def across_seeds(self) -> str:
-        """``"holds at 4 of 5 seeds (failed at 3)"``; empty when the claim has no evidence."""
-        if not self.evidence or not self.seeds:
-            return ""
-        text = f"holds at {len(self.holding)} of {len(self.seeds)} seed{'s' * (len(self.seeds) != 1)}"
-        failed = [s for s in self.seeds if s not in self.holding]
-        return text + (f" (failed at {format_seeds(failed)})" if failed else "")
+    def phrase(self) -> str:
+        """The verdict as every page writes it: ``"reproduced: holds at 5 of 5 seeds"``."""
+        return f"{self.verdict}: {self.basis}" if self.basis else self.verdict
+
+    @property
+    def negative(self) -> bool:
+        """Whether the verdict says the claim does not (or not always) hold (:data:`NEGATIVE`)."""
+        return self.verdict in NEGATIVE
 
 
 def format_seeds(seeds: Iterable[object]) -> str:
@@ -280,45 +412,85 @@ def format_seeds(seeds: Iterable[object]) -> str:
     return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
+def _evidence_basis(evidence: Sequence[Series], seeds: Sequence[int], holding: Sequence[int]) -> str:
+    """``"holds at 5 of 5 seeds; pooled over 5 seeds (500 trials)"``: how the evidence was decided."""
+    parts = []
+    if any(s.basis == "per seed" for s in evidence):
+        failed = [seed for seed in seeds if seed not in holding]
+        text = f"holds at {len(holding)} of {_seeds(len(seeds))}"
+        parts.append(text + (f" (failed at {format_seeds(failed)})" if failed else ""))
+    pooled = [s for s in evidence if s.statistical]
+    if pooled:
+        sizes = ", ".join(dict.fromkeys(f"{s.pooled_sample.size} {s.pooled_sample.unit}" for s in pooled))  # type: ignore[union-attr]
+        parts.append(f"pooled over {_seeds(len(pooled[0].seeds))} ({sizes})")
+    if any(s.basis == "seed-independent" for s in evidence):
+        parts.append("seed-independent")
+    return "; ".join(parts)
+
+
+def _finding_basis(series: Series) -> str:
+    """How a finding was decided, without "k of N": ``"finding at each of the 5 seeds"``."""
+    if series.statistical:
+        return f"finding {series.decided}"
+    if series.basis == "seed-independent":
+        return "seed-independent finding"
+    n = len(series.seeds)
+    return "finding at the one seed" if n == 1 else f"finding at each of the {n} seeds"
+
+
 def _finding_reason(series: Series) -> str:
+    """``"what: ours X (pooled over 5 seeds (500 trials)); the paper: Y; <artifact>"``."""
     c = series.first
-    measured = series.pooled_measured() or c.measured
-    pooled = f" pooled over {len(series.seeds)} seeds" if series.statistical else ""
-    text = f"{c.what}: measured {measured}{pooled}" + (f"; paper: {c.paper}" if c.paper else "")
-    if not series.statistical and len(series.seeds) > 1:
-        text += f" (at {len(series.seeds)} seeds)"
-    return text
+    ours = series.ours()
+    spread = series.spread() if not series.statistical else None
+    if spread:
+        ours = f"{spread[0]} to {spread[1]} over the seeds"
+    paper = f"; the paper: {c.paper}" if c.paper else ""
+    note = series.artifact_note()
+    how = _finding_basis(series).removeprefix("finding ").removesuffix(" finding")
+    return f"{c.what}: ours {ours} ({how}){paper}" + (f"; {note}" if note else "")
+
+
+def _excused_reason(series: Series) -> str:
+    """A finding (or contradicted evidence) that the authors' artifact shows: a qualification of the text."""
+    c = series.first
+    return (
+        f"the paper's number is not the authors' own result: {c.what}: the paper {c.paper or c.required}; "
+        f"ours {series.ours()} ({series.decided}); {series.artifact_note()}"
+    )
 
 
 def _failure_reason(series: Series) -> str:
     c = series.first
-    if series.statistical and series.pooled_passed() is False:
-        return f"{c.label} {c.what}: fails pooled over {len(series.seeds)} seeds ({series.pooled_measured()})"
+    if series.statistical:
+        return f"{c.label} {c.what}: {series.outcome} {series.decided} ({series.pooled_measured()})"
+    if series.differs:
+        values = format_seeds(dict.fromkeys(ch.measured for ch in series.checks.values()))
+        return f"{c.label} {c.what}: declared seed-independent, but measured {values} at different seeds"
     failed = series.failed_seeds
     measured = format_seeds(series.checks[seed].measured for seed in failed)
-    return (
-        f"{c.label} {c.what}: failed at seed {format_seeds(failed)} "
-        f"(measured {measured}; required {c.required})"
-    )
+    where = f"failed at seed {format_seeds(failed)}"
+    return f"{c.label} {c.what}: {where} (measured {measured}; required {c.required})"
 
 
-def _measurement_reason(series: Series) -> str:
+def _note(series: Series) -> str:
+    """A measurement's or an unestablished finding's line: ``"what: established pooled over ..."``."""
     c = series.first
-    outcome = "established" if series.established else "not established"
-    return f"{c.what}: {outcome} pooled over {len(series.seeds)} seeds ({series.pooled_measured()})"
+    return f"{c.kind} {series.outcome}: {c.what} ({series.decided}: {series.ours()})"
 
 
 def claim_verdict(claim: str, series: Sequence[Series], qualifications: Sequence[str] = ()) -> Verdict:
-    """The verdict of ``claim`` from its checks at every seed and its qualifications (the module's rule)."""
+    """The verdict of ``claim`` from its checks at every seed and its qualifications (the rule)."""
     # one list per kind of the registry (a kind added there fails this unpacking, not silently)
     evidence, sanity, findings, measurements = ([s for s in series if s.first.kind == k] for k in KINDS)
-    checks = [s for s in series if s.first.kind != "measurement"]
-    seeds = tuple(dict.fromkeys(seed for s in (evidence or checks or series) for seed in s.seeds))
-    per_seed = [s for s in evidence if not s.statistical]  # statistical ones are decided pooled
+    seeds = tuple(dict.fromkeys(seed for s in series for seed in s.seeds))
+    per_seed = [s for s in evidence if s.basis == "per seed"]
     holding = tuple(
         seed for seed in seeds if all(s.checks[seed].passed for s in per_seed if seed in s.checks)
     )
-    failed = sum((s.pooled_passed() is False) if s.statistical else len(s.failed_seeds) for s in checks)
+    failed = sum(
+        (not s.established) if s.basis != "per seed" else len(s.failed_seeds) for s in (*evidence, *sanity)
+    )
     counts = {
         "evidence": len(evidence),
         "findings": len(findings),
@@ -328,60 +500,67 @@ def claim_verdict(claim: str, series: Sequence[Series], qualifications: Sequence
         "seeds": seeds,
         "holding": holding if evidence else (),
     }
-    established = tuple(_measurement_reason(s) for s in measurements if s.established)
-    unestablished = tuple(_measurement_reason(s) for s in measurements if not s.established)
-    quals = tuple(dict.fromkeys(qualifications)) + established
-    broken = [s for s in sanity if s.failed_seeds]
-    broken += [s for s in evidence if s.statistical and s.pooled_passed() is False]
-    if broken or (evidence and not holding):
+    if not series:
+        return Verdict(claim, NOT_TESTED, **counts)
+    notes = tuple(_note(s) for s in measurements if not s.established)
+    notes += tuple(_note(s) for s in findings if not s.established)
+    notes += tuple(
+        f"{s.first.what}: {s.artifact_note()}" for s in evidence if s.established and s.artifact_note()
+    )
+    quals = tuple(dict.fromkeys(qualifications)) + tuple(_note(s) for s in measurements if s.established)
+
+    broken = [s for s in sanity if not s.established]
+    broken += [s for s in evidence if s.basis == "seed-independent" and not s.established]
+    broken += [s for s in (*findings, *measurements) if s.differs]
+    if broken or (per_seed and not holding):
         reasons = tuple(_failure_reason(s) for s in broken)
-        if evidence and not holding:
-            reasons += (f"the evidence holds at none of the {len(seeds)} seeds",)
-        return Verdict(claim, CHECK_FAILED, reasons=reasons, **counts)
-    if findings:
-        reasons = tuple(_finding_reason(s) for s in findings if s.established)
-        unsettled = [s for s in findings if not s.established]
-        if unsettled:
-            reasons = tuple(
-                f"{s.first.what}: holds at {len(s.seeds) - len(s.failed_seeds)} of {len(s.seeds)} seeds"
-                + (f", not pooled ({s.pooled_measured()})" if s.statistical else "")
-                for s in unsettled
+        what = [f"{s.first.label} {'differs between seeds' if s.differs else s.outcome}" for s in broken]
+        if per_seed and not holding:
+            what.append(f"the evidence holds at none of the {_seeds(len(seeds))}")
+        return Verdict(claim, CHECK_FAILED, "; ".join(dict.fromkeys(what)), reasons=reasons, **counts)
+
+    contradicted = [s for s in evidence if s.statistical and not s.established]
+    shortfalls = [s for s in findings if s.established] + contradicted
+    excused = [s for s in shortfalls if s.artifact_agrees()]
+    standing = [s for s in shortfalls if not s.artifact_agrees()]
+    if standing:
+        reasons = tuple(_finding_reason(s) for s in standing)
+        basis = "; ".join(
+            dict.fromkeys(
+                _finding_basis(s) if s.first.kind == "finding" else f"contradicted {s.decided}"
+                for s in standing
             )
-            return Verdict(claim, INCONCLUSIVE, reasons=reasons + quals + unestablished, **counts)
-        if evidence and len(holding) < len(seeds):
-            reasons += (f"its evidence holds at {len(holding)} of {len(seeds)} seeds",)
-        return Verdict(claim, NOT_REPRODUCED, reasons=reasons + quals + unestablished, **counts)
+        )
+        return Verdict(claim, NOT_REPRODUCED, basis, reasons=reasons + quals + notes, **counts)
+    quals += tuple(_excused_reason(s) for s in excused)
+    if not evidence and excused:  # our value is the authors' own: that is the evidence
+        basis = "; ".join(dict.fromkeys(s.decided for s in excused))
+        return Verdict(claim, QUALIFIED, basis, reasons=quals + notes, **counts)
     if not evidence:
-        return Verdict(claim, NOT_TESTED, reasons=established + unestablished, **counts)
-    if len(holding) < len(seeds):
-        reasons = tuple(_failure_reason(s) for s in evidence if s.failed_seeds)
-        return Verdict(claim, PARTIAL, reasons=reasons + quals + unestablished, **counts)
+        if findings:
+            basis = "; ".join(dict.fromkeys(f"{_finding_basis(s)} not established" for s in findings))
+            return Verdict(claim, NOT_ESTABLISHED, basis, reasons=quals + notes, **counts)
+        return Verdict(claim, BY_CONSTRUCTION, "sanity checks only", reasons=quals + notes, **counts)
+    basis = _evidence_basis(evidence, seeds, holding)
+    if len(holding) < len(seeds) and per_seed:
+        reasons = tuple(_failure_reason(s) for s in per_seed if s.failed_seeds)
+        return Verdict(claim, PARTIAL, basis, reasons=reasons + quals + notes, **counts)
     if quals:
-        return Verdict(claim, QUALIFIED, reasons=quals + unestablished, **counts)
-    return Verdict(claim, REPRODUCED, reasons=unestablished, **counts)
+        return Verdict(claim, QUALIFIED, basis, reasons=quals + notes, **counts)
+    return Verdict(claim, REPRODUCED, basis, reasons=notes, **counts)
 
 
 def sweep_verdicts(claim_ids: Iterable[str], sweeps: Sequence[Sweep]) -> dict[str, Verdict]:
     """The verdict of every id in ``claim_ids`` (in that order) over every chapter's sweep.
 
-    Qualifications are those stated at the book's seed, and those stated only at other seeds
-    (with the seeds). Ids without checks are ``not tested``.
+    Qualifications are quoted across the seeds that state them, each number as its range
+    (:func:`qualification_across`). Ids without checks are *not tested*.
     """
     by_claim: dict[str, list[Series]] = {}
-    quals: dict[str, list[str]] = {}
     for sweep in sweeps:
         for s in series_of(sweep):
             by_claim.setdefault(s.first.claim, []).append(s)
-        for c, t in sweep.book.qualifications:
-            quals.setdefault(c, []).append(t)
-        at_book = {c for c, _ in sweep.book.qualifications}
-        others: dict[tuple[str, str], list[int]] = {}
-        for seed in sweep.seeds[1:]:
-            for c, t in sweep.records[seed].qualifications:
-                if c not in at_book:
-                    others.setdefault((c, t), []).append(seed)
-        for (c, t), seeds in others.items():
-            quals.setdefault(c, []).append(f"{t} (at seed {format_seeds(seeds)})")
+    quals = _qualifications(sweeps)
     return {cid: claim_verdict(cid, by_claim.get(cid, []), quals.get(cid, [])) for cid in claim_ids}
 
 
