@@ -46,7 +46,7 @@ HTML_DIRNAME = "html"
 #: The name of a staging folder starts so (then the builder's process id and a random part).
 STAGING_PREFIX = ".staging-"
 #: The pages ``ntpnb book`` generates into the output tree, which the book shows.
-GENERATED_PAGES = ("report.md", "claim_list.md", "verdicts.md", "benchmarks.md")
+GENERATED_PAGES = ("report.md", "claim_list.md", "verdicts.md", "verdicts.json", "benchmarks.md")
 #: Errors of a folder that cannot take the book: full, or not writable.
 FULL = (errno.ENOSPC, errno.EDQUOT)
 NOT_WRITABLE = (errno.EROFS, errno.EACCES, errno.EPERM)

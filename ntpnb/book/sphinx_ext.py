@@ -34,6 +34,7 @@ from sphinx.util.nodes import make_refnode
 
 from ..chapter.plotting import figure_cell_problems
 from ..errors import PathError
+from . import scoreboard
 from .binder import DEFAULT_BINDERHUB, binder_url, source_of_chapter
 from .executed import read_notebook
 
@@ -271,4 +272,5 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("builder-inited", _add_static)
     app.connect("html-page-context", _page_context, priority=502)  # after the theme's (501)
     app.connect("build-finished", _copy_sources)
+    scoreboard.setup(app)
     return {"version": "2", "parallel_read_safe": True, "parallel_write_safe": True}

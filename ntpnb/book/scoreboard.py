@@ -1,0 +1,167 @@
+"""The scoreboard: one verdict badge per claim, atop the introduction and atop each chapter.
+
+``ntpnb book`` writes ``verdicts.json`` beside the report (:func:`scoreboard_data`): every claim's
+verdict as :attr:`~ntpnb.book.verdicts.Verdict.phrase` words it, so the badges say what the
+report and the claims page say, word for word, and the sections of each chapter that check it.
+The book's Sphinx extension (:func:`setup`) draws the badges: the introduction's
+``{ntpnb-scoreboard}`` directive shows every claim, grouped by paper; each chapter page gets the
+badges of the claims it checks under its title. A badge carries the verdict in words (colour is
+never the only signal) and links to the section that checks the claim.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from docutils import nodes
+from sphinx.application import Sphinx
+from sphinx.util.docutils import SphinxDirective
+
+from ..chapter.registry import CLAIMS, PAPERS
+from .verdicts import VERDICTS, Verdict
+
+#: The file ``ntpnb book`` writes beside the report, and the extension reads.
+SCOREBOARD_FILE = "verdicts.json"
+#: Where the chapters' executed notebooks sit in the book's sources.
+CHAPTERS = "outputs/notebooks/"
+_PLACEHOLDER = "ntpnb-scoreboard-placeholder"
+
+
+def verdict_class(verdict: str) -> str:
+    """The CSS class of a verdict's badge: ``"ntpnb-v-reproduced-with-a-qualification"``.
+
+    Raises
+    ------
+    ValueError
+        If ``verdict`` is not one of :data:`~ntpnb.book.verdicts.VERDICTS`.
+    """
+    if verdict not in VERDICTS:
+        raise ValueError(f"unknown verdict {verdict!r}")
+    return "ntpnb-v-" + verdict.replace(" ", "-")
+
+
+def scoreboard_data(results: Mapping[str, Verdict], places: Mapping[str, Sequence[tuple[str, str]]]) -> dict:
+    """What the badges show: each claim's verdict and the chapter sections that check it.
+
+    ``places[claim]`` lists ``(notebook, anchor)`` of the sections checking it, the one to link
+    from the introduction first.
+    """
+    claims = []
+    for cid, spec in CLAIMS.items():
+        v = results[cid]
+        where = [{"notebook": nb, "anchor": anchor} for nb, anchor in places.get(cid, [])]
+        claims.append(
+            {
+                "id": cid,
+                "paper": spec.paper,
+                "where": spec.where,
+                "verdict": v.verdict,
+                "phrase": v.phrase,
+                "sections": where,
+            }
+        )
+    return {"papers": dict(PAPERS), "claims": claims}
+
+
+def _badge(claim: Mapping[str, Any], href: str | None) -> str:
+    """One badge: the claim id and its verdict in words, coloured by the verdict, linked."""
+    title = html.escape(f"{claim['id']} ({claim['where']}): {claim['phrase']}", quote=True)
+    inner = (
+        f'<span class="ntpnb-badge-id">{html.escape(claim["id"])}</span>'
+        f'<span class="ntpnb-badge-verdict">{html.escape(claim["verdict"])}</span>'
+    )
+    classes = f"ntpnb-badge {verdict_class(claim['verdict'])}"
+    if href is None:
+        return f'<span class="{classes}" title="{title}">{inner}</span>'
+    return f'<a class="{classes}" href="{html.escape(href, quote=True)}" title="{title}">{inner}</a>'
+
+
+def badges_html(claims: Sequence[Mapping[str, Any]], href: Any) -> str:
+    """A row of badges; ``href(claim)`` gives each its link (None: no link)."""
+    return "".join(_badge(c, href(c)) for c in claims)
+
+
+def scoreboard_html(data: Mapping[str, Any], href: Any) -> str:
+    """The introduction's table: a row of badges per paper."""
+    rows = []
+    for paper, title in data["papers"].items():
+        claims = [c for c in data["claims"] if c["paper"] == paper]
+        rows.append(
+            f'<tr><th scope="row">Paper {html.escape(paper)}<br><span class="ntpnb-paper-title">'
+            f"{html.escape(title)}</span></th><td>{badges_html(claims, href)}</td></tr>"
+        )
+    return f'<table class="ntpnb-scoreboard"><tbody>{"".join(rows)}</tbody></table>'
+
+
+def read_scoreboard(srcdir: Path) -> dict | None:
+    """The scoreboard data of the book's sources (None when ``ntpnb book`` wrote none)."""
+    path = Path(srcdir) / "outputs" / SCOREBOARD_FILE
+    if not path.is_file():
+        return None
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+# -- Sphinx ------------------------------------------------------------------------------------
+
+
+class ScoreboardDirective(SphinxDirective):
+    """``{ntpnb-scoreboard}``: the verdict badges of every claim (filled in when the page is written)."""
+
+    has_content = False
+
+    def run(self) -> list[nodes.Node]:
+        """A placeholder, replaced by the badges once every chapter's sections are known."""
+        return [nodes.container(classes=[_PLACEHOLDER])]
+
+
+def _section_uri(app: Sphinx, fromdoc: str, notebook: str, anchor: str) -> str:
+    """The address, from page ``fromdoc``, of section ``anchor`` (a MyST slug) of chapter ``notebook``."""
+    target = CHAPTERS + notebook
+    slugs = app.env.metadata.get(target, {}).get("myst_slugs", {})
+    node_id = slugs[anchor][1] if anchor in slugs else ""
+    page = "" if target == fromdoc else app.builder.get_relative_uri(fromdoc, target)
+    return page + (f"#{node_id}" if node_id else "")
+
+
+def _fill(app: Sphinx, doctree: nodes.document, fromdoc: str) -> None:
+    """Draw the scoreboard where the directive stands, and a chapter's own badges under its title."""
+    data = read_scoreboard(Path(app.srcdir))
+    placeholders = [n for n in doctree.findall(nodes.container) if _PLACEHOLDER in n["classes"]]
+    if data is None:
+        for node in placeholders:
+            node.replace_self(
+                nodes.paragraph(text="No run has recorded a verdict yet: run `ntpnb reproduce`.")
+            )
+        return
+
+    def link_from_here(claim: Mapping[str, Any]) -> str | None:
+        sections = claim["sections"]
+        if not sections:
+            return None
+        return _section_uri(app, fromdoc, sections[0]["notebook"], sections[0]["anchor"])
+
+    for node in placeholders:
+        node.replace_self(nodes.raw("", scoreboard_html(data, link_from_here), format="html"))
+    if fromdoc.startswith(CHAPTERS):
+        notebook = fromdoc.removeprefix(CHAPTERS)
+        own = [c for c in data["claims"] if any(s["notebook"] == notebook for s in c["sections"])]
+
+        def link_here(claim: Mapping[str, Any]) -> str:
+            anchor = next(s["anchor"] for s in claim["sections"] if s["notebook"] == notebook)
+            return _section_uri(app, fromdoc, notebook, anchor)
+
+        section = next(iter(doctree.findall(nodes.section)), None)
+        if own and section is not None and isinstance(section[0], nodes.title):
+            row = f'<div class="ntpnb-chapter-verdicts">{badges_html(own, link_here)}</div>'
+            section.insert(1, nodes.raw("", row, format="html"))
+
+
+def setup(app: Sphinx) -> None:
+    """Register the scoreboard directive, the badges' stylesheet and the step that draws them."""
+    app.add_directive("ntpnb-scoreboard", ScoreboardDirective)
+    app.add_css_file("ntpnb-verdicts.css")
+    app.connect("doctree-resolved", _fill)
