@@ -26,41 +26,72 @@ AUTHORS_GLOBAL_NOTEBOOK = "mc_next_single_layer_global_converge.ipynb"
 AUTHORS_GLOBAL_DROP_CORR = 0.9
 
 
-@dataclass(frozen=True)
-class StoredFigure:
-    """The last values of the curves of a figure stored in the authors' repository.
+#: The commit of :data:`AUTHORS_REPOSITORY` that stores the figures of Figs. 3-6 (``figures/``
+#: was deleted by later commits).
+STORED_COMMIT = "0d105ef474e260307831c5dfdc2e4648b24b3520"
+#: The authors' Figs. 5-6 notebook at :data:`STORED_COMMIT`: its saved output runs this many
+#: trials with this ``epochs`` (of another size than Fig. 6's); the stored figures state neither.
+AUTHORS_SAVED_TRIALS = 10
+AUTHORS_SAVED_EPOCHS = 10
 
-    Read off the PDF's vector paths (mapped to data coordinates through two ticks per axis): what
-    the authors' own last run gave, beside the paper's text and our runs.
+
+@dataclass(frozen=True)
+class StoredCurve:
+    """The last point of one curve of a figure stored in the authors' repository (at :data:`STORED_COMMIT`).
+
+    Read with PyMuPDF off the PDF's vector paths: the curve's point of largest abscissa, mapped to
+    data coordinates through the grid lines at the tick labels (the grid lines fit the tick
+    values to 1e-6 of the axis range). The PDFs keep coordinates to a thousandth of a point, so
+    :attr:`precision` bounds the reading far below the trials' noise. What the authors' own last
+    run gave, beside the paper's text and our runs.
     """
 
-    #: The figure's path in :data:`AUTHORS_REPOSITORY`.
+    #: The paper's figure (and panel) it draws.
+    figure: str
+    #: The PDF's path in :data:`AUTHORS_REPOSITORY`.
     path: str
-    #: The commit the figure is stored at (figures/ was deleted later).
-    commit: str
-    #: The last point of the mean distance curve to the global reference.
-    global_distance: float
-    #: The last point of the mean distance curve to the local reference.
-    local_distance: float
-    #: The last point of the mean local correlation (the matching correlation figure).
-    local_corr: float
-    #: Trials of the authors' notebook at that commit (its saved output shows ``Sample 0`` to ``Sample 9``);
-    #: the figure states neither this nor :attr:`epochs`, and the saved run is of another size.
-    trials: int
-    #: The ``epochs`` of the authors' notebook at that commit (see :attr:`trials`).
-    epochs: int
+    #: Which curve: ``"mean correlation"``, ``"local correlation"``, ``"global distance"`` ...
+    curve: str
+    #: Its last point.
+    value: float
+    #: How far the reading may be from the plotted value.
+    precision: float = 1e-5
+
+    @property
+    def source(self) -> str:
+        """What it is and where: ``"the authors' stored Fig. 6a (<path> at 0d105ef), local correlation"``."""
+        return f"the authors' stored {self.figure} ({self.path} at {STORED_COMMIT[:7]}), {self.curve}"
 
 
-#: Fig. 6 (cross-entropy, local convergence) as the authors' repository stores it.
-AUTHORS_FIG6 = StoredFigure(
-    path="figures/Papers/local_norm_diff_cyc_ce_0.1_n4T6K8d8_pos.pdf",
-    commit="0d105ef474e260307831c5dfdc2e4648b24b3520",
-    global_distance=7.63,
-    local_distance=0.0974,
-    local_corr=0.9886,
-    trials=10,
-    epochs=10,
-)
+def _curve(figure: str, name: str, curve: str, value: float, precision: float = 1e-5) -> StoredCurve:
+    return StoredCurve(figure, f"figures/Papers/{name}.pdf", curve, value, precision)
+
+
+#: The last points of the curves of the authors' stored figures of Paper B's Figs. 3-6, by name.
+#: Fig. 4b has two candidates (``fig4b_1`` and ``fig4b_2``, both labelled as squared): nothing at
+#: that commit says which one the paper shows.
+STORED_CURVES: dict[str, StoredCurve] = {
+    "fig3": _curve("Fig. 3", "corr_asyc_log_n4T6K8d8_pos", "mean correlation", 0.99275),
+    "fig4a": _curve("Fig. 4a", "corr_cyc_log_n6T4K6d8_pos", "mean correlation", 0.98694),
+    "fig4b_1": _curve("Fig. 4b?", "norm_diff_cyc_log_n6T4K6d8", "squared distance", 0.01078, 1e-5),
+    "fig4b_2": _curve("Fig. 4b?", "norm_diff_sq_cyc_log_n6T4K6d8", "squared distance", 0.00047, 5e-6),
+    "fig5a_local": _curve("Fig. 5a", "local_corr_cyc_ls_0.1_n4T6K8d8_pos", "local correlation", 0.99542),
+    "fig5a_global": _curve("Fig. 5a", "local_corr_cyc_ls_0.1_n4T6K8d8_pos", "global correlation", 0.70299),
+    "fig5b_local": _curve(
+        "Fig. 5b", "local_norm_diff_cyc_ls_0.1_n4T6K8d8_pos", "local distance", 0.02203, 1e-4
+    ),
+    "fig5b_global": _curve(
+        "Fig. 5b", "local_norm_diff_cyc_ls_0.1_n4T6K8d8_pos", "global distance", 17.435, 1e-3
+    ),
+    "fig6a_local": _curve("Fig. 6a", "local_corr_cyc_ce_0.1_n4T6K8d8_pos", "local correlation", 0.98864),
+    "fig6a_global": _curve("Fig. 6a", "local_corr_cyc_ce_0.1_n4T6K8d8_pos", "global correlation", 0.75214),
+    "fig6b_local": _curve(
+        "Fig. 6b", "local_norm_diff_cyc_ce_0.1_n4T6K8d8_pos", "local distance", 0.09742, 1e-4
+    ),
+    "fig6b_global": _curve(
+        "Fig. 6b", "local_norm_diff_cyc_ce_0.1_n4T6K8d8_pos", "global distance", 7.6339, 1e-3
+    ),
+}
 
 
 @dataclass(frozen=True)

@@ -75,10 +75,14 @@ def test_the_books_column_must_give_every_setting_once():
         settings_rows({**BOOK, "typo": "x"}, paper_value)
 
 
-def test_the_stored_figure_names_its_file_and_commit():
-    from ntpnb.attention.authors import AUTHORS_FIG6
+def test_the_stored_curves_name_their_file_and_commit():
+    from ntpnb.attention.authors import STORED_COMMIT, STORED_CURVES
 
-    assert re.fullmatch(r"[0-9a-f]{40}", AUTHORS_FIG6.commit)
-    assert AUTHORS_FIG6.path.startswith("figures/Papers/") and AUTHORS_FIG6.path.endswith(".pdf")
-    assert 0 < AUTHORS_FIG6.local_distance < AUTHORS_FIG6.global_distance
-    assert 0 < AUTHORS_FIG6.local_corr <= 1 and AUTHORS_FIG6.trials > 0 and AUTHORS_FIG6.epochs > 0
+    assert re.fullmatch(r"[0-9a-f]{40}", STORED_COMMIT)
+    for curve in STORED_CURVES.values():
+        assert curve.path.startswith("figures/Papers/") and curve.path.endswith(".pdf")
+        assert curve.path in curve.source and STORED_COMMIT[:7] in curve.source
+        assert 0 < curve.precision <= 0.011 * abs(curve.value)
+    for fig in ("5", "6"):  # the local curves lie above (correlation) and below (distance) the global
+        assert STORED_CURVES[f"fig{fig}a_local"].value > STORED_CURVES[f"fig{fig}a_global"].value
+        assert STORED_CURVES[f"fig{fig}b_local"].value < STORED_CURVES[f"fig{fig}b_global"].value
