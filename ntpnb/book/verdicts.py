@@ -213,9 +213,14 @@ class Series:
 
     @cached_property
     def pooled_sample(self) -> Sample | None:
-        """The samples of every seed, pooled once (None for a check that is not statistical)."""
+        """The sample that decides it (None: the check has none).
+
+        Every seed's samples pooled; a seed-independent check's own sample, once.
+        """
         samples = [c.sample for c in self.checks.values() if c.sample is not None]
-        return Sample.pooled(samples) if samples else None
+        if not samples:
+            return None
+        return samples[0] if self.basis == "seed-independent" else Sample.pooled(samples)
 
     def pooled_passed(self) -> bool | None:
         """Whether it holds on the pooled samples (None for a check that is not statistical)."""
@@ -237,10 +242,12 @@ class Series:
     @property
     def established(self) -> bool:
         """Whether it holds: pooled, once (seed-independent) or at every seed, as its basis says."""
+        if self.differs:
+            return False
         pooled = self.pooled_passed()
         if pooled is not None:
             return pooled
-        return not self.failed_seeds and not self.differs
+        return not self.failed_seeds
 
     @property
     def decided(self) -> str:
@@ -252,9 +259,13 @@ class Series:
         n = len(self.seeds)
         if self.statistical:
             sample = self.pooled_sample
-            return f"pooled over {_seeds(n)} ({sample.size} {sample.unit})"  # type: ignore[union-attr]
+            return f"pooled over {_seeds(n)} ({sample.count})"  # type: ignore[union-attr]
         if self.basis == "seed-independent":
-            return "seed-independent" + (f" (the same at {_seeds(n)})" if n > 1 and not self.differs else "")
+            sample = self.pooled_sample
+            size = f"{sample.count}, " if sample is not None else ""
+            same = f"the same at {_seeds(n)}" if n > 1 and not self.differs else ""
+            inner = f"{size}{same}".rstrip(", ")
+            return "seed-independent" + (f" ({inner})" if inner else "")
         text = f"at {n - len(self.failed_seeds)} of {_seeds(n)}"
         return text + (f" (failed at {format_seeds(self.failed_seeds)})" if self.failed_seeds else "")
 
@@ -421,7 +432,7 @@ def _evidence_basis(evidence: Sequence[Series], seeds: Sequence[int], holding: S
         parts.append(text + (f" (failed at {format_seeds(failed)})" if failed else ""))
     pooled = [s for s in evidence if s.statistical]
     if pooled:
-        sizes = ", ".join(dict.fromkeys(f"{s.pooled_sample.size} {s.pooled_sample.unit}" for s in pooled))  # type: ignore[union-attr]
+        sizes = ", ".join(dict.fromkeys(s.pooled_sample.count for s in pooled))  # type: ignore[union-attr]
         parts.append(f"pooled over {_seeds(len(pooled[0].seeds))} ({sizes})")
     if any(s.basis == "seed-independent" for s in evidence):
         parts.append("seed-independent")
@@ -510,7 +521,9 @@ def claim_verdict(claim: str, series: Sequence[Series], qualifications: Sequence
     quals = tuple(dict.fromkeys(qualifications)) + tuple(_note(s) for s in measurements if s.established)
 
     broken = [s for s in sanity if not s.established]
-    broken += [s for s in evidence if s.basis == "seed-independent" and not s.established]
+    broken += [
+        s for s in evidence if s.basis == "seed-independent" and s.pooled_sample is None and not s.established
+    ]
     broken += [s for s in (*findings, *measurements) if s.differs]
     if broken or (per_seed and not holding):
         reasons = tuple(_failure_reason(s) for s in broken)
@@ -519,7 +532,7 @@ def claim_verdict(claim: str, series: Sequence[Series], qualifications: Sequence
             what.append(f"the evidence holds at none of the {_seeds(len(seeds))}")
         return Verdict(claim, CHECK_FAILED, "; ".join(dict.fromkeys(what)), reasons=reasons, **counts)
 
-    contradicted = [s for s in evidence if s.statistical and not s.established]
+    contradicted = [s for s in evidence if s.pooled_sample is not None and not s.established]
     shortfalls = [s for s in findings if s.established] + contradicted
     excused = [s for s in shortfalls if s.artifact_agrees()]
     standing = [s for s in shortfalls if not s.artifact_agrees()]

@@ -199,10 +199,14 @@ class Check:
 
     @property
     def basis(self) -> str:
-        """How the check is decided: ``"pooled"``, ``"seed-independent"`` or ``"per seed"``."""
-        if self.pooled:
-            return "pooled"
-        return "seed-independent" if self.seed_independent else "per seed"
+        """How the check is decided: ``"seed-independent"``, ``"pooled"`` or ``"per seed"``.
+
+        A seed-independent check is decided once, on its sample if it has one (the same trials
+        at every seed: pooling them would count each trial once per seed).
+        """
+        if self.seed_independent:
+            return "seed-independent"
+        return "pooled" if self.pooled else "per seed"
 
     @property
     def line(self) -> str:
@@ -449,9 +453,9 @@ class ClaimLog:
         Raises
         ------
         InvalidDataError
-            On an unknown relation or kind, a measurement of a number, a sanity check of a sample
-            or a sample with a ``floor``, a seed-independent sample, an artifact beside a number,
-            a relation the sample's test does not take, or a non-finite value.
+            On an unknown relation or kind, a measurement of a number, a sample with a ``floor``,
+            an artifact beside a number, a relation the sample's test does not take, or a
+            non-finite value.
         """
         if kind not in KINDS:
             raise InvalidDataError(f"unknown kind {kind!r}; use one of {list(KINDS)}")
@@ -461,14 +465,8 @@ class ClaimLog:
             raise InvalidDataError(f"claim {claim}: {what!r} checked after the chapter concluded")
         sample = value if isinstance(value, Sample) else None
         if sample is not None:
-            if kind == "sanity":
-                raise InvalidDataError(
-                    f"claim {claim}: a sanity check tests the code, at every seed: use check()"
-                )
             if floor is not None:
                 raise InvalidDataError(f"claim {claim}: a statistical check prints its estimate, no floor")
-            if seed_independent:
-                raise InvalidDataError(f"claim {claim}: a statistical check is pooled over the seeds")
             target = float(target)  # type: ignore[arg-type]
             passed = sample.decide(relation, target, tol, kind)
             value = sample.statistic(target)[0]

@@ -72,7 +72,6 @@ CHANGES: dict[str, dict[str, dict[str, Any]]] = {
             "toy_max_row_dist": 5.0,
             "growth_range": [0.5, 1.5],
             "check_long_rate": False,
-            "sgd_min_gap_ratio": 1.2,
         },
     },
     # n_jobs as at paper, one process: the sweep takes about what starting joblib's workers

@@ -21,6 +21,12 @@ tests it pooled over the sweep's seeds, which decides the claim. Every test has 
     with a non-empty sub-dataset"); the estimate is the rate ``k / n`` with Wilson's interval at
     the level on each side. Pooled: all trials. ``==`` with target 0 asks that the event never
     happens (any occurrence is a counterexample).
+``"pvalue"``
+    One p-value per seed of a test that is run whole at each seed (a goodness-of-fit test of
+    independent draws); pooled by Fisher's method, ``-2 sum log p`` against chi-squared with
+    ``2k`` degrees of freedom. The statistic is the combined p-value and the target the test's
+    significance: a claim ``> target`` fails when the combined p falls to the target or below,
+    a finding ``< target`` holds when it does.
 
 How a check decides, with ``z`` the standard normal quantile of ``1 - level``:
 
@@ -68,7 +74,7 @@ DEFAULT_LEVEL = 0.01
 ESTABLISHED_KINDS: tuple[str, ...] = ("finding", "measurement")
 
 #: The tests a :class:`Sample` can be checked with (see the module docstring).
-TESTS: tuple[str, ...] = ("mean", "estimate", "mean_quantile", "rate")
+TESTS: tuple[str, ...] = ("mean", "estimate", "mean_quantile", "rate", "pvalue")
 
 #: Resamples of a ``"mean_quantile"`` test, and the seed of its generator (the same on every machine).
 BOOTSTRAP_RESAMPLES = 20_000
@@ -107,7 +113,7 @@ class Sample:
         object.__setattr__(self, "errors", _finite_tuple(self.errors, "the standard errors"))
         if not 0.0 < float(self.level) < 0.5:
             raise InvalidDataError(f"a test's level must lie in (0, 0.5), got {self.level!r}")
-        minimum = 1 if self.test == "estimate" else 2
+        minimum = 1 if self.test in ("estimate", "pvalue") else 2
         if len(self.values) < minimum:
             raise InvalidDataError(
                 f"a {self.test!r} test needs at least {minimum} values, got {len(self.values)}"
@@ -122,6 +128,8 @@ class Sample:
                 raise InvalidDataError(f"a 'mean_quantile' test needs trials >= 1, got {self.trials!r}")
         if self.test == "rate" and not all(v in (0.0, 1.0) for v in self.values):
             raise InvalidDataError("a 'rate' test needs one 0 or 1 per trial (whether the event happened)")
+        if self.test == "pvalue" and not all(0.0 < v <= 1.0 for v in self.values):
+            raise InvalidDataError("a 'pvalue' test needs p-values in (0, 1]")
         if not isinstance(self.establish, bool):
             raise InvalidDataError(f"establish must be True or False, got {self.establish!r}")
 
@@ -159,9 +167,21 @@ class Sample:
         return len(self.values)
 
     @property
-    def unit(self) -> str:
-        """What its values are: ``"trials"``, or ``"estimates"`` for the ``"estimate"`` test."""
-        return "estimates" if self.test == "estimate" else "trials"
+    def count(self) -> str:
+        """How many values and what they are: ``"500 trials"``, ``"1 estimate"``, ``"5 tests"``."""
+        unit = {"estimate": "estimate", "pvalue": "test"}.get(self.test, "trial")
+        return f"{self.size} {unit}{'s' * (self.size != 1)}"
+
+    def combined_pvalue(self) -> float:
+        """``"pvalue"``: Fisher's combination of the p-values (the chi-squared tail in closed form)."""
+        if self.test != "pvalue":
+            raise InvalidDataError(f"a combined p-value needs a 'pvalue' test, not {self.test!r}")
+        half = -math.fsum(math.log(p) for p in self.values)  # half of -2 sum log p
+        term, total = 1.0, 1.0
+        for i in range(1, len(self.values)):  # P(chi2_2k > 2 half) = e^-half sum_{i<k} half^i / i!
+            term *= half / i
+            total += term
+        return min(1.0, math.exp(-half) * total)
 
     def estimate(self) -> tuple[float, float]:
         """The estimate and its standard error (the mean; ``"estimate"``: inverse-variance weighted)."""
@@ -205,9 +225,14 @@ class Sample:
         return float((means < target).mean() + 0.5 * (means == target).mean())
 
     def statistic(self, target: float) -> tuple[float, float]:
-        """What the check compares: ``(estimate, se)``, or ``(q, NaN)`` for ``"mean_quantile"``."""
+        """What the check compares: ``(estimate, se)``.
+
+        ``"mean_quantile"``: ``(q, NaN)``; ``"pvalue"``: the combined p-value and NaN.
+        """
         if self.test == "mean_quantile":
             return self.quantile_of(target), float("nan")
+        if self.test == "pvalue":
+            return self.combined_pvalue(), float("nan")
         return self.estimate()
 
     def decide(self, relation: str, target: float, tol: float, kind: str) -> bool:
@@ -224,6 +249,8 @@ class Sample:
         if self.test == "mean_quantile":  # value is q
             rules = {">": value < level, "<": value > 1.0 - level}
             rules = rules if established else {"~": level / 2 < value < 1.0 - level / 2}
+        elif self.test == "pvalue":  # value is the combined p; the target its significance
+            rules = {"<": value < target} if established else {">": value > target}
         elif self.test == "rate":
             low, high = self.rate_interval()
             if established:
@@ -252,9 +279,12 @@ class Sample:
         98% interval 0.089% to 1.8%)"``.
         """
         value, se = self.statistic(target)
-        count = f"({self.size} {self.unit})"
+        count = f"({self.count})"
         if self.test == "mean_quantile":
             return f"q = {value:.{digits}g} {count}"
+        if self.test == "pvalue":
+            how = "p" if self.size == 1 else "Fisher's combined p"
+            return f"{how} = {value:.{digits}g} {count}"
         if self.test == "rate":
             low, high = self.rate_interval()
             share = f"{_percent(value)}; {1 - 2 * self.level:.0%} interval"
@@ -264,6 +294,8 @@ class Sample:
 
     def requirement(self, kind: str) -> str:
         """How the test decides, in words: ``"not contradicted at the 1% level"``."""
+        if self.test == "pvalue":
+            return "the seeds' p-values pooled by Fisher's method"
         what = "established" if kind in ESTABLISHED_KINDS or self.establish else "not contradicted"
         return f"{what} at the {self.level:.0%} level ({self.test} test)"
 
@@ -278,8 +310,8 @@ class Sample:
         InvalidDataError
             On a ``"rate"`` test, a negative precision or trials, or a non-finite value.
         """
-        if self.test == "rate":
-            raise InvalidDataError("a stored value is compared with a mean, not with a rate")
+        if self.test in ("rate", "pvalue"):
+            raise InvalidDataError(f"a stored value is compared with a mean, not with a {self.test}")
         if not (math.isfinite(value) and precision >= 0 and trials >= 0):
             raise InvalidDataError(f"cannot compare value {value!r} (trials {trials}, precision {precision})")
         z = NormalDist().inv_cdf(1.0 - self.level / 2)

@@ -164,6 +164,41 @@ def test_a_seed_independent_check_is_decided_once_and_must_measure_the_same_at_e
     assert "declared seed-independent, but measured 0.25 and 0.26" in v.reasons[0]
 
 
+def test_a_seed_independent_sample_is_decided_once_on_its_own_trials_not_pooled():
+    """The same 200 draws at every seed: pooling them would count each draw five times."""
+
+    def fixed(seed, values=(1,) * 160 + (0,) * 40):
+        sample = sample_of("rate", values, establish=True)
+        passed = sample.decide(">", 0.5, 0.0, "claim")
+        c = Check(
+            "A8",
+            "share",
+            0.8,
+            ">",
+            0.5,
+            0.0,
+            "",
+            passed,
+            "paper",
+            "claim",
+            sample.describe(0.5),
+            sample,
+            seed_independent=True,
+        )
+        return record(seed, c)
+
+    books = [fixed(s) for s in range(5)]
+    (series,) = series_of(sweep(*books))
+    assert (
+        series.pooled_sample.size == 200
+        and series.decided == "seed-independent (200 trials, the same at 5 seeds)"
+    )
+    v = verdict_of(*books, claim="A8")
+    assert v.verdict == REPRODUCED and v.phrase == "reproduced: seed-independent"
+    low = [fixed(s, (1,) * 90 + (0,) * 110) for s in range(5)]  # 45%: "most draws" contradicted
+    assert verdict_of(*low, claim="A8").verdict == NOT_REPRODUCED
+
+
 def test_a_seed_independent_sanity_check_that_differs_between_seeds_fails():
     a = record(0, check(), check("sanity", measured="3", seed_independent=True))
     b = record(1, check(), check("sanity", measured="4", seed_independent=True))

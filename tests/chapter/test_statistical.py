@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 import pytest
+import scipy.stats
 
 from ntpnb.chapter.claims import ClaimLog, load_chapter_record
 from ntpnb.chapter.statistical import DEFAULT_LEVEL, Sample, sample_of
@@ -149,8 +150,8 @@ def test_a_statistical_check_is_recorded_with_its_sample_and_does_not_fail_the_c
     (check,) = load_chapter_record(log.path).checks
     assert check.sample == sample and check.pooled
     assert json.loads(log.path.read_text())["checks"][0]["sample"]["test"] == "mean"
-    with pytest.raises(InvalidDataError, match="use check"):
-        ClaimLog("demo", "quick", tmp_path).check_sample("B8", "x", sample, ">", 0.9, kind="sanity")
+    # a statistical sanity check (a test of our design) is decided pooled too
+    assert ClaimLog("demo", "quick", tmp_path).check_sample("B8", "x", sample, ">", 0.9, kind="sanity")
     with pytest.raises(InvalidDataError, match="needs a Sample"):
         ClaimLog("demo", "quick", tmp_path).check_sample("B8", "x", [1.0, 2.0], ">", 0.9)
     with pytest.raises(InvalidDataError, match="no floor"):
@@ -224,3 +225,22 @@ def test_a_stored_value_is_consistent_within_the_noise_of_its_own_mean_and_its_r
         sample_of("rate", [0, 1]).consistent_with(0.5)
     with pytest.raises(InvalidDataError, match="cannot compare"):
         s.consistent_with(float("nan"))
+
+
+def test_p_values_of_a_test_run_at_each_seed_pool_by_fishers_method():
+    one = sample_of("pvalue", [0.2])
+    assert one.combined_pvalue() == pytest.approx(0.2) and one.describe(0.01) == "p = 0.2 (1 test)"
+    pooled = Sample.pooled([sample_of("pvalue", [p]) for p in (0.2, 0.05, 0.5)])
+    # scipy's combine_pvalues is the reference
+    assert pooled.combined_pvalue() == pytest.approx(
+        scipy.stats.combine_pvalues([0.2, 0.05, 0.5]).pvalue, rel=1e-12
+    )
+    assert pooled.describe(0.01).startswith("Fisher's combined p = ")
+    # a claim "the model fits" (p above the level) fails when the combined p falls below it
+    assert pooled.decide(">", 0.01, 0.0, "claim")
+    small = Sample.pooled([sample_of("pvalue", [p]) for p in (0.02, 0.03, 0.05)])
+    assert not small.decide(">", 0.01, 0.0, "claim")
+    # a rejection (p below the significance) is established on the combined p
+    assert small.decide("<", 0.01, 0.0, "finding") and not pooled.decide("<", 0.01, 0.0, "finding")
+    with pytest.raises(InvalidDataError, match="p-values in"):
+        sample_of("pvalue", [0.0])

@@ -176,13 +176,15 @@ def offset_from(W: ArrayLike, direction: ArrayLike) -> np.ndarray:
     return np.linalg.norm(W - along[..., None, None] * unit, axis=(-2, -1))
 
 
-def own_stream(seed: int, stream: int) -> np.random.Generator:
-    """A generator of its own for ``stream``, spawned from ``seed`` (never the data's stream).
+def own_stream(seed: int, stream: int, *replicate: int) -> np.random.Generator:
+    """A generator of its own for ``stream`` (and ``replicate``), spawned from ``seed``.
 
-    Drawn with ``seed`` itself, an initialization would repeat the stream that drew the data
-    (on the synthetic instance, LeCun's matrix would *equal* rows of the embeddings).
+    Never the data's stream: drawn with ``seed`` itself, an initialization would repeat the
+    stream that drew the data (on the synthetic instance, LeCun's matrix would *equal* rows of
+    the embeddings). ``own_stream(seed, s, r)`` for ``r = 1, 2, ...`` are further independent
+    replicates of stream ``s``.
     """
-    return np.random.default_rng(np.random.SeedSequence([seed, stream]))
+    return np.random.default_rng(np.random.SeedSequence([seed, stream, *replicate]))
 
 
 def lecun_decoder(data: NTPData, rng: np.random.Generator) -> np.ndarray:

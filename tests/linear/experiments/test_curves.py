@@ -46,6 +46,9 @@ def test_own_stream_is_not_the_data_stream_and_is_reproducible(toy):
     np.testing.assert_array_equal(a, b)
     assert not np.allclose(a, ntp.lecun_decoder(toy, np.random.default_rng(0)))
     assert not np.allclose(a, ntp.lecun_decoder(toy, ntp.own_stream(0, 2)))
+    # further replicates of a stream: reproducible, and independent of the stream itself
+    np.testing.assert_array_equal(ntp.own_stream(0, 2, 1).random(3), ntp.own_stream(0, 2, 1).random(3))
+    assert not np.allclose(ntp.own_stream(0, 2).random(3), ntp.own_stream(0, 2, 1).random(3))
 
 
 def _hand_trace(norm, corr):
