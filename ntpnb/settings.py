@@ -19,6 +19,12 @@ PROB_SUM_RTOL: float = 1e-5
 #: Rows that miss 1 by more than this (float64 rounding) are divided by their sum.
 PROB_SUM_ATOL: float = 1e-12
 
+#: Two directions with ``1 - corr`` at most this are parallel: which of them another direction
+#: leans toward is then undefined (:func:`ntpnb.linear.experiments.curves.toward`); far above
+#: the rounding of a correlation (a few eps), far below any pair of distinct limits the chapters
+#: compare (1 - corr of order 0.1).
+PARALLEL_TOL: float = 1e-9
+
 #: Largest dense float64 array (bytes) allocated from user-given sizes (count matrices, random
 #: embeddings and instances, prefix contexts); larger requests raise InvalidDataError first.
 MAX_DENSE_BYTES: float = 2.0 * 2**30

@@ -65,7 +65,7 @@ $\mathbb{S}(W\bar h_j) = \hat p_j$
 A2 | Prop. 1
 compatible + separable $\Rightarrow \operatorname{CE}(W^{\rm p} + \gamma W^{\rm d}) \to \mathcal{H}$,
 and $\operatorname{CE}(W) > \mathcal{H}$ for finite $W$
-= theorem; gap $\le C e^{-\gamma}$ (Eq. (9))
+= theorem (the limit; Prop. 1 states no rate)
 A3 | Lemma 1
 $d > m$ and full-rank embeddings $\Rightarrow$ compatible and separable
 = theorem; exact threshold an open question

@@ -16,6 +16,7 @@ from numpy.typing import ArrayLike
 
 from ... import optim, settings
 from ...errors import InvalidDataError
+from ...linalg import correlation
 from ...validation import as_count, as_float, as_float_array, as_generator, frozen
 from ..decoder_training import Limits
 from ..decoder_training import train as _train
@@ -33,6 +34,7 @@ __all__ = [
     "rounding_spread",
     "SPREAD_RESOLUTION",
     "offset_from",
+    "toward",
     "own_stream",
     "lecun_decoder",
     "gd_loss_curve",
@@ -174,6 +176,32 @@ def offset_from(W: ArrayLike, direction: ArrayLike) -> np.ndarray:
     unit = direction / np.linalg.norm(direction)
     along = np.sum(W * unit, axis=(-2, -1))
     return np.linalg.norm(W - along[..., None, None] * unit, axis=(-2, -1))
+
+
+def toward(W: ArrayLike, target: ArrayLike, other: ArrayLike) -> float:
+    """Where ``W`` points between two directions: +1 along ``target``, -1 along ``other``.
+
+    ``(corr(W, target) - corr(W, other)) / (1 - corr(target, other))``: GD heading for the
+    NTP-SVM ``W^mm`` rather than another separating direction ``W^d`` of Proposition 1 makes it
+    tend to +1; a limit along ``W^d`` would make it tend to -1.
+
+    Raises
+    ------
+    InvalidDataError
+        If the two directions are parallel (no side to take), or the matrices are not finite
+        and of one shape.
+    """
+    W, target, other = (
+        as_float_array(x, name, 2) for x, name in ((W, "W"), (target, "target"), (other, "other"))
+    )
+    if not W.shape == target.shape == other.shape:
+        raise InvalidDataError(
+            f"W, target and other must share a shape, got {W.shape}, {target.shape}, {other.shape}"
+        )
+    apart = 1.0 - correlation(target, other)
+    if not apart > settings.PARALLEL_TOL:
+        raise InvalidDataError(f"target and other are parallel (1 - corr = {apart:.1e}): no side to take")
+    return float((correlation(W, target) - correlation(W, other)) / apart)
 
 
 def own_stream(seed: int, stream: int, *replicate: int) -> np.random.Generator:

@@ -127,3 +127,14 @@ def test_rounding_spread_is_zero_for_gd_and_measures_the_one_ulp_run(toy):
 def test_gd_loss_curve_names_steps_it_cannot_record(toy, steps):
     with pytest.raises(InvalidDataError, match="record_at"):
         ntp.gd_loss_curve(toy, 50, steps)
+
+
+def test_toward_is_plus_one_at_the_target_minus_one_at_the_other_and_refuses_parallel_pairs():
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal((2, 3, 4))
+    assert ntp.toward(a, a, b) == pytest.approx(1.0) and ntp.toward(3 * b, a, b) == pytest.approx(-1.0)
+    assert abs(ntp.toward(a / np.linalg.norm(a) + b / np.linalg.norm(b), a, b)) < 1e-12  # halfway
+    with pytest.raises(InvalidDataError, match="parallel"):
+        ntp.toward(a, b, 2 * b)
+    with pytest.raises(InvalidDataError, match="share a shape"):
+        ntp.toward(a, b, b[:2])
