@@ -37,6 +37,7 @@ import json
 import math
 import numbers
 import string
+from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
@@ -402,6 +403,7 @@ class ClaimLog:
         self.qualifications: list[Qualification] = []
         self.platform = platform_info()
         self.complete = False
+        self._shown = (0, 0)  # checks and qualifications shown by section() so far
         self._write()
 
     def check(
@@ -419,7 +421,7 @@ class ClaimLog:
         kind: str = "claim",
         seed_independent: bool = False,
         artifact: Artifact | None = None,
-    ) -> bool:
+    ) -> Outcome:
         """Test ``value <relation> target``, print the outcome, record it; return whether it holds.
 
         A failed check does not stop the chapter (:meth:`conclude` raises). The printed value is
@@ -508,11 +510,11 @@ class ClaimLog:
         self.checks.append(check)
         self._write()
         print(check.line)
-        return passed
+        return Outcome(check)
 
     def check_sample(
         self, claim: str, what: str, sample: Sample, relation: str, target: float, **options: Any
-    ) -> bool:
+    ) -> Outcome:
         """A statistical check: test ``sample`` at this seed; the sweep decides it pooled.
 
         The sample is recorded whole for the verdicts to pool; its outcome here never fails the
@@ -550,9 +552,19 @@ class ClaimLog:
         self._write()
         print(f"[NOTE] {claim} qualification: {qualification.rendered}")
 
+    def section(self, title: str = "Checks of this section") -> ClaimTable | None:
+        """The checks and qualifications made since the last call, as one collapsed block.
+
+        A section's last cell shows it; None (nothing shown) when the section made none.
+        """
+        checks = tuple(self.checks[self._shown[0] :])
+        qualifications = tuple(self.qualifications[self._shown[1] :])
+        self._shown = (len(self.checks), len(self.qualifications))
+        return ClaimTable(checks, qualifications, title) if checks or qualifications else None
+
     def summary(self) -> ClaimTable:
-        """The compact table of this run's checks, shown by the chapter's second-last cell."""
-        return ClaimTable(tuple(self.checks))
+        """Every check and qualification of this run, as one collapsed block (the chapter's end)."""
+        return ClaimTable(tuple(self.checks), tuple(self.qualifications), "Every check of this chapter")
 
     def conclude(self) -> None:
         """End the chapter: mark the record complete.
@@ -588,16 +600,37 @@ class ClaimLog:
         atomic_write_text(self.path, self.record.dump())
 
 
+#: What a block of checks says of each result, in its summary line.
+_RESULT_WORDS = {"PASS": "passed", "FAIL": "failed", "FOUND": "found", "OPEN": "open"}
+
+
 @dataclass(frozen=True)
 class ClaimTable:
-    """A compact table of claim checks; displays as HTML in Jupyter and the book."""
+    """A block of claim checks (and qualifications): one summary line that opens to their table.
+
+    In Jupyter and the book it is a collapsed ``<details>`` block, "Checks of this section:
+    6 passed"; its text form (what nbval compares) is the summary line and a line per check.
+    """
 
     checks: tuple[Check, ...]
+    qualifications: tuple[Qualification, ...] = ()
+    #: The words before the counts: ``"Checks of this section"``.
+    title: str = "Checks of this chapter"
+
+    @property
+    def headline(self) -> str:
+        """``"Checks of this section: 5 passed, 1 found"`` (results in the order of :data:`RESULTS`)."""
+        counts = Counter(c.result for c in self.checks)
+        parts = [f"{counts[r]} {_RESULT_WORDS[r]}" for r in RESULTS if counts[r]]
+        notes = len(self.qualifications)
+        parts += [f"{notes} qualification{'s' * (notes != 1)}"] if notes else []
+        return f"{self.title}: {', '.join(parts) or 'none'}"
 
     def __repr__(self) -> str:
-        lines = [f"{sum(c.passed for c in self.checks)} of {len(self.checks)} claim checks pass"]
+        lines = [self.headline]
         for c in self.checks:
             lines.append(f"{c.result} {c.label:<4} {c.what}: {c.measured} (required {c.required})")
+        lines += [f"NOTE {q.claim} {q.rendered}" for q in self.qualifications]
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
@@ -608,4 +641,31 @@ class ClaimTable:
             texts = (c.label, c.what, c.paper, c.measured, c.required)
             cells = "".join(f"<td>{html.escape(text)}</td>" for text in texts)
             rows += f'<tr class="ntpnb-{c.result.lower()}">{cells}<td>{c.result}</td></tr>'
-        return f'<table class="ntpnb-claim-table"><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>'
+        table = (
+            f'<table class="ntpnb-claim-table"><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>'
+        )
+        notes = "".join(
+            f"<li><strong>{html.escape(q.claim)}</strong> {html.escape(q.rendered)}</li>"
+            for q in self.qualifications
+        )
+        notes = f'<p>Qualifications:</p><ul class="ntpnb-notes">{notes}</ul>' if notes else ""
+        failed = " ntpnb-has-fail" if any(c.result == "FAIL" for c in self.checks) else ""
+        summary = f"<summary>{html.escape(self.headline)}</summary>"
+        body = f'<div class="ntpnb-scroll">{table}</div>{notes}'
+        return f'<details class="ntpnb-checks{failed}">{summary}{body}</details>'
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """Whether a check held, as :meth:`ClaimLog.check` returns it (true or false).
+
+    Shown as nothing when it ends a notebook cell: the check has printed its line.
+    """
+
+    check: Check
+
+    def __bool__(self) -> bool:
+        return self.check.passed
+
+    def _ipython_display_(self) -> None:
+        """Nothing: a cell that ends in a check shows its printed line, not a stray value."""

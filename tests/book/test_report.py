@@ -159,10 +159,13 @@ def test_summary_is_the_chapter_claim_table(run):
     _, log = run
     table = log.summary()
     text = repr(table)
-    assert text.splitlines()[0] == "3 of 4 claim checks pass"
+    assert text.splitlines()[0] == "Every check of this chapter: 3 passed, 1 failed"
     assert "PASS A1 (sanity) KL sum is non-negative: 0.1000 (required >= 0)" in text
     assert "FAIL A2   decay rate: -0.5000 (required = -1 ± 0.02)" in text
     html = table._repr_html_()
+    assert html.startswith(
+        '<details class="ntpnb-checks ntpnb-has-fail"><summary>Every check of this chapter'
+    )
     assert html.count("<tr class=") == 4 and 'class="ntpnb-fail"' in html
     assert "<th>paper</th>" in html and "e^{-gamma}" in html
 

@@ -45,7 +45,7 @@ def read(log):
     ],
 )
 def test_relations(log, value, relation, target, tol, passed):
-    assert log.check("X1", "a number", value, relation, target, tol=tol) is passed
+    assert bool(log.check("X1", "a number", value, relation, target, tol=tol)) is passed
     (record,) = read(log)["checks"]
     assert record["passed"] is passed
     assert record["value"] == value
@@ -65,9 +65,9 @@ def test_check_prints_a_rounded_line_and_records_the_full_value(log, capsys):
 
 
 def test_a_failed_check_does_not_stop_the_chapter_and_its_end_lists_every_failure(log, capsys):
-    assert log.check("A1", "gap", -0.1, ">", 0.0) is False
+    assert not log.check("A1", "gap", -0.1, ">", 0.0)
     assert log.check("A2", "rate", -1.0, "~", -1.0, tol=0.02)
-    assert log.check("A3", "slope", -0.5, "~", -1.0, tol=0.02, kind="sanity") is False
+    assert not log.check("A3", "slope", -0.5, "~", -1.0, tol=0.02, kind="sanity")
     assert read(log)["checks"][0]["passed"] is False
     assert read(log)["complete"] is False
     assert "[FAIL] A1 gap" in capsys.readouterr().out
@@ -219,7 +219,7 @@ def test_a_sanity_check_is_labelled_and_recorded_as_such(tmp_path, capsys):
 
 def test_a_failed_sanity_check_fails_the_run_at_its_end(tmp_path):
     log = ClaimLog("demo", "quick", tmp_path)
-    assert log.check("A2", "residual", 1.0, "<", 1e-9, kind="sanity") is False
+    assert not log.check("A2", "residual", 1.0, "<", 1e-9, kind="sanity")
     with pytest.raises(ClaimCheckError, match=r"A2 \(sanity\) residual: measured 1.000; required < 1e-09"):
         log.conclude()
 
@@ -262,3 +262,28 @@ def test_format_decade_range_needs_an_ordered_positive_range():
         format_decade_range(1e-3, 1e-4)
     with pytest.raises(InvalidDataError, match="0 < lo <= hi"):
         format_decade_range(0.0, 1.0)
+
+
+def test_a_section_block_shows_the_checks_made_since_the_last_one_collapsed(log):
+    log.check("A1", "gap", 0.5, ">", 0.0)
+    log.qualify("A1", "small {n}", n=3)
+    first = log.section()
+    assert first.headline == "Checks of this section: 1 passed, 1 qualification"
+    assert first._repr_html_().startswith('<details class="ntpnb-checks"><summary>Checks of this section')
+    assert "<li><strong>A1</strong> small 3</li>" in first._repr_html_()
+    assert log.section() is None  # nothing since: nothing to show
+    log.check("A2", "rate", 0.5, "<", 0.0)
+    log.check("A2", "rate", 0.5, "<", 0.0, kind="finding")
+    second = log.section("Checks of the figure")
+    assert [c.what for c in second.checks] == ["rate", "rate"]
+    assert repr(second).splitlines()[0] == "Checks of the figure: 1 failed, 1 open"
+    assert "ntpnb-has-fail" in second._repr_html_()
+    assert len(log.summary().checks) == 3  # the chapter's block has every check
+
+
+def test_a_check_returns_whether_it_held_and_shows_nothing_as_a_cells_value(log):
+    from IPython.core.formatters import DisplayFormatter
+
+    outcome = log.check("A1", "gap", 0.5, ">", 0.0)
+    assert outcome and not log.check("A1", "gap", -0.5, ">", 0.0)
+    assert DisplayFormatter().format(outcome) == ({}, {})  # no stray "True" under the cell

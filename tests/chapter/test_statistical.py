@@ -141,7 +141,7 @@ def test_bad_samples_are_refused(args, match):
 def test_a_statistical_check_is_recorded_with_its_sample_and_does_not_fail_the_chapter(tmp_path, capsys):
     log = ClaimLog("demo", "quick", tmp_path, seed=2)
     sample = sample_of("mean", [0.95, 0.96, 0.97])
-    assert log.check_sample("B8", "mean corr", sample, ">", 0.99) is False
+    assert not log.check_sample("B8", "mean corr", sample, ">", 0.99)
     out = capsys.readouterr().out
     assert "[OPEN] B8 mean corr" in out and "[FAIL]" not in out
     assert "required > 0.99, not contradicted at the 1% level (mean test)" in out
@@ -161,12 +161,12 @@ def test_a_statistical_check_is_recorded_with_its_sample_and_does_not_fail_the_c
 def test_a_measurement_is_statistical_and_open_until_established(tmp_path, capsys):
     log = ClaimLog("demo", "quick", tmp_path, seed=0)
     weak = sample_of("estimate", [-0.04], [0.02])  # z = 2 < 2.33: not established here
-    assert log.check_sample("A4", "drift", weak, "<", 0.0, kind="measurement") is False
+    assert not log.check_sample("A4", "drift", weak, "<", 0.0, kind="measurement")
     out = capsys.readouterr().out
     assert "[OPEN] A4 (measurement) drift" in out and "[FAIL]" not in out
     assert "required < 0, established at the 1% level (estimate test)" in out
     strong = sample_of("estimate", [-0.04], [0.01])
-    assert log.check_sample("A4", "drift", strong, "<", 0.0, kind="measurement") is True
+    assert log.check_sample("A4", "drift", strong, "<", 0.0, kind="measurement")
     assert not log.record.failed
     log.conclude()  # a measurement never fails a run
     with pytest.raises(InvalidDataError, match="use check_sample"):
