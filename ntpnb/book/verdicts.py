@@ -270,6 +270,13 @@ class Series:
         return text + (f" (failed at {format_seeds(self.failed_seeds)})" if self.failed_seeds else "")
 
     @property
+    def how(self) -> str:
+        """:attr:`decided` without the count of trials: for a line that quotes the measurement next."""
+        if self.statistical:
+            return f"pooled over {_seeds(len(self.seeds))}"
+        return "seed-independent" if self.basis == "seed-independent" else self.decided
+
+    @property
     def outcome(self) -> str:
         """The decision in words: ``"holds"`` or ``"fails"`` (a finding, a measurement: ``"established"``)."""
         if self.first.kind in ("finding", "measurement"):
@@ -458,8 +465,8 @@ def _finding_reason(series: Series) -> str:
         ours = f"{spread[0]} to {spread[1]} over the seeds"
     paper = f"; the paper: {c.paper}" if c.paper else ""
     note = series.artifact_note()
-    how = _finding_basis(series).removeprefix("finding ").removesuffix(" finding")
-    return f"{c.what}: ours {ours} ({how}){paper}" + (f"; {note}" if note else "")
+    how = series.how if series.statistical else _finding_basis(series).removeprefix("finding ")
+    return f"{c.what}: ours {ours} ({how.removesuffix(' finding')}){paper}" + (f"; {note}" if note else "")
 
 
 def _excused_reason(series: Series) -> str:
@@ -467,14 +474,14 @@ def _excused_reason(series: Series) -> str:
     c = series.first
     return (
         f"the paper's number is not the authors' own result: {c.what}: the paper {c.paper or c.required}; "
-        f"ours {series.ours()} ({series.decided}); {series.artifact_note()}"
+        f"ours {series.ours()} ({series.how}); {series.artifact_note()}"
     )
 
 
 def _failure_reason(series: Series) -> str:
     c = series.first
     if series.statistical:
-        return f"{c.label} {c.what}: {series.outcome} {series.decided} ({series.pooled_measured()})"
+        return f"{c.label} {c.what}: {series.outcome} {series.how} ({series.pooled_measured()})"
     if series.differs:
         values = format_seeds(dict.fromkeys(ch.measured for ch in series.checks.values()))
         return f"{c.label} {c.what}: declared seed-independent, but measured {values} at different seeds"
@@ -487,7 +494,7 @@ def _failure_reason(series: Series) -> str:
 def _note(series: Series) -> str:
     """A measurement's or an unestablished finding's line: ``"what: established pooled over ..."``."""
     c = series.first
-    return f"{c.kind} {series.outcome}: {c.what} ({series.decided}: {series.ours()})"
+    return f"{c.kind} {series.outcome}: {c.what} ({series.how}: {series.ours()})"
 
 
 def claim_verdict(claim: str, series: Sequence[Series], qualifications: Sequence[str] = ()) -> Verdict:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+from html import unescape as html_unescape
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -247,3 +248,54 @@ def test_a_notebook_with_an_error_fails_the_build(book_copy):
         assert proc.returncode != 0, attempt
         assert "01_entropy_separability.ipynb: cell" in proc.stdout + proc.stderr, attempt
         assert "ClaimCheckError: A2 broke" in proc.stdout + proc.stderr, attempt
+
+
+_BADGE = re.compile(
+    r'<(a|span) class="ntpnb-badge ntpnb-v-[a-z-]+"(?: href="([^"]*)")? title="([^"]*)">'
+    r'<span class="ntpnb-badge-id">([AB]\d+)</span><span class="ntpnb-badge-verdict">([^<]*)</span>'
+)
+
+
+def _badges(page: Path) -> dict[str, tuple[str | None, str, str]]:
+    """Claim id -> (link, title, verdict) of every verdict badge of a built page."""
+    return {m[3]: (m[1] or None, m[2], m[4]) for m in _BADGE.findall(page.read_text())}
+
+
+def test_the_scoreboard_opens_the_introduction_and_each_chapter_with_the_reports_verdicts(built_book):
+    """Every claim's badge on the introduction; each chapter's own under its title; the same words."""
+    html = built_book / "_build" / "html"
+    data = json.loads((built_book / "outputs" / "verdicts.json").read_text())
+    verdicts = {c["id"]: c for c in data["claims"]}
+    intro = _badges(html / "book" / "intro.html")
+    assert set(intro) == set(CLAIMS)
+    for cid, (link, title, verdict) in intro.items():
+        assert verdict == verdicts[cid]["verdict"] and html_unescape(title).endswith(verdicts[cid]["phrase"])
+        if verdicts[cid]["sections"]:  # a badge links to a section that exists
+            parts = urlsplit(link)
+            target = (html / "book" / unquote(parts.path)).resolve()
+            assert target.is_file() and (not parts.fragment or parts.fragment in parse(target).ids), link
+    report = (html / "outputs" / "report.html").read_text()
+    for cid, claim in verdicts.items():  # the report says the same words
+        assert html_unescape(re.sub(r"<[^>]+>", "", report)).count(claim["phrase"]) >= 1, cid
+    for page in sorted((html / "outputs" / "notebooks").glob("*.html")):
+        own = {c["id"] for c in data["claims"] if any(s["notebook"] == page.stem for s in c["sections"])}
+        found = _badges(page)
+        assert set(found) == own, page.stem
+        text = page.read_text()
+        first_heading = text.index("</h1>")
+        assert text.index("ntpnb-chapter-verdicts") > first_heading, "the badges sit under the title"
+        for cid, (link, _, verdict) in found.items():
+            assert verdict == verdicts[cid]["verdict"]
+            assert link.startswith("#") and link[1:] in parse(page).ids, (page.stem, cid, link)
+
+
+def test_no_verdict_pairs_a_negative_word_with_n_of_n(built_book):
+    """The report's and the claims page's verdict cells never say "does not reproduce: holds at 5 of 5"."""
+    negative = re.compile(r"does not reproduce|not established|check failed|holds at some seeds|fails")
+    for name in ("report", "claim_list"):
+        for row in (built_book / "outputs" / f"{name}.md").read_text().splitlines():
+            if not row.startswith("|"):
+                continue
+            for cell in row.split("|"):
+                full = re.search(r"\b(\d+) of \1 seeds?\b", cell)
+                assert not (full and negative.search(cell)), (name, cell)

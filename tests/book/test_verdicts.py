@@ -234,7 +234,7 @@ def test_a_statistical_check_is_decided_pooled_and_shows_no_count_of_seeds():
     assert v.verdict == NOT_REPRODUCED
     assert v.phrase == "does not reproduce: finding pooled over 5 seeds (500 trials)"
     assert v.reasons == (
-        "mean corr: ours 0.987 ± 0.0009 (500 trials) (pooled over 5 seeds (500 trials)); the paper: > 0.99",
+        "mean corr: ours 0.987 ± 0.0009 (500 trials) (pooled over 5 seeds); the paper: > 0.99",
     )
     # one seed alone does not establish it
     assert sweep_verdicts(["B11"], [sweep(books[0])])["B11"].verdict == NOT_ESTABLISHED
@@ -329,7 +329,7 @@ def test_a_measurement_qualifies_a_claim_when_established_pooled_and_never_fails
     v = sweep_verdicts(["A3"], [sweep(*books)])["A3"]
     assert v.verdict == QUALIFIED and v.measurements == 1 and v.failed == 0
     assert v.reasons == (
-        "measurement established: drift (pooled over 5 seeds (5 estimates): -0.0400 ± 0.009 (5 estimates))",
+        "measurement established: drift (pooled over 5 seeds: -0.0400 ± 0.009 (5 estimates))",
     )
     # no drift: not established, listed as such; the claim stays reproduced
     v = sweep_verdicts(["A3"], [sweep(*(measured(s, 0.0) for s in range(5)))])["A3"]
