@@ -14,10 +14,16 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ... import settings
-from ...errors import InvalidDataError, SolverError
+from ...errors import InvalidDataError, NumericallyAmbiguousError, SolverError
 from ...validation import as_float_array, frozen
 from ..ntp_data import NTPData
-from ..separability import SEPARABILITY_METHODS, certified_bound, decide_separability, scaled_rows
+from ..separability import (
+    SEPARABILITY_METHODS,
+    SeparabilityDecision,
+    certified_bound,
+    decide_separability,
+    scaled_rows,
+)
 from ..sequences import PrefixContexts, joint_ntp_data, smallest_separable_dimension
 
 __all__ = [
@@ -55,6 +61,8 @@ class TimedDecision:
 
     The certificate is the verified normalized margin, or the certified bound on every
     direction's; ``method`` says how it was found, ``iterations`` its Newton steps (0 for the LP).
+    A numerically ambiguous probe (separable in exact arithmetic, but with ``W^mm`` beyond
+    float64's reach) is ``ambiguous``, counted as not separable, with no certificate (NaN).
     """
 
     m: int
@@ -64,6 +72,7 @@ class TimedDecision:
     method: str
     iterations: int
     seconds: float
+    ambiguous: bool = False
 
 
 class TimedSeparability:
@@ -72,6 +81,10 @@ class TimedSeparability:
     ``method="newton"``: the Newton continuation, then the LP if that ends undecided; any other
     method of :data:`~ntpnb.linear.separability.SEPARABILITY_METHODS` alone. Each call appends a
     :class:`TimedDecision` to ``log``.
+
+    A numerically ambiguous probe counts as not separable, so a threshold searched with it is the
+    smallest ``d`` at which float64 certifies separability with the NTP-SVM in reach; the log
+    keeps the probe, marked ``ambiguous``.
 
     Raises
     ------
@@ -89,11 +102,11 @@ class TimedSeparability:
         """Decide separability of ``data`` and log the decision."""
         start = time.process_time()
         try:
-            dec, after = decide_separability(data, self.method), ""
-        except SolverError:  # "newton": a margin too small for its systems, the LP decides
-            if self.method != "newton":
-                raise
-            dec, after = decide_separability(data, "lp"), " after the Newton continuation ended undecided"
+            dec, after = self._decide(data)
+        except NumericallyAmbiguousError:
+            seconds = time.process_time() - start
+            self.log.append(TimedDecision(data.m, data.d, False, float("nan"), "ambiguous", 0, seconds, True))
+            return False
         how = dec.method if self.method == "newton" and not after else f"LP ({dec.method}){after}"
         certificate = dec.margin if dec.separable else dec.bound
         seconds = time.process_time() - start
@@ -101,6 +114,15 @@ class TimedSeparability:
             TimedDecision(data.m, data.d, dec.separable, certificate, how, dec.iterations, seconds)
         )
         return dec.separable
+
+    def _decide(self, data: NTPData) -> tuple[SeparabilityDecision, str]:
+        """The decision, and how it came after another method ended undecided ("" if not)."""
+        try:
+            return decide_separability(data, self.method), ""
+        except SolverError:  # "newton": a margin too small for its systems, the LP decides
+            if self.method != "newton":
+                raise
+            return decide_separability(data, "lp"), " after the Newton continuation ended undecided"
 
 
 def length_slice(joint: PrefixContexts, t: int, seed: int) -> Callable[[int], NTPData]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -94,3 +96,26 @@ def test_length_slice_keeps_the_joint_embeddings():
     full = ntp.joint_ntp_data(joint, 6, 0)
     np.testing.assert_array_equal(at(6).H, full.H[joint.lengths == 2])
     assert at(6).m == joint.m_by_length()[2]
+
+
+def test_an_ambiguous_probe_counts_as_not_separable_and_is_logged_so(monkeypatch):
+    """A slice separable only by a margin float64 cannot carry (W^mm out of reach): the search's
+    threshold is the smallest d that float64 certifies, and the log says which probe was ambiguous."""
+    from ntpnb.errors import NumericallyAmbiguousError
+    from ntpnb.linear.experiments import text
+
+    decide_separability = text.decide_separability
+
+    def ambiguous_at_8(data, method="auto"):
+        if data.d == 8:
+            raise NumericallyAmbiguousError(
+                "separable in exact arithmetic, but W^mm is beyond float64's reach"
+            )
+        return decide_separability(data, method)
+
+    monkeypatch.setattr(text, "decide_separability", ambiguous_at_8)
+    decide = ntp.TimedSeparability()
+    assert decide(_joint_text(20, 8)) is False
+    (entry,) = decide.log
+    assert entry.ambiguous and entry.method == "ambiguous" and math.isnan(entry.certificate)
+    assert decide(_joint_text(20, 40)) is True and not decide.log[-1].ambiguous
