@@ -30,7 +30,7 @@ from ..chapter.prose import markdown_table
 from ..chapter.provenance import RunRecord, load_run_record
 from ..chapter.registry import CLAIMS, PAPERS, ClaimSpec, sort_key
 from .executed import read_notebook
-from .trees import chapter_number, describe_run, visible
+from .trees import chapter_label, describe_run, visible
 from .verdicts import (
     CHECK_FAILED,
     INCONCLUSIVE,
@@ -189,10 +189,10 @@ def _place(sections: Sections, made: Made) -> tuple[str | None, str]:
 
 
 def _link(sections: Sections, made: Made) -> str:
-    """A short link to the section that made the check: ``01 § <section>``."""
+    """A short link to the section that made the check: ``1 § <section>`` (as the book numbers chapters)."""
     heading, target = _place(sections, made)
     title = f" § {_escape_text(heading)}" if heading else ""
-    return f"[{_escape(chapter_number(made[0]))}{title}]({target})"
+    return f"[{_escape(chapter_label(made[0]))}{title}]({target})"
 
 
 def _escape_text(text: str) -> str:
@@ -260,7 +260,7 @@ def _seeds_sentence(sweeps: Sequence[Sweep]) -> str:
             "sweep was run (`ntpnb reproduce --seeds N`)."
         )
     else:
-        per = ", ".join(f"{chapter_number(s.book.notebook)}: {format_seeds(s.seeds)}" for s in sweeps)
+        per = ", ".join(f"{chapter_label(s.book.notebook)}: {format_seeds(s.seeds)}" for s in sweeps)
         text = f"The verdicts rest on every seed each chapter ran at, the book's first ({per})."
     aside = [
         f"{s.book.notebook} seed {seed}: {_escape(why)}" for s in sweeps for seed, why in s.excluded.items()
@@ -324,7 +324,7 @@ def _chapter_table(
         "across seeds",
     ]
     return [
-        f"### {_escape(chapter_number(notebook))}. {_escape(titles.get(notebook, notebook))}",
+        f"### {_escape(chapter_label(notebook))}. {_escape(titles.get(notebook, notebook))}",
         "",
         f"{{doc}}`The chapter </outputs/notebooks/{notebook}>`, run at the {profile}, "
         f"seeds {format_seeds(sweep.seeds)}.",

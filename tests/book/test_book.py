@@ -11,6 +11,7 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
+from ntpnb.book.trees import chapter_label
 from ntpnb.chapter.provenance import load_manifest, output_digests, write_manifest
 from ntpnb.chapter.registry import CLAIMS
 
@@ -42,6 +43,21 @@ def test_chapters_are_numbered_across_the_parts_and_the_page_has_one_search_box(
     numbered = [title for title in nav if re.match(r"\d+\. ", title)]
     assert [int(t.split(".")[0]) for t in numbered] == list(range(1, len(chapters) + 1))
     assert page.count("search-button-field") == 1
+
+
+def test_a_chapter_has_the_same_number_in_the_sidebar_its_title_and_the_report(built_book):
+    html = built_book / "_build" / "html"
+    intro = (html / "book" / "intro.html").read_text()
+    report = (html / "outputs" / "report.html").read_text()
+    for source in sorted((built_book / "notebooks").glob("*.md")):
+        number, page = chapter_label(source.stem), f"outputs/notebooks/{source.stem}.html"
+        assert re.search(rf'href="\.\./{re.escape(page)}">{number}\. ', intro), (source.stem, "sidebar")
+        title = (html / page).read_text()
+        assert f'<h1><span class="section-number">{number}. </span>' in title, (source.stem, "title")
+        assert f"<h3>{number}. " in report, (source.stem, "the report's heading of its checks")
+        link = rf'{source.stem}\.html#[^"]*"><span[^>]*>{number} § '
+        assert re.search(link, report), (source.stem, "the report's links to its sections")
+    assert not re.search(r">0\d[ .§]", report), "a chapter named by its file's prefix on the report"
 
 
 def test_math_is_served_by_the_book_itself(built_book):
