@@ -6,9 +6,9 @@
   the package ``sphinx-mathjax-offline`` (:func:`mathjax_static_dir`).
 * Each chapter page gets a Binder button and a download button for its Jupytext source
   ``notebooks/<name>.md``.
-* API page (``book/api.md``): data and property docstrings are kept from napoleon
-  (:func:`_keep_data_docstring`); a reference to an internal object links to its public entry, or
-  is unlinked code (:func:`_internal_reference`).
+* API pages (``book/api/``, one per part of the package): data and property docstrings are kept
+  from napoleon (:func:`_keep_data_docstring`); a reference to an internal object links to its
+  public entry, or is unlinked code (:func:`_internal_reference`).
 * The book's stylesheet; fixes for theme bugs (a script declared twice, an empty colour mode);
   notebook outputs' CDN stylesheet links are dropped (:func:`drop_cdn_links`).
 """
@@ -243,15 +243,15 @@ def _keep_data_docstring(stash: dict[str, list[str]]) -> tuple:
     return before, after
 
 
-#: Modules with a section of their own on the API page: on another module's entry, a name
-#: re-exported from one of them (or the module itself) is not documented again.
+#: Modules with an API page of their own: on another module's page, a name re-exported from one
+#: of them (or the module itself) is not documented again.
 _OWN_SECTIONS = ("ntpnb.errors", "ntpnb.optim", "ntpnb.attention")
 
 
 def _documented_in_own_section(
     app: Sphinx, what: str, name: str, obj: object, skip: bool, options: object
 ) -> bool | None:
-    """``autodoc-skip-member``: skip a name documented in its module's own section (:data:`_OWN_SECTIONS`)."""
+    """``autodoc-skip-member``: skip a name documented on its module's own page (:data:`_OWN_SECTIONS`)."""
     documenting = app.env.temp_data.get("autodoc:module")
     home = obj.__name__ if inspect.ismodule(obj) else getattr(obj, "__module__", None)
     if home in _OWN_SECTIONS and documenting != home:
