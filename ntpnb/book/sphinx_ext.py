@@ -116,6 +116,10 @@ def _add_static(app: Sphinx) -> None:
     app.add_css_file("ntpnb.css")
     if not str(app.config.mathjax_path).startswith(("http://", "https://", "/")):
         app.config.html_static_path.append(str(mathjax_static_dir()))
+    # the theme shows the logo alone unless told a text: the book's title goes beside it (a
+    # run's book is titled after its run)
+    options = app.config.html_theme_options
+    options["logo"] = {"text": app.config.html_title, **options.get("logo", {})}
 
 
 def _page_context(
