@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..chapter.layout import notebook_sources, subfolder
+from ..chapter.provenance import RUN_RECORD_NAME, manifest_path
 from ..errors import NTPError
 from ..settings import STOP_CHECK_SECONDS
 from .benchmarks_page import write_benchmarks_page
@@ -124,8 +125,12 @@ def stage_sources(tree: BookTree, source: Path, missing: Sequence[str]) -> None:
     for chapter in notebook_sources(root):
         shutil.copy2(chapter, source / "notebooks" / chapter.name)
         executed = layout.notebooks / f"{chapter.stem}.ipynb"
-        if executed.is_file():
-            shutil.copy2(executed, outputs / "notebooks" / executed.name)
+        # the executed notebook, and its manifest and the run record, which its footer quotes
+        for path in (executed, manifest_path(executed)):
+            if path.is_file():
+                shutil.copy2(path, outputs / "notebooks" / path.name)
+    if (layout.root / RUN_RECORD_NAME).is_file():
+        shutil.copy2(layout.root / RUN_RECORD_NAME, outputs / RUN_RECORD_NAME)
     for page in GENERATED_PAGES:
         shutil.copy2(layout.root / page, outputs / page)
     if layout.benchmarks.is_dir():  # the benchmarks page shows its plots from there

@@ -9,6 +9,8 @@
 * API pages (``book/api/``, one per part of the package): data and property docstrings are kept
   from napoleon (:func:`_keep_data_docstring`); a reference to an internal object links to its
   public entry, or is unlinked code (:func:`_internal_reference`).
+* Every page is footed with when, from which commit and in which run it was executed
+  (:mod:`.footers`, read from the output tree ``outputs/`` once per build).
 * The book's stylesheet; fixes for theme bugs (a script declared twice, an empty colour mode);
   notebook outputs' CDN stylesheet links are dropped (:func:`drop_cdn_links`).
 """
@@ -27,18 +29,26 @@ from pathlib import Path
 from typing import Any
 
 from sphinx.application import Sphinx
+from sphinx.config import Config
 from sphinx.environment import BuildEnvironment
 from sphinx.errors import ExtensionError
 from sphinx.util import logging
 from sphinx.util.nodes import make_refnode
 
+from ..chapter.layout import DEFAULT_OUTPUT_DIRNAME, OutputLayout
 from ..chapter.plotting import figure_cell_problems
 from ..errors import PathError
 from .binder import DEFAULT_BINDERHUB, binder_url, source_of_chapter
 from .executed import read_notebook
+from .footers import Footers, read_footers
 
 MATHJAX_DISTRIBUTION = "sphinx-mathjax-offline"
 _STATIC = Path(__file__).parent / "static"
+_TEMPLATES = Path(__file__).parent / "templates"
+#: The template of the execution footer (in :data:`_TEMPLATES`), added to the theme's footer items.
+FOOTER_TEMPLATE = "ntpnb-provenance.html"
+#: The theme's footer items when ``_config.yml`` names none (sphinx-book-theme's without the empty ones).
+DEFAULT_FOOTER_ITEMS = ("author.html", "copyright.html")
 
 logger = logging.getLogger(__name__)
 
@@ -122,11 +132,36 @@ def _add_static(app: Sphinx) -> None:
     options["logo"] = {"text": app.config.html_title, **options.get("logo", {})}
 
 
+def _add_footer_template(app: Sphinx, config: Config) -> None:
+    """Make the execution footer one of the theme's footer items (before the templates load)."""
+    config.templates_path.append(str(_TEMPLATES))
+    options = config.html_theme_options
+    items = list(options.get("footer_content_items") or DEFAULT_FOOTER_ITEMS)
+    options["footer_content_items"] = [*items, FOOTER_TEMPLATE] if FOOTER_TEMPLATE not in items else items
+
+
+def _read_footers(app: Sphinx) -> None:
+    """Read the output tree's run record and executed chapters once, for every page's footer."""
+    tree = OutputLayout(Path(app.srcdir) / DEFAULT_OUTPUT_DIRNAME)
+    repository = app.config.html_theme_options.get("repository_url", "")
+    try:
+        app.ntpnb_footers = read_footers(tree, repository)  # type: ignore[attr-defined]
+    except PathError as exc:
+        raise ExtensionError(f"the pages' execution footers: {exc}") from None
+
+
+def _page_footer(app: Sphinx, pagename: str) -> str:
+    """The execution footer of page ``pagename``: its chapter's, or the run's."""
+    footers: Footers = app.ntpnb_footers  # type: ignore[attr-defined]
+    return footers.for_page(Path(pagename).name if source_of_chapter(pagename) else None)
+
+
 def _page_context(
     app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any
 ) -> None:
-    """Fix the theme's scripts; add Binder and Jupytext-source buttons to a chapter page."""
+    """Fix the theme's scripts; foot the page; add Binder and Jupytext-source buttons to a chapter page."""
     _dedupe_scripts(context)
+    context["ntpnb_provenance"] = _page_footer(app, pagename)
     if "body" in context:
         context["body"] = drop_cdn_links(context["body"])
     # with no colour mode, the theme's script logs "invalid theme mode" on every page
@@ -264,7 +299,7 @@ def _documented_in_own_section(
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
-    """Register the notebook check, the static files, the chapter buttons and the API page's docstrings."""
+    """Register the notebook check, static files, footers, chapter buttons and the API docstrings."""
     app.add_config_value("ntpnb_binderhub_url", DEFAULT_BINDERHUB, "html")
     before, after = _keep_data_docstring({})
     app.connect("autodoc-process-docstring", before, priority=100)  # napoleon's runs at 500
@@ -272,7 +307,9 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("missing-reference", _internal_reference)
     app.connect("autodoc-skip-member", _documented_in_own_section)
     app.connect("env-updated", _check)
+    app.connect("config-inited", _add_footer_template)
     app.connect("builder-inited", _add_static)
+    app.connect("builder-inited", _read_footers)
     app.connect("html-page-context", _page_context, priority=502)  # after the theme's (501)
     app.connect("build-finished", _copy_sources)
     return {"version": "2", "parallel_read_safe": True, "parallel_write_safe": True}
