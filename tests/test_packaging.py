@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 import yaml
@@ -10,6 +11,7 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
 from ntpnb.book.binder import binder_url, source_of_chapter
+from ntpnb.book.pdf import PDF_NAME
 from ntpnb.errors import NTPError
 
 from conftest import ROOT
@@ -154,6 +156,10 @@ def test_book_workflow_builds_with_the_readme_command_and_deploys_pages():
     steps = _steps(flow)
     runs = [s.get("run", "") for s in steps]
     assert "./run.sh reproduce" in runs and "./run.sh reproduce" in readme
+    # the book is printed to its PDF by the runner's Chrome, and is not published without it
+    build = next(s for s in steps if s.get("run") == "./run.sh reproduce")
+    assert Path(build["env"]["NTPNB_CHROMIUM"]).name == "google-chrome"
+    assert runs.index(f"test -s _build/html/{PDF_NAME}") > runs.index("./run.sh reproduce")
     # the published Benchmarks page has the tables: the benchmarks run before the book is built
     bench = next(i for i, r in enumerate(runs) if "ntpnb benchmarks" in r)
     assert bench < runs.index("./run.sh reproduce") and "--notebooks" in runs[bench]

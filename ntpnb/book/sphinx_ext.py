@@ -11,6 +11,9 @@
   public entry, or is unlinked code (:func:`_internal_reference`).
 * Every page is footed with when, from which commit and in which run it was executed
   (:mod:`.footers`, read from the output tree ``outputs/`` once per build).
+* The whole book's PDF (:mod:`.pdf`), where ``ntpnb book`` prints one (``ntpnb_book_pdf``): the
+  ``{book-pdf}`` directive links it (:class:`BookPdf`), and the pages' ``.pdf`` button downloads
+  it instead of printing the page.
 * The book's stylesheet; fixes for theme bugs (a script declared twice, an empty colour mode);
   notebook outputs' CDN stylesheet links are dropped (:func:`drop_cdn_links`).
 """
@@ -19,6 +22,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import os
 import pkgutil
 import re
 import shutil
@@ -28,12 +32,16 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.config import Config
 from sphinx.environment import BuildEnvironment
 from sphinx.errors import ExtensionError
+from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util import logging
+from sphinx.util.docutils import SphinxDirective
 from sphinx.util.nodes import make_refnode
+from sphinx.util.osutil import relative_uri
 
 from ..chapter.layout import DEFAULT_OUTPUT_DIRNAME, OutputLayout
 from ..chapter.plotting import figure_cell_problems
@@ -41,6 +49,7 @@ from ..errors import PathError
 from .binder import DEFAULT_BINDERHUB, binder_url, source_of_chapter
 from .executed import read_notebook
 from .footers import Footers, read_footers
+from .pdf import PDF_ENV
 
 MATHJAX_DISTRIBUTION = "sphinx-mathjax-offline"
 _STATIC = Path(__file__).parent / "static"
@@ -156,12 +165,64 @@ def _page_footer(app: Sphinx, pagename: str) -> str:
     return footers.for_page(Path(pagename).name if source_of_chapter(pagename) else None)
 
 
+class book_pdf(nodes.General, nodes.Element):  # noqa: N801 (docutils names nodes in lower case)
+    """Where the line linking the whole book's PDF goes (:class:`BookPdf`, :class:`ResolveBookPdf`)."""
+
+
+class BookPdf(SphinxDirective):
+    """``{book-pdf}``: a line that links the whole book's PDF, or says that this build made none."""
+
+    def run(self) -> list[nodes.Node]:
+        """The placeholder, resolved when the page is written."""
+        return [book_pdf()]
+
+
+class ResolveBookPdf(SphinxPostTransform):
+    """Write the line of each :class:`book_pdf`: HTML pages only (the PDF does not link itself)."""
+
+    default_priority = 100
+
+    def run(self, **kwargs: Any) -> None:
+        """Replace each placeholder by its line, or drop it."""
+        for node in list(self.document.findall(book_pdf)):
+            if self.app.builder.name == "html":
+                node.replace_self(self._line())
+            else:
+                node.parent.remove(node)
+
+    def _line(self) -> nodes.paragraph:
+        pdf = self.config.ntpnb_book_pdf
+        if not pdf:
+            text = "This build of the book has no PDF (ntpnb book prints one where Chromium is installed)."
+            return nodes.paragraph("", text, classes=["ntpnb-book-pdf"])
+        uri = relative_uri(self.app.builder.get_target_uri(self.env.docname), pdf)
+        link = nodes.reference("", "", nodes.strong(text="Download the whole book as one PDF"), refuri=uri)
+        about = " (every chapter, the report and the reference, as this build shows them)."
+        return nodes.paragraph("", "", link, nodes.Text(about), classes=["ntpnb-book-pdf"])
+
+
+def _book_pdf_button(app: Sphinx, context: dict[str, Any]) -> None:
+    """The ``.pdf`` button downloads the whole book's PDF if this build made one (else it prints the page)."""
+    pdf = app.config.ntpnb_book_pdf
+    for group in (context.get("header_buttons") or []) if pdf else []:
+        buttons = group.get("buttons", [])
+        for i, button in enumerate(buttons):
+            if button.get("label") == "download-pdf-button":
+                kept = {k: v for k, v in button.items() if k != "javascript"}
+                tooltip = "Download the whole book as one PDF"
+                link = dict(
+                    type="link", url=context["pathto"](pdf, 1), text=".pdf (the whole book)", tooltip=tooltip
+                )
+                buttons[i] = kept | link
+
+
 def _page_context(
     app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any
 ) -> None:
-    """Fix the theme's scripts; foot the page; add Binder and Jupytext-source buttons to a chapter page."""
+    """Fix the theme's scripts; foot the page; link the book's PDF; Binder and source buttons on a chapter."""
     _dedupe_scripts(context)
     context["ntpnb_provenance"] = _page_footer(app, pagename)
+    _book_pdf_button(app, context)
     if "body" in context:
         context["body"] = drop_cdn_links(context["body"])
     # with no colour mode, the theme's script logs "invalid theme mode" on every page
@@ -301,6 +362,11 @@ def _documented_in_own_section(
 def setup(app: Sphinx) -> dict[str, Any]:
     """Register the notebook check, static files, footers, chapter buttons and the API docstrings."""
     app.add_config_value("ntpnb_binderhub_url", DEFAULT_BINDERHUB, "html")
+    # where the whole book's PDF is, relative to the HTML book's root ("": this build makes none)
+    app.add_config_value("ntpnb_book_pdf", os.environ.get(PDF_ENV, ""), "html")
+    app.add_node(book_pdf)
+    app.add_directive("book-pdf", BookPdf)
+    app.add_post_transform(ResolveBookPdf)
     before, after = _keep_data_docstring({})
     app.connect("autodoc-process-docstring", before, priority=100)  # napoleon's runs at 500
     app.connect("autodoc-process-docstring", after, priority=900)
