@@ -40,7 +40,7 @@ from ..chapter.provenance import RUN_RECORD_NAME, manifest_path
 from ..errors import NTPError
 from ..settings import STOP_CHECK_SECONDS
 from .benchmarks_page import write_benchmarks_page
-from .pdf import PDF_ENV, PDF_NAME, missing_printer, single_page
+from .pdf import PDF_ENV, PDF_NAME, SCREENSHOT_CHAPTER, SCREENSHOT_NAME, missing_printer, single_page
 from .report import verdict_summary, write_report
 from .trees import BookTree, shown, verify_tree
 
@@ -313,7 +313,8 @@ def make_pdf(jb: Path, stage: Staging, env: Mapping[str, str]) -> tuple[int, str
 
     The single-page edition is built from the same sources into :attr:`Staging.single` (with
     the HTML build's doctrees, so nothing is read again), then printed by Chromium
-    (``python -m ntpnb.book.pdf``), each in a session of its own.
+    (``python -m ntpnb.book.pdf``), each in a session of its own. The same browser takes the
+    screenshot of a chapter that the README shows (:data:`~.pdf.SCREENSHOT_NAME`).
     """
     command = [str(jb), "build", str(stage.source), "--path-output", str(stage.path), "-W", "-n"]
     code, output = run_owned([*command, "--keep-going", "--builder", "singlehtml"], stage.path, env)
@@ -321,6 +322,9 @@ def make_pdf(jb: Path, stage: Staging, env: Mapping[str, str]) -> tuple[int, str
         return code, output
     page = single_page(stage.single, root_document(stage.source))
     printer = [sys.executable, "-m", "ntpnb.book.pdf", str(page), str(stage.html / PDF_NAME)]
+    chapter = stage.html / "outputs" / "notebooks" / f"{SCREENSHOT_CHAPTER}.html"
+    if chapter.is_file():  # the README's screenshot, published with the book
+        printer += [str(chapter), str(stage.html / SCREENSHOT_NAME)]
     return run_owned(printer, stage.path)
 
 

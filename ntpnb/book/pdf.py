@@ -5,7 +5,9 @@ installed (:func:`missing_printer`), the single-page edition of the same sources
 ``singlehtml`` builder, which reuses the first build's doctrees) and prints it with Chromium
 into the HTML book as :data:`PDF_NAME` (:func:`print_book`, run as ``python -m ntpnb.book.pdf``
 in a process session of its own, so that a stopped build leaves no browser behind). Every page
-of the PDF is footed with the run's execution line (:mod:`.footers`) and its page number.
+of the PDF is footed with the run's execution line (:mod:`.footers`) and its page number. The
+same browser takes the screenshot of a chapter that the README shows from the published book
+(:data:`SCREENSHOT_NAME`, :func:`screenshot`): made by each build, never committed.
 
 The HTML build is told that the PDF will be there through the environment variable
 :data:`PDF_ENV`, so the introduction links it and each page's ``.pdf`` button downloads it
@@ -19,6 +21,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 from ..chapter.atomic import atomic_path
 
@@ -41,6 +44,11 @@ CHROMIUM_ARGS = (
 )
 #: How long the single page may take to load and typeset its math (seconds).
 LOAD_TIMEOUT = 300
+#: The chapter whose first figure the screenshot shows, and the screenshot's name in the HTML book.
+SCREENSHOT_CHAPTER = "03_gd_implicit_bias"
+SCREENSHOT_NAME = "screenshot.png"
+#: The screenshot's size: a laptop's window.
+SCREENSHOT_SIZE = {"width": 1366, "height": 900}
 #: The page format and margins of the PDF.
 PAGE = {"format": "A4", "margin": {"top": "14mm", "bottom": "16mm", "left": "12mm", "right": "12mm"}}
 
@@ -81,8 +89,29 @@ _FOOTER = (
 )
 
 
-def print_book(page: Path, pdf: Path) -> None:
+def _open(tab: Any, page: Path) -> None:
+    """Open ``page`` in ``tab`` and wait until its math is typeset and its images decoded."""
+    wait = LOAD_TIMEOUT * 1000  # milliseconds
+    tab.goto(Path(page).resolve().as_uri(), wait_until="load", timeout=wait)
+    started = "() => !window.MathJax || (MathJax.startup && MathJax.startup.promise)"
+    tab.wait_for_function(started, timeout=wait)
+    tab.evaluate("() => window.MathJax ? MathJax.startup.promise : null")
+    tab.wait_for_function("() => [...document.images].every(i => i.complete)", timeout=wait)
+
+
+def screenshot(tab: Any, page: Path, png: Path) -> None:
+    """Save as ``png`` (atomically) what a reader of ``page`` sees with its first figure mid-screen."""
+    tab.set_viewport_size(SCREENSHOT_SIZE)
+    _open(tab, page)
+    tab.evaluate("() => document.querySelector('figure')?.scrollIntoView({block: 'center'})")
+    with atomic_path(png) as tmp:
+        tab.screenshot(path=str(tmp))
+
+
+def print_book(page: Path, pdf: Path, shot: tuple[Path, Path] | None = None) -> None:
     """Print the single page ``page`` to ``pdf`` (atomically) once its math and images are ready.
+
+    ``shot``: a chapter's page and the PNG to save its :func:`screenshot` as.
 
     Raises
     ------
@@ -116,16 +145,18 @@ def print_book(page: Path, pdf: Path) -> None:
                 header_template="<span></span>",
                 footer_template=footer,
             )
+        if shot is not None:
+            screenshot(browser.new_page(), *shot)
         browser.close()
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m ntpnb.book.pdf PAGE PDF``: print the single page ``PAGE`` to ``PDF``."""
-    args = sys.argv[1:] if argv is None else argv
-    if len(args) != 2:
-        print("usage: python -m ntpnb.book.pdf PAGE.html BOOK.pdf", file=sys.stderr)
+    """``python -m ntpnb.book.pdf PAGE PDF [CHAPTER PNG]``: print ``PAGE``; a screenshot of ``CHAPTER``."""
+    args = [Path(a) for a in (sys.argv[1:] if argv is None else argv)]
+    if len(args) not in (2, 4):
+        print("usage: python -m ntpnb.book.pdf PAGE.html BOOK.pdf [CHAPTER.html SHOT.png]", file=sys.stderr)
         return 2
-    print_book(Path(args[0]), Path(args[1]))
+    print_book(args[0], args[1], (args[2], args[3]) if len(args) == 4 else None)
     return 0
 
 

@@ -19,7 +19,14 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
-from ntpnb.book.pdf import CHROMIUM_ARGS, PDF_NAME, chromium, missing_printer
+from ntpnb.book.pdf import (
+    CHROMIUM_ARGS,
+    PDF_NAME,
+    SCREENSHOT_NAME,
+    SCREENSHOT_SIZE,
+    chromium,
+    missing_printer,
+)
 from ntpnb.book.trees import describe_run
 from ntpnb.chapter.provenance import load_run_record, source_commit
 from ntpnb.chapter.registry import CLAIMS
@@ -281,7 +288,7 @@ def test_every_page_is_footed_with_when_from_which_commit_and_in_which_run_it_wa
         assert not recorded or "commit not recorded" not in footer, (name, footer)
 
 
-def test_the_introduction_links_the_whole_book_as_one_pdf_and_every_pdf_button_downloads_it(
+def test_the_introduction_links_the_book_as_one_pdf_the_pdf_buttons_download_it_and_a_screenshot_is_made(
     built_book, visited
 ):
     pdf = built_book / "_build" / "html" / PDF_NAME
@@ -291,6 +298,10 @@ def test_the_introduction_links_the_whole_book_as_one_pdf_and_every_pdf_button_d
     assert data.startswith(b"%PDF") and data.rstrip().endswith(b"%%EOF")
     pages = len(re.findall(rb"/Type\s*/Page\b", data))
     assert pages > 10 * len(list((built_book / "notebooks").glob("*.md"))), pages  # every chapter in it
+    # the screenshot of a chapter that the README shows, taken by the same build
+    png = (built_book / "_build" / "html" / SCREENSHOT_NAME).read_bytes()
+    size = {"width": int.from_bytes(png[16:20], "big"), "height": int.from_bytes(png[20:24], "big")}
+    assert png.startswith(b"\x89PNG") and size == SCREENSHOT_SIZE, size
     for name, found in visited.items():
         buttons = [_local_file(link["href"]) for link in found["links"] if link["text"].startswith(".pdf")]
         assert set(buttons) <= {pdf} and not found["printButtons"], (name, "a .pdf button printing the page")
