@@ -165,7 +165,7 @@ def _page_footer(app: Sphinx, pagename: str) -> str:
     return footers.for_page(Path(pagename).name if source_of_chapter(pagename) else None)
 
 
-class book_pdf(nodes.General, nodes.Element):  # noqa: N801 (docutils names nodes in lower case)
+class BookPdfPlaceholder(nodes.General, nodes.Element):
     """Where the line linking the whole book's PDF goes (:class:`BookPdf`, :class:`ResolveBookPdf`)."""
 
 
@@ -174,17 +174,17 @@ class BookPdf(SphinxDirective):
 
     def run(self) -> list[nodes.Node]:
         """The placeholder, resolved when the page is written."""
-        return [book_pdf()]
+        return [BookPdfPlaceholder()]
 
 
 class ResolveBookPdf(SphinxPostTransform):
-    """Write the line of each :class:`book_pdf`: HTML pages only (the PDF does not link itself)."""
+    """Write the line of each :class:`BookPdfPlaceholder`: HTML pages only (the PDF does not link itself)."""
 
     default_priority = 100
 
     def run(self, **kwargs: Any) -> None:
         """Replace each placeholder by its line, or drop it."""
-        for node in list(self.document.findall(book_pdf)):
+        for node in list(self.document.findall(BookPdfPlaceholder)):
             if self.app.builder.name == "html":
                 node.replace_self(self._line())
             else:
@@ -364,7 +364,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_config_value("ntpnb_binderhub_url", DEFAULT_BINDERHUB, "html")
     # where the whole book's PDF is, relative to the HTML book's root ("": this build makes none)
     app.add_config_value("ntpnb_book_pdf", os.environ.get(PDF_ENV, ""), "html")
-    app.add_node(book_pdf)
+    app.add_node(BookPdfPlaceholder)
     app.add_directive("book-pdf", BookPdf)
     app.add_post_transform(ResolveBookPdf)
     before, after = _keep_data_docstring({})
