@@ -114,7 +114,7 @@ def _cmd_book(args: argparse.Namespace) -> int:
         reproduce(root, missing, profile, tree.layout.root, overrides=overrides, wait=wait, seeds=seeds)
         tree = book_tree(root, args.run)  # its run record now names them
     with output_lock(tree.layout.root, wait=wait):
-        return build_book(tree)
+        return build_book(tree, pdf=not args.no_pdf)
 
 
 def _cmd_benchmarks(args: argparse.Namespace) -> int:
@@ -313,6 +313,11 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="first execute the notebooks the tree has not run, in its own setting "
         "(the book's: profile paper; another tree's: the profile and -p of its run.json)",
+    )
+    book.add_argument(
+        "--no-pdf",
+        action="store_true",
+        help="do not print the whole book to one PDF (its single-page edition, by Chromium: about 30 s)",
     )
 
     what = "list the notebooks and their parameters: what each means, its value at each profile"

@@ -124,9 +124,9 @@ def copy_book_sources(root: Path, outputs: Path) -> Path:
     return root
 
 
-def build_book(root: Path) -> subprocess.CompletedProcess:
-    """``ntpnb book`` on the copy at ``root``."""
-    cmd = [sys.executable, "-m", "ntpnb.cli", "book", "--root", str(root)]
+def build_book(root: Path, *args: str) -> subprocess.CompletedProcess:
+    """``ntpnb book ARGS`` on the copy at ``root``."""
+    cmd = [sys.executable, "-m", "ntpnb.cli", "book", "--root", str(root), *args]
     return subprocess.run(cmd, cwd=root, capture_output=True, text=True)
 
 

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 import yaml
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
-from ntpnb.book.binder import binder_url, source_of_chapter
+from ntpnb.book.binder import binder_url, published_book_url, source_of_chapter
+from ntpnb.book.pdf import PDF_NAME, SCREENSHOT_CHAPTER, SCREENSHOT_NAME
 from ntpnb.errors import NTPError
 
 from conftest import ROOT
@@ -129,6 +131,18 @@ def test_repository_url_lives_in_config_and_the_readme_badge_derives_from_it():
         assert url not in text, f"{path} repeats the repository URL: derive it from _config.yml"
 
 
+def test_the_readme_links_the_published_book_its_pdf_and_screenshot_derived_from_the_repository():
+    readme = (ROOT / "README.md").read_text()
+    book = published_book_url(book_config(ROOT)["repository"]["url"])
+    assert book == "https://ntpnb.github.io/ntpnb/"
+    links = set(re.findall(r"https://[\w.-]+\.github\.io/[^)>\s]*", readme))
+    chapter = f"outputs/notebooks/{SCREENSHOT_CHAPTER}.html"
+    assert links == {book, book + PDF_NAME, book + SCREENSHOT_NAME, book + chapter}, links
+    assert (ROOT / "notebooks" / f"{SCREENSHOT_CHAPTER}.md").is_file()
+    with pytest.raises(NTPError, match="not a GitHub repository"):
+        published_book_url("https://gitlab.com/a/b")
+
+
 def workflow(name):
     return yaml.safe_load((ROOT / ".github" / "workflows" / name).read_text())
 
@@ -154,6 +168,10 @@ def test_book_workflow_builds_with_the_readme_command_and_deploys_pages():
     steps = _steps(flow)
     runs = [s.get("run", "") for s in steps]
     assert "./run.sh reproduce" in runs and "./run.sh reproduce" in readme
+    # the book is printed to its PDF by the runner's Chrome, and is not published without it
+    build = next(s for s in steps if s.get("run") == "./run.sh reproduce")
+    assert Path(build["env"]["NTPNB_CHROMIUM"]).name == "google-chrome"
+    assert runs.index(f"test -s _build/html/{PDF_NAME}") > runs.index("./run.sh reproduce")
     # the published Benchmarks page has the tables: the benchmarks run before the book is built
     bench = next(i for i, r in enumerate(runs) if "ntpnb benchmarks" in r)
     assert bench < runs.index("./run.sh reproduce") and "--notebooks" in runs[bench]

@@ -5,7 +5,8 @@ First every record the book reads is checked (:func:`.trees.verify_tree`: a dama
 refused in one line naming it and the command that remakes it); then the generated pages are
 written into the tree (:mod:`.report`, :mod:`.benchmarks_page`); then jupyter-book builds the book
 with ``-W -n --keep-going``, so any warning fails the build (:mod:`.sphinx_ext` warns about every
-broken notebook).
+broken notebook). Where Chromium is installed, the whole book is then printed to one PDF inside
+the HTML book (:func:`make_pdf`, :mod:`.pdf`).
 
 The build is atomic. A book goes to a *site* folder (``<root>/_build``, or ``DIR/_book`` for
 ``ntpnb book --run DIR``) as ``<site>/html``. A build removes stopped builds' staging folders
@@ -29,15 +30,17 @@ import subprocess
 import sys
 import tempfile
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..chapter.layout import notebook_sources, subfolder
+from ..chapter.provenance import RUN_RECORD_NAME, manifest_path
 from ..errors import NTPError
 from ..settings import STOP_CHECK_SECONDS
 from .benchmarks_page import write_benchmarks_page
+from .pdf import PDF_ENV, PDF_NAME, SCREENSHOT_CHAPTER, SCREENSHOT_NAME, missing_printer, single_page
 from .report import verdict_summary, write_report
 from .trees import BookTree, shown, verify_tree
 
@@ -62,6 +65,8 @@ class Staging:
     source = subfolder("source", of="path")
     #: Where jupyter-book writes the book (``--path-output`` is the staging folder).
     html = subfolder("_build", HTML_DIRNAME, of="path")
+    #: Where it writes the single-page edition that is printed to the PDF.
+    single = subfolder("_build", "singlehtml", of="path")
     #: A marker: jupyter-book exited 0, the book in :attr:`html` is complete.
     complete = subfolder("complete", of="path")
     #: Where the previous book goes while the new one takes its place.
@@ -124,8 +129,12 @@ def stage_sources(tree: BookTree, source: Path, missing: Sequence[str]) -> None:
     for chapter in notebook_sources(root):
         shutil.copy2(chapter, source / "notebooks" / chapter.name)
         executed = layout.notebooks / f"{chapter.stem}.ipynb"
-        if executed.is_file():
-            shutil.copy2(executed, outputs / "notebooks" / executed.name)
+        # the executed notebook, and its manifest and the run record, which its footer quotes
+        for path in (executed, manifest_path(executed)):
+            if path.is_file():
+                shutil.copy2(path, outputs / "notebooks" / path.name)
+    if (layout.root / RUN_RECORD_NAME).is_file():
+        shutil.copy2(layout.root / RUN_RECORD_NAME, outputs / RUN_RECORD_NAME)
     for page in GENERATED_PAGES:
         shutil.copy2(layout.root / page, outputs / page)
     if layout.benchmarks.is_dir():  # the benchmarks page shows its plots from there
@@ -147,8 +156,10 @@ def _end_group(proc: subprocess.Popen, grace: float = 3.0) -> None:
     proc.wait()
 
 
-def run_owned(command: Sequence[str], cwd: Path) -> tuple[int, str]:
-    """Run ``command`` in a session of its own; its exit code and output (stdout and stderr).
+def run_owned(command: Sequence[str], cwd: Path, env: Mapping[str, str] | None = None) -> tuple[int, str]:
+    """Run ``command`` in a session of its own (in ``env``, else this environment); its exit code and output.
+
+    The output is stdout and stderr together.
 
     If anything raises meanwhile (Ctrl-C, SIGTERM as turned into KeyboardInterrupt by ``ntpnb``),
     the child's process group is ended before the exception goes on. The wait wakes every
@@ -164,6 +175,7 @@ def run_owned(command: Sequence[str], cwd: Path) -> tuple[int, str]:
         text=True,
         errors="replace",
         start_new_session=True,
+        env=None if env is None else dict(env),
     )
     try:
         while True:
@@ -289,8 +301,38 @@ def _missing_message(tree: BookTree, missing: list[str]) -> str:
     return "\n".join(lines)
 
 
-def build_book(tree: BookTree) -> int:
-    """Check ``tree``, write its generated pages, then build its book; the exit code.
+def root_document(source: Path) -> str:
+    """The first page of the book whose sources are in ``source`` (``root:`` of its ``_toc.yml``)."""
+    import yaml  # installed with jupyter-book, which this module runs
+
+    return str(yaml.safe_load((source / "_toc.yml").read_text(encoding="utf-8"))["root"])
+
+
+def make_pdf(jb: Path, stage: Staging, env: Mapping[str, str]) -> tuple[int, str]:
+    """Print the book staged in ``stage`` into its HTML book; the exit code and output of the last step run.
+
+    The single-page edition is built from the same sources into :attr:`Staging.single` (with
+    the HTML build's doctrees, so nothing is read again), then printed by Chromium
+    (``python -m ntpnb.book.pdf``), each in a session of its own. The same browser takes the
+    screenshot of a chapter that the README shows (:data:`~.pdf.SCREENSHOT_NAME`).
+    """
+    command = [str(jb), "build", str(stage.source), "--path-output", str(stage.path), "-W", "-n"]
+    code, output = run_owned([*command, "--keep-going", "--builder", "singlehtml"], stage.path, env)
+    if code != 0:
+        return code, output
+    page = single_page(stage.single, root_document(stage.source))
+    printer = [sys.executable, "-m", "ntpnb.book.pdf", str(page), str(stage.html / PDF_NAME)]
+    chapter = stage.html / "outputs" / "notebooks" / f"{SCREENSHOT_CHAPTER}.html"
+    if chapter.is_file():  # the README's screenshot, published with the book
+        printer += [str(chapter), str(stage.html / SCREENSHOT_NAME)]
+    return run_owned(printer, stage.path)
+
+
+def build_book(tree: BookTree, pdf: bool = True) -> int:
+    """Check ``tree``, write its generated pages, build its book and, if ``pdf``, its PDF; the exit code.
+
+    The PDF is printed where Chromium is installed (:func:`~.pdf.missing_printer`); where it is not,
+    the book says it has none.
 
     Call it holding ``tree``'s output lock (``ntpnb book`` does), so it reads finished runs only.
 
@@ -316,6 +358,10 @@ def build_book(tree: BookTree) -> int:
     print(f"ntpnb: wrote the reproducibility report {shown(write_report(layout, missing))}")
     print(f"ntpnb: verdicts of the last runs: {verdict_summary(layout)}")
     print(f"ntpnb: wrote the benchmarks page {shown(write_benchmarks_page(layout, own=tree.own))}")
+    no_pdf = missing_printer() if pdf else "not asked for (--no-pdf)"
+    if no_pdf:
+        print(f"ntpnb: the book will have no PDF: {no_pdf}")
+    env = {k: v for k, v in os.environ.items() if k != PDF_ENV} | ({} if no_pdf else {PDF_ENV: PDF_NAME})
     site = tree.site
     target = site / HTML_DIRNAME
     try:
@@ -326,7 +372,9 @@ def build_book(tree: BookTree) -> int:
             stage = Staging(Path(path))
             stage_sources(tree, stage.source, missing)
             command = [str(jb), "build", str(stage.source), "--path-output", str(stage.path), "-W", "-n"]
-            code, output = run_owned([*command, "--keep-going"], stage.path)
+            code, output = run_owned([*command, "--keep-going"], stage.path, env)
+            if code == 0 and not no_pdf:
+                code, output = make_pdf(jb, stage, env)
             if code != 0:
                 errno_ = disk_errno(output, stage.path)
                 if errno_ is not None:
@@ -339,6 +387,8 @@ def build_book(tree: BookTree) -> int:
     except OSError as exc:
         raise site_error(site, exc, tree.book_command()) from None
     print(f"ntpnb: the book is at {shown(target / 'index.html')}")
+    if not no_pdf:
+        print(f"ntpnb: the whole book as one PDF is at {shown(target / PDF_NAME)}")
     return 0
 
 

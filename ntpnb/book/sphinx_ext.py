@@ -6,9 +6,14 @@
   the package ``sphinx-mathjax-offline`` (:func:`mathjax_static_dir`).
 * Each chapter page gets a Binder button and a download button for its Jupytext source
   ``notebooks/<name>.md``.
-* API page (``book/api.md``): data and property docstrings are kept from napoleon
-  (:func:`_keep_data_docstring`); a reference to an internal object links to its public entry, or
-  is unlinked code (:func:`_internal_reference`).
+* API pages (``book/api/``, one per part of the package): data and property docstrings are kept
+  from napoleon (:func:`_keep_data_docstring`); a reference to an internal object links to its
+  public entry, or is unlinked code (:func:`_internal_reference`).
+* Every page is footed with when, from which commit and in which run it was executed
+  (:mod:`.footers`, read from the output tree ``outputs/`` once per build).
+* The whole book's PDF (:mod:`.pdf`), where ``ntpnb book`` prints one (``ntpnb_book_pdf``): the
+  ``{book-pdf}`` directive links it (:class:`BookPdf`), and the pages' ``.pdf`` button downloads
+  it instead of printing the page.
 * The book's stylesheet; fixes for theme bugs (a script declared twice, an empty colour mode);
   notebook outputs' CDN stylesheet links are dropped (:func:`drop_cdn_links`).
 """
@@ -17,6 +22,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import os
 import pkgutil
 import re
 import shutil
@@ -26,20 +32,33 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from docutils import nodes
 from sphinx.application import Sphinx
+from sphinx.config import Config
 from sphinx.environment import BuildEnvironment
 from sphinx.errors import ExtensionError
+from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util import logging
+from sphinx.util.docutils import SphinxDirective
 from sphinx.util.nodes import make_refnode
+from sphinx.util.osutil import relative_uri
 
+from ..chapter.layout import DEFAULT_OUTPUT_DIRNAME, OutputLayout
 from ..chapter.plotting import figure_cell_problems
 from ..errors import PathError
 from . import scoreboard
 from .binder import DEFAULT_BINDERHUB, binder_url, source_of_chapter
 from .executed import read_notebook
+from .footers import Footers, read_footers
+from .pdf import PDF_ENV
 
 MATHJAX_DISTRIBUTION = "sphinx-mathjax-offline"
 _STATIC = Path(__file__).parent / "static"
+_TEMPLATES = Path(__file__).parent / "templates"
+#: The template of the execution footer (in :data:`_TEMPLATES`), added to the theme's footer items.
+FOOTER_TEMPLATE = "ntpnb-provenance.html"
+#: The theme's footer items when ``_config.yml`` names none (sphinx-book-theme's without the empty ones).
+DEFAULT_FOOTER_ITEMS = ("author.html", "copyright.html")
 
 logger = logging.getLogger(__name__)
 
@@ -117,13 +136,94 @@ def _add_static(app: Sphinx) -> None:
     app.add_css_file("ntpnb.css")
     if not str(app.config.mathjax_path).startswith(("http://", "https://", "/")):
         app.config.html_static_path.append(str(mathjax_static_dir()))
+    # the theme shows the logo alone unless told a text: the book's title goes beside it (a
+    # run's book is titled after its run)
+    options = app.config.html_theme_options
+    options["logo"] = {"text": app.config.html_title, **options.get("logo", {})}
+
+
+def _add_footer_template(app: Sphinx, config: Config) -> None:
+    """Make the execution footer one of the theme's footer items (before the templates load)."""
+    config.templates_path.append(str(_TEMPLATES))
+    options = config.html_theme_options
+    items = list(options.get("footer_content_items") or DEFAULT_FOOTER_ITEMS)
+    options["footer_content_items"] = [*items, FOOTER_TEMPLATE] if FOOTER_TEMPLATE not in items else items
+
+
+def _read_footers(app: Sphinx) -> None:
+    """Read the output tree's run record and executed chapters once, for every page's footer."""
+    tree = OutputLayout(Path(app.srcdir) / DEFAULT_OUTPUT_DIRNAME)
+    repository = app.config.html_theme_options.get("repository_url", "")
+    try:
+        app.ntpnb_footers = read_footers(tree, repository)  # type: ignore[attr-defined]
+    except PathError as exc:
+        raise ExtensionError(f"the pages' execution footers: {exc}") from None
+
+
+def _page_footer(app: Sphinx, pagename: str) -> str:
+    """The execution footer of page ``pagename``: its chapter's, or the run's."""
+    footers: Footers = app.ntpnb_footers  # type: ignore[attr-defined]
+    return footers.for_page(Path(pagename).name if source_of_chapter(pagename) else None)
+
+
+class BookPdfPlaceholder(nodes.General, nodes.Element):
+    """Where the line linking the whole book's PDF goes (:class:`BookPdf`, :class:`ResolveBookPdf`)."""
+
+
+class BookPdf(SphinxDirective):
+    """``{book-pdf}``: a line that links the whole book's PDF, or says that this build made none."""
+
+    def run(self) -> list[nodes.Node]:
+        """The placeholder, resolved when the page is written."""
+        return [BookPdfPlaceholder()]
+
+
+class ResolveBookPdf(SphinxPostTransform):
+    """Write the line of each :class:`BookPdfPlaceholder`: HTML pages only (the PDF does not link itself)."""
+
+    default_priority = 100
+
+    def run(self, **kwargs: Any) -> None:
+        """Replace each placeholder by its line, or drop it."""
+        for node in list(self.document.findall(BookPdfPlaceholder)):
+            if self.app.builder.name == "html":
+                node.replace_self(self._line())
+            else:
+                node.parent.remove(node)
+
+    def _line(self) -> nodes.paragraph:
+        pdf = self.config.ntpnb_book_pdf
+        if not pdf:
+            text = "This build of the book has no PDF (ntpnb book prints one where Chromium is installed)."
+            return nodes.paragraph("", text, classes=["ntpnb-book-pdf"])
+        uri = relative_uri(self.app.builder.get_target_uri(self.env.docname), pdf)
+        link = nodes.reference("", "", nodes.strong(text="Download the whole book as one PDF"), refuri=uri)
+        about = " (every chapter, the report and the reference, as this build shows them)."
+        return nodes.paragraph("", "", link, nodes.Text(about), classes=["ntpnb-book-pdf"])
+
+
+def _book_pdf_button(app: Sphinx, context: dict[str, Any]) -> None:
+    """The ``.pdf`` button downloads the whole book's PDF if this build made one (else it prints the page)."""
+    pdf = app.config.ntpnb_book_pdf
+    for group in (context.get("header_buttons") or []) if pdf else []:
+        buttons = group.get("buttons", [])
+        for i, button in enumerate(buttons):
+            if button.get("label") == "download-pdf-button":
+                kept = {k: v for k, v in button.items() if k != "javascript"}
+                tooltip = "Download the whole book as one PDF"
+                link = dict(
+                    type="link", url=context["pathto"](pdf, 1), text=".pdf (the whole book)", tooltip=tooltip
+                )
+                buttons[i] = kept | link
 
 
 def _page_context(
     app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any
 ) -> None:
-    """Fix the theme's scripts; add Binder and Jupytext-source buttons to a chapter page."""
+    """Fix the theme's scripts; foot the page; link the book's PDF; Binder and source buttons on a chapter."""
     _dedupe_scripts(context)
+    context["ntpnb_provenance"] = _page_footer(app, pagename)
+    _book_pdf_button(app, context)
     if "body" in context:
         context["body"] = drop_cdn_links(context["body"])
     # with no colour mode, the theme's script logs "invalid theme mode" on every page
@@ -244,15 +344,15 @@ def _keep_data_docstring(stash: dict[str, list[str]]) -> tuple:
     return before, after
 
 
-#: Modules with a section of their own on the API page: on another module's entry, a name
-#: re-exported from one of them (or the module itself) is not documented again.
+#: Modules with an API page of their own: on another module's page, a name re-exported from one
+#: of them (or the module itself) is not documented again.
 _OWN_SECTIONS = ("ntpnb.errors", "ntpnb.optim", "ntpnb.attention")
 
 
 def _documented_in_own_section(
     app: Sphinx, what: str, name: str, obj: object, skip: bool, options: object
 ) -> bool | None:
-    """``autodoc-skip-member``: skip a name documented in its module's own section (:data:`_OWN_SECTIONS`)."""
+    """``autodoc-skip-member``: skip a name documented on its module's own page (:data:`_OWN_SECTIONS`)."""
     documenting = app.env.temp_data.get("autodoc:module")
     home = obj.__name__ if inspect.ismodule(obj) else getattr(obj, "__module__", None)
     if home in _OWN_SECTIONS and documenting != home:
@@ -261,15 +361,22 @@ def _documented_in_own_section(
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
-    """Register the notebook check, the static files, the chapter buttons and the API page's docstrings."""
+    """Register the notebook check, static files, footers, chapter buttons and the API docstrings."""
     app.add_config_value("ntpnb_binderhub_url", DEFAULT_BINDERHUB, "html")
+    # where the whole book's PDF is, relative to the HTML book's root ("": this build makes none)
+    app.add_config_value("ntpnb_book_pdf", os.environ.get(PDF_ENV, ""), "html")
+    app.add_node(BookPdfPlaceholder)
+    app.add_directive("book-pdf", BookPdf)
+    app.add_post_transform(ResolveBookPdf)
     before, after = _keep_data_docstring({})
     app.connect("autodoc-process-docstring", before, priority=100)  # napoleon's runs at 500
     app.connect("autodoc-process-docstring", after, priority=900)
     app.connect("missing-reference", _internal_reference)
     app.connect("autodoc-skip-member", _documented_in_own_section)
     app.connect("env-updated", _check)
+    app.connect("config-inited", _add_footer_template)
     app.connect("builder-inited", _add_static)
+    app.connect("builder-inited", _read_footers)
     app.connect("html-page-context", _page_context, priority=502)  # after the theme's (501)
     app.connect("build-finished", _copy_sources)
     scoreboard.setup(app)

@@ -56,6 +56,18 @@ def chapter_number(name: str) -> str:
     return name.split("_", 1)[0]
 
 
+def chapter_label(name: str) -> str:
+    """The chapter's number as the book shows it: ``4`` for ``04_overparameterization``.
+
+    The book's table of contents numbers the chapters 1, 2, ... in the order of their files, so
+    the pages that name a chapter (the report, the claims page) say ``4`` as its sidebar and title
+    do, not the file's ``04`` (which stays the prefix of commands, :func:`chapter_number`). A
+    prefix that is not a number is shown as it is.
+    """
+    prefix = chapter_number(name)
+    return str(int(prefix)) if prefix.isdigit() else prefix
+
+
 def describe_run(record: RunRecord | None, profiles: Sequence[str] = ()) -> str:
     """What ran into a tree, as its pages say it: its run record's, else the ``profiles`` its checks name."""
     if record is not None:

@@ -8,8 +8,9 @@ Two records make an output tree trustworthy when read again (by the runner's cac
   or overrides is refused. It labels the tree (:meth:`RunRecord.describe`); ``<root>/outputs``
   holds only :func:`is_book_run` runs.
 * each chapter's **output manifest** ``<tree>/notebooks/<name>.key.json`` (:class:`Manifest`):
-  the completed run's cache key and the SHA-256 of every file it wrote;
-  :func:`damaged_outputs` says which are missing or differ.
+  the completed run's cache key, the SHA-256 of every file it wrote (:func:`damaged_outputs` says
+  which are missing or differ) and the git commit its sources were at (:func:`source_commit`),
+  which the book's pages show.
 
 A record that does not read or has the wrong shape raises a PathError naming the file.
 """
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import subprocess
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -129,12 +131,59 @@ def write_run_record(root: Path, record: RunRecord) -> Path:
     return atomic_write_text(Path(root) / RUN_RECORD_NAME, json.dumps(asdict(record), indent=1) + "\n")
 
 
+#: The files of the project that decide what a run computes (relative to its root): a change to
+#: one of them that is not committed marks a run's commit as modified.
+RUN_SOURCES = ("notebooks", "ntpnb", "pyproject.toml", "constraints.txt")
+
+
+@dataclass(frozen=True)
+class SourceCommit:
+    """The git commit a project's sources were at when a run was recorded, as its manifest says.
+
+    ``sha`` is "" when it is unknown (not a git checkout, git missing, or a run recorded before
+    commits were); ``modified``: the :data:`RUN_SOURCES` had uncommitted changes.
+    """
+
+    sha: str = ""
+    modified: bool = False
+
+    def describe(self) -> str:
+        """``commit 452b334``, ``commit 452b334 with uncommitted changes`` or ``commit not recorded``."""
+        if not self.sha:
+            return "commit not recorded"
+        return f"commit {self.sha[:7]}" + (" with uncommitted changes" if self.modified else "")
+
+
+def _git(root: Path, *args: str) -> str | None:
+    """The output of ``git -C root ARGS``; None when git is missing, fails or takes over 10 s."""
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(root), *args], capture_output=True, text=True, timeout=10, check=False
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout if done.returncode == 0 else None
+
+
+def source_commit(root: Path) -> SourceCommit:
+    """The commit the project at ``root`` is checked out at, and whether its run sources changed since.
+
+    Unknown (``SourceCommit()``) outside a git checkout or without git.
+    """
+    head = _git(root, "rev-parse", "--verify", "HEAD")
+    if not head:
+        return SourceCommit()
+    status = _git(root, "status", "--porcelain", "--", *RUN_SOURCES)
+    return SourceCommit(head.strip(), status is None or bool(status.strip()))
+
+
 @dataclass(frozen=True)
 class Manifest:
-    """A chapter's last completed run in a tree: its cache key, parameters, time and outputs.
+    """A chapter's last completed run in a tree: its cache key, parameters, time, outputs and commit.
 
     ``outputs`` maps each file written (path relative to the tree, with ``/``) to its SHA-256;
-    ``package`` fingerprints the ``ntpnb`` sources (seeds pool only when it is the same).
+    ``package`` fingerprints the ``ntpnb`` sources (seeds pool only when it is the same);
+    ``commit`` is where the project's sources were (unknown for a run recorded before commits were).
     """
 
     key: str
@@ -142,6 +191,7 @@ class Manifest:
     seconds: float
     outputs: dict[str, str]
     package: str = ""
+    commit: SourceCommit = SourceCommit()
 
     @classmethod
     def from_json(cls, data: object) -> Manifest:
@@ -154,13 +204,21 @@ class Manifest:
         parameters = data.get("parameters", {})
         seconds = data.get("seconds", 0.0)
         package = data.get("package", "")
+        commit = data.get("commit", {})
         if (
             not isinstance(parameters, dict)
             or type(seconds) not in (int, float)
             or not isinstance(package, str)
         ):
             raise ValueError("'parameters', 'seconds' or 'package' has the wrong type")
-        return cls(data["key"], parameters, float(seconds), dict(outputs), package)
+        if (
+            not isinstance(commit, dict)
+            or not isinstance(commit.get("sha", ""), str)
+            or type(commit.get("modified", False)) is not bool
+        ):
+            raise ValueError("'commit' is not a commit (a 'sha' text and a 'modified' flag)")
+        source = SourceCommit(commit.get("sha", ""), commit.get("modified", False))
+        return cls(data["key"], parameters, float(seconds), dict(outputs), package, source)
 
 
 def manifest_path(executed: Path) -> Path:

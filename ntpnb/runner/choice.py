@@ -32,6 +32,7 @@ from ..chapter.provenance import (
     load_manifest,
     manifest_path,
     output_digests,
+    source_commit,
     write_manifest,
 )
 from ..errors import NTPError, PathError
@@ -185,9 +186,10 @@ def cache_state(run: NotebookRun) -> str | None:
 
 
 def store_key(run: NotebookRun, seconds: float, outputs: Iterable[Path]) -> None:
-    """Record that ``run`` completed (its ``outputs`` in place): key, parameters, time, digests."""
+    """Record that ``run`` completed (its ``outputs`` in place): key, parameters, time, digests, commit."""
     digests = output_digests(run.layout.root, outputs)
-    manifest = Manifest(run.key, dict(run.parameters), seconds, digests, run.package)
+    commit = source_commit(run.source.parents[1])  # the project of notebooks/<name>.md
+    manifest = Manifest(run.key, dict(run.parameters), seconds, digests, run.package, commit)
     write_manifest(run.executed, manifest)
 
 

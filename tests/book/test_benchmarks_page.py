@@ -73,7 +73,7 @@ def test_the_book_builds_with_benchmark_results(book_copy):
     run = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
     assert (out / "benchmarks.json").is_file()
-    proc = build_book(book_copy)
+    proc = build_book(book_copy, "--no-pdf")  # the suite's book has the PDF (test_browser)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     assert "WARNING" not in proc.stdout + proc.stderr
     html_page = (book_copy / "_build" / "html" / "outputs" / "benchmarks.html").read_text()

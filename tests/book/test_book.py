@@ -12,6 +12,7 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
+from ntpnb.book.trees import chapter_label
 from ntpnb.chapter.provenance import load_manifest, output_digests, write_manifest
 from ntpnb.chapter.registry import CLAIMS
 
@@ -43,6 +44,21 @@ def test_chapters_are_numbered_across_the_parts_and_the_page_has_one_search_box(
     numbered = [title for title in nav if re.match(r"\d+\. ", title)]
     assert [int(t.split(".")[0]) for t in numbered] == list(range(1, len(chapters) + 1))
     assert page.count("search-button-field") == 1
+
+
+def test_a_chapter_has_the_same_number_in_the_sidebar_its_title_and_the_report(built_book):
+    html = built_book / "_build" / "html"
+    intro = (html / "book" / "intro.html").read_text()
+    report = (html / "outputs" / "report.html").read_text()
+    for source in sorted((built_book / "notebooks").glob("*.md")):
+        number, page = chapter_label(source.stem), f"outputs/notebooks/{source.stem}.html"
+        assert re.search(rf'href="\.\./{re.escape(page)}">{number}\. ', intro), (source.stem, "sidebar")
+        title = (html / page).read_text()
+        assert f'<h1><span class="section-number">{number}. </span>' in title, (source.stem, "title")
+        assert f"<h3>{number}. " in report, (source.stem, "the report's heading of its checks")
+        link = rf'{source.stem}\.html#[^"]*"><span[^>]*>{number} § '
+        assert re.search(link, report), (source.stem, "the report's links to its sections")
+    assert not re.search(r">0\d[ .§]", report), "a chapter named by its file's prefix on the report"
 
 
 def test_math_is_served_by_the_book_itself(built_book):
@@ -172,26 +188,34 @@ def test_tables_render_as_tables_and_parameters_show_their_values(built_book):
     assert re.search(named, chapter), "the run's n_trials, beside its name"
 
 
-def test_the_api_page_documents_every_public_name_from_its_docstring(built_book):
-    """Every name of ``__all__`` of the public modules has an entry with its docstring's summary."""
+def test_the_api_pages_document_every_public_name_from_its_docstring(built_book):
+    """Every name of ``__all__`` of the public modules has an entry, on its module's page, with its
+    docstring's summary; the reference's first page links to every page."""
     import ntpnb
     from ntpnb import attention, errors, optim
 
-    page = (built_book / "_build" / "html" / "book" / "api.html").read_text()
-    ids = set(re.findall(r'<dt class="sig sig-object py" id="([^"]+)"', page))
-    modules = {"ntpnb": ntpnb, "ntpnb.attention": attention, "ntpnb.optim": optim, "ntpnb.errors": errors}
-    documented_elsewhere = {"optim", "attention", *errors.__all__}  # their own sections
-    for module_name, module in modules.items():
+    api = built_book / "_build" / "html" / "book" / "api"
+    pages = {"linear": ntpnb, "attention": attention, "optim": optim, "errors": errors}
+    texts = {name: (api / f"{name}.html").read_text() for name in [*pages, "settings"]}
+    index = (api.parent / "api.html").read_text()
+    assert all(f'href="api/{name}.html"' in index for name in texts), "the first page links to each page"
+    documented_elsewhere = {"optim", "attention", *errors.__all__}  # their own pages
+    for page, module in pages.items():
+        ids = set(re.findall(r'<dt class="sig sig-object py" id="([^"]+)"', texts[page]))
         for name in module.__all__:
             if (module is ntpnb and name in documented_elsewhere) or name.startswith("__"):
                 continue
-            assert f"{module_name}.{name}" in ids, f"{module_name}.{name} has no entry on the API page"
-    for function in (ntpnb.ntp_svm, attention.graph_svm, optim.normalized_gd):
+            assert f"{module.__name__}.{name}" in ids, f"{module.__name__}.{name} has no entry on {page}.html"
+    for page, function in (
+        ("linear", ntpnb.ntp_svm),
+        ("attention", attention.graph_svm),
+        ("optim", optim.normalized_gd),
+    ):
         # the longest run of the summary line's plain text: its docstring, not only its signature
         summary = function.__doc__.strip().splitlines()[0]
         plain = max(re.split(r"``[^`]*``|:\w+:`[^`]*`|['\"]", summary), key=len)
-        assert plain.strip() in page, plain
-    assert "ntpnb.settings.SVM_KKT_TOL" in ids  # every tolerance, with what it bounds
+        assert plain.strip() in texts[page], plain
+    assert 'id="ntpnb.settings.SVM_KKT_TOL"' in texts["settings"]  # every tolerance, with what it bounds
 
 
 def test_report_links_to_the_sections_that_check_each_claim(built_book):

@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 from runner.test_faults import read_only, skip_mount
 
+from ntpnb.book.pdf import PDF_NAME
 from ntpnb.chapter.provenance import RunRecord, write_run_record
 
 from conftest import ROOT
@@ -120,14 +121,18 @@ def test_a_p_run_of_one_chapter_renders_as_a_book_of_its_own_labelled_by_its_run
     stale = run / "_book" / ".staging-1-0123abcd" / "_build" / "html"  # an interrupted build's
     stale.mkdir(parents=True)
     (stale / "searchindex.js").write_text("stale")
-    proc = book(root, "--run", str(run))
+    proc = book(root, "--run", str(run), "--no-pdf")
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     label = "profile quick with n_g=31; seeds 0-2"
     assert label in proc.stdout and f"has not run {', '.join(sorted(others))}" in proc.stdout
+    assert "the book will have no PDF: not asked for (--no-pdf)" in proc.stdout
     html = run / "_book" / "html"
     intro = re.sub(r"<[^>]+>", "", (html / "book" / "intro.html").read_text())
     assert f"Verdicts of the runs that built this book ({label})" in intro
     assert "This tree has not run" in intro
+    assert "This build of the book has no PDF" in intro and not (html / PDF_NAME).exists()
+    unrun = html / "outputs" / "notebooks" / f"{sorted(others)[0]}.html"
+    assert f"Not executed in this run · run: {label}" in re.sub(r"<[^>]+>", "", unrun.read_text())
     report = (run / "report.md").read_text()
     assert "(quick; n\\_g=31)" in report and "run at the `quick` profile with n\\_g=31" in report
     placeholder = (html / "outputs" / "notebooks" / f"{sorted(others)[0]}.html").read_text()

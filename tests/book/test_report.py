@@ -38,9 +38,9 @@ def test_claims_page_is_generated_from_the_registry_and_the_records(run):
     a1 = next(line for line in page.splitlines() if line.startswith("| A1 |"))
     # where the run checked A1: its evidence, then its sanity check, each linked to its section
     demo = "/outputs/notebooks/07_demo.ipynb"
-    evidence = f"[07 § Claim A1: the $\\mathcal{{H}}$ bound]({demo}#claim-a1-the--bound)"
-    assert f"| {evidence}, [07 § Equality](/outputs/notebooks/07_demo.ipynb#equality)<br>" in a1
-    assert "<br>sanity: [07 § Equality](/outputs/notebooks/07_demo.ipynb#equality)" in a1
+    evidence = f"[7 § Claim A1: the $\\mathcal{{H}}$ bound]({demo}#claim-a1-the--bound)"
+    assert f"| {evidence}, [7 § Equality](/outputs/notebooks/07_demo.ipynb#equality)<br>" in a1
+    assert "<br>sanity: [7 § Equality](/outputs/notebooks/07_demo.ipynb#equality)" in a1
     assert "| A3 |" in page and "not checked by any chapter yet |" in page
     write_report(layout)
     assert (layout.root / "claim_list.md").read_text() == page

@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+
 import pytest
 
 from ntpnb.chapter.provenance import (
     Manifest,
     RunRecord,
+    SourceCommit,
     chapter_damage,
     is_book_run,
     load_manifest,
     load_run_record,
     output_digests,
+    source_commit,
     write_manifest,
     write_run_record,
 )
@@ -104,3 +109,37 @@ def test_several_damaged_outputs_are_counted(tmp_path):
     (tmp_path / "claims" / "c.json").unlink()
     (tmp_path / "figures" / "c_fig.png").unlink()
     assert chapter_damage(tmp_path, executed) == "claims/c.json is missing (and 1 more of its outputs)"
+
+
+def test_a_manifest_records_the_commit_and_one_written_before_commits_were_reads_as_unknown(tmp_path):
+    executed = tmp_path / "c.ipynb"
+    commit = SourceCommit("452b334" + "0" * 33, modified=True)
+    write_manifest(executed, Manifest("key", {}, 1.0, {}, "pkg", commit))
+    assert load_manifest(executed).commit == commit
+    assert commit.describe() == "commit 452b334 with uncommitted changes"
+    (tmp_path / "c.key.json").write_text('{"key": "k", "outputs": {}}')
+    assert load_manifest(executed).commit == SourceCommit()
+    assert SourceCommit().describe() == "commit not recorded"
+    (tmp_path / "c.key.json").write_text('{"key": "k", "outputs": {}, "commit": {"modified": "no"}}')
+    with pytest.raises(PathError, match="'commit' is not a commit"):
+        load_manifest(executed)
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_the_source_commit_is_the_checkout_and_says_when_the_run_sources_changed(tmp_path):
+    assert source_commit(tmp_path) == SourceCommit()  # not a git checkout
+
+    def git(*args):
+        subprocess.run(["git", "-C", str(tmp_path), *args], check=True, capture_output=True)
+
+    git("init", "-q")
+    (tmp_path / "notebooks").mkdir()
+    (tmp_path / "notebooks" / "01_a.md").write_text("a")
+    git("add", ".")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "a")
+    head = subprocess.run(["git", "-C", str(tmp_path), "rev-parse", "HEAD"], capture_output=True, text=True)
+    assert source_commit(tmp_path) == SourceCommit(head.stdout.strip(), modified=False)
+    (tmp_path / "scratch.txt").write_text("not a source of the run")
+    assert not source_commit(tmp_path).modified
+    (tmp_path / "notebooks" / "01_a.md").write_text("b")
+    assert source_commit(tmp_path) == SourceCommit(head.stdout.strip(), modified=True)

@@ -1,0 +1,132 @@
+"""The line at the foot of every page of the book: when, from which commit and in which run it was executed.
+
+A chapter's page says when its executed notebook ran (papermill's end time, in the notebook) and
+the commit its manifest recorded (:class:`~ntpnb.chapter.provenance.SourceCommit`). Every other
+page (the introduction, the report, the reference pages) says the same of the run as a whole:
+the span of its chapters' times and their commits, and when the book was built. Each ends with
+the run's label (:func:`~ntpnb.book.trees.describe_run`), the label its report gives it.
+
+The Sphinx extension reads the tree once per build (:func:`read_footers`) and puts
+:meth:`Footers.for_page` into the theme's footer of each page.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from html import escape
+from pathlib import Path
+
+from ..chapter.layout import OutputLayout
+from ..chapter.provenance import SourceCommit, load_manifest, load_run_record, manifest_path
+from .executed import read_notebook
+from .trees import describe_run, visible
+
+
+@dataclass(frozen=True)
+class Execution:
+    """When one chapter's executed notebook finished (None: not recorded), and from which commit."""
+
+    finished: datetime | None
+    commit: SourceCommit
+
+
+def _utc(text: object) -> datetime | None:
+    """The time an ISO 8601 text gives (papermill's ``end_time``), or None if it is not one."""
+    if not isinstance(text, str):
+        return None
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+
+
+def chapter_execution(executed: Path) -> Execution:
+    """When and from which commit the executed notebook ``executed`` ran.
+
+    The commit is its manifest's (not recorded when it has none: its last run failed, and the
+    notebook is the run's before).
+
+    Raises
+    ------
+    PathError
+        If the notebook or its manifest cannot be read.
+    """
+    notebook = read_notebook(executed)
+    finished = _utc(notebook.get("metadata", {}).get("papermill", {}).get("end_time"))
+    commit = load_manifest(executed).commit if manifest_path(executed).is_file() else SourceCommit()
+    return Execution(finished, commit)
+
+
+def format_time(moment: datetime) -> str:
+    """``2026-05-02 14:06 UTC``."""
+    return moment.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def _span(times: list[datetime]) -> str:
+    """``2026-05-02 14:05 UTC``, ``2026-05-02 14:05 to 14:09 UTC`` or ``... to 2026-05-03 09:00 UTC``."""
+    first, last = format_time(min(times)), format_time(max(times))
+    if first == last:
+        return first
+    if first[:10] == last[:10]:
+        return f"{first.removesuffix(' UTC')} to {last[11:]}"
+    return f"{first.removesuffix(' UTC')} to {last}"
+
+
+def commit_html(commit: SourceCommit, repository: str = "") -> str:
+    """``commit.describe()`` as HTML, its short hash linked to the commit in ``repository`` (if given)."""
+    text = escape(commit.describe())
+    if not commit.sha or not repository:
+        return text
+    short = commit.sha[:7]
+    link = f'<a href="{escape(repository.rstrip("/"))}/commit/{escape(commit.sha)}"><code>{short}</code></a>'
+    return text.replace(short, link, 1)
+
+
+@dataclass(frozen=True)
+class Footers:
+    """The footer lines of one build: the run's label, its chapters' executions, the build's time."""
+
+    label: str
+    executions: Mapping[str, Execution] = field(default_factory=dict)
+    built: datetime = field(default_factory=lambda: datetime.now(timezone.utc))
+    repository: str = ""
+
+    def chapter(self, name: str) -> str:
+        """The footer of chapter ``name``'s page (HTML)."""
+        execution = self.executions.get(name)
+        run = f"run: {escape(self.label)}"
+        if execution is None:
+            return f"Not executed in this run · {run}"
+        when = f"Executed {format_time(execution.finished)}" if execution.finished else "Executed"
+        return f"{when} · {commit_html(execution.commit, self.repository)} · {run}"
+
+    def book(self) -> str:
+        """The footer of every other page (HTML): the run's chapters, and when the book was built."""
+        run = f"run: {escape(self.label)}"
+        built = f"book built {format_time(self.built)}"
+        if not self.executions:
+            return f"No chapter executed in this run · {run} · {built}"
+        times = [e.finished for e in self.executions.values() if e.finished is not None]
+        when = f"Chapters executed {_span(times)}" if times else "Chapters executed"
+        commits = dict.fromkeys(e.commit for e in self.executions.values())
+        sources = ", ".join(commit_html(c, self.repository) for c in commits)
+        return f"{when} · {sources} · {run} · {built}"
+
+    def for_page(self, chapter: str | None) -> str:
+        """The footer of a page: :meth:`chapter` for chapter ``chapter``, :meth:`book` for None."""
+        return self.book() if chapter is None else self.chapter(chapter)
+
+
+def read_footers(tree: OutputLayout, repository: str = "") -> Footers:
+    """The footers of the book of ``tree``: its run record's label and each executed chapter's execution.
+
+    Raises
+    ------
+    PathError
+        If the run record, an executed notebook or a manifest cannot be read.
+    """
+    executions = {p.stem: chapter_execution(p) for p in sorted(visible(tree.notebooks.glob("*.ipynb")))}
+    return Footers(describe_run(load_run_record(tree.root)), executions, repository=repository)

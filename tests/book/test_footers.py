@@ -1,0 +1,89 @@
+"""The execution footer of the book's pages: when, from which commit, in which run."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+
+import pytest
+
+from ntpnb.book.footers import Execution, Footers, chapter_execution, read_footers
+from ntpnb.chapter.layout import OutputLayout
+from ntpnb.chapter.provenance import Manifest, RunRecord, SourceCommit, write_manifest, write_run_record
+from ntpnb.errors import PathError
+
+SHA = "452b3341a0c9e7d0c3b1d3f5e2a4b6c8d0e2f4a6"
+REPOSITORY = "https://github.com/owner/project"
+
+
+def _executed(folder, name, end_time):
+    """An executed notebook ``name`` in ``folder`` whose papermill run ended at ``end_time``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    notebook = {
+        "cells": [],
+        "metadata": {"papermill": {"end_time": end_time}},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    path = folder / f"{name}.ipynb"
+    path.write_text(json.dumps(notebook))
+    return path
+
+
+def test_a_chapter_page_says_when_from_which_commit_and_in_which_run_it_was_executed(tmp_path):
+    executed = _executed(tmp_path, "01_a", "2026-05-02T14:06:03.470235+00:00")
+    write_manifest(executed, Manifest("key", {}, 1.0, {}, "pkg", SourceCommit(SHA)))
+    execution = chapter_execution(executed)
+    assert execution == Execution(datetime(2026, 5, 2, 14, 6, 3, 470235, timezone.utc), SourceCommit(SHA))
+    footers = Footers("profile paper; seeds 0-4", {"01_a": execution}, repository=REPOSITORY)
+    assert footers.chapter("01_a") == (
+        f'Executed 2026-05-02 14:06 UTC · commit <a href="{REPOSITORY}/commit/{SHA}"><code>452b334</code></a>'
+        " · run: profile paper; seeds 0-4"
+    )
+    assert footers.for_page("01_a") == footers.chapter("01_a")
+    assert footers.chapter("02_b") == "Not executed in this run · run: profile paper; seeds 0-4"
+
+
+def test_a_chapter_without_a_manifest_or_a_time_says_what_is_not_recorded(tmp_path):
+    executed = _executed(tmp_path, "01_a", None)  # its last run failed: no manifest
+    assert chapter_execution(executed) == Execution(None, SourceCommit())
+    footers = Footers("profile <quick>", {"01_a": chapter_execution(executed)})
+    assert footers.chapter("01_a") == "Executed · commit not recorded · run: profile &lt;quick&gt;"
+
+
+def test_every_other_page_gives_the_span_of_the_run_and_its_commits_and_the_build(tmp_path):
+    built = datetime(2026, 5, 3, 9, 0, tzinfo=timezone.utc)
+    day = {
+        "01_a": Execution(datetime(2026, 5, 2, 14, 5, tzinfo=timezone.utc), SourceCommit(SHA)),
+        "02_b": Execution(datetime(2026, 5, 2, 14, 9, tzinfo=timezone.utc), SourceCommit(SHA)),
+    }
+    footers = Footers("profile paper; seeds 0-4", day, built)
+    assert footers.book() == (
+        "Chapters executed 2026-05-02 14:05 to 14:09 UTC · commit 452b334 · run: profile paper; seeds 0-4"
+        " · book built 2026-05-03 09:00 UTC"
+    )
+    assert footers.for_page(None) == footers.book()
+    modified = SourceCommit("869dee5" + "0" * 33, modified=True)
+    days = {**day, "03_c": Execution(datetime(2026, 5, 3, 8, 0, tzinfo=timezone.utc), modified)}
+    spanned = "Chapters executed 2026-05-02 14:05 to 2026-05-03 08:00 UTC"
+    commits = "commit 452b334, commit 869dee5 with uncommitted changes"
+    assert Footers("x", days, built).book().startswith(f"{spanned} · {commits} · run: x")
+    assert (
+        Footers("x", {}, built).book()
+        == "No chapter executed in this run · run: x · book built 2026-05-03 09:00 UTC"
+    )
+
+
+def test_the_footers_of_a_tree_read_its_run_record_and_every_executed_chapter(tmp_path):
+    layout = OutputLayout(tmp_path)
+    write_run_record(tmp_path, RunRecord("quick", {"n_g": "121"}, (0,)))
+    _executed(layout.notebooks, "01_a", "2026-05-02T14:06:00")  # no time zone: UTC
+    footers = read_footers(layout, REPOSITORY)
+    assert footers.label == "profile quick with n_g=121; seed 0" and footers.repository == REPOSITORY
+    assert footers.executions == {
+        "01_a": Execution(datetime(2026, 5, 2, 14, 6, tzinfo=timezone.utc), SourceCommit())
+    }
+    assert read_footers(OutputLayout(tmp_path / "none")).label.startswith("nothing yet")
+    (layout.notebooks / "01_a.key.json").write_text("{")
+    with pytest.raises(PathError, match=r"01_a\.key\.json"):
+        read_footers(layout)
