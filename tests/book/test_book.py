@@ -27,13 +27,27 @@ def test_book_builds_without_warnings(built_book):
     html = built_book / "_build" / "html"
     assert (html / "index.html").exists()
     chapter = (html / "outputs" / "notebooks" / "01_entropy_separability.html").read_text()
-    assert "[PASS] A2" in chapter
-    assert "[FAIL]" not in chapter
+    assert '<tr class="ntpnb-pass"><td>A2</td>' in chapter  # in a section's block of checks
+    assert 'class="ntpnb-fail"' not in chapter and "ntpnb-has-fail" not in chapter
     assert "Proposition 1" in chapter
     assert "<img" in chapter  # the figures are rendered
     references = (html / "book" / "references.html").read_text()
     for author in ("Thrampoulidis", "Soudry", "Telgarsky", "Rosset"):
         assert author in references
+
+
+def test_a_chapter_page_shows_its_checks_collapsed_and_ends_with_try_it(built_book):
+    """Each section's checks are one collapsed block (their printed lines stay in the notebook)."""
+    html = built_book / "_build" / "html" / "outputs" / "notebooks"
+    for name in sorted(p.stem for p in (built_book / "notebooks").glob("*.md")):
+        page = (html / f"{name}.html").read_text()
+        assert not re.search(r"\[(PASS|FAIL|FOUND|OPEN)\] [AB]\d", page), f"{name} prints a check line"
+        blocks = re.findall(r'<details class="ntpnb-checks[^"]*"><summary>([^<]*)</summary>', page)
+        sections = [b for b in blocks if b.startswith("Checks of this section: ")]
+        assert len(sections) >= 2 and blocks[-1].startswith("Every check of this chapter: "), name
+        try_it = page.index('<p class="admonition-title">Try it</p>')
+        box = re.sub(r"<[^>]+>", "", page[try_it : page.rindex("Every check of this chapter")])
+        assert f"ntpnb reproduce {name[:2]} -p " in box, f"{name}: no ready command before its checks"
 
 
 def test_chapters_are_numbered_across_the_parts_and_the_page_has_one_search_box(built_book):
