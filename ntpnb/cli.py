@@ -26,6 +26,7 @@ from .chapter.layout import find_project_root, notebook_sources, output_layout
 from .chapter.parameters import (
     CHANGES,
     PROFILE_NAMES,
+    RUN_PARAMETERS,
     parse_overrides,
     profile_parameters,
     read_parameters_cell,
@@ -139,11 +140,19 @@ def _cmd_list(args: argparse.Namespace) -> int:
     width = min(shutil.get_terminal_size((LIST_WIDTH, 24)).columns, LIST_WIDTH)
     for source in select_notebooks(notebook_sources(root), args.names):
         print(source.stem)
-        meanings = {name: p.meaning for name, p in read_parameters_cell(source).items()}
+        cell = read_parameters_cell(source)
+        meanings = {name: f"{p.meaning} ({p.domain.describe()})".lstrip() for name, p in cell.items()}
         known = source.stem in CHANGES  # a notebook without profiles shows no values
         per_profile = {p: profile_parameters(source, p) for p in PROFILE_NAMES} if known else {}
-        for line in format_parameters(per_profile, meanings, width):
-            print(line)
+        for group in dict.fromkeys(p.group for name, p in cell.items() if name not in RUN_PARAMETERS):
+            if group:
+                print(f" {group}:")
+            in_group = {
+                profile: {k: v for k, v in values.items() if cell[k].group == group}
+                for profile, values in per_profile.items()
+            }
+            for line in format_parameters(in_group, meanings, width):
+                print(line)
     print("change one for a run: ntpnb reproduce NAME -p KEY=VALUE (outputs go to outputs/runs/)")
     return 0
 

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ..chapter.atomic import atomic_write_text
+from ..chapter.domains import closest
 from ..chapter.layout import OutputLayout, load_timings, notebook_sources, output_layout
 from ..chapter.parameters import SLOWEST_FIRST, apply_overrides
 from ..chapter.provenance import (
@@ -95,7 +96,8 @@ def select_notebooks(sources: Sequence[Path], names: Sequence[str]) -> list[Path
         if len(matches) != 1:
             known = ", ".join(s.stem for s in sources)
             what = "no notebook" if not matches else "several notebooks"
-            raise NTPError(f"{what} named {name!r}; the notebooks are: {known}")
+            near = closest(stem, [s.stem for s in sources]) if not matches else ""
+            raise NTPError(f"{what} named {name!r}{near}; the notebooks are: {known}")
         chosen.append(matches[0])
     return chosen
 

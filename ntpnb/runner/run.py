@@ -13,8 +13,8 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
+from ..chapter.domains import INT_RANGE
 from ..chapter.layout import DEFAULT_OUTPUT_DIRNAME, OutputLayout, exploratory_output_dir, output_layout
-from ..chapter.parameters import INT_RANGE
 from ..chapter.provenance import BOOK_PROFILE, RunRecord, is_book_run, load_run_record, write_run_record
 from ..errors import NTPError, PathError, RunInterruptedError
 from .choice import (
