@@ -462,7 +462,10 @@ def _interactive_tree(
     shown = {name: format_parameter(value) for name, value in changed.items()}
     tree = output_layout(interactive_output_dir(project, profile, shown)).root
     seed = values.get("seed")
-    record = RunRecord(profile, shown, (seed,) if type(seed) is int else (), (notebook,), interactive=True)
+    from .. import __version__
+
+    seeds = (seed,) if type(seed) is int else ()
+    record = RunRecord(profile, shown, seeds, (notebook,), interactive=True, version=__version__)
     try:
         held = load_run_record(tree)
     except NTPError:

@@ -54,6 +54,8 @@ class RunRecord:
     #: Whether the notebooks ran outside ``ntpnb reproduce`` (JupyterLab, Binder, papermill), with
     #: ``overrides`` the values that differ from the profile's.
     interactive: bool = False
+    #: The version of ``ntpnb`` that ran into the tree last ("" in older records).
+    version: str = ""
 
     def same_setting(self, other: RunRecord) -> bool:
         """Whether ``other`` ran the same profile with the same overrides (it may add seeds)."""
@@ -67,7 +69,8 @@ class RunRecord:
         """The record with the seeds and notebooks of ``other`` (a run of the same setting) added."""
         seeds = tuple(dict.fromkeys((*self.seeds, *other.seeds)))
         notebooks = tuple(sorted({*self.notebooks, *other.notebooks}))
-        return RunRecord(self.profile, dict(self.overrides), seeds, notebooks, self.interactive)
+        version = other.version or self.version
+        return RunRecord(self.profile, dict(self.overrides), seeds, notebooks, self.interactive, version)
 
     def describe(self) -> str:
         """``profile paper, seeds 0-4`` or ``profile quick with n_g=121, seed=3; seed 3``.
@@ -96,10 +99,10 @@ class RunRecord:
             raise ValueError("'seeds' is not a list of integers")
         if not isinstance(notebooks, list) or not all(isinstance(n, str) for n in notebooks):
             raise ValueError("'notebooks' is not a list of names")
-        interactive = data.get("interactive", False)
-        if not isinstance(interactive, bool):
-            raise ValueError("'interactive' is not true or false")
-        return cls(data["profile"], dict(overrides), tuple(seeds), tuple(notebooks), interactive)
+        interactive, version = data.get("interactive", False), data.get("version", "")
+        if not isinstance(interactive, bool) or not isinstance(version, str):
+            raise ValueError("'interactive' is not true or false, or 'version' not a text")
+        return cls(data["profile"], dict(overrides), tuple(seeds), tuple(notebooks), interactive, version)
 
 
 def _texts_by_name(data: object) -> bool:

@@ -13,6 +13,7 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
+from .. import __version__
 from ..chapter.domains import INT_RANGE
 from ..chapter.layout import DEFAULT_OUTPUT_DIRNAME, OutputLayout, exploratory_output_dir, output_layout
 from ..chapter.provenance import BOOK_PROFILE, RunRecord, is_book_run, load_run_record, write_run_record
@@ -214,6 +215,7 @@ def reproduce(
         dict(overrides),
         tuple(dict.fromkeys(run.seed for run in runs if run.seed is not None)),
         tuple(sorted(s.stem for s, _ in chosen)),
+        version=__version__,
     )
     _warm_matplotlib()
     with output_lock(layout.root, wait=wait, log=log), run_environment() as mark:
