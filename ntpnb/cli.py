@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -70,7 +71,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     cached = sum(r.cached for r in results)
     skipped = f", {cached} unchanged and not rerun" if cached else ""
     seeds = len({r.seed for r in results})
-    runs = f"{len(results)} runs ({seeds} seeds)" if seeds > 1 else f"{len(results)} notebooks"
+    runs = f"{len(results)} runs ({seeds} seeds)" if seeds > 1 else _count(len(results), "notebook")
     print(
         f"all {runs} completed ({total:.1f} s of notebook time{skipped}, "
         f"profile {args.profile}); outputs in {out}"
@@ -104,6 +105,20 @@ def _print_verdicts(results: Sequence[RunResult]) -> bool:
     return any(v.verdict == verdicts.CHECK_FAILED for v in found.values())
 
 
+def _count(count: int, word: str) -> str:
+    """``1 notebook``, ``3 notebooks``."""
+    return f"{count} {word}" if count == 1 else f"{count} {word}s"
+
+
+#: reStructuredText inline markup of a docstring: ``code``, :role:`target`, *emphasis*.
+_MARKUP = re.compile(r"``(.+?)``|:[a-z]+:`~?(.+?)`|(?<![\w*])\*([^*\s][^*]*?)\*(?![\w*])", re.DOTALL)
+
+
+def plain_text(text: str) -> str:
+    """``text`` without its reStructuredText inline markup, for a terminal (``code`` becomes code)."""
+    return _MARKUP.sub(lambda m: next(g for g in m.groups() if g is not None), text)
+
+
 def _cmd_book(args: argparse.Namespace) -> int:
     """Execute the tree's missing notebooks (with ``--run-missing``, in its setting), then build its book."""
     root, wait = find_project_root(args.root), not args.no_wait
@@ -128,7 +143,7 @@ def _cmd_benchmarks(args: argparse.Namespace) -> int:
     if args.help:
         args.parser.print_help()
         print(f"\nevery other argument (all after --) goes to {BENCHMARKS}; its help:\n")
-        print(_benchmarks_help(args.root), end="")
+        print(plain_text(_benchmarks_help(args.root)), end="")
         args.parser.exit()
     passed = args.extra[1:] if args.extra[:1] == ["--"] else args.extra
     return subprocess.call(_benchmarks_command(passed), cwd=find_project_root(args.root))
@@ -248,7 +263,7 @@ def _benchmarks_command(args: Sequence[str]) -> list[str]:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="ntpnb", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="ntpnb", description=plain_text(__doc__.split("\n")[0]))
     try:
         version = metadata.version("ntpnb")
     except metadata.PackageNotFoundError:  # run from a source tree
