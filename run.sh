@@ -84,7 +84,7 @@ install() {
 # Whether the stamp $1 records an install of these declarations ($2) with every extra of $3.
 installed() {
     local stamp="$1" wanted="$2" extras="$3" have extra
-    read -r have _ <"$stamp" 2>/dev/null || return 1
+    [ -f "$stamp" ] && read -r have _ <"$stamp" || return 1
     [ "$have" = "$wanted" ] || return 1
     for extra in ${extras//,/ }; do
         grep -qw -- "$extra" <(cut -d' ' -f2 "$stamp") || return 1
@@ -107,7 +107,7 @@ setup() {
     local stamp="$VENV/.ntpnb-installed" wanted
     wanted=$(cat pyproject.toml constraints.txt | sha256sum | cut -d' ' -f1)
     if ! installed "$stamp" "$wanted" "$extras"; then
-        if read -r have held <"$stamp" 2>/dev/null && [ "$have" = "$wanted" ]; then
+        if [ -f "$stamp" ] && read -r have held <"$stamp" && [ "$have" = "$wanted" ]; then
             extras="$held,$extras"  # keep what an earlier set-up of these declarations installed
         fi
         extras=$(tr ',' '\n' <<<"$extras" | sort -u | paste -sd, -)
