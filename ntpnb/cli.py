@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -17,13 +18,14 @@ import textwrap
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import suppress
 from importlib import metadata
+from pathlib import Path
 from typing import Any
 
 from .book import build_book, jupyter_book, missing_notebooks, verdicts
 from .book.compare import add_arguments, print_comparison
 from .book.trees import book_tree
 from .chapter.claims import load_chapter_record
-from .chapter.layout import find_project_root, notebook_sources, output_layout
+from .chapter.layout import DEFAULT_OUTPUT_DIRNAME, find_project_root, notebook_sources, output_layout
 from .chapter.parameters import (
     CHANGES,
     PROFILE_NAMES,
@@ -34,12 +36,23 @@ from .chapter.parameters import (
 )
 from .errors import NTPError, PathError, RunInterruptedError
 from .runner import DEFAULT_SEEDS, RunResult, output_lock, reproduce, select_notebooks
+from .runner.estimate import chapter_seconds, describe_seconds
 from .runner.workers import STOP_SIGNALS, signals_handled
 
 
+def _book_command(root: Path, tree: Path) -> str:
+    """The command that builds the book of the output tree ``tree``: ``ntpnb book [--run DIR]``."""
+    tree, book = tree.resolve(), (root / DEFAULT_OUTPUT_DIRNAME).resolve()
+    if tree == book:
+        return "ntpnb book  (the book of these outputs, in _build/html)"
+    shown = tree.relative_to(root.resolve()) if tree.is_relative_to(root.resolve()) else tree
+    return f"ntpnb book --run {shlex.quote(str(shown))}  (the book of this run, in its _book/html)"
+
+
 def _cmd_reproduce(args: argparse.Namespace) -> int:
+    root = find_project_root(args.root)
     results = reproduce(
-        find_project_root(args.root),
+        root,
         args.names,
         args.profile,
         args.out,
@@ -65,6 +78,9 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
             print(f"  {r.label}: {r.error}\n    {kept}", file=sys.stderr)
     broken = _print_verdicts(results)
     failed_here = [r for r in checked if not r.sweep]
+    executed = [r.executed for r in results if not r.sweep and r.completed and r.executed is not None]
+    if not crashed and executed:
+        print(f"next: {_book_command(root, executed[0].parent.parent)}")
     if crashed or failed_here or broken:
         return 1
     out = next(r.executed for r in results if not r.sweep).parent.parent
@@ -155,6 +171,14 @@ def _cmd_list(args: argparse.Namespace) -> int:
     width = min(shutil.get_terminal_size((LIST_WIDTH, 24)).columns, LIST_WIDTH)
     for source in select_notebooks(notebook_sources(root), args.names):
         print(source.stem)
+        expected = {p: chapter_seconds(root, source.stem, p) for p in PROFILE_NAMES}
+        by_source: dict[str, list[str]] = {}
+        for profile, found in expected.items():
+            if found is not None:
+                by_source.setdefault(found[1], []).append(f"{profile} {describe_seconds(found[0])}")
+        if by_source:
+            known = "; ".join(f"{', '.join(times)} ({source})" for source, times in by_source.items())
+            print(f" expected time at one seed: {known}")
         cell = read_parameters_cell(source)
         meanings = {name: f"{p.meaning} ({p.domain.describe()})".lstrip() for name, p in cell.items()}
         known = source.stem in CHANGES  # a notebook without profiles shows no values

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import shutil
 import subprocess
 import sys
 
@@ -240,3 +241,26 @@ def test_one_notebook_is_not_notebooks():
     assert cli._count(1, "notebook") == "1 notebook" and cli._count(2, "notebook") == "2 notebooks"
     assert "after 0 of 1 notebook run;" in str(RunInterruptedError(0, 1))
     assert "after 1 of 4 notebook runs;" in str(RunInterruptedError(1, 4))
+
+
+def test_list_shows_each_chapters_expected_time_per_profile(tmp_path, capsys):
+    from ntpnb.chapter.layout import output_layout
+    from ntpnb.chapter.parameters import REFERENCE_SECONDS
+    from ntpnb.runner.choice import record_timings
+    from ntpnb.runner.execute import RunResult
+
+    root = tmp_path / "project"
+    shutil.copytree(ROOT / "notebooks", root / "notebooks")
+    (root / "_toc.yml").write_text("format: jb-book\nroot: x\n")
+    assert cli.main(["list", "--root", str(root), "03"]) == 0
+    reference = REFERENCE_SECONDS["03_gd_implicit_bias"]
+    line = capsys.readouterr().out.splitlines()[1]
+    assert line == (
+        f" expected time at one seed: paper {reference['paper']:.0f} s, quick {reference['quick']:.0f} s"
+        " (a two-core reference machine)"
+    )
+    ran = RunResult("03_gd_implicit_bias", True, 123.0, None)
+    record_timings(output_layout(root / "outputs"), "paper", [ran], jobs=2)  # this machine's own
+    assert cli.main(["list", "--root", str(root), "03"]) == 0
+    line = capsys.readouterr().out.splitlines()[1]
+    assert line.startswith(" expected time at one seed: paper 2 min (this machine's last run); quick ")

@@ -127,16 +127,24 @@ RUN_PARAMETERS: tuple[str, ...] = ("profile", "output_dir")
 #: source (elsewhere, the project at or above the working folder).
 PROJECT_VAR = "NTPNB_PROJECT"
 
-#: The start order of notebooks with no recorded time in the output tree: slowest first, as
-#: ``python -m benchmarks --notebooks`` measures them (starting chapter 3 last leaves a core idle).
+#: What each chapter took at each profile, in seconds at the book's seed (one ``ntpnb reproduce``
+#: on a two-core machine, two chapters side by side, 2026-11-26): until a tree has timings of its
+#: own (``timings.json``), the estimate of the time a run has left, scaled as chapters finish by how
+#: this machine compares (:mod:`ntpnb.runner.estimate`), and the start order (:data:`SLOWEST_FIRST`).
+REFERENCE_SECONDS: dict[str, dict[str, float]] = {
+    "01_entropy_separability": {"paper": 6.8, "quick": 9.8},
+    "02_regularization_path": {"paper": 15.0, "quick": 14.4},
+    "03_gd_implicit_bias": {"paper": 40.2, "quick": 22.5},
+    "04_overparameterization": {"paper": 20.1, "quick": 14.4},
+    "05_autoregressive_text": {"paper": 14.6, "quick": 13.5},
+    "06_attention": {"paper": 10.6, "quick": 16.5},
+}
+
+#: The start order of notebooks with no recorded time in the output tree: slowest first by
+#: :data:`REFERENCE_SECONDS` at the paper profile (starting chapter 3 last leaves a core idle).
 #: Recorded times decide once there are any (:func:`ntpnb.runner.choice.longest_first`).
-SLOWEST_FIRST: tuple[str, ...] = (
-    "03_gd_implicit_bias",
-    "05_autoregressive_text",
-    "06_attention",
-    "04_overparameterization",
-    "01_entropy_separability",
-    "02_regularization_path",
+SLOWEST_FIRST: tuple[str, ...] = tuple(
+    sorted(REFERENCE_SECONDS, key=lambda name: -REFERENCE_SECONDS[name]["paper"])
 )
 
 

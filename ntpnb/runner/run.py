@@ -32,6 +32,7 @@ from .choice import (
 )
 from .cluster import run_on_dask
 from .display import Display
+from .estimate import TimeLeft, describe_time_left
 from .execute import RunResult, cached_result
 from .jupyter_kernel import run_environment
 from .lock import output_lock
@@ -226,12 +227,19 @@ def reproduce(
 
         width = max(len(run.label) for run in runs)
         results: dict[str, RunResult] = {}
+        time_left = TimeLeft(runs, profile, jobs)
 
-        display = Display(log, width, live=live)
+        def left() -> str:
+            return describe_time_left(time_left.seconds(display.elapsed()))
+
+        display = Display(log, width, live=live, footer=left)
 
         def report(result: RunResult) -> None:
             results[result.label] = result
-            display.finished(result.label, _progress_line(result, len(results), len(runs), width))
+            time_left.finished(result.label, result.seconds, not result.cached)
+            display.running.pop(result.label, None)
+            line = _progress_line(result, len(results), len(runs), width)
+            display.finished(result.label, f"{line}  ({left()})" if left() and not display.live else line)
 
         pending = []
         for run in runs:
