@@ -20,6 +20,7 @@ from ntpnb.runner import reproduce
 from ntpnb.runner.jupyter_kernel import RUN_MARKER
 from ntpnb.runner.workers import marked_processes
 
+from conftest import local_dask
 from fake_notebooks import fake_notebook
 
 pytestmark = pytest.mark.slow
@@ -137,15 +138,8 @@ claims.conclude()
 @pytest.fixture
 def process_cluster(tmp_path, monkeypatch):
     """A local Dask cluster of a scheduler and two worker processes (each under a nanny)."""
-    import distributed
-
     monkeypatch.setenv("NTPNB_TEST_STARTED", str(tmp_path / "started"))  # the workers inherit it
-    with (
-        distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
-        ) as cluster,
-        distributed.Client(cluster) as client,
-    ):
+    with local_dask(processes=True) as client:
         yield client
 
 
