@@ -130,7 +130,7 @@ PROJECT_VAR = "NTPNB_PROJECT"
 #: What each chapter took at each profile, in seconds at the book's seed (one ``ntpnb reproduce``
 #: on a two-core machine, two chapters side by side, 2026-11-26): until a tree has timings of its
 #: own (``timings.json``), the estimate of the time a run has left, scaled as chapters finish by how
-#: this machine compares (:mod:`ntpnb.runner.estimate`), and the start order (:data:`SLOWEST_FIRST`).
+#: this machine compares (:mod:`ntpnb.runner.estimate`), and what ``ntpnb list`` expects.
 REFERENCE_SECONDS: dict[str, dict[str, float]] = {
     "01_entropy_separability": {"paper": 6.8, "quick": 9.8},
     "02_regularization_path": {"paper": 15.0, "quick": 14.4},
@@ -140,11 +140,16 @@ REFERENCE_SECONDS: dict[str, dict[str, float]] = {
     "06_attention": {"paper": 10.6, "quick": 16.5},
 }
 
-#: The start order of notebooks with no recorded time in the output tree: slowest first by
-#: :data:`REFERENCE_SECONDS` at the paper profile (starting chapter 3 last leaves a core idle).
+#: The start order of notebooks with no recorded time in the output tree: slowest first, as
+#: ``python -m benchmarks --notebooks`` measures them (starting chapter 3 last leaves a core idle).
 #: Recorded times decide once there are any (:func:`ntpnb.runner.choice.longest_first`).
-SLOWEST_FIRST: tuple[str, ...] = tuple(
-    sorted(REFERENCE_SECONDS, key=lambda name: -REFERENCE_SECONDS[name]["paper"])
+SLOWEST_FIRST: tuple[str, ...] = (
+    "03_gd_implicit_bias",
+    "05_autoregressive_text",
+    "06_attention",
+    "04_overparameterization",
+    "01_entropy_separability",
+    "02_regularization_path",
 )
 
 
@@ -206,9 +211,10 @@ def apply_overrides(source: Path, profile: str, overrides: Mapping[str, str]) ->
         try:
             parameters[key] = cell[key].domain.read(text)
         except ValueError as exc:
+            meaning = f"{key}: {cell[key].meaning}; " if cell[key].meaning else ""
             raise NTPError(
-                f"{notebook}: {key}={_shown(text)} is not {exc} ({key}: {cell[key].meaning}; "
-                f"the {profile} profile has {key}={parameters[key]!r})"
+                f"{notebook}: {key}={_shown(text)} is not {exc} "
+                f"({meaning}the {profile} profile has {key}={parameters[key]!r})"
             ) from None
     return parameters
 

@@ -12,6 +12,7 @@ import textwrap
 import jupytext
 import pytest
 
+import ntpnb
 from ntpnb import settings
 from ntpnb.chapter import parameters as profiles
 from ntpnb.chapter.layout import exploratory_output_dir, notebook_sources
@@ -298,7 +299,14 @@ def test_reproduce_with_an_override_writes_a_separate_run(tmp_path, monkeypatch)
     assert result.executed == run / "notebooks" / "c_value.ipynb"
     assert "10" in json.dumps(json.loads(result.executed.read_text()))  # the override was injected
     record = json.loads((run / "run.json").read_text())
-    assert record == {"profile": "quick", "overrides": {"value": "5"}, "seeds": [], "notebooks": ["c_value"]}
+    assert record == {
+        "profile": "quick",
+        "overrides": {"value": "5"},
+        "seeds": [],
+        "notebooks": ["c_value"],
+        "interactive": False,
+        "version": ntpnb.__version__,
+    }
     assert not (tmp_path / "outputs" / "notebooks").exists()  # the canonical outputs are untouched
 
 
