@@ -62,14 +62,16 @@ first_error() {
 
 # Install the package with the extras $2 into the venv, with uv if it can be had and installs,
 # else pip (saying why in one line); the full output goes to the log $1, which an error names.
-# uv takes the platform's certificates, as pip does (a proxy's own authority among them).
+# uv takes the platform's certificates, as pip does (a proxy's own authority among them), and
+# compiles the bytecode at install, as pip does: where PYTHONDONTWRITEBYTECODE is set, every
+# worker and kernel would otherwise compile every module it imports (3-4 s a notebook run here).
 install() {
     local log="$1" extras="$2" why
     : >"$log"
     if "$VENV/bin/python" -m pip install --disable-pip-version-check -c constraints.txt uv >>"$log" 2>&1 \
         && "$VENV/bin/python" -m uv --version >>"$log" 2>&1; then
-        if "$VENV/bin/python" -m uv pip install --system-certs --python "$VENV/bin/python" \
-            -c constraints.txt -e ".[$extras]" >>"$log" 2>&1; then
+        if "$VENV/bin/python" -m uv pip install --system-certs --compile-bytecode \
+            --python "$VENV/bin/python" -c constraints.txt -e ".[$extras]" >>"$log" 2>&1; then
             return 0
         fi
         why="uv could not install: $(first_error "$log")"
