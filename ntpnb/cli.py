@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -16,28 +18,41 @@ import textwrap
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import suppress
 from importlib import metadata
+from pathlib import Path
 from typing import Any
 
 from .book import build_book, jupyter_book, missing_notebooks, verdicts
 from .book.compare import add_arguments, print_comparison
 from .book.trees import book_tree
 from .chapter.claims import load_chapter_record
-from .chapter.layout import find_project_root, notebook_sources, output_layout
+from .chapter.layout import DEFAULT_OUTPUT_DIRNAME, find_project_root, notebook_sources, output_layout
 from .chapter.parameters import (
     CHANGES,
     PROFILE_NAMES,
+    RUN_PARAMETERS,
     parse_overrides,
     profile_parameters,
     read_parameters_cell,
 )
 from .errors import NTPError, PathError, RunInterruptedError
 from .runner import DEFAULT_SEEDS, RunResult, output_lock, reproduce, select_notebooks
+from .runner.estimate import chapter_seconds, describe_seconds
 from .runner.workers import STOP_SIGNALS, signals_handled
 
 
+def _book_command(root: Path, tree: Path) -> str:
+    """The command that builds the book of the output tree ``tree``: ``ntpnb book [--run DIR]``."""
+    tree, book = tree.resolve(), (root / DEFAULT_OUTPUT_DIRNAME).resolve()
+    if tree == book:
+        return "ntpnb book  (the book of these outputs, in _build/html)"
+    shown = tree.relative_to(root.resolve()) if tree.is_relative_to(root.resolve()) else tree
+    return f"ntpnb book --run {shlex.quote(str(shown))}  (the book of this run, in its _book/html)"
+
+
 def _cmd_reproduce(args: argparse.Namespace) -> int:
+    root = find_project_root(args.root)
     results = reproduce(
-        find_project_root(args.root),
+        root,
         args.names,
         args.profile,
         args.out,
@@ -63,13 +78,16 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
             print(f"  {r.label}: {r.error}\n    {kept}", file=sys.stderr)
     broken = _print_verdicts(results)
     failed_here = [r for r in checked if not r.sweep]
+    executed = [r.executed for r in results if not r.sweep and r.completed and r.executed is not None]
+    if not crashed and executed:
+        print(f"next: {_book_command(root, executed[0].parent.parent)}")
     if crashed or failed_here or broken:
         return 1
     out = next(r.executed for r in results if not r.sweep).parent.parent
     cached = sum(r.cached for r in results)
     skipped = f", {cached} unchanged and not rerun" if cached else ""
     seeds = len({r.seed for r in results})
-    runs = f"{len(results)} runs ({seeds} seeds)" if seeds > 1 else f"{len(results)} notebooks"
+    runs = f"{len(results)} runs ({seeds} seeds)" if seeds > 1 else _count(len(results), "notebook")
     print(
         f"all {runs} completed ({total:.1f} s of notebook time{skipped}, "
         f"profile {args.profile}); outputs in {out}"
@@ -102,6 +120,20 @@ def _print_verdicts(results: Sequence[RunResult]) -> bool:
     return any(v.verdict == verdicts.CHECK_FAILED for v in found.values())
 
 
+def _count(count: int, word: str) -> str:
+    """``1 notebook``, ``3 notebooks``."""
+    return f"{count} {word}" if count == 1 else f"{count} {word}s"
+
+
+#: reStructuredText inline markup of a docstring: ``code``, :role:`target`, *emphasis*.
+_MARKUP = re.compile(r"``(.+?)``|:[a-z]+:`~?(.+?)`|(?<![\w*])\*([^*\s][^*]*?)\*(?![\w*])", re.DOTALL)
+
+
+def plain_text(text: str) -> str:
+    """``text`` without its reStructuredText inline markup, for a terminal (``code`` becomes code)."""
+    return _MARKUP.sub(lambda m: next(g for g in m.groups() if g is not None), text)
+
+
 def _cmd_book(args: argparse.Namespace) -> int:
     """Execute the tree's missing notebooks (with ``--run-missing``, in its setting), then build its book."""
     root, wait = find_project_root(args.root), not args.no_wait
@@ -126,7 +158,7 @@ def _cmd_benchmarks(args: argparse.Namespace) -> int:
     if args.help:
         args.parser.print_help()
         print(f"\nevery other argument (all after --) goes to {BENCHMARKS}; its help:\n")
-        print(_benchmarks_help(args.root), end="")
+        print(plain_text(_benchmarks_help(args.root)), end="")
         args.parser.exit()
     passed = args.extra[1:] if args.extra[:1] == ["--"] else args.extra
     return subprocess.call(_benchmarks_command(passed), cwd=find_project_root(args.root))
@@ -138,11 +170,27 @@ def _cmd_list(args: argparse.Namespace) -> int:
     width = min(shutil.get_terminal_size((LIST_WIDTH, 24)).columns, LIST_WIDTH)
     for source in select_notebooks(notebook_sources(root), args.names):
         print(source.stem)
-        meanings = {name: p.meaning for name, p in read_parameters_cell(source).items()}
+        expected = {p: chapter_seconds(root, source.stem, p) for p in PROFILE_NAMES}
+        by_source: dict[str, list[str]] = {}
+        for profile, found in expected.items():
+            if found is not None:
+                by_source.setdefault(found[1], []).append(f"{profile} {describe_seconds(found[0])}")
+        if by_source:
+            known = "; ".join(f"{', '.join(times)} ({source})" for source, times in by_source.items())
+            print(f" expected time at one seed: {known}")
+        cell = read_parameters_cell(source)
+        meanings = {name: f"{p.meaning} ({p.domain.describe()})".lstrip() for name, p in cell.items()}
         known = source.stem in CHANGES  # a notebook without profiles shows no values
         per_profile = {p: profile_parameters(source, p) for p in PROFILE_NAMES} if known else {}
-        for line in format_parameters(per_profile, meanings, width):
-            print(line)
+        for group in dict.fromkeys(p.group for name, p in cell.items() if name not in RUN_PARAMETERS):
+            if group:
+                print(f" {group}:")
+            in_group = {
+                profile: {k: v for k, v in values.items() if cell[k].group == group}
+                for profile, values in per_profile.items()
+            }
+            for line in format_parameters(in_group, meanings, width):
+                print(line)
     print("change one for a run: ntpnb reproduce NAME -p KEY=VALUE (outputs go to outputs/runs/)")
     return 0
 
@@ -238,7 +286,7 @@ def _benchmarks_command(args: Sequence[str]) -> list[str]:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="ntpnb", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="ntpnb", description=plain_text(__doc__.split("\n")[0]))
     try:
         version = metadata.version("ntpnb")
     except metadata.PackageNotFoundError:  # run from a source tree

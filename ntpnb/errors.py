@@ -101,7 +101,8 @@ class RunInterruptedError(NTPError):
         self.done = done
         self.total = total
         super().__init__(
-            f"interrupted after {done} of {total} notebook runs; completed outputs kept; rerun to resume"
+            f"interrupted after {done} of {total} notebook {'run' if total == 1 else 'runs'}; "
+            "completed outputs kept; rerun to resume"
         )
 
 

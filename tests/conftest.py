@@ -6,7 +6,8 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -71,11 +72,18 @@ def dask_client():
     Its HTTP server takes a free port: with ``dashboard_address=None`` the scheduler still serves it
     on 8787, which another pytest worker's cluster may hold (distributed then warns).
     """
+    with local_dask(processes=False) as client:
+        yield client
+
+
+@contextmanager
+def local_dask(processes: bool) -> Iterator:
+    """A client of a local Dask cluster of two workers, threads or processes (each under a nanny)."""
     import distributed  # the test extra pins it; ntpnb itself does not need it
 
     with (
         distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0"
+            n_workers=2, threads_per_worker=1, processes=processes, dashboard_address=":0"
         ) as cluster,
         distributed.Client(cluster) as client,
     ):

@@ -73,5 +73,5 @@ def test_a_binder_build_from_environment_yml_runs_a_chapter(tmp_path):
     out = tmp_path / "outputs"
     cmd = [str(bin_dir / "ntpnb"), "reproduce", "01", "--profile", "quick", "--seeds", "1", "--out", str(out)]
     proc = run(cmd, env, ROOT, timeout=600)
-    assert "all 1 notebooks completed" in proc.stdout, proc.stdout
+    assert "all 1 notebook completed" in proc.stdout, proc.stdout
     assert (out / "notebooks" / "01_entropy_separability.ipynb").is_file()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import shutil
 import subprocess
 import sys
 
@@ -18,7 +19,7 @@ def test_ntpnb_compare_is_the_comparison_of_two_runs(tmp_path, capsys):
     (tmp_path / "a" / "notebooks").mkdir(parents=True)
     (tmp_path / "a" / "notebooks" / "01_x.ipynb").write_text('{"cells": []}')
     assert cli.main(["compare", str(tmp_path / "a"), str(tmp_path / "a")]) == 0
-    assert "the same printed outputs in all 1 notebooks" in capsys.readouterr().out
+    assert "the same printed outputs and claim checks in the 1 notebook both" in capsys.readouterr().out
     assert cli.main(["compare", str(tmp_path / "a"), str(tmp_path / "b")]) == 2
     assert "no executed notebooks" in capsys.readouterr().err
 
@@ -106,8 +107,10 @@ def test_list_shows_the_named_notebooks_with_what_each_parameter_means(monkeypat
         cell = read_parameters_cell(ROOT / "notebooks" / f"{name}.md")
         for parameter in profile_parameters(ROOT / "notebooks" / f"{name}.md", "paper"):
             meaning = " ".join(cell[parameter].meaning.split())
-            assert f" {parameter} {meaning} paper " in flat
-    assert " n synthetic instance (Figs. 3-5): samples paper 5000 | quick 5000 " in flat
+            domain = cell[parameter].domain.describe()
+            assert f" {parameter} {meaning} ({domain}) paper " in flat
+    assert " n synthetic instance (Figs. 3-5): samples (a whole number >= 1) paper 5000 | quick 5000 " in flat
+    assert " experiment settings: seed " in flat and " pass/fail thresholds: toy_max_gap_ratio " in flat
 
 
 @pytest.mark.parametrize(("name", "what"), [("99", "no notebook"), ("0", "several notebooks")])
@@ -214,3 +217,50 @@ def test_benchmarks_help_says_why_it_cannot_show_the_options_it_passes_on(monkey
         f"(its options cannot be shown: python -m benchmarks --help failed in {ROOT}: "
         "No module named benchmarks)"
     )
+
+
+@pytest.mark.parametrize("command", [[], ["reproduce"], ["book"], ["list"], ["compare"], ["benchmarks"]])
+def test_help_texts_show_no_restructuredtext_markup(capsys, command):
+    with pytest.raises(SystemExit):
+        cli.main([*command, "--help"])
+    out = capsys.readouterr().out
+    assert "ntpnb" in out or "benchmarks" in out
+    assert "``" not in out and ":func:`" not in out and ":mod:`" not in out, out
+
+
+def test_plain_text_keeps_the_words_of_the_markup():
+    assert cli.plain_text("The ``ntpnb`` command, :func:`~ntpnb.x.y` and *this* (``python -m\nb``)") == (
+        "The ntpnb command, ntpnb.x.y and this (python -m\nb)"
+    )
+    assert cli.plain_text("a * b * c and 2*3") == "a * b * c and 2*3"
+
+
+def test_one_notebook_is_not_notebooks():
+    from ntpnb.errors import RunInterruptedError
+
+    assert cli._count(1, "notebook") == "1 notebook" and cli._count(2, "notebook") == "2 notebooks"
+    assert "after 0 of 1 notebook run;" in str(RunInterruptedError(0, 1))
+    assert "after 1 of 4 notebook runs;" in str(RunInterruptedError(1, 4))
+
+
+def test_list_shows_each_chapters_expected_time_per_profile(tmp_path, capsys):
+    from ntpnb.chapter.layout import output_layout
+    from ntpnb.chapter.parameters import REFERENCE_SECONDS
+    from ntpnb.runner.choice import record_timings
+    from ntpnb.runner.execute import RunResult
+
+    root = tmp_path / "project"
+    shutil.copytree(ROOT / "notebooks", root / "notebooks")
+    (root / "_toc.yml").write_text("format: jb-book\nroot: x\n")
+    assert cli.main(["list", "--root", str(root), "03"]) == 0
+    reference = REFERENCE_SECONDS["03_gd_implicit_bias"]
+    line = capsys.readouterr().out.splitlines()[1]
+    assert line == (
+        f" expected time at one seed: paper {reference['paper']:.0f} s, quick {reference['quick']:.0f} s"
+        " (a two-core reference machine)"
+    )
+    ran = RunResult("03_gd_implicit_bias", True, 123.0, None)
+    record_timings(output_layout(root / "outputs"), "paper", [ran], jobs=2)  # this machine's own
+    assert cli.main(["list", "--root", str(root), "03"]) == 0
+    line = capsys.readouterr().out.splitlines()[1]
+    assert line.startswith(" expected time at one seed: paper 2 min (this machine's last run); quick ")

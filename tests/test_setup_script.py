@@ -7,6 +7,7 @@ one; pip still reaches the package index, as the real set-up does.
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
@@ -29,6 +30,7 @@ version = "0"
 
 [project.optional-dependencies]
 book = []
+lab = []
 test = []
 
 [tool.setuptools]
@@ -47,9 +49,14 @@ def project(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def _setup(project: Path) -> subprocess.CompletedProcess:
+def _setup(project: Path, *level: str) -> subprocess.CompletedProcess:
     env = {"PATH": "/usr/bin:/bin", "PYTHON": sys.executable, "HOME": str(project)}
-    return subprocess.run(["bash", "run.sh", "setup"], cwd=project, capture_output=True, text=True, env=env)
+    command = ["bash", "run.sh", "setup", *level]
+    return subprocess.run(command, cwd=project, capture_output=True, text=True, env=env)
+
+
+def _stamp(project: Path) -> list[str]:
+    return (project / ".venv" / ".ntpnb-installed").read_text().split()
 
 
 def _works(project: Path) -> bool:
@@ -65,7 +72,8 @@ def test_a_venv_an_interrupted_set_up_left_is_rebuilt_and_a_good_one_is_kept(pro
     proc = _setup(project)
     assert proc.returncode == 0, proc.stderr
     assert "is incomplete (an interrupted set-up?); rebuilding it" in proc.stdout
-    assert "compiling the training loops" in proc.stdout and "run.sh: compiled in " in proc.stdout
+    assert re.search(r"run\.sh: installed \d+ packages in \d+ s", proc.stdout)
+    assert "installing with pip" not in proc.stdout  # uv, from the index
     assert _works(project)
     again = _setup(project)  # installed and stamped: nothing to do
     assert again.returncode == 0 and again.stdout == ""
@@ -75,4 +83,26 @@ def test_a_venv_an_interrupted_set_up_left_is_rebuilt_and_a_good_one_is_kept(pro
     proc = _setup(project)
     assert proc.returncode == 0, proc.stderr
     assert "rebuilding it" in proc.stdout
+    assert _works(project)
+
+
+def test_a_readers_set_up_installs_the_book_and_the_tests_add_theirs(project):
+    proc = _setup(project)  # ./run.sh reproduce's
+    assert proc.returncode == 0, proc.stderr
+    assert "installing ntpnb[book] and" in proc.stdout
+    assert _stamp(project)[1] == "book"
+    proc = _setup(project, "test")  # ./run.sh test's: the same venv, its extras added
+    assert "installing ntpnb[book,lab,test] and" in proc.stdout and "creating" not in proc.stdout
+    assert _stamp(project)[1] == "book,lab,test"
+    assert _setup(project).stdout == ""  # a reader's set-up holds in it
+    assert _setup(project, "nope").returncode == 2
+
+
+def test_without_uv_the_set_up_installs_with_pip_and_says_why(project):
+    (project / "constraints.txt").write_text("uv==0.0.1.dev0\n")  # no such release
+    proc = _setup(project)
+    assert proc.returncode == 0, proc.stderr
+    (line,) = [line for line in proc.stdout.splitlines() if "installing with pip" in line]
+    assert line.startswith("run.sh: installing with pip (uv could not be installed: ERROR: ")
+    assert " uv" in line.partition("ERROR: ")[2]  # what pip said of uv
     assert _works(project)

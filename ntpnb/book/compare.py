@@ -1,10 +1,13 @@
-"""Compare the printed outputs of two runs, to see whether another machine printed the same numbers.
+"""Compare two runs, to see whether another machine printed the same numbers and decided the same.
 
-``ntpnb compare RUN_A RUN_B`` (or ``python -m ntpnb.book.compare RUN_A RUN_B``) compares the text
-outputs (printed lines and ``text/plain`` results) of two output folders' executed notebooks (say
-two machines, or two BLAS kernels) line by line, in print order whatever the cells, after masking
-what legitimately changes with nbval's rules (:data:`SANITIZE_CONFIG`: timings, memory addresses,
-figure reprs); the platforms the runs recorded (:mod:`ntpnb.chapter.platform`) are shown first.
+``ntpnb compare RUN_A RUN_B`` (or ``python -m ntpnb.book.compare RUN_A RUN_B``) first says how the
+two runs' settings differ (profile, ``-p`` overrides, seeds, ntpnb version: :func:`setting_differences`),
+then shows the platforms they recorded (:mod:`ntpnb.chapter.platform`). It compares their claim
+records check by check (:func:`compare_claims`: the decision, and the measured value to the
+check's own printed precision), then the text outputs (printed lines and ``text/plain`` results)
+of their executed notebooks line by line, in print order whatever the cells, after masking what
+legitimately changes with nbval's rules (:data:`SANITIZE_CONFIG`: timings, memory addresses,
+figure reprs). A changed decision or printed line exits 1.
 """
 
 from __future__ import annotations
@@ -19,8 +22,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..chapter.claims import load_chapter_record
-from ..chapter.provenance import load_run_record
+from ..chapter.claims import Check, load_chapter_record
+from ..chapter.provenance import RunRecord, load_manifest, load_run_record
 from ..errors import PathError
 from .executed import is_text, read_notebook
 from .trees import chapter_number, setting_options, visible
@@ -129,6 +132,98 @@ def compare_runs(run_a: Path, run_b: Path) -> tuple[list[str], list[OutputDiffer
     return both, diffs
 
 
+def _run_record(run: Path) -> RunRecord | None:
+    """The run record of ``run`` (None when it has none or it does not read)."""
+    try:
+        return load_run_record(Path(run))
+    except PathError:
+        return None
+
+
+def _package(run: Path) -> str:
+    """The fingerprints of the ``ntpnb`` sources the chapters of ``run`` ran with (their manifests)."""
+    found = set()
+    for manifest in sorted((Path(run) / "notebooks").glob("*.key.json")):
+        try:
+            found.add(load_manifest(manifest.with_name(manifest.name.replace(".key.json", ".ipynb"))).package)
+        except PathError:
+            continue
+    return ", ".join(sorted(f[:12] for f in found if f)) or "unknown"
+
+
+def setting_differences(run_a: Path, run_b: Path) -> list[str]:
+    """How the settings of two runs differ: ``profile: paper | quick``, one line per difference.
+
+    Read from their run records (profile, overrides, seeds, interactive or not, ntpnb version) and
+    output manifests (the fingerprint of the ntpnb sources); none when a run has no record.
+    """
+    a, b = _run_record(run_a), _run_record(run_b)
+    if a is None or b is None:
+        return []
+    shown = {
+        "profile": (a.profile, b.profile),
+        "overrides": tuple(
+            ", ".join(f"{k}={v}" for k, v in sorted(r.overrides.items())) or "none" for r in (a, b)
+        ),
+        "seeds": tuple(", ".join(map(str, r.seeds)) or "none" for r in (a, b)),
+        "run": tuple("interactive" if r.interactive else "ntpnb reproduce" for r in (a, b)),
+        "ntpnb version": (a.version or "unknown", b.version or "unknown"),
+        "ntpnb sources": (_package(run_a), _package(run_b)),
+    }
+    return [f"{what}: {x} | {y}" for what, (x, y) in shown.items() if x != y]
+
+
+@dataclass(frozen=True)
+class CheckDifference:
+    """A claim check whose decision or printed value differs between two runs (None: missing in one)."""
+
+    notebook: str
+    label: str  # the claim id with its kind, and what it checks
+    a: Check | None
+    b: Check | None
+
+    @property
+    def decision_changed(self) -> bool:
+        """Whether the check passed in one run and not in the other (or ran in one only)."""
+        return self.a is None or self.b is None or self.a.passed != self.b.passed
+
+    def describe(self) -> str:
+        """``01_x A1 what: PASS measured 1.000 | FAIL measured 0.5000``."""
+        sides = [f"{c.result} measured {c.measured}" if c else "not checked" for c in (self.a, self.b)]
+        return f"{self.notebook} {self.label}: {sides[0]} | {sides[1]}"
+
+
+def _checks(run: Path, name: str) -> dict[tuple[str, int], Check] | None:
+    """The checks of ``name``'s record in ``run``, by label and occurrence; None if it does not read."""
+    try:
+        record = load_chapter_record(Path(run) / "claims" / f"{name}.json")
+    except PathError:
+        return None
+    checks: dict[tuple[str, int], Check] = {}
+    for check in record.checks:
+        label = f"{check.label} {check.what}"
+        occurrence = sum(1 for key in checks if key[0] == label)
+        checks[(label, occurrence)] = check
+    return checks
+
+
+def compare_claims(run_a: Path, run_b: Path, notebooks: Sequence[str]) -> list[CheckDifference]:
+    """The checks of ``notebooks`` that differ between the claim records of the two runs, in run A's order.
+
+    A check differs by its decision or by its measured value as printed (to its own precision).
+    """
+    diffs = []
+    for name in notebooks:
+        a, b = _checks(run_a, name), _checks(run_b, name)
+        if a is None or b is None:  # a run that keeps no record of it: its printed lines compare
+            continue
+        for key in [*a, *(k for k in b if k not in a)]:
+            x, y = a.get(key), b.get(key)
+            if x is None or y is None or (x.passed, x.measured) != (y.passed, y.measured):
+                diffs.append(CheckDifference(name, key[0], x, y))
+    return diffs
+
+
 def _platform_line(run: Path) -> str:
     """The CPU and BLAS kernels each run of ``run`` recorded (distinct ones, one line)."""
     seen = []
@@ -166,25 +261,56 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def print_comparison(run_a: Path, run_b: Path) -> int:
-    """Print the platforms of two runs and every cell whose printed output differs; the exit code.
+    """Print how two runs' settings differ, their platforms, the claim checks and printed lines that differ.
 
-    0 if every printed output is the same, 1 if some differ, 2 if a run cannot be read.
+    Returns the exit code: 0 if every decision and printed output is the same, 1 if some differ,
+    2 if a run cannot be read.
     """
     try:
         both, diffs = compare_runs(run_a, run_b)
     except PathError as exc:
         print(f"ntpnb: error: {exc}", file=sys.stderr)
         return 2
+    settings = setting_differences(run_a, run_b)
+    unknown = [str(run) for run in (run_a, run_b) if _run_record(run) is None]
+    if unknown:
+        print(f"settings not compared: no run record (run.json) in {' and '.join(unknown)}")
+    if settings:
+        print(f"the two runs' settings differ ({run_a} | {run_b}):")
+        print("".join(f"  {line}\n" for line in settings), end="")
     for run in (run_a, run_b):
         print(_platform_line(run))
-    if not diffs:
-        print(f"the same printed outputs in all {len(both)} notebooks both runs executed")
+    checks = compare_claims(run_a, run_b, both)
+    changed = [d for d in checks if d.decision_changed]
+    if changed:
+        print(f"{len(changed)} claim {_plural(len(changed), 'check')} decided otherwise:")
+        print("".join(f"  {d.describe()}\n" for d in changed), end="")
+    valued = [d for d in checks if not d.decision_changed]
+    if valued:
+        what = _plural(len(valued), "check")
+        print(f"{len(valued)} claim {what} measured otherwise, to the printed precision (decided the same):")
+        print("".join(f"  {d.describe()}\n" for d in valued), end="")
+    if not diffs and not checks:
+        print(
+            f"the same printed outputs and claim checks in {_count(len(both), 'notebook')} both runs executed"
+        )
         return 0
-    print(f"{len(diffs)} runs of printed lines differ:")
+    if diffs:
+        print(f"{len(diffs)} {_plural(len(diffs), 'run')} of printed lines differ:")
     for d in diffs:
         where = "notebook" if d.cell < 0 else f"cell {d.cell}"
         print(f"  {d.notebook} {where}:\n{_first_difference(d.a, d.b)}")
     return 1
+
+
+def _plural(count: int, word: str) -> str:
+    """``word``, or its plural (an ``s`` added) unless ``count`` is one."""
+    return word if count == 1 else f"{word}s"
+
+
+def _count(count: int, word: str) -> str:
+    """``the 1 notebook`` or ``all 3 notebooks``."""
+    return f"the 1 {word}" if count == 1 else f"all {count} {_plural(count, word)}"
 
 
 def main(argv: Sequence[str] | None = None) -> int:

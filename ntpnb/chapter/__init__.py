@@ -23,7 +23,7 @@ from .claims import (
 )
 from .figures import band, draw_contexts, draw_graph, draw_rows, draw_unit_rows, four_panels, unit_rows
 from .layout import OutputLayout, output_layout
-from .parameters import glue_parameters
+from .parameters import chapter_parameters, glue_parameters
 from .plotting import COLORS, PAGE_WIDTH, show_animation, show_figure, use_style
 from .progress import Progress, progress
 from .prose import describe_change, glue_number, glue_text, markdown_table, sentences
@@ -67,6 +67,7 @@ __all__ = [
     "band",
     "glue_number",
     "glue_text",
+    "chapter_parameters",
     "glue_parameters",
     "describe_change",
     "sentences",

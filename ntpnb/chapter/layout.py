@@ -15,6 +15,8 @@ folder (default ``<root>/outputs``, git-ignored)::
     outputs/benchmarks/              ``python -m benchmarks``: benchmarks.md (tables), benchmarks.json
     outputs/benchmarks.md            the book's benchmarks page (``ntpnb book`` writes it)
     outputs/runs/<overrides>/        a run with ``-p KEY=VALUE`` overrides: the same layout, apart
+    outputs/runs/interactive/<what>/ a notebook run outside ``ntpnb reproduce`` (JupyterLab, Binder,
+                                     papermill): the same layout, apart; never the book's tree
     outputs/seeds/seed=<s>/          a further seed of the seed sweep: the same layout, apart (the
                                      book's figures and pages come from the book's seed, its
                                      verdicts from every seed)
@@ -136,17 +138,34 @@ def load_timings(layout: OutputLayout) -> Timings:
     return timings if isinstance(timings, dict) else {}
 
 
-def exploratory_output_dir(root: Path, profile: str, overrides: Mapping[str, object]) -> Path:
-    """``<root>/outputs/runs/<name>``: where a run that is not the book's own writes by default.
+def run_dirname(profile: str, overrides: Mapping[str, object]) -> str:
+    """The folder name of a run that is not the book's: what differs from it.
 
-    The name says what differs from the book's run: ``profile=quick``, then the overrides
-    ``k1=v1,k2=v2``, e.g. ``profile=quick``, ``n_g=121,seed=3`` or ``profile=quick,n_g=5``.
+    ``profile=quick``, then the overrides ``k1=v1,k2=v2``, e.g. ``profile=quick``, ``n_g=121,seed=3``
+    or ``profile=quick,n_g=5``; ``profile=paper`` when nothing differs.
     """
-    parts: dict[str, object] = {"profile": profile} if profile != "paper" else {}
+    parts: dict[str, object] = {"profile": profile} if profile != "paper" or not overrides else {}
     parts.update(sorted(overrides.items()))
     name = ",".join(f"{k}={v}" for k, v in parts.items())
     name = re.sub(r"[^\w.,=+-]", "_", name)
     if len(name) > MAX_RUN_DIRNAME:  # file names have at most 255 bytes: keep a readable start
         digest = hashlib.sha256(name.encode()).hexdigest()[:16]
         name = f"{name[: MAX_RUN_DIRNAME - 17]}-{digest}"
-    return root / DEFAULT_OUTPUT_DIRNAME / "runs" / name
+    return name
+
+
+def exploratory_output_dir(root: Path, profile: str, overrides: Mapping[str, object]) -> Path:
+    """``<root>/outputs/runs/<name>``: where a run other than the book's writes (:func:`run_dirname`)."""
+    return root / DEFAULT_OUTPUT_DIRNAME / "runs" / run_dirname(profile, overrides)
+
+
+#: The folder of ``outputs/runs/`` that holds the trees of notebooks run outside ``ntpnb reproduce``.
+INTERACTIVE_DIRNAME = "interactive"
+
+
+def interactive_output_dir(root: Path, profile: str, changed: Mapping[str, object]) -> Path:
+    """``<root>/outputs/runs/interactive/<name>``: the tree of a notebook run outside ``ntpnb reproduce``.
+
+    Named as :func:`run_dirname` names a run (``changed``: the values that differ from the profile's).
+    """
+    return root / DEFAULT_OUTPUT_DIRNAME / "runs" / INTERACTIVE_DIRNAME / run_dirname(profile, changed)

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import ast
 import io
-import math
 import os
+import re
 import tokenize
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -28,7 +28,8 @@ from typing import Any
 from ..errors import InvalidDataError, NTPError
 from ..jupyter_imports import import_jsonschema_without_iri_grammar
 from .claims import PROFILE_NAMES
-from .layout import find_project_root
+from .domains import ANY, Domain, closest, domain_of_value, split_declaration
+from .layout import DEFAULT_OUTPUT_DIRNAME, find_project_root, interactive_output_dir, output_layout
 from .prose import glue_text
 
 #: ``CHANGES[notebook][profile]``: what a profile other than ``paper`` changes of the notebook's
@@ -125,6 +126,19 @@ RUN_PARAMETERS: tuple[str, ...] = ("profile", "output_dir")
 #: source (elsewhere, the project at or above the working folder).
 PROJECT_VAR = "NTPNB_PROJECT"
 
+#: What each chapter took at each profile, in seconds at the book's seed (one ``ntpnb reproduce``
+#: on a two-core machine, two chapters side by side, 2026-11-26): until a tree has timings of its
+#: own (``timings.json``), the estimate of the time a run has left, scaled as chapters finish by how
+#: this machine compares (:mod:`ntpnb.runner.estimate`), and what ``ntpnb list`` expects.
+REFERENCE_SECONDS: dict[str, dict[str, float]] = {
+    "01_entropy_separability": {"paper": 6.8, "quick": 9.8},
+    "02_regularization_path": {"paper": 15.0, "quick": 14.4},
+    "03_gd_implicit_bias": {"paper": 40.2, "quick": 22.5},
+    "04_overparameterization": {"paper": 20.1, "quick": 14.4},
+    "05_autoregressive_text": {"paper": 14.6, "quick": 13.5},
+    "06_attention": {"paper": 10.6, "quick": 16.5},
+}
+
 #: The start order of notebooks with no recorded time in the output tree: slowest first, as
 #: ``python -m benchmarks --notebooks`` measures them (starting chapter 3 last leaves a core idle).
 #: Recorded times decide once there are any (:func:`ntpnb.runner.choice.longest_first`).
@@ -176,83 +190,31 @@ def parse_overrides(pairs: Sequence[str]) -> dict[str, str]:
     return parsed
 
 
-_BAD = object()  # marks a value that does not fit the parameter's type
-
-#: The integers a parameter may hold: numpy's int64 (2**64 as a seed would fail inside a chapter).
-INT_RANGE = (-(2**63), 2**63 - 1)
-
-
-def _fits(value: Any, like: Any) -> Any:
-    """``value`` (a Python literal) as the kind of the profile's value ``like`` (None: any), or _BAD."""
-    if like is None:
-        return value
-    if isinstance(value, bool) != isinstance(like, bool):  # True is not the number 1, nor a text
-        return _BAD
-    if isinstance(like, float):
-        return float(value) if isinstance(value, (int, float)) and math.isfinite(value) else _BAD
-    if isinstance(like, list):
-        if not isinstance(value, list):
-            return _BAD
-        if len({type(item) for item in like}) != 1:  # an empty or mixed list in the profile: any items
-            return value
-        items = [_fits(item, like[0]) for item in value]
-        return _BAD if any(item is _BAD for item in items) else items
-    if type(like) is int:
-        return value if isinstance(value, int) and INT_RANGE[0] <= value <= INT_RANGE[1] else _BAD
-    return value if isinstance(value, type(like)) else _BAD
-
-
-def _typed(text: str, like: Any) -> Any:
-    """``text`` read as the kind of ``like`` (a bare word is a string); :data:`_BAD` if it does not fit."""
-    if isinstance(like, bool):
-        return {"true": True, "false": False}.get(text.lower(), _BAD)
-    try:
-        value = ast.literal_eval(text)
-    except (ValueError, SyntaxError, MemoryError, RecursionError):
-        return text if isinstance(like, str) else _BAD
-    if isinstance(like, str):
-        return value if isinstance(value, str) else text
-    return _fits(value, like)
-
-
-def _requirement(like: Any) -> str:
-    """What a value for a parameter like ``like`` must be, for an error message."""
-    if isinstance(like, bool):
-        return "true or false"
-    if isinstance(like, int):
-        return f"a whole number from {INT_RANGE[0]} to {INT_RANGE[1]}"
-    if isinstance(like, float):
-        return "a finite number"
-    if isinstance(like, list) and len({type(item) for item in like}) == 1:
-        items = {bool: "true/false values", int: "whole numbers", float: "numbers", str: "texts"}
-        return f"a list of {items.get(type(like[0]), type(like[0]).__name__ + ' values')}"
-    return f"a {type(like).__name__}"
-
-
 def apply_overrides(source: Path, profile: str, overrides: Mapping[str, str]) -> dict[str, Any]:
     """The parameters of the notebook ``source`` under ``profile`` with ``overrides`` (text) applied.
 
-    Each value is read as the type of the profile's value (``bool`` as ``true``/``false``).
+    Each value is read in the parameter's domain (:meth:`~ntpnb.chapter.domains.Domain.read`).
 
     Raises
     ------
     NTPError
-        On an unknown key or a value that does not fit; the message lists the notebook's
-        parameters with their current values.
+        In one line, on an unknown key (with the nearest name) or a value outside the domain
+        (named in words).
     """
     notebook, parameters = source.stem, profile_parameters(source, profile)
-    known = ", ".join(f"{k}={v!r}" for k, v in parameters.items())
+    cell = read_parameters_cell(source)
     for key, text in overrides.items():
         if key not in parameters:
-            raise NTPError(f"{notebook} has no parameter {key!r}; its parameters ({profile}): {known}")
-        like = parameters[key]
-        value = _typed(text, like)
-        if value is _BAD:
+            near, known = closest(key, list(parameters)), ", ".join(parameters)
+            raise NTPError(f"{notebook} has no parameter {key!r}{near}; its parameters: {known}")
+        try:
+            parameters[key] = cell[key].domain.read(text)
+        except ValueError as exc:
+            meaning = f"{key}: {cell[key].meaning}; " if cell[key].meaning else ""
             raise NTPError(
-                f"{notebook}: {key}={_shown(text)} is not {_requirement(like)} "
-                f"(the {profile} profile has {key}={like!r}); its parameters: {known}"
-            )
-        parameters[key] = value
+                f"{notebook}: {key}={_shown(text)} is not {exc} "
+                f"({meaning}the {profile} profile has {key}={parameters[key]!r})"
+            ) from None
     return parameters
 
 
@@ -266,11 +228,24 @@ def _shown(text: str, limit: int = 60) -> str:
 
 @dataclass(frozen=True)
 class CellParameter:
-    """One assignment of a notebook's ``parameters`` cell: its value and what it means."""
+    """One assignment of a notebook's ``parameters`` cell: its value, what it means, what it may be."""
 
     name: str
     value: Any
     meaning: str  # from the cell's comments (:func:`parse_parameters_cell`); "" if it has none
+    #: The values it may take: declared in its comment, else the kind of its value.
+    domain: Domain = ANY
+    declared: bool = False  # whether its comment declares the domain
+    group: str = ""  # the label of its group in the cell (:data:`GROUP_LABEL`); "" before any
+
+    def check(self, value: Any, notebook: str) -> Any:
+        """``value`` as the domain holds it; NTPError naming the parameter, the domain and the value."""
+        try:
+            return self.domain.check(value)
+        except ValueError as exc:
+            shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:57] + "..."
+            meaning = f" ({self.meaning})" if self.meaning else ""
+            raise NTPError(f"{notebook}: {self.name} = {shown} is not {exc}{meaning}") from None
 
 
 def read_parameters_cell(source: Path) -> dict[str, CellParameter]:
@@ -293,24 +268,39 @@ def read_parameters_cell(source: Path) -> dict[str, CellParameter]:
     return parse_parameters_cell(tagged[0].source, source.name)
 
 
+#: A group label of a parameters cell: a comment line ``# --- experiment settings ---``.
+GROUP_LABEL = re.compile(r"^-{3}\s*(?P<label>.*?)\s*-{3}$")
+
+#: The groups of a chapter's parameters cell, in order: what the experiment does, what its claim
+#: checks require (a test keeps every notebook's parameters in them, besides :data:`RUN_PARAMETERS`).
+GROUPS: tuple[str, ...] = ("experiment settings", "pass/fail thresholds")
+
+
 def parse_parameters_cell(cell: str, notebook: str = "the notebook") -> dict[str, CellParameter]:
     """The assignments ``NAME = LITERAL`` of the source of a parameters cell, with their meanings.
 
     A meaning is the comment ending the line (``n = 5000  # samples``), after the heading of its
     group: consecutive comment lines on their own head the assignments right below them, up to
     the next blank or comment line (``# synthetic instance`` above it gives ``synthetic instance:
-    samples``). A comment line followed by a blank line heads nothing.
+    samples``). A comment line followed by a blank line heads nothing. An assignment whose line
+    has no meaning of its own takes the comment lines right above it as its meaning, and they
+    head nothing else. The meaning may open with the parameter's domain in braces
+    (``# {int >= 1} samples``, :mod:`ntpnb.chapter.domains`). A comment line ``# --- LABEL ---``
+    starts the group ``LABEL`` (:data:`GROUPS`) and heads nothing.
 
     Raises
     ------
     NTPError
-        If the cell is not Python, or holds anything but assignments of literals to names.
+        If the cell is not Python, holds anything but assignments of literals to names, or
+        declares a domain that is not in the notation or does not hold its own value.
     """
     try:
         tree = ast.parse(cell)
         trailing, own_line = _comments(cell)
     except (SyntaxError, tokenize.TokenError) as exc:
         raise NTPError(f"{notebook}: its parameters cell is not Python ({exc})") from None
+    labels = {line: m["label"] for line, text in own_line.items() if (m := GROUP_LABEL.match(text))}
+    headings = {line: text for line, text in own_line.items() if line not in labels}
     parameters: dict[str, CellParameter] = {}
     heading, previous = "", 0
     for node in tree.body:
@@ -323,10 +313,23 @@ def parse_parameters_cell(cell: str, notebook: str = "the notebook") -> dict[str
         except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
             raise NTPError(f"{notebook}: the parameter {name} is not a Python literal") from None
         end = node.end_lineno or node.lineno
-        heading = _heading(own_line, previous, node.lineno, heading)
+        above = _heading(headings, previous, node.lineno, heading)
         own = " ".join(trailing[line] for line in range(node.lineno, end + 1) if line in trailing)
+        try:
+            declared, own = split_declaration(own)
+            if not own and above and node.lineno != previous + 1:  # the lines above are its own
+                declared_above, own = split_declaration(above)
+                declared, heading = declared or declared_above, ""
+            else:
+                heading = above
+        except NTPError as exc:
+            raise NTPError(f"{notebook}: the parameter {name}: {exc}") from None
         meaning = f"{heading}: {own}" if heading and own else heading or own
-        parameters[name] = CellParameter(name, value, meaning)
+        group = next((labels[line] for line in sorted(labels, reverse=True) if line < node.lineno), "")
+        domain = declared or domain_of_value(value)
+        parameter = CellParameter(name, value, meaning, domain, declared is not None, group)
+        parameter.check(value, notebook)  # a cell's own value lies in its declared domain
+        parameters[name] = parameter
         previous = end
     return parameters
 
@@ -395,3 +398,102 @@ def glue_parameters(notebook: str, namespace: Mapping[str, Any]) -> None:
         raise NTPError(f"{notebook}: glue_parameters finds no value for {', '.join(missing)}")
     for name in names:
         glue_text(GLUE_KEY.format(name=name), format_parameter(namespace[name]))
+
+
+def chapter_parameters(notebook: str, namespace: Mapping[str, Any]) -> dict[str, Any]:
+    """The parameters of this run of ``notebook``, from its ``parameters`` cell's ``namespace``, checked.
+
+    The cell right after a chapter's ``parameters`` cell calls it:
+    ``globals().update(chapter_parameters("01_entropy_separability", globals()))``.
+
+    Run by ``ntpnb reproduce`` (``output_dir`` given), the values are the runner's, checked in
+    their domains. Run any other way (JupyterLab, Binder, papermill without ``output_dir``), it is
+    an *interactive run*: the profile's values (:data:`CHANGES`) replace those of the cell as
+    saved (a value set otherwise, as by papermill's ``-p``, is kept), and the outputs go to a
+    tree of their own (:func:`~ntpnb.chapter.layout.interactive_output_dir`, labelled so in its
+    ``run.json``), never the book's ``outputs/``; it prints so, as the chapter's first output.
+
+    Returns
+    -------
+    dict
+        Every parameter of the cell with its value, ``output_dir`` the tree to write.
+
+    Raises
+    ------
+    NTPError
+        On an unknown profile, a value outside its domain (named in words), a parameter missing
+        from ``namespace``, or an ``output_dir`` that is the book's own tree.
+    """
+    source = notebook_source(notebook)
+    cell = read_parameters_cell(source)
+    missing = [name for name in cell if name not in namespace]
+    if missing:
+        raise NTPError(f"{notebook}: no value for {', '.join(missing)} (run the parameters cell first)")
+    values = {name: namespace[name] for name in cell}
+    profile, output_dir = values["profile"], values["output_dir"]
+    if profile not in PROFILE_NAMES:
+        raise NTPError(f"{notebook}: profile = {profile!r} is none of {', '.join(map(repr, PROFILE_NAMES))}")
+    project = source.parent.parent
+    if output_dir is None:
+        values, changed = _profile_applied(notebook, cell, values)
+    checked = {name: cell[name].check(value, notebook) for name, value in values.items()}
+    if output_dir is None:
+        checked["output_dir"] = str(_interactive_tree(notebook, project, checked, changed))
+    elif Path(output_dir).resolve() == (project / DEFAULT_OUTPUT_DIRNAME).resolve():
+        raise NTPError(
+            f"{notebook}: output_dir {output_dir} is the book's own tree, which only ntpnb reproduce "
+            "writes; set output_dir = None (a tree of its own under outputs/runs/interactive/)"
+        )
+    return checked
+
+
+def _profile_applied(
+    notebook: str, cell: Mapping[str, CellParameter], values: Mapping[str, Any]
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``values`` with the profile's values for those left as saved; those differing from the profile's."""
+    profile = values["profile"]
+    changes = CHANGES.get(notebook, {}).get(profile, {})
+    applied = {
+        name: changes[name] if name in changes and value == cell[name].value else value
+        for name, value in values.items()
+    }
+    changed = {
+        name: value
+        for name, value in applied.items()
+        if name not in RUN_PARAMETERS and value != changes.get(name, cell[name].value)
+    }
+    return applied, changed
+
+
+def _interactive_tree(
+    notebook: str, project: Path, values: Mapping[str, Any], changed: Mapping[str, Any]
+) -> Path:
+    """Make the tree of an interactive run, label it in its ``run.json``, and say so; its root."""
+    from .provenance import RunRecord, load_run_record, write_run_record
+
+    profile = values["profile"]
+    shown = {name: format_parameter(value) for name, value in changed.items()}
+    tree = output_layout(interactive_output_dir(project, profile, shown)).root
+    seed = values.get("seed")
+    from .. import __version__
+
+    seeds = (seed,) if type(seed) is int else ()
+    record = RunRecord(profile, shown, seeds, (notebook,), interactive=True, version=__version__)
+    try:
+        held = load_run_record(tree)
+    except NTPError:
+        held = None
+    write_run_record(tree, held.merged(record) if held is not None and held.same_setting(record) else record)
+    by_profile = CHANGES.get(notebook, {}).get(profile, {})
+    lines = [
+        f"Interactive run (not ntpnb reproduce) at profile {profile}: its outputs go to "
+        f"{tree.relative_to(project.resolve()) if tree.is_relative_to(project.resolve()) else tree}, "
+        "never to the book's outputs/."
+    ]
+    if by_profile:
+        taken = ", ".join(f"{k}={format_parameter(values[k])}" for k in by_profile if k not in changed)
+        lines.append(f"The {profile} profile's values (ntpnb/chapter/parameters.py): {taken}.")
+    if shown:
+        lines.append("Set here: " + ", ".join(f"{k}={v}" for k, v in shown.items()) + ".")
+    print("\n".join(lines))
+    return tree

@@ -53,20 +53,34 @@ class RunRecord:
     overrides: dict[str, str] = field(default_factory=dict)
     seeds: tuple[int, ...] = ()
     notebooks: tuple[str, ...] = ()
+    #: Whether the notebooks ran outside ``ntpnb reproduce`` (JupyterLab, Binder, papermill), with
+    #: ``overrides`` the values that differ from the profile's.
+    interactive: bool = False
+    #: The version of ``ntpnb`` that ran into the tree last ("" in older records).
+    version: str = ""
 
     def same_setting(self, other: RunRecord) -> bool:
         """Whether ``other`` ran the same profile with the same overrides (it may add seeds)."""
-        return self.profile == other.profile and self.overrides == other.overrides
+        return (self.profile, self.overrides, self.interactive) == (
+            other.profile,
+            other.overrides,
+            other.interactive,
+        )
 
     def merged(self, other: RunRecord) -> RunRecord:
         """The record with the seeds and notebooks of ``other`` (a run of the same setting) added."""
         seeds = tuple(dict.fromkeys((*self.seeds, *other.seeds)))
         notebooks = tuple(sorted({*self.notebooks, *other.notebooks}))
-        return RunRecord(self.profile, dict(self.overrides), seeds, notebooks)
+        version = other.version or self.version
+        return RunRecord(self.profile, dict(self.overrides), seeds, notebooks, self.interactive, version)
 
     def describe(self) -> str:
-        """``profile paper, seeds 0-4`` or ``profile quick with n_g=121, seed=3; seed 3``."""
-        text = f"profile {self.profile}"
+        """``profile paper, seeds 0-4`` or ``profile quick with n_g=121, seed=3; seed 3``.
+
+        An interactive run says so first: ``interactive run (not ntpnb reproduce), profile quick; seed 0``.
+        """
+        text = "interactive run (not ntpnb reproduce), " if self.interactive else ""
+        text += f"profile {self.profile}"
         if self.overrides:
             text += " with " + ", ".join(f"{k}={v}" for k, v in sorted(self.overrides.items()))
         if self.seeds:
@@ -87,7 +101,10 @@ class RunRecord:
             raise ValueError("'seeds' is not a list of integers")
         if not isinstance(notebooks, list) or not all(isinstance(n, str) for n in notebooks):
             raise ValueError("'notebooks' is not a list of names")
-        return cls(data["profile"], dict(overrides), tuple(seeds), tuple(notebooks))
+        interactive, version = data.get("interactive", False), data.get("version", "")
+        if not isinstance(interactive, bool) or not isinstance(version, str):
+            raise ValueError("'interactive' is not true or false, or 'version' not a text")
+        return cls(data["profile"], dict(overrides), tuple(seeds), tuple(notebooks), interactive, version)
 
 
 def _texts_by_name(data: object) -> bool:

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ..chapter.atomic import atomic_write_text
+from ..chapter.domains import closest
 from ..chapter.layout import OutputLayout, load_timings, notebook_sources, output_layout
 from ..chapter.parameters import SLOWEST_FIRST, apply_overrides
 from ..chapter.provenance import (
@@ -96,7 +97,8 @@ def select_notebooks(sources: Sequence[Path], names: Sequence[str]) -> list[Path
         if len(matches) != 1:
             known = ", ".join(s.stem for s in sources)
             what = "no notebook" if not matches else "several notebooks"
-            raise NTPError(f"{what} named {name!r}; the notebooks are: {known}")
+            near = closest(stem, [s.stem for s in sources]) if not matches else ""
+            raise NTPError(f"{what} named {name!r}{near}; the notebooks are: {known}")
         chosen.append(matches[0])
     return chosen
 
@@ -199,29 +201,37 @@ def forget_key(executed: Path) -> None:
         manifest_path(executed).unlink(missing_ok=True)
 
 
-def _last_seconds(layout: OutputLayout, profile: str, name: str) -> float:
+def last_seconds(layout: OutputLayout, profile: str, name: str) -> float:
     """How long ``name`` took at ``profile`` when last run into ``layout`` (inf if unknown)."""
     record = load_timings(layout).get(profile, {}).get(name, {})
     seconds = record.get("seconds") if isinstance(record, dict) else None
     return float(seconds) if isinstance(seconds, (int, float)) else float("inf")
 
 
-def longest_first(runs: Sequence[NotebookRun], profile: str) -> list[NotebookRun]:
-    """``runs``, the longest first by its last recorded run at ``profile`` (unknown: longest).
+def recorded_seconds(runs: Sequence[NotebookRun], profile: str) -> dict[str, float]:
+    """How long each of ``runs`` took at ``profile`` when last run into its tree, by label (inf if unknown).
 
-    A sweep's seed without a time of its own takes its notebook's time at the book's seed. Untimed
-    notebooks follow :data:`~ntpnb.chapter.parameters.SLOWEST_FIRST`, then the order asked.
+    A sweep's seed without a time of its own takes its notebook's time at the book's seed.
     """
-    rank = {name: i for i, name in enumerate(SLOWEST_FIRST)}
-    at_book_seed = {run.name: _last_seconds(run.layout, profile, run.name) for run in runs if not run.sweep}
-
-    def key(run: NotebookRun) -> tuple[float, int]:
-        seconds = _last_seconds(run.layout, profile, run.name)
+    at_book_seed = {run.name: last_seconds(run.layout, profile, run.name) for run in runs if not run.sweep}
+    found = {}
+    for run in runs:
+        seconds = last_seconds(run.layout, profile, run.name)
         if seconds == float("inf") and run.sweep:
             seconds = at_book_seed.get(run.name, seconds)
-        return -seconds, rank.get(run.name, len(rank))
+        found[run.label] = seconds
+    return found
 
-    return sorted(runs, key=key)
+
+def longest_first(runs: Sequence[NotebookRun], profile: str) -> list[NotebookRun]:
+    """``runs``, the longest first by its last recorded run at ``profile`` (:func:`recorded_seconds`).
+
+    Untimed notebooks come first, following :data:`~ntpnb.chapter.parameters.SLOWEST_FIRST`, then
+    the order asked.
+    """
+    rank = {name: i for i, name in enumerate(SLOWEST_FIRST)}
+    seconds = recorded_seconds(runs, profile)
+    return sorted(runs, key=lambda run: (-seconds[run.label], rank.get(run.name, len(rank))))
 
 
 def record_timings(

@@ -3,6 +3,12 @@
 Every (notebook, seed) run is one task of a `dask.distributed <https://distributed.dask.org>`_
 cluster whose workers share the project's file system, in a process of its own with the run's
 mark (:mod:`.workers`), so a Ctrl-C ends the started ones on every worker.
+
+Work lost with a process is done again: a task whose process ended without a result (killed, say
+by the kernel's out-of-memory killer) raises :class:`LostRunError`, which Dask retries up to
+:data:`TASK_RETRIES` times; a worker that dies has its task moved to another by Dask itself, and
+the processes that task had started end with it (:func:`~.workers.orphan_watchdog`), so two
+attempts never write at once. A notebook that fails is a result, not lost work: never retried.
 """
 
 from __future__ import annotations
@@ -13,7 +19,9 @@ import pickle
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+import uuid
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -26,27 +34,43 @@ from .choice import NotebookRun
 from .display import Display
 from .execute import RunResult, failed_result, run_or_fail
 from .jupyter_kernel import RUN_FOLDER_PREFIX, RUN_MARKER
-from .workers import end_processes, kernel_variables, stops_counted
+from .workers import end_processes, kernel_variables, orphan_watchdog, stops_counted
+
+#: How many times Dask runs a task again whose process ended without a result (Dask's ``retries=``).
+TASK_RETRIES = 2
+#: The environment variable marking the processes of one attempt of one task (its kernel among them).
+TASK_MARKER = "NTPNB_TASK_ID"
+
+
+class LostRunError(NTPError):
+    """A task's process ended without a result: the work is lost, and Dask runs the task again."""
 
 
 def run_task(run: NotebookRun, mark: str) -> RunResult:
     """One Dask task: run ``run`` in a process of its own (:func:`_remote`), marked ``mark``; its result.
 
-    A process that dies (ended by a Ctrl-C of the run) gives a failed result.
+    Raises
+    ------
+    LostRunError
+        If the process ended without a result (killed), so that Dask retries the task.
     """
     with tempfile.TemporaryDirectory(prefix=RUN_FOLDER_PREFIX, ignore_cleanup_errors=True) as folder:
         result_file = Path(folder) / "result.pickle"
         env = {**os.environ, **kernel_variables(run), RUN_MARKER: mark, "JUPYTER_RUNTIME_DIR": folder}
+        env[TASK_MARKER] = uuid.uuid4().hex
         env.pop(PROGRESS_FILE_VAR)  # no progress display on a cluster
         if not run.sweep:
             env.pop(FIGURES_VAR, None)
         command = [sys.executable, "-c", _REMOTE, str(result_file)]
-        proc = subprocess.run(command, input=pickle.dumps(run), env=env, capture_output=True, check=False)
+        try:
+            proc = subprocess.run(command, input=pickle.dumps(run), env=env, capture_output=True, check=False)
+        finally:  # what the process left running (its kernel, when it was killed)
+            end_processes(env[TASK_MARKER], grace=1.0, variable=TASK_MARKER)
         if proc.returncode == 0 and result_file.is_file():
             return pickle.loads(result_file.read_bytes())
     lines = proc.stderr.decode(errors="replace").strip().splitlines()
     why = lines[-1] if lines else f"exit code {proc.returncode}"
-    return failed_result(run, f"WorkerDied: the process running {run.label} ended: {why}")
+    raise LostRunError(f"the process running {run.label} ended without a result: {why}")
 
 
 #: The program of :func:`run_task`'s process: :func:`_remote` with the result file's path.
@@ -56,10 +80,13 @@ _REMOTE = "import sys; from ntpnb.runner.cluster import _remote; _remote(sys.arg
 def _remote(result_file: str) -> None:
     """A task's process: run the pickled run read from standard input; its pickled result to ``result_file``.
 
-    In a session of its own, so that ending its group ends its kernel too.
+    In a session of its own, so that ending its group ends its kernel too; if its worker dies, it
+    ends its kernel and itself (the task runs again elsewhere).
     """
     if hasattr(os, "setsid"):
         os.setsid()
+    watchdog = threading.Thread(target=orphan_watchdog, args=(os.getppid(), 0.2, TASK_MARKER), daemon=True)
+    watchdog.start()
     result = run_or_fail(pickle.loads(sys.stdin.buffer.read()))
     with atomic_path(Path(result_file)) as tmp:
         tmp.write_bytes(pickle.dumps(result))
@@ -91,7 +118,8 @@ def run_on_dask(
         submitted = time.monotonic()
         futures = {}
         for run in pending:
-            futures[client.submit(run_task, run, mark, pure=False, key=f"ntpnb-{run.label}-{mark}")] = run
+            key = f"ntpnb-{run.label}-{mark}"
+            futures[client.submit(run_task, run, mark, pure=False, key=key, retries=TASK_RETRIES)] = run
             display.started(run.label)
         left = set(futures)
         with stops_counted() as stops, client.as_current():
@@ -106,8 +134,9 @@ def run_on_dask(
                     run = futures[future]
                     try:
                         result = future.result()
-                    except Exception as exc:  # the task itself failed (a lost worker)
-                        result = failed_result(run, f"TaskFailed: {type(exc).__name__}: {exc}")
+                    except Exception as exc:  # lost at every attempt, or on every worker Dask tried
+                        attempts = f"{TASK_RETRIES + 1} attempts" if isinstance(exc, LostRunError) else "Dask"
+                        result = failed_result(run, f"TaskFailed ({attempts}): {type(exc).__name__}: {exc}")
                     report(dataclasses.replace(result, seconds=time.monotonic() - submitted))
                 display.tick()
             if not stops:

@@ -56,6 +56,8 @@ class Display:
         Redraw a status block in place on ``stream`` (default: whether ``stream`` is a terminal).
     stream
         The terminal (default standard output, where ``log`` prints).
+    footer
+        Gives the block's last line (the run's time left; ``""`` for none).
     """
 
     def __init__(
@@ -64,8 +66,10 @@ class Display:
         width: int,
         live: bool | None = None,
         stream: TextIO | None = None,
+        footer: Callable[[], str] | None = None,
     ) -> None:
         self.log = log
+        self.footer = footer  # a last line of the block (the time left), "" for none
         self.width = width
         self.stream = stream if stream is not None else sys.stdout
         self.live = self.stream.isatty() if live is None else live
@@ -80,6 +84,11 @@ class Display:
             self._redraw()
         else:
             self.log(f"  {name:<{self.width}}  started")
+
+    def elapsed(self) -> dict[str, float]:
+        """The seconds each running notebook has run."""
+        now = time.monotonic()
+        return {name: now - r.started for name, r in self.running.items()}
 
     def cell(self, name: str, cell: int, cells: int) -> None:
         """``name`` started its code cell ``cell`` of ``cells``."""
@@ -116,6 +125,8 @@ class Display:
     def _redraw(self) -> None:
         self._clear()
         lines = status_lines(list(self.running.values()), time.monotonic(), self.width)
+        footer = self.footer() if self.footer is not None and lines else ""
+        lines += [f"  {footer}"] if footer else []
         if lines:
             self.stream.write("".join(line + "\n" for line in lines))
             self.stream.flush()

@@ -13,8 +13,9 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
+from .. import __version__
+from ..chapter.domains import INT_RANGE
 from ..chapter.layout import DEFAULT_OUTPUT_DIRNAME, OutputLayout, exploratory_output_dir, output_layout
-from ..chapter.parameters import INT_RANGE
 from ..chapter.provenance import BOOK_PROFILE, RunRecord, is_book_run, load_run_record, write_run_record
 from ..errors import NTPError, PathError, RunInterruptedError
 from .choice import (
@@ -31,6 +32,7 @@ from .choice import (
 )
 from .cluster import run_on_dask
 from .display import Display
+from .estimate import TimeLeft, describe_time_left
 from .execute import RunResult, cached_result
 from .jupyter_kernel import run_environment
 from .lock import output_lock
@@ -214,6 +216,7 @@ def reproduce(
         dict(overrides),
         tuple(dict.fromkeys(run.seed for run in runs if run.seed is not None)),
         tuple(sorted(s.stem for s, _ in chosen)),
+        version=__version__,
     )
     _warm_matplotlib()
     with output_lock(layout.root, wait=wait, log=log), run_environment() as mark:
@@ -224,12 +227,19 @@ def reproduce(
 
         width = max(len(run.label) for run in runs)
         results: dict[str, RunResult] = {}
+        time_left = TimeLeft(runs, profile, jobs)
 
-        display = Display(log, width, live=live)
+        def left() -> str:
+            return describe_time_left(time_left.seconds(display.elapsed()))
+
+        display = Display(log, width, live=live, footer=left)
 
         def report(result: RunResult) -> None:
             results[result.label] = result
-            display.finished(result.label, _progress_line(result, len(results), len(runs), width))
+            time_left.finished(result.label, result.seconds, not result.cached)
+            display.running.pop(result.label, None)
+            line = _progress_line(result, len(results), len(runs), width)
+            display.finished(result.label, f"{line}  ({left()})" if left() and not display.live else line)
 
         pending = []
         for run in runs:

@@ -88,19 +88,23 @@ def _send(signum: int, pids: Iterable[int], groups: Iterable[int] = ()) -> None:
 
 
 def end_processes(
-    value: str, groups: Iterable[int] = (), grace: float = 3.0, hurry: Callable[[], bool] = lambda: False
+    value: str,
+    groups: Iterable[int] = (),
+    grace: float = 3.0,
+    hurry: Callable[[], bool] = lambda: False,
+    variable: str = RUN_MARKER,
 ) -> None:
-    """End every process marked with ``value`` and every process group in ``groups``.
+    """End every process marked ``variable=value`` and every process group in ``groups``.
 
     SIGTERM first, then SIGKILL after ``grace`` seconds, or as soon as ``hurry()`` is true.
     """
     groups = list(groups)
-    _send(signal.SIGTERM, marked_processes(RUN_MARKER, value), groups)
+    _send(signal.SIGTERM, marked_processes(variable, value), groups)
     deadline = time.monotonic() + grace
-    while time.monotonic() < deadline and not hurry() and marked_processes(RUN_MARKER, value):
+    while time.monotonic() < deadline and not hurry() and marked_processes(variable, value):
         time.sleep(0.1)
     for attempt in range(10):
-        left = marked_processes(RUN_MARKER, value)
+        left = marked_processes(variable, value)
         _send(signal.SIGKILL, left, groups if attempt == 0 else ())
         if not left:
             break
@@ -123,22 +127,25 @@ def kernel_variables(run: NotebookRun) -> dict[str, str]:
 def _worker(sender: Connection, run: NotebookRun) -> None:
     """A worker process: run one notebook, send the result back (and each cell's start).
 
-    If the parent dies, the worker ends the run's processes and itself (:func:`_orphan_watchdog`):
+    If the parent dies, the worker ends the run's processes and itself (:func:`orphan_watchdog`):
     nothing writes the outputs after their lock is gone.
     """
     if hasattr(os, "setsid"):
         os.setsid()
-    threading.Thread(target=_orphan_watchdog, args=(os.getppid(),), daemon=True).start()
+    threading.Thread(target=orphan_watchdog, args=(os.getppid(),), daemon=True).start()
     os.environ.update(kernel_variables(run))  # the kernel inherits them
     sender.send(run_or_fail(run, lambda cell, cells: sender.send((cell, cells))))
     sender.close()
 
 
-def _orphan_watchdog(parent: int, every: float = 0.5) -> None:
-    """In a worker: once the parent ``parent`` is gone, end every process of the run, then exit."""
+def orphan_watchdog(parent: int, every: float = 0.5, variable: str = RUN_MARKER) -> None:
+    """In a worker: once the parent ``parent`` is gone, end the processes this one marks, then exit.
+
+    ``variable`` names the mark: the run's (a local worker), or a Dask task's.
+    """
     while os.getppid() == parent:
         time.sleep(every)
-    end_processes(os.environ[RUN_MARKER], grace=0.0)
+    end_processes(os.environ[variable], grace=0.0, variable=variable)
     if Path(run_folder()).name.startswith(RUN_FOLDER_PREFIX):  # the parent would have removed it
         shutil.rmtree(run_folder(), ignore_errors=True)
     os._exit(1)

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 
 import pytest
 
-from ntpnb.book.compare import compare_runs, main, sanitizers
+from ntpnb.book.compare import compare_claims, compare_runs, main, sanitizers
 from ntpnb.chapter.claims import ClaimLog
 from ntpnb.chapter.platform import cpu_model
 from ntpnb.chapter.provenance import RunRecord, write_run_record
@@ -30,7 +32,7 @@ def test_same_outputs_up_to_timings(tmp_path, capsys):
     both, diffs = compare_runs(a, b)
     assert both == ["01_x"] and diffs == []
     assert main([str(a), str(b)]) == 0
-    assert "the same printed outputs in all 1 notebooks" in capsys.readouterr().out
+    assert "the same printed outputs and claim checks in the 1 notebook both" in capsys.readouterr().out
 
 
 def test_a_changed_digit_and_a_missing_notebook_are_differences(tmp_path, capsys):
@@ -80,8 +82,9 @@ def test_the_platforms_come_from_the_claim_records_and_a_broken_one_is_skipped(t
     capsys.readouterr()
     assert main([str(a), str(b)]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0].startswith(f"{a}: {cpu_model()}; ") and " x" in lines[0]  # the BLAS and its threads
-    assert lines[1] == f"{b}: no platform recorded"
+    assert lines[0] == f"settings not compared: no run record (run.json) in {a} and {b}"
+    assert lines[1].startswith(f"{a}: {cpu_model()}; ") and " x" in lines[1]  # the BLAS and its threads
+    assert lines[2] == f"{b}: no platform recorded"
 
 
 # ----------------------------------------------------------------------------- line by line
@@ -143,3 +146,51 @@ def test_a_displayed_result_stands_on_its_own_line(tmp_path):
     a = run(tmp_path / "a", [[image, printed]])
     b = run(tmp_path / "b", [[image], [printed]])
     assert compare_runs(a, b) == (["01_x"], [])
+
+
+# ----------------------------------------------------------------------------- settings and claim records
+
+
+def test_the_settings_that_differ_are_said_first(tmp_path, capsys):
+    a = write_run(tmp_path / "a", {"01_x": ["ok\n"]})
+    b = write_run(tmp_path / "b", {"01_x": ["ok\n"]})
+    write_run_record(a, RunRecord("paper", {}, (0, 1, 2), ("01_x",), version="0.1.0"))
+    write_run_record(b, RunRecord("quick", {"n_g": "11"}, (0, 1, 2), ("01_x",), version="0.2.0"))
+    assert main([str(a), str(b)]) == 0  # the same lines and decisions: the settings only inform
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[:4] == [
+        f"the two runs' settings differ ({a} | {b}):",
+        "  profile: paper | quick",
+        "  overrides: none | n_g=11",
+        "  ntpnb version: 0.1.0 | 0.2.0",
+    ]
+
+
+def claim_run(root, value, passes, relation=">"):
+    """A run of ``01_x`` whose record holds one check, printed as its line is (the same in both runs)."""
+    run = write_run(root, {"01_x": ["[A1] the gap\n"]})
+    log = ClaimLog("01_x", "paper", run)
+    with contextlib.redirect_stdout(io.StringIO()):
+        log.check("A1", "the gap", value, relation if passes else "<", 0.5)
+    return run
+
+
+def test_a_changed_decision_exits_1_even_when_the_printed_lines_agree(tmp_path, capsys):
+    a, b = claim_run(tmp_path / "a", 1.0, True), claim_run(tmp_path / "b", 1.0, False)
+    assert compare_runs(a, b)[1] == []  # the masked lines agree
+    assert main([str(a), str(b)]) == 1
+    out = capsys.readouterr().out
+    assert (
+        "1 claim check decided otherwise:\n  01_x A1 the gap: PASS measured 1.000 | FAIL measured 1.000\n"
+        in out
+    )
+
+
+def test_a_value_is_compared_to_the_precision_its_check_prints(tmp_path, capsys):
+    a, b = claim_run(tmp_path / "a", 1.00001, True), claim_run(tmp_path / "b", 1.00002, True)
+    assert compare_claims(a, b, ["01_x"]) == []  # both print 1.000
+    c = claim_run(tmp_path / "c", 1.2, True)
+    (diff,) = compare_claims(a, c, ["01_x"])
+    assert not diff.decision_changed
+    assert main([str(a), str(c)]) == 1
+    assert "01_x A1 the gap: PASS measured 1.000 | PASS measured 1.200" in capsys.readouterr().out

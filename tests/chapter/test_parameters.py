@@ -203,3 +203,155 @@ def test_a_kernel_finds_its_source_in_the_project_the_runner_names_or_at_its_wor
     assert notebook_source("01_x") == ROOT / "notebooks" / "01_x.md"
     monkeypatch.setenv(PROJECT_VAR, str(tmp_path))  # ntpnb reproduce runs it in a staging folder
     assert notebook_source("01_x") == tmp_path / "notebooks" / "01_x.md"
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: p.stem)
+def test_every_parameter_declares_its_domain_and_every_profile_value_lies_in_it(path):
+    cell = read_parameters_cell(path)
+    undeclared = [name for name, p in cell.items() if not p.declared]
+    assert not undeclared, f"{path.name}: declare the domain of {', '.join(undeclared)} ({{int ≥ 1}} ...)"
+    for profile in parameters.PROFILE_NAMES:
+        for name, value in profile_parameters(path, profile).items():
+            cell[name].check(value, path.stem)  # raises NTPError naming it
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: p.stem)
+def test_settings_and_thresholds_are_two_labelled_groups_of_the_cell(path):
+    cell = read_parameters_cell(path)
+    run = [name for name, p in cell.items() if not p.group]
+    assert run == list(parameters.RUN_PARAMETERS), f"{path.name}: only {run} may precede the groups"
+    groups = list(dict.fromkeys(p.group for p in cell.values() if p.group))
+    assert groups[0] == parameters.GROUPS[0] and set(groups) <= set(parameters.GROUPS)
+    assert parameters.GROUPS[1] in cell_source(path), f"{path.name}: label its (maybe empty) thresholds group"
+    for name, p in cell.items():
+        checks = bool(re.match(r"[AB]\d+(-[AB]\d+)?: ", p.meaning))  # what a claim check requires
+        assert checks == (p.group == parameters.GROUPS[1]), f"{path.name}: {name} is in the wrong group"
+
+
+def cell_source(path: Path) -> str:
+    (cell,) = [c for c in jupytext.read(path).cells if "parameters" in c.metadata.get("tags", [])]
+    return cell.source
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: p.stem)
+def test_the_cell_after_the_parameters_checks_them_and_chooses_the_tree(path):
+    """The second code cell: chapter_parameters, so that a run in JupyterLab is checked and kept apart."""
+    code = [c for c in jupytext.read(path).cells if c.cell_type == "code"]
+    assert code[1].source == (
+        "from ntpnb.chapter import chapter_parameters\n\n"
+        f'globals().update(chapter_parameters("{path.stem}", globals()))'
+    )
+    assert "remove-cell" in code[1].metadata.get("tags", [])  # the book shows no trace of it
+
+
+def test_a_meaning_line_above_an_assignment_is_its_own_and_heads_nothing():
+    cell = """\
+    # --- experiment settings ---
+    # (V, S) pairs swept
+    configs = [[2, 1]]  # {list of pair of int ≥ 1}
+    m = 3  # {int ≥ 2} contexts
+    # {int ≥ 1} draws
+    n = 4
+    """
+    parsed = parse_parameters_cell(textwrap.dedent(cell))
+    assert {name: p.meaning for name, p in parsed.items()} == {
+        "configs": "(V, S) pairs swept",
+        "m": "contexts",
+        "n": "draws",
+    }
+    assert parsed["n"].domain.describe() == "a whole number >= 1"
+    assert {p.group for p in parsed.values()} == {"experiment settings"}
+
+
+def test_a_cell_value_outside_its_declared_domain_is_refused():
+    with pytest.raises(NTPError, match=r"n = 0 is not a whole number >= 1 \(draws\)"):
+        parse_parameters_cell("n = 0  # {int ≥ 1} draws\n", "07_x")
+    with pytest.raises(NTPError, match=re.escape("the parameter n: the domain {int ≥≥ 1} is not in")):
+        parse_parameters_cell("n = 1  # {int ≥≥ 1} draws\n", "07_x")
+
+
+FAKE_CELL = """\
+profile = "paper"  # {"paper" | "quick"} the profile
+output_dir = None  # {text or None} the tree
+
+# --- experiment settings ---
+seed = 0  # {int ≥ 0} the seed
+n = 50  # {int ≥ 1} samples
+lr = 0.5  # {float > 0} step
+"""
+
+
+@pytest.fixture
+def fake_project(tmp_path, monkeypatch):
+    """A project with one chapter, ``07_fake``, whose quick profile changes ``n``; its kernel's view."""
+    (tmp_path / "notebooks").mkdir()
+    (tmp_path / "_toc.yml").write_text("format: jb-book\nroot: x\n")
+    source = fake_notebook("print(n)", FAKE_CELL.split("\n", 2)[2])
+    (tmp_path / "notebooks" / "07_fake.md").write_text(
+        source.replace('profile = "paper"\noutput_dir = None\n', FAKE_CELL.split("\n\n")[0] + "\n")
+    )
+    monkeypatch.setattr(parameters, "CHANGES", {"07_fake": {"quick": {"n": 5}}})
+    monkeypatch.delenv(PROJECT_VAR, raising=False)
+    monkeypatch.chdir(tmp_path / "notebooks")  # where Jupyter runs a notebook
+    return tmp_path
+
+
+def namespace_of(root: Path, **changed) -> dict:
+    values = {name: p.value for name, p in read_parameters_cell(root / "notebooks" / "07_fake.md").items()}
+    return values | changed
+
+
+def test_a_run_outside_the_runner_writes_a_labelled_tree_of_its_own_and_says_so(fake_project, capsys):
+    from ntpnb.chapter.provenance import load_run_record
+
+    values = parameters.chapter_parameters("07_fake", namespace_of(fake_project))
+    tree = fake_project / "outputs" / "runs" / "interactive" / "profile=paper"
+    assert values["output_dir"] == str(tree.resolve()) and values["n"] == 50
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first.startswith("Interactive run (not ntpnb reproduce) at profile paper: its outputs go to ")
+    assert "outputs/runs/interactive/profile=paper, never to the book's outputs/" in first
+    record = load_run_record(tree)
+    assert record.interactive and record.notebooks == ("07_fake",) and record.seeds == (0,)
+    assert record.describe().startswith("interactive run (not ntpnb reproduce), profile paper")
+
+
+def test_the_quick_profile_in_the_cell_gives_the_quick_values(fake_project, capsys):
+    values = parameters.chapter_parameters("07_fake", namespace_of(fake_project, profile="quick"))
+    assert values["n"] == 5 and values["lr"] == 0.5
+    assert values["output_dir"].endswith("interactive/profile=quick")
+    assert "The quick profile's values (ntpnb/chapter/parameters.py): n=5." in capsys.readouterr().out
+    # a value set otherwise (papermill -p, a cell not saved yet) is kept, and names the tree
+    values = parameters.chapter_parameters("07_fake", namespace_of(fake_project, profile="quick", n=7))
+    assert values["n"] == 7 and values["output_dir"].endswith("interactive/profile=quick,n=7")
+    assert "Set here: n=7." in capsys.readouterr().out
+
+
+def test_the_runners_values_are_checked_and_kept(fake_project, capsys):
+    staged = fake_project / "outputs" / ".staging" / "07_fake"
+    given = namespace_of(fake_project, profile="quick", n=50, output_dir=str(staged))
+    assert parameters.chapter_parameters("07_fake", given) == given  # -p n=50 at quick stays 50
+    assert capsys.readouterr().out == ""  # no output in the book's run
+    assert not (fake_project / "outputs" / "runs").exists()
+
+
+@pytest.mark.parametrize(
+    ("changed", "says"),
+    [
+        ({"n": 0}, r"07_fake: n = 0 is not a whole number >= 1 \(samples\)"),
+        ({"seed": -3}, r"07_fake: seed = -3 is not a whole number >= 0 \(the seed\)"),
+        ({"lr": "fast"}, r"07_fake: lr = 'fast' is not a number > 0"),
+        ({"profile": "fast"}, r"07_fake: profile = 'fast' is none of 'paper', 'quick'"),
+        ({"output_dir": "../outputs"}, r"output_dir \.\./outputs is the book's own tree"),
+    ],
+)
+def test_a_bad_value_set_in_the_cell_is_refused_before_the_chapter_runs(fake_project, changed, says):
+    with pytest.raises(NTPError, match=says):
+        parameters.chapter_parameters("07_fake", namespace_of(fake_project, **changed))
+    assert not (fake_project / "outputs" / "claims").exists()
+
+
+def test_a_parameter_not_run_yet_is_named(fake_project):
+    namespace = namespace_of(fake_project)
+    del namespace["lr"]
+    with pytest.raises(NTPError, match=r"no value for lr \(run the parameters cell first\)"):
+        parameters.chapter_parameters("07_fake", namespace)

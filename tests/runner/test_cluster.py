@@ -7,7 +7,8 @@ import os
 import signal
 import threading
 import time
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
+from pathlib import Path
 
 import pytest
 
@@ -19,6 +20,7 @@ from ntpnb.runner import reproduce
 from ntpnb.runner.jupyter_kernel import RUN_MARKER
 from ntpnb.runner.workers import marked_processes
 
+from conftest import local_dask
 from fake_notebooks import fake_notebook
 
 pytestmark = pytest.mark.slow
@@ -113,3 +115,89 @@ def test_an_unreachable_scheduler_is_named(project):
 
 def test_marked_processes_ignore_other_runs():
     assert marked_processes(RUN_MARKER, "no-such-run") == []
+
+
+KILLED_BODY = """\
+import os
+import pathlib
+import time
+
+from ntpnb.chapter.claims import ClaimLog
+
+claims = ClaimLog("{name}", profile, output_dir, seed=seed)
+started = pathlib.Path(os.environ["NTPNB_TEST_STARTED"])
+if not started.exists():  # the first attempt: it says so, then waits to be killed with its worker
+    started.write_text(str(os.getpid()))
+    time.sleep(60)
+claims.check("A1", "seed parity", seed % 2, "==", 0)
+print("seed", seed)
+claims.conclude()
+"""
+
+
+@pytest.fixture
+def process_cluster(tmp_path, monkeypatch):
+    """A local Dask cluster of a scheduler and two worker processes (each under a nanny)."""
+    monkeypatch.setenv("NTPNB_TEST_STARTED", str(tmp_path / "started"))  # the workers inherit it
+    with local_dask(processes=True) as client:
+        yield client
+
+
+@pytest.mark.parametrize("killed", ["worker", "task"])
+def test_a_run_whose_worker_or_process_is_killed_runs_again_and_prints_what_a_local_run_prints(
+    project, process_cluster, tmp_path, killed
+):
+    """A worker killed mid-run: Dask moves its task; the task's own process killed: Dask retries it."""
+    from ntpnb.book.compare import print_comparison
+
+    body = KILLED_BODY.format(name="a_one")
+    (project / "notebooks" / "a_one.md").write_text(fake_notebook(body, "seed = 0"))
+    (project / "notebooks" / "b_two.md").unlink()
+    client, started, kernels = process_cluster, tmp_path / "started", []
+
+    def kill_while_it_runs():
+        deadline = time.monotonic() + 60
+        while not started.exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        kernels.append(int(started.read_text()))
+        if killed == "task":  # as the kernel's out-of-memory killer would: the kernel's parent
+            os.kill(parent_of(kernels[0]), signal.SIGKILL)
+            return
+        workers = [pid for pid in client.run(os.getpid).values() if kernels[0] in descendants(pid)]
+        assert len(workers) == 1
+        os.kill(workers[0], signal.SIGKILL)
+
+    killer = threading.Thread(target=kill_while_it_runs)
+    killer.start()
+    address, lines = client.scheduler.address, []
+    remote = reproduce(
+        project, ["a_one"], "quick", tmp_path / "remote", lines.append, seeds=1, scheduler=address
+    )
+    killer.join()
+    assert [r.ok for r in remote] == [True], lines
+    local = reproduce(project, ["a_one"], "quick", tmp_path / "local", lambda line: None, seeds=1)
+    assert [r.ok for r in local] == [True]
+    assert print_comparison(tmp_path / "remote", tmp_path / "local") == 0
+    deadline = time.monotonic() + 10  # the first attempt's kernel ended with its worker or process
+    while Path(f"/proc/{kernels[0]}").exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not Path(f"/proc/{kernels[0]}").exists()
+
+
+def parent_of(pid: int) -> int:
+    """The parent of process ``pid`` (Linux: /proc/<pid>/stat)."""
+    return int(Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[1])
+
+
+def descendants(pid: int) -> set[int]:
+    """The processes below ``pid`` (Linux: /proc/<pid>/task/*/children)."""
+    found, todo = set(), [pid]
+    while todo:
+        parent = todo.pop()
+        for children in Path(f"/proc/{parent}/task").glob("*/children"):
+            with suppress(OSError):
+                for child in map(int, children.read_text().split()):
+                    if child not in found:
+                        found.add(child)
+                        todo.append(child)
+    return found

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+import ntpnb
 from ntpnb.chapter import parameters as profiles
 from ntpnb.chapter.atomic import atomic_path, atomic_write_text, is_temporary
 from ntpnb.runner.workers import marked_processes
@@ -457,9 +458,9 @@ def test_clear_one_line_errors_for_bad_output_paths_and_values(project):
         (("--out", "notebooks/run"), "lies inside the project's notebooks/"),
         (("--out", "outputs", "-p", "n_g=11"), "is the book's own tree, which only the book's run writes"),
         (("--profile", "quick", "--out", "outputs"), "is the book's own tree"),
-        (("-p", f"seed={2**64}"), "is not a whole number from"),  # would fail inside the chapter
-        (("-p", "g_max=true"), "is not a finite number"),
-        (("-p", "g_max=1e999"), "is not a finite number"),
+        (("-p", f"seed={2**64}"), "is not a whole number that fits in 64 bits"),  # it would fail inside
+        (("-p", "g_max=true"), "is not a number"),
+        (("-p", "g_max=1e999"), "is not a number"),
         (("-p", f"seed={2**63 - 2}", "--seeds", "3"), "would reach seed 9223372036854775808"),
     ]:
         code, _out, err = run(project, NAMES[0], *args, env={"RUN_01": "x"})
@@ -479,7 +480,14 @@ def test_a_tree_holds_one_setting_and_says_which(project):
     assert code == 0, err
     tree = project / "outputs" / "runs" / "seed=0"
     record = json.loads((tree / "run.json").read_text())
-    assert record == {"profile": "paper", "overrides": {"seed": "0"}, "seeds": [0], "notebooks": [NAMES[0]]}
+    assert record == {
+        "profile": "paper",
+        "overrides": {"seed": "0"},
+        "seeds": [0],
+        "notebooks": [NAMES[0]],
+        "interactive": False,
+        "version": ntpnb.__version__,
+    }
     assert not (project / "outputs" / "notebooks").exists()  # the book's tree is untouched
     code, _out, err = run(project, NAMES[0], "--profile", "quick", "--out", str(tree))
     assert code == 2 and len(err.strip().splitlines()) == 1

@@ -12,6 +12,7 @@ import textwrap
 import jupytext
 import pytest
 
+import ntpnb
 from ntpnb import settings
 from ntpnb.chapter import parameters as profiles
 from ntpnb.chapter.layout import exploratory_output_dir, notebook_sources
@@ -231,33 +232,34 @@ def test_override_values_of_every_type(tmp_path, monkeypatch, like, text, expect
 @pytest.mark.parametrize(
     ("like", "text", "requirement"),
     [
-        (1, "1.5", "a whole number from"),
-        (1, "ten", "a whole number from"),
-        (1, "True", "a whole number from"),
-        (1, str(2**64), "a whole number from"),  # beyond int64: it would fail inside the chapter
-        (1, str(-(2**63) - 1), "a whole number from"),
-        (1.0, "x", "a finite number"),
-        (1.0, "1e999", "a finite number"),  # inf
-        (1.0, "False", "a finite number"),
+        (1, "1.5", "a whole number ("),
+        (1, "ten", "a whole number ("),
+        (1, "True", "a whole number ("),
+        (1, str(2**64), "a whole number that fits in 64 bits"),  # it would fail inside the chapter
+        (1, str(-(2**63) - 1), "a whole number that fits in 64 bits"),
+        (1.0, "x", "a number ("),
+        (1.0, "1e999", "a number ("),  # inf
+        (1.0, "False", "a number ("),
         (True, "1", "true or false"),
-        ([1.0, 4.0], "[True]", "a list of numbers"),  # a boolean is not a radius
-        ([1.0, 4.0], "[1.0, 'a']", "a list of numbers"),
-        ([1.0, 4.0], "4.0", "a list of numbers"),
-        (["2D"], "[1]", "a list of texts"),
-        ([[2, 1]], "[[2, True]]", "a list of list values"),
+        ([1.0, 4.0], "[True]", "a list, each item a number"),  # a boolean is not a radius
+        ([1.0, 4.0], "[1.0, 'a']", "a list, each item a number"),
+        ([1.0, 4.0], "4.0", "a list, each item a number"),
+        (["2D"], "[1]", "a list, each item a text"),
+        ([[2, 1]], "[[2, True]]", "a list, each item a list, each item a whole number"),
     ],
 )
 def test_bad_override_values_say_what_fits_and_name_the_parameters(
     tmp_path, monkeypatch, like, text, requirement
 ):
-    source = _cell_notebook(tmp_path, monkeypatch, f"x = {like!r}\ny = 2")
-    with pytest.raises(NTPError, match=rf"x=.* is not {re.escape(requirement)}.*its parameters: x=.*, y=2"):
+    source = _cell_notebook(tmp_path, monkeypatch, f"x = {like!r}  # the x\ny = 2")
+    says = rf"x=.* is not {re.escape(requirement)}.*x: the x; the paper profile has x="
+    with pytest.raises(NTPError, match=says):
         profiles.apply_overrides(source, "paper", {"x": text})
 
 
 def test_unknown_or_malformed_overrides_are_errors():
     name = SOURCES[0].stem
-    with pytest.raises(NTPError, match=rf"{name} has no parameter 'nope'; its parameters \(paper\): seed="):
+    with pytest.raises(NTPError, match=rf"{name} has no parameter 'nope'; its parameters: seed, "):
         profiles.apply_overrides(SOURCES[0], "paper", {"nope": "1"})
     with pytest.raises(NTPError, match="write KEY=VALUE"):
         profiles.parse_overrides(["seed"])
@@ -273,7 +275,7 @@ def test_cli_rejects_an_unknown_parameter_before_running_anything(tmp_path):
         cwd=ROOT, capture_output=True, text=True,
     )  # fmt: skip
     assert proc.returncode == 2
-    assert "has no parameter 'nope'; its parameters (paper):" in proc.stderr
+    assert "has no parameter 'nope'; its parameters: seed, " in proc.stderr
     assert not (tmp_path / "out").exists()
 
 
@@ -297,7 +299,14 @@ def test_reproduce_with_an_override_writes_a_separate_run(tmp_path, monkeypatch)
     assert result.executed == run / "notebooks" / "c_value.ipynb"
     assert "10" in json.dumps(json.loads(result.executed.read_text()))  # the override was injected
     record = json.loads((run / "run.json").read_text())
-    assert record == {"profile": "quick", "overrides": {"value": "5"}, "seeds": [], "notebooks": ["c_value"]}
+    assert record == {
+        "profile": "quick",
+        "overrides": {"value": "5"},
+        "seeds": [],
+        "notebooks": ["c_value"],
+        "interactive": False,
+        "version": ntpnb.__version__,
+    }
     assert not (tmp_path / "outputs" / "notebooks").exists()  # the canonical outputs are untouched
 
 

@@ -146,3 +146,79 @@ def test_reproduce_records_what_it_executed(tmp_path, monkeypatch):
     monkeypatch.setattr(run_module, "cached_result", lambda run: None)
     reproduce(tmp_path, profile="quick", output_dir=out, log=lambda line: None, jobs=1)
     assert json.loads((out / "timings.json").read_text())["quick"]["b"]["ok"] is False
+
+
+# ----------------------------------------------------------------------------- the time left
+
+
+def runs_of(tmp_path, names, sweep_seeds=0):
+    from ntpnb.runner.choice import NotebookRun
+
+    layout = output_layout(tmp_path / "out")
+    runs = []
+    for name in names:
+        runs.append(NotebookRun(tmp_path / f"{name}.md", {"seed": 0}, layout, "k"))
+        for seed in range(1, sweep_seeds + 1):
+            tree = output_layout(layout.seed_root(seed))
+            runs.append(NotebookRun(tmp_path / f"{name}.md", {"seed": seed}, tree, "k", sweep=True))
+    return layout, runs
+
+
+def test_the_time_left_counts_this_machines_times_shared_among_the_jobs(tmp_path):
+    from ntpnb.runner.estimate import TimeLeft
+
+    layout, runs = runs_of(tmp_path, ["a", "b"], sweep_seeds=1)
+    record_timings(layout, "quick", [result("a", 30.0), result("b", 10.0)], jobs=2, now=WHEN)
+    left = TimeLeft(runs, "quick", jobs=2)
+    assert left.seconds({}) == (30 + 30 + 10 + 10) / 2  # a seed without a time takes its book seed's
+    assert left.seconds({"a": 12.0}) == (18 + 30 + 10 + 10) / 2
+    left.finished("a", 29.0)
+    assert left.seconds({"a seed 1": 40.0}) == (0 + 10 + 10) / 2  # one past its time: none left of it
+
+
+def test_a_first_run_scales_the_reference_by_how_this_machine_compares(tmp_path, monkeypatch):
+    from ntpnb.runner import estimate
+
+    monkeypatch.setattr(estimate, "REFERENCE_SECONDS", {"a": {"paper": 10.0}, "b": {"paper": 40.0}})
+    _, runs = runs_of(tmp_path, ["a", "b"])
+    left = estimate.TimeLeft(runs, "paper", jobs=1)
+    assert left.seconds({}) == 50.0
+    left.finished("a", 20.0)  # this machine took twice the reference's time
+    assert left.seconds({}) == 80.0
+    left.finished("b", 0.0, executed=False)  # found cached: done, and no measure of the machine
+    assert left.seconds({}) == 0.0
+
+
+def test_without_a_time_or_a_reference_the_time_left_is_not_shown(tmp_path):
+    from ntpnb.runner.estimate import TimeLeft, describe_time_left
+
+    _, runs = runs_of(tmp_path, ["never_timed"])
+    assert TimeLeft(runs, "paper", jobs=2).seconds({}) is None
+    assert describe_time_left(None) == "" and describe_time_left(0.2) == ""
+    assert describe_time_left(4.0) == "about 10 s left" and describe_time_left(44.0) == "about 40 s left"
+    assert describe_time_left(250.0) == "about 4 min left"
+
+
+def test_the_progress_lines_tell_the_time_left_and_the_end_names_the_next_command(
+    tmp_path, monkeypatch, capsys
+):
+    from ntpnb import cli
+    from ntpnb.runner import estimate
+
+    (tmp_path / "notebooks").mkdir()
+    (tmp_path / "_toc.yml").write_text("format: jb-book\nroot: x\n")
+    body = 'from ntpnb.chapter.claims import ClaimLog\nClaimLog("{n}", profile, output_dir).conclude()'
+    for name in ("a_one", "b_two"):
+        (tmp_path / "notebooks" / f"{name}.md").write_text(fake_notebook(body.format(n=name)))
+    monkeypatch.setattr(profiles, "CHANGES", {"a_one": {}, "b_two": {}})
+    monkeypatch.setattr(estimate, "REFERENCE_SECONDS", {"a_one": {"quick": 600.0}, "b_two": {"quick": 600.0}})
+    assert cli.main(["reproduce", "--root", str(tmp_path), "--profile", "quick", "--jobs", "1"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    (first,) = [line for line in lines if line.startswith("[1/2]")]
+    assert first.endswith("(about 10 s left)")  # 600 s of reference, scaled by the first: seconds
+    (last,) = [line for line in lines if line.startswith("[2/2]")]
+    assert "left" not in last
+    assert (
+        "next: ntpnb book --run outputs/runs/profile=quick  (the book of this run, in its _book/html)"
+        in lines
+    )

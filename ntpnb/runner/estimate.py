@@ -1,0 +1,97 @@
+"""How long a run has left: each run's expected time, from this machine's past runs or a reference.
+
+A run's expected seconds are its notebook's last time in its tree (``timings.json``; a sweep's
+seed without one takes the book seed's). A notebook never timed here takes its
+:data:`~ntpnb.chapter.parameters.REFERENCE_SECONDS`, scaled by how the chapters finished so far
+compare with theirs (a first run on a slower or faster machine). The time left is the work left
+(what the running ones still need, and the ones not started) shared among the jobs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from ..chapter.layout import DEFAULT_OUTPUT_DIRNAME, OutputLayout, exploratory_output_dir
+from ..chapter.parameters import REFERENCE_SECONDS
+from ..chapter.provenance import is_book_run
+from .choice import NotebookRun, last_seconds, recorded_seconds
+
+
+class TimeLeft:
+    """The time left of a run of ``runs`` at ``profile``, ``jobs`` at once, as runs finish."""
+
+    def __init__(self, runs: Sequence[NotebookRun], profile: str, jobs: int) -> None:
+        self.jobs = max(1, min(jobs, len(runs)))
+        self.measured: dict[str, float] = {}  # by label: this machine's own time
+        self.reference: dict[str, float] = {}  # by label: the reference machine's
+        recorded = recorded_seconds(runs, profile)
+        for run in runs:
+            if recorded[run.label] < float("inf"):
+                self.measured[run.label] = recorded[run.label]
+            elif profile in REFERENCE_SECONDS.get(run.name, {}):
+                self.reference[run.label] = REFERENCE_SECONDS[run.name][profile]
+        self.labels = [run.label for run in runs]
+        self.done: set[str] = set()
+        self._ours = self._theirs = 0.0  # the finished runs that had only a reference: their times
+
+    def finished(self, label: str, seconds: float, executed: bool = True) -> None:
+        """The run ``label`` ended after ``seconds`` (``executed``: not found cached)."""
+        self.done.add(label)
+        if executed and label in self.reference and seconds > 0:
+            self._ours += seconds
+            self._theirs += self.reference[label]
+
+    def expected(self, label: str) -> float | None:
+        """The seconds ``label`` is expected to take (None: nothing to go by)."""
+        if label in self.measured:
+            return self.measured[label]
+        if label in self.reference:
+            scale = self._ours / self._theirs if self._theirs else 1.0
+            return self.reference[label] * scale
+        return None
+
+    def seconds(self, running: Mapping[str, float]) -> float | None:
+        """The wall seconds left, given the seconds each running run has run (None: unknown)."""
+        work = 0.0
+        for label in self.labels:
+            if label in self.done:
+                continue
+            expected = self.expected(label)
+            if expected is None:
+                return None
+            work += max(expected - running.get(label, 0.0), 0.0)
+        return work / self.jobs
+
+
+def describe_time_left(seconds: float | None) -> str:
+    """``about 4 min left``, ``about 40 s left``; ``""`` when unknown or nothing is left."""
+    if seconds is None or seconds < 1:
+        return ""
+    if seconds < 90:
+        return f"about {max(10, round(seconds / 10) * 10)} s left"
+    return f"about {round(seconds / 60)} min left"
+
+
+def chapter_seconds(root: Path, name: str, profile: str) -> tuple[float, str] | None:
+    """What chapter ``name`` takes at ``profile`` at one seed, and where that comes from; None if unknown.
+
+    This machine's last run into the profile's own tree (the book's for ``paper``, else
+    ``outputs/runs/profile=...``), else :data:`~ntpnb.chapter.parameters.REFERENCE_SECONDS`.
+    """
+    tree = (
+        root / DEFAULT_OUTPUT_DIRNAME
+        if is_book_run(profile, {})
+        else exploratory_output_dir(root, profile, {})
+    )
+    seconds = last_seconds(OutputLayout(tree), profile, name)
+    if seconds < float("inf"):
+        return seconds, "this machine's last run"
+    if profile in REFERENCE_SECONDS.get(name, {}):
+        return REFERENCE_SECONDS[name][profile], "a two-core reference machine"
+    return None
+
+
+def describe_seconds(seconds: float) -> str:
+    """``40 s``, ``3 min``."""
+    return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.0f} min"
