@@ -177,7 +177,8 @@ def _cmd_list(args: argparse.Namespace) -> int:
                 by_source.setdefault(found[1], []).append(f"{profile} {describe_seconds(found[0])}")
         if by_source:
             known = "; ".join(f"{', '.join(times)} ({source})" for source, times in by_source.items())
-            print(f" expected time at one seed: {known}")
+            wrapped = textwrap.wrap(f"expected time at one seed: {known}", width - 1, subsequent_indent="   ")
+            print("\n".join(f" {line}" for line in wrapped))
         cell = read_parameters_cell(source)
         meanings = {name: f"{p.meaning} ({p.domain.describe()})".lstrip() for name, p in cell.items()}
         known = source.stem in CHANGES  # a notebook without profiles shows no values
