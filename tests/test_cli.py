@@ -243,12 +243,13 @@ def test_one_notebook_is_not_notebooks():
     assert "after 1 of 4 notebook runs;" in str(RunInterruptedError(1, 4))
 
 
-def test_list_shows_each_chapters_expected_time_per_profile(tmp_path, capsys):
+def test_list_shows_each_chapters_expected_time_per_profile(tmp_path, capsys, monkeypatch):
     from ntpnb.chapter.layout import output_layout
     from ntpnb.chapter.parameters import REFERENCE_SECONDS
     from ntpnb.runner.choice import record_timings
     from ntpnb.runner.execute import RunResult
 
+    monkeypatch.setenv("COLUMNS", "100")  # a narrower terminal wraps the line
     root = tmp_path / "project"
     shutil.copytree(ROOT / "notebooks", root / "notebooks")
     (root / "_toc.yml").write_text("format: jb-book\nroot: x\n")
