@@ -21,11 +21,11 @@ It prints one table per problem, each method's time at each size with the fitted
 * the regularization path (Paper A, Sec. 5), the Graph-SVM and the cyclic correction ``W^cyc``
   (Paper B) up to the largest size under ``--time-limit`` seconds, with each answer's certificate
   (``--skip-regpath``, ``--skip-attention-svm``);
-* chapter 5's joint problem (Paper A, App. C) on growing prefixes of the corpus, up to the largest
+* chapter 6's joint problem (Paper A, App. C) on growing prefixes of the corpus, up to the largest
   solved within ``--time-limit`` CPU seconds, each prefix in its own process (``--skip-joint``);
 * the 100-trial attention training of Paper B, batched against a per-trial, per-sample loop
   (``--skip-attention``);
-* the compiled training loops of both papers (chapter 3's optimizers, chapter 6's normalized GD)
+* the compiled training loops of both papers (chapter 4's optimizers, chapter 7's normalized GD)
   against the number of iterations and against the size, one row per optimizer
   (``--skip-training``);
 * with ``--notebooks``, each chapter alone on one CPU at the paper and the quick profile, and the

@@ -34,7 +34,7 @@ from ntpnb.attention.paper_experiments import _trial_data
 #: The paper's settings (Sec. 5, Appendix D): data sizes of Figs. 3 and 4, NGD step, iterations.
 SIZES = {"acyclic": dict(K=8, d=8, n=4, T=6), "general": dict(K=6, d=8, n=6, T=4)}
 LR, N_ITER, N_TRIALS = 0.01, 4000, 100
-#: The seeds chapter 06 passes to ``global_experiment`` at the paper profile (``seed + i + 1``),
+#: The seeds chapter 07 passes to ``global_experiment`` at the paper profile (``seed + i + 1``),
 #: so these are the chapter's trials.
 SEEDS = {"acyclic": 1, "general": 2}
 #: Largest ``max |W_naive - W_batched| / max |W_batched|`` accepted as "the same result" ...
@@ -48,7 +48,7 @@ FLOOR_PERTURBATION = 1e-15
 def trial_problems(kind: str, n_trials: int, seed: int | None = None) -> list[Problem]:
     """One log-loss problem (head ``C E^T = I``) per trial, drawn as ``global_experiment`` draws them.
 
-    ``seed`` defaults to the one chapter 06 uses for ``kind`` (:data:`SEEDS`).
+    ``seed`` defaults to the one chapter 07 uses for ``kind`` (:data:`SEEDS`).
     """
     rng = np.random.default_rng(SEEDS[kind] if seed is None else seed)
     problems = []

@@ -1,7 +1,7 @@
 """The benchmark instances.
 
 Paper A: Gaussian embeddings, uniform supports, Dirichlet probabilities (and, for the
-regularization path, its radii). Paper B: the general (cyclic) data of chapter 06 at growing size.
+regularization path, its radii). Paper B: the general (cyclic) data of chapter 07 at growing size.
 """
 
 from __future__ import annotations
@@ -74,7 +74,7 @@ class AttentionInstance:
 
 
 def attention_instance(K: int, d: int, n: int, T: int, seed: int = 0) -> AttentionInstance:
-    """General data of size ``(K, d, n, T)`` drawn as chapter 06 draws its trials (Appendix D).
+    """General data of size ``(K, d, n, T)`` drawn as chapter 07 draws its trials (Appendix D).
 
     Unit-sphere embeddings, ``T`` distinct tokens per sample, a label drawn among them, redrawn
     until some graph has a cycle and a strict relation.

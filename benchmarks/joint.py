@@ -1,6 +1,6 @@
-"""The joint problem of Paper A, App. C (chapter 5) on growing prefixes of the corpus.
+"""The joint problem of Paper A, App. C (chapter 6) on growing prefixes of the corpus.
 
-Each prefix of ``n`` characters of the docstring corpus is read as chapter 5 reads it (a circle
+Each prefix of ``n`` characters of the docstring corpus is read as chapter 6 reads it (a circle
 of windows of length :data:`WINDOW`, every prefix of every window a context, fixed random
 embeddings nested in ``d``) and its joint problem is solved as the chapter solves it:
 
@@ -34,7 +34,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
-#: The chapter's window length ``T`` and seed (``notebooks/05_autoregressive_text.md``).
+#: The chapter's window length ``T`` and seed (``notebooks/06_autoregressive_text.md``).
 WINDOW, SEED = 7, 0
 #: The prefixes tried, in characters of the corpus (the chapter's paper profile uses 50).
 DEFAULT_CHARS: tuple[int, ...] = (20, 35, 50, 70, 100, 140, 200, 280, 400, 560, 800, 1000, 2000, 5000)
@@ -93,7 +93,7 @@ class ScaleMeasurement:
 
 
 def _joint_contexts(n_chars: int):
-    """The prefix contexts of the first ``n_chars`` characters, read as chapter 5 reads the corpus."""
+    """The prefix contexts of the first ``n_chars`` characters, read as chapter 6 reads the corpus."""
     import ntpnb as ntp
     from ntpnb.linear import corpus
 
@@ -383,7 +383,7 @@ def format_scale(rows: Sequence[ScaleMeasurement]) -> str:
 
 
 def whole_corpus_m() -> int:
-    """The number of distinct contexts of the whole corpus, read as chapter 5 reads it."""
+    """The number of distinct contexts of the whole corpus, read as chapter 6 reads it."""
     import ntpnb as ntp
     from ntpnb.linear import corpus
 
@@ -420,7 +420,7 @@ def format_whole_corpus(
             if decisions
             else ". "
         )
-        + "Chapter 5 therefore solves the joint problem on a short prefix and checks Appendix C's "
+        + "Chapter 6 therefore solves the joint problem on a short prefix and checks Appendix C's "
         "identity, which needs no solve, on the whole corpus.\n"
     )
 

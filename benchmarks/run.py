@@ -482,7 +482,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--skip-regpath", action="store_true", help="no regularization-path table")
     parser.add_argument("--skip-attention-svm", action="store_true", help="no Graph-SVM and W^cyc tables")
     parser.add_argument("--skip-attention", action="store_true", help="no attention-training table")
-    parser.add_argument("--skip-joint", action="store_true", help="no table of chapter 5's joint problem")
+    parser.add_argument("--skip-joint", action="store_true", help="no table of chapter 6's joint problem")
     for flag, default, what in (
         ("--joint-chars", joint.DEFAULT_CHARS, "the joint problem's threshold sweeps by Newton's method"),
         ("--joint-lp-chars", joint.LP_CHARS, "the same sweeps by the LP"),
@@ -732,17 +732,17 @@ residuals in total, on F and on F-perp, `| ||W_B|| - B | / B`, and the smallest 
 (> 0).
 """,
     "Graph-SVM": """\
-`ntpnb.attention.graph_svm_qp.solve_graph_svm` (Paper B, Sec. 3.2; chapter 06) on Paper B's general
+`ntpnb.attention.graph_svm_qp.solve_graph_svm` (Paper B, Sec. 3.2; chapter 07) on Paper B's general
 (cyclic) data of size `(K, d, n, T)`: unit-sphere embeddings, `T` distinct tokens per sample, a
 label drawn among them, redrawn until some token-priority graph has a cycle and a strict relation
-(`ntpnb.attention.paper_experiments._trial_data`, as chapter 06 draws its trials; the first row is the
+(`ntpnb.attention.paper_experiments._trial_data`, as chapter 07 draws its trials; the first row is the
 size of its Fig. 4). The count is the number of constraints (strict relations plus equivalences
 over all graphs; each a dense row in `d^2` unknowns). "certificate": the solver's verification
 (`passes()`: feasibility, stationarity, complementarity, sign of the multipliers, relative duality
 gap), the support vectors and whether the answer was polished on its active set.
 """,
     "Cyclic correction W^cyc": """\
-`ntpnb.attention.convex.solve_cyclic_correction` (Paper B, Definition 3; chapter 06) on the same
+`ntpnb.attention.convex.solve_cyclic_correction` (Paper B, Definition 3; chapter 07) on the same
 instances as the Graph-SVM: Newton's method on the log-loss of the cyclic sub-dataset in an
 orthonormal basis of `S_cyc`, then verified on the full `d x d` gradient (it raises otherwise).
 The count is the `d^2` unknowns of that check. "certificate": the norm of the full gradient, the
@@ -754,7 +754,7 @@ smallest curvature of the restricted Hessian (> 0: the minimizer is unique, Lemm
 ATTENTION_TITLE = "Attention training: all trials at once"
 
 ATTENTION_INTRO = """\
-The experiments of Paper B's Figs. 3-4 (chapter 06) train one attention matrix per trial by
+The experiments of Paper B's Figs. 3-4 (chapter 07) train one attention matrix per trial by
 normalized GD (step 0.01 from `W = 0`, log-loss, head `C E^T = I`) on the chapter's own random
 trials. **batched** is `ntpnb.attention.train`, every trial in one vectorized computation;
 **naive loop** (`benchmarks/attention.py`) is the same computation as a Python loop over trials,
@@ -767,10 +767,10 @@ max(1e-9, 10 x floor) (docstring of `benchmarks/attention.py`).
 """
 
 
-JOINT_TITLE = "The joint problem of App. C on real text (chapter 5)"
+JOINT_TITLE = "The joint problem of App. C on real text (chapter 6)"
 
 JOINT_INTRO = """\
-The joint problem of Paper A, App. C (all prefixes of a text as one NTP problem; chapter 5, claim
+The joint problem of Paper A, App. C (all prefixes of a text as one NTP problem; chapter 6, claim
 A14) on the first `n` characters of the docstring corpus, read as the chapter reads it (windows
 of length 7 on a circle, fixed random embeddings nested in `d`), solved as the chapter solves
 it: the separability thresholds in `d` of every single-length slice and of the joint problem
@@ -844,17 +844,17 @@ iterations at a fixed size, and against the size at a fixed number of iterations
 TRAINING_INTRO = f"""\
 The compiled training loops (`benchmarks/training.py`), one row per optimizer, each time the best
 of 3 below 1 s, with the kernels compiled (or loaded from numba's cache) before any timing.
-Paper A (chapter 3): `ntpnb.linear.descent.run_decoder`, the loop of `ntpnb.train`, with chapter 3's
-optimizers at its paper profile's steps (GD {training.CHAPTER_3["gd_lr"]:g}, normalized GD
-{training.CHAPTER_3["ngd_lr"]:g}, Adam {training.CHAPTER_3["adam_lr"]:g}, SGD
-{training.CHAPTER_3["gd_lr"]:g} with {training.CHAPTER_3["sgd_batch"]} samples a step) from a LeCun
+Paper A (chapter 4): `ntpnb.linear.descent.run_decoder`, the loop of `ntpnb.train`, with chapter 4's
+optimizers at its paper profile's steps (GD {training.CHAPTER_4["gd_lr"]:g}, normalized GD
+{training.CHAPTER_4["ngd_lr"]:g}, Adam {training.CHAPTER_4["adam_lr"]:g}, SGD
+{training.CHAPTER_4["gd_lr"]:g} with {training.CHAPTER_4["sgd_batch"]} samples a step) from a LeCun
 start, recording the last iterate only (the tracked quantities and the limits of `ntpnb.train`
-are not timed), on a Gaussian instance of chapter 3's size `(m, V, d, S)` =
+are not timed), on a Gaussian instance of chapter 4's size `(m, V, d, S)` =
 {training.DECODER_SHAPE}, and for the growth in `m` at {training.DECODER_M_ITERATIONS:,} iterations
 the same `V` and `S` with `d = {training.D_OVER_M:g} m`. Full-batch GD and NGD run in the logit
 form there (`m <= d`: `V m^2` multiply-adds a step), Adam in the weight form (`2 V m d`), SGD on
-its batch (`B V d`). Paper B (chapter 6): `ntpnb.attention.train`, normalized GD (step
-{attention.LR:g}) from `W = 0` in the compiled loop of `ntpnb.attention.engine`, on chapter 6's
+its batch (`B V d`). Paper B (chapter 7): `ntpnb.attention.train`, normalized GD (step
+{attention.LR:g}) from `W = 0` in the compiled loop of `ntpnb.attention.engine`, on chapter 7's
 {attention.N_TRIALS} trials of Fig. 4 (general data) for the growth in iterations, and on
 {training.ATTENTION_N_TRIALS} trials of general data with `(K, d, T)` =
 ({training.ATTENTION_N_SHAPE["K"]}, {training.ATTENTION_N_SHAPE["d"]}, {training.ATTENTION_N_SHAPE["T"]})
@@ -1036,7 +1036,7 @@ MEASURABLE = {
     "Graph-SVM": "the Graph-SVM (`--skip-attention-svm`)",
     "Cyclic correction W^cyc": "the cyclic correction W^cyc (`--skip-attention-svm`)",
     "attention training": "the batched attention training (`--skip-attention`)",
-    "joint problem": "chapter 5's joint problem on prefixes of the corpus (`--skip-joint`)",
+    "joint problem": "chapter 6's joint problem on prefixes of the corpus (`--skip-joint`)",
     "training loops": "the training loops of both papers (`--skip-training`)",
     "chapter times": "each chapter's time on one core and the paper run with two jobs (`--notebooks`; "
     "the section below shows what `ntpnb reproduce` recorded for this output tree)",

@@ -1,13 +1,13 @@
 """The compiled training loops of both papers: time against the number of iterations and against size.
 
-Paper A (chapter 3): :func:`ntpnb.linear.descent.run_decoder`, the loop of ``ntpnb.train``, with
+Paper A (chapter 4): :func:`ntpnb.linear.descent.run_decoder`, the loop of ``ntpnb.train``, with
 the chapter's optimizers at its paper profile's steps (GD, normalized GD, Adam, and SGD with its
 batch of samples), from LeCun initialization, recording only the last iterate (the tracked
 quantities of ``ntpnb.train`` and its limits are not timed). Instances are
-:func:`~benchmarks.instances.gaussian_instance` of chapter 3's size ``(m, V, d, S) = (50, 10, 60,
+:func:`~benchmarks.instances.gaussian_instance` of chapter 4's size ``(m, V, d, S) = (50, 10, 60,
 6)``, and for the growth in ``m`` the same ``V`` and ``S`` with ``d = 1.2 m`` (the chapter's ratio).
 
-Paper B (chapter 6): :func:`ntpnb.attention.train`, normalized GD (the compiled loop of
+Paper B (chapter 7): :func:`ntpnb.attention.train`, normalized GD (the compiled loop of
 :mod:`ntpnb.attention.engine`) from ``W = 0`` on the general (cyclic) data: the chapter's own
 100 trials of Fig. 4 for the growth in iterations, and for the growth in the number of samples
 ``n`` ten trials of a larger vocabulary (so that large ``n`` still has a strict relation).
@@ -38,17 +38,17 @@ from . import attention
 from .instances import fresh_copy, gaussian_instance
 from .scaling import FIT_MIN_POINTS, Table, format_exponent, format_fitted_sizes, scaling_exponent
 
-#: Chapter 3's paper profile: the steps and the SGD batch of its optimizers, and its instance size.
-CHAPTER_3 = profile_parameters(notebook_source("03_gd_implicit_bias"), "paper")
-DECODER_SHAPE = (CHAPTER_3["m"], CHAPTER_3["V"], CHAPTER_3["d"], CHAPTER_3["S"])
-#: Growth in iterations: chapter 3 runs 10^4 (Figs. 4-5), 10^5 (SGD) and 10^6 (the long runs).
+#: Chapter 4's paper profile: the steps and the SGD batch of its optimizers, and its instance size.
+CHAPTER_4 = profile_parameters(notebook_source("04_gd_synthetic_instance"), "paper")
+DECODER_SHAPE = (CHAPTER_4["m"], CHAPTER_4["V"], CHAPTER_4["d"], CHAPTER_4["S"])
+#: Growth in iterations: chapter 4 runs 10^4 (Figs. 4-5), 10^5 (SGD) and 10^6 (the long runs).
 DECODER_ITERATIONS = (1_000, 3_000, 10_000, 30_000, 100_000, 300_000, 1_000_000)
-#: Growth in m at a fixed number of iterations (chapter 3's ``n_iter``), ``d = D_OVER_M * m``.
+#: Growth in m at a fixed number of iterations (chapter 4's ``n_iter``), ``d = D_OVER_M * m``.
 DECODER_M = (25, 50, 100, 200, 400, 800)
-DECODER_M_ITERATIONS = CHAPTER_3["n_iter"]
-D_OVER_M = CHAPTER_3["d"] / CHAPTER_3["m"]
+DECODER_M_ITERATIONS = CHAPTER_4["n_iter"]
+D_OVER_M = CHAPTER_4["d"] / CHAPTER_4["m"]
 
-#: Paper B: the general data of Fig. 4, as chapter 6 draws its trials (``benchmarks.attention``).
+#: Paper B: the general data of Fig. 4, as chapter 7 draws its trials (``benchmarks.attention``).
 ATTENTION_ITERATIONS = (1_000, 3_000, 10_000, 30_000, 100_000)
 #: Growth in the samples n at a fixed number of iterations, on (K, d, T) = ATTENTION_N_SHAPE.
 ATTENTION_N = (4, 16, 64, 256, 1024)
@@ -69,7 +69,7 @@ class DecoderInstance:
 
 
 def decoder_size(n_iter: int, m: int) -> Size:
-    """``(iterations, m, V, d, S)``: chapter 3's ``V`` and ``S``, ``d = 1.2 m`` (its ratio)."""
+    """``(iterations, m, V, d, S)``: chapter 4's ``V`` and ``S``, ``d = 1.2 m`` (its ratio)."""
     return (n_iter, m, DECODER_SHAPE[1], round(D_OVER_M * m), DECODER_SHAPE[3])
 
 
@@ -94,15 +94,15 @@ def _decoder_run(
     return run
 
 
-#: Chapter 3's optimizers, by the names the chapter gives them.
+#: Chapter 4's optimizers, by the names the chapter gives them.
 DECODER_METHODS: dict[str, Callable[[DecoderInstance], np.ndarray]] = {
-    "GD": _decoder_run(optim.gd(CHAPTER_3["gd_lr"])),
-    "NGD": _decoder_run(optim.normalized_gd(CHAPTER_3["ngd_lr"])),
+    "GD": _decoder_run(optim.gd(CHAPTER_4["gd_lr"])),
+    "NGD": _decoder_run(optim.normalized_gd(CHAPTER_4["ngd_lr"])),
     "Adam": _decoder_run(
-        optim.adam(CHAPTER_3["adam_lr"], (CHAPTER_3["adam_beta1"], CHAPTER_3["adam_beta2"]))
+        optim.adam(CHAPTER_4["adam_lr"], (CHAPTER_4["adam_beta1"], CHAPTER_4["adam_beta2"]))
     ),
-    f"SGD (batch {CHAPTER_3['sgd_batch']})": _decoder_run(
-        optim.sgd(CHAPTER_3["gd_lr"]), batch_size=CHAPTER_3["sgd_batch"]
+    f"SGD (batch {CHAPTER_4['sgd_batch']})": _decoder_run(
+        optim.sgd(CHAPTER_4["gd_lr"]), batch_size=CHAPTER_4["sgd_batch"]
     ),
 }
 
@@ -118,7 +118,7 @@ class AttentionInstance:
 def attention_instance(n_iter: int, n_trials: int, K: int, d: int, n: int, T: int) -> AttentionInstance:
     """``n_trials`` log-loss problems (head ``C E^T = I``) of the general data of size ``(K, d, n, T)``.
 
-    At the size of Fig. 4 (``benchmarks.attention.SIZES["general"]``) these are chapter 6's own
+    At the size of Fig. 4 (``benchmarks.attention.SIZES["general"]``) these are chapter 7's own
     trials (its seed); otherwise drawn the same way from that seed.
     """
     rng = np.random.default_rng(attention.SEEDS["general"])
@@ -140,7 +140,7 @@ ATTENTION_METHODS: dict[str, Callable[[AttentionInstance], np.ndarray]] = {
 
 
 def attention_iteration_size(n_iter: int) -> Size:
-    """``(iterations, trials, K, d, n, T)`` of chapter 6's Fig. 4 runs."""
+    """``(iterations, trials, K, d, n, T)`` of chapter 7's Fig. 4 runs."""
     shape = attention.SIZES["general"]
     return (n_iter, attention.N_TRIALS, shape["K"], shape["d"], shape["n"], shape["T"])
 

@@ -1,7 +1,7 @@
 """Products whose rounding is the same on every CPU: what long training runs multiply with.
 
 OpenBLAS picks its kernel (FMA, block widths) by CPU, so ``@`` differs in the last bits between
-machines, and thousands of training steps amplify that (chapter 6's attention runs: into the
+machines, and thousands of training steps amplify that (chapter 7's attention runs: into the
 third printed digit). The training arithmetic multiplies here instead:
 
 * :func:`dot_sum` (and :func:`matmul`, :func:`matvec`, :func:`vecmat`) adds ``x_j * y_j`` in

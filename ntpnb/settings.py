@@ -67,7 +67,7 @@ F_LSQR_TOL: float = 1e-14
 F_LSQR_MAX_ITER: int = 20_000
 #: W* comes first from the Gram matrix of the rows of (4) (Cholesky, one refinement) when LAPACK's
 #: reciprocal condition estimate is above this (at most 8 of 16 digits lost) and the residual
-#: passes COMPAT_RTOL; otherwise from the SVD or LSQR (3 to 7 times slower on chapter 05).
+#: passes COMPAT_RTOL; otherwise from the SVD or LSQR (3 to 7 times slower on chapter 06).
 F_GRAM_RCOND: float = 1e-8
 
 #: The QP solver of the NTP-SVM (named, never the default).
@@ -87,16 +87,16 @@ LP_FALLBACK_METHODS: tuple[str, ...] = ("highs-ds",)
 #: Method tried first to *decide* a small LP (33% less CPU than the interior point on chapter
 #: 04); ``separating_direction`` still takes the interior point's point (a vertex's margins cancel badly).
 LP_SMALL_METHOD: str = "highs-ds"
-#: Most entries of W for which LP_SMALL_METHOD decides first (3 to 60 times slower on chapter 05's text).
+#: Most entries of W for which LP_SMALL_METHOD decides first (3 to 60 times slower on chapter 06's text).
 LP_SMALL_MAX_VARIABLES: int = 500
 #: Fewest entries of W for which the fast NTP-SVM is tried as a witness before the LP (its W^mm
-#: verified; on non-separable data it fails and the LP decides): 0.04-0.07 s against 0.7-2.2 s on chapter 05.
+#: verified; on non-separable data it fails and the LP decides): 0.04-0.07 s against 0.7-2.2 s on chapter 06.
 SVM_WITNESS_MIN_VARIABLES: int = 1000
 #: Active-set iterations of the NTP-SVM witness tried before a large LP.
 SVM_WITNESS_MAX_ITER: int = 30
 #: Most entries of the (6b) rows for which the least-distance separability test (one dense NNLS in
 #: the directions (6a) allows, certified as the LP is) is used; its work grows like (V d)^2 x rows
-#: (chapter 04: 0.3-30 ms, the LP 3-180 ms).
+#: (chapter 05: 0.3-30 ms, the LP 3-180 ms).
 LEAST_DISTANCE_MAX_ENTRIES: int = 2**21
 #: Extra linprog options per method; the IPM tolerance below the default 1e-8 lets multipliers
 #: certify "not separable" below SEP_MARGIN_TOL on small instances too (25% more time on large ones).
@@ -298,7 +298,7 @@ EXP_CONE_OPTIONS = MappingProxyType(
 #: largest constraint residual of the dual.
 BEST_LOSS_TOL: float = 1e-6
 #: L-BFGS iterations of the direct best achievable loss (no recession LP or conic solve; 0.05 s
-#: where those took 11 s on chapter 05).
+#: where those took 11 s on chapter 06).
 BEST_LOSS_DIRECT_MAX_ITER: int = 2000
 #: Constraint residual of the corrected dual point.
 BEST_LOSS_DUAL_FEAS_TOL: float = 1e-12

@@ -61,11 +61,11 @@ RANDOM_SIZES = (
     (30, 12, 10, 2, 2),
     (60, 20, 6, 1, 4),
 )
-#: Attention instances: (kind, seed); sizes as in chapter 6 (acyclic: K = d = 8, n = 4, T = 6;
+#: Attention instances: (kind, seed); sizes as in chapter 7 (acyclic: K = d = 8, n = 4, T = 6;
 #: general: K = 6, d = 8, n = 6, T = 4).
 ATTENTION = tuple(("acyclic", s) for s in range(3)) + tuple(("general", s) for s in range(5))
 
-#: Normalized-GD steps of the attention trainings (chapter 6's local runs take thousands; a
+#: Normalized-GD steps of the attention trainings (chapter 7's local runs take thousands; a
 #: difference in the last bit shows in the iterates within a few hundred).
 TRAINING_STEPS = 300
 
@@ -145,7 +145,7 @@ def linear_quantities(data: ntp.NTPData, radii: tuple[float, ...]) -> dict[str, 
 
 
 def attention_quantities(kind: str, seed: int) -> dict[str, Quantity]:
-    """Paper B's Graph-SVM (and ``W^cyc`` on general data) on a seeded instance of chapter 6's sizes."""
+    """Paper B's Graph-SVM (and ``W^cyc`` on general data) on a seeded instance of chapter 7's sizes."""
     rng = np.random.default_rng(2000 + seed)
     if kind == "acyclic":
         E = att.random_embeddings(8, 8, rng)

@@ -39,7 +39,7 @@ HALF = ntp.NTPData(H=[[1.0]], pi=[1.0], P=[[0.5, 0.5, 0.0]])
 
 
 def text_data(n_chars: int, d: int) -> ntp.NTPData:
-    """Chapter 5's joint problem on the first ``n_chars`` characters of the corpus."""
+    """Chapter 6's joint problem on the first ``n_chars`` characters of the corpus."""
     ids = ntp.encode_text(ntp.stdlib_corpus(n_chars))
     joint = ntp.prefix_contexts(ntp.sliding_windows(ids.tolist(), 7), 27)
     return ntp.joint_ntp_data(joint, d, 0)

@@ -364,10 +364,10 @@ def test_the_training_benchmark_times_both_papers_loops_at_tiny_sizes():
             assert f"| {name} |" in text and "n/a (fewer than 3 sizes)" in text
     # what is timed is the training: the GD row computes what the reference loop computes
     inst = training.decoder_instance(*training.decoder_size(7, 5))
-    gd = optim.gd(training.CHAPTER_3["gd_lr"])
+    gd = optim.gd(training.CHAPTER_4["gd_lr"])
     ref = optim.run(gradient_fn(inst.data), inst.W0, gd, 7, record_at=np.array([7])).W
     assert np.allclose(training.DECODER_METHODS["GD"](inst), ref, rtol=1e-12, atol=1e-14)
-    # and the attention rows run chapter 6's own trials at the size of Fig. 4
+    # and the attention rows run chapter 7's own trials at the size of Fig. 4
     att = training.attention_instance(
         *training.attention_iteration_size(12)[:1], 3, **attention.SIZES["general"]
     )

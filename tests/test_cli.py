@@ -97,10 +97,10 @@ def test_list_shows_the_named_notebooks_with_what_each_parameter_means(monkeypat
     from ntpnb.chapter.parameters import profile_parameters, read_parameters_cell
 
     monkeypatch.setenv("COLUMNS", "100")
-    assert cli.main(["list", "--root", str(ROOT), "03_gd", "01"]) == 0
+    assert cli.main(["list", "--root", str(ROOT), "04_gd", "01"]) == 0
     out = capsys.readouterr().out
     headers = [line for line in out.splitlines() if not line.startswith(" ")]
-    assert headers[:-1] == ["03_gd_implicit_bias", "01_entropy_separability"]
+    assert headers[:-1] == ["04_gd_synthetic_instance", "01_entropy_separability"]
     assert all(len(line) <= 100 for line in out.splitlines())
     flat = " ".join(out.split())  # the meanings, unwrapped
     for name in headers[:-1]:
@@ -110,7 +110,7 @@ def test_list_shows_the_named_notebooks_with_what_each_parameter_means(monkeypat
             domain = cell[parameter].domain.describe()
             assert f" {parameter} {meaning} ({domain}) paper " in flat
     assert " n synthetic instance (Figs. 3-5): samples (a whole number >= 1) paper 5000 | quick 5000 " in flat
-    assert " experiment settings: seed " in flat and " pass/fail thresholds: toy_max_gap_ratio " in flat
+    assert " experiment settings: seed " in flat and " pass/fail thresholds: growth_range " in flat
 
 
 @pytest.mark.parametrize(("name", "what"), [("99", "no notebook"), ("0", "several notebooks")])

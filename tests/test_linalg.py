@@ -41,7 +41,7 @@ def test_scale_free(factor):
 
 def test_full_rank_and_ill_conditioned_full_rank():
     assert numerical_rank(np.array([2.0, 1.0]), (2, 2), what="E") == 2
-    # condition 1.8e5 (chapter 6's ill-conditioned identity head) and 1e8 are full rank, decided
+    # condition 1.8e5 (chapter 7's ill-conditioned identity head) and 1e8 are full rank, decided
     assert numerical_rank(np.array([1.0, 1 / 1.8e5]), (2, 2), what="E") == 2
     assert numerical_rank(np.array([1.0, 1e-8]), (2, 2), what="E") == 2
     # a lowest gap of 1e7 below a value far above the floor: rank 2, not 1

@@ -57,7 +57,7 @@ def test_every_seed_of_the_sweep_makes_the_same_checks(quick_run, name):
 
 def test_a_failed_check_does_not_stop_its_chapter(tmp_path, quick_run):
     """A check made to fail: the chapter runs on, writes every figure, records every check, then fails."""
-    name = "04_overparameterization"
+    name = "05_overparameterization"
     out = tmp_path / "out"
     cmd = [sys.executable, "-m", "ntpnb.cli", "reproduce", name, "--profile", "quick", "--out", str(out)]
     cmd += ["-p", "gd_max_gap_ratio=1e-300"]  # the A2 sanity bound on GD's remaining gap, made impossible

@@ -36,7 +36,7 @@ def not_run_text(layout: OutputLayout, own: bool = True) -> str:
 No benchmark has been run into this output tree, so this page shows no solver timing: the
 tables of each solver's time and memory against problem size (the NTP-SVM by its five methods,
 the separability LP, the regularization path, the Graph-SVM and the cyclic correction, both
-papers' training loops, and chapter 5's joint problem on growing prefixes of its text), with
+papers' training loops, and chapter 6's joint problem on growing prefixes of its text), with
 the growth exponents fitted to them, drawn as plots. The book published online has them: the
 workflow that builds it runs the benchmarks first. To make them here, run from the repository
 root

@@ -57,7 +57,7 @@ def chapter_number(name: str) -> str:
 
 
 def chapter_label(name: str) -> str:
-    """The chapter's number as the book shows it: ``4`` for ``04_overparameterization``.
+    """The chapter's number as the book shows it: ``5`` for ``05_overparameterization``.
 
     The book's table of contents numbers the chapters 1, 2, ... in the order of their files, so
     the pages that name a chapter (the report, the claims page) say ``4`` as its sidebar and title

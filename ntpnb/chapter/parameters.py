@@ -62,22 +62,26 @@ CHANGES: dict[str, dict[str, dict[str, Any]]] = {
             "toy_iters": 20_000,
             "n_frames": 10,
             "n_geometry_draws": 40,
-            "n_iter": 5_000,
-            "long_iter": 50_000,
-            "sgd_iter": 20_000,
-            "spread_iter": 20_000,
             "toy_max_gap_ratio": 0.05,
             "toy_min_corr": 0.9,
             "toy_max_dist_ratio": 0.5,
             "toy_max_w15_gap": 0.2,
             "toy_max_row_dist": 5.0,
+        },
+    },
+    "04_gd_synthetic_instance": {
+        "quick": {
+            "n_iter": 5_000,
+            "long_iter": 50_000,
+            "sgd_iter": 20_000,
+            "spread_iter": 20_000,
             "growth_range": [0.5, 1.5],
             "check_long_rate": False,
         },
     },
     # n_jobs as at paper, one process: the sweep takes about what starting joblib's workers
     # costs, and chapters run side by side under ntpnb reproduce --jobs
-    "04_overparameterization": {
+    "05_overparameterization": {
         "quick": {
             "m": 16,
             "configs": [[2, 1], [10, 1], [5, 2], [10, 6]],
@@ -94,7 +98,7 @@ CHANGES: dict[str, dict[str, dict[str, Any]]] = {
             "gd_max_gap_ratio": 0.3,
         },
     },
-    "05_autoregressive_text": {
+    "06_autoregressive_text": {
         "quick": {
             "n_chars_stats": 20000,
             "n_chars_joint": 20,
@@ -103,7 +107,7 @@ CHANGES: dict[str, dict[str, dict[str, Any]]] = {
             "min_corr_joint": 0.8,
         },
     },
-    "06_attention": {
+    "07_attention": {
         "quick": {
             "n_trials": 6,
             "n_iter": 800,
@@ -127,26 +131,29 @@ RUN_PARAMETERS: tuple[str, ...] = ("profile", "output_dir")
 PROJECT_VAR = "NTPNB_PROJECT"
 
 #: What each chapter took at each profile, in seconds at the book's seed (one ``ntpnb reproduce``
-#: on a two-core machine, two chapters side by side, 2026-11-26): until a tree has timings of its
-#: own (``timings.json``), the estimate of the time a run has left, scaled as chapters finish by how
-#: this machine compares (:mod:`ntpnb.runner.estimate`), and what ``ntpnb list`` expects.
+#: on an otherwise idle two-core machine, two chapters side by side, 2026-11-26): until a tree
+#: has timings of its own (``timings.json``), the estimate of the time a run has left, scaled as
+#: chapters finish by how this machine compares (:mod:`ntpnb.runner.estimate`), and what
+#: ``ntpnb list`` expects.
 REFERENCE_SECONDS: dict[str, dict[str, float]] = {
-    "01_entropy_separability": {"paper": 6.8, "quick": 9.8},
-    "02_regularization_path": {"paper": 15.0, "quick": 14.4},
-    "03_gd_implicit_bias": {"paper": 40.2, "quick": 22.5},
-    "04_overparameterization": {"paper": 20.1, "quick": 14.4},
-    "05_autoregressive_text": {"paper": 14.6, "quick": 13.5},
-    "06_attention": {"paper": 10.6, "quick": 16.5},
+    "01_entropy_separability": {"paper": 6.3, "quick": 4.2},
+    "02_regularization_path": {"paper": 6.3, "quick": 5.4},
+    "03_gd_implicit_bias": {"paper": 8.5, "quick": 5.8},
+    "04_gd_synthetic_instance": {"paper": 18.2, "quick": 7.0},
+    "05_overparameterization": {"paper": 9.9, "quick": 5.6},
+    "06_autoregressive_text": {"paper": 19.1, "quick": 7.8},
+    "07_attention": {"paper": 10.2, "quick": 6.9},
 }
 
 #: The start order of notebooks with no recorded time in the output tree: slowest first, as
-#: ``python -m benchmarks --notebooks`` measures them (starting chapter 3 last leaves a core idle).
+#: REFERENCE_SECONDS measured them (starting a slow chapter last leaves a core idle).
 #: Recorded times decide once there are any (:func:`ntpnb.runner.choice.longest_first`).
 SLOWEST_FIRST: tuple[str, ...] = (
+    "06_autoregressive_text",
+    "04_gd_synthetic_instance",
+    "07_attention",
+    "05_overparameterization",
     "03_gd_implicit_bias",
-    "05_autoregressive_text",
-    "06_attention",
-    "04_overparameterization",
     "01_entropy_separability",
     "02_regularization_path",
 )
@@ -205,7 +212,10 @@ def apply_overrides(source: Path, profile: str, overrides: Mapping[str, str]) ->
     cell = read_parameters_cell(source)
     for key, text in overrides.items():
         if key not in parameters:
-            near, known = closest(key, list(parameters)), ", ".join(parameters)
+            elsewhere = [other.stem for other in sorted(source.parent.glob("[0-9]*.md"))
+                         if other != source and key in read_parameters_cell(other)]
+            near = f" (it is a parameter of {', '.join(elsewhere)})" if elsewhere else closest(key, list(parameters))
+            known = ", ".join(parameters)
             raise NTPError(f"{notebook} has no parameter {key!r}{near}; its parameters: {known}")
         try:
             parameters[key] = cell[key].domain.read(text)

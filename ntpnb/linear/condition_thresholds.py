@@ -1,6 +1,6 @@
 r"""Random instances and the thresholds of Paper A's conditions on them; the best loss below.
 
-When the conditions hold over random instances (chapter 4): one trial of a sweep
+When the conditions hold over random instances (chapter 5): one trial of a sweep
 (:func:`condition_trial`), draws nested in ``d`` searched by bisection (:func:`nested_trial`),
 Cover's probability and the counts of unknowns against equations; and the best loss when they
 do not (:func:`best_achievable_loss`).

@@ -112,7 +112,7 @@ def test_regularization_path_bad_inputs():
 
 
 def _chapter6_acyclic():
-    """Chapter 06's acyclic instance (the notebook's first draws from seed 0)."""
+    """Chapter 07's acyclic instance (the notebook's first draws from seed 0)."""
     rng = np.random.default_rng(0)
     E = random_embeddings(8, 8, rng)
     X, y, _ = acyclic_dataset(8, 4, 6, rng)

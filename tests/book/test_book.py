@@ -193,10 +193,10 @@ def test_tables_render_as_tables_and_parameters_show_their_values(built_book):
     for page in sorted(html.glob("*.html")):
         text = page.read_text()
         assert not re.search(r"\|\s*-{3,}\s*\|", text), f"{page.name} shows a Markdown table as text"
-    chapter = (html / "06_attention.html").read_text()
+    chapter = (html / "07_attention.html").read_text()
     table = chapter[chapter.index('id="the-setting-side-by-side"') :]
     assert "<th" in table[: table.index("</table>")] and "official code" in table
-    trials = json.loads((built_book / "outputs" / "claims" / "06_attention.json").read_text())
+    trials = json.loads((built_book / "outputs" / "claims" / "07_attention.json").read_text())
     shown = trials["parameters"]["n_trials"]
     named = rf'pasted-text">{shown}</span>[^<]{{0,40}}<code[^>]*><span class="pre">n_trials<'
     assert re.search(named, chapter), "the run's n_trials, beside its name"

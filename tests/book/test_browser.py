@@ -51,10 +51,6 @@ FITTING_WIDTHS = (1366, 1920)
 #: block closed, and no stray output (a cell whose last expression left a bare True or False).
 MAX_CHAPTER_HEIGHT = 15_000
 MAX_STRAY_OUTPUTS = 0
-#: Chapters allowed a taller page, and why. Chapter 3 draws Paper A's Figs. 1, 2, 4 and 5, the
-#: bars of Fig. 3, the long runs and SGD (about 800 px each) beside the statements of Lemma 2
-#: and Theorem 2: 18,800 px at the paper profile, with every aside behind a click.
-TALLER_CHAPTERS = {"03_gd_implicit_bias": 20_000}
 # what a {prf:ref} to a directive with `:nonumber:` shows when it is given no explicit text
 EMPTY_REFERENCES = {"", "Assumption", "Definition", "Lemma", "Theorem", "Proposition", "Corollary"}
 RAW_MARKUP = re.compile(r"\{(cite|prf:\w+|doc|ref|numref|eq|glue:?\w*)\}`|^```|^:::|^\{[a-z-]+\}", re.M)
@@ -312,8 +308,7 @@ def test_the_introduction_links_the_book_as_one_pdf_the_pdf_buttons_download_it_
 def test_chapter_pages_read_as_lectures_short_and_without_stray_outputs(visited, record_property):
     """Measures every chapter page's height at 1366 px (blocks closed) and its visible stray outputs.
 
-    Printed and recorded on every run, and asserted against MAX_CHAPTER_HEIGHT (or a chapter's
-    TALLER_CHAPTERS allowance) and MAX_STRAY_OUTPUTS.
+    Printed and recorded on every run, and asserted against MAX_CHAPTER_HEIGHT and MAX_STRAY_OUTPUTS.
     """
     chapters = {name: found for name, found in visited.items() if name.startswith("outputs/notebooks/")}
     assert chapters
@@ -325,8 +320,7 @@ def test_chapter_pages_read_as_lectures_short_and_without_stray_outputs(visited,
     print(f"\nchapter pages at {WIDTH} px (height, visible stray outputs): {summary}")
     missed = [
         line
-        for line, (name, found) in zip(lines, chapters.items(), strict=True)
-        if found["height"] > TALLER_CHAPTERS.get(Path(name).stem, MAX_CHAPTER_HEIGHT)
-        or found["stray"] > MAX_STRAY_OUTPUTS
+        for line, found in zip(lines, chapters.values(), strict=True)
+        if found["height"] > MAX_CHAPTER_HEIGHT or found["stray"] > MAX_STRAY_OUTPUTS
     ]
-    assert not missed, f"over {MAX_CHAPTER_HEIGHT} px (or its allowance) or with stray outputs: {missed}"
+    assert not missed, f"over {MAX_CHAPTER_HEIGHT} px or with stray outputs: {missed}"

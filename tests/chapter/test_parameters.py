@@ -178,7 +178,7 @@ def test_a_parameter_the_prose_names_is_shown_with_the_value_of_the_run(path):
 #: The ``paper`` values of ``parameters`` cells that are a paper's numbers: ``(claim, name)`` in
 #: the registry.
 PAPER_NUMBERS: dict[str, dict[str, tuple[str, str]]] = {
-    "06_attention": {
+    "07_attention": {
         "n_trials": ("B11", "trials"),  # App. D: the trials of each mean
         "min_corr_acyclic": ("B8", "corr"),
         "max_cyc_dist": ("B9", "distance"),

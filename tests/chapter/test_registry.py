@@ -100,7 +100,7 @@ def _quoted_paper_values(cell: str) -> list[str]:
 #: thresholds from the paper: they are not read from the registry.
 _SETTINGS_LIKE_A_PAPER_VALUE = {
     # Fig. 3's step size; the authors' C_thres; the error rate of B11's comparisons
-    "06_attention": {"lr_global", "pseudo_threshold", "consistency_level"},
+    "07_attention": {"lr_global", "pseudo_threshold", "consistency_level"},
 }
 
 

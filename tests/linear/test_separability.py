@@ -207,7 +207,7 @@ def test_small_lps_try_the_small_method_first_and_each_method_once(monkeypatch):
 
 
 def test_both_lp_orders_give_the_same_certified_answers_and_direction(monkeypatch):
-    """Sweep-sized instances (chapter 04): dual simplex first or IPM first, the same decisions,
+    """Sweep-sized instances (chapter 05): dual simplex first or IPM first, the same decisions,
     and ``separating_direction`` the interior-point method's point either way."""
     answers, directions, methods = {}, {}, {}
     for small_max in (0, 10_000):
@@ -320,7 +320,7 @@ def test_property_separability_is_scale_invariant_and_agrees_with_an_independent
 
 
 # ---------------------------------------------------------------------------------------------
-# The decision by least-distance programming (one NNLS), for the random instances of chapter 4
+# The decision by least-distance programming (one NNLS), for the random instances of chapter 5
 
 
 def _certified_least_distance(data: ntp.NTPData):

@@ -257,6 +257,12 @@ def test_bad_override_values_say_what_fits_and_name_the_parameters(
         profiles.apply_overrides(source, "paper", {"x": text})
 
 
+def test_a_parameter_of_another_chapter_is_named_as_such():
+    source = next(path for path in SOURCES if path.stem.startswith("03_"))
+    with pytest.raises(NTPError, match=r"has no parameter 'n_iter' \(it is a parameter of 04_gd_synthetic_instance"):
+        profiles.apply_overrides(source, "paper", {"n_iter": "10"})
+
+
 def test_unknown_or_malformed_overrides_are_errors():
     name = SOURCES[0].stem
     with pytest.raises(NTPError, match=rf"{name} has no parameter 'nope'; its parameters: seed, "):

@@ -1,4 +1,4 @@
-"""Lemma 1 and the thresholds below it (chapter 4).
+"""Lemma 1 and the thresholds below it (chapter 5).
 
 Above ``d = m`` a decoder reaches any logits (:func:`decoder_with_logits`); below it sweeps of
 random draws nested in ``d`` measure how often each condition holds (:func:`nested_sweep`,

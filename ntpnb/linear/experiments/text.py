@@ -1,4 +1,4 @@
-"""Prefix contexts of real text and the joint problem of Appendix C (chapter 5).
+"""Prefix contexts of real text and the joint problem of Appendix C (chapter 6).
 
 The joint problem's separability thresholds against each context length's alone
 (:func:`joint_thresholds`), each decision certified and timed (:class:`TimedSeparability`).
