@@ -120,6 +120,21 @@ def test_the_sweeps_seeds_are_ordered_by_their_notebooks_time_at_the_books_seed(
     assert ordered == ["slow", "slow seed 1", "slow seed 2", "fast", "fast seed 1", "fast seed 2"]
 
 
+def test_untimed_sweeps_start_after_every_notebooks_run_at_the_books_seed(tmp_path, monkeypatch):
+    from ntpnb.chapter.layout import output_layout
+
+    monkeypatch.setattr(choice, "SLOWEST_FIRST", ("slow", "fast"))
+    layout = output_layout(tmp_path / "outputs")
+    runs = []
+    for name in ("fast", "slow"):
+        runs.append(choice.NotebookRun(tmp_path / f"{name}.md", {"seed": 0}, layout, "k"))
+        for seed in (1, 2):
+            tree = output_layout(layout.seed_root(seed))
+            runs.append(choice.NotebookRun(tmp_path / f"{name}.md", {"seed": seed}, tree, "k", sweep=True))
+    ordered = [run.label for run in choice.longest_first(runs, "quick")]
+    assert ordered == ["slow", "fast", "slow seed 1", "slow seed 2", "fast seed 1", "fast seed 2"]
+
+
 def test_a_sweep_runs_every_notebook_at_the_next_seeds_into_trees_of_their_own(tmp_path, monkeypatch):
     from ntpnb.chapter.layout import output_layout
     from ntpnb.runner.choice import seed_runs
