@@ -212,9 +212,12 @@ def apply_overrides(source: Path, profile: str, overrides: Mapping[str, str]) ->
     cell = read_parameters_cell(source)
     for key, text in overrides.items():
         if key not in parameters:
-            elsewhere = [other.stem for other in sorted(source.parent.glob("[0-9]*.md"))
-                         if other != source and key in read_parameters_cell(other)]
-            near = f" (it is a parameter of {', '.join(elsewhere)})" if elsewhere else closest(key, list(parameters))
+            elsewhere = ", ".join(
+                other.stem
+                for other in sorted(source.parent.glob("[0-9]*.md"))
+                if other != source and key in read_parameters_cell(other)
+            )
+            near = f" (it is a parameter of {elsewhere})" if elsewhere else closest(key, list(parameters))
             known = ", ".join(parameters)
             raise NTPError(f"{notebook} has no parameter {key!r}{near}; its parameters: {known}")
         try:

@@ -274,7 +274,8 @@ def test_bad_override_values_say_what_fits_and_name_the_parameters(
 
 def test_a_parameter_of_another_chapter_is_named_as_such():
     source = next(path for path in SOURCES if path.stem.startswith("03_"))
-    with pytest.raises(NTPError, match=r"has no parameter 'n_iter' \(it is a parameter of 04_gd_synthetic_instance"):
+    says = r"has no parameter 'n_iter' \(it is a parameter of 04_gd_synthetic_instance"
+    with pytest.raises(NTPError, match=says):
         profiles.apply_overrides(source, "paper", {"n_iter": "10"})
 
 
