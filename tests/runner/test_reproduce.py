@@ -104,35 +104,32 @@ def test_untimed_notebooks_start_in_the_slowest_first_order(tmp_path, monkeypatc
     assert ordered == ["c_third", "a_first", "d_other", "b_second"]  # untimed first, by rank
 
 
-def test_the_sweeps_seeds_are_ordered_by_their_notebooks_time_at_the_books_seed(tmp_path):
-    from ntpnb.chapter.layout import output_layout
-
-    layout = output_layout(tmp_path / "outputs")
-    timed = {"quick": {"fast": {"seconds": 2.0}, "slow": {"seconds": 30.0}}}
-    (tmp_path / "outputs" / "timings.json").write_text(json.dumps(timed))
-    runs = []
-    for name in ("fast", "slow"):
-        runs.append(choice.NotebookRun(tmp_path / f"{name}.md", {"seed": 0}, layout, "k"))
-        for seed in (1, 2):
-            tree = output_layout(layout.seed_root(seed))
-            runs.append(choice.NotebookRun(tmp_path / f"{name}.md", {"seed": seed}, tree, "k", sweep=True))
-    ordered = [run.label for run in choice.longest_first(runs, "quick")]
-    assert ordered == ["slow", "slow seed 1", "slow seed 2", "fast", "fast seed 1", "fast seed 2"]
-
-
-def test_untimed_sweeps_start_after_every_notebooks_run_at_the_books_seed(tmp_path, monkeypatch):
+@pytest.mark.parametrize(
+    "timed, expected",
+    [
+        # recorded: by the notebook's time at the book's seed, its further seeds with it
+        (True, ["slow", "slow seed 1", "slow seed 2", "fast", "fast seed 1", "fast seed 2"]),
+        # a first run: every book's-seed run (each chapter's kernels compile once), then the sweeps
+        (False, ["slow", "fast", "slow seed 1", "slow seed 2", "fast seed 1", "fast seed 2"]),
+    ],
+)
+def test_the_sweeps_seeds_are_ordered_by_their_notebooks_time_at_the_books_seed(
+    tmp_path, monkeypatch, timed, expected
+):
     from ntpnb.chapter.layout import output_layout
 
     monkeypatch.setattr(choice, "SLOWEST_FIRST", ("slow", "fast"))
     layout = output_layout(tmp_path / "outputs")
+    if timed:
+        seconds = {"quick": {"fast": {"seconds": 2.0}, "slow": {"seconds": 30.0}}}
+        (tmp_path / "outputs" / "timings.json").write_text(json.dumps(seconds))
     runs = []
     for name in ("fast", "slow"):
         runs.append(choice.NotebookRun(tmp_path / f"{name}.md", {"seed": 0}, layout, "k"))
         for seed in (1, 2):
             tree = output_layout(layout.seed_root(seed))
             runs.append(choice.NotebookRun(tmp_path / f"{name}.md", {"seed": seed}, tree, "k", sweep=True))
-    ordered = [run.label for run in choice.longest_first(runs, "quick")]
-    assert ordered == ["slow", "fast", "slow seed 1", "slow seed 2", "fast seed 1", "fast seed 2"]
+    assert [run.label for run in choice.longest_first(runs, "quick")] == expected
 
 
 def test_a_sweep_runs_every_notebook_at_the_next_seeds_into_trees_of_their_own(tmp_path, monkeypatch):
