@@ -44,13 +44,13 @@ create_venv() {
     "$PYTHON" -m venv "$VENV"
 }
 
-# The extras of each level of install: a reader's (run the chapters, build the book), with
-# JupyterLab, with the test stack; each level holds the ones before it.
+# The extras of each level of install: a reader's (run the chapters, build the book and print
+# its PDF), with JupyterLab, with the test stack; each level holds the ones before it.
 extras_of() {
     case "$1" in
-        reader) echo "book" ;;
-        lab) echo "book,lab" ;;
-        test) echo "book,lab,test" ;;
+        reader) echo "book,pdf" ;;
+        lab) echo "book,lab,pdf" ;;
+        test) echo "book,lab,pdf,test" ;;
         *) echo "run.sh: no set-up level '$1' (reader, lab or test)" >&2; exit 2 ;;
     esac
 }

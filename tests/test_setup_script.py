@@ -89,11 +89,11 @@ def test_a_venv_an_interrupted_set_up_left_is_rebuilt_and_a_good_one_is_kept(pro
 def test_a_readers_set_up_installs_the_book_and_the_tests_add_theirs(project):
     proc = _setup(project)  # ./run.sh reproduce's
     assert proc.returncode == 0, proc.stderr
-    assert "installing ntpnb[book] and" in proc.stdout
-    assert _stamp(project)[1] == "book"
+    assert "installing ntpnb[book,pdf] and" in proc.stdout
+    assert _stamp(project)[1] == "book,pdf"
     proc = _setup(project, "test")  # ./run.sh test's: the same venv, its extras added
-    assert "installing ntpnb[book,lab,test] and" in proc.stdout and "creating" not in proc.stdout
-    assert _stamp(project)[1] == "book,lab,test"
+    assert "installing ntpnb[book,lab,pdf,test] and" in proc.stdout and "creating" not in proc.stdout
+    assert _stamp(project)[1] == "book,lab,pdf,test"
     assert _setup(project).stdout == ""  # a reader's set-up holds in it
     assert _setup(project, "nope").returncode == 2
 

@@ -65,7 +65,7 @@ def missing_printer() -> str | None:
     try:
         import playwright.sync_api  # noqa: F401
     except ImportError:
-        return "the playwright package is not installed (pip install -e '.[book]')"
+        return "the playwright package is not installed (pip install -e '.[pdf]')"
     return None
 
 
