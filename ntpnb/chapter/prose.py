@@ -1,8 +1,11 @@
 """Numbers in a chapter's prose come from its run: glue them, never type them.
 
-A notebook rounds a number to its stable digits and *glues* it under a name; the markdown shows
-it with ``{glue:text}`name```, taken by myst-nb from the executed notebook. The glue record is
-``myst_nb.glue``'s, written with IPython alone, so a chapter runs without the book's dependencies.
+A notebook rounds a number to its stable digits and *glues* the text under a name with
+``myst_nb.glue``; the markdown shows it with ``{glue:text}`name```, taken by myst-nb from the executed
+notebook. The rounding is done here, before gluing, not by a format in the markdown
+(``{glue:text}`name:.3g```): the executed notebook then stores only the stable digits, which the
+before/after and cross-CPU comparisons of its outputs read, and a number below a floor shows as
+``"< floor"``, as the claim checks print it (myst-nb's formats have no such form).
 Also the phrases and tables a chapter writes from its numbers.
 """
 
@@ -12,14 +15,12 @@ import math
 import numbers
 
 from ..errors import InvalidDataError
+from ..jupyter_imports import import_jsonschema_without_iri_grammar
 from .claims import format_number
-
-#: The MIME prefix of a hidden glue output (myst-nb's ``GLUE_PREFIX``).
-GLUE_PREFIX = "application/papermill.record/"
 
 
 def glue_text(name: str, text: str) -> None:
-    """Glue ``text`` under ``name`` (a hidden output; returns nothing, so the cell shows no stray value).
+    """Glue ``text`` under ``name`` with ``myst_nb.glue`` (a hidden output: the cell shows no stray value).
 
     Raises
     ------
@@ -30,13 +31,10 @@ def glue_text(name: str, text: str) -> None:
         raise InvalidDataError(f"glue: the name must be a non-empty string, got {name!r}")
     if not (isinstance(text, str) and text.strip()):
         raise InvalidDataError(f"glue {name!r}: the text must be a non-empty string, got {text!r}")
-    from IPython.display import display  # only inside a kernel
+    import_jsonschema_without_iri_grammar()  # myst_nb.glue loads nbformat, hence jsonschema
+    from myst_nb import glue  # only inside a kernel
 
-    display(
-        {GLUE_PREFIX + "text/plain": repr(text)},
-        raw=True,
-        metadata={"scrapbook": {"name": name, "mime_prefix": GLUE_PREFIX}},
-    )
+    glue(name, text, display=False)
 
 
 def glue_number(name: str, value: float, digits: int = 3, floor: float | None = None) -> None:

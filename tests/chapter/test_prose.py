@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from myst_nb.core.variables import format_plain_text
+from myst_nb.ext.glue import GLUE_PREFIX, extract_glue_data_cell
+from nbformat.v4 import new_code_cell, new_output
 
 from ntpnb.chapter import describe_change, markdown_table, prose, sentences
 from ntpnb.errors import InvalidDataError
@@ -10,13 +13,13 @@ from ntpnb.errors import InvalidDataError
 
 def test_a_number_is_glued_rounded_under_its_name(monkeypatch):
     shown = []
-    monkeypatch.setattr("IPython.display.display", lambda *a, **k: shown.append((a, k)))
+    monkeypatch.setattr("myst_nb.ext.glue.ipy_display", lambda *a, **k: shown.append((a, k)))
 
     def glued(*args, **kwargs):
         """The text glue_number glued; it returns nothing (no stray cell output)."""
         assert prose.glue_number(*args, **kwargs) is None
         (bundle,), _ = shown[-1]
-        return eval(bundle[prose.GLUE_PREFIX + "text/plain"])
+        return eval(bundle[GLUE_PREFIX + "text/plain"])
 
     assert glued("gap", 1.7234e-13, digits=2) == "1.7e-13"
     assert glued("beta", 0.33012) == "0.33"
@@ -25,13 +28,21 @@ def test_a_number_is_glued_rounded_under_its_name(monkeypatch):
     assert glued("noise", 3e-17, floor=1e-12) == "< 1e-12"
     assert glued("count", 5) == "5"
     (bundle,), kwargs = shown[0]
-    assert bundle == {prose.GLUE_PREFIX + "text/plain": "'1.7e-13'"}
-    assert kwargs["metadata"]["scrapbook"] == {"name": "gap", "mime_prefix": prose.GLUE_PREFIX}
+    assert bundle == {GLUE_PREFIX + "text/plain": "'1.7e-13'"}  # hidden: only under myst-nb's prefix
+    assert kwargs == {"raw": True, "metadata": {"scrapbook": {"name": "gap", "mime_prefix": GLUE_PREFIX}}}
 
 
-def test_myst_nb_reads_the_glued_record_back():
-    variables = pytest.importorskip("myst_nb.core.variables")
-    assert variables.format_plain_text("'1.7e-13'", "") == "1.7e-13"
+def test_myst_nb_reads_the_glued_record_back(monkeypatch):
+    outputs = []
+    monkeypatch.setattr(
+        "myst_nb.ext.glue.ipy_display",
+        lambda data, raw, metadata: outputs.append(new_output("display_data", data=data, metadata=metadata)),
+    )
+    prose.glue_number("gap", 1.7234e-13, digits=2)
+    cell = new_code_cell(outputs=outputs)
+    ((name, output),) = extract_glue_data_cell(cell)
+    assert name == "gap" and cell.outputs == []  # shown only where the prose pastes it
+    assert format_plain_text(output["data"]["text/plain"], "") == "1.7e-13"
 
 
 @pytest.mark.parametrize("value", [float("nan"), float("inf"), "1.0", True, None])
