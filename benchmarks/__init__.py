@@ -40,5 +40,6 @@ It writes them, with the machine and the command, to the git-ignored output tree
 page, which ``ntpnb book`` picks up
 and to which it adds the notebook times that ``ntpnb reproduce`` recorded in
 ``outputs/timings.json``) and ``outputs/benchmarks/benchmarks.json`` (the measurements).
+``python -m benchmarks.page`` (:mod:`benchmarks.page`, which ``ntpnb book`` runs) makes that page.
 Benchmarks are not tests: nothing here asserts a time.
 """

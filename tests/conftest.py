@@ -128,6 +128,7 @@ def copy_book_sources(root: Path, outputs: Path) -> Path:
         shutil.copy(ROOT / name, root / name)
     shutil.copytree(ROOT / "book", root / "book")
     shutil.copytree(ROOT / "notebooks", root / "notebooks")  # excluded from the build; downloads
+    shutil.copytree(ROOT / "benchmarks", root / "benchmarks")  # benchmarks.page writes a page
     shutil.copytree(outputs, root / "outputs")
     return root
 

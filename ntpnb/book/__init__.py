@@ -1,7 +1,7 @@
 """The book build: the pages generated from the runs' records, and the HTML book around them.
 
 The entry is :func:`build_book` (``ntpnb book``): the tree is checked (:mod:`.trees`), the pages
-are generated (:mod:`.verdicts`, :mod:`.report`, :mod:`.benchmarks_page`), then the HTML book is
+are generated (:mod:`.verdicts`, :mod:`.report`, the project's ``benchmarks.page``), then the HTML book is
 built atomically (:mod:`.build`) with the Sphinx extension :mod:`.sphinx_ext`. :mod:`.compare`
 compares the printed outputs of two runs (``ntpnb compare``).
 

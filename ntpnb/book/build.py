@@ -3,7 +3,7 @@
 A book is built from one output tree (:mod:`.trees`; an unrun chapter gets a page saying so).
 First every record the book reads is checked (:func:`.trees.verify_tree`: a damaged one is
 refused in one line naming it and the command that remakes it); then the generated pages are
-written into the tree (:mod:`.report`, :mod:`.benchmarks_page`); then jupyter-book builds the book
+written into the tree (:mod:`.report`, the project's ``benchmarks.page``); then jupyter-book builds the book
 with ``-W -n --keep-going``, so any warning fails the build (:mod:`.sphinx_ext` warns about every
 broken notebook). Where Chromium is installed, the whole book is then printed to one PDF inside
 the HTML book (:func:`make_pdf`, :mod:`.pdf`).
@@ -39,7 +39,6 @@ from ..chapter.layout import notebook_sources, subfolder
 from ..chapter.provenance import RUN_RECORD_NAME, manifest_path
 from ..errors import NTPError
 from ..settings import STOP_CHECK_SECONDS
-from .benchmarks_page import write_benchmarks_page
 from .pdf import PDF_ENV, PDF_NAME, SCREENSHOT_CHAPTER, SCREENSHOT_NAME, missing_printer, single_page
 from .report import verdict_summary, write_report
 from .trees import BookTree, shown, verify_tree
@@ -328,6 +327,26 @@ def make_pdf(jb: Path, stage: Staging, env: Mapping[str, str]) -> tuple[int, str
     return run_owned(printer, stage.path)
 
 
+#: What writes the benchmarks page: run in the project, where the benchmarks live (not installed).
+BENCHMARKS_PAGE = ("-m", "benchmarks.page")
+
+
+def write_benchmarks_page(tree: BookTree) -> Path:
+    """Write ``tree``'s benchmarks page with the project's ``python -m benchmarks.page``; the page's path.
+
+    Raises
+    ------
+    NTPError
+        If it fails (naming its last line of output).
+    """
+    command = [sys.executable, *BENCHMARKS_PAGE, str(tree.layout.root), *(["--own"] if tree.own else [])]
+    code, output = run_owned(command, tree.root)
+    last = (output.strip().splitlines() or [f"exit status {code}"])[-1]
+    if code != 0:
+        raise NTPError(f"python {' '.join(command[1:])} failed in {tree.root}: {last}")
+    return Path(last)
+
+
 def build_book(tree: BookTree, pdf: bool = True) -> int:
     """Check ``tree``, write its generated pages, build its book and, if ``pdf``, its PDF; the exit code.
 
@@ -357,7 +376,7 @@ def build_book(tree: BookTree, pdf: bool = True) -> int:
         )
     print(f"ntpnb: wrote the reproducibility report {shown(write_report(layout, missing))}")
     print(f"ntpnb: verdicts of the last runs: {verdict_summary(layout)}")
-    print(f"ntpnb: wrote the benchmarks page {shown(write_benchmarks_page(layout, own=tree.own))}")
+    print(f"ntpnb: wrote the benchmarks page {shown(write_benchmarks_page(tree))}")
     no_pdf = missing_printer() if pdf else "not asked for (--no-pdf)"
     if no_pdf:
         print(f"ntpnb: the book will have no PDF: {no_pdf}")

@@ -12,9 +12,12 @@ import sys
 import pytest
 import yaml
 
-from ntpnb.book.benchmarks_page import BENCHMARKS_COMMAND, render_benchmarks_page, write_benchmarks_page
+from benchmarks.page import BENCHMARKS_COMMAND, render_benchmarks_page, write_benchmarks_page
+from ntpnb.book import build
+from ntpnb.book.trees import BookTree
 from ntpnb.chapter.layout import output_layout
 from ntpnb.chapter.platform import format_platform
+from ntpnb.errors import NTPError
 
 from conftest import ROOT, build_book
 
@@ -37,6 +40,28 @@ def test_with_results_the_page_is_the_last_run(tmp_path):
     assert page == layout.root / "benchmarks.md"
     assert page.read_text().startswith((layout.benchmarks / "benchmarks.md").read_text())
     assert "Notebook reproduction times" in page.read_text()  # then the times (test_timings.py)
+
+
+def test_the_book_build_writes_the_page_with_the_projects_benchmarks(tmp_path):
+    layout = output_layout(tmp_path / "run")
+    page = build.write_benchmarks_page(BookTree(ROOT, layout, None))  # another tree than the book's
+    assert page == layout.root / "benchmarks.md"
+    assert page.read_text() == render_benchmarks_page(layout, own=False)
+    assert f"{BENCHMARKS_COMMAND} --out {layout.benchmarks}" in page.read_text()
+    elsewhere = tmp_path / "project"  # a project without benchmarks/: refused, naming the command
+    elsewhere.mkdir()
+    with pytest.raises(NTPError, match=r"-m benchmarks.page .* failed in .*project: .*No module named"):
+        build.write_benchmarks_page(BookTree(elsewhere, layout, None))
+
+
+def test_the_page_command_refuses_a_tree_that_does_not_exist(tmp_path):
+    run = subprocess.run(
+        [sys.executable, "-m", "benchmarks.page", str(tmp_path / "none")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 2 and "no output tree" in run.stderr and not (tmp_path / "none").exists()
 
 
 def test_the_toc_points_at_the_generated_page_and_none_is_committed():

@@ -111,6 +111,7 @@ def test_a_p_run_of_one_chapter_renders_as_a_book_of_its_own_labelled_by_its_run
         shutil.copy(ROOT / name, root / name)
     shutil.copytree(ROOT / "book", root / "book")
     shutil.copytree(ROOT / "notebooks", root / "notebooks")
+    shutil.copytree(ROOT / "benchmarks", root / "benchmarks")  # benchmarks.page writes a page
     run = root / "outputs" / "runs" / "n_g=31"
     shutil.copytree(quick_run, run)
     others = [p.stem for p in (root / "notebooks").glob("*.md") if p.stem != CHAPTER]

@@ -63,6 +63,7 @@ def project(tmp_path):
     for name in ("references.bib", "logo.svg"):  # the files _config.yml names
         shutil.copy(ROOT / "book" / name, root / "book" / name)
     (root / "book" / "intro.md").write_text("# A tiny book\n\nTwo chapters.\n")
+    shutil.copytree(ROOT / "benchmarks", root / "benchmarks")  # benchmarks.page writes a page
     chapters = "".join(f"  - file: outputs/notebooks/{name}\n" for name in NAMES)
     generated = ("outputs/report", "outputs/claim_list", "outputs/benchmarks")
     pages = "".join(f"  - file: {page}\n" for page in generated)

@@ -6,7 +6,7 @@ import json
 from datetime import datetime, timezone
 from pathlib import Path
 
-from ntpnb.book.benchmarks_page import (
+from benchmarks.page import (
     REPRODUCE_COMMAND,
     TIMINGS_TITLE,
     format_sweep_timings,

@@ -1,23 +1,24 @@
 """The book's benchmarks page: made at build time from the last ``python -m benchmarks`` run.
 
 ``python -m benchmarks`` writes ``outputs/benchmarks/benchmarks.md`` (every table) and
-``benchmarks.json`` (the measurements). ``ntpnb book`` calls :func:`write_benchmarks_page` before
-building, which copies that page to ``outputs/benchmarks.md`` (listed in ``_toc.yml``), or, when
-none was run into this tree, writes :func:`not_run_text`: the book never shows a number no run
-produced, and nothing generated is committed. The notebooks' reproduction times follow
-(:func:`render_timings_section`).
+``benchmarks.json`` (the measurements). ``ntpnb book`` runs ``python -m benchmarks.page TREE``
+(:func:`main`) in the project before building, which copies that page to ``outputs/benchmarks.md``
+(listed in ``_toc.yml``), or, when none was run into this tree, writes :func:`not_run_text`: the
+book never shows a number no run produced, and nothing generated is committed. The notebooks'
+reproduction times follow (:func:`render_timings_section`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import argparse
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from ..chapter.atomic import atomic_write_text
-from ..chapter.claims import PROFILE_NAMES
-from ..chapter.layout import OutputLayout, Timings, load_timings
-from ..chapter.prose import markdown_table
-from ..chapter.provenance import load_run_record
+from ntpnb.chapter.atomic import atomic_write_text
+from ntpnb.chapter.claims import PROFILE_NAMES
+from ntpnb.chapter.layout import OutputLayout, Timings, load_timings
+from ntpnb.chapter.prose import markdown_table
+from ntpnb.chapter.provenance import load_run_record
 
 #: The command that measures the benchmarks (same as ``python -m benchmarks`` in the project root).
 BENCHMARKS_COMMAND = "ntpnb benchmarks"
@@ -159,3 +160,21 @@ def render_benchmarks_page(layout: OutputLayout, own: bool = True) -> str:
 def write_benchmarks_page(layout: OutputLayout, own: bool = True) -> Path:
     """Write the page to ``<layout.root>/benchmarks.md`` and return its path."""
     return atomic_write_text(layout.root / "benchmarks.md", render_benchmarks_page(layout, own))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m benchmarks.page TREE [--own]``: write the page of the output tree TREE, print its path."""
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.page", description=main.__doc__)
+    parser.add_argument("tree", type=Path, help="the output tree (it must exist)")
+    parser.add_argument(
+        "--own", action="store_true", help="TREE is the book's own: its commands need no folder"
+    )
+    args = parser.parse_args(argv)
+    if not args.tree.is_dir():
+        parser.error(f"no output tree {args.tree}")
+    print(write_benchmarks_page(OutputLayout(args.tree.resolve()), own=args.own))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
