@@ -19,6 +19,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from types import MappingProxyType
 
 from ..errors import InvalidDataError
 
@@ -89,9 +90,9 @@ class AuthorsCode:
     #: this ``epochs`` (of another size than Fig. 6's); the stored figures state neither.
     saved_trials: int
     saved_epochs: int
-    #: The last points of the curves of the stored figures of Figs. 3-6, by name. Fig. 4b has two
-    #: candidates (``fig4b_1`` and ``fig4b_2``, both labelled as squared): nothing at that commit
-    #: says which one the paper shows.
+    #: The last points of the curves of the stored figures of Figs. 3-6, by name (read-only: the
+    #: loaded record is shared). Fig. 4b has two candidates (``fig4b_1`` and ``fig4b_2``, both
+    #: labelled as squared): nothing at that commit says which one the paper shows.
     stored_curves: Mapping[str, StoredCurve]
     #: The sections of the comparison, each a title and its settings (Figs. 3-4, then Figs. 5-6).
     sections: tuple[tuple[str, tuple[AuthorsSetting, ...]], ...]
@@ -179,7 +180,7 @@ def _authors_code(data: object) -> AuthorsCode:
             text = {k: _own_text(entry[k], own, f"{at}.settings[{j}].{k}") for k in ("paper", "code")}
             settings.append(AuthorsSetting(entry["key"], entry["setting"], **text))
         sections.append((section["title"], tuple(settings)))
-    return AuthorsCode(**own, stored_curves=curves, sections=tuple(sections))
+    return AuthorsCode(**own, stored_curves=MappingProxyType(curves), sections=tuple(sections))
 
 
 @functools.lru_cache

@@ -104,6 +104,8 @@ def write_changed(tmp_path, change):
 
 def test_an_unchanged_copy_loads_the_same(tmp_path):
     assert load_authors(write_changed(tmp_path, lambda data: None)) == AUTHORS
+    with pytest.raises(TypeError):  # the loaded record is shared: read-only
+        AUTHORS.stored_curves["fig3"] = None
 
 
 def first_setting(data):
