@@ -116,8 +116,7 @@ SEP_MARGIN_TOL: float = 1e-9
 #: normalized margin, beyond rounding (:func:`ntpnb.linear.separability.verified_margin`).
 SEP_EQUALITY_RTOL: float = 1e-7
 #: An LP solver's point may break each constraint by at most this times ``1 + max|x|`` (HiGHS's
-#: default primal feasibility; :func:`ntpnb.linear.separability.satisfies_definition_2`,
-#: :func:`ntpnb.linear.condition_thresholds.recession_pairs`).
+#: default primal feasibility; :func:`ntpnb.linear.condition_thresholds.recession_pairs`).
 LP_POINT_FEAS_RTOL: float = 1e-7
 #: ``is_separable`` answers "separable" only when every W with unit margins no longer than the
 #: direction found has its margins evaluated to within this (relative, by the rounding model;

@@ -73,7 +73,7 @@ from .constraints import (
     pair_rows,
 )
 from .ntp_data import NTPData, cached_per_data, check_decoder, frozen, normalized, require_data
-from .subspace import EQUALITY_WHAT, embedding_svd, equality_operator, f_decomposition, uses_dense_f
+from .subspace import EQUALITY_WHAT, equality_operator, f_decomposition, uses_dense_f
 
 #: The ``method`` of a decision made by a solve from ``H`` alone (:func:`_from_embeddings`).
 LEAST_SQUARES_METHOD = "least squares"
@@ -501,18 +501,6 @@ def lp_methods(n_variables: int) -> tuple[str, ...]:
     return tuple(dict.fromkeys(methods))
 
 
-def _from_reduced_lp(ev: _Evidence) -> None:
-    """The point of :func:`_reduced_lp` as a direction."""
-    try:
-        W, method = _reduced_lp(ev.data)
-    except SolverError:  # RankAmbiguousError included: rank H is not decided
-        ev.tried.append("reduced LP (failed)")
-        return
-    if W is not None:
-        ev.offer_direction(W.ravel(), method)
-    ev.tried.append(f"{method}: {'infeasible' if W is None else 'feasible'}")
-
-
 # ---------------------------------------------------------------------------- the decision
 def _gather(data: NTPData, sources: tuple[Callable[[_Evidence], None], ...]) -> _Evidence:
     """Run the ``sources`` in turn until the evidence decides (``H`` alone tried before a refutation)."""
@@ -567,12 +555,6 @@ _CHAINS: dict[str, Callable[[NTPData], tuple[Callable[[_Evidence], None], ...]]]
         _from_embeddings,
         _from_least_distance,
     ),
-    "reduced-lp": lambda data: (
-        _from_embeddings,
-        _from_reduced_lp,
-        _from_least_distance,
-        *_lp_chain(lp_methods(data.V * data.d)),
-    ),
 }
 #: The outcome of each chain for normalized data, cached per data set.
 _OUTCOMES = {
@@ -596,11 +578,9 @@ def _decide_least_distance(data: NTPData) -> SeparabilityDecision | _Ambiguity |
 def _decide(data: NTPData, method: str) -> SeparabilityDecision:
     """The decision of ``method`` (not ``"newton"``) for normalized ``data``.
 
-    ``"auto"`` and ``"least-distance"``: least distance where it applies and decides, else the LP chain.
+    ``"auto"``: least distance where it applies and decides, else the LP chain.
     """
-    outcome = None
-    if method in ("auto", "least-distance"):
-        outcome, method = _decide_least_distance(data), "auto"
+    outcome = _decide_least_distance(data) if method == "auto" else None
     return _raised(outcome if outcome is not None else _OUTCOMES[method](data))
 
 
@@ -781,84 +761,9 @@ def satisfies_definition_2(data: NTPData, W: np.ndarray, tol: float) -> bool:
     )
 
 
-@cached_per_data
-def rank_witness(data: NTPData) -> np.ndarray | None:
-    """A separating ``W`` from ``H`` alone when ``H`` has full row rank (Lemma 1 of Paper A), else None.
-
-    The minimum-norm ``W`` with logits 1 on the supports and 0 elsewhere (every margin 1), from
-    every resolved singular value; returned when :func:`satisfies_definition_2` holds to
-    :data:`ntpnb.settings.LP_POINT_FEAS_RTOL`, or to a tenth of the unit margin where that would
-    reach it (near-duplicate rows: ``max|W| ~ 1e8``). Cached (read-only).
-    """
-    if data.m > data.d:
-        return None
-    scales = context_scales(data.H)
-    k, solve = _min_norm_solve(scaled_rows(data.H))
-    if k < data.m:
-        return None
-    W = solve(data.support_mask.astype(float) / scales[:, None])  # logits of H: rows divided by the scales
-    if not np.all(np.isfinite(W)):
-        return None
-    tol = min(settings.LP_POINT_FEAS_RTOL, 1 / (settings.RANK_BAND * (1.0 + float(np.abs(W).max()))))
-    return frozen(W) if satisfies_definition_2(data, W, tol) else None
-
-
-def _reduced_lp(data: NTPData) -> tuple[np.ndarray | None, str]:
-    """The feasibility LP of Definition 2 in the row space of ``H``: a checked separating ``W`` or None.
-
-    With what answered: ``"rank"`` (:func:`rank_witness`) or ``"reduced LP (<HiGHS method>)"``.
-    With ``H = U diag(sigma) Vt`` of rank ``r``, ``W = A Vt`` and the in-support logits ``s_j``:
-    ``G_j . a_v - s_j = 0`` on ``S_j`` and ``<= -1`` off it (``G = U diag(sigma)``), ``V r + m``
-    variables. A feasible point is checked by :func:`satisfies_definition_2` to
-    :data:`~ntpnb.settings.LP_POINT_FEAS_RTOL`; an infeasible status is no certificate.
-
-    Raises
-    ------
-    SolverError
-        If HiGHS fails or returns a point that violates the constraints.
-    RankAmbiguousError
-        If ``rank H`` is not determined in float64.
-    """
-    m, V = data.m, data.V
-    W = rank_witness(data)
-    if W is not None:
-        return W, "rank"
-    svd = embedding_svd(data)
-    r, G = svd.rank, svd.U * svd.s
-    # rows (j, v) in row-major order; columns: a_v (V blocks of r), then s (m)
-    j_idx, v_idx = np.indices((m, V)).reshape(2, -1)
-    rows = np.repeat(np.arange(m * V), r + 1)
-    cols = np.concatenate([(v_idx * r)[:, None] + np.arange(r), (V * r + j_idx)[:, None]], axis=1).ravel()
-    vals = np.concatenate([G[j_idx], -np.ones((m * V, 1))], axis=1).ravel()
-    A = scipy.sparse.csr_matrix((vals, (rows, cols)), shape=(m * V, V * r + m))
-    on = data.support_mask.ravel()
-    failures = []
-    for method in (settings.LP_METHOD, *settings.LP_FALLBACK_METHODS):
-        res = scipy.optimize.linprog(
-            c=np.zeros(V * r + m),
-            A_ub=A[~on],
-            b_ub=-np.ones(int((~on).sum())),
-            A_eq=A[on],
-            b_eq=np.zeros(int(on.sum())),
-            bounds=(None, None),
-            method=method,
-        )
-        if res.status in (0, 2):
-            break
-        failures.append(f"{method}: status {res.status} ({res.message})")
-    else:
-        raise SolverError("the reduced separability LP failed: " + "; ".join(failures))
-    if res.status == 2:
-        return None, f"reduced LP ({method})"
-    W = res.x[: V * r].reshape(V, r) @ svd.Vt
-    if not satisfies_definition_2(data, W, settings.LP_POINT_FEAS_RTOL):
-        raise SolverError("the reduced separability LP returned a point that violates Definition 2")
-    return W, f"reduced LP ({method})"
-
-
 # ---------------------------------------------------------------------------- the public face
 #: The methods of :func:`decide_separability` (and :func:`is_separable`).
-SEPARABILITY_METHODS: tuple[str, ...] = ("auto", "lp", "reduced-lp", "least-distance", "newton")
+SEPARABILITY_METHODS: tuple[str, ...] = ("auto", "lp", "newton")
 
 
 def decide_separability(
@@ -872,7 +777,7 @@ def decide_separability(
     Parameters
     ----------
     method
-        ``"auto"`` (the default) and ``"least-distance"``: directions from ``H`` alone (they
+        ``"auto"`` (the default): directions from ``H`` alone (they
         separate when ``H`` has full row rank, Lemma 1 of Paper A), then, when the (6b) rows are
         within :data:`ntpnb.settings.LEAST_DISTANCE_MAX_ENTRIES`, least-distance programming
         (one NNLS); otherwise or if undecided, the normalized max-margin LP (HiGHS,
@@ -880,9 +785,6 @@ def decide_separability(
         (:data:`ntpnb.settings.SVM_WITNESS_MIN_VARIABLES`).
 
         ``"lp"``: the max-margin LP first, interior point first; for data likely not separable.
-
-        ``"reduced-lp"``: :func:`rank_witness`, then the feasibility LP in the row space of
-        ``H`` (:func:`_reduced_lp`), its "infeasible" confirmed by a certificate from the others.
 
         ``"newton"``: the squared-hinge continuation of :mod:`ntpnb.linear.hinge_newton` (many
         contexts in few dimensions), certified either way to :data:`~ntpnb.settings.SEP_MARGIN_TOL`.
