@@ -93,19 +93,16 @@ class SeparabilityDecision:
     separable: bool
     #: A separating ``W`` (``V x d``, ``max|W| = 1``) for the scaled rows; None when not separable.
     direction: np.ndarray | None
-    #: The verified normalized margin of ``direction``; 0 (``-inf`` for ``"newton"``) when not separable.
+    #: The verified normalized margin of ``direction``; 0 when not separable.
     margin: float
     #: The smallest certified bound on every normalized margin (inf when none was needed).
     bound: float
     #: What decided.
     method: str
-    #: float64's resolution ``rho`` of a normalized margin, with the certificate's rounding when "not
-    #: separable" (then ``bound <= 2 resolution``); 0 for ``"newton"``.
+    #: The normalized margin the decision resolves: float64's ``rho``, with the certificate's
+    #: rounding when "not separable" (then ``bound <= 2 resolution``); for ``"newton"``
+    #: :data:`~ntpnb.settings.SEP_MARGIN_TOL` (then ``bound <= resolution``).
     resolution: float = 0.0
-    #: ``"newton"``: the Farkas ``C`` (``m x V``) of "not separable" (else None).
-    certificate: np.ndarray | None = None
-    #: ``"newton"``: the Newton steps taken.
-    iterations: int = 0
 
 
 @dataclass(frozen=True)
@@ -621,37 +618,62 @@ def _newton_method(separable: bool, rho: float, iterations: int) -> str:
     return f"{SOLVER_NAME} ({kind}, rho = {rho:.0e}, {iterations} iterations)"
 
 
-def _decide_newton(data: NTPData, W0: np.ndarray | None) -> SeparabilityDecision:
-    """``method="newton"``: the first candidate of the continuation verified to ``SEP_MARGIN_TOL``."""
-    from .hinge_newton import continuation  # it imports this module
+@dataclass(frozen=True)
+class NewtonDecision:
+    """The decision of ``method="newton"`` with what only its continuation finds."""
+
+    #: The decision, as :func:`decide_separability` returns it.
+    decision: SeparabilityDecision
+    #: The Farkas ``C`` (``m x V``) of "not separable", None when separable.
+    certificate: np.ndarray | None
+    #: The Newton steps taken.
+    iterations: int
+
+
+def decide_by_newton(data: NTPData, W0: np.ndarray | None = None) -> NewtonDecision:
+    """``decide_separability(data, "newton", W0)`` with its Farkas ``C`` and Newton steps.
+
+    The first candidate of the continuation verified to :data:`~ntpnb.settings.SEP_MARGIN_TOL`.
+
+    Raises
+    ------
+    InvalidDataError
+        If ``W0`` is not a ``V x d`` matrix.
+    SolverError
+        As :func:`decide_separability` with ``method="newton"``.
+    """
+    from .hinge_newton import continuation  # the solver behind this method only
 
     require_data(data)
     if W0 is not None and np.shape(W0) != (data.V, data.d):
         raise InvalidDataError(f"W0 must have shape {(data.V, data.d)}, got {np.shape(W0)}")
-    H, mask = scaled_rows(data.H), data.support_mask
+    H, mask, tol = scaled_rows(data.H), data.support_mask, settings.SEP_MARGIN_TOL
     if mask.all():  # no out-of-support token: W = 0 satisfies (6)
-        return SeparabilityDecision(
-            True, np.zeros((data.V, data.d)), np.inf, np.inf, _newton_method(True, 0.0, 0)
+        method = _newton_method(True, 0.0, 0)
+        return NewtonDecision(
+            SeparabilityDecision(True, np.zeros((data.V, data.d)), np.inf, np.inf, method), None, 0
         )
     best = {"margin": -np.inf, "bound": np.inf}
-    found: list[SeparabilityDecision] = []
+    found: list[NewtonDecision] = []
 
     def direction(W: np.ndarray, rho: float, iterations: int) -> bool:
         margin, unit = verified_margin(H, mask, W)
         best["margin"] = max(best["margin"], margin)
-        if margin >= settings.SEP_MARGIN_TOL:
-            method = _newton_method(True, rho, iterations)
-            found.append(SeparabilityDecision(True, unit, margin, np.inf, method, iterations=iterations))
+        if margin >= tol:
+            decision = SeparabilityDecision(
+                True, unit, margin, np.inf, _newton_method(True, rho, iterations), tol
+            )
+            found.append(NewtonDecision(decision, None, iterations))
         return bool(found)
 
     def certificate(C: np.ndarray, rho: float, iterations: int) -> bool:
         bound = certified_bound(H, mask, C)
         best["bound"] = min(best["bound"], bound)
-        if bound <= settings.SEP_MARGIN_TOL:
-            method = _newton_method(False, rho, iterations)
-            found.append(
-                SeparabilityDecision(False, None, -np.inf, bound, method, 0.0, frozen(C), iterations)
+        if bound <= tol:
+            decision = SeparabilityDecision(
+                False, None, 0.0, bound, _newton_method(False, rho, iterations), tol
             )
+            found.append(NewtonDecision(decision, frozen(C), iterations))
         return bool(found)
 
     rho, iterations = continuation(H, mask, W0, direction, certificate)
@@ -659,7 +681,7 @@ def _decide_newton(data: NTPData, W0: np.ndarray | None) -> SeparabilityDecision
         return found[0]
     raise SolverError(
         "could not decide NTP-separability: no verified separating direction with normalized margin "
-        f">= {settings.SEP_MARGIN_TOL:g} (best {best['margin']:.3g}) and no Farkas certificate bounding "
+        f">= {tol:g} (best {best['margin']:.3g}) and no Farkas certificate bounding "
         f"it below (best {best['bound']:.3g}) by rho = {rho:.0e} after "
         f"{iterations} Newton iterations (m={data.m}, d={data.d}, V={data.V}): the data may lie "
         "within that margin of the separability boundary. Decide with the LP instead "
@@ -809,7 +831,7 @@ def decide_separability(
     if method not in SEPARABILITY_METHODS:
         raise InvalidDataError(f"method must be one of {SEPARABILITY_METHODS}, got {method!r}")
     if method == "newton":
-        return _decide_newton(data, W0)
+        return decide_by_newton(data, W0).decision
     if W0 is not None:
         raise InvalidDataError(f"W0 is a start of method 'newton' only, not of {method!r}")
     return _decide(normalized(data)[0], method)
