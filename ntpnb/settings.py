@@ -65,10 +65,6 @@ F_DENSE_MAX_ENTRIES: int = 2**24
 F_LSQR_TOL: float = 1e-14
 #: LSQR's iteration cap for W* (reaching it is an error).
 F_LSQR_MAX_ITER: int = 20_000
-#: W* comes first from the Gram matrix of the rows of (4) (Cholesky, one refinement) when LAPACK's
-#: reciprocal condition estimate is above this (at most 8 of 16 digits lost) and the residual
-#: passes COMPAT_RTOL; otherwise from the SVD or LSQR (3 to 7 times slower on chapter 06).
-F_GRAM_RCOND: float = 1e-8
 
 #: The QP solver of the NTP-SVM (named, never the default).
 QP_SOLVER: str = "CLARABEL"

@@ -33,7 +33,7 @@ when its residual, evaluated as if in twice the precision plus a rigorous error 
 (:func:`ntpnb.linalg.accurate_dots`), is within :data:`~ntpnb.settings.COMPAT_RTOL` of
 ``||b||``; not compatible when the log-odds ``b`` have a larger part outside the directions (4)
 resolves; otherwise ambiguous. Above :data:`ntpnb.settings.F_DENSE_MAX_ENTRIES` ``W*`` comes from
-the Gram matrix of the rows or LSQR, whose residual decides.
+LSQR, whose residual decides.
 
 Every decision is cached per data set, an ambiguous one too.
 """
@@ -65,7 +65,6 @@ from .constraints import (
     NTPRows,
     anchor_pairs,
     constraint_pairs,
-    equality_gram,
     equality_matrix,
     equality_rhs,
     margin_lp,
@@ -1020,40 +1019,12 @@ def _solve_lsqr(data: NTPData) -> tuple[np.ndarray, float]:
     return w, float(np.linalg.norm(b - op.matvec(w)))
 
 
-def _solve_gram(data: NTPData) -> tuple[np.ndarray, float] | None:
-    """``vec(W*)`` and the residual of (4) from the Gram matrix of the equality rows, or None (then LSQR).
-
-    ``W* = sum_i mu_i r_i`` over the rows of (4) (:func:`~.constraints.equality_gram`); solved by
-    Cholesky with one refinement step when LAPACK's reciprocal condition estimate exceeds
-    :data:`ntpnb.settings.F_GRAM_RCOND`, kept only if its residual passes the tolerance.
-    """
-    rows = NTPRows(data)
-    j, _, _, G = equality_gram(data.support_mask, lambda j: data.H[j] @ data.H[j].T)
-    if j.size == 0:
-        return None
-    c, info = scipy.linalg.lapack.dpotrf(G, lower=1, clean=1)
-    if info != 0:
-        return None
-    rcond, info = scipy.linalg.lapack.dpocon(c, float(np.abs(G).sum(axis=0).max()), uplo="L")
-    if info != 0 or not rcond > settings.F_GRAM_RCOND:
-        return None
-    b = np.asarray(equality_rhs(data), dtype=float)
-    no_ineq = np.zeros(rows.n_ineq)
-    mu = scipy.linalg.lapack.dpotrs(c, b, lower=1)[0]
-    w = rows.combine(no_ineq, mu)
-    mu += scipy.linalg.lapack.dpotrs(c, b - rows.equality_residuals(w), lower=1)[0]  # refinement
-    w = rows.combine(no_ineq, mu)
-    residual = float(np.linalg.norm(b - rows.equality_residuals(w)))
-    return (w, residual) if residual <= _compat_tolerance(data) else None
-
-
 @cached_per_data
 def _compatibility(data: NTPData) -> _Compatibility | _Ambiguity:
-    """The decision of (4) for normalized data (cached, an ambiguity too): dense SVD, else Gram or LSQR."""
+    """The decision of (4) for normalized data (cached, an ambiguity too): dense SVD, else LSQR."""
     if uses_dense_f(data):
         return _decide_dense(data)
-    gram = _solve_gram(data)
-    w, residual = gram if gram is not None else _solve_lsqr(data)
+    w, residual = _solve_lsqr(data)
     return _Compatibility(w if residual <= _compat_tolerance(data) else None, residual)
 
 

@@ -494,36 +494,24 @@ def test_lsqr_and_the_dense_svd_give_the_same_finite_solution(size):
 
 @pytest.fixture
 def lsqr_only(monkeypatch):
-    """Every W* of fresh data sets by LSQR (the dense SVD only for an empty system, no Gram matrix)."""
+    """Every W* of fresh data sets by LSQR (the dense SVD only for an empty system)."""
     from ntpnb import settings
 
     monkeypatch.setattr(settings, "F_DENSE_MAX_ENTRIES", 0)
-    monkeypatch.setattr(settings, "F_GRAM_RCOND", np.inf)
 
 
-@pytest.mark.parametrize("size", [(20, 5, 25, 3), (50, 10, 30, 6), (100, 20, 60, 8), (60, 12, 80, 12)])
-def test_the_gram_matrix_of_the_rows_gives_the_finite_solution_of_the_svd(size):
-    from benchmarks.instances import gaussian_instance
-    from ntpnb.linear.ntp_data import normalized
-    from ntpnb.linear.separability import _solve_gram
-
-    data = normalized(gaussian_instance(*size))[0]
-    w_dense, _ = _solve_dense(data)
-    w_gram, res_gram = _solve_gram(data)
-    assert np.linalg.norm(w_gram - w_dense) <= LSQR_RTOL * np.linalg.norm(w_dense)
-    assert res_gram <= 1e-10
-
-
-def test_the_gram_matrix_refuses_dependent_rows_and_the_svd_decides():
+@pytest.mark.parametrize("dense", [True, False])
+def test_dependent_rows_are_decided_by_the_svd_and_by_lsqr(dense, monkeypatch):
     """Two contexts with the same embedding and the same pair of tokens in their supports: the two
-    rows of (4) are equal, and their right sides differ (incompatible)."""
-    from ntpnb.linear.separability import _solve_gram
-
+    rows of (4) are equal, and their right sides differ (incompatible) or agree (compatible)."""
+    if not dense:
+        monkeypatch.setattr(settings, "F_DENSE_MAX_ENTRIES", 0)
     data = ntp.NTPData(H=[[1.0], [1.0]], pi=[0.5, 0.5], P=[[0.7, 0.3, 0.0], [0.2, 0.8, 0.0]])
-    assert _solve_gram(data) is None
     assert not ntp.is_compatible(data) and ntp.compatibility_residual(data) > 0.1
+    with pytest.raises(NotCompatibleError, match="not NTP_H-compatible"):
+        ntp.finite_solution(data)
     consistent = ntp.NTPData(H=[[1.0], [1.0]], pi=[0.5, 0.5], P=[[0.7, 0.3, 0.0], [0.7, 0.3, 0.0]])
-    assert _solve_gram(consistent) is None and ntp.is_compatible(consistent)
+    assert ntp.is_compatible(consistent) and ntp.compatibility_residual(consistent) < 1e-12
 
 
 def test_above_the_dense_limit_w_star_and_compatibility_come_from_lsqr(lsqr_only):
@@ -540,14 +528,6 @@ def test_above_the_dense_limit_w_star_and_compatibility_come_from_lsqr(lsqr_only
         mp.setattr(settings, "F_DENSE_MAX_ENTRIES", 2**24)
         W_dense = ntp.finite_solution(reference)
     assert np.linalg.norm(W - W_dense) <= LSQR_RTOL * np.linalg.norm(W_dense)
-
-
-def test_lsqr_reports_incompatible_data_not_solved(lsqr_only):
-    data = ntp.NTPData(H=[[1.0], [1.0]], pi=[0.5, 0.5], P=[[0.7, 0.3, 0.0], [0.2, 0.8, 0.0]])
-    assert not ntp.is_compatible(data)
-    assert ntp.compatibility_residual(data) > 0.1
-    with pytest.raises(NotCompatibleError, match="not NTP_H-compatible"):
-        ntp.finite_solution(data)
 
 
 def test_lsqr_scales_w_star_like_one_over_the_embeddings(lsqr_only):
