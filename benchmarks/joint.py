@@ -200,12 +200,13 @@ def measure_scale_step(n_chars: int, step: str) -> ScaleMeasurement:
     ``"W*"``: compatibility and ``W*`` at ``d = W_STAR_D_OVER_M m``; ``"not separable"``: a Farkas
     certificate at ``d = SCALE_LOW_D_OVER_M m`` found on the contexts of the two longest lengths
     and checked on all (:func:`ntpnb.certify_on_contexts`); ``"separable"``: a verified separating
-    direction at ``d = SCALE_HIGH_D_OVER_M m`` (:func:`ntpnb.decide_separability`, ``method="newton"``);
+    direction at ``d = SCALE_HIGH_D_OVER_M m`` (:func:`ntpnb.linear.separability.decide_by_newton`);
     ``"W^mm"``: the certified NTP-SVM there (:func:`ntpnb.solve_ntp_svm`).
     """
     import numpy as np
 
     import ntpnb as ntp
+    from ntpnb.linear.separability import decide_by_newton
 
     joint = _joint_contexts(n_chars)
     fraction = {"W*": W_STAR_D_OVER_M, "not separable": SCALE_LOW_D_OVER_M}.get(step, SCALE_HIGH_D_OVER_M)
@@ -219,8 +220,9 @@ def measure_scale_step(n_chars: int, step: str) -> ScaleMeasurement:
         cert = ntp.certify_on_contexts(data, longest)
         answer = "no certificate" if cert is None else f"certified on {longest.size} contexts"
     elif step == "separable":
-        dec = ntp.decide_separability(data, "newton")
-        answer = f"{'separable' if dec.separable else 'not separable'} ({dec.iterations} Newton steps)"
+        newton = decide_by_newton(data)
+        kind = "separable" if newton.decision.separable else "not separable"
+        answer = f"{kind} ({newton.iterations} Newton steps)"
     elif step == "W^mm":
         sol = ntp.solve_ntp_svm(data)
         answer = f"{'passes' if sol.passes() else 'FAILS'}, {sol.n_active} active ({sol.solver})"

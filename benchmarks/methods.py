@@ -20,11 +20,10 @@ Paper B: :func:`ntpnb.attention.graph_svm_qp.solve_graph_svm` (Graph-SVM) and
 solution; the ``*_certificate`` functions summarize what was verified.
 
 Separability: ``full LP`` (the certified max-margin LP on ``vec(W)``,
-``ntpnb.is_separable(data, method="lp")``, interior point first), ``ntpnb is_separable`` (the
-full-rank witness, else W^mm from the fast solver as a verified witness when the LP is large,
-else the LP, by the dual simplex first when it is small) and ``fast``
-(``ntpnb.is_separable(data, method="reduced-lp")``: the witness, else the feasibility LP in the
-row space of ``H``; its "not separable" rests on the HiGHS status alone).
+``ntpnb.is_separable(data, method="lp")``, interior point first) and ``fast``
+(:func:`ntpnb.is_separable`: the full-rank witness, else least-distance programming while it
+fits, else W^mm from the fast solver as a verified witness when the LP is large, else the LP,
+by the dual simplex first when it is small).
 """
 
 from __future__ import annotations
@@ -125,13 +124,8 @@ def separability_full_lp(data: NTPData) -> bool:
 
 
 def separability_package(data: NTPData) -> bool:
-    """:func:`ntpnb.is_separable`: the full-rank witness, else the SVM witness (large LPs), else the LP."""
+    """:func:`ntpnb.is_separable`: the full-rank witness, least distance, the SVM witness, else the LP."""
     return is_separable(data)
-
-
-def separability_fast_lp(data: NTPData) -> bool:
-    """The full-rank witness, else the feasibility LP in the row space of H."""
-    return is_separable(data, method="reduced-lp")
 
 
 #: Column names of the NTP-SVM table: the former package solver and the naive formulation first, the
@@ -147,8 +141,7 @@ SVM_METHODS: dict[str, Callable[[NTPData], np.ndarray]] = {
 
 SEPARABILITY_METHODS: dict[str, Callable[[NTPData], bool]] = {
     "full LP": separability_full_lp,
-    "ntpnb is_separable": separability_package,
-    "fast": separability_fast_lp,
+    FAST: separability_package,
 }
 
 

@@ -700,18 +700,15 @@ accuracy; the reference, polished on its active set (`ntpnb.qp.polish`), by
 rounding. "fast peak MiB" is the peak memory the fast solver allocated (numpy arrays included).
 
 The separability methods: **full LP**, the certified max-margin LP on `vec(W)` with HiGHS
-(`ntpnb.is_separable(data, method="lp")`); **ntpnb is_separable**, the package's test: when
-`rank H = m` the logits can take any value, so the data are separable (a witness computed from
+(`ntpnb.is_separable(data, method="lp")`); and **fast**, the package's test `ntpnb.is_separable(data)`:
+when `rank H = m` the logits can take any value, so the data are separable (a witness computed from
 `H` alone is checked); otherwise, while its (6b) rows are small
 (`ntpnb.settings.LEAST_DISTANCE_MAX_ENTRIES`), least-distance programming (one NNLS, certified
 either way as the LP is); otherwise, when the LP is large
 (`ntpnb.settings.SVM_WITNESS_MIN_VARIABLES`), `W^mm` from the fast NTP-SVM solver as a candidate,
 verified like any direction; otherwise (or if that fails) the certified LP, by the dual simplex
-first when it is small (`ntpnb.settings.LP_SMALL_MAX_VARIABLES`); and **fast**,
-`ntpnb.is_separable(data, method="reduced-lp")`: the same witness, otherwise a feasibility LP in the row
-space of `H` with the common in-support logits as variables (its "not separable" rests on the HiGHS
-status, without the certificate of the full LP). For separability "diff to fast" says whether
-each method gave the same answer.
+first when it is small (`ntpnb.settings.LP_SMALL_MAX_VARIABLES`). For separability "diff to fast"
+says whether the LP gave the same answer.
 """
 
 #: What each table of one solver measures, under its heading on the page.

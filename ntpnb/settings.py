@@ -65,10 +65,6 @@ F_DENSE_MAX_ENTRIES: int = 2**24
 F_LSQR_TOL: float = 1e-14
 #: LSQR's iteration cap for W* (reaching it is an error).
 F_LSQR_MAX_ITER: int = 20_000
-#: W* comes first from the Gram matrix of the rows of (4) (Cholesky, one refinement) when LAPACK's
-#: reciprocal condition estimate is above this (at most 8 of 16 digits lost) and the residual
-#: passes COMPAT_RTOL; otherwise from the SVD or LSQR (3 to 7 times slower on chapter 06).
-F_GRAM_RCOND: float = 1e-8
 
 #: The QP solver of the NTP-SVM (named, never the default).
 QP_SOLVER: str = "CLARABEL"
@@ -116,8 +112,7 @@ SEP_MARGIN_TOL: float = 1e-9
 #: normalized margin, beyond rounding (:func:`ntpnb.linear.separability.verified_margin`).
 SEP_EQUALITY_RTOL: float = 1e-7
 #: An LP solver's point may break each constraint by at most this times ``1 + max|x|`` (HiGHS's
-#: default primal feasibility; :func:`ntpnb.linear.separability.satisfies_definition_2`,
-#: :func:`ntpnb.linear.condition_thresholds.recession_pairs`).
+#: default primal feasibility; :func:`ntpnb.linear.condition_thresholds.recession_pairs`).
 LP_POINT_FEAS_RTOL: float = 1e-7
 #: ``is_separable`` answers "separable" only when every W with unit margins no longer than the
 #: direction found has its margins evaluated to within this (relative, by the rounding model;

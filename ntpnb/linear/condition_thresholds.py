@@ -125,8 +125,6 @@ def _rank_bounds(mask: np.ndarray, ds: np.ndarray) -> np.ndarray:
 def condition_trial(point: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
     """One random instance at ``point = {"m", "d", "V", "S"}``: which conditions hold.
 
-    An optional key ``"method"`` is passed to :func:`~ntpnb.linear.separability.is_separable`.
-
     Returns
     -------
     dict
@@ -143,7 +141,7 @@ def condition_trial(point: Mapping[str, Any], rng: np.random.Generator) -> dict[
     data = random_instance(point["m"], point["d"], point["V"], point["S"], rng)
     return {
         "compatible": bool(is_compatible(data)),
-        "separable": bool(is_separable(data, method=point.get("method", "auto"))),
+        "separable": bool(is_separable(data)),
         "n_eq": int(data.support_mask.sum()) - data.m,  # sum_j (S_j - 1)
         "rank": int(f_decomposition(data).dim),
         "rank_bound": compatibility_rank_bound(data),
@@ -226,7 +224,7 @@ def nested_trial(point: Mapping[str, Any], rng: np.random.Generator) -> NestedTr
     ``point`` has the keys ``m``, ``V``, ``S``, ``d`` (the increasing grid) and optionally
     ``guess``, a dimension near which separability is expected to set in. Both searches
     (:func:`first_true`) decide first at the smallest grid ``d > m`` (where Lemma 1 says both
-    hold); separability (``"least-distance"``) gallops from the grid point nearest ``guess``,
+    hold); separability gallops from the grid point nearest ``guess``,
     compatibility from the first ``d`` where :func:`compatibility_rank_bound` reaches the number
     of equations. Wherever separability is decided so is compatibility (if there are equations),
     and wherever compatibility is decided ``dim F`` is recorded.
@@ -266,7 +264,7 @@ def nested_trial(point: Mapping[str, Any], rng: np.random.Generator) -> NestedTr
         return compatible[i]
 
     def decide_separable(i: int) -> bool:
-        separable[i] = bool(is_separable(draw.at(grid[i]), method="least-distance"))
+        separable[i] = bool(is_separable(draw.at(grid[i])))
         if n_eq:  # with no equations compatibility holds everywhere: nothing to learn
             decide_compatible(i)
         return separable[i]

@@ -33,7 +33,7 @@ when its residual, evaluated as if in twice the precision plus a rigorous error 
 (:func:`ntpnb.linalg.accurate_dots`), is within :data:`~ntpnb.settings.COMPAT_RTOL` of
 ``||b||``; not compatible when the log-odds ``b`` have a larger part outside the directions (4)
 resolves; otherwise ambiguous. Above :data:`ntpnb.settings.F_DENSE_MAX_ENTRIES` ``W*`` comes from
-the Gram matrix of the rows or LSQR, whose residual decides.
+LSQR, whose residual decides.
 
 Every decision is cached per data set, an ambiguous one too.
 """
@@ -65,7 +65,6 @@ from .constraints import (
     NTPRows,
     anchor_pairs,
     constraint_pairs,
-    equality_gram,
     equality_matrix,
     equality_rhs,
     margin_lp,
@@ -73,7 +72,7 @@ from .constraints import (
     pair_rows,
 )
 from .ntp_data import NTPData, cached_per_data, check_decoder, frozen, normalized, require_data
-from .subspace import EQUALITY_WHAT, embedding_svd, equality_operator, f_decomposition, uses_dense_f
+from .subspace import EQUALITY_WHAT, equality_operator, f_decomposition, uses_dense_f
 
 #: The ``method`` of a decision made by a solve from ``H`` alone (:func:`_from_embeddings`).
 LEAST_SQUARES_METHOD = "least squares"
@@ -93,19 +92,16 @@ class SeparabilityDecision:
     separable: bool
     #: A separating ``W`` (``V x d``, ``max|W| = 1``) for the scaled rows; None when not separable.
     direction: np.ndarray | None
-    #: The verified normalized margin of ``direction``; 0 (``-inf`` for ``"newton"``) when not separable.
+    #: The verified normalized margin of ``direction``; 0 when not separable.
     margin: float
     #: The smallest certified bound on every normalized margin (inf when none was needed).
     bound: float
     #: What decided.
     method: str
-    #: float64's resolution ``rho`` of a normalized margin, with the certificate's rounding when "not
-    #: separable" (then ``bound <= 2 resolution``); 0 for ``"newton"``.
+    #: The normalized margin the decision resolves: float64's ``rho``, with the certificate's
+    #: rounding when "not separable" (then ``bound <= 2 resolution``); for ``"newton"``
+    #: :data:`~ntpnb.settings.SEP_MARGIN_TOL` (then ``bound <= resolution``).
     resolution: float = 0.0
-    #: ``"newton"``: the Farkas ``C`` (``m x V``) of "not separable" (else None).
-    certificate: np.ndarray | None = None
-    #: ``"newton"``: the Newton steps taken.
-    iterations: int = 0
 
 
 @dataclass(frozen=True)
@@ -501,18 +497,6 @@ def lp_methods(n_variables: int) -> tuple[str, ...]:
     return tuple(dict.fromkeys(methods))
 
 
-def _from_reduced_lp(ev: _Evidence) -> None:
-    """The point of :func:`_reduced_lp` as a direction."""
-    try:
-        W, method = _reduced_lp(ev.data)
-    except SolverError:  # RankAmbiguousError included: rank H is not decided
-        ev.tried.append("reduced LP (failed)")
-        return
-    if W is not None:
-        ev.offer_direction(W.ravel(), method)
-    ev.tried.append(f"{method}: {'infeasible' if W is None else 'feasible'}")
-
-
 # ---------------------------------------------------------------------------- the decision
 def _gather(data: NTPData, sources: tuple[Callable[[_Evidence], None], ...]) -> _Evidence:
     """Run the ``sources`` in turn until the evidence decides (``H`` alone tried before a refutation)."""
@@ -567,12 +551,6 @@ _CHAINS: dict[str, Callable[[NTPData], tuple[Callable[[_Evidence], None], ...]]]
         _from_embeddings,
         _from_least_distance,
     ),
-    "reduced-lp": lambda data: (
-        _from_embeddings,
-        _from_reduced_lp,
-        _from_least_distance,
-        *_lp_chain(lp_methods(data.V * data.d)),
-    ),
 }
 #: The outcome of each chain for normalized data, cached per data set.
 _OUTCOMES = {
@@ -596,11 +574,9 @@ def _decide_least_distance(data: NTPData) -> SeparabilityDecision | _Ambiguity |
 def _decide(data: NTPData, method: str) -> SeparabilityDecision:
     """The decision of ``method`` (not ``"newton"``) for normalized ``data``.
 
-    ``"auto"`` and ``"least-distance"``: least distance where it applies and decides, else the LP chain.
+    ``"auto"``: least distance where it applies and decides, else the LP chain.
     """
-    outcome = None
-    if method in ("auto", "least-distance"):
-        outcome, method = _decide_least_distance(data), "auto"
+    outcome = _decide_least_distance(data) if method == "auto" else None
     return _raised(outcome if outcome is not None else _OUTCOMES[method](data))
 
 
@@ -641,37 +617,62 @@ def _newton_method(separable: bool, rho: float, iterations: int) -> str:
     return f"{SOLVER_NAME} ({kind}, rho = {rho:.0e}, {iterations} iterations)"
 
 
-def _decide_newton(data: NTPData, W0: np.ndarray | None) -> SeparabilityDecision:
-    """``method="newton"``: the first candidate of the continuation verified to ``SEP_MARGIN_TOL``."""
-    from .hinge_newton import continuation  # it imports this module
+@dataclass(frozen=True)
+class NewtonDecision:
+    """The decision of ``method="newton"`` with what only its continuation finds."""
+
+    #: The decision, as :func:`decide_separability` returns it.
+    decision: SeparabilityDecision
+    #: The Farkas ``C`` (``m x V``) of "not separable", None when separable.
+    certificate: np.ndarray | None
+    #: The Newton steps taken.
+    iterations: int
+
+
+def decide_by_newton(data: NTPData, W0: np.ndarray | None = None) -> NewtonDecision:
+    """``decide_separability(data, "newton", W0)`` with its Farkas ``C`` and Newton steps.
+
+    The first candidate of the continuation verified to :data:`~ntpnb.settings.SEP_MARGIN_TOL`.
+
+    Raises
+    ------
+    InvalidDataError
+        If ``W0`` is not a ``V x d`` matrix.
+    SolverError
+        As :func:`decide_separability` with ``method="newton"``.
+    """
+    from .hinge_newton import continuation  # the solver behind this method only
 
     require_data(data)
     if W0 is not None and np.shape(W0) != (data.V, data.d):
         raise InvalidDataError(f"W0 must have shape {(data.V, data.d)}, got {np.shape(W0)}")
-    H, mask = scaled_rows(data.H), data.support_mask
+    H, mask, tol = scaled_rows(data.H), data.support_mask, settings.SEP_MARGIN_TOL
     if mask.all():  # no out-of-support token: W = 0 satisfies (6)
-        return SeparabilityDecision(
-            True, np.zeros((data.V, data.d)), np.inf, np.inf, _newton_method(True, 0.0, 0)
+        method = _newton_method(True, 0.0, 0)
+        return NewtonDecision(
+            SeparabilityDecision(True, np.zeros((data.V, data.d)), np.inf, np.inf, method), None, 0
         )
     best = {"margin": -np.inf, "bound": np.inf}
-    found: list[SeparabilityDecision] = []
+    found: list[NewtonDecision] = []
 
     def direction(W: np.ndarray, rho: float, iterations: int) -> bool:
         margin, unit = verified_margin(H, mask, W)
         best["margin"] = max(best["margin"], margin)
-        if margin >= settings.SEP_MARGIN_TOL:
-            method = _newton_method(True, rho, iterations)
-            found.append(SeparabilityDecision(True, unit, margin, np.inf, method, iterations=iterations))
+        if margin >= tol:
+            decision = SeparabilityDecision(
+                True, unit, margin, np.inf, _newton_method(True, rho, iterations), tol
+            )
+            found.append(NewtonDecision(decision, None, iterations))
         return bool(found)
 
     def certificate(C: np.ndarray, rho: float, iterations: int) -> bool:
         bound = certified_bound(H, mask, C)
         best["bound"] = min(best["bound"], bound)
-        if bound <= settings.SEP_MARGIN_TOL:
-            method = _newton_method(False, rho, iterations)
-            found.append(
-                SeparabilityDecision(False, None, -np.inf, bound, method, 0.0, frozen(C), iterations)
+        if bound <= tol:
+            decision = SeparabilityDecision(
+                False, None, 0.0, bound, _newton_method(False, rho, iterations), tol
             )
+            found.append(NewtonDecision(decision, frozen(C), iterations))
         return bool(found)
 
     rho, iterations = continuation(H, mask, W0, direction, certificate)
@@ -679,7 +680,7 @@ def _decide_newton(data: NTPData, W0: np.ndarray | None) -> SeparabilityDecision
         return found[0]
     raise SolverError(
         "could not decide NTP-separability: no verified separating direction with normalized margin "
-        f">= {settings.SEP_MARGIN_TOL:g} (best {best['margin']:.3g}) and no Farkas certificate bounding "
+        f">= {tol:g} (best {best['margin']:.3g}) and no Farkas certificate bounding "
         f"it below (best {best['bound']:.3g}) by rho = {rho:.0e} after "
         f"{iterations} Newton iterations (m={data.m}, d={data.d}, V={data.V}): the data may lie "
         "within that margin of the separability boundary. Decide with the LP instead "
@@ -781,84 +782,9 @@ def satisfies_definition_2(data: NTPData, W: np.ndarray, tol: float) -> bool:
     )
 
 
-@cached_per_data
-def rank_witness(data: NTPData) -> np.ndarray | None:
-    """A separating ``W`` from ``H`` alone when ``H`` has full row rank (Lemma 1 of Paper A), else None.
-
-    The minimum-norm ``W`` with logits 1 on the supports and 0 elsewhere (every margin 1), from
-    every resolved singular value; returned when :func:`satisfies_definition_2` holds to
-    :data:`ntpnb.settings.LP_POINT_FEAS_RTOL`, or to a tenth of the unit margin where that would
-    reach it (near-duplicate rows: ``max|W| ~ 1e8``). Cached (read-only).
-    """
-    if data.m > data.d:
-        return None
-    scales = context_scales(data.H)
-    k, solve = _min_norm_solve(scaled_rows(data.H))
-    if k < data.m:
-        return None
-    W = solve(data.support_mask.astype(float) / scales[:, None])  # logits of H: rows divided by the scales
-    if not np.all(np.isfinite(W)):
-        return None
-    tol = min(settings.LP_POINT_FEAS_RTOL, 1 / (settings.RANK_BAND * (1.0 + float(np.abs(W).max()))))
-    return frozen(W) if satisfies_definition_2(data, W, tol) else None
-
-
-def _reduced_lp(data: NTPData) -> tuple[np.ndarray | None, str]:
-    """The feasibility LP of Definition 2 in the row space of ``H``: a checked separating ``W`` or None.
-
-    With what answered: ``"rank"`` (:func:`rank_witness`) or ``"reduced LP (<HiGHS method>)"``.
-    With ``H = U diag(sigma) Vt`` of rank ``r``, ``W = A Vt`` and the in-support logits ``s_j``:
-    ``G_j . a_v - s_j = 0`` on ``S_j`` and ``<= -1`` off it (``G = U diag(sigma)``), ``V r + m``
-    variables. A feasible point is checked by :func:`satisfies_definition_2` to
-    :data:`~ntpnb.settings.LP_POINT_FEAS_RTOL`; an infeasible status is no certificate.
-
-    Raises
-    ------
-    SolverError
-        If HiGHS fails or returns a point that violates the constraints.
-    RankAmbiguousError
-        If ``rank H`` is not determined in float64.
-    """
-    m, V = data.m, data.V
-    W = rank_witness(data)
-    if W is not None:
-        return W, "rank"
-    svd = embedding_svd(data)
-    r, G = svd.rank, svd.U * svd.s
-    # rows (j, v) in row-major order; columns: a_v (V blocks of r), then s (m)
-    j_idx, v_idx = np.indices((m, V)).reshape(2, -1)
-    rows = np.repeat(np.arange(m * V), r + 1)
-    cols = np.concatenate([(v_idx * r)[:, None] + np.arange(r), (V * r + j_idx)[:, None]], axis=1).ravel()
-    vals = np.concatenate([G[j_idx], -np.ones((m * V, 1))], axis=1).ravel()
-    A = scipy.sparse.csr_matrix((vals, (rows, cols)), shape=(m * V, V * r + m))
-    on = data.support_mask.ravel()
-    failures = []
-    for method in (settings.LP_METHOD, *settings.LP_FALLBACK_METHODS):
-        res = scipy.optimize.linprog(
-            c=np.zeros(V * r + m),
-            A_ub=A[~on],
-            b_ub=-np.ones(int((~on).sum())),
-            A_eq=A[on],
-            b_eq=np.zeros(int(on.sum())),
-            bounds=(None, None),
-            method=method,
-        )
-        if res.status in (0, 2):
-            break
-        failures.append(f"{method}: status {res.status} ({res.message})")
-    else:
-        raise SolverError("the reduced separability LP failed: " + "; ".join(failures))
-    if res.status == 2:
-        return None, f"reduced LP ({method})"
-    W = res.x[: V * r].reshape(V, r) @ svd.Vt
-    if not satisfies_definition_2(data, W, settings.LP_POINT_FEAS_RTOL):
-        raise SolverError("the reduced separability LP returned a point that violates Definition 2")
-    return W, f"reduced LP ({method})"
-
-
 # ---------------------------------------------------------------------------- the public face
 #: The methods of :func:`decide_separability` (and :func:`is_separable`).
-SEPARABILITY_METHODS: tuple[str, ...] = ("auto", "lp", "reduced-lp", "least-distance", "newton")
+SEPARABILITY_METHODS: tuple[str, ...] = ("auto", "lp", "newton")
 
 
 def decide_separability(
@@ -872,7 +798,7 @@ def decide_separability(
     Parameters
     ----------
     method
-        ``"auto"`` (the default) and ``"least-distance"``: directions from ``H`` alone (they
+        ``"auto"`` (the default): directions from ``H`` alone (they
         separate when ``H`` has full row rank, Lemma 1 of Paper A), then, when the (6b) rows are
         within :data:`ntpnb.settings.LEAST_DISTANCE_MAX_ENTRIES`, least-distance programming
         (one NNLS); otherwise or if undecided, the normalized max-margin LP (HiGHS,
@@ -880,9 +806,6 @@ def decide_separability(
         (:data:`ntpnb.settings.SVM_WITNESS_MIN_VARIABLES`).
 
         ``"lp"``: the max-margin LP first, interior point first; for data likely not separable.
-
-        ``"reduced-lp"``: :func:`rank_witness`, then the feasibility LP in the row space of
-        ``H`` (:func:`_reduced_lp`), its "infeasible" confirmed by a certificate from the others.
 
         ``"newton"``: the squared-hinge continuation of :mod:`ntpnb.linear.hinge_newton` (many
         contexts in few dimensions), certified either way to :data:`~ntpnb.settings.SEP_MARGIN_TOL`.
@@ -907,7 +830,7 @@ def decide_separability(
     if method not in SEPARABILITY_METHODS:
         raise InvalidDataError(f"method must be one of {SEPARABILITY_METHODS}, got {method!r}")
     if method == "newton":
-        return _decide_newton(data, W0)
+        return decide_by_newton(data, W0).decision
     if W0 is not None:
         raise InvalidDataError(f"W0 is a start of method 'newton' only, not of {method!r}")
     return _decide(normalized(data)[0], method)
@@ -1096,40 +1019,12 @@ def _solve_lsqr(data: NTPData) -> tuple[np.ndarray, float]:
     return w, float(np.linalg.norm(b - op.matvec(w)))
 
 
-def _solve_gram(data: NTPData) -> tuple[np.ndarray, float] | None:
-    """``vec(W*)`` and the residual of (4) from the Gram matrix of the equality rows, or None (then LSQR).
-
-    ``W* = sum_i mu_i r_i`` over the rows of (4) (:func:`~.constraints.equality_gram`); solved by
-    Cholesky with one refinement step when LAPACK's reciprocal condition estimate exceeds
-    :data:`ntpnb.settings.F_GRAM_RCOND`, kept only if its residual passes the tolerance.
-    """
-    rows = NTPRows(data)
-    j, _, _, G = equality_gram(data.support_mask, lambda j: data.H[j] @ data.H[j].T)
-    if j.size == 0:
-        return None
-    c, info = scipy.linalg.lapack.dpotrf(G, lower=1, clean=1)
-    if info != 0:
-        return None
-    rcond, info = scipy.linalg.lapack.dpocon(c, float(np.abs(G).sum(axis=0).max()), uplo="L")
-    if info != 0 or not rcond > settings.F_GRAM_RCOND:
-        return None
-    b = np.asarray(equality_rhs(data), dtype=float)
-    no_ineq = np.zeros(rows.n_ineq)
-    mu = scipy.linalg.lapack.dpotrs(c, b, lower=1)[0]
-    w = rows.combine(no_ineq, mu)
-    mu += scipy.linalg.lapack.dpotrs(c, b - rows.equality_residuals(w), lower=1)[0]  # refinement
-    w = rows.combine(no_ineq, mu)
-    residual = float(np.linalg.norm(b - rows.equality_residuals(w)))
-    return (w, residual) if residual <= _compat_tolerance(data) else None
-
-
 @cached_per_data
 def _compatibility(data: NTPData) -> _Compatibility | _Ambiguity:
-    """The decision of (4) for normalized data (cached, an ambiguity too): dense SVD, else Gram or LSQR."""
+    """The decision of (4) for normalized data (cached, an ambiguity too): dense SVD, else LSQR."""
     if uses_dense_f(data):
         return _decide_dense(data)
-    gram = _solve_gram(data)
-    w, residual = gram if gram is not None else _solve_lsqr(data)
+    w, residual = _solve_lsqr(data)
     return _Compatibility(w if residual <= _compat_tolerance(data) else None, residual)
 
 

@@ -1,5 +1,5 @@
-"""Certified separability by Newton's method on the squared-hinge problem
-(decide_separability(data, method="newton"), ntpnb.linear.hinge_newton): agreement with the LP,
+"""Certified separability by Newton's method on the squared-hinge problem (decide_by_newton,
+decide_separability(data, method="newton"), ntpnb.linear.hinge_newton): agreement with the LP,
 the certificates checked independently, the linear algebra against dense formulas, and errors on
 bad input."""
 
@@ -12,7 +12,13 @@ import ntpnb as ntp
 from ntpnb import settings
 from ntpnb.errors import InvalidDataError, SolverError
 from ntpnb.linear import hinge_newton as hn
-from ntpnb.linear.separability import certified_bound, decide_separability, scaled_rows, verified_margin
+from ntpnb.linear.separability import (
+    certified_bound,
+    decide_by_newton,
+    decide_separability,
+    scaled_rows,
+    verified_margin,
+)
 
 from helpers import random_data, text_data
 
@@ -30,19 +36,21 @@ def _instances():
 
 @pytest.mark.parametrize("data", _instances(), ids=lambda x: f"m{x.m}-d{x.d}-V{x.V}")
 def test_decisions_agree_with_the_lp_and_carry_their_certificate(data):
-    dec = decide_separability(data, "newton")
+    newton = decide_by_newton(data)
+    dec = newton.decision
     assert dec.separable is ntp.is_separable(data, method="lp")
+    assert dec.resolution == settings.SEP_MARGIN_TOL
     H = scaled_rows(data.H)
     if dec.separable:
-        assert dec.certificate is None and dec.bound == np.inf
+        assert newton.certificate is None and dec.bound == np.inf
         margin, unit = verified_margin(H, data.support_mask, dec.direction)
         assert margin == pytest.approx(dec.margin) and margin >= settings.SEP_MARGIN_TOL
         assert np.abs(unit).max() == 1.0
         W = dec.direction / margin  # smallest margin 1 in the LP's units: Definition 2 holds
         assert ntp.satisfies_definition_2(ntp.NTPData(H=H, pi=data.pi, P=data.P), W, 1e-6)
     else:
-        C = dec.certificate
-        assert dec.direction is None and dec.margin == -np.inf
+        C = newton.certificate
+        assert dec.direction is None and dec.margin == 0.0
         assert certified_bound(H, data.support_mask, C) <= settings.SEP_MARGIN_TOL
         # the certificate, read independently: zero row sums, lambda >= 0, columns orthogonal
         # to the embeddings, and a positive total weight
@@ -90,12 +98,12 @@ def test_the_bound_of_an_exact_certificate_is_rounding_and_of_a_wrong_one_is_not
 
 def test_the_farkas_polish_completes_a_perturbed_certificate():
     data = text_data(20, 5)
-    dec = decide_separability(data, "newton")
-    assert not dec.separable
-    H, mask = scaled_rows(data.H), data.support_mask
+    newton = decide_by_newton(data)
+    assert not newton.decision.separable
+    H, mask, C1 = scaled_rows(data.H), data.support_mask, newton.certificate
     rng = np.random.default_rng(0)
-    C0 = dec.certificate + 1e-6 * np.abs(dec.certificate).max() * rng.standard_normal(mask.shape)
-    C0[~mask & (dec.certificate == 0)] = 0.0  # keep the pattern
+    C0 = C1 + 1e-6 * np.abs(C1).max() * rng.standard_normal(mask.shape)
+    C0[~mask & (C1 == 0)] = 0.0  # keep the pattern
     assert certified_bound(H, mask, C0) > settings.SEP_MARGIN_TOL  # the perturbation breaks it
     C = hn.farkas_polish(H, mask, C0)
     assert C is not None and certified_bound(H, mask, C) <= settings.SEP_MARGIN_TOL
@@ -152,19 +160,24 @@ def test_bad_input_is_refused():
     data = random_data(5, 3, 4, 2, 0)
     with pytest.raises(InvalidDataError, match="W0 must have shape"):
         decide_separability(data, "newton", W0=np.zeros((4, 2)))
+    with pytest.raises(InvalidDataError, match="W0 must have shape"):
+        decide_by_newton(data, W0=np.zeros((4, 2)))
     with pytest.raises(InvalidDataError):
         decide_separability(np.zeros((3, 3)), "newton")
+    with pytest.raises(InvalidDataError):
+        decide_by_newton(np.zeros((3, 3)))
 
 
 def test_a_starting_decoder_changes_the_work_not_the_answer():
     data = text_data(20, 12)
-    cold = decide_separability(data, "newton")
-    warm = decide_separability(data, "newton", W0=np.random.default_rng(0).standard_normal((data.V, data.d)))
-    assert cold.separable is warm.separable is ntp.is_separable(data)  # the LP's answer
+    cold = decide_by_newton(data)
+    warm = decide_by_newton(data, W0=np.random.default_rng(0).standard_normal((data.V, data.d)))
+    assert cold.decision.separable is warm.decision.separable is ntp.is_separable(data)  # the LP's answer
     assert warm.iterations != cold.iterations  # the start was used
 
 
 def test_no_out_of_support_token_is_separable_at_once():
     data = ntp.NTPData(H=[[1.0, 0.0], [0.0, 1.0]], pi=[0.5, 0.5], P=[[0.5, 0.5], [0.2, 0.8]])
-    dec = decide_separability(data, "newton")
-    assert dec.separable and dec.iterations == 0
+    newton = decide_by_newton(data)
+    assert newton.decision.separable and newton.iterations == 0
+    assert decide_separability(data, "newton").method == newton.decision.method

@@ -1,5 +1,5 @@
 """The decisions of ntpnb.linear.separability: NTP-separability (Definition 2, the plane criterion of
-chapter 1, the reduced LP, the certified LP and its methods, the verified SVM witness, scale
+chapter 1, the certified LP and its methods, the verified SVM witness, scale
 invariance), then NTP_H-compatibility and the finite solution W*."""
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from ntpnb.linear.separability import (
     _free_directions,
     _MatrixRows,
     _raised,
-    _reduced_lp,
+    decide_by_newton,
     decide_separability,
     lp_methods,
 )
@@ -111,49 +111,24 @@ def test_fig1_supports_with_the_origin_not_strictly_inside_are_not_separable(H):
 
 
 # ---------------------------------------------------------------------------------------------
-# The reduced LP (rank H < m)
-
-
-@pytest.mark.parametrize("seed", range(20))
-def test_reduced_lp_is_the_2d_triangle_criterion(seed):
-    """Supports of Fig. 1, d = 2: separable iff 0 is a positive combination of h_A, h_B, h_C
-    (the criterion of test_2d_separability_is_the_origin_inside_the_triangle, here decided by the
-    reduced LP: rank H = 2 < m = 3)."""
-    toy = ntp.toy2d_instance(0)
-    H = np.random.default_rng(seed).standard_normal((3, 2))
-    weights = np.linalg.solve(np.vstack([H.T, np.ones(3)]), [0.0, 0.0, 1.0])
-    W, method = _reduced_lp(ntp.NTPData(H=H, pi=toy.pi, P=toy.P))
-    assert (W is not None) == bool(np.all(weights > 0))
-    assert method.startswith("reduced LP")
+# The methods agree around the threshold m ~ d
 
 
 @pytest.mark.parametrize("seed", range(12))
-def test_reduced_lp_agrees_with_the_full_lp(seed):
-    """Random sizes around the threshold m ~ d, against the LP on vec(W) of ntpnb.is_separable."""
+def test_auto_and_the_lp_agree_around_the_threshold(seed):
+    """Random sizes around the threshold m ~ d: the default decision, the LP chain's and the
+    separating direction's constraints agree."""
     rng = np.random.default_rng(seed)
     m, V = int(rng.integers(5, 30)), int(rng.integers(3, 8))
     S, d = int(rng.integers(1, V)), int(rng.integers(1, m + 3))
     data = ntp.synthetic_instance(n=m * S + 50, m=m, d=d, V=V, S=S, seed=seed)
-    W, _ = _reduced_lp(data)
-    assert (W is not None) == ntp.is_separable(data) == ntp.is_separable(data, method="reduced-lp")
-    if W is not None:
+    answer = ntp.is_separable(data)
+    assert answer == ntp.is_separable(data, method="lp")
+    if answer:
         cons = ntp_constraints(data)
-        w = W.ravel()
+        w = ntp.separating_direction(data).ravel()
         assert (cons.ineq @ w).min() >= 1 - 1e-6 * (1 + np.abs(w).max())
         assert np.abs(cons.eq @ w).max(initial=0.0) <= 1e-6 * (1 + np.abs(w).max())
-
-
-def test_full_rank_embeddings_are_separable_by_construction():
-    data = random_data(m=8, d=10, V=6, S=3, seed=11)
-    W, method = _reduced_lp(data)
-    assert W is not None and method == "rank"
-    np.testing.assert_allclose(data.H @ W.T, data.support_mask.astype(float), atol=1e-10)
-
-
-def test_reduced_lp_reports_the_non_separable_example():
-    data = ntp.NTPData(H=[[1.0], [2.0]], pi=[0.5, 0.5], P=[[0.6, 0.4, 0.0], [0.0, 0.4, 0.6]])
-    W, _ = _reduced_lp(data)
-    assert W is None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -354,7 +329,7 @@ def test_least_distance_decides_as_the_lp_with_a_certificate(m, V, S):
             assert decision.separable == _separability(data).separable
             if m <= 15:  # the plain feasibility LP fails to decide some larger instances
                 assert decision.separable == independent_feasibility(data)
-            assert ntp.is_separable(data, method="least-distance") == decision.separable
+            assert ntp.is_separable(data) == decision.separable
             decided.add(decision.separable)
     assert decided == {True, False}
 
@@ -362,9 +337,9 @@ def test_least_distance_decides_as_the_lp_with_a_certificate(m, V, S):
 @PROPERTY
 @given(data=instances(), e=log_scales)
 def test_property_least_distance_agrees_with_the_lp_at_every_scale(data, e):
-    answer = ntp.is_separable(data)
-    assert ntp.is_separable(data, method="least-distance") == answer
-    assert ntp.is_separable(scaled(data, 10.0**e), method="least-distance") == answer
+    answer = ntp.is_separable(data, method="lp")
+    assert ntp.is_separable(data) == answer
+    assert ntp.is_separable(scaled(data, 10.0**e)) == answer
 
 
 def test_least_distance_hands_large_data_to_the_lp(monkeypatch):
@@ -374,7 +349,7 @@ def test_least_distance_hands_large_data_to_the_lp(monkeypatch):
     monkeypatch.setattr(settings, "LEAST_DISTANCE_MAX_ENTRIES", 10)
     fresh = ntp.NTPData(H=data.H.copy(), pi=data.pi, P=data.P)  # nothing cached
     assert _decide_least_distance(normalized(fresh)[0]) is None
-    assert ntp.is_separable(fresh, method="least-distance") == answer
+    assert ntp.is_separable(fresh) == answer
 
 
 def test_free_directions_complement_f_and_the_constant_rows():
@@ -399,7 +374,7 @@ def test_one_entry_refuses_an_unknown_method_and_a_start_it_does_not_use(overpar
         decide_separability(overparam_data, "lp", W0=W0)
     every = {method: decide_separability(overparam_data, method) for method in ntp.SEPARABILITY_METHODS}
     assert all(isinstance(dec, ntp.SeparabilityDecision) and dec.separable for dec in every.values())
-    assert every["newton"].iterations > 0 and every["lp"].iterations == 0
+    assert decide_by_newton(overparam_data).iterations > 0
 
 
 # ---------------------------------------------------------------------------------------------
@@ -519,36 +494,24 @@ def test_lsqr_and_the_dense_svd_give_the_same_finite_solution(size):
 
 @pytest.fixture
 def lsqr_only(monkeypatch):
-    """Every W* of fresh data sets by LSQR (the dense SVD only for an empty system, no Gram matrix)."""
+    """Every W* of fresh data sets by LSQR (the dense SVD only for an empty system)."""
     from ntpnb import settings
 
     monkeypatch.setattr(settings, "F_DENSE_MAX_ENTRIES", 0)
-    monkeypatch.setattr(settings, "F_GRAM_RCOND", np.inf)
 
 
-@pytest.mark.parametrize("size", [(20, 5, 25, 3), (50, 10, 30, 6), (100, 20, 60, 8), (60, 12, 80, 12)])
-def test_the_gram_matrix_of_the_rows_gives_the_finite_solution_of_the_svd(size):
-    from benchmarks.instances import gaussian_instance
-    from ntpnb.linear.ntp_data import normalized
-    from ntpnb.linear.separability import _solve_gram
-
-    data = normalized(gaussian_instance(*size))[0]
-    w_dense, _ = _solve_dense(data)
-    w_gram, res_gram = _solve_gram(data)
-    assert np.linalg.norm(w_gram - w_dense) <= LSQR_RTOL * np.linalg.norm(w_dense)
-    assert res_gram <= 1e-10
-
-
-def test_the_gram_matrix_refuses_dependent_rows_and_the_svd_decides():
+@pytest.mark.parametrize("dense", [True, False])
+def test_dependent_rows_are_decided_by_the_svd_and_by_lsqr(dense, monkeypatch):
     """Two contexts with the same embedding and the same pair of tokens in their supports: the two
-    rows of (4) are equal, and their right sides differ (incompatible)."""
-    from ntpnb.linear.separability import _solve_gram
-
+    rows of (4) are equal, and their right sides differ (incompatible) or agree (compatible)."""
+    if not dense:
+        monkeypatch.setattr(settings, "F_DENSE_MAX_ENTRIES", 0)
     data = ntp.NTPData(H=[[1.0], [1.0]], pi=[0.5, 0.5], P=[[0.7, 0.3, 0.0], [0.2, 0.8, 0.0]])
-    assert _solve_gram(data) is None
     assert not ntp.is_compatible(data) and ntp.compatibility_residual(data) > 0.1
+    with pytest.raises(NotCompatibleError, match="not NTP_H-compatible"):
+        ntp.finite_solution(data)
     consistent = ntp.NTPData(H=[[1.0], [1.0]], pi=[0.5, 0.5], P=[[0.7, 0.3, 0.0], [0.7, 0.3, 0.0]])
-    assert _solve_gram(consistent) is None and ntp.is_compatible(consistent)
+    assert ntp.is_compatible(consistent) and ntp.compatibility_residual(consistent) < 1e-12
 
 
 def test_above_the_dense_limit_w_star_and_compatibility_come_from_lsqr(lsqr_only):
@@ -565,14 +528,6 @@ def test_above_the_dense_limit_w_star_and_compatibility_come_from_lsqr(lsqr_only
         mp.setattr(settings, "F_DENSE_MAX_ENTRIES", 2**24)
         W_dense = ntp.finite_solution(reference)
     assert np.linalg.norm(W - W_dense) <= LSQR_RTOL * np.linalg.norm(W_dense)
-
-
-def test_lsqr_reports_incompatible_data_not_solved(lsqr_only):
-    data = ntp.NTPData(H=[[1.0], [1.0]], pi=[0.5, 0.5], P=[[0.7, 0.3, 0.0], [0.2, 0.8, 0.0]])
-    assert not ntp.is_compatible(data)
-    assert ntp.compatibility_residual(data) > 0.1
-    with pytest.raises(NotCompatibleError, match="not NTP_H-compatible"):
-        ntp.finite_solution(data)
 
 
 def test_lsqr_scales_w_star_like_one_over_the_embeddings(lsqr_only):

@@ -21,6 +21,7 @@ from ..separability import (
     SEPARABILITY_METHODS,
     SeparabilityDecision,
     certified_bound,
+    decide_by_newton,
     decide_separability,
     scaled_rows,
 )
@@ -102,7 +103,7 @@ class TimedSeparability:
         """Decide separability of ``data`` and log the decision."""
         start = time.process_time()
         try:
-            dec, after = self._decide(data)
+            dec, iterations, after = self._decide(data)
         except NumericallyAmbiguousError:
             seconds = time.process_time() - start
             self.log.append(TimedDecision(data.m, data.d, False, float("nan"), "ambiguous", 0, seconds, True))
@@ -110,19 +111,18 @@ class TimedSeparability:
         how = dec.method if self.method == "newton" and not after else f"LP ({dec.method}){after}"
         certificate = dec.margin if dec.separable else dec.bound
         seconds = time.process_time() - start
-        self.log.append(
-            TimedDecision(data.m, data.d, dec.separable, certificate, how, dec.iterations, seconds)
-        )
+        self.log.append(TimedDecision(data.m, data.d, dec.separable, certificate, how, iterations, seconds))
         return dec.separable
 
-    def _decide(self, data: NTPData) -> tuple[SeparabilityDecision, str]:
-        """The decision, and how it came after another method ended undecided ("" if not)."""
+    def _decide(self, data: NTPData) -> tuple[SeparabilityDecision, int, str]:
+        """The decision, its Newton steps, and how it came after Newton's ended undecided ("" if not)."""
+        if self.method != "newton":
+            return decide_separability(data, self.method), 0, ""
         try:
-            return decide_separability(data, self.method), ""
-        except SolverError:  # "newton": a margin too small for its systems, the LP decides
-            if self.method != "newton":
-                raise
-            return decide_separability(data, "lp"), " after the Newton continuation ended undecided"
+            newton = decide_by_newton(data)
+            return newton.decision, newton.iterations, ""
+        except SolverError:  # a margin too small for its systems, the LP decides
+            return decide_separability(data, "lp"), 0, " after the Newton continuation ended undecided"
 
 
 def length_slice(joint: PrefixContexts, t: int, seed: int) -> Callable[[int], NTPData]:
@@ -201,11 +201,12 @@ def certify_on_contexts(data: NTPData, contexts: np.ndarray) -> SubproblemCertif
         raise InvalidDataError(f"contexts must lie in [0, {data.m}), got {rows.min()}..{rows.max()}")
     start = time.process_time()
     sub = NTPData(H=data.H[rows], pi=np.full(rows.size, 1.0 / rows.size), P=data.P[rows])
-    dec = decide_separability(sub, "newton")
+    newton = decide_by_newton(sub)
+    dec = newton.decision
     if dec.separable:
         return None
     C = np.zeros((data.m, data.V))
-    C[rows] = dec.certificate
+    C[rows] = newton.certificate
     bound = certified_bound(scaled_rows(data.H), data.support_mask, C)
     if not bound <= settings.SEP_MARGIN_TOL:
         raise SolverError(

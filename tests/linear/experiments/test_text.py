@@ -59,14 +59,10 @@ def test_when_the_newton_continuation_ends_undecided_the_lp_decides(monkeypatch)
     from ntpnb.errors import SolverError
     from ntpnb.linear.experiments import text
 
-    decide_separability = text.decide_separability
+    def undecided(data, W0=None):  # a margin too small for the continuation's systems
+        raise SolverError("could not decide")
 
-    def undecided(data, method="auto"):
-        if method == "newton":
-            raise SolverError("could not decide")
-        return decide_separability(data, method)
-
-    monkeypatch.setattr(text, "decide_separability", undecided)
+    monkeypatch.setattr(text, "decide_by_newton", undecided)
     data = _joint_text(20, 8)
     decide = ntp.TimedSeparability()
     assert decide(data) is ntp.is_separable(data, method="lp") is False
@@ -101,10 +97,15 @@ def test_length_slice_keeps_the_joint_embeddings():
 def test_an_ambiguous_probe_counts_as_not_separable_and_is_logged_so(monkeypatch):
     """A slice separable only by a margin float64 cannot carry (W^mm out of reach): the search's
     threshold is the smallest d that float64 certifies, and the log says which probe was ambiguous."""
-    from ntpnb.errors import NumericallyAmbiguousError
+    from ntpnb.errors import NumericallyAmbiguousError, SolverError
     from ntpnb.linear.experiments import text
 
-    decide_separability = text.decide_separability
+    decide_by_newton, decide_separability = text.decide_by_newton, text.decide_separability
+
+    def undecided_at_8(data, W0=None):  # the continuation ends undecided, the LP takes over
+        if data.d == 8:
+            raise SolverError("could not decide")
+        return decide_by_newton(data, W0)
 
     def ambiguous_at_8(data, method="auto"):
         if data.d == 8:
@@ -113,6 +114,7 @@ def test_an_ambiguous_probe_counts_as_not_separable_and_is_logged_so(monkeypatch
             )
         return decide_separability(data, method)
 
+    monkeypatch.setattr(text, "decide_by_newton", undecided_at_8)
     monkeypatch.setattr(text, "decide_separability", ambiguous_at_8)
     decide = ntp.TimedSeparability()
     assert decide(_joint_text(20, 8)) is False
