@@ -1,8 +1,8 @@
-"""Compiled pieces of a normalized-GD step on the attention model: numpy's arithmetic, in loops.
+"""Compiled pieces of a training step on the attention model: numpy's arithmetic, in loops.
 
 Each kernel computes what a line of the numpy gradient over the token table (tests/attention_instances.py
-``table_gradient``) and the normalized step of :func:`ntpnb.optim.run` compute, every operation in the
-same order, so the same floats:
+``table_gradient``) and the step of :func:`ntpnb.optim.run` (the rule's own arithmetic,
+:mod:`ntpnb.optim_loops`) compute, every operation in the same order, so the same floats:
 
 * :func:`ntpnb.reproducible_products.dot_sum`'s products: the first term, then the others in index order;
 * numpy's reductions over a non-last axis (``z.sum(axis=0)``), ``np.bincount`` and ``np.einsum`` over a
@@ -28,10 +28,12 @@ import math
 import numpy as np
 
 from ..compiled import jit
+from ..optim import SAFE_NORM
+from ..optim_loops import NGD, _ngd_factor, apply_rule
 
-#: :func:`ngd_update` moved every trial.
+#: :func:`rule_update` moved every trial.
 STEP_DONE: int = 0
-#: :func:`ngd_update` found a non-finite entry, or a zero gradient with ``eps = 0``, and moved nothing:
+#: :func:`rule_update` found a non-finite entry, or a zero gradient with ``eps = 0``, and moved nothing:
 #: the caller raises the reference's error.
 STEP_REFUSED: int = 1
 
@@ -522,65 +524,51 @@ def score_weights(
     _onto_table(A, tok, qry, wdsc, False)
 
 
-# --- The normalized step ---
+# --- The step ---
 
 
 @jit
-def ngd_update(
-    WL: np.ndarray,
-    grad: np.ndarray,
-    lr: float,
-    eps: float,
-    safe_norm: float,
-    norm: np.ndarray,
-    scale: np.ndarray,
-    factor: np.ndarray,
-) -> int:
-    """The normalized step of :func:`ntpnb.optim.run`: ``W -= lr g / (||g|| + eps)`` per trial.
+def rule_update(WL: np.ndarray, grad: np.ndarray, rule: tuple, state: tuple, lanes: np.ndarray) -> int:
+    """The step of :func:`ntpnb.optim.run` by ``rule`` (:mod:`ntpnb.optim_loops`) from ``grad``, per trial.
 
-    ``WL``, ``grad`` ``(d, d, B)``; ``norm`` ``(B,)`` receives each trial's norm as the step used it,
-    ``scale`` ``(B,)`` what its gradient was divided by (1, or its largest entry: a trial whose plain
-    norm lies outside ``[safe_norm, inf)`` steps by ``(g / s) lr / (||g / s|| + eps / s)``, as the
-    reference does); ``factor`` scratch. Returns :data:`STEP_REFUSED` (nothing moved) where
-    the reference raises, else :data:`STEP_DONE`.
+    ``WL``, ``grad`` ``(d, d, B)``; ``state = (M, Q, work, powers)``: Adam's moments ``(d, d, B)``
+    and ``[b1^k, b2^k]``, updated in place, and scratch ``work`` ``(3, B)``. Normalized GD takes each
+    trial's norm as the reference does (``einsum`` order, :func:`_lane_dots`; a trial whose plain
+    norm lies outside ``[SAFE_NORM, inf)`` steps by ``(g / s) lr / (||g / s|| + eps / s)``, ``s`` its
+    largest entry); ``lanes`` ``(3, B)`` receive the norms, scales and factors. Returns
+    :data:`STEP_REFUSED` (nothing moved) where the reference raises, else :data:`STEP_DONE`.
     """
+    code, lr, b1, b2, eps = rule
+    M, Q, work, powers = state
     d, _, B = WL.shape
     n = d * d
     g = grad.reshape(n, B)
-    W = WL.reshape(n, B)
-    _lane_dots(g, g, norm, factor)  # einsum("ik,ik->i") of the rows g[:, b]
-    rescaled = False
+    norm, scale, factor = lanes[0], lanes[1], lanes[2]
     for b in range(B):
-        nb = math.sqrt(norm[b])
-        norm[b] = nb
         scale[b] = 1.0
-        if nb >= safe_norm and nb < np.inf:
-            continue
-        big = abs(g[0, b])
-        for j in range(1, n):
-            big = _max_propagating(big, abs(g[j, b]))
-        if not math.isfinite(big) or (eps == 0.0 and big == 0.0):
-            return STEP_REFUSED
-        if big > 0.0:
-            scale[b] = big
-            rescaled = True
-        row = np.empty(n)
-        for j in range(n):
-            row[j] = g[j, b] / scale[b]
-        norm[b] = math.sqrt(einsum_dot(row, row))
-    for b in range(B):
-        factor[b] = lr / (norm[b] + eps / scale[b])
-    if not rescaled:
-        for j in range(n):
-            for b in range(B):
-                W[j, b] -= g[j, b] * factor[b]
-        return STEP_DONE
-    for j in range(n):
+        factor[b] = lr
+    if code == NGD:
+        _lane_dots(g, g, norm, factor)  # einsum("ik,ik->i") of the rows g[:, b]
         for b in range(B):
-            if scale[b] == 1.0:
-                W[j, b] -= g[j, b] * factor[b]
-            else:
-                W[j, b] -= (g[j, b] / scale[b]) * factor[b]
+            nb = math.sqrt(norm[b])
+            norm[b] = nb
+            if not (nb >= SAFE_NORM and nb < np.inf):
+                big = abs(g[0, b])
+                for j in range(1, n):
+                    big = _max_propagating(big, abs(g[j, b]))
+                if not math.isfinite(big) or (eps == 0.0 and big == 0.0):
+                    return STEP_REFUSED
+                if big > 0.0:
+                    scale[b] = big
+                row = np.empty(n)
+                for j in range(n):
+                    row[j] = g[j, b] / scale[b]
+                norm[b] = math.sqrt(einsum_dot(row, row))
+            factor[b] = _ngd_factor(lr, eps, norm[b], scale[b])
+    powers[0] *= b1
+    powers[1] *= b2
+    state_2d = (M.reshape(n, B), Q.reshape(n, B), work, powers)
+    apply_rule(WL.reshape(n, B), g, state_2d, rule, scale, factor)
     return STEP_DONE
 
 
@@ -602,17 +590,16 @@ TABLE_ARRAYS: tuple[str, ...] = ("U", "Uq", "UW", "G", "A", "UA", "grad", "tok",
 
 
 @jit
-def _finish(table: tuple, WL: np.ndarray, rule: tuple, lanes: np.ndarray, move: bool) -> int:
-    """The gradient from the table ``A``, then (if ``move``) the normalized step.
+def _finish(table: tuple, WL: np.ndarray, rule: tuple, state: tuple, lanes: np.ndarray, move: bool) -> int:
+    """The gradient from the table ``A``, then (if ``move``) the step of ``rule`` (:func:`rule_update`).
 
-    ``rule`` is ``(lr, eps, safe_norm)`` of :func:`ngd_update`; ``lanes`` ``(3, B)`` scratch.
+    ``lanes`` ``(3, B)`` scratch.
     """
     U, Uq, _, _, A, UA, grad, _, _ = table
     weight_gradient(U, Uq, A, UA, grad)
     if not move:
         return STEP_DONE
-    lr, eps, safe_norm = rule
-    return ngd_update(WL, grad, lr, eps, safe_norm, lanes[1], lanes[2], lanes[0])
+    return rule_update(WL, grad, rule, state, lanes)
 
 
 @jit
@@ -623,12 +610,13 @@ def log_finish(
     table: tuple,
     WL: np.ndarray,
     rule: tuple,
+    state: tuple,
     lanes: np.ndarray,
     move: bool,
 ) -> int:
     """The log-loss from its exponentials: :func:`log_weights`, the gradient, the step."""
     log_weights(z, off_w, table[7], table[8], wdsc, table[4], lanes[0])
-    return _finish(table, WL, rule, lanes, move)
+    return _finish(table, WL, rule, state, lanes, move)
 
 
 @jit
@@ -640,6 +628,7 @@ def head_finish(
     table: tuple,
     WL: np.ndarray,
     rule: tuple,
+    state: tuple,
     lanes: np.ndarray,
     move: bool,
 ) -> int:
@@ -663,4 +652,4 @@ def head_finish(
     score_weights(
         z, emb, gf, mask, weights, table[7], table[8], wdsc, table[4], work[:T], work2[:T], lanes[0], lanes[1]
     )
-    return _finish(table, WL, rule, lanes, move)
+    return _finish(table, WL, rule, state, lanes, move)

@@ -20,7 +20,7 @@ from ntpnb.attention import (
     train,
 )
 from ntpnb.attention import ngd_loops as kernels
-from ntpnb.attention.engine import compiled_step, run_ngd
+from ntpnb.attention.engine import compiled_step, run_compiled
 from ntpnb.attention.model import gradient
 from ntpnb.errors import InvalidDataError, SolverError
 
@@ -63,16 +63,24 @@ def test_compiled_gradient_is_the_reference_bit_for_bit(loss, head, sizes):
         np.testing.assert_array_equal(step.gradient_of(W), reference(W))
 
 
-@pytest.mark.parametrize("eps", [0.0, optim.AUTHORS_NGD_EPS], ids=["exact", "authors"])
+OPTIMIZERS = {
+    "exact": optim.normalized_gd(0.1),
+    "authors": optim.normalized_gd(0.1, optim.AUTHORS_NGD_EPS),
+    "gd": optim.gd(0.5),
+    "adam": optim.adam(0.01),
+}
+
+
+@pytest.mark.parametrize("opt", OPTIMIZERS.values(), ids=OPTIMIZERS.keys())
 @pytest.mark.parametrize(("loss", "head"), CASES)
-def test_compiled_runs_are_the_reference_runs_bit_for_bit(loss, head, eps):
+def test_compiled_runs_are_the_reference_runs_bit_for_bit(loss, head, opt):
     """Normalized GD amplifies a difference in the last bit: only equal arithmetic passes."""
     prob = _stacked(loss, head, SIZES["small"])
-    opt, grid = optim.normalized_gd(0.1, eps), optim.log_grid(800, 12)
+    grid = optim.log_grid(800, 12)
     W0 = np.random.default_rng(5).uniform(-0.3, 0.3, (prob.B, prob.d, prob.d))
     record = lambda W: {"W": W, "norm": np.linalg.norm(W, axis=(1, 2))}
     want = optim.run(table_gradient(prob), W0, opt, 800, record=record, record_at=grid, batch_ndim=1)
-    got = run_ngd(compiled_step(prob), W0, opt, 800, record=record, record_at=grid)
+    got = run_compiled(compiled_step(prob), W0, opt, 800, record=record, record_at=grid)
     np.testing.assert_array_equal(got.iterations, want.iterations)
     np.testing.assert_array_equal(got["W"], want["W"])
     np.testing.assert_array_equal(got["norm"], want["norm"])
@@ -95,7 +103,7 @@ def test_gradients_below_1e_154_step_as_the_reference_does(eps):
     assert np.all(np.linalg.norm(g, axis=(1, 2)) < 1e-154) and np.all(np.abs(g).max(axis=(1, 2)) > 0)
     opt = optim.normalized_gd(0.5, eps)
     want = optim.run(table_gradient(prob), far, opt, 50, batch_ndim=1)
-    got = run_ngd(compiled_step(prob), far, opt, 50)
+    got = run_compiled(compiled_step(prob), far, opt, 50)
     np.testing.assert_array_equal(got.W, want.W)
     moved = np.linalg.norm(got.W - far, axis=(1, 2))
     if eps:  # a step of about lr ||g|| / eps, far below the rounding of W: the authors' rule stalls
@@ -113,7 +121,7 @@ def test_a_zero_gradient_raises_the_references_error():
     with pytest.raises(SolverError) as want:
         optim.run(table_gradient(prob), np.zeros((1, 4, 4)), opt, 5, batch_ndim=1)
     with pytest.raises(SolverError) as got:
-        run_ngd(compiled_step(prob), np.zeros((1, 4, 4)), opt, 5)
+        run_compiled(compiled_step(prob), np.zeros((1, 4, 4)), opt, 5)
     assert str(got.value) == str(want.value) and "zero gradient" in str(got.value)
 
 
@@ -124,7 +132,7 @@ def test_a_non_finite_gradient_raises_the_references_error():
     with pytest.raises(SolverError) as want:
         optim.run(table_gradient(prob), W0, opt, 5, batch_ndim=1)
     with pytest.raises(SolverError) as got:
-        run_ngd(compiled_step(prob), W0, opt, 5)
+        run_compiled(compiled_step(prob), W0, opt, 5)
     assert str(got.value) == str(want.value)
 
 
@@ -155,18 +163,18 @@ def test_problems_without_a_compiled_step_train_on_the_reference():
     assert told[-1] == (40, 40) and [done for done, _ in told] == sorted(done for done, _ in told)
 
 
-def test_run_ngd_rejects_bad_input():
+def test_run_compiled_rejects_bad_input():
     prob = _stacked("ce", "argmax", SIZES["small"])
     step = compiled_step(prob)
     W0 = np.zeros((prob.B, prob.d, prob.d))
-    with pytest.raises(InvalidDataError, match="normalized GD"):
-        run_ngd(step, W0, optim.gd(0.1), 5)
+    with pytest.raises(InvalidDataError, match="Optimizer"):
+        run_compiled(step, W0, "gd", 5)
     with pytest.raises(InvalidDataError, match="shape"):
-        run_ngd(step, W0[:1], optim.normalized_gd(0.1), 5)
+        run_compiled(step, W0[:1], optim.normalized_gd(0.1), 5)
     with pytest.raises(InvalidDataError, match="non-finite"):
-        run_ngd(step, np.full(W0.shape, np.nan), optim.normalized_gd(0.1), 5)
+        run_compiled(step, np.full(W0.shape, np.nan), optim.normalized_gd(0.1), 5)
     with pytest.raises(InvalidDataError, match="record_at"):
-        run_ngd(step, W0, optim.normalized_gd(0.1), 5, record_at=np.array([3, 2]))
+        run_compiled(step, W0, optim.normalized_gd(0.1), 5, record_at=np.array([3, 2]))
     with pytest.raises(InvalidDataError, match="Problem"):
         compiled_step("not a problem")
 
@@ -177,21 +185,22 @@ def test_compile_kernels_runs_every_loss(monkeypatch):
     from ntpnb.attention.model import LOSSES
 
     compiled, ran = {}, []
-    compiled_step, run_ngd = engine.compiled_step, engine.run_ngd
+    compiled_step, run_compiled = engine.compiled_step, engine.run_compiled
 
     def compiling(prob):
         step = compiled_step(prob)
         compiled[id(step)] = prob.loss
         return step
 
-    def running(step, *args, **kwargs):
-        ran.append(compiled[id(step)])
-        return run_ngd(step, *args, **kwargs)
+    def running(step, W0, optimizer, *args, **kwargs):
+        ran.append((compiled[id(step)], optimizer.rule.code))
+        return run_compiled(step, W0, optimizer, *args, **kwargs)
 
     monkeypatch.setattr(engine, "compiled_step", compiling)
-    monkeypatch.setattr(engine, "run_ngd", running)
+    monkeypatch.setattr(engine, "run_compiled", running)
     engine.compile_kernels()
-    assert sorted(ran) == sorted(LOSSES)
+    codes = {rule.code for rule in optim.RULES.values()}
+    assert sorted(ran) == sorted((loss, code) for loss in LOSSES for code in codes)
 
 
 def _rel(a, b):
