@@ -40,12 +40,12 @@ _adam_entry = jit(optim.adam_entry)
 
 
 @jit
-def sum_of_squares(g: np.ndarray) -> float:
-    """``sum(g * g)`` over a 2-D array, in order (row by row)."""
+def sum_of_products(X: np.ndarray, Y: np.ndarray) -> float:
+    """``sum(X * Y)`` over two ``(r, n)`` arrays, in order (row by row)."""
     s = 0.0
-    for r in range(g.shape[0]):
-        for c in range(g.shape[1]):
-            s += g[r, c] * g[r, c]
+    for v in range(X.shape[0]):
+        for i in range(X.shape[1]):
+            s += X[v, i] * Y[v, i]
     return s
 
 
@@ -57,7 +57,7 @@ def normalization(g: np.ndarray, lr: float, eps: float) -> tuple[int, float, flo
     squares is safely inside float64's range, else ``s = max |g|``. An exactly zero ``g`` is a zero
     step with ``eps > 0``, :data:`ZERO_GRADIENT` with ``eps = 0``.
     """
-    sq = sum_of_squares(g)
+    sq = sum_of_products(g, g)
     if sq >= _SQ_MIN and sq <= _SQ_MAX:
         return OK, _ngd_factor(lr, eps, math.sqrt(sq), 1.0), 1.0
     s = 0.0

@@ -33,7 +33,7 @@ import math
 import numpy as np
 
 from ..compiled import jit
-from ..optim_loops import _SQ_MAX, _SQ_MIN, NGD, OK, _ngd_factor, normalization
+from ..optim_loops import _SQ_MAX, _SQ_MIN, NGD, OK, _ngd_factor, normalization, sum_of_products
 from ..optim_loops import step as rule_step
 
 # exp(x) = 2^q 2^(j/32) exp(r), x = (32 q + j) ln2/32 + r, |r| <= ln2/64 (+ rounding): ln2/32 in
@@ -175,16 +175,6 @@ def softmax_residual(
 
 
 @jit
-def _sum_of_products(X: np.ndarray, Y: np.ndarray) -> float:
-    """``sum(X * Y)`` over two ``(r, n)`` arrays, in order."""
-    s = 0.0
-    for v in range(X.shape[0]):
-        for i in range(X.shape[1]):
-            s += X[v, i] * Y[v, i]
-    return s
-
-
-@jit
 def logit_steps(
     LT: np.ndarray,
     S: np.ndarray,
@@ -214,7 +204,7 @@ def logit_steps(
             matmul_into(ET, K, OT)
             f, s = lr, 1.0
             if code == NGD:
-                sq = _sum_of_products(ET, OT)
+                sq = sum_of_products(ET, OT)
                 if sq >= _SQ_MIN and sq <= _SQ_MAX:
                     f = _ngd_factor(lr, eps, math.sqrt(sq), 1.0)
                 else:  # the norm from the gradient itself, scaled
