@@ -3,8 +3,9 @@
 Each rule's arithmetic is :mod:`ntpnb.optim`'s own functions (:func:`ntpnb.optim.gd_entry` and the
 others), compiled here under the contract of :mod:`ntpnb.compiled` and applied entry by entry: the
 floats the numpy reference computes from the same gradient. :func:`apply_rule` is the step given
-normalized GD's factor, :func:`step` the step with that factor from the gradient's norm summed in
-order (:func:`normalization`). Both papers' loops take the rule as the tuple
+normalized GD's factor, :func:`step` (one trial) and :func:`columns_step` (a trial per column) the
+step with that factor from the gradient's norm, its squares added in order (:func:`normalization`,
+:func:`column_normalization`). Both papers' loops take the rule as the tuple
 :attr:`ntpnb.optim.Optimizer.compiled_rule` (``code`` of :data:`ntpnb.optim.RULES`, ``lr``, the
 betas, ``eps``) and the state (Adam's moments, scratch, and ``powers = [b1^k, b2^k]`` after ``k``
 steps). An iterate is 2-D: one trial's ``(V, d)`` in the linear decoder's loops, ``(d * d, B)`` (a
@@ -50,32 +51,53 @@ def sum_of_products(X: np.ndarray, Y: np.ndarray) -> float:
 
 
 @jit
-def normalization(g: np.ndarray, lr: float, eps: float) -> tuple[int, float, float]:
-    """``(status, f, s)`` of normalized GD's step ``-(g / s) f`` on the entries ``g`` (2-D) of one trial.
+def column_normalization(g: np.ndarray, lr: float, eps: float, scale: np.ndarray, factor: np.ndarray) -> int:
+    """Normalized GD's step ``-(g / s) f`` on each column of ``g`` ``(n, B)`` (a trial): its status.
 
-    ``f = lr / (||g / s|| + eps / s)`` (:func:`ntpnb.optim.ngd_factor`); ``s = 1`` where the sum of
-    squares is safely inside float64's range, else ``s = max |g|``. An exactly zero ``g`` is a zero
-    step with ``eps > 0``, :data:`ZERO_GRADIENT` with ``eps = 0``.
+    ``factor[b] = lr / (||g_b / s_b|| + eps / s_b)`` (:func:`ntpnb.optim.ngd_factor`) and
+    ``scale[b] = s_b``: 1 where the column's sum of squares (added in order) is safely inside
+    float64's range, else its largest entry. An exactly zero column is a zero step with ``eps > 0``;
+    :data:`ZERO_GRADIENT` with ``eps = 0``, :data:`NONFINITE_GRADIENT` on a non-finite entry.
     """
-    sq = sum_of_products(g, g)
-    if sq >= _SQ_MIN and sq <= _SQ_MAX:
-        return OK, _ngd_factor(lr, eps, math.sqrt(sq), 1.0), 1.0
-    s = 0.0
-    for r in range(g.shape[0]):
-        for c in range(g.shape[1]):
-            a = abs(g[r, c])
+    n, B = g.shape
+    sq = factor  # the sums of squares, then the factors
+    for b in range(B):
+        sq[b] = g[0, b] * g[0, b]
+    for i in range(1, n):
+        for b in range(B):
+            sq[b] += g[i, b] * g[i, b]
+    for b in range(B):
+        scale[b] = 1.0
+        if sq[b] >= _SQ_MIN and sq[b] <= _SQ_MAX:
+            factor[b] = _ngd_factor(lr, eps, math.sqrt(sq[b]), 1.0)
+            continue
+        s = 0.0
+        for i in range(n):
+            a = abs(g[i, b])
             if not a <= s:  # NaN too
                 s = a
-    if not s < math.inf:
-        return NONFINITE_GRADIENT, 0.0, 1.0
-    if s == 0.0:
-        return (ZERO_GRADIENT if eps == 0.0 else OK), 0.0, 1.0
-    sq = 0.0
-    for r in range(g.shape[0]):
-        for c in range(g.shape[1]):
-            a = g[r, c] / s
-            sq += a * a
-    return OK, _ngd_factor(lr, eps, math.sqrt(sq), s), s
+        if not s < math.inf:
+            return NONFINITE_GRADIENT
+        if s == 0.0:
+            if eps == 0.0:
+                return ZERO_GRADIENT
+            factor[b] = 0.0
+            continue
+        t = 0.0
+        for i in range(n):
+            a = g[i, b] / s
+            t += a * a
+        scale[b] = s
+        factor[b] = _ngd_factor(lr, eps, math.sqrt(t), s)
+    return OK
+
+
+@jit
+def normalization(g: np.ndarray, lr: float, eps: float) -> tuple[int, float, float]:
+    """``(status, f, s)`` of :func:`column_normalization` of one trial's entries ``g`` (contiguous)."""
+    scale, factor = np.empty(1), np.empty(1)
+    status = column_normalization(g.reshape(g.size, 1), lr, eps, scale, factor)
+    return status, factor[0], scale[0]
 
 
 @jit
@@ -129,10 +151,32 @@ def apply_rule(
 
 
 @jit
-def step(w: np.ndarray, g: np.ndarray, state: tuple, rule: tuple) -> int:
-    """:func:`apply_rule` on one trial ``w`` (2-D), normalized GD's factor from :func:`normalization`.
+def columns_step(
+    w: np.ndarray, g: np.ndarray, state: tuple, rule: tuple, scale: np.ndarray, factor: np.ndarray
+) -> int:
+    """:func:`apply_rule` on ``w`` ``(n, B)``, a trial per column; the status.
 
-    Returns the status; a refused step (not :data:`OK`) moves nothing.
+    Normalized GD's factors come from :func:`column_normalization` (into ``scale``, ``factor``
+    ``(B,)``). A refused step (not :data:`OK`) moves nothing.
+    """
+    code, lr, _, _, eps = rule
+    if code == NGD:
+        status = column_normalization(g, lr, eps, scale, factor)
+        if status != OK:
+            return status
+    else:
+        for b in range(w.shape[1]):
+            scale[b] = 1.0
+            factor[b] = lr
+    apply_rule(w, g, state, rule, scale, factor)
+    return OK
+
+
+@jit
+def step(w: np.ndarray, g: np.ndarray, state: tuple, rule: tuple) -> int:
+    """:func:`apply_rule` on one trial ``w`` (2-D, contiguous); the status.
+
+    Normalized GD's factor comes from :func:`normalization`. A refused step (not :data:`OK`) moves nothing.
     """
     code, lr, _, _, eps = rule
     work = state[2]

@@ -5,9 +5,11 @@ exponential between them (:class:`CompiledStep`), the last ending with the optim
 (:mod:`ntpnb.optim_loops`, any rule of :data:`ntpnb.optim.RULES`), in :func:`ntpnb.optim.run`'s loop
 (:func:`run_compiled`).
 The kernels compute the model's gradient over each trial's token table (:func:`token_table`: scores
-gathered from ``U W U^T`` over the distinct vectors ``U``), every operation in the order of a numpy
-reference (tests/attention_instances.py ``table_gradient``): the same gradients and iterates as
-:func:`ntpnb.optim.run` on it, bit for bit (tests/attention/test_engine.py checks whole runs).
+gathered from ``U W U^T`` over the distinct vectors ``U``), the operations of a numpy reference
+(tests/attention_instances.py ``table_gradient``) with sums added in their own order: its gradients
+and :func:`ntpnb.optim.run`'s iterates on it to rounding (tests/attention/test_engine.py states the
+tolerances). Normalized GD amplifies rounding once it runs long: runs of hundreds of steps part from
+the reference's, as they would under another order of numpy's own sums.
 
 :func:`compiled_step` returns ``None`` where the token table costs more than it saves (many distinct
 vectors), and for the log-loss with ``gamma`` unequal on a sample's label positions (a head other
