@@ -114,15 +114,16 @@ def apply_rule(
     ``g`` the gradient at ``w``; ``state = (m, q, work, powers)``: Adam's moments (as ``w``),
     updated in place, scratch ``work`` ``(3, cols)``, and ``[b1^k, b2^k]`` at this step ``k``.
     Normalized GD steps column ``c`` by ``-(g / scale[c]) factor[c]``: a column is a trial (both
-    ``(cols,)``, constant where ``w`` is one trial). The inner loops run along a row, each writing
-    one array (so that it is vectorized).
+    ``(cols,)``, constant where ``w`` is one trial; read by normalized GD only). The inner loops
+    run along a row, each writing one array (so that it is vectorized).
     """
     code, lr, b1, b2, eps = rule
     m, q, work, powers = state
     rows, cols = w.shape
     plain = code == NGD
-    for c in range(cols):
-        plain = plain and scale[c] == 1.0
+    if plain:
+        for c in range(cols):
+            plain = plain and scale[c] == 1.0
     if code == GD:
         for r in range(rows):
             for c in range(cols):
@@ -179,15 +180,13 @@ def step(w: np.ndarray, g: np.ndarray, state: tuple, rule: tuple) -> int:
     Normalized GD's factor comes from :func:`normalization`. A refused step (not :data:`OK`) moves nothing.
     """
     code, lr, _, _, eps = rule
-    work = state[2]
-    status, f, s = OK, lr, 1.0
+    scale, factor = state[2][1], state[2][2]
     if code == NGD:
         status, f, s = normalization(g, lr, eps)
         if status != OK:
             return status
-    scale, factor = work[1], work[2]
-    for c in range(w.shape[1]):
-        scale[c] = s
-        factor[c] = f
+        for c in range(w.shape[1]):
+            scale[c] = s
+            factor[c] = f
     apply_rule(w, g, state, rule, scale, factor)
     return OK
