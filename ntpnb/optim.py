@@ -18,6 +18,13 @@ The update rules (``g_k`` the gradient at ``W_k``, ``eta`` the learning rate):
   ``v_k = b2 v_{k-1} + (1 - b2) g_k^2``, ``W_{k+1} = W_k - eta mhat_k / (sqrt(vhat_k) + eps)``
   with ``mhat_k = m_k / (1 - b1^k)``, ``vhat_k = v_k / (1 - b2^k)``, counting steps from
   ``k = 1``; ``m_0 = v_0 = 0``.
+
+Each rule is defined here once: its settings, checks and label (:class:`Rule`, :data:`RULES`)
+and its arithmetic (:func:`gd_entry`, :func:`ngd_factor` and :func:`ngd_entry`, :func:`adam_moment`,
+:func:`adam_scales`, :func:`adam_denominator` and :func:`adam_entry`), which the numpy reference below
+applies to arrays and ``ntpnb.optim_loops`` compiles for both papers' loops (the same
+floats). Adding a rule: an entry of :data:`RULES` and its arithmetic here, and its branch in the
+reference's step (``_Stepper.step``) and in the compiled one (``ntpnb.optim_loops.apply_rule``).
 """
 
 from __future__ import annotations
@@ -47,7 +54,16 @@ from .validation import (
 
 __all__ = [
     "Optimizer",
+    "Rule",
+    "RULES",
     "Trace",
+    "gd_entry",
+    "ngd_factor",
+    "ngd_entry",
+    "adam_moment",
+    "adam_scales",
+    "adam_denominator",
+    "adam_entry",
     "gd",
     "sgd",
     "normalized_gd",
@@ -61,13 +77,12 @@ __all__ = [
 ]
 
 Array = np.ndarray
-
-#: The update rules :func:`run` knows.
-OPTIMIZER_NAMES: tuple[str, ...] = ("gd", "sgd", "ngd", "adam")
+#: What an update rule's arithmetic takes and returns: a float (compiled loops) or an array (numpy).
+Value = float | np.ndarray
 
 #: Below this plain norm the squares of a gradient's entries leave float64's normal range:
 #: normalized GD then computes the norm after dividing by the largest entry.
-_SAFE_NORM: float = math.sqrt(float(np.finfo(np.float64).tiny))
+SAFE_NORM: float = math.sqrt(float(np.finfo(np.float64).tiny))
 
 #: The default ``eps`` of each method that has one (Adam: Kingma and Ba's 1e-8); part of the
 #: update rule, not a tolerance of the package.
@@ -77,6 +92,90 @@ _DEFAULT_EPS: dict[str, float] = {"adam": 1e-8, "ngd": 0.0}
 #: (``normalize_grad`` in ``train_utils.py`` of github.com/yixiao-huang/next-token-prediction):
 #: a fact about that code, not a tolerance, so not in :mod:`ntpnb.settings`.
 AUTHORS_NGD_EPS: float = settings.FLOAT64_EPS
+
+#: The compiled loops' numbers of the update rules (``ntpnb.optim_loops``).
+GD, NGD, ADAM = 0, 1, 2
+
+
+@dataclass(frozen=True)
+class Rule:
+    """An update rule as everything that runs it reads it: the numpy reference and the compiled loops.
+
+    ``code`` is the rule's number in the compiled loops (``ntpnb.optim_loops``), ``label`` its
+    name in a label; ``normalized`` whether a step divides by the gradient's norm (per batch
+    element), ``moments`` whether it keeps Adam's moments (and reads ``betas``); ``offset`` the
+    default ``eps`` (None: the rule has none), ``offset_positive`` whether ``eps`` must be positive
+    (else non-negative).
+    """
+
+    code: int
+    label: str
+    normalized: bool = False
+    moments: bool = False
+    offset: float | None = None
+    offset_positive: bool = False
+
+
+#: The update rules, by optimizer name (``"sgd"`` is GD's rule on a stochastic gradient).
+RULES: Mapping[str, Rule] = MappingProxyType(
+    {
+        "gd": Rule(GD, "GD"),
+        "sgd": Rule(GD, "SGD"),
+        "ngd": Rule(NGD, "NGD", normalized=True, offset=_DEFAULT_EPS["ngd"]),
+        "adam": Rule(ADAM, "Adam", moments=True, offset=_DEFAULT_EPS["adam"], offset_positive=True),
+    }
+)
+
+#: The update rules :func:`run` knows.
+OPTIMIZER_NAMES: tuple[str, ...] = tuple(RULES)
+
+
+# The arithmetic of each rule, written once: on numpy arrays (the reference, :class:`_Stepper`) and,
+# compiled by :mod:`ntpnb.optim_loops`, on floats (both papers' loops). Each is a sequence of IEEE
+# operations, so both give the same floats.
+
+
+def gd_entry(w: Value, g: Value, lr: Value) -> Value:
+    """GD (and SGD): ``w - lr g``."""
+    return w - lr * g
+
+
+def ngd_factor(lr: Value, eps: Value, norm: Value, scale: Value) -> Value:
+    """Normalized GD's step factor ``lr / (||g / s|| + eps / s)`` from ``norm = ||g / s||`` and ``s``."""
+    return lr / (norm + eps / scale)
+
+
+def ngd_entry(w: Value, g: Value, scale: Value, factor: Value) -> Value:
+    """Normalized GD: ``w - (g / s) f`` with ``f`` of :func:`ngd_factor`.
+
+    ``s = 1`` unless rescaled; then ``g / s = g`` exactly, and the compiled loops step by
+    :func:`gd_entry` at rate ``f`` (no division: the same floats).
+    """
+    return w - (g / scale) * factor
+
+
+def adam_scales(lr: float, b1_pow: float, b2_pow: float) -> tuple[float, float]:
+    """Adam's bias corrections at step ``k`` (``b1_pow = b1^k``): ``lr / (1 - b1^k)``, ``1 / (1 - b2^k)``."""
+    return lr / (1.0 - b1_pow), 1.0 / (1.0 - b2_pow)
+
+
+def adam_moment(m: Value, g: Value, b: float) -> Value:
+    """An Adam moment after gradient ``g`` (decay ``b``): ``b m + (1 - b) g``; ``g^2`` for the second."""
+    return m * b + (1.0 - b) * g
+
+
+def adam_denominator(q: Value, s2: float, eps: float) -> Value:
+    """Adam's ``sqrt(vhat) + eps``, as ``sqrt(q s2) + eps`` (``s2`` of :func:`adam_scales`)."""
+    return np.sqrt(q * s2) + eps
+
+
+def adam_entry(w: Value, m: Value, s1: float, denominator: Value) -> Value:
+    """Adam: ``w - lr mhat / (sqrt(vhat) + eps)``, as ``w - m s1 / denominator``.
+
+    ``s1`` of :func:`adam_scales`, ``denominator`` of :func:`adam_denominator`.
+    """
+    return w - (m * s1) / denominator
+
 
 #: Default number of points of the recording grid.
 DEFAULT_RECORD_POINTS: int = 60
@@ -134,7 +233,7 @@ class Optimizer:
     eps: float | None = None
 
     def __post_init__(self) -> None:
-        if not isinstance(self.name, str) or self.name not in OPTIMIZER_NAMES:
+        if not isinstance(self.name, str) or self.name not in RULES:
             raise InvalidDataError(f"unknown optimizer {self.name!r}; expected one of {OPTIMIZER_NAMES}")
         if not (is_real(self.lr) and math.isfinite(self.lr) and self.lr > 0):
             raise InvalidDataError(f"the learning rate must be positive and finite, got {self.lr!r}")
@@ -144,21 +243,33 @@ class Optimizer:
             or not all(is_real(b) and 0.0 <= b < 1.0 for b in self.betas)
         ):
             raise InvalidDataError(f"betas must be two numbers in [0, 1), got {self.betas!r}")
-        eps = _DEFAULT_EPS.get(self.name, 0.0) if self.eps is None else self.eps
-        smallest = "positive" if self.name == "adam" else "non-negative"
-        if not (is_real(eps) and math.isfinite(eps) and (eps > 0 if self.name == "adam" else eps >= 0)):
+        rule = self.rule
+        eps = (rule.offset or 0.0) if self.eps is None else self.eps
+        smallest = "positive" if rule.offset_positive else "non-negative"
+        if not (is_real(eps) and math.isfinite(eps) and (eps > 0 if rule.offset_positive else eps >= 0)):
             raise InvalidDataError(f"eps of {self.name} must be {smallest} and finite, got {eps!r}")
         object.__setattr__(self, "eps", float(eps))
         object.__setattr__(self, "lr", float(self.lr))
         object.__setattr__(self, "betas", (float(self.betas[0]), float(self.betas[1])))
 
+    @property
+    def rule(self) -> Rule:
+        """The update rule of this optimizer (:data:`RULES`)."""
+        return RULES[self.name]
+
+    @property
+    def compiled_rule(self) -> tuple[int, float, float, float, float]:
+        """``(code, lr, b1, b2, eps)``: this optimizer as ``ntpnb.optim_loops`` takes it."""
+        return self.rule.code, self.lr, self.betas[0], self.betas[1], self.eps
+
     def label(self) -> str:
         """A short human-readable description, e.g. ``"Adam (lr 0.01, betas 0.9, 0.99)"``."""
-        if self.name == "adam":
-            return f"Adam (lr {self.lr:g}, betas {self.betas[0]:g}, {self.betas[1]:g})"
-        if self.name == "ngd" and self.eps:
-            return f"NGD (lr {self.lr:g}, eps {self.eps:.3g})"
-        return {"gd": "GD", "sgd": "SGD", "ngd": "NGD"}[self.name] + f" (lr {self.lr:g})"
+        rule = self.rule
+        if rule.moments:
+            return f"{rule.label} (lr {self.lr:g}, betas {self.betas[0]:g}, {self.betas[1]:g})"
+        if rule.normalized and self.eps:
+            return f"{rule.label} (lr {self.lr:g}, eps {self.eps:.3g})"
+        return f"{rule.label} (lr {self.lr:g})"
 
 
 def gd(lr: float) -> Optimizer:
@@ -326,18 +437,17 @@ class Recorder:
 
 
 class _Stepper:
-    """The update rule of one optimizer, with its state, over iterates of one shape."""
+    """The numpy reference of the rules of :data:`RULES`, with their state, over iterates of one shape."""
 
     def __init__(self, optimizer: Optimizer, shape: tuple[int, ...], batch_ndim: int) -> None:
         self.opt = optimizer
         self.batch_shape = shape[:batch_ndim]
-        self.norm_shape = self.batch_shape + (1,) * (len(shape) - batch_ndim)
         self.k = 0
-        if optimizer.name == "adam":
+        if optimizer.rule.moments:
             self.m = np.zeros(shape)
             self.v = np.zeros(shape)
-            self.b1_pow = 1.0
-            self.b2_pow = 1.0
+        self.b1_pow = 1.0
+        self.b2_pow = 1.0
 
     def _where(self, row: int) -> str:
         return batch_element(row, self.batch_shape)
@@ -351,44 +461,39 @@ class _Stepper:
         rows = g.reshape(-1, g.size // max(1, math.prod(self.batch_shape)))
         norm = np.sqrt(einsum("ik,ik->i", rows, rows))  # no BLAS: the same bits on every CPU
         eps = self.opt.eps
-        unsafe = ~((norm >= _SAFE_NORM) & (norm < np.inf))  # NaN, inf, and 0 or tiny
-        if not unsafe.any():
-            W -= g * (self.opt.lr / (norm + eps)).reshape(self.norm_shape)
-            return
-        rows = rows.copy()  # a view of g
-        rescale = np.flatnonzero(unsafe)
-        scale = np.max(np.abs(rows[rescale]), axis=1)  # NaN if an entry is NaN
-        if not np.all(np.isfinite(scale)):
-            row = int(rescale[np.flatnonzero(~np.isfinite(scale))[0]])
-            raise nonfinite_gradient_error(self._where(row), self.k - 1)
-        if not eps and not scale.all():  # an exactly zero gradient
-            raise zero_gradient_error(self._where(int(rescale[np.argmin(scale)])), self.k - 1)
-        scale[scale == 0] = 1.0  # an exactly zero gradient (eps > 0): a zero step
-        rows[rescale] /= scale[:, None]
-        norm[rescale] = np.sqrt(einsum("ik,ik->i", rows[rescale], rows[rescale]))
-        offset = np.full(norm.shape, eps)
-        offset[rescale] /= scale  # g / (||g|| + eps) = rows / (||rows|| + eps / s)
-        W -= (rows * (self.opt.lr / (norm + offset))[:, None]).reshape(W.shape)
+        scale = np.ones(norm.shape)
+        unsafe = ~((norm >= SAFE_NORM) & (norm < np.inf))  # NaN, inf, and 0 or tiny
+        if unsafe.any():
+            rescale = np.flatnonzero(unsafe)
+            big = np.max(np.abs(rows[rescale]), axis=1)  # NaN if an entry is NaN
+            if not np.all(np.isfinite(big)):
+                row = int(rescale[np.flatnonzero(~np.isfinite(big))[0]])
+                raise nonfinite_gradient_error(self._where(row), self.k - 1)
+            if not eps and not big.all():  # an exactly zero gradient
+                raise zero_gradient_error(self._where(int(rescale[np.argmin(big)])), self.k - 1)
+            big[big == 0] = 1.0  # an exactly zero gradient (eps > 0): a zero step
+            scale[rescale] = big
+            scaled = rows[rescale] / big[:, None]
+            norm[rescale] = np.sqrt(einsum("ik,ik->i", scaled, scaled))
+        factor = ngd_factor(self.opt.lr, eps, norm, scale)
+        W[...] = ngd_entry(W.reshape(rows.shape), rows, scale[:, None], factor[:, None]).reshape(W.shape)
 
     def step(self, W: Array, g: Array) -> None:
         """Update ``W`` in place from the gradient ``g`` at ``W``."""
         self.k += 1
-        opt = self.opt
-        if opt.name in ("gd", "sgd"):
-            W -= opt.lr * g
-        elif opt.name == "ngd":
+        opt, rule = self.opt, self.opt.rule
+        if rule.normalized:
             self._ngd_step(W, g)
-        else:  # adam
+        elif rule.moments:
             b1, b2 = opt.betas
-            self.m *= b1
-            self.m += (1.0 - b1) * g
-            self.v *= b2
-            self.v += (1.0 - b2) * (g * g)
+            self.m = adam_moment(self.m, g, b1)
+            self.v = adam_moment(self.v, g * g, b2)
             self.b1_pow *= b1
             self.b2_pow *= b2
-            m_hat = self.m / (1.0 - self.b1_pow)
-            v_hat = self.v / (1.0 - self.b2_pow)
-            W -= opt.lr * m_hat / (np.sqrt(v_hat) + opt.eps)
+            s1, s2 = adam_scales(opt.lr, self.b1_pow, self.b2_pow)
+            W[...] = adam_entry(W, self.m, s1, adam_denominator(self.v, s2, opt.eps))
+        else:
+            W[...] = gd_entry(W, g, opt.lr)
 
 
 def run(

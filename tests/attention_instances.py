@@ -1,5 +1,5 @@
 """Seeded attention instances and cases shared by the attention tests, and the numpy gradient the
-compiled normalized-GD step reproduces bit for bit (:func:`table_gradient`)."""
+compiled step reproduces to rounding (:func:`table_gradient`)."""
 
 from __future__ import annotations
 
@@ -67,7 +67,7 @@ def stacked_problem(loss: str, head: str, sizes: tuple = STACKED_SIZES) -> Probl
 
 
 def table_gradient(prob: Problem) -> Callable[[np.ndarray], np.ndarray]:
-    """``W -> gradient(W, prob)`` over the token table, in the order the compiled kernels keep.
+    """``W -> gradient(W, prob)`` over the token table: the numpy reference of the compiled kernels.
 
     Equal to :func:`ntpnb.attention.model.gradient` up to rounding; the products are elementwise
     multiply-adds over contiguous trials (:func:`~ntpnb.reproducible_products.dot_sum`, trial axis

@@ -317,3 +317,61 @@ def test_run_checks_the_gradient_shape_at_every_step():
         InvalidDataError, match=r"gradient at iteration 3 has shape \(2,\), the iterate \(3, 2\)"
     ):
         optim.run(grad, np.ones((3, 2)), optim.gd(0.1), 10)
+
+
+# --- The compiled rules (ntpnb.optim_loops): the reference's arithmetic, compiled ---
+
+
+@pytest.mark.parametrize(
+    "opt",
+    [
+        optim.gd(0.1),
+        optim.sgd(0.1),
+        optim.normalized_gd(0.05),
+        optim.normalized_gd(0.05, 1e-3),
+        optim.adam(0.01),
+    ],
+    ids=lambda o: o.label(),
+)
+def test_compiled_rules_step_as_the_reference_bit_for_bit(opt):
+    """The compiled step of every rule, from the same gradients, gives the reference's floats.
+
+    Normalized GD's norm is summed in order by the compiled step, by einsum's lanes in the
+    reference: its gradients here have exactly representable squares and sums (multiples of
+    1/64 with few bits), so both norms are the same float.
+    """
+    from ntpnb import optim_loops
+
+    rng = np.random.default_rng(2)
+    W = rng.standard_normal((3, 4))
+    reference = W.copy()
+    stepper = optim._Stepper(opt, W.shape, 0)
+    powers = np.ones(2)
+    state = (np.zeros(W.shape), np.zeros(W.shape), np.empty((3, W.shape[1])), powers)
+    for _ in range(6):
+        g = rng.integers(-64, 65, W.shape) / 64.0
+        stepper.step(reference, g)
+        powers *= opt.betas
+        assert optim_loops.step(W, g, state, opt.compiled_rule) == optim_loops.OK
+        np.testing.assert_array_equal(W, reference)
+
+
+def test_compiled_normalization_keeps_the_step_lr_long_at_every_scale():
+    from ntpnb import optim_loops as rules
+
+    for size in (1e-300, 1e-170, 1.0, 1e200):
+        G = size * np.array([[3.0, -4.0], [0.0, 0.0]])
+        status, f, s = rules.normalization(G, 0.5, 0.0)
+        assert status == rules.OK
+        np.testing.assert_allclose((G / s) * f, [[0.3, -0.4], [0.0, 0.0]], rtol=1e-15)
+    assert rules.normalization(np.zeros((2, 2)), 0.5, 0.0)[0] == rules.ZERO_GRADIENT
+    assert rules.normalization(np.zeros((2, 2)), 0.5, 1e-16)[:2] == (rules.OK, 0.0)
+    for bad in (np.inf, np.nan):
+        assert rules.normalization(np.array([[1.0, bad]]), 0.5, 0.0)[0] == rules.NONFINITE_GRADIENT
+
+
+def test_every_optimizer_has_a_rule_and_a_label():
+    for name, rule in optim.RULES.items():
+        opt = optim.Optimizer(name, 0.5)
+        assert opt.rule is rule and opt.label().startswith(rule.label + " (lr 0.5")
+        assert opt.eps == (rule.offset or 0.0)

@@ -5,8 +5,8 @@
 * :mod:`~ntpnb.attention.graphs`: token-priority graphs, SCCs, ``(i => j)``, ``(i ~ j)``, the
   cyclic sub-dataset (Definition 1), ``S_cyc``, pseudo graphs (Sec. 6).
 * :mod:`~ntpnb.attention.model`: ``f_W(X) = X^T S(X W x_bar)``, heads, losses, batched gradients.
-* :mod:`~ntpnb.attention.engine`, :mod:`~ntpnb.attention.ngd_loops`: normalized GD in compiled loops, the
-  reference's iterates bit for bit (imported when first needed).
+* :mod:`~ntpnb.attention.engine`, :mod:`~ntpnb.attention.ngd_loops`: training in compiled loops, any
+  optimizer, the numpy reference's iterates to rounding (imported when first needed).
 * :mod:`~ntpnb.attention.graph_svm_qp`: the verified Graph-SVM ``W^mm``.
 * :mod:`~ntpnb.attention.convex`: the exact convex solves (``W^cyc``, the regularization path).
 * :mod:`~ntpnb.attention.batched_training`: batched GD / normalized GD over many trials at once.

@@ -1,8 +1,8 @@
 """Batched training of attention weights: many independent trials as one vectorized run.
 
-:func:`train` runs normalized GD on the compiled step of :mod:`~ntpnb.attention.engine`, the other
-optimizers (and problems without a compiled step) on :func:`ntpnb.optim.run` (``batch_ndim=1``: each
-trial normalized by its own norm). :func:`train_trials` runs one batch per worker of joblib's active
+:func:`train` runs any optimizer on the compiled step of :mod:`~ntpnb.attention.engine`, and problems
+without a compiled step on :func:`ntpnb.optim.run` (``batch_ndim=1``: each trial normalized by its own
+norm). :func:`train_trials` runs one batch per worker of joblib's active
 backend (:func:`ntpnb.parallel.parallel_map`) with the same results. The helpers compute the paper's plotted
 quantities for all trials at once.
 """
@@ -21,7 +21,7 @@ from ..errors import InvalidDataError
 from ..linalg import correlation
 from ..parallel import active_workers, parallel_map
 from ..validation import as_count, as_float, as_ordered, frozen
-from .engine import Progress, compiled_step, run_ngd
+from .engine import Progress, compiled_step, run_compiled
 from .model import Problem, check_problem, gradient, stack_problems
 
 __all__ = [
@@ -52,9 +52,9 @@ def train(
 ) -> optim.Trace:
     """Train ``W`` of shape ``(B, d, d)`` on the ``B`` stacked problems of ``prob`` at once.
 
-    ``W0`` defaults to zeros; ``record``, ``record_at`` as for :func:`ntpnb.optim.run`. Normalized GD
-    runs on the compiled step where the problem has one (:func:`~ntpnb.attention.engine.run_ngd`),
-    the rest on :func:`ntpnb.optim.run`. ``progress`` is told ``(steps done, n_iter)``
+    ``W0`` defaults to zeros; ``record``, ``record_at`` as for :func:`ntpnb.optim.run`. Any optimizer
+    runs on the compiled step where the problem has one (:func:`~ntpnb.attention.engine.run_compiled`),
+    else on :func:`ntpnb.optim.run` of the model's gradient. ``progress`` is told ``(steps done, n_iter)``
     (:class:`ntpnb.optim.Recorder`).
 
     Raises
@@ -68,11 +68,13 @@ def train(
     W0 = np.zeros(shape) if W0 is None else as_float(W0, "W0")
     if W0.shape != shape:
         raise InvalidDataError(f"W0 must have shape {shape}, got {W0.shape}")
-    step = compiled_step(prob) if optimizer.name == "ngd" else None
+    step = compiled_step(prob)
     if step is not None:
-        return run_ngd(step, W0, optimizer, n_iter, record=record, record_at=record_at, progress=progress)
+        return run_compiled(
+            step, W0, optimizer, n_iter, record=record, record_at=record_at, progress=progress
+        )
     return optim.run(
-        training_gradient(prob, optimizer),
+        partial(gradient, prob=prob),
         W0,
         optimizer,
         n_iter,

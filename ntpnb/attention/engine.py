@@ -1,11 +1,15 @@
-"""Normalized GD on the attention model in compiled loops: the numpy reference's iterates, faster.
+"""Training of the attention model in compiled loops: the numpy reference's iterates, faster.
 
 A step is two or three calls of the kernels of :mod:`~ntpnb.attention.ngd_loops` with numpy's
-exponential between them (:class:`CompiledStep`), in :func:`ntpnb.optim.run`'s loop (:func:`run_ngd`).
+exponential between them (:class:`CompiledStep`), the last ending with the optimizer's update
+(:mod:`ntpnb.optim_loops`, any rule of :data:`ntpnb.optim.RULES`), in :func:`ntpnb.optim.run`'s loop
+(:func:`run_compiled`).
 The kernels compute the model's gradient over each trial's token table (:func:`token_table`: scores
-gathered from ``U W U^T`` over the distinct vectors ``U``), every operation in the order of a numpy
-reference (tests/attention_instances.py ``table_gradient``): the same gradients and iterates as
-:func:`ntpnb.optim.run` on it, bit for bit (tests/attention/test_engine.py checks whole runs).
+gathered from ``U W U^T`` over the distinct vectors ``U``), the operations of a numpy reference
+(tests/attention_instances.py ``table_gradient``) with sums added in their own order: its gradients
+and :func:`ntpnb.optim.run`'s iterates on it to rounding (tests/attention/test_engine.py states the
+tolerances). Normalized GD amplifies rounding once it runs long: runs of hundreds of steps part from
+the reference's, as they would under another order of numpy's own sums.
 
 :func:`compiled_step` returns ``None`` where the token table costs more than it saves (many distinct
 vectors), and for the log-loss with ``gamma`` unequal on a sample's label positions (a head other
@@ -27,10 +31,6 @@ from .model import Problem, check_problem
 
 #: A progress hook, told ``(done, total)`` steps as a run goes (:data:`ntpnb.optim.ProgressHook`).
 Progress = optim.ProgressHook
-
-#: :mod:`ntpnb.optim`'s normalized-step threshold: below this plain norm a gradient's squares leave
-#: float64's normal range.
-_SAFE_NORM: float = optim._SAFE_NORM
 
 
 def _last(a: np.ndarray, dtype: type = np.float64) -> np.ndarray:
@@ -68,7 +68,7 @@ class CompiledStep:
     """One stacked problem's constants and scratch, trial axis last, and its compiled gradient.
 
     :meth:`run` fills :attr:`grad` ``(d, d, B)`` with the gradient at ``WL`` (``W`` trial axis last)
-    and moves ``WL`` by the normalized step; :meth:`step` and :meth:`gradient_of` call it.
+    and moves ``WL`` by a rule's step; :meth:`step` and :meth:`gradient_of` call it.
     """
 
     def __init__(self, U: np.ndarray, index: np.ndarray) -> None:
@@ -95,21 +95,25 @@ class CompiledStep:
         self.lanes = np.empty((3, B))  # per-trial scratch of the kernels
         self.table = tuple(getattr(self, name) for name in self.kernels.TABLE_ARRAYS)
 
-    def run(self, WL: np.ndarray, lr: float, eps: float, move: bool) -> int:  # pragma: no cover
-        """The gradient at ``WL`` into :attr:`grad` and, if ``move``, the normalized step."""
+    def run(self, WL: np.ndarray, rule: tuple, state: tuple, move: bool) -> int:  # pragma: no cover
+        """The gradient at ``WL`` into :attr:`grad` and, if ``move``, the step of ``rule`` from ``state``."""
         raise NotImplementedError
 
-    def step(self, WL: np.ndarray, optimizer: optim.Optimizer) -> bool:
-        """Move ``WL`` by the normalized step from the gradient there; whether it moved.
+    def new_state(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """A rule's state at the start: Adam's moments (zero, trial axis last), scratch, ``[1, 1]``."""
+        return np.zeros(self.grad.shape), np.zeros(self.grad.shape), np.empty((3, self.B)), np.ones(2)
 
-        ``False`` where the reference raises (non-finite gradient, or zero with ``eps = 0``): ``WL`` is
-        then unchanged and :attr:`grad` holds the gradient.
+    def step(self, WL: np.ndarray, rule: tuple, state: tuple) -> bool:
+        """Move ``WL`` by the step of ``rule`` (``Optimizer.compiled_rule``); whether it moved.
+
+        ``False`` where the reference raises (normalized GD at a non-finite gradient, or a zero one
+        with ``eps = 0``): ``WL`` is then unchanged and :attr:`grad` holds the gradient.
         """
-        return self.run(WL, optimizer.lr, optimizer.eps, True) == self.kernels.STEP_DONE
+        return self.run(WL, rule, state, True) == self.kernels.STEP_DONE
 
     def gradient_of(self, W: np.ndarray) -> np.ndarray:
         """The gradient ``(B, d, d)`` at ``W`` ``(B, d, d)``: that of the numpy reference."""
-        self.run(_last(W), 1.0, 0.0, False)
+        self.run(_last(W), (optim.GD, 1.0, 0.0, 0.0, 0.0), self.new_state(), False)
         return np.ascontiguousarray(np.moveaxis(self.grad, -1, 0))
 
 
@@ -125,12 +129,11 @@ class _LogStep(CompiledStep):
         self.z = np.empty(self.shift.shape)
         self.wdsc = np.empty(self.off_w.shape)
 
-    def run(self, WL: np.ndarray, lr: float, eps: float, move: bool) -> int:
+    def run(self, WL: np.ndarray, rule: tuple, state: tuple, move: bool) -> int:
         kernels, z = self.kernels, self.z
         kernels.log_logits(WL, self.table, self.shift, z, self.lanes)
         np.exp(z, out=z)
-        rule = (lr, eps, _SAFE_NORM)
-        return kernels.log_finish(z, self.off_w, self.wdsc, self.table, WL, rule, self.lanes, move)
+        return kernels.log_finish(z, self.off_w, self.wdsc, self.table, WL, rule, state, self.lanes, move)
 
 
 class _HeadStep(CompiledStep):
@@ -155,15 +158,15 @@ class _HeadStep(CompiledStep):
         self.work2 = np.empty((max(d, K, T), B))
         self.head = tuple(getattr(self, name) for name in self.kernels.HEAD_ARRAYS)
 
-    def run(self, WL: np.ndarray, lr: float, eps: float, move: bool) -> int:
+    def run(self, WL: np.ndarray, rule: tuple, state: tuple, move: bool) -> int:
         kernels, z, classes = self.kernels, self.z, self.classes
         kernels.masked_logits(WL, self.table, self.mask, z, self.lanes)
         np.exp(z, out=z)
         if self.loss:  # the cross-entropy and the squared softmax loss: the class probabilities
             kernels.head_logits(z, self.emb, self.f, self.C, classes, self.lanes)
             np.exp(classes, out=classes)
-        rule = (lr, eps, _SAFE_NORM)
-        return kernels.head_finish(self.loss, z, classes, self.head, self.table, WL, rule, self.lanes, move)
+        head, table = self.head, self.table
+        return kernels.head_finish(self.loss, z, classes, head, table, WL, rule, state, self.lanes, move)
 
 
 def compiled_step(prob: Problem) -> CompiledStep | None:
@@ -181,7 +184,7 @@ def compiled_step(prob: Problem) -> CompiledStep | None:
     return _LogStep(prob, U, index) if uniform.all() else None
 
 
-def run_ngd(
+def run_compiled(
     step: CompiledStep,
     W0: np.ndarray,
     optimizer: optim.Optimizer,
@@ -191,14 +194,14 @@ def run_ngd(
     record_at: np.ndarray | None = None,
     progress: Progress | None = None,
 ) -> optim.Trace:
-    """:func:`ntpnb.optim.run` for normalized GD (``batch_ndim=1``) on the compiled step.
+    """:func:`ntpnb.optim.run` (``batch_ndim=1``) on the compiled step, for any optimizer.
 
     Same arguments, checks, records and errors (its :class:`~ntpnb.optim.Recorder`), same floats;
     ``W0`` ``(B, d, d)``. ``progress`` is told ``(steps done, n_iter)`` after each recorded step, at
     least every :data:`ntpnb.settings.PROGRESS_SECONDS`, and at the end.
     """
-    if not isinstance(optimizer, optim.Optimizer) or optimizer.name != "ngd":
-        raise InvalidDataError(f"run_ngd runs normalized GD, got {optimizer!r}")
+    if not isinstance(optimizer, optim.Optimizer):
+        raise InvalidDataError(f"optimizer must be an ntpnb.optim.Optimizer, got {type(optimizer).__name__}")
     n_iter = as_count(n_iter, "n_iter", minimum=0)
     W0 = np.asarray(W0, dtype=np.float64)
     shape = (step.B, step.d, step.d)
@@ -207,12 +210,13 @@ def run_ngd(
     if not np.all(np.isfinite(W0)):
         raise InvalidDataError("W0 has non-finite entries")
     recorder = optim.Recorder(n_iter, record, record_at, optimizer.label(), progress)
+    rule, state = optimizer.compiled_rule, step.new_state()
     WL = _last(W0)
     current = lambda: read_only_view(np.ascontiguousarray(np.moveaxis(WL, -1, 0)))
     if recorder.is_due(0):
         recorder.checkpoint(0, current())
     for k in range(n_iter):
-        if not step.step(WL, optimizer):
+        if not step.step(WL, rule, state):
             _reference_step(step, WL, optimizer, k)
         if recorder.is_due(k + 1):
             recorder.checkpoint(k + 1, current())
@@ -225,7 +229,7 @@ def run_ngd(
 
 
 def _reference_step(step: CompiledStep, WL: np.ndarray, optimizer: optim.Optimizer, k: int) -> None:
-    """Step ``k`` by :mod:`ntpnb.optim`'s normalized step, raising the error the compiled step refused on."""
+    """Step ``k`` of normalized GD by the numpy reference, raising the error the compiled step refused on."""
     W = np.ascontiguousarray(np.moveaxis(WL, -1, 0))
     stepper = optim._Stepper(optimizer, W.shape, 1)
     stepper.k = k
@@ -234,10 +238,11 @@ def _reference_step(step: CompiledStep, WL: np.ndarray, optimizer: optim.Optimiz
 
 
 def compile_kernels() -> None:
-    """Compile every kernel :func:`run_ngd` uses, or load them from numba's cache.
+    """Compile every kernel :func:`run_compiled` uses, or load them from numba's cache.
 
     The first compilation takes seconds; numba caches it on disk (``cache=True``). An install step
-    can call this so a reader's first run does not wait. Each loss runs two steps on a small problem.
+    can call this so a reader's first run does not wait. Each loss runs two steps of each rule on a
+    small problem.
     """
     from .model import identity_head, make_problem, tied_head
     from .token_data import as_token_data
@@ -252,4 +257,5 @@ def compile_kernels() -> None:
         step = compiled_step(prob)
         if step is None:  # pragma: no cover - every loss here has a compiled step
             raise RuntimeError(f"no compiled step for the {prob.loss} loss")
-        run_ngd(step, np.zeros((1, 3, 3)), optim.normalized_gd(0.1), 2)
+        for optimizer in (optim.gd(0.1), optim.normalized_gd(0.1), optim.adam(0.1)):
+            run_compiled(step, np.zeros((1, 3, 3)), optimizer, 2)

@@ -1,18 +1,15 @@
-"""Compiled pieces of a normalized-GD step on the attention model: numpy's arithmetic, in loops.
+"""Compiled pieces of a training step on the attention model: the numpy reference's arithmetic, in loops.
 
 Each kernel computes what a line of the numpy gradient over the token table (tests/attention_instances.py
-``table_gradient``) and the normalized step of :func:`ntpnb.optim.run` compute, every operation in the
-same order, so the same floats:
-
-* :func:`ntpnb.reproducible_products.dot_sum`'s products: the first term, then the others in index order;
-* numpy's reductions over a non-last axis (``z.sum(axis=0)``), ``np.bincount`` and ``np.einsum`` over a
-  non-last axis: one by one, in memory order;
-* ``x.sum(axis=-1)``: numpy's pairwise summation (:func:`pairwise_sum`);
-* ``np.einsum`` over a contiguous last axis (the model's centred sums, the gradient's squared norm):
-  two interleaved partial sums (:func:`einsum_dot`), numpy's SSE2 loop on x86-64.
+``table_gradient``) computes, and the step is the optimizer's own (:mod:`ntpnb.optim_loops`). The kernels
+keep their own summation order, which no numpy version changes: every sum adds its terms one by one,
+in index order (:func:`ntpnb.reproducible_products.dot_sum`'s products likewise: the first term, then
+the others), where numpy may add pairwise or in interleaved lanes; so they compute the reference's
+floats to rounding. tests/attention/test_engine.py checks the gradients and whole runs against the
+numpy reference to a stated tolerance.
 
 The exponentials are left to ``np.exp`` between the kernels (a compiled one would round a few per cent
-differently). tests/attention/test_engine.py checks the kernels against the numpy reference bit for bit.
+differently).
 
 The trial axis (``B``) is last, so the innermost loops vectorize over trials. Positions refer to the
 token table (``U``, ``k`` distinct vectors per trial) and its query rows (``Uq``, in increasing
@@ -23,137 +20,40 @@ at query rows only; the score derivatives' table is 0 elsewhere. Compiled under 
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from ..compiled import jit
+from ..optim_loops import OK, columns_step
 
-#: :func:`ngd_update` moved every trial.
+#: :func:`rule_update` moved every trial.
 STEP_DONE: int = 0
-#: :func:`ngd_update` found a non-finite entry, or a zero gradient with ``eps = 0``, and moved nothing:
+#: :func:`rule_update` found a non-finite entry, or a zero gradient with ``eps = 0``, and moved nothing:
 #: the caller raises the reference's error.
 STEP_REFUSED: int = 1
 
-# --- Sums in numpy's orders ---
-
-
-@jit
-def _lane_blocks(x: np.ndarray, out: np.ndarray) -> None:
-    """``out[b]``: numpy's pairwise sum of ``x[:, b]`` for ``x`` ``(m, B)``, ``m <= 128`` (no split).
-
-    From -0.0 below eight terms; else eight interleaved partial sums, combined pairwise, then the rest.
-    """
-    m, B = x.shape
-    if m < 8:
-        for b in range(B):
-            out[b] = -0.0
-        for r in range(m):
-            for b in range(B):
-                out[b] += x[r, b]
-        return
-    acc = np.empty((8, B))
-    for r in range(8):
-        for b in range(B):
-            acc[r, b] = x[r, b]
-    i = 8
-    while i < m - (m % 8):
-        for r in range(8):
-            for b in range(B):
-                acc[r, b] += x[i + r, b]
-        i += 8
-    for b in range(B):
-        out[b] = ((acc[0, b] + acc[1, b]) + (acc[2, b] + acc[3, b])) + (
-            (acc[4, b] + acc[5, b]) + (acc[6, b] + acc[7, b])
-        )
-    while i < m:
-        for b in range(B):
-            out[b] += x[i, b]
-        i += 1
-
-
-@jit
-def pairwise_sum(a: np.ndarray, lo: int, n: int) -> float:
-    """``a[lo:lo + n].sum()`` as numpy adds it (``pairwise_sum`` of its loops).
-
-    Blocks of at most 128 terms (:func:`_lane_blocks`); longer ranges: split in two halves (the first
-    a multiple of 8 long), on an explicit stack (numba's cache keeps no recursion).
-    """
-    block = np.empty(1)
-    tasks = [(lo, n, False)]
-    values = [0.0]
-    values.pop()
-    while tasks:
-        start, size, combine = tasks.pop()
-        if combine:
-            right = values.pop()
-            values.append(values.pop() + right)
-        elif size <= 128:
-            _lane_blocks(a[start : start + size].reshape((size, 1)), block)
-            values.append(block[0])
-        else:
-            half = size // 2
-            half -= half % 8
-            tasks.append((start, size, True))
-            tasks.append((start + half, size - half, False))
-            tasks.append((start, half, False))
-    return values[0]
+# --- Sums, one by one in index order ---
 
 
 @jit
 def _lane_sums(x: np.ndarray, out: np.ndarray) -> None:
-    """``out[b]``: the :func:`pairwise_sum` of ``x[:, b]``, for ``x`` ``(m, B)``."""
+    """``out[b] = sum_r x[r, b]`` for ``x`` ``(m, B)``, ``m >= 1``, added in order of ``r``."""
     m, B = x.shape
-    if m <= 128:
-        _lane_blocks(x, out)
-        return
-    column = np.empty(m)
     for b in range(B):
-        for r in range(m):
-            column[r] = x[r, b]
-        out[b] = pairwise_sum(column, 0, m)
+        out[b] = x[0, b]
+    for r in range(1, m):
+        for b in range(B):
+            out[b] += x[r, b]
 
 
 @jit
-def _lane_dots(x: np.ndarray, y: np.ndarray, acc0: np.ndarray, acc1: np.ndarray) -> None:
-    """``acc0[b]``: ``sum_i x[i, b] y[i, b]`` as ``np.einsum`` sums a contiguous last axis.
-
-    ``x``, ``y`` ``(n, B)``, ``acc1`` ``(B,)`` scratch. Lane ``l`` collects the terms ``i = l mod 2``:
-    in blocks of eight, ``acc + x_i y_i`` from the last pair of the block to the first; then the rest
-    in order; finally lane 0 + lane 1.
-    """
+def _lane_dots(x: np.ndarray, y: np.ndarray, out: np.ndarray) -> None:
+    """``out[b] = sum_i x[i, b] y[i, b]`` for ``x``, ``y`` ``(n, B)``, ``n >= 1``, added in order of ``i``."""
     n, B = x.shape
     for b in range(B):
-        acc0[b] = 0.0
-        acc1[b] = 0.0
-    i = 0
-    while n - i >= 8:
+        out[b] = x[0, b] * y[0, b]
+    for i in range(1, n):
         for b in range(B):
-            t0 = x[i + 6, b] * y[i + 6, b] + acc0[b]
-            t1 = x[i + 7, b] * y[i + 7, b] + acc1[b]
-            t0 = x[i + 4, b] * y[i + 4, b] + t0
-            t1 = x[i + 5, b] * y[i + 5, b] + t1
-            t0 = x[i + 2, b] * y[i + 2, b] + t0
-            t1 = x[i + 3, b] * y[i + 3, b] + t1
-            acc0[b] = x[i, b] * y[i, b] + t0
-            acc1[b] = x[i + 1, b] * y[i + 1, b] + t1
-        i += 8
-    while i < n:
-        for b in range(B):
-            acc0[b] = x[i, b] * y[i, b] + acc0[b]
-        for b in range(B):  # past the end: the zero-padded lane of the last vector
-            acc1[b] = (x[i + 1, b] * y[i + 1, b] if i + 1 < n else 0.0) + acc1[b]
-        i += 2
-    for b in range(B):
-        acc0[b] = acc0[b] + acc1[b]
-
-
-@jit
-def einsum_dot(x: np.ndarray, y: np.ndarray) -> float:
-    """``sum_i x_i y_i`` as ``np.einsum`` sums a contiguous last axis (:func:`_lane_dots`, one lane)."""
-    acc = np.empty((2, 1))
-    _lane_dots(x.reshape((x.shape[0], 1)), y.reshape((y.shape[0], 1)), acc[0], acc[1])
-    return acc[0, 0]
+            out[b] += x[i, b] * y[i, b]
 
 
 @jit
@@ -289,17 +189,13 @@ def log_weights(
 
     ``z`` holds :func:`log_logits`' exponentials and becomes ``s`` and ``r`` (``z /= z.sum`` over the
     positions); then ``wdsc = s * off_w``, ``wdsc -= r * wdsc.sum`` and ``A`` the ``bincount`` of
-    ``wdsc`` onto the (token, query) cells, positions first; sums one by one. For ``gamma`` equal on
+    ``wdsc`` onto the (token, query) cells, positions first. For ``gamma`` equal on
     each sample's label positions (no spread term). ``off_w``, ``wdsc`` ``(n, T, B)``; ``acc`` scratch.
     """
     two, n, T, B = z.shape
     for c in range(two):
         for i in range(n):
-            for b in range(B):
-                acc[b] = z[c, i, 0, b]
-            for t in range(1, T):
-                for b in range(B):
-                    acc[b] += z[c, i, t, b]
+            _lane_sums(z[c, i], acc)
             for t in range(T):
                 for b in range(B):
                     z[c, i, t, b] /= acc[b]
@@ -307,11 +203,7 @@ def log_weights(
         for t in range(T):
             for b in range(B):
                 wdsc[i, t, b] = z[0, i, t, b] * off_w[i, t, b]
-        for b in range(B):
-            acc[b] = wdsc[i, 0, b]
-        for t in range(1, T):
-            for b in range(B):
-                acc[b] += wdsc[i, t, b]
+        _lane_sums(wdsc[i], acc)
         for t in range(T):
             for b in range(B):
                 wdsc[i, t, b] -= z[1, i, t, b] * acc[b]
@@ -427,7 +319,7 @@ def squared_softmax_head(
     """Derivative in ``f`` of ``(1 - p_y)^2``, ``p = softmax(C f)`` (``_squared_softmax_grad``).
 
     ``z`` ``(n, K, B)`` holds :func:`head_logits`' exponentials and becomes ``p``; ``p_y`` and ``1 - p_y``
-    are pairwise sums over the classes with zeros for the others, ``c_y - C^T p = sum_k p_k (c_y -
+    are sums over the classes with zeros for the others, ``c_y - C^T p = sum_k p_k (c_y -
     c_k)`` is added class by class, ``gf = (-2 (1 - p_y) p_y) (c_y - C^T p)``. ``on``, ``off``
     ``(max(K, d), B)``, ``p_y``, ``rest`` ``(B,)`` scratch.
     """
@@ -492,15 +384,13 @@ def score_weights(
     A: np.ndarray,
     q: np.ndarray,
     diff: np.ndarray,
-    acc0: np.ndarray,
-    acc1: np.ndarray,
+    acc: np.ndarray,
 ) -> None:
     """The weighted score derivatives of the head losses, added onto the token table ``A``.
 
     ``q_t = x_t^T gf`` (``dot_sum``), ``dsc_t = -s_t sum_u s_u (q_u - q_t)`` (:func:`_lane_dots`),
     ``wdsc = where(mask, dsc, 0) * w``, ``A`` its ``bincount`` onto the (token, query) cells, samples
-    first. ``s``, ``mask``, ``tok``, ``wdsc`` ``(n, T, B)``; scratch ``q``, ``diff`` ``(T, B)``, ``acc0``,
-    ``acc1``.
+    first. ``s``, ``mask``, ``tok``, ``wdsc`` ``(n, T, B)``; scratch ``q``, ``diff`` ``(T, B)``, ``acc``.
     """
     n, T, B = s.shape
     d = emb.shape[2]
@@ -515,73 +405,34 @@ def score_weights(
             for u in range(T):
                 for b in range(B):
                     diff[u, b] = q[u, b] - q[t, b]
-            _lane_dots(s[i], diff, acc0, acc1)
+            _lane_dots(s[i], diff, acc)
             for b in range(B):
-                dsc = -s[i, t, b] * acc0[b]
+                dsc = -s[i, t, b] * acc[b]
                 wdsc[i, t, b] = (dsc if mask[i, t, b] else 0.0) * weights[i, b]
     _onto_table(A, tok, qry, wdsc, False)
 
 
-# --- The normalized step ---
+# --- The step ---
 
 
 @jit
-def ngd_update(
-    WL: np.ndarray,
-    grad: np.ndarray,
-    lr: float,
-    eps: float,
-    safe_norm: float,
-    norm: np.ndarray,
-    scale: np.ndarray,
-    factor: np.ndarray,
-) -> int:
-    """The normalized step of :func:`ntpnb.optim.run`: ``W -= lr g / (||g|| + eps)`` per trial.
+def rule_update(WL: np.ndarray, grad: np.ndarray, rule: tuple, state: tuple, lanes: np.ndarray) -> int:
+    """The step of :func:`ntpnb.optim.run` by ``rule`` (:mod:`ntpnb.optim_loops`) from ``grad``, per trial.
 
-    ``WL``, ``grad`` ``(d, d, B)``; ``norm`` ``(B,)`` receives each trial's norm as the step used it,
-    ``scale`` ``(B,)`` what its gradient was divided by (1, or its largest entry: a trial whose plain
-    norm lies outside ``[safe_norm, inf)`` steps by ``(g / s) lr / (||g / s|| + eps / s)``, as the
-    reference does); ``factor`` scratch. Returns :data:`STEP_REFUSED` (nothing moved) where
-    the reference raises, else :data:`STEP_DONE`.
+    ``WL``, ``grad`` ``(d, d, B)``; ``state = (M, Q, work, powers)``: Adam's moments ``(d, d, B)``
+    and ``[b1^k, b2^k]``, updated in place, and scratch ``work`` ``(3, B)``; ``lanes`` ``(3, B)``
+    scratch. Returns :data:`STEP_REFUSED` (nothing moved) where the reference raises, else
+    :data:`STEP_DONE`.
     """
     d, _, B = WL.shape
     n = d * d
-    g = grad.reshape(n, B)
-    W = WL.reshape(n, B)
-    _lane_dots(g, g, norm, factor)  # einsum("ik,ik->i") of the rows g[:, b]
-    rescaled = False
-    for b in range(B):
-        nb = math.sqrt(norm[b])
-        norm[b] = nb
-        scale[b] = 1.0
-        if nb >= safe_norm and nb < np.inf:
-            continue
-        big = abs(g[0, b])
-        for j in range(1, n):
-            big = _max_propagating(big, abs(g[j, b]))
-        if not math.isfinite(big) or (eps == 0.0 and big == 0.0):
-            return STEP_REFUSED
-        if big > 0.0:
-            scale[b] = big
-            rescaled = True
-        row = np.empty(n)
-        for j in range(n):
-            row[j] = g[j, b] / scale[b]
-        norm[b] = math.sqrt(einsum_dot(row, row))
-    for b in range(B):
-        factor[b] = lr / (norm[b] + eps / scale[b])
-    if not rescaled:
-        for j in range(n):
-            for b in range(B):
-                W[j, b] -= g[j, b] * factor[b]
-        return STEP_DONE
-    for j in range(n):
-        for b in range(B):
-            if scale[b] == 1.0:
-                W[j, b] -= g[j, b] * factor[b]
-            else:
-                W[j, b] -= (g[j, b] / scale[b]) * factor[b]
-    return STEP_DONE
+    _, _, b1, b2, _ = rule
+    powers = state[3]
+    powers[0] *= b1
+    powers[1] *= b2
+    state_2d = (state[0].reshape(n, B), state[1].reshape(n, B), state[2], powers)
+    status = columns_step(WL.reshape(n, B), grad.reshape(n, B), state_2d, rule, lanes[0], lanes[1])
+    return STEP_DONE if status == OK else STEP_REFUSED
 
 
 # --- Whole phases of a step, between numpy's exponentials: one call each ---
@@ -602,17 +453,16 @@ TABLE_ARRAYS: tuple[str, ...] = ("U", "Uq", "UW", "G", "A", "UA", "grad", "tok",
 
 
 @jit
-def _finish(table: tuple, WL: np.ndarray, rule: tuple, lanes: np.ndarray, move: bool) -> int:
-    """The gradient from the table ``A``, then (if ``move``) the normalized step.
+def _finish(table: tuple, WL: np.ndarray, rule: tuple, state: tuple, lanes: np.ndarray, move: bool) -> int:
+    """The gradient from the table ``A``, then (if ``move``) the step of ``rule`` (:func:`rule_update`).
 
-    ``rule`` is ``(lr, eps, safe_norm)`` of :func:`ngd_update`; ``lanes`` ``(3, B)`` scratch.
+    ``lanes`` ``(3, B)`` scratch.
     """
     U, Uq, _, _, A, UA, grad, _, _ = table
     weight_gradient(U, Uq, A, UA, grad)
     if not move:
         return STEP_DONE
-    lr, eps, safe_norm = rule
-    return ngd_update(WL, grad, lr, eps, safe_norm, lanes[1], lanes[2], lanes[0])
+    return rule_update(WL, grad, rule, state, lanes)
 
 
 @jit
@@ -623,12 +473,13 @@ def log_finish(
     table: tuple,
     WL: np.ndarray,
     rule: tuple,
+    state: tuple,
     lanes: np.ndarray,
     move: bool,
 ) -> int:
     """The log-loss from its exponentials: :func:`log_weights`, the gradient, the step."""
     log_weights(z, off_w, table[7], table[8], wdsc, table[4], lanes[0])
-    return _finish(table, WL, rule, lanes, move)
+    return _finish(table, WL, rule, state, lanes, move)
 
 
 @jit
@@ -640,6 +491,7 @@ def head_finish(
     table: tuple,
     WL: np.ndarray,
     rule: tuple,
+    state: tuple,
     lanes: np.ndarray,
     move: bool,
 ) -> int:
@@ -661,6 +513,6 @@ def head_finish(
     else:
         squared_softmax_head(classes, C, labels, gf, work, work2, lanes[0], lanes[1])
     score_weights(
-        z, emb, gf, mask, weights, table[7], table[8], wdsc, table[4], work[:T], work2[:T], lanes[0], lanes[1]
+        z, emb, gf, mask, weights, table[7], table[8], wdsc, table[4], work[:T], work2[:T], lanes[0]
     )
-    return _finish(table, WL, rule, lanes, move)
+    return _finish(table, WL, rule, state, lanes, move)

@@ -20,8 +20,10 @@ trials are a leading axis. Two representations of full-batch GD and normalized G
 Adam is elementwise on ``G`` and runs in the weight form. Stochastic gradients take the sampled
 contexts and tokens as arrays drawn beforehand (so the random stream is numpy's).
 
-Every kernel returns a status (:data:`OK`, :data:`ZERO_GRADIENT`, :data:`NONFINITE_GRADIENT`,
-with the step and trial) for the caller to raise the errors of :func:`ntpnb.optim.run`.
+The update itself is :func:`ntpnb.optim_loops.step`, the rule of the optimizer (its ``rule`` tuple,
+:func:`ntpnb.optim_loops.rule_of`). Every kernel returns a status (:data:`ntpnb.optim_loops.OK`, or
+the refusal of a step, with the step and trial) for the caller to raise the errors of
+:func:`ntpnb.optim.run`.
 """
 
 from __future__ import annotations
@@ -31,11 +33,8 @@ import math
 import numpy as np
 
 from ..compiled import jit
-
-#: Update rules (GD and SGD share one).
-GD, NGD, ADAM = 0, 1, 2
-#: Statuses of a chunk of steps.
-OK, ZERO_GRADIENT, NONFINITE_GRADIENT = 0, 1, 2
+from ..optim_loops import _SQ_MAX, _SQ_MIN, NGD, OK, _ngd_factor, normalization, sum_of_products
+from ..optim_loops import step as rule_step
 
 # exp(x) = 2^q 2^(j/32) exp(r), x = (32 q + j) ln2/32 + r, |r| <= ln2/64 (+ rounding): ln2/32 in
 # two parts (the first to 23 bits, so that its product with the integer, below 2^16, is
@@ -67,12 +66,6 @@ _POW2_MIN = -1100
 _POW2 = np.ldexp(1.0, np.arange(_POW2_MIN, 55))
 _TWO_M54 = 2.0**-54
 _C2, _C3, _C4, _C5, _C6 = 1 / 2, 1 / 6, 1 / 24, 1 / 120, 1 / 720
-
-#: Normalized GD takes its norm from a sum of squares only inside [_SQ_MIN, _SQ_MAX]; outside
-#: (near underflow or overflow of the squares, or not finite) it recomputes the norm from the
-#: gradient scaled by its largest entry, as :func:`ntpnb.optim.run` does.
-_SQ_MIN = 1e-280
-_SQ_MAX = 1e280
 
 
 @jit
@@ -182,94 +175,6 @@ def softmax_residual(
 
 
 @jit
-def _sum_of_products(X: np.ndarray, Y: np.ndarray) -> float:
-    """``sum(X * Y)`` over two ``(r, n)`` arrays, in order."""
-    s = 0.0
-    for v in range(X.shape[0]):
-        for i in range(X.shape[1]):
-            s += X[v, i] * Y[v, i]
-    return s
-
-
-@jit
-def _normalization(G: np.ndarray, lr: float, eps: float) -> tuple[int, float, float]:
-    """``(status, f, s)`` of normalized GD's step ``-(G / s) f``, ``f = lr / (||G / s|| + eps / s)``.
-
-    ``s = 1`` where the sum of squares is safely inside float64's range, else ``s = max |G|``.
-    An exactly zero ``G`` is a zero step with ``eps > 0``, :data:`ZERO_GRADIENT` with ``eps = 0``.
-    """
-    sq = _sum_of_products(G, G)
-    if sq >= _SQ_MIN and sq <= _SQ_MAX:
-        return OK, lr / (math.sqrt(sq) + eps), 1.0
-    s = 0.0
-    for v in range(G.shape[0]):
-        for c in range(G.shape[1]):
-            a = abs(G[v, c])
-            if not a <= s:  # NaN too
-                s = a
-    if not s < math.inf:
-        return NONFINITE_GRADIENT, 0.0, 1.0
-    if s == 0.0:
-        return (ZERO_GRADIENT if eps == 0.0 else OK), 0.0, 1.0
-    sq = 0.0
-    for v in range(G.shape[0]):
-        for c in range(G.shape[1]):
-            a = G[v, c] / s
-            sq += a * a
-    return OK, lr / (math.sqrt(sq) + eps / s), s
-
-
-@jit
-def _apply_rule(
-    W: np.ndarray,
-    G: np.ndarray,
-    M: np.ndarray,
-    Q: np.ndarray,
-    scratch: np.ndarray,
-    rule: int,
-    lr: float,
-    b1: float,
-    b2: float,
-    eps: float,
-    b1_pow: float,
-    b2_pow: float,
-) -> int:
-    """One update of ``W`` (``V x d``) from its gradient ``G`` by the rules of :mod:`ntpnb.optim`.
-
-    Adam's moments ``M``, ``Q`` are updated in place; ``b1_pow = b1^k``, ``b2_pow = b2^k`` at step
-    ``k``; ``scratch`` holds a row of ``W``.
-    """
-    V, d = W.shape
-    if rule == GD:
-        for v in range(V):
-            w, g = W[v], G[v]
-            for c in range(d):
-                w[c] -= lr * g[c]
-    elif rule == NGD:
-        status, f, s = _normalization(G, lr, eps)
-        if status != OK:
-            return status
-        for v in range(V):  # x / s = x exactly for s = 1
-            w, g = W[v], G[v]
-            for c in range(d):
-                w[c] -= (g[c] / s) * f
-    else:
-        c1, c2 = 1.0 - b1, 1.0 - b2
-        s1, s2 = lr / (1.0 - b1_pow), 1.0 / (1.0 - b2_pow)
-        for v in range(V):  # one loop per array: each is vectorized
-            g, mv, qv, w = G[v], M[v], Q[v], W[v]
-            for c in range(d):
-                mv[c] = mv[c] * b1 + c1 * g[c]
-            for c in range(d):
-                qv[c] = qv[c] * b2 + c2 * (g[c] * g[c])
-            for c in range(d):
-                scratch[c] = math.sqrt(qv[c] * s2) + eps
-            for c in range(d):
-                w[c] -= (mv[c] * s1) / scratch[c]
-    return OK
-
-
-@jit
 def logit_steps(
     LT: np.ndarray,
     S: np.ndarray,
@@ -277,18 +182,17 @@ def logit_steps(
     H: np.ndarray,
     PT: np.ndarray,
     pi: np.ndarray,
-    rule: int,
-    lr: float,
-    eps: float,
+    rule: tuple,
     n_steps: int,
 ) -> tuple[int, int, int]:
-    """``n_steps`` of full-batch GD or normalized GD in the logit form, on a batch of trials.
+    """``n_steps`` of full-batch GD or normalized GD (``rule``) in the logit form, on a batch of trials.
 
     ``LT`` ``(b, V, m)`` the logits and ``S`` ``(b, V, m)`` the summed scaled residuals
     (``W_k = W_0 - S_k H``), both updated in place; ``K = H H^T``. Returns
     ``(status, step, trial)``: the first step (counted from 0 in this call) and trial where
     normalized GD failed, or ``(OK, n_steps, 0)``.
     """
+    code, lr, _, _, eps = rule
     nb, V, m = LT.shape
     ET = np.empty((V, m))
     OT = np.empty((V, m))
@@ -299,13 +203,13 @@ def logit_steps(
             softmax_residual(LT[t], PT, pi, ET, work)
             matmul_into(ET, K, OT)
             f, s = lr, 1.0
-            if rule == NGD:
-                sq = _sum_of_products(ET, OT)
+            if code == NGD:
+                sq = sum_of_products(ET, OT)
                 if sq >= _SQ_MIN and sq <= _SQ_MAX:
-                    f = lr / (math.sqrt(sq) + eps)
+                    f = _ngd_factor(lr, eps, math.sqrt(sq), 1.0)
                 else:  # the norm from the gradient itself, scaled
                     matmul_into(ET, H, G)
-                    status, f, s = _normalization(G, lr, eps)
+                    status, f, s = normalization(G, lr, eps)
                     if status != OK:
                         return status, step, t
             L, St = LT[t], S[t]
@@ -329,29 +233,27 @@ def weight_steps(
     P: np.ndarray,
     contexts: np.ndarray,
     tokens: np.ndarray,
-    rule: int,
-    lr: float,
-    b1: float,
-    b2: float,
-    eps: float,
+    rule: tuple,
     powers: np.ndarray,
 ) -> tuple[int, int, int]:
-    """Steps of GD, normalized GD or Adam in the weight form on a batch of trials, one a row of ``contexts``.
+    """Steps of ``rule`` (:mod:`ntpnb.optim_loops`) in the weight form on a batch of trials.
 
     ``W``, ``M``, ``Q`` ``(b, V, d)``: the iterates and Adam's moments; ``powers = [b1^k, b2^k]``
     after ``k`` steps (Adam). ``contexts`` ``(n_steps, b, B)``: the sampled contexts of each step
-    and trial, ``tokens`` of the same shape the sampled next tokens (the per-sample loss over
+    (a row) and trial, ``tokens`` of the same shape the sampled next tokens (the per-sample loss over
     sequences), or all ``-1`` for the whole next-token distributions ``P[j]`` (sampling distinct
     contexts); the gradient is ``(1/B) sum_s (softmax(W h_js) - target_s) h_js^T``. With ``B = 0``
     the steps are full-batch: ``LT`` ``(b, V, m)`` must hold ``W H^T`` transposed on entry and holds
     it on return. All updated in place. Returns ``(status, step, trial)`` as :func:`logit_steps`.
     """
+    _, _, b1, b2, _ = rule
     nb, V, d = W.shape
     n_steps, B = contexts.shape[0], contexts.shape[2]
     n = B if B else H.shape[0]  # the residual's columns: the samples, or every context
     ET = np.empty((V, n))
     G = np.empty((V, d))
     work = np.empty((2, max(n, d)))
+    rule_work = np.empty((3, d))
     # the samples' embeddings (both layouts), targets and logits (columns), and their weights
     Hs, HsT, TT, LTs = np.empty((B, d)), np.empty((d, B)), np.empty((V, B)), np.empty((V, B))
     ones = np.ones(B)
@@ -376,7 +278,7 @@ def weight_steps(
                 for v in range(V):
                     for c in range(d):
                         G[v, c] /= B
-            status = _apply_rule(W[t], G, M[t], Q[t], work[0], rule, lr, b1, b2, eps, powers[0], powers[1])
+            status = rule_step(W[t], G, (M[t], Q[t], rule_work, powers), rule)
             if status != OK:
                 return status, step, t
             if B == 0:

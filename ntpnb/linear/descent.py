@@ -34,10 +34,9 @@ def _loops():
     return importlib.import_module(".decoder_loops", __package__)
 
 
-def _rule(name: str) -> int:
-    """The compiled loops' code of the update rule of the optimizer ``name``."""
-    loops = _loops()
-    return {"gd": loops.GD, "sgd": loops.GD, "ngd": loops.NGD, "adam": loops.ADAM}[name]
+def _rules():
+    """:mod:`~ntpnb.optim_loops`, imported (and compiled) when first needed."""
+    return importlib.import_module("..optim_loops", __package__)
 
 
 def _own(x: ArrayLike) -> Array:
@@ -74,8 +73,11 @@ def sample_indices(data: NTPData, u_context: Array, u_token: Array | None) -> tu
 
 
 def uses_logit_form(data: NTPData, optimizer: optim.Optimizer, batch_size: int | None) -> bool:
-    """Whether :func:`run_decoder` runs in the logit form: full-batch GD or normalized GD, ``m <= d``."""
-    return batch_size is None and optimizer.name in ("gd", "sgd", "ngd") and data.m <= data.d
+    """Whether :func:`run_decoder` runs in the logit form: ``m <= d`` and full-batch steps along the gradient.
+
+    The steps of GD and normalized GD (a rule without moments) move ``W`` along the rows of ``H``.
+    """
+    return batch_size is None and not optimizer.rule.moments and data.m <= data.d
 
 
 def _batched(A: Array, B: Array) -> Array:
@@ -125,10 +127,9 @@ class _WeightForm:
 
     def advance(self, n: int) -> tuple[int, int, int]:
         contexts, tokens = self.draw(n)
-        b1, b2 = self.opt.betas
         return _loops().weight_steps(
             self.W, self.M, self.Q, self.LT, self.H, self.HT, self.PT, self.pi, self.P, contexts, tokens,
-            _rule(self.opt.name), self.opt.lr, b1, b2, self.opt.eps, self.powers,
+            self.opt.compiled_rule, self.powers,
         )  # fmt: skip
 
     def iterate(self) -> Array:
@@ -147,9 +148,8 @@ class _LogitForm(_WeightForm):
 
     def advance(self, n: int) -> tuple[int, int, int]:
         return _loops().logit_steps(
-            self.LT, self.S, self.K, self.H, self.PT, self.pi,
-            _rule(self.opt.name), self.opt.lr, self.opt.eps, n,
-        )  # fmt: skip
+            self.LT, self.S, self.K, self.H, self.PT, self.pi, self.opt.compiled_rule, n
+        )
 
     def iterate(self) -> Array:
         return self.W - _batched(self.S, self.H)
@@ -234,9 +234,9 @@ def run_decoder(
     while k < n_iter:
         n = min(chunk, n_iter - k, max(1, recorder.next_due() - k))
         status, step, trial = form.advance(n)
-        if status != _loops().OK:
+        if status != _rules().OK:
             where = optim.batch_element(trial, batch_shape)
-            if status == _loops().ZERO_GRADIENT:
+            if status == _rules().ZERO_GRADIENT:
                 raise optim.zero_gradient_error(where, k + step)
             raise optim.nonfinite_gradient_error(where, k + step)
         k += n

@@ -1,6 +1,7 @@
-"""The compiled normalized-GD step (ntpnb.attention.engine, ntpnb.attention.ngd_loops) against the
-numpy reference over the token table (attention_instances.table_gradient): the same gradients and
-the same iterates, bit for bit; and that reference against the model's gradient, to rounding."""
+"""The compiled step (ntpnb.attention.engine, ntpnb.attention.ngd_loops) against the numpy reference
+over the token table (attention_instances.table_gradient): the same gradients and iterates to the
+tolerances below (the kernels add in their own order, numpy pairwise or in lanes); and that
+reference against the model's gradient, to rounding."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from ntpnb.attention import (
     train,
 )
 from ntpnb.attention import ngd_loops as kernels
-from ntpnb.attention.engine import compiled_step, run_ngd
+from ntpnb.attention.engine import compiled_step, run_compiled
 from ntpnb.attention.model import gradient
 from ntpnb.errors import InvalidDataError, SolverError
 
@@ -34,25 +35,41 @@ SIZES = {
 }
 _stacked = stacked_problem
 
+#: The compiled gradient against the reference: the largest difference over the largest entry of
+#: the batch's gradient (measured: 7e-15; a trial's own gradient may be pure cancellation).
+GRADIENT_RTOL = 1e-13
+#: The same where the attention saturates (``W`` of scale 300): the squared loss's ``1 - c_y^T f``
+#: then cancels, and the reference itself moves by 6e-6 of its largest entry between OpenBLAS
+#: kernels (Haswell, SandyBridge), the compiled gradient lying within it.
+SATURATED_RTOL = 1e-4
+#: Runs against the reference, relative to the largest entry of the final iterates (measured: 4e-15
+#: for GD and Adam over 800 steps, 4e-16 for normalized GD over 20).
+RUN_RTOL = 1e-12
+#: Steps of each compared run: normalized GD amplifies a difference in the last bit once it
+#: oscillates at its step length (7e-10 after 50 steps here, 5e-3 after 800), as it would between
+#: two orders of numpy's own sums; GD and Adam do not.
+RUN_STEPS = {"exact": 20, "authors": 20, "gd": 800, "adam": 800}
 
-@pytest.mark.parametrize("n", [1, 3, 7, 8, 9, 16, 100, 128, 129, 300, 1000])
-def test_pairwise_sum_is_numpys_sum(n):
-    rng = np.random.default_rng(n)
-    a = rng.standard_normal((20, n)) * np.exp(rng.uniform(-30, 30, (20, n)))
-    assert [kernels.pairwise_sum(row, 0, n) for row in a] == a.sum(axis=-1).tolist()
 
-
-@pytest.mark.parametrize("n", [1, 2, 5, 6, 8, 11, 16, 19, 64, 144])
-def test_einsum_dot_is_numpys_einsum(n):
-    rng = np.random.default_rng(n)
-    x, y = (rng.standard_normal((50, n)) * np.exp(rng.uniform(-30, 30, (50, n))) for _ in range(2))
-    want = np.einsum("ik,ik->i", x, y)
-    assert [kernels.einsum_dot(a, b) for a, b in zip(x, y, strict=True)] == want.tolist()
+@pytest.mark.parametrize("shape", [(1, 3), (7, 1), (130, 4)])
+def test_the_kernels_add_in_index_order(shape):
+    """The sums of the kernels: one term after another, whatever numpy does (pairwise, in lanes)."""
+    rng = np.random.default_rng(shape[0])
+    x, y = (rng.standard_normal(shape) * np.exp(rng.uniform(-30, 30, shape)) for _ in range(2))
+    sums, dots = np.empty(shape[1]), np.empty(shape[1])
+    kernels._lane_sums(x, sums)
+    kernels._lane_dots(x, y, dots)
+    want_sums, want_dots = x[0].copy(), x[0] * y[0]
+    for i in range(1, shape[0]):
+        want_sums += x[i]
+        want_dots += x[i] * y[i]
+    np.testing.assert_array_equal(sums, want_sums)
+    np.testing.assert_array_equal(dots, want_dots)
 
 
 @pytest.mark.parametrize("sizes", SIZES.values(), ids=SIZES.keys())
 @pytest.mark.parametrize(("loss", "head"), CASES)
-def test_compiled_gradient_is_the_reference_bit_for_bit(loss, head, sizes):
+def test_compiled_gradient_is_the_reference_to_rounding(loss, head, sizes):
     prob = _stacked(loss, head, sizes)
     step = compiled_step(prob)
     assert step is not None
@@ -60,23 +77,34 @@ def test_compiled_gradient_is_the_reference_bit_for_bit(loss, head, sizes):
     rng = np.random.default_rng(3)
     for scale in (0.0, 0.3, 3.0, 30.0, 300.0):
         W = scale * rng.standard_normal((prob.B, prob.d, prob.d))
-        np.testing.assert_array_equal(step.gradient_of(W), reference(W))
+        want = reference(W)
+        atol = (SATURATED_RTOL if scale > 100 else GRADIENT_RTOL) * np.abs(want).max()
+        np.testing.assert_allclose(step.gradient_of(W), want, rtol=0, atol=atol)
 
 
-@pytest.mark.parametrize("eps", [0.0, optim.AUTHORS_NGD_EPS], ids=["exact", "authors"])
+OPTIMIZERS = {
+    "exact": optim.normalized_gd(0.1),
+    "authors": optim.normalized_gd(0.1, optim.AUTHORS_NGD_EPS),
+    "gd": optim.gd(0.5),
+    "adam": optim.adam(0.01),
+}
+
+
+@pytest.mark.parametrize("name", OPTIMIZERS)
 @pytest.mark.parametrize(("loss", "head"), CASES)
-def test_compiled_runs_are_the_reference_runs_bit_for_bit(loss, head, eps):
-    """Normalized GD amplifies a difference in the last bit: only equal arithmetic passes."""
+def test_compiled_runs_are_the_reference_runs_to_rounding(loss, head, name):
     prob = _stacked(loss, head, SIZES["small"])
-    opt, grid = optim.normalized_gd(0.1, eps), optim.log_grid(800, 12)
+    opt, n_iter = OPTIMIZERS[name], RUN_STEPS[name]
+    grid = optim.log_grid(n_iter, 12)
     W0 = np.random.default_rng(5).uniform(-0.3, 0.3, (prob.B, prob.d, prob.d))
     record = lambda W: {"W": W, "norm": np.linalg.norm(W, axis=(1, 2))}
-    want = optim.run(table_gradient(prob), W0, opt, 800, record=record, record_at=grid, batch_ndim=1)
-    got = run_ngd(compiled_step(prob), W0, opt, 800, record=record, record_at=grid)
+    want = optim.run(table_gradient(prob), W0, opt, n_iter, record=record, record_at=grid, batch_ndim=1)
+    got = run_compiled(compiled_step(prob), W0, opt, n_iter, record=record, record_at=grid)
     np.testing.assert_array_equal(got.iterations, want.iterations)
-    np.testing.assert_array_equal(got["W"], want["W"])
-    np.testing.assert_array_equal(got["norm"], want["norm"])
-    np.testing.assert_array_equal(got.W, want.W)
+    atol = RUN_RTOL * np.abs(want.W).max()
+    np.testing.assert_allclose(got["W"], want["W"], rtol=0, atol=atol)
+    np.testing.assert_allclose(got["norm"], want["norm"], rtol=RUN_RTOL)
+    np.testing.assert_allclose(got.W, want.W, rtol=0, atol=atol)
 
 
 @pytest.mark.parametrize("eps", [0.0, optim.AUTHORS_NGD_EPS], ids=["exact", "authors"])
@@ -95,8 +123,8 @@ def test_gradients_below_1e_154_step_as_the_reference_does(eps):
     assert np.all(np.linalg.norm(g, axis=(1, 2)) < 1e-154) and np.all(np.abs(g).max(axis=(1, 2)) > 0)
     opt = optim.normalized_gd(0.5, eps)
     want = optim.run(table_gradient(prob), far, opt, 50, batch_ndim=1)
-    got = run_ngd(compiled_step(prob), far, opt, 50)
-    np.testing.assert_array_equal(got.W, want.W)
+    got = run_compiled(compiled_step(prob), far, opt, 50)
+    np.testing.assert_allclose(got.W, want.W, rtol=0, atol=RUN_RTOL * np.abs(want.W).max())
     moved = np.linalg.norm(got.W - far, axis=(1, 2))
     if eps:  # a step of about lr ||g|| / eps, far below the rounding of W: the authors' rule stalls
         np.testing.assert_array_equal(moved, 0.0)
@@ -113,7 +141,7 @@ def test_a_zero_gradient_raises_the_references_error():
     with pytest.raises(SolverError) as want:
         optim.run(table_gradient(prob), np.zeros((1, 4, 4)), opt, 5, batch_ndim=1)
     with pytest.raises(SolverError) as got:
-        run_ngd(compiled_step(prob), np.zeros((1, 4, 4)), opt, 5)
+        run_compiled(compiled_step(prob), np.zeros((1, 4, 4)), opt, 5)
     assert str(got.value) == str(want.value) and "zero gradient" in str(got.value)
 
 
@@ -124,7 +152,7 @@ def test_a_non_finite_gradient_raises_the_references_error():
     with pytest.raises(SolverError) as want:
         optim.run(table_gradient(prob), W0, opt, 5, batch_ndim=1)
     with pytest.raises(SolverError) as got:
-        run_ngd(compiled_step(prob), W0, opt, 5)
+        run_compiled(compiled_step(prob), W0, opt, 5)
     assert str(got.value) == str(want.value)
 
 
@@ -133,8 +161,8 @@ def test_train_runs_normalized_gd_on_the_compiled_step_and_reports_progress():
     opt = optim.normalized_gd(0.05)
     told = []
     trace = train(prob, opt, 250, progress=lambda done, total: told.append((done, total)))
-    reference = optim.run(table_gradient(prob), np.zeros((prob.B, prob.d, prob.d)), opt, 250, batch_ndim=1)
-    np.testing.assert_array_equal(trace.W, reference.W)
+    compiled = run_compiled(compiled_step(prob), np.zeros((prob.B, prob.d, prob.d)), opt, 250)
+    np.testing.assert_array_equal(trace.W, compiled.W)
     dones = [done for done, _ in told]
     assert dones == sorted(dones) and told[-1] == (250, 250) and len(told) > 10
     assert {total for _, total in told} == {250}
@@ -155,18 +183,18 @@ def test_problems_without_a_compiled_step_train_on_the_reference():
     assert told[-1] == (40, 40) and [done for done, _ in told] == sorted(done for done, _ in told)
 
 
-def test_run_ngd_rejects_bad_input():
+def test_run_compiled_rejects_bad_input():
     prob = _stacked("ce", "argmax", SIZES["small"])
     step = compiled_step(prob)
     W0 = np.zeros((prob.B, prob.d, prob.d))
-    with pytest.raises(InvalidDataError, match="normalized GD"):
-        run_ngd(step, W0, optim.gd(0.1), 5)
+    with pytest.raises(InvalidDataError, match="Optimizer"):
+        run_compiled(step, W0, "gd", 5)
     with pytest.raises(InvalidDataError, match="shape"):
-        run_ngd(step, W0[:1], optim.normalized_gd(0.1), 5)
+        run_compiled(step, W0[:1], optim.normalized_gd(0.1), 5)
     with pytest.raises(InvalidDataError, match="non-finite"):
-        run_ngd(step, np.full(W0.shape, np.nan), optim.normalized_gd(0.1), 5)
+        run_compiled(step, np.full(W0.shape, np.nan), optim.normalized_gd(0.1), 5)
     with pytest.raises(InvalidDataError, match="record_at"):
-        run_ngd(step, W0, optim.normalized_gd(0.1), 5, record_at=np.array([3, 2]))
+        run_compiled(step, W0, optim.normalized_gd(0.1), 5, record_at=np.array([3, 2]))
     with pytest.raises(InvalidDataError, match="Problem"):
         compiled_step("not a problem")
 
@@ -177,21 +205,22 @@ def test_compile_kernels_runs_every_loss(monkeypatch):
     from ntpnb.attention.model import LOSSES
 
     compiled, ran = {}, []
-    compiled_step, run_ngd = engine.compiled_step, engine.run_ngd
+    compiled_step, run_compiled = engine.compiled_step, engine.run_compiled
 
     def compiling(prob):
         step = compiled_step(prob)
         compiled[id(step)] = prob.loss
         return step
 
-    def running(step, *args, **kwargs):
-        ran.append(compiled[id(step)])
-        return run_ngd(step, *args, **kwargs)
+    def running(step, W0, optimizer, *args, **kwargs):
+        ran.append((compiled[id(step)], optimizer.rule.code))
+        return run_compiled(step, W0, optimizer, *args, **kwargs)
 
     monkeypatch.setattr(engine, "compiled_step", compiling)
-    monkeypatch.setattr(engine, "run_ngd", running)
+    monkeypatch.setattr(engine, "run_compiled", running)
     engine.compile_kernels()
-    assert sorted(ran) == sorted(LOSSES)
+    codes = {rule.code for rule in optim.RULES.values()}
+    assert sorted(ran) == sorted((loss, code) for loss in LOSSES for code in codes)
 
 
 def _rel(a, b):

@@ -167,18 +167,6 @@ def test_normalized_gd_at_a_zero_gradient_raises_as_the_reference(m, d):
     np.testing.assert_array_equal(still.W, W0[0])
 
 
-def test_normalization_keeps_the_step_lr_long_at_every_scale():
-    for size in (1e-300, 1e-170, 1.0, 1e200):
-        G = size * np.array([[3.0, -4.0], [0.0, 0.0]])
-        status, f, s = kernels._normalization(G, 0.5, 0.0)
-        assert status == kernels.OK
-        np.testing.assert_allclose((G / s) * f, [[0.3, -0.4], [0.0, 0.0]], rtol=1e-15)
-    assert kernels._normalization(np.zeros((2, 2)), 0.5, 0.0)[0] == kernels.ZERO_GRADIENT
-    assert kernels._normalization(np.zeros((2, 2)), 0.5, 1e-16)[:2] == (kernels.OK, 0.0)
-    for bad in (np.inf, np.nan):
-        assert kernels._normalization(np.array([[1.0, bad]]), 0.5, 0.0)[0] == kernels.NONFINITE_GRADIENT
-
-
 def _run(data, opt=None, n_iter=5, W0=None, **kw):
     W0 = np.zeros((data.V, data.d)) if W0 is None else W0
     return descent.run_decoder(data, optim.gd(0.1) if opt is None else opt, n_iter, W0, **kw)

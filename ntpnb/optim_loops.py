@@ -1,0 +1,192 @@
+"""The update rules of :mod:`ntpnb.optim`, compiled: the one step both papers' compiled loops take.
+
+Each rule's arithmetic is :mod:`ntpnb.optim`'s own functions (:func:`ntpnb.optim.gd_entry` and the
+others), compiled here under the contract of :mod:`ntpnb.compiled` and applied entry by entry: the
+floats the numpy reference computes from the same gradient. :func:`apply_rule` is the step given
+normalized GD's factor, :func:`step` (one trial) and :func:`columns_step` (a trial per column) the
+step with that factor from the gradient's norm, its squares added in order (:func:`normalization`,
+:func:`column_normalization`). Both papers' loops take the rule as the tuple
+:attr:`ntpnb.optim.Optimizer.compiled_rule` (``code`` of :data:`ntpnb.optim.RULES`, ``lr``, the
+betas, ``eps``) and the state (Adam's moments, scratch, and ``powers = [b1^k, b2^k]`` after ``k``
+steps). An iterate is 2-D: one trial's ``(V, d)`` in the linear decoder's loops, ``(d * d, B)`` (a
+column per trial) in the attention model's.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from . import optim
+from .compiled import jit
+
+GD, NGD, ADAM = optim.GD, optim.NGD, optim.ADAM
+#: Statuses of a step: done, or refused where the reference raises (nothing moved).
+OK, ZERO_GRADIENT, NONFINITE_GRADIENT = 0, 1, 2
+
+#: Normalized GD takes its norm from a sum of squares only inside [_SQ_MIN, _SQ_MAX]; outside
+#: (near underflow or overflow of the squares, or not finite) it recomputes the norm from the
+#: gradient scaled by its largest entry, as :func:`ntpnb.optim.run` does.
+_SQ_MIN = 1e-280
+_SQ_MAX = 1e280
+
+_gd_entry = jit(optim.gd_entry)
+_ngd_factor = jit(optim.ngd_factor)
+_ngd_entry = jit(optim.ngd_entry)
+_adam_moment = jit(optim.adam_moment)
+_adam_scales = jit(optim.adam_scales)
+_adam_denominator = jit(optim.adam_denominator)
+_adam_entry = jit(optim.adam_entry)
+
+
+@jit
+def sum_of_products(X: np.ndarray, Y: np.ndarray) -> float:
+    """``sum(X * Y)`` over two ``(r, n)`` arrays, in order (row by row)."""
+    s = 0.0
+    for v in range(X.shape[0]):
+        for i in range(X.shape[1]):
+            s += X[v, i] * Y[v, i]
+    return s
+
+
+@jit
+def column_normalization(g: np.ndarray, lr: float, eps: float, scale: np.ndarray, factor: np.ndarray) -> int:
+    """Normalized GD's step ``-(g / s) f`` on each column of ``g`` ``(n, B)`` (a trial): its status.
+
+    ``factor[b] = lr / (||g_b / s_b|| + eps / s_b)`` (:func:`ntpnb.optim.ngd_factor`) and
+    ``scale[b] = s_b``: 1 where the column's sum of squares (added in order) is safely inside
+    float64's range, else its largest entry. An exactly zero column is a zero step with ``eps > 0``;
+    :data:`ZERO_GRADIENT` with ``eps = 0``, :data:`NONFINITE_GRADIENT` on a non-finite entry.
+    """
+    n, B = g.shape
+    sq = factor  # the sums of squares, then the factors
+    for b in range(B):
+        sq[b] = g[0, b] * g[0, b]
+    for i in range(1, n):
+        for b in range(B):
+            sq[b] += g[i, b] * g[i, b]
+    for b in range(B):
+        scale[b] = 1.0
+        if sq[b] >= _SQ_MIN and sq[b] <= _SQ_MAX:
+            factor[b] = _ngd_factor(lr, eps, math.sqrt(sq[b]), 1.0)
+            continue
+        s = 0.0
+        for i in range(n):
+            a = abs(g[i, b])
+            if not a <= s:  # NaN too
+                s = a
+        if not s < math.inf:
+            return NONFINITE_GRADIENT
+        if s == 0.0:
+            if eps == 0.0:
+                return ZERO_GRADIENT
+            factor[b] = 0.0
+            continue
+        t = 0.0
+        for i in range(n):
+            a = g[i, b] / s
+            t += a * a
+        scale[b] = s
+        factor[b] = _ngd_factor(lr, eps, math.sqrt(t), s)
+    return OK
+
+
+@jit
+def normalization(g: np.ndarray, lr: float, eps: float) -> tuple[int, float, float]:
+    """``(status, f, s)`` of :func:`column_normalization` of one trial's entries ``g`` (contiguous)."""
+    scale, factor = np.empty(1), np.empty(1)
+    status = column_normalization(g.reshape(g.size, 1), lr, eps, scale, factor)
+    return status, factor[0], scale[0]
+
+
+@jit
+def apply_rule(
+    w: np.ndarray,
+    g: np.ndarray,
+    state: tuple,
+    rule: tuple,
+    scale: np.ndarray,
+    factor: np.ndarray,
+) -> None:
+    """One step of ``rule = (code, lr, b1, b2, eps)`` on ``w`` ``(rows, cols)``, in place.
+
+    ``g`` the gradient at ``w``; ``state = (m, q, work, powers)``: Adam's moments (as ``w``),
+    updated in place, scratch ``work`` ``(3, cols)``, and ``[b1^k, b2^k]`` at this step ``k``.
+    Normalized GD steps column ``c`` by ``-(g / scale[c]) factor[c]``: a column is a trial (both
+    ``(cols,)``, constant where ``w`` is one trial; read by normalized GD only). The inner loops
+    run along a row, each writing one array (so that it is vectorized).
+    """
+    code, lr, b1, b2, eps = rule
+    m, q, work, powers = state
+    rows, cols = w.shape
+    plain = code == NGD
+    if plain:
+        for c in range(cols):
+            plain = plain and scale[c] == 1.0
+    if code == GD:
+        for r in range(rows):
+            for c in range(cols):
+                w[r, c] = _gd_entry(w[r, c], g[r, c], lr)
+    elif plain:  # normalized GD at s = 1: GD at rate f (g / 1 = g, f g = g f)
+        for r in range(rows):
+            for c in range(cols):
+                w[r, c] = _gd_entry(w[r, c], g[r, c], factor[c])
+    elif code == NGD:
+        for r in range(rows):
+            for c in range(cols):
+                w[r, c] = _ngd_entry(w[r, c], g[r, c], scale[c], factor[c])
+    else:
+        s1, s2 = _adam_scales(lr, powers[0], powers[1])
+        denominator = work[0]
+        for r in range(rows):
+            gr, mr, qr, wr = g[r], m[r], q[r], w[r]
+            for c in range(cols):
+                mr[c] = _adam_moment(mr[c], gr[c], b1)
+            for c in range(cols):
+                qr[c] = _adam_moment(qr[c], gr[c] * gr[c], b2)
+            for c in range(cols):
+                denominator[c] = _adam_denominator(qr[c], s2, eps)
+            for c in range(cols):
+                wr[c] = _adam_entry(wr[c], mr[c], s1, denominator[c])
+
+
+@jit
+def columns_step(
+    w: np.ndarray, g: np.ndarray, state: tuple, rule: tuple, scale: np.ndarray, factor: np.ndarray
+) -> int:
+    """:func:`apply_rule` on ``w`` ``(n, B)``, a trial per column; the status.
+
+    Normalized GD's factors come from :func:`column_normalization` (into ``scale``, ``factor``
+    ``(B,)``). A refused step (not :data:`OK`) moves nothing.
+    """
+    code, lr, _, _, eps = rule
+    if code == NGD:
+        status = column_normalization(g, lr, eps, scale, factor)
+        if status != OK:
+            return status
+    else:
+        for b in range(w.shape[1]):
+            scale[b] = 1.0
+            factor[b] = lr
+    apply_rule(w, g, state, rule, scale, factor)
+    return OK
+
+
+@jit
+def step(w: np.ndarray, g: np.ndarray, state: tuple, rule: tuple) -> int:
+    """:func:`apply_rule` on one trial ``w`` (2-D, contiguous); the status.
+
+    Normalized GD's factor comes from :func:`normalization`. A refused step (not :data:`OK`) moves nothing.
+    """
+    code, lr, _, _, eps = rule
+    scale, factor = state[2][1], state[2][2]
+    if code == NGD:
+        status, f, s = normalization(g, lr, eps)
+        if status != OK:
+            return status
+        for c in range(w.shape[1]):
+            scale[c] = s
+            factor[c] = f
+    apply_rule(w, g, state, rule, scale, factor)
+    return OK
