@@ -13,11 +13,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from ..chapter.atomic import atomic_write_text
 from ..chapter.claims import PROFILE_NAMES
 from ..chapter.layout import OutputLayout, Timings, load_timings
+from ..chapter.outputs import atomic_write_text, load_run_record
 from ..chapter.prose import markdown_table
-from ..chapter.provenance import load_run_record
 
 #: The command that measures the benchmarks (same as ``python -m benchmarks`` in the project root).
 BENCHMARKS_COMMAND = "ntpnb benchmarks"

@@ -4,7 +4,7 @@ Names choose notebooks (:func:`select_notebooks`), the profile and ``-p`` overri
 parameters (:func:`choose_notebooks`), checked before anything runs. A notebook is not executed
 again while its :func:`cache_key` (source, parameters, ``ntpnb`` sources) is unchanged since its
 last success into the tree and its outputs are what that run wrote: key and output SHA-256s go to
-its manifest (:mod:`ntpnb.chapter.provenance`) after a success (:func:`store_key`) and are removed
+its manifest (:mod:`ntpnb.chapter.outputs`) after a success (:func:`store_key`) and are removed
 on failure (:func:`forget_key`). The longest notebooks start first (:func:`longest_first`), by the
 times of earlier runs in the tree's ``timings.json`` (:func:`record_timings`: by profile and
 notebook, wall seconds, ``--jobs``, the date in UTC, whether it succeeded; the book's benchmarks
@@ -23,12 +23,11 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from ..chapter.atomic import atomic_write_text
 from ..chapter.domains import closest
 from ..chapter.layout import OutputLayout, load_timings, notebook_sources, output_layout
-from ..chapter.parameters import SLOWEST_FIRST, apply_overrides
-from ..chapter.provenance import (
+from ..chapter.outputs import (
     Manifest,
+    atomic_write_text,
     damaged_outputs,
     load_manifest,
     manifest_path,
@@ -36,6 +35,7 @@ from ..chapter.provenance import (
     source_commit,
     write_manifest,
 )
+from ..chapter.parameters import SLOWEST_FIRST, apply_overrides
 from ..errors import NTPError, PathError
 
 

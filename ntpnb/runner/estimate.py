@@ -13,8 +13,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from ..chapter.layout import DEFAULT_OUTPUT_DIRNAME, OutputLayout, exploratory_output_dir
+from ..chapter.outputs import is_book_run
 from ..chapter.parameters import REFERENCE_SECONDS
-from ..chapter.provenance import is_book_run
 from .choice import NotebookRun, last_seconds, recorded_seconds
 
 

@@ -1,7 +1,8 @@
 """Execute one notebook: Jupytext source -> papermill (with its parameters) -> executed ``.ipynb``.
 
-Its outputs are moved into place when it ran to its end (:mod:`.staging`), even if claim checks
-failed. A failure is described in one line (:func:`~.staging.describe_failure`), never raised.
+Its outputs are moved into place when it ran to its end (:func:`~ntpnb.chapter.outputs.promote`),
+even if claim checks failed. A failure is described in one line
+(:func:`~ntpnb.chapter.outputs.describe_failure`), never raised.
 """
 
 from __future__ import annotations
@@ -15,14 +16,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..chapter.atomic import atomic_write_text
 from ..chapter.claims import ChapterRecord, load_chapter_record
 from ..chapter.layout import OutputLayout
+from ..chapter.outputs import atomic_write_text, describe_failure, keep_failure, promote, staging_layout
 from ..errors import PathError
 from ..jupyter_imports import import_jsonschema_without_iri_grammar
 from .choice import NotebookRun, forget_key, store_key
 from .jupyter_kernel import KERNEL_NAME, IPCKernelManager, kernel_environment
-from .staging import describe_failure, keep_failure, promote, staging_layout
 
 
 @dataclass(frozen=True)
@@ -187,7 +187,11 @@ def _stamp_parameters(run: NotebookRun, record: ChapterRecord, claims: Path) -> 
 def _failed(run: NotebookRun, stage: OutputLayout, seconds: float, error: str) -> RunResult:
     """The result of a failed run: its cache key forgotten, its executed copy and record kept."""
     forget_key(run.executed)
-    kept = keep_failure(run.layout, stage, run.name, error, run.parameters)
+    try:
+        checks = [c.to_json() for c in load_chapter_record(stage.claims / f"{run.name}.json").checks]
+    except PathError:  # no record (or half of one) yet
+        checks = []
+    kept = keep_failure(run.layout, stage, run.name, error, run.parameters, checks)
     shutil.rmtree(stage.root, ignore_errors=True)
     return failed_result(run, error, seconds, kept)
 

@@ -16,7 +16,16 @@ from pathlib import Path
 from .. import __version__
 from ..chapter.domains import INT_RANGE
 from ..chapter.layout import DEFAULT_OUTPUT_DIRNAME, OutputLayout, exploratory_output_dir, output_layout
-from ..chapter.provenance import BOOK_PROFILE, RunRecord, is_book_run, load_run_record, write_run_record
+from ..chapter.outputs import (
+    BOOK_PROFILE,
+    RunRecord,
+    describe_write_failure,
+    is_book_run,
+    load_run_record,
+    output_lock,
+    remove_leftovers,
+    write_run_record,
+)
 from ..errors import NTPError, PathError, RunInterruptedError
 from .choice import (
     CHANGED,
@@ -35,8 +44,6 @@ from .display import Display
 from .estimate import TimeLeft, describe_time_left
 from .execute import RunResult, cached_result
 from .jupyter_kernel import run_environment
-from .lock import output_lock
-from .staging import describe_write_failure, remove_leftovers
 from .workers import default_jobs, run_in_workers
 
 #: How many seeds a run executes by default: the book's seed and four more, so every verdict is

@@ -498,7 +498,7 @@ def test_cli_jobs_and_force(tmp_path):
 def test_the_injected_parameters_cell_is_collapsed_in_the_book(tmp_path):
     import nbformat
 
-    from ntpnb.runner.staging import hide_injected_parameters
+    from ntpnb.chapter.outputs import hide_injected_parameters
 
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell("seed = 0"), nbformat.v4.new_code_cell("seed = 1")]
@@ -517,7 +517,7 @@ def test_the_failed_cell_is_found_when_the_kernel_died_before_acknowledging_it(t
     metadata (seen in CI): the cell is the last code cell papermill started."""
     import nbformat
 
-    from ntpnb.runner.staging import failed_cell
+    from ntpnb.chapter.outputs import failed_cell
 
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell(f"x = {i}") for i in range(4)]

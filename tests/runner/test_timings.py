@@ -15,7 +15,7 @@ from ntpnb.book.benchmarks_page import (
 )
 from ntpnb.chapter import parameters as profiles
 from ntpnb.chapter.layout import load_timings, output_layout
-from ntpnb.chapter.provenance import RunRecord, write_run_record
+from ntpnb.chapter.outputs import RunRecord, write_run_record
 from ntpnb.runner import run as run_module
 from ntpnb.runner.choice import record_timings
 from ntpnb.runner.execute import RunResult

@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from ntpnb.chapter.provenance import (
+from ntpnb.chapter.outputs import (
     Manifest,
     RunRecord,
     SourceCommit,
