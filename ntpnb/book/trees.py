@@ -24,9 +24,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..chapter.claims import load_chapter_record
-from ..chapter.layout import DEFAULT_OUTPUT_DIRNAME, OutputLayout, notebook_sources, output_layout
-from ..chapter.outputs import (
+from ..chapter.layout import (
     BOOK_PROFILE,
+    DEFAULT_OUTPUT_DIRNAME,
+    OutputLayout,
+    notebook_sources,
+    output_layout,
+)
+from ..chapter.outputs import (
     RUN_RECORD_NAME,
     RunRecord,
     chapter_damage,

@@ -20,7 +20,7 @@
 * **Records** that make a tree trustworthy when read again (by the runner's cache, by ``ntpnb book``):
   the **run record** ``<tree>/run.json`` (:class:`RunRecord`: the profile, ``-p`` overrides, seeds
   and notebooks that ran into the tree; a tree holds one setting, and ``<root>/outputs`` only
-  :func:`is_book_run` runs) and each chapter's **output manifest**
+  :func:`~ntpnb.chapter.layout.is_book_run` runs) and each chapter's **output manifest**
   ``<tree>/notebooks/<name>.key.json`` (:class:`Manifest`: the completed run's cache key, the
   SHA-256 of every file it wrote, which :func:`damaged_outputs` checks, and the git commit its
   sources were at, :func:`source_commit`, which the book's pages show). A record that does not read
@@ -45,7 +45,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, TypeVar
 
-from ..errors import OutputLockedError, PathError
+from ..errors import NTPError, OutputLockedError, PathError
 from .layout import OutputLayout, output_layout
 
 _TEMPORARY = re.compile(r"^\..+\.tmp-\d+-[0-9a-f]{8}(\.[^.]+)?$")
@@ -142,15 +142,8 @@ def output_lock(root: Path, wait: bool = True, log: Callable[[str], None] = prin
 #: A record read from JSON (:class:`RunRecord` or :class:`Manifest`).
 _Record = TypeVar("_Record")
 
-#: The profile of the book's own run (its figures and pages are the papers' settings).
-BOOK_PROFILE = "paper"
 #: The run record's file name, at the root of an output tree.
 RUN_RECORD_NAME = "run.json"
-
-
-def is_book_run(profile: str, overrides: Mapping[str, object]) -> bool:
-    """Whether a run is the book's own: the paper profile, no overrides (at any number of seeds)."""
-    return profile == BOOK_PROFILE and not overrides
 
 
 @dataclass(frozen=True)
@@ -257,6 +250,30 @@ def load_run_record(root: Path) -> RunRecord | None:
 def write_run_record(root: Path, record: RunRecord) -> Path:
     """Write ``record`` as the run record of the tree at ``root`` (atomically)."""
     return atomic_write_json(Path(root) / RUN_RECORD_NAME, asdict(record))
+
+
+def claim_tree(root: Path, record: RunRecord) -> None:
+    """Record in the ``run.json`` of the tree at ``root`` that ``record``'s run writes there (under its lock).
+
+    A tree holds one setting: runs of the same profile and overrides add to its record.
+
+    Raises
+    ------
+    NTPError
+        If the tree holds a run of another profile or other overrides (or a damaged record).
+    """
+    try:
+        held = load_run_record(root)
+    except PathError as exc:
+        raise NTPError(
+            f"{exc}; if the tree holds only runs of {record.describe()}, delete that file and rerun"
+        ) from exc
+    if held is not None and not held.same_setting(record):
+        raise NTPError(
+            f"{root} holds a run of {held.describe()}; this run is {record.describe()}: "
+            "choose another --out, or leave --out out (each setting then gets a tree of its own)"
+        )
+    write_run_record(root, held.merged(record) if held is not None else record)
 
 
 #: The files of the project that decide what a run computes (relative to its root): a change to
@@ -400,12 +417,26 @@ def damaged_outputs(root: Path, manifest: Manifest, where: str = "") -> str | No
     return problems[0] + more
 
 
-def chapter_damage(root: Path, executed: Path, where: str = "") -> str | None:
-    """Why the outputs of the chapter executed as ``executed`` cannot be trusted (one phrase), or None."""
+#: :func:`chapter_damage` of a run to come whose chapter has not completed a run into the tree.
+NOT_RUN = "no completed run in this tree"
+#: :func:`chapter_damage` of a run to come whose source, parameters or package changed since.
+CHANGED = "its source, parameters or ntpnb changed"
+
+
+def chapter_damage(root: Path, executed: Path, where: str = "", key: str | None = None) -> str | None:
+    """Why the outputs of the chapter executed as ``executed`` cannot be trusted (one phrase), or None.
+
+    Given the cache ``key`` of a run to come, the run's cache state: also :data:`NOT_RUN` when no
+    run of the chapter completed into the tree, :data:`CHANGED` when the last one had another key.
+    """
+    if key is not None and not manifest_path(executed).is_file():
+        return NOT_RUN
     try:
         manifest = load_manifest(executed)
     except PathError as exc:
         return str(exc)
+    if key is not None and manifest.key != key:
+        return CHANGED
     return damaged_outputs(root, manifest, where)
 
 

@@ -12,8 +12,8 @@ build (:mod:`ntpnb.book`).
 
 from __future__ import annotations
 
-from .choice import select_notebooks
+from .choice import DEFAULT_SEEDS, select_notebooks
 from .execute import RunResult
-from .run import DEFAULT_SEEDS, reproduce
+from .run import reproduce
 
 __all__ = ["reproduce", "RunResult", "DEFAULT_SEEDS", "select_notebooks"]

@@ -21,7 +21,7 @@ from ..chapter.layout import OutputLayout
 from ..chapter.outputs import atomic_write_text, describe_failure, keep_failure, promote, staging_layout
 from ..errors import PathError
 from ..jupyter_imports import import_jsonschema_without_iri_grammar
-from .choice import NotebookRun, forget_key, store_key
+from .choice import NotebookRun, complete_record, forget_key, store_key
 from .jupyter_kernel import KERNEL_NAME, IPCKernelManager, kernel_environment
 
 
@@ -64,22 +64,9 @@ def _result(run: NotebookRun, record: ChapterRecord, seconds: float, cached: boo
     )
 
 
-def _complete_record(run: NotebookRun, claims: Path) -> ChapterRecord | None:
-    """The record of ``run`` in ``claims``, if it reads and is complete (empty if it keeps none)."""
-    path = claims / f"{run.name}.json"
-    if not path.exists():
-        return ChapterRecord(run.name, str(run.parameters.get("profile", "")), complete=True)
-    try:
-        record = load_chapter_record(path)
-    except PathError:
-        return None
-    return record if record.complete else None
-
-
-def cached_result(run: NotebookRun) -> RunResult | None:
-    """The result of ``run`` without executing it (its outputs are current), if its record is complete."""
-    record = _complete_record(run, run.layout.claims)
-    return None if record is None else _result(run, record, 0.0, cached=True)
+def cached_result(run: NotebookRun, record: ChapterRecord) -> RunResult:
+    """The result of ``run`` without executing it: its outputs are current, ``record`` complete."""
+    return _result(run, record, 0.0, cached=True)
 
 
 #: A function told each code cell as it starts: its number (from 1) and how many there are.
@@ -159,7 +146,7 @@ def run_notebook(run: NotebookRun, cell_started: CellStarted | None = None) -> R
     except Exception as exc:  # report any failure, go on with the others
         failure = exc
     seconds = time.perf_counter() - start
-    record = _complete_record(run, stage.claims)
+    record = complete_record(run, stage.claims)
     if failure is not None and (record is None or getattr(failure, "ename", None) != "ClaimCheckError"):
         return _failed(run, stage, seconds, describe_failure(failure, staged, layout.root))
     if record is None:  # every cell ran, yet the record is not complete

@@ -100,7 +100,7 @@ def test_untimed_notebooks_start_in_the_slowest_first_order(tmp_path, monkeypatc
     ]
     timed = {"quick": {"b_second": {"seconds": 5.0}}}
     (tmp_path / "outputs" / "timings.json").write_text(json.dumps(timed))
-    ordered = [run.name for run in choice.longest_first(runs, "quick")]
+    ordered = [run.name for run in choice.longest_first(runs, choice.recorded_seconds(runs, "quick"))]
     assert ordered == ["c_third", "a_first", "d_other", "b_second"]  # untimed first, by rank
 
 
@@ -129,13 +129,13 @@ def test_the_sweeps_seeds_are_ordered_by_their_notebooks_time_at_the_books_seed(
         for seed in (1, 2):
             tree = output_layout(layout.seed_root(seed))
             runs.append(choice.NotebookRun(tmp_path / f"{name}.md", {"seed": seed}, tree, "k", sweep=True))
-    assert [run.label for run in choice.longest_first(runs, "quick")] == expected
+    ordered = choice.longest_first(runs, choice.recorded_seconds(runs, "quick"))
+    assert [run.label for run in ordered] == expected
 
 
 def test_a_sweep_runs_every_notebook_at_the_next_seeds_into_trees_of_their_own(tmp_path, monkeypatch):
     from ntpnb.chapter.layout import output_layout
-    from ntpnb.runner.choice import seed_runs
-    from ntpnb.runner.run import default_seeds
+    from ntpnb.runner.choice import default_seeds, seed_runs
 
     layout = output_layout(tmp_path / "outputs")
     source = tmp_path / "a.md"
