@@ -55,18 +55,15 @@ class RunResult:
         return f"{self.name} seed {self.seed}" if self.sweep else self.name
 
 
-def _result(run: NotebookRun, record: ChapterRecord, seconds: float, cached: bool) -> RunResult:
-    """The result of ``run``, which ran to its end and wrote ``record``."""
+def completed_result(
+    run: NotebookRun, record: ChapterRecord, seconds: float = 0.0, cached: bool = False
+) -> RunResult:
+    """The result of ``run``, which ran to its end and wrote ``record`` (``cached``: in an earlier run)."""
     failed = tuple(c.failure for c in record.failed)
     error = f"{len(failed)} of {len(record.checks)} checks failed" if failed else None
     return RunResult(
         run.name, not failed, seconds, run.executed, error, cached, run.seed, run.sweep, True, failed
     )
-
-
-def cached_result(run: NotebookRun, record: ChapterRecord) -> RunResult:
-    """The result of ``run`` without executing it: its outputs are current, ``record`` complete."""
-    return _result(run, record, 0.0, cached=True)
 
 
 #: A function told each code cell as it starts: its number (from 1) and how many there are.
@@ -158,7 +155,7 @@ def run_notebook(run: NotebookRun, cell_started: CellStarted | None = None) -> R
     except Exception as exc:  # the outputs are not in place, or the next run cannot know they are
         return _failed(run, stage, seconds, describe_failure(exc, staged, layout.root))
     shutil.rmtree(stage.root, ignore_errors=True)
-    return _result(run, record, seconds, cached=False)
+    return completed_result(run, record, seconds)
 
 
 def _stamp_parameters(run: NotebookRun, record: ChapterRecord, claims: Path) -> ChapterRecord:

@@ -18,7 +18,7 @@ from .choice import RunPlan, planned_run, record_timings
 from .cluster import run_on_dask
 from .display import Display
 from .estimate import TimeLeft, describe_time_left
-from .execute import RunResult, cached_result
+from .execute import RunResult, completed_result
 from .jupyter_kernel import run_environment
 from .workers import default_jobs, run_in_workers
 
@@ -116,7 +116,7 @@ def reproduce(
 
         for run in plan.runs:
             if run.label in plan.cached:
-                report(cached_result(run, plan.cached[run.label]))
+                report(completed_result(run, plan.cached[run.label], cached=True))
             elif run.label in plan.rerun:  # its outputs were damaged since its run
                 log(f"ntpnb: {run.label} runs again: {plan.rerun[run.label]}")
         try:
