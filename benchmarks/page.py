@@ -14,11 +14,10 @@ import argparse
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from ntpnb.chapter.atomic import atomic_write_text
 from ntpnb.chapter.claims import PROFILE_NAMES
 from ntpnb.chapter.layout import OutputLayout, Timings, load_timings
+from ntpnb.chapter.outputs import atomic_write_text, load_run_record
 from ntpnb.chapter.prose import markdown_table
-from ntpnb.chapter.provenance import load_run_record
 
 #: The command that measures the benchmarks (same as ``python -m benchmarks`` in the project root).
 BENCHMARKS_COMMAND = "ntpnb benchmarks"

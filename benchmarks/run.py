@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ntpnb.chapter.atomic import atomic_write_text
+from ntpnb.chapter.outputs import atomic_write_text
 from ntpnb.chapter.platform import format_platform, platform_info
 from ntpnb.errors import NTPError
 from ntpnb.linear.ntp_data import NTPData

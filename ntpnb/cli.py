@@ -26,6 +26,7 @@ from .book.compare import add_arguments, print_comparison
 from .book.trees import book_tree
 from .chapter.claims import load_chapter_record
 from .chapter.layout import DEFAULT_OUTPUT_DIRNAME, find_project_root, notebook_sources, output_layout
+from .chapter.outputs import output_lock
 from .chapter.parameters import (
     CHANGES,
     PROFILE_NAMES,
@@ -35,7 +36,7 @@ from .chapter.parameters import (
     read_parameters_cell,
 )
 from .errors import NTPError, PathError, RunInterruptedError
-from .runner import DEFAULT_SEEDS, RunResult, output_lock, reproduce, select_notebooks
+from .runner import DEFAULT_SEEDS, RunResult, reproduce, select_notebooks
 from .runner.estimate import chapter_seconds, describe_seconds
 from .runner.workers import STOP_SIGNALS, signals_handled
 

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..chapter.layout import notebook_sources, subfolder
-from ..chapter.provenance import RUN_RECORD_NAME, manifest_path
+from ..chapter.outputs import RUN_RECORD_NAME, manifest_path
 from ..errors import NTPError
 from ..settings import STOP_CHECK_SECONDS
 from .pdf import PDF_ENV, PDF_NAME, SCREENSHOT_CHAPTER, SCREENSHOT_NAME, missing_printer, single_page

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..chapter.claims import Check, load_chapter_record
-from ..chapter.provenance import RunRecord, load_manifest, load_run_record
+from ..chapter.outputs import RunRecord, load_manifest, load_run_record
 from ..errors import PathError
 from .executed import is_text, read_notebook
 from .trees import chapter_number, setting_options, visible

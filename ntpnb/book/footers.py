@@ -1,7 +1,7 @@
 """The line at the foot of every page of the book: when, from which commit and in which run it was executed.
 
 A chapter's page says when its executed notebook ran (papermill's end time, in the notebook) and
-the commit its manifest recorded (:class:`~ntpnb.chapter.provenance.SourceCommit`). Every other
+the commit its manifest recorded (:class:`~ntpnb.chapter.outputs.SourceCommit`). Every other
 page (the introduction, the report, the reference pages) says the same of the run as a whole:
 the span of its chapters' times and their commits, and when the book was built. Each ends with
 the run's label (:func:`~ntpnb.book.trees.describe_run`), the label its report gives it.
@@ -19,7 +19,7 @@ from html import escape
 from pathlib import Path
 
 from ..chapter.layout import OutputLayout
-from ..chapter.provenance import SourceCommit, load_manifest, load_run_record, manifest_path
+from ..chapter.outputs import SourceCommit, load_manifest, load_run_record, manifest_path
 from .executed import read_notebook
 from .trees import describe_run, visible
 

@@ -23,7 +23,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..chapter.atomic import atomic_path
+from ..chapter.outputs import atomic_path
 
 #: The PDF's file name, at the root of the HTML book.
 PDF_NAME = "ntpnb.pdf"

@@ -22,12 +22,11 @@ from markdown_it import MarkdownIt
 from mdit_py_plugins.colon_fence import colon_fence_plugin
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 
-from ..chapter.atomic import atomic_write_text
 from ..chapter.claims import KINDS, ChapterRecord, Check, load_chapter_records
 from ..chapter.layout import OutputLayout
+from ..chapter.outputs import RunRecord, atomic_write_text, load_run_record
 from ..chapter.platform import platform_section
 from ..chapter.prose import markdown_table
-from ..chapter.provenance import RunRecord, load_run_record
 from ..chapter.registry import CLAIMS, PAPERS, ClaimSpec, sort_key
 from .executed import read_notebook
 from .scoreboard import SCOREBOARD_FILE, scoreboard_data

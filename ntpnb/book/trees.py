@@ -2,7 +2,7 @@
 
 ``ntpnb book`` builds ``<root>/outputs`` into ``<root>/_build/html``; ``ntpnb book --run DIR``
 builds any other tree into ``DIR/_book/html``. Either way the tree is a :class:`BookTree`: its
-layout and run record (:mod:`ntpnb.chapter.provenance`), the label its pages show
+layout and run record (:mod:`ntpnb.chapter.outputs`), the label its pages show
 (:func:`describe_run`), and the command that reruns a chapter of it
 (:meth:`BookTree.reproduce_command`).
 
@@ -24,9 +24,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..chapter.claims import load_chapter_record
-from ..chapter.layout import DEFAULT_OUTPUT_DIRNAME, OutputLayout, notebook_sources, output_layout
-from ..chapter.provenance import (
+from ..chapter.layout import (
     BOOK_PROFILE,
+    DEFAULT_OUTPUT_DIRNAME,
+    OutputLayout,
+    notebook_sources,
+    output_layout,
+)
+from ..chapter.outputs import (
     RUN_RECORD_NAME,
     RunRecord,
     chapter_damage,
@@ -215,7 +220,7 @@ def book_tree(root: Path, run: str | Path | None = None) -> BookTree:
 
 
 def visible(paths: Iterable[Path]) -> list[Path]:
-    """``paths`` without hidden files (the temporaries of :mod:`ntpnb.chapter.atomic` are hidden)."""
+    """``paths`` without hidden files (the temporaries of :mod:`ntpnb.chapter.outputs` are hidden)."""
     return [p for p in paths if not p.name.startswith(".")]
 
 

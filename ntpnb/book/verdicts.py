@@ -22,7 +22,7 @@ from pathlib import Path
 
 from ..chapter.claims import KINDS, ChapterRecord, Check, Qualification, load_chapter_record
 from ..chapter.layout import OutputLayout
-from ..chapter.provenance import load_manifest
+from ..chapter.outputs import load_manifest
 from ..chapter.statistical import Sample
 from ..errors import PathError
 
@@ -168,7 +168,7 @@ def _other_package(book: OutputLayout, tree: OutputLayout, notebook: str) -> str
 
 
 def _failure_error(path: Path) -> str:
-    """The one-line error of a failure record the runner kept (see :mod:`ntpnb.runner.staging`)."""
+    """The one-line error of a failure record the runner kept (see :mod:`ntpnb.chapter.outputs`)."""
     try:
         error = json.loads(path.read_text(encoding="utf-8")).get("error")
     except (OSError, ValueError, AttributeError):

@@ -44,8 +44,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ClaimCheckError, InvalidDataError, PathError
-from .atomic import atomic_write_text
 from .layout import output_layout
+from .outputs import atomic_write_text
 from .platform import platform_info
 from .statistical import Sample
 

@@ -154,9 +154,60 @@ def run_dirname(profile: str, overrides: Mapping[str, object]) -> str:
     return name
 
 
+#: The profile of the book's own run (its figures and pages are the papers' settings).
+BOOK_PROFILE = "paper"
+
+
+def is_book_run(profile: str, overrides: Mapping[str, object]) -> bool:
+    """Whether a run is the book's own: the paper profile, no overrides (at any number of seeds)."""
+    return profile == BOOK_PROFILE and not overrides
+
+
 def exploratory_output_dir(root: Path, profile: str, overrides: Mapping[str, object]) -> Path:
     """``<root>/outputs/runs/<name>``: where a run other than the book's writes (:func:`run_dirname`)."""
     return root / DEFAULT_OUTPUT_DIRNAME / "runs" / run_dirname(profile, overrides)
+
+
+#: The folders of a project holding its sources (or built book): no output tree goes there, nor
+#: at or above the project's root (the tree's ``notebooks/`` would be the sources').
+SOURCE_FOLDERS = ("notebooks", "ntpnb", "book", "tests", "benchmarks", ".git", "_build")
+
+
+def output_tree(
+    root: Path, profile: str, overrides: Mapping[str, object], output_dir: str | Path | None
+) -> Path:
+    """The root of the output tree a run writes: the book's (for the book's run), its own, or ``output_dir``.
+
+    Raises
+    ------
+    NTPError
+        If ``output_dir`` is the book's tree and the run is not the book's, or lies at the
+        project's root, above it, or inside its sources (:data:`SOURCE_FOLDERS`).
+    """
+    project, book_tree = root.resolve(), (root / DEFAULT_OUTPUT_DIRNAME).resolve()
+    book_run = is_book_run(profile, overrides)
+    default = book_tree if book_run else exploratory_output_dir(project, profile, overrides)
+    if output_dir is None:
+        return default
+    tree = Path(output_dir).expanduser().resolve()
+    if tree == project or tree in project.parents:
+        raise NTPError(
+            f"--out {output_dir} is the project's folder or above it: the run would write its "
+            f"notebooks/ over the sources in {project / 'notebooks'}; choose a folder of its own"
+        )
+    for folder in SOURCE_FOLDERS:
+        if tree.is_relative_to(project / folder):
+            raise NTPError(
+                f"--out {output_dir} lies inside the project's {folder}/; choose a folder of its own "
+                f"(by default this run goes to {default})"
+            )
+    if tree == book_tree and not book_run:
+        raise NTPError(
+            f"--out {output_dir} is the book's own tree, which only the book's run writes (profile "
+            f"{BOOK_PROFILE}, no -p); leave out --out (this run then goes to "
+            f"{default}) or choose another folder"
+        )
+    return tree
 
 
 #: The folder of ``outputs/runs/`` that holds the trees of notebooks run outside ``ntpnb reproduce``.

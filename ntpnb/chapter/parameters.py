@@ -482,7 +482,7 @@ def _interactive_tree(
     notebook: str, project: Path, values: Mapping[str, Any], changed: Mapping[str, Any]
 ) -> Path:
     """Make the tree of an interactive run, label it in its ``run.json``, and say so; its root."""
-    from .provenance import RunRecord, load_run_record, write_run_record
+    from .outputs import RunRecord, load_run_record, write_run_record
 
     profile = values["profile"]
     shown = {name: format_parameter(value) for name, value in changed.items()}

@@ -29,8 +29,8 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .atomic import atomic_path
 from .layout import OutputLayout, figures_wanted
+from .outputs import atomic_path
 
 if TYPE_CHECKING:  # matplotlib is imported by the functions that draw, not with the package
     from matplotlib.figure import Figure

@@ -2,19 +2,18 @@
 
 The entry is :func:`reproduce` (``ntpnb reproduce``). Its parts, in the order a run meets them:
 :mod:`.choice` (which notebooks run, with which parameters, their cache keys and timings),
-:mod:`.lock` (one command at a time per output tree), :mod:`.workers` and :mod:`.jupyter_kernel`
-(a worker process and a kernel per notebook, their environment, how Ctrl-C ends them all; on a
-Dask cluster :mod:`.cluster`), :mod:`.execute` and :mod:`.staging` (one notebook executed in a
-staging tree, its outputs promoted when it succeeded, or its failure kept and described), and
-:mod:`.display` (the progress). It builds on :mod:`ntpnb.chapter` and the core, never on the
-book build (:mod:`ntpnb.book`).
+:mod:`.workers` and :mod:`.jupyter_kernel` (a worker process and a kernel per notebook, their
+environment, how Ctrl-C ends them all; on a Dask cluster :mod:`.cluster`), :mod:`.execute` (one
+notebook executed in a staging tree, its outputs promoted when it succeeded, or its failure kept
+and described) and :mod:`.display` (the progress). It builds on :mod:`ntpnb.chapter` (how outputs
+are written, locked and verified: :mod:`ntpnb.chapter.outputs`) and the core, never on the book
+build (:mod:`ntpnb.book`).
 """
 
 from __future__ import annotations
 
-from .choice import select_notebooks
+from .choice import DEFAULT_SEEDS, select_notebooks
 from .execute import RunResult
-from .lock import output_lock
-from .run import DEFAULT_SEEDS, reproduce
+from .run import reproduce
 
-__all__ = ["reproduce", "RunResult", "DEFAULT_SEEDS", "select_notebooks", "output_lock"]
+__all__ = ["reproduce", "RunResult", "DEFAULT_SEEDS", "select_notebooks"]

@@ -1,14 +1,17 @@
-"""Which notebooks a run executes, with which parameters, and whether they must run again.
+"""The plan of a run: the notebooks it executes, their parameters, their trees, which must run.
 
-Names choose notebooks (:func:`select_notebooks`), the profile and ``-p`` overrides their
-parameters (:func:`choose_notebooks`), checked before anything runs. A notebook is not executed
-again while its :func:`cache_key` (source, parameters, ``ntpnb`` sources) is unchanged since its
-last success into the tree and its outputs are what that run wrote: key and output SHA-256s go to
-its manifest (:mod:`ntpnb.chapter.provenance`) after a success (:func:`store_key`) and are removed
-on failure (:func:`forget_key`). The longest notebooks start first (:func:`longest_first`), by the
-times of earlier runs in the tree's ``timings.json`` (:func:`record_timings`: by profile and
-notebook, wall seconds, ``--jobs``, the date in UTC, whether it succeeded; the book's benchmarks
-page shows them).
+A run is planned once (:func:`planned_run`), then executed (:mod:`.run`). Names choose notebooks
+(:func:`select_notebooks`), the profile and ``-p`` overrides their parameters
+(:func:`choose_notebooks`), the seeds their runs (:func:`seed_runs`), each into an output tree
+(:func:`~ntpnb.chapter.layout.output_tree`; a sweep's further seeds into trees of their own):
+all checked before anything runs. Then, under the output lock, what the trees hold: a notebook
+is not executed again while its :func:`cache_key` (source, parameters, ``ntpnb`` sources) is
+unchanged since its last success into the tree and its outputs are what that run wrote: key and
+output SHA-256s go to its manifest (:mod:`ntpnb.chapter.outputs`) after a success
+(:func:`store_key`) and are removed on failure (:func:`forget_key`). The longest notebooks start
+first (:func:`longest_first`), by the times of earlier runs in the tree's ``timings.json``
+(:func:`record_timings`: by profile and notebook, wall seconds, ``--jobs``, the date in UTC,
+whether it succeeded; the book's benchmarks page shows them).
 """
 
 from __future__ import annotations
@@ -16,26 +19,35 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Iterable, Mapping, Sequence
-from contextlib import suppress
+import subprocess
+import sys
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from ..chapter.atomic import atomic_write_text
-from ..chapter.domains import closest
-from ..chapter.layout import OutputLayout, load_timings, notebook_sources, output_layout
-from ..chapter.parameters import SLOWEST_FIRST, apply_overrides
-from ..chapter.provenance import (
+from .. import __version__
+from ..chapter.claims import ChapterRecord, load_chapter_record
+from ..chapter.domains import INT_RANGE, closest
+from ..chapter.layout import OutputLayout, load_timings, notebook_sources, output_layout, output_tree
+from ..chapter.outputs import (
+    CHANGED,
+    NOT_RUN,
     Manifest,
-    damaged_outputs,
-    load_manifest,
+    RunRecord,
+    atomic_write_json,
+    chapter_damage,
+    claim_tree,
     manifest_path,
     output_digests,
+    output_lock,
+    remove_leftovers,
     source_commit,
     write_manifest,
 )
+from ..chapter.parameters import SLOWEST_FIRST, apply_overrides
 from ..errors import NTPError, PathError
 
 
@@ -120,6 +132,16 @@ def choose_notebooks(
     return [(source, apply_overrides(source, profile, overrides)) for source in sources]
 
 
+#: How many seeds a run executes by default: the book's seed and four more, so every verdict is
+#: measured across seeds (see :func:`default_seeds`).
+DEFAULT_SEEDS = 5
+
+
+def default_seeds(overrides: Mapping[str, str]) -> int:
+    """:data:`DEFAULT_SEEDS`, or one for a run with ``-p`` overrides (``--seeds`` asks for a sweep)."""
+    return 1 if overrides else DEFAULT_SEEDS
+
+
 def seed_runs(
     source: Path,
     parameters: Mapping[str, Any],
@@ -165,26 +187,16 @@ def cache_key(source: Path, parameters: Mapping[str, object], fingerprint: str) 
     return digest.hexdigest()
 
 
-#: :func:`cache_state` of a notebook that has not completed a run into the tree.
-NOT_RUN = "no completed run in this tree"
-#: :func:`cache_state` of a notebook whose source, parameters or package changed since.
-CHANGED = "its source, parameters or ntpnb changed"
-
-
-def cache_state(run: NotebookRun) -> str | None:
-    """Why ``run`` must execute again, or None when its outputs in place are its last run's.
-
-    :data:`NOT_RUN`, :data:`CHANGED`, the manifest's problem, or a damaged output.
-    """
-    if not manifest_path(run.executed).is_file():
-        return NOT_RUN
+def complete_record(run: NotebookRun, claims: Path) -> ChapterRecord | None:
+    """The record of ``run`` in ``claims``, if it reads and is complete (empty if it keeps none)."""
+    path = claims / f"{run.name}.json"
+    if not path.exists():
+        return ChapterRecord(run.name, str(run.parameters.get("profile", "")), complete=True)
     try:
-        manifest = load_manifest(run.executed)
-    except PathError as exc:
-        return str(exc)
-    if manifest.key != run.key:
-        return CHANGED
-    return damaged_outputs(run.layout.root, manifest)
+        record = load_chapter_record(path)
+    except PathError:
+        return None
+    return record if record.complete else None
 
 
 def store_key(run: NotebookRun, seconds: float, outputs: Iterable[Path]) -> None:
@@ -223,8 +235,8 @@ def recorded_seconds(runs: Sequence[NotebookRun], profile: str) -> dict[str, flo
     return found
 
 
-def longest_first(runs: Sequence[NotebookRun], profile: str) -> list[NotebookRun]:
-    """``runs``, the longest first by its last recorded run at ``profile`` (:func:`recorded_seconds`).
+def longest_first(runs: Sequence[NotebookRun], seconds: Mapping[str, float]) -> list[NotebookRun]:
+    """``runs``, the longest first by the ``seconds`` of their last runs (by label: :func:`recorded_seconds`).
 
     Untimed notebooks come first, following :data:`~ntpnb.chapter.parameters.SLOWEST_FIRST`, then
     the order asked; of those, every notebook's run at the book's seed before any further seed. On a
@@ -233,7 +245,6 @@ def longest_first(runs: Sequence[NotebookRun], profile: str) -> list[NotebookRun
     kernels side by side.
     """
     rank = {name: i for i, name in enumerate(SLOWEST_FIRST)}
-    seconds = recorded_seconds(runs, profile)
 
     def key(run: NotebookRun) -> tuple[float, bool, int]:
         untimed_sweep = run.sweep and seconds[run.label] == float("inf")
@@ -252,4 +263,103 @@ def record_timings(
     for r in results:
         if not r.cached:
             entries[r.name] = {"seconds": round(r.seconds, 2), "jobs": jobs, "date": date, "ok": bool(r.ok)}
-    return atomic_write_text(layout.timings, json.dumps(timings, indent=1, sort_keys=True) + "\n")
+    return atomic_write_json(layout.timings, timings, sort_keys=True)
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    """A run resolved once: what it executes, into which trees, and what those trees already hold.
+
+    ``record`` is its setting (profile, overrides, seeds, notebooks); ``runs`` are in the
+    notebooks' order, each at the book's seed, then the others, into ``trees`` (the book's seed's
+    first). Of the runs, ``cached`` holds the records of those whose outputs in place are their
+    last run's and ``pending`` the others, the longest first (:func:`longest_first`); ``rerun``
+    says why those whose outputs were damaged since run again. ``seconds``: each run's last time.
+    """
+
+    record: RunRecord
+    runs: tuple[NotebookRun, ...]
+    trees: tuple[OutputLayout, ...]
+    jobs: int
+    seconds: Mapping[str, float]
+    cached: Mapping[str, ChapterRecord]
+    pending: tuple[NotebookRun, ...]
+    rerun: Mapping[str, str]
+
+
+def _warm_matplotlib() -> None:
+    """Build matplotlib's font cache (in a process of its own), so its notice never lands in a notebook."""
+    command = [sys.executable, "-c", "import matplotlib.font_manager"]
+    subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+
+
+@contextmanager
+def planned_run(
+    root: Path,
+    names: Sequence[str],
+    profile: str,
+    overrides: Mapping[str, str],
+    output_dir: str | Path | None,
+    jobs: int,
+    seeds: int | None,
+    force: bool = False,
+    wait: bool = True,
+    log: Callable[[str], None] = print,
+) -> Iterator[RunPlan]:
+    """Within: the plan of a run of the project at ``root`` (the parameters of :func:`~.run.reproduce`).
+
+    Every input is checked before the output lock is taken: a refused run writes nothing and
+    starts no kernel; then matplotlib's font cache is built, so its notice never lands in a
+    notebook. Under the lock (:func:`~ntpnb.chapter.outputs.output_lock`), held while the
+    plan executes, the tree is claimed (:func:`~ntpnb.chapter.outputs.claim_tree`), what killed
+    runs left is removed, then what the trees hold is read (each run's
+    :func:`~ntpnb.chapter.outputs.chapter_damage` given its cache key, its record, its last time).
+
+    Raises
+    ------
+    NTPError
+        On an unknown notebook, profile or parameter, a value of the wrong type, ``jobs < 1``,
+        ``seeds < 1``, a sweep beyond the largest integer a parameter may hold, an output
+        folder a run may not write (:func:`~ntpnb.chapter.layout.output_tree`) or a tree of
+        another setting.
+    """
+    overrides = dict(overrides)
+    chosen = choose_notebooks(root, names, profile, overrides)
+    if jobs < 1:
+        raise NTPError(f"--jobs must be at least 1, got {jobs}")
+    seeds = default_seeds(overrides) if seeds is None else seeds
+    if isinstance(seeds, bool) or not isinstance(seeds, int) or seeds < 1:
+        raise NTPError(f"--seeds must be a whole number of at least 1, got {seeds!r}")
+    for source, parameters in chosen:
+        base = int_seed(parameters)
+        if base is not None and base + seeds - 1 > INT_RANGE[1]:
+            raise NTPError(
+                f"{source.stem}: a sweep of {seeds} seeds from seed={base} would reach seed "
+                f"{base + seeds - 1}, beyond {INT_RANGE[1]} (the largest integer a parameter may hold)"
+            )
+    layout = output_layout(output_tree(root, profile, overrides, output_dir))
+    fingerprint = package_fingerprint()
+    runs = tuple(
+        run
+        for source, parameters in chosen
+        for run in seed_runs(source, parameters, profile, layout, seeds, fingerprint)
+    )
+    ran = tuple(dict.fromkeys(run.seed for run in runs if run.seed is not None))
+    record = RunRecord(profile, overrides, ran, tuple(sorted(s.stem for s, _ in chosen)), version=__version__)
+    trees = tuple(dict.fromkeys(run.layout for run in runs))
+    _warm_matplotlib()
+    with output_lock(layout.root, wait=wait, log=log):
+        claim_tree(layout.root, record)
+        for tree in trees:
+            remove_leftovers(tree)
+        states = {
+            run.label: None if force else chapter_damage(run.layout.root, run.executed, key=run.key)
+            for run in runs
+        }
+        current = [run for run in runs if not force and states[run.label] is None]
+        complete = {run.label: complete_record(run, run.layout.claims) for run in current}
+        cached = {label: chapter for label, chapter in complete.items() if chapter is not None}
+        seconds = recorded_seconds(runs, profile)
+        pending = longest_first([run for run in runs if run.label not in cached], seconds)
+        rerun = {label: why for label, why in states.items() if why not in (None, NOT_RUN, CHANGED)}
+        yield RunPlan(record, runs, trees, jobs, seconds, cached, tuple(pending), rerun)

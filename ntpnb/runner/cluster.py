@@ -25,8 +25,8 @@ import uuid
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from ..chapter.atomic import atomic_path
 from ..chapter.layout import FIGURES_VAR
+from ..chapter.outputs import atomic_path
 from ..chapter.progress import PROGRESS_FILE_VAR
 from ..errors import NTPError
 from ..settings import STOP_CHECK_SECONDS

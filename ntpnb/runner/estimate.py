@@ -12,20 +12,23 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from ..chapter.layout import DEFAULT_OUTPUT_DIRNAME, OutputLayout, exploratory_output_dir
+from ..chapter.layout import OutputLayout, output_tree
 from ..chapter.parameters import REFERENCE_SECONDS
-from ..chapter.provenance import is_book_run
-from .choice import NotebookRun, last_seconds, recorded_seconds
+from .choice import NotebookRun, last_seconds
 
 
 class TimeLeft:
-    """The time left of a run of ``runs`` at ``profile``, ``jobs`` at once, as runs finish."""
+    """The time left of a run of ``runs`` at ``profile``, ``jobs`` at once, as runs finish.
 
-    def __init__(self, runs: Sequence[NotebookRun], profile: str, jobs: int) -> None:
+    ``recorded``: each run's last time in its tree, by label (:func:`~.choice.recorded_seconds`).
+    """
+
+    def __init__(
+        self, runs: Sequence[NotebookRun], recorded: Mapping[str, float], profile: str, jobs: int
+    ) -> None:
         self.jobs = max(1, min(jobs, len(runs)))
         self.measured: dict[str, float] = {}  # by label: this machine's own time
         self.reference: dict[str, float] = {}  # by label: the reference machine's
-        recorded = recorded_seconds(runs, profile)
         for run in runs:
             if recorded[run.label] < float("inf"):
                 self.measured[run.label] = recorded[run.label]
@@ -79,12 +82,7 @@ def chapter_seconds(root: Path, name: str, profile: str) -> tuple[float, str] | 
     This machine's last run into the profile's own tree (the book's for ``paper``, else
     ``outputs/runs/profile=...``), else :data:`~ntpnb.chapter.parameters.REFERENCE_SECONDS`.
     """
-    tree = (
-        root / DEFAULT_OUTPUT_DIRNAME
-        if is_book_run(profile, {})
-        else exploratory_output_dir(root, profile, {})
-    )
-    seconds = last_seconds(OutputLayout(tree), profile, name)
+    seconds = last_seconds(OutputLayout(output_tree(root, profile, {}, None)), profile, name)
     if seconds < float("inf"):
         return seconds, "this machine's last run"
     if profile in REFERENCE_SECONDS.get(name, {}):

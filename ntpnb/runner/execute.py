@@ -1,7 +1,8 @@
 """Execute one notebook: Jupytext source -> papermill (with its parameters) -> executed ``.ipynb``.
 
-Its outputs are moved into place when it ran to its end (:mod:`.staging`), even if claim checks
-failed. A failure is described in one line (:func:`~.staging.describe_failure`), never raised.
+Its outputs are moved into place when it ran to its end (:func:`~ntpnb.chapter.outputs.promote`),
+even if claim checks failed. A failure is described in one line
+(:func:`~ntpnb.chapter.outputs.describe_failure`), never raised.
 """
 
 from __future__ import annotations
@@ -15,14 +16,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..chapter.atomic import atomic_write_text
 from ..chapter.claims import ChapterRecord, load_chapter_record
 from ..chapter.layout import OutputLayout
+from ..chapter.outputs import atomic_write_text, describe_failure, keep_failure, promote, staging_layout
 from ..errors import PathError
 from ..jupyter_imports import import_jsonschema_without_iri_grammar
-from .choice import NotebookRun, forget_key, store_key
+from .choice import NotebookRun, complete_record, forget_key, store_key
 from .jupyter_kernel import KERNEL_NAME, IPCKernelManager, kernel_environment
-from .staging import describe_failure, keep_failure, promote, staging_layout
 
 
 @dataclass(frozen=True)
@@ -55,31 +55,15 @@ class RunResult:
         return f"{self.name} seed {self.seed}" if self.sweep else self.name
 
 
-def _result(run: NotebookRun, record: ChapterRecord, seconds: float, cached: bool) -> RunResult:
-    """The result of ``run``, which ran to its end and wrote ``record``."""
+def completed_result(
+    run: NotebookRun, record: ChapterRecord, seconds: float = 0.0, cached: bool = False
+) -> RunResult:
+    """The result of ``run``, which ran to its end and wrote ``record`` (``cached``: in an earlier run)."""
     failed = tuple(c.failure for c in record.failed)
     error = f"{len(failed)} of {len(record.checks)} checks failed" if failed else None
     return RunResult(
         run.name, not failed, seconds, run.executed, error, cached, run.seed, run.sweep, True, failed
     )
-
-
-def _complete_record(run: NotebookRun, claims: Path) -> ChapterRecord | None:
-    """The record of ``run`` in ``claims``, if it reads and is complete (empty if it keeps none)."""
-    path = claims / f"{run.name}.json"
-    if not path.exists():
-        return ChapterRecord(run.name, str(run.parameters.get("profile", "")), complete=True)
-    try:
-        record = load_chapter_record(path)
-    except PathError:
-        return None
-    return record if record.complete else None
-
-
-def cached_result(run: NotebookRun) -> RunResult | None:
-    """The result of ``run`` without executing it (its outputs are current), if its record is complete."""
-    record = _complete_record(run, run.layout.claims)
-    return None if record is None else _result(run, record, 0.0, cached=True)
 
 
 #: A function told each code cell as it starts: its number (from 1) and how many there are.
@@ -159,7 +143,7 @@ def run_notebook(run: NotebookRun, cell_started: CellStarted | None = None) -> R
     except Exception as exc:  # report any failure, go on with the others
         failure = exc
     seconds = time.perf_counter() - start
-    record = _complete_record(run, stage.claims)
+    record = complete_record(run, stage.claims)
     if failure is not None and (record is None or getattr(failure, "ename", None) != "ClaimCheckError"):
         return _failed(run, stage, seconds, describe_failure(failure, staged, layout.root))
     if record is None:  # every cell ran, yet the record is not complete
@@ -171,7 +155,7 @@ def run_notebook(run: NotebookRun, cell_started: CellStarted | None = None) -> R
     except Exception as exc:  # the outputs are not in place, or the next run cannot know they are
         return _failed(run, stage, seconds, describe_failure(exc, staged, layout.root))
     shutil.rmtree(stage.root, ignore_errors=True)
-    return _result(run, record, seconds, cached=False)
+    return completed_result(run, record, seconds)
 
 
 def _stamp_parameters(run: NotebookRun, record: ChapterRecord, claims: Path) -> ChapterRecord:
@@ -187,7 +171,11 @@ def _stamp_parameters(run: NotebookRun, record: ChapterRecord, claims: Path) -> 
 def _failed(run: NotebookRun, stage: OutputLayout, seconds: float, error: str) -> RunResult:
     """The result of a failed run: its cache key forgotten, its executed copy and record kept."""
     forget_key(run.executed)
-    kept = keep_failure(run.layout, stage, run.name, error, run.parameters)
+    try:
+        checks = [c.to_json() for c in load_chapter_record(stage.claims / f"{run.name}.json").checks]
+    except PathError:  # no record (or half of one) yet
+        checks = []
+    kept = keep_failure(run.layout, stage, run.name, error, run.parameters, checks)
     shutil.rmtree(stage.root, ignore_errors=True)
     return failed_result(run, error, seconds, kept)
 

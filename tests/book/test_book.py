@@ -13,7 +13,7 @@ from urllib.parse import unquote, urlsplit
 import pytest
 
 from ntpnb.book.trees import chapter_label
-from ntpnb.chapter.provenance import load_manifest, output_digests, write_manifest
+from ntpnb.chapter.outputs import load_manifest, output_digests, write_manifest
 from ntpnb.chapter.registry import CLAIMS
 
 from conftest import build_book

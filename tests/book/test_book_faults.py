@@ -21,7 +21,7 @@ import pytest
 from runner.test_faults import read_only, skip_mount
 
 from ntpnb.book.pdf import PDF_NAME
-from ntpnb.chapter.provenance import RunRecord, write_run_record
+from ntpnb.chapter.outputs import RunRecord, write_run_record
 
 from conftest import ROOT
 

@@ -28,7 +28,7 @@ from ntpnb.book.pdf import (
     missing_printer,
 )
 from ntpnb.book.trees import describe_run
-from ntpnb.chapter.provenance import load_run_record, source_commit
+from ntpnb.chapter.outputs import load_run_record, source_commit
 from ntpnb.chapter.registry import CLAIMS
 
 from conftest import ROOT

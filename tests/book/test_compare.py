@@ -10,8 +10,8 @@ import pytest
 
 from ntpnb.book.compare import compare_claims, compare_runs, main, sanitizers
 from ntpnb.chapter.claims import ClaimLog
+from ntpnb.chapter.outputs import RunRecord, write_run_record
 from ntpnb.chapter.platform import cpu_model
-from ntpnb.chapter.provenance import RunRecord, write_run_record
 from ntpnb.errors import PathError
 
 

@@ -215,7 +215,7 @@ def test_verdict_summary_fragment(run, tmp_path):
 def test_every_page_labels_the_tree_by_its_run_record(run):
     """A -p run is labelled by what it ran (its run.json), not by its checks' profile alone."""
     from ntpnb.book.report import render_verdict_summary
-    from ntpnb.chapter.provenance import RunRecord, write_run_record
+    from ntpnb.chapter.outputs import RunRecord, write_run_record
 
     layout, _ = run
     write_run_record(layout.root, RunRecord("quick", {"n_g": "121"}, (3,), ("07_demo",)))

@@ -434,7 +434,7 @@ def test_load_sweeps_counts_only_the_seeds_that_differ_in_nothing_but_the_seed(t
 
 
 def test_load_sweeps_sets_aside_a_seed_run_with_other_ntpnb_sources(tmp_path):
-    from ntpnb.chapter.provenance import Manifest, write_manifest
+    from ntpnb.chapter.outputs import Manifest, write_manifest
 
     layout = output_layout(tmp_path / "out")
     base = {"seed": 0, "n": 5, "output_dir": ".."}

@@ -302,7 +302,7 @@ def namespace_of(root: Path, **changed) -> dict:
 
 
 def test_a_run_outside_the_runner_writes_a_labelled_tree_of_its_own_and_says_so(fake_project, capsys):
-    from ntpnb.chapter.provenance import load_run_record
+    from ntpnb.chapter.outputs import load_run_record
 
     values = parameters.chapter_parameters("07_fake", namespace_of(fake_project))
     tree = fake_project / "outputs" / "runs" / "interactive" / "profile=paper"

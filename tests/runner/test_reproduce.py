@@ -100,7 +100,7 @@ def test_untimed_notebooks_start_in_the_slowest_first_order(tmp_path, monkeypatc
     ]
     timed = {"quick": {"b_second": {"seconds": 5.0}}}
     (tmp_path / "outputs" / "timings.json").write_text(json.dumps(timed))
-    ordered = [run.name for run in choice.longest_first(runs, "quick")]
+    ordered = [run.name for run in choice.longest_first(runs, choice.recorded_seconds(runs, "quick"))]
     assert ordered == ["c_third", "a_first", "d_other", "b_second"]  # untimed first, by rank
 
 
@@ -129,13 +129,13 @@ def test_the_sweeps_seeds_are_ordered_by_their_notebooks_time_at_the_books_seed(
         for seed in (1, 2):
             tree = output_layout(layout.seed_root(seed))
             runs.append(choice.NotebookRun(tmp_path / f"{name}.md", {"seed": seed}, tree, "k", sweep=True))
-    assert [run.label for run in choice.longest_first(runs, "quick")] == expected
+    ordered = choice.longest_first(runs, choice.recorded_seconds(runs, "quick"))
+    assert [run.label for run in ordered] == expected
 
 
 def test_a_sweep_runs_every_notebook_at_the_next_seeds_into_trees_of_their_own(tmp_path, monkeypatch):
     from ntpnb.chapter.layout import output_layout
-    from ntpnb.runner.choice import seed_runs
-    from ntpnb.runner.run import default_seeds
+    from ntpnb.runner.choice import default_seeds, seed_runs
 
     layout = output_layout(tmp_path / "outputs")
     source = tmp_path / "a.md"
@@ -498,7 +498,7 @@ def test_cli_jobs_and_force(tmp_path):
 def test_the_injected_parameters_cell_is_collapsed_in_the_book(tmp_path):
     import nbformat
 
-    from ntpnb.runner.staging import hide_injected_parameters
+    from ntpnb.chapter.outputs import hide_injected_parameters
 
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell("seed = 0"), nbformat.v4.new_code_cell("seed = 1")]
@@ -517,7 +517,7 @@ def test_the_failed_cell_is_found_when_the_kernel_died_before_acknowledging_it(t
     metadata (seen in CI): the cell is the last code cell papermill started."""
     import nbformat
 
-    from ntpnb.runner.staging import failed_cell
+    from ntpnb.chapter.outputs import failed_cell
 
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell(f"x = {i}") for i in range(4)]

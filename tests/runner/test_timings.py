@@ -14,10 +14,12 @@ from benchmarks.page import (
     render_benchmarks_page,
 )
 from ntpnb.chapter import parameters as profiles
+from ntpnb.chapter.claims import ChapterRecord
 from ntpnb.chapter.layout import load_timings, output_layout
-from ntpnb.chapter.provenance import RunRecord, write_run_record
+from ntpnb.chapter.outputs import RunRecord, write_run_record
+from ntpnb.runner import choice
 from ntpnb.runner import run as run_module
-from ntpnb.runner.choice import record_timings
+from ntpnb.runner.choice import record_timings, recorded_seconds
 from ntpnb.runner.execute import RunResult
 from ntpnb.runner.run import reproduce
 
@@ -132,18 +134,18 @@ def test_reproduce_records_what_it_executed(tmp_path, monkeypatch):
             report(result(run.name, seconds[run.name], ok=run.name == "a"))
         return False  # not interrupted
 
-    def cached_b(run):  # b is unchanged since its last successful run
-        return result(run.name, 0.0, cached=True) if run.name == "b" else None
+    def complete_b(run, claims):  # b is unchanged since its last successful run
+        return ChapterRecord(run.name, "quick", complete=True) if run.name == "b" else None
 
     monkeypatch.setattr(run_module, "run_in_workers", fake_workers)
-    monkeypatch.setattr(run_module, "cache_state", lambda run: None)  # their outputs are in place
-    monkeypatch.setattr(run_module, "cached_result", cached_b)
+    monkeypatch.setattr(choice, "chapter_damage", lambda *args, **kwargs: None)  # their outputs are in place
+    monkeypatch.setattr(choice, "complete_record", complete_b)
     out = tmp_path / "out"
     reproduce(tmp_path, profile="quick", output_dir=out, log=lambda line: None, jobs=1)
     timings = json.loads((out / "timings.json").read_text())
     assert list(timings) == ["quick"] and list(timings["quick"]) == ["a"]  # b was cached
     assert timings["quick"]["a"]["seconds"] == 3.0 and timings["quick"]["a"]["jobs"] == 1
-    monkeypatch.setattr(run_module, "cached_result", lambda run: None)
+    monkeypatch.setattr(choice, "complete_record", lambda run, claims: None)
     reproduce(tmp_path, profile="quick", output_dir=out, log=lambda line: None, jobs=1)
     assert json.loads((out / "timings.json").read_text())["quick"]["b"]["ok"] is False
 
@@ -169,7 +171,7 @@ def test_the_time_left_counts_this_machines_times_shared_among_the_jobs(tmp_path
 
     layout, runs = runs_of(tmp_path, ["a", "b"], sweep_seeds=1)
     record_timings(layout, "quick", [result("a", 30.0), result("b", 10.0)], jobs=2, now=WHEN)
-    left = TimeLeft(runs, "quick", jobs=2)
+    left = TimeLeft(runs, recorded_seconds(runs, "quick"), "quick", jobs=2)
     assert left.seconds({}) == (30 + 30 + 10 + 10) / 2  # a seed without a time takes its book seed's
     assert left.seconds({"a": 12.0}) == (18 + 30 + 10 + 10) / 2
     left.finished("a", 29.0)
@@ -181,7 +183,7 @@ def test_a_first_run_scales_the_reference_by_how_this_machine_compares(tmp_path,
 
     monkeypatch.setattr(estimate, "REFERENCE_SECONDS", {"a": {"paper": 10.0}, "b": {"paper": 40.0}})
     _, runs = runs_of(tmp_path, ["a", "b"])
-    left = estimate.TimeLeft(runs, "paper", jobs=1)
+    left = estimate.TimeLeft(runs, recorded_seconds(runs, "paper"), "paper", jobs=1)
     assert left.seconds({}) == 50.0
     left.finished("a", 20.0)  # this machine took twice the reference's time
     assert left.seconds({}) == 80.0
@@ -193,7 +195,7 @@ def test_without_a_time_or_a_reference_the_time_left_is_not_shown(tmp_path):
     from ntpnb.runner.estimate import TimeLeft, describe_time_left
 
     _, runs = runs_of(tmp_path, ["never_timed"])
-    assert TimeLeft(runs, "paper", jobs=2).seconds({}) is None
+    assert TimeLeft(runs, recorded_seconds(runs, "paper"), "paper", jobs=2).seconds({}) is None
     assert describe_time_left(None) == "" and describe_time_left(0.2) == ""
     assert describe_time_left(4.0) == "about 10 s left" and describe_time_left(44.0) == "about 40 s left"
     assert describe_time_left(250.0) == "about 4 min left"

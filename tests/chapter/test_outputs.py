@@ -7,12 +7,12 @@ import subprocess
 
 import pytest
 
-from ntpnb.chapter.provenance import (
+from ntpnb.chapter.layout import is_book_run
+from ntpnb.chapter.outputs import (
     Manifest,
     RunRecord,
     SourceCommit,
     chapter_damage,
-    is_book_run,
     load_manifest,
     load_run_record,
     output_digests,
