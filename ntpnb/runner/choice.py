@@ -169,10 +169,14 @@ def seed_runs(
 
 
 def package_fingerprint() -> str:
-    """SHA-256 of the ``ntpnb`` package's Python sources (paths and contents), so a code change shows."""
+    """SHA-256 of the ``ntpnb`` package's sources and data (paths and contents), so a change shows.
+
+    The sources are its ``.py`` files, the data its ``.json`` files (e.g. the authors' code of
+    Paper B that chapter 7 reads).
+    """
     package = Path(__file__).resolve().parents[1]
     digest = hashlib.sha256()
-    for path in sorted(package.rglob("*.py")):
+    for path in sorted(p for pattern in ("*.py", "*.json") for p in package.rglob(pattern)):
         digest.update(path.relative_to(package).as_posix().encode() + b"\0")
         digest.update(path.read_bytes() + b"\0")
     return digest.hexdigest()

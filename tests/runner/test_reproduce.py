@@ -368,6 +368,9 @@ def test_the_package_fingerprint_hashes_the_package_sources(monkeypatch, tmp_pat
     before = package_fingerprint()
     (fake_pkg / "a.py").write_text("x = 2\n")
     assert package_fingerprint() != before
+    before = package_fingerprint()
+    (fake_pkg / "data.json").write_text("{}")  # package data a chapter reads
+    assert package_fingerprint() != before
 
 
 def test_kernels_get_one_blas_thread_unless_the_user_chose(monkeypatch):
