@@ -18,6 +18,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+import warnings
 from pathlib import Path
 
 import pytest
@@ -95,8 +96,13 @@ def lab(tmp_path_factory):
         try:
             proc.wait(timeout=30)
         except subprocess.TimeoutExpired:
+            # Jupyter Server itself can hang in its extensions' shutdown after SIGTERM (seen once
+            # in a full run: "Shutting down 5 extensions", still alive 30 s later) once the
+            # browser's websockets closed; not ntpnb's code: the fixture owes no process left.
             os.killpg(proc.pid, signal.SIGKILL)
-            raise
+            proc.wait(timeout=30)
+            tail = log.read_text()[-1500:]
+            warnings.warn(f"JupyterLab outlived SIGTERM by 30 s; killed:\n{tail}", stacklevel=1)
 
 
 def test_the_server_reads_a_myst_source_as_a_notebook(lab):
