@@ -326,18 +326,6 @@ def lecun_init(shape: tuple[int, ...], fan_in: int, seed: int | np.random.Genera
     return rng.standard_normal(shape) / math.sqrt(fan_in)
 
 
-def _record_grid(record_at: ArrayLike | None, n_iter: int) -> Array:
-    """``record_at`` checked, or ``log_grid(n_iter, DEFAULT_RECORD_POINTS)`` when None."""
-    if record_at is None:
-        return log_grid(n_iter, DEFAULT_RECORD_POINTS)
-    grid = np.asarray(record_at)
-    if grid.ndim != 1 or grid.size == 0 or not np.issubdtype(grid.dtype, np.integer):
-        raise InvalidDataError("record_at must be a non-empty 1-D array of integer iterations")
-    if np.any(np.diff(grid) <= 0) or grid[0] < 0 or grid[-1] > n_iter:
-        raise InvalidDataError(f"record_at must be strictly increasing integers in [0, n_iter = {n_iter}]")
-    return grid.astype(np.int64)
-
-
 def batch_element(row: int, batch_shape: tuple[int, ...]) -> str:
     """`` (batch element (i, j))`` of flat batch index ``row``, or ``""`` when unbatched."""
     if not batch_shape:
@@ -383,8 +371,18 @@ class Recorder:
             raise InvalidDataError(
                 f"progress must be a callable (k, n_iter) or None, got {type(progress).__name__}"
             )
+        if record_at is None:
+            self.grid = log_grid(n_iter, DEFAULT_RECORD_POINTS)
+        else:
+            grid = np.asarray(record_at)
+            if grid.ndim != 1 or grid.size == 0 or not np.issubdtype(grid.dtype, np.integer):
+                raise InvalidDataError("record_at must be a non-empty 1-D array of integer iterations")
+            if np.any(np.diff(grid) <= 0) or grid[0] < 0 or grid[-1] > n_iter:
+                raise InvalidDataError(
+                    f"record_at must be strictly increasing integers in [0, n_iter = {n_iter}]"
+                )
+            self.grid = grid.astype(np.int64)
         self.n_iter = n_iter
-        self.grid = _record_grid(record_at, n_iter)
         self.record = record
         self.label = label
         self.progress = progress
@@ -449,9 +447,6 @@ class _Stepper:
         self.b1_pow = 1.0
         self.b2_pow = 1.0
 
-    def _where(self, row: int) -> str:
-        return batch_element(row, self.batch_shape)
-
     def _ngd_step(self, W: Array, g: Array) -> None:
         """``W -= lr g / (||g||_F + eps)`` per batch element, without overflow or underflow.
 
@@ -468,9 +463,10 @@ class _Stepper:
             big = np.max(np.abs(rows[rescale]), axis=1)  # NaN if an entry is NaN
             if not np.all(np.isfinite(big)):
                 row = int(rescale[np.flatnonzero(~np.isfinite(big))[0]])
-                raise nonfinite_gradient_error(self._where(row), self.k - 1)
+                raise nonfinite_gradient_error(batch_element(row, self.batch_shape), self.k - 1)
             if not eps and not big.all():  # an exactly zero gradient
-                raise zero_gradient_error(self._where(int(rescale[np.argmin(big)])), self.k - 1)
+                row = int(rescale[np.argmin(big)])
+                raise zero_gradient_error(batch_element(row, self.batch_shape), self.k - 1)
             big[big == 0] = 1.0  # an exactly zero gradient (eps > 0): a zero step
             scale[rescale] = big
             scaled = rows[rescale] / big[:, None]

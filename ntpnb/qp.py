@@ -433,18 +433,6 @@ def least_distance_nnls(G: np.ndarray, h: np.ndarray) -> tuple[np.ndarray, float
     return u, 1.0 - float(h @ u)
 
 
-def _primal_active(margins: np.ndarray) -> np.ndarray | None:
-    """1 on the rows whose margin is 1 (within :data:`~ntpnb.settings.ACTIVE_MARGIN_TOL`), else 0.
-
-    None when a margin is within a factor :data:`~ntpnb.settings.RANK_BAND` of the threshold.
-    """
-    excess = margins - 1.0
-    tol = settings.ACTIVE_MARGIN_TOL
-    if np.any((excess > tol / settings.RANK_BAND) & (excess <= tol * settings.RANK_BAND)):
-        return None
-    return (excess <= tol).astype(float)
-
-
 def solve_least_distance(
     cons: QPConstraints, max_norm: float = settings.LEAST_DISTANCE_MAX_NORM
 ) -> SVMSolution | None:
@@ -453,13 +441,15 @@ def solve_least_distance(
     Each equality ``b w = 0`` becomes rows ``b w >= 0`` and ``-b w >= 0``, and the multipliers
     are ``lambda = u / (1 - h^T u)`` with ``u`` of :func:`least_distance_nnls` (``w = G^T lambda``,
     ``1 - h^T u = 1 / (1 + ||w||^2)``, near rounding for infeasible constraints: decided with a
-    margin). :func:`polish` starts from every row whose margin is 1
-    (:func:`_primal_active`; NNLS returns one vertex of a degenerate problem's multipliers), so
-    both methods name the same support vectors. Well under a millisecond for a few hundred rows.
+    margin). :func:`polish` starts from every row whose margin is 1 (within
+    :data:`~ntpnb.settings.ACTIVE_MARGIN_TOL`; NNLS returns one vertex of a degenerate problem's
+    multipliers), so both methods name the same support vectors. Well under a millisecond for a
+    few hundred rows.
 
     Returns None (the caller then uses :func:`solve_reference`) rather than decide at the rounding
     level: NNLS not converging, an infeasible problem or a minimum norm above ``max_norm`` (nearly
-    infeasible; multipliers lose accuracy like ``eps * ||w||^2``), or no answer passing verification.
+    infeasible; multipliers lose accuracy like ``eps * ||w||^2``), a margin within a factor
+    :data:`~ntpnb.settings.RANK_BAND` of that tolerance, or no answer passing verification.
     """
     if cons.n_ineq == 0:
         return trivial_solution(cons)
@@ -472,10 +462,13 @@ def solve_least_distance(
         return None
     lam_all = found[0] / found[1]
     w = G.T @ lam_all
-    start = _primal_active(cons.margins(w))
-    if start is None:
+    # polish starts from the rows whose margin is 1, unless one lies too close to the threshold to say
+    excess, tol = cons.margins(w) - 1.0, settings.ACTIVE_MARGIN_TOL
+    if np.any((excess > tol / settings.RANK_BAND) & (excess <= tol * settings.RANK_BAND)):
         return None
-    sol = _polished_or_raw(cons, start, w, lam_all[: A.shape[0]], LEAST_DISTANCE_SOLVER)
+    sol = _polished_or_raw(
+        cons, (excess <= tol).astype(float), w, lam_all[: A.shape[0]], LEAST_DISTANCE_SOLVER
+    )
     return sol if sol.passes() else None
 
 

@@ -56,19 +56,6 @@ def as_count(value: object, name: str, minimum: int = 1) -> int:
     return int(value)
 
 
-def _refuse_non_numbers(x: object, name: str) -> None:
-    """Refuse booleans and text where numbers are expected (numpy would convert both silently)."""
-    if isinstance(x, np.ndarray) and x.dtype.kind in "iufc":
-        return
-    try:
-        items = np.asarray(x, dtype=object).ravel()
-    except ValueError:  # a ragged nested list: the float conversion names it
-        return
-    for v in items:
-        if v is None or isinstance(v, (bool, np.bool_, str, bytes)):
-            raise InvalidDataError(f"{name} must hold numbers, got {v!r}")
-
-
 def as_float(x: object, name: str) -> np.ndarray:
     """``x`` as a float64 array (a view when it already is one), any shape, any values.
 
@@ -77,8 +64,15 @@ def as_float(x: object, name: str) -> np.ndarray:
     InvalidDataError
         If ``x`` is not real numbers: a boolean, a string, None, complex, a ragged nested list, an object.
     """
-    if not (isinstance(x, np.ndarray) and x.dtype == np.float64):
-        _refuse_non_numbers(x, name)
+    if not (isinstance(x, np.ndarray) and x.dtype.kind in "iufc"):
+        # booleans and text where numbers are expected (numpy would convert both silently)
+        try:
+            items = np.asarray(x, dtype=object).ravel()
+        except ValueError:  # a ragged nested list: the float conversion names it
+            items = ()
+        for v in items:
+            if v is None or isinstance(v, (bool, np.bool_, str, bytes)):
+                raise InvalidDataError(f"{name} must hold numbers, got {v!r}")
     try:
         if np.iscomplexobj(x):
             raise InvalidDataError(f"{name} must be real, got complex values")
