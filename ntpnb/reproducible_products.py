@@ -26,18 +26,10 @@ import numpy as np
 def dot_sum(pairs: Iterable[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
     """``sum_j x_j * y_j`` over ``pairs = ((x_0, y_0), (x_1, y_1), ...)``, added in that order.
 
-    The factors broadcast; every pair must give the shape of the first.
-
-    Raises
-    ------
-    ValueError
-        If ``pairs`` is empty (the shape of the sum is unknown).
+    At least one pair; the factors broadcast; every pair must give the shape of the first.
     """
     it = iter(pairs)
-    try:
-        x, y = next(it)
-    except StopIteration:
-        raise ValueError("dot_sum needs at least one pair") from None
+    x, y = next(it)
     out = np.multiply(x, y)
     term = np.empty_like(out)
     for x, y in it:
@@ -49,8 +41,6 @@ def dot_sum(pairs: Iterable[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
 def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``a @ b`` for ``(..., m, k)`` and ``(..., k, n)`` float arrays (batch axes broadcast)."""
     k = a.shape[-1]
-    if b.shape[-2] != k:
-        raise ValueError(f"inner dimensions differ: {a.shape} and {b.shape}")
     if k == 0:
         return np.zeros(np.broadcast_shapes((*a.shape[:-1], 1), (*b.shape[:-2], 1, b.shape[-1])))
     return dot_sum((a[..., :, j, None], b[..., None, j, :]) for j in range(k))
