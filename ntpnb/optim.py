@@ -84,10 +84,6 @@ Value = float | np.ndarray
 #: normalized GD then computes the norm after dividing by the largest entry.
 SAFE_NORM: float = math.sqrt(float(np.finfo(np.float64).tiny))
 
-#: The default ``eps`` of each method that has one (Adam: Kingma and Ba's 1e-8); part of the
-#: update rule, not a tolerance of the package.
-_DEFAULT_EPS: dict[str, float] = {"adam": 1e-8, "ngd": 0.0}
-
 #: The offset of normalized GD in Paper B's public code, float64's machine epsilon
 #: (``normalize_grad`` in ``train_utils.py`` of github.com/yixiao-huang/next-token-prediction):
 #: a fact about that code, not a tolerance, so not in :mod:`ntpnb.settings`.
@@ -116,13 +112,14 @@ class Rule:
     offset_positive: bool = False
 
 
-#: The update rules, by optimizer name (``"sgd"`` is GD's rule on a stochastic gradient).
+#: The update rules, by optimizer name (``"sgd"`` is GD's rule on a stochastic gradient). The default
+#: ``eps`` is part of a rule, not a tolerance of the package: Adam's is Kingma and Ba's 1e-8.
 RULES: Mapping[str, Rule] = MappingProxyType(
     {
         "gd": Rule(GD, "GD"),
         "sgd": Rule(GD, "SGD"),
-        "ngd": Rule(NGD, "NGD", normalized=True, offset=_DEFAULT_EPS["ngd"]),
-        "adam": Rule(ADAM, "Adam", moments=True, offset=_DEFAULT_EPS["adam"], offset_positive=True),
+        "ngd": Rule(NGD, "NGD", normalized=True, offset=0.0),
+        "adam": Rule(ADAM, "Adam", moments=True, offset=1e-8, offset_positive=True),
     }
 )
 
@@ -290,8 +287,8 @@ def normalized_gd(lr: float, eps: float = 0.0) -> Optimizer:
     return Optimizer("ngd", lr, eps=eps)
 
 
-def adam(lr: float, betas: tuple[float, float] = (0.9, 0.99), eps: float = _DEFAULT_EPS["adam"]) -> Optimizer:
-    """Adam with bias correction (default betas those of Paper A, Fig. 5: 0.9 and 0.99)."""
+def adam(lr: float, betas: tuple[float, float] = (0.9, 0.99), eps: float | None = None) -> Optimizer:
+    """Adam with bias correction (default betas those of Paper A, Fig. 5; eps that of :data:`RULES`)."""
     return Optimizer("adam", lr, tuple(as_ordered(betas, "betas")), eps)
 
 
