@@ -26,8 +26,6 @@ from ntpnb.validation import (
     read_only_view,
 )
 
-from helpers import sampled_gradient_fn
-
 # ---------------------------------------------------------------------------------------------
 # Counts: a whole number, whatever its type; 5000.0 is the count 5000, 5000.5 is refused.
 
@@ -99,7 +97,9 @@ COUNTED = {
     "cover_probability d": lambda v: thresholds.cover_probability(10, v),
     "compatibility_threshold S": lambda v: thresholds.compatibility_threshold(4, 5, v),
     "separability_count_heuristic V": lambda v: thresholds.separability_count_heuristic(v + 2, 1),
-    "sampled_gradient_fn batch_size": lambda v: sampled_gradient_fn(_TOY, v, 0)(np.ones((5, 2))),
+    "run_decoder batch_size": lambda v: (
+        ntp.run_decoder(_TOY, optim.sgd(0.1), 1, np.ones((5, 2)), batch_size=v).W
+    ),
     "stdlib_corpus n_chars": lambda v: corpus.stdlib_corpus(v),
     "validate_sequences vocab_size": lambda v: sequences.validate_sequences([[0, 1]], v + 1),
     "prefix_contexts max_length": lambda v: sequences.prefix_contexts([[0, 1, 2]], 3, max_length=v).counts,

@@ -25,7 +25,7 @@ from numpy.typing import ArrayLike
 
 from .. import optim
 from ..validation import as_generator
-from .descent import checked_start, run_decoder
+from .descent import run_decoder
 from .loss import entropy, kl_divergence
 from .max_margin import ntp_svm
 from .ntp_data import NTPData, require_data
@@ -151,8 +151,8 @@ def train(
     Raises
     ------
     InvalidDataError
-        If ``data`` is not an :class:`NTPData`, on a bad ``seed``, a ``W0`` that is not a
-        finite array of the right shape, or bad optimizer or sampling settings.
+        If ``data`` is not an :class:`NTPData`, on a bad ``seed``, or as
+        :func:`~ntpnb.linear.descent.run_decoder` (``W0``, optimizer and sampling settings).
     NotCompatibleError, NotSeparableError
         If Theorem 2 does not apply to ``data``.
     """
@@ -160,7 +160,6 @@ def train(
     rng = as_generator(seed)
     if W0 is None:
         W0 = optim.lecun_init((data.V, data.d), fan_in=data.d, seed=rng)
-    W0 = checked_start(data, W0)
     record = tracker(data, limits(data) if lim is None else lim, keep_iterates=keep_iterates)
     if record_at is None:
         record_at = optim.log_grid(n_iter, n_records)

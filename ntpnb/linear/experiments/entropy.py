@@ -19,7 +19,7 @@ from ... import settings
 from ...errors import InvalidDataError, NotSeparableError
 from ...validation import as_count, as_float_array, as_generator
 from ..constraints import ntp_constraints
-from ..loss import ce_loss, ce_loss_and_grad, entropy, kl_divergence, logits
+from ..loss import ce_grad, ce_loss, entropy, kl_divergence, logits
 from ..max_margin import zero_margin_direction
 from ..ntp_data import NTPData, check_decoder, require_data
 from ..regpath_gram import split_loss, star_exponents
@@ -76,8 +76,8 @@ def search_min_gap(data: NTPData, W0: ArrayLike, iters: int) -> tuple[np.ndarray
     H, shape = entropy(data), (data.V, data.d)
 
     def gap_and_grad(w: np.ndarray) -> tuple[float, np.ndarray]:
-        loss, grad = ce_loss_and_grad(data, w.reshape(shape))
-        return loss - H, grad.ravel()
+        W = w.reshape(shape)
+        return ce_loss(data, W) - H, ce_grad(data, W).ravel()
 
     options = {"maxiter": iters, "gtol": 0.0, "ftol": 0.0}
     res = scipy.optimize.minimize(gap_and_grad, W0.ravel(), jac=True, method="L-BFGS-B", options=options)
