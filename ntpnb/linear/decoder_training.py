@@ -34,9 +34,6 @@ from .subspace import f_decomposition
 
 Array = np.ndarray
 
-#: The names :func:`tracker` records, in the order of the paper's panels.
-TRACKED: tuple[str, ...] = ("ce", "kl", "norm", "corr", "corr_corrected", "dist_F")
-
 
 @dataclass(frozen=True, eq=False)
 class Limits:
@@ -74,7 +71,7 @@ def limits(data: NTPData) -> Limits:
 
 
 def tracker(data: NTPData, lim: Limits, *, keep_iterates: bool = False) -> Callable[[Array], dict]:
-    """The record callable of :func:`ntpnb.optim.run`: the quantities of :data:`TRACKED`.
+    """The record callable of :func:`ntpnb.optim.run`: the quantities of the module docstring.
 
     Works on ``W`` of shape ``(..., V, d)``; each value has the batch shape ``(...)``. With
     ``keep_iterates`` it records the iterate itself as ``"W"`` too (for small problems).
@@ -145,7 +142,7 @@ def train(
     Returns
     -------
     Trace
-        ``trace[name]`` for each name of :data:`TRACKED` (and ``"W"``), ``trace.W`` the final
+        ``trace[name]`` for each quantity of the module docstring (and ``"W"``), ``trace.W`` the final
         iterate.
 
     Raises

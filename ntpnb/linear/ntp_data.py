@@ -75,7 +75,14 @@ class NTPData:
             raise InvalidDataError(f"P must have {m} rows to match H {H.shape}, got shape {P.shape}")
         if P.shape[1] < 2:
             raise InvalidDataError(f"the vocabulary needs at least 2 tokens, got V = {P.shape[1]}")
-        pi = _check_distribution(pi, "pi")
+        if np.any(pi < 0):
+            j = int(np.flatnonzero(pi < 0)[0])
+            raise InvalidDataError(f"pi has a negative entry at index {j}: {pi[j]}")
+        total = float(pi.sum())
+        if abs(total - 1.0) > settings.PROB_SUM_RTOL:
+            raise InvalidDataError(f"pi sums to {total!r}, not 1")
+        if abs(total - 1.0) > settings.PROB_SUM_ATOL:  # renormalized in float64
+            pi = frozen(pi / total)
         if np.any(pi == 0):
             j = int(np.flatnonzero(pi == 0)[0])
             raise InvalidDataError(f"context {j} has probability pi_{j} = 0; drop it from the data")
@@ -181,17 +188,6 @@ class NTPData:
             f"NTPData(m={self.m}, d={self.d}, V={self.V}, "
             f"support sizes {int(self.support_sizes.min())}..{int(self.support_sizes.max())})"
         )
-
-
-def _check_distribution(p: np.ndarray, name: str) -> np.ndarray:
-    """Check a probability vector; renormalize it in float64 if it sums to 1 only to float32."""
-    if np.any(p < 0):
-        i = int(np.flatnonzero(p < 0)[0])
-        raise InvalidDataError(f"{name} has a negative entry at index {i}: {p[i]}")
-    total = float(p.sum())
-    if abs(total - 1.0) > settings.PROB_SUM_RTOL:
-        raise InvalidDataError(f"{name} sums to {total!r}, not 1")
-    return frozen(p / total) if abs(total - 1.0) > settings.PROB_SUM_ATOL else p
 
 
 def _check_ids(ids: np.ndarray, upper: int, what: str, source: str) -> None:
