@@ -26,7 +26,6 @@ from ..regpath_gram import split_loss, star_exponents
 
 __all__ = [
     "tempering_exponent",
-    "search_min_gap",
     "EntropySearch",
     "entropy_search",
     "random_decoders",
@@ -63,24 +62,6 @@ def tempering_exponent(tempered: NTPData, raw: NTPData) -> float:
     return float(x @ y / (x @ x))
 
 
-def search_min_gap(data: NTPData, W0: ArrayLike, iters: int) -> tuple[np.ndarray, int]:
-    """L-BFGS on ``CE(W) - H``, computed directly, from ``W0``: the last iterate and the iterations.
-
-    No stopping tolerance: ``iters`` iterations or until L-BFGS resolves no further decrease.
-    """
-    W0 = check_decoder(data, W0, "W0")
-    iters = as_count(iters, "iters")
-    H, shape = entropy(data), (data.V, data.d)
-
-    def gap_and_grad(w: np.ndarray) -> tuple[float, np.ndarray]:
-        W = w.reshape(shape)
-        return ce_loss(data, W) - H, ce_grad(data, W).ravel()
-
-    options = {"maxiter": iters, "gtol": 0.0, "ftol": 0.0}
-    res = scipy.optimize.minimize(gap_and_grad, W0.ravel(), jac=True, method="L-BFGS-B", options=options)
-    return res.x.reshape(shape), int(res.nit)
-
-
 @dataclass(frozen=True)
 class EntropySearch:
     """The decoders a search for ``CE(W) < H`` ended at (:func:`entropy_search`)."""
@@ -99,17 +80,28 @@ class EntropySearch:
 
 
 def entropy_search(data: NTPData, n_starts: int, iters: int, rng: np.random.Generator) -> EntropySearch:
-    """Where :func:`search_min_gap` ends from ``n_starts`` seeded starts, ``iters`` iterations at most.
+    """Where L-BFGS on ``CE(W) - H``, computed directly, ends from ``n_starts`` seeded starts.
 
-    The starts are Gaussian matrices scaled by ``10^u``, ``u`` uniform in ``[-1, 1]``: norms
-    between about ``0.1`` and ``10`` times that of a standard Gaussian matrix.
+    No stopping tolerance: ``iters`` iterations or until L-BFGS resolves no further decrease. The
+    starts are Gaussian matrices scaled by ``10^u``, ``u`` uniform in ``[-1, 1]``: norms between
+    about ``0.1`` and ``10`` times that of a standard Gaussian matrix.
     """
     n_starts, iters = as_count(n_starts, "n_starts"), as_count(iters, "iters")
     rng = as_generator(rng, "rng")
     starts = rng.standard_normal((n_starts, data.V, data.d))
     starts *= 10.0 ** rng.uniform(-1, 1, size=(n_starts, 1, 1))
-    ends = [search_min_gap(data, W0, iters) for W0 in starts]
-    return EntropySearch([W for W, _ in ends], np.array([k for _, k in ends]), iters)
+    H, shape = entropy(data), (data.V, data.d)
+
+    def gap_and_grad(w: np.ndarray) -> tuple[float, np.ndarray]:
+        W = w.reshape(shape)
+        return ce_loss(data, W) - H, ce_grad(data, W).ravel()
+
+    options = {"maxiter": iters, "gtol": 0.0, "ftol": 0.0}
+    ends = [
+        scipy.optimize.minimize(gap_and_grad, W0.ravel(), jac=True, method="L-BFGS-B", options=options)
+        for W0 in starts
+    ]
+    return EntropySearch([res.x.reshape(shape) for res in ends], np.array([res.nit for res in ends]), iters)
 
 
 def random_decoders(data: NTPData, count: int, rng: np.random.Generator) -> np.ndarray:
