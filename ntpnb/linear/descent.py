@@ -70,19 +70,18 @@ class _WeightForm:
 
     def advance(self, n: int) -> tuple[int, int, int]:
         # contexts j ~ pi and tokens z ~ p_j (-1: none) of the next n steps, (n, trials, batch_size),
-        # from rng.random((n, 2, trials, B)) (contexts, then tokens): the first index whose
-        # cumulative probability exceeds its draw
+        # from rng.random((n, 2, trials, B)) (contexts, then tokens; contexts alone for "contexts"):
+        # the first index whose cumulative probability exceeds its draw
         shape = (n, self.W.shape[0], self.batch_size)
-        contexts = tokens = np.empty(shape, dtype=np.int64)
+        contexts = tokens = np.full(shape, -1, dtype=np.int64)
         if self.batch_size:
-            u = self.rng.random((n, 2, *shape[1:]) if self.sequences else shape)
-            u_context = u[:, 0] if self.sequences else u
-            j = np.searchsorted(np.cumsum(self.data.pi), u_context, side="right")
-            contexts = np.ascontiguousarray(np.minimum(j, self.data.m - 1), dtype=np.int64)
-            tokens = np.full(shape, -1, dtype=np.int64)
+            u = self.rng.random((n, 1 + self.sequences, *shape[1:]))
+            contexts = np.minimum(
+                np.searchsorted(np.cumsum(self.data.pi), u[:, 0], side="right"), self.data.m - 1
+            )
             if self.sequences:
                 below = u[:, 1][..., None] >= np.cumsum(self.data.P, axis=1)[contexts]
-                tokens = np.ascontiguousarray(np.minimum(below.sum(axis=-1), self.data.V - 1), dtype=np.int64)
+                tokens = np.minimum(below.sum(axis=-1), self.data.V - 1)
         return _loops().weight_steps(
             self.W, self.M, self.Q, self.LT, self.H, self.HT, self.PT, self.pi, self.P, contexts, tokens,
             self.opt.compiled_rule, self.powers,
