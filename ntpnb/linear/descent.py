@@ -19,8 +19,8 @@ from numpy.typing import ArrayLike
 
 from .. import optim, settings
 from ..errors import InvalidDataError
-from ..validation import as_count, as_float, as_generator, read_only_view
-from .ntp_data import NTPData, require_data
+from ..validation import as_count, as_generator, read_only_view
+from .ntp_data import NTPData, check_decoder
 
 Array = np.ndarray
 
@@ -151,17 +151,10 @@ def run_decoder(
     SolverError
         As :func:`ntpnb.optim.run`.
     """
-    require_data(data)
     if not isinstance(optimizer, optim.Optimizer):
         raise InvalidDataError(f"optimizer must be an Optimizer, got {type(optimizer).__name__}")
     n_iter = as_count(n_iter, "n_iter", minimum=0)
-    W = as_float(W0, "W0")
-    if W.ndim < 2 or W.shape[-2:] != (data.V, data.d):
-        raise InvalidDataError(f"W0 must have shape (..., V, d) = (..., {data.V}, {data.d}), got {W.shape}")
-    if W.size == 0:
-        raise InvalidDataError(f"W0 of shape {W.shape} is empty")
-    if not np.all(np.isfinite(W)):
-        raise InvalidDataError("W0 has non-finite entries")
+    W = check_decoder(data, W0, "W0", batched=True)
     if batch_size is not None:
         if sampling not in SAMPLING_KINDS:
             raise InvalidDataError(f"unknown sampling {sampling!r}; expected one of {SAMPLING_KINDS}")
