@@ -16,7 +16,7 @@ from numpy.typing import ArrayLike
 
 from .. import settings
 from ..errors import InvalidDataError
-from ..validation import as_count, as_float, as_float_array, as_int_array, check_dense_size, frozen
+from ..validation import as_float, as_float_array, frozen
 
 T = TypeVar("T")
 
@@ -134,68 +134,10 @@ class NTPData:
         """``S_j = |S_j|`` for every context."""
         return self.support_mask.sum(axis=1)
 
-    # ------------------------------------------------------------------ constructors
-    @classmethod
-    def from_samples(
-        cls,
-        contexts: ArrayLike,
-        tokens: ArrayLike,
-        embeddings: ArrayLike,
-        vocab_size: int,
-    ) -> NTPData:
-        """Count ``n`` (context id, next token) pairs into distinct contexts (``n pi_j p_jz`` is a count).
-
-        Parameters
-        ----------
-        contexts, tokens
-            Context id (in ``[0, m)``) and next token (in ``[0, vocab_size)``) of each sample.
-        embeddings
-            Embedding of each distinct context, shape ``(m, d)``.
-
-        Raises
-        ------
-        InvalidDataError
-            If the arrays do not match, an id is not an integer or is out of range, a context
-            never occurs, ``vocab_size`` is not an integer >= 2, or the ``(m, V)`` count matrix
-            would exceed :data:`ntpnb.settings.MAX_DENSE_BYTES`.
-        """
-        V = as_count(vocab_size, "vocab_size", minimum=2)
-        ctx = as_int_array(contexts, "contexts", "context id", "sample")
-        tok = as_int_array(tokens, "tokens", "token", "sample")
-        H = as_float_array(embeddings, "embeddings", 2)
-        if ctx.shape != tok.shape:
-            raise InvalidDataError(
-                f"contexts and tokens must have the same length, got {ctx.size} and {tok.size}"
-            )
-        if ctx.size == 0:
-            raise InvalidDataError("no samples were given")
-        m = H.shape[0]
-        _check_ids(ctx, m, "context id", "rows of embeddings")
-        _check_ids(tok, V, "token", "vocab_size")
-        check_dense_size((m, V), "the (m, V) matrix of counts")
-        counts = np.zeros((m, V))
-        np.add.at(counts, (ctx, tok), 1.0)
-        per_context = counts.sum(axis=1)
-        unseen = np.flatnonzero(per_context == 0)
-        if unseen.size:
-            raise InvalidDataError(
-                f"{unseen.size} context(s) never occur in the samples, e.g. context {int(unseen[0])}"
-            )
-        return cls(H=H, pi=per_context / ctx.size, P=counts / per_context[:, None])
-
     def __repr__(self) -> str:
         return (
             f"NTPData(m={self.m}, d={self.d}, V={self.V}, "
             f"support sizes {int(self.support_sizes.min())}..{int(self.support_sizes.max())})"
-        )
-
-
-def _check_ids(ids: np.ndarray, upper: int, what: str, source: str) -> None:
-    bad = np.flatnonzero((ids < 0) | (ids >= upper))
-    if bad.size:
-        i = int(bad[0])
-        raise InvalidDataError(
-            f"{what} {int(ids[i])} at sample {i} is out of range [0, {upper}) set by {source}"
         )
 
 
