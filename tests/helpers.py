@@ -15,7 +15,6 @@ from hypothesis import strategies as st
 
 import ntpnb as ntp
 from ntpnb.book.binder import DEFAULT_BINDERHUB, binder_url
-from ntpnb.linear.descent import check_sampling, sample_indices
 from ntpnb.reproducible_products import einsum
 from ntpnb.validation import as_generator
 
@@ -153,20 +152,19 @@ def sampled_gradient_fn(
         (terms of Eq. (2)). Both have expectation ``grad CE(W)``. With leading batch axes in
         ``W``, each batch element draws its own samples.
 
-    Raises
-    ------
-    InvalidDataError
-        On a batch size below 1 or an unknown kind of sampling.
+    The draws: ``j`` the first index whose cumulative ``pi`` exceeds its uniform draw, ``z``
+    likewise in ``p_j``.
     """
-    batch_size = check_sampling(batch_size, sampling)
     rng = as_generator(seed)
     H, P, V = data.H, data.P, data.V
     eye = np.eye(V)
+    cum_pi, cum_P = np.cumsum(data.pi), np.cumsum(P, axis=1)
 
     def grad(W: Array) -> Array:
         shape = (*W.shape[:-2], batch_size)
-        u = rng.random(shape)
-        j, z = sample_indices(data, u, rng.random(shape) if sampling == "sequences" else None)
+        j = np.minimum(np.searchsorted(cum_pi, rng.random(shape), side="right"), data.m - 1)
+        if sampling == "sequences":
+            z = np.minimum((rng.random(shape)[..., None] >= cum_P[j]).sum(axis=-1), V - 1)
         Hs = H[j]  # (..., B, d)
         Q = _softmax_over_tokens(einsum("...vd,...bd->...vb", W, Hs))
         target = eye[z] if sampling == "sequences" else P[j]  # (..., B, V)

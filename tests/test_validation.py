@@ -26,8 +26,6 @@ from ntpnb.validation import (
     read_only_view,
 )
 
-from helpers import sampled_gradient_fn
-
 # ---------------------------------------------------------------------------------------------
 # Counts: a whole number, whatever its type; 5000.0 is the count 5000, 5000.5 is refused.
 
@@ -99,7 +97,9 @@ COUNTED = {
     "cover_probability d": lambda v: thresholds.cover_probability(10, v),
     "compatibility_threshold S": lambda v: thresholds.compatibility_threshold(4, 5, v),
     "separability_count_heuristic V": lambda v: thresholds.separability_count_heuristic(v + 2, 1),
-    "sampled_gradient_fn batch_size": lambda v: sampled_gradient_fn(_TOY, v, 0)(np.ones((5, 2))),
+    "run_decoder batch_size": lambda v: (
+        ntp.run_decoder(_TOY, optim.sgd(0.1), 1, np.ones((5, 2)), batch_size=v).W
+    ),
     "stdlib_corpus n_chars": lambda v: corpus.stdlib_corpus(v),
     "validate_sequences vocab_size": lambda v: sequences.validate_sequences([[0, 1]], v + 1),
     "prefix_contexts max_length": lambda v: sequences.prefix_contexts([[0, 1, 2]], 3, max_length=v).counts,
@@ -230,15 +230,20 @@ def test_int_array_refuses_anything_else_naming_the_entry(values, message):
         as_int_array(values, "ids", "token", "sample")
 
 
-def test_both_papers_read_ids_with_the_same_rule():
-    data = ntp.NTPData.from_samples([0.0, 1.0], [0, 1.0], np.eye(2), 3)
-    assert data.m == 2
+def test_token_data_read_ids_with_the_shared_rule():
     tok = att.as_token_data([[0.0, 1.0]], [1.0], 3)
     assert tok.tokens.dtype == np.int64 and tok.labels.tolist() == [1]
     with pytest.raises(InvalidDataError, match=re.escape("token id 0.5 at position 0")):
         att.as_token_data([[0.5, 1]], [1], 3)
-    with pytest.raises(InvalidDataError, match=re.escape("context id 0.5 at sample 0")):
-        ntp.NTPData.from_samples([0.5, 1], [0, 1], np.eye(2), 3)
+
+
+@pytest.mark.parametrize(
+    ("bad", "shown"), [(np.inf, "inf"), (1e20, "1e+20"), (-np.inf, "-inf"), (np.nan, "nan")]
+)
+def test_non_integer_ids_are_reported_as_given(bad, shown):
+    """A non-integer id is shown as given (inf, 1e20), not as the integer a cast makes of it."""
+    with pytest.raises(InvalidDataError, match=rf"context id {re.escape(shown)} at sample 1"):
+        as_int_array([0.0, bad], "contexts", "context id", "sample")
 
 
 # ---------------------------------------------------------------------------------------------

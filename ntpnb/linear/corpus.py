@@ -35,21 +35,6 @@ def corpus_python_version() -> str:
     return f"{platform.python_implementation()} {platform.python_version()}"
 
 
-def _module_docstrings(name: str) -> list[str]:
-    try:
-        module = importlib.import_module(name)
-    except ImportError as exc:
-        raise InvalidDataError(f"cannot import the standard-library module {name!r}: {exc}") from exc
-    members = [
-        member
-        for member_name, member in sorted(vars(module).items())
-        if not member_name.startswith("_")
-        and (inspect.isfunction(member) or inspect.isclass(member))
-        and getattr(member, "__module__", None) == module.__name__
-    ]
-    return [doc for doc in map(inspect.getdoc, [module, *members]) if doc]
-
-
 def stdlib_docstring_list(modules: Sequence[str] = STDLIB_MODULES) -> list[str]:
     """The raw docstrings of ``modules`` (``inspect.getdoc``), one string per docstring.
 
@@ -61,7 +46,21 @@ def stdlib_docstring_list(modules: Sequence[str] = STDLIB_MODULES) -> list[str]:
     names = as_ordered(modules, "modules")
     if not names or not all(isinstance(name, str) for name in names):
         raise InvalidDataError(f"modules must be a non-empty sequence of module names, got {modules!r}")
-    return [doc for name in names for doc in _module_docstrings(name)]
+    docs = []
+    for name in names:
+        try:
+            module = importlib.import_module(name)
+        except ImportError as exc:
+            raise InvalidDataError(f"cannot import the standard-library module {name!r}: {exc}") from exc
+        members = [
+            member
+            for member_name, member in sorted(vars(module).items())
+            if not member_name.startswith("_")
+            and (inspect.isfunction(member) or inspect.isclass(member))
+            and getattr(member, "__module__", None) == module.__name__
+        ]
+        docs += [doc for doc in map(inspect.getdoc, [module, *members]) if doc]
+    return docs
 
 
 def normalize_text(text: str) -> str:

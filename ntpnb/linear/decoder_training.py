@@ -25,7 +25,7 @@ from numpy.typing import ArrayLike
 
 from .. import optim
 from ..validation import as_generator
-from .descent import checked_start, run_decoder
+from .descent import run_decoder
 from .loss import entropy, kl_divergence
 from .max_margin import ntp_svm
 from .ntp_data import NTPData, require_data
@@ -33,9 +33,6 @@ from .separability import finite_solution
 from .subspace import f_decomposition
 
 Array = np.ndarray
-
-#: The names :func:`tracker` records, in the order of the paper's panels.
-TRACKED: tuple[str, ...] = ("ce", "kl", "norm", "corr", "corr_corrected", "dist_F")
 
 
 @dataclass(frozen=True, eq=False)
@@ -74,7 +71,7 @@ def limits(data: NTPData) -> Limits:
 
 
 def tracker(data: NTPData, lim: Limits, *, keep_iterates: bool = False) -> Callable[[Array], dict]:
-    """The record callable of :func:`ntpnb.optim.run`: the quantities of :data:`TRACKED`.
+    """The record callable of :func:`ntpnb.optim.run`: the quantities of the module docstring.
 
     Works on ``W`` of shape ``(..., V, d)``; each value has the batch shape ``(...)``. With
     ``keep_iterates`` it records the iterate itself as ``"W"`` too (for small problems).
@@ -145,14 +142,14 @@ def train(
     Returns
     -------
     Trace
-        ``trace[name]`` for each name of :data:`TRACKED` (and ``"W"``), ``trace.W`` the final
+        ``trace[name]`` for each quantity of the module docstring (and ``"W"``), ``trace.W`` the final
         iterate.
 
     Raises
     ------
     InvalidDataError
-        If ``data`` is not an :class:`NTPData`, on a bad ``seed``, a ``W0`` that is not a
-        finite array of the right shape, or bad optimizer or sampling settings.
+        If ``data`` is not an :class:`NTPData`, on a bad ``seed``, or as
+        :func:`~ntpnb.linear.descent.run_decoder` (``W0``, optimizer and sampling settings).
     NotCompatibleError, NotSeparableError
         If Theorem 2 does not apply to ``data``.
     """
@@ -160,7 +157,6 @@ def train(
     rng = as_generator(seed)
     if W0 is None:
         W0 = optim.lecun_init((data.V, data.d), fan_in=data.d, seed=rng)
-    W0 = checked_start(data, W0)
     record = tracker(data, limits(data) if lim is None else lim, keep_iterates=keep_iterates)
     if record_at is None:
         record_at = optim.log_grid(n_iter, n_records)

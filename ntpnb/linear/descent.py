@@ -3,9 +3,9 @@
 :func:`run_decoder` computes what :func:`ntpnb.optim.run` computes on the gradient of Eq. (2)
 of Paper A (or on stochastic gradients: :data:`SAMPLING_KINDS`), to rounding, with the same
 records, checks and errors, in chunks of steps inside the compiled loops of :mod:`.decoder_loops`:
-in their *logit form* where :func:`uses_logit_form` (``K = H H^T`` then has full rank for
-embeddings in general position, so the gradient's norm is well conditioned), else in their
-*weight form*. Trials (leading batch axes of ``W0``) run in one call, each with the floats it
+in their *logit form* for full-batch GD and normalized GD with ``m <= d`` (``K = H H^T`` then
+has full rank for embeddings in general position, so the gradient's norm is well conditioned),
+else in their *weight form*. Trials (leading batch axes of ``W0``) run in one call, each with the floats it
 gets alone.
 """
 
@@ -19,8 +19,8 @@ from numpy.typing import ArrayLike
 
 from .. import optim, settings
 from ..errors import InvalidDataError
-from ..validation import as_count, as_float, as_generator, read_only_view
-from .ntp_data import NTPData, require_data
+from ..validation import as_count, as_generator, read_only_view
+from .ntp_data import NTPData, check_decoder
 
 Array = np.ndarray
 
@@ -34,50 +34,9 @@ def _loops():
     return importlib.import_module(".decoder_loops", __package__)
 
 
-def _rules():
-    """:mod:`~ntpnb.optim_loops`, imported (and compiled) when first needed."""
-    return importlib.import_module("..optim_loops", __package__)
-
-
 def _own(x: ArrayLike) -> Array:
     """A writable C-ordered float copy: one compiled signature for every array a kernel takes."""
     return np.array(x, dtype=float, order="C", copy=True)
-
-
-def check_sampling(batch_size: object, sampling: object) -> int:
-    """The batch size of a stochastic gradient, checked with its kind of sampling.
-
-    Raises
-    ------
-    InvalidDataError
-        On an unknown kind of sampling or a batch size below 1.
-    """
-    if sampling not in SAMPLING_KINDS:
-        raise InvalidDataError(f"unknown sampling {sampling!r}; expected one of {SAMPLING_KINDS}")
-    return as_count(batch_size, "batch_size")
-
-
-def sample_indices(data: NTPData, u_context: Array, u_token: Array | None) -> tuple[Array, Array | None]:
-    """Contexts ``j ~ pi`` and next tokens ``z ~ p_j`` from uniform draws of one shape.
-
-    ``j`` is the first index whose cumulative ``pi`` exceeds its draw, ``z`` likewise in ``p_j``
-    (None when ``u_token`` is None).
-    """
-    cum_pi = np.cumsum(data.pi)
-    j = np.minimum(np.searchsorted(cum_pi, u_context, side="right"), data.m - 1)
-    if u_token is None:
-        return j, None
-    cum_P = np.cumsum(data.P, axis=1)
-    z = np.minimum((u_token[..., None] >= cum_P[j]).sum(axis=-1), data.V - 1)
-    return j, z
-
-
-def uses_logit_form(data: NTPData, optimizer: optim.Optimizer, batch_size: int | None) -> bool:
-    """Whether :func:`run_decoder` runs in the logit form: ``m <= d`` and full-batch steps along the gradient.
-
-    The steps of GD and normalized GD (a rule without moments) move ``W`` along the rows of ``H``.
-    """
-    return batch_size is None and not optimizer.rule.moments and data.m <= data.d
 
 
 def _batched(A: Array, B: Array) -> Array:
@@ -109,24 +68,20 @@ class _WeightForm:
         self.LT = np.empty((W0.shape[0], data.V, 0)) if batch_size else _batched(W0, self.HT)
         self.macs_per_step = 2 * W0.shape[0] * (batch_size or data.m) * data.V * data.d
 
-    def draw(self, n: int) -> tuple[Array, Array]:
-        """Contexts and tokens (-1: none) of the next ``n`` steps, ``(n, trials, batch_size)``.
-
-        ``rng.random((n, 2, trials, B))`` is the per-step stream (contexts, then tokens).
-        """
-        shape = (n, self.W.shape[0], self.batch_size)
-        if not self.batch_size:
-            return np.empty(shape, dtype=np.int64), np.empty(shape, dtype=np.int64)
-        if self.sequences:
-            u = self.rng.random((n, 2, *shape[1:]))
-            j, z = sample_indices(self.data, u[:, 0], u[:, 1])
-        else:
-            j, _ = sample_indices(self.data, self.rng.random(shape), None)
-            z = np.full(shape, -1)
-        return np.ascontiguousarray(j, dtype=np.int64), np.ascontiguousarray(z, dtype=np.int64)
-
     def advance(self, n: int) -> tuple[int, int, int]:
-        contexts, tokens = self.draw(n)
+        # contexts j ~ pi and tokens z ~ p_j (-1: none) of the next n steps, (n, trials, batch_size),
+        # from rng.random((n, 2, trials, B)) (contexts, then tokens; contexts alone for "contexts"):
+        # the first index whose cumulative probability exceeds its draw
+        shape = (n, self.W.shape[0], self.batch_size)
+        contexts = tokens = np.full(shape, -1, dtype=np.int64)
+        if self.batch_size:
+            u = self.rng.random((n, 1 + self.sequences, *shape[1:]))
+            contexts = np.minimum(
+                np.searchsorted(np.cumsum(self.data.pi), u[:, 0], side="right"), self.data.m - 1
+            )
+            if self.sequences:
+                below = u[:, 1][..., None] >= np.cumsum(self.data.P, axis=1)[contexts]
+                tokens = np.minimum(below.sum(axis=-1), self.data.V - 1)
         return _loops().weight_steps(
             self.W, self.M, self.Q, self.LT, self.H, self.HT, self.PT, self.pi, self.P, contexts, tokens,
             self.opt.compiled_rule, self.powers,
@@ -153,18 +108,6 @@ class _LogitForm(_WeightForm):
 
     def iterate(self) -> Array:
         return self.W - _batched(self.S, self.H)
-
-
-def checked_start(data: NTPData, W0: ArrayLike) -> Array:
-    """``W0`` as a float array, checked finite, non-empty and of shape ``(..., V, d)``."""
-    W = as_float(W0, "W0")
-    if W.ndim < 2 or W.shape[-2:] != (data.V, data.d):
-        raise InvalidDataError(f"W0 must have shape (..., V, d) = (..., {data.V}, {data.d}), got {W.shape}")
-    if W.size == 0:
-        raise InvalidDataError(f"W0 of shape {W.shape} is empty")
-    if not np.all(np.isfinite(W)):
-        raise InvalidDataError("W0 has non-finite entries")
-    return W
 
 
 def run_decoder(
@@ -208,18 +151,21 @@ def run_decoder(
     SolverError
         As :func:`ntpnb.optim.run`.
     """
-    require_data(data)
     if not isinstance(optimizer, optim.Optimizer):
         raise InvalidDataError(f"optimizer must be an Optimizer, got {type(optimizer).__name__}")
     n_iter = as_count(n_iter, "n_iter", minimum=0)
-    W = checked_start(data, W0)
+    W = check_decoder(data, W0, "W0", batched=True)
     if batch_size is not None:
-        batch_size = check_sampling(batch_size, sampling)
+        if sampling not in SAMPLING_KINDS:
+            raise InvalidDataError(f"unknown sampling {sampling!r}; expected one of {SAMPLING_KINDS}")
+        batch_size = as_count(batch_size, "batch_size")
     rng = as_generator(seed)
     batch_shape = W.shape[:-2]
     W = _own(W.reshape(-1, data.V, data.d))
     recorder = optim.Recorder(n_iter, record, record_at, optimizer.label(), progress)
-    if uses_logit_form(data, optimizer, batch_size):
+    # GD and normalized GD (rules without moments) move W along the rows of H: for m <= d the
+    # logits are the smaller state
+    if batch_size is None and not optimizer.rule.moments and data.m <= data.d:
         form = _LogitForm(data, W, optimizer)
     else:
         form = _WeightForm(data, W, optimizer, batch_size, rng, sampling)
@@ -230,13 +176,14 @@ def run_decoder(
 
     if recorder.is_due(0):
         recorder.checkpoint(0, current())
+    rules = importlib.import_module("..optim_loops", __package__)  # compiled, once loaded
     k = 0
     while k < n_iter:
         n = min(chunk, n_iter - k, max(1, recorder.next_due() - k))
         status, step, trial = form.advance(n)
-        if status != _rules().OK:
+        if status != rules.OK:
             where = optim.batch_element(trial, batch_shape)
-            if status == _rules().ZERO_GRADIENT:
+            if status == rules.ZERO_GRADIENT:
                 raise optim.zero_gradient_error(where, k + step)
             raise optim.nonfinite_gradient_error(where, k + step)
         k += n

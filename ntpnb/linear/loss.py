@@ -87,36 +87,16 @@ def ce_loss(data: NTPData, W: ArrayLike) -> float:
     InvalidDataError
         On a bad ``data`` or ``W`` (see :func:`logits`), or if the loss exceeds the float64 range.
     """
-    return _ce_from_shifted(data, *_shifted(logits(data, W)))
-
-
-def ce_grad(data: NTPData, W: ArrayLike) -> np.ndarray:
-    """Gradient of :func:`ce_loss`: ``sum_j pi_j (S(W h_j) - p_j) h_j^T``, shape ``(V, d)``."""
-    return _grad_from_shifted(data, *_shifted(logits(data, W)))
-
-
-def ce_loss_and_grad(data: NTPData, W: ArrayLike) -> tuple[float, np.ndarray]:
-    """:func:`ce_loss` and :func:`ce_grad` from one evaluation of the logits: the same numbers.
-
-    Raises
-    ------
-    InvalidDataError
-        As :func:`ce_loss`.
-    """
     D, lse = _shifted(logits(data, W))
-    return _ce_from_shifted(data, D, lse), _grad_from_shifted(data, D, lse)
-
-
-def _ce_from_shifted(data: NTPData, D: np.ndarray, lse: np.ndarray) -> float:
-    """The cross-entropy from the shifted logits ``D`` and their log-sum-exp (:func:`_shifted`)."""
     logq = np.where(data.support_mask, D - lse[:, None], 0.0)
     per_context = -(data.P * logq).sum(axis=1)
     return _finite(float(data.pi @ per_context), "the cross-entropy")
 
 
-def _grad_from_shifted(data: NTPData, D: np.ndarray, lse: np.ndarray) -> np.ndarray:
-    """The gradient of the cross-entropy from the shifted logits (the softmax is ``exp(D - lse)``)."""
-    Q = np.exp(D - lse[:, None])
+def ce_grad(data: NTPData, W: ArrayLike) -> np.ndarray:
+    """Gradient of :func:`ce_loss`: ``sum_j pi_j (S(W h_j) - p_j) h_j^T``, shape ``(V, d)``."""
+    D, lse = _shifted(logits(data, W))
+    Q = np.exp(D - lse[:, None])  # the softmax
     return ((Q - data.P) * data.pi[:, None]).T @ data.H
 
 

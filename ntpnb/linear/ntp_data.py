@@ -16,7 +16,7 @@ from numpy.typing import ArrayLike
 
 from .. import settings
 from ..errors import InvalidDataError
-from ..validation import as_count, as_float_array, as_int_array, check_dense_size, frozen
+from ..validation import as_float, as_float_array, frozen
 
 T = TypeVar("T")
 
@@ -75,7 +75,14 @@ class NTPData:
             raise InvalidDataError(f"P must have {m} rows to match H {H.shape}, got shape {P.shape}")
         if P.shape[1] < 2:
             raise InvalidDataError(f"the vocabulary needs at least 2 tokens, got V = {P.shape[1]}")
-        pi = _check_distribution(pi, "pi")
+        if np.any(pi < 0):
+            j = int(np.flatnonzero(pi < 0)[0])
+            raise InvalidDataError(f"pi has a negative entry at index {j}: {pi[j]}")
+        total = float(pi.sum())
+        if abs(total - 1.0) > settings.PROB_SUM_RTOL:
+            raise InvalidDataError(f"pi sums to {total!r}, not 1")
+        if abs(total - 1.0) > settings.PROB_SUM_ATOL:  # renormalized in float64
+            pi = frozen(pi / total)
         if np.any(pi == 0):
             j = int(np.flatnonzero(pi == 0)[0])
             raise InvalidDataError(f"context {j} has probability pi_{j} = 0; drop it from the data")
@@ -127,55 +134,6 @@ class NTPData:
         """``S_j = |S_j|`` for every context."""
         return self.support_mask.sum(axis=1)
 
-    # ------------------------------------------------------------------ constructors
-    @classmethod
-    def from_samples(
-        cls,
-        contexts: ArrayLike,
-        tokens: ArrayLike,
-        embeddings: ArrayLike,
-        vocab_size: int,
-    ) -> NTPData:
-        """Count ``n`` (context id, next token) pairs into distinct contexts (``n pi_j p_jz`` is a count).
-
-        Parameters
-        ----------
-        contexts, tokens
-            Context id (in ``[0, m)``) and next token (in ``[0, vocab_size)``) of each sample.
-        embeddings
-            Embedding of each distinct context, shape ``(m, d)``.
-
-        Raises
-        ------
-        InvalidDataError
-            If the arrays do not match, an id is not an integer or is out of range, a context
-            never occurs, ``vocab_size`` is not an integer >= 2, or the ``(m, V)`` count matrix
-            would exceed :data:`ntpnb.settings.MAX_DENSE_BYTES`.
-        """
-        V = as_count(vocab_size, "vocab_size", minimum=2)
-        ctx = as_int_array(contexts, "contexts", "context id", "sample")
-        tok = as_int_array(tokens, "tokens", "token", "sample")
-        H = as_float_array(embeddings, "embeddings", 2)
-        if ctx.shape != tok.shape:
-            raise InvalidDataError(
-                f"contexts and tokens must have the same length, got {ctx.size} and {tok.size}"
-            )
-        if ctx.size == 0:
-            raise InvalidDataError("no samples were given")
-        m = H.shape[0]
-        _check_ids(ctx, m, "context id", "rows of embeddings")
-        _check_ids(tok, V, "token", "vocab_size")
-        check_dense_size((m, V), "the (m, V) matrix of counts")
-        counts = np.zeros((m, V))
-        np.add.at(counts, (ctx, tok), 1.0)
-        per_context = counts.sum(axis=1)
-        unseen = np.flatnonzero(per_context == 0)
-        if unseen.size:
-            raise InvalidDataError(
-                f"{unseen.size} context(s) never occur in the samples, e.g. context {int(unseen[0])}"
-            )
-        return cls(H=H, pi=per_context / ctx.size, P=counts / per_context[:, None])
-
     def __repr__(self) -> str:
         return (
             f"NTPData(m={self.m}, d={self.d}, V={self.V}, "
@@ -183,28 +141,11 @@ class NTPData:
         )
 
 
-def _check_distribution(p: np.ndarray, name: str) -> np.ndarray:
-    """Check a probability vector; renormalize it in float64 if it sums to 1 only to float32."""
-    if np.any(p < 0):
-        i = int(np.flatnonzero(p < 0)[0])
-        raise InvalidDataError(f"{name} has a negative entry at index {i}: {p[i]}")
-    total = float(p.sum())
-    if abs(total - 1.0) > settings.PROB_SUM_RTOL:
-        raise InvalidDataError(f"{name} sums to {total!r}, not 1")
-    return frozen(p / total) if abs(total - 1.0) > settings.PROB_SUM_ATOL else p
-
-
-def _check_ids(ids: np.ndarray, upper: int, what: str, source: str) -> None:
-    bad = np.flatnonzero((ids < 0) | (ids >= upper))
-    if bad.size:
-        i = int(bad[0])
-        raise InvalidDataError(
-            f"{what} {int(ids[i])} at sample {i} is out of range [0, {upper}) set by {source}"
-        )
-
-
-def check_decoder(data: NTPData, W: ArrayLike, name: str = "W") -> np.ndarray:
+def check_decoder(data: NTPData, W: ArrayLike, name: str = "W", batched: bool = False) -> np.ndarray:
     """``W`` as a float64 array, validated for ``data``: shape ``(V, d)`` and finite entries.
+
+    With ``batched``, leading axes of independent trials are allowed: shape ``(..., V, d)``, not
+    empty.
 
     Raises
     ------
@@ -213,9 +154,12 @@ def check_decoder(data: NTPData, W: ArrayLike, name: str = "W") -> np.ndarray:
         an entry is NaN, inf or complex.
     """
     require_data(data)
-    arr = as_float_array(W, name, 2)
-    if arr.shape != (data.V, data.d):
-        raise InvalidDataError(f"{name} must have shape (V, d) = {(data.V, data.d)}, got {arr.shape}")
+    arr = as_float(W, name) if batched else as_float_array(W, name, 2)
+    if arr.ndim < 2 or arr.shape[-2:] != (data.V, data.d):
+        shape = f"(..., V, d) = (..., {data.V}, {data.d})" if batched else f"(V, d) = {(data.V, data.d)}"
+        raise InvalidDataError(f"{name} must have shape {shape}, got {arr.shape}")
+    if batched and (arr.size == 0 or not np.all(np.isfinite(arr))):  # as_float_array checks W
+        raise InvalidDataError(f"{name} of shape {arr.shape} is empty or has non-finite entries")
     return arr
 
 

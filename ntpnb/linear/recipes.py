@@ -139,15 +139,12 @@ def synthetic_instance(
     if n < m * S:
         raise InvalidDataError(f"n = {n} samples cannot cover m * S = {m * S} (context, token) pairs")
     check_dense_size((m, max(d, V)), "H or the (m, V) counts")
-    check_dense_size((n,), "the n samples")
     H = rng.standard_normal((m, d)) / np.sqrt(d)
     mask = np.zeros((m, V), dtype=bool)
     for j in range(m):
         mask[j, rng.choice(V, size=S, replace=False)] = True
     P_gen = dirichlet_on_supports(mask, rng)
     per_context = rng.multinomial(n - m * S, np.full(m, 1.0 / m))
-    counts = mask.astype(np.int64) + rng.multinomial(per_context, P_gen)
-    pair_context, pair_token = np.indices((m, V)).reshape(2, -1)
-    contexts = np.repeat(pair_context, counts.ravel())
-    tokens = np.repeat(pair_token, counts.ravel())
-    return NTPData.from_samples(contexts, tokens, H, V)
+    counts = (mask.astype(np.int64) + rng.multinomial(per_context, P_gen)).astype(float)
+    per_context = counts.sum(axis=1)  # n pi_j p_jz is the count of (context j, token z)
+    return NTPData(H=H, pi=per_context / n, P=counts / per_context[:, None])

@@ -19,8 +19,9 @@ from numpy.typing import ArrayLike
 
 from .. import settings
 from ..linalg import numerical_rank, thin_svd
+from ..validation import check_dense_size
 from .constraints import NTPRows, equality_matrix
-from .ntp_data import NTPData, cached_per_data, check_decoder, check_dense_size, frozen, normalized
+from .ntp_data import NTPData, cached_per_data, check_decoder, frozen, normalized
 
 
 @dataclass(frozen=True)

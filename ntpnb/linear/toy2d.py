@@ -7,9 +7,6 @@ claims (:mod:`ntpnb.chapter.registry`) can quote the entropy without loading num
 
 from __future__ import annotations
 
-#: Names of the three contexts of Paper A's Fig. 1.
-TOY2D_CONTEXTS: tuple[str, ...] = ("A", "B", "C")
-
 #: Support sets of Fig. 1 in the paper's 1-based token numbering. They need both versions of the
 #: paper: the arXiv v1 caption of Fig. 1 says tokens 1 and 5 follow B and C but not A, and token 2
 #: follows A and C but not B, which fixes ``S_A = {2, 3, 4}`` and ``S_C = {1, 2, 5}`` but leaves

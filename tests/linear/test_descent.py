@@ -53,12 +53,29 @@ def _assert_close(trace, reference, rtol=1e-10):
     np.testing.assert_allclose(trace.W, reference.W, rtol=0, atol=rtol * scale)
 
 
-def test_the_form_follows_the_shapes(data):
-    logit = data.m <= data.d
-    assert descent.uses_logit_form(data, optim.gd(0.1), None) == logit
-    assert descent.uses_logit_form(data, optim.normalized_gd(0.1), None) == logit
-    assert not descent.uses_logit_form(data, optim.adam(0.1), None)
-    assert not descent.uses_logit_form(data, optim.gd(0.1), 4)
+def _forms_run(monkeypatch):
+    """The list to which every chunk of steps appends whether it ran in the logit form."""
+    forms = []
+    for cls in (descent._WeightForm, descent._LogitForm):
+
+        def spy(self, n, real=cls.advance):
+            forms.append(isinstance(self, descent._LogitForm))
+            return real(self, n)
+
+        monkeypatch.setattr(cls, "advance", spy)
+    return forms
+
+
+def test_the_form_follows_the_shapes(data, monkeypatch):
+    forms = _forms_run(monkeypatch)
+    W0 = np.zeros((data.V, data.d))
+    for opt, batch_size in [(optim.gd(0.1), None), (optim.normalized_gd(0.1), None), (optim.adam(0.1), None)]:
+        forms.clear()
+        descent.run_decoder(data, opt, 2, W0, batch_size=batch_size)
+        assert set(forms) == {opt.name != "adam" and data.m <= data.d}
+    forms.clear()
+    descent.run_decoder(data, optim.gd(0.1), 2, W0, batch_size=4)
+    assert set(forms) == {False}
 
 
 @pytest.mark.parametrize("batch", [(), (2, 3)], ids=["single", "batched"])
@@ -122,7 +139,7 @@ def test_train_is_the_compiled_run_with_the_tracker():
     trace = training.train(data, optim.adam(0.01), STEPS, W0=W0, record_at=GRID, lim=lim)
     grad, record = gradient_fn(data), training.tracker(data, lim)
     ref = optim.run(grad, W0, optim.adam(0.01), STEPS, record=record, record_at=GRID)
-    for name in training.TRACKED:
+    for name in ("ce", "kl", "norm", "corr", "corr_corrected", "dist_F"):
         np.testing.assert_allclose(trace[name], ref[name], rtol=1e-10, atol=1e-13)
 
 
@@ -193,11 +210,9 @@ def test_bad_input_is_named(data, call, match):
 
 
 def test_compile_kernels_runs_every_form(monkeypatch):
-    forms = []
-    real = descent.uses_logit_form
-    monkeypatch.setattr(descent, "uses_logit_form", lambda *a: forms.append(real(*a)) or forms[-1])
+    forms = _forms_run(monkeypatch)
     descent.compile_kernels()
-    assert forms == [True, False]
+    assert list(dict.fromkeys(forms)) == [True, False]
 
 
 # --- the kernels' pieces ----------------------------------------------------------------------

@@ -65,35 +65,6 @@ def test_bad_data_is_rejected_with_a_clear_message(changes, message):
         make(**changes)
 
 
-def test_from_samples_counts_contexts_and_tokens():
-    H = np.array([[1.0, 0.0], [0.0, 1.0]])
-    contexts = [0, 0, 0, 1, 0, 1]
-    tokens = [2, 2, 1, 0, 2, 0]
-    data = ntp.NTPData.from_samples(contexts, tokens, H, vocab_size=4)
-    np.testing.assert_allclose(data.pi, [4 / 6, 2 / 6])
-    np.testing.assert_allclose(data.P, [[0, 0.25, 0.75, 0], [1, 0, 0, 0]])
-    # n * pi_j * p_jz is the count of (context j, token z), as in Paper A, Sec. 2
-    np.testing.assert_allclose(6 * data.pi[:, None] * data.P, [[0, 1, 3, 0], [2, 0, 0, 0]])
-
-
-@pytest.mark.parametrize(
-    ("contexts", "tokens", "vocab", "message"),
-    [
-        ([0, 2], [0, 1], 3, "context id 2 at sample 1 is out of range"),
-        ([0, 1], [0, 3], 3, "token 3 at sample 1 is out of range"),
-        ([0, -1], [0, 1], 3, "context id -1"),
-        ([0, 0], [0, 1], 3, "never occur in the samples, e.g. context 1"),
-        ([0, 1, 1], [0, 1], 3, "same length"),
-        ([], [], 3, "no samples"),
-        ([0, 1], [0, 1], 1, "vocab_size must be an integer >= 2"),
-        ([0.5, 1], [0, 1], 3, "integer ids"),
-    ],
-)
-def test_from_samples_rejects_bad_samples(contexts, tokens, vocab, message):
-    with pytest.raises(InvalidDataError, match=message):
-        ntp.NTPData.from_samples(contexts, tokens, np.eye(2), vocab)
-
-
 def test_float32_normalized_probabilities_are_accepted_and_renormalized():
     """Rows normalized in float32 (as from PyTorch) miss a 1e-8 sum tolerance: they are accepted and
     renormalized in float64, while a row off by more than float32 rounding is still an error."""
@@ -109,44 +80,6 @@ def test_float32_normalized_probabilities_are_accepted_and_renormalized():
     assert data.pi.sum() == pytest.approx(1.0, abs=1e-15)
     with pytest.raises(InvalidDataError, match="row 0 of P sums to"):
         ntp.NTPData(H=[[1.0]], pi=[1.0], P=[[0.5, 0.5001]])  # beyond float32 rounding: an error
-
-
-@pytest.mark.parametrize(
-    ("vocab", "message"),
-    [
-        ("abc", "vocab_size must be an integer >= 2, got 'abc'"),
-        (None, "got None"),
-        (float("nan"), "got nan"),
-        (float("inf"), "got inf"),
-        (np.array([3, 4]), "vocab_size must be an integer"),
-        (2.5, "got 2.5"),
-        (True, "got True"),
-        (10**12, "would take"),
-    ],
-)
-def test_from_samples_rejects_bad_vocabulary_sizes_by_name(vocab, message):
-    with pytest.raises(InvalidDataError, match=re.escape(message)):
-        ntp.NTPData.from_samples([0, 1], [0, 1], np.eye(2), vocab)
-
-
-def test_from_samples_refuses_a_count_matrix_that_does_not_fit_in_memory():
-    """A count matrix of vocab_size = 1e9 columns is refused, with its size, before it is allocated."""
-    with pytest.raises(InvalidDataError, match=r"of shape \(2, 1000000000\) would take 14.9 GiB"):
-        ntp.NTPData.from_samples([0, 1], [0, 1], np.eye(2), 1e9)
-
-
-@pytest.mark.parametrize(
-    ("bad", "shown"), [(np.inf, "inf"), (1e20, "1e+20"), (-np.inf, "-inf"), (np.nan, "nan")]
-)
-def test_non_integer_context_ids_are_reported_as_given(bad, shown):
-    """A non-integer id is shown as given (inf, 1e20), not as the integer a cast makes of it."""
-    with pytest.raises(InvalidDataError, match=rf"context id {re.escape(shown)} at sample 1"):
-        ntp.NTPData.from_samples([0.0, bad], [0, 1], np.eye(2), 3)
-
-
-def test_ragged_ids_are_a_named_error():
-    with pytest.raises(InvalidDataError, match="contexts"):
-        ntp.NTPData.from_samples([[0], [0, 1]], [0, 1], np.eye(2), 3)
 
 
 def test_complex_input_is_rejected_not_truncated():

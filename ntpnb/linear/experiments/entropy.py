@@ -19,14 +19,13 @@ from ... import settings
 from ...errors import InvalidDataError, NotSeparableError
 from ...validation import as_count, as_float_array, as_generator
 from ..constraints import ntp_constraints
-from ..loss import ce_loss, ce_loss_and_grad, entropy, kl_divergence, logits
+from ..loss import ce_grad, ce_loss, entropy, kl_divergence, logits
 from ..max_margin import zero_margin_direction
-from ..ntp_data import NTPData, check_decoder, require_data
+from ..ntp_data import NTPData, check_decoder
 from ..regpath_gram import split_loss, star_exponents
 
 __all__ = [
     "tempering_exponent",
-    "search_min_gap",
     "EntropySearch",
     "entropy_search",
     "random_decoders",
@@ -36,7 +35,6 @@ __all__ = [
     "gap_along_ray",
     "gap_from_margins",
     "eq9_constant",
-    "in_support_shares",
     "ZeroMarginRay",
     "zero_margin_ray",
 ]
@@ -53,8 +51,6 @@ def tempering_exponent(tempered: NTPData, raw: NTPData) -> float:
     InvalidDataError
         If the two data sets do not have the same supports.
     """
-    require_data(tempered)
-    require_data(raw)
     if tempered.P.shape != raw.P.shape or np.any(tempered.support_mask != raw.support_mask):
         raise InvalidDataError("tempering_exponent needs two data sets with the same supports")
     x, y = [], []
@@ -64,24 +60,6 @@ def tempering_exponent(tempered: NTPData, raw: NTPData) -> float:
         y.append(np.log(row_t[on]) - np.log(row_t[on]).mean())
     x, y = np.concatenate(x), np.concatenate(y)
     return float(x @ y / (x @ x))
-
-
-def search_min_gap(data: NTPData, W0: ArrayLike, iters: int) -> tuple[np.ndarray, int]:
-    """L-BFGS on ``CE(W) - H``, computed directly, from ``W0``: the last iterate and the iterations.
-
-    No stopping tolerance: ``iters`` iterations or until L-BFGS resolves no further decrease.
-    """
-    W0 = check_decoder(data, W0, "W0")
-    iters = as_count(iters, "iters")
-    H, shape = entropy(data), (data.V, data.d)
-
-    def gap_and_grad(w: np.ndarray) -> tuple[float, np.ndarray]:
-        loss, grad = ce_loss_and_grad(data, w.reshape(shape))
-        return loss - H, grad.ravel()
-
-    options = {"maxiter": iters, "gtol": 0.0, "ftol": 0.0}
-    res = scipy.optimize.minimize(gap_and_grad, W0.ravel(), jac=True, method="L-BFGS-B", options=options)
-    return res.x.reshape(shape), int(res.nit)
 
 
 @dataclass(frozen=True)
@@ -102,23 +80,32 @@ class EntropySearch:
 
 
 def entropy_search(data: NTPData, n_starts: int, iters: int, rng: np.random.Generator) -> EntropySearch:
-    """Where :func:`search_min_gap` ends from ``n_starts`` seeded starts, ``iters`` iterations at most.
+    """Where L-BFGS on ``CE(W) - H``, computed directly, ends from ``n_starts`` seeded starts.
 
-    The starts are Gaussian matrices scaled by ``10^u``, ``u`` uniform in ``[-1, 1]``: norms
-    between about ``0.1`` and ``10`` times that of a standard Gaussian matrix.
+    No stopping tolerance: ``iters`` iterations or until L-BFGS resolves no further decrease. The
+    starts are Gaussian matrices scaled by ``10^u``, ``u`` uniform in ``[-1, 1]``: norms between
+    about ``0.1`` and ``10`` times that of a standard Gaussian matrix.
     """
-    require_data(data)
     n_starts, iters = as_count(n_starts, "n_starts"), as_count(iters, "iters")
     rng = as_generator(rng, "rng")
     starts = rng.standard_normal((n_starts, data.V, data.d))
     starts *= 10.0 ** rng.uniform(-1, 1, size=(n_starts, 1, 1))
-    ends = [search_min_gap(data, W0, iters) for W0 in starts]
-    return EntropySearch([W for W, _ in ends], np.array([k for _, k in ends]), iters)
+    H, shape = entropy(data), (data.V, data.d)
+
+    def gap_and_grad(w: np.ndarray) -> tuple[float, np.ndarray]:
+        W = w.reshape(shape)
+        return ce_loss(data, W) - H, ce_grad(data, W).ravel()
+
+    options = {"maxiter": iters, "gtol": 0.0, "ftol": 0.0}
+    ends = [
+        scipy.optimize.minimize(gap_and_grad, W0.ravel(), jac=True, method="L-BFGS-B", options=options)
+        for W0 in starts
+    ]
+    return EntropySearch([res.x.reshape(shape) for res in ends], np.array([res.nit for res in ends]), iters)
 
 
 def random_decoders(data: NTPData, count: int, rng: np.random.Generator) -> np.ndarray:
     """``(count, V, d)`` Gaussian decoders rescaled to norms log-uniform in ``[1e-2, 1e3]``."""
-    require_data(data)
     count = as_count(count, "count")
     rng = as_generator(rng, "rng")
     G = rng.standard_normal((count, data.V, data.d))
@@ -189,13 +176,6 @@ def eq9_constant(data: NTPData, W_p: ArrayLike) -> float:
     return data.V * np.exp(np.linalg.norm(W_p) * M)
 
 
-def in_support_shares(data: NTPData, W: ArrayLike) -> np.ndarray:
-    """``x_{j,v}``: the logit of ``v`` minus the log-sum-exp of the in-support logits of ``j``."""
-    L = logits(data, W)
-    in_support = np.where(data.support_mask, L, -np.inf)
-    return L - scipy.special.logsumexp(in_support, axis=1, keepdims=True)
-
-
 @dataclass(frozen=True)
 class ZeroMarginRay:
     """A direction that fails (6b) only just, and the plateau of the loss along ``W* + gamma D``."""
@@ -222,8 +202,8 @@ class ZeroMarginRay:
 def zero_margin_ray(data: NTPData, W_star: ArrayLike) -> ZeroMarginRay:
     """The zero-margin direction on the pair ``W*`` favours most (of those where one exists).
 
-    Pairs are tried in decreasing order of ``x_{j,v}`` under ``W*`` (:func:`in_support_shares`),
-    so that the plateau is not small.
+    Pairs are tried in decreasing order of ``x_{j,v}``, the logit of ``v`` minus the log-sum-exp
+    of the in-support logits of ``j`` under ``W*``, so that the plateau is not small.
 
     Raises
     ------
@@ -231,7 +211,7 @@ def zero_margin_ray(data: NTPData, W_star: ArrayLike) -> ZeroMarginRay:
         If no pair admits a zero-margin direction.
     """
     W_star = check_decoder(data, W_star, "W_star")
-    x, cons = in_support_shares(data, W_star), ntp_constraints(data)
+    x, cons = star_exponents(data, W_star), ntp_constraints(data)
     pairs = sorted(zip(cons.ineq_context, cons.ineq_token, strict=True), key=lambda p: -x[p])
     skipped = 0
     for j, v in pairs:

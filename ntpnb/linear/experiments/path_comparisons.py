@@ -15,7 +15,7 @@ from numpy.typing import ArrayLike
 from ... import optim, settings
 from ...errors import InvalidDataError
 from ...linalg import correlation
-from ..ntp_data import NTPData, check_decoder, require_data
+from ..ntp_data import NTPData, check_decoder
 from ..regpath import RegularizationPath, regularization_path
 from ..subspace import project_F, project_R
 
@@ -36,7 +36,6 @@ def cvxpy_path_point(data: NTPData, B: float) -> tuple[np.ndarray, str]:
     """
     import cvxpy as cp  # a second of import, for this comparison only
 
-    require_data(data)
     W = cp.Variable((data.V, data.d))
     L = data.H @ W.T
     loss = sum(data.pi[j] * (cp.log_sum_exp(L[j, :]) - data.P[j] @ L[j, :]) for j in range(data.m))
@@ -112,7 +111,6 @@ def gd_along_path(data: NTPData, trace: optim.Trace, W_mm: ArrayLike) -> PathFol
     InvalidDataError
         If the trace did not record its iterates (``"W"``) or ``dist_F``.
     """
-    require_data(data)
     if "W" not in trace.values or "dist_F" not in trace.values:
         raise InvalidDataError("gd_along_path needs the iterates: train(..., keep_iterates=True)")
     W_mm = check_decoder(data, W_mm, "W_mm")

@@ -7,6 +7,7 @@ random draws nested in ``d`` measure how often each condition holds (:func:`nest
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -16,11 +17,11 @@ from numpy.typing import ArrayLike
 
 from ...errors import GenerationError, InvalidDataError
 from ...linalg import least_squares
-from ...parallel import parallel_map, trial_generators
+from ...parallel import _seeded_trial, parallel_map, trial_generators
 from ...validation import as_count, as_float_array, as_generator
 from ..condition_thresholds import NestedTrial, nested_trial, random_instance
 from ..constraints import ntp_constraints
-from ..ntp_data import NTPData, check_decoder, require_data
+from ..ntp_data import NTPData, check_decoder
 from ..separability import is_compatible, is_separable
 from ..subspace import embedding_rank
 
@@ -40,7 +41,6 @@ __all__ = [
 
 def decoder_with_logits(data: NTPData, L: ArrayLike) -> np.ndarray:
     """The minimum-norm ``W`` with ``H W^T = L``: with ``H`` of full row rank, any ``L`` (Lemma 1)."""
-    require_data(data)
     L = as_float_array(L, "L", 2)
     if L.shape != (data.m, data.V):
         raise InvalidDataError(f"L must have shape (m, V) = ({data.m}, {data.V}), got {L.shape}")
@@ -78,11 +78,6 @@ class ConditionCurve:
         return getattr(self, key) / self.n_trials
 
 
-def _nested_job(job: tuple[Mapping[str, Any], np.random.SeedSequence]) -> NestedTrial:
-    point, seed_sequence = job
-    return nested_trial(point, np.random.default_rng(seed_sequence))
-
-
 def nested_sweep(
     points: Sequence[Mapping[str, Any]], n_draws: int, seed: int = 0, n_pilot: int = 4
 ) -> list[list[NestedTrial]]:
@@ -105,7 +100,7 @@ def nested_sweep(
 
     def draws(part: slice, k: int) -> list[list[NestedTrial]]:  # the draws part (k of them) per point
         jobs = [(p, ss) for p, per in zip(points, seeds, strict=True) for ss in per[part]]
-        trials = parallel_map(_nested_job, jobs, 16)
+        trials = parallel_map(functools.partial(_seeded_trial, nested_trial), jobs, 16)
         return [trials[i * k : (i + 1) * k] for i in range(len(points))]
 
     pilot = draws(slice(n_first), n_first)

@@ -19,7 +19,6 @@ from ...validation import as_float_array, frozen
 from ..ntp_data import NTPData
 from ..separability import (
     SEPARABILITY_METHODS,
-    SeparabilityDecision,
     certified_bound,
     decide_by_newton,
     decide_separability,
@@ -102,8 +101,17 @@ class TimedSeparability:
     def __call__(self, data: NTPData) -> bool:
         """Decide separability of ``data`` and log the decision."""
         start = time.process_time()
+        after = ""  # how the decision came after Newton's ended undecided
         try:
-            dec, iterations, after = self._decide(data)
+            if self.method != "newton":
+                dec, iterations = decide_separability(data, self.method), 0
+            else:
+                try:
+                    newton = decide_by_newton(data)
+                    dec, iterations = newton.decision, newton.iterations
+                except SolverError:  # a margin too small for its systems, the LP decides
+                    dec, iterations = decide_separability(data, "lp"), 0
+                    after = " after the Newton continuation ended undecided"
         except NumericallyAmbiguousError:
             seconds = time.process_time() - start
             self.log.append(TimedDecision(data.m, data.d, False, float("nan"), "ambiguous", 0, seconds, True))
@@ -113,16 +121,6 @@ class TimedSeparability:
         seconds = time.process_time() - start
         self.log.append(TimedDecision(data.m, data.d, dec.separable, certificate, how, iterations, seconds))
         return dec.separable
-
-    def _decide(self, data: NTPData) -> tuple[SeparabilityDecision, int, str]:
-        """The decision, its Newton steps, and how it came after Newton's ended undecided ("" if not)."""
-        if self.method != "newton":
-            return decide_separability(data, self.method), 0, ""
-        try:
-            newton = decide_by_newton(data)
-            return newton.decision, newton.iterations, ""
-        except SolverError:  # a margin too small for its systems, the LP decides
-            return decide_separability(data, "lp"), 0, " after the Newton continuation ended undecided"
 
 
 def length_slice(joint: PrefixContexts, t: int, seed: int) -> Callable[[int], NTPData]:

@@ -98,12 +98,19 @@ def test_gap_along_ray_and_its_rate(toy, toy_limits):
         ntp.decay_rate(gammas, np.ones_like(gammas))
 
 
-def test_in_support_shares_normalize_on_each_support(toy, toy_limits):
-    x = ntp.in_support_shares(toy, toy_limits.W_star)
-    totals = [np.log(np.sum(np.exp(x[j][toy.support_mask[j]]))) for j in range(toy.m)]
-    np.testing.assert_allclose(totals, 0.0, atol=1e-12)
-    # W* matches the in-support probabilities: the shares are log p_jz on the supports
-    np.testing.assert_allclose(x[toy.support_mask], np.log(toy.P[toy.support_mask]), atol=1e-9)
+def test_star_exponents_are_the_out_of_support_logits_over_the_in_support_normalizer(toy, toy_limits):
+    from ntpnb.linear.regpath_gram import star_exponents
+
+    x = star_exponents(toy, toy_limits.W_star)
+    L = toy.H @ toy_limits.W_star.T
+    # W* matches the in-support probabilities: e^{l_jz} / p_jz is one normalizer per row
+    normalizer = np.exp(L[0][toy.support_mask[0]]).sum()
+    np.testing.assert_allclose(np.exp(L[0][toy.support_mask[0]]) / normalizer, toy.P[0][toy.support_mask[0]])
+    for j in range(toy.m):
+        inside = toy.support_mask[j]
+        expected = L[j] - np.log(np.exp(L[j][inside]).sum())
+        np.testing.assert_allclose(x[j][~inside], expected[~inside], rtol=1e-12, atol=1e-12)
+        assert np.all(x[j][inside] == -np.inf)
 
 
 def test_zero_margin_ray_and_its_plateau(toy, toy_limits):
