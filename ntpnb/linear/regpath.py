@@ -68,7 +68,7 @@ from ..linalg import safe_norm as _norm
 from ..parallel import limit_threads
 from ..validation import as_float, frozen
 from .gram_blocks import NoConvergenceError as _NoConvergenceError
-from .ntp_data import NTPData, cached_per_data, normalized
+from .ntp_data import NTPData, cached_per_data, normalized, require_data
 from .regpath_gram import Split, SplitLoss, gram_structure, split_loss, star_exponents
 from .separability import finite_solution, is_separable
 from .subspace import embedding_svd, f_decomposition
@@ -553,8 +553,7 @@ def regularization_path(
         For a radius at which no certified float64 answer exists (see the module docstring) or
         the solver does not converge.
     """
-    if not isinstance(data, NTPData):
-        raise InvalidDataError(f"expected NTPData, got {type(data).__name__}")
+    require_data(data)
     B_all = _check_radii(radii)
     end = None if start is None else _check_start(data, start, float(B_all[0]))
     norm, c = normalized(data)
