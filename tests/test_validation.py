@@ -421,7 +421,7 @@ NAMED_ERRORS = {
     "stack_bases": (lambda: att.stack_bases([None]), "bases"),
     # ntpnb.attention model, graphs, convex: the one-line conversions at their boundary
     "make_problem C ragged": (lambda: att.make_problem(_ATT_E, _RAGGED, _ATT_DATA), "C"),
-    "loss_value W ragged": (lambda: att.loss_value(_RAGGED, _ATT_PROB), "W"),
+    "loss_and_grad W ragged": (lambda: att.loss_and_grad(_RAGGED, _ATT_PROB), "W"),
     "gradient prob": (lambda: att.gradient(np.zeros((1, 4, 4)), None), "prob"),
     "project_scyc W": (lambda: att.project_scyc("abc", np.eye(16)), "W"),
     "pseudo_priority_graphs W": (lambda: att.pseudo_priority_graphs(_ATT_E, _ATT_DATA, "abc"), "W"),
@@ -435,12 +435,13 @@ NAMED_ERRORS = {
     "graphs_from_edges id": (lambda: att.graphs_from_edges(3, {0: {5}}, {}), "vocabulary"),
     "graphs_from_edges edge": (lambda: att.graphs_from_edges(3, {0: {1}}, {0: {(1, 2)}}), "edge"),
     "scyc_basis graphs": (lambda: att.scyc_basis(_ATT_E, "graphs"), "graphs"),
-    "graph_constraints graphs": (lambda: att.graph_constraints(_ATT_E, "graphs"), "graphs"),
     "solve_graph_svm graphs": (lambda: att.solve_graph_svm(_ATT_E, "graphs"), "graphs"),
     "project_scyc basis": (lambda: att.project_scyc(np.ones((3, 3)), np.ones((2, 64))), "basis"),
     "project_scyc W 1-D": (lambda: att.project_scyc(np.ones(3), np.ones((2, 9))), "W"),
-    "attention_scores W": (lambda: att.attention_scores(_ATT_E, _ATT_DATA, np.ones((3, 3))), "W"),
-    "attention_scores data": (lambda: att.attention_scores(_ATT_E, "data", np.ones((4, 4))), "data"),
+    "pseudo_priority_graphs W shape": (
+        lambda: att.pseudo_priority_graphs(_ATT_E, _ATT_DATA, np.ones((3, 3))),
+        "W",
+    ),
     "pseudo_priority_graphs X": (lambda: att.pseudo_priority_graphs(_ATT_E, 5, np.ones((4, 4)), K=3), "X"),
 }
 

@@ -25,7 +25,7 @@ from .. import settings
 from ..errors import InvalidDataError
 from ..linalg import check_known_rank, matrix_rank, numerical_rank
 from ..validation import as_count, as_float, frozen, is_integer, is_real
-from .token_data import Ids, TokenData, as_token_data, check_embeddings, check_token_data
+from .token_data import Ids, TokenData, as_token_data, check_embeddings
 
 __all__ = [
     "PriorityGraph",
@@ -42,7 +42,6 @@ __all__ = [
     "PseudoGraphs",
     "pseudo_priority_graphs",
     "pseudo_cyclic_subdataset",
-    "attention_scores",
 ]
 
 
@@ -114,11 +113,6 @@ class TokenPriorityGraphs:
     def has_cycle(self) -> bool:
         """Whether some graph has a multi-node SCC (the data set is not acyclic, Definition 2)."""
         return bool(self.cyclic_components)
-
-    @property
-    def is_acyclic(self) -> bool:
-        """Definition 2: every graph is a DAG."""
-        return not self.has_cycle
 
 
 def strong_components(nodes: Iterable[int], edges: Iterable[tuple[int, int]]) -> list[tuple[int, ...]]:
@@ -397,25 +391,10 @@ class PseudoGraphs:
     threshold: float
 
 
-def attention_scores(E: np.ndarray, data: TokenData, W: np.ndarray) -> np.ndarray:
-    """Softmax probabilities ``S(X W x_bar)`` of every sample, ``(n, T_max)``, 0 at padding.
-
-    Raises
-    ------
-    InvalidDataError
-        If ``data`` is not a :class:`~ntpnb.attention.token_data.TokenData`, ``E`` does not embed its
-        vocabulary, or ``W`` is not a finite ``(d, d)`` matrix.
-    """
-    E = check_embeddings(E, check_token_data(data).K)
-    d = E.shape[1]
-    W = as_float(W, "W")
-    if W.shape != (d, d) or not np.all(np.isfinite(W)):
-        raise InvalidDataError(f"W must be a finite ({d}, {d}) matrix, got shape {W.shape}")
+def _attention_logits(E: np.ndarray, data: TokenData, W: np.ndarray) -> np.ndarray:
+    """Attention logits ``X W x_bar`` of every sample, ``(n, T_max)``, ``-inf`` at padding."""
     logits = np.einsum("ntd,de,ne->nt", E[data.tokens], W, E[data.query])
-    logits = np.where(data.mask, logits, -np.inf)
-    logits -= logits.max(axis=1, keepdims=True)
-    s = np.exp(logits)
-    return s / s.sum(axis=1, keepdims=True)
+    return np.where(data.mask, logits, -np.inf)
 
 
 def pseudo_priority_graphs(
@@ -448,7 +427,14 @@ def pseudo_priority_graphs(
             f"the exclusion band must lie in [0, threshold = {thr}), got {exclusion_band!r}"
         )
     data = _data(X, None, K, labeled=False)
-    s = attention_scores(E, data, W)
+    E = check_embeddings(E, data.K)
+    d = E.shape[1]
+    W = as_float(W, "W")
+    if W.shape != (d, d) or not np.all(np.isfinite(W)):
+        raise InvalidDataError(f"W must be a finite ({d}, {d}) matrix, got shape {W.shape}")
+    logits = _attention_logits(E, data, W)
+    s = np.exp(logits - logits.max(axis=1, keepdims=True))
+    s /= s.sum(axis=1, keepdims=True)
     selected = (s > thr) & data.mask
     if not selected.any(axis=1).all():
         raise InvalidDataError(f"some sample selects no token at threshold {thr}; use a smaller threshold")

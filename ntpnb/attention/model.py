@@ -42,7 +42,6 @@ __all__ = [
     "stack_problems",
     "loss_and_grad",
     "gradient",
-    "loss_value",
     "losses_at",
 ]
 
@@ -406,15 +405,10 @@ def _squared_softmax_grad(f: np.ndarray, prob: Problem) -> tuple[np.ndarray, np.
     return (-2.0 * rest * p_y)[..., None] * lift, rest**2
 
 
-def loss_value(W: object, prob: Problem) -> np.ndarray:
-    """Losses ``(B,)`` (see :func:`loss_and_grad`)."""
-    return loss_and_grad(W, prob)[0]
-
-
 def losses_at(Ws: object, prob: Problem) -> np.ndarray:
     """The loss of one problem (``B = 1``) at each of ``Ws`` ``(m, d, d)``, as one batched call.
 
-    The same numbers as ``loss_value(W[None], prob)`` one ``W`` at a time: the copies of ``prob``
+    The same numbers as ``loss_and_grad(W[None], prob)[0]`` one ``W`` at a time: the copies of ``prob``
     (:func:`stack_problems`) change no sum (tests/attention/test_model.py).
 
     Raises
@@ -427,4 +421,4 @@ def losses_at(Ws: object, prob: Problem) -> np.ndarray:
     Ws = as_float(Ws, "Ws")
     if Ws.ndim != 3 or Ws.shape[0] == 0 or Ws.shape[1:] != (prob.d, prob.d):
         raise InvalidDataError(f"Ws must have shape (m, {prob.d}, {prob.d}) with m >= 1, got {Ws.shape}")
-    return loss_value(Ws, stack_problems([prob] * Ws.shape[0]))
+    return loss_and_grad(Ws, stack_problems([prob] * Ws.shape[0]))[0]

@@ -41,6 +41,7 @@ from .graph_svm_qp import solve_graph_svm
 from .graphs import (
     CyclicSubdataset,
     TokenPriorityGraphs,
+    _attention_logits,
     cyclic_subdataset,
     graphs_from_edges,
     pseudo_cyclic_subdataset,
@@ -609,7 +610,7 @@ def _pseudo_setup(
     else:
         subset = pseudo_cyclic_subdataset(pseudo, data)
         basis = _kept(scyc_basis, E, pseudo.graphs)
-    logits = np.where(data.mask, np.einsum("ntd,de,ne->nt", E[data.tokens], W, E[data.query]), np.nan)
+    logits = np.where(data.mask, _attention_logits(E, data, W), np.nan)
     return _PseudoTrial(
         subset=subset,
         basis=basis,

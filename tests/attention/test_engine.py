@@ -13,7 +13,6 @@ from ntpnb.attention import (
     acyclic_dataset,
     as_token_data,
     general_dataset,
-    graph_svm,
     identity_head,
     make_problem,
     random_embeddings,
@@ -25,7 +24,7 @@ from ntpnb.attention.engine import compiled_step, run_compiled
 from ntpnb.attention.model import gradient
 from ntpnb.errors import InvalidDataError, SolverError
 
-from attention_instances import CASES, STACKED_SIZES, stacked_problem, table_gradient
+from attention_instances import CASES, STACKED_SIZES, stacked_problem, table_gradient, w_mm
 
 #: Stacks of trials of different (K, d, n, T): padded samples and positions, and rows of eight
 #: or more terms (numpy's pairwise sums and einsum's blocks of eight).
@@ -117,7 +116,7 @@ def test_gradients_below_1e_154_step_as_the_reference_does(eps):
         X, y, _ = acyclic_dataset(8, 4, 6, seed + 30)
         data = as_token_data(X, y, 8)
         problems.append(make_problem(E, identity_head(E), data))
-        far.append(400.0 * graph_svm(E, data))
+        far.append(400.0 * w_mm(E, data))
     prob, far = stack_problems(problems), np.array(far)
     g = table_gradient(prob)(far)
     assert np.all(np.linalg.norm(g, axis=(1, 2)) < 1e-154) and np.all(np.abs(g).max(axis=(1, 2)) > 0)
@@ -246,7 +245,7 @@ def test_saturated_log_loss_table_gradient_keeps_relative_accuracy(scale):
     X, y, _ = acyclic_dataset(8, 4, 6, 8)
     data = as_token_data(X, y, 8)
     prob = make_problem(E, identity_head(E), data)
-    W = scale * graph_svm(E, data)[None]
+    W = scale * w_mm(E, data)[None]
     ref = gradient(W, prob)
     assert 0 < np.linalg.norm(ref) < 1e-3
     assert np.linalg.norm(table_gradient(prob)(W) - ref) <= 1e-12 * np.linalg.norm(ref)

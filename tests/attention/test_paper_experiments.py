@@ -229,7 +229,7 @@ def test_midpoint_gaps_are_the_definition_on_one_pair(general):
     gaps = att.midpoint_gaps(prob, 1, 2.0, np.random.default_rng(5))
     again = np.random.default_rng(5)
     W1, W2 = 2.0 * again.standard_normal((1, 8, 8)), 2.0 * again.standard_normal((1, 8, 8))
-    value = lambda W: att.loss_value(W, prob)[0]
+    value = lambda W: att.loss_and_grad(W, prob)[0][0]
     assert gaps[0] == pytest.approx(value((W1 + W2) / 2) - (value(W1) + value(W2)) / 2, abs=1e-14)
 
 
