@@ -25,9 +25,8 @@ from collections.abc import Callable, Mapping
 import numpy as np
 
 from .. import optim
-from ..errors import InvalidDataError
-from ..validation import as_count, read_only_view
-from .model import Problem, check_problem
+from ..validation import read_only_view
+from .model import Problem
 
 #: A progress hook, told ``(done, total)`` steps as a run goes (:data:`ntpnb.optim.ProgressHook`).
 Progress = optim.ProgressHook
@@ -171,7 +170,6 @@ class _HeadStep(CompiledStep):
 
 def compiled_step(prob: Problem) -> CompiledStep | None:
     """The compiled gradient and step of ``prob``; ``None`` where there is none (module docstring)."""
-    check_problem(prob)
     U, index = token_table(prob)
     _, n, T, d = prob.emb.shape
     if U.shape[0] ** 2 > n * T * d:  # many distinct vectors: the table costs more than it saves
@@ -196,19 +194,10 @@ def run_compiled(
 ) -> optim.Trace:
     """:func:`ntpnb.optim.run` (``batch_ndim=1``) on the compiled step, for any optimizer.
 
-    Same arguments, checks, records and errors (its :class:`~ntpnb.optim.Recorder`), same floats;
-    ``W0`` ``(B, d, d)``. ``progress`` is told ``(steps done, n_iter)`` after each recorded step, at
-    least every :data:`ntpnb.settings.PROGRESS_SECONDS`, and at the end.
+    Same arguments (checked by the caller), records and errors (its :class:`~ntpnb.optim.Recorder`),
+    same floats; ``W0`` ``(B, d, d)``. ``progress`` is told ``(steps done, n_iter)`` after each
+    recorded step, at least every :data:`ntpnb.settings.PROGRESS_SECONDS`, and at the end.
     """
-    if not isinstance(optimizer, optim.Optimizer):
-        raise InvalidDataError(f"optimizer must be an ntpnb.optim.Optimizer, got {type(optimizer).__name__}")
-    n_iter = as_count(n_iter, "n_iter", minimum=0)
-    W0 = np.asarray(W0, dtype=np.float64)
-    shape = (step.B, step.d, step.d)
-    if W0.shape != shape:
-        raise InvalidDataError(f"W0 must have shape {shape}, got {W0.shape}")
-    if not np.all(np.isfinite(W0)):
-        raise InvalidDataError("W0 has non-finite entries")
     recorder = optim.Recorder(n_iter, record, record_at, optimizer.label(), progress)
     rule, state = optimizer.compiled_rule, step.new_state()
     WL = _last(W0)

@@ -172,7 +172,7 @@ def gd_reference(
             for b in live
         ]  # fmt: skip
         prob = stack_problems(probs)
-        at_zero = training_gradient(prob, optimizer)(np.zeros((len(live), d, d)))
+        at_zero = training_gradient(prob)(np.zeros((len(live), d, d)))
         size = np.linalg.norm(prob.emb, axis=-1).max(axis=(1, 2))
         size = size * np.linalg.norm(prob.query, axis=-1).max(axis=1)
         moving = np.linalg.norm(at_zero, axis=(1, 2)) > settings.STATIONARY_GRAD_RTOL * size

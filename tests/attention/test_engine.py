@@ -182,20 +182,22 @@ def test_problems_without_a_compiled_step_train_on_the_reference():
     assert told[-1] == (40, 40) and [done for done, _ in told] == sorted(done for done, _ in told)
 
 
-def test_run_compiled_rejects_bad_input():
+def test_training_on_the_compiled_step_rejects_bad_input():
     prob = _stacked("ce", "argmax", SIZES["small"])
-    step = compiled_step(prob)
+    assert compiled_step(prob) is not None
     W0 = np.zeros((prob.B, prob.d, prob.d))
     with pytest.raises(InvalidDataError, match="Optimizer"):
-        run_compiled(step, W0, "gd", 5)
+        train(prob, "gd", 5, W0=W0)
+    with pytest.raises(InvalidDataError, match="n_iter"):
+        train(prob, optim.normalized_gd(0.1), -1, W0=W0)
     with pytest.raises(InvalidDataError, match="shape"):
-        run_compiled(step, W0[:1], optim.normalized_gd(0.1), 5)
+        train(prob, optim.normalized_gd(0.1), 5, W0=W0[:1])
     with pytest.raises(InvalidDataError, match="non-finite"):
-        run_compiled(step, np.full(W0.shape, np.nan), optim.normalized_gd(0.1), 5)
+        train(prob, optim.normalized_gd(0.1), 5, W0=np.full(W0.shape, np.nan))
     with pytest.raises(InvalidDataError, match="record_at"):
-        run_compiled(step, W0, optim.normalized_gd(0.1), 5, record_at=np.array([3, 2]))
+        train(prob, optim.normalized_gd(0.1), 5, W0=W0, record_at=np.array([3, 2]))
     with pytest.raises(InvalidDataError, match="Problem"):
-        compiled_step("not a problem")
+        train("not a problem", optim.normalized_gd(0.1), 5)
 
 
 def test_compile_kernels_runs_every_loss(monkeypatch):
