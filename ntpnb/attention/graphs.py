@@ -142,12 +142,6 @@ def strong_components(nodes: Iterable[int], edges: Iterable[tuple[int, int]]) ->
     return comps
 
 
-def _graph(k: int, nodes: set[int], edges: set[tuple[int, int]]) -> PriorityGraph:
-    comps = tuple(strong_components(nodes, edges))
-    comp_of = {v: a for a, c in enumerate(comps) for v in c}
-    return PriorityGraph(k, tuple(sorted(nodes)), tuple(sorted(edges)), comps, comp_of)
-
-
 def _token_id(value: object, K: int, what: str) -> int:
     if not is_integer(value):
         raise InvalidDataError(f"{what} must be an integer token id, got {value!r}")
@@ -156,16 +150,17 @@ def _token_id(value: object, K: int, what: str) -> int:
     return int(value)
 
 
-def _is_member_pair(pair: object, members: set[int]) -> bool:
-    """Whether ``pair`` is a tuple of two Python ints that are nodes (so valid token ids)."""
-    return (
-        type(pair) is tuple
-        and len(pair) == 2
-        and type(pair[0]) is int
-        and type(pair[1]) is int
-        and pair[0] in members
-        and pair[1] in members
-    )
+def _graphs(
+    K: int, nodes: Mapping[int, Iterable[int]], edges: Mapping[int, Iterable[tuple[int, int]]]
+) -> TokenPriorityGraphs:
+    """:func:`graphs_from_edges` of ids known to be valid (edges join their graph's nodes)."""
+    graphs = {}
+    for k in sorted(nodes):
+        e = {(i, j) for i, j in edges.get(k, ()) if i != j}
+        comps = tuple(strong_components(nodes[k], e))
+        comp_of = {v: a for a, c in enumerate(comps) for v in c}
+        graphs[k] = PriorityGraph(k, tuple(sorted(nodes[k])), tuple(sorted(e)), comps, comp_of)
+    return TokenPriorityGraphs(K=K, graphs=graphs)
 
 
 def graphs_from_edges(
@@ -187,27 +182,20 @@ def graphs_from_edges(
     unknown = set(edges) - set(nodes)
     if unknown:
         raise InvalidDataError(f"edges name graphs with no nodes: k in {sorted(unknown)}")
-    graphs = {}
-    for key in sorted(nodes):
+    ids: dict[int, set[int]] = {}
+    pairs: dict[int, set[tuple[int, int]]] = {}
+    for key in nodes:
         k = _token_id(key, K, "a graph's last token k")
-        members = {_token_id(v, K, f"a node of graph {k}") for v in nodes[key]}
-        pairs = list(edges.get(key, ()))
-        if all(_is_member_pair(pair, members) for pair in pairs):  # the common case, checked fast
-            e = {pair for pair in pairs if pair[0] != pair[1]}
-        else:
-            e = set()
-            for pair in pairs:
-                if not isinstance(pair, tuple) or len(pair) != 2:
-                    raise InvalidDataError(f"an edge of graph {k} must be a pair (i, j), got {pair!r}")
-                i, j = (_token_id(v, K, f"an edge end of graph {k}") for v in pair)
-                if i not in members or j not in members:
-                    raise InvalidDataError(
-                        f"edge ({i}, {j}) of graph {k} joins tokens that are not its nodes"
-                    )
-                if i != j:
-                    e.add((i, j))
-        graphs[k] = _graph(k, members, e)
-    return TokenPriorityGraphs(K=K, graphs=graphs)
+        ids[k] = {_token_id(v, K, f"a node of graph {k}") for v in nodes[key]}
+        pairs[k] = set()
+        for pair in edges.get(key, ()):
+            if not isinstance(pair, tuple) or len(pair) != 2:
+                raise InvalidDataError(f"an edge of graph {k} must be a pair (i, j), got {pair!r}")
+            i, j = (_token_id(v, K, f"an edge end of graph {k}") for v in pair)
+            if i not in ids[k] or j not in ids[k]:
+                raise InvalidDataError(f"edge ({i}, {j}) of graph {k} joins tokens that are not its nodes")
+            pairs[k].add((i, j))
+    return _graphs(K, ids, pairs)
 
 
 def check_graphs(graphs: object) -> TokenPriorityGraphs:
@@ -252,7 +240,7 @@ def token_priority_graphs(X: Ids | TokenData, y: object = None, K: int | None = 
         seq = data.sequence(i)
         nodes.setdefault(k, set()).update([lab, *seq.tolist()])
         edges.setdefault(k, set()).update((lab, int(x)) for x in seq)
-    return graphs_from_edges(data.K, nodes, edges)
+    return _graphs(data.K, nodes, edges)
 
 
 @dataclass(frozen=True)
@@ -449,7 +437,7 @@ def pseudo_priority_graphs(
         targets = seq - {x for x, out in zip(tokens[i], dropped[i], strict=True) if out}
         sources = {x for x, pick in zip(tokens[i], chosen[i], strict=True) if pick}
         edges.setdefault(k, set()).update((x1, x2) for x1 in sources for x2 in targets)
-    graphs = graphs_from_edges(data.K, nodes, edges)
+    graphs = _graphs(data.K, nodes, edges)
     return PseudoGraphs(graphs, frozen(selected, order="K"), frozen(s, order="K"), thr)
 
 

@@ -42,8 +42,8 @@ from .graphs import (
     CyclicSubdataset,
     TokenPriorityGraphs,
     _attention_logits,
+    _graphs,
     cyclic_subdataset,
-    graphs_from_edges,
     pseudo_cyclic_subdataset,
     pseudo_priority_graphs,
     scyc_basis,
@@ -539,7 +539,7 @@ def _kept(
 @functools.lru_cache(maxsize=4096)
 def _kept_by_value(what: Callable, E: bytes, shape: tuple[int, ...], K: int, edges: tuple) -> np.ndarray:
     """:func:`_kept` of the embeddings and graphs given by value."""
-    graphs = graphs_from_edges(K, {k: nodes for k, nodes, _ in edges}, {k: e for k, _, e in edges})
+    graphs = _graphs(K, {k: nodes for k, nodes, _ in edges}, {k: e for k, _, e in edges})
     return frozen(what(np.frombuffer(E).reshape(shape), graphs))
 
 
@@ -637,7 +637,7 @@ def _label_components(
         comp = g.components[g.component_of[lab]]
         nodes.setdefault(k, set()).update(comp)
         edges.setdefault(k, set()).update(zip(comp, comp[1:] + comp[:1], strict=True))
-    return graphs_from_edges(graphs.K, nodes, edges)
+    return _graphs(graphs.K, nodes, edges)
 
 
 def midpoint_gaps(prob: Problem, n_pairs: int, scale: float, rng: np.random.Generator) -> np.ndarray:

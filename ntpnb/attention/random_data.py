@@ -7,6 +7,8 @@ Embeddings on the unit sphere, acyclic data sets (labels follow a priority order
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from ..errors import GenerationError, InvalidDataError
@@ -16,28 +18,26 @@ from .graphs import token_priority_graphs
 __all__ = ["random_embeddings", "acyclic_dataset", "general_dataset"]
 
 
-def _check_sizes(K: int, n: int, T: int, distinct: bool) -> tuple[int, int, int]:
-    """``(K, n, T)`` as Python ints, once checked: counts, and a draw that fits in memory."""
+def _token_draws(
+    K: int, n: int, T: int, seed: int | np.random.Generator | None, distinct: bool
+) -> tuple[np.random.Generator, Callable[[], np.ndarray]]:
+    """The generator of ``seed`` and a draw of ``n`` inputs of ``T`` tokens (sizes checked once)."""
     K, n, T = as_count(K, "K"), as_count(n, "n"), as_count(T, "T")
     if distinct and T > K:
         raise InvalidDataError(f"cannot draw T = {T} distinct tokens from a vocabulary of K = {K}")
     check_dense_size((n, K if distinct else T), "the token draws of the data set")
-    return K, n, T
+    rng = as_generator(seed, allow_none=True)
+    if distinct:
+        return rng, lambda: np.argsort(rng.random((n, K)), axis=1)[:, :T]
+    return rng, lambda: rng.integers(0, K, size=(n, T))
 
 
 def random_embeddings(K: int, d: int, seed: int | np.random.Generator | None = None) -> np.ndarray:
     """``E`` with rows drawn uniformly from the unit sphere of ``R^d`` (Appendix D, step 1)."""
-    K, _, _ = _check_sizes(K, 1, 1, False)
-    d = as_count(d, "d")
+    K, d = as_count(K, "K"), as_count(d, "d")
     check_dense_size((K, d), "the embeddings E")
     G = as_generator(seed, allow_none=True).standard_normal((K, d))
     return G / np.linalg.norm(G, axis=1, keepdims=True)
-
-
-def _draw_tokens(rng: np.random.Generator, K: int, n: int, T: int, distinct: bool) -> np.ndarray:
-    if distinct:
-        return np.argsort(rng.random((n, K)), axis=1)[:, :T]
-    return rng.integers(0, K, size=(n, T))
 
 
 def acyclic_dataset(
@@ -59,10 +59,9 @@ def acyclic_dataset(
     X, y, priority
         Ids ``(n, T)``, labels ``(n,)``, and ``priority[k]`` the rank of token ``k`` (0 = highest).
     """
-    K, n, T = _check_sizes(K, n, T, distinct)
-    rng = as_generator(seed, allow_none=True)
+    rng, draw = _token_draws(K, n, T, seed, distinct)
     priority = rng.permutation(K)
-    X = _draw_tokens(rng, K, n, T, distinct)
+    X = draw()
     y = np.take_along_axis(X, np.argmin(priority[X], axis=1)[:, None], axis=1)[:, 0]
     return X, y, priority
 
@@ -89,11 +88,10 @@ def general_dataset(
     GenerationError
         If ``require_cycle`` and no draw within ``max_redraws`` qualifies.
     """
-    K, n, T = _check_sizes(K, n, T, distinct)
+    rng, draw = _token_draws(K, n, T, seed, distinct)
     max_redraws = as_count(max_redraws, "max_redraws")
-    rng = as_generator(seed, allow_none=True)
     for _ in range(max_redraws if require_cycle else 1):
-        X = _draw_tokens(rng, K, n, T, distinct)
+        X = draw()
         y = X[np.arange(n), rng.integers(0, T, size=n)]
         if not require_cycle:
             return X, y
