@@ -75,6 +75,7 @@ __all__ = [
     "second_differences",
     "mean_and_error",
     "largest_carrying",
+    "stable",
 ]
 
 
@@ -695,3 +696,14 @@ def largest_carrying(values: np.ndarray, share: float = 0.9) -> np.ndarray:
     cumulative = np.cumsum(values[order]) / max(values.sum(), np.finfo(float).tiny)
     n_carry = int(np.searchsorted(cumulative, share) + 1) if values.any() else 0
     return order[:n_carry]
+
+
+def stable(x: float, digits: int = 2) -> float:
+    """``x`` rounded to ``digits`` significant digits: the digits of a trained run that are stable.
+
+    Normalized GD amplifies rounding over a long run, so another summation order (the compiled
+    kernels' or the numpy reference's) moves a trained run's summaries in their third significant
+    digit; chapter 7 prints them to two (``digits=1`` for tail probabilities, confidence bounds and
+    distances near the rounding noise of the step), as ``format(stable(x), "g")``.
+    """
+    return float(f"{float(x):.{digits}g}")
