@@ -157,12 +157,6 @@ def train_trials(
     return optim.Trace(iterations=runs[0][0], values=MappingProxyType({"W": W_hist}), W=W_final)
 
 
-def training_gradient(prob: Problem) -> Callable[[np.ndarray], np.ndarray]:
-    """The gradient :func:`train` runs on: the compiled one where there is one."""
-    compiled = compiled_step(prob)
-    return partial(gradient, prob=prob) if compiled is None else compiled.gradient_of
-
-
 def stack_bases(bases: Sequence[np.ndarray]) -> np.ndarray:
     """Orthonormal bases of different dimensions (rows) padded with zero rows: ``(B, m_max, d*d)``.
 

@@ -33,10 +33,9 @@ from .batched_training import (
     project_batched,
     stack_bases,
     train_trials,
-    training_gradient,
 )
 from .convex import CyclicCorrection, solve_cyclic_correction
-from .engine import Progress
+from .engine import Progress, compiled_step
 from .graph_svm_qp import solve_graph_svm
 from .graphs import (
     CyclicSubdataset,
@@ -173,7 +172,10 @@ def gd_reference(
             for b in live
         ]  # fmt: skip
         prob = stack_problems(probs)
-        at_zero = training_gradient(prob)(np.zeros((len(live), d, d)))
+        step = compiled_step(prob)  # the gradient training runs on
+        at_zero = (partial(gradient, prob=prob) if step is None else step.gradient_of)(
+            np.zeros((len(live), d, d))
+        )
         size = np.linalg.norm(prob.emb, axis=-1).max(axis=(1, 2))
         size = size * np.linalg.norm(prob.query, axis=-1).max(axis=1)
         moving = np.linalg.norm(at_zero, axis=(1, 2)) > settings.STATIONARY_GRAD_RTOL * size
@@ -278,6 +280,8 @@ def global_experiment(
     trace = train_trials(problems, opt, n_iter, record_at=grid, progress=stage(1))
     Ws = trace["W"]  # (n_records, B, d, d)
     projected = project_batched(Ws, B)
+    outside = np.linalg.norm(W_paper - project_batched(W_paper, B), axis=(1, 2))
+    paper_norm = np.linalg.norm(W_paper, axis=(1, 2))
     return GlobalResult(
         iterations=trace.iterations,
         corr=correlation(Ws, W_mm),
@@ -291,15 +295,8 @@ def global_experiment(
         cyc_dims=np.array([c.dim for c in cycs]),
         svm_gaps=np.array([s.duality_gap for s in svms]),
         cyc_grad_norms=np.array([c.grad_norm for c in cycs]),
-        paper_outside=_outside(W_paper, B),
+        paper_outside=np.divide(outside, paper_norm, out=np.zeros_like(outside), where=paper_norm > 0),
     )
-
-
-def _outside(W: np.ndarray, bases: np.ndarray) -> np.ndarray:
-    """``||W - Pi_S(W)|| / ||W||`` per trial (0 where ``W = 0``)."""
-    num = np.linalg.norm(W - project_batched(W, bases), axis=(1, 2))
-    den = np.linalg.norm(W, axis=(1, 2))
-    return np.divide(num, den, out=np.zeros_like(num), where=den > 0)
 
 
 INITS: tuple[str, ...] = ("zero", "uniform")
