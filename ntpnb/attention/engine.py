@@ -25,6 +25,7 @@ from collections.abc import Callable, Mapping
 import numpy as np
 
 from .. import optim
+from ..optim_loops import OK
 from ..validation import read_only_view
 from .model import Problem
 
@@ -108,7 +109,7 @@ class CompiledStep:
         ``False`` where the reference raises (normalized GD at a non-finite gradient, or a zero one
         with ``eps = 0``): ``WL`` is then unchanged and :attr:`grad` holds the gradient.
         """
-        return self.run(WL, rule, state, True) == self.kernels.STEP_DONE
+        return self.run(WL, rule, state, True) == OK
 
     def gradient_of(self, W: np.ndarray) -> np.ndarray:
         """The gradient ``(B, d, d)`` at ``W`` ``(B, d, d)``: that of the numpy reference."""
