@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import functools
 import math
-import numbers
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -87,37 +86,27 @@ def _trial_data(kind: str, K: int, d: int, n: int, T: int, rng: np.random.Genera
     return E, as_token_data(X, y, K)
 
 
-def _kept_for_integers(maxsize: int) -> Callable[[Callable], Callable]:
-    """Keep (an LRU cache) the results of calls whose arguments are all strings or integers.
-
-    An integer seed's trials are the same whenever they are asked for: drawn and set up once.
-    """
-
-    def decorate(function: Callable) -> Callable:
-        kept = functools.lru_cache(maxsize=maxsize)(function)
-
-        @functools.wraps(function)
-        def call(*args: object) -> object:
-            integral = lambda v: isinstance(v, numbers.Integral) and not isinstance(v, bool)
-            if all(isinstance(v, str) or integral(v) for v in args):
-                return kept(*(v if isinstance(v, str) else int(v) for v in args))
-            return function(*args)
-
-        return call
-
-    return decorate
-
-
-@_kept_for_integers(maxsize=8)
-def _draw_trials(
-    kind: str, K: int, d: int, n: int, T: int, n_trials: int, seed: object, max_redraws: int
-) -> tuple[tuple[np.ndarray, TokenData], ...]:
-    """Every trial's embeddings and data (read-only), drawn in order from one generator (``seed``)."""
+def _trials_key(
+    kind: str, K: int, d: int, n: int, T: int, n_trials: int, seed: int, max_redraws: int
+) -> tuple[str | int, ...]:
+    """The trials' settings, checked, as the string and Python ints that key the kept draws."""
     if not isinstance(kind, str) or kind not in ("acyclic", "general"):
         raise InvalidDataError(f"unknown data kind {kind!r}; use 'acyclic' or 'general'")
-    n_trials = as_count(n_trials, "n_trials")
+    names = ("K", "d", "n", "T", "n_trials")
+    sizes = tuple(as_count(v, name) for v, name in zip((K, d, n, T, n_trials), names, strict=True))
+    return (kind, *sizes, as_count(seed, "seed", minimum=0), as_count(max_redraws, "max_redraws"))
+
+
+@functools.lru_cache(maxsize=8)
+def _draw_trials(key: tuple[str | int, ...]) -> tuple[tuple[np.ndarray, TokenData], ...]:
+    """Every trial's embeddings and data (read-only), drawn in order from one generator (``seed``).
+
+    An integer seed's trials are the same whenever they are asked for: drawn once (``key``: see
+    :func:`_trials_key`).
+    """
+    kind, K, d, n, T, n_trials, seed, max_redraws = key
     rng = as_generator(seed)
-    first = _trial_data(kind, K, d, n, T, rng, max_redraws)  # validates the sizes
+    first = _trial_data(kind, K, d, n, T, rng, max_redraws)  # validates the sizes together
     check_dense_size((n_trials, K * d + n * T), "the trials' embeddings and tokens")
     rest = [_trial_data(kind, K, d, n, T, rng, max_redraws) for _ in range(n_trials - 1)]
     return tuple((frozen(E), data) for E, data in [first, *rest])
@@ -268,7 +257,7 @@ def global_experiment(
 
     ``progress`` is told ``(steps done, total)`` over both trainings (paper's ``W^cyc``, then ``W``).
     """
-    draws = _draw_trials(kind, K, d, n, T, n_trials, seed, max_redraws)
+    draws = _draw_trials(_trials_key(kind, K, d, n, T, n_trials, seed, max_redraws))
     heads, svms, cycs = zip(*parallel_map(_global_setup, draws), strict=True)
     W_mm, W_cyc = np.array([s.W for s in svms]), np.array([c.W for c in cycs])
     B = stack_bases([c.basis for c in cycs])
@@ -411,8 +400,8 @@ def local_experiment(
     """
     if subset_key not in SUBSET_KEYS:
         raise InvalidDataError(f"unknown subset_key {subset_key!r}; use one of {SUBSET_KEYS}")
+    trials = _local_trials(_trials_key("general", K, d, n, T, n_trials, seed, max_redraws))
     W0 = initial_weights(init, n_trials, d, seed)
-    trials = _local_trials(K, d, n, T, n_trials, seed, max_redraws)
     problems = [make_problem(t.E, t.C, t.data, loss, "argmax") for t in trials]
     E_list, datas = [t.E for t in trials], [t.data for t in trials]
     opt = optim.normalized_gd(lr, eps=step_eps)
@@ -500,7 +489,7 @@ def local_threshold_sweep(
     ``(len(thresholds), B)`` arrays ``corr`` (with ``W~^mm``), ``cyc_dims`` (``dim S~cyc``) and
     ``n_selected`` (mean selected tokens per sample).
     """
-    draws = _draw_trials("general", K, d, n, T, W.shape[0], seed, max_redraws)
+    draws = _draw_trials(_trials_key("general", K, d, n, T, W.shape[0], seed, max_redraws))
     args = [(E, data, w) for (E, data), w in zip(draws, W, strict=True)]
     per_trial = parallel_map(partial(_sweep_trial, thresholds=tuple(thresholds)), args)
     return {
@@ -572,13 +561,10 @@ def _local_setup(trial: tuple[np.ndarray, TokenData]) -> _LocalTrial:
     )
 
 
-@_kept_for_integers(maxsize=4)
-def _local_trials(
-    K: int, d: int, n: int, T: int, n_trials: int, seed: int, max_redraws: int
-) -> tuple[_LocalTrial, ...]:
-    """The trials of :func:`local_experiment` drawn and set up."""
-    draws = _draw_trials("general", K, d, n, T, n_trials, seed, max_redraws)
-    return tuple(parallel_map(_local_setup, draws))
+@functools.lru_cache(maxsize=4)
+def _local_trials(key: tuple[str | int, ...]) -> tuple[_LocalTrial, ...]:
+    """The trials of :func:`local_experiment` drawn and set up (``key``: see :func:`_trials_key`)."""
+    return tuple(parallel_map(_local_setup, _draw_trials(key)))
 
 
 @dataclass(frozen=True)
