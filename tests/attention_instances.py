@@ -21,7 +21,7 @@ from ntpnb.attention import (
     token_priority_graphs,
 )
 from ntpnb.attention.engine import token_table
-from ntpnb.attention.model import _scores_grad, _weighted
+from ntpnb.attention.model import _scores_grad
 from ntpnb.reproducible_products import dot_sum
 
 
@@ -100,7 +100,7 @@ def table_gradient(prob: Problem) -> Callable[[np.ndarray], np.ndarray]:
 
         def grad(W: np.ndarray) -> np.ndarray:
             _, dsc = _scores_grad(np.take(scores(W), index), prob, with_loss=False)
-            return weight_grad(index, _weighted(dsc, prob))
+            return weight_grad(index, np.where(prob.mask, dsc, 0.0) * prob.weights[..., None])
 
         return grad
     first = lambda a: np.ascontiguousarray(np.moveaxis(a, -1, 0))  # (B, n, T) -> (T, B, n)

@@ -68,7 +68,7 @@ class CompiledStep:
     """One stacked problem's constants and scratch, trial axis last, and its compiled gradient.
 
     :meth:`run` fills :attr:`grad` ``(d, d, B)`` with the gradient at ``WL`` (``W`` trial axis last)
-    and moves ``WL`` by a rule's step; :meth:`step` and :meth:`gradient_of` call it.
+    and moves ``WL`` by a rule's step (:func:`run_compiled`, :meth:`gradient_of`).
     """
 
     def __init__(self, U: np.ndarray, index: np.ndarray) -> None:
@@ -102,14 +102,6 @@ class CompiledStep:
     def new_state(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """A rule's state at the start: Adam's moments (zero, trial axis last), scratch, ``[1, 1]``."""
         return np.zeros(self.grad.shape), np.zeros(self.grad.shape), np.empty((3, self.B)), np.ones(2)
-
-    def step(self, WL: np.ndarray, rule: tuple, state: tuple) -> bool:
-        """Move ``WL`` by the step of ``rule`` (``Optimizer.compiled_rule``); whether it moved.
-
-        ``False`` where the reference raises (normalized GD at a non-finite gradient, or a zero one
-        with ``eps = 0``): ``WL`` is then unchanged and :attr:`grad` holds the gradient.
-        """
-        return self.run(WL, rule, state, True) == OK
 
     def gradient_of(self, W: np.ndarray) -> np.ndarray:
         """The gradient ``(B, d, d)`` at ``W`` ``(B, d, d)``: that of the numpy reference."""
@@ -206,7 +198,9 @@ def run_compiled(
     if recorder.is_due(0):
         recorder.checkpoint(0, current())
     for k in range(n_iter):
-        if not step.step(WL, rule, state):
+        # not OK where the reference raises (normalized GD at a non-finite gradient, or a zero
+        # one with eps = 0): WL is then unchanged and step.grad holds the gradient
+        if step.run(WL, rule, state, True) != OK:
             _reference_step(step, WL, optimizer, k)
         if recorder.is_due(k + 1):
             recorder.checkpoint(k + 1, current())

@@ -343,14 +343,10 @@ def _loss_and_grad(W: object, prob: Problem, *, with_loss: bool) -> tuple[np.nda
     """Per-sample losses (``None`` for the log-loss unless ``with_loss``) and gradients."""
     W = _check_weights(W, prob)
     ell, dsc = _scores_grad(_scores(W, prob), prob, with_loss=with_loss)
-    A = vecmat(_weighted(dsc, prob), prob.emb)  # (B, n, d): sum_t dsc_t x_t
+    wdsc = np.where(prob.mask, dsc, 0.0) * prob.weights[..., None]  # weighted, 0 at padding
+    A = vecmat(wdsc, prob.emb)  # (B, n, d): sum_t wdsc_t x_t
     grad = matmul(np.swapaxes(A, -1, -2), prob.query)  # (B, d, d)
     return ell, grad
-
-
-def _weighted(dsc: np.ndarray, prob: Problem) -> np.ndarray:
-    """Score derivatives ``(B, n, T)`` times the sample weights, 0 at padding."""
-    return np.where(prob.mask, dsc, 0.0) * prob.weights[..., None]
 
 
 def _scores_grad(sc: np.ndarray, prob: Problem, *, with_loss: bool) -> tuple[np.ndarray | None, np.ndarray]:
