@@ -78,7 +78,6 @@ def table_scores(WL: np.ndarray, U: np.ndarray, Uq: np.ndarray, UW: np.ndarray, 
     others as :data:`TABLE_ARRAYS`.
     """
     k, d, B = U.shape
-    m = Uq.shape[0]
     for a in range(k):
         for q in range(d):
             for b in range(B):
@@ -87,12 +86,8 @@ def table_scores(WL: np.ndarray, U: np.ndarray, Uq: np.ndarray, UW: np.ndarray, 
                 for b in range(B):
                     UW[a, q, b] += U[a, p, b] * WL[p, q, b]
     for a in range(k):
-        for s in range(m):
-            for b in range(B):
-                G[a, s, b] = UW[a, 0, b] * Uq[s, 0, b]
-            for q in range(1, d):
-                for b in range(B):
-                    G[a, s, b] += UW[a, q, b] * Uq[s, q, b]
+        for s in range(Uq.shape[0]):
+            _lane_dots(UW[a], Uq[s], G[a, s])
 
 
 @jit
@@ -269,15 +264,10 @@ def head_logits(
     """
     m = lanes[0]
     attention_outputs(s, emb, f, m)
-    n, K, B = z.shape
-    d = f.shape[1]
+    n, K, _ = z.shape
     for i in range(n):
         for k in range(K):
-            for b in range(B):
-                z[i, k, b] = f[i, 0, b] * C[k, 0, b]
-            for j in range(1, d):
-                for b in range(B):
-                    z[i, k, b] += f[i, j, b] * C[k, j, b]
+            _lane_dots(f[i], C[k], z[i, k])
         _subtract_lane_max(z[i], m)
 
 
@@ -379,14 +369,9 @@ def score_weights(
     first. ``s``, ``mask``, ``tok``, ``wdsc`` ``(n, T, B)``; scratch ``q``, ``diff`` ``(T, B)``, ``acc``.
     """
     n, T, B = s.shape
-    d = emb.shape[2]
     for i in range(n):
         for t in range(T):
-            for b in range(B):
-                q[t, b] = emb[i, t, 0, b] * gf[i, 0, b]
-            for j in range(1, d):
-                for b in range(B):
-                    q[t, b] += emb[i, t, j, b] * gf[i, j, b]
+            _lane_dots(emb[i, t], gf[i], q[t])
         for t in range(T):
             for u in range(T):
                 for b in range(B):
