@@ -418,7 +418,6 @@ NAMED_ERRORS = {
     "attention train optimizer": (lambda: att.train(_ATT_PROB, "gd", 1), "optimizer"),
     "correlation W": (lambda: att.correlation("abc", np.ones((2, 2))), "W"),
     "correlation ref shape": (lambda: att.correlation(np.ones((2, 2)), np.ones(3)), "ref"),
-    "stack_bases": (lambda: att.stack_bases([None]), "bases"),
     # ntpnb.attention model, graphs, convex: the one-line conversions at their boundary
     "make_problem C ragged": (lambda: att.make_problem(_ATT_E, _RAGGED, _ATT_DATA), "C"),
     "loss_and_grad W ragged": (lambda: att.loss_and_grad(_RAGGED, _ATT_PROB), "W"),

@@ -28,8 +28,6 @@ __all__ = [
     "train",
     "train_trials",
     "correlation",
-    "stack_bases",
-    "project_batched",
 ]
 
 
@@ -158,21 +156,7 @@ def train_trials(
 
 
 def stack_bases(bases: Sequence[np.ndarray]) -> np.ndarray:
-    """Orthonormal bases of different dimensions (rows) padded with zero rows: ``(B, m_max, d*d)``.
-
-    Raises
-    ------
-    InvalidDataError
-        If there are no bases, or they are not 2-D numeric arrays with equal column counts.
-    """
-    bases = [as_float(b, f"bases[{i}]") for i, b in enumerate(as_ordered(bases, "bases"))]
-    if not bases:
-        raise InvalidDataError("no bases to stack")
-    if any(b.ndim != 2 or b.shape[1] != bases[0].shape[1] for b in bases):
-        shapes = [b.shape for b in bases]
-        raise InvalidDataError(
-            f"bases must be 2-D arrays with the same number of columns, got shapes {shapes}"
-        )
+    """Orthonormal bases of different dimensions (rows) padded with zero rows: ``(B, m_max, d*d)``."""
     p = bases[0].shape[1]
     m = max(1, max(b.shape[0] for b in bases))
     out = np.zeros((len(bases), m, p))
