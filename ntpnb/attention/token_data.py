@@ -50,6 +50,11 @@ class TokenData:
         """Number of samples."""
         return int(self.labels.shape[0])
 
+    @property
+    def lengths(self) -> np.ndarray:
+        """Length ``T_i`` of every sequence."""
+        return self.mask.sum(axis=1)
+
     def sequence(self, i: int) -> np.ndarray:
         """The ids of sample ``i`` (without padding)."""
         return self.tokens[i, self.mask[i]]
