@@ -686,7 +686,8 @@ def stable(x: float, digits: int = 2) -> float:
 
     Normalized GD amplifies rounding over a long run, so another summation order (the compiled
     kernels' or the numpy reference's) moves a trained run's summaries in their third significant
-    digit; chapter 7 prints them to two (``digits=1`` for tail probabilities, confidence bounds and
-    distances near the rounding noise of the step), as ``format(stable(x), "g")``.
+    digit; chapter 7 prints them to two (``digits=1`` for the local distances of Figs. 5-6, which lie
+    near the rounding noise of the step, and what is computed from them), as
+    ``format(stable(x), "g")``.
     """
     return float(f"{float(x):.{digits}g}")
