@@ -176,8 +176,6 @@ class CyclicCorrection:
     #: Smallest eigenvalue of the Hessian of ``L-bar`` on ``S_cyc`` (``> 0``: unique minimizer, Lemma 3), for
     #: the normalized embeddings.
     min_curvature: float
-    #: ``grad_norm^2 / (2 min_curvature)``, the strong-convexity bound on ``L-bar - min`` near the solution.
-    suboptimality_bound: float
     #: Iterations of Newton's method.
     newton_iterations: int
 
@@ -219,7 +217,7 @@ def solve_cyclic_correction(
     d = E.shape[1]
     if sub.is_empty or basis.shape[0] == 0:
         zero = np.zeros((d, d))
-        return CyclicCorrection(zero, basis, sub, 0.0, 0.0, np.inf, 0.0, 0)
+        return CyclicCorrection(zero, basis, sub, 0.0, 0.0, np.inf, 0)
     feats = log_loss_features(En, sub.data, basis)
     z, iters = _newton(lambda v: feats.value_grad_hess(v), np.zeros(basis.shape[0]), settings.NEWTON_GRAD_TOL)
     f, _, H = feats.value_grad_hess(z)
@@ -237,7 +235,7 @@ def solve_cyclic_correction(
     check_known_rank(curvatures, H.shape, basis.shape[0], what=what)
     W = (basis.T @ z).reshape(d, d)
     W = frozen(W) if c == 1.0 else scaled_back(W, c, 2, "W^cyc (it scales like 1 / |E|^2)")
-    return CyclicCorrection(W, basis, sub, f, grad_norm, min_curv, grad_norm**2 / (2 * min_curv), iters)
+    return CyclicCorrection(W, basis, sub, f, grad_norm, min_curv, iters)
 
 
 @dataclass(frozen=True)
