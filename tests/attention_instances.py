@@ -15,11 +15,13 @@ from ntpnb.attention import (
     identity_head,
     make_problem,
     random_embeddings,
+    solve_graph_svm,
     stack_problems,
     tied_head,
+    token_priority_graphs,
 )
 from ntpnb.attention.engine import token_table
-from ntpnb.attention.model import _scores_grad, _weighted
+from ntpnb.attention.model import _scores_grad
 from ntpnb.reproducible_products import dot_sum
 
 
@@ -29,6 +31,11 @@ def general_instance(seed: int, K: int = 6, d: int = 8, n: int = 6, T: int = 4) 
     X, y = general_dataset(K, n, T, seed + 100)
     data: TokenData = as_token_data(X, y, K)
     return E, data
+
+
+def w_mm(E: np.ndarray, data: TokenData) -> np.ndarray:
+    """The verified Graph-SVM's ``W^mm`` of the data's token-priority graphs."""
+    return solve_graph_svm(E, token_priority_graphs(data)).W
 
 
 #: The (loss, head) pairs every gradient is tested on.
@@ -93,7 +100,7 @@ def table_gradient(prob: Problem) -> Callable[[np.ndarray], np.ndarray]:
 
         def grad(W: np.ndarray) -> np.ndarray:
             _, dsc = _scores_grad(np.take(scores(W), index), prob, with_loss=False)
-            return weight_grad(index, _weighted(dsc, prob))
+            return weight_grad(index, np.where(prob.mask, dsc, 0.0) * prob.weights[..., None])
 
         return grad
     first = lambda a: np.ascontiguousarray(np.moveaxis(a, -1, 0))  # (B, n, T) -> (T, B, n)

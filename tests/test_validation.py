@@ -113,9 +113,7 @@ COUNTED = {
     "check_embeddings K": lambda v: att.check_embeddings(_E, K=v + 5),
     "random_embeddings d": lambda v: att.random_embeddings(6, v, seed=0),
     "acyclic_dataset n": lambda v: att.acyclic_dataset(6, v, 3, seed=0),
-    "general_dataset max_redraws": lambda v: att.general_dataset(
-        6, 6, 4, 0, max_redraws=v, require_cycle=False
-    ),
+    "general_dataset max_redraws": lambda v: att.general_dataset(6, 6, 4, 0, max_redraws=v + 99),
 }
 
 
@@ -423,10 +421,9 @@ NAMED_ERRORS = {
     "attention train optimizer": (lambda: att.train(_ATT_PROB, "gd", 1), "optimizer"),
     "correlation W": (lambda: att.correlation("abc", np.ones((2, 2))), "W"),
     "correlation ref shape": (lambda: att.correlation(np.ones((2, 2)), np.ones(3)), "ref"),
-    "stack_bases": (lambda: att.stack_bases([None]), "bases"),
     # ntpnb.attention model, graphs, convex: the one-line conversions at their boundary
     "make_problem C ragged": (lambda: att.make_problem(_ATT_E, _RAGGED, _ATT_DATA), "C"),
-    "loss_value W ragged": (lambda: att.loss_value(_RAGGED, _ATT_PROB), "W"),
+    "loss_and_grad W ragged": (lambda: att.loss_and_grad(_RAGGED, _ATT_PROB), "W"),
     "gradient prob": (lambda: att.gradient(np.zeros((1, 4, 4)), None), "prob"),
     "project_scyc W": (lambda: att.project_scyc("abc", np.eye(16)), "W"),
     "pseudo_priority_graphs W": (lambda: att.pseudo_priority_graphs(_ATT_E, _ATT_DATA, "abc"), "W"),
@@ -440,12 +437,13 @@ NAMED_ERRORS = {
     "graphs_from_edges id": (lambda: att.graphs_from_edges(3, {0: {5}}, {}), "vocabulary"),
     "graphs_from_edges edge": (lambda: att.graphs_from_edges(3, {0: {1}}, {0: {(1, 2)}}), "edge"),
     "scyc_basis graphs": (lambda: att.scyc_basis(_ATT_E, "graphs"), "graphs"),
-    "graph_constraints graphs": (lambda: att.graph_constraints(_ATT_E, "graphs"), "graphs"),
     "solve_graph_svm graphs": (lambda: att.solve_graph_svm(_ATT_E, "graphs"), "graphs"),
     "project_scyc basis": (lambda: att.project_scyc(np.ones((3, 3)), np.ones((2, 64))), "basis"),
     "project_scyc W 1-D": (lambda: att.project_scyc(np.ones(3), np.ones((2, 9))), "W"),
-    "attention_scores W": (lambda: att.attention_scores(_ATT_E, _ATT_DATA, np.ones((3, 3))), "W"),
-    "attention_scores data": (lambda: att.attention_scores(_ATT_E, "data", np.ones((4, 4))), "data"),
+    "pseudo_priority_graphs W shape": (
+        lambda: att.pseudo_priority_graphs(_ATT_E, _ATT_DATA, np.ones((3, 3))),
+        "W",
+    ),
     "pseudo_priority_graphs X": (lambda: att.pseudo_priority_graphs(_ATT_E, 5, np.ones((4, 4)), K=3), "X"),
 }
 

@@ -143,6 +143,51 @@ def _fields(entry: object, kinds: Mapping[str, str], where: str) -> dict:
     return entry
 
 
+@functools.lru_cache
+def load_authors(path: Path = AUTHORS_FILE) -> AuthorsCode:
+    """The :class:`AuthorsCode` of the data file ``path`` (``authors.json``), checked.
+
+    A setting's text has its ``%(name)s`` fields filled from the file's own values on loading; its
+    ``%(claim.key)g`` fields are left for :func:`settings_rows`.
+
+    Raises
+    ------
+    InvalidDataError
+        If the file is not JSON, or an entry is missing, unknown, of the wrong kind or empty, a
+        setting's key repeats, or a text has a ``%`` field that names none of the file's values
+        (the error names the file and the entry).
+    """
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise InvalidDataError(f"{path}: not JSON: {exc}") from None
+    try:
+        data = _fields(data, {**_OWN_VALUES, "stored_curves": "object", "sections": "list"}, "")
+        own = {name: data[name] for name in _OWN_VALUES}
+        curves = {
+            name: StoredCurve(
+                **_fields(entry, _CURVE_FIELDS, f"stored_curves.{name}"), commit=own["stored_commit"]
+            )
+            for name, entry in data["stored_curves"].items()
+        }
+        sections, keys = [], set()
+        for i, section in enumerate(data["sections"]):
+            section = _fields(section, {"title": "text", "settings": "list"}, f"sections[{i}]")
+            settings = []
+            for j, entry in enumerate(section["settings"]):
+                at = f"sections[{i}].settings[{j}]"
+                entry = _fields(entry, _SETTING_FIELDS, at)
+                if entry["key"] in keys:
+                    raise InvalidDataError(f"{at}: the key {entry['key']!r} is given twice")
+                keys.add(entry["key"])
+                text = {k: _own_text(entry[k], own, f"{at}.{k}") for k in ("paper", "code")}
+                settings.append(AuthorsSetting(entry["key"], entry["setting"], **text))
+            sections.append((section["title"], tuple(settings)))
+    except InvalidDataError as exc:
+        raise InvalidDataError(f"{path}: {exc}") from None
+    return AuthorsCode(**own, stored_curves=MappingProxyType(curves), sections=tuple(sections))
+
+
 def _own_text(text: str, own: Mapping[str, object], where: str) -> str:
     """``text`` with its ``%(name)s`` fields filled from ``own``; what is left has only paper fields."""
 
@@ -155,57 +200,6 @@ def _own_text(text: str, own: Mapping[str, object], where: str) -> str:
     if "%" in _PAPER_FIELD.sub("", filled):
         raise InvalidDataError(f"{where}: a '%' that is no %(name)s or %(claim.key)g field in {text!r}")
     return filled
-
-
-def _authors_code(data: object) -> AuthorsCode:
-    """The :class:`AuthorsCode` of the data file's contents ``data``, checked (see :func:`load_authors`)."""
-    data = _fields(data, {**_OWN_VALUES, "stored_curves": "object", "sections": "list"}, "")
-    own = {name: data[name] for name in _OWN_VALUES}
-    curves = {
-        name: StoredCurve(
-            **_fields(entry, _CURVE_FIELDS, f"stored_curves.{name}"), commit=own["stored_commit"]
-        )
-        for name, entry in data["stored_curves"].items()
-    }
-    sections, keys = [], set()
-    for i, section in enumerate(data["sections"]):
-        at = f"sections[{i}]"
-        section = _fields(section, {"title": "text", "settings": "list"}, at)
-        settings = []
-        for j, entry in enumerate(section["settings"]):
-            entry = _fields(entry, _SETTING_FIELDS, f"{at}.settings[{j}]")
-            if entry["key"] in keys:
-                raise InvalidDataError(f"{at}.settings[{j}]: the key {entry['key']!r} is given twice")
-            keys.add(entry["key"])
-            text = {k: _own_text(entry[k], own, f"{at}.settings[{j}].{k}") for k in ("paper", "code")}
-            settings.append(AuthorsSetting(entry["key"], entry["setting"], **text))
-        sections.append((section["title"], tuple(settings)))
-    return AuthorsCode(**own, stored_curves=MappingProxyType(curves), sections=tuple(sections))
-
-
-@functools.lru_cache
-def load_authors(path: Path = AUTHORS_FILE) -> AuthorsCode:
-    """The :class:`AuthorsCode` of the data file ``path`` (``authors.json``), checked.
-
-    Raises
-    ------
-    InvalidDataError
-        If the file is not JSON, or an entry is missing, unknown, of the wrong kind or empty, a
-        setting's key repeats, or a text has a ``%`` field that names none of the file's values
-        (the error names the file and the entry).
-    """
-    try:
-        return _authors_code(json.loads(Path(path).read_text(encoding="utf-8")))
-    except json.JSONDecodeError as exc:
-        raise InvalidDataError(f"{path}: not JSON: {exc}") from None
-    except InvalidDataError as exc:
-        raise InvalidDataError(f"{path}: {exc}") from None
-
-
-def _paper_text(template: str, paper_value: Callable[[str, str], float]) -> str:
-    """``template`` with its ``%(claim.key)g`` fields filled from ``paper_value``."""
-    values = {f"{c}.{k}": paper_value(c, k) for c, k in _PAPER_FIELD.findall(template)}
-    return template % values if values else template
 
 
 def settings_rows(
@@ -236,5 +230,7 @@ def settings_rows(
     rows = []
     for title, settings in sections:
         rows.append((title, "", "", ""))
-        rows += [(s.setting, _paper_text(s.paper, paper_value), s.code, book[s.key]) for s in settings]
+        for s in settings:
+            values = {f"{c}.{k}": paper_value(c, k) for c, k in _PAPER_FIELD.findall(s.paper)}
+            rows.append((s.setting, s.paper % values if values else s.paper, s.code, book[s.key]))
     return rows

@@ -27,17 +27,8 @@ from .model import Problem, check_problem, gradient, stack_problems
 __all__ = [
     "train",
     "train_trials",
-    "training_gradient",
     "correlation",
-    "stack_bases",
-    "project_batched",
 ]
-
-
-def _check_problem(prob: object, optimizer: object) -> None:
-    check_problem(prob)
-    if not isinstance(optimizer, optim.Optimizer):
-        raise InvalidDataError(f"optimizer must be an ntpnb.optim.Optimizer, got {type(optimizer).__name__}")
 
 
 def train(
@@ -60,14 +51,19 @@ def train(
     Raises
     ------
     InvalidDataError
-        If ``prob`` is not a :class:`Problem`, ``optimizer`` not an Optimizer, or ``W0`` not a
-        numeric array of shape ``(B, d, d)``; and as :func:`ntpnb.optim.run`.
+        If ``prob`` is not a :class:`Problem`, ``optimizer`` not an Optimizer, ``n_iter`` not a
+        count, or ``W0`` not a finite array of shape ``(B, d, d)``; and as :func:`ntpnb.optim.run`.
     """
-    _check_problem(prob, optimizer)
+    check_problem(prob)
+    if not isinstance(optimizer, optim.Optimizer):
+        raise InvalidDataError(f"optimizer must be an ntpnb.optim.Optimizer, got {type(optimizer).__name__}")
+    n_iter = as_count(n_iter, "n_iter", minimum=0)
     shape = (prob.B, prob.d, prob.d)
     W0 = np.zeros(shape) if W0 is None else as_float(W0, "W0")
     if W0.shape != shape:
         raise InvalidDataError(f"W0 must have shape {shape}, got {W0.shape}")
+    if not np.all(np.isfinite(W0)):
+        raise InvalidDataError("W0 has non-finite entries")
     step = compiled_step(prob)
     if step is not None:
         return run_compiled(
@@ -134,7 +130,7 @@ def train_trials(
     if not problems:
         raise InvalidDataError("no problems to train")
     for prob in problems:
-        _check_problem(prob, optimizer)
+        check_problem(prob)
     B, d = sum(p.B for p in problems), problems[0].d
     if W0 is not None:
         W0 = as_float(W0, "W0")
@@ -159,33 +155,8 @@ def train_trials(
     return optim.Trace(iterations=runs[0][0], values=MappingProxyType({"W": W_hist}), W=W_final)
 
 
-def training_gradient(prob: Problem, optimizer: optim.Optimizer) -> Callable[[np.ndarray], np.ndarray]:
-    """The gradient :func:`train` runs ``optimizer`` on: the compiled one where there is one.
-
-    :meth:`~ntpnb.attention.engine.CompiledStep.gradient_of`, else
-    :func:`~ntpnb.attention.model.gradient`.
-    """
-    _check_problem(prob, optimizer)
-    compiled = compiled_step(prob)
-    return partial(gradient, prob=prob) if compiled is None else compiled.gradient_of
-
-
 def stack_bases(bases: Sequence[np.ndarray]) -> np.ndarray:
-    """Orthonormal bases of different dimensions (rows) padded with zero rows: ``(B, m_max, d*d)``.
-
-    Raises
-    ------
-    InvalidDataError
-        If there are no bases, or they are not 2-D numeric arrays with equal column counts.
-    """
-    bases = [as_float(b, f"bases[{i}]") for i, b in enumerate(as_ordered(bases, "bases"))]
-    if not bases:
-        raise InvalidDataError("no bases to stack")
-    if any(b.ndim != 2 or b.shape[1] != bases[0].shape[1] for b in bases):
-        shapes = [b.shape for b in bases]
-        raise InvalidDataError(
-            f"bases must be 2-D arrays with the same number of columns, got shapes {shapes}"
-        )
+    """Orthonormal bases of different dimensions (rows) padded with zero rows: ``(B, m_max, d*d)``."""
     p = bases[0].shape[1]
     m = max(1, max(b.shape[0] for b in bases))
     out = np.zeros((len(bases), m, p))

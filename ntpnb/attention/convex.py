@@ -7,7 +7,7 @@ With the log-loss and ``C E^T = I`` the risk is (Sec. 5)
 a log-sum-exp of linear functions of ``vec(W)`` minus a linear one (the label's copies share a
 score): convex. Two problems are solved by Newton's method (analytic gradient and Hessian), then verified:
 
-* :func:`cyclic_correction`: ``W^cyc`` (Definition 3), the minimum-norm minimizer of the cyclic
+* :func:`solve_cyclic_correction`: ``W^cyc`` (Definition 3), the minimum-norm minimizer of the cyclic
   sub-dataset's risk, which depends on ``W`` only through ``Pi_Scyc(W)`` (Lemma 2's proof) and is
   strictly convex there (Lemma 3): Newton runs in an orthonormal basis of ``S_cyc``.
 * :func:`regularization_path`: ``W_R = argmin_{||W|| <= R} L(W)`` (Algo-RP): the minimizer of
@@ -42,7 +42,6 @@ __all__ = [
     "LogLossFeatures",
     "log_loss_features",
     "CyclicCorrection",
-    "cyclic_correction",
     "solve_cyclic_correction",
     "PathPoint",
     "regularization_path",
@@ -177,8 +176,6 @@ class CyclicCorrection:
     #: Smallest eigenvalue of the Hessian of ``L-bar`` on ``S_cyc`` (``> 0``: unique minimizer, Lemma 3), for
     #: the normalized embeddings.
     min_curvature: float
-    #: ``grad_norm^2 / (2 min_curvature)``, the strong-convexity bound on ``L-bar - min`` near the solution.
-    suboptimality_bound: float
     #: Iterations of Newton's method.
     newton_iterations: int
 
@@ -220,7 +217,7 @@ def solve_cyclic_correction(
     d = E.shape[1]
     if sub.is_empty or basis.shape[0] == 0:
         zero = np.zeros((d, d))
-        return CyclicCorrection(zero, basis, sub, 0.0, 0.0, np.inf, 0.0, 0)
+        return CyclicCorrection(zero, basis, sub, 0.0, 0.0, np.inf, 0)
     feats = log_loss_features(En, sub.data, basis)
     z, iters = _newton(lambda v: feats.value_grad_hess(v), np.zeros(basis.shape[0]), settings.NEWTON_GRAD_TOL)
     f, _, H = feats.value_grad_hess(z)
@@ -238,16 +235,7 @@ def solve_cyclic_correction(
     check_known_rank(curvatures, H.shape, basis.shape[0], what=what)
     W = (basis.T @ z).reshape(d, d)
     W = frozen(W) if c == 1.0 else scaled_back(W, c, 2, "W^cyc (it scales like 1 / |E|^2)")
-    return CyclicCorrection(W, basis, sub, f, grad_norm, min_curv, grad_norm**2 / (2 * min_curv), iters)
-
-
-def cyclic_correction(E: object, X: Ids | TokenData, y: object = None, K: int | None = None) -> np.ndarray:
-    """``W^cyc`` of the data ``(X, y)`` (log-loss, ``C E^T = I``), shape ``(d, d)``.
-
-    See :func:`solve_cyclic_correction` for the certificate and the errors raised.
-    """
-    E = check_embeddings(E)
-    return solve_cyclic_correction(E, _data(X, y, E.shape[0] if K is None else K)).W.copy()
+    return CyclicCorrection(W, basis, sub, f, grad_norm, min_curv, iters)
 
 
 @dataclass(frozen=True)

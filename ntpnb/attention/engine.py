@@ -25,9 +25,9 @@ from collections.abc import Callable, Mapping
 import numpy as np
 
 from .. import optim
-from ..errors import InvalidDataError
-from ..validation import as_count, read_only_view
-from .model import Problem, check_problem
+from ..optim_loops import OK
+from ..validation import read_only_view
+from .model import Problem
 
 #: A progress hook, told ``(done, total)`` steps as a run goes (:data:`ntpnb.optim.ProgressHook`).
 Progress = optim.ProgressHook
@@ -68,7 +68,7 @@ class CompiledStep:
     """One stacked problem's constants and scratch, trial axis last, and its compiled gradient.
 
     :meth:`run` fills :attr:`grad` ``(d, d, B)`` with the gradient at ``WL`` (``W`` trial axis last)
-    and moves ``WL`` by a rule's step; :meth:`step` and :meth:`gradient_of` call it.
+    and moves ``WL`` by a rule's step (:func:`run_compiled`, :meth:`gradient_of`).
     """
 
     def __init__(self, U: np.ndarray, index: np.ndarray) -> None:
@@ -102,14 +102,6 @@ class CompiledStep:
     def new_state(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """A rule's state at the start: Adam's moments (zero, trial axis last), scratch, ``[1, 1]``."""
         return np.zeros(self.grad.shape), np.zeros(self.grad.shape), np.empty((3, self.B)), np.ones(2)
-
-    def step(self, WL: np.ndarray, rule: tuple, state: tuple) -> bool:
-        """Move ``WL`` by the step of ``rule`` (``Optimizer.compiled_rule``); whether it moved.
-
-        ``False`` where the reference raises (normalized GD at a non-finite gradient, or a zero one
-        with ``eps = 0``): ``WL`` is then unchanged and :attr:`grad` holds the gradient.
-        """
-        return self.run(WL, rule, state, True) == self.kernels.STEP_DONE
 
     def gradient_of(self, W: np.ndarray) -> np.ndarray:
         """The gradient ``(B, d, d)`` at ``W`` ``(B, d, d)``: that of the numpy reference."""
@@ -171,7 +163,6 @@ class _HeadStep(CompiledStep):
 
 def compiled_step(prob: Problem) -> CompiledStep | None:
     """The compiled gradient and step of ``prob``; ``None`` where there is none (module docstring)."""
-    check_problem(prob)
     U, index = token_table(prob)
     _, n, T, d = prob.emb.shape
     if U.shape[0] ** 2 > n * T * d:  # many distinct vectors: the table costs more than it saves
@@ -196,19 +187,10 @@ def run_compiled(
 ) -> optim.Trace:
     """:func:`ntpnb.optim.run` (``batch_ndim=1``) on the compiled step, for any optimizer.
 
-    Same arguments, checks, records and errors (its :class:`~ntpnb.optim.Recorder`), same floats;
-    ``W0`` ``(B, d, d)``. ``progress`` is told ``(steps done, n_iter)`` after each recorded step, at
-    least every :data:`ntpnb.settings.PROGRESS_SECONDS`, and at the end.
+    Same arguments (checked by the caller), records and errors (its :class:`~ntpnb.optim.Recorder`),
+    same floats; ``W0`` ``(B, d, d)``. ``progress`` is told ``(steps done, n_iter)`` after each
+    recorded step, at least every :data:`ntpnb.settings.PROGRESS_SECONDS`, and at the end.
     """
-    if not isinstance(optimizer, optim.Optimizer):
-        raise InvalidDataError(f"optimizer must be an ntpnb.optim.Optimizer, got {type(optimizer).__name__}")
-    n_iter = as_count(n_iter, "n_iter", minimum=0)
-    W0 = np.asarray(W0, dtype=np.float64)
-    shape = (step.B, step.d, step.d)
-    if W0.shape != shape:
-        raise InvalidDataError(f"W0 must have shape {shape}, got {W0.shape}")
-    if not np.all(np.isfinite(W0)):
-        raise InvalidDataError("W0 has non-finite entries")
     recorder = optim.Recorder(n_iter, record, record_at, optimizer.label(), progress)
     rule, state = optimizer.compiled_rule, step.new_state()
     WL = _last(W0)
@@ -216,7 +198,9 @@ def run_compiled(
     if recorder.is_due(0):
         recorder.checkpoint(0, current())
     for k in range(n_iter):
-        if not step.step(WL, rule, state):
+        # not OK where the reference raises (normalized GD at a non-finite gradient, or a zero
+        # one with eps = 0): WL is then unchanged and step.grad holds the gradient
+        if step.run(WL, rule, state, True) != OK:
             _reference_step(step, WL, optimizer, k)
         if recorder.is_due(k + 1):
             recorder.checkpoint(k + 1, current())

@@ -2,7 +2,7 @@
 
 ``W^mm = argmin ||W||_F`` subject to ``(e_i - e_j)^T W e_k = 0`` for every ``(i ~ j)`` and ``>= 1``
 for every ``(i => j)`` in ``G^(k)``, every ``k`` (on acyclic data no equalities: Acyc-SVM). The
-constraint rows are ``vec((e_i - e_j) e_k^T)`` (:func:`graph_constraints`). It is :mod:`ntpnb.qp`'s
+constraint rows are ``vec((e_i - e_j) e_k^T)``. It is :mod:`ntpnb.qp`'s
 minimum-norm problem, solved by least-distance programming (one NNLS,
 :func:`ntpnb.qp.solve_least_distance`) or cvxpy (:data:`ntpnb.settings.QP_SOLVER`), refined on its
 active set and verified (feasibility, KKT stationarity and sign, complementary slackness, duality gap).
@@ -19,75 +19,30 @@ from ..qp import (
     MatrixConstraints,
     MinNormQP,
     SVMSolution,
-    scaled_back,
     scaled_solution,
     solve_least_distance,
     solve_reference,
 )
-from .graphs import TokenPriorityGraphs, check_graphs, scyc_basis, scyc_dimension, token_priority_graphs
-from .token_data import Ids, TokenData, check_embeddings, normalized_embeddings
+from .graphs import TokenPriorityGraphs, check_graphs, scyc_basis, scyc_dimension
+from .token_data import check_embeddings, normalized_embeddings
 
 __all__ = [
-    "graph_constraints",
     "GRAPH_SVM_METHODS",
     "solve_graph_svm",
-    "graph_svm",
 ]
 
 
-def graph_constraints(E: np.ndarray, graphs: TokenPriorityGraphs) -> tuple[np.ndarray, np.ndarray]:
-    """Rows ``vec((e_i - e_j) e_k^T)`` of the inequalities ``(i => j)`` and equalities ``(i ~ j)``.
-
-    Returns
-    -------
-    A, B
-        ``(n_strict, d*d)`` and ``(n_equiv, d*d)``.
-
-    Raises
-    ------
-    InvalidDataError
-        If ``graphs`` is not TokenPriorityGraphs or ``E`` does not embed its vocabulary.
-    """
-    E = check_embeddings(E, check_graphs(graphs).K)
+def _constraint_rows(E: np.ndarray, triples: list[tuple[int, int, int]]) -> np.ndarray:
+    """Rows ``vec((e_i - e_j) e_k^T)``, ``(len(triples), d*d)``, of the relations ``(i, j, k)``."""
     d = E.shape[1]
-
-    def rows(triples: list[tuple[int, int, int]]) -> np.ndarray:
-        if not triples:
-            return np.zeros((0, d * d))
-        i, j, k = (np.array(v) for v in zip(*triples, strict=True))
-        return np.einsum("ra,rb->rab", E[i] - E[j], E[k]).reshape(len(triples), d * d)
-
-    return rows(graphs.strict), rows(graphs.equivalent)
+    if not triples:
+        return np.zeros((0, d * d))
+    i, j, k = (np.array(v) for v in zip(*triples, strict=True))
+    return np.einsum("ra,rb->rab", E[i] - E[j], E[k]).reshape(len(triples), d * d)
 
 
 #: The methods of :func:`solve_graph_svm`.
 GRAPH_SVM_METHODS: tuple[str, ...] = ("least-distance", "cvxpy")
-
-
-def _solve_normalized(E: np.ndarray, graphs: TokenPriorityGraphs, method: str) -> SVMSolution:
-    """The verified Graph-SVM for embeddings of norm about 1 (see :func:`solve_graph_svm`)."""
-    if method not in GRAPH_SVM_METHODS:
-        raise InvalidDataError(f"method must be one of {GRAPH_SVM_METHODS}, got {method!r}")
-    A, B = graph_constraints(E, graphs)
-    cons = MatrixConstraints(A, B, scyc_basis(E, graphs), "the Graph-SVM", (E.shape[1], E.shape[1]))
-
-    def infeasible(result: MinNormQP) -> Exception:
-        if scyc_dimension(E, graphs) is not None:
-            # with linearly independent embeddings each W e_k is free and every score order
-            # along the (acyclic) condensation of G^(k) is reachable: the Graph-SVM is feasible
-            s = np.linalg.svd(E, compute_uv=False)
-            return SolverError(
-                f"{result.solver} reports the Graph-SVM infeasible ({result.status}), but the "
-                f"embeddings are linearly independent, which makes it feasible: they are too "
-                f"ill-conditioned for the solver (condition number {s[0] / s[-1]:.3g})"
-            )
-        return InfeasibleGraphSVMError(
-            f"(Graph-SVM) is infeasible ({result.solver}: {result.status}): no W satisfies the "
-            f"{A.shape[0]} strict and {B.shape[0]} equality constraints of these embeddings"
-        )
-
-    fast = solve_least_distance(cons) if method == "least-distance" else None
-    return fast if fast is not None else solve_reference(cons, infeasible)
 
 
 def solve_graph_svm(E: object, graphs: TokenPriorityGraphs, method: str = "least-distance") -> SVMSolution:
@@ -115,18 +70,27 @@ def solve_graph_svm(E: object, graphs: TokenPriorityGraphs, method: str = "least
         If the solver fails, no answer passes verification, or it reports infeasibility for
         linearly independent embeddings (which make the problem feasible).
     """
-    E = check_embeddings(E, check_graphs(graphs).K)
-    En, c = normalized_embeddings(E)
-    return scaled_solution(_solve_normalized(En, graphs, method), c, 2, "|E|")
+    if method not in GRAPH_SVM_METHODS:
+        raise InvalidDataError(f"method must be one of {GRAPH_SVM_METHODS}, got {method!r}")
+    E, c = normalized_embeddings(check_embeddings(E, check_graphs(graphs).K))
+    A, B = _constraint_rows(E, graphs.strict), _constraint_rows(E, graphs.equivalent)
+    cons = MatrixConstraints(A, B, scyc_basis(E, graphs), "the Graph-SVM", (E.shape[1], E.shape[1]))
 
+    def infeasible(result: MinNormQP) -> Exception:
+        if scyc_dimension(E, graphs) is not None:
+            # with linearly independent embeddings each W e_k is free and every score order
+            # along the (acyclic) condensation of G^(k) is reachable: the Graph-SVM is feasible
+            s = np.linalg.svd(E, compute_uv=False)
+            return SolverError(
+                f"{result.solver} reports the Graph-SVM infeasible ({result.status}), but the "
+                f"embeddings are linearly independent, which makes it feasible: they are too "
+                f"ill-conditioned for the solver (condition number {s[0] / s[-1]:.3g})"
+            )
+        return InfeasibleGraphSVMError(
+            f"(Graph-SVM) is infeasible ({result.solver}: {result.status}): no W satisfies the "
+            f"{A.shape[0]} strict and {B.shape[0]} equality constraints of these embeddings"
+        )
 
-def graph_svm(E: object, X: Ids | TokenData, y: object = None, K: int | None = None) -> np.ndarray:
-    """``W^mm`` of (Graph-SVM) for the token-priority graphs of the data ``(X, y)``, ``(d, d)``.
-
-    ``K`` defaults to ``E``'s row count. Errors as :func:`solve_graph_svm`'s (but only ``W^mm`` needs
-    to fit in float64, not the multipliers).
-    """
-    E = check_embeddings(E)
-    En, c = normalized_embeddings(E)
-    W = _solve_normalized(En, token_priority_graphs(X, y, E.shape[0] if K is None else K), "least-distance").W
-    return np.array(scaled_back(W, c, 2, "W^mm (it scales like 1 / |E|^2)"))
+    fast = solve_least_distance(cons) if method == "least-distance" else None
+    solution = fast if fast is not None else solve_reference(cons, infeasible)
+    return scaled_solution(solution, c, 2, "|E|")

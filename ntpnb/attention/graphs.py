@@ -25,7 +25,7 @@ from .. import settings
 from ..errors import InvalidDataError
 from ..linalg import check_known_rank, matrix_rank, numerical_rank
 from ..validation import as_count, as_float, frozen, is_integer, is_real
-from .token_data import Ids, TokenData, as_token_data, check_embeddings, check_token_data
+from .token_data import Ids, TokenData, as_token_data, check_embeddings
 
 __all__ = [
     "PriorityGraph",
@@ -42,7 +42,6 @@ __all__ = [
     "PseudoGraphs",
     "pseudo_priority_graphs",
     "pseudo_cyclic_subdataset",
-    "attention_scores",
 ]
 
 
@@ -115,11 +114,6 @@ class TokenPriorityGraphs:
         """Whether some graph has a multi-node SCC (the data set is not acyclic, Definition 2)."""
         return bool(self.cyclic_components)
 
-    @property
-    def is_acyclic(self) -> bool:
-        """Definition 2: every graph is a DAG."""
-        return not self.has_cycle
-
 
 def strong_components(nodes: Iterable[int], edges: Iterable[tuple[int, int]]) -> list[tuple[int, ...]]:
     """The strongly-connected components of a directed graph, each sorted, ordered by their first id.
@@ -148,12 +142,6 @@ def strong_components(nodes: Iterable[int], edges: Iterable[tuple[int, int]]) ->
     return comps
 
 
-def _graph(k: int, nodes: set[int], edges: set[tuple[int, int]]) -> PriorityGraph:
-    comps = tuple(strong_components(nodes, edges))
-    comp_of = {v: a for a, c in enumerate(comps) for v in c}
-    return PriorityGraph(k, tuple(sorted(nodes)), tuple(sorted(edges)), comps, comp_of)
-
-
 def _token_id(value: object, K: int, what: str) -> int:
     if not is_integer(value):
         raise InvalidDataError(f"{what} must be an integer token id, got {value!r}")
@@ -162,16 +150,17 @@ def _token_id(value: object, K: int, what: str) -> int:
     return int(value)
 
 
-def _is_member_pair(pair: object, members: set[int]) -> bool:
-    """Whether ``pair`` is a tuple of two Python ints that are nodes (so valid token ids)."""
-    return (
-        type(pair) is tuple
-        and len(pair) == 2
-        and type(pair[0]) is int
-        and type(pair[1]) is int
-        and pair[0] in members
-        and pair[1] in members
-    )
+def _graphs(
+    K: int, nodes: Mapping[int, Iterable[int]], edges: Mapping[int, Iterable[tuple[int, int]]]
+) -> TokenPriorityGraphs:
+    """:func:`graphs_from_edges` of ids known to be valid (edges join their graph's nodes)."""
+    graphs = {}
+    for k in sorted(nodes):
+        e = {(i, j) for i, j in edges.get(k, ()) if i != j}
+        comps = tuple(strong_components(nodes[k], e))
+        comp_of = {v: a for a, c in enumerate(comps) for v in c}
+        graphs[k] = PriorityGraph(k, tuple(sorted(nodes[k])), tuple(sorted(e)), comps, comp_of)
+    return TokenPriorityGraphs(K=K, graphs=graphs)
 
 
 def graphs_from_edges(
@@ -193,27 +182,20 @@ def graphs_from_edges(
     unknown = set(edges) - set(nodes)
     if unknown:
         raise InvalidDataError(f"edges name graphs with no nodes: k in {sorted(unknown)}")
-    graphs = {}
-    for key in sorted(nodes):
+    ids: dict[int, set[int]] = {}
+    pairs: dict[int, set[tuple[int, int]]] = {}
+    for key in nodes:
         k = _token_id(key, K, "a graph's last token k")
-        members = {_token_id(v, K, f"a node of graph {k}") for v in nodes[key]}
-        pairs = list(edges.get(key, ()))
-        if all(_is_member_pair(pair, members) for pair in pairs):  # the common case, checked fast
-            e = {pair for pair in pairs if pair[0] != pair[1]}
-        else:
-            e = set()
-            for pair in pairs:
-                if not isinstance(pair, tuple) or len(pair) != 2:
-                    raise InvalidDataError(f"an edge of graph {k} must be a pair (i, j), got {pair!r}")
-                i, j = (_token_id(v, K, f"an edge end of graph {k}") for v in pair)
-                if i not in members or j not in members:
-                    raise InvalidDataError(
-                        f"edge ({i}, {j}) of graph {k} joins tokens that are not its nodes"
-                    )
-                if i != j:
-                    e.add((i, j))
-        graphs[k] = _graph(k, members, e)
-    return TokenPriorityGraphs(K=K, graphs=graphs)
+        ids[k] = {_token_id(v, K, f"a node of graph {k}") for v in nodes[key]}
+        pairs[k] = set()
+        for pair in edges.get(key, ()):
+            if not isinstance(pair, tuple) or len(pair) != 2:
+                raise InvalidDataError(f"an edge of graph {k} must be a pair (i, j), got {pair!r}")
+            i, j = (_token_id(v, K, f"an edge end of graph {k}") for v in pair)
+            if i not in ids[k] or j not in ids[k]:
+                raise InvalidDataError(f"edge ({i}, {j}) of graph {k} joins tokens that are not its nodes")
+            pairs[k].add((i, j))
+    return _graphs(K, ids, pairs)
 
 
 def check_graphs(graphs: object) -> TokenPriorityGraphs:
@@ -258,7 +240,7 @@ def token_priority_graphs(X: Ids | TokenData, y: object = None, K: int | None = 
         seq = data.sequence(i)
         nodes.setdefault(k, set()).update([lab, *seq.tolist()])
         edges.setdefault(k, set()).update((lab, int(x)) for x in seq)
-    return graphs_from_edges(data.K, nodes, edges)
+    return _graphs(data.K, nodes, edges)
 
 
 @dataclass(frozen=True)
@@ -397,25 +379,10 @@ class PseudoGraphs:
     threshold: float
 
 
-def attention_scores(E: np.ndarray, data: TokenData, W: np.ndarray) -> np.ndarray:
-    """Softmax probabilities ``S(X W x_bar)`` of every sample, ``(n, T_max)``, 0 at padding.
-
-    Raises
-    ------
-    InvalidDataError
-        If ``data`` is not a :class:`~ntpnb.attention.token_data.TokenData`, ``E`` does not embed its
-        vocabulary, or ``W`` is not a finite ``(d, d)`` matrix.
-    """
-    E = check_embeddings(E, check_token_data(data).K)
-    d = E.shape[1]
-    W = as_float(W, "W")
-    if W.shape != (d, d) or not np.all(np.isfinite(W)):
-        raise InvalidDataError(f"W must be a finite ({d}, {d}) matrix, got shape {W.shape}")
+def _attention_logits(E: np.ndarray, data: TokenData, W: np.ndarray) -> np.ndarray:
+    """Attention logits ``X W x_bar`` of every sample, ``(n, T_max)``, ``-inf`` at padding."""
     logits = np.einsum("ntd,de,ne->nt", E[data.tokens], W, E[data.query])
-    logits = np.where(data.mask, logits, -np.inf)
-    logits -= logits.max(axis=1, keepdims=True)
-    s = np.exp(logits)
-    return s / s.sum(axis=1, keepdims=True)
+    return np.where(data.mask, logits, -np.inf)
 
 
 def pseudo_priority_graphs(
@@ -448,7 +415,14 @@ def pseudo_priority_graphs(
             f"the exclusion band must lie in [0, threshold = {thr}), got {exclusion_band!r}"
         )
     data = _data(X, None, K, labeled=False)
-    s = attention_scores(E, data, W)
+    E = check_embeddings(E, data.K)
+    d = E.shape[1]
+    W = as_float(W, "W")
+    if W.shape != (d, d) or not np.all(np.isfinite(W)):
+        raise InvalidDataError(f"W must be a finite ({d}, {d}) matrix, got shape {W.shape}")
+    logits = _attention_logits(E, data, W)
+    s = np.exp(logits - logits.max(axis=1, keepdims=True))
+    s /= s.sum(axis=1, keepdims=True)
     selected = (s > thr) & data.mask
     if not selected.any(axis=1).all():
         raise InvalidDataError(f"some sample selects no token at threshold {thr}; use a smaller threshold")
@@ -463,7 +437,7 @@ def pseudo_priority_graphs(
         targets = seq - {x for x, out in zip(tokens[i], dropped[i], strict=True) if out}
         sources = {x for x, pick in zip(tokens[i], chosen[i], strict=True) if pick}
         edges.setdefault(k, set()).update((x1, x2) for x1 in sources for x2 in targets)
-    graphs = graphs_from_edges(data.K, nodes, edges)
+    graphs = _graphs(data.K, nodes, edges)
     return PseudoGraphs(graphs, frozen(selected, order="K"), frozen(s, order="K"), thr)
 
 

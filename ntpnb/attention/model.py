@@ -42,7 +42,6 @@ __all__ = [
     "stack_problems",
     "loss_and_grad",
     "gradient",
-    "loss_value",
     "losses_at",
 ]
 
@@ -344,14 +343,10 @@ def _loss_and_grad(W: object, prob: Problem, *, with_loss: bool) -> tuple[np.nda
     """Per-sample losses (``None`` for the log-loss unless ``with_loss``) and gradients."""
     W = _check_weights(W, prob)
     ell, dsc = _scores_grad(_scores(W, prob), prob, with_loss=with_loss)
-    A = vecmat(_weighted(dsc, prob), prob.emb)  # (B, n, d): sum_t dsc_t x_t
+    wdsc = np.where(prob.mask, dsc, 0.0) * prob.weights[..., None]  # weighted, 0 at padding
+    A = vecmat(wdsc, prob.emb)  # (B, n, d): sum_t wdsc_t x_t
     grad = matmul(np.swapaxes(A, -1, -2), prob.query)  # (B, d, d)
     return ell, grad
-
-
-def _weighted(dsc: np.ndarray, prob: Problem) -> np.ndarray:
-    """Score derivatives ``(B, n, T)`` times the sample weights, 0 at padding."""
-    return np.where(prob.mask, dsc, 0.0) * prob.weights[..., None]
 
 
 def _scores_grad(sc: np.ndarray, prob: Problem, *, with_loss: bool) -> tuple[np.ndarray | None, np.ndarray]:
@@ -406,15 +401,10 @@ def _squared_softmax_grad(f: np.ndarray, prob: Problem) -> tuple[np.ndarray, np.
     return (-2.0 * rest * p_y)[..., None] * lift, rest**2
 
 
-def loss_value(W: object, prob: Problem) -> np.ndarray:
-    """Losses ``(B,)`` (see :func:`loss_and_grad`)."""
-    return loss_and_grad(W, prob)[0]
-
-
 def losses_at(Ws: object, prob: Problem) -> np.ndarray:
     """The loss of one problem (``B = 1``) at each of ``Ws`` ``(m, d, d)``, as one batched call.
 
-    The same numbers as ``loss_value(W[None], prob)`` one ``W`` at a time: the copies of ``prob``
+    The same numbers as ``loss_and_grad(W[None], prob)[0]`` one ``W`` at a time: the copies of ``prob``
     (:func:`stack_problems`) change no sum (tests/attention/test_model.py).
 
     Raises
@@ -427,4 +417,4 @@ def losses_at(Ws: object, prob: Problem) -> np.ndarray:
     Ws = as_float(Ws, "Ws")
     if Ws.ndim != 3 or Ws.shape[0] == 0 or Ws.shape[1:] != (prob.d, prob.d):
         raise InvalidDataError(f"Ws must have shape (m, {prob.d}, {prob.d}) with m >= 1, got {Ws.shape}")
-    return loss_value(Ws, stack_problems([prob] * Ws.shape[0]))
+    return loss_and_grad(Ws, stack_problems([prob] * Ws.shape[0]))[0]

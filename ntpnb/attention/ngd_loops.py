@@ -25,12 +25,6 @@ import numpy as np
 from ..compiled import jit
 from ..optim_loops import OK, columns_step
 
-#: :func:`rule_update` moved every trial.
-STEP_DONE: int = 0
-#: :func:`rule_update` found a non-finite entry, or a zero gradient with ``eps = 0``, and moved nothing:
-#: the caller raises the reference's error.
-STEP_REFUSED: int = 1
-
 # --- Sums, one by one in index order ---
 
 
@@ -57,16 +51,6 @@ def _lane_dots(x: np.ndarray, y: np.ndarray, out: np.ndarray) -> None:
 
 
 @jit
-def _max_propagating(m: float, v: float) -> float:
-    """``np.maximum(m, v)``: NaN wins."""
-    if m != m:
-        return m
-    if v != v or v > m:
-        return v
-    return m
-
-
-@jit
 def _subtract_lane_max(z: np.ndarray, m: np.ndarray) -> None:
     """``z -= z.max(axis=0)`` for ``z`` ``(m, B)`` (NaN propagating, as numpy's max)."""
     rows, B = z.shape
@@ -74,7 +58,9 @@ def _subtract_lane_max(z: np.ndarray, m: np.ndarray) -> None:
         m[b] = z[0, b]
     for r in range(1, rows):
         for b in range(B):
-            m[b] = _max_propagating(m[b], z[r, b])
+            v = z[r, b]
+            if m[b] == m[b] and (v != v or v > m[b]):  # np.maximum: NaN wins
+                m[b] = v
     for r in range(rows):
         for b in range(B):
             z[r, b] -= m[b]
@@ -92,7 +78,6 @@ def table_scores(WL: np.ndarray, U: np.ndarray, Uq: np.ndarray, UW: np.ndarray, 
     others as :data:`TABLE_ARRAYS`.
     """
     k, d, B = U.shape
-    m = Uq.shape[0]
     for a in range(k):
         for q in range(d):
             for b in range(B):
@@ -101,12 +86,8 @@ def table_scores(WL: np.ndarray, U: np.ndarray, Uq: np.ndarray, UW: np.ndarray, 
                 for b in range(B):
                     UW[a, q, b] += U[a, p, b] * WL[p, q, b]
     for a in range(k):
-        for s in range(m):
-            for b in range(B):
-                G[a, s, b] = UW[a, 0, b] * Uq[s, 0, b]
-            for q in range(1, d):
-                for b in range(B):
-                    G[a, s, b] += UW[a, q, b] * Uq[s, q, b]
+        for s in range(Uq.shape[0]):
+            _lane_dots(UW[a], Uq[s], G[a, s])
 
 
 @jit
@@ -283,15 +264,10 @@ def head_logits(
     """
     m = lanes[0]
     attention_outputs(s, emb, f, m)
-    n, K, B = z.shape
-    d = f.shape[1]
+    n, K, _ = z.shape
     for i in range(n):
         for k in range(K):
-            for b in range(B):
-                z[i, k, b] = f[i, 0, b] * C[k, 0, b]
-            for j in range(1, d):
-                for b in range(B):
-                    z[i, k, b] += f[i, j, b] * C[k, j, b]
+            _lane_dots(f[i], C[k], z[i, k])
         _subtract_lane_max(z[i], m)
 
 
@@ -393,14 +369,9 @@ def score_weights(
     first. ``s``, ``mask``, ``tok``, ``wdsc`` ``(n, T, B)``; scratch ``q``, ``diff`` ``(T, B)``, ``acc``.
     """
     n, T, B = s.shape
-    d = emb.shape[2]
     for i in range(n):
         for t in range(T):
-            for b in range(B):
-                q[t, b] = emb[i, t, 0, b] * gf[i, 0, b]
-            for j in range(1, d):
-                for b in range(B):
-                    q[t, b] += emb[i, t, j, b] * gf[i, j, b]
+            _lane_dots(emb[i, t], gf[i], q[t])
         for t in range(T):
             for u in range(T):
                 for b in range(B):
@@ -421,8 +392,8 @@ def rule_update(WL: np.ndarray, grad: np.ndarray, rule: tuple, state: tuple, lan
 
     ``WL``, ``grad`` ``(d, d, B)``; ``state = (M, Q, work, powers)``: Adam's moments ``(d, d, B)``
     and ``[b1^k, b2^k]``, updated in place, and scratch ``work`` ``(3, B)``; ``lanes`` ``(3, B)``
-    scratch. Returns :data:`STEP_REFUSED` (nothing moved) where the reference raises, else
-    :data:`STEP_DONE`.
+    scratch. Returns the status of :func:`ntpnb.optim_loops.columns_step`: not ``OK`` (nothing
+    moved) where the reference raises.
     """
     d, _, B = WL.shape
     n = d * d
@@ -431,8 +402,7 @@ def rule_update(WL: np.ndarray, grad: np.ndarray, rule: tuple, state: tuple, lan
     powers[0] *= b1
     powers[1] *= b2
     state_2d = (state[0].reshape(n, B), state[1].reshape(n, B), state[2], powers)
-    status = columns_step(WL.reshape(n, B), grad.reshape(n, B), state_2d, rule, lanes[0], lanes[1])
-    return STEP_DONE if status == OK else STEP_REFUSED
+    return columns_step(WL.reshape(n, B), grad.reshape(n, B), state_2d, rule, lanes[0], lanes[1])
 
 
 # --- Whole phases of a step, between numpy's exponentials: one call each ---
@@ -461,7 +431,7 @@ def _finish(table: tuple, WL: np.ndarray, rule: tuple, state: tuple, lanes: np.n
     U, Uq, _, _, A, UA, grad, _, _ = table
     weight_gradient(U, Uq, A, UA, grad)
     if not move:
-        return STEP_DONE
+        return OK
     return rule_update(WL, grad, rule, state, lanes)
 
 

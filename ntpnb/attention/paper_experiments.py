@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import functools
 import math
-import numbers
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -33,16 +32,16 @@ from .batched_training import (
     project_batched,
     stack_bases,
     train_trials,
-    training_gradient,
 )
 from .convex import CyclicCorrection, solve_cyclic_correction
-from .engine import Progress
+from .engine import Progress, compiled_step
 from .graph_svm_qp import solve_graph_svm
 from .graphs import (
     CyclicSubdataset,
     TokenPriorityGraphs,
+    _attention_logits,
+    _graphs,
     cyclic_subdataset,
-    graphs_from_edges,
     pseudo_cyclic_subdataset,
     pseudo_priority_graphs,
     scyc_basis,
@@ -74,6 +73,7 @@ __all__ = [
     "second_differences",
     "mean_and_error",
     "largest_carrying",
+    "stable",
 ]
 
 
@@ -86,37 +86,27 @@ def _trial_data(kind: str, K: int, d: int, n: int, T: int, rng: np.random.Genera
     return E, as_token_data(X, y, K)
 
 
-def _kept_for_integers(maxsize: int) -> Callable[[Callable], Callable]:
-    """Keep (an LRU cache) the results of calls whose arguments are all strings or integers.
-
-    An integer seed's trials are the same whenever they are asked for: drawn and set up once.
-    """
-
-    def decorate(function: Callable) -> Callable:
-        kept = functools.lru_cache(maxsize=maxsize)(function)
-
-        @functools.wraps(function)
-        def call(*args: object) -> object:
-            integral = lambda v: isinstance(v, numbers.Integral) and not isinstance(v, bool)
-            if all(isinstance(v, str) or integral(v) for v in args):
-                return kept(*(v if isinstance(v, str) else int(v) for v in args))
-            return function(*args)
-
-        return call
-
-    return decorate
-
-
-@_kept_for_integers(maxsize=8)
-def _draw_trials(
-    kind: str, K: int, d: int, n: int, T: int, n_trials: int, seed: object, max_redraws: int
-) -> tuple[tuple[np.ndarray, TokenData], ...]:
-    """Every trial's embeddings and data (read-only), drawn in order from one generator (``seed``)."""
+def _trials_key(
+    kind: str, K: int, d: int, n: int, T: int, n_trials: int, seed: int, max_redraws: int
+) -> tuple[str | int, ...]:
+    """The trials' settings, checked, as the string and Python ints that key the kept draws."""
     if not isinstance(kind, str) or kind not in ("acyclic", "general"):
         raise InvalidDataError(f"unknown data kind {kind!r}; use 'acyclic' or 'general'")
-    n_trials = as_count(n_trials, "n_trials")
+    names = ("K", "d", "n", "T", "n_trials")
+    sizes = tuple(as_count(v, name) for v, name in zip((K, d, n, T, n_trials), names, strict=True))
+    return (kind, *sizes, as_count(seed, "seed", minimum=0), as_count(max_redraws, "max_redraws"))
+
+
+@functools.lru_cache(maxsize=8)
+def _draw_trials(key: tuple[str | int, ...]) -> tuple[tuple[np.ndarray, TokenData], ...]:
+    """Every trial's embeddings and data (read-only), drawn in order from one generator (``seed``).
+
+    An integer seed's trials are the same whenever they are asked for: drawn once (``key``: see
+    :func:`_trials_key`).
+    """
+    kind, K, d, n, T, n_trials, seed, max_redraws = key
     rng = as_generator(seed)
-    first = _trial_data(kind, K, d, n, T, rng, max_redraws)  # validates the sizes
+    first = _trial_data(kind, K, d, n, T, rng, max_redraws)  # validates the sizes together
     check_dense_size((n_trials, K * d + n * T), "the trials' embeddings and tokens")
     rest = [_trial_data(kind, K, d, n, T, rng, max_redraws) for _ in range(n_trials - 1)]
     return tuple((frozen(E), data) for E, data in [first, *rest])
@@ -171,7 +161,10 @@ def gd_reference(
             for b in live
         ]  # fmt: skip
         prob = stack_problems(probs)
-        at_zero = training_gradient(prob, optimizer)(np.zeros((len(live), d, d)))
+        step = compiled_step(prob)  # the gradient training runs on
+        at_zero = (partial(gradient, prob=prob) if step is None else step.gradient_of)(
+            np.zeros((len(live), d, d))
+        )
         size = np.linalg.norm(prob.emb, axis=-1).max(axis=(1, 2))
         size = size * np.linalg.norm(prob.query, axis=-1).max(axis=1)
         moving = np.linalg.norm(at_zero, axis=(1, 2)) > settings.STATIONARY_GRAD_RTOL * size
@@ -264,7 +257,7 @@ def global_experiment(
 
     ``progress`` is told ``(steps done, total)`` over both trainings (paper's ``W^cyc``, then ``W``).
     """
-    draws = _draw_trials(kind, K, d, n, T, n_trials, seed, max_redraws)
+    draws = _draw_trials(_trials_key(kind, K, d, n, T, n_trials, seed, max_redraws))
     heads, svms, cycs = zip(*parallel_map(_global_setup, draws), strict=True)
     W_mm, W_cyc = np.array([s.W for s in svms]), np.array([c.W for c in cycs])
     B = stack_bases([c.basis for c in cycs])
@@ -276,6 +269,8 @@ def global_experiment(
     trace = train_trials(problems, opt, n_iter, record_at=grid, progress=stage(1))
     Ws = trace["W"]  # (n_records, B, d, d)
     projected = project_batched(Ws, B)
+    outside = np.linalg.norm(W_paper - project_batched(W_paper, B), axis=(1, 2))
+    paper_norm = np.linalg.norm(W_paper, axis=(1, 2))
     return GlobalResult(
         iterations=trace.iterations,
         corr=correlation(Ws, W_mm),
@@ -289,15 +284,8 @@ def global_experiment(
         cyc_dims=np.array([c.dim for c in cycs]),
         svm_gaps=np.array([s.duality_gap for s in svms]),
         cyc_grad_norms=np.array([c.grad_norm for c in cycs]),
-        paper_outside=_outside(W_paper, B),
+        paper_outside=np.divide(outside, paper_norm, out=np.zeros_like(outside), where=paper_norm > 0),
     )
-
-
-def _outside(W: np.ndarray, bases: np.ndarray) -> np.ndarray:
-    """``||W - Pi_S(W)|| / ||W||`` per trial (0 where ``W = 0``)."""
-    num = np.linalg.norm(W - project_batched(W, bases), axis=(1, 2))
-    den = np.linalg.norm(W, axis=(1, 2))
-    return np.divide(num, den, out=np.zeros_like(num), where=den > 0)
 
 
 INITS: tuple[str, ...] = ("zero", "uniform")
@@ -412,8 +400,8 @@ def local_experiment(
     """
     if subset_key not in SUBSET_KEYS:
         raise InvalidDataError(f"unknown subset_key {subset_key!r}; use one of {SUBSET_KEYS}")
+    trials = _local_trials(_trials_key("general", K, d, n, T, n_trials, seed, max_redraws))
     W0 = initial_weights(init, n_trials, d, seed)
-    trials = _local_trials(K, d, n, T, n_trials, seed, max_redraws)
     problems = [make_problem(t.E, t.C, t.data, loss, "argmax") for t in trials]
     E_list, datas = [t.E for t in trials], [t.data for t in trials]
     opt = optim.normalized_gd(lr, eps=step_eps)
@@ -501,7 +489,7 @@ def local_threshold_sweep(
     ``(len(thresholds), B)`` arrays ``corr`` (with ``W~^mm``), ``cyc_dims`` (``dim S~cyc``) and
     ``n_selected`` (mean selected tokens per sample).
     """
-    draws = _draw_trials("general", K, d, n, T, W.shape[0], seed, max_redraws)
+    draws = _draw_trials(_trials_key("general", K, d, n, T, W.shape[0], seed, max_redraws))
     args = [(E, data, w) for (E, data), w in zip(draws, W, strict=True)]
     per_trial = parallel_map(partial(_sweep_trial, thresholds=tuple(thresholds)), args)
     return {
@@ -538,7 +526,7 @@ def _kept(
 @functools.lru_cache(maxsize=4096)
 def _kept_by_value(what: Callable, E: bytes, shape: tuple[int, ...], K: int, edges: tuple) -> np.ndarray:
     """:func:`_kept` of the embeddings and graphs given by value."""
-    graphs = graphs_from_edges(K, {k: nodes for k, nodes, _ in edges}, {k: e for k, _, e in edges})
+    graphs = _graphs(K, {k: nodes for k, nodes, _ in edges}, {k: e for k, _, e in edges})
     return frozen(what(np.frombuffer(E).reshape(shape), graphs))
 
 
@@ -573,13 +561,10 @@ def _local_setup(trial: tuple[np.ndarray, TokenData]) -> _LocalTrial:
     )
 
 
-@_kept_for_integers(maxsize=4)
-def _local_trials(
-    K: int, d: int, n: int, T: int, n_trials: int, seed: int, max_redraws: int
-) -> tuple[_LocalTrial, ...]:
-    """The trials of :func:`local_experiment` drawn and set up."""
-    draws = _draw_trials("general", K, d, n, T, n_trials, seed, max_redraws)
-    return tuple(parallel_map(_local_setup, draws))
+@functools.lru_cache(maxsize=4)
+def _local_trials(key: tuple[str | int, ...]) -> tuple[_LocalTrial, ...]:
+    """The trials of :func:`local_experiment` drawn and set up (``key``: see :func:`_trials_key`)."""
+    return tuple(parallel_map(_local_setup, _draw_trials(key)))
 
 
 @dataclass(frozen=True)
@@ -609,7 +594,7 @@ def _pseudo_setup(
     else:
         subset = pseudo_cyclic_subdataset(pseudo, data)
         basis = _kept(scyc_basis, E, pseudo.graphs)
-    logits = np.where(data.mask, np.einsum("ntd,de,ne->nt", E[data.tokens], W, E[data.query]), np.nan)
+    logits = np.where(data.mask, _attention_logits(E, data, W), np.nan)
     return _PseudoTrial(
         subset=subset,
         basis=basis,
@@ -636,7 +621,7 @@ def _label_components(
         comp = g.components[g.component_of[lab]]
         nodes.setdefault(k, set()).update(comp)
         edges.setdefault(k, set()).update(zip(comp, comp[1:] + comp[:1], strict=True))
-    return graphs_from_edges(graphs.K, nodes, edges)
+    return _graphs(graphs.K, nodes, edges)
 
 
 def midpoint_gaps(prob: Problem, n_pairs: int, scale: float, rng: np.random.Generator) -> np.ndarray:
@@ -694,3 +679,15 @@ def largest_carrying(values: np.ndarray, share: float = 0.9) -> np.ndarray:
     cumulative = np.cumsum(values[order]) / max(values.sum(), np.finfo(float).tiny)
     n_carry = int(np.searchsorted(cumulative, share) + 1) if values.any() else 0
     return order[:n_carry]
+
+
+def stable(x: float, digits: int = 2) -> float:
+    """``x`` rounded to ``digits`` significant digits: the digits of a trained run that are stable.
+
+    Normalized GD amplifies rounding over a long run, so another summation order (the compiled
+    kernels' or the numpy reference's) moves a trained run's summaries in their third significant
+    digit; chapter 7 prints them to two (``digits=1`` for the local distances of Figs. 5-6, which lie
+    near the rounding noise of the step, and what is computed from them), as
+    ``format(stable(x), "g")``.
+    """
+    return float(f"{float(x):.{digits}g}")

@@ -16,28 +16,23 @@ from .graphs import token_priority_graphs
 __all__ = ["random_embeddings", "acyclic_dataset", "general_dataset"]
 
 
-def _check_sizes(K: int, n: int, T: int, distinct: bool) -> tuple[int, int, int]:
-    """``(K, n, T)`` as Python ints, once checked: counts, and a draw that fits in memory."""
+def _checked(
+    K: int, n: int, T: int, seed: int | np.random.Generator | None
+) -> tuple[int, int, int, np.random.Generator]:
+    """The sizes of ``n`` inputs of ``T`` distinct tokens of ``K``, checked, and the generator of ``seed``."""
     K, n, T = as_count(K, "K"), as_count(n, "n"), as_count(T, "T")
-    if distinct and T > K:
+    if T > K:
         raise InvalidDataError(f"cannot draw T = {T} distinct tokens from a vocabulary of K = {K}")
-    check_dense_size((n, K if distinct else T), "the token draws of the data set")
-    return K, n, T
+    check_dense_size((n, K), "the token draws of the data set")
+    return K, n, T, as_generator(seed, allow_none=True)
 
 
 def random_embeddings(K: int, d: int, seed: int | np.random.Generator | None = None) -> np.ndarray:
     """``E`` with rows drawn uniformly from the unit sphere of ``R^d`` (Appendix D, step 1)."""
-    K, _, _ = _check_sizes(K, 1, 1, False)
-    d = as_count(d, "d")
+    K, d = as_count(K, "K"), as_count(d, "d")
     check_dense_size((K, d), "the embeddings E")
     G = as_generator(seed, allow_none=True).standard_normal((K, d))
     return G / np.linalg.norm(G, axis=1, keepdims=True)
-
-
-def _draw_tokens(rng: np.random.Generator, K: int, n: int, T: int, distinct: bool) -> np.ndarray:
-    if distinct:
-        return np.argsort(rng.random((n, K)), axis=1)[:, :T]
-    return rng.integers(0, K, size=(n, T))
 
 
 def acyclic_dataset(
@@ -45,24 +40,21 @@ def acyclic_dataset(
     n: int,
     T: int,
     seed: int | np.random.Generator | None = None,
-    *,
-    distinct: bool = True,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """An acyclic data set (Appendix D): the label is the highest-priority token of its sequence.
 
-    A random priority order of the ``K`` tokens is drawn; each input has ``T`` uniform tokens
-    (distinct when ``distinct``, as in the authors' code; else with replacement). Every edge ``y -> x``
-    then goes down the priority order: the graphs are acyclic (Definition 2), the labels realizable.
+    A random priority order of the ``K`` tokens is drawn; each input has ``T`` distinct uniform
+    tokens (as in the authors' code). Every edge ``y -> x`` then goes down the priority order: the
+    graphs are acyclic (Definition 2), the labels realizable.
 
     Returns
     -------
     X, y, priority
         Ids ``(n, T)``, labels ``(n,)``, and ``priority[k]`` the rank of token ``k`` (0 = highest).
     """
-    K, n, T = _check_sizes(K, n, T, distinct)
-    rng = as_generator(seed, allow_none=True)
+    K, n, T, rng = _checked(K, n, T, seed)
     priority = rng.permutation(K)
-    X = _draw_tokens(rng, K, n, T, distinct)
+    X = np.argsort(rng.random((n, K)), axis=1)[:, :T]
     y = np.take_along_axis(X, np.argmin(priority[X], axis=1)[:, None], axis=1)[:, 0]
     return X, y, priority
 
@@ -73,34 +65,29 @@ def general_dataset(
     T: int,
     seed: int | np.random.Generator | None = None,
     *,
-    distinct: bool = True,
-    require_cycle: bool = True,
     max_redraws: int = 100,
 ) -> tuple[np.ndarray, np.ndarray]:
     """A general (possibly cyclic) data set (Appendix D) with realizable labels.
 
-    Each input has ``T`` uniform tokens (distinct when ``distinct``); its label is one of them,
-    uniformly (Assumption 2). With ``require_cycle``, redrawn (at most ``max_redraws`` times, as the
-    authors' code also redraws) until some graph has a multi-node SCC *and* some ``(i => j)`` exists
-    (non-trivial ``W^cyc`` and ``W^mm``, as Theorems 2-3 assume).
+    Each input has ``T`` distinct uniform tokens; its label is one of them, uniformly (Assumption
+    2). Redrawn (at most ``max_redraws`` times, as the authors' code also redraws) until some graph
+    has a multi-node SCC *and* some ``(i => j)`` exists (non-trivial ``W^cyc`` and ``W^mm``, as
+    Theorems 2-3 assume); at chapter 7's sizes about half of the draws do not qualify.
 
     Raises
     ------
     GenerationError
-        If ``require_cycle`` and no draw within ``max_redraws`` qualifies.
+        If no draw within ``max_redraws`` qualifies.
     """
-    K, n, T = _check_sizes(K, n, T, distinct)
+    K, n, T, rng = _checked(K, n, T, seed)
     max_redraws = as_count(max_redraws, "max_redraws")
-    rng = as_generator(seed, allow_none=True)
-    for _ in range(max_redraws if require_cycle else 1):
-        X = _draw_tokens(rng, K, n, T, distinct)
+    for _ in range(max_redraws):
+        X = np.argsort(rng.random((n, K)), axis=1)[:, :T]
         y = X[np.arange(n), rng.integers(0, T, size=n)]
-        if not require_cycle:
-            return X, y
         tpg = token_priority_graphs(X, y, K)
         if tpg.has_cycle and tpg.n_strict > 0:
             return X, y
     raise GenerationError(
         f"no draw of {max_redraws} had a multi-node strongly-connected component and a strict "
-        f"relation (K={K}, n={n}, T={T}, distinct={distinct}); raise max_redraws or change sizes"
+        f"relation (K={K}, n={n}, T={T}); raise max_redraws or change sizes"
     )

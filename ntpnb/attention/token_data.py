@@ -59,10 +59,6 @@ class TokenData:
         """The ids of sample ``i`` (without padding)."""
         return self.tokens[i, self.mask[i]]
 
-    def is_realizable(self) -> np.ndarray:
-        """Per sample: whether ``e_y`` occurs in the input (Assumption 2)."""
-        return np.any((self.tokens == self.labels[:, None]) & self.mask, axis=1)
-
 
 def as_token_data(
     X: Ids,
@@ -132,7 +128,7 @@ def as_token_data(
             raise InvalidDataError(f"{name} holds token id {int(bad[0])} outside [0, {K}) (K = {K})")
     data = TokenData(tokens=frozen(tokens), mask=frozen(mask), query=frozen(q), labels=frozen(labels), K=K)
     if require_realizable:
-        ok = data.is_realizable()
+        ok = np.any((tokens == labels[:, None]) & mask, axis=1)  # e_y occurs in the input
         if not ok.all():
             i = int(np.flatnonzero(~ok)[0])
             raise NotRealizableError(

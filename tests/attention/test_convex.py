@@ -13,11 +13,9 @@ from ntpnb.attention import (
     acyclic_dataset,
     as_token_data,
     correlation,
-    cyclic_correction,
-    graph_svm,
     identity_head,
     log_loss_features,
-    loss_value,
+    loss_and_grad,
     make_problem,
     project_scyc,
     random_embeddings,
@@ -27,7 +25,7 @@ from ntpnb.attention import (
 )
 from ntpnb.errors import InvalidDataError, SolverError
 
-from attention_instances import general_instance
+from attention_instances import general_instance, w_mm
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -36,7 +34,7 @@ def test_cyclic_correction_is_verified_and_orthogonal_to_w_mm(seed):
     cyc = solve_cyclic_correction(E, data)
     assert cyc.dim > 0 and cyc.grad_norm <= settings.CONVEX_KKT_TOL and cyc.min_curvature > 0
     np.testing.assert_allclose(project_scyc(cyc.W, cyc.basis), cyc.W, atol=1e-12)
-    W_mm = graph_svm(E, data)
+    W_mm = w_mm(E, data)
     assert abs(np.sum(W_mm * cyc.W)) <= 1e-9 * np.linalg.norm(W_mm) * np.linalg.norm(cyc.W)
     # Lemma 2's proof: the cyclic risk ignores every direction orthogonal to S_cyc
     feats = log_loss_features(E, cyc.subdataset.data)
@@ -67,13 +65,13 @@ def test_cyclic_correction_matches_clarabel_and_gd_from_zero(seed):
     p = make_problem(E, identity_head(E), sub)
     trace = train(p, optim.gd(1.0), 20000, record_at=np.array([20000]))
     assert np.linalg.norm(trace.W[0] - cyc.W) <= 1e-6
-    assert cyc.loss <= loss_value(trace.W, p)[0] + 1e-12
+    assert cyc.loss <= loss_and_grad(trace.W, p)[0][0] + 1e-12
 
 
 def test_cyclic_correction_of_acyclic_data_is_zero():
     E = random_embeddings(8, 8, 3)
     X, y, _ = acyclic_dataset(8, 4, 6, 4)
-    np.testing.assert_array_equal(cyclic_correction(E, X, y), np.zeros((8, 8)))
+    np.testing.assert_array_equal(solve_cyclic_correction(E, as_token_data(X, y, 8)).W, np.zeros((8, 8)))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -82,7 +80,7 @@ def test_cyclic_correction_of_acyclic_data_is_zero():
 
 def test_regularization_path_is_a_verified_kkt_point_and_aligns():
     E, data = general_instance(5)
-    W_mm = graph_svm(E, data)
+    W_mm = w_mm(E, data)
     cyc = solve_cyclic_correction(E, data)
     path = regularization_path(E, data, radii=[2.0, 8.0, 32.0])
     for pt in path:
@@ -132,7 +130,7 @@ def test_path_reaches_r_150_on_chapter_6_data():
     # a relative stopping rule: an absolute floor of 1e-15 on Newton's gradient stops the path at
     # ||W|| ~ 128 and blames "||W_lam|| stays below R = 150: the risk has a finite minimizer"
     E, data = _chapter6_acyclic()
-    W_mm = graph_svm(E, data)
+    W_mm = w_mm(E, data)
     path = regularization_path(E, data, radii=[150.0, 10.0])
     assert [p.R for p in path] == [150.0, 10.0]
     for p in path:
@@ -147,7 +145,7 @@ def test_path_names_the_real_cause():
     with pytest.raises(SolverError, match=r"no strict relation.*finite minimizer"):
         regularization_path(E3, X, y, radii=[1e3])
     E, data = general_instance(1000)
-    R = 100 * np.linalg.norm(graph_svm(E, data))
+    R = 100 * np.linalg.norm(w_mm(E, data))
     with pytest.raises(SolverError, match="float64 resolves"):
         regularization_path(E, data, radii=[R])
 
@@ -157,7 +155,7 @@ def test_general_paths_beyond_float64_fail_with_the_reason(seed):
     # the cyclic terms stay of order one, so their rounding limits the path to ~20 ||W^mm||;
     # beyond, a SolverError says so (never a raw ValueError of Brent's method)
     E, data = general_instance(seed)
-    n = np.linalg.norm(graph_svm(E, data))
+    n = np.linalg.norm(w_mm(E, data))
     assert regularization_path(E, data, radii=[20 * n])[0].kkt_residual <= settings.RP_KKT_TOL
     for ratio in (30, 60):
         with pytest.raises(SolverError, match="float64 resolves"):

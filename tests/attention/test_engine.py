@@ -13,7 +13,6 @@ from ntpnb.attention import (
     acyclic_dataset,
     as_token_data,
     general_dataset,
-    graph_svm,
     identity_head,
     make_problem,
     random_embeddings,
@@ -25,7 +24,7 @@ from ntpnb.attention.engine import compiled_step, run_compiled
 from ntpnb.attention.model import gradient
 from ntpnb.errors import InvalidDataError, SolverError
 
-from attention_instances import CASES, STACKED_SIZES, stacked_problem, table_gradient
+from attention_instances import CASES, STACKED_SIZES, stacked_problem, table_gradient, w_mm
 
 #: Stacks of trials of different (K, d, n, T): padded samples and positions, and rows of eight
 #: or more terms (numpy's pairwise sums and einsum's blocks of eight).
@@ -117,7 +116,7 @@ def test_gradients_below_1e_154_step_as_the_reference_does(eps):
         X, y, _ = acyclic_dataset(8, 4, 6, seed + 30)
         data = as_token_data(X, y, 8)
         problems.append(make_problem(E, identity_head(E), data))
-        far.append(400.0 * graph_svm(E, data))
+        far.append(400.0 * w_mm(E, data))
     prob, far = stack_problems(problems), np.array(far)
     g = table_gradient(prob)(far)
     assert np.all(np.linalg.norm(g, axis=(1, 2)) < 1e-154) and np.all(np.abs(g).max(axis=(1, 2)) > 0)
@@ -183,20 +182,22 @@ def test_problems_without_a_compiled_step_train_on_the_reference():
     assert told[-1] == (40, 40) and [done for done, _ in told] == sorted(done for done, _ in told)
 
 
-def test_run_compiled_rejects_bad_input():
+def test_training_on_the_compiled_step_rejects_bad_input():
     prob = _stacked("ce", "argmax", SIZES["small"])
-    step = compiled_step(prob)
+    assert compiled_step(prob) is not None
     W0 = np.zeros((prob.B, prob.d, prob.d))
     with pytest.raises(InvalidDataError, match="Optimizer"):
-        run_compiled(step, W0, "gd", 5)
+        train(prob, "gd", 5, W0=W0)
+    with pytest.raises(InvalidDataError, match="n_iter"):
+        train(prob, optim.normalized_gd(0.1), -1, W0=W0)
     with pytest.raises(InvalidDataError, match="shape"):
-        run_compiled(step, W0[:1], optim.normalized_gd(0.1), 5)
+        train(prob, optim.normalized_gd(0.1), 5, W0=W0[:1])
     with pytest.raises(InvalidDataError, match="non-finite"):
-        run_compiled(step, np.full(W0.shape, np.nan), optim.normalized_gd(0.1), 5)
+        train(prob, optim.normalized_gd(0.1), 5, W0=np.full(W0.shape, np.nan))
     with pytest.raises(InvalidDataError, match="record_at"):
-        run_compiled(step, W0, optim.normalized_gd(0.1), 5, record_at=np.array([3, 2]))
+        train(prob, optim.normalized_gd(0.1), 5, W0=W0, record_at=np.array([3, 2]))
     with pytest.raises(InvalidDataError, match="Problem"):
-        compiled_step("not a problem")
+        train("not a problem", optim.normalized_gd(0.1), 5)
 
 
 def test_compile_kernels_runs_every_loss(monkeypatch):
@@ -246,7 +247,7 @@ def test_saturated_log_loss_table_gradient_keeps_relative_accuracy(scale):
     X, y, _ = acyclic_dataset(8, 4, 6, 8)
     data = as_token_data(X, y, 8)
     prob = make_problem(E, identity_head(E), data)
-    W = scale * graph_svm(E, data)[None]
+    W = scale * w_mm(E, data)[None]
     ref = gradient(W, prob)
     assert 0 < np.linalg.norm(ref) < 1e-3
     assert np.linalg.norm(table_gradient(prob)(W) - ref) <= 1e-12 * np.linalg.norm(ref)

@@ -7,7 +7,6 @@ import pytest
 
 from ntpnb.attention import (
     as_token_data,
-    attention_scores,
     cyclic_subdataset,
     pseudo_cyclic_subdataset,
     pseudo_priority_graphs,
@@ -36,7 +35,7 @@ def test_graphs_edges_components_and_relations():
     assert set(g1.edges) == {(2, 4), (2, 1), (3, 2), (3, 1), (4, 5), (4, 1)}
     # 2 -> 4 (sample 2), 3 -> 2 (sample 3); 4 -> 3 is missing, so {2, 3, 4} is not an SCC here
     assert all(len(c) == 1 for c in g1.components)
-    assert tpg.is_acyclic and tpg.n_strict == len(g0.edges) + len(g1.edges)
+    assert not tpg.has_cycle and tpg.n_strict == len(g0.edges) + len(g1.edges)
 
 
 def test_cycle_relations_and_cyclic_subdataset():
@@ -96,7 +95,7 @@ def test_pseudo_graphs_from_a_saturating_W():
     data = as_token_data(X, [0, 1, 2], 4, require_realizable=False)
     sub = pseudo_cyclic_subdataset(ps, data)
     assert sub.index.tolist() == [1] and sub.data.sequence(0).tolist() == [1, 2]
-    np.testing.assert_allclose(attention_scores(E, data, W).sum(axis=1), 1.0)
+    np.testing.assert_allclose(ps.scores.sum(axis=1), 1.0)
     with pytest.raises(InvalidDataError, match="threshold"):
         pseudo_priority_graphs(E, X, W, K=4, threshold=1.5)
     with pytest.raises(InvalidDataError, match="finite"):

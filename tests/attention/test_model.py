@@ -11,10 +11,8 @@ from ntpnb.attention import (
     as_token_data,
     check_head,
     general_dataset,
-    graph_svm,
     identity_head,
     loss_and_grad,
-    loss_value,
     make_problem,
     random_embeddings,
     stack_problems,
@@ -25,7 +23,7 @@ from ntpnb.attention.model import _check_weights, _scores, _softmax
 from ntpnb.errors import HeadAssumptionError, InvalidDataError, NotRealizableError, RankAmbiguousError
 from ntpnb.reproducible_products import vecmat
 
-from attention_instances import CASES, with_condition
+from attention_instances import CASES, w_mm, with_condition
 
 
 def attention_output(W, prob):
@@ -52,7 +50,7 @@ def test_gradient_matches_finite_differences(loss, head, scale):
     for _ in range(3):
         D = rng.standard_normal((1, 8, 8))
         h = 1e-6
-        fd = (loss_value(W + h * D, prob) - loss_value(W - h * D, prob)) / (2 * h)
+        fd = (loss_and_grad(W + h * D, prob)[0] - loss_and_grad(W - h * D, prob)[0]) / (2 * h)
         assert abs(fd[0] - np.sum(G * D)) <= 1e-6 * max(1.0, abs(fd[0]))
 
 
@@ -71,7 +69,7 @@ def test_log_loss_is_minus_log_of_attention_on_the_label():
     W = np.random.default_rng(3).standard_normal((1, 8, 8))
     s, _ = attention_output(W, prob)
     on_label = np.sum(s[0] * ((data.tokens == data.labels[:, None]) & data.mask), axis=1)
-    np.testing.assert_allclose(loss_value(W, prob)[0], -np.log(on_label).mean())
+    np.testing.assert_allclose(loss_and_grad(W, prob)[0][0], -np.log(on_label).mean())
 
 
 def test_log_loss_stays_exact_when_the_softmax_saturates():
@@ -147,7 +145,7 @@ def test_saturated_log_loss_gradient_keeps_relative_accuracy(scale):
     X, y, _ = acyclic_dataset(8, 4, 6, 8)
     data = as_token_data(X, y, 8)
     prob = make_problem(E, identity_head(E), data)
-    W = scale * graph_svm(E, data)[None]
+    W = scale * w_mm(E, data)[None]
     L, G = loss_and_grad(W, prob)
     f, g, _ = log_loss_features(E, data).value_grad_hess(W.ravel())
     assert np.linalg.norm(G.ravel() - g) <= 1e-9 * np.linalg.norm(g)
@@ -161,11 +159,11 @@ def test_saturated_ce_gradient_is_not_rounding_noise():
     X, y, _ = acyclic_dataset(8, 4, 6, 10)
     data = as_token_data(X, y, 8)
     prob = make_problem(E, tied_head(E), data, "ce", "argmax")
-    W = 40.0 * graph_svm(E, data)[None]
+    W = 40.0 * w_mm(E, data)[None]
     _, G = loss_and_grad(W, prob)
     D = -G / np.linalg.norm(G)
     h = 1e-3
-    fd = (loss_value(W + h * D, prob) - loss_value(W - h * D, prob))[0] / (2 * h)
+    fd = (loss_and_grad(W + h * D, prob)[0] - loss_and_grad(W - h * D, prob)[0])[0] / (2 * h)
     # the loss itself is O(1) here, so its differences resolve only ~1e-13 / h
     assert abs(fd - np.sum(G * D)) <= 1e-9 + 1e-6 * abs(fd)
     assert np.sum(G * D) < 0
@@ -182,7 +180,7 @@ def test_squared_softmax_loss_is_the_squared_gap_of_the_class_probability():
     p = np.exp(z - z.max(axis=1, keepdims=True))
     p /= p.sum(axis=1, keepdims=True)
     expected = np.mean((1 - p[np.arange(data.n), data.labels]) ** 2)
-    assert abs(loss_value(W, prob)[0] - expected) <= 1e-14
+    assert abs(loss_and_grad(W, prob)[0][0] - expected) <= 1e-14
 
 
 def test_reference_loss_can_be_divided_by_the_whole_data_set():
@@ -242,7 +240,7 @@ def test_losses_at_many_w_are_the_losses_one_w_at_a_time(loss, head):
     prob = make_problem(E, C, data, loss, head)
     rng = np.random.default_rng(1)
     Ws = rng.standard_normal((60, 8, 8)) * np.exp(rng.uniform(-3, 4, (60, 1, 1)))
-    one_by_one = [loss_value(W[None], prob)[0] for W in Ws]
+    one_by_one = [loss_and_grad(W[None], prob)[0][0] for W in Ws]
     np.testing.assert_array_equal(losses_at(Ws, prob), one_by_one)
     with pytest.raises(InvalidDataError, match="one problem"):
         losses_at(Ws, stack_problems([prob, prob]))

@@ -81,9 +81,9 @@ def test_local_distances_compare_w_and_its_reference_at_the_same_step():
     r = local_experiment("ce", **kw, threshold=1e-2, compare_keys=True)
     assert r.iterations[0] == 0
     W0 = initial_weights("uniform", 6, 8, seed=11)
-    from ntpnb.attention.paper_experiments import _draw_trials, _local_setup
+    from ntpnb.attention.paper_experiments import _draw_trials, _local_setup, _trials_key
 
-    trials = _draw_trials("general", 8, 8, 4, 6, 6, 11, 100)
+    trials = _draw_trials(_trials_key("general", 8, 8, 4, 6, 6, 11, 100))
     bases = stack_bases([_local_setup(t).basis for t in trials])
     np.testing.assert_allclose(r.dist_global[0], np.linalg.norm(project_batched(W0, bases), axis=(1, 2)))
     assert r.dist_other.shape == (6,) and np.all(r.dist_other >= 0)
@@ -229,7 +229,7 @@ def test_midpoint_gaps_are_the_definition_on_one_pair(general):
     gaps = att.midpoint_gaps(prob, 1, 2.0, np.random.default_rng(5))
     again = np.random.default_rng(5)
     W1, W2 = 2.0 * again.standard_normal((1, 8, 8)), 2.0 * again.standard_normal((1, 8, 8))
-    value = lambda W: att.loss_value(W, prob)[0]
+    value = lambda W: att.loss_and_grad(W, prob)[0][0]
     assert gaps[0] == pytest.approx(value((W1 + W2) / 2) - (value(W1) + value(W2)) / 2, abs=1e-14)
 
 
@@ -268,22 +268,20 @@ def test_the_authors_filter_and_final_means():
 
 
 def test_an_integer_seeds_trials_are_drawn_once_and_read_only():
-    from ntpnb.attention.paper_experiments import _draw_trials, _local_trials
+    from ntpnb.attention.paper_experiments import _draw_trials, _local_trials, _trials_key
 
-    first = _draw_trials("general", 6, 8, 4, 4, 3, 123, 100)
-    again = _draw_trials("general", 6, 8, 4, 4, 3, 123, 100)
+    key = _trials_key("general", 6, 8, 4, 4, 3, np.int64(123), 100)
+    assert key == _trials_key("general", 6, 8, 4, 4, 3, 123, 100)  # numpy ints key as Python ints
+    first, again = _draw_trials(key), _draw_trials(_trials_key("general", 6, 8, 4, 4, 3, 123, 100))
     assert all(a[0] is b[0] and a[1] is b[1] for a, b in zip(first, again, strict=True))
     with pytest.raises(ValueError, match="read-only"):
         first[0][0][0, 0] = 1.0
-    assert _local_trials(6, 8, 4, 4, 3, 123, 100) is _local_trials(6, 8, 4, 4, 3, 123, 100)
-    # a generator is drawn from, never kept: two calls draw different trials
-    rng = np.random.default_rng(123)
-    a = _draw_trials("general", 6, 8, 4, 4, 3, rng, 100)
-    b = _draw_trials("general", 6, 8, 4, 4, 3, rng, 100)
-    assert not np.array_equal(a[0][0], b[0][0])
-    np.testing.assert_array_equal(
-        _draw_trials("general", 6, 8, 4, 4, 3, np.random.default_rng(123), 100)[0][0], first[0][0]
-    )
+    assert _local_trials(key) is _local_trials(key)
+    np.testing.assert_array_equal(random_embeddings(6, 8, np.random.default_rng(123)), first[0][0])
+    with pytest.raises(InvalidDataError, match="seed"):
+        global_experiment(
+            "general", K=6, d=8, n=4, T=4, n_trials=3, lr=0.1, n_iter=1, seed=np.random.default_rng(1)
+        )
 
 
 def test_kept_graph_svm_directions_are_the_solvers():
