@@ -226,8 +226,11 @@ def _describe_seeds(seeds: Sequence[int]) -> str:
     return "seeds " + ", ".join(map(str, ordered))
 
 
-def _read_record(path: Path, what: str, parse: Callable[[object], _Record]) -> _Record:
-    """The record ``parse`` makes of the JSON in ``path``; PathError naming the file if it cannot."""
+def read_record(path: Path, what: str, parse: Callable[[Any], _Record]) -> _Record:
+    """The record ``parse`` makes of the JSON in ``path``; PathError naming the file if it cannot.
+
+    The one verified read of the records a run wrote (run record, manifests, claim records).
+    """
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
@@ -235,8 +238,9 @@ def _read_record(path: Path, what: str, parse: Callable[[object], _Record]) -> _
         raise PathError(f"cannot read the {what} {path}: {reason}") from exc
     try:
         return parse(data)
-    except ValueError as exc:
-        raise PathError(f"the {what} {path} is damaged: {exc}") from exc
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        reason = exc if isinstance(exc, ValueError) else f"{type(exc).__name__}: {exc}"
+        raise PathError(f"the {what} {path} is damaged: {reason}") from exc
 
 
 def load_run_record(root: Path) -> RunRecord | None:
@@ -244,7 +248,7 @@ def load_run_record(root: Path) -> RunRecord | None:
     path = Path(root) / RUN_RECORD_NAME
     if not path.exists():
         return None
-    return _read_record(path, "run record", RunRecord.from_json)
+    return read_record(path, "run record", RunRecord.from_json)
 
 
 def write_run_record(root: Path, record: RunRecord) -> Path:
@@ -373,11 +377,8 @@ def manifest_path(executed: Path) -> Path:
 
 def file_digest(path: Path) -> str:
     """The SHA-256 of the file at ``path`` (hex)."""
-    digest = hashlib.sha256()
     with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+        return hashlib.file_digest(fh, "sha256").hexdigest()
 
 
 def output_digests(root: Path, files: Iterable[Path]) -> dict[str, str]:
@@ -387,7 +388,7 @@ def output_digests(root: Path, files: Iterable[Path]) -> dict[str, str]:
 
 def load_manifest(executed: Path) -> Manifest:
     """The manifest of the executed notebook ``executed``; PathError naming it when missing or damaged."""
-    return _read_record(manifest_path(executed), "output manifest", Manifest.from_json)
+    return read_record(manifest_path(executed), "output manifest", Manifest.from_json)
 
 
 def write_manifest(executed: Path, manifest: Manifest) -> Path:
