@@ -107,24 +107,18 @@ class Domain:
         ValueError
             If it is not in the domain (the message is :meth:`describe`).
         """
-        if self._takes_bool():
-            word = text.strip().lower()
-            if word in ("true", "false"):
-                return self.check(word == "true")
+        inner = self.item if self.kind == "optional" and self.item else self  # the domain but None
+        word = text.strip().lower()
+        if inner.kind == "bool" and word in ("true", "false"):
+            return self.check(word == "true")
         try:
             value = ast.literal_eval(text)
         except (ValueError, SyntaxError, MemoryError, RecursionError):
             value = text  # a bare word is a text
-        if self._takes_text() and not isinstance(value, str) and self._fit(value) is _OUT:
+        takes_text = inner.kind in ("text", "choice", "any")
+        if takes_text and not isinstance(value, str) and self._fit(value) is _OUT:
             value = text  # a text that looks like a number: 2D, 1e3x
         return self.check(value)
-
-    def _takes_bool(self) -> bool:
-        return self.kind == "bool" or (self.kind == "optional" and self.item._takes_bool())  # type: ignore[union-attr]
-
-    def _takes_text(self) -> bool:
-        inner = self.item if self.kind == "optional" else self
-        return inner is not None and inner.kind in ("text", "choice", "any")
 
     def _fit(self, value: Any) -> Any:
         kind = self.kind

@@ -163,9 +163,20 @@ def is_book_run(profile: str, overrides: Mapping[str, object]) -> bool:
     return profile == BOOK_PROFILE and not overrides
 
 
-def exploratory_output_dir(root: Path, profile: str, overrides: Mapping[str, object]) -> Path:
-    """``<root>/outputs/runs/<name>``: where a run other than the book's writes (:func:`run_dirname`)."""
-    return root / DEFAULT_OUTPUT_DIRNAME / "runs" / run_dirname(profile, overrides)
+#: The folder of ``outputs/runs/`` that holds the trees of notebooks run outside ``ntpnb reproduce``.
+INTERACTIVE_DIRNAME = "interactive"
+
+
+def exploratory_output_dir(
+    root: Path, profile: str, overrides: Mapping[str, object], interactive: bool = False
+) -> Path:
+    """``<root>/outputs/runs/<name>``: where a run other than the book's writes (:func:`run_dirname`).
+
+    ``interactive``: a notebook run outside ``ntpnb reproduce``, in ``outputs/runs/interactive/<name>``
+    (``overrides``: the values that differ from the profile's).
+    """
+    runs = root / DEFAULT_OUTPUT_DIRNAME / "runs"
+    return (runs / INTERACTIVE_DIRNAME if interactive else runs) / run_dirname(profile, overrides)
 
 
 #: The folders of a project holding its sources (or built book): no output tree goes there, nor
@@ -208,15 +219,3 @@ def output_tree(
             f"{default}) or choose another folder"
         )
     return tree
-
-
-#: The folder of ``outputs/runs/`` that holds the trees of notebooks run outside ``ntpnb reproduce``.
-INTERACTIVE_DIRNAME = "interactive"
-
-
-def interactive_output_dir(root: Path, profile: str, changed: Mapping[str, object]) -> Path:
-    """``<root>/outputs/runs/interactive/<name>``: the tree of a notebook run outside ``ntpnb reproduce``.
-
-    Named as :func:`run_dirname` names a run (``changed``: the values that differ from the profile's).
-    """
-    return root / DEFAULT_OUTPUT_DIRNAME / "runs" / INTERACTIVE_DIRNAME / run_dirname(profile, changed)

@@ -29,7 +29,7 @@ from ..errors import InvalidDataError, NTPError
 from ..jupyter_imports import import_jsonschema_without_iri_grammar
 from .claims import PROFILE_NAMES
 from .domains import ANY, Domain, closest, domain_of_value, split_declaration
-from .layout import DEFAULT_OUTPUT_DIRNAME, find_project_root, interactive_output_dir, output_layout
+from .layout import DEFAULT_OUTPUT_DIRNAME, exploratory_output_dir, find_project_root, output_layout
 from .prose import glue_text
 
 #: ``CHANGES[notebook][profile]``: what a profile other than ``paper`` changes of the notebook's
@@ -145,17 +145,11 @@ REFERENCE_SECONDS: dict[str, dict[str, float]] = {
     "07_attention": {"paper": 10.2, "quick": 6.9},
 }
 
-#: The start order of notebooks with no recorded time in the output tree: slowest first, as
-#: REFERENCE_SECONDS measured them (starting a slow chapter last leaves a core idle).
-#: Recorded times decide once there are any (:func:`ntpnb.runner.choice.longest_first`).
-SLOWEST_FIRST: tuple[str, ...] = (
-    "06_autoregressive_text",
-    "04_gd_synthetic_instance",
-    "07_attention",
-    "05_overparameterization",
-    "03_gd_implicit_bias",
-    "01_entropy_separability",
-    "02_regularization_path",
+#: The start order of notebooks with no recorded time in the output tree: slowest first at the
+#: paper profile, as REFERENCE_SECONDS measured them (starting a slow chapter last leaves a core
+#: idle). Recorded times decide once there are any (:func:`ntpnb.runner.choice.longest_first`).
+SLOWEST_FIRST: tuple[str, ...] = tuple(
+    sorted(REFERENCE_SECONDS, key=lambda notebook: -REFERENCE_SECONDS[notebook]["paper"])
 )
 
 
@@ -231,12 +225,12 @@ def apply_overrides(source: Path, profile: str, overrides: Mapping[str, str]) ->
     return parameters
 
 
-def _shown(text: str, limit: int = 60) -> str:
-    """``repr(text)``, shortened in the middle when longer than ``limit``."""
-    shown = repr(text)
+def _shown(value: Any, limit: int = 60) -> str:
+    """``repr(value)``, shortened in the middle when longer than ``limit``."""
+    shown = repr(value)
     if len(shown) <= limit:
         return shown
-    return f"{shown[: limit // 2]}...{shown[-limit // 2 :]} ({len(text)} characters)"
+    return f"{shown[: limit // 2]}...{shown[-limit // 2 :]} ({len(shown)} characters)"
 
 
 @dataclass(frozen=True)
@@ -256,9 +250,8 @@ class CellParameter:
         try:
             return self.domain.check(value)
         except ValueError as exc:
-            shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:57] + "..."
             meaning = f" ({self.meaning})" if self.meaning else ""
-            raise NTPError(f"{notebook}: {self.name} = {shown} is not {exc}{meaning}") from None
+            raise NTPError(f"{notebook}: {self.name} = {_shown(value)} is not {exc}{meaning}") from None
 
 
 def read_parameters_cell(source: Path) -> dict[str, CellParameter]:
@@ -423,7 +416,7 @@ def chapter_parameters(notebook: str, namespace: Mapping[str, Any]) -> dict[str,
     their domains. Run any other way (JupyterLab, Binder, papermill without ``output_dir``), it is
     an *interactive run*: the profile's values (:data:`CHANGES`) replace those of the cell as
     saved (a value set otherwise, as by papermill's ``-p``, is kept), and the outputs go to a
-    tree of their own (:func:`~ntpnb.chapter.layout.interactive_output_dir`, labelled so in its
+    tree of their own (:func:`~ntpnb.chapter.layout.exploratory_output_dir`, labelled so in its
     ``run.json``), never the book's ``outputs/``; it prints so, as the chapter's first output.
 
     Returns
@@ -486,7 +479,7 @@ def _interactive_tree(
 
     profile = values["profile"]
     shown = {name: format_parameter(value) for name, value in changed.items()}
-    tree = output_layout(interactive_output_dir(project, profile, shown)).root
+    tree = output_layout(exploratory_output_dir(project, profile, shown, interactive=True)).root
     seed = values.get("seed")
     from .. import __version__
 
