@@ -30,6 +30,7 @@ from ..jupyter_imports import import_jsonschema_without_iri_grammar
 from .claims import PROFILE_NAMES
 from .domains import ANY, Domain, closest, domain_of_value, split_declaration
 from .layout import DEFAULT_OUTPUT_DIRNAME, exploratory_output_dir, find_project_root, output_layout
+from .outputs import RunRecord, claim_tree, write_run_record
 from .prose import glue_text
 
 #: ``CHANGES[notebook][profile]``: what a profile other than ``paper`` changes of the notebook's
@@ -475,8 +476,6 @@ def _interactive_tree(
     notebook: str, project: Path, values: Mapping[str, Any], changed: Mapping[str, Any]
 ) -> Path:
     """Make the tree of an interactive run, label it in its ``run.json``, and say so; its root."""
-    from .outputs import RunRecord, load_run_record, write_run_record
-
     profile = values["profile"]
     shown = {name: format_parameter(value) for name, value in changed.items()}
     tree = output_layout(exploratory_output_dir(project, profile, shown, interactive=True)).root
@@ -486,10 +485,9 @@ def _interactive_tree(
     seeds = (seed,) if type(seed) is int else ()
     record = RunRecord(profile, shown, seeds, (notebook,), interactive=True, version=__version__)
     try:
-        held = load_run_record(tree)
-    except NTPError:
-        held = None
-    write_run_record(tree, held.merged(record) if held is not None and held.same_setting(record) else record)
+        claim_tree(tree, record)
+    except NTPError:  # a run of another setting, or a damaged record: this run's replaces it
+        write_run_record(tree, record)
     by_profile = CHANGES.get(notebook, {}).get(profile, {})
     lines = [
         f"Interactive run (not ntpnb reproduce) at profile {profile}: its outputs go to "
