@@ -183,11 +183,6 @@ class Check:
     artifact: Artifact | None = None
 
     @property
-    def pooled(self) -> bool:
-        """Whether the check is statistical: decided over the pooled seeds, not at one."""
-        return self.sample is not None
-
-    @property
     def basis(self) -> str:
         """How the check is decided: ``"seed-independent"``, ``"pooled"`` or ``"per seed"``.
 
@@ -196,7 +191,7 @@ class Check:
         """
         if self.seed_independent:
             return "seed-independent"
-        return "pooled" if self.pooled else "per seed"
+        return "pooled" if self.sample is not None else "per seed"
 
     @property
     def line(self) -> str:
@@ -213,7 +208,7 @@ class Check:
             return "FOUND" if self.passed else "OPEN"
         if self.passed:
             return "PASS"
-        return "OPEN" if self.pooled else "FAIL"
+        return "OPEN" if self.sample is not None else "FAIL"  # a statistical check is decided pooled
 
     @property
     def label(self) -> str:
@@ -253,7 +248,7 @@ class Check:
             values["target"] = tuple(values["target"])
         values["measured"] = values.get("measured") or format_number(values["value"], 4)
         if values.get("sample") is not None:
-            values["sample"] = Sample.from_json(values["sample"])
+            values["sample"] = Sample(**values["sample"])  # validated as any sample is
         if values.get("artifact") is not None:
             values["artifact"] = Artifact(**values["artifact"])
         return cls(**values)

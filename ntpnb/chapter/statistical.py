@@ -59,7 +59,7 @@ Only the standard library is imported here (the runner reads claim records witho
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from statistics import NormalDist
@@ -310,13 +310,6 @@ class Sample:
         if trials and self.test == "mean":
             spread = se * se * len(self.values) / trials  # their mean's variance, s^2 / trials
         return abs(value - estimate) <= precision + z * math.sqrt(se * se + spread)
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> Sample:
-        """The sample a check's record holds (its fields; validated as any sample is)."""
-        trials, level = int(data.get("trials", 0)), float(data.get("level", DEFAULT_LEVEL))
-        establish = data.get("establish", False)
-        return cls(str(data["test"]), data["values"], data.get("errors", ()), trials, level, establish)
 
 
 def _percent(x: float) -> str:

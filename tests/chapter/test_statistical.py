@@ -148,7 +148,7 @@ def test_a_statistical_check_is_recorded_with_its_sample_and_does_not_fail_the_c
     assert not log.record.failed  # decided pooled over the seeds, not here
     log.conclude()  # does not raise
     (check,) = load_chapter_record(log.path).checks
-    assert check.sample == sample and check.pooled
+    assert check.sample == sample and check.basis == "pooled"
     assert json.loads(log.path.read_text())["checks"][0]["sample"]["test"] == "mean"
     # a statistical sanity check (a test of our design) is decided pooled too
     assert ClaimLog("demo", "quick", tmp_path).check_sample("B8", "x", sample, ">", 0.9, kind="sanity")
