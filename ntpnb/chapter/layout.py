@@ -138,22 +138,6 @@ def load_timings(layout: OutputLayout) -> Timings:
     return timings if isinstance(timings, dict) else {}
 
 
-def run_dirname(profile: str, overrides: Mapping[str, object]) -> str:
-    """The folder name of a run that is not the book's: what differs from it.
-
-    ``profile=quick``, then the overrides ``k1=v1,k2=v2``, e.g. ``profile=quick``, ``n_g=121,seed=3``
-    or ``profile=quick,n_g=5``; ``profile=paper`` when nothing differs.
-    """
-    parts: dict[str, object] = {"profile": profile} if profile != "paper" or not overrides else {}
-    parts.update(sorted(overrides.items()))
-    name = ",".join(f"{k}={v}" for k, v in parts.items())
-    name = re.sub(r"[^\w.,=+-]", "_", name)
-    if len(name) > MAX_RUN_DIRNAME:  # file names have at most 255 bytes: keep a readable start
-        digest = hashlib.sha256(name.encode()).hexdigest()[:16]
-        name = f"{name[: MAX_RUN_DIRNAME - 17]}-{digest}"
-    return name
-
-
 #: The profile of the book's own run (its figures and pages are the papers' settings).
 BOOK_PROFILE = "paper"
 
@@ -170,13 +154,23 @@ INTERACTIVE_DIRNAME = "interactive"
 def exploratory_output_dir(
     root: Path, profile: str, overrides: Mapping[str, object], interactive: bool = False
 ) -> Path:
-    """``<root>/outputs/runs/<name>``: where a run other than the book's writes (:func:`run_dirname`).
+    """``<root>/outputs/runs/<name>``: where a run other than the book's writes.
 
-    ``interactive``: a notebook run outside ``ntpnb reproduce``, in ``outputs/runs/interactive/<name>``
-    (``overrides``: the values that differ from the profile's).
+    The name says what differs from the book's run: ``profile=quick``, then the overrides
+    ``k1=v1,k2=v2``, e.g. ``profile=quick``, ``n_g=121,seed=3`` or ``profile=quick,n_g=5``;
+    ``profile=paper`` when nothing differs. ``interactive``: a notebook run outside ``ntpnb
+    reproduce``, in ``outputs/runs/interactive/<name>`` (``overrides``: the values that differ
+    from the profile's).
     """
+    parts: dict[str, object] = {"profile": profile} if profile != "paper" or not overrides else {}
+    parts.update(sorted(overrides.items()))
+    name = ",".join(f"{k}={v}" for k, v in parts.items())
+    name = re.sub(r"[^\w.,=+-]", "_", name)
+    if len(name) > MAX_RUN_DIRNAME:  # file names have at most 255 bytes: keep a readable start
+        digest = hashlib.sha256(name.encode()).hexdigest()[:16]
+        name = f"{name[: MAX_RUN_DIRNAME - 17]}-{digest}"
     runs = root / DEFAULT_OUTPUT_DIRNAME / "runs"
-    return (runs / INTERACTIVE_DIRNAME if interactive else runs) / run_dirname(profile, overrides)
+    return (runs / INTERACTIVE_DIRNAME if interactive else runs) / name
 
 
 #: The folders of a project holding its sources (or built book): no output tree goes there, nor
