@@ -544,20 +544,16 @@ def failed_cell(staged: Path) -> tuple[int, str] | None:
     if nb is None:
         return None
 
-    def meta(cell: dict, key: str) -> dict:
-        return cell.get("metadata", {}).get(key, {})
-
-    cells = list(enumerate(nb.cells))
-    tests = (
-        (lambda cell: meta(cell, "papermill").get("status") == "failed", cells),
-        (lambda cell: (times := meta(cell, "execution")) and "shell.execute_reply" not in times, cells),
-        (lambda cell: meta(cell, "papermill").get("start_time") is not None, cells[::-1]),
+    code = [(index, cell.metadata) for index, cell in enumerate(nb.cells) if cell.cell_type == "code"]
+    candidates = (
+        [i for i, meta in code if meta.get("papermill", {}).get("status") == "failed"],
+        [i for i, meta in code if (times := meta.get("execution")) and "shell.execute_reply" not in times],
+        [i for i, meta in code[::-1] if meta.get("papermill", {}).get("start_time") is not None],
     )
-    for test, order in tests:
-        for index, cell in order:
-            if cell.cell_type == "code" and test(cell):
-                lines = cell.source.strip().splitlines()
-                return index, lines[0] if lines else ""
+    for found in candidates:
+        if found:
+            lines = nb.cells[found[0]].source.strip().splitlines()
+            return found[0], lines[0] if lines else ""
     return None
 
 
