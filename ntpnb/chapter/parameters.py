@@ -441,11 +441,15 @@ def chapter_parameters(notebook: str, namespace: Mapping[str, Any]) -> dict[str,
     if profile not in PROFILE_NAMES:
         raise NTPError(f"{notebook}: profile = {profile!r} is none of {', '.join(map(repr, PROFILE_NAMES))}")
     project = source.parent.parent
-    if output_dir is None:
-        values, changed = _profile_applied(notebook, cell, values)
+    # an interactive run takes the profile's values for those left as saved
+    changes = CHANGES.get(notebook, {}).get(profile, {}) if output_dir is None else {}
+    values = {
+        name: changes[name] if name in changes and value == cell[name].value else value
+        for name, value in values.items()
+    }
     checked = {name: cell[name].check(value, notebook) for name, value in values.items()}
     if output_dir is None:
-        checked["output_dir"] = str(_interactive_tree(notebook, project, checked, changed))
+        checked["output_dir"] = str(_interactive_tree(notebook, project, checked, cell))
     elif Path(output_dir).resolve() == (project / DEFAULT_OUTPUT_DIRNAME).resolve():
         raise NTPError(
             f"{notebook}: output_dir {output_dir} is the book's own tree, which only ntpnb reproduce "
@@ -454,29 +458,20 @@ def chapter_parameters(notebook: str, namespace: Mapping[str, Any]) -> dict[str,
     return checked
 
 
-def _profile_applied(
-    notebook: str, cell: Mapping[str, CellParameter], values: Mapping[str, Any]
-) -> tuple[dict[str, Any], dict[str, Any]]:
-    """``values`` with the profile's values for those left as saved; those differing from the profile's."""
+def _interactive_tree(
+    notebook: str, project: Path, values: Mapping[str, Any], cell: Mapping[str, CellParameter]
+) -> Path:
+    """Make the tree of an interactive run of ``values``, label it in its ``run.json``, and say so; its root.
+
+    The tree is named by the values that differ from the profile's.
+    """
     profile = values["profile"]
-    changes = CHANGES.get(notebook, {}).get(profile, {})
-    applied = {
-        name: changes[name] if name in changes and value == cell[name].value else value
-        for name, value in values.items()
-    }
+    by_profile = CHANGES.get(notebook, {}).get(profile, {})
     changed = {
         name: value
-        for name, value in applied.items()
-        if name not in RUN_PARAMETERS and value != changes.get(name, cell[name].value)
+        for name, value in values.items()
+        if name not in RUN_PARAMETERS and value != by_profile.get(name, cell[name].value)
     }
-    return applied, changed
-
-
-def _interactive_tree(
-    notebook: str, project: Path, values: Mapping[str, Any], changed: Mapping[str, Any]
-) -> Path:
-    """Make the tree of an interactive run, label it in its ``run.json``, and say so; its root."""
-    profile = values["profile"]
     shown = {name: format_parameter(value) for name, value in changed.items()}
     tree = output_layout(exploratory_output_dir(project, profile, shown, interactive=True)).root
     seed = values.get("seed")
@@ -488,7 +483,6 @@ def _interactive_tree(
         claim_tree(tree, record)
     except NTPError:  # a run of another setting, or a damaged record: this run's replaces it
         write_run_record(tree, record)
-    by_profile = CHANGES.get(notebook, {}).get(profile, {})
     lines = [
         f"Interactive run (not ntpnb reproduce) at profile {profile}: its outputs go to "
         f"{tree.relative_to(project.resolve()) if tree.is_relative_to(project.resolve()) else tree}, "
