@@ -133,7 +133,14 @@ class Domain:
         if kind == "choice":
             return value if isinstance(value, str) and value in self.choices else _OUT
         if kind in _CONTAINERS:
-            return self._fit_items(value)
+            if not isinstance(value, (list, tuple)) or not (value or self.empty):
+                return _OUT
+            items = [self.item._fit(v) for v in value]  # type: ignore[union-attr]
+            if any(item is _OUT for item in items) or (kind != "list" and len(items) != 2):
+                return _OUT
+            if kind == "interval" and not items[0] < items[1]:
+                return _OUT
+            return tuple(items) if isinstance(value, tuple) else items
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             return _OUT
         if kind == "int":
@@ -144,18 +151,6 @@ class Domain:
         else:
             value = float(value)
         return value if all(_COMPARE[r](value, n) for r, n in self.bounds) else _OUT
-
-    def _fit_items(self, value: Any) -> Any:
-        if not isinstance(value, (list, tuple)) or not (value or self.empty):
-            return _OUT
-        if self.kind in ("pair", "interval") and len(value) != 2:
-            return _OUT
-        items = [self.item._fit(v) for v in value]  # type: ignore[union-attr]
-        if any(item is _OUT for item in items):
-            return _OUT
-        if self.kind == "interval" and not items[0] < items[1]:
-            return _OUT
-        return tuple(items) if isinstance(value, tuple) else items
 
 
 _OUT = object()  # marks a value outside a domain
