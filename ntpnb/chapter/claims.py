@@ -35,17 +35,17 @@ from __future__ import annotations
 import html
 import json
 import math
-import numbers
 import string
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field, fields
+from numbers import Integral, Real
 from pathlib import Path
 from typing import Any
 
-from ..errors import ClaimCheckError, InvalidDataError, PathError
+from ..errors import ClaimCheckError, InvalidDataError
 from .layout import output_layout
-from .outputs import atomic_write_text
+from .outputs import atomic_write_text, read_record
 from .platform import platform_info
 from .statistical import Sample
 
@@ -73,17 +73,6 @@ KINDS: tuple[str, ...] = ("claim", "sanity", "finding", "measurement")
 #: The profiles a chapter runs at, which its record names: ``paper`` (the papers' settings) and
 #: ``quick`` (the seconds-scale run of the test suite). Their parameter values are the runner's.
 PROFILE_NAMES: tuple[str, ...] = ("paper", "quick")
-
-
-def _as_number(value: Any) -> Any:
-    """A Python or numpy integer as an int, another real as a float, anything else as it is."""
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, numbers.Integral):
-        return int(value)
-    if isinstance(value, numbers.Real):
-        return float(value)
-    return value
 
 
 def format_number(x: float, digits: int, floor: float | None = None) -> str:
@@ -194,11 +183,6 @@ class Check:
     artifact: Artifact | None = None
 
     @property
-    def pooled(self) -> bool:
-        """Whether the check is statistical: decided over the pooled seeds, not at one."""
-        return self.sample is not None
-
-    @property
     def basis(self) -> str:
         """How the check is decided: ``"seed-independent"``, ``"pooled"`` or ``"per seed"``.
 
@@ -207,7 +191,7 @@ class Check:
         """
         if self.seed_independent:
             return "seed-independent"
-        return "pooled" if self.pooled else "per seed"
+        return "pooled" if self.sample is not None else "per seed"
 
     @property
     def line(self) -> str:
@@ -224,7 +208,7 @@ class Check:
             return "FOUND" if self.passed else "OPEN"
         if self.passed:
             return "PASS"
-        return "OPEN" if self.pooled else "FAIL"
+        return "OPEN" if self.sample is not None else "FAIL"  # a statistical check is decided pooled
 
     @property
     def label(self) -> str:
@@ -264,7 +248,7 @@ class Check:
             values["target"] = tuple(values["target"])
         values["measured"] = values.get("measured") or format_number(values["value"], 4)
         if values.get("sample") is not None:
-            values["sample"] = Sample.from_json(values["sample"])
+            values["sample"] = Sample(**values["sample"])  # validated as any sample is
         if values.get("artifact") is not None:
             values["artifact"] = Artifact(**values["artifact"])
         return cls(**values)
@@ -287,11 +271,11 @@ class Qualification:
             raise InvalidDataError(f"claim {self.claim}: a qualification needs a non-empty text")
         numbers = {}
         for name, value in dict(self.numbers).items():
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value):
                 raise InvalidDataError(
                     f"claim {self.claim}: qualification number {name} = {value!r} is not finite"
                 )
-            numbers[name] = value
+            numbers[name] = int(value) if isinstance(value, Integral) else float(value)  # numpy's as Python's
         object.__setattr__(self, "text", self.text.strip())
         object.__setattr__(self, "numbers", numbers)
         fields_used = {name for _, name, _, _ in string.Formatter().parse(self.text) if name}
@@ -315,10 +299,6 @@ class Qualification:
             return self.text.format(**self.numbers)
         except (ValueError, TypeError, IndexError) as exc:
             raise InvalidDataError(f"claim {self.claim}: qualification {self.text!r}: {exc}") from None
-
-    def to_json(self) -> dict[str, Any]:
-        """The qualification as JSON data."""
-        return {"claim": self.claim, "text": self.text, "numbers": dict(self.numbers)}
 
 
 @dataclass(frozen=True)
@@ -348,8 +328,7 @@ class ChapterRecord:
 
     def dump(self) -> str:
         """The record as JSON text, as ``<output>/claims/<notebook>.json`` holds it."""
-        qualifications = [q.to_json() for q in self.qualifications]
-        return json.dumps(asdict(self) | {"qualifications": qualifications}, indent=1) + "\n"
+        return json.dumps(asdict(self), indent=1) + "\n"
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> ChapterRecord:
@@ -372,10 +351,7 @@ class ChapterRecord:
 
 def load_chapter_record(path: Path) -> ChapterRecord:
     """The chapter record in the JSON file ``path``; PathError naming it if it does not hold one."""
-    try:
-        return ChapterRecord.from_json(json.loads(Path(path).read_text(encoding="utf-8")))
-    except (OSError, ValueError, KeyError, TypeError, AttributeError, InvalidDataError) as exc:
-        raise PathError(f"cannot read the claim record {path}: {type(exc).__name__}: {exc}") from exc
+    return read_record(path, "claim record", ChapterRecord.from_json)
 
 
 def load_chapter_records(folder: Path) -> list[ChapterRecord]:
@@ -456,8 +432,8 @@ class ClaimLog:
         ------
         InvalidDataError
             On an unknown relation or kind, a measurement of a number, a sample with a ``floor``,
-            an artifact beside a number, a relation the sample's test does not take, or a
-            non-finite value.
+            an artifact beside a number or a rate or p-value sample, a relation the sample's test
+            does not take, or a non-finite value.
         """
         if kind not in KINDS:
             raise InvalidDataError(f"unknown kind {kind!r}; use one of {list(KINDS)}")
@@ -469,6 +445,14 @@ class ClaimLog:
         if sample is not None:
             if floor is not None:
                 raise InvalidDataError(f"claim {claim}: a statistical check prints its estimate, no floor")
+            if artifact is not None and not isinstance(artifact, Artifact):
+                raise InvalidDataError(
+                    f"claim {claim}: artifact must be an Artifact, got {type(artifact).__name__}"
+                )
+            if artifact is not None and sample.test in ("rate", "pvalue"):
+                raise InvalidDataError(
+                    f"claim {claim}: a stored value is compared with a mean, not with a {sample.test} test"
+                )
             target = float(target)  # type: ignore[arg-type]
             passed = sample.decide(relation, target, tol, kind)
             value = sample.statistic(target)[0]
@@ -487,10 +471,6 @@ class ClaimLog:
                 raise InvalidDataError(f"claim {claim}: the measured value of {what!r} is {value}")
             passed = bool(RELATIONS[relation](value, target, tol))
             measured = format_number(value, 4 if digits is None else digits, floor)
-        if artifact is not None and not isinstance(artifact, Artifact):
-            raise InvalidDataError(
-                f"claim {claim}: artifact must be an Artifact, got {type(artifact).__name__}"
-            )
         check = Check(
             claim,
             what,
@@ -543,10 +523,6 @@ class ClaimLog:
         InvalidDataError
             On an empty text, a number that is not finite, or fields and numbers that differ.
         """
-        numbers = {
-            k: (v if isinstance(v, int) and not isinstance(v, bool) else _as_number(v))
-            for k, v in numbers.items()
-        }
         qualification = Qualification(claim, text, numbers)
         self.qualifications.append(qualification)
         self._write()

@@ -107,24 +107,18 @@ class Domain:
         ValueError
             If it is not in the domain (the message is :meth:`describe`).
         """
-        if self._takes_bool():
-            word = text.strip().lower()
-            if word in ("true", "false"):
-                return self.check(word == "true")
+        inner = self.item if self.kind == "optional" and self.item else self  # the domain but None
+        word = text.strip().lower()
+        if inner.kind == "bool" and word in ("true", "false"):
+            return self.check(word == "true")
         try:
             value = ast.literal_eval(text)
         except (ValueError, SyntaxError, MemoryError, RecursionError):
             value = text  # a bare word is a text
-        if self._takes_text() and not isinstance(value, str) and self._fit(value) is _OUT:
+        takes_text = inner.kind in ("text", "choice", "any")
+        if takes_text and not isinstance(value, str) and self._fit(value) is _OUT:
             value = text  # a text that looks like a number: 2D, 1e3x
         return self.check(value)
-
-    def _takes_bool(self) -> bool:
-        return self.kind == "bool" or (self.kind == "optional" and self.item._takes_bool())  # type: ignore[union-attr]
-
-    def _takes_text(self) -> bool:
-        inner = self.item if self.kind == "optional" else self
-        return inner is not None and inner.kind in ("text", "choice", "any")
 
     def _fit(self, value: Any) -> Any:
         kind = self.kind
@@ -139,7 +133,14 @@ class Domain:
         if kind == "choice":
             return value if isinstance(value, str) and value in self.choices else _OUT
         if kind in _CONTAINERS:
-            return self._fit_items(value)
+            if not isinstance(value, (list, tuple)) or not (value or self.empty):
+                return _OUT
+            items = [self.item._fit(v) for v in value]  # type: ignore[union-attr]
+            if any(item is _OUT for item in items) or (kind != "list" and len(items) != 2):
+                return _OUT
+            if kind == "interval" and not items[0] < items[1]:
+                return _OUT
+            return tuple(items) if isinstance(value, tuple) else items
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             return _OUT
         if kind == "int":
@@ -150,18 +151,6 @@ class Domain:
         else:
             value = float(value)
         return value if all(_COMPARE[r](value, n) for r, n in self.bounds) else _OUT
-
-    def _fit_items(self, value: Any) -> Any:
-        if not isinstance(value, (list, tuple)) or not (value or self.empty):
-            return _OUT
-        if self.kind in ("pair", "interval") and len(value) != 2:
-            return _OUT
-        items = [self.item._fit(v) for v in value]  # type: ignore[union-attr]
-        if any(item is _OUT for item in items):
-            return _OUT
-        if self.kind == "interval" and not items[0] < items[1]:
-            return _OUT
-        return tuple(items) if isinstance(value, tuple) else items
 
 
 _OUT = object()  # marks a value outside a domain

@@ -138,22 +138,6 @@ def load_timings(layout: OutputLayout) -> Timings:
     return timings if isinstance(timings, dict) else {}
 
 
-def run_dirname(profile: str, overrides: Mapping[str, object]) -> str:
-    """The folder name of a run that is not the book's: what differs from it.
-
-    ``profile=quick``, then the overrides ``k1=v1,k2=v2``, e.g. ``profile=quick``, ``n_g=121,seed=3``
-    or ``profile=quick,n_g=5``; ``profile=paper`` when nothing differs.
-    """
-    parts: dict[str, object] = {"profile": profile} if profile != "paper" or not overrides else {}
-    parts.update(sorted(overrides.items()))
-    name = ",".join(f"{k}={v}" for k, v in parts.items())
-    name = re.sub(r"[^\w.,=+-]", "_", name)
-    if len(name) > MAX_RUN_DIRNAME:  # file names have at most 255 bytes: keep a readable start
-        digest = hashlib.sha256(name.encode()).hexdigest()[:16]
-        name = f"{name[: MAX_RUN_DIRNAME - 17]}-{digest}"
-    return name
-
-
 #: The profile of the book's own run (its figures and pages are the papers' settings).
 BOOK_PROFILE = "paper"
 
@@ -163,9 +147,30 @@ def is_book_run(profile: str, overrides: Mapping[str, object]) -> bool:
     return profile == BOOK_PROFILE and not overrides
 
 
-def exploratory_output_dir(root: Path, profile: str, overrides: Mapping[str, object]) -> Path:
-    """``<root>/outputs/runs/<name>``: where a run other than the book's writes (:func:`run_dirname`)."""
-    return root / DEFAULT_OUTPUT_DIRNAME / "runs" / run_dirname(profile, overrides)
+#: The folder of ``outputs/runs/`` that holds the trees of notebooks run outside ``ntpnb reproduce``.
+INTERACTIVE_DIRNAME = "interactive"
+
+
+def exploratory_output_dir(
+    root: Path, profile: str, overrides: Mapping[str, object], interactive: bool = False
+) -> Path:
+    """``<root>/outputs/runs/<name>``: where a run other than the book's writes.
+
+    The name says what differs from the book's run: ``profile=quick``, then the overrides
+    ``k1=v1,k2=v2``, e.g. ``profile=quick``, ``n_g=121,seed=3`` or ``profile=quick,n_g=5``;
+    ``profile=paper`` when nothing differs. ``interactive``: a notebook run outside ``ntpnb
+    reproduce``, in ``outputs/runs/interactive/<name>`` (``overrides``: the values that differ
+    from the profile's).
+    """
+    parts: dict[str, object] = {"profile": profile} if profile != "paper" or not overrides else {}
+    parts.update(sorted(overrides.items()))
+    name = ",".join(f"{k}={v}" for k, v in parts.items())
+    name = re.sub(r"[^\w.,=+-]", "_", name)
+    if len(name) > MAX_RUN_DIRNAME:  # file names have at most 255 bytes: keep a readable start
+        digest = hashlib.sha256(name.encode()).hexdigest()[:16]
+        name = f"{name[: MAX_RUN_DIRNAME - 17]}-{digest}"
+    runs = root / DEFAULT_OUTPUT_DIRNAME / "runs"
+    return (runs / INTERACTIVE_DIRNAME if interactive else runs) / name
 
 
 #: The folders of a project holding its sources (or built book): no output tree goes there, nor
@@ -208,15 +213,3 @@ def output_tree(
             f"{default}) or choose another folder"
         )
     return tree
-
-
-#: The folder of ``outputs/runs/`` that holds the trees of notebooks run outside ``ntpnb reproduce``.
-INTERACTIVE_DIRNAME = "interactive"
-
-
-def interactive_output_dir(root: Path, profile: str, changed: Mapping[str, object]) -> Path:
-    """``<root>/outputs/runs/interactive/<name>``: the tree of a notebook run outside ``ntpnb reproduce``.
-
-    Named as :func:`run_dirname` names a run (``changed``: the values that differ from the profile's).
-    """
-    return root / DEFAULT_OUTPUT_DIRNAME / "runs" / INTERACTIVE_DIRNAME / run_dirname(profile, changed)

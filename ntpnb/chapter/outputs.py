@@ -22,7 +22,7 @@
   and notebooks that ran into the tree; a tree holds one setting, and ``<root>/outputs`` only
   :func:`~ntpnb.chapter.layout.is_book_run` runs) and each chapter's **output manifest**
   ``<tree>/notebooks/<name>.key.json`` (:class:`Manifest`: the completed run's cache key, the
-  SHA-256 of every file it wrote, which :func:`damaged_outputs` checks, and the git commit its
+  SHA-256 of every file it wrote, which :func:`chapter_damage` checks, and the git commit its
   sources were at, :func:`source_commit`, which the book's pages show). A record that does not read
   or has the wrong shape raises a PathError naming the file.
 """
@@ -187,8 +187,13 @@ class RunRecord:
         text += f"profile {self.profile}"
         if self.overrides:
             text += " with " + ", ".join(f"{k}={v}" for k, v in sorted(self.overrides.items()))
-        if self.seeds:
-            text += "; " + _describe_seeds(self.seeds)
+        seeds = sorted(self.seeds)
+        if len(seeds) == 1:
+            text += f"; seed {seeds[0]}"
+        elif seeds and seeds == list(range(seeds[0], seeds[-1] + 1)):
+            text += f"; seeds {seeds[0]}-{seeds[-1]}"
+        elif seeds:
+            text += "; seeds " + ", ".join(map(str, seeds))
         return text
 
     @classmethod
@@ -216,18 +221,11 @@ def _texts_by_name(data: object) -> bool:
     return isinstance(data, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in data.items())
 
 
-def _describe_seeds(seeds: Sequence[int]) -> str:
-    """``seed 3``, ``seeds 0-4`` (consecutive) or ``seeds 0, 2, 7``."""
-    ordered = sorted(seeds)
-    if len(ordered) == 1:
-        return f"seed {ordered[0]}"
-    if ordered == list(range(ordered[0], ordered[-1] + 1)):
-        return f"seeds {ordered[0]}-{ordered[-1]}"
-    return "seeds " + ", ".join(map(str, ordered))
+def read_record(path: Path, what: str, parse: Callable[[Any], _Record]) -> _Record:
+    """The record ``parse`` makes of the JSON in ``path``; PathError naming the file if it cannot.
 
-
-def _read_record(path: Path, what: str, parse: Callable[[object], _Record]) -> _Record:
-    """The record ``parse`` makes of the JSON in ``path``; PathError naming the file if it cannot."""
+    The one verified read of the records a run wrote (run record, manifests, claim records).
+    """
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
@@ -235,8 +233,9 @@ def _read_record(path: Path, what: str, parse: Callable[[object], _Record]) -> _
         raise PathError(f"cannot read the {what} {path}: {reason}") from exc
     try:
         return parse(data)
-    except ValueError as exc:
-        raise PathError(f"the {what} {path} is damaged: {exc}") from exc
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        reason = exc if isinstance(exc, ValueError) else f"{type(exc).__name__}: {exc}"
+        raise PathError(f"the {what} {path} is damaged: {reason}") from exc
 
 
 def load_run_record(root: Path) -> RunRecord | None:
@@ -244,7 +243,7 @@ def load_run_record(root: Path) -> RunRecord | None:
     path = Path(root) / RUN_RECORD_NAME
     if not path.exists():
         return None
-    return _read_record(path, "run record", RunRecord.from_json)
+    return read_record(path, "run record", RunRecord.from_json)
 
 
 def write_run_record(root: Path, record: RunRecord) -> Path:
@@ -373,11 +372,8 @@ def manifest_path(executed: Path) -> Path:
 
 def file_digest(path: Path) -> str:
     """The SHA-256 of the file at ``path`` (hex)."""
-    digest = hashlib.sha256()
     with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+        return hashlib.file_digest(fh, "sha256").hexdigest()
 
 
 def output_digests(root: Path, files: Iterable[Path]) -> dict[str, str]:
@@ -387,7 +383,7 @@ def output_digests(root: Path, files: Iterable[Path]) -> dict[str, str]:
 
 def load_manifest(executed: Path) -> Manifest:
     """The manifest of the executed notebook ``executed``; PathError naming it when missing or damaged."""
-    return _read_record(manifest_path(executed), "output manifest", Manifest.from_json)
+    return read_record(manifest_path(executed), "output manifest", Manifest.from_json)
 
 
 def write_manifest(executed: Path, manifest: Manifest) -> Path:
@@ -399,9 +395,30 @@ def write_manifest(executed: Path, manifest: Manifest) -> Path:
     return atomic_write_json(manifest_path(executed), data)
 
 
-def damaged_outputs(root: Path, manifest: Manifest, where: str = "") -> str | None:
-    """The first output of ``manifest`` (under ``root``) missing or differing, and how many more; or None."""
-    problems = []
+#: :func:`chapter_damage` of a run to come whose chapter has not completed a run into the tree.
+NOT_RUN = "no completed run in this tree"
+#: :func:`chapter_damage` of a run to come whose source, parameters or package changed since.
+CHANGED = "its source, parameters or ntpnb changed"
+
+
+def chapter_damage(root: Path, executed: Path, where: str = "", key: str | None = None) -> str | None:
+    """Why the outputs of the chapter executed as ``executed`` cannot be trusted (one phrase), or None.
+
+    The manifest does not read, or the first output it lists (under ``root``) is missing or
+    differs (and how many more do).
+
+    Given the cache ``key`` of a run to come, the run's cache state: also :data:`NOT_RUN` when no
+    run of the chapter completed into the tree, :data:`CHANGED` when the last one had another key.
+    """
+    if key is not None and not manifest_path(executed).is_file():
+        return NOT_RUN
+    try:
+        manifest = load_manifest(executed)
+    except PathError as exc:
+        return str(exc)
+    if key is not None and manifest.key != key:
+        return CHANGED
+    problems = []  # the outputs missing or differing
     for relative, digest in manifest.outputs.items():
         path = Path(root) / relative
         try:
@@ -415,29 +432,6 @@ def damaged_outputs(root: Path, manifest: Manifest, where: str = "") -> str | No
         return None
     more = f" (and {len(problems) - 1} more of its outputs)" if len(problems) > 1 else ""
     return problems[0] + more
-
-
-#: :func:`chapter_damage` of a run to come whose chapter has not completed a run into the tree.
-NOT_RUN = "no completed run in this tree"
-#: :func:`chapter_damage` of a run to come whose source, parameters or package changed since.
-CHANGED = "its source, parameters or ntpnb changed"
-
-
-def chapter_damage(root: Path, executed: Path, where: str = "", key: str | None = None) -> str | None:
-    """Why the outputs of the chapter executed as ``executed`` cannot be trusted (one phrase), or None.
-
-    Given the cache ``key`` of a run to come, the run's cache state: also :data:`NOT_RUN` when no
-    run of the chapter completed into the tree, :data:`CHANGED` when the last one had another key.
-    """
-    if key is not None and not manifest_path(executed).is_file():
-        return NOT_RUN
-    try:
-        manifest = load_manifest(executed)
-    except PathError as exc:
-        return str(exc)
-    if key is not None and manifest.key != key:
-        return CHANGED
-    return damaged_outputs(root, manifest, where)
 
 
 STAGING_DIRNAME = ".staging"
@@ -550,20 +544,16 @@ def failed_cell(staged: Path) -> tuple[int, str] | None:
     if nb is None:
         return None
 
-    def meta(cell: dict, key: str) -> dict:
-        return cell.get("metadata", {}).get(key, {})
-
-    cells = list(enumerate(nb.cells))
-    tests = (
-        (lambda cell: meta(cell, "papermill").get("status") == "failed", cells),
-        (lambda cell: (times := meta(cell, "execution")) and "shell.execute_reply" not in times, cells),
-        (lambda cell: meta(cell, "papermill").get("start_time") is not None, cells[::-1]),
+    code = [(index, cell.metadata) for index, cell in enumerate(nb.cells) if cell.cell_type == "code"]
+    candidates = (
+        [i for i, meta in code if meta.get("papermill", {}).get("status") == "failed"],
+        [i for i, meta in code if (times := meta.get("execution")) and "shell.execute_reply" not in times],
+        [i for i, meta in code[::-1] if meta.get("papermill", {}).get("start_time") is not None],
     )
-    for test, order in tests:
-        for index, cell in order:
-            if cell.cell_type == "code" and test(cell):
-                lines = cell.source.strip().splitlines()
-                return index, lines[0] if lines else ""
+    for found in candidates:
+        if found:
+            lines = nb.cells[found[0]].source.strip().splitlines()
+            return found[0], lines[0] if lines else ""
     return None
 
 

@@ -29,7 +29,8 @@ from ..errors import InvalidDataError, NTPError
 from ..jupyter_imports import import_jsonschema_without_iri_grammar
 from .claims import PROFILE_NAMES
 from .domains import ANY, Domain, closest, domain_of_value, split_declaration
-from .layout import DEFAULT_OUTPUT_DIRNAME, find_project_root, interactive_output_dir, output_layout
+from .layout import DEFAULT_OUTPUT_DIRNAME, exploratory_output_dir, find_project_root, output_layout
+from .outputs import RunRecord, claim_tree, write_run_record
 from .prose import glue_text
 
 #: ``CHANGES[notebook][profile]``: what a profile other than ``paper`` changes of the notebook's
@@ -145,17 +146,11 @@ REFERENCE_SECONDS: dict[str, dict[str, float]] = {
     "07_attention": {"paper": 10.2, "quick": 6.9},
 }
 
-#: The start order of notebooks with no recorded time in the output tree: slowest first, as
-#: REFERENCE_SECONDS measured them (starting a slow chapter last leaves a core idle).
-#: Recorded times decide once there are any (:func:`ntpnb.runner.choice.longest_first`).
-SLOWEST_FIRST: tuple[str, ...] = (
-    "06_autoregressive_text",
-    "04_gd_synthetic_instance",
-    "07_attention",
-    "05_overparameterization",
-    "03_gd_implicit_bias",
-    "01_entropy_separability",
-    "02_regularization_path",
+#: The start order of notebooks with no recorded time in the output tree: slowest first at the
+#: paper profile, as REFERENCE_SECONDS measured them (starting a slow chapter last leaves a core
+#: idle). Recorded times decide once there are any (:func:`ntpnb.runner.choice.longest_first`).
+SLOWEST_FIRST: tuple[str, ...] = tuple(
+    sorted(REFERENCE_SECONDS, key=lambda notebook: -REFERENCE_SECONDS[notebook]["paper"])
 )
 
 
@@ -231,12 +226,12 @@ def apply_overrides(source: Path, profile: str, overrides: Mapping[str, str]) ->
     return parameters
 
 
-def _shown(text: str, limit: int = 60) -> str:
-    """``repr(text)``, shortened in the middle when longer than ``limit``."""
-    shown = repr(text)
+def _shown(value: Any, limit: int = 60) -> str:
+    """``repr(value)``, shortened in the middle when longer than ``limit``."""
+    shown = repr(value)
     if len(shown) <= limit:
         return shown
-    return f"{shown[: limit // 2]}...{shown[-limit // 2 :]} ({len(text)} characters)"
+    return f"{shown[: limit // 2]}...{shown[-limit // 2 :]} ({len(shown)} characters)"
 
 
 @dataclass(frozen=True)
@@ -256,9 +251,8 @@ class CellParameter:
         try:
             return self.domain.check(value)
         except ValueError as exc:
-            shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:57] + "..."
             meaning = f" ({self.meaning})" if self.meaning else ""
-            raise NTPError(f"{notebook}: {self.name} = {shown} is not {exc}{meaning}") from None
+            raise NTPError(f"{notebook}: {self.name} = {_shown(value)} is not {exc}{meaning}") from None
 
 
 def read_parameters_cell(source: Path) -> dict[str, CellParameter]:
@@ -423,7 +417,7 @@ def chapter_parameters(notebook: str, namespace: Mapping[str, Any]) -> dict[str,
     their domains. Run any other way (JupyterLab, Binder, papermill without ``output_dir``), it is
     an *interactive run*: the profile's values (:data:`CHANGES`) replace those of the cell as
     saved (a value set otherwise, as by papermill's ``-p``, is kept), and the outputs go to a
-    tree of their own (:func:`~ntpnb.chapter.layout.interactive_output_dir`, labelled so in its
+    tree of their own (:func:`~ntpnb.chapter.layout.exploratory_output_dir`, labelled so in its
     ``run.json``), never the book's ``outputs/``; it prints so, as the chapter's first output.
 
     Returns
@@ -447,11 +441,15 @@ def chapter_parameters(notebook: str, namespace: Mapping[str, Any]) -> dict[str,
     if profile not in PROFILE_NAMES:
         raise NTPError(f"{notebook}: profile = {profile!r} is none of {', '.join(map(repr, PROFILE_NAMES))}")
     project = source.parent.parent
-    if output_dir is None:
-        values, changed = _profile_applied(notebook, cell, values)
+    # an interactive run takes the profile's values for those left as saved
+    changes = CHANGES.get(notebook, {}).get(profile, {}) if output_dir is None else {}
+    values = {
+        name: changes[name] if name in changes and value == cell[name].value else value
+        for name, value in values.items()
+    }
     checked = {name: cell[name].check(value, notebook) for name, value in values.items()}
     if output_dir is None:
-        checked["output_dir"] = str(_interactive_tree(notebook, project, checked, changed))
+        checked["output_dir"] = str(_interactive_tree(notebook, project, checked, cell))
     elif Path(output_dir).resolve() == (project / DEFAULT_OUTPUT_DIRNAME).resolve():
         raise NTPError(
             f"{notebook}: output_dir {output_dir} is the book's own tree, which only ntpnb reproduce "
@@ -460,44 +458,31 @@ def chapter_parameters(notebook: str, namespace: Mapping[str, Any]) -> dict[str,
     return checked
 
 
-def _profile_applied(
-    notebook: str, cell: Mapping[str, CellParameter], values: Mapping[str, Any]
-) -> tuple[dict[str, Any], dict[str, Any]]:
-    """``values`` with the profile's values for those left as saved; those differing from the profile's."""
+def _interactive_tree(
+    notebook: str, project: Path, values: Mapping[str, Any], cell: Mapping[str, CellParameter]
+) -> Path:
+    """Make the tree of an interactive run of ``values``, label it in its ``run.json``, and say so; its root.
+
+    The tree is named by the values that differ from the profile's.
+    """
     profile = values["profile"]
-    changes = CHANGES.get(notebook, {}).get(profile, {})
-    applied = {
-        name: changes[name] if name in changes and value == cell[name].value else value
-        for name, value in values.items()
-    }
+    by_profile = CHANGES.get(notebook, {}).get(profile, {})
     changed = {
         name: value
-        for name, value in applied.items()
-        if name not in RUN_PARAMETERS and value != changes.get(name, cell[name].value)
+        for name, value in values.items()
+        if name not in RUN_PARAMETERS and value != by_profile.get(name, cell[name].value)
     }
-    return applied, changed
-
-
-def _interactive_tree(
-    notebook: str, project: Path, values: Mapping[str, Any], changed: Mapping[str, Any]
-) -> Path:
-    """Make the tree of an interactive run, label it in its ``run.json``, and say so; its root."""
-    from .outputs import RunRecord, load_run_record, write_run_record
-
-    profile = values["profile"]
     shown = {name: format_parameter(value) for name, value in changed.items()}
-    tree = output_layout(interactive_output_dir(project, profile, shown)).root
+    tree = output_layout(exploratory_output_dir(project, profile, shown, interactive=True)).root
     seed = values.get("seed")
     from .. import __version__
 
     seeds = (seed,) if type(seed) is int else ()
     record = RunRecord(profile, shown, seeds, (notebook,), interactive=True, version=__version__)
     try:
-        held = load_run_record(tree)
-    except NTPError:
-        held = None
-    write_run_record(tree, held.merged(record) if held is not None and held.same_setting(record) else record)
-    by_profile = CHANGES.get(notebook, {}).get(profile, {})
+        claim_tree(tree, record)
+    except NTPError:  # a run of another setting, or a damaged record: this run's replaces it
+        write_run_record(tree, record)
     lines = [
         f"Interactive run (not ntpnb reproduce) at profile {profile}: its outputs go to "
         f"{tree.relative_to(project.resolve()) if tree.is_relative_to(project.resolve()) else tree}, "

@@ -210,17 +210,16 @@ def figure_cell_problems(source: str, metadata: Mapping[str, Any]) -> list[str]:
     if len(calls) > 1:
         return [f"shows {len(calls)} figures: a cell shows one, the figure its metadata captions"]
 
-    def text(*keys: str) -> str:
-        """The text at ``metadata["mystnb"][keys...]``, stripped (``""`` if there is none)."""
+    texts = {}  # the texts at metadata["mystnb"][group][key], stripped ("" if there is none)
+    for group, key in (("figure", "caption"), ("figure", "name"), ("image", "alt")):
         value: Any = metadata
-        for key in ("mystnb", *keys):
-            value = value.get(key) if isinstance(value, Mapping) else None
-        return value.strip() if isinstance(value, str) else ""
-
+        for part in ("mystnb", group, key):
+            value = value.get(part) if isinstance(value, Mapping) else None
+        texts[key] = value.strip() if isinstance(value, str) else ""
     problems = []
-    if not text("figure", "caption"):
+    if not texts["caption"]:
         problems.append("no caption (cell metadata mystnb.figure.caption)")
-    name = text("figure", "name")
+    name = texts["name"]
     saved = _SAVED_NAME.search(source)
     if not name:
         problems.append("no name (cell metadata mystnb.figure.name)")
@@ -228,7 +227,7 @@ def figure_cell_problems(source: str, metadata: Mapping[str, Any]) -> list[str]:
         problems.append(f"named {name!r}, not fig-{saved.group(1)} after the file it is saved to")
     elif not name.startswith("fig-"):
         problems.append(f"named {name!r}: a figure's name starts with fig-")
-    if calls[0] == "figure" and not text("image", "alt"):
+    if calls[0] == "figure" and not texts["alt"]:
         problems.append("no alt text (cell metadata mystnb.image.alt)")
     if calls[0] == "animation" and not _ANIMATION_ALT.search(source):
         problems.append("no alt text (show_animation's alt argument)")

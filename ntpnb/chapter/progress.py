@@ -115,16 +115,13 @@ class Progress(AbstractContextManager):
             else:
                 self._handle.update(text, raw=True)
 
-    def close(self) -> None:
+    def __exit__(self, *exc: object) -> None:
         """The loop is over: show its last state (in Jupyter) or clear it (for the runner)."""
         if self._file is not None:
             with suppress(OSError):
                 os.unlink(self._file)
         elif self._jupyter:
             self._show()
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
 
 #: A :class:`Progress` for a loop labelled ``label`` (use it in a ``with`` statement).

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import scipy.stats
 
-from ntpnb.chapter.claims import ClaimLog, load_chapter_record
+from ntpnb.chapter.claims import Artifact, ClaimLog, load_chapter_record
 from ntpnb.chapter.statistical import DEFAULT_LEVEL, Sample, sample_of
 from ntpnb.errors import InvalidDataError
 from ntpnb.statistics import wilson_interval
@@ -148,7 +148,7 @@ def test_a_statistical_check_is_recorded_with_its_sample_and_does_not_fail_the_c
     assert not log.record.failed  # decided pooled over the seeds, not here
     log.conclude()  # does not raise
     (check,) = load_chapter_record(log.path).checks
-    assert check.sample == sample and check.pooled
+    assert check.sample == sample and check.basis == "pooled"
     assert json.loads(log.path.read_text())["checks"][0]["sample"]["test"] == "mean"
     # a statistical sanity check (a test of our design) is decided pooled too
     assert ClaimLog("demo", "quick", tmp_path).check_sample("B8", "x", sample, ">", 0.9, kind="sanity")
@@ -213,7 +213,7 @@ def test_a_claim_of_a_strict_difference_must_be_established():
         Sample.pooled([noisy, strict])
 
 
-def test_a_stored_value_is_consistent_within_the_noise_of_its_own_mean_and_its_reading():
+def test_a_stored_value_is_consistent_within_the_noise_of_its_own_mean_and_its_reading(tmp_path):
     s = sample_of("mean", [0.98, 0.99, 1.0, 0.99] * 25)  # mean 0.99, sd 0.008, se 0.0008
     assert s.consistent_with(0.99)
     assert not s.consistent_with(0.985)  # an exact value, 6 se away
@@ -221,10 +221,11 @@ def test_a_stored_value_is_consistent_within_the_noise_of_its_own_mean_and_its_r
     assert s.consistent_with(0.985, precision=0.004)
     heavy = sample_of("mean_quantile", [0.0] * 90 + [5.0] * 10, trials=100)
     assert heavy.consistent_with(0.5) and not heavy.consistent_with(2.0)
-    with pytest.raises(InvalidDataError, match="rate"):
-        sample_of("rate", [0, 1]).consistent_with(0.5)
-    with pytest.raises(InvalidDataError, match="cannot compare"):
-        s.consistent_with(float("nan"))
+    log, stored = ClaimLog("demo", "quick", tmp_path), Artifact("a figure", 0.5)
+    with pytest.raises(InvalidDataError, match="compared with a mean, not with a rate"):
+        log.check_sample("B8", "x", sample_of("rate", [0, 1]), "<", 0.5, artifact=stored)
+    with pytest.raises(InvalidDataError, match="finite value"):
+        Artifact("a figure", float("nan"))
 
 
 def test_p_values_of_a_test_run_at_each_seed_pool_by_fishers_method():
