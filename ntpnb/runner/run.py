@@ -20,7 +20,7 @@ from .display import Display
 from .estimate import TimeLeft, describe_time_left
 from .execute import RunResult, completed_result
 from .jupyter_kernel import run_environment
-from .workers import default_jobs, run_in_workers
+from .workers import run_in_workers
 
 
 def _progress_line(result: RunResult, done: int, total: int, width: int) -> str:
@@ -94,7 +94,6 @@ def reproduce(
     RunInterruptedError
         On SIGINT (Ctrl-C): finished notebooks keep their outputs (and timings).
     """
-    jobs = default_jobs() if jobs is None else jobs
     with planned_run(
         root, names, profile, overrides or {}, output_dir, jobs, seeds, force, wait, log
     ) as plan:

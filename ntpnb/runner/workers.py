@@ -33,7 +33,7 @@ from ..settings import STOP_CHECK_SECONDS
 from .choice import NotebookRun
 from .display import Display
 from .execute import RunResult, failed_result, run_or_fail
-from .jupyter_kernel import RUN_FOLDER_PREFIX, RUN_MARKER, progress_file, run_folder
+from .jupyter_kernel import RUN_FOLDER_PREFIX, RUN_MARKER, blas_variables, progress_file, run_folder
 
 #: The signals that stop a command: Ctrl-C, and ``kill`` or a job scheduler acting as one.
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -111,14 +111,10 @@ def end_processes(
         time.sleep(0.1)
 
 
-def default_jobs() -> int:
-    """How many notebooks run at once by default: one per CPU core."""
-    return max(1, os.cpu_count() or 1)
-
-
 def kernel_variables(run: NotebookRun) -> dict[str, str]:
-    """The kernel's environment: its project, its progress file, for a sweep's seed no figures."""
+    """The kernel's environment: its project, progress file, BLAS threads; for a sweep's seed no figures."""
     variables = {PROJECT_VAR: str(run.source.parent.parent), PROGRESS_FILE_VAR: str(progress_file(run.label))}
+    variables |= blas_variables()
     if run.sweep:
         variables[FIGURES_VAR] = "off"
     return variables
