@@ -52,19 +52,14 @@ def trial_generators(seed: int, n_points: int, n_trials: int) -> list[list[np.ra
 
 
 @functools.lru_cache(maxsize=1)
-def _controller_of(pid: int, n_modules: int) -> ThreadpoolController:
-    """One controller per process and set of imports (making one scans the libraries: 2 ms)."""
+def _controller(pid: int, n_modules: int) -> ThreadpoolController:
+    """The BLAS/OpenMP controller of process ``pid``, remade after new imports (making one takes 2 ms)."""
     return ThreadpoolController()
-
-
-def _controller() -> ThreadpoolController:
-    """The BLAS/OpenMP controller of this process, remade only in a new process or after new imports."""
-    return _controller_of(os.getpid(), len(sys.modules))
 
 
 def limit_threads(limits: int | None, user_api: str | None = None) -> Any:
     """``threadpoolctl.threadpool_limits(limits, user_api)`` without its scan of the libraries per call."""
-    return _controller().limit(limits=limits, user_api=user_api)
+    return _controller(os.getpid(), len(sys.modules)).limit(limits=limits, user_api=user_api)
 
 
 def _map_batch(func: Callable[[Any], Any], items: list[Any], blas_threads: int | None) -> list[Any]:

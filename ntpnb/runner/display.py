@@ -85,11 +85,6 @@ class Display:
         else:
             self.log(f"  {name:<{self.width}}  started")
 
-    def elapsed(self) -> dict[str, float]:
-        """The seconds each running notebook has run."""
-        now = time.monotonic()
-        return {name: now - r.started for name, r in self.running.items()}
-
     def cell(self, name: str, cell: int, cells: int) -> None:
         """``name`` started its code cell ``cell`` of ``cells``."""
         if name in self.running:

@@ -9,6 +9,7 @@ not stop the others.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
@@ -102,7 +103,10 @@ def reproduce(
         time_left = TimeLeft(plan.runs, plan.seconds, plan.record.profile, plan.jobs)
 
         def left() -> str:
-            return describe_time_left(time_left.seconds(display.elapsed()))
+            now = time.monotonic()
+            return describe_time_left(
+                time_left.seconds({n: now - r.started for n, r in display.running.items()})
+            )
 
         display = Display(log, width, live=live, footer=left)
 
