@@ -144,7 +144,17 @@ def _cmd_benchmarks(args: argparse.Namespace) -> int:
     if args.help:
         args.parser.print_help()
         print(f"\nevery other argument (all after --) goes to {BENCHMARKS}; its help:\n")
-        print(plain_text(_benchmarks_help(args.root)), end="")
+        try:
+            where = find_project_root(args.root)
+        except NTPError as exc:
+            shown = f"(its options cannot be shown: {exc})\n"
+        else:
+            command = [sys.executable, *BENCHMARKS.split()[1:], "--help"]
+            proc = subprocess.run(command, cwd=where, capture_output=True, text=True, check=False)
+            why = (proc.stderr.strip().splitlines() or [f"exit status {proc.returncode}"])[-1]
+            shown = proc.stdout if proc.returncode == 0 and proc.stdout else ""
+            shown = shown or f"(its options cannot be shown: {BENCHMARKS} --help failed in {where}: {why})\n"
+        print(plain_text(shown), end="")
         args.parser.exit()
     passed = args.extra[1:] if args.extra[:1] == ["--"] else args.extra
     return subprocess.call([sys.executable, *BENCHMARKS.split()[1:], *passed], cwd=args.root)
@@ -219,20 +229,6 @@ def format_parameters(
 
 #: What ``ntpnb benchmarks`` runs, in the project root (where the package lives, not installed).
 BENCHMARKS = "python -m benchmarks"
-
-
-def _benchmarks_help(root: str | None) -> str:
-    """The help of ``python -m benchmarks`` in the project at ``root`` (``--root``), or why not."""
-    try:
-        where = find_project_root(root)
-    except NTPError as exc:
-        return f"(its options cannot be shown: {exc})\n"
-    command = [sys.executable, *BENCHMARKS.split()[1:], "--help"]
-    proc = subprocess.run(command, cwd=where, capture_output=True, text=True, check=False)
-    if proc.returncode != 0 or not proc.stdout:
-        why = (proc.stderr.strip().splitlines() or [f"exit status {proc.returncode}"])[-1]
-        return f"(its options cannot be shown: {BENCHMARKS} --help failed in {where}: {why})\n"
-    return proc.stdout
 
 
 def _parser() -> argparse.ArgumentParser:

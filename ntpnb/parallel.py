@@ -67,11 +67,6 @@ def _map_batch(func: Callable[[Any], Any], items: list[Any], blas_threads: int |
         return [func(item) for item in items]
 
 
-def _check_callable(value: object, name: str) -> None:
-    if not callable(value):
-        raise InvalidDataError(f"{name} must be a callable, got {type(value).__name__}")
-
-
 def parallel_map(
     func: Callable[[P], R],
     items: Sequence[P],
@@ -94,7 +89,8 @@ def parallel_map(
     UserWarning
         If ``n_jobs`` exceeds the CPUs of this machine on a local backend (it is capped).
     """
-    _check_callable(func, "func")
+    if not callable(func):
+        raise InvalidDataError(f"func must be a callable, got {type(func).__name__}")
     batch_size = as_count(batch_size, "batch_size")
     items = as_ordered(items, "items")
     batches = [items[i : i + batch_size] for i in range(0, len(items), batch_size)]
@@ -159,7 +155,8 @@ def run_sweep(
         If ``trial`` is not callable, the grid is empty or unordered (a set, a dict), or
         ``n_trials`` or ``batch_size`` is not a positive integer.
     """
-    _check_callable(trial, "trial")
+    if not callable(trial):
+        raise InvalidDataError(f"trial must be a callable, got {type(trial).__name__}")
     points = as_ordered(points, "points")
     if not points:
         raise InvalidDataError("the sweep needs at least one grid point")

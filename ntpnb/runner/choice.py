@@ -211,12 +211,10 @@ def longest_first(runs: Sequence[NotebookRun], seconds: Mapping[str, float]) -> 
     kernels side by side.
     """
     rank = {name: i for i, name in enumerate(SLOWEST_FIRST)}
-
-    def key(run: NotebookRun) -> tuple[float, bool, int]:
-        untimed_sweep = run.sweep and seconds[run.label] == float("inf")
-        return -seconds[run.label], untimed_sweep, rank.get(run.name, len(rank))
-
-    return sorted(runs, key=key)
+    untimed_sweep = {run.label: run.sweep and seconds[run.label] == float("inf") for run in runs}
+    return sorted(
+        runs, key=lambda r: (-seconds[r.label], untimed_sweep[r.label], rank.get(r.name, len(rank)))
+    )
 
 
 def record_timings(

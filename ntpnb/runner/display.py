@@ -94,7 +94,7 @@ class Display:
     def finished(self, name: str, line: str) -> None:
         """``name`` ended (or was found cached); ``line`` says how."""
         self.running.pop(name, None)
-        self._clear()
+        self.close()
         self.log(line)
         if self.live:
             self._redraw()
@@ -108,17 +108,14 @@ class Display:
             self._redraw()
 
     def close(self) -> None:
-        """Remove the block (the run is over)."""
-        self._clear()
-
-    def _clear(self) -> None:
+        """Remove the block (to redraw it, or the run is over)."""
         if self._shown:
             self.stream.write(_UP_AND_CLEAR.format(n=self._shown))
             self.stream.flush()
             self._shown = 0
 
     def _redraw(self) -> None:
-        self._clear()
+        self.close()
         lines = status_lines(list(self.running.values()), time.monotonic(), self.width)
         footer = self.footer() if self.footer is not None and lines else ""
         lines += [f"  {footer}"] if footer else []
