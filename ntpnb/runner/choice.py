@@ -46,12 +46,22 @@ from ..chapter.parameters import SLOWEST_FIRST, apply_overrides
 from ..errors import NTPError, PathError
 
 
-@dataclass(frozen=True)
-class NotebookRun:
-    """One notebook to execute: its source, what papermill injects, where, and its cache key.
+class Labelled:
+    """A notebook at a seed, named by its :attr:`label` (a run, or its result)."""
 
-    ``sweep`` marks a further seed of a sweep (outputs in its own tree), not the book's seed.
-    """
+    name: str
+    seed: int | None
+    sweep: bool  # a further seed of the sweep (outputs in its own tree), not the book's seed
+
+    @property
+    def label(self) -> str:
+        """Its name, with the seed when it is a further seed of the sweep (unique within a run)."""
+        return f"{self.name} seed {self.seed}" if self.sweep else self.name
+
+
+@dataclass(frozen=True)
+class NotebookRun(Labelled):
+    """One notebook to execute: its source, what papermill injects, where, and its cache key."""
 
     source: Path
     parameters: dict[str, Any]
@@ -69,11 +79,6 @@ class NotebookRun:
     def seed(self) -> int | None:
         """The seed it runs at (None if the notebook has no ``seed`` parameter)."""
         return int_seed(self.parameters)
-
-    @property
-    def label(self) -> str:
-        """Its name, with the seed when it is a further seed of the sweep (unique within a run)."""
-        return f"{self.name} seed {self.seed}" if self.sweep else self.name
 
     @property
     def executed(self) -> Path:

@@ -33,12 +33,12 @@ from ..chapter.outputs import (
 )
 from ..errors import PathError
 from ..jupyter_imports import import_jsonschema_without_iri_grammar
-from .choice import NotebookRun, complete_record
+from .choice import Labelled, NotebookRun, complete_record
 from .jupyter_kernel import KERNEL_NAME, IPCKernelManager
 
 
 @dataclass(frozen=True)
-class RunResult:
+class RunResult(Labelled):
     """Outcome of executing one notebook at one seed.
 
     ``ok`` means it ran to its end with every check passing; ``completed`` that it ran to its
@@ -60,11 +60,6 @@ class RunResult:
     def __post_init__(self) -> None:
         if self.ok:
             object.__setattr__(self, "completed", True)
-
-    @property
-    def label(self) -> str:
-        """The notebook's name, with the seed for a further seed of the sweep."""
-        return f"{self.name} seed {self.seed}" if self.sweep else self.name
 
 
 def completed_result(
