@@ -73,7 +73,7 @@ def reproduce(
     live
         Redraw the running notebooks in place (default: on a terminal).
     seeds
-        Seeds per notebook (default :func:`~.choice.default_seeds`).
+        Seeds per notebook (default :data:`~.choice.DEFAULT_SEEDS`, or one with ``overrides``).
     scheduler
         Address of a Dask scheduler whose workers share this file system: runs are its tasks
         (:mod:`.cluster`), not local processes.
