@@ -12,6 +12,7 @@ import os
 import re
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import textwrap
@@ -25,7 +26,7 @@ from .book import build_book, jupyter_book, missing_notebooks, verdicts
 from .book.compare import add_arguments, print_comparison
 from .book.trees import book_tree
 from .chapter.claims import load_chapter_record
-from .chapter.layout import DEFAULT_OUTPUT_DIRNAME, find_project_root, notebook_sources, output_layout
+from .chapter.layout import DEFAULT_OUTPUT_DIRNAME, find_project_root, output_layout
 from .chapter.outputs import output_lock
 from .chapter.parameters import (
     CHANGES,
@@ -37,23 +38,13 @@ from .chapter.parameters import (
 )
 from .errors import NTPError, PathError, RunInterruptedError
 from .runner import DEFAULT_SEEDS, RunResult, reproduce, select_notebooks
-from .runner.estimate import chapter_seconds, describe_seconds
+from .runner.estimate import chapter_seconds
 from .runner.workers import STOP_SIGNALS, signals_handled
 
 
-def _book_command(root: Path, tree: Path) -> str:
-    """The command that builds the book of the output tree ``tree``: ``ntpnb book [--run DIR]``."""
-    tree, book = tree.resolve(), (root / DEFAULT_OUTPUT_DIRNAME).resolve()
-    if tree == book:
-        return "ntpnb book  (the book of these outputs, in _build/html)"
-    shown = tree.relative_to(root.resolve()) if tree.is_relative_to(root.resolve()) else tree
-    return f"ntpnb book --run {shlex.quote(str(shown))}  (the book of this run, in its _book/html)"
-
-
 def _cmd_reproduce(args: argparse.Namespace) -> int:
-    root = find_project_root(args.root)
     results = reproduce(
-        root,
+        args.root,
         args.names,
         args.profile,
         args.out,
@@ -77,35 +68,34 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
         for r in crashed:
             kept = f"executed notebook kept at {r.executed}" if r.executed else "no executed copy kept"
             print(f"  {r.label}: {r.error}\n    {kept}", file=sys.stderr)
-    broken = _print_verdicts(results)
-    failed_here = [r for r in checked if not r.sweep]
-    executed = [r.executed for r in results if not r.sweep and r.completed and r.executed is not None]
-    if not crashed and executed:
-        print(f"next: {_book_command(root, executed[0].parent.parent)}")
-    if crashed or failed_here or broken:
+    books = [r for r in results if not r.sweep and r.completed and r.executed is not None]
+    out = books[0].executed.parent.parent if books else None  # the output tree of the book's seed
+    broken = out is not None and any(r.sweep for r in results) and _print_verdicts(out, books)
+    if not crashed and out is not None:
+        tree, root = out.resolve(), args.root.resolve()
+        if tree == (root / DEFAULT_OUTPUT_DIRNAME).resolve():
+            print("next: ntpnb book  (the book of these outputs, in _build/html)")
+        else:
+            shown = shlex.quote(str(tree.relative_to(root) if tree.is_relative_to(root) else tree))
+            print(f"next: ntpnb book --run {shown}  (the book of this run, in its _book/html)")
+    if crashed or any(not r.sweep for r in checked) or broken:
         return 1
-    out = next(r.executed for r in results if not r.sweep).parent.parent
     cached = sum(r.cached for r in results)
     skipped = f", {cached} unchanged and not rerun" if cached else ""
-    seeds = len({r.seed for r in results})
-    runs = f"{len(results)} runs ({seeds} seeds)" if seeds > 1 else _count(len(results), "notebook")
-    print(
-        f"all {runs} completed ({total:.1f} s of notebook time{skipped}, "
-        f"profile {args.profile}); outputs in {out}"
-    )
+    n, seeds = len(results), len({r.seed for r in results})
+    runs = f"{n} runs ({seeds} seeds)" if seeds > 1 else f"{n} notebook{'s' * (n != 1)}"
+    done = f"{total:.1f} s of notebook time{skipped}, profile {args.profile}"
+    print(f"all {runs} completed ({done}); outputs in {out}")
     return 0
 
 
-def _print_verdicts(results: Sequence[RunResult]) -> bool:
-    """Print the verdicts across the seeds of the claims the run checked; whether a check is broken.
+def _print_verdicts(out: Path, books: Sequence[RunResult]) -> bool:
+    """Print the verdicts across the seeds of the claims a sweep into ``out`` checked; whether one broke.
 
     Broken: a sanity check failed at some seed, or a claim's evidence held at no seed (the
     verdict ``check failed``). Claims whose verdict is negative are printed with their reasons.
     """
-    books = [r for r in results if not r.sweep and r.completed and r.executed is not None]
-    if not books or not any(r.sweep for r in results):
-        return False
-    layout = output_layout(books[0].executed.parent.parent)
+    layout = output_layout(out)
     records = []
     for r in books:
         with suppress(PathError):
@@ -121,11 +111,6 @@ def _print_verdicts(results: Sequence[RunResult]) -> bool:
     return any(v.verdict == verdicts.CHECK_FAILED for v in found.values())
 
 
-def _count(count: int, word: str) -> str:
-    """``1 notebook``, ``3 notebooks``."""
-    return f"{count} {word}" if count == 1 else f"{count} {word}s"
-
-
 #: reStructuredText inline markup of a docstring: ``code``, :role:`target`, *emphasis*.
 _MARKUP = re.compile(r"``(.+?)``|:[a-z]+:`~?(.+?)`|(?<![\w*])\*([^*\s][^*]*?)\*(?![\w*])", re.DOTALL)
 
@@ -137,7 +122,7 @@ def plain_text(text: str) -> str:
 
 def _cmd_book(args: argparse.Namespace) -> int:
     """Execute the tree's missing notebooks (with ``--run-missing``, in its setting), then build its book."""
-    root, wait = find_project_root(args.root), not args.no_wait
+    root, wait = args.root, not args.no_wait
     jupyter_book()  # a missing jupyter-book fails before any notebook runs
     tree = book_tree(root, args.run)
     missing = missing_notebooks(tree)
@@ -159,23 +144,34 @@ def _cmd_benchmarks(args: argparse.Namespace) -> int:
     if args.help:
         args.parser.print_help()
         print(f"\nevery other argument (all after --) goes to {BENCHMARKS}; its help:\n")
-        print(plain_text(_benchmarks_help(args.root)), end="")
+        try:
+            where = find_project_root(args.root)
+        except NTPError as exc:
+            shown = f"(its options cannot be shown: {exc})\n"
+        else:
+            command = [sys.executable, *BENCHMARKS.split()[1:], "--help"]
+            proc = subprocess.run(command, cwd=where, capture_output=True, text=True, check=False)
+            why = (proc.stderr.strip().splitlines() or [f"exit status {proc.returncode}"])[-1]
+            shown = proc.stdout if proc.returncode == 0 and proc.stdout else ""
+            shown = shown or f"(its options cannot be shown: {BENCHMARKS} --help failed in {where}: {why})\n"
+        print(plain_text(shown), end="")
         args.parser.exit()
     passed = args.extra[1:] if args.extra[:1] == ["--"] else args.extra
-    return subprocess.call(_benchmarks_command(passed), cwd=find_project_root(args.root))
+    return subprocess.call([sys.executable, *BENCHMARKS.split()[1:], *passed], cwd=args.root)
 
 
 def _cmd_list(args: argparse.Namespace) -> int:
     """Print the parameters of the notebooks ``args.names`` chooses, as ``reproduce`` chooses them."""
-    root = find_project_root(args.root)
+    root = args.root
     width = min(shutil.get_terminal_size((LIST_WIDTH, 24)).columns, LIST_WIDTH)
-    for source in select_notebooks(notebook_sources(root), args.names):
+    for source in select_notebooks(root, args.names):
         print(source.stem)
         expected = {p: chapter_seconds(root, source.stem, p) for p in PROFILE_NAMES}
         by_source: dict[str, list[str]] = {}
         for profile, found in expected.items():
             if found is not None:
-                by_source.setdefault(found[1], []).append(f"{profile} {describe_seconds(found[0])}")
+                shown = f"{found[0]:.0f} s" if found[0] < 90 else f"{found[0] / 60:.0f} min"
+                by_source.setdefault(found[1], []).append(f"{profile} {shown}")
         if by_source:
             known = "; ".join(f"{', '.join(times)} ({source})" for source, times in by_source.items())
             wrapped = textwrap.wrap(f"expected time at one seed: {known}", width - 1, subsequent_indent="   ")
@@ -231,60 +227,8 @@ def format_parameters(
     return lines
 
 
-_NO_WAIT = "if another ntpnb command is using the output folder, stop at once instead of waiting"
-_NAMES = "notebook names or unique prefixes, e.g. 01 or 03_gd (default: all)"
-
-
-def _command(
-    sub: argparse._SubParsersAction,
-    name: str,
-    what: str,
-    func: Callable[[argparse.Namespace], int],
-    *,
-    root: bool = True,
-    lock: bool = False,
-    passes_on: bool = False,
-) -> argparse.ArgumentParser:
-    """The subcommand ``name``, run by ``func``, described by ``what``.
-
-    With ``--root`` and, for ``lock``, ``--no-wait``. With ``passes_on``, unknown arguments go to
-    ``python -m benchmarks`` (``args.extra``), as its usage and ``--help`` say.
-    """
-    command = sub.add_parser(name, help=what, description=what, add_help=not passes_on)
-    if passes_on:
-        what = "show this help message, with the options of python -m benchmarks, and exit"
-        command.add_argument("-h", "--help", action="store_true", help=what)
-    if lock:
-        command.add_argument("--no-wait", action="store_true", help=_NO_WAIT)
-    if root:
-        command.add_argument("--root", help="project root (default: found from here)")
-    if passes_on:
-        command.usage = f"{command.format_usage().strip().partition(' ')[2]} [ARGS ...]"
-    command.set_defaults(func=func, passed=passes_on, parser=command)
-    return command
-
-
 #: What ``ntpnb benchmarks`` runs, in the project root (where the package lives, not installed).
 BENCHMARKS = "python -m benchmarks"
-
-
-def _benchmarks_help(root: str | None) -> str:
-    """The help of ``python -m benchmarks`` in the project at ``root`` (``--root``), or why not."""
-    try:
-        where = find_project_root(root)
-    except NTPError as exc:
-        return f"(its options cannot be shown: {exc})\n"
-    command = _benchmarks_command(["--help"])
-    proc = subprocess.run(command, cwd=where, capture_output=True, text=True, check=False)
-    if proc.returncode != 0 or not proc.stdout:
-        why = (proc.stderr.strip().splitlines() or [f"exit status {proc.returncode}"])[-1]
-        return f"(its options cannot be shown: {BENCHMARKS} --help failed in {where}: {why})\n"
-    return proc.stdout
-
-
-def _benchmarks_command(args: Sequence[str]) -> list[str]:
-    """:data:`BENCHMARKS` with ``args``, in this interpreter."""
-    return [sys.executable, *BENCHMARKS.split()[1:], *args]
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -300,11 +244,18 @@ def _parser() -> argparse.ArgumentParser:
         help="print the version of the installed ntpnb and exit",
     )
     sub = parser.add_subparsers(dest="command", required=True)
-
-    rep = _command(
-        sub, "reproduce", "execute notebooks with papermill (all by default)", _cmd_reproduce, lock=True
+    rooted = argparse.ArgumentParser(add_help=False)
+    rooted.add_argument("--root", help="project root (default: found from here)")
+    locking = argparse.ArgumentParser(add_help=False, parents=[rooted])
+    what = "if another ntpnb command is using the output folder, stop at once instead of waiting"
+    locking.add_argument("--no-wait", action="store_true", help=what)
+    named = argparse.ArgumentParser(add_help=False)
+    named.add_argument(
+        "names", nargs="*", help="notebook names or unique prefixes, e.g. 01 or 03_gd (default: all)"
     )
-    rep.add_argument("names", nargs="*", help=_NAMES)
+
+    what = "execute notebooks with papermill (all by default)"
+    rep = sub.add_parser("reproduce", parents=[named, locking], help=what, description=what)
     rep.add_argument(
         "--profile",
         choices=PROFILE_NAMES,
@@ -351,7 +302,7 @@ def _parser() -> argparse.ArgumentParser:
     )
 
     what = "build the HTML book into <root>/_build/html (with --run DIR: DIR/_book/html)"
-    book = _command(sub, "book", what, _cmd_book, lock=True)
+    book = sub.add_parser("book", parents=[locking], help=what, description=what)
     book.add_argument(
         "--run",
         metavar="DIR",
@@ -371,30 +322,52 @@ def _parser() -> argparse.ArgumentParser:
     )
 
     what = "list the notebooks and their parameters: what each means, its value at each profile"
-    listed = _command(sub, "list", what, _cmd_list)
-    listed.add_argument("names", nargs="*", help=_NAMES)
+    sub.add_parser("list", parents=[named, rooted], help=what, description=what)
     what = "compare the printed outputs of two runs (exit 1 if they differ)"
-    add_arguments(
-        _command(sub, "compare", what, lambda args: print_comparison(args.run_a, args.run_b), root=False)
-    )
+    add_arguments(sub.add_parser("compare", help=what, description=what))
+    helped = argparse.ArgumentParser(add_help=False)  # its --help shows that of python -m benchmarks too
+    what = "show this help message, with the options of python -m benchmarks, and exit"
+    helped.add_argument("-h", "--help", action="store_true", help=what)
     what = "time the solvers: python -m benchmarks ARGS, from the project root"
-    _command(sub, "benchmarks", what, _cmd_benchmarks, passes_on=True)
+    bench = sub.add_parser(
+        "benchmarks", parents=[helped, rooted], help=what, description=what, add_help=False
+    )
+    bench.usage = f"{bench.format_usage().strip().partition(' ')[2]} [ARGS ...]"
+    bench.set_defaults(parser=bench)  # unknown arguments go to python -m benchmarks (args.extra)
     return parser
+
+
+#: What each command runs.
+_COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
+    "reproduce": _cmd_reproduce,
+    "book": _cmd_book,
+    "list": _cmd_list,
+    "compare": lambda args: print_comparison(args.run_a, args.run_b),
+    "benchmarks": _cmd_benchmarks,
+}
+#: The exit status of an interrupted command (128 + SIGINT, as a shell reports it).
+INTERRUPTED = 130
+#: The exit status when the reader of the output went away (128 + SIGPIPE, as a shell reports it).
+PIPE_CLOSED = 141
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``ntpnb`` console script."""
     parser = _parser()
     args, extra = parser.parse_known_args(argv)
-    if extra and not args.passed:
+    if extra and args.command != "benchmarks":
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
     args.extra = extra
     try:
+        if "root" in args and not getattr(args, "help", False):  # benchmarks --help says why not
+            args.root = find_project_root(args.root)
         # SIGTERM acts as a Ctrl-C; SIGINT is set too: a shell's background job inherits it ignored
-        with signals_handled(STOP_SIGNALS, _interrupt):
-            return int(args.func(args))
-    except BrokenPipeError:
-        return _reader_gone()
+        with signals_handled(STOP_SIGNALS, signal.default_int_handler):
+            return int(_COMMANDS[args.command](args))
+    except BrokenPipeError:  # ``ntpnb list | head``: the reader exited; stop quietly
+        with suppress(OSError, ValueError):  # to the null device, so the last flush prints no error
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return PIPE_CLOSED
     except RunInterruptedError as exc:
         print(f"ntpnb: {exc}", file=sys.stderr)
         return INTERRUPTED
@@ -408,27 +381,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         where = f": {exc.filename}" if exc.filename else ""
         print(f"ntpnb: error: {exc.strerror or exc}{where}", file=sys.stderr)
         return 2
-
-
-#: The exit status of an interrupted command (128 + SIGINT, as a shell reports it).
-INTERRUPTED = 130
-#: The exit status when the reader of the output went away (128 + SIGPIPE, as a shell reports it).
-PIPE_CLOSED = 141
-
-
-def _interrupt(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt
-
-
-def _reader_gone() -> int:
-    """Stop quietly when standard output is a pipe whose reader exited (``ntpnb list | head``).
-
-    Standard output goes to the null device, so the interpreter's last flush prints no second error.
-    """
-    with suppress(OSError, ValueError):
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    return PIPE_CLOSED
 
 
 if __name__ == "__main__":  # pragma: no cover

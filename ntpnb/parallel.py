@@ -52,29 +52,19 @@ def trial_generators(seed: int, n_points: int, n_trials: int) -> list[list[np.ra
 
 
 @functools.lru_cache(maxsize=1)
-def _controller_of(pid: int, n_modules: int) -> ThreadpoolController:
-    """One controller per process and set of imports (making one scans the libraries: 2 ms)."""
+def _controller(pid: int, n_modules: int) -> ThreadpoolController:
+    """The BLAS/OpenMP controller of process ``pid``, remade after new imports (making one takes 2 ms)."""
     return ThreadpoolController()
-
-
-def _controller() -> ThreadpoolController:
-    """The BLAS/OpenMP controller of this process, remade only in a new process or after new imports."""
-    return _controller_of(os.getpid(), len(sys.modules))
 
 
 def limit_threads(limits: int | None, user_api: str | None = None) -> Any:
     """``threadpoolctl.threadpool_limits(limits, user_api)`` without its scan of the libraries per call."""
-    return _controller().limit(limits=limits, user_api=user_api)
+    return _controller(os.getpid(), len(sys.modules)).limit(limits=limits, user_api=user_api)
 
 
 def _map_batch(func: Callable[[Any], Any], items: list[Any], blas_threads: int | None) -> list[Any]:
     with limit_threads(blas_threads):
         return [func(item) for item in items]
-
-
-def _check_callable(value: object, name: str) -> None:
-    if not callable(value):
-        raise InvalidDataError(f"{name} must be a callable, got {type(value).__name__}")
 
 
 def parallel_map(
@@ -99,7 +89,8 @@ def parallel_map(
     UserWarning
         If ``n_jobs`` exceeds the CPUs of this machine on a local backend (it is capped).
     """
-    _check_callable(func, "func")
+    if not callable(func):
+        raise InvalidDataError(f"func must be a callable, got {type(func).__name__}")
     batch_size = as_count(batch_size, "batch_size")
     items = as_ordered(items, "items")
     batches = [items[i : i + batch_size] for i in range(0, len(items), batch_size)]
@@ -164,7 +155,8 @@ def run_sweep(
         If ``trial`` is not callable, the grid is empty or unordered (a set, a dict), or
         ``n_trials`` or ``batch_size`` is not a positive integer.
     """
-    _check_callable(trial, "trial")
+    if not callable(trial):
+        raise InvalidDataError(f"trial must be a callable, got {type(trial).__name__}")
     points = as_ordered(points, "points")
     if not points:
         raise InvalidDataError("the sweep needs at least one grid point")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -14,7 +15,7 @@ from ntpnb.book.compare import SANITIZE_CONFIG
 from ntpnb.chapter.claims import load_chapter_record
 from ntpnb.chapter.layout import notebook_sources, output_layout
 from ntpnb.chapter.parameters import PROJECT_VAR
-from ntpnb.runner.jupyter_kernel import kernel_environment
+from ntpnb.runner.jupyter_kernel import blas_variables
 
 from conftest import QUICK_SEEDS, ROOT
 
@@ -113,8 +114,8 @@ def test_nbval_reproduces_every_output(quick_run, monkeypatch):
         sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--nbval", "--nbval-current-env",
         "--nbval-sanitize-with", str(SANITIZE_CONFIG), *notebooks,
     ]  # fmt: skip
-    with kernel_environment():  # the BLAS threads of the first run: the same rounding
-        proc = subprocess.run(cmd, cwd=quick_run, capture_output=True, text=True)
+    env = {**os.environ, **blas_variables()}  # the BLAS threads of the first run: the same rounding
+    proc = subprocess.run(cmd, cwd=quick_run, capture_output=True, text=True, env=env)
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
 
 

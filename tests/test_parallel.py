@@ -148,7 +148,10 @@ def test_limit_threads_limits_every_blas_library_and_restores_them():
 
 
 def test_the_thread_controller_is_made_again_when_modules_were_imported(monkeypatch):
-    first = parallel._controller()
-    assert parallel._controller() is first  # once per process
+    with parallel.limit_threads(1):
+        made = parallel._controller.cache_info().misses
+    with parallel.limit_threads(1):
+        assert parallel._controller.cache_info().misses == made  # once per process
     monkeypatch.setitem(sys.modules, "ntpnb_test_fake_module", types.ModuleType("fake"))
-    assert parallel._controller() is not first
+    with parallel.limit_threads(1):
+        assert parallel._controller.cache_info().misses == made + 1

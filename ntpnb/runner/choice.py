@@ -1,14 +1,14 @@
 """The plan of a run: the notebooks it executes, their parameters, their trees, which must run.
 
 A run is planned once (:func:`planned_run`), then executed (:mod:`.run`). Names choose notebooks
-(:func:`select_notebooks`), the profile and ``-p`` overrides their parameters
-(:func:`choose_notebooks`), the seeds their runs (:func:`seed_runs`), each into an output tree
+(:func:`select_notebooks`), the profile and ``-p`` overrides their parameters, the seeds their
+runs (:func:`seed_runs`), each into an output tree
 (:func:`~ntpnb.chapter.layout.output_tree`; a sweep's further seeds into trees of their own):
 all checked before anything runs. Then, under the output lock, what the trees hold: a notebook
 is not executed again while its :func:`cache_key` (source, parameters, ``ntpnb`` sources) is
 unchanged since its last success into the tree and its outputs are what that run wrote: key and
 output SHA-256s go to its manifest (:mod:`ntpnb.chapter.outputs`) after a success
-(:func:`store_key`) and are removed on failure (:func:`forget_key`). The longest notebooks start
+and are removed on failure (:mod:`.execute`). The longest notebooks start
 first (:func:`longest_first`), by the times of earlier runs in the tree's ``timings.json``
 (:func:`record_timings`: by profile and notebook, wall seconds, ``--jobs``, the date in UTC,
 whether it succeeded; the book's benchmarks page shows them).
@@ -22,7 +22,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -35,28 +35,33 @@ from ..chapter.layout import OutputLayout, load_timings, notebook_sources, outpu
 from ..chapter.outputs import (
     CHANGED,
     NOT_RUN,
-    Manifest,
     RunRecord,
     atomic_write_json,
     chapter_damage,
     claim_tree,
-    manifest_path,
-    output_digests,
     output_lock,
     remove_leftovers,
-    source_commit,
-    write_manifest,
 )
 from ..chapter.parameters import SLOWEST_FIRST, apply_overrides
 from ..errors import NTPError, PathError
 
 
-@dataclass(frozen=True)
-class NotebookRun:
-    """One notebook to execute: its source, what papermill injects, where, and its cache key.
+class Labelled:
+    """A notebook at a seed, named by its :attr:`label` (a run, or its result)."""
 
-    ``sweep`` marks a further seed of a sweep (outputs in its own tree), not the book's seed.
-    """
+    name: str
+    seed: int | None
+    sweep: bool  # a further seed of the sweep (outputs in its own tree), not the book's seed
+
+    @property
+    def label(self) -> str:
+        """Its name, with the seed when it is a further seed of the sweep (unique within a run)."""
+        return f"{self.name} seed {self.seed}" if self.sweep else self.name
+
+
+@dataclass(frozen=True)
+class NotebookRun(Labelled):
+    """One notebook to execute: its source, what papermill injects, where, and its cache key."""
 
     source: Path
     parameters: dict[str, Any]
@@ -76,11 +81,6 @@ class NotebookRun:
         return int_seed(self.parameters)
 
     @property
-    def label(self) -> str:
-        """Its name, with the seed when it is a further seed of the sweep (unique within a run)."""
-        return f"{self.name} seed {self.seed}" if self.sweep else self.name
-
-    @property
     def executed(self) -> Path:
         """Where its executed copy goes in the output tree."""
         return self.layout.notebooks / f"{self.name}.ipynb"
@@ -92,16 +92,19 @@ def int_seed(parameters: Mapping[str, Any]) -> int | None:
     return seed if isinstance(seed, int) and not isinstance(seed, bool) else None
 
 
-def select_notebooks(sources: Sequence[Path], names: Sequence[str]) -> list[Path]:
-    """The sources named in ``names`` (file stems, or unique prefixes); all if ``names`` is empty.
+def select_notebooks(root: Path, names: Sequence[str]) -> list[Path]:
+    """The notebooks of the project at ``root`` named in ``names`` (stems or unique prefixes; all if none).
 
     Raises
     ------
     NTPError
-        If a name matches no notebook or more than one.
+        If the project has no notebooks, or a name matches no notebook or more than one.
     """
+    sources = notebook_sources(root)
+    if not sources:
+        raise NTPError(f"no notebooks found in {root / 'notebooks'}")
     if not names:
-        return list(sources)
+        return sources
     chosen = []
     for name in names:
         stem = Path(name).stem
@@ -115,31 +118,9 @@ def select_notebooks(sources: Sequence[Path], names: Sequence[str]) -> list[Path
     return chosen
 
 
-def choose_notebooks(
-    root: Path, names: Sequence[str], profile: str, overrides: Mapping[str, str]
-) -> list[tuple[Path, dict[str, Any]]]:
-    """The notebooks ``names`` choose, each with the profile's parameters and ``overrides`` applied.
-
-    Raises
-    ------
-    NTPError
-        On an unknown notebook, profile or parameter, a value of the wrong type, or a project
-        without notebooks.
-    """
-    sources = select_notebooks(notebook_sources(root), names)
-    if not sources:
-        raise NTPError(f"no notebooks found in {root / 'notebooks'}")
-    return [(source, apply_overrides(source, profile, overrides)) for source in sources]
-
-
-#: How many seeds a run executes by default: the book's seed and four more, so every verdict is
-#: measured across seeds (see :func:`default_seeds`).
+#: How many seeds a run executes by default (one for a run with ``-p`` overrides): the book's seed
+#: and four more, so every verdict is measured across seeds.
 DEFAULT_SEEDS = 5
-
-
-def default_seeds(overrides: Mapping[str, str]) -> int:
-    """:data:`DEFAULT_SEEDS`, or one for a run with ``-p`` overrides (``--seeds`` asks for a sweep)."""
-    return 1 if overrides else DEFAULT_SEEDS
 
 
 def seed_runs(
@@ -203,20 +184,6 @@ def complete_record(run: NotebookRun, claims: Path) -> ChapterRecord | None:
     return record if record.complete else None
 
 
-def store_key(run: NotebookRun, seconds: float, outputs: Iterable[Path]) -> None:
-    """Record that ``run`` completed (its ``outputs`` in place): key, parameters, time, digests, commit."""
-    digests = output_digests(run.layout.root, outputs)
-    commit = source_commit(run.source.parents[1])  # the project of notebooks/<name>.md
-    manifest = Manifest(run.key, dict(run.parameters), seconds, digests, run.package, commit)
-    write_manifest(run.executed, manifest)
-
-
-def forget_key(executed: Path) -> None:
-    """Remove the manifest of ``executed``: a failed run is never cached (unless the folder is read-only)."""
-    with suppress(OSError):
-        manifest_path(executed).unlink(missing_ok=True)
-
-
 def last_seconds(layout: OutputLayout, profile: str, name: str) -> float:
     """How long ``name`` took at ``profile`` when last run into ``layout`` (inf if unknown)."""
     record = load_timings(layout).get(profile, {}).get(name, {})
@@ -249,12 +216,10 @@ def longest_first(runs: Sequence[NotebookRun], seconds: Mapping[str, float]) -> 
     kernels side by side.
     """
     rank = {name: i for i, name in enumerate(SLOWEST_FIRST)}
-
-    def key(run: NotebookRun) -> tuple[float, bool, int]:
-        untimed_sweep = run.sweep and seconds[run.label] == float("inf")
-        return -seconds[run.label], untimed_sweep, rank.get(run.name, len(rank))
-
-    return sorted(runs, key=key)
+    untimed_sweep = {run.label: run.sweep and seconds[run.label] == float("inf") for run in runs}
+    return sorted(
+        runs, key=lambda r: (-seconds[r.label], untimed_sweep[r.label], rank.get(r.name, len(rank)))
+    )
 
 
 def record_timings(
@@ -291,12 +256,6 @@ class RunPlan:
     rerun: Mapping[str, str]
 
 
-def _warm_matplotlib() -> None:
-    """Build matplotlib's font cache (in a process of its own), so its notice never lands in a notebook."""
-    command = [sys.executable, "-c", "import matplotlib.font_manager"]
-    subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
-
-
 @contextmanager
 def planned_run(
     root: Path,
@@ -304,7 +263,7 @@ def planned_run(
     profile: str,
     overrides: Mapping[str, str],
     output_dir: str | Path | None,
-    jobs: int,
+    jobs: int | None,
     seeds: int | None,
     force: bool = False,
     wait: bool = True,
@@ -318,20 +277,15 @@ def planned_run(
     plan executes, the tree is claimed (:func:`~ntpnb.chapter.outputs.claim_tree`), what killed
     runs left is removed, then what the trees hold is read (each run's
     :func:`~ntpnb.chapter.outputs.chapter_damage` given its cache key, its record, its last time).
-
-    Raises
-    ------
-    NTPError
-        On an unknown notebook, profile or parameter, a value of the wrong type, ``jobs < 1``,
-        ``seeds < 1``, a sweep beyond the largest integer a parameter may hold, an output
-        folder a run may not write (:func:`~ntpnb.chapter.layout.output_tree`) or a tree of
-        another setting.
     """
     overrides = dict(overrides)
-    chosen = choose_notebooks(root, names, profile, overrides)
+    chosen = [
+        (source, apply_overrides(source, profile, overrides)) for source in select_notebooks(root, names)
+    ]
+    jobs = max(1, os.cpu_count() or 1) if jobs is None else jobs  # one notebook per core
     if jobs < 1:
         raise NTPError(f"--jobs must be at least 1, got {jobs}")
-    seeds = default_seeds(overrides) if seeds is None else seeds
+    seeds = (1 if overrides else DEFAULT_SEEDS) if seeds is None else seeds
     if isinstance(seeds, bool) or not isinstance(seeds, int) or seeds < 1:
         raise NTPError(f"--seeds must be a whole number of at least 1, got {seeds!r}")
     for source, parameters in chosen:
@@ -351,7 +305,8 @@ def planned_run(
     ran = tuple(dict.fromkeys(run.seed for run in runs if run.seed is not None))
     record = RunRecord(profile, overrides, ran, tuple(sorted(s.stem for s, _ in chosen)), version=__version__)
     trees = tuple(dict.fromkeys(run.layout for run in runs))
-    _warm_matplotlib()
+    warm = [sys.executable, "-c", "import matplotlib.font_manager"]  # in a process of its own
+    subprocess.run(warm, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
     with output_lock(layout.root, wait=wait, log=log):
         claim_tree(layout.root, record)
         for tree in trees:

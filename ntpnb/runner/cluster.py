@@ -34,7 +34,7 @@ from .choice import NotebookRun
 from .display import Display
 from .execute import RunResult, failed_result, run_or_fail
 from .jupyter_kernel import RUN_FOLDER_PREFIX, RUN_MARKER
-from .workers import end_processes, kernel_variables, orphan_watchdog, stops_counted
+from .workers import STOP_SIGNALS, end_processes, kernel_variables, orphan_watchdog, signals_handled
 
 #: How many times Dask runs a task again whose process ended without a result (Dask's ``retries=``).
 TASK_RETRIES = 2
@@ -122,7 +122,9 @@ def run_on_dask(
             futures[client.submit(run_task, run, mark, pure=False, key=key, retries=TASK_RETRIES)] = run
             display.started(run.label)
         left = set(futures)
-        with stops_counted() as stops, client.as_current():
+        stops: list[int] = []  # SIGINT and SIGTERM stop the run
+        counted = signals_handled(STOP_SIGNALS, lambda signum, frame: stops.append(signum))
+        with counted, client.as_current():
             while left and not stops:
                 try:
                     done, left = distributed.wait(

@@ -85,11 +85,6 @@ class Display:
         else:
             self.log(f"  {name:<{self.width}}  started")
 
-    def elapsed(self) -> dict[str, float]:
-        """The seconds each running notebook has run."""
-        now = time.monotonic()
-        return {name: now - r.started for name, r in self.running.items()}
-
     def cell(self, name: str, cell: int, cells: int) -> None:
         """``name`` started its code cell ``cell`` of ``cells``."""
         if name in self.running:
@@ -99,7 +94,7 @@ class Display:
     def finished(self, name: str, line: str) -> None:
         """``name`` ended (or was found cached); ``line`` says how."""
         self.running.pop(name, None)
-        self._clear()
+        self.close()
         self.log(line)
         if self.live:
             self._redraw()
@@ -113,17 +108,14 @@ class Display:
             self._redraw()
 
     def close(self) -> None:
-        """Remove the block (the run is over)."""
-        self._clear()
-
-    def _clear(self) -> None:
+        """Remove the block (to redraw it, or the run is over)."""
         if self._shown:
             self.stream.write(_UP_AND_CLEAR.format(n=self._shown))
             self.stream.flush()
             self._shown = 0
 
     def _redraw(self) -> None:
-        self._clear()
+        self.close()
         lines = status_lines(list(self.running.values()), time.monotonic(), self.width)
         footer = self.footer() if self.footer is not None and lines else ""
         lines += [f"  {footer}"] if footer else []

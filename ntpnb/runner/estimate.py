@@ -45,23 +45,18 @@ class TimeLeft:
             self._ours += seconds
             self._theirs += self.reference[label]
 
-    def expected(self, label: str) -> float | None:
-        """The seconds ``label`` is expected to take (None: nothing to go by)."""
-        if label in self.measured:
-            return self.measured[label]
-        if label in self.reference:
-            scale = self._ours / self._theirs if self._theirs else 1.0
-            return self.reference[label] * scale
-        return None
-
     def seconds(self, running: Mapping[str, float]) -> float | None:
         """The wall seconds left, given the seconds each running run has run (None: unknown)."""
+        scale = self._ours / self._theirs if self._theirs else 1.0  # this machine to the reference
         work = 0.0
         for label in self.labels:
             if label in self.done:
                 continue
-            expected = self.expected(label)
-            if expected is None:
+            if label in self.measured:
+                expected = self.measured[label]
+            elif label in self.reference:
+                expected = self.reference[label] * scale
+            else:
                 return None
             work += max(expected - running.get(label, 0.0), 0.0)
         return work / self.jobs
@@ -88,8 +83,3 @@ def chapter_seconds(root: Path, name: str, profile: str) -> tuple[float, str] | 
     if profile in REFERENCE_SECONDS.get(name, {}):
         return REFERENCE_SECONDS[name][profile], "a two-core reference machine"
     return None
-
-
-def describe_seconds(seconds: float) -> str:
-    """``40 s``, ``3 min``."""
-    return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.0f} min"

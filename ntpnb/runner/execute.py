@@ -12,21 +12,33 @@ import functools
 import shutil
 import time
 from collections.abc import Callable
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..chapter.claims import ChapterRecord, load_chapter_record
 from ..chapter.layout import OutputLayout
-from ..chapter.outputs import atomic_write_text, describe_failure, keep_failure, promote, staging_layout
+from ..chapter.outputs import (
+    Manifest,
+    atomic_write_text,
+    describe_failure,
+    keep_failure,
+    manifest_path,
+    output_digests,
+    promote,
+    source_commit,
+    staging_layout,
+    write_manifest,
+)
 from ..errors import PathError
 from ..jupyter_imports import import_jsonschema_without_iri_grammar
-from .choice import NotebookRun, complete_record, forget_key, store_key
-from .jupyter_kernel import KERNEL_NAME, IPCKernelManager, kernel_environment
+from .choice import Labelled, NotebookRun, complete_record
+from .jupyter_kernel import KERNEL_NAME, IPCKernelManager
 
 
 @dataclass(frozen=True)
-class RunResult:
+class RunResult(Labelled):
     """Outcome of executing one notebook at one seed.
 
     ``ok`` means it ran to its end with every check passing; ``completed`` that it ran to its
@@ -48,11 +60,6 @@ class RunResult:
     def __post_init__(self) -> None:
         if self.ok:
             object.__setattr__(self, "completed", True)
-
-    @property
-    def label(self) -> str:
-        """The notebook's name, with the seed for a further seed of the sweep."""
-        return f"{self.name} seed {self.seed}" if self.sweep else self.name
 
 
 def completed_result(
@@ -124,22 +131,21 @@ def run_notebook(run: NotebookRun, cell_started: CellStarted | None = None) -> R
     start = time.perf_counter()
     failure = None
     try:
-        with kernel_environment():
-            papermill.execute_notebook(
-                jupytext.read(run.source),
-                str(staged),
-                parameters=dict(run.parameters),
-                cwd=str(stage.notebooks),  # output_dir ".." is the staging root
-                kernel_name=KERNEL_NAME,
-                kernel_manager_class=IPCKernelManager,
-                progress_bar=False,
-                log_output=False,
-                engine_name=_reporting_engine(),
-                cell_started=cell_started,
-                # the cells have run: the kernel is killed with its process group rather than
-                # asked to exit (tearing down its interpreter takes a second or more)
-                shutdown_kernel="immediate",
-            )
+        papermill.execute_notebook(
+            jupytext.read(run.source),
+            str(staged),
+            parameters=dict(run.parameters),
+            cwd=str(stage.notebooks),  # output_dir ".." is the staging root
+            kernel_name=KERNEL_NAME,
+            kernel_manager_class=IPCKernelManager,
+            progress_bar=False,
+            log_output=False,
+            engine_name=_reporting_engine(),
+            cell_started=cell_started,
+            # the cells have run: the kernel is killed with its process group rather than
+            # asked to exit (tearing down its interpreter takes a second or more)
+            shutdown_kernel="immediate",
+        )
     except Exception as exc:  # report any failure, go on with the others
         failure = exc
     seconds = time.perf_counter() - start
@@ -150,27 +156,26 @@ def run_notebook(run: NotebookRun, cell_started: CellStarted | None = None) -> R
         error = "IncompleteRecord: the chapter ended without ClaimLog.conclude() in its last cell"
         return _failed(run, stage, seconds, error)
     try:
-        record = _stamp_parameters(run, record, stage.claims)
-        store_key(run, seconds, promote(stage, layout, executed))
+        claims = stage.claims / f"{run.name}.json"
+        if claims.exists():  # the record says every parameter the run was given
+            record = dataclasses.replace(record, parameters=dict(run.parameters))
+            atomic_write_text(claims, record.dump())
+        # the run completed, its outputs in place: its cache key, parameters, time, digests, commit
+        digests = output_digests(layout.root, promote(stage, layout, executed))
+        commit = source_commit(run.source.parents[1])  # the project of notebooks/<name>.md
+        write_manifest(
+            executed, Manifest(run.key, dict(run.parameters), seconds, digests, run.package, commit)
+        )
     except Exception as exc:  # the outputs are not in place, or the next run cannot know they are
         return _failed(run, stage, seconds, describe_failure(exc, staged, layout.root))
     shutil.rmtree(stage.root, ignore_errors=True)
     return completed_result(run, record, seconds)
 
 
-def _stamp_parameters(run: NotebookRun, record: ChapterRecord, claims: Path) -> ChapterRecord:
-    """``record`` with every parameter ``run`` was given, written back in ``claims`` (if it keeps one)."""
-    path = claims / f"{run.name}.json"
-    if not path.exists():
-        return record
-    stamped = dataclasses.replace(record, parameters=dict(run.parameters))
-    atomic_write_text(path, stamped.dump())
-    return stamped
-
-
 def _failed(run: NotebookRun, stage: OutputLayout, seconds: float, error: str) -> RunResult:
     """The result of a failed run: its cache key forgotten, its executed copy and record kept."""
-    forget_key(run.executed)
+    with suppress(OSError):  # a failed run is never cached (unless the folder is read-only)
+        manifest_path(run.executed).unlink(missing_ok=True)
     try:
         checks = [c.to_json() for c in load_chapter_record(stage.claims / f"{run.name}.json").checks]
     except PathError:  # no record (or half of one) yet

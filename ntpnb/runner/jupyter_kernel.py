@@ -12,8 +12,8 @@ import os
 import sys
 import tempfile
 import uuid
-from collections.abc import Iterator, Mapping
-from contextlib import AbstractContextManager, contextmanager
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from jupyter_client.manager import AsyncKernelManager
@@ -36,24 +36,9 @@ _IPYKERNEL_LAUNCH = [sys.executable, "-m", "ipykernel_launcher"]
 BLAS_ENV_VARS: tuple[str, ...] = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 
-@contextmanager
-def _environment(values: Mapping[str, str]) -> Iterator[None]:
-    """Within: the environment holds ``values``; afterwards those variables are as they were."""
-    saved = {var: os.environ.get(var) for var in values}
-    os.environ.update(values)
-    try:
-        yield
-    finally:
-        for var, value in saved.items():
-            if value is None:
-                os.environ.pop(var, None)
-            else:
-                os.environ[var] = value
-
-
-def kernel_environment() -> AbstractContextManager[None]:
-    """Within: kernels started from here use :data:`ntpnb.settings.BLAS_THREADS` threads (unless set)."""
-    return _environment({var: str(settings.BLAS_THREADS) for var in BLAS_ENV_VARS if var not in os.environ})
+def blas_variables() -> dict[str, str]:
+    """The BLAS thread counts of a kernel: :data:`ntpnb.settings.BLAS_THREADS`, for those not set."""
+    return {var: str(settings.BLAS_THREADS) for var in BLAS_ENV_VARS if var not in os.environ}
 
 
 class IPCKernelManager(AsyncKernelManager):
@@ -109,6 +94,14 @@ def run_environment() -> Iterator[str]:
     Afterwards the environment is restored and the folder removed, even when kernels were killed.
     """
     mark = uuid.uuid4().hex
+    saved = {var: os.environ.get(var) for var in (RUN_MARKER, "JUPYTER_RUNTIME_DIR")}
     with tempfile.TemporaryDirectory(prefix=RUN_FOLDER_PREFIX, ignore_cleanup_errors=True) as runtime:
-        with _environment({RUN_MARKER: mark, "JUPYTER_RUNTIME_DIR": runtime}):
+        os.environ.update({RUN_MARKER: mark, "JUPYTER_RUNTIME_DIR": runtime})
+        try:
             yield mark
+        finally:
+            for var, value in saved.items():
+                if value is None:
+                    os.environ.pop(var, None)
+                else:
+                    os.environ[var] = value

@@ -9,6 +9,7 @@ not stop the others.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
@@ -20,7 +21,7 @@ from .display import Display
 from .estimate import TimeLeft, describe_time_left
 from .execute import RunResult, completed_result
 from .jupyter_kernel import run_environment
-from .workers import default_jobs, run_in_workers
+from .workers import run_in_workers
 
 
 def _progress_line(result: RunResult, done: int, total: int, width: int) -> str:
@@ -72,7 +73,7 @@ def reproduce(
     live
         Redraw the running notebooks in place (default: on a terminal).
     seeds
-        Seeds per notebook (default :func:`~.choice.default_seeds`).
+        Seeds per notebook (default :data:`~.choice.DEFAULT_SEEDS`, or one with ``overrides``).
     scheduler
         Address of a Dask scheduler whose workers share this file system: runs are its tasks
         (:mod:`.cluster`), not local processes.
@@ -94,7 +95,6 @@ def reproduce(
     RunInterruptedError
         On SIGINT (Ctrl-C): finished notebooks keep their outputs (and timings).
     """
-    jobs = default_jobs() if jobs is None else jobs
     with planned_run(
         root, names, profile, overrides or {}, output_dir, jobs, seeds, force, wait, log
     ) as plan:
@@ -103,7 +103,10 @@ def reproduce(
         time_left = TimeLeft(plan.runs, plan.seconds, plan.record.profile, plan.jobs)
 
         def left() -> str:
-            return describe_time_left(time_left.seconds(display.elapsed()))
+            now = time.monotonic()
+            return describe_time_left(
+                time_left.seconds({n: now - r.started for n, r in display.running.items()})
+            )
 
         display = Display(log, width, live=live, footer=left)
 

@@ -19,7 +19,7 @@ import shutil
 import signal
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
@@ -33,7 +33,7 @@ from ..settings import STOP_CHECK_SECONDS
 from .choice import NotebookRun
 from .display import Display
 from .execute import RunResult, failed_result, run_or_fail
-from .jupyter_kernel import RUN_FOLDER_PREFIX, RUN_MARKER, progress_file, run_folder
+from .jupyter_kernel import RUN_FOLDER_PREFIX, RUN_MARKER, blas_variables, progress_file, run_folder
 
 #: The signals that stop a command: Ctrl-C, and ``kill`` or a job scheduler acting as one.
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -51,17 +51,6 @@ def signals_handled(signals: Iterable[int], handler: Any) -> Iterator[None]:
     finally:
         for signum, old in previous.items():
             signal.signal(signum, old)
-
-
-@contextmanager
-def stops_counted() -> Iterator[list[int]]:
-    """Within (in the main thread): SIGINT and SIGTERM are added to the yielded list instead of raising.
-
-    Either stops the run: no new notebook starts and the running ones are ended.
-    """
-    stops: list[int] = []
-    with signals_handled(STOP_SIGNALS, lambda signum, frame: stops.append(signum)):
-        yield stops
 
 
 def marked_processes(variable: str, value: str) -> list[int]:
@@ -111,14 +100,10 @@ def end_processes(
         time.sleep(0.1)
 
 
-def default_jobs() -> int:
-    """How many notebooks run at once by default: one per CPU core."""
-    return max(1, os.cpu_count() or 1)
-
-
 def kernel_variables(run: NotebookRun) -> dict[str, str]:
-    """The kernel's environment: its project, its progress file, for a sweep's seed no figures."""
+    """The kernel's environment: its project, progress file, BLAS threads; for a sweep's seed no figures."""
     variables = {PROJECT_VAR: str(run.source.parent.parent), PROGRESS_FILE_VAR: str(progress_file(run.label))}
+    variables |= blas_variables()
     if run.sweep:
         variables[FIGURES_VAR] = "off"
     return variables
@@ -169,7 +154,8 @@ def run_in_workers(
     queue = list(pending)
     running: dict[Connection, tuple[BaseProcess, NotebookRun]] = {}
     started: dict[str, float] = {}  # when each notebook's worker started (time.monotonic)
-    with stops_counted() as stops:
+    stops: list[int] = []  # SIGINT and SIGTERM stop the run: no new notebook starts, the running end
+    with signals_handled(STOP_SIGNALS, lambda signum, frame: stops.append(signum)):
         try:
             while (queue or running) and not stops:
                 while queue and len(running) < jobs:
@@ -206,16 +192,12 @@ def run_in_workers(
                 return False
             display.close()
             display.log("ntpnb: interrupted; stopping the notebooks (Ctrl-C again to kill them at once)")
-            end_processes(mark, _groups(running), hurry=lambda: len(stops) > 1)
+            groups = [p.pid for p, _ in running.values() if p.pid]  # each worker leads its own session
+            end_processes(mark, groups, hurry=lambda: len(stops) > 1)
             for receiver, (process, _) in running.items():
                 process.join(5)
                 receiver.close()
             return True
         except BaseException:  # a closed output pipe, a bug: the workers end too
-            end_processes(mark, _groups(running), grace=1.0)
+            end_processes(mark, [p.pid for p, _ in running.values() if p.pid], grace=1.0)
             raise
-
-
-def _groups(running: Mapping[Connection, tuple[BaseProcess, NotebookRun]]) -> list[int]:
-    """The process groups of the running workers (each leads its own session)."""
-    return [process.pid for process, _ in running.values() if process.pid]

@@ -135,7 +135,7 @@ def test_the_sweeps_seeds_are_ordered_by_their_notebooks_time_at_the_books_seed(
 
 def test_a_sweep_runs_every_notebook_at_the_next_seeds_into_trees_of_their_own(tmp_path, monkeypatch):
     from ntpnb.chapter.layout import output_layout
-    from ntpnb.runner.choice import default_seeds, seed_runs
+    from ntpnb.runner.choice import seed_runs
 
     layout = output_layout(tmp_path / "outputs")
     source = tmp_path / "a.md"
@@ -150,9 +150,13 @@ def test_a_sweep_runs_every_notebook_at_the_next_seeds_into_trees_of_their_own(t
     assert [r.label for r in runs] == ["a", "a seed 8", "a seed 9"]
     # a notebook without a seed draws nothing at random: it runs once
     assert len(seed_runs(source, {"n": 1}, "quick", layout, 3, "fingerprint")) == 1
-    assert default_seeds({}) == 5 and default_seeds({"n": "2"}) == 1
     (tmp_path / "p").mkdir()
     _tiny_project(tmp_path / "p", monkeypatch, {"a": "print(1)"})
+    (tmp_path / "p" / "notebooks" / "a.md").write_text(fake_notebook("print(1)", "seed = 0\nvalue = 1"))
+    # five seeds by default, one for a run with -p overrides
+    for overrides, seeds in (({}, 5), ({"value": "2"}, 1)):
+        with choice.planned_run(tmp_path / "p", [], "quick", overrides, None, 1, None) as plan:
+            assert [run.seed for run in plan.runs] == list(range(seeds))
     with pytest.raises(NTPError, match="--seeds must be a whole number of at least 1"):
         reproduce(tmp_path / "p", profile="quick", seeds=0, log=lambda line: None)
 
@@ -164,12 +168,14 @@ def test_profile_parameters_rejects_unknown_names():
         profiles.profile_parameters(SOURCES[0].with_name("99_nope.md"), "paper")
 
 
-def test_select_notebooks_by_name_and_prefix():
-    assert select_notebooks(SOURCES, []) == SOURCES
-    assert select_notebooks(SOURCES, [SOURCES[0].stem]) == [SOURCES[0]]
-    assert select_notebooks(SOURCES, [SOURCES[0].stem[:2]]) == [SOURCES[0]]
+def test_select_notebooks_by_name_and_prefix(tmp_path):
+    assert select_notebooks(ROOT, []) == SOURCES
+    assert select_notebooks(ROOT, [SOURCES[0].stem]) == [SOURCES[0]]
+    assert select_notebooks(ROOT, [SOURCES[0].stem[:2]]) == [SOURCES[0]]
     with pytest.raises(NTPError, match="no notebook named 'zz'"):
-        select_notebooks(SOURCES, ["zz"])
+        select_notebooks(ROOT, ["zz"])
+    with pytest.raises(NTPError, match="no notebooks found in"):
+        select_notebooks(tmp_path, [])
 
 
 def test_cli_names_an_unknown_notebook():
@@ -373,23 +379,22 @@ def test_the_package_fingerprint_hashes_the_package_sources(monkeypatch, tmp_pat
     assert package_fingerprint() != before
 
 
-def test_kernels_get_one_blas_thread_unless_the_user_chose(monkeypatch):
+def test_kernels_get_one_blas_thread_unless_the_user_chose(tmp_path, monkeypatch):
     for var in kernels.BLAS_ENV_VARS:
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("MKL_NUM_THREADS", "3")
-    with kernels.kernel_environment():
-        assert os.environ["OPENBLAS_NUM_THREADS"] == str(settings.BLAS_THREADS)
-        assert os.environ["OMP_NUM_THREADS"] == str(settings.BLAS_THREADS)
-        assert os.environ["MKL_NUM_THREADS"] == "3"  # set by the user: left alone
-    assert "OPENBLAS_NUM_THREADS" not in os.environ and "OMP_NUM_THREADS" not in os.environ
-    assert os.environ["MKL_NUM_THREADS"] == "3"
+    run = choice.NotebookRun(tmp_path / "a.md", {}, None, "key")
+    variables = workers.kernel_variables(run)
+    assert variables["OPENBLAS_NUM_THREADS"] == variables["OMP_NUM_THREADS"] == str(settings.BLAS_THREADS)
+    assert "MKL_NUM_THREADS" not in variables  # set by the user: left alone
 
 
-def test_the_default_is_one_notebook_per_core(monkeypatch):
-    monkeypatch.setattr(os, "cpu_count", lambda: 6)
-    assert workers.default_jobs() == 6
-    monkeypatch.setattr(os, "cpu_count", lambda: None)
-    assert workers.default_jobs() == 1
+def test_the_default_is_one_notebook_per_core(tmp_path, monkeypatch):
+    _tiny_project(tmp_path, monkeypatch, {"a": "print(1)"})
+    for cpus, jobs in ((6, 6), (None, 1)):
+        monkeypatch.setattr(os, "cpu_count", lambda cpus=cpus: cpus)
+        with choice.planned_run(tmp_path, [], "quick", {}, None, None, 1) as plan:
+            assert plan.jobs == jobs
 
 
 @pytest.mark.slow
@@ -492,6 +497,7 @@ def test_cli_jobs_and_force(tmp_path):
     cmd += ["--out", str(out), "--jobs", "2", "--seeds", "1"]
     first = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
     assert first.returncode == 0, first.stderr
+    assert first.stdout.splitlines()[-1].startswith("all 1 notebook completed (")
     second = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
     assert second.returncode == 0 and "cached" in second.stdout and "1 unchanged" in second.stdout
     forced = subprocess.run([*cmd, "--force"], cwd=ROOT, capture_output=True, text=True)

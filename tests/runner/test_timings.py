@@ -220,6 +220,7 @@ def test_the_progress_lines_tell_the_time_left_and_the_end_names_the_next_comman
     assert first.endswith("(about 10 s left)")  # 600 s of reference, scaled by the first: seconds
     (last,) = [line for line in lines if line.startswith("[2/2]")]
     assert "left" not in last
+    assert lines[-1].startswith("all 2 notebooks completed (")  # a notebook, notebooks
     assert (
         "next: ntpnb book --run outputs/runs/profile=quick  (the book of this run, in its _book/html)"
         in lines
