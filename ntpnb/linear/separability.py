@@ -358,18 +358,13 @@ class _Evidence:
 
 
 # ---------------------------------------------------------------------------- the sources
-def _min_norm_solve(rows: np.ndarray) -> tuple[int, Callable[[np.ndarray], np.ndarray]]:
-    """``k`` and ``target -> W`` with ``rows W^T = target`` (minimum norm, ``k`` resolved singular values)."""
+def _least_squares_directions(ev: _Evidence, rows: np.ndarray, targets: tuple[np.ndarray, ...]) -> int:
+    """Offer the minimum-norm ``W`` with ``rows W^T = target`` for each target; returns ``k`` resolved."""
     U, s, Vt = thin_svd(rows, "the embeddings H")
     k = nonzero_count(s, rows.shape)
-    return k, lambda target: ((U[:, :k].T @ target) / s[:k, None]).T @ Vt[:k]
-
-
-def _least_squares_directions(ev: _Evidence, rows: np.ndarray, targets: tuple[np.ndarray, ...]) -> int:
-    """Offer the :func:`_min_norm_solve` of each target in turn; returns its ``k``."""
-    k, solve = _min_norm_solve(rows)
     for target in targets if k else ():
-        ev.offer_direction(solve(target).ravel(), LEAST_SQUARES_METHOD)
+        W = ((U[:, :k].T @ target) / s[:k, None]).T @ Vt[:k]
+        ev.offer_direction(W.ravel(), LEAST_SQUARES_METHOD)
         if ev.proved:
             break
     return k
@@ -498,8 +493,15 @@ def lp_methods(n_variables: int) -> tuple[str, ...]:
 
 
 # ---------------------------------------------------------------------------- the decision
-def _gather(data: NTPData, sources: tuple[Callable[[_Evidence], None], ...]) -> _Evidence:
-    """Run the ``sources`` in turn until the evidence decides (``H`` alone tried before a refutation)."""
+def _decided(
+    data: NTPData, sources: tuple[Callable[[_Evidence], None], ...]
+) -> SeparabilityDecision | _Ambiguity:
+    """The decision of the ``sources`` for normalized ``data`` (within the NTP-SVM's reach), or why none.
+
+    The sources run in turn until the evidence decides; ``H`` alone is tried before a refutation.
+    """
+    if constraint_pairs(data).ineq_context.size == 0:  # no out-of-support token: W = 0 satisfies (6)
+        return SeparabilityDecision(True, frozen(np.zeros((data.V, data.d))), np.inf, np.inf, TRIVIAL_METHOD)
     ev = _Evidence.of(data)
     for source in sources:
         source(ev)
@@ -507,16 +509,6 @@ def _gather(data: NTPData, sources: tuple[Callable[[_Evidence], None], ...]) -> 
             _from_embeddings(ev)
         if ev.proved or ev.refuted:
             break
-    return ev
-
-
-def _decided(
-    data: NTPData, sources: tuple[Callable[[_Evidence], None], ...]
-) -> SeparabilityDecision | _Ambiguity:
-    """The decision of the ``sources`` for normalized ``data`` (within the NTP-SVM's reach), or why none."""
-    if constraint_pairs(data).ineq_context.size == 0:  # no out-of-support token: W = 0 satisfies (6)
-        return SeparabilityDecision(True, frozen(np.zeros((data.V, data.d))), np.inf, np.inf, TRIVIAL_METHOD)
-    ev = _gather(data, sources)
     outcome = ev.outcome()
     if isinstance(outcome, SeparabilityDecision) and outcome.separable:
         failure = _reach_failure(data, ev.rows.A, outcome)
@@ -532,52 +524,23 @@ def _raised(outcome: SeparabilityDecision | _Ambiguity) -> SeparabilityDecision:
     return outcome
 
 
-def _lp_chain(methods: tuple[str, ...]) -> tuple[Callable[[_Evidence], None], ...]:
-    return tuple(functools.partial(_from_lp, method=method) for method in methods)
+def _sources(data: NTPData, method: str) -> tuple[Callable[[_Evidence], None], ...]:
+    """The sources of ``method`` (not ``"newton"``) in order (see :func:`decide_separability`)."""
+    if method == "auto":
+        lps = lp_methods(data.V * data.d)
+        first = (_from_embeddings, _from_least_distance, _from_least_squares, _from_witness)
+    else:
+        lps = lp_methods(settings.LP_SMALL_MAX_VARIABLES + 1)  # LP_METHOD, then the fallbacks
+        first = (_from_least_squares,)
+    last = (_from_embeddings, _from_least_distance) if method == "lp" else ()
+    return (*first, *(functools.partial(_from_lp, method=lp) for lp in lps), *last)
 
 
-#: The sources of each chain in order (see :func:`decide_separability`).
-_CHAINS: dict[str, Callable[[NTPData], tuple[Callable[[_Evidence], None], ...]]] = {
-    "auto": lambda data: (
-        _from_embeddings,
-        _from_least_squares,
-        _from_witness,
-        *_lp_chain(lp_methods(data.V * data.d)),
-        _from_least_distance,
-    ),
-    "lp": lambda data: (
-        _from_least_squares,
-        *_lp_chain(lp_methods(settings.LP_SMALL_MAX_VARIABLES + 1)),  # LP_METHOD, then the fallbacks
-        _from_embeddings,
-        _from_least_distance,
-    ),
-}
-#: The outcome of each chain for normalized data, cached per data set.
+#: The outcome of each method (not ``"newton"``) for normalized data, cached per data set.
 _OUTCOMES = {
-    name: cached_per_data(lambda data, chain=chain: _decided(data, chain(data)))
-    for name, chain in _CHAINS.items()
+    method: cached_per_data(lambda data, method=method: _decided(data, _sources(data, method)))
+    for method in ("auto", "lp")
 }
-
-
-@cached_per_data
-def _decide_least_distance(data: NTPData) -> SeparabilityDecision | _Ambiguity | None:
-    """The outcome from ``H`` alone and least-distance programming; None where it does not apply or decide.
-
-    An ambiguity only for separable data beyond the NTP-SVM's reach.
-    """
-    if not _least_distance_fits(data):
-        return None
-    outcome = _decided(data, (_from_embeddings, _from_least_distance))
-    return None if isinstance(outcome, _Ambiguity) and outcome.undecided else outcome
-
-
-def _decide(data: NTPData, method: str) -> SeparabilityDecision:
-    """The decision of ``method`` (not ``"newton"``) for normalized ``data``.
-
-    ``"auto"``: least distance where it applies and decides, else the LP chain.
-    """
-    outcome = _decide_least_distance(data) if method == "auto" else None
-    return _raised(outcome if outcome is not None else _OUTCOMES[method](data))
 
 
 # ---------------------------------------------------------------------------- the Newton continuation
@@ -833,7 +796,7 @@ def decide_separability(
         return decide_by_newton(data, W0).decision
     if W0 is not None:
         raise InvalidDataError(f"W0 is a start of method 'newton' only, not of {method!r}")
-    return _decide(normalized(data)[0], method)
+    return _raised(_OUTCOMES[method](normalized(data)[0]))
 
 
 def is_separable(data: NTPData, method: str = "auto") -> bool:
