@@ -62,18 +62,9 @@ class NestedInstance:
     _at: dict[int, NTPData] = field(default_factory=dict, repr=False, compare=False)
 
     def at(self, d: int) -> NTPData:
-        """The instance at embedding dimension ``d`` (one object per ``d``: its derived data are cached).
-
-        Raises
-        ------
-        InvalidDataError
-            If ``d`` is not an integer in ``[1, d_max]``.
-        """
-        d = as_count(d, "d")
-        m, d_max = self.Z.shape
-        if d > d_max:
-            raise InvalidDataError(f"d = {d} exceeds the d_max = {d_max} of this nested instance")
+        """The instance at dimension ``d`` in ``[1, d_max]`` (one object per ``d``: derived data cached)."""
         if d not in self._at:
+            m = self.Z.shape[0]
             self._at[d] = NTPData(H=self.Z[:, :d] / np.sqrt(d), pi=np.full(m, 1.0 / m), P=self.P)
         return self._at[d]
 
@@ -159,20 +150,11 @@ def first_true(
     Parameters
     ----------
     start
-        Decided first: an index where the answer is expected to be True.
+        Decided first: an index in ``range(n)`` where the answer is expected to be True.
     guess
-        The expected answer: the search gallops from it (``guess``, then ``guess -+ 1``, then
-        steps of 2, 4, ...) before it bisects; an exact guess costs two calls.
-
-    Raises
-    ------
-    InvalidDataError
-        If ``n`` is not a positive integer, or ``start`` or ``guess`` not an index in ``range(n)``.
+        The expected answer, an index in ``range(n)``: the search gallops from it (``guess``, then
+        ``guess -+ 1``, then steps of 2, 4, ...) before it bisects; an exact guess costs two calls.
     """
-    n = as_count(n, "n")
-    for name, index in (("start", start), ("guess", guess)):
-        if index is not None and not as_count(index, name, minimum=0) < n:
-            raise InvalidDataError(f"{name} must be an index in range({n}), got {index}")
     lo, hi = 0, n  # decide is False below lo and True at hi (hi = n: not known to hold anywhere)
 
     def probe(i: int) -> bool:

@@ -125,22 +125,12 @@ def zero_margin_direction(data: NTPData, context: int, token: int) -> np.ndarray
 
     Raises
     ------
-    InvalidDataError
-        If ``context`` or ``token`` is out of range, or ``token`` is in ``S_context``.
     NotSeparableError
         If no ``W`` meets these constraints (the solver certifies them infeasible; the data may
         still be separable, e.g. when a zero margin on this pair forces zero margins elsewhere).
     SolverError
         If the solver fails or its answer does not pass verification.
     """
-    if not (0 <= context < data.m and 0 <= token < data.V):
-        raise InvalidDataError(
-            f"pair (context {context}, token {token}) out of range: m = {data.m}, V = {data.V}"
-        )
-    if data.support_mask[context, token]:
-        raise InvalidDataError(
-            f"token {token} is in the support of context {context}: it has no margin to set to 0"
-        )
     norm, c = normalized(data)
     cons = ntp_constraints(norm)
     (row,) = np.flatnonzero((cons.ineq_context == context) & (cons.ineq_token == token))
