@@ -165,7 +165,7 @@ class NTPRows:
     """The NTP-SVM's constraints (6b) ``A w >= 1`` and (6a) ``B w = 0`` as maps on ``w = vec(W)``.
 
     The :class:`ntpnb.qp.QPConstraints` of Paper A, through the logits ``L = H W^T`` or a ``C``
-    (m x V) with ``A^T lambda + B^T mu = vec(C^T H)``; only :meth:`matrices` forms rows.
+    (m x V) with ``A^T lambda + B^T mu = vec(C^T H)`` (:meth:`combine`); only :meth:`matrices` forms rows.
     """
 
     data: NTPData
@@ -200,20 +200,17 @@ class NTPRows:
         pairs = constraint_pairs(self.data)
         return -self._logit_gaps(w)[pairs.eq_context, pairs.eq_token]
 
-    def coefficients(self, lam: np.ndarray, mu: np.ndarray) -> np.ndarray:
-        """``C`` with ``vec(C^T H) = A^T lambda + B^T mu`` (:func:`pair_coefficients`)."""
-        pairs = constraint_pairs(self.data)
-        eq = (pairs.eq_context, pairs.eq_token)
-        return pair_coefficients(self.data.support_mask, pairs.anchors, eq, lam, mu)
-
     def multipliers(self, C: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``(lambda, mu)`` read off ``C`` (the inverse of :meth:`coefficients` for zero row sums)."""
+        """``(lambda, mu)`` read off ``C`` (the inverse of :func:`pair_coefficients` for zero row sums)."""
         pairs = constraint_pairs(self.data)
         return -C[~self.data.support_mask], C[pairs.eq_context, pairs.eq_token]
 
     def combine(self, lam: np.ndarray, mu: np.ndarray) -> np.ndarray:
-        """``A^T lambda + B^T mu = vec(C^T H)``."""
-        return (self.coefficients(lam, mu).T @ self.data.H).ravel()
+        """``A^T lambda + B^T mu = vec(C^T H)``, ``C`` of :func:`pair_coefficients`."""
+        pairs = constraint_pairs(self.data)
+        eq = (pairs.eq_context, pairs.eq_token)
+        C = pair_coefficients(self.data.support_mask, pairs.anchors, eq, lam, mu)
+        return (C.T @ self.data.H).ravel()
 
     def matrices(self) -> tuple[scipy.sparse.csr_matrix, scipy.sparse.csr_matrix, np.ndarray]:
         """The scipy.sparse rows of (6b) and (6a) (:func:`ntp_constraints`), and those of (6a) dense."""

@@ -328,7 +328,7 @@ class _Evidence:
         return cert.bound <= cert.rounding + max(self.resolution, cert.rounding)
 
     def outcome(self) -> SeparabilityDecision | _Ambiguity:
-        """The decision, or the ambiguity."""
+        """The decision, or the ambiguity: why the evidence decides nothing, with its numbers."""
         bound = np.inf if self.certificate is None else self.certificate.bound
         if self.proved:
             d, shape = self.direction, (self.data.V, self.data.d)
@@ -337,16 +337,12 @@ class _Evidence:
             cert = self.certificate
             rho = max(self.resolution, cert.rounding)
             return SeparabilityDecision(False, None, 0.0, bound, cert.method, rho)
-        return _Ambiguity(self.ambiguity(), undecided=True)
-
-    def ambiguity(self) -> str:
-        """Why the evidence decides nothing, with its numbers."""
         d, cert = self.direction, self.certificate
         best = "none verified" if d is None or d.ratio <= 1 else f"{d.margin:.3g} ({d.method})"
         near = "" if d is None or not np.isfinite(d.ratio) else f", margin / rounding bound {d.ratio:.3g}"
         bound = "none" if cert is None else f"{cert.bound:.3g} ({cert.method})"
         rho = self.resolution if cert is None else max(self.resolution, cert.rounding)
-        return (
+        message = (
             f"NTP-separability is numerically ambiguous (m={self.data.m}, d={self.data.d}, "
             f"V={self.data.V}): best verified normalized margin {best}{near}; certified bound on every "
             f"normalized margin {bound}; float64 resolves normalized margins to {rho:.3g} "
@@ -355,6 +351,7 @@ class _Evidence:
             f"supports are separable only with a margin of the order of their distance"
             + ("; tried: " + "; ".join(self.tried) if self.tried else "")
         )
+        return _Ambiguity(message, undecided=True)
 
 
 # ---------------------------------------------------------------------------- the sources

@@ -148,7 +148,7 @@ def equality_operator(data: NTPData) -> scipy.sparse.linalg.LinearOperator:
     """The equality constraints (4) as a map ``vec(W) -> (L_jz - L_{j a_j})`` over their rows.
 
     ``L = H W^T``; the adjoint maps row weights ``mu`` to ``vec(C^T H)`` (``C`` of
-    :meth:`NTPRows.coefficients`). No row of the ``(n_eq, V d)`` matrix is formed.
+    :meth:`NTPRows.combine`). No row of the ``(n_eq, V d)`` matrix is formed.
     """
     rows = NTPRows(data)
     no_ineq = np.zeros(rows.n_ineq)
