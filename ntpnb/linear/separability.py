@@ -545,13 +545,10 @@ def verified_margin(H: np.ndarray, mask: np.ndarray, W: np.ndarray) -> tuple[flo
     """Verified normalized margin of a direction ``W`` and ``W`` scaled to ``max |W_ik| = 1``.
 
     The smallest out-of-support logit gap less its rounding bound; ``-inf`` when (6a) fails
-    beyond its rounding, or ``W`` is zero, not finite or not ``V x d``. For :func:`scaled_rows`
-    it compares with :data:`~ntpnb.settings.SEP_MARGIN_TOL`.
+    beyond its rounding, or ``W`` (``V x d``) is zero or not finite. For :func:`scaled_rows` it
+    compares with :data:`~ntpnb.settings.SEP_MARGIN_TOL`.
     """
-    W, mask = np.asarray(W, dtype=float), np.asarray(mask, dtype=bool)
-    found = None
-    if W.shape == (mask.shape[1], np.shape(H)[1]):
-        found = _checked_direction(_LogitRows(np.asarray(H, dtype=float), mask), W.ravel(), "")
+    found = _checked_direction(_LogitRows(H, mask), W.ravel(), "")
     return (-np.inf, W) if found is None else (found.margin, found.w.reshape(W.shape))
 
 
