@@ -815,9 +815,7 @@ def separating_direction(data: NTPData) -> np.ndarray:
     ScaleError
         If the direction does not fit in float64 (embeddings near the underflow threshold).
     """
-    sep = decide_separability(data)
-    if not sep.separable:
-        raise NotSeparableError(not_separable_message(data))
+    sep = require_separable(data)
     if sep.method not in (LEAST_SQUARES_METHOD, TRIVIAL_METHOD, settings.LP_METHOD):
         # a simplex vertex, NNLS or the SVM witness decided: take the interior-point method's point
         interior = decide_separability(data, "lp")
@@ -836,15 +834,17 @@ def separating_direction(data: NTPData) -> np.ndarray:
     return W
 
 
-def not_separable_message(data: NTPData) -> str:
-    """Why the data are not separable: the certificate (for :class:`NotSeparableError`)."""
+def require_separable(data: NTPData) -> SeparabilityDecision:
+    """:func:`decide_separability` if separable, else :class:`NotSeparableError` with its certificate."""
     sep = decide_separability(data)
-    return (
-        "the data are not NTP-separable: no W satisfies (6a) and (6b) "
-        f"(m={data.m}, d={data.d}, V={data.V}; the multipliers of {sep.method} certify that "
-        f"no direction has normalized margin above {sep.bound:.2g}, float64's resolution "
-        f"{sep.resolution:.2g})"
-    )
+    if not sep.separable:
+        raise NotSeparableError(
+            "the data are not NTP-separable: no W satisfies (6a) and (6b) "
+            f"(m={data.m}, d={data.d}, V={data.V}; the multipliers of {sep.method} certify that "
+            f"no direction has normalized margin above {sep.bound:.2g}, float64's resolution "
+            f"{sep.resolution:.2g})"
+        )
+    return sep
 
 
 # ---------------------------------------------------------------------------- compatibility (4)
