@@ -64,10 +64,8 @@ from .active_set import solve_active_set
 from .constraints import (
     NTPRows,
     anchor_pairs,
-    constraint_pairs,
-    equality_matrix,
-    equality_rhs,
     margin_lp,
+    ntp_constraints,
     pair_coefficients,
     pair_rows,
 )
@@ -171,7 +169,7 @@ class _MatrixRows:
     @classmethod
     def of(cls, data: NTPData, dense: bool = False) -> _MatrixRows:
         """The rows of :func:`~.constraints.ntp_constraints` for :func:`scaled_rows`; dense if ``dense``."""
-        pairs, Hn = constraint_pairs(data), scaled_rows(data.H)
+        pairs, Hn = ntp_constraints(data), scaled_rows(data.H)
         a = pairs.anchors
         A = pair_rows(Hn, pairs.ineq_context, a[pairs.ineq_context], pairs.ineq_token, data.V, dense)
         G = pair_rows(Hn, pairs.eq_context, pairs.eq_token, a[pairs.eq_context], data.V, dense)
@@ -398,7 +396,7 @@ def _free_directions(data: NTPData) -> np.ndarray:
     QR gives it, with no rank decision of its own.
     """
     known = np.kron(np.full((data.V, 1), 1 / np.sqrt(data.V)), np.eye(data.d))  # W = 1 u^T
-    if constraint_pairs(data).eq_context.size:  # F = {0} without equations
+    if ntp_constraints(data).eq_context.size:  # F = {0} without equations
         known = np.hstack([f_decomposition(data).basis.T, known])  # rows of the basis of F
     n, k = known.shape[0], known.shape[0] - known.shape[1]
     if k == 0:
@@ -415,7 +413,7 @@ def _free_directions(data: NTPData) -> np.ndarray:
 
 def _least_distance_fits(data: NTPData) -> bool:
     """Whether least-distance programming applies: F decomposed densely, (6b) rows within the limit."""
-    n_ineq = constraint_pairs(data).ineq_context.size
+    n_ineq = ntp_constraints(data).ineq_context.size
     entries = n_ineq * data.V * data.d
     return uses_dense_f(data) and entries <= settings.LEAST_DISTANCE_MAX_ENTRIES
 
@@ -450,7 +448,7 @@ def _from_least_distance(ev: _Evidence) -> None:
         # each context's row scale, so its multipliers are nu times that scale
         dec = f_decomposition(data)
         nu = -dec.U @ ((dec.basis @ (A.T @ u)) / dec.s)
-        mu = nu * context_scales(data.H)[constraint_pairs(data).eq_context]
+        mu = nu * context_scales(data.H)[ntp_constraints(data).eq_context]
     ev.offer_multipliers(u, mu, LEAST_DISTANCE_METHOD)
     ev.tried.append(f"least distance (slack {slack:.3g})")
 
@@ -497,7 +495,7 @@ def _decided(
 
     The sources run in turn until the evidence decides; ``H`` alone is tried before a refutation.
     """
-    if constraint_pairs(data).ineq_context.size == 0:  # no out-of-support token: W = 0 satisfies (6)
+    if ntp_constraints(data).ineq_context.size == 0:  # no out-of-support token: W = 0 satisfies (6)
         return SeparabilityDecision(True, frozen(np.zeros((data.V, data.d))), np.inf, np.inf, TRIVIAL_METHOD)
     ev = _Evidence.of(data)
     for source in sources:
@@ -651,7 +649,7 @@ def proves_separable(data: NTPData, W: np.ndarray) -> bool:
     Unlike the NTP-SVM's own verification (absolute in the units of ``H / max|H|``), this sees
     (6a) broken on a row much smaller than the others.
     """
-    if constraint_pairs(data).ineq_context.size == 0:
+    if ntp_constraints(data).ineq_context.size == 0:
         return True
     found = _checked_direction(_MatrixRows.of(data), np.ravel(W), "")
     return found is not None and found.ratio >= settings.RANK_BAND
@@ -683,7 +681,7 @@ def _svm_failure(data: NTPData) -> str | None:
 
 def _unscaled_margin(data: NTPData, A: np.ndarray | scipy.sparse.csr_matrix, w: np.ndarray) -> float:
     """The smallest margin of ``w`` for the rows of ``H``: row ``j`` of ``A`` was divided by its scale."""
-    return float((context_scales(data.H)[constraint_pairs(data).ineq_context] * (A @ w)).min())
+    return float((context_scales(data.H)[ntp_constraints(data).ineq_context] * (A @ w)).min())
 
 
 def _reach_failure(data: NTPData, A: _Rows, sep: SeparabilityDecision) -> str | None:
@@ -820,7 +818,7 @@ def separating_direction(data: NTPData) -> np.ndarray:
         # a simplex vertex, NNLS or the SVM witness decided: take the interior-point method's point
         interior = decide_separability(data, "lp")
         sep = interior if interior.separable else sep
-    if constraint_pairs(data).ineq_context.size == 0:
+    if ntp_constraints(data).ineq_context.size == 0:
         return np.zeros((data.V, data.d))
     margin = _unscaled_margin(data, _MatrixRows.of(data).A.M, sep.direction.ravel())
     with np.errstate(over="ignore", invalid="ignore"):
@@ -857,14 +855,14 @@ class _Compatibility:
 
 
 def _compat_tolerance(data: NTPData) -> float:
-    return settings.COMPAT_RTOL * max(1.0, float(np.linalg.norm(equality_rhs(data))))
+    return settings.COMPAT_RTOL * max(1.0, float(np.linalg.norm(ntp_constraints(data).eq_rhs)))
 
 
 def _accurate_residual(data: NTPData, w: np.ndarray) -> tuple[float, float]:
     """``||G w - b||`` of (4) evaluated as if in twice the precision, and a rigorous bound on its error."""
-    pairs = constraint_pairs(data)
+    pairs = ntp_constraints(data)
     W = np.reshape(w, (data.V, data.d))
-    b = np.asarray(equality_rhs(data), dtype=float)
+    b = np.asarray(ntp_constraints(data).eq_rhs, dtype=float)
     Hj = data.H[pairs.eq_context]
     X = np.hstack([Hj, -Hj, -b[:, None]])
     Y = np.hstack([W[pairs.eq_token], W[pairs.anchors[pairs.eq_context]], np.ones((b.size, 1))])
@@ -882,10 +880,10 @@ def _normalized_equations(data: NTPData) -> tuple[np.ndarray, np.ndarray, np.nda
     The same solutions as (4), no row hidden by another's size; their right side is ``b_c / c``
     (``c`` the smallest row scale).
     """
-    scales = context_scales(data.H)[constraint_pairs(data).eq_context]
-    U, s, Vt = thin_svd(equality_matrix(data).toarray() / scales[:, None], EQUALITY_WHAT)
+    scales = context_scales(data.H)[ntp_constraints(data).eq_context]
+    U, s, Vt = thin_svd(ntp_constraints(data).eq.toarray() / scales[:, None], EQUALITY_WHAT)
     c = float(scales.min())
-    b_c = np.asarray(equality_rhs(data), dtype=float) * (c / scales)
+    b_c = np.asarray(ntp_constraints(data).eq_rhs, dtype=float) * (c / scales)
     return frozen(U), frozen(s), frozen(Vt), frozen(b_c), c
 
 
@@ -893,7 +891,7 @@ def _dense_candidates(data: NTPData) -> Iterator[tuple[np.ndarray, int]]:
     """Finite candidates ``vec(W*)`` with their number of singular values: at ``dim F``, then all resolved."""
     try:
         dec = f_decomposition(data)
-        w = dec.basis.T @ ((dec.U.T @ equality_rhs(data)) / dec.s)
+        w = dec.basis.T @ ((dec.U.T @ ntp_constraints(data).eq_rhs) / dec.s)
         if np.all(np.isfinite(w)):
             yield w, dec.dim
     except RankAmbiguousError:
@@ -912,8 +910,8 @@ def _checked_residual(data: NTPData, w: np.ndarray, tol: float) -> tuple[float, 
     The plain evaluation with the rounding bound ``2 (2d + 1) eps (|G| |w| + |b|)`` first, else
     :func:`_accurate_residual`.
     """
-    G = equality_matrix(data)
-    b = np.asarray(equality_rhs(data), dtype=float)
+    G = ntp_constraints(data).eq
+    b = np.asarray(ntp_constraints(data).eq_rhs, dtype=float)
     with np.errstate(over="ignore", invalid="ignore"):
         rounding = 2 * (2 * data.d + 1) * settings.FLOAT64_EPS * (abs(G) @ np.abs(w) + np.abs(b))
         value, bound = float(np.linalg.norm(G @ w - b)), float(np.linalg.norm(rounding))
@@ -932,7 +930,7 @@ def _decide_dense(data: NTPData) -> _Compatibility | _Ambiguity:
     ``W`` beyond float64's resolution could solve (4).
     """
     tol = _compat_tolerance(data)
-    G, b = equality_matrix(data), equality_rhs(data)
+    G, b = ntp_constraints(data).eq, ntp_constraints(data).eq_rhs
     if G.shape[0] == 0:  # every support is a single token: no equation, W* = 0
         return _Compatibility(np.zeros(data.V * data.d), 0.0)
     best = (np.inf, 0)
@@ -965,7 +963,7 @@ def _decide_dense(data: NTPData) -> _Compatibility | _Ambiguity:
 def _solve_lsqr(data: NTPData) -> tuple[np.ndarray, float]:
     """``vec(W*)`` and the residual of (4) by LSQR from zero (it stays in F); SolverError at its limit."""
     op = equality_operator(data)
-    b = np.asarray(equality_rhs(data), dtype=float)
+    b = np.asarray(ntp_constraints(data).eq_rhs, dtype=float)
     tol = settings.F_LSQR_TOL
     w, istop, itn = scipy.sparse.linalg.lsqr(op, b, atol=tol, btol=tol, iter_lim=settings.F_LSQR_MAX_ITER)[:3]
     if istop == 7:

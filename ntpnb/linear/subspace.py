@@ -19,7 +19,7 @@ from numpy.typing import ArrayLike
 
 from .. import settings
 from ..linalg import numerical_rank, thin_svd
-from .constraints import NTPRows, equality_matrix
+from .constraints import NTPRows, ntp_constraints
 from .ntp_data import NTPData, cached_per_data, check_decoder, check_dense_size, frozen, normalized
 
 
@@ -99,13 +99,13 @@ def f_decomposition(data: NTPData) -> FDecomposition:
     norm = normalized(data)[0]
     if norm is not data:
         return f_decomposition(norm)
-    if equality_matrix(data).shape[0] == 0:  # every support is a single token: F = {0}
+    if ntp_constraints(data).eq.shape[0] == 0:  # every support is a single token: F = {0}
         return FDecomposition(
             frozen(np.zeros((0, data.V * data.d))), frozen(np.zeros((0, 0))), frozen(np.zeros(0))
         )
-    check_dense_size(equality_matrix(data).shape, "the equality-constraint matrix")
-    U, s, Vt = thin_svd(equality_matrix(data).toarray(), EQUALITY_WHAT)
-    r = numerical_rank(s, equality_matrix(data).shape, what=EQUALITY_WHAT)
+    check_dense_size(ntp_constraints(data).eq.shape, "the equality-constraint matrix")
+    U, s, Vt = thin_svd(ntp_constraints(data).eq.toarray(), EQUALITY_WHAT)
+    r = numerical_rank(s, ntp_constraints(data).eq.shape, what=EQUALITY_WHAT)
     return FDecomposition(basis=frozen(Vt[:r]), U=frozen(U[:, :r]), s=frozen(s[:r]))
 
 

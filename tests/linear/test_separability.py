@@ -473,11 +473,10 @@ LSQR_RTOL = 1e-9
 
 def _solve_dense(data: ntp.NTPData) -> tuple[np.ndarray, float]:
     """``vec(W*)`` and the residual of (4) from the SVD of the equality matrix at the decided ``dim F``."""
-    from ntpnb.linear.constraints import equality_rhs
     from ntpnb.linear.subspace import f_decomposition
 
     dec = f_decomposition(data)
-    b = equality_rhs(data)
+    b = ntp_constraints(data).eq_rhs
     coef = dec.U.T @ b
     return dec.basis.T @ (coef / dec.s), float(np.linalg.norm(b - dec.U @ coef))
 
