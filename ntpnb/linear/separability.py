@@ -933,19 +933,19 @@ def _decide_dense(data: NTPData) -> _Compatibility | _Ambiguity:
     G, b = ntp_constraints(data).eq, ntp_constraints(data).eq_rhs
     if G.shape[0] == 0:  # every support is a single token: no equation, W* = 0
         return _Compatibility(np.zeros(data.V * data.d), 0.0)
-    best = (np.inf, 0)
+    best, first = (np.inf, 0), None
     for w, k in _dense_candidates(data):
         value, verified = _checked_residual(data, w, tol)
         if verified <= tol:
             return _Compatibility(w, value)
         best = min(best, (verified, k), key=lambda pair: pair[0])
+        first = w if first is None else first
     U, s, _, b_c, _ = _normalized_equations(data)
     k = nonzero_count(s, U.shape)
     outside = float(np.linalg.norm(b_c - U[:, :k] @ (U[:, :k].T @ b_c)))  # c ||b_n||, unresolved part
     rounding = 2 * U.shape[0] * settings.FLOAT64_EPS * float(np.linalg.norm(b_c))
     if outside - rounding > tol:
-        first = next(_dense_candidates(data), None)
-        residual = outside if first is None else float(np.linalg.norm(G @ first[0] - b))
+        residual = outside if first is None else float(np.linalg.norm(G @ first - b))
         return _Compatibility(None, max(residual, outside))
     resolution = settings.RANK_BAND * rank_floor(U.shape, 1.0)
     smallest = float(s[k - 1] / s[0]) if k else 0.0
