@@ -104,10 +104,9 @@ class SeparabilityDecision:
 
 @dataclass(frozen=True)
 class _Ambiguity:
-    """An undecided outcome: its message; ``undecided`` unless separable with ``W^mm`` out of reach."""
+    """An undecided outcome (or separable with ``W^mm`` out of reach): its message."""
 
     message: str
-    undecided: bool
 
 
 # ---------------------------------------------------------------------------- normalized rows
@@ -349,7 +348,7 @@ class _Evidence:
             f"supports are separable only with a margin of the order of their distance"
             + ("; tried: " + "; ".join(self.tried) if self.tried else "")
         )
-        return _Ambiguity(message, undecided=True)
+        return _Ambiguity(message)
 
 
 # ---------------------------------------------------------------------------- the sources
@@ -508,7 +507,7 @@ def _decided(
     if isinstance(outcome, SeparabilityDecision) and outcome.separable:
         failure = _reach_failure(data, ev.rows.A, outcome)
         if failure is not None:
-            return _Ambiguity(failure, undecided=False)
+            return _Ambiguity(failure)
     return outcome
 
 
@@ -955,8 +954,7 @@ def _decide_dense(data: NTPData) -> _Compatibility | _Ambiguity:
         f"{tol:.3g}; it uses {best[1]} singular values of the row-normalized equations, down to "
         f"{smallest:.3g} of the largest (float64 resolves them to {resolution:.3g}), and the log-odds "
         f"outside them are {outside:.3g}: W* exists in exact arithmetic, but its logits are too large "
-        f"for float64 to evaluate to the tolerance (near-duplicate embeddings with different log-odds)",
-        undecided=True,
+        f"for float64 to evaluate to the tolerance (near-duplicate embeddings with different log-odds)"
     )
 
 
