@@ -82,16 +82,6 @@ class _Subproblem:
     cache: dict[bytes, GramBlock] = field(default_factory=dict)
     last: dict[int, GramBlock] = field(default_factory=dict)
 
-    def _block(self, v: int, F: np.ndarray, used: dict[bytes, GramBlock]) -> GramBlock:
-        key = F.tobytes()
-        block = used.get(key) or self.cache.get(key)
-        if block is None and v in self.last:
-            block = update_block(self.K, self.last[v], F, self.ridge)
-        if block is None:
-            block = gram_block(self.K, self.H, F, self.ridge)
-        used[key] = self.last[v] = block
-        return block
-
     def solve(self, active: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(C, t)`` with the ``active`` inequalities as equalities (least squares if inconsistent)."""
         mask, ridge = self.mask, self.ridge
@@ -104,7 +94,13 @@ class _Subproblem:
         used: dict[bytes, GramBlock] = {}
         for v in range(V):
             F = np.flatnonzero(free[:, v])
-            block = self._block(v, F, used)
+            key = F.tobytes()  # a factorization kept, or updated from the token's last one
+            block = used.get(key) or self.cache.get(key)
+            if block is None and v in self.last:
+                block = update_block(self.K, self.last[v], F, ridge)
+            if block is None:
+                block = gram_block(self.K, self.H, F, ridge)
+            used[key] = self.last[v] = block
             blocks.append(block)
             r = mask[F, v] + ridge * self.center[F, v]
             rhs.append(r)

@@ -62,18 +62,9 @@ class NestedInstance:
     _at: dict[int, NTPData] = field(default_factory=dict, repr=False, compare=False)
 
     def at(self, d: int) -> NTPData:
-        """The instance at embedding dimension ``d`` (one object per ``d``: its derived data are cached).
-
-        Raises
-        ------
-        InvalidDataError
-            If ``d`` is not an integer in ``[1, d_max]``.
-        """
-        d = as_count(d, "d")
-        m, d_max = self.Z.shape
-        if d > d_max:
-            raise InvalidDataError(f"d = {d} exceeds the d_max = {d_max} of this nested instance")
+        """The instance at dimension ``d`` in ``[1, d_max]`` (one object per ``d``: derived data cached)."""
         if d not in self._at:
+            m = self.Z.shape[0]
             self._at[d] = NTPData(H=self.Z[:, :d] / np.sqrt(d), pi=np.full(m, 1.0 / m), P=self.P)
         return self._at[d]
 
@@ -102,20 +93,15 @@ def nested_instance(m: int, d_max: int, V: int, S: int, rng: np.random.Generator
     return NestedInstance(Z=frozen(Z), P=frozen(P))
 
 
-def compatibility_rank_bound(data: NTPData) -> int:
-    """The count of unknowns against equations for compatibility, on one instance.
+def compatibility_rank_bound(mask: np.ndarray, ds: np.ndarray) -> np.ndarray:
+    """The count of unknowns against equations for compatibility, at every dimension ``d`` of ``ds``.
 
-    ``rank(G) <= min(n_eq, sum_v min(d, m_v) - min(d, m))`` where ``G`` is the matrix of the
-    ``n_eq = sum_j (S_j - 1)`` compatibility equations and ``m_v`` the number of contexts
-    whose support holds token ``v``: row ``w_v`` enters only through its projection on
-    ``span{h_j : v in S_j}``, and ``W = 1 u^T`` (a kernel of dimension ``min(d, m)``) changes no
-    log-odds. Generic probabilities are matched iff ``rank(G) = n_eq``.
+    For supports ``mask`` (``m x V``): ``rank(G) <= min(n_eq, sum_v min(d, m_v) - min(d, m))``
+    where ``G`` is the matrix of the ``n_eq = sum_j (S_j - 1)`` compatibility equations and
+    ``m_v`` the number of contexts whose support holds token ``v``: row ``w_v`` enters only
+    through its projection on ``span{h_j : v in S_j}``, and ``W = 1 u^T`` (a kernel of dimension
+    ``min(d, m)``) changes no log-odds. Generic probabilities are matched iff ``rank(G) = n_eq``.
     """
-    return int(_rank_bounds(data.support_mask, np.array([data.d]))[0])
-
-
-def _rank_bounds(mask: np.ndarray, ds: np.ndarray) -> np.ndarray:
-    """:func:`compatibility_rank_bound` at every dimension of ``ds`` at once."""
     n_eq = int(mask.sum()) - int(np.count_nonzero(mask.any(axis=1)))  # sum_j (S_j - 1)
     m_v = mask.sum(axis=0)
     unknowns = np.minimum(ds[:, None], m_v).sum(axis=1) - np.minimum(ds, mask.shape[0])
@@ -144,7 +130,7 @@ def condition_trial(point: Mapping[str, Any], rng: np.random.Generator) -> dict[
         "separable": bool(is_separable(data)),
         "n_eq": int(data.support_mask.sum()) - data.m,  # sum_j (S_j - 1)
         "rank": int(f_decomposition(data).dim),
-        "rank_bound": compatibility_rank_bound(data),
+        "rank_bound": int(compatibility_rank_bound(data.support_mask, np.array([data.d]))[0]),
     }
 
 
@@ -159,20 +145,11 @@ def first_true(
     Parameters
     ----------
     start
-        Decided first: an index where the answer is expected to be True.
+        Decided first: an index in ``range(n)`` where the answer is expected to be True.
     guess
-        The expected answer: the search gallops from it (``guess``, then ``guess -+ 1``, then
-        steps of 2, 4, ...) before it bisects; an exact guess costs two calls.
-
-    Raises
-    ------
-    InvalidDataError
-        If ``n`` is not a positive integer, or ``start`` or ``guess`` not an index in ``range(n)``.
+        The expected answer, an index in ``range(n)``: the search gallops from it (``guess``, then
+        ``guess -+ 1``, then steps of 2, 4, ...) before it bisects; an exact guess costs two calls.
     """
-    n = as_count(n, "n")
-    for name, index in (("start", start), ("guess", guess)):
-        if index is not None and not as_count(index, name, minimum=0) < n:
-            raise InvalidDataError(f"{name} must be an index in range({n}), got {index}")
     lo, hi = 0, n  # decide is False below lo and True at hi (hi = n: not known to hold anywhere)
 
     def probe(i: int) -> bool:
@@ -244,7 +221,7 @@ def nested_trial(point: Mapping[str, Any], rng: np.random.Generator) -> NestedTr
     m = draw.Z.shape[0]
     mask = draw.at(grid[0]).support_mask
     n_eq = int(mask.sum()) - m
-    bound = tuple(int(b) for b in _rank_bounds(mask, np.array(grid)))
+    bound = tuple(int(b) for b in compatibility_rank_bound(mask, np.array(grid)))
     start = next((i for i, d in enumerate(grid) if d > m), None)
     count = next((i for i, b in enumerate(bound) if b == n_eq), None)
     guess = point.get("guess")

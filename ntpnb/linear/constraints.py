@@ -14,9 +14,10 @@ The equality rows span F (Eq. (5)). :class:`NTPRows` applies the rows through th
 
 from __future__ import annotations
 
+import functools
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -90,25 +91,12 @@ def pair_coefficients(
     return C
 
 
-@cached_per_data
-def equality_rhs(data: NTPData) -> np.ndarray:
-    """``log(p_jz / p_j,a_j)`` for each equality row: the right side of (4), without any matrix."""
-    pairs, P = constraint_pairs(data), data.P
-    j = pairs.eq_context
-    return frozen(np.log(P[j, pairs.eq_token]) - np.log(P[j, pairs.anchors[j]]))
+@dataclass(frozen=True, eq=False)
+class NTPConstraints:
+    """The (context, token) pairs of the constraint rows, row-major, and their scipy.sparse rows.
 
-
-@cached_per_data
-def equality_matrix(data: NTPData) -> scipy.sparse.csr_matrix:
-    """The sparse ``(n_eq, V d)`` equality rows of (4), without the inequality rows."""
-    pairs = constraint_pairs(data)
-    j = pairs.eq_context
-    return _frozen_csr(pair_rows(data.H, j, pairs.eq_token, pairs.anchors[j], data.V))
-
-
-@dataclass(frozen=True)
-class ConstraintPairs:
-    """The (context, token) pairs of the constraint rows, row-major, without any matrix."""
+    Each matrix is formed at its first use (read-only, shared by every caller).
+    """
 
     #: Anchor token ``a_j`` of each context, shape ``(m,)``.
     anchors: np.ndarray
@@ -118,45 +106,38 @@ class ConstraintPairs:
     #: Context ``j`` and out-of-support token ``v`` of each inequality row ``(e_{a_j} - e_v) h_j^T``.
     ineq_context: np.ndarray
     ineq_token: np.ndarray
+    #: The embeddings and next-token probabilities the rows are made of (the data's arrays).
+    H: np.ndarray = field(repr=False)
+    P: np.ndarray = field(repr=False)
 
+    @functools.cached_property
+    def eq(self) -> scipy.sparse.csr_matrix:
+        """``(n_eq, V d)`` equality rows of (4) and (6a)."""
+        j = self.eq_context
+        return _frozen_csr(pair_rows(self.H, j, self.eq_token, self.anchors[j], self.P.shape[1]))
 
-@dataclass(frozen=True)
-class NTPConstraints(ConstraintPairs):
-    """The pairs with the scipy.sparse rows (see the module docstring)."""
+    @functools.cached_property
+    def eq_rhs(self) -> np.ndarray:
+        """``log(p_jz / p_j,a_j)`` for each equality row: the right side of (4), without any matrix."""
+        j = self.eq_context
+        return frozen(np.log(self.P[j, self.eq_token]) - np.log(self.P[j, self.anchors[j]]))
 
-    #: ``(n_eq, V d)`` equality rows.
-    eq: scipy.sparse.csr_matrix
-    #: ``log(p_jz / p_j,a_j)`` for each equality row: the compatibility right-hand side.
-    eq_rhs: np.ndarray
-    #: ``(n_ineq, V d)`` inequality rows.
-    ineq: scipy.sparse.csr_matrix
-
-
-@cached_per_data
-def constraint_pairs(data: NTPData) -> ConstraintPairs:
-    """The pairs of the rows of :func:`ntp_constraints`, without its matrices (cached; read-only)."""
-    anchors, eq = anchor_pairs(data.support_mask)
-    eq_context, eq_token = np.nonzero(eq)
-    ineq_context, ineq_token = np.nonzero(~data.support_mask)
-    return ConstraintPairs(
-        anchors=frozen(anchors),
-        eq_context=frozen(eq_context),
-        eq_token=frozen(eq_token),
-        ineq_context=frozen(ineq_context),
-        ineq_token=frozen(ineq_token),
-    )
+    @functools.cached_property
+    def ineq(self) -> scipy.sparse.csr_matrix:
+        """``(n_ineq, V d)`` inequality rows of (6b)."""
+        j = self.ineq_context
+        return _frozen_csr(pair_rows(self.H, j, self.anchors[j], self.ineq_token, self.P.shape[1]))
 
 
 @cached_per_data
 def ntp_constraints(data: NTPData) -> NTPConstraints:
-    """The scipy.sparse constraint matrices of Eqs. (4) and (6), once per data set (read-only)."""
-    pairs = constraint_pairs(data)
-    j = pairs.ineq_context
+    """The constraint pairs and matrices of Eqs. (4) and (6), once per data set (read-only)."""
+    anchors, eq = anchor_pairs(data.support_mask)
+    eq_context, eq_token = np.nonzero(eq)
+    ineq_context, ineq_token = np.nonzero(~data.support_mask)
+    # the data's arrays, not the data: a cached value must not refer to its weak key
     return NTPConstraints(
-        **vars(pairs),
-        eq=equality_matrix(data),
-        eq_rhs=equality_rhs(data),
-        ineq=_frozen_csr(pair_rows(data.H, j, pairs.anchors[j], pairs.ineq_token, data.V)),
+        *(frozen(x) for x in (anchors, eq_context, eq_token, ineq_context, ineq_token)), data.H, data.P
     )
 
 
@@ -165,7 +146,7 @@ class NTPRows:
     """The NTP-SVM's constraints (6b) ``A w >= 1`` and (6a) ``B w = 0`` as maps on ``w = vec(W)``.
 
     The :class:`ntpnb.qp.QPConstraints` of Paper A, through the logits ``L = H W^T`` or a ``C``
-    (m x V) with ``A^T lambda + B^T mu = vec(C^T H)``; only :meth:`matrices` forms rows.
+    (m x V) with ``A^T lambda + B^T mu = vec(C^T H)`` (:meth:`combine`); only :meth:`matrices` forms rows.
     """
 
     data: NTPData
@@ -184,12 +165,12 @@ class NTPRows:
     @property
     def n_eq(self) -> int:
         """Rows of (6a): the pairs ``(j, z)``, ``z`` in ``S_j`` other than the anchor."""
-        return int(constraint_pairs(self.data).eq_context.size)
+        return int(ntp_constraints(self.data).eq_context.size)
 
     def _logit_gaps(self, w: np.ndarray) -> np.ndarray:
         """``L_{j a_j} - L_jv`` for every pair ``(j, v)``."""
         L = self.data.H @ np.reshape(w, self.shape).T
-        return L[np.arange(self.data.m), constraint_pairs(self.data).anchors][:, None] - L
+        return L[np.arange(self.data.m), ntp_constraints(self.data).anchors][:, None] - L
 
     def margins(self, w: np.ndarray) -> np.ndarray:
         """``A w``: the margins ``L_{j a_j} - L_jv`` of (6b)."""
@@ -197,23 +178,20 @@ class NTPRows:
 
     def equality_residuals(self, w: np.ndarray) -> np.ndarray:
         """``B w``: the residuals ``L_jz - L_{j a_j}`` of (6a)."""
-        pairs = constraint_pairs(self.data)
+        pairs = ntp_constraints(self.data)
         return -self._logit_gaps(w)[pairs.eq_context, pairs.eq_token]
 
-    def coefficients(self, lam: np.ndarray, mu: np.ndarray) -> np.ndarray:
-        """``C`` with ``vec(C^T H) = A^T lambda + B^T mu`` (:func:`pair_coefficients`)."""
-        pairs = constraint_pairs(self.data)
-        eq = (pairs.eq_context, pairs.eq_token)
-        return pair_coefficients(self.data.support_mask, pairs.anchors, eq, lam, mu)
-
     def multipliers(self, C: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``(lambda, mu)`` read off ``C`` (the inverse of :meth:`coefficients` for zero row sums)."""
-        pairs = constraint_pairs(self.data)
+        """``(lambda, mu)`` read off ``C`` (the inverse of :func:`pair_coefficients` for zero row sums)."""
+        pairs = ntp_constraints(self.data)
         return -C[~self.data.support_mask], C[pairs.eq_context, pairs.eq_token]
 
     def combine(self, lam: np.ndarray, mu: np.ndarray) -> np.ndarray:
-        """``A^T lambda + B^T mu = vec(C^T H)``."""
-        return (self.coefficients(lam, mu).T @ self.data.H).ravel()
+        """``A^T lambda + B^T mu = vec(C^T H)``, ``C`` of :func:`pair_coefficients`."""
+        pairs = ntp_constraints(self.data)
+        eq = (pairs.eq_context, pairs.eq_token)
+        C = pair_coefficients(self.data.support_mask, pairs.anchors, eq, lam, mu)
+        return (C.T @ self.data.H).ravel()
 
     def matrices(self) -> tuple[scipy.sparse.csr_matrix, scipy.sparse.csr_matrix, np.ndarray]:
         """The scipy.sparse rows of (6b) and (6a) (:func:`ntp_constraints`), and those of (6a) dense."""

@@ -274,20 +274,6 @@ def _minimize(prob: _Problem, state: _State, check: Callable[[_State, np.ndarray
 
 
 # ---------------------------------------------------------------------------- the Farkas polish
-def _range_basis(H_F: np.ndarray, d: int) -> np.ndarray | None:
-    """An orthonormal basis of ``range(H_F)`` when ``H_F^T c = 0`` has solutions ``c != 0``, else None.
-
-    None too when ``rank H_F`` shows no clear gap: the token's coefficients stay zero.
-    """
-    if H_F.shape[0] == 0:
-        return None
-    try:
-        Q = column_basis(H_F, what="the embeddings of one token's contexts")
-    except RankAmbiguousError:
-        return None
-    return Q if Q.shape[1] < H_F.shape[0] else None
-
-
 def farkas_polish(H: np.ndarray, mask: np.ndarray, C0: np.ndarray) -> np.ndarray | None:
     """The nearest exact Farkas certificate to ``C0`` on its pattern, or None.
 
@@ -300,15 +286,20 @@ def farkas_polish(H: np.ndarray, mask: np.ndarray, C0: np.ndarray) -> np.ndarray
     :data:`~ntpnb.settings.HINGE_POLISH_ROUNDS` times.
     """
     prob = _Problem(H, mask)
-    m, d = prob.m, prob.d
+    m = prob.m
     pattern = prob.mask | (np.asarray(C0) < 0)
     kscale = float(np.trace(prob.K)) / m or 1.0
     for _ in range(settings.HINGE_POLISH_ROUNDS):
         blocks = []
         for v in range(prob.V):
             F = np.flatnonzero(pattern[:, v])
-            Q = _range_basis(prob.H[F], d)
-            if Q is not None:  # otherwise H_F^T c = 0 forces c = 0 (full row rank)
+            if F.size == 0:
+                continue
+            try:  # an orthonormal basis Q of range(H_F)
+                Q = column_basis(prob.H[F], what="the embeddings of one token's contexts")
+            except RankAmbiguousError:  # no clear gap in rank H_F: the token's coefficients stay zero
+                continue
+            if Q.shape[1] < F.size:  # otherwise H_F^T c = 0 forces c = 0 (full row rank)
                 blocks.append((v, _Block(F, Y=Q.T, a=1.0, b=1.0)))  # Pi_v = I - Q Q^T
         b = np.zeros(m)
         for v, blk in blocks:

@@ -19,14 +19,13 @@ from ..qp import SVMSolution, min_norm_qp, scaled_back, scaled_solution, solve_r
 from .active_set import full_row_rank, solve_active_set
 from .constraints import NTPRows, ntp_constraints
 from .ntp_data import NTPData, cached_per_data, normalized
-from .separability import is_separable, not_separable_message, proves_separable, reference_infeasible
+from .separability import proves_separable, reference_infeasible, require_separable
 
 
 @cached_per_data
 def _reference(data: NTPData) -> SVMSolution:
     """The cvxpy method on normalized data (``max|H| ~ 1``), after the separability decision."""
-    if not is_separable(data):
-        raise NotSeparableError(not_separable_message(data))
+    require_separable(data)
     return solve_reference(NTPRows(data), reference_infeasible)
 
 
@@ -40,16 +39,16 @@ def _active_set(data: NTPData) -> SVMSolution:
     broken (6a) on a tiny row), or when the method fails, the decision is asked: not separable
     raises :class:`NotSeparableError`, separable keeps the answer or goes to the cvxpy method.
     """
-    if not full_row_rank(data) and not is_separable(data):
-        raise NotSeparableError(not_separable_message(data))
+    if not full_row_rank(data):
+        require_separable(data)
     try:
         sol = solve_active_set(data)
     except SolverError:
-        if not is_separable(data):
-            raise NotSeparableError(not_separable_message(data)) from None
-        return _reference(data)
-    if not proves_separable(data, sol.W) and not is_separable(data):
-        raise NotSeparableError(not_separable_message(data))
+        sol = None
+    if sol is None:
+        return _reference(data)  # it asks the decision first
+    if not proves_separable(data, sol.W):
+        require_separable(data)
     return sol
 
 
@@ -125,22 +124,12 @@ def zero_margin_direction(data: NTPData, context: int, token: int) -> np.ndarray
 
     Raises
     ------
-    InvalidDataError
-        If ``context`` or ``token`` is out of range, or ``token`` is in ``S_context``.
     NotSeparableError
         If no ``W`` meets these constraints (the solver certifies them infeasible; the data may
         still be separable, e.g. when a zero margin on this pair forces zero margins elsewhere).
     SolverError
         If the solver fails or its answer does not pass verification.
     """
-    if not (0 <= context < data.m and 0 <= token < data.V):
-        raise InvalidDataError(
-            f"pair (context {context}, token {token}) out of range: m = {data.m}, V = {data.V}"
-        )
-    if data.support_mask[context, token]:
-        raise InvalidDataError(
-            f"token {token} is in the support of context {context}: it has no margin to set to 0"
-        )
     norm, c = normalized(data)
     cons = ntp_constraints(norm)
     (row,) = np.flatnonzero((cons.ineq_context == context) & (cons.ineq_token == token))

@@ -64,10 +64,8 @@ from .active_set import solve_active_set
 from .constraints import (
     NTPRows,
     anchor_pairs,
-    constraint_pairs,
-    equality_matrix,
-    equality_rhs,
     margin_lp,
+    ntp_constraints,
     pair_coefficients,
     pair_rows,
 )
@@ -106,10 +104,9 @@ class SeparabilityDecision:
 
 @dataclass(frozen=True)
 class _Ambiguity:
-    """An undecided outcome: its message; ``undecided`` unless separable with ``W^mm`` out of reach."""
+    """An undecided outcome (or separable with ``W^mm`` out of reach): its message."""
 
     message: str
-    undecided: bool
 
 
 # ---------------------------------------------------------------------------- normalized rows
@@ -171,7 +168,7 @@ class _MatrixRows:
     @classmethod
     def of(cls, data: NTPData, dense: bool = False) -> _MatrixRows:
         """The rows of :func:`~.constraints.ntp_constraints` for :func:`scaled_rows`; dense if ``dense``."""
-        pairs, Hn = constraint_pairs(data), scaled_rows(data.H)
+        pairs, Hn = ntp_constraints(data), scaled_rows(data.H)
         a = pairs.anchors
         A = pair_rows(Hn, pairs.ineq_context, a[pairs.ineq_context], pairs.ineq_token, data.V, dense)
         G = pair_rows(Hn, pairs.eq_context, pairs.eq_token, a[pairs.eq_context], data.V, dense)
@@ -328,7 +325,7 @@ class _Evidence:
         return cert.bound <= cert.rounding + max(self.resolution, cert.rounding)
 
     def outcome(self) -> SeparabilityDecision | _Ambiguity:
-        """The decision, or the ambiguity."""
+        """The decision, or the ambiguity: why the evidence decides nothing, with its numbers."""
         bound = np.inf if self.certificate is None else self.certificate.bound
         if self.proved:
             d, shape = self.direction, (self.data.V, self.data.d)
@@ -337,16 +334,12 @@ class _Evidence:
             cert = self.certificate
             rho = max(self.resolution, cert.rounding)
             return SeparabilityDecision(False, None, 0.0, bound, cert.method, rho)
-        return _Ambiguity(self.ambiguity(), undecided=True)
-
-    def ambiguity(self) -> str:
-        """Why the evidence decides nothing, with its numbers."""
         d, cert = self.direction, self.certificate
         best = "none verified" if d is None or d.ratio <= 1 else f"{d.margin:.3g} ({d.method})"
         near = "" if d is None or not np.isfinite(d.ratio) else f", margin / rounding bound {d.ratio:.3g}"
         bound = "none" if cert is None else f"{cert.bound:.3g} ({cert.method})"
         rho = self.resolution if cert is None else max(self.resolution, cert.rounding)
-        return (
+        message = (
             f"NTP-separability is numerically ambiguous (m={self.data.m}, d={self.data.d}, "
             f"V={self.data.V}): best verified normalized margin {best}{near}; certified bound on every "
             f"normalized margin {bound}; float64 resolves normalized margins to {rho:.3g} "
@@ -355,21 +348,17 @@ class _Evidence:
             f"supports are separable only with a margin of the order of their distance"
             + ("; tried: " + "; ".join(self.tried) if self.tried else "")
         )
+        return _Ambiguity(message)
 
 
 # ---------------------------------------------------------------------------- the sources
-def _min_norm_solve(rows: np.ndarray) -> tuple[int, Callable[[np.ndarray], np.ndarray]]:
-    """``k`` and ``target -> W`` with ``rows W^T = target`` (minimum norm, ``k`` resolved singular values)."""
+def _least_squares_directions(ev: _Evidence, rows: np.ndarray, targets: tuple[np.ndarray, ...]) -> int:
+    """Offer the minimum-norm ``W`` with ``rows W^T = target`` for each target; returns ``k`` resolved."""
     U, s, Vt = thin_svd(rows, "the embeddings H")
     k = nonzero_count(s, rows.shape)
-    return k, lambda target: ((U[:, :k].T @ target) / s[:k, None]).T @ Vt[:k]
-
-
-def _least_squares_directions(ev: _Evidence, rows: np.ndarray, targets: tuple[np.ndarray, ...]) -> int:
-    """Offer the :func:`_min_norm_solve` of each target in turn; returns its ``k``."""
-    k, solve = _min_norm_solve(rows)
     for target in targets if k else ():
-        ev.offer_direction(solve(target).ravel(), LEAST_SQUARES_METHOD)
+        W = ((U[:, :k].T @ target) / s[:k, None]).T @ Vt[:k]
+        ev.offer_direction(W.ravel(), LEAST_SQUARES_METHOD)
         if ev.proved:
             break
     return k
@@ -406,7 +395,7 @@ def _free_directions(data: NTPData) -> np.ndarray:
     QR gives it, with no rank decision of its own.
     """
     known = np.kron(np.full((data.V, 1), 1 / np.sqrt(data.V)), np.eye(data.d))  # W = 1 u^T
-    if constraint_pairs(data).eq_context.size:  # F = {0} without equations
+    if ntp_constraints(data).eq_context.size:  # F = {0} without equations
         known = np.hstack([f_decomposition(data).basis.T, known])  # rows of the basis of F
     n, k = known.shape[0], known.shape[0] - known.shape[1]
     if k == 0:
@@ -423,7 +412,7 @@ def _free_directions(data: NTPData) -> np.ndarray:
 
 def _least_distance_fits(data: NTPData) -> bool:
     """Whether least-distance programming applies: F decomposed densely, (6b) rows within the limit."""
-    n_ineq = constraint_pairs(data).ineq_context.size
+    n_ineq = ntp_constraints(data).ineq_context.size
     entries = n_ineq * data.V * data.d
     return uses_dense_f(data) and entries <= settings.LEAST_DISTANCE_MAX_ENTRIES
 
@@ -458,7 +447,7 @@ def _from_least_distance(ev: _Evidence) -> None:
         # each context's row scale, so its multipliers are nu times that scale
         dec = f_decomposition(data)
         nu = -dec.U @ ((dec.basis @ (A.T @ u)) / dec.s)
-        mu = nu * context_scales(data.H)[constraint_pairs(data).eq_context]
+        mu = nu * context_scales(data.H)[ntp_constraints(data).eq_context]
     ev.offer_multipliers(u, mu, LEAST_DISTANCE_METHOD)
     ev.tried.append(f"least distance (slack {slack:.3g})")
 
@@ -498,8 +487,15 @@ def lp_methods(n_variables: int) -> tuple[str, ...]:
 
 
 # ---------------------------------------------------------------------------- the decision
-def _gather(data: NTPData, sources: tuple[Callable[[_Evidence], None], ...]) -> _Evidence:
-    """Run the ``sources`` in turn until the evidence decides (``H`` alone tried before a refutation)."""
+def _decided(
+    data: NTPData, sources: tuple[Callable[[_Evidence], None], ...]
+) -> SeparabilityDecision | _Ambiguity:
+    """The decision of the ``sources`` for normalized ``data`` (within the NTP-SVM's reach), or why none.
+
+    The sources run in turn until the evidence decides; ``H`` alone is tried before a refutation.
+    """
+    if ntp_constraints(data).ineq_context.size == 0:  # no out-of-support token: W = 0 satisfies (6)
+        return SeparabilityDecision(True, frozen(np.zeros((data.V, data.d))), np.inf, np.inf, TRIVIAL_METHOD)
     ev = _Evidence.of(data)
     for source in sources:
         source(ev)
@@ -507,21 +503,11 @@ def _gather(data: NTPData, sources: tuple[Callable[[_Evidence], None], ...]) -> 
             _from_embeddings(ev)
         if ev.proved or ev.refuted:
             break
-    return ev
-
-
-def _decided(
-    data: NTPData, sources: tuple[Callable[[_Evidence], None], ...]
-) -> SeparabilityDecision | _Ambiguity:
-    """The decision of the ``sources`` for normalized ``data`` (within the NTP-SVM's reach), or why none."""
-    if constraint_pairs(data).ineq_context.size == 0:  # no out-of-support token: W = 0 satisfies (6)
-        return SeparabilityDecision(True, frozen(np.zeros((data.V, data.d))), np.inf, np.inf, TRIVIAL_METHOD)
-    ev = _gather(data, sources)
     outcome = ev.outcome()
     if isinstance(outcome, SeparabilityDecision) and outcome.separable:
         failure = _reach_failure(data, ev.rows.A, outcome)
         if failure is not None:
-            return _Ambiguity(failure, undecided=False)
+            return _Ambiguity(failure)
     return outcome
 
 
@@ -532,52 +518,23 @@ def _raised(outcome: SeparabilityDecision | _Ambiguity) -> SeparabilityDecision:
     return outcome
 
 
-def _lp_chain(methods: tuple[str, ...]) -> tuple[Callable[[_Evidence], None], ...]:
-    return tuple(functools.partial(_from_lp, method=method) for method in methods)
+def _sources(data: NTPData, method: str) -> tuple[Callable[[_Evidence], None], ...]:
+    """The sources of ``method`` (not ``"newton"``) in order (see :func:`decide_separability`)."""
+    if method == "auto":
+        lps = lp_methods(data.V * data.d)
+        first = (_from_embeddings, _from_least_distance, _from_least_squares, _from_witness)
+    else:
+        lps = lp_methods(settings.LP_SMALL_MAX_VARIABLES + 1)  # LP_METHOD, then the fallbacks
+        first = (_from_least_squares,)
+    last = (_from_embeddings, _from_least_distance) if method == "lp" else ()
+    return (*first, *(functools.partial(_from_lp, method=lp) for lp in lps), *last)
 
 
-#: The sources of each chain in order (see :func:`decide_separability`).
-_CHAINS: dict[str, Callable[[NTPData], tuple[Callable[[_Evidence], None], ...]]] = {
-    "auto": lambda data: (
-        _from_embeddings,
-        _from_least_squares,
-        _from_witness,
-        *_lp_chain(lp_methods(data.V * data.d)),
-        _from_least_distance,
-    ),
-    "lp": lambda data: (
-        _from_least_squares,
-        *_lp_chain(lp_methods(settings.LP_SMALL_MAX_VARIABLES + 1)),  # LP_METHOD, then the fallbacks
-        _from_embeddings,
-        _from_least_distance,
-    ),
-}
-#: The outcome of each chain for normalized data, cached per data set.
+#: The outcome of each method (not ``"newton"``) for normalized data, cached per data set.
 _OUTCOMES = {
-    name: cached_per_data(lambda data, chain=chain: _decided(data, chain(data)))
-    for name, chain in _CHAINS.items()
+    method: cached_per_data(lambda data, method=method: _decided(data, _sources(data, method)))
+    for method in ("auto", "lp")
 }
-
-
-@cached_per_data
-def _decide_least_distance(data: NTPData) -> SeparabilityDecision | _Ambiguity | None:
-    """The outcome from ``H`` alone and least-distance programming; None where it does not apply or decide.
-
-    An ambiguity only for separable data beyond the NTP-SVM's reach.
-    """
-    if not _least_distance_fits(data):
-        return None
-    outcome = _decided(data, (_from_embeddings, _from_least_distance))
-    return None if isinstance(outcome, _Ambiguity) and outcome.undecided else outcome
-
-
-def _decide(data: NTPData, method: str) -> SeparabilityDecision:
-    """The decision of ``method`` (not ``"newton"``) for normalized ``data``.
-
-    ``"auto"``: least distance where it applies and decides, else the LP chain.
-    """
-    outcome = _decide_least_distance(data) if method == "auto" else None
-    return _raised(outcome if outcome is not None else _OUTCOMES[method](data))
 
 
 # ---------------------------------------------------------------------------- the Newton continuation
@@ -585,13 +542,10 @@ def verified_margin(H: np.ndarray, mask: np.ndarray, W: np.ndarray) -> tuple[flo
     """Verified normalized margin of a direction ``W`` and ``W`` scaled to ``max |W_ik| = 1``.
 
     The smallest out-of-support logit gap less its rounding bound; ``-inf`` when (6a) fails
-    beyond its rounding, or ``W`` is zero, not finite or not ``V x d``. For :func:`scaled_rows`
-    it compares with :data:`~ntpnb.settings.SEP_MARGIN_TOL`.
+    beyond its rounding, or ``W`` (``V x d``) is zero or not finite. For :func:`scaled_rows` it
+    compares with :data:`~ntpnb.settings.SEP_MARGIN_TOL`.
     """
-    W, mask = np.asarray(W, dtype=float), np.asarray(mask, dtype=bool)
-    found = None
-    if W.shape == (mask.shape[1], np.shape(H)[1]):
-        found = _checked_direction(_LogitRows(np.asarray(H, dtype=float), mask), W.ravel(), "")
+    found = _checked_direction(_LogitRows(H, mask), W.ravel(), "")
     return (-np.inf, W) if found is None else (found.margin, found.w.reshape(W.shape))
 
 
@@ -694,7 +648,7 @@ def proves_separable(data: NTPData, W: np.ndarray) -> bool:
     Unlike the NTP-SVM's own verification (absolute in the units of ``H / max|H|``), this sees
     (6a) broken on a row much smaller than the others.
     """
-    if constraint_pairs(data).ineq_context.size == 0:
+    if ntp_constraints(data).ineq_context.size == 0:
         return True
     found = _checked_direction(_MatrixRows.of(data), np.ravel(W), "")
     return found is not None and found.ratio >= settings.RANK_BAND
@@ -726,7 +680,7 @@ def _svm_failure(data: NTPData) -> str | None:
 
 def _unscaled_margin(data: NTPData, A: np.ndarray | scipy.sparse.csr_matrix, w: np.ndarray) -> float:
     """The smallest margin of ``w`` for the rows of ``H``: row ``j`` of ``A`` was divided by its scale."""
-    return float((context_scales(data.H)[constraint_pairs(data).ineq_context] * (A @ w)).min())
+    return float((context_scales(data.H)[ntp_constraints(data).ineq_context] * (A @ w)).min())
 
 
 def _reach_failure(data: NTPData, A: _Rows, sep: SeparabilityDecision) -> str | None:
@@ -833,7 +787,7 @@ def decide_separability(
         return decide_by_newton(data, W0).decision
     if W0 is not None:
         raise InvalidDataError(f"W0 is a start of method 'newton' only, not of {method!r}")
-    return _decide(normalized(data)[0], method)
+    return _raised(_OUTCOMES[method](normalized(data)[0]))
 
 
 def is_separable(data: NTPData, method: str = "auto") -> bool:
@@ -858,14 +812,12 @@ def separating_direction(data: NTPData) -> np.ndarray:
     ScaleError
         If the direction does not fit in float64 (embeddings near the underflow threshold).
     """
-    sep = decide_separability(data)
-    if not sep.separable:
-        raise NotSeparableError(not_separable_message(data))
+    sep = require_separable(data)
     if sep.method not in (LEAST_SQUARES_METHOD, TRIVIAL_METHOD, settings.LP_METHOD):
         # a simplex vertex, NNLS or the SVM witness decided: take the interior-point method's point
         interior = decide_separability(data, "lp")
         sep = interior if interior.separable else sep
-    if constraint_pairs(data).ineq_context.size == 0:
+    if ntp_constraints(data).ineq_context.size == 0:
         return np.zeros((data.V, data.d))
     margin = _unscaled_margin(data, _MatrixRows.of(data).A.M, sep.direction.ravel())
     with np.errstate(over="ignore", invalid="ignore"):
@@ -879,15 +831,17 @@ def separating_direction(data: NTPData) -> np.ndarray:
     return W
 
 
-def not_separable_message(data: NTPData) -> str:
-    """Why the data are not separable: the certificate (for :class:`NotSeparableError`)."""
+def require_separable(data: NTPData) -> SeparabilityDecision:
+    """:func:`decide_separability` if separable, else :class:`NotSeparableError` with its certificate."""
     sep = decide_separability(data)
-    return (
-        "the data are not NTP-separable: no W satisfies (6a) and (6b) "
-        f"(m={data.m}, d={data.d}, V={data.V}; the multipliers of {sep.method} certify that "
-        f"no direction has normalized margin above {sep.bound:.2g}, float64's resolution "
-        f"{sep.resolution:.2g})"
-    )
+    if not sep.separable:
+        raise NotSeparableError(
+            "the data are not NTP-separable: no W satisfies (6a) and (6b) "
+            f"(m={data.m}, d={data.d}, V={data.V}; the multipliers of {sep.method} certify that "
+            f"no direction has normalized margin above {sep.bound:.2g}, float64's resolution "
+            f"{sep.resolution:.2g})"
+        )
+    return sep
 
 
 # ---------------------------------------------------------------------------- compatibility (4)
@@ -900,14 +854,14 @@ class _Compatibility:
 
 
 def _compat_tolerance(data: NTPData) -> float:
-    return settings.COMPAT_RTOL * max(1.0, float(np.linalg.norm(equality_rhs(data))))
+    return settings.COMPAT_RTOL * max(1.0, float(np.linalg.norm(ntp_constraints(data).eq_rhs)))
 
 
 def _accurate_residual(data: NTPData, w: np.ndarray) -> tuple[float, float]:
     """``||G w - b||`` of (4) evaluated as if in twice the precision, and a rigorous bound on its error."""
-    pairs = constraint_pairs(data)
+    pairs = ntp_constraints(data)
     W = np.reshape(w, (data.V, data.d))
-    b = np.asarray(equality_rhs(data), dtype=float)
+    b = np.asarray(ntp_constraints(data).eq_rhs, dtype=float)
     Hj = data.H[pairs.eq_context]
     X = np.hstack([Hj, -Hj, -b[:, None]])
     Y = np.hstack([W[pairs.eq_token], W[pairs.anchors[pairs.eq_context]], np.ones((b.size, 1))])
@@ -925,10 +879,10 @@ def _normalized_equations(data: NTPData) -> tuple[np.ndarray, np.ndarray, np.nda
     The same solutions as (4), no row hidden by another's size; their right side is ``b_c / c``
     (``c`` the smallest row scale).
     """
-    scales = context_scales(data.H)[constraint_pairs(data).eq_context]
-    U, s, Vt = thin_svd(equality_matrix(data).toarray() / scales[:, None], EQUALITY_WHAT)
+    scales = context_scales(data.H)[ntp_constraints(data).eq_context]
+    U, s, Vt = thin_svd(ntp_constraints(data).eq.toarray() / scales[:, None], EQUALITY_WHAT)
     c = float(scales.min())
-    b_c = np.asarray(equality_rhs(data), dtype=float) * (c / scales)
+    b_c = np.asarray(ntp_constraints(data).eq_rhs, dtype=float) * (c / scales)
     return frozen(U), frozen(s), frozen(Vt), frozen(b_c), c
 
 
@@ -936,7 +890,7 @@ def _dense_candidates(data: NTPData) -> Iterator[tuple[np.ndarray, int]]:
     """Finite candidates ``vec(W*)`` with their number of singular values: at ``dim F``, then all resolved."""
     try:
         dec = f_decomposition(data)
-        w = dec.basis.T @ ((dec.U.T @ equality_rhs(data)) / dec.s)
+        w = dec.basis.T @ ((dec.U.T @ ntp_constraints(data).eq_rhs) / dec.s)
         if np.all(np.isfinite(w)):
             yield w, dec.dim
     except RankAmbiguousError:
@@ -955,8 +909,8 @@ def _checked_residual(data: NTPData, w: np.ndarray, tol: float) -> tuple[float, 
     The plain evaluation with the rounding bound ``2 (2d + 1) eps (|G| |w| + |b|)`` first, else
     :func:`_accurate_residual`.
     """
-    G = equality_matrix(data)
-    b = np.asarray(equality_rhs(data), dtype=float)
+    G = ntp_constraints(data).eq
+    b = np.asarray(ntp_constraints(data).eq_rhs, dtype=float)
     with np.errstate(over="ignore", invalid="ignore"):
         rounding = 2 * (2 * data.d + 1) * settings.FLOAT64_EPS * (abs(G) @ np.abs(w) + np.abs(b))
         value, bound = float(np.linalg.norm(G @ w - b)), float(np.linalg.norm(rounding))
@@ -975,22 +929,22 @@ def _decide_dense(data: NTPData) -> _Compatibility | _Ambiguity:
     ``W`` beyond float64's resolution could solve (4).
     """
     tol = _compat_tolerance(data)
-    G, b = equality_matrix(data), equality_rhs(data)
+    G, b = ntp_constraints(data).eq, ntp_constraints(data).eq_rhs
     if G.shape[0] == 0:  # every support is a single token: no equation, W* = 0
         return _Compatibility(np.zeros(data.V * data.d), 0.0)
-    best = (np.inf, 0)
+    best, first = (np.inf, 0), None
     for w, k in _dense_candidates(data):
         value, verified = _checked_residual(data, w, tol)
         if verified <= tol:
             return _Compatibility(w, value)
         best = min(best, (verified, k), key=lambda pair: pair[0])
+        first = w if first is None else first
     U, s, _, b_c, _ = _normalized_equations(data)
     k = nonzero_count(s, U.shape)
     outside = float(np.linalg.norm(b_c - U[:, :k] @ (U[:, :k].T @ b_c)))  # c ||b_n||, unresolved part
     rounding = 2 * U.shape[0] * settings.FLOAT64_EPS * float(np.linalg.norm(b_c))
     if outside - rounding > tol:
-        first = next(_dense_candidates(data), None)
-        residual = outside if first is None else float(np.linalg.norm(G @ first[0] - b))
+        residual = outside if first is None else float(np.linalg.norm(G @ first - b))
         return _Compatibility(None, max(residual, outside))
     resolution = settings.RANK_BAND * rank_floor(U.shape, 1.0)
     smallest = float(s[k - 1] / s[0]) if k else 0.0
@@ -1000,15 +954,14 @@ def _decide_dense(data: NTPData) -> _Compatibility | _Ambiguity:
         f"{tol:.3g}; it uses {best[1]} singular values of the row-normalized equations, down to "
         f"{smallest:.3g} of the largest (float64 resolves them to {resolution:.3g}), and the log-odds "
         f"outside them are {outside:.3g}: W* exists in exact arithmetic, but its logits are too large "
-        f"for float64 to evaluate to the tolerance (near-duplicate embeddings with different log-odds)",
-        undecided=True,
+        f"for float64 to evaluate to the tolerance (near-duplicate embeddings with different log-odds)"
     )
 
 
 def _solve_lsqr(data: NTPData) -> tuple[np.ndarray, float]:
     """``vec(W*)`` and the residual of (4) by LSQR from zero (it stays in F); SolverError at its limit."""
     op = equality_operator(data)
-    b = np.asarray(equality_rhs(data), dtype=float)
+    b = np.asarray(ntp_constraints(data).eq_rhs, dtype=float)
     tol = settings.F_LSQR_TOL
     w, istop, itn = scipy.sparse.linalg.lsqr(op, b, atol=tol, btol=tol, iter_lim=settings.F_LSQR_MAX_ITER)[:3]
     if istop == 7:

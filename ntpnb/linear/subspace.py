@@ -20,7 +20,7 @@ from numpy.typing import ArrayLike
 from .. import settings
 from ..linalg import numerical_rank, thin_svd
 from ..validation import check_dense_size
-from .constraints import NTPRows, equality_matrix
+from .constraints import NTPRows, ntp_constraints
 from .ntp_data import NTPData, cached_per_data, check_decoder, frozen, normalized
 
 
@@ -100,13 +100,13 @@ def f_decomposition(data: NTPData) -> FDecomposition:
     norm = normalized(data)[0]
     if norm is not data:
         return f_decomposition(norm)
-    if equality_matrix(data).shape[0] == 0:  # every support is a single token: F = {0}
+    if ntp_constraints(data).eq.shape[0] == 0:  # every support is a single token: F = {0}
         return FDecomposition(
             frozen(np.zeros((0, data.V * data.d))), frozen(np.zeros((0, 0))), frozen(np.zeros(0))
         )
-    check_dense_size(equality_matrix(data).shape, "the equality-constraint matrix")
-    U, s, Vt = thin_svd(equality_matrix(data).toarray(), EQUALITY_WHAT)
-    r = numerical_rank(s, equality_matrix(data).shape, what=EQUALITY_WHAT)
+    check_dense_size(ntp_constraints(data).eq.shape, "the equality-constraint matrix")
+    U, s, Vt = thin_svd(ntp_constraints(data).eq.toarray(), EQUALITY_WHAT)
+    r = numerical_rank(s, ntp_constraints(data).eq.shape, what=EQUALITY_WHAT)
     return FDecomposition(basis=frozen(Vt[:r]), U=frozen(U[:, :r]), s=frozen(s[:r]))
 
 
@@ -149,7 +149,7 @@ def equality_operator(data: NTPData) -> scipy.sparse.linalg.LinearOperator:
     """The equality constraints (4) as a map ``vec(W) -> (L_jz - L_{j a_j})`` over their rows.
 
     ``L = H W^T``; the adjoint maps row weights ``mu`` to ``vec(C^T H)`` (``C`` of
-    :meth:`NTPRows.coefficients`). No row of the ``(n_eq, V d)`` matrix is formed.
+    :meth:`NTPRows.combine`). No row of the ``(n_eq, V d)`` matrix is formed.
     """
     rows = NTPRows(data)
     no_ineq = np.zeros(rows.n_ineq)

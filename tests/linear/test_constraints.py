@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ntpnb.linear.constraints import constraint_pairs, ntp_constraints, pair_rows
+from ntpnb.linear.constraints import ntp_constraints, pair_rows
 
 
 def test_constraint_counts_match_the_paper(overparam_data):
@@ -19,7 +19,7 @@ def test_constraint_counts_match_the_paper(overparam_data):
 
 def test_pair_rows_dense_and_sparse_are_the_same_rows(overparam_data):
     data = overparam_data
-    pairs = constraint_pairs(data)
+    pairs = ntp_constraints(data)
     cons = ntp_constraints(data)
     for context, plus, minus, rows in [
         (pairs.ineq_context, pairs.anchors[pairs.ineq_context], pairs.ineq_token, cons.ineq),
@@ -29,9 +29,3 @@ def test_pair_rows_dense_and_sparse_are_the_same_rows(overparam_data):
         dense_rows = pair_rows(data.H, context, plus, minus, data.V, dense=True)
         np.testing.assert_array_equal(sparse_rows.toarray(), dense_rows)
         np.testing.assert_array_equal(rows.toarray(), dense_rows)
-
-
-def test_constraint_pairs_are_the_rows_of_ntp_constraints(overparam_data):
-    pairs, cons = constraint_pairs(overparam_data), ntp_constraints(overparam_data)
-    for name in ("anchors", "eq_context", "eq_token", "ineq_context", "ineq_token"):
-        np.testing.assert_array_equal(getattr(pairs, name), getattr(cons, name))

@@ -20,7 +20,7 @@ import ntpnb as ntp
 from ntpnb import settings
 from ntpnb.errors import NotCompatibleError, NotSeparableError, NumericallyAmbiguousError
 from ntpnb.linear.active_set import solve_active_set
-from ntpnb.linear.constraints import NTPRows, equality_rhs
+from ntpnb.linear.constraints import NTPRows, ntp_constraints
 from ntpnb.linear.loss import kl_divergence
 from ntpnb.linear.ntp_data import normalized
 from ntpnb.linear.separability import (
@@ -141,7 +141,7 @@ def check_compatibility(data: ntp.NTPData, separable: bool | None) -> None:
         with pytest.raises(NumericallyAmbiguousError):
             ntp.finite_solution(data)
         return
-    tol = settings.COMPAT_RTOL * max(1.0, float(np.linalg.norm(equality_rhs(data))))
+    tol = settings.COMPAT_RTOL * max(1.0, float(np.linalg.norm(ntp_constraints(data).eq_rhs)))
     if answer:
         W = ntp.finite_solution(data)
         assert ntp.compatibility_residual(data) <= tol

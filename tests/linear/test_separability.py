@@ -22,13 +22,15 @@ from ntpnb.errors import (
 from ntpnb.linear.constraints import ntp_constraints
 from ntpnb.linear.ntp_data import normalized
 from ntpnb.linear.separability import (
-    _OUTCOMES,
     LEAST_DISTANCE_METHOD,
     WITNESS_METHOD,
-    _decide_least_distance,
+    _decided,
     _free_directions,
+    _from_embeddings,
+    _from_least_distance,
     _MatrixRows,
     _raised,
+    _sources,
     decide_by_newton,
     decide_separability,
     lp_methods,
@@ -46,8 +48,9 @@ from helpers import (
 
 
 def _separability(data: ntp.NTPData):
-    """The LP chain's decision: ``H`` alone, the SVM witness, the LP methods, least distance."""
-    return _raised(_OUTCOMES["auto"](normalized(data)[0]))
+    """The LP chain's decision: "auto" without least distance (``H`` alone, the SVM witness, the LPs)."""
+    norm = normalized(data)[0]
+    return _raised(_decided(norm, tuple(s for s in _sources(norm, "auto") if s is not _from_least_distance)))
 
 
 def test_separating_direction_satisfies_definition_2(overparam_data):
@@ -301,7 +304,7 @@ def test_property_separability_is_scale_invariant_and_agrees_with_an_independent
 def _certified_least_distance(data: ntp.NTPData):
     """The least-distance decision of ``data`` and its certificate, checked independently."""
     norm = normalized(data)[0]
-    decision = _decide_least_distance(norm)
+    decision = _decided(norm, (_from_embeddings, _from_least_distance))
     assert isinstance(decision, ntp.SeparabilityDecision)  # decided (neither unsure nor ambiguous)
     if decision.separable:  # a direction with a verified margin
         assert decision.margin >= settings.SEP_MARGIN_TOL
@@ -348,7 +351,7 @@ def test_least_distance_hands_large_data_to_the_lp(monkeypatch):
     answer = ntp.is_separable(data)
     monkeypatch.setattr(settings, "LEAST_DISTANCE_MAX_ENTRIES", 10)
     fresh = ntp.NTPData(H=data.H.copy(), pi=data.pi, P=data.P)  # nothing cached
-    assert _decide_least_distance(normalized(fresh)[0]) is None
+    assert decide_separability(fresh).method != LEAST_DISTANCE_METHOD
     assert ntp.is_separable(fresh) == answer
 
 
@@ -470,11 +473,10 @@ LSQR_RTOL = 1e-9
 
 def _solve_dense(data: ntp.NTPData) -> tuple[np.ndarray, float]:
     """``vec(W*)`` and the residual of (4) from the SVD of the equality matrix at the decided ``dim F``."""
-    from ntpnb.linear.constraints import equality_rhs
     from ntpnb.linear.subspace import f_decomposition
 
     dec = f_decomposition(data)
-    b = equality_rhs(data)
+    b = ntp_constraints(data).eq_rhs
     coef = dec.U.T @ b
     return dec.basis.T @ (coef / dec.s), float(np.linalg.norm(b - dec.U @ coef))
 
