@@ -27,6 +27,7 @@ from ..chapter.outputs import RunRecord, load_manifest, load_run_record
 from ..errors import PathError
 from .executed import is_text, read_notebook
 from .trees import chapter_number, setting_options, visible
+from .verdicts import keyed
 
 #: The masking rules of nbval (``--nbval-sanitize-with``) and of :func:`compare_runs`: one file.
 SANITIZE_CONFIG = Path(__file__).parent / "static" / "nbval_sanitize.cfg"
@@ -104,10 +105,7 @@ def _notebooks(run: Path) -> dict[str, Path]:
 
 def _rerun(run: Path, name: str) -> str:
     """How to run chapter ``name`` again into ``run``: with the setting of its ``run.json``, if it reads."""
-    try:
-        record = load_run_record(run)
-    except PathError:
-        record = None
+    record = _run_record(run)
     words = ["ntpnb", "reproduce", chapter_number(name), *setting_options(record), "--out", str(run)]
     command = " ".join(shlex.quote(w) for w in words)
     if record is None:
@@ -193,18 +191,12 @@ class CheckDifference:
         return f"{self.notebook} {self.label}: {sides[0]} | {sides[1]}"
 
 
-def _checks(run: Path, name: str) -> dict[tuple[str, int], Check] | None:
-    """The checks of ``name``'s record in ``run``, by label and occurrence; None if it does not read."""
+def _checks(run: Path, name: str) -> dict[tuple[str, str, str, int], Check] | None:
+    """The checks of ``name``'s record in ``run`` (:func:`~.verdicts.keyed`); None if it does not read."""
     try:
-        record = load_chapter_record(Path(run) / "claims" / f"{name}.json")
+        return keyed(load_chapter_record(Path(run) / "claims" / f"{name}.json").checks)
     except PathError:
         return None
-    checks: dict[tuple[str, int], Check] = {}
-    for check in record.checks:
-        label = f"{check.label} {check.what}"
-        occurrence = sum(1 for key in checks if key[0] == label)
-        checks[(label, occurrence)] = check
-    return checks
 
 
 def compare_claims(run_a: Path, run_b: Path, notebooks: Sequence[str]) -> list[CheckDifference]:
@@ -220,7 +212,8 @@ def compare_claims(run_a: Path, run_b: Path, notebooks: Sequence[str]) -> list[C
         for key in [*a, *(k for k in b if k not in a)]:
             x, y = a.get(key), b.get(key)
             if x is None or y is None or (x.passed, x.measured) != (y.passed, y.measured):
-                diffs.append(CheckDifference(name, key[0], x, y))
+                c = x or y
+                diffs.append(CheckDifference(name, f"{c.label} {c.what}", x, y))  # type: ignore[union-attr]
     return diffs
 
 
@@ -291,9 +284,8 @@ def print_comparison(run_a: Path, run_b: Path) -> int:
         print(f"{len(valued)} claim {what} measured otherwise, to the printed precision (decided the same):")
         print("".join(f"  {d.describe()}\n" for d in valued), end="")
     if not diffs and not checks:
-        print(
-            f"the same printed outputs and claim checks in {_count(len(both), 'notebook')} both runs executed"
-        )
+        count = "the 1 notebook" if len(both) == 1 else f"all {len(both)} notebooks"
+        print(f"the same printed outputs and claim checks in {count} both runs executed")
         return 0
     if diffs:
         print(f"{len(diffs)} {_plural(len(diffs), 'run')} of printed lines differ:")
@@ -306,11 +298,6 @@ def print_comparison(run_a: Path, run_b: Path) -> int:
 def _plural(count: int, word: str) -> str:
     """``word``, or its plural (an ``s`` added) unless ``count`` is one."""
     return word if count == 1 else f"{word}s"
-
-
-def _count(count: int, word: str) -> str:
-    """``the 1 notebook`` or ``all 3 notebooks``."""
-    return f"the 1 {word}" if count == 1 else f"all {count} {_plural(count, word)}"
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -7,7 +7,8 @@ the span of its chapters' times and their commits, and when the book was built. 
 the run's label (:func:`~ntpnb.book.trees.describe_run`), the label its report gives it.
 
 The Sphinx extension reads the tree once per build (:func:`read_footers`) and puts
-:meth:`Footers.for_page` into the theme's footer of each page.
+:meth:`Footers.chapter` (a chapter's page) or :meth:`Footers.book` (any other) into the
+theme's footer of each page.
 """
 
 from __future__ import annotations
@@ -114,10 +115,6 @@ class Footers:
         commits = dict.fromkeys(e.commit for e in self.executions.values())
         sources = ", ".join(commit_html(c, self.repository) for c in commits)
         return f"{when} · {sources} · {run} · {built}"
-
-    def for_page(self, chapter: str | None) -> str:
-        """The footer of a page: :meth:`chapter` for chapter ``chapter``, :meth:`book` for None."""
-        return self.book() if chapter is None else self.chapter(chapter)
 
 
 def read_footers(tree: OutputLayout, repository: str = "") -> Footers:

@@ -126,13 +126,7 @@ def print_book(page: Path, pdf: Path, shot: tuple[Path, Path] | None = None) -> 
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(chromium()), args=list(CHROMIUM_ARGS))
         tab = browser.new_page()
-        tab.goto(Path(page).resolve().as_uri(), wait_until="load", timeout=LOAD_TIMEOUT * 1000)
-        ready = "() => !window.MathJax || (MathJax.startup && MathJax.startup.promise)"
-        tab.wait_for_function(ready, timeout=LOAD_TIMEOUT * 1000)
-        tab.evaluate("() => window.MathJax ? MathJax.startup.promise : null")
-        tab.wait_for_function(
-            "() => [...document.images].every(i => i.complete)", timeout=LOAD_TIMEOUT * 1000
-        )
+        _open(tab, page)
         line = tab.evaluate("() => (document.querySelector('p.ntpnb-provenance') || {}).innerText || ''")
         footer = _FOOTER.format(line=escape(line))
         tab.emulate_media(media="print")

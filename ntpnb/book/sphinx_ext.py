@@ -160,12 +160,6 @@ def _read_footers(app: Sphinx) -> None:
         raise ExtensionError(f"the pages' execution footers: {exc}") from None
 
 
-def _page_footer(app: Sphinx, pagename: str) -> str:
-    """The execution footer of page ``pagename``: its chapter's, or the run's."""
-    footers: Footers = app.ntpnb_footers  # type: ignore[attr-defined]
-    return footers.for_page(Path(pagename).name if source_of_chapter(pagename) else None)
-
-
 class BookPdfPlaceholder(nodes.General, nodes.Element):
     """Where the line linking the whole book's PDF goes (:class:`BookPdf`, :class:`ResolveBookPdf`)."""
 
@@ -222,7 +216,9 @@ def _page_context(
 ) -> None:
     """Fix the theme's scripts; foot the page; link the book's PDF; Binder and source buttons on a chapter."""
     _dedupe_scripts(context)
-    context["ntpnb_provenance"] = _page_footer(app, pagename)
+    footers: Footers = app.ntpnb_footers  # type: ignore[attr-defined]
+    chapter = source_of_chapter(pagename)  # the execution footer: its chapter's, or the run's
+    context["ntpnb_provenance"] = footers.chapter(Path(pagename).name) if chapter else footers.book()
     _book_pdf_button(app, context)
     if "body" in context:
         context["body"] = drop_cdn_links(context["body"])
@@ -330,18 +326,24 @@ def _internal_reference(app: Sphinx, env: BuildEnvironment, node: Any, contnode:
 _PROSE_KINDS = ("data", "attribute", "property")
 
 
-def _keep_data_docstring(stash: dict[str, list[str]]) -> tuple:
-    """Two ``autodoc-process-docstring`` handlers: keep data docstrings from napoleon, then restore them."""
+#: Prose docstrings kept from napoleon, by object name, between the two handlers below.
+_STASH: dict[str, list[str]] = {}
 
-    def before(app: Sphinx, what: str, name: str, obj: object, options: object, lines: list[str]) -> None:
-        if what in _PROSE_KINDS:
-            stash[name] = list(lines)
 
-    def after(app: Sphinx, what: str, name: str, obj: object, options: object, lines: list[str]) -> None:
-        if what in _PROSE_KINDS and name in stash:
-            lines[:] = stash.pop(name)
+def _keep_data_docstring(
+    app: Sphinx, what: str, name: str, obj: object, options: object, lines: list[str]
+) -> None:
+    """``autodoc-process-docstring``, before napoleon: keep a data docstring as it is written."""
+    if what in _PROSE_KINDS:
+        _STASH[name] = list(lines)
 
-    return before, after
+
+def _restore_data_docstring(
+    app: Sphinx, what: str, name: str, obj: object, options: object, lines: list[str]
+) -> None:
+    """``autodoc-process-docstring``, after napoleon: put the kept docstring back."""
+    if what in _PROSE_KINDS and name in _STASH:
+        lines[:] = _STASH.pop(name)
 
 
 #: Modules with an API page of their own: on another module's page, a name re-exported from one
@@ -368,9 +370,8 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_node(BookPdfPlaceholder)
     app.add_directive("book-pdf", BookPdf)
     app.add_post_transform(ResolveBookPdf)
-    before, after = _keep_data_docstring({})
-    app.connect("autodoc-process-docstring", before, priority=100)  # napoleon's runs at 500
-    app.connect("autodoc-process-docstring", after, priority=900)
+    app.connect("autodoc-process-docstring", _keep_data_docstring, priority=100)  # napoleon's runs at 500
+    app.connect("autodoc-process-docstring", _restore_data_docstring, priority=900)
     app.connect("missing-reference", _internal_reference)
     app.connect("autodoc-skip-member", _documented_in_own_section)
     app.connect("env-updated", _check)

@@ -222,13 +222,6 @@ class Series:
             return None
         return samples[0] if self.basis == "seed-independent" else Sample.pooled(samples)
 
-    def pooled_passed(self) -> bool | None:
-        """Whether it holds on the pooled samples (None for a check that is not statistical)."""
-        sample, c = self.pooled_sample, self.first
-        if sample is None:
-            return None
-        return sample.decide(c.relation, float(c.target), c.tol, c.kind)  # type: ignore[arg-type]
-
     def pooled_measured(self) -> str:
         """The pooled measurement, as printed, to 3 digits (empty for a check that is not statistical)."""
         sample = self.pooled_sample
@@ -244,10 +237,10 @@ class Series:
         """Whether it holds: pooled, once (seed-independent) or at every seed, as its basis says."""
         if self.differs:
             return False
-        pooled = self.pooled_passed()
-        if pooled is not None:
-            return pooled
-        return not self.failed_seeds
+        sample, c = self.pooled_sample, self.first
+        if sample is None:
+            return not self.failed_seeds
+        return sample.decide(c.relation, float(c.target), c.tol, c.kind)  # type: ignore[arg-type]
 
     @property
     def decided(self) -> str:
@@ -324,12 +317,20 @@ def series_of(sweep: Sweep) -> list[Series]:
     """
     by_key: dict[tuple[str, str, str, int], dict[int, Check]] = {}
     for seed in sweep.seeds:
-        seen: Counter[tuple[str, str, str]] = Counter()
-        for check in sweep.records[seed].checks:
-            key = (check.claim, check.kind, check.what)
-            by_key.setdefault((*key, seen[key]), {})[seed] = check
-            seen[key] += 1
+        for key, check in keyed(sweep.records[seed].checks).items():
+            by_key.setdefault(key, {})[seed] = check
     return [Series(checks) for checks in by_key.values()]
+
+
+def keyed(checks: Iterable[Check]) -> dict[tuple[str, str, str, int], Check]:
+    """Checks by claim, kind, what they measure and occurrence (where a chapter makes one check twice)."""
+    out: dict[tuple[str, str, str, int], Check] = {}
+    seen: Counter[tuple[str, str, str]] = Counter()
+    for check in checks:
+        key = (check.claim, check.kind, check.what)
+        out[(*key, seen[key])] = check
+        seen[key] += 1
+    return out
 
 
 # -- qualifications across the seeds ------------------------------------------------------------
@@ -371,19 +372,6 @@ def _formatted(value: float, spec: str | None, conversion: str | None) -> str:
     return format(value, spec or "")
 
 
-def _qualifications(sweeps: Sequence[Sweep]) -> dict[str, list[str]]:
-    """Claim -> the qualifications its chapters state, each across the seeds that state it."""
-    out: dict[str, list[str]] = {}
-    for sweep in sweeps:
-        made: dict[tuple[str, str], list[tuple[int, Qualification]]] = {}
-        for seed in sweep.seeds:
-            for q in sweep.records[seed].qualifications:
-                made.setdefault((q.claim, q.text), []).append((seed, q))
-        for (claim, _), at in made.items():
-            out.setdefault(claim, []).append(qualification_across(at, sweep.seeds))
-    return out
-
-
 # -- the verdict of a claim ---------------------------------------------------------------------
 
 
@@ -395,7 +383,7 @@ class Verdict:
     claim: str
     #: One of :data:`VERDICTS`.
     verdict: str
-    #: How the verdict was decided, in words (:meth:`basis_of`); empty for *not tested*.
+    #: How the verdict was decided, in words; empty for *not tested*.
     basis: str = ""
     #: How many checks of each kind the claim has (at one seed): evidence (``claim``), findings,
     #: sanity checks and measurements.
@@ -408,10 +396,6 @@ class Verdict:
     #: The findings or failures that decided the verdict, then the qualifications, then notes
     #: (measurements and findings not established, the authors' artifacts).
     reasons: tuple[str, ...] = ()
-    #: The seeds the claim was checked at.
-    seeds: tuple[int, ...] = ()
-    #: The seeds where every evidence check decided seed by seed held.
-    holding: tuple[int, ...] = ()
 
     @property
     def phrase(self) -> str:
@@ -515,8 +499,6 @@ def claim_verdict(claim: str, series: Sequence[Series], qualifications: Sequence
         "sanity": len(sanity),
         "measurements": len(measurements),
         "failed": failed,
-        "seeds": seeds,
-        "holding": holding if evidence else (),
     }
     if not series:
         return Verdict(claim, NOT_TESTED, **counts)
@@ -577,10 +559,16 @@ def sweep_verdicts(claim_ids: Iterable[str], sweeps: Sequence[Sweep]) -> dict[st
     (:func:`qualification_across`). Ids without checks are *not tested*.
     """
     by_claim: dict[str, list[Series]] = {}
+    quals: dict[str, list[str]] = {}
     for sweep in sweeps:
         for s in series_of(sweep):
             by_claim.setdefault(s.first.claim, []).append(s)
-    quals = _qualifications(sweeps)
+        made: dict[tuple[str, str], list[tuple[int, Qualification]]] = {}
+        for seed in sweep.seeds:
+            for q in sweep.records[seed].qualifications:
+                made.setdefault((q.claim, q.text), []).append((seed, q))
+        for (claim, _), at in made.items():
+            quals.setdefault(claim, []).append(qualification_across(at, sweep.seeds))
     return {cid: claim_verdict(cid, by_claim.get(cid, []), quals.get(cid, [])) for cid in claim_ids}
 
 
@@ -597,12 +585,8 @@ def format_counts(counts: Mapping[str, int], total: int | None = None) -> str:
     """
     total = sum(counts.values()) if total is None else total
     parts = [f"{counts.get(VERDICTS[0], 0)} of {total} claims {VERDICTS[0]}"]
-    parts += [f"{counts[name]} {_agreeing(name, counts[name])}" for name in VERDICTS[1:] if counts.get(name)]
+    for name in VERDICTS[1:]:
+        if counts.get(name):  # the verdict as a predicate: "2 do not reproduce", "1 holds at some seeds"
+            plural = name.replace("does not", "do not").replace("holds at", "hold at")
+            parts.append(f"{counts[name]} {name if counts[name] == 1 else plural}")
     return ", ".join(parts)
-
-
-def _agreeing(verdict: str, count: int) -> str:
-    """The verdict as a predicate of ``count`` claims: "2 do not reproduce", "1 holds at some seeds"."""
-    if count == 1:
-        return verdict
-    return verdict.replace("does not", "do not").replace("holds at", "hold at")
