@@ -30,8 +30,8 @@ import subprocess
 import sys
 import tempfile
 import threading
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager, suppress
+from collections.abc import Mapping, Sequence
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -142,19 +142,6 @@ def stage_sources(tree: BookTree, source: Path, missing: Sequence[str]) -> None:
         (outputs / "notebooks" / f"{name}.md").write_text(_placeholder(tree, name), encoding="utf-8")
 
 
-def _end_group(proc: subprocess.Popen, grace: float = 3.0) -> None:
-    """End the process group of ``proc`` (its session): SIGTERM, then SIGKILL after ``grace`` seconds."""
-    for signum in (signal.SIGTERM, signal.SIGKILL):
-        with suppress(ProcessLookupError, PermissionError):  # the group is gone
-            if hasattr(os, "killpg"):
-                os.killpg(proc.pid, signum)
-            else:  # pragma: no cover - not POSIX
-                proc.kill()
-        with suppress(subprocess.TimeoutExpired):
-            proc.wait(timeout=grace)
-    proc.wait()
-
-
 def run_owned(command: Sequence[str], cwd: Path, env: Mapping[str, str] | None = None) -> tuple[int, str]:
     """Run ``command`` in a session of its own (in ``env``, else this environment); its exit code and output.
 
@@ -183,8 +170,16 @@ def run_owned(command: Sequence[str], cwd: Path, env: Mapping[str, str] | None =
                 break
             except subprocess.TimeoutExpired:  # no output is lost: the next call goes on reading
                 continue
-    except BaseException:
-        _end_group(proc)
+    except BaseException:  # end the child's process group: SIGTERM, then SIGKILL 3 s later
+        for signum in (signal.SIGTERM, signal.SIGKILL):
+            with suppress(ProcessLookupError, PermissionError):  # the group is gone
+                if hasattr(os, "killpg"):
+                    os.killpg(proc.pid, signum)
+                else:  # pragma: no cover - not POSIX
+                    proc.kill()
+            with suppress(subprocess.TimeoutExpired):
+                proc.wait(timeout=3.0)
+        proc.wait()
         raise
     return proc.returncode, output
 
@@ -231,27 +226,16 @@ def disk_errno(output: str, where: Path) -> int | None:
     return None
 
 
-@contextmanager
-def _signals_held() -> Iterator[None]:
-    """Within: SIGINT and SIGTERM wait (delivered on leaving), so a swap is never cut in two."""
-    if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    held = {signal.SIGINT, signal.SIGTERM}
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, held)
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
-
-
 def swap_in(stage: Staging, target: Path) -> None:
     """Put the complete book of ``stage`` at ``target``; the previous one goes into ``stage``.
 
-    If a rename fails, the previous book is put back and the OSError raised.
+    If a rename fails, the previous book is put back and the OSError raised. SIGINT and SIGTERM
+    wait meanwhile (delivered on leaving), so a swap is never cut in two.
     """
     stage.complete.touch()
-    with _signals_held():
+    main = hasattr(signal, "pthread_sigmask") and threading.current_thread() is threading.main_thread()
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM}) if main else None
+    try:
         had = target.exists()
         if had:
             os.rename(target, stage.previous)
@@ -261,6 +245,9 @@ def swap_in(stage: Staging, target: Path) -> None:
             if had:
                 os.rename(stage.previous, target)
             raise
+    finally:
+        if held is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
 
 def jupyter_book() -> Path:
@@ -282,31 +269,6 @@ def missing_notebooks(tree: BookTree) -> list[str]:
     return [name for name in tree.chapters() if not (tree.layout.notebooks / f"{name}.ipynb").is_file()]
 
 
-def _missing_message(tree: BookTree, missing: list[str]) -> str:
-    everything = len(missing) == len(tree.chapters())
-    what = "no executed notebooks" if everything else "no executed notebook for " + ", ".join(missing)
-    first = (
-        f"{what} in {shown(tree.layout.notebooks)} ({tree.label()}); run `{tree.reproduce_command(missing)}`"
-    )
-    if tree.own or tree.record is not None:
-        first += f" first, or `{tree.book_command()} --run-missing`"
-    else:  # its setting is unknown: --run-missing could not know it either
-        first += " first, with the --profile and -p it ran with (it has no run.json to say)"
-    lines = [first]
-    for name in missing:
-        record = tree.layout.failed / f"{name}.json"
-        if record.is_file():
-            lines.append(f"  the last run of {name} failed; see {record} and {record.with_suffix('.ipynb')}")
-    return "\n".join(lines)
-
-
-def root_document(source: Path) -> str:
-    """The first page of the book whose sources are in ``source`` (``root:`` of its ``_toc.yml``)."""
-    import yaml  # installed with jupyter-book, which this module runs
-
-    return str(yaml.safe_load((source / "_toc.yml").read_text(encoding="utf-8"))["root"])
-
-
 def make_pdf(jb: Path, stage: Staging, env: Mapping[str, str]) -> tuple[int, str]:
     """Print the book staged in ``stage`` into its HTML book; the exit code and output of the last step run.
 
@@ -319,7 +281,7 @@ def make_pdf(jb: Path, stage: Staging, env: Mapping[str, str]) -> tuple[int, str
     code, output = run_owned([*command, "--keep-going", "--builder", "singlehtml"], stage.path, env)
     if code != 0:
         return code, output
-    page = single_page(stage.single, root_document(stage.source))
+    page = single_page(stage.single, stage.source)
     printer = [sys.executable, "-m", "ntpnb.book.pdf", str(page), str(stage.html / PDF_NAME)]
     chapter = stage.html / "outputs" / "notebooks" / f"{SCREENSHOT_CHAPTER}.html"
     if chapter.is_file():  # the README's screenshot, published with the book
@@ -362,12 +324,26 @@ def build_book(tree: BookTree, pdf: bool = True) -> int:
         damaged (naming it and the command that remakes it), the site folder cannot be written,
         or jupyter-book is not installed.
     """
-    jb = jupyter_book()
+    jb, layout = jupyter_book(), tree.layout
     missing = missing_notebooks(tree)
-    if missing and (tree.own or len(missing) == len(tree.chapters())):
-        raise NTPError(_missing_message(tree, missing))
+    everything = len(missing) == len(tree.chapters())
+    if missing and (tree.own or everything):
+        what = "no executed notebooks" if everything else "no executed notebook for " + ", ".join(missing)
+        lines = [
+            f"{what} in {shown(layout.notebooks)} ({tree.label()}); run `{tree.reproduce_command(missing)}`"
+        ]
+        if tree.own or tree.record is not None:
+            lines[0] += f" first, or `{tree.book_command()} --run-missing`"
+        else:  # its setting is unknown: --run-missing could not know it either
+            lines[0] += " first, with the --profile and -p it ran with (it has no run.json to say)"
+        for name in missing:
+            record = layout.failed / f"{name}.json"
+            if record.is_file():
+                lines.append(
+                    f"  the last run of {name} failed; see {record} and {record.with_suffix('.ipynb')}"
+                )
+        raise NTPError("\n".join(lines))
     verify_tree(tree)
-    layout = tree.layout
     print(f"ntpnb: the book of {shown(layout.root)}: {tree.label()}")
     if missing:
         print(

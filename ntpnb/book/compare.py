@@ -77,21 +77,6 @@ def _text_outputs(run: Path, executed: Path, rules: list[tuple[re.Pattern[str], 
     return [_cell_text(cell, rules) for cell in nb.get("cells", [])]
 
 
-def _line_differences(name: str, ta: list[str], tb: list[str]) -> list[OutputDifference]:
-    """The runs of differing printed lines of one notebook (``difflib``'s non-equal blocks)."""
-    la, lb = ([(cell, line) for cell, text in enumerate(t) for line in text.splitlines()] for t in (ta, tb))
-    matcher = difflib.SequenceMatcher(None, [x for _, x in la], [x for _, x in lb], autojunk=False)
-    diffs = []
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag == "equal":
-            continue
-        cell = la[i1][0] if i1 < i2 else (lb[j1][0] if j1 < j2 else -1)
-        a = "\n".join(x for _, x in la[i1:i2]) or "<no line>"
-        b = "\n".join(x for _, x in lb[j1:j2]) or "<no line>"
-        diffs.append(OutputDifference(name, cell, a, b))
-    return diffs
-
-
 def _notebooks(run: Path) -> dict[str, Path]:
     folder = run / "notebooks"
     if not folder.is_dir():
@@ -124,9 +109,22 @@ def compare_runs(run_a: Path, run_b: Path) -> tuple[list[str], list[OutputDiffer
         for name in sorted(set(a) ^ set(b))
     ]
     both = sorted(set(a) & set(b))
-    for name in both:
-        texts = _text_outputs(Path(run_a), a[name], rules), _text_outputs(Path(run_b), b[name], rules)
-        diffs += _line_differences(name, *texts)
+    for name in both:  # the runs of differing printed lines (difflib's non-equal blocks), by (cell, line)
+        la, lb = (
+            [
+                (cell, line)
+                for cell, text in enumerate(_text_outputs(run, nb, rules))
+                for line in text.splitlines()
+            ]
+            for run, nb in ((Path(run_a), a[name]), (Path(run_b), b[name]))
+        )
+        matcher = difflib.SequenceMatcher(None, [x for _, x in la], [x for _, x in lb], autojunk=False)
+        for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+            if tag != "equal":
+                cell = la[i1][0] if i1 < i2 else (lb[j1][0] if j1 < j2 else -1)
+                x = "\n".join(x for _, x in la[i1:i2]) or "<no line>"
+                y = "\n".join(y for _, y in lb[j1:j2]) or "<no line>"
+                diffs.append(OutputDifference(name, cell, x, y))
     return both, diffs
 
 

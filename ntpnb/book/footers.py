@@ -33,17 +33,6 @@ class Execution:
     commit: SourceCommit
 
 
-def _utc(text: object) -> datetime | None:
-    """The time an ISO 8601 text gives (papermill's ``end_time``), or None if it is not one."""
-    if not isinstance(text, str):
-        return None
-    try:
-        moment = datetime.fromisoformat(text)
-    except ValueError:
-        return None
-    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
-
-
 def chapter_execution(executed: Path) -> Execution:
     """When and from which commit the executed notebook ``executed`` ran.
 
@@ -55,8 +44,13 @@ def chapter_execution(executed: Path) -> Execution:
     PathError
         If the notebook or its manifest cannot be read.
     """
-    notebook = read_notebook(executed)
-    finished = _utc(notebook.get("metadata", {}).get("papermill", {}).get("end_time"))
+    end = read_notebook(executed).get("metadata", {}).get("papermill", {}).get("end_time")  # ISO 8601
+    try:
+        finished = datetime.fromisoformat(end) if isinstance(end, str) else None
+    except ValueError:
+        finished = None
+    if finished is not None and finished.tzinfo is None:
+        finished = finished.replace(tzinfo=timezone.utc)
     commit = load_manifest(executed).commit if manifest_path(executed).is_file() else SourceCommit()
     return Execution(finished, commit)
 
@@ -64,16 +58,6 @@ def chapter_execution(executed: Path) -> Execution:
 def format_time(moment: datetime) -> str:
     """``2026-05-02 14:06 UTC``."""
     return moment.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-
-
-def _span(times: list[datetime]) -> str:
-    """``2026-05-02 14:05 UTC``, ``2026-05-02 14:05 to 14:09 UTC`` or ``... to 2026-05-03 09:00 UTC``."""
-    first, last = format_time(min(times)), format_time(max(times))
-    if first == last:
-        return first
-    if first[:10] == last[:10]:
-        return f"{first.removesuffix(' UTC')} to {last[11:]}"
-    return f"{first.removesuffix(' UTC')} to {last}"
 
 
 def commit_html(commit: SourceCommit, repository: str = "") -> str:
@@ -111,7 +95,11 @@ class Footers:
         if not self.executions:
             return f"No chapter executed in this run · {run} · {built}"
         times = [e.finished for e in self.executions.values() if e.finished is not None]
-        when = f"Chapters executed {_span(times)}" if times else "Chapters executed"
+        when = "Chapters executed"
+        if times:  # "2026-05-02 14:05 UTC", "2026-05-02 14:05 to 14:09 UTC" or "... to 2026-05-03 09:00 UTC"
+            first, last = format_time(min(times)), format_time(max(times))
+            same_day = last[11:] if first[:10] == last[:10] else last
+            when += f" {first}" if first == last else f" {first.removesuffix(' UTC')} to {same_day}"
         commits = dict.fromkeys(e.commit for e in self.executions.values())
         sources = ", ".join(commit_html(c, self.repository) for c in commits)
         return f"{when} · {sources} · {run} · {built}"

@@ -33,7 +33,6 @@ from .scoreboard import SCOREBOARD_FILE, scoreboard_data
 from .trees import chapter_label, describe_run, visible
 from .verdicts import (
     VERDICT_RULE,
-    Series,
     Sweep,
     Verdict,
     format_counts,
@@ -182,14 +181,10 @@ def _place(sections: Sections, made: Made) -> tuple[str | None, str]:
 def _link(sections: Sections, made: Made) -> str:
     """A short link to the section that made the check: ``1 § <section>`` (as the book numbers chapters)."""
     heading, target = _place(sections, made)
-    title = f" § {_escape_text(heading)}" if heading else ""
-    return f"[{_escape(chapter_label(made[0]))}{title}]({target})"
-
-
-def _escape_text(text: str) -> str:
-    """Like :func:`_escape`, but inline math (``$...$``) is kept, to be typeset."""
-    parts = re.split(r"(\$[^$]+\$)", text)
-    return "".join(p if p.startswith("$") and p.endswith("$") else _escape(p) for p in parts)
+    # the heading escaped, but its inline math ($...$) kept, to be typeset
+    parts = re.split(r"(\$[^$]+\$)", heading or "")
+    title = "".join(p if p.startswith("$") and p.endswith("$") else _escape(p) for p in parts)
+    return f"[{_escape(chapter_label(made[0]))}{f' § {title}' if heading else ''}]({target})"
 
 
 def _chapter_titles(layout: OutputLayout) -> dict[str, str]:
@@ -261,17 +256,6 @@ def _seeds_sentence(sweeps: Sequence[Sweep]) -> str:
     return text
 
 
-def _across(series: Series) -> list[str]:
-    """The cells of one check across the seeds: how it was decided (with its spread), and the result."""
-    decided = series.decided
-    values = series.spread() if not series.statistical else None
-    if values:
-        decided += f"; {values[0]} to {values[1]}"
-    outcome = series.outcome
-    strong = outcome in ("fails",) or (series.first.kind == "finding" and outcome == "established")
-    return [_escape(decided), f"**{outcome}**" if strong else outcome]
-
-
 def _paper_tables(header: Sequence[str], row: Callable[[str, ClaimSpec], list[str]], cite: bool) -> list[str]:
     """A section per paper with a table of its claims, one ``row`` each (``cite``: name the paper)."""
     lines = []
@@ -301,7 +285,16 @@ def _chapter_table(
         what = _escape(c.what) if c.kind == "claim" else f"*{c.kind}:* {_escape(c.what)}"
         claim = f"[{_escape(c.claim)}]({_place(sections, (notebook, c))[1]})"
         paper = _escape(c.paper) + (f"<br>{_escape(series.artifact_note())}" if c.artifact else "")
-        rows.append([claim, what, _escape(series.ours()), _escape(c.required), paper, *_across(series)])
+        decided = series.decided  # how it was decided across the seeds, with its spread
+        values = series.spread() if not series.statistical else None
+        if values:
+            decided += f"; {values[0]} to {values[1]}"
+        outcome = series.outcome
+        strong = outcome == "fails" or (c.kind == "finding" and outcome == "established")
+        result = f"**{outcome}**" if strong else outcome
+        rows.append(
+            [claim, what, _escape(series.ours()), _escape(c.required), paper, _escape(decided), result]
+        )
     header = ["claim", "what was measured", "ours", "required", "the paper", "decided", "result"]
     return [
         f"### {_escape(chapter_label(notebook))}. {_escape(titles.get(notebook, notebook))}",

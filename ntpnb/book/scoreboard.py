@@ -54,23 +54,27 @@ def scoreboard_data(results: Mapping[str, Verdict], places: Mapping[str, Sequenc
     return {"papers": dict(PAPERS), "claims": claims}
 
 
-def _badge(claim: Mapping[str, Any], href: str | None) -> str:
-    """One badge: the claim id and its verdict in words, coloured by the verdict, linked."""
-    title = html.escape(f"{claim['id']} ({claim['where']}): {claim['phrase']}", quote=True)
-    inner = (
-        f'<span class="ntpnb-badge-id">{html.escape(claim["id"])}</span>'
-        f'<span class="ntpnb-badge-verdict">{html.escape(claim["verdict"])}</span>'
-    )
-    # the verdict's CSS class: "ntpnb-v-reproduced-with-a-qualification"
-    classes = "ntpnb-badge ntpnb-v-" + claim["verdict"].replace(" ", "-")
-    if href is None:
-        return f'<span class="{classes}" title="{title}">{inner}</span>'
-    return f'<a class="{classes}" href="{html.escape(href, quote=True)}" title="{title}">{inner}</a>'
-
-
 def badges_html(claims: Sequence[Mapping[str, Any]], href: Any) -> str:
-    """A row of badges; ``href(claim)`` gives each its link (None: no link)."""
-    return "".join(_badge(c, href(c)) for c in claims)
+    """A row of badges, each the claim id and its verdict in words, coloured by the verdict, linked.
+
+    ``href(claim)`` gives each its link (None: no link).
+    """
+    badges = []
+    for claim in claims:
+        title = html.escape(f"{claim['id']} ({claim['where']}): {claim['phrase']}", quote=True)
+        inner = (
+            f'<span class="ntpnb-badge-id">{html.escape(claim["id"])}</span>'
+            f'<span class="ntpnb-badge-verdict">{html.escape(claim["verdict"])}</span>'
+        )
+        # the verdict's CSS class: "ntpnb-v-reproduced-with-a-qualification"
+        classes = "ntpnb-badge ntpnb-v-" + claim["verdict"].replace(" ", "-")
+        link = href(claim)
+        if link is None:
+            badges.append(f'<span class="{classes}" title="{title}">{inner}</span>')
+        else:
+            link = html.escape(link, quote=True)
+            badges.append(f'<a class="{classes}" href="{link}" title="{title}">{inner}</a>')
+    return "".join(badges)
 
 
 def scoreboard_html(data: Mapping[str, Any], href: Any) -> str:

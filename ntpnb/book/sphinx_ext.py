@@ -180,20 +180,22 @@ class ResolveBookPdf(SphinxPostTransform):
     def run(self, **kwargs: Any) -> None:
         """Replace each placeholder by its line, or drop it."""
         for node in list(self.document.findall(BookPdfPlaceholder)):
-            if self.app.builder.name == "html":
-                node.replace_self(self._line())
-            else:
+            pdf = self.config.ntpnb_book_pdf
+            if self.app.builder.name != "html":
                 node.parent.remove(node)
-
-    def _line(self) -> nodes.paragraph:
-        pdf = self.config.ntpnb_book_pdf
-        if not pdf:
-            text = "This build of the book has no PDF (ntpnb book prints one where Chromium is installed)."
-            return nodes.paragraph("", text, classes=["ntpnb-book-pdf"])
-        uri = relative_uri(self.app.builder.get_target_uri(self.env.docname), pdf)
-        link = nodes.reference("", "", nodes.strong(text="Download the whole book as one PDF"), refuri=uri)
-        about = " (every chapter, the report and the reference, as this build shows them)."
-        return nodes.paragraph("", "", link, nodes.Text(about), classes=["ntpnb-book-pdf"])
+            elif pdf:
+                uri = relative_uri(self.app.builder.get_target_uri(self.env.docname), pdf)
+                text = nodes.strong(text="Download the whole book as one PDF")
+                about = " (every chapter, the report and the reference, as this build shows them)."
+                link = nodes.reference("", "", text, refuri=uri)
+                node.replace_self(
+                    nodes.paragraph("", "", link, nodes.Text(about), classes=["ntpnb-book-pdf"])
+                )
+            else:
+                text = (
+                    "This build of the book has no PDF (ntpnb book prints one where Chromium is installed)."
+                )
+                node.replace_self(nodes.paragraph("", text, classes=["ntpnb-book-pdf"]))
 
 
 def _book_pdf_button(app: Sphinx, context: dict[str, Any]) -> None:
@@ -215,7 +217,13 @@ def _page_context(
     app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any
 ) -> None:
     """Fix the theme's scripts; foot the page; link the book's PDF; Binder and source buttons on a chapter."""
-    _dedupe_scripts(context)
+    # drop repeated script tags (same file, same inline body): each is declared once
+    scripts = context.get("script_files") or []
+    kept: dict[tuple[str, str | None], Any] = {}
+    for script in scripts:
+        key = (getattr(script, "filename", script) or "", getattr(script, "attributes", {}).get("body"))
+        kept.setdefault(key, script)
+    scripts[:] = kept.values()
     footers: Footers = app.ntpnb_footers  # type: ignore[attr-defined]
     chapter = source_of_chapter(pagename)  # the execution footer: its chapter's, or the run's
     context["ntpnb_provenance"] = footers.chapter(Path(pagename).name) if chapter else footers.book()
@@ -256,16 +264,6 @@ _CDN_LINKS = re.compile(
 def drop_cdn_links(body: str) -> str:
     """``body`` without the CDN stylesheet links of :data:`_CDN_LINKS`."""
     return _CDN_LINKS.sub("", body)
-
-
-def _dedupe_scripts(context: dict[str, Any]) -> None:
-    """Drop repeated script tags (same file, same inline body): each is declared once."""
-    scripts = context.get("script_files") or []
-    kept: dict[tuple[str, str | None], Any] = {}
-    for script in scripts:
-        key = (getattr(script, "filename", script) or "", getattr(script, "attributes", {}).get("body"))
-        kept.setdefault(key, script)
-    scripts[:] = kept.values()
 
 
 def _present_source(app: Sphinx, docname: str) -> str | None:

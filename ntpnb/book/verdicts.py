@@ -18,7 +18,6 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from pathlib import Path
 
 from ..chapter.claims import KINDS, ChapterRecord, Check, Qualification, load_chapter_record
 from ..chapter.layout import OutputLayout
@@ -114,7 +113,11 @@ def _seed_record(
     """The record of ``book``'s chapter in the seed tree ``tree``, or why it is not counted (None: none)."""
     failure = tree.failed / f"{book.notebook}.json"
     if failure.exists():  # its last run stopped before its end (a record in place is older)
-        return f"its last run failed ({_failure_error(failure)})"
+        try:  # the one-line error of the failure record the runner kept (:mod:`ntpnb.chapter.outputs`)
+            error = json.loads(failure.read_text(encoding="utf-8")).get("error")
+        except (OSError, ValueError, AttributeError):
+            return "its last run failed (its failure record does not read)"
+        return f"its last run failed ({str(error).splitlines()[0] if error else 'no error recorded'})"
     path = tree.claims / f"{book.notebook}.json"
     if not path.exists():
         return None
@@ -165,15 +168,6 @@ def _other_package(book: OutputLayout, tree: OutputLayout, notebook: str) -> str
     if ours and theirs and ours != theirs:
         return "it ran with other ntpnb sources than the book's seed (rerun it: ntpnb reproduce --seeds N)"
     return None
-
-
-def _failure_error(path: Path) -> str:
-    """The one-line error of a failure record the runner kept (see :mod:`ntpnb.chapter.outputs`)."""
-    try:
-        error = json.loads(path.read_text(encoding="utf-8")).get("error")
-    except (OSError, ValueError, AttributeError):
-        return "its failure record does not read"
-    return str(error).splitlines()[0] if error else "no error recorded"
 
 
 # -- one check at every seed --------------------------------------------------------------------
