@@ -238,13 +238,6 @@ def _platform_line(run: Path) -> str:
     return f"{run}: " + (" | ".join(seen) if seen else "no platform recorded")
 
 
-def _first_difference(x: str, y: str) -> str:
-    for lx, ly in zip(x.splitlines(), y.splitlines(), strict=False):
-        if lx != ly:
-            return f"    - {lx}\n    + {ly}"
-    return f"    - {x.splitlines()[-1:] or ''}\n    + {y.splitlines()[-1:] or ''}"
-
-
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The two arguments of a comparison: the output folders of two runs."""
     parser.add_argument("run_a", type=Path, help="an output folder of ntpnb reproduce")
@@ -289,7 +282,12 @@ def print_comparison(run_a: Path, run_b: Path) -> int:
         print(f"{len(diffs)} {_plural(len(diffs), 'run')} of printed lines differ:")
     for d in diffs:
         where = "notebook" if d.cell < 0 else f"cell {d.cell}"
-        print(f"  {d.notebook} {where}:\n{_first_difference(d.a, d.b)}")
+        # the first line that differs (else the last of each)
+        pairs = zip(d.a.splitlines(), d.b.splitlines(), strict=False)
+        x, y = next(
+            ((x, y) for x, y in pairs if x != y), (d.a.splitlines()[-1:] or "", d.b.splitlines()[-1:] or "")
+        )
+        print(f"  {d.notebook} {where}:\n    - {x}\n    + {y}")
     return 1
 
 

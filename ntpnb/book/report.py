@@ -464,13 +464,15 @@ def render_claims_page(layout: OutputLayout, absent: Sequence[str] = ()) -> str:
     return "\n".join(lines)
 
 
-def claim_places(layout: OutputLayout) -> dict[str, list[tuple[str, str]]]:
-    """Claim -> ``(notebook, anchor)`` of each section that checks it, evidence first.
+def write_report(layout: OutputLayout, absent: Sequence[str] = ()) -> Path:
+    """Write the report to ``<layout.root>/report.md`` and return its path.
 
-    An anchor is empty where the check's section has none (the chapter's top).
+    The verdict fragment ``verdicts.md``, the claims page ``claim_list.md`` and the scoreboard's
+    data (:data:`~ntpnb.book.scoreboard.SCOREBOARD_FILE`) are written beside it.
     """
     records = load_chapter_records(layout.claims)
     sections = _record_sections(layout, records)
+    # claim -> (notebook, anchor) of each section that checks it, evidence first ("": the chapter's top)
     places: dict[str, list[tuple[str, str]]] = {}
     for cid, made in _by_claim(records).items():
         for notebook, check in sorted(made, key=lambda m: KINDS.index(m[1].kind)):
@@ -478,17 +480,7 @@ def claim_places(layout: OutputLayout) -> dict[str, list[tuple[str, str]]]:
             place = (notebook, section[1] if section else "")
             if place not in places.setdefault(cid, []):
                 places[cid].append(place)
-    return places
-
-
-def write_report(layout: OutputLayout, absent: Sequence[str] = ()) -> Path:
-    """Write the report to ``<layout.root>/report.md`` and return its path.
-
-    The verdict fragment ``verdicts.md``, the claims page ``claim_list.md`` and the scoreboard's
-    data (:data:`~ntpnb.book.scoreboard.SCOREBOARD_FILE`) are written beside it.
-    """
-    results = sweep_verdicts(CLAIMS, load_sweeps(layout, load_chapter_records(layout.claims)))
-    data = scoreboard_data(results, claim_places(layout))
+    data = scoreboard_data(sweep_verdicts(CLAIMS, load_sweeps(layout, records)), places)
     atomic_write_text(layout.root / SCOREBOARD_FILE, json.dumps(data, indent=1) + "\n")
     atomic_write_text(layout.root / "verdicts.md", render_verdict_summary(layout, absent))
     atomic_write_text(layout.root / "claim_list.md", render_claims_page(layout, absent))

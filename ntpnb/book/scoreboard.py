@@ -77,18 +77,6 @@ def badges_html(claims: Sequence[Mapping[str, Any]], href: Any) -> str:
     return "".join(badges)
 
 
-def scoreboard_html(data: Mapping[str, Any], href: Any) -> str:
-    """The introduction's table: a row of badges per paper."""
-    rows = []
-    for paper, title in data["papers"].items():
-        claims = [c for c in data["claims"] if c["paper"] == paper]
-        rows.append(
-            f'<tr><th scope="row">Paper {html.escape(paper)}<br><span class="ntpnb-paper-title">'
-            f"{html.escape(title)}</span></th><td>{badges_html(claims, href)}</td></tr>"
-        )
-    return f'<table class="ntpnb-scoreboard"><tbody>{"".join(rows)}</tbody></table>'
-
-
 # -- Sphinx ------------------------------------------------------------------------------------
 
 
@@ -129,8 +117,16 @@ def _fill(app: Sphinx, doctree: nodes.document, fromdoc: str) -> None:
             return None
         return _section_uri(app, fromdoc, sections[0]["notebook"], sections[0]["anchor"])
 
+    rows = []  # the introduction's table: a row of badges per paper
+    for paper, title in data["papers"].items():
+        claims = [c for c in data["claims"] if c["paper"] == paper]
+        rows.append(
+            f'<tr><th scope="row">Paper {html.escape(paper)}<br><span class="ntpnb-paper-title">'
+            f"{html.escape(title)}</span></th><td>{badges_html(claims, link_from_here)}</td></tr>"
+        )
+    table = f'<table class="ntpnb-scoreboard"><tbody>{"".join(rows)}</tbody></table>'
     for node in placeholders:
-        node.replace_self(nodes.raw("", scoreboard_html(data, link_from_here), format="html"))
+        node.replace_self(nodes.raw("", table, format="html"))
     if fromdoc.startswith(CHAPTERS):
         notebook = fromdoc.removeprefix(CHAPTERS)
         own = [c for c in data["claims"] if any(s["notebook"] == notebook for s in c["sections"])]

@@ -3,7 +3,7 @@
 * Every executed notebook with a problem (:func:`notebook_problems`) is a warning, which ``-W``
   makes fatal: the book renders executed notebooks without executing them.
 * Math without network: with a relative ``mathjax_path`` (``_config.yml``), MathJax is served from
-  the package ``sphinx-mathjax-offline`` (:func:`mathjax_static_dir`).
+  the package ``sphinx-mathjax-offline``.
 * Each chapter page gets a Binder button and a download button for its Jupytext source
   ``notebooks/<name>.md``.
 * API pages (``book/api/``, one per part of the package): data and property docstrings are kept
@@ -110,32 +110,28 @@ def _check(app: Sphinx, env: BuildEnvironment) -> None:
             logger.warning(f"executed notebook {path.name}: {problem}", location=docname)
 
 
-def mathjax_static_dir() -> Path:
-    """The folder holding ``mathjax/tex-chtml.js`` in the installed ``sphinx-mathjax-offline``.
+def _add_static(app: Sphinx) -> None:
+    """The book's static files; MathJax from ``sphinx-mathjax-offline`` where ``mathjax_path`` is relative.
 
     Raises
     ------
     ExtensionError
-        If the package is not installed (install ``ntpnb[book]``).
+        If that package is not installed (install ``ntpnb[book]``), or holds no ``mathjax/tex-chtml.js``.
     """
-    try:
-        dist = metadata.distribution(MATHJAX_DISTRIBUTION)
-    except metadata.PackageNotFoundError:
-        raise ExtensionError(
-            f"the book serves its own MathJax from the package {MATHJAX_DISTRIBUTION}, which is "
-            "not installed: pip install -c constraints.txt -e '.[book]'"
-        ) from None
-    folder = Path(str(dist.locate_file("sphinx-mathjax-offline/static")))
-    if not (folder / "mathjax" / "tex-chtml.js").is_file():
-        raise ExtensionError(f"{MATHJAX_DISTRIBUTION} has no mathjax/tex-chtml.js under {folder}")
-    return folder
-
-
-def _add_static(app: Sphinx) -> None:
     app.config.html_static_path.append(str(_STATIC))
     app.add_css_file("ntpnb.css")
     if not str(app.config.mathjax_path).startswith(("http://", "https://", "/")):
-        app.config.html_static_path.append(str(mathjax_static_dir()))
+        try:
+            dist = metadata.distribution(MATHJAX_DISTRIBUTION)
+        except metadata.PackageNotFoundError:
+            raise ExtensionError(
+                f"the book serves its own MathJax from the package {MATHJAX_DISTRIBUTION}, which is "
+                "not installed: pip install -c constraints.txt -e '.[book]'"
+            ) from None
+        folder = Path(str(dist.locate_file("sphinx-mathjax-offline/static")))
+        if not (folder / "mathjax" / "tex-chtml.js").is_file():
+            raise ExtensionError(f"{MATHJAX_DISTRIBUTION} has no mathjax/tex-chtml.js under {folder}")
+        app.config.html_static_path.append(str(folder))
     # the theme shows the logo alone unless told a text: the book's title goes beside it (a
     # run's book is titled after its run)
     options = app.config.html_theme_options

@@ -143,7 +143,14 @@ def _seed_record(
     )
     if changed:
         return f"it ran with other parameters ({', '.join(changed)})"
-    return _other_package(layout, tree, book.notebook) or record
+    try:  # the ntpnb sources both ran with, by their manifests
+        ours = load_manifest(layout.notebooks / f"{book.notebook}.ipynb").package
+        theirs = load_manifest(tree.notebooks / f"{book.notebook}.ipynb").package
+    except PathError:
+        return record  # no manifests to compare (a hand-made tree): the checks above decide
+    if ours and theirs and ours != theirs:
+        return "it ran with other ntpnb sources than the book's seed (rerun it: ntpnb reproduce --seeds N)"
+    return record
 
 
 def load_sweeps(layout: OutputLayout, book_records: Sequence[ChapterRecord]) -> list[Sweep]:
@@ -156,18 +163,6 @@ def load_sweeps(layout: OutputLayout, book_records: Sequence[ChapterRecord]) -> 
         excluded = {seed: r for seed, r in found.items() if isinstance(r, str)}
         sweeps.append(Sweep(book, {book.seed if book.seed is not None else 0: book, **records}, excluded))
     return sweeps
-
-
-def _other_package(book: OutputLayout, tree: OutputLayout, notebook: str) -> str | None:
-    """Why a seed's run of ``notebook`` used other ``ntpnb`` sources than the book's (by the manifests)."""
-    try:
-        ours = load_manifest(book.notebooks / f"{notebook}.ipynb").package
-        theirs = load_manifest(tree.notebooks / f"{notebook}.ipynb").package
-    except PathError:
-        return None  # no manifests to compare (a hand-made tree): the checks above decide
-    if ours and theirs and ours != theirs:
-        return "it ran with other ntpnb sources than the book's seed (rerun it: ntpnb reproduce --seeds N)"
-    return None
 
 
 # -- one check at every seed --------------------------------------------------------------------
@@ -215,11 +210,6 @@ class Series:
         if not samples:
             return None
         return samples[0] if self.basis == "seed-independent" else Sample.pooled(samples)
-
-    def pooled_measured(self) -> str:
-        """The pooled measurement, as printed, to 3 digits (empty for a check that is not statistical)."""
-        sample = self.pooled_sample
-        return sample.describe(float(self.first.target), 3) if sample is not None else ""  # type: ignore[arg-type]
 
     @property
     def differs(self) -> bool:
@@ -295,8 +285,12 @@ class Series:
         return None if low.measured == high.measured else (low.measured, high.measured)
 
     def ours(self) -> str:
-        """Our value as the pages show it: pooled for a statistical check, else the book's seed's."""
-        return self.pooled_measured() or self.first.measured
+        """Our value as the pages show it: pooled (as printed, to 3 digits) where a sample decides it.
+
+        Else the value measured at the book's seed.
+        """
+        sample = self.pooled_sample
+        return sample.describe(float(self.first.target), 3) if sample is not None else self.first.measured  # type: ignore[arg-type]
 
 
 def _seeds(n: int) -> str:
@@ -447,19 +441,10 @@ def _finding_reason(series: Series) -> str:
     return f"{c.what}: ours {ours} ({how.removesuffix(' finding')}){paper}" + (f"; {note}" if note else "")
 
 
-def _excused_reason(series: Series) -> str:
-    """A finding (or contradicted evidence) that the authors' artifact shows: a qualification of the text."""
-    c = series.first
-    return (
-        f"the paper's number is not the authors' own result: {c.what}: the paper {c.paper or c.required}; "
-        f"ours {series.ours()} ({series.how}); {series.artifact_note()}"
-    )
-
-
 def _failure_reason(series: Series) -> str:
     c = series.first
     if series.statistical:
-        return f"{c.label} {c.what}: {series.outcome} {series.how} ({series.pooled_measured()})"
+        return f"{c.label} {c.what}: {series.outcome} {series.how} ({series.ours()})"
     if series.differs:
         values = format_seeds(dict.fromkeys(ch.measured for ch in series.checks.values()))
         return f"{c.label} {c.what}: declared seed-independent, but measured {values} at different seeds"
@@ -528,7 +513,12 @@ def claim_verdict(claim: str, series: Sequence[Series], qualifications: Sequence
             )
         )
         return Verdict(claim, NOT_REPRODUCED, basis, reasons=reasons + quals + notes, **counts)
-    quals += tuple(_excused_reason(s) for s in excused)
+    # a finding (or contradicted evidence) that the authors' artifact shows: a qualification of the text
+    quals += tuple(
+        f"the paper's number is not the authors' own result: {s.first.what}: the paper "
+        f"{s.first.paper or s.first.required}; ours {s.ours()} ({s.how}); {s.artifact_note()}"
+        for s in excused
+    )
     if not evidence and excused:  # our value is the authors' own: that is the evidence
         basis = "; ".join(dict.fromkeys(s.decided for s in excused))
         return Verdict(claim, QUALIFIED, basis, reasons=quals + notes, **counts)

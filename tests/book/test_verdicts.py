@@ -289,7 +289,7 @@ def test_a_count_check_is_a_rate_pooled_over_every_trial_of_every_seed():
     assert v.verdict == REPRODUCED
     assert v.phrase == "reproduced: pooled over 5 seeds (500 trials)"
     (series,) = series_of(sweep(*books))
-    assert series.pooled_measured() == "2 of 500 trials (0.4%; 98% interval 0.089% to 1.8%)"
+    assert series.ours() == "2 of 500 trials (0.4%; 98% interval 0.089% to 1.8%)"
     # a rate the data establish above what the claim allows contradicts it
     v = sweep_verdicts(["B10"], [sweep(*(count(s, 8) for s in range(5)))])["B10"]
     assert v.verdict == NOT_REPRODUCED
