@@ -138,8 +138,18 @@ def stage_sources(tree: BookTree, source: Path, missing: Sequence[str]) -> None:
         shutil.copy2(layout.root / page, outputs / page)
     if layout.benchmarks.is_dir():  # the benchmarks page shows its plots from there
         shutil.copytree(layout.benchmarks, outputs / layout.benchmarks.name, ignore=ignore)
-    for name in missing:
-        (outputs / "notebooks" / f"{name}.md").write_text(_placeholder(tree, name), encoding="utf-8")
+    for name in missing:  # its page: its source's title, and how to run it
+        try:
+            lines = (root / "notebooks" / f"{name}.md").read_text(encoding="utf-8").splitlines()
+        except OSError:
+            lines = []
+        title = next((line[2:].strip() for line in lines if line.startswith("# ")), name)
+        page = (
+            f"# {title}\n\n```{{note}}\nThis chapter has not run into the tree this book shows "
+            f"(`{shown(layout.root)}`: {tree.label()}). Run it with `{tree.reproduce_command([name])}`, "
+            "then build the book again.\n```\n"
+        )
+        (outputs / "notebooks" / f"{name}.md").write_text(page, encoding="utf-8")
 
 
 def run_owned(command: Sequence[str], cwd: Path, env: Mapping[str, str] | None = None) -> tuple[int, str]:
@@ -385,19 +395,3 @@ def build_book(tree: BookTree, pdf: bool = True) -> int:
     if not no_pdf:
         print(f"ntpnb: the whole book as one PDF is at {shown(target / PDF_NAME)}")
     return 0
-
-
-def _placeholder(tree: BookTree, name: str) -> str:
-    """The page of chapter ``name``, which ``tree`` has not run: its source's title, and how to run it."""
-    try:
-        lines = (tree.root / "notebooks" / f"{name}.md").read_text(encoding="utf-8").splitlines()
-    except OSError:
-        lines = []
-    title = next((line[2:].strip() for line in lines if line.startswith("# ")), name)
-    return (
-        f"# {title}\n\n"
-        "```{note}\n"
-        f"This chapter has not run into the tree this book shows (`{shown(tree.layout.root)}`: "
-        f"{tree.label()}). Run it with `{tree.reproduce_command([name])}`, then build the book again.\n"
-        "```\n"
-    )

@@ -68,15 +68,6 @@ def _cell_text(cell: dict, rules: list[tuple[re.Pattern[str], str]]) -> str:
     return text
 
 
-def _text_outputs(run: Path, executed: Path, rules: list[tuple[re.Pattern[str], str]]) -> list[str]:
-    """The sanitized text output of every cell of ``executed`` (``""`` for none); PathError naming it."""
-    try:
-        nb = read_notebook(executed)
-    except PathError as exc:
-        raise PathError(f"{exc}; {_rerun(run, executed.stem)}") from None
-    return [_cell_text(cell, rules) for cell in nb.get("cells", [])]
-
-
 def _notebooks(run: Path) -> dict[str, Path]:
     folder = run / "notebooks"
     if not folder.is_dir():
@@ -86,16 +77,6 @@ def _notebooks(run: Path) -> dict[str, Path]:
             f"run, or make one with `ntpnb reproduce --out {run}`"
         )
     return {p.stem: p for p in visible(sorted(folder.glob("*.ipynb"))) if not p.stem.endswith(".failed")}
-
-
-def _rerun(run: Path, name: str) -> str:
-    """How to run chapter ``name`` again into ``run``: with the setting of its ``run.json``, if it reads."""
-    record = _run_record(run)
-    words = ["ntpnb", "reproduce", chapter_number(name), *setting_options(record), "--out", str(run)]
-    command = " ".join(shlex.quote(w) for w in words)
-    if record is None:
-        return f"run `{command}` with the --profile and -p it ran with to run it again"
-    return f"run `{command}` to run it again"
 
 
 def compare_runs(run_a: Path, run_b: Path) -> tuple[list[str], list[OutputDifference]]:
@@ -110,14 +91,19 @@ def compare_runs(run_a: Path, run_b: Path) -> tuple[list[str], list[OutputDiffer
     ]
     both = sorted(set(a) & set(b))
     for name in both:  # the runs of differing printed lines (difflib's non-equal blocks), by (cell, line)
-        la, lb = (
-            [
-                (cell, line)
-                for cell, text in enumerate(_text_outputs(run, nb, rules))
-                for line in text.splitlines()
-            ]
-            for run, nb in ((Path(run_a), a[name]), (Path(run_b), b[name]))
-        )
+        lines = []
+        for run, notebooks in ((Path(run_a), a), (Path(run_b), b)):
+            try:
+                cells = read_notebook(notebooks[name])["cells"]
+            except PathError as exc:  # named, with the command that runs it again in its setting
+                record = _run_record(run)
+                options = [chapter_number(name), *setting_options(record), "--out", str(run)]
+                how = "with the --profile and -p it ran with " if record is None else ""
+                command = shlex.join(["ntpnb", "reproduce", *options])
+                raise PathError(f"{exc}; run `{command}` {how}to run it again") from None
+            texts = [_cell_text(cell, rules) for cell in cells]
+            lines.append([(cell, line) for cell, text in enumerate(texts) for line in text.splitlines()])
+        la, lb = lines
         matcher = difflib.SequenceMatcher(None, [x for _, x in la], [x for _, x in lb], autojunk=False)
         for tag, i1, i2, j1, j2 in matcher.get_opcodes():
             if tag != "equal":
@@ -189,14 +175,6 @@ class CheckDifference:
         return f"{self.notebook} {self.label}: {sides[0]} | {sides[1]}"
 
 
-def _checks(run: Path, name: str) -> dict[tuple[str, str, str, int], Check] | None:
-    """The checks of ``name``'s record in ``run`` (:func:`~.verdicts.keyed`); None if it does not read."""
-    try:
-        return keyed(load_chapter_record(Path(run) / "claims" / f"{name}.json").checks)
-    except PathError:
-        return None
-
-
 def compare_claims(run_a: Path, run_b: Path, notebooks: Sequence[str]) -> list[CheckDifference]:
     """The checks of ``notebooks`` that differ between the claim records of the two runs, in run A's order.
 
@@ -204,8 +182,12 @@ def compare_claims(run_a: Path, run_b: Path, notebooks: Sequence[str]) -> list[C
     """
     diffs = []
     for name in notebooks:
-        a, b = _checks(run_a, name), _checks(run_b, name)
-        if a is None or b is None:  # a run that keeps no record of it: its printed lines compare
+        try:  # the checks of each run's record, matched as :func:`~.verdicts.keyed` says
+            a, b = (
+                keyed(load_chapter_record(Path(run) / "claims" / f"{name}.json").checks)
+                for run in (run_a, run_b)
+            )
+        except PathError:  # a run that keeps no record of it: its printed lines compare
             continue
         for key in [*a, *(k for k in b if k not in a)]:
             x, y = a.get(key), b.get(key)

@@ -187,17 +187,6 @@ def _link(sections: Sections, made: Made) -> str:
     return f"[{_escape(chapter_label(made[0]))}{f' § {title}' if heading else ''}]({target})"
 
 
-def _chapter_titles(layout: OutputLayout) -> dict[str, str]:
-    """Chapter -> the text of its executed notebook's first ``# `` heading, without math marks."""
-    titles = {}
-    for path in visible(sorted(layout.notebooks.glob("*.ipynb"))):
-        cells = [c for c in read_notebook(path)["cells"] if c.get("cell_type") == "markdown"]
-        title = next((text for cell in cells for level, text in _headings(cell) if level == 1), None)
-        if title is not None:
-            titles[path.stem] = re.sub(r"\$([^$]*)\$", r"\1", title)
-    return titles
-
-
 def absent_sentence(absent: Sequence[str]) -> str:
     """What the pages say, after a space, of chapters the tree has not run ("" when it ran them all)."""
     if not absent:
@@ -359,7 +348,12 @@ def render_report(layout: OutputLayout, absent: Sequence[str] = ()) -> str:
     ]
     if not checks:
         lines += ["No notebook has recorded a check yet: run `ntpnb reproduce`.", ""]
-    titles = _chapter_titles(layout)
+    titles = {}  # chapter -> the text of its executed notebook's first "# " heading, without math marks
+    for path in visible(sorted(layout.notebooks.glob("*.ipynb"))):
+        cells = [c for c in read_notebook(path)["cells"] if c.get("cell_type") == "markdown"]
+        title = next((text for cell in cells for level, text in _headings(cell) if level == 1), None)
+        if title is not None:
+            titles[path.stem] = re.sub(r"\$([^$]*)\$", r"\1", title)
     for sweep in sweeps:
         if sweep.book.checks:
             lines += _chapter_table(sweep, sections, titles, run)
@@ -428,19 +422,6 @@ _CLAIMS_INTRO = (
 )
 
 
-def _where_checked(sections: Sections, checks: Sequence[Made]) -> str:
-    """Links to the sections that check a claim, evidence first, each kind named."""
-    if not checks:
-        return "not checked by any chapter yet"
-    parts = []
-    for kind in ("claim", "finding", "sanity", "measurement"):
-        label = "" if kind == "claim" else f"{kind}: "
-        links = list(dict.fromkeys(_link(sections, m) for m in checks if m[1].kind == kind))
-        if links:
-            parts.append(label + ", ".join(links))
-    return "<br>".join(parts)
-
-
 def render_claims_page(layout: OutputLayout, absent: Sequence[str] = ()) -> str:
     """The claims page (MyST markdown): every claim of the registry, where it is checked, its verdict."""
     records = load_chapter_records(layout.claims)
@@ -449,8 +430,14 @@ def render_claims_page(layout: OutputLayout, absent: Sequence[str] = ()) -> str:
     label = _escape(describe_run(load_run_record(layout.root), _profiles(records)))
 
     def claim_row(cid: str, spec: ClaimSpec) -> list[str]:
-        verdict = results[cid]
-        where = _where_checked(sections, by_claim.get(cid, []))
+        verdict, parts = results[cid], []
+        for kind in ("claim", "finding", "sanity", "measurement"):  # links to the sections, evidence first
+            links = list(
+                dict.fromkeys(_link(sections, m) for m in by_claim.get(cid, []) if m[1].kind == kind)
+            )
+            if links:
+                parts.append(("" if kind == "claim" else f"{kind}: ") + ", ".join(links))
+        where = "<br>".join(parts) or "not checked by any chapter yet"
         phrase = f"**{_escape(verdict.phrase)}**" if verdict.negative else _escape(verdict.phrase)
         return [cid, spec.statement, spec.where, spec.paper_value, where, phrase]
 
