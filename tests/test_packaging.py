@@ -5,14 +5,12 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import pytest
 import yaml
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
 from ntpnb.book.binder import binder_url, source_of_chapter
 from ntpnb.book.pdf import PDF_NAME, SCREENSHOT_CHAPTER, SCREENSHOT_NAME
-from ntpnb.errors import NTPError
 
 from conftest import ROOT
 from helpers import book_config, config_binder_url
@@ -105,8 +103,6 @@ def test_binder_url_is_derived_from_the_repository():
     )
     assert binder_url("https://github.com/org/repo.git/", "dev") == "https://mybinder.org/v2/gh/org/repo/dev"
     assert binder_url("https://gitlab.example/a/b", "main").startswith("https://mybinder.org/v2/git/https%3A")
-    with pytest.raises(NTPError, match="repository"):
-        binder_url("", "main")
 
 
 def test_chapter_pages_map_to_their_jupytext_sources():

@@ -1,4 +1,4 @@
-"""Binder links and the published book's address, all derived from the repository URL of ``_config.yml``.
+"""Binder links, derived from the repository URL of ``_config.yml``.
 
 The repository URL is written in one place. The book's launch button on each chapter
 (:mod:`.sphinx_ext`) and the README's badge are both :func:`binder_url` of it; tests keep the
@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from urllib.parse import quote
 
-from ..errors import NTPError
-
 DEFAULT_BINDERHUB = "https://mybinder.org"
 
 
@@ -22,15 +20,8 @@ def binder_url(
 
     ``repository_url`` is ``https://github.com/<org>/<repo>`` (other hosts use Binder's generic
     git provider); ``branch`` may be a tag or a commit; ``path`` None opens the repository root.
-
-    Raises
-    ------
-    NTPError
-        If the repository URL is empty.
     """
     repository_url = repository_url.strip().rstrip("/").removesuffix(".git")
-    if not repository_url:
-        raise NTPError("no repository URL: set `repository: url:` in _config.yml")
     prefix = "https://github.com/"
     if repository_url.startswith(prefix) and repository_url.count("/") == 4:
         spec = f"gh/{repository_url.removeprefix(prefix)}/{branch}"

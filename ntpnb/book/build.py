@@ -41,7 +41,7 @@ from ..errors import NTPError
 from ..settings import STOP_CHECK_SECONDS
 from .pdf import PDF_ENV, PDF_NAME, SCREENSHOT_CHAPTER, SCREENSHOT_NAME, missing_printer, single_page
 from .report import verdict_summary, write_report
-from .trees import BookTree, shown, verify_tree
+from .trees import BOOK_SITE_DIRNAME, RUN_SITE_DIRNAME, BookTree, shown, verify_tree
 
 #: The book's folder inside its site.
 HTML_DIRNAME = "html"
@@ -367,7 +367,7 @@ def build_book(tree: BookTree, pdf: bool = True) -> int:
     if no_pdf:
         print(f"ntpnb: the book will have no PDF: {no_pdf}")
     env = {k: v for k, v in os.environ.items() if k != PDF_ENV} | ({} if no_pdf else {PDF_ENV: PDF_NAME})
-    site = tree.site
+    site = tree.root / BOOK_SITE_DIRNAME if tree.own else layout.root / RUN_SITE_DIRNAME
     target = site / HTML_DIRNAME
     try:
         site.mkdir(parents=True, exist_ok=True)

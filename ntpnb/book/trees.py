@@ -122,11 +122,6 @@ class BookTree:
         """Whether this is the book's own tree, ``<root>/outputs``."""
         return self.layout.root == (self.root / DEFAULT_OUTPUT_DIRNAME).resolve()
 
-    @property
-    def site(self) -> Path:
-        """The folder the book goes to: ``<root>/_build``, or ``DIR/_book`` for another tree."""
-        return self.root / BOOK_SITE_DIRNAME if self.own else self.layout.root / RUN_SITE_DIRNAME
-
     def chapters(self) -> list[str]:
         """The project's chapters, in order."""
         return [s.stem for s in notebook_sources(self.root)]
