@@ -19,6 +19,7 @@ import re
 import shlex
 import sys
 from collections.abc import Sequence
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -122,17 +123,6 @@ def _run_record(run: Path) -> RunRecord | None:
         return None
 
 
-def _package(run: Path) -> str:
-    """The fingerprints of the ``ntpnb`` sources the chapters of ``run`` ran with (their manifests)."""
-    found = set()
-    for manifest in sorted((Path(run) / "notebooks").glob("*.key.json")):
-        try:
-            found.add(load_manifest(manifest.with_name(manifest.name.replace(".key.json", ".ipynb"))).package)
-        except PathError:
-            continue
-    return ", ".join(sorted(f[:12] for f in found if f)) or "unknown"
-
-
 def setting_differences(run_a: Path, run_b: Path) -> list[str]:
     """How the settings of two runs differ: ``profile: paper | quick``, one line per difference.
 
@@ -142,6 +132,15 @@ def setting_differences(run_a: Path, run_b: Path) -> list[str]:
     a, b = _run_record(run_a), _run_record(run_b)
     if a is None or b is None:
         return []
+    sources = []
+    for run in (run_a, run_b):  # the fingerprints of the ntpnb sources its chapters ran with
+        found = set()
+        for manifest in sorted((Path(run) / "notebooks").glob("*.key.json")):
+            with suppress(PathError):
+                found.add(
+                    load_manifest(manifest.with_name(manifest.name.replace(".key.json", ".ipynb"))).package
+                )
+        sources.append(", ".join(sorted(f[:12] for f in found if f)) or "unknown")
     shown = {
         "profile": (a.profile, b.profile),
         "overrides": tuple(
@@ -150,7 +149,7 @@ def setting_differences(run_a: Path, run_b: Path) -> list[str]:
         "seeds": tuple(", ".join(map(str, r.seeds)) or "none" for r in (a, b)),
         "run": tuple("interactive" if r.interactive else "ntpnb reproduce" for r in (a, b)),
         "ntpnb version": (a.version or "unknown", b.version or "unknown"),
-        "ntpnb sources": (_package(run_a), _package(run_b)),
+        "ntpnb sources": tuple(sources),
     }
     return [f"{what}: {x} | {y}" for what, (x, y) in shown.items() if x != y]
 
@@ -197,29 +196,6 @@ def compare_claims(run_a: Path, run_b: Path, notebooks: Sequence[str]) -> list[C
     return diffs
 
 
-def _platform_line(run: Path) -> str:
-    """The CPU and BLAS kernels each run of ``run`` recorded (distinct ones, one line)."""
-    seen = []
-    for path in sorted((run / "claims").glob("*.json")):
-        try:
-            info = load_chapter_record(path).platform
-        except PathError:  # unreadable: not a record of the run
-            continue
-        if not isinstance(info, dict):  # none recorded, or not of a platform's shape
-            continue
-        pools = info.get("threadpools")
-        kernels = ", ".join(
-            " ".join(str(lib.get(k)) for k in ("internal_api", "version", "architecture"))
-            + f" x{lib.get('num_threads')}"
-            for lib in (pools if isinstance(pools, list) else [])
-            if isinstance(lib, dict)
-        )
-        line = f"{info.get('cpu')}; {kernels}"
-        if line not in seen:
-            seen.append(line)
-    return f"{run}: " + (" | ".join(seen) if seen else "no platform recorded")
-
-
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The two arguments of a comparison: the output folders of two runs."""
     parser.add_argument("run_a", type=Path, help="an output folder of ntpnb reproduce")
@@ -244,8 +220,25 @@ def print_comparison(run_a: Path, run_b: Path) -> int:
     if settings:
         print(f"the two runs' settings differ ({run_a} | {run_b}):")
         print("".join(f"  {line}\n" for line in settings), end="")
-    for run in (run_a, run_b):
-        print(_platform_line(run))
+    for run in (run_a, run_b):  # the CPU and BLAS kernels its chapters recorded (distinct ones, one line)
+        seen = []
+        for path in sorted((run / "claims").glob("*.json")):
+            try:
+                info = load_chapter_record(path).platform
+            except PathError:  # unreadable: not a record of the run
+                continue
+            if not isinstance(info, dict):  # none recorded, or not of a platform's shape
+                continue
+            pools = info.get("threadpools")
+            kernels = ", ".join(
+                " ".join(str(lib.get(k)) for k in ("internal_api", "version", "architecture"))
+                + f" x{lib.get('num_threads')}"
+                for lib in (pools if isinstance(pools, list) else [])
+                if isinstance(lib, dict)
+            )
+            if (line := f"{info.get('cpu')}; {kernels}") not in seen:
+                seen.append(line)
+        print(f"{run}: " + (" | ".join(seen) if seen else "no platform recorded"))
     checks = compare_claims(run_a, run_b, both)
     changed = [d for d in checks if d.decision_changed]
     if changed:

@@ -200,30 +200,6 @@ def absent_sentence(absent: Sequence[str]) -> str:
 _PAPER_TITLES = {"A": "linear decoder", "B": "one-layer self-attention"}
 
 
-def _failures_note(layout: OutputLayout) -> list[str]:
-    """A warning naming the notebooks whose last run failed (their records in ``failed/``), if any."""
-    failures = []
-    for path in sorted(layout.failed.glob("*.json")):
-        try:
-            record = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue
-        if isinstance(record, dict):
-            error = _escape(str(record.get("error")))
-            failures.append(f"* `{record.get('notebook')}` ({record.get('date')}): {error}")
-    if not failures:
-        return []
-    return [
-        "```{warning}",
-        "The last run of these notebooks failed. This page and their chapters show their last",
-        "successful run, if any; the failed run's executed copy is in `outputs/failed/`.",
-        "",
-        *failures,
-        "```",
-        "",
-    ]
-
-
 def _seeds_sentence(sweeps: Sequence[Sweep]) -> str:
     """Which seeds the verdicts rest on, and which records were set aside, in a sentence or two."""
     if not sweeps:
@@ -312,6 +288,25 @@ def render_report(layout: OutputLayout, absent: Sequence[str] = ()) -> str:
         where = "<br>".join(dict.fromkeys(_link(sections, m) for m in made))
         return [f"**{cid}** ({spec.where})", spec.statement, spec.paper_value, result, where]
 
+    failures = []  # a warning naming the notebooks whose last run failed (their records in failed/)
+    for path in sorted(layout.failed.glob("*.json")):
+        try:
+            record = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(record, dict):
+            error = _escape(str(record.get("error")))
+            failures.append(f"* `{record.get('notebook')}` ({record.get('date')}): {error}")
+    if failures:
+        failures = [
+            "```{warning}",
+            "The last run of these notebooks failed. This page and their chapters show their last",
+            "successful run, if any; the failed run's executed copy is in `outputs/failed/`.",
+            "",
+            *failures,
+            "```",
+            "",
+        ]
     lines = [
         "# Reproducibility report",
         "",
@@ -330,7 +325,7 @@ def render_report(layout: OutputLayout, absent: Sequence[str] = ()) -> str:
         "## The verdict rule",
         "",
         *(line for paragraph in VERDICT_RULE for line in (paragraph, "")),
-        *_failures_note(layout),
+        *failures,
         *_paper_tables(
             ["claim", "statement", "the paper reports", "verdict", "checked in"], claim_row, cite=False
         ),

@@ -194,21 +194,6 @@ class ResolveBookPdf(SphinxPostTransform):
                 node.replace_self(nodes.paragraph("", text, classes=["ntpnb-book-pdf"]))
 
 
-def _book_pdf_button(app: Sphinx, context: dict[str, Any]) -> None:
-    """The ``.pdf`` button downloads the whole book's PDF if this build made one (else it prints the page)."""
-    pdf = app.config.ntpnb_book_pdf
-    for group in (context.get("header_buttons") or []) if pdf else []:
-        buttons = group.get("buttons", [])
-        for i, button in enumerate(buttons):
-            if button.get("label") == "download-pdf-button":
-                kept = {k: v for k, v in button.items() if k != "javascript"}
-                tooltip = "Download the whole book as one PDF"
-                link = dict(
-                    type="link", url=context["pathto"](pdf, 1), text=".pdf (the whole book)", tooltip=tooltip
-                )
-                buttons[i] = kept | link
-
-
 def _page_context(
     app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any
 ) -> None:
@@ -223,7 +208,16 @@ def _page_context(
     footers: Footers = app.ntpnb_footers  # type: ignore[attr-defined]
     chapter = source_of_chapter(pagename)  # the execution footer: its chapter's, or the run's
     context["ntpnb_provenance"] = footers.chapter(Path(pagename).name) if chapter else footers.book()
-    _book_pdf_button(app, context)
+    # the .pdf button downloads the whole book's PDF if this build made one (else it prints the page)
+    pdf = app.config.ntpnb_book_pdf
+    for group in (context.get("header_buttons") or []) if pdf else []:
+        buttons = group.get("buttons", [])
+        for i, button in enumerate(buttons):
+            if button.get("label") == "download-pdf-button":
+                kept = {k: v for k, v in button.items() if k != "javascript"}
+                tooltip = "Download the whole book as one PDF"
+                url = context["pathto"](pdf, 1)
+                buttons[i] = kept | dict(type="link", url=url, text=".pdf (the whole book)", tooltip=tooltip)
     if "body" in context:
         context["body"] = drop_cdn_links(context["body"])
     # with no colour mode, the theme's script logs "invalid theme mode" on every page

@@ -402,22 +402,6 @@ def format_seeds(seeds: Iterable[object]) -> str:
     return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
-def _evidence_basis(evidence: Sequence[Series], seeds: Sequence[int], holding: Sequence[int]) -> str:
-    """``"holds at 5 of 5 seeds; pooled over 5 seeds (500 trials)"``: how the evidence was decided."""
-    parts = []
-    if any(s.basis == "per seed" for s in evidence):
-        failed = [seed for seed in seeds if seed not in holding]
-        text = f"holds at {len(holding)} of {_seeds(len(seeds))}"
-        parts.append(text + (f" (failed at {format_seeds(failed)})" if failed else ""))
-    pooled = [s for s in evidence if s.statistical]
-    if pooled:
-        sizes = ", ".join(dict.fromkeys(s.pooled_sample.count for s in pooled))  # type: ignore[union-attr]
-        parts.append(f"pooled over {_seeds(len(pooled[0].seeds))} ({sizes})")
-    if any(s.basis == "seed-independent" for s in evidence):
-        parts.append("seed-independent")
-    return "; ".join(parts)
-
-
 def _finding_basis(series: Series) -> str:
     """How a finding was decided, without "k of N": ``"finding at each of the 5 seeds"``."""
     if series.statistical:
@@ -527,7 +511,17 @@ def claim_verdict(claim: str, series: Sequence[Series], qualifications: Sequence
             basis = "; ".join(dict.fromkeys(f"{_finding_basis(s)} not established" for s in findings))
             return Verdict(claim, NOT_ESTABLISHED, basis, reasons=quals + notes, **counts)
         return Verdict(claim, BY_CONSTRUCTION, "sanity checks only", reasons=quals + notes, **counts)
-    basis = _evidence_basis(evidence, seeds, holding)
+    parts = []  # how the evidence was decided: "holds at 5 of 5 seeds; pooled over 5 seeds (500 trials)"
+    if per_seed:
+        missed = [seed for seed in seeds if seed not in holding]
+        text = f"holds at {len(holding)} of {_seeds(len(seeds))}"
+        parts.append(text + (f" (failed at {format_seeds(missed)})" if missed else ""))
+    if pooled := [s for s in evidence if s.statistical]:
+        sizes = ", ".join(dict.fromkeys(s.pooled_sample.count for s in pooled))  # type: ignore[union-attr]
+        parts.append(f"pooled over {_seeds(len(pooled[0].seeds))} ({sizes})")
+    if any(s.basis == "seed-independent" for s in evidence):
+        parts.append("seed-independent")
+    basis = "; ".join(parts)
     if len(holding) < len(seeds) and per_seed:
         reasons = tuple(_failure_reason(s) for s in per_seed if s.failed_seeds)
         return Verdict(claim, PARTIAL, basis, reasons=reasons + quals + notes, **counts)
