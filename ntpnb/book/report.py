@@ -61,13 +61,14 @@ def _claim_result(verdict: Verdict, checks: Sequence[Check], record: RunRecord |
     if not checks:
         return f"{verdict.verdict} (no check yet)"
     label = f"**{_escape(verdict.phrase)}**" if verdict.negative else _escape(verdict.phrase)
+    n = verdict.counts
     counts = [
-        (verdict.findings, "finding", "s"),
-        (verdict.sanity, "sanity", ""),
-        (verdict.measurements, "measurement", "s"),
-        (verdict.failed, "failed", ""),
+        (n["findings"], "finding", "s"),
+        (n["sanity"], "sanity", ""),
+        (n["measurements"], "measurement", "s"),
+        (n["failed"], "failed", ""),
     ]
-    parts = [f"{verdict.evidence} evidence", *(f"{n} {kind}{s * (n > 1)}" for n, kind, s in counts if n)]
+    parts = [f"{n['evidence']} evidence", *(f"{k} {kind}{s * (k > 1)}" for k, kind, s in counts if k)]
     profile, overrides = _setting(record, checks)
     setting = f"{profile}; {overrides}" if overrides else profile
     cell = f"{label}; {', '.join(parts)} ({_escape(setting)})"

@@ -373,14 +373,10 @@ class Verdict:
     verdict: str
     #: How the verdict was decided, in words; empty for *not tested*.
     basis: str = ""
-    #: How many checks of each kind the claim has (at one seed): evidence (``claim``), findings,
-    #: sanity checks and measurements.
-    evidence: int = 0
-    findings: int = 0
-    sanity: int = 0
-    measurements: int = 0
-    #: How many checks did not hold where they count (per seed: each seed; pooled: once).
-    failed: int = 0
+    #: How many checks of each kind the claim has (at one seed): ``evidence``, ``findings``,
+    #: ``sanity`` and ``measurements``; and ``failed``, how many did not hold where they count (per
+    #: seed: each seed; pooled: once).
+    counts: Mapping[str, int] = field(default_factory=dict)
     #: The findings or failures that decided the verdict, then the qualifications, then notes
     #: (measurements and findings not established, the authors' artifacts).
     reasons: tuple[str, ...] = ()
@@ -464,7 +460,7 @@ def claim_verdict(claim: str, series: Sequence[Series], qualifications: Sequence
         "failed": failed,
     }
     if not series:
-        return Verdict(claim, NOT_TESTED, **counts)
+        return Verdict(claim, NOT_TESTED, counts=counts)
     notes = tuple(_note(s) for s in measurements if not s.established)
     notes += tuple(_note(s) for s in findings if not s.established)
     notes += tuple(
@@ -482,7 +478,7 @@ def claim_verdict(claim: str, series: Sequence[Series], qualifications: Sequence
         what = [f"{s.first.label} {'differs between seeds' if s.differs else s.outcome}" for s in broken]
         if per_seed and not holding:
             what.append(f"the evidence holds at none of the {_seeds(len(seeds))}")
-        return Verdict(claim, CHECK_FAILED, "; ".join(dict.fromkeys(what)), reasons=reasons, **counts)
+        return Verdict(claim, CHECK_FAILED, "; ".join(dict.fromkeys(what)), reasons=reasons, counts=counts)
 
     contradicted = [s for s in evidence if s.pooled_sample is not None and not s.established]
     shortfalls = [s for s in findings if s.established] + contradicted
@@ -496,7 +492,7 @@ def claim_verdict(claim: str, series: Sequence[Series], qualifications: Sequence
                 for s in standing
             )
         )
-        return Verdict(claim, NOT_REPRODUCED, basis, reasons=reasons + quals + notes, **counts)
+        return Verdict(claim, NOT_REPRODUCED, basis, reasons=reasons + quals + notes, counts=counts)
     # a finding (or contradicted evidence) that the authors' artifact shows: a qualification of the text
     quals += tuple(
         f"the paper's number is not the authors' own result: {s.first.what}: the paper "
@@ -505,12 +501,12 @@ def claim_verdict(claim: str, series: Sequence[Series], qualifications: Sequence
     )
     if not evidence and excused:  # our value is the authors' own: that is the evidence
         basis = "; ".join(dict.fromkeys(s.decided for s in excused))
-        return Verdict(claim, QUALIFIED, basis, reasons=quals + notes, **counts)
+        return Verdict(claim, QUALIFIED, basis, reasons=quals + notes, counts=counts)
     if not evidence:
         if findings:
             basis = "; ".join(dict.fromkeys(f"{_finding_basis(s)} not established" for s in findings))
-            return Verdict(claim, NOT_ESTABLISHED, basis, reasons=quals + notes, **counts)
-        return Verdict(claim, BY_CONSTRUCTION, "sanity checks only", reasons=quals + notes, **counts)
+            return Verdict(claim, NOT_ESTABLISHED, basis, reasons=quals + notes, counts=counts)
+        return Verdict(claim, BY_CONSTRUCTION, "sanity checks only", reasons=quals + notes, counts=counts)
     parts = []  # how the evidence was decided: "holds at 5 of 5 seeds; pooled over 5 seeds (500 trials)"
     if per_seed:
         missed = [seed for seed in seeds if seed not in holding]
@@ -524,10 +520,10 @@ def claim_verdict(claim: str, series: Sequence[Series], qualifications: Sequence
     basis = "; ".join(parts)
     if len(holding) < len(seeds) and per_seed:
         reasons = tuple(_failure_reason(s) for s in per_seed if s.failed_seeds)
-        return Verdict(claim, PARTIAL, basis, reasons=reasons + quals + notes, **counts)
+        return Verdict(claim, PARTIAL, basis, reasons=reasons + quals + notes, counts=counts)
     if quals:
-        return Verdict(claim, QUALIFIED, basis, reasons=quals + notes, **counts)
-    return Verdict(claim, REPRODUCED, basis, reasons=notes, **counts)
+        return Verdict(claim, QUALIFIED, basis, reasons=quals + notes, counts=counts)
+    return Verdict(claim, REPRODUCED, basis, reasons=notes, counts=counts)
 
 
 def sweep_verdicts(claim_ids: Iterable[str], sweeps: Sequence[Sweep]) -> dict[str, Verdict]:
