@@ -330,34 +330,25 @@ def qualification_across(made: Sequence[tuple[int, Qualification]], seeds: Seque
     ``made`` holds the seeds where the chapter stated it (with the same words) and what it said
     there; ``seeds`` are all the seeds of the sweep.
     """
-    first = made[0][1]
+    first, fmt = made[0][1], string.Formatter()
     parts, varied = [], False
-    for literal, name, spec, conversion in string.Formatter().parse(first.text):
+    for literal, name, spec, conversion in fmt.parse(first.text):
         parts.append(literal)
         if name is None:
             continue
         values = [q.numbers[name] for _, q in made]
-        texts = [_formatted(v, spec, conversion) for v in values]
+        texts = [fmt.format_field(fmt.convert_field(v, conversion), spec or "") for v in values]
         if len(set(texts)) == 1:
             parts.append(texts[0])
         else:
             varied = True
-            parts.append(
-                f"{_formatted(min(values), spec, conversion)} to {_formatted(max(values), spec, conversion)}"
-            )
+            low, high = (texts[values.index(v)] for v in (min(values), max(values)))
+            parts.append(f"{low} to {high}")
     text = "".join(parts)
     at = [seed for seed, _ in made]
     if len(at) < len(seeds):
         return f"{text} (at seed{'s' * (len(at) > 1)} {format_seeds(at)})"
     return f"{text} (lowest to highest over the {len(at)} seeds)" if varied else text
-
-
-def _formatted(value: float, spec: str | None, conversion: str | None) -> str:
-    if conversion == "r":
-        value = repr(value)  # type: ignore[assignment]
-    elif conversion == "s":
-        value = str(value)  # type: ignore[assignment]
-    return format(value, spec or "")
 
 
 # -- the verdict of a claim ---------------------------------------------------------------------
