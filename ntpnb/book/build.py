@@ -279,16 +279,16 @@ def missing_notebooks(tree: BookTree) -> list[str]:
     return [name for name in tree.chapters() if not (tree.layout.notebooks / f"{name}.ipynb").is_file()]
 
 
-def make_pdf(jb: Path, stage: Staging, env: Mapping[str, str]) -> tuple[int, str]:
+def make_pdf(build: Sequence[str], stage: Staging, env: Mapping[str, str]) -> tuple[int, str]:
     """Print the book staged in ``stage`` into its HTML book; the exit code and output of the last step run.
 
-    The single-page edition is built from the same sources into :attr:`Staging.single` (with
-    the HTML build's doctrees, so nothing is read again), then printed by Chromium
+    The single-page edition is built by ``build`` (the jupyter-book command of the HTML build) from
+    the same sources into :attr:`Staging.single` (with the HTML build's doctrees, so nothing is read
+    again), then printed by Chromium
     (``python -m ntpnb.book.pdf``), each in a session of its own. The same browser takes the
     screenshot of a chapter that the README shows (:data:`~.pdf.SCREENSHOT_NAME`).
     """
-    command = [str(jb), "build", str(stage.source), "--path-output", str(stage.path), "-W", "-n"]
-    code, output = run_owned([*command, "--keep-going", "--builder", "singlehtml"], stage.path, env)
+    code, output = run_owned([*build, "--keep-going", "--builder", "singlehtml"], stage.path, env)
     if code != 0:
         return code, output
     page = single_page(stage.single, stage.source)
@@ -379,7 +379,7 @@ def build_book(tree: BookTree, pdf: bool = True) -> int:
             command = [str(jb), "build", str(stage.source), "--path-output", str(stage.path), "-W", "-n"]
             code, output = run_owned([*command, "--keep-going"], stage.path, env)
             if code == 0 and not no_pdf:
-                code, output = make_pdf(jb, stage, env)
+                code, output = make_pdf(command, stage, env)
             if code != 0:
                 errno_ = disk_errno(output, stage.path)
                 if errno_ is not None:
