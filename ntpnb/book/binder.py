@@ -1,16 +1,14 @@
-"""Binder links and the published book's address, all derived from the repository URL of ``_config.yml``.
+"""Binder links, derived from the repository URL of ``_config.yml``.
 
 The repository URL is written in one place. The book's launch button on each chapter
-(:mod:`.sphinx_ext`) and the README's badge are both :func:`binder_url` of it, and the README's
-links to the book that CI publishes are below :func:`published_book_url`; tests keep the
-README equal to what this module derives.
+(:mod:`.sphinx_ext`) and the README's badge are both :func:`binder_url` of it; tests keep the
+README equal to what this module derives (and its links to the book that CI publishes equal to
+the GitHub Pages address of the repository).
 """
 
 from __future__ import annotations
 
 from urllib.parse import quote
-
-from ..errors import NTPError
 
 DEFAULT_BINDERHUB = "https://mybinder.org"
 
@@ -22,15 +20,8 @@ def binder_url(
 
     ``repository_url`` is ``https://github.com/<org>/<repo>`` (other hosts use Binder's generic
     git provider); ``branch`` may be a tag or a commit; ``path`` None opens the repository root.
-
-    Raises
-    ------
-    NTPError
-        If the repository URL is empty.
     """
     repository_url = repository_url.strip().rstrip("/").removesuffix(".git")
-    if not repository_url:
-        raise NTPError("no repository URL: set `repository: url:` in _config.yml")
     prefix = "https://github.com/"
     if repository_url.startswith(prefix) and repository_url.count("/") == 4:
         spec = f"gh/{repository_url.removeprefix(prefix)}/{branch}"
@@ -38,22 +29,6 @@ def binder_url(
         spec = f"git/{quote(repository_url, safe='')}/{branch}"
     url = f"{binderhub.rstrip('/')}/v2/{spec}"
     return f"{url}?urlpath=lab/tree/{quote(path)}" if path else url
-
-
-def published_book_url(repository_url: str) -> str:
-    """Where GitHub Pages publishes the book of a GitHub repository: ``https://<owner>.github.io/<repo>/``.
-
-    Raises
-    ------
-    NTPError
-        If the repository is not ``https://github.com/<owner>/<repo>``.
-    """
-    repository_url = repository_url.strip().rstrip("/").removesuffix(".git")
-    prefix = "https://github.com/"
-    if not repository_url.startswith(prefix) or repository_url.count("/") != 4:
-        raise NTPError(f"{repository_url!r} is not a GitHub repository (https://github.com/<owner>/<repo>)")
-    owner, name = repository_url.removeprefix(prefix).split("/")
-    return f"https://{owner.lower()}.github.io/{name}/"
 
 
 def source_of_chapter(docname: str) -> str | None:

@@ -30,8 +30,8 @@ import subprocess
 import sys
 import tempfile
 import threading
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager, suppress
+from collections.abc import Mapping, Sequence
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -41,7 +41,7 @@ from ..errors import NTPError
 from ..settings import STOP_CHECK_SECONDS
 from .pdf import PDF_ENV, PDF_NAME, SCREENSHOT_CHAPTER, SCREENSHOT_NAME, missing_printer, single_page
 from .report import verdict_summary, write_report
-from .trees import BookTree, shown, verify_tree
+from .trees import BOOK_SITE_DIRNAME, RUN_SITE_DIRNAME, BookTree, shown, verify_tree
 
 #: The book's folder inside its site.
 HTML_DIRNAME = "html"
@@ -138,21 +138,18 @@ def stage_sources(tree: BookTree, source: Path, missing: Sequence[str]) -> None:
         shutil.copy2(layout.root / page, outputs / page)
     if layout.benchmarks.is_dir():  # the benchmarks page shows its plots from there
         shutil.copytree(layout.benchmarks, outputs / layout.benchmarks.name, ignore=ignore)
-    for name in missing:
-        (outputs / "notebooks" / f"{name}.md").write_text(_placeholder(tree, name), encoding="utf-8")
-
-
-def _end_group(proc: subprocess.Popen, grace: float = 3.0) -> None:
-    """End the process group of ``proc`` (its session): SIGTERM, then SIGKILL after ``grace`` seconds."""
-    for signum in (signal.SIGTERM, signal.SIGKILL):
-        with suppress(ProcessLookupError, PermissionError):  # the group is gone
-            if hasattr(os, "killpg"):
-                os.killpg(proc.pid, signum)
-            else:  # pragma: no cover - not POSIX
-                proc.kill()
-        with suppress(subprocess.TimeoutExpired):
-            proc.wait(timeout=grace)
-    proc.wait()
+    for name in missing:  # its page: its source's title, and how to run it
+        try:
+            lines = (root / "notebooks" / f"{name}.md").read_text(encoding="utf-8").splitlines()
+        except OSError:
+            lines = []
+        title = next((line[2:].strip() for line in lines if line.startswith("# ")), name)
+        page = (
+            f"# {title}\n\n```{{note}}\nThis chapter has not run into the tree this book shows "
+            f"(`{shown(layout.root)}`: {tree.label()}). Run it with `{tree.reproduce_command([name])}`, "
+            "then build the book again.\n```\n"
+        )
+        (outputs / "notebooks" / f"{name}.md").write_text(page, encoding="utf-8")
 
 
 def run_owned(command: Sequence[str], cwd: Path, env: Mapping[str, str] | None = None) -> tuple[int, str]:
@@ -183,8 +180,16 @@ def run_owned(command: Sequence[str], cwd: Path, env: Mapping[str, str] | None =
                 break
             except subprocess.TimeoutExpired:  # no output is lost: the next call goes on reading
                 continue
-    except BaseException:
-        _end_group(proc)
+    except BaseException:  # end the child's process group: SIGTERM, then SIGKILL 3 s later
+        for signum in (signal.SIGTERM, signal.SIGKILL):
+            with suppress(ProcessLookupError, PermissionError):  # the group is gone
+                if hasattr(os, "killpg"):
+                    os.killpg(proc.pid, signum)
+                else:  # pragma: no cover - not POSIX
+                    proc.kill()
+            with suppress(subprocess.TimeoutExpired):
+                proc.wait(timeout=3.0)
+        proc.wait()
         raise
     return proc.returncode, output
 
@@ -231,27 +236,16 @@ def disk_errno(output: str, where: Path) -> int | None:
     return None
 
 
-@contextmanager
-def _signals_held() -> Iterator[None]:
-    """Within: SIGINT and SIGTERM wait (delivered on leaving), so a swap is never cut in two."""
-    if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    held = {signal.SIGINT, signal.SIGTERM}
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, held)
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
-
-
 def swap_in(stage: Staging, target: Path) -> None:
     """Put the complete book of ``stage`` at ``target``; the previous one goes into ``stage``.
 
-    If a rename fails, the previous book is put back and the OSError raised.
+    If a rename fails, the previous book is put back and the OSError raised. SIGINT and SIGTERM
+    wait meanwhile (delivered on leaving), so a swap is never cut in two.
     """
     stage.complete.touch()
-    with _signals_held():
+    main = hasattr(signal, "pthread_sigmask") and threading.current_thread() is threading.main_thread()
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM}) if main else None
+    try:
         had = target.exists()
         if had:
             os.rename(target, stage.previous)
@@ -261,6 +255,9 @@ def swap_in(stage: Staging, target: Path) -> None:
             if had:
                 os.rename(stage.previous, target)
             raise
+    finally:
+        if held is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
 
 def jupyter_book() -> Path:
@@ -282,44 +279,19 @@ def missing_notebooks(tree: BookTree) -> list[str]:
     return [name for name in tree.chapters() if not (tree.layout.notebooks / f"{name}.ipynb").is_file()]
 
 
-def _missing_message(tree: BookTree, missing: list[str]) -> str:
-    everything = len(missing) == len(tree.chapters())
-    what = "no executed notebooks" if everything else "no executed notebook for " + ", ".join(missing)
-    first = (
-        f"{what} in {shown(tree.layout.notebooks)} ({tree.label()}); run `{tree.reproduce_command(missing)}`"
-    )
-    if tree.own or tree.record is not None:
-        first += f" first, or `{tree.book_command()} --run-missing`"
-    else:  # its setting is unknown: --run-missing could not know it either
-        first += " first, with the --profile and -p it ran with (it has no run.json to say)"
-    lines = [first]
-    for name in missing:
-        record = tree.layout.failed / f"{name}.json"
-        if record.is_file():
-            lines.append(f"  the last run of {name} failed; see {record} and {record.with_suffix('.ipynb')}")
-    return "\n".join(lines)
-
-
-def root_document(source: Path) -> str:
-    """The first page of the book whose sources are in ``source`` (``root:`` of its ``_toc.yml``)."""
-    import yaml  # installed with jupyter-book, which this module runs
-
-    return str(yaml.safe_load((source / "_toc.yml").read_text(encoding="utf-8"))["root"])
-
-
-def make_pdf(jb: Path, stage: Staging, env: Mapping[str, str]) -> tuple[int, str]:
+def make_pdf(build: Sequence[str], stage: Staging, env: Mapping[str, str]) -> tuple[int, str]:
     """Print the book staged in ``stage`` into its HTML book; the exit code and output of the last step run.
 
-    The single-page edition is built from the same sources into :attr:`Staging.single` (with
-    the HTML build's doctrees, so nothing is read again), then printed by Chromium
+    The single-page edition is built by ``build`` (the jupyter-book command of the HTML build) from
+    the same sources into :attr:`Staging.single` (with the HTML build's doctrees, so nothing is read
+    again), then printed by Chromium
     (``python -m ntpnb.book.pdf``), each in a session of its own. The same browser takes the
     screenshot of a chapter that the README shows (:data:`~.pdf.SCREENSHOT_NAME`).
     """
-    command = [str(jb), "build", str(stage.source), "--path-output", str(stage.path), "-W", "-n"]
-    code, output = run_owned([*command, "--keep-going", "--builder", "singlehtml"], stage.path, env)
+    code, output = run_owned([*build, "--keep-going", "--builder", "singlehtml"], stage.path, env)
     if code != 0:
         return code, output
-    page = single_page(stage.single, root_document(stage.source))
+    page = single_page(stage.single, stage.source)
     printer = [sys.executable, "-m", "ntpnb.book.pdf", str(page), str(stage.html / PDF_NAME)]
     chapter = stage.html / "outputs" / "notebooks" / f"{SCREENSHOT_CHAPTER}.html"
     if chapter.is_file():  # the README's screenshot, published with the book
@@ -362,12 +334,26 @@ def build_book(tree: BookTree, pdf: bool = True) -> int:
         damaged (naming it and the command that remakes it), the site folder cannot be written,
         or jupyter-book is not installed.
     """
-    jb = jupyter_book()
+    jb, layout = jupyter_book(), tree.layout
     missing = missing_notebooks(tree)
-    if missing and (tree.own or len(missing) == len(tree.chapters())):
-        raise NTPError(_missing_message(tree, missing))
+    everything = len(missing) == len(tree.chapters())
+    if missing and (tree.own or everything):
+        what = "no executed notebooks" if everything else "no executed notebook for " + ", ".join(missing)
+        lines = [
+            f"{what} in {shown(layout.notebooks)} ({tree.label()}); run `{tree.reproduce_command(missing)}`"
+        ]
+        if tree.own or tree.record is not None:
+            lines[0] += f" first, or `{tree.book_command()} --run-missing`"
+        else:  # its setting is unknown: --run-missing could not know it either
+            lines[0] += " first, with the --profile and -p it ran with (it has no run.json to say)"
+        for name in missing:
+            record = layout.failed / f"{name}.json"
+            if record.is_file():
+                lines.append(
+                    f"  the last run of {name} failed; see {record} and {record.with_suffix('.ipynb')}"
+                )
+        raise NTPError("\n".join(lines))
     verify_tree(tree)
-    layout = tree.layout
     print(f"ntpnb: the book of {shown(layout.root)}: {tree.label()}")
     if missing:
         print(
@@ -381,7 +367,7 @@ def build_book(tree: BookTree, pdf: bool = True) -> int:
     if no_pdf:
         print(f"ntpnb: the book will have no PDF: {no_pdf}")
     env = {k: v for k, v in os.environ.items() if k != PDF_ENV} | ({} if no_pdf else {PDF_ENV: PDF_NAME})
-    site = tree.site
+    site = tree.root / BOOK_SITE_DIRNAME if tree.own else layout.root / RUN_SITE_DIRNAME
     target = site / HTML_DIRNAME
     try:
         site.mkdir(parents=True, exist_ok=True)
@@ -393,7 +379,7 @@ def build_book(tree: BookTree, pdf: bool = True) -> int:
             command = [str(jb), "build", str(stage.source), "--path-output", str(stage.path), "-W", "-n"]
             code, output = run_owned([*command, "--keep-going"], stage.path, env)
             if code == 0 and not no_pdf:
-                code, output = make_pdf(jb, stage, env)
+                code, output = make_pdf(command, stage, env)
             if code != 0:
                 errno_ = disk_errno(output, stage.path)
                 if errno_ is not None:
@@ -409,19 +395,3 @@ def build_book(tree: BookTree, pdf: bool = True) -> int:
     if not no_pdf:
         print(f"ntpnb: the whole book as one PDF is at {shown(target / PDF_NAME)}")
     return 0
-
-
-def _placeholder(tree: BookTree, name: str) -> str:
-    """The page of chapter ``name``, which ``tree`` has not run: its source's title, and how to run it."""
-    try:
-        lines = (tree.root / "notebooks" / f"{name}.md").read_text(encoding="utf-8").splitlines()
-    except OSError:
-        lines = []
-    title = next((line[2:].strip() for line in lines if line.startswith("# ")), name)
-    return (
-        f"# {title}\n\n"
-        "```{note}\n"
-        f"This chapter has not run into the tree this book shows (`{shown(tree.layout.root)}`: "
-        f"{tree.label()}). Run it with `{tree.reproduce_command([name])}`, then build the book again.\n"
-        "```\n"
-    )

@@ -19,6 +19,7 @@ import re
 import shlex
 import sys
 from collections.abc import Sequence
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,6 +28,7 @@ from ..chapter.outputs import RunRecord, load_manifest, load_run_record
 from ..errors import PathError
 from .executed import is_text, read_notebook
 from .trees import chapter_number, setting_options, visible
+from .verdicts import keyed
 
 #: The masking rules of nbval (``--nbval-sanitize-with``) and of :func:`compare_runs`: one file.
 SANITIZE_CONFIG = Path(__file__).parent / "static" / "nbval_sanitize.cfg"
@@ -67,30 +69,6 @@ def _cell_text(cell: dict, rules: list[tuple[re.Pattern[str], str]]) -> str:
     return text
 
 
-def _text_outputs(run: Path, executed: Path, rules: list[tuple[re.Pattern[str], str]]) -> list[str]:
-    """The sanitized text output of every cell of ``executed`` (``""`` for none); PathError naming it."""
-    try:
-        nb = read_notebook(executed)
-    except PathError as exc:
-        raise PathError(f"{exc}; {_rerun(run, executed.stem)}") from None
-    return [_cell_text(cell, rules) for cell in nb.get("cells", [])]
-
-
-def _line_differences(name: str, ta: list[str], tb: list[str]) -> list[OutputDifference]:
-    """The runs of differing printed lines of one notebook (``difflib``'s non-equal blocks)."""
-    la, lb = ([(cell, line) for cell, text in enumerate(t) for line in text.splitlines()] for t in (ta, tb))
-    matcher = difflib.SequenceMatcher(None, [x for _, x in la], [x for _, x in lb], autojunk=False)
-    diffs = []
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag == "equal":
-            continue
-        cell = la[i1][0] if i1 < i2 else (lb[j1][0] if j1 < j2 else -1)
-        a = "\n".join(x for _, x in la[i1:i2]) or "<no line>"
-        b = "\n".join(x for _, x in lb[j1:j2]) or "<no line>"
-        diffs.append(OutputDifference(name, cell, a, b))
-    return diffs
-
-
 def _notebooks(run: Path) -> dict[str, Path]:
     folder = run / "notebooks"
     if not folder.is_dir():
@@ -100,19 +78,6 @@ def _notebooks(run: Path) -> dict[str, Path]:
             f"run, or make one with `ntpnb reproduce --out {run}`"
         )
     return {p.stem: p for p in visible(sorted(folder.glob("*.ipynb"))) if not p.stem.endswith(".failed")}
-
-
-def _rerun(run: Path, name: str) -> str:
-    """How to run chapter ``name`` again into ``run``: with the setting of its ``run.json``, if it reads."""
-    try:
-        record = load_run_record(run)
-    except PathError:
-        record = None
-    words = ["ntpnb", "reproduce", chapter_number(name), *setting_options(record), "--out", str(run)]
-    command = " ".join(shlex.quote(w) for w in words)
-    if record is None:
-        return f"run `{command}` with the --profile and -p it ran with to run it again"
-    return f"run `{command}` to run it again"
 
 
 def compare_runs(run_a: Path, run_b: Path) -> tuple[list[str], list[OutputDifference]]:
@@ -126,9 +91,27 @@ def compare_runs(run_a: Path, run_b: Path) -> tuple[list[str], list[OutputDiffer
         for name in sorted(set(a) ^ set(b))
     ]
     both = sorted(set(a) & set(b))
-    for name in both:
-        texts = _text_outputs(Path(run_a), a[name], rules), _text_outputs(Path(run_b), b[name], rules)
-        diffs += _line_differences(name, *texts)
+    for name in both:  # the runs of differing printed lines (difflib's non-equal blocks), by (cell, line)
+        lines = []
+        for run, notebooks in ((Path(run_a), a), (Path(run_b), b)):
+            try:
+                cells = read_notebook(notebooks[name])["cells"]
+            except PathError as exc:  # named, with the command that runs it again in its setting
+                record = _run_record(run)
+                options = [chapter_number(name), *setting_options(record), "--out", str(run)]
+                how = "with the --profile and -p it ran with " if record is None else ""
+                command = shlex.join(["ntpnb", "reproduce", *options])
+                raise PathError(f"{exc}; run `{command}` {how}to run it again") from None
+            texts = [_cell_text(cell, rules) for cell in cells]
+            lines.append([(cell, line) for cell, text in enumerate(texts) for line in text.splitlines()])
+        la, lb = lines
+        matcher = difflib.SequenceMatcher(None, [x for _, x in la], [x for _, x in lb], autojunk=False)
+        for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+            if tag != "equal":
+                cell = la[i1][0] if i1 < i2 else (lb[j1][0] if j1 < j2 else -1)
+                x = "\n".join(x for _, x in la[i1:i2]) or "<no line>"
+                y = "\n".join(y for _, y in lb[j1:j2]) or "<no line>"
+                diffs.append(OutputDifference(name, cell, x, y))
     return both, diffs
 
 
@@ -140,17 +123,6 @@ def _run_record(run: Path) -> RunRecord | None:
         return None
 
 
-def _package(run: Path) -> str:
-    """The fingerprints of the ``ntpnb`` sources the chapters of ``run`` ran with (their manifests)."""
-    found = set()
-    for manifest in sorted((Path(run) / "notebooks").glob("*.key.json")):
-        try:
-            found.add(load_manifest(manifest.with_name(manifest.name.replace(".key.json", ".ipynb"))).package)
-        except PathError:
-            continue
-    return ", ".join(sorted(f[:12] for f in found if f)) or "unknown"
-
-
 def setting_differences(run_a: Path, run_b: Path) -> list[str]:
     """How the settings of two runs differ: ``profile: paper | quick``, one line per difference.
 
@@ -160,6 +132,15 @@ def setting_differences(run_a: Path, run_b: Path) -> list[str]:
     a, b = _run_record(run_a), _run_record(run_b)
     if a is None or b is None:
         return []
+    sources = []
+    for run in (run_a, run_b):  # the fingerprints of the ntpnb sources its chapters ran with
+        found = set()
+        for manifest in sorted((Path(run) / "notebooks").glob("*.key.json")):
+            with suppress(PathError):
+                found.add(
+                    load_manifest(manifest.with_name(manifest.name.replace(".key.json", ".ipynb"))).package
+                )
+        sources.append(", ".join(sorted(f[:12] for f in found if f)) or "unknown")
     shown = {
         "profile": (a.profile, b.profile),
         "overrides": tuple(
@@ -168,7 +149,7 @@ def setting_differences(run_a: Path, run_b: Path) -> list[str]:
         "seeds": tuple(", ".join(map(str, r.seeds)) or "none" for r in (a, b)),
         "run": tuple("interactive" if r.interactive else "ntpnb reproduce" for r in (a, b)),
         "ntpnb version": (a.version or "unknown", b.version or "unknown"),
-        "ntpnb sources": (_package(run_a), _package(run_b)),
+        "ntpnb sources": tuple(sources),
     }
     return [f"{what}: {x} | {y}" for what, (x, y) in shown.items() if x != y]
 
@@ -193,20 +174,6 @@ class CheckDifference:
         return f"{self.notebook} {self.label}: {sides[0]} | {sides[1]}"
 
 
-def _checks(run: Path, name: str) -> dict[tuple[str, int], Check] | None:
-    """The checks of ``name``'s record in ``run``, by label and occurrence; None if it does not read."""
-    try:
-        record = load_chapter_record(Path(run) / "claims" / f"{name}.json")
-    except PathError:
-        return None
-    checks: dict[tuple[str, int], Check] = {}
-    for check in record.checks:
-        label = f"{check.label} {check.what}"
-        occurrence = sum(1 for key in checks if key[0] == label)
-        checks[(label, occurrence)] = check
-    return checks
-
-
 def compare_claims(run_a: Path, run_b: Path, notebooks: Sequence[str]) -> list[CheckDifference]:
     """The checks of ``notebooks`` that differ between the claim records of the two runs, in run A's order.
 
@@ -214,44 +181,19 @@ def compare_claims(run_a: Path, run_b: Path, notebooks: Sequence[str]) -> list[C
     """
     diffs = []
     for name in notebooks:
-        a, b = _checks(run_a, name), _checks(run_b, name)
-        if a is None or b is None:  # a run that keeps no record of it: its printed lines compare
+        try:  # the checks of each run's record, matched as :func:`~.verdicts.keyed` says
+            a, b = (
+                keyed(load_chapter_record(Path(run) / "claims" / f"{name}.json").checks)
+                for run in (run_a, run_b)
+            )
+        except PathError:  # a run that keeps no record of it: its printed lines compare
             continue
         for key in [*a, *(k for k in b if k not in a)]:
             x, y = a.get(key), b.get(key)
             if x is None or y is None or (x.passed, x.measured) != (y.passed, y.measured):
-                diffs.append(CheckDifference(name, key[0], x, y))
+                c = x or y
+                diffs.append(CheckDifference(name, f"{c.label} {c.what}", x, y))  # type: ignore[union-attr]
     return diffs
-
-
-def _platform_line(run: Path) -> str:
-    """The CPU and BLAS kernels each run of ``run`` recorded (distinct ones, one line)."""
-    seen = []
-    for path in sorted((run / "claims").glob("*.json")):
-        try:
-            info = load_chapter_record(path).platform
-        except PathError:  # unreadable: not a record of the run
-            continue
-        if not isinstance(info, dict):  # none recorded, or not of a platform's shape
-            continue
-        pools = info.get("threadpools")
-        kernels = ", ".join(
-            " ".join(str(lib.get(k)) for k in ("internal_api", "version", "architecture"))
-            + f" x{lib.get('num_threads')}"
-            for lib in (pools if isinstance(pools, list) else [])
-            if isinstance(lib, dict)
-        )
-        line = f"{info.get('cpu')}; {kernels}"
-        if line not in seen:
-            seen.append(line)
-    return f"{run}: " + (" | ".join(seen) if seen else "no platform recorded")
-
-
-def _first_difference(x: str, y: str) -> str:
-    for lx, ly in zip(x.splitlines(), y.splitlines(), strict=False):
-        if lx != ly:
-            return f"    - {lx}\n    + {ly}"
-    return f"    - {x.splitlines()[-1:] or ''}\n    + {y.splitlines()[-1:] or ''}"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -278,8 +220,25 @@ def print_comparison(run_a: Path, run_b: Path) -> int:
     if settings:
         print(f"the two runs' settings differ ({run_a} | {run_b}):")
         print("".join(f"  {line}\n" for line in settings), end="")
-    for run in (run_a, run_b):
-        print(_platform_line(run))
+    for run in (run_a, run_b):  # the CPU and BLAS kernels its chapters recorded (distinct ones, one line)
+        seen = []
+        for path in sorted((run / "claims").glob("*.json")):
+            try:
+                info = load_chapter_record(path).platform
+            except PathError:  # unreadable: not a record of the run
+                continue
+            if not isinstance(info, dict):  # none recorded, or not of a platform's shape
+                continue
+            pools = info.get("threadpools")
+            kernels = ", ".join(
+                " ".join(str(lib.get(k)) for k in ("internal_api", "version", "architecture"))
+                + f" x{lib.get('num_threads')}"
+                for lib in (pools if isinstance(pools, list) else [])
+                if isinstance(lib, dict)
+            )
+            if (line := f"{info.get('cpu')}; {kernels}") not in seen:
+                seen.append(line)
+        print(f"{run}: " + (" | ".join(seen) if seen else "no platform recorded"))
     checks = compare_claims(run_a, run_b, both)
     changed = [d for d in checks if d.decision_changed]
     if changed:
@@ -291,26 +250,25 @@ def print_comparison(run_a: Path, run_b: Path) -> int:
         print(f"{len(valued)} claim {what} measured otherwise, to the printed precision (decided the same):")
         print("".join(f"  {d.describe()}\n" for d in valued), end="")
     if not diffs and not checks:
-        print(
-            f"the same printed outputs and claim checks in {_count(len(both), 'notebook')} both runs executed"
-        )
+        count = "the 1 notebook" if len(both) == 1 else f"all {len(both)} notebooks"
+        print(f"the same printed outputs and claim checks in {count} both runs executed")
         return 0
     if diffs:
         print(f"{len(diffs)} {_plural(len(diffs), 'run')} of printed lines differ:")
     for d in diffs:
         where = "notebook" if d.cell < 0 else f"cell {d.cell}"
-        print(f"  {d.notebook} {where}:\n{_first_difference(d.a, d.b)}")
+        # the first line that differs (else the last of each)
+        pairs = zip(d.a.splitlines(), d.b.splitlines(), strict=False)
+        x, y = next(
+            ((x, y) for x, y in pairs if x != y), (d.a.splitlines()[-1:] or "", d.b.splitlines()[-1:] or "")
+        )
+        print(f"  {d.notebook} {where}:\n    - {x}\n    + {y}")
     return 1
 
 
 def _plural(count: int, word: str) -> str:
     """``word``, or its plural (an ``s`` added) unless ``count`` is one."""
     return word if count == 1 else f"{word}s"
-
-
-def _count(count: int, word: str) -> str:
-    """``the 1 notebook`` or ``all 3 notebooks``."""
-    return f"the 1 {word}" if count == 1 else f"all {count} {_plural(count, word)}"
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -7,7 +7,8 @@ the span of its chapters' times and their commits, and when the book was built. 
 the run's label (:func:`~ntpnb.book.trees.describe_run`), the label its report gives it.
 
 The Sphinx extension reads the tree once per build (:func:`read_footers`) and puts
-:meth:`Footers.for_page` into the theme's footer of each page.
+:meth:`Footers.chapter` (a chapter's page) or :meth:`Footers.book` (any other) into the
+theme's footer of each page.
 """
 
 from __future__ import annotations
@@ -32,17 +33,6 @@ class Execution:
     commit: SourceCommit
 
 
-def _utc(text: object) -> datetime | None:
-    """The time an ISO 8601 text gives (papermill's ``end_time``), or None if it is not one."""
-    if not isinstance(text, str):
-        return None
-    try:
-        moment = datetime.fromisoformat(text)
-    except ValueError:
-        return None
-    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
-
-
 def chapter_execution(executed: Path) -> Execution:
     """When and from which commit the executed notebook ``executed`` ran.
 
@@ -54,8 +44,13 @@ def chapter_execution(executed: Path) -> Execution:
     PathError
         If the notebook or its manifest cannot be read.
     """
-    notebook = read_notebook(executed)
-    finished = _utc(notebook.get("metadata", {}).get("papermill", {}).get("end_time"))
+    end = read_notebook(executed).get("metadata", {}).get("papermill", {}).get("end_time")  # ISO 8601
+    try:
+        finished = datetime.fromisoformat(end) if isinstance(end, str) else None
+    except ValueError:
+        finished = None
+    if finished is not None and finished.tzinfo is None:
+        finished = finished.replace(tzinfo=timezone.utc)
     commit = load_manifest(executed).commit if manifest_path(executed).is_file() else SourceCommit()
     return Execution(finished, commit)
 
@@ -63,16 +58,6 @@ def chapter_execution(executed: Path) -> Execution:
 def format_time(moment: datetime) -> str:
     """``2026-05-02 14:06 UTC``."""
     return moment.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-
-
-def _span(times: list[datetime]) -> str:
-    """``2026-05-02 14:05 UTC``, ``2026-05-02 14:05 to 14:09 UTC`` or ``... to 2026-05-03 09:00 UTC``."""
-    first, last = format_time(min(times)), format_time(max(times))
-    if first == last:
-        return first
-    if first[:10] == last[:10]:
-        return f"{first.removesuffix(' UTC')} to {last[11:]}"
-    return f"{first.removesuffix(' UTC')} to {last}"
 
 
 def commit_html(commit: SourceCommit, repository: str = "") -> str:
@@ -110,14 +95,14 @@ class Footers:
         if not self.executions:
             return f"No chapter executed in this run · {run} · {built}"
         times = [e.finished for e in self.executions.values() if e.finished is not None]
-        when = f"Chapters executed {_span(times)}" if times else "Chapters executed"
+        when = "Chapters executed"
+        if times:  # "2026-05-02 14:05 UTC", "2026-05-02 14:05 to 14:09 UTC" or "... to 2026-05-03 09:00 UTC"
+            first, last = format_time(min(times)), format_time(max(times))
+            same_day = last[11:] if first[:10] == last[:10] else last
+            when += f" {first}" if first == last else f" {first.removesuffix(' UTC')} to {same_day}"
         commits = dict.fromkeys(e.commit for e in self.executions.values())
         sources = ", ".join(commit_html(c, self.repository) for c in commits)
         return f"{when} · {sources} · {run} · {built}"
-
-    def for_page(self, chapter: str | None) -> str:
-        """The footer of a page: :meth:`chapter` for chapter ``chapter``, :meth:`book` for None."""
-        return self.book() if chapter is None else self.chapter(chapter)
 
 
 def read_footers(tree: OutputLayout, repository: str = "") -> Footers:

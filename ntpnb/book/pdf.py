@@ -7,7 +7,7 @@ into the HTML book as :data:`PDF_NAME` (:func:`print_book`, run as ``python -m n
 in a process session of its own, so that a stopped build leaves no browser behind). Every page
 of the PDF is footed with the run's execution line (:mod:`.footers`) and its page number. The
 same browser takes the screenshot of a chapter that the README shows from the published book
-(:data:`SCREENSHOT_NAME`, :func:`screenshot`): made by each build, never committed.
+(:data:`SCREENSHOT_NAME`): made by each build, never committed.
 
 The HTML build is told that the PDF will be there through the environment variable
 :data:`PDF_ENV`, so the introduction links it and each page's ``.pdf`` button downloads it
@@ -69,12 +69,16 @@ def missing_printer() -> str | None:
     return None
 
 
-def single_page(site: Path, root_doc: str) -> Path:
-    """The single-page edition in ``site`` (a ``singlehtml`` output folder), at the folder's root.
+def single_page(site: Path, source: Path) -> Path:
+    """The single-page edition in ``site`` (a ``singlehtml`` output folder) of the book in ``source``.
 
-    Sphinx writes it as ``<root_doc>.html`` but with links relative to the folder's root (where
-    a book whose first page is ``index`` has it); a copy beside ``index.html`` resolves them.
+    Sphinx writes it as ``<root_doc>.html`` (``root:`` of the book's ``_toc.yml``) but with links
+    relative to the folder's root (where a book whose first page is ``index`` has it); a copy
+    beside ``index.html``, which this returns, resolves them.
     """
+    import yaml  # installed with jupyter-book, which builds the book
+
+    root_doc = yaml.safe_load((source / "_toc.yml").read_text(encoding="utf-8"))["root"]
     page = site / "whole-book.html"
     page.write_bytes((site / f"{root_doc}.html").read_bytes())
     return page
@@ -99,19 +103,10 @@ def _open(tab: Any, page: Path) -> None:
     tab.wait_for_function("() => [...document.images].every(i => i.complete)", timeout=wait)
 
 
-def screenshot(tab: Any, page: Path, png: Path) -> None:
-    """Save as ``png`` (atomically) what a reader of ``page`` sees with its first figure mid-screen."""
-    tab.set_viewport_size(SCREENSHOT_SIZE)
-    _open(tab, page)
-    tab.evaluate("() => document.querySelector('figure')?.scrollIntoView({block: 'center'})")
-    with atomic_path(png) as tmp:
-        tab.screenshot(path=str(tmp))
-
-
 def print_book(page: Path, pdf: Path, shot: tuple[Path, Path] | None = None) -> None:
     """Print the single page ``page`` to ``pdf`` (atomically) once its math and images are ready.
 
-    ``shot``: a chapter's page and the PNG to save its :func:`screenshot` as.
+    ``shot``: a chapter's page and the PNG (written atomically) to save its screenshot as.
 
     Raises
     ------
@@ -126,13 +121,7 @@ def print_book(page: Path, pdf: Path, shot: tuple[Path, Path] | None = None) -> 
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(chromium()), args=list(CHROMIUM_ARGS))
         tab = browser.new_page()
-        tab.goto(Path(page).resolve().as_uri(), wait_until="load", timeout=LOAD_TIMEOUT * 1000)
-        ready = "() => !window.MathJax || (MathJax.startup && MathJax.startup.promise)"
-        tab.wait_for_function(ready, timeout=LOAD_TIMEOUT * 1000)
-        tab.evaluate("() => window.MathJax ? MathJax.startup.promise : null")
-        tab.wait_for_function(
-            "() => [...document.images].every(i => i.complete)", timeout=LOAD_TIMEOUT * 1000
-        )
+        _open(tab, page)
         line = tab.evaluate("() => (document.querySelector('p.ntpnb-provenance') || {}).innerText || ''")
         footer = _FOOTER.format(line=escape(line))
         tab.emulate_media(media="print")
@@ -145,8 +134,13 @@ def print_book(page: Path, pdf: Path, shot: tuple[Path, Path] | None = None) -> 
                 header_template="<span></span>",
                 footer_template=footer,
             )
-        if shot is not None:
-            screenshot(browser.new_page(), *shot)
+        if shot is not None:  # what a reader of the chapter sees with its first figure mid-screen
+            tab = browser.new_page()
+            tab.set_viewport_size(SCREENSHOT_SIZE)
+            _open(tab, shot[0])
+            tab.evaluate("() => document.querySelector('figure')?.scrollIntoView({block: 'center'})")
+            with atomic_path(shot[1]) as tmp:
+                tab.screenshot(path=str(tmp))
         browser.close()
 
 

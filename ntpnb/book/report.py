@@ -33,7 +33,6 @@ from .scoreboard import SCOREBOARD_FILE, scoreboard_data
 from .trees import chapter_label, describe_run, visible
 from .verdicts import (
     VERDICT_RULE,
-    Series,
     Sweep,
     Verdict,
     format_counts,
@@ -62,13 +61,14 @@ def _claim_result(verdict: Verdict, checks: Sequence[Check], record: RunRecord |
     if not checks:
         return f"{verdict.verdict} (no check yet)"
     label = f"**{_escape(verdict.phrase)}**" if verdict.negative else _escape(verdict.phrase)
+    n = verdict.counts
     counts = [
-        (verdict.findings, "finding", "s"),
-        (verdict.sanity, "sanity", ""),
-        (verdict.measurements, "measurement", "s"),
-        (verdict.failed, "failed", ""),
+        (n["findings"], "finding", "s"),
+        (n["sanity"], "sanity", ""),
+        (n["measurements"], "measurement", "s"),
+        (n["failed"], "failed", ""),
     ]
-    parts = [f"{verdict.evidence} evidence", *(f"{n} {kind}{s * (n > 1)}" for n, kind, s in counts if n)]
+    parts = [f"{n['evidence']} evidence", *(f"{k} {kind}{s * (k > 1)}" for k, kind, s in counts if k)]
     profile, overrides = _setting(record, checks)
     setting = f"{profile}; {overrides}" if overrides else profile
     cell = f"{label}; {', '.join(parts)} ({_escape(setting)})"
@@ -182,25 +182,10 @@ def _place(sections: Sections, made: Made) -> tuple[str | None, str]:
 def _link(sections: Sections, made: Made) -> str:
     """A short link to the section that made the check: ``1 § <section>`` (as the book numbers chapters)."""
     heading, target = _place(sections, made)
-    title = f" § {_escape_text(heading)}" if heading else ""
-    return f"[{_escape(chapter_label(made[0]))}{title}]({target})"
-
-
-def _escape_text(text: str) -> str:
-    """Like :func:`_escape`, but inline math (``$...$``) is kept, to be typeset."""
-    parts = re.split(r"(\$[^$]+\$)", text)
-    return "".join(p if p.startswith("$") and p.endswith("$") else _escape(p) for p in parts)
-
-
-def _chapter_titles(layout: OutputLayout) -> dict[str, str]:
-    """Chapter -> the text of its executed notebook's first ``# `` heading, without math marks."""
-    titles = {}
-    for path in visible(sorted(layout.notebooks.glob("*.ipynb"))):
-        cells = [c for c in read_notebook(path)["cells"] if c.get("cell_type") == "markdown"]
-        title = next((text for cell in cells for level, text in _headings(cell) if level == 1), None)
-        if title is not None:
-            titles[path.stem] = re.sub(r"\$([^$]*)\$", r"\1", title)
-    return titles
+    # the heading escaped, but its inline math ($...$) kept, to be typeset
+    parts = re.split(r"(\$[^$]+\$)", heading or "")
+    title = "".join(p if p.startswith("$") and p.endswith("$") else _escape(p) for p in parts)
+    return f"[{_escape(chapter_label(made[0]))}{f' § {title}' if heading else ''}]({target})"
 
 
 def absent_sentence(absent: Sequence[str]) -> str:
@@ -214,30 +199,6 @@ def absent_sentence(absent: Sequence[str]) -> str:
 
 
 _PAPER_TITLES = {"A": "linear decoder", "B": "one-layer self-attention"}
-
-
-def _failures_note(layout: OutputLayout) -> list[str]:
-    """A warning naming the notebooks whose last run failed (their records in ``failed/``), if any."""
-    failures = []
-    for path in sorted(layout.failed.glob("*.json")):
-        try:
-            record = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue
-        if isinstance(record, dict):
-            error = _escape(str(record.get("error")))
-            failures.append(f"* `{record.get('notebook')}` ({record.get('date')}): {error}")
-    if not failures:
-        return []
-    return [
-        "```{warning}",
-        "The last run of these notebooks failed. This page and their chapters show their last",
-        "successful run, if any; the failed run's executed copy is in `outputs/failed/`.",
-        "",
-        *failures,
-        "```",
-        "",
-    ]
 
 
 def _seeds_sentence(sweeps: Sequence[Sweep]) -> str:
@@ -259,17 +220,6 @@ def _seeds_sentence(sweeps: Sequence[Sweep]) -> str:
     if aside:
         text += " Not counted: " + "; ".join(aside) + "."
     return text
-
-
-def _across(series: Series) -> list[str]:
-    """The cells of one check across the seeds: how it was decided (with its spread), and the result."""
-    decided = series.decided
-    values = series.spread() if not series.statistical else None
-    if values:
-        decided += f"; {values[0]} to {values[1]}"
-    outcome = series.outcome
-    strong = outcome in ("fails",) or (series.first.kind == "finding" and outcome == "established")
-    return [_escape(decided), f"**{outcome}**" if strong else outcome]
 
 
 def _paper_tables(header: Sequence[str], row: Callable[[str, ClaimSpec], list[str]], cite: bool) -> list[str]:
@@ -301,7 +251,16 @@ def _chapter_table(
         what = _escape(c.what) if c.kind == "claim" else f"*{c.kind}:* {_escape(c.what)}"
         claim = f"[{_escape(c.claim)}]({_place(sections, (notebook, c))[1]})"
         paper = _escape(c.paper) + (f"<br>{_escape(series.artifact_note())}" if c.artifact else "")
-        rows.append([claim, what, _escape(series.ours()), _escape(c.required), paper, *_across(series)])
+        decided = series.decided  # how it was decided across the seeds, with its spread
+        values = series.spread() if not series.statistical else None
+        if values:
+            decided += f"; {values[0]} to {values[1]}"
+        outcome = series.outcome
+        strong = outcome == "fails" or (c.kind == "finding" and outcome == "established")
+        result = f"**{outcome}**" if strong else outcome
+        rows.append(
+            [claim, what, _escape(series.ours()), _escape(c.required), paper, _escape(decided), result]
+        )
     header = ["claim", "what was measured", "ours", "required", "the paper", "decided", "result"]
     return [
         f"### {_escape(chapter_label(notebook))}. {_escape(titles.get(notebook, notebook))}",
@@ -330,6 +289,25 @@ def render_report(layout: OutputLayout, absent: Sequence[str] = ()) -> str:
         where = "<br>".join(dict.fromkeys(_link(sections, m) for m in made))
         return [f"**{cid}** ({spec.where})", spec.statement, spec.paper_value, result, where]
 
+    failures = []  # a warning naming the notebooks whose last run failed (their records in failed/)
+    for path in sorted(layout.failed.glob("*.json")):
+        try:
+            record = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(record, dict):
+            error = _escape(str(record.get("error")))
+            failures.append(f"* `{record.get('notebook')}` ({record.get('date')}): {error}")
+    if failures:
+        failures = [
+            "```{warning}",
+            "The last run of these notebooks failed. This page and their chapters show their last",
+            "successful run, if any; the failed run's executed copy is in `outputs/failed/`.",
+            "",
+            *failures,
+            "```",
+            "",
+        ]
     lines = [
         "# Reproducibility report",
         "",
@@ -348,7 +326,7 @@ def render_report(layout: OutputLayout, absent: Sequence[str] = ()) -> str:
         "## The verdict rule",
         "",
         *(line for paragraph in VERDICT_RULE for line in (paragraph, "")),
-        *_failures_note(layout),
+        *failures,
         *_paper_tables(
             ["claim", "statement", "the paper reports", "verdict", "checked in"], claim_row, cite=False
         ),
@@ -366,7 +344,12 @@ def render_report(layout: OutputLayout, absent: Sequence[str] = ()) -> str:
     ]
     if not checks:
         lines += ["No notebook has recorded a check yet: run `ntpnb reproduce`.", ""]
-    titles = _chapter_titles(layout)
+    titles = {}  # chapter -> the text of its executed notebook's first "# " heading, without math marks
+    for path in visible(sorted(layout.notebooks.glob("*.ipynb"))):
+        cells = [c for c in read_notebook(path)["cells"] if c.get("cell_type") == "markdown"]
+        title = next((text for cell in cells for level, text in _headings(cell) if level == 1), None)
+        if title is not None:
+            titles[path.stem] = re.sub(r"\$([^$]*)\$", r"\1", title)
     for sweep in sweeps:
         if sweep.book.checks:
             lines += _chapter_table(sweep, sections, titles, run)
@@ -435,19 +418,6 @@ _CLAIMS_INTRO = (
 )
 
 
-def _where_checked(sections: Sections, checks: Sequence[Made]) -> str:
-    """Links to the sections that check a claim, evidence first, each kind named."""
-    if not checks:
-        return "not checked by any chapter yet"
-    parts = []
-    for kind in ("claim", "finding", "sanity", "measurement"):
-        label = "" if kind == "claim" else f"{kind}: "
-        links = list(dict.fromkeys(_link(sections, m) for m in checks if m[1].kind == kind))
-        if links:
-            parts.append(label + ", ".join(links))
-    return "<br>".join(parts)
-
-
 def render_claims_page(layout: OutputLayout, absent: Sequence[str] = ()) -> str:
     """The claims page (MyST markdown): every claim of the registry, where it is checked, its verdict."""
     records = load_chapter_records(layout.claims)
@@ -456,8 +426,14 @@ def render_claims_page(layout: OutputLayout, absent: Sequence[str] = ()) -> str:
     label = _escape(describe_run(load_run_record(layout.root), _profiles(records)))
 
     def claim_row(cid: str, spec: ClaimSpec) -> list[str]:
-        verdict = results[cid]
-        where = _where_checked(sections, by_claim.get(cid, []))
+        verdict, parts = results[cid], []
+        for kind in ("claim", "finding", "sanity", "measurement"):  # links to the sections, evidence first
+            links = list(
+                dict.fromkeys(_link(sections, m) for m in by_claim.get(cid, []) if m[1].kind == kind)
+            )
+            if links:
+                parts.append(("" if kind == "claim" else f"{kind}: ") + ", ".join(links))
+        where = "<br>".join(parts) or "not checked by any chapter yet"
         phrase = f"**{_escape(verdict.phrase)}**" if verdict.negative else _escape(verdict.phrase)
         return [cid, spec.statement, spec.where, spec.paper_value, where, phrase]
 
@@ -471,13 +447,15 @@ def render_claims_page(layout: OutputLayout, absent: Sequence[str] = ()) -> str:
     return "\n".join(lines)
 
 
-def claim_places(layout: OutputLayout) -> dict[str, list[tuple[str, str]]]:
-    """Claim -> ``(notebook, anchor)`` of each section that checks it, evidence first.
+def write_report(layout: OutputLayout, absent: Sequence[str] = ()) -> Path:
+    """Write the report to ``<layout.root>/report.md`` and return its path.
 
-    An anchor is empty where the check's section has none (the chapter's top).
+    The verdict fragment ``verdicts.md``, the claims page ``claim_list.md`` and the scoreboard's
+    data (:data:`~ntpnb.book.scoreboard.SCOREBOARD_FILE`) are written beside it.
     """
     records = load_chapter_records(layout.claims)
     sections = _record_sections(layout, records)
+    # claim -> (notebook, anchor) of each section that checks it, evidence first ("": the chapter's top)
     places: dict[str, list[tuple[str, str]]] = {}
     for cid, made in _by_claim(records).items():
         for notebook, check in sorted(made, key=lambda m: KINDS.index(m[1].kind)):
@@ -485,17 +463,7 @@ def claim_places(layout: OutputLayout) -> dict[str, list[tuple[str, str]]]:
             place = (notebook, section[1] if section else "")
             if place not in places.setdefault(cid, []):
                 places[cid].append(place)
-    return places
-
-
-def write_report(layout: OutputLayout, absent: Sequence[str] = ()) -> Path:
-    """Write the report to ``<layout.root>/report.md`` and return its path.
-
-    The verdict fragment ``verdicts.md``, the claims page ``claim_list.md`` and the scoreboard's
-    data (:data:`~ntpnb.book.scoreboard.SCOREBOARD_FILE`) are written beside it.
-    """
-    results = sweep_verdicts(CLAIMS, load_sweeps(layout, load_chapter_records(layout.claims)))
-    data = scoreboard_data(results, claim_places(layout))
+    data = scoreboard_data(sweep_verdicts(CLAIMS, load_sweeps(layout, records)), places)
     atomic_write_text(layout.root / SCOREBOARD_FILE, json.dumps(data, indent=1) + "\n")
     atomic_write_text(layout.root / "verdicts.md", render_verdict_summary(layout, absent))
     atomic_write_text(layout.root / "claim_list.md", render_claims_page(layout, absent))

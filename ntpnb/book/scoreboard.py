@@ -22,26 +22,13 @@ from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective
 
 from ..chapter.registry import CLAIMS, PAPERS
-from .verdicts import VERDICTS, Verdict
+from .verdicts import Verdict
 
 #: The file ``ntpnb book`` writes beside the report, and the extension reads.
 SCOREBOARD_FILE = "verdicts.json"
 #: Where the chapters' executed notebooks sit in the book's sources.
 CHAPTERS = "outputs/notebooks/"
 _PLACEHOLDER = "ntpnb-scoreboard-placeholder"
-
-
-def verdict_class(verdict: str) -> str:
-    """The CSS class of a verdict's badge: ``"ntpnb-v-reproduced-with-a-qualification"``.
-
-    Raises
-    ------
-    ValueError
-        If ``verdict`` is not one of :data:`~ntpnb.book.verdicts.VERDICTS`.
-    """
-    if verdict not in VERDICTS:
-        raise ValueError(f"unknown verdict {verdict!r}")
-    return "ntpnb-v-" + verdict.replace(" ", "-")
 
 
 def scoreboard_data(results: Mapping[str, Verdict], places: Mapping[str, Sequence[tuple[str, str]]]) -> dict:
@@ -67,42 +54,27 @@ def scoreboard_data(results: Mapping[str, Verdict], places: Mapping[str, Sequenc
     return {"papers": dict(PAPERS), "claims": claims}
 
 
-def _badge(claim: Mapping[str, Any], href: str | None) -> str:
-    """One badge: the claim id and its verdict in words, coloured by the verdict, linked."""
-    title = html.escape(f"{claim['id']} ({claim['where']}): {claim['phrase']}", quote=True)
-    inner = (
-        f'<span class="ntpnb-badge-id">{html.escape(claim["id"])}</span>'
-        f'<span class="ntpnb-badge-verdict">{html.escape(claim["verdict"])}</span>'
-    )
-    classes = f"ntpnb-badge {verdict_class(claim['verdict'])}"
-    if href is None:
-        return f'<span class="{classes}" title="{title}">{inner}</span>'
-    return f'<a class="{classes}" href="{html.escape(href, quote=True)}" title="{title}">{inner}</a>'
-
-
 def badges_html(claims: Sequence[Mapping[str, Any]], href: Any) -> str:
-    """A row of badges; ``href(claim)`` gives each its link (None: no link)."""
-    return "".join(_badge(c, href(c)) for c in claims)
+    """A row of badges, each the claim id and its verdict in words, coloured by the verdict, linked.
 
-
-def scoreboard_html(data: Mapping[str, Any], href: Any) -> str:
-    """The introduction's table: a row of badges per paper."""
-    rows = []
-    for paper, title in data["papers"].items():
-        claims = [c for c in data["claims"] if c["paper"] == paper]
-        rows.append(
-            f'<tr><th scope="row">Paper {html.escape(paper)}<br><span class="ntpnb-paper-title">'
-            f"{html.escape(title)}</span></th><td>{badges_html(claims, href)}</td></tr>"
+    ``href(claim)`` gives each its link (None: no link).
+    """
+    badges = []
+    for claim in claims:
+        title = html.escape(f"{claim['id']} ({claim['where']}): {claim['phrase']}", quote=True)
+        inner = (
+            f'<span class="ntpnb-badge-id">{html.escape(claim["id"])}</span>'
+            f'<span class="ntpnb-badge-verdict">{html.escape(claim["verdict"])}</span>'
         )
-    return f'<table class="ntpnb-scoreboard"><tbody>{"".join(rows)}</tbody></table>'
-
-
-def read_scoreboard(srcdir: Path) -> dict | None:
-    """The scoreboard data of the book's sources (None when ``ntpnb book`` wrote none)."""
-    path = Path(srcdir) / "outputs" / SCOREBOARD_FILE
-    if not path.is_file():
-        return None
-    return json.loads(path.read_text(encoding="utf-8"))
+        # the verdict's CSS class: "ntpnb-v-reproduced-with-a-qualification"
+        classes = "ntpnb-badge ntpnb-v-" + claim["verdict"].replace(" ", "-")
+        link = href(claim)
+        if link is None:
+            badges.append(f'<span class="{classes}" title="{title}">{inner}</span>')
+        else:
+            link = html.escape(link, quote=True)
+            badges.append(f'<a class="{classes}" href="{link}" title="{title}">{inner}</a>')
+    return "".join(badges)
 
 
 # -- Sphinx ------------------------------------------------------------------------------------
@@ -129,14 +101,15 @@ def _section_uri(app: Sphinx, fromdoc: str, notebook: str, anchor: str) -> str:
 
 def _fill(app: Sphinx, doctree: nodes.document, fromdoc: str) -> None:
     """Draw the scoreboard where the directive stands, and a chapter's own badges under its title."""
-    data = read_scoreboard(Path(app.srcdir))
+    path = Path(app.srcdir) / "outputs" / SCOREBOARD_FILE
     placeholders = [n for n in doctree.findall(nodes.container) if _PLACEHOLDER in n["classes"]]
-    if data is None:
+    if not path.is_file():  # ``ntpnb book`` wrote none
         for node in placeholders:
             node.replace_self(
                 nodes.paragraph(text="No run has recorded a verdict yet: run `ntpnb reproduce`.")
             )
         return
+    data = json.loads(path.read_text(encoding="utf-8"))
 
     def link_from_here(claim: Mapping[str, Any]) -> str | None:
         sections = claim["sections"]
@@ -144,8 +117,16 @@ def _fill(app: Sphinx, doctree: nodes.document, fromdoc: str) -> None:
             return None
         return _section_uri(app, fromdoc, sections[0]["notebook"], sections[0]["anchor"])
 
+    rows = []  # the introduction's table: a row of badges per paper
+    for paper, title in data["papers"].items():
+        claims = [c for c in data["claims"] if c["paper"] == paper]
+        rows.append(
+            f'<tr><th scope="row">Paper {html.escape(paper)}<br><span class="ntpnb-paper-title">'
+            f"{html.escape(title)}</span></th><td>{badges_html(claims, link_from_here)}</td></tr>"
+        )
+    table = f'<table class="ntpnb-scoreboard"><tbody>{"".join(rows)}</tbody></table>'
     for node in placeholders:
-        node.replace_self(nodes.raw("", scoreboard_html(data, link_from_here), format="html"))
+        node.replace_self(nodes.raw("", table, format="html"))
     if fromdoc.startswith(CHAPTERS):
         notebook = fromdoc.removeprefix(CHAPTERS)
         own = [c for c in data["claims"] if any(s["notebook"] == notebook for s in c["sections"])]

@@ -3,7 +3,7 @@
 * Every executed notebook with a problem (:func:`notebook_problems`) is a warning, which ``-W``
   makes fatal: the book renders executed notebooks without executing them.
 * Math without network: with a relative ``mathjax_path`` (``_config.yml``), MathJax is served from
-  the package ``sphinx-mathjax-offline`` (:func:`mathjax_static_dir`).
+  the package ``sphinx-mathjax-offline``.
 * Each chapter page gets a Binder button and a download button for its Jupytext source
   ``notebooks/<name>.md``.
 * API pages (``book/api/``, one per part of the package): data and property docstrings are kept
@@ -110,32 +110,28 @@ def _check(app: Sphinx, env: BuildEnvironment) -> None:
             logger.warning(f"executed notebook {path.name}: {problem}", location=docname)
 
 
-def mathjax_static_dir() -> Path:
-    """The folder holding ``mathjax/tex-chtml.js`` in the installed ``sphinx-mathjax-offline``.
+def _add_static(app: Sphinx) -> None:
+    """The book's static files; MathJax from ``sphinx-mathjax-offline`` where ``mathjax_path`` is relative.
 
     Raises
     ------
     ExtensionError
-        If the package is not installed (install ``ntpnb[book]``).
+        If that package is not installed (install ``ntpnb[book]``), or holds no ``mathjax/tex-chtml.js``.
     """
-    try:
-        dist = metadata.distribution(MATHJAX_DISTRIBUTION)
-    except metadata.PackageNotFoundError:
-        raise ExtensionError(
-            f"the book serves its own MathJax from the package {MATHJAX_DISTRIBUTION}, which is "
-            "not installed: pip install -c constraints.txt -e '.[book]'"
-        ) from None
-    folder = Path(str(dist.locate_file("sphinx-mathjax-offline/static")))
-    if not (folder / "mathjax" / "tex-chtml.js").is_file():
-        raise ExtensionError(f"{MATHJAX_DISTRIBUTION} has no mathjax/tex-chtml.js under {folder}")
-    return folder
-
-
-def _add_static(app: Sphinx) -> None:
     app.config.html_static_path.append(str(_STATIC))
     app.add_css_file("ntpnb.css")
     if not str(app.config.mathjax_path).startswith(("http://", "https://", "/")):
-        app.config.html_static_path.append(str(mathjax_static_dir()))
+        try:
+            dist = metadata.distribution(MATHJAX_DISTRIBUTION)
+        except metadata.PackageNotFoundError:
+            raise ExtensionError(
+                f"the book serves its own MathJax from the package {MATHJAX_DISTRIBUTION}, which is "
+                "not installed: pip install -c constraints.txt -e '.[book]'"
+            ) from None
+        folder = Path(str(dist.locate_file("sphinx-mathjax-offline/static")))
+        if not (folder / "mathjax" / "tex-chtml.js").is_file():
+            raise ExtensionError(f"{MATHJAX_DISTRIBUTION} has no mathjax/tex-chtml.js under {folder}")
+        app.config.html_static_path.append(str(folder))
     # the theme shows the logo alone unless told a text: the book's title goes beside it (a
     # run's book is titled after its run)
     options = app.config.html_theme_options
@@ -160,12 +156,6 @@ def _read_footers(app: Sphinx) -> None:
         raise ExtensionError(f"the pages' execution footers: {exc}") from None
 
 
-def _page_footer(app: Sphinx, pagename: str) -> str:
-    """The execution footer of page ``pagename``: its chapter's, or the run's."""
-    footers: Footers = app.ntpnb_footers  # type: ignore[attr-defined]
-    return footers.for_page(Path(pagename).name if source_of_chapter(pagename) else None)
-
-
 class BookPdfPlaceholder(nodes.General, nodes.Element):
     """Where the line linking the whole book's PDF goes (:class:`BookPdf`, :class:`ResolveBookPdf`)."""
 
@@ -186,24 +176,39 @@ class ResolveBookPdf(SphinxPostTransform):
     def run(self, **kwargs: Any) -> None:
         """Replace each placeholder by its line, or drop it."""
         for node in list(self.document.findall(BookPdfPlaceholder)):
-            if self.app.builder.name == "html":
-                node.replace_self(self._line())
-            else:
+            pdf = self.config.ntpnb_book_pdf
+            if self.app.builder.name != "html":
                 node.parent.remove(node)
+            elif pdf:
+                uri = relative_uri(self.app.builder.get_target_uri(self.env.docname), pdf)
+                text = nodes.strong(text="Download the whole book as one PDF")
+                about = " (every chapter, the report and the reference, as this build shows them)."
+                link = nodes.reference("", "", text, refuri=uri)
+                node.replace_self(
+                    nodes.paragraph("", "", link, nodes.Text(about), classes=["ntpnb-book-pdf"])
+                )
+            else:
+                text = (
+                    "This build of the book has no PDF (ntpnb book prints one where Chromium is installed)."
+                )
+                node.replace_self(nodes.paragraph("", text, classes=["ntpnb-book-pdf"]))
 
-    def _line(self) -> nodes.paragraph:
-        pdf = self.config.ntpnb_book_pdf
-        if not pdf:
-            text = "This build of the book has no PDF (ntpnb book prints one where Chromium is installed)."
-            return nodes.paragraph("", text, classes=["ntpnb-book-pdf"])
-        uri = relative_uri(self.app.builder.get_target_uri(self.env.docname), pdf)
-        link = nodes.reference("", "", nodes.strong(text="Download the whole book as one PDF"), refuri=uri)
-        about = " (every chapter, the report and the reference, as this build shows them)."
-        return nodes.paragraph("", "", link, nodes.Text(about), classes=["ntpnb-book-pdf"])
 
-
-def _book_pdf_button(app: Sphinx, context: dict[str, Any]) -> None:
-    """The ``.pdf`` button downloads the whole book's PDF if this build made one (else it prints the page)."""
+def _page_context(
+    app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any
+) -> None:
+    """Fix the theme's scripts; foot the page; link the book's PDF; Binder and source buttons on a chapter."""
+    # drop repeated script tags (same file, same inline body): each is declared once
+    scripts = context.get("script_files") or []
+    kept: dict[tuple[str, str | None], Any] = {}
+    for script in scripts:
+        key = (getattr(script, "filename", script) or "", getattr(script, "attributes", {}).get("body"))
+        kept.setdefault(key, script)
+    scripts[:] = kept.values()
+    footers: Footers = app.ntpnb_footers  # type: ignore[attr-defined]
+    chapter = source_of_chapter(pagename)  # the execution footer: its chapter's, or the run's
+    context["ntpnb_provenance"] = footers.chapter(Path(pagename).name) if chapter else footers.book()
+    # the .pdf button downloads the whole book's PDF if this build made one (else it prints the page)
     pdf = app.config.ntpnb_book_pdf
     for group in (context.get("header_buttons") or []) if pdf else []:
         buttons = group.get("buttons", [])
@@ -211,19 +216,8 @@ def _book_pdf_button(app: Sphinx, context: dict[str, Any]) -> None:
             if button.get("label") == "download-pdf-button":
                 kept = {k: v for k, v in button.items() if k != "javascript"}
                 tooltip = "Download the whole book as one PDF"
-                link = dict(
-                    type="link", url=context["pathto"](pdf, 1), text=".pdf (the whole book)", tooltip=tooltip
-                )
-                buttons[i] = kept | link
-
-
-def _page_context(
-    app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any
-) -> None:
-    """Fix the theme's scripts; foot the page; link the book's PDF; Binder and source buttons on a chapter."""
-    _dedupe_scripts(context)
-    context["ntpnb_provenance"] = _page_footer(app, pagename)
-    _book_pdf_button(app, context)
+                url = context["pathto"](pdf, 1)
+                buttons[i] = kept | dict(type="link", url=url, text=".pdf (the whole book)", tooltip=tooltip)
     if "body" in context:
         context["body"] = drop_cdn_links(context["body"])
     # with no colour mode, the theme's script logs "invalid theme mode" on every page
@@ -260,16 +254,6 @@ _CDN_LINKS = re.compile(
 def drop_cdn_links(body: str) -> str:
     """``body`` without the CDN stylesheet links of :data:`_CDN_LINKS`."""
     return _CDN_LINKS.sub("", body)
-
-
-def _dedupe_scripts(context: dict[str, Any]) -> None:
-    """Drop repeated script tags (same file, same inline body): each is declared once."""
-    scripts = context.get("script_files") or []
-    kept: dict[tuple[str, str | None], Any] = {}
-    for script in scripts:
-        key = (getattr(script, "filename", script) or "", getattr(script, "attributes", {}).get("body"))
-        kept.setdefault(key, script)
-    scripts[:] = kept.values()
 
 
 def _present_source(app: Sphinx, docname: str) -> str | None:
@@ -330,18 +314,24 @@ def _internal_reference(app: Sphinx, env: BuildEnvironment, node: Any, contnode:
 _PROSE_KINDS = ("data", "attribute", "property")
 
 
-def _keep_data_docstring(stash: dict[str, list[str]]) -> tuple:
-    """Two ``autodoc-process-docstring`` handlers: keep data docstrings from napoleon, then restore them."""
+#: Prose docstrings kept from napoleon, by object name, between the two handlers below.
+_STASH: dict[str, list[str]] = {}
 
-    def before(app: Sphinx, what: str, name: str, obj: object, options: object, lines: list[str]) -> None:
-        if what in _PROSE_KINDS:
-            stash[name] = list(lines)
 
-    def after(app: Sphinx, what: str, name: str, obj: object, options: object, lines: list[str]) -> None:
-        if what in _PROSE_KINDS and name in stash:
-            lines[:] = stash.pop(name)
+def _keep_data_docstring(
+    app: Sphinx, what: str, name: str, obj: object, options: object, lines: list[str]
+) -> None:
+    """``autodoc-process-docstring``, before napoleon: keep a data docstring as it is written."""
+    if what in _PROSE_KINDS:
+        _STASH[name] = list(lines)
 
-    return before, after
+
+def _restore_data_docstring(
+    app: Sphinx, what: str, name: str, obj: object, options: object, lines: list[str]
+) -> None:
+    """``autodoc-process-docstring``, after napoleon: put the kept docstring back."""
+    if what in _PROSE_KINDS and name in _STASH:
+        lines[:] = _STASH.pop(name)
 
 
 #: Modules with an API page of their own: on another module's page, a name re-exported from one
@@ -368,9 +358,8 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_node(BookPdfPlaceholder)
     app.add_directive("book-pdf", BookPdf)
     app.add_post_transform(ResolveBookPdf)
-    before, after = _keep_data_docstring({})
-    app.connect("autodoc-process-docstring", before, priority=100)  # napoleon's runs at 500
-    app.connect("autodoc-process-docstring", after, priority=900)
+    app.connect("autodoc-process-docstring", _keep_data_docstring, priority=100)  # napoleon's runs at 500
+    app.connect("autodoc-process-docstring", _restore_data_docstring, priority=900)
     app.connect("missing-reference", _internal_reference)
     app.connect("autodoc-skip-member", _documented_in_own_section)
     app.connect("env-updated", _check)

@@ -122,11 +122,6 @@ class BookTree:
         """Whether this is the book's own tree, ``<root>/outputs``."""
         return self.layout.root == (self.root / DEFAULT_OUTPUT_DIRNAME).resolve()
 
-    @property
-    def site(self) -> Path:
-        """The folder the book goes to: ``<root>/_build``, or ``DIR/_book`` for another tree."""
-        return self.root / BOOK_SITE_DIRNAME if self.own else self.layout.root / RUN_SITE_DIRNAME
-
     def chapters(self) -> list[str]:
         """The project's chapters, in order."""
         return [s.stem for s in notebook_sources(self.root)]
@@ -171,38 +166,6 @@ class BookTree:
         return self.record.profile, dict(self.record.overrides), len(self.record.seeds) or None
 
 
-def _run_tree(run: str | Path) -> Path:
-    """The tree ``run`` (``ntpnb book --run``); NTPError unless it is a folder holding ``notebooks/``."""
-    tree = Path(run).expanduser()
-    example = "e.g. outputs/runs/profile=quick"
-    if not tree.exists():
-        raise NTPError(f"--run {run}: no such folder; give the output folder of a run ({example})")
-    if not tree.is_dir():
-        raise NTPError(f"--run {run} is not a folder; give the output folder of a run ({example})")
-    if not (tree / "notebooks").is_dir():
-        raise NTPError(
-            f"--run {run} is not the output folder of a run (it has no notebooks/ folder); give the "
-            f"folder a `ntpnb reproduce` run wrote ({example}), or run `ntpnb reproduce --out {run}` first"
-        )
-    return tree.resolve()
-
-
-def _record(tree: Path, own: bool) -> RunRecord | None:
-    """The run record of ``tree``; one line with the remedy when it is damaged."""
-    try:
-        return load_run_record(tree)
-    except PathError as exc:
-        again = (
-            "`ntpnb reproduce`"
-            if own
-            else f"the `ntpnb reproduce` command that made it, with `--out {shown(tree)}`"
-        )
-        raise NTPError(
-            f"{exc}; delete it and run {again}, which writes it again "
-            "(notebooks whose outputs check out are not run again)"
-        ) from None
-
-
 def book_tree(root: Path, run: str | Path | None = None) -> BookTree:
     """The tree a book of the project at ``root`` is built from: ``run``, or the book's own.
 
@@ -214,9 +177,33 @@ def book_tree(root: Path, run: str | Path | None = None) -> BookTree:
     """
     root = Path(root).resolve()
     own = (root / DEFAULT_OUTPUT_DIRNAME).resolve()
-    tree = own if run is None else _run_tree(run)
-    layout = output_layout(own) if tree == own else OutputLayout(tree)
-    return BookTree(root, layout, _record(tree, tree == own))
+    tree = own
+    if run is not None:
+        tree, example = Path(run).expanduser(), "e.g. outputs/runs/profile=quick"
+        if not tree.exists():
+            raise NTPError(f"--run {run}: no such folder; give the output folder of a run ({example})")
+        if not tree.is_dir():
+            raise NTPError(f"--run {run} is not a folder; give the output folder of a run ({example})")
+        if not (tree / "notebooks").is_dir():
+            raise NTPError(
+                f"--run {run} is not the output folder of a run (it has no notebooks/ folder); give "
+                f"the folder a `ntpnb reproduce` run wrote ({example}), or run `ntpnb reproduce --out "
+                f"{run}` first"
+            )
+        tree = tree.resolve()
+    try:
+        record = load_run_record(tree)
+    except PathError as exc:
+        again = (
+            "`ntpnb reproduce`"
+            if tree == own
+            else f"the `ntpnb reproduce` command that made it, with `--out {shown(tree)}`"
+        )
+        raise NTPError(
+            f"{exc}; delete it and run {again}, which writes it again "
+            "(notebooks whose outputs check out are not run again)"
+        ) from None
+    return BookTree(root, output_layout(own) if tree == own else OutputLayout(tree), record)
 
 
 def visible(paths: Iterable[Path]) -> list[Path]:
@@ -255,22 +242,6 @@ def _chapter_problem(layout: OutputLayout, name: str) -> str | None:
     return None
 
 
-def _tree_problems(layout: OutputLayout) -> dict[str, str]:
-    """Chapter -> its first problem in ``layout``, then in its seed trees (for the chapters of ``layout``)."""
-    chapters = sorted(_tree_chapters(layout))
-    problems: dict[str, str] = {}
-    for tree in [layout, *layout.seed_layouts().values()]:
-        present = _tree_chapters(tree)
-        for name in chapters:
-            if name in problems or name not in present:
-                continue
-            if tree is not layout and (tree.failed / f"{name}.json").exists():
-                continue
-            if problem := _chapter_problem(tree, name):
-                problems[name] = problem
-    return problems
-
-
 def verify_tree(tree: BookTree) -> None:
     """Refuse a tree whose records cannot be trusted (see the module docstring).
 
@@ -280,7 +251,17 @@ def verify_tree(tree: BookTree) -> None:
         Naming the first damaged file, how many chapters are damaged, and the ``ntpnb reproduce``
         command that runs them again.
     """
-    problems = _tree_problems(tree.layout)
+    layout = tree.layout
+    problems: dict[str, str] = {}  # chapter -> its first problem in the tree, then in its seed trees
+    for seed_tree in [layout, *layout.seed_layouts().values()]:
+        present = _tree_chapters(seed_tree)
+        for name in sorted(_tree_chapters(layout)):
+            if name in problems or name not in present:
+                continue
+            if seed_tree is not layout and (seed_tree.failed / f"{name}.json").exists():
+                continue  # a seed whose last run failed is not counted
+            if problem := _chapter_problem(seed_tree, name):
+                problems[name] = problem
     if not problems:
         return
     first, *others = names = sorted(problems)

@@ -18,7 +18,6 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from pathlib import Path
 
 from ..chapter.claims import KINDS, ChapterRecord, Check, Qualification, load_chapter_record
 from ..chapter.layout import OutputLayout
@@ -114,7 +113,11 @@ def _seed_record(
     """The record of ``book``'s chapter in the seed tree ``tree``, or why it is not counted (None: none)."""
     failure = tree.failed / f"{book.notebook}.json"
     if failure.exists():  # its last run stopped before its end (a record in place is older)
-        return f"its last run failed ({_failure_error(failure)})"
+        try:  # the one-line error of the failure record the runner kept (:mod:`ntpnb.chapter.outputs`)
+            error = json.loads(failure.read_text(encoding="utf-8")).get("error")
+        except (OSError, ValueError, AttributeError):
+            return "its last run failed (its failure record does not read)"
+        return f"its last run failed ({str(error).splitlines()[0] if error else 'no error recorded'})"
     path = tree.claims / f"{book.notebook}.json"
     if not path.exists():
         return None
@@ -140,7 +143,14 @@ def _seed_record(
     )
     if changed:
         return f"it ran with other parameters ({', '.join(changed)})"
-    return _other_package(layout, tree, book.notebook) or record
+    try:  # the ntpnb sources both ran with, by their manifests
+        ours = load_manifest(layout.notebooks / f"{book.notebook}.ipynb").package
+        theirs = load_manifest(tree.notebooks / f"{book.notebook}.ipynb").package
+    except PathError:
+        return record  # no manifests to compare (a hand-made tree): the checks above decide
+    if ours and theirs and ours != theirs:
+        return "it ran with other ntpnb sources than the book's seed (rerun it: ntpnb reproduce --seeds N)"
+    return record
 
 
 def load_sweeps(layout: OutputLayout, book_records: Sequence[ChapterRecord]) -> list[Sweep]:
@@ -153,27 +163,6 @@ def load_sweeps(layout: OutputLayout, book_records: Sequence[ChapterRecord]) -> 
         excluded = {seed: r for seed, r in found.items() if isinstance(r, str)}
         sweeps.append(Sweep(book, {book.seed if book.seed is not None else 0: book, **records}, excluded))
     return sweeps
-
-
-def _other_package(book: OutputLayout, tree: OutputLayout, notebook: str) -> str | None:
-    """Why a seed's run of ``notebook`` used other ``ntpnb`` sources than the book's (by the manifests)."""
-    try:
-        ours = load_manifest(book.notebooks / f"{notebook}.ipynb").package
-        theirs = load_manifest(tree.notebooks / f"{notebook}.ipynb").package
-    except PathError:
-        return None  # no manifests to compare (a hand-made tree): the checks above decide
-    if ours and theirs and ours != theirs:
-        return "it ran with other ntpnb sources than the book's seed (rerun it: ntpnb reproduce --seeds N)"
-    return None
-
-
-def _failure_error(path: Path) -> str:
-    """The one-line error of a failure record the runner kept (see :mod:`ntpnb.chapter.outputs`)."""
-    try:
-        error = json.loads(path.read_text(encoding="utf-8")).get("error")
-    except (OSError, ValueError, AttributeError):
-        return "its failure record does not read"
-    return str(error).splitlines()[0] if error else "no error recorded"
 
 
 # -- one check at every seed --------------------------------------------------------------------
@@ -222,18 +211,6 @@ class Series:
             return None
         return samples[0] if self.basis == "seed-independent" else Sample.pooled(samples)
 
-    def pooled_passed(self) -> bool | None:
-        """Whether it holds on the pooled samples (None for a check that is not statistical)."""
-        sample, c = self.pooled_sample, self.first
-        if sample is None:
-            return None
-        return sample.decide(c.relation, float(c.target), c.tol, c.kind)  # type: ignore[arg-type]
-
-    def pooled_measured(self) -> str:
-        """The pooled measurement, as printed, to 3 digits (empty for a check that is not statistical)."""
-        sample = self.pooled_sample
-        return sample.describe(float(self.first.target), 3) if sample is not None else ""  # type: ignore[arg-type]
-
     @property
     def differs(self) -> bool:
         """A seed-independent check that measured different values at different seeds (a bug)."""
@@ -244,10 +221,10 @@ class Series:
         """Whether it holds: pooled, once (seed-independent) or at every seed, as its basis says."""
         if self.differs:
             return False
-        pooled = self.pooled_passed()
-        if pooled is not None:
-            return pooled
-        return not self.failed_seeds
+        sample, c = self.pooled_sample, self.first
+        if sample is None:
+            return not self.failed_seeds
+        return sample.decide(c.relation, float(c.target), c.tol, c.kind)  # type: ignore[arg-type]
 
     @property
     def decided(self) -> str:
@@ -308,8 +285,12 @@ class Series:
         return None if low.measured == high.measured else (low.measured, high.measured)
 
     def ours(self) -> str:
-        """Our value as the pages show it: pooled for a statistical check, else the book's seed's."""
-        return self.pooled_measured() or self.first.measured
+        """Our value as the pages show it: pooled (as printed, to 3 digits) where a sample decides it.
+
+        Else the value measured at the book's seed.
+        """
+        sample = self.pooled_sample
+        return sample.describe(float(self.first.target), 3) if sample is not None else self.first.measured  # type: ignore[arg-type]
 
 
 def _seeds(n: int) -> str:
@@ -324,12 +305,20 @@ def series_of(sweep: Sweep) -> list[Series]:
     """
     by_key: dict[tuple[str, str, str, int], dict[int, Check]] = {}
     for seed in sweep.seeds:
-        seen: Counter[tuple[str, str, str]] = Counter()
-        for check in sweep.records[seed].checks:
-            key = (check.claim, check.kind, check.what)
-            by_key.setdefault((*key, seen[key]), {})[seed] = check
-            seen[key] += 1
+        for key, check in keyed(sweep.records[seed].checks).items():
+            by_key.setdefault(key, {})[seed] = check
     return [Series(checks) for checks in by_key.values()]
+
+
+def keyed(checks: Iterable[Check]) -> dict[tuple[str, str, str, int], Check]:
+    """Checks by claim, kind, what they measure and occurrence (where a chapter makes one check twice)."""
+    out: dict[tuple[str, str, str, int], Check] = {}
+    seen: Counter[tuple[str, str, str]] = Counter()
+    for check in checks:
+        key = (check.claim, check.kind, check.what)
+        out[(*key, seen[key])] = check
+        seen[key] += 1
+    return out
 
 
 # -- qualifications across the seeds ------------------------------------------------------------
@@ -341,47 +330,25 @@ def qualification_across(made: Sequence[tuple[int, Qualification]], seeds: Seque
     ``made`` holds the seeds where the chapter stated it (with the same words) and what it said
     there; ``seeds`` are all the seeds of the sweep.
     """
-    first = made[0][1]
+    first, fmt = made[0][1], string.Formatter()
     parts, varied = [], False
-    for literal, name, spec, conversion in string.Formatter().parse(first.text):
+    for literal, name, spec, conversion in fmt.parse(first.text):
         parts.append(literal)
         if name is None:
             continue
         values = [q.numbers[name] for _, q in made]
-        texts = [_formatted(v, spec, conversion) for v in values]
+        texts = [fmt.format_field(fmt.convert_field(v, conversion), spec or "") for v in values]
         if len(set(texts)) == 1:
             parts.append(texts[0])
         else:
             varied = True
-            parts.append(
-                f"{_formatted(min(values), spec, conversion)} to {_formatted(max(values), spec, conversion)}"
-            )
+            low, high = (texts[values.index(v)] for v in (min(values), max(values)))
+            parts.append(f"{low} to {high}")
     text = "".join(parts)
     at = [seed for seed, _ in made]
     if len(at) < len(seeds):
         return f"{text} (at seed{'s' * (len(at) > 1)} {format_seeds(at)})"
     return f"{text} (lowest to highest over the {len(at)} seeds)" if varied else text
-
-
-def _formatted(value: float, spec: str | None, conversion: str | None) -> str:
-    if conversion == "r":
-        value = repr(value)  # type: ignore[assignment]
-    elif conversion == "s":
-        value = str(value)  # type: ignore[assignment]
-    return format(value, spec or "")
-
-
-def _qualifications(sweeps: Sequence[Sweep]) -> dict[str, list[str]]:
-    """Claim -> the qualifications its chapters state, each across the seeds that state it."""
-    out: dict[str, list[str]] = {}
-    for sweep in sweeps:
-        made: dict[tuple[str, str], list[tuple[int, Qualification]]] = {}
-        for seed in sweep.seeds:
-            for q in sweep.records[seed].qualifications:
-                made.setdefault((q.claim, q.text), []).append((seed, q))
-        for (claim, _), at in made.items():
-            out.setdefault(claim, []).append(qualification_across(at, sweep.seeds))
-    return out
 
 
 # -- the verdict of a claim ---------------------------------------------------------------------
@@ -395,23 +362,15 @@ class Verdict:
     claim: str
     #: One of :data:`VERDICTS`.
     verdict: str
-    #: How the verdict was decided, in words (:meth:`basis_of`); empty for *not tested*.
+    #: How the verdict was decided, in words; empty for *not tested*.
     basis: str = ""
-    #: How many checks of each kind the claim has (at one seed): evidence (``claim``), findings,
-    #: sanity checks and measurements.
-    evidence: int = 0
-    findings: int = 0
-    sanity: int = 0
-    measurements: int = 0
-    #: How many checks did not hold where they count (per seed: each seed; pooled: once).
-    failed: int = 0
+    #: How many checks of each kind the claim has (at one seed): ``evidence``, ``findings``,
+    #: ``sanity`` and ``measurements``; and ``failed``, how many did not hold where they count (per
+    #: seed: each seed; pooled: once).
+    counts: Mapping[str, int] = field(default_factory=dict)
     #: The findings or failures that decided the verdict, then the qualifications, then notes
     #: (measurements and findings not established, the authors' artifacts).
     reasons: tuple[str, ...] = ()
-    #: The seeds the claim was checked at.
-    seeds: tuple[int, ...] = ()
-    #: The seeds where every evidence check decided seed by seed held.
-    holding: tuple[int, ...] = ()
 
     @property
     def phrase(self) -> str:
@@ -428,22 +387,6 @@ def format_seeds(seeds: Iterable[object]) -> str:
     """``"1, 3 and 4"``: seeds, or any items, in words."""
     names = [str(s) for s in seeds]
     return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
-
-
-def _evidence_basis(evidence: Sequence[Series], seeds: Sequence[int], holding: Sequence[int]) -> str:
-    """``"holds at 5 of 5 seeds; pooled over 5 seeds (500 trials)"``: how the evidence was decided."""
-    parts = []
-    if any(s.basis == "per seed" for s in evidence):
-        failed = [seed for seed in seeds if seed not in holding]
-        text = f"holds at {len(holding)} of {_seeds(len(seeds))}"
-        parts.append(text + (f" (failed at {format_seeds(failed)})" if failed else ""))
-    pooled = [s for s in evidence if s.statistical]
-    if pooled:
-        sizes = ", ".join(dict.fromkeys(s.pooled_sample.count for s in pooled))  # type: ignore[union-attr]
-        parts.append(f"pooled over {_seeds(len(pooled[0].seeds))} ({sizes})")
-    if any(s.basis == "seed-independent" for s in evidence):
-        parts.append("seed-independent")
-    return "; ".join(parts)
 
 
 def _finding_basis(series: Series) -> str:
@@ -469,19 +412,10 @@ def _finding_reason(series: Series) -> str:
     return f"{c.what}: ours {ours} ({how.removesuffix(' finding')}){paper}" + (f"; {note}" if note else "")
 
 
-def _excused_reason(series: Series) -> str:
-    """A finding (or contradicted evidence) that the authors' artifact shows: a qualification of the text."""
-    c = series.first
-    return (
-        f"the paper's number is not the authors' own result: {c.what}: the paper {c.paper or c.required}; "
-        f"ours {series.ours()} ({series.how}); {series.artifact_note()}"
-    )
-
-
 def _failure_reason(series: Series) -> str:
     c = series.first
     if series.statistical:
-        return f"{c.label} {c.what}: {series.outcome} {series.how} ({series.pooled_measured()})"
+        return f"{c.label} {c.what}: {series.outcome} {series.how} ({series.ours()})"
     if series.differs:
         values = format_seeds(dict.fromkeys(ch.measured for ch in series.checks.values()))
         return f"{c.label} {c.what}: declared seed-independent, but measured {values} at different seeds"
@@ -515,11 +449,9 @@ def claim_verdict(claim: str, series: Sequence[Series], qualifications: Sequence
         "sanity": len(sanity),
         "measurements": len(measurements),
         "failed": failed,
-        "seeds": seeds,
-        "holding": holding if evidence else (),
     }
     if not series:
-        return Verdict(claim, NOT_TESTED, **counts)
+        return Verdict(claim, NOT_TESTED, counts=counts)
     notes = tuple(_note(s) for s in measurements if not s.established)
     notes += tuple(_note(s) for s in findings if not s.established)
     notes += tuple(
@@ -537,7 +469,7 @@ def claim_verdict(claim: str, series: Sequence[Series], qualifications: Sequence
         what = [f"{s.first.label} {'differs between seeds' if s.differs else s.outcome}" for s in broken]
         if per_seed and not holding:
             what.append(f"the evidence holds at none of the {_seeds(len(seeds))}")
-        return Verdict(claim, CHECK_FAILED, "; ".join(dict.fromkeys(what)), reasons=reasons, **counts)
+        return Verdict(claim, CHECK_FAILED, "; ".join(dict.fromkeys(what)), reasons=reasons, counts=counts)
 
     contradicted = [s for s in evidence if s.pooled_sample is not None and not s.established]
     shortfalls = [s for s in findings if s.established] + contradicted
@@ -551,23 +483,38 @@ def claim_verdict(claim: str, series: Sequence[Series], qualifications: Sequence
                 for s in standing
             )
         )
-        return Verdict(claim, NOT_REPRODUCED, basis, reasons=reasons + quals + notes, **counts)
-    quals += tuple(_excused_reason(s) for s in excused)
+        return Verdict(claim, NOT_REPRODUCED, basis, reasons=reasons + quals + notes, counts=counts)
+    # a finding (or contradicted evidence) that the authors' artifact shows: a qualification of the text
+    quals += tuple(
+        f"the paper's number is not the authors' own result: {s.first.what}: the paper "
+        f"{s.first.paper or s.first.required}; ours {s.ours()} ({s.how}); {s.artifact_note()}"
+        for s in excused
+    )
     if not evidence and excused:  # our value is the authors' own: that is the evidence
         basis = "; ".join(dict.fromkeys(s.decided for s in excused))
-        return Verdict(claim, QUALIFIED, basis, reasons=quals + notes, **counts)
+        return Verdict(claim, QUALIFIED, basis, reasons=quals + notes, counts=counts)
     if not evidence:
         if findings:
             basis = "; ".join(dict.fromkeys(f"{_finding_basis(s)} not established" for s in findings))
-            return Verdict(claim, NOT_ESTABLISHED, basis, reasons=quals + notes, **counts)
-        return Verdict(claim, BY_CONSTRUCTION, "sanity checks only", reasons=quals + notes, **counts)
-    basis = _evidence_basis(evidence, seeds, holding)
+            return Verdict(claim, NOT_ESTABLISHED, basis, reasons=quals + notes, counts=counts)
+        return Verdict(claim, BY_CONSTRUCTION, "sanity checks only", reasons=quals + notes, counts=counts)
+    parts = []  # how the evidence was decided: "holds at 5 of 5 seeds; pooled over 5 seeds (500 trials)"
+    if per_seed:
+        missed = [seed for seed in seeds if seed not in holding]
+        text = f"holds at {len(holding)} of {_seeds(len(seeds))}"
+        parts.append(text + (f" (failed at {format_seeds(missed)})" if missed else ""))
+    if pooled := [s for s in evidence if s.statistical]:
+        sizes = ", ".join(dict.fromkeys(s.pooled_sample.count for s in pooled))  # type: ignore[union-attr]
+        parts.append(f"pooled over {_seeds(len(pooled[0].seeds))} ({sizes})")
+    if any(s.basis == "seed-independent" for s in evidence):
+        parts.append("seed-independent")
+    basis = "; ".join(parts)
     if len(holding) < len(seeds) and per_seed:
         reasons = tuple(_failure_reason(s) for s in per_seed if s.failed_seeds)
-        return Verdict(claim, PARTIAL, basis, reasons=reasons + quals + notes, **counts)
+        return Verdict(claim, PARTIAL, basis, reasons=reasons + quals + notes, counts=counts)
     if quals:
-        return Verdict(claim, QUALIFIED, basis, reasons=quals + notes, **counts)
-    return Verdict(claim, REPRODUCED, basis, reasons=notes, **counts)
+        return Verdict(claim, QUALIFIED, basis, reasons=quals + notes, counts=counts)
+    return Verdict(claim, REPRODUCED, basis, reasons=notes, counts=counts)
 
 
 def sweep_verdicts(claim_ids: Iterable[str], sweeps: Sequence[Sweep]) -> dict[str, Verdict]:
@@ -577,10 +524,16 @@ def sweep_verdicts(claim_ids: Iterable[str], sweeps: Sequence[Sweep]) -> dict[st
     (:func:`qualification_across`). Ids without checks are *not tested*.
     """
     by_claim: dict[str, list[Series]] = {}
+    quals: dict[str, list[str]] = {}
     for sweep in sweeps:
         for s in series_of(sweep):
             by_claim.setdefault(s.first.claim, []).append(s)
-    quals = _qualifications(sweeps)
+        made: dict[tuple[str, str], list[tuple[int, Qualification]]] = {}
+        for seed in sweep.seeds:
+            for q in sweep.records[seed].qualifications:
+                made.setdefault((q.claim, q.text), []).append((seed, q))
+        for (claim, _), at in made.items():
+            quals.setdefault(claim, []).append(qualification_across(at, sweep.seeds))
     return {cid: claim_verdict(cid, by_claim.get(cid, []), quals.get(cid, [])) for cid in claim_ids}
 
 
@@ -597,12 +550,8 @@ def format_counts(counts: Mapping[str, int], total: int | None = None) -> str:
     """
     total = sum(counts.values()) if total is None else total
     parts = [f"{counts.get(VERDICTS[0], 0)} of {total} claims {VERDICTS[0]}"]
-    parts += [f"{counts[name]} {_agreeing(name, counts[name])}" for name in VERDICTS[1:] if counts.get(name)]
+    for name in VERDICTS[1:]:
+        if counts.get(name):  # the verdict as a predicate: "2 do not reproduce", "1 holds at some seeds"
+            plural = name.replace("does not", "do not").replace("holds at", "hold at")
+            parts.append(f"{counts[name]} {name if counts[name] == 1 else plural}")
     return ", ".join(parts)
-
-
-def _agreeing(verdict: str, count: int) -> str:
-    """The verdict as a predicate of ``count`` claims: "2 do not reproduce", "1 holds at some seeds"."""
-    if count == 1:
-        return verdict
-    return verdict.replace("does not", "do not").replace("holds at", "hold at")

@@ -289,7 +289,7 @@ def test_a_count_check_is_a_rate_pooled_over_every_trial_of_every_seed():
     assert v.verdict == REPRODUCED
     assert v.phrase == "reproduced: pooled over 5 seeds (500 trials)"
     (series,) = series_of(sweep(*books))
-    assert series.pooled_measured() == "2 of 500 trials (0.4%; 98% interval 0.089% to 1.8%)"
+    assert series.ours() == "2 of 500 trials (0.4%; 98% interval 0.089% to 1.8%)"
     # a rate the data establish above what the claim allows contradicts it
     v = sweep_verdicts(["B10"], [sweep(*(count(s, 8) for s in range(5)))])["B10"]
     assert v.verdict == NOT_REPRODUCED
@@ -327,13 +327,13 @@ def test_a_measurement_qualifies_a_claim_when_established_pooled_and_never_fails
     books = [measured(s) for s in range(5)]
     assert not books[0].checks[1].passed and books[0].checks[1].line.startswith("[OPEN] A3 (measurement)")
     v = sweep_verdicts(["A3"], [sweep(*books)])["A3"]
-    assert v.verdict == QUALIFIED and v.measurements == 1 and v.failed == 0
+    assert v.verdict == QUALIFIED and v.counts["measurements"] == 1 and v.counts["failed"] == 0
     assert v.reasons == (
         "measurement established: drift (pooled over 5 seeds: -0.0400 ± 0.009 (5 estimates))",
     )
     # no drift: not established, listed as such; the claim stays reproduced
     v = sweep_verdicts(["A3"], [sweep(*(measured(s, 0.0) for s in range(5)))])["A3"]
-    assert v.verdict == REPRODUCED and v.failed == 0
+    assert v.verdict == REPRODUCED and v.counts["failed"] == 0
     assert v.reasons[0].startswith("measurement not established: drift")
     # a measurement is no evidence
     alone = ChapterRecord("01_demo", "paper", books[0].checks[1:], (), None, 0, True, {"seed": 0})
