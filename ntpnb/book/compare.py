@@ -143,9 +143,7 @@ def setting_differences(run_a: Path, run_b: Path) -> list[str]:
         sources.append(", ".join(sorted(f[:12] for f in found if f)) or "unknown")
     shown = {
         "profile": (a.profile, b.profile),
-        "overrides": tuple(
-            ", ".join(f"{k}={v}" for k, v in sorted(r.overrides.items())) or "none" for r in (a, b)
-        ),
+        "overrides": tuple(r.overrides_text or "none" for r in (a, b)),
         "seeds": tuple(", ".join(map(str, r.seeds)) or "none" for r in (a, b)),
         "run": tuple("interactive" if r.interactive else "ntpnb reproduce" for r in (a, b)),
         "ntpnb version": (a.version or "unknown", b.version or "unknown"),

@@ -53,7 +53,7 @@ def _setting(record: RunRecord | None, checks: Sequence[Check]) -> tuple[str, st
     """The run record's profile and ``-p`` overrides (``k=v, ...``); without one, the checks' profiles."""
     if record is None:
         return ", ".join(sorted({c.profile for c in checks})), ""
-    return record.profile, ", ".join(f"{k}={v}" for k, v in sorted(record.overrides.items()))
+    return record.profile, record.overrides_text
 
 
 def _claim_result(verdict: Verdict, checks: Sequence[Check], record: RunRecord | None) -> str:

@@ -163,6 +163,11 @@ class RunRecord:
     #: The version of ``ntpnb`` that ran into the tree last ("" in older records).
     version: str = ""
 
+    @property
+    def overrides_text(self) -> str:
+        """The ``-p`` overrides as ``k=v, ...`` in name order ("" without any)."""
+        return ", ".join(f"{k}={v}" for k, v in sorted(self.overrides.items()))
+
     def same_setting(self, other: RunRecord) -> bool:
         """Whether ``other`` ran the same profile with the same overrides (it may add seeds)."""
         return (self.profile, self.overrides, self.interactive) == (
@@ -186,7 +191,7 @@ class RunRecord:
         text = "interactive run (not ntpnb reproduce), " if self.interactive else ""
         text += f"profile {self.profile}"
         if self.overrides:
-            text += " with " + ", ".join(f"{k}={v}" for k, v in sorted(self.overrides.items()))
+            text += " with " + self.overrides_text
         seeds = sorted(self.seeds)
         if len(seeds) == 1:
             text += f"; seed {seeds[0]}"
