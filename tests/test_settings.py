@@ -30,7 +30,6 @@ SMALL = 1e-2
 
 #: Names and literals the scan would flag that are not tolerances of the package, and why.
 NOT_TOLERANCES = {
-    ("optim.py", "_DEFAULT_EPS"): "the default eps of each update rule (Adam's 1e-8), part of the rule",
     ("chapter/claims.py", 1e-3): "the range printed without an exponent",
     ("chapter/plotting.py", 1e-9): "figure layout: whether a text is below the smallest size",
     ("chapter/log_scale.py", 1e-9): "figure layout: whether a tick is a power of ten",
