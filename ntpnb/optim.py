@@ -71,6 +71,7 @@ __all__ = [
     "log_grid",
     "lecun_init",
     "run",
+    "check_run",
     "Recorder",
     "OPTIMIZER_NAMES",
     "AUTHORS_NGD_EPS",
@@ -489,6 +490,50 @@ class _Stepper:
             W[...] = gd_entry(W, g, opt.lr)
 
 
+def check_run(
+    optimizer: Optimizer,
+    W0: ArrayLike,
+    n_iter: int,
+    *,
+    shape: tuple[int, ...] | None = None,
+    batch_ndim: int | None = 0,
+) -> tuple[Array, int]:
+    """The door of every training run: an :class:`Optimizer`, a count ``n_iter``, a usable ``W0``.
+
+    ``W0`` must be a non-empty, finite real array of ``batch_ndim`` leading (batch) axes (None:
+    any number) followed by ``shape`` (None: at least one axis). :func:`run`,
+    :func:`ntpnb.linear.descent.run_decoder` and :func:`ntpnb.attention.batched_training.train`
+    call it; the loops behind them trust what it returns.
+
+    Returns
+    -------
+    W, n_iter
+        A writable float64 copy of ``W0`` and ``n_iter`` as an ``int``.
+
+    Raises
+    ------
+    InvalidDataError
+        If ``optimizer`` is not an :class:`Optimizer`, ``n_iter`` not a count, or ``W0`` not a
+        non-empty finite array of that shape.
+    """
+    if not isinstance(optimizer, Optimizer):
+        raise InvalidDataError(f"optimizer must be an ntpnb.optim.Optimizer, got {type(optimizer).__name__}")
+    n_iter = as_count(n_iter, "n_iter", minimum=0)
+    W = np.array(as_float(W0, "W0"), copy=True)
+    if shape is not None:
+        lead = W.ndim - len(shape)
+        if lead < 0 or W.shape[lead:] != tuple(shape) or batch_ndim not in (None, lead):
+            want = ", ".join(["..."] * (batch_ndim is None) + [str(n) for n in shape])
+            raise InvalidDataError(f"W0 must have shape ({want}), got {W.shape}")
+    elif W.ndim <= batch_ndim:
+        raise InvalidDataError(f"W0 of shape {W.shape} has no parameter axes after {batch_ndim} batch axes")
+    if W.size == 0:
+        raise InvalidDataError(f"W0 of shape {W.shape} is empty")
+    if not np.all(np.isfinite(W)):
+        raise InvalidDataError("W0 has non-finite entries")
+    return W, n_iter
+
+
 def run(
     grad: Callable[[Array], Array],
     W0: ArrayLike,
@@ -532,17 +577,8 @@ def run(
     """
     if not callable(grad):
         raise InvalidDataError(f"grad must be a callable (the gradient at W), got {type(grad).__name__}")
-    if not isinstance(optimizer, Optimizer):
-        raise InvalidDataError(f"optimizer must be an Optimizer, got {type(optimizer).__name__}")
-    n_iter = as_count(n_iter, "n_iter", minimum=0)
-    W = np.array(as_float(W0, "W0"), copy=True)
     batch_ndim = as_count(batch_ndim, "batch_ndim", minimum=0)
-    if W.ndim <= batch_ndim:
-        raise InvalidDataError(f"W0 of shape {W.shape} has no parameter axes after {batch_ndim} batch axes")
-    if W.size == 0:
-        raise InvalidDataError(f"W0 of shape {W.shape} is empty")
-    if not np.all(np.isfinite(W)):
-        raise InvalidDataError("W0 has non-finite entries")
+    W, n_iter = check_run(optimizer, W0, n_iter, batch_ndim=batch_ndim)
     recorder = Recorder(n_iter, record, record_at, optimizer.label(), progress)
     stepper = _Stepper(optimizer, W.shape, batch_ndim)
     view = read_only_view(W)

@@ -20,7 +20,7 @@ from numpy.typing import ArrayLike
 from .. import optim, settings
 from ..errors import InvalidDataError
 from ..validation import as_count, as_generator, read_only_view
-from .ntp_data import NTPData, check_decoder
+from .ntp_data import NTPData, require_data
 
 Array = np.ndarray
 
@@ -146,22 +146,20 @@ def run_decoder(
     Raises
     ------
     InvalidDataError
-        On data that are not an :class:`NTPData`, bad settings, or a ``W0`` that is not a finite
-        array of shape ``(..., V, d)``.
+        On data that are not an :class:`NTPData`, bad settings, or as :func:`ntpnb.optim.check_run`
+        (``W0`` of shape ``(..., V, d)``).
     SolverError
         As :func:`ntpnb.optim.run`.
     """
-    if not isinstance(optimizer, optim.Optimizer):
-        raise InvalidDataError(f"optimizer must be an Optimizer, got {type(optimizer).__name__}")
-    n_iter = as_count(n_iter, "n_iter", minimum=0)
-    W = check_decoder(data, W0, "W0", batched=True)
+    require_data(data)
+    W, n_iter = optim.check_run(optimizer, W0, n_iter, shape=(data.V, data.d), batch_ndim=None)
     if batch_size is not None:
         if sampling not in SAMPLING_KINDS:
             raise InvalidDataError(f"unknown sampling {sampling!r}; expected one of {SAMPLING_KINDS}")
         batch_size = as_count(batch_size, "batch_size")
     rng = as_generator(seed)
     batch_shape = W.shape[:-2]
-    W = _own(W.reshape(-1, data.V, data.d))
+    W = np.ascontiguousarray(W.reshape(-1, data.V, data.d))
     recorder = optim.Recorder(n_iter, record, record_at, optimizer.label(), progress)
     # GD and normalized GD (rules without moments) move W along the rows of H: for m <= d the
     # logits are the smaller state
