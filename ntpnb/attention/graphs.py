@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -25,7 +25,7 @@ from .. import settings
 from ..errors import InvalidDataError
 from ..linalg import check_known_rank, matrix_rank, numerical_rank
 from ..validation import as_count, as_float, frozen, is_integer, is_real
-from .token_data import Ids, TokenData, as_token_data, check_embeddings
+from .token_data import TokenData, as_token_data, check_embeddings, check_token_data
 
 __all__ = [
     "PriorityGraph",
@@ -207,32 +207,14 @@ def check_graphs(graphs: object) -> TokenPriorityGraphs:
     return graphs
 
 
-def _data(X: Ids | TokenData, y: object, K: int | None, *, labeled: bool = True) -> TokenData:
-    """``X`` itself, or raw ids as TokenData; without ``labeled``, zero labels (unchecked) stand for ``y``."""
-    if isinstance(X, TokenData):
-        return X
-    if K is None:
-        raise InvalidDataError("K (the vocabulary size) is needed with raw token ids")
-    if labeled:
-        return as_token_data(X, y, K)
-    if not isinstance(X, (np.ndarray, Sequence)) or isinstance(X, (str, bytes)):
-        raise InvalidDataError(
-            f"X must be token ids (an array or a list of sequences), got {type(X).__name__}"
-        )
-    return as_token_data(X, np.zeros(len(X), dtype=np.int64), K, require_realizable=False)
-
-
-def token_priority_graphs(X: Ids | TokenData, y: object = None, K: int | None = None) -> TokenPriorityGraphs:
+def token_priority_graphs(data: TokenData) -> TokenPriorityGraphs:
     """The token-priority graphs of a data set (Sec. 3.1), one per last token ``k``.
 
-    Parameters
-    ----------
-    X, y, K
-        Token ids ``(n, T)`` (or a list of sequences), labels ``(n,)``, vocabulary size; or a
-        :class:`~ntpnb.attention.token_data.TokenData` as ``X`` alone. Labels must be realizable
-        (Assumption 2).
+    ``data`` is a :class:`~ntpnb.attention.token_data.TokenData`
+    (:func:`~ntpnb.attention.token_data.as_token_data` makes one from token ids, labels and ``K``;
+    its labels are realizable, Assumption 2).
     """
-    data = _data(X, y, K)
+    data = check_token_data(data)
     nodes: dict[int, set[int]] = {}
     edges: dict[int, set[tuple[int, int]]] = {}
     for i in range(data.n):
@@ -259,16 +241,13 @@ class CyclicSubdataset:
         return self.data is None
 
 
-def cyclic_subdataset(
-    X: Ids | TokenData, y: object = None, K: int | None = None, graphs: TokenPriorityGraphs | None = None
-) -> CyclicSubdataset:
+def cyclic_subdataset(data: TokenData, graphs: TokenPriorityGraphs | None = None) -> CyclicSubdataset:
     """Definition 1: drop from every input the tokens ``x`` with ``(y => x)``.
 
     What is left are the tokens in the label's SCC. A sample is kept (in ``I``) when a token other
     than the label remains; the others' loss does not depend on ``W`` (Fig. 2 leaves them out).
     """
-    data = _data(X, y, K)
-    tpg = token_priority_graphs(data) if graphs is None else graphs
+    tpg = token_priority_graphs(data) if graphs is None else check_graphs(graphs)
     return _reduced(data, tpg, data.labels.tolist(), True)
 
 
@@ -387,9 +366,8 @@ def _attention_logits(E: np.ndarray, data: TokenData, W: np.ndarray) -> np.ndarr
 
 def pseudo_priority_graphs(
     E: object,
-    X: Ids | TokenData,
+    data: TokenData,
     W: object,
-    K: int | None = None,
     *,
     threshold: float | None = None,
     exclusion_band: float = 0.0,
@@ -414,7 +392,7 @@ def pseudo_priority_graphs(
         raise InvalidDataError(
             f"the exclusion band must lie in [0, threshold = {thr}), got {exclusion_band!r}"
         )
-    data = _data(X, None, K, labeled=False)
+    data = check_token_data(data)
     E = check_embeddings(E, data.K)
     d = E.shape[1]
     W = as_float(W, "W")
