@@ -123,7 +123,7 @@ class _LogStep(CompiledStep):
 
     def run(self, WL: np.ndarray, rule: tuple, state: tuple, move: bool) -> int:
         kernels, z = self.kernels, self.z
-        kernels.log_logits(WL, self.table, self.shift, z, self.lanes)
+        kernels.shifted_logits(WL, self.table, self.shift, z, self.lanes)
         np.exp(z, out=z)
         return kernels.log_finish(z, self.off_w, self.wdsc, self.table, WL, rule, state, self.lanes, move)
 
@@ -137,11 +137,13 @@ class _HeadStep(CompiledStep):
         K = prob.C.shape[1]
         self.loss = self.kernels.HEAD_LOSSES.index(prob.loss)
         self.mask = _last(prob.mask, np.bool_)
+        # the attention softmax's additive mask, (1, n, T, B): 0 on the input, -inf at padding
+        self.shift = _last(np.where(prob.mask, 0.0, -np.inf)[:, None])
         self.emb = _last(prob.emb)  # (n, T, d, B)
         self.C = _last(prob.C)  # (K, d, B)
         self.labels = _last(prob.labels, np.int64)
         self.weights = _last(prob.weights)
-        self.z = np.empty((n, T, B))
+        self.z = np.empty((1, n, T, B))
         self.f = np.empty((n, d, B))
         self.gf = np.empty((n, d, B))
         self.classes = np.empty((n, K, B))
@@ -152,8 +154,9 @@ class _HeadStep(CompiledStep):
 
     def run(self, WL: np.ndarray, rule: tuple, state: tuple, move: bool) -> int:
         kernels, z, classes = self.kernels, self.z, self.classes
-        kernels.masked_logits(WL, self.table, self.mask, z, self.lanes)
+        kernels.shifted_logits(WL, self.table, self.shift, z, self.lanes)
         np.exp(z, out=z)
+        z = z[0]
         if self.loss:  # the cross-entropy and the squared softmax loss: the class probabilities
             kernels.head_logits(z, self.emb, self.f, self.C, classes, self.lanes)
             np.exp(classes, out=classes)
