@@ -350,11 +350,10 @@ ProgressHook = Callable[[int, int], object]
 class Recorder:
     """The recording side of a training loop: the grid, the checks, the records and the progress.
 
-    A loop calls :meth:`checkpoint` at every iteration of ``grid`` (0 included when on it),
-    :meth:`tick` elsewhere as often as it likes, then :meth:`trace` with its final iterate.
-    Shared by :func:`run` and :func:`ntpnb.linear.descent.run_decoder`. ``record``,
-    ``record_at`` and ``progress`` are those of :func:`run`; ``label`` names the method in the
-    error of a diverged run.
+    A loop hands :meth:`drive` its steps and its current iterate, then asks :meth:`trace` with its
+    final iterate. Shared by :func:`run`, :func:`ntpnb.linear.descent.run_decoder` and
+    :func:`ntpnb.attention.engine.run_compiled`. ``record``, ``record_at`` and ``progress`` are
+    those of :func:`run`; ``label`` names the method in the error of a diverged run.
     """
 
     def __init__(
@@ -388,31 +387,39 @@ class Recorder:
         self._records: list[dict[str, Array]] = []
         self._throttle = Throttle(settings.PROGRESS_SECONDS, at_once=False)
 
-    def next_due(self) -> int:
-        """The next iteration to record, or ``n_iter`` once the grid is done."""
-        return int(self.grid[self._next]) if self._next < self.grid.size else self.n_iter
+    def drive(
+        self, advance: Callable[[int, int], object], current: Callable[[], Array], chunk: int = 1
+    ) -> None:
+        """Take the ``n_iter`` steps: ``advance(k, n)`` moves from ``W_k`` by ``n`` steps.
 
-    def is_due(self, k: int) -> bool:
-        """Whether iteration ``k`` is the next one to record."""
-        return self._next < self.grid.size and self.grid[self._next] == k
+        ``n`` is at most ``chunk`` and ends a chunk at each recorded iteration, where ``current()``
+        (``W_k``, read-only) is checked and recorded; progress is reported in between.
+        """
+        k = 0
+        while True:
+            if self._next < self.grid.size and self.grid[self._next] == k:
+                self._checkpoint(k, current())
+            elif self.progress is not None and self._throttle.due():
+                self._report(k)
+            if k == self.n_iter:
+                return
+            due = int(self.grid[self._next]) if self._next < self.grid.size else self.n_iter
+            n = min(chunk, self.n_iter - k, max(1, due - k))
+            advance(k, n)
+            k += n
 
     def check_finite(self, W: Array, k: int) -> None:
         """Raise :class:`SolverError` if the iterate ``W_k`` has a non-finite entry."""
         if not np.all(np.isfinite(W)):
             raise SolverError(f"{self.label} diverged: the iterate is not finite at iteration {k}")
 
-    def checkpoint(self, k: int, W: Array) -> None:
-        """Check and record ``W_k`` (read-only; ``k`` must be :meth:`next_due`), then report."""
+    def _checkpoint(self, k: int, W: Array) -> None:
+        """Check and record ``W_k`` (read-only; ``k`` on the grid, the next one), then report."""
         self.check_finite(W, k)
         if self.record is not None:  # copy: a value may be a view of the iterate, updated in place
             self._records.append({name: np.array(v, dtype=float) for name, v in self.record(W).items()})
         self._next += 1
         self._report(k)
-
-    def tick(self, k: int) -> None:
-        """Report ``k`` steps done if :data:`ntpnb.settings.PROGRESS_SECONDS` passed since the last report."""
-        if self.progress is not None and self._throttle.due():
-            self._report(k)
 
     def _report(self, k: int) -> None:
         if self.progress is not None:
@@ -582,17 +589,14 @@ def run(
     recorder = Recorder(n_iter, record, record_at, optimizer.label(), progress)
     stepper = _Stepper(optimizer, W.shape, batch_ndim)
     view = read_only_view(W)
-    if recorder.is_due(0):
-        recorder.checkpoint(0, view)
-    for k in range(n_iter):
+
+    def advance(k: int, n: int) -> None:
         g = np.asarray(grad(view))
         if g.shape != W.shape:  # every step: a wrong shape would broadcast silently
             raise InvalidDataError(
                 f"the gradient at iteration {k} has shape {g.shape}, the iterate {W.shape}"
             )
         stepper.step(W, g)
-        if recorder.is_due(k + 1):
-            recorder.checkpoint(k + 1, view)
-        else:
-            recorder.tick(k + 1)
+
+    recorder.drive(advance, lambda: view)
     return recorder.trace(W)

@@ -198,30 +198,23 @@ def run_compiled(
     rule, state = optimizer.compiled_rule, step.new_state()
     WL = _last(W0)
     current = lambda: read_only_view(np.ascontiguousarray(np.moveaxis(WL, -1, 0)))
-    if recorder.is_due(0):
-        recorder.checkpoint(0, current())
-    for k in range(n_iter):
+
+    def advance(k: int, n: int) -> None:
         # not OK where the reference raises (normalized GD at a non-finite gradient, or a zero
-        # one with eps = 0): WL is then unchanged and step.grad holds the gradient
+        # one with eps = 0): WL is then unchanged and step.grad holds the gradient, on which the
+        # numpy reference's step raises its error
         if step.run(WL, rule, state, True) != OK:
-            _reference_step(step, WL, optimizer, k)
-        if recorder.is_due(k + 1):
-            recorder.checkpoint(k + 1, current())
-        else:
-            recorder.tick(k + 1)
+            W = np.ascontiguousarray(np.moveaxis(WL, -1, 0))
+            stepper = optim._Stepper(optimizer, W.shape, 1)
+            stepper.k = k
+            stepper.step(W, np.ascontiguousarray(np.moveaxis(step.grad, -1, 0)))
+            WL[...] = np.moveaxis(W, 0, -1)
+
+    recorder.drive(advance, current)
     trace = recorder.trace(np.ascontiguousarray(np.moveaxis(WL, -1, 0)))
     if progress is not None:
         progress(n_iter, n_iter)
     return trace
-
-
-def _reference_step(step: CompiledStep, WL: np.ndarray, optimizer: optim.Optimizer, k: int) -> None:
-    """Step ``k`` of normalized GD by the numpy reference, raising the error the compiled step refused on."""
-    W = np.ascontiguousarray(np.moveaxis(WL, -1, 0))
-    stepper = optim._Stepper(optimizer, W.shape, 1)
-    stepper.k = k
-    stepper.step(W, np.ascontiguousarray(np.moveaxis(step.grad, -1, 0)))
-    WL[...] = np.moveaxis(W, 0, -1)
 
 
 def compile_kernels() -> None:

@@ -172,23 +172,17 @@ def run_decoder(
     def current() -> Array:
         return read_only_view(form.iterate().reshape(*batch_shape, data.V, data.d))
 
-    if recorder.is_due(0):
-        recorder.checkpoint(0, current())
     rules = importlib.import_module("..optim_loops", __package__)  # compiled, once loaded
-    k = 0
-    while k < n_iter:
-        n = min(chunk, n_iter - k, max(1, recorder.next_due() - k))
+
+    def advance(k: int, n: int) -> None:
         status, step, trial = form.advance(n)
         if status != rules.OK:
             where = optim.batch_element(trial, batch_shape)
             if status == rules.ZERO_GRADIENT:
                 raise optim.zero_gradient_error(where, k + step)
             raise optim.nonfinite_gradient_error(where, k + step)
-        k += n
-        if recorder.is_due(k):
-            recorder.checkpoint(k, current())
-        else:
-            recorder.tick(k)
+
+    recorder.drive(advance, current, chunk)
     return recorder.trace(form.iterate().reshape(*batch_shape, data.V, data.d))
 
 
