@@ -73,7 +73,6 @@ __all__ = [
     "run",
     "check_run",
     "Recorder",
-    "OPTIMIZER_NAMES",
     "AUTHORS_NGD_EPS",
 ]
 
@@ -123,9 +122,6 @@ RULES: Mapping[str, Rule] = MappingProxyType(
         "adam": Rule(ADAM, "Adam", moments=True, offset=1e-8, offset_positive=True),
     }
 )
-
-#: The update rules :func:`run` knows.
-OPTIMIZER_NAMES: tuple[str, ...] = tuple(RULES)
 
 
 # The arithmetic of each rule, written once: on numpy arrays (the reference, :class:`_Stepper`) and,
@@ -210,7 +206,7 @@ class Optimizer:
     Parameters
     ----------
     name
-        One of :data:`OPTIMIZER_NAMES` (``"sgd"`` is the GD update on a stochastic gradient).
+        One of :data:`RULES` (``"sgd"`` is the GD update on a stochastic gradient).
     lr
         Learning rate, positive and finite.
     betas
@@ -232,7 +228,7 @@ class Optimizer:
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or self.name not in RULES:
-            raise InvalidDataError(f"unknown optimizer {self.name!r}; expected one of {OPTIMIZER_NAMES}")
+            raise InvalidDataError(f"unknown optimizer {self.name!r}; expected one of {tuple(RULES)}")
         if not (is_real(self.lr) and math.isfinite(self.lr) and self.lr > 0):
             raise InvalidDataError(f"the learning rate must be positive and finite, got {self.lr!r}")
         if (

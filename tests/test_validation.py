@@ -432,10 +432,6 @@ NAMED_ERRORS = {
         "radii",
     ),
     # graphs and the Graph-SVM: wrong types and shapes at their boundary
-    "graphs_from_edges nodes": (lambda: att.graphs_from_edges(3, [1, 2], {}), "nodes"),
-    "graphs_from_edges K": (lambda: att.graphs_from_edges("3", {}, {}), "K"),
-    "graphs_from_edges id": (lambda: att.graphs_from_edges(3, {0: {5}}, {}), "vocabulary"),
-    "graphs_from_edges edge": (lambda: att.graphs_from_edges(3, {0: {1}}, {0: {(1, 2)}}), "edge"),
     "scyc_basis graphs": (lambda: att.scyc_basis(_ATT_E, "graphs"), "graphs"),
     "solve_graph_svm graphs": (lambda: att.solve_graph_svm(_ATT_E, "graphs"), "graphs"),
     "project_scyc basis": (lambda: att.project_scyc(np.ones((3, 3)), np.ones((2, 64))), "basis"),

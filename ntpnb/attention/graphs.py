@@ -24,14 +24,13 @@ import numpy as np
 from .. import settings
 from ..errors import InvalidDataError
 from ..linalg import check_known_rank, matrix_rank, numerical_rank
-from ..validation import as_count, as_float, frozen, is_integer, is_real
+from ..validation import as_float, frozen, is_real
 from .token_data import TokenData, as_token_data, check_embeddings, check_token_data
 
 __all__ = [
     "PriorityGraph",
     "TokenPriorityGraphs",
     "token_priority_graphs",
-    "graphs_from_edges",
     "strong_components",
     "check_graphs",
     "CyclicSubdataset",
@@ -142,18 +141,10 @@ def strong_components(nodes: Iterable[int], edges: Iterable[tuple[int, int]]) ->
     return comps
 
 
-def _token_id(value: object, K: int, what: str) -> int:
-    if not is_integer(value):
-        raise InvalidDataError(f"{what} must be an integer token id, got {value!r}")
-    if not 0 <= int(value) < K:
-        raise InvalidDataError(f"{what} is {int(value)}, outside the vocabulary [0, {K})")
-    return int(value)
-
-
 def _graphs(
     K: int, nodes: Mapping[int, Iterable[int]], edges: Mapping[int, Iterable[tuple[int, int]]]
 ) -> TokenPriorityGraphs:
-    """:func:`graphs_from_edges` of ids known to be valid (edges join their graph's nodes)."""
+    """The graphs of the node and edge sets per last token ``k`` (self-loops dropped)."""
     graphs = {}
     for k in sorted(nodes):
         e = {(i, j) for i, j in edges.get(k, ()) if i != j}
@@ -161,41 +152,6 @@ def _graphs(
         comp_of = {v: a for a, c in enumerate(comps) for v in c}
         graphs[k] = PriorityGraph(k, tuple(sorted(nodes[k])), tuple(sorted(e)), comps, comp_of)
     return TokenPriorityGraphs(K=K, graphs=graphs)
-
-
-def graphs_from_edges(
-    K: int, nodes: Mapping[int, Iterable[int]], edges: Mapping[int, Iterable[tuple[int, int]]]
-) -> TokenPriorityGraphs:
-    """Graphs from explicit node and edge sets per last token ``k`` (self-loops dropped).
-
-    Raises
-    ------
-    InvalidDataError
-        If ``K`` is not a positive integer, ``nodes`` or ``edges`` is not a mapping from token ids,
-        an id lies outside ``[0, K)``, an edge is not a pair of its graph's nodes, or ``edges``
-        names a graph ``nodes`` does not.
-    """
-    K = as_count(K, "K")
-    for name, value in (("nodes", nodes), ("edges", edges)):
-        if not isinstance(value, Mapping):
-            raise InvalidDataError(f"{name} must map each last token k to a set, got {type(value).__name__}")
-    unknown = set(edges) - set(nodes)
-    if unknown:
-        raise InvalidDataError(f"edges name graphs with no nodes: k in {sorted(unknown)}")
-    ids: dict[int, set[int]] = {}
-    pairs: dict[int, set[tuple[int, int]]] = {}
-    for key in nodes:
-        k = _token_id(key, K, "a graph's last token k")
-        ids[k] = {_token_id(v, K, f"a node of graph {k}") for v in nodes[key]}
-        pairs[k] = set()
-        for pair in edges.get(key, ()):
-            if not isinstance(pair, tuple) or len(pair) != 2:
-                raise InvalidDataError(f"an edge of graph {k} must be a pair (i, j), got {pair!r}")
-            i, j = (_token_id(v, K, f"an edge end of graph {k}") for v in pair)
-            if i not in ids[k] or j not in ids[k]:
-                raise InvalidDataError(f"edge ({i}, {j}) of graph {k} joins tokens that are not its nodes")
-            pairs[k].add((i, j))
-    return _graphs(K, ids, pairs)
 
 
 def check_graphs(graphs: object) -> TokenPriorityGraphs:

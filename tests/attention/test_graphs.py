@@ -182,15 +182,3 @@ def test_strong_components_agree_with_scipy_on_random_graphs():
         for v, lab in zip(order, labels, strict=True):
             groups.setdefault(int(lab), []).append(v)
         assert strong_components(nodes, edges) == sorted(tuple(sorted(g)) for g in groups.values())
-
-
-def test_graphs_from_edges_checks_numpy_ids_as_before():
-    """Edges given as numpy integers take the checked path and come out as Python ints."""
-    from ntpnb.attention import graphs_from_edges
-
-    g = graphs_from_edges(3, {2: {0, 1, 2}}, {2: {(np.int64(0), np.int64(1)), (1, 0), (2, 2)}})
-    assert g[2].edges == ((0, 1), (1, 0)) and all(type(v) is int for e in g[2].edges for v in e)
-    with pytest.raises(InvalidDataError, match="not its nodes"):
-        graphs_from_edges(3, {2: {0, 1}}, {2: {(0, 2)}})
-    with pytest.raises(InvalidDataError, match="pair"):
-        graphs_from_edges(3, {2: {0, 1}}, {2: {(0, 1, 1)}})
