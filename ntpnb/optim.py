@@ -393,8 +393,15 @@ class Recorder:
         """
         k = 0
         while True:
-            if self._next < self.grid.size and self.grid[self._next] == k:
-                self._checkpoint(k, current())
+            if self._next < self.grid.size and self.grid[self._next] == k:  # check and record W_k
+                W = current()
+                self.check_finite(W, k)
+                if self.record is not None:  # copied: a value may be a view of the iterate
+                    self._records.append(
+                        {name: np.array(v, dtype=float) for name, v in self.record(W).items()}
+                    )
+                self._next += 1
+                self._report(k)
             elif self.progress is not None and self._throttle.due():
                 self._report(k)
             if k == self.n_iter:
@@ -408,14 +415,6 @@ class Recorder:
         """Raise :class:`SolverError` if the iterate ``W_k`` has a non-finite entry."""
         if not np.all(np.isfinite(W)):
             raise SolverError(f"{self.label} diverged: the iterate is not finite at iteration {k}")
-
-    def _checkpoint(self, k: int, W: Array) -> None:
-        """Check and record ``W_k`` (read-only; ``k`` on the grid, the next one), then report."""
-        self.check_finite(W, k)
-        if self.record is not None:  # copy: a value may be a view of the iterate, updated in place
-            self._records.append({name: np.array(v, dtype=float) for name, v in self.record(W).items()})
-        self._next += 1
-        self._report(k)
 
     def _report(self, k: int) -> None:
         if self.progress is not None:
