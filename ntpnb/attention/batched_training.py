@@ -21,7 +21,7 @@ from ..errors import InvalidDataError
 from ..linalg import correlation
 from ..parallel import active_workers, parallel_map
 from ..validation import as_count, as_ordered, frozen
-from .engine import Progress, compiled_step, run_compiled
+from .engine import compiled_step, run_compiled
 from .model import Problem, check_problem, gradient, stack_problems
 
 __all__ = [
@@ -39,7 +39,7 @@ def train(
     W0: np.ndarray | None = None,
     record: Callable[[np.ndarray], Mapping[str, np.ndarray]] | None = None,
     record_at: np.ndarray | None = None,
-    progress: Progress | None = None,
+    progress: optim.ProgressHook | None = None,
 ) -> optim.Trace:
     """Train ``W`` of shape ``(B, d, d)`` on the ``B`` stacked problems of ``prob`` at once.
 
@@ -79,7 +79,7 @@ def _train_chunk(
     optimizer: optim.Optimizer,
     n_iter: int,
     record_at: np.ndarray | None,
-    progress: Progress | None = None,
+    progress: optim.ProgressHook | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """One batched run over ``problems`` from ``W0``: (recorded iterations, recorded ``W``, final ``W``)."""
     problems, W0 = chunk
@@ -97,7 +97,7 @@ def train_trials(
     record_at: np.ndarray | None = None,
     n_chunks: int | None = None,
     W0: np.ndarray | None = None,
-    progress: Progress | None = None,
+    progress: optim.ProgressHook | None = None,
 ) -> optim.Trace:
     """Train every trial from ``W0`` (default 0): :func:`train` on chunks of trials, through joblib.
 

@@ -29,9 +29,6 @@ from ..optim_loops import OK
 from ..validation import read_only_view
 from .model import Problem
 
-#: A progress hook, told ``(done, total)`` steps as a run goes (:data:`ntpnb.optim.ProgressHook`).
-Progress = optim.ProgressHook
-
 
 def _last(a: np.ndarray, dtype: type = np.float64) -> np.ndarray:
     """A writable, contiguous copy of ``a`` with its first (trial) axis moved last."""
@@ -186,7 +183,7 @@ def run_compiled(
     *,
     record: Callable[[np.ndarray], Mapping[str, np.ndarray | float]] | None = None,
     record_at: np.ndarray | None = None,
-    progress: Progress | None = None,
+    progress: optim.ProgressHook | None = None,
 ) -> optim.Trace:
     """:func:`ntpnb.optim.run` (``batch_ndim=1``) on the compiled step, for any optimizer.
 
