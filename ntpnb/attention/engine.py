@@ -64,8 +64,9 @@ def token_table(prob: Problem) -> tuple[np.ndarray, np.ndarray]:
 class CompiledStep:
     """One stacked problem's constants and scratch, trial axis last, and its compiled gradient.
 
-    :meth:`run` fills :attr:`grad` ``(d, d, B)`` with the gradient at ``WL`` (``W`` trial axis last)
-    and moves ``WL`` by a rule's step (:func:`run_compiled`, :meth:`gradient_of`).
+    A subclass's ``run(WL, rule, state, move)`` fills :attr:`grad` ``(d, d, B)`` with the gradient at
+    ``WL`` (``W`` trial axis last) and, if ``move``, moves ``WL`` by the step of ``rule`` from
+    ``state``; it returns the step's status (:func:`run_compiled`, :meth:`gradient_of`).
     """
 
     def __init__(self, U: np.ndarray, index: np.ndarray) -> None:
@@ -91,10 +92,6 @@ class CompiledStep:
         self.grad = np.empty((d, d, B))
         self.lanes = np.empty((3, B))  # per-trial scratch of the kernels
         self.table = tuple(getattr(self, name) for name in self.kernels.TABLE_ARRAYS)
-
-    def run(self, WL: np.ndarray, rule: tuple, state: tuple, move: bool) -> int:  # pragma: no cover
-        """The gradient at ``WL`` into :attr:`grad` and, if ``move``, the step of ``rule`` from ``state``."""
-        raise NotImplementedError
 
     def new_state(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """A rule's state at the start: Adam's moments (zero, trial axis last), scratch, ``[1, 1]``."""

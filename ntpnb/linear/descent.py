@@ -34,11 +34,6 @@ def _loops():
     return importlib.import_module(".decoder_loops", __package__)
 
 
-def _own(x: ArrayLike) -> Array:
-    """A writable C-ordered float copy: one compiled signature for every array a kernel takes."""
-    return np.array(x, dtype=float, order="C", copy=True)
-
-
 def _batched(A: Array, B: Array) -> Array:
     """``A[t] @ B`` for each trial ``t`` (``A`` of shape ``(b, r, k)``), by the compiled product."""
     out = np.empty((A.shape[0], A.shape[1], B.shape[1]))
@@ -63,7 +58,9 @@ class _WeightForm:
         self.M = np.zeros_like(W0)
         self.Q = np.zeros_like(W0)
         self.powers = np.ones(2)  # [b1^k, b2^k] after k steps
-        self.H, self.HT, self.PT, self.pi, self.P = map(_own, (data.H, data.H.T, data.P.T, data.pi, data.P))
+        # writable C-ordered float copies: one compiled signature for every array a kernel takes
+        own = (np.array(a, dtype=float, order="C") for a in (data.H, data.H.T, data.P.T, data.pi, data.P))
+        self.H, self.HT, self.PT, self.pi, self.P = own
         self.batch_size, self.rng, self.sequences = batch_size or 0, rng, sampling == "sequences"
         self.LT = np.empty((W0.shape[0], data.V, 0)) if batch_size else _batched(W0, self.HT)
         self.macs_per_step = 2 * W0.shape[0] * (batch_size or data.m) * data.V * data.d
