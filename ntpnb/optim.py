@@ -71,8 +71,8 @@ __all__ = [
     "log_grid",
     "lecun_init",
     "run",
+    "check_run",
     "Recorder",
-    "OPTIMIZER_NAMES",
     "AUTHORS_NGD_EPS",
 ]
 
@@ -122,9 +122,6 @@ RULES: Mapping[str, Rule] = MappingProxyType(
         "adam": Rule(ADAM, "Adam", moments=True, offset=1e-8, offset_positive=True),
     }
 )
-
-#: The update rules :func:`run` knows.
-OPTIMIZER_NAMES: tuple[str, ...] = tuple(RULES)
 
 
 # The arithmetic of each rule, written once: on numpy arrays (the reference, :class:`_Stepper`) and,
@@ -209,7 +206,7 @@ class Optimizer:
     Parameters
     ----------
     name
-        One of :data:`OPTIMIZER_NAMES` (``"sgd"`` is the GD update on a stochastic gradient).
+        One of :data:`RULES` (``"sgd"`` is the GD update on a stochastic gradient).
     lr
         Learning rate, positive and finite.
     betas
@@ -231,7 +228,7 @@ class Optimizer:
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or self.name not in RULES:
-            raise InvalidDataError(f"unknown optimizer {self.name!r}; expected one of {OPTIMIZER_NAMES}")
+            raise InvalidDataError(f"unknown optimizer {self.name!r}; expected one of {tuple(RULES)}")
         if not (is_real(self.lr) and math.isfinite(self.lr) and self.lr > 0):
             raise InvalidDataError(f"the learning rate must be positive and finite, got {self.lr!r}")
         if (
@@ -349,11 +346,10 @@ ProgressHook = Callable[[int, int], object]
 class Recorder:
     """The recording side of a training loop: the grid, the checks, the records and the progress.
 
-    A loop calls :meth:`checkpoint` at every iteration of ``grid`` (0 included when on it),
-    :meth:`tick` elsewhere as often as it likes, then :meth:`trace` with its final iterate.
-    Shared by :func:`run` and :func:`ntpnb.linear.descent.run_decoder`. ``record``,
-    ``record_at`` and ``progress`` are those of :func:`run`; ``label`` names the method in the
-    error of a diverged run.
+    A loop hands :meth:`drive` its steps and its current iterate, then asks :meth:`trace` with its
+    final iterate. Shared by :func:`run`, :func:`ntpnb.linear.descent.run_decoder` and
+    :func:`ntpnb.attention.engine.run_compiled`. ``record``, ``record_at`` and ``progress`` are
+    those of :func:`run`; ``label`` names the method in the error of a diverged run.
     """
 
     def __init__(
@@ -387,31 +383,38 @@ class Recorder:
         self._records: list[dict[str, Array]] = []
         self._throttle = Throttle(settings.PROGRESS_SECONDS, at_once=False)
 
-    def next_due(self) -> int:
-        """The next iteration to record, or ``n_iter`` once the grid is done."""
-        return int(self.grid[self._next]) if self._next < self.grid.size else self.n_iter
+    def drive(
+        self, advance: Callable[[int, int], object], current: Callable[[], Array], chunk: int = 1
+    ) -> None:
+        """Take the ``n_iter`` steps: ``advance(k, n)`` moves from ``W_k`` by ``n`` steps.
 
-    def is_due(self, k: int) -> bool:
-        """Whether iteration ``k`` is the next one to record."""
-        return self._next < self.grid.size and self.grid[self._next] == k
+        ``n`` is at most ``chunk`` and ends a chunk at each recorded iteration, where ``current()``
+        (``W_k``, read-only) is checked and recorded; progress is reported in between.
+        """
+        k = 0
+        while True:
+            if self._next < self.grid.size and self.grid[self._next] == k:  # check and record W_k
+                W = current()
+                self.check_finite(W, k)
+                if self.record is not None:  # copied: a value may be a view of the iterate
+                    self._records.append(
+                        {name: np.array(v, dtype=float) for name, v in self.record(W).items()}
+                    )
+                self._next += 1
+                self._report(k)
+            elif self.progress is not None and self._throttle.due():
+                self._report(k)
+            if k == self.n_iter:
+                return
+            due = int(self.grid[self._next]) if self._next < self.grid.size else self.n_iter
+            n = min(chunk, self.n_iter - k, max(1, due - k))
+            advance(k, n)
+            k += n
 
     def check_finite(self, W: Array, k: int) -> None:
         """Raise :class:`SolverError` if the iterate ``W_k`` has a non-finite entry."""
         if not np.all(np.isfinite(W)):
             raise SolverError(f"{self.label} diverged: the iterate is not finite at iteration {k}")
-
-    def checkpoint(self, k: int, W: Array) -> None:
-        """Check and record ``W_k`` (read-only; ``k`` must be :meth:`next_due`), then report."""
-        self.check_finite(W, k)
-        if self.record is not None:  # copy: a value may be a view of the iterate, updated in place
-            self._records.append({name: np.array(v, dtype=float) for name, v in self.record(W).items()})
-        self._next += 1
-        self._report(k)
-
-    def tick(self, k: int) -> None:
-        """Report ``k`` steps done if :data:`ntpnb.settings.PROGRESS_SECONDS` passed since the last report."""
-        if self.progress is not None and self._throttle.due():
-            self._report(k)
 
     def _report(self, k: int) -> None:
         if self.progress is not None:
@@ -489,6 +492,50 @@ class _Stepper:
             W[...] = gd_entry(W, g, opt.lr)
 
 
+def check_run(
+    optimizer: Optimizer,
+    W0: ArrayLike,
+    n_iter: int,
+    *,
+    shape: tuple[int, ...] | None = None,
+    batch_ndim: int | None = 0,
+) -> tuple[Array, int]:
+    """The door of every training run: an :class:`Optimizer`, a count ``n_iter``, a usable ``W0``.
+
+    ``W0`` must be a non-empty, finite real array of ``batch_ndim`` leading (batch) axes (None:
+    any number) followed by ``shape`` (None: at least one axis). :func:`run`,
+    :func:`ntpnb.linear.descent.run_decoder` and :func:`ntpnb.attention.batched_training.train`
+    call it; the loops behind them trust what it returns.
+
+    Returns
+    -------
+    W, n_iter
+        A writable float64 copy of ``W0`` and ``n_iter`` as an ``int``.
+
+    Raises
+    ------
+    InvalidDataError
+        If ``optimizer`` is not an :class:`Optimizer`, ``n_iter`` not a count, or ``W0`` not a
+        non-empty finite array of that shape.
+    """
+    if not isinstance(optimizer, Optimizer):
+        raise InvalidDataError(f"optimizer must be an ntpnb.optim.Optimizer, got {type(optimizer).__name__}")
+    n_iter = as_count(n_iter, "n_iter", minimum=0)
+    W = np.array(as_float(W0, "W0"), copy=True)
+    if shape is not None:
+        lead = W.ndim - len(shape)
+        if lead < 0 or W.shape[lead:] != tuple(shape) or batch_ndim not in (None, lead):
+            want = ", ".join(["..."] * (batch_ndim is None) + [str(n) for n in shape])
+            raise InvalidDataError(f"W0 must have shape ({want}), got {W.shape}")
+    elif W.ndim <= batch_ndim:
+        raise InvalidDataError(f"W0 of shape {W.shape} has no parameter axes after {batch_ndim} batch axes")
+    if W.size == 0:
+        raise InvalidDataError(f"W0 of shape {W.shape} is empty")
+    if not np.all(np.isfinite(W)):
+        raise InvalidDataError("W0 has non-finite entries")
+    return W, n_iter
+
+
 def run(
     grad: Callable[[Array], Array],
     W0: ArrayLike,
@@ -532,31 +579,19 @@ def run(
     """
     if not callable(grad):
         raise InvalidDataError(f"grad must be a callable (the gradient at W), got {type(grad).__name__}")
-    if not isinstance(optimizer, Optimizer):
-        raise InvalidDataError(f"optimizer must be an Optimizer, got {type(optimizer).__name__}")
-    n_iter = as_count(n_iter, "n_iter", minimum=0)
-    W = np.array(as_float(W0, "W0"), copy=True)
     batch_ndim = as_count(batch_ndim, "batch_ndim", minimum=0)
-    if W.ndim <= batch_ndim:
-        raise InvalidDataError(f"W0 of shape {W.shape} has no parameter axes after {batch_ndim} batch axes")
-    if W.size == 0:
-        raise InvalidDataError(f"W0 of shape {W.shape} is empty")
-    if not np.all(np.isfinite(W)):
-        raise InvalidDataError("W0 has non-finite entries")
+    W, n_iter = check_run(optimizer, W0, n_iter, batch_ndim=batch_ndim)
     recorder = Recorder(n_iter, record, record_at, optimizer.label(), progress)
     stepper = _Stepper(optimizer, W.shape, batch_ndim)
     view = read_only_view(W)
-    if recorder.is_due(0):
-        recorder.checkpoint(0, view)
-    for k in range(n_iter):
+
+    def advance(k: int, n: int) -> None:
         g = np.asarray(grad(view))
         if g.shape != W.shape:  # every step: a wrong shape would broadcast silently
             raise InvalidDataError(
                 f"the gradient at iteration {k} has shape {g.shape}, the iterate {W.shape}"
             )
         stepper.step(W, g)
-        if recorder.is_due(k + 1):
-            recorder.checkpoint(k + 1, view)
-        else:
-            recorder.tick(k + 1)
+
+    recorder.drive(advance, lambda: view)
     return recorder.trace(W)

@@ -183,7 +183,7 @@ def test_arrays_of_numbers_refuse_booleans_and_text(value, shown):
         ntp.regularization_path(ntp.toy2d_instance(), radii=value)
     X, y, _ = att.acyclic_dataset(8, 4, 6, 4)
     with pytest.raises(InvalidDataError, match="radii must hold numbers"):
-        att.regularization_path(att.random_embeddings(8, 8, 0), X, y, radii=value)
+        att.regularization_path(att.random_embeddings(8, 8, 0), att.as_token_data(X, y, 8), radii=value)
 
 
 @pytest.mark.parametrize("value", [[1.0, 2j], np.array([1.0 + 0j])])
@@ -428,14 +428,10 @@ NAMED_ERRORS = {
     "project_scyc W": (lambda: att.project_scyc("abc", np.eye(16)), "W"),
     "pseudo_priority_graphs W": (lambda: att.pseudo_priority_graphs(_ATT_E, _ATT_DATA, "abc"), "W"),
     "regularization_path radii": (
-        lambda: att.regularization_path(_ATT_E, _ATT_X, _ATT_Y, radii="abc", K=3),
+        lambda: att.regularization_path(_ATT_E, _ATT_DATA, radii="abc"),
         "radii",
     ),
     # graphs and the Graph-SVM: wrong types and shapes at their boundary
-    "graphs_from_edges nodes": (lambda: att.graphs_from_edges(3, [1, 2], {}), "nodes"),
-    "graphs_from_edges K": (lambda: att.graphs_from_edges("3", {}, {}), "K"),
-    "graphs_from_edges id": (lambda: att.graphs_from_edges(3, {0: {5}}, {}), "vocabulary"),
-    "graphs_from_edges edge": (lambda: att.graphs_from_edges(3, {0: {1}}, {0: {(1, 2)}}), "edge"),
     "scyc_basis graphs": (lambda: att.scyc_basis(_ATT_E, "graphs"), "graphs"),
     "solve_graph_svm graphs": (lambda: att.solve_graph_svm(_ATT_E, "graphs"), "graphs"),
     "project_scyc basis": (lambda: att.project_scyc(np.ones((3, 3)), np.ones((2, 64))), "basis"),
@@ -444,7 +440,12 @@ NAMED_ERRORS = {
         lambda: att.pseudo_priority_graphs(_ATT_E, _ATT_DATA, np.ones((3, 3))),
         "W",
     ),
-    "pseudo_priority_graphs X": (lambda: att.pseudo_priority_graphs(_ATT_E, 5, np.ones((4, 4)), K=3), "X"),
+    "pseudo_priority_graphs data": (
+        lambda: att.pseudo_priority_graphs(_ATT_E, 5, np.ones((4, 4))),
+        "TokenData",
+    ),
+    "token_priority_graphs ids": (lambda: att.token_priority_graphs(_ATT_X), "TokenData"),
+    "regularization_path ids": (lambda: att.regularization_path(_ATT_E, _ATT_X), "TokenData"),
 }
 
 

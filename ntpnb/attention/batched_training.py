@@ -20,8 +20,8 @@ from .. import optim
 from ..errors import InvalidDataError
 from ..linalg import correlation
 from ..parallel import active_workers, parallel_map
-from ..validation import as_count, as_float, as_ordered, frozen
-from .engine import Progress, compiled_step, run_compiled
+from ..validation import as_count, as_ordered, frozen
+from .engine import compiled_step, run_compiled
 from .model import Problem, check_problem, gradient, stack_problems
 
 __all__ = [
@@ -39,7 +39,7 @@ def train(
     W0: np.ndarray | None = None,
     record: Callable[[np.ndarray], Mapping[str, np.ndarray]] | None = None,
     record_at: np.ndarray | None = None,
-    progress: Progress | None = None,
+    progress: optim.ProgressHook | None = None,
 ) -> optim.Trace:
     """Train ``W`` of shape ``(B, d, d)`` on the ``B`` stacked problems of ``prob`` at once.
 
@@ -51,19 +51,12 @@ def train(
     Raises
     ------
     InvalidDataError
-        If ``prob`` is not a :class:`Problem`, ``optimizer`` not an Optimizer, ``n_iter`` not a
-        count, or ``W0`` not a finite array of shape ``(B, d, d)``; and as :func:`ntpnb.optim.run`.
+        If ``prob`` is not a :class:`Problem`; as :func:`ntpnb.optim.check_run` for ``optimizer``,
+        ``n_iter`` and ``W0`` (shape ``(B, d, d)``); and as :func:`ntpnb.optim.run`.
     """
     check_problem(prob)
-    if not isinstance(optimizer, optim.Optimizer):
-        raise InvalidDataError(f"optimizer must be an ntpnb.optim.Optimizer, got {type(optimizer).__name__}")
-    n_iter = as_count(n_iter, "n_iter", minimum=0)
     shape = (prob.B, prob.d, prob.d)
-    W0 = np.zeros(shape) if W0 is None else as_float(W0, "W0")
-    if W0.shape != shape:
-        raise InvalidDataError(f"W0 must have shape {shape}, got {W0.shape}")
-    if not np.all(np.isfinite(W0)):
-        raise InvalidDataError("W0 has non-finite entries")
+    W0, n_iter = optim.check_run(optimizer, np.zeros(shape) if W0 is None else W0, n_iter, shape=shape)
     step = compiled_step(prob)
     if step is not None:
         return run_compiled(
@@ -82,11 +75,11 @@ def train(
 
 
 def _train_chunk(
-    chunk: tuple[Sequence[Problem], np.ndarray | None],
+    chunk: tuple[Sequence[Problem], np.ndarray],
     optimizer: optim.Optimizer,
     n_iter: int,
     record_at: np.ndarray | None,
-    progress: Progress | None = None,
+    progress: optim.ProgressHook | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """One batched run over ``problems`` from ``W0``: (recorded iterations, recorded ``W``, final ``W``)."""
     problems, W0 = chunk
@@ -104,7 +97,7 @@ def train_trials(
     record_at: np.ndarray | None = None,
     n_chunks: int | None = None,
     W0: np.ndarray | None = None,
-    progress: Progress | None = None,
+    progress: optim.ProgressHook | None = None,
 ) -> optim.Trace:
     """Train every trial from ``W0`` (default 0): :func:`train` on chunks of trials, through joblib.
 
@@ -124,7 +117,7 @@ def train_trials(
     Raises
     ------
     InvalidDataError
-        If there are no problems, ``n_chunks`` is not an integer >= 1 or ``W0`` has the wrong shape.
+        If there are no problems, ``n_chunks`` is not an integer >= 1, or as :func:`train`.
     """
     problems = as_ordered(problems, "problems")
     if not problems:
@@ -132,17 +125,12 @@ def train_trials(
     for prob in problems:
         check_problem(prob)
     B, d = sum(p.B for p in problems), problems[0].d
-    if W0 is not None:
-        W0 = as_float(W0, "W0")
-        if W0.shape != (B, d, d):
-            raise InvalidDataError(f"W0 must have shape {(B, d, d)}, got {W0.shape}")
+    shape = (B, d, d)
+    W0, _ = optim.check_run(optimizer, np.zeros(shape) if W0 is None else W0, n_iter, shape=shape)
     starts = np.cumsum([0] + [p.B for p in problems])
     n_chunks = active_workers() if n_chunks is None else as_count(n_chunks, "n_chunks")
     bounds = np.linspace(0, len(problems), min(n_chunks, len(problems)) + 1).round().astype(int)
-    chunks = [
-        (problems[a:b], None if W0 is None else W0[starts[a] : starts[b]])
-        for a, b in itertools.pairwise(bounds)
-    ]
+    chunks = [(problems[a:b], W0[starts[a] : starts[b]]) for a, b in itertools.pairwise(bounds)]
     task = partial(_train_chunk, optimizer=optimizer, n_iter=n_iter, record_at=record_at)
     if len(chunks) == 1:
         runs = [task(chunks[0], progress=progress)]

@@ -30,13 +30,12 @@ from ..validation import as_float, frozen
 from .graphs import (
     CyclicSubdataset,
     TokenPriorityGraphs,
-    _data,
     cyclic_subdataset,
     scyc_basis,
     token_priority_graphs,
 )
 from .model import identity_head
-from .token_data import Ids, TokenData, check_embeddings, normalized_embeddings
+from .token_data import TokenData, check_embeddings, check_token_data, normalized_embeddings
 
 __all__ = [
     "LogLossFeatures",
@@ -256,9 +255,7 @@ class PathPoint:
     radius_error: float
 
 
-def regularization_path(
-    E: object, X: Ids | TokenData, y: object = None, radii: object = (1.0,), K: int | None = None
-) -> list[PathPoint]:
+def regularization_path(E: object, data: TokenData, radii: object = (1.0,)) -> list[PathPoint]:
     """``W_R = argmin_{||W||_F <= R} L(W)`` (Algo-RP) for each ``R``, log-loss with ``C E^T = I``.
 
     Returned in the order of ``radii`` (solved by increasing ``R``, each warm-started from the last).
@@ -277,9 +274,9 @@ def regularization_path(
         minimizer and ``W^mm = 0``; or a multiplier below :data:`~ntpnb.settings.PATH_MIN_LAMBDA`
         needed: the message says which), or a point fails verification.
     """
-    E = check_embeddings(E)
+    data = check_token_data(data)
+    E = check_embeddings(E, data.K)
     identity_head(E)
-    data = _data(X, y, E.shape[0] if K is None else K)
     radii = np.atleast_1d(as_float(radii, "radii"))
     if radii.size == 0 or radii.ndim != 1 or not np.all(np.isfinite(radii)) or np.any(radii <= 0):
         raise InvalidDataError(f"radii must be a 1-D array of positive, finite values, got {radii}")

@@ -29,9 +29,6 @@ from ..optim_loops import OK
 from ..validation import read_only_view
 from .model import Problem
 
-#: A progress hook, told ``(done, total)`` steps as a run goes (:data:`ntpnb.optim.ProgressHook`).
-Progress = optim.ProgressHook
-
 
 def _last(a: np.ndarray, dtype: type = np.float64) -> np.ndarray:
     """A writable, contiguous copy of ``a`` with its first (trial) axis moved last."""
@@ -67,8 +64,9 @@ def token_table(prob: Problem) -> tuple[np.ndarray, np.ndarray]:
 class CompiledStep:
     """One stacked problem's constants and scratch, trial axis last, and its compiled gradient.
 
-    :meth:`run` fills :attr:`grad` ``(d, d, B)`` with the gradient at ``WL`` (``W`` trial axis last)
-    and moves ``WL`` by a rule's step (:func:`run_compiled`, :meth:`gradient_of`).
+    A subclass's ``run(WL, rule, state, move)`` fills :attr:`grad` ``(d, d, B)`` with the gradient at
+    ``WL`` (``W`` trial axis last) and, if ``move``, moves ``WL`` by the step of ``rule`` from
+    ``state``; it returns the step's status (:func:`run_compiled`, :meth:`gradient_of`).
     """
 
     def __init__(self, U: np.ndarray, index: np.ndarray) -> None:
@@ -95,10 +93,6 @@ class CompiledStep:
         self.lanes = np.empty((3, B))  # per-trial scratch of the kernels
         self.table = tuple(getattr(self, name) for name in self.kernels.TABLE_ARRAYS)
 
-    def run(self, WL: np.ndarray, rule: tuple, state: tuple, move: bool) -> int:  # pragma: no cover
-        """The gradient at ``WL`` into :attr:`grad` and, if ``move``, the step of ``rule`` from ``state``."""
-        raise NotImplementedError
-
     def new_state(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """A rule's state at the start: Adam's moments (zero, trial axis last), scratch, ``[1, 1]``."""
         return np.zeros(self.grad.shape), np.zeros(self.grad.shape), np.empty((3, self.B)), np.ones(2)
@@ -123,7 +117,7 @@ class _LogStep(CompiledStep):
 
     def run(self, WL: np.ndarray, rule: tuple, state: tuple, move: bool) -> int:
         kernels, z = self.kernels, self.z
-        kernels.log_logits(WL, self.table, self.shift, z, self.lanes)
+        kernels.shifted_logits(WL, self.table, self.shift, z, self.lanes)
         np.exp(z, out=z)
         return kernels.log_finish(z, self.off_w, self.wdsc, self.table, WL, rule, state, self.lanes, move)
 
@@ -137,11 +131,13 @@ class _HeadStep(CompiledStep):
         K = prob.C.shape[1]
         self.loss = self.kernels.HEAD_LOSSES.index(prob.loss)
         self.mask = _last(prob.mask, np.bool_)
+        # the attention softmax's additive mask, (1, n, T, B): 0 on the input, -inf at padding
+        self.shift = _last(np.where(prob.mask, 0.0, -np.inf)[:, None])
         self.emb = _last(prob.emb)  # (n, T, d, B)
         self.C = _last(prob.C)  # (K, d, B)
         self.labels = _last(prob.labels, np.int64)
         self.weights = _last(prob.weights)
-        self.z = np.empty((n, T, B))
+        self.z = np.empty((1, n, T, B))
         self.f = np.empty((n, d, B))
         self.gf = np.empty((n, d, B))
         self.classes = np.empty((n, K, B))
@@ -152,8 +148,9 @@ class _HeadStep(CompiledStep):
 
     def run(self, WL: np.ndarray, rule: tuple, state: tuple, move: bool) -> int:
         kernels, z, classes = self.kernels, self.z, self.classes
-        kernels.masked_logits(WL, self.table, self.mask, z, self.lanes)
+        kernels.shifted_logits(WL, self.table, self.shift, z, self.lanes)
         np.exp(z, out=z)
+        z = z[0]
         if self.loss:  # the cross-entropy and the squared softmax loss: the class probabilities
             kernels.head_logits(z, self.emb, self.f, self.C, classes, self.lanes)
             np.exp(classes, out=classes)
@@ -183,7 +180,7 @@ def run_compiled(
     *,
     record: Callable[[np.ndarray], Mapping[str, np.ndarray | float]] | None = None,
     record_at: np.ndarray | None = None,
-    progress: Progress | None = None,
+    progress: optim.ProgressHook | None = None,
 ) -> optim.Trace:
     """:func:`ntpnb.optim.run` (``batch_ndim=1``) on the compiled step, for any optimizer.
 
@@ -195,30 +192,23 @@ def run_compiled(
     rule, state = optimizer.compiled_rule, step.new_state()
     WL = _last(W0)
     current = lambda: read_only_view(np.ascontiguousarray(np.moveaxis(WL, -1, 0)))
-    if recorder.is_due(0):
-        recorder.checkpoint(0, current())
-    for k in range(n_iter):
+
+    def advance(k: int, n: int) -> None:
         # not OK where the reference raises (normalized GD at a non-finite gradient, or a zero
-        # one with eps = 0): WL is then unchanged and step.grad holds the gradient
+        # one with eps = 0): WL is then unchanged and step.grad holds the gradient, on which the
+        # numpy reference's step raises its error
         if step.run(WL, rule, state, True) != OK:
-            _reference_step(step, WL, optimizer, k)
-        if recorder.is_due(k + 1):
-            recorder.checkpoint(k + 1, current())
-        else:
-            recorder.tick(k + 1)
+            W = np.ascontiguousarray(np.moveaxis(WL, -1, 0))
+            stepper = optim._Stepper(optimizer, W.shape, 1)
+            stepper.k = k
+            stepper.step(W, np.ascontiguousarray(np.moveaxis(step.grad, -1, 0)))
+            WL[...] = np.moveaxis(W, 0, -1)
+
+    recorder.drive(advance, current)
     trace = recorder.trace(np.ascontiguousarray(np.moveaxis(WL, -1, 0)))
     if progress is not None:
         progress(n_iter, n_iter)
     return trace
-
-
-def _reference_step(step: CompiledStep, WL: np.ndarray, optimizer: optim.Optimizer, k: int) -> None:
-    """Step ``k`` of normalized GD by the numpy reference, raising the error the compiled step refused on."""
-    W = np.ascontiguousarray(np.moveaxis(WL, -1, 0))
-    stepper = optim._Stepper(optimizer, W.shape, 1)
-    stepper.k = k
-    stepper.step(W, np.ascontiguousarray(np.moveaxis(step.grad, -1, 0)))
-    WL[...] = np.moveaxis(W, 0, -1)
 
 
 def compile_kernels() -> None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -24,14 +24,13 @@ import numpy as np
 from .. import settings
 from ..errors import InvalidDataError
 from ..linalg import check_known_rank, matrix_rank, numerical_rank
-from ..validation import as_count, as_float, frozen, is_integer, is_real
-from .token_data import Ids, TokenData, as_token_data, check_embeddings
+from ..validation import as_float, frozen, is_real
+from .token_data import TokenData, as_token_data, check_embeddings, check_token_data
 
 __all__ = [
     "PriorityGraph",
     "TokenPriorityGraphs",
     "token_priority_graphs",
-    "graphs_from_edges",
     "strong_components",
     "check_graphs",
     "CyclicSubdataset",
@@ -142,18 +141,10 @@ def strong_components(nodes: Iterable[int], edges: Iterable[tuple[int, int]]) ->
     return comps
 
 
-def _token_id(value: object, K: int, what: str) -> int:
-    if not is_integer(value):
-        raise InvalidDataError(f"{what} must be an integer token id, got {value!r}")
-    if not 0 <= int(value) < K:
-        raise InvalidDataError(f"{what} is {int(value)}, outside the vocabulary [0, {K})")
-    return int(value)
-
-
 def _graphs(
     K: int, nodes: Mapping[int, Iterable[int]], edges: Mapping[int, Iterable[tuple[int, int]]]
 ) -> TokenPriorityGraphs:
-    """:func:`graphs_from_edges` of ids known to be valid (edges join their graph's nodes)."""
+    """The graphs of the node and edge sets per last token ``k`` (self-loops dropped)."""
     graphs = {}
     for k in sorted(nodes):
         e = {(i, j) for i, j in edges.get(k, ()) if i != j}
@@ -161,41 +152,6 @@ def _graphs(
         comp_of = {v: a for a, c in enumerate(comps) for v in c}
         graphs[k] = PriorityGraph(k, tuple(sorted(nodes[k])), tuple(sorted(e)), comps, comp_of)
     return TokenPriorityGraphs(K=K, graphs=graphs)
-
-
-def graphs_from_edges(
-    K: int, nodes: Mapping[int, Iterable[int]], edges: Mapping[int, Iterable[tuple[int, int]]]
-) -> TokenPriorityGraphs:
-    """Graphs from explicit node and edge sets per last token ``k`` (self-loops dropped).
-
-    Raises
-    ------
-    InvalidDataError
-        If ``K`` is not a positive integer, ``nodes`` or ``edges`` is not a mapping from token ids,
-        an id lies outside ``[0, K)``, an edge is not a pair of its graph's nodes, or ``edges``
-        names a graph ``nodes`` does not.
-    """
-    K = as_count(K, "K")
-    for name, value in (("nodes", nodes), ("edges", edges)):
-        if not isinstance(value, Mapping):
-            raise InvalidDataError(f"{name} must map each last token k to a set, got {type(value).__name__}")
-    unknown = set(edges) - set(nodes)
-    if unknown:
-        raise InvalidDataError(f"edges name graphs with no nodes: k in {sorted(unknown)}")
-    ids: dict[int, set[int]] = {}
-    pairs: dict[int, set[tuple[int, int]]] = {}
-    for key in nodes:
-        k = _token_id(key, K, "a graph's last token k")
-        ids[k] = {_token_id(v, K, f"a node of graph {k}") for v in nodes[key]}
-        pairs[k] = set()
-        for pair in edges.get(key, ()):
-            if not isinstance(pair, tuple) or len(pair) != 2:
-                raise InvalidDataError(f"an edge of graph {k} must be a pair (i, j), got {pair!r}")
-            i, j = (_token_id(v, K, f"an edge end of graph {k}") for v in pair)
-            if i not in ids[k] or j not in ids[k]:
-                raise InvalidDataError(f"edge ({i}, {j}) of graph {k} joins tokens that are not its nodes")
-            pairs[k].add((i, j))
-    return _graphs(K, ids, pairs)
 
 
 def check_graphs(graphs: object) -> TokenPriorityGraphs:
@@ -207,32 +163,14 @@ def check_graphs(graphs: object) -> TokenPriorityGraphs:
     return graphs
 
 
-def _data(X: Ids | TokenData, y: object, K: int | None, *, labeled: bool = True) -> TokenData:
-    """``X`` itself, or raw ids as TokenData; without ``labeled``, zero labels (unchecked) stand for ``y``."""
-    if isinstance(X, TokenData):
-        return X
-    if K is None:
-        raise InvalidDataError("K (the vocabulary size) is needed with raw token ids")
-    if labeled:
-        return as_token_data(X, y, K)
-    if not isinstance(X, (np.ndarray, Sequence)) or isinstance(X, (str, bytes)):
-        raise InvalidDataError(
-            f"X must be token ids (an array or a list of sequences), got {type(X).__name__}"
-        )
-    return as_token_data(X, np.zeros(len(X), dtype=np.int64), K, require_realizable=False)
-
-
-def token_priority_graphs(X: Ids | TokenData, y: object = None, K: int | None = None) -> TokenPriorityGraphs:
+def token_priority_graphs(data: TokenData) -> TokenPriorityGraphs:
     """The token-priority graphs of a data set (Sec. 3.1), one per last token ``k``.
 
-    Parameters
-    ----------
-    X, y, K
-        Token ids ``(n, T)`` (or a list of sequences), labels ``(n,)``, vocabulary size; or a
-        :class:`~ntpnb.attention.token_data.TokenData` as ``X`` alone. Labels must be realizable
-        (Assumption 2).
+    ``data`` is a :class:`~ntpnb.attention.token_data.TokenData`
+    (:func:`~ntpnb.attention.token_data.as_token_data` makes one from token ids, labels and ``K``;
+    its labels are realizable, Assumption 2).
     """
-    data = _data(X, y, K)
+    data = check_token_data(data)
     nodes: dict[int, set[int]] = {}
     edges: dict[int, set[tuple[int, int]]] = {}
     for i in range(data.n):
@@ -259,16 +197,13 @@ class CyclicSubdataset:
         return self.data is None
 
 
-def cyclic_subdataset(
-    X: Ids | TokenData, y: object = None, K: int | None = None, graphs: TokenPriorityGraphs | None = None
-) -> CyclicSubdataset:
+def cyclic_subdataset(data: TokenData, graphs: TokenPriorityGraphs | None = None) -> CyclicSubdataset:
     """Definition 1: drop from every input the tokens ``x`` with ``(y => x)``.
 
     What is left are the tokens in the label's SCC. A sample is kept (in ``I``) when a token other
     than the label remains; the others' loss does not depend on ``W`` (Fig. 2 leaves them out).
     """
-    data = _data(X, y, K)
-    tpg = token_priority_graphs(data) if graphs is None else graphs
+    tpg = token_priority_graphs(data) if graphs is None else check_graphs(graphs)
     return _reduced(data, tpg, data.labels.tolist(), True)
 
 
@@ -387,9 +322,8 @@ def _attention_logits(E: np.ndarray, data: TokenData, W: np.ndarray) -> np.ndarr
 
 def pseudo_priority_graphs(
     E: object,
-    X: Ids | TokenData,
+    data: TokenData,
     W: object,
-    K: int | None = None,
     *,
     threshold: float | None = None,
     exclusion_band: float = 0.0,
@@ -414,7 +348,7 @@ def pseudo_priority_graphs(
         raise InvalidDataError(
             f"the exclusion band must lie in [0, threshold = {thr}), got {exclusion_band!r}"
         )
-    data = _data(X, None, K, labeled=False)
+    data = check_token_data(data)
     E = check_embeddings(E, data.K)
     d = E.shape[1]
     W = as_float(W, "W")

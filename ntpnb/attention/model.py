@@ -286,27 +286,11 @@ def _lse(logits: np.ndarray, mask: np.ndarray) -> np.ndarray:
         return np.log(np.exp(z - m).sum(axis=-1)) + m[..., 0]
 
 
-def _scores(W: np.ndarray, prob: Problem) -> np.ndarray:
-    """Attention logits ``X W x_bar`` of every sample, ``(B, n, T)``."""
-    Wq = matvec(W[:, None], prob.query)  # (B, n, d): rows W x_bar
-    return matvec(prob.emb, Wq)
-
-
 def check_problem(prob: object) -> Problem:
     """``prob`` itself, refused with a named error unless it is a :class:`Problem`."""
     if not isinstance(prob, Problem):
         raise InvalidDataError(f"prob must be a Problem (see make_problem), got {type(prob).__name__}")
     return prob
-
-
-def _check_weights(W: object, prob: Problem) -> np.ndarray:
-    check_problem(prob)
-    W = as_float(W, "W")
-    if W.shape != (prob.B, prob.d, prob.d):
-        raise InvalidDataError(f"W must have shape {(prob.B, prob.d, prob.d)}, got {W.shape}")
-    if not np.all(np.isfinite(W)):
-        raise InvalidDataError("W has non-finite entries")
-    return W
 
 
 def _centered(s: np.ndarray, v: np.ndarray) -> np.ndarray:
@@ -341,8 +325,14 @@ def gradient(W: object, prob: Problem) -> np.ndarray:
 
 def _loss_and_grad(W: object, prob: Problem, *, with_loss: bool) -> tuple[np.ndarray | None, np.ndarray]:
     """Per-sample losses (``None`` for the log-loss unless ``with_loss``) and gradients."""
-    W = _check_weights(W, prob)
-    ell, dsc = _scores_grad(_scores(W, prob), prob, with_loss=with_loss)
+    check_problem(prob)
+    W = as_float(W, "W")
+    if W.shape != (prob.B, prob.d, prob.d):
+        raise InvalidDataError(f"W must have shape {(prob.B, prob.d, prob.d)}, got {W.shape}")
+    if not np.all(np.isfinite(W)):
+        raise InvalidDataError("W has non-finite entries")
+    Wq = matvec(W[:, None], prob.query)  # (B, n, d): rows W x_bar
+    ell, dsc = _scores_grad(matvec(prob.emb, Wq), prob, with_loss=with_loss)  # scores X W x_bar
     wdsc = np.where(prob.mask, dsc, 0.0) * prob.weights[..., None]  # weighted, 0 at padding
     A = vecmat(wdsc, prob.emb)  # (B, n, d): sum_t wdsc_t x_t
     grad = matmul(np.swapaxes(A, -1, -2), prob.query)  # (B, d, d)

@@ -138,11 +138,13 @@ def _onto_table(
 
 
 @jit
-def log_logits(WL: np.ndarray, table: tuple, shift: np.ndarray, z: np.ndarray, lanes: np.ndarray) -> None:
-    """The log-loss up to its exponentials: both softmaxes' logits less their maximum.
+def shifted_logits(WL: np.ndarray, table: tuple, shift: np.ndarray, z: np.ndarray, lanes: np.ndarray) -> None:
+    """A loss up to its softmaxes' exponentials: their logits less their maximum.
 
     :func:`table_scores` into ``G``, then ``z[c, i, t] = G[tok[i, t], qry[i]] + shift[c, i, t]`` and
-    ``z -= z.max`` over ``t``; ``z``, ``shift`` ``(2, n, T, B)``, ``tok`` ``(n, T, B)``, ``qry`` ``(n, B)``.
+    ``z -= z.max`` over ``t``; ``z``, ``shift`` ``(c, n, T, B)``, ``tok`` ``(n, T, B)``, ``qry`` ``(n, B)``.
+    A head loss has one softmax (``c = 1``, ``shift`` 0 on the input, ``-inf`` at padding), the
+    log-loss two (the second shifted by ``log gamma``).
     """
     U, Uq, UW, G, _, _, _, tok, qry = table
     table_scores(WL, U, Uq, UW, G)
@@ -168,7 +170,7 @@ def log_weights(
 ) -> None:
     """The weighted score derivatives of the log-loss, added onto the token table ``A``.
 
-    ``z`` holds :func:`log_logits`' exponentials and becomes ``s`` and ``r`` (``z /= z.sum`` over the
+    ``z`` holds :func:`shifted_logits`' exponentials and becomes ``s`` and ``r`` (``z /= z.sum`` over the
     positions); then ``wdsc = s * off_w``, ``wdsc -= r * wdsc.sum`` and ``A`` the ``bincount`` of
     ``wdsc`` onto the (token, query) cells, positions first. For ``gamma`` equal on
     each sample's label positions (no spread term). ``off_w``, ``wdsc`` ``(n, T, B)``; ``acc`` scratch.
@@ -192,24 +194,6 @@ def log_weights(
 
 
 # --- The losses on the head's output (``(n, ...)`` arrays) ---
-
-
-@jit
-def masked_logits(WL: np.ndarray, table: tuple, mask: np.ndarray, z: np.ndarray, lanes: np.ndarray) -> None:
-    """A head loss up to the attention's exponentials: the logits less their maximum.
-
-    :func:`table_scores` into ``G``, then ``z[i, t] = G[tok[i, t], qry[i]]`` where ``mask``, ``-inf``
-    elsewhere, and ``z -= z.max``; ``z``, ``tok``, ``mask`` ``(n, T, B)``.
-    """
-    U, Uq, UW, G, _, _, _, tok, qry = table
-    table_scores(WL, U, Uq, UW, G)
-    m = lanes[0]
-    n, T, B = z.shape
-    for i in range(n):
-        for t in range(T):
-            for b in range(B):
-                z[i, t, b] = G[tok[i, t, b], qry[i, b], b] if mask[i, t, b] else -np.inf
-        _subtract_lane_max(z[i], m)
 
 
 @jit

@@ -34,7 +34,7 @@ from .batched_training import (
     train_trials,
 )
 from .convex import CyclicCorrection, solve_cyclic_correction
-from .engine import Progress, compiled_step
+from .engine import compiled_step
 from .graph_svm_qp import solve_graph_svm
 from .graphs import (
     CyclicSubdataset,
@@ -133,7 +133,7 @@ def gd_reference(
     *,
     record_at: np.ndarray | None = None,
     divide_by: Sequence[int] | None = None,
-    progress: Progress | None = None,
+    progress: optim.ProgressHook | None = None,
 ) -> ReferenceRun:
     """The paper's ``W^cyc`` (Appendix D): train from zero on each cyclic sub-dataset.
 
@@ -178,7 +178,9 @@ def gd_reference(
     return ReferenceRun(W, grad_norm)
 
 
-def _stage(progress: Progress | None, stage: int, n_stages: int, n_iter: int) -> Progress | None:
+def _stage(
+    progress: optim.ProgressHook | None, stage: int, n_stages: int, n_iter: int
+) -> optim.ProgressHook | None:
     """The progress hook of training ``stage`` of ``n_stages`` runs of ``n_iter`` steps each."""
     if progress is None:
         return None
@@ -251,7 +253,7 @@ def global_experiment(
     seed: int,
     n_records: int = 60,
     max_redraws: int = 100,
-    progress: Progress | None = None,
+    progress: optim.ProgressHook | None = None,
 ) -> GlobalResult:
     """Figs. 3 (``kind="acyclic"``) and 4 (``kind="general"``): see the module docstring.
 
@@ -383,7 +385,7 @@ def local_experiment(
     step_eps: float = 0.0,
     compare_keys: bool = False,
     max_redraws: int = 100,
-    progress: Progress | None = None,
+    progress: optim.ProgressHook | None = None,
 ) -> LocalResult:
     """Figs. 5 (``loss="squared_softmax"`` or ``"squared"``) and 6 (``loss="ce"``).
 

@@ -12,6 +12,7 @@ import numpy as np
 from ..errors import GenerationError, InvalidDataError
 from ..validation import as_count, as_generator, check_dense_size
 from .graphs import token_priority_graphs
+from .token_data import as_token_data
 
 __all__ = ["random_embeddings", "acyclic_dataset", "general_dataset"]
 
@@ -84,7 +85,7 @@ def general_dataset(
     for _ in range(max_redraws):
         X = np.argsort(rng.random((n, K)), axis=1)[:, :T]
         y = X[np.arange(n), rng.integers(0, T, size=n)]
-        tpg = token_priority_graphs(X, y, K)
+        tpg = token_priority_graphs(as_token_data(X, y, K))
         if tpg.has_cycle and tpg.n_strict > 0:
             return X, y
     raise GenerationError(

@@ -20,7 +20,7 @@ from numpy.typing import ArrayLike
 from .. import optim, settings
 from ..errors import InvalidDataError
 from ..validation import as_count, as_generator, read_only_view
-from .ntp_data import NTPData, check_decoder
+from .ntp_data import NTPData, require_data
 
 Array = np.ndarray
 
@@ -32,11 +32,6 @@ SAMPLING_KINDS: tuple[str, ...] = ("sequences", "contexts")
 def _loops():
     """:mod:`~ntpnb.linear.decoder_loops`, imported (and compiled) when first needed."""
     return importlib.import_module(".decoder_loops", __package__)
-
-
-def _own(x: ArrayLike) -> Array:
-    """A writable C-ordered float copy: one compiled signature for every array a kernel takes."""
-    return np.array(x, dtype=float, order="C", copy=True)
 
 
 def _batched(A: Array, B: Array) -> Array:
@@ -63,7 +58,9 @@ class _WeightForm:
         self.M = np.zeros_like(W0)
         self.Q = np.zeros_like(W0)
         self.powers = np.ones(2)  # [b1^k, b2^k] after k steps
-        self.H, self.HT, self.PT, self.pi, self.P = map(_own, (data.H, data.H.T, data.P.T, data.pi, data.P))
+        # writable C-ordered float copies: one compiled signature for every array a kernel takes
+        own = (np.array(a, dtype=float, order="C") for a in (data.H, data.H.T, data.P.T, data.pi, data.P))
+        self.H, self.HT, self.PT, self.pi, self.P = own
         self.batch_size, self.rng, self.sequences = batch_size or 0, rng, sampling == "sequences"
         self.LT = np.empty((W0.shape[0], data.V, 0)) if batch_size else _batched(W0, self.HT)
         self.macs_per_step = 2 * W0.shape[0] * (batch_size or data.m) * data.V * data.d
@@ -146,22 +143,20 @@ def run_decoder(
     Raises
     ------
     InvalidDataError
-        On data that are not an :class:`NTPData`, bad settings, or a ``W0`` that is not a finite
-        array of shape ``(..., V, d)``.
+        On data that are not an :class:`NTPData`, bad settings, or as :func:`ntpnb.optim.check_run`
+        (``W0`` of shape ``(..., V, d)``).
     SolverError
         As :func:`ntpnb.optim.run`.
     """
-    if not isinstance(optimizer, optim.Optimizer):
-        raise InvalidDataError(f"optimizer must be an Optimizer, got {type(optimizer).__name__}")
-    n_iter = as_count(n_iter, "n_iter", minimum=0)
-    W = check_decoder(data, W0, "W0", batched=True)
+    require_data(data)
+    W, n_iter = optim.check_run(optimizer, W0, n_iter, shape=(data.V, data.d), batch_ndim=None)
     if batch_size is not None:
         if sampling not in SAMPLING_KINDS:
             raise InvalidDataError(f"unknown sampling {sampling!r}; expected one of {SAMPLING_KINDS}")
         batch_size = as_count(batch_size, "batch_size")
     rng = as_generator(seed)
     batch_shape = W.shape[:-2]
-    W = _own(W.reshape(-1, data.V, data.d))
+    W = np.ascontiguousarray(W.reshape(-1, data.V, data.d))
     recorder = optim.Recorder(n_iter, record, record_at, optimizer.label(), progress)
     # GD and normalized GD (rules without moments) move W along the rows of H: for m <= d the
     # logits are the smaller state
@@ -174,23 +169,17 @@ def run_decoder(
     def current() -> Array:
         return read_only_view(form.iterate().reshape(*batch_shape, data.V, data.d))
 
-    if recorder.is_due(0):
-        recorder.checkpoint(0, current())
     rules = importlib.import_module("..optim_loops", __package__)  # compiled, once loaded
-    k = 0
-    while k < n_iter:
-        n = min(chunk, n_iter - k, max(1, recorder.next_due() - k))
+
+    def advance(k: int, n: int) -> None:
         status, step, trial = form.advance(n)
         if status != rules.OK:
             where = optim.batch_element(trial, batch_shape)
             if status == rules.ZERO_GRADIENT:
                 raise optim.zero_gradient_error(where, k + step)
             raise optim.nonfinite_gradient_error(where, k + step)
-        k += n
-        if recorder.is_due(k):
-            recorder.checkpoint(k, current())
-        else:
-            recorder.tick(k)
+
+    recorder.drive(advance, current, chunk)
     return recorder.trace(form.iterate().reshape(*batch_shape, data.V, data.d))
 
 

@@ -16,7 +16,7 @@ from numpy.typing import ArrayLike
 
 from .. import settings
 from ..errors import InvalidDataError
-from ..validation import as_float, as_float_array, frozen
+from ..validation import as_float_array, frozen
 
 T = TypeVar("T")
 
@@ -141,11 +141,8 @@ class NTPData:
         )
 
 
-def check_decoder(data: NTPData, W: ArrayLike, name: str = "W", batched: bool = False) -> np.ndarray:
+def check_decoder(data: NTPData, W: ArrayLike, name: str = "W") -> np.ndarray:
     """``W`` as a float64 array, validated for ``data``: shape ``(V, d)`` and finite entries.
-
-    With ``batched``, leading axes of independent trials are allowed: shape ``(..., V, d)``, not
-    empty.
 
     Raises
     ------
@@ -154,12 +151,9 @@ def check_decoder(data: NTPData, W: ArrayLike, name: str = "W", batched: bool = 
         an entry is NaN, inf or complex.
     """
     require_data(data)
-    arr = as_float(W, name) if batched else as_float_array(W, name, 2)
-    if arr.ndim < 2 or arr.shape[-2:] != (data.V, data.d):
-        shape = f"(..., V, d) = (..., {data.V}, {data.d})" if batched else f"(V, d) = {(data.V, data.d)}"
-        raise InvalidDataError(f"{name} must have shape {shape}, got {arr.shape}")
-    if batched and (arr.size == 0 or not np.all(np.isfinite(arr))):  # as_float_array checks W
-        raise InvalidDataError(f"{name} of shape {arr.shape} is empty or has non-finite entries")
+    arr = as_float_array(W, name, 2)
+    if arr.shape != (data.V, data.d):
+        raise InvalidDataError(f"{name} must have shape (V, d) = {(data.V, data.d)}, got {arr.shape}")
     return arr
 
 

@@ -106,7 +106,7 @@ def test_regularization_path_bad_inputs():
         regularization_path(E, data, radii=[-1.0])
     E3 = random_embeddings(3, 4, 0)
     with pytest.raises(SolverError, match="finite minimizer"):  # W^mm = 0: ||W_R|| stays bounded
-        regularization_path(E3, [[0, 1, 2], [1, 0, 2], [2, 0, 2]], [0, 1, 2], radii=[1e3])
+        regularization_path(E3, as_token_data([[0, 1, 2], [1, 0, 2], [2, 0, 2]], [0, 1, 2], 3), radii=[1e3])
 
 
 def _chapter6_acyclic():
@@ -143,7 +143,7 @@ def test_path_names_the_real_cause():
     E3 = random_embeddings(3, 4, 0)
     X, y = [[0, 1, 2], [1, 0, 2], [2, 0, 2]], [0, 1, 2]  # no strict relation
     with pytest.raises(SolverError, match=r"no strict relation.*finite minimizer"):
-        regularization_path(E3, X, y, radii=[1e3])
+        regularization_path(E3, as_token_data(X, y, 3), radii=[1e3])
     E, data = general_instance(1000)
     R = 100 * np.linalg.norm(w_mm(E, data))
     with pytest.raises(SolverError, match="float64 resolves"):

@@ -10,6 +10,7 @@ from ntpnb import settings
 from ntpnb.attention import (
     GRAPH_SVM_METHODS,
     acyclic_dataset,
+    as_token_data,
     random_embeddings,
     scyc_dimension,
     solve_cyclic_correction,
@@ -54,7 +55,7 @@ def test_graph_svm_is_verified_and_feasible(seed, method):
 def test_graph_svm_on_acyclic_data_has_no_equalities():
     E = random_embeddings(8, 8, 1)
     X, y, _ = acyclic_dataset(8, 4, 6, 2)
-    graphs = token_priority_graphs(X, y, 8)
+    graphs = token_priority_graphs(as_token_data(X, y, 8))
     A, B = _constraint_rows(E, graphs.strict), _constraint_rows(E, graphs.equivalent)
     assert B.shape[0] == 0 and A.shape[0] > 0
 
@@ -67,15 +68,17 @@ def test_infeasible_graph_svm_raises():
     X = [[0, 1, 2], [1, 0, 2]]
     y = [0, 1]
     with pytest.raises(InfeasibleGraphSVMError) as err:
-        solve_graph_svm(E, token_priority_graphs(X, y, 4))
+        solve_graph_svm(E, token_priority_graphs(as_token_data(X, y, 4)))
     assert isinstance(err.value, NotSeparableError)
 
 
 def test_graph_svm_without_strict_relations_is_zero():
     E = random_embeddings(3, 4, 0)
     X, y = [[0, 1, 2], [1, 0, 2], [2, 0, 2]], [0, 1, 2]  # G(2) is one SCC {0, 1, 2}
-    assert token_priority_graphs(X, y, 3).n_strict == 0
-    np.testing.assert_array_equal(solve_graph_svm(E, token_priority_graphs(X, y, 3)).W, np.zeros((4, 4)))
+    assert token_priority_graphs(as_token_data(X, y, 3)).n_strict == 0
+    np.testing.assert_array_equal(
+        solve_graph_svm(E, token_priority_graphs(as_token_data(X, y, 3))).W, np.zeros((4, 4))
+    )
 
 
 # ---------------------------------------------------------------------------------------------

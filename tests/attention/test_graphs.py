@@ -27,7 +27,7 @@ K_FIG = 6
 
 
 def test_graphs_edges_components_and_relations():
-    tpg = token_priority_graphs(X_FIG, Y_FIG, K_FIG)
+    tpg = token_priority_graphs(as_token_data(X_FIG, Y_FIG, K_FIG))
     assert sorted(tpg.graphs) == [0, 1]
     g0, g1 = tpg[0], tpg[1]
     assert set(g0.edges) == {(5, 3), (5, 2), (5, 0), (3, 4), (3, 0)}
@@ -41,13 +41,13 @@ def test_graphs_edges_components_and_relations():
 def test_cycle_relations_and_cyclic_subdataset():
     X = [[4, 3, 0], [2, 4, 1], [3, 2, 1], [4, 3, 1], [5, 2, 1]]
     y = [3, 2, 3, 4, 2]
-    tpg = token_priority_graphs(X, y, 6)
+    tpg = token_priority_graphs(as_token_data(X, y, 6))
     g1 = tpg[1]
     assert (2, 3, 4) in g1.components  # 2 -> 4 -> 3 -> 2
     assert set(g1.equivalent) == {(2, 3), (2, 4), (3, 4)}
     assert (2, 5) in g1.strict and (2, 1) in g1.strict
     assert not any(g1.same_component(i, j) for i, j in g1.strict)
-    sub = cyclic_subdataset(X, y, 6)
+    sub = cyclic_subdataset(as_token_data(X, y, 6))
     assert sub.index.tolist() == [1, 2, 3]  # sample 4 keeps only its label 2 (5 is dominated)
     assert [sub.data.sequence(i).tolist() for i in range(sub.data.n)] == [[2, 4], [3, 2], [4, 3]]
     assert sub.data.query.tolist() == [1, 1, 1]  # the query survives although 1 was removed
@@ -62,7 +62,7 @@ def test_scc_matches_reachability_on_random_graphs():
     for _ in range(20):
         X = rng.integers(0, 7, size=(8, 3))
         y = X[np.arange(8), rng.integers(0, 3, size=8)]
-        tpg = token_priority_graphs(X, y, 7)
+        tpg = token_priority_graphs(as_token_data(X, y, 7))
         for g in tpg.graphs.values():
             idx = {v: a for a, v in enumerate(g.nodes)}
             R = np.eye(len(g.nodes), dtype=bool)
@@ -77,7 +77,7 @@ def test_scc_matches_reachability_on_random_graphs():
 
 
 def test_acyclic_data_has_no_cyclic_subdataset():
-    sub = cyclic_subdataset([[0, 1, 2], [1, 2]], [0, 1], 3)
+    sub = cyclic_subdataset(as_token_data([[0, 1, 2], [1, 2]], [0, 1], 3))
     assert sub.is_empty and sub.index.size == 0
 
 
@@ -87,19 +87,19 @@ def test_pseudo_graphs_from_a_saturating_W():
     # scores e_j^T W e_3: token 0 highest, then 2 and 1 tied: W e_3 = (40, 20, 20, 0)
     W = np.zeros((4, 4))
     W[:, 3] = [40.0, 20.0, 20.0, 0.0]
-    ps = pseudo_priority_graphs(E, X, W, K=4)
+    data = as_token_data(X, [0, 1, 2], 4, require_realizable=False)
+    ps = pseudo_priority_graphs(E, data, W)
     assert ps.selected.tolist() == [[True, False, False], [True, True, False], [True, False, False]]
     g = ps.graphs[3]
     assert (1, 2) in g.equivalent  # 1 and 2 are both selected in sample 1: an SCC
     assert (0, 1) in g.strict and (1, 3) in g.strict
-    data = as_token_data(X, [0, 1, 2], 4, require_realizable=False)
     sub = pseudo_cyclic_subdataset(ps, data)
     assert sub.index.tolist() == [1] and sub.data.sequence(0).tolist() == [1, 2]
     np.testing.assert_allclose(ps.scores.sum(axis=1), 1.0)
     with pytest.raises(InvalidDataError, match="threshold"):
-        pseudo_priority_graphs(E, X, W, K=4, threshold=1.5)
+        pseudo_priority_graphs(E, data, W, threshold=1.5)
     with pytest.raises(InvalidDataError, match="finite"):
-        pseudo_priority_graphs(E, X, np.full((4, 4), np.nan), K=4)
+        pseudo_priority_graphs(E, data, np.full((4, 4), np.nan))
 
 
 def test_exclusion_band_leaves_tokens_just_below_the_threshold_without_edges():
@@ -144,7 +144,7 @@ def test_scyc_dimension_is_the_papers(seed):
 def test_scyc_dimension_of_dependent_embeddings_is_decided_at_a_gap():
     # K = 3 > d = 2: the embeddings are dependent and the mathematics gives no dimension
     X, y = [[0, 1, 2], [1, 0, 2], [2, 1, 2]], [0, 1, 2]
-    graphs = token_priority_graphs(X, y, 3)
+    graphs = token_priority_graphs(as_token_data(X, y, 3))
     E = random_embeddings(3, 2, 0)
     assert scyc_dimension(E, graphs) is None
     assert scyc_basis(E, graphs).shape[0] == 2  # {0, 1, 2} in G(2): centred vectors span R^2
@@ -182,15 +182,3 @@ def test_strong_components_agree_with_scipy_on_random_graphs():
         for v, lab in zip(order, labels, strict=True):
             groups.setdefault(int(lab), []).append(v)
         assert strong_components(nodes, edges) == sorted(tuple(sorted(g)) for g in groups.values())
-
-
-def test_graphs_from_edges_checks_numpy_ids_as_before():
-    """Edges given as numpy integers take the checked path and come out as Python ints."""
-    from ntpnb.attention import graphs_from_edges
-
-    g = graphs_from_edges(3, {2: {0, 1, 2}}, {2: {(np.int64(0), np.int64(1)), (1, 0), (2, 2)}})
-    assert g[2].edges == ((0, 1), (1, 0)) and all(type(v) is int for e in g[2].edges for v in e)
-    with pytest.raises(InvalidDataError, match="not its nodes"):
-        graphs_from_edges(3, {2: {0, 1}}, {2: {(0, 2)}})
-    with pytest.raises(InvalidDataError, match="pair"):
-        graphs_from_edges(3, {2: {0, 1}}, {2: {(0, 1, 1)}})

@@ -19,16 +19,17 @@ from ntpnb.attention import (
     tied_head,
     train,
 )
-from ntpnb.attention.model import _check_weights, _scores, _softmax
+from ntpnb.attention.model import _softmax
 from ntpnb.errors import HeadAssumptionError, InvalidDataError, NotRealizableError, RankAmbiguousError
-from ntpnb.reproducible_products import vecmat
+from ntpnb.reproducible_products import matvec, vecmat
 
 from attention_instances import CASES, w_mm, with_condition
 
 
 def attention_output(W, prob):
     """Softmax probabilities ``s`` ``(B, n, T)`` and the model's outputs ``f_W(X) = X^T s`` ``(B, n, d)``."""
-    s, _ = _softmax(_scores(_check_weights(W, prob), prob), prob.mask)
+    scores = matvec(prob.emb, matvec(np.asarray(W, dtype=float)[:, None], prob.query))  # X W x_bar
+    s, _ = _softmax(scores, prob.mask)
     return s, vecmat(s, prob.emb)
 
 

@@ -29,7 +29,7 @@ def test_acyclic_data_label_is_the_top_priority_token():
     assert X.shape == (50, 6)
     assert np.all(priority[y] == priority[X].min(axis=1))
     assert all(len(set(row)) == 6 for row in X)
-    assert not token_priority_graphs(X, y, 8).has_cycle
+    assert not token_priority_graphs(as_token_data(X, y, 8)).has_cycle
 
 
 def test_general_data_is_realizable_and_cyclic():

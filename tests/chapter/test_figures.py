@@ -99,7 +99,9 @@ def test_unit_rows_moves_only_the_iterate_between_frames():
 
 
 def test_draw_graph_draws_every_edge_and_shades_the_sccs():
-    tpg = att.token_priority_graphs([[4, 3, 0], [2, 4, 1], [3, 2, 1], [4, 3, 1]], [3, 2, 3, 4], 6)
+    tpg = att.token_priority_graphs(
+        att.as_token_data([[4, 3, 0], [2, 4, 1], [3, 2, 1], [4, 3, 1]], [3, 2, 3, 4], 6)
+    )
     g = tpg[1]
     _, ax = plt.subplots()
     draw_graph(ax, g, 6)
