@@ -101,7 +101,7 @@ COUNTED = {
         ntp.run_decoder(_TOY, optim.sgd(0.1), 1, np.ones((5, 2)), batch_size=v).W
     ),
     "stdlib_corpus n_chars": lambda v: corpus.stdlib_corpus(v),
-    "validate_sequences vocab_size": lambda v: sequences.validate_sequences([[0, 1]], v + 1),
+    "prefix_contexts vocab_size": lambda v: sequences.prefix_contexts([[0, 1]], v + 1).counts,
     "prefix_contexts max_length": lambda v: sequences.prefix_contexts([[0, 1, 2]], 3, max_length=v).counts,
     "sliding_windows length": lambda v: sequences.sliding_windows([0, 1, 2], v + 1),
     "random_context_embeddings d": lambda v: sequences.random_context_embeddings(3, v),
@@ -302,8 +302,8 @@ def _trial(point, rng):
 @pytest.mark.parametrize(
     "call",
     [
-        lambda: ntp.validate_sequences({(0, 1), (1, 0)}, 2),
-        lambda: ntp.validate_sequences([{0, 1}], 2),
+        lambda: ntp.prefix_contexts({(0, 1), (1, 0)}, 2),
+        lambda: ntp.prefix_contexts([{0, 1}], 2),
         lambda: ntp.prefix_contexts([{0: 1, 1: 0}], 2),
         lambda: ntp.sliding_windows({0, 1, 2}, 2),
         lambda: ntp.sliding_windows({0: 1, 1: 2, 2: 0}.keys(), 2),
@@ -367,7 +367,7 @@ NAMED_ERRORS = {
     "random_embeddings d": (lambda: att.random_embeddings(3, _HUGE, seed=0), "E"),
     "acyclic_dataset n": (lambda: att.acyclic_dataset(3, _HUGE, 2, seed=0), "MAX_DENSE_BYTES"),
     # not a sequence / not a flag (Python's TypeError, numpy's ambiguous truth value)
-    "validate_sequences None": (lambda: ntp.validate_sequences(None, 3), "sequences"),
+    "prefix_contexts None": (lambda: ntp.prefix_contexts(None, 3), "sequences"),
     "sliding_windows tokens": (lambda: ntp.sliding_windows(5, 2), "tokens"),
     "sliding_windows cyclic": (lambda: ntp.sliding_windows([0, 1, 2], 2, cyclic=np.zeros(2)), "cyclic"),
     "stdlib_docstring_list modules": (lambda: stdlib_docstring_list(np.array([])), "modules"),

@@ -42,7 +42,6 @@ from .sequences import (
     random_context_embeddings,
     sliding_windows,
     smallest_separable_dimension,
-    validate_sequences,
 )
 from .subspace import embedding_rank, f_basis, project_F, project_F_perp, project_R
 
@@ -82,7 +81,6 @@ __all__ = [
     "run_decoder",
     "PrefixContexts",
     "prefix_contexts",
-    "validate_sequences",
     "sliding_windows",
     "random_context_embeddings",
     "joint_ntp_data",
