@@ -195,6 +195,10 @@ class Split:
         """What the solver keeps between Newton steps (nothing, unless a representation says otherwise)."""
         return None
 
+    def norm(self, x: np.ndarray) -> float:
+        """``||W_x||`` without underflow, from the norms of its two parts."""
+        return float(np.hypot(*self.block_norms(x)))
+
 
 # ---------------------------------------------------------------------------- the Gram form
 
@@ -434,15 +438,13 @@ class GramStructure(Split):
         C, t = _f_map(self.supports, -KX, -X.sum(axis=-1))
         return np.where(self.mask, 0.0, t[..., None] - KX - _k_times_f(self.supports, C))
 
-    def _perp_logits(self, mu: np.ndarray) -> np.ndarray:
-        """The logits ``u 1^T - mu`` of the matrix of ``R ∩ F-perp`` with margins ``mu``."""
-        return mu.mean(axis=-1, keepdims=True) - mu
-
     def _whitened(self, mu: np.ndarray) -> np.ndarray:
-        """``L^{-1}`` times the logits of the F-perp matrix with margins ``mu`` (``K = L L^T``)."""
-        return scipy.linalg.solve_triangular(
-            self.K_factor, self._perp_logits(mu), lower=True, check_finite=False
-        )
+        """``L^{-1}`` times the logits of the F-perp matrix with margins ``mu`` (``K = L L^T``).
+
+        Those logits are ``u 1^T - mu``, ``u`` the mean margin of each context.
+        """
+        logits = mu.mean(axis=-1, keepdims=True) - mu
+        return scipy.linalg.solve_triangular(self.K_factor, logits, lower=True, check_finite=False)
 
     # ------------------------------------------------------------------ what the solver asks
     def evaluate(self, data: NTPData, theta: np.ndarray, hessian: bool) -> _GramEval:
@@ -582,10 +584,6 @@ class GramStructure(Split):
         Cy, muy = self._unpack(y)
         f_part = np.sum(Cx * _k_times_f(self.supports, Cy))
         return float(f_part + np.sum(self._whitened(mux) * self._whitened(muy)))
-
-    def norm(self, x: np.ndarray) -> float:
-        """``||W_x||`` without underflow."""
-        return float(np.hypot(*self.block_norms(x)))
 
     def block_norms(self, x: np.ndarray) -> tuple[float, float]:
         """The norms of the F part and of the F-perp part of ``W_x`` (without underflow)."""
