@@ -104,7 +104,6 @@ COUNTED = {
     "prefix_contexts vocab_size": lambda v: sequences.prefix_contexts([[0, 1]], v + 1).counts,
     "prefix_contexts max_length": lambda v: sequences.prefix_contexts([[0, 1, 2]], 3, max_length=v).counts,
     "sliding_windows length": lambda v: sequences.sliding_windows([0, 1, 2], v + 1),
-    "random_context_embeddings d": lambda v: sequences.random_context_embeddings(3, v),
     "joint_ntp_data d": lambda v: sequences.joint_ntp_data(_CTX, v).H,
     "smallest_separable_dimension hi": lambda v: sequences.smallest_separable_dimension(
         lambda d: d, 0, v, lambda d: True
@@ -349,7 +348,7 @@ NAMED_ERRORS = {
     # ntpnb.linear.loss: max over zero tokens
     "softmax L no columns": (lambda: ntp.softmax(np.zeros((2, 0))), "L"),
     # seeds (numpy's SeedSequence errors): one check, ntpnb.validation.as_generator
-    "random_context_embeddings seed": (lambda: ntp.random_context_embeddings(3, 2, seed=-1), "seed"),
+    "joint_ntp_data seed": (lambda: ntp.joint_ntp_data(_CTX, 2, seed=-1), "seed"),
     "lecun_init seed": (lambda: optim.lecun_init((2, 2), 2, seed=2.5), "seed"),
     "linear train seed": (lambda: ntp.train(_TOY, optim.gd(0.1), 1, seed="abc"), "seed"),
     "random_embeddings seed": (lambda: att.random_embeddings(3, 2, seed="abc"), "seed"),
@@ -358,7 +357,6 @@ NAMED_ERRORS = {
         "seed",
     ),
     # sizes (MemoryError after numpy tried): refused before allocating
-    "random_context_embeddings m": (lambda: ntp.random_context_embeddings(_HUGE, 2), "embeddings"),
     "synthetic_instance d": (lambda: ntp.synthetic_instance(n=50, m=5, d=_HUGE, V=4, S=2), "MAX_DENSE_BYTES"),
     "random_instance V": (
         lambda: ntp.random_instance(5, 2, _HUGE, 2, np.random.default_rng(0)),

@@ -39,7 +39,6 @@ from .sequences import (
     PrefixContexts,
     joint_ntp_data,
     prefix_contexts,
-    random_context_embeddings,
     sliding_windows,
     smallest_separable_dimension,
 )
@@ -82,7 +81,6 @@ __all__ = [
     "PrefixContexts",
     "prefix_contexts",
     "sliding_windows",
-    "random_context_embeddings",
     "joint_ntp_data",
     "smallest_separable_dimension",
     "stdlib_corpus",

@@ -256,14 +256,6 @@ def sliding_windows(tokens: Sequence[int], length: int, cyclic: bool = True) -> 
     return [tuple(ring[i : i + length]) for i in range(len(ring) - length + 1)]
 
 
-def random_context_embeddings(m: int, d: int, seed: int | np.random.Generator = 0) -> np.ndarray:
-    """Fixed random embeddings: ``m`` rows with i.i.d. ``N(0, 1/d)`` entries (``||h_j|| ~ 1``)."""
-    m, d = as_count(m, "m"), as_count(d, "d")
-    rng = as_generator(seed)
-    check_dense_size((m, d), "the embeddings")
-    return rng.standard_normal((m, d)) / np.sqrt(d)
-
-
 def joint_ntp_data(contexts: PrefixContexts, d: int, seed: int | np.random.Generator = 0) -> NTPData:
     """All the prefix contexts, of every length, as ONE NTP training set (Paper A, App. C).
 

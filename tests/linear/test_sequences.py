@@ -13,11 +13,7 @@ from scipy.special import log_softmax
 import ntpnb as ntp
 from ntpnb.errors import InvalidDataError
 from ntpnb.linear import corpus
-from ntpnb.linear.sequences import (
-    prefix_contexts,
-    random_context_embeddings,
-    sliding_windows,
-)
+from ntpnb.linear.sequences import joint_ntp_data, prefix_contexts, sliding_windows
 
 
 def brute_force_counts(seqs, V):
@@ -60,8 +56,8 @@ def test_autoregressive_loss_equals_loss_over_distinct_contexts():
     V = 4
     seqs = [rng.integers(0, V, size=6).tolist() for _ in range(20)]
     ctx = prefix_contexts(seqs, V)
-    H = random_context_embeddings(ctx.m, 5, seed=1)
-    data = ctx.ntp_data(H)
+    data = joint_ntp_data(ctx, 5, seed=1)
+    H = data.H
     W = rng.standard_normal((V, 5))
     index = {c: j for j, c in enumerate(ctx.contexts)}
     logq = log_softmax(H @ W.T, axis=1)
@@ -168,7 +164,7 @@ def test_no_pairs_and_bad_embeddings():
     with pytest.raises(InvalidDataError, match="positive integer"):
         prefix_contexts([[0, 1]], 2, max_length=0)
     with pytest.raises(InvalidDataError, match="positive integer"):
-        random_context_embeddings(0, 3)
+        joint_ntp_data(ctx, 0)
 
 
 def _text_contexts(n_chars: int = 30, window: int = 5):

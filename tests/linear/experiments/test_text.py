@@ -15,7 +15,7 @@ from ntpnb.errors import InvalidDataError
 def test_autoregressive_pairs_have_the_loss_and_gradient_of_the_distinct_contexts():
     windows = ntp.sliding_windows([0, 1, 2, 1, 0, 2, 2, 1, 0, 1], 4)
     contexts = ntp.prefix_contexts(windows, 3)
-    H = ntp.random_context_embeddings(contexts.m, 5, np.random.default_rng(9))
+    H = ntp.joint_ntp_data(contexts, 5, np.random.default_rng(9)).H
     pairs = ntp.autoregressive_pairs(windows, contexts, H)
     assert pairs.m == len(windows) * 3
     W = np.random.default_rng(10).standard_normal((3, 5))
