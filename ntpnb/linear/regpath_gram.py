@@ -588,7 +588,7 @@ class GramStructure(Split):
     def block_norms(self, x: np.ndarray) -> tuple[float, float]:
         """The norms of the F part and of the F-perp part of ``W_x`` (without underflow)."""
         C, mu = self._unpack(x)
-        return _f_norm(self.K_factor, C), safe_norm(mu, self._whitened)
+        return safe_norm(C, lambda c: self.K_factor.T @ c), safe_norm(mu, self._whitened)
 
     def logit_step(self, ev: _GramEval, x: np.ndarray) -> float:
         """The largest change of a logit along the F part of ``x`` less its margins."""
@@ -610,11 +610,6 @@ class GramStructure(Split):
     def gradient_split(self, data: NTPData, ev: _GramEval) -> tuple[np.ndarray, np.ndarray]:
         """``vec(grad CE)`` and its projection on F."""
         return (ev.g.T @ self.H).ravel(), (ev.g_f.T @ self.H).ravel()
-
-
-def _f_norm(K_factor: np.ndarray, C: np.ndarray) -> float:
-    """``||C^T H||`` for F coefficients ``C``, without underflow (``K = L L^T``)."""
-    return safe_norm(C, lambda x: K_factor.T @ x)
 
 
 def _support_bases(mask: np.ndarray) -> scipy.sparse.csr_matrix:
@@ -657,7 +652,7 @@ def gram_structure(data: NTPData) -> GramStructure:
         W_star=W_star,
         a=frozen(star_exponents(data, W_star), order="K"),
         w_star=f_basis.T @ C_star.ravel(),
-        w_star_norm=_f_norm(K_factor, C_star),
+        w_star_norm=safe_norm(C_star, lambda c: K_factor.T @ c),  # ||C^T H||, K = L L^T
         n_f=int(f_basis.shape[1]),
         n_perp=int((~mask).sum()),
         H=H,
