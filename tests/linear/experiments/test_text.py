@@ -22,7 +22,7 @@ def test_autoregressive_pairs_have_the_loss_and_gradient_of_the_distinct_context
     distinct = contexts.ntp_data(H)
     assert ntp.ce_loss(pairs, W) == pytest.approx(ntp.ce_loss(distinct, W), abs=1e-12)
     np.testing.assert_allclose(ntp.ce_grad(pairs, W), ntp.ce_grad(distinct, W), atol=1e-12)
-    with pytest.raises(InvalidDataError, match="one row per distinct context"):
+    with pytest.raises(InvalidDataError, match="one row per context"):
         ntp.autoregressive_pairs(windows, contexts, H[:-1])
 
 
