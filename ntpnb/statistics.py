@@ -214,12 +214,6 @@ def binomial_deviance(successes: np.ndarray, probs: np.ndarray, n: int) -> np.nd
     return 2.0 * np.sum(hit + miss, axis=-1)
 
 
-def _simulated_pvalue(observed: float, simulated: np.ndarray) -> float:
-    """``(1 + #{simulated >= observed}) / (n_sim + 1)``, ties within ``settings.PVALUE_TIE_RTOL``."""
-    extreme = int(np.count_nonzero(simulated >= observed - settings.PVALUE_TIE_RTOL * max(1.0, observed)))
-    return (1 + extreme) / (simulated.size + 1)
-
-
 def threshold_gof_pvalue(
     first: Sequence[int], cdf: Sequence[float], rng: int | np.random.Generator, n_sim: int = 9999
 ) -> float:
@@ -251,7 +245,10 @@ def threshold_gof_pvalue(
     check_dense_size((n_sim, F.size + 1), "the simulated thresholds")
     cells = np.diff(np.concatenate([[0.0], F, [1.0]]))
     simulated_counts = np.cumsum(generator.multinomial(n, cells / cells.sum(), size=n_sim), axis=1)
-    return _simulated_pvalue(observed, binomial_deviance(simulated_counts[:, : F.size], F, n))
+    simulated = binomial_deviance(simulated_counts[:, : F.size], F, n)
+    # (1 + #{simulated >= observed}) / (n_sim + 1), ties within PVALUE_TIE_RTOL
+    extreme = int(np.count_nonzero(simulated >= observed - settings.PVALUE_TIE_RTOL * max(1.0, observed)))
+    return (1 + extreme) / (n_sim + 1)
 
 
 def bootstrap_means(

@@ -101,10 +101,9 @@ COUNTED = {
         ntp.run_decoder(_TOY, optim.sgd(0.1), 1, np.ones((5, 2)), batch_size=v).W
     ),
     "stdlib_corpus n_chars": lambda v: corpus.stdlib_corpus(v),
-    "validate_sequences vocab_size": lambda v: sequences.validate_sequences([[0, 1]], v + 1),
+    "prefix_contexts vocab_size": lambda v: sequences.prefix_contexts([[0, 1]], v + 1).counts,
     "prefix_contexts max_length": lambda v: sequences.prefix_contexts([[0, 1, 2]], 3, max_length=v).counts,
     "sliding_windows length": lambda v: sequences.sliding_windows([0, 1, 2], v + 1),
-    "random_context_embeddings d": lambda v: sequences.random_context_embeddings(3, v),
     "joint_ntp_data d": lambda v: sequences.joint_ntp_data(_CTX, v).H,
     "smallest_separable_dimension hi": lambda v: sequences.smallest_separable_dimension(
         lambda d: d, 0, v, lambda d: True
@@ -302,8 +301,8 @@ def _trial(point, rng):
 @pytest.mark.parametrize(
     "call",
     [
-        lambda: ntp.validate_sequences({(0, 1), (1, 0)}, 2),
-        lambda: ntp.validate_sequences([{0, 1}], 2),
+        lambda: ntp.prefix_contexts({(0, 1), (1, 0)}, 2),
+        lambda: ntp.prefix_contexts([{0, 1}], 2),
         lambda: ntp.prefix_contexts([{0: 1, 1: 0}], 2),
         lambda: ntp.sliding_windows({0, 1, 2}, 2),
         lambda: ntp.sliding_windows({0: 1, 1: 2, 2: 0}.keys(), 2),
@@ -349,7 +348,7 @@ NAMED_ERRORS = {
     # ntpnb.linear.loss: max over zero tokens
     "softmax L no columns": (lambda: ntp.softmax(np.zeros((2, 0))), "L"),
     # seeds (numpy's SeedSequence errors): one check, ntpnb.validation.as_generator
-    "random_context_embeddings seed": (lambda: ntp.random_context_embeddings(3, 2, seed=-1), "seed"),
+    "joint_ntp_data seed": (lambda: ntp.joint_ntp_data(_CTX, 2, seed=-1), "seed"),
     "lecun_init seed": (lambda: optim.lecun_init((2, 2), 2, seed=2.5), "seed"),
     "linear train seed": (lambda: ntp.train(_TOY, optim.gd(0.1), 1, seed="abc"), "seed"),
     "random_embeddings seed": (lambda: att.random_embeddings(3, 2, seed="abc"), "seed"),
@@ -358,7 +357,6 @@ NAMED_ERRORS = {
         "seed",
     ),
     # sizes (MemoryError after numpy tried): refused before allocating
-    "random_context_embeddings m": (lambda: ntp.random_context_embeddings(_HUGE, 2), "embeddings"),
     "synthetic_instance d": (lambda: ntp.synthetic_instance(n=50, m=5, d=_HUGE, V=4, S=2), "MAX_DENSE_BYTES"),
     "random_instance V": (
         lambda: ntp.random_instance(5, 2, _HUGE, 2, np.random.default_rng(0)),
@@ -367,7 +365,7 @@ NAMED_ERRORS = {
     "random_embeddings d": (lambda: att.random_embeddings(3, _HUGE, seed=0), "E"),
     "acyclic_dataset n": (lambda: att.acyclic_dataset(3, _HUGE, 2, seed=0), "MAX_DENSE_BYTES"),
     # not a sequence / not a flag (Python's TypeError, numpy's ambiguous truth value)
-    "validate_sequences None": (lambda: ntp.validate_sequences(None, 3), "sequences"),
+    "prefix_contexts None": (lambda: ntp.prefix_contexts(None, 3), "sequences"),
     "sliding_windows tokens": (lambda: ntp.sliding_windows(5, 2), "tokens"),
     "sliding_windows cyclic": (lambda: ntp.sliding_windows([0, 1, 2], 2, cyclic=np.zeros(2)), "cyclic"),
     "stdlib_docstring_list modules": (lambda: stdlib_docstring_list(np.array([])), "modules"),

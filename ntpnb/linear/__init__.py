@@ -39,10 +39,8 @@ from .sequences import (
     PrefixContexts,
     joint_ntp_data,
     prefix_contexts,
-    random_context_embeddings,
     sliding_windows,
     smallest_separable_dimension,
-    validate_sequences,
 )
 from .subspace import embedding_rank, f_basis, project_F, project_F_perp, project_R
 
@@ -82,9 +80,7 @@ __all__ = [
     "run_decoder",
     "PrefixContexts",
     "prefix_contexts",
-    "validate_sequences",
     "sliding_windows",
-    "random_context_embeddings",
     "joint_ntp_data",
     "smallest_separable_dimension",
     "stdlib_corpus",

@@ -59,33 +59,18 @@ def inverse(M: np.ndarray) -> np.ndarray | None:
     return symmetric(inv) if info == 0 else None
 
 
-def _lower_inverse(Ms: np.ndarray) -> np.ndarray:
-    """The lower triangle of ``Ms^{-1}`` (in place, column-major) for a scaled block ``Ms``."""
-    c, info = scipy.linalg.lapack.dpotrf(Ms, lower=1, clean=0, overwrite_a=1)
-    if info != 0:
-        raise NoConvergenceError("a block of the Newton system is not numerically positive definite")
-    inv, info = scipy.linalg.lapack.dpotri(c, lower=1, overwrite_c=1)
-    if info != 0:
-        raise NoConvergenceError("a block of the Newton system is singular")
-    return inv
-
-
 def scaled_inverse(M: np.ndarray) -> np.ndarray:
-    """The inverse of a symmetric positive definite ``M`` by a diagonally scaled Cholesky factorization.
+    """The inverse of a symmetric positive definite ``M``: :func:`block_inverse` of all of it.
 
     Raises
     ------
     NoConvergenceError
         If ``M`` is not finite or not numerically positive definite.
     """
-    diag = np.diag(M)
-    if not (np.all(np.isfinite(M)) and np.all(diag > 0)):
+    if not (np.all(np.isfinite(M)) and np.all(np.diag(M) > 0)):
         raise NoConvergenceError("a block of the Newton system is not finite and positive on its diagonal")
-    scale = 1.0 / np.sqrt(diag)
-    inv = symmetric(_lower_inverse(M * scale[:, None] * scale[None, :]))
-    inv *= scale[:, None]
-    inv *= scale[None, :]
-    return inv
+    n = M.shape[0]
+    return symmetric(block_inverse(M, np.arange(n), np.zeros(n)))
 
 
 def solve_spd(S: np.ndarray, b: np.ndarray, what: str, ridge: float = 0.0) -> np.ndarray:
@@ -247,7 +232,12 @@ def block_inverse(K: np.ndarray, A: np.ndarray, diag: np.ndarray) -> np.ndarray:
     if not np.all(np.isfinite(diag)):
         raise NoConvergenceError("a block of the Newton system is not finite")
     Ms, scale = scaled_block(K, A, diag)
-    inv = _lower_inverse(Ms)
+    c, info = scipy.linalg.lapack.dpotrf(Ms, lower=1, clean=0, overwrite_a=1)
+    if info != 0:
+        raise NoConvergenceError("a block of the Newton system is not numerically positive definite")
+    inv, info = scipy.linalg.lapack.dpotri(c, lower=1, overwrite_c=1)
+    if info != 0:
+        raise NoConvergenceError("a block of the Newton system is singular")
     unscale_lower(inv, scale)
     return inv
 

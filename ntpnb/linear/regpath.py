@@ -142,10 +142,6 @@ class PathStructure(Split):
         """``<W_x, W_y>``: the coordinates are orthonormal."""
         return float(x @ y)
 
-    def norm(self, x: np.ndarray) -> float:
-        """``||W_x||`` without underflow."""
-        return _norm(x)
-
     def block_norms(self, x: np.ndarray) -> tuple[float, float]:
         """The norms of the F part and of the F-perp part of ``W_x``."""
         r = self.n_f
@@ -273,23 +269,6 @@ def _theta(st: Split, state: _State, direct: bool) -> np.ndarray:
     return theta
 
 
-def _newton_direction(
-    st: Split, ev: Any, state: _State, B: float, ws: Any = None, rtol: float = 0.0, b_rtol: float = 0.0
-):
-    """Newton step of the KKT system: ``(a, b, d_lambda)``, ``b = K^{-1} w``, to ``rtol`` and ``b_rtol``."""
-    r = st.n_f
-    lam = state.lam
-    w = _theta(st, state, True)
-    resid = ev.grad + lam * state.theta
-    if not state.direct:
-        resid[:r] += lam * st.w_star  # never form w* + alpha here
-    c = 0.5 * (st.inner(w, w) - B * B)
-    sol = st.solve(ev, lam, np.column_stack([resid, w]), ws, [rtol, b_rtol])
-    a_vec, b_vec = sol[:, 0], sol[:, 1]
-    d_lam = (c - st.inner(w, a_vec)) / st.inner(w, b_vec)
-    return a_vec, b_vec, d_lam
-
-
 def _solve_radius(data, st: Split, state: _State, B: float, ws: Any = None) -> tuple[_State, int, np.ndarray]:
     """Newton at radius ``B`` from ``state``: the point, the iterations, ``K^{-1} w`` of the last step."""
     direct = B < st.w_star_norm
@@ -306,7 +285,14 @@ def _solve_radius(data, st: Split, state: _State, B: float, ws: Any = None) -> t
         )
         last = prev_size <= settings.PATH_NEWTON_RTOL
         b_rtol = min(rtol, settings.PATH_TANGENT_RTOL) if last else rtol
-        a_vec, b_vec, d_lam = _newton_direction(st, ev, state, B, ws, rtol, b_rtol)
+        # the Newton step of the KKT system: (a, b, d_lambda), b = K^{-1} w
+        w = _theta(st, state, True)
+        resid = ev.grad + state.lam * state.theta
+        if not state.direct:
+            resid[: st.n_f] += state.lam * st.w_star  # never form w* + alpha here
+        sol = st.solve(ev, state.lam, np.column_stack([resid, w]), ws, [rtol, b_rtol])
+        a_vec, b_vec = sol[:, 0], sol[:, 1]
+        d_lam = (0.5 * (st.inner(w, w) - B * B) - st.inner(w, a_vec)) / st.inner(w, b_vec)
         cap = settings.PATH_MAX_LOG_LAMBDA_STEP
         d_nu = float(np.clip(d_lam / state.lam, -cap, cap))
         d_theta = -a_vec - state.lam * d_nu * b_vec
@@ -618,18 +604,6 @@ def _path(data: NTPData, B_all: np.ndarray, end: _PathEnd | None) -> Regularizat
     return RegularizationPath(**arrays, _end=_PathEnd(data, state, float(B_all[-1]), b_vec, ws))
 
 
-def _failure_message(state: _State, B_from: float, B_to: float) -> str:
-    msg = f"the path solver did not reach B = {B_to:g} (last certified radius {B_from:g}, "
-    msg += f"where lambda = {state.lam:.3g})"
-    if state.lam < settings.PATH_MIN_LAMBDA * 1e12:
-        msg += (
-            ": the out-of-support probabilities exp(-margin) of W_B and the multiplier lambda "
-            "leave the range of normal doubles (about 2.2e-308) beyond it, so no float64 "
-            "certificate exists there"
-        )
-    return msg
-
-
 def _predict(st: Split, state: _State, d_theta: np.ndarray, dB: float) -> np.ndarray:
     """The predicted coordinates at radius ``B + dB`` from the tangent ``d_theta`` at ``B``.
 
@@ -686,7 +660,15 @@ def _continue(
         except (_NoConvergenceError, PathCertificateError) as exc:
             depth += 1
             if depth > settings.PATH_MAX_SUBDIVISIONS:
-                raise PathCertificateError(_failure_message(state, B_from, B_to)) from exc
+                msg = f"the path solver did not reach B = {B_to:g} (last certified radius {B_from:g}, "
+                msg += f"where lambda = {state.lam:.3g})"
+                if state.lam < settings.PATH_MIN_LAMBDA * 1e12:
+                    msg += (
+                        ": the out-of-support probabilities exp(-margin) of W_B and the multiplier "
+                        "lambda leave the range of normal doubles (about 2.2e-308) beyond it, so no "
+                        "float64 certificate exists there"
+                    )
+                raise PathCertificateError(msg) from exc
             targets.append(float(np.sqrt(B_from * B_next)) if B_from > 0 else B_next / 2)
             continue
         total += its

@@ -195,6 +195,10 @@ class Split:
         """What the solver keeps between Newton steps (nothing, unless a representation says otherwise)."""
         return None
 
+    def norm(self, x: np.ndarray) -> float:
+        """``||W_x||`` without underflow, from the norms of its two parts."""
+        return float(np.hypot(*self.block_norms(x)))
+
 
 # ---------------------------------------------------------------------------- the Gram form
 
@@ -434,15 +438,13 @@ class GramStructure(Split):
         C, t = _f_map(self.supports, -KX, -X.sum(axis=-1))
         return np.where(self.mask, 0.0, t[..., None] - KX - _k_times_f(self.supports, C))
 
-    def _perp_logits(self, mu: np.ndarray) -> np.ndarray:
-        """The logits ``u 1^T - mu`` of the matrix of ``R ∩ F-perp`` with margins ``mu``."""
-        return mu.mean(axis=-1, keepdims=True) - mu
-
     def _whitened(self, mu: np.ndarray) -> np.ndarray:
-        """``L^{-1}`` times the logits of the F-perp matrix with margins ``mu`` (``K = L L^T``)."""
-        return scipy.linalg.solve_triangular(
-            self.K_factor, self._perp_logits(mu), lower=True, check_finite=False
-        )
+        """``L^{-1}`` times the logits of the F-perp matrix with margins ``mu`` (``K = L L^T``).
+
+        Those logits are ``u 1^T - mu``, ``u`` the mean margin of each context.
+        """
+        logits = mu.mean(axis=-1, keepdims=True) - mu
+        return scipy.linalg.solve_triangular(self.K_factor, logits, lower=True, check_finite=False)
 
     # ------------------------------------------------------------------ what the solver asks
     def evaluate(self, data: NTPData, theta: np.ndarray, hessian: bool) -> _GramEval:
@@ -583,14 +585,10 @@ class GramStructure(Split):
         f_part = np.sum(Cx * _k_times_f(self.supports, Cy))
         return float(f_part + np.sum(self._whitened(mux) * self._whitened(muy)))
 
-    def norm(self, x: np.ndarray) -> float:
-        """``||W_x||`` without underflow."""
-        return float(np.hypot(*self.block_norms(x)))
-
     def block_norms(self, x: np.ndarray) -> tuple[float, float]:
         """The norms of the F part and of the F-perp part of ``W_x`` (without underflow)."""
         C, mu = self._unpack(x)
-        return _f_norm(self.K_factor, C), safe_norm(mu, self._whitened)
+        return safe_norm(C, lambda c: self.K_factor.T @ c), safe_norm(mu, self._whitened)
 
     def logit_step(self, ev: _GramEval, x: np.ndarray) -> float:
         """The largest change of a logit along the F part of ``x`` less its margins."""
@@ -612,11 +610,6 @@ class GramStructure(Split):
     def gradient_split(self, data: NTPData, ev: _GramEval) -> tuple[np.ndarray, np.ndarray]:
         """``vec(grad CE)`` and its projection on F."""
         return (ev.g.T @ self.H).ravel(), (ev.g_f.T @ self.H).ravel()
-
-
-def _f_norm(K_factor: np.ndarray, C: np.ndarray) -> float:
-    """``||C^T H||`` for F coefficients ``C``, without underflow (``K = L L^T``)."""
-    return safe_norm(C, lambda x: K_factor.T @ x)
 
 
 def _support_bases(mask: np.ndarray) -> scipy.sparse.csr_matrix:
@@ -659,7 +652,7 @@ def gram_structure(data: NTPData) -> GramStructure:
         W_star=W_star,
         a=frozen(star_exponents(data, W_star), order="K"),
         w_star=f_basis.T @ C_star.ravel(),
-        w_star_norm=_f_norm(K_factor, C_star),
+        w_star_norm=safe_norm(C_star, lambda c: K_factor.T @ c),  # ||C^T H||, K = L L^T
         n_f=int(f_basis.shape[1]),
         n_perp=int((~mask).sum()),
         H=H,

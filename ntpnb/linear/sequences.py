@@ -25,17 +25,8 @@ from .loss import entropy
 from .ntp_data import NTPData, as_float_array
 
 
-def validate_sequences(sequences: Iterable[Sequence[int]], vocab_size: int) -> list[tuple[int, ...]]:
-    """Sequences (lists, tuples or 1-D integer arrays) of ids in ``[0, vocab_size)`` as tuples of ints.
-
-    Raises
-    ------
-    InvalidDataError
-        If ``vocab_size`` is not an integer >= 2, there are no sequences, ``sequences`` or a
-        sequence is a string, unordered or not a sequence, a sequence is empty, a token is not
-        an integer, or an id is out of range (the message names sequence and position).
-    """
-    vocab_size = as_count(vocab_size, "vocab_size", minimum=2)
+def _id_tuples(sequences: Iterable[Sequence[int]], vocab_size: int) -> list[tuple[int, ...]]:
+    """The sequences of :func:`prefix_contexts` as tuples of ints, each checked (errors name it)."""
     if isinstance(sequences, (str, bytes)):
         raise InvalidDataError("sequences must be a collection of id sequences, not a single string")
     items = as_ordered(sequences, "sequences")
@@ -203,15 +194,19 @@ def prefix_contexts(
 
     Parameters
     ----------
+    sequences
+        Lists, tuples or 1-D integer arrays of token ids in ``[0, vocab_size)``.
     max_length
         If given, only prefixes of length at most ``max_length`` are counted.
 
     Raises
     ------
     InvalidDataError
-        On invalid sequences (:func:`validate_sequences`), a ``max_length`` below 1, if no
-        sequence has two tokens, or if the prefixes and counts would exceed
-        :data:`ntpnb.settings.MAX_DENSE_BYTES` (checked before any work).
+        If ``vocab_size`` is not an integer >= 2; if there are no sequences, ``sequences`` or a
+        sequence is a string, unordered or not a sequence, a sequence is empty, a token is not
+        an integer, or an id is out of range (the message names sequence and position); on a
+        ``max_length`` below 1, if no sequence has two tokens, or if the prefixes and counts
+        would exceed :data:`ntpnb.settings.MAX_DENSE_BYTES` (checked before any work).
 
     Examples
     --------
@@ -222,7 +217,7 @@ def prefix_contexts(
     [[0, 2, 1], [0, 1, 1]]
     """
     vocab_size = as_count(vocab_size, "vocab_size", minimum=2)
-    seqs = validate_sequences(sequences, vocab_size)
+    seqs = _id_tuples(sequences, vocab_size)
     if max_length is not None:
         max_length = as_count(max_length, "max_length")
     lasts = [len(seq) - 1 if max_length is None else min(len(seq) - 1, max_length) for seq in seqs]
@@ -259,14 +254,6 @@ def sliding_windows(tokens: Sequence[int], length: int, cyclic: bool = True) -> 
         raise InvalidDataError(f"the stream has {n} tokens, fewer than the window length {length}")
     ring = toks + toks[: length - 1] if cyclic else toks  # read as a circle: the last windows wrap around
     return [tuple(ring[i : i + length]) for i in range(len(ring) - length + 1)]
-
-
-def random_context_embeddings(m: int, d: int, seed: int | np.random.Generator = 0) -> np.ndarray:
-    """Fixed random embeddings: ``m`` rows with i.i.d. ``N(0, 1/d)`` entries (``||h_j|| ~ 1``)."""
-    m, d = as_count(m, "m"), as_count(d, "d")
-    rng = as_generator(seed)
-    check_dense_size((m, d), "the embeddings")
-    return rng.standard_normal((m, d)) / np.sqrt(d)
 
 
 def joint_ntp_data(contexts: PrefixContexts, d: int, seed: int | np.random.Generator = 0) -> NTPData:

@@ -13,12 +13,7 @@ from scipy.special import log_softmax
 import ntpnb as ntp
 from ntpnb.errors import InvalidDataError
 from ntpnb.linear import corpus
-from ntpnb.linear.sequences import (
-    prefix_contexts,
-    random_context_embeddings,
-    sliding_windows,
-    validate_sequences,
-)
+from ntpnb.linear.sequences import joint_ntp_data, prefix_contexts, sliding_windows
 
 
 def brute_force_counts(seqs, V):
@@ -61,8 +56,8 @@ def test_autoregressive_loss_equals_loss_over_distinct_contexts():
     V = 4
     seqs = [rng.integers(0, V, size=6).tolist() for _ in range(20)]
     ctx = prefix_contexts(seqs, V)
-    H = random_context_embeddings(ctx.m, 5, seed=1)
-    data = ctx.ntp_data(H)
+    data = joint_ntp_data(ctx, 5, seed=1)
+    H = data.H
     W = rng.standard_normal((V, 5))
     index = {c: j for j, c in enumerate(ctx.contexts)}
     logq = log_softmax(H @ W.T, axis=1)
@@ -130,32 +125,34 @@ def test_sliding_windows():
 )
 def test_bad_sequences_raise_named_errors(seqs, V, message):
     with pytest.raises(InvalidDataError, match=message):
-        validate_sequences(seqs, V)
+        prefix_contexts(seqs, V)
     if isinstance(seqs, list) and all(isinstance(q, list) for q in seqs):
         # the same sequences as tuples (the fast path of sliding windows): the same error
         with pytest.raises(InvalidDataError, match=message):
-            validate_sequences([tuple(q) for q in seqs], V)
+            prefix_contexts([tuple(q) for q in seqs], V)
 
 
 def test_tuples_of_ints_and_any_other_form_validate_alike():
     seqs = [tuple(int(t) for t in row) for row in np.random.default_rng(0).integers(0, 4, (50, 5))]
-    assert validate_sequences(seqs, 4) == seqs
-    assert validate_sequences([list(q) for q in seqs], 4) == seqs
-    assert validate_sequences([np.array(q) for q in seqs], 4) == seqs
-    mixed = [*seqs[:-1], (0, np.int64(3))]  # a numpy integer: accepted, returned as an int
-    assert validate_sequences(mixed, 4)[-1] == (0, 3) and type(validate_sequences(mixed, 4)[-1][1]) is int
+    ctx = prefix_contexts(seqs, 4)
+    for other in ([list(q) for q in seqs], [np.array(q) for q in seqs]):
+        same = prefix_contexts(other, 4)
+        assert same.contexts == ctx.contexts and np.array_equal(same.counts, ctx.counts)
+    mixed = [*seqs[:-1], (0, np.int64(3))]  # a numpy integer: accepted, counted as an int
+    contexts = prefix_contexts(mixed, 4).contexts
+    assert all(type(tok) is int for c in contexts for tok in c)
 
 
 def test_numpy_sequences_are_accepted():
-    assert validate_sequences([np.array([0, 2, 1])], 3) == [(0, 2, 1)]
+    assert prefix_contexts([np.array([0, 2, 1])], 3).contexts == ((0,), (0, 2))
 
 
 def test_vocab_size_is_a_count_and_a_token_is_an_integer():
     # vocab_size follows the rule of every count (ntpnb.validation.as_count): 2.0 is 2 ...
-    assert validate_sequences([[0, 1]], 2.0) == [(0, 1)]
+    assert prefix_contexts([[0, 1]], 2.0).counts.tolist() == [[0, 1]]
     # ... while a token id inside a sequence must be an integer, as the table above checks
     with pytest.raises(InvalidDataError, match="not an integer id"):
-        validate_sequences([[0, 1.0]], 2.0)
+        prefix_contexts([[0, 1.0]], 2.0)
 
 
 def test_no_pairs_and_bad_embeddings():
@@ -167,7 +164,7 @@ def test_no_pairs_and_bad_embeddings():
     with pytest.raises(InvalidDataError, match="positive integer"):
         prefix_contexts([[0, 1]], 2, max_length=0)
     with pytest.raises(InvalidDataError, match="positive integer"):
-        random_context_embeddings(0, 3)
+        joint_ntp_data(ctx, 0)
 
 
 def _text_contexts(n_chars: int = 30, window: int = 5):

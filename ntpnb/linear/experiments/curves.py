@@ -32,7 +32,6 @@ __all__ = [
     "first_reaching",
     "trace_at",
     "rounding_spread",
-    "SPREAD_RESOLUTION",
     "offset_from",
     "toward",
     "own_stream",
@@ -129,11 +128,6 @@ def trace_at(trace: optim.Trace, record_at: ArrayLike) -> optim.Trace:
         raise InvalidDataError("the run kept no iterates (keep_iterates=True): its final W is unknown")
     values = {name: frozen(v[index], order="K") for name, v in trace.values.items()}
     return optim.Trace(iterations=frozen(wanted), values=MappingProxyType(values), W=values["W"][-1])
-
-
-#: The relative resolution of a spread (:func:`rounding_spread`), :data:`ntpnb.settings.SPREAD_RESOLUTION`
-#: under the name the chapters use.
-SPREAD_RESOLUTION: float = settings.SPREAD_RESOLUTION
 
 
 def rounding_spread(

@@ -15,7 +15,7 @@ from numpy.typing import ArrayLike
 
 from ... import settings
 from ...errors import InvalidDataError, NumericallyAmbiguousError, SolverError
-from ...validation import as_float_array, frozen
+from ...validation import frozen
 from ..ntp_data import NTPData
 from ..separability import (
     SEPARABILITY_METHODS,
@@ -43,9 +43,7 @@ def autoregressive_pairs(windows: Sequence[Sequence[int]], contexts: PrefixConte
 
     Each prefix is embedded as its distinct context (row of ``H``, in the order of ``contexts``).
     """
-    H = as_float_array(H, "H", 2)
-    if H.shape[0] != contexts.m:
-        raise InvalidDataError(f"H must have one row per distinct context ({contexts.m}), got {H.shape[0]}")
+    H = contexts.ntp_data(H).H  # one row per distinct context, checked there
     row = {c: j for j, c in enumerate(contexts.contexts)}
     try:
         rows = [row[tuple(s[:t])] for s in windows for t in range(1, len(s))]

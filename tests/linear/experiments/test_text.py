@@ -15,14 +15,14 @@ from ntpnb.errors import InvalidDataError
 def test_autoregressive_pairs_have_the_loss_and_gradient_of_the_distinct_contexts():
     windows = ntp.sliding_windows([0, 1, 2, 1, 0, 2, 2, 1, 0, 1], 4)
     contexts = ntp.prefix_contexts(windows, 3)
-    H = ntp.random_context_embeddings(contexts.m, 5, np.random.default_rng(9))
+    H = ntp.joint_ntp_data(contexts, 5, np.random.default_rng(9)).H
     pairs = ntp.autoregressive_pairs(windows, contexts, H)
     assert pairs.m == len(windows) * 3
     W = np.random.default_rng(10).standard_normal((3, 5))
     distinct = contexts.ntp_data(H)
     assert ntp.ce_loss(pairs, W) == pytest.approx(ntp.ce_loss(distinct, W), abs=1e-12)
     np.testing.assert_allclose(ntp.ce_grad(pairs, W), ntp.ce_grad(distinct, W), atol=1e-12)
-    with pytest.raises(InvalidDataError, match="one row per distinct context"):
+    with pytest.raises(InvalidDataError, match="one row per context"):
         ntp.autoregressive_pairs(windows, contexts, H[:-1])
 
 
