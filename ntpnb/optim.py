@@ -91,6 +91,8 @@ AUTHORS_NGD_EPS: float = settings.FLOAT64_EPS
 
 #: The compiled loops' numbers of the update rules (``ntpnb.optim_loops``).
 GD, NGD, ADAM = 0, 1, 2
+#: Statuses of a compiled step: done, or refused where the reference raises (nothing moved).
+OK, ZERO_GRADIENT, NONFINITE_GRADIENT = 0, 1, 2
 
 
 @dataclass(frozen=True)

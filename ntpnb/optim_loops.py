@@ -22,8 +22,7 @@ from . import optim
 from .compiled import jit
 
 GD, NGD, ADAM = optim.GD, optim.NGD, optim.ADAM
-#: Statuses of a step: done, or refused where the reference raises (nothing moved).
-OK, ZERO_GRADIENT, NONFINITE_GRADIENT = 0, 1, 2
+OK, ZERO_GRADIENT, NONFINITE_GRADIENT = optim.OK, optim.ZERO_GRADIENT, optim.NONFINITE_GRADIENT
 
 #: Normalized GD takes its norm from a sum of squares only inside [_SQ_MIN, _SQ_MAX]; outside
 #: (near underflow or overflow of the squares, or not finite) it recomputes the norm from the

@@ -25,7 +25,6 @@ from collections.abc import Callable, Mapping
 import numpy as np
 
 from .. import optim
-from ..optim_loops import OK
 from ..validation import read_only_view
 from .model import Problem
 
@@ -197,7 +196,7 @@ def run_compiled(
         # not OK where the reference raises (normalized GD at a non-finite gradient, or a zero
         # one with eps = 0): WL is then unchanged and step.grad holds the gradient, on which the
         # numpy reference's step raises its error
-        if step.run(WL, rule, state, True) != OK:
+        if step.run(WL, rule, state, True) != optim.OK:
             W = np.ascontiguousarray(np.moveaxis(WL, -1, 0))
             stepper = optim._Stepper(optimizer, W.shape, 1)
             stepper.k = k

@@ -222,7 +222,7 @@ def test_the_api_pages_document_every_public_name_from_its_docstring(built_book)
             assert f"{module.__name__}.{name}" in ids, f"{module.__name__}.{name} has no entry on {page}.html"
     for page, function in (
         ("linear", ntpnb.ntp_svm),
-        ("attention", attention.graph_svm),
+        ("attention", attention.solve_graph_svm),
         ("optim", optim.normalized_gd),
     ):
         # the longest run of the summary line's plain text: its docstring, not only its signature
