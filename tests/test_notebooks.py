@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 
@@ -107,15 +108,21 @@ def test_every_figure_is_written(quick_run):
         assert any(f'"{figure}"' in source for figure in pngs), f"{name} saves no figure"
 
 
-def test_nbval_reproduces_every_output(quick_run, monkeypatch):
+def test_nbval_reproduces_every_output(tmp_path, quick_run, monkeypatch):
+    """Each executed notebook, run again by nbval, prints what it printed.
+
+    The run writes its records into the tree its notebooks name (``output_dir = ".."``): a copy
+    of the shared quick run, which the other tests read meanwhile.
+    """
     monkeypatch.setenv(PROJECT_VAR, str(ROOT))  # where the kernels find the sources, as the runner says
-    notebooks = sorted(str(p) for p in (quick_run / "notebooks").glob("*.ipynb"))
+    tree = shutil.copytree(quick_run, tmp_path / "outputs")
+    notebooks = sorted(str(p) for p in (tree / "notebooks").glob("*.ipynb"))
     cmd = [
         sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--nbval", "--nbval-current-env",
         "--nbval-sanitize-with", str(SANITIZE_CONFIG), *notebooks,
     ]  # fmt: skip
     env = {**os.environ, **blas_variables()}  # the BLAS threads of the first run: the same rounding
-    proc = subprocess.run(cmd, cwd=quick_run, capture_output=True, text=True, env=env)
+    proc = subprocess.run(cmd, cwd=tree, capture_output=True, text=True, env=env)
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
 
 
