@@ -687,9 +687,10 @@ def stable(x: float, digits: int = 2) -> float:
     """``x`` rounded to ``digits`` significant digits: the digits of a trained run that are stable.
 
     Normalized GD amplifies rounding over a long run, so another summation order (the compiled
-    kernels' or the numpy reference's) moves a trained run's summaries in their third significant
-    digit; chapter 7 prints them to two (``digits=1`` for the local distances of Figs. 5-6, which lie
-    near the rounding noise of the step, and what is computed from them), as
-    ``format(stable(x), "g")``.
+    kernels' or the numpy reference's) moves a trained run's distances and counts in their third
+    significant digit; chapter 7 prints them to two (``digits=1`` for the local distances of Figs.
+    5-6, which lie near the rounding noise of the step, and what is computed from them), as
+    ``format(stable(x), "g")``. Its mean correlations agreed to three decimals in that comparison
+    and are printed so (two significant digits would print 0.995 as 1, against a paper's 0.99).
     """
     return float(f"{float(x):.{digits}g}")
