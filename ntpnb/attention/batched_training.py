@@ -40,13 +40,14 @@ def train(
     record: Callable[[np.ndarray], Mapping[str, np.ndarray]] | None = None,
     record_at: np.ndarray | None = None,
     progress: optim.ProgressHook | None = None,
+    compiled: bool = True,
 ) -> optim.Trace:
     """Train ``W`` of shape ``(B, d, d)`` on the ``B`` stacked problems of ``prob`` at once.
 
     ``W0`` defaults to zeros; ``record``, ``record_at`` as for :func:`ntpnb.optim.run`. Any optimizer
-    runs on the compiled step where the problem has one (:func:`~ntpnb.attention.engine.run_compiled`),
-    else on :func:`ntpnb.optim.run` of the model's gradient. ``progress`` is told ``(steps done, n_iter)``
-    (:class:`ntpnb.optim.Recorder`).
+    runs on the compiled step where the problem has one (:func:`~ntpnb.attention.engine.run_compiled`)
+    and ``compiled`` is true, else on :func:`ntpnb.optim.run` of the model's gradient (the two agree to
+    rounding). ``progress`` is told ``(steps done, n_iter)`` (:class:`ntpnb.optim.Recorder`).
 
     Raises
     ------
@@ -57,7 +58,7 @@ def train(
     check_problem(prob)
     shape = (prob.B, prob.d, prob.d)
     W0, n_iter = optim.check_run(optimizer, np.zeros(shape) if W0 is None else W0, n_iter, shape=shape)
-    step = compiled_step(prob)
+    step = compiled_step(prob) if compiled else None
     if step is not None:
         return run_compiled(
             step, W0, optimizer, n_iter, record=record, record_at=record_at, progress=progress
@@ -79,13 +80,23 @@ def _train_chunk(
     optimizer: optim.Optimizer,
     n_iter: int,
     record_at: np.ndarray | None,
+    compiled: bool,
     progress: optim.ProgressHook | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """One batched run over ``problems`` from ``W0``: (recorded iterations, recorded ``W``, final ``W``)."""
     problems, W0 = chunk
     prob = stack_problems(problems)
     record = lambda W: {"W": W}
-    trace = train(prob, optimizer, n_iter, W0=W0, record=record, record_at=record_at, progress=progress)
+    trace = train(
+        prob,
+        optimizer,
+        n_iter,
+        W0=W0,
+        record=record,
+        record_at=record_at,
+        progress=progress,
+        compiled=compiled,
+    )
     return trace.iterations, trace["W"], trace.W
 
 
@@ -131,7 +142,10 @@ def train_trials(
     n_chunks = active_workers() if n_chunks is None else as_count(n_chunks, "n_chunks")
     bounds = np.linspace(0, len(problems), min(n_chunks, len(problems)) + 1).round().astype(int)
     chunks = [(problems[a:b], W0[starts[a] : starts[b]]) for a, b in itertools.pairwise(bounds)]
-    task = partial(_train_chunk, optimizer=optimizer, n_iter=n_iter, record_at=record_at)
+    # the compiled step or the numpy gradient, decided once for all trials: the two agree to rounding
+    # only, so a trial's floats must not depend on the trials that share its chunk
+    compiled = compiled_step(stack_problems(problems)) is not None
+    task = partial(_train_chunk, optimizer=optimizer, n_iter=n_iter, record_at=record_at, compiled=compiled)
     if len(chunks) == 1:
         runs = [task(chunks[0], progress=progress)]
     else:

@@ -3,12 +3,15 @@ batched run."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
 from benchmarks.attention import trial_problems
 from ntpnb import optim
 from ntpnb.attention import initial_weights, stack_problems, train, train_trials
+from ntpnb.attention.engine import compiled_step
 from ntpnb.errors import InvalidDataError
 
 
@@ -45,3 +48,21 @@ def test_train_trials_rejects_bad_input():
         train_trials([], optim.normalized_gd(0.01), 10)
     with pytest.raises(InvalidDataError, match="n_chunks"):
         train_trials(trial_problems("general", 1), optim.normalized_gd(0.01), 10, n_chunks=0)
+
+
+def test_the_compiled_or_numpy_path_is_decided_once_for_all_trials():
+    """A trial's floats do not depend on the trials that share its chunk.
+
+    The compiled step and the numpy gradient agree only to rounding, which normalized GD amplifies;
+    one trial here has no compiled step (distinct embeddings in every position), so a chunk that
+    holds it would run on numpy and a chunk without it compiled, were the path decided per chunk.
+    """
+    problems = trial_problems("general", 4)
+    last = problems[3]
+    noise = 1e-3 * np.random.default_rng(0).standard_normal(last.emb.shape)
+    problems[3] = dataclasses.replace(last, emb=last.emb + noise)
+    assert compiled_step(problems[3]) is None and compiled_step(stack_problems(problems[:2])) is not None
+    opt, grid = optim.normalized_gd(0.01), optim.log_grid(2000, 20)
+    whole = train_trials(problems, opt, 2000, record_at=grid, n_chunks=1)
+    chunked = train_trials(problems, opt, 2000, record_at=grid, n_chunks=2)
+    np.testing.assert_array_equal(chunked["W"], whole["W"])
