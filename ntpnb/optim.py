@@ -22,8 +22,9 @@ The update rules (``g_k`` the gradient at ``W_k``, ``eta`` the learning rate):
 Each rule is defined here once: its settings, checks and label (:class:`Rule`, :data:`RULES`)
 and its arithmetic (:func:`gd_entry`, :func:`ngd_factor` and :func:`ngd_entry`, :func:`adam_moment`,
 :func:`adam_scales`, :func:`adam_denominator` and :func:`adam_entry`), which the numpy reference below
-applies to arrays and ``ntpnb.optim_loops`` compiles for both papers' loops (the same
-floats). Adding a rule: an entry of :data:`RULES` and its arithmetic here, and its branch in the
+applies to arrays and ``ntpnb.optim_loops`` compiles for both papers' loops (the same floats,
+except normalized GD's norm, whose squares the compiled loops add in their own order). Adding a
+rule: an entry of :data:`RULES` and its arithmetic here, and its branch in the
 reference's step (``_Stepper.step``) and in the compiled one (``ntpnb.optim_loops.apply_rule``).
 """
 

@@ -2,7 +2,8 @@
 
 Each rule's arithmetic is :mod:`ntpnb.optim`'s own functions (:func:`ntpnb.optim.gd_entry` and the
 others), compiled here under the contract of :mod:`ntpnb.compiled` and applied entry by entry: the
-floats the numpy reference computes from the same gradient. :func:`apply_rule` is the step given
+floats the numpy reference computes from the same gradient, except normalized GD's norm (its squares
+added in order here, pairwise by numpy: equal to rounding). :func:`apply_rule` is the step given
 normalized GD's factor, :func:`step` (one trial) and :func:`columns_step` (a trial per column) the
 step with that factor from the gradient's norm, its squares added in order (:func:`normalization`,
 :func:`column_normalization`). Both papers' loops take the rule as the tuple

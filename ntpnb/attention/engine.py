@@ -183,8 +183,9 @@ def run_compiled(
 ) -> optim.Trace:
     """:func:`ntpnb.optim.run` (``batch_ndim=1``) on the compiled step, for any optimizer.
 
-    Same arguments (checked by the caller), records and errors (its :class:`~ntpnb.optim.Recorder`),
-    same floats; ``W0`` ``(B, d, d)``. ``progress`` is told ``(steps done, n_iter)`` after each
+    Same arguments (checked by the caller), records and errors (its :class:`~ntpnb.optim.Recorder`);
+    the floats agree with the reference's to rounding (the module docstring); ``W0`` ``(B, d, d)``.
+    ``progress`` is told ``(steps done, n_iter)`` after each
     recorded step, at least every :data:`ntpnb.settings.PROGRESS_SECONDS`, and at the end.
     """
     recorder = optim.Recorder(n_iter, record, record_at, optimizer.label(), progress)

@@ -203,6 +203,7 @@ def cyclic_subdataset(data: TokenData, graphs: TokenPriorityGraphs | None = None
     What is left are the tokens in the label's SCC. A sample is kept (in ``I``) when a token other
     than the label remains; the others' loss does not depend on ``W`` (Fig. 2 leaves them out).
     """
+    data = check_token_data(data)
     tpg = token_priority_graphs(data) if graphs is None else check_graphs(graphs)
     return _reduced(data, tpg, data.labels.tolist(), True)
 

@@ -376,9 +376,12 @@ def manifest_path(executed: Path) -> Path:
 
 
 def file_digest(path: Path) -> str:
-    """The SHA-256 of the file at ``path`` (hex)."""
-    with open(path, "rb") as fh:
-        return hashlib.file_digest(fh, "sha256").hexdigest()
+    """The SHA-256 of the file at ``path`` (hex), read in blocks of 1 MiB."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:  # hashlib.file_digest needs Python 3.11; the package supports 3.10
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def output_digests(root: Path, files: Iterable[Path]) -> dict[str, str]:

@@ -174,6 +174,8 @@ class Sample:
 
     def combined_pvalue(self) -> float:
         """``"pvalue"``: Fisher's combination of the p-values (the chi-squared tail in closed form)."""
+        if self.test != "pvalue":
+            raise InvalidDataError(f"a combined p-value needs a 'pvalue' test, not {self.test!r}")
         half = -math.fsum(math.log(p) for p in self.values)  # half of -2 sum log p
         term, total = 1.0, 1.0
         for i in range(1, len(self.values)):  # P(chi2_2k > 2 half) = e^-half sum_{i<k} half^i / i!
@@ -195,6 +197,8 @@ class Sample:
 
     def rate_interval(self) -> tuple[float, float]:
         """``"rate"``: Wilson's interval of the rate, at :attr:`level` on each side."""
+        if self.test != "rate":
+            raise InvalidDataError(f"a rate interval needs a 'rate' test, not {self.test!r}")
         n, k = len(self.values), math.fsum(self.values)
         z = NormalDist().inv_cdf(1.0 - self.level)
         p, z2 = k / n, z * z
@@ -300,7 +304,16 @@ class Sample:
 
         ``value`` is a mean over ``trials`` trials of the same experiment (0: an exact value);
         the rule is the module docstring's (a ``"mean"``, ``"estimate"`` or ``"mean_quantile"`` test).
+
+        Raises
+        ------
+        InvalidDataError
+            On a ``"rate"`` or ``"pvalue"`` test, a negative precision or trials, or a non-finite value.
         """
+        if self.test in ("rate", "pvalue"):
+            raise InvalidDataError(f"a stored value is compared with a mean, not with a {self.test}")
+        if not (math.isfinite(value) and precision >= 0 and trials >= 0):
+            raise InvalidDataError(f"cannot compare value {value!r} (trials {trials}, precision {precision})")
         z = NormalDist().inv_cdf(1.0 - self.level / 2)
         if self.test == "mean_quantile":
             low, high = self.quantile_of(value - precision), self.quantile_of(value + precision)

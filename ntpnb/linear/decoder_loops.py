@@ -21,7 +21,7 @@ Adam is elementwise on ``G`` and runs in the weight form. Stochastic gradients t
 contexts and tokens as arrays drawn beforehand (so the random stream is numpy's).
 
 The update itself is :func:`ntpnb.optim_loops.step`, the rule of the optimizer (its ``rule`` tuple,
-:func:`ntpnb.optim_loops.rule_of`). Every kernel returns a status (:data:`ntpnb.optim_loops.OK`, or
+:meth:`ntpnb.optim.Optimizer.compiled_rule`). Every kernel returns a status (:data:`ntpnb.optim.OK`, or
 the refusal of a step, with the step and trial) for the caller to raise the errors of
 :func:`ntpnb.optim.run`.
 """

@@ -169,13 +169,11 @@ def run_decoder(
     def current() -> Array:
         return read_only_view(form.iterate().reshape(*batch_shape, data.V, data.d))
 
-    rules = importlib.import_module("..optim_loops", __package__)  # compiled, once loaded
-
     def advance(k: int, n: int) -> None:
         status, step, trial = form.advance(n)
-        if status != rules.OK:
+        if status != optim.OK:
             where = optim.batch_element(trial, batch_shape)
-            if status == rules.ZERO_GRADIENT:
+            if status == optim.ZERO_GRADIENT:
                 raise optim.zero_gradient_error(where, k + step)
             raise optim.nonfinite_gradient_error(where, k + step)
 

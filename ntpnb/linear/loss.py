@@ -87,17 +87,29 @@ def ce_loss(data: NTPData, W: ArrayLike) -> float:
     InvalidDataError
         On a bad ``data`` or ``W`` (see :func:`logits`), or if the loss exceeds the float64 range.
     """
-    D, lse = _shifted(logits(data, W))
+    return _loss_from(data, *_shifted(logits(data, W)))
+
+
+def ce_grad(data: NTPData, W: ArrayLike) -> np.ndarray:
+    """Gradient of :func:`ce_loss`: ``sum_j pi_j (S(W h_j) - p_j) h_j^T``, shape ``(V, d)``."""
+    return _grad_from(data, *_shifted(logits(data, W)))
+
+
+def _loss_from(data: NTPData, D: np.ndarray, lse: np.ndarray) -> float:
     logq = np.where(data.support_mask, D - lse[:, None], 0.0)
     per_context = -(data.P * logq).sum(axis=1)
     return _finite(float(data.pi @ per_context), "the cross-entropy")
 
 
-def ce_grad(data: NTPData, W: ArrayLike) -> np.ndarray:
-    """Gradient of :func:`ce_loss`: ``sum_j pi_j (S(W h_j) - p_j) h_j^T``, shape ``(V, d)``."""
-    D, lse = _shifted(logits(data, W))
+def _grad_from(data: NTPData, D: np.ndarray, lse: np.ndarray) -> np.ndarray:
     Q = np.exp(D - lse[:, None])  # the softmax
     return ((Q - data.P) * data.pi[:, None]).T @ data.H
+
+
+def loss_and_grad(data: NTPData, W: ArrayLike) -> tuple[float, np.ndarray]:
+    """:func:`ce_loss` and :func:`ce_grad` from one evaluation of the logits (the same floats)."""
+    shifted = _shifted(logits(data, W))
+    return _loss_from(data, *shifted), _grad_from(data, *shifted)
 
 
 def kl_divergence(data: NTPData, W: ArrayLike) -> float:

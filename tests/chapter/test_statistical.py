@@ -221,6 +221,14 @@ def test_a_stored_value_is_consistent_within_the_noise_of_its_own_mean_and_its_r
     assert s.consistent_with(0.985, precision=0.004)
     heavy = sample_of("mean_quantile", [0.0] * 90 + [5.0] * 10, trials=100)
     assert heavy.consistent_with(0.5) and not heavy.consistent_with(2.0)
+    with pytest.raises(InvalidDataError, match="rate"):
+        sample_of("rate", [0, 1]).consistent_with(0.5)
+    with pytest.raises(InvalidDataError, match="cannot compare"):
+        s.consistent_with(float("nan"))
+    with pytest.raises(InvalidDataError, match="needs a 'rate' test"):
+        s.rate_interval()
+    with pytest.raises(InvalidDataError, match="needs a 'pvalue' test"):
+        s.combined_pvalue()
     log, stored = ClaimLog("demo", "quick", tmp_path), Artifact("a figure", 0.5)
     with pytest.raises(InvalidDataError, match="compared with a mean, not with a rate"):
         log.check_sample("B8", "x", sample_of("rate", [0, 1]), "<", 0.5, artifact=stored)

@@ -22,7 +22,7 @@ from ..decoder_training import Limits
 from ..decoder_training import train as _train
 from ..descent import run_decoder
 from ..loss import ce_loss
-from ..ntp_data import NTPData
+from ..ntp_data import NTPData, require_data
 
 __all__ = [
     "fit_line",
@@ -211,6 +211,7 @@ def own_stream(seed: int, stream: int, *replicate: int) -> np.random.Generator:
 
 def lecun_decoder(data: NTPData, rng: np.random.Generator) -> np.ndarray:
     """A LeCun initialization ``N(0, 1/d)`` of the decoder ``(V, d)`` of ``data``."""
+    require_data(data)
     return optim.lecun_init((data.V, data.d), fan_in=data.d, seed=as_generator(rng, "rng"))
 
 
@@ -224,6 +225,7 @@ def gd_loss_curve(data: NTPData, n_steps: int, record_at: ArrayLike, lr: float =
     InvalidDataError
         Unless ``record_at`` holds strictly increasing steps in ``[1, n_steps]``.
     """
+    require_data(data)
     n_steps = as_count(n_steps, "n_steps")
     steps = np.asarray(record_at)
     if steps.ndim != 1 or steps.size == 0 or steps.min() < 1:

@@ -19,9 +19,9 @@ from ... import settings
 from ...errors import InvalidDataError, NotSeparableError
 from ...validation import as_count, as_float_array, as_generator
 from ..constraints import ntp_constraints
-from ..loss import ce_grad, ce_loss, entropy, kl_divergence, logits
+from ..loss import ce_loss, entropy, kl_divergence, logits, loss_and_grad
 from ..max_margin import zero_margin_direction
-from ..ntp_data import NTPData, check_decoder
+from ..ntp_data import NTPData, check_decoder, require_data
 from ..regpath_gram import split_loss, star_exponents
 
 __all__ = [
@@ -51,6 +51,8 @@ def tempering_exponent(tempered: NTPData, raw: NTPData) -> float:
     InvalidDataError
         If the two data sets do not have the same supports.
     """
+    require_data(tempered)
+    require_data(raw)
     if tempered.P.shape != raw.P.shape or np.any(tempered.support_mask != raw.support_mask):
         raise InvalidDataError("tempering_exponent needs two data sets with the same supports")
     x, y = [], []
@@ -93,8 +95,8 @@ def entropy_search(data: NTPData, n_starts: int, iters: int, rng: np.random.Gene
     H, shape = entropy(data), (data.V, data.d)
 
     def gap_and_grad(w: np.ndarray) -> tuple[float, np.ndarray]:
-        W = w.reshape(shape)
-        return ce_loss(data, W) - H, ce_grad(data, W).ravel()
+        loss, grad = loss_and_grad(data, w.reshape(shape))
+        return loss - H, grad.ravel()
 
     options = {"maxiter": iters, "gtol": 0.0, "ftol": 0.0}
     ends = [
@@ -106,6 +108,7 @@ def entropy_search(data: NTPData, n_starts: int, iters: int, rng: np.random.Gene
 
 def random_decoders(data: NTPData, count: int, rng: np.random.Generator) -> np.ndarray:
     """``(count, V, d)`` Gaussian decoders rescaled to norms log-uniform in ``[1e-2, 1e3]``."""
+    require_data(data)
     count = as_count(count, "count")
     rng = as_generator(rng, "rng")
     G = rng.standard_normal((count, data.V, data.d))

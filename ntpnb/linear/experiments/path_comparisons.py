@@ -15,7 +15,7 @@ from numpy.typing import ArrayLike
 from ... import optim, settings
 from ...errors import InvalidDataError
 from ...linalg import correlation
-from ..ntp_data import NTPData, check_decoder
+from ..ntp_data import NTPData, check_decoder, require_data
 from ..regpath import RegularizationPath, regularization_path
 from ..subspace import project_F, project_R
 
@@ -34,6 +34,7 @@ def cvxpy_path_point(data: NTPData, B: float) -> tuple[np.ndarray, str]:
     A general conic solver (exponential cones, default tolerances): what the exact path of
     :func:`~ntpnb.linear.regpath.regularization_path` is compared with.
     """
+    require_data(data)
     import cvxpy as cp  # a second of import, for this comparison only
 
     W = cp.Variable((data.V, data.d))

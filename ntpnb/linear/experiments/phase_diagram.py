@@ -21,7 +21,7 @@ from ...parallel import _seeded_trial, parallel_map, trial_generators
 from ...validation import as_count, as_float_array, as_generator
 from ..condition_thresholds import NestedTrial, nested_trial, random_instance
 from ..constraints import ntp_constraints
-from ..ntp_data import NTPData, check_decoder
+from ..ntp_data import NTPData, check_decoder, require_data
 from ..separability import is_compatible, is_separable
 from ..subspace import embedding_rank
 
@@ -41,6 +41,7 @@ __all__ = [
 
 def decoder_with_logits(data: NTPData, L: ArrayLike) -> np.ndarray:
     """The minimum-norm ``W`` with ``H W^T = L``: with ``H`` of full row rank, any ``L`` (Lemma 1)."""
+    require_data(data)
     L = as_float_array(L, "L", 2)
     if L.shape != (data.m, data.V):
         raise InvalidDataError(f"L must have shape (m, V) = ({data.m}, {data.V}), got {L.shape}")

@@ -20,7 +20,7 @@ from ... import settings
 from ...errors import InvalidDataError
 from ...validation import as_count, as_float_array, as_generator
 from ..max_margin import ntp_svm
-from ..ntp_data import NTPData, check_decoder
+from ..ntp_data import NTPData, check_decoder, require_data
 from ..recipes import toy2d_instance
 from ..separability import is_separable, satisfies_definition_2
 
@@ -140,6 +140,7 @@ def free_rows_draws(data: NTPData, n_draws: int, d: int, rng: np.random.Generato
     ``W^mm`` with a vector orthogonal to every embedding added to ``w_1`` (``||w_1 - w_5||``
     above 0.5, Definition 2 to :data:`~ntpnb.settings.FREE_ROWS_DEF2_RTOL`).
     """
+    require_data(data)
     n_draws, d = as_count(n_draws, "n_draws"), as_count(d, "d")
     rng = as_generator(rng, "rng")
     gaps, free = [], []

@@ -134,3 +134,21 @@ def test_zero_margin_ray_raises_when_no_pair_admits_one():
     data = ntp.NTPData(H=[[1.0], [2.0]], pi=[0.5, 0.5], P=[[1.0, 0.0], [1.0, 0.0]])
     with pytest.raises(NotSeparableError, match="no pair"):
         ntp.zero_margin_ray(data, np.zeros((2, 1)))
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda x: ntp.tempering_exponent(x, x),
+        lambda x: ntp.random_decoders(x, 2, np.random.default_rng(0)),
+        lambda x: ntp.lecun_decoder(x, np.random.default_rng(0)),
+        lambda x: ntp.gd_loss_curve(x, 2, [0, 1]),
+        lambda x: ntp.decoder_with_logits(x, np.zeros((2, 2))),
+        lambda x: ntp.free_rows_draws(x, 2, 2, np.random.default_rng(0)),
+        lambda x: ntp.cvxpy_path_point(x, 1.0),
+    ],
+)
+def test_the_experiments_refuse_anything_but_ntp_data(call):
+    """Each experiment a chapter calls is a door: it names the type it needs."""
+    with pytest.raises(InvalidDataError, match="expected NTPData, got dict"):
+        call({"H": [[1.0]]})
