@@ -4,9 +4,9 @@ Each notebook makes a :class:`ClaimLog` and calls :meth:`ClaimLog.check` for eve
 compares with a paper. A check prints one line (rounded, so nbval can compare it) and is recorded
 in ``outputs/claims/<notebook>.json`` (one :class:`ChapterRecord`, with the run's platform). A
 failed check does not stop the chapter: its last cell, :meth:`ClaimLog.conclude`, raises one
-:class:`~ntpnb.errors.ClaimCheckError` listing every failed check. A statistical check
-(:meth:`ClaimLog.check_sample`) is tested at the run's seed but decided pooled over the sweep's
-seeds (:mod:`ntpnb.book.verdicts`), so one seed's failure does not fail the chapter.
+:class:`~ntpnb.errors.ClaimCheckError` listing every failed check. A statistical check (of a
+:class:`~ntpnb.chapter.statistical.Sample`) is tested at the run's seed but decided pooled over
+the sweep's seeds (:mod:`ntpnb.book.verdicts`), so one seed's failure does not fail the chapter.
 
 The kinds of check (:data:`KINDS`): a ``"claim"`` is evidence (it would fail were the paper
 wrong); a ``"finding"`` pins the measured shortfall of a claim that does *not* reproduce and
@@ -41,6 +41,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field, fields
 from numbers import Integral, Real
 from pathlib import Path
+from statistics import NormalDist
 from typing import Any
 
 from ..errors import ClaimCheckError, InvalidDataError
@@ -157,8 +158,23 @@ class Artifact:
         object.__setattr__(self, "precision", precision)
 
     def consistent_with(self, sample: Sample) -> bool:
-        """Whether ``sample`` (pooled) agrees with this value (:meth:`Sample.consistent_with`)."""
-        return sample.consistent_with(self.value, self.trials, self.precision)
+        """Whether ``sample`` (pooled) agrees with this value, read to within :attr:`precision`.
+
+        The rule is :mod:`ntpnb.chapter.statistical`'s (a ``"mean"``, ``"estimate"`` or
+        ``"mean_quantile"`` test).
+        """
+        if sample.test in ("rate", "pvalue"):
+            raise InvalidDataError(f"a stored value is compared with a mean, not with a {sample.test}")
+        value, precision, level = self.value, self.precision, sample.level
+        if sample.test == "mean_quantile":
+            low, high = sample.quantile_of(value - precision), sample.quantile_of(value + precision)
+            return high > level / 2 and low < 1.0 - level / 2
+        estimate, se = sample.estimate()
+        spread = 0.0
+        if self.trials and sample.test == "mean":
+            spread = se * se * sample.size / self.trials  # their mean's variance, s^2 / trials
+        z = NormalDist().inv_cdf(1.0 - level / 2)
+        return abs(value - estimate) <= precision + z * math.sqrt(se * se + spread)
 
 
 @dataclass(frozen=True)
@@ -288,13 +304,7 @@ class Qualification:
 
     @property
     def rendered(self) -> str:
-        """The text with its numbers filled in.
-
-        Raises
-        ------
-        InvalidDataError
-            If a field's format does not suit its number.
-        """
+        """The text with its numbers filled in (InvalidDataError if a format does not suit its number)."""
         try:
             return self.text.format(**self.numbers)
         except (ValueError, TypeError, IndexError) as exc:
@@ -402,8 +412,11 @@ class ClaimLog:
 
         A failed check does not stop the chapter (:meth:`conclude` raises). The printed value is
         rounded to ``digits`` (default 4); targets and tolerances print as given; the record keeps
-        the full value. A :class:`~ntpnb.chapter.statistical.Sample` as ``value`` is a statistical
-        check (:meth:`check_sample`).
+        the full value.
+
+        A :class:`~ntpnb.chapter.statistical.Sample` as ``value`` is a statistical check: tested at
+        this seed, recorded whole, and decided pooled over the sweep (its outcome here never fails
+        the chapter); it prints its estimate to ``digits`` (default 3), with no ``floor``.
 
         Parameters
         ----------
@@ -460,13 +473,17 @@ class ClaimLog:
         else:
             if kind == "measurement":
                 raise InvalidDataError(
-                    f"claim {claim}: a measurement is decided pooled over the sweep: use check_sample()"
+                    f"claim {claim}: a measurement is decided pooled over the sweep: check a Sample"
                 )
             if artifact is not None:
                 raise InvalidDataError(
-                    f"claim {claim}: an artifact is compared with a sample: use check_sample()"
+                    f"claim {claim}: an artifact is compared with a sample: check a Sample"
                 )
-            value = value if isinstance(value, (bool, int)) else float(value)
+            try:
+                value = value if isinstance(value, (bool, int)) else float(value)
+            except (TypeError, ValueError):
+                problem = f"{what!r} needs a number or a Sample, got {value!r}"
+                raise InvalidDataError(f"claim {claim}: {problem}") from None
             if isinstance(value, float) and not math.isfinite(value):
                 raise InvalidDataError(f"claim {claim}: the measured value of {what!r} is {value}")
             passed = bool(RELATIONS[relation](value, target, tol))
@@ -491,24 +508,6 @@ class ClaimLog:
         self._write()
         print(check.line)
         return Outcome(check)
-
-    def check_sample(
-        self, claim: str, what: str, sample: Sample, relation: str, target: float, **options: Any
-    ) -> Outcome:
-        """A statistical check: test ``sample`` at this seed; the sweep decides it pooled.
-
-        The sample is recorded whole for the verdicts to pool; its outcome here never fails the
-        chapter. Options as in :meth:`check` (``digits`` 3 by default, no ``floor``); ``kind`` is
-        ``"claim"``, ``"finding"`` or ``"measurement"``.
-
-        Raises
-        ------
-        InvalidDataError
-            If ``sample`` is not a :class:`~ntpnb.chapter.statistical.Sample`, and as :meth:`check`.
-        """
-        if not isinstance(sample, Sample):
-            raise InvalidDataError(f"claim {claim}: check_sample needs a Sample, got {type(sample).__name__}")
-        return self.check(claim, what, sample, relation, target, **options)
 
     def qualify(self, claim: str, text: str, **numbers: float) -> None:
         """Attach a qualification (a stated limit of what its evidence shows) to ``claim``, print it.

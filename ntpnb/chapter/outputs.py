@@ -40,7 +40,7 @@ import sys
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, TypeVar
@@ -168,21 +168,6 @@ class RunRecord:
         """The ``-p`` overrides as ``k=v, ...`` in name order ("" without any)."""
         return ", ".join(f"{k}={v}" for k, v in sorted(self.overrides.items()))
 
-    def same_setting(self, other: RunRecord) -> bool:
-        """Whether ``other`` ran the same profile with the same overrides (it may add seeds)."""
-        return (self.profile, self.overrides, self.interactive) == (
-            other.profile,
-            other.overrides,
-            other.interactive,
-        )
-
-    def merged(self, other: RunRecord) -> RunRecord:
-        """The record with the seeds and notebooks of ``other`` (a run of the same setting) added."""
-        seeds = tuple(dict.fromkeys((*self.seeds, *other.seeds)))
-        notebooks = tuple(sorted({*self.notebooks, *other.notebooks}))
-        version = other.version or self.version
-        return RunRecord(self.profile, dict(self.overrides), seeds, notebooks, self.interactive, version)
-
     def describe(self) -> str:
         """``profile paper, seeds 0-4`` or ``profile quick with n_g=121, seed=3; seed 3``.
 
@@ -259,12 +244,8 @@ def write_run_record(root: Path, record: RunRecord) -> Path:
 def claim_tree(root: Path, record: RunRecord) -> None:
     """Record in the ``run.json`` of the tree at ``root`` that ``record``'s run writes there (under its lock).
 
-    A tree holds one setting: runs of the same profile and overrides add to its record.
-
-    Raises
-    ------
-    NTPError
-        If the tree holds a run of another profile or other overrides (or a damaged record).
+    A tree holds one setting: runs of the same profile and overrides add their seeds and
+    notebooks to its record; NTPError if it holds a run of another setting (or a damaged record).
     """
     try:
         held = load_run_record(root)
@@ -272,12 +253,17 @@ def claim_tree(root: Path, record: RunRecord) -> None:
         raise NTPError(
             f"{exc}; if the tree holds only runs of {record.describe()}, delete that file and rerun"
         ) from exc
-    if held is not None and not held.same_setting(record):
-        raise NTPError(
-            f"{root} holds a run of {held.describe()}; this run is {record.describe()}: "
-            "choose another --out, or leave --out out (each setting then gets a tree of its own)"
-        )
-    write_run_record(root, held.merged(record) if held is not None else record)
+    if held is not None:
+        setting = (record.profile, record.overrides, record.interactive)
+        if (held.profile, held.overrides, held.interactive) != setting:
+            raise NTPError(
+                f"{root} holds a run of {held.describe()}; this run is {record.describe()}: "
+                "choose another --out, or leave --out out (each setting then gets a tree of its own)"
+            )
+        seeds = tuple(dict.fromkeys((*held.seeds, *record.seeds)))
+        notebooks = tuple(sorted({*held.notebooks, *record.notebooks}))
+        record = replace(record, seeds=seeds, notebooks=notebooks, version=record.version or held.version)
+    write_run_record(root, record)
 
 
 #: The files of the project that decide what a run computes (relative to its root): a change to

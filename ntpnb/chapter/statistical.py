@@ -48,7 +48,7 @@ How a check decides, with ``z`` the standard normal quantile of ``1 - level``:
   ``level``.
 
 A value the authors' own stored artifact shows (a figure's last point, a mean over ``trials``
-of their trials) is compared with the pooled sample by :meth:`Sample.consistent_with`: with a
+of their trials) is compared with the pooled sample by :meth:`Artifact.consistent_with`: with a
 mean over ``trials`` trials, ``|value - estimate| <= precision + z' sqrt(se^2 + s^2/trials)``
 with ``z'`` at ``level/2`` on each side; for ``"mean_quantile"``, the value's mid-rank among
 our means of ``trials`` trials lies in ``(level/2, 1 - level/2)``.
@@ -135,15 +135,7 @@ class Sample:
 
     @classmethod
     def pooled(cls, samples: Sequence[Sample]) -> Sample:
-        """One sample from the samples of every seed (the same test, level and trials).
-
-        Raises
-        ------
-        InvalidDataError
-            If there are none, or they differ in test, level or trials.
-        """
-        if not samples:
-            raise InvalidDataError("nothing to pool")
+        """One sample from the samples of every seed (the same test, level and trials)."""
         first = samples[0]
         for other in samples[1:]:
             if other.setting != first.setting:
@@ -172,17 +164,6 @@ class Sample:
         unit = {"estimate": "estimate", "pvalue": "test"}.get(self.test, "trial")
         return f"{self.size} {unit}{'s' * (self.size != 1)}"
 
-    def combined_pvalue(self) -> float:
-        """``"pvalue"``: Fisher's combination of the p-values (the chi-squared tail in closed form)."""
-        if self.test != "pvalue":
-            raise InvalidDataError(f"a combined p-value needs a 'pvalue' test, not {self.test!r}")
-        half = -math.fsum(math.log(p) for p in self.values)  # half of -2 sum log p
-        term, total = 1.0, 1.0
-        for i in range(1, len(self.values)):  # P(chi2_2k > 2 half) = e^-half sum_{i<k} half^i / i!
-            term *= half / i
-            total += term
-        return min(1.0, math.exp(-half) * total)
-
     def estimate(self) -> tuple[float, float]:
         """The estimate and its standard error (the mean; ``"estimate"``: inverse-variance weighted)."""
         if self.test == "estimate":
@@ -197,20 +178,13 @@ class Sample:
 
     def rate_interval(self) -> tuple[float, float]:
         """``"rate"``: Wilson's interval of the rate, at :attr:`level` on each side."""
-        if self.test != "rate":
-            raise InvalidDataError(f"a rate interval needs a 'rate' test, not {self.test!r}")
-        n, k = len(self.values), math.fsum(self.values)
-        z = NormalDist().inv_cdf(1.0 - self.level)
-        p, z2 = k / n, z * z
-        centre = (p + z2 / (2 * n)) / (1 + z2 / n)
-        half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
-        return (0.0 if k == 0 else max(0.0, centre - half), 1.0 if k == n else min(1.0, centre + half))
+        from ..statistics import wilson_interval
+
+        return wilson_interval(round(math.fsum(self.values)), self.size, 1.0 - 2.0 * self.level)
 
     @cached_property
     def bootstrap_means(self) -> Any:
         """``"mean_quantile"``: the means of ``trials`` trials resampled from the values, drawn once."""
-        if self.test != "mean_quantile":
-            raise InvalidDataError(f"bootstrap means need a 'mean_quantile' test, not {self.test!r}")
         from ..statistics import bootstrap_means
 
         return bootstrap_means(self.values, self.trials, BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED)
@@ -227,22 +201,22 @@ class Sample:
     def statistic(self, target: float) -> tuple[float, float]:
         """What the check compares: ``(estimate, se)``.
 
-        ``"mean_quantile"``: ``(q, NaN)``; ``"pvalue"``: the combined p-value and NaN.
+        ``"mean_quantile"``: ``(q, NaN)``; ``"pvalue"``: Fisher's combination of the p-values (the
+        chi-squared tail in closed form) and NaN.
         """
         if self.test == "mean_quantile":
             return self.quantile_of(target), float("nan")
         if self.test == "pvalue":
-            return self.combined_pvalue(), float("nan")
+            half = -math.fsum(math.log(p) for p in self.values)  # half of -2 sum log p
+            term, total = 1.0, 1.0
+            for i in range(1, len(self.values)):  # P(chi2_2k > 2 half) = e^-half sum_{i<k} half^i / i!
+                term *= half / i
+                total += term
+            return min(1.0, math.exp(-half) * total), float("nan")
         return self.estimate()
 
     def decide(self, relation: str, target: float, tol: float, kind: str) -> bool:
-        """Whether the check holds (see the module docstring for the rule of each kind).
-
-        Raises
-        ------
-        InvalidDataError
-            On a relation the test and kind do not support.
-        """
+        """Whether the check holds (see the module docstring for the rule of each kind)."""
         value, se = self.statistic(target)
         established, level = kind in ESTABLISHED_KINDS or self.establish, self.level
         slack = NormalDist().inv_cdf(1.0 - level) * se  # z at the level, times the standard error
@@ -298,31 +272,6 @@ class Sample:
             return "the seeds' p-values pooled by Fisher's method"
         what = "established" if kind in ESTABLISHED_KINDS or self.establish else "not contradicted"
         return f"{what} at the {self.level:.0%} level ({self.test} test)"
-
-    def consistent_with(self, value: float, trials: int = 0, precision: float = 0.0) -> bool:
-        """Whether ``value``, read to within ``precision``, is consistent with this sample.
-
-        ``value`` is a mean over ``trials`` trials of the same experiment (0: an exact value);
-        the rule is the module docstring's (a ``"mean"``, ``"estimate"`` or ``"mean_quantile"`` test).
-
-        Raises
-        ------
-        InvalidDataError
-            On a ``"rate"`` or ``"pvalue"`` test, a negative precision or trials, or a non-finite value.
-        """
-        if self.test in ("rate", "pvalue"):
-            raise InvalidDataError(f"a stored value is compared with a mean, not with a {self.test}")
-        if not (math.isfinite(value) and precision >= 0 and trials >= 0):
-            raise InvalidDataError(f"cannot compare value {value!r} (trials {trials}, precision {precision})")
-        z = NormalDist().inv_cdf(1.0 - self.level / 2)
-        if self.test == "mean_quantile":
-            low, high = self.quantile_of(value - precision), self.quantile_of(value + precision)
-            return high > self.level / 2 and low < 1.0 - self.level / 2
-        estimate, se = self.estimate()
-        spread = 0.0
-        if trials and self.test == "mean":
-            spread = se * se * len(self.values) / trials  # their mean's variance, s^2 / trials
-        return abs(value - estimate) <= precision + z * math.sqrt(se * se + spread)
 
 
 def _percent(x: float) -> str:

@@ -13,6 +13,7 @@ from ntpnb.chapter.outputs import (
     RunRecord,
     SourceCommit,
     chapter_damage,
+    claim_tree,
     load_manifest,
     load_run_record,
     output_digests,
@@ -20,7 +21,7 @@ from ntpnb.chapter.outputs import (
     write_manifest,
     write_run_record,
 )
-from ntpnb.errors import PathError
+from ntpnb.errors import NTPError, PathError
 
 
 def test_a_run_record_says_what_ran_and_reads_back(tmp_path):
@@ -33,13 +34,13 @@ def test_a_run_record_says_what_ran_and_reads_back(tmp_path):
     assert load_run_record(tmp_path) == record
 
 
-def test_runs_of_one_setting_merge_and_others_do_not_match():
-    first = RunRecord("paper", {}, (0, 1), ("a",))
-    more = RunRecord("paper", {}, (0, 1, 2), ("b",))
-    assert first.same_setting(more)
-    assert first.merged(more) == RunRecord("paper", {}, (0, 1, 2), ("a", "b"))
-    assert not first.same_setting(RunRecord("quick", {}, (0,)))
-    assert not first.same_setting(RunRecord("paper", {"n": "1"}, (0,)))
+def test_runs_of_one_setting_merge_and_others_do_not_match(tmp_path):
+    claim_tree(tmp_path, RunRecord("paper", {}, (0, 1), ("a",)))
+    claim_tree(tmp_path, RunRecord("paper", {}, (0, 1, 2), ("b",)))
+    assert load_run_record(tmp_path) == RunRecord("paper", {}, (0, 1, 2), ("a", "b"))
+    for other in (RunRecord("quick", {}, (0,)), RunRecord("paper", {"n": "1"}, (0,))):
+        with pytest.raises(NTPError, match="holds a run of profile paper; seeds 0-2"):
+            claim_tree(tmp_path, other)
     assert is_book_run("paper", {}) and not is_book_run("quick", {}) and not is_book_run("paper", {"n": "1"})
 
 
