@@ -21,7 +21,7 @@ from .claims import (
     load_chapter_records,
     stable_digits,
 )
-from .figures import band, draw_contexts, draw_graph, draw_rows, draw_unit_rows, four_panels, unit_rows
+from .figures import band, draw_contexts, draw_graph, draw_rows, four_panels, unit_rows
 from .layout import OutputLayout, output_layout
 from .parameters import chapter_parameters, glue_parameters
 from .plotting import COLORS, PAGE_WIDTH, show_animation, show_figure, use_style
@@ -61,7 +61,6 @@ __all__ = [
     "four_panels",
     "draw_contexts",
     "draw_rows",
-    "draw_unit_rows",
     "unit_rows",
     "draw_graph",
     "band",

@@ -92,12 +92,6 @@ def unit_rows(ax: Axes, trace, target: np.ndarray, H: np.ndarray, scale: float) 
     return show
 
 
-def draw_unit_rows(ax: Axes, trace, i: int, target: np.ndarray, H: np.ndarray, scale: float) -> None:
-    """Record ``i`` of a 2-D training run on cleared axes: :func:`unit_rows`, showing ``i``."""
-    ax.clear()
-    unit_rows(ax, trace, target, H, scale)(i)
-
-
 def draw_graph(ax: Axes, g, K: int) -> None:
     """A graph of :func:`ntpnb.attention.token_priority_graphs` over ``K`` tokens, its SCCs shaded."""
     from matplotlib.patches import Polygon

@@ -294,16 +294,16 @@ def parse_parameters_cell(cell: str, notebook: str = "the notebook") -> dict[str
     head nothing else. The meaning may open with the parameter's domain in braces
     (``# {int >= 1} samples``, :mod:`ntpnb.chapter.domains`). A comment line ``# --- LABEL ---``
     starts the group ``LABEL`` (:data:`GROUPS`) and heads nothing.
-
-    Raises
-    ------
-    NTPError
-        If the cell is not Python, holds anything but assignments of literals to names, or
-        declares a domain that is not in the notation or does not hold its own value.
     """
+    trailing: dict[int, str] = {}  # the comments (without ``#``) ending a line, by line
+    own_line: dict[int, str] = {}  # those alone on their line
     try:
         tree = ast.parse(cell)
-        trailing, own_line = _comments(cell)
+        for token in tokenize.generate_tokens(io.StringIO(cell).readline):
+            if token.type == tokenize.COMMENT:
+                line, column = token.start
+                alone = not token.line[:column].strip()
+                (own_line if alone else trailing)[line] = token.string.lstrip("#").strip()
     except (SyntaxError, tokenize.TokenError) as exc:
         raise NTPError(f"{notebook}: its parameters cell is not Python ({exc})") from None
     labels = {line: m["label"] for line, text in own_line.items() if (m := GROUP_LABEL.match(text))}
@@ -341,18 +341,6 @@ def parse_parameters_cell(cell: str, notebook: str = "the notebook") -> dict[str
     return parameters
 
 
-def _comments(cell: str) -> tuple[dict[int, str], dict[int, str]]:
-    """The comments of ``cell`` by line, without ``#``: those ending a line, those alone on one."""
-    trailing: dict[int, str] = {}
-    own_line: dict[int, str] = {}
-    for token in tokenize.generate_tokens(io.StringIO(cell).readline):
-        if token.type == tokenize.COMMENT:
-            line, column = token.start
-            alone = not token.line[:column].strip()
-            (own_line if alone else trailing)[line] = token.string.lstrip("#").strip()
-    return trailing, own_line
-
-
 def _heading(own_line: Mapping[int, str], previous: int, line: int, heading: str) -> str:
     """The group heading of an assignment at ``line``, the last ending at ``previous`` (see above)."""
     if line == previous + 1:
@@ -368,13 +356,7 @@ GLUE_KEY = "par_{name}"
 
 
 def format_parameter(value: Any) -> str:
-    """A parameter's value as a chapter's prose shows it: ``0.5``, ``1e-06``, ``5, 2``, ``(5, 2), (10, 3)``.
-
-    Raises
-    ------
-    InvalidDataError
-        If ``value`` is none of the literals a parameters cell holds.
-    """
+    """A parameter's value as prose shows it: ``0.5``, ``1e-06``, ``5, 2``, ``(5, 2), (10, 3)``."""
     if isinstance(value, str):
         return value
     if value is None or isinstance(value, (bool, int)):

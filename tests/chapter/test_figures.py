@@ -19,7 +19,6 @@ from ntpnb.chapter import (
     draw_contexts,
     draw_graph,
     draw_rows,
-    draw_unit_rows,
     four_panels,
     unit_rows,
 )
@@ -65,19 +64,6 @@ def test_draw_rows_as_vectors_or_normal_lines():
         direction = np.diff(line.get_xydata(), axis=0)[0]
         assert abs(direction @ w) < 1e-12  # the line normal to w_v
     assert right.lines[4].get_linestyle() == "--"  # w_5 dashed over w_1
-
-
-def test_draw_unit_rows_shows_the_normalized_iterate():
-    toy = ntp.toy2d_instance(0)
-    trace = ntp.train(toy, optim.gd(0.5), 50, n_records=5, keep_iterates=True)
-    target = ntp.limits(toy).W_mm_unit
-    _, ax = plt.subplots()
-    draw_unit_rows(ax, trace, 3, target, toy.H, 1.5)
-    draw_unit_rows(ax, trace, 4, target, toy.H, 1.5)  # the axes are cleared between frames
-    W = trace["W"][4] / np.linalg.norm(trace["W"][4])
-    ends = [line.get_xydata()[1] for line in ax.lines[1::2]]
-    np.testing.assert_allclose(ends, W)
-    assert ax.get_title() == rf"$k$ = {trace.iterations[4]}, $\operatorname{{corr}}$ = {trace['corr'][4]:.3f}"
 
 
 def test_unit_rows_moves_only_the_iterate_between_frames():
