@@ -27,7 +27,7 @@ from .parameters import chapter_parameters, glue_parameters
 from .plotting import COLORS, PAGE_WIDTH, show_animation, show_figure, use_style
 from .progress import Progress, progress
 from .prose import describe_change, glue_number, glue_text, markdown_table, sentences
-from .registry import CLAIMS, claim_spec, paper_value
+from .registry import CLAIMS, paper_value
 from .statistical import Sample, sample_of
 
 #: The names a chapter imports, by theme.
@@ -45,7 +45,6 @@ __all__ = [
     "format_stable",
     "stable_digits",
     "CLAIMS",
-    "claim_spec",
     "paper_value",
     "Sample",
     "sample_of",

@@ -251,13 +251,9 @@ class Check:
             f"(relation {self.relation}, value {target}, tolerance {self.tol:g})"
         )
 
-    def to_json(self) -> dict[str, Any]:
-        """The check as JSON data (the sample as a dict of its fields)."""
-        return asdict(self)
-
     @classmethod
     def from_json(cls, data: Mapping[str, Any], profile: str = "") -> Check:
-        """The check :meth:`to_json` wrote; ``profile``, ``""`` and the value to 4 digits fill in old ones."""
+        """The check a record holds; ``profile``, ``""`` and the value to 4 digits fill in old ones."""
         known = {f.name for f in fields(cls)}
         values = {"paper": "", "profile": profile} | {k: v for k, v in data.items() if k in known}
         if isinstance(values["target"], list):

@@ -142,11 +142,6 @@ def load_timings(layout: OutputLayout) -> Timings:
 BOOK_PROFILE = "paper"
 
 
-def is_book_run(profile: str, overrides: Mapping[str, object]) -> bool:
-    """Whether a run is the book's own: the paper profile, no overrides (at any number of seeds)."""
-    return profile == BOOK_PROFILE and not overrides
-
-
 #: The folder of ``outputs/runs/`` that holds the trees of notebooks run outside ``ntpnb reproduce``.
 INTERACTIVE_DIRNAME = "interactive"
 
@@ -190,7 +185,7 @@ def output_tree(
         project's root, above it, or inside its sources (:data:`SOURCE_FOLDERS`).
     """
     project, book_tree = root.resolve(), (root / DEFAULT_OUTPUT_DIRNAME).resolve()
-    book_run = is_book_run(profile, overrides)
+    book_run = profile == BOOK_PROFILE and not overrides  # the book's own run, at any number of seeds
     default = book_tree if book_run else exploratory_output_dir(project, profile, overrides)
     if output_dir is None:
         return default

@@ -20,7 +20,7 @@
 * **Records** that make a tree trustworthy when read again (by the runner's cache, by ``ntpnb book``):
   the **run record** ``<tree>/run.json`` (:class:`RunRecord`: the profile, ``-p`` overrides, seeds
   and notebooks that ran into the tree; a tree holds one setting, and ``<root>/outputs`` only
-  :func:`~ntpnb.chapter.layout.is_book_run` runs) and each chapter's **output manifest**
+  the book's runs: profile paper, no overrides) and each chapter's **output manifest**
   ``<tree>/notebooks/<name>.key.json`` (:class:`Manifest`: the completed run's cache key, the
   SHA-256 of every file it wrote, which :func:`chapter_damage` checks, and the git commit its
   sources were at, :func:`source_commit`, which the book's pages show). A record that does not read

@@ -196,27 +196,14 @@ def paper_value(claim_id: str, name: str) -> float:
     Raises
     ------
     NTPError
-        If the id is not in the registry, or the claim has no number of that name.
+        If the id is not in the registry (the error lists the known ids), or the claim has no
+        number of that name.
     """
-    values = claim_spec(claim_id).values
-    try:
-        return values[name]
-    except KeyError:
+    if claim_id not in CLAIMS:
+        known = ", ".join(CLAIMS)
+        raise NTPError(f"claim id {claim_id!r} is not in ntpnb/chapter/registry.py; known ids: {known}")
+    values = CLAIMS[claim_id].values
+    if name not in values:
         known = ", ".join(values) or "none"
-        raise NTPError(f"claim {claim_id} has no paper value {name!r}; its values: {known}") from None
-
-
-def claim_spec(claim_id: str) -> ClaimSpec:
-    """The registry entry of ``claim_id``.
-
-    Raises
-    ------
-    NTPError
-        If the id is not in the registry (the error lists the known ids).
-    """
-    try:
-        return CLAIMS[claim_id]
-    except KeyError:
-        raise NTPError(
-            f"claim id {claim_id!r} is not in ntpnb/chapter/registry.py; known ids: {', '.join(CLAIMS)}"
-        ) from None
+        raise NTPError(f"claim {claim_id} has no paper value {name!r}; its values: {known}")
+    return values[name]

@@ -177,7 +177,8 @@ def _failed(run: NotebookRun, stage: OutputLayout, seconds: float, error: str) -
     with suppress(OSError):  # a failed run is never cached (unless the folder is read-only)
         manifest_path(run.executed).unlink(missing_ok=True)
     try:
-        checks = [c.to_json() for c in load_chapter_record(stage.claims / f"{run.name}.json").checks]
+        record = load_chapter_record(stage.claims / f"{run.name}.json")
+        checks = [dataclasses.asdict(c) for c in record.checks]
     except PathError:  # no record (or half of one) yet
         checks = []
     kept = keep_failure(run.layout, stage, run.name, error, run.parameters, checks)

@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from ntpnb.chapter.layout import is_book_run
+from ntpnb.chapter.layout import output_tree
 from ntpnb.chapter.outputs import (
     Manifest,
     RunRecord,
@@ -41,7 +41,14 @@ def test_runs_of_one_setting_merge_and_others_do_not_match(tmp_path):
     for other in (RunRecord("quick", {}, (0,)), RunRecord("paper", {"n": "1"}, (0,))):
         with pytest.raises(NTPError, match="holds a run of profile paper; seeds 0-2"):
             claim_tree(tmp_path, other)
-    assert is_book_run("paper", {}) and not is_book_run("quick", {}) and not is_book_run("paper", {"n": "1"})
+
+
+def test_only_the_books_run_writes_the_books_tree(tmp_path):
+    assert output_tree(tmp_path, "paper", {}, None) == (tmp_path / "outputs").resolve()
+    for profile, overrides in (("quick", {}), ("paper", {"n": "1"})):
+        assert (
+            output_tree(tmp_path, profile, overrides, None).parent == tmp_path.resolve() / "outputs" / "runs"
+        )
 
 
 @pytest.mark.parametrize(

@@ -9,7 +9,7 @@ import subprocess
 import jupytext
 import pytest
 
-from ntpnb.chapter.registry import CLAIMS, claim_spec, paper_value, sort_key
+from ntpnb.chapter.registry import CLAIMS, paper_value, sort_key
 from ntpnb.errors import NTPError
 from ntpnb.linear.recipes import TOY2D_ENTROPY
 
@@ -24,7 +24,7 @@ def test_registry_holds_every_claim_of_both_papers_in_order():
         assert spec.where and spec.statement and spec.paper_value
         assert "|" not in spec.statement + spec.paper_value  # table cells
     with pytest.raises(NTPError, match="A1, A2"):
-        claim_spec("C1")
+        paper_value("C1", "corr")
 
 
 #: Tracked text the registry's statements and paper values must not be copied into.
