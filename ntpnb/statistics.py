@@ -252,12 +252,9 @@ def threshold_gof_pvalue(
 
 
 def bootstrap_means(
-    values: Sequence[float],
-    n_draws: int | None = None,
-    n_resamples: int = 20_000,
-    rng: int | np.random.Generator = 0,
+    values: Sequence[float], n_draws: int, n_resamples: int, rng: int | np.random.Generator
 ) -> np.ndarray:
-    """Means of ``n_draws`` (default ``len(values)``) values drawn with replacement, ``n_resamples`` times.
+    """Means of ``n_draws`` values drawn with replacement, ``n_resamples`` times.
 
     Raises
     ------
@@ -268,7 +265,7 @@ def bootstrap_means(
     x = as_float_array(as_ordered(values, "values"), "values", 1)
     if x.size == 0:
         raise InvalidDataError("values must be a non-empty finite 1-D sequence")
-    n = x.size if n_draws is None else as_count(n_draws, "n_draws")
+    n = as_count(n_draws, "n_draws")
     reps = as_count(n_resamples, "n_resamples")
     check_dense_size((reps, n), "the bootstrap draws")
     draws = as_generator(rng, "rng").integers(0, x.size, size=(reps, n))

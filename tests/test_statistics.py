@@ -267,17 +267,17 @@ def test_bootstrap_means_is_seeded_and_centred_on_the_sample_mean():
     from ntpnb.statistics import bootstrap_means
 
     x = np.r_[np.zeros(96), 25.0 * np.ones(4)]  # a mean carried by 4 of 100 trials
-    means = bootstrap_means(x, n_resamples=4000, rng=1)
-    np.testing.assert_array_equal(means, bootstrap_means(x, n_resamples=4000, rng=1))
+    means = bootstrap_means(x, 100, 4000, 1)
+    np.testing.assert_array_equal(means, bootstrap_means(x, 100, 4000, 1))
     assert abs(means.mean() - x.mean()) < 0.05
     # P(no heavy trial among 100 draws) = 0.96^100 = 0.017; among 10 draws 0.96^10 = 0.66
     assert abs(np.mean(means == 0) - 0.96**100) < 0.01
-    assert abs(np.mean(bootstrap_means(x, 10, 4000, rng=1) == 0) - 0.96**10) < 0.03
+    assert abs(np.mean(bootstrap_means(x, 10, 4000, 1) == 0) - 0.96**10) < 0.03
     for bad in ([], [1.0, np.nan], [[1.0, 2.0]]):
         with pytest.raises(InvalidDataError):
-            bootstrap_means(bad)
+            bootstrap_means(bad, 10, 4000, 1)
     with pytest.raises(InvalidDataError, match="n_draws"):
-        bootstrap_means(x, 0)
+        bootstrap_means(x, 0, 4000, 1)
 
 
 # ------------------------------------------------------------------ draws nested in the grid

@@ -85,23 +85,23 @@ def format_number(x: float, digits: int, floor: float | None = None) -> str:
     return f"{x:#.{digits}g}".rstrip(".")
 
 
-def stable_digits(spread: float, most: int = 4) -> int:
+def stable_digits(spread: float) -> int:
     """How many significant digits of a number survive a relative perturbation ``spread``.
 
     One digit fewer than ``spread`` leaves unchanged (a guard digit: a measured spread is one
-    instance of the perturbation, not its largest), between 1 and ``most``.
+    instance of the perturbation, not its largest), between 1 and 4.
     """
     if not spread > 0:
-        return most
-    return int(min(most, max(1, math.floor(-math.log10(spread)) - 1)))
+        return 4
+    return int(min(4, max(1, math.floor(-math.log10(spread)) - 1)))
 
 
-def format_stable(x: float, spread: float, most: int = 4) -> str:
+def format_stable(x: float, spread: float) -> str:
     """``x`` to the :func:`stable_digits` of its relative ``spread``; no exponent between 1e-3 and 1e6.
 
     ``239.98`` with a spread of 4e-4 prints as ``240``, ``2.342e-07`` with a spread of 0.7 as ``2e-07``.
     """
-    digits = stable_digits(spread, most)
+    digits = stable_digits(spread)
     if x == 0 or not math.isfinite(x) or not 1e-3 <= abs(x) < 1e6:
         return f"{x:.{digits - 1}e}"
     decimals = digits - 1 - math.floor(math.log10(abs(x)))
@@ -523,7 +523,7 @@ class ClaimLog:
         self._write()
         print(f"[NOTE] {claim} qualification: {qualification.rendered}")
 
-    def section(self, title: str = "Checks of this section") -> ClaimTable | None:
+    def section(self) -> ClaimTable | None:
         """The checks and qualifications made since the last call, as one collapsed block.
 
         A section's last cell shows it; None (nothing shown) when the section made none.
@@ -531,7 +531,7 @@ class ClaimLog:
         checks = tuple(self.checks[self._shown[0] :])
         qualifications = tuple(self.qualifications[self._shown[1] :])
         self._shown = (len(self.checks), len(self.qualifications))
-        return ClaimTable(checks, qualifications, title) if checks or qualifications else None
+        return ClaimTable(checks, qualifications) if checks or qualifications else None
 
     def summary(self) -> ClaimTable:
         """Every check and qualification of this run, as one collapsed block (the chapter's end)."""
@@ -586,7 +586,7 @@ class ClaimTable:
     checks: tuple[Check, ...]
     qualifications: tuple[Qualification, ...] = ()
     #: The words before the counts: ``"Checks of this section"``.
-    title: str = "Checks of this chapter"
+    title: str = "Checks of this section"
 
     @property
     def headline(self) -> str:

@@ -226,12 +226,12 @@ def apply_overrides(source: Path, profile: str, overrides: Mapping[str, str]) ->
     return parameters
 
 
-def _shown(value: Any, limit: int = 60) -> str:
-    """``repr(value)``, shortened in the middle when longer than ``limit``."""
+def _shown(value: Any) -> str:
+    """``repr(value)``, shortened in the middle when longer than 60 characters."""
     shown = repr(value)
-    if len(shown) <= limit:
+    if len(shown) <= 60:
         return shown
-    return f"{shown[: limit // 2]}...{shown[-limit // 2 :]} ({len(shown)} characters)"
+    return f"{shown[:30]}...{shown[-30:]} ({len(shown)} characters)"
 
 
 @dataclass(frozen=True)
@@ -320,7 +320,11 @@ def parse_parameters_cell(cell: str, notebook: str = "the notebook") -> dict[str
         except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
             raise NTPError(f"{notebook}: the parameter {name} is not a Python literal") from None
         end = node.end_lineno or node.lineno
-        above = _heading(headings, previous, node.lineno, heading)
+        above, first = heading, node.lineno  # the heading: the comment lines right above, if any
+        while first - 1 > previous and first - 1 in headings:
+            first -= 1
+        if node.lineno != previous + 1:
+            above = " ".join(headings[n] for n in range(first, node.lineno))
         own = " ".join(trailing[line] for line in range(node.lineno, end + 1) if line in trailing)
         try:
             declared, own = split_declaration(own)
@@ -339,16 +343,6 @@ def parse_parameters_cell(cell: str, notebook: str = "the notebook") -> dict[str
         parameters[name] = parameter
         previous = end
     return parameters
-
-
-def _heading(own_line: Mapping[int, str], previous: int, line: int, heading: str) -> str:
-    """The group heading of an assignment at ``line``, the last ending at ``previous`` (see above)."""
-    if line == previous + 1:
-        return heading
-    first = line
-    while first - 1 > previous and first - 1 in own_line:
-        first -= 1
-    return " ".join(own_line[n] for n in range(first, line))
 
 
 #: The glue name of a parameter's value: ``{glue:text}`par_m``` in a chapter's prose.

@@ -73,14 +73,11 @@ def _in_jupyter_kernel() -> bool:
 
 
 class Progress(AbstractContextManager):
-    """A ``(done, total)`` hook that shows the progress of a loop labelled ``label`` (see the module).
+    """A ``(done, total)`` hook that shows the progress of a loop labelled ``label`` (see the module)."""
 
-    ``total`` is the number of steps, if known before the first report (a report's total replaces it).
-    """
-
-    def __init__(self, label: str, total: int = 0) -> None:
+    def __init__(self, label: str) -> None:
         self.label = label
-        self.total = int(total)
+        self.total = 0
         self.done = 0
         self._start = time.monotonic()
         self._throttle = Throttle(settings.SHOW_SECONDS)

@@ -31,8 +31,8 @@ def test_the_state_reads_as_a_percentage():
 def test_under_the_runner_the_state_goes_to_its_file_and_is_removed_at_the_end(tmp_path, monkeypatch, clock):
     path = tmp_path / "progress-03.json"
     monkeypatch.setenv(PROGRESS_FILE_VAR, str(path))
-    with progress("trials", total=10) as tick:
-        tick(1)
+    with progress("trials") as tick:
+        tick(1, 10)
         assert read_progress(path) == ProgressState("trials", 1, 10, 0.0)
         clock[0] += 0.1
         tick(2)  # within half a second: not written again
@@ -69,9 +69,9 @@ def test_in_jupyter_one_line_is_updated_in_place(monkeypatch, clock):
     import IPython.display
 
     monkeypatch.setattr(IPython.display, "display", display)
-    with progress("draws", total=4) as tick:
+    with progress("draws") as tick:
         for i in range(4):
-            tick(i + 1)
+            tick(i + 1, 4)
             clock[0] += 0.3
     assert shown[0] == ("display", "draws: 25% (1 of 4), 0 s")
     assert [kind for kind, _ in shown[1:]] == ["update"] * (len(shown) - 1)
