@@ -22,8 +22,8 @@ from functools import cached_property
 from ..chapter.claims import KINDS, ChapterRecord, Check, Qualification, load_chapter_record
 from ..chapter.layout import OutputLayout
 from ..chapter.outputs import load_manifest
-from ..chapter.statistical import Sample
 from ..errors import PathError
+from ..statistics import Sample
 
 REPRODUCED = "reproduced"
 QUALIFIED = "reproduced with a qualification"

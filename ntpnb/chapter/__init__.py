@@ -7,6 +7,7 @@ or the book build (:mod:`ntpnb.book`), which both build on it.
 
 from __future__ import annotations
 
+from ..statistics import Sample, sample_of
 from .claims import (
     KINDS,
     PROFILE_NAMES,
@@ -28,7 +29,6 @@ from .plotting import COLORS, PAGE_WIDTH, show_animation, show_figure, use_style
 from .progress import Progress, progress
 from .prose import describe_change, glue_number, glue_text, markdown_table, sentences
 from .registry import CLAIMS, paper_value
-from .statistical import Sample, sample_of
 
 #: The names a chapter imports, by theme.
 __all__ = [

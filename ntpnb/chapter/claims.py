@@ -5,7 +5,7 @@ compares with a paper. A check prints one line (rounded, so nbval can compare it
 in ``outputs/claims/<notebook>.json`` (one :class:`ChapterRecord`, with the run's platform). A
 failed check does not stop the chapter: its last cell, :meth:`ClaimLog.conclude`, raises one
 :class:`~ntpnb.errors.ClaimCheckError` listing every failed check. A statistical check (of a
-:class:`~ntpnb.chapter.statistical.Sample`) is tested at the run's seed but decided pooled over
+:class:`~ntpnb.statistics.Sample`) is tested at the run's seed but decided pooled over
 the sweep's seeds (:mod:`ntpnb.book.verdicts`), so one seed's failure does not fail the chapter.
 
 The kinds of check (:data:`KINDS`): a ``"claim"`` is evidence (it would fail were the paper
@@ -45,10 +45,10 @@ from statistics import NormalDist
 from typing import Any
 
 from ..errors import ClaimCheckError, InvalidDataError
+from ..statistics import Sample
 from .layout import output_layout
 from .outputs import atomic_write_text, read_record
 from .platform import platform_info
-from .statistical import Sample
 
 Target = float | tuple[float, float]
 
@@ -160,7 +160,7 @@ class Artifact:
     def consistent_with(self, sample: Sample) -> bool:
         """Whether ``sample`` (pooled) agrees with this value, read to within :attr:`precision`.
 
-        The rule is :mod:`ntpnb.chapter.statistical`'s (a ``"mean"``, ``"estimate"`` or
+        The rule is :mod:`ntpnb.statistics`'s (a ``"mean"``, ``"estimate"`` or
         ``"mean_quantile"`` test).
         """
         if sample.test in ("rate", "pvalue"):
@@ -410,7 +410,7 @@ class ClaimLog:
         rounded to ``digits`` (default 4); targets and tolerances print as given; the record keeps
         the full value.
 
-        A :class:`~ntpnb.chapter.statistical.Sample` as ``value`` is a statistical check: tested at
+        A :class:`~ntpnb.statistics.Sample` as ``value`` is a statistical check: tested at
         this seed, recorded whole, and decided pooled over the sweep (its outcome here never fails
         the chapter); it prints its estimate to ``digits`` (default 3), with no ``floor``.
 

@@ -26,8 +26,8 @@ from ntpnb.book.verdicts import (
 )
 from ntpnb.chapter.claims import Artifact, ChapterRecord, Check, ClaimLog, Qualification
 from ntpnb.chapter.layout import output_layout
-from ntpnb.chapter.statistical import sample_of
 from ntpnb.errors import InvalidDataError
+from ntpnb.statistics import sample_of
 
 
 def verdicts(claim_ids, checks, qualifications: list[Qualification] = ()):

@@ -10,9 +10,8 @@ import pytest
 import scipy.stats
 
 from ntpnb.chapter.claims import Artifact, ClaimLog, load_chapter_record
-from ntpnb.chapter.statistical import DEFAULT_LEVEL, Sample, sample_of
 from ntpnb.errors import InvalidDataError
-from ntpnb.statistics import wilson_interval
+from ntpnb.statistics import DEFAULT_LEVEL, Sample, sample_of, wilson_interval
 
 
 def test_the_mean_test_uses_the_mean_and_its_standard_error():
