@@ -447,28 +447,23 @@ def remove_leftovers(layout: OutputLayout) -> None:
                 path.unlink(missing_ok=True)
 
 
-def hide_injected_parameters(executed: Path) -> None:
-    """Tag ``hide-input`` the cell papermill injects, so the book does not show two parameter listings."""
+def promote(stage: OutputLayout, layout: OutputLayout, executed: Path) -> list[Path]:
+    """Move every file of ``stage`` to the same place in ``layout``; the files now in place.
+
+    The cell papermill injects is tagged ``hide-input`` first (the book then shows one parameter
+    listing) and target folders checked, so an unwritable one fails before any file moves; the
+    executed notebook moves last, and the kept copy and record of the notebook's last failure go.
+    """
     import nbformat
 
-    nb = nbformat.read(executed, as_version=4)
+    staged = stage.notebooks / executed.name
+    nb = nbformat.read(staged, as_version=4)
     for cell in nb.cells:
         tags = cell.metadata.setdefault("tags", [])
         if "injected-parameters" in tags and "hide-input" not in tags:
             tags.append("hide-input")
-    with atomic_path(executed) as tmp:
+    with atomic_path(staged) as tmp:
         nbformat.write(nb, tmp)
-
-
-def promote(stage: OutputLayout, layout: OutputLayout, executed: Path) -> list[Path]:
-    """Move every file of ``stage`` to the same place in ``layout``; the files now in place.
-
-    The injected parameters are hidden first (:func:`hide_injected_parameters`) and target folders
-    checked, so an unwritable one fails before any file moves; the executed notebook moves last,
-    and the kept copy and record of the notebook's last failure go.
-    """
-    staged = stage.notebooks / executed.name
-    hide_injected_parameters(staged)
     files = sorted(p for p in stage.root.rglob("*") if p.is_file() and p != staged)
     targets = [layout.root / p.relative_to(stage.root) for p in files]
     for folder in sorted({t.parent for t in targets} | {executed.parent}):
@@ -526,37 +521,17 @@ def _read_notebook(path: Path) -> Any:
         return None
 
 
-def failed_cell(staged: Path) -> tuple[int, str] | None:
-    """Index and first source line of the cell a run failed in, if the executed copy shows it.
-
-    That is the cell papermill marked failed, or else the cell the kernel started and never
-    answered (no ``shell.execute_reply`` time: the kernel died in it), or else the last code
-    cell papermill started: a kernel that dies before it acknowledges the cell leaves no
-    execution metadata, and papermill then marks every started cell completed.
-    """
-    nb = _read_notebook(staged)
-    if nb is None:
-        return None
-
-    code = [(index, cell.metadata) for index, cell in enumerate(nb.cells) if cell.cell_type == "code"]
-    candidates = (
-        [i for i, meta in code if meta.get("papermill", {}).get("status") == "failed"],
-        [i for i, meta in code if (times := meta.get("execution")) and "shell.execute_reply" not in times],
-        [i for i, meta in code[::-1] if meta.get("papermill", {}).get("start_time") is not None],
-    )
-    for found in candidates:
-        if found:
-            lines = nb.cells[found[0]].source.strip().splitlines()
-            return found[0], lines[0] if lines else ""
-    return None
-
-
 def describe_failure(exc: BaseException, staged: Path | None = None, outputs: Path | None = None) -> str:
     """One line: the error of a failed notebook and, when known, the cell it failed in.
 
     A kernel that died (crashed, killed, out of memory) is named as such, with its cell; an
     operating-system error of the run itself (not raised in the notebook) is a failure to write
     the outputs (:func:`describe_write_failure`).
+
+    The cell is the one papermill marked failed in the executed copy ``staged``, or else the cell
+    the kernel started and never answered (no ``shell.execute_reply`` time: the kernel died in
+    it), or else the last code cell papermill started: a kernel that dies before it acknowledges
+    the cell leaves no execution metadata, and papermill then marks every started cell completed.
     """
     from nbclient.exceptions import DeadKernelError
 
@@ -565,8 +540,15 @@ def describe_failure(exc: BaseException, staged: Path | None = None, outputs: Pa
     ename = getattr(exc, "ename", type(exc).__name__)
     evalue = str(getattr(exc, "evalue", exc)).strip()
     first = evalue.splitlines()[0] if evalue else ""
-    cell = failed_cell(staged) if staged is not None else None
-    where = f" in cell {cell[0]} ({cell[1][:60]!r})" if cell else ""
+    nb = _read_notebook(staged) if staged is not None else None
+    code = [(i, cell.metadata) for i, cell in enumerate(nb.cells) if cell.cell_type == "code"] if nb else []
+    failed = [i for i, meta in code if meta.get("papermill", {}).get("status") == "failed"]
+    died = [i for i, meta in code if (times := meta.get("execution")) and "shell.execute_reply" not in times]
+    started = [i for i, meta in code[::-1] if meta.get("papermill", {}).get("start_time") is not None]
+    where = ""
+    if (index := next(iter(failed + died + started), None)) is not None:
+        lines = nb.cells[index].source.strip().splitlines()
+        where = f" in cell {index} ({(lines[0] if lines else '')[:60]!r})"
     if isinstance(exc, DeadKernelError):
         return f"KernelDied: the kernel died{where}"
     return f"{ename}: {first}" + (where if ename != "ClaimCheckError" else "")

@@ -7,16 +7,18 @@ import subprocess
 
 import pytest
 
-from ntpnb.chapter.layout import output_tree
+from ntpnb.chapter.layout import output_layout, output_tree
 from ntpnb.chapter.outputs import (
     Manifest,
     RunRecord,
     SourceCommit,
     chapter_damage,
     claim_tree,
+    describe_failure,
     load_manifest,
     load_run_record,
     output_digests,
+    promote,
     source_commit,
     write_manifest,
     write_run_record,
@@ -151,3 +153,41 @@ def test_the_source_commit_is_the_checkout_and_says_when_the_run_sources_changed
     assert not source_commit(tmp_path).modified
     (tmp_path / "notebooks" / "01_a.md").write_text("b")
     assert source_commit(tmp_path) == SourceCommit(head.stdout.strip(), modified=True)
+
+
+def test_promote_moves_a_staged_run_into_place_with_the_injected_parameters_collapsed(tmp_path):
+    import nbformat
+
+    stage, layout = output_layout(tmp_path / "stage"), output_layout(tmp_path / "tree")
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("seed = 0"), nbformat.v4.new_code_cell("seed = 1")]
+    nb.cells[0].metadata["tags"] = ["parameters"]
+    nb.cells[1].metadata["tags"] = ["injected-parameters"]
+    nbformat.write(nb, stage.notebooks / "nb.ipynb")
+    (stage.figures / "f.png").write_bytes(b"png")
+    executed = layout.notebooks / "nb.ipynb"
+    assert promote(stage, layout, executed) == [layout.figures / "f.png", executed]
+    cells = nbformat.read(executed, as_version=4).cells  # the book shows one parameter listing
+    assert cells[0].metadata["tags"] == ["parameters"]
+    assert cells[1].metadata["tags"] == ["injected-parameters", "hide-input"]
+
+
+def test_the_failed_cell_is_found_when_the_kernel_died_before_acknowledging_it(tmp_path):
+    """Papermill then marks every started cell completed and the dying one has no execution
+    metadata (seen in CI): the cell is the last code cell papermill started."""
+    import nbformat
+    from nbclient.exceptions import DeadKernelError
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(f"x = {i}") for i in range(4)]
+    for cell in nb.cells[:3]:
+        cell.metadata["papermill"] = {"status": "completed", "start_time": "2026-11-23T12:00:00"}
+    nb.cells[3].metadata["papermill"] = {"status": "pending", "start_time": None}
+    path = tmp_path / "died.ipynb"
+    nbformat.write(nb, path)
+    died = DeadKernelError("Kernel died")
+    assert describe_failure(died, path) == "KernelDied: the kernel died in cell 2 ('x = 2')"
+    nb.cells[1].metadata["papermill"]["status"] = "failed"  # a marked failure comes first
+    nbformat.write(nb, path)
+    assert describe_failure(died, path) == "KernelDied: the kernel died in cell 1 ('x = 1')"
+    assert describe_failure(died, tmp_path / "missing.ipynb") == "KernelDied: the kernel died"

@@ -504,43 +504,6 @@ def test_cli_jobs_and_force(tmp_path):
     assert forced.returncode == 0 and "cached" not in forced.stdout
 
 
-def test_the_injected_parameters_cell_is_collapsed_in_the_book(tmp_path):
-    import nbformat
-
-    from ntpnb.chapter.outputs import hide_injected_parameters
-
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell("seed = 0"), nbformat.v4.new_code_cell("seed = 1")]
-    nb.cells[0].metadata["tags"] = ["parameters"]
-    nb.cells[1].metadata["tags"] = ["injected-parameters"]
-    path = tmp_path / "nb.ipynb"
-    nbformat.write(nb, path)
-    hide_injected_parameters(path)
-    cells = nbformat.read(path, as_version=4).cells
-    assert cells[0].metadata["tags"] == ["parameters"]
-    assert cells[1].metadata["tags"] == ["injected-parameters", "hide-input"]
-
-
-def test_the_failed_cell_is_found_when_the_kernel_died_before_acknowledging_it(tmp_path):
-    """Papermill then marks every started cell completed and the dying one has no execution
-    metadata (seen in CI): the cell is the last code cell papermill started."""
-    import nbformat
-
-    from ntpnb.chapter.outputs import failed_cell
-
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell(f"x = {i}") for i in range(4)]
-    for cell in nb.cells[:3]:
-        cell.metadata["papermill"] = {"status": "completed", "start_time": "2026-11-23T12:00:00"}
-    nb.cells[3].metadata["papermill"] = {"status": "pending", "start_time": None}
-    path = tmp_path / "died.ipynb"
-    nbformat.write(nb, path)
-    assert failed_cell(path) == (2, "x = 2")
-    nb.cells[1].metadata["papermill"]["status"] = "failed"  # a marked failure comes first
-    nbformat.write(nb, path)
-    assert failed_cell(path) == (1, "x = 1")
-
-
 def test_a_kernel_is_not_interrupted_when_it_is_shut_down(monkeypatch):
     # jupyter_client sends SIGINT before every shutdown; a kernel busy with a message then logs
     # "ERROR | KeyboardInterrupt caught in kernel." at the end of a successful run
