@@ -86,13 +86,7 @@ class Domain:
         return f"{_NOUNS[self.kind]} {bounds}".strip()
 
     def check(self, value: Any) -> Any:
-        """``value`` as this domain holds it (an int as a float for ``float``, tuples as lists).
-
-        Raises
-        ------
-        ValueError
-            If ``value`` is not in the domain; the message is :meth:`describe`.
-        """
+        """``value`` as this domain holds it (an int as a float for ``float``), else ValueError."""
         fitted = self._fit(value)
         if fitted is _OUT:
             wide = isinstance(value, int) and not INT_RANGE[0] <= value <= INT_RANGE[1]
@@ -100,13 +94,7 @@ class Domain:
         return fitted
 
     def read(self, text: str) -> Any:
-        """The value the command-line text ``text`` stands for (``true``, ``3``, ``[1, 2]``, a bare word).
-
-        Raises
-        ------
-        ValueError
-            If it is not in the domain (the message is :meth:`describe`).
-        """
+        """The value the command-line text ``text`` stands for (``true``, ``3``, ``[1, 2]``, a bare word)."""
         inner = self.item if self.kind == "optional" and self.item else self  # the domain but None
         word = text.strip().lower()
         if inner.kind == "bool" and word in ("true", "false"):
@@ -159,13 +147,7 @@ ANY = Domain("any")
 
 
 def parse_domain(text: str) -> Domain:
-    """The :class:`Domain` written ``text`` (the notation of the module docstring).
-
-    Raises
-    ------
-    NTPError
-        If ``text`` is not in that notation.
-    """
+    """The :class:`Domain` written ``text`` (the notation of the module docstring); NTPError if it is not."""
     written = " ".join(text.split())
     text = written.replace("≥", ">=").replace("≤", "<=")
     if text.endswith(" or None"):

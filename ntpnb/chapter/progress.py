@@ -86,10 +86,6 @@ class Progress(AbstractContextManager):
         self._handle: Any = None
         self._jupyter = self._file is None and not quiet and _in_jupyter_kernel()
 
-    def state(self) -> ProgressState:
-        """The state now."""
-        return ProgressState(self.label, self.done, self.total, time.monotonic() - self._start)
-
     def __call__(self, done: int, total: int | None = None) -> None:
         """Report that ``done`` of ``total`` steps are done (shown at most every half second)."""
         self.done = int(done)
@@ -100,13 +96,14 @@ class Progress(AbstractContextManager):
 
     def _show(self) -> None:
         self._throttle.mark()
+        state = ProgressState(self.label, self.done, self.total, time.monotonic() - self._start)
         if self._file is not None:
             with suppress(OSError):  # progress is a courtesy: a full disk must not stop the chapter
-                atomic_write_text(self._file, json.dumps(asdict(self.state())))
+                atomic_write_text(self._file, json.dumps(asdict(state)))
         elif self._jupyter:
             from IPython.display import display
 
-            text = {"text/plain": self.state().line()}
+            text = {"text/plain": state.line()}
             if self._handle is None:
                 self._handle = display(text, raw=True, display_id=True)
             else:
