@@ -7,50 +7,27 @@ or the book build (:mod:`ntpnb.book`), which both build on it.
 
 from __future__ import annotations
 
-from ..statistics import Sample, sample_of
-from .claims import (
-    KINDS,
-    PROFILE_NAMES,
-    Artifact,
-    ChapterRecord,
-    Check,
-    ClaimLog,
-    format_decade,
-    format_number,
-    format_stable,
-    load_chapter_record,
-    load_chapter_records,
-    stable_digits,
-)
+from ..statistics import sample_of
+from .claims import Artifact, ClaimLog, format_decade, format_number, format_stable, stable_digits
 from .figures import band, draw_contexts, draw_graph, draw_rows, four_panels, unit_rows
-from .layout import OutputLayout, output_layout
+from .layout import output_layout
 from .parameters import chapter_parameters, glue_parameters
 from .plotting import COLORS, PAGE_WIDTH, show_animation, show_figure, use_style
-from .progress import Progress, progress
+from .progress import progress
 from .prose import describe_change, glue_number, glue_text, markdown_table, sentences
-from .registry import CLAIMS, paper_value
+from .registry import paper_value
 
 #: The names a chapter imports, by theme.
 __all__ = [
     "ClaimLog",
-    "Check",
     "Artifact",
-    "ChapterRecord",
-    "load_chapter_record",
-    "load_chapter_records",
-    "KINDS",
-    "PROFILE_NAMES",
     "format_number",
     "format_decade",
     "format_stable",
     "stable_digits",
-    "CLAIMS",
     "paper_value",
-    "Sample",
     "sample_of",
-    "OutputLayout",
     "output_layout",
-    "Progress",
     "progress",
     "COLORS",
     "PAGE_WIDTH",
