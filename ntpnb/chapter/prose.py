@@ -16,6 +16,7 @@ import numbers
 
 from ..errors import InvalidDataError
 from ..jupyter_imports import import_jsonschema_without_iri_grammar
+from ..validation import as_count, is_real
 from .claims import format_number
 
 
@@ -45,10 +46,9 @@ def glue_number(name: str, value: float, digits: int = 3, floor: float | None = 
     InvalidDataError
         If ``value`` is not a finite real number or ``digits`` is not a positive integer.
     """
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
+    if not (is_real(value) and math.isfinite(value)):
         raise InvalidDataError(f"glue {name!r}: the value must be a finite number, got {value!r}")
-    if isinstance(digits, bool) or not isinstance(digits, int) or digits < 1:
-        raise InvalidDataError(f"glue {name!r}: digits must be a positive integer, got {digits!r}")
+    digits = as_count(digits, f"glue {name!r}: digits")
     if isinstance(value, numbers.Integral):
         text = str(int(value))
     elif floor is not None and abs(value) < floor:
