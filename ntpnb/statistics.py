@@ -129,23 +129,21 @@ def crossing(x: Sequence[float], y: Sequence[float], level: float = 0.5) -> floa
     return float(_first_crossings(x, y[None, :], level)[0])
 
 
-def crossing_interval(
-    x: Sequence[float], successes: Sequence[int], n: int, level: float = 0.5, confidence: float = 0.95
-) -> tuple[float, float]:
-    """Where a measured proportion crosses ``level``, with its uncertainty from Wilson intervals.
+def crossing_interval(x: Sequence[float], successes: Sequence[int], n: int) -> tuple[float, float]:
+    """Where a measured proportion crosses 1/2, with its uncertainty from 95% Wilson intervals.
 
     ``successes[i]`` of ``n`` trials succeeded at ``x[i]``. The interval runs from the crossing of
-    the upper Wilson bounds (below it the proportion is significantly under ``level``) to the
-    crossing of the lower ones (above it, significantly over); the upper end is NaN if the lower
-    bounds never reach ``level`` on the grid.
+    the upper Wilson bounds (below it the proportion is significantly under 1/2) to the crossing
+    of the lower ones (above it, significantly over); the upper end is NaN if the lower bounds
+    never reach 1/2 on the grid.
 
     Raises
     ------
     InvalidDataError
         On bad counts (see :func:`wilson_interval`) or a bad grid (see :func:`crossing`).
     """
-    bounds = np.array([wilson_interval(int(k), n, confidence) for k in successes]).reshape(-1, 2)
-    return crossing(x, bounds[:, 1], level), crossing(x, bounds[:, 0], level)
+    bounds = np.array([wilson_interval(int(k), n) for k in successes]).reshape(-1, 2)
+    return crossing(x, bounds[:, 1]), crossing(x, bounds[:, 0])
 
 
 def _whole_numbers(values: Sequence[int], top: int, name: str) -> np.ndarray:
@@ -173,35 +171,31 @@ def _first_crossings(x: np.ndarray, y: np.ndarray, level: float) -> np.ndarray:
 
 
 def threshold_crossing_bootstrap(
-    x: Sequence[float],
-    first: Sequence[int],
-    rng: int | np.random.Generator,
-    n_boot: int = 2000,
-    level: float = 0.5,
+    x: Sequence[float], first: Sequence[int], rng: int | np.random.Generator, n_boot: int = 2000
 ) -> tuple[float, float]:
-    """Where the fraction of draws whose threshold is at most ``x`` crosses ``level``, with a bootstrap error.
+    """Where the fraction of draws whose threshold is at most ``x`` crosses 1/2, with a bootstrap error.
 
     Draw ``k`` succeeds exactly at the grid points from index ``first[k]`` on (``len(x)``: at
     none), as a draw nested in the grid does. Returns :func:`crossing` of the fraction of draws
     with ``first <= i``, and its standard error over ``n_boot`` replicates resampling whole draws
-    (the counts are dependent across points); both NaN if a curve never reaches ``level``. The
-    grid's resolution is not part of the error.
+    (the counts are dependent across points); both NaN if a curve never reaches 1/2. The grid's
+    resolution is not part of the error.
 
     Raises
     ------
     InvalidDataError
-        On a bad grid or level (see :func:`crossing`), indices that are not whole numbers in
+        On a bad grid (see :func:`crossing`), indices that are not whole numbers in
         ``[0, len(x)]``, a bad ``n_boot`` or ``rng``.
     """
     n_boot = as_count(n_boot, "n_boot", minimum=2)
     grid = as_float_array(as_ordered(x, "x"), "x", 1)
     idx = _whole_numbers(first, grid.size, "first")
     at_most = np.arange(grid.size)
-    estimate = crossing(grid, (idx[:, None] <= at_most).mean(axis=0), level)  # validates x and level
+    estimate = crossing(grid, (idx[:, None] <= at_most).mean(axis=0))  # validates x
     check_dense_size((n_boot, idx.size), "the bootstrap replicates")
     draws = idx[as_generator(rng, "rng").integers(0, idx.size, size=(n_boot, idx.size))]
     counts = np.cumsum(np.stack([np.bincount(row, minlength=grid.size + 1) for row in draws]), axis=1)
-    crossings = _first_crossings(grid, counts[:, : grid.size] / idx.size, float(level))
+    crossings = _first_crossings(grid, counts[:, : grid.size] / idx.size, 0.5)
     if np.isnan(estimate) or np.any(np.isnan(crossings)):
         return estimate, float("nan")
     if np.all(crossings == crossings[0]):  # no spread (np.std would leave rounding of the mean)

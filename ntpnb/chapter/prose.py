@@ -4,9 +4,8 @@ A notebook rounds a number to its stable digits and *glues* the text under a nam
 ``myst_nb.glue``; the markdown shows it with ``{glue:text}`name```, taken by myst-nb from the executed
 notebook. The rounding is done here, before gluing, not by a format in the markdown
 (``{glue:text}`name:.3g```): the executed notebook then stores only the stable digits, which the
-before/after and cross-CPU comparisons of its outputs read, and a number below a floor shows as
-``"< floor"``, as the claim checks print it (myst-nb's formats have no such form).
-Also the phrases and tables a chapter writes from its numbers.
+before/after and cross-CPU comparisons of its outputs read. Also the phrases and tables a
+chapter writes from its numbers.
 """
 
 from __future__ import annotations
@@ -17,7 +16,6 @@ import numbers
 from ..errors import InvalidDataError
 from ..jupyter_imports import import_jsonschema_without_iri_grammar
 from ..validation import as_count, is_real
-from .claims import format_number
 
 
 def glue_text(name: str, text: str) -> None:
@@ -38,8 +36,8 @@ def glue_text(name: str, text: str) -> None:
     glue(name, text, display=False)
 
 
-def glue_number(name: str, value: float, digits: int = 3, floor: float | None = None) -> None:
-    """Glue ``value`` to ``digits`` significant digits (``:.{digits}g``; ``"< floor"`` below ``floor``).
+def glue_number(name: str, value: float, digits: int = 3) -> None:
+    """Glue ``value`` to ``digits`` significant digits (``:.{digits}g``; an integer whole).
 
     Raises
     ------
@@ -49,13 +47,7 @@ def glue_number(name: str, value: float, digits: int = 3, floor: float | None = 
     if not (is_real(value) and math.isfinite(value)):
         raise InvalidDataError(f"glue {name!r}: the value must be a finite number, got {value!r}")
     digits = as_count(digits, f"glue {name!r}: digits")
-    if isinstance(value, numbers.Integral):
-        text = str(int(value))
-    elif floor is not None and abs(value) < floor:
-        text = format_number(float(value), digits, floor)
-    else:
-        text = f"{float(value):.{digits}g}"
-    glue_text(name, text)
+    glue_text(name, str(int(value)) if isinstance(value, numbers.Integral) else f"{float(value):.{digits}g}")
 
 
 def describe_change(change: float, se: float) -> str:
