@@ -225,6 +225,8 @@ def test_a_stored_value_is_consistent_within_the_noise_of_its_own_mean_and_its_r
         log.check("B8", "x", sample_of("rate", [0, 1]), "<", 0.5, artifact=stored)
     with pytest.raises(InvalidDataError, match="finite value"):
         Artifact("a figure", float("nan"))
+    with pytest.raises(InvalidDataError, match="trials must be a whole number >= 0"):
+        Artifact("a figure", 0.5, trials=-1)
 
 
 def test_p_values_of_a_test_run_at_each_seed_pool_by_fishers_method():
