@@ -40,16 +40,6 @@ def cpu_model() -> str:
     return _platform.processor() or _platform.machine() or "unknown"
 
 
-def _version(package: str) -> str | None:
-    module = sys.modules.get(package)
-    version = getattr(module, "__version__", None)
-    if isinstance(version, str):
-        return version
-    with suppress(metadata.PackageNotFoundError):
-        return metadata.version(package)
-    return None
-
-
 def platform_info() -> dict[str, Any]:
     """Where this process runs, as plain JSON data.
 
@@ -69,13 +59,18 @@ def platform_info() -> dict[str, Any]:
         for lib in threadpool_info()
     ]
     pools.sort(key=lambda lib: (str(lib["user_api"]), lib["file"]))
+    packages: dict[str, str | None] = dict.fromkeys(PACKAGES)  # None: not installed
+    for name in PACKAGES:
+        loaded = getattr(sys.modules.get(name), "__version__", None)
+        with suppress(metadata.PackageNotFoundError):
+            packages[name] = loaded if isinstance(loaded, str) else metadata.version(name)
     return {
         "cpu": cpu_model(),
         "cores": os.cpu_count(),
         "machine": _platform.machine(),
         "os": f"{_platform.system()} {_platform.release()}",
         "python": f"{_platform.python_implementation()} {_platform.python_version()}",
-        "packages": {name: _version(name) for name in PACKAGES},
+        "packages": packages,
         "threadpools": pools,
         "openblas_coretype": os.environ.get("OPENBLAS_CORETYPE"),
         "thread_env": {k: os.environ[k] for k in THREAD_ENV if k in os.environ},
