@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import functools
 import warnings
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -63,21 +62,6 @@ def anchor_pairs(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     eq = mask.copy()
     eq[np.arange(mask.shape[0]), anchors] = False
     return anchors, eq
-
-
-def equality_gram(
-    mask: np.ndarray, gram: Callable[[np.ndarray], np.ndarray]
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The equality pairs ``j, z, a_j`` (row-major) and the Gram matrix of their rows ``(e_z - e_a) h_j^T``.
-
-    ``G_ii' = <e_z - e_a, e_z' - e_a'> K_jj'`` with ``K_jj' = gram(j)`` (the block of ``H H^T``).
-    """
-    anchors, eq = anchor_pairs(mask)
-    j, z = np.nonzero(eq)
-    a = anchors[j]
-    tok = (z[:, None] == z[None, :]).astype(float) + (a[:, None] == a[None, :])
-    tok -= (z[:, None] == a[None, :]).astype(float) + (a[:, None] == z[None, :])
-    return j, z, a, tok * gram(j)
 
 
 def pair_coefficients(

@@ -36,7 +36,7 @@ from .. import settings
 from ..errors import RankAmbiguousError
 from ..linalg import column_basis
 from ..parallel import limit_threads
-from .constraints import equality_gram
+from .constraints import anchor_pairs
 from .gram_blocks import gram_block, scatter_add
 from .gram_blocks import solve_spd as _solve_spd
 
@@ -236,12 +236,12 @@ class _State:
     iterations: int = 0
 
 
-def _minimize(prob: _Problem, state: _State, check: Callable[[_State, np.ndarray], bool]) -> bool:
-    """Minimize the squared-hinge objective at ``state.rho`` from ``state``; True when exact.
+def _minimize(prob: _Problem, state: _State, check: Callable[[_State, np.ndarray], bool]) -> None:
+    """Minimize the squared-hinge objective at ``state.rho`` from ``state``.
 
-    Stops early when ``check(state, E)`` (called after every step) returns True, or after
-    :data:`~ntpnb.settings.HINGE_MAX_NEWTON_PER_RHO` iterations. Exact: a full Newton step on
-    an unchanged active set.
+    Ends at the minimizer (a full Newton step on an unchanged active set), or early when
+    ``check(state, E)`` (called after every step) returns True, or after
+    :data:`~ntpnb.settings.HINGE_MAX_NEWTON_PER_RHO` iterations.
     """
     rho = state.rho
     E = _residuals(prob, state.W, state.s)
@@ -258,7 +258,7 @@ def _minimize(prob: _Problem, state: _State, check: Callable[[_State, np.ndarray
         state.iterations += 1
         E = _residuals(prob, state.W, state.s)
         if check(state, E):
-            return True
+            return
         # a (nearly) full step on an unchanged active set ends on the minimizer of its piece
         full = abs(alpha - 1.0) <= settings.HINGE_FULL_STEP_TOL
         exact = full and np.array_equal(prob.mask | (E > 0), active)
@@ -266,11 +266,8 @@ def _minimize(prob: _Problem, state: _State, check: Callable[[_State, np.ndarray
         small = step <= settings.HINGE_STEP_RTOL * (
             1.0 + np.sqrt(float(np.vdot(state.W, state.W)) + float(state.s @ state.s))
         )
-        if exact or small or alpha == 0.0:
-            return True
-        if state.iterations >= settings.HINGE_MAX_NEWTON:
-            return False
-    return False
+        if exact or small or alpha == 0.0 or state.iterations >= settings.HINGE_MAX_NEWTON:
+            return
 
 
 # ---------------------------------------------------------------------------- the Farkas polish
@@ -326,9 +323,13 @@ def _project_off_f(prob: _Problem, W: np.ndarray) -> np.ndarray:
     ``G mu = (r_i . W)_i`` for their Gram matrix ``G_ii' = <e_z - e_a, e_z' - e_a'> K_jj'``
     (minimum-norm least squares).
     """
-    j, z, a, G = equality_gram(prob.mask, lambda j: prob.K[np.ix_(j, j)])
+    j, z = np.nonzero(anchor_pairs(prob.mask)[1])  # the equality pairs, row-major
     if j.size == 0:
         return W
+    a = prob.anchors[j]
+    G = (z[:, None] == z[None, :]).astype(float) + (a[:, None] == a[None, :])
+    G -= (z[:, None] == a[None, :]).astype(float) + (a[:, None] == z[None, :])
+    G *= prob.K[np.ix_(j, j)]
     L = prob.H @ W.T
     b = L[j, z] - L[j, a]
     mu = np.linalg.lstsq(G, b, rcond=None)[0]
@@ -341,11 +342,10 @@ def _project_off_f(prob: _Problem, W: np.ndarray) -> np.ndarray:
 def continuation(
     H: np.ndarray,
     mask: np.ndarray,
-    W0: np.ndarray | None,
     direction: Callable[[np.ndarray, float, int], bool],
     certificate: Callable[[np.ndarray, float, int], bool],
 ) -> tuple[float, int]:
-    """The continuation of the module from ``W0`` (zeros when None), offering its candidates.
+    """The continuation of the module from ``W = 0``, offering its candidates.
 
     Every iterate that separates, projected off F (:func:`_project_off_f`), goes to
     ``direction(W, rho, iterations)``; after each ``rho``, the Farkas candidate
@@ -355,9 +355,7 @@ def continuation(
     """
     prob = _Problem(H, mask)
     # from W = 0 with s = 1 every margin is exactly 1: only the in-support pairs start active
-    W = np.zeros((prob.V, prob.d)) if W0 is None else np.array(W0, dtype=float)
-    s = (prob.H @ W.T)[np.arange(prob.m), prob.anchors] + 1.0
-    state = _State(W, s, settings.HINGE_RHO_START)
+    state = _State(np.zeros((prob.V, prob.d)), np.ones(prob.m), settings.HINGE_RHO_START)
     accepted = [False]
 
     def separates(st: _State, E: np.ndarray) -> bool:

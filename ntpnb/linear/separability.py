@@ -41,8 +41,10 @@ Every decision is cached per data set, an ambiguous one too.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
+from contextlib import suppress
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 import numpy as np
 import scipy
@@ -58,19 +60,14 @@ from ..errors import (
     SolverError,
 )
 from ..linalg import accurate_dots, nonzero_count, rank_floor, thin_svd
-from ..qp import MinNormQP, least_distance_nnls, solve_reference
+from ..qp import MinNormQP, least_distance_nnls
 from .active_set import SOLVER_NAME as ACTIVE_SET_SOLVER
 from .active_set import solve_active_set
-from .constraints import (
-    NTPRows,
-    anchor_pairs,
-    margin_lp,
-    ntp_constraints,
-    pair_coefficients,
-    pair_rows,
-)
+from .constraints import anchor_pairs, margin_lp, ntp_constraints, pair_coefficients, pair_rows
 from .ntp_data import NTPData, cached_per_data, check_decoder, frozen, normalized, require_data
 from .subspace import EQUALITY_WHAT, equality_operator, f_decomposition, uses_dense_f
+
+_Decision = TypeVar("_Decision")
 
 #: The ``method`` of a decision made by a solve from ``H`` alone (:func:`_from_embeddings`).
 LEAST_SQUARES_METHOD = "least squares"
@@ -100,13 +97,6 @@ class SeparabilityDecision:
     #: rounding when "not separable" (then ``bound <= 2 resolution``); for ``"newton"``
     #: :data:`~ntpnb.settings.SEP_MARGIN_TOL` (then ``bound <= resolution``).
     resolution: float = 0.0
-
-
-@dataclass(frozen=True)
-class _Ambiguity:
-    """An undecided outcome (or separable with ``W^mm`` out of reach): its message."""
-
-    message: str
 
 
 # ---------------------------------------------------------------------------- normalized rows
@@ -283,15 +273,13 @@ class _Evidence:
     direction: _Direction | None = None
     certificate: _Certificate | None = None
     tried: list[str] = field(default_factory=list)
+    lp_status: list[int] = field(default_factory=list)  # of each linprog run
     embeddings_tried: bool = False
     embeddings_ratio: float = -np.inf  # the best ratio of the directions from H alone
 
     @classmethod
     def of(cls, data: NTPData) -> _Evidence:
-        """Empty evidence for ``data``; its rows dense where :func:`_least_distance_fits`.
-
-        Its resolution is ``rho_margin``: the rounding bound of the worst margin at ``max|w| = 1``.
-        """
+        """Empty evidence for ``data`` at resolution ``rho_margin`` (rows dense for least distance)."""
         rows = _MatrixRows.of(data, dense=_least_distance_fits(data))
         return cls(data, rows, float(np.max(rows.A.rounding(np.ones(rows.A.M.shape[1])), initial=0.0)))
 
@@ -324,8 +312,8 @@ class _Evidence:
             return False
         return cert.bound <= cert.rounding + max(self.resolution, cert.rounding)
 
-    def outcome(self) -> SeparabilityDecision | _Ambiguity:
-        """The decision, or the ambiguity: why the evidence decides nothing, with its numbers."""
+    def outcome(self) -> SeparabilityDecision | str:
+        """The decision, or the ambiguity's message: why the evidence decides nothing, with its numbers."""
         bound = np.inf if self.certificate is None else self.certificate.bound
         if self.proved:
             d, shape = self.direction, (self.data.V, self.data.d)
@@ -339,7 +327,7 @@ class _Evidence:
         near = "" if d is None or not np.isfinite(d.ratio) else f", margin / rounding bound {d.ratio:.3g}"
         bound = "none" if cert is None else f"{cert.bound:.3g} ({cert.method})"
         rho = self.resolution if cert is None else max(self.resolution, cert.rounding)
-        message = (
+        return (
             f"NTP-separability is numerically ambiguous (m={self.data.m}, d={self.data.d}, "
             f"V={self.data.V}): best verified normalized margin {best}{near}; certified bound on every "
             f"normalized margin {bound}; float64 resolves normalized margins to {rho:.3g} "
@@ -348,44 +336,24 @@ class _Evidence:
             f"supports are separable only with a margin of the order of their distance"
             + ("; tried: " + "; ".join(self.tried) if self.tried else "")
         )
-        return _Ambiguity(message)
 
 
 # ---------------------------------------------------------------------------- the sources
-def _least_squares_directions(ev: _Evidence, rows: np.ndarray, targets: tuple[np.ndarray, ...]) -> int:
-    """Offer the minimum-norm ``W`` with ``rows W^T = target`` for each target; returns ``k`` resolved."""
-    U, s, Vt = thin_svd(rows, "the embeddings H")
-    k = nonzero_count(s, rows.shape)
-    for target in targets if k else ():
-        W = ((U[:, :k].T @ target) / s[:k, None]).T @ Vt[:k]
-        ev.offer_direction(W.ravel(), LEAST_SQUARES_METHOD)
-        if ev.proved:
-            break
-    return k
-
-
 def _from_embeddings(ev: _Evidence) -> None:
-    """With ``m <= d``, the minimum-norm ``W`` with logits 1 on the supports and 0 elsewhere (Lemma 1).
-
-    For the scaled rows, with equal margins for the rows of ``H`` and for the scaled rows.
-    """
+    """With ``m <= d``, the minimum-norm ``W`` with logits 1 on the supports and 0 elsewhere (Lemma 1)."""
     data = ev.data
     if ev.embeddings_tried or data.m > data.d:
         return
     ev.embeddings_tried = True
     scales = context_scales(data.H)
     logits = data.support_mask.astype(float)
-    targets = (logits / scales[:, None], logits)  # equal margins for H, then for its normalized rows
-    k = _least_squares_directions(ev, data.H / scales[:, None], targets)
+    U, s, Vt = thin_svd(data.H / scales[:, None], "the embeddings H")
+    k = nonzero_count(s, data.H.shape)
+    for target in (logits / scales[:, None], logits) if k else ():  # equal margins for H, then for its rows
+        ev.offer_direction((((U[:, :k].T @ target) / s[:k, None]).T @ Vt[:k]).ravel(), LEAST_SQUARES_METHOD)
+        if ev.proved:
+            break
     ev.tried.append(f"the full-rank solve from H ({k} of {data.m} singular values resolved)")
-
-
-def _from_least_squares(ev: _Evidence) -> None:
-    """With ``m > d``, the least-squares ``W`` with logits 0 on the supports and -1 elsewhere: a candidate."""
-    data = ev.data
-    if data.m > data.d:
-        _least_squares_directions(ev, data.H, (np.where(data.support_mask, 0.0, -1.0),))
-        ev.tried.append("least squares from H")
 
 
 def _free_directions(data: NTPData) -> np.ndarray:
@@ -464,7 +432,8 @@ def _from_lp(ev: _Evidence, method: str) -> None:
     if ineq is not None and getattr(ineq, "marginals", None) is not None:  # lambda >= 0 of (6b), mu of (6a)
         mu = np.asarray(eq.marginals, dtype=float) if G.shape[0] else np.zeros(0)
         ev.offer_multipliers(-np.asarray(ineq.marginals, dtype=float), mu, method)
-    ev.tried.append(f"{method} (linprog status {res.status})")
+    ev.lp_status.append(res.status)
+    ev.tried.append(f"{method} (linprog status {res.status}{f': {res.message}' if res.status else ''})")
 
 
 def _from_witness(ev: _Evidence) -> None:
@@ -478,21 +447,12 @@ def _from_witness(ev: _Evidence) -> None:
         ev.tried.append("the NTP-SVM witness")
 
 
-def lp_methods(n_variables: int) -> tuple[str, ...]:
-    """The linprog methods tried in turn: ``LP_METHOD``, the fallbacks, after ``LP_SMALL_METHOD`` if small."""
-    methods = (settings.LP_METHOD, *settings.LP_FALLBACK_METHODS)
-    if n_variables <= settings.LP_SMALL_MAX_VARIABLES:
-        methods = (settings.LP_SMALL_METHOD, *methods)
-    return tuple(dict.fromkeys(methods))
-
-
 # ---------------------------------------------------------------------------- the decision
-def _decided(
-    data: NTPData, sources: tuple[Callable[[_Evidence], None], ...]
-) -> SeparabilityDecision | _Ambiguity:
+def _decided(data: NTPData, sources: tuple[Callable[[_Evidence], None], ...]) -> SeparabilityDecision | str:
     """The decision of the ``sources`` for normalized ``data`` (within the NTP-SVM's reach), or why none.
 
     The sources run in turn until the evidence decides; ``H`` alone is tried before a refutation.
+    Undecided with every LP failed is a :class:`~ntpnb.errors.SolverError`, not an ambiguity.
     """
     if ntp_constraints(data).ineq_context.size == 0:  # no out-of-support token: W = 0 satisfies (6)
         return SeparabilityDecision(True, frozen(np.zeros((data.V, data.d))), np.inf, np.inf, TRIVIAL_METHOD)
@@ -504,30 +464,37 @@ def _decided(
         if ev.proved or ev.refuted:
             break
     outcome = ev.outcome()
+    if isinstance(outcome, str) and ev.lp_status and 0 not in ev.lp_status:
+        raise SolverError(
+            f"could not decide NTP-separability (m={data.m}, d={data.d}, V={data.V}): the max-margin LP "
+            f"did not solve and nothing else decided; tried: {'; '.join(ev.tried)}"
+        )
     if isinstance(outcome, SeparabilityDecision) and outcome.separable:
         failure = _reach_failure(data, ev.rows.A, outcome)
         if failure is not None:
-            return _Ambiguity(failure)
+            return failure
     return outcome
 
 
-def _raised(outcome: SeparabilityDecision | _Ambiguity) -> SeparabilityDecision:
-    """The decision, or :class:`~ntpnb.errors.NumericallyAmbiguousError` with its message."""
-    if isinstance(outcome, _Ambiguity):
-        raise NumericallyAmbiguousError(outcome.message)
+def _raised(outcome: _Decision | str) -> _Decision:
+    """The decision, or :class:`~ntpnb.errors.NumericallyAmbiguousError` with the ambiguity's message."""
+    if isinstance(outcome, str):
+        raise NumericallyAmbiguousError(outcome)
     return outcome
 
 
 def _sources(data: NTPData, method: str) -> tuple[Callable[[_Evidence], None], ...]:
-    """The sources of ``method`` (not ``"newton"``) in order (see :func:`decide_separability`)."""
+    """The sources of ``method`` (not ``"newton"``) in order (see :func:`decide_separability`).
+
+    ``"auto"`` solves one LP: by ``LP_SMALL_METHOD`` if small, else by ``LP_METHOD``; ``"lp"``
+    tries ``LP_METHOD``, then the fallbacks.
+    """
     if method == "auto":
-        lps = lp_methods(data.V * data.d)
-        first = (_from_embeddings, _from_least_distance, _from_least_squares, _from_witness)
-    else:
-        lps = lp_methods(settings.LP_SMALL_MAX_VARIABLES + 1)  # LP_METHOD, then the fallbacks
-        first = (_from_least_squares,)
-    last = (_from_embeddings, _from_least_distance) if method == "lp" else ()
-    return (*first, *(functools.partial(_from_lp, method=lp) for lp in lps), *last)
+        small = data.V * data.d <= settings.LP_SMALL_MAX_VARIABLES
+        lp = functools.partial(_from_lp, method=settings.LP_SMALL_METHOD if small else settings.LP_METHOD)
+        return _from_embeddings, _from_least_distance, _from_witness, lp
+    lps = dict.fromkeys((settings.LP_METHOD, *settings.LP_FALLBACK_METHODS))
+    return (*(functools.partial(_from_lp, method=lp) for lp in lps), _from_embeddings, _from_least_distance)
 
 
 #: The outcome of each method (not ``"newton"``) for normalized data, cached per data set.
@@ -583,23 +550,19 @@ class NewtonDecision:
     iterations: int
 
 
-def decide_by_newton(data: NTPData, W0: np.ndarray | None = None) -> NewtonDecision:
-    """``decide_separability(data, "newton", W0)`` with its Farkas ``C`` and Newton steps.
+def decide_by_newton(data: NTPData) -> NewtonDecision:
+    """``decide_separability(data, "newton")`` with its Farkas ``C`` and Newton steps.
 
     The first candidate of the continuation verified to :data:`~ntpnb.settings.SEP_MARGIN_TOL`.
 
     Raises
     ------
-    InvalidDataError
-        If ``W0`` is not a ``V x d`` matrix.
     SolverError
         As :func:`decide_separability` with ``method="newton"``.
     """
     from .hinge_newton import continuation  # the solver behind this method only
 
     require_data(data)
-    if W0 is not None and np.shape(W0) != (data.V, data.d):
-        raise InvalidDataError(f"W0 must have shape {(data.V, data.d)}, got {np.shape(W0)}")
     H, mask, tol = scaled_rows(data.H), data.support_mask, settings.SEP_MARGIN_TOL
     if mask.all():  # no out-of-support token: W = 0 satisfies (6)
         method = _newton_method(True, 0.0, 0)
@@ -629,7 +592,7 @@ def decide_by_newton(data: NTPData, W0: np.ndarray | None = None) -> NewtonDecis
             found.append(NewtonDecision(decision, frozen(C), iterations))
         return bool(found)
 
-    rho, iterations = continuation(H, mask, W0, direction, certificate)
+    rho, iterations = continuation(H, mask, direction, certificate)
     if found:
         return found[0]
     raise SolverError(
@@ -660,24 +623,6 @@ def reference_infeasible(result: MinNormQP) -> SolverError:
     return SolverError(f"{result.solver} reports the NTP-SVM infeasible ({result.status}) on separable data")
 
 
-@cached_per_data
-def _svm_failure(data: NTPData) -> str | None:
-    """None when the NTP-SVM is solved and verified as by :func:`ntpnb.ntp_svm`, else why not.
-
-    The first clause of each solver's message (up to ``"; "``) names its failure.
-    """
-    try:
-        solve_active_set(data)
-        return None
-    except SolverError as exc:
-        first = str(exc).split("; ")[0]
-    try:
-        solve_reference(NTPRows(data), reference_infeasible)
-        return None
-    except SolverError as exc:
-        return f"{first}; {str(exc).split('; ')[0]}"
-
-
 def _unscaled_margin(data: NTPData, A: np.ndarray | scipy.sparse.csr_matrix, w: np.ndarray) -> float:
     """The smallest margin of ``w`` for the rows of ``H``: row ``j`` of ``A`` was divided by its scale."""
     return float((context_scales(data.H)[ntp_constraints(data).ineq_context] * (A @ w)).min())
@@ -687,7 +632,8 @@ def _reach_failure(data: NTPData, A: _Rows, sep: SeparabilityDecision) -> str | 
     """None when "separable" may stand (the NTP-SVM is within reach), else the ambiguity's message.
 
     Within reach when ``kappa`` (the module docstring) of the direction scaled to smallest margin 1
-    (inf if no margin is positive) is at most ``SVM_REACH_RTOL``, or the NTP-SVM passes anyway.
+    (inf if no margin is positive) is at most ``SVM_REACH_RTOL``, or the active-set NTP-SVM passes
+    its verification anyway.
     """
     w = sep.direction.ravel()
     t, kappa = _unscaled_margin(data, A.M, w), np.inf
@@ -698,9 +644,11 @@ def _reach_failure(data: NTPData, A: _Rows, sep: SeparabilityDecision) -> str | 
             kappa = 2 * (data.d + 1) * settings.FLOAT64_EPS * np.sqrt(2.0) * h * norm_W
     if kappa <= settings.SVM_REACH_RTOL:
         return None
-    failure = _svm_failure(data)
-    if failure is None:
+    try:
+        solve_active_set(data)
         return None
+    except SolverError as exc:
+        failure = str(exc).split("; ")[0]  # its first clause names the failure
     return (
         f"NTP-separability is numerically ambiguous (m={data.m}, d={data.d}, V={data.V}): the data are "
         f"separable in exact arithmetic (verified normalized margin {sep.margin:.3g}, {sep.method}), but "
@@ -741,9 +689,7 @@ def satisfies_definition_2(data: NTPData, W: np.ndarray, tol: float) -> bool:
 SEPARABILITY_METHODS: tuple[str, ...] = ("auto", "lp", "newton")
 
 
-def decide_separability(
-    data: NTPData, method: str = "auto", W0: np.ndarray | None = None
-) -> SeparabilityDecision:
+def decide_separability(data: NTPData, method: str = "auto") -> SeparabilityDecision:
     """Whether the data are NTP-separable (Definition 2 of Paper A): one decision, certified.
 
     Every method but ``"newton"`` gives the same answer; ``method`` chooses where the evidence is
@@ -755,23 +701,22 @@ def decide_separability(
         ``"auto"`` (the default): directions from ``H`` alone (they
         separate when ``H`` has full row rank, Lemma 1 of Paper A), then, when the (6b) rows are
         within :data:`ntpnb.settings.LEAST_DISTANCE_MAX_ENTRIES`, least-distance programming
-        (one NNLS); otherwise or if undecided, the normalized max-margin LP (HiGHS,
-        :func:`lp_methods`), after the active-set ``W^mm`` as a candidate when the LP is large
+        (one NNLS); otherwise or if undecided, the normalized max-margin LP (HiGHS: the dual
+        simplex up to :data:`ntpnb.settings.LP_SMALL_MAX_VARIABLES` entries of ``W``, else the
+        interior point), after the active-set ``W^mm`` as a candidate when the LP is large
         (:data:`ntpnb.settings.SVM_WITNESS_MIN_VARIABLES`).
 
-        ``"lp"``: the max-margin LP first, interior point first; for data likely not separable.
+        ``"lp"``: the max-margin LP first, interior point first, then the dual simplex, ``H``
+        alone and least distance; for data likely not separable.
 
         ``"newton"``: the squared-hinge continuation of :mod:`ntpnb.linear.hinge_newton` (many
         contexts in few dimensions), certified either way to :data:`~ntpnb.settings.SEP_MARGIN_TOL`.
         Not cached.
-    W0
-        For ``"newton"`` only: a starting ``V x d`` decoder; it changes the work, not the answer.
 
     Raises
     ------
     InvalidDataError
-        If ``method`` is not one of :data:`SEPARABILITY_METHODS`, or ``W0`` is not a ``V x d``
-        start of ``"newton"``.
+        If ``method`` is not one of :data:`SEPARABILITY_METHODS`.
     NumericallyAmbiguousError
         If the data lie within float64's reach of the separability boundary (e.g. near-duplicate
         embeddings with different supports), or are separable but ``W^mm`` is beyond its reach;
@@ -779,14 +724,13 @@ def decide_separability(
     SolverError
         ``"newton"``: if neither a verified margin of at least ``SEP_MARGIN_TOL`` nor a certified
         bound of at most it is found by ``rho =`` :data:`~ntpnb.settings.HINGE_RHO_MAX`; the
-        message gives the best of each.
+        message gives the best of each. The others: if every LP tried failed (no linprog status
+        0) and nothing else decided; the message names each LP and its status.
     """
     if method not in SEPARABILITY_METHODS:
         raise InvalidDataError(f"method must be one of {SEPARABILITY_METHODS}, got {method!r}")
     if method == "newton":
-        return decide_by_newton(data, W0).decision
-    if W0 is not None:
-        raise InvalidDataError(f"W0 is a start of method 'newton' only, not of {method!r}")
+        return decide_by_newton(data).decision
     return _raised(_OUTCOMES[method](normalized(data)[0]))
 
 
@@ -845,12 +789,8 @@ def require_separable(data: NTPData) -> SeparabilityDecision:
 
 
 # ---------------------------------------------------------------------------- compatibility (4)
-@dataclass(frozen=True)
-class _Compatibility:
-    """The decision of (4) for normalized data: ``vec(W*)`` (None if not compatible) and the residual."""
-
-    w: np.ndarray | None
-    residual: float
+#: The decision of (4) for normalized data: ``vec(W*)`` (None if not compatible) and the residual.
+_Compatibility = tuple[np.ndarray | None, float]
 
 
 def _compat_tolerance(data: NTPData) -> float:
@@ -872,37 +812,6 @@ def _accurate_residual(data: NTPData, w: np.ndarray) -> tuple[float, float]:
     return (value, bound) if np.isfinite(value) and np.isfinite(bound) else (np.inf, np.inf)
 
 
-@cached_per_data
-def _normalized_equations(data: NTPData) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]:
-    """The rows of (4) divided by their context's scale: ``U, s, Vt`` of their thin SVD, ``b_c, c``.
-
-    The same solutions as (4), no row hidden by another's size; their right side is ``b_c / c``
-    (``c`` the smallest row scale).
-    """
-    scales = context_scales(data.H)[ntp_constraints(data).eq_context]
-    U, s, Vt = thin_svd(ntp_constraints(data).eq.toarray() / scales[:, None], EQUALITY_WHAT)
-    c = float(scales.min())
-    b_c = np.asarray(ntp_constraints(data).eq_rhs, dtype=float) * (c / scales)
-    return frozen(U), frozen(s), frozen(Vt), frozen(b_c), c
-
-
-def _dense_candidates(data: NTPData) -> Iterator[tuple[np.ndarray, int]]:
-    """Finite candidates ``vec(W*)`` with their number of singular values: at ``dim F``, then all resolved."""
-    try:
-        dec = f_decomposition(data)
-        w = dec.basis.T @ ((dec.U.T @ ntp_constraints(data).eq_rhs) / dec.s)
-        if np.all(np.isfinite(w)):
-            yield w, dec.dim
-    except RankAmbiguousError:
-        pass
-    U, s, Vt, b_c, c = _normalized_equations(data)
-    k = nonzero_count(s, U.shape)
-    with np.errstate(over="ignore", invalid="ignore"):
-        w = Vt[:k].T @ ((U[:, :k].T @ b_c) / s[:k]) / c
-    if np.all(np.isfinite(w)):
-        yield w, k
-
-
 def _checked_residual(data: NTPData, w: np.ndarray, tol: float) -> tuple[float, float]:
     """``||G w - b||`` and an upper bound on its exact value, as cheaply as comparing with ``tol`` allows.
 
@@ -920,7 +829,7 @@ def _checked_residual(data: NTPData, w: np.ndarray, tol: float) -> tuple[float, 
     return value, value + bound
 
 
-def _decide_dense(data: NTPData) -> _Compatibility | _Ambiguity:
+def _decide_dense(data: NTPData) -> _Compatibility | str:
     """The decision of (4) from dense SVDs of its matrix (the module docstring).
 
     With ``b_n`` the part of the row-normalized log-odds outside the resolved singular
@@ -931,24 +840,31 @@ def _decide_dense(data: NTPData) -> _Compatibility | _Ambiguity:
     tol = _compat_tolerance(data)
     G, b = ntp_constraints(data).eq, ntp_constraints(data).eq_rhs
     if G.shape[0] == 0:  # every support is a single token: no equation, W* = 0
-        return _Compatibility(np.zeros(data.V * data.d), 0.0)
-    best, first = (np.inf, 0), None
-    for w, k in _dense_candidates(data):
+        return np.zeros(data.V * data.d), 0.0
+    best, w = (np.inf, 0), None
+    with suppress(RankAmbiguousError):  # the candidate W* at dim F, if finite
+        dec = f_decomposition(data)
+        candidate = dec.basis.T @ ((dec.U.T @ b) / dec.s)
+        w = candidate if np.all(np.isfinite(candidate)) else None
+    if w is not None:
         value, verified = _checked_residual(data, w, tol)
         if verified <= tol:
-            return _Compatibility(w, value)
-        best = min(best, (verified, k), key=lambda pair: pair[0])
-        first = w if first is None else first
-    U, s, _, b_c, _ = _normalized_equations(data)
+            return w, value
+        best = (verified, dec.dim)
+    # the rows of (4) divided by their context's scale (the same solutions, no row hidden by another's
+    # size), with right side b_c / c (c the smallest row scale)
+    scales = context_scales(data.H)[ntp_constraints(data).eq_context]
+    U, s, _ = thin_svd(G.toarray() / scales[:, None], EQUALITY_WHAT)
+    b_c = np.asarray(b, dtype=float) * (float(scales.min()) / scales)
     k = nonzero_count(s, U.shape)
     outside = float(np.linalg.norm(b_c - U[:, :k] @ (U[:, :k].T @ b_c)))  # c ||b_n||, unresolved part
     rounding = 2 * U.shape[0] * settings.FLOAT64_EPS * float(np.linalg.norm(b_c))
     if outside - rounding > tol:
-        residual = outside if first is None else float(np.linalg.norm(G @ first - b))
-        return _Compatibility(None, max(residual, outside))
+        residual = outside if w is None else float(np.linalg.norm(G @ w - b))
+        return None, max(residual, outside)
     resolution = settings.RANK_BAND * rank_floor(U.shape, 1.0)
     smallest = float(s[k - 1] / s[0]) if k else 0.0
-    return _Ambiguity(
+    return (
         f"NTP_H-compatibility is numerically ambiguous (m={data.m}, d={data.d}, V={data.V}): the best "
         f"candidate W* leaves a residual of (4) of {best[0]:.3g} (rounding included) against the tolerance "
         f"{tol:.3g}; it uses {best[1]} singular values of the row-normalized equations, down to "
@@ -973,12 +889,12 @@ def _solve_lsqr(data: NTPData) -> tuple[np.ndarray, float]:
 
 
 @cached_per_data
-def _compatibility(data: NTPData) -> _Compatibility | _Ambiguity:
+def _compatibility(data: NTPData) -> _Compatibility | str:
     """The decision of (4) for normalized data (cached, an ambiguity too): dense SVD, else LSQR."""
     if uses_dense_f(data):
         return _decide_dense(data)
     w, residual = _solve_lsqr(data)
-    return _Compatibility(w if residual <= _compat_tolerance(data) else None, residual)
+    return (w if residual <= _compat_tolerance(data) else None), residual
 
 
 @cached_per_data
@@ -988,12 +904,12 @@ def _min_norm_solution(data: NTPData) -> tuple[np.ndarray | None, float]:
     Solved for the normalized ``H / c`` and scaled back: ``W*(H) = W*(H / c) / c``.
     """
     norm, scale = normalized(data)
-    decision = _raised(_compatibility(norm))
-    if decision.w is None:
-        return None, decision.residual
+    w, residual = _raised(_compatibility(norm))
+    if w is None:
+        return None, residual
     with np.errstate(over="ignore"):
-        W = decision.w.reshape(data.V, data.d) / scale
-    return (frozen(W) if np.all(np.isfinite(W)) else None), decision.residual
+        W = w.reshape(data.V, data.d) / scale
+    return (frozen(W) if np.all(np.isfinite(W)) else None), residual
 
 
 def compatibility_residual(data: NTPData) -> float:
@@ -1020,7 +936,7 @@ def is_compatible(data: NTPData) -> bool:
         If neither holds (near-duplicate embeddings with different log-odds); the message gives
         the verified residual, the tolerance and the smallest singular value used.
     """
-    return _raised(_compatibility(normalized(data)[0])).w is not None
+    return _raised(_compatibility(normalized(data)[0]))[0] is not None
 
 
 def finite_solution(data: NTPData) -> np.ndarray:

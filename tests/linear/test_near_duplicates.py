@@ -251,6 +251,10 @@ def test_the_ambiguity_says_by_how_much():
     assert re.search(r"residual of \(4\) of \S+ \(rounding included\) against the tolerance", str(comp.value))
     with pytest.raises(NumericallyAmbiguousError):
         ntp.ntp_svm(data)  # a SolverError, as before: never a W^mm that fails its verification
+    undecided = near_duplicates(4, 3, 3, 1e-12, seed=0)  # no direction verified, no bound within rho
+    bound = r"certified bound on every normalized margin \S+ \(.+\); float64 resolves normalized margins to"
+    with pytest.raises(NumericallyAmbiguousError, match=r"numerically ambiguous.*none verified.*" + bound):
+        ntp.is_separable(undecided)
 
 
 @pytest.mark.parametrize(("m", "d"), [(3, 4), (6, 8), (6, 4)])

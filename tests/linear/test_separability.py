@@ -4,6 +4,8 @@ invariance), then NTP_H-compatibility and the finite solution W*."""
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 from hypothesis import given
@@ -28,12 +30,12 @@ from ntpnb.linear.separability import (
     _free_directions,
     _from_embeddings,
     _from_least_distance,
+    _from_witness,
     _MatrixRows,
     _raised,
     _sources,
     decide_by_newton,
     decide_separability,
-    lp_methods,
 )
 
 from helpers import (
@@ -48,9 +50,10 @@ from helpers import (
 
 
 def _separability(data: ntp.NTPData):
-    """The LP chain's decision: "auto" without least distance (``H`` alone, the SVM witness, the LPs)."""
+    """The LP chain's decision: ``H`` alone, the SVM witness, the LP of "auto", then those of "lp"."""
     norm = normalized(data)[0]
-    return _raised(_decided(norm, tuple(s for s in _sources(norm, "auto") if s is not _from_least_distance)))
+    lps = [s for method in ("auto", "lp") for s in _sources(norm, method) if isinstance(s, functools.partial)]
+    return _raised(_decided(norm, (_from_embeddings, _from_witness, *lps)))
 
 
 def test_separating_direction_satisfies_definition_2(overparam_data):
@@ -175,13 +178,19 @@ def test_separable_data_below_d_equals_m_are_certified_by_the_lp():
     assert np.abs(cons.eq @ W.ravel()).max() < settings.SEP_EQUALITY_RTOL
 
 
-def test_small_lps_try_the_small_method_first_and_each_method_once(monkeypatch):
+def test_auto_solves_one_lp_chosen_by_size_and_lp_tries_each_method_once(monkeypatch):
     monkeypatch.setattr(settings, "LP_METHOD", "highs-ipm")
     monkeypatch.setattr(settings, "LP_FALLBACK_METHODS", ("highs-ds",))
     monkeypatch.setattr(settings, "LP_SMALL_METHOD", "highs-ds")
     monkeypatch.setattr(settings, "LP_SMALL_MAX_VARIABLES", 100)
-    assert lp_methods(100) == ("highs-ds", "highs-ipm")
-    assert lp_methods(101) == ("highs-ipm", "highs-ds")
+
+    def lps(V: int, d: int, method: str = "auto") -> list[str]:
+        data = random_data(m=3, d=d, V=V, S=1, seed=0)
+        return [s.keywords["method"] for s in _sources(data, method) if isinstance(s, functools.partial)]
+
+    assert lps(10, 10) == ["highs-ds"]
+    assert lps(101, 1) == ["highs-ipm"]
+    assert lps(10, 10, "lp") == lps(101, 1, "lp") == ["highs-ipm", "highs-ds"]
 
 
 def test_both_lp_orders_give_the_same_certified_answers_and_direction(monkeypatch):
@@ -227,27 +236,19 @@ def test_large_separable_data_are_decided_by_the_verified_svm_witness():
     np.testing.assert_allclose(W, ntp.separating_direction(same))
 
 
-def test_undecided_evidence_raises_the_named_ambiguity_with_its_numbers(monkeypatch):
-    """No source gives a certificate (the IPM stopped after one iteration, no simplex, no NNLS):
-    the error is a SolverError that names the ambiguity and its numbers, never a guess."""
-    monkeypatch.setattr(settings, "LP_SMALL_MAX_VARIABLES", 0)
-    monkeypatch.setattr(settings, "LP_FALLBACK_METHODS", ())
-    monkeypatch.setattr(settings, "LP_OPTIONS", {"highs-ipm": {"presolve": False, "maxiter": 1}})
-    monkeypatch.setattr(settings, "LEAST_DISTANCE_MAX_ENTRIES", 0)
-    data = ntp.NTPData(H=[[1.0], [2.0]], pi=[0.5, 0.5], P=[[0.6, 0.4, 0.0], [0.0, 0.4, 0.6]])
-    with pytest.raises(
-        NumericallyAmbiguousError, match=r"numerically ambiguous.*resolves normalized margins to"
-    ):
-        ntp.is_separable(data)
-    assert issubclass(NumericallyAmbiguousError, SolverError)
-
-
-def test_a_failing_lp_method_falls_back_to_the_next(monkeypatch):
+def test_a_failing_lp_is_an_error_in_auto_and_falls_back_to_the_next_in_lp(monkeypatch):
+    """The IPM stopped after one iteration, no least distance: "auto" (one LP) raises a SolverError
+    that names the LP's failure, never an answer or an ambiguity; "lp" falls back to the simplex."""
     monkeypatch.setattr(settings, "LP_SMALL_MAX_VARIABLES", 0)  # the IPM first, even on 3 variables
     monkeypatch.setattr(settings, "LP_METHOD", "highs-ipm")
     monkeypatch.setattr(settings, "LP_OPTIONS", {"highs-ipm": {"presolve": False, "maxiter": 1}})
+    monkeypatch.setattr(settings, "LEAST_DISTANCE_MAX_ENTRIES", 0)
     data = ntp.NTPData(H=[[1.0], [2.0]], pi=[0.5, 0.5], P=[[0.6, 0.4, 0.0], [0.0, 0.4, 0.6]])
-    sep = _separability(data)
+    failed = r"max-margin LP did not solve.*highs-ipm \(linprog status 1: "
+    with pytest.raises(SolverError, match=failed) as err:
+        ntp.is_separable(data)
+    assert not isinstance(err.value, NumericallyAmbiguousError)
+    sep = decide_separability(data, "lp")
     assert not sep.separable and sep.method == "highs-ds"
 
 
@@ -366,15 +367,12 @@ def test_free_directions_complement_f_and_the_constant_rows():
     assert np.abs(ntp_constraints(data).eq @ N).max() < 1e-12  # (6a) holds along every column
 
 
-def test_one_entry_refuses_an_unknown_method_and_a_start_it_does_not_use(overparam_data):
+def test_one_entry_refuses_an_unknown_method(overparam_data):
     for bad in ("simplex", "LP", None):
         with pytest.raises(InvalidDataError, match=r"method must be one of \('auto', .*'newton'\), got"):
             decide_separability(overparam_data, bad)
         with pytest.raises(InvalidDataError, match="method must be one of"):
             ntp.is_separable(overparam_data, method=bad)
-    W0 = np.zeros((overparam_data.V, overparam_data.d))
-    with pytest.raises(InvalidDataError, match="W0 is a start of method 'newton' only"):
-        decide_separability(overparam_data, "lp", W0=W0)
     every = {method: decide_separability(overparam_data, method) for method in ntp.SEPARABILITY_METHODS}
     assert all(isinstance(dec, ntp.SeparabilityDecision) and dec.separable for dec in every.values())
     assert decide_by_newton(overparam_data).iterations > 0

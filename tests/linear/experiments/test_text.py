@@ -59,7 +59,7 @@ def test_when_the_newton_continuation_ends_undecided_the_lp_decides(monkeypatch)
     from ntpnb.errors import SolverError
     from ntpnb.linear.experiments import text
 
-    def undecided(data, W0=None):  # a margin too small for the continuation's systems
+    def undecided(data):  # a margin too small for the continuation's systems
         raise SolverError("could not decide")
 
     monkeypatch.setattr(text, "decide_by_newton", undecided)
@@ -102,10 +102,10 @@ def test_an_ambiguous_probe_counts_as_not_separable_and_is_logged_so(monkeypatch
 
     decide_by_newton, decide_separability = text.decide_by_newton, text.decide_separability
 
-    def undecided_at_8(data, W0=None):  # the continuation ends undecided, the LP takes over
+    def undecided_at_8(data):  # the continuation ends undecided, the LP takes over
         if data.d == 8:
             raise SolverError("could not decide")
-        return decide_by_newton(data, W0)
+        return decide_by_newton(data)
 
     def ambiguous_at_8(data, method="auto"):
         if data.d == 8:
