@@ -51,7 +51,7 @@ def test_gradient_is_the_gradient_of_loss_and_grad(loss, head):
     rng = np.random.default_rng(3)
     probs = []
     for _ in range(3):
-        E, data = _trial_data("general", K=6, d=8, n=6, T=4, rng=rng, max_redraws=100)
+        E, data = _trial_data("general", K=6, d=8, n=6, T=4, rng=rng)
         C = identity_head(E) if head == "identity" else tied_head(E)
         probs.append(make_problem(E, C, data, loss, head))
     prob = stack_problems(probs)

@@ -57,7 +57,7 @@ def check_head(C: object, E: object, assumption: str = "argmax") -> np.ndarray:
         ``"identity"``: Assumption 4, ``C E^T = I_K`` (within
         :data:`~ntpnb.settings.HEAD_IDENTITY_TOL`); ``"argmax"``: Assumption 3, ``argmax_k c_y^T e_k = y``
         strictly for every ``y`` (margin above :data:`~ntpnb.settings.HEAD_MARGIN_TOL` times
-        ``max_k |c_y^T e_k|``: scale-free); ``"none"``: shape and finiteness only.
+        ``max_k |c_y^T e_k|``: scale-free).
 
     Raises
     ------
@@ -88,8 +88,8 @@ def check_head(C: object, E: object, assumption: str = "argmax") -> np.ndarray:
                 f"argmax_k c_y^T e_k != y for y = {y} (margin {margin[y]:.2e} against scores of "
                 f"size {scale[y]:.2e}; Assumption 3 fails)"
             )
-    elif assumption != "none":
-        raise InvalidDataError(f"unknown head assumption {assumption!r}; use identity, argmax or none")
+    else:
+        raise InvalidDataError(f"unknown head assumption {assumption!r}; use identity or argmax")
     return Cf
 
 
@@ -185,7 +185,7 @@ def make_problem(
         On an unknown loss, mismatched shapes, a log-loss whose ``c_y^T x_t`` can be negative,
         or ``divide_by`` smaller than the number of samples.
     HeadAssumptionError
-        If ``C`` violates the named assumption (``"identity"``, ``"argmax"`` or ``"none"``).
+        If ``C`` violates the named assumption (``"identity"`` or ``"argmax"``).
     NotRealizableError
         If with the log-loss some sample has no token with ``c_y^T x_t > 0``.
     """

@@ -77,38 +77,32 @@ __all__ = [
 ]
 
 
-def _trial_data(kind: str, K: int, d: int, n: int, T: int, rng: np.random.Generator, max_redraws: int):
+def _trial_data(kind: str, K: int, d: int, n: int, T: int, rng: np.random.Generator):
     E = random_embeddings(K, d, rng)
     if kind == "acyclic":
         X, y, _ = acyclic_dataset(K, n, T, rng)
     else:  # "general" (_draw_trials checked the kind)
-        X, y = general_dataset(K, n, T, rng, max_redraws=max_redraws)
+        X, y = general_dataset(K, n, T, rng)
     return E, as_token_data(X, y, K)
 
 
-def _trials_key(
-    kind: str, K: int, d: int, n: int, T: int, n_trials: int, seed: int, max_redraws: int
-) -> tuple[str | int, ...]:
+def _trials_key(kind: str, K: int, d: int, n: int, T: int, n_trials: int, seed: int) -> tuple[str | int, ...]:
     """The trials' settings, checked, as the string and Python ints that key the kept draws."""
     if not isinstance(kind, str) or kind not in ("acyclic", "general"):
         raise InvalidDataError(f"unknown data kind {kind!r}; use 'acyclic' or 'general'")
     names = ("K", "d", "n", "T", "n_trials")
     sizes = tuple(as_count(v, name) for v, name in zip((K, d, n, T, n_trials), names, strict=True))
-    return (kind, *sizes, as_count(seed, "seed", minimum=0), as_count(max_redraws, "max_redraws"))
+    return (kind, *sizes, as_count(seed, "seed", minimum=0))
 
 
 @functools.lru_cache(maxsize=8)
 def _draw_trials(key: tuple[str | int, ...]) -> tuple[tuple[np.ndarray, TokenData], ...]:
-    """Every trial's embeddings and data (read-only), drawn in order from one generator (``seed``).
-
-    An integer seed's trials are the same whenever they are asked for: drawn once (``key``: see
-    :func:`_trials_key`).
-    """
-    kind, K, d, n, T, n_trials, seed, max_redraws = key
+    """Every trial's embeddings and data (read-only), drawn in order from one generator: once per key."""
+    kind, K, d, n, T, n_trials, seed = key
     rng = as_generator(seed)
-    first = _trial_data(kind, K, d, n, T, rng, max_redraws)  # validates the sizes together
+    first = _trial_data(kind, K, d, n, T, rng)  # validates the sizes together
     check_dense_size((n_trials, K * d + n * T), "the trials' embeddings and tokens")
-    rest = [_trial_data(kind, K, d, n, T, rng, max_redraws) for _ in range(n_trials - 1)]
+    rest = [_trial_data(kind, K, d, n, T, rng) for _ in range(n_trials - 1)]
     return tuple((frozen(E), data) for E, data in [first, *rest])
 
 
@@ -151,7 +145,7 @@ def gd_reference(
     grid = np.array([n_iter]) if record_at is None else np.asarray(record_at)
     W = np.zeros((grid.size, len(subsets), d, d))
     grad_norm = np.zeros((grid.size, len(subsets)))
-    live = [b for b, s in enumerate(subsets) if not s.is_empty]
+    live = [b for b, s in enumerate(subsets) if s.data is not None]
     if live:
         probs = [
             make_problem(
@@ -252,14 +246,13 @@ def global_experiment(
     n_iter: int,
     seed: int,
     n_records: int = 60,
-    max_redraws: int = 100,
     progress: optim.ProgressHook | None = None,
 ) -> GlobalResult:
     """Figs. 3 (``kind="acyclic"``) and 4 (``kind="general"``): see the module docstring.
 
     ``progress`` is told ``(steps done, total)`` over both trainings (paper's ``W^cyc``, then ``W``).
     """
-    draws = _draw_trials(_trials_key(kind, K, d, n, T, n_trials, seed, max_redraws))
+    draws = _draw_trials(_trials_key(kind, K, d, n, T, n_trials, seed))
     heads, svms, cycs = zip(*parallel_map(_global_setup, draws), strict=True)
     W_mm, W_cyc = np.array([s.W for s in svms]), np.array([c.W for c in cycs])
     B = stack_bases([c.basis for c in cycs])
@@ -339,8 +332,6 @@ class LocalResult:
     local_svm_norm: np.ndarray
     #: ``(B,)`` samples in the pseudo cyclic sub-dataset.
     subset_sizes: np.ndarray
-    #: ``(B,)`` ``dim S~cyc``.
-    pseudo_cyc_dims: np.ndarray
     #: ``(B,)`` mean number of selected tokens per sample.
     n_selected: np.ndarray
     #: ``(B,)`` the largest gap between two attention logits of one sample at the end.
@@ -384,7 +375,6 @@ def local_experiment(
     subset_key: str = "label",
     step_eps: float = 0.0,
     compare_keys: bool = False,
-    max_redraws: int = 100,
     progress: optim.ProgressHook | None = None,
 ) -> LocalResult:
     """Figs. 5 (``loss="squared_softmax"`` or ``"squared"``) and 6 (``loss="ce"``).
@@ -402,7 +392,7 @@ def local_experiment(
     """
     if subset_key not in SUBSET_KEYS:
         raise InvalidDataError(f"unknown subset_key {subset_key!r}; use one of {SUBSET_KEYS}")
-    trials = _local_trials(_trials_key("general", K, d, n, T, n_trials, seed, max_redraws))
+    trials = _local_trials(_trials_key("general", K, d, n, T, n_trials, seed))
     W0 = initial_weights(init, n_trials, d, seed)
     problems = [make_problem(t.E, t.C, t.data, loss, "argmax") for t in trials]
     E_list, datas = [t.E for t in trials], [t.data for t in trials]
@@ -438,6 +428,9 @@ def local_experiment(
         W_ocyc = reference([p.subset for p in other], progress=stage(3)).W[-1]
         Bo = stack_bases([p.basis for p in other])
         dist_other = _same_step_distance(W_final, W_ocyc, Bo)
+    # argmin_r ||W - W~cyc - r W~mm|| per trial (0 where W~mm = 0): the authors' R_solver
+    num, den = np.sum((W_final - W_pcyc[-1]) * p_mm, axis=(1, 2)), np.sum(p_mm * p_mm, axis=(1, 2))
+    fit = np.divide(num, den, out=np.zeros_like(num), where=den > 0)
     return LocalResult(
         iterations=trace.iterations,
         corr_global=correlation(Ws, W_mm),
@@ -447,10 +440,9 @@ def local_experiment(
         norm=np.linalg.norm(Ws, axis=(-2, -1)),
         grad_norm=gradient_norms(Ws, stack_problems(problems)),
         ref_grad_norm=np.concatenate([ref_global.grad_norm, ref_local.grad_norm], axis=1),
-        corr_combined=correlation(W_final, W_pcyc[-1] + _fit_scale(W_final - W_pcyc[-1], p_mm) * p_mm),
+        corr_combined=correlation(W_final, W_pcyc[-1] + fit[:, None, None] * p_mm),
         local_svm_norm=np.linalg.norm(p_mm, axis=(1, 2)),
         subset_sizes=np.array([p.subset.index.size for p in pseudo]),
-        pseudo_cyc_dims=np.array([p.basis.shape[0] for p in pseudo]),
         n_selected=np.array([p.n_selected for p in pseudo]),
         max_score_gap=np.array([p.max_score_gap for p in pseudo]),
         W=W_final,
@@ -468,12 +460,6 @@ def _same_step_distance(Ws: np.ndarray, refs: np.ndarray, bases: np.ndarray) -> 
     return np.linalg.norm(project_batched(Ws, bases) - project_batched(refs, bases), axis=(-2, -1))
 
 
-def _fit_scale(R: np.ndarray, D: np.ndarray) -> np.ndarray:
-    """``argmin_r ||R - r D||`` per trial, ``(B, 1, 1)`` (0 where ``D = 0``)."""
-    num, den = np.sum(R * D, axis=(1, 2)), np.sum(D * D, axis=(1, 2))
-    return np.divide(num, den, out=np.zeros_like(num), where=den > 0)[:, None, None]
-
-
 def local_threshold_sweep(
     W: np.ndarray,
     thresholds: Sequence[float],
@@ -483,7 +469,6 @@ def local_threshold_sweep(
     n: int,
     T: int,
     seed: int,
-    max_redraws: int = 100,
 ) -> dict[str, np.ndarray]:
     """How the pseudo graphs of trained ``W`` (``(B, d, d)``) depend on the selection threshold.
 
@@ -491,7 +476,7 @@ def local_threshold_sweep(
     ``(len(thresholds), B)`` arrays ``corr`` (with ``W~^mm``), ``cyc_dims`` (``dim S~cyc``) and
     ``n_selected`` (mean selected tokens per sample).
     """
-    draws = _draw_trials(_trials_key("general", K, d, n, T, W.shape[0], seed, max_redraws))
+    draws = _draw_trials(_trials_key("general", K, d, n, T, W.shape[0], seed))
     args = [(E, data, w) for (E, data), w in zip(draws, W, strict=True)]
     per_trial = parallel_map(partial(_sweep_trial, thresholds=tuple(thresholds)), args)
     return {
@@ -514,6 +499,10 @@ def _sweep_trial(
     return np.array(corr), np.array(dims), np.array(n_sel)
 
 
+#: :func:`_kept`'s results by function, embeddings and graphs (emptied when full).
+_KEPT: dict[tuple, np.ndarray] = {}
+
+
 def _kept(
     what: Callable[[np.ndarray, TokenPriorityGraphs], np.ndarray], E: np.ndarray, graphs: TokenPriorityGraphs
 ) -> np.ndarray:
@@ -521,15 +510,14 @@ def _kept(
 
     The variants' (and a threshold sweep's) pseudo graphs mostly coincide.
     """
+    E = np.asarray(E, dtype=float)
     edges = tuple((k, g.nodes, g.edges) for k, g in sorted(graphs.graphs.items()))
-    return _kept_by_value(what, np.asarray(E, dtype=float).tobytes(), np.shape(E), graphs.K, edges)
-
-
-@functools.lru_cache(maxsize=4096)
-def _kept_by_value(what: Callable, E: bytes, shape: tuple[int, ...], K: int, edges: tuple) -> np.ndarray:
-    """:func:`_kept` of the embeddings and graphs given by value."""
-    graphs = _graphs(K, {k: nodes for k, nodes, _ in edges}, {k: e for k, _, e in edges})
-    return frozen(what(np.frombuffer(E).reshape(shape), graphs))
+    key = (what, E.tobytes(), E.shape, graphs.K, edges)
+    if key not in _KEPT:
+        if len(_KEPT) >= 4096:
+            _KEPT.clear()
+        _KEPT[key] = frozen(what(E, graphs))
+    return _KEPT[key]
 
 
 def _svm_direction(E: np.ndarray, graphs: TokenPriorityGraphs) -> np.ndarray:

@@ -86,7 +86,7 @@ def general_dataset(
         X = np.argsort(rng.random((n, K)), axis=1)[:, :T]
         y = X[np.arange(n), rng.integers(0, T, size=n)]
         tpg = token_priority_graphs(as_token_data(X, y, K))
-        if tpg.has_cycle and tpg.n_strict > 0:
+        if tpg.cyclic_components and tpg.strict:
             return X, y
     raise GenerationError(
         f"no draw of {max_redraws} had a multi-node strongly-connected component and a strict "

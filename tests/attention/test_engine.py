@@ -172,7 +172,7 @@ def test_problems_without_a_compiled_step_train_on_the_reference():
     E = np.abs(random_embeddings(6, 8, 3))
     E /= np.linalg.norm(E, axis=1, keepdims=True)
     X, y = general_dataset(6, 5, 4, 23)
-    prob = make_problem(E, E, as_token_data(X, y, 6), "log", "none")
+    prob = make_problem(E, E, as_token_data(X, y, 6), "log", "argmax")
     assert compiled_step(prob) is None
     opt = optim.normalized_gd(0.05)
     told = []
@@ -256,7 +256,7 @@ def test_saturated_log_loss_table_gradient_keeps_relative_accuracy(scale):
 def test_many_distinct_vectors_train_on_the_model_gradient():
     E = random_embeddings(6, 3, 0)  # 6 distinct vectors: a 6 x 6 table > n T d = 18 scores
     prob = make_problem(
-        E, E, as_token_data(np.array([[0, 1, 2], [3, 4, 5]]), np.array([0, 3]), 6), "squared", "none"
+        E, E, as_token_data(np.array([[0, 1, 2], [3, 4, 5]]), np.array([0, 3]), 6), "squared", "argmax"
     )
     assert compiled_step(prob) is None
     opt = optim.normalized_gd(0.05)
