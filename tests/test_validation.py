@@ -422,7 +422,7 @@ NAMED_ERRORS = {
     # ntpnb.attention model, graphs, convex: the one-line conversions at their boundary
     "make_problem C ragged": (lambda: att.make_problem(_ATT_E, _RAGGED, _ATT_DATA), "C"),
     "loss_and_grad W ragged": (lambda: att.loss_and_grad(_RAGGED, _ATT_PROB), "W"),
-    "gradient prob": (lambda: att.gradient(np.zeros((1, 4, 4)), None), "prob"),
+    "loss_and_grad prob": (lambda: att.loss_and_grad(np.zeros((1, 4, 4)), None), "prob"),
     "project_scyc W": (lambda: att.project_scyc("abc", np.eye(16)), "W"),
     "pseudo_priority_graphs W": (lambda: att.pseudo_priority_graphs(_ATT_E, _ATT_DATA, "abc"), "W"),
     "regularization_path radii": (

@@ -49,8 +49,8 @@ from .graphs import (
 )
 from .model import (
     Problem,
-    gradient,
     identity_head,
+    loss_and_grad,
     losses_at,
     make_problem,
     stack_problems,
@@ -156,9 +156,8 @@ def gd_reference(
         ]  # fmt: skip
         prob = stack_problems(probs)
         step = compiled_step(prob)  # the gradient training runs on
-        at_zero = (partial(gradient, prob=prob) if step is None else step.gradient_of)(
-            np.zeros((len(live), d, d))
-        )
+        zero = np.zeros((len(live), d, d))
+        at_zero = loss_and_grad(zero, prob)[1] if step is None else step.gradient_of(zero)
         size = np.linalg.norm(prob.emb, axis=-1).max(axis=(1, 2))
         size = size * np.linalg.norm(prob.query, axis=-1).max(axis=1)
         moving = np.linalg.norm(at_zero, axis=(1, 2)) > settings.STATIONARY_GRAD_RTOL * size
@@ -188,7 +187,7 @@ def gradient_norms(Ws: np.ndarray, prob: Problem) -> np.ndarray:
     size; the records are one batch (copies of ``prob``: same numbers).
     """
     R, B, d, _ = Ws.shape
-    g = gradient(Ws.reshape(R * B, d, d), stack_problems([prob] * R)).reshape(R, B, d, d)
+    g = loss_and_grad(Ws.reshape(R * B, d, d), stack_problems([prob] * R))[1].reshape(R, B, d, d)
     scale = np.abs(g).max(axis=(2, 3))
     safe = np.where(scale > 0, scale, 1.0)[:, :, None, None]
     return scale * np.linalg.norm(g / safe, axis=(2, 3))
@@ -452,11 +451,7 @@ def local_experiment(
 
 
 def _same_step_distance(Ws: np.ndarray, refs: np.ndarray, bases: np.ndarray) -> np.ndarray:
-    """``||Pi_S(W(tau)) - Pi_S(W_ref(tau))||`` per (record and) trial.
-
-    ``Ws``, ``refs`` ``([n_records,] B, d, d)`` at the same steps; the reference lies in ``S`` up to
-    rounding, which projecting it removes.
-    """
+    """``||Pi_S(W(tau)) - Pi_S(W_ref(tau))||`` per (record and) trial (W_ref lies in S up to rounding)."""
     return np.linalg.norm(project_batched(Ws, bases) - project_batched(refs, bases), axis=(-2, -1))
 
 
@@ -506,10 +501,7 @@ _KEPT: dict[tuple, np.ndarray] = {}
 def _kept(
     what: Callable[[np.ndarray, TokenPriorityGraphs], np.ndarray], E: np.ndarray, graphs: TokenPriorityGraphs
 ) -> np.ndarray:
-    """``what(E, graphs)`` (read-only), computed once per (function, ``E``, graphs).
-
-    The variants' (and a threshold sweep's) pseudo graphs mostly coincide.
-    """
+    """``what(E, graphs)`` (read-only), once per (function, ``E``, graphs): the variants share graphs."""
     E = np.asarray(E, dtype=float)
     edges = tuple((k, g.nodes, g.edges) for k, g in sorted(graphs.graphs.items()))
     key = (what, E.tobytes(), E.shape, graphs.K, edges)

@@ -24,7 +24,7 @@ from ntpnb.attention import (
     train,
 )
 from ntpnb.attention.graphs import cyclic_subdataset
-from ntpnb.attention.model import gradient
+from ntpnb.attention.model import loss_and_grad
 from ntpnb.attention.paper_experiments import gd_reference
 from ntpnb.errors import InvalidDataError, SolverError
 
@@ -109,19 +109,19 @@ def test_authors_step_rule_stalls_where_exact_normalization_keeps_going():
 def test_gradient_norms_keep_the_size_of_underflowing_gradients():
     from ntpnb.attention.paper_experiments import gradient_norms
 
-    class _Prob:  # gradient_norms only hands the problem to gradient(); patch that below
+    class _Prob:  # gradient_norms only hands the problem to loss_and_grad(); patch that below
         pass
 
     import ntpnb.attention.paper_experiments as ex
 
     g = np.zeros((2, 3, 3))
     g[0, 0, 0], g[0, 1, 2], g[1, 2, 2] = 3e-170, 4e-170, 1.0
-    original = ex.gradient, ex.stack_problems
-    ex.gradient, ex.stack_problems = (lambda W, prob: g), (lambda problems: problems[0])
+    original = ex.loss_and_grad, ex.stack_problems
+    ex.loss_and_grad, ex.stack_problems = (lambda W, prob: (None, g)), (lambda problems: problems[0])
     try:
         out = gradient_norms(np.zeros((1, 2, 3, 3)), _Prob())
     finally:
-        ex.gradient, ex.stack_problems = original
+        ex.loss_and_grad, ex.stack_problems = original
     np.testing.assert_allclose(out, [[5e-170, 1.0]], rtol=1e-14)
 
 
@@ -199,7 +199,7 @@ def test_reference_of_symmetric_cyclic_data_stays_at_zero():
     sub = cyclic_subdataset(data)
     assert sub.data is not None
     prob = make_problem(E, identity_head(E), sub.data)
-    assert np.linalg.norm(gradient(np.zeros((1, 4, 4)), prob)) < 1e-15
+    assert np.linalg.norm(loss_and_grad(np.zeros((1, 4, 4)), prob)[1]) < 1e-15
     with pytest.raises(SolverError, match="zero gradient"):  # train refuses; gd_reference stays at 0
         train(prob, optim.normalized_gd(0.01), 5)
     out = gd_reference([E], [sub], [identity_head(E)], "log", "identity", optim.normalized_gd(0.01), 50).W[-1]
