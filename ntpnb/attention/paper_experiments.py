@@ -505,11 +505,12 @@ def _kept(
     E = np.asarray(E, dtype=float)
     edges = tuple((k, g.nodes, g.edges) for k, g in sorted(graphs.graphs.items()))
     key = (what, E.tobytes(), E.shape, graphs.K, edges)
-    if key not in _KEPT:
+    value = _KEPT.get(key)
+    if value is None:
         if len(_KEPT) >= 4096:
             _KEPT.clear()
-        _KEPT[key] = frozen(what(E, graphs))
-    return _KEPT[key]
+        value = _KEPT[key] = frozen(what(E, graphs))
+    return value
 
 
 def _svm_direction(E: np.ndarray, graphs: TokenPriorityGraphs) -> np.ndarray:
