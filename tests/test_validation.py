@@ -112,7 +112,6 @@ COUNTED = {
     "check_embeddings K": lambda v: att.check_embeddings(_E, K=v + 5),
     "random_embeddings d": lambda v: att.random_embeddings(6, v, seed=0),
     "acyclic_dataset n": lambda v: att.acyclic_dataset(6, v, 3, seed=0),
-    "general_dataset max_redraws": lambda v: att.general_dataset(6, 6, 4, 0, max_redraws=v + 99),
 }
 
 

@@ -159,6 +159,8 @@ def check_embeddings(E: object, K: int | None = None) -> np.ndarray:
         arr = np.array(E, dtype=float)
     except (TypeError, ValueError) as exc:
         raise InvalidDataError(f"E must be a numeric (K, d) matrix: {exc}") from None
+    if K is not None:
+        K = as_count(K, "K")
     if arr.ndim != 2 or arr.shape[0] < 1 or arr.shape[1] < 1:
         raise InvalidDataError(f"E must be a (K, d) matrix, got shape {arr.shape}")
     if K is not None and arr.shape[0] != K:

@@ -10,6 +10,7 @@ from ntpnb.attention import (
     acyclic_dataset,
     as_token_data,
     general_dataset,
+    random_data,
     random_embeddings,
     token_priority_graphs,
 )
@@ -42,12 +43,13 @@ def test_general_data_is_realizable_and_cyclic():
         assert tpg.cyclic_components and tpg.strict
 
 
-def test_plain_general_draws_often_lack_a_cycle():
-    # one draw each (max_redraws=1): "about half" of the plain draws at K = 6, n = 6, T = 4 fail
+def test_plain_general_draws_often_lack_a_cycle(monkeypatch):
+    # one draw each: "about half" of the plain draws at K = 6, n = 6, T = 4 fail
+    monkeypatch.setattr(random_data, "MAX_REDRAWS", 1)
     failed = 0
     for s in range(200):
         try:
-            general_dataset(6, 6, 4, s, max_redraws=1)
+            general_dataset(6, 6, 4, s)
         except GenerationError:
             failed += 1
     assert 40 <= failed <= 160
@@ -55,10 +57,8 @@ def test_plain_general_draws_often_lack_a_cycle():
 
 def test_redraws_are_bounded():
     # n = 1: one sample cannot make a cycle (its graph is a star out of the label)
-    with pytest.raises(GenerationError, match="3"):
-        general_dataset(6, 1, 4, 0, max_redraws=3)
-    with pytest.raises(InvalidDataError, match="max_redraws"):
-        general_dataset(6, 6, 4, 0, max_redraws=0)
+    with pytest.raises(GenerationError, match=f"no draw of {random_data.MAX_REDRAWS} had"):
+        general_dataset(6, 1, 4, 0)
 
 
 @pytest.mark.parametrize(
