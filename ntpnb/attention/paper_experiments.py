@@ -106,6 +106,10 @@ def _draw_trials(key: tuple[str | int, ...]) -> tuple[tuple[np.ndarray, TokenDat
     return tuple((frozen(E), data) for E, data in [first, *rest])
 
 
+#: Points of the log-spaced grid the experiments record their curves at (``n_records``).
+N_RECORDS = 60
+
+
 @dataclass(frozen=True)
 class ReferenceRun:
     """The references ``W^cyc`` of :func:`gd_reference` at the recorded steps."""
@@ -244,7 +248,6 @@ def global_experiment(
     lr: float,
     n_iter: int,
     seed: int,
-    n_records: int = 60,
     progress: optim.ProgressHook | None = None,
 ) -> GlobalResult:
     """Figs. 3 (``kind="acyclic"``) and 4 (``kind="general"``): see the module docstring.
@@ -255,7 +258,7 @@ def global_experiment(
     heads, svms, cycs = zip(*parallel_map(_global_setup, draws), strict=True)
     W_mm, W_cyc = np.array([s.W for s in svms]), np.array([c.W for c in cycs])
     B = stack_bases([c.basis for c in cycs])
-    opt, grid = optim.normalized_gd(lr), optim.log_grid(n_iter, n_records)
+    opt, grid = optim.normalized_gd(lr), optim.log_grid(n_iter, N_RECORDS)
     E_list, subsets = [E for E, _ in draws], [c.subdataset for c in cycs]
     stage = partial(_stage, progress, n_stages=2, n_iter=n_iter)
     W_paper = gd_reference(E_list, subsets, heads, "log", "identity", opt, n_iter, progress=stage(0)).W[-1]
@@ -367,7 +370,6 @@ def local_experiment(
     lr: float,
     n_iter: int,
     seed: int,
-    n_records: int = 60,
     threshold: float | None = None,
     exclusion_band: float = 0.0,
     init: str = "zero",
@@ -396,7 +398,7 @@ def local_experiment(
     problems = [make_problem(t.E, t.C, t.data, loss, "argmax") for t in trials]
     E_list, datas = [t.E for t in trials], [t.data for t in trials]
     opt = optim.normalized_gd(lr, eps=step_eps)
-    grid = optim.log_grid(n_iter, n_records)
+    grid = optim.log_grid(n_iter, N_RECORDS)
     n_stages = 4 if compare_keys else 3
     stage = partial(_stage, progress, n_stages=n_stages, n_iter=n_iter)
     trace = train_trials(problems, opt, n_iter, record_at=grid, W0=W0, progress=stage(0))
@@ -622,26 +624,24 @@ def midpoint_gaps(prob: Problem, n_pairs: int, scale: float, rng: np.random.Gene
     return value[0] - (value[1] + value[2]) / 2
 
 
-def second_differences(
-    prob: Problem, basis: np.ndarray, n_dirs: int, rng: np.random.Generator, step: float = 1e-3
-) -> np.ndarray:
+def second_differences(prob: Problem, basis: np.ndarray, n_dirs: int, rng: np.random.Generator) -> np.ndarray:
     """Second differences of the risk along random unit directions of a subspace (Lemma 3).
 
     Per draw: a unit direction ``D`` and a point ``W0`` (three times a standard Gaussian combination)
     in the span of ``basis`` (orthonormal rows of length ``d^2``), then ``(L(W0 - h D) - 2 L(W0) +
-    L(W0 + h D)) / h^2``, ``h = step``: positive under strict convexity on the subspace.
+    L(W0 + h D)) / h^2``, ``h = 1e-3``: positive under strict convexity on the subspace.
     """
     n_dirs = as_count(n_dirs, "n_dirs")
     rng = as_generator(rng, "rng")
     dim, d = basis.shape[0], math.isqrt(basis.shape[1])
-    points = []
+    points, h = [], 1e-3
     for _ in range(n_dirs):
         D = (basis.T @ rng.standard_normal(dim)).reshape(d, d)
         D /= np.linalg.norm(D)
         W0 = 3 * (basis.T @ rng.standard_normal(dim)).reshape(d, d)
-        points += [W0 + t * D for t in (-step, 0, step)]
+        points += [W0 + t * D for t in (-h, 0, h)]
     v = losses_at(np.array(points).reshape(-1, d, d), prob).reshape(n_dirs, 3)
-    return (v[:, 0] - 2 * v[:, 1] + v[:, 2]) / (step * step)
+    return (v[:, 0] - 2 * v[:, 1] + v[:, 2]) / (h * h)
 
 
 def mean_and_error(x: np.ndarray) -> tuple[float, float]:
