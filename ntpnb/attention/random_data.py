@@ -72,14 +72,14 @@ def general_dataset(
     """A general (possibly cyclic) data set (Appendix D) with realizable labels.
 
     Each input has ``T`` distinct uniform tokens; its label is one of them, uniformly (Assumption
-    2). Redrawn (at most :data:`MAX_REDRAWS` times) until some graph
-    has a multi-node SCC *and* some ``(i => j)`` exists (non-trivial ``W^cyc`` and ``W^mm``, as
-    Theorems 2-3 assume); at chapter 7's sizes about half of the draws do not qualify.
+    2). Redrawn (at most ``MAX_REDRAWS`` times) until some graph has a multi-node SCC *and* some
+    ``(i => j)`` exists (non-trivial ``W^cyc`` and ``W^mm``, as Theorems 2-3 assume); at chapter
+    7's sizes about half of the draws do not qualify.
 
     Raises
     ------
     GenerationError
-        If no draw within :data:`MAX_REDRAWS` qualifies.
+        If no draw within ``MAX_REDRAWS`` qualifies.
     """
     K, n, T, rng = _checked(K, n, T, seed)
     for _ in range(MAX_REDRAWS):
