@@ -53,7 +53,7 @@ def trial_problems(kind: str, n_trials: int, seed: int | None = None) -> list[Pr
     rng = np.random.default_rng(SEEDS[kind] if seed is None else seed)
     problems = []
     for _ in range(n_trials):
-        E, data = _trial_data(kind, rng=rng, max_redraws=100, **SIZES[kind])
+        E, data = _trial_data(kind, rng=rng, **SIZES[kind])
         problems.append(make_problem(E, identity_head(E), data, "log", "identity"))
     return problems
 

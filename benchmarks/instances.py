@@ -80,5 +80,5 @@ def attention_instance(K: int, d: int, n: int, T: int, seed: int = 0) -> Attenti
     until some graph has a cycle and a strict relation.
     """
     rng = np.random.default_rng(seed)
-    E, data = _trial_data("general", K=K, d=d, n=n, T=T, rng=rng, max_redraws=100)
+    E, data = _trial_data("general", K=K, d=d, n=n, T=T, rng=rng)
     return AttentionInstance(E, data, token_priority_graphs(data))

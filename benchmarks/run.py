@@ -346,7 +346,7 @@ def path_unknowns(size: Size, instance: tuple[NTPData, np.ndarray]) -> int:
 
 def graph_svm_constraints(size: Size, instance: AttentionInstance) -> int:
     """Constraints of (Graph-SVM): strict relations plus equivalences over all graphs."""
-    return instance.graphs.n_strict + len(instance.graphs.equivalent)
+    return len(instance.graphs.strict) + len(instance.graphs.equivalent)
 
 
 def _same(instance: object) -> object:

@@ -124,7 +124,7 @@ def attention_instance(n_iter: int, n_trials: int, K: int, d: int, n: int, T: in
     rng = np.random.default_rng(attention.SEEDS["general"])
     problems = []
     for _ in range(n_trials):
-        E, data = _trial_data("general", K=K, d=d, n=n, T=T, rng=rng, max_redraws=100)
+        E, data = _trial_data("general", K=K, d=d, n=n, T=T, rng=rng)
         problems.append(make_problem(E, identity_head(E), data, "log", "identity"))
     return AttentionInstance(stack_problems(problems), n_iter)
 

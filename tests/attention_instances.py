@@ -74,10 +74,10 @@ def stacked_problem(loss: str, head: str, sizes: tuple = STACKED_SIZES) -> Probl
 
 
 def table_gradient(prob: Problem) -> Callable[[np.ndarray], np.ndarray]:
-    """``W -> gradient(W, prob)`` over the token table: the numpy reference of the compiled kernels.
+    """``W -> loss_and_grad(W, prob)[1]`` over the token table: the numpy reference of the compiled kernels.
 
-    Equal to :func:`ntpnb.attention.model.gradient` up to rounding; the products are elementwise
-    multiply-adds over contiguous trials (:func:`~ntpnb.reproducible_products.dot_sum`, trial axis
+    Equal to the gradient of :func:`ntpnb.attention.model.loss_and_grad` up to rounding; the products are
+    elementwise multiply-adds over contiguous trials (:func:`~ntpnb.reproducible_products.dot_sum`, trial axis
     last), the log-loss's arrays positions first (``(T, ...)``). Only where
     :func:`~ntpnb.attention.engine.compiled_step` has a step (for the log-loss, ``gamma`` equal on
     each sample's label positions).
@@ -99,7 +99,7 @@ def table_gradient(prob: Problem) -> Callable[[np.ndarray], np.ndarray]:
     if prob.loss != "log":
 
         def grad(W: np.ndarray) -> np.ndarray:
-            _, dsc = _scores_grad(np.take(scores(W), index), prob, with_loss=False)
+            _, dsc = _scores_grad(np.take(scores(W), index), prob)
             return weight_grad(index, np.where(prob.mask, dsc, 0.0) * prob.weights[..., None])
 
         return grad

@@ -9,8 +9,6 @@ import numpy as np
 import pytest
 
 from benchmarks import attention
-from ntpnb.attention import loss_and_grad, make_problem, stack_problems
-from ntpnb.attention.model import gradient
 
 
 @pytest.mark.parametrize("kind", list(attention.SIZES))
@@ -41,22 +39,6 @@ def test_measure_reports_both_times_and_the_difference():
     assert 0 <= row.rel_diff <= attention.MAX_REL_DIFF
     assert 0 <= row.floor <= attention.MAX_REL_DIFF  # 20 steps: rounding is not amplified yet
     assert "| general (K = 6" in attention.format_attention([row])
-
-
-@pytest.mark.parametrize(("loss", "head"), [("log", "identity"), ("squared", "argmax"), ("ce", "argmax")])
-def test_gradient_is_the_gradient_of_loss_and_grad(loss, head):
-    from ntpnb.attention import identity_head, tied_head
-    from ntpnb.attention.paper_experiments import _trial_data
-
-    rng = np.random.default_rng(3)
-    probs = []
-    for _ in range(3):
-        E, data = _trial_data("general", K=6, d=8, n=6, T=4, rng=rng, max_redraws=100)
-        C = identity_head(E) if head == "identity" else tied_head(E)
-        probs.append(make_problem(E, C, data, loss, head))
-    prob = stack_problems(probs)
-    W = rng.standard_normal((prob.B, prob.d, prob.d))
-    assert np.array_equal(gradient(W, prob), loss_and_grad(W, prob)[1])
 
 
 def test_every_svm_formulation_finds_the_fast_solvers_optimum():

@@ -112,7 +112,6 @@ COUNTED = {
     "check_embeddings K": lambda v: att.check_embeddings(_E, K=v + 5),
     "random_embeddings d": lambda v: att.random_embeddings(6, v, seed=0),
     "acyclic_dataset n": lambda v: att.acyclic_dataset(6, v, 3, seed=0),
-    "general_dataset max_redraws": lambda v: att.general_dataset(6, 6, 4, 0, max_redraws=v + 99),
 }
 
 
@@ -422,7 +421,7 @@ NAMED_ERRORS = {
     # ntpnb.attention model, graphs, convex: the one-line conversions at their boundary
     "make_problem C ragged": (lambda: att.make_problem(_ATT_E, _RAGGED, _ATT_DATA), "C"),
     "loss_and_grad W ragged": (lambda: att.loss_and_grad(_RAGGED, _ATT_PROB), "W"),
-    "gradient prob": (lambda: att.gradient(np.zeros((1, 4, 4)), None), "prob"),
+    "loss_and_grad prob": (lambda: att.loss_and_grad(np.zeros((1, 4, 4)), None), "prob"),
     "project_scyc W": (lambda: att.project_scyc("abc", np.eye(16)), "W"),
     "pseudo_priority_graphs W": (lambda: att.pseudo_priority_graphs(_ATT_E, _ATT_DATA, "abc"), "W"),
     "regularization_path radii": (

@@ -17,7 +17,7 @@ import json
 import math
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from types import MappingProxyType
 
@@ -25,6 +25,19 @@ from ..errors import InvalidDataError
 
 #: The data file: the authors' code and stored figures, and the settings' rows.
 AUTHORS_FILE = Path(__file__).with_name("authors.json")
+
+
+#: What a value of each kind must be (a field's kind: its ``kind`` metadata, else its type).
+_KINDS: dict[str, tuple[str, Callable[[object], bool]]] = {
+    "str": ("a non-empty string", lambda v: isinstance(v, str) and bool(v.strip())),
+    "int": ("a positive integer", lambda v: type(v) is int and v > 0),
+    "float": ("a finite number", lambda v: type(v) in (int, float) and math.isfinite(v)),
+    "positive": ("a positive finite number", lambda v: type(v) in (int, float) and 0 < v < math.inf),
+    "object": ("an object", lambda v: isinstance(v, dict)),
+    "list": ("a list", lambda v: isinstance(v, list)),
+}
+_OWN_FIELD = re.compile(r"%\((\w+)\)([sg])")
+_PAPER_FIELD = re.compile(r"%\((\w+)\.(\w+)\)g")
 
 
 @dataclass(frozen=True)
@@ -47,9 +60,9 @@ class StoredCurve:
     #: Its last point.
     value: float
     #: How far the reading may be from the plotted value.
-    precision: float
-    #: The commit of the repository that stores the figure.
-    commit: str
+    precision: float = field(metadata={"kind": "positive"})
+    #: The commit of the repository that stores the figure (the file's ``stored_commit``).
+    commit: str = field(metadata={"kind": None})
 
     @property
     def source(self) -> str:
@@ -83,7 +96,7 @@ class AuthorsCode:
     local_notebook: str
     #: Their Figs. 3-4 notebook raises when a trial's best final correlation (with ``W^mm``, or with
     #: ``W^cyc + R W^mm`` at the least-squares ``R``) is below this and ``W^mm != 0``.
-    global_drop_corr: float
+    global_drop_corr: float = field(metadata={"kind": "positive"})
     #: The commit that stores the figures of Figs. 3-6 (``figures/`` was deleted by later commits).
     stored_commit: str
     #: The Figs. 5-6 notebook at :attr:`stored_commit`: its saved output runs this many trials with
@@ -93,44 +106,16 @@ class AuthorsCode:
     #: The last points of the curves of the stored figures of Figs. 3-6, by name (read-only: the
     #: loaded record is shared). Fig. 4b has two candidates (``fig4b_1`` and ``fig4b_2``, both
     #: labelled as squared): nothing at that commit says which one the paper shows.
-    stored_curves: Mapping[str, StoredCurve]
+    stored_curves: Mapping[str, StoredCurve] = field(metadata={"kind": "object"})
     #: The sections of the comparison, each a title and its settings (Figs. 3-4, then Figs. 5-6).
-    sections: tuple[tuple[str, tuple[AuthorsSetting, ...]], ...]
+    sections: tuple[tuple[str, tuple[AuthorsSetting, ...]], ...] = field(metadata={"kind": "list"})
 
 
-#: The file's own values, by name and kind (``%(name)s`` in a row's text is one of them).
-_OWN_VALUES = {
-    "repository": "text",
-    "global_notebook": "text",
-    "local_notebook": "text",
-    "global_drop_corr": "positive",
-    "stored_commit": "text",
-    "saved_trials": "count",
-    "saved_epochs": "count",
-}
-_CURVE_FIELDS = {
-    "figure": "text",
-    "path": "text",
-    "curve": "text",
-    "value": "number",
-    "precision": "positive",
-}
-_SETTING_FIELDS = {"key": "text", "setting": "text", "paper": "text", "code": "text"}
-#: What each kind of value must be.
-_KINDS: dict[str, tuple[str, Callable[[object], bool]]] = {
-    "text": ("a non-empty string", lambda v: isinstance(v, str) and bool(v.strip())),
-    "count": ("a positive integer", lambda v: type(v) is int and v > 0),
-    "number": ("a finite number", lambda v: type(v) in (int, float) and math.isfinite(v)),
-    "positive": ("a positive finite number", lambda v: type(v) in (int, float) and 0 < v < math.inf),
-    "object": ("an object", lambda v: isinstance(v, dict)),
-    "list": ("a list", lambda v: isinstance(v, list)),
-}
-_OWN_FIELD = re.compile(r"%\((\w+)\)([sg])")
-_PAPER_FIELD = re.compile(r"%\((\w+)\.(\w+)\)g")
-
-
-def _fields(entry: object, kinds: Mapping[str, str], where: str) -> dict:
-    """``entry``: an object with exactly the keys of ``kinds``, each a value of its kind (:data:`_KINDS`)."""
+def _checked(entry: object, kinds: type | Mapping[str, str], where: str) -> dict:
+    """``entry``: an object with exactly the keys of ``kinds`` (a dataclass or kinds by name), of its kind."""
+    if not isinstance(kinds, Mapping):  # a dataclass: its fields' kinds (None: not in the file)
+        kinds = {f.name: f.metadata.get("kind", f.type) for f in fields(kinds)}
+        kinds = {name: kind for name, kind in kinds.items() if kind}
     if not isinstance(entry, dict):
         raise InvalidDataError(f"{where or 'the file'} must be an object, got {entry!r}")
     missing, unknown = kinds.keys() - entry.keys(), entry.keys() - kinds.keys()
@@ -158,48 +143,37 @@ def load_authors(path: Path = AUTHORS_FILE) -> AuthorsCode:
         (the error names the file and the entry).
     """
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        own = json.loads(Path(path).read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
         raise InvalidDataError(f"{path}: not JSON: {exc}") from None
     try:
-        data = _fields(data, {**_OWN_VALUES, "stored_curves": "object", "sections": "list"}, "")
-        own = {name: data[name] for name in _OWN_VALUES}
-        curves = {
-            name: StoredCurve(
-                **_fields(entry, _CURVE_FIELDS, f"stored_curves.{name}"), commit=own["stored_commit"]
-            )
-            for name, entry in data["stored_curves"].items()
-        }
-        sections, keys = [], set()
-        for i, section in enumerate(data["sections"]):
-            section = _fields(section, {"title": "text", "settings": "list"}, f"sections[{i}]")
+        curves, sections = _checked(own, AuthorsCode, "").pop("stored_curves"), own.pop("sections")
+        for name, entry in curves.items():
+            curve = _checked(entry, StoredCurve, f"stored_curves.{name}")
+            curves[name] = StoredCurve(**curve, commit=own["stored_commit"])
+        keys = set()
+        for i, section in enumerate(sections):
+            section = _checked(section, {"title": "str", "settings": "list"}, f"sections[{i}]")
             settings = []
             for j, entry in enumerate(section["settings"]):
                 at = f"sections[{i}].settings[{j}]"
-                entry = _fields(entry, _SETTING_FIELDS, at)
-                if entry["key"] in keys:
+                if _checked(entry, AuthorsSetting, at)["key"] in keys:
                     raise InvalidDataError(f"{at}: the key {entry['key']!r} is given twice")
                 keys.add(entry["key"])
-                text = {k: _own_text(entry[k], own, f"{at}.{k}") for k in ("paper", "code")}
-                settings.append(AuthorsSetting(entry["key"], entry["setting"], **text))
-            sections.append((section["title"], tuple(settings)))
+                for k in ("paper", "code"):  # the own fields filled: what is left are paper fields
+                    unknown = [name for name, _ in _OWN_FIELD.findall(entry[k]) if name not in own]
+                    if unknown:
+                        raise InvalidDataError(
+                            f"{at}.{k}: %({unknown[0]}) is none of the file's values {sorted(own)}"
+                        )
+                    entry[k] = _OWN_FIELD.sub(lambda m: format(own[m[1]], m[2]), entry[k])
+                    if "%" in _PAPER_FIELD.sub("", entry[k]):
+                        raise InvalidDataError(f"{at}.{k}: a '%' that is no %(name)s or %(claim.key)g field")
+                settings.append(AuthorsSetting(**entry))
+            sections[i] = (section["title"], tuple(settings))
     except InvalidDataError as exc:
         raise InvalidDataError(f"{path}: {exc}") from None
     return AuthorsCode(**own, stored_curves=MappingProxyType(curves), sections=tuple(sections))
-
-
-def _own_text(text: str, own: Mapping[str, object], where: str) -> str:
-    """``text`` with its ``%(name)s`` fields filled from ``own``; what is left has only paper fields."""
-
-    def fill(match: re.Match[str]) -> str:
-        if match[1] not in own:
-            raise InvalidDataError(f"{where}: %({match[1]}) is none of the file's values {sorted(own)}")
-        return format(own[match[1]], match[2])
-
-    filled = _OWN_FIELD.sub(fill, text)
-    if "%" in _PAPER_FIELD.sub("", filled):
-        raise InvalidDataError(f"{where}: a '%' that is no %(name)s or %(claim.key)g field in {text!r}")
-    return filled
 
 
 def settings_rows(

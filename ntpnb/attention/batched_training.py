@@ -22,7 +22,7 @@ from ..linalg import correlation
 from ..parallel import active_workers, parallel_map
 from ..validation import as_count, as_ordered, frozen
 from .engine import compiled_step, run_compiled
-from .model import Problem, check_problem, gradient, stack_problems
+from .model import Problem, check_problem, loss_and_grad, stack_problems
 
 __all__ = [
     "train",
@@ -64,7 +64,7 @@ def train(
             step, W0, optimizer, n_iter, record=record, record_at=record_at, progress=progress
         )
     return optim.run(
-        partial(gradient, prob=prob),
+        lambda W: loss_and_grad(W, prob)[1],
         W0,
         optimizer,
         n_iter,

@@ -214,7 +214,7 @@ def solve_cyclic_correction(
     En, c = normalized_embeddings(E)
     basis = scyc_basis(En, graphs)
     d = E.shape[1]
-    if sub.is_empty or basis.shape[0] == 0:
+    if sub.data is None or basis.shape[0] == 0:
         zero = np.zeros((d, d))
         return CyclicCorrection(zero, basis, sub, 0.0, 0.0, np.inf, 0)
     feats = log_loss_features(En, sub.data, basis)
@@ -345,7 +345,7 @@ def _unreachable_radius(
 ) -> str:
     """Why ``||W_lam||`` stays below ``R`` down to the smallest multiplier: the real cause."""
     head = f"||W_lam|| stays below R = {R:g} (it is {reached:.6g} at lam = {lam:.3g})"
-    if token_priority_graphs(data).n_strict == 0:
+    if not token_priority_graphs(data).strict:
         return f"{head}: the data have no strict relation, so W^mm = 0 and the risk has a finite minimizer"
     return (
         f"{head}: R is beyond what float64 resolves of this path. The multiplier went down to "

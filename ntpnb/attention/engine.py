@@ -14,7 +14,7 @@ the reference's, as they would under another order of numpy's own sums.
 :func:`compiled_step` returns ``None`` where the token table costs more than it saves (many distinct
 vectors), and for the log-loss with ``gamma`` unequal on a sample's label positions (a head other
 than ``C E^T = I``); :func:`ntpnb.attention.batched_training.train` then runs
-:func:`ntpnb.optim.run` on :func:`~ntpnb.attention.model.gradient`.
+:func:`ntpnb.optim.run` on the gradient of :func:`~ntpnb.attention.model.loss_and_grad`.
 """
 
 from __future__ import annotations

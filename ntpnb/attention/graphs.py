@@ -99,19 +99,9 @@ class TokenPriorityGraphs:
         return [(i, j, k) for k, g in sorted(self.graphs.items()) for i, j in g.equivalent]
 
     @property
-    def n_strict(self) -> int:
-        """Number of strict relations (inequality constraints of the Graph-SVM)."""
-        return len(self.strict)
-
-    @property
     def cyclic_components(self) -> list[tuple[int, tuple[int, ...]]]:
         """Every ``(k, C)`` with ``C`` an SCC of ``G^(k)`` with two or more nodes."""
         return [(k, c) for k, g in sorted(self.graphs.items()) for c in g.cyclic_components]
-
-    @property
-    def has_cycle(self) -> bool:
-        """Whether some graph has a multi-node SCC (the data set is not acyclic, Definition 2)."""
-        return bool(self.cyclic_components)
 
 
 def strong_components(nodes: Iterable[int], edges: Iterable[tuple[int, int]]) -> list[tuple[int, ...]]:
@@ -186,15 +176,11 @@ class CyclicSubdataset:
     """The cyclic sub-dataset ``DSET-bar`` (Definition 1) and the samples it comes from."""
 
     #: The reduced samples ``(X-bar_i, y_i)``, with the original sample's query token (the reduced input
-    #: may have lost it). None when the sub-dataset is empty (acyclic data).
+    #: may have lost it). None when the sub-dataset is empty: no sample has a distinct token in its
+    #: label's SCC (acyclic data).
     data: TokenData | None
     #: The indices ``I`` of the original samples kept (Appendix A, Eq. (5)).
     index: np.ndarray
-
-    @property
-    def is_empty(self) -> bool:
-        """Whether no sample has a distinct token in its label's SCC."""
-        return self.data is None
 
 
 def cyclic_subdataset(data: TokenData, graphs: TokenPriorityGraphs | None = None) -> CyclicSubdataset:
@@ -311,8 +297,6 @@ class PseudoGraphs:
     selected: np.ndarray
     #: ``(n, T_max)`` softmax probabilities ``s = S(X W x_bar)`` (0 at padding).
     scores: np.ndarray
-    #: The attention threshold used.
-    threshold: float
 
 
 def _attention_logits(E: np.ndarray, data: TokenData, W: np.ndarray) -> np.ndarray:
@@ -373,7 +357,7 @@ def pseudo_priority_graphs(
         sources = {x for x, pick in zip(tokens[i], chosen[i], strict=True) if pick}
         edges.setdefault(k, set()).update((x1, x2) for x1 in sources for x2 in targets)
     graphs = _graphs(data.K, nodes, edges)
-    return PseudoGraphs(graphs, frozen(selected, order="K"), frozen(s, order="K"), thr)
+    return PseudoGraphs(graphs, frozen(selected, order="K"), frozen(s, order="K"))
 
 
 def pseudo_cyclic_subdataset(pseudo: PseudoGraphs, data: TokenData) -> CyclicSubdataset:

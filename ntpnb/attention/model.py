@@ -41,7 +41,6 @@ __all__ = [
     "make_problem",
     "stack_problems",
     "loss_and_grad",
-    "gradient",
     "losses_at",
 ]
 
@@ -57,7 +56,7 @@ def check_head(C: object, E: object, assumption: str = "argmax") -> np.ndarray:
         ``"identity"``: Assumption 4, ``C E^T = I_K`` (within
         :data:`~ntpnb.settings.HEAD_IDENTITY_TOL`); ``"argmax"``: Assumption 3, ``argmax_k c_y^T e_k = y``
         strictly for every ``y`` (margin above :data:`~ntpnb.settings.HEAD_MARGIN_TOL` times
-        ``max_k |c_y^T e_k|``: scale-free); ``"none"``: shape and finiteness only.
+        ``max_k |c_y^T e_k|``: scale-free).
 
     Raises
     ------
@@ -88,8 +87,8 @@ def check_head(C: object, E: object, assumption: str = "argmax") -> np.ndarray:
                 f"argmax_k c_y^T e_k != y for y = {y} (margin {margin[y]:.2e} against scores of "
                 f"size {scale[y]:.2e}; Assumption 3 fails)"
             )
-    elif assumption != "none":
-        raise InvalidDataError(f"unknown head assumption {assumption!r}; use identity, argmax or none")
+    else:
+        raise InvalidDataError(f"unknown head assumption {assumption!r}; use identity or argmax")
     return Cf
 
 
@@ -185,7 +184,7 @@ def make_problem(
         On an unknown loss, mismatched shapes, a log-loss whose ``c_y^T x_t`` can be negative,
         or ``divide_by`` smaller than the number of samples.
     HeadAssumptionError
-        If ``C`` violates the named assumption (``"identity"``, ``"argmax"`` or ``"none"``).
+        If ``C`` violates the named assumption (``"identity"`` or ``"argmax"``).
     NotRealizableError
         If with the log-loss some sample has no token with ``c_y^T x_t > 0``.
     """
@@ -311,20 +310,6 @@ def loss_and_grad(W: object, prob: Problem) -> tuple[np.ndarray, np.ndarray]:
     ``a_t = (r_t / gamma_t) sum_t' s_t' (gamma_t' - gamma_t)`` on them, ``r = softmax(X W x_bar +
     log gamma)``: accurate when the softmax saturates, unlike the textbook ``s - r``, ``q_t - s^T q``.
     """
-    ell, grad = _loss_and_grad(W, prob, with_loss=True)
-    return np.sum(prob.weights * ell, axis=-1), grad
-
-
-def gradient(W: object, prob: Problem) -> np.ndarray:
-    """The gradients ``(B, d, d)`` of :func:`loss_and_grad`, without computing the losses.
-
-    Bit for bit the same array (the log-loss's value costs two more log-sum-exps).
-    """
-    return _loss_and_grad(W, prob, with_loss=False)[1]
-
-
-def _loss_and_grad(W: object, prob: Problem, *, with_loss: bool) -> tuple[np.ndarray | None, np.ndarray]:
-    """Per-sample losses (``None`` for the log-loss unless ``with_loss``) and gradients."""
     check_problem(prob)
     W = as_float(W, "W")
     if W.shape != (prob.B, prob.d, prob.d):
@@ -332,14 +317,14 @@ def _loss_and_grad(W: object, prob: Problem, *, with_loss: bool) -> tuple[np.nda
     if not np.all(np.isfinite(W)):
         raise InvalidDataError("W has non-finite entries")
     Wq = matvec(W[:, None], prob.query)  # (B, n, d): rows W x_bar
-    ell, dsc = _scores_grad(matvec(prob.emb, Wq), prob, with_loss=with_loss)  # scores X W x_bar
+    ell, dsc = _scores_grad(matvec(prob.emb, Wq), prob)  # scores X W x_bar
     wdsc = np.where(prob.mask, dsc, 0.0) * prob.weights[..., None]  # weighted, 0 at padding
     A = vecmat(wdsc, prob.emb)  # (B, n, d): sum_t wdsc_t x_t
     grad = matmul(np.swapaxes(A, -1, -2), prob.query)  # (B, d, d)
-    return ell, grad
+    return np.sum(prob.weights * ell, axis=-1), grad
 
 
-def _scores_grad(sc: np.ndarray, prob: Problem, *, with_loss: bool) -> tuple[np.ndarray | None, np.ndarray]:
+def _scores_grad(sc: np.ndarray, prob: Problem) -> tuple[np.ndarray, np.ndarray]:
     """Per-sample losses and the derivatives ``(B, n, T)`` of each sample's loss in its scores ``sc``."""
     s, _ = _softmax(sc, prob.mask)
     if prob.loss == "log":
@@ -347,10 +332,8 @@ def _scores_grad(sc: np.ndarray, prob: Problem, *, with_loss: bool) -> tuple[np.
         r, log_za = _softmax(sc + prob.log_gamma, on)
         # -log u = (lse_O(sc) - lse_O(sc + log gamma)) + log(1 + exp(lse_out(sc) - lse_O(sc))):
         # exact 0 plus a log1p under C E^T = I, accurate when the loss is ~exp(-margin)
-        ell = None
-        if with_loss:
-            _, log_on = _softmax(sc, on)
-            ell = (log_on - log_za) + np.logaddexp(0.0, _lse(sc, prob.mask & ~on) - log_on)
+        _, log_on = _softmax(sc, on)
+        ell = (log_on - log_za) + np.logaddexp(0.0, _lse(sc, prob.mask & ~on) - log_on)
         gamma = np.where(on, np.exp(np.where(on, prob.log_gamma, 0.0)), 0.0)
         ratio = np.divide(r, gamma, out=np.zeros_like(r), where=on)  # s_t / u on the label's positions
         dsc = np.where(on, ratio * _centered(s, gamma), s)

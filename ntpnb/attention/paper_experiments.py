@@ -49,8 +49,8 @@ from .graphs import (
 )
 from .model import (
     Problem,
-    gradient,
     identity_head,
+    loss_and_grad,
     losses_at,
     make_problem,
     stack_problems,
@@ -77,39 +77,37 @@ __all__ = [
 ]
 
 
-def _trial_data(kind: str, K: int, d: int, n: int, T: int, rng: np.random.Generator, max_redraws: int):
+def _trial_data(kind: str, K: int, d: int, n: int, T: int, rng: np.random.Generator):
     E = random_embeddings(K, d, rng)
     if kind == "acyclic":
         X, y, _ = acyclic_dataset(K, n, T, rng)
     else:  # "general" (_draw_trials checked the kind)
-        X, y = general_dataset(K, n, T, rng, max_redraws=max_redraws)
+        X, y = general_dataset(K, n, T, rng)
     return E, as_token_data(X, y, K)
 
 
-def _trials_key(
-    kind: str, K: int, d: int, n: int, T: int, n_trials: int, seed: int, max_redraws: int
-) -> tuple[str | int, ...]:
+def _trials_key(kind: str, K: int, d: int, n: int, T: int, n_trials: int, seed: int) -> tuple[str | int, ...]:
     """The trials' settings, checked, as the string and Python ints that key the kept draws."""
     if not isinstance(kind, str) or kind not in ("acyclic", "general"):
         raise InvalidDataError(f"unknown data kind {kind!r}; use 'acyclic' or 'general'")
     names = ("K", "d", "n", "T", "n_trials")
     sizes = tuple(as_count(v, name) for v, name in zip((K, d, n, T, n_trials), names, strict=True))
-    return (kind, *sizes, as_count(seed, "seed", minimum=0), as_count(max_redraws, "max_redraws"))
+    return (kind, *sizes, as_count(seed, "seed", minimum=0))
 
 
 @functools.lru_cache(maxsize=8)
 def _draw_trials(key: tuple[str | int, ...]) -> tuple[tuple[np.ndarray, TokenData], ...]:
-    """Every trial's embeddings and data (read-only), drawn in order from one generator (``seed``).
-
-    An integer seed's trials are the same whenever they are asked for: drawn once (``key``: see
-    :func:`_trials_key`).
-    """
-    kind, K, d, n, T, n_trials, seed, max_redraws = key
+    """Every trial's embeddings and data (read-only), drawn in order from one generator: once per key."""
+    kind, K, d, n, T, n_trials, seed = key
     rng = as_generator(seed)
-    first = _trial_data(kind, K, d, n, T, rng, max_redraws)  # validates the sizes together
+    first = _trial_data(kind, K, d, n, T, rng)  # validates the sizes together
     check_dense_size((n_trials, K * d + n * T), "the trials' embeddings and tokens")
-    rest = [_trial_data(kind, K, d, n, T, rng, max_redraws) for _ in range(n_trials - 1)]
+    rest = [_trial_data(kind, K, d, n, T, rng) for _ in range(n_trials - 1)]
     return tuple((frozen(E), data) for E, data in [first, *rest])
+
+
+#: Points of the log-spaced grid the experiments record their curves at (``n_records``).
+N_RECORDS = 60
 
 
 @dataclass(frozen=True)
@@ -151,7 +149,7 @@ def gd_reference(
     grid = np.array([n_iter]) if record_at is None else np.asarray(record_at)
     W = np.zeros((grid.size, len(subsets), d, d))
     grad_norm = np.zeros((grid.size, len(subsets)))
-    live = [b for b, s in enumerate(subsets) if not s.is_empty]
+    live = [b for b, s in enumerate(subsets) if s.data is not None]
     if live:
         probs = [
             make_problem(
@@ -162,9 +160,8 @@ def gd_reference(
         ]  # fmt: skip
         prob = stack_problems(probs)
         step = compiled_step(prob)  # the gradient training runs on
-        at_zero = (partial(gradient, prob=prob) if step is None else step.gradient_of)(
-            np.zeros((len(live), d, d))
-        )
+        zero = np.zeros((len(live), d, d))
+        at_zero = loss_and_grad(zero, prob)[1] if step is None else step.gradient_of(zero)
         size = np.linalg.norm(prob.emb, axis=-1).max(axis=(1, 2))
         size = size * np.linalg.norm(prob.query, axis=-1).max(axis=1)
         moving = np.linalg.norm(at_zero, axis=(1, 2)) > settings.STATIONARY_GRAD_RTOL * size
@@ -194,7 +191,7 @@ def gradient_norms(Ws: np.ndarray, prob: Problem) -> np.ndarray:
     size; the records are one batch (copies of ``prob``: same numbers).
     """
     R, B, d, _ = Ws.shape
-    g = gradient(Ws.reshape(R * B, d, d), stack_problems([prob] * R)).reshape(R, B, d, d)
+    g = loss_and_grad(Ws.reshape(R * B, d, d), stack_problems([prob] * R))[1].reshape(R, B, d, d)
     scale = np.abs(g).max(axis=(2, 3))
     safe = np.where(scale > 0, scale, 1.0)[:, :, None, None]
     return scale * np.linalg.norm(g / safe, axis=(2, 3))
@@ -251,19 +248,17 @@ def global_experiment(
     lr: float,
     n_iter: int,
     seed: int,
-    n_records: int = 60,
-    max_redraws: int = 100,
     progress: optim.ProgressHook | None = None,
 ) -> GlobalResult:
     """Figs. 3 (``kind="acyclic"``) and 4 (``kind="general"``): see the module docstring.
 
     ``progress`` is told ``(steps done, total)`` over both trainings (paper's ``W^cyc``, then ``W``).
     """
-    draws = _draw_trials(_trials_key(kind, K, d, n, T, n_trials, seed, max_redraws))
+    draws = _draw_trials(_trials_key(kind, K, d, n, T, n_trials, seed))
     heads, svms, cycs = zip(*parallel_map(_global_setup, draws), strict=True)
     W_mm, W_cyc = np.array([s.W for s in svms]), np.array([c.W for c in cycs])
     B = stack_bases([c.basis for c in cycs])
-    opt, grid = optim.normalized_gd(lr), optim.log_grid(n_iter, n_records)
+    opt, grid = optim.normalized_gd(lr), optim.log_grid(n_iter, N_RECORDS)
     E_list, subsets = [E for E, _ in draws], [c.subdataset for c in cycs]
     stage = partial(_stage, progress, n_stages=2, n_iter=n_iter)
     W_paper = gd_reference(E_list, subsets, heads, "log", "identity", opt, n_iter, progress=stage(0)).W[-1]
@@ -339,8 +334,6 @@ class LocalResult:
     local_svm_norm: np.ndarray
     #: ``(B,)`` samples in the pseudo cyclic sub-dataset.
     subset_sizes: np.ndarray
-    #: ``(B,)`` ``dim S~cyc``.
-    pseudo_cyc_dims: np.ndarray
     #: ``(B,)`` mean number of selected tokens per sample.
     n_selected: np.ndarray
     #: ``(B,)`` the largest gap between two attention logits of one sample at the end.
@@ -377,14 +370,12 @@ def local_experiment(
     lr: float,
     n_iter: int,
     seed: int,
-    n_records: int = 60,
     threshold: float | None = None,
     exclusion_band: float = 0.0,
     init: str = "zero",
     subset_key: str = "label",
     step_eps: float = 0.0,
     compare_keys: bool = False,
-    max_redraws: int = 100,
     progress: optim.ProgressHook | None = None,
 ) -> LocalResult:
     """Figs. 5 (``loss="squared_softmax"`` or ``"squared"``) and 6 (``loss="ce"``).
@@ -402,12 +393,12 @@ def local_experiment(
     """
     if subset_key not in SUBSET_KEYS:
         raise InvalidDataError(f"unknown subset_key {subset_key!r}; use one of {SUBSET_KEYS}")
-    trials = _local_trials(_trials_key("general", K, d, n, T, n_trials, seed, max_redraws))
+    trials = _local_trials(_trials_key("general", K, d, n, T, n_trials, seed))
     W0 = initial_weights(init, n_trials, d, seed)
     problems = [make_problem(t.E, t.C, t.data, loss, "argmax") for t in trials]
     E_list, datas = [t.E for t in trials], [t.data for t in trials]
     opt = optim.normalized_gd(lr, eps=step_eps)
-    grid = optim.log_grid(n_iter, n_records)
+    grid = optim.log_grid(n_iter, N_RECORDS)
     n_stages = 4 if compare_keys else 3
     stage = partial(_stage, progress, n_stages=n_stages, n_iter=n_iter)
     trace = train_trials(problems, opt, n_iter, record_at=grid, W0=W0, progress=stage(0))
@@ -438,6 +429,9 @@ def local_experiment(
         W_ocyc = reference([p.subset for p in other], progress=stage(3)).W[-1]
         Bo = stack_bases([p.basis for p in other])
         dist_other = _same_step_distance(W_final, W_ocyc, Bo)
+    # argmin_r ||W - W~cyc - r W~mm|| per trial (0 where W~mm = 0): the authors' R_solver
+    num, den = np.sum((W_final - W_pcyc[-1]) * p_mm, axis=(1, 2)), np.sum(p_mm * p_mm, axis=(1, 2))
+    fit = np.divide(num, den, out=np.zeros_like(num), where=den > 0)
     return LocalResult(
         iterations=trace.iterations,
         corr_global=correlation(Ws, W_mm),
@@ -447,10 +441,9 @@ def local_experiment(
         norm=np.linalg.norm(Ws, axis=(-2, -1)),
         grad_norm=gradient_norms(Ws, stack_problems(problems)),
         ref_grad_norm=np.concatenate([ref_global.grad_norm, ref_local.grad_norm], axis=1),
-        corr_combined=correlation(W_final, W_pcyc[-1] + _fit_scale(W_final - W_pcyc[-1], p_mm) * p_mm),
+        corr_combined=correlation(W_final, W_pcyc[-1] + fit[:, None, None] * p_mm),
         local_svm_norm=np.linalg.norm(p_mm, axis=(1, 2)),
         subset_sizes=np.array([p.subset.index.size for p in pseudo]),
-        pseudo_cyc_dims=np.array([p.basis.shape[0] for p in pseudo]),
         n_selected=np.array([p.n_selected for p in pseudo]),
         max_score_gap=np.array([p.max_score_gap for p in pseudo]),
         W=W_final,
@@ -460,18 +453,8 @@ def local_experiment(
 
 
 def _same_step_distance(Ws: np.ndarray, refs: np.ndarray, bases: np.ndarray) -> np.ndarray:
-    """``||Pi_S(W(tau)) - Pi_S(W_ref(tau))||`` per (record and) trial.
-
-    ``Ws``, ``refs`` ``([n_records,] B, d, d)`` at the same steps; the reference lies in ``S`` up to
-    rounding, which projecting it removes.
-    """
+    """``||Pi_S(W(tau)) - Pi_S(W_ref(tau))||`` per (record and) trial (W_ref lies in S up to rounding)."""
     return np.linalg.norm(project_batched(Ws, bases) - project_batched(refs, bases), axis=(-2, -1))
-
-
-def _fit_scale(R: np.ndarray, D: np.ndarray) -> np.ndarray:
-    """``argmin_r ||R - r D||`` per trial, ``(B, 1, 1)`` (0 where ``D = 0``)."""
-    num, den = np.sum(R * D, axis=(1, 2)), np.sum(D * D, axis=(1, 2))
-    return np.divide(num, den, out=np.zeros_like(num), where=den > 0)[:, None, None]
 
 
 def local_threshold_sweep(
@@ -483,7 +466,6 @@ def local_threshold_sweep(
     n: int,
     T: int,
     seed: int,
-    max_redraws: int = 100,
 ) -> dict[str, np.ndarray]:
     """How the pseudo graphs of trained ``W`` (``(B, d, d)``) depend on the selection threshold.
 
@@ -491,7 +473,7 @@ def local_threshold_sweep(
     ``(len(thresholds), B)`` arrays ``corr`` (with ``W~^mm``), ``cyc_dims`` (``dim S~cyc``) and
     ``n_selected`` (mean selected tokens per sample).
     """
-    draws = _draw_trials(_trials_key("general", K, d, n, T, W.shape[0], seed, max_redraws))
+    draws = _draw_trials(_trials_key("general", K, d, n, T, W.shape[0], seed))
     args = [(E, data, w) for (E, data), w in zip(draws, W, strict=True)]
     per_trial = parallel_map(partial(_sweep_trial, thresholds=tuple(thresholds)), args)
     return {
@@ -514,22 +496,23 @@ def _sweep_trial(
     return np.array(corr), np.array(dims), np.array(n_sel)
 
 
+#: :func:`_kept`'s results by function, embeddings and graphs (emptied when full).
+_KEPT: dict[tuple, np.ndarray] = {}
+
+
 def _kept(
     what: Callable[[np.ndarray, TokenPriorityGraphs], np.ndarray], E: np.ndarray, graphs: TokenPriorityGraphs
 ) -> np.ndarray:
-    """``what(E, graphs)`` (read-only), computed once per (function, ``E``, graphs).
-
-    The variants' (and a threshold sweep's) pseudo graphs mostly coincide.
-    """
+    """``what(E, graphs)`` (read-only), once per (function, ``E``, graphs): the variants share graphs."""
+    E = np.asarray(E, dtype=float)
     edges = tuple((k, g.nodes, g.edges) for k, g in sorted(graphs.graphs.items()))
-    return _kept_by_value(what, np.asarray(E, dtype=float).tobytes(), np.shape(E), graphs.K, edges)
-
-
-@functools.lru_cache(maxsize=4096)
-def _kept_by_value(what: Callable, E: bytes, shape: tuple[int, ...], K: int, edges: tuple) -> np.ndarray:
-    """:func:`_kept` of the embeddings and graphs given by value."""
-    graphs = _graphs(K, {k: nodes for k, nodes, _ in edges}, {k: e for k, _, e in edges})
-    return frozen(what(np.frombuffer(E).reshape(shape), graphs))
+    key = (what, E.tobytes(), E.shape, graphs.K, edges)
+    value = _KEPT.get(key)
+    if value is None:
+        if len(_KEPT) >= 4096:
+            _KEPT.clear()
+        value = _KEPT[key] = frozen(what(E, graphs))
+    return value
 
 
 def _svm_direction(E: np.ndarray, graphs: TokenPriorityGraphs) -> np.ndarray:
@@ -641,26 +624,24 @@ def midpoint_gaps(prob: Problem, n_pairs: int, scale: float, rng: np.random.Gene
     return value[0] - (value[1] + value[2]) / 2
 
 
-def second_differences(
-    prob: Problem, basis: np.ndarray, n_dirs: int, rng: np.random.Generator, step: float = 1e-3
-) -> np.ndarray:
+def second_differences(prob: Problem, basis: np.ndarray, n_dirs: int, rng: np.random.Generator) -> np.ndarray:
     """Second differences of the risk along random unit directions of a subspace (Lemma 3).
 
     Per draw: a unit direction ``D`` and a point ``W0`` (three times a standard Gaussian combination)
     in the span of ``basis`` (orthonormal rows of length ``d^2``), then ``(L(W0 - h D) - 2 L(W0) +
-    L(W0 + h D)) / h^2``, ``h = step``: positive under strict convexity on the subspace.
+    L(W0 + h D)) / h^2``, ``h = 1e-3``: positive under strict convexity on the subspace.
     """
     n_dirs = as_count(n_dirs, "n_dirs")
     rng = as_generator(rng, "rng")
     dim, d = basis.shape[0], math.isqrt(basis.shape[1])
-    points = []
+    points, h = [], 1e-3
     for _ in range(n_dirs):
         D = (basis.T @ rng.standard_normal(dim)).reshape(d, d)
         D /= np.linalg.norm(D)
         W0 = 3 * (basis.T @ rng.standard_normal(dim)).reshape(d, d)
-        points += [W0 + t * D for t in (-step, 0, step)]
+        points += [W0 + t * D for t in (-h, 0, h)]
     v = losses_at(np.array(points).reshape(-1, d, d), prob).reshape(n_dirs, 3)
-    return (v[:, 0] - 2 * v[:, 1] + v[:, 2]) / (step * step)
+    return (v[:, 0] - 2 * v[:, 1] + v[:, 2]) / (h * h)
 
 
 def mean_and_error(x: np.ndarray) -> tuple[float, float]:

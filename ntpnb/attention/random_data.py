@@ -16,6 +16,9 @@ from .token_data import as_token_data
 
 __all__ = ["random_embeddings", "acyclic_dataset", "general_dataset"]
 
+#: How many times :func:`general_dataset` draws at most (the authors' code also redraws).
+MAX_REDRAWS = 100
+
 
 def _checked(
     K: int, n: int, T: int, seed: int | np.random.Generator | None
@@ -65,30 +68,27 @@ def general_dataset(
     n: int,
     T: int,
     seed: int | np.random.Generator | None = None,
-    *,
-    max_redraws: int = 100,
 ) -> tuple[np.ndarray, np.ndarray]:
     """A general (possibly cyclic) data set (Appendix D) with realizable labels.
 
     Each input has ``T`` distinct uniform tokens; its label is one of them, uniformly (Assumption
-    2). Redrawn (at most ``max_redraws`` times, as the authors' code also redraws) until some graph
-    has a multi-node SCC *and* some ``(i => j)`` exists (non-trivial ``W^cyc`` and ``W^mm``, as
-    Theorems 2-3 assume); at chapter 7's sizes about half of the draws do not qualify.
+    2). Redrawn (at most ``MAX_REDRAWS`` times) until some graph has a multi-node SCC *and* some
+    ``(i => j)`` exists (non-trivial ``W^cyc`` and ``W^mm``, as Theorems 2-3 assume); at chapter
+    7's sizes about half of the draws do not qualify.
 
     Raises
     ------
     GenerationError
-        If no draw within ``max_redraws`` qualifies.
+        If no draw within ``MAX_REDRAWS`` qualifies.
     """
     K, n, T, rng = _checked(K, n, T, seed)
-    max_redraws = as_count(max_redraws, "max_redraws")
-    for _ in range(max_redraws):
+    for _ in range(MAX_REDRAWS):
         X = np.argsort(rng.random((n, K)), axis=1)[:, :T]
         y = X[np.arange(n), rng.integers(0, T, size=n)]
         tpg = token_priority_graphs(as_token_data(X, y, K))
-        if tpg.has_cycle and tpg.n_strict > 0:
+        if tpg.cyclic_components and tpg.strict:
             return X, y
     raise GenerationError(
-        f"no draw of {max_redraws} had a multi-node strongly-connected component and a strict "
-        f"relation (K={K}, n={n}, T={T}); raise max_redraws or change sizes"
+        f"no draw of {MAX_REDRAWS} had a multi-node strongly-connected component and a strict "
+        f"relation (K={K}, n={n}, T={T}); change the sizes"
     )

@@ -21,7 +21,7 @@ from ntpnb.attention import (
 )
 from ntpnb.attention import ngd_loops as kernels
 from ntpnb.attention.engine import compiled_step, run_compiled
-from ntpnb.attention.model import gradient
+from ntpnb.attention.model import loss_and_grad
 from ntpnb.errors import InvalidDataError, SolverError
 
 from attention_instances import CASES, STACKED_SIZES, stacked_problem, table_gradient, w_mm
@@ -172,12 +172,12 @@ def test_problems_without_a_compiled_step_train_on_the_reference():
     E = np.abs(random_embeddings(6, 8, 3))
     E /= np.linalg.norm(E, axis=1, keepdims=True)
     X, y = general_dataset(6, 5, 4, 23)
-    prob = make_problem(E, E, as_token_data(X, y, 6), "log", "none")
+    prob = make_problem(E, E, as_token_data(X, y, 6), "log", "argmax")
     assert compiled_step(prob) is None
     opt = optim.normalized_gd(0.05)
     told = []
     trace = train(prob, opt, 40, progress=lambda done, total: told.append((done, total)))
-    reference = optim.run(lambda W: gradient(W, prob), np.zeros((1, 8, 8)), opt, 40, batch_ndim=1)
+    reference = optim.run(lambda W: loss_and_grad(W, prob)[1], np.zeros((1, 8, 8)), opt, 40, batch_ndim=1)
     np.testing.assert_array_equal(trace.W, reference.W)
     assert told[-1] == (40, 40) and [done for done, _ in told] == sorted(done for done, _ in told)
 
@@ -233,7 +233,7 @@ def _rel(a, b):
 def test_table_gradient_equals_the_model_gradient_to_rounding(loss, head, scale):
     prob = _stacked(loss, head)
     W = scale * np.random.default_rng(1).standard_normal((prob.B, prob.d, prob.d))
-    ref = gradient(W, prob)
+    ref = loss_and_grad(W, prob)[1]
     fast = table_gradient(prob)(W)
     assert _rel(fast, ref) < 1e-12
     for b in range(prob.B):  # every trial, not just the largest
@@ -248,7 +248,7 @@ def test_saturated_log_loss_table_gradient_keeps_relative_accuracy(scale):
     data = as_token_data(X, y, 8)
     prob = make_problem(E, identity_head(E), data)
     W = scale * w_mm(E, data)[None]
-    ref = gradient(W, prob)
+    ref = loss_and_grad(W, prob)[1]
     assert 0 < np.linalg.norm(ref) < 1e-3
     assert np.linalg.norm(table_gradient(prob)(W) - ref) <= 1e-12 * np.linalg.norm(ref)
 
@@ -256,11 +256,11 @@ def test_saturated_log_loss_table_gradient_keeps_relative_accuracy(scale):
 def test_many_distinct_vectors_train_on_the_model_gradient():
     E = random_embeddings(6, 3, 0)  # 6 distinct vectors: a 6 x 6 table > n T d = 18 scores
     prob = make_problem(
-        E, E, as_token_data(np.array([[0, 1, 2], [3, 4, 5]]), np.array([0, 3]), 6), "squared", "none"
+        E, E, as_token_data(np.array([[0, 1, 2], [3, 4, 5]]), np.array([0, 3]), 6), "squared", "argmax"
     )
     assert compiled_step(prob) is None
     opt = optim.normalized_gd(0.05)
-    reference = optim.run(lambda W: gradient(W, prob), np.zeros((1, 3, 3)), opt, 20, batch_ndim=1)
+    reference = optim.run(lambda W: loss_and_grad(W, prob)[1], np.zeros((1, 3, 3)), opt, 20, batch_ndim=1)
     np.testing.assert_array_equal(train(prob, opt, 20).W, reference.W)
 
 
@@ -270,6 +270,6 @@ def test_training_runs_on_the_model_gradient():
     trace = train(prob, opt, 30, record_at=np.array([30]))
     W = np.zeros((prob.B, prob.d, prob.d))
     for _ in range(30):
-        g = gradient(W, prob)
+        g = loss_and_grad(W, prob)[1]
         W = W - 0.05 * g / np.linalg.norm(g, axis=(1, 2), keepdims=True)
     assert _rel(trace.W, W) < 1e-12

@@ -75,7 +75,7 @@ def test_infeasible_graph_svm_raises():
 def test_graph_svm_without_strict_relations_is_zero():
     E = random_embeddings(3, 4, 0)
     X, y = [[0, 1, 2], [1, 0, 2], [2, 0, 2]], [0, 1, 2]  # G(2) is one SCC {0, 1, 2}
-    assert token_priority_graphs(as_token_data(X, y, 3)).n_strict == 0
+    assert not token_priority_graphs(as_token_data(X, y, 3)).strict
     np.testing.assert_array_equal(
         solve_graph_svm(E, token_priority_graphs(as_token_data(X, y, 3))).W, np.zeros((4, 4))
     )

@@ -35,7 +35,7 @@ def test_graphs_edges_components_and_relations():
     assert set(g1.edges) == {(2, 4), (2, 1), (3, 2), (3, 1), (4, 5), (4, 1)}
     # 2 -> 4 (sample 2), 3 -> 2 (sample 3); 4 -> 3 is missing, so {2, 3, 4} is not an SCC here
     assert all(len(c) == 1 for c in g1.components)
-    assert not tpg.has_cycle and tpg.n_strict == len(g0.edges) + len(g1.edges)
+    assert not tpg.cyclic_components and len(tpg.strict) == len(g0.edges) + len(g1.edges)
 
 
 def test_cycle_relations_and_cyclic_subdataset():
@@ -78,7 +78,7 @@ def test_scc_matches_reachability_on_random_graphs():
 
 def test_acyclic_data_has_no_cyclic_subdataset():
     sub = cyclic_subdataset(as_token_data([[0, 1, 2], [1, 2]], [0, 1], 3))
-    assert sub.is_empty and sub.index.size == 0
+    assert sub.data is None and sub.index.size == 0
 
 
 def test_pseudo_graphs_from_a_saturating_W():

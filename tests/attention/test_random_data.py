@@ -10,6 +10,7 @@ from ntpnb.attention import (
     acyclic_dataset,
     as_token_data,
     general_dataset,
+    random_data,
     random_embeddings,
     token_priority_graphs,
 )
@@ -29,7 +30,7 @@ def test_acyclic_data_label_is_the_top_priority_token():
     assert X.shape == (50, 6)
     assert np.all(priority[y] == priority[X].min(axis=1))
     assert all(len(set(row)) == 6 for row in X)
-    assert not token_priority_graphs(as_token_data(X, y, 8)).has_cycle
+    assert not token_priority_graphs(as_token_data(X, y, 8)).cyclic_components
 
 
 def test_general_data_is_realizable_and_cyclic():
@@ -39,15 +40,16 @@ def test_general_data_is_realizable_and_cyclic():
         data = as_token_data(X, y, 6)
         assert np.all(np.any((data.tokens == data.labels[:, None]) & data.mask, axis=1))
         tpg = token_priority_graphs(data)
-        assert tpg.has_cycle and tpg.n_strict > 0
+        assert tpg.cyclic_components and tpg.strict
 
 
-def test_plain_general_draws_often_lack_a_cycle():
-    # one draw each (max_redraws=1): "about half" of the plain draws at K = 6, n = 6, T = 4 fail
+def test_plain_general_draws_often_lack_a_cycle(monkeypatch):
+    # one draw each: "about half" of the plain draws at K = 6, n = 6, T = 4 fail
+    monkeypatch.setattr(random_data, "MAX_REDRAWS", 1)
     failed = 0
     for s in range(200):
         try:
-            general_dataset(6, 6, 4, s, max_redraws=1)
+            general_dataset(6, 6, 4, s)
         except GenerationError:
             failed += 1
     assert 40 <= failed <= 160
@@ -55,10 +57,8 @@ def test_plain_general_draws_often_lack_a_cycle():
 
 def test_redraws_are_bounded():
     # n = 1: one sample cannot make a cycle (its graph is a star out of the label)
-    with pytest.raises(GenerationError, match="3"):
-        general_dataset(6, 1, 4, 0, max_redraws=3)
-    with pytest.raises(InvalidDataError, match="max_redraws"):
-        general_dataset(6, 6, 4, 0, max_redraws=0)
+    with pytest.raises(GenerationError, match=f"no draw of {random_data.MAX_REDRAWS} had"):
+        general_dataset(6, 1, 4, 0)
 
 
 @pytest.mark.parametrize(
