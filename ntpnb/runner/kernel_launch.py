@@ -26,8 +26,6 @@ def guard_wakeup_after_stop(iopub_thread_class: type) -> None:
     import zmq
 
     upstream = iopub_thread_class.schedule
-    if getattr(upstream, "guards_wakeup_after_stop", False):
-        return
 
     def schedule(self: Any, f: Callable[[], Any]) -> None:
         try:
@@ -38,7 +36,6 @@ def guard_wakeup_after_stop(iopub_thread_class: type) -> None:
             # the thread was joined and its wake-up pipes closed: nothing else will run ``f``
             f()
 
-    schedule.guards_wakeup_after_stop = True  # type: ignore[attr-defined]
     schedule.__doc__ = upstream.__doc__
     iopub_thread_class.schedule = schedule
 
