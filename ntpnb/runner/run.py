@@ -157,6 +157,7 @@ def seconds_left(
     :data:`~ntpnb.chapter.parameters.REFERENCE_SECONDS`, scaled by how the chapters finished so far
     compare with theirs (a first run on a slower or faster machine). The time left is the work left
     (what the running ones still need, and the ones not started) shared among the jobs.
+
     ``recorded``: each run's last time in its tree, by label (:func:`~.choice.recorded_seconds`);
     ``finished``: the results so far, by label; ``running``: the seconds each running run has run.
     """
