@@ -5,7 +5,7 @@ A run is planned once (:func:`planned_run`), then executed (:mod:`.run`). Names 
 runs (:func:`seed_runs`), each into an output tree
 (:func:`~ntpnb.chapter.layout.output_tree`; a sweep's further seeds into trees of their own):
 all checked before anything runs. Then, under the output lock, what the trees hold: a notebook
-is not executed again while its :func:`cache_key` (source, parameters, ``ntpnb`` sources) is
+is not executed again while its cache key (:func:`seed_runs`: source, parameters, ``ntpnb`` sources) is
 unchanged since its last success into the tree and its outputs are what that run wrote: key and
 output SHA-256s go to its manifest (:mod:`ntpnb.chapter.outputs`) after a success
 and are removed on failure (:mod:`.execute`). The longest notebooks start
@@ -144,8 +144,10 @@ def seed_runs(
         seeded = {**parameters, "seed": base + i} if i else parameters
         # output_dir is relative to the executed notebook's folder, where papermill, nbval and Jupyter run it
         injected = {**seeded, "profile": profile, "output_dir": os.path.relpath(tree.root, tree.notebooks)}
-        key = cache_key(source, injected, fingerprint)
-        runs.append(NotebookRun(source, injected, tree, key, i > 0, fingerprint))
+        key = hashlib.sha256(source.read_bytes() + b"\0")  # its cache key: source, parameters, package
+        key.update(json.dumps(injected, sort_keys=True, default=repr).encode() + b"\0")
+        key.update(fingerprint.encode())
+        runs.append(NotebookRun(source, injected, tree, key.hexdigest(), i > 0, fingerprint))
     return runs
 
 
@@ -156,15 +158,6 @@ def package_fingerprint() -> str:
     for path in sorted(p for pattern in ("*.py", "*.json") for p in package.rglob(pattern)):
         digest.update(path.relative_to(package).as_posix().encode() + b"\0")
         digest.update(path.read_bytes() + b"\0")
-    return digest.hexdigest()
-
-
-def cache_key(source: Path, parameters: Mapping[str, object], fingerprint: str) -> str:
-    """SHA-256 of the notebook source, its parameters and the :func:`package_fingerprint`."""
-    digest = hashlib.sha256()
-    digest.update(source.read_bytes() + b"\0")
-    digest.update(json.dumps(dict(parameters), sort_keys=True, default=repr).encode() + b"\0")
-    digest.update(fingerprint.encode())
     return digest.hexdigest()
 
 

@@ -19,7 +19,7 @@ from ntpnb.chapter.layout import exploratory_output_dir, notebook_sources
 from ntpnb.errors import NTPError
 from ntpnb.runner import choice, reproduce, workers
 from ntpnb.runner import jupyter_kernel as kernels
-from ntpnb.runner.choice import cache_key, package_fingerprint, select_notebooks
+from ntpnb.runner.choice import package_fingerprint, seed_runs, select_notebooks
 
 from conftest import ROOT
 from fake_notebooks import fake_notebook
@@ -353,15 +353,22 @@ def _cell_notebook(tmp_path, monkeypatch, cell):
 
 
 def test_the_cache_key_changes_with_source_parameters_and_package(tmp_path):
+    from ntpnb.chapter.layout import output_layout
+
     source = tmp_path / "n.md"
     source.write_text("a")
-    key = cache_key(source, {"value": 1, "profile": "quick"}, "pkg1")
-    assert key == cache_key(source, {"profile": "quick", "value": 1}, "pkg1")  # order does not matter
-    assert key != cache_key(source, {"value": 2, "profile": "quick"}, "pkg1")
-    assert key != cache_key(source, {"value": 1, "profile": "paper"}, "pkg1")
-    assert key != cache_key(source, {"value": 1, "profile": "quick"}, "pkg2")
+    layout = output_layout(tmp_path / "out")
+
+    def cache_key(parameters, profile="quick", fingerprint="pkg1"):
+        return seed_runs(source, parameters, profile, layout, 1, fingerprint)[0].key
+
+    key = cache_key({"value": 1, "seed": 0})
+    assert key == cache_key({"seed": 0, "value": 1})  # order does not matter
+    assert key != cache_key({"value": 2, "seed": 0})
+    assert key != cache_key({"value": 1, "seed": 0}, profile="paper")
+    assert key != cache_key({"value": 1, "seed": 0}, fingerprint="pkg2")
     source.write_text("b")
-    assert key != cache_key(source, {"value": 1, "profile": "quick"}, "pkg1")
+    assert key != cache_key({"value": 1, "seed": 0})
 
 
 def test_the_package_fingerprint_hashes_the_package_sources(monkeypatch, tmp_path):
