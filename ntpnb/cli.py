@@ -19,26 +19,32 @@ import textwrap
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import suppress
 from importlib import metadata
-from pathlib import Path
 from typing import Any
 
 from .book import build_book, jupyter_book, missing_notebooks, verdicts
 from .book.compare import add_arguments, print_comparison
 from .book.trees import book_tree
 from .chapter.claims import load_chapter_record
-from .chapter.layout import DEFAULT_OUTPUT_DIRNAME, find_project_root, output_layout
+from .chapter.layout import (
+    DEFAULT_OUTPUT_DIRNAME,
+    OutputLayout,
+    find_project_root,
+    output_layout,
+    output_tree,
+)
 from .chapter.outputs import output_lock
 from .chapter.parameters import (
     CHANGES,
     PROFILE_NAMES,
+    REFERENCE_SECONDS,
     RUN_PARAMETERS,
     parse_overrides,
     profile_parameters,
     read_parameters_cell,
 )
 from .errors import NTPError, PathError, RunInterruptedError
-from .runner import DEFAULT_SEEDS, RunResult, reproduce, select_notebooks
-from .runner.estimate import chapter_seconds
+from .runner import DEFAULT_SEEDS, reproduce, select_notebooks
+from .runner.choice import last_seconds
 from .runner.workers import STOP_SIGNALS, signals_handled
 
 
@@ -70,7 +76,22 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
             print(f"  {r.label}: {r.error}\n    {kept}", file=sys.stderr)
     books = [r for r in results if not r.sweep and r.completed and r.executed is not None]
     out = books[0].executed.parent.parent if books else None  # the output tree of the book's seed
-    broken = out is not None and any(r.sweep for r in results) and _print_verdicts(out, books)
+    broken = False  # a sanity check failed at some seed, or a claim's evidence held at no seed
+    if out is not None and any(r.sweep for r in results):  # the verdicts across the seeds
+        layout = output_layout(out)
+        records = []
+        for r in books:
+            with suppress(PathError):
+                records.append(load_chapter_record(layout.claims / f"{r.name}.json"))
+        claims = list(dict.fromkeys(c.claim for record in records for c in record.checks))
+        found = verdicts.sweep_verdicts(claims, verdicts.load_sweeps(layout, records))
+        print(f"verdicts across the seeds: {verdicts.format_counts(verdicts.verdict_counts(found))}")
+        for claim, verdict in found.items():
+            if verdict.negative:  # printed with their reasons
+                print(f"  {claim}: {verdict.phrase}")
+                for reason in verdict.reasons:
+                    print(f"    {reason}")
+        broken = any(v.verdict == verdicts.CHECK_FAILED for v in found.values())
     if not crashed and out is not None:
         tree, root = out.resolve(), args.root.resolve()
         if tree == (root / DEFAULT_OUTPUT_DIRNAME).resolve():
@@ -87,28 +108,6 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     done = f"{total:.1f} s of notebook time{skipped}, profile {args.profile}"
     print(f"all {runs} completed ({done}); outputs in {out}")
     return 0
-
-
-def _print_verdicts(out: Path, books: Sequence[RunResult]) -> bool:
-    """Print the verdicts across the seeds of the claims a sweep into ``out`` checked; whether one broke.
-
-    Broken: a sanity check failed at some seed, or a claim's evidence held at no seed (the
-    verdict ``check failed``). Claims whose verdict is negative are printed with their reasons.
-    """
-    layout = output_layout(out)
-    records = []
-    for r in books:
-        with suppress(PathError):
-            records.append(load_chapter_record(layout.claims / f"{r.name}.json"))
-    claims = list(dict.fromkeys(c.claim for record in records for c in record.checks))
-    found = verdicts.sweep_verdicts(claims, verdicts.load_sweeps(layout, records))
-    print(f"verdicts across the seeds: {verdicts.format_counts(verdicts.verdict_counts(found))}")
-    for claim, verdict in found.items():
-        if verdict.negative:
-            print(f"  {claim}: {verdict.phrase}")
-            for reason in verdict.reasons:
-                print(f"    {reason}")
-    return any(v.verdict == verdicts.CHECK_FAILED for v in found.values())
 
 
 #: reStructuredText inline markup of a docstring: ``code``, :role:`target`, *emphasis*.
@@ -166,12 +165,18 @@ def _cmd_list(args: argparse.Namespace) -> int:
     width = min(shutil.get_terminal_size((LIST_WIDTH, 24)).columns, LIST_WIDTH)
     for source in select_notebooks(root, args.names):
         print(source.stem)
-        expected = {p: chapter_seconds(root, source.stem, p) for p in PROFILE_NAMES}
-        by_source: dict[str, list[str]] = {}
-        for profile, found in expected.items():
-            if found is not None:
-                shown = f"{found[0]:.0f} s" if found[0] < 90 else f"{found[0] / 60:.0f} min"
-                by_source.setdefault(found[1], []).append(f"{profile} {shown}")
+        by_source: dict[str, list[str]] = {}  # a profile's time at one seed, by where it comes from
+        for (
+            profile
+        ) in PROFILE_NAMES:  # this machine's last run into the profile's own tree, else the reference's
+            seconds = last_seconds(OutputLayout(output_tree(root, profile, {}, None)), profile, source.stem)
+            where = "this machine's last run"
+            if seconds == float("inf"):
+                seconds = REFERENCE_SECONDS.get(source.stem, {}).get(profile, seconds)
+                where = "a two-core reference machine"
+            if seconds < float("inf"):
+                shown = f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.0f} min"
+                by_source.setdefault(where, []).append(f"{profile} {shown}")
         if by_source:
             known = "; ".join(f"{', '.join(times)} ({source})" for source, times in by_source.items())
             wrapped = textwrap.wrap(f"expected time at one seed: {known}", width - 1, subsequent_indent="   ")

@@ -62,21 +62,16 @@ def limit_threads(limits: int | None, user_api: str | None = None) -> Any:
     return _controller(os.getpid(), len(sys.modules)).limit(limits=limits, user_api=user_api)
 
 
-def _map_batch(func: Callable[[Any], Any], items: list[Any], blas_threads: int | None) -> list[Any]:
-    with limit_threads(blas_threads):
+def _map_batch(func: Callable[[Any], Any], items: list[Any]) -> list[Any]:
+    with limit_threads(settings.BLAS_THREADS):
         return [func(item) for item in items]
 
 
-def parallel_map(
-    func: Callable[[P], R],
-    items: Sequence[P],
-    batch_size: int = 1,
-    blas_threads: int | None = settings.BLAS_THREADS,
-) -> list[R]:
+def parallel_map(func: Callable[[P], R], items: Sequence[P], batch_size: int = 1) -> list[R]:
     """``[func(item) for item in items]``, computed through joblib on its configured backend.
 
     The results come in the order of ``items``; ``batch_size`` (items per joblib task) does not
-    change them. ``func`` may use ``blas_threads`` BLAS/OpenMP threads (None leaves them alone).
+    change them. ``func`` uses :data:`ntpnb.settings.BLAS_THREADS` BLAS/OpenMP threads.
 
     Raises
     ------
@@ -96,14 +91,12 @@ def parallel_map(
     batches = [items[i : i + batch_size] for i in range(0, len(items), batch_size)]
     from joblib import Parallel, delayed
 
-    tasks = (delayed(_map_batch)(func, batch, blas_threads) for batch in batches)
-    workers, capped = _workers()
-    parallel = Parallel(n_jobs=workers) if capped else Parallel()
-    return [result for batch in parallel(tasks) for result in batch]
+    tasks = (delayed(_map_batch)(func, batch) for batch in batches)
+    return [result for batch in Parallel(n_jobs=active_workers())(tasks) for result in batch]
 
 
-def _workers() -> tuple[int, bool]:
-    """The workers of joblib's active backend, and whether capped (to the CPUs of a local one, warning)."""
+def active_workers() -> int:
+    """The number of workers of joblib's active backend (on a local one at most its CPUs, warning)."""
     import joblib
     from joblib.parallel import BACKENDS, get_active_backend
 
@@ -117,13 +110,8 @@ def _workers() -> tuple[int, bool]:
                 UserWarning,
                 stacklevel=3,
             )
-            return cpus, True
-    return workers, False
-
-
-def active_workers() -> int:
-    """The number of workers of joblib's active backend (on a local one at most its CPUs)."""
-    return _workers()[0]
+            return cpus
+    return workers
 
 
 def _seeded_trial(trial: Callable[[Any, np.random.Generator], Any], job: tuple[Any, Any]) -> Any:
@@ -136,13 +124,11 @@ def run_sweep(
     points: Sequence[P],
     n_trials: int,
     seed: int = 0,
-    batch_size: int = 16,
-    blas_threads: int | None = settings.BLAS_THREADS,
 ) -> list[list[R]]:
     """Run ``trial(point, rng)`` ``n_trials`` times at every point, in parallel through joblib.
 
     All of ``trial``'s randomness must come from its generator; ``points`` are any picklable
-    objects (e.g. dicts of parameters); ``batch_size`` and ``blas_threads`` as in :func:`parallel_map`.
+    objects (e.g. dicts of parameters). Trials run 16 to a joblib task, as :func:`parallel_map` runs them.
 
     Returns
     -------
@@ -153,7 +139,7 @@ def run_sweep(
     ------
     InvalidDataError
         If ``trial`` is not callable, the grid is empty or unordered (a set, a dict), or
-        ``n_trials`` or ``batch_size`` is not a positive integer.
+        ``n_trials`` is not a positive integer.
     """
     if not callable(trial):
         raise InvalidDataError(f"trial must be a callable, got {type(trial).__name__}")
@@ -163,5 +149,5 @@ def run_sweep(
     n_trials = as_count(n_trials, "n_trials")
     seeds = trial_generators(seed, len(points), n_trials)
     jobs = [(point, ss) for point, per in zip(points, seeds, strict=True) for ss in per]
-    flat = parallel_map(functools.partial(_seeded_trial, trial), jobs, batch_size, blas_threads)
+    flat = parallel_map(functools.partial(_seeded_trial, trial), jobs, 16)
     return [flat[i * n_trials : (i + 1) * n_trials] for i in range(len(points))]

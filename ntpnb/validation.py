@@ -40,11 +40,6 @@ def as_count(value: object, name: str, minimum: int = 1) -> int:
 
     The one rule for every count of the package: integers and integer-valued floats (``1e4``, as
     from JSON) are accepted; booleans, strings, None, arrays, NaN, inf and fractions are refused.
-
-    Raises
-    ------
-    InvalidDataError
-        Naming ``name``, what it must be and the value given.
     """
     kind = {0: "a non-negative integer", 1: "a positive integer"}.get(minimum, f"an integer >= {minimum}")
     # an integer is whole whatever its size (numpy's isfinite refuses Python ints past 2**64)
@@ -57,13 +52,7 @@ def as_count(value: object, name: str, minimum: int = 1) -> int:
 
 
 def as_float(x: object, name: str) -> np.ndarray:
-    """``x`` as a float64 array (a view when it already is one), any shape, any values.
-
-    Raises
-    ------
-    InvalidDataError
-        If ``x`` is not real numbers: a boolean, a string, None, complex, a ragged nested list, an object.
-    """
+    """``x`` as a float64 array (a view when it is one), any shape; refuses booleans, text, None, complex."""
     if not (isinstance(x, np.ndarray) and x.dtype.kind in "iufc"):
         # booleans and text where numbers are expected (numpy would convert both silently)
         try:
@@ -86,11 +75,6 @@ def as_generator(seed: object, name: str = "seed", allow_none: bool = False) -> 
 
     ``seed`` is a non-negative integer, a ``numpy.random.Generator`` (used as is) or, if
     ``allow_none``, None (fresh entropy from the operating system).
-
-    Raises
-    ------
-    InvalidDataError
-        For anything else (a float, a string, a negative integer, an array, a set).
     """
     if isinstance(seed, np.random.Generator):
         return seed
@@ -104,11 +88,6 @@ def as_ordered(values: object, name: str) -> list[Any]:
     """The items of an ordered collection (a list, tuple, array, range, iterator), as a list.
 
     Sets, dicts and their views are refused (a result would depend on hashing), and so are strings.
-
-    Raises
-    ------
-    InvalidDataError
-        If ``values`` is unordered, a string, or not iterable.
     """
     if isinstance(values, _UNORDERED):
         raise InvalidDataError(
@@ -179,12 +158,6 @@ def as_int_array(values: object, name: str, what: str = "id", where: str = "inde
         What one entry is (``"token id"``), to name a bad entry.
     where
         What an index into ``values`` counts (``"sample"``, ``"position"``), to place it.
-
-    Raises
-    ------
-    InvalidDataError
-        On an unordered collection, a ragged or non-numeric input, an array that is not 1-D, or
-        a float that is not a whole number (the message names the first one and its index).
     """
     if isinstance(values, _UNORDERED):
         raise InvalidDataError(f"{name} must be an ordered sequence of ids, got a {type(values).__name__}")
@@ -208,13 +181,7 @@ def as_int_array(values: object, name: str, what: str = "id", where: str = "inde
 
 
 def as_float_array(x: ArrayLike, name: str, ndim: int) -> np.ndarray:
-    """:func:`as_float` as a read-only copy, checking its dimension and finiteness.
-
-    Raises
-    ------
-    InvalidDataError
-        If ``x`` is not real numbers, has the wrong number of dimensions, or holds NaN or inf.
-    """
+    """:func:`as_float` as a read-only copy, checking its dimension and finiteness."""
     arr = as_float(x, name)
     if arr.ndim != ndim:
         raise InvalidDataError(f"{name} must be {ndim}-dimensional, got shape {arr.shape}")

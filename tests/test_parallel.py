@@ -43,12 +43,12 @@ def test_every_trial_is_seeded_from_one_seed():
     assert not np.array_equal(run_sweep(draw, GRID, 3, seed=8)[0][0], res[0][0])
 
 
-def test_results_do_not_depend_on_n_jobs_backend_or_batch_size():
+def test_results_do_not_depend_on_n_jobs_or_backend():
     serial = run_sweep(draw, GRID, n_trials=5, seed=3)
     with joblib.parallel_config(backend="loky", n_jobs=2):
-        loky = run_sweep(draw, GRID, n_trials=5, seed=3, batch_size=2)
+        loky = run_sweep(draw, GRID, n_trials=5, seed=3)
     with joblib.parallel_config(backend="threading", n_jobs=2):
-        threads = run_sweep(draw, GRID, n_trials=5, seed=3, batch_size=7)
+        threads = run_sweep(draw, GRID, n_trials=5, seed=3)
     for other in (loky, threads):
         for a, b in zip(serial, other, strict=True):
             np.testing.assert_array_equal(np.array(a), np.array(b))
@@ -65,7 +65,6 @@ def test_appending_points_keeps_the_earlier_results():
     [
         ({"points": []}, "at least one grid point"),
         ({"n_trials": 0}, "n_trials"),
-        ({"batch_size": 0}, "batch_size"),
         ({"seed": -1}, "seed"),
         ({"n_trials": 2.5}, "n_trials"),
     ],
@@ -91,7 +90,7 @@ def test_the_dask_backend_runs_the_same_sweep_on_a_local_cluster(dask_client):
     serial = run_sweep(draw, GRID, n_trials=5, seed=3)
     with joblib.parallel_config(backend="dask"):
         assert active_workers() == 2
-        remote = run_sweep(draw_and_where, GRID, n_trials=5, seed=3, batch_size=2)
+        remote = run_sweep(draw_and_where, GRID, n_trials=5, seed=3)
     workers = set(dask_client.scheduler_info()["workers"])
     for a, b in zip(serial, remote, strict=True):
         np.testing.assert_array_equal(np.array(a), np.array([value for value, _ in b]))

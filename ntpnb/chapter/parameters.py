@@ -134,7 +134,7 @@ PROJECT_VAR = "NTPNB_PROJECT"
 #: What each chapter took at each profile, in seconds at the book's seed (one ``ntpnb reproduce``
 #: on an otherwise idle two-core machine, two chapters side by side, 2026-11-26): until a tree
 #: has timings of its own (``timings.json``), the estimate of the time a run has left, scaled as
-#: chapters finish by how this machine compares (:mod:`ntpnb.runner.estimate`), and what
+#: chapters finish by how this machine compares (:func:`ntpnb.runner.run.seconds_left`), and what
 #: ``ntpnb list`` expects.
 REFERENCE_SECONDS: dict[str, dict[str, float]] = {
     "01_entropy_separability": {"paper": 6.3, "quick": 4.2},

@@ -5,7 +5,7 @@ A run is planned once (:func:`planned_run`), then executed (:mod:`.run`). Names 
 runs (:func:`seed_runs`), each into an output tree
 (:func:`~ntpnb.chapter.layout.output_tree`; a sweep's further seeds into trees of their own):
 all checked before anything runs. Then, under the output lock, what the trees hold: a notebook
-is not executed again while its :func:`cache_key` (source, parameters, ``ntpnb`` sources) is
+is not executed again while its cache key (:func:`seed_runs`: source, parameters, ``ntpnb`` sources) is
 unchanged since its last success into the tree and its outputs are what that run wrote: key and
 output SHA-256s go to its manifest (:mod:`ntpnb.chapter.outputs`) after a success
 and are removed on failure (:mod:`.execute`). The longest notebooks start
@@ -44,6 +44,7 @@ from ..chapter.outputs import (
 )
 from ..chapter.parameters import SLOWEST_FIRST, apply_overrides
 from ..errors import NTPError, PathError
+from ..validation import as_count
 
 
 class Labelled:
@@ -133,9 +134,8 @@ def seed_runs(
 ) -> list[NotebookRun]:
     """The runs of one notebook in a sweep of ``seeds`` seeds: the book's first, then the others.
 
-    The further seeds follow the ``seed`` parameter (``seed + 1``, ...), each into its own tree
-    under ``layout``. A notebook without an integer ``seed`` parameter runs once. Every run is
-    also given the ``profile`` and its ``output_dir``.
+    The further seeds (``seed + 1``, ...) run into trees of their own under ``layout``; a notebook
+    without an integer ``seed`` runs once. Every run is given ``profile`` and its ``output_dir``.
     """
     base = int_seed(parameters)
     runs = []
@@ -144,31 +144,20 @@ def seed_runs(
         seeded = {**parameters, "seed": base + i} if i else parameters
         # output_dir is relative to the executed notebook's folder, where papermill, nbval and Jupyter run it
         injected = {**seeded, "profile": profile, "output_dir": os.path.relpath(tree.root, tree.notebooks)}
-        key = cache_key(source, injected, fingerprint)
-        runs.append(NotebookRun(source, injected, tree, key, i > 0, fingerprint))
+        key = hashlib.sha256(source.read_bytes() + b"\0")  # its cache key: source, parameters, package
+        key.update(json.dumps(injected, sort_keys=True, default=repr).encode() + b"\0")
+        key.update(fingerprint.encode())
+        runs.append(NotebookRun(source, injected, tree, key.hexdigest(), i > 0, fingerprint))
     return runs
 
 
 def package_fingerprint() -> str:
-    """SHA-256 of the ``ntpnb`` package's sources and data (paths and contents), so a change shows.
-
-    The sources are its ``.py`` files, the data its ``.json`` files (e.g. the authors' code of
-    Paper B that chapter 7 reads).
-    """
+    """SHA-256 of the package's ``.py`` and ``.json`` files (paths and contents), so a change shows."""
     package = Path(__file__).resolve().parents[1]
     digest = hashlib.sha256()
     for path in sorted(p for pattern in ("*.py", "*.json") for p in package.rglob(pattern)):
         digest.update(path.relative_to(package).as_posix().encode() + b"\0")
         digest.update(path.read_bytes() + b"\0")
-    return digest.hexdigest()
-
-
-def cache_key(source: Path, parameters: Mapping[str, object], fingerprint: str) -> str:
-    """SHA-256 of the notebook source, its parameters and the :func:`package_fingerprint`."""
-    digest = hashlib.sha256()
-    digest.update(source.read_bytes() + b"\0")
-    digest.update(json.dumps(dict(parameters), sort_keys=True, default=repr).encode() + b"\0")
-    digest.update(fingerprint.encode())
     return digest.hexdigest()
 
 
@@ -192,10 +181,7 @@ def last_seconds(layout: OutputLayout, profile: str, name: str) -> float:
 
 
 def recorded_seconds(runs: Sequence[NotebookRun], profile: str) -> dict[str, float]:
-    """How long each of ``runs`` took at ``profile`` when last run into its tree, by label (inf if unknown).
-
-    A sweep's seed without a time of its own takes its notebook's time at the book's seed.
-    """
+    """Each of ``runs``' last time at ``profile`` in its tree by label, else its book seed's (else inf)."""
     at_book_seed = {run.name: last_seconds(run.layout, profile, run.name) for run in runs if not run.sweep}
     found = {}
     for run in runs:
@@ -282,12 +268,8 @@ def planned_run(
     chosen = [
         (source, apply_overrides(source, profile, overrides)) for source in select_notebooks(root, names)
     ]
-    jobs = max(1, os.cpu_count() or 1) if jobs is None else jobs  # one notebook per core
-    if jobs < 1:
-        raise NTPError(f"--jobs must be at least 1, got {jobs}")
-    seeds = (1 if overrides else DEFAULT_SEEDS) if seeds is None else seeds
-    if isinstance(seeds, bool) or not isinstance(seeds, int) or seeds < 1:
-        raise NTPError(f"--seeds must be a whole number of at least 1, got {seeds!r}")
+    jobs = max(1, os.cpu_count() or 1) if jobs is None else as_count(jobs, "--jobs")  # one notebook per core
+    seeds = (1 if overrides else DEFAULT_SEEDS) if seeds is None else as_count(seeds, "--seeds")
     for source, parameters in chosen:
         base = int_seed(parameters)
         if base is not None and base + seeds - 1 > INT_RANGE[1]:

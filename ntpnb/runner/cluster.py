@@ -32,7 +32,7 @@ from ..errors import NTPError
 from ..settings import STOP_CHECK_SECONDS
 from .choice import NotebookRun
 from .display import Display
-from .execute import RunResult, failed_result, run_or_fail
+from .execute import RunResult, failed_result, run_notebook
 from .jupyter_kernel import RUN_FOLDER_PREFIX, RUN_MARKER
 from .workers import STOP_SIGNALS, end_processes, kernel_variables, orphan_watchdog, signals_handled
 
@@ -47,13 +47,7 @@ class LostRunError(NTPError):
 
 
 def run_task(run: NotebookRun, mark: str) -> RunResult:
-    """One Dask task: run ``run`` in a process of its own (:func:`_remote`), marked ``mark``; its result.
-
-    Raises
-    ------
-    LostRunError
-        If the process ended without a result (killed), so that Dask retries the task.
-    """
+    """One Dask task: run ``run`` in a process of its own (:func:`_remote`), marked ``mark``; its result."""
     with tempfile.TemporaryDirectory(prefix=RUN_FOLDER_PREFIX, ignore_cleanup_errors=True) as folder:
         result_file = Path(folder) / "result.pickle"
         env = {**os.environ, **kernel_variables(run), RUN_MARKER: mark, "JUPYTER_RUNTIME_DIR": folder}
@@ -87,7 +81,7 @@ def _remote(result_file: str) -> None:
         os.setsid()
     watchdog = threading.Thread(target=orphan_watchdog, args=(os.getppid(), 0.2, TASK_MARKER), daemon=True)
     watchdog.start()
-    result = run_or_fail(pickle.loads(sys.stdin.buffer.read()))
+    result = run_notebook(pickle.loads(sys.stdin.buffer.read()))
     with atomic_path(Path(result_file)) as tmp:
         tmp.write_bytes(pickle.dumps(result))
 
@@ -103,8 +97,7 @@ def run_on_dask(
 
     A result's ``seconds`` is the wall time from its submission to its answer. On SIGINT the tasks
     not yet started are cancelled and the processes of the run are ended on every worker.
-    Returns whether the run was interrupted; raises NTPError if ``distributed`` is missing or no
-    scheduler answers.
+    Returns whether the run was interrupted.
     """
     try:
         import distributed
@@ -123,7 +116,7 @@ def run_on_dask(
             display.started(run.label)
         left = set(futures)
         stops: list[int] = []  # SIGINT and SIGTERM stop the run
-        counted = signals_handled(STOP_SIGNALS, lambda signum, frame: stops.append(signum))
+        counted = signals_handled(STOP_SIGNALS, lambda signum, _frame: stops.append(signum))
         with counted, client.as_current():
             while left and not stops:
                 try:

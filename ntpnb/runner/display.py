@@ -1,7 +1,7 @@
 """What ``ntpnb reproduce`` shows while it runs: which notebooks run, for how long, at which cell.
 
-On a terminal, a status block at the bottom (:func:`status_lines`), redrawn about twice a second;
-finished notebooks' lines above it. Without one: a line when a notebook starts, one when it ends.
+On a terminal, a status block at the bottom, redrawn about twice a second; finished notebooks'
+lines above it. Without one: a line when a notebook starts, one when it ends.
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TextIO
 
 from .. import settings
 from ..chapter.progress import read_progress
@@ -33,46 +32,20 @@ class Running:
     loop: str = ""  # that loop's progress, e.g. "long runs 41%"; "" when none runs
 
 
-def status_lines(running: list[Running], now: float, width: int) -> list[str]:
-    """One line per running notebook: ``  03_gd_implicit_bias  cell 12/31   45 s  long runs 41%``."""
-    lines = []
-    for r in running:
-        where = f"cell {r.cell}/{r.cells}" if r.cells else "starting"
-        line = f"  {r.name:<{width}}  {where:<11} {now - r.started:5.0f} s"
-        lines.append(f"{line}  {r.loop}" if r.loop else line)
-    return lines
-
-
 class Display:
-    """The progress of one run, on a terminal (``live``) or as lines for a log.
+    """The progress of one run, on a terminal (standard output, where ``log`` prints) or as lines for a log.
 
-    Parameters
-    ----------
-    log
-        Where lines that stay go (finished notebooks, and without a terminal the start lines).
-    width
-        The width of the notebook names.
-    live
-        Redraw a status block in place on ``stream`` (default: whether ``stream`` is a terminal).
-    stream
-        The terminal (default standard output, where ``log`` prints).
-    footer
-        Gives the block's last line (the run's time left; ``""`` for none).
+    ``log`` takes the lines that stay (finished notebooks, and without a terminal the start lines),
+    ``width`` is the width of the notebook names, ``footer`` gives the block's last line (the run's
+    time left; ``""`` for none).
     """
 
-    def __init__(
-        self,
-        log: Callable[[str], None],
-        width: int,
-        live: bool | None = None,
-        stream: TextIO | None = None,
-        footer: Callable[[], str] | None = None,
-    ) -> None:
+    def __init__(self, log: Callable[[str], None], width: int, footer: Callable[[], str]) -> None:
         self.log = log
-        self.footer = footer  # a last line of the block (the time left), "" for none
+        self.footer = footer
         self.width = width
-        self.stream = stream if stream is not None else sys.stdout
-        self.live = self.stream.isatty() if live is None else live
+        self.stream = sys.stdout
+        self.live = self.stream.isatty()
         self.running: dict[str, Running] = {}
         self._shown = 0  # lines of the status block on the screen
         self.throttle = Throttle(settings.SHOW_SECONDS)  # between two redraws of the block
@@ -115,9 +88,14 @@ class Display:
             self._shown = 0
 
     def _redraw(self) -> None:
+        """Draw a line per running notebook (``  03_gd  cell 12/31   45 s  long runs 41%``), the footer."""
         self.close()
-        lines = status_lines(list(self.running.values()), time.monotonic(), self.width)
-        footer = self.footer() if self.footer is not None and lines else ""
+        now, lines = time.monotonic(), []
+        for r in self.running.values():
+            where = f"cell {r.cell}/{r.cells}" if r.cells else "starting"
+            line = f"  {r.name:<{self.width}}  {where:<11} {now - r.started:5.0f} s"
+            lines.append(f"{line}  {r.loop}" if r.loop else line)
+        footer = self.footer() if lines else ""
         lines += [f"  {footer}"] if footer else []
         if lines:
             self.stream.write("".join(line + "\n" for line in lines))

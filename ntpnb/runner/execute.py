@@ -57,10 +57,6 @@ class RunResult(Labelled):
     completed: bool = False
     failed_checks: tuple[str, ...] = ()
 
-    def __post_init__(self) -> None:
-        if self.ok:
-            object.__setattr__(self, "completed", True)
-
 
 def completed_result(
     run: NotebookRun, record: ChapterRecord, seconds: float = 0.0, cached: bool = False
@@ -119,57 +115,61 @@ def _reporting_engine() -> str:
 def run_notebook(run: NotebookRun, cell_started: CellStarted | None = None) -> RunResult:
     """Execute ``run`` with papermill; on success move its outputs into place.
 
-    A failure keeps the previous outputs and puts the failed copy and a record in ``run.layout.failed``.
+    A failure keeps the previous outputs and puts the failed copy and a record in ``run.layout.failed``;
+    any failure is a failed result, never raised.
     """
-    import_jsonschema_without_iri_grammar()  # first: every notebook library of this run loads after it
-    import jupytext
-    import papermill
+    try:
+        import_jsonschema_without_iri_grammar()  # first: every notebook library of this run loads after it
+        import jupytext
+        import papermill
 
-    layout, executed = run.layout, run.executed
-    stage = staging_layout(layout, run.name)
-    staged = stage.notebooks / executed.name
-    start = time.perf_counter()
-    failure = None
-    try:
-        papermill.execute_notebook(
-            jupytext.read(run.source),
-            str(staged),
-            parameters=dict(run.parameters),
-            cwd=str(stage.notebooks),  # output_dir ".." is the staging root
-            kernel_name=KERNEL_NAME,
-            kernel_manager_class=IPCKernelManager,
-            progress_bar=False,
-            log_output=False,
-            engine_name=_reporting_engine(),
-            cell_started=cell_started,
-            # the cells have run: the kernel is killed with its process group rather than
-            # asked to exit (tearing down its interpreter takes a second or more)
-            shutdown_kernel="immediate",
-        )
-    except Exception as exc:  # report any failure, go on with the others
-        failure = exc
-    seconds = time.perf_counter() - start
-    record = complete_record(run, stage.claims)
-    if failure is not None and (record is None or getattr(failure, "ename", None) != "ClaimCheckError"):
-        return _failed(run, stage, seconds, describe_failure(failure, staged, layout.root))
-    if record is None:  # every cell ran, yet the record is not complete
-        error = "IncompleteRecord: the chapter ended without ClaimLog.conclude() in its last cell"
-        return _failed(run, stage, seconds, error)
-    try:
-        claims = stage.claims / f"{run.name}.json"
-        if claims.exists():  # the record says every parameter the run was given
-            record = dataclasses.replace(record, parameters=dict(run.parameters))
-            atomic_write_text(claims, record.dump())
-        # the run completed, its outputs in place: its cache key, parameters, time, digests, commit
-        digests = output_digests(layout.root, promote(stage, layout, executed))
-        commit = source_commit(run.source.parents[1])  # the project of notebooks/<name>.md
-        write_manifest(
-            executed, Manifest(run.key, dict(run.parameters), seconds, digests, run.package, commit)
-        )
-    except Exception as exc:  # the outputs are not in place, or the next run cannot know they are
-        return _failed(run, stage, seconds, describe_failure(exc, staged, layout.root))
-    shutil.rmtree(stage.root, ignore_errors=True)
-    return completed_result(run, record, seconds)
+        layout, executed = run.layout, run.executed
+        stage = staging_layout(layout, run.name)
+        staged = stage.notebooks / executed.name
+        start = time.perf_counter()
+        failure = None
+        try:
+            papermill.execute_notebook(
+                jupytext.read(run.source),
+                str(staged),
+                parameters=dict(run.parameters),
+                cwd=str(stage.notebooks),  # output_dir ".." is the staging root
+                kernel_name=KERNEL_NAME,
+                kernel_manager_class=IPCKernelManager,
+                progress_bar=False,
+                log_output=False,
+                engine_name=_reporting_engine(),
+                cell_started=cell_started,
+                # the cells have run: the kernel is killed with its process group rather than
+                # asked to exit (tearing down its interpreter takes a second or more)
+                shutdown_kernel="immediate",
+            )
+        except Exception as exc:  # report any failure, go on with the others
+            failure = exc
+        seconds = time.perf_counter() - start
+        record = complete_record(run, stage.claims)
+        if failure is not None and (record is None or getattr(failure, "ename", None) != "ClaimCheckError"):
+            return _failed(run, stage, seconds, describe_failure(failure, staged, layout.root))
+        if record is None:  # every cell ran, yet the record is not complete
+            error = "IncompleteRecord: the chapter ended without ClaimLog.conclude() in its last cell"
+            return _failed(run, stage, seconds, error)
+        try:
+            claims = stage.claims / f"{run.name}.json"
+            if claims.exists():  # the record says every parameter the run was given
+                record = dataclasses.replace(record, parameters=dict(run.parameters))
+                atomic_write_text(claims, record.dump())
+            # the run completed, its outputs in place: its cache key, parameters, time, digests, commit
+            digests = output_digests(layout.root, promote(stage, layout, executed))
+            commit = source_commit(run.source.parents[1])  # the project of notebooks/<name>.md
+            write_manifest(
+                executed, Manifest(run.key, dict(run.parameters), seconds, digests, run.package, commit)
+            )
+        except Exception as exc:  # the outputs are not in place, or the next run cannot know they are
+            return _failed(run, stage, seconds, describe_failure(exc, staged, layout.root))
+        shutil.rmtree(stage.root, ignore_errors=True)
+        return completed_result(run, record, seconds)
+    except Exception as exc:  # a failure it did not report (a bug): a failed result too
+        return failed_result(run, describe_failure(exc, outputs=run.layout.root))
 
 
 def _failed(run: NotebookRun, stage: OutputLayout, seconds: float, error: str) -> RunResult:
@@ -189,11 +189,3 @@ def _failed(run: NotebookRun, stage: OutputLayout, seconds: float, error: str) -
 def failed_result(run: NotebookRun, error: str, seconds: float = 0.0, kept: Path | None = None) -> RunResult:
     """The result of ``run`` when it failed before its end, with ``error`` (one line)."""
     return RunResult(run.name, False, seconds, kept, error, seed=run.seed, sweep=run.sweep)
-
-
-def run_or_fail(run: NotebookRun, cell_started: CellStarted | None = None) -> RunResult:
-    """:func:`run_notebook`, or a failed result if it raises (a failure it did not report: a bug)."""
-    try:
-        return run_notebook(run, cell_started)
-    except Exception as exc:
-        return failed_result(run, describe_failure(exc, outputs=run.layout.root))

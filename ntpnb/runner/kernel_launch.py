@@ -26,8 +26,6 @@ def guard_wakeup_after_stop(iopub_thread_class: type) -> None:
     import zmq
 
     upstream = iopub_thread_class.schedule
-    if getattr(upstream, "guards_wakeup_after_stop", False):
-        return
 
     def schedule(self: Any, f: Callable[[], Any]) -> None:
         try:
@@ -38,13 +36,11 @@ def guard_wakeup_after_stop(iopub_thread_class: type) -> None:
             # the thread was joined and its wake-up pipes closed: nothing else will run ``f``
             f()
 
-    schedule.guards_wakeup_after_stop = True  # type: ignore[attr-defined]
     schedule.__doc__ = upstream.__doc__
     iopub_thread_class.schedule = schedule
 
 
-def main() -> None:
-    """Launch the kernel as ``python -m ipykernel_launcher`` does, with the guard in place."""
+if __name__ == "__main__":  # launch the kernel as ``python -m ipykernel_launcher`` does, with the guard
     # the script's folder (this package's modules) must not shadow the notebook's imports;
     # ipykernel puts the working folder back on the path, as for ipykernel_launcher
     if sys.path and Path(sys.path[0]).resolve() == Path(__file__).resolve().parent:
@@ -53,7 +49,3 @@ def main() -> None:
 
     guard_wakeup_after_stop(iostream.IOPubThread)
     kernelapp.launch_new_instance()
-
-
-if __name__ == "__main__":
-    main()

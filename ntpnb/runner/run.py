@@ -14,25 +14,14 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from ..chapter.outputs import describe_write_failure, remove_leftovers
+from ..chapter.parameters import REFERENCE_SECONDS
 from ..errors import RunInterruptedError
-from .choice import RunPlan, planned_run, record_timings
+from .choice import NotebookRun, planned_run, record_timings
 from .cluster import run_on_dask
 from .display import Display
-from .estimate import TimeLeft, describe_time_left
 from .execute import RunResult, completed_result
 from .jupyter_kernel import run_environment
 from .workers import run_in_workers
-
-
-def _progress_line(result: RunResult, done: int, total: int, width: int) -> str:
-    """``[2/6] 02_regularization_path  ok       12.3 s``: one finished notebook (at one seed)."""
-    status = "cached" if result.cached else "ok" if result.ok else "checks" if result.completed else "FAILED"
-    line = f"[{done}/{total}] {result.label:<{width}}  {status:<6}"
-    if result.cached:
-        line += "  unchanged since its last run (--force reruns it)"
-    else:
-        line += f" {result.seconds:7.1f} s"
-    return line + (f"  {result.error}" if result.error else "")
 
 
 def reproduce(
@@ -45,7 +34,6 @@ def reproduce(
     jobs: int | None = None,
     force: bool = False,
     wait: bool = True,
-    live: bool | None = None,
     seeds: int | None = None,
     scheduler: str | None = None,
 ) -> list[RunResult]:
@@ -70,8 +58,6 @@ def reproduce(
         Execute every notebook even if its cache key is unchanged.
     wait
         If another process is writing the output tree, wait for it, or raise.
-    live
-        Redraw the running notebooks in place (default: on a terminal).
     seeds
         Seeds per notebook (default :data:`~.choice.DEFAULT_SEEDS`, or one with ``overrides``).
     scheduler
@@ -100,21 +86,28 @@ def reproduce(
     ) as plan:
         width = max(len(run.label) for run in plan.runs)
         results: dict[str, RunResult] = {}
-        time_left = TimeLeft(plan.runs, plan.seconds, plan.record.profile, plan.jobs)
 
         def left() -> str:
             now = time.monotonic()
+            running = {n: now - r.started for n, r in display.running.items()}
+            profile = plan.record.profile
             return describe_time_left(
-                time_left.seconds({n: now - r.started for n, r in display.running.items()})
+                seconds_left(plan.runs, plan.seconds, profile, plan.jobs, results, running)
             )
 
-        display = Display(log, width, live=live, footer=left)
+        display = Display(log, width, footer=left)
 
         def report(result: RunResult) -> None:
+            """Show ``[2/6] 02_regularization_path  ok       12.3 s``: one finished notebook (at one seed)."""
             results[result.label] = result
-            time_left.finished(result.label, result.seconds, not result.cached)
             display.running.pop(result.label, None)
-            line = _progress_line(result, len(results), len(plan.runs), width)
+            head = f"[{len(results)}/{len(plan.runs)}] {result.label:<{width}}  "
+            if result.cached:
+                line = head + "cached  unchanged since its last run (--force reruns it)"
+            else:
+                status = "ok" if result.ok else "checks" if result.completed else "FAILED"
+                line = head + f"{status:<6} {result.seconds:7.1f} s"
+            line += f"  {result.error}" if result.error else ""
             display.finished(result.label, f"{line}  ({left()})" if left() and not display.live else line)
 
         for run in plan.runs:
@@ -134,21 +127,67 @@ def reproduce(
             finally:  # also when the run stopped on an error (a closed output pipe)
                 for tree in plan.trees:  # the staging folders, and the trees of notebooks that were stopped
                     remove_leftovers(tree)
-        _record_timings(plan, results, log)
+        side_by_side = min(plan.jobs, len(plan.pending))  # how many notebooks actually ran at once
+        for tree in plan.trees:  # the time of every notebook executed now, in the tree it ran into
+            executed_now = [results[r.label] for r in plan.pending if r.layout == tree and r.label in results]
+            if not executed_now:
+                continue
+            try:
+                record_timings(tree, plan.record.profile, executed_now, side_by_side)
+            except OSError as exc:  # said once: a failed notebook's line already names the cause
+                if all(r.ok for r in executed_now):
+                    log(f"ntpnb: timings not recorded: {describe_write_failure(exc, tree.root)}")
     if interrupted:
         raise RunInterruptedError(len(results), len(plan.runs))
     return [results[run.label] for run in plan.runs]
 
 
-def _record_timings(plan: RunPlan, results: Mapping[str, RunResult], log: Callable[[str], None]) -> None:
-    """Record the time of every notebook executed now, in the tree it ran into."""
-    side_by_side = min(plan.jobs, len(plan.pending))  # how many notebooks actually ran at once
-    for tree in plan.trees:
-        executed_now = [results[r.label] for r in plan.pending if r.layout == tree and r.label in results]
-        if not executed_now:
+def seconds_left(
+    runs: Sequence[NotebookRun],
+    recorded: Mapping[str, float],
+    profile: str,
+    jobs: int,
+    finished: Mapping[str, RunResult],
+    running: Mapping[str, float],
+) -> float | None:
+    """The wall seconds left of a run of ``runs`` at ``profile``, ``jobs`` at once (None: unknown).
+
+    A run's expected seconds are its notebook's last time in its tree (a sweep's seed without one
+    takes the book seed's). A notebook never timed here takes its
+    :data:`~ntpnb.chapter.parameters.REFERENCE_SECONDS`, scaled by how the chapters finished so far
+    compare with theirs (a first run on a slower or faster machine). The time left is the work left
+    (what the running ones still need, and the ones not started) shared among the jobs.
+
+    ``recorded``: each run's last time in its tree, by label (:func:`~.choice.recorded_seconds`);
+    ``finished``: the results so far, by label; ``running``: the seconds each running run has run.
+    """
+    reference = {
+        run.label: REFERENCE_SECONDS[run.name][profile]
+        for run in runs
+        if recorded[run.label] == float("inf") and profile in REFERENCE_SECONDS.get(run.name, {})
+    }
+    # the runs that had only a reference and were executed: this machine's time to the reference's
+    timed = [r for label, r in finished.items() if label in reference and not r.cached and r.seconds > 0]
+    theirs = sum(reference[r.label] for r in timed)
+    scale = sum(r.seconds for r in timed) / theirs if theirs else 1.0
+    work = 0.0
+    for run in runs:
+        if run.label in finished:
             continue
-        try:
-            record_timings(tree, plan.record.profile, executed_now, side_by_side)
-        except OSError as exc:  # said once: a failed notebook's line already names the cause
-            if all(r.ok for r in executed_now):
-                log(f"ntpnb: timings not recorded: {describe_write_failure(exc, tree.root)}")
+        if recorded[run.label] < float("inf"):
+            expected = recorded[run.label]
+        elif run.label in reference:
+            expected = reference[run.label] * scale
+        else:
+            return None
+        work += max(expected - running.get(run.label, 0.0), 0.0)
+    return work / max(1, min(jobs, len(runs)))
+
+
+def describe_time_left(seconds: float | None) -> str:
+    """``about 4 min left``, ``about 40 s left``; ``""`` when unknown or nothing is left."""
+    if seconds is None or seconds < 1:
+        return ""
+    if seconds < 90:
+        return f"about {max(10, round(seconds / 10) * 10)} s left"
+    return f"about {round(seconds / 60)} min left"

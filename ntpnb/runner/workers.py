@@ -32,7 +32,7 @@ from ..chapter.progress import PROGRESS_FILE_VAR
 from ..settings import STOP_CHECK_SECONDS
 from .choice import NotebookRun
 from .display import Display
-from .execute import RunResult, failed_result, run_or_fail
+from .execute import RunResult, failed_result, run_notebook
 from .jupyter_kernel import RUN_FOLDER_PREFIX, RUN_MARKER, blas_variables, progress_file, run_folder
 
 #: The signals that stop a command: Ctrl-C, and ``kill`` or a job scheduler acting as one.
@@ -68,14 +68,6 @@ def marked_processes(variable: str, value: str) -> list[int]:
     return found
 
 
-def _send(signum: int, pids: Iterable[int], groups: Iterable[int] = ()) -> None:
-    """Send ``signum`` to every process group in ``groups`` and every process in ``pids``."""
-    sends = [(os.killpg, pgid) for pgid in groups] if hasattr(os, "killpg") else []
-    for send, target in [*sends, *((os.kill, pid) for pid in pids)]:
-        with suppress(OSError):  # gone, or not ours
-            send(target, signum)
-
-
 def end_processes(
     value: str,
     groups: Iterable[int] = (),
@@ -87,17 +79,22 @@ def end_processes(
 
     SIGTERM first, then SIGKILL after ``grace`` seconds, or as soon as ``hurry()`` is true.
     """
-    groups = list(groups)
-    _send(signal.SIGTERM, marked_processes(variable, value), groups)
+    groups = list(groups) if hasattr(os, "killpg") else []
     deadline = time.monotonic() + grace
-    while time.monotonic() < deadline and not hurry() and marked_processes(variable, value):
-        time.sleep(0.1)
-    for attempt in range(10):
+    for attempt in range(11):  # SIGTERM, then SIGKILL until none is left
+        signum = signal.SIGKILL if attempt else signal.SIGTERM
         left = marked_processes(variable, value)
-        _send(signal.SIGKILL, left, groups if attempt == 0 else ())
-        if not left:
+        sends = [(os.killpg, pgid) for pgid in groups if attempt < 2] + [(os.kill, pid) for pid in left]
+        for send, target in sends:
+            with suppress(OSError):  # gone, or not ours
+                send(target, signum)
+        if attempt == 0:
+            while time.monotonic() < deadline and not hurry() and marked_processes(variable, value):
+                time.sleep(0.1)
+        elif not left:
             break
-        time.sleep(0.1)
+        else:
+            time.sleep(0.1)
 
 
 def kernel_variables(run: NotebookRun) -> dict[str, str]:
@@ -119,7 +116,7 @@ def _worker(sender: Connection, run: NotebookRun) -> None:
         os.setsid()
     threading.Thread(target=orphan_watchdog, args=(os.getppid(),), daemon=True).start()
     os.environ.update(kernel_variables(run))  # the kernel inherits them
-    sender.send(run_or_fail(run, lambda cell, cells: sender.send((cell, cells))))
+    sender.send(run_notebook(run, lambda cell, cells: sender.send((cell, cells))))
     sender.close()
 
 
@@ -155,7 +152,7 @@ def run_in_workers(
     running: dict[Connection, tuple[BaseProcess, NotebookRun]] = {}
     started: dict[str, float] = {}  # when each notebook's worker started (time.monotonic)
     stops: list[int] = []  # SIGINT and SIGTERM stop the run: no new notebook starts, the running end
-    with signals_handled(STOP_SIGNALS, lambda signum, frame: stops.append(signum)):
+    with signals_handled(STOP_SIGNALS, lambda signum, _frame: stops.append(signum)):
         try:
             while (queue or running) and not stops:
                 while queue and len(running) < jobs:

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import io
 import json
+import sys
 
 import pytest
 
 from ntpnb.chapter.progress import ProgressState
-from ntpnb.runner.display import Display, Running, status_lines
+from ntpnb.runner.display import Display
 
 
 class FakeTerminal(io.StringIO):
@@ -16,17 +17,31 @@ class FakeTerminal(io.StringIO):
         return True
 
 
-def test_status_lines_name_the_cell_the_time_and_the_loop():
-    running = [Running("03_gd", 10.0, cell=12, cells=31, loop="long runs 41%"), Running("04_x", 40.0)]
-    assert status_lines(running, 55.0, 6) == [
+def test_status_lines_name_the_cell_the_time_and_the_loop(monkeypatch):
+    terminal = FakeTerminal()
+    monkeypatch.setattr(sys, "stdout", terminal)
+    shown = Display(lambda line: None, 6, footer=lambda: "about 40 s left")
+    monkeypatch.setattr(shown.throttle, "seconds", float("inf"))  # drawn by started() only
+    monkeypatch.setattr("time.monotonic", lambda: 10.0)
+    shown.started("03_gd")
+    shown.running["03_gd"].cell, shown.running["03_gd"].cells = 12, 31
+    shown.running["03_gd"].loop = "long runs 41%"
+    monkeypatch.setattr("time.monotonic", lambda: 40.0)
+    shown.started("04_x")
+    monkeypatch.setattr("time.monotonic", lambda: 55.0)
+    shown.cell("03_gd", 12, 31)  # not redrawn: throttled
+    shown._redraw()
+    assert terminal.getvalue().rpartition("\x1b[J")[2].splitlines() == [
         "  03_gd   cell 12/31     45 s  long runs 41%",
         "  04_x    starting       15 s",
+        "  about 40 s left",
     ]
 
 
-def test_without_a_terminal_one_line_at_the_start_and_one_at_the_end():
+def test_without_a_terminal_one_line_at_the_start_and_one_at_the_end(monkeypatch):
     lines, stream = [], io.StringIO()
-    shown = Display(lines.append, 5, stream=stream)
+    monkeypatch.setattr(sys, "stdout", stream)
+    shown = Display(lines.append, 5, footer=lambda: "")
     assert not shown.live
     shown.started("a")
     shown.cell("a", 3, 9)
@@ -39,7 +54,8 @@ def test_without_a_terminal_one_line_at_the_start_and_one_at_the_end():
 
 def test_a_terminal_redraws_the_block_in_place(monkeypatch, tmp_path):
     lines, terminal = [], FakeTerminal()
-    shown = Display(lambda line: (lines.append(line), terminal.write(line + "\n")), 4, stream=terminal)
+    monkeypatch.setattr(sys, "stdout", terminal)
+    shown = Display(lambda line: (lines.append(line), terminal.write(line + "\n")), 4, footer=lambda: "")
     assert shown.live
     progress = tmp_path / "progress-a.json"
     shown.started("a", progress)
@@ -63,7 +79,8 @@ def test_a_terminal_redraws_the_block_in_place(monkeypatch, tmp_path):
 @pytest.mark.parametrize("text", ["", "{", json.dumps({"label": "x"})])
 def test_an_unreadable_progress_file_shows_no_loop(tmp_path, monkeypatch, text):
     terminal = FakeTerminal()
-    shown = Display(lambda line: None, 1, stream=terminal)
+    monkeypatch.setattr(sys, "stdout", terminal)
+    shown = Display(lambda line: None, 1, footer=lambda: "")
     progress = tmp_path / "p.json"
     progress.write_text(text)
     monkeypatch.setattr(shown.throttle, "seconds", 0.0)

@@ -48,7 +48,6 @@ def test_the_guard_runs_the_event_when_the_thread_stopped_mid_call(stopped_iopub
         pass
 
     guard_wakeup_after_stop(Guarded)
-    guard_wakeup_after_stop(Guarded)  # once only: a second call does not wrap the guard again
     stopped_iopub.__class__ = Guarded
     ran = []
     stopped_iopub.schedule(lambda: ran.append(True))

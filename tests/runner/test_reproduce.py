@@ -19,7 +19,7 @@ from ntpnb.chapter.layout import exploratory_output_dir, notebook_sources
 from ntpnb.errors import NTPError
 from ntpnb.runner import choice, reproduce, workers
 from ntpnb.runner import jupyter_kernel as kernels
-from ntpnb.runner.choice import cache_key, package_fingerprint, select_notebooks
+from ntpnb.runner.choice import package_fingerprint, seed_runs, select_notebooks
 
 from conftest import ROOT
 from fake_notebooks import fake_notebook
@@ -157,7 +157,7 @@ def test_a_sweep_runs_every_notebook_at_the_next_seeds_into_trees_of_their_own(t
     for overrides, seeds in (({}, 5), ({"value": "2"}, 1)):
         with choice.planned_run(tmp_path / "p", [], "quick", overrides, None, 1, None) as plan:
             assert [run.seed for run in plan.runs] == list(range(seeds))
-    with pytest.raises(NTPError, match="--seeds must be a whole number of at least 1"):
+    with pytest.raises(NTPError, match="--seeds must be a positive integer"):
         reproduce(tmp_path / "p", profile="quick", seeds=0, log=lambda line: None)
 
 
@@ -353,15 +353,22 @@ def _cell_notebook(tmp_path, monkeypatch, cell):
 
 
 def test_the_cache_key_changes_with_source_parameters_and_package(tmp_path):
+    from ntpnb.chapter.layout import output_layout
+
     source = tmp_path / "n.md"
     source.write_text("a")
-    key = cache_key(source, {"value": 1, "profile": "quick"}, "pkg1")
-    assert key == cache_key(source, {"profile": "quick", "value": 1}, "pkg1")  # order does not matter
-    assert key != cache_key(source, {"value": 2, "profile": "quick"}, "pkg1")
-    assert key != cache_key(source, {"value": 1, "profile": "paper"}, "pkg1")
-    assert key != cache_key(source, {"value": 1, "profile": "quick"}, "pkg2")
+    layout = output_layout(tmp_path / "out")
+
+    def cache_key(parameters, profile="quick", fingerprint="pkg1"):
+        return seed_runs(source, parameters, profile, layout, 1, fingerprint)[0].key
+
+    key = cache_key({"value": 1, "seed": 0})
+    assert key == cache_key({"seed": 0, "value": 1})  # order does not matter
+    assert key != cache_key({"value": 2, "seed": 0})
+    assert key != cache_key({"value": 1, "seed": 0}, profile="paper")
+    assert key != cache_key({"value": 1, "seed": 0}, fingerprint="pkg2")
     source.write_text("b")
-    assert key != cache_key(source, {"value": 1, "profile": "quick"}, "pkg1")
+    assert key != cache_key({"value": 1, "seed": 0})
 
 
 def test_the_package_fingerprint_hashes_the_package_sources(monkeypatch, tmp_path):
@@ -422,7 +429,7 @@ def test_longest_notebook_first_and_its_kernel_has_one_blas_thread(tmp_path, mon
 
 def test_jobs_must_be_positive(tmp_path, monkeypatch):
     _tiny_project(tmp_path, monkeypatch, {"a": "print(1)"})
-    with pytest.raises(NTPError, match="--jobs must be at least 1"):
+    with pytest.raises(NTPError, match="--jobs must be a positive integer"):
         reproduce(tmp_path, profile="quick", jobs=0, log=lambda line: None)
 
 
@@ -578,7 +585,8 @@ def test_a_terminal_shows_the_running_notebook_its_cell_and_its_loop(tmp_path, m
     )
     _tiny_project(tmp_path, monkeypatch, {"a_loop": body})
     lines = []
-    (result,) = reproduce(tmp_path, profile="quick", jobs=1, log=lines.append, live=True)
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)  # capsys's stream, taken for a terminal
+    (result,) = reproduce(tmp_path, profile="quick", jobs=1, log=lines.append)
     assert result.ok
     shown = capsys.readouterr().out
     assert "  a_loop  cell 3/3" in shown and "trials " in shown and "%" in shown, shown

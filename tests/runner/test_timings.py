@@ -167,35 +167,36 @@ def runs_of(tmp_path, names, sweep_seeds=0):
 
 
 def test_the_time_left_counts_this_machines_times_shared_among_the_jobs(tmp_path):
-    from ntpnb.runner.estimate import TimeLeft
+    from ntpnb.runner.run import seconds_left
 
     layout, runs = runs_of(tmp_path, ["a", "b"], sweep_seeds=1)
     record_timings(layout, "quick", [result("a", 30.0), result("b", 10.0)], jobs=2, now=WHEN)
-    left = TimeLeft(runs, recorded_seconds(runs, "quick"), "quick", jobs=2)
-    assert left.seconds({}) == (30 + 30 + 10 + 10) / 2  # a seed without a time takes its book seed's
-    assert left.seconds({"a": 12.0}) == (18 + 30 + 10 + 10) / 2
-    left.finished("a", 29.0)
-    assert left.seconds({"a seed 1": 40.0}) == (0 + 10 + 10) / 2  # one past its time: none left of it
+    recorded = recorded_seconds(runs, "quick")
+    # a seed without a time takes its book seed's
+    assert seconds_left(runs, recorded, "quick", 2, {}, {}) == (30 + 30 + 10 + 10) / 2
+    assert seconds_left(runs, recorded, "quick", 2, {}, {"a": 12.0}) == (18 + 30 + 10 + 10) / 2
+    finished = {"a": result("a", 29.0)}  # and one past its time has none left
+    assert seconds_left(runs, recorded, "quick", 2, finished, {"a seed 1": 40.0}) == (0 + 10 + 10) / 2
 
 
 def test_a_first_run_scales_the_reference_by_how_this_machine_compares(tmp_path, monkeypatch):
-    from ntpnb.runner import estimate
+    from ntpnb.runner import run as estimate
 
     monkeypatch.setattr(estimate, "REFERENCE_SECONDS", {"a": {"paper": 10.0}, "b": {"paper": 40.0}})
     _, runs = runs_of(tmp_path, ["a", "b"])
-    left = estimate.TimeLeft(runs, recorded_seconds(runs, "paper"), "paper", jobs=1)
-    assert left.seconds({}) == 50.0
-    left.finished("a", 20.0)  # this machine took twice the reference's time
-    assert left.seconds({}) == 80.0
-    left.finished("b", 0.0, executed=False)  # found cached: done, and no measure of the machine
-    assert left.seconds({}) == 0.0
+    recorded = recorded_seconds(runs, "paper")
+    assert estimate.seconds_left(runs, recorded, "paper", 1, {}, {}) == 50.0
+    finished = {"a": result("a", 20.0)}  # this machine took twice the reference's time
+    assert estimate.seconds_left(runs, recorded, "paper", 1, finished, {}) == 80.0
+    finished["b"] = result("b", 0.0, cached=True)  # found cached: done, and no measure of the machine
+    assert estimate.seconds_left(runs, recorded, "paper", 1, finished, {}) == 0.0
 
 
 def test_without_a_time_or_a_reference_the_time_left_is_not_shown(tmp_path):
-    from ntpnb.runner.estimate import TimeLeft, describe_time_left
+    from ntpnb.runner.run import describe_time_left, seconds_left
 
     _, runs = runs_of(tmp_path, ["never_timed"])
-    assert TimeLeft(runs, recorded_seconds(runs, "paper"), "paper", jobs=2).seconds({}) is None
+    assert seconds_left(runs, recorded_seconds(runs, "paper"), "paper", 2, {}, {}) is None
     assert describe_time_left(None) == "" and describe_time_left(0.2) == ""
     assert describe_time_left(4.0) == "about 10 s left" and describe_time_left(44.0) == "about 40 s left"
     assert describe_time_left(250.0) == "about 4 min left"
@@ -205,7 +206,7 @@ def test_the_progress_lines_tell_the_time_left_and_the_end_names_the_next_comman
     tmp_path, monkeypatch, capsys
 ):
     from ntpnb import cli
-    from ntpnb.runner import estimate
+    from ntpnb.runner import run as estimate
 
     (tmp_path / "notebooks").mkdir()
     (tmp_path / "_toc.yml").write_text("format: jb-book\nroot: x\n")
