@@ -273,11 +273,7 @@ def _square_root(rows: NTPRows, max_iter: int) -> tuple[np.ndarray, np.ndarray]:
 
 # ---------------------------------------------------------------------------- the solver
 def _row_sum_residual(C: np.ndarray) -> float:
-    """``max_j |sum_v C_jv| / max |C|``: how far the dual iterate is from its constraint ``C 1 = 0``.
-
-    The certificate completes the anchor entries to zero row sums, so the iteration must also
-    converge to such a ``C``: part of its stopping test.
-    """
+    """``max_j |sum_v C_jv| / max |C|``: the distance from ``C 1 = 0``, which the certificate assumes."""
     return float(np.abs(C.sum(axis=1)).max()) / (float(np.abs(C).max(initial=0.0)) or 1.0)
 
 
@@ -330,11 +326,10 @@ def solve_active_set(data: NTPData, max_iter: int = settings.ACTIVE_SET_MAX_ITER
 
 @cached_per_data
 def full_row_rank(data: NTPData) -> bool:
-    """Whether ``H`` has full row rank in exact arithmetic: ``m <= d`` and every singular value resolved.
+    """Whether ``H`` has full row rank: ``m <= d`` and no zero singular value.
 
-    :func:`ntpnb.linalg.nonzero_count` (no gap asked: near-duplicate rows count as independent).
-    Only a choice of method (and of deciding separability first, :func:`ntpnb.solve_ntp_svm`); every
-    answer is verified. Cached per data set.
+    :func:`ntpnb.linalg.nonzero_count`, no gap asked (near-duplicate rows count as independent):
+    it only chooses the form, and whether :func:`ntpnb.solve_ntp_svm` decides separability first.
     """
     if data.m > data.d:
         return False
