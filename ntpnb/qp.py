@@ -32,9 +32,6 @@ if TYPE_CHECKING:
 #: cvxpy's statuses of primal infeasibility (cvxpy, a second of import, is imported by the solves).
 INFEASIBLE: tuple[str, ...] = ("infeasible", "infeasible_inaccurate")
 
-#: The solver named by a solution without inequalities (``w = 0``, nothing was solved).
-TRIVIAL_SOLVER = "none (no inequality)"
-
 
 # ---------------------------------------------------------------------------- the constraints
 class QPConstraints(Protocol):
@@ -142,24 +139,20 @@ class SVMSolution:
         """Number of support vectors: positive multipliers by :func:`active_mask` (which may raise)."""
         return int(np.count_nonzero(active_mask(self.duals, what=self.problem)))
 
-    def passes(
-        self, feas_tol: float | None = None, kkt_tol: float | None = None, gap_tol: float | None = None
-    ) -> bool:
+    def passes(self) -> bool:
         """Whether every quantity of the certificate is within its tolerance.
 
-        Defaults (read at the call): :data:`~ntpnb.settings.SVM_FEAS_TOL`,
+        The tolerances (read at the call): :data:`~ntpnb.settings.SVM_FEAS_TOL`,
         :data:`~ntpnb.settings.SVM_KKT_TOL`, :data:`~ntpnb.settings.SVM_GAP_TOL`.
         """
-        feas = settings.SVM_FEAS_TOL if feas_tol is None else feas_tol
-        kkt = settings.SVM_KKT_TOL if kkt_tol is None else kkt_tol
-        gap = settings.SVM_GAP_TOL if gap_tol is None else gap_tol
+        feas, kkt = settings.SVM_FEAS_TOL, settings.SVM_KKT_TOL
         return (
             self.margin_violation <= feas
             and self.equality_violation <= feas
             and self.stationarity <= kkt
             and self.complementarity <= kkt
             and self.dual_sign <= kkt
-            and abs(self.duality_gap) <= gap
+            and abs(self.duality_gap) <= settings.SVM_GAP_TOL
         )
 
     def summary(self) -> str:
@@ -201,7 +194,9 @@ def certify(
 def trivial_solution(cons: QPConstraints) -> SVMSolution:
     """``W = 0``, the solution when there is no inequality, certified."""
     n = cons.shape[0] * cons.shape[1]
-    return certify(cons, np.zeros(n), np.zeros(cons.n_ineq), np.zeros(cons.n_eq), TRIVIAL_SOLVER, False)
+    return certify(
+        cons, np.zeros(n), np.zeros(cons.n_ineq), np.zeros(cons.n_eq), "none (no inequality)", False
+    )
 
 
 def active_mask(lam: np.ndarray, *, what: str | None = None) -> np.ndarray:
@@ -229,16 +224,8 @@ def active_mask(lam: np.ndarray, *, what: str | None = None) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------------- polishing
-def _best_eq_multipliers(cons: QPConstraints, w: np.ndarray, lam: np.ndarray) -> np.ndarray:
-    """The ``mu`` that minimizes ``||w - A^T lambda - S^T mu||``: a projection on the equalities' rows."""
-    if cons.n_eq == 0:
-        return np.zeros(0)
-    residual = w - cons.combine(lam, np.zeros(cons.n_eq))
-    return least_squares(cons.matrices()[2].T, residual, what=f"the equalities of {cons.what}")
-
-
-def polish(cons: QPConstraints, lam: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """The exact minimizer from approximate multipliers ``lam`` of ``A w >= 1``.
+def polish(cons: QPConstraints, lam: np.ndarray, solver: str) -> SVMSolution | None:
+    """The exact minimizer from approximate multipliers ``lam`` of ``A w >= 1`` (of ``solver``), certified.
 
     Starting from the rows of :func:`active_mask`, each round solves ``M w = 1`` at minimum norm
     (``M``: the active rows projected off the equalities' span; multipliers ``(M^T)^+ w``), drops
@@ -248,11 +235,11 @@ def polish(cons: QPConstraints, lam: np.ndarray) -> tuple[np.ndarray, np.ndarray
 
     Returns
     -------
-    (numpy.ndarray, numpy.ndarray, numpy.ndarray) or None
-        ``w``, the multipliers of all rows of ``A`` (zero off the active set) and those of the
-        equalities (:func:`_best_eq_multipliers`); None when there is no active row, the rounds
-        (:data:`~ntpnb.settings.POLISH_MAX_ROUNDS`) do not settle, or the rank of some active
-        set is not determined in float64 (then the caller keeps the solver's answer).
+    SVMSolution or None
+        ``w`` with the multipliers of all rows of ``A`` (zero off the active set) and those of the
+        equalities (the ``mu`` that minimizes ``||w - A^T lambda - S^T mu||``); None when there is
+        no active row, the rounds (:data:`~ntpnb.settings.POLISH_MAX_ROUNDS`) do not settle, or the
+        rank of some active set is not determined in float64.
     """
     A, _, S = cons.matrices()
     what = f"the active rows of {cons.what} (off its equalities)"
@@ -275,7 +262,11 @@ def polish(cons: QPConstraints, lam: np.ndarray) -> tuple[np.ndarray, np.ndarray
             if not negative.any() and added.size == 0:
                 full = np.zeros(cons.n_ineq)
                 full[active] = nu
-                return w, full, _best_eq_multipliers(cons, w, full)
+                mu = np.zeros(0)
+                if S.shape[0]:
+                    residual = w - cons.combine(full, np.zeros(cons.n_eq))
+                    mu = least_squares(S.T, residual, what=f"the equalities of {cons.what}")
+                return certify(cons, w, full, mu, solver, True)
             active = np.union1d(active[~negative], added)
     except RankAmbiguousError:
         return None
@@ -366,7 +357,7 @@ def min_norm_qp(A: Any, B: Any, what: str) -> MinNormQP:
 
 
 def solve_reference(cons: QPConstraints, infeasible: Callable[[MinNormQP], Exception]) -> SVMSolution:
-    """The cvxpy method: :func:`min_norm_qp`, polished (:func:`polish`) if that passes verification.
+    """The cvxpy method: :func:`min_norm_qp`, polished on its active set (:func:`polish`) and verified.
 
     Parameters
     ----------
@@ -376,29 +367,18 @@ def solve_reference(cons: QPConstraints, infeasible: Callable[[MinNormQP], Excep
     Raises
     ------
     SolverError
-        If the solver fails, or neither answer passes verification.
+        If the solver fails, or its polished answer does not settle or pass verification.
     """
     if cons.n_ineq == 0:
         return trivial_solution(cons)
     result = min_norm_qp(*cons.matrices()[:2], cons.what)
     if result.infeasible:
         raise infeasible(result)
-    sol = _polished_or_raw(cons, result.lam, result.w, result.lam, result.solver)
-    if sol.passes():
+    sol = polish(cons, result.lam, result.solver)
+    if sol is not None and sol.passes():
         return sol
-    raise SolverError(f"{cons.what} answer of {result.solver} failed verification: {sol.summary()}")
-
-
-def _polished_or_raw(
-    cons: QPConstraints, start: np.ndarray, w: np.ndarray, lam: np.ndarray, solver: str
-) -> SVMSolution:
-    """The answer :func:`polish` finds from ``start`` if it passes verification, else ``w`` certified."""
-    polished = polish(cons, start)
-    if polished is not None:
-        sol = certify(cons, *polished, solver, True)
-        if sol.passes():
-            return sol
-    return certify(cons, w, lam, _best_eq_multipliers(cons, w, lam), solver, False)
+    why = "polishing on its active set did not settle" if sol is None else sol.summary()
+    raise SolverError(f"{cons.what} answer of {result.solver} failed verification: {why}")
 
 
 # ---------------------------------------------------------------------------- least distance
@@ -433,9 +413,7 @@ def least_distance_nnls(G: np.ndarray, h: np.ndarray) -> tuple[np.ndarray, float
     return u, 1.0 - float(h @ u)
 
 
-def solve_least_distance(
-    cons: QPConstraints, max_norm: float = settings.LEAST_DISTANCE_MAX_NORM
-) -> SVMSolution | None:
+def solve_least_distance(cons: QPConstraints) -> SVMSolution | None:
     """The minimum-norm QP by least-distance programming, polished and certified; None if unsure.
 
     Each equality ``b w = 0`` becomes rows ``b w >= 0`` and ``-b w >= 0``, and the multipliers
@@ -447,9 +425,10 @@ def solve_least_distance(
     few hundred rows.
 
     Returns None (the caller then uses :func:`solve_reference`) rather than decide at the rounding
-    level: NNLS not converging, an infeasible problem or a minimum norm above ``max_norm`` (nearly
-    infeasible; multipliers lose accuracy like ``eps * ||w||^2``), a margin within a factor
-    :data:`~ntpnb.settings.RANK_BAND` of that tolerance, or no answer passing verification.
+    level: NNLS not converging, an infeasible problem or a minimum norm above
+    :data:`~ntpnb.settings.LEAST_DISTANCE_MAX_NORM` (nearly infeasible; multipliers lose accuracy
+    like ``eps * ||w||^2``), a margin within a factor :data:`~ntpnb.settings.RANK_BAND` of that
+    tolerance, or no answer passing verification.
     """
     if cons.n_ineq == 0:
         return trivial_solution(cons)
@@ -458,7 +437,7 @@ def solve_least_distance(
     G = np.vstack([A, B, -B])
     h = np.concatenate([np.ones(A.shape[0]), np.zeros(2 * B.shape[0])])
     found = least_distance_nnls(G, h)
-    if found is None or found[1] <= 1.0 / (1.0 + max_norm**2):  # infeasible, or a norm above max_norm
+    if found is None or found[1] <= 1.0 / (1.0 + settings.LEAST_DISTANCE_MAX_NORM**2):  # (nearly) infeasible
         return None
     lam_all = found[0] / found[1]
     w = G.T @ lam_all
@@ -466,10 +445,8 @@ def solve_least_distance(
     excess, tol = cons.margins(w) - 1.0, settings.ACTIVE_MARGIN_TOL
     if np.any((excess > tol / settings.RANK_BAND) & (excess <= tol * settings.RANK_BAND)):
         return None
-    sol = _polished_or_raw(
-        cons, (excess <= tol).astype(float), w, lam_all[: A.shape[0]], LEAST_DISTANCE_SOLVER
-    )
-    return sol if sol.passes() else None
+    sol = polish(cons, (excess <= tol).astype(float), LEAST_DISTANCE_SOLVER)
+    return sol if sol is not None and sol.passes() else None
 
 
 # ---------------------------------------------------------------------------- scaling back

@@ -185,8 +185,8 @@ ACTIVE_SET_VIOLATION_TOL: float = 1e-11
 ACTIVE_SET_PROX_DECAY: float = 0.3
 #: Smallest proximal weight, relative to its initial value.
 ACTIVE_SET_PROX_FLOOR: float = 1e-6
-#: Proximal weights (relative to the mean of diag K) tried in turn when K is singular.
-ACTIVE_SET_PROX_RIDGES: tuple[float, ...] = (1e-3, 1e-1, 1e-5)
+#: Proximal weight (relative to the mean of diag K) when K is singular.
+ACTIVE_SET_PROX_RIDGE: float = 1e-3
 #: Iteration cap of the active-set loop (it typically needs fewer than 15).
 ACTIVE_SET_MAX_ITER: int = 100
 

@@ -98,16 +98,16 @@ W3 = np.array([1.0, 1.0, 0.0])
     ],
 )
 def test_polish_reaches_the_exact_minimizer_from_a_wrong_active_set(lam):
-    w, full, mu = polish(_inequalities(A3), lam)
-    assert mu.size == 0
-    np.testing.assert_allclose(w, W3, atol=1e-14)
-    np.testing.assert_allclose(full, [1.0, 1.0, 0.0], atol=1e-14)  # KKT: w = A^T lambda
+    sol = polish(_inequalities(A3), lam, "test")
+    assert sol.eq_duals.size == 0 and sol.polished and sol.solver == "test"
+    np.testing.assert_allclose(sol.W.ravel(), W3, atol=1e-14)
+    np.testing.assert_allclose(sol.duals, [1.0, 1.0, 0.0], atol=1e-14)  # KKT: w = A^T lambda
 
 
 def test_polish_gives_up_without_an_active_row_or_when_the_rounds_do_not_settle(monkeypatch):
-    assert polish(_inequalities(A3), np.zeros(3)) is None
+    assert polish(_inequalities(A3), np.zeros(3), "test") is None
     monkeypatch.setattr(settings, "POLISH_MAX_ROUNDS", 1)
-    assert polish(_inequalities(A3), np.array([1.0, 0.0, 0.0])) is None
+    assert polish(_inequalities(A3), np.array([1.0, 0.0, 0.0]), "test") is None
 
 
 def test_polish_agrees_with_the_qp_solver_on_a_random_problem():
@@ -115,7 +115,8 @@ def test_polish_agrees_with_the_qp_solver_on_a_random_problem():
     A = rng.standard_normal((40, 12))
     A[:, 0] = np.abs(A[:, 0]) + 0.5  # feasible: w = t e_0 for large t
     result = min_norm_qp(A, np.zeros((0, 12)), "a test")
-    w, full, _ = polish(_inequalities(A), result.lam)
+    sol = polish(_inequalities(A), result.lam, "test")
+    w, full = sol.W.ravel(), sol.duals
     assert (A @ w).min() >= 1 - 1e-12 and full.min() >= 0
     np.testing.assert_allclose(w, A.T @ full, atol=1e-12)  # stationarity
     np.testing.assert_allclose(full * (A @ w - 1), 0, atol=1e-12)  # complementarity
@@ -138,10 +139,9 @@ def test_polish_keeps_the_equalities_and_returns_their_multipliers():
     A = np.array([[1.0, 1.0, 0.0], [0.0, 0.0, 1.0], [0.0, 0.0, 2.0]])
     B = np.array([[1.0, -1.0, 0.0]])
     cons = MatrixConstraints(A, B, B, "a test QP", (1, 3))
-    w, lam, mu = polish(cons, np.array([0.4, 0.9, 1e-9]))
-    np.testing.assert_allclose(w, [0.5, 0.5, 1.0], atol=1e-14)
-    np.testing.assert_allclose(lam, [0.5, 1.0, 0.0], atol=1e-14)
-    sol = certify(cons, w, lam, mu, "polish", True)
+    sol = polish(cons, np.array([0.4, 0.9, 1e-9]), "polish")
+    np.testing.assert_allclose(sol.W.ravel(), [0.5, 0.5, 1.0], atol=1e-14)
+    np.testing.assert_allclose(sol.duals, [0.5, 1.0, 0.0], atol=1e-14)
     assert sol.passes() and sol.stationarity < 1e-14 and sol.n_active == 2
 
 
@@ -166,7 +166,7 @@ def test_certificate_rejects_a_wrong_answer(factor, broken):
     sol = solve_active_set(data)
     cert = certify(NTPRows(data), factor * sol.W.ravel(), sol.duals, sol.eq_duals, "test", False)
     assert getattr(cert, broken) > 1e-3
-    assert not cert.passes(1e-7, 1e-6, 1e-7)
+    assert not cert.passes()
 
 
 def test_certificate_rejects_a_point_outside_f_perp():
@@ -175,7 +175,7 @@ def test_certificate_rejects_a_point_outside_f_perp():
     F_dir = ntp.f_basis(data)[0]
     cert = certify(NTPRows(data), (sol.W + 0.1 * F_dir).ravel(), sol.duals, sol.eq_duals, "test", False)
     assert cert.equality_violation > 1e-3
-    assert not cert.passes(1e-7, 1e-6, 1e-7)
+    assert not cert.passes()
 
 
 @pytest.mark.parametrize("s", [1e-3, 1.0, 1e3])
@@ -272,13 +272,14 @@ def test_least_distance_agrees_with_the_conic_solver(seed, n_eq):
     np.testing.assert_allclose(fast.duals, ref.duals, rtol=0, atol=1e-10 * ref.duals.max())
 
 
-def test_least_distance_gives_way_when_unsure():
+def test_least_distance_gives_way_when_unsure(monkeypatch):
     # infeasible, or a minimum norm above max_norm (nearly infeasible in normalized units): None,
     # and the conic solver decides; no inequality: W = 0
     infeasible = MatrixConstraints(np.array([[1.0], [-1.0]]), np.zeros((0, 1)), np.zeros((0, 1)), "x", (1, 1))
     assert solve_least_distance(infeasible) is None
     far = MatrixConstraints(np.array([[1e-2, 0.0]]), np.zeros((0, 2)), np.zeros((0, 2)), "far", (1, 2))
-    assert solve_least_distance(far, max_norm=10.0) is None
     assert solve_least_distance(far).W.ravel()[0] == pytest.approx(100.0, rel=1e-13)
+    monkeypatch.setattr(settings, "LEAST_DISTANCE_MAX_NORM", 10.0)
+    assert solve_least_distance(far) is None
     none = MatrixConstraints(np.zeros((0, 2)), np.zeros((0, 2)), np.zeros((0, 2)), "none", (1, 2))
     np.testing.assert_array_equal(solve_least_distance(none).W, np.zeros((1, 2)))

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import InfeasibleGraphSVMError, InvalidDataError, SolverError
+from ..errors import InfeasibleGraphSVMError, SolverError
 from ..qp import (
     MatrixConstraints,
     MinNormQP,
@@ -26,10 +26,7 @@ from ..qp import (
 from .graphs import TokenPriorityGraphs, check_graphs, scyc_basis, scyc_dimension
 from .token_data import check_embeddings, normalized_embeddings
 
-__all__ = [
-    "GRAPH_SVM_METHODS",
-    "solve_graph_svm",
-]
+__all__ = ["solve_graph_svm"]
 
 
 def _constraint_rows(E: np.ndarray, triples: list[tuple[int, int, int]]) -> np.ndarray:
@@ -41,17 +38,13 @@ def _constraint_rows(E: np.ndarray, triples: list[tuple[int, int, int]]) -> np.n
     return np.einsum("ra,rb->rab", E[i] - E[j], E[k]).reshape(len(triples), d * d)
 
 
-#: The methods of :func:`solve_graph_svm`.
-GRAPH_SVM_METHODS: tuple[str, ...] = ("least-distance", "cvxpy")
-
-
-def solve_graph_svm(E: object, graphs: TokenPriorityGraphs, method: str = "least-distance") -> SVMSolution:
+def solve_graph_svm(E: object, graphs: TokenPriorityGraphs) -> SVMSolution:
     """Solve (Graph-SVM) for the graphs ``graphs`` and return the verified solution.
 
-    ``method="least-distance"`` (default): one NNLS (:func:`ntpnb.qp.solve_least_distance`), handed
-    to cvxpy when its answer is not certain (nearly infeasible, no convergence, not verified);
-    ``"cvxpy"``: cvxpy alone. ``SVMSolution.solver`` names which answered. With no strict relation
-    ``W^mm = 0`` (certified trivially).
+    One NNLS (:func:`ntpnb.qp.solve_least_distance`), handed to cvxpy
+    (:func:`ntpnb.qp.solve_reference`) when its answer is not certain (infeasible or nearly so, no
+    convergence, not verified). ``SVMSolution.solver`` names which answered. With no strict
+    relation ``W^mm = 0`` (certified trivially).
 
     Solved for ``E / c`` (:func:`~ntpnb.attention.token_data.normalized_embeddings`) and scaled back
     (:func:`ntpnb.qp.scaled_solution`): ``W^mm(E) = W^mm(E / c) / c^2``, ``lambda(E) = lambda(E / c) /
@@ -70,8 +63,6 @@ def solve_graph_svm(E: object, graphs: TokenPriorityGraphs, method: str = "least
         If the solver fails, no answer passes verification, or it reports infeasibility for
         linearly independent embeddings (which make the problem feasible).
     """
-    if method not in GRAPH_SVM_METHODS:
-        raise InvalidDataError(f"method must be one of {GRAPH_SVM_METHODS}, got {method!r}")
     E, c = normalized_embeddings(check_embeddings(E, check_graphs(graphs).K))
     A, B = _constraint_rows(E, graphs.strict), _constraint_rows(E, graphs.equivalent)
     cons = MatrixConstraints(A, B, scyc_basis(E, graphs), "the Graph-SVM", (E.shape[1], E.shape[1]))
@@ -91,6 +82,6 @@ def solve_graph_svm(E: object, graphs: TokenPriorityGraphs, method: str = "least
             f"{A.shape[0]} strict and {B.shape[0]} equality constraints of these embeddings"
         )
 
-    fast = solve_least_distance(cons) if method == "least-distance" else None
+    fast = solve_least_distance(cons)
     solution = fast if fast is not None else solve_reference(cons, infeasible)
     return scaled_solution(solution, c, 2, "|E|")

@@ -34,11 +34,11 @@ null space (:mod:`.gram_blocks`).
 **Near-duplicate embeddings.** ``K`` squares the condition of ``H``, and ``W = C^T H`` cancels
 coefficients of size ``1 / sigma_min^2`` down to a ``W`` of size ``1 / sigma_min``: at
 ``sigma_min / sigma_max = 1e-6`` no digit of the margins is left. When ``H`` has full row rank
-(:func:`ntpnb.linalg.nonzero_count`) the method also runs in *square-root form*
-(:func:`_square_root`): with the SVD ``H[F_v] = U diag(s) Vt``, ``w_v = Vt^T diag(1/s) U^T (r_v
-+ t[F_v])`` is formed directly (its logits on ``F_v`` are ``r_v + t[F_v]`` up to rounding), and
-``t`` minimizes ``||W||``: ``min_t sum_v ||diag(1/s) U^T (r_v + t[F_v])||^2``, solved by QR at
-its known rank ``m`` (conditioned like ``H``, not its square).
+(:func:`ntpnb.linalg.nonzero_count`) but ``K`` is not resolved by Cholesky, the method runs in
+*square-root form* (:func:`_square_root`): with the SVD ``H[F_v] = U diag(s) Vt``, ``w_v =
+Vt^T diag(1/s) U^T (r_v + t[F_v])`` is formed directly (its logits on ``F_v`` are ``r_v +
+t[F_v]`` up to rounding), and ``t`` minimizes ``||W||``: ``min_t sum_v ||diag(1/s) U^T (r_v +
+t[F_v])||^2``, solved by QR at its known rank ``m`` (conditioned like ``H``, not its square).
 
 The answer, a :class:`ntpnb.qp.SVMSolution`, is verified by :func:`ntpnb.qp.certify` (multipliers
 read off ``C``) before it is returned; the method never returns an unverified point.
@@ -190,49 +190,36 @@ def _pdas(
     raise SolverError(f"the {method} did not converge in {max_iter} iterations")
 
 
-def _active_set_loop(
+def _dual(
     K: np.ndarray,
     H: np.ndarray,
     mask: np.ndarray,
-    full_rank: bool,
+    definite: bool,
     max_iter: int,
-    accept: Callable[[np.ndarray, np.ndarray], bool],
-) -> tuple[np.ndarray, np.ndarray]:
-    """Solve the dual: ``(C_primal, C_dual)``, ``W = C_primal^T H`` and the multipliers in ``C_dual``.
+    accept: Callable[[np.ndarray], bool],
+) -> np.ndarray:
+    """Solve the dual: ``C``, with ``W = C^T H`` and the multipliers read off ``C``.
 
-    The two are the same matrix unless ``K`` is singular. With ``K`` non-singular and
-    well-conditioned (``full_rank``) the dual is strongly convex and one primal-dual active-set
-    run solves it. Otherwise (``C`` not unique, KKT equations possibly inconsistent) it runs on
-    proximal subproblems ``+ ridge / 2 ||C - C_k||^2``, after each solving the exact equations on
-    the current active set, until ``accept`` passes with those equations' multipliers or the
-    proximal iterate's.
+    With ``K`` positive definite (``definite``) the dual is strongly convex and one primal-dual
+    active-set run solves it. Otherwise (``C`` not unique, KKT equations possibly inconsistent) it
+    runs on proximal subproblems ``+ ridge / 2 ||C - C_k||^2``, after each solving the exact
+    equations on the current active set, until ``accept`` passes with their ``C``.
     """
-    if full_rank:
-        C, active, _ = _Subproblem(K, H, mask, 0.0, np.zeros(mask.shape)).pdas(np.zeros_like(mask), max_iter)
-        if not accept(C, C):  # rounding accumulated by the updates: factor afresh
-            C, _ = _Subproblem(K, H, mask, 0.0, np.zeros(mask.shape)).solve(active)
-        return C, C
-    errors = []
-    for weight in settings.ACTIVE_SET_PROX_RIDGES:
-        ridge = weight * float(np.trace(K)) / K.shape[0]
-        floor = ridge * settings.ACTIVE_SET_PROX_FLOOR
-        active, center, total = np.zeros_like(mask), np.zeros(mask.shape), 0
-        exact = _Subproblem(K, H, mask, 0.0, center)
-        try:
-            while total < max_iter:
-                prox = _Subproblem(K, H, mask, ridge, center)
-                center, active, n_iter = prox.pdas(active, max_iter - total)
-                ridge = max(ridge * settings.ACTIVE_SET_PROX_DECAY, floor)
-                total += n_iter
-                C, _ = exact.solve(active)
-                if accept(C, C):
-                    return C, C
-                if accept(C, center):
-                    return C, center
-            raise SolverError(f"the proximal active-set method did not converge in {max_iter} iterations")
-        except SolverError as exc:
-            errors.append(f"ridge {weight:g}: {exc}")
-    raise SolverError("; ".join(errors))
+    zeros = np.zeros(mask.shape)
+    if definite:
+        return _Subproblem(K, H, mask, 0.0, zeros).pdas(np.zeros_like(mask), max_iter)[0]
+    ridge = settings.ACTIVE_SET_PROX_RIDGE * float(np.trace(K)) / K.shape[0]
+    floor = ridge * settings.ACTIVE_SET_PROX_FLOOR
+    active, center, total = np.zeros_like(mask), zeros, 0
+    exact = _Subproblem(K, H, mask, 0.0, zeros)
+    while total < max_iter:
+        center, active, n_iter = _Subproblem(K, H, mask, ridge, center).pdas(active, max_iter - total)
+        ridge = max(ridge * settings.ACTIVE_SET_PROX_DECAY, floor)
+        total += n_iter
+        C, _ = exact.solve(active)
+        if accept(C):
+            return C
+    raise SolverError(f"the proximal active-set method did not converge in {max_iter} iterations")
 
 
 def _square_root(rows: NTPRows, max_iter: int) -> tuple[np.ndarray, np.ndarray]:
@@ -286,11 +273,7 @@ def _square_root(rows: NTPRows, max_iter: int) -> tuple[np.ndarray, np.ndarray]:
 
 # ---------------------------------------------------------------------------- the solver
 def _row_sum_residual(C: np.ndarray) -> float:
-    """``max_j |sum_v C_jv| / max |C|``: how far the dual iterate is from its constraint ``C 1 = 0``.
-
-    The certificate completes the anchor entries to zero row sums, so the iteration must also
-    converge to such a ``C``: part of its stopping test.
-    """
+    """``max_j |sum_v C_jv| / max |C|``: the distance from ``C 1 = 0``, which the certificate assumes."""
     return float(np.abs(C.sum(axis=1)).max()) / (float(np.abs(C).max(initial=0.0)) or 1.0)
 
 
@@ -319,63 +302,36 @@ def solve_active_set(data: NTPData, max_iter: int = settings.ACTIVE_SET_MAX_ITER
     rows = NTPRows(data)
     if rows.n_ineq == 0:  # no inequality: W^mm = 0
         return trivial_solution(rows)
+
+    def certified(W: np.ndarray, C: np.ndarray) -> SVMSolution:
+        return certify(rows, W.ravel(), *rows.multipliers(C), SOLVER_NAME, False)
+
+    def accept(C: np.ndarray) -> bool:
+        return _row_sum_residual(C) <= settings.SVM_KKT_TOL and certified(C.T @ data.H, C).passes()
+
     with limit_threads(settings.BLAS_THREADS, user_api="blas"):
-        return _solve(rows, max_iter)
+        K, full_rank = data.H @ data.H.T, full_row_rank(data)
+        if full_rank and cholesky(K) is None:  # near-duplicate rows: K squares their condition
+            W, C = _square_root(rows, max_iter)
+        else:
+            C = _dual(K, data.H, np.asarray(data.support_mask), full_rank, max_iter, accept)
+            W = C.T @ data.H
+        sol, row_sums = certified(W, C), _row_sum_residual(C)
+    if sol.passes() and row_sums <= settings.SVM_KKT_TOL:
+        return sol
+    raise SolverError(
+        f"the NTP-SVM answer of {SOLVER_NAME} failed verification: {sol.summary()}, row sums {row_sums:.2e}"
+    )
 
 
 @cached_per_data
 def full_row_rank(data: NTPData) -> bool:
-    """Whether ``H`` has full row rank in exact arithmetic: ``m <= d`` and every singular value resolved.
+    """Whether ``H`` has full row rank: ``m <= d`` and no zero singular value.
 
-    :func:`ntpnb.linalg.nonzero_count` (no gap asked: near-duplicate rows count as independent).
-    Only a choice of method (and of deciding separability first, :func:`ntpnb.solve_ntp_svm`); every
-    answer is verified. Cached per data set.
+    :func:`ntpnb.linalg.nonzero_count`, no gap asked (near-duplicate rows count as independent):
+    it only chooses the form, and whether :func:`ntpnb.solve_ntp_svm` decides separability first.
     """
     if data.m > data.d:
         return False
     s = np.linalg.svd(data.H, compute_uv=False)
     return nonzero_count(s, data.H.shape) == data.m
-
-
-def _solve(rows: NTPRows, max_iter: int) -> SVMSolution:
-    """The first verified answer of the methods that apply (see the module docstring).
-
-    With ``H`` of full row rank: the dual in ``K`` when ``K`` is well-conditioned, then the
-    square-root form; the proximal method otherwise, and last.
-    """
-    data = rows.data
-    K = data.H @ data.H.T
-    mask = np.asarray(data.support_mask)
-
-    def certified(W: np.ndarray, C: np.ndarray) -> SVMSolution:
-        """``W`` certified with the multipliers read off ``C`` (:func:`ntpnb.qp.certify`)."""
-        return certify(rows, W.ravel(), *rows.multipliers(C), SOLVER_NAME, False)
-
-    def accept(C_primal: np.ndarray, C_dual: np.ndarray) -> bool:
-        kkt = settings.SVM_KKT_TOL
-        return _row_sum_residual(C_dual) <= kkt and certified(C_primal.T @ data.H, C_dual).passes()
-
-    def dual(full_rank: bool) -> tuple[np.ndarray, np.ndarray]:
-        C_primal, C = _active_set_loop(K, data.H, mask, full_rank, max_iter, accept)
-        return C_primal.T @ data.H, C
-
-    methods: list[tuple[str, Callable[[], tuple[np.ndarray, np.ndarray]]]] = []
-    if full_row_rank(data):
-        if cholesky(K) is not None:
-            methods.append(("the dual in K", functools.partial(dual, True)))
-        methods.append(("the square-root form", functools.partial(_square_root, rows, max_iter)))
-    methods.append(("the proximal method", functools.partial(dual, False)))
-    failures = []
-    for name, method in methods:
-        try:
-            W, C = method()
-        except SolverError as exc:
-            failures.append(f"{name}: {exc}")
-            continue
-        sol, row_sums = certified(W, C), _row_sum_residual(C)
-        if sol.passes() and row_sums <= settings.SVM_KKT_TOL:
-            return sol
-        failures.append(f"{name}: {sol.summary()}, row sums {row_sums:.2e}")
-        if name == "the square-root form":
-            break  # converged, exact for its active set: what fails is float64's rounding, not the method
-    raise SolverError(f"the NTP-SVM answer of {SOLVER_NAME} failed verification: " + "; ".join(failures))

@@ -31,31 +31,29 @@ def _reference(data: NTPData) -> SVMSolution:
 
 @cached_per_data
 def _active_set(data: NTPData) -> SVMSolution:
-    """The active-set method on normalized data (``max|H| ~ 1``), else the cvxpy method.
+    """The active-set method on normalized data (``max|H| ~ 1``).
 
     Without full row rank of ``H`` (Lemma 1 of Paper A) separability is decided first: the
     proximal method would run to its iteration caps on non-separable data. An answer that
     :func:`~ntpnb.linear.separability.proves_separable` is its own witness; otherwise (e.g. a
     broken (6a) on a tiny row), or when the method fails, the decision is asked: not separable
-    raises :class:`NotSeparableError`, separable keeps the answer or goes to the cvxpy method.
+    raises :class:`NotSeparableError`, separable keeps the answer or the method's
+    :class:`~ntpnb.errors.SolverError`.
     """
     if not full_row_rank(data):
         require_separable(data)
     try:
-        sol = solve_active_set(data)
-    except SolverError:
-        sol = None
-    if sol is None:
-        return _reference(data)  # it asks the decision first
-    if not proves_separable(data, sol.W):
+        sol, failure = solve_active_set(data), None
+    except SolverError as exc:
+        sol, failure = None, exc
+    if sol is None or not proves_separable(data, sol.W):
         require_separable(data)
+    if failure is not None:
+        raise failure
     return sol
 
 
 _SOLVERS = {"active-set": _active_set, "cvxpy": _reference}
-
-#: The methods of :func:`solve_ntp_svm`.
-SVM_METHODS: tuple[str, ...] = tuple(_SOLVERS)
 
 
 def solve_ntp_svm(data: NTPData, method: str = "active-set") -> SVMSolution:
@@ -67,9 +65,8 @@ def solve_ntp_svm(data: NTPData, method: str = "active-set") -> SVMSolution:
         The data set (each method solves its QP once per data set).
     method
         ``"active-set"`` (the default): :mod:`ntpnb.linear.active_set` (a few seconds at
-        ``m = 500, V = 100, d = 600, S = 10``), the cvxpy method when it does not converge.
-        ``"cvxpy"``: the reference alone (CLARABEL, polished on its active set; slower).
-        ``SVMSolution.solver`` names which one answered.
+        ``m = 500, V = 100, d = 600, S = 10``). ``"cvxpy"``: the reference (CLARABEL, polished
+        on its active set; slower). ``SVMSolution.solver`` names the method.
 
     Notes
     -----
@@ -80,16 +77,16 @@ def solve_ntp_svm(data: NTPData, method: str = "active-set") -> SVMSolution:
     Raises
     ------
     InvalidDataError
-        If ``method`` is not one of :data:`SVM_METHODS`.
+        If ``method`` is neither ``"active-set"`` nor ``"cvxpy"``.
     NotSeparableError
         If the data are not NTP-separable (decided by the LP of :func:`ntpnb.is_separable`).
     SolverError
-        If the methods fail, or no answer passes verification.
+        If the method fails, or its answer does not pass verification.
     ScaleError
         If ``W^mm`` or the multipliers exceed the float64 range (``H`` near underflow or overflow).
     """
     if method not in _SOLVERS:
-        raise InvalidDataError(f"method must be one of {SVM_METHODS}, got {method!r}")
+        raise InvalidDataError(f"method must be one of {tuple(_SOLVERS)}, got {method!r}")
     norm, c = normalized(data)
     return scaled_solution(_SOLVERS[method](norm), c, 1, "max|H|")
 

@@ -8,7 +8,6 @@ import pytest
 
 from ntpnb import settings
 from ntpnb.attention import (
-    GRAPH_SVM_METHODS,
     acyclic_dataset,
     as_token_data,
     random_embeddings,
@@ -18,22 +17,37 @@ from ntpnb.attention import (
     token_priority_graphs,
 )
 from ntpnb.attention.graph_svm_qp import _constraint_rows
-from ntpnb.errors import InfeasibleGraphSVMError, InvalidDataError, NotSeparableError, ScaleError, SolverError
-from ntpnb.qp import LEAST_DISTANCE_SOLVER
+from ntpnb.attention.graphs import scyc_basis
+from ntpnb.attention.token_data import normalized_embeddings
+from ntpnb.errors import InfeasibleGraphSVMError, NotSeparableError, ScaleError, SolverError
+from ntpnb.qp import LEAST_DISTANCE_SOLVER, MatrixConstraints, scaled_solution, solve_reference
 
 from attention_instances import general_instance, with_condition
 
-#: The solver each method of solve_graph_svm names on a well-posed instance.
-SOLVER_OF = {"least-distance": LEAST_DISTANCE_SOLVER, "cvxpy": settings.QP_SOLVER}
+
+def reference_graph_svm(E, graphs):
+    """The second method: the Graph-SVM by cvxpy alone (:func:`ntpnb.qp.solve_reference`, polished)."""
+    En, c = normalized_embeddings(E)
+    A, B = _constraint_rows(En, graphs.strict), _constraint_rows(En, graphs.equivalent)
+    cons = MatrixConstraints(A, B, scyc_basis(En, graphs), "the Graph-SVM", (E.shape[1], E.shape[1]))
+    return scaled_solution(solve_reference(cons, lambda r: AssertionError(r.status)), c, 2, "|E|")
 
 
-@pytest.mark.parametrize("method", GRAPH_SVM_METHODS)
+#: Each method, and the solver it names on a well-posed instance.
+METHODS = {
+    "least-distance": (solve_graph_svm, LEAST_DISTANCE_SOLVER),
+    "cvxpy": (reference_graph_svm, settings.QP_SOLVER),
+}
+
+
+@pytest.mark.parametrize("method", METHODS)
 @pytest.mark.parametrize("seed", range(4))
 def test_graph_svm_is_verified_and_feasible(seed, method):
     E, data = general_instance(seed)
     graphs = token_priority_graphs(data)
-    sol = solve_graph_svm(E, graphs, method)
-    assert sol.passes() and sol.solver == SOLVER_OF[method]
+    solve, solver = METHODS[method]
+    sol = solve(E, graphs)
+    assert sol.passes() and sol.solver == solver
     A, B = _constraint_rows(E, graphs.strict), _constraint_rows(E, graphs.equivalent)
     w = sol.W.ravel()
     assert (A @ w).min() >= 1 - 1e-8
@@ -85,15 +99,16 @@ def test_graph_svm_without_strict_relations_is_zero():
 # Ill-conditioned embeddings: polishing never forms normal equations
 
 
-@pytest.mark.parametrize("method", GRAPH_SVM_METHODS)
+@pytest.mark.parametrize("method", METHODS)
 @pytest.mark.parametrize("seed", range(10))
 def test_graph_svm_and_w_cyc_at_condition_1e3(seed, method):
     # polishing through the normal equations M M^T fails verification on 3 of these 10 instances
     E, data = general_instance(seed)
     E = with_condition(E, 1e3)
     graphs = token_priority_graphs(data)
-    sol = solve_graph_svm(E, graphs, method)
-    assert sol.passes() and sol.polished and sol.solver == SOLVER_OF[method]
+    solve, solver = METHODS[method]
+    sol = solve(E, graphs)
+    assert sol.passes() and sol.polished and sol.solver == solver
     cyc = solve_cyclic_correction(E, data, graphs)
     assert cyc.dim == scyc_dimension(E, graphs) and cyc.min_curvature > 0
 
@@ -105,19 +120,13 @@ def test_the_two_methods_give_the_same_graph_svm():
     for seed in range(40):
         E, data = general_instance(2000 + seed)
         graphs = token_priority_graphs(data)
-        fast, ref = (solve_graph_svm(E, graphs, m) for m in GRAPH_SVM_METHODS)
+        fast, ref = solve_graph_svm(E, graphs), reference_graph_svm(E, graphs)
         assert fast.solver == LEAST_DISTANCE_SOLVER and ref.solver == settings.QP_SOLVER
         assert fast.n_active == ref.n_active
         worst = max(worst, float(np.abs(fast.W - ref.W).max() / np.abs(ref.W).max()))
         count += len(graphs.equivalent) > 0
     assert count >= 10  # the cyclic case (equalities) is covered
     assert worst <= 1e-10, worst
-
-
-def test_graph_svm_refuses_an_unknown_method():
-    E, data = general_instance(0)
-    with pytest.raises(InvalidDataError, match="method must be one of"):
-        solve_graph_svm(E, token_priority_graphs(data), "simplex")
 
 
 def test_false_infeasibility_of_independent_embeddings_is_not_reported():

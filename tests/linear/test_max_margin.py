@@ -1,5 +1,5 @@
 """The NTP-SVM W^mm (ntpnb.linear.max_margin): constraints, the certificate, independent solutions, scale,
-the chain of solvers (active set, then the cvxpy reference) and its errors, zero-margin directions."""
+the active-set solver against the cvxpy reference and their errors, zero-margin directions."""
 
 from __future__ import annotations
 
@@ -146,17 +146,10 @@ def test_a_failing_solver_raises_solver_error(monkeypatch):
         ntp.solve_ntp_svm(data, method="cvxpy")
 
 
-def test_the_package_solver_fails_only_when_both_solvers_fail(monkeypatch):
+def test_the_package_solver_needs_no_qp_solver(monkeypatch):
     monkeypatch.setattr(settings, "QP_SOLVER", "NO_SUCH_SOLVER")
     data = random_data(m=3, d=5, V=4, S=2, seed=23)
-    assert ntp.solve_ntp_svm(data).solver == FAST_SOLVER_NAME  # the fast solver needs no QP solver
-
-    def fail(data):
-        raise SolverError("simulated")
-
-    monkeypatch.setattr("ntpnb.linear.max_margin.solve_active_set", fail)
-    with pytest.raises(SolverError, match="NO_SUCH_SOLVER"):
-        ntp.ntp_svm(random_data(m=3, d=5, V=4, S=2, seed=24))
+    assert ntp.solve_ntp_svm(data).solver == FAST_SOLVER_NAME
 
 
 def test_an_unverified_answer_raises_solver_error(monkeypatch):
@@ -265,7 +258,7 @@ def test_zero_margin_direction_reports_infeasible_pairs():
 
 
 # ---------------------------------------------------------------------------------------------
-# The chain of solvers: the active-set method first, the cvxpy reference if it fails
+# The active-set method, and the cvxpy reference to compare it with
 
 
 def test_package_solver_is_the_fast_one_and_agrees_with_the_reference():
@@ -276,19 +269,23 @@ def test_package_solver_is_the_fast_one_and_agrees_with_the_reference():
     np.testing.assert_allclose(sol.duals, ref.duals, atol=1e-6 * ref.duals.max())
 
 
-def test_package_falls_back_to_the_reference_when_the_fast_solver_fails(monkeypatch):
+def test_the_fast_solver_s_failure_on_separable_data_is_raised(monkeypatch):
+    """No fallback: the active-set method's SolverError, named, once the data are decided separable."""
+
     def fail(data):
-        raise SolverError("did not converge (simulated)")
+        raise SolverError("the active-set method did not converge in 100 iterations (simulated)")
 
     monkeypatch.setattr("ntpnb.linear.max_margin.solve_active_set", fail)
     data = random_data(m=8, d=10, V=6, S=3, seed=12)
-    assert ntp.solve_ntp_svm(data).solver == settings.QP_SOLVER
+    assert ntp.is_separable(data)
+    with pytest.raises(SolverError, match="active-set method did not converge"):
+        ntp.solve_ntp_svm(data)
 
 
 @pytest.mark.parametrize("seed", range(3))
 def test_w_mm_with_more_contexts_than_dimensions_agrees_with_the_reference_and_is_certified(seed):
     data = ntp.random_instance(25, 15, 6, 2, np.random.default_rng(seed))
-    sol = ntp.solve_ntp_svm(data)  # seed 0: the active-set method fails, the reference answers
+    sol = ntp.solve_ntp_svm(data)
     ref = ntp.solve_ntp_svm(data, method="cvxpy")
     assert sol.passes()
     np.testing.assert_allclose(sol.W, ref.W, atol=1e-7 * np.abs(ref.W).max())
