@@ -102,7 +102,7 @@ def _print_verdicts(out: Path, books: Sequence[RunResult]) -> bool:
             records.append(load_chapter_record(layout.claims / f"{r.name}.json"))
     claims = list(dict.fromkeys(c.claim for record in records for c in record.checks))
     found = verdicts.sweep_verdicts(claims, verdicts.load_sweeps(layout, records))
-    print(f"verdicts across the seeds: {verdicts.format_counts(verdicts.verdict_counts(found))}")
+    print(f"verdicts across the seeds: {verdicts.format_counts(found)}")
     for claim, verdict in found.items():
         if verdict.negative:
             print(f"  {claim}: {verdict.phrase}")

@@ -40,7 +40,7 @@ from ..chapter.outputs import RUN_RECORD_NAME, manifest_path
 from ..errors import NTPError
 from ..settings import STOP_CHECK_SECONDS
 from .pdf import PDF_ENV, PDF_NAME, SCREENSHOT_CHAPTER, SCREENSHOT_NAME, missing_printer, single_page
-from .report import verdict_summary, write_report
+from .report import read_tree, verdict_summary, write_report
 from .trees import BOOK_SITE_DIRNAME, RUN_SITE_DIRNAME, BookTree, shown, verify_tree
 
 #: The book's folder inside its site.
@@ -304,13 +304,7 @@ BENCHMARKS_PAGE = ("-m", "benchmarks.page")
 
 
 def write_benchmarks_page(tree: BookTree) -> Path:
-    """Write ``tree``'s benchmarks page with the project's ``python -m benchmarks.page``; the page's path.
-
-    Raises
-    ------
-    NTPError
-        If it fails (naming its last line of output).
-    """
+    """Write ``tree``'s benchmarks page with the project's ``python -m benchmarks.page``; the page's path."""
     command = [sys.executable, *BENCHMARKS_PAGE, str(tree.layout.root), *(["--own"] if tree.own else [])]
     code, output = run_owned(command, tree.root)
     last = (output.strip().splitlines() or [f"exit status {code}"])[-1]
@@ -360,8 +354,9 @@ def build_book(tree: BookTree, pdf: bool = True) -> int:
             f"ntpnb: {shown(layout.root)} has not run {', '.join(missing)}: their pages say so "
             f"(`{tree.book_command()} --run-missing` runs them in its setting)"
         )
-    print(f"ntpnb: wrote the reproducibility report {shown(write_report(layout, missing))}")
-    print(f"ntpnb: verdicts of the last runs: {verdict_summary(layout)}")
+    pages = read_tree(layout, missing)
+    print(f"ntpnb: wrote the reproducibility report {shown(write_report(pages))}")
+    print(f"ntpnb: verdicts of the last runs: {verdict_summary(pages.results)}")
     print(f"ntpnb: wrote the benchmarks page {shown(write_benchmarks_page(tree))}")
     no_pdf = missing_printer() if pdf else "not asked for (--no-pdf)"
     if no_pdf:

@@ -1,12 +1,12 @@
 """Compare two runs, to see whether another machine printed the same numbers and decided the same.
 
-``ntpnb compare RUN_A RUN_B`` (or ``python -m ntpnb.book.compare RUN_A RUN_B``) first says how the
-two runs' settings differ (profile, ``-p`` overrides, seeds, ntpnb version: :func:`setting_differences`),
-then shows the platforms they recorded (:mod:`ntpnb.chapter.platform`). It compares their claim
-records check by check (:func:`compare_claims`: the decision, and the measured value to the
-check's own printed precision), then the text outputs (printed lines and ``text/plain`` results)
-of their executed notebooks line by line, in print order whatever the cells, after masking what
-legitimately changes with nbval's rules (:data:`SANITIZE_CONFIG`: timings, memory addresses,
+``ntpnb compare RUN_A RUN_B`` first says how the two runs' settings differ (profile, ``-p``
+overrides, seeds, ntpnb version: :func:`setting_differences`), then shows the platforms they
+recorded (:mod:`ntpnb.chapter.platform`). It compares their claim records check by check
+(:func:`compare_claims`: the decision, and the measured value to the check's own printed
+precision), then the text outputs (printed lines and ``text/plain`` results) of their executed
+notebooks line by line, in print order whatever the cells, after masking what legitimately
+changes with nbval's rules (:data:`SANITIZE_CONFIG`: timings, memory addresses,
 figure reprs). A changed decision or printed line exits 1.
 """
 
@@ -267,15 +267,3 @@ def print_comparison(run_a: Path, run_b: Path) -> int:
 def _plural(count: int, word: str) -> str:
     """``word``, or its plural (an ``s`` added) unless ``count`` is one."""
     return word if count == 1 else f"{word}s"
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of ``python -m ntpnb.book.compare RUN_A RUN_B``."""
-    parser = argparse.ArgumentParser(prog="python -m ntpnb.book.compare", description=__doc__.split("\n")[0])
-    add_arguments(parser)
-    args = parser.parse_args(argv)
-    return print_comparison(args.run_a, args.run_b)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -38,11 +38,6 @@ def chapter_execution(executed: Path) -> Execution:
 
     The commit is its manifest's (not recorded when it has none: its last run failed, and the
     notebook is the run's before).
-
-    Raises
-    ------
-    PathError
-        If the notebook or its manifest cannot be read.
     """
     end = read_notebook(executed).get("metadata", {}).get("papermill", {}).get("end_time")  # ISO 8601
     try:
@@ -106,12 +101,6 @@ class Footers:
 
 
 def read_footers(tree: OutputLayout, repository: str = "") -> Footers:
-    """The footers of the book of ``tree``: its run record's label and each executed chapter's execution.
-
-    Raises
-    ------
-    PathError
-        If the run record, an executed notebook or a manifest cannot be read.
-    """
+    """The footers of the book of ``tree``: its run record's label and each executed chapter's execution."""
     executions = {p.stem: chapter_execution(p) for p in sorted(visible(tree.notebooks.glob("*.ipynb")))}
     return Footers(describe_run(load_run_record(tree.root)), executions, repository=repository)

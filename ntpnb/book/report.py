@@ -15,7 +15,8 @@ import itertools
 import json
 import re
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from markdown_it import MarkdownIt
@@ -40,7 +41,6 @@ from .verdicts import (
     load_sweeps,
     series_of,
     sweep_verdicts,
-    verdict_counts,
 )
 
 #: A check and the notebook whose run made it.
@@ -79,18 +79,41 @@ def _claim_result(verdict: Verdict, checks: Sequence[Check], record: RunRecord |
 PLATFORM_TITLE = "Where the numbers were computed"
 
 
-def _by_claim(records: Sequence[ChapterRecord]) -> dict[str, list[Made]]:
-    """Every check of ``records`` with its notebook, by claim id, in the records' order."""
+@dataclass(frozen=True)
+class TreePages:
+    """What the generated pages show of a tree, read once: its records, their verdicts and sections."""
+
+    layout: OutputLayout
+    #: The claim records at the book's seed, and each chapter's sweep over the seeds.
+    records: list[ChapterRecord]
+    sweeps: list[Sweep]
+    #: Every claim id of the registry -> its verdict over the sweeps.
+    results: dict[str, Verdict]
+    #: Claim id -> every check of it, with its notebook, in the records' order.
+    by_claim: dict[str, list[Made]]
+    sections: Sections
+    run: RunRecord | None
+    #: What ran into the tree (:func:`~.trees.describe_run`), escaped for a page.
+    label: str
+    #: The chapters the tree has not run.
+    absent: Sequence[str] = ()
+
+
+def read_tree(layout: OutputLayout, absent: Sequence[str] = ()) -> TreePages:
+    """Read the records of the tree ``layout`` (and of its seed trees) that the pages show."""
+    records = load_chapter_records(layout.claims)
+    sweeps = load_sweeps(layout, records)
     by_claim: dict[str, list[Made]] = defaultdict(list)
     for record in records:
         for check in record.checks:
             by_claim[check.claim].append((record.notebook, check))
-    return by_claim
-
-
-def _profiles(records: Sequence[ChapterRecord]) -> list[str]:
-    """The profiles the checks of ``records`` name, sorted."""
-    return sorted({c.profile for r in records for c in r.checks})
+    sections = {r.notebook: chapter_sections(layout.notebooks / f"{r.notebook}.ipynb") for r in records}
+    run = load_run_record(layout.root)
+    profiles = sorted({c.profile for r in records for c in r.checks})
+    label = _escape(describe_run(run, profiles))
+    return TreePages(
+        layout, records, sweeps, sweep_verdicts(CLAIMS, sweeps), by_claim, sections, run, label, absent
+    )
 
 
 _CHECK_LINE = re.compile(r"^\[(?:PASS|FAIL|FOUND|OPEN)\] (\S+) (?:\(\w+\) )?(.*)$")  # "A1 (sanity) what"
@@ -164,11 +187,6 @@ _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>|$#])")
 def _escape(text: str) -> str:
     """Plain text made safe for a MyST table cell (no emphasis, math, links or column breaks)."""
     return _MD_SPECIAL.sub(r"\\\1", text)
-
-
-def _record_sections(layout: OutputLayout, records: Sequence[ChapterRecord]) -> Sections:
-    """Where the checks of ``records`` are printed: :func:`chapter_sections` of each notebook."""
-    return {r.notebook: chapter_sections(layout.notebooks / f"{r.notebook}.ipynb") for r in records}
 
 
 def _place(sections: Sections, made: Made) -> tuple[str | None, str]:
@@ -273,19 +291,14 @@ def _chapter_table(
     ]
 
 
-def render_report(layout: OutputLayout, absent: Sequence[str] = ()) -> str:
-    """The report page (MyST markdown) of the tree ``layout``; ``absent``: the chapters it has not run."""
-    records = load_chapter_records(layout.claims)
-    sections = _record_sections(layout, records)
-    by_claim = _by_claim(records)
-    sweeps = load_sweeps(layout, records)
-    results = sweep_verdicts(CLAIMS, sweeps)
+def render_report(tree: TreePages) -> str:
+    """The report page (MyST markdown) of ``tree``."""
+    layout, records, run, sections = tree.layout, tree.records, tree.run, tree.sections
     checks = sum(len(r.checks) for r in records)
-    run = load_run_record(layout.root)
 
     def claim_row(cid: str, spec: ClaimSpec) -> list[str]:
-        made = by_claim.get(cid, [])
-        result = _claim_result(results[cid], [c for _, c in made], run)
+        made = tree.by_claim.get(cid, [])
+        result = _claim_result(tree.results[cid], [c for _, c in made], run)
         where = "<br>".join(dict.fromkeys(_link(sections, m) for m in made))
         return [f"**{cid}** ({spec.where})", spec.statement, spec.paper_value, result, where]
 
@@ -317,11 +330,11 @@ def render_report(layout: OutputLayout, absent: Sequence[str] = ()) -> str:
         "papers is listed: one that no chapter checks yet, or whose check failed, says so. Each",
         "claim and the place in the paper are listed on {doc}`the claims page </outputs/claim_list>`.",
         "",
-        f"**{format_counts(verdict_counts(results), len(CLAIMS))}**; {checks} checks at the book's seed; "
-        f"what ran: {_escape(describe_run(run, _profiles(records)))} (`paper` = the papers' settings, "
-        "`quick` = the seconds-scale test run)." + absent_sentence(absent),
+        f"**{format_counts(tree.results)}**; {checks} checks at the book's seed; "
+        f"what ran: {tree.label} (`paper` = the papers' settings, "
+        "`quick` = the seconds-scale test run)." + absent_sentence(tree.absent),
         "",
-        _seeds_sentence(sweeps),
+        _seeds_sentence(tree.sweeps),
         "",
         "## The verdict rule",
         "",
@@ -350,7 +363,7 @@ def render_report(layout: OutputLayout, absent: Sequence[str] = ()) -> str:
         title = next((text for cell in cells for level, text in _headings(cell) if level == 1), None)
         if title is not None:
             titles[path.stem] = re.sub(r"\$([^$]*)\$", r"\1", title)
-    for sweep in sweeps:
+    for sweep in tree.sweeps:
         if sweep.book.checks:
             lines += _chapter_table(sweep, sections, titles, run)
     lines += [
@@ -363,7 +376,7 @@ def render_report(layout: OutputLayout, absent: Sequence[str] = ()) -> str:
         "",
         platform_section({r.notebook: r.platform for r in records}, what="chapter"),
     ]
-    unknown = sorted(set(by_claim) - set(CLAIMS), key=sort_key)
+    unknown = sorted(set(tree.by_claim) - set(CLAIMS), key=sort_key)
     if unknown:
         lines += [
             "```{warning}",
@@ -374,26 +387,23 @@ def render_report(layout: OutputLayout, absent: Sequence[str] = ()) -> str:
     return "\n".join(lines)
 
 
-def verdict_summary(layout: OutputLayout) -> str:
-    """One line of verdict counts of the records under ``layout``, overall and per paper."""
-    results = sweep_verdicts(CLAIMS, load_sweeps(layout, load_chapter_records(layout.claims)))
+def verdict_summary(results: Mapping[str, Verdict]) -> str:
+    """One line of the verdict counts of ``results`` (every claim of the registry), overall and per paper."""
     per_paper = "; ".join(
-        f"Paper {paper}: "
-        + format_counts(verdict_counts({c: v for c, v in results.items() if CLAIMS[c].paper == paper}))
+        f"Paper {paper}: " + format_counts({c: v for c, v in results.items() if CLAIMS[c].paper == paper})
         for paper in PAPERS
     )
-    return f"{format_counts(verdict_counts(results), len(CLAIMS))} ({per_paper})"
+    return f"{format_counts(results)} ({per_paper})"
 
 
-def render_verdict_summary(layout: OutputLayout, absent: Sequence[str] = ()) -> str:
+def render_verdict_summary(tree: TreePages) -> str:
     """The fragment the book's introduction includes: the verdict counts of the last runs."""
-    profiles, run = _profiles(load_chapter_records(layout.claims)), load_run_record(layout.root)
-    if not profiles:
+    if not any(r.checks for r in tree.records):
         return "No chapter has recorded a claim check yet: run `ntpnb reproduce`.\n"
     return (
-        f"**Verdicts of the runs that built this book** ({_escape(describe_run(run, profiles))}): "
-        f"{verdict_summary(layout)}. Each claim's verdict, and the checks behind it, are in the "
-        f"{{doc}}`/outputs/report`.{absent_sentence(absent)}\n"
+        f"**Verdicts of the runs that built this book** ({tree.label}): "
+        f"{verdict_summary(tree.results)}. Each claim's verdict, and the checks behind it, are in the "
+        f"{{doc}}`/outputs/report`.{absent_sentence(tree.absent)}\n"
     )
 
 
@@ -418,12 +428,9 @@ _CLAIMS_INTRO = (
 )
 
 
-def render_claims_page(layout: OutputLayout, absent: Sequence[str] = ()) -> str:
+def render_claims_page(tree: TreePages) -> str:
     """The claims page (MyST markdown): every claim of the registry, where it is checked, its verdict."""
-    records = load_chapter_records(layout.claims)
-    by_claim, sections = _by_claim(records), _record_sections(layout, records)
-    results = sweep_verdicts(CLAIMS, load_sweeps(layout, records))
-    label = _escape(describe_run(load_run_record(layout.root), _profiles(records)))
+    by_claim, sections, results = tree.by_claim, tree.sections, tree.results
 
     def claim_row(cid: str, spec: ClaimSpec) -> list[str]:
         verdict, parts = results[cid], []
@@ -440,31 +447,31 @@ def render_claims_page(layout: OutputLayout, absent: Sequence[str] = ()) -> str:
     header = ["id", "claim", "in the paper", "the paper reports", "checked in", "verdict"]
     lines = [
         *_CLAIMS_INTRO,
-        f"The verdicts below are those of the run this book shows: {label}.{absent_sentence(absent)}",
+        f"The verdicts below are those of the run this book shows: {tree.label}."
+        + absent_sentence(tree.absent),
         "",
         *_paper_tables(header, claim_row, cite=True),
     ]
     return "\n".join(lines)
 
 
-def write_report(layout: OutputLayout, absent: Sequence[str] = ()) -> Path:
+def write_report(tree: TreePages) -> Path:
     """Write the report to ``<layout.root>/report.md`` and return its path.
 
     The verdict fragment ``verdicts.md``, the claims page ``claim_list.md`` and the scoreboard's
     data (:data:`~ntpnb.book.scoreboard.SCOREBOARD_FILE`) are written beside it.
     """
-    records = load_chapter_records(layout.claims)
-    sections = _record_sections(layout, records)
     # claim -> (notebook, anchor) of each section that checks it, evidence first ("": the chapter's top)
     places: dict[str, list[tuple[str, str]]] = {}
-    for cid, made in _by_claim(records).items():
+    for cid, made in tree.by_claim.items():
         for notebook, check in sorted(made, key=lambda m: KINDS.index(m[1].kind)):
-            section = sections.get(notebook, {}).get((check.claim, check.what))
+            section = tree.sections.get(notebook, {}).get((check.claim, check.what))
             place = (notebook, section[1] if section else "")
             if place not in places.setdefault(cid, []):
                 places[cid].append(place)
-    data = scoreboard_data(sweep_verdicts(CLAIMS, load_sweeps(layout, records)), places)
-    atomic_write_text(layout.root / SCOREBOARD_FILE, json.dumps(data, indent=1) + "\n")
-    atomic_write_text(layout.root / "verdicts.md", render_verdict_summary(layout, absent))
-    atomic_write_text(layout.root / "claim_list.md", render_claims_page(layout, absent))
-    return atomic_write_text(layout.root / "report.md", render_report(layout, absent))
+    root = tree.layout.root
+    data = scoreboard_data(tree.results, places)
+    atomic_write_text(root / SCOREBOARD_FILE, json.dumps(data, indent=1) + "\n")
+    atomic_write_text(root / "verdicts.md", render_verdict_summary(tree))
+    atomic_write_text(root / "claim_list.md", render_claims_page(tree))
+    return atomic_write_text(root / "report.md", render_report(tree))

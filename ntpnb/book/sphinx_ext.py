@@ -111,13 +111,7 @@ def _check(app: Sphinx, env: BuildEnvironment) -> None:
 
 
 def _add_static(app: Sphinx) -> None:
-    """The book's static files; MathJax from ``sphinx-mathjax-offline`` where ``mathjax_path`` is relative.
-
-    Raises
-    ------
-    ExtensionError
-        If that package is not installed (install ``ntpnb[book]``), or holds no ``mathjax/tex-chtml.js``.
-    """
+    """The book's static files; MathJax from ``sphinx-mathjax-offline`` where ``mathjax_path`` is relative."""
     app.config.html_static_path.append(str(_STATIC))
     app.add_css_file("ntpnb.css")
     if not str(app.config.mathjax_path).startswith(("http://", "https://", "/")):

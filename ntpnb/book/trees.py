@@ -243,14 +243,7 @@ def _chapter_problem(layout: OutputLayout, name: str) -> str | None:
 
 
 def verify_tree(tree: BookTree) -> None:
-    """Refuse a tree whose records cannot be trusted (see the module docstring).
-
-    Raises
-    ------
-    NTPError
-        Naming the first damaged file, how many chapters are damaged, and the ``ntpnb reproduce``
-        command that runs them again.
-    """
+    """Refuse a tree whose records cannot be trusted (see the module docstring)."""
     layout = tree.layout
     problems: dict[str, str] = {}  # chapter -> its first problem in the tree, then in its seed trees
     for seed_tree in [layout, *layout.seed_layouts().values()]:

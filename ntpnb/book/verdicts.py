@@ -537,21 +537,15 @@ def sweep_verdicts(claim_ids: Iterable[str], sweeps: Sequence[Sweep]) -> dict[st
     return {cid: claim_verdict(cid, by_claim.get(cid, []), quals.get(cid, [])) for cid in claim_ids}
 
 
-def verdict_counts(results: Mapping[str, Verdict]) -> dict[str, int]:
-    """How many claims have each verdict (every verdict listed, zeros included)."""
-    counts = Counter(v.verdict for v in results.values())
-    return {name: counts.get(name, 0) for name in VERDICTS}
-
-
-def format_counts(counts: Mapping[str, int], total: int | None = None) -> str:
-    """``"20 of 26 claims reproduced, 3 reproduced with a qualification, ..."``.
+def format_counts(results: Mapping[str, Verdict]) -> str:
+    """How many claims of ``results`` have each verdict: ``"20 of 26 claims reproduced, 3 reproduced ..."``.
 
     Verdicts with no claim are left out, except the first.
     """
-    total = sum(counts.values()) if total is None else total
-    parts = [f"{counts.get(VERDICTS[0], 0)} of {total} claims {VERDICTS[0]}"]
+    counts = Counter(v.verdict for v in results.values())
+    parts = [f"{counts[VERDICTS[0]]} of {len(results)} claims {VERDICTS[0]}"]
     for name in VERDICTS[1:]:
-        if counts.get(name):  # the verdict as a predicate: "2 do not reproduce", "1 holds at some seeds"
+        if counts[name]:  # the verdict as a predicate: "2 do not reproduce", "1 holds at some seeds"
             plural = name.replace("does not", "do not").replace("holds at", "hold at")
             parts.append(f"{counts[name]} {name if counts[name] == 1 else plural}")
     return ", ".join(parts)
