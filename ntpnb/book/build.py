@@ -206,10 +206,7 @@ _SPHINX_PLEA = ("Please also report this", "A bug report can be filed")
 
 
 def build_messages(output: str) -> list[str]:
-    """The lines of a failed jupyter-book run worth showing: the warnings, and Sphinx's error.
-
-    Without colours, jupyter-book's banner or its traceback (which only says to look above).
-    """
+    """The lines of a failed jupyter-book run worth showing: its warnings and Sphinx's error, uncoloured."""
     lines = []
     for line in _ANSI.sub("", output).splitlines():
         if line.startswith("Traceback (most recent call last)"):
@@ -282,11 +279,8 @@ def missing_notebooks(tree: BookTree) -> list[str]:
 def make_pdf(build: Sequence[str], stage: Staging, env: Mapping[str, str]) -> tuple[int, str]:
     """Print the book staged in ``stage`` into its HTML book; the exit code and output of the last step run.
 
-    The single-page edition is built by ``build`` (the jupyter-book command of the HTML build) from
-    the same sources into :attr:`Staging.single` (with the HTML build's doctrees, so nothing is read
-    again), then printed by Chromium
-    (``python -m ntpnb.book.pdf``), each in a session of its own. The same browser takes the
-    screenshot of a chapter that the README shows (:data:`~.pdf.SCREENSHOT_NAME`).
+    ``build`` (the HTML build's command) makes the single-page edition from the same doctrees,
+    then Chromium prints it (:mod:`.pdf`) and takes the README's screenshot of a chapter.
     """
     code, output = run_owned([*build, "--keep-going", "--builder", "singlehtml"], stage.path, env)
     if code != 0:

@@ -36,11 +36,7 @@ SANITIZE_CONFIG = Path(__file__).parent / "static" / "nbval_sanitize.cfg"
 
 @dataclass(frozen=True)
 class OutputDifference:
-    """Printed lines that differ between two runs (or a notebook missing in one).
-
-    ``cell`` is the cell of the first differing line (in run A, else B); ``-1`` for a notebook
-    only one run executed. ``a`` and ``b`` are the differing lines of each run.
-    """
+    """Printed lines ``a``, ``b`` that differ from cell ``cell`` on (-1: a notebook one run lacks)."""
 
     notebook: str
     cell: int
@@ -124,11 +120,7 @@ def _run_record(run: Path) -> RunRecord | None:
 
 
 def setting_differences(run_a: Path, run_b: Path) -> list[str]:
-    """How the settings of two runs differ: ``profile: paper | quick``, one line per difference.
-
-    Read from their run records (profile, overrides, seeds, interactive or not, ntpnb version) and
-    output manifests (the fingerprint of the ntpnb sources); none when a run has no record.
-    """
+    """How the settings in two runs' records and manifests differ: ``profile: paper | quick``, a line each."""
     a, b = _run_record(run_a), _run_record(run_b)
     if a is None or b is None:
         return []
@@ -165,11 +157,6 @@ class CheckDifference:
     def decision_changed(self) -> bool:
         """Whether the check passed in one run and not in the other (or ran in one only)."""
         return self.a is None or self.b is None or self.a.passed != self.b.passed
-
-    def describe(self) -> str:
-        """``01_x A1 what: PASS measured 1.000 | FAIL measured 0.5000``."""
-        sides = [f"{c.result} measured {c.measured}" if c else "not checked" for c in (self.a, self.b)]
-        return f"{self.notebook} {self.label}: {sides[0]} | {sides[1]}"
 
 
 def compare_claims(run_a: Path, run_b: Path, notebooks: Sequence[str]) -> list[CheckDifference]:
@@ -238,15 +225,13 @@ def print_comparison(run_a: Path, run_b: Path) -> int:
                 seen.append(line)
         print(f"{run}: " + (" | ".join(seen) if seen else "no platform recorded"))
     checks = compare_claims(run_a, run_b, both)
-    changed = [d for d in checks if d.decision_changed]
-    if changed:
-        print(f"{len(changed)} claim {_plural(len(changed), 'check')} decided otherwise:")
-        print("".join(f"  {d.describe()}\n" for d in changed), end="")
-    valued = [d for d in checks if not d.decision_changed]
-    if valued:
-        what = _plural(len(valued), "check")
-        print(f"{len(valued)} claim {what} measured otherwise, to the printed precision (decided the same):")
-        print("".join(f"  {d.describe()}\n" for d in valued), end="")
+    for changed in (True, False):  # "  01_x A1 what: PASS measured 1.000 | FAIL measured 0.5000"
+        if group := [d for d in checks if d.decision_changed == changed]:
+            how = "decided" if changed else "measured otherwise, to the printed precision (decided the same)"
+            print(f"{len(group)} claim {_plural(len(group), 'check')} {how}{' otherwise' * changed}:")
+            for d in group:
+                x, y = (f"{c.result} measured {c.measured}" if c else "not checked" for c in (d.a, d.b))
+                print(f"  {d.notebook} {d.label}: {x} | {y}")
     if not diffs and not checks:
         count = "the 1 notebook" if len(both) == 1 else f"all {len(both)} notebooks"
         print(f"the same printed outputs and claim checks in {count} both runs executed")

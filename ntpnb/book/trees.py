@@ -62,13 +62,7 @@ def chapter_number(name: str) -> str:
 
 
 def chapter_label(name: str) -> str:
-    """The chapter's number as the book shows it: ``5`` for ``05_overparameterization``.
-
-    The book's table of contents numbers the chapters 1, 2, ... in the order of their files, so
-    the pages that name a chapter (the report, the claims page) say ``4`` as its sidebar and title
-    do, not the file's ``04`` (which stays the prefix of commands, :func:`chapter_number`). A
-    prefix that is not a number is shown as it is.
-    """
+    """The chapter's number as the book's sidebar shows it: ``5`` for ``05_overparameterization``."""
     prefix = chapter_number(name)
     return str(int(prefix)) if prefix.isdigit() else prefix
 

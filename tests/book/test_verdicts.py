@@ -378,7 +378,7 @@ def test_series_match_the_same_check_at_every_seed_and_show_its_spread():
     a = record(0, check(what="x", value=0.1, measured="0.10"), check(what="x", value=5.0, measured="5"))
     b = record(1, check(what="x", value=0.3, measured="0.30"), check(what="x", value=5.0, measured="5"))
     first, second = series_of(sweep(a, b))
-    assert first.seeds == (0, 1) and first.spread() == ("0.10", "0.30")
+    assert tuple(first.checks) == (0, 1) and first.spread() == ("0.10", "0.30")
     assert second.spread() is None  # the same value at every seed
 
 
