@@ -153,9 +153,7 @@ def stage_sources(tree: BookTree, source: Path, missing: Sequence[str]) -> None:
 
 
 def run_owned(command: Sequence[str], cwd: Path, env: Mapping[str, str] | None = None) -> tuple[int, str]:
-    """Run ``command`` in a session of its own (in ``env``, else this environment); its exit code and output.
-
-    The output is stdout and stderr together.
+    """Run ``command`` in a session of its own (in ``env``, else ours); its exit code and stdout + stderr.
 
     If anything raises meanwhile (Ctrl-C, SIGTERM as turned into KeyboardInterrupt by ``ntpnb``),
     the child's process group is ended before the exception goes on. The wait wakes every
@@ -293,13 +291,16 @@ def make_pdf(build: Sequence[str], stage: Staging, env: Mapping[str, str]) -> tu
     return run_owned(printer, stage.path)
 
 
-#: What writes the benchmarks page: run in the project, where the benchmarks live (not installed).
-BENCHMARKS_PAGE = ("-m", "benchmarks.page")
-
-
 def write_benchmarks_page(tree: BookTree) -> Path:
     """Write ``tree``'s benchmarks page with the project's ``python -m benchmarks.page``; the page's path."""
-    command = [sys.executable, *BENCHMARKS_PAGE, str(tree.layout.root), *(["--own"] if tree.own else [])]
+    # run in the project, where the benchmarks live (they are not installed)
+    command = [
+        sys.executable,
+        "-m",
+        "benchmarks.page",
+        str(tree.layout.root),
+        *(["--own"] if tree.own else []),
+    ]
     code, output = run_owned(command, tree.root)
     last = (output.strip().splitlines() or [f"exit status {code}"])[-1]
     if code != 0:

@@ -65,21 +65,21 @@ def _cell_text(cell: dict, rules: list[tuple[re.Pattern[str], str]]) -> str:
     return text
 
 
-def _notebooks(run: Path) -> dict[str, Path]:
-    folder = run / "notebooks"
-    if not folder.is_dir():
-        what = "it is not a folder" if run.exists() and not run.is_dir() else f"{folder} is missing"
-        raise PathError(
-            f"{run} holds no executed notebooks ({what}); give the --out folder of a `ntpnb reproduce` "
-            f"run, or make one with `ntpnb reproduce --out {run}`"
-        )
-    return {p.stem: p for p in visible(sorted(folder.glob("*.ipynb"))) if not p.stem.endswith(".failed")}
-
-
 def compare_runs(run_a: Path, run_b: Path) -> tuple[list[str], list[OutputDifference]]:
     """The notebooks both runs executed, and every run of printed lines that differs (cell -1: a notebook)."""
-    rules = sanitizers()
-    a, b = _notebooks(Path(run_a)), _notebooks(Path(run_b))
+    rules, found = sanitizers(), []
+    for run in (Path(run_a), Path(run_b)):
+        folder = run / "notebooks"
+        if not folder.is_dir():
+            what = "it is not a folder" if run.exists() and not run.is_dir() else f"{folder} is missing"
+            raise PathError(
+                f"{run} holds no executed notebooks ({what}); give the --out folder of a `ntpnb reproduce` "
+                f"run, or make one with `ntpnb reproduce --out {run}`"
+            )
+        found.append(
+            {p.stem: p for p in visible(sorted(folder.glob("*.ipynb"))) if not p.stem.endswith(".failed")}
+        )
+    a, b = found
     diffs = [
         OutputDifference(
             name, -1, "executed" if name in a else "missing", "executed" if name in b else "missing"
@@ -152,11 +152,8 @@ class CheckDifference:
     label: str  # the claim id with its kind, and what it checks
     a: Check | None
     b: Check | None
-
-    @property
-    def decision_changed(self) -> bool:
-        """Whether the check passed in one run and not in the other (or ran in one only)."""
-        return self.a is None or self.b is None or self.a.passed != self.b.passed
+    #: Whether the check passed in one run and not in the other (or ran in one only).
+    decision_changed: bool
 
 
 def compare_claims(run_a: Path, run_b: Path, notebooks: Sequence[str]) -> list[CheckDifference]:
@@ -175,9 +172,10 @@ def compare_claims(run_a: Path, run_b: Path, notebooks: Sequence[str]) -> list[C
             continue
         for key in [*a, *(k for k in b if k not in a)]:
             x, y = a.get(key), b.get(key)
-            if x is None or y is None or (x.passed, x.measured) != (y.passed, y.measured):
+            changed = x is None or y is None or x.passed != y.passed
+            if changed or x.measured != y.measured:  # type: ignore[union-attr]
                 c = x or y
-                diffs.append(CheckDifference(name, f"{c.label} {c.what}", x, y))  # type: ignore[union-attr]
+                diffs.append(CheckDifference(name, f"{c.label} {c.what}", x, y, changed))  # type: ignore[union-attr]
     return diffs
 
 
@@ -228,7 +226,7 @@ def print_comparison(run_a: Path, run_b: Path) -> int:
     for changed in (True, False):  # "  01_x A1 what: PASS measured 1.000 | FAIL measured 0.5000"
         if group := [d for d in checks if d.decision_changed == changed]:
             how = "decided" if changed else "measured otherwise, to the printed precision (decided the same)"
-            print(f"{len(group)} claim {_plural(len(group), 'check')} {how}{' otherwise' * changed}:")
+            print(f"{len(group)} claim check{'s' * (len(group) != 1)} {how}{' otherwise' * changed}:")
             for d in group:
                 x, y = (f"{c.result} measured {c.measured}" if c else "not checked" for c in (d.a, d.b))
                 print(f"  {d.notebook} {d.label}: {x} | {y}")
@@ -237,7 +235,7 @@ def print_comparison(run_a: Path, run_b: Path) -> int:
         print(f"the same printed outputs and claim checks in {count} both runs executed")
         return 0
     if diffs:
-        print(f"{len(diffs)} {_plural(len(diffs), 'run')} of printed lines differ:")
+        print(f"{len(diffs)} run{'s' * (len(diffs) != 1)} of printed lines differ:")
     for d in diffs:
         where = "notebook" if d.cell < 0 else f"cell {d.cell}"
         # the first line that differs (else the last of each)
@@ -247,8 +245,3 @@ def print_comparison(run_a: Path, run_b: Path) -> int:
         )
         print(f"  {d.notebook} {where}:\n    - {x}\n    + {y}")
     return 1
-
-
-def _plural(count: int, word: str) -> str:
-    """``word``, or its plural (an ``s`` added) unless ``count`` is one."""
-    return word if count == 1 else f"{word}s"

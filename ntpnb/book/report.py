@@ -10,7 +10,6 @@ made it (:func:`chapter_sections`); checks naming an id missing from the registr
 
 from __future__ import annotations
 
-import functools
 import itertools
 import json
 import re
@@ -54,25 +53,6 @@ def _setting(record: RunRecord | None, checks: Sequence[Check]) -> tuple[str, st
     if record is None:
         return ", ".join(sorted({c.profile for c in checks})), ""
     return record.profile, record.overrides_text
-
-
-def _claim_result(verdict: Verdict, checks: Sequence[Check], record: RunRecord | None) -> str:
-    """The result cell of one claim: its verdict, across how many seeds, the checks, the reasons."""
-    if not checks:
-        return f"{verdict.verdict} (no check yet)"
-    label = f"**{_escape(verdict.phrase)}**" if verdict.negative else _escape(verdict.phrase)
-    n = verdict.counts
-    counts = [
-        (n["findings"], "finding", "s"),
-        (n["sanity"], "sanity", ""),
-        (n["measurements"], "measurement", "s"),
-        (n["failed"], "failed", ""),
-    ]
-    parts = [f"{n['evidence']} evidence", *(f"{k} {kind}{s * (k > 1)}" for k, kind, s in counts if k)]
-    profile, overrides = _setting(record, checks)
-    setting = f"{profile}; {overrides}" if overrides else profile
-    cell = f"{label}; {', '.join(parts)} ({_escape(setting)})"
-    return cell + "".join(f"<br>{_escape(reason)}" for reason in verdict.reasons)
 
 
 #: The title of the report's section on the machines of the runs.
@@ -122,10 +102,8 @@ ANCHOR_LEVELS = 3
 _SLUG_CLEAN = re.compile(r"[^\w\u4e00-\u9fff\- ]")
 
 
-@functools.cache
-def _parser() -> MarkdownIt:
-    """CommonMark with dollar math and colon fences, as the book's MyST finds and parses a heading."""
-    return MarkdownIt("commonmark").use(dollarmath_plugin).use(colon_fence_plugin)
+#: CommonMark with dollar math and colon fences, as the book's MyST finds and parses a heading.
+_PARSER = MarkdownIt("commonmark").use(dollarmath_plugin).use(colon_fence_plugin)
 
 
 def heading_slug(heading: str, taken: set[str]) -> str:
@@ -133,7 +111,7 @@ def heading_slug(heading: str, taken: set[str]) -> str:
 
     MyST makes it from the heading's plain text and inline code, without its math.
     """
-    (inline,) = _parser().parseInline(heading)
+    (inline,) = _PARSER.parseInline(heading)
     text = "".join(c.content for c in inline.children or [] if c.type in ("text", "code_inline"))
     slug = _SLUG_CLEAN.sub("", text.lower().replace(" ", "-"))
     unique, i = slug, 1
@@ -145,7 +123,7 @@ def heading_slug(heading: str, taken: set[str]) -> str:
 
 def _headings(cell: dict) -> list[tuple[int, str]]:
     """The level and text of each heading of a markdown cell, as MyST finds them (none in a fence)."""
-    tokens = _parser().parse("".join(cell.get("source", "")))
+    tokens = _PARSER.parse("".join(cell.get("source", "")))
     return [
         (int(t.tag[1:]), inline.content)
         for t, inline in itertools.pairwise(tokens)
@@ -189,6 +167,11 @@ def _escape(text: str) -> str:
     return _MD_SPECIAL.sub(r"\\\1", text)
 
 
+def _phrase(verdict: Verdict) -> str:
+    """The verdict's phrase in a table cell, in bold where it is negative."""
+    return f"**{_escape(verdict.phrase)}**" if verdict.negative else _escape(verdict.phrase)
+
+
 def _place(sections: Sections, made: Made) -> tuple[str | None, str]:
     """The heading of the section that printed the check, and its address (else None, the chapter's)."""
     notebook, check = made
@@ -217,27 +200,6 @@ def absent_sentence(absent: Sequence[str]) -> str:
 
 
 _PAPER_TITLES = {"A": "linear decoder", "B": "one-layer self-attention"}
-
-
-def _seeds_sentence(sweeps: Sequence[Sweep]) -> str:
-    """Which seeds the verdicts rest on, and which records were set aside, in a sentence or two."""
-    if not sweeps:
-        return ""
-    if {len(s.seeds) for s in sweeps} == {1}:
-        text = (
-            f"The verdicts rest on one seed per chapter (the book's, "
-            f"{format_seeds(sorted({s.book_seed for s in sweeps}))}): no seed "
-            "sweep was run (`ntpnb reproduce --seeds N`)."
-        )
-    else:
-        per = ", ".join(f"{chapter_label(s.book.notebook)}: {format_seeds(s.seeds)}" for s in sweeps)
-        text = f"The verdicts rest on every seed each chapter ran at, the book's first ({per})."
-    aside = [
-        f"{s.book.notebook} seed {seed}: {_escape(why)}" for s in sweeps for seed, why in s.excluded.items()
-    ]
-    if aside:
-        text += " Not counted: " + "; ".join(aside) + "."
-    return text
 
 
 def _paper_tables(header: Sequence[str], row: Callable[[str, ClaimSpec], list[str]], cite: bool) -> list[str]:
@@ -295,12 +257,41 @@ def render_report(tree: TreePages) -> str:
     """The report page (MyST markdown) of ``tree``."""
     layout, records, run, sections = tree.layout, tree.records, tree.run, tree.sections
     checks = sum(len(r.checks) for r in records)
+    seeds = ""  # which seeds the verdicts rest on, and which records were set aside
+    if tree.sweeps and {len(s.seeds) for s in tree.sweeps} == {1}:
+        seeds = (
+            f"The verdicts rest on one seed per chapter (the book's, "
+            f"{format_seeds(sorted({s.book_seed for s in tree.sweeps}))}): no seed "
+            "sweep was run (`ntpnb reproduce --seeds N`)."
+        )
+    elif tree.sweeps:
+        per = ", ".join(f"{chapter_label(s.book.notebook)}: {format_seeds(s.seeds)}" for s in tree.sweeps)
+        seeds = f"The verdicts rest on every seed each chapter ran at, the book's first ({per})."
+    aside = [
+        f"{s.book.notebook} seed {n}: {_escape(why)}" for s in tree.sweeps for n, why in s.excluded.items()
+    ]
+    if aside:
+        seeds += " Not counted: " + "; ".join(aside) + "."
 
     def claim_row(cid: str, spec: ClaimSpec) -> list[str]:
-        made = tree.by_claim.get(cid, [])
-        result = _claim_result(tree.results[cid], [c for _, c in made], run)
+        """A claim's row: its verdict, the counts of its checks, the run's setting, the reasons."""
+        made, verdict = tree.by_claim.get(cid, []), tree.results[cid]
         where = "<br>".join(dict.fromkeys(_link(sections, m) for m in made))
-        return [f"**{cid}** ({spec.where})", spec.statement, spec.paper_value, result, where]
+        row = [f"**{cid}** ({spec.where})", spec.statement, spec.paper_value]
+        if not made:
+            return [*row, f"{verdict.verdict} (no check yet)", where]
+        n = verdict.counts
+        counts = [
+            (n["findings"], "finding", "s"),
+            (n["sanity"], "sanity", ""),
+            (n["measurements"], "measurement", "s"),
+            (n["failed"], "failed", ""),
+        ]
+        parts = [f"{n['evidence']} evidence", *(f"{k} {kind}{s * (k > 1)}" for k, kind, s in counts if k)]
+        profile, overrides = _setting(run, [c for _, c in made])
+        setting = f"{profile}; {overrides}" if overrides else profile
+        result = f"{_phrase(verdict)}; {', '.join(parts)} ({_escape(setting)})"
+        return [*row, result + "".join(f"<br>{_escape(r)}" for r in verdict.reasons), where]
 
     failures = []  # a warning naming the notebooks whose last run failed (their records in failed/)
     for path in sorted(layout.failed.glob("*.json")):
@@ -334,7 +325,7 @@ def render_report(tree: TreePages) -> str:
         f"what ran: {tree.label} (`paper` = the papers' settings, "
         "`quick` = the seconds-scale test run)." + absent_sentence(tree.absent),
         "",
-        _seeds_sentence(tree.sweeps),
+        seeds,
         "",
         "## The verdict rule",
         "",
@@ -441,8 +432,7 @@ def render_claims_page(tree: TreePages) -> str:
             if links:
                 parts.append(("" if kind == "claim" else f"{kind}: ") + ", ".join(links))
         where = "<br>".join(parts) or "not checked by any chapter yet"
-        phrase = f"**{_escape(verdict.phrase)}**" if verdict.negative else _escape(verdict.phrase)
-        return [cid, spec.statement, spec.where, spec.paper_value, where, phrase]
+        return [cid, spec.statement, spec.where, spec.paper_value, where, _phrase(verdict)]
 
     header = ["id", "claim", "in the paper", "the paper reports", "checked in", "verdict"]
     lines = [

@@ -7,7 +7,7 @@
 * Each chapter page gets a Binder button and a download button for its Jupytext source
   ``notebooks/<name>.md``.
 * API pages (``book/api/``, one per part of the package): data and property docstrings are kept
-  from napoleon (:func:`_keep_data_docstring`); a reference to an internal object links to its
+  from napoleon (:func:`_data_docstring`); a reference to an internal object links to its
   public entry, or is unlinked code (:func:`_internal_reference`).
 * Every page is footed with when, from which commit and in which run it was executed
   (:mod:`.footers`, read from the output tree ``outputs/`` once per build).
@@ -288,19 +288,13 @@ _PROSE_KINDS = ("data", "attribute", "property")
 _STASH: dict[str, list[str]] = {}
 
 
-def _keep_data_docstring(
-    app: Sphinx, what: str, name: str, obj: object, options: object, lines: list[str]
+def _data_docstring(
+    keep: bool, app: Sphinx, what: str, name: str, obj: object, options: object, lines: list[str]
 ) -> None:
-    """``autodoc-process-docstring``, before napoleon: keep a data docstring as it is written."""
-    if what in _PROSE_KINDS:
+    """``autodoc-process-docstring``: keep a data docstring before napoleon, put it back after."""
+    if what in _PROSE_KINDS and keep:
         _STASH[name] = list(lines)
-
-
-def _restore_data_docstring(
-    app: Sphinx, what: str, name: str, obj: object, options: object, lines: list[str]
-) -> None:
-    """``autodoc-process-docstring``, after napoleon: put the kept docstring back."""
-    if what in _PROSE_KINDS and name in _STASH:
+    elif what in _PROSE_KINDS and name in _STASH:
         lines[:] = _STASH.pop(name)
 
 
@@ -327,8 +321,9 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_config_value("ntpnb_book_pdf", os.environ.get(PDF_ENV, ""), "html")
     app.add_directive("book-pdf", scoreboard.Placeholder)
     app.connect("doctree-resolved", _link_pdf)
-    app.connect("autodoc-process-docstring", _keep_data_docstring, priority=100)  # napoleon's runs at 500
-    app.connect("autodoc-process-docstring", _restore_data_docstring, priority=900)
+    # napoleon's runs at 500
+    app.connect("autodoc-process-docstring", functools.partial(_data_docstring, True), priority=100)
+    app.connect("autodoc-process-docstring", functools.partial(_data_docstring, False), priority=900)
     app.connect("missing-reference", _internal_reference)
     app.connect("autodoc-skip-member", _documented_in_own_section)
     app.connect("env-updated", _check)
