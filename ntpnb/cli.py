@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from .book import build_book, jupyter_book, missing_notebooks, verdicts
-from .book.compare import add_arguments, print_comparison
+from .book.compare import print_comparison
 from .book.trees import book_tree
 from .chapter.claims import load_chapter_record
 from .chapter.layout import DEFAULT_OUTPUT_DIRNAME, find_project_root, output_layout
@@ -324,7 +324,9 @@ def _parser() -> argparse.ArgumentParser:
     what = "list the notebooks and their parameters: what each means, its value at each profile"
     sub.add_parser("list", parents=[named, rooted], help=what, description=what)
     what = "compare the printed outputs of two runs (exit 1 if they differ)"
-    add_arguments(sub.add_parser("compare", help=what, description=what))
+    compare = sub.add_parser("compare", help=what, description=what)
+    compare.add_argument("run_a", type=Path, help="an output folder of ntpnb reproduce")
+    compare.add_argument("run_b", type=Path, help="another one")
     helped = argparse.ArgumentParser(add_help=False)  # its --help shows that of python -m benchmarks too
     what = "show this help message, with the options of python -m benchmarks, and exit"
     helped.add_argument("-h", "--help", action="store_true", help=what)

@@ -12,7 +12,6 @@ figure reprs). A changed decision or printed line exits 1.
 
 from __future__ import annotations
 
-import argparse
 import configparser
 import difflib
 import re
@@ -177,12 +176,6 @@ def compare_claims(run_a: Path, run_b: Path, notebooks: Sequence[str]) -> list[C
                 c = x or y
                 diffs.append(CheckDifference(name, f"{c.label} {c.what}", x, y, changed))  # type: ignore[union-attr]
     return diffs
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The two arguments of a comparison: the output folders of two runs."""
-    parser.add_argument("run_a", type=Path, help="an output folder of ntpnb reproduce")
-    parser.add_argument("run_b", type=Path, help="another one")
 
 
 def print_comparison(run_a: Path, run_b: Path) -> int:

@@ -225,7 +225,7 @@ def _chapter_table(
     profile = f"`{profile_name}` profile" + (f" with {_escape(overrides)}" if overrides else "")
     rows = []
     for series in series_of(sweep):
-        c = series.checks.get(sweep.book_seed)
+        c = series.checks.get(sweep.seeds[0])
         if c is None:
             continue
         what = _escape(c.what) if c.kind == "claim" else f"*{c.kind}:* {_escape(c.what)}"
@@ -261,7 +261,7 @@ def render_report(tree: TreePages) -> str:
     if tree.sweeps and {len(s.seeds) for s in tree.sweeps} == {1}:
         seeds = (
             f"The verdicts rest on one seed per chapter (the book's, "
-            f"{format_seeds(sorted({s.book_seed for s in tree.sweeps}))}): no seed "
+            f"{format_seeds(sorted({s.seeds[0] for s in tree.sweeps}))}): no seed "
             "sweep was run (`ntpnb reproduce --seeds N`)."
         )
     elif tree.sweeps:

@@ -91,20 +91,16 @@ class Sweep:
 
     #: The record at the book's seed.
     book: ChapterRecord
-    #: Seed -> record, the book's included (a record without a seed is under :attr:`book_seed`).
+    #: Seed -> record, the book's included (a record without a seed is under seed 0).
     records: Mapping[int, ChapterRecord]
     #: Seed -> why that seed's record is not counted.
     excluded: Mapping[int, str] = field(default_factory=dict)
 
     @property
-    def book_seed(self) -> int:
-        """The book's seed (0 for a record that does not say)."""
-        return self.book.seed if self.book.seed is not None else 0
-
-    @property
     def seeds(self) -> tuple[int, ...]:
-        """Every seed that counts, the book's first."""
-        return (self.book_seed, *sorted(s for s in self.records if s != self.book_seed))
+        """Every seed that counts, the book's first (0 for a record that does not say)."""
+        book = self.book.seed if self.book.seed is not None else 0
+        return (book, *sorted(s for s in self.records if s != book))
 
 
 def _seed_record(
