@@ -172,21 +172,17 @@ def _phrase(verdict: Verdict) -> str:
     return f"**{_escape(verdict.phrase)}**" if verdict.negative else _escape(verdict.phrase)
 
 
-def _place(sections: Sections, made: Made) -> tuple[str | None, str]:
-    """The heading of the section that printed the check, and its address (else None, the chapter's)."""
+def _link(sections: Sections, made: Made, text: str | None = None) -> str:
+    """A link to the section that made the check (else its chapter), as ``text`` or ``1 § <section>``."""
     notebook, check = made
     section = sections.get(notebook, {}).get((check.claim, check.what))
-    target = f"/outputs/notebooks/{notebook}.ipynb"
-    return (section[0], f"{target}#{section[1]}") if section else (None, target)
-
-
-def _link(sections: Sections, made: Made) -> str:
-    """A short link to the section that made the check: ``1 § <section>`` (as the book numbers chapters)."""
-    heading, target = _place(sections, made)
-    # the heading escaped, but its inline math ($...$) kept, to be typeset
-    parts = re.split(r"(\$[^$]+\$)", heading or "")
-    title = "".join(p if p.startswith("$") and p.endswith("$") else _escape(p) for p in parts)
-    return f"[{_escape(chapter_label(made[0]))}{f' § {title}' if heading else ''}]({target})"
+    target = f"/outputs/notebooks/{notebook}.ipynb" + (f"#{section[1]}" if section else "")
+    if text is None:  # the chapter as the book numbers it, and the heading, its inline math kept
+        heading = section[0] if section else ""
+        parts = re.split(r"(\$[^$]+\$)", heading)
+        title = "".join(p if p.startswith("$") and p.endswith("$") else _escape(p) for p in parts)
+        text = _escape(chapter_label(notebook)) + (f" § {title}" if heading else "")
+    return f"[{text}]({target})"
 
 
 def absent_sentence(absent: Sequence[str]) -> str:
@@ -229,7 +225,7 @@ def _chapter_table(
         if c is None:
             continue
         what = _escape(c.what) if c.kind == "claim" else f"*{c.kind}:* {_escape(c.what)}"
-        claim = f"[{_escape(c.claim)}]({_place(sections, (notebook, c))[1]})"
+        claim = _link(sections, (notebook, c), _escape(c.claim))
         paper = _escape(c.paper) + (f"<br>{_escape(series.artifact_note())}" if c.artifact else "")
         decided = series.decided  # how it was decided across the seeds, with its spread
         values = series.spread() if not series.statistical else None
