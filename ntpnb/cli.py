@@ -19,10 +19,11 @@ import textwrap
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import suppress
 from importlib import metadata
+from pathlib import Path
 from typing import Any
 
 from .book import build_book, jupyter_book, missing_notebooks, verdicts
-from .book.compare import add_arguments, print_comparison
+from .book.compare import print_comparison
 from .book.trees import book_tree
 from .chapter.claims import load_chapter_record
 from .chapter.layout import (
@@ -85,7 +86,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
                 records.append(load_chapter_record(layout.claims / f"{r.name}.json"))
         claims = list(dict.fromkeys(c.claim for record in records for c in record.checks))
         found = verdicts.sweep_verdicts(claims, verdicts.load_sweeps(layout, records))
-        print(f"verdicts across the seeds: {verdicts.format_counts(verdicts.verdict_counts(found))}")
+        print(f"verdicts across the seeds: {verdicts.format_counts(found)}")
         for claim, verdict in found.items():
             if verdict.negative:  # printed with their reasons
                 print(f"  {claim}: {verdict.phrase}")
@@ -329,7 +330,9 @@ def _parser() -> argparse.ArgumentParser:
     what = "list the notebooks and their parameters: what each means, its value at each profile"
     sub.add_parser("list", parents=[named, rooted], help=what, description=what)
     what = "compare the printed outputs of two runs (exit 1 if they differ)"
-    add_arguments(sub.add_parser("compare", help=what, description=what))
+    compare = sub.add_parser("compare", help=what, description=what)
+    compare.add_argument("run_a", type=Path, help="an output folder of ntpnb reproduce")
+    compare.add_argument("run_b", type=Path, help="another one")
     helped = argparse.ArgumentParser(add_help=False)  # its --help shows that of python -m benchmarks too
     what = "show this help message, with the options of python -m benchmarks, and exit"
     helped.add_argument("-h", "--help", action="store_true", help=what)

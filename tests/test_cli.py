@@ -24,15 +24,6 @@ def test_ntpnb_compare_is_the_comparison_of_two_runs(tmp_path, capsys):
     assert "no executed notebooks" in capsys.readouterr().err
 
 
-def test_python_m_compare_still_works(tmp_path):
-    proc = subprocess.run(
-        [sys.executable, "-m", "ntpnb.book.compare", str(tmp_path), str(tmp_path)],
-        capture_output=True,
-        text=True,
-    )
-    assert proc.returncode == 2 and "no executed notebooks" in proc.stderr
-
-
 @pytest.mark.parametrize(
     ("args", "passed"),
     [

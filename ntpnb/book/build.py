@@ -40,7 +40,7 @@ from ..chapter.outputs import RUN_RECORD_NAME, manifest_path
 from ..errors import NTPError
 from ..settings import STOP_CHECK_SECONDS
 from .pdf import PDF_ENV, PDF_NAME, SCREENSHOT_CHAPTER, SCREENSHOT_NAME, missing_printer, single_page
-from .report import verdict_summary, write_report
+from .report import read_tree, verdict_summary, write_report
 from .trees import BOOK_SITE_DIRNAME, RUN_SITE_DIRNAME, BookTree, shown, verify_tree
 
 #: The book's folder inside its site.
@@ -153,9 +153,7 @@ def stage_sources(tree: BookTree, source: Path, missing: Sequence[str]) -> None:
 
 
 def run_owned(command: Sequence[str], cwd: Path, env: Mapping[str, str] | None = None) -> tuple[int, str]:
-    """Run ``command`` in a session of its own (in ``env``, else this environment); its exit code and output.
-
-    The output is stdout and stderr together.
+    """Run ``command`` in a session of its own (in ``env``, else ours); its exit code and stdout + stderr.
 
     If anything raises meanwhile (Ctrl-C, SIGTERM as turned into KeyboardInterrupt by ``ntpnb``),
     the child's process group is ended before the exception goes on. The wait wakes every
@@ -206,10 +204,7 @@ _SPHINX_PLEA = ("Please also report this", "A bug report can be filed")
 
 
 def build_messages(output: str) -> list[str]:
-    """The lines of a failed jupyter-book run worth showing: the warnings, and Sphinx's error.
-
-    Without colours, jupyter-book's banner or its traceback (which only says to look above).
-    """
+    """The lines of a failed jupyter-book run worth showing: its warnings and Sphinx's error, uncoloured."""
     lines = []
     for line in _ANSI.sub("", output).splitlines():
         if line.startswith("Traceback (most recent call last)"):
@@ -282,11 +277,8 @@ def missing_notebooks(tree: BookTree) -> list[str]:
 def make_pdf(build: Sequence[str], stage: Staging, env: Mapping[str, str]) -> tuple[int, str]:
     """Print the book staged in ``stage`` into its HTML book; the exit code and output of the last step run.
 
-    The single-page edition is built by ``build`` (the jupyter-book command of the HTML build) from
-    the same sources into :attr:`Staging.single` (with the HTML build's doctrees, so nothing is read
-    again), then printed by Chromium
-    (``python -m ntpnb.book.pdf``), each in a session of its own. The same browser takes the
-    screenshot of a chapter that the README shows (:data:`~.pdf.SCREENSHOT_NAME`).
+    ``build`` (the HTML build's command) makes the single-page edition from the same doctrees,
+    then Chromium prints it (:mod:`.pdf`) and takes the README's screenshot of a chapter.
     """
     code, output = run_owned([*build, "--keep-going", "--builder", "singlehtml"], stage.path, env)
     if code != 0:
@@ -299,19 +291,16 @@ def make_pdf(build: Sequence[str], stage: Staging, env: Mapping[str, str]) -> tu
     return run_owned(printer, stage.path)
 
 
-#: What writes the benchmarks page: run in the project, where the benchmarks live (not installed).
-BENCHMARKS_PAGE = ("-m", "benchmarks.page")
-
-
 def write_benchmarks_page(tree: BookTree) -> Path:
-    """Write ``tree``'s benchmarks page with the project's ``python -m benchmarks.page``; the page's path.
-
-    Raises
-    ------
-    NTPError
-        If it fails (naming its last line of output).
-    """
-    command = [sys.executable, *BENCHMARKS_PAGE, str(tree.layout.root), *(["--own"] if tree.own else [])]
+    """Write ``tree``'s benchmarks page with the project's ``python -m benchmarks.page``; the page's path."""
+    # run in the project, where the benchmarks live (they are not installed)
+    command = [
+        sys.executable,
+        "-m",
+        "benchmarks.page",
+        str(tree.layout.root),
+        *(["--own"] if tree.own else []),
+    ]
     code, output = run_owned(command, tree.root)
     last = (output.strip().splitlines() or [f"exit status {code}"])[-1]
     if code != 0:
@@ -360,8 +349,9 @@ def build_book(tree: BookTree, pdf: bool = True) -> int:
             f"ntpnb: {shown(layout.root)} has not run {', '.join(missing)}: their pages say so "
             f"(`{tree.book_command()} --run-missing` runs them in its setting)"
         )
-    print(f"ntpnb: wrote the reproducibility report {shown(write_report(layout, missing))}")
-    print(f"ntpnb: verdicts of the last runs: {verdict_summary(layout)}")
+    pages = read_tree(layout, missing)
+    print(f"ntpnb: wrote the reproducibility report {shown(write_report(pages))}")
+    print(f"ntpnb: verdicts of the last runs: {verdict_summary(pages.results)}")
     print(f"ntpnb: wrote the benchmarks page {shown(write_benchmarks_page(tree))}")
     no_pdf = missing_printer() if pdf else "not asked for (--no-pdf)"
     if no_pdf:

@@ -1,18 +1,17 @@
 """Compare two runs, to see whether another machine printed the same numbers and decided the same.
 
-``ntpnb compare RUN_A RUN_B`` (or ``python -m ntpnb.book.compare RUN_A RUN_B``) first says how the
-two runs' settings differ (profile, ``-p`` overrides, seeds, ntpnb version: :func:`setting_differences`),
-then shows the platforms they recorded (:mod:`ntpnb.chapter.platform`). It compares their claim
-records check by check (:func:`compare_claims`: the decision, and the measured value to the
-check's own printed precision), then the text outputs (printed lines and ``text/plain`` results)
-of their executed notebooks line by line, in print order whatever the cells, after masking what
-legitimately changes with nbval's rules (:data:`SANITIZE_CONFIG`: timings, memory addresses,
+``ntpnb compare RUN_A RUN_B`` first says how the two runs' settings differ (profile, ``-p``
+overrides, seeds, ntpnb version: :func:`setting_differences`), then shows the platforms they
+recorded (:mod:`ntpnb.chapter.platform`). It compares their claim records check by check
+(:func:`compare_claims`: the decision, and the measured value to the check's own printed
+precision), then the text outputs (printed lines and ``text/plain`` results) of their executed
+notebooks line by line, in print order whatever the cells, after masking what legitimately
+changes with nbval's rules (:data:`SANITIZE_CONFIG`: timings, memory addresses,
 figure reprs). A changed decision or printed line exits 1.
 """
 
 from __future__ import annotations
 
-import argparse
 import configparser
 import difflib
 import re
@@ -36,11 +35,7 @@ SANITIZE_CONFIG = Path(__file__).parent / "static" / "nbval_sanitize.cfg"
 
 @dataclass(frozen=True)
 class OutputDifference:
-    """Printed lines that differ between two runs (or a notebook missing in one).
-
-    ``cell`` is the cell of the first differing line (in run A, else B); ``-1`` for a notebook
-    only one run executed. ``a`` and ``b`` are the differing lines of each run.
-    """
+    """Printed lines ``a``, ``b`` that differ from cell ``cell`` on (-1: a notebook one run lacks)."""
 
     notebook: str
     cell: int
@@ -69,21 +64,21 @@ def _cell_text(cell: dict, rules: list[tuple[re.Pattern[str], str]]) -> str:
     return text
 
 
-def _notebooks(run: Path) -> dict[str, Path]:
-    folder = run / "notebooks"
-    if not folder.is_dir():
-        what = "it is not a folder" if run.exists() and not run.is_dir() else f"{folder} is missing"
-        raise PathError(
-            f"{run} holds no executed notebooks ({what}); give the --out folder of a `ntpnb reproduce` "
-            f"run, or make one with `ntpnb reproduce --out {run}`"
-        )
-    return {p.stem: p for p in visible(sorted(folder.glob("*.ipynb"))) if not p.stem.endswith(".failed")}
-
-
 def compare_runs(run_a: Path, run_b: Path) -> tuple[list[str], list[OutputDifference]]:
     """The notebooks both runs executed, and every run of printed lines that differs (cell -1: a notebook)."""
-    rules = sanitizers()
-    a, b = _notebooks(Path(run_a)), _notebooks(Path(run_b))
+    rules, found = sanitizers(), []
+    for run in (Path(run_a), Path(run_b)):
+        folder = run / "notebooks"
+        if not folder.is_dir():
+            what = "it is not a folder" if run.exists() and not run.is_dir() else f"{folder} is missing"
+            raise PathError(
+                f"{run} holds no executed notebooks ({what}); give the --out folder of a `ntpnb reproduce` "
+                f"run, or make one with `ntpnb reproduce --out {run}`"
+            )
+        found.append(
+            {p.stem: p for p in visible(sorted(folder.glob("*.ipynb"))) if not p.stem.endswith(".failed")}
+        )
+    a, b = found
     diffs = [
         OutputDifference(
             name, -1, "executed" if name in a else "missing", "executed" if name in b else "missing"
@@ -124,11 +119,7 @@ def _run_record(run: Path) -> RunRecord | None:
 
 
 def setting_differences(run_a: Path, run_b: Path) -> list[str]:
-    """How the settings of two runs differ: ``profile: paper | quick``, one line per difference.
-
-    Read from their run records (profile, overrides, seeds, interactive or not, ntpnb version) and
-    output manifests (the fingerprint of the ntpnb sources); none when a run has no record.
-    """
+    """How the settings in two runs' records and manifests differ: ``profile: paper | quick``, a line each."""
     a, b = _run_record(run_a), _run_record(run_b)
     if a is None or b is None:
         return []
@@ -160,16 +151,8 @@ class CheckDifference:
     label: str  # the claim id with its kind, and what it checks
     a: Check | None
     b: Check | None
-
-    @property
-    def decision_changed(self) -> bool:
-        """Whether the check passed in one run and not in the other (or ran in one only)."""
-        return self.a is None or self.b is None or self.a.passed != self.b.passed
-
-    def describe(self) -> str:
-        """``01_x A1 what: PASS measured 1.000 | FAIL measured 0.5000``."""
-        sides = [f"{c.result} measured {c.measured}" if c else "not checked" for c in (self.a, self.b)]
-        return f"{self.notebook} {self.label}: {sides[0]} | {sides[1]}"
+    #: Whether the check passed in one run and not in the other (or ran in one only).
+    decision_changed: bool
 
 
 def compare_claims(run_a: Path, run_b: Path, notebooks: Sequence[str]) -> list[CheckDifference]:
@@ -188,16 +171,11 @@ def compare_claims(run_a: Path, run_b: Path, notebooks: Sequence[str]) -> list[C
             continue
         for key in [*a, *(k for k in b if k not in a)]:
             x, y = a.get(key), b.get(key)
-            if x is None or y is None or (x.passed, x.measured) != (y.passed, y.measured):
+            changed = x is None or y is None or x.passed != y.passed
+            if changed or x.measured != y.measured:  # type: ignore[union-attr]
                 c = x or y
-                diffs.append(CheckDifference(name, f"{c.label} {c.what}", x, y))  # type: ignore[union-attr]
+                diffs.append(CheckDifference(name, f"{c.label} {c.what}", x, y, changed))  # type: ignore[union-attr]
     return diffs
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The two arguments of a comparison: the output folders of two runs."""
-    parser.add_argument("run_a", type=Path, help="an output folder of ntpnb reproduce")
-    parser.add_argument("run_b", type=Path, help="another one")
 
 
 def print_comparison(run_a: Path, run_b: Path) -> int:
@@ -238,21 +216,19 @@ def print_comparison(run_a: Path, run_b: Path) -> int:
                 seen.append(line)
         print(f"{run}: " + (" | ".join(seen) if seen else "no platform recorded"))
     checks = compare_claims(run_a, run_b, both)
-    changed = [d for d in checks if d.decision_changed]
-    if changed:
-        print(f"{len(changed)} claim {_plural(len(changed), 'check')} decided otherwise:")
-        print("".join(f"  {d.describe()}\n" for d in changed), end="")
-    valued = [d for d in checks if not d.decision_changed]
-    if valued:
-        what = _plural(len(valued), "check")
-        print(f"{len(valued)} claim {what} measured otherwise, to the printed precision (decided the same):")
-        print("".join(f"  {d.describe()}\n" for d in valued), end="")
+    for changed in (True, False):  # "  01_x A1 what: PASS measured 1.000 | FAIL measured 0.5000"
+        if group := [d for d in checks if d.decision_changed == changed]:
+            how = "decided" if changed else "measured otherwise, to the printed precision (decided the same)"
+            print(f"{len(group)} claim check{'s' * (len(group) != 1)} {how}{' otherwise' * changed}:")
+            for d in group:
+                x, y = (f"{c.result} measured {c.measured}" if c else "not checked" for c in (d.a, d.b))
+                print(f"  {d.notebook} {d.label}: {x} | {y}")
     if not diffs and not checks:
         count = "the 1 notebook" if len(both) == 1 else f"all {len(both)} notebooks"
         print(f"the same printed outputs and claim checks in {count} both runs executed")
         return 0
     if diffs:
-        print(f"{len(diffs)} {_plural(len(diffs), 'run')} of printed lines differ:")
+        print(f"{len(diffs)} run{'s' * (len(diffs) != 1)} of printed lines differ:")
     for d in diffs:
         where = "notebook" if d.cell < 0 else f"cell {d.cell}"
         # the first line that differs (else the last of each)
@@ -262,20 +238,3 @@ def print_comparison(run_a: Path, run_b: Path) -> int:
         )
         print(f"  {d.notebook} {where}:\n    - {x}\n    + {y}")
     return 1
-
-
-def _plural(count: int, word: str) -> str:
-    """``word``, or its plural (an ``s`` added) unless ``count`` is one."""
-    return word if count == 1 else f"{word}s"
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of ``python -m ntpnb.book.compare RUN_A RUN_B``."""
-    parser = argparse.ArgumentParser(prog="python -m ntpnb.book.compare", description=__doc__.split("\n")[0])
-    add_arguments(parser)
-    args = parser.parse_args(argv)
-    return print_comparison(args.run_a, args.run_b)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

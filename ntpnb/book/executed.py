@@ -57,14 +57,7 @@ def _shape_problem(data: object) -> str | None:
 
 
 def read_notebook(path: Path) -> dict[str, Any]:
-    """The executed notebook at ``path`` as JSON data of a notebook's shape.
-
-    Raises
-    ------
-    PathError
-        One line naming ``path`` when it cannot be read, is not JSON (cut short, say) or is JSON
-        of another shape.
-    """
+    """The executed notebook at ``path``; a PathError naming it if it does not read as a notebook."""
     try:
         text = Path(path).read_text(encoding="utf-8")
     except OSError as exc:

@@ -17,7 +17,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from html import escape
-from pathlib import Path
 
 from ..chapter.layout import OutputLayout
 from ..chapter.outputs import SourceCommit, load_manifest, load_run_record, manifest_path
@@ -31,28 +30,6 @@ class Execution:
 
     finished: datetime | None
     commit: SourceCommit
-
-
-def chapter_execution(executed: Path) -> Execution:
-    """When and from which commit the executed notebook ``executed`` ran.
-
-    The commit is its manifest's (not recorded when it has none: its last run failed, and the
-    notebook is the run's before).
-
-    Raises
-    ------
-    PathError
-        If the notebook or its manifest cannot be read.
-    """
-    end = read_notebook(executed).get("metadata", {}).get("papermill", {}).get("end_time")  # ISO 8601
-    try:
-        finished = datetime.fromisoformat(end) if isinstance(end, str) else None
-    except ValueError:
-        finished = None
-    if finished is not None and finished.tzinfo is None:
-        finished = finished.replace(tzinfo=timezone.utc)
-    commit = load_manifest(executed).commit if manifest_path(executed).is_file() else SourceCommit()
-    return Execution(finished, commit)
 
 
 def format_time(moment: datetime) -> str:
@@ -108,10 +85,18 @@ class Footers:
 def read_footers(tree: OutputLayout, repository: str = "") -> Footers:
     """The footers of the book of ``tree``: its run record's label and each executed chapter's execution.
 
-    Raises
-    ------
-    PathError
-        If the run record, an executed notebook or a manifest cannot be read.
+    A chapter's commit is its manifest's (not recorded when it has none: its last run failed, and
+    the notebook is the run's before).
     """
-    executions = {p.stem: chapter_execution(p) for p in sorted(visible(tree.notebooks.glob("*.ipynb")))}
+    executions = {}
+    for path in sorted(visible(tree.notebooks.glob("*.ipynb"))):
+        end = read_notebook(path).get("metadata", {}).get("papermill", {}).get("end_time")  # ISO 8601
+        try:
+            finished = datetime.fromisoformat(end) if isinstance(end, str) else None
+        except ValueError:
+            finished = None
+        if finished is not None and finished.tzinfo is None:
+            finished = finished.replace(tzinfo=timezone.utc)
+        commit = load_manifest(path).commit if manifest_path(path).is_file() else SourceCommit()
+        executions[path.stem] = Execution(finished, commit)
     return Footers(describe_run(load_run_record(tree.root)), executions, repository=repository)

@@ -107,12 +107,6 @@ def print_book(page: Path, pdf: Path, shot: tuple[Path, Path] | None = None) -> 
     """Print the single page ``page`` to ``pdf`` (atomically) once its math and images are ready.
 
     ``shot``: a chapter's page and the PNG (written atomically) to save its screenshot as.
-
-    Raises
-    ------
-    playwright.sync_api.TimeoutError
-        If the page does not load, typeset its math and decode its images within
-        :data:`LOAD_TIMEOUT` seconds.
     """
     from html import escape
 

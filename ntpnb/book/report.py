@@ -10,12 +10,12 @@ made it (:func:`chapter_sections`); checks naming an id missing from the registr
 
 from __future__ import annotations
 
-import functools
 import itertools
 import json
 import re
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from markdown_it import MarkdownIt
@@ -40,7 +40,6 @@ from .verdicts import (
     load_sweeps,
     series_of,
     sweep_verdicts,
-    verdict_counts,
 )
 
 #: A check and the notebook whose run made it.
@@ -56,41 +55,45 @@ def _setting(record: RunRecord | None, checks: Sequence[Check]) -> tuple[str, st
     return record.profile, record.overrides_text
 
 
-def _claim_result(verdict: Verdict, checks: Sequence[Check], record: RunRecord | None) -> str:
-    """The result cell of one claim: its verdict, across how many seeds, the checks, the reasons."""
-    if not checks:
-        return f"{verdict.verdict} (no check yet)"
-    label = f"**{_escape(verdict.phrase)}**" if verdict.negative else _escape(verdict.phrase)
-    n = verdict.counts
-    counts = [
-        (n["findings"], "finding", "s"),
-        (n["sanity"], "sanity", ""),
-        (n["measurements"], "measurement", "s"),
-        (n["failed"], "failed", ""),
-    ]
-    parts = [f"{n['evidence']} evidence", *(f"{k} {kind}{s * (k > 1)}" for k, kind, s in counts if k)]
-    profile, overrides = _setting(record, checks)
-    setting = f"{profile}; {overrides}" if overrides else profile
-    cell = f"{label}; {', '.join(parts)} ({_escape(setting)})"
-    return cell + "".join(f"<br>{_escape(reason)}" for reason in verdict.reasons)
-
-
 #: The title of the report's section on the machines of the runs.
 PLATFORM_TITLE = "Where the numbers were computed"
 
 
-def _by_claim(records: Sequence[ChapterRecord]) -> dict[str, list[Made]]:
-    """Every check of ``records`` with its notebook, by claim id, in the records' order."""
+@dataclass(frozen=True)
+class TreePages:
+    """What the generated pages show of a tree, read once: its records, their verdicts and sections."""
+
+    layout: OutputLayout
+    #: The claim records at the book's seed, and each chapter's sweep over the seeds.
+    records: list[ChapterRecord]
+    sweeps: list[Sweep]
+    #: Every claim id of the registry -> its verdict over the sweeps.
+    results: dict[str, Verdict]
+    #: Claim id -> every check of it, with its notebook, in the records' order.
+    by_claim: dict[str, list[Made]]
+    sections: Sections
+    run: RunRecord | None
+    #: What ran into the tree (:func:`~.trees.describe_run`), escaped for a page.
+    label: str
+    #: The chapters the tree has not run.
+    absent: Sequence[str] = ()
+
+
+def read_tree(layout: OutputLayout, absent: Sequence[str] = ()) -> TreePages:
+    """Read the records of the tree ``layout`` (and of its seed trees) that the pages show."""
+    records = load_chapter_records(layout.claims)
+    sweeps = load_sweeps(layout, records)
     by_claim: dict[str, list[Made]] = defaultdict(list)
     for record in records:
         for check in record.checks:
             by_claim[check.claim].append((record.notebook, check))
-    return by_claim
-
-
-def _profiles(records: Sequence[ChapterRecord]) -> list[str]:
-    """The profiles the checks of ``records`` name, sorted."""
-    return sorted({c.profile for r in records for c in r.checks})
+    sections = {r.notebook: chapter_sections(layout.notebooks / f"{r.notebook}.ipynb") for r in records}
+    run = load_run_record(layout.root)
+    profiles = sorted({c.profile for r in records for c in r.checks})
+    label = _escape(describe_run(run, profiles))
+    return TreePages(
+        layout, records, sweeps, sweep_verdicts(CLAIMS, sweeps), by_claim, sections, run, label, absent
+    )
 
 
 _CHECK_LINE = re.compile(r"^\[(?:PASS|FAIL|FOUND|OPEN)\] (\S+) (?:\(\w+\) )?(.*)$")  # "A1 (sanity) what"
@@ -99,10 +102,8 @@ ANCHOR_LEVELS = 3
 _SLUG_CLEAN = re.compile(r"[^\w\u4e00-\u9fff\- ]")
 
 
-@functools.cache
-def _parser() -> MarkdownIt:
-    """CommonMark with dollar math and colon fences, as the book's MyST finds and parses a heading."""
-    return MarkdownIt("commonmark").use(dollarmath_plugin).use(colon_fence_plugin)
+#: CommonMark with dollar math and colon fences, as the book's MyST finds and parses a heading.
+_PARSER = MarkdownIt("commonmark").use(dollarmath_plugin).use(colon_fence_plugin)
 
 
 def heading_slug(heading: str, taken: set[str]) -> str:
@@ -110,7 +111,7 @@ def heading_slug(heading: str, taken: set[str]) -> str:
 
     MyST makes it from the heading's plain text and inline code, without its math.
     """
-    (inline,) = _parser().parseInline(heading)
+    (inline,) = _PARSER.parseInline(heading)
     text = "".join(c.content for c in inline.children or [] if c.type in ("text", "code_inline"))
     slug = _SLUG_CLEAN.sub("", text.lower().replace(" ", "-"))
     unique, i = slug, 1
@@ -122,7 +123,7 @@ def heading_slug(heading: str, taken: set[str]) -> str:
 
 def _headings(cell: dict) -> list[tuple[int, str]]:
     """The level and text of each heading of a markdown cell, as MyST finds them (none in a fence)."""
-    tokens = _parser().parse("".join(cell.get("source", "")))
+    tokens = _PARSER.parse("".join(cell.get("source", "")))
     return [
         (int(t.tag[1:]), inline.content)
         for t, inline in itertools.pairwise(tokens)
@@ -166,26 +167,22 @@ def _escape(text: str) -> str:
     return _MD_SPECIAL.sub(r"\\\1", text)
 
 
-def _record_sections(layout: OutputLayout, records: Sequence[ChapterRecord]) -> Sections:
-    """Where the checks of ``records`` are printed: :func:`chapter_sections` of each notebook."""
-    return {r.notebook: chapter_sections(layout.notebooks / f"{r.notebook}.ipynb") for r in records}
+def _phrase(verdict: Verdict) -> str:
+    """The verdict's phrase in a table cell, in bold where it is negative."""
+    return f"**{_escape(verdict.phrase)}**" if verdict.negative else _escape(verdict.phrase)
 
 
-def _place(sections: Sections, made: Made) -> tuple[str | None, str]:
-    """The heading of the section that printed the check, and its address (else None, the chapter's)."""
+def _link(sections: Sections, made: Made, text: str | None = None) -> str:
+    """A link to the section that made the check (else its chapter), as ``text`` or ``1 § <section>``."""
     notebook, check = made
     section = sections.get(notebook, {}).get((check.claim, check.what))
-    target = f"/outputs/notebooks/{notebook}.ipynb"
-    return (section[0], f"{target}#{section[1]}") if section else (None, target)
-
-
-def _link(sections: Sections, made: Made) -> str:
-    """A short link to the section that made the check: ``1 § <section>`` (as the book numbers chapters)."""
-    heading, target = _place(sections, made)
-    # the heading escaped, but its inline math ($...$) kept, to be typeset
-    parts = re.split(r"(\$[^$]+\$)", heading or "")
-    title = "".join(p if p.startswith("$") and p.endswith("$") else _escape(p) for p in parts)
-    return f"[{_escape(chapter_label(made[0]))}{f' § {title}' if heading else ''}]({target})"
+    target = f"/outputs/notebooks/{notebook}.ipynb" + (f"#{section[1]}" if section else "")
+    if text is None:  # the chapter as the book numbers it, and the heading, its inline math kept
+        heading = section[0] if section else ""
+        parts = re.split(r"(\$[^$]+\$)", heading)
+        title = "".join(p if p.startswith("$") and p.endswith("$") else _escape(p) for p in parts)
+        text = _escape(chapter_label(notebook)) + (f" § {title}" if heading else "")
+    return f"[{text}]({target})"
 
 
 def absent_sentence(absent: Sequence[str]) -> str:
@@ -199,27 +196,6 @@ def absent_sentence(absent: Sequence[str]) -> str:
 
 
 _PAPER_TITLES = {"A": "linear decoder", "B": "one-layer self-attention"}
-
-
-def _seeds_sentence(sweeps: Sequence[Sweep]) -> str:
-    """Which seeds the verdicts rest on, and which records were set aside, in a sentence or two."""
-    if not sweeps:
-        return ""
-    if {len(s.seeds) for s in sweeps} == {1}:
-        text = (
-            f"The verdicts rest on one seed per chapter (the book's, "
-            f"{format_seeds(sorted({s.book_seed for s in sweeps}))}): no seed "
-            "sweep was run (`ntpnb reproduce --seeds N`)."
-        )
-    else:
-        per = ", ".join(f"{chapter_label(s.book.notebook)}: {format_seeds(s.seeds)}" for s in sweeps)
-        text = f"The verdicts rest on every seed each chapter ran at, the book's first ({per})."
-    aside = [
-        f"{s.book.notebook} seed {seed}: {_escape(why)}" for s in sweeps for seed, why in s.excluded.items()
-    ]
-    if aside:
-        text += " Not counted: " + "; ".join(aside) + "."
-    return text
 
 
 def _paper_tables(header: Sequence[str], row: Callable[[str, ClaimSpec], list[str]], cite: bool) -> list[str]:
@@ -245,11 +221,11 @@ def _chapter_table(
     profile = f"`{profile_name}` profile" + (f" with {_escape(overrides)}" if overrides else "")
     rows = []
     for series in series_of(sweep):
-        c = series.checks.get(sweep.book_seed)
+        c = series.checks.get(sweep.seeds[0])
         if c is None:
             continue
         what = _escape(c.what) if c.kind == "claim" else f"*{c.kind}:* {_escape(c.what)}"
-        claim = f"[{_escape(c.claim)}]({_place(sections, (notebook, c))[1]})"
+        claim = _link(sections, (notebook, c), _escape(c.claim))
         paper = _escape(c.paper) + (f"<br>{_escape(series.artifact_note())}" if c.artifact else "")
         decided = series.decided  # how it was decided across the seeds, with its spread
         values = series.spread() if not series.statistical else None
@@ -273,21 +249,45 @@ def _chapter_table(
     ]
 
 
-def render_report(layout: OutputLayout, absent: Sequence[str] = ()) -> str:
-    """The report page (MyST markdown) of the tree ``layout``; ``absent``: the chapters it has not run."""
-    records = load_chapter_records(layout.claims)
-    sections = _record_sections(layout, records)
-    by_claim = _by_claim(records)
-    sweeps = load_sweeps(layout, records)
-    results = sweep_verdicts(CLAIMS, sweeps)
+def render_report(tree: TreePages) -> str:
+    """The report page (MyST markdown) of ``tree``."""
+    layout, records, run, sections = tree.layout, tree.records, tree.run, tree.sections
     checks = sum(len(r.checks) for r in records)
-    run = load_run_record(layout.root)
+    seeds = ""  # which seeds the verdicts rest on, and which records were set aside
+    if tree.sweeps and {len(s.seeds) for s in tree.sweeps} == {1}:
+        seeds = (
+            f"The verdicts rest on one seed per chapter (the book's, "
+            f"{format_seeds(sorted({s.seeds[0] for s in tree.sweeps}))}): no seed "
+            "sweep was run (`ntpnb reproduce --seeds N`)."
+        )
+    elif tree.sweeps:
+        per = ", ".join(f"{chapter_label(s.book.notebook)}: {format_seeds(s.seeds)}" for s in tree.sweeps)
+        seeds = f"The verdicts rest on every seed each chapter ran at, the book's first ({per})."
+    aside = [
+        f"{s.book.notebook} seed {n}: {_escape(why)}" for s in tree.sweeps for n, why in s.excluded.items()
+    ]
+    if aside:
+        seeds += " Not counted: " + "; ".join(aside) + "."
 
     def claim_row(cid: str, spec: ClaimSpec) -> list[str]:
-        made = by_claim.get(cid, [])
-        result = _claim_result(results[cid], [c for _, c in made], run)
+        """A claim's row: its verdict, the counts of its checks, the run's setting, the reasons."""
+        made, verdict = tree.by_claim.get(cid, []), tree.results[cid]
         where = "<br>".join(dict.fromkeys(_link(sections, m) for m in made))
-        return [f"**{cid}** ({spec.where})", spec.statement, spec.paper_value, result, where]
+        row = [f"**{cid}** ({spec.where})", spec.statement, spec.paper_value]
+        if not made:
+            return [*row, f"{verdict.verdict} (no check yet)", where]
+        n = verdict.counts
+        counts = [
+            (n["findings"], "finding", "s"),
+            (n["sanity"], "sanity", ""),
+            (n["measurements"], "measurement", "s"),
+            (n["failed"], "failed", ""),
+        ]
+        parts = [f"{n['evidence']} evidence", *(f"{k} {kind}{s * (k > 1)}" for k, kind, s in counts if k)]
+        profile, overrides = _setting(run, [c for _, c in made])
+        setting = f"{profile}; {overrides}" if overrides else profile
+        result = f"{_phrase(verdict)}; {', '.join(parts)} ({_escape(setting)})"
+        return [*row, result + "".join(f"<br>{_escape(r)}" for r in verdict.reasons), where]
 
     failures = []  # a warning naming the notebooks whose last run failed (their records in failed/)
     for path in sorted(layout.failed.glob("*.json")):
@@ -317,11 +317,11 @@ def render_report(layout: OutputLayout, absent: Sequence[str] = ()) -> str:
         "papers is listed: one that no chapter checks yet, or whose check failed, says so. Each",
         "claim and the place in the paper are listed on {doc}`the claims page </outputs/claim_list>`.",
         "",
-        f"**{format_counts(verdict_counts(results), len(CLAIMS))}**; {checks} checks at the book's seed; "
-        f"what ran: {_escape(describe_run(run, _profiles(records)))} (`paper` = the papers' settings, "
-        "`quick` = the seconds-scale test run)." + absent_sentence(absent),
+        f"**{format_counts(tree.results)}**; {checks} checks at the book's seed; "
+        f"what ran: {tree.label} (`paper` = the papers' settings, "
+        "`quick` = the seconds-scale test run)." + absent_sentence(tree.absent),
         "",
-        _seeds_sentence(sweeps),
+        seeds,
         "",
         "## The verdict rule",
         "",
@@ -350,7 +350,7 @@ def render_report(layout: OutputLayout, absent: Sequence[str] = ()) -> str:
         title = next((text for cell in cells for level, text in _headings(cell) if level == 1), None)
         if title is not None:
             titles[path.stem] = re.sub(r"\$([^$]*)\$", r"\1", title)
-    for sweep in sweeps:
+    for sweep in tree.sweeps:
         if sweep.book.checks:
             lines += _chapter_table(sweep, sections, titles, run)
     lines += [
@@ -363,7 +363,7 @@ def render_report(layout: OutputLayout, absent: Sequence[str] = ()) -> str:
         "",
         platform_section({r.notebook: r.platform for r in records}, what="chapter"),
     ]
-    unknown = sorted(set(by_claim) - set(CLAIMS), key=sort_key)
+    unknown = sorted(set(tree.by_claim) - set(CLAIMS), key=sort_key)
     if unknown:
         lines += [
             "```{warning}",
@@ -374,26 +374,23 @@ def render_report(layout: OutputLayout, absent: Sequence[str] = ()) -> str:
     return "\n".join(lines)
 
 
-def verdict_summary(layout: OutputLayout) -> str:
-    """One line of verdict counts of the records under ``layout``, overall and per paper."""
-    results = sweep_verdicts(CLAIMS, load_sweeps(layout, load_chapter_records(layout.claims)))
+def verdict_summary(results: Mapping[str, Verdict]) -> str:
+    """One line of the verdict counts of ``results`` (every claim of the registry), overall and per paper."""
     per_paper = "; ".join(
-        f"Paper {paper}: "
-        + format_counts(verdict_counts({c: v for c, v in results.items() if CLAIMS[c].paper == paper}))
+        f"Paper {paper}: " + format_counts({c: v for c, v in results.items() if CLAIMS[c].paper == paper})
         for paper in PAPERS
     )
-    return f"{format_counts(verdict_counts(results), len(CLAIMS))} ({per_paper})"
+    return f"{format_counts(results)} ({per_paper})"
 
 
-def render_verdict_summary(layout: OutputLayout, absent: Sequence[str] = ()) -> str:
+def render_verdict_summary(tree: TreePages) -> str:
     """The fragment the book's introduction includes: the verdict counts of the last runs."""
-    profiles, run = _profiles(load_chapter_records(layout.claims)), load_run_record(layout.root)
-    if not profiles:
+    if not any(r.checks for r in tree.records):
         return "No chapter has recorded a claim check yet: run `ntpnb reproduce`.\n"
     return (
-        f"**Verdicts of the runs that built this book** ({_escape(describe_run(run, profiles))}): "
-        f"{verdict_summary(layout)}. Each claim's verdict, and the checks behind it, are in the "
-        f"{{doc}}`/outputs/report`.{absent_sentence(absent)}\n"
+        f"**Verdicts of the runs that built this book** ({tree.label}): "
+        f"{verdict_summary(tree.results)}. Each claim's verdict, and the checks behind it, are in the "
+        f"{{doc}}`/outputs/report`.{absent_sentence(tree.absent)}\n"
     )
 
 
@@ -418,12 +415,9 @@ _CLAIMS_INTRO = (
 )
 
 
-def render_claims_page(layout: OutputLayout, absent: Sequence[str] = ()) -> str:
+def render_claims_page(tree: TreePages) -> str:
     """The claims page (MyST markdown): every claim of the registry, where it is checked, its verdict."""
-    records = load_chapter_records(layout.claims)
-    by_claim, sections = _by_claim(records), _record_sections(layout, records)
-    results = sweep_verdicts(CLAIMS, load_sweeps(layout, records))
-    label = _escape(describe_run(load_run_record(layout.root), _profiles(records)))
+    by_claim, sections, results = tree.by_claim, tree.sections, tree.results
 
     def claim_row(cid: str, spec: ClaimSpec) -> list[str]:
         verdict, parts = results[cid], []
@@ -434,37 +428,36 @@ def render_claims_page(layout: OutputLayout, absent: Sequence[str] = ()) -> str:
             if links:
                 parts.append(("" if kind == "claim" else f"{kind}: ") + ", ".join(links))
         where = "<br>".join(parts) or "not checked by any chapter yet"
-        phrase = f"**{_escape(verdict.phrase)}**" if verdict.negative else _escape(verdict.phrase)
-        return [cid, spec.statement, spec.where, spec.paper_value, where, phrase]
+        return [cid, spec.statement, spec.where, spec.paper_value, where, _phrase(verdict)]
 
     header = ["id", "claim", "in the paper", "the paper reports", "checked in", "verdict"]
     lines = [
         *_CLAIMS_INTRO,
-        f"The verdicts below are those of the run this book shows: {label}.{absent_sentence(absent)}",
+        f"The verdicts below are those of the run this book shows: {tree.label}."
+        + absent_sentence(tree.absent),
         "",
         *_paper_tables(header, claim_row, cite=True),
     ]
     return "\n".join(lines)
 
 
-def write_report(layout: OutputLayout, absent: Sequence[str] = ()) -> Path:
+def write_report(tree: TreePages) -> Path:
     """Write the report to ``<layout.root>/report.md`` and return its path.
 
     The verdict fragment ``verdicts.md``, the claims page ``claim_list.md`` and the scoreboard's
     data (:data:`~ntpnb.book.scoreboard.SCOREBOARD_FILE`) are written beside it.
     """
-    records = load_chapter_records(layout.claims)
-    sections = _record_sections(layout, records)
     # claim -> (notebook, anchor) of each section that checks it, evidence first ("": the chapter's top)
     places: dict[str, list[tuple[str, str]]] = {}
-    for cid, made in _by_claim(records).items():
+    for cid, made in tree.by_claim.items():
         for notebook, check in sorted(made, key=lambda m: KINDS.index(m[1].kind)):
-            section = sections.get(notebook, {}).get((check.claim, check.what))
+            section = tree.sections.get(notebook, {}).get((check.claim, check.what))
             place = (notebook, section[1] if section else "")
             if place not in places.setdefault(cid, []):
                 places[cid].append(place)
-    data = scoreboard_data(sweep_verdicts(CLAIMS, load_sweeps(layout, records)), places)
-    atomic_write_text(layout.root / SCOREBOARD_FILE, json.dumps(data, indent=1) + "\n")
-    atomic_write_text(layout.root / "verdicts.md", render_verdict_summary(layout, absent))
-    atomic_write_text(layout.root / "claim_list.md", render_claims_page(layout, absent))
-    return atomic_write_text(layout.root / "report.md", render_report(layout, absent))
+    root = tree.layout.root
+    data = scoreboard_data(tree.results, places)
+    atomic_write_text(root / SCOREBOARD_FILE, json.dumps(data, indent=1) + "\n")
+    atomic_write_text(root / "verdicts.md", render_verdict_summary(tree))
+    atomic_write_text(root / "claim_list.md", render_claims_page(tree))
+    return atomic_write_text(root / "report.md", render_report(tree))

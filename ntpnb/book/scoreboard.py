@@ -28,15 +28,12 @@ from .verdicts import Verdict
 SCOREBOARD_FILE = "verdicts.json"
 #: Where the chapters' executed notebooks sit in the book's sources.
 CHAPTERS = "outputs/notebooks/"
-_PLACEHOLDER = "ntpnb-scoreboard-placeholder"
+#: The directive that shows every claim's badge (filled in once every chapter's sections are known).
+DIRECTIVE = "ntpnb-scoreboard"
 
 
 def scoreboard_data(results: Mapping[str, Verdict], places: Mapping[str, Sequence[tuple[str, str]]]) -> dict:
-    """What the badges show: each claim's verdict and the chapter sections that check it.
-
-    ``places[claim]`` lists ``(notebook, anchor)`` of the sections checking it, the one to link
-    from the introduction first.
-    """
+    """Each claim's verdict and ``places[claim]``, the ``(notebook, anchor)`` of the sections checking it."""
     claims = []
     for cid, spec in CLAIMS.items():
         v = results[cid]
@@ -54,13 +51,13 @@ def scoreboard_data(results: Mapping[str, Verdict], places: Mapping[str, Sequenc
     return {"papers": dict(PAPERS), "claims": claims}
 
 
-def badges_html(claims: Sequence[Mapping[str, Any]], href: Any) -> str:
+def badges_html(claims: Sequence[tuple[Mapping[str, Any], str | None]]) -> str:
     """A row of badges, each the claim id and its verdict in words, coloured by the verdict, linked.
 
-    ``href(claim)`` gives each its link (None: no link).
+    ``claims`` pairs each claim with its link (None: no link).
     """
     badges = []
-    for claim in claims:
+    for claim, link in claims:
         title = html.escape(f"{claim['id']} ({claim['where']}): {claim['phrase']}", quote=True)
         inner = (
             f'<span class="ntpnb-badge-id">{html.escape(claim["id"])}</span>'
@@ -68,7 +65,6 @@ def badges_html(claims: Sequence[Mapping[str, Any]], href: Any) -> str:
         )
         # the verdict's CSS class: "ntpnb-v-reproduced-with-a-qualification"
         classes = "ntpnb-badge ntpnb-v-" + claim["verdict"].replace(" ", "-")
-        link = href(claim)
         if link is None:
             badges.append(f'<span class="{classes}" title="{title}">{inner}</span>')
         else:
@@ -80,14 +76,19 @@ def badges_html(claims: Sequence[Mapping[str, Any]], href: Any) -> str:
 # -- Sphinx ------------------------------------------------------------------------------------
 
 
-class ScoreboardDirective(SphinxDirective):
-    """``{ntpnb-scoreboard}``: the verdict badges of every claim (filled in when the page is written)."""
+class Placeholder(SphinxDirective):
+    """A directive drawn once the page is written: a container classed ``<directive name>-placeholder``."""
 
     has_content = False
 
     def run(self) -> list[nodes.Node]:
-        """A placeholder, replaced by the badges once every chapter's sections are known."""
-        return [nodes.container(classes=[_PLACEHOLDER])]
+        """The placeholder, replaced when the page is written."""
+        return [nodes.container(classes=[f"{self.name}-placeholder"])]
+
+
+def placeholders(doctree: nodes.document, name: str) -> list[nodes.container]:
+    """The placeholders of directive ``name`` in ``doctree``."""
+    return [n for n in doctree.findall(nodes.container) if f"{name}-placeholder" in n["classes"]]
 
 
 def _section_uri(app: Sphinx, fromdoc: str, notebook: str, anchor: str) -> str:
@@ -102,47 +103,41 @@ def _section_uri(app: Sphinx, fromdoc: str, notebook: str, anchor: str) -> str:
 def _fill(app: Sphinx, doctree: nodes.document, fromdoc: str) -> None:
     """Draw the scoreboard where the directive stands, and a chapter's own badges under its title."""
     path = Path(app.srcdir) / "outputs" / SCOREBOARD_FILE
-    placeholders = [n for n in doctree.findall(nodes.container) if _PLACEHOLDER in n["classes"]]
     if not path.is_file():  # ``ntpnb book`` wrote none
-        for node in placeholders:
+        for node in placeholders(doctree, DIRECTIVE):
             node.replace_self(
                 nodes.paragraph(text="No run has recorded a verdict yet: run `ntpnb reproduce`.")
             )
         return
     data = json.loads(path.read_text(encoding="utf-8"))
-
-    def link_from_here(claim: Mapping[str, Any]) -> str | None:
-        sections = claim["sections"]
-        if not sections:
-            return None
-        return _section_uri(app, fromdoc, sections[0]["notebook"], sections[0]["anchor"])
-
     rows = []  # the introduction's table: a row of badges per paper
     for paper, title in data["papers"].items():
-        claims = [c for c in data["claims"] if c["paper"] == paper]
+        claims = [  # each linked to the first section that checks it
+            (c, _section_uri(app, fromdoc, **c["sections"][0]) if c["sections"] else None)
+            for c in data["claims"]
+            if c["paper"] == paper
+        ]
         rows.append(
             f'<tr><th scope="row">Paper {html.escape(paper)}<br><span class="ntpnb-paper-title">'
-            f"{html.escape(title)}</span></th><td>{badges_html(claims, link_from_here)}</td></tr>"
+            f"{html.escape(title)}</span></th><td>{badges_html(claims)}</td></tr>"
         )
     table = f'<table class="ntpnb-scoreboard"><tbody>{"".join(rows)}</tbody></table>'
-    for node in placeholders:
+    for node in placeholders(doctree, DIRECTIVE):
         node.replace_self(nodes.raw("", table, format="html"))
     if fromdoc.startswith(CHAPTERS):
         notebook = fromdoc.removeprefix(CHAPTERS)
-        own = [c for c in data["claims"] if any(s["notebook"] == notebook for s in c["sections"])]
-
-        def link_here(claim: Mapping[str, Any]) -> str:
-            anchor = next(s["anchor"] for s in claim["sections"] if s["notebook"] == notebook)
-            return _section_uri(app, fromdoc, notebook, anchor)
-
+        own = []  # the claims it checks, each linked to its first section here that does
+        for c in data["claims"]:
+            if anchors := [s["anchor"] for s in c["sections"] if s["notebook"] == notebook]:
+                own.append((c, _section_uri(app, fromdoc, notebook, anchors[0])))
         section = next(iter(doctree.findall(nodes.section)), None)
         if own and section is not None and isinstance(section[0], nodes.title):
-            row = f'<div class="ntpnb-chapter-verdicts">{badges_html(own, link_here)}</div>'
+            row = f'<div class="ntpnb-chapter-verdicts">{badges_html(own)}</div>'
             section.insert(1, nodes.raw("", row, format="html"))
 
 
 def setup(app: Sphinx) -> None:
     """Register the scoreboard directive, the badges' stylesheet and the step that draws them."""
-    app.add_directive("ntpnb-scoreboard", ScoreboardDirective)
+    app.add_directive(DIRECTIVE, Placeholder)
     app.add_css_file("ntpnb-verdicts.css")
     app.connect("doctree-resolved", _fill)

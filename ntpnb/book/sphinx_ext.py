@@ -7,12 +7,12 @@
 * Each chapter page gets a Binder button and a download button for its Jupytext source
   ``notebooks/<name>.md``.
 * API pages (``book/api/``, one per part of the package): data and property docstrings are kept
-  from napoleon (:func:`_keep_data_docstring`); a reference to an internal object links to its
+  from napoleon (:func:`_data_docstring`); a reference to an internal object links to its
   public entry, or is unlinked code (:func:`_internal_reference`).
 * Every page is footed with when, from which commit and in which run it was executed
   (:mod:`.footers`, read from the output tree ``outputs/`` once per build).
 * The whole book's PDF (:mod:`.pdf`), where ``ntpnb book`` prints one (``ntpnb_book_pdf``): the
-  ``{book-pdf}`` directive links it (:class:`BookPdf`), and the pages' ``.pdf`` button downloads
+  ``{book-pdf}`` directive links it (:func:`_link_pdf`), and the pages' ``.pdf`` button downloads
   it instead of printing the page.
 * The book's stylesheet; fixes for theme bugs (a script declared twice, an empty colour mode);
   notebook outputs' CDN stylesheet links are dropped (:func:`drop_cdn_links`).
@@ -37,9 +37,7 @@ from sphinx.application import Sphinx
 from sphinx.config import Config
 from sphinx.environment import BuildEnvironment
 from sphinx.errors import ExtensionError
-from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util import logging
-from sphinx.util.docutils import SphinxDirective
 from sphinx.util.nodes import make_refnode
 from sphinx.util.osutil import relative_uri
 
@@ -111,12 +109,9 @@ def _check(app: Sphinx, env: BuildEnvironment) -> None:
 
 
 def _add_static(app: Sphinx) -> None:
-    """The book's static files; MathJax from ``sphinx-mathjax-offline`` where ``mathjax_path`` is relative.
+    """The book's static files (MathJax from ``sphinx-mathjax-offline`` where ``mathjax_path`` is relative).
 
-    Raises
-    ------
-    ExtensionError
-        If that package is not installed (install ``ntpnb[book]``), or holds no ``mathjax/tex-chtml.js``.
+    And the output tree's run record and executed chapters, read once for every page's footer.
     """
     app.config.html_static_path.append(str(_STATIC))
     app.add_css_file("ntpnb.css")
@@ -136,6 +131,11 @@ def _add_static(app: Sphinx) -> None:
     # run's book is titled after its run)
     options = app.config.html_theme_options
     options["logo"] = {"text": app.config.html_title, **options.get("logo", {})}
+    tree = OutputLayout(Path(app.srcdir) / DEFAULT_OUTPUT_DIRNAME)
+    try:
+        app.ntpnb_footers = read_footers(tree, options.get("repository_url", ""))  # type: ignore[attr-defined]
+    except PathError as exc:
+        raise ExtensionError(f"the pages' execution footers: {exc}") from None
 
 
 def _add_footer_template(app: Sphinx, config: Config) -> None:
@@ -146,52 +146,22 @@ def _add_footer_template(app: Sphinx, config: Config) -> None:
     options["footer_content_items"] = [*items, FOOTER_TEMPLATE] if FOOTER_TEMPLATE not in items else items
 
 
-def _read_footers(app: Sphinx) -> None:
-    """Read the output tree's run record and executed chapters once, for every page's footer."""
-    tree = OutputLayout(Path(app.srcdir) / DEFAULT_OUTPUT_DIRNAME)
-    repository = app.config.html_theme_options.get("repository_url", "")
-    try:
-        app.ntpnb_footers = read_footers(tree, repository)  # type: ignore[attr-defined]
-    except PathError as exc:
-        raise ExtensionError(f"the pages' execution footers: {exc}") from None
-
-
-class BookPdfPlaceholder(nodes.General, nodes.Element):
-    """Where the line linking the whole book's PDF goes (:class:`BookPdf`, :class:`ResolveBookPdf`)."""
-
-
-class BookPdf(SphinxDirective):
-    """``{book-pdf}``: a line that links the whole book's PDF, or says that this build made none."""
-
-    def run(self) -> list[nodes.Node]:
-        """The placeholder, resolved when the page is written."""
-        return [BookPdfPlaceholder()]
-
-
-class ResolveBookPdf(SphinxPostTransform):
-    """Write the line of each :class:`BookPdfPlaceholder`: HTML pages only (the PDF does not link itself)."""
-
-    default_priority = 100
-
-    def run(self, **kwargs: Any) -> None:
-        """Replace each placeholder by its line, or drop it."""
-        for node in list(self.document.findall(BookPdfPlaceholder)):
-            pdf = self.config.ntpnb_book_pdf
-            if self.app.builder.name != "html":
-                node.parent.remove(node)
-            elif pdf:
-                uri = relative_uri(self.app.builder.get_target_uri(self.env.docname), pdf)
-                text = nodes.strong(text="Download the whole book as one PDF")
-                about = " (every chapter, the report and the reference, as this build shows them)."
-                link = nodes.reference("", "", text, refuri=uri)
-                node.replace_self(
-                    nodes.paragraph("", "", link, nodes.Text(about), classes=["ntpnb-book-pdf"])
-                )
-            else:
-                text = (
-                    "This build of the book has no PDF (ntpnb book prints one where Chromium is installed)."
-                )
-                node.replace_self(nodes.paragraph("", text, classes=["ntpnb-book-pdf"]))
+def _link_pdf(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+    """Write the ``{book-pdf}`` line: on HTML pages only (the PDF does not link itself)."""
+    pdf = app.config.ntpnb_book_pdf
+    for node in scoreboard.placeholders(doctree, "book-pdf"):
+        node["classes"] = []  # the line's own class only
+        if app.builder.name != "html":
+            node.parent.remove(node)
+        elif pdf:
+            uri = relative_uri(app.builder.get_target_uri(docname), pdf)
+            text = nodes.strong(text="Download the whole book as one PDF")
+            about = " (every chapter, the report and the reference, as this build shows them)."
+            link = nodes.reference("", "", text, refuri=uri)
+            node.replace_self(nodes.paragraph("", "", link, nodes.Text(about), classes=["ntpnb-book-pdf"]))
+        else:
+            text = "This build of the book has no PDF (ntpnb book prints one where Chromium is installed)."
+            node.replace_self(nodes.paragraph("", text, classes=["ntpnb-book-pdf"]))
 
 
 def _page_context(
@@ -318,19 +288,13 @@ _PROSE_KINDS = ("data", "attribute", "property")
 _STASH: dict[str, list[str]] = {}
 
 
-def _keep_data_docstring(
-    app: Sphinx, what: str, name: str, obj: object, options: object, lines: list[str]
+def _data_docstring(
+    keep: bool, app: Sphinx, what: str, name: str, obj: object, options: object, lines: list[str]
 ) -> None:
-    """``autodoc-process-docstring``, before napoleon: keep a data docstring as it is written."""
-    if what in _PROSE_KINDS:
+    """``autodoc-process-docstring``: keep a data docstring before napoleon, put it back after."""
+    if what in _PROSE_KINDS and keep:
         _STASH[name] = list(lines)
-
-
-def _restore_data_docstring(
-    app: Sphinx, what: str, name: str, obj: object, options: object, lines: list[str]
-) -> None:
-    """``autodoc-process-docstring``, after napoleon: put the kept docstring back."""
-    if what in _PROSE_KINDS and name in _STASH:
+    elif what in _PROSE_KINDS and name in _STASH:
         lines[:] = _STASH.pop(name)
 
 
@@ -355,17 +319,16 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_config_value("ntpnb_binderhub_url", DEFAULT_BINDERHUB, "html")
     # where the whole book's PDF is, relative to the HTML book's root ("": this build makes none)
     app.add_config_value("ntpnb_book_pdf", os.environ.get(PDF_ENV, ""), "html")
-    app.add_node(BookPdfPlaceholder)
-    app.add_directive("book-pdf", BookPdf)
-    app.add_post_transform(ResolveBookPdf)
-    app.connect("autodoc-process-docstring", _keep_data_docstring, priority=100)  # napoleon's runs at 500
-    app.connect("autodoc-process-docstring", _restore_data_docstring, priority=900)
+    app.add_directive("book-pdf", scoreboard.Placeholder)
+    app.connect("doctree-resolved", _link_pdf)
+    # napoleon's runs at 500
+    app.connect("autodoc-process-docstring", functools.partial(_data_docstring, True), priority=100)
+    app.connect("autodoc-process-docstring", functools.partial(_data_docstring, False), priority=900)
     app.connect("missing-reference", _internal_reference)
     app.connect("autodoc-skip-member", _documented_in_own_section)
     app.connect("env-updated", _check)
     app.connect("config-inited", _add_footer_template)
     app.connect("builder-inited", _add_static)
-    app.connect("builder-inited", _read_footers)
     app.connect("html-page-context", _page_context, priority=502)  # after the theme's (501)
     app.connect("build-finished", _copy_sources)
     scoreboard.setup(app)

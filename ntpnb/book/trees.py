@@ -62,13 +62,7 @@ def chapter_number(name: str) -> str:
 
 
 def chapter_label(name: str) -> str:
-    """The chapter's number as the book shows it: ``5`` for ``05_overparameterization``.
-
-    The book's table of contents numbers the chapters 1, 2, ... in the order of their files, so
-    the pages that name a chapter (the report, the claims page) say ``4`` as its sidebar and title
-    do, not the file's ``04`` (which stays the prefix of commands, :func:`chapter_number`). A
-    prefix that is not a number is shown as it is.
-    """
+    """The chapter's number as the book's sidebar shows it: ``5`` for ``05_overparameterization``."""
     prefix = chapter_number(name)
     return str(int(prefix)) if prefix.isdigit() else prefix
 
@@ -211,11 +205,6 @@ def visible(paths: Iterable[Path]) -> list[Path]:
     return [p for p in paths if not p.name.startswith(".")]
 
 
-def _tree_chapters(layout: OutputLayout) -> set[str]:
-    """The chapters with an executed notebook or a claim record in ``layout``."""
-    return {p.stem for p in visible([*layout.notebooks.glob("*.ipynb"), *layout.claims.glob("*.json")])}
-
-
 def _chapter_problem(layout: OutputLayout, name: str) -> str | None:
     """Why chapter ``name`` in ``layout`` cannot be built from, naming the file (None if it can)."""
     executed = layout.notebooks / f"{name}.ipynb"
@@ -243,20 +232,17 @@ def _chapter_problem(layout: OutputLayout, name: str) -> str | None:
 
 
 def verify_tree(tree: BookTree) -> None:
-    """Refuse a tree whose records cannot be trusted (see the module docstring).
-
-    Raises
-    ------
-    NTPError
-        Naming the first damaged file, how many chapters are damaged, and the ``ntpnb reproduce``
-        command that runs them again.
-    """
+    """Refuse a tree whose records cannot be trusted (see the module docstring)."""
     layout = tree.layout
+    trees = [layout, *layout.seed_layouts().values()]
+    # the chapters with an executed notebook or a claim record in each tree
+    present = [
+        {p.stem for p in visible([*t.notebooks.glob("*.ipynb"), *t.claims.glob("*.json")])} for t in trees
+    ]
     problems: dict[str, str] = {}  # chapter -> its first problem in the tree, then in its seed trees
-    for seed_tree in [layout, *layout.seed_layouts().values()]:
-        present = _tree_chapters(seed_tree)
-        for name in sorted(_tree_chapters(layout)):
-            if name in problems or name not in present:
+    for seed_tree, here in zip(trees, present, strict=True):
+        for name in sorted(present[0] & here):
+            if name in problems:
                 continue
             if seed_tree is not layout and (seed_tree.failed / f"{name}.json").exists():
                 continue  # a seed whose last run failed is not counted

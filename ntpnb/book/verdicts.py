@@ -91,20 +91,16 @@ class Sweep:
 
     #: The record at the book's seed.
     book: ChapterRecord
-    #: Seed -> record, the book's included (a record without a seed is under :attr:`book_seed`).
+    #: Seed -> record, the book's included (a record without a seed is under seed 0).
     records: Mapping[int, ChapterRecord]
     #: Seed -> why that seed's record is not counted.
     excluded: Mapping[int, str] = field(default_factory=dict)
 
     @property
-    def book_seed(self) -> int:
-        """The book's seed (0 for a record that does not say)."""
-        return self.book.seed if self.book.seed is not None else 0
-
-    @property
     def seeds(self) -> tuple[int, ...]:
-        """Every seed that counts, the book's first."""
-        return (self.book_seed, *sorted(s for s in self.records if s != self.book_seed))
+        """Every seed that counts, the book's first (0 for a record that does not say)."""
+        book = self.book.seed if self.book.seed is not None else 0
+        return (book, *sorted(s for s in self.records if s != book))
 
 
 def _seed_record(
@@ -181,11 +177,6 @@ class Series:
         return next(iter(self.checks.values()))
 
     @property
-    def seeds(self) -> tuple[int, ...]:
-        """The seeds that made it."""
-        return tuple(self.checks)
-
-    @property
     def failed_seeds(self) -> tuple[int, ...]:
         """The seeds where it did not hold."""
         return tuple(s for s, c in self.checks.items() if not c.passed)
@@ -202,10 +193,7 @@ class Series:
 
     @cached_property
     def pooled_sample(self) -> Sample | None:
-        """The sample that decides it (None: the check has none).
-
-        Every seed's samples pooled; a seed-independent check's own sample, once.
-        """
+        """Every seed's samples pooled (a seed-independent check's own, once); None if it has none."""
         samples = [c.sample for c in self.checks.values() if c.sample is not None]
         if not samples:
             return None
@@ -228,12 +216,8 @@ class Series:
 
     @property
     def decided(self) -> str:
-        """How it was decided, in words.
-
-        ``"pooled over 5 seeds (500 trials)"``, ``"at 4 of 5 seeds (failed at 3)"`` or
-        ``"seed-independent"``.
-        """
-        n = len(self.seeds)
+        """``"pooled over 5 seeds (500 trials)"``, ``"at 4 of 5 seeds (failed at 3)"``."""
+        n = len(self.checks)
         if self.statistical:
             sample = self.pooled_sample
             return f"pooled over {_seeds(n)} ({sample.count})"  # type: ignore[union-attr]
@@ -250,7 +234,7 @@ class Series:
     def how(self) -> str:
         """:attr:`decided` without the count of trials: for a line that quotes the measurement next."""
         if self.statistical:
-            return f"pooled over {_seeds(len(self.seeds))}"
+            return f"pooled over {_seeds(len(self.checks))}"
         return "seed-independent" if self.basis == "seed-independent" else self.decided
 
     @property
@@ -285,10 +269,7 @@ class Series:
         return None if low.measured == high.measured else (low.measured, high.measured)
 
     def ours(self) -> str:
-        """Our value as the pages show it: pooled (as printed, to 3 digits) where a sample decides it.
-
-        Else the value measured at the book's seed.
-        """
+        """Our value as shown: pooled (to 3 digits) where a sample decides it, else the book seed's."""
         sample = self.pooled_sample
         return sample.describe(float(self.first.target), 3) if sample is not None else self.first.measured  # type: ignore[arg-type]
 
@@ -298,11 +279,7 @@ def _seeds(n: int) -> str:
 
 
 def series_of(sweep: Sweep) -> list[Series]:
-    """The checks of ``sweep``'s chapter, each with its results at every seed, in the chapter's order.
-
-    Checks are matched by claim, kind and what they measure (and their order, where a chapter
-    makes one check twice).
-    """
+    """The checks of ``sweep``'s chapter, each with its results at every seed (matched by :func:`keyed`)."""
     by_key: dict[tuple[str, str, str, int], dict[int, Check]] = {}
     for seed in sweep.seeds:
         for key, check in keyed(sweep.records[seed].checks).items():
@@ -395,7 +372,7 @@ def _finding_basis(series: Series) -> str:
         return f"finding {series.decided}"
     if series.basis == "seed-independent":
         return "seed-independent finding"
-    n = len(series.seeds)
+    n = len(series.checks)
     return "finding at the one seed" if n == 1 else f"finding at each of the {n} seeds"
 
 
@@ -435,7 +412,7 @@ def claim_verdict(claim: str, series: Sequence[Series], qualifications: Sequence
     """The verdict of ``claim`` from its checks at every seed and its qualifications (the rule)."""
     # one list per kind of the registry (a kind added there fails this unpacking, not silently)
     evidence, sanity, findings, measurements = ([s for s in series if s.first.kind == k] for k in KINDS)
-    seeds = tuple(dict.fromkeys(seed for s in series for seed in s.seeds))
+    seeds = tuple(dict.fromkeys(seed for s in series for seed in s.checks))
     per_seed = [s for s in evidence if s.basis == "per seed"]
     holding = tuple(
         seed for seed in seeds if all(s.checks[seed].passed for s in per_seed if seed in s.checks)
@@ -505,7 +482,7 @@ def claim_verdict(claim: str, series: Sequence[Series], qualifications: Sequence
         parts.append(text + (f" (failed at {format_seeds(missed)})" if missed else ""))
     if pooled := [s for s in evidence if s.statistical]:
         sizes = ", ".join(dict.fromkeys(s.pooled_sample.count for s in pooled))  # type: ignore[union-attr]
-        parts.append(f"pooled over {_seeds(len(pooled[0].seeds))} ({sizes})")
+        parts.append(f"pooled over {_seeds(len(pooled[0].checks))} ({sizes})")
     if any(s.basis == "seed-independent" for s in evidence):
         parts.append("seed-independent")
     basis = "; ".join(parts)
@@ -537,21 +514,15 @@ def sweep_verdicts(claim_ids: Iterable[str], sweeps: Sequence[Sweep]) -> dict[st
     return {cid: claim_verdict(cid, by_claim.get(cid, []), quals.get(cid, [])) for cid in claim_ids}
 
 
-def verdict_counts(results: Mapping[str, Verdict]) -> dict[str, int]:
-    """How many claims have each verdict (every verdict listed, zeros included)."""
-    counts = Counter(v.verdict for v in results.values())
-    return {name: counts.get(name, 0) for name in VERDICTS}
-
-
-def format_counts(counts: Mapping[str, int], total: int | None = None) -> str:
-    """``"20 of 26 claims reproduced, 3 reproduced with a qualification, ..."``.
+def format_counts(results: Mapping[str, Verdict]) -> str:
+    """How many claims of ``results`` have each verdict: ``"20 of 26 claims reproduced, 3 reproduced ..."``.
 
     Verdicts with no claim are left out, except the first.
     """
-    total = sum(counts.values()) if total is None else total
-    parts = [f"{counts.get(VERDICTS[0], 0)} of {total} claims {VERDICTS[0]}"]
+    counts = Counter(v.verdict for v in results.values())
+    parts = [f"{counts[VERDICTS[0]]} of {len(results)} claims {VERDICTS[0]}"]
     for name in VERDICTS[1:]:
-        if counts.get(name):  # the verdict as a predicate: "2 do not reproduce", "1 holds at some seeds"
+        if counts[name]:  # the verdict as a predicate: "2 do not reproduce", "1 holds at some seeds"
             plural = name.replace("does not", "do not").replace("holds at", "hold at")
             parts.append(f"{counts[name]} {name if counts[name] == 1 else plural}")
     return ", ".join(parts)

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from ntpnb.book.compare import compare_claims, compare_runs, main, sanitizers
+from ntpnb.book.compare import compare_claims, compare_runs, print_comparison, sanitizers
 from ntpnb.chapter.claims import ClaimLog
 from ntpnb.chapter.outputs import RunRecord, write_run_record
 from ntpnb.chapter.platform import cpu_model
@@ -31,7 +31,7 @@ def test_same_outputs_up_to_timings(tmp_path, capsys):
     b = write_run(tmp_path / "b", {"01_x": ["corr 0.9991\n", "took 17 s\n"]})
     both, diffs = compare_runs(a, b)
     assert both == ["01_x"] and diffs == []
-    assert main([str(a), str(b)]) == 0
+    assert print_comparison(a, b) == 0
     assert "the same printed outputs and claim checks in the 1 notebook both" in capsys.readouterr().out
 
 
@@ -40,7 +40,7 @@ def test_a_changed_digit_and_a_missing_notebook_are_differences(tmp_path, capsys
     b = write_run(tmp_path / "b", {"01_x": ["corr 0.9992\n"]})
     _, diffs = compare_runs(a, b)
     assert [(d.notebook, d.cell) for d in diffs] == [("02_y", -1), ("01_x", 0)]
-    assert main([str(a), str(b)]) == 1
+    assert print_comparison(a, b) == 1
     out = capsys.readouterr().out
     assert "- corr 0.9991" in out and "+ corr 0.9992" in out
 
@@ -48,7 +48,7 @@ def test_a_changed_digit_and_a_missing_notebook_are_differences(tmp_path, capsys
 def test_a_folder_without_notebooks_is_named(tmp_path, capsys):
     with pytest.raises(PathError, match=r"no executed notebooks .* is missing\); give the --out folder"):
         compare_runs(tmp_path, tmp_path)
-    assert main([str(tmp_path), str(tmp_path)]) == 2
+    assert print_comparison(tmp_path, tmp_path) == 2
     (tmp_path / "a_file").write_text("x")
     with pytest.raises(PathError, match=r"a_file holds no executed notebooks \(it is not a folder\)"):
         compare_runs(tmp_path / "a_file", tmp_path)
@@ -59,7 +59,7 @@ def test_a_notebook_of_the_wrong_shape_names_the_command_that_remakes_it(tmp_pat
     b = write_run(tmp_path / "b", {"01_x": ["ok\n"]})
     (b / "notebooks" / "01_x.ipynb").write_text('{"cells": [{"cell_type": "code", "outputs": [7]}]}')
     write_run_record(b, RunRecord("quick", {"n_g": "11"}, (3,), ("01_x",)))
-    assert main([str(a), str(b)]) == 2
+    assert print_comparison(a, b) == 2
     (line,) = capsys.readouterr().err.splitlines()
     notebook = b / "notebooks" / "01_x.ipynb"
     assert line.startswith(f"ntpnb: error: the executed notebook {notebook} is not a notebook: ")
@@ -80,7 +80,7 @@ def test_the_platforms_come_from_the_claim_records_and_a_broken_one_is_skipped(t
     (b / "claims").mkdir()
     (b / "claims" / "01_x.json").write_text("{")
     capsys.readouterr()
-    assert main([str(a), str(b)]) == 0
+    assert print_comparison(a, b) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == f"settings not compared: no run record (run.json) in {a} and {b}"
     assert lines[1].startswith(f"{a}: {cpu_model()}; ") and " x" in lines[1]  # the BLAS and its threads
@@ -106,7 +106,7 @@ def test_the_same_lines_cut_into_other_cells_compare_equal(tmp_path):
     a = write_cells(tmp_path / "a", "01_x", [None, "H = 0.8811\n[PASS] A8\n", None, "done\n"])
     b = write_cells(tmp_path / "b", "01_x", ["H = 0.8811\n", "[PASS] A8\n", "done\n"])
     assert compare_runs(a, b) == (["01_x"], [])
-    assert main([str(a), str(b)]) == 0
+    assert print_comparison(a, b) == 0
 
 
 def test_a_changed_line_names_its_cell_and_both_lines(tmp_path, capsys):
@@ -114,7 +114,7 @@ def test_a_changed_line_names_its_cell_and_both_lines(tmp_path, capsys):
     b = write_cells(tmp_path / "b", "01_x", ["H = 0.8811\n", "corr 0.98\n"])
     _, diffs = compare_runs(a, b)
     assert [(d.cell, d.a, d.b) for d in diffs] == [(2, "corr 0.99", "corr 0.98")]
-    assert main([str(a), str(b)]) == 1
+    assert print_comparison(a, b) == 1
     out = capsys.readouterr().out
     assert "01_x cell 2" in out and "- corr 0.99" in out and "+ corr 0.98" in out
 
@@ -156,7 +156,7 @@ def test_the_settings_that_differ_are_said_first(tmp_path, capsys):
     b = write_run(tmp_path / "b", {"01_x": ["ok\n"]})
     write_run_record(a, RunRecord("paper", {}, (0, 1, 2), ("01_x",), version="0.1.0"))
     write_run_record(b, RunRecord("quick", {"n_g": "11"}, (0, 1, 2), ("01_x",), version="0.2.0"))
-    assert main([str(a), str(b)]) == 0  # the same lines and decisions: the settings only inform
+    assert print_comparison(a, b) == 0  # the same lines and decisions: the settings only inform
     lines = capsys.readouterr().out.splitlines()
     assert lines[:4] == [
         f"the two runs' settings differ ({a} | {b}):",
@@ -178,7 +178,7 @@ def claim_run(root, value, passes, relation=">"):
 def test_a_changed_decision_exits_1_even_when_the_printed_lines_agree(tmp_path, capsys):
     a, b = claim_run(tmp_path / "a", 1.0, True), claim_run(tmp_path / "b", 1.0, False)
     assert compare_runs(a, b)[1] == []  # the masked lines agree
-    assert main([str(a), str(b)]) == 1
+    assert print_comparison(a, b) == 1
     out = capsys.readouterr().out
     assert (
         "1 claim check decided otherwise:\n  01_x A1 the gap: PASS measured 1.000 | FAIL measured 1.000\n"
@@ -192,5 +192,5 @@ def test_a_value_is_compared_to_the_precision_its_check_prints(tmp_path, capsys)
     c = claim_run(tmp_path / "c", 1.2, True)
     (diff,) = compare_claims(a, c, ["01_x"])
     assert not diff.decision_changed
-    assert main([str(a), str(c)]) == 1
+    assert print_comparison(a, c) == 1
     assert "01_x A1 the gap: PASS measured 1.000 | PASS measured 1.200" in capsys.readouterr().out

@@ -7,7 +7,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from ntpnb.book.footers import Execution, Footers, chapter_execution, read_footers
+from ntpnb.book.footers import Execution, Footers, read_footers
 from ntpnb.chapter.layout import OutputLayout
 from ntpnb.chapter.outputs import Manifest, RunRecord, SourceCommit, write_manifest, write_run_record
 from ntpnb.errors import PathError
@@ -31,9 +31,10 @@ def _executed(folder, name, end_time):
 
 
 def test_a_chapter_page_says_when_from_which_commit_and_in_which_run_it_was_executed(tmp_path):
-    executed = _executed(tmp_path, "01_a", "2026-05-02T14:06:03.470235+00:00")
+    layout = OutputLayout(tmp_path)
+    executed = _executed(layout.notebooks, "01_a", "2026-05-02T14:06:03.470235+00:00")
     write_manifest(executed, Manifest("key", {}, 1.0, {}, "pkg", SourceCommit(SHA)))
-    execution = chapter_execution(executed)
+    execution = read_footers(layout).executions["01_a"]
     assert execution == Execution(datetime(2026, 5, 2, 14, 6, 3, 470235, timezone.utc), SourceCommit(SHA))
     footers = Footers("profile paper; seeds 0-4", {"01_a": execution}, repository=REPOSITORY)
     assert footers.chapter("01_a") == (
@@ -44,9 +45,10 @@ def test_a_chapter_page_says_when_from_which_commit_and_in_which_run_it_was_exec
 
 
 def test_a_chapter_without_a_manifest_or_a_time_says_what_is_not_recorded(tmp_path):
-    executed = _executed(tmp_path, "01_a", None)  # its last run failed: no manifest
-    assert chapter_execution(executed) == Execution(None, SourceCommit())
-    footers = Footers("profile <quick>", {"01_a": chapter_execution(executed)})
+    layout = OutputLayout(tmp_path)
+    _executed(layout.notebooks, "01_a", None)  # its last run failed: no manifest
+    assert read_footers(layout).executions == {"01_a": Execution(None, SourceCommit())}
+    footers = Footers("profile <quick>", read_footers(layout).executions)
     assert footers.chapter("01_a") == "Executed · commit not recorded · run: profile &lt;quick&gt;"
 
 

@@ -16,6 +16,7 @@ from ntpnb.book.report import (
     PLATFORM_TITLE,
     chapter_sections,
     heading_slug,
+    read_tree,
     render_claims_page,
     render_report,
     write_report,
@@ -31,7 +32,7 @@ from conftest import ROOT
 
 def test_claims_page_is_generated_from_the_registry_and_the_records(run):
     layout, _ = run
-    page = render_claims_page(layout)
+    page = render_claims_page(read_tree(layout))
     for cid, spec in CLAIMS.items():
         (row,) = [line for line in page.splitlines() if line.startswith(f"| {cid} |")]
         assert f"| {spec.statement} | {spec.where} | {spec.paper_value} |" in row
@@ -42,7 +43,7 @@ def test_claims_page_is_generated_from_the_registry_and_the_records(run):
     assert f"| {evidence}, [7 § Equality](/outputs/notebooks/07_demo.ipynb#equality)<br>" in a1
     assert "<br>sanity: [7 § Equality](/outputs/notebooks/07_demo.ipynb#equality)" in a1
     assert "| A3 |" in page and "not checked by any chapter yet |" in page
-    write_report(layout)
+    write_report(read_tree(layout))
     assert (layout.root / "claim_list.md").read_text() == page
 
 
@@ -117,7 +118,7 @@ def test_heading_slugs_are_those_of_myst():
 
 def test_report_lists_every_claim_with_its_status(run):
     layout, _ = run
-    report = render_report(layout)
+    report = render_report(read_tree(layout))
     for cid in CLAIMS:
         assert re.search(rf"^\| \*\*{cid}\*\* \(", report, flags=re.M), cid
     a1 = next(line for line in report.splitlines() if line.startswith("| **A1**"))
@@ -144,13 +145,13 @@ def test_report_lists_every_claim_with_its_status(run):
 def test_report_flags_unregistered_claim_ids(tmp_path):
     layout = output_layout(tmp_path / "outputs")
     ClaimLog("08_other", "paper", layout.root).check("Z9", "x", 1.0, ">", 0.0)
-    report = render_report(layout)
+    report = render_report(read_tree(layout))
     assert "missing from the registry: Z9" in report
     assert "| [Z9](/outputs/notebooks/08_other.ipynb) |" in report  # no executed notebook: the chapter
 
 
 def test_report_without_any_run_lists_every_claim_as_unchecked(tmp_path):
-    report = render_report(output_layout(tmp_path / "outputs"))
+    report = render_report(read_tree(output_layout(tmp_path / "outputs")))
     assert report.count("not tested (no check yet)") == len(CLAIMS)
     assert "No notebook has recorded a check yet" in report
 
@@ -178,7 +179,7 @@ def test_report_gives_findings_and_qualifications_their_verdicts(tmp_path, capsy
     log.qualify("A5", "measured up to B = 2400 only")
     log.check("A6", "norm grows", 1.0, ">", 0.0, kind="sanity")
     assert "[NOTE] A5 qualification: measured up to B = 2400 only" in capsys.readouterr().out
-    report = render_report(layout)
+    report = render_report(read_tree(layout))
     line = {cid: next(ln for ln in report.splitlines() if ln.startswith(f"| **{cid}**")) for cid in CLAIMS}
     assert (
         "**does not reproduce: finding at the one seed**; 0 evidence, 1 finding (paper)<br>"
@@ -194,10 +195,10 @@ def test_report_gives_findings_and_qualifications_their_verdicts(tmp_path, capsy
 
 
 def test_verdict_summary_fragment(run, tmp_path):
-    from ntpnb.book.report import render_verdict_summary, write_report
+    from ntpnb.book.report import render_verdict_summary
 
     layout, _ = run
-    text = render_verdict_summary(layout)
+    text = render_verdict_summary(read_tree(layout))
     n_a = sum(c.paper == "A" for c in CLAIMS.values())
     n_b = len(CLAIMS) - n_a
     # no run.json in this hand-made tree: labelled by its records' profile, saying so
@@ -206,10 +207,10 @@ def test_verdict_summary_fragment(run, tmp_path):
     assert f"): 1 of {len(CLAIMS)} claims" in text
     per_paper = f"(Paper A: 1 of {n_a} claims reproduced, {n_a - 2} not tested, 1 check failed; "
     assert per_paper + f"Paper B: 0 of {n_b}" in text
-    write_report(layout)
+    write_report(read_tree(layout))
     assert (layout.root / "verdicts.md").read_text() == text
     empty = output_layout(tmp_path / "empty")
-    assert "run `ntpnb reproduce`" in render_verdict_summary(empty)
+    assert "run `ntpnb reproduce`" in render_verdict_summary(read_tree(empty))
 
 
 def test_every_page_labels_the_tree_by_its_run_record(run):
@@ -220,7 +221,7 @@ def test_every_page_labels_the_tree_by_its_run_record(run):
     layout, _ = run
     write_run_record(layout.root, RunRecord("quick", {"n_g": "121"}, (3,), ("07_demo",)))
     label = "profile quick with n\\_g=121; seed 3"
-    report = render_report(layout, absent=["08_other"])
+    report = render_report(read_tree(layout, absent=["08_other"]))
     assert f"what ran: {label} (`paper` = " in report
     absent = "This tree has not run 08\\_other: the claims only that chapter checks are *not tested* in it."
     assert absent in report
@@ -228,8 +229,8 @@ def test_every_page_labels_the_tree_by_its_run_record(run):
     assert "2 evidence, 1 sanity (quick; n\\_g=121) |" in a1
     assert "run at the `quick` profile with n\\_g=121, seeds 0." in report
     head = f"**Verdicts of the runs that built this book** ({label}): "
-    assert render_verdict_summary(layout).startswith(head)
-    assert f"those of the run this book shows: {label}." in render_claims_page(layout)
+    assert render_verdict_summary(read_tree(layout)).startswith(head)
+    assert f"those of the run this book shows: {label}." in render_claims_page(read_tree(layout))
 
 
 # ------------------------------------------------------------------ the platform of the runs
@@ -260,7 +261,7 @@ def test_the_report_shows_the_platform_each_run_recorded(tmp_path, monkeypatch):
             lib["architecture"] for lib in recorded["threadpools"] if lib["internal_api"] == "openblas"
         }
         assert kernels <= {"Prescott", "Katmai"}  # the kernel the run really used
-    page = render_report(layout)
+    page = render_report(read_tree(layout))
     section = page.split(f"## {PLATFORM_TITLE}", 1)[1]
     assert "Every chapter (07_demo) ran on:" in section
     assert "| `OPENBLAS_CORETYPE` | Prescott |" in section
@@ -277,7 +278,7 @@ def test_the_report_says_where_two_runs_differ(tmp_path, monkeypatch):
     (layout.claims / "09_old.json").write_text(
         json.dumps({"notebook": "09_old", "profile": "quick", "checks": []})
     )
-    section = render_report(layout).split(f"## {PLATFORM_TITLE}", 1)[1]
+    section = render_report(read_tree(layout)).split(f"## {PLATFORM_TITLE}", 1)[1]
     differ = re.search(r"The chapters ran on 2 different platforms; they differ in: (.*)\.\n", section)
     assert differ and "`OPENBLAS_CORETYPE`" in differ.group(1) and "CPU" not in differ.group(1)
     assert "Chapter 07_demo:" in section and "Chapter 08_demo:" in section
@@ -286,12 +287,12 @@ def test_the_report_says_where_two_runs_differ(tmp_path, monkeypatch):
 
 def test_the_report_names_the_notebooks_whose_last_run_failed(tmp_path):
     layout = output_layout(tmp_path / "outputs")
-    assert "last run of these notebooks failed" not in render_report(layout)
+    assert "last run of these notebooks failed" not in render_report(read_tree(layout))
     layout.failed.mkdir()
     record = {"notebook": "02_demo", "date": "2026-01-02 03:04 UTC", "error": "ValueError: bad *input*"}
     (layout.failed / "02_demo.json").write_text(json.dumps(record))
     (layout.failed / "03_half.json").write_text('{"notebook": ')  # unreadable: skipped
-    report = render_report(layout)
+    report = render_report(read_tree(layout))
     assert "The last run of these notebooks failed" in report
     assert "* `02_demo` (2026-01-02 03:04 UTC): ValueError: bad \\*input\\*" in report
     assert "03_half" not in report
