@@ -377,7 +377,6 @@ NAMED_ERRORS = {
     "condition_trial point": (lambda: condition_trial([3, 2, 3, 2], np.random.default_rng(0)), "point"),
     "random_instance rng": (lambda: ntp.random_instance(3, 2, 3, 2, rng=0), "rng"),
     "best_achievable_loss tol": (lambda: ntp.best_achievable_loss(_TOY, tol="abc"), "tol"),
-    "best_achievable_loss dual": (lambda: ntp.best_achievable_loss(_TOY, dual="lp"), "dual"),
     # ntpnb.optim
     "Optimizer name array": (lambda: optim.Optimizer(np.array(["gd", "adam"]), 0.1), "optimizer"),
     "adam betas": (lambda: optim.adam(0.1, betas=None), "betas"),

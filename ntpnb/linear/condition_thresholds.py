@@ -327,15 +327,7 @@ def recession_pairs(data: NTPData) -> np.ndarray:
     ``U`` is strict on all of it), so the LP ``max sum t`` subject to (6a), ``margin_i >= t_i``,
     ``0 <= t_i <= 1`` has ``t = 1`` exactly on ``I``.
 
-    Returns
-    -------
-    numpy.ndarray
-        Boolean mask over the inequality rows of :func:`ntp_constraints` (``True`` = in ``I``).
-
-    Raises
-    ------
-    SolverError
-        If the LP fails or its answer is not 0/1 or violates its constraints.
+    Returns a boolean mask over the inequality rows of :func:`ntp_constraints` (``True`` = in ``I``).
     """
     cons = ntp_constraints(data)
     n_ineq, n_w = cons.ineq.shape
@@ -376,9 +368,6 @@ class BestLoss:
     n_vanishing: int
     #: Minimizer of the reduced problem (the infimum is approached by ``W + g U``, ``g -> inf``).
     W: np.ndarray
-    #: How the dual point was found: ``"primal"`` (the primal minimizer's probabilities, made exactly
-    #: feasible) or ``"exp-cone"`` (the named conic solver).
-    dual_method: str = "exp-cone"
 
     @property
     def gap_to_entropy(self) -> float:
@@ -491,10 +480,10 @@ def _best_loss_no_vanishing_pair(data: NTPData, tol: float) -> BestLoss | None:
     dual_value, dual_residual = _dual_value(data, allowed, x, A, b)
     if abs(value - dual_value) > tol:
         return None
-    return BestLoss(value, entropy(data), dual_value, dual_residual, grad_norm, 0, W, "primal")
+    return BestLoss(value, entropy(data), dual_value, dual_residual, grad_norm, 0, W)
 
 
-def best_achievable_loss(data: NTPData, tol: float = settings.BEST_LOSS_TOL, dual: str = "auto") -> BestLoss:
+def best_achievable_loss(data: NTPData, tol: float = settings.BEST_LOSS_TOL) -> BestLoss:
     """``inf_W CE(W)``, computed exactly and certified by a primal and a dual method.
 
     1. Primal: without the pairs ``I`` of :func:`recession_pairs` the loss is convex with an
@@ -504,17 +493,15 @@ def best_achievable_loss(data: NTPData, tol: float = settings.BEST_LOSS_TOL, dua
        sum_j pi_j (q_j - p_j) h_j^T = 0 }``, attained with ``q = 0`` on ``I``; every feasible
        ``q`` is a lower bound, so the two values agreeing certifies both.
 
-    ``dual="auto"`` first tries the minimizer over all pairs: its corrected probabilities,
-    clearly positive off the supports, certify ``I`` empty and the value (``dual_method ==
-    "primal"``). Otherwise (always with ``dual="exp-cone"``) ``I`` comes from the LP and the dual
-    from :data:`ntpnb.settings.EXP_CONE_SOLVER`. Compatible and separable data give ``H``
+    The minimizer over all pairs comes first: its corrected probabilities, clearly positive off
+    the supports, certify ``I`` empty and the value. Otherwise ``I`` comes from the LP and the
+    dual from :data:`ntpnb.settings.EXP_CONE_SOLVER`. Compatible and separable data give ``H``
     (Proposition 1).
 
     Raises
     ------
     InvalidDataError
-        If ``data`` is not an :class:`NTPData`, ``tol`` is not a positive number or ``dual`` is
-        not ``"auto"`` or ``"exp-cone"``.
+        If ``data`` is not an :class:`NTPData` or ``tol`` is not a positive number.
     SolverError
         If a solver fails, the reduced gradient does not vanish, or the two values differ by
         more than ``tol``.
@@ -522,12 +509,9 @@ def best_achievable_loss(data: NTPData, tol: float = settings.BEST_LOSS_TOL, dua
     require_data(data)
     if not (is_real(tol) and tol > 0):
         raise InvalidDataError(f"tol must be a positive number, got {tol!r}")
-    if dual not in ("auto", "exp-cone"):
-        raise InvalidDataError(f"dual must be 'auto' or 'exp-cone', got {dual!r}")
-    if dual == "auto":
-        found = _best_loss_no_vanishing_pair(data, tol)
-        if found is not None:
-            return found
+    found = _best_loss_no_vanishing_pair(data, tol)
+    if found is not None:
+        return found
     strict = recession_pairs(data)
     cons = ntp_constraints(data)
     allowed = np.ones((data.m, data.V), dtype=bool)
