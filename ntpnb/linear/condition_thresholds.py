@@ -409,23 +409,6 @@ def _dual_value(
     return value, residual
 
 
-def _dual_max_entropy(data: NTPData, allowed: np.ndarray) -> tuple[float, float]:
-    """The maximum-entropy dual solved by the conic solver: (value, constraint residual).
-
-    Zeros on the vanishing pairs keep the solver off the boundary of the exponential cone there.
-    """
-    import cvxpy as cp  # a second of import, for this one solve
-
-    rows = np.nonzero(allowed)[0]
-    A, b = _dual_constraints(data, allowed)
-    x = cp.Variable(A.shape[1], nonneg=True)
-    problem = cp.Problem(cp.Maximize(cp.sum(cp.multiply(data.pi[rows], cp.entr(x)))), [A @ x == b])
-    solve_named(problem, settings.EXP_CONE_SOLVER, settings.EXP_CONE_OPTIONS, "the maximum-entropy dual")
-    if x.value is None:
-        raise SolverError(f"{settings.EXP_CONE_SOLVER} returned no point on the maximum-entropy dual")
-    return _dual_value(data, allowed, np.maximum(np.asarray(x.value), 0.0), A, b)
-
-
 def _minimize_reduced(data: NTPData, allowed: np.ndarray, max_iter: int) -> tuple[np.ndarray, float, float]:
     """L-BFGS on the loss with the pairs off ``allowed`` removed: ``(W, value, gradient norm)``."""
     H, pi, P = data.H, data.pi, data.P
@@ -519,7 +502,18 @@ def best_achievable_loss(data: NTPData, tol: float = settings.BEST_LOSS_TOL) -> 
     W, value, grad_norm = _minimize_reduced(data, allowed, 20000)
     if grad_norm > settings.BEST_LOSS_GRAD_TOL:
         raise SolverError(f"the reduced primal did not converge: gradient norm {grad_norm:.2e}")
-    dual_value, dual_residual = _dual_max_entropy(data, allowed)
+    # the maximum-entropy dual by the conic solver; zeros on the vanishing pairs keep it off the
+    # boundary of the exponential cone there
+    import cvxpy as cp  # a second of import, for this one solve
+
+    A, b = _dual_constraints(data, allowed)
+    x = cp.Variable(A.shape[1], nonneg=True)
+    pi = data.pi[np.nonzero(allowed)[0]]
+    problem = cp.Problem(cp.Maximize(cp.sum(cp.multiply(pi, cp.entr(x)))), [A @ x == b])
+    solve_named(problem, settings.EXP_CONE_SOLVER, settings.EXP_CONE_OPTIONS, "the maximum-entropy dual")
+    if x.value is None:
+        raise SolverError(f"{settings.EXP_CONE_SOLVER} returned no point on the maximum-entropy dual")
+    dual_value, dual_residual = _dual_value(data, allowed, np.maximum(np.asarray(x.value), 0.0), A, b)
     if abs(value - dual_value) > tol or dual_residual > tol:
         raise SolverError(
             f"primal {value:.10f} and maximum-entropy dual {dual_value:.10f} disagree "

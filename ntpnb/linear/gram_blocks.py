@@ -60,13 +60,7 @@ def inverse(M: np.ndarray) -> np.ndarray | None:
 
 
 def scaled_inverse(M: np.ndarray) -> np.ndarray:
-    """The inverse of a symmetric positive definite ``M``: :func:`block_inverse` of all of it.
-
-    Raises
-    ------
-    NoConvergenceError
-        If ``M`` is not finite or not numerically positive definite.
-    """
+    """The inverse of a symmetric positive definite ``M``: :func:`block_inverse` of all of it."""
     if not (np.all(np.isfinite(M)) and np.all(np.diag(M) > 0)):
         raise NoConvergenceError("a block of the Newton system is not finite and positive on its diagonal")
     n = M.shape[0]
@@ -79,13 +73,6 @@ def solve_spd(S: np.ndarray, b: np.ndarray, what: str, ridge: float = 0.0) -> np
     Only the lower triangle of ``S`` is read. ``ridge`` (relative to the largest diagonal entry)
     is added first (it picks one solution of a consistent singular system). If the
     factorization fails: :func:`ntpnb.linalg.least_squares`.
-
-    Raises
-    ------
-    SolverError
-        If the system is not finite.
-    RankAmbiguousError
-        If the rank of ``S`` is not determined in float64.
     """
     if ridge:
         S = S + ridge * float(np.diag(S).max()) * np.eye(S.shape[0])
@@ -121,11 +108,6 @@ def gram_block(K: np.ndarray, H: np.ndarray, F: np.ndarray, ridge: float = 0.0) 
     The SVD route (see the module docstring): ``K[F, F] = U diag(s^2) U^T`` from
     ``H[F] = U diag(s) Vt`` (full ``U``). With ``ridge = 0`` the rank is ``rank H[F]``
     (:func:`ntpnb.linalg.numerical_rank`) and ``N`` spans the rest.
-
-    Raises
-    ------
-    RankAmbiguousError
-        If the spectrum of ``H[F]`` shows no clear gap (``ridge = 0`` only).
     """
     if F.size == 0:
         return GramBlock(F, np.zeros((0, 0)), np.zeros((0, 0)))
@@ -223,11 +205,6 @@ def block_inverse(K: np.ndarray, A: np.ndarray, diag: np.ndarray) -> np.ndarray:
     """``(K[A, A] + diag(diag))^{-1}`` by a diagonally scaled Cholesky factorization: its lower triangle.
 
     Column-major; the upper triangle is left over from the factorization.
-
-    Raises
-    ------
-    NoConvergenceError
-        If the block is not finite or not numerically positive definite.
     """
     if not np.all(np.isfinite(diag)):
         raise NoConvergenceError("a block of the Newton system is not finite")
