@@ -438,7 +438,7 @@ def _minimize_reduced(data: NTPData, allowed: np.ndarray, max_iter: int) -> tupl
     return res.x.reshape(data.V, data.d), value, float(np.linalg.norm(grad))
 
 
-def _best_loss_no_vanishing_pair(data: NTPData, tol: float) -> BestLoss | None:
+def _best_loss_no_vanishing_pair(data: NTPData) -> BestLoss | None:
     """:func:`best_achievable_loss` when a dual point certifies that no pair vanishes, else None.
 
     The minimizer's probabilities, made feasible (``A x = b``) by a least-norm correction, are a
@@ -461,12 +461,12 @@ def _best_loss_no_vanishing_pair(data: NTPData, tol: float) -> BestLoss | None:
     if x.reshape(data.m, data.V)[~data.support_mask].min(initial=np.inf) < settings.BEST_LOSS_MIN_PROB:
         return None
     dual_value, dual_residual = _dual_value(data, allowed, x, A, b)
-    if abs(value - dual_value) > tol:
+    if abs(value - dual_value) > settings.BEST_LOSS_TOL:
         return None
     return BestLoss(value, entropy(data), dual_value, dual_residual, grad_norm, 0, W)
 
 
-def best_achievable_loss(data: NTPData, tol: float = settings.BEST_LOSS_TOL) -> BestLoss:
+def best_achievable_loss(data: NTPData) -> BestLoss:
     """``inf_W CE(W)``, computed exactly and certified by a primal and a dual method.
 
     1. Primal: without the pairs ``I`` of :func:`recession_pairs` the loss is convex with an
@@ -474,7 +474,8 @@ def best_achievable_loss(data: NTPData, tol: float = settings.BEST_LOSS_TOL) -> 
        minimizes it to a vanishing gradient.
     2. Dual (Fenchel): ``inf CE = max { sum_j pi_j Ent(q_j) : q_j in simplex,
        sum_j pi_j (q_j - p_j) h_j^T = 0 }``, attained with ``q = 0`` on ``I``; every feasible
-       ``q`` is a lower bound, so the two values agreeing certifies both.
+       ``q`` is a lower bound, so the two values agreeing (to
+       :data:`ntpnb.settings.BEST_LOSS_TOL`) certifies both.
 
     The minimizer over all pairs comes first: its corrected probabilities, clearly positive off
     the supports, certify ``I`` empty and the value. Otherwise ``I`` comes from the LP and the
@@ -484,15 +485,13 @@ def best_achievable_loss(data: NTPData, tol: float = settings.BEST_LOSS_TOL) -> 
     Raises
     ------
     InvalidDataError
-        If ``data`` is not an :class:`NTPData` or ``tol`` is not a positive number.
+        If ``data`` is not an :class:`NTPData`.
     SolverError
         If a solver fails, the reduced gradient does not vanish, or the two values differ by
-        more than ``tol``.
+        more than the tolerance.
     """
     require_data(data)
-    if not (is_real(tol) and tol > 0):
-        raise InvalidDataError(f"tol must be a positive number, got {tol!r}")
-    found = _best_loss_no_vanishing_pair(data, tol)
+    found = _best_loss_no_vanishing_pair(data)
     if found is not None:
         return found
     strict = recession_pairs(data)
@@ -514,7 +513,7 @@ def best_achievable_loss(data: NTPData, tol: float = settings.BEST_LOSS_TOL) -> 
     if x.value is None:
         raise SolverError(f"{settings.EXP_CONE_SOLVER} returned no point on the maximum-entropy dual")
     dual_value, dual_residual = _dual_value(data, allowed, np.maximum(np.asarray(x.value), 0.0), A, b)
-    if abs(value - dual_value) > tol or dual_residual > tol:
+    if max(abs(value - dual_value), dual_residual) > settings.BEST_LOSS_TOL:
         raise SolverError(
             f"primal {value:.10f} and maximum-entropy dual {dual_value:.10f} disagree "
             f"(dual residual {dual_residual:.1e})"

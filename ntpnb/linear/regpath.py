@@ -85,7 +85,7 @@ class PathStructure(Split):
 
     #: Orthonormal rows spanning F (each row a ``vec(W)``, row-major).
     basis_f: np.ndarray
-    #: Orthonormal rows spanning ``R ∩ F-perp`` (:func:`perp_basis`).
+    #: Orthonormal rows spanning ``R ∩ F-perp`` (see :func:`path_structure`).
     basis_perp: np.ndarray
     #: ``(m, V, r)``: logits ``(delta h_j)_v`` of each basis matrix of F.
     T_F: np.ndarray

@@ -116,7 +116,7 @@ def test_best_loss_dual_from_the_primal_agrees_with_the_conic_solver(m, d, seed,
     data = random_instance(m, 3, d, 2, np.random.default_rng(seed))
     direct = best_achievable_loss(data)
     # the same instance through the LP and the conic solver (the route of vanishing pairs)
-    monkeypatch.setattr(condition_thresholds, "_best_loss_no_vanishing_pair", lambda data, tol: None)
+    monkeypatch.setattr(condition_thresholds, "_best_loss_no_vanishing_pair", lambda data: None)
     conic = best_achievable_loss(data)
     assert direct.n_vanishing == conic.n_vanishing == 0  # the LP finds no pair either
     assert direct.value == pytest.approx(conic.value, abs=1e-9)
