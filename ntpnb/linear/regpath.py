@@ -66,7 +66,7 @@ from ..errors import (
 from ..linalg import check_known_rank, helmert_basis
 from ..linalg import safe_norm as _norm
 from ..parallel import limit_threads
-from ..validation import as_float, frozen
+from ..validation import as_float_array, frozen
 from .gram_blocks import NoConvergenceError as _NoConvergenceError
 from .ntp_data import NTPData, cached_per_data, normalized, require_data
 from .regpath_gram import Evaluation, Split, Workspace, gram_structure, split_loss, star_exponents
@@ -422,16 +422,16 @@ _MAX_RADIUS = float(np.sqrt(np.finfo(float).max)) / 2**10
 
 def _check_radii(data: NTPData, radii: ArrayLike, start: object) -> tuple[np.ndarray, _PathEnd | None]:
     """The radii as an array, and the end of ``start`` (a path of ``data`` below them) if given."""
-    arr = np.atleast_1d(as_float(radii, "radii"))
-    if arr.ndim != 1 or arr.size == 0:
-        raise InvalidDataError(f"radii must be a non-empty 1-D sequence, got shape {arr.shape}")
-    if not np.all(np.isfinite(arr)):
-        raise InvalidDataError(f"radii must be finite, got {arr[~np.isfinite(arr)][0]!r}")
+    arr = as_float_array(radii, "radii", 1)
+    if arr.size == 0:
+        raise InvalidDataError("radii must be a non-empty sequence")
     if np.any(arr <= 0):
-        raise InvalidDataError(f"radii must be positive, got {arr[arr <= 0][0]!r}")
+        raise InvalidDataError(f"radii must be positive, got {float(arr[arr <= 0][0])!r}")
     if np.any(np.diff(arr) <= 0):
         i = int(np.flatnonzero(np.diff(arr) <= 0)[0])
-        raise InvalidDataError(f"radii must be strictly increasing, got {arr[i]!r} then {arr[i + 1]!r}")
+        raise InvalidDataError(
+            f"radii must be strictly increasing, got {float(arr[i])!r} then {float(arr[i + 1])!r}"
+        )
     if start is None:
         return arr, None
     if not isinstance(start, RegularizationPath) or start._end is None:
