@@ -172,10 +172,7 @@ def update_block(K: np.ndarray, old: GramBlock, F: np.ndarray, ridge: float) -> 
 # ---------------------------------------------------------------------------- compiled loops
 @jit_on_first_call
 def scaled_block(K: np.ndarray, A: np.ndarray, diag: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(D M D, s)`` for ``M = K[A, A] + diag(diag)`` and ``D = diag(s)``, ``s = 1 / sqrt(diag M)``.
-
-    Column-major (LAPACK's).
-    """
+    """``(D M D, s)``, column-major: ``M = K[A, A] + diag(diag)``, ``D = diag(s) = diag(M)^{-1/2}``."""
     n = A.size
     s = np.empty(n)
     for i in range(n):
@@ -191,10 +188,7 @@ def scaled_block(K: np.ndarray, A: np.ndarray, diag: np.ndarray) -> tuple[np.nda
 
 @jit_on_first_call
 def unscale_lower(inv: np.ndarray, s: np.ndarray) -> None:
-    """In place: the lower triangle of ``inv`` times ``s_i s_j`` (``D M^-1 D``, undone).
-
-    The upper triangle is left as it is (the blocks are used through their lower triangle).
-    """
+    """In place: the lower triangle of ``inv`` (the one read) times ``s_i s_j`` (``D M^-1 D``, undone)."""
     n = s.size
     for j in range(n):
         for i in range(j, n):
@@ -202,10 +196,7 @@ def unscale_lower(inv: np.ndarray, s: np.ndarray) -> None:
 
 
 def block_inverse(K: np.ndarray, A: np.ndarray, diag: np.ndarray) -> np.ndarray:
-    """``(K[A, A] + diag(diag))^{-1}`` by a diagonally scaled Cholesky factorization: its lower triangle.
-
-    Column-major; the upper triangle is left over from the factorization.
-    """
+    """``(K[A, A] + diag(diag))^{-1}`` by a diagonally scaled Cholesky factorization: its lower triangle."""
     if not np.all(np.isfinite(diag)):
         raise NoConvergenceError("a block of the Newton system is not finite")
     Ms, scale = scaled_block(K, A, diag)

@@ -104,10 +104,7 @@ def expm1_minus_x(x: np.ndarray) -> np.ndarray:
 
 
 def star_exponents(data: NTPData, W_star: np.ndarray) -> np.ndarray:
-    """``a_jv``: the out-of-support logits of ``W*`` minus its in-support log-normalizer.
-
-    ``(m, V)``, ``-inf`` on the supports (where it is not used).
-    """
+    """``a_jv`` (m, V): the out-of-support logits of ``W*`` less its in-support log-normalizer (or -inf)."""
     mask = data.support_mask
     L_star = data.H @ W_star.T
     lse_in = scipy.special.logsumexp(np.where(mask, L_star, -np.inf), axis=1)

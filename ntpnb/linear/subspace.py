@@ -45,10 +45,7 @@ class EmbeddingSVD:
 
 @cached_per_data
 def embedding_svd(data: NTPData) -> EmbeddingSVD:
-    """The SVD of ``H`` cut at ``rank H`` (:func:`ntpnb.linalg.numerical_rank`), once per data set, read-only.
-
-    Computed for ``H`` normalized by a power of two and scaled back.
-    """
+    """The SVD of ``H`` cut at ``rank H`` (the rank rule of :mod:`ntpnb.linalg`), once per data set."""
     norm, scale = normalized(data)
     if norm is not data:
         dec = embedding_svd(norm)
@@ -85,10 +82,7 @@ class FDecomposition:
 
 @cached_per_data
 def f_decomposition(data: NTPData) -> FDecomposition:
-    """SVD of the equality constraints, once per data set for ``H`` normalized (read-only).
-
-    ``dim F`` is the rank at a clear gap of the spectrum (:func:`ntpnb.linalg.numerical_rank`).
-    """
+    """SVD of the equality constraints cut at ``dim F`` (the rank rule), once per data set (read-only)."""
     norm = normalized(data)[0]
     if norm is not data:
         return f_decomposition(norm)
