@@ -27,7 +27,7 @@ import scipy
 from .. import settings
 from ..compiled import jit_on_first_call
 from ..errors import SolverError
-from ..linalg import least_squares, numerical_rank
+from ..linalg import numerical_rank
 
 
 class NoConvergenceError(Exception):
@@ -68,11 +68,10 @@ def scaled_inverse(M: np.ndarray) -> np.ndarray:
 
 
 def solve_spd(S: np.ndarray, b: np.ndarray, what: str, ridge: float = 0.0) -> np.ndarray:
-    """A solution of ``S x = b`` for a symmetric positive (semi)definite ``S``, by Cholesky.
+    """The solution of ``S x = b`` for a symmetric positive definite ``S``, by Cholesky.
 
     Only the lower triangle of ``S`` is read. ``ridge`` (relative to the largest diagonal entry)
-    is added first (it picks one solution of a consistent singular system). If the
-    factorization fails: :func:`ntpnb.linalg.least_squares`.
+    is added first (it picks one solution of a consistent singular system).
     """
     if ridge:
         S = S + ridge * float(np.diag(S).max()) * np.eye(S.shape[0])
@@ -81,10 +80,10 @@ def solve_spd(S: np.ndarray, b: np.ndarray, what: str, ridge: float = 0.0) -> np
             scipy.linalg.cho_factor(S, lower=True, check_finite=False), b, check_finite=False
         )
     except (scipy.linalg.LinAlgError, ValueError):
-        full = symmetric(S)
-        if not (np.all(np.isfinite(full)) and np.all(np.isfinite(b))):
-            raise SolverError(f"the Schur complement of {what} could not be solved") from None
-        return least_squares(full, b, what=f"the Schur complement of {what}")
+        raise SolverError(
+            f"the Schur complement of {what} could not be solved: it is not finite and numerically "
+            "positive definite on this instance (its Cholesky factorization failed)"
+        ) from None
 
 
 def scatter_add(S: np.ndarray, F: np.ndarray, block: np.ndarray) -> None:
