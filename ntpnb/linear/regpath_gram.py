@@ -358,16 +358,6 @@ class _NewtonFactors:
         return psi, c
 
 
-def _relative_sizes(dX: np.ndarray, X: np.ndarray) -> np.ndarray:
-    """Per column, ``max|dX| / max|X|`` (0 for an empty block, inf for a zero column of ``X``)."""
-    if X.shape[0] == 0:
-        return np.zeros(X.shape[1])
-    top = np.abs(X).max(axis=0)
-    step = np.abs(dX).max(axis=0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(top > 0, step / top, np.where(step > 0, np.inf, 0.0))
-
-
 @dataclass(frozen=True, eq=False)
 class GramStructure(Split):
     """The split of a data set in the Gram form (:func:`gram_structure`).
@@ -507,9 +497,13 @@ class GramStructure(Split):
             X = X + dX
             if not np.all(np.isfinite(X)):
                 break
-            if np.all(np.maximum(*(_relative_sizes(dX[b], X[b]) for b in blocks)) <= rtol):
-                return X
+            # per block and column, max|dX| / max|X| (0 for an empty block, inf for a zero column)
             size = np.array([np.abs(dX[b]).max(axis=0, initial=0.0) for b in blocks])  # (2, k)
+            top = np.array([np.abs(X[b]).max(axis=0, initial=0.0) for b in blocks])
+            with np.errstate(divide="ignore", invalid="ignore"):
+                relative = np.where(top > 0, size / top, np.where(size > 0, np.inf, 0.0))
+            if np.all(relative.max(axis=0) <= rtol):
+                return X
             shrink = 0.0
             if last is not None:
                 with np.errstate(divide="ignore", invalid="ignore"):
