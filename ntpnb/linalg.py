@@ -135,26 +135,13 @@ _SPLIT = 134217729.0
 _UNIT_ROUNDOFF = settings.FLOAT64_EPS / 2
 
 
-def _split(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``a = hi + lo`` exactly, each half with at most 26 significant bits (Dekker)."""
-    c = _SPLIT * a
-    hi = c - (c - a)
-    return hi, a - hi
-
-
 def _two_product(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``a b = x + y`` exactly, ``x = fl(a b)`` (Dekker), barring overflow and underflow."""
     x = a * b
-    ah, al = _split(a)
-    bh, bl = _split(b)
+    ca, cb = _SPLIT * a, _SPLIT * b  # each factor split exactly into halves of at most 26 bits
+    ah, bh = ca - (ca - a), cb - (cb - b)
+    al, bl = a - ah, b - bh
     return x, al * bl - (((x - ah * bh) - al * bh) - ah * bl)
-
-
-def _two_sum(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``a + b = x + y`` exactly, ``x = fl(a + b)`` (Knuth)."""
-    x = a + b
-    z = x - a
-    return x, (a - (x - z)) + (b - z)
 
 
 def accurate_dots(X: np.ndarray, Y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -173,7 +160,9 @@ def accurate_dots(X: np.ndarray, Y: np.ndarray) -> tuple[np.ndarray, np.ndarray]
         p, s = _two_product(X[:, 0], Y[:, 0]) if k else (np.zeros(n), np.zeros(n))
         for i in range(1, k):
             h, r = _two_product(X[:, i], Y[:, i])
-            p, q = _two_sum(p, h)
+            x = p + h  # p + h = x + q exactly (Knuth's TwoSum)
+            z = x - p
+            p, q = x, (p - (x - z)) + (h - z)
             s = s + (q + r)
         result = p + s
         gamma = k * _UNIT_ROUNDOFF / (1 - k * _UNIT_ROUNDOFF)

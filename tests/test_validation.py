@@ -155,8 +155,6 @@ def test_is_integer_takes_integers_only():
 def test_the_rates_and_tolerances_refuse_a_bool_or_a_string(value):
     with pytest.raises(InvalidDataError, match="learning rate"):
         ntp.optim.gd(value)
-    with pytest.raises(InvalidDataError, match="tol"):
-        ntp.best_achievable_loss(ntp.toy2d_instance(), tol=value)
     with pytest.raises(InvalidDataError, match="confidence"):
         statistics.wilson_interval(1, 3, confidence=value)
 
@@ -375,8 +373,6 @@ NAMED_ERRORS = {
     "linear train data": (lambda: ntp.train(None, optim.gd(0.1), 1), "NTPData"),
     "condition_trial point": (lambda: condition_trial([3, 2, 3, 2], np.random.default_rng(0)), "point"),
     "random_instance rng": (lambda: ntp.random_instance(3, 2, 3, 2, rng=0), "rng"),
-    "best_achievable_loss tol": (lambda: ntp.best_achievable_loss(_TOY, tol="abc"), "tol"),
-    "best_achievable_loss dual": (lambda: ntp.best_achievable_loss(_TOY, dual="lp"), "dual"),
     # ntpnb.optim
     "Optimizer name array": (lambda: optim.Optimizer(np.array(["gd", "adam"]), 0.1), "optimizer"),
     "adam betas": (lambda: optim.adam(0.1, betas=None), "betas"),

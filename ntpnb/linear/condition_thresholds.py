@@ -327,15 +327,7 @@ def recession_pairs(data: NTPData) -> np.ndarray:
     ``U`` is strict on all of it), so the LP ``max sum t`` subject to (6a), ``margin_i >= t_i``,
     ``0 <= t_i <= 1`` has ``t = 1`` exactly on ``I``.
 
-    Returns
-    -------
-    numpy.ndarray
-        Boolean mask over the inequality rows of :func:`ntp_constraints` (``True`` = in ``I``).
-
-    Raises
-    ------
-    SolverError
-        If the LP fails or its answer is not 0/1 or violates its constraints.
+    Returns a boolean mask over the inequality rows of :func:`ntp_constraints` (``True`` = in ``I``).
     """
     cons = ntp_constraints(data)
     n_ineq, n_w = cons.ineq.shape
@@ -376,9 +368,6 @@ class BestLoss:
     n_vanishing: int
     #: Minimizer of the reduced problem (the infimum is approached by ``W + g U``, ``g -> inf``).
     W: np.ndarray
-    #: How the dual point was found: ``"primal"`` (the primal minimizer's probabilities, made exactly
-    #: feasible) or ``"exp-cone"`` (the named conic solver).
-    dual_method: str = "exp-cone"
 
     @property
     def gap_to_entropy(self) -> float:
@@ -420,23 +409,6 @@ def _dual_value(
     return value, residual
 
 
-def _dual_max_entropy(data: NTPData, allowed: np.ndarray) -> tuple[float, float]:
-    """The maximum-entropy dual solved by the conic solver: (value, constraint residual).
-
-    Zeros on the vanishing pairs keep the solver off the boundary of the exponential cone there.
-    """
-    import cvxpy as cp  # a second of import, for this one solve
-
-    rows = np.nonzero(allowed)[0]
-    A, b = _dual_constraints(data, allowed)
-    x = cp.Variable(A.shape[1], nonneg=True)
-    problem = cp.Problem(cp.Maximize(cp.sum(cp.multiply(data.pi[rows], cp.entr(x)))), [A @ x == b])
-    solve_named(problem, settings.EXP_CONE_SOLVER, settings.EXP_CONE_OPTIONS, "the maximum-entropy dual")
-    if x.value is None:
-        raise SolverError(f"{settings.EXP_CONE_SOLVER} returned no point on the maximum-entropy dual")
-    return _dual_value(data, allowed, np.maximum(np.asarray(x.value), 0.0), A, b)
-
-
 def _minimize_reduced(data: NTPData, allowed: np.ndarray, max_iter: int) -> tuple[np.ndarray, float, float]:
     """L-BFGS on the loss with the pairs off ``allowed`` removed: ``(W, value, gradient norm)``."""
     H, pi, P = data.H, data.pi, data.P
@@ -466,7 +438,7 @@ def _minimize_reduced(data: NTPData, allowed: np.ndarray, max_iter: int) -> tupl
     return res.x.reshape(data.V, data.d), value, float(np.linalg.norm(grad))
 
 
-def _best_loss_no_vanishing_pair(data: NTPData, tol: float) -> BestLoss | None:
+def _best_loss_no_vanishing_pair(data: NTPData) -> BestLoss | None:
     """:func:`best_achievable_loss` when a dual point certifies that no pair vanishes, else None.
 
     The minimizer's probabilities, made feasible (``A x = b``) by a least-norm correction, are a
@@ -489,12 +461,12 @@ def _best_loss_no_vanishing_pair(data: NTPData, tol: float) -> BestLoss | None:
     if x.reshape(data.m, data.V)[~data.support_mask].min(initial=np.inf) < settings.BEST_LOSS_MIN_PROB:
         return None
     dual_value, dual_residual = _dual_value(data, allowed, x, A, b)
-    if abs(value - dual_value) > tol:
+    if abs(value - dual_value) > settings.BEST_LOSS_TOL:
         return None
-    return BestLoss(value, entropy(data), dual_value, dual_residual, grad_norm, 0, W, "primal")
+    return BestLoss(value, entropy(data), dual_value, dual_residual, grad_norm, 0, W)
 
 
-def best_achievable_loss(data: NTPData, tol: float = settings.BEST_LOSS_TOL, dual: str = "auto") -> BestLoss:
+def best_achievable_loss(data: NTPData) -> BestLoss:
     """``inf_W CE(W)``, computed exactly and certified by a primal and a dual method.
 
     1. Primal: without the pairs ``I`` of :func:`recession_pairs` the loss is convex with an
@@ -502,32 +474,26 @@ def best_achievable_loss(data: NTPData, tol: float = settings.BEST_LOSS_TOL, dua
        minimizes it to a vanishing gradient.
     2. Dual (Fenchel): ``inf CE = max { sum_j pi_j Ent(q_j) : q_j in simplex,
        sum_j pi_j (q_j - p_j) h_j^T = 0 }``, attained with ``q = 0`` on ``I``; every feasible
-       ``q`` is a lower bound, so the two values agreeing certifies both.
+       ``q`` is a lower bound, so the two values agreeing (to
+       :data:`ntpnb.settings.BEST_LOSS_TOL`) certifies both.
 
-    ``dual="auto"`` first tries the minimizer over all pairs: its corrected probabilities,
-    clearly positive off the supports, certify ``I`` empty and the value (``dual_method ==
-    "primal"``). Otherwise (always with ``dual="exp-cone"``) ``I`` comes from the LP and the dual
-    from :data:`ntpnb.settings.EXP_CONE_SOLVER`. Compatible and separable data give ``H``
+    The minimizer over all pairs comes first: its corrected probabilities, clearly positive off
+    the supports, certify ``I`` empty and the value. Otherwise ``I`` comes from the LP and the
+    dual from :data:`ntpnb.settings.EXP_CONE_SOLVER`. Compatible and separable data give ``H``
     (Proposition 1).
 
     Raises
     ------
     InvalidDataError
-        If ``data`` is not an :class:`NTPData`, ``tol`` is not a positive number or ``dual`` is
-        not ``"auto"`` or ``"exp-cone"``.
+        If ``data`` is not an :class:`NTPData`.
     SolverError
         If a solver fails, the reduced gradient does not vanish, or the two values differ by
-        more than ``tol``.
+        more than the tolerance.
     """
     require_data(data)
-    if not (is_real(tol) and tol > 0):
-        raise InvalidDataError(f"tol must be a positive number, got {tol!r}")
-    if dual not in ("auto", "exp-cone"):
-        raise InvalidDataError(f"dual must be 'auto' or 'exp-cone', got {dual!r}")
-    if dual == "auto":
-        found = _best_loss_no_vanishing_pair(data, tol)
-        if found is not None:
-            return found
+    found = _best_loss_no_vanishing_pair(data)
+    if found is not None:
+        return found
     strict = recession_pairs(data)
     cons = ntp_constraints(data)
     allowed = np.ones((data.m, data.V), dtype=bool)
@@ -535,8 +501,19 @@ def best_achievable_loss(data: NTPData, tol: float = settings.BEST_LOSS_TOL, dua
     W, value, grad_norm = _minimize_reduced(data, allowed, 20000)
     if grad_norm > settings.BEST_LOSS_GRAD_TOL:
         raise SolverError(f"the reduced primal did not converge: gradient norm {grad_norm:.2e}")
-    dual_value, dual_residual = _dual_max_entropy(data, allowed)
-    if abs(value - dual_value) > tol or dual_residual > tol:
+    # the maximum-entropy dual by the conic solver; zeros on the vanishing pairs keep it off the
+    # boundary of the exponential cone there
+    import cvxpy as cp  # a second of import, for this one solve
+
+    A, b = _dual_constraints(data, allowed)
+    x = cp.Variable(A.shape[1], nonneg=True)
+    pi = data.pi[np.nonzero(allowed)[0]]
+    problem = cp.Problem(cp.Maximize(cp.sum(cp.multiply(pi, cp.entr(x)))), [A @ x == b])
+    solve_named(problem, settings.EXP_CONE_SOLVER, settings.EXP_CONE_OPTIONS, "the maximum-entropy dual")
+    if x.value is None:
+        raise SolverError(f"{settings.EXP_CONE_SOLVER} returned no point on the maximum-entropy dual")
+    dual_value, dual_residual = _dual_value(data, allowed, np.maximum(np.asarray(x.value), 0.0), A, b)
+    if max(abs(value - dual_value), dual_residual) > settings.BEST_LOSS_TOL:
         raise SolverError(
             f"primal {value:.10f} and maximum-entropy dual {dual_value:.10f} disagree "
             f"(dual residual {dual_residual:.1e})"

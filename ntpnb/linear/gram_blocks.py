@@ -27,7 +27,7 @@ import scipy
 from .. import settings
 from ..compiled import jit_on_first_call
 from ..errors import SolverError
-from ..linalg import least_squares, numerical_rank
+from ..linalg import numerical_rank
 
 
 class NoConvergenceError(Exception):
@@ -60,13 +60,7 @@ def inverse(M: np.ndarray) -> np.ndarray | None:
 
 
 def scaled_inverse(M: np.ndarray) -> np.ndarray:
-    """The inverse of a symmetric positive definite ``M``: :func:`block_inverse` of all of it.
-
-    Raises
-    ------
-    NoConvergenceError
-        If ``M`` is not finite or not numerically positive definite.
-    """
+    """The inverse of a symmetric positive definite ``M``: :func:`block_inverse` of all of it."""
     if not (np.all(np.isfinite(M)) and np.all(np.diag(M) > 0)):
         raise NoConvergenceError("a block of the Newton system is not finite and positive on its diagonal")
     n = M.shape[0]
@@ -74,18 +68,10 @@ def scaled_inverse(M: np.ndarray) -> np.ndarray:
 
 
 def solve_spd(S: np.ndarray, b: np.ndarray, what: str, ridge: float = 0.0) -> np.ndarray:
-    """A solution of ``S x = b`` for a symmetric positive (semi)definite ``S``, by Cholesky.
+    """The solution of ``S x = b`` for a symmetric positive definite ``S``, by Cholesky.
 
     Only the lower triangle of ``S`` is read. ``ridge`` (relative to the largest diagonal entry)
-    is added first (it picks one solution of a consistent singular system). If the
-    factorization fails: :func:`ntpnb.linalg.least_squares`.
-
-    Raises
-    ------
-    SolverError
-        If the system is not finite.
-    RankAmbiguousError
-        If the rank of ``S`` is not determined in float64.
+    is added first (it picks one solution of a consistent singular system).
     """
     if ridge:
         S = S + ridge * float(np.diag(S).max()) * np.eye(S.shape[0])
@@ -94,10 +80,10 @@ def solve_spd(S: np.ndarray, b: np.ndarray, what: str, ridge: float = 0.0) -> np
             scipy.linalg.cho_factor(S, lower=True, check_finite=False), b, check_finite=False
         )
     except (scipy.linalg.LinAlgError, ValueError):
-        full = symmetric(S)
-        if not (np.all(np.isfinite(full)) and np.all(np.isfinite(b))):
-            raise SolverError(f"the Schur complement of {what} could not be solved") from None
-        return least_squares(full, b, what=f"the Schur complement of {what}")
+        raise SolverError(
+            f"the Schur complement of {what} could not be solved: it is not finite and numerically "
+            "positive definite on this instance (its Cholesky factorization failed)"
+        ) from None
 
 
 def scatter_add(S: np.ndarray, F: np.ndarray, block: np.ndarray) -> None:
@@ -121,11 +107,6 @@ def gram_block(K: np.ndarray, H: np.ndarray, F: np.ndarray, ridge: float = 0.0) 
     The SVD route (see the module docstring): ``K[F, F] = U diag(s^2) U^T`` from
     ``H[F] = U diag(s) Vt`` (full ``U``). With ``ridge = 0`` the rank is ``rank H[F]``
     (:func:`ntpnb.linalg.numerical_rank`) and ``N`` spans the rest.
-
-    Raises
-    ------
-    RankAmbiguousError
-        If the spectrum of ``H[F]`` shows no clear gap (``ridge = 0`` only).
     """
     if F.size == 0:
         return GramBlock(F, np.zeros((0, 0)), np.zeros((0, 0)))
@@ -190,10 +171,7 @@ def update_block(K: np.ndarray, old: GramBlock, F: np.ndarray, ridge: float) -> 
 # ---------------------------------------------------------------------------- compiled loops
 @jit_on_first_call
 def scaled_block(K: np.ndarray, A: np.ndarray, diag: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(D M D, s)`` for ``M = K[A, A] + diag(diag)`` and ``D = diag(s)``, ``s = 1 / sqrt(diag M)``.
-
-    Column-major (LAPACK's).
-    """
+    """``(D M D, s)``, column-major: ``M = K[A, A] + diag(diag)``, ``D = diag(s) = diag(M)^{-1/2}``."""
     n = A.size
     s = np.empty(n)
     for i in range(n):
@@ -209,10 +187,7 @@ def scaled_block(K: np.ndarray, A: np.ndarray, diag: np.ndarray) -> tuple[np.nda
 
 @jit_on_first_call
 def unscale_lower(inv: np.ndarray, s: np.ndarray) -> None:
-    """In place: the lower triangle of ``inv`` times ``s_i s_j`` (``D M^-1 D``, undone).
-
-    The upper triangle is left as it is (the blocks are used through their lower triangle).
-    """
+    """In place: the lower triangle of ``inv`` (the one read) times ``s_i s_j`` (``D M^-1 D``, undone)."""
     n = s.size
     for j in range(n):
         for i in range(j, n):
@@ -220,15 +195,7 @@ def unscale_lower(inv: np.ndarray, s: np.ndarray) -> None:
 
 
 def block_inverse(K: np.ndarray, A: np.ndarray, diag: np.ndarray) -> np.ndarray:
-    """``(K[A, A] + diag(diag))^{-1}`` by a diagonally scaled Cholesky factorization: its lower triangle.
-
-    Column-major; the upper triangle is left over from the factorization.
-
-    Raises
-    ------
-    NoConvergenceError
-        If the block is not finite or not numerically positive definite.
-    """
+    """``(K[A, A] + diag(diag))^{-1}`` by a diagonally scaled Cholesky factorization: its lower triangle."""
     if not np.all(np.isfinite(diag)):
         raise NoConvergenceError("a block of the Newton system is not finite")
     Ms, scale = scaled_block(K, A, diag)

@@ -66,25 +66,15 @@ from ..errors import (
 from ..linalg import check_known_rank, helmert_basis
 from ..linalg import safe_norm as _norm
 from ..parallel import limit_threads
-from ..validation import as_float, frozen
+from ..validation import as_float_array, frozen
 from .gram_blocks import NoConvergenceError as _NoConvergenceError
 from .ntp_data import NTPData, cached_per_data, normalized, require_data
-from .regpath_gram import Split, SplitLoss, gram_structure, split_loss, star_exponents
+from .regpath_gram import Evaluation, Split, Workspace, gram_structure, split_loss, star_exponents
 from .separability import finite_solution, is_separable
 from .subspace import embedding_svd, f_decomposition
 
 
 # ---------------------------------------------------------------------------- the dense structure
-@dataclass(frozen=True)
-class _DenseEval:
-    """The loss at ``(alpha, beta)`` with its gradient and Hessian in these coordinates."""
-
-    loss: SplitLoss
-    grad: np.ndarray  # (n,) gradient in (alpha, beta)
-    hess: np.ndarray | None  # (n, n)
-    jac: np.ndarray  # (m, V, n): d logits / d (alpha, beta)
-
-
 @dataclass(frozen=True, eq=False)
 class PathStructure(Split):
     """The split of a data set in orthonormal bases (:func:`path_structure`).
@@ -95,14 +85,14 @@ class PathStructure(Split):
 
     #: Orthonormal rows spanning F (each row a ``vec(W)``, row-major).
     basis_f: np.ndarray
-    #: Orthonormal rows spanning ``R ∩ F-perp`` (:func:`perp_basis`).
+    #: Orthonormal rows spanning ``R ∩ F-perp`` (see :func:`path_structure`).
     basis_perp: np.ndarray
     #: ``(m, V, r)``: logits ``(delta h_j)_v`` of each basis matrix of F.
     T_F: np.ndarray
     #: ``(m, V, k)``: ``margin_jv`` of each basis matrix of ``R ∩ F-perp`` (0 on supports).
     margins: np.ndarray
 
-    def evaluate(self, data: NTPData, theta: np.ndarray, hessian: bool) -> _DenseEval:
+    def evaluate(self, data: NTPData, theta: np.ndarray, hessian: bool) -> Evaluation:
         """The loss at the split coordinates ``theta = (alpha, beta)``, its gradient (and Hessian)."""
         r = self.n_f
         alpha, beta = theta[:r], theta[r:]
@@ -117,10 +107,10 @@ class PathStructure(Split):
             Jw = (np.sqrt(pi[:, None] * q)[:, :, None] * jac).reshape(-1, jac.shape[2])
             Jqw = np.sqrt(pi)[:, None] * Jq
             hess = Jw.T @ Jw - Jqw.T @ Jqw  # sum_j pi_j J_j^T (diag(q_j) - q_j q_j^T) J_j
-        return _DenseEval(loss=loss, grad=grad, hess=hess, jac=jac)
+        return Evaluation(loss=loss, grad=grad, hess=hess, jac=jac)
 
     def solve(
-        self, ev: _DenseEval, lam: float, rhs: np.ndarray, ws: None = None, rtol: ArrayLike = 0.0
+        self, ev: Evaluation, lam: float, rhs: np.ndarray, ws: Workspace | None = None, rtol: ArrayLike = 0.0
     ) -> np.ndarray:
         """``(Hess CE + lam I)^{-1} rhs`` (columns) by a diagonally scaled Cholesky factor, to rounding."""
         assert ev.hess is not None
@@ -147,26 +137,23 @@ class PathStructure(Split):
         r = self.n_f
         return _norm(x[:r]), _norm(x[r:])
 
-    def logit_step(self, ev: _DenseEval, x: np.ndarray) -> float:
+    def logit_step(self, ev: Evaluation, x: np.ndarray) -> float:
         """The largest change of a logit along ``x`` (F part) less its margins (F-perp part)."""
         return float(np.abs(np.einsum("jvi,i->jv", ev.jac, x)).max(initial=0.0))
 
-    def f_matrix(self, x_f: np.ndarray) -> np.ndarray:
-        """``vec`` of the matrix in F with coordinates ``x_f``."""
-        return self.basis_f.T @ x_f
+    def matrices(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``vec`` of the F part and of the F-perp part of the matrix ``W_x``."""
+        return self.basis_f.T @ x[: self.n_f], self.basis_perp.T @ x[self.n_f :]
 
-    def perp_matrix(self, x_p: np.ndarray) -> np.ndarray:
-        """``vec`` of the matrix in ``R ∩ F-perp`` with coordinates ``x_p``."""
-        return self.basis_perp.T @ x_p
-
-    def gradient_split(self, data: NTPData, ev: _DenseEval) -> tuple[np.ndarray, np.ndarray]:
+    def gradient_split(self, data: NTPData, ev: Evaluation) -> tuple[np.ndarray, np.ndarray]:
         """``vec(grad CE)`` and its projection on F."""
         g = ((data.pi[:, None] * ev.loss.q_minus_p).T @ data.H).ravel()
         return g, self.basis_f.T @ (self.basis_f @ g)
 
 
-def perp_basis(data: NTPData) -> np.ndarray:
-    """Orthonormal rows spanning ``R ∩ F-perp`` (each a ``vec(W)``, row-major).
+@cached_per_data
+def path_structure(data: NTPData) -> PathStructure:
+    """The split of ``data`` in orthonormal bases (cached per data set).
 
     ``R = 1-perp (x) rowspace(H)`` has the orthonormal basis ``kron(Helmert, V_H)`` and contains
     F, so ``R ∩ F-perp`` has dimension ``(V - 1) rank H - dim F``. In the coordinates of ``R``, F
@@ -174,6 +161,7 @@ def perp_basis(data: NTPData) -> np.ndarray:
     verified by :func:`ntpnb.linalg.check_known_rank`), and ``R ∩ F-perp`` by the last columns of
     a complete Householder QR of ``C``: no rank is decided at the rounding level.
     """
+    W_star = finite_solution(data)  # or NotCompatibleError
     basis_f = f_decomposition(data).basis
     row_space = embedding_svd(data).Vt.T  # (d, rank H)
     R = np.kron(helmert_basis(data.V), row_space)  # orthonormal columns: vec(u v^T), row-major
@@ -188,41 +176,20 @@ def perp_basis(data: NTPData) -> np.ndarray:
         np.linalg.svd(C, compute_uv=False), C.shape, n_f, what="F in the coordinates of R", scale=1.0
     )
     Q, _ = np.linalg.qr(C, mode="complete")  # Householder: robust, no decision
-    return (R @ Q[:, n_f:]).T
-
-
-@cached_per_data
-def path_structure(data: NTPData) -> PathStructure:
-    """The split of ``data`` in orthonormal bases (cached per data set).
-
-    Raises
-    ------
-    NotCompatibleError
-        If the data are not NTP_H-compatible (no ``W*``).
-    RankAmbiguousError
-        If ``rank H`` or ``dim F`` is not determined in float64.
-    """
-    V, d = data.V, data.d
-    W_star = finite_solution(data)
-    basis_f = f_decomposition(data).basis
-    basis_perp = perp_basis(data)
-    mask = data.support_mask
-
-    def logits_of(basis: np.ndarray) -> np.ndarray:  # (m, V, n)
-        mats = basis.reshape(-1, V, d)
-        return np.einsum("ivk,jk->jvi", mats, data.H)
-
-    T_F = logits_of(basis_f)
-    T_perp = logits_of(basis_perp)
+    basis_perp = (R @ Q[:, n_f:]).T
+    # (m, V, n): the logits of each basis matrix
+    T_F, T_perp = (
+        np.einsum("ivk,jk->jvi", b.reshape(-1, data.V, data.d), data.H) for b in (basis_f, basis_perp)
+    )
     u = np.einsum("jv,jvi->ji", data.P, T_perp)  # the common in-support logit
-    margins = np.where(mask[:, :, None], 0.0, u[:, None, :] - T_perp)
+    margins = np.where(data.support_mask[:, :, None], 0.0, u[:, None, :] - T_perp)
     w_star = basis_f @ W_star.ravel()
     return PathStructure(
         W_star=W_star,
         a=frozen(star_exponents(data, W_star), order="K"),
         w_star=w_star,
         w_star_norm=_norm(w_star),
-        n_f=basis_f.shape[0],
+        n_f=n_f,
         n_perp=basis_perp.shape[0],
         basis_f=frozen(basis_f, order="K"),
         basis_perp=frozen(basis_perp, order="K"),
@@ -325,20 +292,6 @@ def _tangent_from(st: Split, state: _State, B: float, b_vec: np.ndarray) -> tupl
     return -d_lam_dB * b_vec, d_lam_dB / state.lam
 
 
-def _initial_state(data, st: Split, B: float) -> _State:
-    """The path starts at ``W = 0`` in the direction of steepest descent."""
-    theta0 = np.concatenate([-st.w_star, np.zeros(st.n_perp)])
-    # the coordinates of W = 0 are alpha = -w*: evaluate the gradient there
-    g = st.evaluate(data, theta0, hessian=False).grad
-    gnorm = float(np.sqrt(st.inner(g, g)))
-    if gnorm == 0.0:
-        raise PathCertificateError("the gradient of CE vanishes at W = 0: the path is the single point 0")
-    step = -B * g / gnorm
-    if B < st.w_star_norm:  # W = step exactly, in the direct representation
-        return _State(step, gnorm / B, direct=True)
-    return _State(theta0 + step, gnorm / B)
-
-
 # ---------------------------------------------------------------------------- the certificate
 #: The relative KKT residuals a certificate checks, with the names its error gives them.
 _RESIDUALS = {"kkt_f": "KKT residual on F", "kkt_perp": "on F-perp", "kkt": "in total"}
@@ -347,20 +300,18 @@ _RESIDUALS = {"kkt_f": "KKT residual on F", "kkt_perp": "on F-perp", "kkt": "in 
 def _measure(data, st: Split, state: _State, B: float) -> dict[str, Any]:
     """The certificate's measurements at ``state`` (no verdict), named as in :class:`RegularizationPath`."""
     V, d = data.V, data.d
-    r = st.n_f
     lam = state.lam
     split = _theta(st, state, False)
     ev = st.evaluate(data, split, hessian=False)
     g, G_F = st.gradient_split(data, ev)  # grad CE(W) and its F part, vec (V d)
     G_perp = g - G_F
-    delta = st.f_matrix(split[:r])
-    W_perp = st.perp_matrix(split[r:])
+    delta, W_perp = st.matrices(split)
 
     def rel(num: np.ndarray, den: float) -> float:
         return _norm(num) / den if den > 0 else np.inf
 
     if state.direct:  # W's F-part from its own coordinates (no cancellation of W* + delta)
-        W_F = st.f_matrix(state.theta[:r])
+        W_F = st.matrices(state.theta)[0]
         lam_W_F = lam * W_F
     else:
         W_F = st.W_star.ravel() + delta
@@ -372,7 +323,7 @@ def _measure(data, st: Split, state: _State, B: float) -> dict[str, Any]:
         "f_distance": st.block_norms(split)[0],
         "kl": ev.loss.kl,
         "out_mass": ev.loss.out_mass,
-        "norm_error": abs(st.norm(_theta(st, state, True)) - B) / B,
+        "norm_error": abs(float(np.hypot(*st.block_norms(_theta(st, state, True)))) - B) / B,
         # with F = {0} (every support a single token) there is no F block to certify
         "kkt_f": rel(G_F + lam_W_F, _norm(G_F)) if st.n_f else 0.0,
         "kkt_perp": rel(G_perp + lam * W_perp, _norm(G_perp)),
@@ -426,7 +377,7 @@ class _PathEnd:
     state: _State
     radius: float  # the last radius, for the normalized data
     b_vec: np.ndarray  # K^{-1} w of the last Newton step (the tangent there)
-    workspace: Any  # what the solver kept between Newton steps (:meth:`GramStructure.workspace`)
+    workspace: Workspace  # what the solver kept between Newton steps
 
 
 @dataclass(frozen=True)
@@ -469,22 +420,20 @@ class RegularizationPath:
 _MAX_RADIUS = float(np.sqrt(np.finfo(float).max)) / 2**10
 
 
-def _check_radii(radii: ArrayLike) -> np.ndarray:
-    arr = np.atleast_1d(as_float(radii, "radii"))
-    if arr.ndim != 1 or arr.size == 0:
-        raise InvalidDataError(f"radii must be a non-empty 1-D sequence, got shape {arr.shape}")
-    if not np.all(np.isfinite(arr)):
-        raise InvalidDataError(f"radii must be finite, got {arr[~np.isfinite(arr)][0]!r}")
+def _check_radii(data: NTPData, radii: ArrayLike, start: object) -> tuple[np.ndarray, _PathEnd | None]:
+    """The radii as an array, and the end of ``start`` (a path of ``data`` below them) if given."""
+    arr = as_float_array(radii, "radii", 1)
+    if arr.size == 0:
+        raise InvalidDataError("radii must be a non-empty sequence")
     if np.any(arr <= 0):
-        raise InvalidDataError(f"radii must be positive, got {arr[arr <= 0][0]!r}")
+        raise InvalidDataError(f"radii must be positive, got {float(arr[arr <= 0][0])!r}")
     if np.any(np.diff(arr) <= 0):
         i = int(np.flatnonzero(np.diff(arr) <= 0)[0])
-        raise InvalidDataError(f"radii must be strictly increasing, got {arr[i]!r} then {arr[i + 1]!r}")
-    return arr
-
-
-def _check_start(data: NTPData, start: object, first: float) -> _PathEnd:
-    """The end of ``start``, a path of ``data`` whose last radius lies below ``first``."""
+        raise InvalidDataError(
+            f"radii must be strictly increasing, got {float(arr[i])!r} then {float(arr[i + 1])!r}"
+        )
+    if start is None:
+        return arr, None
     if not isinstance(start, RegularizationPath) or start._end is None:
         raise InvalidDataError(
             f"start must be a RegularizationPath returned by regularization_path, got {type(start).__name__}"
@@ -496,11 +445,12 @@ def _check_start(data: NTPData, start: object, first: float) -> _PathEnd:
     )
     if not same:
         raise InvalidDataError("start is a path of other data: it can only be continued on its own data")
-    if not first > start.radii[-1]:
+    if not arr[0] > start.radii[-1]:
         raise InvalidDataError(
-            f"radii must continue start beyond its last radius {start.radii[-1]!r}, got {first!r}"
+            f"radii must continue start beyond its last radius {float(start.radii[-1])!r}, "
+            f"got {float(arr[0])!r}"
         )
-    return end
+    return arr, end
 
 
 def regularization_path(
@@ -540,8 +490,7 @@ def regularization_path(
         the solver does not converge.
     """
     require_data(data)
-    B_all = _check_radii(radii)
-    end = None if start is None else _check_start(data, start, float(B_all[0]))
+    B_all, end = _check_radii(data, radii, start)
     norm, c = normalized(data)
     if c == 1.0:
         return _path(data, B_all, end)
@@ -585,9 +534,21 @@ def _path(data: NTPData, B_all: np.ndarray, end: _PathEnd | None) -> Regularizat
     # small, where threaded BLAS gains nothing and loses much to contention
     with limit_threads(settings.BLAS_THREADS, user_api="blas"), np.errstate(all="ignore"):
         if end is None:
-            ws = st.workspace()
+            ws = Workspace()
             B_cur = min(B_all[0], settings.PATH_START_RADIUS)
-            state = _initial_state(data, st, B_cur)
+            # the path starts at W = 0 (alpha = -w*) in the direction of steepest descent
+            theta0 = np.concatenate([-st.w_star, np.zeros(st.n_perp)])
+            g = st.evaluate(data, theta0, hessian=False).grad
+            gnorm = float(np.sqrt(st.inner(g, g)))
+            if gnorm == 0.0:
+                raise PathCertificateError(
+                    "the gradient of CE vanishes at W = 0: the path is the single point 0"
+                )
+            step = -B_cur * g / gnorm
+            if B_cur < st.w_star_norm:  # W = step exactly, in the direct representation
+                state = _State(step, gnorm / B_cur, direct=True)
+            else:
+                state = _State(theta0 + step, gnorm / B_cur)
             try:
                 state, _, b_vec = _solve_radius(data, st, state, B_cur, ws)
             except _NoConvergenceError as exc:

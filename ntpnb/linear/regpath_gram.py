@@ -34,7 +34,7 @@ and ``<C_1^T H, C_2^T H> = sum_v c_1v^T K c_2v``. The coordinates of the split
   such matrix, and the loss sees exactly these margins.
 
 **The projection on F**: ``P_F(X^T H) = C^T H`` where ``C`` (on the supports, zero row sums) has
-the in-support logits of ``X`` up to one constant per context (:meth:`GramStructure.f_map`): for
+the in-support logits of ``X`` up to one constant per context (:func:`_f_map`): for
 each token ``z``, ``K_z c_z = y_z + t`` on the contexts ``Z_z`` whose support holds ``z`` (``K_z
 = K[Z_z, Z_z]``), and ``T t = -sum_z K_z^{-1} y_z`` with ``T = sum_z K_z^{-1}`` (each scattered
 into ``m x m``; the inverses computed once per data set).
@@ -70,7 +70,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 import scipy
@@ -105,10 +104,7 @@ def expm1_minus_x(x: np.ndarray) -> np.ndarray:
 
 
 def star_exponents(data: NTPData, W_star: np.ndarray) -> np.ndarray:
-    """``a_jv``: the out-of-support logits of ``W*`` minus its in-support log-normalizer.
-
-    ``(m, V)``, ``-inf`` on the supports (where it is not used).
-    """
+    """``a_jv`` (m, V): the out-of-support logits of ``W*`` less its in-support log-normalizer (or -inf)."""
     mask = data.support_mask
     L_star = data.H @ W_star.T
     lse_in = scipy.special.logsumexp(np.where(mask, L_star, -np.inf), axis=1)
@@ -170,12 +166,11 @@ class Split:
     """A representation of the split ``W = W* + delta + W_perp``: what the solver of :mod:`.regpath` asks.
 
     Coordinates ``theta``: ``n_f`` for the F part, then ``n_perp`` for the F-perp part. A
-    representation gives ``evaluate(data, theta, hessian)`` (``.loss`` and ``.grad``, the
-    gradient in the coordinates), ``solve(ev, lam, rhs, ws, rtol)`` (``(Hess CE + lam I)^{-1}
-    rhs``, columns), ``inner``, ``norm`` and ``block_norms`` (those of the matrices),
-    ``logit_step`` (the largest change of a logit along ``x`` less its margins), ``f_matrix`` and
-    ``perp_matrix`` (``vec`` of the matrices with given F or F-perp coordinates) and
-    ``gradient_split`` (``vec(grad CE)`` and its projection on F).
+    representation gives ``evaluate(data, theta, hessian)`` (an :class:`Evaluation`),
+    ``solve(ev, lam, rhs, ws, rtol)`` (``(Hess CE + lam I)^{-1} rhs``, columns), ``inner`` and
+    ``block_norms`` (those of the matrices), ``logit_step`` (the largest change of a logit along
+    ``x`` less its margins), ``matrices`` (``vec`` of the F part and of the F-perp part of the
+    matrix with coordinates ``x``) and ``gradient_split`` (``vec(grad CE)`` and its projection on F).
     """
 
     #: ``W*`` as a ``(V, d)`` matrix.
@@ -191,13 +186,29 @@ class Split:
     #: Coordinates of the F-perp block.
     n_perp: int
 
-    def workspace(self) -> Any:
-        """What the solver keeps between Newton steps (nothing, unless a representation says otherwise)."""
-        return None
 
-    def norm(self, x: np.ndarray) -> float:
-        """``||W_x||`` without underflow, from the norms of its two parts."""
-        return float(np.hypot(*self.block_norms(x)))
+@dataclass(frozen=True, eq=False)
+class Evaluation:
+    """The loss at a point of the split, its gradient in the coordinates, and what a solve reads."""
+
+    loss: SplitLoss
+    #: The gradient of CE in the coordinates.
+    grad: np.ndarray
+    #: Orthonormal form: ``(n, n)`` the Hessian (None unless asked) and ``(m, V, n)`` d logits / d theta.
+    hess: np.ndarray | None = None
+    jac: np.ndarray | None = None
+    #: Gram form: ``(m, V)`` the coefficients of grad CE (``g^T H``) and of its projection on F, and
+    #: ``pi_j q_jv``.
+    g: np.ndarray | None = None
+    g_f: np.ndarray | None = None
+    pi_q: np.ndarray | None = None
+
+
+@dataclass
+class Workspace:
+    """What one path computation keeps between Newton steps: the Gram form's last factors."""
+
+    factors: _NewtonFactors | None = None
 
 
 # ---------------------------------------------------------------------------- the Gram form
@@ -261,7 +272,8 @@ def _f_map(
 ) -> tuple[np.ndarray, np.ndarray]:
     """``(C, t)``: ``C`` on the supports, ``K C = Y + t 1^T`` there, with the given row sums (default 0).
 
-    For stacks ``Y`` (k, m, V); see :meth:`GramStructure.f_map`.
+    For stacks ``Y`` (k, m, V). With ``Y = K X`` and row sums 0, ``C^T H`` is the projection of
+    ``X^T H`` on F (module docstring).
     """
     k = Y.shape[0]
     V, width = sup.valid.shape
@@ -275,17 +287,6 @@ def _f_map(
     C = np.zeros_like(Y)
     C[:, sup.contexts[sup.valid], np.broadcast_to(tokens, sup.valid.shape)[sup.valid]] = y[:, sup.valid]
     return C, t
-
-
-@dataclass(frozen=True, eq=False)
-class _GramEval:
-    """The loss at a point of the split, its gradient in the coordinates, and the pieces to solve."""
-
-    loss: SplitLoss
-    grad: np.ndarray  # the gradient of CE in the coordinates (F coordinates, margins)
-    g: np.ndarray  # (m, V): coefficients of grad CE (grad CE = g^T H)
-    g_f: np.ndarray  # (m, V): coefficients of its projection on F
-    pi_q: np.ndarray  # (m, V): pi_j q_jv
 
 
 class _NewtonFactors:
@@ -357,23 +358,6 @@ class _NewtonFactors:
         return psi, c
 
 
-def _relative_sizes(dX: np.ndarray, X: np.ndarray) -> np.ndarray:
-    """Per column, ``max|dX| / max|X|`` (0 for an empty block, inf for a zero column of ``X``)."""
-    if X.shape[0] == 0:
-        return np.zeros(X.shape[1])
-    top = np.abs(X).max(axis=0)
-    step = np.abs(dX).max(axis=0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(top > 0, step / top, np.where(step > 0, np.inf, 0.0))
-
-
-@dataclass
-class _Workspace:
-    """What one path computation keeps between Newton steps: the last factors of Newton's system."""
-
-    factors: _NewtonFactors | None = None
-
-
 @dataclass(frozen=True, eq=False)
 class GramStructure(Split):
     """The split of a data set in the Gram form (:func:`gram_structure`).
@@ -402,8 +386,6 @@ class GramStructure(Split):
     #: ``(m V, dim F)`` scipy.sparse, orthonormal columns: the F coefficients (``vec C``) of each coordinate.
     f_basis: scipy.sparse.csr_matrix
 
-    workspace = _Workspace
-
     def _unpack(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(C, mu)``, each ``(m, V)`` (or ``(k, m, V)`` for ``x`` of shape ``(n, k)``)."""
         m, V = self.mask.shape
@@ -420,13 +402,6 @@ class GramStructure(Split):
         return np.concatenate([np.asarray(alpha), mu[:, ~self.mask].T], axis=0)
 
     # ------------------------------------------------------------------ F and F-perp
-    def f_map(self, Y: np.ndarray) -> np.ndarray:
-        """F coefficients ``C`` (k, m, V) with the in-support logits of ``Y`` up to a constant per context.
-
-        With ``Y = K X``, ``C^T H`` is the projection of ``X^T H`` on F (module docstring).
-        """
-        return _f_map(self.supports, Y)[0]
-
     def perp_map(self, X: np.ndarray) -> np.ndarray:
         """The margins (k, m, V) of the matrix of ``R ∩ F-perp`` with coefficients ``X`` off the supports.
 
@@ -447,16 +422,16 @@ class GramStructure(Split):
         return scipy.linalg.solve_triangular(self.K_factor, logits, lower=True, check_finite=False)
 
     # ------------------------------------------------------------------ what the solver asks
-    def evaluate(self, data: NTPData, theta: np.ndarray, hessian: bool) -> _GramEval:
+    def evaluate(self, data: NTPData, theta: np.ndarray, hessian: bool) -> Evaluation:
         """The loss at the split coordinates ``theta`` and its gradient (no Hessian is formed)."""
         C, mu = self._unpack(theta)
         loss = split_loss(data, self.a, _k_times_f(self.supports, C), mu)
         g = self.pi[:, None] * loss.q_minus_p
-        g_F = self.f_map((self.K @ g)[None])[0]
+        g_F = _f_map(self.supports, (self.K @ g)[None])[0][0]
         grad = self._pack(g_F[None], self.perp_map(g[None]))[:, 0]
-        return _GramEval(loss=loss, grad=grad, g=g, g_f=g_F, pi_q=self.pi[:, None] * loss.q)
+        return Evaluation(loss=loss, grad=grad, g=g, g_f=g_F, pi_q=self.pi[:, None] * loss.q)
 
-    def _apply(self, ev: _GramEval, lam: float, X: np.ndarray) -> np.ndarray:
+    def _apply(self, ev: Evaluation, lam: float, X: np.ndarray) -> np.ndarray:
         """``(Hess CE + lam I) X`` (columns in the coordinates), each block from its own covector.
 
         ``y = D J x`` per context; the F block is the projection of ``y^T H`` on F, the F-perp
@@ -466,7 +441,7 @@ class GramStructure(Split):
         q = ev.loss.q
         ell = _k_times_f(self.supports, C) - mu  # logits of x up to a constant per context
         y = ev.pi_q * (ell - np.sum(q * ell, axis=-1, keepdims=True))
-        return self._pack(self.f_map(self.K @ y), self.perp_map(y)) + lam * X
+        return self._pack(_f_map(self.supports, self.K @ y)[0], self.perp_map(y)) + lam * X
 
     def _psi_solve(self, factors: _NewtonFactors, R: np.ndarray) -> np.ndarray:
         """``N^{-1} R`` by the ``psi`` form for the Newton matrix ``N`` the factors were made for."""
@@ -476,13 +451,13 @@ class GramStructure(Split):
         psi, c = factors.solve(b)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             ell = np.where(factors.first, psi / pi_q, (b - self.K @ psi - c[..., None]) / lam)
-        X = self.f_map(ell)
+        X = _f_map(self.supports, ell)[0]
         KX = _k_times_f(self.supports, X)
         ref = np.sum(np.where(self.mask, self.P * (ell - KX), 0.0), axis=-1)
         mu_x = np.where(self.mask, 0.0, KX + ref[..., None] - ell)
         return self._pack(X, mu_x)
 
-    def _perp_solve(self, ev: _GramEval, lam: float, factors: _NewtonFactors, R: np.ndarray, X: np.ndarray):
+    def _perp_solve(self, ev: Evaluation, lam: float, factors: _NewtonFactors, R: np.ndarray, X: np.ndarray):
         """``X`` (zero F-perp part) plus the solve of the F-perp part of the residual ``R - N X`` alone."""
         res = R - self._apply(ev, lam, X)
         res[: self.n_f] = 0.0
@@ -490,7 +465,7 @@ class GramStructure(Split):
 
     def _refine(
         self,
-        ev: _GramEval,
+        ev: Evaluation,
         lam: float,
         R: np.ndarray,
         factors: _NewtonFactors,
@@ -522,9 +497,13 @@ class GramStructure(Split):
             X = X + dX
             if not np.all(np.isfinite(X)):
                 break
-            if np.all(np.maximum(*(_relative_sizes(dX[b], X[b]) for b in blocks)) <= rtol):
-                return X
+            # per block and column, max|dX| / max|X| (0 for an empty block, inf for a zero column)
             size = np.array([np.abs(dX[b]).max(axis=0, initial=0.0) for b in blocks])  # (2, k)
+            top = np.array([np.abs(X[b]).max(axis=0, initial=0.0) for b in blocks])
+            with np.errstate(divide="ignore", invalid="ignore"):
+                relative = np.where(top > 0, size / top, np.where(size > 0, np.inf, 0.0))
+            if np.all(relative.max(axis=0) <= rtol):
+                return X
             shrink = 0.0
             if last is not None:
                 with np.errstate(divide="ignore", invalid="ignore"):
@@ -541,10 +520,10 @@ class GramStructure(Split):
 
     def solve(
         self,
-        ev: _GramEval,
+        ev: Evaluation,
         lam: float,
         rhs: np.ndarray,
-        ws: _Workspace | None = None,
+        ws: Workspace | None = None,
         rtol: ArrayLike = settings.PATH_REFINE_RTOL,
     ) -> np.ndarray:
         """``(Hess CE + lam I)^{-1} rhs`` (columns) to ``rtol`` (one, or one per column) of itself.
@@ -554,7 +533,7 @@ class GramStructure(Split):
         factorization and can also reach :data:`ntpnb.settings.PATH_TANGENT_RTOL`, the
         tolerance every radius ends with.
         """
-        ws = ws if ws is not None else _Workspace()
+        ws = ws if ws is not None else Workspace()
         rtol = np.broadcast_to(np.asarray(rtol, dtype=float), rhs.shape[1:])
         rtol = np.maximum(rtol, settings.PATH_REFINE_RTOL)
         with np.errstate(over="ignore", invalid="ignore"):
@@ -590,44 +569,20 @@ class GramStructure(Split):
         C, mu = self._unpack(x)
         return safe_norm(C, lambda c: self.K_factor.T @ c), safe_norm(mu, self._whitened)
 
-    def logit_step(self, ev: _GramEval, x: np.ndarray) -> float:
+    def logit_step(self, ev: Evaluation, x: np.ndarray) -> float:
         """The largest change of a logit along the F part of ``x`` less its margins."""
         C, mu = self._unpack(x)
         return float(np.abs(_k_times_f(self.supports, C) - mu).max(initial=0.0))
 
-    def f_matrix(self, x_f: np.ndarray) -> np.ndarray:
-        """``vec`` of the matrix in F with coordinates ``x_f``."""
-        C = (self.f_basis @ x_f).reshape(self.mask.shape)
-        return (C.T @ self.H).ravel()
+    def matrices(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``vec`` of the F part and of the F-perp part (margins ``mu``) of the matrix ``W_x``."""
+        C, mu = self._unpack(x)
+        C_perp = scipy.linalg.solve_triangular(self.K_factor.T, self._whitened(mu), lower=False)
+        return (C.T @ self.H).ravel(), (C_perp.T @ self.H).ravel()
 
-    def perp_matrix(self, x_p: np.ndarray) -> np.ndarray:
-        """``vec`` of the matrix in ``R ∩ F-perp`` with margins ``x_p``."""
-        mu = np.zeros(self.mask.shape)
-        mu[~self.mask] = x_p
-        C = scipy.linalg.solve_triangular(self.K_factor.T, self._whitened(mu), lower=False)
-        return (C.T @ self.H).ravel()
-
-    def gradient_split(self, data: NTPData, ev: _GramEval) -> tuple[np.ndarray, np.ndarray]:
+    def gradient_split(self, data: NTPData, ev: Evaluation) -> tuple[np.ndarray, np.ndarray]:
         """``vec(grad CE)`` and its projection on F."""
         return (ev.g.T @ self.H).ravel(), (ev.g_f.T @ self.H).ravel()
-
-
-def _support_bases(mask: np.ndarray) -> scipy.sparse.csr_matrix:
-    """``(m V, sum_j (|S_j| - 1))``: each row's Helmert basis of the zero-sum vectors on its support."""
-    m, V = mask.shape
-    rows, cols, vals = [], [], []
-    col = 0
-    for j in range(m):
-        support = np.flatnonzero(mask[j])
-        Q = helmert_basis(support.size)  # (s, s - 1)
-        r, c = np.nonzero(Q)
-        rows.append(j * V + support[r])
-        cols.append(col + c)
-        vals.append(Q[r, c])
-        col += support.size - 1
-    return scipy.sparse.csr_matrix(
-        (np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(m * V, col)
-    )
 
 
 @cached_per_data
@@ -635,7 +590,7 @@ def gram_structure(data: NTPData) -> GramStructure:
     """The split of ``data`` in the Gram form (cached per data set); ``H`` must have full row rank.
 
     ``W*``, the matrix of F with in-support logits ``log p_j`` up to a constant per context
-    (equations (4)), has the coefficients :meth:`GramStructure.f_map` of ``log P`` (much faster
+    (equations (4)), has the coefficients :func:`_f_map` of ``log P`` (much faster
     than :func:`~.separability.finite_solution`, same answer to 2e-15). With ``rank H = m`` the data
     are always NTP_H-compatible.
     """
@@ -647,7 +602,21 @@ def gram_structure(data: NTPData) -> GramStructure:
     C_star = _f_map(sup, log_p[None])[0][0]
     W_star = frozen(C_star.T @ H)
     K_factor = frozen(np.linalg.cholesky(K))
-    f_basis = _support_bases(mask)
+    # (m V, sum_j (|S_j| - 1)): each row's Helmert basis of the zero-sum vectors on its support
+    m, V = mask.shape
+    rows, cols, vals = [], [], []
+    col = 0
+    for j in range(m):
+        support = np.flatnonzero(mask[j])
+        Q = helmert_basis(support.size)  # (s, s - 1)
+        r, c = np.nonzero(Q)
+        rows.append(j * V + support[r])
+        cols.append(col + c)
+        vals.append(Q[r, c])
+        col += support.size - 1
+    f_basis = scipy.sparse.csr_matrix(
+        (np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(m * V, col)
+    )
     return GramStructure(
         W_star=W_star,
         a=frozen(star_exponents(data, W_star), order="K"),

@@ -23,6 +23,8 @@ from ..validation import check_dense_size
 from .constraints import NTPRows, ntp_constraints
 from .ntp_data import NTPData, cached_per_data, check_decoder, frozen, normalized
 
+EQUALITY_WHAT = "the equality constraints (6a), whose rows span F"
+
 
 @dataclass(frozen=True)
 class EmbeddingSVD:
@@ -43,15 +45,7 @@ class EmbeddingSVD:
 
 @cached_per_data
 def embedding_svd(data: NTPData) -> EmbeddingSVD:
-    """The SVD of ``H`` cut at ``rank H`` (:func:`ntpnb.linalg.numerical_rank`), once per data set, read-only.
-
-    Computed for ``H`` normalized by a power of two and scaled back.
-
-    Raises
-    ------
-    RankAmbiguousError
-        If the singular values of ``H`` show no clear gap (``rank H`` is not determined in float64).
-    """
+    """The SVD of ``H`` cut at ``rank H`` (the rank rule of :mod:`ntpnb.linalg`), once per data set."""
     norm, scale = normalized(data)
     if norm is not data:
         dec = embedding_svd(norm)
@@ -88,29 +82,19 @@ class FDecomposition:
 
 @cached_per_data
 def f_decomposition(data: NTPData) -> FDecomposition:
-    """SVD of the equality constraints, once per data set for ``H`` normalized (read-only).
-
-    ``dim F`` is the rank at a clear gap of the spectrum (:func:`ntpnb.linalg.numerical_rank`).
-
-    Raises
-    ------
-    RankAmbiguousError
-        If that spectrum shows no clear gap (``dim F`` is not determined in float64).
-    """
+    """SVD of the equality constraints cut at ``dim F`` (the rank rule), once per data set (read-only)."""
     norm = normalized(data)[0]
     if norm is not data:
         return f_decomposition(norm)
-    if ntp_constraints(data).eq.shape[0] == 0:  # every support is a single token: F = {0}
+    eq = ntp_constraints(data).eq
+    if eq.shape[0] == 0:  # every support is a single token: F = {0}
         return FDecomposition(
             frozen(np.zeros((0, data.V * data.d))), frozen(np.zeros((0, 0))), frozen(np.zeros(0))
         )
-    check_dense_size(ntp_constraints(data).eq.shape, "the equality-constraint matrix")
-    U, s, Vt = thin_svd(ntp_constraints(data).eq.toarray(), EQUALITY_WHAT)
-    r = numerical_rank(s, ntp_constraints(data).eq.shape, what=EQUALITY_WHAT)
+    check_dense_size(eq.shape, "the equality-constraint matrix")
+    U, s, Vt = thin_svd(eq.toarray(), EQUALITY_WHAT)
+    r = numerical_rank(s, eq.shape, what=EQUALITY_WHAT)
     return FDecomposition(basis=frozen(Vt[:r]), U=frozen(U[:, :r]), s=frozen(s[:r]))
-
-
-EQUALITY_WHAT = "the equality constraints (6a), whose rows span F"
 
 
 def f_basis(data: NTPData) -> np.ndarray:

@@ -83,12 +83,16 @@ def test_a_block_without_a_clear_gap_is_an_error_not_a_guess():
         gram_blocks.gram_block(H @ H.T, H, np.arange(4))
 
 
-def test_a_singular_schur_complement_is_solved_at_the_rank_of_the_one_rule():
+def test_a_schur_complement_that_is_not_positive_definite_is_a_named_error():
+    """No instance of the chapters, tests or benchmarks meets one (measured); it is refused."""
     h = np.array([[1.0], [2.0], [0.0]])
     S = h @ h.T  # rank 1: Cholesky fails
-    x = gram_blocks.solve_spd(S, np.array([1.0, 2.0, 0.0]), "a test")
-    np.testing.assert_allclose(S @ x, [1.0, 2.0, 0.0], atol=1e-12)
-    np.testing.assert_allclose(x, [0.2, 0.4, 0.0], atol=1e-12)  # the minimum-norm solution
+    with pytest.raises(SolverError, match=r"the Schur complement of a test could not be solved: .* positive"):
+        gram_blocks.solve_spd(S, np.array([1.0, 2.0, 0.0]), "a test")
+    x = gram_blocks.solve_spd(
+        S, np.ones(3), "a test", ridge=1e-3
+    )  # a ridge (of 1e-3 max S_ii) makes it definite
+    np.testing.assert_allclose(x, np.linalg.solve(S + 4e-3 * np.eye(3), np.ones(3)), atol=1e-12)
     with pytest.raises(SolverError, match="the Schur complement of a test could not be solved"):
         gram_blocks.solve_spd(np.full((2, 2), -np.inf), np.ones(2), "a test")
 

@@ -107,9 +107,9 @@ def test_expm1_minus_x_keeps_relative_accuracy():
     ("radii", "match"),
     [
         ([], "non-empty"),
-        ([[1.0, 2.0]], "1-D"),
-        ([1.0, np.nan], "finite"),
-        ([1.0, np.inf], "finite"),
+        ([[1.0, 2.0]], "1-dimensional"),
+        ([1.0, np.nan], "non-finite"),
+        ([1.0, np.inf], "non-finite"),
         ([-1.0, 2.0], "positive"),
         ([0.0, 2.0], "positive"),
         ([2.0, 1.0], "increasing"),

@@ -32,10 +32,9 @@ def orthonormal_path(data: ntp.NTPData, radii) -> ntp.RegularizationPath:
 def to_gram(data: ntp.NTPData, theta: np.ndarray) -> np.ndarray:
     """Orthonormal coordinates (alpha, beta) of a point of the split -> Gram coordinates."""
     ds, gs = rp.path_structure(data), rg.gram_structure(data)
-    r = ds.n_f
-    delta = ds.f_matrix(theta[:r]).reshape(data.V, data.d)
+    delta, perp = (x.reshape(data.V, data.d) for x in ds.matrices(theta))
     C = np.linalg.solve(gs.K, data.H @ delta.T)  # delta = C^T H
-    L = data.H @ ds.perp_matrix(theta[r:]).reshape(data.V, data.d).T
+    L = data.H @ perp.T
     ref = np.sum(np.where(data.support_mask, data.P * L, 0.0), axis=1)
     mu = np.where(data.support_mask, 0.0, ref[:, None] - L)
     return np.concatenate([gs.f_basis.T @ C.ravel(), mu[~data.support_mask]])
@@ -66,7 +65,7 @@ def test_projections_match_the_orthonormal_basis_of_F(medium):
     rng = np.random.default_rng(1)
     X = rng.standard_normal((3, medium.m, medium.V))  # three coefficient matrices ...
     X -= X.mean(axis=2, keepdims=True)  # ... of matrices in R (zero column sums)
-    C = gs.f_map(gs.K @ X)
+    C = rg._f_map(gs.supports, gs.K @ X)[0]
     assert np.all(C[:, ~medium.support_mask] == 0)
     np.testing.assert_allclose(C.sum(axis=2), 0.0, atol=1e-12)  # zero row sums: in F
     for x, c in zip(X, C, strict=True):
@@ -100,8 +99,9 @@ def test_coordinates_norms_and_matrices_agree_with_the_orthonormal_ones(medium):
     assert gs.n_f == ds.n_f and gs.n_f + gs.n_perp == x_g.size
     assert gs.inner(x_g, y_g) == pytest.approx(ds.inner(x_d, y_d), rel=1e-11)
     np.testing.assert_allclose(gs.block_norms(x_g), ds.block_norms(x_d), rtol=1e-12)
-    np.testing.assert_allclose(gs.f_matrix(x_g[: gs.n_f]), ds.f_matrix(x_d[: ds.n_f]), atol=1e-12)
-    np.testing.assert_allclose(gs.perp_matrix(x_g[gs.n_f :]), ds.perp_matrix(x_d[ds.n_f :]), atol=1e-11)
+    (f_g, perp_g), (f_d, perp_d) = gs.matrices(x_g), ds.matrices(x_d)
+    np.testing.assert_allclose(f_g, f_d, atol=1e-12)
+    np.testing.assert_allclose(perp_g, perp_d, atol=1e-11)
     np.testing.assert_allclose(
         to_gram(medium, np.concatenate([ds.w_star, np.zeros(ds.n_perp)]))[: gs.n_f], gs.w_star, atol=1e-12
     )
@@ -131,10 +131,7 @@ def test_gradient_and_newton_solve_agree_with_the_dense_hessian(medium, B):
     X_d = ds.solve(ev_d, lam, R_d)
     X_g = gs.solve(ev_g, lam, np.column_stack([to_gram(data, c) for c in R_d.T]))
     for k in range(2):
-        for blk, mat_d, mat_g in ((0, ds.f_matrix, gs.f_matrix), (1, ds.perp_matrix, gs.perp_matrix)):
-            sl_d = slice(0, ds.n_f) if blk == 0 else slice(ds.n_f, None)
-            sl_g = slice(0, gs.n_f) if blk == 0 else slice(gs.n_f, None)
-            ref, got = mat_d(X_d[sl_d, k]), mat_g(X_g[sl_g, k])
+        for ref, got in zip(ds.matrices(X_d[:, k]), gs.matrices(X_g[:, k]), strict=True):  # F, F-perp
             assert np.linalg.norm(got - ref) <= 1e-9 * np.linalg.norm(ref)
 
 
@@ -153,7 +150,7 @@ def test_the_path_agrees_with_the_orthonormal_form_far_below_double_resolution(d
     radii = np.geomspace(1e-3, 300 * np.linalg.norm(ntp.ntp_svm(data)), 12)
     gram = ntp.regularization_path(data, radii)
     dense = orthonormal_path(data, radii)
-    assert gram._end.workspace is not None and dense._end.workspace is None
+    assert gram._end.workspace.factors is not None and dense._end.workspace.factors is None
     for name in ("lam", "kl", "out_mass", "f_distance"):
         np.testing.assert_allclose(getattr(gram, name), getattr(dense, name), rtol=1e-10, err_msg=name)
     np.testing.assert_allclose(gram.W, dense.W, rtol=0, atol=1e-12 * radii.max())
