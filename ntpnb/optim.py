@@ -330,16 +330,13 @@ def batch_element(row: int, batch_shape: tuple[int, ...]) -> str:
     return f" (batch element {tuple(int(i) for i in np.unravel_index(row, batch_shape))})"
 
 
-def zero_gradient_error(where: str, k: int) -> SolverError:
-    """The error of normalized GD at an exactly zero gradient (``eps = 0``) at iteration ``k``."""
-    return SolverError(
-        f"normalized GD met a zero gradient{where} at iteration {k}: the normalized step is undefined "
-        "at a stationary point"
-    )
-
-
-def nonfinite_gradient_error(where: str, k: int) -> SolverError:
-    """The error of normalized GD at a gradient with a non-finite entry at iteration ``k``."""
+def gradient_error(status: int, k: int, where: str = "") -> SolverError:
+    """Normalized GD refusing its step at iteration ``k``: a zero (``eps = 0``) or non-finite gradient."""
+    if status == ZERO_GRADIENT:
+        return SolverError(
+            f"normalized GD met a zero gradient{where} at iteration {k}: the normalized step is undefined "
+            "at a stationary point"
+        )
     return SolverError(f"normalized GD met a non-finite gradient entry{where} at iteration {k}")
 
 
@@ -466,10 +463,10 @@ class _Stepper:
             big = np.max(np.abs(rows[rescale]), axis=1)  # NaN if an entry is NaN
             if not np.all(np.isfinite(big)):
                 row = int(rescale[np.flatnonzero(~np.isfinite(big))[0]])
-                raise nonfinite_gradient_error(batch_element(row, self.batch_shape), self.k - 1)
+                raise gradient_error(NONFINITE_GRADIENT, self.k - 1, batch_element(row, self.batch_shape))
             if not eps and not big.all():  # an exactly zero gradient
                 row = int(rescale[np.argmin(big)])
-                raise zero_gradient_error(batch_element(row, self.batch_shape), self.k - 1)
+                raise gradient_error(ZERO_GRADIENT, self.k - 1, batch_element(row, self.batch_shape))
             big[big == 0] = 1.0  # an exactly zero gradient (eps > 0): a zero step
             scale[rescale] = big
             scaled = rows[rescale] / big[:, None]

@@ -4,7 +4,7 @@ Each rule's arithmetic is :mod:`ntpnb.optim`'s own functions (:func:`ntpnb.optim
 others), compiled here under the contract of :mod:`ntpnb.compiled` and applied entry by entry: the
 floats the numpy reference computes from the same gradient, except normalized GD's norm (its squares
 added in order here, pairwise by numpy: equal to rounding). :func:`apply_rule` is the step given
-normalized GD's factor, :func:`step` (one trial) and :func:`columns_step` (a trial per column) the
+normalized GD's factor, :func:`step` (one trial, or a trial per column) the
 step with that factor from the gradient's norm, its squares added in order (:func:`normalization`,
 :func:`column_normalization`). Both papers' loops take the rule as the tuple
 :attr:`ntpnb.optim.Optimizer.compiled_rule` (``code`` of :data:`ntpnb.optim.RULES`, ``lr``, the
@@ -41,23 +41,16 @@ _adam_entry = jit(optim.adam_entry)
 
 
 @jit
-def sum_of_products(X: np.ndarray, Y: np.ndarray) -> float:
-    """``sum(X * Y)`` over two ``(r, n)`` arrays, in order (row by row)."""
-    s = 0.0
-    for v in range(X.shape[0]):
-        for i in range(X.shape[1]):
-            s += X[v, i] * Y[v, i]
-    return s
-
-
-@jit
-def column_normalization(g: np.ndarray, lr: float, eps: float, scale: np.ndarray, factor: np.ndarray) -> int:
-    """Normalized GD's step ``-(g / s) f`` on each column of ``g`` ``(n, B)`` (a trial): its status.
+def column_normalization(
+    g: np.ndarray, lr: float, eps: float, scale: np.ndarray, factor: np.ndarray
+) -> tuple[int, int]:
+    """Normalized GD's step ``-(g / s) f`` on each column of ``g`` ``(n, B)`` (a trial): status, column.
 
     ``factor[b] = lr / (||g_b / s_b|| + eps / s_b)`` (:func:`ntpnb.optim.ngd_factor`) and
     ``scale[b] = s_b``: 1 where the column's sum of squares (added in order) is safely inside
     float64's range, else its largest entry. An exactly zero column is a zero step with ``eps > 0``;
-    :data:`ZERO_GRADIENT` with ``eps = 0``, :data:`NONFINITE_GRADIENT` on a non-finite entry.
+    :data:`ZERO_GRADIENT` with ``eps = 0``, :data:`NONFINITE_GRADIENT` on a non-finite entry, each with
+    the first column it names (a non-finite one first, as :func:`ntpnb.optim.run` checks).
     """
     n, B = g.shape
     sq = factor  # the sums of squares, then the factors
@@ -66,6 +59,7 @@ def column_normalization(g: np.ndarray, lr: float, eps: float, scale: np.ndarray
     for i in range(1, n):
         for b in range(B):
             sq[b] += g[i, b] * g[i, b]
+    zero = -1
     for b in range(B):
         scale[b] = 1.0
         if sq[b] >= _SQ_MIN and sq[b] <= _SQ_MAX:
@@ -77,10 +71,10 @@ def column_normalization(g: np.ndarray, lr: float, eps: float, scale: np.ndarray
             if not a <= s:  # NaN too
                 s = a
         if not s < math.inf:
-            return NONFINITE_GRADIENT
+            return NONFINITE_GRADIENT, b
         if s == 0.0:
-            if eps == 0.0:
-                return ZERO_GRADIENT
+            if eps == 0.0 and zero < 0:
+                zero = b
             factor[b] = 0.0
             continue
         t = 0.0
@@ -89,14 +83,14 @@ def column_normalization(g: np.ndarray, lr: float, eps: float, scale: np.ndarray
             t += a * a
         scale[b] = s
         factor[b] = _ngd_factor(lr, eps, math.sqrt(t), s)
-    return OK
+    return (OK, 0) if zero < 0 else (ZERO_GRADIENT, zero)
 
 
 @jit
 def normalization(g: np.ndarray, lr: float, eps: float) -> tuple[int, float, float]:
     """``(status, f, s)`` of :func:`column_normalization` of one trial's entries ``g`` (contiguous)."""
     scale, factor = np.empty(1), np.empty(1)
-    status = column_normalization(g.reshape(g.size, 1), lr, eps, scale, factor)
+    status, _ = column_normalization(g.reshape(g.size, 1), lr, eps, scale, factor)
     return status, factor[0], scale[0]
 
 
@@ -152,41 +146,25 @@ def apply_rule(
 
 
 @jit
-def columns_step(
-    w: np.ndarray, g: np.ndarray, state: tuple, rule: tuple, scale: np.ndarray, factor: np.ndarray
-) -> int:
-    """:func:`apply_rule` on ``w`` ``(n, B)``, a trial per column; the status.
+def step(w: np.ndarray, g: np.ndarray, state: tuple, rule: tuple, per_column: bool) -> tuple[int, int]:
+    """:func:`apply_rule` on ``w`` (2-D, contiguous): one trial, or a trial per column; the status.
 
-    Normalized GD's factors come from :func:`column_normalization` (into ``scale``, ``factor``
-    ``(B,)``). A refused step (not :data:`OK`) moves nothing.
-    """
-    code, lr, _, _, eps = rule
-    if code == NGD:
-        status = column_normalization(g, lr, eps, scale, factor)
-        if status != OK:
-            return status
-    else:
-        for b in range(w.shape[1]):
-            scale[b] = 1.0
-            factor[b] = lr
-    apply_rule(w, g, state, rule, scale, factor)
-    return OK
-
-
-@jit
-def step(w: np.ndarray, g: np.ndarray, state: tuple, rule: tuple) -> int:
-    """:func:`apply_rule` on one trial ``w`` (2-D, contiguous); the status.
-
-    Normalized GD's factor comes from :func:`normalization`. A refused step (not :data:`OK`) moves nothing.
+    Normalized GD's factor comes from :func:`column_normalization` per column, or from
+    :func:`normalization` of the whole trial; ``state[2]`` rows 1 and 2 hold them. A refused step
+    (not :data:`OK`, with the column it names) moves nothing.
     """
     code, lr, _, _, eps = rule
     scale, factor = state[2][1], state[2][2]
     if code == NGD:
-        status, f, s = normalization(g, lr, eps)
-        if status != OK:
-            return status
-        for c in range(w.shape[1]):
-            scale[c] = s
-            factor[c] = f
+        if per_column:
+            status, column = column_normalization(g, lr, eps, scale, factor)
+            if status != OK:
+                return status, column
+        else:
+            status, f, s = normalization(g, lr, eps)
+            if status != OK:
+                return status, 0
+            scale[:] = s
+            factor[:] = f
     apply_rule(w, g, state, rule, scale, factor)
-    return OK
+    return OK, 0

@@ -352,7 +352,7 @@ def test_compiled_rules_step_as_the_reference_bit_for_bit(opt):
         g = rng.integers(-64, 65, W.shape) / 64.0
         stepper.step(reference, g)
         powers *= opt.betas
-        assert optim_loops.step(W, g, state, opt.compiled_rule) == optim_loops.OK
+        assert optim_loops.step(W, g, state, opt.compiled_rule, False) == (optim_loops.OK, 0)
         np.testing.assert_array_equal(W, reference)
 
 

@@ -63,9 +63,8 @@ def token_table(prob: Problem) -> tuple[np.ndarray, np.ndarray]:
 class CompiledStep:
     """One stacked problem's constants and scratch, trial axis last, and its compiled gradient.
 
-    A subclass's ``run(WL, rule, state, move)`` fills :attr:`grad` ``(d, d, B)`` with the gradient at
-    ``WL`` (``W`` trial axis last) and, if ``move``, moves ``WL`` by the step of ``rule`` from
-    ``state``; it returns the step's status (:func:`run_compiled`, :meth:`gradient_of`).
+    A subclass's ``run(WL)`` fills :attr:`grad` ``(d, d, B)`` with the gradient at ``WL`` (``W``
+    trial axis last).
     """
 
     def __init__(self, U: np.ndarray, index: np.ndarray) -> None:
@@ -92,13 +91,9 @@ class CompiledStep:
         self.lanes = np.empty((3, B))  # per-trial scratch of the kernels
         self.table = tuple(getattr(self, name) for name in self.kernels.TABLE_ARRAYS)
 
-    def new_state(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """A rule's state at the start: Adam's moments (zero, trial axis last), scratch, ``[1, 1]``."""
-        return np.zeros(self.grad.shape), np.zeros(self.grad.shape), np.empty((3, self.B)), np.ones(2)
-
     def gradient_of(self, W: np.ndarray) -> np.ndarray:
         """The gradient ``(B, d, d)`` at ``W`` ``(B, d, d)``: that of the numpy reference."""
-        self.run(_last(W), (optim.GD, 1.0, 0.0, 0.0, 0.0), self.new_state(), False)
+        self.run(_last(W))
         return np.ascontiguousarray(np.moveaxis(self.grad, -1, 0))
 
 
@@ -114,11 +109,11 @@ class _LogStep(CompiledStep):
         self.z = np.empty(self.shift.shape)
         self.wdsc = np.empty(self.off_w.shape)
 
-    def run(self, WL: np.ndarray, rule: tuple, state: tuple, move: bool) -> int:
+    def run(self, WL: np.ndarray) -> None:
         kernels, z = self.kernels, self.z
         kernels.shifted_logits(WL, self.table, self.shift, z, self.lanes)
         np.exp(z, out=z)
-        return kernels.log_finish(z, self.off_w, self.wdsc, self.table, WL, rule, state, self.lanes, move)
+        kernels.log_gradient(z, self.off_w, self.wdsc, self.table, self.lanes[0])
 
 
 class _HeadStep(CompiledStep):
@@ -145,7 +140,7 @@ class _HeadStep(CompiledStep):
         self.work2 = np.empty((max(d, K, T), B))
         self.head = tuple(getattr(self, name) for name in self.kernels.HEAD_ARRAYS)
 
-    def run(self, WL: np.ndarray, rule: tuple, state: tuple, move: bool) -> int:
+    def run(self, WL: np.ndarray) -> None:
         kernels, z, classes = self.kernels, self.z, self.classes
         kernels.shifted_logits(WL, self.table, self.shift, z, self.lanes)
         np.exp(z, out=z)
@@ -153,8 +148,7 @@ class _HeadStep(CompiledStep):
         if self.loss:  # the cross-entropy and the squared softmax loss: the class probabilities
             kernels.head_logits(z, self.emb, self.f, self.C, classes, self.lanes)
             np.exp(classes, out=classes)
-        head, table = self.head, self.table
-        return kernels.head_finish(self.loss, z, classes, head, table, WL, rule, state, self.lanes, move)
+        kernels.head_gradient(self.loss, z, classes, self.head, self.table, self.lanes)
 
 
 def compiled_step(prob: Problem) -> CompiledStep | None:
@@ -189,20 +183,19 @@ def run_compiled(
     recorded step, at least every :data:`ntpnb.settings.PROGRESS_SECONDS`, and at the end.
     """
     recorder = optim.Recorder(n_iter, record, record_at, optimizer.label(), progress)
-    rule, state = optimizer.compiled_rule, step.new_state()
-    WL = _last(W0)
+    rules = importlib.import_module("..optim_loops", __package__)
+    rule, betas = optimizer.compiled_rule, np.array(optimizer.betas)
+    WL, shape = _last(W0), (step.d * step.d, step.B)  # the rule's view: a column per trial
+    # Adam's moments, the rule's scratch and [b1^k, b2^k]
+    state = (np.zeros(shape), np.zeros(shape), np.empty((3, step.B)), np.ones(2))
     current = lambda: read_only_view(np.ascontiguousarray(np.moveaxis(WL, -1, 0)))
 
     def advance(k: int, n: int) -> None:
-        # not OK where the reference raises (normalized GD at a non-finite gradient, or a zero
-        # one with eps = 0): WL is then unchanged and step.grad holds the gradient, on which the
-        # numpy reference's step raises its error
-        if step.run(WL, rule, state, True) != optim.OK:
-            W = np.ascontiguousarray(np.moveaxis(WL, -1, 0))
-            stepper = optim._Stepper(optimizer, W.shape, 1)
-            stepper.k = k
-            stepper.step(W, np.ascontiguousarray(np.moveaxis(step.grad, -1, 0)))
-            WL[...] = np.moveaxis(W, 0, -1)
+        step.run(WL)
+        state[3][:] *= betas
+        status, trial = rules.step(WL.reshape(shape), step.grad.reshape(shape), state, rule, True)
+        if status != optim.OK:  # nothing moved
+            raise optim.gradient_error(status, k, optim.batch_element(trial, (step.B,)))
 
     recorder.drive(advance, current)
     trace = recorder.trace(np.ascontiguousarray(np.moveaxis(WL, -1, 0)))

@@ -23,7 +23,6 @@ from __future__ import annotations
 import numpy as np
 
 from ..compiled import jit
-from ..optim_loops import OK, columns_step
 
 # --- Sums, one by one in index order ---
 
@@ -159,22 +158,15 @@ def shifted_logits(WL: np.ndarray, table: tuple, shift: np.ndarray, z: np.ndarra
 
 
 @jit
-def log_weights(
-    z: np.ndarray,
-    off_w: np.ndarray,
-    tok: np.ndarray,
-    qry: np.ndarray,
-    wdsc: np.ndarray,
-    A: np.ndarray,
-    acc: np.ndarray,
-) -> None:
-    """The weighted score derivatives of the log-loss, added onto the token table ``A``.
+def log_gradient(z: np.ndarray, off_w: np.ndarray, wdsc: np.ndarray, table: tuple, acc: np.ndarray) -> None:
+    """The log-loss's gradient from its exponentials, through its score derivatives on the table ``A``.
 
     ``z`` holds :func:`shifted_logits`' exponentials and becomes ``s`` and ``r`` (``z /= z.sum`` over the
-    positions); then ``wdsc = s * off_w``, ``wdsc -= r * wdsc.sum`` and ``A`` the ``bincount`` of
-    ``wdsc`` onto the (token, query) cells, positions first. For ``gamma`` equal on
-    each sample's label positions (no spread term). ``off_w``, ``wdsc`` ``(n, T, B)``; ``acc`` scratch.
+    positions); then ``wdsc = s * off_w``, ``wdsc -= r * wdsc.sum``, ``A`` the ``bincount`` of ``wdsc``
+    onto the (token, query) cells, positions first, and :func:`weight_gradient`. For ``gamma`` equal
+    on each sample's label positions (no spread term). ``off_w``, ``wdsc`` ``(n, T, B)``; ``acc`` scratch.
     """
+    U, Uq, _, _, A, UA, grad, tok, qry = table
     two, n, T, B = z.shape
     for c in range(two):
         for i in range(n):
@@ -191,6 +183,7 @@ def log_weights(
             for b in range(B):
                 wdsc[i, t, b] -= z[1, i, t, b] * acc[b]
     _onto_table(A, tok, qry, wdsc, True)
+    weight_gradient(U, Uq, A, UA, grad)
 
 
 # --- The losses on the head's output (``(n, ...)`` arrays) ---
@@ -367,39 +360,17 @@ def score_weights(
     _onto_table(A, tok, qry, wdsc, False)
 
 
-# --- The step ---
+# --- A head loss's gradient from the exponentials: one call ---
 
-
-@jit
-def rule_update(WL: np.ndarray, grad: np.ndarray, rule: tuple, state: tuple, lanes: np.ndarray) -> int:
-    """The step of :func:`ntpnb.optim.run` by ``rule`` (:mod:`ntpnb.optim_loops`) from ``grad``, per trial.
-
-    ``WL``, ``grad`` ``(d, d, B)``; ``state = (M, Q, work, powers)``: Adam's moments ``(d, d, B)``
-    and ``[b1^k, b2^k]``, updated in place, and scratch ``work`` ``(3, B)``; ``lanes`` ``(3, B)``
-    scratch. Returns the status of :func:`ntpnb.optim_loops.columns_step`: not ``OK`` (nothing
-    moved) where the reference raises.
-    """
-    d, _, B = WL.shape
-    n = d * d
-    _, _, b1, b2, _ = rule
-    powers = state[3]
-    powers[0] *= b1
-    powers[1] *= b2
-    state_2d = (state[0].reshape(n, B), state[1].reshape(n, B), state[2], powers)
-    return columns_step(WL.reshape(n, B), grad.reshape(n, B), state_2d, rule, lanes[0], lanes[1])
-
-
-# --- Whole phases of a step, between numpy's exponentials: one call each ---
-
-#: The losses on the head's output, as :func:`head_finish` codes them.
+#: The losses on the head's output, as :func:`head_gradient` codes them.
 HEAD_LOSSES: tuple[str, ...] = ("squared", "ce", "squared_softmax")
-#: The head losses' arrays, in the order :func:`head_finish` takes them as ``head``: ``emb`` ``(n, T,
+#: The head losses' arrays, in the order :func:`head_gradient` takes them as ``head``: ``emb`` ``(n, T,
 #: d, B)``, ``f`` and ``gf`` ``(n, d, B)``, ``C`` ``(K, d, B)``, ``labels`` and ``weights`` ``(n, B)``,
 #: ``mask`` and ``wdsc`` ``(n, T, B)``, scratch ``work``, ``work2`` ``(max(d, K, T), B)``.
 HEAD_ARRAYS: tuple[str, ...] = ("emb", "f", "C", "labels", "gf", "mask", "weights", "wdsc", "work", "work2")
 
 
-#: The token table's arrays, in the order the phases take them as ``table``: ``U`` ``(k, d, B)``,
+#: The token table's arrays, in the order the kernels take them as ``table``: ``U`` ``(k, d, B)``,
 #: ``Uq`` ``(m, d, B)``, ``UW`` ``(k, d, B)``, ``G`` and ``A`` ``(k, m, B)``, ``UA`` ``(d, m, B)``,
 #: ``grad`` ``(d, d, B)`` (see :func:`table_scores`, :func:`weight_gradient`), ``tok`` ``(n, T, B)``,
 #: ``qry`` ``(n, B)``.
@@ -407,53 +378,19 @@ TABLE_ARRAYS: tuple[str, ...] = ("U", "Uq", "UW", "G", "A", "UA", "grad", "tok",
 
 
 @jit
-def _finish(table: tuple, WL: np.ndarray, rule: tuple, state: tuple, lanes: np.ndarray, move: bool) -> int:
-    """The gradient from the table ``A``, then (if ``move``) the step of ``rule`` (:func:`rule_update`).
-
-    ``lanes`` ``(3, B)`` scratch.
-    """
-    U, Uq, _, _, A, UA, grad, _, _ = table
-    weight_gradient(U, Uq, A, UA, grad)
-    if not move:
-        return OK
-    return rule_update(WL, grad, rule, state, lanes)
-
-
-@jit
-def log_finish(
-    z: np.ndarray,
-    off_w: np.ndarray,
-    wdsc: np.ndarray,
-    table: tuple,
-    WL: np.ndarray,
-    rule: tuple,
-    state: tuple,
-    lanes: np.ndarray,
-    move: bool,
-) -> int:
-    """The log-loss from its exponentials: :func:`log_weights`, the gradient, the step."""
-    log_weights(z, off_w, table[7], table[8], wdsc, table[4], lanes[0])
-    return _finish(table, WL, rule, state, lanes, move)
-
-
-@jit
-def head_finish(
+def head_gradient(
     loss: int,
     z: np.ndarray,
     classes: np.ndarray,
     head: tuple,
     table: tuple,
-    WL: np.ndarray,
-    rule: tuple,
-    state: tuple,
     lanes: np.ndarray,
-    move: bool,
-) -> int:
-    """A head loss to the end of the step; ``loss`` indexes :data:`HEAD_LOSSES`.
+) -> None:
+    """A head loss's gradient from its exponentials; ``loss`` indexes :data:`HEAD_LOSSES`.
 
     The squared loss starts from the attention's exponentials (:func:`attention_outputs`,
     :func:`squared_head`), the others from the class logits' (:func:`ce_head`,
-    :func:`squared_softmax_head`); then :func:`score_weights`, the gradient and the step. ``head``:
+    :func:`squared_softmax_head`); then :func:`score_weights` and :func:`weight_gradient`. ``head``:
     the arrays of :data:`HEAD_ARRAYS`.
     """
     emb, f, C, labels, gf, mask, weights, wdsc, work, work2 = head
@@ -466,7 +403,6 @@ def head_finish(
         ce_head(classes, C, labels, gf, lanes[0])
     else:
         squared_softmax_head(classes, C, labels, gf, work, work2, lanes[0], lanes[1])
-    score_weights(
-        z, emb, gf, mask, weights, table[7], table[8], wdsc, table[4], work[:T], work2[:T], lanes[0]
-    )
-    return _finish(table, WL, rule, state, lanes, move)
+    U, Uq, _, _, A, UA, grad, tok, qry = table
+    score_weights(z, emb, gf, mask, weights, tok, qry, wdsc, A, work[:T], work2[:T], lanes[0])
+    weight_gradient(U, Uq, A, UA, grad)

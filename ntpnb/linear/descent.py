@@ -172,10 +172,7 @@ def run_decoder(
     def advance(k: int, n: int) -> None:
         status, step, trial = form.advance(n)
         if status != optim.OK:
-            where = optim.batch_element(trial, batch_shape)
-            if status == optim.ZERO_GRADIENT:
-                raise optim.zero_gradient_error(where, k + step)
-            raise optim.nonfinite_gradient_error(where, k + step)
+            raise optim.gradient_error(status, k + step, optim.batch_element(trial, batch_shape))
 
     recorder.drive(advance, current, chunk)
     return recorder.trace(form.iterate().reshape(*batch_shape, data.V, data.d))
