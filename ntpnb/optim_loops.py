@@ -3,9 +3,8 @@
 Each rule's arithmetic is :mod:`ntpnb.optim`'s own functions (:func:`ntpnb.optim.gd_entry` and the
 others), compiled here under the contract of :mod:`ntpnb.compiled` and applied entry by entry: the
 floats the numpy reference computes from the same gradient, except normalized GD's norm (its squares
-added in order here, pairwise by numpy: equal to rounding). :func:`apply_rule` is the step given
-normalized GD's factor, :func:`step` (one trial, or a trial per column) the
-step with that factor from the gradient's norm, its squares added in order (:func:`normalization`,
+added in order here, pairwise by numpy: equal to rounding). :func:`step` is the step of one trial
+or of a trial per column, normalized GD's factor from the gradient's norm (:func:`normalization`,
 :func:`column_normalization`). Both papers' loops take the rule as the tuple
 :attr:`ntpnb.optim.Optimizer.compiled_rule` (``code`` of :data:`ntpnb.optim.RULES`, ``lr``, the
 betas, ``eps``) and the state (Adam's moments, scratch, and ``powers = [b1^k, b2^k]`` after ``k``
@@ -34,9 +33,7 @@ _SQ_MAX = 1e280
 _gd_entry = jit(optim.gd_entry)
 _ngd_factor = jit(optim.ngd_factor)
 _ngd_entry = jit(optim.ngd_entry)
-_adam_moment = jit(optim.adam_moment)
 _adam_scales = jit(optim.adam_scales)
-_adam_denominator = jit(optim.adam_denominator)
 _adam_entry = jit(optim.adam_entry)
 
 
@@ -95,66 +92,21 @@ def normalization(g: np.ndarray, lr: float, eps: float) -> tuple[int, float, flo
 
 
 @jit
-def apply_rule(
-    w: np.ndarray,
-    g: np.ndarray,
-    state: tuple,
-    rule: tuple,
-    scale: np.ndarray,
-    factor: np.ndarray,
-) -> None:
-    """One step of ``rule = (code, lr, b1, b2, eps)`` on ``w`` ``(rows, cols)``, in place.
+def step(w: np.ndarray, g: np.ndarray, state: tuple, rule: tuple, per_column: bool) -> tuple[int, int]:
+    """One step of ``rule = (code, lr, b1, b2, eps)`` on ``w`` ``(rows, cols)`` (contiguous), in place.
 
     ``g`` the gradient at ``w``; ``state = (m, q, work, powers)``: Adam's moments (as ``w``),
-    updated in place, scratch ``work`` ``(3, cols)``, and ``[b1^k, b2^k]`` at this step ``k``.
-    Normalized GD steps column ``c`` by ``-(g / scale[c]) factor[c]``: a column is a trial (both
-    ``(cols,)``, constant where ``w`` is one trial; read by normalized GD only). The inner loops
-    run along a row, each writing one array (so that it is vectorized).
+    updated in place, scratch ``(2, cols)``, and ``[b1^k, b2^k]`` at this step ``k``. ``w`` is one
+    trial, or a trial per column (``per_column``): normalized GD steps column ``c`` by ``-(g /
+    scale[c]) factor[c]``, from :func:`column_normalization` per column or :func:`normalization` of
+    the whole trial (into ``work``). The inner loops run along a row, each writing one row (so that
+    they are vectorized). Returns ``(status, column)``: a refused step (not :data:`OK`) moves nothing.
     """
     code, lr, b1, b2, eps = rule
     m, q, work, powers = state
     rows, cols = w.shape
-    plain = code == NGD
-    if plain:
-        for c in range(cols):
-            plain = plain and scale[c] == 1.0
-    if code == GD:
-        for r in range(rows):
-            for c in range(cols):
-                w[r, c] = _gd_entry(w[r, c], g[r, c], lr)
-    elif plain:  # normalized GD at s = 1: GD at rate f (g / 1 = g, f g = g f)
-        for r in range(rows):
-            for c in range(cols):
-                w[r, c] = _gd_entry(w[r, c], g[r, c], factor[c])
-    elif code == NGD:
-        for r in range(rows):
-            for c in range(cols):
-                w[r, c] = _ngd_entry(w[r, c], g[r, c], scale[c], factor[c])
-    else:
-        s1, s2 = _adam_scales(lr, powers[0], powers[1])
-        denominator = work[0]
-        for r in range(rows):
-            gr, mr, qr, wr = g[r], m[r], q[r], w[r]
-            for c in range(cols):
-                mr[c] = _adam_moment(mr[c], gr[c], b1)
-            for c in range(cols):
-                qr[c] = _adam_moment(qr[c], gr[c] * gr[c], b2)
-            for c in range(cols):
-                denominator[c] = _adam_denominator(qr[c], s2, eps)
-            for c in range(cols):
-                wr[c] = _adam_entry(wr[c], mr[c], s1, denominator[c])
-
-
-@jit
-def step(w: np.ndarray, g: np.ndarray, state: tuple, rule: tuple, per_column: bool) -> tuple[int, int]:
-    """:func:`apply_rule` on ``w`` (2-D, contiguous): one trial, or a trial per column; the status.
-
-    Normalized GD's factor comes from :func:`column_normalization` per column, or from
-    :func:`normalization` of the whole trial; ``state[2]`` rows 1 and 2 hold them. A refused step
-    (not :data:`OK`, with the column it names) moves nothing.
-    """
-    code, lr, _, _, eps = rule
-    scale, factor = state[2][1], state[2][2]
+    scale, factor = work[0], work[1]
+    plain = False  # normalized GD at s = 1: GD at rate f (g / 1 = g, f g = g f)
     if code == NGD:
         if per_column:
             status, column = column_normalization(g, lr, eps, scale, factor)
@@ -166,5 +118,25 @@ def step(w: np.ndarray, g: np.ndarray, state: tuple, rule: tuple, per_column: bo
                 return status, 0
             scale[:] = s
             factor[:] = f
-    apply_rule(w, g, state, rule, scale, factor)
+        plain = True
+        for c in range(cols):
+            plain = plain and scale[c] == 1.0
+    if code == GD:
+        for r in range(rows):
+            for c in range(cols):
+                w[r, c] = _gd_entry(w[r, c], g[r, c], lr)
+    elif plain:
+        for r in range(rows):
+            for c in range(cols):
+                w[r, c] = _gd_entry(w[r, c], g[r, c], factor[c])
+    elif code == NGD:
+        for r in range(rows):
+            for c in range(cols):
+                w[r, c] = _ngd_entry(w[r, c], g[r, c], scale[c], factor[c])
+    else:
+        s1, s2 = _adam_scales(lr, powers[0], powers[1])
+        for r in range(rows):
+            gr, mr, qr, wr = g[r], m[r], q[r], w[r]
+            for c in range(cols):
+                wr[c], mr[c], qr[c] = _adam_entry(wr[c], gr[c], mr[c], qr[c], b1, b2, s1, s2, eps)
     return OK, 0

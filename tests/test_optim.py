@@ -347,7 +347,7 @@ def test_compiled_rules_step_as_the_reference_bit_for_bit(opt):
     reference = W.copy()
     stepper = optim._Stepper(opt, W.shape, 0)
     powers = np.ones(2)
-    state = (np.zeros(W.shape), np.zeros(W.shape), np.empty((3, W.shape[1])), powers)
+    state = (np.zeros(W.shape), np.zeros(W.shape), np.empty((2, W.shape[1])), powers)
     for _ in range(6):
         g = rng.integers(-64, 65, W.shape) / 64.0
         stepper.step(reference, g)

@@ -187,7 +187,7 @@ def run_compiled(
     rule, betas = optimizer.compiled_rule, np.array(optimizer.betas)
     WL, shape = _last(W0), (step.d * step.d, step.B)  # the rule's view: a column per trial
     # Adam's moments, the rule's scratch and [b1^k, b2^k]
-    state = (np.zeros(shape), np.zeros(shape), np.empty((3, step.B)), np.ones(2))
+    state = (np.zeros(shape), np.zeros(shape), np.empty((2, step.B)), np.ones(2))
     current = lambda: read_only_view(np.ascontiguousarray(np.moveaxis(WL, -1, 0)))
 
     def advance(k: int, n: int) -> None:

@@ -256,7 +256,7 @@ def weight_steps(
     ET = np.empty((V, n))
     G = np.empty((V, d))
     work = np.empty((2, max(n, d)))
-    rule_work = np.empty((3, d))
+    rule_work = np.empty((2, d))
     # the samples' embeddings (both layouts), targets and logits (columns), and their weights
     Hs, HsT, TT, LTs = np.empty((B, d)), np.empty((d, B)), np.empty((V, B)), np.empty((V, B))
     ones = np.ones(B)
