@@ -316,15 +316,14 @@ def lecun_init(shape: tuple[int, ...], fan_in: int, seed: int | np.random.Genera
     return rng.standard_normal(shape) / math.sqrt(fan_in)
 
 
-def batch_element(row: int, batch_shape: tuple[int, ...]) -> str:
-    """`` (batch element (i, j))`` of flat batch index ``row``, or ``""`` when unbatched."""
-    if not batch_shape:
-        return ""
-    return f" (batch element {tuple(int(i) for i in np.unravel_index(row, batch_shape))})"
+def gradient_error(status: int, k: int, row: int = 0, batch_shape: tuple[int, ...] = ()) -> SolverError:
+    """Normalized GD refusing its step at iteration ``k``: a zero (``eps = 0``) or non-finite gradient.
 
-
-def gradient_error(status: int, k: int, where: str = "") -> SolverError:
-    """Normalized GD refusing its step at iteration ``k``: a zero (``eps = 0``) or non-finite gradient."""
+    ``row`` is the flat index of the batch element in ``batch_shape`` (named where there is a batch).
+    """
+    where = ""
+    if batch_shape:
+        where = f" (batch element {tuple(int(i) for i in np.unravel_index(row, batch_shape))})"
     if status == ZERO_GRADIENT:
         return SolverError(
             f"normalized GD met a zero gradient{where} at iteration {k}: the normalized step is undefined "
@@ -456,10 +455,10 @@ class _Stepper:
             big = np.max(np.abs(rows[rescale]), axis=1)  # NaN if an entry is NaN
             if not np.all(np.isfinite(big)):
                 row = int(rescale[np.flatnonzero(~np.isfinite(big))[0]])
-                raise gradient_error(NONFINITE_GRADIENT, self.k - 1, batch_element(row, self.batch_shape))
+                raise gradient_error(NONFINITE_GRADIENT, self.k - 1, row, self.batch_shape)
             if not eps and not big.all():  # an exactly zero gradient
                 row = int(rescale[np.argmin(big)])
-                raise gradient_error(ZERO_GRADIENT, self.k - 1, batch_element(row, self.batch_shape))
+                raise gradient_error(ZERO_GRADIENT, self.k - 1, row, self.batch_shape)
             big[big == 0] = 1.0  # an exactly zero gradient (eps > 0): a zero step
             scale[rescale] = big
             scaled = rows[rescale] / big[:, None]

@@ -172,7 +172,7 @@ def run_decoder(
     def advance(k: int, n: int) -> None:
         status, step, trial = form.advance(n)
         if status != optim.OK:
-            raise optim.gradient_error(status, k + step, optim.batch_element(trial, batch_shape))
+            raise optim.gradient_error(status, k + step, trial, batch_shape)
 
     recorder.drive(advance, current, chunk)
     return recorder.trace(form.iterate().reshape(*batch_shape, data.V, data.d))
