@@ -280,9 +280,9 @@ def normalized_gd(lr: float, eps: float = 0.0) -> Optimizer:
     return Optimizer("ngd", lr, eps=eps)
 
 
-def adam(lr: float, betas: tuple[float, float] = (0.9, 0.99), eps: float | None = None) -> Optimizer:
+def adam(lr: float, betas: tuple[float, float] = (0.9, 0.99)) -> Optimizer:
     """Adam with bias correction (default betas those of Paper A, Fig. 5; eps that of :data:`RULES`)."""
-    return Optimizer("adam", lr, tuple(as_ordered(betas, "betas")), eps)
+    return Optimizer("adam", lr, tuple(as_ordered(betas, "betas")))
 
 
 @dataclass(frozen=True)

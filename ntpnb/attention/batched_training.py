@@ -20,7 +20,7 @@ from .. import optim
 from ..errors import InvalidDataError
 from ..linalg import correlation
 from ..parallel import active_workers, parallel_map
-from ..validation import as_count, as_ordered, frozen
+from ..validation import as_ordered, frozen
 from .engine import compiled_step, run_compiled
 from .model import Problem, check_problem, gradient, stack_problems
 
@@ -106,15 +106,14 @@ def train_trials(
     n_iter: int,
     *,
     record_at: np.ndarray | None = None,
-    n_chunks: int | None = None,
     W0: np.ndarray | None = None,
     progress: optim.ProgressHook | None = None,
 ) -> optim.Trace:
     """Train every trial from ``W0`` (default 0): :func:`train` on chunks of trials, through joblib.
 
-    The trials (single-trial or batched problems with the same ``d``) are split into ``n_chunks``
-    consecutive chunks (at most one per trial; default :func:`ntpnb.parallel.active_workers`, one
-    when nothing is configured), each one batched run through :func:`ntpnb.parallel.parallel_map`:
+    The trials (single-trial or batched problems with the same ``d``) are split into
+    :func:`ntpnb.parallel.active_workers` consecutive chunks (at most one per trial; one when nothing
+    is configured), each one batched run through :func:`ntpnb.parallel.parallel_map`:
     bit for bit the same results for any chunking (tests/attention/test_batched_training.py) and
     backend (test_paper_experiments.py). ``optimizer``, ``n_iter``, ``record_at`` as for
     :func:`train`; ``W0`` ``(B, d, d)``; ``progress`` is told ``(steps done, n_iter)`` step by step
@@ -128,7 +127,7 @@ def train_trials(
     Raises
     ------
     InvalidDataError
-        If there are no problems, ``n_chunks`` is not an integer >= 1, or as :func:`train`.
+        If there are no problems, or as :func:`train`.
     """
     problems = as_ordered(problems, "problems")
     if not problems:
@@ -139,8 +138,7 @@ def train_trials(
     shape = (B, d, d)
     W0, _ = optim.check_run(optimizer, np.zeros(shape) if W0 is None else W0, n_iter, shape=shape)
     starts = np.cumsum([0] + [p.B for p in problems])
-    n_chunks = active_workers() if n_chunks is None else as_count(n_chunks, "n_chunks")
-    bounds = np.linspace(0, len(problems), min(n_chunks, len(problems)) + 1).round().astype(int)
+    bounds = np.linspace(0, len(problems), min(active_workers(), len(problems)) + 1).round().astype(int)
     chunks = [(problems[a:b], W0[starts[a] : starts[b]]) for a, b in itertools.pairwise(bounds)]
     # the compiled step or the numpy gradient, decided once for all trials: the two agree to rounding
     # only, so a trial's floats must not depend on the trials that share its chunk
