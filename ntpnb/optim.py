@@ -340,7 +340,7 @@ class Recorder:
 
     A loop hands :meth:`drive` its steps and its current iterate, then asks :meth:`trace` with its
     final iterate. Shared by :func:`run`, :func:`ntpnb.linear.descent.run_decoder` and
-    :func:`ntpnb.attention.engine.run_compiled`. ``record``, ``record_at`` and ``progress`` are
+    :func:`ntpnb.attention.batched_training.train`. ``record``, ``record_at`` and ``progress`` are
     those of :func:`run`; ``label`` names the method in the error of a diverged run.
     """
 

@@ -1,9 +1,9 @@
-"""Training of the attention model in compiled loops: the numpy reference's iterates, faster.
+"""The attention model's gradient in compiled loops, for training: the numpy reference's, faster.
 
-A step is two or three calls of the kernels of :mod:`~ntpnb.attention.ngd_loops` with numpy's
-exponential between them (:class:`CompiledStep`), the last ending with the optimizer's update
-(:mod:`ntpnb.optim_loops`, any rule of :data:`ntpnb.optim.RULES`), in :func:`ntpnb.optim.run`'s loop
-(:func:`run_compiled`).
+A gradient is two or three calls of the kernels of :mod:`~ntpnb.attention.ngd_loops` with numpy's
+exponential between them (:class:`CompiledStep`); :func:`ntpnb.attention.batched_training.train` steps
+by it with the optimizer's compiled step (:mod:`ntpnb.optim_loops`, any rule of
+:data:`ntpnb.optim.RULES`) in :func:`ntpnb.optim.run`'s loop.
 The kernels compute the model's gradient over each trial's token table (:func:`token_table`: scores
 gathered from ``U W U^T`` over the distinct vectors ``U``), the operations of a numpy reference
 (tests/attention_instances.py ``table_gradient``) with sums added in their own order: its gradients
@@ -13,19 +13,16 @@ the reference's, as they would under another order of numpy's own sums.
 
 :func:`compiled_step` returns ``None`` where the token table costs more than it saves (many distinct
 vectors), and for the log-loss with ``gamma`` unequal on a sample's label positions (a head other
-than ``C E^T = I``); :func:`ntpnb.attention.batched_training.train` then runs
-:func:`ntpnb.optim.run` on :func:`~ntpnb.attention.model.gradient`.
+than ``C E^T = I``); ``train`` then runs :func:`ntpnb.optim.run` on
+:func:`~ntpnb.attention.model.gradient`.
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Mapping
 
 import numpy as np
 
-from .. import optim
-from ..validation import read_only_view
 from .model import Problem
 
 
@@ -163,64 +160,3 @@ def compiled_step(prob: Problem) -> CompiledStep | None:
     gamma = np.exp(np.where(on, prob.log_gamma, 0.0))
     uniform = np.where(on, gamma, -np.inf).max(axis=-1) == np.where(on, gamma, np.inf).min(axis=-1)
     return _LogStep(prob, U, index) if uniform.all() else None
-
-
-def run_compiled(
-    step: CompiledStep,
-    W0: np.ndarray,
-    optimizer: optim.Optimizer,
-    n_iter: int,
-    *,
-    record: Callable[[np.ndarray], Mapping[str, np.ndarray | float]] | None = None,
-    record_at: np.ndarray | None = None,
-    progress: optim.ProgressHook | None = None,
-) -> optim.Trace:
-    """:func:`ntpnb.optim.run` (``batch_ndim=1``) on the compiled step, for any optimizer.
-
-    Same arguments (checked by the caller), records and errors (its :class:`~ntpnb.optim.Recorder`);
-    the floats agree with the reference's to rounding (the module docstring); ``W0`` ``(B, d, d)``.
-    ``progress`` is told ``(steps done, n_iter)`` after each
-    recorded step, at least every :data:`ntpnb.settings.PROGRESS_SECONDS`, and at the end.
-    """
-    recorder = optim.Recorder(n_iter, record, record_at, optimizer.label(), progress)
-    rules = importlib.import_module("..optim_loops", __package__)
-    rule, betas = optimizer.compiled_rule, np.array(optimizer.betas)
-    WL, shape = _last(W0), (step.d * step.d, step.B)  # the rule's view: a column per trial
-    # Adam's moments, the rule's scratch and [b1^k, b2^k]
-    state = (np.zeros(shape), np.zeros(shape), np.empty((2, step.B)), np.ones(2))
-    current = lambda: read_only_view(np.ascontiguousarray(np.moveaxis(WL, -1, 0)))
-
-    def advance(k: int, n: int) -> None:
-        step.run(WL)
-        state[3][:] *= betas
-        status, trial = rules.step(WL.reshape(shape), step.grad.reshape(shape), state, rule, True)
-        if status != optim.OK:  # nothing moved
-            raise optim.gradient_error(status, k, trial, (step.B,))
-
-    recorder.drive(advance, current)
-    trace = recorder.trace(np.ascontiguousarray(np.moveaxis(WL, -1, 0)))
-    if progress is not None:
-        progress(n_iter, n_iter)
-    return trace
-
-
-def compile_kernels() -> None:
-    """Compile every kernel :func:`run_compiled` uses, or load them from numba's cache.
-
-    The first compilation takes seconds; numba caches it on disk (``cache=True``). An install step
-    can call this so a reader's first run does not wait. Each loss runs two steps of each rule on a
-    small problem.
-    """
-    from .model import identity_head, make_problem, tied_head
-    from .token_data import as_token_data
-
-    E = np.eye(3)
-    data = as_token_data([[0, 1], [1, 2]], [1, 2], 3)
-    problems = [make_problem(E, identity_head(E), data)]
-    problems += [
-        make_problem(E, tied_head(E), data, loss, "argmax") for loss in ("squared", "ce", "squared_softmax")
-    ]
-    for prob in problems:
-        step = compiled_step(prob)  # every loss here has one
-        for optimizer in (optim.gd(0.1), optim.normalized_gd(0.1), optim.adam(0.1)):
-            run_compiled(step, np.zeros((1, 3, 3)), optimizer, 2)
