@@ -69,27 +69,6 @@ def _subtract_lane_max(z: np.ndarray, m: np.ndarray) -> None:
 
 
 @jit
-def table_scores(WL: np.ndarray, U: np.ndarray, Uq: np.ndarray, UW: np.ndarray, G: np.ndarray) -> None:
-    """The scores ``G = U W Uq^T`` per trial (``scores`` of the reference, at the query rows).
-
-    ``UW[a, q] = sum_p U[a, p] W[p, q]``, then ``G[a, s] = sum_q UW[a, q] Uq[s, q]`` (both ``dot_sum``):
-    the reference's ``G[a, c]`` at query ``s``'s row ``c``. ``WL`` ``(d, d, B)``, ``Uq`` zero-padded, the
-    others as :data:`TABLE_ARRAYS`.
-    """
-    k, d, B = U.shape
-    for a in range(k):
-        for q in range(d):
-            for b in range(B):
-                UW[a, q, b] = U[a, 0, b] * WL[0, q, b]
-            for p in range(1, d):
-                for b in range(B):
-                    UW[a, q, b] += U[a, p, b] * WL[p, q, b]
-    for a in range(k):
-        for s in range(Uq.shape[0]):
-            _lane_dots(UW[a], Uq[s], G[a, s])
-
-
-@jit
 def weight_gradient(U: np.ndarray, Uq: np.ndarray, A: np.ndarray, UA: np.ndarray, grad: np.ndarray) -> None:
     """``grad = U^T A Uq`` per trial (``weight_grad`` of the reference), ``(d, d, B)``.
 
@@ -140,15 +119,27 @@ def _onto_table(
 def shifted_logits(WL: np.ndarray, table: tuple, shift: np.ndarray, z: np.ndarray, lanes: np.ndarray) -> None:
     """A loss up to its softmaxes' exponentials: their logits less their maximum.
 
-    :func:`table_scores` into ``G``, then ``z[c, i, t] = G[tok[i, t], qry[i]] + shift[c, i, t]`` and
-    ``z -= z.max`` over ``t``; ``z``, ``shift`` ``(c, n, T, B)``, ``tok`` ``(n, T, B)``, ``qry`` ``(n, B)``.
-    A head loss has one softmax (``c = 1``, ``shift`` 0 on the input, ``-inf`` at padding), the
-    log-loss two (the second shifted by ``log gamma``).
+    The scores ``G = U W Uq^T`` per trial (``scores`` of the reference, at the query rows):
+    ``UW[a, q] = sum_p U[a, p] W[p, q]``, then ``G[a, s] = sum_q UW[a, q] Uq[s, q]`` (both ``dot_sum``),
+    the reference's ``G[a, c]`` at query ``s``'s row ``c``. Then ``z[c, i, t] = G[tok[i, t], qry[i]] +
+    shift[c, i, t]`` and ``z -= z.max`` over ``t``; ``z``, ``shift`` ``(c, n, T, B)``, ``WL`` ``(d, d,
+    B)``, the table's arrays as :data:`TABLE_ARRAYS` (``Uq`` zero-padded). A head loss has one softmax
+    (``c = 1``, ``shift`` 0 on the input, ``-inf`` at padding), the log-loss two (the second shifted by
+    ``log gamma``).
     """
     U, Uq, UW, G, _, _, _, tok, qry = table
-    table_scores(WL, U, Uq, UW, G)
+    k, d, B = U.shape
+    for a in range(k):
+        for q in range(d):
+            for b in range(B):
+                UW[a, q, b] = U[a, 0, b] * WL[0, q, b]
+            for p in range(1, d):
+                for b in range(B):
+                    UW[a, q, b] += U[a, p, b] * WL[p, q, b]
+        for s in range(Uq.shape[0]):
+            _lane_dots(UW[a], Uq[s], G[a, s])
     m = lanes[0]
-    two, n, T, B = z.shape
+    two, n, T, _ = z.shape
     for c in range(two):
         for i in range(n):
             for t in range(T):
@@ -372,7 +363,7 @@ HEAD_ARRAYS: tuple[str, ...] = ("emb", "f", "C", "labels", "gf", "mask", "weight
 
 #: The token table's arrays, in the order the kernels take them as ``table``: ``U`` ``(k, d, B)``,
 #: ``Uq`` ``(m, d, B)``, ``UW`` ``(k, d, B)``, ``G`` and ``A`` ``(k, m, B)``, ``UA`` ``(d, m, B)``,
-#: ``grad`` ``(d, d, B)`` (see :func:`table_scores`, :func:`weight_gradient`), ``tok`` ``(n, T, B)``,
+#: ``grad`` ``(d, d, B)`` (see :func:`shifted_logits`, :func:`weight_gradient`), ``tok`` ``(n, T, B)``,
 #: ``qry`` ``(n, B)``.
 TABLE_ARRAYS: tuple[str, ...] = ("U", "Uq", "UW", "G", "A", "UA", "grad", "tok", "qry")
 
