@@ -141,11 +141,7 @@ def ngd_factor(lr: Value, eps: Value, norm: Value, scale: Value) -> Value:
 
 
 def ngd_entry(w: Value, g: Value, scale: Value, factor: Value) -> Value:
-    """Normalized GD: ``w - (g / s) f`` with ``f`` of :func:`ngd_factor`.
-
-    ``s = 1`` unless rescaled; then ``g / s = g`` exactly, and the compiled loops step by
-    :func:`gd_entry` at rate ``f`` (no division: the same floats).
-    """
+    """Normalized GD: ``w - (g / s) f`` with ``f`` of :func:`ngd_factor` (``s = 1`` unless rescaled)."""
     return w - (g / scale) * factor
 
 
@@ -385,7 +381,8 @@ class Recorder:
         """
         k = 0
         while True:
-            if self._next < self.grid.size and self.grid[self._next] == k:  # check and record W_k
+            recorded = self._next < self.grid.size and self.grid[self._next] == k
+            if recorded:  # check and record W_k
                 W = current()
                 self.check_finite(W, k)
                 if self.record is not None:  # copied: a value may be a view of the iterate
@@ -393,9 +390,9 @@ class Recorder:
                         {name: np.array(v, dtype=float) for name, v in self.record(W).items()}
                     )
                 self._next += 1
-                self._report(k)
-            elif self.progress is not None and self._throttle.due():
-                self._report(k)
+            if self.progress is not None and (recorded or self._throttle.due()):
+                self.progress(k, self.n_iter)
+                self._throttle.mark()
             if k == self.n_iter:
                 return
             due = int(self.grid[self._next]) if self._next < self.grid.size else self.n_iter
@@ -407,11 +404,6 @@ class Recorder:
         """Raise :class:`SolverError` if the iterate ``W_k`` has a non-finite entry."""
         if not np.all(np.isfinite(W)):
             raise SolverError(f"{self.label} diverged: the iterate is not finite at iteration {k}")
-
-    def _report(self, k: int) -> None:
-        if self.progress is not None:
-            self.progress(k, self.n_iter)
-            self._throttle.mark()
 
     def trace(self, W: Array) -> Trace:
         """The :class:`Trace` of the run with final iterate ``W`` (checked finite)."""
@@ -493,20 +485,9 @@ def check_run(
     """The door of every training run: an :class:`Optimizer`, a count ``n_iter``, a usable ``W0``.
 
     ``W0`` must be a non-empty, finite real array of ``batch_ndim`` leading (batch) axes (None:
-    any number) followed by ``shape`` (None: at least one axis). :func:`run`,
-    :func:`ntpnb.linear.descent.run_decoder` and :func:`ntpnb.attention.batched_training.train`
-    call it; the loops behind them trust what it returns.
-
-    Returns
-    -------
-    W, n_iter
-        A writable float64 copy of ``W0`` and ``n_iter`` as an ``int``.
-
-    Raises
-    ------
-    InvalidDataError
-        If ``optimizer`` is not an :class:`Optimizer`, ``n_iter`` not a count, or ``W0`` not a
-        non-empty finite array of that shape.
+    any number) followed by ``shape`` (None: at least one axis). Returns a writable float64 copy of
+    ``W0`` and ``n_iter`` as an ``int``, which the loops of :func:`run`,
+    :func:`ntpnb.linear.descent.run_decoder` and :func:`ntpnb.attention.batched_training.train` trust.
     """
     if not isinstance(optimizer, Optimizer):
         raise InvalidDataError(f"optimizer must be an ntpnb.optim.Optimizer, got {type(optimizer).__name__}")
