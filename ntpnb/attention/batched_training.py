@@ -189,12 +189,7 @@ def project_batched(W: np.ndarray, bases: np.ndarray) -> np.ndarray:
 
 
 def compile_kernels() -> None:
-    """Compile every kernel :func:`train` uses, or load them from numba's cache.
-
-    The first compilation takes seconds; numba caches it on disk (``cache=True``). An install step
-    can call this so a reader's first run does not wait. Each loss runs two steps of each rule on a
-    small problem.
-    """
+    """Compile (or load from numba's cache) every kernel :func:`train` uses: each loss, each rule."""
     from .model import identity_head, make_problem, tied_head
     from .token_data import as_token_data
 

@@ -174,11 +174,7 @@ def run_decoder(
 
 
 def compile_kernels() -> None:
-    """Compile every kernel :func:`run_decoder` uses now, or load them from numba's cache.
-
-    The first compilation takes seconds, later processes load numba's disk cache: an install
-    step can call this so that a reader's first run does not wait.
-    """
+    """Compile (or load from numba's cache) every kernel :func:`run_decoder` uses."""
     data = NTPData(H=np.eye(2), pi=[0.5, 0.5], P=[[0.5, 0.5], [0.25, 0.75]])
     W0 = np.zeros((2, 2))
     run_decoder(data, optim.gd(0.1), 2, W0)  # logit form (m <= d)
