@@ -69,6 +69,19 @@ def _subtract_lane_max(z: np.ndarray, m: np.ndarray) -> None:
 
 
 @jit
+def _lane_matmul(X: np.ndarray, Y: np.ndarray, out: np.ndarray) -> None:
+    """``out[r, c] = sum_j X[r, j] Y[j, c]`` per lane (trial, last axis), each sum added in order of ``j``."""
+    R, J, B = X.shape
+    for r in range(R):
+        for c in range(Y.shape[1]):
+            for b in range(B):
+                out[r, c, b] = X[r, 0, b] * Y[0, c, b]
+            for j in range(1, J):
+                for b in range(B):
+                    out[r, c, b] += X[r, j, b] * Y[j, c, b]
+
+
+@jit
 def weight_gradient(U: np.ndarray, Uq: np.ndarray, A: np.ndarray, UA: np.ndarray, grad: np.ndarray) -> None:
     """``grad = U^T A Uq`` per trial (``weight_grad`` of the reference), ``(d, d, B)``.
 
@@ -85,13 +98,7 @@ def weight_gradient(U: np.ndarray, Uq: np.ndarray, A: np.ndarray, UA: np.ndarray
             for i in range(1, k):
                 for b in range(B):
                     UA[p, s, b] += U[i, p, b] * A[i, s, b]
-    for p in range(d):
-        for q in range(d):
-            for b in range(B):
-                grad[p, q, b] = UA[p, 0, b] * Uq[0, q, b]
-            for s in range(1, m):
-                for b in range(B):
-                    grad[p, q, b] += UA[p, s, b] * Uq[s, q, b]
+    _lane_matmul(UA, Uq, grad)
 
 
 @jit
@@ -128,18 +135,12 @@ def shifted_logits(WL: np.ndarray, table: tuple, shift: np.ndarray, z: np.ndarra
     ``log gamma``).
     """
     U, Uq, UW, G, _, _, _, tok, qry = table
-    k, d, B = U.shape
-    for a in range(k):
-        for q in range(d):
-            for b in range(B):
-                UW[a, q, b] = U[a, 0, b] * WL[0, q, b]
-            for p in range(1, d):
-                for b in range(B):
-                    UW[a, q, b] += U[a, p, b] * WL[p, q, b]
+    _lane_matmul(U, WL, UW)
+    for a in range(U.shape[0]):
         for s in range(Uq.shape[0]):
             _lane_dots(UW[a], Uq[s], G[a, s])
     m = lanes[0]
-    two, n, T, _ = z.shape
+    two, n, T, B = z.shape
     for c in range(two):
         for i in range(n):
             for t in range(T):
