@@ -195,12 +195,7 @@ def attention_outputs(z: np.ndarray, emb: np.ndarray, f: np.ndarray, tot: np.nda
         for t in range(T):
             for b in range(B):
                 z[i, t, b] = z[i, t, b] / tot[b]
-        for j in range(d):
-            for b in range(B):
-                f[i, j, b] = z[i, 0, b] * emb[i, 0, j, b]
-            for t in range(1, T):
-                for b in range(B):
-                    f[i, j, b] += z[i, t, b] * emb[i, t, j, b]
+        _lane_matmul(z[i].reshape(1, T, B), emb[i], f[i].reshape(1, d, B))
 
 
 @jit
@@ -308,12 +303,7 @@ def ce_head(z: np.ndarray, C: np.ndarray, labels: np.ndarray, gf: np.ndarray, to
         _class_probabilities(p, tot)
         for b in range(B):
             p[labels[i, b], b] -= 1.0
-        for j in range(d):
-            for b in range(B):
-                gf[i, j, b] = p[0, b] * C[0, j, b]
-            for k in range(1, K):
-                for b in range(B):
-                    gf[i, j, b] += p[k, b] * C[k, j, b]
+        _lane_matmul(p.reshape(1, K, B), C, gf[i].reshape(1, d, B))
 
 
 @jit
