@@ -20,8 +20,8 @@ The update rules (``g_k`` the gradient at ``W_k``, ``eta`` the learning rate):
   ``k = 1``; ``m_0 = v_0 = 0``.
 
 Each rule is defined here once: its settings, checks and label (:class:`Rule`, :data:`RULES`)
-and its arithmetic (:func:`gd_entry`, :func:`ngd_factor` and :func:`ngd_entry`, :func:`adam_scales` and
-:func:`adam_entry`), which the numpy reference below
+and its arithmetic (:func:`gd_entry`, :func:`ngd_factor` and :func:`ngd_entry`, :func:`adam_moment`,
+:func:`adam_scales`, :func:`adam_denominator` and :func:`adam_entry`), which the numpy reference below
 applies to arrays and ``ntpnb.optim_loops`` compiles for both papers' loops (the same floats,
 except normalized GD's norm, whose squares the compiled loops add in their own order). Adding a
 rule: an entry of :data:`RULES` and its arithmetic here, and its branch in the
@@ -61,7 +61,9 @@ __all__ = [
     "gd_entry",
     "ngd_factor",
     "ngd_entry",
+    "adam_moment",
     "adam_scales",
+    "adam_denominator",
     "adam_entry",
     "gd",
     "sgd",
@@ -150,17 +152,19 @@ def adam_scales(lr: float, b1_pow: float, b2_pow: float) -> tuple[float, float]:
     return lr / (1.0 - b1_pow), 1.0 / (1.0 - b2_pow)
 
 
-def adam_entry(
-    w: Value, g: Value, m: Value, q: Value, b1: float, b2: float, s1: float, s2: float, eps: float
-) -> tuple[Value, Value, Value]:
-    """Adam's step of ``w`` and its moments ``m``, ``q`` (``v``) from ``g``: ``(w', m', q')``.
+def adam_moment(m: Value, g: Value, b: float) -> Value:
+    """An Adam moment after gradient ``g`` (decay ``b``): ``b m + (1 - b) g``; ``g^2`` for the second."""
+    return m * b + (1.0 - b) * g
 
-    ``m' = b1 m + (1 - b1) g``, ``q' = b2 q + (1 - b2) g^2``, ``w' = w - m' s1 / (sqrt(q' s2) + eps)``
-    with ``s1``, ``s2`` of :func:`adam_scales`: ``lr mhat / (sqrt(vhat) + eps)``.
-    """
-    m = m * b1 + (1.0 - b1) * g
-    q = q * b2 + (1.0 - b2) * (g * g)
-    return w - (m * s1) / (np.sqrt(q * s2) + eps), m, q
+
+def adam_denominator(q: Value, s2: float, eps: float) -> Value:
+    """Adam's ``sqrt(vhat) + eps``, as ``sqrt(q s2) + eps`` (``s2`` of :func:`adam_scales`)."""
+    return np.sqrt(q * s2) + eps
+
+
+def adam_entry(w: Value, m: Value, s1: float, denominator: Value) -> Value:
+    """Adam: ``w - lr mhat / (sqrt(vhat) + eps)``, as ``w - m s1 / denominator`` (:func:`adam_scales`)."""
+    return w - (m * s1) / denominator
 
 
 #: Default number of points of the recording grid.
@@ -466,10 +470,12 @@ class _Stepper:
             self._ngd_step(W, g)
         elif rule.moments:
             b1, b2 = opt.betas
+            self.m = adam_moment(self.m, g, b1)
+            self.v = adam_moment(self.v, g * g, b2)
             self.b1_pow *= b1
             self.b2_pow *= b2
             s1, s2 = adam_scales(opt.lr, self.b1_pow, self.b2_pow)
-            W[...], self.m, self.v = adam_entry(W, g, self.m, self.v, b1, b2, s1, s2, opt.eps)
+            W[...] = adam_entry(W, self.m, s1, adam_denominator(self.v, s2, opt.eps))
         else:
             W[...] = gd_entry(W, g, opt.lr)
 

@@ -33,7 +33,9 @@ _SQ_MAX = 1e280
 _gd_entry = jit(optim.gd_entry)
 _ngd_factor = jit(optim.ngd_factor)
 _ngd_entry = jit(optim.ngd_entry)
+_adam_moment = jit(optim.adam_moment)
 _adam_scales = jit(optim.adam_scales)
+_adam_denominator = jit(optim.adam_denominator)
 _adam_entry = jit(optim.adam_entry)
 
 
@@ -135,8 +137,15 @@ def step(w: np.ndarray, g: np.ndarray, state: tuple, rule: tuple, per_column: bo
                 w[r, c] = _ngd_entry(w[r, c], g[r, c], scale[c], factor[c])
     else:
         s1, s2 = _adam_scales(lr, powers[0], powers[1])
+        denominator = work[0]
         for r in range(rows):
             gr, mr, qr, wr = g[r], m[r], q[r], w[r]
             for c in range(cols):
-                wr[c], mr[c], qr[c] = _adam_entry(wr[c], gr[c], mr[c], qr[c], b1, b2, s1, s2, eps)
+                mr[c] = _adam_moment(mr[c], gr[c], b1)
+            for c in range(cols):
+                qr[c] = _adam_moment(qr[c], gr[c] * gr[c], b2)
+            for c in range(cols):
+                denominator[c] = _adam_denominator(qr[c], s2, eps)
+            for c in range(cols):
+                wr[c] = _adam_entry(wr[c], mr[c], s1, denominator[c])
     return OK, 0

@@ -67,6 +67,7 @@ class CompiledStep:
     def __init__(self, U: np.ndarray, index: np.ndarray) -> None:
         self.kernels = importlib.import_module(".ngd_loops", __package__)
         self.U = np.ascontiguousarray(U)
+        self.UT = np.ascontiguousarray(np.swapaxes(self.U, 0, 1))
         k, d, B = self.U.shape
         self.B, self.d = B, d
         self.tok = _last(index // B // k, np.int64)  # (n, T, B) token row of each position

@@ -82,26 +82,6 @@ def _lane_matmul(X: np.ndarray, Y: np.ndarray, out: np.ndarray) -> None:
 
 
 @jit
-def weight_gradient(U: np.ndarray, Uq: np.ndarray, A: np.ndarray, UA: np.ndarray, grad: np.ndarray) -> None:
-    """``grad = U^T A Uq`` per trial (``weight_grad`` of the reference), ``(d, d, B)``.
-
-    ``A`` holds the table's columns at the query rows (the others are 0). ``UA[p, s] = sum_i U[i, p]
-    A[i, s]``, then ``grad[p, q] = sum_s UA[p, s] Uq[s, q]`` (both ``dot_sum``): the reference's sum
-    less its terms ``0 * U[j, q]``, which can change only the sign of a zero entry.
-    """
-    k, d, B = U.shape
-    m = Uq.shape[0]
-    for p in range(d):
-        for s in range(m):
-            for b in range(B):
-                UA[p, s, b] = U[0, p, b] * A[0, s, b]
-            for i in range(1, k):
-                for b in range(B):
-                    UA[p, s, b] += U[i, p, b] * A[i, s, b]
-    _lane_matmul(UA, Uq, grad)
-
-
-@jit
 def _onto_table(
     A: np.ndarray, tok: np.ndarray, qry: np.ndarray, wdsc: np.ndarray, positions_first: bool
 ) -> None:
@@ -134,7 +114,7 @@ def shifted_logits(WL: np.ndarray, table: tuple, shift: np.ndarray, z: np.ndarra
     (``c = 1``, ``shift`` 0 on the input, ``-inf`` at padding), the log-loss two (the second shifted by
     ``log gamma``).
     """
-    U, Uq, UW, G, _, _, _, tok, qry = table
+    U, _, Uq, UW, G, _, _, _, tok, qry = table
     _lane_matmul(U, WL, UW)
     for a in range(U.shape[0]):
         for s in range(Uq.shape[0]):
@@ -155,10 +135,11 @@ def log_gradient(z: np.ndarray, off_w: np.ndarray, wdsc: np.ndarray, table: tupl
 
     ``z`` holds :func:`shifted_logits`' exponentials and becomes ``s`` and ``r`` (``z /= z.sum`` over the
     positions); then ``wdsc = s * off_w``, ``wdsc -= r * wdsc.sum``, ``A`` the ``bincount`` of ``wdsc``
-    onto the (token, query) cells, positions first, and :func:`weight_gradient`. For ``gamma`` equal
-    on each sample's label positions (no spread term). ``off_w``, ``wdsc`` ``(n, T, B)``; ``acc`` scratch.
+    onto the (token, query) cells, positions first, and the weight gradient (:data:`TABLE_ARRAYS`).
+    For ``gamma`` equal on each sample's label positions (no spread term). ``off_w``, ``wdsc``
+    ``(n, T, B)``; ``acc`` scratch.
     """
-    U, Uq, _, _, A, UA, grad, tok, qry = table
+    _, UT, Uq, _, _, A, UA, grad, tok, qry = table
     two, n, T, B = z.shape
     for c in range(two):
         for i in range(n):
@@ -175,7 +156,8 @@ def log_gradient(z: np.ndarray, off_w: np.ndarray, wdsc: np.ndarray, table: tupl
             for b in range(B):
                 wdsc[i, t, b] -= z[1, i, t, b] * acc[b]
     _onto_table(A, tok, qry, wdsc, True)
-    weight_gradient(U, Uq, A, UA, grad)
+    _lane_matmul(UT, A, UA)  # the weight gradient U^T A Uq (TABLE_ARRAYS)
+    _lane_matmul(UA, Uq, grad)
 
 
 # --- The losses on the head's output (``(n, ...)`` arrays) ---
@@ -352,11 +334,14 @@ HEAD_LOSSES: tuple[str, ...] = ("squared", "ce", "squared_softmax")
 HEAD_ARRAYS: tuple[str, ...] = ("emb", "f", "C", "labels", "gf", "mask", "weights", "wdsc", "work", "work2")
 
 
-#: The token table's arrays, in the order the kernels take them as ``table``: ``U`` ``(k, d, B)``,
-#: ``Uq`` ``(m, d, B)``, ``UW`` ``(k, d, B)``, ``G`` and ``A`` ``(k, m, B)``, ``UA`` ``(d, m, B)``,
-#: ``grad`` ``(d, d, B)`` (see :func:`shifted_logits`, :func:`weight_gradient`), ``tok`` ``(n, T, B)``,
-#: ``qry`` ``(n, B)``.
-TABLE_ARRAYS: tuple[str, ...] = ("U", "Uq", "UW", "G", "A", "UA", "grad", "tok", "qry")
+#: The token table's arrays, in the order the kernels take them as ``table``: ``U`` ``(k, d, B)`` and
+#: ``UT`` its transpose ``(d, k, B)``, ``Uq`` ``(m, d, B)``, ``UW`` ``(k, d, B)``, ``G`` and ``A``
+#: ``(k, m, B)``, ``UA`` ``(d, m, B)``, ``grad`` ``(d, d, B)``, ``tok`` ``(n, T, B)``, ``qry`` ``(n,
+#: B)``. The weight gradient is ``grad = U^T A Uq`` (``weight_grad`` of the reference): ``A`` holds the
+#: table's columns at the query rows (the others are 0), ``UA = U^T A``, then ``grad = UA Uq`` (both
+#: ``dot_sum``), the reference's sum less its terms ``0 * U[j, q]``, which can change only the sign
+#: of a zero entry. See :func:`shifted_logits` for the scores.
+TABLE_ARRAYS: tuple[str, ...] = ("U", "UT", "Uq", "UW", "G", "A", "UA", "grad", "tok", "qry")
 
 
 @jit
@@ -372,8 +357,8 @@ def head_gradient(
 
     The squared loss starts from the attention's exponentials (:func:`attention_outputs`,
     :func:`squared_head`), the others from the class logits' (:func:`ce_head`,
-    :func:`squared_softmax_head`); then :func:`score_weights` and :func:`weight_gradient`. ``head``:
-    the arrays of :data:`HEAD_ARRAYS`.
+    :func:`squared_softmax_head`); then :func:`score_weights` and the weight gradient
+    (:data:`TABLE_ARRAYS`). ``head``: the arrays of :data:`HEAD_ARRAYS`.
     """
     emb, f, C, labels, gf, mask, weights, wdsc, work, work2 = head
     d = C.shape[1]
@@ -385,6 +370,7 @@ def head_gradient(
         ce_head(classes, C, labels, gf, lanes[0])
     else:
         squared_softmax_head(classes, C, labels, gf, work, work2, lanes[0], lanes[1])
-    U, Uq, _, _, A, UA, grad, tok, qry = table
+    _, UT, Uq, _, _, A, UA, grad, tok, qry = table
     score_weights(z, emb, gf, mask, weights, tok, qry, wdsc, A, work[:T], work2[:T], lanes[0])
-    weight_gradient(U, Uq, A, UA, grad)
+    _lane_matmul(UT, A, UA)  # the weight gradient U^T A Uq (TABLE_ARRAYS)
+    _lane_matmul(UA, Uq, grad)
