@@ -336,12 +336,10 @@ ProgressHook = Callable[[int, int], object]
 
 
 class Recorder:
-    """The recording side of a training loop: the grid, the checks, the records and the progress.
+    """The recording side of every training loop: the grid, the checks, the records and the progress.
 
-    A loop hands :meth:`drive` its steps and its current iterate, then asks :meth:`trace` with its
-    final iterate. Shared by :func:`run`, :func:`ntpnb.linear.descent.run_decoder` and
-    :func:`ntpnb.attention.batched_training.train`. ``record``, ``record_at`` and ``progress`` are
-    those of :func:`run`; ``label`` names the method in the error of a diverged run.
+    A loop hands :meth:`drive` its steps and its iterate, then asks :meth:`trace`. ``record``,
+    ``record_at``, ``progress`` as in :func:`run`; ``label`` names the method in a divergence error.
     """
 
     def __init__(
@@ -436,11 +434,7 @@ class _Stepper:
         self.b2_pow = 1.0
 
     def _ngd_step(self, W: Array, g: Array) -> None:
-        """``W -= lr g / (||g||_F + eps)`` per batch element, without overflow or underflow.
-
-        Where the norm of ``g`` leaves float64's range, that of ``g / max |g|``; raises on a
-        non-finite entry, or a zero ``g`` with ``eps = 0``.
-        """
+        """``W -= lr g / (||g||_F + eps)`` per batch element; the norm of ``g / max |g|`` out of range."""
         rows = g.reshape(-1, g.size // max(1, math.prod(self.batch_shape)))
         norm = np.sqrt(einsum("ik,ik->i", rows, rows))  # no BLAS: the same bits on every CPU
         eps = self.opt.eps

@@ -34,12 +34,8 @@ def _last(a: np.ndarray, dtype: type = np.float64) -> np.ndarray:
 def token_table(prob: Problem) -> tuple[np.ndarray, np.ndarray]:
     """The distinct vectors of each trial and where each score lives in ``G = U W U^T``.
 
-    Returns
-    -------
-    U, index
-        ``U`` ``(k, d, B)``: the distinct rows (inputs and queries) of each trial, zero-padded to a
-        common ``k``; ``index`` ``(B, n, T)``: the flat index into ``G`` (laid out ``(k, k, B)``) of
-        each position's score, ``(token * k + query) * B + b``.
+    ``U`` ``(k, d, B)``: the distinct rows (inputs and queries) of each trial, zero-padded to a common
+    ``k``; ``index`` ``(B, n, T)``: each position's flat index ``(token * k + query) * B + b`` in ``G``.
     """
     B, n, T, d = prob.emb.shape
     rows = np.concatenate([prob.emb.reshape(B, n * T, d), prob.query], axis=1)
