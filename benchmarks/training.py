@@ -153,7 +153,7 @@ def attention_n_size(n: int) -> Size:
 
 def compile_kernels() -> None:
     """Load (or compile) both papers' kernels, so no timing includes the compiler."""
-    from ntpnb.attention.engine import compile_kernels as attention_kernels
+    from ntpnb.attention.batched_training import compile_kernels as attention_kernels
     from ntpnb.linear.descent import compile_kernels as decoder_kernels
 
     decoder_kernels()

@@ -32,7 +32,7 @@ def compile_kernels() -> None:
     later processes only load it. The set-up of ``./run.sh`` and Binder's build call this, so
     that no chapter waits for the compiler.
     """
-    from .attention.engine import compile_kernels as compile_attention
+    from .attention.batched_training import compile_kernels as compile_attention
     from .linear.descent import compile_kernels as compile_linear
 
     compile_linear()

@@ -25,7 +25,7 @@ and its arithmetic (:func:`gd_entry`, :func:`ngd_factor` and :func:`ngd_entry`, 
 applies to arrays and ``ntpnb.optim_loops`` compiles for both papers' loops (the same floats,
 except normalized GD's norm, whose squares the compiled loops add in their own order). Adding a
 rule: an entry of :data:`RULES` and its arithmetic here, and its branch in the
-reference's step (``_Stepper.step``) and in the compiled one (``ntpnb.optim_loops.apply_rule``).
+reference's step (``_Stepper.step``) and in the compiled one (``ntpnb.optim_loops.step``).
 """
 
 from __future__ import annotations
@@ -143,11 +143,7 @@ def ngd_factor(lr: Value, eps: Value, norm: Value, scale: Value) -> Value:
 
 
 def ngd_entry(w: Value, g: Value, scale: Value, factor: Value) -> Value:
-    """Normalized GD: ``w - (g / s) f`` with ``f`` of :func:`ngd_factor`.
-
-    ``s = 1`` unless rescaled; then ``g / s = g`` exactly, and the compiled loops step by
-    :func:`gd_entry` at rate ``f`` (no division: the same floats).
-    """
+    """Normalized GD: ``w - (g / s) f`` with ``f`` of :func:`ngd_factor` (``s = 1`` unless rescaled)."""
     return w - (g / scale) * factor
 
 
@@ -167,10 +163,7 @@ def adam_denominator(q: Value, s2: float, eps: float) -> Value:
 
 
 def adam_entry(w: Value, m: Value, s1: float, denominator: Value) -> Value:
-    """Adam: ``w - lr mhat / (sqrt(vhat) + eps)``, as ``w - m s1 / denominator``.
-
-    ``s1`` of :func:`adam_scales`, ``denominator`` of :func:`adam_denominator`.
-    """
+    """Adam: ``w - lr mhat / (sqrt(vhat) + eps)``, as ``w - m s1 / denominator`` (:func:`adam_scales`)."""
     return w - (m * s1) / denominator
 
 
@@ -287,9 +280,9 @@ def normalized_gd(lr: float, eps: float = 0.0) -> Optimizer:
     return Optimizer("ngd", lr, eps=eps)
 
 
-def adam(lr: float, betas: tuple[float, float] = (0.9, 0.99), eps: float | None = None) -> Optimizer:
+def adam(lr: float, betas: tuple[float, float] = (0.9, 0.99)) -> Optimizer:
     """Adam with bias correction (default betas those of Paper A, Fig. 5; eps that of :data:`RULES`)."""
-    return Optimizer("adam", lr, tuple(as_ordered(betas, "betas")), eps)
+    return Optimizer("adam", lr, tuple(as_ordered(betas, "betas")))
 
 
 @dataclass(frozen=True)
@@ -323,23 +316,19 @@ def lecun_init(shape: tuple[int, ...], fan_in: int, seed: int | np.random.Genera
     return rng.standard_normal(shape) / math.sqrt(fan_in)
 
 
-def batch_element(row: int, batch_shape: tuple[int, ...]) -> str:
-    """`` (batch element (i, j))`` of flat batch index ``row``, or ``""`` when unbatched."""
-    if not batch_shape:
-        return ""
-    return f" (batch element {tuple(int(i) for i in np.unravel_index(row, batch_shape))})"
+def gradient_error(status: int, k: int, row: int = 0, batch_shape: tuple[int, ...] = ()) -> SolverError:
+    """Normalized GD refusing its step at iteration ``k``: a zero (``eps = 0``) or non-finite gradient.
 
-
-def zero_gradient_error(where: str, k: int) -> SolverError:
-    """The error of normalized GD at an exactly zero gradient (``eps = 0``) at iteration ``k``."""
-    return SolverError(
-        f"normalized GD met a zero gradient{where} at iteration {k}: the normalized step is undefined "
-        "at a stationary point"
-    )
-
-
-def nonfinite_gradient_error(where: str, k: int) -> SolverError:
-    """The error of normalized GD at a gradient with a non-finite entry at iteration ``k``."""
+    ``row`` is the flat index of the batch element in ``batch_shape`` (named where there is a batch).
+    """
+    where = ""
+    if batch_shape:
+        where = f" (batch element {tuple(int(i) for i in np.unravel_index(row, batch_shape))})"
+    if status == ZERO_GRADIENT:
+        return SolverError(
+            f"normalized GD met a zero gradient{where} at iteration {k}: the normalized step is undefined "
+            "at a stationary point"
+        )
     return SolverError(f"normalized GD met a non-finite gradient entry{where} at iteration {k}")
 
 
@@ -347,12 +336,10 @@ ProgressHook = Callable[[int, int], object]
 
 
 class Recorder:
-    """The recording side of a training loop: the grid, the checks, the records and the progress.
+    """The recording side of every training loop: the grid, the checks, the records and the progress.
 
-    A loop hands :meth:`drive` its steps and its current iterate, then asks :meth:`trace` with its
-    final iterate. Shared by :func:`run`, :func:`ntpnb.linear.descent.run_decoder` and
-    :func:`ntpnb.attention.engine.run_compiled`. ``record``, ``record_at`` and ``progress`` are
-    those of :func:`run`; ``label`` names the method in the error of a diverged run.
+    A loop hands :meth:`drive` its steps and its iterate, then asks :meth:`trace`. ``record``,
+    ``record_at``, ``progress`` as in :func:`run`; ``label`` names the method in a divergence error.
     """
 
     def __init__(
@@ -396,7 +383,8 @@ class Recorder:
         """
         k = 0
         while True:
-            if self._next < self.grid.size and self.grid[self._next] == k:  # check and record W_k
+            recorded = self._next < self.grid.size and self.grid[self._next] == k
+            if recorded:  # check and record W_k
                 W = current()
                 self.check_finite(W, k)
                 if self.record is not None:  # copied: a value may be a view of the iterate
@@ -404,9 +392,9 @@ class Recorder:
                         {name: np.array(v, dtype=float) for name, v in self.record(W).items()}
                     )
                 self._next += 1
-                self._report(k)
-            elif self.progress is not None and self._throttle.due():
-                self._report(k)
+            if self.progress is not None and (recorded or self._throttle.due()):
+                self.progress(k, self.n_iter)
+                self._throttle.mark()
             if k == self.n_iter:
                 return
             due = int(self.grid[self._next]) if self._next < self.grid.size else self.n_iter
@@ -418,11 +406,6 @@ class Recorder:
         """Raise :class:`SolverError` if the iterate ``W_k`` has a non-finite entry."""
         if not np.all(np.isfinite(W)):
             raise SolverError(f"{self.label} diverged: the iterate is not finite at iteration {k}")
-
-    def _report(self, k: int) -> None:
-        if self.progress is not None:
-            self.progress(k, self.n_iter)
-            self._throttle.mark()
 
     def trace(self, W: Array) -> Trace:
         """The :class:`Trace` of the run with final iterate ``W`` (checked finite)."""
@@ -451,11 +434,7 @@ class _Stepper:
         self.b2_pow = 1.0
 
     def _ngd_step(self, W: Array, g: Array) -> None:
-        """``W -= lr g / (||g||_F + eps)`` per batch element, without overflow or underflow.
-
-        Where the norm of ``g`` leaves float64's range, that of ``g / max |g|``; raises on a
-        non-finite entry, or a zero ``g`` with ``eps = 0``.
-        """
+        """``W -= lr g / (||g||_F + eps)`` per batch element; the norm of ``g / max |g|`` out of range."""
         rows = g.reshape(-1, g.size // max(1, math.prod(self.batch_shape)))
         norm = np.sqrt(einsum("ik,ik->i", rows, rows))  # no BLAS: the same bits on every CPU
         eps = self.opt.eps
@@ -466,10 +445,10 @@ class _Stepper:
             big = np.max(np.abs(rows[rescale]), axis=1)  # NaN if an entry is NaN
             if not np.all(np.isfinite(big)):
                 row = int(rescale[np.flatnonzero(~np.isfinite(big))[0]])
-                raise nonfinite_gradient_error(batch_element(row, self.batch_shape), self.k - 1)
+                raise gradient_error(NONFINITE_GRADIENT, self.k - 1, row, self.batch_shape)
             if not eps and not big.all():  # an exactly zero gradient
                 row = int(rescale[np.argmin(big)])
-                raise zero_gradient_error(batch_element(row, self.batch_shape), self.k - 1)
+                raise gradient_error(ZERO_GRADIENT, self.k - 1, row, self.batch_shape)
             big[big == 0] = 1.0  # an exactly zero gradient (eps > 0): a zero step
             scale[rescale] = big
             scaled = rows[rescale] / big[:, None]
@@ -506,20 +485,9 @@ def check_run(
     """The door of every training run: an :class:`Optimizer`, a count ``n_iter``, a usable ``W0``.
 
     ``W0`` must be a non-empty, finite real array of ``batch_ndim`` leading (batch) axes (None:
-    any number) followed by ``shape`` (None: at least one axis). :func:`run`,
-    :func:`ntpnb.linear.descent.run_decoder` and :func:`ntpnb.attention.batched_training.train`
-    call it; the loops behind them trust what it returns.
-
-    Returns
-    -------
-    W, n_iter
-        A writable float64 copy of ``W0`` and ``n_iter`` as an ``int``.
-
-    Raises
-    ------
-    InvalidDataError
-        If ``optimizer`` is not an :class:`Optimizer`, ``n_iter`` not a count, or ``W0`` not a
-        non-empty finite array of that shape.
+    any number) followed by ``shape`` (None: at least one axis). Returns a writable float64 copy of
+    ``W0`` and ``n_iter`` as an ``int``, which the loops of :func:`run`,
+    :func:`ntpnb.linear.descent.run_decoder` and :func:`ntpnb.attention.batched_training.train` trust.
     """
     if not isinstance(optimizer, Optimizer):
         raise InvalidDataError(f"optimizer must be an ntpnb.optim.Optimizer, got {type(optimizer).__name__}")

@@ -3,9 +3,8 @@
 Each rule's arithmetic is :mod:`ntpnb.optim`'s own functions (:func:`ntpnb.optim.gd_entry` and the
 others), compiled here under the contract of :mod:`ntpnb.compiled` and applied entry by entry: the
 floats the numpy reference computes from the same gradient, except normalized GD's norm (its squares
-added in order here, pairwise by numpy: equal to rounding). :func:`apply_rule` is the step given
-normalized GD's factor, :func:`step` (one trial) and :func:`columns_step` (a trial per column) the
-step with that factor from the gradient's norm, its squares added in order (:func:`normalization`,
+added in order here, pairwise by numpy: equal to rounding). :func:`step` is the step of one trial
+or of a trial per column, normalized GD's factor from the gradient's norm (:func:`normalization`,
 :func:`column_normalization`). Both papers' loops take the rule as the tuple
 :attr:`ntpnb.optim.Optimizer.compiled_rule` (``code`` of :data:`ntpnb.optim.RULES`, ``lr``, the
 betas, ``eps``) and the state (Adam's moments, scratch, and ``powers = [b1^k, b2^k]`` after ``k``
@@ -41,23 +40,16 @@ _adam_entry = jit(optim.adam_entry)
 
 
 @jit
-def sum_of_products(X: np.ndarray, Y: np.ndarray) -> float:
-    """``sum(X * Y)`` over two ``(r, n)`` arrays, in order (row by row)."""
-    s = 0.0
-    for v in range(X.shape[0]):
-        for i in range(X.shape[1]):
-            s += X[v, i] * Y[v, i]
-    return s
-
-
-@jit
-def column_normalization(g: np.ndarray, lr: float, eps: float, scale: np.ndarray, factor: np.ndarray) -> int:
-    """Normalized GD's step ``-(g / s) f`` on each column of ``g`` ``(n, B)`` (a trial): its status.
+def column_normalization(
+    g: np.ndarray, lr: float, eps: float, scale: np.ndarray, factor: np.ndarray
+) -> tuple[int, int]:
+    """Normalized GD's step ``-(g / s) f`` on each column of ``g`` ``(n, B)`` (a trial): status, column.
 
     ``factor[b] = lr / (||g_b / s_b|| + eps / s_b)`` (:func:`ntpnb.optim.ngd_factor`) and
     ``scale[b] = s_b``: 1 where the column's sum of squares (added in order) is safely inside
     float64's range, else its largest entry. An exactly zero column is a zero step with ``eps > 0``;
-    :data:`ZERO_GRADIENT` with ``eps = 0``, :data:`NONFINITE_GRADIENT` on a non-finite entry.
+    :data:`ZERO_GRADIENT` with ``eps = 0``, :data:`NONFINITE_GRADIENT` on a non-finite entry, each with
+    the first column it names (a non-finite one first, as :func:`ntpnb.optim.run` checks).
     """
     n, B = g.shape
     sq = factor  # the sums of squares, then the factors
@@ -66,6 +58,7 @@ def column_normalization(g: np.ndarray, lr: float, eps: float, scale: np.ndarray
     for i in range(1, n):
         for b in range(B):
             sq[b] += g[i, b] * g[i, b]
+    zero = -1
     for b in range(B):
         scale[b] = 1.0
         if sq[b] >= _SQ_MIN and sq[b] <= _SQ_MAX:
@@ -77,10 +70,10 @@ def column_normalization(g: np.ndarray, lr: float, eps: float, scale: np.ndarray
             if not a <= s:  # NaN too
                 s = a
         if not s < math.inf:
-            return NONFINITE_GRADIENT
+            return NONFINITE_GRADIENT, b
         if s == 0.0:
-            if eps == 0.0:
-                return ZERO_GRADIENT
+            if eps == 0.0 and zero < 0:
+                zero = b
             factor[b] = 0.0
             continue
         t = 0.0
@@ -89,46 +82,52 @@ def column_normalization(g: np.ndarray, lr: float, eps: float, scale: np.ndarray
             t += a * a
         scale[b] = s
         factor[b] = _ngd_factor(lr, eps, math.sqrt(t), s)
-    return OK
+    return (OK, 0) if zero < 0 else (ZERO_GRADIENT, zero)
 
 
 @jit
 def normalization(g: np.ndarray, lr: float, eps: float) -> tuple[int, float, float]:
     """``(status, f, s)`` of :func:`column_normalization` of one trial's entries ``g`` (contiguous)."""
     scale, factor = np.empty(1), np.empty(1)
-    status = column_normalization(g.reshape(g.size, 1), lr, eps, scale, factor)
+    status, _ = column_normalization(g.reshape(g.size, 1), lr, eps, scale, factor)
     return status, factor[0], scale[0]
 
 
 @jit
-def apply_rule(
-    w: np.ndarray,
-    g: np.ndarray,
-    state: tuple,
-    rule: tuple,
-    scale: np.ndarray,
-    factor: np.ndarray,
-) -> None:
-    """One step of ``rule = (code, lr, b1, b2, eps)`` on ``w`` ``(rows, cols)``, in place.
+def step(w: np.ndarray, g: np.ndarray, state: tuple, rule: tuple, per_column: bool) -> tuple[int, int]:
+    """One step of ``rule = (code, lr, b1, b2, eps)`` on ``w`` ``(rows, cols)`` (contiguous), in place.
 
     ``g`` the gradient at ``w``; ``state = (m, q, work, powers)``: Adam's moments (as ``w``),
-    updated in place, scratch ``work`` ``(3, cols)``, and ``[b1^k, b2^k]`` at this step ``k``.
-    Normalized GD steps column ``c`` by ``-(g / scale[c]) factor[c]``: a column is a trial (both
-    ``(cols,)``, constant where ``w`` is one trial; read by normalized GD only). The inner loops
-    run along a row, each writing one array (so that it is vectorized).
+    updated in place, scratch ``(2, cols)``, and ``[b1^k, b2^k]`` at this step ``k``. ``w`` is one
+    trial, or a trial per column (``per_column``): normalized GD steps column ``c`` by ``-(g /
+    scale[c]) factor[c]``, from :func:`column_normalization` per column or :func:`normalization` of
+    the whole trial (into ``work``). The inner loops run along a row, each writing one row (so that
+    they are vectorized). Returns ``(status, column)``: a refused step (not :data:`OK`) moves nothing.
     """
     code, lr, b1, b2, eps = rule
     m, q, work, powers = state
     rows, cols = w.shape
-    plain = code == NGD
-    if plain:
+    scale, factor = work[0], work[1]
+    plain = False  # normalized GD at s = 1: GD at rate f (g / 1 = g, f g = g f)
+    if code == NGD:
+        if per_column:
+            status, column = column_normalization(g, lr, eps, scale, factor)
+            if status != OK:
+                return status, column
+        else:
+            status, f, s = normalization(g, lr, eps)
+            if status != OK:
+                return status, 0
+            scale[:] = s
+            factor[:] = f
+        plain = True
         for c in range(cols):
             plain = plain and scale[c] == 1.0
     if code == GD:
         for r in range(rows):
             for c in range(cols):
                 w[r, c] = _gd_entry(w[r, c], g[r, c], lr)
-    elif plain:  # normalized GD at s = 1: GD at rate f (g / 1 = g, f g = g f)
+    elif plain:
         for r in range(rows):
             for c in range(cols):
                 w[r, c] = _gd_entry(w[r, c], g[r, c], factor[c])
@@ -149,44 +148,4 @@ def apply_rule(
                 denominator[c] = _adam_denominator(qr[c], s2, eps)
             for c in range(cols):
                 wr[c] = _adam_entry(wr[c], mr[c], s1, denominator[c])
-
-
-@jit
-def columns_step(
-    w: np.ndarray, g: np.ndarray, state: tuple, rule: tuple, scale: np.ndarray, factor: np.ndarray
-) -> int:
-    """:func:`apply_rule` on ``w`` ``(n, B)``, a trial per column; the status.
-
-    Normalized GD's factors come from :func:`column_normalization` (into ``scale``, ``factor``
-    ``(B,)``). A refused step (not :data:`OK`) moves nothing.
-    """
-    code, lr, _, _, eps = rule
-    if code == NGD:
-        status = column_normalization(g, lr, eps, scale, factor)
-        if status != OK:
-            return status
-    else:
-        for b in range(w.shape[1]):
-            scale[b] = 1.0
-            factor[b] = lr
-    apply_rule(w, g, state, rule, scale, factor)
-    return OK
-
-
-@jit
-def step(w: np.ndarray, g: np.ndarray, state: tuple, rule: tuple) -> int:
-    """:func:`apply_rule` on one trial ``w`` (2-D, contiguous); the status.
-
-    Normalized GD's factor comes from :func:`normalization`. A refused step (not :data:`OK`) moves nothing.
-    """
-    code, lr, _, _, eps = rule
-    scale, factor = state[2][1], state[2][2]
-    if code == NGD:
-        status, f, s = normalization(g, lr, eps)
-        if status != OK:
-            return status
-        for c in range(w.shape[1]):
-            scale[c] = s
-            factor[c] = f
-    apply_rule(w, g, state, rule, scale, factor)
-    return OK
+    return OK, 0

@@ -306,7 +306,7 @@ def warm_up(paper: str) -> None:
     Linear: the training loops (:func:`ntpnb.linear.descent.compile_kernels`) and the Gram
     blocks of the regularization path, which a path in the Gram form (``H`` of full row rank,
     here the first random instance) factorizes with. Attention: the compiled step of every loss
-    (:func:`ntpnb.attention.engine.compile_kernels`).
+    (:func:`ntpnb.attention.batched_training.compile_kernels`).
     """
     if paper == "linear":
         from ntpnb.linear.descent import compile_kernels
@@ -317,7 +317,7 @@ def warm_up(paper: str) -> None:
             ntp.random_instance(m, d, V, S, np.random.default_rng(seed)), RANDOM_RADII[:1]
         )
     else:
-        from ntpnb.attention.engine import compile_kernels
+        from ntpnb.attention.batched_training import compile_kernels
 
         compile_kernels()
 

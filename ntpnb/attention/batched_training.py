@@ -9,6 +9,7 @@ quantities for all trials at once.
 
 from __future__ import annotations
 
+import importlib
 import itertools
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
@@ -20,8 +21,8 @@ from .. import optim
 from ..errors import InvalidDataError
 from ..linalg import correlation
 from ..parallel import active_workers, parallel_map
-from ..validation import as_count, as_ordered, frozen
-from .engine import compiled_step, run_compiled
+from ..validation import as_ordered, frozen, read_only_view
+from .engine import compiled_step
 from .model import Problem, check_problem, loss_and_grad, stack_problems
 
 __all__ = [
@@ -45,9 +46,11 @@ def train(
     """Train ``W`` of shape ``(B, d, d)`` on the ``B`` stacked problems of ``prob`` at once.
 
     ``W0`` defaults to zeros; ``record``, ``record_at`` as for :func:`ntpnb.optim.run`. Any optimizer
-    runs on the compiled step where the problem has one (:func:`~ntpnb.attention.engine.run_compiled`)
-    and ``compiled`` is true, else on :func:`ntpnb.optim.run` of the model's gradient (the two agree to
-    rounding). ``progress`` is told ``(steps done, n_iter)`` (:class:`ntpnb.optim.Recorder`).
+    runs on the compiled step where the problem has one (:func:`~ntpnb.attention.engine.compiled_step`)
+    and ``compiled`` is true, in :func:`ntpnb.optim.run`'s loop (its records and errors; the step of
+    :mod:`ntpnb.optim_loops`, a trial per column), else on :func:`ntpnb.optim.run` of the model's
+    gradient (the two agree to rounding). ``progress`` is told ``(steps done, n_iter)``
+    (:class:`ntpnb.optim.Recorder`), and at the end.
 
     Raises
     ------
@@ -59,20 +62,31 @@ def train(
     shape = (prob.B, prob.d, prob.d)
     W0, n_iter = optim.check_run(optimizer, np.zeros(shape) if W0 is None else W0, n_iter, shape=shape)
     step = compiled_step(prob) if compiled else None
-    if step is not None:
-        return run_compiled(
-            step, W0, optimizer, n_iter, record=record, record_at=record_at, progress=progress
+    if step is None:
+        grad = lambda W: loss_and_grad(W, prob)[1]
+        return optim.run(
+            grad, W0, optimizer, n_iter, record=record, record_at=record_at, batch_ndim=1, progress=progress
         )
-    return optim.run(
-        lambda W: loss_and_grad(W, prob)[1],
-        W0,
-        optimizer,
-        n_iter,
-        record=record,
-        record_at=record_at,
-        batch_ndim=1,
-        progress=progress,
-    )
+    recorder = optim.Recorder(n_iter, record, record_at, optimizer.label(), progress)
+    rules = importlib.import_module("..optim_loops", __package__)
+    rule, betas = optimizer.compiled_rule, np.array(optimizer.betas)
+    WL, columns = np.array(np.moveaxis(W0, 0, -1), order="C"), (prob.d * prob.d, prob.B)  # trial axis last
+    # Adam's moments, the rule's scratch and [b1^k, b2^k]
+    state = (np.zeros(columns), np.zeros(columns), np.empty((2, prob.B)), np.ones(2))
+    current = lambda: read_only_view(np.ascontiguousarray(np.moveaxis(WL, -1, 0)))
+
+    def advance(k: int, n: int) -> None:
+        step.run(WL)
+        state[3][:] *= betas
+        status, trial = rules.step(WL.reshape(columns), step.grad.reshape(columns), state, rule, True)
+        if status != optim.OK:  # nothing moved
+            raise optim.gradient_error(status, k, trial, (prob.B,))
+
+    recorder.drive(advance, current)
+    trace = recorder.trace(np.ascontiguousarray(np.moveaxis(WL, -1, 0)))
+    if progress is not None:
+        progress(n_iter, n_iter)
+    return trace
 
 
 def _train_chunk(
@@ -106,15 +120,14 @@ def train_trials(
     n_iter: int,
     *,
     record_at: np.ndarray | None = None,
-    n_chunks: int | None = None,
     W0: np.ndarray | None = None,
     progress: optim.ProgressHook | None = None,
 ) -> optim.Trace:
     """Train every trial from ``W0`` (default 0): :func:`train` on chunks of trials, through joblib.
 
-    The trials (single-trial or batched problems with the same ``d``) are split into ``n_chunks``
-    consecutive chunks (at most one per trial; default :func:`ntpnb.parallel.active_workers`, one
-    when nothing is configured), each one batched run through :func:`ntpnb.parallel.parallel_map`:
+    The trials (single-trial or batched problems with the same ``d``) are split into
+    :func:`ntpnb.parallel.active_workers` consecutive chunks (at most one per trial; one when nothing
+    is configured), each one batched run through :func:`ntpnb.parallel.parallel_map`:
     bit for bit the same results for any chunking (tests/attention/test_batched_training.py) and
     backend (test_paper_experiments.py). ``optimizer``, ``n_iter``, ``record_at`` as for
     :func:`train`; ``W0`` ``(B, d, d)``; ``progress`` is told ``(steps done, n_iter)`` step by step
@@ -128,7 +141,7 @@ def train_trials(
     Raises
     ------
     InvalidDataError
-        If there are no problems, ``n_chunks`` is not an integer >= 1, or as :func:`train`.
+        If there are no problems, or as :func:`train`.
     """
     problems = as_ordered(problems, "problems")
     if not problems:
@@ -139,8 +152,7 @@ def train_trials(
     shape = (B, d, d)
     W0, _ = optim.check_run(optimizer, np.zeros(shape) if W0 is None else W0, n_iter, shape=shape)
     starts = np.cumsum([0] + [p.B for p in problems])
-    n_chunks = active_workers() if n_chunks is None else as_count(n_chunks, "n_chunks")
-    bounds = np.linspace(0, len(problems), min(n_chunks, len(problems)) + 1).round().astype(int)
+    bounds = np.linspace(0, len(problems), min(active_workers(), len(problems)) + 1).round().astype(int)
     chunks = [(problems[a:b], W0[starts[a] : starts[b]]) for a, b in itertools.pairwise(bounds)]
     # the compiled step or the numpy gradient, decided once for all trials: the two agree to rounding
     # only, so a trial's floats must not depend on the trials that share its chunk
@@ -174,3 +186,19 @@ def project_batched(W: np.ndarray, bases: np.ndarray) -> np.ndarray:
     B, d, _ = W.shape
     coords = np.einsum("bmp,bp->bm", bases, W.reshape(B, d * d))
     return np.einsum("bmp,bm->bp", bases, coords).reshape(B, d, d)
+
+
+def compile_kernels() -> None:
+    """Compile (or load from numba's cache) every kernel :func:`train` uses: each loss, each rule."""
+    from .model import identity_head, make_problem, tied_head
+    from .token_data import as_token_data
+
+    E = np.eye(3)
+    data = as_token_data([[0, 1], [1, 2]], [1, 2], 3)
+    problems = [make_problem(E, identity_head(E), data)]
+    problems += [
+        make_problem(E, tied_head(E), data, loss, "argmax") for loss in ("squared", "ce", "squared_softmax")
+    ]
+    for prob in problems:  # every loss here has a compiled step
+        for optimizer in (optim.gd(0.1), optim.normalized_gd(0.1), optim.adam(0.1)):
+            train(prob, optimizer, 2)

@@ -1,9 +1,9 @@
-"""Training of the attention model in compiled loops: the numpy reference's iterates, faster.
+"""The attention model's gradient in compiled loops, for training: the numpy reference's, faster.
 
-A step is two or three calls of the kernels of :mod:`~ntpnb.attention.ngd_loops` with numpy's
-exponential between them (:class:`CompiledStep`), the last ending with the optimizer's update
-(:mod:`ntpnb.optim_loops`, any rule of :data:`ntpnb.optim.RULES`), in :func:`ntpnb.optim.run`'s loop
-(:func:`run_compiled`).
+A gradient is two or three calls of the kernels of :mod:`~ntpnb.attention.ngd_loops` with numpy's
+exponential between them (:class:`CompiledStep`); :func:`ntpnb.attention.batched_training.train` steps
+by it with the optimizer's compiled step (:mod:`ntpnb.optim_loops`, any rule of
+:data:`ntpnb.optim.RULES`) in :func:`ntpnb.optim.run`'s loop.
 The kernels compute the model's gradient over each trial's token table (:func:`token_table`: scores
 gathered from ``U W U^T`` over the distinct vectors ``U``), the operations of a numpy reference
 (tests/attention_instances.py ``table_gradient``) with sums added in their own order: its gradients
@@ -13,19 +13,16 @@ the reference's, as they would under another order of numpy's own sums.
 
 :func:`compiled_step` returns ``None`` where the token table costs more than it saves (many distinct
 vectors), and for the log-loss with ``gamma`` unequal on a sample's label positions (a head other
-than ``C E^T = I``); :func:`ntpnb.attention.batched_training.train` then runs
-:func:`ntpnb.optim.run` on the gradient of :func:`~ntpnb.attention.model.loss_and_grad`.
+than ``C E^T = I``); ``train`` then runs :func:`ntpnb.optim.run` on
+the gradient of :func:`~ntpnb.attention.model.loss_and_grad`.
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Mapping
 
 import numpy as np
 
-from .. import optim
-from ..validation import read_only_view
 from .model import Problem
 
 
@@ -37,12 +34,8 @@ def _last(a: np.ndarray, dtype: type = np.float64) -> np.ndarray:
 def token_table(prob: Problem) -> tuple[np.ndarray, np.ndarray]:
     """The distinct vectors of each trial and where each score lives in ``G = U W U^T``.
 
-    Returns
-    -------
-    U, index
-        ``U`` ``(k, d, B)``: the distinct rows (inputs and queries) of each trial, zero-padded to a
-        common ``k``; ``index`` ``(B, n, T)``: the flat index into ``G`` (laid out ``(k, k, B)``) of
-        each position's score, ``(token * k + query) * B + b``.
+    ``U`` ``(k, d, B)``: the distinct rows (inputs and queries) of each trial, zero-padded to a common
+    ``k``; ``index`` ``(B, n, T)``: each position's flat index ``(token * k + query) * B + b`` in ``G``.
     """
     B, n, T, d = prob.emb.shape
     rows = np.concatenate([prob.emb.reshape(B, n * T, d), prob.query], axis=1)
@@ -63,14 +56,14 @@ def token_table(prob: Problem) -> tuple[np.ndarray, np.ndarray]:
 class CompiledStep:
     """One stacked problem's constants and scratch, trial axis last, and its compiled gradient.
 
-    A subclass's ``run(WL, rule, state, move)`` fills :attr:`grad` ``(d, d, B)`` with the gradient at
-    ``WL`` (``W`` trial axis last) and, if ``move``, moves ``WL`` by the step of ``rule`` from
-    ``state``; it returns the step's status (:func:`run_compiled`, :meth:`gradient_of`).
+    A subclass's ``run(WL)`` fills :attr:`grad` ``(d, d, B)`` with the gradient at ``WL`` (``W``
+    trial axis last).
     """
 
     def __init__(self, U: np.ndarray, index: np.ndarray) -> None:
         self.kernels = importlib.import_module(".ngd_loops", __package__)
         self.U = np.ascontiguousarray(U)
+        self.UT = np.ascontiguousarray(np.swapaxes(self.U, 0, 1))
         k, d, B = self.U.shape
         self.B, self.d = B, d
         self.tok = _last(index // B // k, np.int64)  # (n, T, B) token row of each position
@@ -92,13 +85,9 @@ class CompiledStep:
         self.lanes = np.empty((3, B))  # per-trial scratch of the kernels
         self.table = tuple(getattr(self, name) for name in self.kernels.TABLE_ARRAYS)
 
-    def new_state(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """A rule's state at the start: Adam's moments (zero, trial axis last), scratch, ``[1, 1]``."""
-        return np.zeros(self.grad.shape), np.zeros(self.grad.shape), np.empty((3, self.B)), np.ones(2)
-
     def gradient_of(self, W: np.ndarray) -> np.ndarray:
         """The gradient ``(B, d, d)`` at ``W`` ``(B, d, d)``: that of the numpy reference."""
-        self.run(_last(W), (optim.GD, 1.0, 0.0, 0.0, 0.0), self.new_state(), False)
+        self.run(_last(W))
         return np.ascontiguousarray(np.moveaxis(self.grad, -1, 0))
 
 
@@ -114,11 +103,11 @@ class _LogStep(CompiledStep):
         self.z = np.empty(self.shift.shape)
         self.wdsc = np.empty(self.off_w.shape)
 
-    def run(self, WL: np.ndarray, rule: tuple, state: tuple, move: bool) -> int:
+    def run(self, WL: np.ndarray) -> None:
         kernels, z = self.kernels, self.z
         kernels.shifted_logits(WL, self.table, self.shift, z, self.lanes)
         np.exp(z, out=z)
-        return kernels.log_finish(z, self.off_w, self.wdsc, self.table, WL, rule, state, self.lanes, move)
+        kernels.log_gradient(z, self.off_w, self.wdsc, self.table, self.lanes[0])
 
 
 class _HeadStep(CompiledStep):
@@ -145,7 +134,7 @@ class _HeadStep(CompiledStep):
         self.work2 = np.empty((max(d, K, T), B))
         self.head = tuple(getattr(self, name) for name in self.kernels.HEAD_ARRAYS)
 
-    def run(self, WL: np.ndarray, rule: tuple, state: tuple, move: bool) -> int:
+    def run(self, WL: np.ndarray) -> None:
         kernels, z, classes = self.kernels, self.z, self.classes
         kernels.shifted_logits(WL, self.table, self.shift, z, self.lanes)
         np.exp(z, out=z)
@@ -153,8 +142,7 @@ class _HeadStep(CompiledStep):
         if self.loss:  # the cross-entropy and the squared softmax loss: the class probabilities
             kernels.head_logits(z, self.emb, self.f, self.C, classes, self.lanes)
             np.exp(classes, out=classes)
-        head, table = self.head, self.table
-        return kernels.head_finish(self.loss, z, classes, head, table, WL, rule, state, self.lanes, move)
+        kernels.head_gradient(self.loss, z, classes, self.head, self.table, self.lanes)
 
 
 def compiled_step(prob: Problem) -> CompiledStep | None:
@@ -169,67 +157,3 @@ def compiled_step(prob: Problem) -> CompiledStep | None:
     gamma = np.exp(np.where(on, prob.log_gamma, 0.0))
     uniform = np.where(on, gamma, -np.inf).max(axis=-1) == np.where(on, gamma, np.inf).min(axis=-1)
     return _LogStep(prob, U, index) if uniform.all() else None
-
-
-def run_compiled(
-    step: CompiledStep,
-    W0: np.ndarray,
-    optimizer: optim.Optimizer,
-    n_iter: int,
-    *,
-    record: Callable[[np.ndarray], Mapping[str, np.ndarray | float]] | None = None,
-    record_at: np.ndarray | None = None,
-    progress: optim.ProgressHook | None = None,
-) -> optim.Trace:
-    """:func:`ntpnb.optim.run` (``batch_ndim=1``) on the compiled step, for any optimizer.
-
-    Same arguments (checked by the caller), records and errors (its :class:`~ntpnb.optim.Recorder`);
-    the floats agree with the reference's to rounding (the module docstring); ``W0`` ``(B, d, d)``.
-    ``progress`` is told ``(steps done, n_iter)`` after each
-    recorded step, at least every :data:`ntpnb.settings.PROGRESS_SECONDS`, and at the end.
-    """
-    recorder = optim.Recorder(n_iter, record, record_at, optimizer.label(), progress)
-    rule, state = optimizer.compiled_rule, step.new_state()
-    WL = _last(W0)
-    current = lambda: read_only_view(np.ascontiguousarray(np.moveaxis(WL, -1, 0)))
-
-    def advance(k: int, n: int) -> None:
-        # not OK where the reference raises (normalized GD at a non-finite gradient, or a zero
-        # one with eps = 0): WL is then unchanged and step.grad holds the gradient, on which the
-        # numpy reference's step raises its error
-        if step.run(WL, rule, state, True) != optim.OK:
-            W = np.ascontiguousarray(np.moveaxis(WL, -1, 0))
-            stepper = optim._Stepper(optimizer, W.shape, 1)
-            stepper.k = k
-            stepper.step(W, np.ascontiguousarray(np.moveaxis(step.grad, -1, 0)))
-            WL[...] = np.moveaxis(W, 0, -1)
-
-    recorder.drive(advance, current)
-    trace = recorder.trace(np.ascontiguousarray(np.moveaxis(WL, -1, 0)))
-    if progress is not None:
-        progress(n_iter, n_iter)
-    return trace
-
-
-def compile_kernels() -> None:
-    """Compile every kernel :func:`run_compiled` uses, or load them from numba's cache.
-
-    The first compilation takes seconds; numba caches it on disk (``cache=True``). An install step
-    can call this so a reader's first run does not wait. Each loss runs two steps of each rule on a
-    small problem.
-    """
-    from .model import identity_head, make_problem, tied_head
-    from .token_data import as_token_data
-
-    E = np.eye(3)
-    data = as_token_data([[0, 1], [1, 2]], [1, 2], 3)
-    problems = [make_problem(E, identity_head(E), data)]
-    problems += [
-        make_problem(E, tied_head(E), data, loss, "argmax") for loss in ("squared", "ce", "squared_softmax")
-    ]
-    for prob in problems:
-        step = compiled_step(prob)
-        if step is None:  # pragma: no cover - every loss here has a compiled step
-            raise RuntimeError(f"no compiled step for the {prob.loss} loss")
-        for optimizer in (optim.gd(0.1), optim.normalized_gd(0.1), optim.adam(0.1)):
-            run_compiled(step, np.zeros((1, 3, 3)), optimizer, 2)

@@ -23,7 +23,6 @@ from __future__ import annotations
 import numpy as np
 
 from ..compiled import jit
-from ..optim_loops import OK, columns_step
 
 # --- Sums, one by one in index order ---
 
@@ -70,50 +69,16 @@ def _subtract_lane_max(z: np.ndarray, m: np.ndarray) -> None:
 
 
 @jit
-def table_scores(WL: np.ndarray, U: np.ndarray, Uq: np.ndarray, UW: np.ndarray, G: np.ndarray) -> None:
-    """The scores ``G = U W Uq^T`` per trial (``scores`` of the reference, at the query rows).
-
-    ``UW[a, q] = sum_p U[a, p] W[p, q]``, then ``G[a, s] = sum_q UW[a, q] Uq[s, q]`` (both ``dot_sum``):
-    the reference's ``G[a, c]`` at query ``s``'s row ``c``. ``WL`` ``(d, d, B)``, ``Uq`` zero-padded, the
-    others as :data:`TABLE_ARRAYS`.
-    """
-    k, d, B = U.shape
-    for a in range(k):
-        for q in range(d):
+def _lane_matmul(X: np.ndarray, Y: np.ndarray, out: np.ndarray) -> None:
+    """``out[r, c] = sum_j X[r, j] Y[j, c]`` per lane (trial, last axis), each sum added in order of ``j``."""
+    R, J, B = X.shape
+    for r in range(R):
+        for c in range(Y.shape[1]):
             for b in range(B):
-                UW[a, q, b] = U[a, 0, b] * WL[0, q, b]
-            for p in range(1, d):
+                out[r, c, b] = X[r, 0, b] * Y[0, c, b]
+            for j in range(1, J):
                 for b in range(B):
-                    UW[a, q, b] += U[a, p, b] * WL[p, q, b]
-    for a in range(k):
-        for s in range(Uq.shape[0]):
-            _lane_dots(UW[a], Uq[s], G[a, s])
-
-
-@jit
-def weight_gradient(U: np.ndarray, Uq: np.ndarray, A: np.ndarray, UA: np.ndarray, grad: np.ndarray) -> None:
-    """``grad = U^T A Uq`` per trial (``weight_grad`` of the reference), ``(d, d, B)``.
-
-    ``A`` holds the table's columns at the query rows (the others are 0). ``UA[p, s] = sum_i U[i, p]
-    A[i, s]``, then ``grad[p, q] = sum_s UA[p, s] Uq[s, q]`` (both ``dot_sum``): the reference's sum
-    less its terms ``0 * U[j, q]``, which can change only the sign of a zero entry.
-    """
-    k, d, B = U.shape
-    m = Uq.shape[0]
-    for p in range(d):
-        for s in range(m):
-            for b in range(B):
-                UA[p, s, b] = U[0, p, b] * A[0, s, b]
-            for i in range(1, k):
-                for b in range(B):
-                    UA[p, s, b] += U[i, p, b] * A[i, s, b]
-    for p in range(d):
-        for q in range(d):
-            for b in range(B):
-                grad[p, q, b] = UA[p, 0, b] * Uq[0, q, b]
-            for s in range(1, m):
-                for b in range(B):
-                    grad[p, q, b] += UA[p, s, b] * Uq[s, q, b]
+                    out[r, c, b] += X[r, j, b] * Y[j, c, b]
 
 
 @jit
@@ -141,13 +106,19 @@ def _onto_table(
 def shifted_logits(WL: np.ndarray, table: tuple, shift: np.ndarray, z: np.ndarray, lanes: np.ndarray) -> None:
     """A loss up to its softmaxes' exponentials: their logits less their maximum.
 
-    :func:`table_scores` into ``G``, then ``z[c, i, t] = G[tok[i, t], qry[i]] + shift[c, i, t]`` and
-    ``z -= z.max`` over ``t``; ``z``, ``shift`` ``(c, n, T, B)``, ``tok`` ``(n, T, B)``, ``qry`` ``(n, B)``.
-    A head loss has one softmax (``c = 1``, ``shift`` 0 on the input, ``-inf`` at padding), the
-    log-loss two (the second shifted by ``log gamma``).
+    The scores ``G = U W Uq^T`` per trial (``scores`` of the reference, at the query rows):
+    ``UW[a, q] = sum_p U[a, p] W[p, q]``, then ``G[a, s] = sum_q UW[a, q] Uq[s, q]`` (both ``dot_sum``),
+    the reference's ``G[a, c]`` at query ``s``'s row ``c``. Then ``z[c, i, t] = G[tok[i, t], qry[i]] +
+    shift[c, i, t]`` and ``z -= z.max`` over ``t``; ``z``, ``shift`` ``(c, n, T, B)``, ``WL`` ``(d, d,
+    B)``, the table's arrays as :data:`TABLE_ARRAYS` (``Uq`` zero-padded). A head loss has one softmax
+    (``c = 1``, ``shift`` 0 on the input, ``-inf`` at padding), the log-loss two (the second shifted by
+    ``log gamma``).
     """
-    U, Uq, UW, G, _, _, _, tok, qry = table
-    table_scores(WL, U, Uq, UW, G)
+    U, _, Uq, UW, G, _, _, _, tok, qry = table
+    _lane_matmul(U, WL, UW)
+    for a in range(U.shape[0]):
+        for s in range(Uq.shape[0]):
+            _lane_dots(UW[a], Uq[s], G[a, s])
     m = lanes[0]
     two, n, T, B = z.shape
     for c in range(two):
@@ -159,22 +130,16 @@ def shifted_logits(WL: np.ndarray, table: tuple, shift: np.ndarray, z: np.ndarra
 
 
 @jit
-def log_weights(
-    z: np.ndarray,
-    off_w: np.ndarray,
-    tok: np.ndarray,
-    qry: np.ndarray,
-    wdsc: np.ndarray,
-    A: np.ndarray,
-    acc: np.ndarray,
-) -> None:
-    """The weighted score derivatives of the log-loss, added onto the token table ``A``.
+def log_gradient(z: np.ndarray, off_w: np.ndarray, wdsc: np.ndarray, table: tuple, acc: np.ndarray) -> None:
+    """The log-loss's gradient from its exponentials, through its score derivatives on the table ``A``.
 
     ``z`` holds :func:`shifted_logits`' exponentials and becomes ``s`` and ``r`` (``z /= z.sum`` over the
-    positions); then ``wdsc = s * off_w``, ``wdsc -= r * wdsc.sum`` and ``A`` the ``bincount`` of
-    ``wdsc`` onto the (token, query) cells, positions first. For ``gamma`` equal on
-    each sample's label positions (no spread term). ``off_w``, ``wdsc`` ``(n, T, B)``; ``acc`` scratch.
+    positions); then ``wdsc = s * off_w``, ``wdsc -= r * wdsc.sum``, ``A`` the ``bincount`` of ``wdsc``
+    onto the (token, query) cells, positions first, and the weight gradient (:data:`TABLE_ARRAYS`).
+    For ``gamma`` equal on each sample's label positions (no spread term). ``off_w``, ``wdsc``
+    ``(n, T, B)``; ``acc`` scratch.
     """
+    _, UT, Uq, _, _, A, UA, grad, tok, qry = table
     two, n, T, B = z.shape
     for c in range(two):
         for i in range(n):
@@ -191,6 +156,8 @@ def log_weights(
             for b in range(B):
                 wdsc[i, t, b] -= z[1, i, t, b] * acc[b]
     _onto_table(A, tok, qry, wdsc, True)
+    _lane_matmul(UT, A, UA)  # the weight gradient U^T A Uq (TABLE_ARRAYS)
+    _lane_matmul(UA, Uq, grad)
 
 
 # --- The losses on the head's output (``(n, ...)`` arrays) ---
@@ -210,12 +177,7 @@ def attention_outputs(z: np.ndarray, emb: np.ndarray, f: np.ndarray, tot: np.nda
         for t in range(T):
             for b in range(B):
                 z[i, t, b] = z[i, t, b] / tot[b]
-        for j in range(d):
-            for b in range(B):
-                f[i, j, b] = z[i, 0, b] * emb[i, 0, j, b]
-            for t in range(1, T):
-                for b in range(B):
-                    f[i, j, b] += z[i, t, b] * emb[i, t, j, b]
+        _lane_matmul(z[i].reshape(1, T, B), emb[i], f[i].reshape(1, d, B))
 
 
 @jit
@@ -323,12 +285,7 @@ def ce_head(z: np.ndarray, C: np.ndarray, labels: np.ndarray, gf: np.ndarray, to
         _class_probabilities(p, tot)
         for b in range(B):
             p[labels[i, b], b] -= 1.0
-        for j in range(d):
-            for b in range(B):
-                gf[i, j, b] = p[0, b] * C[0, j, b]
-            for k in range(1, K):
-                for b in range(B):
-                    gf[i, j, b] += p[k, b] * C[k, j, b]
+        _lane_matmul(p.reshape(1, K, B), C, gf[i].reshape(1, d, B))
 
 
 @jit
@@ -367,94 +324,41 @@ def score_weights(
     _onto_table(A, tok, qry, wdsc, False)
 
 
-# --- The step ---
+# --- A head loss's gradient from the exponentials: one call ---
 
-
-@jit
-def rule_update(WL: np.ndarray, grad: np.ndarray, rule: tuple, state: tuple, lanes: np.ndarray) -> int:
-    """The step of :func:`ntpnb.optim.run` by ``rule`` (:mod:`ntpnb.optim_loops`) from ``grad``, per trial.
-
-    ``WL``, ``grad`` ``(d, d, B)``; ``state = (M, Q, work, powers)``: Adam's moments ``(d, d, B)``
-    and ``[b1^k, b2^k]``, updated in place, and scratch ``work`` ``(3, B)``; ``lanes`` ``(3, B)``
-    scratch. Returns the status of :func:`ntpnb.optim_loops.columns_step`: not ``OK`` (nothing
-    moved) where the reference raises.
-    """
-    d, _, B = WL.shape
-    n = d * d
-    _, _, b1, b2, _ = rule
-    powers = state[3]
-    powers[0] *= b1
-    powers[1] *= b2
-    state_2d = (state[0].reshape(n, B), state[1].reshape(n, B), state[2], powers)
-    return columns_step(WL.reshape(n, B), grad.reshape(n, B), state_2d, rule, lanes[0], lanes[1])
-
-
-# --- Whole phases of a step, between numpy's exponentials: one call each ---
-
-#: The losses on the head's output, as :func:`head_finish` codes them.
+#: The losses on the head's output, as :func:`head_gradient` codes them.
 HEAD_LOSSES: tuple[str, ...] = ("squared", "ce", "squared_softmax")
-#: The head losses' arrays, in the order :func:`head_finish` takes them as ``head``: ``emb`` ``(n, T,
+#: The head losses' arrays, in the order :func:`head_gradient` takes them as ``head``: ``emb`` ``(n, T,
 #: d, B)``, ``f`` and ``gf`` ``(n, d, B)``, ``C`` ``(K, d, B)``, ``labels`` and ``weights`` ``(n, B)``,
 #: ``mask`` and ``wdsc`` ``(n, T, B)``, scratch ``work``, ``work2`` ``(max(d, K, T), B)``.
 HEAD_ARRAYS: tuple[str, ...] = ("emb", "f", "C", "labels", "gf", "mask", "weights", "wdsc", "work", "work2")
 
 
-#: The token table's arrays, in the order the phases take them as ``table``: ``U`` ``(k, d, B)``,
-#: ``Uq`` ``(m, d, B)``, ``UW`` ``(k, d, B)``, ``G`` and ``A`` ``(k, m, B)``, ``UA`` ``(d, m, B)``,
-#: ``grad`` ``(d, d, B)`` (see :func:`table_scores`, :func:`weight_gradient`), ``tok`` ``(n, T, B)``,
-#: ``qry`` ``(n, B)``.
-TABLE_ARRAYS: tuple[str, ...] = ("U", "Uq", "UW", "G", "A", "UA", "grad", "tok", "qry")
+#: The token table's arrays, in the order the kernels take them as ``table``: ``U`` ``(k, d, B)`` and
+#: ``UT`` its transpose ``(d, k, B)``, ``Uq`` ``(m, d, B)``, ``UW`` ``(k, d, B)``, ``G`` and ``A``
+#: ``(k, m, B)``, ``UA`` ``(d, m, B)``, ``grad`` ``(d, d, B)``, ``tok`` ``(n, T, B)``, ``qry`` ``(n,
+#: B)``. The weight gradient is ``grad = U^T A Uq`` (``weight_grad`` of the reference): ``A`` holds the
+#: table's columns at the query rows (the others are 0), ``UA = U^T A``, then ``grad = UA Uq`` (both
+#: ``dot_sum``), the reference's sum less its terms ``0 * U[j, q]``, which can change only the sign
+#: of a zero entry. See :func:`shifted_logits` for the scores.
+TABLE_ARRAYS: tuple[str, ...] = ("U", "UT", "Uq", "UW", "G", "A", "UA", "grad", "tok", "qry")
 
 
 @jit
-def _finish(table: tuple, WL: np.ndarray, rule: tuple, state: tuple, lanes: np.ndarray, move: bool) -> int:
-    """The gradient from the table ``A``, then (if ``move``) the step of ``rule`` (:func:`rule_update`).
-
-    ``lanes`` ``(3, B)`` scratch.
-    """
-    U, Uq, _, _, A, UA, grad, _, _ = table
-    weight_gradient(U, Uq, A, UA, grad)
-    if not move:
-        return OK
-    return rule_update(WL, grad, rule, state, lanes)
-
-
-@jit
-def log_finish(
-    z: np.ndarray,
-    off_w: np.ndarray,
-    wdsc: np.ndarray,
-    table: tuple,
-    WL: np.ndarray,
-    rule: tuple,
-    state: tuple,
-    lanes: np.ndarray,
-    move: bool,
-) -> int:
-    """The log-loss from its exponentials: :func:`log_weights`, the gradient, the step."""
-    log_weights(z, off_w, table[7], table[8], wdsc, table[4], lanes[0])
-    return _finish(table, WL, rule, state, lanes, move)
-
-
-@jit
-def head_finish(
+def head_gradient(
     loss: int,
     z: np.ndarray,
     classes: np.ndarray,
     head: tuple,
     table: tuple,
-    WL: np.ndarray,
-    rule: tuple,
-    state: tuple,
     lanes: np.ndarray,
-    move: bool,
-) -> int:
-    """A head loss to the end of the step; ``loss`` indexes :data:`HEAD_LOSSES`.
+) -> None:
+    """A head loss's gradient from its exponentials; ``loss`` indexes :data:`HEAD_LOSSES`.
 
     The squared loss starts from the attention's exponentials (:func:`attention_outputs`,
     :func:`squared_head`), the others from the class logits' (:func:`ce_head`,
-    :func:`squared_softmax_head`); then :func:`score_weights`, the gradient and the step. ``head``:
-    the arrays of :data:`HEAD_ARRAYS`.
+    :func:`squared_softmax_head`); then :func:`score_weights` and the weight gradient
+    (:data:`TABLE_ARRAYS`). ``head``: the arrays of :data:`HEAD_ARRAYS`.
     """
     emb, f, C, labels, gf, mask, weights, wdsc, work, work2 = head
     d = C.shape[1]
@@ -466,7 +370,7 @@ def head_finish(
         ce_head(classes, C, labels, gf, lanes[0])
     else:
         squared_softmax_head(classes, C, labels, gf, work, work2, lanes[0], lanes[1])
-    score_weights(
-        z, emb, gf, mask, weights, table[7], table[8], wdsc, table[4], work[:T], work2[:T], lanes[0]
-    )
-    return _finish(table, WL, rule, state, lanes, move)
+    _, UT, Uq, _, _, A, UA, grad, tok, qry = table
+    score_weights(z, emb, gf, mask, weights, tok, qry, wdsc, A, work[:T], work2[:T], lanes[0])
+    _lane_matmul(UT, A, UA)  # the weight gradient U^T A Uq (TABLE_ARRAYS)
+    _lane_matmul(UA, Uq, grad)

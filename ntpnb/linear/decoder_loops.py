@@ -33,7 +33,7 @@ import math
 import numpy as np
 
 from ..compiled import jit
-from ..optim_loops import _SQ_MAX, _SQ_MIN, NGD, OK, _ngd_factor, normalization, sum_of_products
+from ..optim_loops import _SQ_MAX, _SQ_MIN, NGD, OK, _ngd_factor, normalization
 from ..optim_loops import step as rule_step
 
 # exp(x) = 2^q 2^(j/32) exp(r), x = (32 q + j) ln2/32 + r, |r| <= ln2/64 (+ rounding): ln2/32 in
@@ -204,7 +204,10 @@ def logit_steps(
             matmul_into(ET, K, OT)
             f, s = lr, 1.0
             if code == NGD:
-                sq = sum_of_products(ET, OT)
+                sq = 0.0  # sum(ET * OT), in order
+                for v in range(V):
+                    for i in range(m):
+                        sq += ET[v, i] * OT[v, i]
                 if sq >= _SQ_MIN and sq <= _SQ_MAX:
                     f = _ngd_factor(lr, eps, math.sqrt(sq), 1.0)
                 else:  # the norm from the gradient itself, scaled
@@ -253,7 +256,7 @@ def weight_steps(
     ET = np.empty((V, n))
     G = np.empty((V, d))
     work = np.empty((2, max(n, d)))
-    rule_work = np.empty((3, d))
+    rule_work = np.empty((2, d))
     # the samples' embeddings (both layouts), targets and logits (columns), and their weights
     Hs, HsT, TT, LTs = np.empty((B, d)), np.empty((d, B)), np.empty((V, B)), np.empty((V, B))
     ones = np.ones(B)
@@ -278,7 +281,7 @@ def weight_steps(
                 for v in range(V):
                     for c in range(d):
                         G[v, c] /= B
-            status = rule_step(W[t], G, (M[t], Q[t], rule_work, powers), rule)
+            status, _ = rule_step(W[t], G, (M[t], Q[t], rule_work, powers), rule, False)
             if status != OK:
                 return status, step, t
             if B == 0:

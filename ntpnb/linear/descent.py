@@ -29,19 +29,6 @@ Array = np.ndarray
 SAMPLING_KINDS: tuple[str, ...] = ("sequences", "contexts")
 
 
-def _loops():
-    """:mod:`~ntpnb.linear.decoder_loops`, imported (and compiled) when first needed."""
-    return importlib.import_module(".decoder_loops", __package__)
-
-
-def _batched(A: Array, B: Array) -> Array:
-    """``A[t] @ B`` for each trial ``t`` (``A`` of shape ``(b, r, k)``), by the compiled product."""
-    out = np.empty((A.shape[0], A.shape[1], B.shape[1]))
-    for t in range(A.shape[0]):
-        _loops().matmul_into(A[t], B, out[t])
-    return out
-
-
 class _WeightForm:
     """Steps on the iterate itself (any rule): full-batch, or with ``batch_size`` samples a step."""
 
@@ -54,6 +41,7 @@ class _WeightForm:
         rng: np.random.Generator | None = None,
         sampling: str = "sequences",
     ) -> None:
+        self.loops = importlib.import_module(".decoder_loops", __package__)  # compiled when first needed
         self.data, self.opt, self.W = data, optimizer, W0
         self.M = np.zeros_like(W0)
         self.Q = np.zeros_like(W0)
@@ -62,8 +50,15 @@ class _WeightForm:
         own = (np.array(a, dtype=float, order="C") for a in (data.H, data.H.T, data.P.T, data.pi, data.P))
         self.H, self.HT, self.PT, self.pi, self.P = own
         self.batch_size, self.rng, self.sequences = batch_size or 0, rng, sampling == "sequences"
-        self.LT = np.empty((W0.shape[0], data.V, 0)) if batch_size else _batched(W0, self.HT)
+        self.LT = np.empty((W0.shape[0], data.V, 0)) if batch_size else self.batched(W0, self.HT)
         self.macs_per_step = 2 * W0.shape[0] * (batch_size or data.m) * data.V * data.d
+
+    def batched(self, A: Array, B: Array) -> Array:
+        """``A[t] @ B`` for each trial ``t`` (``A`` of shape ``(b, r, k)``), by the compiled product."""
+        out = np.empty((A.shape[0], A.shape[1], B.shape[1]))
+        for t in range(A.shape[0]):
+            self.loops.matmul_into(A[t], B, out[t])
+        return out
 
     def advance(self, n: int) -> tuple[int, int, int]:
         # contexts j ~ pi and tokens z ~ p_j (-1: none) of the next n steps, (n, trials, batch_size),
@@ -79,7 +74,7 @@ class _WeightForm:
             if self.sequences:
                 below = u[:, 1][..., None] >= np.cumsum(self.data.P, axis=1)[contexts]
                 tokens = np.minimum(below.sum(axis=-1), self.data.V - 1)
-        return _loops().weight_steps(
+        return self.loops.weight_steps(
             self.W, self.M, self.Q, self.LT, self.H, self.HT, self.PT, self.pi, self.P, contexts, tokens,
             self.opt.compiled_rule, self.powers,
         )  # fmt: skip
@@ -94,17 +89,17 @@ class _LogitForm(_WeightForm):
     def __init__(self, data: NTPData, W0: Array, optimizer: optim.Optimizer) -> None:
         super().__init__(data, W0, optimizer)
         self.K = np.empty((data.m, data.m))
-        _loops().matmul_into(self.H, self.HT, self.K)
+        self.loops.matmul_into(self.H, self.HT, self.K)
         self.S = np.zeros_like(self.LT)
         self.macs_per_step = W0.shape[0] * data.V * data.m * data.m
 
     def advance(self, n: int) -> tuple[int, int, int]:
-        return _loops().logit_steps(
+        return self.loops.logit_steps(
             self.LT, self.S, self.K, self.H, self.PT, self.pi, self.opt.compiled_rule, n
         )
 
     def iterate(self) -> Array:
-        return self.W - _batched(self.S, self.H)
+        return self.W - self.batched(self.S, self.H)
 
 
 def run_decoder(
@@ -172,21 +167,14 @@ def run_decoder(
     def advance(k: int, n: int) -> None:
         status, step, trial = form.advance(n)
         if status != optim.OK:
-            where = optim.batch_element(trial, batch_shape)
-            if status == optim.ZERO_GRADIENT:
-                raise optim.zero_gradient_error(where, k + step)
-            raise optim.nonfinite_gradient_error(where, k + step)
+            raise optim.gradient_error(status, k + step, trial, batch_shape)
 
     recorder.drive(advance, current, chunk)
     return recorder.trace(form.iterate().reshape(*batch_shape, data.V, data.d))
 
 
 def compile_kernels() -> None:
-    """Compile every kernel :func:`run_decoder` uses now, or load them from numba's cache.
-
-    The first compilation takes seconds, later processes load numba's disk cache: an install
-    step can call this so that a reader's first run does not wait.
-    """
+    """Compile (or load from numba's cache) every kernel :func:`run_decoder` uses."""
     data = NTPData(H=np.eye(2), pi=[0.5, 0.5], P=[[0.5, 0.5], [0.25, 0.75]])
     W0 = np.zeros((2, 2))
     run_decoder(data, optim.gd(0.1), 2, W0)  # logit form (m <= d)

@@ -10,17 +10,23 @@ import pytest
 
 from benchmarks.attention import trial_problems
 from ntpnb import optim
-from ntpnb.attention import initial_weights, stack_problems, train, train_trials
+from ntpnb.attention import batched_training, initial_weights, stack_problems, train, train_trials
 from ntpnb.attention.engine import compiled_step
 from ntpnb.errors import InvalidDataError
 
 
-def test_train_trials_from_w0_in_chunks_is_bit_for_bit_one_batched_run():
+def _chunks(monkeypatch, n_chunks):
+    """Split the trials as ``n_chunks`` workers would (run here one after another)."""
+    monkeypatch.setattr(batched_training, "active_workers", lambda: n_chunks)
+
+
+def test_train_trials_from_w0_in_chunks_is_bit_for_bit_one_batched_run(monkeypatch):
     problems = trial_problems("general", 5)
     W0 = initial_weights("uniform", 5, 8, seed=1)
     opt, grid = optim.normalized_gd(0.01), optim.log_grid(300, 10)
     whole = train(stack_problems(problems), opt, 300, W0=W0, record=lambda W: {"W": W}, record_at=grid)
-    chunked = train_trials(problems, opt, 300, record_at=grid, n_chunks=3, W0=W0)
+    _chunks(monkeypatch, 3)
+    chunked = train_trials(problems, opt, 300, record_at=grid, W0=W0)
     np.testing.assert_array_equal(chunked["W"], whole["W"])
     np.testing.assert_array_equal(chunked.W, whole.W)
     with pytest.raises(InvalidDataError, match="W0"):
@@ -28,7 +34,7 @@ def test_train_trials_from_w0_in_chunks_is_bit_for_bit_one_batched_run():
 
 
 @pytest.mark.parametrize("n_chunks", [2, 3, 7])
-def test_training_in_chunks_is_bit_for_bit_one_batched_run(n_chunks):
+def test_training_in_chunks_is_bit_for_bit_one_batched_run(n_chunks, monkeypatch):
     """The split of the trials among workers changes nothing, not even the rounding.
 
     On general data normalized GD amplifies rounding (benchmarks/attention.py): two runs whose
@@ -37,7 +43,8 @@ def test_training_in_chunks_is_bit_for_bit_one_batched_run(n_chunks):
     problems = trial_problems("general", 7)
     opt, grid = optim.normalized_gd(0.01), optim.log_grid(2000, 20)
     whole = train(stack_problems(problems), opt, 2000, record=lambda W: {"W": W}, record_at=grid)
-    chunked = train_trials(problems, opt, 2000, record_at=grid, n_chunks=n_chunks)
+    _chunks(monkeypatch, n_chunks)
+    chunked = train_trials(problems, opt, 2000, record_at=grid)
     np.testing.assert_array_equal(chunked.iterations, whole.iterations)
     np.testing.assert_array_equal(chunked["W"], whole["W"])
     np.testing.assert_array_equal(chunked.W, whole.W)
@@ -46,11 +53,9 @@ def test_training_in_chunks_is_bit_for_bit_one_batched_run(n_chunks):
 def test_train_trials_rejects_bad_input():
     with pytest.raises(InvalidDataError, match="no problems"):
         train_trials([], optim.normalized_gd(0.01), 10)
-    with pytest.raises(InvalidDataError, match="n_chunks"):
-        train_trials(trial_problems("general", 1), optim.normalized_gd(0.01), 10, n_chunks=0)
 
 
-def test_the_compiled_or_numpy_path_is_decided_once_for_all_trials():
+def test_the_compiled_or_numpy_path_is_decided_once_for_all_trials(monkeypatch):
     """A trial's floats do not depend on the trials that share its chunk.
 
     The compiled step and the numpy gradient agree only to rounding, which normalized GD amplifies;
@@ -63,6 +68,8 @@ def test_the_compiled_or_numpy_path_is_decided_once_for_all_trials():
     problems[3] = dataclasses.replace(last, emb=last.emb + noise)
     assert compiled_step(problems[3]) is None and compiled_step(stack_problems(problems[:2])) is not None
     opt, grid = optim.normalized_gd(0.01), optim.log_grid(2000, 20)
-    whole = train_trials(problems, opt, 2000, record_at=grid, n_chunks=1)
-    chunked = train_trials(problems, opt, 2000, record_at=grid, n_chunks=2)
+    _chunks(monkeypatch, 1)
+    whole = train_trials(problems, opt, 2000, record_at=grid)
+    _chunks(monkeypatch, 2)
+    chunked = train_trials(problems, opt, 2000, record_at=grid)
     np.testing.assert_array_equal(chunked["W"], whole["W"])

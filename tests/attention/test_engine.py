@@ -20,7 +20,7 @@ from ntpnb.attention import (
     train,
 )
 from ntpnb.attention import ngd_loops as kernels
-from ntpnb.attention.engine import compiled_step, run_compiled
+from ntpnb.attention.engine import compiled_step
 from ntpnb.attention.model import loss_and_grad
 from ntpnb.errors import InvalidDataError, SolverError
 
@@ -98,7 +98,8 @@ def test_compiled_runs_are_the_reference_runs_to_rounding(loss, head, name):
     W0 = np.random.default_rng(5).uniform(-0.3, 0.3, (prob.B, prob.d, prob.d))
     record = lambda W: {"W": W, "norm": np.linalg.norm(W, axis=(1, 2))}
     want = optim.run(table_gradient(prob), W0, opt, n_iter, record=record, record_at=grid, batch_ndim=1)
-    got = run_compiled(compiled_step(prob), W0, opt, n_iter, record=record, record_at=grid)
+    assert compiled_step(prob) is not None
+    got = train(prob, opt, n_iter, W0=W0, record=record, record_at=grid)
     np.testing.assert_array_equal(got.iterations, want.iterations)
     atol = RUN_RTOL * np.abs(want.W).max()
     np.testing.assert_allclose(got["W"], want["W"], rtol=0, atol=atol)
@@ -122,7 +123,8 @@ def test_gradients_below_1e_154_step_as_the_reference_does(eps):
     assert np.all(np.linalg.norm(g, axis=(1, 2)) < 1e-154) and np.all(np.abs(g).max(axis=(1, 2)) > 0)
     opt = optim.normalized_gd(0.5, eps)
     want = optim.run(table_gradient(prob), far, opt, 50, batch_ndim=1)
-    got = run_compiled(compiled_step(prob), far, opt, 50)
+    assert compiled_step(prob) is not None
+    got = train(prob, opt, 50, W0=far)
     np.testing.assert_allclose(got.W, want.W, rtol=0, atol=RUN_RTOL * np.abs(want.W).max())
     moved = np.linalg.norm(got.W - far, axis=(1, 2))
     if eps:  # a step of about lr ||g|| / eps, far below the rounding of W: the authors' rule stalls
@@ -136,22 +138,24 @@ def test_a_zero_gradient_raises_the_references_error():
     E = random_embeddings(4, 4, 0)
     data = as_token_data([[2]], [2], 4)
     prob = make_problem(E, identity_head(E), data)
+    assert compiled_step(prob) is not None
     opt = optim.normalized_gd(0.1)
     with pytest.raises(SolverError) as want:
         optim.run(table_gradient(prob), np.zeros((1, 4, 4)), opt, 5, batch_ndim=1)
     with pytest.raises(SolverError) as got:
-        run_compiled(compiled_step(prob), np.zeros((1, 4, 4)), opt, 5)
+        train(prob, opt, 5, W0=np.zeros((1, 4, 4)))
     assert str(got.value) == str(want.value) and "zero gradient" in str(got.value)
 
 
 def test_a_non_finite_gradient_raises_the_references_error():
     prob = _stacked("squared_softmax", "argmax", SIZES["small"])
     W0 = np.full((prob.B, prob.d, prob.d), 1e300)
+    assert compiled_step(prob) is not None
     opt = optim.normalized_gd(0.1)
     with pytest.raises(SolverError) as want:
         optim.run(table_gradient(prob), W0, opt, 5, batch_ndim=1)
     with pytest.raises(SolverError) as got:
-        run_compiled(compiled_step(prob), W0, opt, 5)
+        train(prob, opt, 5, W0=W0)
     assert str(got.value) == str(want.value)
 
 
@@ -159,9 +163,8 @@ def test_train_runs_normalized_gd_on_the_compiled_step_and_reports_progress():
     prob = _stacked("log", "identity", SIZES["small"])
     opt = optim.normalized_gd(0.05)
     told = []
-    trace = train(prob, opt, 250, progress=lambda done, total: told.append((done, total)))
-    compiled = run_compiled(compiled_step(prob), np.zeros((prob.B, prob.d, prob.d)), opt, 250)
-    np.testing.assert_array_equal(trace.W, compiled.W)
+    assert compiled_step(prob) is not None
+    train(prob, opt, 250, progress=lambda done, total: told.append((done, total)))
     dones = [done for done, _ in told]
     assert dones == sorted(dones) and told[-1] == (250, 250) and len(told) > 10
     assert {total for _, total in told} == {250}
@@ -202,24 +205,18 @@ def test_training_on_the_compiled_step_rejects_bad_input():
 
 def test_compile_kernels_runs_every_loss(monkeypatch):
     """Every loss of the model has its compiled step run, so none waits for the compiler later."""
-    from ntpnb.attention import engine
+    from ntpnb.attention import batched_training
     from ntpnb.attention.model import LOSSES
 
-    compiled, ran = {}, []
-    compiled_step, run_compiled = engine.compiled_step, engine.run_compiled
+    ran, train = [], batched_training.train
 
-    def compiling(prob):
-        step = compiled_step(prob)
-        compiled[id(step)] = prob.loss
-        return step
+    def running(prob, optimizer, *args, **kwargs):
+        assert compiled_step(prob) is not None
+        ran.append((prob.loss, optimizer.rule.code))
+        return train(prob, optimizer, *args, **kwargs)
 
-    def running(step, W0, optimizer, *args, **kwargs):
-        ran.append((compiled[id(step)], optimizer.rule.code))
-        return run_compiled(step, W0, optimizer, *args, **kwargs)
-
-    monkeypatch.setattr(engine, "compiled_step", compiling)
-    monkeypatch.setattr(engine, "run_compiled", running)
-    engine.compile_kernels()
+    monkeypatch.setattr(batched_training, "train", running)
+    batched_training.compile_kernels()
     codes = {rule.code for rule in optim.RULES.values()}
     assert sorted(ran) == sorted((loss, code) for loss in LOSSES for code in codes)
 
