@@ -166,9 +166,12 @@ def load_authors(path: Path = AUTHORS_FILE) -> AuthorsCode:
                         raise InvalidDataError(
                             f"{at}.{k}: %({unknown[0]}) is none of the file's values {sorted(own)}"
                         )
-                    entry[k] = _OWN_FIELD.sub(lambda m: format(own[m[1]], m[2]), entry[k])
-                    if "%" in _PAPER_FIELD.sub("", entry[k]):
-                        raise InvalidDataError(f"{at}.{k}: a '%' that is no %(name)s or %(claim.key)g field")
+                    filled = _OWN_FIELD.sub(lambda m: format(own[m[1]], m[2]), entry[k])
+                    if "%" in _PAPER_FIELD.sub("", filled):
+                        raise InvalidDataError(
+                            f"{at}.{k}: a '%' that is no %(name)s or %(claim.key)g field in {entry[k]!r}"
+                        )
+                    entry[k] = filled
                 settings.append(AuthorsSetting(**entry))
             sections[i] = (section["title"], tuple(settings))
     except InvalidDataError as exc:
