@@ -77,7 +77,7 @@ import scipy
 
 from . import settings
 from .errors import InvalidDataError
-from .validation import as_count, as_float_array, as_generator, as_ordered, check_dense_size, is_real
+from .validation import as_count, as_flag, as_float_array, as_generator, as_ordered, check_dense_size, is_real
 
 
 def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
@@ -399,14 +399,12 @@ class Sample:
         elif self.errors:
             raise InvalidDataError(f"a {self.test!r} test takes no standard errors")
         if self.test == "mean_quantile":
-            if isinstance(self.trials, bool) or not isinstance(self.trials, int) or self.trials < 1:
-                raise InvalidDataError(f"a 'mean_quantile' test needs trials >= 1, got {self.trials!r}")
+            object.__setattr__(self, "trials", as_count(self.trials, "a 'mean_quantile' test's trials"))
         if self.test == "rate" and not all(v in (0.0, 1.0) for v in self.values):
             raise InvalidDataError("a 'rate' test needs one 0 or 1 per trial (whether the event happened)")
         if self.test == "pvalue" and not all(0.0 < v <= 1.0 for v in self.values):
             raise InvalidDataError("a 'pvalue' test needs p-values in (0, 1]")
-        if not isinstance(self.establish, bool):
-            raise InvalidDataError(f"establish must be True or False, got {self.establish!r}")
+        object.__setattr__(self, "establish", as_flag(self.establish, "establish"))
 
     @classmethod
     def pooled(cls, samples: Sequence[Sample]) -> Sample:

@@ -1,4 +1,4 @@
-"""Statistical claim checks: a sample tested at one seed and pooled over a sweep."""
+"""Statistical claim checks (ntpnb.statistics.Sample): a sample tested at one seed and pooled over a sweep."""
 
 from __future__ import annotations
 
@@ -121,7 +121,8 @@ def test_a_finding_that_is_not_there_is_recorded_about_level_of_the_time():
         (("estimate", (1.0,), ()), "one positive standard error"),
         (("estimate", (1.0,), (0.0,)), "one positive standard error"),
         (("mean", (1.0, 2.0), (0.1, 0.1)), "takes no standard errors"),
-        (("mean_quantile", (1.0, 2.0), (), 0), "trials >= 1"),
+        (("mean_quantile", (1.0, 2.0), (), 0), "test's trials must be a positive integer, got 0"),
+        (("mean_quantile", (1.0, 2.0), (), 2.5), "test's trials must be a positive integer, got 2.5"),
         (("mean", (1.0, 2.0), (), 0, 0.7), "level must lie in"),
         (("mean", ("a", 2.0)), "must be numbers"),
         (("rate", (0.0, 0.5)), "one 0 or 1 per trial"),
