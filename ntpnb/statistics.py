@@ -400,6 +400,10 @@ class Sample:
             raise InvalidDataError(f"a {self.test!r} test takes no standard errors")
         if self.test == "mean_quantile":
             object.__setattr__(self, "trials", as_count(self.trials, "a 'mean_quantile' test's trials"))
+        elif self.trials != 0:
+            raise InvalidDataError(
+                f"a {self.test!r} test takes no trials (only 'mean_quantile'), got {self.trials!r}"
+            )
         if self.test == "rate" and not all(v in (0.0, 1.0) for v in self.values):
             raise InvalidDataError("a 'rate' test needs one 0 or 1 per trial (whether the event happened)")
         if self.test == "pvalue" and not all(0.0 < v <= 1.0 for v in self.values):
@@ -456,6 +460,8 @@ class Sample:
     @cached_property
     def bootstrap_means(self) -> Any:
         """``"mean_quantile"``: the means of ``trials`` trials resampled from the values, drawn once."""
+        if self.test != "mean_quantile":
+            raise InvalidDataError(f"a {self.test!r} test has no bootstrap means (only 'mean_quantile')")
         return bootstrap_means(self.values, self.trials, BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED)
 
     def quantile_of(self, target: float) -> float:
