@@ -57,7 +57,7 @@ How a check decides, with ``z`` the standard normal quantile of ``1 - level``:
 
 A value the authors' own stored artifact shows (a figure's last point, a mean over ``trials``
 of their trials) is compared with the pooled sample by
-:meth:`~ntpnb.chapter.claims.Artifact.consistent_with`: with a mean over ``trials`` trials,
+:meth:`Sample.consistent_with`: with a mean over ``trials`` trials,
 ``|value - estimate| <= precision + z' sqrt(se^2 + s^2/trials)`` with ``z'`` at ``level/2`` on
 each side; for ``"mean_quantile"``, the value's mid-rank among our means of ``trials`` trials
 lies in ``(level/2, 1 - level/2)``.
@@ -547,6 +547,22 @@ class Sample:
             return "the seeds' p-values pooled by Fisher's method"
         what = "established" if kind in ESTABLISHED_KINDS or self.establish else "not contradicted"
         return f"{what} at the {self.level:.0%} level ({self.test} test)"
+
+    def consistent_with(self, value: float, trials: int = 0, precision: float = 0.0) -> bool:
+        """Whether ``value``, read to within ``precision``, is consistent with this sample.
+
+        ``value`` is a mean over ``trials`` trials of the same experiment (0: an exact value); the
+        rule is the module docstring's (a ``"mean"``, ``"estimate"`` or ``"mean_quantile"`` test).
+        """
+        if self.test == "mean_quantile":
+            low, high = self.quantile_of(value - precision), self.quantile_of(value + precision)
+            return high > self.level / 2 and low < 1.0 - self.level / 2
+        estimate, se = self.estimate()
+        spread = 0.0
+        if trials and self.test == "mean":
+            spread = se * se * self.size / trials  # their mean's variance, s^2 / trials
+        z = NormalDist().inv_cdf(1.0 - self.level / 2)
+        return abs(value - estimate) <= precision + z * math.sqrt(se * se + spread)
 
 
 def _percent(x: float) -> str:
