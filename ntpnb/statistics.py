@@ -57,7 +57,7 @@ How a check decides, with ``z`` the standard normal quantile of ``1 - level``:
 
 A value the authors' own stored artifact shows (a figure's last point, a mean over ``trials``
 of their trials) is compared with the pooled sample by
-:meth:`~ntpnb.chapter.claims.Artifact.consistent_with`: with a mean over ``trials`` trials,
+:meth:`Sample.consistent_with`: with a mean over ``trials`` trials,
 ``|value - estimate| <= precision + z' sqrt(se^2 + s^2/trials)`` with ``z'`` at ``level/2`` on
 each side; for ``"mean_quantile"``, the value's mid-rank among our means of ``trials`` trials
 lies in ``(level/2, 1 - level/2)``.
@@ -77,7 +77,7 @@ import scipy
 
 from . import settings
 from .errors import InvalidDataError
-from .validation import as_count, as_float_array, as_generator, as_ordered, check_dense_size, is_real
+from .validation import as_count, as_flag, as_float_array, as_generator, as_ordered, check_dense_size, is_real
 
 
 def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
@@ -399,14 +399,16 @@ class Sample:
         elif self.errors:
             raise InvalidDataError(f"a {self.test!r} test takes no standard errors")
         if self.test == "mean_quantile":
-            if isinstance(self.trials, bool) or not isinstance(self.trials, int) or self.trials < 1:
-                raise InvalidDataError(f"a 'mean_quantile' test needs trials >= 1, got {self.trials!r}")
+            object.__setattr__(self, "trials", as_count(self.trials, "a 'mean_quantile' test's trials"))
+        elif self.trials != 0:
+            raise InvalidDataError(
+                f"a {self.test!r} test takes no trials (only 'mean_quantile'), got {self.trials!r}"
+            )
         if self.test == "rate" and not all(v in (0.0, 1.0) for v in self.values):
             raise InvalidDataError("a 'rate' test needs one 0 or 1 per trial (whether the event happened)")
         if self.test == "pvalue" and not all(0.0 < v <= 1.0 for v in self.values):
             raise InvalidDataError("a 'pvalue' test needs p-values in (0, 1]")
-        if not isinstance(self.establish, bool):
-            raise InvalidDataError(f"establish must be True or False, got {self.establish!r}")
+        object.__setattr__(self, "establish", as_flag(self.establish, "establish"))
 
     @classmethod
     def pooled(cls, samples: Sequence[Sample]) -> Sample:
@@ -458,6 +460,8 @@ class Sample:
     @cached_property
     def bootstrap_means(self) -> Any:
         """``"mean_quantile"``: the means of ``trials`` trials resampled from the values, drawn once."""
+        if self.test != "mean_quantile":
+            raise InvalidDataError(f"a {self.test!r} test has no bootstrap means (only 'mean_quantile')")
         return bootstrap_means(self.values, self.trials, BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED)
 
     def quantile_of(self, target: float) -> float:
@@ -543,6 +547,22 @@ class Sample:
             return "the seeds' p-values pooled by Fisher's method"
         what = "established" if kind in ESTABLISHED_KINDS or self.establish else "not contradicted"
         return f"{what} at the {self.level:.0%} level ({self.test} test)"
+
+    def consistent_with(self, value: float, trials: int = 0, precision: float = 0.0) -> bool:
+        """Whether ``value``, read to within ``precision``, is consistent with this sample.
+
+        ``value`` is a mean over ``trials`` trials of the same experiment (0: an exact value); the
+        rule is the module docstring's (a ``"mean"``, ``"estimate"`` or ``"mean_quantile"`` test).
+        """
+        if self.test == "mean_quantile":
+            low, high = self.quantile_of(value - precision), self.quantile_of(value + precision)
+            return high > self.level / 2 and low < 1.0 - self.level / 2
+        estimate, se = self.estimate()
+        spread = 0.0
+        if trials and self.test == "mean":
+            spread = se * se * self.size / trials  # their mean's variance, s^2 / trials
+        z = NormalDist().inv_cdf(1.0 - self.level / 2)
+        return abs(value - estimate) <= precision + z * math.sqrt(se * se + spread)
 
 
 def _percent(x: float) -> str:

@@ -112,7 +112,7 @@ class AuthorsCode:
 
 
 def _checked(entry: object, kinds: type | Mapping[str, str], where: str) -> dict:
-    """``entry``: an object with exactly the keys of ``kinds`` (a dataclass or kinds by name), of its kind."""
+    """A copy of ``entry``, an object with exactly the keys of ``kinds`` (or a dataclass), of its kind."""
     if not isinstance(kinds, Mapping):  # a dataclass: its fields' kinds (None: not in the file)
         kinds = {f.name: f.metadata.get("kind", f.type) for f in fields(kinds)}
         kinds = {name: kind for name, kind in kinds.items() if kind}
@@ -122,10 +122,10 @@ def _checked(entry: object, kinds: type | Mapping[str, str], where: str) -> dict
     if missing or unknown:
         raise InvalidDataError(f"{where or 'the file'}: missing {sorted(missing)}, unknown {sorted(unknown)}")
     for key, kind in kinds.items():
-        what, valid = _KINDS[kind]
+        what, valid = _KINDS.get(kind) or (f"of a kind the loader knows (not {kind!r})", lambda v: False)
         if not valid(entry[key]):
             raise InvalidDataError(f"{where}.{key}".lstrip(".") + f" must be {what}, got {entry[key]!r}")
-    return entry
+    return dict(entry)
 
 
 @functools.lru_cache
@@ -147,7 +147,8 @@ def load_authors(path: Path = AUTHORS_FILE) -> AuthorsCode:
     except json.JSONDecodeError as exc:
         raise InvalidDataError(f"{path}: not JSON: {exc}") from None
     try:
-        curves, sections = _checked(own, AuthorsCode, "").pop("stored_curves"), own.pop("sections")
+        own = _checked(own, AuthorsCode, "")
+        curves, sections = own.pop("stored_curves"), own.pop("sections")
         for name, entry in curves.items():
             curve = _checked(entry, StoredCurve, f"stored_curves.{name}")
             curves[name] = StoredCurve(**curve, commit=own["stored_commit"])
@@ -157,7 +158,8 @@ def load_authors(path: Path = AUTHORS_FILE) -> AuthorsCode:
             settings = []
             for j, entry in enumerate(section["settings"]):
                 at = f"sections[{i}].settings[{j}]"
-                if _checked(entry, AuthorsSetting, at)["key"] in keys:
+                entry = _checked(entry, AuthorsSetting, at)
+                if entry["key"] in keys:
                     raise InvalidDataError(f"{at}: the key {entry['key']!r} is given twice")
                 keys.add(entry["key"])
                 for k in ("paper", "code"):  # the own fields filled: what is left are paper fields
@@ -166,9 +168,12 @@ def load_authors(path: Path = AUTHORS_FILE) -> AuthorsCode:
                         raise InvalidDataError(
                             f"{at}.{k}: %({unknown[0]}) is none of the file's values {sorted(own)}"
                         )
-                    entry[k] = _OWN_FIELD.sub(lambda m: format(own[m[1]], m[2]), entry[k])
-                    if "%" in _PAPER_FIELD.sub("", entry[k]):
-                        raise InvalidDataError(f"{at}.{k}: a '%' that is no %(name)s or %(claim.key)g field")
+                    filled = _OWN_FIELD.sub(lambda m: format(own[m[1]], m[2]), entry[k])
+                    if "%" in _PAPER_FIELD.sub("", filled):
+                        raise InvalidDataError(
+                            f"{at}.{k}: a '%' that is no %(name)s or %(claim.key)g field in {entry[k]!r}"
+                        )
+                    entry[k] = filled
                 settings.append(AuthorsSetting(**entry))
             sections[i] = (section["title"], tuple(settings))
     except InvalidDataError as exc:

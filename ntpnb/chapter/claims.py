@@ -41,7 +41,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field, fields
 from numbers import Integral, Real
 from pathlib import Path
-from statistics import NormalDist
 from typing import Any
 
 from ..errors import ClaimCheckError, InvalidDataError
@@ -158,23 +157,8 @@ class Artifact:
         object.__setattr__(self, "precision", precision)
 
     def consistent_with(self, sample: Sample) -> bool:
-        """Whether ``sample`` (pooled) agrees with this value, read to within :attr:`precision`.
-
-        The rule is :mod:`ntpnb.statistics`'s (a ``"mean"``, ``"estimate"`` or
-        ``"mean_quantile"`` test).
-        """
-        if sample.test in ("rate", "pvalue"):
-            raise InvalidDataError(f"a stored value is compared with a mean, not with a {sample.test}")
-        value, precision, level = self.value, self.precision, sample.level
-        if sample.test == "mean_quantile":
-            low, high = sample.quantile_of(value - precision), sample.quantile_of(value + precision)
-            return high > level / 2 and low < 1.0 - level / 2
-        estimate, se = sample.estimate()
-        spread = 0.0
-        if self.trials and sample.test == "mean":
-            spread = se * se * sample.size / self.trials  # their mean's variance, s^2 / trials
-        z = NormalDist().inv_cdf(1.0 - level / 2)
-        return abs(value - estimate) <= precision + z * math.sqrt(se * se + spread)
+        """Whether ``sample`` (pooled) agrees with this value (:meth:`Sample.consistent_with`'s rule)."""
+        return sample.consistent_with(self.value, self.trials, self.precision)
 
 
 @dataclass(frozen=True)

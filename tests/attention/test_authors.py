@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from ntpnb.attention.authors import AUTHORS_FILE, load_authors, settings_rows
+from ntpnb.attention.authors import AUTHORS_FILE, _checked, load_authors, settings_rows
 from ntpnb.chapter import paper_value
 from ntpnb.errors import InvalidDataError
 
@@ -139,7 +139,10 @@ def first_setting(data):
             lambda d: first_setting(d).update(code="in %(nobook)s"),
             r"%\(nobook\) is none of the file's values",
         ),
-        (lambda d: first_setting(d).update(paper="100% sure"), r"settings\[0\].paper: a '%' that is no"),
+        (  # the message quotes the text as the file has it (before its own fields are filled)
+            lambda d: first_setting(d).update(paper="%(stored_commit)s, 100% sure"),
+            r"settings\[0\].paper: a '%' that is no .* field in '%\(stored_commit\)s, 100% sure'",
+        ),
     ],
 )
 def test_a_malformed_data_file_is_refused_naming_the_file_and_the_entry(tmp_path, change, error):
@@ -154,3 +157,11 @@ def test_a_file_that_is_not_json_is_refused(tmp_path):
     path.write_text('{"repository": ', encoding="utf-8")
     with pytest.raises(InvalidDataError, match=r"authors.json: not JSON: Expecting value"):
         load_authors(path)
+
+
+def test_an_entry_is_checked_into_a_copy_and_an_unknown_kind_is_refused():
+    entry = {"title": "Figs. 3-4"}
+    checked = _checked(entry, {"title": "str"}, "sections[0]")
+    assert checked == entry and checked is not entry  # the caller's dict is not the one it pops from
+    with pytest.raises(InvalidDataError, match=r"sections\[0\].title must be of a kind the loader knows"):
+        _checked(entry, {"title": "text"}, "sections[0]")

@@ -1,4 +1,4 @@
-"""Statistical claim checks: a sample tested at one seed and pooled over a sweep."""
+"""Statistical claim checks (ntpnb.statistics.Sample): a sample tested at one seed and pooled over a sweep."""
 
 from __future__ import annotations
 
@@ -83,6 +83,9 @@ def test_the_quantile_test_places_a_papers_mean_among_ours():
     # the resampled means are drawn once, seeded, and are those the quantile counts
     assert s.bootstrap_means is s.bootstrap_means and s.bootstrap_means.size == 20_000
     assert s.quantile_of(1.0) == np.mean(s.bootstrap_means <= 1.0)
+    for other in (sample_of("mean", values), sample_of("rate", [0, 1])):  # only this test resamples means
+        with pytest.raises(InvalidDataError, match=f"a '{other.test}' test has no bootstrap means"):
+            other.quantile_of(2.0)
 
 
 def test_a_true_claim_fails_about_level_of_the_time_and_a_false_one_is_caught():
@@ -121,7 +124,9 @@ def test_a_finding_that_is_not_there_is_recorded_about_level_of_the_time():
         (("estimate", (1.0,), ()), "one positive standard error"),
         (("estimate", (1.0,), (0.0,)), "one positive standard error"),
         (("mean", (1.0, 2.0), (0.1, 0.1)), "takes no standard errors"),
-        (("mean_quantile", (1.0, 2.0), (), 0), "trials >= 1"),
+        (("mean_quantile", (1.0, 2.0), (), 0), "test's trials must be a positive integer, got 0"),
+        (("mean_quantile", (1.0, 2.0), (), 2.5), "test's trials must be a positive integer, got 2.5"),
+        (("mean", (1.0, 2.0), (), 5), r"a 'mean' test takes no trials \(only 'mean_quantile'\), got 5"),
         (("mean", (1.0, 2.0), (), 0, 0.7), "level must lie in"),
         (("mean", ("a", 2.0)), "must be numbers"),
         (("rate", (0.0, 0.5)), "one 0 or 1 per trial"),
@@ -218,8 +223,6 @@ def test_a_stored_value_is_consistent_within_the_noise_of_its_own_mean_and_its_r
     heavy = sample_of("mean_quantile", [0.0] * 90 + [5.0] * 10, trials=100)
     assert Artifact("a figure", 0.5).consistent_with(heavy)
     assert not Artifact("a figure", 2.0).consistent_with(heavy)
-    with pytest.raises(InvalidDataError, match="rate"):
-        Artifact("a figure", 0.5).consistent_with(sample_of("rate", [0, 1]))
     log, stored = ClaimLog("demo", "quick", tmp_path), Artifact("a figure", 0.5)
     with pytest.raises(InvalidDataError, match="compared with a mean, not with a rate"):
         log.check("B8", "x", sample_of("rate", [0, 1]), "<", 0.5, artifact=stored)
