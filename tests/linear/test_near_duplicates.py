@@ -248,7 +248,12 @@ def test_the_ambiguity_says_by_how_much():
     assert "beyond float64's reach" in str(sep.value)
     with pytest.raises(NumericallyAmbiguousError, match="numerically ambiguous") as comp:
         ntp.is_compatible(data)
-    assert re.search(r"residual of \(4\) of \S+ \(rounding included\) against the tolerance", str(comp.value))
+    residual = r"residual of \(4\) of \d\S* \(rounding included\) against the tolerance \S+; "
+    resolved = r"float64 resolves 3 singular values of the row-normalized equations, down to 3\.\d+e-"
+    assert re.search(residual + resolved + "11 ", str(comp.value))
+    no_candidate = r"no candidate W\* exists at dim F because its rank is not determined in float64; "
+    with pytest.raises(NumericallyAmbiguousError, match=no_candidate + resolved + "10 "):
+        ntp.is_compatible(near_duplicates(3, 4, 3, 1e-9, seed=0))
     with pytest.raises(NumericallyAmbiguousError):
         ntp.ntp_svm(data)  # a SolverError, as before: never a W^mm that fails its verification
     undecided = near_duplicates(4, 3, 3, 1e-12, seed=0)  # no direction verified, no bound within rho
