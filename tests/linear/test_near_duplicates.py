@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 import ntpnb as ntp
 from ntpnb import settings
-from ntpnb.errors import NotCompatibleError, NotSeparableError, NumericallyAmbiguousError
+from ntpnb.errors import NotCompatibleError, NotSeparableError, NumericallyAmbiguousError, SolverError
 from ntpnb.linear.active_set import solve_active_set
 from ntpnb.linear.constraints import NTPRows, ntp_constraints
 from ntpnb.linear.loss import kl_divergence
@@ -260,6 +260,12 @@ def test_the_ambiguity_says_by_how_much():
     bound = r"certified bound on every normalized margin \S+ \(.+\); float64 resolves normalized margins to"
     with pytest.raises(NumericallyAmbiguousError, match=r"numerically ambiguous.*none verified.*" + bound):
         ntp.is_separable(undecided)
+
+
+def test_an_unverified_square_root_answer_names_its_form(monkeypatch):
+    monkeypatch.setattr(settings, "SVM_GAP_TOL", -1.0)  # no answer can pass
+    with pytest.raises(SolverError, match=r"\(the square-root form\) failed verification"):
+        solve_active_set(near_duplicates(3, 4, 3, 1e-6, seed=0))  # K unresolved by Cholesky
 
 
 @pytest.mark.parametrize(("m", "d"), [(3, 4), (6, 8), (6, 4)])
