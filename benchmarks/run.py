@@ -707,8 +707,8 @@ when `rank H = m` the logits can take any value, so the data are separable (a wi
 either way as the LP is); otherwise, when the LP is large
 (`ntpnb.settings.SVM_WITNESS_MIN_VARIABLES`), `W^mm` from the fast NTP-SVM solver as a candidate,
 verified like any direction; otherwise (or if that fails) the certified LP, by the dual simplex
-first when it is small (`ntpnb.settings.LP_SMALL_MAX_VARIABLES`). For separability "diff to fast"
-says whether the LP gave the same answer.
+when it is small (`ntpnb.settings.LP_SMALL_MAX_VARIABLES`), else the interior point. For
+separability "diff to fast" says whether the LP gave the same answer.
 """
 
 #: What each table of one solver measures, under its heading on the page.

@@ -367,7 +367,7 @@ def solve_reference(cons: QPConstraints, infeasible: Callable[[MinNormQP], Excep
     Raises
     ------
     SolverError
-        If the solver fails, or its polished answer does not settle or pass verification.
+        If the solver fails, polishing finds no exact minimizer, or the answer fails verification.
     """
     if cons.n_ineq == 0:
         return trivial_solution(cons)
@@ -377,7 +377,12 @@ def solve_reference(cons: QPConstraints, infeasible: Callable[[MinNormQP], Excep
     sol = polish(cons, result.lam, result.solver)
     if sol is not None and sol.passes():
         return sol
-    why = "polishing on its active set did not settle" if sol is None else sol.summary()
+    why = (
+        "found no exact minimizer on its active set (no active row, rounds unsettled, or rank not "
+        "determined in float64)"
+        if sol is None
+        else sol.summary()
+    )
     raise SolverError(f"{cons.what} answer of {result.solver} failed verification: {why}")
 
 

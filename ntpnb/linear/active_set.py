@@ -311,7 +311,9 @@ def solve_active_set(data: NTPData, max_iter: int = settings.ACTIVE_SET_MAX_ITER
 
     with limit_threads(settings.BLAS_THREADS, user_api="blas"):
         K, full_rank = data.H @ data.H.T, full_row_rank(data)
+        form = "the dual in K = H H^T" if full_rank else "the proximal method"
         if full_rank and cholesky(K) is None:  # near-duplicate rows: K squares their condition
+            form = "the square-root form"
             W, C = _square_root(rows, max_iter)
         else:
             C = _dual(K, data.H, np.asarray(data.support_mask), full_rank, max_iter, accept)
@@ -320,7 +322,8 @@ def solve_active_set(data: NTPData, max_iter: int = settings.ACTIVE_SET_MAX_ITER
     if sol.passes() and row_sums <= settings.SVM_KKT_TOL:
         return sol
     raise SolverError(
-        f"the NTP-SVM answer of {SOLVER_NAME} failed verification: {sol.summary()}, row sums {row_sums:.2e}"
+        f"the NTP-SVM answer of {SOLVER_NAME} ({form}) failed verification: {sol.summary()}, "
+        f"row sums {row_sums:.2e}"
     )
 
 

@@ -81,8 +81,8 @@ def solve_spd(S: np.ndarray, b: np.ndarray, what: str, ridge: float = 0.0) -> np
         )
     except (scipy.linalg.LinAlgError, ValueError):
         raise SolverError(
-            f"the Schur complement of {what} could not be solved: it is not finite and numerically "
-            "positive definite on this instance (its Cholesky factorization failed)"
+            f"the Schur complement of {what} could not be solved: it is not finite, or not "
+            "numerically positive definite on this instance (its Cholesky factorization failed)"
         ) from None
 
 

@@ -43,13 +43,12 @@ def _active_set(data: NTPData) -> SVMSolution:
     if not full_row_rank(data):
         require_separable(data)
     try:
-        sol, failure = solve_active_set(data), None
-    except SolverError as exc:
-        sol, failure = None, exc
-    if sol is None or not proves_separable(data, sol.W):
+        sol = solve_active_set(data)
+    except SolverError:
         require_separable(data)
-    if failure is not None:
-        raise failure
+        raise
+    if not proves_separable(data, sol.W):
+        require_separable(data)
     return sol
 
 

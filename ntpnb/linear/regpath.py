@@ -66,7 +66,7 @@ from ..errors import (
 from ..linalg import check_known_rank, helmert_basis
 from ..linalg import safe_norm as _norm
 from ..parallel import limit_threads
-from ..validation import as_float_array, frozen
+from ..validation import as_float, as_float_array, frozen
 from .gram_blocks import NoConvergenceError as _NoConvergenceError
 from .ntp_data import NTPData, cached_per_data, normalized, require_data
 from .regpath_gram import Evaluation, Split, Workspace, gram_structure, split_loss, star_exponents
@@ -422,7 +422,7 @@ _MAX_RADIUS = float(np.sqrt(np.finfo(float).max)) / 2**10
 
 def _check_radii(data: NTPData, radii: ArrayLike, start: object) -> tuple[np.ndarray, _PathEnd | None]:
     """The radii as an array, and the end of ``start`` (a path of ``data`` below them) if given."""
-    arr = as_float_array(radii, "radii", 1)
+    arr = as_float_array(np.atleast_1d(as_float(radii, "radii")), "radii", 1)  # a scalar is one radius
     if arr.size == 0:
         raise InvalidDataError("radii must be a non-empty sequence")
     if np.any(arr <= 0):

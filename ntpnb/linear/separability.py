@@ -27,8 +27,7 @@ NTP-SVM is solved and must pass its verification. ``method="newton"``
 :data:`~ntpnb.settings.SEP_MARGIN_TOL` instead, verified the same way through the logits.
 
 **Compatibility** (Definition 1, Eq. (4)): :func:`is_compatible` and ``W*``
-(:func:`finite_solution`). A candidate ``W*`` (at the decided ``dim F``, else from every singular
-value of (4) that float64 resolves, :func:`ntpnb.linalg.nonzero_count`) proves compatibility
+(:func:`finite_solution`). A candidate ``W*`` (at the decided ``dim F``) proves compatibility
 when its residual, evaluated as if in twice the precision plus a rigorous error bound
 (:func:`ntpnb.linalg.accurate_dots`), is within :data:`~ntpnb.settings.COMPAT_RTOL` of
 ``||b||``; not compatible when the log-odds ``b`` have a larger part outside the directions (4)
@@ -841,16 +840,18 @@ def _decide_dense(data: NTPData) -> _Compatibility | str:
     G, b = ntp_constraints(data).eq, ntp_constraints(data).eq_rhs
     if G.shape[0] == 0:  # every support is a single token: no equation, W* = 0
         return np.zeros(data.V * data.d), 0.0
-    best, w = (np.inf, 0), None
+    w, found = None, "no candidate W* exists at dim F because its rank is not determined in float64"
     with suppress(RankAmbiguousError):  # the candidate W* at dim F, if finite
         dec = f_decomposition(data)
         candidate = dec.basis.T @ ((dec.U.T @ b) / dec.s)
+        found = "the candidate W* at dim F overflows float64"
         w = candidate if np.all(np.isfinite(candidate)) else None
     if w is not None:
         value, verified = _checked_residual(data, w, tol)
         if verified <= tol:
             return w, value
-        best = (verified, dec.dim)
+        found = f"the candidate W* at dim F leaves a residual of (4) of {verified:.3g} (rounding included) "
+        found += f"against the tolerance {tol:.3g}"
     # the rows of (4) divided by their context's scale (the same solutions, no row hidden by another's
     # size), with right side b_c / c (c the smallest row scale)
     scales = context_scales(data.H)[ntp_constraints(data).eq_context]
@@ -865,10 +866,9 @@ def _decide_dense(data: NTPData) -> _Compatibility | str:
     resolution = settings.RANK_BAND * rank_floor(U.shape, 1.0)
     smallest = float(s[k - 1] / s[0]) if k else 0.0
     return (
-        f"NTP_H-compatibility is numerically ambiguous (m={data.m}, d={data.d}, V={data.V}): the best "
-        f"candidate W* leaves a residual of (4) of {best[0]:.3g} (rounding included) against the tolerance "
-        f"{tol:.3g}; it uses {best[1]} singular values of the row-normalized equations, down to "
-        f"{smallest:.3g} of the largest (float64 resolves them to {resolution:.3g}), and the log-odds "
+        f"NTP_H-compatibility is numerically ambiguous (m={data.m}, d={data.d}, V={data.V}): {found}; "
+        f"float64 resolves {k} singular values of the row-normalized equations, down to {smallest:.3g} "
+        f"of the largest (to {resolution:.3g}), and the log-odds "
         f"outside them are {outside:.3g}: W* exists in exact arithmetic, but its logits are too large "
         f"for float64 to evaluate to the tolerance (near-duplicate embeddings with different log-odds)"
     )

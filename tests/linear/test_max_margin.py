@@ -155,8 +155,17 @@ def test_the_package_solver_needs_no_qp_solver(monkeypatch):
 def test_an_unverified_answer_raises_solver_error(monkeypatch):
     monkeypatch.setattr(settings, "SVM_GAP_TOL", -1.0)  # no answer can pass
     data = random_data(m=3, d=5, V=4, S=2, seed=22)
-    with pytest.raises(SolverError, match="failed verification"):
+    with pytest.raises(SolverError, match=r"\(the dual in K = H H\^T\) failed verification: .*duality gap"):
         ntp.ntp_svm(data)
+    with pytest.raises(SolverError, match=r"answer of CLARABEL failed verification: .*duality gap"):
+        ntp.solve_ntp_svm(random_data(m=3, d=5, V=4, S=2, seed=26), method="cvxpy")
+
+
+def test_a_reference_answer_without_an_exact_minimizer_raises_solver_error(monkeypatch):
+    monkeypatch.setattr(settings, "POLISH_MAX_ROUNDS", 0)  # no polishing round can settle
+    unsettled = r"answer of CLARABEL failed verification: found no exact minimizer on its active set"
+    with pytest.raises(SolverError, match=unsettled):
+        ntp.solve_ntp_svm(random_data(m=3, d=5, V=4, S=2, seed=27), method="cvxpy")
 
 
 def test_an_unknown_method_is_refused():

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 import ntpnb as ntp
 from ntpnb import settings
-from ntpnb.errors import NotCompatibleError, NotSeparableError, NumericallyAmbiguousError
+from ntpnb.errors import NotCompatibleError, NotSeparableError, NumericallyAmbiguousError, SolverError
 from ntpnb.linear.active_set import solve_active_set
 from ntpnb.linear.constraints import NTPRows, ntp_constraints
 from ntpnb.linear.loss import kl_divergence
@@ -248,13 +248,24 @@ def test_the_ambiguity_says_by_how_much():
     assert "beyond float64's reach" in str(sep.value)
     with pytest.raises(NumericallyAmbiguousError, match="numerically ambiguous") as comp:
         ntp.is_compatible(data)
-    assert re.search(r"residual of \(4\) of \S+ \(rounding included\) against the tolerance", str(comp.value))
+    residual = r"residual of \(4\) of \d\S* \(rounding included\) against the tolerance \S+; "
+    resolved = r"float64 resolves 3 singular values of the row-normalized equations, down to 3\.\d+e-"
+    assert re.search(residual + resolved + "11 ", str(comp.value))
+    no_candidate = r"no candidate W\* exists at dim F because its rank is not determined in float64; "
+    with pytest.raises(NumericallyAmbiguousError, match=no_candidate + resolved + "10 "):
+        ntp.is_compatible(near_duplicates(3, 4, 3, 1e-9, seed=0))
     with pytest.raises(NumericallyAmbiguousError):
         ntp.ntp_svm(data)  # a SolverError, as before: never a W^mm that fails its verification
     undecided = near_duplicates(4, 3, 3, 1e-12, seed=0)  # no direction verified, no bound within rho
     bound = r"certified bound on every normalized margin \S+ \(.+\); float64 resolves normalized margins to"
     with pytest.raises(NumericallyAmbiguousError, match=r"numerically ambiguous.*none verified.*" + bound):
         ntp.is_separable(undecided)
+
+
+def test_an_unverified_square_root_answer_names_its_form(monkeypatch):
+    monkeypatch.setattr(settings, "SVM_GAP_TOL", -1.0)  # no answer can pass
+    with pytest.raises(SolverError, match=r"\(the square-root form\) failed verification"):
+        solve_active_set(near_duplicates(3, 4, 3, 1e-6, seed=0))  # K unresolved by Cholesky
 
 
 @pytest.mark.parametrize(("m", "d"), [(3, 4), (6, 8), (6, 4)])

@@ -122,6 +122,12 @@ def test_bad_radii_are_rejected(toy, radii, match):
         ntp.regularization_path(toy, radii)
 
 
+def test_a_scalar_radius_is_one_radius(toy):
+    path = ntp.regularization_path(toy, 2.0)
+    assert len(path) == 1
+    np.testing.assert_array_equal(path.W, ntp.regularization_path(toy, [2.0]).W)
+
+
 def test_bad_data_are_rejected():
     with pytest.raises(InvalidDataError, match="NTPData"):
         ntp.regularization_path(np.eye(2), [1.0])  # type: ignore[arg-type]
