@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 
@@ -9,7 +10,7 @@ import numpy as np
 import pytest
 import scipy.stats
 
-from ntpnb.chapter.claims import Artifact, ClaimLog, load_chapter_record
+from ntpnb.chapter.claims import Artifact, Check, ClaimLog, load_chapter_record
 from ntpnb.errors import InvalidDataError
 from ntpnb.statistics import DEFAULT_LEVEL, Sample, sample_of, wilson_interval
 
@@ -226,6 +227,12 @@ def test_a_stored_value_is_consistent_within_the_noise_of_its_own_mean_and_its_r
     log, stored = ClaimLog("demo", "quick", tmp_path), Artifact("a figure", 0.5)
     with pytest.raises(InvalidDataError, match="compared with a mean, not with a rate"):
         log.check("B8", "x", sample_of("rate", [0, 1]), "<", 0.5, artifact=stored)
+    # a record read back from disk passes the same door (an artifact beside a rate, edited by hand)
+    log.check("B8", "x", sample_of("mean", [0.4, 0.5]), "<", 0.6, artifact=stored)
+    entry = json.loads(log.path.read_text())["checks"][0]
+    entry["sample"] = dataclasses.asdict(sample_of("rate", [0, 1]))
+    with pytest.raises(InvalidDataError, match="compared with a mean, not with a rate"):
+        Check.from_json(entry)
     with pytest.raises(InvalidDataError, match="finite value"):
         Artifact("a figure", float("nan"))
     with pytest.raises(InvalidDataError, match="trials must be a whole number >= 0"):

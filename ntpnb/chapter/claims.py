@@ -182,6 +182,14 @@ class Check:
     #: The value the authors' own stored artifact shows, if any.
     artifact: Artifact | None = None
 
+    def __post_init__(self) -> None:
+        # both doors pass here: ClaimLog.check and a record read back from disk
+        test = self.sample.test if self.sample is not None else None
+        if self.artifact is not None and test in ("rate", "pvalue"):
+            raise InvalidDataError(
+                f"claim {self.claim}: a stored value is compared with a mean, not with a {test} test"
+            )
+
     @property
     def basis(self) -> str:
         """How the check is decided: ``"seed-independent"``, ``"pooled"`` or ``"per seed"``.
@@ -441,10 +449,6 @@ class ClaimLog:
             if artifact is not None and not isinstance(artifact, Artifact):
                 raise InvalidDataError(
                     f"claim {claim}: artifact must be an Artifact, got {type(artifact).__name__}"
-                )
-            if artifact is not None and sample.test in ("rate", "pvalue"):
-                raise InvalidDataError(
-                    f"claim {claim}: a stored value is compared with a mean, not with a {sample.test} test"
                 )
             target = float(target)  # type: ignore[arg-type]
             passed = sample.decide(relation, target, tol, kind)
