@@ -167,9 +167,8 @@ def _cmd_list(args: argparse.Namespace) -> int:
     for source in select_notebooks(root, args.names):
         print(source.stem)
         by_source: dict[str, list[str]] = {}  # a profile's time at one seed, by where it comes from
-        for (
-            profile
-        ) in PROFILE_NAMES:  # this machine's last run into the profile's own tree, else the reference's
+        # this machine's last run into the profile's own tree, else the reference's
+        for profile in PROFILE_NAMES:
             seconds = last_seconds(OutputLayout(output_tree(root, profile, {}, None)), profile, source.stem)
             where = "this machine's last run"
             if seconds == float("inf"):

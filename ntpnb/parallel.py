@@ -128,7 +128,7 @@ def run_sweep(
     """Run ``trial(point, rng)`` ``n_trials`` times at every point, in parallel through joblib.
 
     All of ``trial``'s randomness must come from its generator; ``points`` are any picklable
-    objects (e.g. dicts of parameters). Trials run 16 to a joblib task, as :func:`parallel_map` runs them.
+    objects (e.g. dicts of parameters). 16 trials per joblib task (:func:`parallel_map`'s ``batch_size``).
 
     Returns
     -------

@@ -120,7 +120,9 @@ def _fake_reproduce(calls, tmp_path, seconds):
     return fake
 
 
-def test_time_notebooks_runs_each_profile_on_one_core_then_the_paper_run_with_jobs(monkeypatch, tmp_path):
+def test_time_notebooks_runs_each_profile_on_one_core_then_the_paper_run_with_jobs(
+    monkeypatch, tmp_path, capsys
+):
     import ntpnb.runner
     from benchmarks import notebooks
 
@@ -140,6 +142,7 @@ def test_time_notebooks_runs_each_profile_on_one_core_then_the_paper_run_with_jo
     }
     assert times.run["01_x"]["seconds"] == 30.0 and times.jobs == 2 and times.run_wall >= 0
     assert calls[0]["out"] != calls[2]["out"]  # the two-job run does not replace the one-core times
+    assert "FAILED" not in capsys.readouterr().out  # every fake run completed
     assert not any(Path(c["out"]).exists() for c in calls)  # the temporary trees are gone
     if notebooks.can_pin():
         assert calls[0]["cpus"] == calls[1]["cpus"] == [times.cpu]  # one CPU for the one-core runs

@@ -108,7 +108,7 @@ def _check(app: Sphinx, env: BuildEnvironment) -> None:
             logger.warning(f"executed notebook {path.name}: {problem}", location=docname)
 
 
-def _add_static(app: Sphinx) -> None:
+def _add_static_and_read_footers(app: Sphinx) -> None:
     """The book's static files (MathJax from ``sphinx-mathjax-offline`` where ``mathjax_path`` is relative).
 
     And the output tree's run record and executed chapters, read once for every page's footer.
@@ -328,7 +328,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("autodoc-skip-member", _documented_in_own_section)
     app.connect("env-updated", _check)
     app.connect("config-inited", _add_footer_template)
-    app.connect("builder-inited", _add_static)
+    app.connect("builder-inited", _add_static_and_read_footers)
     app.connect("html-page-context", _page_context, priority=502)  # after the theme's (501)
     app.connect("build-finished", _copy_sources)
     scoreboard.setup(app)

@@ -216,7 +216,11 @@ class Series:
 
     @property
     def decided(self) -> str:
-        """``"pooled over 5 seeds (500 trials)"``, ``"at 4 of 5 seeds (failed at 3)"``."""
+        """How it was decided, in words.
+
+        ``"pooled over 5 seeds (500 trials)"``, ``"at 4 of 5 seeds (failed at 3)"`` or
+        ``"seed-independent (the same at 5 seeds)"``.
+        """
         n = len(self.checks)
         if self.statistical:
             sample = self.pooled_sample

@@ -57,6 +57,10 @@ class RunResult(Labelled):
     completed: bool = False
     failed_checks: tuple[str, ...] = ()
 
+    def __post_init__(self) -> None:
+        if self.ok:  # ran to its end: ok implies completed
+            object.__setattr__(self, "completed", True)
+
 
 def completed_result(
     run: NotebookRun, record: ChapterRecord, seconds: float = 0.0, cached: bool = False

@@ -108,7 +108,8 @@ def reproduce(
                 status = "ok" if result.ok else "checks" if result.completed else "FAILED"
                 line = head + f"{status:<6} {result.seconds:7.1f} s"
             line += f"  {result.error}" if result.error else ""
-            display.finished(result.label, f"{line}  ({left()})" if left() and not display.live else line)
+            to_go = left()
+            display.finished(result.label, f"{line}  ({to_go})" if to_go and not display.live else line)
 
         for run in plan.runs:
             if run.label in plan.cached:

@@ -80,21 +80,23 @@ def end_processes(
     SIGTERM first, then SIGKILL after ``grace`` seconds, or as soon as ``hurry()`` is true.
     """
     groups = list(groups) if hasattr(os, "killpg") else []
-    deadline = time.monotonic() + grace
-    for attempt in range(11):  # SIGTERM, then SIGKILL until none is left
-        signum = signal.SIGKILL if attempt else signal.SIGTERM
-        left = marked_processes(variable, value)
-        sends = [(os.killpg, pgid) for pgid in groups if attempt < 2] + [(os.kill, pid) for pid in left]
-        for send, target in sends:
+
+    def send(signum: int, pids: Iterable[int], groups: Iterable[int]) -> None:
+        sends = [(os.killpg, pgid) for pgid in groups] + [(os.kill, pid) for pid in pids]
+        for kill, target in sends:
             with suppress(OSError):  # gone, or not ours
-                send(target, signum)
-        if attempt == 0:
-            while time.monotonic() < deadline and not hurry() and marked_processes(variable, value):
-                time.sleep(0.1)
-        elif not left:
+                kill(target, signum)
+
+    send(signal.SIGTERM, marked_processes(variable, value), groups)
+    deadline = time.monotonic() + grace
+    while time.monotonic() < deadline and not hurry() and marked_processes(variable, value):
+        time.sleep(0.1)
+    for attempt in range(10):
+        left = marked_processes(variable, value)
+        send(signal.SIGKILL, left, groups if attempt == 0 else ())
+        if not left:
             break
-        else:
-            time.sleep(0.1)
+        time.sleep(0.1)
 
 
 def kernel_variables(run: NotebookRun) -> dict[str, str]:

@@ -180,16 +180,14 @@ def test_the_time_left_counts_this_machines_times_shared_among_the_jobs(tmp_path
 
 
 def test_a_first_run_scales_the_reference_by_how_this_machine_compares(tmp_path, monkeypatch):
-    from ntpnb.runner import run as estimate
-
-    monkeypatch.setattr(estimate, "REFERENCE_SECONDS", {"a": {"paper": 10.0}, "b": {"paper": 40.0}})
+    monkeypatch.setattr(run_module, "REFERENCE_SECONDS", {"a": {"paper": 10.0}, "b": {"paper": 40.0}})
     _, runs = runs_of(tmp_path, ["a", "b"])
     recorded = recorded_seconds(runs, "paper")
-    assert estimate.seconds_left(runs, recorded, "paper", 1, {}, {}) == 50.0
+    assert run_module.seconds_left(runs, recorded, "paper", 1, {}, {}) == 50.0
     finished = {"a": result("a", 20.0)}  # this machine took twice the reference's time
-    assert estimate.seconds_left(runs, recorded, "paper", 1, finished, {}) == 80.0
+    assert run_module.seconds_left(runs, recorded, "paper", 1, finished, {}) == 80.0
     finished["b"] = result("b", 0.0, cached=True)  # found cached: done, and no measure of the machine
-    assert estimate.seconds_left(runs, recorded, "paper", 1, finished, {}) == 0.0
+    assert run_module.seconds_left(runs, recorded, "paper", 1, finished, {}) == 0.0
 
 
 def test_without_a_time_or_a_reference_the_time_left_is_not_shown(tmp_path):
@@ -206,7 +204,6 @@ def test_the_progress_lines_tell_the_time_left_and_the_end_names_the_next_comman
     tmp_path, monkeypatch, capsys
 ):
     from ntpnb import cli
-    from ntpnb.runner import run as estimate
 
     (tmp_path / "notebooks").mkdir()
     (tmp_path / "_toc.yml").write_text("format: jb-book\nroot: x\n")
@@ -214,7 +211,9 @@ def test_the_progress_lines_tell_the_time_left_and_the_end_names_the_next_comman
     for name in ("a_one", "b_two"):
         (tmp_path / "notebooks" / f"{name}.md").write_text(fake_notebook(body.format(n=name)))
     monkeypatch.setattr(profiles, "CHANGES", {"a_one": {}, "b_two": {}})
-    monkeypatch.setattr(estimate, "REFERENCE_SECONDS", {"a_one": {"quick": 600.0}, "b_two": {"quick": 600.0}})
+    monkeypatch.setattr(
+        run_module, "REFERENCE_SECONDS", {"a_one": {"quick": 600.0}, "b_two": {"quick": 600.0}}
+    )
     assert cli.main(["reproduce", "--root", str(tmp_path), "--profile", "quick", "--jobs", "1"]) == 0
     lines = capsys.readouterr().out.splitlines()
     (first,) = [line for line in lines if line.startswith("[1/2]")]
