@@ -283,10 +283,13 @@ class Series:
 
     @property
     def marginal_seeds(self) -> tuple[int, ...]:
-        """A statistical check that holds pooled: the seeds whose own sample does not bear it out."""
+        """A statistical check that holds pooled: the seeds whose own sample does not bear it out.
+
+        A seed whose sample cannot decide alone (one instance) is not among them.
+        """
         if not (self.statistical and self.established):
             return ()
-        return self.failed_seeds
+        return tuple(s for s in self.failed_seeds if self.checks[s].sample.decidable)  # type: ignore[union-attr]
 
     @property
     def decided(self) -> str:
@@ -688,7 +691,7 @@ def _decide(series: Sequence[Series], qualifications: Sequence[str], excuse: boo
     ]
     broken += [s for s in series if s.first.kind in ("finding", "measurement") and s.differs]
     if broken or (per_seed and not holding):
-        failing = [*broken, *(s for s in per_seed if s.failed_seeds)] if not broken else broken
+        failing = broken or [s for s in per_seed if s.failed_seeds]
         what = [f"{s.first.label} {'differs between seeds' if s.differs else s.outcome}" for s in broken]
         if per_seed and not holding:
             what.append(

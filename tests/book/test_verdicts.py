@@ -629,6 +629,7 @@ def test_an_instances_check_is_decided_over_the_seeds_and_not_at_one():
     values = (0.90, 0.86, 0.96, 0.92, 0.88)
     v = verdict_of(*(record(s, instance_check(s, x)) for s, x in enumerate(values)), claim="A15")
     assert v.verdict == REPRODUCED and v.basis == "holds on 5 instances pooled over 5 seeds"
+    assert v.marginal == ()  # every seed's line is open (one instance), but none could decide alone
     assert "5 instances from 0.86 to 0.96" in v.evidence[0].ours
     # one instance far below the others: the spread between instances leaves "> 0.8" unestablished
     spread = (0.90, 0.86, 0.96, 0.92, 0.60)
