@@ -586,8 +586,19 @@ def test_an_artifact_excuses_a_missed_number_only_under_the_first_protocol():
     assert other.notes == (
         "[every trial] mean corr: the authors' stored Fig. 6a: 0.9866, consistent with ours",
     )
-    # a protocol-free check follows every protocol, the authors' too: it may be excused
+    # a protocol-free check follows every protocol, the authors' too: it may be excused, under
+    # every protocol's verdict
     assert verdict_of(*books(""), claim="B11").verdict == QUALIFIED
+    free = [
+        record(s, *r.checks, mean_check(s, "B11", "kept corr", HIGH, protocol="every trial"))
+        for s, r in enumerate(books(""))
+    ]
+    v = verdict_of(*free, claim="B11")
+    assert [(p.key, p.verdict) for p in v.protocols] == [
+        ("authors' filter", QUALIFIED),
+        ("every trial", QUALIFIED),
+    ]
+    assert v.verdict == QUALIFIED and len(v.qualifications) == 1  # the protocols agree
 
 
 def test_a_check_that_holds_pooled_but_not_at_some_seeds_alone_is_marginal():
