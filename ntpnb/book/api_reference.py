@@ -162,6 +162,10 @@ class ApiNames(SphinxDirective):
             raise self.error(f"{DIRECTIVE} {module}: {exc}") from None
         if not names:
             raise self.error(f"{DIRECTIVE} {module}: defines no name of {public}.__all__")
+        # the page changes with the module and the __all__ of the packages that list its names
+        parts = module.split(".")
+        for listing in sorted({public, *(".".join(parts[:n]) for n in range(1, len(parts) + 1))}):
+            self.env.note_dependency(importlib.import_module(listing).__file__)
         placed = self.env.temp_data.setdefault("ntpnb_api_names", set())
         lines = [] if "no-docstring" in self.options else [f".. automodule:: {module}", ""]
         lines += [f".. currentmodule:: {public}", ""]
