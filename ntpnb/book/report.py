@@ -40,7 +40,10 @@ from .footers import read_footers
 from .scoreboard import PAPER_TOPICS, SCOREBOARD_FILE, badge_html, card_anchor, scoreboard_data
 from .trees import chapter_label, describe_run, visible
 from .verdicts import (
+    NOT_TESTED,
     VERDICT_RULE,
+    CheckSummary,
+    ProtocolVerdict,
     Series,
     Sweep,
     Verdict,
@@ -74,8 +77,8 @@ class TreePages:
     results: dict[str, Verdict]
     #: Claim id -> every check of it, with its notebook, in the records' order.
     by_claim: dict[str, list[Made]]
-    #: Claim id -> each of its checks across the seeds, with its notebook, in the records' order.
-    series: dict[str, list[tuple[str, Series]]]
+    #: Claim id -> each of its checks across the seeds, in the records' order.
+    series: dict[str, list[Series]]
     sections: Sections
     run: RunRecord | None
     #: What ran into the tree (:func:`~.trees.describe_run`), escaped for a page.
@@ -96,10 +99,10 @@ def read_tree(layout: OutputLayout, absent: Sequence[str] = ()) -> TreePages:
     for record in records:
         for check in record.checks:
             by_claim[check.claim].append((record.notebook, check))
-    series: dict[str, list[tuple[str, Series]]] = defaultdict(list)
+    series: dict[str, list[Series]] = defaultdict(list)
     for sweep in sweeps:
         for s in series_of(sweep):
-            series[s.first.claim].append((sweep.book.notebook, s))
+            series[s.first.claim].append(s)
     sections = {r.notebook: chapter_sections(layout.notebooks / f"{r.notebook}.ipynb") for r in records}
     run = load_run_record(layout.root)
     profiles = sorted({c.profile for r in records for c in r.checks})
@@ -212,11 +215,15 @@ def absent_sentence(absent: Sequence[str]) -> str:
 
 
 def _span(numbers: Iterable[int]) -> str:
-    """``"0-4"``, ``"3"`` or ``"0, 2 and 5"``: whole numbers, a run of consecutive ones as a range."""
-    values = sorted(set(numbers))
-    if len(values) > 2 and values == list(range(values[0], values[-1] + 1)):
-        return f"{values[0]}-{values[-1]}"
-    return format_seeds(values)
+    """``"0-4"``, ``"1-3 and 5"`` or ``"0, 2 and 5"``: numbers, three or more consecutive as a range."""
+    runs: list[list[int]] = []
+    for n in sorted(set(numbers)):
+        if runs and n == runs[-1][-1] + 1:
+            runs[-1].append(n)
+        else:
+            runs.append([n])
+    parts = [[f"{r[0]}-{r[-1]}"] if len(r) > 2 else [str(n) for n in r] for r in runs]
+    return format_seeds(itertools.chain.from_iterable(parts))
 
 
 def _seeds_words(seeds: Sequence[int]) -> str:
@@ -234,7 +241,7 @@ def _chapters_words(notebooks: Sequence[str]) -> str:
 def run_line(tree: TreePages) -> str:
     """What ran, in one line: ``"the papers' settings, seeds 0-4 for every chapter, commit 460b93a"``."""
     run = tree.run
-    profiles = [run.profile] if run else sorted({c.profile for r in tree.records for c in r.checks})
+    profiles = [run.profile] if run else sorted({s.book.profile for s in tree.sweeps})
     setting = " and ".join(PROFILE_WORDS.get(p, f"profile {p}") for p in profiles) or "nothing yet"
     if run and run.overrides:
         setting += f" with {run.overrides_text}"
@@ -251,40 +258,13 @@ def run_line(tree: TreePages) -> str:
     return _escape(", ".join([setting, *parts, *tree.commits]))
 
 
-def _badge(cid: str, verdict: Verdict, link: str | None = None, with_id: bool = False) -> str:
+def _badge(
+    cid: str, verdict: Verdict | ProtocolVerdict, link: str | None = None, with_id: bool = False
+) -> str:
     """The verdict's badge (:func:`~.scoreboard.badge_html`), inline HTML in a MyST page."""
     claim = {"id": cid, "where": CLAIMS[cid].where if cid in CLAIMS else "", "verdict": verdict.verdict}
     badge = badge_html({**claim, "phrase": verdict.phrase}, link, with_id=with_id)
     return badge.replace("|", "&#124;")  # in a table's row, a bar ends the cell
-
-
-def _ours(series: Series) -> str:
-    """Our value: pooled where a sample decides it, else the book seed's, with its range over the seeds."""
-    spread = series.spread() if not series.statistical else None
-    return series.ours() + (f" ({spread[0]} to {spread[1]} over the seeds)" if spread else "")
-
-
-def _check_sentence(series: Series) -> str:
-    """One check across the seeds, in a sentence: what, ours, what it required, how it was decided."""
-    c = series.first
-    required = f"required {c.required}" if c.kind in ("claim", "sanity") else f"the paper: {c.paper}"
-    how = f"holds {series.decided}" if series.basis == "per seed" else f"{series.outcome} {series.how}"
-    return f"{c.what}: ours {_ours(series)}; {required}; {how}"
-
-
-def _why(verdict: Verdict, evidence: Sequence[Series]) -> str:
-    """One sentence of why: the verdict's first reason, else its decisive evidence against the paper."""
-    if verdict.reasons:
-        return verdict.reasons[0]
-    if evidence:
-        c = evidence[0].first
-        paper = f" (the paper: {c.paper})" if c.paper else ""
-        return f"{c.what}: {_ours(evidence[0])}{paper}; {evidence[0].how}"
-    return verdict.phrase
-
-
-def _claim_series(tree: TreePages, cid: str, kind: str) -> list[Series]:
-    return [s for _, s in tree.series.get(cid, []) if s.first.kind == kind]
 
 
 def _summary(tree: TreePages) -> list[str]:
@@ -292,7 +272,7 @@ def _summary(tree: TreePages) -> list[str]:
     rows = []
     for cid, spec in CLAIMS.items():
         verdict = tree.results[cid]
-        why = _why(verdict, _claim_series(tree, cid, "claim"))
+        why = verdict.why or ("no chapter of this run checks it" if verdict.verdict == NOT_TESTED else "")
         rows.append(
             [f"[**{cid}**](#{card_anchor(cid)})", _escape(spec.short), _badge(cid, verdict), _escape(why)]
         )
@@ -312,40 +292,79 @@ def _links(tree: TreePages, cid: str) -> str:
     return "; ".join(dict.fromkeys(_link(tree.sections, m) for m in made))
 
 
-#: The most evidence checks a card lists open; a longer list is collapsed under its count.
-OPEN_LIST = 3
-
-
-def _count(series: Sequence[Series], kind: str) -> str:
+def _count(outcomes: Sequence[str], kind: str) -> str:
     """``"3 evidence checks, all hold"``, ``"1 sanity check, fails"``, ``"6 ..., 2 of them fail"``."""
-    failed = sum(not s.established for s in series)
-    if len(series) == 1:
-        return f"1 {kind} check, {'fails' if failed else 'holds'}"
-    outcome = "all hold" if not failed else f"{failed} of them fail{'s' * (failed == 1)}"
-    return f"{len(series)} {kind} checks, {outcome}"
+    failed = sum(o != "holds" for o in outcomes)
+    if len(outcomes) == 1:
+        return f"1 {kind} check, {outcomes[0]}"
+    outcome = "all hold" if not failed else f"{failed} of them do not hold"
+    return f"{len(outcomes)} {kind} checks, {outcome}"
 
 
-def _evidence(evidence: Sequence[Series], sanity: Sequence[Series]) -> list[str]:
+def check_item(check: CheckSummary) -> str:
+    """One evidence check in a sentence: what, ours (its range over the seeds), required, decided."""
+    what = f"[{check.protocol}] {check.what}" if check.protocol else check.what
+    spread = f" ({check.spread})" if check.spread else ""
+    return f"{what}: ours {check.ours}{spread}; required {check.required}; {check.outcome} {check.decided}"
+
+
+def _evidence(verdict: Verdict, sanity: Sequence[Series]) -> list[str]:
     """The card's evidence: how many checks and how they came out, then each in a sentence."""
-    counts = [_count(evidence, "evidence")] if evidence else []
+    counts = [_count([c.outcome for c in verdict.evidence], "evidence")] if verdict.evidence else []
     if sanity:
-        counts.append(_count(sanity, "sanity") + " (they test the code or the setting)")
-    lines = ["; ".join(counts) + "."]
-    items = [f"- {_escape(_check_sentence(s))}" for s in evidence]
-    if len(items) > OPEN_LIST:
-        return [*lines, "", "<details><summary>Each evidence check</summary>", "", *items, "", "</details>"]
-    return [*lines, "", *items] if items else lines
+        outcomes = [s.outcome for s in sanity]
+        counts.append(_count(outcomes, "sanity") + " (they test the code or the setting)")
+    line = html.escape("; ".join(counts) + ".")
+    if not verdict.evidence:
+        return [line]
+    items = [f"- {_escape(check_item(c))}" for c in verdict.evidence]
+    return [f"<details><summary>{line}</summary>", "", *items, "", "</details>"]
+
+
+def _protocols(verdict: Verdict) -> list[str]:
+    """The verdict under each protocol, the deciding one first: its key, its words, its badge, why."""
+    return [
+        f"- \\[{_escape(p.key)}\\] {p.words}: {_badge(verdict.claim, p)} {_escape(p.basis)}; {_escape(p.why)}"
+        for p in verdict.protocols
+    ]
+
+
+#: The card's fields of sentences, in order: the verdict's attribute and the field's name.
+SENTENCES: tuple[tuple[str, str], ...] = (
+    ("failures", "Failed"),
+    ("findings", "Finding"),
+    ("qualifications", "Qualification"),
+    ("marginal", "Marginal"),
+    ("beyond", "Beyond the paper"),
+    ("notes", "Note"),
+)
+
+
+def _sentences(items: Sequence[str]) -> list[str]:
+    """One sentence as it is, several as a list."""
+    if len(items) == 1:
+        return [_escape(items[0])]
+    return [f"- {_escape(item)}" for item in items]
 
 
 def claim_card(tree: TreePages, cid: str, spec: ClaimSpec) -> list[str]:
-    """The card of ``cid``: its own section, with the paper's claim, ours, how it was decided, links."""
+    """The card of ``cid``: the paper's claim, the verdict and how it was decided, the evidence.
+
+    Then every failure, finding, qualification, marginal check, measurement beyond the paper and
+    note of the verdict in a sentence, and links to the chapter sections that check the claim.
+    """
     verdict = tree.results[cid]
-    evidence = _claim_series(tree, cid, "claim")
-    sanity = _claim_series(tree, cid, "sanity")
+    sanity = [s for s in tree.series.get(cid, []) if s.first.kind == "sanity"]
     fields = [("The paper", [f"{_escape(spec.where)}: {spec.statement}; it reports {spec.paper_value}."])]
-    if evidence or sanity:
-        fields.append(("Evidence", _evidence(evidence, sanity)))
-    fields += [("Note", [_escape(reason)]) for reason in verdict.reasons]
+    if verdict.why and verdict.why not in verdict.reasons:  # else it is quoted below
+        fields.append(("Ours", [_escape(verdict.why)]))
+    if verdict.protocols:
+        fields.append(("Protocols", ["", *_protocols(verdict)]))
+    if verdict.evidence or sanity:
+        fields.append(("Evidence", _evidence(verdict, sanity)))
+    for attribute, name in SENTENCES:
+        if items := getattr(verdict, attribute):
+            fields.append((name + ("s" * (len(items) > 1 and not name.endswith("paper"))), _sentences(items)))
     fields.append(("Checked in", [_links(tree, cid) or "no chapter of this run checks it"]))
     lines = [
         f"({card_anchor(cid)})=",
@@ -481,7 +500,7 @@ def _what_ran(tree: TreePages) -> list[str]:
     ]
     if aside:
         lines += ["Not counted: " + "; ".join(aside) + ".", ""]
-    untested = [cid for cid, v in tree.results.items() if not tree.series.get(cid)]
+    untested = [cid for cid, v in tree.results.items() if v.verdict == NOT_TESTED]
     if untested:
         lines += [f"Not tested (no chapter of this run checks them): {', '.join(untested)}.", ""]
     unknown = sorted(set(tree.by_claim) - set(CLAIMS), key=sort_key)
@@ -499,6 +518,11 @@ def render_report(tree: TreePages) -> str:
     """The report page (MyST markdown) of ``tree``."""
     checks = sum(len(r.checks) for r in tree.records)
     lines = [
+        # the summary is the page's table of contents: the article takes the theme's right column
+        "---",
+        "html_theme.sidebar_secondary.remove: true",
+        "---",
+        "",
         "# Reproducibility report",
         "",
         f"**{format_counts(tree.results)}.** What ran: {run_line(tree)}." + absent_sentence(tree.absent),
@@ -527,7 +551,14 @@ def render_report(tree: TreePages) -> str:
     lines += [
         "## The verdict rule",
         "",
+        "One rule gives every verdict on this page, from the checks' records at every seed.",
+        "",
+        '<details class="ntpnb-checks"><summary>The rule in full: how a check is decided, the kinds of '
+        "check, protocols, the verdict of a claim, what a chapter prints</summary>",
+        "",
         *(line for paragraph in VERDICT_RULE for line in (paragraph, "")),
+        "</details>",
+        "",
         *_what_ran(tree),
         f"## {PLATFORM_TITLE}",
         "",
@@ -591,16 +622,16 @@ def render_claims_page(tree: TreePages) -> str:
     by_claim, sections, results = tree.by_claim, tree.sections, tree.results
 
     def claim_row(cid: str, spec: ClaimSpec) -> list[str]:
-        parts = []
-        for kind in KINDS:  # links to the sections, evidence first
-            links = list(
-                dict.fromkeys(_link(sections, m) for m in by_claim.get(cid, []) if m[1].kind == kind)
-            )
+        parts, shown = [], set()
+        for kind in KINDS:  # links to the sections, evidence first, each section once
+            made = [m for m in by_claim.get(cid, []) if m[1].kind == kind]
+            links = [link for link in dict.fromkeys(_link(sections, m) for m in made) if link not in shown]
+            shown.update(links)
             if links:
                 parts.append(("" if kind == "claim" else f"{kind}: ") + ", ".join(links))
         where = "<br>".join(parts) or "not checked by any chapter yet"
         badge = _badge(cid, results[cid], f"report.html#{card_anchor(cid)}")
-        claim = f"**{cid}**<br>{_escape(spec.where)}"
+        claim = f"**{cid}** <br>{_escape(spec.where)}"
         return [claim, f"{spec.statement}<br>*The paper reports:* {spec.paper_value}", f"{badge}<br>{where}"]
 
     lines = [

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import platform
@@ -15,15 +16,25 @@ from threadpoolctl import threadpool_info
 from ntpnb.book.report import (
     PLATFORM_TITLE,
     chapter_sections,
+    claim_card,
     heading_slug,
     read_tree,
     render_claims_page,
     render_report,
+    run_line,
     write_report,
 )
-from ntpnb.book.verdicts import VERDICT_RULE
-from ntpnb.chapter.claims import ClaimLog
+from ntpnb.book.verdicts import (
+    NOT_REPRODUCED,
+    QUALIFIED,
+    REPRODUCED,
+    VERDICT_RULE,
+    ProtocolVerdict,
+    Sweep,
+)
+from ntpnb.chapter.claims import ChapterRecord, ClaimLog
 from ntpnb.chapter.layout import output_layout
+from ntpnb.chapter.outputs import RunRecord
 from ntpnb.chapter.platform import cpu_model
 from ntpnb.chapter.registry import CLAIMS, PAPERS
 from ntpnb.errors import ClaimCheckError
@@ -35,16 +46,17 @@ def test_claims_page_is_generated_from_the_registry_and_the_records(run):
     layout, _ = run
     page = render_claims_page(read_tree(layout))
     for cid, spec in CLAIMS.items():
-        (row,) = [line for line in page.splitlines() if line.startswith(f"| **{cid}**<br>")]
+        (row,) = [line for line in page.splitlines() if line.startswith(f"| **{cid}** <br>")]
         statement = f"{spec.statement}<br>*The paper reports:* {spec.paper_value}"
-        assert f"| **{cid}**<br>{spec.where} | {statement} |" in row
+        assert f"| **{cid}** <br>{spec.where} | {statement} |" in row
         assert f'href="report.html#claim-{cid.lower()}"' in row  # its badge opens its card
     a1 = next(line for line in page.splitlines() if line.startswith("| **A1**"))
-    # where the run checked A1: its evidence, then its sanity check, each linked to its section
+    # where the run checked A1: its evidence's sections, each linked (its sanity check's section is
+    # one of them: not repeated)
     demo = "/outputs/notebooks/07_demo.ipynb"
     evidence = f"[7 § Claim A1: the $\\mathcal{{H}}$ bound]({demo}#claim-a1-the--bound)"
-    assert f"<br>{evidence}, [7 § Equality](/outputs/notebooks/07_demo.ipynb#equality)<br>" in a1
-    assert "<br>sanity: [7 § Equality](/outputs/notebooks/07_demo.ipynb#equality) |" in a1
+    assert f"<br>{evidence}, [7 § Equality](/outputs/notebooks/07_demo.ipynb#equality) |" in a1
+    assert "sanity:" not in a1
     assert 'class="ntpnb-badge ntpnb-v-reproduced"' in a1
     assert "| **A3**" in page and "not checked by any chapter yet |" in page
     assert page.count(":class: ntpnb-claim-list") == len(PAPERS)  # a table per paper, styled to fit
@@ -145,8 +157,10 @@ def test_report_opens_with_the_verdicts_then_a_card_per_claim(run):
     first, _, rest = report.partition("\n(claim-a1)=\n")
     n = len(CLAIMS)
     # the first screen: the counts, what ran in one line, the summary; no file path, no seed list
+    # (the summary links every card: no right-hand contents)
     assert first.startswith(
-        f"# Reproducibility report\n\n**1 of {n} claims reproduced, {n - 2} not tested, 1 check failed.** "
+        "---\nhtml_theme.sidebar_secondary.remove: true\n---\n\n# Reproducibility report\n\n"
+        f"**1 of {n} claims reproduced, {n - 2} not tested, 1 check failed.** "
         "What ran: the quick test settings, seed 0 for every chapter, commit not recorded.\n"
     )
     assert "outputs/" not in first and "seeds/" not in first and ".json" not in first
@@ -162,19 +176,23 @@ def test_report_lists_every_claim_with_its_status(run):
     layout, _ = run
     report = render_report(read_tree(layout))
     a1 = _summary_row(report, "A1")
-    title = "A1 (Sec. 2): reproduced: holds at 1 of 1 seed"
+    title = "A1 (Sec. 2): reproduced: holds at the one seed"
     assert f'<span class="ntpnb-badge ntpnb-v-reproduced" title="{title}">' in a1
-    assert "| gap at random W: 0.25; at 1 of 1 seed |" in a1  # why: the decisive evidence
+    assert "| gap at random W: 0.25 at the one seed, required \\> 0 |" in a1  # why: the decisive evidence
     card = _card(report, "A1")
-    assert "reproduced</span></span> holds at 1 of 1 seed\n" in card
-    assert ": 2 evidence checks, all hold; 1 sanity check, holds (they test the code or the setting)." in card
-    assert "- gap at random W: ours 0.25; required \\> 0; holds at 1 of 1 seed" in card
+    assert "reproduced</span></span> holds at the one seed\n" in card
+    assert "\nOurs\n: gap at random W: 0.25 at the one seed, required \\> 0\n" in card
+    summary = "2 evidence checks, all hold; 1 sanity check, holds (they test the code or the setting)."
+    assert f"\nEvidence\n: <details><summary>{summary}</summary>\n" in card
+    assert "\n  - gap at random W: ours 0.25; required \\> 0; holds at the one seed\n" in card
     assert "(/outputs/notebooks/07_demo.ipynb#claim-a1-the--bound); [7 § Equality]" in card
     assert "(quick)" not in report and "(paper)" not in report  # no profile tags
     a2 = _card(report, "A2")
-    assert "check failed</span></span> the evidence holds at none of the 1 seed" in a2
-    assert ": 1 evidence check, fails." in a2
-    assert "- decay rate: ours -0.5000; required = -1 ± 0.02; holds at 0 of 1 seed (failed at 0)" in a2
+    assert "check failed</span></span> the evidence fails at the one seed\n" in a2
+    assert "<summary>1 evidence check, fails.</summary>" in a2
+    assert "  - decay rate: ours -0.5000; required = -1 ± 0.02; fails at the one seed\n" in a2
+    failed = "decay rate: fails at seed 0 (measured -0.5000, required = -1 ± 0.02)"
+    assert f"\nFailed\n: {failed}\n" in a2 and "\nOurs\n" not in a2  # why, said once
     assert "(/outputs/notebooks/07_demo.ipynb#equality-1)" in a2
     assert "check failed" in _summary_row(report, "A2")
     a3 = _card(report, "A3")
@@ -188,7 +206,7 @@ def test_report_lists_every_claim_with_its_status(run):
     assert block in report
     assert "<span>(4 checks, 1 fail, seed 0)</span></summary>" in report
     assert "| *sanity:* KL sum is non-negative |" in report
-    assert "| -0.5000 | = -1 ± 0.02 | e^\\{-gamma\\} | at 0 of 1 seed (failed at 0) | **fails** |" in report
+    assert "| -0.5000 | = -1 ± 0.02 | e^\\{-gamma\\} | at the one seed | **fails** |" in report
     assert "| \\< 1e-12 | \\< 1e-12 |" in report
 
 
@@ -233,16 +251,21 @@ def test_report_gives_findings_and_qualifications_their_verdicts(tmp_path, capsy
     assert "[NOTE] A5 qualification: measured up to B = 2400 only" in capsys.readouterr().out
     report = render_report(read_tree(layout))
     b11 = _card(report, "B11")
-    assert "does not reproduce</span></span> finding at the one seed\n" in b11
-    assert "\nNote\n: local correlation: ours 0.9860 (at the one seed); the paper: \\> 0.99\n" in b11
-    why = "| local correlation: ours 0.9860 (at the one seed); the paper: \\> 0.99 |"
-    assert why in _summary_row(report, "B11")
+    assert "does not reproduce</span></span> a finding established at the one seed\n" in b11
+    finding = "local correlation: 0.9860 at the one seed, against the paper's \\> 0.99"
+    assert f"\nFinding\n: {finding}\n" in b11
+    assert f"| {finding} |" in _summary_row(report, "B11")
     a5 = _card(report, "A5")
-    assert "reproduced with a qualification</span></span> holds at 1 of 1 seed\n" in a5
-    assert "\nNote\n: measured up to B = 2400 only\n" in a5
+    assert "reproduced with a qualification</span></span> holds at the one seed\n" in a5
+    assert "\nQualification\n: measured up to B = 2400 only\n" in a5
     a6 = _card(report, "A6")
     assert "by construction</span></span> sanity checks only\n" in a6
-    assert ": 1 sanity check, holds (they test the code or the setting)." in a6
+    assert "\nEvidence\n: 1 sanity check, holds (they test the code or the setting).\n" in a6
+    sanity_only = "<br>sanity: [8](/outputs/notebooks/08_other.ipynb) |"  # a section of sanity checks only
+    a6_row = next(
+        ln for ln in render_claims_page(read_tree(layout)).splitlines() if ln.startswith("| **A6**")
+    )
+    assert a6_row.endswith(sanity_only)
     assert (
         f"**0 of {len(CLAIMS)} claims reproduced, 1 reproduced with a qualification, 1 does not reproduce, "
         f"1 by construction, {len(CLAIMS) - 3} not tested.**" in report
@@ -349,3 +372,63 @@ def test_the_report_names_the_notebooks_whose_last_run_failed(tmp_path):
     assert "The last run of these notebooks failed" in report
     assert "* `02_demo` (2026-01-02 03:04 UTC): ValueError: bad \\*input\\*" in report
     assert "03_half" not in report
+
+
+def test_what_ran_is_one_line_that_says_compactly_where_chapters_differ(tmp_path):
+    tree = read_tree(output_layout(tmp_path / "outputs"))
+
+    def sweep(notebook: str, seeds: range) -> Sweep:
+        records = {s: ChapterRecord(notebook, "paper", seed=s, complete=True) for s in seeds}
+        return Sweep(records[seeds[0]], records)
+
+    five = [sweep(f"0{i}_chapter", range(5)) for i in (1, 2, 3, 5)]
+    tree = dataclasses.replace(tree, sweeps=five, commits=("commit 460b93a",))
+    assert run_line(tree) == "the papers' settings, seeds 0-4 for every chapter, commit 460b93a"
+    tree = dataclasses.replace(tree, sweeps=[sweep("01_chapter", range(2)), sweep("02_other", range(2, 5))])
+    expected = "seeds 0 and 1 for chapter 1, seeds 2-4 for chapter 2, commit 460b93a"
+    assert run_line(tree) == f"the papers' settings, {expected}"
+    run = RunRecord("paper", {"n": "3"}, (0, 1, 2, 3, 4), ())
+    tree = dataclasses.replace(tree, run=run, sweeps=[*five, sweep("07_attention", range(1))])
+    expected = "seeds 0-4 for chapters 1-3 and 5, seed 0 for chapter 7, commit 460b93a"
+    assert run_line(tree) == f"the papers' settings with n=3, {expected}"
+
+
+def test_a_card_shows_each_field_of_the_verdict_in_its_own_words(run):
+    """Protocols with their own verdicts, measurements beside the claim, marginal seeds, notes."""
+    layout, _ = run
+    tree = read_tree(layout)
+    sub = [
+        ProtocolVerdict(
+            "authors' loss", "the loss the authors' code trains", REPRODUCED, "holds on 500 trials", "a"
+        ),
+        ProtocolVerdict(
+            "paper's loss", "the loss the paper states", NOT_REPRODUCED, "contradicted", "corr: 0.94"
+        ),
+    ]
+    verdict = dataclasses.replace(
+        tree.results["A1"],
+        verdict=QUALIFIED,
+        qualifications=("decided under [authors' loss] (reproduced); under [paper's loss]: ...",),
+        beyond=("drift of the threshold: -0.042 ± 0.009",),
+        marginal=("global distance: holds pooled (q = 0.020); alone, seeds 2 and 3 do not bear it out",),
+        notes=("the authors' stored Fig. 5a: 0.995, consistent with ours", "a second note"),
+        protocols=tuple(sub),
+    )
+    tree = dataclasses.replace(tree, results={**tree.results, "A1": verdict})
+    card = "\n".join(claim_card(tree, "A1", CLAIMS["A1"]))
+    assert "\nProtocols\n: \n  - \\[authors' loss\\] the loss the authors' code trains: <span" in card
+    assert 'ntpnb-v-does-not-reproduce" title="A1 (Sec. 2): does not reproduce: contradicted">' in card
+    assert "</span></span> contradicted; corr: 0.94\n" in card
+    assert (
+        "\nQualification\n: decided under \\[authors' loss\\] (reproduced); under \\[paper's loss\\]: ...\n"
+        in card
+    )
+    assert "\nBeyond the paper\n: drift of the threshold: -0.042 ± 0.009\n" in card  # never a qualification
+    assert "\nMarginal\n: global distance: holds pooled (q = 0.020); alone, seeds 2 and 3 do not" in card
+    assert (
+        "\nNotes\n: - the authors' stored Fig. 5a: 0.995, consistent with ours\n  - a second note\n" in card
+    )
+    fields = ["The paper", "Protocols", "Evidence", "Qualification", "Marginal", "Beyond the paper", "Notes"]
+    assert [card.index(f"\n{name}\n: ") for name in fields] == sorted(
+        card.index(f"\n{n}\n: ") for n in fields
+    )
