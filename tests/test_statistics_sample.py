@@ -362,3 +362,15 @@ def test_instances_that_differ_widen_the_interval_beyond_the_error_within_one():
     # agreement with 0.78 (seed 7's own value) is contradicted by the error within an instance,
     # not by the spread between instances
     assert not within.decide("~", 0.78, 0.0, "claim") and between.decide("~", 0.78, 0.0, "claim")
+
+
+def test_an_instances_check_at_one_seed_prints_open_and_why_never_fail(tmp_path, capsys):
+    log = ClaimLog("demo", "quick", tmp_path, seed=7)
+    assert not log.check(
+        "A15", "ratio on this seed's instance", sample_of("instances", [0.78]), "~", 0.9, tol=0.05
+    )
+    out = capsys.readouterr().out
+    assert out.startswith("[OPEN] A15 ratio on this seed's instance")
+    assert "measured 0.780 (1 instance: not decided alone, only over the seeds' instances)" in out
+    assert "(instances test)" in out
+    log.conclude()  # decided over the seeds, never here

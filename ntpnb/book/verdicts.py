@@ -283,10 +283,13 @@ class Series:
 
     @property
     def marginal_seeds(self) -> tuple[int, ...]:
-        """A statistical check that holds pooled: the seeds whose own sample does not bear it out."""
+        """A statistical check that holds pooled: the seeds whose own sample does not bear it out.
+
+        A seed whose sample cannot decide alone (one instance) is not among them.
+        """
         if not (self.statistical and self.established):
             return ()
-        return self.failed_seeds
+        return tuple(s for s in self.failed_seeds if self.checks[s].sample.decidable)  # type: ignore[union-attr]
 
     @property
     def decided(self) -> str:
@@ -664,11 +667,11 @@ def _evidence_basis(evidence: Sequence[Series], seeds: Sequence[int], holding: S
     return "holds " + format_seeds(parts)
 
 
-def _decide(series: Sequence[Series], qualifications: Sequence[str], excuse: bool) -> _Decision:
+def _decide(series: Sequence[Series], qualifications: Sequence[str], authors: str) -> _Decision:
     """The verdict that ``series`` (of one claim, under one protocol) and the qualifications give.
 
-    ``excuse``: whether an artifact that shows our value may excuse a missed number (the checks
-    follow the authors' protocol).
+    An artifact that shows our value may excuse a missed number only where the check follows the
+    authors' protocol: made under ``authors`` (the claim's first protocol) or under every one.
     """
     # one list per kind of the registry (a kind added there fails this unpacking, not silently)
     evidence, sanity, findings, _ = ([s for s in series if s.first.kind == k] for k in KINDS)
@@ -688,7 +691,7 @@ def _decide(series: Sequence[Series], qualifications: Sequence[str], excuse: boo
     ]
     broken += [s for s in series if s.first.kind in ("finding", "measurement") and s.differs]
     if broken or (per_seed and not holding):
-        failing = [*broken, *(s for s in per_seed if s.failed_seeds)] if not broken else broken
+        failing = broken or [s for s in per_seed if s.failed_seeds]
         what = [f"{s.first.label} {'differs between seeds' if s.differs else s.outcome}" for s in broken]
         if per_seed and not holding:
             what.append(
@@ -701,7 +704,7 @@ def _decide(series: Sequence[Series], qualifications: Sequence[str], excuse: boo
 
     contradicted = [s for s in evidence if s.pooled_sample is not None and not s.established]
     shortfalls = [s for s in findings if s.established] + contradicted
-    excused = [s for s in shortfalls if excuse and s.artifact_agrees()]
+    excused = [s for s in shortfalls if s.protocol in ("", authors) and s.artifact_agrees()]
     standing = [s for s in shortfalls if s not in excused]
     if standing:
         found = tuple(
@@ -788,7 +791,8 @@ def claim_verdict(
     ``protocols`` (key -> words; default: the registry's for ``claim``) are the claim's
     protocols, the first deciding. Under each protocol some check names, the verdict is decided
     on the checks without a protocol and that protocol's own (:class:`ProtocolVerdict`); an
-    artifact can excuse a missed number under the first protocol only.
+    artifact can excuse a missed number only for a check under the first protocol or under every
+    protocol (it follows the authors' own).
 
     :attr:`Verdict.why` is chosen by this rule: for a negative verdict, the check that decided it
     (the first failure or established shortfall); else the first evidence check that quotes the
@@ -809,7 +813,7 @@ def claim_verdict(
     used = [p for p in dict.fromkeys(s.protocol for s in series) if p]
     extras["notes"] = _notes(series, next(iter(protocols), "") if used else "")
     if not used:
-        d = _decide(series, qualifications, excuse=True)
+        d = _decide(series, qualifications, authors="")
         return Verdict(
             claim,
             d.verdict,
@@ -823,7 +827,7 @@ def claim_verdict(
         )
     keys = [*protocols, *(k for k in used if k not in protocols)]
     decided = {
-        key: _decide([s for s in series if s.protocol in ("", key)], qualifications, excuse=i == 0)
+        key: _decide([s for s in series if s.protocol in ("", key)], qualifications, authors=keys[0])
         for i, key in enumerate(keys)
         if i == 0 or key in used
     }

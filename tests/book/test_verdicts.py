@@ -586,8 +586,19 @@ def test_an_artifact_excuses_a_missed_number_only_under_the_first_protocol():
     assert other.notes == (
         "[every trial] mean corr: the authors' stored Fig. 6a: 0.9866, consistent with ours",
     )
-    # a protocol-free check follows every protocol, the authors' too: it may be excused
+    # a protocol-free check follows every protocol, the authors' too: it may be excused, under
+    # every protocol's verdict
     assert verdict_of(*books(""), claim="B11").verdict == QUALIFIED
+    free = [
+        record(s, *r.checks, mean_check(s, "B11", "kept corr", HIGH, protocol="every trial"))
+        for s, r in enumerate(books(""))
+    ]
+    v = verdict_of(*free, claim="B11")
+    assert [(p.key, p.verdict) for p in v.protocols] == [
+        ("authors' filter", QUALIFIED),
+        ("every trial", QUALIFIED),
+    ]
+    assert v.verdict == QUALIFIED and len(v.qualifications) == 1  # the protocols agree
 
 
 def test_a_check_that_holds_pooled_but_not_at_some_seeds_alone_is_marginal():
@@ -629,6 +640,7 @@ def test_an_instances_check_is_decided_over_the_seeds_and_not_at_one():
     values = (0.90, 0.86, 0.96, 0.92, 0.88)
     v = verdict_of(*(record(s, instance_check(s, x)) for s, x in enumerate(values)), claim="A15")
     assert v.verdict == REPRODUCED and v.basis == "holds on 5 instances pooled over 5 seeds"
+    assert v.marginal == ()  # every seed's line is open (one instance), but none could decide alone
     assert "5 instances from 0.86 to 0.96" in v.evidence[0].ours
     # one instance far below the others: the spread between instances leaves "> 0.8" unestablished
     spread = (0.90, 0.86, 0.96, 0.92, 0.60)
