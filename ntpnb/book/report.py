@@ -591,8 +591,9 @@ def render_verdict_summary(tree: TreePages) -> str:
         return "No chapter has recorded a claim check yet: run `ntpnb reproduce`.\n"
     return (
         f"**Verdicts of the runs that built this book** ({tree.label}): "
-        f"{verdict_summary(tree.results)}. Each claim's verdict, and the checks behind it, are in the "
-        f"{{doc}}`/outputs/report`.{absent_sentence(tree.absent)}\n"
+        f"{verdict_summary(tree.results)}. A badge opens the claim's card in the {{doc}}`/outputs/report`: "
+        "the paper's statement and value, ours across the seeds, how the verdict was decided, and the "
+        f"chapter sections that check it.{absent_sentence(tree.absent)}\n"
     )
 
 
