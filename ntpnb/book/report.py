@@ -90,6 +90,11 @@ class TreePages:
     #: The chapters the tree has not run.
     absent: Sequence[str] = ()
 
+    @property
+    def check_count(self) -> int:
+        """How many checks the chapters made at the book's seed."""
+        return sum(len(r.checks) for r in self.records)
+
 
 def read_tree(layout: OutputLayout, absent: Sequence[str] = ()) -> TreePages:
     """Read the records of the tree ``layout`` (and of its seed trees) that the pages show."""
@@ -470,7 +475,6 @@ def _failures(layout: OutputLayout) -> list[str]:
 
 def _what_ran(tree: TreePages) -> list[str]:
     """What ran, in full: the records read, each chapter's seeds, what was not counted or not tested."""
-    checks = sum(len(r.checks) for r in tree.records)
     lines = [
         "## What ran",
         "",
@@ -480,7 +484,7 @@ def _what_ran(tree: TreePages) -> list[str]:
         "(`ntpnb/chapter/registry.py`); nothing on it is typed by hand. Each claim and its place in",
         "the paper are also listed on {doc}`the claims page </outputs/claim_list>`.",
         "",
-        f"The run: {tree.label}; {checks} checks at the book's seed.{absent_sentence(tree.absent)}",
+        f"The run: {tree.label}; {tree.check_count} checks at the book's seed.{absent_sentence(tree.absent)}",
         "",
     ]
     if tree.sweeps and {len(s.seeds) for s in tree.sweeps} == {1}:
@@ -516,7 +520,6 @@ def _what_ran(tree: TreePages) -> list[str]:
 
 def render_report(tree: TreePages) -> str:
     """The report page (MyST markdown) of ``tree``."""
-    checks = sum(len(r.checks) for r in tree.records)
     lines = [
         # the summary is the page's table of contents: the article takes the theme's right column
         "---",
@@ -543,7 +546,7 @@ def render_report(tree: TreePages) -> str:
         "*measurement* rows go beyond the paper. A claim id links to the section that checks it.",
         "",
     ]
-    if not checks:
+    if not tree.check_count:
         lines += ["No notebook has recorded a check yet: run `ntpnb reproduce`.", ""]
     for sweep in tree.sweeps:
         if sweep.book.checks:
@@ -587,7 +590,7 @@ def verdict_summary(results: Mapping[str, Verdict]) -> str:
 
 def render_verdict_summary(tree: TreePages) -> str:
     """The fragment the book's introduction includes: the verdict counts of the last runs."""
-    if not any(r.checks for r in tree.records):
+    if not tree.check_count:
         return "No chapter has recorded a claim check yet: run `ntpnb reproduce`.\n"
     return (
         f"**Verdicts of the runs that built this book** ({tree.label}): "
