@@ -298,7 +298,7 @@ def _links(tree: TreePages, cid: str) -> str:
 
 
 def _count(outcomes: Sequence[str], kind: str) -> str:
-    """``"3 evidence checks, all hold"``, ``"1 sanity check, fails"``, ``"6 ..., 2 of them fail"``."""
+    """``"3 evidence checks, all hold"``, ``"1 sanity check, fails"``, ``"6 ..., 2 of them do not hold"``."""
     failed = sum(o != "holds" for o in outcomes)
     if len(outcomes) == 1:
         return f"1 {kind} check, {outcomes[0]}"
@@ -411,7 +411,7 @@ def _chapter_checks(tree: TreePages, sweep: Sweep) -> list[str]:
         c = series.checks.get(sweep.seeds[0])
         if c is None:
             continue
-        what = _escape(c.what) if c.kind == "claim" else f"*{c.kind}:* {_escape(c.what)}"
+        what = _escape(series.name) if c.kind == "claim" else f"*{c.kind}:* {_escape(series.name)}"
         claim = _link(tree.sections, (notebook, c), _escape(c.claim))
         paper = "; ".join(x for x in (_escape(c.paper), _escape(_artifact_words(series))) if x)
         decided = series.decided  # how it was decided across the seeds, with its spread

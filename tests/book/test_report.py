@@ -432,3 +432,21 @@ def test_a_card_shows_each_field_of_the_verdict_in_its_own_words(run):
     assert [card.index(f"\n{name}\n: ") for name in fields] == sorted(
         card.index(f"\n{n}\n: ") for n in fields
     )
+
+
+def test_a_claim_with_protocols_shows_each_protocols_verdict_on_its_card_and_its_checks(tmp_path):
+    layout = output_layout(tmp_path / "outputs")
+    log = ClaimLog("07_attention", "paper", layout.root)
+    log.check("B10", "mean local corr", 0.995, ">", 0.99, protocol="authors' loss")
+    log.check("B10", "mean local corr", 0.94, ">", 0.99, protocol="paper's loss")
+    report = render_report(read_tree(layout))
+    card = _card(report, "B10")
+    assert "reproduced with a qualification</span></span> holds at the one seed\n" in card
+    authors, papers = (f"\\[{key}\\] {words}" for key, words in CLAIMS["B10"].protocols.items())
+    assert f'\nProtocols\n: \n  - {authors}: <span class="ntpnb-badge ntpnb-v-reproduced"' in card
+    assert f'\n  - {papers}: <span class="ntpnb-badge ntpnb-v-check-failed"' in card
+    assert (
+        "\nQualification\n: decided under \\[authors' loss\\] (reproduced); under \\[paper's loss\\]" in card
+    )
+    assert "| \\[authors' loss\\] mean local corr | 0.9950 |" in report  # every check names its protocol
+    assert "| \\[paper's loss\\] mean local corr | 0.9400 |" in report
