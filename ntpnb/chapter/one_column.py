@@ -27,6 +27,9 @@ _LEGEND_ROOM = 0.25
 _ROOM = 0.97
 #: The margins, in inches, that constrained layout keeps either side of a column of panels.
 _LAYOUT_PAD = 0.1
+#: The tallest a panel's box may be, over its width, in the column (a free aspect; 4:5): stacked
+#: panels read as a laptop's, without the page growing by a screen a panel.
+TALLEST = 0.8
 #: The largest part of its panel's area a legend may cover in the one-column layout.
 CROWDED = 0.25
 
@@ -97,7 +100,8 @@ def row_height(cell_width: float, cell_height: float, width: float) -> float:
 
     The height scales with the square root of the width's change: a panel that spanned the whole
     page keeps 70% of its height at half the width (a full-width panel squeezed to its aspect
-    would leave no room between its ticks), one as wide as the row keeps its shape.
+    would leave no room between its ticks), one as wide as the row keeps its shape. In
+    :func:`one_column` a panel's box is at most :data:`TALLEST` times as tall as it is wide.
     """
     return cell_height * math.sqrt(width / cell_width)
 
@@ -311,7 +315,8 @@ def _heights(cells: list[_Cell], drawn: list[_Drawn], grid: tuple[float, float],
             heights.append(_drawn_height(how, width))
         else:
             w, h = _cell_size(first.get_subplotspec(), cell.rows, cell.cols, grid)
-            heights.append(row_height(w, h, width))
+            box_width = width - max(d.extra_width for d in drawn) - _LAYOUT_PAD
+            heights.append(min(row_height(w, h, width), how.extra_height + TALLEST * box_width))
     return heights
 
 
@@ -320,10 +325,11 @@ def one_column(fig: Figure, width: float) -> None:
 
     ``fig`` must have been drawn (saved) as it is: its drawn sizes set the new ones. Each cell of
     the figure's grid becomes a row, in reading order, ``width`` wide and :func:`row_height`
-    tall; a panel with a fixed aspect keeps it, a panel that only holds a legend is as tall as
-    the legend. Shared axes show their own tick labels; the title and axes titles wrap to the
-    new width; legends fit, a crowding one under its panel (:func:`_fit_legends`). Where the
-    panels' boxes will be is told from their decorations as last drawn, not drawn again.
+    tall (its box at most :data:`TALLEST` as tall as wide); a panel with a fixed aspect keeps
+    it, a panel that only holds a legend is as tall as the legend. Shared axes show their own
+    tick labels; the title and axes titles wrap to the new width; legends fit, a crowding one
+    under its panel (:func:`_fit_legends`). Where the panels' boxes will be is told from their
+    decorations as last drawn, not drawn again.
 
     Raises
     ------

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from ntpnb.chapter import plotting
-from ntpnb.chapter.one_column import OneColumnError, one_column, row_height, wrap_to
+from ntpnb.chapter.one_column import TALLEST, OneColumnError, one_column, row_height, wrap_to
 
 WIDTH = plotting.PHONE_WIDTH
 
@@ -197,3 +197,20 @@ def test_square_panels_under_a_spanning_one_are_laid_out_inside_the_figure_the_f
         fig.savefig(io.BytesIO(), format="png")  # as show_figure saves it: once
     box = fig.get_tightbbox()
     assert box.x0 >= 0 and box.x1 <= WIDTH, box
+
+
+def test_a_tall_panel_is_at_most_tallest_times_as_tall_as_wide_and_a_short_one_keeps_its_height():
+    fig, axes = plt.subplots(1, 2, figsize=(plotting.PAGE_WIDTH, 6.0))  # two tall panels
+    for ax in axes:
+        ax.plot([0, 1], [0, 1])
+    one_column(_drawn(fig), WIDTH)
+    for box in _boxes(fig, axes):
+        assert box.height * fig.get_size_inches()[1] <= 1.02 * TALLEST * box.width * WIDTH
+    fig, axes = plt.subplots(2, 2, figsize=(plotting.PAGE_WIDTH, 4.0))  # four short ones
+    for ax in axes.flat:
+        ax.plot([0, 1], [0, 1])
+    _drawn(fig)
+    before = axes[0, 0].get_window_extent().height
+    one_column(fig, WIDTH)
+    fig.draw_without_rendering()
+    assert axes[0, 0].get_window_extent().height == pytest.approx(before, rel=0.15)
