@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -66,6 +67,9 @@ from .ntp_data import NTPData, cached_per_data, nearest_power_of_two
 
 #: Name under which results of this solver are reported.
 SOLVER_NAME = "ntpnb-active-set"
+
+#: Where a larger proximal weight and the fallback to the cvxpy reference are logged (level INFO).
+LOG = logging.getLogger(__name__)
 
 
 @dataclass
@@ -258,6 +262,7 @@ def _proximal(
                     f"the proximal active-set method failed at its largest weight ({exc})"
                 ) from None
             ridge *= settings.ACTIVE_SET_PROX_GROWTH
+            LOG.info("active set: %s; proximal weight raised to %.3g (m=%d)", exc, ridge, mask.shape[0])
             continue
         total += n_iter
         ridge = max(ridge * settings.ACTIVE_SET_PROX_DECAY, floor)
@@ -406,7 +411,11 @@ def solve_verified(data: NTPData) -> SVMSolution:
     try:
         sol = solve_reference(NTPRows(data), reference_infeasible)
     except SolverError as exc:
+        LOG.info(
+            "NTP-SVM fallback failed too (m=%d, d=%d, V=%d): %s; %s", data.m, data.d, data.V, failure, exc
+        )
         raise SolverError(f"{failure}; and the fallback: {exc}") from None
+    LOG.info("NTP-SVM fallback answered (m=%d, d=%d, V=%d): %s", data.m, data.d, data.V, failure)
     return dataclasses.replace(sol, fallback_from=failure)
 
 

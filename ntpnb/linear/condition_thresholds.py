@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
@@ -146,6 +147,7 @@ def decided_draw(draw: Callable[[], _Result], what: str) -> tuple[_Result, int]:
         try:
             return draw(), ambiguous
         except AMBIGUOUS_ERRORS as exc:
+            logging.getLogger(__name__).info("%s: ambiguous draw replaced: %s", what, exc)
             last = exc
     raise GenerationError(
         f"{what}: {settings.SWEEP_MAX_REDRAWS + 1} draws in a row were numerically ambiguous "
