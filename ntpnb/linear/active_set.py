@@ -27,9 +27,14 @@ constraints), and the row sums of ``C`` vanish. Eliminating each ``c_v`` leaves 
 positive definite system in ``t`` (the inverses ``K[F_v, F_v]^{-1}`` scattered into ``F_v``).
 The primal-dual active-set method (Hintermueller, Ito and Kunisch 2002) keeps the constraints
 with positive multipliers, adds the violated ones, and stops at the exact KKT point when neither
-is left; a token whose ``F_v`` did not change keeps its factorization. Singular blocks (``m >
-rank H``, repeated embeddings) use a pseudo-inverse with the consistency conditions of their
-null space (:mod:`.gram_blocks`).
+is left; a token whose ``F_v`` did not change keeps its factorization. It converges globally only
+for special Hessians (M-matrices); on ``K`` of random embeddings with ``m`` near ``2 d`` a run
+can oscillate, a thousand pairs in and out at every step. So a run that cycles or does not settle
+in :data:`~ntpnb.settings.ACTIVE_SET_RUN_MAX_ITER` iterations is repeated on a proximal
+subproblem with a larger weight (:func:`_proximal`), whose Hessian ``K + ridge I`` is nearer
+diagonal; :func:`solve_verified` falls back to the cvxpy reference when the method fails anyway.
+Singular blocks (``m > rank H``, repeated embeddings) use a pseudo-inverse with the consistency
+conditions of their null space (:mod:`.gram_blocks`).
 
 **Near-duplicate embeddings.** ``K`` squares the condition of ``H``, and ``W = C^T H`` cancels
 coefficients of size ``1 / sigma_min^2`` down to a ``W`` of size ``1 / sigma_min``: at
@@ -269,7 +274,11 @@ def _proximal(
         key = np.packbits(active).tobytes()
         if key in tried:  # the exact equations of this active set were solved already
             if n_iter == 1 and ridge == floor:  # and nothing moves it any more
-                break
+                raise SolverError(
+                    f"the proximal active-set method settled, at its smallest weight after {total} "
+                    "iterations, on an active set whose exact equations fail verification or are "
+                    "not ranked in float64"
+                )
             continue
         tried.add(key)
         try:
