@@ -166,7 +166,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.tree is not None:
         outcomes, extra = outcomes_of_tree(args.tree), {"tree": str(args.tree)}
     else:
-        outcomes, wall = run_seeds(args.first, args.count, args.jobs, args.names)
+        from ntpnb.errors import RunInterruptedError
+
+        try:
+            outcomes, wall = run_seeds(args.first, args.count, args.jobs, args.names)
+        except RunInterruptedError as exc:  # Ctrl-C: the runner stopped its kernels
+            print(f"stopped: {exc}")
+            return 130
         extra = {"first": args.first, "count": args.count, "jobs": args.jobs, "wall_seconds": wall}
     print(format_outcomes(outcomes))
     print(f"Wrote {write_outcomes(outcomes, args.out, extra)}")
