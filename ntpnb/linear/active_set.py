@@ -262,6 +262,8 @@ def _proximal(
             center, active, n_iter = _Subproblem(K, H, mask, ridge, center).pdas(active, run)
         except _RunFailedError as exc:
             total += exc.iterations
+            if total >= max_iter:
+                break
             if ridge * settings.ACTIVE_SET_PROX_GROWTH > ceiling:
                 raise SolverError(
                     f"the proximal active-set method failed at its largest weight ({exc})"
