@@ -20,7 +20,7 @@ from ntpnb.chapter.platform import format_platform, platform_info
 from ntpnb.errors import NTPError
 from ntpnb.linear.ntp_data import NTPData
 
-from . import attention, joint, methods, notebooks, plots, training
+from . import attention, joint, methods, notebooks, plots, seeds, training
 from .instances import (
     PATH_B_MIN,
     PATH_B_TOP_OVER_MM,
@@ -519,7 +519,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--jobs",
         type=int,
         default=notebooks.RUN_JOBS,
-        help="--jobs of the whole paper run of --notebooks (default: %(default)s)",
+        help="--jobs of the whole paper run of --notebooks and of --any-seed (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--any-seed",
+        action="store_true",
+        help=(
+            f"also run every chapter at the paper profile at seeds {seeds.FIRST_SEED}-"
+            f"{seeds.FIRST_SEED + seeds.SEED_COUNT - 1} and count the runs that complete (20-40 minutes; "
+            "python -m benchmarks.seeds runs only that)"
+        ),
     )
     out = ROOT / "outputs" / "benchmarks"
     parser.add_argument(
@@ -559,6 +568,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         for bench, sizes in training_sizes(args.training_iterations, args.training_m, args.training_n):
             train_runs.append((bench, run_table(bench, sizes, args.time_limit)))
     nb_times = notebooks.time_notebooks(ROOT, args.jobs) if args.notebooks else None
+    any_seed = seeds.run_seeds(seeds.FIRST_SEED, seeds.SEED_COUNT, args.jobs) if args.any_seed else None
     total = time.perf_counter() - started
     run_platform = platform_info()  # recorded by this run, in the process that measured
     machine = Machine(run_platform, date, load_start, _load_average())
@@ -584,6 +594,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if nb_times:
         print(f"\n## {NOTEBOOKS_TITLE}\n")
         print(notebooks.format_notebook_times(nb_times))
+    if any_seed:
+        print(f"\n## {ANY_SEED_TITLE}\n")
+        print(seeds.format_outcomes(any_seed[0]))
+        print(f"Wrote {seeds.write_outcomes(any_seed[0], args.out, {'wall_seconds': any_seed[1]})}")
     print(f"\n## {EXPONENTS_TITLE}\n")
     print(format_exponent_summary(summary_rows(runs, train_runs, joint_rows)))
     print(f"\nTotal benchmark time: {total:.0f} s")
@@ -637,6 +651,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "joint_w_star": [asdict(r) for r in w_star_rows],
         "joint_scale": [asdict(r) for r in scale_rows],
         "notebooks": asdict(nb_times) if nb_times else None,
+        "any_seed": [asdict(o) for o in any_seed[0]] if any_seed else None,
     }
     atomic_write_text(path, json.dumps(payload, indent=1))
     print(f"Wrote {path}")
@@ -810,6 +825,7 @@ differences` (`ntpnb.linear.subspace.equality_operator`), which forms no basis o
 
 
 NOTEBOOKS_TITLE = "Chapter times: one core, and the one command's paper run with its seed sweep"
+ANY_SEED_TITLE = seeds.TITLE
 
 NOTEBOOKS_INTRO = f"""\
 Measured by this benchmark (`--notebooks`), each run into its own temporary output tree with

@@ -440,3 +440,41 @@ def test_the_default_sizes_shown_by_the_help_are_read_back_as_the_defaults():
     for sizes in (run.SVM_SIZES, run.LP_SIZES, run.PATH_SIZES, run.ATTENTION_SVM_SIZES):
         assert run.parse_sizes(run.format_sizes(sizes).split(), ()) == list(sizes)
     assert run.format_sizes([(20, 5, 25, 3), (50, 10, 60, 6)]) == "20,5,25,3 50,10,60,6"
+
+
+def test_the_any_seed_table_reads_completions_stops_and_failed_checks_from_a_tree(tmp_path):
+    """``python -m benchmarks.seeds --tree``: a run's tree at seeds 100-101, one stop, one failed check."""
+    import json
+
+    from benchmarks import seeds
+
+    (tmp_path / "run.json").write_text(
+        json.dumps({"seeds": [100, 101], "notebooks": ["05_a", "06_b"], "overrides": {"seed": "100"}})
+    )
+    passed, failed = {"what": "x", "passed": True}, {"what": "a check that failed", "passed": False}
+    records = {
+        tmp_path: {"claims/05_a.json": {"checks": [passed]}, "claims/06_b.json": {"checks": [passed]}},
+        tmp_path / "seeds" / "seed=101": {
+            "claims/05_a.json": {"checks": [passed, failed]},
+            "failed/06_b.json": {"error": "SolverError: the method did not converge\n in cell 33"},
+        },
+    }
+    for root, files in records.items():
+        for name, payload in files.items():
+            (root / name).parent.mkdir(parents=True, exist_ok=True)
+            (root / name).write_text(json.dumps(payload))
+    outcomes = seeds.outcomes_of_tree(tmp_path)
+    assert [(o.chapter, o.seed, o.completed, o.ok) for o in outcomes] == [
+        ("05_a", 100, True, True),
+        ("06_b", 100, True, True),
+        ("05_a", 101, True, False),
+        ("06_b", 101, False, False),
+    ]
+    table = seeds.format_outcomes(outcomes)
+    assert "| 05_a | 2 | 2 of 2 | 1 of 2 | none |" in table
+    assert "| 06_b | 2 | 1 of 2 | 1 of 2 | 101 |" in table
+    assert "- 06_b at seed 101: SolverError: the method did not converge in cell 33" in table
+    assert "- 05_a at seed 101: checks failed: a check that failed" in table
+    page = seeds.write_outcomes(outcomes, tmp_path / "out")
+    assert page.read_text().startswith(f"# {seeds.TITLE}")
+    assert len(json.loads((tmp_path / "out" / "any_seed.json").read_text())["outcomes"]) == 4
