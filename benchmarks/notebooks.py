@@ -8,6 +8,10 @@ whole paper run with its seed sweep (:data:`RUN_SEEDS` seeds of every chapter) a
 (:data:`RUN_JOBS`) on the CPUs the benchmark may use. Every run goes into a temporary output tree
 with ``force=True`` (no notebook is cached) that is removed afterwards.
 
+The one-core times are the project's record of each chapter's time (``benchmarks/chapter_times.json``,
+:func:`refresh_chapter_times`): the times ``ntpnb list`` shows, with this machine and the sources
+they ran (``python -m benchmarks --chapter-times`` measures only them).
+
 The targets are the issues': every chapter at the paper profile under
 :data:`CHAPTER_TARGET_SECONDS` on one core, the paper run with its sweep and two jobs under
 :data:`RUN_TARGET_SECONDS`; :func:`format_notebook_times` says whether each was met.
@@ -119,18 +123,43 @@ def _timed(
     return load_timings(output_layout(out)).get(profile, {}), wall, seconds
 
 
+def time_chapters(root: Path) -> tuple[dict[str, dict[str, dict]], dict[str, float], int | None, dict]:
+    """Every chapter alone on one core at each profile (:data:`ONE_CORE_PROFILES`), in a temporary tree.
+
+    The chapters' ``timings.json`` records by profile, the wall time of each profile's run, the
+    CPU (None: not pinned) and the load averages before each profile's run.
+    """
+    one, walls, loads = {}, {}, {}
+    with tempfile.TemporaryDirectory(prefix="ntpnb-bench-") as tmp, one_core() as cpu:
+        for profile in ONE_CORE_PROFILES:
+            loads[f"{profile}, one core"] = _load()
+            one[profile], walls[profile], _ = _timed(root, profile, Path(tmp) / "one-core", 1)
+    return one, walls, cpu, loads
+
+
+def refresh_chapter_times(root: Path, one_core: Mapping[str, Mapping[str, Mapping]]) -> Path:
+    """Write the project's benchmark record of the chapters' times from the one-core runs; its path.
+
+    The record ``ntpnb list`` shows (:mod:`ntpnb.runner.timings`), with this machine, the date
+    and the commit.
+    """
+    from ntpnb.chapter.outputs import source_commit
+    from ntpnb.runner.timings import write_chapter_times
+
+    date = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    path = write_chapter_times(root, one_core, date, source_commit(root).sha)
+    print(f"Wrote {path} (the chapters' times that ntpnb list shows)")
+    return path
+
+
 def time_notebooks(root: Path, jobs: int = RUN_JOBS, seeds: int = RUN_SEEDS) -> NotebookTimes:
     """Every chapter alone on one core at each profile, then the paper run's sweep with ``jobs`` jobs.
 
     Each into its own temporary output tree (removed on return), every notebook executed.
     """
-    one, walls, loads = {}, {}, {}
+    one, walls, cpu, loads = time_chapters(root)
+    loads[f"paper, {seeds} seeds, --jobs {jobs}"] = _load()
     with tempfile.TemporaryDirectory(prefix="ntpnb-bench-") as tmp:
-        with one_core() as cpu:
-            for profile in ONE_CORE_PROFILES:
-                loads[f"{profile}, one core"] = _load()
-                one[profile], walls[profile], _ = _timed(root, profile, Path(tmp) / "one-core", 1)
-        loads[f"paper, {seeds} seeds, --jobs {jobs}"] = _load()
         run, run_wall, run_seconds = _timed(root, "paper", Path(tmp) / "jobs", jobs, seeds)
     cpus = allowed_cpus()
     return NotebookTimes(one, walls, cpu, jobs, run, run_wall, sorted(cpus or ()), loads, seeds, run_seconds)

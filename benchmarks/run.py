@@ -459,8 +459,8 @@ def training_sizes(
     ]
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run the benchmarks, print the tables, write the book page and the JSON under ``--out``."""
+def build_parser() -> argparse.ArgumentParser:
+    """The parser of ``python -m benchmarks`` (what ``ntpnb benchmarks`` passes on)."""
     parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__)
     for flag, default, what in (
         ("--sizes", SVM_SIZES, "NTP-SVM sizes as m,V,d,S"),
@@ -516,6 +516,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="also time every chapter on one core at every profile, and the paper run with --jobs (minutes)",
     )
     parser.add_argument(
+        "--chapter-times",
+        action="store_true",
+        help="only time every chapter alone on one core at every profile and write "
+        "benchmarks/chapter_times.json, the times ntpnb list shows (minutes; no solver benchmark)",
+    )
+    parser.add_argument(
         "--jobs",
         type=int,
         default=notebooks.RUN_JOBS,
@@ -525,7 +531,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--out", type=Path, default=out, help="folder for benchmarks.md (the book page) and benchmarks.json"
     )
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the benchmarks, print the tables, write the book page and the JSON under ``--out``."""
+    args = build_parser().parse_args(argv)
+    if args.chapter_times:
+        one, *_ = notebooks.time_chapters(ROOT)
+        notebooks.refresh_chapter_times(ROOT, one)
+        return 0
 
     started = time.perf_counter()
     date = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
@@ -559,6 +574,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         for bench, sizes in training_sizes(args.training_iterations, args.training_m, args.training_n):
             train_runs.append((bench, run_table(bench, sizes, args.time_limit)))
     nb_times = notebooks.time_notebooks(ROOT, args.jobs) if args.notebooks else None
+    if nb_times:
+        notebooks.refresh_chapter_times(ROOT, nb_times.one_core)
     total = time.perf_counter() - started
     run_platform = platform_info()  # recorded by this run, in the process that measured
     machine = Machine(run_platform, date, load_start, _load_average())
