@@ -137,17 +137,20 @@ def time_chapters(root: Path) -> tuple[dict[str, dict[str, dict]], dict[str, flo
     return one, walls, cpu, loads
 
 
-def refresh_chapter_times(root: Path, one_core: Mapping[str, Mapping[str, Mapping]]) -> Path:
+def refresh_chapter_times(
+    root: Path, one_core: Mapping[str, Mapping[str, Mapping]], loads: Mapping[str, list[float]]
+) -> Path:
     """Write the project's benchmark record of the chapters' times from the one-core runs; its path.
 
-    The record ``ntpnb list`` shows (:mod:`ntpnb.runner.timings`), with this machine, the date
-    and the commit.
+    The record ``ntpnb list`` shows (:mod:`ntpnb.runner.timings`), with this machine, its load
+    when each profile's runs started (``loads``, by :func:`time_chapters`), the date and the commit.
     """
     from ntpnb.chapter.outputs import source_commit
     from ntpnb.runner.timings import write_chapter_times
 
     date = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-    path = write_chapter_times(root, one_core, date, source_commit(root).sha)
+    load = {what.split(",")[0]: values[0] for what, values in loads.items() if values and "one core" in what}
+    path = write_chapter_times(root, one_core, date, source_commit(root).sha, load)
     print(f"Wrote {path} (the chapters' times that ntpnb list shows)")
     return path
 

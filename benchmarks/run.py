@@ -538,8 +538,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the benchmarks, print the tables, write the book page and the JSON under ``--out``."""
     args = build_parser().parse_args(argv)
     if args.chapter_times:
-        one, *_ = notebooks.time_chapters(ROOT)
-        notebooks.refresh_chapter_times(ROOT, one)
+        one, _, _, loads = notebooks.time_chapters(ROOT)
+        notebooks.refresh_chapter_times(ROOT, one, loads)
         return 0
 
     started = time.perf_counter()
@@ -575,7 +575,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             train_runs.append((bench, run_table(bench, sizes, args.time_limit)))
     nb_times = notebooks.time_notebooks(ROOT, args.jobs) if args.notebooks else None
     if nb_times:
-        notebooks.refresh_chapter_times(ROOT, nb_times.one_core)
+        notebooks.refresh_chapter_times(ROOT, nb_times.one_core, nb_times.loads)
     total = time.perf_counter() - started
     run_platform = platform_info()  # recorded by this run, in the process that measured
     machine = Machine(run_platform, date, load_start, _load_average())

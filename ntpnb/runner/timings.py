@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -61,13 +61,16 @@ class ChapterTimes:
     """The benchmark record (:data:`CHAPTER_TIMES`): each chapter alone on one core, per profile.
 
     ``chapters`` maps a chapter to its ``sources`` (:func:`run_sources`) and, per profile, a
-    ``{"seconds", "ok"}`` record; ``machine`` is :func:`this_machine` of the measuring one.
+    ``{"seconds", "ok"}`` record; ``machine`` is :func:`this_machine` of the measuring one;
+    ``load``: its 1-minute load average when each profile's runs started (a shared machine's
+    times are longer by about the load per core).
     """
 
     date: str
     commit: str
     machine: dict[str, Any]
     chapters: dict[str, dict[str, Any]]
+    load: dict[str, float] = field(default_factory=dict)
 
     @classmethod
     def from_json(cls, data: object) -> ChapterTimes:
@@ -77,13 +80,16 @@ class ChapterTimes:
         date, commit, machine = data.get("date"), data.get("commit", ""), data.get("machine")
         if not isinstance(date, str) or not isinstance(commit, str) or not isinstance(machine, dict):
             raise ValueError("its 'date', 'commit' or 'machine' is of the wrong kind")
+        load = data.get("load", {})
+        if not isinstance(load, dict) or not all(_is_time({"seconds": x}) for x in load.values()):
+            raise ValueError("its 'load' is not load averages by profile")
         for name, chapter in data["chapters"].items():
             if not isinstance(chapter, dict) or not isinstance(chapter.get("sources"), dict):
                 raise ValueError(f"{name} has no 'sources'")
             for profile, entry in chapter.items():
                 if profile != "sources" and not _is_time(entry):
                     raise ValueError(f"{name} at {profile} is not a time in seconds")
-        return cls(date, commit, machine, data["chapters"])
+        return cls(date, commit, machine, data["chapters"], load)
 
     def seconds(self, name: str, profile: str) -> float | None:
         """The time of ``name`` at ``profile`` when its run succeeded (None when not measured)."""
@@ -112,13 +118,18 @@ def load_chapter_times(root: Path) -> ChapterTimes | None:
 
 
 def write_chapter_times(
-    root: Path, one_core: Mapping[str, Mapping[str, Mapping[str, Any]]], date: str, commit: str
+    root: Path,
+    one_core: Mapping[str, Mapping[str, Mapping[str, Any]]],
+    date: str,
+    commit: str,
+    load: Mapping[str, float] | None = None,
 ) -> Path:
     """Write the benchmark record of the project at ``root``; its path.
 
     ``one_core`` holds each chapter's run alone on one core, by profile, as ``timings.json``
     records it (with the sources it ran: :func:`~.choice.record_timings`); ``commit``: the
-    project's commit (``""`` unknown). Written atomically.
+    project's commit (``""`` unknown); ``load``: the 1-minute load average when each profile's
+    runs started. Written atomically.
     """
     chapters: dict[str, dict[str, Any]] = {}
     for profile, entries in one_core.items():
@@ -130,6 +141,7 @@ def write_chapter_times(
         "date": date,
         "commit": commit,
         "machine": this_machine(),
+        "load": dict(load or {}),
         "chapters": dict(sorted(chapters.items())),
     }
     path = Path(root) / CHAPTER_TIMES
@@ -217,7 +229,8 @@ def describe_record(record: ChapterTimes) -> str:
     """What the benchmark record measured, where and when, and how far this machine may be from it."""
     commit = f", commit {record.commit[:7]}" if record.commit else ""
     machine = describe_machine(record.machine)
-    text = f"each chapter alone on one core of {machine}, {record.date}{commit}"
+    load = f" under a load average of {max(record.load.values()):.3g}" if record.load else ""
+    text = f"each chapter alone on one core of {machine}{load}, {record.date}{commit}"
     if record.machine != this_machine():
         text += (
             f"; this machine ({describe_machine(this_machine())}) is another kind and may differ by "

@@ -32,6 +32,8 @@ from ntpnb.runner.timings import (
     THIS_MACHINE,
     ChapterTimes,
     Expected,
+    describe_machine,
+    describe_record,
     expected_time,
     load_chapter_times,
     reference_seconds,
@@ -284,10 +286,15 @@ def test_the_benchmark_record_round_trips_and_a_failed_time_is_not_expected(tmp_
         },
         "quick": {"a": {"seconds": 2.0, "ok": True, "package": "p", "source": "s"}},
     }
-    path = write_chapter_times(tmp_path, one_core, "2026-01-02 03:04 UTC", "abc1234def")
+    path = write_chapter_times(tmp_path, one_core, "2026-01-02 03:04 UTC", "abc1234def", {"paper": 3.5})
     assert path == tmp_path / CHAPTER_TIMES and not list(path.parent.glob(".*"))  # written atomically
     record = load_chapter_times(tmp_path)
     assert record.machine == this_machine() and record.commit == "abc1234def"
+    assert record.load == {"paper": 3.5}
+    assert describe_record(record).startswith(
+        f"each chapter alone on one core of {describe_machine(this_machine())} under a load average of 3.5, "
+        "2026-01-02 03:04 UTC, commit abc1234"
+    )
     assert record.chapters["a"]["sources"] == {"package": "p", "source": "s"}
     assert reference_seconds(tmp_path) == {"a": {"paper": 12.3, "quick": 2.0}}  # b failed: no time
     assert slowest_first({"a": {"paper": 1.0}, "b": {"paper": 9.0}, "c": {"quick": 1.0}}) == ("b", "a")
