@@ -133,7 +133,8 @@ def time_chapters(root: Path) -> tuple[dict[str, dict[str, dict]], dict[str, flo
     with tempfile.TemporaryDirectory(prefix="ntpnb-bench-") as tmp, one_core() as cpu:
         for profile in ONE_CORE_PROFILES:
             loads[f"{profile}, one core"] = _load()
-            one[profile], walls[profile], _ = _timed(root, profile, Path(tmp) / "one-core", 1)
+            # a tree per profile: an output tree holds one setting
+            one[profile], walls[profile], _ = _timed(root, profile, Path(tmp) / f"one-core-{profile}", 1)
     return one, walls, cpu, loads
 
 

@@ -414,7 +414,8 @@ def _parser() -> argparse.ArgumentParser:
         "--run-missing",
         action="store_true",
         help="first execute the notebooks the tree has not run, in its own setting "
-        "(the book's: profile paper; another tree's: the profile and -p of its run.json)",
+        "(the book's: profile paper; another tree's: the profile and -p of its run.json; a notebook "
+        "without a parameter its -p changes is left, its page says why and how to run it)",
     )
     book.add_argument(
         "--no-pdf",

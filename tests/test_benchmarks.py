@@ -141,13 +141,20 @@ def test_time_notebooks_runs_each_profile_on_one_core_then_the_paper_run_with_jo
         "quick": 3.0,
     }
     assert times.run["01_x"]["seconds"] == 30.0 and times.jobs == 2 and times.run_wall >= 0
-    assert calls[0]["out"] != calls[2]["out"]  # the two-job run does not replace the one-core times
+    assert len({c["out"] for c in calls}) == 3  # a tree each: a tree holds one setting (profile, -p)
     assert "FAILED" not in capsys.readouterr().out  # every fake run completed
     assert not any(Path(c["out"]).exists() for c in calls)  # the temporary trees are gone
     if notebooks.can_pin():
         assert calls[0]["cpus"] == calls[1]["cpus"] == [times.cpu]  # one CPU for the one-core runs
         assert calls[2]["cpus"] == sorted(before) == times.run_cpus  # all of them for the two-job run
     assert notebooks.allowed_cpus() == before
+    # the one-core times are the benchmark record ntpnb list shows, with the load they ran under
+    from ntpnb.runner.timings import load_chapter_times
+
+    notebooks.refresh_chapter_times(tmp_path, times.one_core, times.loads)
+    record = load_chapter_times(tmp_path)
+    assert record.seconds("01_x", "paper") == 40.0 and record.seconds("01_x", "quick") == 3.0
+    assert set(record.load) == {"paper", "quick"}
 
 
 @pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="no CPU affinity on this platform")
