@@ -22,10 +22,15 @@ from __future__ import annotations
 import os
 import tempfile
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+
+try:
+    import resource
+except ImportError:  # pragma: no cover - not POSIX
+    resource = None  # type: ignore[assignment]
 
 #: Target: each chapter's wall time at the paper profile, alone on one core (seconds).
 CHAPTER_TARGET_SECONDS = 45.0
@@ -107,14 +112,19 @@ def _load() -> list[float]:
 
 
 def _timed(
-    root: Path, profile: str, out: Path, jobs: int, seeds: int = 1
+    root: Path, profile: str, out: Path, jobs: int, seeds: int = 1, names: Sequence[str] = ()
 ) -> tuple[dict[str, dict], float, float]:
-    """One reproduce run into ``out``: the book seed's timings, the wall time, the notebook seconds."""
+    """One reproduce run of ``names`` (all if none) into ``out``.
+
+    Returns the book seed's timings, the wall time and the notebook seconds.
+    """
     from ntpnb.chapter.layout import load_timings, output_layout
     from ntpnb.runner import reproduce
 
     start = time.perf_counter()
-    results = reproduce(root, profile=profile, output_dir=out, jobs=jobs, force=True, log=print, seeds=seeds)
+    results = reproduce(
+        root, names, profile=profile, output_dir=out, jobs=jobs, force=True, log=print, seeds=seeds
+    )
     wall = time.perf_counter() - start
     failed = [r.label for r in results if not r.completed]
     what = f"notebooks at {profile}, {seeds} seed{'s' * (seeds > 1)}, --jobs {jobs}"
@@ -123,18 +133,38 @@ def _timed(
     return load_timings(output_layout(out)).get(profile, {}), wall, seconds
 
 
+def _children_cpu_seconds() -> float:
+    """The CPU seconds (user and system) of this process's children that have ended, theirs included."""
+    if resource is None:  # pragma: no cover - not POSIX
+        return float("nan")
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def time_chapters(root: Path) -> tuple[dict[str, dict[str, dict]], dict[str, float], int | None, dict]:
     """Every chapter alone on one core at each profile (:data:`ONE_CORE_PROFILES`), in a temporary tree.
 
-    The chapters' ``timings.json`` records by profile, the wall time of each profile's run, the
-    CPU (None: not pinned) and the load averages before each profile's run.
+    The chapters' ``timings.json`` records by profile, each with its ``cpu`` seconds: its run's
+    worker, kernel and every process they started, which ``ntpnb reproduce`` waits for (one
+    chapter a call, so each is measured alone; on one core, the wall time an idle machine takes,
+    which a shared machine's wall time is not). Then the wall time of each profile's runs, the
+    CPU (None: not pinned) and the load averages before each profile's runs.
     """
+    from ntpnb.chapter.layout import notebook_sources
+
     one, walls, loads = {}, {}, {}
+    names = [source.stem for source in notebook_sources(root)]
     with tempfile.TemporaryDirectory(prefix="ntpnb-bench-") as tmp, one_core() as cpu:
         for profile in ONE_CORE_PROFILES:
             loads[f"{profile}, one core"] = _load()
-            # a tree per profile: an output tree holds one setting
-            one[profile], walls[profile], _ = _timed(root, profile, Path(tmp) / f"one-core-{profile}", 1)
+            out = Path(tmp) / f"one-core-{profile}"  # a tree per profile: a tree holds one setting
+            used, walls[profile] = {}, 0.0
+            for name in names:
+                before = _children_cpu_seconds()
+                one[profile], wall, _ = _timed(root, profile, out, 1, names=[name])
+                used[name], walls[profile] = _children_cpu_seconds() - before, walls[profile] + wall
+            for name, entry in one[profile].items():
+                entry["cpu"] = round(used[name], 2)
     return one, walls, cpu, loads
 
 

@@ -415,7 +415,7 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="first execute the notebooks the tree has not run, in its own setting "
         "(the book's: profile paper; another tree's: the profile and -p of its run.json; a notebook "
-        "without a parameter its -p changes is left, its page says why and how to run it)",
+        "without a parameter its -p changes does not run: its page says why, and how to run it)",
     )
     book.add_argument(
         "--no-pdf",

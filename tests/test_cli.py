@@ -265,8 +265,9 @@ def test_list_shows_each_chapters_expected_time_per_profile(tmp_path, capsys, mo
     assert lines[1] == " expected time at one seed: paper 36 s, quick 12 s (benchmark record)"
     said = " ".join(line.strip() for line in lines)
     assert (
-        "the benchmark record: each chapter alone on one core of an Some Other CPU (64 cores), "
-        f"2026-11-27 05:00 UTC, commit 0123456; this machine ({describe_machine(this_machine())}) is "
+        "the benchmark record: each chapter's CPU time alone on one core, which is its time on an idle core, "
+        f"of an Some Other CPU (64 cores), 2026-11-27 05:00 UTC, commit 0123456; this machine "
+        f"({describe_machine(this_machine())}) is "
         "another kind and may differ by 2-3x"
     ) in said
     assert "stale" not in said

@@ -6,8 +6,9 @@ fingerprint of the ``ntpnb`` sources and the SHA-256 of the chapter's source):
 * an output tree's ``timings.json``: every notebook ``ntpnb reproduce`` executed into it, on this
   machine (:func:`~.choice.record_timings`);
 * the project's benchmark record :data:`CHAPTER_TIMES` (``benchmarks/chapter_times.json``,
-  committed): each chapter alone on one core at every profile, with the machine, the date and the
-  commit, written by ``python -m benchmarks --notebooks`` or ``--chapter-times``
+  committed): each chapter alone on one core at every profile, its CPU time (its time on an idle
+  core, whatever else the measuring machine ran) and wall time, with the machine, its load, the
+  date and the commit, written by ``python -m benchmarks --notebooks`` or ``--chapter-times``
   (:func:`write_chapter_times`).
 
 A time measured with other sources than the current ones is *stale*, and a time measured on
@@ -61,9 +62,10 @@ class ChapterTimes:
     """The benchmark record (:data:`CHAPTER_TIMES`): each chapter alone on one core, per profile.
 
     ``chapters`` maps a chapter to its ``sources`` (:func:`run_sources`) and, per profile, a
-    ``{"seconds", "ok"}`` record; ``machine`` is :func:`this_machine` of the measuring one;
-    ``load``: its 1-minute load average when each profile's runs started (a shared machine's
-    times are longer by about the load per core).
+    ``{"seconds", "cpu", "ok"}`` record (the wall time, the CPU time: :meth:`seconds`);
+    ``machine`` is :func:`this_machine` of the measuring one; ``load``: its 1-minute load average
+    when each profile's runs started (a shared machine's wall times are longer by about the load
+    per core, its CPU times are not).
     """
 
     date: str
@@ -92,9 +94,16 @@ class ChapterTimes:
         return cls(date, commit, machine, data["chapters"], load)
 
     def seconds(self, name: str, profile: str) -> float | None:
-        """The time of ``name`` at ``profile`` when its run succeeded (None when not measured)."""
+        """The time ``name`` takes at ``profile`` on an idle core (None: not measured, or it failed).
+
+        Its CPU time alone on one core (``cpu``), which is its wall time there when nothing else
+        runs; a record without one gives the wall time it measured (``seconds``).
+        """
         entry = self.chapters.get(name, {}).get(profile)
-        return float(entry["seconds"]) if _is_time(entry) and entry.get("ok", True) else None
+        if not _is_time(entry) or not entry.get("ok", True):
+            return None
+        cpu = entry.get("cpu")
+        return float(cpu) if _is_time({"seconds": cpu}) else float(entry["seconds"])
 
 
 def _is_time(entry: object) -> bool:
@@ -137,6 +146,8 @@ def write_chapter_times(
             sources = {key: entry[key] for key in ("package", "source") if key in entry}
             chapter = chapters.setdefault(name, {"sources": sources})
             chapter[profile] = {"seconds": round(float(entry["seconds"]), 1), "ok": bool(entry.get("ok"))}
+            if "cpu" in entry:
+                chapter[profile]["cpu"] = round(float(entry["cpu"]), 1)
     data = {
         "date": date,
         "commit": commit,
@@ -229,8 +240,11 @@ def describe_record(record: ChapterTimes) -> str:
     """What the benchmark record measured, where and when, and how far this machine may be from it."""
     commit = f", commit {record.commit[:7]}" if record.commit else ""
     machine = describe_machine(record.machine)
-    load = f" under a load average of {max(record.load.values()):.3g}" if record.load else ""
-    text = f"each chapter alone on one core of {machine}{load}, {record.date}{commit}"
+    load = f" (its load average {max(record.load.values()):.3g})" if record.load else ""
+    text = (
+        f"each chapter's CPU time alone on one core, which is its time on an idle core, of "
+        f"{machine}{load}, {record.date}{commit}"
+    )
     if record.machine != this_machine():
         text += (
             f"; this machine ({describe_machine(this_machine())}) is another kind and may differ by "
