@@ -51,10 +51,13 @@ def this_machine() -> dict[str, Any]:
     return {"cpu": cpu_model(), "cores": os.cpu_count()}
 
 
-def describe_machine(machine: Mapping[str, Any]) -> str:
-    """``an AMD EPYC 7B13 (2 cores)``."""
-    cores = machine.get("cores")
-    return f"an {machine.get('cpu', 'unknown CPU')}" + (f" ({cores} cores)" if cores else "")
+def describe_machine(machine: Mapping[str, Any], load: float | None = None) -> str:
+    """``an AMD EPYC 7B13 (2 cores)``; with its ``load`` average, ``... (2 cores, load average 3.5)``."""
+    cpu = str(machine.get("cpu") or "unknown CPU")
+    about = [f"{machine['cores']} cores"] if machine.get("cores") else []
+    about += [f"load average {load:.3g}"] if load is not None else []
+    article = "an" if cpu[:1].lower() in "aeiou" else "a"
+    return f"{article} {cpu}" + (f" ({', '.join(about)})" if about else "")
 
 
 @dataclass(frozen=True)
@@ -239,12 +242,21 @@ def expected_time(
 def describe_record(record: ChapterTimes) -> str:
     """What the benchmark record measured, where and when, and how far this machine may be from it."""
     commit = f", commit {record.commit[:7]}" if record.commit else ""
-    machine = describe_machine(record.machine)
-    load = f" (its load average {max(record.load.values()):.3g})" if record.load else ""
-    text = (
-        f"each chapter's CPU time alone on one core, which is its time on an idle core, of "
-        f"{machine}{load}, {record.date}{commit}"
-    )
+    machine = describe_machine(record.machine, max(record.load.values()) if record.load else None)
+    what = "each chapter's CPU time alone on one core, its time on an idle core"
+    text = f"{what}, of {machine}, {record.date}{commit}"
+    ratios = [
+        entry["seconds"] / entry["cpu"]
+        for chapter in record.chapters.values()
+        for profile, entry in chapter.items()
+        if profile != "sources"
+        and _is_time(entry)
+        and _is_time({"seconds": entry.get("cpu")})
+        and entry["cpu"]
+    ]
+    if ratios and max(ratios) >= 1.5:  # its load showed: what a shared machine's wall times are
+        low, high = f"{min(ratios):.1f}", f"{max(ratios):.1f}"
+        text += f" (under that load, wall times {low if low == high else f'{low}-{high}'}x these)"
     if record.machine != this_machine():
         text += (
             f"; this machine ({describe_machine(this_machine())}) is another kind and may differ by "

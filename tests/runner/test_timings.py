@@ -281,7 +281,7 @@ def test_a_time_of_other_sources_is_stale_and_says_which(recorded, stale):
 def test_the_benchmark_record_round_trips_and_a_failed_time_is_not_expected(tmp_path):
     one_core = {
         "paper": {
-            "a": {"seconds": 12.34, "cpu": 9.87, "ok": True, "package": "p", "source": "s"},
+            "a": {"seconds": 12.34, "cpu": 5.87, "ok": True, "package": "p", "source": "s"},
             "b": {"seconds": 5.0, "ok": False, "package": "p", "source": "t"},
         },
         "quick": {"a": {"seconds": 2.0, "ok": True, "package": "p", "source": "s"}},
@@ -292,12 +292,18 @@ def test_the_benchmark_record_round_trips_and_a_failed_time_is_not_expected(tmp_
     assert record.machine == this_machine() and record.commit == "abc1234def"
     assert record.load == {"paper": 3.5}
     assert describe_record(record).startswith(
-        "each chapter's CPU time alone on one core, which is its time on an idle core, of "
-        f"{describe_machine(this_machine())} (its load average 3.5), 2026-01-02 03:04 UTC, commit abc1234"
+        "each chapter's CPU time alone on one core, its time on an idle core, of "
+        f"{describe_machine(this_machine(), 3.5)}, 2026-01-02 03:04 UTC, commit abc1234 (under that "
+        "load, wall times 2.1x these)"
     )
+    assert (
+        describe_machine({"cpu": "Intel Xeon", "cores": 4}, 12.25)
+        == "an Intel Xeon (4 cores, load average 12.2)"
+    )
+    assert describe_machine({"cpu": "Apple M2"}) == "an Apple M2" and describe_machine({}) == "an unknown CPU"
     assert record.chapters["a"]["sources"] == {"package": "p", "source": "s"}
     # a's CPU time at paper (its time on an idle core), its wall time at quick (no CPU time); b failed
-    assert reference_seconds(tmp_path) == {"a": {"paper": 9.9, "quick": 2.0}}
+    assert reference_seconds(tmp_path) == {"a": {"paper": 5.9, "quick": 2.0}}
     assert slowest_first({"a": {"paper": 1.0}, "b": {"paper": 9.0}, "c": {"quick": 1.0}}) == ("b", "a")
 
 
