@@ -830,18 +830,20 @@ NOTEBOOKS_TITLE = "Chapter times: one core, and the one command's paper run with
 
 NOTEBOOKS_INTRO = f"""\
 Measured by this benchmark (`--notebooks`), each run into its own temporary output tree with
-`--force` (every notebook executed, none cached). First each chapter alone (`ntpnb reproduce
---profile PROFILE --jobs 1`) at the paper profile and then at the quick profile, with the benchmark
-process pinned to ONE CPU by `os.sched_setaffinity`: every process the run starts (the runner's
-workers, the Jupyter kernels, and their numba and BLAS threads) inherits that one CPU, so a second
-core cannot help a chapter, as in a one-core Binder. Then what `./run.sh reproduce` runs: the whole
-paper run with its seed sweep ({notebooks.RUN_SEEDS} seeds of every chapter: the book's, with its
-figures, and the further seeds, which repeat the checks without figures) and `--jobs N` on the CPUs
-the benchmark may use. A chapter's time is what `ntpnb reproduce` records (`timings.json`): the
-wall time from its worker's start to its answer, kernel start, imports and figures included. The
-targets are the issues' ({notebooks.CHAPTER_TARGET_SECONDS:g} s per chapter at the paper profile on
-one core, {notebooks.RUN_TARGET_SECONDS:g} s for the paper run with its sweep and two jobs); "met"
-compares this run's numbers with them. The machine is shared, so wall times carry the load shown.
+`--force` (every notebook executed, none cached). First each chapter alone, one run each (`ntpnb
+reproduce 01 --jobs 1 --seeds 1 --force`, ...), at the paper profile and then at the quick profile
+(`--profile quick`), with its CPU time (what `ntpnb list` expects: the chapter's time on an idle
+core) and the benchmark process pinned to ONE CPU by `os.sched_setaffinity`: every process the run
+starts (the runner's workers, the Jupyter kernels, and their numba and BLAS threads) inherits that
+one CPU, so a second core cannot help a chapter, as in a one-core Binder. Then what `./run.sh
+reproduce` runs: the whole paper run with its seed sweep ({notebooks.RUN_SEEDS} seeds of every
+chapter: the book's, with its figures, and the further seeds, which repeat the checks without
+figures) and `--jobs N` on the CPUs the benchmark may use. A chapter's time is what `ntpnb
+reproduce` records (`timings.json`): the wall time from its worker's start to its answer, kernel
+start, imports and figures included. The targets are the issues'
+({notebooks.CHAPTER_TARGET_SECONDS:g} s per chapter at the paper profile on one core,
+{notebooks.RUN_TARGET_SECONDS:g} s for the paper run with its sweep and two jobs); "met" compares
+this run's numbers with them. The machine is shared, so wall times carry the load shown.
 """
 
 EXPONENTS_TITLE = "Fitted cost growth"

@@ -9,6 +9,7 @@ A suggested command is collected from where a reader meets it (a page of the boo
 from __future__ import annotations
 
 import argparse
+import ast
 import re
 import shlex
 from pathlib import Path
@@ -303,3 +304,48 @@ def test_the_benchmark_pages_commands_run(monkeypatch):
         for argv in commands:
             if argv[0] != "book":  # the book of the tree the commands before it make
                 runs_as_printed(argv)
+
+
+#: A command in single backquotes in a message's text (not a docstring's ``literal``).
+MESSAGE_COMMAND = re.compile(r"(?<!`)`((?:\.venv/bin/)?ntpnb [^`]+)`(?!`)")
+
+
+def message_commands(path: Path) -> list[str]:
+    """The ``ntpnb`` commands the string literals of the module ``path`` quote, but its docstrings.
+
+    An f-string's command counts when it has no placeholder (a command built from a run's setting
+    is checked where it is built, by the tests above).
+    """
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+    }
+    texts = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.JoinedStr):
+            texts.append("".join(v.value if isinstance(v, ast.Constant) else "{}" for v in node.values))
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
+            texts.append(node.value)
+    return [c for text in texts for c in MESSAGE_COMMAND.findall(text) if "{}" not in c]
+
+
+def test_every_fixed_command_a_message_of_the_package_quotes_runs(monkeypatch):
+    """``ntpnb reproduce --seeds N`` and the like: a command in a message is one a reader can paste."""
+    monkeypatch.chdir(ROOT)
+    found = {
+        command: path
+        for folder in ("ntpnb", "benchmarks")
+        for path in sorted((ROOT / folder).rglob("*.py"))
+        for command in message_commands(path)
+    }
+    assert "ntpnb reproduce --seeds 5" in found  # the report's, when no seed sweep ran
+    for command, path in found.items():
+        argv = shlex.split(command)[1:]
+        try:
+            cli.parse_command(argv) if argv[0] in ("book", "compare") else runs_as_printed(argv)
+        except NTPError as exc:
+            pytest.fail(f"`{command}` in {path.relative_to(ROOT)} fails: {exc}")
