@@ -199,6 +199,16 @@ def test_an_interactive_runs_tree_is_never_given_to_ntpnb_reproduce(project):
     check_all(str(refused.value))
     with pytest.raises(NTPError, match="cannot run its missing notebooks"):
         runs_as_printed(["book", "--run", str(tree_root), "--run-missing"])
+    with pytest.raises(NTPError) as refused:  # each chapter into the tree its own setting gives
+        tree.rerun_setting(["01_a", "03_c"])
+    assert check_all(str(refused.value)) == [
+        ["reproduce", "01", "--profile", "quick", "--seeds", "1"],
+        ["reproduce", "03", "--profile", "quick", "-p", "lr=0.2", "--seeds", "1"],
+    ]
+    plain = tree_of(project, "interactive/profile=quick", RunRecord("quick", {}, (0,), (), interactive=True))
+    with pytest.raises(NTPError) as refused:  # every chapter, in one command that names none
+        book_tree(project, plain).rerun_setting(["01_a", "03_c"])
+    assert check_all(str(refused.value)) == [["reproduce", "--profile", "quick", "--seeds", "1"]]
 
 
 def test_a_tree_without_a_run_record_names_the_chapters_to_run(project):

@@ -203,7 +203,7 @@ class BookTree:
             lacks = {key for name in names for key in self.lacks(name)}
             kept = {k: v for k, v in record.overrides.items() if k not in lacks}
             record = RunRecord(record.profile, kept, record.seeds)
-        return shlex.join(reproduce_words(names, record)) + root_option(self.root)
+        return shlex.join(reproduce_words(self._named(names), record)) + root_option(self.root)
 
     def own_setting_commands(self, names: Sequence[str]) -> list[str]:
         """:meth:`own_setting_command` of ``names``, one for each set of overrides they lack."""
