@@ -34,7 +34,26 @@ tests it pooled over the sweep's seeds, which decides the claim. Every test has 
     independent draws); pooled by Fisher's method, ``-2 sum log p`` against chi-squared with
     ``2k`` degrees of freedom. The statistic is the combined p-value and the target the test's
     significance: a claim ``> target`` fails when the combined p falls to the target or below,
-    a finding ``< target`` holds when it does.
+    a finding ``< target`` holds when it does. Each p-value must be a valid p-value of its own
+    test (uniform, or larger, when the test's null holds). A p-value capped at 1 by a
+    correction (Bonferroni's ``min(1, k p)``) is valid but nearly powerless: a sample whose every
+    p-value is 1 is *vacuous* (:attr:`Sample.vacuous`; Fisher's combination is then 1 and can
+    reject nothing) and says so when printed. A Monte Carlo p-value ``(1 + k) / (n + 1)`` has a
+    *floor*, ``1 / (n + 1)``, the smallest value it can take: a sample may carry each p-value's
+    floor (``floors``). The Monte Carlo p-value is itself valid, so the test decides on it as
+    it is; but Fisher's combination increases with each p, so where some p sits at its floor
+    (the true p could be smaller) the combined p is an upper bound, printed ``"≤ 2.05e-15"``
+    (rounded up), never as a point value.
+``"instances"``
+    One value per random instance (per seed: a property of that seed's drawn instance, such
+    as a ratio measured on it), to be decided with how the value varies *between* instances,
+    not with the error within one. Pooled: the mean over the instances, with Student's t
+    interval (``N - 1`` degrees of freedom, ``se = s / sqrt(N)``); printed with that interval
+    at ``1 - 2 level``, the range of the instances' values and the interval in which a new
+    instance's value falls with probability ``1 - 2 level`` (``mean +- t s sqrt(1 + 1/N)``),
+    both exact when the instances' values are normal. One instance cannot be decided (its
+    line prints ``OPEN`` and says so; :attr:`Sample.decidable` is false); two are the fewest
+    that decide, with a wide interval (t with 1 degree of freedom).
 
 How a check decides, with ``z`` the standard normal quantile of ``1 - level``:
 
@@ -42,8 +61,10 @@ How a check decides, with ``z`` the standard normal quantile of ``1 - level``:
   it at that level: ``>`` needs ``estimate + z se > target``, ``<`` needs
   ``estimate - z se < target``, ``~`` needs ``|estimate - target| <= tol + z se``; for
   ``"mean_quantile"``, ``~`` needs ``level/2 < q < 1 - level/2``; for ``"rate"``, ``<`` and
-  ``<=`` need the interval's lower end at most the target. A true claim fails with probability
-  at most ``level`` (``~``: at most ``2 level``, one tail each side);
+  ``<=`` need the interval's lower end at most the target; for ``"instances"``, ``z`` is
+  Student's t quantile with ``N - 1`` degrees of freedom. A true claim fails with probability
+  at most ``level`` (``~``: at most ``2 level``, one tail each side; ``"instances"``: when the
+  instances' values are normal);
 * a claim check of a strict difference (the paper says two things differ, or one exceeds the
   other) is not evidence when merely not contradicted, since no difference is not contradicted
   either: such a sample is made with ``establish=True`` and decided as a finding is;
@@ -349,11 +370,15 @@ DEFAULT_LEVEL = 0.01
 ESTABLISHED_KINDS: tuple[str, ...] = ("finding", "measurement")
 
 #: The tests a :class:`Sample` can be checked with (see the module docstring).
-TESTS: tuple[str, ...] = ("mean", "estimate", "mean_quantile", "rate", "pvalue")
+TESTS: tuple[str, ...] = ("mean", "estimate", "mean_quantile", "rate", "pvalue", "instances")
 
 #: Resamples of a ``"mean_quantile"`` test, and the seed of its generator (the same on every machine).
 BOOTSTRAP_RESAMPLES = 20_000
 BOOTSTRAP_SEED = 0
+
+#: How close (relative) a p-value must be to its floor to count as at the floor (the floor and
+#: the p-value are computed alike, ``1 / (n + 1)`` and ``(1 + 0) / (n + 1)``: equal bits).
+FLOOR_RTOL = 1e-9
 
 
 def _finite_tuple(values: Iterable[Any], name: str) -> tuple[float, ...]:
@@ -366,12 +391,22 @@ def _finite_tuple(values: Iterable[Any], name: str) -> tuple[float, ...]:
     return out
 
 
+def _round_up(x: float, digits: int) -> str:
+    """``x > 0`` rounded up to ``digits`` significant digits, as ``"2.05e-15"``: a bound stays a bound."""
+    if x < 1e-300:  # Fisher's combination underflowed (it is then far below this)
+        return "1e-300"
+    step = 10.0 ** (math.floor(math.log10(x)) - digits + 1)
+    up = math.ceil(x / step * (1 - 1e-12)) * step  # (1 - 1e-12): x already on the grid stays
+    return f"{up:.{digits}g}"
+
+
 @dataclass(frozen=True)
 class Sample:
     """What a statistical check records at one seed, enough to pool it with the others."""
 
     test: str  # one of TESTS
-    #: The trials' values (``"mean"``, ``"mean_quantile"``), or the estimates (``"estimate"``).
+    #: The trials' values (``"mean"``, ``"mean_quantile"``, ``"rate"``), the estimates
+    #: (``"estimate"``), the p-values (``"pvalue"``) or one value per instance (``"instances"``).
     values: tuple[float, ...]
     #: The standard error of each estimate (``"estimate"`` only).
     errors: tuple[float, ...] = ()
@@ -380,15 +415,19 @@ class Sample:
     level: float = DEFAULT_LEVEL  # the test's error rate
     #: A claim check of a strict difference: holds only when the data establish it.
     establish: bool = False
+    #: ``"pvalue"`` only: the smallest value each p-value's test can output (a Monte Carlo
+    #: test's ``1 / (n_sim + 1)``), one per p-value, or none (see the module docstring).
+    floors: tuple[float, ...] = ()
 
     def __post_init__(self) -> None:
         if self.test not in TESTS:
             raise InvalidDataError(f"unknown statistical test {self.test!r}; use one of {list(TESTS)}")
         object.__setattr__(self, "values", _finite_tuple(self.values, "the sample's values"))
         object.__setattr__(self, "errors", _finite_tuple(self.errors, "the standard errors"))
+        object.__setattr__(self, "floors", _finite_tuple(self.floors, "the p-values' floors"))
         if not 0.0 < float(self.level) < 0.5:
             raise InvalidDataError(f"a test's level must lie in (0, 0.5), got {self.level!r}")
-        minimum = 1 if self.test in ("estimate", "pvalue") else 2
+        minimum = 1 if self.test in ("estimate", "pvalue", "instances") else 2
         if len(self.values) < minimum:
             raise InvalidDataError(
                 f"a {self.test!r} test needs at least {minimum} values, got {len(self.values)}"
@@ -408,41 +447,78 @@ class Sample:
             raise InvalidDataError("a 'rate' test needs one 0 or 1 per trial (whether the event happened)")
         if self.test == "pvalue" and not all(0.0 < v <= 1.0 for v in self.values):
             raise InvalidDataError("a 'pvalue' test needs p-values in (0, 1]")
+        self._check_floors()
         object.__setattr__(self, "establish", as_flag(self.establish, "establish"))
+
+    def _check_floors(self) -> None:
+        if not self.floors:
+            return
+        if self.test != "pvalue":
+            raise InvalidDataError(f"a {self.test!r} test takes no floors (only 'pvalue')")
+        if len(self.floors) != len(self.values) or not all(0.0 < f <= 1.0 for f in self.floors):
+            raise InvalidDataError("a 'pvalue' test's floors must be one number in (0, 1] per p-value")
+        below = [(p, f) for p, f in zip(self.values, self.floors, strict=True) if p < f * (1 - FLOOR_RTOL)]
+        if below:
+            p, f = below[0]
+            raise InvalidDataError(
+                f"a p-value of {p:g} lies below its floor {f:g}: its test cannot output it"
+            )
 
     @classmethod
     def pooled(cls, samples: Sequence[Sample]) -> Sample:
-        """One sample from the samples of every seed (the same test, level and trials)."""
+        """One sample from the samples of every seed (the same test, level, trials and floors or none)."""
         first = samples[0]
         for other in samples[1:]:
             if other.setting != first.setting:
                 raise InvalidDataError(
                     f"cannot pool a {other.test!r} test (level {other.level}, trials {other.trials}, "
-                    f"establish {other.establish}) with a {first.test!r} test (level {first.level}, "
-                    f"trials {first.trials}, establish {first.establish})"
+                    f"establish {other.establish}, floors {bool(other.floors)}) with a {first.test!r} "
+                    f"test (level {first.level}, trials {first.trials}, establish {first.establish}, "
+                    f"floors {bool(first.floors)})"
                 )
         values = tuple(v for s in samples for v in s.values)
         errors = tuple(e for s in samples for e in s.errors)
-        return cls(first.test, values, errors, first.trials, first.level, first.establish)
+        floors = tuple(f for s in samples for f in s.floors)
+        return cls(first.test, values, errors, first.trials, first.level, first.establish, floors)
 
     @property
-    def setting(self) -> tuple[str, int, float, bool]:
-        """What must agree for two samples to pool: test, trials, level and establish."""
-        return (self.test, self.trials, self.level, self.establish)
+    def setting(self) -> tuple[str, int, float, bool, bool]:
+        """What must agree for two samples to pool: test, trials, level, establish, whether floors."""
+        return (self.test, self.trials, self.level, self.establish, bool(self.floors))
 
     @property
     def size(self) -> int:
-        """How many trials (or, for ``"estimate"``, estimates) the sample holds."""
+        """How many trials (estimates, tests, instances) the sample holds."""
         return len(self.values)
 
     @property
     def count(self) -> str:
         """How many values and what they are: ``"500 trials"``, ``"1 estimate"``, ``"5 tests"``."""
-        unit = {"estimate": "estimate", "pvalue": "test"}.get(self.test, "trial")
+        unit = {"estimate": "estimate", "pvalue": "test", "instances": "instance"}.get(self.test, "trial")
         return f"{self.size} {unit}{'s' * (self.size != 1)}"
 
+    @property
+    def decidable(self) -> bool:
+        """Whether the sample can decide its check: not one instance alone (see the module docstring)."""
+        return not (self.test == "instances" and self.size < 2)
+
+    @property
+    def at_floor(self) -> int:
+        """``"pvalue"``: how many p-values sit at their floor (0 without floors)."""
+        if not self.floors:
+            return 0
+        return sum(p <= f * (1 + FLOOR_RTOL) for p, f in zip(self.values, self.floors, strict=True))
+
+    @property
+    def vacuous(self) -> bool:
+        """``"pvalue"``: every p-value is 1 (capped corrections, say): Fisher's method can reject nothing."""
+        return self.test == "pvalue" and all(p == 1.0 for p in self.values)
+
     def estimate(self) -> tuple[float, float]:
-        """The estimate and its standard error (the mean; ``"estimate"``: inverse-variance weighted)."""
+        """The estimate and its standard error (the mean; ``"estimate"``: inverse-variance weighted).
+
+        One instance alone has no standard error (NaN).
+        """
         if self.test == "estimate":
             weights = [1.0 / e**2 for e in self.errors]
             total = math.fsum(weights)
@@ -450,8 +526,24 @@ class Sample:
             return mean, math.sqrt(1.0 / total)
         n = len(self.values)
         mean = math.fsum(self.values) / n
+        if n < 2:
+            return mean, float("nan")
         var = math.fsum((v - mean) ** 2 for v in self.values) / (n - 1)
         return mean, math.sqrt(var / n)
+
+    def quantile(self) -> float:
+        """The one-sided quantile the tests use at :attr:`level`: normal, or Student's t (``"instances"``)."""
+        if self.test == "instances":
+            return float(scipy.stats.t.ppf(1.0 - self.level, self.size - 1))
+        return NormalDist().inv_cdf(1.0 - self.level)
+
+    def instance_intervals(self) -> tuple[tuple[float, float], tuple[float, float]]:
+        """``"instances"``: the ``1 - 2 level`` intervals of the mean and of a new instance's value."""
+        if self.test != "instances" or not self.decidable:
+            raise InvalidDataError("only an 'instances' test of at least 2 instances has these intervals")
+        mean, se = self.estimate()
+        half, spread = self.quantile() * se, self.quantile() * se * math.sqrt(self.size + 1)
+        return (mean - half, mean + half), (mean - spread, mean + spread)  # s sqrt(1 + 1/N) = se sqrt(N + 1)
 
     def rate_interval(self) -> tuple[float, float]:
         """``"rate"``: Wilson's interval of the rate, at :attr:`level` on each side."""
@@ -491,10 +583,12 @@ class Sample:
         return self.estimate()
 
     def decide(self, relation: str, target: float, tol: float, kind: str) -> bool:
-        """Whether the check holds (see the module docstring for the rule of each kind)."""
+        """Whether the check holds (see the module docstring for the rule of each kind).
+
+        A sample that is not :attr:`decidable` (one instance) holds nothing: its check is open.
+        """
         value, se = self.statistic(target)
         established, level = kind in ESTABLISHED_KINDS or self.establish, self.level
-        slack = NormalDist().inv_cdf(1.0 - level) * se  # z at the level, times the standard error
         if self.test == "mean_quantile":  # value is q
             rules = {">": value < level, "<": value > 1.0 - level}
             rules = rules if established else {"~": level / 2 < value < 1.0 - level / 2}
@@ -506,40 +600,68 @@ class Sample:
                 rules = {">": low > target, "<": high < target}
             else:
                 rules = {"<": low < target, "<=": low <= target, ">": high > target, "==": value == target}
-        elif established:
-            rules = {">": value - slack > target, "<": value + slack < target}
         else:
-            rules = {
-                ">": value + slack > target,
-                ">=": value + slack >= target,
-                "<": value - slack < target,
-                "<=": value - slack <= target,
-                "~": abs(value - target) <= tol + slack,
-            }
+            slack = self.quantile() * se if self.decidable else math.nan  # NaN: every rule is false
+            if established:
+                rules = {">": value - slack > target, "<": value + slack < target}
+            else:
+                rules = {
+                    ">": value + slack > target,
+                    ">=": value + slack >= target,
+                    "<": value - slack < target,
+                    "<=": value - slack <= target,
+                    "~": abs(value - target) <= tol + slack,
+                }
         if relation not in rules:
             takes = f"takes a relation in {sorted(rules)}, not {relation!r}"
             raise InvalidDataError(f"a {kind} check with a {self.test!r} test {takes}")
         return bool(rules[relation])
 
-    def describe(self, target: float, digits: int = 3) -> str:
-        """The measurement as printed, e.g. ``"0.988 ± 0.002 (100 trials)"``.
+    def describe(self, target: float, digits: int = 3, count: bool = True) -> str:
+        """The measurement as printed, e.g. ``"0.988 ± 0.002 (100 trials)"`` (``count``: with the count).
 
         ``"mean_quantile"``: ``"q = 0.016 (100 trials)"``; ``"rate"``: ``"2 of 500 trials (0.4%;
-        98% interval 0.089% to 1.8%)"``.
+        98% interval 0.089% to 1.8%)"``; ``"pvalue"`` at a floor: ``"Fisher's combined p ≤ 2.05e-15
+        (5 tests, 5 at their Monte Carlo floor)"``; ``"instances"``: ``"0.874 (98% interval 0.80 to
+        0.95; 5 instances from 0.78 to 0.96; a new instance 0.66 to 1.09)"``.
         """
         value, se = self.statistic(target)
-        count = f"({self.count})"
+        counted = f" ({self.count})" if count else ""
         if self.test == "mean_quantile":
-            return f"q = {value:.{digits}g} {count}"
+            return f"q = {value:.{digits}g}{counted}"
         if self.test == "pvalue":
             how = "p" if self.size == 1 else "Fisher's combined p"
-            return f"{how} = {value:.{digits}g} {count}"
+            notes = [self.count] if count else []
+            if self.at_floor:
+                at = "at its" if self.size == 1 else f"{self.at_floor} at their"
+                notes.append(f"{at} Monte Carlo floor")
+                text = f"{how} ≤ {_round_up(value, digits)}"
+            else:
+                text = f"{how} = {value:.{digits}g}"
+            if self.vacuous:
+                notes.append("every p is 1: it can reject nothing")
+            return text + (f" ({', '.join(notes)})" if notes else "")
         if self.test == "rate":
             low, high = self.rate_interval()
             share = f"{_percent(value)}; {1 - 2 * self.level:.0%} interval"
             bounds = f"{_percent(low)} to {_percent(high)}"
             return f"{round(math.fsum(self.values))} of {self.size} trials ({share} {bounds})"
-        return f"{value:#.{digits}g} ± {se:.1g} {count}"
+        if self.test == "instances":
+            return self._describe_instances(digits, count)
+        return f"{value:#.{digits}g} ± {se:.1g}{counted}"
+
+    def _describe_instances(self, digits: int, count: bool) -> str:
+        mean = self.estimate()[0]
+        if not self.decidable:
+            return f"{mean:#.{digits}g} (1 instance: not decided alone, only over the seeds' instances)"
+        (low, high), (new_low, new_high) = self.instance_intervals()
+        g = lambda x: f"{x:.{digits}g}"
+        share = f"{1 - 2 * self.level:.0%}"
+        values = f"{self.count} from " if count else "instances "
+        return (
+            f"{mean:#.{digits}g} ({share} interval {g(low)} to {g(high)}; {values}"
+            f"{g(min(self.values))} to {g(max(self.values))}; a new instance {g(new_low)} to {g(new_high)})"
+        )
 
     def requirement(self, kind: str) -> str:
         """How the test decides, in words: ``"not contradicted at the 1% level"``."""
@@ -552,16 +674,21 @@ class Sample:
         """Whether ``value``, read to within ``precision``, is consistent with this sample.
 
         ``value`` is a mean over ``trials`` trials of the same experiment (0: an exact value); the
-        rule is the module docstring's (a ``"mean"``, ``"estimate"`` or ``"mean_quantile"`` test).
+        rule is the module docstring's (a ``"mean"``, ``"estimate"``, ``"instances"`` or
+        ``"mean_quantile"`` test).
         """
         if self.test == "mean_quantile":
             low, high = self.quantile_of(value - precision), self.quantile_of(value + precision)
             return high > self.level / 2 and low < 1.0 - self.level / 2
+        if not self.decidable:
+            return False
         estimate, se = self.estimate()
         spread = 0.0
         if trials and self.test == "mean":
             spread = se * se * self.size / trials  # their mean's variance, s^2 / trials
         z = NormalDist().inv_cdf(1.0 - self.level / 2)
+        if self.test == "instances":
+            z = float(scipy.stats.t.ppf(1.0 - self.level / 2, self.size - 1))
         return abs(value - estimate) <= precision + z * math.sqrt(se * se + spread)
 
 
@@ -574,5 +701,5 @@ def _percent(x: float) -> str:
 
 
 #: A :class:`Sample` from any iterable of numbers (numpy arrays included): ``trials``,
-#: ``level`` and ``establish`` by keyword.
+#: ``level``, ``establish`` and ``floors`` by keyword.
 sample_of = Sample

@@ -256,3 +256,121 @@ def test_p_values_of_a_test_run_at_each_seed_pool_by_fishers_method():
     assert small.decide("<", 0.01, 0.0, "finding") and not pooled.decide("<", 0.01, 0.0, "finding")
     with pytest.raises(InvalidDataError, match="p-values in"):
         sample_of("pvalue", [0.0])
+
+
+def test_a_p_value_at_its_monte_carlo_floor_makes_fishers_combination_a_bound():
+    """A4: each seed's G-test p is 1/(n_mc + 1); the combined p is at most what it computes."""
+    floor = 1 / 10_000
+    at_floor = Sample.pooled([sample_of("pvalue", [floor], floors=[floor]) for _ in range(5)])
+    p = at_floor.statistic(1e-3)[0]
+    assert p == pytest.approx(scipy.stats.combine_pvalues([floor] * 5).pvalue, rel=1e-12)  # 2.05e-15
+    assert at_floor.at_floor == 5
+    assert at_floor.describe(1e-3) == "Fisher's combined p ≤ 2.05e-15 (5 tests, 5 at their Monte Carlo floor)"
+    # rounded up, so the printed bound is a bound: 2.0500...e-15 at 2 digits is "≤ 2.1e-15"
+    assert at_floor.describe(1e-3, 2).startswith("Fisher's combined p ≤ 2.1e-15")
+    assert float(at_floor.describe(1e-3, 1).split("≤ ")[1].split()[0]) >= p
+    # Fisher's combination increases with each p: a smaller true p gives a smaller combination
+    smaller = Sample.pooled([sample_of("pvalue", [floor / 10]) for _ in range(5)]).statistic(1e-3)[0]
+    assert smaller < p
+    # the decision is made on the Monte Carlo p-values, which are valid as they are
+    assert at_floor.decide("<", 1e-3, 0.0, "finding")
+    # a p above its floor is a point value; without floors nothing is a bound
+    one = sample_of("pvalue", [0.2], floors=[floor])
+    assert one.describe(0.01) == "p = 0.2 (1 test)" and one.at_floor == 0
+    assert (
+        sample_of("pvalue", [floor], floors=[floor]).describe(0.01)
+        == "p ≤ 0.0001 (1 test, at its Monte Carlo floor)"
+    )
+    assert "≤" not in sample_of("pvalue", [floor]).describe(0.01)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"test": "pvalue", "values": (0.5,), "floors": (0.1, 0.1)}, "one number in"),
+        ({"test": "pvalue", "values": (0.5,), "floors": (0.0,)}, "one number in"),
+        ({"test": "pvalue", "values": (1e-5,), "floors": (1e-4,)}, "lies below its floor"),
+        ({"test": "mean", "values": (0.5, 0.6), "floors": (0.1, 0.1)}, "takes no floors"),
+    ],
+)
+def test_bad_floors_are_refused(kwargs, match):
+    with pytest.raises(InvalidDataError, match=match):
+        Sample(**kwargs)
+
+
+def test_floors_pool_only_with_floors():
+    with pytest.raises(InvalidDataError, match="cannot pool"):
+        Sample.pooled([sample_of("pvalue", [0.5], floors=[1e-4]), sample_of("pvalue", [0.5])])
+
+
+def test_p_values_capped_at_one_are_flagged_as_vacuous():
+    """Bonferroni's min(1, k p) at every seed: Fisher's combination is 1 whatever the data."""
+    capped = Sample.pooled([sample_of("pvalue", [1.0]) for _ in range(5)])
+    assert capped.vacuous and capped.statistic(0.01)[0] == 1.0
+    assert capped.describe(0.01) == "Fisher's combined p = 1 (5 tests, every p is 1: it can reject nothing)"
+    assert not sample_of("pvalue", [1.0, 0.3]).vacuous and not sample_of("mean", [1.0, 1.0]).vacuous
+
+
+def test_one_instance_is_not_decided_and_says_so():
+    one = sample_of("instances", [0.9])
+    assert not one.decidable and one.count == "1 instance"
+    assert not one.decide(">", 0.5, 0.0, "claim") and not one.decide("<", 0.5, 0.0, "finding")
+    assert one.describe(0.5) == "0.900 (1 instance: not decided alone, only over the seeds' instances)"
+    assert not one.consistent_with(0.9)
+    with pytest.raises(InvalidDataError, match="at least 2 instances"):
+        one.instance_intervals()
+    two = Sample.pooled([one, sample_of("instances", [0.8])])
+    assert two.decidable and two.quantile() == pytest.approx(scipy.stats.t.ppf(0.99, 1))
+
+
+def test_the_instances_interval_covers_the_mean_at_its_stated_rate():
+    """Normal instances: the 98% t interval covers the true mean about 98% of the time, and a
+    new instance falls in the prediction interval about 98% of the time."""
+    rng = np.random.default_rng(56)
+    runs, n, mean, sd = 4000, 5, 0.9, 0.05
+    covered = predicted = 0
+    fails = 0
+    for _ in range(runs):
+        s = sample_of("instances", rng.normal(mean, sd, n))
+        (low, high), (new_low, new_high) = s.instance_intervals()
+        covered += low <= mean <= high
+        predicted += new_low <= rng.normal(mean, sd) <= new_high
+        fails += not s.decide(">", mean, 0.0, "claim")  # a true claim, on its boundary
+    level = 1 - 2 * DEFAULT_LEVEL
+    bound = 5 * math.sqrt(level * (1 - level) / runs)
+    assert abs(covered / runs - level) < bound and abs(predicted / runs - level) < bound
+    assert fails / runs < DEFAULT_LEVEL + 5 * math.sqrt(DEFAULT_LEVEL / runs)
+    # a normal quantile in place of t (the "mean" test on 5 values) would miss far more often
+    z_fails = sum(
+        not sample_of("mean", rng.normal(mean, sd, n)).decide(">", mean, 0.0, "claim") for _ in range(runs)
+    )
+    assert z_fails / runs > 2 * DEFAULT_LEVEL
+
+
+def test_instances_that_differ_widen_the_interval_beyond_the_error_within_one():
+    """A15: seeds 0-4 give 0.86-0.96, seed 7 gives 0.78; each ratio's own error is 0.013."""
+    within = Sample.pooled([sample_of("estimate", [v], [0.013]) for v in (0.86, 0.90, 0.96, 0.92, 0.78)])
+    between = Sample.pooled([sample_of("instances", [v]) for v in (0.86, 0.90, 0.96, 0.92, 0.78)])
+    (low, high), (new_low, new_high) = between.instance_intervals()
+    half_within = within.quantile() * within.estimate()[1]
+    assert high - low > 4 * 2 * half_within  # the instances' spread, not the error within one
+    assert new_low < 0.78 < 0.96 < new_high  # a new seed's value may lie anywhere among them
+    text = between.describe(0.8)
+    assert text == (
+        "0.884 (98% interval 0.769 to 0.999; 5 instances from 0.78 to 0.96; a new instance 0.603 to 1.16)"
+    )
+    # agreement with 0.78 (seed 7's own value) is contradicted by the error within an instance,
+    # not by the spread between instances
+    assert not within.decide("~", 0.78, 0.0, "claim") and between.decide("~", 0.78, 0.0, "claim")
+
+
+def test_an_instances_check_at_one_seed_prints_open_and_why_never_fail(tmp_path, capsys):
+    log = ClaimLog("demo", "quick", tmp_path, seed=7)
+    assert not log.check(
+        "A15", "ratio on this seed's instance", sample_of("instances", [0.78]), "~", 0.9, tol=0.05
+    )
+    out = capsys.readouterr().out
+    assert out.startswith("[OPEN] A15 ratio on this seed's instance")
+    assert "measured 0.780 (1 instance: not decided alone, only over the seeds' instances)" in out
+    assert "(instances test)" in out
+    log.conclude()  # decided over the seeds, never here

@@ -44,6 +44,7 @@ __all__ = [
     "losses_at",
 ]
 
+#: The losses :func:`make_problem` accepts (``loss=``), each defined in the module docstring.
 LOSSES: tuple[str, ...] = ("log", "squared", "ce", "squared_softmax")
 
 

@@ -22,7 +22,7 @@ from markdown_it import MarkdownIt
 from mdit_py_plugins.colon_fence import colon_fence_plugin
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 
-from ..chapter.claims import KINDS, ChapterRecord, Check, load_chapter_records
+from ..chapter.claims import CHECK_LINE, KINDS, ChapterRecord, Check, load_chapter_records
 from ..chapter.layout import OutputLayout
 from ..chapter.outputs import RunRecord, atomic_write_text, load_run_record
 from ..chapter.platform import platform_section
@@ -96,7 +96,6 @@ def read_tree(layout: OutputLayout, absent: Sequence[str] = ()) -> TreePages:
     )
 
 
-_CHECK_LINE = re.compile(r"^\[(?:PASS|FAIL|FOUND|OPEN)\] (\S+) (?:\(\w+\) )?(.*)$")  # "A1 (sanity) what"
 #: the book's ``myst_heading_anchors``: headings down to this level get an anchor
 ANCHOR_LEVELS = 3
 _SLUG_CLEAN = re.compile(r"[^\w\u4e00-\u9fff\- ]")
@@ -153,9 +152,9 @@ def chapter_sections(executed: Path) -> dict[tuple[str, str], tuple[str, str]]:
         for out in cell.get("outputs", []):
             text = "".join(out.get("text", "")) if out.get("output_type") == "stream" else ""
             for line in text.splitlines():
-                match = _CHECK_LINE.match(line)
+                match = CHECK_LINE.match(line)
                 if match and section is not None:
-                    found.setdefault((match.group(1), match.group(2)), section)
+                    found.setdefault((match["claim"], match["what"]), section)
     return found
 
 

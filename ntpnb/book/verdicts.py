@@ -8,6 +8,23 @@ decided as its :attr:`~ntpnb.chapter.claims.Check.basis` says: pooled over the s
 statistical or count check), once (a seed-independent check), or at each seed.
 :func:`claim_verdict` applies the one rule, :data:`VERDICT_RULE`, which the report states and
 every page quotes through :attr:`Verdict.phrase`.
+
+What a :class:`Verdict` carries, for a page to render (data, not one long string):
+
+* ``verdict`` (one of :data:`VERDICTS`), ``basis`` (how it was decided, in plain words: "holds
+  at all 5 seeds", "holds on 500 trials pooled over 5 seeds") and :attr:`Verdict.phrase`, the
+  two together;
+* ``why``: one sentence with the decisive number against the paper's, chosen by a stated rule
+  (:func:`claim_verdict`);
+* ``evidence``: each evidence check as a :class:`CheckSummary` (what, ours, its range over the
+  seeds, required, the paper's, how decided, the outcome, the protocol, the chapter);
+* ``failures`` and ``findings`` (what decided a negative verdict), ``qualifications``,
+  ``beyond`` (our measurements beyond the paper, shown beside the claim), ``marginal``
+  (statistical checks that hold pooled but that some seed's own sample does not bear out,
+  with those seeds) and ``notes``: each a tuple of sentences; :attr:`Verdict.reasons` joins them
+  in that order;
+* ``protocols``: where the registry declares protocols for the claim and its checks use them,
+  the verdict under each (:class:`ProtocolVerdict`), the first deciding the claim's.
 """
 
 from __future__ import annotations
@@ -22,6 +39,7 @@ from functools import cached_property
 from ..chapter.claims import KINDS, ChapterRecord, Check, Qualification, load_chapter_record
 from ..chapter.layout import OutputLayout
 from ..chapter.outputs import load_manifest
+from ..chapter.registry import CLAIMS
 from ..errors import PathError
 from ..statistics import Sample
 
@@ -46,36 +64,58 @@ VERDICTS: tuple[str, ...] = (
 )
 #: Verdicts that say the claim does not (or not always) hold, or that something is wrong.
 NEGATIVE: frozenset[str] = frozenset({PARTIAL, NOT_REPRODUCED, NOT_ESTABLISHED, CHECK_FAILED})
+#: Verdicts that say the claim holds.
+POSITIVE: frozenset[str] = frozenset({REPRODUCED, QUALIFIED})
 
-#: The verdict rule, as the report states it (one paragraph per line).
+#: The verdict rule, as the report states it (one paragraph per line; the last is what a
+#: chapter prints, which the claims page quotes).
 VERDICT_RULE: tuple[str, ...] = (
     "**How a check is decided.** A check of one instance (an exact property, a tolerance on one "
-    "run) is decided at each seed, and shows *at k of N seeds*, the seeds that failed and the "
-    "spread of its value. A statistical check (a mean over random trials) and a count check (how "
-    "often an event happens over trials, a rate with its interval) are decided on their trials "
-    "pooled over the seeds, and show *pooled over N seeds (T trials)*, never *k of N*; each states "
-    "its test and the error rate at which it fails when the claim is true. A check whose data do "
-    "not depend on the seed (a fixed corpus) is decided once and shows *seed-independent*.",
+    "run) is decided at each seed, and shows *at all N seeds* or *at k of N seeds* with the seeds "
+    "that failed and the spread of its value. A statistical check (a mean over random trials) and "
+    "a count check (how often an event happens over trials, a rate with its interval) are decided "
+    "on their trials pooled over the seeds, and show *on T trials pooled over N seeds*, never *k of "
+    "N*; each states its test and the error rate at which it fails when the claim is true. A value "
+    "that varies between random instances (one per seed) is decided on the instances' mean with "
+    "Student's t interval, and shows the instances' range; one instance alone is not decided. "
+    "p-values of tests run whole at each seed are pooled by Fisher's method; where a Monte Carlo "
+    "p-value sits at the smallest value its test can give, the pooled p is a bound (*≤*). A check "
+    "whose data do not depend on the seed (a fixed corpus) is decided once.",
     "**Kinds of check.** *Evidence* would fail were the paper's claim false; a *sanity* check "
     "tests the code or the setting (an identity, a property of our instance, a solver against a "
     "proved result); a *finding* states that a paper's number is missed, and holds only when the "
-    "data establish it; a *measurement* is a statement of ours beyond the paper, decided pooled.",
+    "data establish it; a *measurement* is a statement of ours beyond the paper (a drift, a fitted "
+    "offset, a map), decided pooled and shown beside the claim: it never qualifies the claim.",
+    "**Protocols.** Where the paper and the authors' code differ (a loss, a trial filter), the "
+    "claim names its protocols, and a check made under one of them says which; a check that names "
+    "none holds under every protocol. The verdict is decided under each protocol from the checks "
+    "common to all and that protocol's own; the claim's verdict is the one under its first "
+    "protocol, the authors' code (which made the paper's figures), and the others are shown "
+    "beside it. Where another protocol's verdict differs, a positive verdict becomes *reproduced "
+    "with a qualification* that says which protocol it holds for and what the other gives.",
     "**The verdict of a claim.** *reproduced*: every evidence check holds. *reproduced with a "
-    "qualification*: it holds, and a stated limit applies (a qualification of the chapter, with its "
-    "numbers as ranges over the seeds; an established measurement; or a finding that the paper's "
-    "text is missed where the authors' own stored artifact shows our value, with the three numbers "
-    "quoted). *holds at some seeds*: an evidence check decided at each seed fails at some seeds "
-    "(named). *does not reproduce*: a finding is established (pooled, at each seed, or once), or a "
-    "statistical evidence check is contradicted pooled, and the authors' artifact, where one "
-    "exists, does not show our value; our number, the paper's and the artifact's are quoted. *not "
-    "established*: the claim's only checks are findings the data do not establish. *by "
-    "construction*: the claim has sanity checks only. *check failed*: a sanity check failed at some "
-    "seed, or the evidence holds at none. *not tested*: no chapter of this run checks it.",
+    "qualification*: it holds, and a stated limit applies: a qualification of the chapter (its "
+    "numbers as ranges over the seeds), a protocol under which the verdict differs, an evidence "
+    "check that this run's seeds cannot decide, or a finding that the paper's text is missed "
+    "where the authors' own stored artifact shows our value. An artifact can excuse a missed "
+    "number only where the comparison follows the authors' own protocol (a check under the "
+    "claim's first protocol, or under every protocol); elsewhere its value is quoted as "
+    "information, consistent with ours or not. *holds at some seeds*: an evidence check decided "
+    "at each seed fails at some seeds (named). *does not reproduce*: a finding is established "
+    "(pooled, at each seed, or once), or a statistical evidence check is contradicted pooled, and "
+    "no artifact excuses it; our number, the paper's and the artifact's are quoted. *not "
+    "established*: the claim's only checks are findings the data do not establish, or evidence "
+    "this run cannot decide. *by construction*: the claim has sanity checks only. *check failed*: "
+    "a sanity check failed at some seed, or the evidence holds at none. *not tested*: no chapter "
+    "of this run checks it. A statistical check that holds pooled but that some seed's own trials "
+    "do not bear out is *marginal*: those seeds and their numbers are named beside the verdict.",
     "**What a chapter prints.** A check decided at each seed prints `[PASS]` or `[FAIL]`, and a "
-    "`[FAIL]` at the book's seed fails the run (at the other seeds it is counted here). A statistical "
-    "check prints `[PASS]`, or `[OPEN]` where one seed's trials do not bear it out; it never fails "
-    "the run. A finding or measurement prints `[FOUND]` where it holds and `[OPEN]` where it does "
-    "not, never `[FAIL]`.",
+    "`[FAIL]` at the book's seed fails the run (at the other seeds it is counted here); a failed "
+    "line prints as many digits as it takes to see the failure. A statistical check prints "
+    "`[PASS]`, or `[OPEN]` where one seed's trials do not bear it out; it never fails the run. A "
+    "finding or measurement prints `[FOUND]` where it holds and `[OPEN]` where it does not, never "
+    "`[FAIL]`. A check made under one protocol names it in brackets after the claim id: "
+    "`[PASS] B10 [paper's loss] ...`.",
 )
 
 #: Parameters that differ between the seeds of one sweep (everything else must be equal).
@@ -164,17 +204,39 @@ def load_sweeps(layout: OutputLayout, book_records: Sequence[ChapterRecord]) -> 
 # -- one check at every seed --------------------------------------------------------------------
 
 
+def _seeds(n: int) -> str:
+    return f"{n} seed{'s' * (n != 1)}"
+
+
+def format_seeds(seeds: Iterable[object]) -> str:
+    """``"1, 3 and 4"``: seeds, or any items, in words."""
+    names = [str(s) for s in seeds]
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def _at_seeds(seeds: Sequence[int]) -> str:
+    """``"seed 3"``, ``"seeds 2 and 3"``."""
+    return f"seed{'s' * (len(seeds) != 1)} {format_seeds(seeds)}"
+
+
 @dataclass(frozen=True)
 class Series:
     """One check of a chapter, made at every seed of its sweep."""
 
     #: Seed -> the check made there, in the sweep's order (the book's seed first).
     checks: Mapping[int, Check]
+    #: The chapter (notebook) that made it ("" when not known).
+    notebook: str = ""
 
     @property
     def first(self) -> Check:
         """The check at the book's seed (or at the first seed that made it)."""
         return next(iter(self.checks.values()))
+
+    @property
+    def protocol(self) -> str:
+        """The protocol it was made under ("": every protocol)."""
+        return self.first.protocol
 
     @property
     def failed_seeds(self) -> tuple[int, ...]:
@@ -200,6 +262,11 @@ class Series:
         return samples[0] if self.basis == "seed-independent" else Sample.pooled(samples)
 
     @property
+    def decidable(self) -> bool:
+        """Whether its seeds can decide it (not one instance of an ``"instances"`` test alone)."""
+        return self.pooled_sample is None or self.pooled_sample.decidable
+
+    @property
     def differs(self) -> bool:
         """A seed-independent check that measured different values at different seeds (a bug)."""
         return self.basis == "seed-independent" and len({c.measured for c in self.checks.values()}) > 1
@@ -215,35 +282,60 @@ class Series:
         return sample.decide(c.relation, float(c.target), c.tol, c.kind)  # type: ignore[arg-type]
 
     @property
-    def decided(self) -> str:
-        """How it was decided, in words.
+    def marginal_seeds(self) -> tuple[int, ...]:
+        """A statistical check that holds pooled: the seeds whose own sample does not bear it out.
 
-        ``"pooled over 5 seeds (500 trials)"``, ``"at 4 of 5 seeds (failed at 3)"`` or
-        ``"seed-independent (the same at 5 seeds)"``.
+        A seed whose sample cannot decide alone (one instance) is not among them.
+        """
+        if not (self.statistical and self.established):
+            return ()
+        return tuple(s for s in self.failed_seeds if self.checks[s].sample.decidable)  # type: ignore[union-attr]
+
+    @property
+    def decided(self) -> str:
+        """How it was decided, in plain words.
+
+        ``"on 500 trials pooled over 5 seeds"``, ``"at all 5 seeds"``, ``"at 4 of 5 seeds (fails
+        at 3)"``, ``"once, on 200 trials the same at every seed"``.
         """
         n = len(self.checks)
+        sample = self.pooled_sample
         if self.statistical:
-            sample = self.pooled_sample
-            return f"pooled over {_seeds(n)} ({sample.count})"  # type: ignore[union-attr]
+            return f"on {sample.count} {self.how}"  # type: ignore[union-attr]
         if self.basis == "seed-independent":
-            sample = self.pooled_sample
-            size = f"{sample.count}, " if sample is not None else ""
-            same = f"the same at {_seeds(n)}" if n > 1 and not self.differs else ""
-            inner = f"{size}{same}".rstrip(", ")
-            return "seed-independent" + (f" ({inner})" if inner else "")
-        text = f"at {n - len(self.failed_seeds)} of {_seeds(n)}"
-        return text + (f" (failed at {format_seeds(self.failed_seeds)})" if self.failed_seeds else "")
+            size = f"on {sample.count} " if sample is not None else ""
+            if self.differs:
+                return f"once, {size}but it differs between the seeds"
+            if n == 1:
+                return f"once, {size}".rstrip(", ")
+            return f"once, {size}the same at every seed"
+        return self.how
 
     @property
     def how(self) -> str:
-        """:attr:`decided` without the count of trials: for a line that quotes the measurement next."""
+        """:attr:`decided` without the count of trials: ``"pooled over 5 seeds"``, ``"decided once"``."""
+        n = len(self.checks)
         if self.statistical:
-            return f"pooled over {_seeds(len(self.checks))}"
-        return "seed-independent" if self.basis == "seed-independent" else self.decided
+            return "at the one seed" if n == 1 else f"pooled over {_seeds(n)}"
+        if self.basis == "seed-independent":
+            return "decided once"
+        if n == 1:
+            return "at the one seed"
+        failed = self.failed_seeds
+        if not failed:
+            return f"at all {_seeds(n)}"
+        if len(failed) == n:
+            return f"at none of the {_seeds(n)}"
+        return f"at {n - len(failed)} of {_seeds(n)} (fails at {format_seeds(failed)})"
 
     @property
     def outcome(self) -> str:
-        """The decision in words: ``"holds"`` or ``"fails"`` (a finding, a measurement: ``"established"``)."""
+        """The decision in words: ``"holds"``, ``"fails"`` or ``"not decided"``.
+
+        A finding or a measurement: ``"established"`` or ``"not established"``.
+        """
+        if not self.decidable:
+            return "not decided"
         if self.first.kind in ("finding", "measurement"):
             return "established" if self.established else "not established"
         return "holds" if self.established else "fails"
@@ -272,31 +364,72 @@ class Series:
         high = max(checks, key=lambda c: c.value)
         return None if low.measured == high.measured else (low.measured, high.measured)
 
+    def seed_range(self) -> str:
+        """Its value's range over the seeds, ``"0.986 to 0.990 at single seeds"`` ("" if alike or one seed).
+
+        A statistical check's per-seed statistic (to 3 digits), else the values as printed.
+        """
+        if self.statistical:
+            values = sorted({f"{c.value:.3g}" for c in self.checks.values()}, key=float)
+            return f"{values[0]} to {values[-1]} at single seeds" if len(values) > 1 else ""
+        spread = self.spread()
+        return f"{spread[0]} to {spread[1]} over the {_seeds(len(self.checks))}" if spread else ""
+
     def ours(self) -> str:
         """Our value as shown: pooled (to 3 digits) where a sample decides it, else the book seed's."""
         sample = self.pooled_sample
-        return sample.describe(float(self.first.target), 3) if sample is not None else self.first.measured  # type: ignore[arg-type]
+        return sample.describe(self.target, 3) if sample is not None else self.first.measured
 
+    @property
+    def target(self) -> float:
+        """The check's target as a number (a sample's check has one)."""
+        return float(self.first.target)  # type: ignore[arg-type]
 
-def _seeds(n: int) -> str:
-    return f"{n} seed{'s' * (n != 1)}"
+    def quote(self) -> str:
+        """Our value with how it was decided, as a sentence quotes it.
+
+        ``"0.988 ± 0.0006 on 500 trials pooled over 5 seeds"``, ``"1.27e-06 to 1.87e-06 at all 5
+        seeds"``, ``"0.249, decided once"``.
+        """
+        sample = self.pooled_sample
+        if sample is not None and sample.test == "rate":
+            return f"{sample.describe(self.target, 3)} {self.how}"
+        if sample is not None:
+            return f"{sample.describe(self.target, 3, count=False)} {self.decided}"
+        if self.basis == "seed-independent":
+            return f"{self.first.measured}, {self.decided}"
+        spread = self.spread()
+        value = f"{spread[0]} to {spread[1]}" if spread else self.first.measured
+        return f"{value} {self.how}"
+
+    @property
+    def name(self) -> str:
+        """What it measured, with its protocol if any: ``"[paper's loss] mean corr"``."""
+        c = self.first
+        return f"[{c.protocol}] {c.what}" if c.protocol else c.what
+
+    def sentence(self) -> str:
+        """``"what: ours (how), against the paper's X"`` (``required Y`` where the paper says nothing)."""
+        c = self.first
+        against = f"against the paper's {c.paper}" if c.paper else f"required {c.required}"
+        return f"{self.name}: {self.quote()}, {against}"
 
 
 def series_of(sweep: Sweep) -> list[Series]:
     """The checks of ``sweep``'s chapter, each with its results at every seed (matched by :func:`keyed`)."""
-    by_key: dict[tuple[str, str, str, int], dict[int, Check]] = {}
+    by_key: dict[tuple[str, str, str, str, int], dict[int, Check]] = {}
     for seed in sweep.seeds:
         for key, check in keyed(sweep.records[seed].checks).items():
             by_key.setdefault(key, {})[seed] = check
-    return [Series(checks) for checks in by_key.values()]
+    return [Series(checks, sweep.book.notebook) for checks in by_key.values()]
 
 
-def keyed(checks: Iterable[Check]) -> dict[tuple[str, str, str, int], Check]:
-    """Checks by claim, kind, what they measure and occurrence (where a chapter makes one check twice)."""
-    out: dict[tuple[str, str, str, int], Check] = {}
-    seen: Counter[tuple[str, str, str]] = Counter()
+def keyed(checks: Iterable[Check]) -> dict[tuple[str, str, str, str, int], Check]:
+    """Checks by claim, kind, protocol, what they measure and occurrence (where a chapter makes one twice)."""
+    out: dict[tuple[str, str, str, str, int], Check] = {}
+    seen: Counter[tuple[str, str, str, str]] = Counter()
     for check in checks:
-        key = (check.claim, check.kind, check.what)
+        key = (check.claim, check.kind, check.protocol, check.what)
         out[(*key, seen[key])] = check
         seen[key] += 1
     return out
@@ -336,26 +469,106 @@ def qualification_across(made: Sequence[tuple[int, Qualification]], seeds: Seque
 
 
 @dataclass(frozen=True)
+class CheckSummary:
+    """One check across the seeds, as a claim's card lists it (every field plain text)."""
+
+    claim: str
+    #: One of :data:`~ntpnb.chapter.claims.KINDS`.
+    kind: str
+    what: str
+    #: The protocol it was made under ("": every protocol).
+    protocol: str
+    #: The chapter that made it (its notebook's name; "" when not known).
+    notebook: str
+    #: Ours: the pooled estimate with its count (a statistical check), else the book seed's value.
+    ours: str
+    #: Its range over the seeds ("" when alike or at one seed).
+    spread: str
+    required: str
+    #: What the paper reports ("" when it states no number).
+    paper: str
+    #: How it was decided: ``"at all 5 seeds"``, ``"on 500 trials pooled over 5 seeds"``.
+    decided: str
+    #: ``"holds"``, ``"fails"``, ``"established"``, ``"not established"`` or ``"not decided"``.
+    outcome: str
+    #: The authors' stored artifact's value and whether it is consistent with ours ("": none).
+    artifact: str = ""
+
+    @classmethod
+    def of(cls, series: Series) -> CheckSummary:
+        """The summary of ``series``."""
+        c = series.first
+        return cls(
+            c.claim,
+            c.kind,
+            c.what,
+            c.protocol,
+            series.notebook,
+            series.ours(),
+            series.seed_range(),
+            c.required,
+            c.paper,
+            series.decided,
+            series.outcome,
+            series.artifact_note(),
+        )
+
+
+@dataclass(frozen=True)
+class ProtocolVerdict:
+    """A claim's verdict under one of its protocols (:attr:`Verdict.protocols`)."""
+
+    #: The protocol's key, as the registry declares it and the check lines print it.
+    key: str
+    #: The protocol in words (MyST markdown, from the registry).
+    words: str
+    #: One of :data:`VERDICTS`, how it was decided, and one sentence why.
+    verdict: str
+    basis: str
+    why: str
+
+    @property
+    def phrase(self) -> str:
+        """``"does not reproduce: contradicted on 500 trials pooled over 5 seeds"``."""
+        return f"{self.verdict}: {self.basis}" if self.basis else self.verdict
+
+
+@dataclass(frozen=True)
 class Verdict:
-    """The verdict of one claim and what it rests on."""
+    """The verdict of one claim and what it rests on (see the module docstring)."""
 
     #: The claim id.
     claim: str
     #: One of :data:`VERDICTS`.
     verdict: str
-    #: How the verdict was decided, in words; empty for *not tested*.
+    #: How the verdict was decided, in plain words; empty for *not tested*.
     basis: str = ""
     #: How many checks of each kind the claim has (at one seed): ``evidence``, ``findings``,
     #: ``sanity`` and ``measurements``; and ``failed``, how many did not hold where they count (per
     #: seed: each seed; pooled: once).
     counts: Mapping[str, int] = field(default_factory=dict)
-    #: The findings or failures that decided the verdict, then the qualifications, then notes
-    #: (measurements and findings not established, the authors' artifacts).
-    reasons: tuple[str, ...] = ()
+    #: One sentence: why, with the decisive number against the paper's (:func:`claim_verdict`).
+    why: str = ""
+    #: Each evidence check, in the records' order.
+    evidence: tuple[CheckSummary, ...] = ()
+    #: The checks that failed and decided a *check failed* or *holds at some seeds*.
+    failures: tuple[str, ...] = ()
+    #: The established shortfalls that decided a *does not reproduce*.
+    findings: tuple[str, ...] = ()
+    #: The stated limits of a positive verdict (or, beside a negative one, of the evidence).
+    qualifications: tuple[str, ...] = ()
+    #: Our established measurements beyond the paper, shown beside the claim (never a qualification).
+    beyond: tuple[str, ...] = ()
+    #: Statistical checks that hold pooled but that some seeds' own samples do not bear out.
+    marginal: tuple[str, ...] = ()
+    #: Measurements and findings not established, the authors' artifacts, checks that test nothing.
+    notes: tuple[str, ...] = ()
+    #: The verdict under each protocol, the first deciding this one (empty: one protocol).
+    protocols: tuple[ProtocolVerdict, ...] = ()
 
     @property
     def phrase(self) -> str:
-        """The verdict as every page writes it: ``"reproduced: holds at 5 of 5 seeds"``."""
+        """The verdict as every page writes it: ``"reproduced: holds at all 5 seeds"``."""
         return f"{self.verdict}: {self.basis}" if self.basis else self.verdict
 
     @property
@@ -363,139 +576,281 @@ class Verdict:
         """Whether the verdict says the claim does not (or not always) hold (:data:`NEGATIVE`)."""
         return self.verdict in NEGATIVE
 
-
-def format_seeds(seeds: Iterable[object]) -> str:
-    """``"1, 3 and 4"``: seeds, or any items, in words."""
-    names = [str(s) for s in seeds]
-    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
-
-
-def _finding_basis(series: Series) -> str:
-    """How a finding was decided, without "k of N": ``"finding at each of the 5 seeds"``."""
-    if series.statistical:
-        return f"finding {series.decided}"
-    if series.basis == "seed-independent":
-        return "seed-independent finding"
-    n = len(series.checks)
-    return "finding at the one seed" if n == 1 else f"finding at each of the {n} seeds"
+    @property
+    def reasons(self) -> tuple[str, ...]:
+        """Every sentence: failures, findings, qualifications, beyond, marginal, then notes."""
+        return self.failures + self.findings + self.qualifications + self.beyond + self.marginal + self.notes
 
 
-def _finding_reason(series: Series) -> str:
-    """``"what: ours X (pooled over 5 seeds (500 trials)); the paper: Y; <artifact>"``."""
+@dataclass(frozen=True)
+class _Decision:
+    """What :func:`_decide` gives: the parts of a verdict that a protocol's checks decide."""
+
+    verdict: str
+    basis: str
+    why: str
+    failures: tuple[str, ...] = ()
+    findings: tuple[str, ...] = ()
+    qualifications: tuple[str, ...] = ()
+
+
+def _failure(series: Series) -> str:
+    """A failed check in a sentence: ``"x: fails at seeds 1 and 3 (measured 1 and 1, required > 0)"``."""
     c = series.first
-    ours = series.ours()
-    spread = series.spread() if not series.statistical else None
-    if spread:
-        ours = f"{spread[0]} to {spread[1]} over the seeds"
-    paper = f"; the paper: {c.paper}" if c.paper else ""
-    note = series.artifact_note()
-    how = series.how if series.statistical else _finding_basis(series).removeprefix("finding ")
-    return f"{c.what}: ours {ours} ({how.removesuffix(' finding')}){paper}" + (f"; {note}" if note else "")
-
-
-def _failure_reason(series: Series) -> str:
-    c = series.first
-    if series.statistical:
-        return f"{c.label} {c.what}: {series.outcome} {series.how} ({series.ours()})"
+    kind = "" if c.kind == "claim" else f"{c.kind} check "
+    if series.statistical or (series.basis == "seed-independent" and series.pooled_sample is not None):
+        return f"{kind}{series.name}: {series.outcome}, {series.quote()}, required {c.required}"
     if series.differs:
         values = format_seeds(dict.fromkeys(ch.measured for ch in series.checks.values()))
-        return f"{c.label} {c.what}: declared seed-independent, but measured {values} at different seeds"
+        return f"{kind}{series.name}: declared the same at every seed, but measured {values}"
     failed = series.failed_seeds
     measured = format_seeds(series.checks[seed].measured for seed in failed)
-    where = f"failed at seed {format_seeds(failed)}"
-    return f"{c.label} {c.what}: {where} (measured {measured}; required {c.required})"
+    return f"{kind}{series.name}: fails at {_at_seeds(failed)} (measured {measured}, required {c.required})"
 
 
 def _note(series: Series) -> str:
-    """A measurement's or an unestablished finding's line: ``"what: established pooled over ..."``."""
-    c = series.first
-    return f"{c.kind} {series.outcome}: {c.what} ({series.how}: {series.ours()})"
+    """A measurement's or a finding's line: ``"measurement not established: what (ours how)"``."""
+    return f"{series.first.kind} {series.outcome}: {series.name} ({series.quote()})"
 
 
-def claim_verdict(claim: str, series: Sequence[Series], qualifications: Sequence[str] = ()) -> Verdict:
-    """The verdict of ``claim`` from its checks at every seed and its qualifications (the rule)."""
+def _marginal(series: Series) -> str:
+    """``"what: holds pooled (q = 0.020); alone, seeds 2 and 3 do not bear it out (q = 0.002, ...)"``."""
+    c, seeds = series.first, series.marginal_seeds
+    pooled = series.pooled_sample.describe(series.target, 3, count=False)  # type: ignore[union-attr]
+    alone = ", ".join(
+        series.checks[s].sample.describe(series.target, 3, count=False)  # type: ignore[union-attr]
+        for s in seeds
+    )
+    held = "established" if c.kind in ("finding", "measurement") else "holds"
+    verb = "does" if len(seeds) == 1 else "do"
+    return (
+        f"{series.name}: {held} pooled ({pooled}); alone, {_at_seeds(seeds)} {verb} not bear it out ({alone})"
+    )
+
+
+def _shortfall_basis(series: Series) -> str:
+    """How an established shortfall decided *does not reproduce*, in plain words."""
+    if series.first.kind == "finding":
+        return f"a finding established {series.decided}"
+    return f"contradicted {series.decided}"
+
+
+def _why_by_construction(sanity: Sequence[Series]) -> str:
+    first = sanity[0]
+    more = f", and {len(sanity) - 1} more" if len(sanity) > 1 else ""
+    return (
+        "only checks of the code and setting, which a false claim would pass too: "
+        f"{first.name}: {first.quote()}{more}"
+    )
+
+
+def _evidence_basis(evidence: Sequence[Series], seeds: Sequence[int], holding: Sequence[int]) -> str:
+    """How the evidence was decided: ``"holds at all 5 seeds and on 5 tests pooled over 5 seeds"``."""
+    per_seed = [s for s in evidence if s.basis == "per seed"]
+    pooled = [s for s in evidence if s.statistical]
+    once = [s for s in evidence if s.basis == "seed-independent"]
+    n = len(seeds)
+    parts = []
+    if per_seed:
+        missed = [seed for seed in seeds if seed not in holding]
+        if n == 1:
+            parts.append("at the one seed")
+        elif not missed:
+            parts.append(f"at all {_seeds(n)}")
+        else:
+            parts.append(f"at {len(holding)} of {_seeds(n)} (fails at {format_seeds(missed)})")
+    if pooled:
+        sizes = format_seeds(dict.fromkeys(s.pooled_sample.count for s in pooled))  # type: ignore[union-attr]
+        parts.append(f"on {sizes} {pooled[0].how}")
+    if once:
+        parts.append("once, on data the same at every seed" if n > 1 else "once")
+    return "holds " + format_seeds(parts)
+
+
+def _decide(series: Sequence[Series], qualifications: Sequence[str], authors: str) -> _Decision:
+    """The verdict that ``series`` (of one claim, under one protocol) and the qualifications give.
+
+    An artifact that shows our value may excuse a missed number only where the check follows the
+    authors' protocol: made under ``authors`` (the claim's first protocol) or under every one.
+    """
     # one list per kind of the registry (a kind added there fails this unpacking, not silently)
-    evidence, sanity, findings, measurements = ([s for s in series if s.first.kind == k] for k in KINDS)
+    evidence, sanity, findings, _ = ([s for s in series if s.first.kind == k] for k in KINDS)
+    undecided = [s for s in evidence if not s.decidable]
+    evidence = [s for s in evidence if s.decidable]
     seeds = tuple(dict.fromkeys(seed for s in series for seed in s.checks))
     per_seed = [s for s in evidence if s.basis == "per seed"]
     holding = tuple(
         seed for seed in seeds if all(s.checks[seed].passed for s in per_seed if seed in s.checks)
     )
+    quals = tuple(dict.fromkeys(qualifications))
+    quals += tuple(f"not decided by this run: {_note(s).split(': ', 1)[1]}" for s in undecided)
+
+    broken = [s for s in sanity if not s.established]
+    broken += [
+        s for s in evidence if s.basis == "seed-independent" and s.pooled_sample is None and not s.established
+    ]
+    broken += [s for s in series if s.first.kind in ("finding", "measurement") and s.differs]
+    if broken or (per_seed and not holding):
+        failing = broken or [s for s in per_seed if s.failed_seeds]
+        what = [f"{s.first.label} {'differs between seeds' if s.differs else s.outcome}" for s in broken]
+        if per_seed and not holding:
+            what.append(
+                "the evidence fails at the one seed"
+                if len(seeds) == 1
+                else f"the evidence holds at none of the {_seeds(len(seeds))}"
+            )
+        failures = tuple(_failure(s) for s in failing)
+        return _Decision(CHECK_FAILED, ", and ".join(dict.fromkeys(what)), failures[0], failures, (), quals)
+
+    contradicted = [s for s in evidence if s.pooled_sample is not None and not s.established]
+    shortfalls = [s for s in findings if s.established] + contradicted
+    excused = [s for s in shortfalls if s.protocol in ("", authors) and s.artifact_agrees()]
+    standing = [s for s in shortfalls if s not in excused]
+    if standing:
+        found = tuple(
+            s.sentence() + (f" ({s.artifact_note()})" if s.artifact_note() else "") for s in standing
+        )
+        basis = ", and ".join(dict.fromkeys(_shortfall_basis(s) for s in standing))
+        return _Decision(NOT_REPRODUCED, basis, standing[0].sentence(), (), found, quals)
+    # a missed number that the authors' artifact shows too, under their protocol: a qualification
+    quals += tuple(f"{s.sentence()}, and {s.artifact_note()}" for s in excused)
+    if not evidence and excused:  # our value is the authors' artifact's: that is the evidence
+        basis = format_seeds(dict.fromkeys(f"{s.first.kind} {s.decided}" for s in excused))
+        return _Decision(QUALIFIED, basis, excused[0].sentence(), (), (), quals)
+    if not evidence:
+        if findings:
+            basis = format_seeds(dict.fromkeys(f"a finding not established {s.decided}" for s in findings))
+            return _Decision(NOT_ESTABLISHED, basis, findings[0].sentence(), (), (), quals)
+        if undecided:
+            basis = "its evidence cannot be decided at this run's seeds"
+            return _Decision(NOT_ESTABLISHED, basis, quals[-1], (), (), quals)
+        if sanity:
+            return _Decision(
+                BY_CONSTRUCTION, "sanity checks only", _why_by_construction(sanity), (), (), quals
+            )
+        return _Decision(BY_CONSTRUCTION, "no evidence checks", "", (), (), quals)
+    basis = _evidence_basis(evidence, seeds, holding)
+    if len(holding) < len(seeds) and per_seed:
+        failures = tuple(_failure(s) for s in per_seed if s.failed_seeds)
+        return _Decision(PARTIAL, basis, failures[0], failures, (), quals)
+    quoted = next((s for s in evidence if s.first.paper), evidence[0])
+    return _Decision(QUALIFIED if quals else REPRODUCED, basis, quoted.sentence(), (), (), quals)
+
+
+def _counts(series: Sequence[Series]) -> dict[str, int]:
+    evidence, sanity, findings, measurements = ([s for s in series if s.first.kind == k] for k in KINDS)
     failed = sum(
         (not s.established) if s.basis != "per seed" else len(s.failed_seeds) for s in (*evidence, *sanity)
     )
-    counts = {
+    return {
         "evidence": len(evidence),
         "findings": len(findings),
         "sanity": len(sanity),
         "measurements": len(measurements),
         "failed": failed,
     }
+
+
+def _notes(series: Sequence[Series], deciding: str) -> tuple[str, ...]:
+    """Measurements and findings not established, vacuous tests, and the authors' artifacts.
+
+    An artifact is noted beside evidence that holds, or beside a check under a protocol other
+    than ``deciding`` (whose findings only that protocol's verdict quotes).
+    """
+    notes = tuple(_note(s) for s in series if s.first.kind == "measurement" and not s.established)
+    notes += tuple(_note(s) for s in series if s.first.kind == "finding" and not s.established)
+    notes += tuple(
+        f"{s.name}: {s.artifact_note()}"
+        for s in series
+        if s.artifact_note()
+        and ((s.first.kind == "claim" and s.established) or s.protocol not in ("", deciding))
+    )
+    notes += tuple(
+        f"{s.first.label} {s.first.what}: every p-value is 1, so Fisher's method can reject nothing "
+        "and the check tests nothing (a p-value capped by a correction, min(1, k p), is no input for it)"
+        for s in series
+        if s.pooled_sample is not None and s.pooled_sample.vacuous
+    )
+    return notes
+
+
+def _protocol_qualification(primary: tuple[str, _Decision], other: tuple[str, _Decision]) -> str:
+    """``"decided under [authors' loss] (reproduced); under [paper's loss]: does not reproduce, ..."``."""
+    (key, decision), (other_key, theirs) = primary, other
+    return f"decided under [{key}] ({decision.verdict}); under [{other_key}]: {theirs.verdict}, {theirs.why}"
+
+
+def claim_verdict(
+    claim: str,
+    series: Sequence[Series],
+    qualifications: Sequence[str] = (),
+    protocols: Mapping[str, str] | None = None,
+) -> Verdict:
+    """The verdict of ``claim`` from its checks at every seed and its qualifications (the rule).
+
+    ``protocols`` (key -> words; default: the registry's for ``claim``) are the claim's
+    protocols, the first deciding. Under each protocol some check names, the verdict is decided
+    on the checks without a protocol and that protocol's own (:class:`ProtocolVerdict`); an
+    artifact can excuse a missed number only for a check under the first protocol or under every
+    protocol (it follows the authors' own).
+
+    :attr:`Verdict.why` is chosen by this rule: for a negative verdict, the check that decided it
+    (the first failure or established shortfall); else the first evidence check that quotes the
+    paper, else the first evidence check; for a claim with sanity checks only, what they check.
+    """
+    counts = _counts(series)
     if not series:
         return Verdict(claim, NOT_TESTED, counts=counts)
-    notes = tuple(_note(s) for s in measurements if not s.established)
-    notes += tuple(_note(s) for s in findings if not s.established)
-    notes += tuple(
-        f"{s.first.what}: {s.artifact_note()}" for s in evidence if s.established and s.artifact_note()
-    )
-    quals = tuple(dict.fromkeys(qualifications)) + tuple(_note(s) for s in measurements if s.established)
-
-    broken = [s for s in sanity if not s.established]
-    broken += [
-        s for s in evidence if s.basis == "seed-independent" and s.pooled_sample is None and not s.established
-    ]
-    broken += [s for s in (*findings, *measurements) if s.differs]
-    if broken or (per_seed and not holding):
-        reasons = tuple(_failure_reason(s) for s in broken)
-        what = [f"{s.first.label} {'differs between seeds' if s.differs else s.outcome}" for s in broken]
-        if per_seed and not holding:
-            what.append(f"the evidence holds at none of the {_seeds(len(seeds))}")
-        return Verdict(claim, CHECK_FAILED, "; ".join(dict.fromkeys(what)), reasons=reasons, counts=counts)
-
-    contradicted = [s for s in evidence if s.pooled_sample is not None and not s.established]
-    shortfalls = [s for s in findings if s.established] + contradicted
-    excused = [s for s in shortfalls if s.artifact_agrees()]
-    standing = [s for s in shortfalls if not s.artifact_agrees()]
-    if standing:
-        reasons = tuple(_finding_reason(s) for s in standing)
-        basis = "; ".join(
-            dict.fromkeys(
-                _finding_basis(s) if s.first.kind == "finding" else f"contradicted {s.decided}"
-                for s in standing
-            )
+    if protocols is None:
+        protocols = CLAIMS[claim].protocols if claim in CLAIMS else {}
+    extras = {
+        "evidence": tuple(CheckSummary.of(s) for s in series if s.first.kind == "claim"),
+        "beyond": tuple(
+            f"{s.name}: {s.quote()}" for s in series if s.first.kind == "measurement" and s.established
+        ),
+        "marginal": tuple(_marginal(s) for s in series if s.first.kind != "measurement" and s.marginal_seeds),
+    }
+    used = [p for p in dict.fromkeys(s.protocol for s in series) if p]
+    extras["notes"] = _notes(series, next(iter(protocols), "") if used else "")
+    if not used:
+        d = _decide(series, qualifications, authors="")
+        return Verdict(
+            claim,
+            d.verdict,
+            d.basis,
+            counts,
+            d.why,
+            failures=d.failures,
+            findings=d.findings,
+            qualifications=d.qualifications,
+            **extras,
         )
-        return Verdict(claim, NOT_REPRODUCED, basis, reasons=reasons + quals + notes, counts=counts)
-    # a finding (or contradicted evidence) that the authors' artifact shows: a qualification of the text
-    quals += tuple(
-        f"the paper's number is not the authors' own result: {s.first.what}: the paper "
-        f"{s.first.paper or s.first.required}; ours {s.ours()} ({s.how}); {s.artifact_note()}"
-        for s in excused
+    keys = [*protocols, *(k for k in used if k not in protocols)]
+    decided = {
+        key: _decide([s for s in series if s.protocol in ("", key)], qualifications, authors=keys[0])
+        for i, key in enumerate(keys)
+        if i == 0 or key in used
+    }
+    (first, primary), *others = decided.items()
+    words = {k: protocols.get(k, "(not declared in the registry)") for k in keys}
+    subs = tuple(ProtocolVerdict(k, words[k], d.verdict, d.basis, d.why) for k, d in decided.items())
+    verdict, quals = primary.verdict, primary.qualifications
+    differ = [(k, d) for k, d in others if d.verdict != primary.verdict]
+    if differ and verdict in POSITIVE:
+        verdict = QUALIFIED
+        quals += tuple(_protocol_qualification((first, primary), other) for other in differ)
+    return Verdict(
+        claim,
+        verdict,
+        primary.basis,
+        counts,
+        primary.why,
+        failures=primary.failures,
+        findings=primary.findings,
+        qualifications=quals,
+        protocols=subs,
+        **extras,
     )
-    if not evidence and excused:  # our value is the authors' own: that is the evidence
-        basis = "; ".join(dict.fromkeys(s.decided for s in excused))
-        return Verdict(claim, QUALIFIED, basis, reasons=quals + notes, counts=counts)
-    if not evidence:
-        if findings:
-            basis = "; ".join(dict.fromkeys(f"{_finding_basis(s)} not established" for s in findings))
-            return Verdict(claim, NOT_ESTABLISHED, basis, reasons=quals + notes, counts=counts)
-        return Verdict(claim, BY_CONSTRUCTION, "sanity checks only", reasons=quals + notes, counts=counts)
-    parts = []  # how the evidence was decided: "holds at 5 of 5 seeds; pooled over 5 seeds (500 trials)"
-    if per_seed:
-        missed = [seed for seed in seeds if seed not in holding]
-        text = f"holds at {len(holding)} of {_seeds(len(seeds))}"
-        parts.append(text + (f" (failed at {format_seeds(missed)})" if missed else ""))
-    if pooled := [s for s in evidence if s.statistical]:
-        sizes = ", ".join(dict.fromkeys(s.pooled_sample.count for s in pooled))  # type: ignore[union-attr]
-        parts.append(f"pooled over {_seeds(len(pooled[0].checks))} ({sizes})")
-    if any(s.basis == "seed-independent" for s in evidence):
-        parts.append("seed-independent")
-    basis = "; ".join(parts)
-    if len(holding) < len(seeds) and per_seed:
-        reasons = tuple(_failure_reason(s) for s in per_seed if s.failed_seeds)
-        return Verdict(claim, PARTIAL, basis, reasons=reasons + quals + notes, counts=counts)
-    if quals:
-        return Verdict(claim, QUALIFIED, basis, reasons=quals + notes, counts=counts)
-    return Verdict(claim, REPRODUCED, basis, reasons=notes, counts=counts)
 
 
 def sweep_verdicts(claim_ids: Iterable[str], sweeps: Sequence[Sweep]) -> dict[str, Verdict]:

@@ -11,11 +11,20 @@ the sweep's seeds (:mod:`ntpnb.book.verdicts`), so one seed's failure does not f
 The kinds of check (:data:`KINDS`): a ``"claim"`` is evidence (it would fail were the paper
 wrong); a ``"finding"`` pins the measured shortfall of a claim that does *not* reproduce and
 quotes the paper; a ``"sanity"`` check tests the code or setting (an invariant, a property of our
-instance, a solver agreeing with a proof); a ``"measurement"`` is our own statement qualifying a
-claim, always statistical, decided pooled like a finding, never evidence and never failing the
-run. Non-evidence kinds print after the claim id. :meth:`ClaimLog.qualify` attaches a
+instance, a solver agreeing with a proof); a ``"measurement"`` is our own statement beyond the
+paper (a drift, a fitted offset, a map), always statistical, decided pooled like a finding,
+shown beside the claim, never evidence, never a qualification, never failing the run.
+Non-evidence kinds print after the claim id. :meth:`ClaimLog.qualify` attaches a
 qualification to a claim, its numbers kept apart from its words so that the verdicts quote them
 as ranges over the seeds; each claim's verdict follows from the records (:mod:`ntpnb.book.verdicts`).
+
+**Protocols.** Where the paper and the authors' code differ (a loss, a trial filter), the
+registry declares the claim's protocols (:attr:`~ntpnb.chapter.registry.ClaimSpec.protocols`,
+the first the one the claim's verdict is decided under) and a check made under one of them
+passes ``protocol=<key>``: its line prints the key in square brackets after the label,
+``[PASS] B10 [paper's loss] mean corr ...`` (:data:`CHECK_LINE` parses it). A check without a
+protocol holds under every protocol. :meth:`ClaimLog.check` refuses a key the registry does not
+declare for the claim.
 
 How a check is decided (:attr:`Check.basis`): a statistical or count check (with a sample) pooled
 over the sweep's seeds; a check the chapter declares ``seed_independent`` (its data do not depend
@@ -27,7 +36,12 @@ prints ``FOUND`` where it holds and ``OPEN`` where it does not, never ``FAIL``.
 
 A check may name the value the authors' own stored artifact shows (:class:`Artifact`): the
 verdicts compare it with the pooled sample, and a finding that the paper's text is missed, where
-the authors' artifact shows our value, is a qualification of the text, not a failure.
+the authors' artifact shows our value and the check follows the authors' protocol, is a
+qualification of the text, not a failure.
+
+A failed line prints its measured value with as many significant digits (up to 17) as it takes
+for the printed number itself to violate the requirement (:func:`failing_number`); a line that
+holds prints the rounded value.
 """
 
 from __future__ import annotations
@@ -35,6 +49,7 @@ from __future__ import annotations
 import html
 import json
 import math
+import re
 import string
 from collections import Counter
 from collections.abc import Callable, Mapping
@@ -48,12 +63,20 @@ from ..statistics import Sample
 from .layout import output_layout
 from .outputs import atomic_write_text, read_record
 from .platform import platform_info
+from .registry import CLAIMS, PROTOCOL_KEY
 
 Target = float | tuple[float, float]
 
 #: What a line prints before the claim id (see the module docstring), and the results that are
 #: not failures of the run.
 RESULTS: tuple[str, ...] = ("PASS", "FAIL", "FOUND", "OPEN")
+
+#: The first line a check prints (:attr:`Check.line`), parsed: its result, claim id, kind (none
+#: for evidence), protocol (none for a check under every protocol) and what it measured.
+CHECK_LINE = re.compile(
+    r"^\[(?P<result>PASS|FAIL|FOUND|OPEN)\] (?P<claim>\S+) (?:\((?P<kind>\w+)\) )?"
+    r"(?:\[(?P<protocol>[^\]]+)\] )?(?P<what>.*)$"
+)
 
 #: The relations a check can assert between the measured value and its target.
 RELATIONS: dict[str, Callable[[float, Target, float], bool]] = {
@@ -82,6 +105,22 @@ def format_number(x: float, digits: int, floor: float | None = None) -> str:
     if floor is not None and abs(x) < floor:
         return f"< {floor:.0e}"
     return f"{x:#.{digits}g}".rstrip(".")
+
+
+def failing_number(value: float, relation: str, target: Target, tol: float, digits: int) -> str:
+    """``value`` as a failed check prints it: enough significant digits to violate the requirement.
+
+    From ``digits`` up to 17 (which give back the float itself), the first rounding whose printed
+    number fails ``value <relation> target`` too: ``1.0000665`` against ``= 1 ± 1e-06`` prints
+    ``1.00007``, not ``1.000``.
+    """
+    if isinstance(value, (bool, int)):
+        return str(value)
+    for d in range(digits, 18):
+        text = format_number(value, d)
+        if not RELATIONS[relation](float(text), target, tol):
+            return text
+    return repr(float(value))
 
 
 def stable_digits(spread: float) -> int:
@@ -181,6 +220,8 @@ class Check:
     seed_independent: bool = False
     #: The value the authors' own stored artifact shows, if any.
     artifact: Artifact | None = None
+    #: The protocol it was made under (a key of the claim's registry entry); "": every protocol.
+    protocol: str = ""
 
     def __post_init__(self) -> None:
         # both doors pass here: ClaimLog.check and a record read back from disk
@@ -189,6 +230,8 @@ class Check:
             raise InvalidDataError(
                 f"claim {self.claim}: a stored value is compared with a mean, not with a {test} test"
             )
+        if self.protocol != "" and not (isinstance(self.protocol, str) and PROTOCOL_KEY.match(self.protocol)):
+            raise InvalidDataError(f"claim {self.claim}: {self.protocol!r} is not a protocol's key")
 
     @property
     def basis(self) -> str:
@@ -220,8 +263,9 @@ class Check:
 
     @property
     def label(self) -> str:
-        """The claim id, followed by the kind unless it is evidence: ``"A1"``, ``"A1 (sanity)"``."""
-        return self.claim if self.kind == "claim" else f"{self.claim} ({self.kind})"
+        """The claim id, its kind unless evidence, its protocol if any: ``"B11 (finding) [every trial]"``."""
+        label = self.claim if self.kind == "claim" else f"{self.claim} ({self.kind})"
+        return f"{label} [{self.protocol}]" if self.protocol else label
 
     @property
     def required(self) -> str:
@@ -395,6 +439,7 @@ class ClaimLog:
         kind: str = "claim",
         seed_independent: bool = False,
         artifact: Artifact | None = None,
+        protocol: str = "",
     ) -> Outcome:
         """Test ``value <relation> target``, print the outcome, record it; return whether it holds.
 
@@ -428,16 +473,28 @@ class ClaimLog:
             check is decided once, and the verdicts verify that every seed measured the same.
         artifact
             The value the authors' own stored artifact shows (statistical checks only).
+        protocol
+            The protocol the check is made under, a key the registry declares for ``claim``
+            (:attr:`~ntpnb.chapter.registry.ClaimSpec.protocols`); ``""``: it holds under every
+            protocol.
 
         Raises
         ------
         InvalidDataError
-            On an unknown relation or kind, a measurement of a number, a sample with a ``floor``,
-            an artifact beside a number or a rate or p-value sample, a relation the sample's test
-            does not take, or a non-finite value.
+            On an unknown relation or kind, a protocol the registry does not declare for the
+            claim, a measurement of a number, a sample with a ``floor``, an artifact beside a
+            number or a rate or p-value sample, a relation the sample's test does not take, or
+            a non-finite value.
         """
         if kind not in KINDS:
             raise InvalidDataError(f"unknown kind {kind!r}; use one of {list(KINDS)}")
+        declared = CLAIMS[claim].protocols if claim in CLAIMS else {}
+        if protocol and protocol not in declared:
+            known = ", ".join(f"[{k}]" for k in declared) or "none"
+            raise InvalidDataError(
+                f"claim {claim}: protocol [{protocol}] is not declared for it in "
+                f"ntpnb/chapter/registry.py (its protocols: {known})"
+            )
         if relation not in RELATIONS:
             raise InvalidDataError(f"unknown relation {relation!r}; use one of {sorted(RELATIONS)}")
         if self.complete:
@@ -471,7 +528,10 @@ class ClaimLog:
             if isinstance(value, float) and not math.isfinite(value):
                 raise InvalidDataError(f"claim {claim}: the measured value of {what!r} is {value}")
             passed = bool(RELATIONS[relation](value, target, tol))
-            measured = format_number(value, 4 if digits is None else digits, floor)
+            digits = 4 if digits is None else digits
+            measured = format_number(value, digits, floor)
+            if not passed:  # the printed number itself shows the failure
+                measured = failing_number(value, relation, target, tol, digits)
         check = Check(
             claim,
             what,
@@ -487,6 +547,7 @@ class ClaimLog:
             sample,
             bool(seed_independent),
             artifact,
+            protocol,
         )
         self.checks.append(check)
         self._write()

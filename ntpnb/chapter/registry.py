@@ -9,13 +9,20 @@ A paper's number is data: :attr:`ClaimSpec.values` holds it by name (B8's ``corr
 
 Statements are MyST markdown (inline math with ``$...$``) and must not contain ``|`` (they go
 into table cells): write norms as ``\lVert \rVert``.
+
+Where the paper and the authors' code differ (a loss, a trial filter), a claim declares its
+*protocols* (:attr:`ClaimSpec.protocols`, from :data:`_PROTOCOLS`): a short key (the words a
+check line prints in square brackets, :data:`PROTOCOL_KEY`) and the protocol in words. The first
+is the protocol the claim's verdict is decided under: the authors' code, which made the paper's
+figures. A chapter passes the key to :meth:`~ntpnb.chapter.claims.ClaimLog.check`
+(``protocol="paper's loss"``), which refuses a key not declared here.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from ..errors import NTPError
@@ -47,6 +54,9 @@ class ClaimSpec:
     paper_value: str
     #: The paper's numbers, by name (e.g. ``{"corr": 0.99}``); see :func:`paper_value`.
     values: Mapping[str, float]
+    #: Key -> the protocol in words (MyST, no ``|``), where the paper and the authors' code
+    #: differ; the first decides the verdict (see the module docstring). Empty: one protocol.
+    protocols: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
 
     @property
     def paper(self) -> str:
@@ -164,6 +174,34 @@ _VALUES: dict[str, dict[str, float]] = {
 }
 
 
+#: A protocol's key: words a check line prints in square brackets (no brackets, bars or parentheses).
+PROTOCOL_KEY = re.compile(r"^[A-Za-z0-9][A-Za-z0-9' .-]*$")
+
+#: The protocols of the claims where the paper and the authors' code differ, by claim id: the
+#: first is the authors' (it made the paper's figures) and decides the verdict.
+_PROTOCOLS: dict[str, dict[str, str]] = {
+    "B10": {
+        "authors' loss": r"the loss the authors' code trains, $(1-\mathrm{softmax}(Ef_W(X))_y)^2$",
+        "paper's loss": r"the loss the paper states, $(1-c_y^\top f_W(X))^2$",
+    },
+    "B11": {
+        "authors' filter": "as the authors' notebook runs it: it aborts any run in which a trial's "
+        "final local correlation ends below its threshold, so the means are over the trials above it",
+        "every trial": "no filter: every trial counts",
+    },
+}
+
+
+def _protocols(claim_id: str, protocols: Mapping[str, str]) -> MappingProxyType[str, str]:
+    """``protocols`` checked: two or more, each key :data:`PROTOCOL_KEY`, each in words without ``|``."""
+    if len(protocols) == 1:
+        raise NTPError(f"claim {claim_id}: one protocol is no choice; declare two or more, or none")
+    for key, words in protocols.items():
+        if not PROTOCOL_KEY.match(key) or not words.strip() or "|" in words:
+            raise NTPError(f"claim {claim_id}: protocol {key!r}: {words!r} (a key of words, words without |)")
+    return MappingProxyType(dict(protocols))
+
+
 def _specs(table: str) -> dict[str, ClaimSpec]:
     """The claims of :data:`_TABLE`, by id."""
     specs = {}
@@ -172,7 +210,10 @@ def _specs(table: str) -> dict[str, ClaimSpec]:
         claim_id, where = head.split(" | ")
         statement, paper_value = body.replace("\n= ", "\0").replace("\n", " ").split("\0")
         values = MappingProxyType(_VALUES.get(claim_id, {}))
-        specs[claim_id] = ClaimSpec(claim_id, where, statement, paper_value % values, values)
+        protocols = _protocols(claim_id, _PROTOCOLS.get(claim_id, {}))
+        specs[claim_id] = ClaimSpec(
+            claim_id, where, statement, paper_value % values, values, protocols=protocols
+        )
     return specs
 
 

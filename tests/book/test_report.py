@@ -122,12 +122,12 @@ def test_report_lists_every_claim_with_its_status(run):
     for cid in CLAIMS:
         assert re.search(rf"^\| \*\*{cid}\*\* \(", report, flags=re.M), cid
     a1 = next(line for line in report.splitlines() if line.startswith("| **A1**"))
-    assert "| reproduced: holds at 1 of 1 seed; 2 evidence, 1 sanity (quick) |" in a1
+    assert "| reproduced: holds at the one seed; 2 evidence, 1 sanity (quick) |" in a1
     assert "(/outputs/notebooks/07_demo.ipynb#claim-a1-the--bound)" in a1
     assert "(/outputs/notebooks/07_demo.ipynb#equality)" in a1
     a2 = next(line for line in report.splitlines() if line.startswith("| **A2**"))
     assert "(/outputs/notebooks/07_demo.ipynb#equality-1)" in a2
-    assert "**check failed: the evidence holds at none of the 1 seed**; 1 evidence, 1 failed (quick)" in a2
+    assert "**check failed: the evidence fails at the one seed**; 1 evidence, 1 failed (quick)" in a2
     a3 = next(line for line in report.splitlines() if line.startswith("| **A3**"))
     assert "not tested (no check yet)" in a3
     n = len(CLAIMS)
@@ -138,7 +138,7 @@ def test_report_lists_every_claim_with_its_status(run):
     assert "The verdicts rest on one seed per chapter (the book's, 0)" in report
     assert "| *sanity:* KL sum is non-negative |" in report
     # every check, with our value, the requirement and the paper's value
-    assert "| -0.5000 | = -1 ± 0.02 | e^\\{-gamma\\} | at 0 of 1 seed (failed at 0) | **fails** |" in report
+    assert "| -0.5000 | = -1 ± 0.02 | e^\\{-gamma\\} | at the one seed | **fails** |" in report
     assert "| \\< 1e-12 | \\< 1e-12 |" in report
 
 
@@ -182,10 +182,10 @@ def test_report_gives_findings_and_qualifications_their_verdicts(tmp_path, capsy
     report = render_report(read_tree(layout))
     line = {cid: next(ln for ln in report.splitlines() if ln.startswith(f"| **{cid}**")) for cid in CLAIMS}
     assert (
-        "**does not reproduce: finding at the one seed**; 0 evidence, 1 finding (paper)<br>"
-        "local correlation: ours 0.9860 (at the one seed); the paper: \\> 0.99" in line["B11"]
+        "**does not reproduce: a finding established at the one seed**; 0 evidence, 1 finding (paper)<br>"
+        "local correlation: 0.9860 at the one seed, against the paper's \\> 0.99" in line["B11"]
     )
-    qualified = "reproduced with a qualification: holds at 1 of 1 seed; 1 evidence (paper)"
+    qualified = "reproduced with a qualification: holds at the one seed; 1 evidence (paper)"
     assert f"{qualified}<br>measured up to B = 2400 only" in line["A5"]
     assert "by construction: sanity checks only; 0 evidence, 1 sanity (paper)" in line["A6"]
     assert (

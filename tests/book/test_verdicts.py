@@ -76,8 +76,10 @@ def test_finding_reasons_quote_ours_and_the_papers():
     res = verdicts(
         ["B11"], [check("finding", what="local corr", measured="0.986", paper="> 0.99", claim="B11")]
     )
-    assert res["B11"].reasons == ("local corr: ours 0.986 (at the one seed); the paper: > 0.99",)
-    assert res["B11"].phrase == "does not reproduce: finding at the one seed"
+    assert res["B11"].reasons == ("local corr: 0.986 at the one seed, against the paper's > 0.99",)
+    assert res["B11"].findings == res["B11"].reasons
+    assert res["B11"].why == "local corr: 0.986 at the one seed, against the paper's > 0.99"
+    assert res["B11"].phrase == "does not reproduce: a finding established at the one seed"
 
 
 def test_verdicts_of_every_id_and_counts():
@@ -122,13 +124,14 @@ def verdict_of(*records, claim="A1"):
 
 def test_a_claim_reproduces_only_when_its_evidence_holds_at_every_seed():
     v = verdict_of(*(record(s, check(), check("sanity")) for s in range(5)))
-    assert v.verdict == REPRODUCED and v.phrase == "reproduced: holds at 5 of 5 seeds"
+    assert v.verdict == REPRODUCED and v.phrase == "reproduced: holds at all 5 seeds"
     v = verdict_of(
         record(0, check()), record(1, check(passed=False)), record(2, check()), record(3, check(passed=False))
     )
     assert v.verdict == PARTIAL
-    assert v.phrase == "holds at some seeds: holds at 2 of 4 seeds (failed at 1 and 3)"
-    assert v.reasons == ("A1 x: failed at seed 1 and 3 (measured 1 and 1; required > 0)",)
+    assert v.phrase == "holds at some seeds: holds at 2 of 4 seeds (fails at 1 and 3)"
+    assert v.reasons == v.failures == ("x: fails at seeds 1 and 3 (measured 1 and 1, required > 0)",)
+    assert v.why == v.failures[0]
     # the book's seed failing counts like any other
     assert verdict_of(record(0, check(passed=False)), record(1, check())).verdict == PARTIAL
     assert verdict_of(record(0, check(passed=False)), record(1, check(passed=False))).verdict == CHECK_FAILED
@@ -137,29 +140,32 @@ def test_a_claim_reproduces_only_when_its_evidence_holds_at_every_seed():
 def test_a_sanity_check_must_hold_at_every_seed():
     v = verdict_of(record(0, check(), check("sanity")), record(1, check(), check("sanity", passed=False)))
     assert v.verdict == CHECK_FAILED
-    assert v.reasons == ("A1 (sanity) x: failed at seed 1 (measured 1; required > 0)",)
+    assert v.reasons == ("sanity check x: fails at seed 1 (measured 1, required > 0)",)
+    assert v.phrase == "check failed: A1 (sanity) fails"
 
 
 def test_a_finding_decided_at_each_seed_must_hold_at_every_seed_to_be_established():
     held = [record(s, check("finding", measured=str(s), value=float(s))) for s in range(3)]
     v = verdict_of(*held)
     assert v.verdict == NOT_REPRODUCED
-    assert v.phrase == "does not reproduce: finding at each of the 3 seeds"
-    assert v.reasons == ("x: ours 0 to 2 over the seeds (at each of the 3 seeds)",)
+    assert v.phrase == "does not reproduce: a finding established at all 3 seeds"
+    assert v.reasons == ("x: 0 to 2 at all 3 seeds, required > 0",)
     v = verdict_of(held[0], record(1, check("finding", passed=False)), held[2])
     assert v.verdict == NOT_ESTABLISHED
-    assert v.reasons == ("finding not established: x (at 2 of 3 seeds (failed at 1): 0)",)
+    assert v.phrase == "not established: a finding not established at 2 of 3 seeds (fails at 1)"
+    assert v.reasons == ("finding not established: x (0 to 2 at 2 of 3 seeds (fails at 1))",)
 
 
 def test_a_seed_independent_check_is_decided_once_and_must_measure_the_same_at_every_seed():
     fixed = [record(s, check(), check("finding", measured="0.25", seed_independent=True)) for s in range(4)]
     v = verdict_of(*fixed)
-    assert v.verdict == NOT_REPRODUCED and v.phrase == "does not reproduce: seed-independent finding"
-    assert v.reasons[0] == "x: ours 0.25 (seed-independent)"
+    assert v.verdict == NOT_REPRODUCED
+    assert v.phrase == "does not reproduce: a finding established once, the same at every seed"
+    assert v.reasons[0] == "x: 0.25, once, the same at every seed, required > 0"
     fixed[2] = record(2, check(), check("finding", measured="0.26", seed_independent=True))
     v = verdict_of(*fixed)
     assert v.verdict == CHECK_FAILED  # its data were to be the same at every seed
-    assert "declared seed-independent, but measured 0.25 and 0.26" in v.reasons[0]
+    assert "declared the same at every seed, but measured 0.25 and 0.26" in v.reasons[0]
 
 
 def test_a_seed_independent_sample_is_decided_once_on_its_own_trials_not_pooled():
@@ -187,12 +193,9 @@ def test_a_seed_independent_sample_is_decided_once_on_its_own_trials_not_pooled(
 
     books = [fixed(s) for s in range(5)]
     (series,) = series_of(sweep(*books))
-    assert (
-        series.pooled_sample.size == 200
-        and series.decided == "seed-independent (200 trials, the same at 5 seeds)"
-    )
+    assert series.pooled_sample.size == 200 and series.decided == "once, on 200 trials the same at every seed"
     v = verdict_of(*books, claim="A8")
-    assert v.verdict == REPRODUCED and v.phrase == "reproduced: seed-independent"
+    assert v.verdict == REPRODUCED and v.phrase == "reproduced: holds once, on data the same at every seed"
     low = [fixed(s, (1,) * 90 + (0,) * 110) for s in range(5)]  # 45%: "most draws" contradicted
     assert verdict_of(*low, claim="A8").verdict == NOT_REPRODUCED
 
@@ -202,7 +205,7 @@ def test_a_seed_independent_sanity_check_that_differs_between_seeds_fails():
     b = record(1, check(), check("sanity", measured="4", seed_independent=True))
     v = verdict_of(a, b)
     assert v.verdict == CHECK_FAILED
-    assert "declared seed-independent, but measured 3 and 4" in v.reasons[0]
+    assert "declared the same at every seed, but measured 3 and 4" in v.reasons[0]
 
 
 SPREAD = [0.987 + 0.02 * ((i % 2) * 2 - 1) for i in range(100)]  # mean 0.987, se 0.002 per seed
@@ -224,15 +227,20 @@ def test_a_statistical_check_is_decided_pooled_and_shows_no_count_of_seeds():
     # (se 0.0009) it does: the paper's number is contradicted
     v = sweep_verdicts(["B11"], [sweep(*(stat(s) for s in range(5)))])["B11"]
     assert v.verdict == NOT_REPRODUCED
-    assert v.phrase == "does not reproduce: contradicted pooled over 5 seeds (500 trials)"
+    assert v.phrase == "does not reproduce: contradicted on 500 trials pooled over 5 seeds"
     # stated as a finding ("< 0.99"), the same data establish the shortfall, pooled only
     books = [stat(s, "finding", "<") for s in range(5)]
     assert not books[0].checks[0].passed and books[0].checks[0].result == "OPEN"
     v = sweep_verdicts(["B11"], [sweep(*books)])["B11"]
     assert v.verdict == NOT_REPRODUCED
-    assert v.phrase == "does not reproduce: finding pooled over 5 seeds (500 trials)"
-    assert v.reasons == (
-        "mean corr: ours 0.987 ± 0.0009 (500 trials) (pooled over 5 seeds); the paper: > 0.99",
+    assert v.phrase == "does not reproduce: a finding established on 500 trials pooled over 5 seeds"
+    assert v.findings == (
+        "mean corr: 0.987 ± 0.0009 on 500 trials pooled over 5 seeds, against the paper's > 0.99",
+    )
+    # established pooled only: every seed's own sample is named as not bearing it out
+    (marginal,) = v.marginal
+    assert marginal.startswith(
+        "mean corr: established pooled (0.987 ± 0.0009); alone, seeds 0, 1, 2, 3 and 4"
     )
     # one seed alone does not establish it
     assert sweep_verdicts(["B11"], [sweep(books[0])])["B11"].verdict == NOT_ESTABLISHED
@@ -243,14 +251,17 @@ def test_a_finding_that_the_authors_artifact_also_shows_qualifies_the_text():
     books = [stat(s, "finding", "<", artifact=stored) for s in range(5)]
     v = sweep_verdicts(["B11"], [sweep(*books)])["B11"]
     assert v.verdict == QUALIFIED
-    (reason,) = v.reasons
-    assert "the paper > 0.99" in reason and "ours 0.987 ± 0.0009 (500 trials)" in reason
-    assert "the authors' stored Fig. 6a (figures/x.pdf): 0.9866, consistent with ours" in reason
+    (reason,) = v.qualifications
+    assert reason == (
+        "mean corr: 0.987 ± 0.0009 on 500 trials pooled over 5 seeds, against the paper's > 0.99, "
+        "and the authors' stored Fig. 6a (figures/x.pdf): 0.9866, consistent with ours"
+    )
+    assert "authors' own" not in " ".join(v.reasons)  # information, no sentence about whose result
     # an artifact that shows another value leaves the finding standing, quoting all three
     far = Artifact("the authors' stored Fig. 6a (figures/x.pdf)", 0.995, trials=100)
     v = sweep_verdicts(["B11"], [sweep(*(stat(s, "finding", "<", artifact=far) for s in range(5)))])["B11"]
     assert v.verdict == NOT_REPRODUCED
-    assert "0.995, not consistent with ours" in v.reasons[0] and "the paper: > 0.99" in v.reasons[0]
+    assert "0.995, not consistent with ours" in v.reasons[0] and "the paper's > 0.99" in v.reasons[0]
 
 
 def test_an_artifact_is_compared_with_the_noise_of_a_mean_over_its_trials():
@@ -285,7 +296,7 @@ def test_a_count_check_is_a_rate_pooled_over_every_trial_of_every_seed():
     books = [count(s, 1 if s in (2, 3) else 0) for s in range(5)]
     v = sweep_verdicts(["B10"], [sweep(*books)])["B10"]
     assert v.verdict == REPRODUCED
-    assert v.phrase == "reproduced: pooled over 5 seeds (500 trials)"
+    assert v.phrase == "reproduced: holds on 500 trials pooled over 5 seeds"
     (series,) = series_of(sweep(*books))
     assert series.ours() == "2 of 500 trials (0.4%; 98% interval 0.089% to 1.8%)"
     # a rate the data establish above what the claim allows contradicts it
@@ -306,15 +317,15 @@ def test_a_statistical_check_that_misses_at_one_seed_but_holds_pooled_does_not_c
     assert not books[0].checks[0].passed and books[0].checks[0].result == "OPEN"
     v = sweep_verdicts(["B10"], [sweep(*books)])["B10"]
     assert v.verdict == REPRODUCED
-    assert v.phrase == "reproduced: holds at 5 of 5 seeds; pooled over 5 seeds (500 trials)"
+    assert v.phrase == "reproduced: holds at all 5 seeds and on 500 trials pooled over 5 seeds"
     # a check decided seed by seed still counts at each seed
     books[2] = mixed(2, high, count_passed=False)
     v = sweep_verdicts(["B10"], [sweep(*books)])["B10"]
     assert v.verdict == PARTIAL
-    assert v.phrase.startswith("holds at some seeds: holds at 4 of 5 seeds (failed at 2)")
+    assert v.phrase.startswith("holds at some seeds: holds at 4 of 5 seeds (fails at 2)")
 
 
-def test_a_measurement_qualifies_a_claim_when_established_pooled_and_never_fails_it():
+def test_a_measurement_is_shown_beyond_the_paper_and_never_qualifies_or_fails_a_claim():
     # a drift of -0.04 ± 0.02 per seed: not established at one seed (z = 2), established over 5
     def measured(seed, change=-0.04):
         sample = sample_of("estimate", [change], [0.02])
@@ -325,10 +336,10 @@ def test_a_measurement_qualifies_a_claim_when_established_pooled_and_never_fails
     books = [measured(s) for s in range(5)]
     assert not books[0].checks[1].passed and books[0].checks[1].line.startswith("[OPEN] A3 (measurement)")
     v = sweep_verdicts(["A3"], [sweep(*books)])["A3"]
-    assert v.verdict == QUALIFIED and v.counts["measurements"] == 1 and v.counts["failed"] == 0
-    assert v.reasons == (
-        "measurement established: drift (pooled over 5 seeds: -0.0400 ± 0.009 (5 estimates))",
-    )
+    # established: beside the claim, not its qualification (A3 was "qualified" by two such)
+    assert v.verdict == REPRODUCED and v.counts["measurements"] == 1 and v.counts["failed"] == 0
+    assert v.qualifications == () and v.marginal == ()
+    assert v.beyond == v.reasons == ("drift: -0.0400 ± 0.009 on 5 estimates pooled over 5 seeds",)
     # no drift: not established, listed as such; the claim stays reproduced
     v = sweep_verdicts(["A3"], [sweep(*(measured(s, 0.0) for s in range(5)))])["A3"]
     assert v.verdict == REPRODUCED and v.counts["failed"] == 0
@@ -448,3 +459,262 @@ def test_load_sweeps_sets_aside_a_seed_run_with_other_ntpnb_sources(tmp_path):
     (loaded,) = load_sweeps(layout, [book])
     assert loaded.seeds == (0, 1, 3)  # an unknown package (an older manifest) is not a difference
     assert "ran with other ntpnb sources than the book's seed" in loaded.excluded[2]
+
+
+# -- protocols, marginal checks, instances, the words ------------------------------------------
+
+
+def mean_check(
+    seed, claim, what, values, target=0.99, kind="claim", relation=">", protocol="", artifact=None
+):
+    """A statistical check of ``values`` (one seed's trials) against ``target``."""
+    sample = sample_of("mean", values)
+    passed = sample.decide(relation, target, 0.0, kind)
+    return Check(
+        claim,
+        what,
+        sample.estimate()[0],
+        relation,
+        target,
+        0.0,
+        f"> {target:g}",
+        passed,
+        "paper",
+        kind,
+        sample.describe(target),
+        sample,
+        artifact=artifact,
+        protocol=protocol,
+    )
+
+
+HIGH = [0.995 + 0.004 * ((i % 2) * 2 - 1) for i in range(100)]  # mean 0.995: "> 0.99" holds
+LOW = [0.946 + 0.02 * ((i % 2) * 2 - 1) for i in range(100)]  # mean 0.946: contradicted
+
+
+def test_a_claim_with_protocols_is_decided_under_each_and_qualified_where_they_differ():
+    """B10: the authors' loss gives the paper's outcome, the paper's stated loss does not."""
+    books = [
+        record(
+            s,
+            mean_check(s, "B10", "mean corr", HIGH, protocol="authors' loss"),
+            mean_check(s, "B10", "mean corr", LOW, protocol="paper's loss"),
+            check(claim="B10", what="common"),
+        )
+        for s in range(5)
+    ]
+    # the same check under two protocols is two series
+    assert len(series_of(sweep(*books))) == 3
+    v = verdict_of(*books, claim="B10")
+    authors, papers = v.protocols
+    assert (authors.key, authors.verdict) == ("authors' loss", REPRODUCED)
+    assert authors.words.startswith("the loss the authors' code trains")
+    assert (papers.key, papers.verdict) == ("paper's loss", NOT_REPRODUCED)
+    assert papers.why == (
+        "[paper's loss] mean corr: 0.946 ± 0.0009 on 500 trials pooled over 5 seeds, "
+        "against the paper's > 0.99"
+    )
+    # the claim's verdict is the first protocol's, qualified by the other's (with its number)
+    assert v.verdict == QUALIFIED
+    assert v.basis == authors.basis == "holds at all 5 seeds and on 500 trials pooled over 5 seeds"
+    (qualification,) = v.qualifications
+    assert qualification.startswith(
+        "decided under [authors' loss] (reproduced); under [paper's loss]: does not reproduce, "
+        "[paper's loss] mean corr: 0.946 ± 0.0009"
+    )
+    assert (
+        v.why == "[authors' loss] mean corr: 0.995 ± 0.0002 on 500 trials pooled over 5 seeds, "
+        "against the paper's > 0.99"
+    )
+    # both protocols' evidence is listed, each with its protocol
+    assert [(e.protocol, e.outcome) for e in v.evidence] == [
+        ("authors' loss", "holds"),
+        ("paper's loss", "fails"),
+        ("", "holds"),
+    ]
+    # where the protocols agree there is nothing to qualify
+    same = [
+        record(
+            s,
+            *(mean_check(s, "B10", "mean corr", HIGH, protocol=p) for p in ("authors' loss", "paper's loss")),
+        )
+        for s in range(3)
+    ]
+    v = verdict_of(*same, claim="B10")
+    assert v.verdict == REPRODUCED and [p.verdict for p in v.protocols] == [REPRODUCED, REPRODUCED]
+    # a negative first protocol is the claim's verdict, the other shown beside it
+    flipped = [
+        record(
+            s,
+            mean_check(s, "B10", "mean corr", LOW, protocol="authors' loss"),
+            mean_check(s, "B10", "mean corr", HIGH, protocol="paper's loss"),
+        )
+        for s in range(5)
+    ]
+    v = verdict_of(*flipped, claim="B10")
+    assert v.verdict == NOT_REPRODUCED and v.protocols[1].verdict == REPRODUCED
+    # no check names a protocol: one verdict, no split
+    assert verdict_of(record(0, check(claim="B10")), claim="B10").protocols == ()
+
+
+def test_an_artifact_excuses_a_missed_number_only_under_the_first_protocol():
+    """B11: a finding of the unfiltered trials is not excused by the authors' (filtered) figure."""
+    stored = Artifact("the authors' stored Fig. 6a", 0.9866, trials=100)
+    values = [0.987 + 0.02 * ((i % 2) * 2 - 1) for i in range(100)]
+
+    def books(protocol):
+        return [
+            record(
+                s,
+                check(claim="B11", what="local above global"),
+                mean_check(s, "B11", "mean corr", values, 0.99, "finding", "<", protocol, stored),
+            )
+            for s in range(5)
+        ]
+
+    first = verdict_of(*books("authors' filter"), claim="B11")
+    assert first.verdict == QUALIFIED and first.protocols[0].verdict == QUALIFIED
+    assert "the authors' stored Fig. 6a: 0.9866, consistent with ours" in first.qualifications[0]
+    other = verdict_of(*books("every trial"), claim="B11")
+    assert [(p.key, p.verdict) for p in other.protocols] == [
+        ("authors' filter", REPRODUCED),
+        ("every trial", NOT_REPRODUCED),
+    ]
+    assert other.verdict == QUALIFIED
+    assert "under [every trial]: does not reproduce" in other.qualifications[0]
+    # the artifact is quoted as information beside the standing finding
+    assert other.notes == (
+        "[every trial] mean corr: the authors' stored Fig. 6a: 0.9866, consistent with ours",
+    )
+    # a protocol-free check follows every protocol, the authors' too: it may be excused, under
+    # every protocol's verdict
+    assert verdict_of(*books(""), claim="B11").verdict == QUALIFIED
+    free = [
+        record(s, *r.checks, mean_check(s, "B11", "kept corr", HIGH, protocol="every trial"))
+        for s, r in enumerate(books(""))
+    ]
+    v = verdict_of(*free, claim="B11")
+    assert [(p.key, p.verdict) for p in v.protocols] == [
+        ("authors' filter", QUALIFIED),
+        ("every trial", QUALIFIED),
+    ]
+    assert v.verdict == QUALIFIED and len(v.qualifications) == 1  # the protocols agree
+
+
+def test_a_check_that_holds_pooled_but_not_at_some_seeds_alone_is_marginal():
+    """B11's global distance: q = 0.020 pooled; seeds 2 and 3 alone give a smaller q."""
+    weak = [0.985 + 0.01 * ((i % 2) * 2 - 1) for i in range(100)]  # alone: "> 0.99" contradicted
+    books = [record(s, mean_check(s, "B11", "mean corr", weak if s in (2, 3) else HIGH)) for s in range(5)]
+    assert [c.result for r in books for c in r.checks] == ["PASS", "PASS", "OPEN", "OPEN", "PASS"]
+    v = verdict_of(*books, claim="B11")
+    assert v.verdict == REPRODUCED  # marginal is said beside the verdict, not in it
+    assert v.marginal == (
+        "mean corr: holds pooled (0.991 ± 0.0004); alone, seeds 2 and 3 do not bear it out "
+        "(0.985 ± 0.001, 0.985 ± 0.001)",
+    )
+    # every seed bears it out: nothing marginal
+    assert (
+        verdict_of(
+            *(record(s, mean_check(s, "B11", "mean corr", HIGH)) for s in range(3)), claim="B11"
+        ).marginal
+        == ()
+    )
+
+
+def instance_check(seed, value, target=0.8):
+    sample = sample_of("instances", [value], establish=True)  # "the ratio exceeds 0.8"
+    passed = sample.decide(">", target, 0.0, "claim")
+    return Check(
+        "A15", "ratio", value, ">", target, 0.0, "", passed, "paper", "claim", sample.describe(target), sample
+    )
+
+
+def test_an_instances_check_is_decided_over_the_seeds_and_not_at_one():
+    one = record(0, instance_check(0, 0.9), check(claim="A15", what="other"))
+    assert one.checks[0].result == "OPEN" and "not decided alone" in one.checks[0].measured
+    v = verdict_of(one, claim="A15")
+    assert v.verdict == QUALIFIED  # the other evidence holds; this one cannot be decided here
+    assert v.qualifications[0].startswith("not decided by this run: ratio")
+    assert v.evidence[0].outcome == "not decided"
+    assert verdict_of(record(0, instance_check(0, 0.9)), claim="A15").verdict == NOT_ESTABLISHED
+    values = (0.90, 0.86, 0.96, 0.92, 0.88)
+    v = verdict_of(*(record(s, instance_check(s, x)) for s, x in enumerate(values)), claim="A15")
+    assert v.verdict == REPRODUCED and v.basis == "holds on 5 instances pooled over 5 seeds"
+    assert v.marginal == ()  # every seed's line is open (one instance), but none could decide alone
+    assert "5 instances from 0.86 to 0.96" in v.evidence[0].ours
+    # one instance far below the others: the spread between instances leaves "> 0.8" unestablished
+    spread = (0.90, 0.86, 0.96, 0.92, 0.60)
+    v = verdict_of(*(record(s, instance_check(s, x)) for s, x in enumerate(spread)), claim="A15")
+    assert v.verdict == NOT_REPRODUCED
+
+
+def test_p_values_capped_at_one_are_noted_as_testing_nothing():
+    def capped(seed):
+        sample = sample_of("pvalue", [1.0])
+        passed = sample.decide(">", 0.01, 0.0, "sanity")
+        return record(
+            seed,
+            check(claim="A3"),
+            Check(
+                "A3",
+                "nested vs independent",
+                1.0,
+                ">",
+                0.01,
+                0.0,
+                "",
+                passed,
+                "paper",
+                "sanity",
+                "p = 1",
+                sample,
+            ),
+        )
+
+    v = verdict_of(*(capped(s) for s in range(5)), claim="A3")
+    assert v.verdict == REPRODUCED
+    assert v.notes == (
+        "A3 (sanity) nested vs independent: every p-value is 1, so Fisher's method can reject nothing "
+        "and the check tests nothing (a p-value capped by a correction, min(1, k p), is no input for it)",
+    )
+
+
+def test_why_is_one_sentence_chosen_by_the_stated_rule():
+    quoted = check(what="with the paper", paper="> 0", measured="2")
+    v = verdict_of(*(record(s, check(what="first"), quoted) for s in range(3)))
+    assert v.why == "with the paper: 2 at all 3 seeds, against the paper's > 0"  # the first quoting the paper
+    v = verdict_of(*(record(s, check(what="first"), check(what="second")) for s in range(3)))
+    assert v.why == "first: 1 at all 3 seeds, required > 0"  # else the first evidence check
+    v = verdict_of(*(record(s, check("sanity", what="identity")) for s in range(2)))
+    assert (
+        v.why == "only checks of the code and setting, which a false claim would pass too: "
+        "identity: 1 at all 2 seeds"
+    )
+    v = verdict_of(
+        record(0, check(what="holds"), check(what="breaks")),
+        record(1, check(what="holds"), check(what="breaks", passed=False)),
+    )
+    assert v.verdict == PARTIAL and v.why == "breaks: fails at seed 1 (measured 1, required > 0)"
+    for verdict in (v, verdict_of(*(record(s, quoted) for s in range(3)))):
+        assert (
+            ";" not in verdict.why
+            and "(paper)" not in verdict.phrase
+            and "seed-independent" not in verdict.phrase
+        )
+
+
+def test_verdict_words_need_no_code():
+    """No profile tags, no "seed-independent" beside "k of N"; the evidence as data for a card."""
+    fixed = check("claim", what="corpus", measured="7", seed_independent=True)
+    v = verdict_of(*(record(s, check(value=float(s), measured=str(s)), fixed) for s in range(5)))
+    assert v.phrase == "reproduced: holds at all 5 seeds and once, on data the same at every seed"
+    first, once = v.evidence
+    assert (first.what, first.ours, first.spread, first.decided, first.outcome) == (
+        "x",
+        "0",
+        "0 to 4 over the 5 seeds",
+        "at all 5 seeds",
+        "holds",
+    )
+    assert (first.notebook, first.required, first.kind, first.protocol) == ("01_demo", "> 0", "claim", "")
+    assert once.decided == "once, the same at every seed"

@@ -287,3 +287,87 @@ def test_a_check_returns_whether_it_held_and_shows_nothing_as_a_cells_value(log)
     outcome = log.check("A1", "gap", 0.5, ">", 0.0)
     assert outcome and not log.check("A1", "gap", -0.5, ">", 0.0)
     assert DisplayFormatter().format(outcome) == ({}, {})  # no stray "True" under the cell
+
+
+# ----------------------------------------------------------------------------- failed lines, protocols
+@pytest.mark.parametrize(
+    ("value", "relation", "target", "tol", "printed"),
+    [
+        (1.0000665, "~", 1.0, 1e-6, "1.0001"),  # 4 digits would print 1.000, which holds
+        (0.99999994, "==", 1.0, 0.0, "0.9999999"),
+        (1.00001e-12, "<=", 1.000005e-12, 0.0, "1.00001e-12"),
+        (-0.5, "~", -1.0, 0.02, "-0.5000"),  # 4 digits already show it
+        (0.1 + 0.2, "<=", 0.3, 0.0, "0.30000000000000004"),  # only the float's own 17 digits
+    ],
+)
+def test_a_failed_check_prints_the_digits_that_show_its_failure(
+    log, capsys, value, relation, target, tol, printed
+):
+    assert not log.check("A2", "ratio", value, relation, target, tol=tol)
+    line = capsys.readouterr().out.splitlines()[1]
+    assert line.startswith(f"       measured {printed}; required")
+    # the printed number itself violates the requirement; one digit fewer would not
+    from ntpnb.chapter.claims import RELATIONS
+
+    assert not RELATIONS[relation](float(printed), target, tol)
+
+
+def test_a_passing_check_keeps_its_rounding(log, capsys):
+    log.check("A2", "ratio", 1.0000004, "~", 1.0, tol=1e-6)
+    assert "measured 1.000; required = 1 ± 1e-06" in capsys.readouterr().out
+
+
+def test_a_check_under_a_protocol_names_it_and_an_undeclared_one_is_refused(log, capsys):
+    from ntpnb.chapter.claims import CHECK_LINE
+
+    log.check("B10", "mean corr", 0.995, ">", 0.99, protocol="paper's loss")
+    log.check("B10", "mean corr", 0.995, ">", 0.99, kind="sanity", protocol="authors' loss")
+    log.check("B10", "mean corr", 0.995, ">", 0.99)
+    first, _, second, _, third, _ = capsys.readouterr().out.splitlines()
+    assert first == "[PASS] B10 [paper's loss] mean corr"
+    assert second == "[PASS] B10 (sanity) [authors' loss] mean corr"
+    parsed = [
+        CHECK_LINE.match(line).group("claim", "kind", "protocol", "what") for line in (first, second, third)
+    ]
+    assert parsed == [
+        ("B10", None, "paper's loss", "mean corr"),
+        ("B10", "sanity", "authors' loss", "mean corr"),
+        ("B10", None, None, "mean corr"),
+    ]
+    assert load_chapter_record(log.path).checks[0].protocol == "paper's loss"
+    with pytest.raises(
+        InvalidDataError,
+        match=r"protocol \[paper loss\] is not declared for it .*\[authors' loss\], \[paper's loss\]",
+    ):
+        log.check("B10", "mean corr", 0.995, ">", 0.99, protocol="paper loss")
+    with pytest.raises(
+        InvalidDataError, match=r"protocol \[every trial\] is not declared .*\(its protocols: none\)"
+    ):
+        log.check("A1", "gap", 0.5, ">", 0.0, protocol="every trial")
+    assert [c.protocol for c in log.checks] == ["paper's loss", "authors' loss", ""]
+
+
+def test_an_older_record_without_protocols_or_floors_loads():
+    from ntpnb.chapter.claims import Check
+
+    old = {
+        "claim": "A4",
+        "what": "p",
+        "value": 0.5,
+        "relation": ">",
+        "target": 0.01,
+        "tol": 0.0,
+        "passed": True,
+    }
+    old["sample"] = {
+        "test": "pvalue",
+        "values": [0.5],
+        "errors": [],
+        "trials": 0,
+        "level": 0.01,
+        "establish": False,
+    }
+    check = Check.from_json(old, "paper")
+    assert check.protocol == "" and check.sample.floors == ()
+    with pytest.raises(InvalidDataError, match="not a protocol's key"):
+        Check.from_json(dict(old, protocol="[x]"), "paper")

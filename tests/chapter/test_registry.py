@@ -153,3 +153,24 @@ def test_readme_lists_the_claims_each_chapter_checks():
         assert _expand(rows[path.stem[:2]]) == _checked_ids(path.read_text()), path.stem
     every = set().union(*(_checked_ids(p.read_text()) for p in sources))
     assert every == set(CLAIMS), f"no chapter checks {sorted(set(CLAIMS) - every)}"
+
+
+def test_protocols_are_declared_where_the_paper_and_the_authors_code_differ():
+    from ntpnb.chapter.registry import PROTOCOL_KEY, _protocols
+
+    assert list(CLAIMS["B10"].protocols) == ["authors' loss", "paper's loss"]  # the first decides
+    assert list(CLAIMS["B11"].protocols) == ["authors' filter", "every trial"]
+    assert "softmax" in CLAIMS["B10"].protocols["authors' loss"]
+    assert "c_y^\\top" in CLAIMS["B10"].protocols["paper's loss"]
+    assert {cid for cid, spec in CLAIMS.items() if spec.protocols} == {"B10", "B11"}
+    for spec in CLAIMS.values():
+        for key, words in spec.protocols.items():
+            assert PROTOCOL_KEY.match(key) and words.strip() and "|" not in words
+    # the filter's threshold is a parameter of chapter 7 (drop_corr), not typed here again
+    assert not re.search(r"\d", "".join(CLAIMS["B11"].protocols.values()))
+    with pytest.raises(NTPError, match="one protocol is no choice"):
+        _protocols("B10", {"authors' loss": "x"})
+    with pytest.raises(NTPError, match="a key of words"):
+        _protocols("B10", {"authors' loss": "x", "paper [loss]": "y"})
+    with pytest.raises(NTPError, match="a key of words"):
+        _protocols("B10", {"authors' loss": "x", "paper's loss": "a | b"})
