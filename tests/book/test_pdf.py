@@ -46,9 +46,8 @@ from conftest import ROOT
 logging.getLogger("pypdf").setLevel(logging.ERROR)
 
 #: The most pages the quick-profile book may print to: the issue's bound for the paper book. The
-#: quick book has the paper book's text and figures (its runs are shorter, not its pages): 116
-#: pages when this was written, against the paper book's 135 (the HTML edition printed as it was:
-#: 300).
+#: quick book has the paper book's text and figures (its runs are shorter, not its pages): 131
+#: pages when this was written, the paper book 138 (the HTML edition printed as it was: 300).
 MAX_PAGES = 150
 #: Where the page's text ends above the footer (points from the bottom: the 16 mm margin).
 BODY_BOTTOM = 16 / 25.4 * 72
@@ -180,10 +179,13 @@ class FakeTab:
         self.prints += 1
         return a_pdf(8, self.layout(self.fills))
 
-    def evaluate(self, script, pages):
+    def evaluate(self, script, argument):
+        if "ntpnb-print-draft" in script:  # the first print is a draft, the others not
+            assert argument == (self.prints == 0), (self.prints, argument)
+            return
         assert "ntpnb-print-page-number" in script
         self.fills += 1
-        self.filled.append(pages)
+        self.filled.append(argument)
 
 
 def test_the_book_is_printed_again_once_its_contents_have_their_page_numbers():
@@ -451,7 +453,8 @@ def test_the_contents_give_each_page_and_chapter_section_the_page_it_starts_on(p
     assert {key: contents.get(key) for key in wanted} == wanted
     for key, number in wanted.items():  # the page numbered is the one the heading is printed on
         title = next(t for _, t, p, _ in printed.outline if _key(t) == key and p + 1 == number)
-        assert key == "Introduction" or normal(title)[:40] in printed.texts[number - 1], (title, number)
+        start = " ".join(normal(title).split()[:2])  # "3.3. Claim": what follows may be math
+        assert key == "Introduction" or start in printed.texts[number - 1], (title, number)
 
 
 @pytest.mark.slow
@@ -480,5 +483,6 @@ def test_the_book_fits_its_pages_and_its_page_count(printed, record_property):
     record_property("pdf_pages", pages)
     assert pages <= MAX_PAGES
     # nothing was wider than the paper: Chromium shrinks the whole book to fit a page that is
+    # (a rounding of a hundredth of a pixel shrinks it by 2e-5)
     scales = [scale for page in printed.reader.pages for _, _, scale in _content(page)[0]]
-    assert sum(abs(s - PIXEL) < 1e-6 for s in scales) > 0.99 * len(scales), set(scales)
+    assert sum(abs(s / PIXEL - 1) < 0.001 for s in scales) > 0.99 * len(scales), set(scales)
