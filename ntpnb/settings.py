@@ -318,6 +318,12 @@ TEMPER_LOG_BETA_RTOL: float = 4 * FLOAT64_EPS
 #: Monte Carlo p-values (:mod:`ntpnb.statistics`): a simulated statistic at least the observed
 #: one less this times ``max(1, observed)`` counts as at least as extreme.
 PVALUE_TIE_RTOL: float = 1e-9
+#: A p-value within this (relative) of its Monte Carlo floor counts as at the floor (the floor and
+#: the p-value are computed alike, ``1 / (n + 1)`` and ``(1 + 0) / (n + 1)``: equal bits).
+PVALUE_FLOOR_RTOL: float = 1e-9
+#: A combined p-value printed as a bound is not printed below this (Fisher's combination
+#: underflows there; the bound stays true).
+PVALUE_PRINT_MIN: float = 1e-300
 
 #: A margin of a zero-margin direction ``D`` (:func:`~ntpnb.linear.experiments.entropy.zero_margin_ray`)
 #: counts as 0 when at most this times ``||D|| max_j ||h_j||`` (the others are near 1 and above).
