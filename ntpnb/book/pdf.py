@@ -65,8 +65,11 @@ SCREENSHOT_CHAPTER = "03_gd_implicit_bias"
 SCREENSHOT_NAME = "screenshot.png"
 #: The screenshot's size: a laptop's window.
 SCREENSHOT_SIZE = {"width": 1366, "height": 900}
-#: The page format and margins of the PDF.
-PAGE = {"format": "A4", "margin": {"top": "14mm", "bottom": "16mm", "left": "12mm", "right": "12mm"}}
+#: The PDF's margins (mm) on its A4 paper (210 mm wide), and its page format as Chromium takes it.
+MARGINS_MM = {"top": 14, "bottom": 16, "left": 12, "right": 12}
+PAGE = {"format": "A4", "margin": {side: f"{mm}mm" for side, mm in MARGINS_MM.items()}}
+#: The width of a printed page's text in CSS pixels (96 to the inch), at which the book is laid out.
+PRINT_WIDTH = round((210 - MARGINS_MM["left"] - MARGINS_MM["right"]) / 25.4 * 96)
 
 
 def chromium() -> Path:

@@ -29,6 +29,7 @@ from pypdf import PdfReader, PdfWriter
 from ntpnb.book.pdf import (
     CHROMIUM_ENV,
     LEFT_OUT,
+    MARGINS_MM,
     MAX_PRINTS,
     PDF_NAME,
     chromium,
@@ -49,8 +50,8 @@ logging.getLogger("pypdf").setLevel(logging.ERROR)
 #: quick book has the paper book's text and figures (its runs are shorter, not its pages): 131
 #: pages when this was written, the paper book 138 (the HTML edition printed as it was: 300).
 MAX_PAGES = 150
-#: Where the page's text ends above the footer (points from the bottom: the 16 mm margin).
-BODY_BOTTOM = 16 / 25.4 * 72
+#: Where the page's text ends above the footer (points from the bottom: the bottom margin).
+BODY_BOTTOM = MARGINS_MM["bottom"] / 25.4 * 72
 #: Chromium prints a CSS pixel as 0.75 pt; a page laid out wider than the paper is scaled down.
 PIXEL = 0.75
 
