@@ -212,9 +212,9 @@ def with_outline(pdf: bytes, outline: list[dict[str, Any]]) -> bytes:
 def print_numbered(tab: Any, contents: list[str], **options: Any) -> bytes:
     """Print ``tab`` until the page numbers in its contents (the ids ``contents``) are those printed.
 
-    A first print, a draft whose images are not drawn (they keep their place), finds each entry's
-    page; the numbers are written into the contents (whose length they do not change: the slots
-    have a fixed width) and the book printed again, until a print agrees with its contents.
+    The first print finds each entry's page; the numbers are written into the contents (whose
+    length they do not change: the slots have a fixed width) and the book printed again, until a
+    print agrees with its contents.
 
     Raises
     ------
@@ -222,8 +222,7 @@ def print_numbered(tab: Any, contents: list[str], **options: Any) -> bytes:
         If the numbers do not settle within :data:`MAX_PRINTS` prints, or an entry has no page.
     """
     shown: dict[str, int] | None = None
-    for count in range(MAX_PRINTS):
-        tab.evaluate(_DRAFT, count == 0)
+    for _ in range(MAX_PRINTS):
         pdf = tab.pdf(**options)
         found = destinations(pdf)
         missing = [id_ for id_ in contents if id_ not in found]
@@ -237,15 +236,6 @@ def print_numbered(tab: Any, contents: list[str], **options: Any) -> bytes:
     raise NTPError(f"the contents' page numbers did not settle in {MAX_PRINTS} prints of the book")
 
 
-#: Makes the page a draft (its images hidden in their place: drawing them is most of a print), or not.
-_DRAFT = """(draft) => {
-    document.getElementById('ntpnb-print-draft')?.remove();
-    if (!draft) return;
-    const style = document.createElement('style');
-    style.id = 'ntpnb-print-draft';
-    style.textContent = 'img, svg { visibility: hidden !important; }';
-    document.head.append(style);
-}"""
 #: Writes each contents entry's page number into its slot.
 _FILL_PAGE_NUMBERS = """(pages) => {
     for (const slot of document.querySelectorAll('.ntpnb-print-page-number'))
