@@ -11,6 +11,7 @@ Run from the repository root::
     python -m benchmarks --notebooks     # also time each chapter on one core and the paper run
     python -m benchmarks --any-seed      # also run every chapter at seeds 100-119 (20-40 minutes)
     python -m benchmarks.seeds           # only that: how many runs complete, and why the others stop
+    python -m benchmarks --chapter-times # only each chapter on one core: the times ntpnb list shows
 
 It prints one table per problem, each method's time at each size with the fitted scaling exponent
 (and draws it: time against size on log-log axes, one figure per table):
@@ -35,7 +36,10 @@ It prints one table per problem, each method's time at each size with the fitted
   stop's one-line reason (:mod:`benchmarks.seeds`; ``--tree`` reads an earlier run's output tree);
 * with ``--notebooks``, each chapter alone on one CPU at the paper and the quick profile, and the
   whole paper run with ``--jobs`` (default 2), each into a temporary output tree (every notebook
-  executed), beside the targets of ``benchmarks.notebooks`` and whether each is met.
+  executed), beside the targets of ``benchmarks.notebooks`` and whether each is met. The one-core
+  times are written to ``benchmarks/chapter_times.json`` (committed, with the machine, the date,
+  the commit and the sources they ran): the times ``ntpnb list`` shows, said stale once the
+  sources change (``--chapter-times`` measures only them).
 
 The page starts with the machine of the run (CPU, cores, BLAS, Python, numpy, the date, the load),
 the chapters' times and a summary of every fitted exponent.
