@@ -17,9 +17,10 @@ from numpy.typing import ArrayLike
 
 from ...errors import GenerationError, InvalidDataError
 from ...linalg import least_squares
-from ...parallel import _seeded_trial, parallel_map, trial_generators
+from ...parallel import _seeded_trial, parallel_map, run_sweep, trial_generators
+from ...statistics import fisher_pvalue
 from ...validation import as_count, as_float_array, as_generator
-from ..condition_thresholds import NestedTrial, nested_trial, random_instance
+from ..condition_thresholds import NestedTrial, condition_trial, nested_trial, random_instance
 from ..constraints import ntp_constraints
 from ..ntp_data import NTPData, check_decoder, require_data
 from ..separability import is_compatible, is_separable
@@ -33,6 +34,9 @@ __all__ = [
     "nested_sweep",
     "nested_curve",
     "crossing_point",
+    "DesignComparison",
+    "NestedVsIndependent",
+    "nested_vs_independent",
     "CountBelowThreshold",
     "count_below_threshold",
     "find_instance",
@@ -158,6 +162,129 @@ def crossing_point(curve: ConditionCurve, key: str, level: float = 0.5) -> int |
         return None
     i = int(above[0])
     return i - 1 if i > 0 and level - frac[i - 1] < frac[i] - level else i
+
+
+#: The conditions a sweep decides, in the order the chapter compares them.
+CONDITIONS: tuple[str, ...] = ("compatible", "separable")
+
+
+@dataclass(frozen=True)
+class DesignComparison:
+    """One condition of one configuration where its nested curve is nearest 1/2: the two designs' counts."""
+
+    V: int
+    S: int
+    #: ``"compatible"`` or ``"separable"``.
+    condition: str
+    #: The grid index of the nested curve (:func:`crossing_point`).
+    index: int
+    #: The dimension the independent instances were drawn at.
+    d: int
+    #: Nested draws, of ``n``, where the condition holds at ``index``.
+    nested: int
+    #: Independent instances, of ``n``, where it holds at ``d``.
+    independent: int
+    #: Draws of each design.
+    n: int
+
+    @property
+    def pvalue(self) -> float:
+        """Fisher's exact two-sided p-value that the two counts share one probability (uncorrected)."""
+        return fisher_pvalue(self.nested, self.n, self.independent, self.n)
+
+
+@dataclass(frozen=True)
+class NestedVsIndependent:
+    """The comparisons of :func:`nested_vs_independent`, and the ambiguous independent draws replaced."""
+
+    rows: tuple[DesignComparison, ...]
+    #: Numerically ambiguous independent draws, each replaced by a fresh draw.
+    ambiguous: int
+
+    def pvalues(self, condition: str) -> list[float]:
+        """The p-values of one condition's comparisons, one per configuration: independent draws.
+
+        Raises
+        ------
+        InvalidDataError
+            If ``condition`` is not ``"compatible"`` or ``"separable"``.
+        """
+        if condition not in CONDITIONS:
+            raise InvalidDataError(f"unknown condition {condition!r}; use 'compatible' or 'separable'")
+        return [row.pvalue for row in self.rows if row.condition == condition]
+
+
+def nested_vs_independent(
+    points: Sequence[Mapping[str, Any]],
+    curves: Sequence[ConditionCurve],
+    n_draws: int,
+    seed: int = 0,
+    offset: int = 0,
+) -> NestedVsIndependent:
+    """Each nested curve against ``n_draws`` independent instances where it is nearest 1/2.
+
+    For every configuration (a point of :func:`nested_sweep`, ``{"m", "V", "S", "d"}``, with its
+    :func:`nested_curve`) and every condition it decides (compatibility only where there are
+    equations, ``S > 1``), the grid index nearest 1/2 (:func:`crossing_point`); at its ``d``
+    (plus ``offset``: 0 compares the designs, another value draws the independent instances
+    elsewhere, a difference the comparison must find), ``n_draws`` independent instances
+    (:func:`~ntpnb.linear.condition_thresholds.condition_trial`, one ``run_sweep`` from
+    ``seed`` over the distinct ``(V, S, d)`` in sorted order). The rows of one condition come
+    from independent draws (one configuration each), so their p-values combine by Fisher's
+    method; the two conditions of a configuration share its nested draws.
+
+    Raises
+    ------
+    InvalidDataError
+        If points and curves differ in number, a point lacks a key, ``n_draws`` differs from
+        a curve's draws, or ``offset`` is not an integer or takes a dimension below 1.
+    """
+    points, curves = list(points), list(curves)
+    if len(points) != len(curves):
+        raise InvalidDataError(f"{len(points)} points but {len(curves)} curves")
+    if not all(isinstance(p, Mapping) and {"m", "V", "S", "d"} <= set(p) for p in points):
+        raise InvalidDataError("every point needs the keys m, V, S and d")
+    n_draws = as_count(n_draws, "n_draws")
+    if sizes := sorted({c.n_trials for c in curves} - {n_draws}):
+        raise InvalidDataError(
+            f"the independent design draws as many instances as the nested one: n_draws = {n_draws}, "
+            f"but a nested curve has {sizes[0]} draws"
+        )
+    if isinstance(offset, bool) or not isinstance(offset, (int, np.integer)):
+        raise InvalidDataError(f"offset must be an integer, got {offset!r}")
+    where = {}  # (V, S, condition) -> (m, grid index, independent d)
+    for point, curve in zip(points, curves, strict=True):
+        for condition in CONDITIONS if point["S"] > 1 else ("separable",):
+            if (i := crossing_point(curve, condition)) is not None:
+                d = tuple(point["d"])[i] + offset
+                if d < 1:
+                    raise InvalidDataError(f"offset {offset} takes d = {tuple(point['d'])[i]} to {d} < 1")
+                where[point["V"], point["S"], condition] = (point["m"], i, d)
+    grid = [
+        {"m": m, "d": d, "V": V, "S": S}
+        for V, S, d, m in sorted({(V, S, d, m) for (V, S, _), (m, _, d) in where.items()})
+    ]
+    counts, ambiguous = {}, 0
+    if grid:
+        for p, per in zip(grid, run_sweep(condition_trial, grid, n_draws, seed=seed), strict=True):
+            ambiguous += sum(r["ambiguous"] for r in per)
+            for condition in CONDITIONS:
+                counts[p["V"], p["S"], p["d"], condition] = sum(r[condition] for r in per)
+    curve_of = {(p["V"], p["S"]): c for p, c in zip(points, curves, strict=True)}
+    rows = tuple(
+        DesignComparison(
+            V,
+            S,
+            condition,
+            i,
+            d,
+            int(getattr(curve_of[V, S], condition)[i]),
+            counts[V, S, d, condition],
+            n_draws,
+        )
+        for (V, S, condition), (_, i, d) in where.items()
+    )
+    return NestedVsIndependent(rows, ambiguous)
 
 
 @dataclass(frozen=True)
