@@ -45,6 +45,7 @@ __all__ = [
     "lemma1_excess_risk",
 ]
 
+#: The losses :func:`make_problem` accepts (``loss=``), each defined in the module docstring.
 LOSSES: tuple[str, ...] = ("log", "squared", "ce", "squared_softmax")
 
 

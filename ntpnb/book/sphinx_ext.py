@@ -6,9 +6,7 @@
   the package ``sphinx-mathjax-offline``.
 * Each chapter page gets a Binder button and a download button for its Jupytext source
   ``notebooks/<name>.md``.
-* API pages (``book/api/``, one per part of the package): data and property docstrings are kept
-  from napoleon (:func:`_data_docstring`); a reference to an internal object links to its
-  public entry, or is unlinked code (:func:`_internal_reference`).
+* The API reference (``book/api/``, one page per module; :mod:`.api_reference`).
 * Every page is footed with when, from which commit and in which run it was executed
   (:mod:`.footers`, read from the output tree ``outputs/`` once per build).
 * The whole book's PDF (:mod:`.pdf`), where ``ntpnb book`` prints one (``ntpnb_book_pdf``): the
@@ -20,14 +18,9 @@
 
 from __future__ import annotations
 
-import functools
-import inspect
 import os
-import pkgutil
 import re
 import shutil
-import sys
-from contextlib import suppress
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -38,13 +31,12 @@ from sphinx.config import Config
 from sphinx.environment import BuildEnvironment
 from sphinx.errors import ExtensionError
 from sphinx.util import logging
-from sphinx.util.nodes import make_refnode
 from sphinx.util.osutil import relative_uri
 
 from ..chapter.layout import DEFAULT_OUTPUT_DIRNAME, OutputLayout
 from ..chapter.plotting import figure_cell_problems
 from ..errors import PathError
-from . import scoreboard
+from . import api_reference, scoreboard
 from .binder import DEFAULT_BINDERHUB, binder_url, source_of_chapter
 from .executed import read_notebook
 from .footers import Footers, read_footers
@@ -243,77 +235,6 @@ def _copy_sources(app: Sphinx, exception: Exception | None) -> None:
             shutil.copyfile(Path(app.srcdir) / source, target)
 
 
-#: The packages whose internal objects a docstring may name (shown unlinked when not public).
-_PACKAGE = "ntpnb"
-
-
-@functools.cache
-def _lookup(target: str, module: str | None) -> object | None:
-    """The object of the package that ``target`` (absolute, relative to ``module``, or short) names, or None.
-
-    A short name is looked up among the loaded modules of the package: the one a docstring is in
-    is not known. The answers are kept: references are resolved after every module is imported.
-    """
-    for dotted in (target, *([f"{module}.{target}"] if module else [])):
-        if dotted == _PACKAGE or dotted.startswith(f"{_PACKAGE}."):
-            with suppress(ImportError, AttributeError, ValueError):
-                return pkgutil.resolve_name(dotted)
-    if "." not in target:
-        for name in sorted(sys.modules):
-            if name.startswith(f"{_PACKAGE}.") and hasattr(sys.modules[name], target):
-                return getattr(sys.modules[name], target)
-    return None
-
-
-def _internal_reference(app: Sphinx, env: BuildEnvironment, node: Any, contnode: Any) -> Any:
-    """A Python reference Sphinx did not find: the object's public entry, or unlinked code if internal."""
-    if node.get("refdomain") != "py":
-        return None
-    obj = _lookup(node["reftarget"], node.get("py:module"))
-    if obj is None:
-        return None
-    domain = env.get_domain("py")
-    for name, entry in domain.objects.items():
-        if name.startswith(f"{_PACKAGE}.") and name.rsplit(".", 1)[-1] == getattr(obj, "__name__", None):
-            if _lookup(name, None) is obj:
-                return make_refnode(app.builder, node["refdoc"], entry.docname, entry.node_id, contnode, name)
-    return contnode
-
-
-#: Kinds of object whose docstring is prose, never numpy sections.
-_PROSE_KINDS = ("data", "attribute", "property")
-
-
-#: Prose docstrings kept from napoleon, by object name, between the two handlers below.
-_STASH: dict[str, list[str]] = {}
-
-
-def _data_docstring(
-    keep: bool, app: Sphinx, what: str, name: str, obj: object, options: object, lines: list[str]
-) -> None:
-    """``autodoc-process-docstring``: keep a data docstring before napoleon, put it back after."""
-    if what in _PROSE_KINDS and keep:
-        _STASH[name] = list(lines)
-    elif what in _PROSE_KINDS and name in _STASH:
-        lines[:] = _STASH.pop(name)
-
-
-#: Modules with an API page of their own: on another module's page, a name re-exported from one
-#: of them (or the module itself) is not documented again.
-_OWN_SECTIONS = ("ntpnb.errors", "ntpnb.optim", "ntpnb.attention")
-
-
-def _documented_in_own_section(
-    app: Sphinx, what: str, name: str, obj: object, skip: bool, options: object
-) -> bool | None:
-    """``autodoc-skip-member``: skip a name documented on its module's own page (:data:`_OWN_SECTIONS`)."""
-    documenting = app.env.temp_data.get("autodoc:module")
-    home = obj.__name__ if inspect.ismodule(obj) else getattr(obj, "__module__", None)
-    if home in _OWN_SECTIONS and documenting != home:
-        return True
-    return None
-
-
 def setup(app: Sphinx) -> dict[str, Any]:
     """Register the notebook check, static files, footers, chapter buttons and the API docstrings."""
     app.add_config_value("ntpnb_binderhub_url", DEFAULT_BINDERHUB, "html")
@@ -321,11 +242,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_config_value("ntpnb_book_pdf", os.environ.get(PDF_ENV, ""), "html")
     app.add_directive("book-pdf", scoreboard.Placeholder)
     app.connect("doctree-resolved", _link_pdf)
-    # napoleon's runs at 500
-    app.connect("autodoc-process-docstring", functools.partial(_data_docstring, True), priority=100)
-    app.connect("autodoc-process-docstring", functools.partial(_data_docstring, False), priority=900)
-    app.connect("missing-reference", _internal_reference)
-    app.connect("autodoc-skip-member", _documented_in_own_section)
+    api_reference.setup(app)
     app.connect("env-updated", _check)
     app.connect("config-inited", _add_footer_template)
     app.connect("builder-inited", _add_static_and_read_footers)

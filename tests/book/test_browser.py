@@ -51,6 +51,8 @@ FITTING_WIDTHS = (1366, 1920)
 #: block closed, and no stray output (a cell whose last expression left a bare True or False).
 MAX_CHAPTER_HEIGHT = 15_000
 MAX_STRAY_OUTPUTS = 0
+#: An API page (book/api.html, book/api/**) at most this tall at WIDTH: one topic, not the package.
+MAX_API_HEIGHT = 15_000
 # what a {prf:ref} to a directive with `:nonumber:` shows when it is given no explicit text
 EMPTY_REFERENCES = {"", "Assumption", "Definition", "Lemma", "Theorem", "Proposition", "Corollary"}
 RAW_MARKUP = re.compile(r"\{(cite|prf:\w+|doc|ref|numref|eq|glue:?\w*)\}`|^```|^:::|^\{[a-z-]+\}", re.M)
@@ -324,3 +326,15 @@ def test_chapter_pages_read_as_lectures_short_and_without_stray_outputs(visited,
         if found["height"] > MAX_CHAPTER_HEIGHT or found["stray"] > MAX_STRAY_OUTPUTS
     ]
     assert not missed, f"over {MAX_CHAPTER_HEIGHT} px or with stray outputs: {missed}"
+
+
+def test_api_pages_are_one_topic_each_and_short(visited, record_property):
+    """Measures every API page's height at 1366 px (printed, recorded) against MAX_API_HEIGHT."""
+    pages = visited.items()
+    api = {name: found["height"] for name, found in pages if name.startswith(("book/api.", "book/api/"))}
+    assert len(api) > 1, sorted(api)
+    summary = "; ".join(f"{name.removeprefix('book/')}: {height} px" for name, height in api.items())
+    record_property("api_pages", summary)
+    print(f"\nAPI pages at {WIDTH} px: {summary}")
+    tall = {name: height for name, height in api.items() if height > MAX_API_HEIGHT}
+    assert not tall, f"API pages over {MAX_API_HEIGHT} px: {tall}"
