@@ -1,20 +1,27 @@
 """The generated pages: the reproducibility report, the claims page and the introduction's verdicts.
 
 ``ntpnb book`` calls :func:`write_report` before building, so these pages are always made from
-the chapter records of the last runs (``claims/*.json`` of the tree and of its seed trees), never
-by hand. For every claim id of the registry (:mod:`ntpnb.chapter.registry`) the report shows the
-paper's statement and value, its verdict across the seeds (:mod:`.verdicts`), every check with our
-values, tolerances and pass or fail, the run's setting, and a link to the chapter section that
-made it (:func:`chapter_sections`); checks naming an id missing from the registry are listed apart.
+the chapter records of the last runs (``claims/*.json`` of the tree and of its seed trees) and
+the registry of claims (:mod:`ntpnb.chapter.registry`), never by hand.
+
+The report opens with the verdicts: what ran, in one line, and a summary of every claim of the
+registry (its short statement, its verdict (:mod:`.verdicts`) as a badge, and why). Then one
+card per claim (:func:`claim_card`): the paper's statement and value, the evidence with our
+values across the seeds, qualifications, findings and measurements beyond the paper, each a
+sentence, and links to the chapter sections that check it (:func:`chapter_sections`). Then every
+check of every chapter, each chapter's table collapsed; the verdict rule; what ran, in full (the
+records read, the seeds, what was not counted or not tested); and the machines of the runs.
+Checks naming an id missing from the registry are listed apart.
 """
 
 from __future__ import annotations
 
+import html
 import itertools
 import json
 import re
 from collections import defaultdict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,10 +36,15 @@ from ..chapter.platform import platform_section
 from ..chapter.prose import markdown_table
 from ..chapter.registry import CLAIMS, PAPERS, ClaimSpec, sort_key
 from .executed import read_notebook
-from .scoreboard import SCOREBOARD_FILE, scoreboard_data
+from .footers import read_footers
+from .scoreboard import PAPER_TOPICS, SCOREBOARD_FILE, badge_html, card_anchor, scoreboard_data
 from .trees import chapter_label, describe_run, visible
 from .verdicts import (
+    NOT_TESTED,
     VERDICT_RULE,
+    CheckSummary,
+    ProtocolVerdict,
+    Series,
     Sweep,
     Verdict,
     format_counts,
@@ -47,16 +59,10 @@ Made = tuple[str, Check]
 #: Notebook -> (claim id, what) of each check it printed -> (heading, anchor) of the section above.
 Sections = dict[str, dict[tuple[str, str], tuple[str, str]]]
 
-
-def _setting(record: RunRecord | None, checks: Sequence[Check]) -> tuple[str, str]:
-    """The run record's profile and ``-p`` overrides (``k=v, ...``); without one, the checks' profiles."""
-    if record is None:
-        return ", ".join(sorted({c.profile for c in checks})), ""
-    return record.profile, record.overrides_text
-
-
 #: The title of the report's section on the machines of the runs.
 PLATFORM_TITLE = "Where the numbers were computed"
+#: The profiles of ``ntpnb reproduce``, in words.
+PROFILE_WORDS: Mapping[str, str] = {"paper": "the papers' settings", "quick": "the quick test settings"}
 
 
 @dataclass(frozen=True)
@@ -71,12 +77,23 @@ class TreePages:
     results: dict[str, Verdict]
     #: Claim id -> every check of it, with its notebook, in the records' order.
     by_claim: dict[str, list[Made]]
+    #: Claim id -> each of its checks across the seeds, in the records' order.
+    series: dict[str, list[Series]]
     sections: Sections
     run: RunRecord | None
     #: What ran into the tree (:func:`~.trees.describe_run`), escaped for a page.
     label: str
+    #: Chapter -> the text of its executed notebook's title, without math marks.
+    titles: dict[str, str]
+    #: The commits the chapters ran from, as their manifests say (``"commit 460b93a"``).
+    commits: tuple[str, ...] = ()
     #: The chapters the tree has not run.
     absent: Sequence[str] = ()
+
+    @property
+    def check_count(self) -> int:
+        """How many checks the chapters made at the book's seed."""
+        return sum(len(r.checks) for r in self.records)
 
 
 def read_tree(layout: OutputLayout, absent: Sequence[str] = ()) -> TreePages:
@@ -87,12 +104,25 @@ def read_tree(layout: OutputLayout, absent: Sequence[str] = ()) -> TreePages:
     for record in records:
         for check in record.checks:
             by_claim[check.claim].append((record.notebook, check))
+    series: dict[str, list[Series]] = defaultdict(list)
+    for sweep in sweeps:
+        for s in series_of(sweep):
+            series[s.first.claim].append(s)
     sections = {r.notebook: chapter_sections(layout.notebooks / f"{r.notebook}.ipynb") for r in records}
     run = load_run_record(layout.root)
     profiles = sorted({c.profile for r in records for c in r.checks})
     label = _escape(describe_run(run, profiles))
+    titles = {}
+    for path in visible(sorted(layout.notebooks.glob("*.ipynb"))):
+        cells = [c for c in read_notebook(path)["cells"] if c.get("cell_type") == "markdown"]
+        title = next((text for cell in cells for level, text in _headings(cell) if level == 1), None)
+        if title is not None:
+            titles[path.stem] = re.sub(r"\$([^$]*)\$", r"\1", title)
+    executions = read_footers(layout).executions.values()
+    commits = tuple(dict.fromkeys(e.commit.describe() for e in executions))
+    results = sweep_verdicts(CLAIMS, sweeps)
     return TreePages(
-        layout, records, sweeps, sweep_verdicts(CLAIMS, sweeps), by_claim, sections, run, label, absent
+        layout, records, sweeps, results, by_claim, series, sections, run, label, titles, commits, absent
     )
 
 
@@ -166,11 +196,6 @@ def _escape(text: str) -> str:
     return _MD_SPECIAL.sub(r"\\\1", text)
 
 
-def _phrase(verdict: Verdict) -> str:
-    """The verdict's phrase in a table cell, in bold where it is negative."""
-    return f"**{_escape(verdict.phrase)}**" if verdict.negative else _escape(verdict.phrase)
-
-
 def _link(sections: Sections, made: Made, text: str | None = None) -> str:
     """A link to the section that made the check (else its chapter), as ``text`` or ``1 § <section>``."""
     notebook, check = made
@@ -194,101 +219,239 @@ def absent_sentence(absent: Sequence[str]) -> str:
     )
 
 
-_PAPER_TITLES = {"A": "linear decoder", "B": "one-layer self-attention"}
+def _span(numbers: Iterable[int]) -> str:
+    """``"0-4"``, ``"1-3 and 5"`` or ``"0, 2 and 5"``: numbers, three or more consecutive as a range."""
+    runs: list[list[int]] = []
+    for n in sorted(set(numbers)):
+        if runs and n == runs[-1][-1] + 1:
+            runs[-1].append(n)
+        else:
+            runs.append([n])
+    parts = [[f"{r[0]}-{r[-1]}"] if len(r) > 2 else [str(n) for n in r] for r in runs]
+    return format_seeds(itertools.chain.from_iterable(parts))
 
 
-def _paper_tables(header: Sequence[str], row: Callable[[str, ClaimSpec], list[str]], cite: bool) -> list[str]:
-    """A section per paper with a table of its claims, one ``row`` each (``cite``: name the paper)."""
+def _seeds_words(seeds: Sequence[int]) -> str:
+    """``"seeds 0-4"`` or ``"seed 3"``."""
+    return f"seed{'s' * (len(seeds) != 1)} {_span(seeds)}"
+
+
+def _chapters_words(notebooks: Sequence[str]) -> str:
+    """``"chapter 7"``, ``"chapters 1-5"``: chapters by the numbers the book gives them."""
+    labels = [chapter_label(n) for n in notebooks]
+    names = _span(map(int, labels)) if all(x.isdigit() for x in labels) else format_seeds(labels)
+    return f"chapter{'s' * (len(labels) != 1)} {names}"
+
+
+def run_line(tree: TreePages) -> str:
+    """What ran, in one line: ``"the papers' settings, seeds 0-4 for every chapter, commit 460b93a"``."""
+    run = tree.run
+    profiles = [run.profile] if run else sorted({s.book.profile for s in tree.sweeps})
+    setting = " and ".join(PROFILE_WORDS.get(p, f"profile {p}") for p in profiles) or "nothing yet"
+    if run and run.overrides:
+        setting += f" with {run.overrides_text}"
+    if run and run.interactive:
+        setting = f"an interactive run (not ntpnb reproduce) at {setting}"
+    groups: dict[tuple[int, ...], list[str]] = {}
+    for sweep in tree.sweeps:
+        groups.setdefault(tuple(sorted(sweep.seeds)), []).append(sweep.book.notebook)
+    if len(groups) == 1:
+        ((seeds, _),) = groups.items()
+        parts = [f"{_seeds_words(seeds)} for every chapter"]
+    else:
+        parts = [f"{_seeds_words(seeds)} for {_chapters_words(nbs)}" for seeds, nbs in groups.items()]
+    return _escape(", ".join([setting, *parts, *tree.commits]))
+
+
+def _badge(
+    cid: str, verdict: Verdict | ProtocolVerdict, link: str | None = None, with_id: bool = False
+) -> str:
+    """The verdict's badge (:func:`~.scoreboard.badge_html`), inline HTML in a MyST page."""
+    claim = {"id": cid, "where": CLAIMS[cid].where if cid in CLAIMS else "", "verdict": verdict.verdict}
+    badge = badge_html({**claim, "phrase": verdict.phrase}, link, with_id=with_id)
+    return badge.replace("|", "&#124;")  # in a table's row, a bar ends the cell
+
+
+def _summary(tree: TreePages) -> list[str]:
+    """The summary table: every claim, in plain words, its verdict as a badge, and why."""
+    rows = []
+    for cid, spec in CLAIMS.items():
+        verdict = tree.results[cid]
+        why = verdict.why or ("no chapter of this run checks it" if verdict.verdict == NOT_TESTED else "")
+        rows.append(
+            [f"[**{cid}**](#{card_anchor(cid)})", _escape(spec.short), _badge(cid, verdict), _escape(why)]
+        )
+    return [
+        ":::{table}",
+        ":class: ntpnb-summary",
+        "",
+        markdown_table(["claim", "in plain words", "verdict", "why"], rows),
+        ":::",
+        "",
+    ]
+
+
+def _links(tree: TreePages, cid: str) -> str:
+    """Links to every chapter section that checks ``cid``, evidence first."""
+    made = sorted(tree.by_claim.get(cid, []), key=lambda m: KINDS.index(m[1].kind))
+    return "; ".join(dict.fromkeys(_link(tree.sections, m) for m in made))
+
+
+def _count(outcomes: Sequence[str], kind: str) -> str:
+    """``"3 evidence checks, all hold"``, ``"1 sanity check, fails"``, ``"6 ..., 2 of them do not hold"``."""
+    failed = sum(o != "holds" for o in outcomes)
+    if len(outcomes) == 1:
+        return f"1 {kind} check, {outcomes[0]}"
+    outcome = "all hold" if not failed else f"{failed} of them do not hold"
+    return f"{len(outcomes)} {kind} checks, {outcome}"
+
+
+def check_item(check: CheckSummary) -> str:
+    """One evidence check in a sentence: what, ours (its range over the seeds), required, decided."""
+    what = f"[{check.protocol}] {check.what}" if check.protocol else check.what
+    spread = f" ({check.spread})" if check.spread else ""
+    return f"{what}: ours {check.ours}{spread}; required {check.required}; {check.outcome} {check.decided}"
+
+
+def _evidence(verdict: Verdict, sanity: Sequence[Series]) -> list[str]:
+    """The card's evidence: how many checks and how they came out, then each in a sentence."""
+    counts = [_count([c.outcome for c in verdict.evidence], "evidence")] if verdict.evidence else []
+    if sanity:
+        outcomes = [s.outcome for s in sanity]
+        counts.append(_count(outcomes, "sanity") + " (they test the code or the setting)")
+    line = html.escape("; ".join(counts) + ".")
+    if not verdict.evidence:
+        return [line]
+    items = [f"- {_escape(check_item(c))}" for c in verdict.evidence]
+    return [f"<details><summary>{line}</summary>", "", *items, "", "</details>"]
+
+
+def _protocols(verdict: Verdict) -> list[str]:
+    """The verdict under each protocol, the deciding one first: its key, its words, its badge, why."""
+    return [
+        f"- \\[{_escape(p.key)}\\] {p.words}: {_badge(verdict.claim, p)} {_escape(p.basis)}; {_escape(p.why)}"
+        for p in verdict.protocols
+    ]
+
+
+#: The card's fields of sentences, in order: the verdict's attribute and the field's name.
+SENTENCES: tuple[tuple[str, str], ...] = (
+    ("failures", "Failed"),
+    ("findings", "Finding"),
+    ("qualifications", "Qualification"),
+    ("marginal", "Marginal"),
+    ("beyond", "Beyond the paper"),
+    ("notes", "Note"),
+)
+
+
+def _sentences(items: Sequence[str]) -> list[str]:
+    """One sentence as it is, several as a list."""
+    if len(items) == 1:
+        return [_escape(items[0])]
+    return [f"- {_escape(item)}" for item in items]
+
+
+def claim_card(tree: TreePages, cid: str, spec: ClaimSpec) -> list[str]:
+    """The card of ``cid``: the paper's claim, the verdict and how it was decided, the evidence.
+
+    Then every failure, finding, qualification, marginal check, measurement beyond the paper and
+    note of the verdict in a sentence, and links to the chapter sections that check the claim.
+    """
+    verdict = tree.results[cid]
+    sanity = [s for s in tree.series.get(cid, []) if s.first.kind == "sanity"]
+    fields = [("The paper", [f"{_escape(spec.where)}: {spec.statement}; it reports {spec.paper_value}."])]
+    if verdict.why and verdict.why not in verdict.reasons:  # else it is quoted below
+        fields.append(("Ours", [_escape(verdict.why)]))
+    if verdict.protocols:
+        fields.append(("Protocols", ["", *_protocols(verdict)]))
+    if verdict.evidence or sanity:
+        fields.append(("Evidence", _evidence(verdict, sanity)))
+    for attribute, name in SENTENCES:
+        if items := getattr(verdict, attribute):
+            fields.append((name + ("s" * (len(items) > 1 and not name.endswith("paper"))), _sentences(items)))
+    fields.append(("Checked in", [_links(tree, cid) or "no chapter of this run checks it"]))
+    lines = [
+        f"({card_anchor(cid)})=",
+        f"### {cid}: {_escape(spec.short)}",
+        "",
+        "::::{container} ntpnb-card",
+        f"{_badge(cid, verdict)} {_escape(verdict.basis)}",
+        "",
+    ]
+    for term, text in fields:
+        lines += [term, f": {text[0]}", *(f"  {line}" if line else "" for line in text[1:]), ""]
+    return [*lines, "::::", ""]
+
+
+def _cards(tree: TreePages) -> list[str]:
+    """A section per paper with the card of each of its claims."""
     lines = []
     for paper in PAPERS:
-        lines += [
-            f"## Paper {paper}: {_PAPER_TITLES[paper]}",
-            "",
-            *([f"{PAPERS[paper]}.", ""] if cite else []),
-        ]
-        lines.append(markdown_table(header, [row(c, s) for c, s in CLAIMS.items() if s.paper == paper]))
-        lines.append("")
+        lines += [f"## Paper {paper}: {PAPER_TOPICS[paper]}", "", f"{PAPERS[paper]}.", ""]
+        for cid, spec in CLAIMS.items():
+            if spec.paper == paper:
+                lines += claim_card(tree, cid, spec)
     return lines
 
 
-def _chapter_table(
-    sweep: Sweep, sections: Sections, titles: dict[str, str], run: RunRecord | None
-) -> list[str]:
-    """The section of the report's "Every check" on one chapter: each of its checks across the seeds."""
+def _artifact_words(series: Series) -> str:
+    """The authors' stored value beside ours, briefly: ``"authors' stored: 0.9886, consistent"``."""
+    agrees = series.artifact_agrees()
+    if agrees is None:
+        return ""
+    return f"authors' stored: {series.first.artifact.value:g}, {'consistent' if agrees else 'not consistent'}"  # type: ignore[union-attr]
+
+
+def _chapter_checks(tree: TreePages, sweep: Sweep) -> list[str]:
+    """One chapter's checks across the seeds: a collapsed block opening to their table."""
     notebook = sweep.book.notebook
-    profile_name, overrides = _setting(run, sweep.book.checks)
-    profile = f"`{profile_name}` profile" + (f" with {_escape(overrides)}" if overrides else "")
-    rows = []
+    rows, failed = [], 0
     for series in series_of(sweep):
         c = series.checks.get(sweep.seeds[0])
         if c is None:
             continue
-        what = _escape(c.what) if c.kind == "claim" else f"*{c.kind}:* {_escape(c.what)}"
-        claim = _link(sections, (notebook, c), _escape(c.claim))
-        paper = _escape(c.paper) + (f"<br>{_escape(series.artifact_note())}" if c.artifact else "")
+        what = _escape(series.name) if c.kind == "claim" else f"*{c.kind}:* {_escape(series.name)}"
+        claim = _link(tree.sections, (notebook, c), _escape(c.claim))
+        paper = "; ".join(x for x in (_escape(c.paper), _escape(_artifact_words(series))) if x)
         decided = series.decided  # how it was decided across the seeds, with its spread
         values = series.spread() if not series.statistical else None
         if values:
             decided += f"; {values[0]} to {values[1]}"
         outcome = series.outcome
         strong = outcome == "fails" or (c.kind == "finding" and outcome == "established")
-        result = f"**{outcome}**" if strong else outcome
+        failed += outcome == "fails"
         rows.append(
-            [claim, what, _escape(series.ours()), _escape(c.required), paper, _escape(decided), result]
+            [
+                claim,
+                what,
+                _escape(series.ours()),
+                _escape(c.required),
+                paper,
+                _escape(decided),
+                f"**{outcome}**" if strong else outcome,
+            ]
         )
     header = ["claim", "what was measured", "ours", "required", "the paper", "decided", "result"]
+    title = html.escape(f"{chapter_label(notebook)}. {tree.titles.get(notebook, notebook)}")
+    held = f"{failed} fail" if failed else "none fails"
+    count = f"{len(rows)} checks, {held}, {_seeds_words(sweep.seeds)}"
     return [
-        f"### {_escape(chapter_label(notebook))}. {_escape(titles.get(notebook, notebook))}",
+        f'<details class="ntpnb-checks ntpnb-chapter-checks{" ntpnb-has-fail" * bool(failed)}">'
+        f"<summary>{title} <span>({count})</span></summary>",
         "",
-        f"{{doc}}`The chapter </outputs/notebooks/{notebook}>`, run at the {profile}, "
-        f"seeds {format_seeds(sweep.seeds)}.",
+        f"{{doc}}`The chapter </outputs/notebooks/{notebook}>`.",
         "",
         markdown_table(header, rows),
         "",
+        "</details>",
+        "",
     ]
 
 
-def render_report(tree: TreePages) -> str:
-    """The report page (MyST markdown) of ``tree``."""
-    layout, records, run, sections = tree.layout, tree.records, tree.run, tree.sections
-    checks = sum(len(r.checks) for r in records)
-    seeds = ""  # which seeds the verdicts rest on, and which records were set aside
-    if tree.sweeps and {len(s.seeds) for s in tree.sweeps} == {1}:
-        seeds = (
-            f"The verdicts rest on one seed per chapter (the book's, "
-            f"{format_seeds(sorted({s.seeds[0] for s in tree.sweeps}))}): no seed "
-            "sweep was run (`ntpnb reproduce --seeds N`)."
-        )
-    elif tree.sweeps:
-        per = ", ".join(f"{chapter_label(s.book.notebook)}: {format_seeds(s.seeds)}" for s in tree.sweeps)
-        seeds = f"The verdicts rest on every seed each chapter ran at, the book's first ({per})."
-    aside = [
-        f"{s.book.notebook} seed {n}: {_escape(why)}" for s in tree.sweeps for n, why in s.excluded.items()
-    ]
-    if aside:
-        seeds += " Not counted: " + "; ".join(aside) + "."
-
-    def claim_row(cid: str, spec: ClaimSpec) -> list[str]:
-        """A claim's row: its verdict, the counts of its checks, the run's setting, the reasons."""
-        made, verdict = tree.by_claim.get(cid, []), tree.results[cid]
-        where = "<br>".join(dict.fromkeys(_link(sections, m) for m in made))
-        row = [f"**{cid}** ({spec.where})", spec.statement, spec.paper_value]
-        if not made:
-            return [*row, f"{verdict.verdict} (no check yet)", where]
-        n = verdict.counts
-        counts = [
-            (n["findings"], "finding", "s"),
-            (n["sanity"], "sanity", ""),
-            (n["measurements"], "measurement", "s"),
-            (n["failed"], "failed", ""),
-        ]
-        parts = [f"{n['evidence']} evidence", *(f"{k} {kind}{s * (k > 1)}" for k, kind, s in counts if k)]
-        profile, overrides = _setting(run, [c for _, c in made])
-        setting = f"{profile}; {overrides}" if overrides else profile
-        result = f"{_phrase(verdict)}; {', '.join(parts)} ({_escape(setting)})"
-        return [*row, result + "".join(f"<br>{_escape(r)}" for r in verdict.reasons), where]
-
-    failures = []  # a warning naming the notebooks whose last run failed (their records in failed/)
+def _failures(layout: OutputLayout) -> list[str]:
+    """A warning naming the notebooks whose last run failed (their records in ``failed/``)."""
+    failures = []
     for path in sorted(layout.failed.glob("*.json")):
         try:
             record = json.loads(path.read_text(encoding="utf-8"))
@@ -297,71 +460,53 @@ def render_report(tree: TreePages) -> str:
         if isinstance(record, dict):
             error = _escape(str(record.get("error")))
             failures.append(f"* `{record.get('notebook')}` ({record.get('date')}): {error}")
-    if failures:
-        failures = [
-            "```{warning}",
-            "The last run of these notebooks failed. This page and their chapters show their last",
-            "successful run, if any; the failed run's executed copy is in `outputs/failed/`.",
-            "",
-            *failures,
-            "```",
-            "",
-        ]
+    if not failures:
+        return []
+    return [
+        "```{warning}",
+        "The last run of these notebooks failed. This page and their chapters show their last",
+        "successful run, if any; the failed run's executed copy is in `outputs/failed/`.",
+        "",
+        *failures,
+        "```",
+        "",
+    ]
+
+
+def _what_ran(tree: TreePages) -> list[str]:
+    """What ran, in full: the records read, each chapter's seeds, what was not counted or not tested."""
     lines = [
-        "# Reproducibility report",
+        "## What ran",
         "",
         "This page is generated by `ntpnb book` from the claim records that the notebooks wrote",
         "when they ran (`outputs/claims/*.json` at the book's seed, `outputs/seeds/seed=S/claims/`",
-        "at the further seeds of the sweep); nothing on it is typed by hand. Every claim of both",
-        "papers is listed: one that no chapter checks yet, or whose check failed, says so. Each",
-        "claim and the place in the paper are listed on {doc}`the claims page </outputs/claim_list>`.",
+        "at the further seeds of the sweep) and from the registry of claims",
+        "(`ntpnb/chapter/registry.py`); nothing on it is typed by hand. Each claim and its place in",
+        "the paper are also listed on {doc}`the claims page </outputs/claim_list>`.",
         "",
-        f"**{format_counts(tree.results)}**; {checks} checks at the book's seed; "
-        f"what ran: {tree.label} (`paper` = the papers' settings, "
-        "`quick` = the seconds-scale test run)." + absent_sentence(tree.absent),
-        "",
-        seeds,
-        "",
-        "## The verdict rule",
-        "",
-        *(line for paragraph in VERDICT_RULE for line in (paragraph, "")),
-        *failures,
-        *_paper_tables(
-            ["claim", "statement", "the paper reports", "verdict", "checked in"], claim_row, cite=False
-        ),
-        "## Every check",
-        "",
-        "Each row is one assertion a chapter made: our value (for a statistical or count check, its",
-        "trials pooled over the seeds; otherwise as measured at the book's seed, rounded as printed),",
-        "what it required, what the paper reports (and the authors' stored artifact, where one",
-        "exists), how it was decided (pooled, seed-independent, or at how many seeds, with the",
-        "smallest and largest value over them) and the result, by the rule above. The claim id links",
-        "to the section of the chapter that makes the check. Rows marked *sanity* test the code or the",
-        "setting, not the paper's claim; rows marked *finding* state that a paper's number is missed;",
-        "rows marked *measurement* state a measurement of ours that qualifies the claim.",
+        f"The run: {tree.label}; {tree.check_count} checks at the book's seed.{absent_sentence(tree.absent)}",
         "",
     ]
-    if not checks:
-        lines += ["No notebook has recorded a check yet: run `ntpnb reproduce`.", ""]
-    titles = {}  # chapter -> the text of its executed notebook's first "# " heading, without math marks
-    for path in visible(sorted(layout.notebooks.glob("*.ipynb"))):
-        cells = [c for c in read_notebook(path)["cells"] if c.get("cell_type") == "markdown"]
-        title = next((text for cell in cells for level, text in _headings(cell) if level == 1), None)
-        if title is not None:
-            titles[path.stem] = re.sub(r"\$([^$]*)\$", r"\1", title)
-    for sweep in tree.sweeps:
-        if sweep.book.checks:
-            lines += _chapter_table(sweep, sections, titles, run)
-    lines += [
-        f"## {PLATFORM_TITLE}",
-        "",
-        "The machine each chapter ran on, as its kernel recorded it when it ran (CPU, the BLAS",
-        "libraries with the kernel and thread count threadpoolctl reports, library versions):",
-        "runs on different CPUs or BLAS kernels can differ in their last digits, so compare these",
-        "first when two reports disagree.",
-        "",
-        platform_section({r.notebook: r.platform for r in records}, what="chapter"),
+    if tree.sweeps and {len(s.seeds) for s in tree.sweeps} == {1}:
+        lines += [
+            "The verdicts rest on one seed per chapter (the book's, "
+            f"{format_seeds(sorted({s.seeds[0] for s in tree.sweeps}))}): no seed sweep was run "
+            "(`ntpnb reproduce --seeds N`).",
+            "",
+        ]
+    elif tree.sweeps:
+        per = "; ".join(f"{_chapters_words([s.book.notebook])}: {format_seeds(s.seeds)}" for s in tree.sweeps)
+        lines += [f"The verdicts rest on every seed each chapter ran at, the book's first ({per}).", ""]
+    aside = [
+        f"{_chapters_words([s.book.notebook])} at seed {n}: {_escape(why)}"
+        for s in tree.sweeps
+        for n, why in s.excluded.items()
     ]
+    if aside:
+        lines += ["Not counted: " + "; ".join(aside) + ".", ""]
+    untested = [cid for cid, v in tree.results.items() if v.verdict == NOT_TESTED]
+    if untested:
+        lines += [f"Not tested (no chapter of this run checks them): {', '.join(untested)}.", ""]
     unknown = sorted(set(tree.by_claim) - set(CLAIMS), key=sort_key)
     if unknown:
         lines += [
@@ -370,6 +515,67 @@ def render_report(tree: TreePages) -> str:
             "```",
             "",
         ]
+    return lines
+
+
+def render_report(tree: TreePages) -> str:
+    """The report page (MyST markdown) of ``tree``."""
+    lines = [
+        # the summary is the page's table of contents: the article takes the theme's right column
+        "---",
+        "html_theme.sidebar_secondary.remove: true",
+        "---",
+        "",
+        "# Reproducibility report",
+        "",
+        f"**{format_counts(tree.results)}.** What ran: {run_line(tree)}." + absent_sentence(tree.absent),
+        "",
+        *_summary(tree),
+        *_failures(tree.layout),
+        "Each claim's card below gives the paper's statement and value, the evidence with our values",
+        "across the seeds, and the chapter sections that check it; the rule that gives each verdict",
+        "is stated after them.",
+        "",
+        *_cards(tree),
+        "## Every check",
+        "",
+        "Every assertion of every chapter, a table per chapter (click to open): our value (pooled over",
+        "the seeds for a statistical or count check, else at the book's seed), what it required, the",
+        "paper's value (and the authors' stored one), how it was decided across the seeds and the",
+        "result. *sanity* rows test the code or the setting, *finding* rows a paper's number missed,",
+        "*measurement* rows go beyond the paper. A claim id links to the section that checks it.",
+        "",
+    ]
+    if not tree.check_count:
+        lines += ["No notebook has recorded a check yet: run `ntpnb reproduce`.", ""]
+    for sweep in tree.sweeps:
+        if sweep.book.checks:
+            lines += _chapter_checks(tree, sweep)
+    lines += [
+        "## The verdict rule",
+        "",
+        "One rule gives every verdict on this page, from the checks' records at every seed.",
+        "",
+        '<details class="ntpnb-checks"><summary>The rule in full: how a check is decided, the kinds of '
+        "check, protocols, the verdict of a claim, what a chapter prints</summary>",
+        "",
+        *(line for paragraph in VERDICT_RULE for line in (paragraph, "")),
+        "</details>",
+        "",
+        *_what_ran(tree),
+        f"## {PLATFORM_TITLE}",
+        "",
+        "The machine each chapter ran on, as its kernel recorded it (CPU, the BLAS libraries with the",
+        "kernel and thread count threadpoolctl reports, library versions): runs on different CPUs or",
+        "BLAS kernels can differ in their last digits, so compare these first when two reports disagree.",
+        "",
+        '<details class="ntpnb-checks"><summary>The platforms of the runs</summary>',
+        "",
+        platform_section({r.notebook: r.platform for r in tree.records}, what="chapter"),
+        "",
+        "</details>",
+        "",
+    ]
     return "\n".join(lines)
 
 
@@ -384,12 +590,13 @@ def verdict_summary(results: Mapping[str, Verdict]) -> str:
 
 def render_verdict_summary(tree: TreePages) -> str:
     """The fragment the book's introduction includes: the verdict counts of the last runs."""
-    if not any(r.checks for r in tree.records):
+    if not tree.check_count:
         return "No chapter has recorded a claim check yet: run `ntpnb reproduce`.\n"
     return (
         f"**Verdicts of the runs that built this book** ({tree.label}): "
-        f"{verdict_summary(tree.results)}. Each claim's verdict, and the checks behind it, are in the "
-        f"{{doc}}`/outputs/report`.{absent_sentence(tree.absent)}\n"
+        f"{verdict_summary(tree.results)}. A badge opens the claim's card in the {{doc}}`/outputs/report`: "
+        "the paper's statement and value, ours across the seeds, how the verdict was decided, and the "
+        f"chapter sections that check it.{absent_sentence(tree.absent)}\n"
     )
 
 
@@ -419,24 +626,29 @@ def render_claims_page(tree: TreePages) -> str:
     by_claim, sections, results = tree.by_claim, tree.sections, tree.results
 
     def claim_row(cid: str, spec: ClaimSpec) -> list[str]:
-        verdict, parts = results[cid], []
-        for kind in ("claim", "finding", "sanity", "measurement"):  # links to the sections, evidence first
-            links = list(
-                dict.fromkeys(_link(sections, m) for m in by_claim.get(cid, []) if m[1].kind == kind)
-            )
+        parts, shown = [], set()
+        for kind in KINDS:  # links to the sections, evidence first, each section once
+            made = [m for m in by_claim.get(cid, []) if m[1].kind == kind]
+            links = [link for link in dict.fromkeys(_link(sections, m) for m in made) if link not in shown]
+            shown.update(links)
             if links:
                 parts.append(("" if kind == "claim" else f"{kind}: ") + ", ".join(links))
         where = "<br>".join(parts) or "not checked by any chapter yet"
-        return [cid, spec.statement, spec.where, spec.paper_value, where, _phrase(verdict)]
+        badge = _badge(cid, results[cid], f"report.html#{card_anchor(cid)}")
+        claim = f"**{cid}** <br>{_escape(spec.where)}"
+        return [claim, f"{spec.statement}<br>*The paper reports:* {spec.paper_value}", f"{badge}<br>{where}"]
 
-    header = ["id", "claim", "in the paper", "the paper reports", "checked in", "verdict"]
     lines = [
         *_CLAIMS_INTRO,
         f"The verdicts below are those of the run this book shows: {tree.label}."
         + absent_sentence(tree.absent),
         "",
-        *_paper_tables(header, claim_row, cite=True),
     ]
+    header = ["claim", "statement", "verdict; checked in"]
+    for paper in PAPERS:
+        rows = [claim_row(c, s) for c, s in CLAIMS.items() if s.paper == paper]
+        lines += [f"## Paper {paper}: {PAPER_TOPICS[paper]}", "", f"{PAPERS[paper]}.", ""]
+        lines += [":::{table}", ":class: ntpnb-claim-list", "", markdown_table(header, rows), ":::", ""]
     return "\n".join(lines)
 
 

@@ -54,6 +54,9 @@ class ClaimSpec:
     paper_value: str
     #: The paper's numbers, by name (e.g. ``{"corr": 0.99}``); see :func:`paper_value`.
     values: Mapping[str, float]
+    #: The claim in plain words (at most :data:`SHORT_WORDS` words, no math, no markup): what the
+    #: scoreboard, the report's summary and its cards show beside the id (:data:`_SHORT`).
+    short: str = ""
     #: Key -> the protocol in words (MyST, no ``|``), where the paper and the authors' code
     #: differ; the first decides the verdict (see the module docstring). Empty: one protocol.
     protocols: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
@@ -174,6 +177,53 @@ _VALUES: dict[str, dict[str, float]] = {
 }
 
 
+#: Each claim in plain words, as a reader who has not read the paper can follow it (``%(name)g``
+#: for a number of :data:`_VALUES`): the one short statement every page shows beside the id.
+_SHORT: dict[str, str] = {
+    "A1": "Cross-entropy is at least the entropy, equal only at the data's probabilities",
+    "A2": "Compatible and separable data: the loss tends to the entropy, never reaching it",
+    "A3": "More dimensions than contexts makes data compatible and separable",
+    "A4": "One-hot data: separability is multiclass separability (Cover's threshold)",
+    "A5": "The regularization path aligns with the NTP-SVM; its finite part tends to W*",
+    "A6": "Gradient descent drives the loss to the entropy and the norm to infinity",
+    "A7": "Gradient descent aligns with the NTP-SVM; its finite part tends to W*",
+    "A8": "The 2D example of Fig. 1 and its NTP-SVM",
+    "A9": "Gradient descent on the 2D example: its four curves converge (Fig. 1)",
+    "A10": "The NTP-SVM depends on the supports, W* on the probabilities; they are orthogonal",
+    "A11": "The synthetic instance of Figs. 3-5 and its entropy",
+    "A12": "Gradient descent on the synthetic instance: its four curves converge (Fig. 4)",
+    "A13": "Normalized GD and Adam reach the same limits faster than GD (Fig. 5)",
+    "A14": "Training on every prefix is one problem over its distinct contexts",
+    "A15": "SGD over sampled sequences shares the directional limit of gradient descent",
+    "A16": "Entropy does not increase with context length; supports get sparser",
+    "B1": "Token-priority graphs, their strongly connected components and the cyclic sub-dataset",
+    "B2": "Acyclic data: the loss approaches its infimum along the Graph-SVM, never reaching it",
+    "B3": "Acyclic data: the regularization path aligns with the Graph-SVM",
+    "B4": "The cyclic correction lies in the cyclic subspace, orthogonal to the Graph-SVM",
+    "B5": "General data: the regularization path tends to the Graph-SVM and the cyclic correction",
+    "B6": "The log-loss is convex, strictly on the cyclic subspace",
+    "B7": "Gradient descent aligns with the Graph-SVM and tends to the cyclic correction",
+    "B8": "Acyclic data (Fig. 3): mean correlation with the Graph-SVM above %(corr)g",
+    "B9": "Cyclic data (Fig. 4): gradient descent reaches the Graph-SVM and the cyclic correction",
+    "B10": "General head, squared loss: attention aligns with the pseudo-graph's SVM",
+    "B11": "General head, cross-entropy: attention aligns with the pseudo-graph's SVM",
+}
+#: The most words a short statement has.
+SHORT_WORDS = 13
+_MARKUP = re.compile(r"[$`_|\\<>\[\]{}]")
+
+
+def _short(claim_id: str, values: Mapping[str, float]) -> str:
+    """The short statement of ``claim_id`` (:data:`_SHORT`), its numbers filled in and its form checked."""
+    short = _SHORT.get(claim_id)
+    if short is None:
+        raise NTPError(f"claim {claim_id} has no short statement in ntpnb/chapter/registry.py's _SHORT")
+    short = short % values
+    if len(short.split()) > SHORT_WORDS or _MARKUP.search(short):
+        raise NTPError(f"claim {claim_id}'s short statement {short!r}: at most {SHORT_WORDS} plain words")
+    return short
+
+
 #: A protocol's key: words a check line prints in square brackets (no brackets, bars or parentheses).
 PROTOCOL_KEY = re.compile(r"^[A-Za-z0-9][A-Za-z0-9' .-]*$")
 
@@ -210,9 +260,10 @@ def _specs(table: str) -> dict[str, ClaimSpec]:
         claim_id, where = head.split(" | ")
         statement, paper_value = body.replace("\n= ", "\0").replace("\n", " ").split("\0")
         values = MappingProxyType(_VALUES.get(claim_id, {}))
+        short = _short(claim_id, values)
         protocols = _protocols(claim_id, _PROTOCOLS.get(claim_id, {}))
         specs[claim_id] = ClaimSpec(
-            claim_id, where, statement, paper_value % values, values, protocols=protocols
+            claim_id, where, statement, paper_value % values, values, short, protocols
         )
     return specs
 

@@ -69,7 +69,7 @@ def test_a_chapter_has_the_same_number_in_the_sidebar_its_title_and_the_report(b
         assert re.search(rf'href="\.\./{re.escape(page)}">{number}\. ', intro), (source.stem, "sidebar")
         title = (html / page).read_text()
         assert f'<h1><span class="section-number">{number}. </span>' in title, (source.stem, "title")
-        assert f"<h3>{number}. " in report, (source.stem, "the report's heading of its checks")
+        assert f"<summary>{number}. " in report, (source.stem, "the report's block of its checks")
         link = rf'{source.stem}\.html#[^"]*"><span[^>]*>{number} § '
         assert re.search(link, report), (source.stem, "the report's links to its sections")
     assert not re.search(r">0\d[ .§]", report), "a chapter named by its file's prefix on the report"
@@ -325,21 +325,27 @@ def _badges(page: Path) -> dict[str, tuple[str | None, str, str]]:
 
 
 def test_the_scoreboard_opens_the_introduction_and_each_chapter_with_the_reports_verdicts(built_book):
-    """Every claim's badge on the introduction; each chapter's own under its title; the same words."""
+    """Every claim's badge and short statement on the introduction; each chapter's own under its
+    title; the report's words; a badge opens the claim's card, a chapter's short statement its section."""
     html = built_book / "_build" / "html"
     data = json.loads((built_book / "outputs" / "verdicts.json").read_text())
     verdicts = {c["id"]: c for c in data["claims"]}
-    intro = _badges(html / "book" / "intro.html")
+    report = html / "outputs" / "report.html"
+    cards = parse(report).ids
+    intro_page = html / "book" / "intro.html"
+    intro = _badges(intro_page)
     assert set(intro) == set(CLAIMS)
     for cid, (link, title, verdict) in intro.items():
         assert verdict == verdicts[cid]["verdict"] and html_unescape(title).endswith(verdicts[cid]["phrase"])
-        if verdicts[cid]["sections"]:  # a badge links to a section that exists
-            parts = urlsplit(link)
-            target = (html / "book" / unquote(parts.path)).resolve()
-            assert target.is_file() and (not parts.fragment or parts.fragment in parse(target).ids), link
-    report = (html / "outputs" / "report.html").read_text()
-    for cid, claim in verdicts.items():  # the report says the same words
-        assert html_unescape(re.sub(r"<[^>]+>", "", report)).count(claim["phrase"]) >= 1, cid
+        parts = urlsplit(link)  # the badge opens the claim's card on the report
+        assert (intro_page.parent / unquote(parts.path)).resolve() == report, link
+        assert parts.fragment == verdicts[cid]["card"] and parts.fragment in cards, link
+    intro_text = html_unescape(re.sub(r"<[^>]+>", "", intro_page.read_text()))
+    assert all(CLAIMS[cid].short in intro_text for cid in CLAIMS)  # on the page, not on hover only
+    text = html_unescape(re.sub(r"<[^>]+>", "", report.read_text()))
+    for cid, claim in verdicts.items():  # the report says the same words, beside its badge
+        basis = claim["phrase"].removeprefix(claim["verdict"]).removeprefix(": ")
+        assert f"{claim['verdict']} {basis}".strip() in text, cid
     for page in sorted((html / "outputs" / "notebooks").glob("*.html")):
         own = {c["id"] for c in data["claims"] if any(s["notebook"] == page.stem for s in c["sections"])}
         found = _badges(page)
@@ -347,9 +353,14 @@ def test_the_scoreboard_opens_the_introduction_and_each_chapter_with_the_reports
         text = page.read_text()
         first_heading = text.index("</h1>")
         assert text.index("ntpnb-chapter-verdicts") > first_heading, "the badges sit under the title"
+        shorts = re.findall(r'<a class="ntpnb-short" href="([^"]*)">(.*?)</a>', text)
+        ids = parse(page).ids
         for cid, (link, _, verdict) in found.items():
             assert verdict == verdicts[cid]["verdict"]
-            assert link.startswith("#") and link[1:] in parse(page).ids, (page.stem, cid, link)
+            assert link.endswith(f"report.html#{verdicts[cid]['card']}"), (page.stem, cid, link)
+        for href, short in shorts:  # a short statement links to its section here
+            assert href.startswith("#") and href[1:] in ids, (page.stem, short, href)
+        assert len(shorts) == len(own), page.stem
 
 
 def test_no_verdict_pairs_a_negative_word_with_n_of_n(built_book):

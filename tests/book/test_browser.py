@@ -12,6 +12,7 @@ they are not checked and take most of the test's time.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from pathlib import Path
@@ -47,6 +48,10 @@ OTHER_WIDTHS = (390, 1920)
 #: scroll inside its own box).
 FITTING_WIDTHS = (1366, 1920)
 
+#: The report reads in five minutes: at most this tall (px, every block closed) at each width.
+MAX_REPORT_HEIGHT = {1366: 12_000, 390: 25_000}
+#: The first screen of a laptop and of a phone, by width: the introduction's scoreboard starts in it.
+FIRST_SCREEN = {1366: 768, 390: 844}
 #: A chapter reads as a lecture: its page at most MAX_CHAPTER_HEIGHT px tall at WIDTH with every
 #: block closed, and no stray output (a cell whose last expression left a bare True or False).
 MAX_CHAPTER_HEIGHT = 15_000
@@ -144,10 +149,13 @@ def visit(browser, path: Path, name: str) -> dict:
         })"""
     )
     save_screenshot(page, name.removesuffix(".html").replace("/", "__"), full_page=True)
+    found["ids"] = set(page.evaluate("() => [...document.querySelectorAll('[id]')].map(e => e.id)"))
     found["tables"] = {WIDTH: page.evaluate(TABLES)}
+    found["layout"] = {WIDTH: page.evaluate(LAYOUT)}
     for width in OTHER_WIDTHS:
         page.set_viewport_size({"width": width, "height": 900})
         found["tables"][width] = page.evaluate(TABLES)
+        found["layout"][width] = page.evaluate(LAYOUT)
     page.close()
     found["errors"] = errors
     return found
@@ -177,6 +185,36 @@ TABLES = """() => {
         };
     });
     return {tables, pageWidth: document.documentElement.scrollWidth, screen: window.innerWidth};
+}"""
+
+
+#: At the width the page is laid out at: its height (every block closed), the words broken inside
+#: a table's cells (a word whose characters are laid out on two lines), and where the scoreboard's
+#: first claim (its badge and its short statement) ends, if the page has a scoreboard.
+LAYOUT = """() => {
+    const main = document.querySelector('main') || document.body;
+    const broken = [];
+    for (const cell of main.querySelectorAll('td, th')) {
+        if (!cell.checkVisibility()) continue;
+        const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+        for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+            for (const m of node.textContent.matchAll(/\\S+/g)) {
+                const range = document.createRange();
+                range.setStart(node, m.index);
+                range.setEnd(node, m.index + m[0].length);
+                const rects = [...range.getClientRects()].filter(r => r.width > 0);
+                if (new Set(rects.map(r => Math.round(r.top))).size > 1) broken.push(m[0]);
+            }
+        }
+    }
+    const board = document.querySelector('.ntpnb-scoreboard');
+    const first = board && [...board.querySelectorAll('.ntpnb-badge, .ntpnb-short')].slice(0, 2);
+    return {
+        height: document.documentElement.scrollHeight,
+        broken,
+        scoreboard: first && first.length ? Math.max(...first.map(
+            e => e.getBoundingClientRect().bottom + window.scrollY)) : null,
+    };
 }"""
 
 
@@ -326,6 +364,78 @@ def test_chapter_pages_read_as_lectures_short_and_without_stray_outputs(visited,
         if found["height"] > MAX_CHAPTER_HEIGHT or found["stray"] > MAX_STRAY_OUTPUTS
     ]
     assert not missed, f"over {MAX_CHAPTER_HEIGHT} px or with stray outputs: {missed}"
+
+
+def test_the_report_is_short_enough_to_read_with_its_blocks_closed(visited, record_property):
+    """The report's height at a laptop's and a phone's width, printed, recorded and bounded."""
+    heights = {w: visited["outputs/report.html"]["layout"][w]["height"] for w in (WIDTH, *OTHER_WIDTHS)}
+    record_property("report_heights", heights)
+    print(f"\nthe report's height (px) by width: {heights}")
+    over = {w: h for w, h in heights.items() if h > MAX_REPORT_HEIGHT.get(w, h)}
+    assert not over, f"the report is taller than {MAX_REPORT_HEIGHT} px: {over}"
+
+
+def test_no_word_is_broken_inside_a_table_on_any_page_at_any_width(visited):
+    """A cell's words are compared with their rendered lines: none is laid out on two lines."""
+    broken = {
+        (name, width): laid["broken"]
+        for name, found in visited.items()
+        for width, laid in found["layout"].items()
+        if laid["broken"]
+    }
+    assert not broken, "\n".join(f"{name} at {w} px: {words[:10]}" for (name, w), words in broken.items())
+    assert any(found["layout"][WIDTH]["broken"] == [] for found in visited.values())  # it was measured
+
+
+def test_the_introduction_opens_with_every_claims_short_statement_and_verdict(visited):
+    intro = visited["book/intro.html"]
+    for width, screen in FIRST_SCREEN.items():
+        bottom = intro["layout"][width]["scoreboard"]
+        assert bottom is not None and bottom <= screen, (
+            width,
+            bottom,
+            "the scoreboard is below the first screen",
+        )
+    missing = [cid for cid, spec in CLAIMS.items() if spec.short not in intro["text"]]
+    assert not missing, f"the introduction does not show the short statements of {missing}"
+
+
+def _card_links(found: dict) -> dict[str, tuple[Path | None, str]]:
+    """Claim id -> (page, anchor) of each link of a page to a claim's card (``...#claim-a1``)."""
+    cards = {}
+    for link in found["links"]:
+        parts = urlsplit(link["href"])
+        if re.fullmatch(r"claim-[ab]\d+", parts.fragment):
+            cards.setdefault(
+                parts.fragment.removeprefix("claim-").upper(), (_local_file(link["href"]), parts.fragment)
+            )
+    return cards
+
+
+def test_each_claims_card_is_reachable_from_the_summary_the_scoreboard_and_the_chapters(built_book, visited):
+    """Follow the links to every claim's card: from the report's summary, the introduction's
+    scoreboard, and the chapters that check the claim; each leads to the card's anchor."""
+    html = built_book / "_build" / "html"
+    report = html / "outputs" / "report.html"
+    data = json.loads((built_book / "outputs" / "verdicts.json").read_text())
+    checked_in = {c["id"]: {s["notebook"] for s in c["sections"]} for c in data["claims"]}
+    sources = {"summary": "outputs/report.html", "scoreboard": "book/intro.html"}
+    for where, name in sources.items():
+        cards = _card_links(visited[name])
+        assert set(cards) == set(CLAIMS), (where, sorted(set(CLAIMS) - set(cards)))
+        for cid, (page, anchor) in cards.items():
+            assert page == report and anchor in visited["outputs/report.html"]["ids"], (
+                where,
+                cid,
+                page,
+                anchor,
+            )
+    for cid, notebooks in checked_in.items():
+        for notebook in notebooks:
+            found = visited[f"outputs/notebooks/{notebook}.html"]
+            page, anchor = _card_links(found).get(cid, (None, ""))
+            assert page == report and anchor in visited["outputs/report.html"]["ids"], (notebook, cid)
+            assert CLAIMS[cid].short in found["text"], (notebook, cid, "its short statement")
 
 
 def test_api_pages_are_one_topic_each_and_short(visited, record_property):

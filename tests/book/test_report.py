@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import platform
@@ -15,16 +16,27 @@ from threadpoolctl import threadpool_info
 from ntpnb.book.report import (
     PLATFORM_TITLE,
     chapter_sections,
+    claim_card,
     heading_slug,
     read_tree,
     render_claims_page,
     render_report,
+    run_line,
     write_report,
 )
-from ntpnb.chapter.claims import ClaimLog
+from ntpnb.book.verdicts import (
+    NOT_REPRODUCED,
+    QUALIFIED,
+    REPRODUCED,
+    VERDICT_RULE,
+    ProtocolVerdict,
+    Sweep,
+)
+from ntpnb.chapter.claims import ChapterRecord, ClaimLog
 from ntpnb.chapter.layout import output_layout
+from ntpnb.chapter.outputs import RunRecord
 from ntpnb.chapter.platform import cpu_model
-from ntpnb.chapter.registry import CLAIMS
+from ntpnb.chapter.registry import CLAIMS, PAPERS
 from ntpnb.errors import ClaimCheckError
 
 from conftest import ROOT
@@ -34,15 +46,20 @@ def test_claims_page_is_generated_from_the_registry_and_the_records(run):
     layout, _ = run
     page = render_claims_page(read_tree(layout))
     for cid, spec in CLAIMS.items():
-        (row,) = [line for line in page.splitlines() if line.startswith(f"| {cid} |")]
-        assert f"| {spec.statement} | {spec.where} | {spec.paper_value} |" in row
-    a1 = next(line for line in page.splitlines() if line.startswith("| A1 |"))
-    # where the run checked A1: its evidence, then its sanity check, each linked to its section
+        (row,) = [line for line in page.splitlines() if line.startswith(f"| **{cid}** <br>")]
+        statement = f"{spec.statement}<br>*The paper reports:* {spec.paper_value}"
+        assert f"| **{cid}** <br>{spec.where} | {statement} |" in row
+        assert f'href="report.html#claim-{cid.lower()}"' in row  # its badge opens its card
+    a1 = next(line for line in page.splitlines() if line.startswith("| **A1**"))
+    # where the run checked A1: its evidence's sections, each linked (its sanity check's section is
+    # one of them: not repeated)
     demo = "/outputs/notebooks/07_demo.ipynb"
     evidence = f"[7 § Claim A1: the $\\mathcal{{H}}$ bound]({demo}#claim-a1-the--bound)"
-    assert f"| {evidence}, [7 § Equality](/outputs/notebooks/07_demo.ipynb#equality)<br>" in a1
-    assert "<br>sanity: [7 § Equality](/outputs/notebooks/07_demo.ipynb#equality)" in a1
-    assert "| A3 |" in page and "not checked by any chapter yet |" in page
+    assert f"<br>{evidence}, [7 § Equality](/outputs/notebooks/07_demo.ipynb#equality) |" in a1
+    assert "sanity:" not in a1
+    assert 'class="ntpnb-badge ntpnb-v-reproduced"' in a1
+    assert "| **A3**" in page and "not checked by any chapter yet |" in page
+    assert page.count(":class: ntpnb-claim-list") == len(PAPERS)  # a table per paper, styled to fit
     write_report(read_tree(layout))
     assert (layout.root / "claim_list.md").read_text() == page
 
@@ -116,28 +133,79 @@ def test_heading_slugs_are_those_of_myst():
     assert heading_slug("The `ntpnb` command", taken) == "the-ntpnb-command-1"
 
 
+def _summary_row(report: str, cid: str) -> str:
+    """The row of ``cid`` in the report's summary table."""
+    head = f"| [**{cid}**](#claim-{cid.lower()}) |"
+    return next(line for line in report.splitlines() if line.startswith(head))
+
+
+def _plain(text: str) -> str:
+    """A short statement as the pages write it (its star escaped for MyST)."""
+    return text.replace("*", "\\*")
+
+
+def _card(report: str, cid: str) -> str:
+    """The card of ``cid`` on the report: from its anchor to the next card's (or section's) heading."""
+    start = report.index(f"(claim-{cid.lower()})=\n### {cid}: {_plain(CLAIMS[cid].short)}\n")
+    ends = [i for i in (report.find("\n(claim-", start + 1), report.find("\n## ", start)) if i > 0]
+    return report[start : min(ends)]
+
+
+def test_report_opens_with_the_verdicts_then_a_card_per_claim(run):
+    layout, _ = run
+    report = render_report(read_tree(layout))
+    first, _, rest = report.partition("\n(claim-a1)=\n")
+    n = len(CLAIMS)
+    # the first screen: the counts, what ran in one line, the summary; no file path, no seed list
+    # (the summary links every card: no right-hand contents)
+    assert first.startswith(
+        "---\nhtml_theme.sidebar_secondary.remove: true\n---\n\n# Reproducibility report\n\n"
+        f"**1 of {n} claims reproduced, {n - 2} not tested, 1 check failed.** "
+        "What ran: the quick test settings, seed 0 for every chapter, commit not recorded.\n"
+    )
+    assert "outputs/" not in first and "seeds/" not in first and ".json" not in first
+    assert first.index(":class: ntpnb-summary") < first.index("| claim | in plain words | verdict | why |")
+    for cid, spec in CLAIMS.items():  # each claim: a row in plain words, linked to its card below
+        assert f'| {_plain(spec.short)} | <span class="ntpnb-badge' in _summary_row(report, cid)
+        assert _card(report, cid)
+    assert rest.index("## Every check") < rest.index("## The verdict rule") < rest.index("## What ran")
+    assert "## The verdict rule" not in first and VERDICT_RULE[0] in rest
+
+
 def test_report_lists_every_claim_with_its_status(run):
     layout, _ = run
     report = render_report(read_tree(layout))
-    for cid in CLAIMS:
-        assert re.search(rf"^\| \*\*{cid}\*\* \(", report, flags=re.M), cid
-    a1 = next(line for line in report.splitlines() if line.startswith("| **A1**"))
-    assert "| reproduced: holds at the one seed; 2 evidence, 1 sanity (quick) |" in a1
-    assert "(/outputs/notebooks/07_demo.ipynb#claim-a1-the--bound)" in a1
-    assert "(/outputs/notebooks/07_demo.ipynb#equality)" in a1
-    a2 = next(line for line in report.splitlines() if line.startswith("| **A2**"))
+    a1 = _summary_row(report, "A1")
+    title = "A1 (Sec. 2): reproduced: holds at the one seed"
+    assert f'<span class="ntpnb-badge ntpnb-v-reproduced" title="{title}">' in a1
+    assert "| gap at random W: 0.25 at the one seed, required \\> 0 |" in a1  # why: the decisive evidence
+    card = _card(report, "A1")
+    assert "reproduced</span></span> holds at the one seed\n" in card
+    assert "\nOurs\n: gap at random W: 0.25 at the one seed, required \\> 0\n" in card
+    summary = "2 evidence checks, all hold; 1 sanity check, holds (they test the code or the setting)."
+    assert f"\nEvidence\n: <details><summary>{summary}</summary>\n" in card
+    assert "\n  - gap at random W: ours 0.25; required \\> 0; holds at the one seed\n" in card
+    assert "(/outputs/notebooks/07_demo.ipynb#claim-a1-the--bound); [7 § Equality]" in card
+    assert "(quick)" not in report and "(paper)" not in report  # no profile tags
+    a2 = _card(report, "A2")
+    assert "check failed</span></span> the evidence fails at the one seed\n" in a2
+    assert "<summary>1 evidence check, fails.</summary>" in a2
+    assert "  - decay rate: ours -0.5000; required = -1 ± 0.02; fails at the one seed\n" in a2
+    failed = "decay rate: fails at seed 0 (measured -0.5000, required = -1 ± 0.02)"
+    assert f"\nFailed\n: {failed}\n" in a2 and "\nOurs\n" not in a2  # why, said once
     assert "(/outputs/notebooks/07_demo.ipynb#equality-1)" in a2
-    assert "**check failed: the evidence fails at the one seed**; 1 evidence, 1 failed (quick)" in a2
-    a3 = next(line for line in report.splitlines() if line.startswith("| **A3**"))
-    assert "not tested (no check yet)" in a3
-    n = len(CLAIMS)
-    assert (
-        f"**1 of {n} claims reproduced, {n - 2} not tested, 1 check failed**; 4 checks at the book's seed"
-        in report
-    )
+    assert "check failed" in _summary_row(report, "A2")
+    a3 = _card(report, "A3")
+    assert "not tested</span></span>" in a3 and "Checked in\n: no chapter of this run checks it" in a3
+    assert "Not tested (no chapter of this run checks them): A3, A4," in report
+    assert "The run: profile quick, as its claim records say" in report
+    assert "; 4 checks at the book's seed." in report
     assert "The verdicts rest on one seed per chapter (the book's, 0)" in report
+    # every check, collapsed, with our value, the requirement and the paper's value
+    block = '<details class="ntpnb-checks ntpnb-chapter-checks ntpnb-has-fail"><summary>7. A demo chapter'
+    assert block in report
+    assert "<span>(4 checks, 1 fail, seed 0)</span></summary>" in report
     assert "| *sanity:* KL sum is non-negative |" in report
-    # every check, with our value, the requirement and the paper's value
     assert "| -0.5000 | = -1 ± 0.02 | e^\\{-gamma\\} | at the one seed | **fails** |" in report
     assert "| \\< 1e-12 | \\< 1e-12 |" in report
 
@@ -146,14 +214,16 @@ def test_report_flags_unregistered_claim_ids(tmp_path):
     layout = output_layout(tmp_path / "outputs")
     ClaimLog("08_other", "paper", layout.root).check("Z9", "x", 1.0, ">", 0.0)
     report = render_report(read_tree(layout))
-    assert "missing from the registry: Z9" in report
+    assert "missing from the registry: Z9" in report and "(claim-z9)" not in report
     assert "| [Z9](/outputs/notebooks/08_other.ipynb) |" in report  # no executed notebook: the chapter
 
 
 def test_report_without_any_run_lists_every_claim_as_unchecked(tmp_path):
     report = render_report(read_tree(output_layout(tmp_path / "outputs")))
-    assert report.count("not tested (no check yet)") == len(CLAIMS)
+    assert report.count("Checked in\n: no chapter of this run checks it") == len(CLAIMS)
+    assert report.count('class="ntpnb-badge ntpnb-v-not-tested"') == 2 * len(CLAIMS)  # summary and card
     assert "No notebook has recorded a check yet" in report
+    assert "What ran: nothing yet." in report
 
 
 def test_summary_is_the_chapter_claim_table(run):
@@ -180,17 +250,25 @@ def test_report_gives_findings_and_qualifications_their_verdicts(tmp_path, capsy
     log.check("A6", "norm grows", 1.0, ">", 0.0, kind="sanity")
     assert "[NOTE] A5 qualification: measured up to B = 2400 only" in capsys.readouterr().out
     report = render_report(read_tree(layout))
-    line = {cid: next(ln for ln in report.splitlines() if ln.startswith(f"| **{cid}**")) for cid in CLAIMS}
-    assert (
-        "**does not reproduce: a finding established at the one seed**; 0 evidence, 1 finding (paper)<br>"
-        "local correlation: 0.9860 at the one seed, against the paper's \\> 0.99" in line["B11"]
+    b11 = _card(report, "B11")
+    assert "does not reproduce</span></span> a finding established at the one seed\n" in b11
+    finding = "local correlation: 0.9860 at the one seed, against the paper's \\> 0.99"
+    assert f"\nFinding\n: {finding}\n" in b11
+    assert f"| {finding} |" in _summary_row(report, "B11")
+    a5 = _card(report, "A5")
+    assert "reproduced with a qualification</span></span> holds at the one seed\n" in a5
+    assert "\nQualification\n: measured up to B = 2400 only\n" in a5
+    a6 = _card(report, "A6")
+    assert "by construction</span></span> sanity checks only\n" in a6
+    assert "\nEvidence\n: 1 sanity check, holds (they test the code or the setting).\n" in a6
+    sanity_only = "<br>sanity: [8](/outputs/notebooks/08_other.ipynb) |"  # a section of sanity checks only
+    a6_row = next(
+        ln for ln in render_claims_page(read_tree(layout)).splitlines() if ln.startswith("| **A6**")
     )
-    qualified = "reproduced with a qualification: holds at the one seed; 1 evidence (paper)"
-    assert f"{qualified}<br>measured up to B = 2400 only" in line["A5"]
-    assert "by construction: sanity checks only; 0 evidence, 1 sanity (paper)" in line["A6"]
+    assert a6_row.endswith(sanity_only)
     assert (
         f"**0 of {len(CLAIMS)} claims reproduced, 1 reproduced with a qualification, 1 does not reproduce, "
-        f"1 by construction, {len(CLAIMS) - 3} not tested**" in report
+        f"1 by construction, {len(CLAIMS) - 3} not tested.**" in report
     )
 
 
@@ -222,12 +300,10 @@ def test_every_page_labels_the_tree_by_its_run_record(run):
     write_run_record(layout.root, RunRecord("quick", {"n_g": "121"}, (3,), ("07_demo",)))
     label = "profile quick with n\\_g=121; seed 3"
     report = render_report(read_tree(layout, absent=["08_other"]))
-    assert f"what ran: {label} (`paper` = " in report
+    assert f"The run: {label}; 4 checks at the book's seed." in report
+    assert "What ran: the quick test settings with n\\_g=121, seed 0 for every chapter, commit not" in report
     absent = "This tree has not run 08\\_other: the claims only that chapter checks are *not tested* in it."
-    assert absent in report
-    a1 = next(line for line in report.splitlines() if line.startswith("| **A1**"))
-    assert "2 evidence, 1 sanity (quick; n\\_g=121) |" in a1
-    assert "run at the `quick` profile with n\\_g=121, seeds 0." in report
+    assert report.count(absent) == 2  # on the first screen and in what ran
     head = f"**Verdicts of the runs that built this book** ({label}): "
     assert render_verdict_summary(read_tree(layout)).startswith(head)
     assert f"those of the run this book shows: {label}." in render_claims_page(read_tree(layout))
@@ -296,3 +372,81 @@ def test_the_report_names_the_notebooks_whose_last_run_failed(tmp_path):
     assert "The last run of these notebooks failed" in report
     assert "* `02_demo` (2026-01-02 03:04 UTC): ValueError: bad \\*input\\*" in report
     assert "03_half" not in report
+
+
+def test_what_ran_is_one_line_that_says_compactly_where_chapters_differ(tmp_path):
+    tree = read_tree(output_layout(tmp_path / "outputs"))
+
+    def sweep(notebook: str, seeds: range) -> Sweep:
+        records = {s: ChapterRecord(notebook, "paper", seed=s, complete=True) for s in seeds}
+        return Sweep(records[seeds[0]], records)
+
+    five = [sweep(f"0{i}_chapter", range(5)) for i in (1, 2, 3, 5)]
+    tree = dataclasses.replace(tree, sweeps=five, commits=("commit 460b93a",))
+    assert run_line(tree) == "the papers' settings, seeds 0-4 for every chapter, commit 460b93a"
+    tree = dataclasses.replace(tree, sweeps=[sweep("01_chapter", range(2)), sweep("02_other", range(2, 5))])
+    expected = "seeds 0 and 1 for chapter 1, seeds 2-4 for chapter 2, commit 460b93a"
+    assert run_line(tree) == f"the papers' settings, {expected}"
+    run = RunRecord("paper", {"n": "3"}, (0, 1, 2, 3, 4), ())
+    tree = dataclasses.replace(tree, run=run, sweeps=[*five, sweep("07_attention", range(1))])
+    expected = "seeds 0-4 for chapters 1-3 and 5, seed 0 for chapter 7, commit 460b93a"
+    assert run_line(tree) == f"the papers' settings with n=3, {expected}"
+
+
+def test_a_card_shows_each_field_of_the_verdict_in_its_own_words(run):
+    """Protocols with their own verdicts, measurements beside the claim, marginal seeds, notes."""
+    layout, _ = run
+    tree = read_tree(layout)
+    sub = [
+        ProtocolVerdict(
+            "authors' loss", "the loss the authors' code trains", REPRODUCED, "holds on 500 trials", "a"
+        ),
+        ProtocolVerdict(
+            "paper's loss", "the loss the paper states", NOT_REPRODUCED, "contradicted", "corr: 0.94"
+        ),
+    ]
+    verdict = dataclasses.replace(
+        tree.results["A1"],
+        verdict=QUALIFIED,
+        qualifications=("decided under [authors' loss] (reproduced); under [paper's loss]: ...",),
+        beyond=("drift of the threshold: -0.042 ± 0.009",),
+        marginal=("global distance: holds pooled (q = 0.020); alone, seeds 2 and 3 do not bear it out",),
+        notes=("the authors' stored Fig. 5a: 0.995, consistent with ours", "a second note"),
+        protocols=tuple(sub),
+    )
+    tree = dataclasses.replace(tree, results={**tree.results, "A1": verdict})
+    card = "\n".join(claim_card(tree, "A1", CLAIMS["A1"]))
+    assert "\nProtocols\n: \n  - \\[authors' loss\\] the loss the authors' code trains: <span" in card
+    assert 'ntpnb-v-does-not-reproduce" title="A1 (Sec. 2): does not reproduce: contradicted">' in card
+    assert "</span></span> contradicted; corr: 0.94\n" in card
+    assert (
+        "\nQualification\n: decided under \\[authors' loss\\] (reproduced); under \\[paper's loss\\]: ...\n"
+        in card
+    )
+    assert "\nBeyond the paper\n: drift of the threshold: -0.042 ± 0.009\n" in card  # never a qualification
+    assert "\nMarginal\n: global distance: holds pooled (q = 0.020); alone, seeds 2 and 3 do not" in card
+    assert (
+        "\nNotes\n: - the authors' stored Fig. 5a: 0.995, consistent with ours\n  - a second note\n" in card
+    )
+    fields = ["The paper", "Protocols", "Evidence", "Qualification", "Marginal", "Beyond the paper", "Notes"]
+    assert [card.index(f"\n{name}\n: ") for name in fields] == sorted(
+        card.index(f"\n{n}\n: ") for n in fields
+    )
+
+
+def test_a_claim_with_protocols_shows_each_protocols_verdict_on_its_card_and_its_checks(tmp_path):
+    layout = output_layout(tmp_path / "outputs")
+    log = ClaimLog("07_attention", "paper", layout.root)
+    log.check("B10", "mean local corr", 0.995, ">", 0.99, protocol="authors' loss")
+    log.check("B10", "mean local corr", 0.94, ">", 0.99, protocol="paper's loss")
+    report = render_report(read_tree(layout))
+    card = _card(report, "B10")
+    assert "reproduced with a qualification</span></span> holds at the one seed\n" in card
+    authors, papers = (f"\\[{key}\\] {words}" for key, words in CLAIMS["B10"].protocols.items())
+    assert f'\nProtocols\n: \n  - {authors}: <span class="ntpnb-badge ntpnb-v-reproduced"' in card
+    assert f'\n  - {papers}: <span class="ntpnb-badge ntpnb-v-check-failed"' in card
+    assert (
+        "\nQualification\n: decided under \\[authors' loss\\] (reproduced); under \\[paper's loss\\]" in card
+    )
+    assert "| \\[authors' loss\\] mean local corr | 0.9950 |" in report  # every check names its protocol
+    assert "| \\[paper's loss\\] mean local corr | 0.9400 |" in report

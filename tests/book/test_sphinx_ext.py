@@ -1,10 +1,16 @@
-"""The book-build check that refuses notebooks with errors or stderr output."""
+"""The Sphinx extension: the check that refuses broken notebooks, table words kept whole, the scoreboard."""
 
 from __future__ import annotations
 
 import json
 
+from docutils import nodes
+
+from ntpnb.book.scoreboard import badge_html, claims_html, scoreboard_data
 from ntpnb.book.sphinx_ext import notebook_problems
+from ntpnb.book.verdicts import QUALIFIED, REPRODUCED, Verdict
+from ntpnb.book.words import WORD_CLASS, keep_table_words, split_words, words_html
+from ntpnb.chapter.registry import CLAIMS
 
 
 def write(tmp_path, outputs, metadata=None, source="x"):
@@ -59,3 +65,79 @@ def test_a_figure_without_caption_or_alt_text_is_a_problem(tmp_path):
         "cell 0 shows a figure: no name (cell metadata mystnb.figure.name)",
         "cell 0 shows a figure: no alt text (cell metadata mystnb.image.alt)",
     ]
+
+
+# ------------------------------------------------------------------ words kept whole in tables
+def test_a_word_a_browser_could_break_is_kept_whole():
+    text = "token-priority graphs: d/m = 1/2, B4-B6 and -> (seeds 0-4)"
+    pieces = split_words(text)
+    assert "".join(p for p, _ in pieces) == text
+    assert [p for p, keep in pieces if keep] == ["token-priority", "d/m", "1/2,", "B4-B6", "->", "0-4)"]
+    assert split_words("plain words only") == [("plain words only", False)]
+    assert words_html("a<b x-y") == 'a&lt;b <span class="ntpnb-word">x-y</span>'
+
+
+def test_table_cells_keep_their_words_whole_but_not_their_math_or_code():
+    entry = nodes.entry(
+        "",
+        nodes.paragraph(
+            "",
+            "",
+            nodes.Text("not seed-independent: "),
+            nodes.math("", "a-b"),
+            nodes.literal("", "x/y"),
+            nodes.strong("", "B4-B6"),
+        ),
+    )
+    outside = nodes.paragraph("", "a well-known word outside a table")
+    doctree = nodes.document("", "")
+    doctree += [nodes.table("", nodes.tgroup("", nodes.tbody("", nodes.row("", entry)))), outside]
+    keep_table_words(None, doctree, "page")
+    kept = [n.astext() for n in doctree.findall(nodes.inline) if WORD_CLASS in n["classes"]]
+    assert kept == ["seed-independent:", "B4-B6"]
+    assert entry.astext() == "not seed-independent: a-bx/yB4-B6"  # the text itself is unchanged
+    assert outside.astext() == "a well-known word outside a table" and not list(outside.findall(nodes.inline))
+
+
+# ------------------------------------------------------------------ the scoreboard
+def test_the_scoreboard_data_gives_each_claim_its_short_statement_verdict_and_card():
+    results = {cid: Verdict(cid, REPRODUCED, "holds at all 5 seeds") for cid in CLAIMS}
+    data = scoreboard_data(results, {"A1": [("01_entropy", "claim-a1-the-bound"), ("05_over", "")]})
+    a1 = data["claims"][0]
+    assert a1 == {
+        "id": "A1",
+        "paper": "A",
+        "where": "Sec. 2",
+        "short": CLAIMS["A1"].short,
+        "verdict": REPRODUCED,
+        "phrase": "reproduced: holds at all 5 seeds",
+        "card": "claim-a1",
+        "sections": [
+            {"notebook": "01_entropy", "anchor": "claim-a1-the-bound"},
+            {"notebook": "05_over", "anchor": ""},
+        ],
+    }
+    assert [c["id"] for c in data["claims"]] == list(CLAIMS) and set(data["papers"]) == {"A", "B"}
+
+
+def test_a_scoreboard_line_is_the_badge_to_the_card_and_the_short_statement_on_the_page():
+    claim = {
+        "id": "B10",
+        "where": "Fig. 5",
+        "verdict": QUALIFIED,
+        "phrase": "reproduced with a qualification: x",
+    }
+    claim["short"] = "An example claim: attention aligns with the pseudo-graph's SVM"
+    listed = claims_html([(claim, "../outputs/report.html#claim-b10", "#the-checks"), (claim, None, None)])
+    first, second = listed.removeprefix('<ul class="ntpnb-claims"><li>').split("</li><li>")
+    badge = 'class="ntpnb-badge ntpnb-v-reproduced-with-a-qualification"'
+    assert first.startswith(
+        f'<a {badge} href="../outputs/report.html#claim-b10" '
+        'title="B10 (Fig. 5): reproduced with a qualification: x"><span class="ntpnb-badge-id">B10</span>'
+    )
+    word = '<span class="ntpnb-word">pseudo-graph&#x27;s</span>'
+    short = f"An example claim: attention aligns with the {word} SVM"
+    assert first.endswith(f'<a class="ntpnb-short" href="#the-checks">{short}</a>')
+    assert second.startswith(f"<span {badge} title=")
+    assert second.endswith(f'<span class="ntpnb-short">{short}</span></li></ul>')
+    assert "ntpnb-badge-id" not in badge_html(claim, None, with_id=False)

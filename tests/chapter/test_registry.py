@@ -9,7 +9,8 @@ import subprocess
 import jupytext
 import pytest
 
-from ntpnb.chapter.registry import CLAIMS, paper_value, sort_key
+from ntpnb.chapter import registry
+from ntpnb.chapter.registry import CLAIMS, SHORT_WORDS, paper_value, sort_key
 from ntpnb.errors import NTPError
 from ntpnb.linear.recipes import TOY2D_ENTROPY
 
@@ -23,8 +24,22 @@ def test_registry_holds_every_claim_of_both_papers_in_order():
     for spec in CLAIMS.values():
         assert spec.where and spec.statement and spec.paper_value
         assert "|" not in spec.statement + spec.paper_value  # table cells
+        assert 3 <= len(spec.short.split()) <= SHORT_WORDS and "$" not in spec.short, spec.id
     with pytest.raises(NTPError, match="A1, A2"):
         paper_value("C1", "corr")
+
+
+def test_a_short_statement_is_plain_words_with_the_registrys_numbers(monkeypatch):
+    assert CLAIMS["B8"].short.endswith(f"above {paper_value('B8', 'corr'):g}")  # %(corr)g filled in
+    monkeypatch.setitem(registry._SHORT, "A1", "the loss is $\\ge \\mathcal{H}$")
+    with pytest.raises(NTPError, match=f"A1's short statement .*at most {SHORT_WORDS} plain words"):
+        registry._specs(registry._TABLE)
+    monkeypatch.setitem(registry._SHORT, "A1", " ".join(["word"] * (SHORT_WORDS + 1)))
+    with pytest.raises(NTPError, match="A1's short statement"):
+        registry._specs(registry._TABLE)
+    monkeypatch.delitem(registry._SHORT, "A1")
+    with pytest.raises(NTPError, match="claim A1 has no short statement"):
+        registry._specs(registry._TABLE)
 
 
 #: Tracked text the registry's statements and paper values must not be copied into.
@@ -46,7 +61,8 @@ def test_a_claims_statement_and_paper_value_are_written_once():
     texts = {name: body for name, body in _tracked_text_files() if not name.startswith("notebooks/")}
     assert "book/claims.md" not in texts
     for cid, spec in CLAIMS.items():
-        quoted = [spec.statement] + ([spec.paper_value] if re.search(r"\d\.\d", spec.paper_value) else [])
+        numbered = [spec.paper_value] if re.search(r"\d\.\d", spec.paper_value) else []
+        quoted = [spec.statement, spec.short, *numbered]
         for text in quoted:
             copies = [name for name, body in texts.items() if text in body]
             assert not copies, f"{cid}: {text!r} is also written in {copies}"

@@ -1,0 +1,83 @@
+"""Words in a table cell stay whole: a cell wraps between words, never inside one.
+
+A browser may end a line inside a word at a hyphen or a slash (``token-priority``,
+``d/m``), and the book's tables used to break words anywhere to fit a narrow column. In a
+table a word is read as a unit (an id, a number, a name), so every word of a table cell with
+such a break opportunity is kept on one line (:func:`split_words` finds them; the Sphinx handler
+:func:`keep_table_words` wraps them in an ``ntpnb-word`` span, whose CSS forbids the break;
+:func:`words_html` does the same for the book's own raw HTML). A table too wide for a phone
+then scrolls sideways inside its own box.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+
+from docutils import nodes
+from sphinx.application import Sphinx
+
+#: The class of a word kept on one line (``white-space: nowrap`` in the book's stylesheet).
+WORD_CLASS = "ntpnb-word"
+#: A word inside which a browser may end a line (UAX #14): a hyphen, a dash, a slash, a bar or
+#: a closing bracket with more of the word after it (``token-priority``, ``->``, ``d/m``).
+_BREAKABLE = re.compile(r"[-\u2010\u2013\u2014/|)\]}?!]\S")
+#: Nodes whose text is not prose: math (typeset whole), code and raw markup.
+_OPAQUE = (nodes.math, nodes.literal, nodes.raw, nodes.literal_block)
+
+
+def split_words(text: str) -> list[tuple[str, bool]]:
+    """``text`` in pieces that join back to it, each with whether it is a word to keep whole."""
+    pieces: list[tuple[str, bool]] = []
+    for piece in re.split(r"(\s+)", text):
+        if not piece:
+            continue
+        keep = bool(_BREAKABLE.search(piece))
+        if pieces and not keep and not pieces[-1][1]:
+            pieces[-1] = (pieces[-1][0] + piece, False)
+        else:
+            pieces.append((piece, keep))
+    return pieces
+
+
+def words_html(text: str) -> str:
+    """``text`` as escaped HTML, each word of :func:`split_words` to keep whole in its span."""
+    return "".join(
+        f'<span class="{WORD_CLASS}">{html.escape(p)}</span>' if keep else html.escape(p)
+        for p, keep in split_words(text)
+    )
+
+
+def _prose_texts(entry: nodes.Element) -> list[nodes.Text]:
+    """The text nodes of a table cell outside math, code and raw markup."""
+    return [
+        t for t in entry.findall(nodes.Text) if not any(isinstance(a, _OPAQUE) for a in _ancestors(t, entry))
+    ]
+
+
+def _ancestors(node: nodes.Node, top: nodes.Node) -> list[nodes.Node]:
+    out = []
+    while node is not top and node.parent is not None:
+        node = node.parent
+        out.append(node)
+    return out
+
+
+def keep_table_words(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+    """Wrap every word of every table cell that a browser could break in an ``ntpnb-word`` span."""
+    for entry in list(doctree.findall(nodes.entry)):
+        for text in _prose_texts(entry):
+            pieces = split_words(str(text))
+            if not any(keep for _, keep in pieces):
+                continue
+            parent = text.parent
+            new = [nodes.inline(p, p, classes=[WORD_CLASS]) if keep else nodes.Text(p) for p, keep in pieces]
+            index = parent.index(text)
+            parent.remove(text)
+            for offset, node in enumerate(new):
+                parent.insert(index + offset, node)
+
+
+def setup(app: Sphinx) -> None:
+    """Keep the words of every table cell of the book whole."""
+    app.connect("doctree-resolved", keep_table_words)
