@@ -9,6 +9,9 @@ Run from the repository root::
     python -m benchmarks --sizes 50,10,60,6 200,50,250,10
     python -m benchmarks --time-limit 30 --skip-lp --skip-attention
     python -m benchmarks --notebooks     # also time each chapter on one core and the paper run
+    python -m benchmarks --any-seed      # also run every chapter at seeds 100-119 (20-40 minutes)
+    python -m benchmarks.seeds           # only that: how many runs complete, and why the others stop
+    python -m benchmarks --chapter-times # only each chapter on one core: the times ntpnb list shows
 
 It prints one table per problem, each method's time at each size with the fitted scaling exponent
 (and draws it: time against size on log-log axes, one figure per table):
@@ -28,9 +31,15 @@ It prints one table per problem, each method's time at each size with the fitted
 * the compiled training loops of both papers (chapter 4's optimizers, chapter 7's normalized GD)
   against the number of iterations and against the size, one row per optimizer
   (``--skip-training``);
+* with ``--any-seed`` (or ``python -m benchmarks.seeds`` alone), every chapter at the paper
+  profile at 20 seeds no one has tuned on (100-119): how many runs complete per chapter, and each
+  stop's one-line reason (:mod:`benchmarks.seeds`; ``--tree`` reads an earlier run's output tree);
 * with ``--notebooks``, each chapter alone on one CPU at the paper and the quick profile, and the
   whole paper run with ``--jobs`` (default 2), each into a temporary output tree (every notebook
-  executed), beside the targets of ``benchmarks.notebooks`` and whether each is met.
+  executed), beside the targets of ``benchmarks.notebooks`` and whether each is met. The one-core
+  times are written to ``benchmarks/chapter_times.json`` (committed, with the machine, the date,
+  the commit and the sources they ran): the times ``ntpnb list`` shows, said stale once the
+  sources change (``--chapter-times`` measures only them).
 
 The page starts with the machine of the run (CPU, cores, BLAS, Python, numpy, the date, the load),
 the chapters' times and a summary of every fitted exponent.

@@ -8,6 +8,10 @@ whole paper run with its seed sweep (:data:`RUN_SEEDS` seeds of every chapter) a
 (:data:`RUN_JOBS`) on the CPUs the benchmark may use. Every run goes into a temporary output tree
 with ``force=True`` (no notebook is cached) that is removed afterwards.
 
+The one-core times are the project's record of each chapter's time (``benchmarks/chapter_times.json``,
+:func:`refresh_chapter_times`): the times ``ntpnb list`` shows, with this machine and the sources
+they ran (``python -m benchmarks --chapter-times`` measures only them).
+
 The targets are the issues': every chapter at the paper profile under
 :data:`CHAPTER_TARGET_SECONDS` on one core, the paper run with its sweep and two jobs under
 :data:`RUN_TARGET_SECONDS`; :func:`format_notebook_times` says whether each was met.
@@ -18,10 +22,15 @@ from __future__ import annotations
 import os
 import tempfile
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+
+try:
+    import resource
+except ImportError:  # pragma: no cover - not POSIX
+    resource = None  # type: ignore[assignment]
 
 #: Target: each chapter's wall time at the paper profile, alone on one core (seconds).
 CHAPTER_TARGET_SECONDS = 45.0
@@ -103,14 +112,19 @@ def _load() -> list[float]:
 
 
 def _timed(
-    root: Path, profile: str, out: Path, jobs: int, seeds: int = 1
+    root: Path, profile: str, out: Path, jobs: int, seeds: int = 1, names: Sequence[str] = ()
 ) -> tuple[dict[str, dict], float, float]:
-    """One reproduce run into ``out``: the book seed's timings, the wall time, the notebook seconds."""
+    """One reproduce run of ``names`` (all if none) into ``out``.
+
+    Returns the book seed's timings, the wall time and the notebook seconds.
+    """
     from ntpnb.chapter.layout import load_timings, output_layout
     from ntpnb.runner import reproduce
 
     start = time.perf_counter()
-    results = reproduce(root, profile=profile, output_dir=out, jobs=jobs, force=True, log=print, seeds=seeds)
+    results = reproduce(
+        root, names, profile=profile, output_dir=out, jobs=jobs, force=True, log=print, seeds=seeds
+    )
     wall = time.perf_counter() - start
     failed = [r.label for r in results if not r.completed]
     what = f"notebooks at {profile}, {seeds} seed{'s' * (seeds > 1)}, --jobs {jobs}"
@@ -119,18 +133,67 @@ def _timed(
     return load_timings(output_layout(out)).get(profile, {}), wall, seconds
 
 
+def _children_cpu_seconds() -> float:
+    """The CPU seconds (user and system) of this process's children that have ended, theirs included."""
+    if resource is None:  # pragma: no cover - not POSIX
+        return float("nan")
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def time_chapters(root: Path) -> tuple[dict[str, dict[str, dict]], dict[str, float], int | None, dict]:
+    """Every chapter alone on one core at each profile (:data:`ONE_CORE_PROFILES`), in a temporary tree.
+
+    The chapters' ``timings.json`` records by profile, each with its ``cpu`` seconds: its run's
+    worker, kernel and every process they started, which ``ntpnb reproduce`` waits for (one
+    chapter a call, so each is measured alone; on one core, the wall time an idle machine takes,
+    which a shared machine's wall time is not). Then the wall time of each profile's runs, the
+    CPU (None: not pinned) and the load averages before each profile's runs.
+    """
+    from ntpnb.chapter.layout import notebook_sources
+
+    one, walls, loads = {}, {}, {}
+    names = [source.stem for source in notebook_sources(root)]
+    with tempfile.TemporaryDirectory(prefix="ntpnb-bench-") as tmp, one_core() as cpu:
+        for profile in ONE_CORE_PROFILES:
+            loads[f"{profile}, one core"] = _load()
+            out = Path(tmp) / f"one-core-{profile}"  # a tree per profile: a tree holds one setting
+            used, walls[profile] = {}, 0.0
+            for name in names:
+                before = _children_cpu_seconds()
+                one[profile], wall, _ = _timed(root, profile, out, 1, names=[name])
+                used[name], walls[profile] = _children_cpu_seconds() - before, walls[profile] + wall
+            for name, entry in one[profile].items():
+                entry["cpu"] = round(used[name], 2)
+    return one, walls, cpu, loads
+
+
+def refresh_chapter_times(
+    root: Path, one_core: Mapping[str, Mapping[str, Mapping]], loads: Mapping[str, list[float]]
+) -> Path:
+    """Write the project's benchmark record of the chapters' times from the one-core runs; its path.
+
+    The record ``ntpnb list`` shows (:mod:`ntpnb.runner.timings`), with this machine, its load
+    when each profile's runs started (``loads``, by :func:`time_chapters`), the date and the commit.
+    """
+    from ntpnb.chapter.outputs import source_commit
+    from ntpnb.runner.timings import write_chapter_times
+
+    date = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    load = {what.split(",")[0]: values[0] for what, values in loads.items() if values and "one core" in what}
+    path = write_chapter_times(root, one_core, date, source_commit(root).sha, load)
+    print(f"Wrote {path} (the chapters' times that ntpnb list shows)")
+    return path
+
+
 def time_notebooks(root: Path, jobs: int = RUN_JOBS, seeds: int = RUN_SEEDS) -> NotebookTimes:
     """Every chapter alone on one core at each profile, then the paper run's sweep with ``jobs`` jobs.
 
     Each into its own temporary output tree (removed on return), every notebook executed.
     """
-    one, walls, loads = {}, {}, {}
+    one, walls, cpu, loads = time_chapters(root)
+    loads[f"paper, {seeds} seeds, --jobs {jobs}"] = _load()
     with tempfile.TemporaryDirectory(prefix="ntpnb-bench-") as tmp:
-        with one_core() as cpu:
-            for profile in ONE_CORE_PROFILES:
-                loads[f"{profile}, one core"] = _load()
-                one[profile], walls[profile], _ = _timed(root, profile, Path(tmp) / "one-core", 1)
-        loads[f"paper, {seeds} seeds, --jobs {jobs}"] = _load()
         run, run_wall, run_seconds = _timed(root, "paper", Path(tmp) / "jobs", jobs, seeds)
     cpus = allowed_cpus()
     return NotebookTimes(one, walls, cpu, jobs, run, run_wall, sorted(cpus or ()), loads, seeds, run_seconds)

@@ -55,8 +55,8 @@ paper run with two jobs. What this run of the notebooks measured is below.
 
 
 TIMINGS_TITLE = "Notebook reproduction times"
-#: The command whose runs ``timings.json`` records.
-REPRODUCE_COMMAND = "ntpnb reproduce --profile PROFILE"
+#: A command whose runs ``timings.json`` records (the quick profile's; ``ntpnb reproduce`` the paper's).
+REPRODUCE_COMMAND = "ntpnb reproduce --profile quick"
 
 
 def _profiles(timings: Mapping[str, object]) -> list[str]:
@@ -70,8 +70,8 @@ def format_timings(timings: Timings) -> str:
     if not profiles:
         return (
             "No notebook reproduction has been timed in this output tree. Run, from the "
-            f"repository root, `{REPRODUCE_COMMAND}` (PROFILE `paper` or `quick`; `--force` reruns "
-            "notebooks that are cached), then `ntpnb book`."
+            f"repository root, `ntpnb reproduce` (the paper profile) or `{REPRODUCE_COMMAND}` (`--force` "
+            "reruns notebooks that are cached), then `ntpnb book`."
         )
 
     def cell(rec: Mapping[str, object] | None) -> str:

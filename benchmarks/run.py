@@ -20,7 +20,7 @@ from ntpnb.chapter.platform import format_platform, platform_info
 from ntpnb.errors import NTPError
 from ntpnb.linear.ntp_data import NTPData
 
-from . import attention, joint, methods, notebooks, plots, training
+from . import attention, joint, methods, notebooks, plots, seeds, training
 from .instances import (
     PATH_B_MIN,
     PATH_B_TOP_OVER_MM,
@@ -459,8 +459,8 @@ def training_sizes(
     ]
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run the benchmarks, print the tables, write the book page and the JSON under ``--out``."""
+def build_parser() -> argparse.ArgumentParser:
+    """The parser of ``python -m benchmarks`` (what ``ntpnb benchmarks`` passes on)."""
     parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__)
     for flag, default, what in (
         ("--sizes", SVM_SIZES, "NTP-SVM sizes as m,V,d,S"),
@@ -516,16 +516,40 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="also time every chapter on one core at every profile, and the paper run with --jobs (minutes)",
     )
     parser.add_argument(
+        "--chapter-times",
+        action="store_true",
+        help="only time every chapter alone on one core at every profile and write "
+        "benchmarks/chapter_times.json, the times ntpnb list shows (minutes; no solver benchmark)",
+    )
+    parser.add_argument(
         "--jobs",
         type=int,
         default=notebooks.RUN_JOBS,
-        help="--jobs of the whole paper run of --notebooks (default: %(default)s)",
+        help="--jobs of the whole paper run of --notebooks and of --any-seed (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--any-seed",
+        action="store_true",
+        help=(
+            f"also run every chapter at the paper profile at seeds {seeds.FIRST_SEED}-"
+            f"{seeds.FIRST_SEED + seeds.SEED_COUNT - 1} and count the runs that complete (20-40 minutes; "
+            "python -m benchmarks.seeds runs only that)"
+        ),
     )
     out = ROOT / "outputs" / "benchmarks"
     parser.add_argument(
         "--out", type=Path, default=out, help="folder for benchmarks.md (the book page) and benchmarks.json"
     )
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the benchmarks, print the tables, write the book page and the JSON under ``--out``."""
+    args = build_parser().parse_args(argv)
+    if args.chapter_times:
+        one, _, _, loads = notebooks.time_chapters(ROOT)
+        notebooks.refresh_chapter_times(ROOT, one, loads)
+        return 0
 
     started = time.perf_counter()
     date = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
@@ -559,6 +583,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         for bench, sizes in training_sizes(args.training_iterations, args.training_m, args.training_n):
             train_runs.append((bench, run_table(bench, sizes, args.time_limit)))
     nb_times = notebooks.time_notebooks(ROOT, args.jobs) if args.notebooks else None
+    any_seed = seeds.run_seeds(seeds.FIRST_SEED, seeds.SEED_COUNT, args.jobs) if args.any_seed else None
+    if nb_times:
+        notebooks.refresh_chapter_times(ROOT, nb_times.one_core, nb_times.loads)
     total = time.perf_counter() - started
     run_platform = platform_info()  # recorded by this run, in the process that measured
     machine = Machine(run_platform, date, load_start, _load_average())
@@ -584,6 +611,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if nb_times:
         print(f"\n## {NOTEBOOKS_TITLE}\n")
         print(notebooks.format_notebook_times(nb_times))
+    if any_seed:
+        print(f"\n## {ANY_SEED_TITLE}\n")
+        print(seeds.format_outcomes(any_seed[0]))
+        print(f"Wrote {seeds.write_outcomes(any_seed[0], args.out, {'wall_seconds': any_seed[1]})}")
     print(f"\n## {EXPONENTS_TITLE}\n")
     print(format_exponent_summary(summary_rows(runs, train_runs, joint_rows)))
     print(f"\nTotal benchmark time: {total:.0f} s")
@@ -637,6 +668,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "joint_w_star": [asdict(r) for r in w_star_rows],
         "joint_scale": [asdict(r) for r in scale_rows],
         "notebooks": asdict(nb_times) if nb_times else None,
+        "any_seed": [asdict(o) for o in any_seed[0]] if any_seed else None,
     }
     atomic_write_text(path, json.dumps(payload, indent=1))
     print(f"Wrote {path}")
@@ -810,21 +842,24 @@ differences` (`ntpnb.linear.subspace.equality_operator`), which forms no basis o
 
 
 NOTEBOOKS_TITLE = "Chapter times: one core, and the one command's paper run with its seed sweep"
+ANY_SEED_TITLE = seeds.TITLE
 
 NOTEBOOKS_INTRO = f"""\
 Measured by this benchmark (`--notebooks`), each run into its own temporary output tree with
-`--force` (every notebook executed, none cached). First each chapter alone (`ntpnb reproduce
---profile PROFILE --jobs 1`) at the paper profile and then at the quick profile, with the benchmark
-process pinned to ONE CPU by `os.sched_setaffinity`: every process the run starts (the runner's
-workers, the Jupyter kernels, and their numba and BLAS threads) inherits that one CPU, so a second
-core cannot help a chapter, as in a one-core Binder. Then what `./run.sh reproduce` runs: the whole
-paper run with its seed sweep ({notebooks.RUN_SEEDS} seeds of every chapter: the book's, with its
-figures, and the further seeds, which repeat the checks without figures) and `--jobs N` on the CPUs
-the benchmark may use. A chapter's time is what `ntpnb reproduce` records (`timings.json`): the
-wall time from its worker's start to its answer, kernel start, imports and figures included. The
-targets are the issues' ({notebooks.CHAPTER_TARGET_SECONDS:g} s per chapter at the paper profile on
-one core, {notebooks.RUN_TARGET_SECONDS:g} s for the paper run with its sweep and two jobs); "met"
-compares this run's numbers with them. The machine is shared, so wall times carry the load shown.
+`--force` (every notebook executed, none cached). First each chapter alone, one run each (`ntpnb
+reproduce 01 --jobs 1 --seeds 1 --force`, ...), at the paper profile and then at the quick profile
+(`--profile quick`), with its CPU time (what `ntpnb list` expects: the chapter's time on an idle
+core) and the benchmark process pinned to ONE CPU by `os.sched_setaffinity`: every process the run
+starts (the runner's workers, the Jupyter kernels, and their numba and BLAS threads) inherits that
+one CPU, so a second core cannot help a chapter, as in a one-core Binder. Then what `./run.sh
+reproduce` runs: the whole paper run with its seed sweep ({notebooks.RUN_SEEDS} seeds of every
+chapter: the book's, with its figures, and the further seeds, which repeat the checks without
+figures) and `--jobs N` on the CPUs the benchmark may use. A chapter's time is what `ntpnb
+reproduce` records (`timings.json`): the wall time from its worker's start to its answer, kernel
+start, imports and figures included. The targets are the issues'
+({notebooks.CHAPTER_TARGET_SECONDS:g} s per chapter at the paper profile on one core,
+{notebooks.RUN_TARGET_SECONDS:g} s for the paper run with its sweep and two jobs); "met" compares
+this run's numbers with them. The machine is shared, so wall times carry the load shown.
 """
 
 EXPONENTS_TITLE = "Fitted cost growth"

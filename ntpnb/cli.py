@@ -8,9 +8,10 @@ gives every option of a command, each with what it does; the README's quick star
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import os
 import re
-import shlex
 import shutil
 import signal
 import subprocess
@@ -20,15 +21,16 @@ from collections.abc import Callable, Mapping, Sequence
 from contextlib import suppress
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from .book import build_book, jupyter_book, missing_notebooks, verdicts
 from .book.compare import print_comparison
-from .book.trees import book_tree
+from .book.trees import BookTree, book_tree, chapter_number, describe_unrunnable, root_option, run_folder
 from .chapter.claims import load_chapter_record
 from .chapter.layout import (
     DEFAULT_OUTPUT_DIRNAME,
     OutputLayout,
+    exploratory_output_dir,
     find_project_root,
     output_layout,
     output_tree,
@@ -37,7 +39,6 @@ from .chapter.outputs import output_lock
 from .chapter.parameters import (
     CHANGES,
     PROFILE_NAMES,
-    REFERENCE_SECONDS,
     RUN_PARAMETERS,
     parse_overrides,
     profile_parameters,
@@ -45,7 +46,17 @@ from .chapter.parameters import (
 )
 from .errors import NTPError, PathError, RunInterruptedError
 from .runner import DEFAULT_SEEDS, reproduce, select_notebooks
-from .runner.choice import last_seconds
+from .runner.choice import check_run, int_seed, package_fingerprint
+from .runner.timings import (
+    BENCHMARK,
+    REFRESH_COMMAND,
+    describe_record,
+    expected_time,
+    format_expected,
+    load_chapter_times,
+    refresh_minutes,
+    run_sources,
+)
 from .runner.workers import STOP_SIGNALS, signals_handled
 
 
@@ -94,12 +105,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
                     print(f"    {reason}")
         broken = any(v.verdict == verdicts.CHECK_FAILED for v in found.values())
     if not crashed and out is not None:
-        tree, root = out.resolve(), args.root.resolve()
-        if tree == (root / DEFAULT_OUTPUT_DIRNAME).resolve():
-            print("next: ntpnb book  (the book of these outputs, in _build/html)")
-        else:
-            shown = shlex.quote(str(tree.relative_to(root) if tree.is_relative_to(root) else tree))
-            print(f"next: ntpnb book --run {shown}  (the book of this run, in its _book/html)")
+        print(next_step(args.root, out))
     if crashed or any(not r.sweep for r in checked) or broken:
         return 1
     cached = sum(r.cached for r in results)
@@ -109,6 +115,14 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     done = f"{total:.1f} s of notebook time{skipped}, profile {args.profile}"
     print(f"all {runs} completed ({done}); outputs in {out}")
     return 0
+
+
+def next_step(root: Path, out: Path) -> str:
+    """``next: ntpnb book ...  (...)``: the line ending a run into the tree ``out`` (a command that runs)."""
+    own = out.resolve() == (root / DEFAULT_OUTPUT_DIRNAME).resolve()
+    tree = book_tree(root, None if own else out)
+    where = "the book of these outputs, in _build/html" if own else "the book of this run, in its _book/html"
+    return f"next: {tree.book_command()}  ({where})"
 
 
 #: reStructuredText inline markup of a docstring: ``code``, :role:`target`, *emphasis*.
@@ -127,12 +141,30 @@ def _cmd_book(args: argparse.Namespace) -> int:
     tree = book_tree(root, args.run)
     missing = missing_notebooks(tree)
     if missing and args.run_missing:
-        profile, overrides, seeds = tree.rerun_setting()
-        print(f"ntpnb: executing the notebooks not run yet ({', '.join(missing)}): {tree.label()}")
-        reproduce(root, missing, profile, tree.layout.root, overrides=overrides, wait=wait, seeds=seeds)
-        tree = book_tree(root, args.run)  # its run record now names them
+        runnable, unrunnable, (profile, overrides, seeds) = missing_run(tree, missing)
+        if unrunnable:
+            print(f"ntpnb: not executed: {describe_unrunnable(unrunnable)} (their pages say how to run them)")
+        if runnable:
+            print(f"ntpnb: executing the notebooks not run yet ({', '.join(runnable)}): {tree.label()}")
+            reproduce(root, runnable, profile, tree.layout.root, overrides=overrides, wait=wait, seeds=seeds)
+            tree = book_tree(root, args.run)  # its run record now names them
     with output_lock(tree.layout.root, wait=wait):
         return build_book(tree, pdf=not args.no_pdf)
+
+
+def missing_run(
+    tree: BookTree, missing: list[str]
+) -> tuple[list[str], dict[str, str], tuple[str, dict[str, str], int | None]]:
+    """What ``ntpnb book --run-missing`` executes of the ``missing`` chapters of ``tree``, in which setting.
+
+    The chapters that can run into the tree, why each other cannot
+    (:meth:`~ntpnb.book.trees.BookTree.split_missing`), and the tree's setting: profile,
+    overrides, seeds (:meth:`~ntpnb.book.trees.BookTree.rerun_setting`, which refuses a tree
+    whose setting is unknown or that is an interactive run's).
+    """
+    setting = tree.rerun_setting(missing)
+    runnable, unrunnable = tree.split_missing(missing)
+    return runnable, unrunnable, setting
 
 
 def _cmd_benchmarks(args: argparse.Namespace) -> int:
@@ -161,26 +193,39 @@ def _cmd_benchmarks(args: argparse.Namespace) -> int:
 
 
 def _cmd_list(args: argparse.Namespace) -> int:
-    """Print the parameters of the notebooks ``args.names`` chooses, as ``reproduce`` chooses them."""
+    """Print the parameters of the notebooks ``args.names`` chooses, as ``reproduce`` chooses them.
+
+    Each notebook's expected time at each profile comes from this machine's last run into the
+    profile's own tree, else the project's benchmark record, the current sources' first
+    (:func:`~ntpnb.runner.timings.expected_time`); the end says what the record measured, on what
+    machine, and which times are stale.
+    """
     root = args.root
     width = min(shutil.get_terminal_size((LIST_WIDTH, 24)).columns, LIST_WIDTH)
-    for source in select_notebooks(root, args.names):
+    wrap = textwrap.TextWrapper(width - 1, subsequent_indent="   ", break_on_hyphens=False)
+    try:
+        record, unread = load_chapter_times(root), ""
+    except PathError as exc:  # said at the end; this machine's own times still show
+        record, unread = None, str(exc)
+    fingerprint, shown = package_fingerprint(), []
+    chosen = select_notebooks(root, args.names)
+    for source in chosen:
         print(source.stem)
-        by_source: dict[str, list[str]] = {}  # a profile's time at one seed, by where it comes from
-        # this machine's last run into the profile's own tree, else the reference's
-        for profile in PROFILE_NAMES:
-            seconds = last_seconds(OutputLayout(output_tree(root, profile, {}, None)), profile, source.stem)
-            where = "this machine's last run"
-            if seconds == float("inf"):
-                seconds = REFERENCE_SECONDS.get(source.stem, {}).get(profile, seconds)
-                where = "a two-core reference machine"
-            if seconds < float("inf"):
-                shown = f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.0f} min"
-                by_source.setdefault(where, []).append(f"{profile} {shown}")
-        if by_source:
-            known = "; ".join(f"{', '.join(times)} ({source})" for source, times in by_source.items())
-            wrapped = textwrap.wrap(f"expected time at one seed: {known}", width - 1, subsequent_indent="   ")
-            print("\n".join(f" {line}" for line in wrapped))
+        current = run_sources(source, fingerprint)
+        times = [
+            (profile, expected)
+            for profile in PROFILE_NAMES
+            if (
+                expected := expected_time(source.stem, profile, current, _profile_tree(root, profile), record)
+            )
+        ]
+        shown += [expected for _, expected in times]
+        if times:
+            print(
+                "\n".join(
+                    f" {line}" for line in wrap.wrap(f"expected time at one seed: {format_expected(times)}")
+                )
+            )
         cell = read_parameters_cell(source)
         meanings = {name: f"{p.meaning} ({p.domain.describe()})".lstrip() for name, p in cell.items()}
         known = source.stem in CHANGES  # a notebook without profiles shows no values
@@ -194,8 +239,42 @@ def _cmd_list(args: argparse.Namespace) -> int:
             }
             for line in format_parameters(in_group, meanings, width):
                 print(line)
-    print("change one for a run: ntpnb reproduce NAME -p KEY=VALUE (outputs go to outputs/runs/)")
+    notes = []
+    if record is not None and any(e.where == BENCHMARK for e in shown):
+        notes.append(f"the {BENCHMARK}: {describe_record(record)}")
+    if any(e.stale for e in shown):
+        notes.append("a stale time was measured with other sources than these, and may not hold for them")
+        if record is not None:
+            notes[-1] += (
+                f"; `{REFRESH_COMMAND}` measures the record again (about {refresh_minutes(record)} min)"
+            )
+    if unread:
+        notes.append(f"no {BENCHMARK} times: {unread}")
+    for note in notes:
+        print("\n".join(wrap.wrap(note)))
+    print(change_example(root, chosen))
     return 0
+
+
+def _profile_tree(root: Path, profile: str) -> OutputLayout:
+    """The tree a run of ``profile`` without ``-p`` writes (its ``timings.json``: this machine's times)."""
+    return OutputLayout(output_tree(root, profile, {}, None))
+
+
+def change_example(root: Path, chosen: Sequence[Path]) -> str:
+    """The line ending ``ntpnb list``: how to change a parameter for a run, with a command that runs.
+
+    The example changes the ``seed`` of the first chosen notebook that has one (to the next
+    seed); without any, it says how in words.
+    """
+    for source in chosen:
+        seed = int_seed({k: p.value for k, p in read_parameters_cell(source).items()})
+        if seed is not None:
+            change = {"seed": str(seed + 1)}
+            tree = exploratory_output_dir(root, "paper", change).relative_to(root)
+            command = f"ntpnb reproduce {chapter_number(source.stem)} -p seed={seed + 1}{root_option(root)}"
+            return f"change one for a run, e.g. `{command}` (outputs go to {tree})"
+    return "change one for a run with ntpnb reproduce and -p KEY=VALUE (outputs go to outputs/runs/)"
 
 
 #: The widest ``ntpnb list`` writes its lines (narrower on a narrower terminal).
@@ -236,8 +315,23 @@ def format_parameters(
 BENCHMARKS = "python -m benchmarks"
 
 
+class UsageError(NTPError):
+    """A command line its parser refuses; :func:`main` reports it as argparse does (usage, exit 2)."""
+
+    def __init__(self, parser: argparse.ArgumentParser, message: str) -> None:
+        super().__init__(message)
+        self.parser = parser
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser that raises :class:`UsageError` instead of exiting (its subparsers too)."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(self, message)
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="ntpnb", description=plain_text(__doc__.split("\n")[0]))
+    parser = _Parser(prog="ntpnb", description=plain_text(__doc__.split("\n")[0]))
     try:
         version = metadata.version("ntpnb")
     except metadata.PackageNotFoundError:  # run from a source tree
@@ -265,7 +359,8 @@ def _parser() -> argparse.ArgumentParser:
         "--profile",
         choices=PROFILE_NAMES,
         default="paper",
-        help="the parameter values to run at: the papers' or seconds-scale ones (ntpnb list shows them; "
+        help="the parameter values to run at: the papers' or the tests' smaller ones (ntpnb list shows "
+        "them and each chapter's time at each; "
         "default: paper)",
     )
     rep.add_argument(
@@ -274,7 +369,8 @@ def _parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="KEY=VALUE",
-        help="override one parameter of the profile (repeatable); outputs go to outputs/runs/<overrides>",
+        help="override one parameter of the profile (repeatable); outputs go to outputs/runs/<overrides> "
+        "(the profile and the output folder are --profile and --out)",
     )
     rep.add_argument(
         "--out",
@@ -318,7 +414,8 @@ def _parser() -> argparse.ArgumentParser:
         "--run-missing",
         action="store_true",
         help="first execute the notebooks the tree has not run, in its own setting "
-        "(the book's: profile paper; another tree's: the profile and -p of its run.json)",
+        "(the book's: profile paper; another tree's: the profile and -p of its run.json; a notebook "
+        "without a parameter its -p changes does not run: its page says why, and how to run it)",
     )
     book.add_argument(
         "--no-pdf",
@@ -358,19 +455,80 @@ INTERRUPTED = 130
 PIPE_CLOSED = 141
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``ntpnb`` console script."""
+def parse_command(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    """The command line ``ntpnb ARGV`` parsed: its arguments, the project root found (``args.root``).
+
+    Raises
+    ------
+    UsageError
+        If the parser refuses it (an unknown command or option, a value of the wrong kind).
+    NTPError
+        If the project root cannot be found.
+    """
     parser = _parser()
     args, extra = parser.parse_known_args(argv)
     if extra and args.command != "benchmarks":
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
     args.extra = extra
+    if "root" in args and not getattr(args, "help", False):  # benchmarks --help says why not
+        args.root = find_project_root(args.root)
+    return args
+
+
+def check_command(argv: Sequence[str]) -> argparse.Namespace | None:
+    """Check the command line ``ntpnb ARGV`` as the command checks it before it runs anything; run nothing.
+
+    The parser's checks (:func:`parse_command`), then the command's own, by the functions the
+    command calls: ``reproduce``, every input of the run (:func:`~ntpnb.runner.choice.check_run`:
+    the notebooks, the profile, each ``-p`` in its domain, the seeds, ``--out`` and the setting of
+    the tree it names); ``book``, the tree (``--run``: :func:`~ntpnb.book.trees.book_tree`) and,
+    with ``--run-missing``, the run of its missing chapters (:func:`missing_run`); ``compare``,
+    both folders (:func:`~ntpnb.book.trees.run_folder`); ``list``, the names. A hint's command
+    (the book's, the CLI's, the README's) is checked with it.
+
+    Returns the parsed arguments (None for ``--help`` and ``--version``, which only print).
+
+    Raises
+    ------
+    UsageError
+        If the parser refuses it.
+    NTPError
+        If the command would refuse it before running (the message it would print).
+    """
     try:
-        if "root" in args and not getattr(args, "help", False):  # benchmarks --help says why not
-            args.root = find_project_root(args.root)
+        with contextlib.redirect_stdout(io.StringIO()):
+            args = parse_command(argv)
+    except SystemExit as exc:  # --help or --version: printed, then exit 0
+        if exc.code not in (0, None):
+            raise
+        return None
+    if args.command == "reproduce":
+        overrides = parse_overrides(args.param)
+        check_run(args.root, args.names, args.profile, overrides, args.out, args.jobs, args.seeds)
+    elif args.command == "book":
+        tree = book_tree(args.root, args.run)
+        missing = missing_notebooks(tree)
+        if missing and args.run_missing:
+            runnable, _, (profile, overrides, seeds) = missing_run(tree, missing)
+            if runnable:
+                check_run(args.root, runnable, profile, overrides, tree.layout.root, None, seeds)
+    elif args.command == "compare":
+        for run in (args.run_a, args.run_b):
+            run_folder(run)
+    elif args.command == "list":
+        select_notebooks(args.root, args.names)
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``ntpnb`` console script."""
+    try:
+        args = parse_command(argv)
         # SIGTERM acts as a Ctrl-C; SIGINT is set too: a shell's background job inherits it ignored
         with signals_handled(STOP_SIGNALS, signal.default_int_handler):
             return int(_COMMANDS[args.command](args))
+    except UsageError as exc:  # as argparse reports it: the usage, the error, exit 2
+        argparse.ArgumentParser.error(exc.parser, str(exc))
     except BrokenPipeError:  # ``ntpnb list | head``: the reader exited; stop quietly
         with suppress(OSError, ValueError):  # to the null device, so the last flush prints no error
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

@@ -133,6 +133,8 @@ class SVMSolution:
     polished: bool
     #: The problem (e.g. ``"the NTP-SVM"``), for messages.
     problem: str
+    #: Why the first method failed when a fallback answered (``""`` when the first method did).
+    fallback_from: str = ""
 
     @property
     def n_active(self) -> int:

@@ -185,10 +185,28 @@ ACTIVE_SET_VIOLATION_TOL: float = 1e-11
 ACTIVE_SET_PROX_DECAY: float = 0.3
 #: Smallest proximal weight, relative to its initial value.
 ACTIVE_SET_PROX_FLOOR: float = 1e-6
-#: Proximal weight (relative to the mean of diag K) when K is singular.
+#: Proximal weight (relative to the mean of diag K) when K is singular, or when the plain
+#: primal-dual active-set run does not converge.
 ACTIVE_SET_PROX_RIDGE: float = 1e-3
-#: Iteration cap of the active-set loop (it typically needs fewer than 15).
-ACTIVE_SET_MAX_ITER: int = 100
+#: Factor by which the proximal weight grows after a proximal subproblem's active-set run fails
+#: (cycles or reaches ACTIVE_SET_RUN_MAX_ITER): a larger weight makes the subproblem's Hessian
+#: ``K + ridge I`` closer to diagonal, where the primal-dual active-set method converges.
+ACTIVE_SET_PROX_GROWTH: float = 100.0
+#: Largest proximal weight (relative to the mean of diag K): ``K + ridge I`` is then diagonally
+#: dominant for every K of a few thousand contexts or fewer; failing there ends the method.
+ACTIVE_SET_PROX_CEILING: float = 1e4
+#: Iterations of one primal-dual active-set run (a proximal subproblem, or the plain dual) before
+#: it counts as failed: on chapter 6's W^mm at seeds 0-4 and 100-119 every converging run took
+#: 15-25 iterations; the runs that oscillate (seeds 102 and 108: a thousand pairs in and out at
+#: every step) did not settle in 100, and settle at a larger weight.
+ACTIVE_SET_RUN_MAX_ITER: int = 40
+#: Most redraws of one draw of a statistical sweep whose decision is numerically ambiguous
+#: (:func:`ntpnb.linear.condition_thresholds.decided_draw`; chapter 5 met one such draw in
+#: several thousand: eleven in a row mean the model, not the draw, is the problem).
+SWEEP_MAX_REDRAWS: int = 10
+#: Iteration cap of the active-set method, every run counted (a run typically needs fewer than
+#: 15; a growing weight costs a failed run of ACTIVE_SET_RUN_MAX_ITER).
+ACTIVE_SET_MAX_ITER: int = 300
 
 #: Paper B: tolerance of ``C E^T = I`` (Assumption 4, max-abs entrywise).
 HEAD_IDENTITY_TOL: float = 1e-9
@@ -318,6 +336,12 @@ TEMPER_LOG_BETA_RTOL: float = 4 * FLOAT64_EPS
 #: Monte Carlo p-values (:mod:`ntpnb.statistics`): a simulated statistic at least the observed
 #: one less this times ``max(1, observed)`` counts as at least as extreme.
 PVALUE_TIE_RTOL: float = 1e-9
+#: A p-value within this (relative) of its Monte Carlo floor counts as at the floor (the floor and
+#: the p-value are computed alike, ``1 / (n + 1)`` and ``(1 + 0) / (n + 1)``: equal bits).
+PVALUE_FLOOR_RTOL: float = 1e-9
+#: A combined p-value printed as a bound is not printed below this (Fisher's combination
+#: underflows there; the bound stays true).
+PVALUE_PRINT_MIN: float = 1e-300
 
 #: A margin of a zero-margin direction ``D`` (:func:`~ntpnb.linear.experiments.entropy.zero_margin_ray`)
 #: counts as 0 when at most this times ``||D|| max_j ||h_j||`` (the others are near 1 and above).

@@ -376,10 +376,6 @@ TESTS: tuple[str, ...] = ("mean", "estimate", "mean_quantile", "rate", "pvalue",
 BOOTSTRAP_RESAMPLES = 20_000
 BOOTSTRAP_SEED = 0
 
-#: How close (relative) a p-value must be to its floor to count as at the floor (the floor and
-#: the p-value are computed alike, ``1 / (n + 1)`` and ``(1 + 0) / (n + 1)``: equal bits).
-FLOOR_RTOL = 1e-9
-
 
 def _finite_tuple(values: Iterable[Any], name: str) -> tuple[float, ...]:
     try:
@@ -393,8 +389,8 @@ def _finite_tuple(values: Iterable[Any], name: str) -> tuple[float, ...]:
 
 def _round_up(x: float, digits: int) -> str:
     """``x > 0`` rounded up to ``digits`` significant digits, as ``"2.05e-15"``: a bound stays a bound."""
-    if x < 1e-300:  # Fisher's combination underflowed (it is then far below this)
-        return "1e-300"
+    if x < settings.PVALUE_PRINT_MIN:  # Fisher's combination underflowed (it is far below this)
+        return f"{settings.PVALUE_PRINT_MIN:g}"
     step = 10.0 ** (math.floor(math.log10(x)) - digits + 1)
     up = math.ceil(x / step * (1 - 1e-12)) * step  # (1 - 1e-12): x already on the grid stays
     return f"{up:.{digits}g}"
@@ -457,7 +453,11 @@ class Sample:
             raise InvalidDataError(f"a {self.test!r} test takes no floors (only 'pvalue')")
         if len(self.floors) != len(self.values) or not all(0.0 < f <= 1.0 for f in self.floors):
             raise InvalidDataError("a 'pvalue' test's floors must be one number in (0, 1] per p-value")
-        below = [(p, f) for p, f in zip(self.values, self.floors, strict=True) if p < f * (1 - FLOOR_RTOL)]
+        below = [
+            (p, f)
+            for p, f in zip(self.values, self.floors, strict=True)
+            if p < f * (1 - settings.PVALUE_FLOOR_RTOL)
+        ]
         if below:
             p, f = below[0]
             raise InvalidDataError(
@@ -507,7 +507,9 @@ class Sample:
         """``"pvalue"``: how many p-values sit at their floor (0 without floors)."""
         if not self.floors:
             return 0
-        return sum(p <= f * (1 + FLOOR_RTOL) for p, f in zip(self.values, self.floors, strict=True))
+        return sum(
+            p <= f * (1 + settings.PVALUE_FLOOR_RTOL) for p, f in zip(self.values, self.floors, strict=True)
+        )
 
     @property
     def vacuous(self) -> bool:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -110,9 +112,13 @@ def _fake_reproduce(calls, tmp_path, seconds):
     from ntpnb.runner import RunResult
     from ntpnb.runner.choice import record_timings
 
-    def fake(root, profile, output_dir, jobs, force, log, seeds):
+    def fake(root, names, profile, output_dir, jobs, force, log, seeds):
         cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None
-        calls.append(dict(profile=profile, jobs=jobs, force=force, out=output_dir, cpus=cpus, seeds=seeds))
+        calls.append(
+            dict(profile=profile, jobs=jobs, force=force, out=output_dir, cpus=cpus, seeds=seeds, names=names)
+        )
+        # a kernel's work: CPU time in a child process, which the one-core runs measure
+        subprocess.run([sys.executable, "-c", "sum(range(2 * 10**7))"], check=True)
         results = [RunResult("01_x", True, seconds[profile, jobs], tmp_path / "x.ipynb")]
         record_timings(output_layout(output_dir), profile, results, jobs)
         return results
@@ -129,25 +135,37 @@ def test_time_notebooks_runs_each_profile_on_one_core_then_the_paper_run_with_jo
     calls = []
     seconds = {("paper", 1): 40.0, ("quick", 1): 3.0, ("paper", 2): 30.0}
     monkeypatch.setattr(ntpnb.runner, "reproduce", _fake_reproduce(calls, tmp_path, seconds))
+    (tmp_path / "notebooks").mkdir()
+    (tmp_path / "notebooks" / "01_x.md").write_text("")
     before = notebooks.allowed_cpus()
     times = notebooks.time_notebooks(tmp_path, jobs=2)
-    assert [(c["profile"], c["jobs"], c["force"], c["seeds"]) for c in calls] == [
-        ("paper", 1, True, 1),
-        ("quick", 1, True, 1),
-        ("paper", 2, True, notebooks.RUN_SEEDS),
+    assert [(c["profile"], c["jobs"], c["force"], c["seeds"], c["names"]) for c in calls] == [
+        ("paper", 1, True, 1, ["01_x"]),  # one chapter a run: its CPU time is its own
+        ("quick", 1, True, 1, ["01_x"]),
+        ("paper", 2, True, notebooks.RUN_SEEDS, ()),
     ]
+    assert all(times.one_core[p]["01_x"]["cpu"] > 0.05 for p in ("paper", "quick"))  # the child's
     assert {p: times.one_core[p]["01_x"]["seconds"] for p in ("paper", "quick")} == {
         "paper": 40.0,
         "quick": 3.0,
     }
     assert times.run["01_x"]["seconds"] == 30.0 and times.jobs == 2 and times.run_wall >= 0
-    assert calls[0]["out"] != calls[2]["out"]  # the two-job run does not replace the one-core times
+    assert len({c["out"] for c in calls}) == 3  # a tree each: a tree holds one setting (profile, -p)
     assert "FAILED" not in capsys.readouterr().out  # every fake run completed
     assert not any(Path(c["out"]).exists() for c in calls)  # the temporary trees are gone
     if notebooks.can_pin():
         assert calls[0]["cpus"] == calls[1]["cpus"] == [times.cpu]  # one CPU for the one-core runs
         assert calls[2]["cpus"] == sorted(before) == times.run_cpus  # all of them for the two-job run
     assert notebooks.allowed_cpus() == before
+    # the one-core times are the benchmark record ntpnb list shows, with the load they ran under
+    from ntpnb.runner.timings import load_chapter_times
+
+    notebooks.refresh_chapter_times(tmp_path, times.one_core, times.loads)
+    record = load_chapter_times(tmp_path)
+    for profile, wall in (("paper", 40.0), ("quick", 3.0)):  # the wall time kept, the CPU time expected
+        assert record.chapters["01_x"][profile]["seconds"] == wall
+        assert record.seconds("01_x", profile) == round(times.one_core[profile]["01_x"]["cpu"], 1)
+    assert set(record.load) == {"paper", "quick"}
 
 
 @pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="no CPU affinity on this platform")
@@ -440,3 +458,41 @@ def test_the_default_sizes_shown_by_the_help_are_read_back_as_the_defaults():
     for sizes in (run.SVM_SIZES, run.LP_SIZES, run.PATH_SIZES, run.ATTENTION_SVM_SIZES):
         assert run.parse_sizes(run.format_sizes(sizes).split(), ()) == list(sizes)
     assert run.format_sizes([(20, 5, 25, 3), (50, 10, 60, 6)]) == "20,5,25,3 50,10,60,6"
+
+
+def test_the_any_seed_table_reads_completions_stops_and_failed_checks_from_a_tree(tmp_path):
+    """``python -m benchmarks.seeds --tree``: a run's tree at seeds 100-101, one stop, one failed check."""
+    import json
+
+    from benchmarks import seeds
+
+    (tmp_path / "run.json").write_text(
+        json.dumps({"seeds": [100, 101], "notebooks": ["05_a", "06_b"], "overrides": {"seed": "100"}})
+    )
+    passed, failed = {"what": "x", "passed": True}, {"what": "a check that failed", "passed": False}
+    records = {
+        tmp_path: {"claims/05_a.json": {"checks": [passed]}, "claims/06_b.json": {"checks": [passed]}},
+        tmp_path / "seeds" / "seed=101": {
+            "claims/05_a.json": {"checks": [passed, failed]},
+            "failed/06_b.json": {"error": "SolverError: the method did not converge\n in cell 33"},
+        },
+    }
+    for root, files in records.items():
+        for name, payload in files.items():
+            (root / name).parent.mkdir(parents=True, exist_ok=True)
+            (root / name).write_text(json.dumps(payload))
+    outcomes = seeds.outcomes_of_tree(tmp_path)
+    assert [(o.chapter, o.seed, o.completed, o.ok) for o in outcomes] == [
+        ("05_a", 100, True, True),
+        ("06_b", 100, True, True),
+        ("05_a", 101, True, False),
+        ("06_b", 101, False, False),
+    ]
+    table = seeds.format_outcomes(outcomes)
+    assert "| 05_a | 2 | 2 of 2 | 1 of 2 | none |" in table
+    assert "| 06_b | 2 | 1 of 2 | 1 of 2 | 101 |" in table
+    assert "- 06_b at seed 101: SolverError: the method did not converge in cell 33" in table
+    assert "- 05_a at seed 101: checks failed: a check that failed" in table
+    page = seeds.write_outcomes(outcomes, tmp_path / "out")
+    assert page.read_text().startswith(f"# {seeds.TITLE}")
+    assert len(json.loads((tmp_path / "out" / "any_seed.json").read_text())["outcomes"]) == 4

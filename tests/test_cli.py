@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import shutil
 import subprocess
@@ -21,7 +22,7 @@ def test_ntpnb_compare_is_the_comparison_of_two_runs(tmp_path, capsys):
     assert cli.main(["compare", str(tmp_path / "a"), str(tmp_path / "a")]) == 0
     assert "the same printed outputs and claim checks in the 1 notebook both" in capsys.readouterr().out
     assert cli.main(["compare", str(tmp_path / "a"), str(tmp_path / "b")]) == 2
-    assert "no executed notebooks" in capsys.readouterr().err
+    assert f"{tmp_path / 'b'} does not exist; give the output folder of a run" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(
@@ -90,11 +91,11 @@ def test_list_shows_the_named_notebooks_with_what_each_parameter_means(monkeypat
     monkeypatch.setenv("COLUMNS", "100")
     assert cli.main(["list", "--root", str(ROOT), "04_gd", "01"]) == 0
     out = capsys.readouterr().out
-    headers = [line for line in out.splitlines() if not line.startswith(" ")]
-    assert headers[:-1] == ["04_gd_synthetic_instance", "01_entropy_separability"]
+    headers = [line for line in out.splitlines() if re.fullmatch(r"\d\d_\w+", line)]
+    assert headers == ["04_gd_synthetic_instance", "01_entropy_separability"]
     assert all(len(line) <= 100 for line in out.splitlines())
     flat = " ".join(out.split())  # the meanings, unwrapped
-    for name in headers[:-1]:
+    for name in headers:
         cell = read_parameters_cell(ROOT / "notebooks" / f"{name}.md")
         for parameter in profile_parameters(ROOT / "notebooks" / f"{name}.md", "paper"):
             meaning = " ".join(cell[parameter].meaning.split())
@@ -233,24 +234,76 @@ def test_one_notebook_run_is_not_runs():
 
 
 def test_list_shows_each_chapters_expected_time_per_profile(tmp_path, capsys, monkeypatch):
+    """Without a run here, the benchmark record's times, with where and when they were measured."""
     from ntpnb.chapter.layout import output_layout
-    from ntpnb.chapter.parameters import REFERENCE_SECONDS
-    from ntpnb.runner.choice import record_timings
+    from ntpnb.runner.choice import package_fingerprint, record_timings
     from ntpnb.runner.execute import RunResult
+    from ntpnb.runner.timings import CHAPTER_TIMES, describe_machine, run_sources, this_machine
 
     monkeypatch.setenv("COLUMNS", "100")  # a narrower terminal wraps the line
     root = tmp_path / "project"
     shutil.copytree(ROOT / "notebooks", root / "notebooks")
     (root / "_toc.yml").write_text("format: jb-book\nroot: x\n")
+    source = root / "notebooks" / "03_gd_implicit_bias.md"
+    current = run_sources(source, package_fingerprint())
+    record = {
+        "date": "2026-11-27 05:00 UTC",
+        "commit": "0123456789abcdef",
+        "machine": {"cpu": "Some Other CPU", "cores": 64},
+        "chapters": {
+            "03_gd_implicit_bias": {
+                "sources": dict(current),
+                "paper": {"seconds": 36.4, "ok": True},
+                "quick": {"seconds": 12.0, "ok": True},
+            }
+        },
+    }
+    (root / CHAPTER_TIMES).parent.mkdir()
+    (root / CHAPTER_TIMES).write_text(json.dumps(record))
     assert cli.main(["list", "--root", str(root), "03"]) == 0
-    reference = REFERENCE_SECONDS["03_gd_implicit_bias"]
-    line = capsys.readouterr().out.splitlines()[1]
-    assert line == (
-        f" expected time at one seed: paper {reference['paper']:.0f} s, quick {reference['quick']:.0f} s"
-        " (a two-core reference machine)"
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1] == " expected time at one seed: paper 36 s, quick 12 s (benchmark record)"
+    said = " ".join(line.strip() for line in lines)
+    assert (
+        "the benchmark record: each chapter's CPU time alone on one core, its time on an idle core, of a "
+        f"Some Other CPU (64 cores), 2026-11-27 05:00 UTC, commit 0123456; this machine "
+        f"({describe_machine(this_machine())}) is "
+        "another kind and may differ by 2-3x"
+    ) in said
+    assert "stale" not in said
+
+    # measured with another version of the chapter: said so, with the command that measures it again
+    record["chapters"]["03_gd_implicit_bias"]["sources"]["source"] = "0" * 64
+    (root / CHAPTER_TIMES).write_text(json.dumps(record))
+    assert cli.main(["list", "--root", str(root), "03"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    said = " ".join(line.strip() for line in lines)
+    assert said.startswith(
+        "03_gd_implicit_bias expected time at one seed: paper 36 s, quick 12 s (benchmark record, stale: "
+        "measured with another version of this chapter)"
     )
+    assert "`ntpnb benchmarks --chapter-times` measures the record again (about 1 min)" in said
+
+    # this machine's own run of these sources comes first
     ran = RunResult("03_gd_implicit_bias", True, 123.0, None)
-    record_timings(output_layout(root / "outputs"), "paper", [ran], jobs=2)  # this machine's own
+    sources = {"03_gd_implicit_bias": current}
+    record_timings(output_layout(root / "outputs"), "paper", [ran], jobs=2, sources=sources)
     assert cli.main(["list", "--root", str(root), "03"]) == 0
-    line = capsys.readouterr().out.splitlines()[1]
-    assert line.startswith(" expected time at one seed: paper 2 min (this machine's last run); quick ")
+    line = " ".join(line.strip() for line in capsys.readouterr().out.splitlines()[1:3])
+    assert line.startswith(
+        "expected time at one seed: paper 2 min (this machine's last run); quick 12 s (benchmark record, "
+        "stale: measured with another version of this chapter)"
+    )
+
+
+def test_list_without_a_benchmark_record_shows_no_time(tmp_path, capsys):
+    root = tmp_path / "project"
+    shutil.copytree(ROOT / "notebooks", root / "notebooks")
+    (root / "_toc.yml").write_text("format: jb-book\nroot: x\n")
+    assert cli.main(["list", "--root", str(root), "03"]) == 0
+    out = capsys.readouterr().out
+    assert "expected time" not in out and "benchmark record" not in out
+    (root / "benchmarks").mkdir()
+    (root / "benchmarks" / "chapter_times.json").write_text("{")
+    assert cli.main(["list", "--root", str(root), "03"]) == 0
+    assert "no benchmark record times: cannot read the benchmark record" in capsys.readouterr().out

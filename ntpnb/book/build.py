@@ -41,7 +41,7 @@ from ..errors import NTPError
 from ..settings import STOP_CHECK_SECONDS
 from .pdf import PDF_ENV, PDF_NAME, SCREENSHOT_CHAPTER, SCREENSHOT_NAME, missing_printer, single_page
 from .report import read_tree, verdict_summary, write_report
-from .trees import BOOK_SITE_DIRNAME, RUN_SITE_DIRNAME, BookTree, shown, verify_tree
+from .trees import BOOK_SITE_DIRNAME, RUN_SITE_DIRNAME, BookTree, describe_unrunnable, shown, verify_tree
 
 #: The book's folder inside its site.
 HTML_DIRNAME = "html"
@@ -146,8 +146,7 @@ def stage_sources(tree: BookTree, source: Path, missing: Sequence[str]) -> None:
         title = next((line[2:].strip() for line in lines if line.startswith("# ")), name)
         page = (
             f"# {title}\n\n```{{note}}\nThis chapter has not run into the tree this book shows "
-            f"(`{shown(layout.root)}`: {tree.label()}). Run it with `{tree.reproduce_command([name])}`, "
-            "then build the book again.\n```\n"
+            f"(`{shown(layout.root)}`: {tree.label()}). {tree.missing_advice(name)}\n```\n"
         )
         (outputs / "notebooks" / f"{name}.md").write_text(page, encoding="utf-8")
 
@@ -308,6 +307,50 @@ def write_benchmarks_page(tree: BookTree) -> Path:
     return Path(last)
 
 
+#: What a command that runs chapters of a tree without a run record needs besides.
+UNKNOWN_SETTING = f"with the --profile and -p it ran with (it has no {RUN_RECORD_NAME} to say)"
+
+
+def unrun_refusal(tree: BookTree, missing: Sequence[str]) -> str | None:
+    """Why no book of ``tree`` is built with the chapters ``missing`` unrun, and what runs them (None: it is).
+
+    The book's own tree needs every chapter; another tree at least one.
+    """
+    everything = len(missing) == len(tree.chapters())
+    if not missing or not (tree.own or everything):
+        return None
+    runnable, unrunnable = tree.split_missing(missing)
+    what = "no executed notebooks" if everything else "no executed notebook for " + ", ".join(missing)
+    lines = [f"{what} in {shown(tree.layout.notebooks)} ({tree.label()})"]
+    if runnable:
+        lines[0] += f"; run `{tree.reproduce_command(runnable)}` first"
+        known = tree.own or tree.record is not None  # else --run-missing could not know it either
+        lines[0] += f", or `{tree.book_command()} --run-missing`" if known else f", {UNKNOWN_SETTING}"
+    if unrunnable:
+        lines[0] += f"; {describe_unrunnable(unrunnable)}"
+    for name in missing:
+        record = tree.layout.failed / f"{name}.json"
+        if record.is_file():
+            lines.append(f"  the last run of {name} failed; see {record} and {record.with_suffix('.ipynb')}")
+    return "\n".join(lines)
+
+
+def unrun_note(tree: BookTree, missing: Sequence[str]) -> str:
+    """What a build of ``tree`` says of its ``missing`` chapters: their pages say so, and what runs them."""
+    runnable, unrunnable = tree.split_missing(missing)
+    them = ", ".join(runnable) if unrunnable else "them"
+    if runnable and (tree.own or tree.record is not None):
+        how = [f"`{tree.book_command()} --run-missing` runs {them} in its setting"]
+    elif runnable:
+        how = [f"`{tree.reproduce_command(runnable)}` runs {them}, {UNKNOWN_SETTING}"]
+    else:
+        how = []
+    how += [describe_unrunnable(unrunnable)] if unrunnable else []
+    return (
+        f"{shown(tree.layout.root)} has not run {', '.join(missing)}: their pages say so ({'; '.join(how)})"
+    )
+
+
 def build_book(tree: BookTree, pdf: bool = True) -> int:
     """Check ``tree``, write its generated pages, build its book and, if ``pdf``, its PDF; the exit code.
 
@@ -325,30 +368,13 @@ def build_book(tree: BookTree, pdf: bool = True) -> int:
     """
     jb, layout = jupyter_book(), tree.layout
     missing = missing_notebooks(tree)
-    everything = len(missing) == len(tree.chapters())
-    if missing and (tree.own or everything):
-        what = "no executed notebooks" if everything else "no executed notebook for " + ", ".join(missing)
-        lines = [
-            f"{what} in {shown(layout.notebooks)} ({tree.label()}); run `{tree.reproduce_command(missing)}`"
-        ]
-        if tree.own or tree.record is not None:
-            lines[0] += f" first, or `{tree.book_command()} --run-missing`"
-        else:  # its setting is unknown: --run-missing could not know it either
-            lines[0] += " first, with the --profile and -p it ran with (it has no run.json to say)"
-        for name in missing:
-            record = layout.failed / f"{name}.json"
-            if record.is_file():
-                lines.append(
-                    f"  the last run of {name} failed; see {record} and {record.with_suffix('.ipynb')}"
-                )
-        raise NTPError("\n".join(lines))
+    refusal = unrun_refusal(tree, missing)
+    if refusal:
+        raise NTPError(refusal)
     verify_tree(tree)
     print(f"ntpnb: the book of {shown(layout.root)}: {tree.label()}")
     if missing:
-        print(
-            f"ntpnb: {shown(layout.root)} has not run {', '.join(missing)}: their pages say so "
-            f"(`{tree.book_command()} --run-missing` runs them in its setting)"
-        )
+        print(f"ntpnb: {unrun_note(tree, missing)}")
     pages = read_tree(layout, missing)
     print(f"ntpnb: wrote the reproducibility report {shown(write_report(pages))}")
     print(f"ntpnb: verdicts of the last runs: {verdict_summary(pages.results)}")

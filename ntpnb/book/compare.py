@@ -7,7 +7,9 @@ recorded (:mod:`ntpnb.chapter.platform`). It compares their claim records check 
 precision), then the text outputs (printed lines and ``text/plain`` results) of their executed
 notebooks line by line, in print order whatever the cells, after masking what legitimately
 changes with nbval's rules (:data:`SANITIZE_CONFIG`: timings, memory addresses,
-figure reprs). A changed decision or printed line exits 1.
+figure reprs). A changed decision or printed line exits 1. A chapter counts as run by its
+executed notebook or its claim record: an interactive run (JupyterLab, papermill) keeps only the
+record, so it compares by its claim checks (:func:`run_chapters`).
 """
 
 from __future__ import annotations
@@ -15,18 +17,18 @@ from __future__ import annotations
 import configparser
 import difflib
 import re
-import shlex
 import sys
 from collections.abc import Sequence
 from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from ..chapter.claims import Check, load_chapter_record
 from ..chapter.outputs import RunRecord, load_manifest, load_run_record
 from ..errors import PathError
 from .executed import is_text, read_notebook
-from .trees import chapter_number, setting_options, visible
+from .trees import rerun_advice, run_folder, visible
 from .verdicts import keyed
 
 #: The masking rules of nbval (``--nbval-sanitize-with``) and of :func:`compare_runs`: one file.
@@ -64,21 +66,40 @@ def _cell_text(cell: dict, rules: list[tuple[re.Pattern[str], str]]) -> str:
     return text
 
 
-def compare_runs(run_a: Path, run_b: Path) -> tuple[list[str], list[OutputDifference]]:
-    """The notebooks both runs executed, and every run of printed lines that differs (cell -1: a notebook)."""
-    rules, found = sanitizers(), []
-    for run in (Path(run_a), Path(run_b)):
-        folder = run / "notebooks"
-        if not folder.is_dir():
-            what = "it is not a folder" if run.exists() and not run.is_dir() else f"{folder} is missing"
-            raise PathError(
-                f"{run} holds no executed notebooks ({what}); give the --out folder of a `ntpnb reproduce` "
-                f"run, or make one with `ntpnb reproduce --out {run}`"
-            )
-        found.append(
-            {p.stem: p for p in visible(sorted(folder.glob("*.ipynb"))) if not p.stem.endswith(".failed")}
-        )
-    a, b = found
+class Comparison(NamedTuple):
+    """What :func:`compare_runs` found: the chapters both runs ran, and how their printed lines differ."""
+
+    #: The chapters both runs ran (an executed notebook or a claim record in each), by name.
+    both: list[str]
+    #: Every run of printed lines that differs (cell -1: a chapter one run lacks).
+    diffs: list[OutputDifference]
+    #: The chapters of ``both`` whose printed lines were not compared, and which run kept no
+    #: executed notebook of it (an interactive run keeps its claim records, not its notebook).
+    unprinted: dict[str, Path]
+
+
+def run_chapters(run: Path) -> dict[str, Path | None]:
+    """The chapters the output tree ``run`` ran, by name: its notebook, or None (a claim record only)."""
+    notebooks = visible(sorted((run / "notebooks").glob("*.ipynb")))
+    executed: dict[str, Path | None] = {p.stem: p for p in notebooks if not p.stem.endswith(".failed")}
+    claimed = {p.stem: None for p in visible(sorted((run / "claims").glob("*.json")))}
+    return dict(sorted({**claimed, **executed}.items()))
+
+
+def compare_runs(run_a: Path, run_b: Path) -> Comparison:
+    """The chapters both runs ran, every run of printed lines that differs, the chapters not compared so.
+
+    A chapter counts as run by its executed notebook or its claim record (:func:`run_chapters`);
+    its printed lines compare where both runs kept its executed notebook.
+
+    Raises
+    ------
+    PathError
+        If a run is not an output tree (:func:`~.trees.run_folder`), or an executed notebook
+        does not read (with the command that runs it again).
+    """
+    rules = sanitizers()
+    a, b = (run_chapters(run_folder(run)) for run in (run_a, run_b))
     diffs = [
         OutputDifference(
             name, -1, "executed" if name in a else "missing", "executed" if name in b else "missing"
@@ -86,17 +107,16 @@ def compare_runs(run_a: Path, run_b: Path) -> tuple[list[str], list[OutputDiffer
         for name in sorted(set(a) ^ set(b))
     ]
     both = sorted(set(a) & set(b))
-    for name in both:  # the runs of differing printed lines (difflib's non-equal blocks), by (cell, line)
+    unprinted = {name: run for name in both for run, found in ((run_a, a), (run_b, b)) if found[name] is None}
+    for name in (
+        n for n in both if n not in unprinted
+    ):  # the runs of differing printed lines, by (cell, line)
         lines = []
         for run, notebooks in ((Path(run_a), a), (Path(run_b), b)):
             try:
                 cells = read_notebook(notebooks[name])["cells"]
             except PathError as exc:  # named, with the command that runs it again in its setting
-                record = _run_record(run)
-                options = [chapter_number(name), *setting_options(record), "--out", str(run)]
-                how = "with the --profile and -p it ran with " if record is None else ""
-                command = shlex.join(["ntpnb", "reproduce", *options])
-                raise PathError(f"{exc}; run `{command}` {how}to run it again") from None
+                raise PathError(f"{exc}; {rerun_advice([name], _run_record(run), run)}") from None
             texts = [_cell_text(cell, rules) for cell in cells]
             lines.append([(cell, line) for cell, text in enumerate(texts) for line in text.splitlines()])
         la, lb = lines
@@ -107,7 +127,7 @@ def compare_runs(run_a: Path, run_b: Path) -> tuple[list[str], list[OutputDiffer
                 x = "\n".join(x for _, x in la[i1:i2]) or "<no line>"
                 y = "\n".join(y for _, y in lb[j1:j2]) or "<no line>"
                 diffs.append(OutputDifference(name, cell, x, y))
-    return both, diffs
+    return Comparison(both, diffs, unprinted)
 
 
 def _run_record(run: Path) -> RunRecord | None:
@@ -185,7 +205,7 @@ def print_comparison(run_a: Path, run_b: Path) -> int:
     2 if a run cannot be read.
     """
     try:
-        both, diffs = compare_runs(run_a, run_b)
+        both, diffs, unprinted = compare_runs(run_a, run_b)
     except PathError as exc:
         print(f"ntpnb: error: {exc}", file=sys.stderr)
         return 2
@@ -215,6 +235,13 @@ def print_comparison(run_a: Path, run_b: Path) -> int:
             if (line := f"{info.get('cpu')}; {kernels}") not in seen:
                 seen.append(line)
         print(f"{run}: " + (" | ".join(seen) if seen else "no platform recorded"))
+    for run in dict.fromkeys(unprinted.values()):  # an interactive run: compared by its claim records
+        names = ", ".join(name for name, where in unprinted.items() if where == run)
+        print(
+            f"printed lines not compared for {names}: {run} kept no executed notebook of "
+            f"{'it' if ',' not in names else 'them'} (an interactive run keeps only its claim records); "
+            "the claim checks are compared"
+        )
     checks = compare_claims(run_a, run_b, both)
     for changed in (True, False):  # "  01_x A1 what: PASS measured 1.000 | FAIL measured 0.5000"
         if group := [d for d in checks if d.decision_changed == changed]:
@@ -224,8 +251,18 @@ def print_comparison(run_a: Path, run_b: Path) -> int:
                 x, y = (f"{c.result} measured {c.measured}" if c else "not checked" for c in (d.a, d.b))
                 print(f"  {d.notebook} {d.label}: {x} | {y}")
     if not diffs and not checks:
-        count = "the 1 notebook" if len(both) == 1 else f"all {len(both)} notebooks"
-        print(f"the same printed outputs and claim checks in {count} both runs executed")
+        if not unprinted:
+            count = "the 1 notebook" if len(both) == 1 else f"all {len(both)} notebooks"
+            print(f"the same printed outputs and claim checks in {count} both runs executed")
+        else:
+            count = "the 1 chapter" if len(both) == 1 else f"all {len(both)} chapters"
+            printed = len(both) - len(unprinted)
+            lines = (
+                f"the same printed outputs in {printed} of them"
+                if printed
+                else "printed lines compared in none"
+            )
+            print(f"the same claim checks in {count} both runs ran ({lines})")
         return 0
     if diffs:
         print(f"{len(diffs)} run{'s' * (len(diffs) != 1)} of printed lines differ:")

@@ -491,7 +491,7 @@ def _what_ran(tree: TreePages) -> list[str]:
         lines += [
             "The verdicts rest on one seed per chapter (the book's, "
             f"{format_seeds(sorted({s.seeds[0] for s in tree.sweeps}))}): no seed sweep was run "
-            "(`ntpnb reproduce --seeds N`).",
+            "(`ntpnb reproduce --seeds 5` runs each chapter at the book's seed and four more).",
             "",
         ]
     elif tree.sweeps:

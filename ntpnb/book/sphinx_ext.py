@@ -36,7 +36,7 @@ from sphinx.util.osutil import relative_uri
 from ..chapter.layout import DEFAULT_OUTPUT_DIRNAME, OutputLayout
 from ..chapter.plotting import figure_cell_problems
 from ..errors import PathError
-from . import api_reference, scoreboard, words
+from . import api_reference, pictures, scoreboard, words
 from .binder import DEFAULT_BINDERHUB, binder_url, source_of_chapter
 from .executed import read_notebook
 from .footers import Footers, read_footers
@@ -249,5 +249,6 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("html-page-context", _page_context, priority=502)  # after the theme's (501)
     app.connect("build-finished", _copy_sources)
     scoreboard.setup(app)
+    pictures.setup(app)
     words.setup(app)
     return {"version": "2", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -185,7 +185,10 @@ def _seed_record(
     except PathError:
         return record  # no manifests to compare (a hand-made tree): the checks above decide
     if ours and theirs and ours != theirs:
-        return "it ran with other ntpnb sources than the book's seed (rerun it: ntpnb reproduce --seeds N)"
+        return (
+            "it ran with other ntpnb sources than the book's seed (rerun the sweep, e.g. "
+            "`ntpnb reproduce --seeds 5`: every seed whose sources changed runs again)"
+        )
     return record
 
 

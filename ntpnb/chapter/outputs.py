@@ -241,11 +241,11 @@ def write_run_record(root: Path, record: RunRecord) -> Path:
     return atomic_write_json(Path(root) / RUN_RECORD_NAME, asdict(record))
 
 
-def claim_tree(root: Path, record: RunRecord) -> None:
-    """Record in the ``run.json`` of the tree at ``root`` that ``record``'s run writes there (under its lock).
+def check_setting(root: Path, record: RunRecord) -> RunRecord | None:
+    """The run record of the tree at ``root`` (None without one), if ``record``'s run may write there.
 
-    A tree holds one setting: runs of the same profile and overrides add their seeds and
-    notebooks to its record; NTPError if it holds a run of another setting (or a damaged record).
+    A tree holds one setting (profile, overrides, interactive or not): NTPError if it holds a run
+    of another setting (or a damaged record).
     """
     try:
         held = load_run_record(root)
@@ -260,6 +260,17 @@ def claim_tree(root: Path, record: RunRecord) -> None:
                 f"{root} holds a run of {held.describe()}; this run is {record.describe()}: "
                 "choose another --out, or leave --out out (each setting then gets a tree of its own)"
             )
+    return held
+
+
+def claim_tree(root: Path, record: RunRecord) -> None:
+    """Record in the ``run.json`` of the tree at ``root`` that ``record``'s run writes there (under its lock).
+
+    Runs of the same profile and overrides add their seeds and notebooks to its record; NTPError
+    if it holds a run of another setting (or a damaged record: :func:`check_setting`).
+    """
+    held = check_setting(root, record)
+    if held is not None:
         seeds = tuple(dict.fromkeys((*held.seeds, *record.seeds)))
         notebooks = tuple(sorted({*held.notebooks, *record.notebooks}))
         record = replace(record, seeds=seeds, notebooks=notebooks, version=record.version or held.version)

@@ -1,7 +1,7 @@
 """A chapter's parameters: their values in every execution profile, each written once.
 
 ``paper`` reproduces the papers' settings (the notebook's ``parameters`` cell, so it runs
-unchanged in Jupyter or Binder); ``quick`` is the test suite's seconds-scale run. Here is only
+unchanged in Jupyter or Binder); ``quick`` is the test suite's smaller run. Here is only
 what other profiles change (:data:`CHANGES`; a test refuses a change repeating the cell's value).
 ``ntpnb reproduce`` injects the profile's values (plus ``profile`` and ``output_dir``) after that
 cell with papermill.
@@ -19,8 +19,9 @@ import ast
 import io
 import os
 import re
+import shlex
 import tokenize
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -125,34 +126,13 @@ CHANGES: dict[str, dict[str, dict[str, Any]]] = {
     },
 }
 
-#: The parameters a run gives every notebook besides its profile's values (:func:`profile_parameters`).
-RUN_PARAMETERS: tuple[str, ...] = ("profile", "output_dir")
+#: The parameters a run gives every notebook besides its profile's values (:func:`profile_parameters`),
+#: each with the ``ntpnb reproduce`` option that sets it (never ``-p``).
+RUN_PARAMETERS: dict[str, str] = {"profile": "--profile", "output_dir": "--out"}
 
 #: Set by ``ntpnb reproduce`` for a chapter's kernel: the project whose ``notebooks/`` holds its
 #: source (elsewhere, the project at or above the working folder).
 PROJECT_VAR = "NTPNB_PROJECT"
-
-#: What each chapter took at each profile, in seconds at the book's seed (one ``ntpnb reproduce``
-#: on an otherwise idle two-core machine, two chapters side by side, 2026-11-26): until a tree
-#: has timings of its own (``timings.json``), the estimate of the time a run has left, scaled as
-#: chapters finish by how this machine compares (:func:`ntpnb.runner.run.seconds_left`), and what
-#: ``ntpnb list`` expects.
-REFERENCE_SECONDS: dict[str, dict[str, float]] = {
-    "01_entropy_separability": {"paper": 6.3, "quick": 4.2},
-    "02_regularization_path": {"paper": 6.3, "quick": 5.4},
-    "03_gd_implicit_bias": {"paper": 8.5, "quick": 5.8},
-    "04_gd_synthetic_instance": {"paper": 18.2, "quick": 7.0},
-    "05_overparameterization": {"paper": 9.9, "quick": 5.6},
-    "06_autoregressive_text": {"paper": 19.1, "quick": 7.8},
-    "07_attention": {"paper": 10.2, "quick": 6.9},
-}
-
-#: The start order of notebooks with no recorded time in the output tree: slowest first at the
-#: paper profile, as REFERENCE_SECONDS measured them (starting a slow chapter last leaves a core
-#: idle). Recorded times decide once there are any (:func:`ntpnb.runner.choice.longest_first`).
-SLOWEST_FIRST: tuple[str, ...] = tuple(
-    sorted(REFERENCE_SECONDS, key=lambda notebook: -REFERENCE_SECONDS[notebook]["paper"])
-)
 
 
 def profile_parameters(source: Path, profile: str) -> dict[str, Any]:
@@ -201,18 +181,17 @@ def apply_overrides(source: Path, profile: str, overrides: Mapping[str, str]) ->
     Raises
     ------
     NTPError
-        In one line, on an unknown key (with the nearest name) or a value outside the domain
-        (named in words).
+        In one line, on a key that is an option of its own (:data:`RUN_PARAMETERS`: named), an
+        unknown key (with the notebooks that have it, else the nearest name) or a value outside
+        the domain (named in words).
     """
     notebook, parameters = source.stem, profile_parameters(source, profile)
     cell = read_parameters_cell(source)
     for key, text in overrides.items():
+        if key in RUN_PARAMETERS:
+            raise NTPError(run_parameter_error(key, text))
         if key not in parameters:
-            elsewhere = ", ".join(
-                other.stem
-                for other in sorted(source.parent.glob("[0-9]*.md"))
-                if other != source and key in read_parameters_cell(other)
-            )
+            elsewhere = ", ".join(parameter_owners(source.parent, key, besides=source))
             near = f" (it is a parameter of {elsewhere})" if elsewhere else closest(key, list(parameters))
             known = ", ".join(parameters)
             raise NTPError(f"{notebook} has no parameter {key!r}{near}; its parameters: {known}")
@@ -225,6 +204,33 @@ def apply_overrides(source: Path, profile: str, overrides: Mapping[str, str]) ->
                 f"({meaning}the {profile} profile has {key}={parameters[key]!r})"
             ) from None
     return parameters
+
+
+def run_parameter_error(key: str, text: str) -> str:
+    """Why ``-p KEY=TEXT`` is refused for a parameter every run sets (:data:`RUN_PARAMETERS`): its option."""
+    option, profiles = RUN_PARAMETERS[key], ", ".join(PROFILE_NAMES)
+    if key != "profile":
+        what = f"the output folder is chosen with `{option} {shlex.quote(text)}`"
+    elif text in PROFILE_NAMES:
+        what = f"the profile is chosen with `{option} {text}` (the profiles: {profiles})"
+    else:
+        what = f"the profile is chosen with {option}, one of {profiles} ({text!r} is none of them)"
+    return f"-p {key}={text} sets no parameter of a chapter: {what}"
+
+
+def parameter_owners(folder: Path, key: str, besides: Path | None = None) -> list[str]:
+    """The notebooks in ``folder`` (but ``besides``) whose ``parameters`` cell has ``key``, by name."""
+    return [
+        other.stem
+        for other in sorted(folder.glob("[0-9]*.md"))
+        if other != besides and key in read_parameters_cell(other) and key not in RUN_PARAMETERS
+    ]
+
+
+def missing_parameters(source: Path, keys: Iterable[str]) -> list[str]:
+    """Those of ``keys`` that are not parameters of the notebook ``source`` (a run cannot pass them)."""
+    cell = read_parameters_cell(source)
+    return [key for key in keys if key not in cell or key in RUN_PARAMETERS]
 
 
 def _shown(value: Any) -> str:

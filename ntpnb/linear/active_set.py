@@ -27,9 +27,14 @@ constraints), and the row sums of ``C`` vanish. Eliminating each ``c_v`` leaves 
 positive definite system in ``t`` (the inverses ``K[F_v, F_v]^{-1}`` scattered into ``F_v``).
 The primal-dual active-set method (Hintermueller, Ito and Kunisch 2002) keeps the constraints
 with positive multipliers, adds the violated ones, and stops at the exact KKT point when neither
-is left; a token whose ``F_v`` did not change keeps its factorization. Singular blocks (``m >
-rank H``, repeated embeddings) use a pseudo-inverse with the consistency conditions of their
-null space (:mod:`.gram_blocks`).
+is left; a token whose ``F_v`` did not change keeps its factorization. It converges globally only
+for special Hessians (M-matrices); on ``K`` of random embeddings with ``m`` near ``2 d`` a run
+can oscillate, a thousand pairs in and out at every step. So a run that cycles or does not settle
+in :data:`~ntpnb.settings.ACTIVE_SET_RUN_MAX_ITER` iterations is repeated on a proximal
+subproblem with a larger weight (:func:`_proximal`), whose Hessian ``K + ridge I`` is nearer
+diagonal; :func:`solve_verified` falls back to the cvxpy reference when the method fails anyway.
+Singular blocks (``m > rank H``, repeated embeddings) use a pseudo-inverse with the consistency
+conditions of their null space (:mod:`.gram_blocks`).
 
 **Near-duplicate embeddings.** ``K`` squares the condition of ``H``, and ``W = C^T H`` cancels
 coefficients of size ``1 / sigma_min^2`` down to a ``W`` of size ``1 / sigma_min``: at
@@ -46,7 +51,9 @@ read off ``C``) before it is returned; the method never returns an unverified po
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -55,16 +62,19 @@ import numpy as np
 import scipy
 
 from .. import settings
-from ..errors import SolverError
+from ..errors import RankAmbiguousError, SolverError
 from ..linalg import least_squares, nonzero_count, numerical_rank, thin_svd
 from ..parallel import limit_threads
-from ..qp import SVMSolution, certify, trivial_solution
+from ..qp import MinNormQP, SVMSolution, certify, solve_reference, trivial_solution
 from .constraints import NTPRows
 from .gram_blocks import GramBlock, cholesky, gram_block, scatter_add, update_block
 from .ntp_data import NTPData, cached_per_data, nearest_power_of_two
 
 #: Name under which results of this solver are reported.
 SOLVER_NAME = "ntpnb-active-set"
+
+#: Where a larger proximal weight and the fallback to the cvxpy reference are logged (level INFO).
+LOG = logging.getLogger(__name__)
 
 
 @dataclass
@@ -186,8 +196,16 @@ def _pdas(
         seen.add(np.packbits(active).tobytes())
         active = (active & ~dropped) | violated
         if np.packbits(active).tobytes() in seen:
-            raise SolverError(f"the {method} cycled after {it} iterations")
-    raise SolverError(f"the {method} did not converge in {max_iter} iterations")
+            raise _RunFailedError(f"the {method} cycled after {it} iterations", it)
+    raise _RunFailedError(f"the {method} did not converge in {max_iter} iterations", max_iter)
+
+
+class _RunFailedError(SolverError):
+    """A primal-dual active-set run that cycled or reached its cap, with the iterations it took."""
+
+    def __init__(self, message: str, iterations: int) -> None:
+        super().__init__(message)
+        self.iterations = iterations
 
 
 def _dual(
@@ -201,25 +219,77 @@ def _dual(
     """Solve the dual: ``C``, with ``W = C^T H`` and the multipliers read off ``C``.
 
     With ``K`` positive definite (``definite``) the dual is strongly convex and one primal-dual
-    active-set run solves it. Otherwise (``C`` not unique, KKT equations possibly inconsistent) it
-    runs on proximal subproblems ``+ ridge / 2 ||C - C_k||^2``, after each solving the exact
-    equations on the current active set, until ``accept`` passes with their ``C``.
+    active-set run usually solves it. Otherwise (``C`` not unique, KKT equations possibly
+    inconsistent), or when that run cycles or does not settle, the method runs on proximal
+    subproblems ``+ ridge / 2 ||C - C_k||^2`` (:func:`_proximal`).
     """
-    zeros = np.zeros(mask.shape)
     if definite:
-        return _Subproblem(K, H, mask, 0.0, zeros).pdas(np.zeros_like(mask), max_iter)[0]
-    ridge = settings.ACTIVE_SET_PROX_RIDGE * float(np.trace(K)) / K.shape[0]
+        run = min(settings.ACTIVE_SET_RUN_MAX_ITER, max_iter)
+        try:
+            return _Subproblem(K, H, mask, 0.0, np.zeros(mask.shape)).pdas(np.zeros_like(mask), run)[0]
+        except _RunFailedError as exc:
+            if max_iter <= exc.iterations:
+                raise
+            max_iter -= exc.iterations
+    return _proximal(K, H, mask, max_iter, accept)
+
+
+def _proximal(
+    K: np.ndarray, H: np.ndarray, mask: np.ndarray, max_iter: int, accept: Callable[[np.ndarray], bool]
+) -> np.ndarray:
+    """The proximal point method on the dual, each subproblem solved by a primal-dual active-set run.
+
+    After each subproblem the exact equations on its active set are solved, and their ``C``
+    returned when ``accept`` passes. The weight ``ridge`` shrinks after a subproblem that converged
+    (:data:`~ntpnb.settings.ACTIVE_SET_PROX_DECAY`, down to its floor) and grows after one whose
+    run cycled or did not settle in :data:`~ntpnb.settings.ACTIVE_SET_RUN_MAX_ITER` iterations
+    (:data:`~ntpnb.settings.ACTIVE_SET_PROX_GROWTH`, that subproblem solved again from the same
+    centre): the primal-dual active-set method converges on a diagonal Hessian, and ``K + ridge I``
+    approaches one as the weight grows. Exact equations whose rank float64 does not determine
+    (:class:`~ntpnb.errors.RankAmbiguousError`) decide nothing: the method goes on. Every
+    iteration of every run counts towards ``max_iter``.
+    """
+    scale = float(np.trace(K)) / K.shape[0]
+    ridge = settings.ACTIVE_SET_PROX_RIDGE * scale
     floor = ridge * settings.ACTIVE_SET_PROX_FLOOR
-    active, center, total = np.zeros_like(mask), zeros, 0
+    ceiling = settings.ACTIVE_SET_PROX_CEILING * scale
+    zeros = np.zeros(mask.shape)
+    active, center, total, tried = np.zeros_like(mask), zeros, 0, set()
     exact = _Subproblem(K, H, mask, 0.0, zeros)
     while total < max_iter:
-        center, active, n_iter = _Subproblem(K, H, mask, ridge, center).pdas(active, max_iter - total)
-        ridge = max(ridge * settings.ACTIVE_SET_PROX_DECAY, floor)
+        run = min(settings.ACTIVE_SET_RUN_MAX_ITER, max_iter - total)
+        try:
+            center, active, n_iter = _Subproblem(K, H, mask, ridge, center).pdas(active, run)
+        except _RunFailedError as exc:
+            total += exc.iterations
+            if total >= max_iter:
+                break
+            if ridge * settings.ACTIVE_SET_PROX_GROWTH > ceiling:
+                raise SolverError(
+                    f"the proximal active-set method failed at its largest weight ({exc})"
+                ) from None
+            ridge *= settings.ACTIVE_SET_PROX_GROWTH
+            LOG.info("active set: %s; proximal weight raised to %.3g (m=%d)", exc, ridge, mask.shape[0])
+            continue
         total += n_iter
-        C, _ = exact.solve(active)
+        ridge = max(ridge * settings.ACTIVE_SET_PROX_DECAY, floor)
+        key = np.packbits(active).tobytes()
+        if key in tried:  # the exact equations of this active set were solved already
+            if n_iter == 1 and ridge == floor:  # and nothing moves it any more
+                raise SolverError(
+                    f"the proximal active-set method settled, at its smallest weight after {total} "
+                    "iterations, on an active set whose exact equations fail verification or are "
+                    "not ranked in float64"
+                )
+            continue
+        tried.add(key)
+        try:
+            C, _ = exact.solve(active)
+        except RankAmbiguousError:
+            continue
         if accept(C):
             return C
-    raise SolverError(f"the proximal active-set method did not converge in {max_iter} iterations")
+    raise SolverError(f"the proximal active-set method did not converge in {min(total, max_iter)} iterations")
 
 
 def _square_root(rows: NTPRows, max_iter: int) -> tuple[np.ndarray, np.ndarray]:
@@ -325,6 +395,39 @@ def solve_active_set(data: NTPData, max_iter: int = settings.ACTIVE_SET_MAX_ITER
         f"the NTP-SVM answer of {SOLVER_NAME} ({form}) failed verification: {sol.summary()}, "
         f"row sums {row_sums:.2e}"
     )
+
+
+def reference_infeasible(result: MinNormQP) -> SolverError:
+    """The error of the cvxpy NTP-SVM reported infeasible: the data were decided separable first."""
+    return SolverError(f"{result.solver} reports the NTP-SVM infeasible ({result.status}) on separable data")
+
+
+def solve_verified(data: NTPData) -> SVMSolution:
+    """The NTP-SVM of separable ``data`` by :func:`solve_active_set`, else by the cvxpy reference.
+
+    When the active-set method fails (it cycles or does not converge at its largest proximal
+    weight, or its answer fails verification), :func:`ntpnb.qp.solve_reference` (CLARABEL,
+    polished on its active set) answers, verified by the same certificate; its ``fallback_from``
+    gives the active-set method's failure.
+
+    Raises
+    ------
+    SolverError
+        If both methods fail; the message gives each failure.
+    """
+    try:
+        return solve_active_set(data)
+    except SolverError as exc:
+        failure = str(exc)
+    try:
+        sol = solve_reference(NTPRows(data), reference_infeasible)
+    except SolverError as exc:
+        LOG.info(
+            "NTP-SVM fallback failed too (m=%d, d=%d, V=%d): %s; %s", data.m, data.d, data.V, failure, exc
+        )
+        raise SolverError(f"{failure}; and the fallback: {exc}") from None
+    LOG.info("NTP-SVM fallback answered (m=%d, d=%d, V=%d): %s", data.m, data.d, data.V, failure)
+    return dataclasses.replace(sol, fallback_from=failure)
 
 
 @cached_per_data

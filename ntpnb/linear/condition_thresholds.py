@@ -4,20 +4,36 @@ When the conditions hold over random instances (chapter 5): one trial of a sweep
 (:func:`condition_trial`), draws nested in ``d`` searched by bisection (:func:`nested_trial`),
 Cover's probability and the counts of unknowns against equations; and the best loss when they
 do not (:func:`best_achievable_loss`).
+
+**Ambiguous draws.** A decision of a sweep's draw that float64 cannot make
+(:class:`~ntpnb.errors.NumericallyAmbiguousError`, or a dimension of F that the spectrum does not
+determine, :class:`~ntpnb.errors.RankAmbiguousError`) is never guessed and never stops the sweep:
+the draw is excluded, replaced by a fresh draw from the same generator (at most
+:data:`~ntpnb.settings.SWEEP_MAX_REDRAWS` times), and counted (``ambiguous`` of each trial). The
+statistics of a sweep are then those of the draws float64 decides: the model conditioned on
+being decided, which differs from it only by the ambiguous draws' share, which the count shows.
 """
 
 from __future__ import annotations
 
+import functools
 import itertools
+import logging
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, replace
+from typing import Any, TypeVar
 
 import numpy as np
 import scipy
 
 from .. import settings
-from ..errors import InvalidDataError, SolverError
+from ..errors import (
+    GenerationError,
+    InvalidDataError,
+    NumericallyAmbiguousError,
+    RankAmbiguousError,
+    SolverError,
+)
 from ..qp import solve_named
 from ..validation import as_count, as_flag, as_ordered, check_dense_size, frozen, is_real
 from .constraints import margin_lp, ntp_constraints
@@ -108,30 +124,72 @@ def compatibility_rank_bound(mask: np.ndarray, ds: np.ndarray) -> np.ndarray:
     return np.minimum(n_eq, unknowns)
 
 
+_Result = TypeVar("_Result")
+
+#: The errors that make a sweep's draw ambiguous (:func:`decided_draw`).
+AMBIGUOUS_ERRORS: tuple[type[Exception], ...] = (NumericallyAmbiguousError, RankAmbiguousError)
+
+
+def decided_draw(draw: Callable[[], _Result], what: str) -> tuple[_Result, int]:
+    """``draw()`` until one is decided: its result and the number of ambiguous draws replaced.
+
+    ``draw`` makes one random draw (from a generator it shares with its next call) and decides
+    it; a draw whose decision is numerically ambiguous (:data:`AMBIGUOUS_ERRORS`) is replaced
+    (the module docstring).
+
+    Raises
+    ------
+    GenerationError
+        If :data:`~ntpnb.settings.SWEEP_MAX_REDRAWS` redraws in a row are ambiguous too; the
+        message gives the last ambiguity.
+    """
+    for ambiguous in range(settings.SWEEP_MAX_REDRAWS + 1):
+        try:
+            return draw(), ambiguous
+        except AMBIGUOUS_ERRORS as exc:
+            logging.getLogger(__name__).info("%s: ambiguous draw replaced: %s", what, exc)
+            last = exc
+    raise GenerationError(
+        f"{what}: {settings.SWEEP_MAX_REDRAWS + 1} draws in a row were numerically ambiguous "
+        f"(the last: {last})"
+    )
+
+
 def condition_trial(point: Mapping[str, Any], rng: np.random.Generator) -> dict[str, Any]:
     """One random instance at ``point = {"m", "d", "V", "S"}``: which conditions hold.
+
+    A draw whose decision is numerically ambiguous is replaced by a fresh one and counted
+    (:func:`decided_draw`).
 
     Returns
     -------
     dict
         ``compatible`` and ``separable`` (bools), ``n_eq`` (number of compatibility
-        equations), ``rank`` (``dim F``) and ``rank_bound`` (:func:`compatibility_rank_bound`).
+        equations), ``rank`` (``dim F``), ``rank_bound`` (:func:`compatibility_rank_bound`) and
+        ``ambiguous`` (the ambiguous draws replaced before this one).
 
     Raises
     ------
     InvalidDataError
         If ``point`` lacks a key, or as :func:`random_instance`.
+    GenerationError
+        As :func:`decided_draw`.
     """
     if not isinstance(point, Mapping) or not {"m", "d", "V", "S"} <= set(point):
         raise InvalidDataError(f"point must be a mapping with the keys m, d, V, S, got {point!r}")
-    data = random_instance(point["m"], point["d"], point["V"], point["S"], rng)
-    return {
-        "compatible": bool(is_compatible(data)),
-        "separable": bool(is_separable(data)),
-        "n_eq": int(data.support_mask.sum()) - data.m,  # sum_j (S_j - 1)
-        "rank": int(f_decomposition(data).dim),
-        "rank_bound": int(compatibility_rank_bound(data.support_mask, np.array([data.d]))[0]),
-    }
+
+    def draw() -> dict[str, Any]:
+        data = random_instance(point["m"], point["d"], point["V"], point["S"], rng)
+        return {
+            "compatible": bool(is_compatible(data)),
+            "separable": bool(is_separable(data)),
+            "n_eq": int(data.support_mask.sum()) - data.m,  # sum_j (S_j - 1)
+            "rank": int(f_decomposition(data).dim),
+            "rank_bound": int(compatibility_rank_bound(data.support_mask, np.array([data.d]))[0]),
+        }
+
+    result, ambiguous = decided_draw(draw, f"condition_trial at {dict(point)}")
+    return {**result, "ambiguous": ambiguous}
 
 
 def first_true(
@@ -193,6 +251,8 @@ class NestedTrial:
     separable: dict[int, bool]
     #: ``dim F`` wherever compatibility was decided, ``{grid index: rank}``.
     rank: dict[int, int]
+    #: Numerically ambiguous draws replaced before this one (:func:`decided_draw`).
+    ambiguous: int = 0
 
 
 def nested_trial(point: Mapping[str, Any], rng: np.random.Generator) -> NestedTrial:
@@ -204,31 +264,40 @@ def nested_trial(point: Mapping[str, Any], rng: np.random.Generator) -> NestedTr
     hold); separability gallops from the grid point nearest ``guess``,
     compatibility from the first ``d`` where :func:`compatibility_rank_bound` reaches the number
     of equations. Wherever separability is decided so is compatibility (if there are equations),
-    and wherever compatibility is decided ``dim F`` is recorded.
+    and wherever compatibility is decided ``dim F`` is recorded. A draw with a numerically
+    ambiguous decision is replaced by a fresh one and counted (:func:`decided_draw`).
 
     Raises
     ------
     InvalidDataError
         If ``point`` lacks a key, the grid is not an increasing sequence of positive integers, or
         as :func:`nested_instance`.
+    GenerationError
+        As :func:`decided_draw`.
     """
     if not isinstance(point, Mapping) or not {"m", "V", "S", "d"} <= set(point):
         raise InvalidDataError(f"point must be a mapping with the keys m, V, S, d, got {point!r}")
     grid = tuple(as_count(d, "d") for d in as_ordered(point["d"], "d"))
     if not grid or any(b <= a for a, b in itertools.pairwise(grid)):
         raise InvalidDataError(f"the grid of d must be a non-empty increasing sequence, got {point['d']!r}")
-    draw = nested_instance(point["m"], grid[-1], point["V"], point["S"], rng)
+    guess = point.get("guess")
+    if guess is not None:
+        if not (is_real(guess) and np.isfinite(guess)):
+            raise InvalidDataError(f"guess must be a finite number (a dimension d), got {guess!r}")
+        guess = int(np.argmin(np.abs(np.array(grid) - guess)))
+    draw = functools.partial(nested_instance, point["m"], grid[-1], point["V"], point["S"], rng)
+    trial, ambiguous = decided_draw(lambda: _searched(draw(), grid, guess), f"nested_trial at {dict(point)}")
+    return replace(trial, ambiguous=ambiguous)
+
+
+def _searched(draw: NestedInstance, grid: tuple[int, ...], guess: int | None) -> NestedTrial:
+    """The searches of :func:`nested_trial` on one draw (``guess`` a grid index or None)."""
     m = draw.Z.shape[0]
     mask = draw.at(grid[0]).support_mask
     n_eq = int(mask.sum()) - m
     bound = tuple(int(b) for b in compatibility_rank_bound(mask, np.array(grid)))
     start = next((i for i, d in enumerate(grid) if d > m), None)
     count = next((i for i, b in enumerate(bound) if b == n_eq), None)
-    guess = point.get("guess")
-    if guess is not None:
-        if not (is_real(guess) and np.isfinite(guess)):
-            raise InvalidDataError(f"guess must be a finite number (a dimension d), got {guess!r}")
-        guess = int(np.argmin(np.abs(np.array(grid) - guess)))
     compatible: dict[int, bool] = {}
     separable: dict[int, bool] = {}
     rank: dict[int, int] = {}

@@ -158,9 +158,19 @@ def update_block(K: np.ndarray, old: GramBlock, F: np.ndarray, ridge: float) -> 
     if add.size:  # bordering: append the new rows and columns
         B = K[np.ix_(keep, add)]
         PB = P @ B
-        Zi = inverse(K[np.ix_(add, add)] + ridge * np.eye(add.size) - B.T @ PB)
-        if Zi is None:
+        Kaa = K[np.ix_(add, add)] + ridge * np.eye(add.size)
+        Z = Kaa - B.T @ PB
+        # the rank rule for the whole block: the Schur complement's factor resolved against the
+        # block's diagonal, not only its own (a single joining row is always "resolved" alone)
+        c = cholesky(Z)
+        if c is None or float(np.diag(c).min()) ** 2 <= settings.GRAM_CHOL_RCOND * (
+            np.diag(K)[F].max() + ridge
+        ):
             return None
+        Zi, info = scipy.linalg.lapack.dpotri(c, lower=1)
+        if info != 0:
+            return None
+        Zi = symmetric(Zi)
         PBZ = PB @ Zi
         P = np.block([[P + PBZ @ PB.T, -PBZ], [-PBZ.T, Zi]])
         order = np.argsort(np.concatenate([keep, add]), kind="stable")

@@ -16,10 +16,10 @@ from .. import settings
 from ..errors import InvalidDataError, NotSeparableError, SolverError
 from ..linalg import least_squares
 from ..qp import SVMSolution, min_norm_qp, scaled_back, scaled_solution, solve_reference
-from .active_set import full_row_rank, solve_active_set
+from .active_set import full_row_rank, reference_infeasible, solve_verified
 from .constraints import NTPRows, ntp_constraints
 from .ntp_data import NTPData, cached_per_data, normalized
-from .separability import proves_separable, reference_infeasible, require_separable
+from .separability import proves_separable, require_separable
 
 
 @cached_per_data
@@ -31,19 +31,21 @@ def _reference(data: NTPData) -> SVMSolution:
 
 @cached_per_data
 def _active_set(data: NTPData) -> SVMSolution:
-    """The active-set method on normalized data (``max|H| ~ 1``).
+    """The active-set method on normalized data (``max|H| ~ 1``), else the cvxpy reference.
 
     Without full row rank of ``H`` (Lemma 1 of Paper A) separability is decided first: the
-    proximal method would run to its iteration caps on non-separable data. An answer that
+    proximal method would run to its iteration caps on non-separable data. When the active-set
+    method fails, the cvxpy reference answers (:func:`~.active_set.solve_verified`; the
+    solution's ``solver`` and ``fallback_from`` say so). An answer that
     :func:`~ntpnb.linear.separability.proves_separable` is its own witness; otherwise (e.g. a
-    broken (6a) on a tiny row), or when the method fails, the decision is asked: not separable
-    raises :class:`NotSeparableError`, separable keeps the answer or the method's
+    broken (6a) on a tiny row), or when both methods fail, the decision is asked: not separable
+    raises :class:`NotSeparableError`, separable keeps the answer or the methods'
     :class:`~ntpnb.errors.SolverError`.
     """
     if not full_row_rank(data):
         require_separable(data)
     try:
-        sol = solve_active_set(data)
+        sol = solve_verified(data)
     except SolverError:
         require_separable(data)
         raise
@@ -64,8 +66,10 @@ def solve_ntp_svm(data: NTPData, method: str = "active-set") -> SVMSolution:
         The data set (each method solves its QP once per data set).
     method
         ``"active-set"`` (the default): :mod:`ntpnb.linear.active_set` (a few seconds at
-        ``m = 500, V = 100, d = 600, S = 10``). ``"cvxpy"``: the reference (CLARABEL, polished
-        on its active set; slower). ``SVMSolution.solver`` names the method.
+        ``m = 500, V = 100, d = 600, S = 10``), the cvxpy reference when it fails (then
+        ``SVMSolution.fallback_from`` gives its failure). ``"cvxpy"``: the reference alone
+        (CLARABEL, polished on its active set; slower). ``SVMSolution.solver`` names the
+        method that answered.
 
     Notes
     -----
@@ -80,7 +84,8 @@ def solve_ntp_svm(data: NTPData, method: str = "active-set") -> SVMSolution:
     NotSeparableError
         If the data are not NTP-separable (decided by the LP of :func:`ntpnb.is_separable`).
     SolverError
-        If the method fails, or its answer does not pass verification.
+        If the method (with ``"active-set"``: both methods) fails or its answer does not pass
+        verification.
     ScaleError
         If ``W^mm`` or the multipliers exceed the float64 range (``H`` near underflow or overflow).
     """

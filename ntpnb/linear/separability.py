@@ -59,9 +59,9 @@ from ..errors import (
     SolverError,
 )
 from ..linalg import accurate_dots, nonzero_count, rank_floor, thin_svd
-from ..qp import MinNormQP, least_distance_nnls
+from ..qp import least_distance_nnls
 from .active_set import SOLVER_NAME as ACTIVE_SET_SOLVER
-from .active_set import solve_active_set
+from .active_set import solve_active_set, solve_verified
 from .constraints import anchor_pairs, margin_lp, ntp_constraints, pair_coefficients, pair_rows
 from .ntp_data import NTPData, cached_per_data, check_decoder, frozen, normalized, require_data
 from .subspace import EQUALITY_WHAT, equality_operator, f_decomposition, uses_dense_f
@@ -617,11 +617,6 @@ def proves_separable(data: NTPData, W: np.ndarray) -> bool:
 
 
 # ---------------------------------------------------------------------------- the NTP-SVM's reach
-def reference_infeasible(result: MinNormQP) -> SolverError:
-    """The error of the cvxpy NTP-SVM reported infeasible: the data were decided separable first."""
-    return SolverError(f"{result.solver} reports the NTP-SVM infeasible ({result.status}) on separable data")
-
-
 def _unscaled_margin(data: NTPData, A: np.ndarray | scipy.sparse.csr_matrix, w: np.ndarray) -> float:
     """The smallest margin of ``w`` for the rows of ``H``: row ``j`` of ``A`` was divided by its scale."""
     return float((context_scales(data.H)[ntp_constraints(data).ineq_context] * (A @ w)).min())
@@ -631,8 +626,9 @@ def _reach_failure(data: NTPData, A: _Rows, sep: SeparabilityDecision) -> str | 
     """None when "separable" may stand (the NTP-SVM is within reach), else the ambiguity's message.
 
     Within reach when ``kappa`` (the module docstring) of the direction scaled to smallest margin 1
-    (inf if no margin is positive) is at most ``SVM_REACH_RTOL``, or the active-set NTP-SVM passes
-    its verification anyway.
+    (inf if no margin is positive) is at most ``SVM_REACH_RTOL``, or the NTP-SVM is solved and
+    verified anyway (:func:`~.active_set.solve_verified`: the active-set method, else the cvxpy
+    reference).
     """
     w = sep.direction.ravel()
     t, kappa = _unscaled_margin(data, A.M, w), np.inf
@@ -644,10 +640,10 @@ def _reach_failure(data: NTPData, A: _Rows, sep: SeparabilityDecision) -> str | 
     if kappa <= settings.SVM_REACH_RTOL:
         return None
     try:
-        solve_active_set(data)
+        solve_verified(data)
         return None
     except SolverError as exc:
-        failure = str(exc).split("; ")[0]  # its first clause names the failure
+        failure = str(exc)
     return (
         f"NTP-separability is numerically ambiguous (m={data.m}, d={data.d}, V={data.V}): the data are "
         f"separable in exact arithmetic (verified normalized margin {sep.margin:.3g}, {sep.method}), but "

@@ -1,7 +1,8 @@
 """The runner: execute the chapters with papermill at a profile, into an output tree.
 
 The entry is :func:`reproduce` (``ntpnb reproduce``). Its parts, in the order a run meets them:
-:mod:`.choice` (which notebooks run, with which parameters, their cache keys and timings),
+:mod:`.choice` (which notebooks run, with which parameters, their cache keys and timings;
+:mod:`.timings`, what a chapter is expected to take),
 :mod:`.workers` and :mod:`.jupyter_kernel` (a worker process and a kernel per notebook, their
 environment, how Ctrl-C ends them all; on a Dask cluster :mod:`.cluster`), :mod:`.execute` (one
 notebook executed in a staging tree, its outputs promoted when it succeeded, or its failure kept

@@ -1,17 +1,18 @@
 """The plan of a run: the notebooks it executes, their parameters, their trees, which must run.
 
-A run is planned once (:func:`planned_run`), then executed (:mod:`.run`). Names choose notebooks
-(:func:`select_notebooks`), the profile and ``-p`` overrides their parameters, the seeds their
-runs (:func:`seed_runs`), each into an output tree
-(:func:`~ntpnb.chapter.layout.output_tree`; a sweep's further seeds into trees of their own):
-all checked before anything runs. Then, under the output lock, what the trees hold: a notebook
-is not executed again while its cache key (:func:`seed_runs`: source, parameters, ``ntpnb`` sources) is
-unchanged since its last success into the tree and its outputs are what that run wrote: key and
-output SHA-256s go to its manifest (:mod:`ntpnb.chapter.outputs`) after a success
-and are removed on failure (:mod:`.execute`). The longest notebooks start
-first (:func:`longest_first`), by the times of earlier runs in the tree's ``timings.json``
-(:func:`record_timings`: by profile and notebook, wall seconds, ``--jobs``, the date in UTC,
-whether it succeeded; the book's benchmarks page shows them).
+A run's inputs are checked first (:func:`check_run`, which writes nothing: a hint's command is
+checked with it too); the run is planned once (:func:`planned_run`), then executed
+(:mod:`.run`). Names choose notebooks (:func:`select_notebooks`), the profile and ``-p``
+overrides their parameters, the seeds their runs (:func:`seed_runs`), each into an output tree
+(:func:`~ntpnb.chapter.layout.output_tree`; a sweep's further seeds into trees of their own).
+Then, under the output lock, what the trees hold: a notebook is not executed again while its
+cache key (:func:`seed_runs`: source, parameters, ``ntpnb`` sources) is unchanged since its last
+success into the tree and its outputs are what that run wrote: key and output SHA-256s go to its
+manifest (:mod:`ntpnb.chapter.outputs`) after a success and are removed on failure
+(:mod:`.execute`). The longest notebooks start first (:func:`longest_first`), by the times of
+earlier runs in the tree's ``timings.json`` (:func:`record_timings`: by profile and notebook,
+wall seconds, ``--jobs``, the date in UTC, whether it succeeded, the sources it ran; the book's
+benchmarks page shows them), an untimed one by the benchmark record's (:mod:`.timings`).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import subprocess
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -38,13 +39,15 @@ from ..chapter.outputs import (
     RunRecord,
     atomic_write_json,
     chapter_damage,
+    check_setting,
     claim_tree,
     output_lock,
     remove_leftovers,
 )
-from ..chapter.parameters import SLOWEST_FIRST, apply_overrides
+from ..chapter.parameters import apply_overrides
 from ..errors import NTPError, PathError
 from ..validation import as_count
+from .timings import reference_seconds, run_sources, slowest_first
 
 
 class Labelled:
@@ -192,16 +195,18 @@ def recorded_seconds(runs: Sequence[NotebookRun], profile: str) -> dict[str, flo
     return found
 
 
-def longest_first(runs: Sequence[NotebookRun], seconds: Mapping[str, float]) -> list[NotebookRun]:
+def longest_first(
+    runs: Sequence[NotebookRun], seconds: Mapping[str, float], order: Sequence[str] = ()
+) -> list[NotebookRun]:
     """``runs``, the longest first by the ``seconds`` of their last runs (by label: :func:`recorded_seconds`).
 
-    Untimed notebooks come first, following :data:`~ntpnb.chapter.parameters.SLOWEST_FIRST`, then
-    the order asked; of those, every notebook's run at the book's seed before any further seed. On a
-    first run the book's-seed runs compile each chapter's kernels once into numba's cache, from
-    which the further seeds load them, instead of two seeds of one chapter compiling the same
-    kernels side by side.
+    Untimed notebooks come first, following ``order`` (the slowest first, by the benchmark record:
+    :func:`~.timings.slowest_first`), then the order asked; of those, every notebook's run at the
+    book's seed before any further seed. On a first run the book's-seed runs compile each
+    chapter's kernels once into numba's cache, from which the further seeds load them, instead of
+    two seeds of one chapter compiling the same kernels side by side.
     """
-    rank = {name: i for i, name in enumerate(SLOWEST_FIRST)}
+    rank = {name: i for i, name in enumerate(order)}
     untimed_sweep = {run.label: run.sweep and seconds[run.label] == float("inf") for run in runs}
     return sorted(
         runs, key=lambda r: (-seconds[r.label], untimed_sweep[r.label], rank.get(r.name, len(rank)))
@@ -209,16 +214,85 @@ def longest_first(runs: Sequence[NotebookRun], seconds: Mapping[str, float]) -> 
 
 
 def record_timings(
-    layout: OutputLayout, profile: str, results: Iterable[object], jobs: int, now: datetime | None = None
+    layout: OutputLayout,
+    profile: str,
+    results: Iterable[object],
+    jobs: int,
+    now: datetime | None = None,
+    sources: Mapping[str, Mapping[str, str]] | None = None,
 ) -> Path:
-    """Add or replace the entries of the executed (not cached) ``results`` in ``layout.timings``."""
+    """Add or replace the entries of the executed (not cached) ``results`` in ``layout.timings``.
+
+    ``sources``: the sources each notebook ran, by name (:func:`~.timings.run_sources`), kept with
+    its time so that a time of other sources is known as such (:func:`~.timings.staleness`).
+    """
     timings = load_timings(layout)
     date = (now or datetime.now(timezone.utc)).strftime("%Y-%m-%d %H:%M UTC")
     entries = timings.setdefault(profile, {})
     for r in results:
         if not r.cached:
-            entries[r.name] = {"seconds": round(r.seconds, 2), "jobs": jobs, "date": date, "ok": bool(r.ok)}
+            entry = {"seconds": round(r.seconds, 2), "jobs": jobs, "date": date, "ok": bool(r.ok)}
+            entries[r.name] = entry | dict((sources or {}).get(r.name, {}))
     return atomic_write_json(layout.timings, timings, sort_keys=True)
+
+
+@dataclass(frozen=True)
+class CheckedRun:
+    """The inputs of a run, checked: its notebooks with their parameters, jobs, seeds, tree, setting."""
+
+    chosen: tuple[tuple[Path, dict[str, Any]], ...]
+    jobs: int
+    seeds: int
+    #: The root of the output tree of the book's seed (:func:`~ntpnb.chapter.layout.output_tree`).
+    tree: Path
+    #: Its setting, with the seeds it runs and the notebooks (as :func:`planned_run` records it).
+    record: RunRecord
+
+
+def check_run(
+    root: Path,
+    names: Sequence[str],
+    profile: str,
+    overrides: Mapping[str, str],
+    output_dir: str | Path | None,
+    jobs: int | None,
+    seeds: int | None,
+) -> CheckedRun:
+    """Check every input of a run of the project at ``root`` (the parameters of :func:`~.run.reproduce`).
+
+    Writes nothing and starts nothing: what ``ntpnb reproduce`` refuses before it runs, refused
+    here (a hint's command is checked with it too: :func:`ntpnb.cli.check_command`).
+
+    Raises
+    ------
+    NTPError
+        On an unknown notebook, profile or parameter, a value outside its domain, ``jobs < 1``,
+        ``seeds < 1``, a sweep beyond the largest seed, an output folder that may not be written,
+        or a tree that holds a run of another setting.
+    """
+    overrides = dict(overrides)
+    chosen = tuple(
+        (source, apply_overrides(source, profile, overrides)) for source in select_notebooks(root, names)
+    )
+    jobs = max(1, os.cpu_count() or 1) if jobs is None else as_count(jobs, "--jobs")  # one notebook per core
+    seeds = (1 if overrides else DEFAULT_SEEDS) if seeds is None else as_count(seeds, "--seeds")
+    ran: dict[int, None] = {}
+    for source, parameters in chosen:
+        base = int_seed(parameters)
+        if base is not None and base + seeds - 1 > INT_RANGE[1]:
+            raise NTPError(
+                f"{source.stem}: a sweep of {seeds} seeds from seed={base} would reach seed "
+                f"{base + seeds - 1}, beyond {INT_RANGE[1]} (the largest integer a parameter may hold)"
+            )
+        ran.update(dict.fromkeys(range(base, base + seeds)) if base is not None else {})
+    tree = output_tree(root, profile, overrides, output_dir)
+    record = RunRecord(
+        profile, overrides, tuple(ran), tuple(sorted(s.stem for s, _ in chosen)), version=__version__
+    )
+    if tree.exists() and not tree.is_dir():
+        output_layout(tree)  # refuses it, naming it, before it would make any folder
+    check_setting(tree, record)
+    return CheckedRun(chosen, jobs, seeds, tree, record)
 
 
 @dataclass(frozen=True)
@@ -229,7 +303,8 @@ class RunPlan:
     notebooks' order, each at the book's seed, then the others, into ``trees`` (the book's seed's
     first). Of the runs, ``cached`` holds the records of those whose outputs in place are their
     last run's and ``pending`` the others, the longest first (:func:`longest_first`); ``rerun``
-    says why those whose outputs were damaged since run again. ``seconds``: each run's last time.
+    says why those whose outputs were damaged since run again. ``seconds``: each run's last time;
+    ``reference``: the benchmark record's times (:func:`~.timings.reference_seconds`).
     """
 
     record: RunRecord
@@ -240,52 +315,39 @@ class RunPlan:
     cached: Mapping[str, ChapterRecord]
     pending: tuple[NotebookRun, ...]
     rerun: Mapping[str, str]
+    reference: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
+
+    def sources(self) -> dict[str, dict[str, str]]:
+        """The sources each notebook of the run ran, by name (:func:`~.timings.run_sources`)."""
+        return {run.name: run_sources(run.source, run.package) for run in self.runs if not run.sweep}
 
 
 @contextmanager
 def planned_run(
     root: Path,
-    names: Sequence[str],
-    profile: str,
-    overrides: Mapping[str, str],
-    output_dir: str | Path | None,
-    jobs: int | None,
-    seeds: int | None,
+    checked: CheckedRun,
     force: bool = False,
     wait: bool = True,
     log: Callable[[str], None] = print,
 ) -> Iterator[RunPlan]:
-    """Within: the plan of a run of the project at ``root`` (the parameters of :func:`~.run.reproduce`).
+    """Within: the plan of the ``checked`` run of the project at ``root`` (:func:`check_run`).
 
-    Every input is checked before the output lock is taken: a refused run writes nothing and
-    starts no kernel; then matplotlib's font cache is built, so its notice never lands in a
-    notebook. Under the lock (:func:`~ntpnb.chapter.outputs.output_lock`), held while the
-    plan executes, the tree is claimed (:func:`~ntpnb.chapter.outputs.claim_tree`), what killed
-    runs left is removed, then what the trees hold is read (each run's
+    Every input was checked before the output lock is taken: a refused run writes nothing and
+    starts no kernel. Then matplotlib's font cache is built, so its notice never lands in a
+    notebook. Under the lock (:func:`~ntpnb.chapter.outputs.output_lock`), held
+    while the plan executes, the tree is claimed (:func:`~ntpnb.chapter.outputs.claim_tree`), what
+    killed runs left is removed, then what the trees hold is read (each run's
     :func:`~ntpnb.chapter.outputs.chapter_damage` given its cache key, its record, its last time).
     """
-    overrides = dict(overrides)
-    chosen = [
-        (source, apply_overrides(source, profile, overrides)) for source in select_notebooks(root, names)
-    ]
-    jobs = max(1, os.cpu_count() or 1) if jobs is None else as_count(jobs, "--jobs")  # one notebook per core
-    seeds = (1 if overrides else DEFAULT_SEEDS) if seeds is None else as_count(seeds, "--seeds")
-    for source, parameters in chosen:
-        base = int_seed(parameters)
-        if base is not None and base + seeds - 1 > INT_RANGE[1]:
-            raise NTPError(
-                f"{source.stem}: a sweep of {seeds} seeds from seed={base} would reach seed "
-                f"{base + seeds - 1}, beyond {INT_RANGE[1]} (the largest integer a parameter may hold)"
-            )
-    layout = output_layout(output_tree(root, profile, overrides, output_dir))
+    profile = checked.record.profile
+    layout = output_layout(checked.tree)
     fingerprint = package_fingerprint()
     runs = tuple(
         run
-        for source, parameters in chosen
-        for run in seed_runs(source, parameters, profile, layout, seeds, fingerprint)
+        for source, parameters in checked.chosen
+        for run in seed_runs(source, parameters, profile, layout, checked.seeds, fingerprint)
     )
-    ran = tuple(dict.fromkeys(run.seed for run in runs if run.seed is not None))
-    record = RunRecord(profile, overrides, ran, tuple(sorted(s.stem for s, _ in chosen)), version=__version__)
+    record = checked.record
     trees = tuple(dict.fromkeys(run.layout for run in runs))
     warm = [sys.executable, "-c", "import matplotlib.font_manager"]  # in a process of its own
     subprocess.run(warm, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
@@ -301,6 +363,8 @@ def planned_run(
         complete = {run.label: complete_record(run, run.layout.claims) for run in current}
         cached = {label: chapter for label, chapter in complete.items() if chapter is not None}
         seconds = recorded_seconds(runs, profile)
-        pending = longest_first([run for run in runs if run.label not in cached], seconds)
+        reference = reference_seconds(root)
+        order = slowest_first(reference)
+        pending = longest_first([run for run in runs if run.label not in cached], seconds, order)
         rerun = {label: why for label, why in states.items() if why not in (None, NOT_RUN, CHANGED)}
-        yield RunPlan(record, runs, trees, jobs, seconds, cached, tuple(pending), rerun)
+        yield RunPlan(record, runs, trees, checked.jobs, seconds, cached, tuple(pending), rerun, reference)

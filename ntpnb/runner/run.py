@@ -14,9 +14,8 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from ..chapter.outputs import describe_write_failure, remove_leftovers
-from ..chapter.parameters import REFERENCE_SECONDS
 from ..errors import RunInterruptedError
-from .choice import NotebookRun, planned_run, record_timings
+from .choice import NotebookRun, check_run, planned_run, record_timings
 from .cluster import run_on_dask
 from .display import Display
 from .execute import RunResult, completed_result
@@ -39,8 +38,8 @@ def reproduce(
 ) -> list[RunResult]:
     """Execute the selected notebooks of the project at ``root``; one progress line each.
 
-    The run is planned once (:func:`~.choice.planned_run`: its runs, their trees, what is cached),
-    then executed.
+    The run is checked (:func:`~.choice.check_run`), planned once (:func:`~.choice.planned_run`:
+    its runs, their trees, what is cached), then executed.
 
     Parameters
     ----------
@@ -81,9 +80,8 @@ def reproduce(
     RunInterruptedError
         On SIGINT (Ctrl-C): finished notebooks keep their outputs (and timings).
     """
-    with planned_run(
-        root, names, profile, overrides or {}, output_dir, jobs, seeds, force, wait, log
-    ) as plan:
+    checked = check_run(root, names, profile, overrides or {}, output_dir, jobs, seeds)
+    with planned_run(root, checked, force, wait, log) as plan:
         width = max(len(run.label) for run in plan.runs)
         results: dict[str, RunResult] = {}
 
@@ -92,7 +90,7 @@ def reproduce(
             running = {n: now - r.started for n, r in display.running.items()}
             profile = plan.record.profile
             return describe_time_left(
-                seconds_left(plan.runs, plan.seconds, profile, plan.jobs, results, running)
+                seconds_left(plan.runs, plan.seconds, profile, plan.jobs, results, running, plan.reference)
             )
 
         display = Display(log, width, footer=left)
@@ -134,7 +132,7 @@ def reproduce(
             if not executed_now:
                 continue
             try:
-                record_timings(tree, plan.record.profile, executed_now, side_by_side)
+                record_timings(tree, plan.record.profile, executed_now, side_by_side, sources=plan.sources())
             except OSError as exc:  # said once: a failed notebook's line already names the cause
                 if all(r.ok for r in executed_now):
                     log(f"ntpnb: timings not recorded: {describe_write_failure(exc, tree.root)}")
@@ -150,26 +148,29 @@ def seconds_left(
     jobs: int,
     finished: Mapping[str, RunResult],
     running: Mapping[str, float],
+    reference: Mapping[str, Mapping[str, float]] | None = None,
 ) -> float | None:
     """The wall seconds left of a run of ``runs`` at ``profile``, ``jobs`` at once (None: unknown).
 
     A run's expected seconds are its notebook's last time in its tree (a sweep's seed without one
-    takes the book seed's). A notebook never timed here takes its
-    :data:`~ntpnb.chapter.parameters.REFERENCE_SECONDS`, scaled by how the chapters finished so far
-    compare with theirs (a first run on a slower or faster machine). The time left is the work left
+    takes the book seed's). A notebook never timed here takes its ``reference`` time (the
+    benchmark record's: :func:`~.timings.reference_seconds`, by notebook and profile), scaled by
+    how the chapters finished so far compare with theirs (a first run on a slower or faster
+    machine). The time left is the work left
     (what the running ones still need, and the ones not started) shared among the jobs.
 
     ``recorded``: each run's last time in its tree, by label (:func:`~.choice.recorded_seconds`);
     ``finished``: the results so far, by label; ``running``: the seconds each running run has run.
     """
-    reference = {
-        run.label: REFERENCE_SECONDS[run.name][profile]
+    times = reference or {}
+    by_label = {
+        run.label: times[run.name][profile]
         for run in runs
-        if recorded[run.label] == float("inf") and profile in REFERENCE_SECONDS.get(run.name, {})
+        if recorded[run.label] == float("inf") and profile in times.get(run.name, {})
     }
     # the runs that had only a reference and were executed: this machine's time to the reference's
-    timed = [r for label, r in finished.items() if label in reference and not r.cached and r.seconds > 0]
-    theirs = sum(reference[r.label] for r in timed)
+    timed = [r for label, r in finished.items() if label in by_label and not r.cached and r.seconds > 0]
+    theirs = sum(by_label[r.label] for r in timed)
     scale = sum(r.seconds for r in timed) / theirs if theirs else 1.0
     work = 0.0
     for run in runs:
@@ -177,8 +178,8 @@ def seconds_left(
             continue
         if recorded[run.label] < float("inf"):
             expected = recorded[run.label]
-        elif run.label in reference:
-            expected = reference[run.label] * scale
+        elif run.label in by_label:
+            expected = by_label[run.label] * scale
         else:
             return None
         work += max(expected - running.get(run.label, 0.0), 0.0)

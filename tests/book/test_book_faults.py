@@ -101,7 +101,10 @@ def test_compare_refuses_inputs_of_the_wrong_shape_in_one_line(tmp_path, quick_r
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
     line = one_line(proc)
     assert "is not a notebook: cell 0 is a number, not an object" in line
-    assert f"run `ntpnb reproduce 01 --out {other}` with the --profile and -p it ran with" in line
+    assert line.endswith(
+        f"run `ntpnb reproduce 01 --out {other}` to run that chapter again, with the --profile and -p it "
+        "ran with (it has no run.json to say)"
+    )
 
 
 def test_a_p_run_of_one_chapter_renders_as_a_book_of_its_own_labelled_by_its_run_record(tmp_path, quick_run):
@@ -148,6 +151,7 @@ def test_a_tree_that_does_not_say_what_it_ran_is_not_run_in_a_guessed_setting(tm
     (run / "notebooks").mkdir(parents=True)  # an output tree, with no run.json
     line = one_line(book(ROOT, "--run", str(run), "--run-missing"))
     assert f"{run} has no run.json, so what it ran (profile, -p) is unknown" in line
+    assert f"run its missing notebooks with `ntpnb reproduce --out {run}` and the --profile" in line
     line = one_line(book(ROOT, "--run", str(run)))
     assert f"run `ntpnb reproduce --out {run}` first, with the --profile and -p it ran with" in line
     assert "--run-missing" not in line

@@ -5,6 +5,8 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import re
+from pathlib import Path
 
 import pytest
 
@@ -29,8 +31,8 @@ def write_run(root, cells_by_notebook):
 def test_same_outputs_up_to_timings(tmp_path, capsys):
     a = write_run(tmp_path / "a", {"01_x": ["corr 0.9991\n", "took 3.2 s\n"]})
     b = write_run(tmp_path / "b", {"01_x": ["corr 0.9991\n", "took 17 s\n"]})
-    both, diffs = compare_runs(a, b)
-    assert both == ["01_x"] and diffs == []
+    both, diffs, unprinted = compare_runs(a, b)
+    assert both == ["01_x"] and diffs == [] and unprinted == {}
     assert print_comparison(a, b) == 0
     assert "the same printed outputs and claim checks in the 1 notebook both" in capsys.readouterr().out
 
@@ -38,20 +40,67 @@ def test_same_outputs_up_to_timings(tmp_path, capsys):
 def test_a_changed_digit_and_a_missing_notebook_are_differences(tmp_path, capsys):
     a = write_run(tmp_path / "a", {"01_x": ["corr 0.9991\n"], "02_y": ["ok\n"]})
     b = write_run(tmp_path / "b", {"01_x": ["corr 0.9992\n"]})
-    _, diffs = compare_runs(a, b)
+    diffs = compare_runs(a, b).diffs
     assert [(d.notebook, d.cell) for d in diffs] == [("02_y", -1), ("01_x", 0)]
     assert print_comparison(a, b) == 1
     out = capsys.readouterr().out
     assert "- corr 0.9991" in out and "+ corr 0.9992" in out
 
 
-def test_a_folder_without_notebooks_is_named(tmp_path, capsys):
-    with pytest.raises(PathError, match=r"no executed notebooks .* is missing\); give the --out folder"):
-        compare_runs(tmp_path, tmp_path)
-    assert print_comparison(tmp_path, tmp_path) == 2
+def test_a_folder_that_is_not_a_runs_is_named(tmp_path, capsys):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    said = "is not the output folder of a run (it has no notebooks/ or claims/ folder); give the folder"
+    with pytest.raises(PathError, match=re.escape(f"{empty} {said}")) as refused:
+        compare_runs(empty, empty)
+    assert str(refused.value).endswith(f"or run `ntpnb reproduce --out {empty}` first")
+    assert print_comparison(empty, empty) == 2
+    (empty / "x").write_text("x")  # a folder of something else: no reproduction is suggested into it
+    with pytest.raises(PathError, match=re.escape(said)) as refused:
+        compare_runs(empty, empty)
+    assert "ntpnb reproduce" not in str(refused.value).split("wrote")[1]
     (tmp_path / "a_file").write_text("x")
-    with pytest.raises(PathError, match=r"a_file holds no executed notebooks \(it is not a folder\)"):
+    with pytest.raises(PathError, match=r"a_file is not a folder; give the output folder of a run"):
         compare_runs(tmp_path / "a_file", tmp_path)
+
+
+def test_a_misspelt_folder_is_said_not_to_exist_with_the_nearest_one(tmp_path, monkeypatch, capsys):
+    """Not a reproduction into the typo: the folder does not exist, and which one was likely meant."""
+    write_run(tmp_path / "outputs" / "runs" / "profile=quick,toy_lr=0.05", {"01_x": ["ok\n"]})
+    monkeypatch.chdir(tmp_path)
+    for typo in ("outputs/runs/profile=quick,toy_lr=0.5", "outptus/run/profile=quik,toy_lr=0.05"):
+        assert print_comparison(Path(typo), Path("outputs")) == 2
+        (line,) = capsys.readouterr().err.splitlines()
+        assert line == (
+            f"ntpnb: error: {typo} does not exist (did you mean outputs/runs/profile=quick,toy_lr=0.05?); "
+            "give the output folder of a run (e.g. outputs or outputs/runs/profile=quick)"
+        )
+    assert print_comparison(Path("elsewhere"), Path("outputs")) == 2
+    assert "elsewhere does not exist; give the output folder" in capsys.readouterr().err
+    assert not (tmp_path / "elsewhere").exists()
+
+
+def test_an_interactive_run_compares_by_its_claim_records(tmp_path, capsys):
+    """A chapter run in JupyterLab keeps its claim record, not its executed notebook: its checks compare."""
+    a = claim_run(tmp_path / "a", 1.0, True)
+    b = claim_run(tmp_path / "b", 1.0, True)
+    (b / "notebooks" / "01_x.ipynb").unlink()  # as an interactive run leaves its tree
+    write_run_record(b, RunRecord("paper", {}, (0,), ("01_x",), interactive=True))
+    assert compare_runs(a, b) == (["01_x"], [], {"01_x": b})
+    assert print_comparison(a, b) == 0
+    out = capsys.readouterr().out
+    assert (
+        f"printed lines not compared for 01_x: {b} kept no executed notebook of it (an interactive run "
+        "keeps only its claim records); the claim checks are compared"
+    ) in out
+    assert out.endswith(
+        "the same claim checks in the 1 chapter both runs ran (printed lines compared in none)\n"
+    )
+    c = claim_run(tmp_path / "c", 1.0, False)  # another decision is found by the records alone
+    assert print_comparison(c, b) == 1
+    assert "01_x A1 the gap: FAIL measured 1.000 | PASS measured 1.000" in capsys.readouterr().out
+    (b / "claims" / "01_x.json").unlink()  # a chapter neither record nor notebook keeps: a difference
+    assert [(d.notebook, d.a, d.b) for d in compare_runs(a, b).diffs] == [("01_x", "executed", "missing")]
 
 
 def test_a_notebook_of_the_wrong_shape_names_the_command_that_remakes_it(tmp_path, capsys):
@@ -65,7 +114,7 @@ def test_a_notebook_of_the_wrong_shape_names_the_command_that_remakes_it(tmp_pat
     assert line.startswith(f"ntpnb: error: the executed notebook {notebook} is not a notebook: ")
     assert "output 0 of cell 0 is a number, not an object" in line
     command = f"ntpnb reproduce 01 --profile quick -p n_g=11 --seeds 1 --out {b}"
-    assert line.endswith(f"run `{command}` to run it again")
+    assert line.endswith(f"run `{command}` to run that chapter again")
 
 
 def test_the_rules_are_nbvals():
@@ -105,14 +154,14 @@ def write_cells(root, name, cells):
 def test_the_same_lines_cut_into_other_cells_compare_equal(tmp_path):
     a = write_cells(tmp_path / "a", "01_x", [None, "H = 0.8811\n[PASS] A8\n", None, "done\n"])
     b = write_cells(tmp_path / "b", "01_x", ["H = 0.8811\n", "[PASS] A8\n", "done\n"])
-    assert compare_runs(a, b) == (["01_x"], [])
+    assert compare_runs(a, b) == (["01_x"], [], {})
     assert print_comparison(a, b) == 0
 
 
 def test_a_changed_line_names_its_cell_and_both_lines(tmp_path, capsys):
     a = write_cells(tmp_path / "a", "01_x", [None, "H = 0.8811\n", "corr 0.99\n"])
     b = write_cells(tmp_path / "b", "01_x", ["H = 0.8811\n", "corr 0.98\n"])
-    _, diffs = compare_runs(a, b)
+    diffs = compare_runs(a, b).diffs
     assert [(d.cell, d.a, d.b) for d in diffs] == [(2, "corr 0.99", "corr 0.98")]
     assert print_comparison(a, b) == 1
     out = capsys.readouterr().out
@@ -122,15 +171,14 @@ def test_a_changed_line_names_its_cell_and_both_lines(tmp_path, capsys):
 def test_a_line_printed_only_by_one_run_is_a_difference(tmp_path):
     a = write_cells(tmp_path / "a", "01_x", ["one\n", "two\n"])
     b = write_cells(tmp_path / "b", "01_x", ["one\n", "two\nthree\n"])
-    _, diffs = compare_runs(a, b)
+    diffs = compare_runs(a, b).diffs
     assert [(d.cell, d.a, d.b) for d in diffs] == [(1, "<no line>", "three")]
 
 
 def test_reordered_lines_are_a_difference(tmp_path):
     a = write_cells(tmp_path / "a", "01_x", ["one\n", "two\n"])
     b = write_cells(tmp_path / "b", "01_x", ["two\n", "one\n"])
-    _, diffs = compare_runs(a, b)
-    assert diffs
+    assert compare_runs(a, b).diffs
 
 
 def test_a_displayed_result_stands_on_its_own_line(tmp_path):
@@ -145,7 +193,7 @@ def test_a_displayed_result_stands_on_its_own_line(tmp_path):
     printed = {"output_type": "stream", "name": "stdout", "text": "B = 166.3\n"}
     a = run(tmp_path / "a", [[image, printed]])
     b = run(tmp_path / "b", [[image], [printed]])
-    assert compare_runs(a, b) == (["01_x"], [])
+    assert compare_runs(a, b) == (["01_x"], [], {})
 
 
 # ----------------------------------------------------------------------------- settings and claim records

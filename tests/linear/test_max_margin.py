@@ -278,17 +278,19 @@ def test_package_solver_is_the_fast_one_and_agrees_with_the_reference():
     np.testing.assert_allclose(sol.duals, ref.duals, atol=1e-6 * ref.duals.max())
 
 
-def test_the_fast_solver_s_failure_on_separable_data_is_raised(monkeypatch):
-    """No fallback: the active-set method's SolverError, named, once the data are decided separable."""
+def test_the_fast_solver_s_failure_on_separable_data_falls_back_to_the_verified_reference(monkeypatch):
+    """The active-set method's SolverError on separable data: the cvxpy reference answers, verified,
+    and its ``fallback_from`` gives the failure."""
 
-    def fail(data):
+    def fail(data, max_iter=settings.ACTIVE_SET_MAX_ITER):
         raise SolverError("the active-set method did not converge in 100 iterations (simulated)")
 
-    monkeypatch.setattr("ntpnb.linear.max_margin.solve_active_set", fail)
+    monkeypatch.setattr("ntpnb.linear.active_set.solve_active_set", fail)
     data = random_data(m=8, d=10, V=6, S=3, seed=12)
     assert ntp.is_separable(data)
-    with pytest.raises(SolverError, match="active-set method did not converge"):
-        ntp.solve_ntp_svm(data)
+    sol = ntp.solve_ntp_svm(data)
+    assert sol.solver == settings.QP_SOLVER and sol.passes()
+    assert sol.fallback_from == "the active-set method did not converge in 100 iterations (simulated)"
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -325,7 +327,7 @@ def test_non_separable_data_without_full_row_rank_are_decided_before_the_active_
     def entered(*args, **kwargs):
         raise AssertionError("the active-set method was entered on non-separable data")
 
-    monkeypatch.setattr("ntpnb.linear.max_margin.solve_active_set", entered)
+    monkeypatch.setattr("ntpnb.linear.max_margin.solve_verified", entered)
     data = text_data(20, 5)
     with pytest.raises(NotSeparableError, match="not NTP-separable") as info:
         solve(data)

@@ -85,14 +85,18 @@ def test_every_profile_belongs_to_a_notebook_and_every_notebook_is_in_the_book()
         assert f"outputs/notebooks/{path.stem}" in toc
 
 
-def test_the_order_for_untimed_notebooks_names_every_notebook_once():
-    assert sorted(profiles.SLOWEST_FIRST) == sorted(p.stem for p in SOURCES)
+def test_the_benchmark_record_times_every_notebook_at_every_profile():
+    """The order for untimed notebooks and a first run's estimate come from it: none is missing."""
+    from ntpnb.runner.timings import reference_seconds, slowest_first
+
+    reference = reference_seconds(ROOT)
+    assert sorted(slowest_first(reference)) == sorted(p.stem for p in SOURCES)
+    assert all(set(reference[p.stem]) == set(profiles.PROFILE_NAMES) for p in SOURCES)
 
 
-def test_untimed_notebooks_start_in_the_slowest_first_order(tmp_path, monkeypatch):
+def test_untimed_notebooks_start_in_the_slowest_first_order(tmp_path):
     from ntpnb.chapter.layout import output_layout
 
-    monkeypatch.setattr(choice, "SLOWEST_FIRST", ("c_third", "a_first"))
     layout = output_layout(tmp_path / "outputs")
     runs = [
         choice.NotebookRun(tmp_path / f"{name}.md", {}, layout, "key")
@@ -100,7 +104,8 @@ def test_untimed_notebooks_start_in_the_slowest_first_order(tmp_path, monkeypatc
     ]
     timed = {"quick": {"b_second": {"seconds": 5.0}}}
     (tmp_path / "outputs" / "timings.json").write_text(json.dumps(timed))
-    ordered = [run.name for run in choice.longest_first(runs, choice.recorded_seconds(runs, "quick"))]
+    seconds = choice.recorded_seconds(runs, "quick")
+    ordered = [run.name for run in choice.longest_first(runs, seconds, ("c_third", "a_first"))]
     assert ordered == ["c_third", "a_first", "d_other", "b_second"]  # untimed first, by rank
 
 
@@ -113,12 +118,9 @@ def test_untimed_notebooks_start_in_the_slowest_first_order(tmp_path, monkeypatc
         (False, ["slow", "fast", "slow seed 1", "slow seed 2", "fast seed 1", "fast seed 2"]),
     ],
 )
-def test_the_sweeps_seeds_are_ordered_by_their_notebooks_time_at_the_books_seed(
-    tmp_path, monkeypatch, timed, expected
-):
+def test_the_sweeps_seeds_are_ordered_by_their_notebooks_time_at_the_books_seed(tmp_path, timed, expected):
     from ntpnb.chapter.layout import output_layout
 
-    monkeypatch.setattr(choice, "SLOWEST_FIRST", ("slow", "fast"))
     layout = output_layout(tmp_path / "outputs")
     if timed:
         seconds = {"quick": {"fast": {"seconds": 2.0}, "slow": {"seconds": 30.0}}}
@@ -129,7 +131,7 @@ def test_the_sweeps_seeds_are_ordered_by_their_notebooks_time_at_the_books_seed(
         for seed in (1, 2):
             tree = output_layout(layout.seed_root(seed))
             runs.append(choice.NotebookRun(tmp_path / f"{name}.md", {"seed": seed}, tree, "k", sweep=True))
-    ordered = choice.longest_first(runs, choice.recorded_seconds(runs, "quick"))
+    ordered = choice.longest_first(runs, choice.recorded_seconds(runs, "quick"), ("slow", "fast"))
     assert [run.label for run in ordered] == expected
 
 
@@ -155,7 +157,8 @@ def test_a_sweep_runs_every_notebook_at_the_next_seeds_into_trees_of_their_own(t
     (tmp_path / "p" / "notebooks" / "a.md").write_text(fake_notebook("print(1)", "seed = 0\nvalue = 1"))
     # five seeds by default, one for a run with -p overrides
     for overrides, seeds in (({}, 5), ({"value": "2"}, 1)):
-        with choice.planned_run(tmp_path / "p", [], "quick", overrides, None, 1, None) as plan:
+        checked = choice.check_run(tmp_path / "p", [], "quick", overrides, None, 1, None)
+        with choice.planned_run(tmp_path / "p", checked) as plan:
             assert [run.seed for run in plan.runs] == list(range(seeds))
     with pytest.raises(NTPError, match="--seeds must be a positive integer"):
         reproduce(tmp_path / "p", profile="quick", seeds=0, log=lambda line: None)
@@ -282,6 +285,26 @@ def test_a_parameter_of_another_chapter_is_named_as_such():
         profiles.apply_overrides(source, "paper", {"n_iter": "10"})
 
 
+@pytest.mark.parametrize(
+    ("override", "says"),
+    [
+        ({"profile": "quick"}, "-p profile=quick sets no parameter of a chapter: the profile is chosen with "
+         "`--profile quick` (the profiles: paper, quick)"),
+        ({"profile": "fast"}, "-p profile=fast sets no parameter of a chapter: the profile is chosen with "
+         "--profile, one of paper, quick ('fast' is none of them)"),
+        ({"output_dir": "my runs/a"}, "-p output_dir=my runs/a sets no parameter of a chapter: the output "
+         "folder is chosen with `--out 'my runs/a'`"),
+    ],
+)  # fmt: skip
+def test_a_parameter_every_run_sets_names_its_option(override, says):
+    """The cell has ``profile`` and ``output_dir``, but ``-p`` cannot set them: their options are named."""
+    source = next(path for path in SOURCES if path.stem.startswith("03_"))
+    assert set(override) <= set(profiles.read_parameters_cell(source))
+    with pytest.raises(NTPError) as refused:
+        profiles.apply_overrides(source, "paper", override)
+    assert str(refused.value) == says
+
+
 def test_unknown_or_malformed_overrides_are_errors():
     name = SOURCES[0].stem
     with pytest.raises(NTPError, match=rf"{name} has no parameter 'nope'; its parameters: seed, "):
@@ -400,7 +423,7 @@ def test_the_default_is_one_notebook_per_core(tmp_path, monkeypatch):
     _tiny_project(tmp_path, monkeypatch, {"a": "print(1)"})
     for cpus, jobs in ((6, 6), (None, 1)):
         monkeypatch.setattr(os, "cpu_count", lambda cpus=cpus: cpus)
-        with choice.planned_run(tmp_path, [], "quick", {}, None, None, 1) as plan:
+        with choice.planned_run(tmp_path, choice.check_run(tmp_path, [], "quick", {}, None, None, 1)) as plan:
             assert plan.jobs == jobs
 
 

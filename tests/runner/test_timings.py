@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+from dataclasses import asdict
 from datetime import datetime, timezone
 from pathlib import Path
+
+import pytest
 
 from benchmarks.page import (
     REPRODUCE_COMMAND,
@@ -17,11 +20,28 @@ from ntpnb.chapter import parameters as profiles
 from ntpnb.chapter.claims import ChapterRecord
 from ntpnb.chapter.layout import load_timings, output_layout
 from ntpnb.chapter.outputs import RunRecord, write_run_record
+from ntpnb.errors import PathError
 from ntpnb.runner import choice
 from ntpnb.runner import run as run_module
 from ntpnb.runner.choice import record_timings, recorded_seconds
 from ntpnb.runner.execute import RunResult
 from ntpnb.runner.run import reproduce
+from ntpnb.runner.timings import (
+    BENCHMARK,
+    CHAPTER_TIMES,
+    THIS_MACHINE,
+    ChapterTimes,
+    Expected,
+    describe_machine,
+    describe_record,
+    expected_time,
+    load_chapter_times,
+    reference_seconds,
+    slowest_first,
+    staleness,
+    this_machine,
+    write_chapter_times,
+)
 
 from fake_notebooks import fake_notebook
 
@@ -179,15 +199,15 @@ def test_the_time_left_counts_this_machines_times_shared_among_the_jobs(tmp_path
     assert seconds_left(runs, recorded, "quick", 2, finished, {"a seed 1": 40.0}) == (0 + 10 + 10) / 2
 
 
-def test_a_first_run_scales_the_reference_by_how_this_machine_compares(tmp_path, monkeypatch):
-    monkeypatch.setattr(run_module, "REFERENCE_SECONDS", {"a": {"paper": 10.0}, "b": {"paper": 40.0}})
+def test_a_first_run_scales_the_reference_by_how_this_machine_compares(tmp_path):
+    reference = {"a": {"paper": 10.0}, "b": {"paper": 40.0}}
     _, runs = runs_of(tmp_path, ["a", "b"])
     recorded = recorded_seconds(runs, "paper")
-    assert run_module.seconds_left(runs, recorded, "paper", 1, {}, {}) == 50.0
+    assert run_module.seconds_left(runs, recorded, "paper", 1, {}, {}, reference) == 50.0
     finished = {"a": result("a", 20.0)}  # this machine took twice the reference's time
-    assert run_module.seconds_left(runs, recorded, "paper", 1, finished, {}) == 80.0
+    assert run_module.seconds_left(runs, recorded, "paper", 1, finished, {}, reference) == 80.0
     finished["b"] = result("b", 0.0, cached=True)  # found cached: done, and no measure of the machine
-    assert run_module.seconds_left(runs, recorded, "paper", 1, finished, {}) == 0.0
+    assert run_module.seconds_left(runs, recorded, "paper", 1, finished, {}, reference) == 0.0
 
 
 def test_without_a_time_or_a_reference_the_time_left_is_not_shown(tmp_path):
@@ -211,17 +231,115 @@ def test_the_progress_lines_tell_the_time_left_and_the_end_names_the_next_comman
     for name in ("a_one", "b_two"):
         (tmp_path / "notebooks" / f"{name}.md").write_text(fake_notebook(body.format(n=name)))
     monkeypatch.setattr(profiles, "CHANGES", {"a_one": {}, "b_two": {}})
-    monkeypatch.setattr(
-        run_module, "REFERENCE_SECONDS", {"a_one": {"quick": 600.0}, "b_two": {"quick": 600.0}}
-    )
-    assert cli.main(["reproduce", "--root", str(tmp_path), "--profile", "quick", "--jobs", "1"]) == 0
+    reference = {"sources": {}, "quick": {"seconds": 600.0}}
+    record = ChapterTimes("", "", {}, {name: reference for name in ("a_one", "b_two")})
+    (tmp_path / CHAPTER_TIMES).parent.mkdir()
+    (tmp_path / CHAPTER_TIMES).write_text(json.dumps(asdict(record)))  # the benchmark record's times
+    monkeypatch.chdir(tmp_path)  # the commands it prints are relative to the working folder
+    assert cli.main(["reproduce", "--profile", "quick", "--jobs", "1"]) == 0
     lines = capsys.readouterr().out.splitlines()
     (first,) = [line for line in lines if line.startswith("[1/2]")]
-    assert first.endswith("(about 10 s left)")  # 600 s of reference, scaled by the first: seconds
+    # 600 s of reference for each, scaled by the first's own time: the second takes as long
+    took = float(first.split()[3])
+    assert first.endswith(f"({run_module.describe_time_left(took)})")
     (last,) = [line for line in lines if line.startswith("[2/2]")]
     assert "left" not in last
     assert lines[-1].startswith("all 2 notebooks completed (")  # a notebook, notebooks
     assert (
         "next: ntpnb book --run outputs/runs/profile=quick  (the book of this run, in its _book/html)"
         in lines
+    )
+
+
+# ----------------------------------------------------------------------------- the expected times
+
+
+def test_a_run_records_the_sources_it_ran_beside_its_time(tmp_path):
+    layout = output_layout(tmp_path / "out")
+    sources = {"a": {"package": "p1", "source": "s1"}}
+    record_timings(layout, "paper", [result("a", 3.0)], jobs=1, now=WHEN, sources=sources)
+    assert load_timings(layout)["paper"]["a"] == {
+        "seconds": 3.0, "jobs": 1, "date": "2026-01-02 03:04 UTC", "ok": True, "package": "p1", "source": "s1"
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("recorded", "stale"),
+    [
+        ({"package": "p", "source": "s"}, ""),
+        ({"package": "p", "source": "older"}, "measured with another version of this chapter"),
+        ({"package": "older", "source": "s"}, "measured with another version of ntpnb"),
+        ({"package": "x", "source": "y"}, "measured with another version of this chapter and of ntpnb"),
+        ({"seconds": 3.0}, "its sources were not recorded"),
+        (None, "its sources were not recorded"),
+    ],
+)
+def test_a_time_of_other_sources_is_stale_and_says_which(recorded, stale):
+    assert staleness(recorded, {"package": "p", "source": "s"}) == stale
+
+
+def test_the_benchmark_record_round_trips_and_a_failed_time_is_not_expected(tmp_path):
+    one_core = {
+        "paper": {
+            "a": {"seconds": 12.34, "cpu": 5.87, "ok": True, "package": "p", "source": "s"},
+            "b": {"seconds": 5.0, "ok": False, "package": "p", "source": "t"},
+        },
+        "quick": {"a": {"seconds": 2.0, "ok": True, "package": "p", "source": "s"}},
+    }
+    path = write_chapter_times(tmp_path, one_core, "2026-01-02 03:04 UTC", "abc1234def", {"paper": 3.5})
+    assert path == tmp_path / CHAPTER_TIMES and not list(path.parent.glob(".*"))  # written atomically
+    record = load_chapter_times(tmp_path)
+    assert record.machine == this_machine() and record.commit == "abc1234def"
+    assert record.load == {"paper": 3.5}
+    assert describe_record(record).startswith(
+        "each chapter's CPU time alone on one core, its time on an idle core, of "
+        f"{describe_machine(this_machine(), 3.5)}, 2026-01-02 03:04 UTC, commit abc1234 (under that "
+        "load, wall times 2.1x these)"
+    )
+    assert (
+        describe_machine({"cpu": "Intel Xeon", "cores": 4}, 12.25)
+        == "an Intel Xeon (4 cores, load average 12.2)"
+    )
+    assert describe_machine({"cpu": "Apple M2"}) == "an Apple M2" and describe_machine({}) == "an unknown CPU"
+    assert record.chapters["a"]["sources"] == {"package": "p", "source": "s"}
+    # a's CPU time at paper (its time on an idle core), its wall time at quick (no CPU time); b failed
+    assert reference_seconds(tmp_path) == {"a": {"paper": 5.9, "quick": 2.0}}
+    assert slowest_first({"a": {"paper": 1.0}, "b": {"paper": 9.0}, "c": {"quick": 1.0}}) == ("b", "a")
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "{",
+        "[]",
+        '{"chapters": {"a": {"sources": {}, "paper": {"seconds": "fast"}}}, "date": "", "machine": {}}',
+    ],
+)
+def test_a_damaged_benchmark_record_is_named_and_no_time_is_taken_from_it(tmp_path, content):
+    assert load_chapter_times(tmp_path) is None and reference_seconds(tmp_path) == {}
+    (tmp_path / CHAPTER_TIMES).parent.mkdir()
+    (tmp_path / CHAPTER_TIMES).write_text(content)
+    with pytest.raises(PathError, match=r"chapter_times\.json"):
+        load_chapter_times(tmp_path)
+    assert reference_seconds(tmp_path) == {}
+
+
+def test_a_current_time_comes_before_a_stale_one_and_this_machines_before_the_records(tmp_path):
+    current = {"package": "p", "source": "s"}
+    layout = output_layout(tmp_path / "out")
+    chapters = {"a": {"sources": dict(current), "paper": {"seconds": 10.0, "ok": True}}}
+    record = ChapterTimes("2026-01-02 03:04 UTC", "", {"cpu": "elsewhere", "cores": 1}, chapters)
+    assert expected_time("a", "paper", current, layout, None) is None
+    assert expected_time("a", "paper", current, layout, record) == Expected(10.0, BENCHMARK, "", True)
+    record_timings(layout, "paper", [result("a", 30.0)], jobs=1, now=WHEN)  # sources not recorded
+    assert expected_time("a", "paper", current, layout, record).where == BENCHMARK
+    record_timings(layout, "paper", [result("a", 30.0)], jobs=1, now=WHEN, sources={"a": current})
+    assert expected_time("a", "paper", current, layout, record) == Expected(30.0, THIS_MACHINE)
+    chapters["a"]["sources"]["source"] = "older"  # both stale: this machine's
+    record_timings(
+        layout, "paper", [result("a", 30.0)], jobs=1, now=WHEN, sources={"a": {**current, "source": "o"}}
+    )
+    expected = expected_time("a", "paper", current, layout, record)
+    assert (
+        expected.where == THIS_MACHINE and expected.stale == "measured with another version of this chapter"
     )

@@ -1,0 +1,183 @@
+"""Every chapter at seeds no one has tuned on: how many complete, and why the others stop.
+
+``python -m benchmarks.seeds`` runs every chapter at the paper profile at :data:`SEED_COUNT` seeds
+from :data:`FIRST_SEED` (100-119: seeds the chapters were never developed or checked at), the way
+``ntpnb reproduce -p seed=100 --seeds 20`` does, into a temporary output tree (every notebook
+executed), and prints, per chapter, how many runs completed (ran to their end), how many of those
+passed every check, and each failure's one-line reason. ``--tree DIR`` summarizes an earlier run's
+output tree instead, without executing anything (e.g. a run of another commit, for a before/after).
+``python -m benchmarks --any-seed`` adds the same table to the benchmarks page.
+
+A benchmark, not a test: it takes 20-40 minutes on two shared cores, and a chapter that stops at
+a seed is a finding to fix, not a flaky test. The table is written to ``--out``
+(``outputs/benchmarks/any_seed.md`` and ``any_seed.json``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+#: The first seed of the run: far from the seeds 0-4 the book and its checks were developed at.
+FIRST_SEED = 100
+#: How many seeds each chapter runs at.
+SEED_COUNT = 20
+#: The profile: the papers' settings, where the chapters' instances are largest.
+PROFILE = "paper"
+
+ROOT = Path(__file__).resolve().parent.parent
+#: The heading of the table (here and on the benchmarks page).
+TITLE = "Every chapter at seeds no one tuned on"
+
+
+@dataclass(frozen=True)
+class SeedOutcome:
+    """One chapter at one seed: completed (ran to its end), every check passed, why it stopped."""
+
+    chapter: str
+    seed: int
+    completed: bool
+    ok: bool
+    reason: str = ""  # the error of a run that stopped, or the checks that failed (one line)
+
+
+def _one_line(text: str, most: int = 240) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= most else line[: most - 3] + "..."
+
+
+def outcomes_of_tree(tree: Path) -> list[SeedOutcome]:
+    """The outcome of every chapter at every seed of an output tree of ``ntpnb reproduce``.
+
+    A chapter completed at a seed when the tree of that seed holds its claims record, and stopped
+    when it holds its failure record (``failed/<chapter>.json``, whose ``error`` is the reason).
+    """
+    from ntpnb.chapter.layout import output_layout
+
+    layout = output_layout(tree)
+    run = json.loads((layout.root / "run.json").read_text(encoding="utf-8"))
+    seeds = [int(s) for s in run.get("seeds", [])] or [int(run.get("overrides", {}).get("seed", 0))]
+    trees = {seeds[0]: layout, **layout.seed_layouts()}
+    found = []
+    for seed in seeds:
+        where = trees.get(seed)
+        for chapter in run["notebooks"]:
+            claims = None if where is None else where.claims / f"{chapter}.json"
+            failed = None if where is None else where.failed / f"{chapter}.json"
+            if failed is not None and failed.is_file():
+                error = json.loads(failed.read_text(encoding="utf-8")).get("error", "no error recorded")
+                found.append(SeedOutcome(chapter, seed, False, False, _one_line(error)))
+            elif claims is not None and claims.is_file():
+                checks = json.loads(claims.read_text(encoding="utf-8")).get("checks", [])
+                failing = [c["what"] for c in checks if not c.get("passed", False)]
+                reason = f"checks failed: {'; '.join(failing)}" if failing else ""
+                found.append(SeedOutcome(chapter, seed, True, not failing, _one_line(reason)))
+            else:
+                found.append(SeedOutcome(chapter, seed, False, False, "not run (no record in the tree)"))
+    return found
+
+
+def run_seeds(
+    first: int, count: int, jobs: int, names: Sequence[str] = ()
+) -> tuple[list[SeedOutcome], float]:
+    """Every chapter (or ``names``) at the paper profile at ``count`` seeds from ``first``; the wall time.
+
+    Into a temporary output tree, every notebook executed (``force``), removed afterwards.
+    """
+    from ntpnb.runner import reproduce
+
+    with tempfile.TemporaryDirectory(prefix="ntpnb-seeds-") as tmp:
+        start = time.perf_counter()
+        reproduce(
+            ROOT,
+            names,
+            profile=PROFILE,
+            output_dir=Path(tmp),
+            overrides={"seed": str(first)},
+            jobs=jobs,
+            force=True,
+            seeds=count,
+            log=print,
+        )
+        wall = time.perf_counter() - start
+        return outcomes_of_tree(Path(tmp)), wall
+
+
+def format_outcomes(outcomes: Sequence[SeedOutcome], title: str = "") -> str:
+    """The table: chapter | seeds | completed | every check passed | stopped at; then each reason."""
+    chapters = list(dict.fromkeys(o.chapter for o in outcomes))
+    seeds = sorted({o.seed for o in outcomes})
+    span = f"{seeds[0]}-{seeds[-1]}" if seeds else "none"
+    lines = [title] if title else []
+    lines += [
+        f"| chapter | seeds {span} | completed | every check passed | stopped at |",
+        "|---|---|---|---|---|",
+    ]
+    for chapter in chapters:
+        mine = [o for o in outcomes if o.chapter == chapter]
+        stopped = ", ".join(str(o.seed) for o in mine if not o.completed) or "none"
+        done, ok = sum(o.completed for o in mine), sum(o.ok for o in mine)
+        lines.append(f"| {chapter} | {len(mine)} | {done} of {len(mine)} | {ok} of {len(mine)} | {stopped} |")
+    total = len(outcomes)
+    lines.append(
+        f"| all | {total} | {sum(o.completed for o in outcomes)} of {total} | "
+        f"{sum(o.ok for o in outcomes)} of {total} | |"
+    )
+    stops = [f"- {o.chapter} at seed {o.seed}: {o.reason}" for o in outcomes if not o.completed]
+    lines += ["", "Why each run stopped:", "", *(stops or ["- none stopped"])]
+    failed = [f"- {o.chapter} at seed {o.seed}: {o.reason}" for o in outcomes if o.completed and not o.ok]
+    if failed:
+        head = "Checks that failed at one seed alone (the verdicts pool the seeds; the run completed):"
+        lines += ["", head, "", *failed]
+    return "\n".join(lines) + "\n"
+
+
+def write_outcomes(outcomes: Sequence[SeedOutcome], out: Path, extra: dict | None = None) -> Path:
+    """Write the table (``any_seed.md``) and the outcomes (``any_seed.json``) into ``out``, atomically."""
+    from ntpnb.chapter.outputs import atomic_write_text
+
+    out.mkdir(parents=True, exist_ok=True)
+    page = out / "any_seed.md"
+    atomic_write_text(page, f"# {TITLE}\n\n" + format_outcomes(outcomes))
+    payload = {**(extra or {}), "outcomes": [asdict(o) for o in outcomes]}
+    atomic_write_text(out / "any_seed.json", json.dumps(payload, indent=1) + "\n")
+    return page
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run (or, with ``--tree``, read) the seeds, print the table, write it under ``--out``."""
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.seeds", description=__doc__)
+    parser.add_argument("names", nargs="*", help="chapters to run (default: all)")
+    parser.add_argument("--first", type=int, default=FIRST_SEED, help="first seed (default: %(default)s)")
+    parser.add_argument(
+        "--count", type=int, default=SEED_COUNT, help="seeds per chapter (default: %(default)s)"
+    )
+    parser.add_argument("--jobs", type=int, default=1, help="notebooks run at once (default: %(default)s)")
+    parser.add_argument("--tree", type=Path, help="summarize this output tree of an earlier run instead")
+    parser.add_argument(
+        "--out", type=Path, default=ROOT / "outputs" / "benchmarks", help="folder for any_seed.md and .json"
+    )
+    args = parser.parse_args(argv)
+    if args.tree is not None:
+        outcomes, extra = outcomes_of_tree(args.tree), {"tree": str(args.tree)}
+    else:
+        from ntpnb.errors import RunInterruptedError
+
+        try:
+            outcomes, wall = run_seeds(args.first, args.count, args.jobs, args.names)
+        except RunInterruptedError as exc:  # Ctrl-C: the runner stopped its kernels
+            print(f"stopped: {exc}")
+            return 130
+        extra = {"first": args.first, "count": args.count, "jobs": args.jobs, "wall_seconds": wall}
+    print(format_outcomes(outcomes))
+    print(f"Wrote {write_outcomes(outcomes, args.out, extra)}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,179 @@
+r"""What a reader must never see on a built page: raw TeX, parameter names in captions, hidden figures.
+
+Each rule is a function of one page's parsed HTML (:func:`parse`) returning a list of
+:class:`Finding`; :func:`scan_page` applies them all. The rules:
+
+* :func:`raw_tex`: a TeX command (``\operatorname``, ``\tfrac``) or a ``$`` in the page's text
+  outside math (the elements MathJax typesets) and code: math that the Markdown did not read as
+  math, as when a line of a formula starting with ``+ `` became a list item.
+* :func:`caption_parameters`: a figure caption showing a chapter parameter's name in code
+  (``n_random_W``) where it should show the run's value, glued (``{glue:text}`par_n_random_W```).
+* :func:`hidden_figures`: a numbered figure inside a closed block (a collapsed cell output), which
+  the reader does not see though the numbering counts it.
+* :func:`figure_number_gaps`: the figure numbers a reader sees, in page order, skip or repeat one.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Collection
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # BeautifulSoup (the test extra; the book's theme needs it too) is imported by parse
+    from bs4 import BeautifulSoup, Tag
+
+#: The elements whose text is not prose: MathJax's math, code, scripts and styles.
+NOT_PROSE_CLASSES = frozenset({"math", "highlight", "MathJax", "MathJax_Preview"})
+NOT_PROSE_TAGS = frozenset({"pre", "code", "kbd", "samp", "script", "style", "textarea", "mjx-container"})
+
+#: TeX left in prose: a backslash command or an escaped brace, or a dollar sign.
+RAW_TEX = re.compile(r"\\[A-Za-z]+|\\[{}]|\$")
+
+#: A figure's number as its caption shows it: ``Fig. 4.2``.
+FIGURE_NUMBER = re.compile(r"(\d+(?:\.\d+)*)")
+
+#: Characters of context shown either side of a finding.
+CONTEXT = 40
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One thing a reader must not see: which rule, where (a figure or a passage), what."""
+
+    rule: str
+    where: str
+    what: str
+
+    def __str__(self) -> str:
+        return f"{self.rule}: {self.where}: {self.what}"
+
+
+def parse(html: str) -> BeautifulSoup:
+    """The page ``html`` parsed (Python's own HTML parser, no compiled one needed)."""
+    from bs4 import BeautifulSoup
+
+    return BeautifulSoup(html, "html.parser")
+
+
+def _is_prose(element: Tag) -> bool:
+    """Whether the text inside ``element`` (and its ancestors) is prose a reader reads."""
+    for node in [element, *element.parents]:
+        if node.name in NOT_PROSE_TAGS or NOT_PROSE_CLASSES & set(node.get("class") or ()):
+            return False
+    return True
+
+
+def _body(page: BeautifulSoup) -> Tag:
+    return page.body or page
+
+
+def _snippet(text: str, start: int, end: int) -> str:
+    """``text[start:end]`` with :data:`CONTEXT` characters either side, on one line."""
+    left, right = max(0, start - CONTEXT), min(len(text), end + CONTEXT)
+    shown = " ".join(text[left:right].split())
+    return ("..." if left else "") + shown + ("..." if right < len(text) else "")
+
+
+def _figure_label(figure: Tag) -> str:
+    """How a finding names ``figure``: its number as shown (``Fig. 4.2``), else its id."""
+    number = figure.find(class_="caption-number")
+    if number is not None:
+        return " ".join(number.get_text().split())
+    return f"figure #{figure.get('id', '?')}"
+
+
+def raw_tex(page: BeautifulSoup) -> list[Finding]:
+    """TeX commands and dollar signs in the page's prose (:data:`RAW_TEX`): one finding a passage."""
+    findings = []
+    for text in _body(page).find_all(string=True):
+        if type(text).__name__ != "NavigableString" or not _is_prose(text.parent):
+            continue  # comments, doctypes and CDATA are no text
+        content = str(text)
+        matches = list(RAW_TEX.finditer(content))
+        if matches:
+            shown = list(dict.fromkeys(m.group(0) for m in matches))
+            passage = _snippet(content, matches[0].start(), min(matches[-1].end(), matches[0].start() + 80))
+            findings.append(Finding("raw TeX", passage, " ".join(shown)))
+    return findings
+
+
+def caption_parameters(page: BeautifulSoup, names: Collection[str]) -> list[Finding]:
+    """Each figure caption's code naming one of ``names`` (the chapter's parameters)."""
+    findings = []
+    wanted = set(names)
+    for figure in _body(page).find_all("figure"):
+        for caption in figure.find_all("figcaption"):
+            for code in caption.find_all("code"):
+                shown = code.get_text().strip()
+                if shown in wanted:
+                    findings.append(
+                        Finding("parameter name in a caption", _figure_label(figure), f"`{shown}`")
+                    )
+    return findings
+
+
+def _closed_block(element: Tag) -> Tag | None:
+    """The closed ``<details>`` block ``element`` sits in, if any."""
+    for parent in element.parents:
+        if parent.name == "details" and not parent.has_attr("open"):
+            return parent
+    return None
+
+
+def _block_label(block: Tag) -> str:
+    """What a closed block's summary says while it is closed (``Show code cell output``)."""
+    summary = block.find("summary")
+    if summary is None:
+        return "a closed block"
+    closed = summary.find(class_="collapsed") or summary
+    return repr(" ".join(closed.get_text().split()))
+
+
+def hidden_figures(page: BeautifulSoup) -> list[Finding]:
+    """Each figure a closed block (``<details>`` without ``open``) hides, with the block's summary."""
+    findings = []
+    for figure in _body(page).find_all("figure"):
+        block = _closed_block(figure)
+        if block is not None:
+            findings.append(Finding("figure in a closed block", _figure_label(figure), _block_label(block)))
+    return findings
+
+
+def visible_figure_numbers(page: BeautifulSoup) -> list[str]:
+    """The numbers (``4.2``) of the numbered figures a reader sees, in page order."""
+    numbers = []
+    for figure in _body(page).find_all("figure"):
+        label = figure.find(class_="caption-number")
+        match = FIGURE_NUMBER.search(label.get_text()) if label is not None else None
+        if match and _closed_block(figure) is None:
+            numbers.append(match.group(1))
+    return numbers
+
+
+def figure_number_gaps(page: BeautifulSoup) -> list[Finding]:
+    """Where the visible figure numbers skip or repeat: each follows the one before by one."""
+    numbers = visible_figure_numbers(page)
+    findings = []
+    for before, after in itertools.pairwise(numbers):
+        *head, last = before.split(".")
+        expected = ".".join([*head, str(int(last) + 1)])
+        if after != expected:
+            findings.append(
+                Finding("figure numbers", f"Fig. {before} -> Fig. {after}", f"expected {expected}")
+            )
+    if numbers and numbers[0].split(".")[-1] != "1":
+        findings.insert(0, Finding("figure numbers", f"Fig. {numbers[0]}", "the first figure seen"))
+    return findings
+
+
+def scan_page(html: str, parameter_names: Collection[str] = ()) -> list[Finding]:
+    """Every finding of the page ``html`` by every rule; ``parameter_names``: its chapter's parameters."""
+    page = parse(html)
+    return [
+        *raw_tex(page),
+        *caption_parameters(page, parameter_names),
+        *hidden_figures(page),
+        *figure_number_gaps(page),
+    ]
