@@ -255,7 +255,7 @@ def run_line(tree: TreePages) -> str:
     groups: dict[tuple[int, ...], list[str]] = {}
     for sweep in tree.sweeps:
         groups.setdefault(tuple(sorted(sweep.seeds)), []).append(sweep.book.notebook)
-    if len(groups) == 1:
+    if len(groups) == 1 and not tree.absent:  # a partial run names its chapters
         ((seeds, _),) = groups.items()
         parts = [f"{_seeds_words(seeds)} for every chapter"]
     else:

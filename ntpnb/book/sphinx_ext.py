@@ -246,6 +246,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("env-updated", _check)
     app.connect("config-inited", _add_footer_template)
     app.connect("builder-inited", _add_static_and_read_footers)
+    app.add_css_file("ntpnb-print.css")  # the printed book (ntpnb.book.pdf), in the static folder above
     app.connect("html-page-context", _page_context, priority=502)  # after the theme's (501)
     app.connect("build-finished", _copy_sources)
     scoreboard.setup(app)

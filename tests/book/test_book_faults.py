@@ -138,7 +138,7 @@ def test_a_p_run_of_one_chapter_renders_as_a_book_of_its_own_labelled_by_its_run
     unrun = html / "outputs" / "notebooks" / f"{sorted(others)[0]}.html"
     assert f"Not executed in this run · run: {label}" in re.sub(r"<[^>]+>", "", unrun.read_text())
     report = (run / "report.md").read_text()
-    assert "(quick; n\\_g=31)" in report and "run at the `quick` profile with n\\_g=31" in report
+    assert "What ran: the quick test settings with n\\_g=31, seeds 0-2 for chapter 1," in report
     placeholder = (html / "outputs" / "notebooks" / f"{sorted(others)[0]}.html").read_text()
     assert "has not run into the tree this book shows" in placeholder
     assert (html / "searchindex.js").read_text() != "stale"

@@ -23,6 +23,7 @@ import pytest
 from ntpnb.book.pdf import (
     CHROMIUM_ARGS,
     PDF_NAME,
+    PRINT_WIDTH,
     SCREENSHOT_NAME,
     SCREENSHOT_SIZE,
     chromium,
@@ -45,8 +46,8 @@ WIDTH = 1366
 #: The other widths each page is laid out at: a phone's and a wide screen's.
 OTHER_WIDTHS = (390, 1920)
 #: The widths at which every table must fit its column without scrolling (on a phone it may
-#: scroll inside its own box).
-FITTING_WIDTHS = (1366, 1920)
+#: scroll inside its own box; paper cannot).
+FITTING_WIDTHS = (1366, 1920, "print")
 
 #: The report reads in five minutes: at most this tall (px, every block closed) at each width.
 MAX_REPORT_HEIGHT = {1366: 12_000, 390: 25_000}
@@ -156,6 +157,11 @@ def visit(browser, path: Path, name: str) -> dict:
         page.set_viewport_size({"width": width, "height": 900})
         found["tables"][width] = page.evaluate(TABLES)
         found["layout"][width] = page.evaluate(LAYOUT)
+    # and as the PDF lays it out (ntpnb.book.pdf): the print stylesheet, a printed page's width
+    page.emulate_media(media="print")
+    page.set_viewport_size({"width": PRINT_WIDTH, "height": 900})
+    found["tables"]["print"] = page.evaluate(TABLES)
+    found["layout"]["print"] = page.evaluate(LAYOUT)
     page.close()
     found["errors"] = errors
     return found

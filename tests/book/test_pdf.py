@@ -1,12 +1,59 @@
-"""The whole book's PDF: who can print it, and the single page it is printed from."""
+"""The whole book's PDF: who can print it, the single page it is printed from, and the book it is.
+
+The unit tests check the pieces that need no browser: the outline's levels, the bookmarks written
+into a PDF at its named destinations, and the prints repeated until the contents' page numbers
+are those printed. The slow tests read the PDF of the book the suite built (``built_book``, the
+quick profile) with ``pypdf`` and compare it with that book's HTML pages: its bookmarks (every
+page and section, in order), each page of the book starting a printed page with its title, no
+heading alone at a page's foot, the contents' page numbers, nothing printed that a reader cannot
+use (a "Show code" button, the API reference), every figure printed, and its length.
+"""
 
 from __future__ import annotations
 
-import pytest
+import logging
+import os
+import re
+import unicodedata
+from dataclasses import dataclass
+from functools import cached_property
+from html.parser import HTMLParser
+from io import BytesIO
+from pathlib import Path
+from typing import Any
 
-from ntpnb.book.pdf import CHROMIUM_ENV, chromium, missing_printer, single_page
+import pytest
+import yaml
+from pypdf import PdfReader, PdfWriter
+
+from ntpnb.book.pdf import (
+    CHROMIUM_ENV,
+    LEFT_OUT,
+    MARGINS_MM,
+    MAX_PRINTS,
+    PDF_NAME,
+    chromium,
+    missing_printer,
+    outline_levels,
+    print_numbered,
+    single_page,
+    with_outline,
+)
+from ntpnb.errors import NTPError
 
 from conftest import ROOT
+
+# Chromium's trailer counts fewer objects than it writes, which pypdf reports and reads past
+logging.getLogger("pypdf").setLevel(logging.ERROR)
+
+#: The most pages the quick-profile book may print to: the issue's bound for the paper book. The
+#: quick book has the paper book's text and figures (its runs are shorter, not its pages): 118
+#: pages when this was written, the five-seed paper book 124 (the HTML edition printed: 300).
+MAX_PAGES = 150
+#: Where the page's text ends above the footer (points from the bottom: the bottom margin).
+BODY_BOTTOM = MARGINS_MM["bottom"] / 25.4 * 72
+#: Chromium prints a CSS pixel as 0.75 pt; a page laid out wider than the paper is scaled down.
+PIXEL = 0.75
 
 
 def test_without_chromium_the_book_says_why_it_has_no_pdf(tmp_path, monkeypatch):
@@ -31,3 +78,409 @@ def test_chromium_defaults_to_debians(monkeypatch, value):
     else:
         monkeypatch.setenv(CHROMIUM_ENV, value)
     assert str(chromium()) == "/usr/bin/chromium"
+
+
+# --- the outline and the contents' page numbers, without a browser ---------------------------------
+
+#: An outline as the page script returns it: the introduction, then two parts.
+OUTLINE = [
+    {"id": "intro", "title": "Introduction", "depth": 0},
+    {"id": "intro-why", "title": "Why", "depth": 1},
+    {"part": "Paper A"},
+    {"id": "ch1", "title": "1. One", "depth": 0},
+    {"id": "s1-1", "title": "1.1. Its section", "depth": 1},
+    {"id": "s1-1-1", "title": "1.1.1. Its subsection", "depth": 2},
+    {"id": "ch2", "title": "2. Two", "depth": 0},
+    {"part": "About this book"},
+    {"id": "report", "title": "Report", "depth": 0},
+]
+#: The page (from 0) of each of its headings.
+PAGES = {"intro": 1, "intro-why": 1, "ch1": 2, "s1-1": 2, "s1-1-1": 3, "ch2": 4, "report": 5}
+
+
+def a_pdf(pages: int, destinations: dict[str, int]) -> bytes:
+    """A PDF of ``pages`` blank A4 pages with a named destination on each given page (from 0)."""
+    writer = PdfWriter()
+    for _ in range(pages):
+        writer.add_blank_page(width=595.92, height=842.88)
+    for name, page in destinations.items():
+        writer.add_named_destination(name, page)
+    out = BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
+def flat_outline(reader: PdfReader) -> list[tuple[int, Any, int]]:
+    """The outline of ``reader``'s PDF, flattened: ``(level, bookmark, page from 0)`` in order."""
+    found = []
+
+    def walk(items, level):
+        for item in items:
+            if isinstance(item, list):
+                walk(item, level + 1)
+            else:
+                found.append((level, item, reader.get_destination_page_number(item)))
+
+    walk(reader.outline, 0)
+    return found
+
+
+def bookmarks(pdf: bytes) -> list[tuple[int, str, int]]:
+    """The outline of ``pdf``: ``(level, title, page from 0)``."""
+    return [(level, item.title, page) for level, item, page in flat_outline(PdfReader(BytesIO(pdf)))]
+
+
+def test_the_outline_puts_each_page_under_its_part_and_the_introduction_before_them():
+    assert outline_levels(OUTLINE) == [
+        (0, "Introduction", "intro"),
+        (1, "Why", "intro-why"),
+        (0, "Paper A", None),
+        (1, "1. One", "ch1"),
+        (2, "1.1. Its section", "s1-1"),
+        (3, "1.1.1. Its subsection", "s1-1-1"),
+        (1, "2. Two", "ch2"),
+        (0, "About this book", None),
+        (1, "Report", "report"),
+    ]
+
+
+def test_bookmarks_are_written_at_their_headings_and_a_part_at_its_first_page():
+    pdf = with_outline(a_pdf(6, PAGES), OUTLINE)
+    assert bookmarks(pdf) == [
+        (0, "Introduction", 1),
+        (1, "Why", 1),
+        (0, "Paper A", 2),
+        (1, "1. One", 2),
+        (2, "1.1. Its section", 2),
+        (3, "1.1.1. Its subsection", 3),
+        (1, "2. Two", 4),
+        (0, "About this book", 5),
+        (1, "Report", 5),
+    ]
+    reader = PdfReader(BytesIO(pdf))
+    assert len(reader.pages) == 6 and reader.page_mode == "/UseOutlines"  # opens with its bookmarks
+
+
+def test_a_heading_without_a_destination_is_named_not_bookmarked_elsewhere():
+    pages = {k: v for k, v in PAGES.items() if k != "s1-1"}
+    with pytest.raises(NTPError, match=r"no destination for the headings 1\.1\. Its section$"):
+        with_outline(a_pdf(6, pages), OUTLINE)
+
+
+class FakeTab:
+    """A browser tab whose prints put each destination on the page ``layout(fills)`` says.
+
+    ``fills`` counts the times page numbers were written into its contents.
+    """
+
+    def __init__(self, layout):
+        self.layout, self.fills, self.prints, self.filled = layout, 0, 0, []
+
+    def pdf(self, **options):
+        self.prints += 1
+        return a_pdf(8, self.layout(self.fills))
+
+    def evaluate(self, script, argument):
+        assert "ntpnb-print-page-number" in script
+        self.fills += 1
+        self.filled.append(argument)
+
+
+def test_the_book_is_printed_again_once_its_contents_have_their_page_numbers():
+    tab = FakeTab(lambda fills: PAGES)
+    pdf = print_numbered(tab, ["intro", "ch1", "ch2"])
+    assert tab.prints == 2 and tab.filled == [{"intro": 2, "ch1": 3, "ch2": 5}]  # numbered from 1
+    assert len(PdfReader(BytesIO(pdf)).pages) == 8
+
+
+def test_contents_whose_numbers_move_the_pages_are_printed_until_they_agree_or_refused():
+    # the numbers push chapter 2 a page on once (the contents grew), then it stays
+    tab = FakeTab(lambda fills: PAGES | {"ch2": 4 + min(fills, 1)})
+    print_numbered(tab, ["ch1", "ch2"])
+    assert tab.prints == 3 and tab.filled == [{"ch1": 3, "ch2": 5}, {"ch1": 3, "ch2": 6}]
+    # a page that moves at every print
+    tab = FakeTab(lambda fills: PAGES | {"ch2": 4 + fills})
+    with pytest.raises(NTPError, match=f"did not settle in {MAX_PRINTS} prints"):
+        print_numbered(tab, ["ch1", "ch2"])
+    assert tab.prints == MAX_PRINTS
+
+
+def test_a_contents_entry_without_a_destination_is_named():
+    tab = FakeTab(lambda fills: {"ch1": 2})
+    with pytest.raises(NTPError, match=r"no destination for the contents' entries ch2$"):
+        print_numbered(tab, ["ch1", "ch2"])
+
+
+# --- the quick-profile book's PDF ---------------------------------------------------------------
+
+
+def normal(text: str) -> str:
+    """``text`` as compared: ligatures and math letters as plain letters, whitespace as one space."""
+    return " ".join(unicodedata.normalize("NFKC", text).split())
+
+
+#: Elements without an end tag.
+VOID = {"area", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "wbr"}
+
+
+class _Headings(HTMLParser):
+    """The ``h1``-``h3`` of a page's article (each as its text around any math, in pieces), and the
+    numbers of its figures and tables ("Fig. 3.3")."""
+
+    def __init__(self):
+        super().__init__()
+        self.headings: list[tuple[int, list[str]]] = []
+        self.figures: list[str] = []
+        self._article = False
+        self._heading: str | None = None  # the tag of the heading being read
+        self._skip = 0  # depth inside a heading's math or link sign
+        self._caption = 0  # depth inside a caption's number
+        self._number = ""
+
+    def handle_starttag(self, tag, attrs):
+        classes = (dict(attrs).get("class") or "").split()
+        self._article |= tag == "article" and "bd-article" in classes
+        if not self._article or tag in VOID:
+            return
+        if self._skip or self._caption:
+            self._skip += bool(self._skip)
+            self._caption += bool(self._caption)
+        elif self._heading and ("math" in classes or "headerlink" in classes):
+            self._skip = 1
+            self.headings[-1][1].append("")
+        elif re.fullmatch("h[1-3]", tag):
+            self.headings.append((int(tag[1]), [""]))
+            self._heading = tag
+        elif tag == "span" and "caption-number" in classes:
+            self._caption, self._number = 1, ""
+
+    def handle_endtag(self, tag):
+        if tag in VOID:
+            return
+        if self._skip:
+            self._skip -= 1
+        elif self._caption:
+            self._caption -= 1
+            if not self._caption:
+                self.figures.append(normal(self._number))
+        elif tag == self._heading:
+            self._heading = None
+        elif tag == "article":
+            self._article = False
+
+    def handle_data(self, data):
+        if self._caption:
+            self._number += data
+        elif self._heading and not self._skip:
+            self.headings[-1][1][-1] += data
+
+
+def page_headings(html: Path) -> _Headings:
+    parser = _Headings()
+    parser.feed(html.read_text(encoding="utf-8"))
+    return parser
+
+
+def same_title(printed: str, pieces: list[str]) -> bool:
+    """Whether the bookmark ``printed`` is the heading ``pieces`` (its text around any math, in order)."""
+    words = [normal(piece) for piece in pieces if normal(piece)]
+    if len(pieces) == 1:
+        return normal(printed) == words[0]
+    at = 0
+    for word in words:
+        at = normal(printed).find(word, at)
+        if at < 0:
+            return False
+        at += len(word)
+    return True
+
+
+@dataclass
+class Printed:
+    """The book's PDF, and the HTML book it was printed from."""
+
+    reader: PdfReader
+    root: Path  # the book's sources
+
+    @property
+    def html(self) -> Path:
+        return self.root / "_build" / "html"
+
+    @cached_property
+    def texts(self) -> list[str]:
+        return [normal(page.extract_text()) for page in self.reader.pages]
+
+    @cached_property
+    def outline(self) -> list[tuple[int, str, int, float]]:
+        """``(level, title, page from 0, top)`` of each bookmark."""
+        return [
+            (level, item.title, page, float(item["/Top"])) for level, item, page in flat_outline(self.reader)
+        ]
+
+    def expected(self) -> list[tuple[int, list[str]]]:
+        """The bookmarks the HTML book implies: ``(level, heading's pieces)``.
+
+        The first page (its title is the book's: "Introduction") and its sections, then each part
+        of ``_toc.yml`` and, under it, each page that is not left out and its sections and
+        subsections (``h1``-``h3``), in order.
+        """
+        toc = yaml.safe_load((self.root / "_toc.yml").read_text(encoding="utf-8"))
+        root = page_headings(self.html / f"{toc['root']}.html").headings
+        found = [(0, ["Introduction"])] + [(level - 1, pieces) for level, pieces in root[1:]]
+        for part in toc["parts"]:
+            found.append((0, [part["caption"]]))
+            for chapter in part["chapters"]:
+                if chapter["file"].startswith(LEFT_OUT):
+                    continue
+                headings = page_headings(self.html / f"{chapter['file']}.html").headings
+                found += [(level, pieces) for level, pieces in headings]
+        return found
+
+    def pages_of_the_book(self) -> list[tuple[str, int, float]]:
+        """``(title, page from 0, top)`` of the introduction and every page in a part."""
+        page_level, found = 0, []  # the introduction's, then a part's pages'
+        for level, title, page, top in self.outline:
+            if level == 0 and title != "Introduction":
+                page_level = 1
+            elif level == page_level:
+                found.append((title, page, top))
+        return found
+
+
+@pytest.fixture(scope="module")
+def printed(built_book) -> Printed:
+    """The PDF of the suite's book: skipped where none can be printed (failed, with NTPNB_REQUIRE_BROWSER)."""
+    pdf = built_book / "_build" / "html" / PDF_NAME
+    reason = missing_printer()
+    if reason and not pdf.exists():
+        if os.environ.get("NTPNB_REQUIRE_BROWSER"):
+            pytest.fail(f"NTPNB_REQUIRE_BROWSER is set but {reason}")
+        pytest.skip(reason)
+    return Printed(PdfReader(pdf), built_book)
+
+
+@pytest.mark.slow
+def test_the_bookmarks_are_every_page_and_section_of_the_book_in_order(printed):
+    found = [(level, title) for level, title, _, _ in printed.outline]
+    expected = printed.expected()
+    shown = [(level, " ".join(p for p in pieces if p.strip())) for level, pieces in expected]
+    assert len(found) == len(expected), (found, shown)
+    for (level, title), (want_level, pieces), want in zip(found, expected, shown, strict=True):
+        assert level == want_level and same_title(title, pieces), ((level, title), want)
+    # and they are in reading order
+    pages = [page for _, _, page, _ in printed.outline]
+    assert pages == sorted(pages)
+
+
+@pytest.mark.slow
+def test_each_page_of_the_book_starts_a_printed_page_with_its_title(printed):
+    book = printed.pages_of_the_book()
+    assert len(book) >= 12, book  # the introduction, seven chapters, the pages about the book
+    for title, page, top in book:
+        height = float(printed.reader.pages[page].mediabox.height)
+        assert top > 0.9 * height, (title, page + 1, top)  # its bookmark at the top of a page
+        if title == "Introduction":  # its heading is the book's title, which the title page shows
+            continue
+        runs, images = _content(printed.reader.pages[page])
+        own = [y for y, text, _ in runs if y > 0.8 * height and text in normal(title)]
+        assert own, (title, page + 1)
+        above = [text for y, text, _ in runs if y > max(own) + 1] + [y for y in images if y > max(own)]
+        assert not above, (title, page + 1, above)  # the first thing printed on it
+
+
+def _content(page) -> tuple[list[tuple[float, str, float]], list[float]]:
+    """What ``page`` prints: its text runs (each one's height above the page's foot in points, text
+    and scale), and the height of each image's top."""
+    runs, images = [], []
+
+    def text(text, cm, tm, font, size):
+        if text.strip():
+            runs.append((cm[3] * tm[5] + cm[5], normal(text), cm[0]))
+
+    def image(operator, operands, cm, tm):
+        if operator == b"Do":  # an image (or a form) drawn into the unit square that cm maps
+            images.append(max(cm[5], cm[5] + cm[3]))
+
+    page.extract_text(visitor_text=text, visitor_operand_before=image)
+    return runs, images
+
+
+@pytest.mark.slow
+def test_no_heading_is_left_alone_at_the_foot_of_a_page(printed):
+    lonely, checked = [], 0
+    for _, title, page, top in printed.outline:
+        runs, images = _content(printed.reader.pages[page])
+        own = [y for y, text, _ in runs if top - 80 < y <= top + 1 and text in normal(title)]
+        if not own:  # a part's bookmark is its first page's; the introduction's heading is not printed
+            continue
+        below = [y for y, _, _ in runs if BODY_BOTTOM < y < min(own) - 1]
+        below += [y for y in images if BODY_BOTTOM < y < min(own) - 1]  # a figure
+        checked += 1
+        if not below:
+            lonely.append((title, page + 1))
+    assert checked > 40 and not lonely, (checked, lonely)
+
+
+NUMBERED = re.compile(r"^(\d+(?:\.\d+)*)\. ")
+
+
+def _key(title: str) -> str:
+    """A contents entry's key: its section number, else its title."""
+    match = NUMBERED.match(normal(title))
+    return match.group(1) if match else normal(title)
+
+
+@pytest.mark.slow
+def test_the_contents_give_each_page_and_chapter_section_the_page_it_starts_on(printed):
+    intro = next(page for _, title, page, _ in printed.outline if title == "Introduction")
+    assert intro > 0 and printed.texts[0].find("Contents") >= 0
+    contents = {}
+    lines = "\n".join(printed.reader.pages[p].extract_text() for p in range(intro)).splitlines()
+    for line in lines:
+        match = re.fullmatch(r"(.*\S)\s+(\d+)", normal(line))
+        if match:
+            contents[_key(match.group(1))] = int(match.group(2))
+    wanted = {}
+    for title, page, _ in printed.pages_of_the_book():
+        wanted[_key(title)] = page + 1
+    for _, title, page, _ in printed.outline:
+        number = NUMBERED.match(normal(title))
+        if number and number.group(1).count(".") == 1:  # "1.2. ...": a chapter's section
+            wanted[_key(title)] = page + 1
+    assert len(wanted) > 40, wanted
+    assert {key: contents.get(key) for key in wanted} == wanted
+    for key, number in wanted.items():  # the page numbered is the one the heading is printed on
+        title = next(t for _, t, p, _ in printed.outline if _key(t) == key and p + 1 == number)
+        start = " ".join(normal(title).split()[:2])  # "3.3. Claim": what follows may be math
+        assert key == "Introduction" or start in printed.texts[number - 1], (title, number)
+
+
+@pytest.mark.slow
+def test_nothing_prints_that_a_reader_of_paper_cannot_use_and_no_figure_is_lost(printed):
+    text = "\n".join(printed.texts)
+    assert not re.search(r"(Show|Hide) code", text)
+    # the API reference stays in the HTML book (every page of it, however many it has)
+    api = sorted(p for prefix in LEFT_OUT for p in printed.html.glob(f"{prefix}*.html"))
+    api += sorted(p for prefix in LEFT_OUT for p in printed.html.glob(f"{prefix}*/**/*.html"))
+    assert api
+    titles = {normal(title) for _, title, _, _ in printed.outline}
+    for page in api:
+        title = normal("".join(page_headings(page).headings[0][1]))
+        assert title not in titles and title not in text, (page, title)
+    # every figure of the chapters, the ones whose cell output is collapsed in the HTML included
+    figures = []
+    for chapter in sorted((printed.html / "outputs" / "notebooks").glob("*.html")):
+        figures += page_headings(chapter).figures
+    assert len(figures) > 20, figures
+    assert [f for f in figures if f not in text] == []
+
+
+@pytest.mark.slow
+def test_the_book_fits_its_pages_and_its_page_count(printed, record_property):
+    pages = len(printed.reader.pages)
+    record_property("pdf_pages", pages)
+    assert pages <= MAX_PAGES
+    # nothing was wider than the paper: Chromium shrinks the whole book to fit a page that is
+    # (a rounding of a hundredth of a pixel shrinks it by 2e-5)
+    scales = [scale for page in printed.reader.pages for _, _, scale in _content(page)[0]]
+    assert sum(abs(s / PIXEL - 1) < 0.001 for s in scales) > 0.99 * len(scales), set(scales)

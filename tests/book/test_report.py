@@ -301,7 +301,7 @@ def test_every_page_labels_the_tree_by_its_run_record(run):
     label = "profile quick with n\\_g=121; seed 3"
     report = render_report(read_tree(layout, absent=["08_other"]))
     assert f"The run: {label}; 4 checks at the book's seed." in report
-    assert "What ran: the quick test settings with n\\_g=121, seed 0 for every chapter, commit not" in report
+    assert "What ran: the quick test settings with n\\_g=121, seed 0 for chapter 7, commit not" in report
     absent = "This tree has not run 08\\_other: the claims only that chapter checks are *not tested* in it."
     assert report.count(absent) == 2  # on the first screen and in what ran
     head = f"**Verdicts of the runs that built this book** ({label}): "

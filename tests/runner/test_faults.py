@@ -126,13 +126,19 @@ def wait_for(condition, timeout: float = 120, what: str = "") -> None:
 
 def running_kernels(root: Path, count: int):
     """True once ``count`` notebooks of the run at ``root`` (at any seed) are executing their slow cell."""
-    outputs = root / "outputs"
+    return lambda: len(staged_claims(root)) >= count
 
-    def condition() -> bool:
-        staged = [p for p in outputs.rglob("*.json") if ".staging" in p.parts and p.parent.name == "claims"]
-        return len(staged) >= count
 
-    return condition
+def staged_claims(root: Path) -> list[Path]:
+    """The claim records of the notebooks executing now under ``root`` (staged, not yet published)."""
+    return [
+        p for p in (root / "outputs").rglob("*.json") if ".staging" in p.parts and p.parent.name == "claims"
+    ]
+
+
+def running_notebooks(root: Path) -> list[str]:
+    """The notebooks of the run at ``root`` executing now (their claims staged, not yet published)."""
+    return sorted({p.stem for p in staged_claims(root)})
 
 
 def leftover_processes(timeout: float = 10) -> list[int]:
@@ -265,27 +271,37 @@ def test_a_closed_output_pipe_stops_the_run_quietly(project):
 
 @pytest.mark.slow
 def test_kill_9_mid_notebook_then_the_rerun_resumes(project):
-    env = {"SLEEP_02": "60", "RUN_01": "killed-run", "RUN_02": "killed-run"}
+    """Whichever notebook the runner schedules first ends; the run is killed while the other runs."""
+    gates = {name: project / f"gate-{name[:2]}" for name in NAMES}
+    env = {f"SLEEP_{name[:2]}": "60" for name in NAMES} | {f"RUN_{name[:2]}": "killed-run" for name in NAMES}
+    env |= {f"GATE_{name[:2]}": str(gate) for name, gate in gates.items()}
     proc = start(project, "--jobs", "1", env=env)
-    key_01 = project / "outputs" / "notebooks" / f"{NAMES[0]}.key.json"
-    wait_for(lambda: key_01.is_file() and running_kernels(project, 1)(), what="01 done, 02 running")
+    wait_for(running_kernels(project, 1), what="a first notebook running")
+    (first,) = running_notebooks(project)
+    (second,) = (name for name in NAMES if name != first)
+    gates[first].touch()  # the first ends; the runner starts the second, which sleeps
+    key_first = project / "outputs" / "notebooks" / f"{first}.key.json"
+    wait_for(
+        lambda: key_first.is_file() and running_notebooks(project) == [second],
+        what=f"{first} done, {second} running",
+    )
     proc.kill()
     proc.communicate(timeout=10)
     assert not leftover_processes()  # the workers and kernels ended themselves
-    assert not (project / "outputs" / "notebooks" / f"{NAMES[1]}.ipynb").exists()  # nothing partial
+    assert not (project / "outputs" / "notebooks" / f"{second}.ipynb").exists()  # nothing partial
 
-    code, out, err = run(project, "--jobs", "1", env={"RUN_02": "resumed"})
+    code, out, err = run(project, "--jobs", "1", env={f"RUN_{second[:2]}": "resumed"})
     assert code == 0, err
     lines = out.splitlines()
-    assert any(NAMES[0] in line and "cached" in line for line in lines), out  # 01 is not run again
-    assert any(NAMES[1] in line and " ok " in line for line in lines), out
+    assert any(first in line and "cached" in line for line in lines), out  # the first is not run again
+    assert any(second in line and " ok " in line for line in lines), out
     assert not temporaries(project)
-    claims = json.loads((project / "outputs" / "claims" / f"{NAMES[1]}.json").read_text())
+    claims = json.loads((project / "outputs" / "claims" / f"{second}.json").read_text())
     assert claims["checks"][0]["passed"]
 
     book = subprocess.run(book_command(project, "--no-pdf"), capture_output=True, text=True, timeout=120)
     assert book.returncode == 0, book.stdout[-2000:] + book.stderr[-2000:]
-    chapter = project / "_build" / "html" / "outputs" / "notebooks" / f"{NAMES[1]}.html"
+    chapter = project / "_build" / "html" / "outputs" / "notebooks" / f"{second}.html"
     assert "done resumed" in chapter.read_text()
 
 
