@@ -42,6 +42,7 @@ __all__ = [
     "stack_problems",
     "loss_and_grad",
     "losses_at",
+    "lemma1_excess_risk",
 ]
 
 #: The losses :func:`make_problem` accepts (``loss=``), each defined in the module docstring.
@@ -67,11 +68,7 @@ def check_head(C: object, E: object, assumption: str = "argmax") -> np.ndarray:
         On a wrong shape or non-finite entries.
     """
     E = check_embeddings(E)
-    Cf = np.array(as_float(C, "C"))
-    if Cf.shape != E.shape:
-        raise InvalidDataError(f"C must have the shape of E {E.shape}, got {Cf.shape}")
-    if not np.all(np.isfinite(Cf)):
-        raise InvalidDataError("C has non-finite entries")
+    Cf = _head_array(C, E)
     G = Cf @ E.T
     K = E.shape[0]
     if assumption == "identity":
@@ -90,6 +87,16 @@ def check_head(C: object, E: object, assumption: str = "argmax") -> np.ndarray:
             )
     else:
         raise InvalidDataError(f"unknown head assumption {assumption!r}; use identity or argmax")
+    return Cf
+
+
+def _head_array(C: object, E: np.ndarray) -> np.ndarray:
+    """``C`` as a new float array of the shape of ``E``, with finite entries (no assumption checked)."""
+    Cf = np.array(as_float(C, "C"))
+    if Cf.shape != E.shape:
+        raise InvalidDataError(f"C must have the shape of E {E.shape}, got {Cf.shape}")
+    if not np.all(np.isfinite(Cf)):
+        raise InvalidDataError("C has non-finite entries")
     return Cf
 
 
@@ -392,3 +399,46 @@ def losses_at(Ws: object, prob: Problem) -> np.ndarray:
     if Ws.ndim != 3 or Ws.shape[0] == 0 or Ws.shape[1:] != (prob.d, prob.d):
         raise InvalidDataError(f"Ws must have shape (m, {prob.d}, {prob.d}) with m >= 1, got {Ws.shape}")
     return loss_and_grad(Ws, stack_problems([prob] * Ws.shape[0]))[0]
+
+
+def lemma1_excess_risk(Ws: object, E: object, C: object, data: TokenData) -> np.ndarray:
+    """Lemma 1's ``L(W) - L_*`` with the logistic loss ``l(u) = log(1 + e^-u)`` at each ``W`` of ``Ws``.
+
+    ``Ws`` is ``(m, d, d)``; returns ``(m,)``.
+
+    Here ``L(W) = (1/n) sum_i l(c_{y_i}^T f_W(X_i))`` and ``L_* = (1/n) sum_i l(c_{y_i}^T e_{y_i})``, the
+    lemma's definition, for any head ``C`` (``K x d``): Lemma 1 says ``L(W) > L_*`` at every finite
+    ``W`` on acyclic data under Assumptions 1-3, and says nothing of a head that breaks Assumption 3
+    (no assumption is checked here, so such a head can serve as a control). The logistic loss is
+    strictly decreasing with ``|l'| <= 1``: it satisfies Assumption 1, which the log-loss does not
+    (its derivative is unbounded).
+
+    A sample's excess is computed from the gap ``g = c_y^T e_y - c_y^T f_W(X) = sum_t s_t c_y^T (e_y -
+    x_t)``, ``s`` the attention, from explicit differences (a copy of ``e_y`` adds an exact 0), as
+    ``l(c_y^T e_y - g) - l(c_y^T e_y) = log1p(expm1(g) sigmoid(-c_y^T e_y))``: of the sign of ``g``,
+    and accurate relative to itself when the attention saturates, where the difference of the two
+    losses would be rounding alone. Products through :mod:`ntpnb.reproducible_products`.
+
+    Raises
+    ------
+    InvalidDataError
+        If the data or embeddings are invalid, ``C`` is not a finite array of the shape of ``E``, or
+        ``Ws`` is not a finite ``(m, d, d)`` array with ``m >= 1``.
+    """
+    data = check_token_data(data)
+    E = check_embeddings(E, data.K)
+    Cf = _head_array(C, E)
+    d = E.shape[1]
+    Ws = as_float(Ws, "Ws")
+    if Ws.ndim != 3 or Ws.shape[0] == 0 or Ws.shape[1:] != (d, d):
+        raise InvalidDataError(f"Ws must have shape (m, {d}, {d}) with m >= 1, got {Ws.shape}")
+    if not np.all(np.isfinite(Ws)):
+        raise InvalidDataError("Ws has non-finite entries")
+    emb = E[data.tokens] * data.mask[..., None]  # (n, T, d)
+    e_y, c_y = E[data.labels], Cf[data.labels]  # (n, d)
+    Wq = matvec(Ws[:, None], E[data.query][None])  # (m, n, d): W x_bar
+    s, _ = _softmax(matvec(emb[None], Wq), data.mask[None])  # (m, n, T)
+    drop = matvec(np.where(data.mask[..., None], e_y[:, None, :] - emb, 0.0), c_y)  # c_y^T (e_y - x_t)
+    gap = np.sum(s * drop[None], axis=-1)  # (m, n)
+    best = np.sum(c_y * e_y, axis=-1)  # c_y^T e_y
+    return np.mean(np.log1p(np.expm1(gap) * scipy.special.expit(-best)), axis=-1)

@@ -1,8 +1,9 @@
 """The experiments of Paper B, Sec. 5-6 and Appendix D, over many random trials at once.
 
 * :func:`global_experiment`: Figs. 3-4. Random embeddings, acyclic or general data, head ``C E^T = I``,
-  log-loss, normalized GD from zero; tracked against the verified ``W^mm`` (Graph-SVM), the exact
-  ``W^cyc`` and the paper's ``W^cyc`` (normalized GD from zero on the cyclic sub-dataset, Appendix D).
+  log-loss, normalized GD from zero or from the authors' ``U(+-1/sqrt(d))``; tracked against the
+  verified ``W^mm`` (Graph-SVM), the exact ``W^cyc`` and the paper's ``W^cyc`` (normalized GD from
+  zero on the cyclic sub-dataset, Appendix D).
 * :func:`local_experiment`: Figs. 5-6. Head ``C = E``, squared or cross-entropy loss; the trained
   ``W``'s pseudo token-priority graphs give ``W~^mm``, ``W~^cyc``, compared with ``W^mm``, ``W^cyc``.
 
@@ -248,13 +249,17 @@ def global_experiment(
     lr: float,
     n_iter: int,
     seed: int,
+    init: str = "zero",
     progress: optim.ProgressHook | None = None,
 ) -> GlobalResult:
     """Figs. 3 (``kind="acyclic"``) and 4 (``kind="general"``): see the module docstring.
 
-    ``progress`` is told ``(steps done, total)`` over both trainings (paper's ``W^cyc``, then ``W``).
+    ``init``: ``W(0)`` of the trained ``W`` (see :func:`initial_weights`; the paper's ``W^cyc`` is
+    trained from zero whatever it is). ``progress`` is told ``(steps done, total)`` over both
+    trainings (paper's ``W^cyc``, then ``W``).
     """
     draws = _draw_trials(_trials_key(kind, K, d, n, T, n_trials, seed))
+    W0 = initial_weights(init, n_trials, d, seed)
     heads, svms, cycs = zip(*parallel_map(_global_setup, draws), strict=True)
     W_mm, W_cyc = np.array([s.W for s in svms]), np.array([c.W for c in cycs])
     B = stack_bases([c.basis for c in cycs])
@@ -263,7 +268,7 @@ def global_experiment(
     stage = partial(_stage, progress, n_stages=2, n_iter=n_iter)
     W_paper = gd_reference(E_list, subsets, heads, "log", "identity", opt, n_iter, progress=stage(0)).W[-1]
     problems = [make_problem(E, C, data) for (E, data), C in zip(draws, heads, strict=True)]
-    trace = train_trials(problems, opt, n_iter, record_at=grid, progress=stage(1))
+    trace = train_trials(problems, opt, n_iter, record_at=grid, W0=W0, progress=stage(1))
     Ws = trace["W"]  # (n_records, B, d, d)
     projected = project_batched(Ws, B)
     outside = np.linalg.norm(W_paper - project_batched(W_paper, B), axis=(1, 2))
@@ -290,7 +295,7 @@ SUBSET_KEYS: tuple[str, ...] = ("label", "selected")
 
 
 def initial_weights(init: str, n_trials: int, d: int, seed: int) -> np.ndarray | None:
-    """Starting points ``(n_trials, d, d)`` of the local experiments (``None`` for zeros).
+    """Starting points ``(n_trials, d, d)`` of the experiments' trained ``W`` (``None`` for zeros).
 
     ``"uniform"``: entries i.i.d. ``U(-1/sqrt(d), 1/sqrt(d))``, PyTorch's ``nn.Linear(d, d)`` default,
     kept by the authors' code (``init='default'``); drawn trial after trial from a generator of their

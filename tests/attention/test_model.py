@@ -12,11 +12,14 @@ from ntpnb.attention import (
     check_head,
     general_dataset,
     identity_head,
+    lemma1_excess_risk,
     loss_and_grad,
     make_problem,
     random_embeddings,
+    solve_graph_svm,
     stack_problems,
     tied_head,
+    token_priority_graphs,
     train,
 )
 from ntpnb.attention.model import _softmax
@@ -246,3 +249,56 @@ def test_losses_at_many_w_are_the_losses_one_w_at_a_time(loss, head):
         losses_at(Ws, stack_problems([prob, prob]))
     with pytest.raises(InvalidDataError, match="shape"):
         losses_at(Ws[:, :4], prob)
+
+
+def _logistic_excess_by_definition(W, E, C, data):
+    """``L(W) - L_*`` for ``l(u) = log(1 + e^-u)`` as Lemma 1 writes it: two risks, subtracted."""
+    loss = lambda u: np.log1p(np.exp(-u))
+    total = 0.0
+    for i in range(data.n):
+        X, q, y = E[data.sequence(i)], E[data.query[i]], data.labels[i]
+        scores = X @ W @ q
+        s = np.exp(scores - scores.max())
+        total += loss(C[y] @ (X.T @ (s / s.sum()))) - loss(C[y] @ E[y])
+    return total / data.n
+
+
+def test_lemma1_excess_risk_is_the_difference_of_the_two_risks():
+    rng = np.random.default_rng(3)
+    E = random_embeddings(8, 8, rng)
+    data = as_token_data(*acyclic_dataset(8, 4, 6, rng)[:2], 8)
+    Ws = rng.standard_normal((6, 8, 8))
+    for C in (tied_head(E), identity_head(E), rng.standard_normal((8, 8))):  # any head
+        ours = lemma1_excess_risk(Ws, E, C, data)
+        direct = [_logistic_excess_by_definition(W, E, C, data) for W in Ws]
+        np.testing.assert_allclose(ours, direct, rtol=1e-9)
+
+
+def test_lemma1_excess_risk_is_positive_under_assumption_3_and_vanishes_along_w_mm():
+    """Lemma 1 with a general head: ``L(W) > L_*`` and ``L(s W^mm) -> L_*`` at the margins' rate."""
+    rng = np.random.default_rng(5)
+    E = random_embeddings(8, 8, rng)
+    data = as_token_data(*acyclic_dataset(8, 4, 6, rng)[:2], 8)
+    C = tied_head(E)
+    Ws = rng.standard_normal((200, 8, 8)) * np.exp(rng.uniform(-3, 3, (200, 1, 1)))
+    assert np.all(lemma1_excess_risk(Ws, E, C, data) > 0)
+    W_mm = solve_graph_svm(E, token_priority_graphs(data)).W
+    s = np.array([1.0, 10.0, 30.0, 60.0])
+    ray = lemma1_excess_risk(s[:, None, None] * W_mm, E, C, data)
+    assert np.all(ray > 0) and np.all(np.diff(ray) < 0)  # still exact far below rounding of L itself
+    pairs = [(y, x) for i, y in enumerate(data.labels) for x in data.sequence(i)]
+    spread = max(C[y] @ (E[y] - E[x]) for y, x in pairs)  # the largest score gap
+    assert np.all(ray <= (data.lengths.max() - 1) * np.exp(-s) * spread)
+    # a head that breaks Assumption 3 (c_y^T e_y the smallest score) puts L(W) below "L_*"
+    assert np.all(lemma1_excess_risk(Ws, E, -C, data) < 0)
+
+
+def test_lemma1_excess_risk_refuses_bad_input():
+    E = random_embeddings(4, 4, 0)
+    data = as_token_data([[0, 1, 2]], [1], 4)
+    with pytest.raises(InvalidDataError, match="shape of E"):
+        lemma1_excess_risk(np.zeros((1, 4, 4)), E, E[:3], data)
+    with pytest.raises(InvalidDataError, match=r"Ws must have shape \(m, 4, 4\)"):
+        lemma1_excess_risk(np.zeros((4, 4)), E, E, data)
+    with pytest.raises(InvalidDataError, match="non-finite"):
+        lemma1_excess_risk(np.full((1, 4, 4), np.nan), E, E, data)

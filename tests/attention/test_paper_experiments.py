@@ -49,6 +49,19 @@ def test_global_experiment_shapes_and_references():
     np.testing.assert_allclose(alone.corr[:, 0], r.corr[:, 0], rtol=1e-9)
 
 
+def test_global_experiment_starts_w_where_init_says_and_the_references_from_zero():
+    """``init="uniform"``: ``W(0)`` is :func:`initial_weights`'s (the authors'), one NGD step away."""
+    kw = dict(K=6, d=8, n=6, T=4, n_trials=3, lr=0.01, seed=2)
+    start = initial_weights("uniform", 3, 8, 2)
+    one = global_experiment("general", **kw, n_iter=1, init="uniform")
+    np.testing.assert_allclose(np.linalg.norm(one.W - start, axis=(1, 2)), 0.01, rtol=1e-12)
+    zero = global_experiment("general", **kw, n_iter=1)
+    np.testing.assert_allclose(np.linalg.norm(zero.W, axis=(1, 2)), 0.01, rtol=1e-12)
+    np.testing.assert_array_equal(one.W_cyc_paper, zero.W_cyc_paper)  # the paper's W^cyc: from zero
+    with pytest.raises(InvalidDataError, match="unknown initialization"):
+        global_experiment("general", **kw, n_iter=1, init="normal")
+
+
 def test_acyclic_experiment_has_no_cyclic_part():
     r = global_experiment("acyclic", K=8, d=8, n=4, T=6, n_trials=2, lr=0.01, n_iter=100, seed=1)
     assert np.all(r.cyc_dims == 0) and np.all(r.cyc_dist == 0)

@@ -110,29 +110,9 @@ def test_scan_page_applies_every_rule():
 
 CHAPTERS = sorted(p.stem for p in (ROOT / "notebooks").glob("*.md"))
 
-#: The chapters whose pages the scan still finds faults on, and which: each case fails until its
-#: chapter is fixed, then its mark goes. (In the book of 460b93a, chapter 1 also showed raw TeX
-#: in Section 1.3 and `n_random_W` in Fig. 1.1's caption, chapter 2 `B_top_mm` in Fig. 2.1's,
-#: chapter 3 Figs. 3.3 and 3.4 in closed outputs, chapter 4 `S` in Fig. 4.1's caption and Fig. 4.4
-#: in a closed output, chapter 5 Fig. 5.2 (the phase diagram) in a closed output; their rewrites
-#: fixed them.)
-NOT_YET_FIXED = {
-    "07_attention": "Fig. 7.6 in a closed output",
-}
-
-
-def _chapter_cases() -> list:
-    """One case a chapter, :data:`NOT_YET_FIXED`'s expected to fail (strictly)."""
-    return [
-        pytest.param(
-            name,
-            marks=[pytest.mark.xfail(strict=True, reason=f"not yet fixed: {NOT_YET_FIXED[name]}")]
-            if name in NOT_YET_FIXED
-            else [],
-            id=name,
-        )
-        for name in CHAPTERS
-    ]
+# In the book of 460b93a the scan found raw TeX in chapter 1's Section 1.3, parameter names in the
+# captions of Figs. 1.1 (`n_random_W`), 2.1 (`B_top_mm`) and 4.1 (`S`), and Figs. 3.3, 3.4, 4.4, 5.2
+# and 7.6 in closed outputs; every chapter's rewrite fixed its own, so every chapter must pass.
 
 
 def _findings(html: Path, pages: list[Path], root: Path) -> list[str]:
@@ -148,7 +128,7 @@ def _findings(html: Path, pages: list[Path], root: Path) -> list[str]:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("chapter", _chapter_cases())
+@pytest.mark.parametrize("chapter", CHAPTERS)
 def test_a_chapter_page_shows_no_raw_tex_no_parameter_name_in_a_caption_and_every_figure(built_book, chapter):
     html = built_book / "_build" / "html"
     page = html / "outputs" / "notebooks" / f"{chapter}.html"
