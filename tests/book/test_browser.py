@@ -56,6 +56,8 @@ FIRST_SCREEN = {1366: 768, 390: 844}
 #: A chapter reads as a lecture: its page at most MAX_CHAPTER_HEIGHT px tall at WIDTH with every
 #: block closed, and no stray output (a cell whose last expression left a bare True or False).
 MAX_CHAPTER_HEIGHT = 15_000
+#: ... and its first figure starts within its first three screens at WIDTH (768 px each).
+FIRST_FIGURE_WITHIN = 3 * 768
 MAX_STRAY_OUTPUTS = 0
 #: An API page (book/api.html, book/api/**) at most this tall at WIDTH: one topic, not the package.
 MAX_API_HEIGHT = 15_000
@@ -195,8 +197,9 @@ TABLES = """() => {
 
 
 #: At the width the page is laid out at: its height (every block closed), the words broken inside
-#: a table's cells (a word whose characters are laid out on two lines), and where the scoreboard's
-#: first claim (its badge and its short statement) ends, if the page has a scoreboard.
+#: a table's cells (a word whose characters are laid out on two lines), where its first visible
+#: figure starts, and where the scoreboard's first claim (its badge and its short statement) ends,
+#: if the page has a scoreboard.
 LAYOUT = """() => {
     const main = document.querySelector('main') || document.body;
     const broken = [];
@@ -213,11 +216,13 @@ LAYOUT = """() => {
             }
         }
     }
+    const figure = [...main.querySelectorAll('figure, img')].find(e => e.checkVisibility());
     const board = document.querySelector('.ntpnb-scoreboard');
     const first = board && [...board.querySelectorAll('.ntpnb-badge, .ntpnb-short')].slice(0, 2);
     return {
         height: document.documentElement.scrollHeight,
         broken,
+        firstFigure: figure ? figure.getBoundingClientRect().top + window.scrollY : null,
         scoreboard: first && first.length ? Math.max(...first.map(
             e => e.getBoundingClientRect().bottom + window.scrollY)) : null,
     };
@@ -370,6 +375,20 @@ def test_chapter_pages_read_as_lectures_short_and_without_stray_outputs(visited,
         if found["height"] > MAX_CHAPTER_HEIGHT or found["stray"] > MAX_STRAY_OUTPUTS
     ]
     assert not missed, f"over {MAX_CHAPTER_HEIGHT} px or with stray outputs: {missed}"
+
+
+def test_each_chapters_first_figure_is_within_its_first_three_screens(visited, record_property):
+    """A lecture shows its experiment early: the first figure's top at most FIRST_FIGURE_WITHIN px."""
+    chapters = {
+        Path(name).stem: found["layout"][WIDTH]["firstFigure"]
+        for name, found in visited.items()
+        if name.startswith("outputs/notebooks/")
+    }
+    assert chapters
+    record_property("first_figures", chapters)
+    print(f"\neach chapter's first figure (px from the top at {WIDTH} px): {chapters}")
+    late = {name: y for name, y in chapters.items() if y is None or y > FIRST_FIGURE_WITHIN}
+    assert not late, f"no figure within the first {FIRST_FIGURE_WITHIN} px: {late}"
 
 
 def test_the_report_is_short_enough_to_read_with_its_blocks_closed(visited, record_property):
