@@ -19,7 +19,7 @@ import argparse
 import json
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -82,12 +82,41 @@ def outcomes_of_tree(tree: Path) -> list[SeedOutcome]:
     return found
 
 
+def verdicts_of_tree(tree: Path) -> dict[str, tuple[str, str]]:
+    """Each claim's verdict over the seeds of an output tree, as its report decides it: ``(verdict, why)``.
+
+    The seeds are pooled as the book pools its own (:func:`~ntpnb.book.verdicts.sweep_verdicts`),
+    so a verdict here is the one the report would give had the book run at these seeds.
+    """
+    from ntpnb.book.report import read_tree
+    from ntpnb.chapter.layout import output_layout
+
+    return {cid: (v.verdict, v.why) for cid, v in read_tree(output_layout(tree)).results.items()}
+
+
+def book_verdicts(path: Path) -> dict[str, str]:
+    """The verdicts of the book's own run (its ``verdicts.json``), or none where it has not run.
+
+    A file that is not a list of claims with an id and a verdict is named, not trusted.
+    """
+    if not path.is_file():
+        return {}
+    try:
+        claims = json.loads(path.read_text(encoding="utf-8"))["claims"]
+        return {str(c["id"]): str(c["verdict"]) for c in claims}
+    except (ValueError, KeyError, TypeError) as exc:
+        what = "the book's verdicts (a list of claims with id and verdict)"
+        raise SystemExit(f"{path} is not {what}: {exc}") from None
+
+
 def run_seeds(
     first: int, count: int, jobs: int, names: Sequence[str] = ()
-) -> tuple[list[SeedOutcome], float]:
-    """Every chapter (or ``names``) at the paper profile at ``count`` seeds from ``first``; the wall time.
+) -> tuple[list[SeedOutcome], float, dict[str, tuple[str, str]]]:
+    """Every chapter (or ``names``) at the paper profile at ``count`` seeds from ``first``.
 
-    Into a temporary output tree, every notebook executed (``force``), removed afterwards.
+    Into a temporary output tree, every notebook executed (``force``), removed afterwards. Returns
+    the outcomes, the wall time and each claim's verdict pooled over the seeds
+    (:func:`verdicts_of_tree`).
     """
     from ntpnb.runner import reproduce
 
@@ -105,7 +134,7 @@ def run_seeds(
             log=print,
         )
         wall = time.perf_counter() - start
-        return outcomes_of_tree(Path(tmp)), wall
+        return outcomes_of_tree(Path(tmp)), wall, verdicts_of_tree(Path(tmp))
 
 
 def format_outcomes(outcomes: Sequence[SeedOutcome], title: str = "") -> str:
@@ -137,13 +166,35 @@ def format_outcomes(outcomes: Sequence[SeedOutcome], title: str = "") -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_outcomes(outcomes: Sequence[SeedOutcome], out: Path, extra: dict | None = None) -> Path:
-    """Write the table (``any_seed.md``) and the outcomes (``any_seed.json``) into ``out``, atomically."""
+def format_verdicts(verdicts: Mapping[str, tuple[str, str]], book: Mapping[str, str], span: str) -> str:
+    """Each claim's verdict pooled over the seeds ``span``, beside the book's (where it has run)."""
+    lines = [
+        f"Verdicts pooled over seeds {span}, as the report decides them"
+        + (", beside the book's run (outputs/verdicts.json):" if book else ":"),
+        "",
+        "| claim | seeds " + span + (" | the book's run" if book else "") + " | why |",
+        "|---|---|" + ("---|" if book else "") + "---|",
+    ]
+    for cid, (verdict, why) in verdicts.items():
+        theirs = f" | {book.get(cid, 'not run')}" if book else ""
+        lines.append(f"| {cid} | {verdict}{theirs} | {why} |")
+    if book:
+        same = sum(book.get(cid) == verdict for cid, (verdict, _) in verdicts.items())
+        lines += ["", f"The same verdict for {same} of {len(verdicts)} claims."]
+    return "\n".join(lines) + "\n"
+
+
+def write_outcomes(
+    outcomes: Sequence[SeedOutcome], out: Path, extra: dict | None = None, verdicts: str = ""
+) -> Path:
+    """Write the table (``any_seed.md``, then ``verdicts``) and the outcomes (``any_seed.json``)."""
     from ntpnb.chapter.outputs import atomic_write_text
 
     out.mkdir(parents=True, exist_ok=True)
     page = out / "any_seed.md"
-    atomic_write_text(page, f"# {TITLE}\n\n" + format_outcomes(outcomes))
+    atomic_write_text(
+        page, f"# {TITLE}\n\n" + format_outcomes(outcomes) + (f"\n{verdicts}" if verdicts else "")
+    )
     payload = {**(extra or {}), "outcomes": [asdict(o) for o in outcomes]}
     atomic_write_text(out / "any_seed.json", json.dumps(payload, indent=1) + "\n")
     return page
@@ -162,20 +213,33 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--out", type=Path, default=ROOT / "outputs" / "benchmarks", help="folder for any_seed.md and .json"
     )
+    parser.add_argument(
+        "--book",
+        type=Path,
+        default=ROOT / "outputs",
+        help="the book's output tree, whose verdicts are shown beside (default: %(default)s)",
+    )
     args = parser.parse_args(argv)
     if args.tree is not None:
         outcomes, extra = outcomes_of_tree(args.tree), {"tree": str(args.tree)}
+        verdicts = verdicts_of_tree(args.tree)
     else:
         from ntpnb.errors import RunInterruptedError
 
         try:
-            outcomes, wall = run_seeds(args.first, args.count, args.jobs, args.names)
+            outcomes, wall, verdicts = run_seeds(args.first, args.count, args.jobs, args.names)
         except RunInterruptedError as exc:  # Ctrl-C: the runner stopped its kernels
             print(f"stopped: {exc}")
             return 130
         extra = {"first": args.first, "count": args.count, "jobs": args.jobs, "wall_seconds": wall}
+    seeds = sorted({o.seed for o in outcomes})
+    span = f"{seeds[0]}-{seeds[-1]}" if seeds else "none"
+    book = book_verdicts(args.book / "verdicts.json")
+    pooled = format_verdicts(verdicts, book, span)
+    extra |= {"verdicts": {cid: {"verdict": v, "why": why} for cid, (v, why) in verdicts.items()}}
     print(format_outcomes(outcomes))
-    print(f"Wrote {write_outcomes(outcomes, args.out, extra)}")
+    print(pooled)
+    print(f"Wrote {write_outcomes(outcomes, args.out, extra, pooled)}")
     return 0
 
 

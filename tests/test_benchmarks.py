@@ -496,3 +496,25 @@ def test_the_any_seed_table_reads_completions_stops_and_failed_checks_from_a_tre
     page = seeds.write_outcomes(outcomes, tmp_path / "out")
     assert page.read_text().startswith(f"# {seeds.TITLE}")
     assert len(json.loads((tmp_path / "out" / "any_seed.json").read_text())["outcomes"]) == 4
+
+
+def test_the_any_seed_verdicts_stand_beside_the_books_and_count_the_agreements(tmp_path):
+    """The verdicts pooled over the untuned seeds beside the book's run; a bad verdicts file is named."""
+    import json
+
+    from benchmarks import seeds
+
+    verdicts = {"A1": ("reproduced", "why A1"), "B2": ("reproduced with a qualification", "why B2")}
+    book = tmp_path / "verdicts.json"
+    book.write_text(
+        json.dumps({"claims": [{"id": "A1", "verdict": "reproduced"}, {"id": "B2", "verdict": "x"}]})
+    )
+    table = seeds.format_verdicts(verdicts, seeds.book_verdicts(book), "100-119")
+    assert "| A1 | reproduced | reproduced | why A1 |" in table
+    assert "| B2 | reproduced with a qualification | x | why B2 |" in table
+    assert "The same verdict for 1 of 2 claims." in table
+    alone = seeds.format_verdicts(verdicts, seeds.book_verdicts(tmp_path / "absent.json"), "100-119")
+    assert "| claim | seeds 100-119 | why |" in alone and "the book's run" not in alone
+    book.write_text('{"claims": [{"verdict": "reproduced"}]}')  # no id
+    with pytest.raises(SystemExit, match=f"{book} is not the book's verdicts"):
+        seeds.book_verdicts(book)
