@@ -330,31 +330,10 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(self, message)
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="ntpnb", description=plain_text(__doc__.split("\n")[0]))
-    try:
-        version = metadata.version("ntpnb")
-    except metadata.PackageNotFoundError:  # run from a source tree
-        version = "unknown (not installed)"
-    parser.add_argument(
-        "--version",
-        action="version",
-        version=f"ntpnb {version}",
-        help="print the version of the installed ntpnb and exit",
-    )
-    sub = parser.add_subparsers(dest="command", required=True)
-    rooted = argparse.ArgumentParser(add_help=False)
-    rooted.add_argument("--root", help="project root (default: found from here)")
-    locking = argparse.ArgumentParser(add_help=False, parents=[rooted])
-    what = "if another ntpnb command is using the output folder, stop at once instead of waiting"
-    locking.add_argument("--no-wait", action="store_true", help=what)
-    named = argparse.ArgumentParser(add_help=False)
-    named.add_argument(
-        "names", nargs="*", help="notebook names or unique prefixes, e.g. 01 or 03_gd (default: all)"
-    )
-
+def _add_reproduce(sub: argparse._SubParsersAction, parents: list[argparse.ArgumentParser]) -> None:
+    """``ntpnb reproduce``: its profile, ``-p``, output folder, jobs, seeds, scheduler and ``--force``."""
     what = "execute notebooks with papermill (all by default)"
-    rep = sub.add_parser("reproduce", parents=[named, locking], help=what, description=what)
+    rep = sub.add_parser("reproduce", parents=parents, help=what, description=what)
     rep.add_argument(
         "--profile",
         choices=PROFILE_NAMES,
@@ -402,8 +381,11 @@ def _parser() -> argparse.ArgumentParser:
         help="execute even the notebooks unchanged (source, parameters, ntpnb) since their last success",
     )
 
+
+def _add_book(sub: argparse._SubParsersAction, parents: list[argparse.ArgumentParser]) -> None:
+    """``ntpnb book``: ``--run``, ``--run-missing`` and ``--no-pdf``."""
     what = "build the HTML book into <root>/_build/html (with --run DIR: DIR/_book/html)"
-    book = sub.add_parser("book", parents=[locking], help=what, description=what)
+    book = sub.add_parser("book", parents=parents, help=what, description=what)
     book.add_argument(
         "--run",
         metavar="DIR",
@@ -423,6 +405,11 @@ def _parser() -> argparse.ArgumentParser:
         help="do not print the whole book to one PDF (its single-page edition, by Chromium: about 30 s)",
     )
 
+
+def _add_other_commands(
+    sub: argparse._SubParsersAction, named: argparse.ArgumentParser, rooted: argparse.ArgumentParser
+) -> None:
+    """``ntpnb list``, ``ntpnb compare`` and ``ntpnb benchmarks`` (the rest: python -m benchmarks)."""
     what = "list the notebooks and their parameters: what each means, its value at each profile"
     sub.add_parser("list", parents=[named, rooted], help=what, description=what)
     what = "compare the printed outputs of two runs (exit 1 if they differ)"
@@ -438,6 +425,34 @@ def _parser() -> argparse.ArgumentParser:
     )
     bench.usage = f"{bench.format_usage().strip().partition(' ')[2]} [ARGS ...]"
     bench.set_defaults(parser=bench)  # unknown arguments go to python -m benchmarks (args.extra)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="ntpnb", description=plain_text(__doc__.split("\n")[0]))
+    try:
+        version = metadata.version("ntpnb")
+    except metadata.PackageNotFoundError:  # run from a source tree
+        version = "unknown (not installed)"
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=f"ntpnb {version}",
+        help="print the version of the installed ntpnb and exit",
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+    rooted = argparse.ArgumentParser(add_help=False)
+    rooted.add_argument("--root", help="project root (default: found from here)")
+    locking = argparse.ArgumentParser(add_help=False, parents=[rooted])
+    what = "if another ntpnb command is using the output folder, stop at once instead of waiting"
+    locking.add_argument("--no-wait", action="store_true", help=what)
+    named = argparse.ArgumentParser(add_help=False)
+    named.add_argument(
+        "names", nargs="*", help="notebook names or unique prefixes, e.g. 01 or 03_gd (default: all)"
+    )
+
+    _add_reproduce(sub, [named, locking])
+    _add_book(sub, [locking])
+    _add_other_commands(sub, named, rooted)
     return parser
 
 

@@ -407,7 +407,7 @@ def local_experiment(
     n_stages = 4 if compare_keys else 3
     stage = partial(_stage, progress, n_stages=n_stages, n_iter=n_iter)
     trace = train_trials(problems, opt, n_iter, record_at=grid, W0=W0, progress=stage(0))
-    Ws, W_final = trace["W"], np.array(trace.W)  # (n_records, B, d, d)
+    W_final = np.array(trace.W)  # (B, d, d): the last iterate
     reference = partial(
         gd_reference,
         E_list,
@@ -424,19 +424,29 @@ def local_experiment(
     setup = partial(_pseudo_setup, threshold=threshold, exclusion_band=exclusion_band)
     pseudo = parallel_map(partial(setup, subset_key=subset_key), pseudo_args)
     ref_local = reference([p.subset for p in pseudo], progress=stage(2))
-    W_cyc, W_pcyc = ref_global.W, ref_local.W  # (n_records, B, d, d)
-    Bg, Bl = stack_bases([t.basis for t in trials]), stack_bases([p.basis for p in pseudo])
-    W_mm, p_mm = np.array([t.W_mm for t in trials]), np.array([p.W_mm for p in pseudo])
     dist_other = np.zeros(0)
     if compare_keys:
         other_key = next(k for k in SUBSET_KEYS if k != subset_key)
         other = parallel_map(partial(setup, subset_key=other_key), pseudo_args)
         W_ocyc = reference([p.subset for p in other], progress=stage(3)).W[-1]
-        Bo = stack_bases([p.basis for p in other])
-        dist_other = _same_step_distance(W_final, W_ocyc, Bo)
-    # argmin_r ||W - W~cyc - r W~mm|| per trial (0 where W~mm = 0): the authors' R_solver
-    num, den = np.sum((W_final - W_pcyc[-1]) * p_mm, axis=(1, 2)), np.sum(p_mm * p_mm, axis=(1, 2))
-    fit = np.divide(num, den, out=np.zeros_like(num), where=den > 0)
+        dist_other = _same_step_distance(W_final, W_ocyc, stack_bases([p.basis for p in other]))
+    return _local_result(trace, problems, trials, pseudo, ref_global, ref_local, dist_other)
+
+
+def _local_result(
+    trace: optim.Trace,
+    problems: Sequence[Problem],
+    trials: Sequence[_LocalTrial],
+    pseudo: Sequence[_PseudoTrial],
+    ref_global: ReferenceRun,
+    ref_local: ReferenceRun,
+    dist_other: np.ndarray,
+) -> LocalResult:
+    """Every curve and final number of :func:`local_experiment`, from its trainings and references."""
+    Ws, W_final = trace["W"], np.array(trace.W)  # (n_records, B, d, d) and (B, d, d)
+    W_cyc, W_pcyc = ref_global.W, ref_local.W  # (n_records, B, d, d)
+    Bg, Bl = stack_bases([t.basis for t in trials]), stack_bases([p.basis for p in pseudo])
+    W_mm, p_mm = np.array([t.W_mm for t in trials]), np.array([p.W_mm for p in pseudo])
     return LocalResult(
         iterations=trace.iterations,
         corr_global=correlation(Ws, W_mm),
@@ -446,7 +456,7 @@ def local_experiment(
         norm=np.linalg.norm(Ws, axis=(-2, -1)),
         grad_norm=gradient_norms(Ws, stack_problems(problems)),
         ref_grad_norm=np.concatenate([ref_global.grad_norm, ref_local.grad_norm], axis=1),
-        corr_combined=correlation(W_final, W_pcyc[-1] + fit[:, None, None] * p_mm),
+        corr_combined=_combined_correlation(W_final, W_pcyc[-1], p_mm),
         local_svm_norm=np.linalg.norm(p_mm, axis=(1, 2)),
         subset_sizes=np.array([p.subset.index.size for p in pseudo]),
         n_selected=np.array([p.n_selected for p in pseudo]),
@@ -455,6 +465,16 @@ def local_experiment(
         scores=np.array([p.scores for p in pseudo]),
         dist_other=dist_other,
     )
+
+
+def _combined_correlation(W: np.ndarray, W_cyc: np.ndarray, W_mm: np.ndarray) -> np.ndarray:
+    """corr(W, W~cyc + r W~mm) per trial, r = argmin_r ||W - W~cyc - r W~mm|| (the authors' R_solver).
+
+    ``r`` is 0 where ``W~mm = 0`` (an empty pseudo cyclic sub-dataset's SVM).
+    """
+    num, den = np.sum((W - W_cyc) * W_mm, axis=(1, 2)), np.sum(W_mm * W_mm, axis=(1, 2))
+    fit = np.divide(num, den, out=np.zeros_like(num), where=den > 0)
+    return correlation(W, W_cyc + fit[:, None, None] * W_mm)
 
 
 def _same_step_distance(Ws: np.ndarray, refs: np.ndarray, bases: np.ndarray) -> np.ndarray:

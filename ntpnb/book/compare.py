@@ -18,7 +18,7 @@ import configparser
 import difflib
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -198,6 +198,65 @@ def compare_claims(run_a: Path, run_b: Path, notebooks: Sequence[str]) -> list[C
     return diffs
 
 
+def platform_line(run: Path) -> str:
+    """The CPU and BLAS kernels the chapters of ``run`` recorded, distinct ones, as one line."""
+    seen: list[str] = []
+    for path in sorted((run / "claims").glob("*.json")):
+        try:
+            info = load_chapter_record(path).platform
+        except PathError:  # unreadable: not a record of the run
+            continue
+        if not isinstance(info, dict):  # none recorded, or not of a platform's shape
+            continue
+        pools = info.get("threadpools")
+        kernels = ", ".join(
+            " ".join(str(lib.get(k)) for k in ("internal_api", "version", "architecture"))
+            + f" x{lib.get('num_threads')}"
+            for lib in (pools if isinstance(pools, list) else [])
+            if isinstance(lib, dict)
+        )
+        if (line := f"{info.get('cpu')}; {kernels}") not in seen:
+            seen.append(line)
+    return f"{run}: " + (" | ".join(seen) if seen else "no platform recorded")
+
+
+def check_difference_lines(checks: Sequence[CheckDifference]) -> list[str]:
+    """The claim checks decided otherwise, then those measured otherwise, each group under its count."""
+    lines = []
+    for changed in (True, False):  # "  01_x A1 what: PASS measured 1.000 | FAIL measured 0.5000"
+        if group := [d for d in checks if d.decision_changed == changed]:
+            how = "decided" if changed else "measured otherwise, to the printed precision (decided the same)"
+            lines.append(f"{len(group)} claim check{'s' * (len(group) != 1)} {how}{' otherwise' * changed}:")
+            for d in group:
+                x, y = (f"{c.result} measured {c.measured}" if c else "not checked" for c in (d.a, d.b))
+                lines.append(f"  {d.notebook} {d.label}: {x} | {y}")
+    return lines
+
+
+def sameness_line(both: Sequence[str], unprinted: Mapping[str, Path]) -> str:
+    """What two runs that differ in nothing share: every notebook's output, or (interactive) the checks."""
+    if not unprinted:
+        count = "the 1 notebook" if len(both) == 1 else f"all {len(both)} notebooks"
+        return f"the same printed outputs and claim checks in {count} both runs executed"
+    count = "the 1 chapter" if len(both) == 1 else f"all {len(both)} chapters"
+    printed = len(both) - len(unprinted)
+    lines = f"the same printed outputs in {printed} of them" if printed else "printed lines compared in none"
+    return f"the same claim checks in {count} both runs ran ({lines})"
+
+
+def output_difference_lines(diffs: Sequence[OutputDifference]) -> list[str]:
+    """Each differing run of printed lines, by its first line that differs (else the last of each)."""
+    lines = [f"{len(diffs)} run{'s' * (len(diffs) != 1)} of printed lines differ:"] if diffs else []
+    for d in diffs:
+        where = "notebook" if d.cell < 0 else f"cell {d.cell}"
+        pairs = zip(d.a.splitlines(), d.b.splitlines(), strict=False)
+        x, y = next(
+            ((x, y) for x, y in pairs if x != y), (d.a.splitlines()[-1:] or "", d.b.splitlines()[-1:] or "")
+        )
+        lines.append(f"  {d.notebook} {where}:\n    - {x}\n    + {y}")
+    return lines
+
+
 def print_comparison(run_a: Path, run_b: Path) -> int:
     """Print how two runs' settings differ, their platforms, the claim checks and printed lines that differ.
 
@@ -216,25 +275,8 @@ def print_comparison(run_a: Path, run_b: Path) -> int:
     if settings:
         print(f"the two runs' settings differ ({run_a} | {run_b}):")
         print("".join(f"  {line}\n" for line in settings), end="")
-    for run in (run_a, run_b):  # the CPU and BLAS kernels its chapters recorded (distinct ones, one line)
-        seen = []
-        for path in sorted((run / "claims").glob("*.json")):
-            try:
-                info = load_chapter_record(path).platform
-            except PathError:  # unreadable: not a record of the run
-                continue
-            if not isinstance(info, dict):  # none recorded, or not of a platform's shape
-                continue
-            pools = info.get("threadpools")
-            kernels = ", ".join(
-                " ".join(str(lib.get(k)) for k in ("internal_api", "version", "architecture"))
-                + f" x{lib.get('num_threads')}"
-                for lib in (pools if isinstance(pools, list) else [])
-                if isinstance(lib, dict)
-            )
-            if (line := f"{info.get('cpu')}; {kernels}") not in seen:
-                seen.append(line)
-        print(f"{run}: " + (" | ".join(seen) if seen else "no platform recorded"))
+    for run in (run_a, run_b):
+        print(platform_line(run))
     for run in dict.fromkeys(unprinted.values()):  # an interactive run: compared by its claim records
         names = ", ".join(name for name, where in unprinted.items() if where == run)
         print(
@@ -243,35 +285,9 @@ def print_comparison(run_a: Path, run_b: Path) -> int:
             "the claim checks are compared"
         )
     checks = compare_claims(run_a, run_b, both)
-    for changed in (True, False):  # "  01_x A1 what: PASS measured 1.000 | FAIL measured 0.5000"
-        if group := [d for d in checks if d.decision_changed == changed]:
-            how = "decided" if changed else "measured otherwise, to the printed precision (decided the same)"
-            print(f"{len(group)} claim check{'s' * (len(group) != 1)} {how}{' otherwise' * changed}:")
-            for d in group:
-                x, y = (f"{c.result} measured {c.measured}" if c else "not checked" for c in (d.a, d.b))
-                print(f"  {d.notebook} {d.label}: {x} | {y}")
+    lines = check_difference_lines(checks)
     if not diffs and not checks:
-        if not unprinted:
-            count = "the 1 notebook" if len(both) == 1 else f"all {len(both)} notebooks"
-            print(f"the same printed outputs and claim checks in {count} both runs executed")
-        else:
-            count = "the 1 chapter" if len(both) == 1 else f"all {len(both)} chapters"
-            printed = len(both) - len(unprinted)
-            lines = (
-                f"the same printed outputs in {printed} of them"
-                if printed
-                else "printed lines compared in none"
-            )
-            print(f"the same claim checks in {count} both runs ran ({lines})")
+        print(sameness_line(both, unprinted))
         return 0
-    if diffs:
-        print(f"{len(diffs)} run{'s' * (len(diffs) != 1)} of printed lines differ:")
-    for d in diffs:
-        where = "notebook" if d.cell < 0 else f"cell {d.cell}"
-        # the first line that differs (else the last of each)
-        pairs = zip(d.a.splitlines(), d.b.splitlines(), strict=False)
-        x, y = next(
-            ((x, y) for x, y in pairs if x != y), (d.a.splitlines()[-1:] or "", d.b.splitlines()[-1:] or "")
-        )
-        print(f"  {d.notebook} {where}:\n    - {x}\n    + {y}")
+    print("\n".join(lines + output_difference_lines(diffs)))
     return 1

@@ -486,52 +486,19 @@ class ClaimLog:
             number or a rate or p-value sample, a relation the sample's test does not take, or
             a non-finite value.
         """
-        if kind not in KINDS:
-            raise InvalidDataError(f"unknown kind {kind!r}; use one of {list(KINDS)}")
-        declared = CLAIMS[claim].protocols if claim in CLAIMS else {}
-        if protocol and protocol not in declared:
-            known = ", ".join(f"[{k}]" for k in declared) or "none"
-            raise InvalidDataError(
-                f"claim {claim}: protocol [{protocol}] is not declared for it in "
-                f"ntpnb/chapter/registry.py (its protocols: {known})"
-            )
-        if relation not in RELATIONS:
-            raise InvalidDataError(f"unknown relation {relation!r}; use one of {sorted(RELATIONS)}")
+        check_arguments(claim, kind, relation, protocol)
         if self.complete:
             raise InvalidDataError(f"claim {claim}: {what!r} checked after the chapter concluded")
         sample = value if isinstance(value, Sample) else None
         if sample is not None:
-            if floor is not None:
-                raise InvalidDataError(f"claim {claim}: a statistical check prints its estimate, no floor")
-            if artifact is not None and not isinstance(artifact, Artifact):
-                raise InvalidDataError(
-                    f"claim {claim}: artifact must be an Artifact, got {type(artifact).__name__}"
-                )
-            target = float(target)  # type: ignore[arg-type]
-            passed = sample.decide(relation, target, tol, kind)
-            value = sample.statistic(target)[0]
-            measured = sample.describe(target, 3 if digits is None else digits)
+            passed, value, measured = decide_sample(
+                claim, sample, relation, target, tol, kind, digits, floor, artifact
+            )
+            target = float(target)  # type: ignore[arg-type]  # recorded as decided
         else:
-            if kind == "measurement":
-                raise InvalidDataError(
-                    f"claim {claim}: a measurement is decided pooled over the sweep: check a Sample"
-                )
-            if artifact is not None:
-                raise InvalidDataError(
-                    f"claim {claim}: an artifact is compared with a sample: check a Sample"
-                )
-            try:
-                value = value if isinstance(value, (bool, int)) else float(value)
-            except (TypeError, ValueError):
-                problem = f"{what!r} needs a number or a Sample, got {value!r}"
-                raise InvalidDataError(f"claim {claim}: {problem}") from None
-            if isinstance(value, float) and not math.isfinite(value):
-                raise InvalidDataError(f"claim {claim}: the measured value of {what!r} is {value}")
-            passed = bool(RELATIONS[relation](value, target, tol))
-            digits = 4 if digits is None else digits
-            measured = format_number(value, digits, floor)
-            if not passed:  # the printed number itself shows the failure
-                measured = failing_number(value, relation, target, tol, digits)
+            passed, value, measured = decide_number(
+                claim, what, value, relation, target, tol, kind, digits, floor, artifact
+            )
         check = Check(
             claim,
             what,
@@ -689,3 +656,77 @@ class Outcome:
 
     def _ipython_display_(self) -> None:
         """Nothing: a cell that ends in a check shows its printed line, not a stray value."""
+
+
+def check_arguments(claim: str, kind: str, relation: str, protocol: str) -> None:
+    """Refuse a check's unknown kind or relation, or a protocol the registry does not declare."""
+    if kind not in KINDS:
+        raise InvalidDataError(f"unknown kind {kind!r}; use one of {list(KINDS)}")
+    declared = CLAIMS[claim].protocols if claim in CLAIMS else {}
+    if protocol and protocol not in declared:
+        known = ", ".join(f"[{k}]" for k in declared) or "none"
+        raise InvalidDataError(
+            f"claim {claim}: protocol [{protocol}] is not declared for it in "
+            f"ntpnb/chapter/registry.py (its protocols: {known})"
+        )
+    if relation not in RELATIONS:
+        raise InvalidDataError(f"unknown relation {relation!r}; use one of {sorted(RELATIONS)}")
+
+
+def decide_sample(
+    claim: str,
+    sample: Sample,
+    relation: str,
+    target: Target,
+    tol: float,
+    kind: str,
+    digits: int | None,
+    floor: float | None,
+    artifact: Artifact | None,
+) -> tuple[bool, float, str]:
+    """A statistical check at this seed: whether it holds, its estimate, and that as printed."""
+    if floor is not None:
+        raise InvalidDataError(f"claim {claim}: a statistical check prints its estimate, no floor")
+    if artifact is not None and not isinstance(artifact, Artifact):
+        raise InvalidDataError(f"claim {claim}: artifact must be an Artifact, got {type(artifact).__name__}")
+    point = float(target)  # type: ignore[arg-type]
+    passed = sample.decide(relation, point, tol, kind)
+    value = sample.statistic(point)[0]
+    return passed, value, sample.describe(point, 3 if digits is None else digits)
+
+
+def decide_number(
+    claim: str,
+    what: str,
+    value: object,
+    relation: str,
+    target: Target,
+    tol: float,
+    kind: str,
+    digits: int | None,
+    floor: float | None,
+    artifact: Artifact | None,
+) -> tuple[bool, float, str]:
+    """A check of one number: whether it holds, the number, and the number as printed.
+
+    A failed check prints as many digits as it takes to see the failure.
+    """
+    if kind == "measurement":
+        raise InvalidDataError(
+            f"claim {claim}: a measurement is decided pooled over the sweep: check a Sample"
+        )
+    if artifact is not None:
+        raise InvalidDataError(f"claim {claim}: an artifact is compared with a sample: check a Sample")
+    try:
+        number = value if isinstance(value, (bool, int)) else float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        problem = f"{what!r} needs a number or a Sample, got {value!r}"
+        raise InvalidDataError(f"claim {claim}: {problem}") from None
+    if isinstance(number, float) and not math.isfinite(number):
+        raise InvalidDataError(f"claim {claim}: the measured value of {what!r} is {number}")
+    passed = bool(RELATIONS[relation](number, target, tol))
+    digits = 4 if digits is None else digits
+    measured = format_number(number, digits, floor)
+    if not passed:  # the printed number itself shows the failure
+        measured = failing_number(number, relation, target, tol, digits)
+    return passed, number, measured

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ..chapter.outputs import describe_write_failure, remove_leftovers
 from ..errors import RunInterruptedError
-from .choice import NotebookRun, check_run, planned_run, record_timings
+from .choice import NotebookRun, RunPlan, check_run, planned_run, record_timings
 from .cluster import run_on_dask
 from .display import Display
 from .execute import RunResult, completed_result
@@ -96,16 +96,10 @@ def reproduce(
         display = Display(log, width, footer=left)
 
         def report(result: RunResult) -> None:
-            """Show ``[2/6] 02_regularization_path  ok       12.3 s``: one finished notebook (at one seed)."""
+            """Show one finished notebook (at one seed) with the time left."""
             results[result.label] = result
             display.running.pop(result.label, None)
-            head = f"[{len(results)}/{len(plan.runs)}] {result.label:<{width}}  "
-            if result.cached:
-                line = head + "cached  unchanged since its last run (--force reruns it)"
-            else:
-                status = "ok" if result.ok else "checks" if result.completed else "FAILED"
-                line = head + f"{status:<6} {result.seconds:7.1f} s"
-            line += f"  {result.error}" if result.error else ""
+            line = progress_line(result, len(results), len(plan.runs), width)
             to_go = left()
             display.finished(result.label, f"{line}  ({to_go})" if to_go and not display.live else line)
 
@@ -126,19 +120,40 @@ def reproduce(
             finally:  # also when the run stopped on an error (a closed output pipe)
                 for tree in plan.trees:  # the staging folders, and the trees of notebooks that were stopped
                     remove_leftovers(tree)
-        side_by_side = min(plan.jobs, len(plan.pending))  # how many notebooks actually ran at once
-        for tree in plan.trees:  # the time of every notebook executed now, in the tree it ran into
-            executed_now = [results[r.label] for r in plan.pending if r.layout == tree and r.label in results]
-            if not executed_now:
-                continue
-            try:
-                record_timings(tree, plan.record.profile, executed_now, side_by_side, sources=plan.sources())
-            except OSError as exc:  # said once: a failed notebook's line already names the cause
-                if all(r.ok for r in executed_now):
-                    log(f"ntpnb: timings not recorded: {describe_write_failure(exc, tree.root)}")
+        record_executed_times(plan, results, log)
     if interrupted:
         raise RunInterruptedError(len(results), len(plan.runs))
     return [results[run.label] for run in plan.runs]
+
+
+def progress_line(result: RunResult, done: int, total: int, width: int) -> str:
+    """``[2/6] 02_regularization_path  ok       12.3 s``: one finished notebook (at one seed)."""
+    head = f"[{done}/{total}] {result.label:<{width}}  "
+    if result.cached:
+        line = head + "cached  unchanged since its last run (--force reruns it)"
+    else:
+        status = "ok" if result.ok else "checks" if result.completed else "FAILED"
+        line = head + f"{status:<6} {result.seconds:7.1f} s"
+    return line + (f"  {result.error}" if result.error else "")
+
+
+def record_executed_times(
+    plan: RunPlan, results: Mapping[str, RunResult], log: Callable[[str], None]
+) -> None:
+    """Record the time of every notebook executed now in the tree it ran into (once per tree).
+
+    A tree that cannot be written is said once, unless a failed notebook's line already names it.
+    """
+    side_by_side = min(plan.jobs, len(plan.pending))  # how many notebooks actually ran at once
+    for tree in plan.trees:
+        executed_now = [results[r.label] for r in plan.pending if r.layout == tree and r.label in results]
+        if not executed_now:
+            continue
+        try:
+            record_timings(tree, plan.record.profile, executed_now, side_by_side, sources=plan.sources())
+        except OSError as exc:
+            if all(r.ok for r in executed_now):
+                log(f"ntpnb: timings not recorded: {describe_write_failure(exc, tree.root)}")
 
 
 def seconds_left(
