@@ -137,11 +137,16 @@ def run_seeds(
         return outcomes_of_tree(Path(tmp)), wall, verdicts_of_tree(Path(tmp))
 
 
+def seed_span(outcomes: Sequence[SeedOutcome]) -> str:
+    """The seeds of ``outcomes`` as ``"100-119"`` (first to last), or ``"none"``."""
+    seeds = sorted({o.seed for o in outcomes})
+    return f"{seeds[0]}-{seeds[-1]}" if seeds else "none"
+
+
 def format_outcomes(outcomes: Sequence[SeedOutcome], title: str = "") -> str:
     """The table: chapter | seeds | completed | every check passed | stopped at; then each reason."""
     chapters = list(dict.fromkeys(o.chapter for o in outcomes))
-    seeds = sorted({o.seed for o in outcomes})
-    span = f"{seeds[0]}-{seeds[-1]}" if seeds else "none"
+    span = seed_span(outcomes)
     lines = [title] if title else []
     lines += [
         f"| chapter | seeds {span} | completed | every check passed | stopped at |",
@@ -232,8 +237,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"stopped: {exc}")
             return 130
         extra = {"first": args.first, "count": args.count, "jobs": args.jobs, "wall_seconds": wall}
-    seeds = sorted({o.seed for o in outcomes})
-    span = f"{seeds[0]}-{seeds[-1]}" if seeds else "none"
+    span = seed_span(outcomes)
     book = book_verdicts(args.book / "verdicts.json")
     pooled = format_verdicts(verdicts, book, span)
     extra |= {"verdicts": {cid: {"verdict": v, "why": why} for cid, (v, why) in verdicts.items()}}

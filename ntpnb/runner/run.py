@@ -145,12 +145,13 @@ def record_executed_times(
     A tree that cannot be written is said once, unless a failed notebook's line already names it.
     """
     side_by_side = min(plan.jobs, len(plan.pending))  # how many notebooks actually ran at once
+    sources = plan.sources()  # read once, for every tree
     for tree in plan.trees:
         executed_now = [results[r.label] for r in plan.pending if r.layout == tree and r.label in results]
         if not executed_now:
             continue
         try:
-            record_timings(tree, plan.record.profile, executed_now, side_by_side, sources=plan.sources())
+            record_timings(tree, plan.record.profile, executed_now, side_by_side, sources=sources)
         except OSError as exc:
             if all(r.ok for r in executed_now):
                 log(f"ntpnb: timings not recorded: {describe_write_failure(exc, tree.root)}")
