@@ -63,7 +63,7 @@ from ..statistics import Sample
 from .layout import output_layout
 from .outputs import atomic_write_text, read_record
 from .platform import platform_info
-from .registry import CLAIMS, PROTOCOL_KEY
+from .registry import CLAIMS, MAP_KINDS, MAPS, PROTOCOL_KEY
 
 Target = float | tuple[float, float]
 
@@ -454,7 +454,8 @@ class ClaimLog:
         Parameters
         ----------
         claim
-            Claim id, as listed on the book's Claims page (e.g. ``"A2"``).
+            Claim id, as listed on the book's Claims page (e.g. ``"A2"``), or a map's id
+            (:data:`~ntpnb.chapter.registry.MAPS`, ``"M1"``) with a sanity or measurement kind.
         what
             What was measured, in words, the same at every seed (no measured number), so that a
             sweep's checks can be matched.
@@ -662,6 +663,11 @@ def check_arguments(claim: str, kind: str, relation: str, protocol: str) -> None
     """Refuse a check's unknown kind or relation, or a protocol the registry does not declare."""
     if kind not in KINDS:
         raise InvalidDataError(f"unknown kind {kind!r}; use one of {list(KINDS)}")
+    if claim in MAPS and kind not in MAP_KINDS:
+        raise InvalidDataError(
+            f"map {claim}: a map's numbers are ours, never a paper's claim: kind {kind!r} is not one of "
+            f"{list(MAP_KINDS)}"
+        )
     declared = CLAIMS[claim].protocols if claim in CLAIMS else {}
     if protocol and protocol not in declared:
         known = ", ".join(f"[{k}]" for k in declared) or "none"
