@@ -488,6 +488,11 @@ class ClaimLog:
             a non-finite value.
         """
         check_arguments(claim, kind, relation, protocol)
+        if claim in MAPS and kind not in MAP_KINDS:  # a map's point, unrecorded, may require as a claim
+            raise InvalidDataError(
+                f"map {claim}: a map's numbers are ours, never a paper's claim: kind {kind!r} is not one "
+                f"of {list(MAP_KINDS)}"
+            )
         if self.complete:
             raise InvalidDataError(f"claim {claim}: {what!r} checked after the chapter concluded")
         sample = value if isinstance(value, Sample) else None
@@ -663,11 +668,6 @@ def check_arguments(claim: str, kind: str, relation: str, protocol: str) -> None
     """Refuse a check's unknown kind or relation, or a protocol the registry does not declare."""
     if kind not in KINDS:
         raise InvalidDataError(f"unknown kind {kind!r}; use one of {list(KINDS)}")
-    if claim in MAPS and kind not in MAP_KINDS:
-        raise InvalidDataError(
-            f"map {claim}: a map's numbers are ours, never a paper's claim: kind {kind!r} is not one of "
-            f"{list(MAP_KINDS)}"
-        )
     declared = CLAIMS[claim].protocols if claim in CLAIMS else {}
     if protocol and protocol not in declared:
         known = ", ".join(f"[{k}]" for k in declared) or "none"
