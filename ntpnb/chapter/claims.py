@@ -489,32 +489,21 @@ class ClaimLog:
         check_arguments(claim, kind, relation, protocol)
         if self.complete:
             raise InvalidDataError(f"claim {claim}: {what!r} checked after the chapter concluded")
-        sample = value if isinstance(value, Sample) else None
-        if sample is not None:
-            passed, value, measured = decide_sample(
-                claim, sample, relation, target, tol, kind, digits, floor, artifact
-            )
-            target = float(target)  # type: ignore[arg-type]  # recorded as decided
-        else:
-            passed, value, measured = decide_number(
-                claim, what, value, relation, target, tol, kind, digits, floor, artifact
-            )
-        check = Check(
+        check = decided_check(
             claim,
             what,
             value,
             relation,
             target,
-            tol,
-            paper,
-            passed,
-            self.profile,
-            kind,
-            measured,
-            sample,
-            bool(seed_independent),
-            artifact,
-            protocol,
+            tol=tol,
+            paper=paper,
+            digits=digits,
+            floor=floor,
+            kind=kind,
+            seed_independent=seed_independent,
+            artifact=artifact,
+            protocol=protocol,
+            profile=self.profile,
         )
         self.checks.append(check)
         self._write()
@@ -671,6 +660,58 @@ def check_arguments(claim: str, kind: str, relation: str, protocol: str) -> None
         )
     if relation not in RELATIONS:
         raise InvalidDataError(f"unknown relation {relation!r}; use one of {sorted(RELATIONS)}")
+
+
+def decided_check(
+    claim: str,
+    what: str,
+    value: float | Sample,
+    relation: str,
+    target: Target,
+    *,
+    tol: float = 0.0,
+    paper: str = "",
+    digits: int | None = None,
+    floor: float | None = None,
+    kind: str = "claim",
+    seed_independent: bool = False,
+    artifact: Artifact | None = None,
+    protocol: str = "",
+    profile: str = "",
+) -> Check:
+    """The check of ``value <relation> target``, decided as :meth:`ClaimLog.check` decides it.
+
+    Not printed, not recorded; the arguments are :meth:`ClaimLog.check`'s, checked by it
+    (:func:`check_arguments`) before they come here. A :class:`~ntpnb.statistics.Sample` is
+    decided at this seed (:func:`decide_sample`), a number as one number (:func:`decide_number`).
+    """
+    sample = value if isinstance(value, Sample) else None
+    if sample is not None:
+        passed, number, measured = decide_sample(
+            claim, sample, relation, target, tol, kind, digits, floor, artifact
+        )
+        target = float(target)  # type: ignore[arg-type]  # recorded as decided
+    else:
+        passed, number, measured = decide_number(
+            claim, what, value, relation, target, tol, kind, digits, floor, artifact
+        )
+    return Check(
+        claim,
+        what,
+        number,
+        relation,
+        target,
+        tol,
+        paper,
+        passed,
+        profile,
+        kind,
+        measured,
+        sample,
+        bool(seed_independent),
+        artifact,
+        protocol,
+    )
 
 
 def decide_sample(
