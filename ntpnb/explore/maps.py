@@ -559,13 +559,14 @@ def boundary_summary(check_map: CheckMap, grid: Grid) -> str:
     if check_map.boundaries:
         return "; ".join(boundary_text(b, grid) for b in check_map.boundaries)
     decisions = set(check_map.holds.values())
-    if decisions == {True}:
-        return "no boundary: it holds at every point"
-    if decisions == {False}:
-        return "no boundary: it fails at every point"
-    if True in decisions and False in decisions:
-        return "no boundary found: undecided points lie between where it holds and where it fails"
-    return "no boundary: it is decided nowhere or one way only"
+    every = "every point" if None not in decisions else "every point where it is decided"
+    if decisions - {None} == {True}:
+        return f"no boundary: it holds at {every}"
+    if decisions - {None} == {False}:
+        return f"no boundary: it fails at {every}"
+    if decisions == {None}:
+        return "no boundary: it is decided at no point"
+    return "no boundary found: undecided points lie between where it holds and where it fails"
 
 
 def summary_lines(results: GridResults) -> list[str]:

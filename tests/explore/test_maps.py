@@ -320,8 +320,8 @@ def test_a_failed_or_missing_run_is_an_undecided_point_with_the_reason(tmp_path)
     assert error.holds == {(0.1,): True, (1.0,): None, (10.0,): None}
     assert error.boundaries == ()
     assert summary_lines(results)[0].endswith(
-        "holds at 1 of 3 points (lr = 0.1), fails at 0, undecided at 2; no boundary: it is decided "
-        "nowhere or one way only"
+        "holds at 1 of 3 points (lr = 0.1), fails at 0, undecided at 2; no boundary: it holds at "
+        "every point where it is decided"
     )
 
 
