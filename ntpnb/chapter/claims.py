@@ -200,6 +200,12 @@ class Artifact:
         return sample.consistent_with(self.value, self.trials, self.precision)
 
 
+def check_label(claim: str, kind: str, protocol: str) -> str:
+    """A check's claim id, its kind unless evidence, its protocol if any: ``"B11 (finding) [all]"``."""
+    label = claim if kind == "claim" else f"{claim} ({kind})"
+    return f"{label} [{protocol}]" if protocol else label
+
+
 @dataclass(frozen=True)
 class Check:
     """One claim check: the measured value, the relation asserted, and the outcome."""
@@ -264,8 +270,7 @@ class Check:
     @property
     def label(self) -> str:
         """The claim id, its kind unless evidence, its protocol if any: ``"B11 (finding) [every trial]"``."""
-        label = self.claim if self.kind == "claim" else f"{self.claim} ({self.kind})"
-        return f"{label} [{self.protocol}]" if self.protocol else label
+        return check_label(self.claim, self.kind, self.protocol)
 
     @property
     def required(self) -> str:
@@ -486,7 +491,6 @@ class ClaimLog:
             number or a rate or p-value sample, a relation the sample's test does not take, or
             a non-finite value.
         """
-        check_arguments(claim, kind, relation, protocol)
         if self.complete:
             raise InvalidDataError(f"claim {claim}: {what!r} checked after the chapter concluded")
         check = decided_check(
@@ -669,22 +673,23 @@ def decided_check(
     relation: str,
     target: Target,
     *,
-    tol: float = 0.0,
-    paper: str = "",
-    digits: int | None = None,
-    floor: float | None = None,
     kind: str = "claim",
-    seed_independent: bool = False,
-    artifact: Artifact | None = None,
+    tol: float = 0.0,
     protocol: str = "",
     profile: str = "",
+    digits: int | None = None,
+    floor: float | None = None,
+    artifact: Artifact | None = None,
+    paper: str = "",
+    seed_independent: bool = False,
 ) -> Check:
     """The check of ``value <relation> target``, decided as :meth:`ClaimLog.check` decides it.
 
-    Not printed, not recorded; the arguments are :meth:`ClaimLog.check`'s, checked by it
-    (:func:`check_arguments`) before they come here. A :class:`~ntpnb.statistics.Sample` is
-    decided at this seed (:func:`decide_sample`), a number as one number (:func:`decide_number`).
+    Not printed, not recorded; the arguments are :meth:`ClaimLog.check`'s, refused as it refuses
+    them (:func:`check_arguments`). A :class:`~ntpnb.statistics.Sample` is decided at this seed
+    (:func:`decide_sample`), a number as one number (:func:`decide_number`).
     """
+    check_arguments(claim, kind, relation, protocol)
     sample = value if isinstance(value, Sample) else None
     if sample is not None:
         passed, number, measured = decide_sample(

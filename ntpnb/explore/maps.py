@@ -38,7 +38,13 @@ from typing import TYPE_CHECKING, Any
 
 from ..book.trees import chapter_problem, shown
 from ..book.verdicts import Series, format_seeds, keyed, seed_record
-from ..chapter.claims import ChapterRecord, Check, check_arguments, decided_check, load_chapter_record
+from ..chapter.claims import (
+    ChapterRecord,
+    Check,
+    check_label,
+    decided_check,
+    load_chapter_record,
+)
 from ..chapter.layout import OutputLayout
 from ..chapter.outputs import atomic_write_json, atomic_write_text, read_record
 from ..chapter.plotting import COLORS, PHONE_WIDTH, use_style, write_figure
@@ -102,14 +108,14 @@ def point_check(
     *,
     tol: float = 0.0,
     kind: str = "claim",
-    seed_independent: bool = False,
-    protocol: str = "",
-    paper: str = "",
+    **options: Any,
 ) -> Check:
     """A check made in process, decided as :meth:`~ntpnb.chapter.claims.ClaimLog.check` decides it.
 
     Not printed and not recorded. A :class:`~ntpnb.statistics.Sample` as ``value`` is a
     statistical check, decided pooled over the seeds at each point (:func:`check_maps`).
+    ``options``: ``seed_independent``, ``protocol``, ``paper`` (as :meth:`ClaimLog.check
+    <ntpnb.chapter.claims.ClaimLog.check>` takes them).
 
     Raises
     ------
@@ -117,19 +123,7 @@ def point_check(
         As :meth:`~ntpnb.chapter.claims.ClaimLog.check` does (an unknown kind or relation, a
         non-finite value, a measurement of a number ...).
     """
-    check_arguments(claim, kind, relation, protocol)
-    return decided_check(
-        claim,
-        what,
-        value,
-        relation,
-        target,
-        tol=tol,
-        kind=kind,
-        seed_independent=seed_independent,
-        protocol=protocol,
-        paper=paper,
-    )
+    return decided_check(claim, what, value, relation, target, tol=tol, kind=kind, **options)
 
 
 def _checked_seeds(seeds: Sequence[int]) -> tuple[int, ...]:
@@ -383,8 +377,7 @@ class CheckMap:
     @property
     def label(self) -> str:
         """``"A8 (sanity) [protocol]"``, as a check line names it."""
-        label = self.claim if self.kind == "claim" else f"{self.claim} ({self.kind})"
-        return f"{label} [{self.protocol}]" if self.protocol else label
+        return check_label(self.claim, self.kind, self.protocol)
 
     @property
     def slug(self) -> str:
