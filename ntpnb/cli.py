@@ -142,7 +142,8 @@ def _cmd_book(args: argparse.Namespace) -> int:
     if args.run is not None and is_explore_tree(args.run):  # its book is its map page
         if args.run_missing:
             raise NTPError(
-                "--run-missing runs a run's chapters; an explore tree's points run with `ntpnb explore`"
+                "--run-missing runs a run's chapters; an explore tree's points run again with the "
+                "ntpnb explore command that made it"
             )
         with output_lock(Path(args.run).expanduser().resolve(), wait=wait):
             return build_explore_book(root, args.run, pdf=not args.no_pdf)

@@ -29,6 +29,7 @@ from __future__ import annotations
 import hashlib
 import math
 import re
+import shlex
 import textwrap
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -202,6 +203,15 @@ class _ExploreRecord:
     #: Each point's folder (relative to the tree) and values.
     points: tuple[tuple[str, Mapping[str, Any]], ...]
 
+    def command(self) -> str:
+        """The ``ntpnb explore`` command of this grid (it runs again what is missing or damaged)."""
+        words = ["ntpnb", "explore", self.chapter.split("_", 1)[0]]
+        for axis in self.grid.axes:
+            words += ["-p", f"{axis.name}={axis.spec or ','.join(axis.texts())}"]
+        for name, text in sorted(self.fixed.items()):
+            words += ["-p", f"{name}={text}"]
+        return shlex.join([*words, "--seeds", str(len(self.seeds)), "--profile", self.profile])
+
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> _ExploreRecord:
         chapter, profile = data["chapter"], data["profile"]
@@ -314,7 +324,7 @@ def load_explore(tree: str | Path) -> GridResults:
             found, why = _point_runs(tree, explore, folder, point)
         except NTPError as exc:
             raise NTPError(
-                f"{exc}; run `ntpnb explore` again with this grid ({shown(path)}): it runs that point again"
+                f"{exc}; run `{explore.command()}` again: it runs that point again (the others are cached)"
             ) from None
         runs += found
         notes += why

@@ -342,8 +342,10 @@ def test_a_damaged_record_is_refused_naming_it(tmp_path):
     write_explore(tmp_path, TREE_GRID, (0, 1), tree_checks)
     record = tmp_path / "points" / "lr=0.1" / "seeds" / "seed=1" / "claims" / f"{CHAPTER}.json"
     record.write_text(record.read_text().replace('"passed": true', '"passed": false', 1))
-    with pytest.raises(NTPError, match=r"claims/01_demo.json differs from what its run wrote.*ntpnb explore"):
+    with pytest.raises(NTPError, match=r"claims/01_demo.json differs from what its run wrote") as raised:
         load_explore(tmp_path)
+    # the command that made the tree, which runs that point again
+    assert "run `ntpnb explore 01 -p lr=0.1..10:log:3 --seeds 2 --profile quick` again" in str(raised.value)
     (tmp_path / "explore.json").write_text('{"chapter": "x"}')
     with pytest.raises(NTPError, match=r"explore record .* is damaged"):
         load_explore(tmp_path)
