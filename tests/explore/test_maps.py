@@ -13,8 +13,9 @@ import pytest
 
 from ntpnb.book.verdicts import Series, Sweep, series_of
 from ntpnb.chapter.claims import ChapterRecord, ClaimLog
+from ntpnb.chapter.layout import output_layout
 from ntpnb.chapter.outputs import is_temporary
-from ntpnb.chapter.plotting import LEGIBLE_PIXELS, PHONE_PIXELS, figure_record, text_pixels
+from ntpnb.chapter.plotting import LEGIBLE_PIXELS, PHONE_PIXELS, figure_record, show_figure, text_pixels
 from ntpnb.errors import InvalidDataError, NTPError
 from ntpnb.explore import (
     Axis,
@@ -252,6 +253,22 @@ def test_maps_are_drawn_over_one_and_two_axes_without_warnings_legible_on_a_phon
     fig = draw_map(check_maps(line)[0], line.grid)
     assert fig.axes[0].get_xscale() == "log" and fig.axes[0].get_yscale() == "log"  # 0.01 to 10
     plt.close(fig)
+
+
+def test_a_chapter_shows_a_map_with_show_figure_without_a_warning(tmp_path):
+    """What a chapter does with a map: show_figure warns (failing the book) on text too small anywhere."""
+    wide = run_grid(
+        Grid((Axis("x", tuple(range(10))), Axis("y", (1, 2, 3)))),
+        (0, 1),
+        lambda p, s: [point_check("A2", "a long description of the value measured, ||W_k||", p["x"], "<", 4)],
+    )
+    layout = output_layout(tmp_path)
+    with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
+        warnings.simplefilter("error")
+        for results in (run_grid(LINE, (0, 1), below(3.5)), wide):
+            for m in check_maps(results):
+                show_figure(draw_map(m, results.grid), m.slug, layout)
+    assert len(list(layout.figures.glob("*.png"))) == 3
 
 
 def test_write_maps_writes_figures_data_and_page_atomically(tmp_path, monkeypatch):
