@@ -135,19 +135,10 @@ def time_spent(results: Sequence[RunResult], profile: str) -> str:
 def _cmd_explore(args: argparse.Namespace) -> int:
     """Run the grid, say which runs failed; exit 1 if some did (a check failing at a point is data)."""
     axes, fixed = split_parameters(args.param)
-    done = explore(
-        args.root,
-        args.chapter,
-        axes,
-        fixed,
-        args.profile,
-        args.out,
-        jobs=args.jobs,
-        force=args.force,
-        wait=not args.no_wait,
-        seeds=args.seeds,
-        scheduler=args.scheduler,
+    checked = check_explore(
+        args.root, args.chapter, axes, fixed, args.profile, args.out, args.jobs, args.seeds
     )
+    done = explore(args.root, checked, force=args.force, wait=not args.no_wait, scheduler=args.scheduler)
     if print_crashed(done.results):
         return 1
     points, failing = len(done.grid.points()), sum(not r.ok for r in done.results)

@@ -159,7 +159,12 @@ def check_explore(
     jobs: int | None = None,
     seeds: int | None = None,
 ) -> CheckedExplore:
-    """Check every input of an explore (the parameters of :func:`explore`); write nothing, start nothing.
+    """Check every input of an explore of ``chapter`` of the project at ``root``; write and start nothing.
+
+    ``axes``: one or two (:func:`~ntpnb.explore.grid.parse_axis`); ``fixed``: single-valued
+    ``-p`` overrides of every point, as text; ``seeds``: per point (default
+    :data:`EXPLORE_SEEDS`), from the chapter's seed (or ``-p seed=S``); ``output_dir``: the
+    explore tree's root (default :func:`explore_tree`); ``jobs`` as ``reproduce`` takes it.
 
     Raises
     ------
@@ -201,44 +206,29 @@ def points_done(plan: RunPlan) -> Callable[[Mapping[str, RunResult]], str]:
 
 def explore(
     root: Path,
-    chapter: str,
-    axes: Sequence[Axis],
-    fixed: Mapping[str, str] | None = None,
-    profile: str = "paper",
-    output_dir: str | Path | None = None,
+    checked: CheckedExplore,
     log: Callable[[str], None] = print,
-    jobs: int | None = None,
     force: bool = False,
     wait: bool = True,
-    seeds: int | None = None,
     scheduler: str | None = None,
 ) -> ExploreRun:
-    """Run the chapter ``chapter`` of the project at ``root`` at every point of the grid of ``axes``.
+    """Run the ``checked`` explore (:func:`check_explore`) of the project at ``root``.
 
-    Checked first (:func:`check_explore`); then, under the explore tree's lock, its
-    ``explore.json`` is written and every point at every seed runs as one plan
-    (:func:`~.choice.planned_runs`, :func:`~.run.execute_plan`: cached runs are not run again,
-    progress lines say the points done and the time left); then the maps (:func:`finish_explore`).
-
-    Parameters
-    ----------
-    axes
-        One or two axes (:func:`~ntpnb.explore.grid.parse_axis`).
-    fixed
-        Single-valued ``-p`` overrides of every point, as text.
-    seeds
-        Seeds per point (default :data:`EXPLORE_SEEDS`), from the chapter's seed (or ``-p seed=S``).
-    output_dir, jobs, force, wait, scheduler, log
-        As :func:`~.run.reproduce` takes them; ``output_dir`` is the explore tree's root.
+    Under the explore tree's lock, its ``explore.json`` is written, then every point at every
+    seed runs as one plan (:func:`~.choice.planned_runs`, :func:`~.run.execute_plan`: cached
+    runs are not run again, progress lines say the points done and the time left); then the maps
+    are drawn (:func:`finish_explore`). ``log``, ``force``, ``wait`` and ``scheduler`` are as
+    :func:`~.run.reproduce` takes them.
 
     Raises
     ------
     NTPError
-        On any input :func:`check_explore` refuses (nothing written).
+        If the tree came to hold another grid since the check.
+    PathError
+        If the tree cannot be created or written.
     RunInterruptedError
         On SIGINT (Ctrl-C) or SIGTERM: finished runs keep their outputs; a rerun resumes.
     """
-    checked = check_explore(root, chapter, axes, fixed, profile, output_dir, jobs, seeds)
     tree = checked.tree
     try:
         tree.mkdir(parents=True, exist_ok=True)

@@ -96,14 +96,14 @@ def test_a_refused_grid_writes_nothing(project):
     for pairs, message in cases:
         axes, fixed = split_parameters(pairs)
         with pytest.raises(NTPError, match=None) as caught:
-            explore(project, "03", axes, fixed, profile="quick", log=lambda line: None)
+            run_quietly(project, "03", axes, fixed, profile="quick")
         assert message in str(caught.value)
     with pytest.raises(NTPError, match="--seeds must be a positive integer"):
-        explore(project, "03", [parse_axis("toy_lr=0.1,1")], seeds=0, log=lambda line: None)
+        run_quietly(project, "03", [parse_axis("toy_lr=0.1,1")], seeds=0)
     with pytest.raises(NTPError, match="no notebook named 'zz'"):
-        explore(project, "zz", [parse_axis("toy_lr=0.1,1")], log=lambda line: None)
+        run_quietly(project, "zz", [parse_axis("toy_lr=0.1,1")])
     with pytest.raises(NTPError, match="lies inside the project's notebooks/"):
-        explore(project, "03", [parse_axis("toy_lr=0.1,1")], output_dir=project / "notebooks" / "x")
+        run_quietly(project, "03", [parse_axis("toy_lr=0.1,1")], output_dir=project / "notebooks" / "x")
     assert not (project / "outputs").exists()
 
 
@@ -164,10 +164,28 @@ def test_the_command_line_is_checked_as_explore_checks_it(project):
     assert cli.check_command(cli.EXPLORE_EXAMPLE.split()[1:]) is not None  # the example of --help
 
 
-def run_quietly(*args, **kwargs):
+def run_quietly(root, *args, scheduler=None, **kwargs):
+    """Check an explore (:func:`check_explore` ``ARGS``), run it; its result and progress lines."""
     lines: list[str] = []
-    done = explore(*args, log=lines.append, **kwargs)
+    done = explore(root, check_explore(root, *args, **kwargs), log=lines.append, scheduler=scheduler)
     return done, lines
+
+
+def run_on_dask(root, pairs, out):
+    """``pairs``'s grid of :data:`CHAPTER` at the quick profile, two seeds, into ``out``, on Dask."""
+    with local_dask(processes=True) as client:
+        axes, fixed = split_parameters(pairs)
+        done, _ = run_quietly(
+            root,
+            "03",
+            axes,
+            fixed,
+            profile="quick",
+            seeds=2,
+            output_dir=out,
+            scheduler=client.scheduler.address,
+        )
+    return done
 
 
 @pytest.mark.slow
@@ -255,18 +273,7 @@ def test_a_grid_on_a_dask_cluster_equals_the_local_one(project, maps_stand_in, t
     local, _ = run_quietly(
         project, "03", axes, fixed, profile="quick", seeds=2, output_dir=tmp_path / "local"
     )
-    with local_dask(processes=True) as client:
-        address = client.scheduler.address
-        remote, _ = run_quietly(
-            project,
-            "03",
-            axes,
-            fixed,
-            profile="quick",
-            seeds=2,
-            output_dir=tmp_path / "dask",
-            scheduler=address,
-        )
+    remote = run_on_dask(project, ["toy_lr=0.5,1.5"], tmp_path / "dask")
     assert [r.completed for r in remote.results] == [True] * 4
     assert sorted(explore_runs(local.tree)) == [
         "toy_lr=0.5",
@@ -299,16 +306,6 @@ def test_chapter_3_over_a_threshold_at_the_quick_profile(tmp_path, maps_stand_in
             assert gap, [(c.claim, c.what, c.relation, c.target) for c in record.checks]
     again, _ = run_quietly(ROOT, "03", axes, fixed, profile="quick", seeds=2, output_dir=out, jobs=2)
     assert all(r.cached for r in again.results)
-    with local_dask(processes=True) as client:
-        remote, _ = run_quietly(
-            ROOT,
-            "03",
-            axes,
-            fixed,
-            profile="quick",
-            seeds=2,
-            output_dir=tmp_path / "dask",
-            scheduler=client.scheduler.address,
-        )
+    remote = run_on_dask(ROOT, ["toy_max_gap_ratio=1e-6,0.05"], tmp_path / "dask")
     capsys.readouterr()
     assert compare_explores(out, remote.tree) == 0, capsys.readouterr().out
