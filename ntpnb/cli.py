@@ -392,7 +392,7 @@ def _add_explore(sub: argparse._SubParsersAction, parents: list[argparse.Argumen
         parents=parents,
         help=what,
         description=f"{what};\nthen a map of where each of the chapter's checks holds",
-        epilog=f"example (five steps over two decades, two seeds each):\n  {EXPLORE_EXAMPLE}",
+        epilog=f"example: {EXPLORE_EXAMPLE}\n(five steps over two decades, two seeds each)",
         formatter_class=argparse.RawDescriptionHelpFormatter,  # the example on one line
     )
     exp.add_argument("chapter", help="the notebook's name or unique prefix, e.g. 03 or 03_gd")
