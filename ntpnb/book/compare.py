@@ -31,6 +31,7 @@ from ..chapter.layout import EXPLORE_RECORD, OutputLayout
 from ..chapter.outputs import RunRecord, load_manifest, load_run_record, read_record
 from ..errors import PathError
 from .executed import is_text, read_notebook
+from .explore_book import is_explore_tree
 from .trees import rerun_advice, run_folder, visible
 from .verdicts import keyed
 
@@ -299,11 +300,6 @@ def print_comparison(run_a: Path, run_b: Path) -> int:
         return 0
     print("\n".join(lines + output_difference_lines(diffs)))
     return 1
-
-
-def is_explore_tree(path: Path) -> bool:
-    """Whether ``path`` is the root of an explore tree (``ntpnb explore``: its ``explore.json``)."""
-    return (path / EXPLORE_RECORD).is_file()
 
 
 def explore_runs(tree: Path) -> dict[str, Path]:

@@ -1,13 +1,42 @@
-"""Where a chapter's claims stop holding: grids of its settings, and a map of every check over them.
+"""Grids of a chapter's settings and maps of where its checks hold across them.
 
-A grid (:mod:`.grid`) is one or two parameters of a chapter, each over a list or a range of
-values, checked in their domains; ``ntpnb explore`` (:mod:`ntpnb.runner.explore`) runs the
-chapter at every point and seed of it into an explore tree. This package never imports the
-runner: a chapter's kernel draws maps of grids too.
+:mod:`.grid`: the axes and points of a grid, read from ``-p`` and checked in their domains;
+:mod:`.maps`: a grid's results, the map of every check (values, pass shares, the book's decision
+at each point, boundaries) and its figures;
+:mod:`.page`: the page of the maps. It never imports the runner (:mod:`ntpnb.runner`): maps are
+drawn in a chapter's kernel too.
 """
 
 from __future__ import annotations
 
 from .grid import Axis, Grid, checked_grid, parse_axis, point_label, split_parameters
+from .maps import (
+    Boundary,
+    CheckMap,
+    GridResults,
+    PointRun,
+    check_maps,
+    draw_map,
+    load_explore,
+    point_check,
+    run_grid,
+    summary_lines,
+    write_maps,
+)
+from .page import map_page
 
 __all__ = ["Axis", "Grid", "checked_grid", "parse_axis", "point_label", "split_parameters"]
+__all__ += [
+    "Boundary",
+    "CheckMap",
+    "GridResults",
+    "PointRun",
+    "check_maps",
+    "draw_map",
+    "load_explore",
+    "map_page",
+    "point_check",
+    "run_grid",
+    "summary_lines",
+    "write_maps",
+]

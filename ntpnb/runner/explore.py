@@ -36,6 +36,7 @@ from ..chapter.layout import (
 from ..chapter.outputs import atomic_write_json, output_lock, read_record
 from ..errors import NTPError, PathError, RunInterruptedError
 from ..explore.grid import Axis, Grid, checked_grid, point_label, value_text
+from ..explore.maps import MAPS_DIRNAME, load_explore, summary_lines, write_maps
 from ..validation import as_count
 from .choice import CheckedRun, RunPlan, check_run, planned_runs, select_notebooks
 from .execute import RunResult
@@ -44,8 +45,6 @@ from .run import execute_plan
 #: Seeds per point unless ``--seeds`` says otherwise: the chapter's and two more, so that a map
 #: shows at each point the share of seeds at which a check passes.
 EXPLORE_SEEDS = 3
-#: The folder of an explore tree that holds its maps.
-MAPS_DIRNAME = "maps"
 #: The folder of ``outputs/`` that holds the explore trees, one folder per chapter.
 EXPLORE_DIRNAME = "explore"
 #: What must agree between a tree's ``explore.json`` and a grid that runs into it (seeds may grow).
@@ -248,11 +247,9 @@ def explore(
 def finish_explore(tree: Path, log: Callable[[str], None]) -> list[Path]:
     """Draw the maps of the explore tree ``tree`` into its ``maps/``; one line per check to ``log``.
 
-    The maps are :mod:`ntpnb.explore.maps`' (imported here: they load matplotlib, which a
-    command that draws nothing need not wait for). Returns the files written.
+    The maps are :mod:`ntpnb.explore.maps`' (:func:`~ntpnb.explore.maps.write_maps`, with
+    :func:`~ntpnb.explore.maps.summary_lines`). Returns the files written.
     """
-    from ..explore.maps import load_explore, summary_lines, write_maps
-
     results = load_explore(tree)
     written = write_maps(results, tree / MAPS_DIRNAME)
     for line in summary_lines(results):
