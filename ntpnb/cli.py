@@ -12,6 +12,7 @@ import contextlib
 import io
 import os
 import re
+import shlex
 import shutil
 import signal
 import subprocess
@@ -26,7 +27,15 @@ from typing import Any, NoReturn
 from .book import build_book, jupyter_book, missing_notebooks, verdicts
 from .book.compare import print_comparison
 from .book.explore_book import build_explore_book, is_explore_tree
-from .book.trees import BookTree, book_tree, chapter_number, describe_unrunnable, root_option, run_folder
+from .book.trees import (
+    BookTree,
+    book_tree,
+    chapter_number,
+    describe_unrunnable,
+    root_option,
+    run_folder,
+    shown,
+)
 from .chapter.claims import load_chapter_record
 from .chapter.layout import (
     DEFAULT_OUTPUT_DIRNAME,
@@ -146,7 +155,9 @@ def _cmd_explore(args: argparse.Namespace) -> int:
     runs = f"{len(done.results)} runs ({points} points, {len(done.results) // points} seeds each)"
     failing_text = f"; {failing} with a failing check (the maps show where)" if failing else ""
     spent = time_spent(done.results, args.profile)
-    print(f"all {runs} completed ({spent}){failing_text}; outputs in {done.tree}")
+    print(f"all {runs} completed ({spent}){failing_text}; outputs in {shown(done.tree)}")
+    book = f"ntpnb book --run {shlex.quote(shown(done.tree))}{root_option(args.root)}"
+    print(f"next: {book}  (the page of its maps, in its _book/html)")
     return 0
 
 
