@@ -54,6 +54,7 @@ from .chapter.parameters import (
     profile_parameters,
     read_parameters_cell,
 )
+from .chapter.registry import MAPS
 from .errors import NTPError, PathError, RunInterruptedError
 from .explore.grid import split_parameters
 from .runner import DEFAULT_SEEDS, RunResult, reproduce, select_notebooks
@@ -101,7 +102,8 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
         for r in books:
             with suppress(PathError):
                 records.append(load_chapter_record(layout.claims / f"{r.name}.json"))
-        claims = list(dict.fromkeys(c.claim for record in records for c in record.checks))
+        # a map's numbers are measurements beyond the papers: no verdict counts them
+        claims = [c for c in dict.fromkeys(c.claim for r in records for c in r.checks) if c not in MAPS]
         found = verdicts.sweep_verdicts(claims, verdicts.load_sweeps(layout, records))
         print(f"verdicts across the seeds: {verdicts.format_counts(found)}")
         for claim, verdict in found.items():

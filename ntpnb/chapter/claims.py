@@ -63,7 +63,7 @@ from ..statistics import Sample
 from .layout import output_layout
 from .outputs import atomic_write_text, read_record
 from .platform import platform_info
-from .registry import CLAIMS, PROTOCOL_KEY
+from .registry import CLAIMS, MAP_KINDS, MAPS, PROTOCOL_KEY
 
 Target = float | tuple[float, float]
 
@@ -459,7 +459,8 @@ class ClaimLog:
         Parameters
         ----------
         claim
-            Claim id, as listed on the book's Claims page (e.g. ``"A2"``).
+            Claim id, as listed on the book's Claims page (e.g. ``"A2"``), or a map's id
+            (:data:`~ntpnb.chapter.registry.MAPS`, ``"M1"``) with a sanity or measurement kind.
         what
             What was measured, in words, the same at every seed (no measured number), so that a
             sweep's checks can be matched.
@@ -491,6 +492,11 @@ class ClaimLog:
             number or a rate or p-value sample, a relation the sample's test does not take, or
             a non-finite value.
         """
+        if claim in MAPS and kind not in MAP_KINDS:  # a map's point, unrecorded, may require as a claim
+            raise InvalidDataError(
+                f"map {claim}: a map's numbers are ours, never a paper's claim: kind {kind!r} is not one "
+                f"of {list(MAP_KINDS)}"
+            )
         if self.complete:
             raise InvalidDataError(f"claim {claim}: {what!r} checked after the chapter concluded")
         check = decided_check(
