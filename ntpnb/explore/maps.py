@@ -46,7 +46,7 @@ from ..chapter.claims import (
     decided_check,
     load_chapter_record,
 )
-from ..chapter.layout import OutputLayout
+from ..chapter.layout import EXPLORE_RECORD, OutputLayout
 from ..chapter.outputs import atomic_write_json, atomic_write_text, read_record
 from ..chapter.plotting import COLORS, PHONE_WIDTH, use_style, write_figure
 from ..errors import InvalidDataError, NTPError
@@ -57,8 +57,6 @@ if TYPE_CHECKING:  # matplotlib is imported by the functions that draw, not with
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-#: The name of an explore tree's record of its grid, at the tree's root.
-EXPLORE_RECORD = "explore.json"
 #: The folder of an explore tree that holds its maps.
 MAPS_DIRNAME = "maps"
 #: A point's values, in axis order: the key of a map's values.
