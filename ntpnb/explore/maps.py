@@ -201,14 +201,15 @@ class _ExploreRecord:
     #: Each point's folder (relative to the tree) and values.
     points: tuple[tuple[str, Mapping[str, Any]], ...]
 
-    def command(self) -> str:
-        """The ``ntpnb explore`` command of this grid (it runs again what is missing or damaged)."""
+    def command(self, tree: Path) -> str:
+        """The ``ntpnb explore`` command of this grid into ``tree``: it runs what is missing again."""
         words = ["ntpnb", "explore", self.chapter.split("_", 1)[0]]
         for axis in self.grid.axes:
             words += ["-p", f"{axis.name}={axis.spec or ','.join(axis.texts())}"]
         for name, text in sorted(self.fixed.items()):
             words += ["-p", f"{name}={text}"]
-        return shlex.join([*words, "--seeds", str(len(self.seeds)), "--profile", self.profile])
+        words += ["--seeds", str(len(self.seeds)), "--profile", self.profile, "--out", shown(tree)]
+        return shlex.join(words)
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> _ExploreRecord:
@@ -322,7 +323,8 @@ def load_explore(tree: str | Path) -> GridResults:
             found, why = _point_runs(tree, explore, folder, point)
         except NTPError as exc:
             raise NTPError(
-                f"{exc}; run `{explore.command()}` again: it runs that point again (the others are cached)"
+                f"{exc}; run `{explore.command(tree)}` again: "
+                "it runs that point again (the others are cached)"
             ) from None
         runs += found
         notes += why

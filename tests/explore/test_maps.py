@@ -6,11 +6,13 @@ import contextlib
 import io
 import itertools
 import json
+import shlex
 import warnings
 
 import matplotlib
 import pytest
 
+from ntpnb.book.trees import shown
 from ntpnb.book.verdicts import Series, Sweep, series_of
 from ntpnb.chapter.claims import ChapterRecord, ClaimLog
 from ntpnb.chapter.layout import output_layout
@@ -361,8 +363,10 @@ def test_a_damaged_record_is_refused_naming_it(tmp_path):
     record.write_text(record.read_text().replace('"passed": true', '"passed": false', 1))
     with pytest.raises(NTPError, match=r"claims/01_demo.json differs from what its run wrote") as raised:
         load_explore(tmp_path)
-    # the command that made the tree, which runs that point again
-    assert "run `ntpnb explore 01 -p lr=0.1..10:log:3 --seeds 2 --profile quick` again" in str(raised.value)
+    # the command that made the tree, into the same tree, which runs that point again
+    out = shlex.quote(shown(tmp_path))
+    command = f"ntpnb explore 01 -p lr=0.1..10:log:3 --seeds 2 --profile quick --out {out}"
+    assert f"run `{command}` again" in str(raised.value)
     (tmp_path / "explore.json").write_text('{"chapter": "x"}')
     with pytest.raises(NTPError, match=r"explore record .* is damaged"):
         load_explore(tmp_path)
