@@ -27,6 +27,7 @@ page of :func:`ntpnb.explore.page.map_page`) atomically.
 from __future__ import annotations
 
 import hashlib
+import json
 import math
 import re
 import shlex
@@ -39,6 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..book.trees import chapter_problem, shown
 from ..book.verdicts import Series, format_seeds, keyed, seed_record
+from ..chapter import plotting
 from ..chapter.claims import (
     ChapterRecord,
     Check,
@@ -47,9 +49,9 @@ from ..chapter.claims import (
     load_chapter_record,
 )
 from ..chapter.layout import EXPLORE_RECORD, OutputLayout
-from ..chapter.outputs import atomic_write_json, atomic_write_text, read_record
+from ..chapter.outputs import atomic_write_json, atomic_write_text, file_digest, read_record
 from ..chapter.plotting import COLORS, PHONE_WIDTH, use_style, write_figure
-from ..errors import InvalidDataError, NTPError
+from ..errors import InvalidDataError, NTPError, PathError
 from ..statistics import Sample
 from .grid import Axis, Grid, point_label
 
@@ -783,6 +785,32 @@ def map_record(check_map: CheckMap, grid: Grid) -> dict[str, Any]:
     }
 
 
+def figure_key(check_map: CheckMap, grid: Grid) -> str:
+    """SHA-256 of what a map's figure is drawn from: its data and the code that draws it."""
+    digest = hashlib.sha256(json.dumps(map_record(check_map, grid), sort_keys=True, default=repr).encode())
+    for module in (__file__, plotting.__file__):
+        digest.update(Path(module).read_bytes())
+    return digest.hexdigest()
+
+
+def kept_figures(folder: Path) -> dict[str, list[Path]]:
+    """The figures an earlier :func:`write_maps` wrote into ``folder`` that are still as written, by key.
+
+    Read from its ``maps.json``; a figure whose file is missing or changed is not kept (it is drawn
+    again), and neither is any when ``maps.json`` cannot be read.
+    """
+    try:
+        written = read_record(folder / "maps.json", "maps record", lambda data: dict(data["figures"]))
+    except PathError:
+        return {}
+    kept = {}
+    for key, files in written.items():
+        paths = [folder / name for name in files if Path(name).name == name]
+        if paths and all(p.is_file() and file_digest(p) == files[p.name] for p in paths):
+            kept[key] = paths
+    return kept
+
+
 def write_maps(results: GridResults, folder: str | Path) -> list[Path]:
     """Write every map into ``folder`` atomically: ``<slug>.png``, ``.pdf``, ``maps.json``, ``maps.md``.
 
@@ -794,15 +822,20 @@ def write_maps(results: GridResults, folder: str | Path) -> list[Path]:
 
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    maps, paths, figures = check_maps(results), [], {}
+    maps, paths, figures, drawn = check_maps(results), [], {}, {}
+    kept = kept_figures(folder)
     for check_map in maps:
-        fig = draw_map(check_map, results.grid)
-        try:
-            written = write_figure(fig, folder / check_map.slug)
-        finally:
-            plt.close(fig)
+        key = figure_key(check_map, results.grid)
+        written = kept.get(key)
+        if written is None:  # not drawn from these data by this code, or its files changed since
+            fig = draw_map(check_map, results.grid)
+            try:
+                written = write_figure(fig, folder / check_map.slug)
+            finally:
+                plt.close(fig)
         paths += written
         figures[check_map.slug] = written[0].name
+        drawn[key] = {path.name: file_digest(path) for path in written}
     data = {
         "title": results.title,
         "chapter": results.chapter,
@@ -815,6 +848,7 @@ def write_maps(results: GridResults, folder: str | Path) -> list[Path]:
         "fixed": dict(results.fixed),
         "notes": list(results.notes),
         "maps": [map_record(m, results.grid) for m in maps],
+        "figures": drawn,
     }
     paths.append(atomic_write_json(folder / "maps.json", data))
     paths.append(atomic_write_text(folder / "maps.md", map_page(results, figures)))

@@ -301,6 +301,25 @@ def test_write_maps_writes_figures_data_and_page_atomically(tmp_path, monkeypatc
     assert not [p for p in folder.iterdir() if is_temporary(p)]
 
 
+def test_write_maps_draws_a_map_again_only_when_its_data_or_its_files_changed(tmp_path, monkeypatch):
+    import ntpnb.explore.maps as maps_module
+
+    folder = tmp_path / "maps"
+    write_maps(run_grid(LINE, (0, 1), below(3.5)), folder)
+    drawn = []
+    draw = maps_module.draw_map
+    monkeypatch.setattr(maps_module, "draw_map", lambda m, grid: drawn.append(m.slug) or draw(m, grid))
+    write_maps(run_grid(LINE, (0, 1), below(3.5)), folder)  # the same data: every figure kept
+    assert drawn == []
+    slug = check_maps(run_grid(LINE, (0, 1), below(3.5)))[0].slug
+    (folder / f"{slug}.png").write_bytes(b"damaged")
+    write_maps(run_grid(LINE, (0, 1), below(3.5)), folder)  # a changed file is not trusted
+    assert drawn == [slug]
+    assert (folder / f"{slug}.png").read_bytes().startswith(b"\x89PNG")
+    write_maps(run_grid(LINE, (0, 1), below(4.5)), folder)  # other data: drawn again
+    assert drawn == [slug, slug]
+
+
 # -- an explore tree ----------------------------------------------------------------------------------
 
 
