@@ -189,9 +189,8 @@ def main(argv: list[str] | None = None) -> int:
         for row in rows:
             print(f"  {row}")
     names, used = public_names(root)
-    print(
-        f"public module-level functions and classes: {len(names)}; named by a notebook, the CLI or a benchmark: {len(used)}"
-    )
+    print(f"public module-level functions and classes: {len(names)}; ", end="")
+    print(f"named by a notebook, the CLI or a benchmark: {len(used)}")
     return 0
 
 
