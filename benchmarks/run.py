@@ -764,7 +764,7 @@ residuals in total, on F and on F-perp, `| ||W_B|| - B | / B`, and the smallest 
 `ntpnb.attention.graph_svm_qp.solve_graph_svm` (Paper B, Sec. 3.2; chapter 07) on Paper B's general
 (cyclic) data of size `(K, d, n, T)`: unit-sphere embeddings, `T` distinct tokens per sample, a
 label drawn among them, redrawn until some token-priority graph has a cycle and a strict relation
-(`ntpnb.attention.paper_experiments._trial_data`, as chapter 07 draws its trials; the first row is the
+(`ntpnb.attention.paper_experiments.trial_data`, as chapter 07 draws its trials; the first row is the
 size of its Fig. 4). The count is the number of constraints (strict relations plus equivalences
 over all graphs; each a dense row in `d^2` unknowns). "certificate": the solver's verification
 (`passes()`: feasibility, stationarity, complementarity, sign of the multipliers, relative duality

@@ -40,9 +40,9 @@ from .graph_svm_qp import solve_graph_svm
 from .graphs import (
     CyclicSubdataset,
     TokenPriorityGraphs,
-    _attention_logits,
-    _graphs,
+    attention_logits,
     cyclic_subdataset,
+    graphs_from_sets,
     pseudo_cyclic_subdataset,
     pseudo_priority_graphs,
     scyc_basis,
@@ -78,7 +78,8 @@ __all__ = [
 ]
 
 
-def _trial_data(kind: str, K: int, d: int, n: int, T: int, rng: np.random.Generator):
+def trial_data(kind: str, K: int, d: int, n: int, T: int, rng: np.random.Generator):
+    """One trial of chapter 7 drawn from ``rng``: embeddings ``E`` and an acyclic or general data set."""
     E = random_embeddings(K, d, rng)
     if kind == "acyclic":
         X, y, _ = acyclic_dataset(K, n, T, rng)
@@ -101,9 +102,9 @@ def _draw_trials(key: tuple[str | int, ...]) -> tuple[tuple[np.ndarray, TokenDat
     """Every trial's embeddings and data (read-only), drawn in order from one generator: once per key."""
     kind, K, d, n, T, n_trials, seed = key
     rng = as_generator(seed)
-    first = _trial_data(kind, K, d, n, T, rng)  # validates the sizes together
+    first = trial_data(kind, K, d, n, T, rng)  # validates the sizes together
     check_dense_size((n_trials, K * d + n * T), "the trials' embeddings and tokens")
-    rest = [_trial_data(kind, K, d, n, T, rng) for _ in range(n_trials - 1)]
+    rest = [trial_data(kind, K, d, n, T, rng) for _ in range(n_trials - 1)]
     return tuple((frozen(E), data) for E, data in [first, *rest])
 
 
@@ -604,7 +605,7 @@ def _pseudo_setup(
     else:
         subset = pseudo_cyclic_subdataset(pseudo, data)
         basis = _kept(scyc_basis, E, pseudo.graphs)
-    logits = np.where(data.mask, _attention_logits(E, data, W), np.nan)
+    logits = np.where(data.mask, attention_logits(E, data, W), np.nan)
     return _PseudoTrial(
         subset=subset,
         basis=basis,
@@ -631,7 +632,7 @@ def _label_components(
         comp = g.components[g.component_of[lab]]
         nodes.setdefault(k, set()).update(comp)
         edges.setdefault(k, set()).update(zip(comp, comp[1:] + comp[:1], strict=True))
-    return _graphs(graphs.K, nodes, edges)
+    return graphs_from_sets(graphs.K, nodes, edges)
 
 
 def midpoint_gaps(prob: Problem, n_pairs: int, scale: float, rng: np.random.Generator) -> np.ndarray:

@@ -17,7 +17,7 @@ from numpy.typing import ArrayLike
 
 from ...errors import GenerationError, InvalidDataError
 from ...linalg import least_squares
-from ...parallel import _seeded_trial, parallel_map, run_sweep, trial_generators
+from ...parallel import parallel_map, run_sweep, seeded_trial, trial_generators
 from ...statistics import fisher_pvalue
 from ...validation import as_count, as_float_array, as_generator
 from ..condition_thresholds import NestedTrial, condition_trial, nested_trial, random_instance
@@ -105,7 +105,7 @@ def nested_sweep(
 
     def draws(part: slice, k: int) -> list[list[NestedTrial]]:  # the draws part (k of them) per point
         jobs = [(p, ss) for p, per in zip(points, seeds, strict=True) for ss in per[part]]
-        trials = parallel_map(functools.partial(_seeded_trial, nested_trial), jobs, 16)
+        trials = parallel_map(functools.partial(seeded_trial, nested_trial), jobs, 16)
         return [trials[i * k : (i + 1) * k] for i in range(len(points))]
 
     pilot = draws(slice(n_first), n_first)
