@@ -8,6 +8,7 @@ training, sequences, random instances) and the chapters' experiments. The public
 from __future__ import annotations
 
 from . import experiments
+from .compatibility import compatibility_residual, finite_solution, is_compatible
 from .condition_thresholds import (
     BestLoss,
     best_achievable_loss,
@@ -27,10 +28,7 @@ from .regpath import RegularizationPath, regularization_path
 from .separability import (
     SEPARABILITY_METHODS,
     SeparabilityDecision,
-    compatibility_residual,
     decide_separability,
-    finite_solution,
-    is_compatible,
     is_separable,
     satisfies_definition_2,
     separating_direction,

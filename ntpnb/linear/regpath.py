@@ -9,9 +9,9 @@ The split
 ``W = W* + delta + W_perp`` with ``W*`` the finite solution (in F), ``delta`` in F and ``W_perp``
 in F-perp. A matrix in F-perp leaves every in-support logit difference unchanged, so the loss is
 evaluated from the logits of ``delta`` and the margins of ``W_perp`` alone, never adding a tiny
-``delta`` to ``W*`` in floating point (:func:`.regpath_gram.split_loss`). The minimizer lies in
+``delta`` to ``W*`` in floating point (:func:`.path_split.split_loss`). The minimizer lies in
 ``R``, the matrices with zero column sums and rows in the span of the embeddings (the loss
-ignores the rest). Two representations of the split (:class:`.regpath_gram.Split`) share the
+ignores the rest). Two representations of the split (:class:`.path_split.Split`) share the
 solver: orthonormal bases of F and of ``R ∩ F-perp`` (:class:`PathStructure`, any rank of ``H``;
 a dense Newton system of size ``(V - 1) rank H``), and, when ``H`` has full row rank,
 coefficients in the Gram matrix ``K = H H^T`` (:class:`.regpath_gram.GramStructure`; Newton's
@@ -67,10 +67,12 @@ from ..linalg import check_known_rank, helmert_basis
 from ..linalg import safe_norm as _norm
 from ..parallel import limit_threads
 from ..validation import as_float, as_float_array, frozen
+from .compatibility import finite_solution
 from .gram_blocks import NoConvergenceError as _NoConvergenceError
 from .ntp_data import NTPData, cached_per_data, normalized, require_data
-from .regpath_gram import Evaluation, Split, Workspace, gram_structure, split_loss, star_exponents
-from .separability import finite_solution, is_separable
+from .path_split import Evaluation, Split, Workspace, split_loss, star_exponents
+from .regpath_gram import gram_structure
+from .separability import is_separable
 from .subspace import embedding_svd, f_decomposition
 
 

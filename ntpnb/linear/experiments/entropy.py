@@ -22,7 +22,7 @@ from ..constraints import ntp_constraints
 from ..loss import ce_loss, entropy, kl_divergence, logits, loss_and_grad
 from ..max_margin import zero_margin_direction
 from ..ntp_data import NTPData, check_decoder, require_data
-from ..regpath_gram import split_loss, star_exponents
+from ..path_split import split_loss, star_exponents
 
 __all__ = [
     "tempering_exponent",

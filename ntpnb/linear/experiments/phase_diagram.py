@@ -20,10 +20,11 @@ from ...linalg import least_squares
 from ...parallel import parallel_map, run_sweep, seeded_trial, trial_generators
 from ...statistics import fisher_pvalue
 from ...validation import as_count, as_float_array, as_generator
+from ..compatibility import is_compatible
 from ..condition_thresholds import NestedTrial, condition_trial, nested_trial, random_instance
 from ..constraints import ntp_constraints
 from ..ntp_data import NTPData, check_decoder, require_data
-from ..separability import is_compatible, is_separable
+from ..separability import is_separable
 from ..subspace import embedding_rank
 
 __all__ = [
