@@ -24,7 +24,7 @@ from .loss import ce_grad, ce_loss, entropy, kl_divergence, logits, softmax
 from .max_margin import SVMSolution, ntp_svm, solve_ntp_svm
 from .ntp_data import NTPData
 from .recipes import synthetic_instance, toy2d_instance
-from .regpath import RegularizationPath, regularization_path
+from .regpath import RegularizationPath, SplitPath, regularization_path
 from .separability import (
     SEPARABILITY_METHODS,
     SeparabilityDecision,
@@ -72,6 +72,7 @@ __all__ = [
     "SVMSolution",
     "regularization_path",
     "RegularizationPath",
+    "SplitPath",
     "Limits",
     "limits",
     "train",
