@@ -60,6 +60,22 @@ class TokenData:
         return self.tokens[i, self.mask[i]]
 
 
+def drawn_token_data(X: np.ndarray, y: np.ndarray, K: int) -> TokenData:
+    """:class:`TokenData` of drawn ids, valid by construction (no check; :func:`as_token_data` checks).
+
+    ``X`` ``(n, T)``: ids in ``[0, K)``; ``y`` ``(n,)``: each label one of its row's ids. The
+    query is each row's last token, as :func:`as_token_data` takes it.
+    """
+    tokens = np.asarray(X, dtype=np.int64)
+    return TokenData(
+        tokens=frozen(tokens),
+        mask=frozen(np.ones(tokens.shape, dtype=bool)),
+        query=frozen(tokens[:, -1]),
+        labels=frozen(np.asarray(y, dtype=np.int64)),
+        K=K,
+    )
+
+
 def as_token_data(
     X: Ids,
     y: object,
