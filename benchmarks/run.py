@@ -131,7 +131,7 @@ class Benchmark:
     exponent: float | None = PREDICTION_EXPONENT
 
 
-def n_constraints(size: Size, data: object = None) -> int:
+def n_constraints(size: Size, _data: object = None) -> int:
     """Inequalities (6b) in anchor form: ``m (V - S)``."""
     m, V, _, S = size
     return m * (V - S)
@@ -344,7 +344,7 @@ def path_unknowns(size: Size, instance: tuple[NTPData, np.ndarray]) -> int:
     return (size[1] - 1) * int(np.linalg.matrix_rank(instance[0].H))
 
 
-def graph_svm_constraints(size: Size, instance: AttentionInstance) -> int:
+def graph_svm_constraints(_size: Size, instance: AttentionInstance) -> int:
     """Constraints of (Graph-SVM): strict relations plus equivalences over all graphs."""
     return len(instance.graphs.strict) + len(instance.graphs.equivalent)
 
@@ -398,7 +398,7 @@ def parse_attention_sizes(values: Sequence[str] | None) -> list[Size]:
     return parse_sizes(values, ATTENTION_SVM_SIZES, "K,d,n,T")
 
 
-def _first(size: Size, instance: object = None) -> int:
+def _first(size: Size, _instance: object = None) -> int:
     return size[0]
 
 
@@ -1080,7 +1080,7 @@ def book_page(
     solvers = solvers.replace("{fit_points}", str(FIT_MIN_POINTS))
     parts.append(solvers)
 
-    def section(bench: Benchmark, table: Table, body: str, intro: str) -> str:
+    def section(table: Table, body: str, intro: str) -> str:
         link = (figures or {}).get(table.problem)
         alt = f"{table.problem}: seconds against {table.count_label}, log-log"
         image = f"\n![{alt}]({link})\n" if link else ""
@@ -1088,10 +1088,10 @@ def book_page(
 
     for bench, table in runs:
         body = format_table(table, bench.naive, bench.fit_kind)
-        parts.append(section(bench, table, body, SECTION_INTROS.get(bench.problem, "")))
+        parts.append(section(table, body, SECTION_INTROS.get(bench.problem, "")))
     for k, (bench, table) in enumerate(train_runs):
         body = training.format_training(table, bench.fit_kind)
-        parts.append(section(bench, table, body, TRAINING_INTRO if k == 0 else ""))
+        parts.append(section(table, body, TRAINING_INTRO if k == 0 else ""))
     if att_rows:
         parts.append(f"## {ATTENTION_TITLE}\n\n{ATTENTION_INTRO}\n{attention.format_attention(att_rows)}\n")
     if joint_rows:

@@ -75,7 +75,7 @@ def train(
     state = (np.zeros(columns), np.zeros(columns), np.empty((2, prob.B)), np.ones(2))
     current = lambda: read_only_view(np.ascontiguousarray(np.moveaxis(WL, -1, 0)))
 
-    def advance(k: int, n: int) -> None:
+    def advance(k: int, _n: int) -> None:  # one step a call: drive's chunk is 1
         step.run(WL)
         state[3][:] *= betas
         status, trial = optim_loops.step(WL.reshape(columns), step.grad.reshape(columns), state, rule, True)
