@@ -6,10 +6,6 @@ catch them all at once; each subclass names one kind of problem.
 
 from __future__ import annotations
 
-from typing import TypeVar
-
-_Decision = TypeVar("_Decision")
-
 
 class NTPError(Exception):
     """Base class of every error raised on purpose by :mod:`ntpnb`."""
@@ -114,10 +110,3 @@ class RunInterruptedError(NTPError):
 __all__ = [
     name for name, value in list(globals().items()) if isinstance(value, type) and issubclass(value, NTPError)
 ]
-
-
-def unambiguous(outcome: _Decision | str) -> _Decision:
-    """The decision, or :class:`NumericallyAmbiguousError` with the ambiguity's message (a string)."""
-    if isinstance(outcome, str):
-        raise NumericallyAmbiguousError(outcome)
-    return outcome

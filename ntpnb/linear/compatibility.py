@@ -19,10 +19,10 @@ import numpy as np
 import scipy
 
 from .. import settings
-from ..errors import NotCompatibleError, RankAmbiguousError, ScaleError, SolverError, unambiguous
+from ..errors import NotCompatibleError, RankAmbiguousError, ScaleError, SolverError
 from ..linalg import accurate_dots, nonzero_count, rank_floor, thin_svd
 from .constraints import ntp_constraints
-from .ntp_data import NTPData, cached_per_data, frozen, normalized
+from .ntp_data import NTPData, cached_per_data, frozen, normalized, unambiguous
 from .separability import context_scales
 from .subspace import EQUALITY_WHAT, equality_operator, f_decomposition, uses_dense_f
 

@@ -47,14 +47,13 @@ from ..errors import (
     RankAmbiguousError,
     ScaleError,
     SolverError,
-    unambiguous,
 )
 from ..linalg import nonzero_count, thin_svd
 from ..qp import least_distance_nnls
 from .active_set import SOLVER_NAME as ACTIVE_SET_SOLVER
 from .active_set import solve_active_set, solve_verified
 from .constraints import anchor_pairs, margin_lp, ntp_constraints, pair_coefficients, pair_rows
-from .ntp_data import NTPData, cached_per_data, check_decoder, frozen, normalized, require_data
+from .ntp_data import NTPData, cached_per_data, check_decoder, frozen, normalized, require_data, unambiguous
 from .subspace import f_decomposition, uses_dense_f
 
 #: The ``method`` of a decision made by a solve from ``H`` alone (:func:`_from_embeddings`).

@@ -20,10 +20,9 @@ from ntpnb.errors import (
     NumericallyAmbiguousError,
     ScaleError,
     SolverError,
-    unambiguous,
 )
 from ntpnb.linear.constraints import ntp_constraints
-from ntpnb.linear.ntp_data import normalized
+from ntpnb.linear.ntp_data import normalized, unambiguous
 from ntpnb.linear.separability import (
     LEAST_DISTANCE_METHOD,
     WITNESS_METHOD,
