@@ -25,6 +25,7 @@ from typing import Any, NoReturn
 
 from .book import build_book, jupyter_book, missing_notebooks, verdicts
 from .book.compare import print_comparison
+from .book.explore_book import build_explore_book, is_explore_tree
 from .book.trees import BookTree, book_tree, chapter_number, describe_unrunnable, root_option, run_folder
 from .chapter.claims import load_chapter_record
 from .chapter.layout import (
@@ -44,6 +45,7 @@ from .chapter.parameters import (
     profile_parameters,
     read_parameters_cell,
 )
+from .chapter.registry import MAPS
 from .errors import NTPError, PathError, RunInterruptedError
 from .runner import DEFAULT_SEEDS, reproduce, select_notebooks
 from .runner.choice import check_run, int_seed, package_fingerprint
@@ -95,7 +97,8 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
         for r in books:
             with suppress(PathError):
                 records.append(load_chapter_record(layout.claims / f"{r.name}.json"))
-        claims = list(dict.fromkeys(c.claim for record in records for c in record.checks))
+        # a map's numbers are measurements beyond the papers: no verdict counts them
+        claims = [c for c in dict.fromkeys(c.claim for r in records for c in r.checks) if c not in MAPS]
         found = verdicts.sweep_verdicts(claims, verdicts.load_sweeps(layout, records))
         print(f"verdicts across the seeds: {verdicts.format_counts(found)}")
         for claim, verdict in found.items():
@@ -138,6 +141,14 @@ def _cmd_book(args: argparse.Namespace) -> int:
     """Execute the tree's missing notebooks (with ``--run-missing``, in its setting), then build its book."""
     root, wait = args.root, not args.no_wait
     jupyter_book()  # a missing jupyter-book fails before any notebook runs
+    if args.run is not None and is_explore_tree(args.run):  # its book is its map page
+        if args.run_missing:
+            raise NTPError(
+                "--run-missing runs a run's chapters; an explore tree's points run again with the "
+                "ntpnb explore command that made it"
+            )
+        with output_lock(Path(args.run).expanduser().resolve(), wait=wait):
+            return build_explore_book(root, args.run, pdf=not args.no_pdf)
     tree = book_tree(root, args.run)
     missing = missing_notebooks(tree)
     if missing and args.run_missing:
@@ -390,7 +401,8 @@ def _add_book(sub: argparse._SubParsersAction, parents: list[argparse.ArgumentPa
         "--run",
         metavar="DIR",
         help="build the book of the run in the output folder DIR (e.g. outputs/runs/profile=quick) "
-        "into DIR/_book/html, labelled by what ran (its run.json); default: the book's own outputs/",
+        "into DIR/_book/html, labelled by what ran (its run.json); of an explore tree (DIR/explore.json), "
+        "its map page, its maps written into DIR/maps; default: the book's own outputs/",
     )
     book.add_argument(
         "--run-missing",

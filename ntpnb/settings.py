@@ -14,6 +14,11 @@ from types import MappingProxyType
 #: rounds by at most about ``n eps`` of its absolute terms); a fact, not a choice.
 FLOAT64_EPS: float = 2.0**-52
 
+#: float64's smallest normal number, 2^-1022: as normalized GD's ``eps`` it changes no step whose
+#: gradient norm is above about 1e-291 (``||g|| + eps == ||g||``) and stops a trial whose gradient
+#: underflowed to 0 (``ntpnb.attention.acyclic_end``); a fact, not a choice.
+FLOAT64_TINY: float = 2.0**-1022
+
 #: Probability vectors must sum to one within this (a float32 softmax misses 1 by 1e-8 to 1e-6).
 PROB_SUM_RTOL: float = 1e-5
 #: Rows that miss 1 by more than this (float64 rounding) are divided by their sum.

@@ -6,6 +6,8 @@
   zero on the cyclic sub-dataset, Appendix D).
 * :func:`local_experiment`: Figs. 5-6. Head ``C = E``, squared or cross-entropy loss; the trained
   ``W``'s pseudo token-priority graphs give ``W~^mm``, ``W~^cyc``, compared with ``W^mm``, ``W^cyc``.
+* :func:`acyclic_end` and :func:`local_end`: only the end of Fig. 3's and Fig. 5's runs, at several
+  seeds in one batched training: what chapter 8's maps measure at settings the paper does not try.
 
 The trials are drawn in order from one generator (``seed``), independently of the rest, which runs
 through :func:`ntpnb.parallel.parallel_map` (serial by default; processes, Dask or Ray inside
@@ -17,9 +19,10 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
+from types import MappingProxyType
 
 import numpy as np
 
@@ -27,7 +30,7 @@ from .. import optim, settings
 from ..errors import InvalidDataError
 from ..parallel import parallel_map
 from ..qp import SVMSolution
-from ..validation import as_count, as_float, as_generator, check_dense_size, frozen
+from ..validation import as_count, as_float, as_generator, as_ordered, check_dense_size, frozen
 from .batched_training import (
     correlation,
     project_batched,
@@ -72,6 +75,9 @@ __all__ = [
     "LocalResult",
     "local_experiment",
     "local_threshold_sweep",
+    "SeedTrials",
+    "acyclic_end",
+    "local_end",
     "initial_weights",
     "gd_reference",
     "ReferenceRun",
@@ -661,6 +667,127 @@ def _label_components(
         nodes.setdefault(k, set()).update(comp)
         edges.setdefault(k, set()).update(zip(comp, comp[1:] + comp[:1], strict=True))
     return graphs_from_sets(graphs.K, nodes, edges)
+
+
+@dataclass(frozen=True)
+class SeedTrials:
+    """Per-trial numbers of a run over several seeds: ``values[name]`` is ``(len(seeds), n_trials)``."""
+
+    #: The seeds, in the order of the rows.
+    seeds: tuple[int, ...]
+    #: Name -> ``(len(seeds), n_trials)`` (read-only).
+    values: Mapping[str, np.ndarray]
+
+    def at(self, seed: int) -> dict[str, np.ndarray]:
+        """Every number of the trials of ``seed``, ``(n_trials,)`` each."""
+        if seed not in self.seeds:
+            raise InvalidDataError(f"seed {seed!r} was not run; the seeds run: {list(self.seeds)}")
+        row = self.seeds.index(seed)
+        return {name: v[row] for name, v in self.values.items()}
+
+
+def _seed_list(seeds: Sequence[int]) -> tuple[int, ...]:
+    """``seeds`` checked: a non-empty sequence of distinct non-negative integers."""
+    seeds = tuple(as_count(s, "seed", minimum=0) for s in as_ordered(seeds, "seeds"))
+    if not seeds or len(set(seeds)) < len(seeds):
+        raise InvalidDataError(f"seeds must be a non-empty list of distinct seeds, got {list(seeds)}")
+    return seeds
+
+
+def _seed_trials(seeds: tuple[int, ...], n_trials: int, **values: np.ndarray) -> SeedTrials:
+    """:class:`SeedTrials` of flat ``(len(seeds) * n_trials,)`` arrays, seed after seed."""
+    shape = (len(seeds), n_trials)
+    return SeedTrials(seeds, MappingProxyType({k: frozen(np.reshape(v, shape)) for k, v in values.items()}))
+
+
+def acyclic_end(
+    *,
+    lr: float,
+    K: int,
+    d: int,
+    n: int,
+    T: int,
+    n_trials: int,
+    n_iter: int,
+    seeds: Sequence[int],
+    init: str = "uniform",
+    step_eps: float = settings.FLOAT64_TINY,
+) -> SeedTrials:
+    """The end of Fig. 3's runs (acyclic data, ``C E^T = I``, log-loss) at each seed: one batched training.
+
+    Each seed's trials are :func:`global_experiment`'s (``kind="acyclic"``, the same ``seed``, sizes
+    and ``init``), trained by normalized GD with step ``lr g / (||g|| + step_eps)``. The default
+    ``step_eps``, float64's smallest normal number, leaves every step of length ``lr`` (the paper's
+    rule, bit for bit: ``||g|| + step_eps == ||g||``) until a trial's gradient underflows to 0, where
+    the exact rule is undefined; that trial then stays where it is (its attention saturated to
+    float64). Returns per trial ``corr`` (``corr(W, W^mm)`` at the end), ``norm_ratio``
+    (``||W|| / (lr n_iter)``) and ``stalled`` (1 where ``||grad L(W)|| < step_eps`` at the end: its
+    steps had shrunk below ``lr / 2``).
+    """
+    seeds, n_iter = _seed_list(seeds), as_count(n_iter, "n_iter")
+    opt = optim.normalized_gd(lr, eps=step_eps)  # checks lr and step_eps
+    draws = [t for s in seeds for t in _draw_trials(_trials_key("acyclic", K, d, n, T, n_trials, s))]
+    W0 = [initial_weights(init, n_trials, d, s) for s in seeds]
+    W0 = None if W0[0] is None else np.concatenate(W0)
+    W_mm = np.array([_kept(_svm_direction, E, token_priority_graphs(data)) for E, data in draws])
+    problems = [make_problem(E, identity_head(E), data) for E, data in draws]
+    W = np.array(train_trials(problems, opt, n_iter, record_at=np.array([n_iter]), W0=W0).W)
+    grad = gradient_norms(W[None], stack_problems(problems))[0]
+    norm = np.linalg.norm(W, axis=(1, 2))
+    return _seed_trials(
+        seeds,
+        n_trials,
+        corr=correlation(W, W_mm),
+        norm_ratio=norm / (opt.lr * n_iter),
+        stalled=grad < step_eps,
+    )
+
+
+def local_end(
+    loss: str,
+    *,
+    K: int,
+    d: int,
+    n: int,
+    T: int,
+    n_trials: int,
+    lr: float,
+    n_iter: int,
+    seeds: Sequence[int],
+    threshold: float | None = None,
+    exclusion_band: float = 0.0,
+    init: str = "zero",
+    step_eps: float = 0.0,
+) -> SeedTrials:
+    """The end of Fig. 5's (or 6's) runs at each seed: ``W`` and the local reference, batched over seeds.
+
+    Each seed's trials, training and pseudo graphs are :func:`local_experiment`'s (the same
+    arguments, the pseudo cyclic sub-dataset keyed by the label, the authors' protocol) without the
+    global reference and the curves. Returns per trial ``corr_local`` (with ``W~^mm``), ``corr_global``
+    (with ``W^mm``), ``nonempty`` (1 where the pseudo cyclic sub-dataset has a sample) and
+    ``dist_local`` (``||Pi_S~cyc(W) - Pi_S~cyc(W~^cyc)||`` at the last step, 0 where it is empty).
+    """
+    seeds, n_iter = _seed_list(seeds), as_count(n_iter, "n_iter")
+    trials = [t for s in seeds for t in _local_trials(_trials_key("general", K, d, n, T, n_trials, s))]
+    W0 = [initial_weights(init, n_trials, d, s) for s in seeds]
+    W0 = None if W0[0] is None else np.concatenate(W0)
+    problems = [make_problem(t.E, t.C, t.data, loss, "argmax") for t in trials]
+    opt, end = optim.normalized_gd(lr, eps=step_eps), np.array([n_iter])
+    W = np.array(train_trials(problems, opt, n_iter, record_at=end, W0=W0).W)
+    setup = partial(_pseudo_setup, threshold=threshold, exclusion_band=exclusion_band, subset_key="label")
+    pseudo = parallel_map(setup, [(t.E, t.data, w) for t, w in zip(trials, W, strict=True)])
+    ref = gd_reference(
+        [t.E for t in trials], [p.subset for p in pseudo], [t.C for t in trials], loss, "argmax", opt, n_iter,
+        record_at=end, divide_by=[t.data.n for t in trials],
+    ).W[-1]  # fmt: skip
+    return _seed_trials(
+        seeds,
+        n_trials,
+        corr_local=correlation(W, np.array([p.W_mm for p in pseudo])),
+        corr_global=correlation(W, np.array([t.W_mm for t in trials])),
+        nonempty=np.array([p.subset.index.size > 0 for p in pseudo]),
+        dist_local=_same_step_distance(W, ref, stack_bases([p.basis for p in pseudo])),
+    )
 
 
 def midpoint_gaps(prob: Problem, n_pairs: int, scale: float, rng: np.random.Generator) -> np.ndarray:

@@ -30,7 +30,7 @@ import subprocess
 import sys
 import tempfile
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -107,6 +107,15 @@ def clear_stale(site: Path) -> list[Path]:
     return stale
 
 
+def book_config(root: Path, title: str | None = None) -> str:
+    """The project's ``_config.yml``, its ``title:`` line replaced by ``title`` if given (comments kept)."""
+    config = (root / "_config.yml").read_text(encoding="utf-8")
+    if title is None:
+        return config
+    line = f"title: {json.dumps(title, ensure_ascii=False)}"
+    return re.sub(r"^title:.*$", lambda _: line, config, count=1, flags=re.MULTILINE)
+
+
 def stage_sources(tree: BookTree, source: Path, missing: Sequence[str]) -> None:
     """Copy into ``source`` the book of ``tree``'s project around the tree; a page per ``missing`` chapter.
 
@@ -115,11 +124,8 @@ def stage_sources(tree: BookTree, source: Path, missing: Sequence[str]) -> None:
     root, layout = tree.root, tree.layout
     ignore = shutil.ignore_patterns(".*", "__pycache__")
     source.mkdir()
-    config = (root / "_config.yml").read_text(encoding="utf-8")
-    if not tree.own:  # the title: line replaced, comments kept
-        title = f"title: {json.dumps(f'ntpnb, a run of {tree.label()}', ensure_ascii=False)}"
-        config = re.sub(r"^title:.*$", lambda _: title, config, count=1, flags=re.MULTILINE)
-    (source / "_config.yml").write_text(config, encoding="utf-8")
+    title = None if tree.own else f"ntpnb, a run of {tree.label()}"
+    (source / "_config.yml").write_text(book_config(root, title), encoding="utf-8")
     shutil.copy2(root / "_toc.yml", source / "_toc.yml")
     shutil.copytree(root / "book", source / "book", ignore=ignore)
     outputs = source / "outputs"
@@ -366,7 +372,8 @@ def build_book(tree: BookTree, pdf: bool = True) -> int:
         damaged (naming it and the command that remakes it), the site folder cannot be written,
         or jupyter-book is not installed.
     """
-    jb, layout = jupyter_book(), tree.layout
+    jupyter_book()  # installed, before anything is written
+    layout = tree.layout
     missing = missing_notebooks(tree)
     refusal = unrun_refusal(tree, missing)
     if refusal:
@@ -379,11 +386,25 @@ def build_book(tree: BookTree, pdf: bool = True) -> int:
     print(f"ntpnb: wrote the reproducibility report {shown(write_report(pages))}")
     print(f"ntpnb: verdicts of the last runs: {verdict_summary(pages.results)}")
     print(f"ntpnb: wrote the benchmarks page {shown(write_benchmarks_page(tree))}")
+    site = tree.root / BOOK_SITE_DIRNAME if tree.own else layout.root / RUN_SITE_DIRNAME
+    return build_site(site, lambda source: stage_sources(tree, source, missing), tree.book_command(), pdf)
+
+
+def build_site(site: Path, sources: Callable[[Path], None], command: str, pdf: bool = True) -> int:
+    """Build a book into ``<site>/html`` atomically from what ``sources(folder)`` copies; the exit code.
+
+    The book's PDF too where ``pdf`` and Chromium is installed. ``command`` is the command that
+    builds it again, which a message about the site folder names.
+
+    Raises
+    ------
+    NTPError
+        If the site folder cannot be written.
+    """
     no_pdf = missing_printer() if pdf else "not asked for (--no-pdf)"
     if no_pdf:
         print(f"ntpnb: the book will have no PDF: {no_pdf}")
     env = {k: v for k, v in os.environ.items() if k != PDF_ENV} | ({} if no_pdf else {PDF_ENV: PDF_NAME})
-    site = tree.root / BOOK_SITE_DIRNAME if tree.own else layout.root / RUN_SITE_DIRNAME
     target = site / HTML_DIRNAME
     try:
         site.mkdir(parents=True, exist_ok=True)
@@ -391,22 +412,23 @@ def build_book(tree: BookTree, pdf: bool = True) -> int:
         prefix = f"{STAGING_PREFIX}{os.getpid()}-"  # a fresh staging folder, removed on leaving
         with tempfile.TemporaryDirectory(prefix=prefix, dir=site, ignore_cleanup_errors=True) as path:
             stage = Staging(Path(path))
-            stage_sources(tree, stage.source, missing)
-            command = [str(jb), "build", str(stage.source), "--path-output", str(stage.path), "-W", "-n"]
-            code, output = run_owned([*command, "--keep-going"], stage.path, env)
+            sources(stage.source)
+            build = [str(jupyter_book()), "build", str(stage.source), "--path-output", str(stage.path)]
+            build += ["-W", "-n"]
+            code, output = run_owned([*build, "--keep-going"], stage.path, env)
             if code == 0 and not no_pdf:
-                code, output = make_pdf(command, stage, env)
+                code, output = make_pdf(build, stage, env)
             if code != 0:
                 errno_ = disk_errno(output, stage.path)
                 if errno_ is not None:
-                    raise site_error(site, OSError(errno_, os.strerror(errno_)), tree.book_command())
+                    raise site_error(site, OSError(errno_, os.strerror(errno_)), command)
                 print("\n".join(build_messages(output)), file=sys.stderr)
                 kept = f"the last complete book in {shown(target)} is kept" if target.is_dir() else "no book"
                 print(f"ntpnb: the book build failed ({kept}); its messages are above", file=sys.stderr)
                 return code
             swap_in(stage, target)
     except OSError as exc:
-        raise site_error(site, exc, tree.book_command()) from None
+        raise site_error(site, exc, command) from None
     print(f"ntpnb: the book is at {shown(target / 'index.html')}")
     if not no_pdf:
         print(f"ntpnb: the whole book as one PDF is at {shown(target / PDF_NAME)}")

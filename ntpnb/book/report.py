@@ -34,7 +34,7 @@ from ..chapter.layout import OutputLayout
 from ..chapter.outputs import RunRecord, atomic_write_text, load_run_record
 from ..chapter.platform import platform_section
 from ..chapter.prose import markdown_table
-from ..chapter.registry import CLAIMS, PAPERS, ClaimSpec, sort_key
+from ..chapter.registry import CLAIMS, MAPS, PAPERS, ClaimSpec, sort_key
 from .executed import read_notebook
 from .footers import read_footers
 from .scoreboard import PAPER_TOPICS, SCOREBOARD_FILE, badge_html, card_anchor, scoreboard_data
@@ -395,6 +395,48 @@ def _cards(tree: TreePages) -> list[str]:
     return lines
 
 
+#: The title of the report's section on the maps beyond the papers' settings.
+MAPS_TITLE = "Beyond the papers' settings"
+
+
+def map_finding(series: Series) -> str:
+    """A map's measurement in a sentence: ``"what: established, 0.93 ± 0.01 ... (required > 0.5)"``."""
+    return f"{series.name}: {series.outcome}, {series.quote()} (required {series.first.required})"
+
+
+def _maps_section(tree: TreePages) -> list[str]:
+    """Each map of the registry: the assumption it leaves, what it varies, its findings from the records.
+
+    A map's numbers are measurements beyond the papers: they count in no verdict.
+    """
+    lines = [
+        f"## {MAPS_TITLE}",
+        "",
+        "Maps of what happens where a paper's assumption does not hold. Each is a measurement of",
+        "ours, never a verdict of a paper's claim: its numbers count in none of the verdicts above.",
+        "",
+    ]
+    for mid, spec in MAPS.items():
+        series = tree.series.get(mid, [])
+        found = [f"- {_escape(map_finding(s))}" for s in series if s.first.kind == "measurement"]
+        sanity = [s.outcome for s in series if s.first.kind == "sanity"]
+        if sanity:
+            found.append(f"- {_escape(_count(sanity, 'sanity'))} (they test the code or the setting)")
+        claims = ", ".join(f"[{c}](#{card_anchor(c)})" for c in spec.claims)
+        fields = [
+            ("The paper assumes", [spec.assumption]),
+            ("Varied", [spec.varied]),
+            ("Claims", [claims]),
+            ("Findings", ["", *found] if found else ["not measured: no chapter of this run draws this map"]),
+        ]
+        if series:
+            fields.append(("Drawn in", [_links(tree, mid)]))
+        lines += [f"### {mid}: {_escape(spec.title)} (Paper {spec.paper})", ""]
+        for term, text in fields:
+            lines += [term, f": {text[0]}", *(f"  {line}" for line in text[1:]), ""]
+    return lines
+
+
 def _artifact_words(series: Series) -> str:
     """The authors' stored value beside ours, briefly: ``"authors' stored: 0.9886, consistent"``."""
     agrees = series.artifact_agrees()
@@ -507,7 +549,7 @@ def _what_ran(tree: TreePages) -> list[str]:
     untested = [cid for cid, v in tree.results.items() if v.verdict == NOT_TESTED]
     if untested:
         lines += [f"Not tested (no chapter of this run checks them): {', '.join(untested)}.", ""]
-    unknown = sorted(set(tree.by_claim) - set(CLAIMS), key=sort_key)
+    unknown = sorted(set(tree.by_claim) - set(CLAIMS) - set(MAPS), key=sort_key)
     if unknown:
         lines += [
             "```{warning}",
@@ -537,6 +579,7 @@ def render_report(tree: TreePages) -> str:
         "is stated after them.",
         "",
         *_cards(tree),
+        *_maps_section(tree),
         "## Every check",
         "",
         "Every assertion of every chapter, a table per chapter (click to open): our value (pooled over",

@@ -380,7 +380,7 @@ def visible(paths: Iterable[Path]) -> list[Path]:
     return [p for p in paths if not p.name.startswith(".")]
 
 
-def _chapter_problem(layout: OutputLayout, name: str) -> str | None:
+def chapter_problem(layout: OutputLayout, name: str) -> str | None:
     """Why chapter ``name`` in ``layout`` cannot be built from, naming the file (None if it can)."""
     executed = layout.notebooks / f"{name}.ipynb"
     record = layout.claims / f"{name}.json"
@@ -421,7 +421,7 @@ def verify_tree(tree: BookTree) -> None:
                 continue
             if seed_tree is not layout and (seed_tree.failed / f"{name}.json").exists():
                 continue  # a seed whose last run failed is not counted
-            if problem := _chapter_problem(seed_tree, name):
+            if problem := chapter_problem(seed_tree, name):
                 problems[name] = problem
     if not problems:
         return

@@ -143,7 +143,7 @@ class Sweep:
         return (book, *sorted(s for s in self.records if s != book))
 
 
-def _seed_record(
+def seed_record(
     layout: OutputLayout, seed: int, tree: OutputLayout, book: ChapterRecord
 ) -> ChapterRecord | str | None:
     """The record of ``book``'s chapter in the seed tree ``tree``, or why it is not counted (None: none)."""
@@ -197,7 +197,7 @@ def load_sweeps(layout: OutputLayout, book_records: Sequence[ChapterRecord]) -> 
     trees = layout.seed_layouts()
     sweeps = []
     for book in book_records:
-        found = {seed: _seed_record(layout, seed, tree, book) for seed, tree in trees.items()}
+        found = {seed: seed_record(layout, seed, tree, book) for seed, tree in trees.items()}
         records = {seed: r for seed, r in found.items() if isinstance(r, ChapterRecord)}
         excluded = {seed: r for seed, r in found.items() if isinstance(r, str)}
         sweeps.append(Sweep(book, {book.seed if book.seed is not None else 0: book, **records}, excluded))

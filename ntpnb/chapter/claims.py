@@ -63,7 +63,7 @@ from ..statistics import Sample
 from .layout import output_layout
 from .outputs import atomic_write_text, read_record
 from .platform import platform_info
-from .registry import CLAIMS, PROTOCOL_KEY
+from .registry import CLAIMS, MAP_KINDS, MAPS, PROTOCOL_KEY
 
 Target = float | tuple[float, float]
 
@@ -200,6 +200,12 @@ class Artifact:
         return sample.consistent_with(self.value, self.trials, self.precision)
 
 
+def check_label(claim: str, kind: str, protocol: str) -> str:
+    """A check's claim id, its kind unless evidence, its protocol if any: ``"B11 (finding) [all]"``."""
+    label = claim if kind == "claim" else f"{claim} ({kind})"
+    return f"{label} [{protocol}]" if protocol else label
+
+
 @dataclass(frozen=True)
 class Check:
     """One claim check: the measured value, the relation asserted, and the outcome."""
@@ -264,8 +270,7 @@ class Check:
     @property
     def label(self) -> str:
         """The claim id, its kind unless evidence, its protocol if any: ``"B11 (finding) [every trial]"``."""
-        label = self.claim if self.kind == "claim" else f"{self.claim} ({self.kind})"
-        return f"{label} [{self.protocol}]" if self.protocol else label
+        return check_label(self.claim, self.kind, self.protocol)
 
     @property
     def required(self) -> str:
@@ -454,7 +459,8 @@ class ClaimLog:
         Parameters
         ----------
         claim
-            Claim id, as listed on the book's Claims page (e.g. ``"A2"``).
+            Claim id, as listed on the book's Claims page (e.g. ``"A2"``), or a map's id
+            (:data:`~ntpnb.chapter.registry.MAPS`, ``"M1"``) with a sanity or measurement kind.
         what
             What was measured, in words, the same at every seed (no measured number), so that a
             sweep's checks can be matched.
@@ -486,35 +492,28 @@ class ClaimLog:
             number or a rate or p-value sample, a relation the sample's test does not take, or
             a non-finite value.
         """
-        check_arguments(claim, kind, relation, protocol)
+        if claim in MAPS and kind not in MAP_KINDS:  # a map's point, unrecorded, may require as a claim
+            raise InvalidDataError(
+                f"map {claim}: a map's numbers are ours, never a paper's claim: kind {kind!r} is not one "
+                f"of {list(MAP_KINDS)}"
+            )
         if self.complete:
             raise InvalidDataError(f"claim {claim}: {what!r} checked after the chapter concluded")
-        sample = value if isinstance(value, Sample) else None
-        if sample is not None:
-            passed, value, measured = decide_sample(
-                claim, sample, relation, target, tol, kind, digits, floor, artifact
-            )
-            target = float(target)  # type: ignore[arg-type]  # recorded as decided
-        else:
-            passed, value, measured = decide_number(
-                claim, what, value, relation, target, tol, kind, digits, floor, artifact
-            )
-        check = Check(
+        check = decided_check(
             claim,
             what,
             value,
             relation,
             target,
-            tol,
-            paper,
-            passed,
-            self.profile,
-            kind,
-            measured,
-            sample,
-            bool(seed_independent),
-            artifact,
-            protocol,
+            tol=tol,
+            paper=paper,
+            digits=digits,
+            floor=floor,
+            kind=kind,
+            seed_independent=seed_independent,
+            artifact=artifact,
+            protocol=protocol,
+            profile=self.profile,
         )
         self.checks.append(check)
         self._write()
@@ -671,6 +670,59 @@ def check_arguments(claim: str, kind: str, relation: str, protocol: str) -> None
         )
     if relation not in RELATIONS:
         raise InvalidDataError(f"unknown relation {relation!r}; use one of {sorted(RELATIONS)}")
+
+
+def decided_check(
+    claim: str,
+    what: str,
+    value: float | Sample,
+    relation: str,
+    target: Target,
+    *,
+    kind: str = "claim",
+    tol: float = 0.0,
+    protocol: str = "",
+    profile: str = "",
+    digits: int | None = None,
+    floor: float | None = None,
+    artifact: Artifact | None = None,
+    paper: str = "",
+    seed_independent: bool = False,
+) -> Check:
+    """The check of ``value <relation> target``, decided as :meth:`ClaimLog.check` decides it.
+
+    Not printed, not recorded; the arguments are :meth:`ClaimLog.check`'s, refused as it refuses
+    them (:func:`check_arguments`). A :class:`~ntpnb.statistics.Sample` is decided at this seed
+    (:func:`decide_sample`), a number as one number (:func:`decide_number`).
+    """
+    check_arguments(claim, kind, relation, protocol)
+    sample = value if isinstance(value, Sample) else None
+    if sample is not None:
+        passed, number, measured = decide_sample(
+            claim, sample, relation, target, tol, kind, digits, floor, artifact
+        )
+        target = float(target)  # type: ignore[arg-type]  # recorded as decided
+    else:
+        passed, number, measured = decide_number(
+            claim, what, value, relation, target, tol, kind, digits, floor, artifact
+        )
+    return Check(
+        claim,
+        what,
+        number,
+        relation,
+        target,
+        tol,
+        paper,
+        passed,
+        profile,
+        kind,
+        measured,
+        sample,
+        bool(seed_independent),
+        artifact,
+        protocol,
+    )
 
 
 def decide_sample(

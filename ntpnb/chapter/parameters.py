@@ -124,6 +124,20 @@ CHANGES: dict[str, dict[str, dict[str, Any]]] = {
             "check_fig6_values": False,
         },
     },
+    # a decade per step of the grid (still a decade on each side of 2/L), shorter runs, two
+    # sizes, a smaller draw
+    "08_beyond": {
+        "quick": {
+            "n_steps": 6,
+            "step_iter": 2000,
+            "dense_iter": 300,
+            "horizon_m": [12, 25],
+            "horizon_iter": 2000,
+            "cond_m": 16,
+            "cond_d_step": 4,
+            "cond_gd_steps": 500,
+        },
+    },
 }
 
 #: The parameters a run gives every notebook besides its profile's values (:func:`profile_parameters`),

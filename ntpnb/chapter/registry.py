@@ -271,11 +271,11 @@ def _specs(table: str) -> dict[str, ClaimSpec]:
 #: ``CLAIMS[id]`` is the :class:`ClaimSpec` of that claim, in the papers' order.
 CLAIMS: MappingProxyType[str, ClaimSpec] = MappingProxyType(_specs(_TABLE))
 
-_ID = re.compile(r"^([AB])(\d+)$")
+_ID = re.compile(r"^([ABM])(\d+)$")
 
 
 def sort_key(claim_id: str) -> tuple[str, int]:
-    """Order ids as the papers do: A1, A2, ..., A10, ..., B1, ..."""
+    """Order ids as the papers do: A1, A2, ..., A10, ..., B1, ..., then the maps M1, M2, ..."""
     match = _ID.match(claim_id)
     if not match:
         return ("~", 0)  # unknown ids last
@@ -299,3 +299,94 @@ def paper_value(claim_id: str, name: str) -> float:
         known = ", ".join(values) or "none"
         raise NTPError(f"claim {claim_id} has no paper value {name!r}; its values: {known}")
     return values[name]
+
+
+@dataclass(frozen=True)
+class MapSpec:
+    """One map beyond a paper's setting (chapter 8): a measurement, never a verdict of a claim.
+
+    A chapter records a map's numbers under its id (``claims.check("M1", ...)``) as sanity checks
+    or measurements only (:data:`MAP_KINDS`); they count in no verdict and no scoreboard.
+    """
+
+    #: ``M1``, ``M2``, ...
+    id: str
+    #: The paper whose setting it leaves: ``"A"`` or ``"B"``.
+    paper: str
+    #: What it maps, in a few plain words.
+    title: str
+    #: The paper's assumption it leaves (MyST, no ``|``).
+    assumption: str
+    #: What is varied, and over what (MyST, no ``|``).
+    varied: str
+    #: The ids of the claims whose assumption it leaves.
+    claims: tuple[str, ...]
+
+
+#: The kinds of check a map's id takes (its numbers are our measurements, or tests of the code).
+MAP_KINDS: tuple[str, ...] = ("sanity", "measurement")
+
+_MAPS: tuple[MapSpec, ...] = (
+    MapSpec(
+        "M1",
+        "A",
+        "Step size beyond the smoothness bound",
+        r"a constant step small enough for descent, $\eta \le 1/(2L)$ with $L$ the loss's smoothness "
+        "(Lemma 2 and Theorem 2, App. F.1)",
+        r"GD's step $\eta$ on the synthetic instance of Figs. 3-5, over decades on both sides of $2/L$, "
+        "at a fixed budget of steps",
+        ("A6", "A7", "A12"),
+    ),
+    MapSpec(
+        "M2",
+        "A",
+        "The horizon GD needs",
+        r"an infinite horizon: $\operatorname{corr}(W_k, W^{\rm mm}) \to 1$ as $k \to \infty$ (Theorem 2)",
+        r"the size of the instance (contexts $m$, the dimension $d$ growing with it): the steps GD needs "
+        "to reach a correlation near 1 with the NTP-SVM, measured or extrapolated at the logarithmic rate",
+        ("A7", "A12"),
+    ),
+    MapSpec(
+        "M3",
+        "A",
+        "Through the conditions' thresholds",
+        "NTP-compatibility and NTP-separability (Proposition 1; Lemma 1's $d > m$)",
+        r"the embedding dimension $d/m$ of a random instance through the compatibility and separability "
+        r"thresholds of chapter 5: the gap $\inf \operatorname{CE} - \mathcal{H}$ and GD's approach to it",
+        ("A2", "A3"),
+    ),
+    MapSpec(
+        "M4",
+        "B",
+        "Graph-SVM convergence as the sizes grow",
+        "the settings of Figs. 3-4: a fixed number of tokens $K$, embedding dimension $d$ and "
+        "normalized-GD step",
+        r"$K$, $d$ or the normalized-GD step: the correlation of the attention weights with the "
+        "Graph-SVM direction at the end of training",
+        ("B7", "B8", "B9"),
+    ),
+    MapSpec(
+        "M5",
+        "B",
+        "The pseudo-cyclic rate under two losses",
+        "a loss with bounded derivative and no pseudo-cyclic sub-dataset, for local convergence (Sec. 6)",
+        "the loss (the paper's stated squared loss and the authors' code's) across the general-head "
+        "setting of Fig. 5: how often a pseudo-cyclic sub-dataset occurs and the local correlation",
+        ("B10", "B11"),
+    ),
+)
+
+
+def _maps(specs: tuple[MapSpec, ...]) -> MappingProxyType[str, MapSpec]:
+    """The maps by id, each checked: an ``M`` id, a paper, related claims of that paper, no ``|``."""
+    for spec in specs:
+        texts = (spec.title, spec.assumption, spec.varied)
+        if not re.fullmatch(r"M\d+", spec.id) or spec.paper not in PAPERS or any("|" in t for t in texts):
+            raise NTPError(f"map {spec.id}: an M id, a paper's letter and texts without |")
+        if not spec.claims or any(c not in CLAIMS or CLAIMS[c].paper != spec.paper for c in spec.claims):
+            raise NTPError(f"map {spec.id}: its claims {spec.claims} must be claims of Paper {spec.paper}")
+    return MappingProxyType({spec.id: spec for spec in specs})
+
+
+#: ``MAPS[id]`` is the :class:`MapSpec` of that map, in order (chapter 8's maps).
+MAPS: MappingProxyType[str, MapSpec] = _maps(_MAPS)

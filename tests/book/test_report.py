@@ -14,6 +14,7 @@ import pytest
 from threadpoolctl import threadpool_info
 
 from ntpnb.book.report import (
+    MAPS_TITLE,
     PLATFORM_TITLE,
     chapter_sections,
     claim_card,
@@ -36,8 +37,9 @@ from ntpnb.chapter.claims import ChapterRecord, ClaimLog
 from ntpnb.chapter.layout import output_layout
 from ntpnb.chapter.outputs import RunRecord
 from ntpnb.chapter.platform import cpu_model
-from ntpnb.chapter.registry import CLAIMS, PAPERS
-from ntpnb.errors import ClaimCheckError
+from ntpnb.chapter.registry import CLAIMS, MAPS, PAPERS, _maps
+from ntpnb.errors import ClaimCheckError, InvalidDataError, NTPError
+from ntpnb.statistics import sample_of
 
 from conftest import ROOT
 
@@ -450,3 +452,40 @@ def test_a_claim_with_protocols_shows_each_protocols_verdict_on_its_card_and_its
     )
     assert "| \\[authors' loss\\] mean local corr | 0.9950 |" in report  # every check names its protocol
     assert "| \\[paper's loss\\] mean local corr | 0.9400 |" in report
+
+
+def test_a_maps_checks_count_in_no_verdict_and_the_report_lists_each_map_apart(tmp_path):
+    layout = output_layout(tmp_path / "outputs")
+    log = ClaimLog("08_beyond", "paper", layout.root)
+    log.check("M1", "grid spans 2/L", 0.01, "<=", 0.1, kind="sanity")
+    log.check(
+        "M1", "distance ratio above 2/L_inf", sample_of("instances", [0.5]), ">", 0.1, kind="measurement"
+    )
+    log.check("A6", "norm grows", 1.0, ">", 0.0)
+    with pytest.raises(InvalidDataError, match=r"map M1: .* kind 'claim'"):
+        log.check("M1", "corr", 0.9, ">", 0.5)  # a map's number is never evidence
+    with pytest.raises(InvalidDataError, match="kind 'finding'"):
+        log.check("M2", "corr", sample_of("instances", [0.9]), ">", 0.5, kind="finding")
+    tree = read_tree(layout)
+    assert set(tree.results) == set(CLAIMS)  # no verdict for a map
+    report = render_report(tree)
+    assert f"**1 of {len(CLAIMS)} claims reproduced, {len(CLAIMS) - 1} not tested.**" in report
+    assert "missing from the registry" not in report
+    maps = report.split(f"## {MAPS_TITLE}\n", 1)[1].split("\n## ", 1)[0]
+    for mid, spec in MAPS.items():
+        assert f"### {mid}: {spec.title} (Paper {spec.paper})" in maps
+    m1 = maps.split("### M1:", 1)[1].split("### M2:", 1)[0]
+    assert "distance ratio above 2/L\\_inf: not decided, 0.500 (1 instance" in m1
+    assert "1 sanity check, holds (they test the code or the setting)" in m1
+    assert "[A6](#claim-a6)" in m1 and "Drawn in\n: [8](/outputs/notebooks/08_beyond.ipynb)" in m1
+    assert "Findings\n: not measured: no chapter of this run draws this map" in maps.split("### M4:", 1)[1]
+    assert "Beyond the papers" not in render_claims_page(tree)  # the claims page lists claims only
+
+
+def test_the_registry_refuses_a_map_without_its_papers_claims():
+    spec = MAPS["M1"]
+    assert {m.paper for m in MAPS.values()} == {"A", "B"}
+    with pytest.raises(NTPError, match="claims of Paper A"):
+        _maps((dataclasses.replace(spec, claims=("B7",)),))
+    with pytest.raises(NTPError, match="an M id"):
+        _maps((dataclasses.replace(spec, id="X1"),))

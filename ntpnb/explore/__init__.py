@@ -1,0 +1,41 @@
+"""Grids of a chapter's settings and maps of where its checks hold across them.
+
+:mod:`.grid`: the axes and points of a grid; :mod:`.maps`: a grid's results, the map of every
+check (values, pass shares, the book's decision at each point, boundaries) and its figures;
+:mod:`.page`: the page of the maps. It never imports the runner (:mod:`ntpnb.runner`): maps are
+drawn in a chapter's kernel too.
+"""
+
+from __future__ import annotations
+
+from .grid import Axis, Grid, point_label
+from .maps import (
+    Boundary,
+    CheckMap,
+    GridResults,
+    PointRun,
+    check_maps,
+    draw_map,
+    load_explore,
+    point_check,
+    run_grid,
+    summary_lines,
+    write_maps,
+)
+from .page import map_page
+
+__all__ = ["Axis", "Grid", "point_label"]
+__all__ += [
+    "Boundary",
+    "CheckMap",
+    "GridResults",
+    "PointRun",
+    "check_maps",
+    "draw_map",
+    "load_explore",
+    "map_page",
+    "point_check",
+    "run_grid",
+    "summary_lines",
+    "write_maps",
+]

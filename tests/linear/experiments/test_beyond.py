@@ -1,0 +1,100 @@
+"""The measurements of chapter 8's maps (ntpnb.linear.experiments.beyond), against a second way."""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+
+import numpy as np
+import pytest
+
+import ntpnb as ntp
+from ntpnb import optim
+from ntpnb.errors import InvalidDataError
+from ntpnb.linear.condition_thresholds import nested_instance
+
+
+@pytest.fixture(scope="module")
+def small():
+    data = ntp.synthetic_instance(n=400, m=6, d=8, V=4, S=2, seed=3)
+    return data, ntp.limits(data), ntp.lecun_decoder(data, ntp.own_stream(3, 1))
+
+
+def test_the_hessian_is_the_gradients_finite_difference(small):
+    data, _, W0 = small
+    hessian = ntp.ce_hessian(data, W0)
+    assert np.allclose(hessian, hessian.T)
+    rng = np.random.default_rng(0)
+    for _ in range(3):
+        U = rng.standard_normal(W0.shape)
+        h = 1e-5
+        difference = (ntp.ce_grad(data, W0 + h * U) - ntp.ce_grad(data, W0 - h * U)) / (2 * h)
+        assert hessian @ U.ravel() == pytest.approx(difference.ravel(), abs=1e-8)
+    with pytest.raises(InvalidDataError, match="shape"):
+        ntp.ce_hessian(data, W0.T)
+
+
+def test_smoothness_below_its_bound_and_the_limit_is_the_hessian_far_along_gds_path(small):
+    data, lim, W0 = small
+    smooth = ntp.smoothness(data, W0)
+    assert 0 < smooth.start <= smooth.bound and 0 < smooth.limit <= smooth.bound
+    # the bound is half the largest eigenvalue of sum_j pi_j h_j h_j^T, computed otherwise
+    second = sum(p * np.outer(h, h) for p, h in zip(data.pi, data.H, strict=True))
+    assert smooth.bound == pytest.approx(np.linalg.norm(second, 2) / 2, rel=1e-12)
+    # along W* + R W^mm the softmax tends to p_j, and the Hessian's top eigenvalue to the limit
+    far = np.linalg.eigvalsh(ntp.ce_hessian(data, lim.W_star + 60 * lim.W_mm_unit * np.linalg.norm(lim.W_mm)))
+    assert far[-1] == pytest.approx(smooth.limit, rel=1e-6)
+    # a random W's Hessian never exceeds the bound
+    rng = np.random.default_rng(1)
+    for _ in range(5):
+        W = 3 * rng.standard_normal(W0.shape)
+        assert np.linalg.eigvalsh(ntp.ce_hessian(data, W))[-1] <= smooth.bound * (1 + 1e-12)
+
+
+def test_a_step_run_is_trains_run_and_counts_the_rises_of_the_loss(small):
+    data, lim, W0 = small
+    smooth = ntp.smoothness(data, W0)
+    run = ntp.step_run(data, lim, W0, 1 / smooth.bound, 500, 100, 20)
+    trace = ntp.train(data, optim.gd(1 / smooth.bound), 500, W0=W0, lim=lim, n_records=20)
+    end = ntp.trace_summary(trace)
+    assert (run.corr, run.dist_f, run.kl) == pytest.approx((end["corr"], end["dist_F"], end["kl"]), rel=1e-9)
+    assert run.increases == 0 and run.last_increase == 0  # below 2/L the loss descends
+    wild = ntp.step_run(data, lim, W0, 20 / smooth.limit, 500, 100, 20)  # far above 2/L_inf
+    assert wild.increases > 0 and wild.last_increase > 0 and wild.dist_f > run.dist_f
+    with pytest.raises(InvalidDataError, match="positive"):
+        ntp.step_run(data, lim, W0, -1.0, 10, 5, 5)
+
+
+def _trace(k, corr, norm, W):
+    values = {"corr": np.asarray(corr, float), "norm": np.asarray(norm, float)}
+    return optim.Trace(iterations=np.asarray(k), values=MappingProxyType(values), W=W)
+
+
+def test_steps_to_corr_measured_where_reached_else_extrapolated_at_the_log_rate():
+    W_mm = np.array([[1.0, 0.0], [0.0, 0.0]])  # ||W^mm|| = 1
+    k = np.array([1, 10, 100, 1000])
+    # reached: the first recorded k at the level
+    hit = ntp.steps_to_corr(_trace(k, [0.1, 0.5, 0.995, 0.999], [1, 2, 3, 4], W_mm), W_mm, 0.99)
+    assert hit.measured and hit.log10_k == pytest.approx(2.0)
+    # a constructed run: offset r = 1 off W^mm's line, norm growing by 2 per unit of log k
+    norm = 2 * np.log(k) + 1
+    W = np.array([[norm[-1], 0.0], [0.0, 0.0]])
+    W[1, 1] = 1.0  # r = 1
+    out = ntp.steps_to_corr(_trace(k, [0.1, 0.2, 0.3, 0.4], norm, W), W_mm, 0.99)
+    need = 1 / np.sqrt(1 - 0.99**2)
+    assert not out.measured and out.growth == pytest.approx(2.0)
+    assert out.log10_k == pytest.approx((np.log(1000) + (need - norm[-1]) / 2.0) / np.log(10))
+    assert out.log10_k_theory == pytest.approx((np.log(1000) + (need - norm[-1]) / 1.0) / np.log(10))
+    with pytest.raises(InvalidDataError, match="level"):
+        ntp.steps_to_corr(_trace(k, [0.1] * 4, norm, W), W_mm, 1.0)
+
+
+def test_a_condition_point_is_chapter_fives_decisions_and_gap():
+    draw = nested_instance(12, 14, 4, 2, np.random.default_rng(5))
+    low, high = ntp.condition_point(draw, 2, 200), ntp.condition_point(draw, 14, 200)
+    for point, d in ((low, 2), (high, 14)):
+        data = draw.at(d)
+        assert (point.compatible, point.separable) == (ntp.is_compatible(data), ntp.is_separable(data))
+    assert not (low.compatible and low.separable)
+    assert low.gap == pytest.approx(ntp.best_achievable_loss(draw.at(2)).gap_to_entropy)
+    assert low.gap > 0 and 0 <= low.gd_ratio < 1
+    assert high.compatible and high.separable and high.gap == 0.0 and high.n_vanishing > 0
