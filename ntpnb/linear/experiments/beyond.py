@@ -241,7 +241,7 @@ class ConditionPoint:
 def condition_point(draw: NestedInstance, d: int, gd_steps: int) -> ConditionPoint:
     """A nested random draw (chapter 5's) at ``d``: its conditions, ``inf CE - H`` and GD's gap.
 
-    The conditions are chapter 5's decisions (:func:`~ntpnb.linear.separability.is_compatible`,
+    The conditions are chapter 5's decisions (:func:`~ntpnb.linear.compatibility.is_compatible`,
     :func:`~ntpnb.linear.separability.is_separable`), ``inf CE`` its certified
     :func:`~ntpnb.linear.condition_thresholds.best_achievable_loss` where a condition fails. A
     numerically ambiguous decision is returned as such (the caller counts it), never raised.
