@@ -201,16 +201,11 @@ def run_table(bench: Benchmark, sizes: Sequence[Size], budget: float) -> Table:
             meas = Measurement(name, size, n)
             table.measurements.append(meas)
             key = (name, bench.fit_kind(size))
-            if key in last:
-                exponent = bench.exponent
-                if exponent is None:
-                    fit = power_law_fit(table, name, bench.fit_kind, min_points=2)
-                    exponent = PREDICTION_EXPONENT if fit is None else fit[0]
-                predicted = predicted_seconds(last[key][1], last[key][0], n, exponent)
-                if predicted > budget:
-                    meas.note = f"skipped: predicted {predicted:.0f} s > budget {budget:.0f} s"
-                    print(f"  {bench.problem} {size} {name}: {meas.note}", flush=True)
-                    continue
+            skip = _skip_note(bench, table, name, n, last.get(key), budget)
+            if skip:
+                meas.note = skip
+                print(f"  {bench.problem} {size} {name}: {meas.note}", flush=True)
+                continue
             try:
                 meas.seconds, answers[name] = time_call(func, data, copy=bench.copy)
             except NTPError as exc:
@@ -223,17 +218,43 @@ def run_table(bench: Benchmark, sizes: Sequence[Size], budget: float) -> Table:
             if bench.certify is not None:
                 meas.certificate = bench.certify(answers[name])
             print(f"  {bench.problem} {size} {name}: {meas.seconds:.3f} s {meas.certificate}", flush=True)
-        ref = answers.get(FAST)
-        for meas in table.measurements[-len(methods) :]:
-            if meas.method in answers and ref is not None:
-                a = answers[meas.method]
-                if isinstance(a, np.ndarray):
-                    ref_sq = max(float(np.sum(ref**2)), 1e-300)
-                    meas.rel_diff = float(np.linalg.norm(a - ref)) / np.sqrt(ref_sq)
-                    meas.excess = float(np.sum(a**2)) / ref_sq - 1.0
-                else:
-                    meas.rel_diff = 0.0 if bool(a) == bool(ref) else 1.0
+        _compare_answers(table.measurements[-len(methods) :], answers)
     return table
+
+
+def _skip_note(
+    bench: Benchmark,
+    table: Table,
+    name: str,
+    n: int,
+    last: tuple[int, float] | None,
+    budget: float,
+) -> str | None:
+    """Why ``name`` is skipped at count ``n`` (its time predicted from ``last`` over budget), or None."""
+    if last is None:
+        return None
+    exponent = bench.exponent
+    if exponent is None:
+        fit = power_law_fit(table, name, bench.fit_kind, min_points=2)
+        exponent = PREDICTION_EXPONENT if fit is None else fit[0]
+    predicted = predicted_seconds(last[1], last[0], n, exponent)
+    if predicted > budget:
+        return f"skipped: predicted {predicted:.0f} s > budget {budget:.0f} s"
+    return None
+
+
+def _compare_answers(measurements: Sequence[Measurement], answers: Mapping[str, object]) -> None:
+    """Each measurement's distance to the ``fast`` method's answer at the same size (in place)."""
+    ref = answers.get(FAST)
+    for meas in measurements:
+        if meas.method in answers and ref is not None:
+            a = answers[meas.method]
+            if isinstance(a, np.ndarray):
+                ref_sq = max(float(np.sum(ref**2)), 1e-300)
+                meas.rel_diff = float(np.linalg.norm(a - ref)) / np.sqrt(ref_sq)
+                meas.excess = float(np.sum(a**2)) / ref_sq - 1.0
+            else:
+                meas.rel_diff = 0.0 if bool(a) == bool(ref) else 1.0
 
 
 def largest_within(table: Table, method: str) -> Measurement | None:
@@ -261,6 +282,23 @@ def _fmt_diff(meas: Measurement) -> str:
     return f"{meas.method}: {meas.rel_diff:.1e} (norm^2 {meas.excess:+.0e})"
 
 
+def _comparison_cells(row: Mapping[str, Measurement], methods: Sequence[str], naive: str | None) -> list[str]:
+    """A row's speed-ups of ``fast``, the distances of the other answers to its own, its peak memory."""
+    fast = row[FAST]
+    ratios = [
+        f"{name}: {row[name].seconds / fast.seconds:.3g}x"
+        for name in methods
+        if name != FAST and fast.seconds and row[name].seconds
+    ]
+    ratio = ", ".join(ratios) if ratios else f"n/a ({naive} {_fmt_time(row[naive])})" if naive else "n/a"
+    others = [m for m in row.values() if m.rel_diff is not None and m.method != FAST]
+    return [
+        ratio,
+        ", ".join(_fmt_diff(m) for m in others) if others else "n/a",
+        f"{fast.peak_mib:.1f}" if fast.peak_mib is not None else "n/a",
+    ]
+
+
 def format_table(table: Table, naive: str | None = None, fit_kind: Callable[[Size], bool] = d_over_m) -> str:
     """A Markdown table: one row per size, a column per method.
 
@@ -282,21 +320,7 @@ def format_table(table: Table, naive: str | None = None, fit_kind: Callable[[Siz
         row = {m.method: m for m in table.measurements if m.size == size}
         cells = [str(size), str(row[methods[0]].count), *(_fmt_time(row[name]) for name in methods)]
         if compare:
-            fast = row[FAST]
-            ratios = [
-                f"{name}: {row[name].seconds / fast.seconds:.3g}x"
-                for name in methods
-                if name != FAST and fast.seconds and row[name].seconds
-            ]
-            ratio = (
-                ", ".join(ratios) if ratios else f"n/a ({naive} {_fmt_time(row[naive])})" if naive else "n/a"
-            )
-            others = [m for m in row.values() if m.rel_diff is not None and m.method != FAST]
-            cells += [
-                ratio,
-                ", ".join(_fmt_diff(m) for m in others) if others else "n/a",
-                f"{fast.peak_mib:.1f}" if fast.peak_mib is not None else "n/a",
-            ]
+            cells += _comparison_cells(row, methods, naive)
         if certified:
             certs = [
                 f"{m.method}: {m.certificate}" if len(methods) > 1 else m.certificate for m in row.values()
