@@ -1,4 +1,4 @@
-"""The ``ntpnb`` command: execute the notebooks, build the book, compare runs, time the solvers.
+"""The ``ntpnb`` command: run the notebooks, explore grids, build the book, compare runs, time the solvers.
 
 It sits on the runner (:mod:`ntpnb.runner`, ``reproduce``), the book build (:mod:`ntpnb.book`,
 ``book`` and ``compare``) and what they share (:mod:`ntpnb.chapter`). ``ntpnb COMMAND --help``
@@ -12,6 +12,7 @@ import contextlib
 import io
 import os
 import re
+import shlex
 import shutil
 import signal
 import subprocess
@@ -26,7 +27,15 @@ from typing import Any, NoReturn
 from .book import build_book, jupyter_book, missing_notebooks, verdicts
 from .book.compare import print_comparison
 from .book.explore_book import build_explore_book, is_explore_tree
-from .book.trees import BookTree, book_tree, chapter_number, describe_unrunnable, root_option, run_folder
+from .book.trees import (
+    BookTree,
+    book_tree,
+    chapter_number,
+    describe_unrunnable,
+    root_option,
+    run_folder,
+    shown,
+)
 from .chapter.claims import load_chapter_record
 from .chapter.layout import (
     DEFAULT_OUTPUT_DIRNAME,
@@ -47,8 +56,10 @@ from .chapter.parameters import (
 )
 from .chapter.registry import MAPS
 from .errors import NTPError, PathError, RunInterruptedError
-from .runner import DEFAULT_SEEDS, reproduce, select_notebooks
+from .explore.grid import split_parameters
+from .runner import DEFAULT_SEEDS, RunResult, reproduce, select_notebooks
 from .runner.choice import check_run, int_seed, package_fingerprint
+from .runner.explore import EXPLORE_SEEDS, check_explore, explore
 from .runner.timings import (
     BENCHMARK,
     REFRESH_COMMAND,
@@ -75,19 +86,13 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
         seeds=args.seeds,
         scheduler=args.scheduler,
     )
-    total = sum(r.seconds for r in results)
-    crashed = [r for r in results if not r.completed]
     checked = [r for r in results if r.completed and not r.ok]
     for r in checked:
         where = "counted in the verdicts across seeds" if r.sweep else "at the book's seed"
         print(f"{r.label}: {r.error} ({where}):", file=sys.stderr)
         for line in r.failed_checks:
             print(f"  {line}", file=sys.stderr)
-    if crashed:
-        print(f"{len(crashed)} of {len(results)} runs failed ({total:.1f} s):", file=sys.stderr)
-        for r in crashed:
-            kept = f"executed notebook kept at {r.executed}" if r.executed else "no executed copy kept"
-            print(f"  {r.label}: {r.error}\n    {kept}", file=sys.stderr)
+    crashed = print_crashed(results)
     books = [r for r in results if not r.sweep and r.completed and r.executed is not None]
     out = books[0].executed.parent.parent if books else None  # the output tree of the book's seed
     broken = False  # a sanity check failed at some seed, or a claim's evidence held at no seed
@@ -111,12 +116,50 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
         print(next_step(args.root, out))
     if crashed or any(not r.sweep for r in checked) or broken:
         return 1
-    cached = sum(r.cached for r in results)
-    skipped = f", {cached} unchanged and not rerun" if cached else ""
     n, seeds = len(results), len({r.seed for r in results})
     runs = f"{n} runs ({seeds} seeds)" if seeds > 1 else f"{n} notebook{'s' * (n != 1)}"
-    done = f"{total:.1f} s of notebook time{skipped}, profile {args.profile}"
-    print(f"all {runs} completed ({done}); outputs in {out}")
+    print(f"all {runs} completed ({time_spent(results, args.profile)}); outputs in {out}")
+    return 0
+
+
+def print_crashed(results: Sequence[RunResult]) -> list[RunResult]:
+    """Say (to standard error) which of ``results`` failed before their end, where each kept its notebook.
+
+    Returns them.
+    """
+    crashed = [r for r in results if not r.completed]
+    if crashed:
+        total = sum(r.seconds for r in results)
+        print(f"{len(crashed)} of {len(results)} runs failed ({total:.1f} s):", file=sys.stderr)
+        for r in crashed:
+            kept = f"executed notebook kept at {r.executed}" if r.executed else "no executed copy kept"
+            print(f"  {r.label}: {r.error}\n    {kept}", file=sys.stderr)
+    return crashed
+
+
+def time_spent(results: Sequence[RunResult], profile: str) -> str:
+    """``12.3 s of notebook time, 2 unchanged and not rerun, profile quick``."""
+    cached = sum(r.cached for r in results)
+    skipped = f", {cached} unchanged and not rerun" if cached else ""
+    return f"{sum(r.seconds for r in results):.1f} s of notebook time{skipped}, profile {profile}"
+
+
+def _cmd_explore(args: argparse.Namespace) -> int:
+    """Run the grid, say which runs failed; exit 1 if some did (a check failing at a point is data)."""
+    axes, fixed = split_parameters(args.param)
+    checked = check_explore(
+        args.root, args.chapter, axes, fixed, args.profile, args.out, args.jobs, args.seeds
+    )
+    done = explore(args.root, checked, force=args.force, wait=not args.no_wait, scheduler=args.scheduler)
+    if print_crashed(done.results):
+        return 1
+    points, failing = len(done.grid.points()), sum(not r.ok for r in done.results)
+    runs = f"{len(done.results)} runs ({points} points, {len(done.results) // points} seeds each)"
+    failing_text = f"; {failing} with a failing check (the maps show where)" if failing else ""
+    spent = time_spent(done.results, args.profile)
+    print(f"all {runs} completed ({spent}){failing_text}; outputs in {shown(done.tree)}")
+    book = f"ntpnb book --run {shlex.quote(shown(done.tree))}{root_option(args.root)}"
+    print(f"next: {book}  (the page of its maps, in its _book/html)")
     return 0
 
 
@@ -345,7 +388,56 @@ def _add_reproduce(sub: argparse._SubParsersAction, parents: list[argparse.Argum
     """``ntpnb reproduce``: its profile, ``-p``, output folder, jobs, seeds, scheduler and ``--force``."""
     what = "execute notebooks with papermill (all by default)"
     rep = sub.add_parser("reproduce", parents=parents, help=what, description=what)
-    rep.add_argument(
+    _add_run_options(
+        rep,
+        param=(
+            "KEY=VALUE",
+            "override one parameter of the profile (repeatable); outputs go to outputs/runs/<overrides> "
+            "(the profile and the output folder are --profile and --out)",
+        ),
+        out="output folder (default: <root>/outputs, the book's, for the paper profile without -p; "
+        "outputs/runs/<what differs> for any other run, e.g. outputs/runs/profile=quick)",
+        seeds="run each notebook at the book's seed and the N - 1 seeds after it, each into its own tree "
+        f"(outputs/seeds/seed=S); the verdicts count every seed (default: {DEFAULT_SEEDS}, or 1 with -p)",
+    )
+
+
+#: The example of ``ntpnb explore --help`` (a command that runs: a test checks it).
+EXPLORE_EXAMPLE = "ntpnb explore 03 --profile quick -p toy_lr=0.05..5:log:5 -p toy_iters=5000 --seeds 2"
+
+
+def _add_explore(sub: argparse._SubParsersAction, parents: list[argparse.ArgumentParser]) -> None:
+    """``ntpnb explore``: a chapter, its grid (``-p``), and the options of ``reproduce``."""
+    what = "run a chapter over a grid of its parameters, each point at several seeds"
+    exp = sub.add_parser(
+        "explore",
+        parents=parents,
+        help=what,
+        description=f"{what};\nthen a map of where each of the chapter's checks holds",
+        epilog=f"example: {EXPLORE_EXAMPLE}\n(five steps over two decades, two seeds each)",
+        formatter_class=argparse.RawDescriptionHelpFormatter,  # the example on one line
+    )
+    exp.add_argument("chapter", help="the notebook's name or unique prefix, e.g. 03 or 03_gd")
+    _add_run_options(
+        exp,
+        param=(
+            "NAME=VALUES",
+            "an axis of the grid: a list V1,V2,... or a range LO..HI:log:N or LO..HI:lin:N (one or two "
+            "axes); with one value, a fixed override of every point (repeatable)",
+        ),
+        out="the explore tree (default: outputs/explore/<chapter>/<what was asked>): its explore.json, "
+        "a tree per point in points/<point>, the maps in maps/",
+        seeds=f"run each point at the chapter's seed and the N - 1 seeds after it (default: {EXPLORE_SEEDS})",
+    )
+
+
+def _add_run_options(parser: argparse.ArgumentParser, param: tuple[str, str], out: str, seeds: str) -> None:
+    """Add the options of a run (``reproduce``, ``explore``) to ``parser``.
+
+    The profile, ``-p`` (``param``: its metavar and help), the output folder (``out``: its help),
+    jobs, seeds (``seeds``: its help), scheduler and ``--force``.
+    """
+    parser.add_argument(
         "--profile",
         choices=PROFILE_NAMES,
         default="paper",
@@ -353,40 +445,22 @@ def _add_reproduce(sub: argparse._SubParsersAction, parents: list[argparse.Argum
         "them and each chapter's time at each; "
         "default: paper)",
     )
-    rep.add_argument(
-        "-p",
-        "--param",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="override one parameter of the profile (repeatable); outputs go to outputs/runs/<overrides> "
-        "(the profile and the output folder are --profile and --out)",
-    )
-    rep.add_argument(
-        "--out",
-        help="output folder (default: <root>/outputs, the book's, for the paper profile without -p; "
-        "outputs/runs/<what differs> for any other run, e.g. outputs/runs/profile=quick)",
-    )
-    rep.add_argument(
+    parser.add_argument("-p", "--param", action="append", default=[], metavar=param[0], help=param[1])
+    parser.add_argument("--out", help=out)
+    parser.add_argument(
         "-j",
         "--jobs",
         type=int,
         help="notebooks run in parallel, one kernel each (default: one per CPU core)",
     )
-    rep.add_argument(
-        "--seeds",
-        type=int,
-        metavar="N",
-        help="run each notebook at the book's seed and the N - 1 seeds after it, each into its own tree "
-        f"(outputs/seeds/seed=S); the verdicts count every seed (default: {DEFAULT_SEEDS}, or 1 with -p)",
-    )
-    rep.add_argument(
+    parser.add_argument("--seeds", type=int, metavar="N", help=seeds)
+    parser.add_argument(
         "--scheduler",
         metavar="ADDRESS",
         help="run every notebook and seed as a task of the Dask cluster at ADDRESS (e.g. tcp://host:8786), "
         "whose workers share this file system (needs dask[distributed])",
     )
-    rep.add_argument(
+    parser.add_argument(
         "--force",
         action="store_true",
         help="execute even the notebooks unchanged (source, parameters, ntpnb) since their last success",
@@ -426,7 +500,9 @@ def _add_other_commands(
     sub.add_parser("list", parents=[named, rooted], help=what, description=what)
     what = "compare the printed outputs of two runs (exit 1 if they differ)"
     compare = sub.add_parser("compare", help=what, description=what)
-    compare.add_argument("run_a", type=Path, help="an output folder of ntpnb reproduce")
+    compare.add_argument(
+        "run_a", type=Path, help="an output folder of ntpnb reproduce (or of ntpnb explore: point by point)"
+    )
     compare.add_argument("run_b", type=Path, help="another one")
     helped = argparse.ArgumentParser(add_help=False)  # its --help shows that of python -m benchmarks too
     what = "show this help message, with the options of python -m benchmarks, and exit"
@@ -463,6 +539,7 @@ def _parser() -> argparse.ArgumentParser:
     )
 
     _add_reproduce(sub, [named, locking])
+    _add_explore(sub, [locking])
     _add_book(sub, [locking])
     _add_other_commands(sub, named, rooted)
     return parser
@@ -471,6 +548,7 @@ def _parser() -> argparse.ArgumentParser:
 #: What each command runs.
 _COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "reproduce": _cmd_reproduce,
+    "explore": _cmd_explore,
     "book": _cmd_book,
     "list": _cmd_list,
     "compare": lambda args: print_comparison(args.run_a, args.run_b),
@@ -508,8 +586,10 @@ def check_command(argv: Sequence[str]) -> argparse.Namespace | None:
     The parser's checks (:func:`parse_command`), then the command's own, by the functions the
     command calls: ``reproduce``, every input of the run (:func:`~ntpnb.runner.choice.check_run`:
     the notebooks, the profile, each ``-p`` in its domain, the seeds, ``--out`` and the setting of
-    the tree it names); ``book``, the tree (``--run``: :func:`~ntpnb.book.trees.book_tree`) and,
-    with ``--run-missing``, the run of its missing chapters (:func:`missing_run`); ``compare``,
+    the tree it names); ``explore``, the grid and every point's run
+    (:func:`~ntpnb.runner.explore.check_explore`); ``book``, the tree (``--run``:
+    :func:`~ntpnb.book.trees.book_tree`) and, with ``--run-missing``, the run of its missing
+    chapters (:func:`missing_run`); ``compare``,
     both folders (:func:`~ntpnb.book.trees.run_folder`); ``list``, the names. A hint's command
     (the book's, the CLI's, the README's) is checked with it.
 
@@ -532,6 +612,9 @@ def check_command(argv: Sequence[str]) -> argparse.Namespace | None:
     if args.command == "reproduce":
         overrides = parse_overrides(args.param)
         check_run(args.root, args.names, args.profile, overrides, args.out, args.jobs, args.seeds)
+    elif args.command == "explore":
+        axes, fixed = split_parameters(args.param)
+        check_explore(args.root, args.chapter, axes, fixed, args.profile, args.out, args.jobs, args.seeds)
     elif args.command == "book":
         tree = book_tree(args.root, args.run)
         missing = missing_notebooks(tree)
@@ -541,7 +624,8 @@ def check_command(argv: Sequence[str]) -> argparse.Namespace | None:
                 check_run(args.root, runnable, profile, overrides, tree.layout.root, None, seeds)
     elif args.command == "compare":
         for run in (args.run_a, args.run_b):
-            run_folder(run)
+            if not is_explore_tree(Path(run)):
+                run_folder(run)
     elif args.command == "list":
         select_notebooks(args.root, args.names)
     return args

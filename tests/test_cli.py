@@ -135,7 +135,7 @@ def test_the_listed_values_wrap_between_profiles_never_inside_a_value():
     ]
 
 
-COMMANDS = ["reproduce", "book", "list", "compare", "benchmarks"]
+COMMANDS = ["reproduce", "explore", "book", "list", "compare", "benchmarks"]
 
 
 def undescribed_options(help_text: str) -> list[str]:

@@ -9,7 +9,9 @@ notebooks line by line, in print order whatever the cells, after masking what le
 changes with nbval's rules (:data:`SANITIZE_CONFIG`: timings, memory addresses,
 figure reprs). A changed decision or printed line exits 1. A chapter counts as run by its
 executed notebook or its claim record: an interactive run (JupyterLab, papermill) keeps only the
-record, so it compares by its claim checks (:func:`run_chapters`).
+record, so it compares by its claim checks (:func:`run_chapters`). Two explore trees (``ntpnb
+explore``: an ``explore.json`` at their roots) compare point by point, each point at each seed as
+two runs (:func:`compare_explores`).
 """
 
 from __future__ import annotations
@@ -25,9 +27,11 @@ from pathlib import Path
 from typing import NamedTuple
 
 from ..chapter.claims import Check, load_chapter_record
-from ..chapter.outputs import RunRecord, load_manifest, load_run_record
+from ..chapter.layout import EXPLORE_RECORD, OutputLayout
+from ..chapter.outputs import RunRecord, load_manifest, load_run_record, read_record
 from ..errors import PathError
 from .executed import is_text, read_notebook
+from .explore_book import is_explore_tree
 from .trees import rerun_advice, run_folder, visible
 from .verdicts import keyed
 
@@ -260,9 +264,14 @@ def output_difference_lines(diffs: Sequence[OutputDifference]) -> list[str]:
 def print_comparison(run_a: Path, run_b: Path) -> int:
     """Print how two runs' settings differ, their platforms, the claim checks and printed lines that differ.
 
+    Two explore trees compare point by point (:func:`compare_explores`).
+
     Returns the exit code: 0 if every decision and printed output is the same, 1 if some differ,
     2 if a run cannot be read.
     """
+    explores = [is_explore_tree(Path(run)) for run in (run_a, run_b)]
+    if any(explores):
+        return compare_explores(Path(run_a), Path(run_b))
     try:
         both, diffs, unprinted = compare_runs(run_a, run_b)
     except PathError as exc:
@@ -290,4 +299,64 @@ def print_comparison(run_a: Path, run_b: Path) -> int:
         print(sameness_line(both, unprinted))
         return 0
     print("\n".join(lines + output_difference_lines(diffs)))
+    return 1
+
+
+def explore_runs(tree: Path) -> dict[str, Path]:
+    """The runs of the explore tree ``tree``, by ``<point>`` (its chapter's seed) or ``<point> seed S``.
+
+    The points are those its ``explore.json`` names; their further seeds those on disk.
+
+    Raises
+    ------
+    PathError
+        If ``tree`` has no readable ``explore.json`` naming its points.
+    """
+
+    def points(data: object) -> list[str]:
+        dirs = [point["dir"] for point in data["points"]]  # type: ignore[index]
+        if not all(isinstance(d, str) for d in dirs):
+            raise ValueError("a point's 'dir' is not a text")
+        return dirs
+
+    runs = {}
+    for folder in read_record(tree / EXPLORE_RECORD, "explore record", points):
+        point = OutputLayout(tree / folder)
+        runs[Path(folder).name] = point.root
+        runs |= {
+            f"{Path(folder).name} seed {seed}": seeds.root for seed, seeds in point.seed_layouts().items()
+        }
+    return runs
+
+
+def compare_explores(tree_a: Path, tree_b: Path) -> int:
+    """Print how two explore trees differ, run by run (each point at each seed, as two runs).
+
+    Each run both trees hold compares as :func:`compare_runs` and :func:`compare_claims` compare
+    two runs; a run one tree lacks is named. The platform shown is each tree's first run's.
+    Returns the exit code of :func:`print_comparison`.
+    """
+    try:
+        if not all(is_explore_tree(tree) for tree in (tree_a, tree_b)):
+            raise PathError(
+                f"one of {tree_a} and {tree_b} is an explore tree, the other not: compare two of them"
+            )
+        a, b = explore_runs(tree_a), explore_runs(tree_b)
+        lines = [f"{label}: only in {tree_a if label in a else tree_b}" for label in sorted(set(a) ^ set(b))]
+        shared = [label for label in a if label in b]
+        for label in shared:
+            both, diffs, _ = compare_runs(a[label], b[label])
+            found = check_difference_lines(compare_claims(a[label], b[label], both))
+            found += output_difference_lines(diffs)
+            lines += [f"{label}:", *(f"  {line}" for line in found)] if found else []
+    except PathError as exc:
+        print(f"ntpnb: error: {exc}", file=sys.stderr)
+        return 2
+    for tree, runs in ((tree_a, a), (tree_b, b)):
+        print(platform_line(next(iter(runs.values()))) if runs else f"{tree}: no runs")
+    if not lines:
+        print(f"the same printed outputs and claim checks in all {len(shared)} runs of the two explore trees")
+        return 0
+    print(f"the two explore trees differ ({len(shared)} runs in both):")
+    print("\n".join(f"  {line}" for line in lines))
     return 1

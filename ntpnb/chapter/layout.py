@@ -20,6 +20,10 @@ folder (default ``<root>/outputs``, git-ignored)::
     outputs/seeds/seed=<s>/          a further seed of the seed sweep: the same layout, apart (the
                                      book's figures and pages come from the book's seed, its
                                      verdicts from every seed)
+    outputs/explore/<chapter>/<what>/ a grid of settings (``ntpnb explore``): ``explore.json``
+                                     (:data:`EXPLORE_RECORD`), then ``points/<point>/``, each
+                                     point's tree at the chapter's seed (its further seeds in
+                                     its ``seeds/seed=<s>/``), and ``maps/``
 """
 
 from __future__ import annotations
@@ -159,13 +163,28 @@ def exploratory_output_dir(
     """
     parts: dict[str, object] = {"profile": profile} if profile != "paper" or not overrides else {}
     parts.update(sorted(overrides.items()))
+    runs = root / DEFAULT_OUTPUT_DIRNAME / "runs"
+    return (runs / INTERACTIVE_DIRNAME if interactive else runs) / folder_name(parts)
+
+
+def folder_name(parts: Mapping[str, object]) -> str:
+    """``k1=v1,k2=v2``: a folder named by settings, in their order, safe on any file system.
+
+    A character other than a letter, digit or ``.,=+-`` becomes ``_``; a name longer than
+    :data:`MAX_RUN_DIRNAME` keeps its start, then a hash of all of it.
+    """
     name = ",".join(f"{k}={v}" for k, v in parts.items())
     name = re.sub(r"[^\w.,=+-]", "_", name)
     if len(name) > MAX_RUN_DIRNAME:  # file names have at most 255 bytes: keep a readable start
         digest = hashlib.sha256(name.encode()).hexdigest()[:16]
         name = f"{name[: MAX_RUN_DIRNAME - 17]}-{digest}"
-    runs = root / DEFAULT_OUTPUT_DIRNAME / "runs"
-    return (runs / INTERACTIVE_DIRNAME if interactive else runs) / name
+    return name
+
+
+#: The record of an explore tree, at its root: the grid, its seeds and its points' folders.
+EXPLORE_RECORD = "explore.json"
+#: The folder of an explore tree that holds a tree per point of its grid.
+POINTS_DIRNAME = "points"
 
 
 #: The folders of a project holding its sources (or built book): no output tree goes there, nor

@@ -1,14 +1,15 @@
 """Grids of a chapter's settings and maps of where its checks hold across them.
 
-:mod:`.grid`: the axes and points of a grid; :mod:`.maps`: a grid's results, the map of every
-check (values, pass shares, the book's decision at each point, boundaries) and its figures;
+:mod:`.grid`: the axes and points of a grid, read from ``-p`` and checked in their domains;
+:mod:`.maps`: a grid's results, the map of every check (values, pass shares, the book's decision
+at each point, boundaries) and its figures;
 :mod:`.page`: the page of the maps. It never imports the runner (:mod:`ntpnb.runner`): maps are
 drawn in a chapter's kernel too.
 """
 
 from __future__ import annotations
 
-from .grid import Axis, Grid, point_label
+from .grid import Axis, Grid, checked_grid, parse_axis, point_label, split_parameters
 from .maps import (
     Boundary,
     CheckMap,
@@ -24,7 +25,7 @@ from .maps import (
 )
 from .page import map_page
 
-__all__ = ["Axis", "Grid", "point_label"]
+__all__ = ["Axis", "Grid", "checked_grid", "parse_axis", "point_label", "split_parameters"]
 __all__ += [
     "Boundary",
     "CheckMap",

@@ -27,6 +27,7 @@ page of :func:`ntpnb.explore.page.map_page`) atomically.
 from __future__ import annotations
 
 import hashlib
+import json
 import math
 import re
 import shlex
@@ -39,6 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..book.trees import chapter_problem, shown
 from ..book.verdicts import Series, format_seeds, keyed, seed_record
+from ..chapter import plotting
 from ..chapter.claims import (
     ChapterRecord,
     Check,
@@ -46,10 +48,10 @@ from ..chapter.claims import (
     decided_check,
     load_chapter_record,
 )
-from ..chapter.layout import OutputLayout
-from ..chapter.outputs import atomic_write_json, atomic_write_text, read_record
+from ..chapter.layout import EXPLORE_RECORD, OutputLayout
+from ..chapter.outputs import atomic_write_json, atomic_write_text, file_digest, read_record
 from ..chapter.plotting import COLORS, PHONE_WIDTH, use_style, write_figure
-from ..errors import InvalidDataError, NTPError
+from ..errors import InvalidDataError, NTPError, PathError
 from ..statistics import Sample
 from .grid import Axis, Grid, point_label
 
@@ -57,8 +59,6 @@ if TYPE_CHECKING:  # matplotlib is imported by the functions that draw, not with
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-#: The name of an explore tree's record of its grid, at the tree's root.
-EXPLORE_RECORD = "explore.json"
 #: The folder of an explore tree that holds its maps.
 MAPS_DIRNAME = "maps"
 #: A point's values, in axis order: the key of a map's values.
@@ -203,14 +203,15 @@ class _ExploreRecord:
     #: Each point's folder (relative to the tree) and values.
     points: tuple[tuple[str, Mapping[str, Any]], ...]
 
-    def command(self) -> str:
-        """The ``ntpnb explore`` command of this grid (it runs again what is missing or damaged)."""
+    def command(self, tree: Path) -> str:
+        """The ``ntpnb explore`` command of this grid into ``tree``: it runs what is missing again."""
         words = ["ntpnb", "explore", self.chapter.split("_", 1)[0]]
         for axis in self.grid.axes:
             words += ["-p", f"{axis.name}={axis.spec or ','.join(axis.texts())}"]
         for name, text in sorted(self.fixed.items()):
             words += ["-p", f"{name}={text}"]
-        return shlex.join([*words, "--seeds", str(len(self.seeds)), "--profile", self.profile])
+        words += ["--seeds", str(len(self.seeds)), "--profile", self.profile, "--out", shown(tree)]
+        return shlex.join(words)
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> _ExploreRecord:
@@ -324,7 +325,8 @@ def load_explore(tree: str | Path) -> GridResults:
             found, why = _point_runs(tree, explore, folder, point)
         except NTPError as exc:
             raise NTPError(
-                f"{exc}; run `{explore.command()}` again: it runs that point again (the others are cached)"
+                f"{exc}; run `{explore.command(tree)}` again: "
+                "it runs that point again (the others are cached)"
             ) from None
         runs += found
         notes += why
@@ -783,6 +785,32 @@ def map_record(check_map: CheckMap, grid: Grid) -> dict[str, Any]:
     }
 
 
+def figure_key(check_map: CheckMap, grid: Grid) -> str:
+    """SHA-256 of what a map's figure is drawn from: its data and the code that draws it."""
+    digest = hashlib.sha256(json.dumps(map_record(check_map, grid), sort_keys=True, default=repr).encode())
+    for module in (__file__, plotting.__file__):
+        digest.update(Path(module).read_bytes())
+    return digest.hexdigest()
+
+
+def kept_figures(folder: Path) -> dict[str, list[Path]]:
+    """The figures an earlier :func:`write_maps` wrote into ``folder`` that are still as written, by key.
+
+    Read from its ``maps.json``; a figure whose file is missing or changed is not kept (it is drawn
+    again), and neither is any when ``maps.json`` cannot be read.
+    """
+    try:
+        written = read_record(folder / "maps.json", "maps record", lambda data: dict(data["figures"]))
+    except PathError:
+        return {}
+    kept = {}
+    for key, files in written.items():
+        paths = [folder / name for name in files if Path(name).name == name]
+        if paths and all(p.is_file() and file_digest(p) == files[p.name] for p in paths):
+            kept[key] = paths
+    return kept
+
+
 def write_maps(results: GridResults, folder: str | Path) -> list[Path]:
     """Write every map into ``folder`` atomically: ``<slug>.png``, ``.pdf``, ``maps.json``, ``maps.md``.
 
@@ -794,15 +822,20 @@ def write_maps(results: GridResults, folder: str | Path) -> list[Path]:
 
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    maps, paths, figures = check_maps(results), [], {}
+    maps, paths, figures, drawn = check_maps(results), [], {}, {}
+    kept = kept_figures(folder)
     for check_map in maps:
-        fig = draw_map(check_map, results.grid)
-        try:
-            written = write_figure(fig, folder / check_map.slug)
-        finally:
-            plt.close(fig)
+        key = figure_key(check_map, results.grid)
+        written = kept.get(key)
+        if written is None:  # not drawn from these data by this code, or its files changed since
+            fig = draw_map(check_map, results.grid)
+            try:
+                written = write_figure(fig, folder / check_map.slug)
+            finally:
+                plt.close(fig)
         paths += written
         figures[check_map.slug] = written[0].name
+        drawn[key] = {path.name: file_digest(path) for path in written}
     data = {
         "title": results.title,
         "chapter": results.chapter,
@@ -815,6 +848,7 @@ def write_maps(results: GridResults, folder: str | Path) -> list[Path]:
         "fixed": dict(results.fixed),
         "notes": list(results.notes),
         "maps": [map_record(m, results.grid) for m in maps],
+        "figures": drawn,
     }
     paths.append(atomic_write_json(folder / "maps.json", data))
     paths.append(atomic_write_text(folder / "maps.md", map_page(results, figures)))

@@ -23,7 +23,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, ExitStack, contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -56,10 +56,17 @@ class Labelled:
     name: str
     seed: int | None
     sweep: bool  # a further seed of the sweep (outputs in its own tree), not the book's seed
+    #: The point of an explore's grid it runs at (:func:`~ntpnb.explore.grid.point_label`); "" for none.
+    point: str
 
     @property
     def label(self) -> str:
-        """Its name, with the seed when it is a further seed of the sweep (unique within a run)."""
+        """Its name, with the seed when it is a further seed of the sweep (unique within a run).
+
+        A run at a point of a grid (one chapter) is named by its point and seed: ``lr=0.1 seed 2``.
+        """
+        if self.point:
+            return f"{self.point} seed {self.seed}"
         return f"{self.name} seed {self.seed}" if self.sweep else self.name
 
 
@@ -73,6 +80,7 @@ class NotebookRun(Labelled):
     key: str
     sweep: bool = False
     package: str = ""  # the fingerprint of the ntpnb sources in its cache key
+    point: str = ""
 
     @property
     def name(self) -> str:
@@ -134,11 +142,13 @@ def seed_runs(
     layout: OutputLayout,
     seeds: int,
     fingerprint: str,
+    point: str = "",
 ) -> list[NotebookRun]:
     """The runs of one notebook in a sweep of ``seeds`` seeds: the book's first, then the others.
 
     The further seeds (``seed + 1``, ...) run into trees of their own under ``layout``; a notebook
-    without an integer ``seed`` runs once. Every run is given ``profile`` and its ``output_dir``.
+    without an integer ``seed`` runs once. Every run is given ``profile`` and its ``output_dir``
+    (``point``: the point of a grid they run at, which names them).
     """
     base = int_seed(parameters)
     runs = []
@@ -150,7 +160,7 @@ def seed_runs(
         key = hashlib.sha256(source.read_bytes() + b"\0")  # its cache key: source, parameters, package
         key.update(json.dumps(injected, sort_keys=True, default=repr).encode() + b"\0")
         key.update(fingerprint.encode())
-        runs.append(NotebookRun(source, injected, tree, key.hexdigest(), i > 0, fingerprint))
+        runs.append(NotebookRun(source, injected, tree, key.hexdigest(), i > 0, fingerprint, point))
     return runs
 
 
@@ -184,13 +194,18 @@ def last_seconds(layout: OutputLayout, profile: str, name: str) -> float:
 
 
 def recorded_seconds(runs: Sequence[NotebookRun], profile: str) -> dict[str, float]:
-    """Each of ``runs``' last time at ``profile`` in its tree by label, else its book seed's (else inf)."""
-    at_book_seed = {run.name: last_seconds(run.layout, profile, run.name) for run in runs if not run.sweep}
+    """Each of ``runs``' last time at ``profile`` in its tree by label, else its book seed's (else inf).
+
+    A further seed at a point of a grid takes the time of its point's run at the book's seed.
+    """
+    at_book_seed = {
+        (run.name, run.point): last_seconds(run.layout, profile, run.name) for run in runs if not run.sweep
+    }
     found = {}
     for run in runs:
         seconds = last_seconds(run.layout, profile, run.name)
         if seconds == float("inf") and run.sweep:
-            seconds = at_book_seed.get(run.name, seconds)
+            seconds = at_book_seed.get((run.name, run.point), seconds)
         found[run.label] = seconds
     return found
 
@@ -247,6 +262,8 @@ class CheckedRun:
     tree: Path
     #: Its setting, with the seeds it runs and the notebooks (as :func:`planned_run` records it).
     record: RunRecord
+    #: The point of an explore's grid it is (:func:`~ntpnb.explore.grid.point_label`); "" for none.
+    point: str = ""
 
 
 def check_run(
@@ -318,18 +335,18 @@ class RunPlan:
     reference: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
 
     def sources(self) -> dict[str, dict[str, str]]:
-        """The sources each notebook of the run ran, by name (:func:`~.timings.run_sources`)."""
-        return {run.name: run_sources(run.source, run.package) for run in self.runs if not run.sweep}
+        """The sources each notebook of the run ran, by name (:func:`~.timings.run_sources`; once each)."""
+        by_name = {run.name: run for run in self.runs if not run.sweep}  # one per notebook, of any point
+        return {name: run_sources(run.source, run.package) for name, run in by_name.items()}
 
 
-@contextmanager
 def planned_run(
     root: Path,
     checked: CheckedRun,
     force: bool = False,
     wait: bool = True,
     log: Callable[[str], None] = print,
-) -> Iterator[RunPlan]:
+) -> AbstractContextManager[RunPlan]:
     """Within: the plan of the ``checked`` run of the project at ``root`` (:func:`check_run`).
 
     Every input was checked before the output lock is taken: a refused run writes nothing and
@@ -339,20 +356,47 @@ def planned_run(
     killed runs left is removed, then what the trees hold is read (each run's
     :func:`~ntpnb.chapter.outputs.chapter_damage` given its cache key, its record, its last time).
     """
-    profile = checked.record.profile
-    layout = output_layout(checked.tree)
+    return planned_runs(root, [checked], force, wait, log)
+
+
+@contextmanager
+def planned_runs(
+    root: Path,
+    checked: Sequence[CheckedRun],
+    force: bool = False,
+    wait: bool = True,
+    log: Callable[[str], None] = print,
+) -> Iterator[RunPlan]:
+    """Within: one plan of several ``checked`` runs of one profile and ``--jobs`` (the points of a grid).
+
+    As :func:`planned_run`, each run into its own tree under its own lock, all held while the plan
+    executes (taken in the order of the trees' paths, so two commands never wait on each other).
+    The plan's ``record`` is the first run's.
+
+    Raises
+    ------
+    ValueError
+        If the runs differ in profile or jobs, or none is given.
+    """
+    first = checked[0]
+    profile = first.record.profile
+    if any(c.record.profile != profile or c.jobs != first.jobs for c in checked):
+        raise ValueError("the runs of one plan share their profile and jobs")
     fingerprint = package_fingerprint()
+    layouts = {c.tree: output_layout(c.tree) for c in checked}
     runs = tuple(
         run
-        for source, parameters in checked.chosen
-        for run in seed_runs(source, parameters, profile, layout, checked.seeds, fingerprint)
+        for c in checked
+        for source, parameters in c.chosen
+        for run in seed_runs(source, parameters, profile, layouts[c.tree], c.seeds, fingerprint, c.point)
     )
-    record = checked.record
     trees = tuple(dict.fromkeys(run.layout for run in runs))
     warm = [sys.executable, "-c", "import matplotlib.font_manager"]  # in a process of its own
     subprocess.run(warm, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
-    with output_lock(layout.root, wait=wait, log=log):
-        claim_tree(layout.root, record)
+    with ExitStack() as locks:
+        for c in sorted(checked, key=lambda c: str(layouts[c.tree].root)):
+            locks.enter_context(output_lock(layouts[c.tree].root, wait=wait, log=log))
+            claim_tree(layouts[c.tree].root, c.record)
         for tree in trees:
             remove_leftovers(tree)
         states = {
@@ -367,4 +411,6 @@ def planned_run(
         order = slowest_first(reference)
         pending = longest_first([run for run in runs if run.label not in cached], seconds, order)
         rerun = {label: why for label, why in states.items() if why not in (None, NOT_RUN, CHANGED)}
-        yield RunPlan(record, runs, trees, checked.jobs, seconds, cached, tuple(pending), rerun, reference)
+        yield RunPlan(
+            first.record, runs, trees, first.jobs, seconds, cached, tuple(pending), rerun, reference
+        )

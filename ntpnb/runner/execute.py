@@ -56,6 +56,7 @@ class RunResult(Labelled):
     sweep: bool = False  # a further seed of the sweep, not the book's
     completed: bool = False
     failed_checks: tuple[str, ...] = ()
+    point: str = ""  # the point of an explore's grid it ran at ("" for none)
 
     def __post_init__(self) -> None:
         if self.ok:  # ran to its end: ok implies completed
@@ -69,7 +70,17 @@ def completed_result(
     failed = tuple(c.failure for c in record.failed)
     error = f"{len(failed)} of {len(record.checks)} checks failed" if failed else None
     return RunResult(
-        run.name, not failed, seconds, run.executed, error, cached, run.seed, run.sweep, True, failed
+        run.name,
+        not failed,
+        seconds,
+        run.executed,
+        error,
+        cached,
+        run.seed,
+        run.sweep,
+        True,
+        failed,
+        run.point,
     )
 
 
@@ -192,4 +203,4 @@ def _failed(run: NotebookRun, stage: OutputLayout, seconds: float, error: str) -
 
 def failed_result(run: NotebookRun, error: str, seconds: float = 0.0, kept: Path | None = None) -> RunResult:
     """The result of ``run`` when it failed before its end, with ``error`` (one line)."""
-    return RunResult(run.name, False, seconds, kept, error, seed=run.seed, sweep=run.sweep)
+    return RunResult(run.name, False, seconds, kept, error, seed=run.seed, sweep=run.sweep, point=run.point)

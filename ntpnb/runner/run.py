@@ -82,48 +82,71 @@ def reproduce(
     """
     checked = check_run(root, names, profile, overrides or {}, output_dir, jobs, seeds)
     with planned_run(root, checked, force, wait, log) as plan:
-        width = max(len(run.label) for run in plan.runs)
-        results: dict[str, RunResult] = {}
-
-        def left() -> str:
-            now = time.monotonic()
-            running = {n: now - r.started for n, r in display.running.items()}
-            profile = plan.record.profile
-            return describe_time_left(
-                seconds_left(plan.runs, plan.seconds, profile, plan.jobs, results, running, plan.reference)
-            )
-
-        display = Display(log, width, footer=left)
-
-        def report(result: RunResult) -> None:
-            """Show one finished notebook (at one seed) with the time left."""
-            results[result.label] = result
-            display.running.pop(result.label, None)
-            line = progress_line(result, len(results), len(plan.runs), width)
-            to_go = left()
-            display.finished(result.label, f"{line}  ({to_go})" if to_go and not display.live else line)
-
-        for run in plan.runs:
-            if run.label in plan.cached:
-                report(completed_result(run, plan.cached[run.label], cached=True))
-            elif run.label in plan.rerun:  # its outputs were damaged since its run
-                log(f"ntpnb: {run.label} runs again: {plan.rerun[run.label]}")
-        try:
-            with run_environment() as mark:
-                if scheduler:
-                    interrupted = run_on_dask(plan.pending, scheduler, report, mark, display)
-                else:
-                    interrupted = run_in_workers(plan.pending, plan.jobs, report, mark, display)
-        finally:
-            try:
-                display.close()
-            finally:  # also when the run stopped on an error (a closed output pipe)
-                for tree in plan.trees:  # the staging folders, and the trees of notebooks that were stopped
-                    remove_leftovers(tree)
-        record_executed_times(plan, results, log)
+        results, interrupted = execute_plan(plan, log, scheduler)
     if interrupted:
         raise RunInterruptedError(len(results), len(plan.runs))
     return [results[run.label] for run in plan.runs]
+
+
+def execute_plan(
+    plan: RunPlan,
+    log: Callable[[str], None],
+    scheduler: str | None = None,
+    status: Callable[[Mapping[str, RunResult]], str] = lambda results: "",
+) -> tuple[dict[str, RunResult], bool]:
+    """Execute ``plan``'s pending runs (within :func:`~.choice.planned_run`), a progress line as each ends.
+
+    Its cached runs are reported first, those whose outputs were damaged said; then the pending
+    runs in worker processes (``plan.jobs`` at once) or as tasks of the Dask cluster at
+    ``scheduler``. The time left follows each line (on a terminal, the status block's last
+    line), after ``status`` of the results so far (e.g. the points of a grid done; "" for
+    nothing). The times of the runs executed are recorded in their trees.
+
+    Returns the results by label, and whether the run was interrupted (SIGINT or SIGTERM).
+    """
+    width = max(len(run.label) for run in plan.runs)
+    results: dict[str, RunResult] = {}
+
+    def left() -> str:
+        now = time.monotonic()
+        running = {n: now - r.started for n, r in display.running.items()}
+        profile = plan.record.profile
+        return describe_time_left(
+            seconds_left(plan.runs, plan.seconds, profile, plan.jobs, results, running, plan.reference)
+        )
+
+    def footer() -> str:
+        return "; ".join(part for part in (status(results), left()) if part)
+
+    display = Display(log, width, footer=footer)
+
+    def report(result: RunResult) -> None:
+        """Show one finished notebook (at one seed) with the time left."""
+        results[result.label] = result
+        display.running.pop(result.label, None)
+        line = progress_line(result, len(results), len(plan.runs), width)
+        to_go = footer()
+        display.finished(result.label, f"{line}  ({to_go})" if to_go and not display.live else line)
+
+    for run in plan.runs:
+        if run.label in plan.cached:
+            report(completed_result(run, plan.cached[run.label], cached=True))
+        elif run.label in plan.rerun:  # its outputs were damaged since its run
+            log(f"ntpnb: {run.label} runs again: {plan.rerun[run.label]}")
+    try:
+        with run_environment() as mark:
+            if scheduler:
+                interrupted = run_on_dask(plan.pending, scheduler, report, mark, display)
+            else:
+                interrupted = run_in_workers(plan.pending, plan.jobs, report, mark, display)
+    finally:
+        try:
+            display.close()
+        finally:  # also when the run stopped on an error (a closed output pipe)
+            for tree in plan.trees:  # the staging folders, and the trees of notebooks that were stopped
+                remove_leftovers(tree)
+    record_executed_times(plan, results, log)
+    return results, interrupted
 
 
 def progress_line(result: RunResult, done: int, total: int, width: int) -> str:

@@ -6,11 +6,13 @@ import contextlib
 import io
 import itertools
 import json
+import shlex
 import warnings
 
 import matplotlib
 import pytest
 
+from ntpnb.book.trees import shown
 from ntpnb.book.verdicts import Series, Sweep, series_of
 from ntpnb.chapter.claims import ChapterRecord, ClaimLog
 from ntpnb.chapter.layout import output_layout
@@ -299,6 +301,25 @@ def test_write_maps_writes_figures_data_and_page_atomically(tmp_path, monkeypatc
     assert not [p for p in folder.iterdir() if is_temporary(p)]
 
 
+def test_write_maps_draws_a_map_again_only_when_its_data_or_its_files_changed(tmp_path, monkeypatch):
+    import ntpnb.explore.maps as maps_module
+
+    folder = tmp_path / "maps"
+    write_maps(run_grid(LINE, (0, 1), below(3.5)), folder)
+    drawn = []
+    draw = maps_module.draw_map
+    monkeypatch.setattr(maps_module, "draw_map", lambda m, grid: drawn.append(m.slug) or draw(m, grid))
+    write_maps(run_grid(LINE, (0, 1), below(3.5)), folder)  # the same data: every figure kept
+    assert drawn == []
+    slug = check_maps(run_grid(LINE, (0, 1), below(3.5)))[0].slug
+    (folder / f"{slug}.png").write_bytes(b"damaged")
+    write_maps(run_grid(LINE, (0, 1), below(3.5)), folder)  # a changed file is not trusted
+    assert drawn == [slug]
+    assert (folder / f"{slug}.png").read_bytes().startswith(b"\x89PNG")
+    write_maps(run_grid(LINE, (0, 1), below(4.5)), folder)  # other data: drawn again
+    assert drawn == [slug, slug]
+
+
 # -- an explore tree ----------------------------------------------------------------------------------
 
 
@@ -361,8 +382,10 @@ def test_a_damaged_record_is_refused_naming_it(tmp_path):
     record.write_text(record.read_text().replace('"passed": true', '"passed": false', 1))
     with pytest.raises(NTPError, match=r"claims/01_demo.json differs from what its run wrote") as raised:
         load_explore(tmp_path)
-    # the command that made the tree, which runs that point again
-    assert "run `ntpnb explore 01 -p lr=0.1..10:log:3 --seeds 2 --profile quick` again" in str(raised.value)
+    # the command that made the tree, into the same tree, which runs that point again
+    out = shlex.quote(shown(tmp_path))
+    command = f"ntpnb explore 01 -p lr=0.1..10:log:3 --seeds 2 --profile quick --out {out}"
+    assert f"run `{command}` again" in str(raised.value)
     (tmp_path / "explore.json").write_text('{"chapter": "x"}')
     with pytest.raises(NTPError, match=r"explore record .* is damaged"):
         load_explore(tmp_path)
