@@ -29,7 +29,7 @@ import numpy as np
 from ntpnb import optim
 from ntpnb.attention import identity_head, make_problem, stack_problems, train
 from ntpnb.attention.model import Problem
-from ntpnb.attention.paper_experiments import _trial_data
+from ntpnb.attention.paper_experiments import trial_data
 
 #: The paper's settings (Sec. 5, Appendix D): data sizes of Figs. 3 and 4, NGD step, iterations.
 SIZES = {"acyclic": dict(K=8, d=8, n=4, T=6), "general": dict(K=6, d=8, n=6, T=4)}
@@ -53,7 +53,7 @@ def trial_problems(kind: str, n_trials: int, seed: int | None = None) -> list[Pr
     rng = np.random.default_rng(SEEDS[kind] if seed is None else seed)
     problems = []
     for _ in range(n_trials):
-        E, data = _trial_data(kind, rng=rng, **SIZES[kind])
+        E, data = trial_data(kind, rng=rng, **SIZES[kind])
         problems.append(make_problem(E, identity_head(E), data, "log", "identity"))
     return problems
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ntpnb.attention.graphs import TokenPriorityGraphs, token_priority_graphs
-from ntpnb.attention.paper_experiments import _trial_data
+from ntpnb.attention.paper_experiments import trial_data
 from ntpnb.attention.token_data import TokenData
 from ntpnb.linear.ntp_data import NTPData
 from ntpnb.linear.recipes import dirichlet_on_supports
@@ -80,5 +80,5 @@ def attention_instance(K: int, d: int, n: int, T: int, seed: int = 0) -> Attenti
     until some graph has a cycle and a strict relation.
     """
     rng = np.random.default_rng(seed)
-    E, data = _trial_data("general", K=K, d=d, n=n, T=T, rng=rng)
+    E, data = trial_data("general", K=K, d=d, n=n, T=T, rng=rng)
     return AttentionInstance(E, data, token_priority_graphs(data))

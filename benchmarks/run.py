@@ -131,7 +131,7 @@ class Benchmark:
     exponent: float | None = PREDICTION_EXPONENT
 
 
-def n_constraints(size: Size, data: object = None) -> int:
+def n_constraints(size: Size, _data: object = None) -> int:
     """Inequalities (6b) in anchor form: ``m (V - S)``."""
     m, V, _, S = size
     return m * (V - S)
@@ -201,16 +201,11 @@ def run_table(bench: Benchmark, sizes: Sequence[Size], budget: float) -> Table:
             meas = Measurement(name, size, n)
             table.measurements.append(meas)
             key = (name, bench.fit_kind(size))
-            if key in last:
-                exponent = bench.exponent
-                if exponent is None:
-                    fit = power_law_fit(table, name, bench.fit_kind, min_points=2)
-                    exponent = PREDICTION_EXPONENT if fit is None else fit[0]
-                predicted = predicted_seconds(last[key][1], last[key][0], n, exponent)
-                if predicted > budget:
-                    meas.note = f"skipped: predicted {predicted:.0f} s > budget {budget:.0f} s"
-                    print(f"  {bench.problem} {size} {name}: {meas.note}", flush=True)
-                    continue
+            skip = _skip_note(bench, table, name, n, last.get(key), budget)
+            if skip:
+                meas.note = skip
+                print(f"  {bench.problem} {size} {name}: {meas.note}", flush=True)
+                continue
             try:
                 meas.seconds, answers[name] = time_call(func, data, copy=bench.copy)
             except NTPError as exc:
@@ -223,17 +218,43 @@ def run_table(bench: Benchmark, sizes: Sequence[Size], budget: float) -> Table:
             if bench.certify is not None:
                 meas.certificate = bench.certify(answers[name])
             print(f"  {bench.problem} {size} {name}: {meas.seconds:.3f} s {meas.certificate}", flush=True)
-        ref = answers.get(FAST)
-        for meas in table.measurements[-len(methods) :]:
-            if meas.method in answers and ref is not None:
-                a = answers[meas.method]
-                if isinstance(a, np.ndarray):
-                    ref_sq = max(float(np.sum(ref**2)), 1e-300)
-                    meas.rel_diff = float(np.linalg.norm(a - ref)) / np.sqrt(ref_sq)
-                    meas.excess = float(np.sum(a**2)) / ref_sq - 1.0
-                else:
-                    meas.rel_diff = 0.0 if bool(a) == bool(ref) else 1.0
+        _compare_answers(table.measurements[-len(methods) :], answers)
     return table
+
+
+def _skip_note(
+    bench: Benchmark,
+    table: Table,
+    name: str,
+    n: int,
+    last: tuple[int, float] | None,
+    budget: float,
+) -> str | None:
+    """Why ``name`` is skipped at count ``n`` (its time predicted from ``last`` over budget), or None."""
+    if last is None:
+        return None
+    exponent = bench.exponent
+    if exponent is None:
+        fit = power_law_fit(table, name, bench.fit_kind, min_points=2)
+        exponent = PREDICTION_EXPONENT if fit is None else fit[0]
+    predicted = predicted_seconds(last[1], last[0], n, exponent)
+    if predicted > budget:
+        return f"skipped: predicted {predicted:.0f} s > budget {budget:.0f} s"
+    return None
+
+
+def _compare_answers(measurements: Sequence[Measurement], answers: Mapping[str, object]) -> None:
+    """Each measurement's distance to the ``fast`` method's answer at the same size (in place)."""
+    ref = answers.get(FAST)
+    for meas in measurements:
+        if meas.method in answers and ref is not None:
+            a = answers[meas.method]
+            if isinstance(a, np.ndarray):
+                ref_sq = max(float(np.sum(ref**2)), 1e-300)
+                meas.rel_diff = float(np.linalg.norm(a - ref)) / np.sqrt(ref_sq)
+                meas.excess = float(np.sum(a**2)) / ref_sq - 1.0
+            else:
+                meas.rel_diff = 0.0 if bool(a) == bool(ref) else 1.0
 
 
 def largest_within(table: Table, method: str) -> Measurement | None:
@@ -261,6 +282,23 @@ def _fmt_diff(meas: Measurement) -> str:
     return f"{meas.method}: {meas.rel_diff:.1e} (norm^2 {meas.excess:+.0e})"
 
 
+def _comparison_cells(row: Mapping[str, Measurement], methods: Sequence[str], naive: str | None) -> list[str]:
+    """A row's speed-ups of ``fast``, the distances of the other answers to its own, its peak memory."""
+    fast = row[FAST]
+    ratios = [
+        f"{name}: {row[name].seconds / fast.seconds:.3g}x"
+        for name in methods
+        if name != FAST and fast.seconds and row[name].seconds
+    ]
+    ratio = ", ".join(ratios) if ratios else f"n/a ({naive} {_fmt_time(row[naive])})" if naive else "n/a"
+    others = [m for m in row.values() if m.rel_diff is not None and m.method != FAST]
+    return [
+        ratio,
+        ", ".join(_fmt_diff(m) for m in others) if others else "n/a",
+        f"{fast.peak_mib:.1f}" if fast.peak_mib is not None else "n/a",
+    ]
+
+
 def format_table(table: Table, naive: str | None = None, fit_kind: Callable[[Size], bool] = d_over_m) -> str:
     """A Markdown table: one row per size, a column per method.
 
@@ -282,21 +320,7 @@ def format_table(table: Table, naive: str | None = None, fit_kind: Callable[[Siz
         row = {m.method: m for m in table.measurements if m.size == size}
         cells = [str(size), str(row[methods[0]].count), *(_fmt_time(row[name]) for name in methods)]
         if compare:
-            fast = row[FAST]
-            ratios = [
-                f"{name}: {row[name].seconds / fast.seconds:.3g}x"
-                for name in methods
-                if name != FAST and fast.seconds and row[name].seconds
-            ]
-            ratio = (
-                ", ".join(ratios) if ratios else f"n/a ({naive} {_fmt_time(row[naive])})" if naive else "n/a"
-            )
-            others = [m for m in row.values() if m.rel_diff is not None and m.method != FAST]
-            cells += [
-                ratio,
-                ", ".join(_fmt_diff(m) for m in others) if others else "n/a",
-                f"{fast.peak_mib:.1f}" if fast.peak_mib is not None else "n/a",
-            ]
+            cells += _comparison_cells(row, methods, naive)
         if certified:
             certs = [
                 f"{m.method}: {m.certificate}" if len(methods) > 1 else m.certificate for m in row.values()
@@ -344,7 +368,7 @@ def path_unknowns(size: Size, instance: tuple[NTPData, np.ndarray]) -> int:
     return (size[1] - 1) * int(np.linalg.matrix_rank(instance[0].H))
 
 
-def graph_svm_constraints(size: Size, instance: AttentionInstance) -> int:
+def graph_svm_constraints(_size: Size, instance: AttentionInstance) -> int:
     """Constraints of (Graph-SVM): strict relations plus equivalences over all graphs."""
     return len(instance.graphs.strict) + len(instance.graphs.equivalent)
 
@@ -398,7 +422,7 @@ def parse_attention_sizes(values: Sequence[str] | None) -> list[Size]:
     return parse_sizes(values, ATTENTION_SVM_SIZES, "K,d,n,T")
 
 
-def _first(size: Size, instance: object = None) -> int:
+def _first(size: Size, _instance: object = None) -> int:
     return size[0]
 
 
@@ -462,6 +486,15 @@ def training_sizes(
 def build_parser() -> argparse.ArgumentParser:
     """The parser of ``python -m benchmarks`` (what ``ntpnb benchmarks`` passes on)."""
     parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__)
+    _add_solver_arguments(parser)
+    _add_joint_arguments(parser)
+    _add_training_arguments(parser)
+    _add_run_arguments(parser)
+    return parser
+
+
+def _add_solver_arguments(parser: argparse.ArgumentParser) -> None:
+    """The solver tables' sizes, budgets and skips."""
     for flag, default, what in (
         ("--sizes", SVM_SIZES, "NTP-SVM sizes as m,V,d,S"),
         ("--lp-sizes", LP_SIZES, "separability sizes as m,V,d,S"),
@@ -483,6 +516,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--skip-attention-svm", action="store_true", help="no Graph-SVM and W^cyc tables")
     parser.add_argument("--skip-attention", action="store_true", help="no attention-training table")
     parser.add_argument("--skip-joint", action="store_true", help="no table of chapter 6's joint problem")
+
+
+def _add_joint_arguments(parser: argparse.ArgumentParser) -> None:
+    """The corpus prefixes of chapter 6's joint problem."""
     for flag, default, what in (
         ("--joint-chars", joint.DEFAULT_CHARS, "the joint problem's threshold sweeps by Newton's method"),
         ("--joint-lp-chars", joint.LP_CHARS, "the same sweeps by the LP"),
@@ -496,6 +533,10 @@ def build_parser() -> argparse.ArgumentParser:
             default=list(default),
             help=f"prefixes of the corpus, in characters, for {what} (default: %(default)s)",
         )
+
+
+def _add_training_arguments(parser: argparse.ArgumentParser) -> None:
+    """The attention-training and training-loop tables."""
     parser.add_argument(
         "--attention-trials", type=int, default=attention.N_TRIALS, help="trials (default: %(default)s)"
     )
@@ -510,6 +551,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--training-n", nargs="*", type=int, help="samples n of Paper B's training sweep in n"
     )
+
+
+def _add_run_arguments(parser: argparse.ArgumentParser) -> None:
+    """The chapters' timings, the any-seed run and the output folder."""
     parser.add_argument(
         "--notebooks",
         action="store_true",
@@ -540,7 +585,22 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--out", type=Path, default=out, help="folder for benchmarks.md (the book page) and benchmarks.json"
     )
-    return parser
+
+
+@dataclass(frozen=True)
+class Results:
+    """What one run of the benchmarks measured, and where and when."""
+
+    runs: list[tuple[Benchmark, Table]]
+    att_rows: list[attention.AttentionMeasurement]
+    joint_rows: list[joint.JointMeasurement]
+    w_star_rows: list[joint.JointMeasurement]
+    scale_rows: list[joint.ScaleMeasurement]
+    train_runs: list[tuple[Benchmark, Table]]
+    nb_times: notebooks.NotebookTimes | None
+    any_seed: tuple | None
+    total: float
+    machine: Machine
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -550,10 +610,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         one, _, _, loads = notebooks.time_chapters(ROOT)
         notebooks.refresh_chapter_times(ROOT, one, loads)
         return 0
+    res = measure(args)
+    print_results(res, args)
+    write_results(res, args, argv)
+    return 0
 
-    started = time.perf_counter()
-    date = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    load_start = _load_average()
+
+def _solver_runs(args: argparse.Namespace) -> list[tuple[Benchmark, Table]]:
+    """The solver tables the arguments ask for, measured."""
     runs = [(SVM, run_table(SVM, parse_sizes(args.sizes, SVM_SIZES), args.budget))]
     if not args.skip_lp:
         runs.append(
@@ -565,6 +629,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         att_sizes = parse_attention_sizes(args.attention_svm_sizes)
         for bench in (GRAPH_SVM, CYCLIC):
             runs.append((bench, run_table(bench, att_sizes, args.time_limit)))
+    return runs
+
+
+def measure(args: argparse.Namespace) -> Results:
+    """Every benchmark the arguments ask for, measured in this process."""
+    started = time.perf_counter()
+    date = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    load_start = _load_average()
+    runs = _solver_runs(args)
     att_rows = []
     if not args.skip_attention:
         for kind in attention.SIZES:
@@ -587,70 +660,87 @@ def main(argv: Sequence[str] | None = None) -> int:
     if nb_times:
         notebooks.refresh_chapter_times(ROOT, nb_times.one_core, nb_times.loads)
     total = time.perf_counter() - started
-    run_platform = platform_info()  # recorded by this run, in the process that measured
-    machine = Machine(run_platform, date, load_start, _load_average())
+    # the platform is recorded by this run, in the process that measured
+    machine = Machine(platform_info(), date, load_start, _load_average())
+    rows = (att_rows, joint_rows, w_star_rows, scale_rows)
+    return Results(runs, *rows, train_runs, nb_times, any_seed, total, machine)
 
+
+def print_results(res: Results, args: argparse.Namespace) -> None:
+    """The tables of ``res`` on the terminal (the any-seed outcomes also written under ``--out``)."""
     print()
-    print(format_machine(machine))
+    print(format_machine(res.machine))
     print("Times are wall-clock seconds measured in this run (best of 3 below 1 s); on a shared")
     print("machine they are noisy, so compare the ratios, which were measured side by side.")
-    for bench, table in runs:
+    for bench, table in res.runs:
         print(f"\n## {bench.problem}\n")
         print(format_table(table, bench.naive, bench.fit_kind))
-    if att_rows:
+    if res.att_rows:
         print(f"\n## {ATTENTION_TITLE}\n")
-        print(attention.format_attention(att_rows))
-    if joint_rows:
+        print(attention.format_attention(res.att_rows))
+    if res.joint_rows:
         print(f"\n## {JOINT_TITLE}\n")
-        print(joint.format_joint(joint_rows, args.time_limit))
-        print(joint.format_scale(scale_rows))
-        print(joint.format_w_star(w_star_rows, args.time_limit))
-    for bench, table in train_runs:
+        print(joint.format_joint(res.joint_rows, args.time_limit))
+        print(joint.format_scale(res.scale_rows))
+        print(joint.format_w_star(res.w_star_rows, args.time_limit))
+    for bench, table in res.train_runs:
         print(f"\n## {bench.problem}\n")
         print(training.format_training(table, bench.fit_kind))
-    if nb_times:
+    if res.nb_times:
         print(f"\n## {NOTEBOOKS_TITLE}\n")
-        print(notebooks.format_notebook_times(nb_times))
-    if any_seed:
+        print(notebooks.format_notebook_times(res.nb_times))
+    if res.any_seed:
         print(f"\n## {ANY_SEED_TITLE}\n")
-        print(seeds.format_outcomes(any_seed[0]))
-        print(f"Wrote {seeds.write_outcomes(any_seed[0], args.out, {'wall_seconds': any_seed[1]})}")
+        print(seeds.format_outcomes(res.any_seed[0]))
+        outcomes, wall = res.any_seed[:2]
+        print(f"Wrote {seeds.write_outcomes(outcomes, args.out, {'wall_seconds': wall})}")
     print(f"\n## {EXPONENTS_TITLE}\n")
-    print(format_exponent_summary(summary_rows(runs, train_runs, joint_rows)))
-    print(f"\nTotal benchmark time: {total:.0f} s")
+    print(format_exponent_summary(summary_rows(res.runs, res.train_runs, res.joint_rows)))
+    print(f"\nTotal benchmark time: {res.total:.0f} s")
+
+
+def write_results(res: Results, args: argparse.Namespace, argv: Sequence[str] | None) -> None:
+    """The book page, its figures and the JSON record of ``res`` under ``--out``."""
     args.out.mkdir(parents=True, exist_ok=True)
     figures = {}
-    for bench, table in [*runs, *train_runs]:
+    for bench, table in [*res.runs, *res.train_runs]:
         png = plots.write_scaling_figure(table, bench.fit_kind, power_law_fit, args.out)
         figures[table.problem] = f"{args.out.name}/{png.name}"  # relative to the book page, one folder up
     page = args.out / "benchmarks.md"
     atomic_write_text(
         page,
         book_page(
-            runs,
-            att_rows,
-            nb_times,
-            machine,
-            total,
+            res.runs,
+            res.att_rows,
+            res.nb_times,
+            res.machine,
+            res.total,
             argv,
             figures,
-            joint_rows,
+            res.joint_rows,
             args.time_limit,
-            w_star_rows,
-            scale_rows,
-            train_runs,
+            res.w_star_rows,
+            res.scale_rows,
+            res.train_runs,
         ),
     )
     print(f"Wrote {page} (the book's benchmarks page: `ntpnb book` picks it up)")
     path = args.out / "benchmarks.json"
-    payload = {
+    atomic_write_text(path, json.dumps(_record(res), indent=1))
+    print(f"Wrote {path}")
+
+
+def _record(res: Results) -> dict:
+    """The JSON record of ``res``."""
+    machine = res.machine
+    return {
         "cores": os.cpu_count(),
         "blas_threads": os.environ.get("OPENBLAS_NUM_THREADS"),
-        "platform": run_platform,
-        "date": date,
-        "load_average": {"start": load_start, "end": machine.load_end},
-        "total_seconds": total,
-        "exponents": [asdict(r) for r in summary_rows(runs, train_runs, joint_rows)],
+        "platform": machine.platform,
+        "date": machine.date,
+        "load_average": {"start": machine.load_start, "end": machine.load_end},
+        "total_seconds": res.total,
+        "exponents": [asdict(r) for r in summary_rows(res.runs, res.train_runs, res.joint_rows)],
         "tables": [
             {
                 "problem": t.problem,
@@ -661,18 +751,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "exponents": {name: scaling_exponent(t, name, b.fit_kind) for name in t.methods},
                 "measurements": [asdict(m) for m in t.measurements],
             }
-            for b, t in [*runs, *train_runs]
+            for b, t in [*res.runs, *res.train_runs]
         ],
-        "attention": [{**asdict(r), "speedup": r.speedup} for r in att_rows],
-        "joint": [asdict(r) for r in joint_rows],
-        "joint_w_star": [asdict(r) for r in w_star_rows],
-        "joint_scale": [asdict(r) for r in scale_rows],
-        "notebooks": asdict(nb_times) if nb_times else None,
-        "any_seed": [asdict(o) for o in any_seed[0]] if any_seed else None,
+        "attention": [{**asdict(r), "speedup": r.speedup} for r in res.att_rows],
+        "joint": [asdict(r) for r in res.joint_rows],
+        "joint_w_star": [asdict(r) for r in res.w_star_rows],
+        "joint_scale": [asdict(r) for r in res.scale_rows],
+        "notebooks": asdict(res.nb_times) if res.nb_times else None,
+        "any_seed": [asdict(o) for o in res.any_seed[0]] if res.any_seed else None,
     }
-    atomic_write_text(path, json.dumps(payload, indent=1))
-    print(f"Wrote {path}")
-    return 0
 
 
 PAGE_HEAD = """\
@@ -764,7 +851,7 @@ residuals in total, on F and on F-perp, `| ||W_B|| - B | / B`, and the smallest 
 `ntpnb.attention.graph_svm_qp.solve_graph_svm` (Paper B, Sec. 3.2; chapter 07) on Paper B's general
 (cyclic) data of size `(K, d, n, T)`: unit-sphere embeddings, `T` distinct tokens per sample, a
 label drawn among them, redrawn until some token-priority graph has a cycle and a strict relation
-(`ntpnb.attention.paper_experiments._trial_data`, as chapter 07 draws its trials; the first row is the
+(`ntpnb.attention.paper_experiments.trial_data`, as chapter 07 draws its trials; the first row is the
 size of its Fig. 4). The count is the number of constraints (strict relations plus equivalences
 over all graphs; each a dense row in `d^2` unknowns). "certificate": the solver's verification
 (`passes()`: feasibility, stationarity, complementarity, sign of the multipliers, relative duality
@@ -1017,7 +1104,7 @@ def book_page(
     solvers = solvers.replace("{fit_points}", str(FIT_MIN_POINTS))
     parts.append(solvers)
 
-    def section(bench: Benchmark, table: Table, body: str, intro: str) -> str:
+    def section(table: Table, body: str, intro: str) -> str:
         link = (figures or {}).get(table.problem)
         alt = f"{table.problem}: seconds against {table.count_label}, log-log"
         image = f"\n![{alt}]({link})\n" if link else ""
@@ -1025,10 +1112,10 @@ def book_page(
 
     for bench, table in runs:
         body = format_table(table, bench.naive, bench.fit_kind)
-        parts.append(section(bench, table, body, SECTION_INTROS.get(bench.problem, "")))
+        parts.append(section(table, body, SECTION_INTROS.get(bench.problem, "")))
     for k, (bench, table) in enumerate(train_runs):
         body = training.format_training(table, bench.fit_kind)
-        parts.append(section(bench, table, body, TRAINING_INTRO if k == 0 else ""))
+        parts.append(section(table, body, TRAINING_INTRO if k == 0 else ""))
     if att_rows:
         parts.append(f"## {ATTENTION_TITLE}\n\n{ATTENTION_INTRO}\n{attention.format_attention(att_rows)}\n")
     if joint_rows:

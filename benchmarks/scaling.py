@@ -55,7 +55,7 @@ def d_over_m(size: Size) -> bool:
     return size[2] > size[0]
 
 
-def all_sizes(size: Size) -> bool:
+def all_sizes(_size: Size) -> bool:
     """Every size is of the fitted kind."""
     return True
 

@@ -29,7 +29,7 @@ import numpy as np
 from ntpnb import optim
 from ntpnb.attention import identity_head, make_problem, stack_problems, train
 from ntpnb.attention.model import Problem
-from ntpnb.attention.paper_experiments import _trial_data
+from ntpnb.attention.paper_experiments import trial_data
 from ntpnb.chapter.parameters import notebook_source, profile_parameters
 from ntpnb.linear.descent import run_decoder
 from ntpnb.linear.ntp_data import NTPData
@@ -124,7 +124,7 @@ def attention_instance(n_iter: int, n_trials: int, K: int, d: int, n: int, T: in
     rng = np.random.default_rng(attention.SEEDS["general"])
     problems = []
     for _ in range(n_trials):
-        E, data = _trial_data("general", K=K, d=d, n=n, T=T, rng=rng)
+        E, data = trial_data("general", K=K, d=d, n=n, T=T, rng=rng)
         problems.append(make_problem(E, identity_head(E), data, "log", "identity"))
     return AttentionInstance(stack_problems(problems), n_iter)
 

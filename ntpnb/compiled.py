@@ -7,7 +7,7 @@ sum), calling no BLAS and starting no thread: every CPU computes the same floats
 of a batch the floats it gets alone. Each kernel is tested against a numpy reference.
 
 ``import ntpnb`` does not import numba (half a second): a module of kernels is compiled by
-:func:`jit` on import and imported by its callers (``importlib.import_module``) when first needed;
+:func:`jit` on import and imported by its callers inside the function that first needs them;
 a kernel called only from Python may use :func:`jit_on_first_call` instead.
 
 numba's cache is fresh while the kernel's own file is unchanged; a kernel here calls kernels and

@@ -556,7 +556,7 @@ def run(
     stepper = _Stepper(optimizer, W.shape, batch_ndim)
     view = read_only_view(W)
 
-    def advance(k: int, n: int) -> None:
+    def advance(k: int, _n: int) -> None:  # one step a call: drive's chunk is 1
         g = np.asarray(grad(view))
         if g.shape != W.shape:  # every step: a wrong shape would broadcast silently
             raise InvalidDataError(

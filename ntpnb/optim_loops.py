@@ -24,14 +24,14 @@ from .compiled import jit
 GD, NGD, ADAM = optim.GD, optim.NGD, optim.ADAM
 OK, ZERO_GRADIENT, NONFINITE_GRADIENT = optim.OK, optim.ZERO_GRADIENT, optim.NONFINITE_GRADIENT
 
-#: Normalized GD takes its norm from a sum of squares only inside [_SQ_MIN, _SQ_MAX]; outside
+#: Normalized GD takes its norm from a sum of squares only inside [SQ_MIN, SQ_MAX]; outside
 #: (near underflow or overflow of the squares, or not finite) it recomputes the norm from the
 #: gradient scaled by its largest entry, as :func:`ntpnb.optim.run` does.
-_SQ_MIN = 1e-280
-_SQ_MAX = 1e280
+SQ_MIN = 1e-280
+SQ_MAX = 1e280
 
 _gd_entry = jit(optim.gd_entry)
-_ngd_factor = jit(optim.ngd_factor)
+compiled_ngd_factor = jit(optim.ngd_factor)
 _ngd_entry = jit(optim.ngd_entry)
 _adam_moment = jit(optim.adam_moment)
 _adam_scales = jit(optim.adam_scales)
@@ -61,8 +61,8 @@ def column_normalization(
     zero = -1
     for b in range(B):
         scale[b] = 1.0
-        if sq[b] >= _SQ_MIN and sq[b] <= _SQ_MAX:
-            factor[b] = _ngd_factor(lr, eps, math.sqrt(sq[b]), 1.0)
+        if sq[b] >= SQ_MIN and sq[b] <= SQ_MAX:
+            factor[b] = compiled_ngd_factor(lr, eps, math.sqrt(sq[b]), 1.0)
             continue
         s = 0.0
         for i in range(n):
@@ -81,7 +81,7 @@ def column_normalization(
             a = g[i, b] / s
             t += a * a
         scale[b] = s
-        factor[b] = _ngd_factor(lr, eps, math.sqrt(t), s)
+        factor[b] = compiled_ngd_factor(lr, eps, math.sqrt(t), s)
     return (OK, 0) if zero < 0 else (ZERO_GRADIENT, zero)
 
 

@@ -114,7 +114,8 @@ def active_workers() -> int:
     return workers
 
 
-def _seeded_trial(trial: Callable[[Any, np.random.Generator], Any], job: tuple[Any, Any]) -> Any:
+def seeded_trial(trial: Callable[[Any, np.random.Generator], Any], job: tuple[Any, Any]) -> Any:
+    """``trial(point, rng)`` for a job ``(point, seed_sequence)``, ``rng`` seeded by the sequence."""
     point, seed_sequence = job
     return trial(point, np.random.default_rng(seed_sequence))
 
@@ -149,5 +150,5 @@ def run_sweep(
     n_trials = as_count(n_trials, "n_trials")
     seeds = trial_generators(seed, len(points), n_trials)
     jobs = [(point, ss) for point, per in zip(points, seeds, strict=True) for ss in per]
-    flat = parallel_map(functools.partial(_seeded_trial, trial), jobs, 16)
+    flat = parallel_map(functools.partial(seeded_trial, trial), jobs, 16)
     return [flat[i * n_trials : (i + 1) * n_trials] for i in range(len(points))]

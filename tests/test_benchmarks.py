@@ -518,3 +518,26 @@ def test_the_any_seed_verdicts_stand_beside_the_books_and_count_the_agreements(t
     book.write_text('{"claims": [{"verdict": "reproduced"}]}')  # no id
     with pytest.raises(SystemExit, match=f"{book} is not the book's verdicts"):
         seeds.book_verdicts(book)
+
+
+def test_structure_measures_code_lines_private_imports_and_unused_parameters(tmp_path):
+    """benchmarks.structure on a tiny tree: docstrings, comments and blank lines are no code lines."""
+    from benchmarks import structure
+
+    (tmp_path / "ntpnb").mkdir()
+    (tmp_path / "benchmarks").mkdir()
+    (tmp_path / "notebooks").mkdir()
+    (tmp_path / "ntpnb" / "cli.py").write_text("from .a import used\n")
+    (tmp_path / "ntpnb" / "a.py").write_text(
+        '"""Module."""\n\nfrom .b import _hidden\n\n\n'
+        'def used(x, y, _z):\n    """Doc.\n\n    More doc.\n    """\n    # a comment\n\n    return x\n\n\n'
+        "def unused():\n    pass\n"
+    )
+    (tmp_path / "ntpnb" / "b.py").write_text("import importlib\n\nm = importlib.import_module('os')\n")
+    funcs = {f.name: f.code_lines for f in structure.functions(tmp_path)}
+    assert funcs == {"used": 2, "unused": 2}
+    assert structure.private_imports(tmp_path) == ["ntpnb/a.py:3 _hidden"]
+    assert structure.importlib_uses(tmp_path) == ["ntpnb/b.py:3"]
+    assert structure.dead_parameters(tmp_path) == ["ntpnb/a.py:6 used(y)"]
+    names, users = structure.public_names(tmp_path)
+    assert names == ["ntpnb/a.py:used", "ntpnb/a.py:unused"] and users == ["ntpnb/a.py:used"]

@@ -9,7 +9,6 @@ quantities for all trials at once.
 
 from __future__ import annotations
 
-import importlib
 import itertools
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
@@ -68,17 +67,18 @@ def train(
             grad, W0, optimizer, n_iter, record=record, record_at=record_at, batch_ndim=1, progress=progress
         )
     recorder = optim.Recorder(n_iter, record, record_at, optimizer.label(), progress)
-    rules = importlib.import_module("..optim_loops", __package__)
+    from .. import optim_loops  # compiled by numba when first needed: imported here, not at the top
+
     rule, betas = optimizer.compiled_rule, np.array(optimizer.betas)
     WL, columns = np.array(np.moveaxis(W0, 0, -1), order="C"), (prob.d * prob.d, prob.B)  # trial axis last
     # Adam's moments, the rule's scratch and [b1^k, b2^k]
     state = (np.zeros(columns), np.zeros(columns), np.empty((2, prob.B)), np.ones(2))
     current = lambda: read_only_view(np.ascontiguousarray(np.moveaxis(WL, -1, 0)))
 
-    def advance(k: int, n: int) -> None:
+    def advance(k: int, _n: int) -> None:  # one step a call: drive's chunk is 1
         step.run(WL)
         state[3][:] *= betas
-        status, trial = rules.step(WL.reshape(columns), step.grad.reshape(columns), state, rule, True)
+        status, trial = optim_loops.step(WL.reshape(columns), step.grad.reshape(columns), state, rule, True)
         if status != optim.OK:  # nothing moved
             raise optim.gradient_error(status, k, trial, (prob.B,))
 

@@ -23,10 +23,11 @@ import numpy as np
 import scipy
 
 from .. import settings
-from ..errors import InvalidDataError, SolverError
+from ..errors import SolverError
 from ..linalg import check_known_rank
+from ..path_result import RegularizationPath, checked_radii
 from ..qp import scaled_back
-from ..validation import as_float, frozen
+from ..validation import frozen
 from .graphs import (
     CyclicSubdataset,
     TokenPriorityGraphs,
@@ -42,7 +43,7 @@ __all__ = [
     "log_loss_features",
     "CyclicCorrection",
     "solve_cyclic_correction",
-    "PathPoint",
+    "AttentionPath",
     "regularization_path",
 ]
 
@@ -238,24 +239,38 @@ def solve_cyclic_correction(
 
 
 @dataclass(frozen=True)
-class PathPoint:
-    """One point ``W_R`` of the regularization path with its certificate."""
+class AttentionPath(RegularizationPath):
+    """Paper B's path: :class:`~ntpnb.path_result.RegularizationPath` and the risk at each point.
 
-    #: The radius asked for.
-    R: float
-    #: ``W_R``, ``(d, d)``, with ``||W_R|| = R`` (the constraint is active).
-    W: np.ndarray
-    #: The multiplier: ``grad L(W_R) = -lam W_R``.
-    lam: float
-    #: ``L(W_R)``.
-    loss: float
-    #: ``||grad L(W_R) + lam W_R|| / (lam ||W_R||)``.
-    kkt_residual: float
-    #: ``| ||W_R|| - R | / R``.
-    radius_error: float
+    ``radii`` are in the caller's order; ``W`` is ``(n, d, d)``; ``kkt`` is ``||grad L(W_R) +
+    lam W_R|| / (lam ||W_R||)``.
+    """
+
+    #: ``(n,)`` ``L(W_R)``.
+    loss: np.ndarray
 
 
-def regularization_path(E: object, data: TokenData, radii: object = (1.0,)) -> list[PathPoint]:
+class _PenalizedMinimizer:
+    """The minimizers of ``L(W) + lam ||W||^2 / 2`` by Newton, each warm-started from the last one."""
+
+    def __init__(self, feats: LogLossFeatures, d: int) -> None:
+        self.feats = feats
+        self.z = np.zeros(d * d)
+
+    def noise(self, z: np.ndarray) -> float:
+        """The rounding level of the risk's gradient at ``z`` (Newton stops there)."""
+        return settings.RP_GRAD_NOISE_RTOL * self.feats.gradient_scale(z)
+
+    def __call__(self, log_lam: float) -> np.ndarray:
+        """The minimizer at ``lam = exp(log_lam)`` (coordinates ``z``), kept as the next start."""
+        lam = float(np.exp(log_lam))
+        gtol = settings.RP_NEWTON_RTOL * lam * max(1.0, float(np.linalg.norm(self.z)))
+        z, _ = _newton(lambda v: self.feats.value_grad_hess(v, lam), self.z, gtol, self.noise)
+        self.z = z
+        return z
+
+
+def regularization_path(E: object, data: TokenData, radii: object = (1.0,)) -> AttentionPath:
     """``W_R = argmin_{||W||_F <= R} L(W)`` (Algo-RP) for each ``R``, log-loss with ``C E^T = I``.
 
     Returned in the order of ``radii`` (solved by increasing ``R``, each warm-started from the last).
@@ -268,7 +283,7 @@ def regularization_path(E: object, data: TokenData, radii: object = (1.0,)) -> l
     Raises
     ------
     InvalidDataError
-        On radii that are not positive and finite.
+        On radii that are not positive and finite (:func:`~ntpnb.path_result.checked_radii`).
     SolverError
         If the penalized minimizer's norm cannot reach ``R`` (no strict relation, so a finite
         minimizer and ``W^mm = 0``; or a multiplier below :data:`~ntpnb.settings.PATH_MIN_LAMBDA`
@@ -277,67 +292,76 @@ def regularization_path(E: object, data: TokenData, radii: object = (1.0,)) -> l
     data = check_token_data(data)
     E = check_embeddings(E, data.K)
     identity_head(E)
-    radii = np.atleast_1d(as_float(radii, "radii"))
-    if radii.size == 0 or radii.ndim != 1 or not np.all(np.isfinite(radii)) or np.any(radii <= 0):
-        raise InvalidDataError(f"radii must be a 1-D array of positive, finite values, got {radii}")
+    radii = checked_radii(radii, increasing=False)
     feats = log_loss_features(E, data)
     d = E.shape[1]
     g0 = float(np.linalg.norm(feats.value_grad_hess(np.zeros(d * d), hessian=False)[1]))
     if g0 == 0.0:
         raise SolverError("the gradient vanishes at W = 0: W_R = 0 for every R")
-    state = {"z": np.zeros(d * d)}
-
-    def noise(z: np.ndarray) -> float:
-        return settings.RP_GRAD_NOISE_RTOL * feats.gradient_scale(z)
-
-    def solve(log_lam: float) -> np.ndarray:
-        lam = float(np.exp(log_lam))
-        gtol = settings.RP_NEWTON_RTOL * lam * max(1.0, float(np.linalg.norm(state["z"])))
-        z, _ = _newton(lambda v: feats.value_grad_hess(v, lam), state["z"], gtol, noise)
-        state["z"] = z
-        return z
-
-    log_min_lam = float(np.log(settings.PATH_MIN_LAMBDA))
-    points: dict[int, PathPoint] = {}
+    solve = _PenalizedMinimizer(feats, d)
+    points: dict[int, tuple[np.ndarray, float, float, float, float]] = {}
     for idx in np.argsort(radii, kind="stable"):
         R = float(radii[idx])
-        hi = float(np.log(1.01 * g0 / R))  # ||W_lam|| <= ||grad L(0)|| / lam < R here
-        lo = hi
-        while True:
-            lo -= 1.0
-            reached = float(np.linalg.norm(solve(lo)))
-            if reached > R:
-                break
-            if lo - 1.0 < log_min_lam:
-                raise SolverError(_unreachable_radius(R, reached, float(np.exp(lo)), data, feats, state["z"]))
-        log_r = float(np.log(R))
-        try:
-            log_lam = scipy.optimize.brentq(
-                lambda t, log_r=log_r: np.log(np.linalg.norm(solve(t))) - log_r,
-                lo,
-                hi,
-                xtol=settings.RP_LOG_LAMBDA_XTOL,
-                rtol=settings.RP_LOG_LAMBDA_RTOL,
-            )
-        except ValueError:  # ||W_lam|| - R changed sign between two solves at the same lam
-            raise SolverError(
-                f"||W_lam|| at lam = {float(np.exp(lo)):.3g} came out above R = {R:g} once and below "
-                "it when solved again from another start: R is beyond what float64 resolves of "
-                "this path, where Newton's answers are rounding noise"
-            ) from None
-        lam = float(np.exp(log_lam))
-        z = solve(log_lam)
-        f, g, _ = feats.value_grad_hess(z, hessian=False)
-        kkt = float(np.linalg.norm(g + lam * z)) / (lam * float(np.linalg.norm(z)))
-        rad_err = abs(float(np.linalg.norm(z)) - R) / R
-        if kkt > settings.RP_KKT_TOL or rad_err > settings.RADIUS_RTOL:
-            raise SolverError(
-                f"W_R at R = {R:g} failed verification: KKT {kkt:.2e}, radius error {rad_err:.2e} "
-                f"(lam = {lam:.3g}, lam ||W|| = {lam * float(np.linalg.norm(z)):.3g}; "
-                f"{_resolution(feats, z)}: R may be beyond what float64 resolves)"
-            )
-        points[int(idx)] = PathPoint(R, frozen(z.reshape(d, d)), lam, f, kkt, rad_err)
-    return [points[i] for i in range(radii.size)]
+        lo, hi = _multiplier_bracket(solve, R, g0, data)
+        points[int(idx)] = _verified_point(solve, R, _multiplier(solve, R, lo, hi))
+    W, lam, loss, kkt, norm_error = zip(*(points[i] for i in range(radii.size)), strict=True)
+    columns = {"lam": lam, "loss": loss, "kkt": kkt, "norm_error": norm_error}
+    arrays = {name: frozen(np.array(values)) for name, values in columns.items()}
+    return AttentionPath(radii=radii, W=frozen(np.stack(W).reshape(-1, d, d)), **arrays)
+
+
+def _multiplier_bracket(
+    solve: _PenalizedMinimizer, R: float, g0: float, data: TokenData
+) -> tuple[float, float]:
+    """``(lo, hi)``: log-multipliers with ``||W_lam||`` above ``R`` at ``lo`` and below it at ``hi``."""
+    log_min_lam = float(np.log(settings.PATH_MIN_LAMBDA))
+    hi = float(np.log(1.01 * g0 / R))  # ||W_lam|| <= ||grad L(0)|| / lam < R here
+    lo = hi
+    while True:
+        lo -= 1.0
+        reached = float(np.linalg.norm(solve(lo)))
+        if reached > R:
+            return lo, hi
+        if lo - 1.0 < log_min_lam:
+            raise SolverError(_unreachable_radius(R, reached, float(np.exp(lo)), data, solve.feats, solve.z))
+
+
+def _multiplier(solve: _PenalizedMinimizer, R: float, lo: float, hi: float) -> float:
+    """``log lam`` with ``||W_lam|| = R`` by Brent's method in the bracket."""
+    log_r = float(np.log(R))
+    try:
+        return scipy.optimize.brentq(
+            lambda t: np.log(np.linalg.norm(solve(t))) - log_r,
+            lo,
+            hi,
+            xtol=settings.RP_LOG_LAMBDA_XTOL,
+            rtol=settings.RP_LOG_LAMBDA_RTOL,
+        )
+    except ValueError:  # ||W_lam|| - R changed sign between two solves at the same lam
+        raise SolverError(
+            f"||W_lam|| at lam = {float(np.exp(lo)):.3g} came out above R = {R:g} once and below "
+            "it when solved again from another start: R is beyond what float64 resolves of "
+            "this path, where Newton's answers are rounding noise"
+        ) from None
+
+
+def _verified_point(
+    solve: _PenalizedMinimizer, R: float, log_lam: float
+) -> tuple[np.ndarray, float, float, float, float]:
+    """``(z, lam, L, kkt, norm_error)`` at ``log_lam``, or SolverError if it fails verification."""
+    feats = solve.feats
+    lam = float(np.exp(log_lam))
+    z = solve(log_lam)
+    f, g, _ = feats.value_grad_hess(z, hessian=False)
+    kkt = float(np.linalg.norm(g + lam * z)) / (lam * float(np.linalg.norm(z)))
+    rad_err = abs(float(np.linalg.norm(z)) - R) / R
+    if kkt > settings.RP_KKT_TOL or rad_err > settings.RADIUS_RTOL:
+        raise SolverError(
+            f"W_R at R = {R:g} failed verification: KKT {kkt:.2e}, radius error {rad_err:.2e} "
+            f"(lam = {lam:.3g}, lam ||W|| = {lam * float(np.linalg.norm(z)):.3g}; "
+            f"{_resolution(feats, z)}: R may be beyond what float64 resolves)"
+        )
+    return z, lam, f, kkt, rad_err
 
 
 def _unreachable_radius(

@@ -19,8 +19,6 @@ the gradient of :func:`~ntpnb.attention.model.loss_and_grad`.
 
 from __future__ import annotations
 
-import importlib
-
 import numpy as np
 
 from .model import Problem
@@ -61,7 +59,9 @@ class CompiledStep:
     """
 
     def __init__(self, U: np.ndarray, index: np.ndarray) -> None:
-        self.kernels = importlib.import_module(".ngd_loops", __package__)
+        from . import ngd_loops  # compiled by numba when first needed: imported here, not at the top
+
+        self.kernels = ngd_loops
         self.U = np.ascontiguousarray(U)
         self.UT = np.ascontiguousarray(np.swapaxes(self.U, 0, 1))
         k, d, B = self.U.shape

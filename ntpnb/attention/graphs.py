@@ -131,7 +131,7 @@ def strong_components(nodes: Iterable[int], edges: Iterable[tuple[int, int]]) ->
     return comps
 
 
-def _graphs(
+def graphs_from_sets(
     K: int, nodes: Mapping[int, Iterable[int]], edges: Mapping[int, Iterable[tuple[int, int]]]
 ) -> TokenPriorityGraphs:
     """The graphs of the node and edge sets per last token ``k`` (self-loops dropped)."""
@@ -168,7 +168,7 @@ def token_priority_graphs(data: TokenData) -> TokenPriorityGraphs:
         seq = data.sequence(i)
         nodes.setdefault(k, set()).update([lab, *seq.tolist()])
         edges.setdefault(k, set()).update((lab, int(x)) for x in seq)
-    return _graphs(data.K, nodes, edges)
+    return graphs_from_sets(data.K, nodes, edges)
 
 
 @dataclass(frozen=True)
@@ -299,7 +299,7 @@ class PseudoGraphs:
     scores: np.ndarray
 
 
-def _attention_logits(E: np.ndarray, data: TokenData, W: np.ndarray) -> np.ndarray:
+def attention_logits(E: np.ndarray, data: TokenData, W: np.ndarray) -> np.ndarray:
     """Attention logits ``X W x_bar`` of every sample, ``(n, T_max)``, ``-inf`` at padding."""
     logits = np.einsum("ntd,de,ne->nt", E[data.tokens], W, E[data.query])
     return np.where(data.mask, logits, -np.inf)
@@ -339,7 +339,7 @@ def pseudo_priority_graphs(
     W = as_float(W, "W")
     if W.shape != (d, d) or not np.all(np.isfinite(W)):
         raise InvalidDataError(f"W must be a finite ({d}, {d}) matrix, got shape {W.shape}")
-    logits = _attention_logits(E, data, W)
+    logits = attention_logits(E, data, W)
     s = np.exp(logits - logits.max(axis=1, keepdims=True))
     s /= s.sum(axis=1, keepdims=True)
     selected = (s > thr) & data.mask
@@ -356,7 +356,7 @@ def pseudo_priority_graphs(
         targets = seq - {x for x, out in zip(tokens[i], dropped[i], strict=True) if out}
         sources = {x for x, pick in zip(tokens[i], chosen[i], strict=True) if pick}
         edges.setdefault(k, set()).update((x1, x2) for x1 in sources for x2 in targets)
-    graphs = _graphs(data.K, nodes, edges)
+    graphs = graphs_from_sets(data.K, nodes, edges)
     return PseudoGraphs(graphs, frozen(selected, order="K"), frozen(s, order="K"))
 
 

@@ -43,9 +43,9 @@ from .graph_svm_qp import solve_graph_svm
 from .graphs import (
     CyclicSubdataset,
     TokenPriorityGraphs,
-    _attention_logits,
-    _graphs,
+    attention_logits,
     cyclic_subdataset,
+    graphs_from_sets,
     pseudo_cyclic_subdataset,
     pseudo_priority_graphs,
     scyc_basis,
@@ -60,8 +60,14 @@ from .model import (
     stack_problems,
     tied_head,
 )
-from .random_data import acyclic_dataset, general_dataset, random_embeddings
-from .token_data import TokenData, as_token_data
+from .random_data import (
+    acyclic_draw,
+    checked_embedding_sizes,
+    checked_sizes,
+    embeddings_draw,
+    general_draw,
+)
+from .token_data import TokenData, drawn_token_data
 
 __all__ = [
     "GlobalResult",
@@ -84,33 +90,45 @@ __all__ = [
 ]
 
 
-def _trial_data(kind: str, K: int, d: int, n: int, T: int, rng: np.random.Generator):
-    E = random_embeddings(K, d, rng)
-    if kind == "acyclic":
-        X, y, _ = acyclic_dataset(K, n, T, rng)
-    else:  # "general" (_draw_trials checked the kind)
-        X, y = general_dataset(K, n, T, rng)
-    return E, as_token_data(X, y, K)
+def _checked_trial(kind: str, K: int, d: int, n: int, T: int) -> tuple[str, int, int, int, int]:
+    """A trial's kind and sizes, checked: the door of every draw of trials."""
+    if not isinstance(kind, str) or kind not in ("acyclic", "general"):
+        raise InvalidDataError(f"unknown data kind {kind!r}; use 'acyclic' or 'general'")
+    K, d = checked_embedding_sizes(K, d)
+    K, n, T = checked_sizes(K, n, T)
+    return kind, K, d, n, T
+
+
+def trial_data(kind: str, K: int, d: int, n: int, T: int, rng: np.random.Generator):
+    """One trial of chapter 7 drawn from ``rng``: embeddings ``E`` and an acyclic or general data set."""
+    return _trial_draw(*_checked_trial(kind, K, d, n, T), rng)
+
+
+def _trial_draw(kind: str, K: int, d: int, n: int, T: int, rng: np.random.Generator):
+    """:func:`trial_data` for a checked kind and sizes."""
+    E = embeddings_draw(K, d, rng)
+    X, y = acyclic_draw(K, n, T, rng)[:2] if kind == "acyclic" else general_draw(K, n, T, rng)
+    return E, drawn_token_data(X, y, K)
 
 
 def _trials_key(kind: str, K: int, d: int, n: int, T: int, n_trials: int, seed: int) -> tuple[str | int, ...]:
-    """The trials' settings, checked, as the string and Python ints that key the kept draws."""
-    if not isinstance(kind, str) or kind not in ("acyclic", "general"):
-        raise InvalidDataError(f"unknown data kind {kind!r}; use 'acyclic' or 'general'")
-    names = ("K", "d", "n", "T", "n_trials")
-    sizes = tuple(as_count(v, name) for v, name in zip((K, d, n, T, n_trials), names, strict=True))
-    return (kind, *sizes, as_count(seed, "seed", minimum=0))
+    """The trials' settings, checked once, as the string and Python ints that key the kept draws."""
+    kind, K, d, n, T = _checked_trial(kind, K, d, n, T)
+    n_trials = as_count(n_trials, "n_trials")
+    check_dense_size((n_trials, K * d + n * T), "the trials' embeddings and tokens")
+    return (kind, K, d, n, T, n_trials, as_count(seed, "seed", minimum=0))
 
 
 @functools.lru_cache(maxsize=8)
 def _draw_trials(key: tuple[str | int, ...]) -> tuple[tuple[np.ndarray, TokenData], ...]:
-    """Every trial's embeddings and data (read-only), drawn in order from one generator: once per key."""
+    """Every trial's embeddings and data (read-only), drawn in order from one generator: once per key.
+
+    ``key`` is :func:`_trials_key`'s: the sizes were checked there, not again per draw.
+    """
     kind, K, d, n, T, n_trials, seed = key
     rng = as_generator(seed)
-    first = _trial_data(kind, K, d, n, T, rng)  # validates the sizes together
-    check_dense_size((n_trials, K * d + n * T), "the trials' embeddings and tokens")
-    rest = [_trial_data(kind, K, d, n, T, rng) for _ in range(n_trials - 1)]
-    return tuple((frozen(E), data) for E, data in [first, *rest])
+    draws = [_trial_draw(kind, K, d, n, T, rng) for _ in range(n_trials)]
+    return tuple((frozen(E), data) for E, data in draws)
 
 
 #: Points of the log-spaced grid the experiments record their curves at (``n_records``).
@@ -527,8 +545,25 @@ def _sweep_trial(
     return np.array(corr), np.array(dims), np.array(n_sel)
 
 
-#: :func:`_kept`'s results by function, embeddings and graphs (emptied when full).
-_KEPT: dict[tuple, np.ndarray] = {}
+@dataclass(frozen=True, eq=False)
+class _Call:
+    """A call ``what(E, graphs)`` that hashes and compares by its key (function, ``E``'s bytes, graphs)."""
+
+    key: tuple
+    what: Callable[[np.ndarray, TokenPriorityGraphs], np.ndarray]
+    E: np.ndarray
+    graphs: TokenPriorityGraphs
+
+    def __hash__(self) -> int:
+        return hash(self.key)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Call) and self.key == other.key
+
+
+@functools.lru_cache(maxsize=4096)
+def _kept_call(call: _Call) -> np.ndarray:
+    return frozen(call.what(call.E, call.graphs))
 
 
 def _kept(
@@ -537,13 +572,7 @@ def _kept(
     """``what(E, graphs)`` (read-only), once per (function, ``E``, graphs): the variants share graphs."""
     E = np.asarray(E, dtype=float)
     edges = tuple((k, g.nodes, g.edges) for k, g in sorted(graphs.graphs.items()))
-    key = (what, E.tobytes(), E.shape, graphs.K, edges)
-    value = _KEPT.get(key)
-    if value is None:
-        if len(_KEPT) >= 4096:
-            _KEPT.clear()
-        value = _KEPT[key] = frozen(what(E, graphs))
-    return value
+    return _kept_call(_Call((what, E.tobytes(), E.shape, graphs.K, edges), what, E, graphs))
 
 
 def _svm_direction(E: np.ndarray, graphs: TokenPriorityGraphs) -> np.ndarray:
@@ -610,7 +639,7 @@ def _pseudo_setup(
     else:
         subset = pseudo_cyclic_subdataset(pseudo, data)
         basis = _kept(scyc_basis, E, pseudo.graphs)
-    logits = np.where(data.mask, _attention_logits(E, data, W), np.nan)
+    logits = np.where(data.mask, attention_logits(E, data, W), np.nan)
     return _PseudoTrial(
         subset=subset,
         basis=basis,
@@ -637,7 +666,7 @@ def _label_components(
         comp = g.components[g.component_of[lab]]
         nodes.setdefault(k, set()).update(comp)
         edges.setdefault(k, set()).update(zip(comp, comp[1:] + comp[:1], strict=True))
-    return _graphs(graphs.K, nodes, edges)
+    return graphs_from_sets(graphs.K, nodes, edges)
 
 
 @dataclass(frozen=True)
@@ -825,5 +854,8 @@ def stable(x: float, digits: int = 2) -> float:
     5-6, which lie near the rounding noise of the step, and what is computed from them), as
     ``format(stable(x), "g")``. Its mean correlations agreed to three decimals in that comparison
     and are printed so (two significant digits would print 0.995 as 1, against a paper's 0.99).
+    The rounding is the book's, :func:`ntpnb.chapter.claims.format_number`.
     """
-    return float(f"{float(x):.{digits}g}")
+    from ..chapter.claims import format_number  # the book's layer, loaded when a chapter prints
+
+    return float(format_number(float(x), digits))

@@ -60,6 +60,22 @@ class TokenData:
         return self.tokens[i, self.mask[i]]
 
 
+def drawn_token_data(X: np.ndarray, y: np.ndarray, K: int) -> TokenData:
+    """:class:`TokenData` of drawn ids, valid by construction (no check; :func:`as_token_data` checks).
+
+    ``X`` ``(n, T)``: ids in ``[0, K)``; ``y`` ``(n,)``: each label one of its row's ids. The
+    query is each row's last token, as :func:`as_token_data` takes it.
+    """
+    tokens = np.asarray(X, dtype=np.int64)
+    return TokenData(
+        tokens=frozen(tokens),
+        mask=frozen(np.ones(tokens.shape, dtype=bool)),
+        query=frozen(tokens[:, -1]),
+        labels=frozen(np.asarray(y, dtype=np.int64)),
+        K=K,
+    )
+
+
 def as_token_data(
     X: Ids,
     y: object,
@@ -94,28 +110,12 @@ def as_token_data(
     if isinstance(X, TokenData):
         raise InvalidDataError("X is already a TokenData; pass its fields or use it directly")
     K = as_count(K, "the vocabulary size K")
-    if isinstance(X, np.ndarray) and X.ndim == 2:
-        seqs = list(X)
-    elif isinstance(X, np.ndarray) and X.ndim != 1:
-        raise InvalidDataError(f"X must be (n, T) or a list of sequences, got shape {X.shape}")
-    else:
-        seqs = as_ordered(X, "X")
-    if not seqs:
-        raise InvalidDataError("the data set is empty (n = 0)")
-    seqs = [as_int_array(s, f"sequence {i}", "token id", "position") for i, s in enumerate(seqs)]
-    for i, s in enumerate(seqs):
-        if s.size == 0:
-            raise InvalidDataError(f"sequence {i} is empty: every input needs at least one token")
+    seqs = _sequences(X)
     n = len(seqs)
     labels = as_int_array(y, "y", "token id", "sample")
     if labels.shape != (n,):
         raise InvalidDataError(f"y must have shape ({n},) to match X, got {labels.shape}")
-    T = max(s.size for s in seqs)
-    tokens = np.zeros((n, T), dtype=np.int64)
-    mask = np.zeros((n, T), dtype=bool)
-    for i, s in enumerate(seqs):
-        tokens[i, : s.size] = s
-        mask[i, : s.size] = True
+    tokens, mask = _padded(seqs)
     if query is None:
         q = np.array([s[-1] for s in seqs], dtype=np.int64)
     else:
@@ -128,14 +128,47 @@ def as_token_data(
             raise InvalidDataError(f"{name} holds token id {int(bad[0])} outside [0, {K}) (K = {K})")
     data = TokenData(tokens=frozen(tokens), mask=frozen(mask), query=frozen(q), labels=frozen(labels), K=K)
     if require_realizable:
-        ok = np.any((tokens == labels[:, None]) & mask, axis=1)  # e_y occurs in the input
-        if not ok.all():
-            i = int(np.flatnonzero(~ok)[0])
-            raise NotRealizableError(
-                f"sample {i}: label {int(labels[i])} does not occur in its input "
-                f"{data.sequence(i).tolist()} (Assumption 2, realizable labels, fails)"
-            )
+        _check_realizable(data)
     return data
+
+
+def _sequences(X: Ids) -> list[np.ndarray]:
+    """The inputs of ``X`` as non-empty 1-D int64 id arrays, at least one."""
+    if isinstance(X, np.ndarray) and X.ndim == 2:
+        seqs = list(X)
+    elif isinstance(X, np.ndarray) and X.ndim != 1:
+        raise InvalidDataError(f"X must be (n, T) or a list of sequences, got shape {X.shape}")
+    else:
+        seqs = as_ordered(X, "X")
+    if not seqs:
+        raise InvalidDataError("the data set is empty (n = 0)")
+    seqs = [as_int_array(s, f"sequence {i}", "token id", "position") for i, s in enumerate(seqs)]
+    for i, s in enumerate(seqs):
+        if s.size == 0:
+            raise InvalidDataError(f"sequence {i} is empty: every input needs at least one token")
+    return seqs
+
+
+def _padded(seqs: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """``(tokens, mask)`` ``(n, T_max)``: the sequences padded with 0, and where they hold a token."""
+    n, T = len(seqs), max(s.size for s in seqs)
+    tokens = np.zeros((n, T), dtype=np.int64)
+    mask = np.zeros((n, T), dtype=bool)
+    for i, s in enumerate(seqs):
+        tokens[i, : s.size] = s
+        mask[i, : s.size] = True
+    return tokens, mask
+
+
+def _check_realizable(data: TokenData) -> None:
+    """NotRealizableError unless every label occurs in its input (Paper B's Assumption 2)."""
+    ok = np.any((data.tokens == data.labels[:, None]) & data.mask, axis=1)  # e_y occurs in the input
+    if not ok.all():
+        i = int(np.flatnonzero(~ok)[0])
+        raise NotRealizableError(
+            f"sample {i}: label {int(data.labels[i])} does not occur in its input "
+            f"{data.sequence(i).tolist()} (Assumption 2, realizable labels, fails)"
+        )
 
 
 def check_token_data(data: object) -> TokenData:

@@ -8,6 +8,7 @@ training, sequences, random instances) and the chapters' experiments. The public
 from __future__ import annotations
 
 from . import experiments
+from .compatibility import compatibility_residual, finite_solution, is_compatible
 from .condition_thresholds import (
     BestLoss,
     best_achievable_loss,
@@ -23,14 +24,11 @@ from .loss import ce_grad, ce_loss, entropy, kl_divergence, logits, softmax
 from .max_margin import SVMSolution, ntp_svm, solve_ntp_svm
 from .ntp_data import NTPData
 from .recipes import synthetic_instance, toy2d_instance
-from .regpath import RegularizationPath, regularization_path
+from .regpath import RegularizationPath, SplitPath, regularization_path
 from .separability import (
     SEPARABILITY_METHODS,
     SeparabilityDecision,
-    compatibility_residual,
     decide_separability,
-    finite_solution,
-    is_compatible,
     is_separable,
     satisfies_definition_2,
     separating_direction,
@@ -74,6 +72,7 @@ __all__ = [
     "SVMSolution",
     "regularization_path",
     "RegularizationPath",
+    "SplitPath",
     "Limits",
     "limits",
     "train",

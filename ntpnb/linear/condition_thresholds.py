@@ -36,11 +36,12 @@ from ..errors import (
 )
 from ..qp import solve_named
 from ..validation import as_count, as_flag, as_ordered, check_dense_size, frozen, is_real
+from .compatibility import is_compatible
 from .constraints import margin_lp, ntp_constraints
 from .loss import entropy, logits, softmax
 from .ntp_data import NTPData, require_data
 from .recipes import dirichlet_on_supports
-from .separability import is_compatible, is_separable
+from .separability import is_separable
 from .subspace import f_decomposition
 
 

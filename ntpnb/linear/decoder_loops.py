@@ -33,7 +33,7 @@ import math
 import numpy as np
 
 from ..compiled import jit
-from ..optim_loops import _SQ_MAX, _SQ_MIN, NGD, OK, _ngd_factor, normalization
+from ..optim_loops import NGD, OK, SQ_MAX, SQ_MIN, compiled_ngd_factor, normalization
 from ..optim_loops import step as rule_step
 
 # exp(x) = 2^q 2^(j/32) exp(r), x = (32 q + j) ln2/32 + r, |r| <= ln2/64 (+ rounding): ln2/32 in
@@ -208,8 +208,8 @@ def logit_steps(
                 for v in range(V):
                     for i in range(m):
                         sq += ET[v, i] * OT[v, i]
-                if sq >= _SQ_MIN and sq <= _SQ_MAX:
-                    f = _ngd_factor(lr, eps, math.sqrt(sq), 1.0)
+                if sq >= SQ_MIN and sq <= SQ_MAX:
+                    f = compiled_ngd_factor(lr, eps, math.sqrt(sq), 1.0)
                 else:  # the norm from the gradient itself, scaled
                     matmul_into(ET, H, G)
                     status, f, s = normalization(G, lr, eps)

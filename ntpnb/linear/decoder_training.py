@@ -25,11 +25,11 @@ from numpy.typing import ArrayLike
 
 from .. import optim
 from ..validation import as_generator
+from .compatibility import finite_solution
 from .descent import run_decoder
 from .loss import entropy, kl_divergence
 from .max_margin import ntp_svm
 from .ntp_data import NTPData, require_data
-from .separability import finite_solution
 from .subspace import f_decomposition
 
 Array = np.ndarray

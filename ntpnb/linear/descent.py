@@ -11,7 +11,6 @@ gets alone.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Mapping
 
 import numpy as np
@@ -41,7 +40,9 @@ class _WeightForm:
         rng: np.random.Generator | None = None,
         sampling: str = "sequences",
     ) -> None:
-        self.loops = importlib.import_module(".decoder_loops", __package__)  # compiled when first needed
+        from . import decoder_loops  # compiled by numba when first needed: imported here, not at the top
+
+        self.loops = decoder_loops
         self.data, self.opt, self.W = data, optimizer, W0
         self.M = np.zeros_like(W0)
         self.Q = np.zeros_like(W0)

@@ -142,7 +142,6 @@ def _assemble(m: int, blocks: list[_Block], base: np.ndarray | None = None) -> n
 def _newton_step(
     prob: _Problem,
     W: np.ndarray,
-    s: np.ndarray,
     E: np.ndarray,
     active: np.ndarray,
     rho: float,
@@ -236,11 +235,11 @@ class _State:
     iterations: int = 0
 
 
-def _minimize(prob: _Problem, state: _State, check: Callable[[_State, np.ndarray], bool]) -> None:
+def _minimize(prob: _Problem, state: _State, check: Callable[[_State], bool]) -> None:
     """Minimize the squared-hinge objective at ``state.rho`` from ``state``.
 
     Ends at the minimizer (a full Newton step on an unchanged active set), or early when
-    ``check(state, E)`` (called after every step) returns True, or after
+    ``check(state)`` (called after every step) returns True, or after
     :data:`~ntpnb.settings.HINGE_MAX_NEWTON_PER_RHO` iterations.
     """
     rho = state.rho
@@ -250,14 +249,14 @@ def _minimize(prob: _Problem, state: _State, check: Callable[[_State, np.ndarray
         active = prob.mask | (E > 0)
         keep = {np.flatnonzero(active[:, v]).tobytes() for v in range(prob.V)}
         cache = {key: Z for key, Z in cache.items() if key in keep}
-        dW, ds = _newton_step(prob, state.W, state.s, E, active, rho, cache)
+        dW, ds = _newton_step(prob, state.W, E, active, rho, cache)
         dE = prob.H @ dW.T - ds[:, None]
         alpha = _line_search(prob, state.W, E, dW, dE, rho)
         state.W = state.W + alpha * dW
         state.s = state.s + alpha * ds
         state.iterations += 1
         E = _residuals(prob, state.W, state.s)
-        if check(state, E):
+        if check(state):
             return
         # a (nearly) full step on an unchanged active set ends on the minimizer of its piece
         full = abs(alpha - 1.0) <= settings.HINGE_FULL_STEP_TOL
@@ -358,7 +357,7 @@ def continuation(
     state = _State(np.zeros((prob.V, prob.d)), np.ones(prob.m), settings.HINGE_RHO_START)
     accepted = [False]
 
-    def separates(st: _State, E: np.ndarray) -> bool:
+    def separates(st: _State) -> bool:
         L = prob.H @ st.W.T
         if (L[np.arange(prob.m), prob.anchors][:, None] - L)[prob.off].min() <= 0:
             return False

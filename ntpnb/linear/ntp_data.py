@@ -15,7 +15,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .. import settings
-from ..errors import InvalidDataError
+from ..errors import InvalidDataError, NumericallyAmbiguousError
 from ..validation import as_float_array, frozen
 
 T = TypeVar("T")
@@ -184,6 +184,17 @@ def cached_per_data(func: Callable[[NTPData], T]) -> Callable[[NTPData], T]:
         return value
 
     return wrapper
+
+
+def unambiguous(outcome: T | str) -> T:
+    """A cached decision itself, or :class:`~ntpnb.errors.NumericallyAmbiguousError` for an ambiguity.
+
+    A decision of the data's conditions is cached as its outcome, or as the message (a string) of
+    its ambiguity, which is raised each time it is asked for.
+    """
+    if isinstance(outcome, str):
+        raise NumericallyAmbiguousError(outcome)
+    return outcome
 
 
 def normalized(data: NTPData) -> tuple[NTPData, float]:

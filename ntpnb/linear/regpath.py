@@ -9,9 +9,9 @@ The split
 ``W = W* + delta + W_perp`` with ``W*`` the finite solution (in F), ``delta`` in F and ``W_perp``
 in F-perp. A matrix in F-perp leaves every in-support logit difference unchanged, so the loss is
 evaluated from the logits of ``delta`` and the margins of ``W_perp`` alone, never adding a tiny
-``delta`` to ``W*`` in floating point (:func:`.regpath_gram.split_loss`). The minimizer lies in
+``delta`` to ``W*`` in floating point (:func:`.path_split.split_loss`). The minimizer lies in
 ``R``, the matrices with zero column sums and rows in the span of the embeddings (the loss
-ignores the rest). Two representations of the split (:class:`.regpath_gram.Split`) share the
+ignores the rest). Two representations of the split (:class:`.path_split.Split`) share the
 solver: orthonormal bases of F and of ``R ∩ F-perp`` (:class:`PathStructure`, any rank of ``H``;
 a dense Newton system of size ``(V - 1) rank H``), and, when ``H`` has full row rank,
 coefficients in the Gram matrix ``K = H H^T`` (:class:`.regpath_gram.GramStructure`; Newton's
@@ -66,11 +66,14 @@ from ..errors import (
 from ..linalg import check_known_rank, helmert_basis
 from ..linalg import safe_norm as _norm
 from ..parallel import limit_threads
-from ..validation import as_float, as_float_array, frozen
+from ..path_result import RegularizationPath, checked_radii
+from ..validation import frozen
+from .compatibility import finite_solution
 from .gram_blocks import NoConvergenceError as _NoConvergenceError
 from .ntp_data import NTPData, cached_per_data, normalized, require_data
-from .regpath_gram import Evaluation, Split, Workspace, gram_structure, split_loss, star_exponents
-from .separability import finite_solution, is_separable
+from .path_split import Evaluation, Split, Workspace, split_loss, star_exponents
+from .regpath_gram import gram_structure
+from .separability import is_separable
 from .subspace import embedding_svd, f_decomposition
 
 
@@ -205,8 +208,7 @@ def uses_gram_form(data: NTPData) -> bool:
     :func:`~ntpnb.linear.subspace.embedding_svd`) and ``K = H H^T`` has a condition number of at
     most :data:`ntpnb.settings.PATH_GRAM_MAX_COND`; otherwise in orthonormal bases.
     """
-    norm, _ = normalized(data)
-    svd = embedding_svd(norm)
+    svd = embedding_svd(normalized(data)[0])
     return svd.rank == data.m and float(svd.s[0] / svd.s[-1]) ** 2 <= settings.PATH_GRAM_MAX_COND
 
 
@@ -298,7 +300,7 @@ _RESIDUALS = {"kkt_f": "KKT residual on F", "kkt_perp": "on F-perp", "kkt": "in 
 
 
 def _measure(data, st: Split, state: _State, B: float) -> dict[str, Any]:
-    """The certificate's measurements at ``state`` (no verdict), named as in :class:`RegularizationPath`."""
+    """The certificate's measurements at ``state`` (no verdict), named as in :class:`SplitPath`."""
     V, d = data.V, data.d
     lam = state.lam
     split = _theta(st, state, False)
@@ -381,30 +383,23 @@ class _PathEnd:
 
 
 @dataclass(frozen=True)
-class RegularizationPath:
-    """The certified minimizers ``W_B`` of CE over the balls ``||W|| <= B``, one per radius."""
+class SplitPath(RegularizationPath):
+    """Paper A's path: :class:`~ntpnb.path_result.RegularizationPath` and the split's measurements.
 
-    #: ``(n,)`` the radii ``B``, increasing.
-    radii: np.ndarray
-    #: ``(n, V, d)`` the minimizers ``W_B``.
-    W: np.ndarray
+    ``radii`` increase; ``W`` is ``(n, V, d)``; ``kkt`` is relative to ``||grad CE(W_B)||``.
+    """
+
     #: ``(n, V, d)`` ``P_F(W_B) - W*``, from the split: relatively accurate even far below the
     #: rounding of ``W_B`` (about ``1e-16 B``).
     f_offset: np.ndarray
     #: ``(n,)`` ``||P_F(W_B) - W*||`` without the underflow of squaring (``np.linalg.norm(f_offset)``
     #: returns 0 below about 1e-154).
     f_distance: np.ndarray
-    #: ``(n,)`` the KKT multipliers: ``grad CE(W_B) = -lam W_B``, all positive.
-    lam: np.ndarray
     #: ``(n,)`` ``CE(W_B) - H`` (relatively accurate; far below the resolution of ``CE``).
     kl: np.ndarray
     #: ``(n,)`` ``sum_j pi_j`` (out-of-support probability of context ``j`` under ``W_B``).
     out_mass: np.ndarray
-    #: ``(n,)`` ``| ||W_B|| - B | / B``.
-    norm_error: np.ndarray
-    #: ``(n,)`` relative KKT residual ``||grad + lam W|| / ||grad||``.
-    kkt: np.ndarray
-    #: ``(n,)`` the same on F.
+    #: ``(n,)`` the relative KKT residual on F.
     kkt_f: np.ndarray
     #: ``(n,)`` the same on F-perp.
     kkt_perp: np.ndarray
@@ -412,50 +407,34 @@ class RegularizationPath:
     newton_iterations: np.ndarray
     _end: _PathEnd | None = field(default=None, repr=False, compare=False)
 
-    def __len__(self) -> int:
-        return len(self.radii)
-
 
 #: Radii (for H normalized to max|H| ~ 1) beyond which ``B^2`` and the norm constraint overflow.
 _MAX_RADIUS = float(np.sqrt(np.finfo(float).max)) / 2**10
 
 
-def _check_radii(data: NTPData, radii: ArrayLike, start: object) -> tuple[np.ndarray, _PathEnd | None]:
-    """The radii as an array, and the end of ``start`` (a path of ``data`` below them) if given."""
-    arr = as_float_array(np.atleast_1d(as_float(radii, "radii")), "radii", 1)  # a scalar is one radius
-    if arr.size == 0:
-        raise InvalidDataError("radii must be a non-empty sequence")
-    if np.any(arr <= 0):
-        raise InvalidDataError(f"radii must be positive, got {float(arr[arr <= 0][0])!r}")
-    if np.any(np.diff(arr) <= 0):
-        i = int(np.flatnonzero(np.diff(arr) <= 0)[0])
-        raise InvalidDataError(
-            f"radii must be strictly increasing, got {float(arr[i])!r} then {float(arr[i + 1])!r}"
-        )
+def _start_end(norm: NTPData, radii: np.ndarray, start: object) -> _PathEnd | None:
+    """The end of ``start`` (a path of the data normalized to ``norm``, below ``radii``), if given."""
     if start is None:
-        return arr, None
-    if not isinstance(start, RegularizationPath) or start._end is None:
+        return None
+    if not isinstance(start, SplitPath) or start._end is None:
         raise InvalidDataError(
             f"start must be a RegularizationPath returned by regularization_path, got {type(start).__name__}"
         )
     end = start._end
-    norm, _ = normalized(data)
     same = end.data is norm or all(
         np.array_equal(getattr(end.data, k), getattr(norm, k)) for k in ("H", "pi", "P")
     )
     if not same:
         raise InvalidDataError("start is a path of other data: it can only be continued on its own data")
-    if not arr[0] > start.radii[-1]:
+    if not radii[0] > start.radii[-1]:
         raise InvalidDataError(
             f"radii must continue start beyond its last radius {float(start.radii[-1])!r}, "
-            f"got {float(arr[0])!r}"
+            f"got {float(radii[0])!r}"
         )
-    return arr, end
+    return end
 
 
-def regularization_path(
-    data: NTPData, radii: ArrayLike, *, start: RegularizationPath | None = None
-) -> RegularizationPath:
+def regularization_path(data: NTPData, radii: ArrayLike, *, start: SplitPath | None = None) -> SplitPath:
     """The exact minimizers ``W_B = argmin_{||W||_F <= B} CE(W)`` for increasing radii ``B``.
 
     Method and certificate (KKT residuals within :data:`ntpnb.settings.PATH_KKT_RTOL`): see the
@@ -474,7 +453,7 @@ def regularization_path(
 
     Returns
     -------
-    RegularizationPath
+    SplitPath
         The minimizers with their certificates.
 
     Raises
@@ -490,12 +469,23 @@ def regularization_path(
         the solver does not converge.
     """
     require_data(data)
-    B_all, end = _check_radii(data, radii, start)
-    norm, c = normalized(data)
+    B_all = checked_radii(radii)
+    norm, c = normalized(data)  # the one normalization: everything below sees norm only
+    end = _start_end(norm, B_all, start)
+    scaled = _scaled_radii(B_all, c)
+    st = _path_structure(norm)
+    p = _path(norm, st, scaled, end)
+    return p if c == 1.0 else _scaled_back(p, B_all, c)
+
+
+def _scaled_radii(B_all: np.ndarray, c: float) -> np.ndarray:
+    """The radii for the data normalized by ``c``: ``c B`` (exact; ``c`` a power of two).
+
+    ``CE(W; cH) = CE(cW; H)``, so ``W_B(H) = W_{cB}(H / c) / c`` and ``lambda_B(H) =
+    lambda_{cB}(H / c) / c^2``; the entry radius and every tolerance are then relative to ``H``.
+    """
     if c == 1.0:
-        return _path(data, B_all, end)
-    # CE(W; cH) = CE(cW; H), so W_B(H) = W_{cB}(H / c) / c and lambda_B(H) = lambda_{cB}(H / c) / c^2
-    # (c a power of two: exact); the entry radius and every tolerance are then relative to H
+        return B_all
     with np.errstate(over="ignore", under="ignore"):
         scaled = B_all * c
     bad = ~np.isfinite(scaled) | (scaled <= 0) | np.append(np.diff(scaled) <= 0, False)
@@ -504,7 +494,11 @@ def regularization_path(
             f"the radius B = {float(B_all[np.flatnonzero(bad)[0]]):g} times max|H| ~ {c:g} lies outside "
             "the float64 range, where no point of the path can be represented and certified"
         )
-    p = _path(norm, scaled, end)
+    return scaled
+
+
+def _scaled_back(p: SplitPath, B_all: np.ndarray, c: float) -> SplitPath:
+    """The path of the normalized data ``p`` as that of the data: ``W / c``, ``lambda c^2``."""
     with np.errstate(over="ignore", under="ignore"):
         lam = p.lam * c * c
     if not np.all(np.isfinite(lam) & (lam >= np.finfo(float).tiny)):
@@ -517,11 +511,19 @@ def regularization_path(
     return replace(p, **{name: frozen(arr, order="K") for name, arr in out.items()})
 
 
-def _path(data: NTPData, B_all: np.ndarray, end: _PathEnd | None) -> RegularizationPath:
-    """:func:`regularization_path` for data whose ``H`` is normalized (``max|H|`` near 1)."""
-    st = gram_structure(data) if uses_gram_form(data) else path_structure(data)  # or NotCompatibleError
-    if not is_separable(data):
+def _path_structure(norm: NTPData) -> Split:
+    """The split of normalized data, its two conditions decided here once: compatible, separable.
+
+    Raises NotCompatibleError (while the split's ``W*`` is formed) or NotSeparableError.
+    """
+    st = gram_structure(norm) if uses_gram_form(norm) else path_structure(norm)  # or NotCompatibleError
+    if not is_separable(norm):
         raise NotSeparableError("the regularization path needs NTP-separable data (Theorem 1)")
+    return st
+
+
+def _path(data: NTPData, st: Split, B_all: np.ndarray, end: _PathEnd | None) -> SplitPath:
+    """:func:`regularization_path` for normalized data (``max|H|`` near 1) and their split ``st``."""
     if B_all[-1] > _MAX_RADIUS:
         raise PathCertificateError(
             f"no certified path point exists at B = {B_all[-1]:g}: B^2 leaves the float64 range "
@@ -562,7 +564,7 @@ def _path(data: NTPData, B_all: np.ndarray, end: _PathEnd | None) -> Regularizat
             records.append({**_certify(data, st, state, B), "lam": state.lam, "newton_iterations": its})
     arrays = {name: frozen(np.array([rec[name] for rec in records]), order="K") for name in records[0]}
     arrays["radii"] = frozen(B_all, order="K")
-    return RegularizationPath(**arrays, _end=_PathEnd(data, state, float(B_all[-1]), b_vec, ws))
+    return SplitPath(**arrays, _end=_PathEnd(data, state, float(B_all[-1]), b_vec, ws))
 
 
 def _predict(st: Split, state: _State, d_theta: np.ndarray, dB: float) -> np.ndarray:

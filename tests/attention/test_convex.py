@@ -83,10 +83,10 @@ def test_regularization_path_is_a_verified_kkt_point_and_aligns():
     W_mm = w_mm(E, data)
     cyc = solve_cyclic_correction(E, data)
     path = regularization_path(E, data, radii=[2.0, 8.0, 32.0])
-    for pt in path:
-        assert abs(np.linalg.norm(pt.W) - pt.R) <= 1e-6 * pt.R and pt.kkt_residual <= settings.RP_KKT_TOL
-    corrs = [correlation(pt.W, W_mm) for pt in path]
-    dists = [np.linalg.norm(project_scyc(pt.W, cyc.basis) - cyc.W) for pt in path]
+    for W, R, kkt in zip(path.W, path.radii, path.kkt, strict=True):
+        assert abs(np.linalg.norm(W) - R) <= 1e-6 * R and kkt <= settings.RP_KKT_TOL
+    corrs = [correlation(W, W_mm) for W in path.W]
+    dists = [np.linalg.norm(project_scyc(W, cyc.basis) - cyc.W) for W in path.W]
     assert corrs[0] < corrs[1] < corrs[2] and dists[2] < dists[0]
     # a second method at R = 8: CLARABEL on the constrained problem in the same coordinates
     feats = log_loss_features(E, data)
@@ -97,7 +97,7 @@ def test_regularization_path_is_a_verified_kkt_point_and_aligns():
     ]
     prob = cp.Problem(cp.Minimize(sum(terms) / data.n), [cp.norm(w) <= 8.0])
     prob.solve(solver="CLARABEL")
-    assert np.linalg.norm(w.value.reshape(8, 8) - path[1].W) <= 1e-4 * 8.0
+    assert np.linalg.norm(w.value.reshape(8, 8) - path.W[1]) <= 1e-4 * 8.0
 
 
 def test_regularization_path_bad_inputs():
@@ -121,9 +121,9 @@ def test_path_keeps_the_callers_order():
     E, data = _chapter6_acyclic()
     radii = [8.0, 0.5, 2.0]
     path = regularization_path(E, data, radii=radii)
-    assert [p.R for p in path] == radii
-    alone = regularization_path(E, data, radii=[2.0])[0]
-    assert np.linalg.norm(path[2].W - alone.W) <= 1e-6 * 2.0
+    assert path.radii.tolist() == radii
+    alone = regularization_path(E, data, radii=[2.0])
+    assert np.linalg.norm(path.W[2] - alone.W[0]) <= 1e-6 * 2.0
 
 
 def test_path_reaches_r_150_on_chapter_6_data():
@@ -132,11 +132,11 @@ def test_path_reaches_r_150_on_chapter_6_data():
     E, data = _chapter6_acyclic()
     W_mm = w_mm(E, data)
     path = regularization_path(E, data, radii=[150.0, 10.0])
-    assert [p.R for p in path] == [150.0, 10.0]
-    for p in path:
-        assert p.kkt_residual <= settings.RP_KKT_TOL and p.radius_error <= settings.RADIUS_RTOL
-    assert correlation(path[0].W, W_mm) > correlation(path[1].W, W_mm) > 0.97
-    assert 1 - correlation(path[0].W, W_mm) < 1e-3
+    assert path.radii.tolist() == [150.0, 10.0]
+    for kkt, norm_error in zip(path.kkt, path.norm_error, strict=True):
+        assert kkt <= settings.RP_KKT_TOL and norm_error <= settings.RADIUS_RTOL
+    assert correlation(path.W[0], W_mm) > correlation(path.W[1], W_mm) > 0.97
+    assert 1 - correlation(path.W[0], W_mm) < 1e-3
 
 
 def test_path_names_the_real_cause():
@@ -156,7 +156,7 @@ def test_general_paths_beyond_float64_fail_with_the_reason(seed):
     # beyond, a SolverError says so (never a raw ValueError of Brent's method)
     E, data = general_instance(seed)
     n = np.linalg.norm(w_mm(E, data))
-    assert regularization_path(E, data, radii=[20 * n])[0].kkt_residual <= settings.RP_KKT_TOL
+    assert regularization_path(E, data, radii=[20 * n]).kkt[0] <= settings.RP_KKT_TOL
     for ratio in (30, 60):
         with pytest.raises(SolverError, match="float64 resolves"):
             regularization_path(E, data, radii=[ratio * n])

@@ -141,7 +141,7 @@ def test_the_newton_step_is_the_exact_minimizer_on_a_fixed_active_set():
     W, s, rho = rng.standard_normal((4, 3)), rng.standard_normal(8), 3.0
     E = hn._residuals(prob, W, s)
     active = prob.mask | (E > 0)
-    dW, ds = hn._newton_step(prob, W, s, E, active, rho, {})
+    dW, ds = hn._newton_step(prob, W, E, active, rho, {})
     W1, s1 = W + dW, s + ds
     E1 = hn._residuals(prob, W1, s1)
     AE = np.where(active, E1, 0.0)  # the gradient of the quadratic on the same piece

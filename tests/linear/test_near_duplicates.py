@@ -20,14 +20,11 @@ import ntpnb as ntp
 from ntpnb import settings
 from ntpnb.errors import NotCompatibleError, NotSeparableError, NumericallyAmbiguousError, SolverError
 from ntpnb.linear.active_set import solve_active_set
+from ntpnb.linear.compatibility import _accurate_residual
 from ntpnb.linear.constraints import NTPRows, ntp_constraints
 from ntpnb.linear.loss import kl_divergence
 from ntpnb.linear.ntp_data import normalized
-from ntpnb.linear.separability import (
-    SEPARABILITY_METHODS,
-    _accurate_residual,
-    decide_separability,
-)
+from ntpnb.linear.separability import SEPARABILITY_METHODS, decide_separability
 
 NEAR = hypothesis_settings(max_examples=25, deadline=None, derandomize=True, database=None)
 

@@ -11,8 +11,8 @@ import pytest
 
 import ntpnb as ntp
 from ntpnb.errors import InvalidDataError, NotCompatibleError, NotSeparableError, ScaleError
+from ntpnb.linear.path_split import expm1_minus_x
 from ntpnb.linear.regpath import _certify, _State, path_structure
-from ntpnb.linear.regpath_gram import expm1_minus_x
 
 from helpers import random_data
 

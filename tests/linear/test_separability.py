@@ -22,7 +22,7 @@ from ntpnb.errors import (
     SolverError,
 )
 from ntpnb.linear.constraints import ntp_constraints
-from ntpnb.linear.ntp_data import normalized
+from ntpnb.linear.ntp_data import normalized, unambiguous
 from ntpnb.linear.separability import (
     LEAST_DISTANCE_METHOD,
     WITNESS_METHOD,
@@ -32,7 +32,6 @@ from ntpnb.linear.separability import (
     _from_least_distance,
     _from_witness,
     _MatrixRows,
-    _raised,
     _sources,
     decide_by_newton,
     decide_separability,
@@ -53,7 +52,7 @@ def _separability(data: ntp.NTPData):
     """The LP chain's decision: ``H`` alone, the SVM witness, the LP of "auto", then those of "lp"."""
     norm = normalized(data)[0]
     lps = [s for method in ("auto", "lp") for s in _sources(norm, method) if isinstance(s, functools.partial)]
-    return _raised(_decided(norm, (_from_embeddings, _from_witness, *lps)))
+    return unambiguous(_decided(norm, (_from_embeddings, _from_witness, *lps)))
 
 
 def test_separating_direction_satisfies_definition_2(overparam_data):
@@ -482,8 +481,8 @@ def _solve_dense(data: ntp.NTPData) -> tuple[np.ndarray, float]:
 @pytest.mark.parametrize("size", [(20, 5, 25, 3), (50, 10, 30, 6), (100, 20, 60, 8), (60, 12, 80, 12)])
 def test_lsqr_and_the_dense_svd_give_the_same_finite_solution(size):
     from benchmarks.instances import gaussian_instance
+    from ntpnb.linear.compatibility import _solve_lsqr
     from ntpnb.linear.ntp_data import normalized
-    from ntpnb.linear.separability import _solve_lsqr
 
     data = normalized(gaussian_instance(*size))[0]  # both solve the normalized problem
     w_dense, res_dense = _solve_dense(data)

@@ -24,12 +24,13 @@ from numpy.typing import ArrayLike
 from ... import optim
 from ...errors import InvalidDataError, NumericallyAmbiguousError
 from ...validation import as_count, as_float, as_float_array
+from ..compatibility import is_compatible
 from ..condition_thresholds import NestedInstance, best_achievable_loss
 from ..decoder_training import Limits, tracker
 from ..descent import run_decoder
 from ..loss import entropy, kl_divergence, logits, softmax
 from ..ntp_data import NTPData, require_data
-from ..separability import is_compatible, is_separable
+from ..separability import is_separable
 from .curves import fit_line, gd_loss_curve, offset_from
 
 __all__ = [
@@ -254,7 +255,7 @@ class ConditionPoint:
 def condition_point(draw: NestedInstance, d: int, gd_steps: int) -> ConditionPoint:
     """A nested random draw (chapter 5's) at ``d``: its conditions, ``inf CE - H`` and GD's gap.
 
-    The conditions are chapter 5's decisions (:func:`~ntpnb.linear.separability.is_compatible`,
+    The conditions are chapter 5's decisions (:func:`~ntpnb.linear.compatibility.is_compatible`,
     :func:`~ntpnb.linear.separability.is_separable`), ``inf CE`` its certified
     :func:`~ntpnb.linear.condition_thresholds.best_achievable_loss` where a condition fails. A
     numerically ambiguous decision is returned as such (the caller counts it), never raised.

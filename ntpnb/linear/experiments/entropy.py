@@ -22,7 +22,7 @@ from ..constraints import ntp_constraints
 from ..loss import ce_loss, entropy, kl_divergence, logits, loss_and_grad
 from ..max_margin import zero_margin_direction
 from ..ntp_data import NTPData, check_decoder, require_data
-from ..regpath_gram import split_loss, star_exponents
+from ..path_split import split_loss, star_exponents
 
 __all__ = [
     "tempering_exponent",
@@ -160,7 +160,7 @@ def gap_from_margins(data: NTPData, W_p: ArrayLike, W_d: ArrayLike, gammas: Arra
     As for ``W*``, and ``W*`` plus any matrix of ``F-perp``; with ``W_d`` meeting (6a), only the
     out-of-support tokens contribute: ``sum_j pi_j log(1 + sum_{v not in S_j} exp(x_jv - gamma m_jv))``,
     ``x_jv`` the in-support share of ``v`` under ``W_p``, ``m_jv`` the (6b) margin of ``W_d``. The
-    path's :func:`~ntpnb.linear.regpath_gram.split_loss` with no F-part: an independent check of
+    path's :func:`~ntpnb.linear.path_split.split_loss` with no F-part: an independent check of
     :func:`gap_along_ray`.
     """
     W_p, W_d = check_decoder(data, W_p, "W_p"), check_decoder(data, W_d, "W_d")

@@ -17,13 +17,14 @@ from numpy.typing import ArrayLike
 
 from ...errors import GenerationError, InvalidDataError
 from ...linalg import least_squares
-from ...parallel import _seeded_trial, parallel_map, run_sweep, trial_generators
+from ...parallel import parallel_map, run_sweep, seeded_trial, trial_generators
 from ...statistics import fisher_pvalue
 from ...validation import as_count, as_float_array, as_generator
+from ..compatibility import is_compatible
 from ..condition_thresholds import NestedTrial, condition_trial, nested_trial, random_instance
 from ..constraints import ntp_constraints
 from ..ntp_data import NTPData, check_decoder, require_data
-from ..separability import is_compatible, is_separable
+from ..separability import is_separable
 from ..subspace import embedding_rank
 
 __all__ = [
@@ -105,7 +106,7 @@ def nested_sweep(
 
     def draws(part: slice, k: int) -> list[list[NestedTrial]]:  # the draws part (k of them) per point
         jobs = [(p, ss) for p, per in zip(points, seeds, strict=True) for ss in per[part]]
-        trials = parallel_map(functools.partial(_seeded_trial, nested_trial), jobs, 16)
+        trials = parallel_map(functools.partial(seeded_trial, nested_trial), jobs, 16)
         return [trials[i * k : (i + 1) * k] for i in range(len(points))]
 
     pilot = draws(slice(n_first), n_first)
@@ -240,36 +241,9 @@ def nested_vs_independent(
         a curve's draws, or ``offset`` is not an integer or takes a dimension below 1.
     """
     points, curves = list(points), list(curves)
-    if len(points) != len(curves):
-        raise InvalidDataError(f"{len(points)} points but {len(curves)} curves")
-    if not all(isinstance(p, Mapping) and {"m", "V", "S", "d"} <= set(p) for p in points):
-        raise InvalidDataError("every point needs the keys m, V, S and d")
-    n_draws = as_count(n_draws, "n_draws")
-    if sizes := sorted({c.n_trials for c in curves} - {n_draws}):
-        raise InvalidDataError(
-            f"the independent design draws as many instances as the nested one: n_draws = {n_draws}, "
-            f"but a nested curve has {sizes[0]} draws"
-        )
-    if isinstance(offset, bool) or not isinstance(offset, (int, np.integer)):
-        raise InvalidDataError(f"offset must be an integer, got {offset!r}")
-    where = {}  # (V, S, condition) -> (m, grid index, independent d)
-    for point, curve in zip(points, curves, strict=True):
-        for condition in CONDITIONS if point["S"] > 1 else ("separable",):
-            if (i := crossing_point(curve, condition)) is not None:
-                d = tuple(point["d"])[i] + offset
-                if d < 1:
-                    raise InvalidDataError(f"offset {offset} takes d = {tuple(point['d'])[i]} to {d} < 1")
-                where[point["V"], point["S"], condition] = (point["m"], i, d)
-    grid = [
-        {"m": m, "d": d, "V": V, "S": S}
-        for V, S, d, m in sorted({(V, S, d, m) for (V, S, _), (m, _, d) in where.items()})
-    ]
-    counts, ambiguous = {}, 0
-    if grid:
-        for p, per in zip(grid, run_sweep(condition_trial, grid, n_draws, seed=seed), strict=True):
-            ambiguous += sum(r["ambiguous"] for r in per)
-            for condition in CONDITIONS:
-                counts[p["V"], p["S"], p["d"], condition] = sum(r[condition] for r in per)
+    n_draws = _checked_design(points, curves, n_draws, offset)
+    where = _crossings(points, curves, offset)
+    counts, ambiguous = _independent_counts(where, n_draws, seed)
     curve_of = {(p["V"], p["S"]): c for p, c in zip(points, curves, strict=True)}
     rows = tuple(
         DesignComparison(
@@ -285,6 +259,57 @@ def nested_vs_independent(
         for (V, S, condition), (_, i, d) in where.items()
     )
     return NestedVsIndependent(rows, ambiguous)
+
+
+def _checked_design(
+    points: list[Mapping[str, Any]], curves: list[ConditionCurve], n_draws: int, offset: int
+) -> int:
+    """``n_draws`` checked against the points and curves of :func:`nested_vs_independent`."""
+    if len(points) != len(curves):
+        raise InvalidDataError(f"{len(points)} points but {len(curves)} curves")
+    if not all(isinstance(p, Mapping) and {"m", "V", "S", "d"} <= set(p) for p in points):
+        raise InvalidDataError("every point needs the keys m, V, S and d")
+    n_draws = as_count(n_draws, "n_draws")
+    if sizes := sorted({c.n_trials for c in curves} - {n_draws}):
+        raise InvalidDataError(
+            f"the independent design draws as many instances as the nested one: n_draws = {n_draws}, "
+            f"but a nested curve has {sizes[0]} draws"
+        )
+    if isinstance(offset, bool) or not isinstance(offset, (int, np.integer)):
+        raise InvalidDataError(f"offset must be an integer, got {offset!r}")
+    return n_draws
+
+
+def _crossings(
+    points: list[Mapping[str, Any]], curves: list[ConditionCurve], offset: int
+) -> dict[tuple[int, int, str], tuple[int, int, int]]:
+    """``(V, S, condition) -> (m, grid index, independent d)``: where each nested curve is nearest 1/2."""
+    where = {}
+    for point, curve in zip(points, curves, strict=True):
+        for condition in CONDITIONS if point["S"] > 1 else ("separable",):
+            if (i := crossing_point(curve, condition)) is not None:
+                d = tuple(point["d"])[i] + offset
+                if d < 1:
+                    raise InvalidDataError(f"offset {offset} takes d = {tuple(point['d'])[i]} to {d} < 1")
+                where[point["V"], point["S"], condition] = (point["m"], i, d)
+    return where
+
+
+def _independent_counts(
+    where: Mapping[tuple[int, int, str], tuple[int, int, int]], n_draws: int, seed: int
+) -> tuple[dict[tuple[int, int, int, str], int], int]:
+    """How many of ``n_draws`` independent draws meet each condition at each crossing; the ambiguous."""
+    grid = [
+        {"m": m, "d": d, "V": V, "S": S}
+        for V, S, d, m in sorted({(V, S, d, m) for (V, S, _), (m, _, d) in where.items()})
+    ]
+    counts, ambiguous = {}, 0
+    if grid:
+        for p, per in zip(grid, run_sweep(condition_trial, grid, n_draws, seed=seed), strict=True):
+            ambiguous += sum(r["ambiguous"] for r in per)
+            for condition in CONDITIONS:
+                counts[p["V"], p["S"], p["d"], condition] = sum(r[condition] for r in per)
+    return counts, ambiguous
 
 
 @dataclass(frozen=True)

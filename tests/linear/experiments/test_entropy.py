@@ -99,7 +99,7 @@ def test_gap_along_ray_and_its_rate(toy, toy_limits):
 
 
 def test_star_exponents_are_the_out_of_support_logits_over_the_in_support_normalizer(toy, toy_limits):
-    from ntpnb.linear.regpath_gram import star_exponents
+    from ntpnb.linear.path_split import star_exponents
 
     x = star_exponents(toy, toy_limits.W_star)
     L = toy.H @ toy_limits.W_star.T

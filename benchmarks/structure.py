@@ -1,0 +1,198 @@
+"""Measures of the package's structure: long functions, private imports, dead parameters, public names.
+
+``python -m benchmarks.structure [ROOT]`` prints, for the sources under ``ntpnb/`` and
+``benchmarks/`` of ``ROOT`` (default: this checkout):
+
+* the functions of more than 30 and of more than 50 code lines (code = not blank, comment or
+  docstring), with their names;
+* imports of a private name (``_x``) of another module, and uses of ``importlib``;
+* dead parameters: a parameter that its function's body never reads (methods that implement a
+  protocol, ``self``/``cls``, ``*args``/``**kwargs``, stubs and names starting ``_`` that are
+  declared unused are left out);
+* public module-level functions and classes (not ``_x``, outside ``__init__``) and how many of
+  them a notebook, the CLI or a benchmark names.
+
+Text only: nothing of the package is imported or run.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import re
+import sys
+import tokenize
+from dataclasses import dataclass
+from pathlib import Path
+
+#: Code lines above which a function is long, and very long.
+LONG, VERY_LONG = 30, 50
+
+
+@dataclass(frozen=True)
+class Function:
+    """One function or method with its code-line count."""
+
+    where: str
+    name: str
+    code_lines: int
+
+
+def _sources(root: Path) -> list[Path]:
+    """The package's and the benchmarks' Python files."""
+    return sorted(p for top in ("ntpnb", "benchmarks") for p in (root / top).rglob("*.py"))
+
+
+def _code_lines(source: str) -> set[int]:
+    """The lines that hold code: not blank, a comment or (part of) a docstring."""
+    tree = ast.parse(source)
+    doc_lines: set[int] = set()
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if isinstance(body, list) and body and isinstance(body[0], ast.Expr):
+            value = body[0].value
+            if isinstance(value, ast.Constant) and isinstance(value.value, str):
+                doc_lines.update(range(body[0].lineno, body[0].end_lineno + 1))
+    lines: set[int] = set()
+    skip = {tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT}
+    for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+        if tok.type in skip or tok.type == tokenize.ENDMARKER:
+            continue
+        lines.update(range(tok.start[0], tok.end[0] + 1))
+    return lines - doc_lines
+
+
+def functions(root: Path) -> list[Function]:
+    """Every function of the sources with its code lines (a nested function counts in its parent too)."""
+    out = []
+    for path in _sources(root):
+        source = path.read_text()
+        code = _code_lines(source)
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                n = sum(1 for line in range(node.lineno, node.end_lineno + 1) if line in code)
+                out.append(Function(f"{path.relative_to(root)}:{node.lineno}", node.name, n))
+    return out
+
+
+def private_imports(root: Path) -> list[str]:
+    """``file:line name`` for each import of another module's private name."""
+    out = []
+    for path in _sources(root):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom):
+                for alias in node.names:
+                    if alias.name.startswith("_") and not alias.name.startswith("__"):
+                        out.append(f"{path.relative_to(root)}:{node.lineno} {alias.name}")
+    return out
+
+
+def importlib_uses(root: Path) -> list[str]:
+    """``file:line`` for each ``importlib.import_module`` call."""
+    out = []
+    for path in _sources(root):
+        if path.name == "structure.py":
+            continue
+        for i, line in enumerate(path.read_text().splitlines(), 1):
+            if "import_module(" in line and not line.lstrip().startswith("#"):
+                out.append(f"{path.relative_to(root)}:{i}")
+    return out
+
+
+def _is_stub(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """A body of only a docstring, ``...``, ``pass`` or ``raise``: an interface, not an implementation."""
+    body = [s for s in node.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+    return all(isinstance(s, ast.Pass | ast.Raise) for s in body)
+
+
+def _protocol_methods(tree: ast.Module) -> set[str]:
+    """Names of methods defined in two classes or more of one module, or overriding a base's method."""
+    seen: dict[str, int] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef):
+            for item in node.body:
+                if isinstance(item, ast.FunctionDef):
+                    seen[item.name] = seen.get(item.name, 0) + 1
+    return {name for name, n in seen.items() if n > 1}
+
+
+def dead_parameters(root: Path) -> list[str]:
+    """``file:line function(param)`` for each parameter its function never reads.
+
+    Left out: ``self``, ``cls``, ``*args``, ``**kwargs``, names starting ``_``, stubs, dunder
+    methods, methods that implement a protocol (defined in two classes of the module, or in a
+    class with bases), and functions decorated as callbacks (any decorator).
+    """
+    out = []
+    for path in _sources(root):
+        tree = ast.parse(path.read_text())
+        protocol = _protocol_methods(tree)
+        methods_with_bases: set[int] = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ClassDef) and node.bases:
+                methods_with_bases.update(id(i) for i in node.body if isinstance(i, ast.FunctionDef))
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            if _is_stub(node) or node.decorator_list or node.name.startswith("__"):
+                continue
+            if node.name in protocol or id(node) in methods_with_bases:
+                continue
+            used = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+            args = node.args.posonlyargs + node.args.args + node.args.kwonlyargs
+            for a in args:
+                if a.arg in ("self", "cls") or a.arg.startswith("_"):
+                    continue
+                if a.arg not in used:
+                    out.append(f"{path.relative_to(root)}:{node.lineno} {node.name}({a.arg})")
+    return out
+
+
+def public_names(root: Path) -> tuple[list[str], list[str]]:
+    """Public module-level functions and classes (not in ``__init__``), and those that users name.
+
+    Users: the notebooks, the CLI and the benchmarks.
+    """
+    names = []
+    for path in _sources(root):
+        if path.name == "__init__.py" or path.parts[len(root.parts)] == "benchmarks":
+            continue
+        for node in ast.parse(path.read_text()).body:
+            targets = []
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                targets = [node.name]
+            names += [f"{path.relative_to(root)}:{t}" for t in targets if not t.startswith("_")]
+    users = [p.read_text() for p in sorted((root / "notebooks").glob("*.md"))]
+    users += [p.read_text() for p in sorted((root / "benchmarks").glob("*.py")) if p.name != "structure.py"]
+    users += [(root / "ntpnb" / "cli.py").read_text()]
+    text = "\n".join(users)
+    used = [n for n in names if re.search(rf"\b{re.escape(n.split(':')[1])}\b", text)]
+    return names, used
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Print the measures of the checkout at ``argv[0]`` (default: this one)."""
+    args = sys.argv[1:] if argv is None else argv
+    root = Path(args[0]) if args else Path(__file__).resolve().parents[1]
+    funcs = functions(root)
+    long = sorted((f for f in funcs if f.code_lines > LONG), key=lambda f: -f.code_lines)
+    print(f"functions: {len(funcs)}; over {LONG} code lines: {len(long)}; ", end="")
+    print(f"over {VERY_LONG}: {sum(f.code_lines > VERY_LONG for f in long)}")
+    for f in long:
+        print(f"  {f.code_lines:4d}  {f.name}  ({f.where})")
+    for title, rows in (
+        ("imports of private names", private_imports(root)),
+        ("importlib.import_module", importlib_uses(root)),
+        ("dead parameters", dead_parameters(root)),
+    ):
+        print(f"{title}: {len(rows)}")
+        for row in rows:
+            print(f"  {row}")
+    names, used = public_names(root)
+    print(f"public module-level functions and classes: {len(names)}; ", end="")
+    print(f"named by a notebook, the CLI or a benchmark: {len(used)}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
