@@ -34,7 +34,7 @@ from ..chapter.layout import OutputLayout
 from ..chapter.outputs import RunRecord, atomic_write_text, load_run_record
 from ..chapter.platform import platform_section
 from ..chapter.prose import markdown_table
-from ..chapter.registry import CLAIMS, MAPS, PAPERS, ClaimSpec, sort_key
+from ..chapter.registry import CLAIMS, MAPS, PAPERS, ClaimSpec, MapSpec, sort_key
 from .executed import read_notebook
 from .footers import read_footers
 from .scoreboard import PAPER_TOPICS, SCOREBOARD_FILE, badge_html, card_anchor, scoreboard_data
@@ -405,7 +405,7 @@ def map_finding(series: Series) -> str:
 
 
 def _maps_section(tree: TreePages) -> list[str]:
-    """Each map of the registry: the assumption it leaves, what it varies, its findings from the records.
+    """Each map of the registry, a collapsed block: the assumption it leaves, what it varies, its findings.
 
     A map's numbers are measurements beyond the papers: they count in no verdict.
     """
@@ -417,24 +417,50 @@ def _maps_section(tree: TreePages) -> list[str]:
         "",
     ]
     for mid, spec in MAPS.items():
-        series = tree.series.get(mid, [])
-        found = [f"- {_escape(map_finding(s))}" for s in series if s.first.kind == "measurement"]
-        sanity = [s.outcome for s in series if s.first.kind == "sanity"]
-        if sanity:
-            found.append(f"- {_escape(_count(sanity, 'sanity'))} (they test the code or the setting)")
-        claims = ", ".join(f"[{c}](#{card_anchor(c)})" for c in spec.claims)
-        fields = [
-            ("The paper assumes", [spec.assumption]),
-            ("Varied", [spec.varied]),
-            ("Claims", [claims]),
-            ("Findings", ["", *found] if found else ["not measured: no chapter of this run draws this map"]),
-        ]
-        if series:
-            fields.append(("Drawn in", [_links(tree, mid)]))
-        lines += [f"### {mid}: {_escape(spec.title)} (Paper {spec.paper})", ""]
-        for term, text in fields:
-            lines += [term, f": {text[0]}", *(f"  {line}" for line in text[1:]), ""]
+        lines += _map_block(tree, mid, spec)
     return lines
+
+
+def _map_counts(series: Sequence[Series]) -> str:
+    """``"4 measurements, 3 established; 6 sanity checks, all hold"``: a map's block, closed."""
+    measured = [s.outcome for s in series if s.first.kind == "measurement"]
+    sanity = [s.outcome for s in series if s.first.kind == "sanity"]
+    if not measured and not sanity:
+        return "not measured in this run"
+    parts = []
+    if measured:
+        established = sum(o == "established" for o in measured)
+        parts.append(f"{len(measured)} measurement{'s' * (len(measured) != 1)}, {established} established")
+    if sanity:
+        parts.append(_count(sanity, "sanity"))
+    return "; ".join(parts)
+
+
+def _map_block(tree: TreePages, mid: str, spec: MapSpec) -> list[str]:
+    """One map as a collapsed block: its counts when closed; the assumption, variation and findings open."""
+    series = tree.series.get(mid, [])
+    found = [f"- {_escape(map_finding(s))}" for s in series if s.first.kind == "measurement"]
+    sanity = [s.outcome for s in series if s.first.kind == "sanity"]
+    if sanity:
+        found.append(f"- {_escape(_count(sanity, 'sanity'))} (they test the code or the setting)")
+    claims = ", ".join(f"[{c}](#{card_anchor(c)})" for c in spec.claims)
+    fields = [
+        ("The paper assumes", [spec.assumption]),
+        ("Varied", [spec.varied]),
+        ("Claims", [claims]),
+        ("Findings", ["", *found] if found else ["not measured: no chapter of this run draws this map"]),
+    ]
+    if series:
+        fields.append(("Drawn in", [_links(tree, mid)]))
+    title = html.escape(f"{mid}: {spec.title} (Paper {spec.paper})")
+    lines = [
+        f'<details class="ntpnb-checks ntpnb-map" id="map-{mid.lower()}">'
+        f"<summary>{title} <span>({_map_counts(series)})</span></summary>",
+        "",
+    ]
+    for term, text in fields:
+        lines += [term, f": {text[0]}", *(f"  {line}" for line in text[1:]), ""]
+    return [*lines, "</details>", ""]
 
 
 def _artifact_words(series: Series) -> str:

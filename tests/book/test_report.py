@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import html
 import json
 import os
 import platform
@@ -472,13 +473,17 @@ def test_a_maps_checks_count_in_no_verdict_and_the_report_lists_each_map_apart(t
     assert f"**1 of {len(CLAIMS)} claims reproduced, {len(CLAIMS) - 1} not tested.**" in report
     assert "missing from the registry" not in report
     maps = report.split(f"## {MAPS_TITLE}\n", 1)[1].split("\n## ", 1)[0]
-    for mid, spec in MAPS.items():
-        assert f"### {mid}: {spec.title} (Paper {spec.paper})" in maps
-    m1 = maps.split("### M1:", 1)[1].split("### M2:", 1)[0]
+    for mid, spec in MAPS.items():  # each map a block, closed, its counts in its summary
+        assert f'<details class="ntpnb-checks ntpnb-map" id="map-{mid.lower()}">' in maps
+        assert f"<summary>{html.escape(f'{mid}: {spec.title} (Paper {spec.paper})')} <span>(" in maps
+    m1 = maps.split('id="map-m1"', 1)[1].split('id="map-m2"', 1)[0]
+    assert "<span>(1 measurement, 0 established; 1 sanity check, holds)</span>" in m1
     assert "distance ratio above 2/L\\_inf: not decided, 0.500 (1 instance" in m1
     assert "1 sanity check, holds (they test the code or the setting)" in m1
     assert "[A6](#claim-a6)" in m1 and "Drawn in\n: [8](/outputs/notebooks/08_beyond.ipynb)" in m1
-    assert "Findings\n: not measured: no chapter of this run draws this map" in maps.split("### M4:", 1)[1]
+    m4 = maps.split('id="map-m4"', 1)[1]
+    assert "<span>(not measured in this run)</span>" in m4
+    assert "Findings\n: not measured: no chapter of this run draws this map" in m4
     assert "Beyond the papers" not in render_claims_page(tree)  # the claims page lists claims only
 
 
