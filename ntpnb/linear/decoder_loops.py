@@ -276,6 +276,39 @@ def _divide(G: np.ndarray, B: int) -> None:
 
 
 @jit
+def _trial_gradient(
+    Wt: np.ndarray,
+    LTt: np.ndarray,
+    H: np.ndarray,
+    PT: np.ndarray,
+    pi: np.ndarray,
+    P: np.ndarray,
+    contexts: np.ndarray,
+    tokens: np.ndarray,
+    scratch: tuple,
+    samples: tuple,
+) -> None:
+    """One trial's gradient into ``scratch[1]``: full-batch (no ``contexts``) or the samples' mean.
+
+    Full batch: ``G = ET H`` from the logits ``LTt``. Sampled: the ``B`` contexts' rows and targets
+    (:func:`_sample_rows`), their logits from ``Wt``, and ``G = (1/B) ET H_s``. ``scratch`` is
+    ``(ET, G, work)``; ``samples`` is ``(Hs, HsT, TT, LTs, ones)``.
+    """
+    ET, G, work = scratch
+    B = contexts.shape[0]
+    if B == 0:
+        softmax_residual(LTt, PT, pi, ET, work)
+        matmul_into(ET, H, G)
+        return
+    Hs, HsT, TT, LTs, ones = samples
+    _sample_rows(H, P, contexts, tokens, Hs, HsT, TT)
+    matmul_into(Wt, HsT, LTs)
+    softmax_residual(LTs, TT, ones, ET, work)
+    matmul_into(ET, Hs, G)
+    _divide(G, B)
+
+
+@jit
 def weight_steps(
     W: np.ndarray,
     M: np.ndarray,
@@ -305,26 +338,17 @@ def weight_steps(
     nb, V, d = W.shape
     n_steps, B = contexts.shape[0], contexts.shape[2]
     n = B if B else H.shape[0]  # the residual's columns: the samples, or every context
-    ET = np.empty((V, n))
-    G = np.empty((V, d))
-    work = np.empty((2, max(n, d)))
+    # the residual, gradient and scratch; the samples' embeddings (both layouts), targets and
+    # logits (columns), and their weights
+    scratch = (np.empty((V, n)), np.empty((V, d)), np.empty((2, max(n, d))))
+    samples = (np.empty((B, d)), np.empty((d, B)), np.empty((V, B)), np.empty((V, B)), np.ones(B))
+    G = scratch[1]
     rule_work = np.empty((2, d))
-    # the samples' embeddings (both layouts), targets and logits (columns), and their weights
-    Hs, HsT, TT, LTs = np.empty((B, d)), np.empty((d, B)), np.empty((V, B)), np.empty((V, B))
-    ones = np.ones(B)
     for step in range(n_steps):
         powers[0] *= b1
         powers[1] *= b2
         for t in range(nb):
-            if B == 0:
-                softmax_residual(LT[t], PT, pi, ET, work)
-                matmul_into(ET, H, G)
-            else:
-                _sample_rows(H, P, contexts[step, t], tokens[step, t], Hs, HsT, TT)
-                matmul_into(W[t], HsT, LTs)
-                softmax_residual(LTs, TT, ones, ET, work)
-                matmul_into(ET, Hs, G)
-                _divide(G, B)
+            _trial_gradient(W[t], LT[t], H, PT, pi, P, contexts[step, t], tokens[step, t], scratch, samples)
             status, _ = rule_step(W[t], G, (M[t], Q[t], rule_work, powers), rule, False)
             if status != OK:
                 return status, step, t
