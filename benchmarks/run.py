@@ -198,6 +198,27 @@ def run_table(bench: Benchmark, sizes: Sequence[Size], budget: float) -> Table:
     return table
 
 
+def _time_method(bench: Benchmark, meas: Measurement, func: Callable, data: object, answers: dict) -> bool:
+    """Time one method on one instance into ``meas`` (its answer into ``answers``), and print the row.
+
+    With the fast method also its peak memory, with a certifier its certificate. False (the
+    failure noted in ``meas`` and printed) when the method raised an :class:`NTPError`.
+    """
+    name = meas.method
+    try:
+        meas.seconds, answers[name] = time_call(func, data, copy=bench.copy)
+    except NTPError as exc:
+        meas.note = f"failed: {exc}"[:120]
+        print(f"  {bench.problem} {meas.size} {name}: {meas.note}", flush=True)
+        return False
+    if name == FAST:
+        meas.peak_mib = peak_memory_mib(func, data, copy=bench.copy)
+    if bench.certify is not None:
+        meas.certificate = bench.certify(answers[name])
+    print(f"  {bench.problem} {meas.size} {name}: {meas.seconds:.3f} s {meas.certificate}", flush=True)
+    return True
+
+
 def _run_size(
     bench: Benchmark,
     table: Table,
@@ -223,18 +244,8 @@ def _run_size(
             meas.note = skip
             print(f"  {bench.problem} {size} {name}: {meas.note}", flush=True)
             continue
-        try:
-            meas.seconds, answers[name] = time_call(func, data, copy=bench.copy)
-        except NTPError as exc:
-            meas.note = f"failed: {exc}"[:120]
-            print(f"  {bench.problem} {size} {name}: {meas.note}", flush=True)
-            continue
-        last[key] = (n, meas.seconds)
-        if name == FAST:
-            meas.peak_mib = peak_memory_mib(func, data, copy=bench.copy)
-        if bench.certify is not None:
-            meas.certificate = bench.certify(answers[name])
-        print(f"  {bench.problem} {size} {name}: {meas.seconds:.3f} s {meas.certificate}", flush=True)
+        if _time_method(bench, meas, func, data, answers):
+            last[key] = (n, meas.seconds)
     _compare_answers(table.measurements[-len(methods) :], answers)
 
 
