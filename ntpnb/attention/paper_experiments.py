@@ -145,26 +145,6 @@ class ReferenceRun:
     grad_norm: np.ndarray
 
 
-def _reference_problem(
-    E_list: list[np.ndarray],
-    subsets: list[CyclicSubdataset],
-    heads: list[np.ndarray],
-    loss: str,
-    head: str,
-    divide_by: Sequence[int] | None,
-    b: int,
-) -> Problem:
-    """Trial ``b``'s problem on its cyclic sub-dataset, its loss divided by ``divide_by[b]`` if given."""
-    return make_problem(
-        E_list[b],
-        heads[b],
-        subsets[b].data,
-        loss,
-        head,
-        divide_by=None if divide_by is None else divide_by[b],
-    )
-
-
 def _moves_from_zero(prob: Problem) -> np.ndarray:
     """``(B,)`` whether each trial's gradient at ``W = 0`` exceeds rounding noise.
 
@@ -211,7 +191,11 @@ def gd_reference(
     grad_norm = np.zeros((grid.size, len(subsets)))
     live = [b for b, s in enumerate(subsets) if s.data is not None]
     if live:
-        probs = [_reference_problem(E_list, subsets, heads, loss, head, divide_by, b) for b in live]
+        divisors = [None] * len(subsets) if divide_by is None else divide_by
+        probs = [
+            make_problem(E_list[b], heads[b], subsets[b].data, loss, head, divide_by=divisors[b])
+            for b in live
+        ]
         moving = _moves_from_zero(stack_problems(probs))
         live = [b for b, m in zip(live, moving, strict=True) if m]
         probs = [p for p, m in zip(probs, moving, strict=True) if m]
