@@ -145,6 +145,13 @@ class ReferenceRun:
     grad_norm: np.ndarray
 
 
+def _moving(live: list[int], probs: list[Problem]) -> tuple[list[int], list[Problem]]:
+    """The trials ``live`` (and their problems) whose gradient at zero is not rounding noise."""
+    moving = _moves_from_zero(stack_problems(probs))
+    live = [b for b, m in zip(live, moving, strict=True) if m]
+    return live, [p for p, m in zip(probs, moving, strict=True) if m]
+
+
 def _moves_from_zero(prob: Problem) -> np.ndarray:
     """``(B,)`` whether each trial's gradient at ``W = 0`` exceeds rounding noise.
 
@@ -196,9 +203,7 @@ def gd_reference(
             make_problem(E_list[b], heads[b], subsets[b].data, loss, head, divide_by=divisors[b])
             for b in live
         ]
-        moving = _moves_from_zero(stack_problems(probs))
-        live = [b for b, m in zip(live, moving, strict=True) if m]
-        probs = [p for p, m in zip(probs, moving, strict=True) if m]
+        live, probs = _moving(live, probs)
     if live:
         W[:, live] = train_trials(probs, optimizer, n_iter, record_at=grid, progress=progress)["W"]
         grad_norm[:, live] = gradient_norms(W[:, live], stack_problems(probs))
