@@ -33,6 +33,10 @@ import sys
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ntpnb.linear.sequences import PrefixContexts
 
 #: The chapter's window length ``T`` and seed (``notebooks/06_autoregressive_text.md``).
 WINDOW, SEED = 7, 0
@@ -128,19 +132,25 @@ def _peak_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+def _w_star_facts(joint: PrefixContexts, d: int) -> tuple[bool, int]:
+    """Whether the joint data at threshold ``d`` are compatible (W* exists) and the dimension of F."""
+    import ntpnb as ntp
+    from ntpnb.linear.constraints import NTPRows
+
+    data = ntp.joint_ntp_data(joint, d, SEED)
+    return _compatible_with_w_star(data), NTPRows(data).n_eq
+
+
 def measure_prefix(n_chars: int, method: str = "newton") -> JointMeasurement:
     """Solve the joint problem of the first ``n_chars`` characters in this process (see the module)."""
     import ntpnb as ntp
-    from ntpnb.linear.constraints import NTPRows
 
     start = time.process_time()
     joint = _joint_contexts(n_chars)
     decide = ntp.TimedSeparability(method)
     thresholds = ntp.joint_thresholds(joint, SEED, decide)
     decide_end = time.process_time()
-    data = ntp.joint_ntp_data(joint, thresholds.joint, SEED)
-    compatible = _compatible_with_w_star(data)
-    dim_f = NTPRows(data).n_eq
+    compatible, dim_f = _w_star_facts(joint, thresholds.joint)
     w_star_end = time.process_time()
     sol = ntp.solve_ntp_svm(ntp.joint_ntp_data(joint, min(joint.m, 2 * thresholds.joint), SEED))
     end = time.process_time()
@@ -339,6 +349,32 @@ def format_scale_row(row: ScaleMeasurement) -> str:
     return f"m = {row.m}, d = {row.d}: {row.answer}, {row.seconds:.1f} s, {row.peak_mib:.0f} MiB"
 
 
+def _joint_row(r: JointMeasurement) -> str:
+    """One prefix's row of :func:`format_joint` (its note alone when it was not solved)."""
+    if not r.m:
+        return f"| {r.n_chars} | {r.method} | {r.note} |" + " |" * 13
+    return (
+        f"| {r.n_chars} | {r.method} | {r.m} | {r.V} | {r.d_slices} | {r.d_joint} | {r.V * r.d_joint} "
+        f"| {r.dim_f} | {r.compatible} | {r.decisions} | {r.most_steps or ''} | {r.decide_seconds:.1f} "
+        f"| {r.w_star_seconds:.2f} | {r.w_mm_seconds:.2f} | {r.total_seconds:.1f} | {r.peak_mib:.0f} |"
+    )
+
+
+def _largest_note(rows: Sequence[JointMeasurement], method: str, budget: float) -> str:
+    """The sentence on the largest prefix one decider solved within ``budget`` (or that none was)."""
+    best = largest_within([r for r in rows if r.method == method], budget)
+    if best is None:
+        return f"\nNo prefix was solved within the budget by the {method} decider.\n"
+    share = best.decide_seconds / best.total_seconds if best.total_seconds else 0.0
+    return (
+        f"\nLargest prefix solved within {budget:.0f} s of CPU time with the {method} decider: "
+        f"{best.n_chars} characters (m = {best.m} contexts, V = {best.V}, joint threshold d = "
+        f"{best.d_joint}, dim F = {best.dim_f}) in {best.total_seconds:.1f} s, {100 * share:.0f}% of "
+        f"it in the {best.decisions} separability decisions; peak memory {best.peak_mib:.0f} MiB.\n"
+        f"W^mm certificate there: {best.certificate}.\n"
+    )
+
+
 def format_joint(rows: Sequence[JointMeasurement], budget: float) -> str:
     """The table of the benchmarks page, and the largest prefix solved within ``budget``."""
     head = (
@@ -346,30 +382,8 @@ def format_joint(rows: Sequence[JointMeasurement], budget: float) -> str:
         "| most Newton steps | decisions s | W* s | W^mm s | total CPU s | peak MiB |\n"
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n"
     )
-    lines = []
-    for r in rows:
-        if not r.m:
-            lines.append(f"| {r.n_chars} | {r.method} | {r.note} |" + " |" * 13)
-            continue
-        lines.append(
-            f"| {r.n_chars} | {r.method} | {r.m} | {r.V} | {r.d_slices} | {r.d_joint} | {r.V * r.d_joint} "
-            f"| {r.dim_f} | {r.compatible} | {r.decisions} | {r.most_steps or ''} | {r.decide_seconds:.1f} "
-            f"| {r.w_star_seconds:.2f} | {r.w_mm_seconds:.2f} | {r.total_seconds:.1f} | {r.peak_mib:.0f} |"
-        )
-    tails = []
-    for method in dict.fromkeys(r.method for r in rows):
-        best = largest_within([r for r in rows if r.method == method], budget)
-        if best is None:
-            tails.append(f"\nNo prefix was solved within the budget by the {method} decider.\n")
-            continue
-        share = best.decide_seconds / best.total_seconds if best.total_seconds else 0.0
-        tails.append(
-            f"\nLargest prefix solved within {budget:.0f} s of CPU time with the {method} decider: "
-            f"{best.n_chars} characters (m = {best.m} contexts, V = {best.V}, joint threshold d = "
-            f"{best.d_joint}, dim F = {best.dim_f}) in {best.total_seconds:.1f} s, {100 * share:.0f}% of "
-            f"it in the {best.decisions} separability decisions; peak memory {best.peak_mib:.0f} MiB.\n"
-            f"W^mm certificate there: {best.certificate}.\n"
-        )
+    lines = [_joint_row(r) for r in rows]
+    tails = [_largest_note(rows, method, budget) for method in dict.fromkeys(r.method for r in rows)]
     return head + "\n".join(lines) + "\n" + "".join(tails)
 
 

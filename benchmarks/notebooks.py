@@ -221,8 +221,8 @@ def targets_met(times: NotebookTimes) -> tuple[bool, bool]:
     return chapters, run_ok and times.run_wall < RUN_TARGET_SECONDS
 
 
-def format_notebook_times(times: NotebookTimes) -> str:
-    """The table: chapter | paper (one core) | quick (one core) | target | met, the sum, the two-job run."""
+def _chapter_rows(times: NotebookTimes) -> list[str]:
+    """The table's head and one row per chapter: paper and quick times on one core, target, met."""
     paper, quick = times.one_core.get("paper", {}), times.one_core.get("quick", {})
     where = f"CPU {times.cpu}" if times.cpu is not None else "not pinned"
     head = f"| chapter | paper (one core, {where}) | quick (one core) | target (paper) | met |"
@@ -232,8 +232,14 @@ def format_notebook_times(times: NotebookTimes) -> str:
         met = _met(float(rec["seconds"]), CHAPTER_TARGET_SECONDS, bool(rec.get("ok"))) if rec else "not run"
         target = f"< {CHAPTER_TARGET_SECONDS:g} s"
         lines.append(f"| {name} | {_seconds(rec)} | {_seconds(quick.get(name))} | {target} | {met} |")
+    return lines
+
+
+def _run_rows(times: NotebookTimes) -> list[str]:
+    """The table's closing rows: the sums, the one-core run's walls and the paper run with ``--jobs``."""
+    paper, quick = times.one_core.get("paper", {}), times.one_core.get("quick", {})
     sums = [sum(float(r["seconds"]) for r in recs.values()) for recs in (paper, quick)]
-    lines.append(f"| sum of the chapters | {sums[0]:.1f} s | {sums[1]:.1f} s | | |")
+    lines = [f"| sum of the chapters | {sums[0]:.1f} s | {sums[1]:.1f} s | | |"]
     walls = [times.one_core_wall.get(p) for p in ("paper", "quick")]
     shown = [f"{w:.1f} s" if w is not None else "n/a" for w in walls]
     lines.append(f"| wall time of the one-core run (`--jobs 1`) | {shown[0]} | {shown[1]} | | |")
@@ -246,15 +252,27 @@ def format_notebook_times(times: NotebookTimes) -> str:
     )
     if times.seeds > 1:
         lines.append(f"| notebook time of that run, every seed | {times.run_notebook_seconds:.1f} s | | | |")
+    return lines
+
+
+def _targets_text(times: NotebookTimes) -> str:
+    """The sentence under the table: whether every chapter and the paper run met their targets."""
+    paper = times.one_core.get("paper", {})
     chapters_met, run_met = targets_met(times)
     over = [n for n, r in paper.items() if not (r.get("ok") and float(r["seconds"]) < CHAPTER_TARGET_SECONDS)]
     chapters_text = "yes" if chapters_met else f"no ({', '.join(sorted(over)) or 'no chapter ran'})"
-    summary = (
+    return (
         f"\nEvery chapter under {CHAPTER_TARGET_SECONDS:g} s on one core at the paper profile: "
         f"{chapters_text}; the paper run ({times.seeds} seed{'s' * (times.seeds > 1)}) with "
         f"`--jobs {times.jobs}` under {RUN_TARGET_SECONDS:g} s: "
         f"{'yes' if run_met else 'no'}."
     )
+
+
+def format_notebook_times(times: NotebookTimes) -> str:
+    """The table: chapter | paper (one core) | quick (one core) | target | met, the sum, the two-job run."""
+    lines = _chapter_rows(times) + _run_rows(times)
+    summary = _targets_text(times)
     per_chapter = ", ".join(f"{n} {_seconds(r)}" for n, r in sorted(times.run.items()))
     within = f"within the `--jobs {times.jobs}` run"
     detail = f"\nEach chapter's time at the book's seed {within}: {per_chapter or 'none'}."

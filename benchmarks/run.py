@@ -181,8 +181,7 @@ def run_table(bench: Benchmark, sizes: Sequence[Size], budget: float) -> Table:
     what happens once per process (imports, loading compiled kernels): otherwise the first size's
     time, from which the skip rule predicts the next, can be several times its real cost.
     """
-    methods = bench.methods
-    table = Table(bench.problem, list(methods), budget=budget, size_label=bench.size_label)
+    table = Table(bench.problem, list(bench.methods), budget=budget, size_label=bench.size_label)
     table.count_label, table.fit_label = bench.count_label, bench.fit_label
     last: dict[tuple[str, bool], tuple[int, float]] = {}
     warm = False
@@ -195,31 +194,59 @@ def run_table(bench: Benchmark, sizes: Sequence[Size], budget: float) -> Table:
         if not warm:
             warm_up(bench, data)
             warm = True
-        n = bench.count(size, data)
-        answers = {}
-        for name, func in methods.items():
-            meas = Measurement(name, size, n)
-            table.measurements.append(meas)
-            key = (name, bench.fit_kind(size))
-            skip = _skip_note(bench, table, name, n, last.get(key), budget)
-            if skip:
-                meas.note = skip
-                print(f"  {bench.problem} {size} {name}: {meas.note}", flush=True)
-                continue
-            try:
-                meas.seconds, answers[name] = time_call(func, data, copy=bench.copy)
-            except NTPError as exc:
-                meas.note = f"failed: {exc}"[:120]
-                print(f"  {bench.problem} {size} {name}: {meas.note}", flush=True)
-                continue
-            last[key] = (n, meas.seconds)
-            if name == FAST:
-                meas.peak_mib = peak_memory_mib(func, data, copy=bench.copy)
-            if bench.certify is not None:
-                meas.certificate = bench.certify(answers[name])
-            print(f"  {bench.problem} {size} {name}: {meas.seconds:.3f} s {meas.certificate}", flush=True)
-        _compare_answers(table.measurements[-len(methods) :], answers)
+        _run_size(bench, table, size, data, last, budget)
     return table
+
+
+def _time_method(bench: Benchmark, meas: Measurement, func: Callable, data: object, answers: dict) -> bool:
+    """Time one method on one instance into ``meas`` (its answer into ``answers``), and print the row.
+
+    With the fast method also its peak memory, with a certifier its certificate. False (the
+    failure noted in ``meas`` and printed) when the method raised an :class:`NTPError`.
+    """
+    name = meas.method
+    try:
+        meas.seconds, answers[name] = time_call(func, data, copy=bench.copy)
+    except NTPError as exc:
+        meas.note = f"failed: {exc}"[:120]
+        print(f"  {bench.problem} {meas.size} {name}: {meas.note}", flush=True)
+        return False
+    if name == FAST:
+        meas.peak_mib = peak_memory_mib(func, data, copy=bench.copy)
+    if bench.certify is not None:
+        meas.certificate = bench.certify(answers[name])
+    print(f"  {bench.problem} {meas.size} {name}: {meas.seconds:.3f} s {meas.certificate}", flush=True)
+    return True
+
+
+def _run_size(
+    bench: Benchmark,
+    table: Table,
+    size: Size,
+    data: object,
+    last: dict[tuple[str, bool], tuple[int, float]],
+    budget: float,
+) -> None:
+    """Time every method on one instance, appending its measurements to ``table``, and compare answers.
+
+    ``last`` holds each method's last timed (count, seconds) by fit kind, from which
+    :func:`_skip_note` predicts an overrun; it is updated in place.
+    """
+    methods = bench.methods
+    n = bench.count(size, data)
+    answers = {}
+    for name, func in methods.items():
+        meas = Measurement(name, size, n)
+        table.measurements.append(meas)
+        key = (name, bench.fit_kind(size))
+        skip = _skip_note(bench, table, name, n, last.get(key), budget)
+        if skip:
+            meas.note = skip
+            print(f"  {bench.problem} {size} {name}: {meas.note}", flush=True)
+            continue
+        if _time_method(bench, meas, func, data, answers):
+            last[key] = (n, meas.seconds)
+    _compare_answers(table.measurements[-len(methods) :], answers)
 
 
 def _skip_note(
@@ -299,6 +326,32 @@ def _comparison_cells(row: Mapping[str, Measurement], methods: Sequence[str], na
     ]
 
 
+def _size_row(table: Table, size: Size, naive: str | None, compare: bool, certified: bool) -> str:
+    """One size's row of :func:`format_table`: its times, comparison cells and certificates."""
+    methods = table.methods
+    row = {m.method: m for m in table.measurements if m.size == size}
+    cells = [str(size), str(row[methods[0]].count), *(_fmt_time(row[name]) for name in methods)]
+    if compare:
+        cells += _comparison_cells(row, methods, naive)
+    if certified:
+        certs = [f"{m.method}: {m.certificate}" if len(methods) > 1 else m.certificate for m in row.values()]
+        cells.append("; ".join(c for c, m in zip(certs, row.values(), strict=True) if m.certificate))
+    return "| " + " | ".join(cells) + " |"
+
+
+def _table_notes(table: Table) -> list[str]:
+    """The notes under a table: each method's largest size within the budget, then the skips and failures."""
+    notes = sorted({f"{m.method} at {m.size}: {m.note}" for m in table.measurements if m.note})
+    if table.budget is not None:
+        within = []
+        for name in table.methods:
+            best = largest_within(table, name)
+            where = f"{best.size} in {best.seconds:.3g} s" if best else "none"
+            within.append(f"largest size {name} solved within {table.budget:g} s: {where}")
+        notes = within + notes
+    return notes
+
+
 def format_table(table: Table, naive: str | None = None, fit_kind: Callable[[Size], bool] = d_over_m) -> str:
     """A Markdown table: one row per size, a column per method.
 
@@ -316,17 +369,7 @@ def format_table(table: Table, naive: str | None = None, fit_kind: Callable[[Siz
         head.append("certificate" if len(methods) == 1 else "certificates")
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     sizes = list(dict.fromkeys(m.size for m in table.measurements))
-    for size in sizes:
-        row = {m.method: m for m in table.measurements if m.size == size}
-        cells = [str(size), str(row[methods[0]].count), *(_fmt_time(row[name]) for name in methods)]
-        if compare:
-            cells += _comparison_cells(row, methods, naive)
-        if certified:
-            certs = [
-                f"{m.method}: {m.certificate}" if len(methods) > 1 else m.certificate for m in row.values()
-            ]
-            cells.append("; ".join(c for c, m in zip(certs, row.values(), strict=True) if m.certificate))
-        lines.append("| " + " | ".join(cells) + " |")
+    lines += [_size_row(table, size, naive, compare, certified) for size in sizes]
     exps = [format_exponent(scaling_exponent(table, name, fit_kind)) for name in methods]
     label = (
         f"fitted exponent a (time ~ ({table.count_label})^a; {table.fit_label}, "
@@ -334,14 +377,7 @@ def format_table(table: Table, naive: str | None = None, fit_kind: Callable[[Siz
     )
     pad = len(head) - len(methods) - 2
     lines.append(f"| {label} | | " + " | ".join(exps) + " |" + " |" * pad)
-    notes = sorted({f"{m.method} at {m.size}: {m.note}" for m in table.measurements if m.note})
-    if table.budget is not None:
-        within = []
-        for name in methods:
-            best = largest_within(table, name)
-            where = f"{best.size} in {best.seconds:.3g} s" if best else "none"
-            within.append(f"largest size {name} solved within {table.budget:g} s: {where}")
-        notes = within + notes
+    notes = _table_notes(table)
     return "\n".join(lines + ([""] + [f"- {n}" for n in notes] if notes else []))
 
 
@@ -1066,6 +1102,67 @@ def summary_rows(
     return rows
 
 
+def _page_head(
+    machine: Machine,
+    total: float,
+    argv: Sequence[str] | None,
+    nb_times: notebooks.NotebookTimes | None,
+    summary: str,
+) -> list[str]:
+    """The page's opening parts: machine, command, chapters' times, exponents and the solvers' note."""
+    cmd = "python -m benchmarks " + " ".join(argv if argv is not None else sys.argv[1:])
+    parts = [
+        PAGE_HEAD,
+        f"{format_machine(machine)}\n\nMeasured by `{cmd.strip()}`, in {total:.0f} s in all.\n",
+    ]
+    if nb_times:
+        parts.append(
+            f"## {NOTEBOOKS_TITLE}\n\n{NOTEBOOKS_INTRO}\n{notebooks.format_notebook_times(nb_times)}"
+        )
+    parts.append(f"## {EXPONENTS_TITLE}\n\n{EXPONENTS_INTRO}\n{summary}\n")
+    solvers = SOLVERS_INTRO.replace("{exponent}", f"{PREDICTION_EXPONENT:g}")
+    solvers = solvers.replace("{fit_seconds}", f"{FIT_MIN_SECONDS:g}")
+    solvers = solvers.replace("{fit_points}", str(FIT_MIN_POINTS))
+    parts.append(solvers)
+    return parts
+
+
+def _table_section(table: Table, body: str, intro: str, figures: Mapping[str, str] | None) -> str:
+    """One table's section: its title, intro, formatted body and (when drawn) its figure."""
+    link = (figures or {}).get(table.problem)
+    alt = f"{table.problem}: seconds against {table.count_label}, log-log"
+    image = f"\n![{alt}]({link})\n" if link else ""
+    return f"## {table.problem}\n\n" + (f"{intro}\n" if intro else "") + f"{body}\n{image}"
+
+
+def _joint_sections(
+    joint_rows: Sequence[joint.JointMeasurement],
+    scale_rows: Sequence[joint.ScaleMeasurement],
+    w_star_rows: Sequence[joint.JointMeasurement],
+    time_limit: float,
+) -> list[str]:
+    """The joint problem's sections: its table and exponents, the corpus scale and W*'s times."""
+    parts = []
+    if joint_rows:
+        body = joint.format_joint(joint_rows, time_limit) + "\n" + format_joint_exponents(joint_rows)
+        parts.append(f"## {JOINT_TITLE}\n\n{JOINT_INTRO}\n{body}\n")
+    if scale_rows:
+        whole = joint.format_whole_corpus(scale_rows, joint_rows, joint.whole_corpus_m())
+        parts.append(f"{JOINT_SCALE_INTRO}\n{joint.format_scale(scale_rows)}\n{whole}")
+    if w_star_rows:
+        parts.append(f"{JOINT_W_STAR_INTRO}\n{joint.format_w_star(w_star_rows, time_limit)}\n")
+    return parts
+
+
+def _measured_lines(measured: Sequence[str]) -> list[str]:
+    """What this run measured and (by :data:`MEASURABLE`'s labels) what it did not."""
+    missing = [label for name, label in MEASURABLE.items() if name not in measured]
+    parts = [f"Measured in this run: {', '.join(measured)}.\n"]
+    if missing:
+        parts.append(f"Not measured in this run: {', '.join(missing)}.\n")
+    return parts
+
+
 def book_page(
     runs: Sequence[tuple[Benchmark, Table]],
     att_rows: Sequence[attention.AttentionMeasurement],
@@ -1088,52 +1185,22 @@ def book_page(
     the benchmark's output folder). The machine's full platform record
     (:func:`ntpnb.chapter.platform.platform_info` of the run) ends the page, as the section "Platform".
     """
-    cmd = "python -m benchmarks " + " ".join(argv if argv is not None else sys.argv[1:])
-    parts = [
-        PAGE_HEAD,
-        f"{format_machine(machine)}\n\nMeasured by `{cmd.strip()}`, in {total:.0f} s in all.\n",
-    ]
-    if nb_times:
-        parts.append(
-            f"## {NOTEBOOKS_TITLE}\n\n{NOTEBOOKS_INTRO}\n{notebooks.format_notebook_times(nb_times)}"
-        )
     summary = format_exponent_summary(summary_rows(runs, train_runs, joint_rows))
-    parts.append(f"## {EXPONENTS_TITLE}\n\n{EXPONENTS_INTRO}\n{summary}\n")
-    solvers = SOLVERS_INTRO.replace("{exponent}", f"{PREDICTION_EXPONENT:g}")
-    solvers = solvers.replace("{fit_seconds}", f"{FIT_MIN_SECONDS:g}")
-    solvers = solvers.replace("{fit_points}", str(FIT_MIN_POINTS))
-    parts.append(solvers)
-
-    def section(table: Table, body: str, intro: str) -> str:
-        link = (figures or {}).get(table.problem)
-        alt = f"{table.problem}: seconds against {table.count_label}, log-log"
-        image = f"\n![{alt}]({link})\n" if link else ""
-        return f"## {table.problem}\n\n" + (f"{intro}\n" if intro else "") + f"{body}\n{image}"
-
+    parts = _page_head(machine, total, argv, nb_times, summary)
     for bench, table in runs:
         body = format_table(table, bench.naive, bench.fit_kind)
-        parts.append(section(table, body, SECTION_INTROS.get(bench.problem, "")))
+        parts.append(_table_section(table, body, SECTION_INTROS.get(bench.problem, ""), figures))
     for k, (bench, table) in enumerate(train_runs):
         body = training.format_training(table, bench.fit_kind)
-        parts.append(section(table, body, TRAINING_INTRO if k == 0 else ""))
+        parts.append(_table_section(table, body, TRAINING_INTRO if k == 0 else "", figures))
     if att_rows:
         parts.append(f"## {ATTENTION_TITLE}\n\n{ATTENTION_INTRO}\n{attention.format_attention(att_rows)}\n")
-    if joint_rows:
-        body = joint.format_joint(joint_rows, time_limit) + "\n" + format_joint_exponents(joint_rows)
-        parts.append(f"## {JOINT_TITLE}\n\n{JOINT_INTRO}\n{body}\n")
-    if scale_rows:
-        whole = joint.format_whole_corpus(scale_rows, joint_rows, joint.whole_corpus_m())
-        parts.append(f"{JOINT_SCALE_INTRO}\n{joint.format_scale(scale_rows)}\n{whole}")
-    if w_star_rows:
-        parts.append(f"{JOINT_W_STAR_INTRO}\n{joint.format_w_star(w_star_rows, time_limit)}\n")
+    parts += _joint_sections(joint_rows, scale_rows, w_star_rows, time_limit)
     measured = [t.problem for _, t in runs] + (["attention training"] if att_rows else [])
     measured += ["training loops"] if train_runs else []
     measured += ["joint problem"] if joint_rows else []
     measured += ["chapter times"] if nb_times else []
-    missing = [label for name, label in MEASURABLE.items() if name not in measured]
-    parts.append(f"Measured in this run: {', '.join(measured)}.\n")
-    if missing:
-        parts.append(f"Not measured in this run: {', '.join(missing)}.\n")
+    parts += _measured_lines(measured)
     parts.append(f"## {PLATFORM_TITLE}\n\n{PLATFORM_INTRO}\n{format_platform(machine.platform)}")
     return "\n".join(parts)
 

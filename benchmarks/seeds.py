@@ -205,8 +205,8 @@ def write_outcomes(
     return page
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run (or, with ``--tree``, read) the seeds, print the table, write it under ``--out``."""
+def _parser() -> argparse.ArgumentParser:
+    """The command line of ``python -m benchmarks.seeds``."""
     parser = argparse.ArgumentParser(prog="python -m benchmarks.seeds", description=__doc__)
     parser.add_argument("names", nargs="*", help="chapters to run (default: all)")
     parser.add_argument("--first", type=int, default=FIRST_SEED, help="first seed (default: %(default)s)")
@@ -224,7 +224,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=ROOT / "outputs",
         help="the book's output tree, whose verdicts are shown beside (default: %(default)s)",
     )
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run (or, with ``--tree``, read) the seeds, print the table, write it under ``--out``."""
+    args = _parser().parse_args(argv)
     if args.tree is not None:
         outcomes, extra = outcomes_of_tree(args.tree), {"tree": str(args.tree)}
         verdicts = verdicts_of_tree(args.tree)

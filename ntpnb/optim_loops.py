@@ -40,6 +40,27 @@ _adam_entry = jit(optim.adam_entry)
 
 
 @jit
+def _column_max(g: np.ndarray, b: int) -> float:
+    """The running maximum of ``|g[i, b]|`` down column ``b`` (a NaN entry replaces it: ``not a <= s``)."""
+    s = 0.0
+    for i in range(g.shape[0]):
+        a = abs(g[i, b])
+        if not a <= s:  # NaN too
+            s = a
+    return s
+
+
+@jit
+def _scaled_norm(g: np.ndarray, b: int, s: float) -> float:
+    """``||g[:, b] / s||``, the squares added in order."""
+    t = 0.0
+    for i in range(g.shape[0]):
+        a = g[i, b] / s
+        t += a * a
+    return math.sqrt(t)
+
+
+@jit
 def column_normalization(
     g: np.ndarray, lr: float, eps: float, scale: np.ndarray, factor: np.ndarray
 ) -> tuple[int, int]:
@@ -64,11 +85,7 @@ def column_normalization(
         if sq[b] >= SQ_MIN and sq[b] <= SQ_MAX:
             factor[b] = compiled_ngd_factor(lr, eps, math.sqrt(sq[b]), 1.0)
             continue
-        s = 0.0
-        for i in range(n):
-            a = abs(g[i, b])
-            if not a <= s:  # NaN too
-                s = a
+        s = _column_max(g, b)
         if not s < math.inf:
             return NONFINITE_GRADIENT, b
         if s == 0.0:
@@ -76,12 +93,8 @@ def column_normalization(
                 zero = b
             factor[b] = 0.0
             continue
-        t = 0.0
-        for i in range(n):
-            a = g[i, b] / s
-            t += a * a
         scale[b] = s
-        factor[b] = compiled_ngd_factor(lr, eps, math.sqrt(t), s)
+        factor[b] = compiled_ngd_factor(lr, eps, _scaled_norm(g, b, s), s)
     return (OK, 0) if zero < 0 else (ZERO_GRADIENT, zero)
 
 
@@ -91,6 +104,53 @@ def normalization(g: np.ndarray, lr: float, eps: float) -> tuple[int, float, flo
     scale, factor = np.empty(1), np.empty(1)
     status, _ = column_normalization(g.reshape(g.size, 1), lr, eps, scale, factor)
     return status, factor[0], scale[0]
+
+
+@jit
+def _normalized_scales(
+    g: np.ndarray, lr: float, eps: float, scale: np.ndarray, factor: np.ndarray, per_column: bool
+) -> tuple[int, int]:
+    """Normalized GD's ``scale`` and ``factor`` per column: of each column, or of the whole trial.
+
+    Returns ``(status, column)`` as :func:`column_normalization` (column 0 for a whole trial).
+    """
+    if per_column:
+        return column_normalization(g, lr, eps, scale, factor)
+    status, f, s = normalization(g, lr, eps)
+    if status != OK:
+        return status, 0
+    scale[:] = s
+    factor[:] = f
+    return OK, 0
+
+
+@jit
+def _adam_rows(
+    w: np.ndarray,
+    g: np.ndarray,
+    m: np.ndarray,
+    q: np.ndarray,
+    denominator: np.ndarray,
+    powers: np.ndarray,
+    rule: tuple,
+) -> None:
+    """Adam's step on ``w`` row by row, in place: moments ``m``, ``q``, then the entries.
+
+    ``denominator`` is scratch of one row; ``powers = [b1^k, b2^k]``. Each loop writes one row.
+    """
+    _, lr, b1, b2, eps = rule
+    rows, cols = w.shape
+    s1, s2 = _adam_scales(lr, powers[0], powers[1])
+    for r in range(rows):
+        gr, mr, qr, wr = g[r], m[r], q[r], w[r]
+        for c in range(cols):
+            mr[c] = _adam_moment(mr[c], gr[c], b1)
+        for c in range(cols):
+            qr[c] = _adam_moment(qr[c], gr[c] * gr[c], b2)
+        for c in range(cols):
+            denominator[c] = _adam_denominator(qr[c], s2, eps)
+        for c in range(cols):
+            wr[c] = _adam_entry(wr[c], mr[c], s1, denominator[c])
 
 
 @jit
@@ -104,22 +164,15 @@ def step(w: np.ndarray, g: np.ndarray, state: tuple, rule: tuple, per_column: bo
     the whole trial (into ``work``). The inner loops run along a row, each writing one row (so that
     they are vectorized). Returns ``(status, column)``: a refused step (not :data:`OK`) moves nothing.
     """
-    code, lr, b1, b2, eps = rule
+    code, lr, _, _, eps = rule
     m, q, work, powers = state
     rows, cols = w.shape
     scale, factor = work[0], work[1]
     plain = False  # normalized GD at s = 1: GD at rate f (g / 1 = g, f g = g f)
     if code == NGD:
-        if per_column:
-            status, column = column_normalization(g, lr, eps, scale, factor)
-            if status != OK:
-                return status, column
-        else:
-            status, f, s = normalization(g, lr, eps)
-            if status != OK:
-                return status, 0
-            scale[:] = s
-            factor[:] = f
+        status, column = _normalized_scales(g, lr, eps, scale, factor, per_column)
+        if status != OK:
+            return status, column
         plain = True
         for c in range(cols):
             plain = plain and scale[c] == 1.0
@@ -136,16 +189,5 @@ def step(w: np.ndarray, g: np.ndarray, state: tuple, rule: tuple, per_column: bo
             for c in range(cols):
                 w[r, c] = _ngd_entry(w[r, c], g[r, c], scale[c], factor[c])
     else:
-        s1, s2 = _adam_scales(lr, powers[0], powers[1])
-        denominator = work[0]
-        for r in range(rows):
-            gr, mr, qr, wr = g[r], m[r], q[r], w[r]
-            for c in range(cols):
-                mr[c] = _adam_moment(mr[c], gr[c], b1)
-            for c in range(cols):
-                qr[c] = _adam_moment(qr[c], gr[c] * gr[c], b2)
-            for c in range(cols):
-                denominator[c] = _adam_denominator(qr[c], s2, eps)
-            for c in range(cols):
-                wr[c] = _adam_entry(wr[c], mr[c], s1, denominator[c])
+        _adam_rows(w, g, m, q, work[0], powers, rule)
     return OK, 0

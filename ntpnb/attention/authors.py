@@ -128,6 +128,47 @@ def _checked(entry: object, kinds: type | Mapping[str, str], where: str) -> dict
     return dict(entry)
 
 
+def _section(
+    section: object, at: str, own: Mapping[str, object], keys: set[str]
+) -> tuple[str, tuple[AuthorsSetting, ...]]:
+    """One checked section ``(title, settings)``; ``keys`` (the keys seen so far) is updated in place.
+
+    Raises
+    ------
+    InvalidDataError
+        As :func:`load_authors`, naming the entry ``at``.
+    """
+    section = _checked(section, {"title": "str", "settings": "list"}, at)
+    settings = []
+    for j, entry in enumerate(section["settings"]):
+        where = f"{at}.settings[{j}]"
+        entry = _checked(entry, AuthorsSetting, where)
+        if entry["key"] in keys:
+            raise InvalidDataError(f"{where}: the key {entry['key']!r} is given twice")
+        keys.add(entry["key"])
+        for k in ("paper", "code"):
+            entry[k] = _filled(entry[k], f"{where}.{k}", own)
+        settings.append(AuthorsSetting(**entry))
+    return section["title"], tuple(settings)
+
+
+def _filled(text: str, at: str, own: Mapping[str, object]) -> str:
+    """``text`` with its ``%(name)s`` fields filled from the file's values ``own`` (paper fields left).
+
+    Raises
+    ------
+    InvalidDataError
+        If a field names none of ``own``, or a ``%`` is no field at all.
+    """
+    unknown = [name for name, _ in _OWN_FIELD.findall(text) if name not in own]
+    if unknown:
+        raise InvalidDataError(f"{at}: %({unknown[0]}) is none of the file's values {sorted(own)}")
+    filled = _OWN_FIELD.sub(lambda m: format(own[m[1]], m[2]), text)
+    if "%" in _PAPER_FIELD.sub("", filled):
+        raise InvalidDataError(f"{at}: a '%' that is no %(name)s or %(claim.key)g field in {text!r}")
+    return filled
+
+
 @functools.lru_cache
 def load_authors(path: Path = AUTHORS_FILE) -> AuthorsCode:
     """The :class:`AuthorsCode` of the data file ``path`` (``authors.json``), checked.
@@ -152,30 +193,8 @@ def load_authors(path: Path = AUTHORS_FILE) -> AuthorsCode:
         for name, entry in curves.items():
             curve = _checked(entry, StoredCurve, f"stored_curves.{name}")
             curves[name] = StoredCurve(**curve, commit=own["stored_commit"])
-        keys = set()
-        for i, section in enumerate(sections):
-            section = _checked(section, {"title": "str", "settings": "list"}, f"sections[{i}]")
-            settings = []
-            for j, entry in enumerate(section["settings"]):
-                at = f"sections[{i}].settings[{j}]"
-                entry = _checked(entry, AuthorsSetting, at)
-                if entry["key"] in keys:
-                    raise InvalidDataError(f"{at}: the key {entry['key']!r} is given twice")
-                keys.add(entry["key"])
-                for k in ("paper", "code"):  # the own fields filled: what is left are paper fields
-                    unknown = [name for name, _ in _OWN_FIELD.findall(entry[k]) if name not in own]
-                    if unknown:
-                        raise InvalidDataError(
-                            f"{at}.{k}: %({unknown[0]}) is none of the file's values {sorted(own)}"
-                        )
-                    filled = _OWN_FIELD.sub(lambda m: format(own[m[1]], m[2]), entry[k])
-                    if "%" in _PAPER_FIELD.sub("", filled):
-                        raise InvalidDataError(
-                            f"{at}.{k}: a '%' that is no %(name)s or %(claim.key)g field in {entry[k]!r}"
-                        )
-                    entry[k] = filled
-                settings.append(AuthorsSetting(**entry))
-            sections[i] = (section["title"], tuple(settings))
+        keys: set[str] = set()
+        sections = [_section(section, f"sections[{i}]", own, keys) for i, section in enumerate(sections)]
     except InvalidDataError as exc:
         raise InvalidDataError(f"{path}: {exc}") from None
     return AuthorsCode(**own, stored_curves=MappingProxyType(curves), sections=tuple(sections))

@@ -21,7 +21,7 @@ from ..errors import InvalidDataError
 from ..linalg import correlation
 from ..parallel import active_workers, parallel_map
 from ..validation import as_ordered, frozen, read_only_view
-from .engine import compiled_step
+from .engine import CompiledStep, compiled_step
 from .model import Problem, check_problem, loss_and_grad, stack_problems
 
 __all__ = [
@@ -67,6 +67,24 @@ def train(
             grad, W0, optimizer, n_iter, record=record, record_at=record_at, batch_ndim=1, progress=progress
         )
     recorder = optim.Recorder(n_iter, record, record_at, optimizer.label(), progress)
+    trace = _run_compiled(prob, step, optimizer, W0, recorder)
+    if progress is not None:
+        progress(n_iter, n_iter)
+    return trace
+
+
+def _run_compiled(
+    prob: Problem, step: CompiledStep, optimizer: optim.Optimizer, W0: np.ndarray, recorder: optim.Recorder
+) -> optim.Trace:
+    """:func:`train`'s loop on the compiled gradient and :func:`ntpnb.optim_loops.step`, a trial per column.
+
+    ``W0`` ``(B, d, d)`` is checked; the recorder drives one step a call and keeps its records.
+
+    Raises
+    ------
+    SolverError
+        :func:`ntpnb.optim.gradient_error`, when normalized GD meets a zero or non-finite gradient.
+    """
     from .. import optim_loops  # compiled by numba when first needed: imported here, not at the top
 
     rule, betas = optimizer.compiled_rule, np.array(optimizer.betas)
@@ -83,10 +101,7 @@ def train(
             raise optim.gradient_error(status, k, trial, (prob.B,))
 
     recorder.drive(advance, current)
-    trace = recorder.trace(np.ascontiguousarray(np.moveaxis(WL, -1, 0)))
-    if progress is not None:
-        progress(n_iter, n_iter)
-    return trace
+    return recorder.trace(np.ascontiguousarray(np.moveaxis(WL, -1, 0)))
 
 
 def _train_chunk(

@@ -305,6 +305,44 @@ def attention_logits(E: np.ndarray, data: TokenData, W: np.ndarray) -> np.ndarra
     return np.where(data.mask, logits, -np.inf)
 
 
+def _threshold_and_band(threshold: float | None, exclusion_band: float) -> tuple[float, float]:
+    """The attention threshold (default :data:`ntpnb.settings.PSEUDO_GRAPH_THRESHOLD`) and band, checked.
+
+    Raises
+    ------
+    InvalidDataError
+        Unless ``0 < threshold < 1`` and ``0 <= exclusion_band < threshold``.
+    """
+    thr = settings.PSEUDO_GRAPH_THRESHOLD if threshold is None else float(threshold)
+    if not 0.0 < thr < 1.0:
+        raise InvalidDataError(f"the attention threshold must lie in (0, 1), got {thr}")
+    band = float(exclusion_band) if is_real(exclusion_band) else math.nan
+    if not 0.0 <= band < thr:
+        raise InvalidDataError(
+            f"the exclusion band must lie in [0, threshold = {thr}), got {exclusion_band!r}"
+        )
+    return thr, band
+
+
+def _selection_graphs(data: TokenData, selected: np.ndarray, excluded: np.ndarray) -> TokenPriorityGraphs:
+    """The graphs ``G~^(k)``: an edge from every selected token to every input token not excluded.
+
+    ``selected`` and ``excluded`` are ``(n, T)`` masks over the samples' positions; every input token
+    of a sample with last token ``k`` is a node of ``G~^(k)``.
+    """
+    nodes: dict[int, set[int]] = {}
+    edges: dict[int, set[tuple[int, int]]] = {}
+    tokens, mask = data.tokens.tolist(), data.mask.tolist()
+    chosen, dropped = selected.tolist(), excluded.tolist()
+    for i, k in enumerate(data.query.tolist()):
+        seq = {x for x, on in zip(tokens[i], mask[i], strict=True) if on}
+        nodes.setdefault(k, set()).update(seq)
+        targets = seq - {x for x, out in zip(tokens[i], dropped[i], strict=True) if out}
+        sources = {x for x, pick in zip(tokens[i], chosen[i], strict=True) if pick}
+        edges.setdefault(k, set()).update((x1, x2) for x1 in sources for x2 in targets)
+    return graphs_from_sets(data.K, nodes, edges)
+
+
 def pseudo_priority_graphs(
     E: object,
     data: TokenData,
@@ -325,14 +363,7 @@ def pseudo_priority_graphs(
     no edge (neither selected nor dominated), as Paper B's code does with ``E_thres = C_thres - 1e-3``
     (``Tarjan.initialize_local``); the default 0 excludes nothing.
     """
-    thr = settings.PSEUDO_GRAPH_THRESHOLD if threshold is None else float(threshold)
-    if not 0.0 < thr < 1.0:
-        raise InvalidDataError(f"the attention threshold must lie in (0, 1), got {thr}")
-    band = float(exclusion_band) if is_real(exclusion_band) else math.nan
-    if not 0.0 <= band < thr:
-        raise InvalidDataError(
-            f"the exclusion band must lie in [0, threshold = {thr}), got {exclusion_band!r}"
-        )
+    thr, band = _threshold_and_band(threshold, exclusion_band)
     data = check_token_data(data)
     E = check_embeddings(E, data.K)
     d = E.shape[1]
@@ -346,17 +377,7 @@ def pseudo_priority_graphs(
     if not selected.any(axis=1).all():
         raise InvalidDataError(f"some sample selects no token at threshold {thr}; use a smaller threshold")
     excluded = (s > thr - band) & ~selected & data.mask if band > 0 else np.zeros_like(selected)
-    nodes: dict[int, set[int]] = {}
-    edges: dict[int, set[tuple[int, int]]] = {}
-    tokens, mask = data.tokens.tolist(), data.mask.tolist()
-    chosen, dropped = selected.tolist(), excluded.tolist()
-    for i, k in enumerate(data.query.tolist()):
-        seq = {x for x, on in zip(tokens[i], mask[i], strict=True) if on}
-        nodes.setdefault(k, set()).update(seq)
-        targets = seq - {x for x, out in zip(tokens[i], dropped[i], strict=True) if out}
-        sources = {x for x, pick in zip(tokens[i], chosen[i], strict=True) if pick}
-        edges.setdefault(k, set()).update((x1, x2) for x1 in sources for x2 in targets)
-    graphs = graphs_from_sets(data.K, nodes, edges)
+    graphs = _selection_graphs(data, selected, excluded)
     return PseudoGraphs(graphs, frozen(selected, order="K"), frozen(s, order="K"))
 
 

@@ -172,6 +172,40 @@ class Problem:
         return int(self.emb.shape[-1])
 
 
+def _head_scores(Cf: np.ndarray, emb: np.ndarray, data: TokenData, head: str) -> np.ndarray:
+    """``(n, T)`` ``gamma = c_y^T x_t`` per input token (0 at padding); 1/0 for the identity head."""
+    if head == "identity":
+        gamma = (data.tokens == data.labels[:, None]).astype(float)
+    else:
+        gamma = np.einsum("nd,ntd->nt", Cf[data.labels], emb)
+    return np.where(data.mask, gamma, 0.0)
+
+
+def _log_gamma(gamma: np.ndarray, loss: str) -> np.ndarray:
+    """``log gamma`` (``-inf`` where ``gamma <= 0``), after the log-loss's checks on ``gamma``.
+
+    Raises
+    ------
+    InvalidDataError
+        With the log-loss, if some ``gamma`` is negative.
+    NotRealizableError
+        With the log-loss, if some sample has no positive ``gamma``.
+    """
+    if loss == "log":
+        if np.any(gamma < 0):
+            raise InvalidDataError(
+                "the log-loss needs c_y^T x_t >= 0 for every input token (else c_y^T f_W(X) can be <= 0)"
+            )
+        bad = ~np.any(gamma > 0, axis=1)
+        if bad.any():
+            raise NotRealizableError(
+                f"sample {int(np.flatnonzero(bad)[0])}: no input token has c_y^T x_t > 0 "
+                "(the log-loss is +inf)"
+            )
+    with np.errstate(divide="ignore"):
+        return np.where(gamma > 0, np.log(np.where(gamma > 0, gamma, 1.0)), -np.inf)
+
+
 def make_problem(
     E: object,
     C: object,
@@ -201,24 +235,7 @@ def make_problem(
     E = check_embeddings(E, check_token_data(data).K)
     Cf = check_head(C, E, head)
     emb = E[data.tokens] * data.mask[..., None]
-    if head == "identity":
-        gamma = (data.tokens == data.labels[:, None]).astype(float)
-    else:
-        gamma = np.einsum("nd,ntd->nt", Cf[data.labels], emb)
-    gamma = np.where(data.mask, gamma, 0.0)
-    if loss == "log":
-        if np.any(gamma < 0):
-            raise InvalidDataError(
-                "the log-loss needs c_y^T x_t >= 0 for every input token (else c_y^T f_W(X) can be <= 0)"
-            )
-        bad = ~np.any(gamma > 0, axis=1)
-        if bad.any():
-            raise NotRealizableError(
-                f"sample {int(np.flatnonzero(bad)[0])}: no input token has c_y^T x_t > 0 "
-                "(the log-loss is +inf)"
-            )
-    with np.errstate(divide="ignore"):
-        log_gamma = np.where(gamma > 0, np.log(np.where(gamma > 0, gamma, 1.0)), -np.inf)
+    log_gamma = _log_gamma(_head_scores(Cf, emb, data, head), loss)
     n = data.n
     total = n if divide_by is None else as_count(divide_by, "divide_by")
     if total < n:
@@ -235,6 +252,25 @@ def make_problem(
     )
 
 
+def _padding(
+    B: int, n: int, T: int, d: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The arrays of :func:`stack_problems` before filling: every sample a padded one.
+
+    A padded sample has weight 0 and one dummy position (position 0 unmasked, ``log gamma = 0``),
+    so that its softmax is defined.
+    """
+    emb = np.zeros((B, n, T, d))
+    mask = np.zeros((B, n, T), dtype=bool)
+    mask[:, :, 0] = True
+    query = np.zeros((B, n, d))
+    labels = np.zeros((B, n), dtype=np.int64)
+    weights = np.zeros((B, n))
+    log_gamma = np.full((B, n, T), -np.inf)
+    log_gamma[:, :, 0] = 0.0
+    return emb, mask, query, labels, weights, log_gamma
+
+
 def stack_problems(problems: Sequence[Problem]) -> Problem:
     """Stack problems (same ``K``, ``d`` and loss) on the trial axis, padding ``n`` and ``T``.
 
@@ -249,15 +285,7 @@ def stack_problems(problems: Sequence[Problem]) -> Problem:
     B = sum(p.B for p in problems)
     n = max(p.emb.shape[1] for p in problems)
     T = max(p.emb.shape[2] for p in problems)
-    d = problems[0].d
-    emb = np.zeros((B, n, T, d))
-    mask = np.zeros((B, n, T), dtype=bool)
-    mask[:, :, 0] = True
-    query = np.zeros((B, n, d))
-    labels = np.zeros((B, n), dtype=np.int64)
-    weights = np.zeros((B, n))
-    log_gamma = np.full((B, n, T), -np.inf)
-    log_gamma[:, :, 0] = 0.0
+    emb, mask, query, labels, weights, log_gamma = _padding(B, n, T, problems[0].d)
     b = 0
     for p in problems:
         sl = slice(b, b + p.B)

@@ -145,6 +145,28 @@ class ReferenceRun:
     grad_norm: np.ndarray
 
 
+def _moving(live: list[int], probs: list[Problem]) -> tuple[list[int], list[Problem]]:
+    """The trials ``live`` (and their problems) whose gradient at zero is not rounding noise."""
+    moving = _moves_from_zero(stack_problems(probs))
+    live = [b for b, m in zip(live, moving, strict=True) if m]
+    return live, [p for p, m in zip(probs, moving, strict=True) if m]
+
+
+def _moves_from_zero(prob: Problem) -> np.ndarray:
+    """``(B,)`` whether each trial's gradient at ``W = 0`` exceeds rounding noise.
+
+    Zero is stationary where the gradient's norm is at most
+    :data:`~ntpnb.settings.STATIONARY_GRAD_RTOL` times the size of its terms (the largest embedding
+    norm times the largest query norm); the gradient is the one training runs on.
+    """
+    step = compiled_step(prob)  # the gradient training runs on
+    zero = np.zeros((prob.B, prob.d, prob.d))
+    at_zero = loss_and_grad(zero, prob)[1] if step is None else step.gradient_of(zero)
+    size = np.linalg.norm(prob.emb, axis=-1).max(axis=(1, 2))
+    size = size * np.linalg.norm(prob.query, axis=-1).max(axis=1)
+    return np.linalg.norm(at_zero, axis=(1, 2)) > settings.STATIONARY_GRAD_RTOL * size
+
+
 def gd_reference(
     E_list: list[np.ndarray],
     subsets: list[CyclicSubdataset],
@@ -176,22 +198,12 @@ def gd_reference(
     grad_norm = np.zeros((grid.size, len(subsets)))
     live = [b for b, s in enumerate(subsets) if s.data is not None]
     if live:
+        divisors = [None] * len(subsets) if divide_by is None else divide_by
         probs = [
-            make_problem(
-                E_list[b], heads[b], subsets[b].data, loss, head,
-                divide_by=None if divide_by is None else divide_by[b],
-            )
+            make_problem(E_list[b], heads[b], subsets[b].data, loss, head, divide_by=divisors[b])
             for b in live
-        ]  # fmt: skip
-        prob = stack_problems(probs)
-        step = compiled_step(prob)  # the gradient training runs on
-        zero = np.zeros((len(live), d, d))
-        at_zero = loss_and_grad(zero, prob)[1] if step is None else step.gradient_of(zero)
-        size = np.linalg.norm(prob.emb, axis=-1).max(axis=(1, 2))
-        size = size * np.linalg.norm(prob.query, axis=-1).max(axis=1)
-        moving = np.linalg.norm(at_zero, axis=(1, 2)) > settings.STATIONARY_GRAD_RTOL * size
-        live = [b for b, m in zip(live, moving, strict=True) if m]
-        probs = [p for p, m in zip(probs, moving, strict=True) if m]
+        ]
+        live, probs = _moving(live, probs)
     if live:
         W[:, live] = train_trials(probs, optimizer, n_iter, record_at=grid, progress=progress)["W"]
         grad_norm[:, live] = gradient_norms(W[:, live], stack_problems(probs))
@@ -285,14 +297,21 @@ def global_experiment(
     draws = _draw_trials(_trials_key(kind, K, d, n, T, n_trials, seed))
     W0 = initial_weights(init, n_trials, d, seed)
     heads, svms, cycs = zip(*parallel_map(_global_setup, draws), strict=True)
-    W_mm, W_cyc = np.array([s.W for s in svms]), np.array([c.W for c in cycs])
-    B = stack_bases([c.basis for c in cycs])
     opt, grid = optim.normalized_gd(lr), optim.log_grid(n_iter, N_RECORDS)
     E_list, subsets = [E for E, _ in draws], [c.subdataset for c in cycs]
     stage = partial(_stage, progress, n_stages=2, n_iter=n_iter)
     W_paper = gd_reference(E_list, subsets, heads, "log", "identity", opt, n_iter, progress=stage(0)).W[-1]
     problems = [make_problem(E, C, data) for (E, data), C in zip(draws, heads, strict=True)]
     trace = train_trials(problems, opt, n_iter, record_at=grid, W0=W0, progress=stage(1))
+    return _global_result(trace, W_paper, svms, cycs)
+
+
+def _global_result(
+    trace: optim.Trace, W_paper: np.ndarray, svms: Sequence[SVMSolution], cycs: Sequence[CyclicCorrection]
+) -> GlobalResult:
+    """Every curve and final number of :func:`global_experiment`, from its training and references."""
+    W_mm, W_cyc = np.array([s.W for s in svms]), np.array([c.W for c in cycs])
+    B = stack_bases([c.basis for c in cycs])
     Ws = trace["W"]  # (n_records, B, d, d)
     projected = project_batched(Ws, B)
     outside = np.linalg.norm(W_paper - project_batched(W_paper, B), axis=(1, 2))
@@ -425,27 +444,54 @@ def local_experiment(
     trials = _local_trials(_trials_key("general", K, d, n, T, n_trials, seed))
     W0 = initial_weights(init, n_trials, d, seed)
     problems = [make_problem(t.E, t.C, t.data, loss, "argmax") for t in trials]
-    E_list, datas = [t.E for t in trials], [t.data for t in trials]
-    opt = optim.normalized_gd(lr, eps=step_eps)
-    grid = optim.log_grid(n_iter, N_RECORDS)
-    n_stages = 4 if compare_keys else 3
-    stage = partial(_stage, progress, n_stages=n_stages, n_iter=n_iter)
+    opt, grid = optim.normalized_gd(lr, eps=step_eps), optim.log_grid(n_iter, N_RECORDS)
+    stage = partial(_stage, progress, n_stages=4 if compare_keys else 3, n_iter=n_iter)
     trace = train_trials(problems, opt, n_iter, record_at=grid, W0=W0, progress=stage(0))
-    W_final = np.array(trace.W)  # (B, d, d): the last iterate
-    reference = partial(
+    reference = _whole_set_reference(trials, loss, opt, n_iter, grid)
+    ref_global = reference([t.subset for t in trials], progress=stage(1))
+    setup = partial(_pseudo_setup, threshold=threshold, exclusion_band=exclusion_band)
+    pseudo, ref_local, dist_other = _pseudo_references(
+        trials, np.array(trace.W), reference, setup, subset_key, compare_keys, stage
+    )
+    return _local_result(trace, problems, trials, pseudo, ref_global, ref_local, dist_other)
+
+
+def _whole_set_reference(
+    trials: Sequence[_LocalTrial], loss: str, opt: optim.Optimizer, n_iter: int, grid: np.ndarray
+) -> Callable[..., ReferenceRun]:
+    """:func:`gd_reference` on the trials, given the sub-datasets: each summed loss divided by ``n``.
+
+    As in the authors' code, every reference's loss is divided by the whole data set's size.
+    """
+    return partial(
         gd_reference,
-        E_list,
+        [t.E for t in trials],
         heads=[t.C for t in trials],
         loss=loss,
         head="argmax",
         optimizer=opt,
         n_iter=n_iter,
         record_at=grid,
-        divide_by=[data.n for data in datas],
+        divide_by=[t.data.n for t in trials],
     )
-    ref_global = reference([t.subset for t in trials], progress=stage(1))
-    pseudo_args = list(zip(E_list, datas, W_final, strict=True))
-    setup = partial(_pseudo_setup, threshold=threshold, exclusion_band=exclusion_band)
+
+
+def _pseudo_references(
+    trials: Sequence[_LocalTrial],
+    W_final: np.ndarray,
+    reference: Callable[..., ReferenceRun],
+    setup: Callable[..., _PseudoTrial],
+    subset_key: str,
+    compare_keys: bool,
+    stage: Callable[[int], optim.ProgressHook | None],
+) -> tuple[list[_PseudoTrial], ReferenceRun, np.ndarray]:
+    """The pseudo graphs of the final ``W``, their local reference and (``compare_keys``) the other key's.
+
+    Returns each trial's pseudo setup, the local reference run (training stage 2) and the final
+    local distance with the sub-dataset keyed the other way (training stage 3; empty without
+    ``compare_keys``).
+    """
+    pseudo_args = list(zip([t.E for t in trials], [t.data for t in trials], W_final, strict=True))
     pseudo = parallel_map(partial(setup, subset_key=subset_key), pseudo_args)
     ref_local = reference([p.subset for p in pseudo], progress=stage(2))
     dist_other = np.zeros(0)
@@ -454,7 +500,7 @@ def local_experiment(
         other = parallel_map(partial(setup, subset_key=other_key), pseudo_args)
         W_ocyc = reference([p.subset for p in other], progress=stage(3)).W[-1]
         dist_other = _same_step_distance(W_final, W_ocyc, stack_bases([p.basis for p in other]))
-    return _local_result(trace, problems, trials, pseudo, ref_global, ref_local, dist_other)
+    return pseudo, ref_local, dist_other
 
 
 def _local_result(

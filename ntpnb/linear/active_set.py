@@ -94,9 +94,26 @@ class _Subproblem:
 
     def solve(self, active: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(C, t)`` with the ``active`` inequalities as equalities (least squares if inconsistent)."""
+        m, V = self.mask.shape
+        blocks, rhs, S, b = self._blocks(self.mask | active)
+        t, z = _schur_solve(blocks, rhs, S, b)
+        C = np.zeros((m, V))
+        for v, block in enumerate(blocks):
+            cv = block.P @ (rhs[v] + t[block.F])
+            if v in z:
+                cv = cv + block.N @ z[v]
+            C[block.F, v] = cv
+        return C, t
+
+    def _blocks(self, free: np.ndarray) -> tuple[list[GramBlock], list[np.ndarray], np.ndarray, np.ndarray]:
+        """Each token's factorized block on its ``free`` contexts, its right side, and the Schur system.
+
+        Returns ``(blocks, rhs, S, b)``: ``S = sum_v P_v`` and ``b = sum_v P_v rhs_v`` scattered
+        on the contexts. A block is reused from the last call's (same contexts) or updated from the
+        token's last one where it can be; the kept factorizations become this call's.
+        """
         mask, ridge = self.mask, self.ridge
         m, V = mask.shape
-        free = mask | active
         S = np.zeros((m, m))
         b = np.zeros(m)
         blocks: list[GramBlock] = []
@@ -117,29 +134,7 @@ class _Subproblem:
             scatter_add(S, F, block.P)
             b[F] += block.P @ r
         self.cache = used
-        singular = [v for v, block in enumerate(blocks) if block.N.shape[1]]
-        z: dict[int, np.ndarray] = {}
-        if not singular:
-            try:
-                t = scipy.linalg.solve(S, -b, assume_a="pos", check_finite=False)
-            except (scipy.linalg.LinAlgError, ValueError):
-                t = least_squares(S, -b, what="the Schur complement of the active-set equations")
-        else:
-            # consistency N_v^T (rhs_v + t[F_v]) = 0 of each singular block, multipliers z_v
-            ends = np.cumsum([blocks[v].N.shape[1] for v in singular])
-            B = np.zeros((m, int(ends[-1])))
-            for v, end in zip(singular, ends, strict=True):
-                B[blocks[v].F, end - blocks[v].N.shape[1] : end] = blocks[v].N
-            b2 = np.concatenate([-blocks[v].N.T @ rhs[v] for v in singular])
-            t, z_all = _consistent_solve(S, B, b, b2)
-            z = dict(zip(singular, np.split(z_all, ends[:-1]), strict=True))
-        C = np.zeros((m, V))
-        for v, block in enumerate(blocks):
-            cv = block.P @ (rhs[v] + t[block.F])
-            if v in z:
-                cv = cv + block.N @ z[v]
-            C[block.F, v] = cv
-        return C, t
+        return blocks, rhs, S, b
 
     def pdas(self, active: np.ndarray, max_iter: int) -> tuple[np.ndarray, np.ndarray, int]:
         """Primal-dual active-set iterations from ``active``; ``(C, active, iterations)``."""
@@ -150,6 +145,31 @@ class _Subproblem:
             return grad > settings.ACTIVE_SET_VIOLATION_TOL, C, C
 
         return _pdas(step, self.mask, active, max_iter, "active-set method")
+
+
+def _schur_solve(
+    blocks: list[GramBlock], rhs: list[np.ndarray], S: np.ndarray, b: np.ndarray
+) -> tuple[np.ndarray, dict[int, np.ndarray]]:
+    """``(t, z)``: the thresholds of the Schur system ``S t = -b`` and the singular blocks' multipliers.
+
+    Without a singular block, ``S`` is solved as positive definite (least squares if that fails);
+    otherwise with the consistency ``N_v^T (rhs_v + t[F_v]) = 0`` of each singular block ``v``,
+    whose multipliers ``z_v`` are returned by token (:func:`_consistent_solve`).
+    """
+    m = S.shape[0]
+    singular = [v for v, block in enumerate(blocks) if block.N.shape[1]]
+    if not singular:
+        try:
+            return scipy.linalg.solve(S, -b, assume_a="pos", check_finite=False), {}
+        except (scipy.linalg.LinAlgError, ValueError):
+            return least_squares(S, -b, what="the Schur complement of the active-set equations"), {}
+    ends = np.cumsum([blocks[v].N.shape[1] for v in singular])
+    B = np.zeros((m, int(ends[-1])))
+    for v, end in zip(singular, ends, strict=True):
+        B[blocks[v].F, end - blocks[v].N.shape[1] : end] = blocks[v].N
+    b2 = np.concatenate([-blocks[v].N.T @ rhs[v] for v in singular])
+    t, z_all = _consistent_solve(S, B, b, b2)
+    return t, dict(zip(singular, np.split(z_all, ends[:-1]), strict=True))
 
 
 def _consistent_solve(
@@ -264,32 +284,104 @@ def _proximal(
             total += exc.iterations
             if total >= max_iter:
                 break
-            if ridge * settings.ACTIVE_SET_PROX_GROWTH > ceiling:
-                raise SolverError(
-                    f"the proximal active-set method failed at its largest weight ({exc})"
-                ) from None
-            ridge *= settings.ACTIVE_SET_PROX_GROWTH
-            LOG.info("active set: %s; proximal weight raised to %.3g (m=%d)", exc, ridge, mask.shape[0])
+            ridge = _raised_weight(exc, ridge, ceiling, mask.shape[0])
             continue
         total += n_iter
         ridge = max(ridge * settings.ACTIVE_SET_PROX_DECAY, floor)
-        key = np.packbits(active).tobytes()
-        if key in tried:  # the exact equations of this active set were solved already
-            if n_iter == 1 and ridge == floor:  # and nothing moves it any more
-                raise SolverError(
-                    f"the proximal active-set method settled, at its smallest weight after {total} "
-                    "iterations, on an active set whose exact equations fail verification or are "
-                    "not ranked in float64"
-                )
-            continue
-        tried.add(key)
-        try:
-            C, _ = exact.solve(active)
-        except RankAmbiguousError:
-            continue
-        if accept(C):
+        C = _exact_solution(exact, active, tried, n_iter == 1 and ridge == floor, total)
+        if C is not None and accept(C):
             return C
     raise SolverError(f"the proximal active-set method did not converge in {min(total, max_iter)} iterations")
+
+
+def _raised_weight(exc: _RunFailedError, ridge: float, ceiling: float, m: int) -> float:
+    """The proximal weight after a failed run, grown by :data:`~ntpnb.settings.ACTIVE_SET_PROX_GROWTH`.
+
+    Raises
+    ------
+    SolverError
+        If the grown weight would pass ``ceiling``.
+    """
+    if ridge * settings.ACTIVE_SET_PROX_GROWTH > ceiling:
+        raise SolverError(f"the proximal active-set method failed at its largest weight ({exc})") from None
+    ridge *= settings.ACTIVE_SET_PROX_GROWTH
+    LOG.info("active set: %s; proximal weight raised to %.3g (m=%d)", exc, ridge, m)
+    return ridge
+
+
+def _exact_solution(
+    exact: _Subproblem, active: np.ndarray, tried: set[bytes], settled: bool, total: int
+) -> np.ndarray | None:
+    """``C`` of the exact equations on ``active``, or ``None`` when they decide nothing.
+
+    ``None`` when this active set's equations were solved already (``tried``, updated in place)
+    or their rank is not determined in float64. ``settled``: the last subproblem took one
+    iteration at the smallest weight, so nothing moves the active set any more.
+
+    Raises
+    ------
+    SolverError
+        If the method ``settled`` on an active set already tried.
+    """
+    key = np.packbits(active).tobytes()
+    if key in tried:  # the exact equations of this active set were solved already
+        if settled:  # and nothing moves it any more
+            raise SolverError(
+                f"the proximal active-set method settled, at its smallest weight after {total} "
+                "iterations, on an active set whose exact equations fail verification or are "
+                "not ranked in float64"
+            )
+        return None
+    tried.add(key)
+    try:
+        return exact.solve(active)[0]
+    except RankAmbiguousError:
+        return None
+
+
+_Factors = Callable[[bytes], tuple[np.ndarray, np.ndarray]]
+
+
+def _square_root_thresholds(
+    blocks: list[tuple[int, np.ndarray]], block: _Factors, mask: np.ndarray
+) -> np.ndarray:
+    """``t = argmin ||M t + c||`` of the square-root equations, by a QR decomposition.
+
+    ``blocks`` holds each token ``v`` with free contexts ``F``, ``block(F.tobytes())`` its factors
+    ``(Z, Vt)``. The rank is ``m``: every context is in some block.
+
+    Raises
+    ------
+    SolverError
+        If ``R`` has a zero or non-finite diagonal (the equations are singular).
+    """
+    m = mask.shape[0]
+    M = np.zeros((sum(F.size for _, F in blocks), m))
+    c, row = [], 0
+    for v, F in blocks:
+        Z, _ = block(F.tobytes())
+        M[row : row + F.size, F] = Z
+        c.append(Z @ mask[F, v])
+        row += F.size
+    Q, R = scipy.linalg.qr(M, mode="economic", check_finite=False)
+    if not np.all(np.isfinite(R)) or np.any(np.diag(R) == 0):
+        raise SolverError("the square-root active-set equations are singular")
+    return scipy.linalg.solve_triangular(R, -(Q.T @ np.concatenate(c)), check_finite=False)
+
+
+def _square_root_point(
+    blocks: list[tuple[int, np.ndarray]], block: _Factors, mask: np.ndarray, t: np.ndarray, d: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(W, C)`` of the square-root equations at thresholds ``t``: ``y = Z (mask + t)`` per block."""
+    m, V = mask.shape
+    W = np.zeros((V, d))
+    C = np.zeros((m, V))
+    for v, F in blocks:
+        Z, Vt = block(F.tobytes())
+        y = Z @ (mask[F, v] + t[F])
+        W[v] = Vt.T @ y
+        C[F, v] = Z.T @ y
+    return W, C
 
 
 def _square_root(rows: NTPRows, max_iter: int) -> tuple[np.ndarray, np.ndarray]:
@@ -301,7 +393,7 @@ def _square_root(rows: NTPRows, max_iter: int) -> tuple[np.ndarray, np.ndarray]:
     """
     H = rows.data.H
     mask = np.asarray(rows.data.support_mask)
-    m, V = mask.shape
+    V = mask.shape[1]
 
     @functools.cache
     def block(key: bytes) -> tuple[np.ndarray, np.ndarray]:
@@ -314,25 +406,8 @@ def _square_root(rows: NTPRows, max_iter: int) -> tuple[np.ndarray, np.ndarray]:
     def step(active: np.ndarray) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray]]:
         free = mask | active
         blocks = [(v, np.flatnonzero(free[:, v])) for v in range(V) if free[:, v].any()]
-        # t = argmin ||M t + c|| by a QR decomposition (rank m: every context is in some block)
-        M = np.zeros((sum(F.size for _, F in blocks), m))
-        c, row = [], 0
-        for v, F in blocks:
-            Z, _ = block(F.tobytes())
-            M[row : row + F.size, F] = Z
-            c.append(Z @ mask[F, v])
-            row += F.size
-        Q, R = scipy.linalg.qr(M, mode="economic", check_finite=False)
-        if not np.all(np.isfinite(R)) or np.any(np.diag(R) == 0):
-            raise SolverError("the square-root active-set equations are singular")
-        t = scipy.linalg.solve_triangular(R, -(Q.T @ np.concatenate(c)), check_finite=False)
-        W = np.zeros((V, H.shape[1]))
-        C = np.zeros((m, V))
-        for v, F in blocks:
-            Z, Vt = block(F.tobytes())
-            y = Z @ (mask[F, v] + t[F])
-            W[v] = Vt.T @ y
-            C[F, v] = Z.T @ y
+        t = _square_root_thresholds(blocks, block, mask)
+        W, C = _square_root_point(blocks, block, mask, t, H.shape[1])
         noise = 2 * H.shape[1] * settings.FLOAT64_EPS * (np.abs(H) @ np.abs(W).T)
         threshold = np.maximum(settings.ACTIVE_SET_VIOLATION_TOL, 2 * noise)
         return H @ W.T - t[:, None] > threshold, C, (W, C)

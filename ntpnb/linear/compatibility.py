@@ -69,6 +69,39 @@ def _checked_residual(data: NTPData, w: np.ndarray, tol: float) -> tuple[float, 
     return value, value + bound
 
 
+def _candidate(data: NTPData, b: np.ndarray) -> tuple[np.ndarray | None, str]:
+    """The candidate ``W*`` at dim F (``None`` where there is none in float64), and why there is none.
+
+    ``None`` where the rank of F is not determined in float64 or the candidate overflows.
+    """
+    w, found = None, "no candidate W* exists at dim F because its rank is not determined in float64"
+    with suppress(RankAmbiguousError):  # the candidate W* at dim F, if finite
+        dec = f_decomposition(data)
+        candidate = dec.basis.T @ ((dec.U.T @ b) / dec.s)
+        found = "the candidate W* at dim F overflows float64"
+        w = candidate if np.all(np.isfinite(candidate)) else None
+    return w, found
+
+
+def _unresolved(
+    data: NTPData, G: scipy.sparse.csr_matrix, b: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, int, float, float]:
+    """``(U, s, k, outside, rounding)`` of the row-normalized equations of (4).
+
+    The rows of (4) divided by their context's scale (the same solutions, no row hidden by
+    another's size), with right side ``b_c / c`` (``c`` the smallest row scale): their SVD ``U``,
+    ``s``, the ``k`` singular values float64 resolves, ``c ||b_n||`` (the log-odds outside them) and
+    the rounding bound of that norm.
+    """
+    scales = context_scales(data.H)[ntp_constraints(data).eq_context]
+    U, s, _ = thin_svd(G.toarray() / scales[:, None], EQUALITY_WHAT)
+    b_c = np.asarray(b, dtype=float) * (float(scales.min()) / scales)
+    k = nonzero_count(s, U.shape)
+    outside = float(np.linalg.norm(b_c - U[:, :k] @ (U[:, :k].T @ b_c)))  # c ||b_n||, unresolved part
+    rounding = 2 * U.shape[0] * settings.FLOAT64_EPS * float(np.linalg.norm(b_c))
+    return U, s, k, outside, rounding
+
+
 def _decide_dense(data: NTPData) -> _Compatibility | str:
     """The decision of (4) from dense SVDs of its matrix (the module docstring).
 
@@ -81,26 +114,14 @@ def _decide_dense(data: NTPData) -> _Compatibility | str:
     G, b = ntp_constraints(data).eq, ntp_constraints(data).eq_rhs
     if G.shape[0] == 0:  # every support is a single token: no equation, W* = 0
         return np.zeros(data.V * data.d), 0.0
-    w, found = None, "no candidate W* exists at dim F because its rank is not determined in float64"
-    with suppress(RankAmbiguousError):  # the candidate W* at dim F, if finite
-        dec = f_decomposition(data)
-        candidate = dec.basis.T @ ((dec.U.T @ b) / dec.s)
-        found = "the candidate W* at dim F overflows float64"
-        w = candidate if np.all(np.isfinite(candidate)) else None
+    w, found = _candidate(data, b)
     if w is not None:
         value, verified = _checked_residual(data, w, tol)
         if verified <= tol:
             return w, value
         found = f"the candidate W* at dim F leaves a residual of (4) of {verified:.3g} (rounding included) "
         found += f"against the tolerance {tol:.3g}"
-    # the rows of (4) divided by their context's scale (the same solutions, no row hidden by another's
-    # size), with right side b_c / c (c the smallest row scale)
-    scales = context_scales(data.H)[ntp_constraints(data).eq_context]
-    U, s, _ = thin_svd(G.toarray() / scales[:, None], EQUALITY_WHAT)
-    b_c = np.asarray(b, dtype=float) * (float(scales.min()) / scales)
-    k = nonzero_count(s, U.shape)
-    outside = float(np.linalg.norm(b_c - U[:, :k] @ (U[:, :k].T @ b_c)))  # c ||b_n||, unresolved part
-    rounding = 2 * U.shape[0] * settings.FLOAT64_EPS * float(np.linalg.norm(b_c))
+    U, s, k, outside, rounding = _unresolved(data, G, b)
     if outside - rounding > tol:
         residual = outside if w is None else float(np.linalg.norm(G @ w - b))
         return None, max(residual, outside)

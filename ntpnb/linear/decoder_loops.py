@@ -175,6 +175,36 @@ def softmax_residual(
 
 
 @jit
+def _logit_factor(
+    ET: np.ndarray, OT: np.ndarray, H: np.ndarray, G: np.ndarray, lr: float, eps: float
+) -> tuple[int, float, float]:
+    """Normalized GD's ``(status, f, s)`` in the logit form, ``OT = ET K``.
+
+    ``||G||^2 = sum(ET * OT)``, added in order, where it is safely inside float64's range (then
+    ``s = 1``); else the norm of ``G = ET H`` (formed in ``G``) by :func:`normalization`, scaled.
+    """
+    V, m = ET.shape
+    sq = 0.0  # sum(ET * OT), in order
+    for v in range(V):
+        for i in range(m):
+            sq += ET[v, i] * OT[v, i]
+    if sq >= SQ_MIN and sq <= SQ_MAX:
+        return OK, compiled_ngd_factor(lr, eps, math.sqrt(sq), 1.0), 1.0
+    matmul_into(ET, H, G)  # the norm from the gradient itself, scaled
+    return normalization(G, lr, eps)
+
+
+@jit
+def _logit_update(L: np.ndarray, St: np.ndarray, ET: np.ndarray, OT: np.ndarray, f: float, s: float) -> None:
+    """One trial's step in the logit form, in place: ``L -= (OT / s) f`` and ``St += (ET / s) f``."""
+    V, m = L.shape
+    for v in range(V):  # x / s = x exactly for s = 1
+        for i in range(m):
+            L[v, i] -= (OT[v, i] / s) * f
+            St[v, i] += (ET[v, i] / s) * f
+
+
+@jit
 def logit_steps(
     LT: np.ndarray,
     S: np.ndarray,
@@ -204,23 +234,78 @@ def logit_steps(
             matmul_into(ET, K, OT)
             f, s = lr, 1.0
             if code == NGD:
-                sq = 0.0  # sum(ET * OT), in order
-                for v in range(V):
-                    for i in range(m):
-                        sq += ET[v, i] * OT[v, i]
-                if sq >= SQ_MIN and sq <= SQ_MAX:
-                    f = compiled_ngd_factor(lr, eps, math.sqrt(sq), 1.0)
-                else:  # the norm from the gradient itself, scaled
-                    matmul_into(ET, H, G)
-                    status, f, s = normalization(G, lr, eps)
-                    if status != OK:
-                        return status, step, t
-            L, St = LT[t], S[t]
-            for v in range(V):  # x / s = x exactly for s = 1
-                for i in range(m):
-                    L[v, i] -= (OT[v, i] / s) * f
-                    St[v, i] += (ET[v, i] / s) * f
+                status, f, s = _logit_factor(ET, OT, H, G, lr, eps)
+                if status != OK:
+                    return status, step, t
+            _logit_update(LT[t], S[t], ET, OT, f, s)
     return OK, n_steps, 0
+
+
+@jit
+def _sample_rows(
+    H: np.ndarray,
+    P: np.ndarray,
+    contexts: np.ndarray,
+    tokens: np.ndarray,
+    Hs: np.ndarray,
+    HsT: np.ndarray,
+    TT: np.ndarray,
+) -> None:
+    """The sampled contexts' embeddings (``Hs`` and ``HsT``) and targets ``TT`` (a column each).
+
+    A sample's target is the token ``tokens[s]`` one-hot, or ``P[contexts[s]]`` where it is negative.
+    """
+    B, d = Hs.shape
+    V = TT.shape[0]
+    for s in range(B):
+        j, z = contexts[s], tokens[s]
+        for c in range(d):
+            Hs[s, c] = H[j, c]
+            HsT[c, s] = H[j, c]
+        for v in range(V):
+            TT[v, s] = P[j, v] if z < 0 else (1.0 if v == z else 0.0)
+
+
+@jit
+def _divide(G: np.ndarray, B: int) -> None:
+    """``G /= B`` entry by entry, in place (the mean over a batch of ``B`` samples)."""
+    V, d = G.shape
+    for v in range(V):
+        for c in range(d):
+            G[v, c] /= B
+
+
+@jit
+def _trial_gradient(
+    Wt: np.ndarray,
+    LTt: np.ndarray,
+    H: np.ndarray,
+    PT: np.ndarray,
+    pi: np.ndarray,
+    P: np.ndarray,
+    contexts: np.ndarray,
+    tokens: np.ndarray,
+    scratch: tuple,
+    samples: tuple,
+) -> None:
+    """One trial's gradient into ``scratch[1]``: full-batch (no ``contexts``) or the samples' mean.
+
+    Full batch: ``G = ET H`` from the logits ``LTt``. Sampled: the ``B`` contexts' rows and targets
+    (:func:`_sample_rows`), their logits from ``Wt``, and ``G = (1/B) ET H_s``. ``scratch`` is
+    ``(ET, G, work)``; ``samples`` is ``(Hs, HsT, TT, LTs, ones)``.
+    """
+    ET, G, work = scratch
+    B = contexts.shape[0]
+    if B == 0:
+        softmax_residual(LTt, PT, pi, ET, work)
+        matmul_into(ET, H, G)
+        return
+    Hs, HsT, TT, LTs, ones = samples
+    _sample_rows(H, P, contexts, tokens, Hs, HsT, TT)
+    matmul_into(Wt, HsT, LTs)
+    softmax_residual(LTs, TT, ones, ET, work)
+    matmul_into(ET, Hs, G)
+    _divide(G, B)
 
 
 @jit
@@ -253,34 +338,17 @@ def weight_steps(
     nb, V, d = W.shape
     n_steps, B = contexts.shape[0], contexts.shape[2]
     n = B if B else H.shape[0]  # the residual's columns: the samples, or every context
-    ET = np.empty((V, n))
-    G = np.empty((V, d))
-    work = np.empty((2, max(n, d)))
+    # the residual, gradient and scratch; the samples' embeddings (both layouts), targets and
+    # logits (columns), and their weights
+    scratch = (np.empty((V, n)), np.empty((V, d)), np.empty((2, max(n, d))))
+    samples = (np.empty((B, d)), np.empty((d, B)), np.empty((V, B)), np.empty((V, B)), np.ones(B))
+    G = scratch[1]
     rule_work = np.empty((2, d))
-    # the samples' embeddings (both layouts), targets and logits (columns), and their weights
-    Hs, HsT, TT, LTs = np.empty((B, d)), np.empty((d, B)), np.empty((V, B)), np.empty((V, B))
-    ones = np.ones(B)
     for step in range(n_steps):
         powers[0] *= b1
         powers[1] *= b2
         for t in range(nb):
-            if B == 0:
-                softmax_residual(LT[t], PT, pi, ET, work)
-                matmul_into(ET, H, G)
-            else:
-                for s in range(B):
-                    j, z = contexts[step, t, s], tokens[step, t, s]
-                    for c in range(d):
-                        Hs[s, c] = H[j, c]
-                        HsT[c, s] = H[j, c]
-                    for v in range(V):
-                        TT[v, s] = P[j, v] if z < 0 else (1.0 if v == z else 0.0)
-                matmul_into(W[t], HsT, LTs)
-                softmax_residual(LTs, TT, ones, ET, work)
-                matmul_into(ET, Hs, G)
-                for v in range(V):
-                    for c in range(d):
-                        G[v, c] /= B
+            _trial_gradient(W[t], LT[t], H, PT, pi, P, contexts[step, t], tokens[step, t], scratch, samples)
             status, _ = rule_step(W[t], G, (M[t], Q[t], rule_work, powers), rule, False)
             if status != OK:
                 return status, step, t

@@ -103,6 +103,33 @@ class _LogitForm(_WeightForm):
         return self.W - self.batched(self.S, self.H)
 
 
+def _checked_batch(batch_size: int | None, sampling: str) -> int | None:
+    """``batch_size`` as a count (None: full batch), with ``sampling`` one of :data:`SAMPLING_KINDS`."""
+    if batch_size is None:
+        return None
+    if sampling not in SAMPLING_KINDS:
+        raise InvalidDataError(f"unknown sampling {sampling!r}; expected one of {SAMPLING_KINDS}")
+    return as_count(batch_size, "batch_size")
+
+
+def _form(
+    data: NTPData,
+    W: np.ndarray,
+    optimizer: optim.Optimizer,
+    batch_size: int | None,
+    rng: np.random.Generator,
+    sampling: str,
+) -> _LogitForm | _WeightForm:
+    """The representation the run steps in: the logit form where it is the smaller state, else the weights.
+
+    GD and normalized GD (rules without moments) move ``W`` along the rows of ``H``: for
+    ``m <= d`` the logits are the smaller state.
+    """
+    if batch_size is None and not optimizer.rule.moments and data.m <= data.d:
+        return _LogitForm(data, W, optimizer)
+    return _WeightForm(data, W, optimizer, batch_size, rng, sampling)
+
+
 def run_decoder(
     data: NTPData,
     optimizer: optim.Optimizer,
@@ -146,20 +173,12 @@ def run_decoder(
     """
     require_data(data)
     W, n_iter = optim.check_run(optimizer, W0, n_iter, shape=(data.V, data.d), batch_ndim=None)
-    if batch_size is not None:
-        if sampling not in SAMPLING_KINDS:
-            raise InvalidDataError(f"unknown sampling {sampling!r}; expected one of {SAMPLING_KINDS}")
-        batch_size = as_count(batch_size, "batch_size")
+    batch_size = _checked_batch(batch_size, sampling)
     rng = as_generator(seed)
     batch_shape = W.shape[:-2]
     W = np.ascontiguousarray(W.reshape(-1, data.V, data.d))
     recorder = optim.Recorder(n_iter, record, record_at, optimizer.label(), progress)
-    # GD and normalized GD (rules without moments) move W along the rows of H: for m <= d the
-    # logits are the smaller state
-    if batch_size is None and not optimizer.rule.moments and data.m <= data.d:
-        form = _LogitForm(data, W, optimizer)
-    else:
-        form = _WeightForm(data, W, optimizer, batch_size, rng, sampling)
+    form = _form(data, W, optimizer, batch_size, rng, sampling)
     chunk = max(1, settings.DESCENT_CHUNK_MACS // max(1, form.macs_per_step))
 
     def current() -> Array:

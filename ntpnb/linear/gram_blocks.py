@@ -127,6 +127,48 @@ def gram_block(K: np.ndarray, H: np.ndarray, F: np.ndarray, ridge: float = 0.0) 
     return GramBlock(F, (Ur / w[:r]) @ Ur.T, U[:, r:])
 
 
+def _downdate(P: np.ndarray, keep: np.ndarray) -> np.ndarray | None:
+    """The inverse of the kept principal block (rows ``keep``) from the inverse ``P`` of the whole.
+
+    A Schur-complement downdate; ``None`` where the leaving rows' block of ``P`` is not positive
+    definite to LAPACK.
+    """
+    r = ~keep
+    Prr = P[np.ix_(r, r)]
+    Pkr = P[np.ix_(keep, r)]
+    try:
+        X = scipy.linalg.solve(Prr, Pkr.T, assume_a="pos", check_finite=False)
+    except (scipy.linalg.LinAlgError, ValueError):
+        return None
+    return P[np.ix_(keep, keep)] - Pkr @ X
+
+
+def _border(
+    K: np.ndarray, P: np.ndarray, keep: np.ndarray, add: np.ndarray, ridge: float, top: float
+) -> np.ndarray | None:
+    """The inverse on ``keep`` and ``add`` (sorted) from the inverse ``P`` on ``keep``: bordering.
+
+    ``top`` is the whole block's largest diagonal entry (ridge included): the rank rule resolves
+    the Schur complement's factor against it, not only against its own diagonal (a single joining
+    row is always "resolved" alone). ``None`` where the factor is not resolved or not inverted.
+    """
+    B = K[np.ix_(keep, add)]
+    PB = P @ B
+    Kaa = K[np.ix_(add, add)] + ridge * np.eye(add.size)
+    Z = Kaa - B.T @ PB
+    c = cholesky(Z)
+    if c is None or float(np.diag(c).min()) ** 2 <= settings.GRAM_CHOL_RCOND * top:
+        return None
+    Zi, info = scipy.linalg.lapack.dpotri(c, lower=1)
+    if info != 0:
+        return None
+    Zi = symmetric(Zi)
+    PBZ = PB @ Zi
+    P = np.block([[P + PBZ @ PB.T, -PBZ], [-PBZ.T, Zi]])
+    order = np.argsort(np.concatenate([keep, add]), kind="stable")
+    return P[np.ix_(order, order)]
+
+
 def update_block(K: np.ndarray, old: GramBlock, F: np.ndarray, ridge: float) -> GramBlock | None:
     """The inverse of ``K[F, F] + ridge I`` from the inverse ``old.P`` on a nearby set ``old.F``.
 
@@ -145,36 +187,15 @@ def update_block(K: np.ndarray, old: GramBlock, F: np.ndarray, ridge: float) -> 
     if n_changes > settings.GRAM_UPDATE_FRACTION * F.size:
         return None
     P = old.P
-    if not keep_old.all():  # downdate: inverse of the kept principal block
-        r = ~keep_old
-        Prr = P[np.ix_(r, r)]
-        Pkr = P[np.ix_(keep_old, r)]
-        try:
-            X = scipy.linalg.solve(Prr, Pkr.T, assume_a="pos", check_finite=False)
-        except (scipy.linalg.LinAlgError, ValueError):
+    if not keep_old.all():
+        P = _downdate(P, keep_old)
+        if P is None:
             return None
-        P = P[np.ix_(keep_old, keep_old)] - Pkr @ X
     keep = old.F[keep_old]
-    if add.size:  # bordering: append the new rows and columns
-        B = K[np.ix_(keep, add)]
-        PB = P @ B
-        Kaa = K[np.ix_(add, add)] + ridge * np.eye(add.size)
-        Z = Kaa - B.T @ PB
-        # the rank rule for the whole block: the Schur complement's factor resolved against the
-        # block's diagonal, not only its own (a single joining row is always "resolved" alone)
-        c = cholesky(Z)
-        if c is None or float(np.diag(c).min()) ** 2 <= settings.GRAM_CHOL_RCOND * (
-            np.diag(K)[F].max() + ridge
-        ):
+    if add.size:
+        P = _border(K, P, keep, add, ridge, np.diag(K)[F].max() + ridge)
+        if P is None:
             return None
-        Zi, info = scipy.linalg.lapack.dpotri(c, lower=1)
-        if info != 0:
-            return None
-        Zi = symmetric(Zi)
-        PBZ = PB @ Zi
-        P = np.block([[P + PBZ @ PB.T, -PBZ], [-PBZ.T, Zi]])
-        order = np.argsort(np.concatenate([keep, add]), kind="stable")
-        P = P[np.ix_(order, order)]
     return GramBlock(F, P, np.zeros((F.size, 0)))
 
 

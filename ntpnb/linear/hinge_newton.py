@@ -139,6 +139,38 @@ def _assemble(m: int, blocks: list[_Block], base: np.ndarray | None = None) -> n
     return S
 
 
+def _token_blocks(
+    prob: _Problem,
+    gW: np.ndarray,
+    active: np.ndarray,
+    rho: float,
+    cache: dict[bytes, _Block],
+    rhs: np.ndarray,
+) -> tuple[list[int], list[_Block], list[np.ndarray]]:
+    """Each token ``v`` with active pairs, its block ``Z_v`` and ``q_v = H_{F_v} g_{W,v}``.
+
+    ``rhs`` (``-g_s``) has each ``Z_v q_v`` subtracted on ``F_v`` in place, token after token;
+    ``cache`` keeps ``Z_v`` per set ``F_v``.
+    """
+    blocks: list[_Block] = []
+    qs: list[np.ndarray] = []
+    owners: list[int] = []
+    for v in range(prob.V):
+        F = np.flatnonzero(active[:, v])
+        if F.size == 0:
+            continue
+        key = F.tobytes()
+        blk = cache.get(key)
+        if blk is None:
+            blk = cache[key] = _token_inverse(prob, F, rho)
+        q = prob.H[F] @ gW[v]
+        rhs[F] -= blk.apply(q)
+        blocks.append(blk)
+        qs.append(q)
+        owners.append(v)
+    return owners, blocks, qs
+
+
 def _newton_step(
     prob: _Problem,
     W: np.ndarray,
@@ -157,22 +189,7 @@ def _newton_step(
     AE = np.where(active, E, 0.0)
     gW = W + rho * (AE.T @ prob.H)
     rhs = rho * AE.sum(axis=1)  # -g_s
-    blocks: list[_Block] = []
-    qs: list[np.ndarray] = []
-    owners: list[int] = []
-    for v in range(prob.V):
-        F = np.flatnonzero(active[:, v])
-        if F.size == 0:
-            continue
-        key = F.tobytes()
-        blk = cache.get(key)
-        if blk is None:
-            blk = cache[key] = _token_inverse(prob, F, rho)
-        q = prob.H[F] @ gW[v]
-        rhs[F] -= blk.apply(q)
-        blocks.append(blk)
-        qs.append(q)
-        owners.append(v)
+    owners, blocks, qs = _token_blocks(prob, gW, active, rho, cache, rhs)
     ds = _solve_spd(_assemble(prob.m, blocks), rhs, "the squared-hinge Newton system")
     dW = -gW
     for v, blk, q in zip(owners, blocks, qs, strict=True):

@@ -21,6 +21,68 @@ from ..validation import as_float_array, frozen
 T = TypeVar("T")
 
 
+def _check_shapes(H: np.ndarray, pi: np.ndarray, P: np.ndarray) -> None:
+    """Refuse data whose ``H`` ``(m, d)``, ``pi`` ``(m,)`` and ``P`` ``(m, V)`` do not fit (``V >= 2``)."""
+    m = H.shape[0]
+    if m == 0:
+        raise InvalidDataError("the data need at least one context (H has 0 rows)")
+    if H.shape[1] == 0:
+        raise InvalidDataError("the embedding dimension d must be at least 1")
+    if pi.shape != (m,):
+        raise InvalidDataError(f"pi must have shape ({m},) to match H {H.shape}, got {pi.shape}")
+    if P.shape[0] != m:
+        raise InvalidDataError(f"P must have {m} rows to match H {H.shape}, got shape {P.shape}")
+    if P.shape[1] < 2:
+        raise InvalidDataError(f"the vocabulary needs at least 2 tokens, got V = {P.shape[1]}")
+
+
+def _checked_pi(pi: np.ndarray) -> np.ndarray:
+    """``pi``, positive and summing to 1 (renormalized in float64 if off by more than ``PROB_SUM_ATOL``).
+
+    Raises
+    ------
+    InvalidDataError
+        On a negative or zero entry, or a sum off 1 by more than :data:`~ntpnb.settings.PROB_SUM_RTOL`.
+    """
+    if np.any(pi < 0):
+        j = int(np.flatnonzero(pi < 0)[0])
+        raise InvalidDataError(f"pi has a negative entry at index {j}: {pi[j]}")
+    total = float(pi.sum())
+    if abs(total - 1.0) > settings.PROB_SUM_RTOL:
+        raise InvalidDataError(f"pi sums to {total!r}, not 1")
+    if abs(total - 1.0) > settings.PROB_SUM_ATOL:  # renormalized in float64
+        pi = frozen(pi / total)
+    if np.any(pi == 0):
+        j = int(np.flatnonzero(pi == 0)[0])
+        raise InvalidDataError(f"context {j} has probability pi_{j} = 0; drop it from the data")
+    return pi
+
+
+def _checked_P(P: np.ndarray) -> np.ndarray:  # noqa: N802 (the paper's name)
+    """``P``, each row a distribution with a non-empty support (renormalized as ``pi`` is).
+
+    Raises
+    ------
+    InvalidDataError
+        On a negative entry, a zero row, or a row sum off 1 by more than
+        :data:`~ntpnb.settings.PROB_SUM_RTOL`.
+    """
+    if np.any(P < 0):
+        j, z = np.argwhere(P < 0)[0]
+        raise InvalidDataError(f"P has a negative probability at context {j}, token {z}: {P[j, z]}")
+    empty = np.flatnonzero(~np.any(P > 0, axis=1))
+    if empty.size:
+        raise InvalidDataError(f"context {int(empty[0])} has an empty support (its row of P is 0)")
+    sums = P.sum(axis=1)
+    bad = np.flatnonzero(np.abs(sums - 1.0) > settings.PROB_SUM_RTOL)
+    if bad.size:
+        j = int(bad[0])
+        raise InvalidDataError(f"row {j} of P sums to {float(sums[j])!r}, not 1")
+    if np.any(np.abs(sums - 1.0) > settings.PROB_SUM_ATOL):
+        P = frozen(P / sums[:, None])
+    return P
+
+
 @dataclass(frozen=True, eq=False)
 class NTPData:
     """A validated, immutable NTP training set over distinct contexts (Paper A, Eq. (2)).
@@ -64,44 +126,10 @@ class NTPData:
         H = as_float_array(self.H, "H", 2)
         pi = as_float_array(self.pi, "pi", 1)
         P = as_float_array(self.P, "P", 2)
-        m = H.shape[0]
-        if m == 0:
-            raise InvalidDataError("the data need at least one context (H has 0 rows)")
-        if H.shape[1] == 0:
-            raise InvalidDataError("the embedding dimension d must be at least 1")
-        if pi.shape != (m,):
-            raise InvalidDataError(f"pi must have shape ({m},) to match H {H.shape}, got {pi.shape}")
-        if P.shape[0] != m:
-            raise InvalidDataError(f"P must have {m} rows to match H {H.shape}, got shape {P.shape}")
-        if P.shape[1] < 2:
-            raise InvalidDataError(f"the vocabulary needs at least 2 tokens, got V = {P.shape[1]}")
-        if np.any(pi < 0):
-            j = int(np.flatnonzero(pi < 0)[0])
-            raise InvalidDataError(f"pi has a negative entry at index {j}: {pi[j]}")
-        total = float(pi.sum())
-        if abs(total - 1.0) > settings.PROB_SUM_RTOL:
-            raise InvalidDataError(f"pi sums to {total!r}, not 1")
-        if abs(total - 1.0) > settings.PROB_SUM_ATOL:  # renormalized in float64
-            pi = frozen(pi / total)
-        if np.any(pi == 0):
-            j = int(np.flatnonzero(pi == 0)[0])
-            raise InvalidDataError(f"context {j} has probability pi_{j} = 0; drop it from the data")
-        if np.any(P < 0):
-            j, z = np.argwhere(P < 0)[0]
-            raise InvalidDataError(f"P has a negative probability at context {j}, token {z}: {P[j, z]}")
-        empty = np.flatnonzero(~np.any(P > 0, axis=1))
-        if empty.size:
-            raise InvalidDataError(f"context {int(empty[0])} has an empty support (its row of P is 0)")
-        sums = P.sum(axis=1)
-        bad = np.flatnonzero(np.abs(sums - 1.0) > settings.PROB_SUM_RTOL)
-        if bad.size:
-            j = int(bad[0])
-            raise InvalidDataError(f"row {j} of P sums to {float(sums[j])!r}, not 1")
-        if np.any(np.abs(sums - 1.0) > settings.PROB_SUM_ATOL):
-            P = frozen(P / sums[:, None])
+        _check_shapes(H, pi, P)
         object.__setattr__(self, "H", H)
-        object.__setattr__(self, "pi", pi)
-        object.__setattr__(self, "P", P)
+        object.__setattr__(self, "pi", _checked_pi(pi))
+        object.__setattr__(self, "P", _checked_P(P))
 
     # ------------------------------------------------------------------ sizes and supports
     @property

@@ -154,18 +154,15 @@ class PathStructure(Split):
         return g, self.basis_f.T @ (self.basis_f @ g)
 
 
-@cached_per_data
-def path_structure(data: NTPData) -> PathStructure:
-    """The split of ``data`` in orthonormal bases (cached per data set).
+def _perp_basis(data: NTPData, basis_f: np.ndarray) -> np.ndarray:
+    """The orthonormal basis of ``R ∩ F-perp`` (rows), from that of F (rows of ``basis_f``).
 
-    ``R = 1-perp (x) rowspace(H)`` has the orthonormal basis ``kron(Helmert, V_H)`` and contains
-    F, so ``R ∩ F-perp`` has dimension ``(V - 1) rank H - dim F``. In the coordinates of ``R``, F
-    is spanned by the orthonormal columns ``C = R^T B_F^T`` (singular values 1 up to rounding,
-    verified by :func:`ntpnb.linalg.check_known_rank`), and ``R ∩ F-perp`` by the last columns of
-    a complete Householder QR of ``C``: no rank is decided at the rounding level.
+    Raises
+    ------
+    RankAmbiguousError
+        If dim F exceeds dim R, or F's columns in the coordinates of R are not orthonormal to
+        rounding: the ranks of H and of (6a) are not determined consistently in float64.
     """
-    W_star = finite_solution(data)  # or NotCompatibleError
-    basis_f = f_decomposition(data).basis
     row_space = embedding_svd(data).Vt.T  # (d, rank H)
     R = np.kron(helmert_basis(data.V), row_space)  # orthonormal columns: vec(u v^T), row-major
     n_f = basis_f.shape[0]
@@ -179,7 +176,23 @@ def path_structure(data: NTPData) -> PathStructure:
         np.linalg.svd(C, compute_uv=False), C.shape, n_f, what="F in the coordinates of R", scale=1.0
     )
     Q, _ = np.linalg.qr(C, mode="complete")  # Householder: robust, no decision
-    basis_perp = (R @ Q[:, n_f:]).T
+    return (R @ Q[:, n_f:]).T
+
+
+@cached_per_data
+def path_structure(data: NTPData) -> PathStructure:
+    """The split of ``data`` in orthonormal bases (cached per data set).
+
+    ``R = 1-perp (x) rowspace(H)`` has the orthonormal basis ``kron(Helmert, V_H)`` and contains
+    F, so ``R ∩ F-perp`` has dimension ``(V - 1) rank H - dim F``. In the coordinates of ``R``, F
+    is spanned by the orthonormal columns ``C = R^T B_F^T`` (singular values 1 up to rounding,
+    verified by :func:`ntpnb.linalg.check_known_rank`), and ``R ∩ F-perp`` by the last columns of
+    a complete Householder QR of ``C``: no rank is decided at the rounding level.
+    """
+    W_star = finite_solution(data)  # or NotCompatibleError
+    basis_f = f_decomposition(data).basis
+    n_f = basis_f.shape[0]
+    basis_perp = _perp_basis(data, basis_f)
     # (m, V, n): the logits of each basis matrix
     T_F, T_perp = (
         np.einsum("ivk,jk->jvi", b.reshape(-1, data.V, data.d), data.H) for b in (basis_f, basis_perp)
@@ -238,6 +251,33 @@ def _theta(st: Split, state: _State, direct: bool) -> np.ndarray:
     return theta
 
 
+def _newton_direction(
+    st: Split, state: _State, ev: Evaluation, B: float, ws: Any, rtols: list[float]
+) -> tuple[np.ndarray, float, np.ndarray]:
+    """The Newton step of the KKT system at radius ``B``: ``(d_theta, d_nu, b)``, ``b = K^{-1} w``.
+
+    ``rtols``: the relative tolerances of the two solves (``a`` and ``b``); ``d_nu``, the step of
+    ``log lambda``, is clipped to :data:`~ntpnb.settings.PATH_MAX_LOG_LAMBDA_STEP`.
+    """
+    w = _theta(st, state, True)
+    resid = ev.grad + state.lam * state.theta
+    if not state.direct:
+        resid[: st.n_f] += state.lam * st.w_star  # never form w* + alpha here
+    sol = st.solve(ev, state.lam, np.column_stack([resid, w]), ws, rtols)
+    a_vec, b_vec = sol[:, 0], sol[:, 1]
+    d_lam = (0.5 * (st.inner(w, w) - B * B) - st.inner(w, a_vec)) / st.inner(w, b_vec)
+    cap = settings.PATH_MAX_LOG_LAMBDA_STEP
+    d_nu = float(np.clip(d_lam / state.lam, -cap, cap))
+    return -a_vec - state.lam * d_nu * b_vec, d_nu, b_vec
+
+
+def _relative_size(st: Split, state: _State, d_theta: np.ndarray, d_nu: float) -> float:
+    """The size of a step relative to the point: ``|d_nu|``, and on F and F-perp (norms of the matrices)."""
+    tiny = np.finfo(float).tiny
+    (step_f, step_p), (at_f, at_p) = st.block_norms(d_theta), st.block_norms(state.theta)
+    return max(abs(d_nu), step_f / max(at_f, tiny) if st.n_f else 0.0, step_p / max(at_p, tiny))
+
+
 def _solve_radius(data, st: Split, state: _State, B: float, ws: Any = None) -> tuple[_State, int, np.ndarray]:
     """Newton at radius ``B`` from ``state``: the point, the iterations, ``K^{-1} w`` of the last step."""
     direct = B < st.w_star_norm
@@ -254,22 +294,10 @@ def _solve_radius(data, st: Split, state: _State, B: float, ws: Any = None) -> t
         )
         last = prev_size <= settings.PATH_NEWTON_RTOL
         b_rtol = min(rtol, settings.PATH_TANGENT_RTOL) if last else rtol
-        # the Newton step of the KKT system: (a, b, d_lambda), b = K^{-1} w
-        w = _theta(st, state, True)
-        resid = ev.grad + state.lam * state.theta
-        if not state.direct:
-            resid[: st.n_f] += state.lam * st.w_star  # never form w* + alpha here
-        sol = st.solve(ev, state.lam, np.column_stack([resid, w]), ws, [rtol, b_rtol])
-        a_vec, b_vec = sol[:, 0], sol[:, 1]
-        d_lam = (0.5 * (st.inner(w, w) - B * B) - st.inner(w, a_vec)) / st.inner(w, b_vec)
-        cap = settings.PATH_MAX_LOG_LAMBDA_STEP
-        d_nu = float(np.clip(d_lam / state.lam, -cap, cap))
-        d_theta = -a_vec - state.lam * d_nu * b_vec
+        d_theta, d_nu, b_vec = _newton_direction(st, state, ev, B, ws, [rtol, b_rtol])
         step_logits = st.logit_step(ev, d_theta)
         t = min(1.0, settings.PATH_MAX_LOGIT_STEP / step_logits) if step_logits > 0 else 1.0
-        # the size of the step relative to the point, on F and on F-perp (norms of the matrices)
-        (step_f, step_p), (at_f, at_p) = st.block_norms(d_theta), st.block_norms(state.theta)
-        size = max(abs(d_nu), step_f / max(at_f, tiny) if st.n_f else 0.0, step_p / max(at_p, tiny))
+        size = _relative_size(st, state, d_theta, d_nu)
         # converged one full step after the first full step below PATH_NEWTON_RTOL (see there):
         # the count does not depend on the size of rounding-level steps
         converged = t == 1.0 and prev_size <= settings.PATH_NEWTON_RTOL
@@ -522,6 +550,33 @@ def _path_structure(norm: NTPData) -> Split:
     return st
 
 
+def _first_point(data: NTPData, st: Split, B_cur: float, ws: Workspace) -> tuple[_State, np.ndarray]:
+    """The path's first point, at radius ``B_cur``, and its tangent's ``b_vec``.
+
+    The path starts at ``W = 0`` (``alpha = -w*``) in the direction of steepest descent.
+
+    Raises
+    ------
+    PathCertificateError
+        If the gradient of CE vanishes at ``W = 0``, or Newton's method does not converge at ``B_cur``.
+    """
+    theta0 = np.concatenate([-st.w_star, np.zeros(st.n_perp)])
+    g = st.evaluate(data, theta0, hessian=False).grad
+    gnorm = float(np.sqrt(st.inner(g, g)))
+    if gnorm == 0.0:
+        raise PathCertificateError("the gradient of CE vanishes at W = 0: the path is the single point 0")
+    step = -B_cur * g / gnorm
+    if B_cur < st.w_star_norm:  # W = step exactly, in the direct representation
+        state = _State(step, gnorm / B_cur, direct=True)
+    else:
+        state = _State(theta0 + step, gnorm / B_cur)
+    try:
+        state, _, b_vec = _solve_radius(data, st, state, B_cur, ws)
+    except _NoConvergenceError as exc:
+        raise PathCertificateError(f"Newton's method did not converge at B = {B_cur:g}") from exc
+    return state, b_vec
+
+
 def _path(data: NTPData, st: Split, B_all: np.ndarray, end: _PathEnd | None) -> SplitPath:
     """:func:`regularization_path` for normalized data (``max|H|`` near 1) and their split ``st``."""
     if B_all[-1] > _MAX_RADIUS:
@@ -538,23 +593,7 @@ def _path(data: NTPData, st: Split, B_all: np.ndarray, end: _PathEnd | None) -> 
         if end is None:
             ws = Workspace()
             B_cur = min(B_all[0], settings.PATH_START_RADIUS)
-            # the path starts at W = 0 (alpha = -w*) in the direction of steepest descent
-            theta0 = np.concatenate([-st.w_star, np.zeros(st.n_perp)])
-            g = st.evaluate(data, theta0, hessian=False).grad
-            gnorm = float(np.sqrt(st.inner(g, g)))
-            if gnorm == 0.0:
-                raise PathCertificateError(
-                    "the gradient of CE vanishes at W = 0: the path is the single point 0"
-                )
-            step = -B_cur * g / gnorm
-            if B_cur < st.w_star_norm:  # W = step exactly, in the direct representation
-                state = _State(step, gnorm / B_cur, direct=True)
-            else:
-                state = _State(theta0 + step, gnorm / B_cur)
-            try:
-                state, _, b_vec = _solve_radius(data, st, state, B_cur, ws)
-            except _NoConvergenceError as exc:
-                raise PathCertificateError(f"Newton's method did not converge at B = {B_cur:g}") from exc
+            state, b_vec = _first_point(data, st, B_cur, ws)
         else:
             # a copy: continuing the same path twice starts from the same factors both times
             B_cur, state, b_vec, ws = end.radius, end.state, end.b_vec, copy.copy(end.workspace)
@@ -595,6 +634,33 @@ def _predict(st: Split, state: _State, d_theta: np.ndarray, dB: float) -> np.nda
     return theta
 
 
+def _guess(
+    st: Split, state: _State, d_theta: np.ndarray, d_nu: float, B_from: float, B_next: float
+) -> _State:
+    """The predicted point at ``B_next`` from the solved one at ``B_from`` and its tangent.
+
+    ``theta`` by :func:`_predict`; ``lambda B = -<grad CE, W / B>`` has a log nearly linear in ``B``
+    (constant near 0, slope ``-1/||W^mm||`` far out), so ``log(lambda)`` is predicted linear in
+    ``B`` beside ``-log B``, exact at both ends; its change is only kept finite.
+    """
+    dB = B_next - B_from
+    d_log_lam = float(np.clip((d_nu + 1.0 / B_from) * dB - np.log(B_next / B_from), -700.0, 700.0))
+    return _State(_predict(st, state, d_theta, dB), state.lam * float(np.exp(d_log_lam)), state.direct)
+
+
+def _unreached(B_to: float, B_from: float, lam: float) -> PathCertificateError:
+    """The error of a path that stopped at ``B_from`` (multiplier ``lam``) short of ``B_to``."""
+    msg = f"the path solver did not reach B = {B_to:g} (last certified radius {B_from:g}, "
+    msg += f"where lambda = {lam:.3g})"
+    if lam < settings.PATH_MIN_LAMBDA * 1e12:
+        msg += (
+            ": the out-of-support probabilities exp(-margin) of W_B and the multiplier "
+            "lambda leave the range of normal doubles (about 2.2e-308) beyond it, so no "
+            "float64 certificate exists there"
+        )
+    return PathCertificateError(msg)
+
+
 def _continue(
     data, st: Split, state: _State, b_vec: np.ndarray, B_from: float, B_to: float, ws: Any = None
 ) -> tuple[_State, int, np.ndarray]:
@@ -612,26 +678,13 @@ def _continue(
     d_theta, d_nu = _tangent_from(st, state, B_from, b_vec)
     while targets:
         B_next = targets[-1]
-        dB = B_next - B_from
-        # predictor (_predict); lambda B = -<grad CE, W / B> has a log nearly linear in B
-        # (constant near 0, slope -1/||W^mm|| far out), so log(lambda) is predicted linear in B
-        # beside -log B, exact at both ends; its change is only kept finite
-        d_log_lam = float(np.clip((d_nu + 1.0 / B_from) * dB - np.log(B_next / B_from), -700.0, 700.0))
-        guess = _State(_predict(st, state, d_theta, dB), state.lam * float(np.exp(d_log_lam)), state.direct)
+        guess = _guess(st, state, d_theta, d_nu, B_from, B_next)
         try:
             state_new, its, b_new = _solve_radius(data, st, guess, B_next, ws)
         except (_NoConvergenceError, PathCertificateError) as exc:
             depth += 1
             if depth > settings.PATH_MAX_SUBDIVISIONS:
-                msg = f"the path solver did not reach B = {B_to:g} (last certified radius {B_from:g}, "
-                msg += f"where lambda = {state.lam:.3g})"
-                if state.lam < settings.PATH_MIN_LAMBDA * 1e12:
-                    msg += (
-                        ": the out-of-support probabilities exp(-margin) of W_B and the multiplier "
-                        "lambda leave the range of normal doubles (about 2.2e-308) beyond it, so no "
-                        "float64 certificate exists there"
-                    )
-                raise PathCertificateError(msg) from exc
+                raise _unreached(B_to, B_from, state.lam) from exc
             targets.append(float(np.sqrt(B_from * B_next)) if B_from > 0 else B_next / 2)
             continue
         total += its

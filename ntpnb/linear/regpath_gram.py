@@ -223,6 +223,26 @@ class NewtonFactors:
         return psi, c
 
 
+def _block_sizes(dX: np.ndarray, X: np.ndarray, blocks: tuple[slice, slice]) -> tuple[np.ndarray, np.ndarray]:
+    """``(max|dX|, max|dX| / max|X|)`` per block and column, ``(2, k)`` each.
+
+    The relative size is 0 for an empty block and inf for a zero column of ``X`` under a nonzero
+    correction.
+    """
+    size = np.array([np.abs(dX[b]).max(axis=0, initial=0.0) for b in blocks])  # (2, k)
+    top = np.array([np.abs(X[b]).max(axis=0, initial=0.0) for b in blocks])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return size, np.where(top > 0, size / top, np.where(size > 0, np.inf, 0.0))
+
+
+def _shrink(size: np.ndarray, last: np.ndarray | None) -> float:
+    """How much a round's corrections shrank against the last round's (the largest ratio; 0 at first)."""
+    if last is None:
+        return 0.0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return float(np.nanmax(np.where(last > 0, size / last, 0.0)))
+
+
 @dataclass(frozen=True, eq=False)
 class GramStructure(Split):
     """The split of a data set in the Gram form (:func:`gram_structure`).
@@ -328,6 +348,21 @@ class GramStructure(Split):
         res[: self.n_f] = 0.0
         return X + self._psi_solve(factors, res)
 
+    def _correction(
+        self, ev: Evaluation, lam: float, factors: NewtonFactors, res: np.ndarray, split: bool
+    ) -> np.ndarray:
+        """One round's correction ``N^{-1} res``: by ``psi`` at once, or (``split``) block by block.
+
+        Split: the F part from the F residual alone, then both parts from the F-perp residual less
+        that F part's coupling (:meth:`_perp_solve`).
+        """
+        if not split:
+            return self._psi_solve(factors, res)
+        r = self.n_f
+        d_F = self._psi_solve(factors, np.concatenate([res[:r], np.zeros_like(res[r:])]))
+        d_F[r:] = 0.0
+        return self._perp_solve(ev, lam, factors, res, d_F)
+
     def _refine(
         self,
         ev: Evaluation,
@@ -352,27 +387,14 @@ class GramStructure(Split):
         split = False
         last = None
         for _ in range(settings.PATH_MAX_REFINE if fresh else rounds + 1):  # the switch below takes one
-            res = R - self._apply(ev, lam, X)
-            if split:
-                d_F = self._psi_solve(factors, np.concatenate([res[:r], np.zeros_like(res[r:])]))
-                d_F[r:] = 0.0
-                dX = self._perp_solve(ev, lam, factors, res, d_F)
-            else:
-                dX = self._psi_solve(factors, res)
+            dX = self._correction(ev, lam, factors, R - self._apply(ev, lam, X), split)
             X = X + dX
             if not np.all(np.isfinite(X)):
                 break
-            # per block and column, max|dX| / max|X| (0 for an empty block, inf for a zero column)
-            size = np.array([np.abs(dX[b]).max(axis=0, initial=0.0) for b in blocks])  # (2, k)
-            top = np.array([np.abs(X[b]).max(axis=0, initial=0.0) for b in blocks])
-            with np.errstate(divide="ignore", invalid="ignore"):
-                relative = np.where(top > 0, size / top, np.where(size > 0, np.inf, 0.0))
+            size, relative = _block_sizes(dX, X, blocks)
             if np.all(relative.max(axis=0) <= rtol):
                 return X
-            shrink = 0.0
-            if last is not None:
-                with np.errstate(divide="ignore", invalid="ignore"):
-                    shrink = float(np.nanmax(np.where(last > 0, size / last, 0.0)))
+            shrink = _shrink(size, last)
             if shrink > 0.5 and split:
                 break  # the rounding of the residual is the limit
             if shrink > 0.5:  # the mixed rounding: keep the F part, solve the F-perp part from it alone
@@ -450,6 +472,24 @@ class GramStructure(Split):
         return (ev.g.T @ self.H).ravel(), (ev.g_f.T @ self.H).ravel()
 
 
+def _f_basis(mask: np.ndarray) -> scipy.sparse.csr_matrix:
+    """``(m V, sum_j (|S_j| - 1))``: each row's Helmert basis of the zero-sum vectors on its support."""
+    m, V = mask.shape
+    rows, cols, vals = [], [], []
+    col = 0
+    for j in range(m):
+        support = np.flatnonzero(mask[j])
+        Q = helmert_basis(support.size)  # (s, s - 1)
+        r, c = np.nonzero(Q)
+        rows.append(j * V + support[r])
+        cols.append(col + c)
+        vals.append(Q[r, c])
+        col += support.size - 1
+    return scipy.sparse.csr_matrix(
+        (np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(m * V, col)
+    )
+
+
 @cached_per_data
 def gram_structure(data: NTPData) -> GramStructure:
     """The split of ``data`` in the Gram form (cached per data set); ``H`` must have full row rank.
@@ -467,21 +507,7 @@ def gram_structure(data: NTPData) -> GramStructure:
     C_star = _f_map(sup, log_p[None])[0][0]
     W_star = frozen(C_star.T @ H)
     K_factor = frozen(np.linalg.cholesky(K))
-    # (m V, sum_j (|S_j| - 1)): each row's Helmert basis of the zero-sum vectors on its support
-    m, V = mask.shape
-    rows, cols, vals = [], [], []
-    col = 0
-    for j in range(m):
-        support = np.flatnonzero(mask[j])
-        Q = helmert_basis(support.size)  # (s, s - 1)
-        r, c = np.nonzero(Q)
-        rows.append(j * V + support[r])
-        cols.append(col + c)
-        vals.append(Q[r, c])
-        col += support.size - 1
-    f_basis = scipy.sparse.csr_matrix(
-        (np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(m * V, col)
-    )
+    f_basis = _f_basis(mask)
     return GramStructure(
         W_star=W_star,
         a=frozen(star_exponents(data, W_star), order="K"),

@@ -549,40 +549,57 @@ def decide_by_newton(data: NTPData) -> NewtonDecision:
         return NewtonDecision(
             SeparabilityDecision(True, np.zeros((data.V, data.d)), np.inf, np.inf, method), None, 0
         )
-    best = {"margin": -np.inf, "bound": np.inf}
-    found: list[NewtonDecision] = []
-
-    def direction(W: np.ndarray, rho: float, iterations: int) -> bool:
-        margin, unit = verified_margin(H, mask, W)
-        best["margin"] = max(best["margin"], margin)
-        if margin >= tol:
-            decision = SeparabilityDecision(
-                True, unit, margin, np.inf, _newton_method(True, rho, iterations), tol
-            )
-            found.append(NewtonDecision(decision, None, iterations))
-        return bool(found)
-
-    def certificate(C: np.ndarray, rho: float, iterations: int) -> bool:
-        bound = certified_bound(H, mask, C)
-        best["bound"] = min(best["bound"], bound)
-        if bound <= tol:
-            decision = SeparabilityDecision(
-                False, None, 0.0, bound, _newton_method(False, rho, iterations), tol
-            )
-            found.append(NewtonDecision(decision, frozen(C), iterations))
-        return bool(found)
-
-    rho, iterations = continuation(H, mask, direction, certificate)
-    if found:
-        return found[0]
+    watch = _Candidates(H, mask, tol)
+    rho, iterations = continuation(H, mask, watch.direction, watch.certificate)
+    if watch.found:
+        return watch.found[0]
     raise SolverError(
         "could not decide NTP-separability: no verified separating direction with normalized margin "
-        f">= {tol:g} (best {best['margin']:.3g}) and no Farkas certificate bounding "
-        f"it below (best {best['bound']:.3g}) by rho = {rho:.0e} after "
+        f">= {tol:g} (best {watch.margin:.3g}) and no Farkas certificate bounding "
+        f"it below (best {watch.bound:.3g}) by rho = {rho:.0e} after "
         f"{iterations} Newton iterations (m={data.m}, d={data.d}, V={data.V}): the data may lie "
         "within that margin of the separability boundary. Decide with the LP instead "
         "(ntpnb.is_separable(data, method='lp')) or perturb the embeddings slightly."
     )
+
+
+@dataclass
+class _Candidates:
+    """The continuation's candidates checked as they come: the first verified decision, and the best seen.
+
+    :meth:`direction` and :meth:`certificate` are the callbacks of
+    :func:`~ntpnb.linear.hinge_newton.continuation`: each returns whether a decision was found.
+    """
+
+    H: np.ndarray
+    mask: np.ndarray
+    tol: float
+    #: The best verified normalized margin of a candidate direction, and bound of a certificate.
+    margin: float = -np.inf
+    bound: float = np.inf
+    found: list[NewtonDecision] = field(default_factory=list)
+
+    def direction(self, W: np.ndarray, rho: float, iterations: int) -> bool:
+        """Keep ``W`` if its verified margin reaches ``tol``: the data are separable."""
+        margin, unit = verified_margin(self.H, self.mask, W)
+        self.margin = max(self.margin, margin)
+        if margin >= self.tol:
+            decision = SeparabilityDecision(
+                True, unit, margin, np.inf, _newton_method(True, rho, iterations), self.tol
+            )
+            self.found.append(NewtonDecision(decision, None, iterations))
+        return bool(self.found)
+
+    def certificate(self, C: np.ndarray, rho: float, iterations: int) -> bool:
+        """Keep ``C`` if its certified bound is at most ``tol``: the data are not separable."""
+        bound = certified_bound(self.H, self.mask, C)
+        self.bound = min(self.bound, bound)
+        if bound <= self.tol:
+            decision = SeparabilityDecision(
+                False, None, 0.0, bound, _newton_method(False, rho, iterations), self.tol
+            )
+            self.found.append(NewtonDecision(decision, frozen(C), iterations))
+        return bool(self.found)
 
 
 def proves_separable(data: NTPData, W: np.ndarray) -> bool:
