@@ -136,7 +136,7 @@ def read_tree(layout: OutputLayout, absent: Sequence[str] = ()) -> TreePages:
         titles,
         commits,
         absent,
-        read_failed_runs(layout),
+        _read_failed_runs(layout),
     )
 
 
@@ -149,7 +149,7 @@ class FailedRun:
     error: str
 
 
-def read_failed_runs(layout: OutputLayout) -> tuple[FailedRun, ...]:
+def _read_failed_runs(layout: OutputLayout) -> tuple[FailedRun, ...]:
     """The records of ``layout.failed`` (``*.json``) that are readable dicts, in file-name order.
 
     Parameters
