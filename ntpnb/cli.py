@@ -294,14 +294,7 @@ def _cmd_list(args: argparse.Namespace) -> int:
     chosen = select_notebooks(root, args.names)
     for source in chosen:
         print(source.stem)
-        current = run_sources(source, fingerprint)
-        times = [
-            (profile, expected)
-            for profile in PROFILE_NAMES
-            if (
-                expected := expected_time(source.stem, profile, current, _profile_tree(root, profile), record)
-            )
-        ]
+        times = _expected_times(root, source, run_sources(source, fingerprint), record)
         shown += [expected for _, expected in times]
         if times:
             print(
@@ -315,6 +308,22 @@ def _cmd_list(args: argparse.Namespace) -> int:
         print("\n".join(wrap.wrap(note)))
     print(change_example(root, chosen))
     return 0
+
+
+def _expected_times(
+    root: Path, source: Path, current: Mapping[str, str], record: ChapterTimes | None
+) -> list[tuple[str, Expected]]:
+    """The expected time of the notebook ``source`` at each profile that has one, as ``(profile, time)``.
+
+    ``current`` says its sources now (:func:`~ntpnb.runner.timings.run_sources`); ``record`` is the
+    project's benchmark record, if read.
+    """
+    times = []
+    for profile in PROFILE_NAMES:
+        expected = expected_time(source.stem, profile, current, _profile_tree(root, profile), record)
+        if expected:
+            times.append((profile, expected))
+    return times
 
 
 def _parameter_lines(source: Path, width: int) -> list[str]:

@@ -114,12 +114,7 @@ def read_tree(layout: OutputLayout, absent: Sequence[str] = ()) -> TreePages:
     run = load_run_record(layout.root)
     profiles = sorted({c.profile for r in records for c in r.checks})
     label = _escape(describe_run(run, profiles))
-    titles = {}
-    for path in visible(sorted(layout.notebooks.glob("*.ipynb"))):
-        cells = [c for c in read_notebook(path)["cells"] if c.get("cell_type") == "markdown"]
-        title = next((text for cell in cells for level, text in _headings(cell) if level == 1), None)
-        if title is not None:
-            titles[path.stem] = re.sub(r"\$([^$]*)\$", r"\1", title)
+    titles = _chapter_titles(layout)
     executions = read_footers(layout).executions.values()
     commits = tuple(dict.fromkeys(e.commit.describe() for e in executions))
     results = sweep_verdicts(CLAIMS, sweeps)
@@ -138,6 +133,17 @@ def read_tree(layout: OutputLayout, absent: Sequence[str] = ()) -> TreePages:
         absent,
         _read_failed_runs(layout),
     )
+
+
+def _chapter_titles(layout: OutputLayout) -> dict[str, str]:
+    """Chapter -> the text of its executed notebook's first-level title, without math marks."""
+    titles = {}
+    for path in visible(sorted(layout.notebooks.glob("*.ipynb"))):
+        cells = [c for c in read_notebook(path)["cells"] if c.get("cell_type") == "markdown"]
+        title = next((text for cell in cells for level, text in _headings(cell) if level == 1), None)
+        if title is not None:
+            titles[path.stem] = re.sub(r"\$([^$]*)\$", r"\1", title)
+    return titles
 
 
 @dataclass(frozen=True)

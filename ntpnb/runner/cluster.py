@@ -109,12 +109,7 @@ def run_on_dask(
         counted = signals_handled(STOP_SIGNALS, lambda signum, _frame: stops.append(signum))
         with counted, client.as_current():
             while left and not stops:
-                try:
-                    done, left = distributed.wait(
-                        list(left), timeout=STOP_CHECK_SECONDS, return_when="FIRST_COMPLETED"
-                    )
-                except TimeoutError:  # none finished within the timeout
-                    done = set()
+                done, left = _wait_some(distributed, left)
                 for future in done:
                     result = _task_result(future, futures[future])
                     report(dataclasses.replace(result, seconds=time.monotonic() - submitted))
@@ -127,6 +122,15 @@ def run_on_dask(
             return True
     finally:
         client.close()
+
+
+def _wait_some(distributed: Any, left: set[Any]) -> tuple[set[Any], set[Any]]:
+    """Wait at most a stop check's time for a task of ``left`` to finish: (finished, not yet)."""
+    try:
+        done, left = distributed.wait(list(left), timeout=STOP_CHECK_SECONDS, return_when="FIRST_COMPLETED")
+    except TimeoutError:  # none finished within the timeout
+        return set(), left
+    return set(done), set(left)
 
 
 def _dask_client(address: str) -> tuple[Any, Any]:

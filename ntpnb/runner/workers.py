@@ -19,7 +19,7 @@ import shutil
 import signal
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from multiprocessing.connection import Connection
 from multiprocessing.context import SpawnContext
@@ -180,11 +180,7 @@ def run_in_workers(
                 return False
             display.close()
             display.log("ntpnb: interrupted; stopping the notebooks (Ctrl-C again to kill them at once)")
-            groups = [p.pid for p, _ in running.values() if p.pid]  # each worker leads its own session
-            end_processes(mark, groups, hurry=lambda: len(stops) > 1)
-            for receiver, (process, _) in running.items():
-                process.join(5)
-                receiver.close()
+            _stop_workers(running, mark, hurry=lambda: len(stops) > 1)
             return True
         except BaseException:  # a closed output pipe, a bug: the workers end too
             end_processes(mark, [p.pid for p, _ in running.values() if p.pid], grace=1.0)
@@ -202,6 +198,20 @@ def _start_worker(context: SpawnContext, run: NotebookRun) -> tuple[Connection, 
         process.start()
     sender.close()
     return receiver, process
+
+
+def _stop_workers(
+    running: Mapping[Connection, tuple[BaseProcess, NotebookRun]], mark: str, hurry: Callable[[], bool]
+) -> None:
+    """End every worker of ``running`` and every process of the run marked ``mark``, then close their pipes.
+
+    SIGTERM first, SIGKILL after a few seconds or once ``hurry()`` (a second SIGINT).
+    """
+    groups = [p.pid for p, _ in running.values() if p.pid]  # each worker leads its own session
+    end_processes(mark, groups, hurry=hurry)
+    for receiver, (process, _) in running.items():
+        process.join(5)
+        receiver.close()
 
 
 def _answer(receiver: Connection, process: BaseProcess, run: NotebookRun) -> RunResult | tuple[int, int]:
