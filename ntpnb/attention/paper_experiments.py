@@ -606,7 +606,7 @@ def _local_setup(trial: tuple[np.ndarray, TokenData]) -> _LocalTrial:
     )
 
 
-@functools.lru_cache(maxsize=4)
+@functools.lru_cache(maxsize=16)  # a seed sweep (up to 16 seeds) under each loss: every loss hits
 def _local_trials(key: tuple[str | int, ...]) -> tuple[_LocalTrial, ...]:
     """The trials of :func:`local_experiment` drawn and set up (``key``: see :func:`_trials_key`)."""
     return tuple(parallel_map(_local_setup, _draw_trials(key)))

@@ -39,7 +39,7 @@ from functools import cached_property
 from ..chapter.claims import KINDS, ChapterRecord, Check, Qualification, load_chapter_record
 from ..chapter.layout import OutputLayout
 from ..chapter.outputs import load_manifest
-from ..chapter.registry import CLAIMS
+from ..chapter.registry import declared_protocols
 from ..errors import PathError
 from ..statistics import Sample
 
@@ -805,7 +805,7 @@ def claim_verdict(
     if not series:
         return Verdict(claim, NOT_TESTED, counts=counts)
     if protocols is None:
-        protocols = CLAIMS[claim].protocols if claim in CLAIMS else {}
+        protocols = declared_protocols(claim)
     extras = {
         "evidence": tuple(CheckSummary.of(s) for s in series if s.first.kind == "claim"),
         "beyond": tuple(

@@ -63,7 +63,7 @@ from ..statistics import Sample
 from .layout import output_layout
 from .outputs import atomic_write_text, read_record
 from .platform import platform_info
-from .registry import CLAIMS, MAP_KINDS, MAPS, PROTOCOL_KEY
+from .registry import MAP_KINDS, MAPS, PROTOCOL_KEY, declared_protocols
 
 Target = float | tuple[float, float]
 
@@ -661,7 +661,7 @@ def check_arguments(claim: str, kind: str, relation: str, protocol: str) -> None
     """Refuse a check's unknown kind or relation, or a protocol the registry does not declare."""
     if kind not in KINDS:
         raise InvalidDataError(f"unknown kind {kind!r}; use one of {list(KINDS)}")
-    declared = CLAIMS[claim].protocols if claim in CLAIMS else {}
+    declared = declared_protocols(claim)
     if protocol and protocol not in declared:
         known = ", ".join(f"[{k}]" for k in declared) or "none"
         raise InvalidDataError(

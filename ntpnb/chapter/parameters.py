@@ -136,6 +136,12 @@ CHANGES: dict[str, dict[str, dict[str, Any]]] = {
             "cond_m": 16,
             "cond_d_step": 4,
             "cond_gd_steps": 500,
+            "b_map_seeds": 2,
+            "b_map_trials": 4,
+            "m4_lrs": [0.001, 0.01, 0.1, 1.0],
+            "m4_iter": 800,
+            "m5_ns": [4, 16],
+            "m5_iter": 400,
         },
     },
 }

@@ -382,9 +382,9 @@ class CheckMap:
     holds: Mapping[PointKey, bool | None]
     boundaries: tuple[Boundary, ...]
     #: The relation, target and tolerance it is checked with (to draw the required value).
-    relation: str = ""
-    target: Any = None
-    tol: float = 0.0
+    relation: str
+    target: Any
+    tol: float
 
     @property
     def label(self) -> str:

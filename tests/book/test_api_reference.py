@@ -72,6 +72,7 @@ def book_settings() -> dict:
 def build(tmp_path: Path, pages: dict[str, str]) -> tuple[Path, str]:
     """Build ``pages`` (name -> reStructuredText) with the API extension: its HTML folder, its warnings."""
     from sphinx.application import Sphinx
+    from sphinx.util.docutils import docutils_namespace
 
     src = tmp_path / "src"
     src.mkdir()
@@ -88,8 +89,11 @@ def build(tmp_path: Path, pages: dict[str, str]) -> tuple[Path, str]:
     }
     out = tmp_path / "html"
     doctrees = tmp_path / "doctrees"
-    app = Sphinx(src, src, out, doctrees, "html", confoverrides=overrides, status=None, warning=warnings)
-    app.build()
+    # in docutils' namespace of its own, so the nodes and directives it registers do not outlive it
+    # (a later Sphinx app in the same process would warn that they are registered already)
+    with docutils_namespace():
+        app = Sphinx(src, src, out, doctrees, "html", confoverrides=overrides, status=None, warning=warnings)
+        app.build()
     return out, warnings.getvalue()
 
 

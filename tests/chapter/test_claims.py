@@ -371,3 +371,17 @@ def test_an_older_record_without_protocols_or_floors_loads():
     assert check.protocol == "" and check.sample.floors == ()
     with pytest.raises(InvalidDataError, match="not a protocol's key"):
         Check.from_json(dict(old, protocol="[x]"), "paper")
+
+
+def test_a_maps_check_takes_its_declared_protocol_only(log, capsys):
+    from ntpnb.chapter import sample_of
+    from ntpnb.chapter.claims import decided_check
+
+    sample = sample_of("mean", [0.995, 0.996, 0.994])
+    log.check("M5", "mean corr", sample, ">", 0.99, kind="measurement", protocol="paper's loss")
+    assert capsys.readouterr().out.startswith("[FOUND] M5 (measurement) [paper's loss] mean corr")
+    assert decided_check("M5", "rate", 0.0, "<=", 0.1, protocol="authors' loss").protocol == "authors' loss"
+    with pytest.raises(InvalidDataError, match=r"protocol \[every trial\] is not declared for it"):
+        log.check("M5", "mean corr", sample, ">", 0.99, kind="measurement", protocol="every trial")
+    with pytest.raises(InvalidDataError, match=r"protocol \[paper's loss\] is not declared .*none"):
+        log.check("M1", "corr", sample, ">", 0.9, kind="measurement", protocol="paper's loss")

@@ -190,3 +190,14 @@ def test_protocols_are_declared_where_the_paper_and_the_authors_code_differ():
         _protocols("B10", {"authors' loss": "x", "paper [loss]": "y"})
     with pytest.raises(NTPError, match="a key of words"):
         _protocols("B10", {"authors' loss": "x", "paper's loss": "a | b"})
+
+
+def test_a_map_declares_the_protocols_of_the_claim_whose_settings_it_runs():
+    from ntpnb.chapter.registry import MAPS, declared_protocols
+
+    assert declared_protocols("M5") == CLAIMS["B10"].protocols  # one source: B10's two losses
+    assert declared_protocols("B11") == CLAIMS["B11"].protocols
+    assert not declared_protocols("M1") and not declared_protocols("A1") and not declared_protocols("Z9")
+    assert {mid for mid, spec in MAPS.items() if spec.protocols} == {"M5"}
+    with pytest.raises(NTPError, match="one protocol is no choice"):
+        registry._maps((registry.MapSpec("M9", "B", "t", "a", "v", ("B10",), {"authors' loss": "x"}),))
