@@ -694,17 +694,7 @@ def _decide(series: Sequence[Series], qualifications: Sequence[str], authors: st
     ]
     broken += [s for s in series if s.first.kind in ("finding", "measurement") and s.differs]
     if broken or (per_seed and not holding):
-        failing = broken or [s for s in per_seed if s.failed_seeds]
-        what = [f"{s.first.label} {'differs between seeds' if s.differs else s.outcome}" for s in broken]
-        if per_seed and not holding:
-            what.append(
-                "the evidence fails at the one seed"
-                if len(seeds) == 1
-                else f"the evidence holds at none of the {_seeds(len(seeds))}"
-            )
-        failures = tuple(_failure(s) for s in failing)
-        return _Decision(CHECK_FAILED, ", and ".join(dict.fromkeys(what)), failures[0], failures, (), quals)
-
+        return _check_failed(broken, per_seed, len(seeds), bool(holding), quals)
     contradicted = [s for s in evidence if s.pooled_sample is not None and not s.established]
     shortfalls = [s for s in findings if s.established] + contradicted
     excused = [s for s in shortfalls if s.protocol in ("", authors) and s.artifact_agrees()]
@@ -717,27 +707,72 @@ def _decide(series: Sequence[Series], qualifications: Sequence[str], authors: st
         return _Decision(NOT_REPRODUCED, basis, standing[0].sentence(), (), found, quals)
     # a missed number that the authors' artifact shows too, under their protocol: a qualification
     quals += tuple(f"{s.sentence()}, and {s.artifact_note()}" for s in excused)
-    if not evidence and excused:  # our value is the authors' artifact's: that is the evidence
-        basis = format_seeds(dict.fromkeys(f"{s.first.kind} {s.decided}" for s in excused))
-        return _Decision(QUALIFIED, basis, excused[0].sentence(), (), (), quals)
     if not evidence:
-        if findings:
-            basis = format_seeds(dict.fromkeys(f"a finding not established {s.decided}" for s in findings))
-            return _Decision(NOT_ESTABLISHED, basis, findings[0].sentence(), (), (), quals)
-        if undecided:
-            basis = "its evidence cannot be decided at this run's seeds"
-            return _Decision(NOT_ESTABLISHED, basis, quals[-1], (), (), quals)
-        if sanity:
-            return _Decision(
-                BY_CONSTRUCTION, "sanity checks only", _why_by_construction(sanity), (), (), quals
-            )
-        return _Decision(BY_CONSTRUCTION, "no evidence checks", "", (), (), quals)
+        return _without_evidence(excused, findings, undecided, sanity, quals)
     basis = _evidence_basis(evidence, seeds, holding)
     if len(holding) < len(seeds) and per_seed:
         failures = tuple(_failure(s) for s in per_seed if s.failed_seeds)
         return _Decision(PARTIAL, basis, failures[0], failures, (), quals)
     quoted = next((s for s in evidence if s.first.paper), evidence[0])
     return _Decision(QUALIFIED if quals else REPRODUCED, basis, quoted.sentence(), (), (), quals)
+
+
+def _check_failed(
+    broken: Sequence[Series], per_seed: Sequence[Series], seeds: int, holding: bool, quals: tuple[str, ...]
+) -> _Decision:
+    """The decision of a claim whose checks failed: ``broken`` series, or per-seed evidence held nowhere.
+
+    Parameters
+    ----------
+    broken
+        The series that failed outright (a sanity check, seed-independent evidence) or whose
+        finding or measurement differs between seeds.
+    per_seed
+        The evidence decided per seed.
+    seeds
+        How many seeds the checks ran at.
+    holding
+        Whether the per-seed evidence held together at some seed.
+    quals
+        The claim's qualifications.
+    """
+    failing = broken or [s for s in per_seed if s.failed_seeds]
+    what = [f"{s.first.label} {'differs between seeds' if s.differs else s.outcome}" for s in broken]
+    if per_seed and not holding:
+        what.append(
+            "the evidence fails at the one seed"
+            if seeds == 1
+            else f"the evidence holds at none of the {_seeds(seeds)}"
+        )
+    failures = tuple(_failure(s) for s in failing)
+    return _Decision(CHECK_FAILED, ", and ".join(dict.fromkeys(what)), failures[0], failures, (), quals)
+
+
+def _without_evidence(
+    excused: Sequence[Series],
+    findings: Sequence[Series],
+    undecided: Sequence[Series],
+    sanity: Sequence[Series],
+    quals: tuple[str, ...],
+) -> _Decision:
+    """The decision of a claim with no decidable evidence check, from what it has instead.
+
+    In order: a missed number the authors' artifact shows too (``excused``: our value is theirs,
+    that is the evidence), findings not established, evidence undecided at the run's seeds,
+    sanity checks only, nothing.
+    """
+    if excused:
+        basis = format_seeds(dict.fromkeys(f"{s.first.kind} {s.decided}" for s in excused))
+        return _Decision(QUALIFIED, basis, excused[0].sentence(), (), (), quals)
+    if findings:
+        basis = format_seeds(dict.fromkeys(f"a finding not established {s.decided}" for s in findings))
+        return _Decision(NOT_ESTABLISHED, basis, findings[0].sentence(), (), (), quals)
+    if undecided:
+        basis = "its evidence cannot be decided at this run's seeds"
+        return _Decision(NOT_ESTABLISHED, basis, quals[-1], (), (), quals)
+    if sanity:
+        return _Decision(BY_CONSTRUCTION, "sanity checks only", _why_by_construction(sanity), (), (), quals)
+    return _Decision(BY_CONSTRUCTION, "no evidence checks", "", (), (), quals)
 
 
 def _counts(series: Sequence[Series]) -> dict[str, int]:
