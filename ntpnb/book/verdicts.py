@@ -35,6 +35,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any
 
 from ..chapter.claims import KINDS, ChapterRecord, Check, Qualification, load_chapter_record
 from ..chapter.layout import OutputLayout
@@ -841,34 +842,13 @@ def claim_verdict(
         return Verdict(claim, NOT_TESTED, counts=counts)
     if protocols is None:
         protocols = declared_protocols(claim)
-    extras = {
-        "evidence": tuple(CheckSummary.of(s) for s in series if s.first.kind == "claim"),
-        "beyond": tuple(
-            f"{s.name}: {s.quote()}" for s in series if s.first.kind == "measurement" and s.established
-        ),
-        "marginal": tuple(_marginal(s) for s in series if s.first.kind != "measurement" and s.marginal_seeds),
-    }
     used = [p for p in dict.fromkeys(s.protocol for s in series) if p]
-    extras["notes"] = _notes(series, next(iter(protocols), "") if used else "")
+    extras = _verdict_extras(series, next(iter(protocols), "") if used else "")
     if not used:
         d = _decide(series, qualifications, authors="")
-        return Verdict(
-            claim,
-            d.verdict,
-            d.basis,
-            counts,
-            d.why,
-            failures=d.failures,
-            findings=d.findings,
-            qualifications=d.qualifications,
-            **extras,
-        )
+        return _as_verdict(claim, d, counts, extras, d.verdict, d.qualifications)
     keys = [*protocols, *(k for k in used if k not in protocols)]
-    decided = {
-        key: _decide([s for s in series if s.protocol in ("", key)], qualifications, authors=keys[0])
-        for i, key in enumerate(keys)
-        if i == 0 or key in used
-    }
+    decided = _protocol_decisions(series, qualifications, keys, used)
     (first, primary), *others = decided.items()
     words = {k: protocols.get(k, "(not declared in the registry)") for k in keys}
     subs = tuple(ProtocolVerdict(k, words[k], d.verdict, d.basis, d.why) for k, d in decided.items())
@@ -877,18 +857,61 @@ def claim_verdict(
     if differ and verdict in POSITIVE:
         verdict = QUALIFIED
         quals += tuple(_protocol_qualification((first, primary), other) for other in differ)
+    return _as_verdict(claim, primary, counts, extras, verdict, quals, subs)
+
+
+def _as_verdict(
+    claim: str,
+    decision: _Decision,
+    counts: dict[str, int],
+    extras: Mapping[str, tuple[Any, ...]],
+    verdict: str,
+    qualifications: tuple[str, ...],
+    protocols: tuple[ProtocolVerdict, ...] = (),
+) -> Verdict:
+    """The :class:`Verdict` of ``claim``: ``verdict`` on the basis of ``decision``, with ``extras``."""
     return Verdict(
         claim,
         verdict,
-        primary.basis,
+        decision.basis,
         counts,
-        primary.why,
-        failures=primary.failures,
-        findings=primary.findings,
-        qualifications=quals,
-        protocols=subs,
+        decision.why,
+        failures=decision.failures,
+        findings=decision.findings,
+        qualifications=qualifications,
+        protocols=protocols,
         **extras,
     )
+
+
+def _verdict_extras(series: Sequence[Series], authors: str) -> dict[str, tuple[Any, ...]]:
+    """What a claim's verdict shows beside its decision: evidence, measurements beyond, marginal seeds, notes.
+
+    ``authors`` is the claim's first protocol where its checks name protocols, else "".
+    """
+    return {
+        "evidence": tuple(CheckSummary.of(s) for s in series if s.first.kind == "claim"),
+        "beyond": tuple(
+            f"{s.name}: {s.quote()}" for s in series if s.first.kind == "measurement" and s.established
+        ),
+        "marginal": tuple(_marginal(s) for s in series if s.first.kind != "measurement" and s.marginal_seeds),
+        "notes": _notes(series, authors),
+    }
+
+
+def _protocol_decisions(
+    series: Sequence[Series], qualifications: Sequence[str], keys: Sequence[str], used: Sequence[str]
+) -> dict[str, _Decision]:
+    """The decision under each protocol of ``keys`` that a check names (and the first, always).
+
+    Each is decided on the checks without a protocol and the protocol's own; the first protocol
+    (``keys[0]``) is the authors'.
+    """
+    return {
+        key: _decide([s for s in series if s.protocol in ("", key)], qualifications, authors=keys[0])
+        for i, key in enumerate(keys)
+        if i == 0 or key in used
+    }
 
 
 def sweep_verdicts(claim_ids: Iterable[str], sweeps: Sequence[Sweep]) -> dict[str, Verdict]:
