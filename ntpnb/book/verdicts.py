@@ -35,6 +35,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from pathlib import Path
 from typing import Any
 
 from ..chapter.claims import KINDS, ChapterRecord, Check, Qualification, load_chapter_record
@@ -150,11 +151,7 @@ def seed_record(
     """The record of ``book``'s chapter in the seed tree ``tree``, or why it is not counted (None: none)."""
     failure = tree.failed / f"{book.notebook}.json"
     if failure.exists():  # its last run stopped before its end (a record in place is older)
-        try:  # the one-line error of the failure record the runner kept (:mod:`ntpnb.chapter.outputs`)
-            error = json.loads(failure.read_text(encoding="utf-8")).get("error")
-        except (OSError, ValueError, AttributeError):
-            return "its last run failed (its failure record does not read)"
-        return f"its last run failed ({str(error).splitlines()[0] if error else 'no error recorded'})"
+        return _failed_run_reason(failure)
     path = tree.claims / f"{book.notebook}.json"
     if not path.exists():
         return None
@@ -162,6 +159,40 @@ def seed_record(
         record = load_chapter_record(path)
     except PathError as exc:
         return str(exc)
+    why = _not_comparable(record, seed, book)
+    if why is not None:
+        return why
+    try:  # the ntpnb sources both ran with, by their manifests
+        ours = load_manifest(layout.notebooks / f"{book.notebook}.ipynb").package
+        theirs = load_manifest(tree.notebooks / f"{book.notebook}.ipynb").package
+    except PathError:
+        return record  # no manifests to compare (a hand-made tree): the checks above decide
+    if ours and theirs and ours != theirs:
+        return (
+            "it ran with other ntpnb sources than the book's seed (rerun the sweep, e.g. "
+            "`ntpnb reproduce --seeds 5`: every seed whose sources changed runs again)"
+        )
+    return record
+
+
+def _failed_run_reason(failure: Path) -> str:
+    """Why a seed's run is not counted when its last run failed: the failure record's one-line error.
+
+    ``failure`` is the record the runner kept (:mod:`ntpnb.chapter.outputs`).
+    """
+    try:
+        error = json.loads(failure.read_text(encoding="utf-8")).get("error")
+    except (OSError, ValueError, AttributeError):
+        return "its last run failed (its failure record does not read)"
+    return f"its last run failed ({str(error).splitlines()[0] if error else 'no error recorded'})"
+
+
+def _not_comparable(record: ChapterRecord, seed: int, book: ChapterRecord) -> str | None:
+    """Why a seed tree's ``record`` (at ``seed``) cannot count beside the book's seed's ``book``, or None.
+
+    It must be the same chapter's, complete, at the seed its tree says and not the book's, at the
+    book's profile and parameters (but for the swept ones).
+    """
     if record.notebook != book.notebook:
         return f"the record is of {record.notebook}"
     if not record.complete:
@@ -180,17 +211,7 @@ def seed_record(
     )
     if changed:
         return f"it ran with other parameters ({', '.join(changed)})"
-    try:  # the ntpnb sources both ran with, by their manifests
-        ours = load_manifest(layout.notebooks / f"{book.notebook}.ipynb").package
-        theirs = load_manifest(tree.notebooks / f"{book.notebook}.ipynb").package
-    except PathError:
-        return record  # no manifests to compare (a hand-made tree): the checks above decide
-    if ours and theirs and ours != theirs:
-        return (
-            "it ran with other ntpnb sources than the book's seed (rerun the sweep, e.g. "
-            "`ntpnb reproduce --seeds 5`: every seed whose sources changed runs again)"
-        )
-    return record
+    return None
 
 
 def load_sweeps(layout: OutputLayout, book_records: Sequence[ChapterRecord]) -> list[Sweep]:
