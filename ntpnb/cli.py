@@ -102,10 +102,15 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
         print(next_step(args.root, out))
     if crashed or any(not r.sweep for r in checked) or broken:
         return 1
+    print(_completed_line(results, args.profile, out))
+    return 0
+
+
+def _completed_line(results: Sequence[RunResult], profile: str, out: Path | None) -> str:
+    """The line ending a run whose notebooks all completed: how many, their time, where the outputs are."""
     n, seeds = len(results), len({r.seed for r in results})
     runs = f"{n} runs ({seeds} seeds)" if seeds > 1 else f"{n} notebook{'s' * (n != 1)}"
-    print(f"all {runs} completed ({time_spent(results, args.profile)}); outputs in {out}")
-    return 0
+    return f"all {runs} completed ({time_spent(results, profile)}); outputs in {out}"
 
 
 def _print_failed_checks(checked: Sequence[RunResult]) -> None:

@@ -102,14 +102,7 @@ def read_tree(layout: OutputLayout, absent: Sequence[str] = ()) -> TreePages:
     """Read the records of the tree ``layout`` (and of its seed trees) that the pages show."""
     records = load_chapter_records(layout.claims)
     sweeps = load_sweeps(layout, records)
-    by_claim: dict[str, list[Made]] = defaultdict(list)
-    for record in records:
-        for check in record.checks:
-            by_claim[check.claim].append((record.notebook, check))
-    series: dict[str, list[Series]] = defaultdict(list)
-    for sweep in sweeps:
-        for s in series_of(sweep):
-            series[s.first.claim].append(s)
+    by_claim, series = _by_claim(records, sweeps)
     sections = {r.notebook: chapter_sections(layout.notebooks / f"{r.notebook}.ipynb") for r in records}
     run = load_run_record(layout.root)
     profiles = sorted({c.profile for r in records for c in r.checks})
@@ -133,6 +126,21 @@ def read_tree(layout: OutputLayout, absent: Sequence[str] = ()) -> TreePages:
         absent,
         _read_failed_runs(layout),
     )
+
+
+def _by_claim(
+    records: Sequence[ChapterRecord], sweeps: Sequence[Sweep]
+) -> tuple[dict[str, list[Made]], dict[str, list[Series]]]:
+    """Claim id -> its checks (with their notebooks) at the book's seed, and -> its series over the seeds."""
+    by_claim: dict[str, list[Made]] = defaultdict(list)
+    for record in records:
+        for check in record.checks:
+            by_claim[check.claim].append((record.notebook, check))
+    series: dict[str, list[Series]] = defaultdict(list)
+    for sweep in sweeps:
+        for s in series_of(sweep):
+            series[s.first.claim].append(s)
+    return by_claim, series
 
 
 def _chapter_titles(layout: OutputLayout) -> dict[str, str]:
