@@ -63,6 +63,8 @@ from .runner.explore import EXPLORE_SEEDS, check_explore, explore
 from .runner.timings import (
     BENCHMARK,
     REFRESH_COMMAND,
+    ChapterTimes,
+    Expected,
     describe_record,
     expected_time,
     format_expected,
@@ -87,39 +89,71 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
         scheduler=args.scheduler,
     )
     checked = [r for r in results if r.completed and not r.ok]
-    for r in checked:
-        where = "counted in the verdicts across seeds" if r.sweep else "at the book's seed"
-        print(f"{r.label}: {r.error} ({where}):", file=sys.stderr)
-        for line in r.failed_checks:
-            print(f"  {line}", file=sys.stderr)
+    _print_failed_checks(checked)
     crashed = print_crashed(results)
     books = [r for r in results if not r.sweep and r.completed and r.executed is not None]
     out = books[0].executed.parent.parent if books else None  # the output tree of the book's seed
     broken = False  # a sanity check failed at some seed, or a claim's evidence held at no seed
     if out is not None and any(r.sweep for r in results):  # the verdicts across the seeds
-        layout = output_layout(out)
-        records = []
-        for r in books:
-            with suppress(PathError):
-                records.append(load_chapter_record(layout.claims / f"{r.name}.json"))
-        # a map's numbers are measurements beyond the papers: no verdict counts them
-        claims = [c for c in dict.fromkeys(c.claim for r in records for c in r.checks) if c not in MAPS]
-        found = verdicts.sweep_verdicts(claims, verdicts.load_sweeps(layout, records))
-        print(f"verdicts across the seeds: {verdicts.format_counts(found)}")
-        for claim, verdict in found.items():
-            if verdict.negative:  # printed with their reasons
-                print(f"  {claim}: {verdict.phrase}")
-                for reason in verdict.reasons:
-                    print(f"    {reason}")
+        found = _seed_verdicts(output_layout(out), books)
+        _print_verdicts(found)
         broken = any(v.verdict == verdicts.CHECK_FAILED for v in found.values())
     if not crashed and out is not None:
         print(next_step(args.root, out))
     if crashed or any(not r.sweep for r in checked) or broken:
         return 1
+    print(_completed_line(results, args.profile, out))
+    return 0
+
+
+def _completed_line(results: Sequence[RunResult], profile: str, out: Path | None) -> str:
+    """The line ending a run whose notebooks all completed: how many, their time, where the outputs are."""
     n, seeds = len(results), len({r.seed for r in results})
     runs = f"{n} runs ({seeds} seeds)" if seeds > 1 else f"{n} notebook{'s' * (n != 1)}"
-    print(f"all {runs} completed ({time_spent(results, args.profile)}); outputs in {out}")
-    return 0
+    return f"all {runs} completed ({time_spent(results, profile)}); outputs in {out}"
+
+
+def _print_failed_checks(checked: Sequence[RunResult]) -> None:
+    """Say (to standard error) which checks failed in the completed runs ``checked``, run by run."""
+    for r in checked:
+        where = "counted in the verdicts across seeds" if r.sweep else "at the book's seed"
+        print(f"{r.label}: {r.error} ({where}):", file=sys.stderr)
+        for line in r.failed_checks:
+            print(f"  {line}", file=sys.stderr)
+
+
+def _seed_verdicts(layout: OutputLayout, books: Sequence[RunResult]) -> dict[str, verdicts.Verdict]:
+    """The verdicts across the seeds of the claims the runs ``books`` (at the book's seed) checked.
+
+    Parameters
+    ----------
+    layout
+        The output tree of the book's seed (its seed trees hold the sweep).
+    books
+        The completed runs at the book's seed; a run whose claim record cannot be read is left out.
+
+    Returns
+    -------
+    dict
+        Claim id -> its verdict, in the order the records first check it. A map's numbers are
+        measurements beyond the papers: no verdict counts them.
+    """
+    records = []
+    for r in books:
+        with suppress(PathError):
+            records.append(load_chapter_record(layout.claims / f"{r.name}.json"))
+    claims = [c for c in dict.fromkeys(c.claim for r in records for c in r.checks) if c not in MAPS]
+    return verdicts.sweep_verdicts(claims, verdicts.load_sweeps(layout, records))
+
+
+def _print_verdicts(found: Mapping[str, verdicts.Verdict]) -> None:
+    """Print the counts of the verdicts ``found``, and each negative one with its reasons."""
+    print(f"verdicts across the seeds: {verdicts.format_counts(found)}")
+    for claim, verdict in found.items():
+        if verdict.negative:  # printed with their reasons
+            print(f"  {claim}: {verdict.phrase}")
+            for reason in verdict.reasons:
+                print(f"    {reason}")
 
 
 def print_crashed(results: Sequence[RunResult]) -> list[RunResult]:
@@ -265,14 +299,7 @@ def _cmd_list(args: argparse.Namespace) -> int:
     chosen = select_notebooks(root, args.names)
     for source in chosen:
         print(source.stem)
-        current = run_sources(source, fingerprint)
-        times = [
-            (profile, expected)
-            for profile in PROFILE_NAMES
-            if (
-                expected := expected_time(source.stem, profile, current, _profile_tree(root, profile), record)
-            )
-        ]
+        times = _expected_times(root, source, run_sources(source, fingerprint), record)
         shown += [expected for _, expected in times]
         if times:
             print(
@@ -280,19 +307,80 @@ def _cmd_list(args: argparse.Namespace) -> int:
                     f" {line}" for line in wrap.wrap(f"expected time at one seed: {format_expected(times)}")
                 )
             )
-        cell = read_parameters_cell(source)
-        meanings = {name: f"{p.meaning} ({p.domain.describe()})".lstrip() for name, p in cell.items()}
-        known = source.stem in CHANGES  # a notebook without profiles shows no values
-        per_profile = {p: profile_parameters(source, p) for p in PROFILE_NAMES} if known else {}
-        for group in dict.fromkeys(p.group for name, p in cell.items() if name not in RUN_PARAMETERS):
-            if group:
-                print(f" {group}:")
-            in_group = {
-                profile: {k: v for k, v in values.items() if cell[k].group == group}
-                for profile, values in per_profile.items()
-            }
-            for line in format_parameters(in_group, meanings, width):
-                print(line)
+        for line in _parameter_lines(source, width):
+            print(line)
+    for note in _list_notes(record, unread, shown):
+        print("\n".join(wrap.wrap(note)))
+    print(change_example(root, chosen))
+    return 0
+
+
+def _expected_times(
+    root: Path, source: Path, current: Mapping[str, str], record: ChapterTimes | None
+) -> list[tuple[str, Expected]]:
+    """The expected time of the notebook ``source`` at each profile that has one, as ``(profile, time)``.
+
+    ``current`` says its sources now (:func:`~ntpnb.runner.timings.run_sources`); ``record`` is the
+    project's benchmark record, if read.
+    """
+    times = []
+    for profile in PROFILE_NAMES:
+        expected = expected_time(source.stem, profile, current, _profile_tree(root, profile), record)
+        if expected:
+            times.append((profile, expected))
+    return times
+
+
+def _parameter_lines(source: Path, width: int) -> list[str]:
+    """The lines of ``ntpnb list`` giving the parameters of the notebook ``source``, group by group.
+
+    Parameters
+    ----------
+    source
+        The notebook's Jupytext source.
+    width
+        The width the lines wrap to.
+
+    Returns
+    -------
+    list of str
+        Each group's heading (if it has a name) and its parameters with their meaning, domain and
+        value at each profile (a notebook without profiles shows no values); run parameters are
+        left out.
+    """
+    cell = read_parameters_cell(source)
+    meanings = {name: f"{p.meaning} ({p.domain.describe()})".lstrip() for name, p in cell.items()}
+    known = source.stem in CHANGES  # a notebook without profiles shows no values
+    per_profile = {p: profile_parameters(source, p) for p in PROFILE_NAMES} if known else {}
+    lines = []
+    for group in dict.fromkeys(p.group for name, p in cell.items() if name not in RUN_PARAMETERS):
+        if group:
+            lines.append(f" {group}:")
+        in_group = {
+            profile: {k: v for k, v in values.items() if cell[k].group == group}
+            for profile, values in per_profile.items()
+        }
+        lines += format_parameters(in_group, meanings, width)
+    return lines
+
+
+def _list_notes(record: ChapterTimes | None, unread: str, shown: Sequence[Expected]) -> list[str]:
+    """The notes ending ``ntpnb list``: what the benchmark record measured, stale times, an unread record.
+
+    Parameters
+    ----------
+    record
+        The project's benchmark record of chapter times, or ``None`` if it could not be read.
+    unread
+        Why the record could not be read ("" if it was).
+    shown
+        The expected times the listing showed.
+
+    Returns
+    -------
+    list of str
+        The notes, each one paragraph.
+    """
     notes = []
     if record is not None and any(e.where == BENCHMARK for e in shown):
         notes.append(f"the {BENCHMARK}: {describe_record(record)}")
@@ -304,10 +392,7 @@ def _cmd_list(args: argparse.Namespace) -> int:
             )
     if unread:
         notes.append(f"no {BENCHMARK} times: {unread}")
-    for note in notes:
-        print("\n".join(wrap.wrap(note)))
-    print(change_example(root, chosen))
-    return 0
+    return notes
 
 
 def _profile_tree(root: Path, profile: str) -> OutputLayout:

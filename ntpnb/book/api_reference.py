@@ -12,7 +12,7 @@
   to their documentation (:func:`external_url`) with no inventory fetched: the build is offline.
 * Data documented by a ``#:`` comment where it is defined keeps that comment when a package
   re-exports it (:class:`ModuleDataDocumenter`); data and property docstrings are prose, kept from
-  napoleon (:func:`_data_docstring`).
+  napoleon (:class:`_ProseDocstrings`).
 * A reference to an internal object links to its public entry, or is unlinked code
   (:func:`_internal_reference`).
 """
@@ -192,16 +192,16 @@ def _record(env: BuildEnvironment, docname: str, names: list[str]) -> None:
     pages[docname] = names
 
 
-def _purge(app: Sphinx, env: BuildEnvironment, docname: str) -> None:
+def _purge(_app: Sphinx, env: BuildEnvironment, docname: str) -> None:
     env.__dict__.setdefault("ntpnb_api_pages", {}).pop(docname, None)
 
 
-def _merge(app: Sphinx, env: BuildEnvironment, docnames: set[str], other: BuildEnvironment) -> None:
+def _merge(_app: Sphinx, env: BuildEnvironment, docnames: set[str], other: BuildEnvironment) -> None:
     pages = env.__dict__.setdefault("ntpnb_api_pages", {})
     pages.update({d: n for d, n in other.__dict__.get("ntpnb_api_pages", {}).items() if d in docnames})
 
 
-def _check_every_name(app: Sphinx, env: BuildEnvironment) -> None:
+def _check_every_name(_app: Sphinx, env: BuildEnvironment) -> None:
     """Every name of ``__all__`` of each public module that a page documents is on exactly one page."""
     pages: dict[str, list[str]] = env.__dict__.get("ntpnb_api_pages", {})
     where: dict[str, list[str]] = {}
@@ -225,11 +225,11 @@ def _check_every_name(app: Sphinx, env: BuildEnvironment) -> None:
 
 
 def _factory_defaults(
-    app: Sphinx,
+    _app: Sphinx,
     what: str,
-    name: str,
+    _name: str,
     obj: object,
-    options: object,
+    _options: object,
     signature: str | None,
     annotation: str | None,
 ) -> tuple[str, str | None] | None:
@@ -309,18 +309,30 @@ def _internal_reference(app: Sphinx, env: BuildEnvironment, node: Any, contnode:
 _PROSE_KINDS = ("data", "attribute", "property")
 
 
-#: Prose docstrings kept from napoleon, by object name, between the two handlers below.
-_STASH: dict[str, list[str]] = {}
+@dataclasses.dataclass
+class _ProseDocstrings:
+    """Prose docstrings handed from before napoleon to after it, by object name, in one build.
 
+    Not a cache: :meth:`keep` holds a data or property docstring as autodoc reads it and
+    :meth:`restore` hands it back once napoleon has run, removing it, so nothing outlives the
+    processing of its own docstring. One instance per Sphinx application (see :func:`setup`).
+    """
 
-def _data_docstring(
-    keep: bool, app: Sphinx, what: str, name: str, obj: object, options: object, lines: list[str]
-) -> None:
-    """``autodoc-process-docstring``: keep a data docstring before napoleon, put it back after."""
-    if what in _PROSE_KINDS and keep:
-        _STASH[name] = list(lines)
-    elif what in _PROSE_KINDS and name in _STASH:
-        lines[:] = _STASH.pop(name)
+    kept: dict[str, list[str]] = dataclasses.field(default_factory=dict)
+
+    def keep(
+        self, _app: Sphinx, what: str, name: str, _obj: object, _options: object, lines: list[str]
+    ) -> None:
+        """``autodoc-process-docstring`` before napoleon: hold a prose docstring."""
+        if what in _PROSE_KINDS:
+            self.kept[name] = list(lines)
+
+    def restore(
+        self, _app: Sphinx, what: str, name: str, _obj: object, _options: object, lines: list[str]
+    ) -> None:
+        """``autodoc-process-docstring`` after napoleon: put the held docstring back."""
+        if what in _PROSE_KINDS and name in self.kept:
+            lines[:] = self.kept.pop(name)
 
 
 def setup(app: Sphinx) -> None:
@@ -331,8 +343,9 @@ def setup(app: Sphinx) -> None:
     app.add_css_file("ntpnb-api.css")
     app.connect("autodoc-process-signature", _factory_defaults)
     # napoleon's runs at 500
-    app.connect("autodoc-process-docstring", functools.partial(_data_docstring, True), priority=100)
-    app.connect("autodoc-process-docstring", functools.partial(_data_docstring, False), priority=900)
+    prose = _ProseDocstrings()
+    app.connect("autodoc-process-docstring", prose.keep, priority=100)
+    app.connect("autodoc-process-docstring", prose.restore, priority=900)
     app.connect("missing-reference", _internal_reference)
     app.connect("env-purge-doc", _purge)
     app.connect("env-merge-info", _merge)

@@ -144,17 +144,21 @@ def stage_sources(tree: BookTree, source: Path, missing: Sequence[str]) -> None:
         shutil.copy2(layout.root / page, outputs / page)
     if layout.benchmarks.is_dir():  # the benchmarks page shows its plots from there
         shutil.copytree(layout.benchmarks, outputs / layout.benchmarks.name, ignore=ignore)
-    for name in missing:  # its page: its source's title, and how to run it
-        try:
-            lines = (root / "notebooks" / f"{name}.md").read_text(encoding="utf-8").splitlines()
-        except OSError:
-            lines = []
-        title = next((line[2:].strip() for line in lines if line.startswith("# ")), name)
-        page = (
-            f"# {title}\n\n```{{note}}\nThis chapter has not run into the tree this book shows "
-            f"(`{shown(layout.root)}`: {tree.label()}). {tree.missing_advice(name)}\n```\n"
-        )
-        (outputs / "notebooks" / f"{name}.md").write_text(page, encoding="utf-8")
+    for name in missing:
+        (outputs / "notebooks" / f"{name}.md").write_text(_missing_page(tree, name), encoding="utf-8")
+
+
+def _missing_page(tree: BookTree, name: str) -> str:
+    """The page of a chapter that has not run into ``tree``: its source's title, and how to run it."""
+    try:
+        lines = (tree.root / "notebooks" / f"{name}.md").read_text(encoding="utf-8").splitlines()
+    except OSError:
+        lines = []
+    title = next((line[2:].strip() for line in lines if line.startswith("# ")), name)
+    return (
+        f"# {title}\n\n```{{note}}\nThis chapter has not run into the tree this book shows "
+        f"(`{shown(tree.layout.root)}`: {tree.label()}). {tree.missing_advice(name)}\n```\n"
+    )
 
 
 def run_owned(command: Sequence[str], cwd: Path, env: Mapping[str, str] | None = None) -> tuple[int, str]:
@@ -422,9 +426,7 @@ def build_site(site: Path, sources: Callable[[Path], None], command: str, pdf: b
                 errno_ = disk_errno(output, stage.path)
                 if errno_ is not None:
                     raise site_error(site, OSError(errno_, os.strerror(errno_)), command)
-                print("\n".join(build_messages(output)), file=sys.stderr)
-                kept = f"the last complete book in {shown(target)} is kept" if target.is_dir() else "no book"
-                print(f"ntpnb: the book build failed ({kept}); its messages are above", file=sys.stderr)
+                _print_failed_build(output, target)
                 return code
             swap_in(stage, target)
     except OSError as exc:
@@ -433,3 +435,10 @@ def build_site(site: Path, sources: Callable[[Path], None], command: str, pdf: b
     if not no_pdf:
         print(f"ntpnb: the whole book as one PDF is at {shown(target / PDF_NAME)}")
     return 0
+
+
+def _print_failed_build(output: str, target: Path) -> None:
+    """Say (to standard error) the messages of a failed build's ``output``, and whether a book is kept."""
+    print("\n".join(build_messages(output)), file=sys.stderr)
+    kept = f"the last complete book in {shown(target)} is kept" if target.is_dir() else "no book"
+    print(f"ntpnb: the book build failed ({kept}); its messages are above", file=sys.stderr)

@@ -112,26 +112,48 @@ def compare_runs(run_a: Path, run_b: Path) -> Comparison:
     ]
     both = sorted(set(a) & set(b))
     unprinted = {name: run for name in both for run, found in ((run_a, a), (run_b, b)) if found[name] is None}
-    for name in (
-        n for n in both if n not in unprinted
-    ):  # the runs of differing printed lines, by (cell, line)
-        lines = []
-        for run, notebooks in ((Path(run_a), a), (Path(run_b), b)):
-            try:
-                cells = read_notebook(notebooks[name])["cells"]
-            except PathError as exc:  # named, with the command that runs it again in its setting
-                raise PathError(f"{exc}; {rerun_advice([name], _run_record(run), run)}") from None
-            texts = [_cell_text(cell, rules) for cell in cells]
-            lines.append([(cell, line) for cell, text in enumerate(texts) for line in text.splitlines()])
-        la, lb = lines
-        matcher = difflib.SequenceMatcher(None, [x for _, x in la], [x for _, x in lb], autojunk=False)
-        for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-            if tag != "equal":
-                cell = la[i1][0] if i1 < i2 else (lb[j1][0] if j1 < j2 else -1)
-                x = "\n".join(x for _, x in la[i1:i2]) or "<no line>"
-                y = "\n".join(y for _, y in lb[j1:j2]) or "<no line>"
-                diffs.append(OutputDifference(name, cell, x, y))
+    for name in (n for n in both if n not in unprinted):
+        la, lb = (
+            _printed_lines(Path(run), notebooks[name], name, rules)
+            for run, notebooks in ((run_a, a), (run_b, b))
+        )
+        diffs += _line_differences(name, la, lb)
     return Comparison(both, diffs, unprinted)
+
+
+def _printed_lines(
+    run: Path, executed: Path, name: str, rules: list[tuple[re.Pattern[str], str]]
+) -> list[tuple[int, str]]:
+    """Every printed line of the executed notebook ``executed`` of chapter ``name`` in ``run``, with its cell.
+
+    Lines are sanitized by ``rules`` (:func:`sanitizers`) as :func:`_cell_text` does.
+
+    Raises
+    ------
+    PathError
+        If the notebook does not read, with the command that runs it again in its setting.
+    """
+    try:
+        cells = read_notebook(executed)["cells"]
+    except PathError as exc:
+        raise PathError(f"{exc}; {rerun_advice([name], _run_record(run), run)}") from None
+    texts = [_cell_text(cell, rules) for cell in cells]
+    return [(cell, line) for cell, text in enumerate(texts) for line in text.splitlines()]
+
+
+def _line_differences(
+    name: str, la: Sequence[tuple[int, str]], lb: Sequence[tuple[int, str]]
+) -> list[OutputDifference]:
+    """The runs of differing printed lines of chapter ``name`` between two runs, each at its first cell."""
+    diffs = []
+    matcher = difflib.SequenceMatcher(None, [x for _, x in la], [x for _, x in lb], autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag != "equal":
+            cell = la[i1][0] if i1 < i2 else (lb[j1][0] if j1 < j2 else -1)
+            x = "\n".join(x for _, x in la[i1:i2]) or "<no line>"
+            y = "\n".join(y for _, y in lb[j1:j2]) or "<no line>"
+            diffs.append(OutputDifference(name, cell, x, y))
+    return diffs
 
 
 def _run_record(run: Path) -> RunRecord | None:
@@ -277,22 +299,11 @@ def print_comparison(run_a: Path, run_b: Path) -> int:
     except PathError as exc:
         print(f"ntpnb: error: {exc}", file=sys.stderr)
         return 2
-    settings = setting_differences(run_a, run_b)
-    unknown = [str(run) for run in (run_a, run_b) if _run_record(run) is None]
-    if unknown:
-        print(f"settings not compared: no run record (run.json) in {' and '.join(unknown)}")
-    if settings:
-        print(f"the two runs' settings differ ({run_a} | {run_b}):")
-        print("".join(f"  {line}\n" for line in settings), end="")
+    _print_settings(run_a, run_b)
     for run in (run_a, run_b):
         print(platform_line(run))
-    for run in dict.fromkeys(unprinted.values()):  # an interactive run: compared by its claim records
-        names = ", ".join(name for name, where in unprinted.items() if where == run)
-        print(
-            f"printed lines not compared for {names}: {run} kept no executed notebook of "
-            f"{'it' if ',' not in names else 'them'} (an interactive run keeps only its claim records); "
-            "the claim checks are compared"
-        )
+    for line in _unprinted_lines(unprinted):
+        print(line)
     checks = compare_claims(run_a, run_b, both)
     lines = check_difference_lines(checks)
     if not diffs and not checks:
@@ -300,6 +311,33 @@ def print_comparison(run_a: Path, run_b: Path) -> int:
         return 0
     print("\n".join(lines + output_difference_lines(diffs)))
     return 1
+
+
+def _print_settings(run_a: Path, run_b: Path) -> None:
+    """Print how the two runs' settings differ, and which run has no run record to compare."""
+    settings = setting_differences(run_a, run_b)
+    unknown = [str(run) for run in (run_a, run_b) if _run_record(run) is None]
+    if unknown:
+        print(f"settings not compared: no run record (run.json) in {' and '.join(unknown)}")
+    if settings:
+        print(f"the two runs' settings differ ({run_a} | {run_b}):")
+        print("".join(f"  {line}\n" for line in settings), end="")
+
+
+def _unprinted_lines(unprinted: Mapping[str, Path]) -> list[str]:
+    """A line per run that kept no executed notebook of the chapters ``unprinted`` (name -> that run).
+
+    An interactive run keeps only its claim records: its chapters are compared by them.
+    """
+    lines = []
+    for run in dict.fromkeys(unprinted.values()):
+        names = ", ".join(name for name, where in unprinted.items() if where == run)
+        lines.append(
+            f"printed lines not compared for {names}: {run} kept no executed notebook of "
+            f"{'it' if ',' not in names else 'them'} (an interactive run keeps only its claim records); "
+            "the claim checks are compared"
+        )
+    return lines
 
 
 def explore_runs(tree: Path) -> dict[str, Path]:

@@ -89,6 +89,8 @@ class TreePages:
     commits: tuple[str, ...] = ()
     #: The chapters the tree has not run.
     absent: Sequence[str] = ()
+    #: The notebooks whose last run failed, as their records in ``failed/`` say.
+    failed: tuple[FailedRun, ...] = ()
 
     @property
     def check_count(self) -> int:
@@ -100,6 +102,36 @@ def read_tree(layout: OutputLayout, absent: Sequence[str] = ()) -> TreePages:
     """Read the records of the tree ``layout`` (and of its seed trees) that the pages show."""
     records = load_chapter_records(layout.claims)
     sweeps = load_sweeps(layout, records)
+    by_claim, series = _by_claim(records, sweeps)
+    sections = {r.notebook: chapter_sections(layout.notebooks / f"{r.notebook}.ipynb") for r in records}
+    run = load_run_record(layout.root)
+    profiles = sorted({c.profile for r in records for c in r.checks})
+    label = _escape(describe_run(run, profiles))
+    titles = _chapter_titles(layout)
+    executions = read_footers(layout).executions.values()
+    commits = tuple(dict.fromkeys(e.commit.describe() for e in executions))
+    results = sweep_verdicts(CLAIMS, sweeps)
+    return TreePages(
+        layout,
+        records,
+        sweeps,
+        results,
+        by_claim,
+        series,
+        sections,
+        run,
+        label,
+        titles,
+        commits,
+        absent,
+        _read_failed_runs(layout),
+    )
+
+
+def _by_claim(
+    records: Sequence[ChapterRecord], sweeps: Sequence[Sweep]
+) -> tuple[dict[str, list[Made]], dict[str, list[Series]]]:
+    """Claim id -> its checks (with their notebooks) at the book's seed, and -> its series over the seeds."""
     by_claim: dict[str, list[Made]] = defaultdict(list)
     for record in records:
         for check in record.checks:
@@ -108,22 +140,53 @@ def read_tree(layout: OutputLayout, absent: Sequence[str] = ()) -> TreePages:
     for sweep in sweeps:
         for s in series_of(sweep):
             series[s.first.claim].append(s)
-    sections = {r.notebook: chapter_sections(layout.notebooks / f"{r.notebook}.ipynb") for r in records}
-    run = load_run_record(layout.root)
-    profiles = sorted({c.profile for r in records for c in r.checks})
-    label = _escape(describe_run(run, profiles))
+    return by_claim, series
+
+
+def _chapter_titles(layout: OutputLayout) -> dict[str, str]:
+    """Chapter -> the text of its executed notebook's first-level title, without math marks."""
     titles = {}
     for path in visible(sorted(layout.notebooks.glob("*.ipynb"))):
         cells = [c for c in read_notebook(path)["cells"] if c.get("cell_type") == "markdown"]
         title = next((text for cell in cells for level, text in _headings(cell) if level == 1), None)
         if title is not None:
             titles[path.stem] = re.sub(r"\$([^$]*)\$", r"\1", title)
-    executions = read_footers(layout).executions.values()
-    commits = tuple(dict.fromkeys(e.commit.describe() for e in executions))
-    results = sweep_verdicts(CLAIMS, sweeps)
-    return TreePages(
-        layout, records, sweeps, results, by_claim, series, sections, run, label, titles, commits, absent
-    )
+    return titles
+
+
+@dataclass(frozen=True)
+class FailedRun:
+    """A notebook's failed last run, as its record in ``failed/`` states it."""
+
+    notebook: str
+    date: str
+    error: str
+
+
+def _read_failed_runs(layout: OutputLayout) -> tuple[FailedRun, ...]:
+    """The records of ``layout.failed`` (``*.json``) that are readable dicts, in file-name order.
+
+    Parameters
+    ----------
+    layout
+        The tree whose ``failed/`` directory is read.
+
+    Returns
+    -------
+    tuple of FailedRun
+        Each readable record's notebook, date and error, as ``str`` of what the record holds.
+    """
+    failed = []
+    for path in sorted(layout.failed.glob("*.json")):
+        try:
+            record = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(record, dict):
+            failed.append(
+                FailedRun(str(record.get("notebook")), str(record.get("date")), str(record.get("error")))
+            )
+    return tuple(failed)
 
 
 #: the book's ``myst_heading_anchors``: headings down to this level get an anchor
@@ -471,35 +534,52 @@ def _artifact_words(series: Series) -> str:
     return f"authors' stored: {series.first.artifact.value:g}, {'consistent' if agrees else 'not consistent'}"  # type: ignore[union-attr]
 
 
+def _check_row(tree: TreePages, notebook: str, series: Series, check: Check) -> list[str]:
+    """The row of one check's ``series`` in its chapter's table (``check``: at the sweep's first seed).
+
+    Parameters
+    ----------
+    tree
+        The tree whose sections the claim id links to.
+    notebook
+        The chapter that made the check.
+    series
+        The check across the seeds.
+    check
+        The check at the sweep's first seed.
+
+    Returns
+    -------
+    list of str
+        The cells: claim, what was measured, ours, required, the paper, decided, result.
+    """
+    what = _escape(series.name) if check.kind == "claim" else f"*{check.kind}:* {_escape(series.name)}"
+    paper = "; ".join(x for x in (_escape(check.paper), _escape(_artifact_words(series))) if x)
+    decided = series.decided  # how it was decided across the seeds, with its spread
+    values = series.spread() if not series.statistical else None
+    if values:
+        decided += f"; {values[0]} to {values[1]}"
+    outcome = series.outcome
+    strong = outcome == "fails" or (check.kind == "finding" and outcome == "established")
+    return [
+        _link(tree.sections, (notebook, check), _escape(check.claim)),
+        what,
+        _escape(series.ours()),
+        _escape(check.required),
+        paper,
+        _escape(decided),
+        f"**{outcome}**" if strong else outcome,
+    ]
+
+
 def _chapter_checks(tree: TreePages, sweep: Sweep) -> list[str]:
     """One chapter's checks across the seeds: a collapsed block opening to their table."""
     notebook = sweep.book.notebook
-    rows, failed = [], 0
-    for series in series_of(sweep):
-        c = series.checks.get(sweep.seeds[0])
-        if c is None:
-            continue
-        what = _escape(series.name) if c.kind == "claim" else f"*{c.kind}:* {_escape(series.name)}"
-        claim = _link(tree.sections, (notebook, c), _escape(c.claim))
-        paper = "; ".join(x for x in (_escape(c.paper), _escape(_artifact_words(series))) if x)
-        decided = series.decided  # how it was decided across the seeds, with its spread
-        values = series.spread() if not series.statistical else None
-        if values:
-            decided += f"; {values[0]} to {values[1]}"
-        outcome = series.outcome
-        strong = outcome == "fails" or (c.kind == "finding" and outcome == "established")
-        failed += outcome == "fails"
-        rows.append(
-            [
-                claim,
-                what,
-                _escape(series.ours()),
-                _escape(c.required),
-                paper,
-                _escape(decided),
-                f"**{outcome}**" if strong else outcome,
-            ]
-        )
+    shown = [
+        (s, s.checks[sweep.seeds[0]]) for s in series_of(sweep) if s.checks.get(sweep.seeds[0]) is not None
+    ]
+    rows = [_check_row(tree, notebook, series, check) for series, check in shown]
+    failed = sum(series.outcome == "fails" for series, _ in shown)
     header = ["claim", "what was measured", "ours", "required", "the paper", "decided", "result"]
     title = html.escape(f"{chapter_label(notebook)}. {tree.titles.get(notebook, notebook)}")
     held = f"{failed} fail" if failed else "none fails"
@@ -517,54 +597,39 @@ def _chapter_checks(tree: TreePages, sweep: Sweep) -> list[str]:
     ]
 
 
-def _failures(layout: OutputLayout) -> list[str]:
+def _failures(failed: Sequence[FailedRun]) -> list[str]:
     """A warning naming the notebooks whose last run failed (their records in ``failed/``)."""
-    failures = []
-    for path in sorted(layout.failed.glob("*.json")):
-        try:
-            record = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue
-        if isinstance(record, dict):
-            error = _escape(str(record.get("error")))
-            failures.append(f"* `{record.get('notebook')}` ({record.get('date')}): {error}")
-    if not failures:
+    if not failed:
         return []
     return [
         "```{warning}",
         "The last run of these notebooks failed. This page and their chapters show their last",
         "successful run, if any; the failed run's executed copy is in `outputs/failed/`.",
         "",
-        *failures,
+        *(f"* `{f.notebook}` ({f.date}): {_escape(f.error)}" for f in failed),
         "```",
         "",
     ]
 
 
-def _what_ran(tree: TreePages) -> list[str]:
-    """What ran, in full: the records read, each chapter's seeds, what was not counted or not tested."""
-    lines = [
-        "## What ran",
-        "",
-        "This page is generated by `ntpnb book` from the claim records that the notebooks wrote",
-        "when they ran (`outputs/claims/*.json` at the book's seed, `outputs/seeds/seed=S/claims/`",
-        "at the further seeds of the sweep) and from the registry of claims",
-        "(`ntpnb/chapter/registry.py`); nothing on it is typed by hand. Each claim and its place in",
-        "the paper are also listed on {doc}`the claims page </outputs/claim_list>`.",
-        "",
-        f"The run: {tree.label}; {tree.check_count} checks at the book's seed.{absent_sentence(tree.absent)}",
-        "",
-    ]
-    if tree.sweeps and {len(s.seeds) for s in tree.sweeps} == {1}:
-        lines += [
+def _seeds_lines(sweeps: Sequence[Sweep]) -> list[str]:
+    """The paragraph on the seeds the verdicts rest on: one per chapter, or every chapter's seeds."""
+    if sweeps and {len(s.seeds) for s in sweeps} == {1}:
+        return [
             "The verdicts rest on one seed per chapter (the book's, "
-            f"{format_seeds(sorted({s.seeds[0] for s in tree.sweeps}))}): no seed sweep was run "
+            f"{format_seeds(sorted({s.seeds[0] for s in sweeps}))}): no seed sweep was run "
             "(`ntpnb reproduce --seeds 5` runs each chapter at the book's seed and four more).",
             "",
         ]
-    elif tree.sweeps:
-        per = "; ".join(f"{_chapters_words([s.book.notebook])}: {format_seeds(s.seeds)}" for s in tree.sweeps)
-        lines += [f"The verdicts rest on every seed each chapter ran at, the book's first ({per}).", ""]
+    if sweeps:
+        per = "; ".join(f"{_chapters_words([s.book.notebook])}: {format_seeds(s.seeds)}" for s in sweeps)
+        return [f"The verdicts rest on every seed each chapter ran at, the book's first ({per}).", ""]
+    return []
+
+
+def _left_out_lines(tree: TreePages) -> list[str]:
+    """The runs not counted, the claims not tested and the checks of unknown claim ids, if any."""
+    lines = []
     aside = [
         f"{_chapters_words([s.book.notebook])} at seed {n}: {_escape(why)}"
         for s in tree.sweeps
@@ -586,9 +651,27 @@ def _what_ran(tree: TreePages) -> list[str]:
     return lines
 
 
-def render_report(tree: TreePages) -> str:
-    """The report page (MyST markdown) of ``tree``."""
-    lines = [
+def _what_ran(tree: TreePages) -> list[str]:
+    """What ran, in full: the records read, each chapter's seeds, what was not counted or not tested."""
+    return [
+        "## What ran",
+        "",
+        "This page is generated by `ntpnb book` from the claim records that the notebooks wrote",
+        "when they ran (`outputs/claims/*.json` at the book's seed, `outputs/seeds/seed=S/claims/`",
+        "at the further seeds of the sweep) and from the registry of claims",
+        "(`ntpnb/chapter/registry.py`); nothing on it is typed by hand. Each claim and its place in",
+        "the paper are also listed on {doc}`the claims page </outputs/claim_list>`.",
+        "",
+        f"The run: {tree.label}; {tree.check_count} checks at the book's seed.{absent_sentence(tree.absent)}",
+        "",
+        *_seeds_lines(tree.sweeps),
+        *_left_out_lines(tree),
+    ]
+
+
+def _report_head(tree: TreePages) -> list[str]:
+    """The report's top: the counts, the summary, failed runs and the claims' cards."""
+    return [
         # the summary is the page's table of contents: the article takes the theme's right column
         "---",
         "html_theme.sidebar_secondary.remove: true",
@@ -599,13 +682,19 @@ def render_report(tree: TreePages) -> str:
         f"**{format_counts(tree.results)}.** What ran: {run_line(tree)}." + absent_sentence(tree.absent),
         "",
         *_summary(tree),
-        *_failures(tree.layout),
+        *_failures(tree.failed),
         "Each claim's card below gives the paper's statement and value, the evidence with our values",
         "across the seeds, and the chapter sections that check it; the rule that gives each verdict",
         "is stated after them.",
         "",
         *_cards(tree),
         *_maps_section(tree),
+    ]
+
+
+def _every_check(tree: TreePages) -> list[str]:
+    """The section of every check: a table per chapter, or a line saying none was recorded."""
+    lines = [
         "## Every check",
         "",
         "Every assertion of every chapter, a table per chapter (click to open): our value (pooled over",
@@ -620,7 +709,12 @@ def render_report(tree: TreePages) -> str:
     for sweep in tree.sweeps:
         if sweep.book.checks:
             lines += _chapter_checks(tree, sweep)
-    lines += [
+    return lines
+
+
+def _rule_and_platforms(tree: TreePages) -> list[str]:
+    """The verdict rule in full, what ran, and the machines the chapters ran on."""
+    return [
         "## The verdict rule",
         "",
         "One rule gives every verdict on this page, from the checks' records at every seed.",
@@ -645,7 +739,11 @@ def render_report(tree: TreePages) -> str:
         "</details>",
         "",
     ]
-    return "\n".join(lines)
+
+
+def render_report(tree: TreePages) -> str:
+    """The report page (MyST markdown) of ``tree``."""
+    return "\n".join([*_report_head(tree), *_every_check(tree), *_rule_and_platforms(tree)])
 
 
 def verdict_summary(results: Mapping[str, Verdict]) -> str:

@@ -89,7 +89,7 @@ def notebook_problems(path: Path) -> list[str]:
     return problems
 
 
-def _check(app: Sphinx, env: BuildEnvironment) -> None:
+def _check(_app: Sphinx, env: BuildEnvironment) -> None:
     # every document, every build: an unchanged notebook that Sphinx does not re-read is
     # checked again, so a second build cannot pass where the first one failed
     for docname in sorted(env.found_docs):
@@ -130,7 +130,7 @@ def _add_static_and_read_footers(app: Sphinx) -> None:
         raise ExtensionError(f"the pages' execution footers: {exc}") from None
 
 
-def _add_footer_template(app: Sphinx, config: Config) -> None:
+def _add_footer_template(_app: Sphinx, config: Config) -> None:
     """Make the execution footer one of the theme's footer items (before the templates load)."""
     config.templates_path.append(str(_TEMPLATES))
     options = config.html_theme_options
@@ -157,29 +157,14 @@ def _link_pdf(app: Sphinx, doctree: nodes.document, docname: str) -> None:
 
 
 def _page_context(
-    app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any
+    app: Sphinx, pagename: str, _templatename: str, context: dict[str, Any], _doctree: Any
 ) -> None:
     """Fix the theme's scripts; foot the page; link the book's PDF; Binder and source buttons on a chapter."""
-    # drop repeated script tags (same file, same inline body): each is declared once
-    scripts = context.get("script_files") or []
-    kept: dict[tuple[str, str | None], Any] = {}
-    for script in scripts:
-        key = (getattr(script, "filename", script) or "", getattr(script, "attributes", {}).get("body"))
-        kept.setdefault(key, script)
-    scripts[:] = kept.values()
+    _drop_repeated_scripts(context)
     footers: Footers = app.ntpnb_footers  # type: ignore[attr-defined]
     chapter = source_of_chapter(pagename)  # the execution footer: its chapter's, or the run's
     context["ntpnb_provenance"] = footers.chapter(Path(pagename).name) if chapter else footers.book()
-    # the .pdf button downloads the whole book's PDF if this build made one (else it prints the page)
-    pdf = app.config.ntpnb_book_pdf
-    for group in (context.get("header_buttons") or []) if pdf else []:
-        buttons = group.get("buttons", [])
-        for i, button in enumerate(buttons):
-            if button.get("label") == "download-pdf-button":
-                kept = {k: v for k, v in button.items() if k != "javascript"}
-                tooltip = "Download the whole book as one PDF"
-                url = context["pathto"](pdf, 1)
-                buttons[i] = kept | dict(type="link", url=url, text=".pdf (the whole book)", tooltip=tooltip)
+    _link_book_pdf(context, app.config.ntpnb_book_pdf)
     if "body" in context:
         context["body"] = drop_cdn_links(context["body"])
     # with no colour mode, the theme's script logs "invalid theme mode" on every page
@@ -189,21 +174,57 @@ def _page_context(
     buttons = context.get("header_buttons")
     if source is None or buttons is None:
         return
-    tooltip = "Download the notebook's source (opens as a notebook with Jupytext)"
-    jupytext = dict(type="link", url=context["pathto"](f"_sources/{source}", 1), tooltip=tooltip)
-    jupytext.update(text=".md (Jupytext source)", icon="fas fa-file-code", label="download-jupytext-button")
     for group in buttons:
         if group.get("label") == "download-buttons":
-            group["buttons"].insert(1, jupytext)
+            group["buttons"].insert(1, _jupytext_button(context, source))
     options = app.config.html_theme_options
     repository = options.get("repository_url", "")
     if repository:
-        branch, hub = options.get("repository_branch", "main"), app.config.ntpnb_binderhub_url
-        launch = dict(type="link", text="Binder", tooltip="Run this chapter on Binder")
-        launch.update(icon="_static/images/logo_binder.svg", label="launch-binder-button")
-        launch["url"] = binder_url(repository, branch, source, hub)
-        group = dict(type="group", tooltip="Launch interactive content", icon="fas fa-rocket")
-        buttons.insert(0, {**group, "buttons": [launch], "label": "launch-buttons"})
+        branch = options.get("repository_branch", "main")
+        url = binder_url(repository, branch, source, app.config.ntpnb_binderhub_url)
+        buttons.insert(0, _binder_group(url))
+
+
+def _drop_repeated_scripts(context: dict[str, Any]) -> None:
+    """Drop repeated script tags (same file, same inline body) of a page's ``context``: each once."""
+    scripts = context.get("script_files") or []
+    kept: dict[tuple[str, str | None], Any] = {}
+    for script in scripts:
+        key = (getattr(script, "filename", script) or "", getattr(script, "attributes", {}).get("body"))
+        kept.setdefault(key, script)
+    scripts[:] = kept.values()
+
+
+def _link_book_pdf(context: dict[str, Any], pdf: str) -> None:
+    """Make the page's .pdf button download the whole book's PDF ``pdf``, if this build made one.
+
+    Without ``pdf`` ("") the button keeps the theme's action: it prints the page.
+    """
+    for group in (context.get("header_buttons") or []) if pdf else []:
+        buttons = group.get("buttons", [])
+        for i, button in enumerate(buttons):
+            if button.get("label") == "download-pdf-button":
+                kept = {k: v for k, v in button.items() if k != "javascript"}
+                tooltip = "Download the whole book as one PDF"
+                url = context["pathto"](pdf, 1)
+                buttons[i] = kept | dict(type="link", url=url, text=".pdf (the whole book)", tooltip=tooltip)
+
+
+def _jupytext_button(context: dict[str, Any], source: str) -> dict[str, str]:
+    """The header button that downloads a chapter's Jupytext ``source`` (published under ``_sources/``)."""
+    tooltip = "Download the notebook's source (opens as a notebook with Jupytext)"
+    jupytext = dict(type="link", url=context["pathto"](f"_sources/{source}", 1), tooltip=tooltip)
+    jupytext.update(text=".md (Jupytext source)", icon="fas fa-file-code", label="download-jupytext-button")
+    return jupytext
+
+
+def _binder_group(url: str) -> dict[str, Any]:
+    """The header's group of launch buttons: one, that runs the chapter on Binder at ``url``."""
+    launch = dict(type="link", text="Binder", tooltip="Run this chapter on Binder")
+    launch.update(icon="_static/images/logo_binder.svg", label="launch-binder-button")
+    launch["url"] = url
+    group = dict(type="group", tooltip="Launch interactive content", icon="fas fa-rocket")
+    return {**group, "buttons": [launch], "label": "launch-buttons"}
 
 
 #: CDN stylesheets that notebook outputs link (Font Awesome 4, by matplotlib's ``to_jshtml``),

@@ -35,6 +35,8 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from pathlib import Path
+from typing import Any
 
 from ..chapter.claims import KINDS, ChapterRecord, Check, Qualification, load_chapter_record
 from ..chapter.layout import OutputLayout
@@ -149,11 +151,7 @@ def seed_record(
     """The record of ``book``'s chapter in the seed tree ``tree``, or why it is not counted (None: none)."""
     failure = tree.failed / f"{book.notebook}.json"
     if failure.exists():  # its last run stopped before its end (a record in place is older)
-        try:  # the one-line error of the failure record the runner kept (:mod:`ntpnb.chapter.outputs`)
-            error = json.loads(failure.read_text(encoding="utf-8")).get("error")
-        except (OSError, ValueError, AttributeError):
-            return "its last run failed (its failure record does not read)"
-        return f"its last run failed ({str(error).splitlines()[0] if error else 'no error recorded'})"
+        return _failed_run_reason(failure)
     path = tree.claims / f"{book.notebook}.json"
     if not path.exists():
         return None
@@ -161,6 +159,40 @@ def seed_record(
         record = load_chapter_record(path)
     except PathError as exc:
         return str(exc)
+    why = _not_comparable(record, seed, book)
+    if why is not None:
+        return why
+    try:  # the ntpnb sources both ran with, by their manifests
+        ours = load_manifest(layout.notebooks / f"{book.notebook}.ipynb").package
+        theirs = load_manifest(tree.notebooks / f"{book.notebook}.ipynb").package
+    except PathError:
+        return record  # no manifests to compare (a hand-made tree): the checks above decide
+    if ours and theirs and ours != theirs:
+        return (
+            "it ran with other ntpnb sources than the book's seed (rerun the sweep, e.g. "
+            "`ntpnb reproduce --seeds 5`: every seed whose sources changed runs again)"
+        )
+    return record
+
+
+def _failed_run_reason(failure: Path) -> str:
+    """Why a seed's run is not counted when its last run failed: the failure record's one-line error.
+
+    ``failure`` is the record the runner kept (:mod:`ntpnb.chapter.outputs`).
+    """
+    try:
+        error = json.loads(failure.read_text(encoding="utf-8")).get("error")
+    except (OSError, ValueError, AttributeError):
+        return "its last run failed (its failure record does not read)"
+    return f"its last run failed ({str(error).splitlines()[0] if error else 'no error recorded'})"
+
+
+def _not_comparable(record: ChapterRecord, seed: int, book: ChapterRecord) -> str | None:
+    """Why a seed tree's ``record`` (at ``seed``) cannot count beside the book's seed's ``book``, or None.
+
+    It must be the same chapter's, complete, at the seed its tree says and not the book's, at the
+    book's profile and parameters (but for the swept ones).
+    """
     if record.notebook != book.notebook:
         return f"the record is of {record.notebook}"
     if not record.complete:
@@ -179,17 +211,7 @@ def seed_record(
     )
     if changed:
         return f"it ran with other parameters ({', '.join(changed)})"
-    try:  # the ntpnb sources both ran with, by their manifests
-        ours = load_manifest(layout.notebooks / f"{book.notebook}.ipynb").package
-        theirs = load_manifest(tree.notebooks / f"{book.notebook}.ipynb").package
-    except PathError:
-        return record  # no manifests to compare (a hand-made tree): the checks above decide
-    if ours and theirs and ours != theirs:
-        return (
-            "it ran with other ntpnb sources than the book's seed (rerun the sweep, e.g. "
-            "`ntpnb reproduce --seeds 5`: every seed whose sources changed runs again)"
-        )
-    return record
+    return None
 
 
 def load_sweeps(layout: OutputLayout, book_records: Sequence[ChapterRecord]) -> list[Sweep]:
@@ -694,17 +716,7 @@ def _decide(series: Sequence[Series], qualifications: Sequence[str], authors: st
     ]
     broken += [s for s in series if s.first.kind in ("finding", "measurement") and s.differs]
     if broken or (per_seed and not holding):
-        failing = broken or [s for s in per_seed if s.failed_seeds]
-        what = [f"{s.first.label} {'differs between seeds' if s.differs else s.outcome}" for s in broken]
-        if per_seed and not holding:
-            what.append(
-                "the evidence fails at the one seed"
-                if len(seeds) == 1
-                else f"the evidence holds at none of the {_seeds(len(seeds))}"
-            )
-        failures = tuple(_failure(s) for s in failing)
-        return _Decision(CHECK_FAILED, ", and ".join(dict.fromkeys(what)), failures[0], failures, (), quals)
-
+        return _check_failed(broken, per_seed, len(seeds), bool(holding), quals)
     contradicted = [s for s in evidence if s.pooled_sample is not None and not s.established]
     shortfalls = [s for s in findings if s.established] + contradicted
     excused = [s for s in shortfalls if s.protocol in ("", authors) and s.artifact_agrees()]
@@ -717,27 +729,72 @@ def _decide(series: Sequence[Series], qualifications: Sequence[str], authors: st
         return _Decision(NOT_REPRODUCED, basis, standing[0].sentence(), (), found, quals)
     # a missed number that the authors' artifact shows too, under their protocol: a qualification
     quals += tuple(f"{s.sentence()}, and {s.artifact_note()}" for s in excused)
-    if not evidence and excused:  # our value is the authors' artifact's: that is the evidence
-        basis = format_seeds(dict.fromkeys(f"{s.first.kind} {s.decided}" for s in excused))
-        return _Decision(QUALIFIED, basis, excused[0].sentence(), (), (), quals)
     if not evidence:
-        if findings:
-            basis = format_seeds(dict.fromkeys(f"a finding not established {s.decided}" for s in findings))
-            return _Decision(NOT_ESTABLISHED, basis, findings[0].sentence(), (), (), quals)
-        if undecided:
-            basis = "its evidence cannot be decided at this run's seeds"
-            return _Decision(NOT_ESTABLISHED, basis, quals[-1], (), (), quals)
-        if sanity:
-            return _Decision(
-                BY_CONSTRUCTION, "sanity checks only", _why_by_construction(sanity), (), (), quals
-            )
-        return _Decision(BY_CONSTRUCTION, "no evidence checks", "", (), (), quals)
+        return _without_evidence(excused, findings, undecided, sanity, quals)
     basis = _evidence_basis(evidence, seeds, holding)
     if len(holding) < len(seeds) and per_seed:
         failures = tuple(_failure(s) for s in per_seed if s.failed_seeds)
         return _Decision(PARTIAL, basis, failures[0], failures, (), quals)
     quoted = next((s for s in evidence if s.first.paper), evidence[0])
     return _Decision(QUALIFIED if quals else REPRODUCED, basis, quoted.sentence(), (), (), quals)
+
+
+def _check_failed(
+    broken: Sequence[Series], per_seed: Sequence[Series], seeds: int, holding: bool, quals: tuple[str, ...]
+) -> _Decision:
+    """The decision of a claim whose checks failed: ``broken`` series, or per-seed evidence held nowhere.
+
+    Parameters
+    ----------
+    broken
+        The series that failed outright (a sanity check, seed-independent evidence) or whose
+        finding or measurement differs between seeds.
+    per_seed
+        The evidence decided per seed.
+    seeds
+        How many seeds the checks ran at.
+    holding
+        Whether the per-seed evidence held together at some seed.
+    quals
+        The claim's qualifications.
+    """
+    failing = broken or [s for s in per_seed if s.failed_seeds]
+    what = [f"{s.first.label} {'differs between seeds' if s.differs else s.outcome}" for s in broken]
+    if per_seed and not holding:
+        what.append(
+            "the evidence fails at the one seed"
+            if seeds == 1
+            else f"the evidence holds at none of the {_seeds(seeds)}"
+        )
+    failures = tuple(_failure(s) for s in failing)
+    return _Decision(CHECK_FAILED, ", and ".join(dict.fromkeys(what)), failures[0], failures, (), quals)
+
+
+def _without_evidence(
+    excused: Sequence[Series],
+    findings: Sequence[Series],
+    undecided: Sequence[Series],
+    sanity: Sequence[Series],
+    quals: tuple[str, ...],
+) -> _Decision:
+    """The decision of a claim with no decidable evidence check, from what it has instead.
+
+    In order: a missed number the authors' artifact shows too (``excused``: our value is theirs,
+    that is the evidence), findings not established, evidence undecided at the run's seeds,
+    sanity checks only, nothing.
+    """
+    if excused:
+        basis = format_seeds(dict.fromkeys(f"{s.first.kind} {s.decided}" for s in excused))
+        return _Decision(QUALIFIED, basis, excused[0].sentence(), (), (), quals)
+    if findings:
+        basis = format_seeds(dict.fromkeys(f"a finding not established {s.decided}" for s in findings))
+        return _Decision(NOT_ESTABLISHED, basis, findings[0].sentence(), (), (), quals)
+    if undecided:
+        basis = "its evidence cannot be decided at this run's seeds"
+        return _Decision(NOT_ESTABLISHED, basis, quals[-1], (), (), quals)
+    if sanity:
+        return _Decision(BY_CONSTRUCTION, "sanity checks only", _why_by_construction(sanity), (), (), quals)
+    return _Decision(BY_CONSTRUCTION, "no evidence checks", "", (), (), quals)
 
 
 def _counts(series: Sequence[Series]) -> dict[str, int]:
@@ -806,34 +863,13 @@ def claim_verdict(
         return Verdict(claim, NOT_TESTED, counts=counts)
     if protocols is None:
         protocols = declared_protocols(claim)
-    extras = {
-        "evidence": tuple(CheckSummary.of(s) for s in series if s.first.kind == "claim"),
-        "beyond": tuple(
-            f"{s.name}: {s.quote()}" for s in series if s.first.kind == "measurement" and s.established
-        ),
-        "marginal": tuple(_marginal(s) for s in series if s.first.kind != "measurement" and s.marginal_seeds),
-    }
     used = [p for p in dict.fromkeys(s.protocol for s in series) if p]
-    extras["notes"] = _notes(series, next(iter(protocols), "") if used else "")
+    extras = _verdict_extras(series, next(iter(protocols), "") if used else "")
     if not used:
         d = _decide(series, qualifications, authors="")
-        return Verdict(
-            claim,
-            d.verdict,
-            d.basis,
-            counts,
-            d.why,
-            failures=d.failures,
-            findings=d.findings,
-            qualifications=d.qualifications,
-            **extras,
-        )
+        return _as_verdict(claim, d, counts, extras, d.verdict, d.qualifications)
     keys = [*protocols, *(k for k in used if k not in protocols)]
-    decided = {
-        key: _decide([s for s in series if s.protocol in ("", key)], qualifications, authors=keys[0])
-        for i, key in enumerate(keys)
-        if i == 0 or key in used
-    }
+    decided = _protocol_decisions(series, qualifications, keys, used)
     (first, primary), *others = decided.items()
     words = {k: protocols.get(k, "(not declared in the registry)") for k in keys}
     subs = tuple(ProtocolVerdict(k, words[k], d.verdict, d.basis, d.why) for k, d in decided.items())
@@ -842,18 +878,61 @@ def claim_verdict(
     if differ and verdict in POSITIVE:
         verdict = QUALIFIED
         quals += tuple(_protocol_qualification((first, primary), other) for other in differ)
+    return _as_verdict(claim, primary, counts, extras, verdict, quals, subs)
+
+
+def _as_verdict(
+    claim: str,
+    decision: _Decision,
+    counts: dict[str, int],
+    extras: Mapping[str, tuple[Any, ...]],
+    verdict: str,
+    qualifications: tuple[str, ...],
+    protocols: tuple[ProtocolVerdict, ...] = (),
+) -> Verdict:
+    """The :class:`Verdict` of ``claim``: ``verdict`` on the basis of ``decision``, with ``extras``."""
     return Verdict(
         claim,
         verdict,
-        primary.basis,
+        decision.basis,
         counts,
-        primary.why,
-        failures=primary.failures,
-        findings=primary.findings,
-        qualifications=quals,
-        protocols=subs,
+        decision.why,
+        failures=decision.failures,
+        findings=decision.findings,
+        qualifications=qualifications,
+        protocols=protocols,
         **extras,
     )
+
+
+def _verdict_extras(series: Sequence[Series], authors: str) -> dict[str, tuple[Any, ...]]:
+    """What a claim's verdict shows beside its decision: evidence, measurements beyond, marginal seeds, notes.
+
+    ``authors`` is the claim's first protocol where its checks name protocols, else "".
+    """
+    return {
+        "evidence": tuple(CheckSummary.of(s) for s in series if s.first.kind == "claim"),
+        "beyond": tuple(
+            f"{s.name}: {s.quote()}" for s in series if s.first.kind == "measurement" and s.established
+        ),
+        "marginal": tuple(_marginal(s) for s in series if s.first.kind != "measurement" and s.marginal_seeds),
+        "notes": _notes(series, authors),
+    }
+
+
+def _protocol_decisions(
+    series: Sequence[Series], qualifications: Sequence[str], keys: Sequence[str], used: Sequence[str]
+) -> dict[str, _Decision]:
+    """The decision under each protocol of ``keys`` that a check names (and the first, always).
+
+    Each is decided on the checks without a protocol and the protocol's own; the first protocol
+    (``keys[0]``) is the authors'.
+    """
+    return {
+        key: _decide([s for s in series if s.protocol in ("", key)], qualifications, authors=keys[0])
+        for i, key in enumerate(keys)
+        if i == 0 or key in used
+    }
 
 
 def sweep_verdicts(claim_ids: Iterable[str], sweeps: Sequence[Sweep]) -> dict[str, Verdict]:

@@ -63,7 +63,7 @@ def _ancestors(node: nodes.Node, top: nodes.Node) -> list[nodes.Node]:
     return out
 
 
-def keep_table_words(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+def keep_table_words(_app: Sphinx, doctree: nodes.document, _docname: str) -> None:
     """Wrap every word of every table cell that a browser could break in an ``ntpnb-word`` span."""
     for entry in list(doctree.findall(nodes.entry)):
         for text in _prose_texts(entry):

@@ -20,7 +20,7 @@ MINOR_TICKS_MAX_DECADES: float = 3.0
 _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
-def _power_of_ten(x: float, pos: int | None = None) -> str:
+def _power_of_ten(x: float, _pos: int | None = None) -> str:
     """``"10"`` with the exponent in superscript digits for a power of ten, else no label."""
     if not x > 0:
         return ""

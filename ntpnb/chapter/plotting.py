@@ -34,7 +34,7 @@ import io
 import math
 import re
 import warnings
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -261,23 +261,12 @@ def show_figure(fig: Figure, name: str, layout: OutputLayout) -> None:
     record: dict[str, Any] = figure_record(fig, width, save_dpi)
     phone_problems = []
     if text_pixels(record["text_points"], record["width_points"], min(shown, PHONE_PIXELS)) < LEGIBLE_PIXELS:
-        try:
-            png_bytes, phone, phone_problems = phone_layout(fig)
-        except OneColumnError as exc:
-            phone_problems = [f"its panels cannot be laid out in one column: {exc}"]
-        else:
-            png_text = base64.b64encode(png_bytes).decode("ascii")
-            phone |= {"image/png": png_text, "shown_pixels": PHONE_PIXELS, "media": PHONE_MEDIA}
+        phone, phone_problems = _phone_record(fig)
+        if phone is not None:
             record["phone"] = phone
     plt.close(fig)
     if small:
-        listed = ", ".join(f"{label!r} ({points:.1f} pt)" for label, points in small[:5])
-        warnings.warn(
-            f"figure {name}: text smaller than {MIN_TEXT_POINTS:g} pt where the page shows the "
-            f"figure ({shown} px wide, the page {PAGE_PIXELS} px): {listed}; make it at most "
-            f"{PAGE_WIDTH:.2f} in wide or its text larger",
-            stacklevel=2,
-        )
+        warnings.warn(_small_text_message(name, small, shown), stacklevel=2)
     if phone_problems:
         warnings.warn(
             f"figure {name}: on a phone ({PHONE_PIXELS} px) its text would be smaller than "
@@ -285,6 +274,35 @@ def show_figure(fig: Figure, name: str, layout: OutputLayout) -> None:
             stacklevel=2,
         )
     display(Image(filename=str(paths[0]), width=shown), metadata={PHONE_RECORD: record})
+
+
+def _phone_record(fig: Figure) -> tuple[dict[str, Any] | None, list[str]]:
+    """``fig``'s phone layout as the shown image's record holds it, and its problems.
+
+    Returns
+    -------
+    phone : dict or None
+        The layout's record with its PNG in base64, the CSS pixels it is shown at and
+        :data:`PHONE_MEDIA`; None if the panels cannot be laid out in one column.
+    problems : list of str
+        What is wrong with the layout (small or cut-off text, or no one-column layout).
+    """
+    try:
+        png_bytes, phone, problems = phone_layout(fig)
+    except OneColumnError as exc:
+        return None, [f"its panels cannot be laid out in one column: {exc}"]
+    png_text = base64.b64encode(png_bytes).decode("ascii")
+    return phone | {"image/png": png_text, "shown_pixels": PHONE_PIXELS, "media": PHONE_MEDIA}, problems
+
+
+def _small_text_message(name: str, small: Sequence[tuple[str, float]], shown: int) -> str:
+    """The warning on figure ``name`` whose text ``small`` (label, points) is too small at ``shown`` px."""
+    listed = ", ".join(f"{label!r} ({points:.1f} pt)" for label, points in small[:5])
+    return (
+        f"figure {name}: text smaller than {MIN_TEXT_POINTS:g} pt where the page shows the "
+        f"figure ({shown} px wide, the page {PAGE_PIXELS} px): {listed}; make it at most "
+        f"{PAGE_WIDTH:.2f} in wide or its text larger"
+    )
 
 
 def show_animation(
@@ -330,6 +348,17 @@ def show_animation(
     animation = FuncAnimation(fig, draw_frame, frames=frames, interval=interval)
     page = animation.to_jshtml(default_mode="once")
     plt.close(fig)
+    display(HTML(_described(page, alt, shown, record)))
+
+
+def _described(page: str, alt: str, shown: float, record: Mapping[str, Any]) -> str:
+    """The animation's ``page`` with its frame image given ``alt``, its shown width and its record.
+
+    Raises
+    ------
+    ValueError
+        If the page has no frame image (``<img id="_anim_img...">``).
+    """
     attributes = (
         f'alt="{html.escape(alt.strip())}" style="width: {round(shown)}px; max-width: 100%; height: auto" '
         f'data-text-points="{record["text_points"]:g}" data-width-points="{record["width_points"]:g}"'
@@ -339,7 +368,7 @@ def show_animation(
         raise ValueError(
             'show_animation: matplotlib\'s animation has no <img id="_anim_img..."> for the alt text'
         )
-    display(HTML(described))
+    return described
 
 
 #: A call that shows a figure in a chapter's code cell (not its import).

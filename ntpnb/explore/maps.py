@@ -478,34 +478,54 @@ def check_maps(results: GridResults) -> list[CheckMap]:
             if seed in runs:
                 for check_key, check in keyed(runs[seed].checks).items():
                     made.setdefault(check_key, {}).setdefault(key, {})[seed] = check
-    maps = []
-    for at_points in made.values():
-        first = next(iter(next(iter(at_points.values())).values()))
-        values, share, holds = {}, {}, {}
-        for key, runs in by_point.items():
-            checks = at_points.get(key, {})
-            complete = all(seed in runs and runs[seed].complete for seed in results.seeds)
-            values[key] = tuple(float(c.value) for c in checks.values())
-            share[key] = sum(c.passed for c in checks.values()) / len(checks) if checks else math.nan
-            holds[key] = point_decision(checks, complete)
-        maps.append(
-            CheckMap(
-                first.claim,
-                first.kind,
-                first.what,
-                first.protocol,
-                first.basis,
-                first.required,
-                values,
-                share,
-                holds,
-                boundaries(results.grid, holds),
-                first.relation,
-                first.target,
-                first.tol,
-            )
-        )
-    return maps
+    return [_check_map(results, by_point, at_points) for at_points in made.values()]
+
+
+def _check_map(
+    results: GridResults,
+    by_point: Mapping[PointKey, Mapping[int, PointRun]],
+    at_points: Mapping[PointKey, Mapping[int, Check]],
+) -> CheckMap:
+    """The map of one check from its records ``at_points`` (point -> seed -> check).
+
+    Parameters
+    ----------
+    results
+        The grid's results (its grid and seeds).
+    by_point
+        Every point's runs by seed (:func:`_runs_by_point`): a point where the check was not made
+        has no value, and is undecided unless all its runs completed.
+    at_points
+        The check's records, by point and seed.
+
+    Returns
+    -------
+    CheckMap
+        Its values, share of seeds passing and decision at every point, and its boundaries.
+    """
+    first = next(iter(next(iter(at_points.values())).values()))
+    values, share, holds = {}, {}, {}
+    for key, runs in by_point.items():
+        checks = at_points.get(key, {})
+        complete = all(seed in runs and runs[seed].complete for seed in results.seeds)
+        values[key] = tuple(float(c.value) for c in checks.values())
+        share[key] = sum(c.passed for c in checks.values()) / len(checks) if checks else math.nan
+        holds[key] = point_decision(checks, complete)
+    return CheckMap(
+        first.claim,
+        first.kind,
+        first.what,
+        first.protocol,
+        first.basis,
+        first.required,
+        values,
+        share,
+        holds,
+        boundaries(results.grid, holds),
+        first.relation,
+        first.target,
+        first.tol,
+    )
 
 
 # -- in words ---------------------------------------------------------------------------------------
@@ -628,18 +648,11 @@ def _draw_line(ax: Axes, check_map: CheckMap, grid: Grid, share_ax: Axes | None)
     xs, keys = _positions(axis), [(v,) for v in axis.values]
     values = [check_map.values[k] for k in keys]
     log_y = _spans_decades([v for vs in values for v in vs])
-    drawn = [(x, vs) for x, vs in zip(xs, values, strict=True) if vs]
-    color = COLORS[0]
-    if drawn:
-        dx, dv = zip(*drawn, strict=True)
-        ax.fill_between(dx, [min(v) for v in dv], [max(v) for v in dv], color=color, alpha=0.2, lw=0)
-        ax.plot(dx, [median(v) for v in dv], color=color, label="median over seeds")
-        seeds_x = [x for x, vs in drawn for _ in vs]
-        ax.scatter(seeds_x, [v for vs in dv for v in vs], s=10, color=color, alpha=0.35, lw=0)
+    _draw_seeds(ax, xs, values)
     for x, k in zip(xs, keys, strict=True):
         if check_map.values[k]:
             face = _DECISION_FACE[check_map.holds[k]]
-            ax.plot([x], [median(check_map.values[k])], "o", ms=6, mfc=face, mec=color, zorder=3)
+            ax.plot([x], [median(check_map.values[k])], "o", ms=6, mfc=face, mec=COLORS[0], zorder=3)
     _draw_required(ax, check_map, log_y)
     panels = [ax] if share_ax is None else [ax, share_ax]
     for b in check_map.boundaries:
@@ -661,10 +674,22 @@ def _draw_line(ax: Axes, check_map: CheckMap, grid: Grid, share_ax: Axes | None)
             panel.set_xticks(xs, axis.texts())
 
 
+def _draw_seeds(ax: Axes, xs: Sequence[float], values: Sequence[Sequence[float]]) -> None:
+    """The seeds' values at each position ``xs``: their range as a band, their median, each as a point."""
+    drawn = [(x, vs) for x, vs in zip(xs, values, strict=True) if vs]
+    if not drawn:
+        return
+    color = COLORS[0]
+    dx, dv = zip(*drawn, strict=True)
+    ax.fill_between(dx, [min(v) for v in dv], [max(v) for v in dv], color=color, alpha=0.2, lw=0)
+    ax.plot(dx, [median(v) for v in dv], color=color, label="median over seeds")
+    seeds_x = [x for x, vs in drawn for _ in vs]
+    ax.scatter(seeds_x, [v for vs in dv for v in vs], s=10, color=color, alpha=0.35, lw=0)
+
+
 def _draw_heatmap(ax: Axes, check_map: CheckMap, grid: Grid) -> Any:
     import matplotlib.colors as mcolors
     import numpy as np
-    from matplotlib.patches import Rectangle
 
     xa, ya = grid.axes
     grid_values = np.full((len(ya.values), len(xa.values)), np.nan)
@@ -674,6 +699,22 @@ def _draw_heatmap(ax: Axes, check_map: CheckMap, grid: Grid) -> Any:
     finite = grid_values[np.isfinite(grid_values)]
     norm = mcolors.LogNorm() if _spans_decades(list(finite)) else None
     mesh = ax.pcolormesh(np.ma.masked_invalid(grid_values), norm=norm, cmap="viridis")
+    _mark_cells(ax, check_map, xa, ya)
+    for b in check_map.boundaries:
+        _draw_cell_boundary(ax, b, xa, ya)
+    ax.set_xticks(
+        [i + 0.5 for i in range(len(xa.values))], xa.texts(), rotation=45 if len(xa.values) > 4 else 0
+    )
+    ax.set_yticks([j + 0.5 for j in range(len(ya.values))], ya.texts())
+    ax.set(xlabel=xa.name, ylabel=ya.name)
+    ax.grid(False)
+    return mesh
+
+
+def _mark_cells(ax: Axes, check_map: CheckMap, xa: Axis, ya: Axis) -> None:
+    """Hatch each heatmap cell where the check fails or is undecided; on small grids, write its passes."""
+    from matplotlib.patches import Rectangle
+
     for (x, y), decision in check_map.holds.items():
         i, j = xa.values.index(x), ya.values.index(y)
         if decision is not True:  # fails: hatched; undecided: hatched grey
@@ -692,25 +733,21 @@ def _draw_heatmap(ax: Axes, check_map: CheckMap, grid: Grid) -> Any:
                 color="k",
                 bbox={"boxstyle": "round,pad=0.15", "fc": "white", "alpha": 0.7, "lw": 0},
             )
-    for b in check_map.boundaries:
-        along = xa if b.axis == xa.name else ya
-        low, high = along.values.index(b.lower), along.values.index(b.upper)
-        ls = "-" if high - low == 1 else "--"
-        if b.axis == xa.name:
-            j = ya.values.index(b.fixed[ya.name])
-            for edge in range(low + 1, high + 1):
-                ax.plot([edge, edge], [j, j + 1], color="#D55E00", lw=2.5, ls=ls)
-        else:
-            i = xa.values.index(b.fixed[xa.name])
-            for edge in range(low + 1, high + 1):
-                ax.plot([i, i + 1], [edge, edge], color="#D55E00", lw=2.5, ls=ls)
-    ax.set_xticks(
-        [i + 0.5 for i in range(len(xa.values))], xa.texts(), rotation=45 if len(xa.values) > 4 else 0
-    )
-    ax.set_yticks([j + 0.5 for j in range(len(ya.values))], ya.texts())
-    ax.set(xlabel=xa.name, ylabel=ya.name)
-    ax.grid(False)
-    return mesh
+
+
+def _draw_cell_boundary(ax: Axes, boundary: Boundary, xa: Axis, ya: Axis) -> None:
+    """A boundary on the heatmap: the cell edges between its bracketing values (dashed if they are apart)."""
+    along = xa if boundary.axis == xa.name else ya
+    low, high = along.values.index(boundary.lower), along.values.index(boundary.upper)
+    ls = "-" if high - low == 1 else "--"
+    if boundary.axis == xa.name:
+        j = ya.values.index(boundary.fixed[ya.name])
+        for edge in range(low + 1, high + 1):
+            ax.plot([edge, edge], [j, j + 1], color="#D55E00", lw=2.5, ls=ls)
+    else:
+        i = xa.values.index(boundary.fixed[xa.name])
+        for edge in range(low + 1, high + 1):
+            ax.plot([i, i + 1], [edge, edge], color="#D55E00", lw=2.5, ls=ls)
 
 
 def draw_map(check_map: CheckMap, grid: Grid, ax: Axes | None = None) -> Figure:
@@ -771,17 +808,19 @@ def map_record(check_map: CheckMap, grid: Grid) -> dict[str, Any]:
             }
             for key in check_map.holds
         ],
-        "boundaries": [
-            {
-                "axis": b.axis,
-                "lower": b.lower,
-                "upper": b.upper,
-                "holds_below": b.holds_below,
-                "fixed": dict(b.fixed),
-                "undecided": list(b.undecided),
-            }
-            for b in check_map.boundaries
-        ],
+        "boundaries": [_boundary_record(b) for b in check_map.boundaries],
+    }
+
+
+def _boundary_record(boundary: Boundary) -> dict[str, Any]:
+    """One boundary as ``maps.json`` holds it."""
+    return {
+        "axis": boundary.axis,
+        "lower": boundary.lower,
+        "upper": boundary.upper,
+        "holds_below": boundary.holds_below,
+        "fixed": dict(boundary.fixed),
+        "undecided": list(boundary.undecided),
     }
 
 
@@ -816,8 +855,6 @@ def write_maps(results: GridResults, folder: str | Path) -> list[Path]:
 
     ``maps.md`` is :func:`ntpnb.explore.page.map_page`; the paths written are returned.
     """
-    import matplotlib.pyplot as plt
-
     from .page import map_page
 
     folder = Path(folder)
@@ -828,15 +865,31 @@ def write_maps(results: GridResults, folder: str | Path) -> list[Path]:
         key = figure_key(check_map, results.grid)
         written = kept.get(key)
         if written is None:  # not drawn from these data by this code, or its files changed since
-            fig = draw_map(check_map, results.grid)
-            try:
-                written = write_figure(fig, folder / check_map.slug)
-            finally:
-                plt.close(fig)
+            written = _draw_into(check_map, results.grid, folder)
         paths += written
         figures[check_map.slug] = written[0].name
         drawn[key] = {path.name: file_digest(path) for path in written}
-    data = {
+    paths.append(atomic_write_json(folder / "maps.json", _maps_data(results, maps, drawn)))
+    paths.append(atomic_write_text(folder / "maps.md", map_page(results, figures)))
+    return paths
+
+
+def _draw_into(check_map: CheckMap, grid: Grid, folder: Path) -> list[Path]:
+    """Draw one check's map and write its figure files into ``folder``; return their paths."""
+    import matplotlib.pyplot as plt
+
+    fig = draw_map(check_map, grid)
+    try:
+        return write_figure(fig, folder / check_map.slug)
+    finally:
+        plt.close(fig)
+
+
+def _maps_data(
+    results: GridResults, maps: Sequence[CheckMap], drawn: Mapping[str, Mapping[str, str]]
+) -> dict[str, Any]:
+    """What ``maps.json`` holds: the grid's setting, every map (:func:`map_record`), its figures' digests."""
+    return {
         "title": results.title,
         "chapter": results.chapter,
         "profile": results.profile,
@@ -848,8 +901,5 @@ def write_maps(results: GridResults, folder: str | Path) -> list[Path]:
         "fixed": dict(results.fixed),
         "notes": list(results.notes),
         "maps": [map_record(m, results.grid) for m in maps],
-        "figures": drawn,
+        "figures": dict(drawn),
     }
-    paths.append(atomic_write_json(folder / "maps.json", data))
-    paths.append(atomic_write_text(folder / "maps.md", map_page(results, figures)))
-    return paths

@@ -382,14 +382,8 @@ def planned_runs(
     profile = first.record.profile
     if any(c.record.profile != profile or c.jobs != first.jobs for c in checked):
         raise ValueError("the runs of one plan share their profile and jobs")
-    fingerprint = package_fingerprint()
     layouts = {c.tree: output_layout(c.tree) for c in checked}
-    runs = tuple(
-        run
-        for c in checked
-        for source, parameters in c.chosen
-        for run in seed_runs(source, parameters, profile, layouts[c.tree], c.seeds, fingerprint, c.point)
-    )
+    runs = _every_run(checked, layouts, profile)
     trees = tuple(dict.fromkeys(run.layout for run in runs))
     warm = [sys.executable, "-c", "import matplotlib.font_manager"]  # in a process of its own
     subprocess.run(warm, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
@@ -399,18 +393,52 @@ def planned_runs(
             claim_tree(layouts[c.tree].root, c.record)
         for tree in trees:
             remove_leftovers(tree)
-        states = {
-            run.label: None if force else chapter_damage(run.layout.root, run.executed, key=run.key)
-            for run in runs
-        }
-        current = [run for run in runs if not force and states[run.label] is None]
-        complete = {run.label: complete_record(run, run.layout.claims) for run in current}
-        cached = {label: chapter for label, chapter in complete.items() if chapter is not None}
+        cached, rerun = _cached_runs(runs, force)
         seconds = recorded_seconds(runs, profile)
         reference = reference_seconds(root)
         order = slowest_first(reference)
         pending = longest_first([run for run in runs if run.label not in cached], seconds, order)
-        rerun = {label: why for label, why in states.items() if why not in (None, NOT_RUN, CHANGED)}
         yield RunPlan(
             first.record, runs, trees, first.jobs, seconds, cached, tuple(pending), rerun, reference
         )
+
+
+def _every_run(
+    checked: Sequence[CheckedRun], layouts: Mapping[Path, OutputLayout], profile: str
+) -> tuple[NotebookRun, ...]:
+    """Every run of ``checked``: each chosen notebook at each seed, into its tree (``layouts``)."""
+    fingerprint = package_fingerprint()
+    return tuple(
+        run
+        for c in checked
+        for source, parameters in c.chosen
+        for run in seed_runs(source, parameters, profile, layouts[c.tree], c.seeds, fingerprint, c.point)
+    )
+
+
+def _cached_runs(runs: Sequence[NotebookRun], force: bool) -> tuple[dict[str, ChapterRecord], dict[str, str]]:
+    """Which of ``runs`` are cached, and which run again because their outputs were damaged.
+
+    Parameters
+    ----------
+    runs
+        The runs of a plan, their trees locked.
+    force
+        Run every one again: none is cached.
+
+    Returns
+    -------
+    cached : dict
+        Label -> the complete claim record of a run whose outputs are current and intact.
+    rerun : dict
+        Label -> why a run's outputs were damaged since it ran (not: never run, or its sources changed).
+    """
+    states = {
+        run.label: None if force else chapter_damage(run.layout.root, run.executed, key=run.key)
+        for run in runs
+    }
+    current = [run for run in runs if not force and states[run.label] is None]
+    complete = {run.label: complete_record(run, run.layout.claims) for run in current}
+    cached = {label: chapter for label, chapter in complete.items() if chapter is not None}
+    rerun = {label: why for label, why in states.items() if why not in (None, NOT_RUN, CHANGED)}
+    return cached, rerun

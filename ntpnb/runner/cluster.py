@@ -24,6 +24,7 @@ import time
 import uuid
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from ..chapter.layout import FIGURES_VAR
 from ..chapter.outputs import atomic_path
@@ -99,39 +100,18 @@ def run_on_dask(
     not yet started are cancelled and the processes of the run are ended on every worker.
     Returns whether the run was interrupted.
     """
-    try:
-        import distributed
-    except ImportError:
-        raise NTPError("--scheduler needs dask.distributed: pip install 'dask[distributed]'") from None
-    try:
-        client = distributed.Client(address, timeout="10s", set_as_default=False)
-    except (OSError, TimeoutError) as exc:
-        raise NTPError(f"no Dask scheduler answers at {address}: {exc}") from exc
+    distributed, client = _dask_client(address)
     try:
         submitted = time.monotonic()
-        futures = {}
-        for run in pending:
-            key = f"ntpnb-{run.label}-{mark}"
-            futures[client.submit(run_task, run, mark, pure=False, key=key, retries=TASK_RETRIES)] = run
-            display.started(run.label)
+        futures = _submit(client, pending, mark, display)
         left = set(futures)
         stops: list[int] = []  # SIGINT and SIGTERM stop the run
         counted = signals_handled(STOP_SIGNALS, lambda signum, _frame: stops.append(signum))
         with counted, client.as_current():
             while left and not stops:
-                try:
-                    done, left = distributed.wait(
-                        list(left), timeout=STOP_CHECK_SECONDS, return_when="FIRST_COMPLETED"
-                    )
-                except TimeoutError:  # none finished within the timeout
-                    done = set()
+                done, left = _wait_some(distributed, left)
                 for future in done:
-                    run = futures[future]
-                    try:
-                        result = future.result()
-                    except Exception as exc:  # lost at every attempt, or on every worker Dask tried
-                        attempts = f"{TASK_RETRIES + 1} attempts" if isinstance(exc, LostRunError) else "Dask"
-                        result = failed_result(run, f"TaskFailed ({attempts}): {type(exc).__name__}: {exc}")
+                    result = _task_result(future, futures[future])
                     report(dataclasses.replace(result, seconds=time.monotonic() - submitted))
                 display.tick()
             if not stops:
@@ -142,3 +122,52 @@ def run_on_dask(
             return True
     finally:
         client.close()
+
+
+def _wait_some(distributed: Any, left: set[Any]) -> tuple[set[Any], set[Any]]:
+    """Wait at most a stop check's time for a task of ``left`` to finish: (finished, not yet)."""
+    try:
+        done, left = distributed.wait(list(left), timeout=STOP_CHECK_SECONDS, return_when="FIRST_COMPLETED")
+    except TimeoutError:  # none finished within the timeout
+        return set(), left
+    return set(done), set(left)
+
+
+def _dask_client(address: str) -> tuple[Any, Any]:
+    """``dask.distributed`` and a client of the scheduler at ``address``.
+
+    Raises
+    ------
+    NTPError
+        If dask.distributed is not installed, or no scheduler answers at ``address`` within 10 s.
+    """
+    try:
+        import distributed
+    except ImportError:
+        raise NTPError("--scheduler needs dask.distributed: pip install 'dask[distributed]'") from None
+    try:
+        client = distributed.Client(address, timeout="10s", set_as_default=False)
+    except (OSError, TimeoutError) as exc:
+        raise NTPError(f"no Dask scheduler answers at {address}: {exc}") from exc
+    return distributed, client
+
+
+def _submit(
+    client: Any, pending: Sequence[NotebookRun], mark: str, display: Display
+) -> dict[Any, NotebookRun]:
+    """Submit each run of ``pending`` to ``client`` as a task (retried); return future -> run."""
+    futures = {}
+    for run in pending:
+        key = f"ntpnb-{run.label}-{mark}"
+        futures[client.submit(run_task, run, mark, pure=False, key=key, retries=TASK_RETRIES)] = run
+        display.started(run.label)
+    return futures
+
+
+def _task_result(future: Any, run: NotebookRun) -> RunResult:
+    """The result of the finished task ``future`` of ``run``; a failed result if the task failed."""
+    try:
+        return future.result()
+    except Exception as exc:  # lost at every attempt, or on every worker Dask tried
+        attempts = f"{TASK_RETRIES + 1} attempts" if isinstance(exc, LostRunError) else "Dask"
+        return failed_result(run, f"TaskFailed ({attempts}): {type(exc).__name__}: {exc}")

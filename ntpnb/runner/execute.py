@@ -135,32 +135,14 @@ def run_notebook(run: NotebookRun, cell_started: CellStarted | None = None) -> R
     """
     try:
         import_jsonschema_without_iri_grammar()  # first: every notebook library of this run loads after it
-        import jupytext
-        import papermill
+        import jupytext  # noqa: F401  (loaded before anything is staged; _execute uses them)
+        import papermill  # noqa: F401
 
         layout, executed = run.layout, run.executed
         stage = staging_layout(layout, run.name)
         staged = stage.notebooks / executed.name
         start = time.perf_counter()
-        failure = None
-        try:
-            papermill.execute_notebook(
-                jupytext.read(run.source),
-                str(staged),
-                parameters=dict(run.parameters),
-                cwd=str(stage.notebooks),  # output_dir ".." is the staging root
-                kernel_name=KERNEL_NAME,
-                kernel_manager_class=IPCKernelManager,
-                progress_bar=False,
-                log_output=False,
-                engine_name=_reporting_engine(),
-                cell_started=cell_started,
-                # the cells have run: the kernel is killed with its process group rather than
-                # asked to exit (tearing down its interpreter takes a second or more)
-                shutdown_kernel="immediate",
-            )
-        except Exception as exc:  # report any failure, go on with the others
-            failure = exc
+        failure = _execute(run, stage, staged, cell_started)
         seconds = time.perf_counter() - start
         record = complete_record(run, stage.claims)
         if failure is not None and (record is None or getattr(failure, "ename", None) != "ClaimCheckError"):
@@ -169,22 +151,64 @@ def run_notebook(run: NotebookRun, cell_started: CellStarted | None = None) -> R
             error = "IncompleteRecord: the chapter ended without ClaimLog.conclude() in its last cell"
             return _failed(run, stage, seconds, error)
         try:
-            claims = stage.claims / f"{run.name}.json"
-            if claims.exists():  # the record says every parameter the run was given
-                record = dataclasses.replace(record, parameters=dict(run.parameters))
-                atomic_write_text(claims, record.dump())
-            # the run completed, its outputs in place: its cache key, parameters, time, digests, commit
-            digests = output_digests(layout.root, promote(stage, layout, executed))
-            commit = source_commit(run.source.parents[1])  # the project of notebooks/<name>.md
-            write_manifest(
-                executed, Manifest(run.key, dict(run.parameters), seconds, digests, run.package, commit)
-            )
+            _put_in_place(run, stage, record, seconds)
         except Exception as exc:  # the outputs are not in place, or the next run cannot know they are
             return _failed(run, stage, seconds, describe_failure(exc, staged, layout.root))
         shutil.rmtree(stage.root, ignore_errors=True)
         return completed_result(run, record, seconds)
     except Exception as exc:  # a failure it did not report (a bug): a failed result too
         return failed_result(run, describe_failure(exc, outputs=run.layout.root))
+
+
+def _execute(
+    run: NotebookRun, stage: OutputLayout, staged: Path, cell_started: CellStarted | None
+) -> Exception | None:
+    """Execute ``run``'s source with papermill into ``staged`` (in the staging tree ``stage``).
+
+    Returns
+    -------
+    Exception or None
+        What the execution raised (any failure is reported, the others go on), or None.
+    """
+    import jupytext
+    import papermill
+
+    try:
+        papermill.execute_notebook(
+            jupytext.read(run.source),
+            str(staged),
+            parameters=dict(run.parameters),
+            cwd=str(stage.notebooks),  # output_dir ".." is the staging root
+            kernel_name=KERNEL_NAME,
+            kernel_manager_class=IPCKernelManager,
+            progress_bar=False,
+            log_output=False,
+            engine_name=_reporting_engine(),
+            cell_started=cell_started,
+            # the cells have run: the kernel is killed with its process group rather than
+            # asked to exit (tearing down its interpreter takes a second or more)
+            shutdown_kernel="immediate",
+        )
+    except Exception as exc:  # report any failure, go on with the others
+        return exc
+    return None
+
+
+def _put_in_place(run: NotebookRun, stage: OutputLayout, record: ChapterRecord, seconds: float) -> None:
+    """Move a completed run's staged outputs into its tree, then write its manifest.
+
+    The record is rewritten with every parameter the run was given; the manifest says the run's
+    cache key, parameters, time, the outputs' digests and the commit of its sources.
+    """
+    claims = stage.claims / f"{run.name}.json"
+    if claims.exists():  # the record says every parameter the run was given
+        record = dataclasses.replace(record, parameters=dict(run.parameters))
+        atomic_write_text(claims, record.dump())
+    digests = output_digests(run.layout.root, promote(stage, run.layout, run.executed))
+    commit = source_commit(run.source.parents[1])  # the project of notebooks/<name>.md
+    write_manifest(
+        run.executed, Manifest(run.key, dict(run.parameters), seconds, digests, run.package, commit)
+    )
 
 
 def _failed(run: NotebookRun, stage: OutputLayout, seconds: float, error: str) -> RunResult:

@@ -133,20 +133,30 @@ def execute_plan(
             report(completed_result(run, plan.cached[run.label], cached=True))
         elif run.label in plan.rerun:  # its outputs were damaged since its run
             log(f"ntpnb: {run.label} runs again: {plan.rerun[run.label]}")
+    interrupted = _run_pending(plan, scheduler, report, display)
+    record_executed_times(plan, results, log)
+    return results, interrupted
+
+
+def _run_pending(
+    plan: RunPlan, scheduler: str | None, report: Callable[[RunResult], None], display: Display
+) -> bool:
+    """Run ``plan``'s pending runs locally or on the Dask cluster at ``scheduler``; whether interrupted.
+
+    However the run ends, the display is closed and the trees' leftovers (staging folders, the
+    outputs of notebooks that were stopped) are removed.
+    """
     try:
         with run_environment() as mark:
             if scheduler:
-                interrupted = run_on_dask(plan.pending, scheduler, report, mark, display)
-            else:
-                interrupted = run_in_workers(plan.pending, plan.jobs, report, mark, display)
+                return run_on_dask(plan.pending, scheduler, report, mark, display)
+            return run_in_workers(plan.pending, plan.jobs, report, mark, display)
     finally:
         try:
             display.close()
         finally:  # also when the run stopped on an error (a closed output pipe)
             for tree in plan.trees:  # the staging folders, and the trees of notebooks that were stopped
                 remove_leftovers(tree)
-    record_executed_times(plan, results, log)
-    return results, interrupted
 
 
 def progress_line(result: RunResult, done: int, total: int, width: int) -> str:

@@ -19,9 +19,10 @@ import shutil
 import signal
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from multiprocessing.connection import Connection
+from multiprocessing.context import SpawnContext
 from multiprocessing.process import BaseProcess
 from pathlib import Path
 from typing import Any
@@ -159,25 +160,13 @@ def run_in_workers(
             while (queue or running) and not stops:
                 while queue and len(running) < jobs:
                     run = queue.pop(0)
-                    receiver, sender = context.Pipe(duplex=False)
-                    process = context.Process(target=_worker, args=(sender, run), daemon=True)
-                    # A worker is in the terminal's process group until os.setsid, importing: a Ctrl-C
-                    # then would print its traceback. An ignored SIGINT stays ignored across exec (a
-                    # blocked one would not); the parent loses a Ctrl-C only in these milliseconds.
-                    with signals_handled([signal.SIGINT], signal.SIG_IGN):
-                        process.start()
-                    sender.close()
+                    receiver, process = _start_worker(context, run)
                     running[receiver] = (process, run)
                     started[run.label] = time.monotonic()
                     display.started(run.label, progress_file(run.label))
                 for receiver in multiprocessing.connection.wait(list(running), timeout=STOP_CHECK_SECONDS):
                     process, run = running[receiver]
-                    try:
-                        message = receiver.recv()
-                    except (EOFError, OSError):  # the worker died before it could answer
-                        process.join(5)
-                        why = f"the process running {run.label} ended (exit code {process.exitcode})"
-                        message = failed_result(run, f"WorkerDied: {why}")
+                    message = _answer(receiver, process, run)
                     if not isinstance(message, RunResult):  # a code cell started
                         display.cell(run.label, *message)
                         continue
@@ -191,12 +180,48 @@ def run_in_workers(
                 return False
             display.close()
             display.log("ntpnb: interrupted; stopping the notebooks (Ctrl-C again to kill them at once)")
-            groups = [p.pid for p, _ in running.values() if p.pid]  # each worker leads its own session
-            end_processes(mark, groups, hurry=lambda: len(stops) > 1)
-            for receiver, (process, _) in running.items():
-                process.join(5)
-                receiver.close()
+            _stop_workers(running, mark, hurry=lambda: len(stops) > 1)
             return True
         except BaseException:  # a closed output pipe, a bug: the workers end too
             end_processes(mark, [p.pid for p, _ in running.values() if p.pid], grace=1.0)
             raise
+
+
+def _start_worker(context: SpawnContext, run: NotebookRun) -> tuple[Connection, BaseProcess]:
+    """Start the worker process of ``run``; return the end of its pipe the parent reads, and it."""
+    receiver, sender = context.Pipe(duplex=False)
+    process = context.Process(target=_worker, args=(sender, run), daemon=True)
+    # A worker is in the terminal's process group until os.setsid, importing: a Ctrl-C
+    # then would print its traceback. An ignored SIGINT stays ignored across exec (a
+    # blocked one would not); the parent loses a Ctrl-C only in these milliseconds.
+    with signals_handled([signal.SIGINT], signal.SIG_IGN):
+        process.start()
+    sender.close()
+    return receiver, process
+
+
+def _stop_workers(
+    running: Mapping[Connection, tuple[BaseProcess, NotebookRun]], mark: str, hurry: Callable[[], bool]
+) -> None:
+    """End every worker of ``running`` and every process of the run marked ``mark``, then close their pipes.
+
+    SIGTERM first, SIGKILL after a few seconds or once ``hurry()`` (a second SIGINT).
+    """
+    groups = [p.pid for p, _ in running.values() if p.pid]  # each worker leads its own session
+    end_processes(mark, groups, hurry=hurry)
+    for receiver, (process, _) in running.items():
+        process.join(5)
+        receiver.close()
+
+
+def _answer(receiver: Connection, process: BaseProcess, run: NotebookRun) -> RunResult | tuple[int, int]:
+    """What the worker of ``run`` sent: its result, or a started cell's ``(cell, cells)``.
+
+    A worker that died before it could answer gives a failed result saying so, with its exit code.
+    """
+    try:
+        return receiver.recv()
+    except (EOFError, OSError):  # the worker died before it could answer
+        process.join(5)
+        why = f"the process running {run.label} ended (exit code {process.exitcode})"
+        return failed_result(run, f"WorkerDied: {why}")
