@@ -468,12 +468,18 @@ def map_finding(series: Series) -> str:
 
 
 def _maps_section(tree: TreePages) -> list[str]:
-    """Each map of the registry, a collapsed block: the assumption it leaves, what it varies, its findings.
+    """The maps of the registry in one collapsed block, each map a block of its own inside it.
 
-    A map's numbers are measurements beyond the papers: they count in no verdict.
+    A map's numbers are measurements beyond the papers: they count in no verdict (the block's
+    summary says so, and its counts).
     """
+    series = [s for mid in MAPS for s in tree.series.get(mid, [])]
+    summary = html.escape(f"{len(MAPS)} maps ({', '.join(MAPS)}): measurements of ours, in no verdict")
     lines = [
         f"## {MAPS_TITLE}",
+        "",
+        f'<details class="ntpnb-checks ntpnb-maps"><summary>{summary} <span>({_map_counts(series)})</span>'
+        "</summary>",
         "",
         "Maps of what happens where a paper's assumption does not hold. Each is a measurement of",
         "ours, never a verdict of a paper's claim: its numbers count in none of the verdicts above.",
@@ -481,7 +487,7 @@ def _maps_section(tree: TreePages) -> list[str]:
     ]
     for mid, spec in MAPS.items():
         lines += _map_block(tree, mid, spec)
-    return lines
+    return [*lines, "</details>", ""]
 
 
 def _map_counts(series: Sequence[Series]) -> str:
@@ -619,6 +625,12 @@ def _seeds_lines(sweeps: Sequence[Sweep]) -> list[str]:
             "The verdicts rest on one seed per chapter (the book's, "
             f"{format_seeds(sorted({s.seeds[0] for s in sweeps}))}): no seed sweep was run "
             "(`ntpnb reproduce --seeds 5` runs each chapter at the book's seed and four more).",
+            "",
+        ]
+    if sweeps and len({s.seeds for s in sweeps}) == 1:  # every chapter at the same seeds: said once
+        seeds = sweeps[0].seeds
+        return [
+            f"The verdicts rest on every chapter's runs at seeds {format_seeds(seeds)}, the book's first.",
             "",
         ]
     if sweeps:

@@ -494,3 +494,23 @@ def test_the_registry_refuses_a_map_without_its_papers_claims():
         _maps((dataclasses.replace(spec, claims=("B7",)),))
     with pytest.raises(NTPError, match="an M id"):
         _maps((dataclasses.replace(spec, id="X1"),))
+
+
+def test_the_seeds_the_verdicts_rest_on_are_said_once_when_every_chapter_ran_at_the_same():
+    from ntpnb.book.report import _seeds_lines
+    from ntpnb.book.verdicts import Sweep
+    from ntpnb.chapter.claims import ChapterRecord
+
+    def sweep(name: str, seeds: tuple[int, ...]) -> Sweep:
+        records = {s: ChapterRecord(name, "paper", seed=s, complete=True) for s in seeds}
+        return Sweep(records[seeds[0]], records)
+
+    same = [sweep("01_a", (0, 1, 2)), sweep("02_b", (0, 1, 2))]
+    assert (
+        _seeds_lines(same)[0]
+        == "The verdicts rest on every chapter's runs at seeds 0, 1 and 2, the book's first."
+    )
+    mixed = [sweep("01_a", (0, 1, 2)), sweep("02_b", (0, 1))]
+    assert _seeds_lines(mixed)[0].startswith(
+        "The verdicts rest on every seed each chapter ran at, the book's first ("
+    )
