@@ -594,12 +594,15 @@ def boundary_summary(check_map: CheckMap, grid: Grid) -> str:
     return "no boundary found: undecided points lie between where it holds and where it fails"
 
 
-def summary_lines(results: GridResults) -> list[str]:
-    """One line per check: what it requires, where it holds, its boundary."""
+def summary_lines(results: GridResults, maps: Sequence[CheckMap] | None = None) -> list[str]:
+    """One line per check: what it requires, where it holds, its boundary.
+
+    ``maps``: the results' :func:`check_maps`, where the caller has them already.
+    """
     return [
         f"{m.label} {m.what} (required {m.required}): {where_it_holds(m, results.grid)}; "
         f"{boundary_summary(m, results.grid)}"
-        for m in check_maps(results)
+        for m in (check_maps(results) if maps is None else maps)
     ]
 
 
@@ -850,16 +853,20 @@ def kept_figures(folder: Path) -> dict[str, list[Path]]:
     return kept
 
 
-def write_maps(results: GridResults, folder: str | Path) -> list[Path]:
+def write_maps(
+    results: GridResults, folder: str | Path, maps: Sequence[CheckMap] | None = None
+) -> list[Path]:
     """Write every map into ``folder`` atomically: ``<slug>.png``, ``.pdf``, ``maps.json``, ``maps.md``.
 
-    ``maps.md`` is :func:`ntpnb.explore.page.map_page`; the paths written are returned.
+    ``maps.md`` is :func:`ntpnb.explore.page.map_page`; the paths written are returned. ``maps``:
+    the results' :func:`check_maps`, where the caller has them already.
     """
     from .page import map_page
 
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    maps, paths, figures, drawn = check_maps(results), [], {}, {}
+    maps = check_maps(results) if maps is None else maps
+    paths, figures, drawn = [], {}, {}
     kept = kept_figures(folder)
     for check_map in maps:
         key = figure_key(check_map, results.grid)
@@ -870,7 +877,7 @@ def write_maps(results: GridResults, folder: str | Path) -> list[Path]:
         figures[check_map.slug] = written[0].name
         drawn[key] = {path.name: file_digest(path) for path in written}
     paths.append(atomic_write_json(folder / "maps.json", _maps_data(results, maps, drawn)))
-    paths.append(atomic_write_text(folder / "maps.md", map_page(results, figures)))
+    paths.append(atomic_write_text(folder / "maps.md", map_page(results, figures, maps)))
     return paths
 
 

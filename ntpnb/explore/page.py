@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from statistics import median
 
 from ..book.verdicts import format_seeds
@@ -130,13 +130,14 @@ def _map_section(index: int, check_map: CheckMap, results: GridResults, figure: 
     return [*lines, "", *_point_rows(check_map, results.grid), ""]
 
 
-def map_page(results: GridResults, figures: Mapping[str, str]) -> str:
+def map_page(results: GridResults, figures: Mapping[str, str], maps: Sequence[CheckMap] | None = None) -> str:
     """The MyST page of ``results``' maps: what was explored, a summary table, then each map.
 
     ``figures``: each map's figure (a path relative to the page) by its :attr:`CheckMap.slug`;
-    a map without one is shown by its caption and numbers.
+    a map without one is shown by its caption and numbers. ``maps``: the results'
+    :func:`~ntpnb.explore.maps.check_maps`, where the caller has them already.
     """
-    maps = check_maps(results)
+    maps = check_maps(results) if maps is None else maps
     lines = [f"# {md(_heading(results))}", "", _explored(results), "", DECISION_RULE, ""]
     if results.notes:
         lines += ["Runs not counted (their points are undecided):", ""]

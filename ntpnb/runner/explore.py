@@ -36,7 +36,7 @@ from ..chapter.layout import (
 from ..chapter.outputs import atomic_write_json, output_lock, read_record
 from ..errors import NTPError, PathError, RunInterruptedError
 from ..explore.grid import Axis, Grid, checked_grid, point_label, value_text
-from ..explore.maps import MAPS_DIRNAME, load_explore, summary_lines, write_maps
+from ..explore.maps import MAPS_DIRNAME, check_maps, load_explore, summary_lines, write_maps
 from ..validation import as_count
 from .choice import CheckedRun, RunPlan, check_run, planned_runs, select_notebooks
 from .execute import RunResult
@@ -251,7 +251,8 @@ def finish_explore(tree: Path, log: Callable[[str], None]) -> list[Path]:
     :func:`~ntpnb.explore.maps.summary_lines`). Returns the files written.
     """
     results = load_explore(tree)
-    written = write_maps(results, tree / MAPS_DIRNAME)
-    for line in summary_lines(results):
+    maps = check_maps(results)  # decided once, for the files and the lines
+    written = write_maps(results, tree / MAPS_DIRNAME, maps)
+    for line in summary_lines(results, maps):
         log(line)
     return list(written)
