@@ -27,9 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ntpnb import optim
-from ntpnb.attention import identity_head, make_problem, stack_problems, train
-from ntpnb.attention.model import Problem
-from ntpnb.attention.paper_experiments import trial_data
+from ntpnb.attention import Problem, identity_head, make_problem, stack_problems, train, trial_data
 
 #: The paper's settings (Sec. 5, Appendix D): data sizes of Figs. 3 and 4, NGD step, iterations.
 SIZES = {"acyclic": dict(K=8, d=8, n=4, T=6), "general": dict(K=6, d=8, n=6, T=4)}

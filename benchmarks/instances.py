@@ -10,11 +10,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ntpnb.attention.graphs import TokenPriorityGraphs, token_priority_graphs
-from ntpnb.attention.paper_experiments import trial_data
-from ntpnb.attention.token_data import TokenData
-from ntpnb.linear.ntp_data import NTPData
-from ntpnb.linear.recipes import dirichlet_on_supports
+from ntpnb.attention import TokenData, TokenPriorityGraphs, token_priority_graphs, trial_data
+from ntpnb.linear import NTPData, dirichlet_on_supports
 
 
 def gaussian_instance(m: int, V: int, d: int, S: int, seed: int = 0) -> NTPData:
@@ -46,7 +43,7 @@ PATH_B_TOP_OVER_MM = 100.0
 
 def path_radii(data: NTPData) -> np.ndarray:
     """``PATH_N_RADII`` radii log-spaced in ``[PATH_B_MIN, PATH_B_TOP_OVER_MM ||W^mm||]``."""
-    from ntpnb.linear.active_set import solve_active_set
+    from ntpnb.linear import solve_active_set
 
     top = PATH_B_TOP_OVER_MM * float(np.linalg.norm(solve_active_set(data).W))
     return np.geomspace(PATH_B_MIN, top, PATH_N_RADII)

@@ -36,7 +36,7 @@ from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ntpnb.linear.sequences import PrefixContexts
+    from ntpnb.linear import PrefixContexts
 
 #: The chapter's window length ``T`` and seed (``notebooks/06_autoregressive_text.md``).
 WINDOW, SEED = 7, 0
@@ -99,10 +99,9 @@ class ScaleMeasurement:
 def _joint_contexts(n_chars: int):
     """The prefix contexts of the first ``n_chars`` characters, read as chapter 6 reads the corpus."""
     import ntpnb as ntp
-    from ntpnb.linear import corpus
 
     ids = ntp.encode_text(ntp.stdlib_corpus(n_chars))
-    return ntp.prefix_contexts(ntp.sliding_windows(ids.tolist(), WINDOW), len(corpus.ALPHABET))
+    return ntp.prefix_contexts(ntp.sliding_windows(ids.tolist(), WINDOW), len(ntp.ALPHABET))
 
 
 def _compatible_with_w_star(data) -> bool:
@@ -135,7 +134,7 @@ def _peak_mib() -> float:
 def _w_star_facts(joint: PrefixContexts, d: int) -> tuple[bool, int]:
     """Whether the joint data at threshold ``d`` are compatible (W* exists) and the dimension of F."""
     import ntpnb as ntp
-    from ntpnb.linear.constraints import NTPRows
+    from ntpnb.linear import NTPRows
 
     data = ntp.joint_ntp_data(joint, d, SEED)
     return _compatible_with_w_star(data), NTPRows(data).n_eq
@@ -181,8 +180,7 @@ def measure_w_star(n_chars: int) -> JointMeasurement:
     limit, :func:`ntpnb.linear.subspace.uses_dense_f`) where the sweeps do not.
     """
     import ntpnb as ntp
-    from ntpnb.linear.constraints import NTPRows
-    from ntpnb.linear.subspace import uses_dense_f
+    from ntpnb.linear import NTPRows, uses_dense_f
 
     start = time.process_time()
     joint = _joint_contexts(n_chars)
@@ -216,7 +214,7 @@ def measure_scale_step(n_chars: int, step: str) -> ScaleMeasurement:
     import numpy as np
 
     import ntpnb as ntp
-    from ntpnb.linear.separability import decide_by_newton
+    from ntpnb.linear import decide_by_newton
 
     joint = _joint_contexts(n_chars)
     fraction = {"W*": W_STAR_D_OVER_M, "not separable": SCALE_LOW_D_OVER_M}.get(step, SCALE_HIGH_D_OVER_M)
@@ -401,10 +399,9 @@ def format_scale(rows: Sequence[ScaleMeasurement]) -> str:
 def whole_corpus_m() -> int:
     """The number of distinct contexts of the whole corpus, read as chapter 6 reads it."""
     import ntpnb as ntp
-    from ntpnb.linear import corpus
 
     ids = ntp.encode_text(ntp.stdlib_corpus(None))
-    return ntp.prefix_contexts(ntp.sliding_windows(ids.tolist(), WINDOW), len(corpus.ALPHABET)).m
+    return ntp.prefix_contexts(ntp.sliding_windows(ids.tolist(), WINDOW), len(ntp.ALPHABET)).m
 
 
 def format_whole_corpus(

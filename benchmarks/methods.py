@@ -35,17 +35,18 @@ import cvxpy as cp
 import numpy as np
 import scipy.sparse as sp
 
-from ntpnb import settings
-from ntpnb.attention.convex import CyclicCorrection, solve_cyclic_correction
-from ntpnb.attention.graph_svm_qp import solve_graph_svm
+from ntpnb import SVMSolution, settings
+from ntpnb.attention import CyclicCorrection, solve_cyclic_correction, solve_graph_svm
 from ntpnb.errors import SolverError
-from ntpnb.linear.active_set import solve_active_set
-from ntpnb.linear.constraints import ntp_constraints
-from ntpnb.linear.max_margin import solve_ntp_svm
-from ntpnb.linear.ntp_data import NTPData
-from ntpnb.linear.regpath import RegularizationPath, regularization_path
-from ntpnb.linear.separability import is_separable
-from ntpnb.qp import SVMSolution
+from ntpnb.linear import (
+    NTPData,
+    RegularizationPath,
+    is_separable,
+    ntp_constraints,
+    regularization_path,
+    solve_active_set,
+    solve_ntp_svm,
+)
 
 from .instances import AttentionInstance
 

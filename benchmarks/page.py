@@ -14,10 +14,15 @@ import argparse
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from ntpnb.chapter.claims import PROFILE_NAMES
-from ntpnb.chapter.layout import OutputLayout, Timings, load_timings
-from ntpnb.chapter.outputs import atomic_write_text, load_run_record
-from ntpnb.chapter.prose import markdown_table
+from ntpnb.chapter import (
+    PROFILE_NAMES,
+    OutputLayout,
+    Timings,
+    atomic_write_text,
+    load_run_record,
+    load_timings,
+    markdown_table,
+)
 
 #: The command that measures the benchmarks (same as ``python -m benchmarks`` in the project root).
 BENCHMARKS_COMMAND = "ntpnb benchmarks"

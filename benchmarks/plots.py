@@ -10,7 +10,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 
-from ntpnb.chapter.plotting import COLORS, use_style, write_figure
+from ntpnb.chapter import COLORS, use_style, write_figure
 
 MARKERS = ("o", "s", "^", "D", "v", "P")
 

@@ -15,10 +15,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ntpnb.chapter.outputs import atomic_write_text
-from ntpnb.chapter.platform import format_platform, platform_info
+from ntpnb.chapter import atomic_write_text, format_platform, platform_info
 from ntpnb.errors import NTPError
-from ntpnb.linear.ntp_data import NTPData
+from ntpnb.linear import NTPData
 
 from . import attention, joint, methods, notebooks, plots, seeds, training
 from .instances import (

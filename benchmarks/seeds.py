@@ -57,7 +57,7 @@ def outcomes_of_tree(tree: Path) -> list[SeedOutcome]:
     A chapter completed at a seed when the tree of that seed holds its claims record, and stopped
     when it holds its failure record (``failed/<chapter>.json``, whose ``error`` is the reason).
     """
-    from ntpnb.chapter.layout import output_layout
+    from ntpnb.chapter import output_layout
 
     layout = output_layout(tree)
     run = json.loads((layout.root / "run.json").read_text(encoding="utf-8"))
@@ -88,8 +88,8 @@ def verdicts_of_tree(tree: Path) -> dict[str, tuple[str, str]]:
     The seeds are pooled as the book pools its own (:func:`~ntpnb.book.verdicts.sweep_verdicts`),
     so a verdict here is the one the report would give had the book run at these seeds.
     """
-    from ntpnb.book.report import read_tree
-    from ntpnb.chapter.layout import output_layout
+    from ntpnb.book import read_tree
+    from ntpnb.chapter import output_layout
 
     return {cid: (v.verdict, v.why) for cid, v in read_tree(output_layout(tree)).results.items()}
 
@@ -193,7 +193,7 @@ def write_outcomes(
     outcomes: Sequence[SeedOutcome], out: Path, extra: dict | None = None, verdicts: str = ""
 ) -> Path:
     """Write the table (``any_seed.md``, then ``verdicts``) and the outcomes (``any_seed.json``)."""
-    from ntpnb.chapter.outputs import atomic_write_text
+    from ntpnb.chapter import atomic_write_text
 
     out.mkdir(parents=True, exist_ok=True)
     page = out / "any_seed.md"

@@ -27,12 +27,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ntpnb import optim
-from ntpnb.attention import identity_head, make_problem, stack_problems, train
-from ntpnb.attention.model import Problem
-from ntpnb.attention.paper_experiments import trial_data
-from ntpnb.chapter.parameters import notebook_source, profile_parameters
-from ntpnb.linear.descent import run_decoder
-from ntpnb.linear.ntp_data import NTPData
+from ntpnb.attention import Problem, identity_head, make_problem, stack_problems, train, trial_data
+from ntpnb.chapter import notebook_source, profile_parameters
+from ntpnb.linear import NTPData, run_decoder
 
 from . import attention
 from .instances import fresh_copy, gaussian_instance
@@ -153,11 +150,9 @@ def attention_n_size(n: int) -> Size:
 
 def compile_kernels() -> None:
     """Load (or compile) both papers' kernels, so no timing includes the compiler."""
-    from ntpnb.attention.batched_training import compile_kernels as attention_kernels
-    from ntpnb.linear.descent import compile_kernels as decoder_kernels
+    import ntpnb
 
-    decoder_kernels()
-    attention_kernels()
+    ntpnb.compile_kernels()
 
 
 def _time(seconds: float | None, note: str) -> str:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from . import attention, errors, optim
 from .errors import *  # noqa: F403
+from .linalg import correlation
 from .linear import *  # noqa: F403
 from .linear import __all__ as _linear_names
 
@@ -48,4 +49,8 @@ __all__ = [
     *errors.__all__,
     "compile_kernels",
     "__version__",
+]
+
+__all__ += [
+    "correlation",
 ]

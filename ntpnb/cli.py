@@ -24,55 +24,69 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, NoReturn
 
-from .book import build_book, jupyter_book, missing_notebooks, verdicts
-from .book.compare import print_comparison
-from .book.explore_book import build_explore_book, is_explore_tree
-from .book.trees import (
+from .book import (
+    CHECK_FAILED,
     BookTree,
+    Verdict,
     book_tree,
+    build_book,
+    build_explore_book,
     chapter_number,
     describe_unrunnable,
+    format_counts,
+    is_explore_tree,
+    jupyter_book,
+    load_sweeps,
+    missing_notebooks,
+    print_comparison,
     root_option,
     run_folder,
     shown,
+    sweep_verdicts,
 )
-from .chapter.claims import load_chapter_record
-from .chapter.layout import (
+from .chapter import (
+    CHANGES,
     DEFAULT_OUTPUT_DIRNAME,
+    MAPS,
+    PROFILE_NAMES,
+    RUN_PARAMETERS,
     OutputLayout,
     exploratory_output_dir,
     find_project_root,
+    load_chapter_record,
     output_layout,
+    output_lock,
     output_tree,
-)
-from .chapter.outputs import output_lock
-from .chapter.parameters import (
-    CHANGES,
-    PROFILE_NAMES,
-    RUN_PARAMETERS,
     parse_overrides,
     profile_parameters,
     read_parameters_cell,
 )
-from .chapter.registry import MAPS
 from .errors import NTPError, PathError, RunInterruptedError
-from .explore.grid import split_parameters
-from .runner import DEFAULT_SEEDS, RunResult, reproduce, select_notebooks
-from .runner.choice import check_run, int_seed, package_fingerprint
-from .runner.explore import EXPLORE_SEEDS, check_explore, explore
-from .runner.timings import (
+from .explore import split_parameters
+from .runner import (
     BENCHMARK,
+    DEFAULT_SEEDS,
+    EXPLORE_SEEDS,
     REFRESH_COMMAND,
+    STOP_SIGNALS,
     ChapterTimes,
     Expected,
+    RunResult,
+    check_explore,
+    check_run,
     describe_record,
     expected_time,
+    explore,
     format_expected,
+    int_seed,
     load_chapter_times,
+    package_fingerprint,
     refresh_minutes,
+    reproduce,
     run_sources,
+    select_notebooks,
+    signals_handled,
 )
-from .runner.workers import STOP_SIGNALS, signals_handled
 
 
 def _cmd_reproduce(args: argparse.Namespace) -> int:
@@ -97,7 +111,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     if out is not None and any(r.sweep for r in results):  # the verdicts across the seeds
         found = _seed_verdicts(output_layout(out), books)
         _print_verdicts(found)
-        broken = any(v.verdict == verdicts.CHECK_FAILED for v in found.values())
+        broken = any(v.verdict == CHECK_FAILED for v in found.values())
     if not crashed and out is not None:
         print(next_step(args.root, out))
     if crashed or any(not r.sweep for r in checked) or broken:
@@ -122,7 +136,7 @@ def _print_failed_checks(checked: Sequence[RunResult]) -> None:
             print(f"  {line}", file=sys.stderr)
 
 
-def _seed_verdicts(layout: OutputLayout, books: Sequence[RunResult]) -> dict[str, verdicts.Verdict]:
+def _seed_verdicts(layout: OutputLayout, books: Sequence[RunResult]) -> dict[str, Verdict]:
     """The verdicts across the seeds of the claims the runs ``books`` (at the book's seed) checked.
 
     Parameters
@@ -143,12 +157,12 @@ def _seed_verdicts(layout: OutputLayout, books: Sequence[RunResult]) -> dict[str
         with suppress(PathError):
             records.append(load_chapter_record(layout.claims / f"{r.name}.json"))
     claims = [c for c in dict.fromkeys(c.claim for r in records for c in r.checks) if c not in MAPS]
-    return verdicts.sweep_verdicts(claims, verdicts.load_sweeps(layout, records))
+    return sweep_verdicts(claims, load_sweeps(layout, records))
 
 
-def _print_verdicts(found: Mapping[str, verdicts.Verdict]) -> None:
+def _print_verdicts(found: Mapping[str, Verdict]) -> None:
     """Print the counts of the verdicts ``found``, and each negative one with its reasons."""
-    print(f"verdicts across the seeds: {verdicts.format_counts(found)}")
+    print(f"verdicts across the seeds: {format_counts(found)}")
     for claim, verdict in found.items():
         if verdict.negative:  # printed with their reasons
             print(f"  {claim}: {verdict.phrase}")

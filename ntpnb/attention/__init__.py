@@ -35,6 +35,7 @@ from .graph_svm_qp import *  # noqa: F403
 from .graphs import *  # noqa: F403
 from .model import *  # noqa: F403
 from .paper_experiments import *  # noqa: F403
+from .paper_experiments import trial_data
 from .random_data import *  # noqa: F403
 from .token_data import *  # noqa: F403
 
@@ -48,4 +49,8 @@ __all__ = [
     *convex.__all__,
     *batched_training.__all__,
     *paper_experiments.__all__,
+]
+
+__all__ += [
+    "trial_data",
 ]

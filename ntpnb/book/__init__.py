@@ -13,5 +13,30 @@ missing notebooks, the command line composes the two.
 from __future__ import annotations
 
 from .build import build_book, jupyter_book, missing_notebooks
+from .compare import print_comparison
+from .explore_book import build_explore_book, is_explore_tree
+from .report import read_tree
+from .trees import BookTree, book_tree, chapter_number, describe_unrunnable, root_option, run_folder, shown
+from .verdicts import CHECK_FAILED, Verdict, format_counts, load_sweeps, sweep_verdicts
 
 __all__ = ["build_book", "jupyter_book", "missing_notebooks"]
+
+#: What the command line calls besides the build: trees, verdicts, comparisons, explore pages.
+__all__ += [
+    "BookTree",
+    "CHECK_FAILED",
+    "Verdict",
+    "book_tree",
+    "build_explore_book",
+    "chapter_number",
+    "describe_unrunnable",
+    "format_counts",
+    "is_explore_tree",
+    "load_sweeps",
+    "print_comparison",
+    "read_tree",
+    "root_option",
+    "run_folder",
+    "shown",
+    "sweep_verdicts",
+]

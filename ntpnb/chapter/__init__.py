@@ -8,14 +8,44 @@ or the book build (:mod:`ntpnb.book`), which both build on it.
 from __future__ import annotations
 
 from ..statistics import sample_of
-from .claims import Artifact, ClaimLog, format_decade, format_number, format_stable, stable_digits
+from .claims import (
+    PROFILE_NAMES,
+    Artifact,
+    ClaimLog,
+    format_decade,
+    format_number,
+    format_stable,
+    load_chapter_record,
+    stable_digits,
+)
 from .figures import band, draw_contexts, draw_graph, draw_rows, four_panels, unit_rows
-from .layout import output_layout
-from .parameters import chapter_parameters, glue_parameters
-from .plotting import COLORS, PAGE_WIDTH, show_animation, show_figure, use_style
+from .layout import (
+    DEFAULT_OUTPUT_DIRNAME,
+    OutputLayout,
+    Timings,
+    exploratory_output_dir,
+    find_project_root,
+    load_timings,
+    notebook_sources,
+    output_layout,
+    output_tree,
+)
+from .outputs import atomic_write_text, load_run_record, output_lock, source_commit
+from .parameters import (
+    CHANGES,
+    RUN_PARAMETERS,
+    chapter_parameters,
+    glue_parameters,
+    notebook_source,
+    parse_overrides,
+    profile_parameters,
+    read_parameters_cell,
+)
+from .platform import format_platform, platform_info
+from .plotting import COLORS, PAGE_WIDTH, show_animation, show_figure, use_style, write_figure
 from .progress import progress
 from .prose import describe_change, glue_number, glue_text, markdown_table, sentences
-from .registry import paper_value
+from .registry import MAPS, paper_value
 
 #: The names a chapter imports, by theme.
 __all__ = [
@@ -47,4 +77,32 @@ __all__ = [
     "describe_change",
     "sentences",
     "markdown_table",
+]
+
+#: What the command line, the runner's callers and the benchmarks read: layouts, records, parameters.
+__all__ += [
+    "CHANGES",
+    "DEFAULT_OUTPUT_DIRNAME",
+    "MAPS",
+    "OutputLayout",
+    "PROFILE_NAMES",
+    "RUN_PARAMETERS",
+    "Timings",
+    "atomic_write_text",
+    "exploratory_output_dir",
+    "find_project_root",
+    "format_platform",
+    "load_chapter_record",
+    "load_run_record",
+    "load_timings",
+    "notebook_source",
+    "notebook_sources",
+    "output_lock",
+    "output_tree",
+    "parse_overrides",
+    "platform_info",
+    "profile_parameters",
+    "read_parameters_cell",
+    "source_commit",
+    "write_figure",
 ]

@@ -15,6 +15,7 @@ from .maps import (
     CheckMap,
     GridResults,
     PointRun,
+    boundary_summary,
     check_maps,
     draw_map,
     load_explore,
@@ -39,4 +40,8 @@ __all__ += [
     "run_grid",
     "summary_lines",
     "write_maps",
+]
+
+__all__ += [
+    "boundary_summary",
 ]

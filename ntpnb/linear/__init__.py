@@ -8,26 +8,40 @@ training, sequences, random instances) and the chapters' experiments. The public
 from __future__ import annotations
 
 from . import experiments
+from .active_set import solve_active_set
 from .compatibility import compatibility_residual, finite_solution, is_compatible
 from .condition_thresholds import (
     BestLoss,
     best_achievable_loss,
     compatibility_threshold,
     cover_probability,
+    nested_instance,
     random_instance,
+    separability_count_heuristic,
 )
-from .corpus import corpus_python_version, encode_text, stdlib_corpus
+from .constraints import NTPRows, ntp_constraints
+from .corpus import (
+    ALPHABET,
+    STDLIB_MODULES,
+    corpus_python_version,
+    decode_ids,
+    encode_text,
+    normalize_text,
+    stdlib_corpus,
+    stdlib_docstring_list,
+)
 from .decoder_training import Limits, limits, train
 from .descent import run_decoder
 from .experiments import *  # noqa: F403
 from .loss import ce_grad, ce_loss, entropy, kl_divergence, logits, softmax
 from .max_margin import SVMSolution, ntp_svm, solve_ntp_svm
 from .ntp_data import NTPData
-from .recipes import synthetic_instance, toy2d_instance
+from .recipes import TOY2D_ENTROPY, TOY2D_SUPPORTS, dirichlet_on_supports, synthetic_instance, toy2d_instance
 from .regpath import RegularizationPath, SplitPath, regularization_path
 from .separability import (
     SEPARABILITY_METHODS,
     SeparabilityDecision,
+    decide_by_newton,
     decide_separability,
     is_separable,
     satisfies_definition_2,
@@ -40,7 +54,7 @@ from .sequences import (
     sliding_windows,
     smallest_separable_dimension,
 )
-from .subspace import embedding_rank, f_basis, project_F, project_F_perp, project_R
+from .subspace import embedding_rank, f_basis, project_F, project_F_perp, project_R, uses_dense_f
 
 #: The public names of Paper A's modules, in reading order, then those of the experiments.
 __all__ = [
@@ -91,4 +105,22 @@ __all__ = [
     "best_achievable_loss",
     "BestLoss",
     *experiments.__all__,
+]
+
+__all__ += [
+    "ALPHABET",
+    "NTPRows",
+    "STDLIB_MODULES",
+    "TOY2D_ENTROPY",
+    "TOY2D_SUPPORTS",
+    "decide_by_newton",
+    "decode_ids",
+    "dirichlet_on_supports",
+    "nested_instance",
+    "normalize_text",
+    "ntp_constraints",
+    "separability_count_heuristic",
+    "solve_active_set",
+    "stdlib_docstring_list",
+    "uses_dense_f",
 ]

@@ -13,8 +13,46 @@ build (:mod:`ntpnb.book`).
 
 from __future__ import annotations
 
-from .choice import DEFAULT_SEEDS, select_notebooks
+from .choice import DEFAULT_SEEDS, check_run, int_seed, package_fingerprint, select_notebooks
 from .execute import RunResult
+from .explore import EXPLORE_SEEDS, check_explore, explore
 from .run import reproduce
+from .timings import (
+    BENCHMARK,
+    REFRESH_COMMAND,
+    ChapterTimes,
+    Expected,
+    describe_record,
+    expected_time,
+    format_expected,
+    load_chapter_times,
+    refresh_minutes,
+    run_sources,
+    write_chapter_times,
+)
+from .workers import STOP_SIGNALS, signals_handled
 
 __all__ = ["reproduce", "RunResult", "DEFAULT_SEEDS", "select_notebooks"]
+
+#: What the command line and the benchmarks call besides :func:`reproduce`.
+__all__ += [
+    "BENCHMARK",
+    "ChapterTimes",
+    "EXPLORE_SEEDS",
+    "Expected",
+    "REFRESH_COMMAND",
+    "STOP_SIGNALS",
+    "check_explore",
+    "check_run",
+    "describe_record",
+    "expected_time",
+    "explore",
+    "format_expected",
+    "int_seed",
+    "load_chapter_times",
+    "package_fingerprint",
+    "refresh_minutes",
+    "run_sources",
+    "signals_handled",
+    "write_chapter_times",
+]
