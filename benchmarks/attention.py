@@ -1,8 +1,8 @@
 """The 100-trial attention experiments of Paper B (Figs. 3-4): batched training against a naive loop.
 
 ``ntpnb.attention.train`` runs every trial's normalized GD as one computation over the trial
-axis, in the compiled loops of :mod:`ntpnb.attention.engine`, which compute the iterates of
-:func:`ntpnb.optim.run` on the model's gradient over each trial's token table to rounding
+axis, in the compiled loops of :mod:`ntpnb.attention._engine`, which compute the iterates of
+:func:`ntpnb._optim.run` on the model's gradient over each trial's token table to rounding
 (scores gathered from ``U W U^T`` over each trial's distinct token vectors ``U``, the problem's
 constants computed once). The reference here, :func:`naive_train`, is the same
 computation written the way one would first write it: a Python loop over trials, then over

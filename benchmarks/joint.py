@@ -177,7 +177,7 @@ def measure_w_star(n_chars: int) -> JointMeasurement:
     """Compatibility and ``W*`` alone on the first ``n_chars`` characters, at ``d = W_STAR_D_OVER_M m``.
 
     No separability decision: the rows show how far ``W*`` reaches (by LSQR above the dense
-    limit, :func:`ntpnb.linear.subspace.uses_dense_f`) where the sweeps do not.
+    limit, :func:`ntpnb.linear._subspace.uses_dense_f`) where the sweeps do not.
     """
     import ntpnb as ntp
     from ntpnb.linear import NTPRows, uses_dense_f
@@ -208,7 +208,7 @@ def measure_scale_step(n_chars: int, step: str) -> ScaleMeasurement:
     ``"W*"``: compatibility and ``W*`` at ``d = W_STAR_D_OVER_M m``; ``"not separable"``: a Farkas
     certificate at ``d = SCALE_LOW_D_OVER_M m`` found on the contexts of the two longest lengths
     and checked on all (:func:`ntpnb.certify_on_contexts`); ``"separable"``: a verified separating
-    direction at ``d = SCALE_HIGH_D_OVER_M m`` (:func:`ntpnb.linear.separability.decide_by_newton`);
+    direction at ``d = SCALE_HIGH_D_OVER_M m`` (:func:`ntpnb.linear._separability.decide_by_newton`);
     ``"W^mm"``: the certified NTP-SVM there (:func:`ntpnb.solve_ntp_svm`).
     """
     import numpy as np

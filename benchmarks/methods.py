@@ -4,19 +4,19 @@
   (context, in-support token, out-of-support token) triple and per in-support pair: the
   deliberately naive reference.
 * ``sparse cvxpy``: one vectorized cvxpy constraint over the sparse matrices of
-  :func:`ntpnb.linear.constraints.ntp_constraints` (only the solve; no verification).
+  :func:`ntpnb.linear._constraints.ntp_constraints` (only the solve; no verification).
 * ``cvxpy aux/context``: one scalar variable ``c_j`` per context (the common in-support
   logit), ``W h_j [z] == c_j`` on ``S_j`` and ``W h_j [v] <= c_j - 1`` off it, as two sparse
   constraint matrices (only the solve; no verification).
 * ``reference (before)``: ``ntpnb.solve_ntp_svm(data, method="cvxpy")``, what
   :func:`ntpnb.solve_ntp_svm` was before the active-set method (sparse cvxpy, then polishing and the full
   certificate).
-* ``fast``: :func:`ntpnb.linear.active_set.solve_active_set` (active set on the Gram matrix,
+* ``fast``: :func:`ntpnb.linear._active_set.solve_active_set` (active set on the Gram matrix,
   verified), which :func:`ntpnb.solve_ntp_svm` uses.
 
-Regularization path: :func:`ntpnb.linear.regpath.regularization_path` on a fixed grid of radii.
-Paper B: :func:`ntpnb.attention.graph_svm_qp.solve_graph_svm` (Graph-SVM) and
-:func:`ntpnb.attention.convex.solve_cyclic_correction` (``W^cyc``). Each returns its verified
+Regularization path: :func:`ntpnb.linear._regpath.regularization_path` on a fixed grid of radii.
+Paper B: :func:`ntpnb.attention._graph_svm_qp.solve_graph_svm` (Graph-SVM) and
+:func:`ntpnb.attention._convex.solve_cyclic_correction` (``W^cyc``). Each returns its verified
 solution; the ``*_certificate`` functions summarize what was verified.
 
 Separability: ``full LP`` (the certified max-margin LP on ``vec(W)``,

@@ -173,7 +173,7 @@ def refresh_chapter_times(
 ) -> Path:
     """Write the project's benchmark record of the chapters' times from the one-core runs; its path.
 
-    The record ``ntpnb list`` shows (:mod:`ntpnb.runner.timings`), with this machine, its load
+    The record ``ntpnb list`` shows (:mod:`ntpnb.runner._timings`), with this machine, its load
     when each profile's runs started (``loads``, by :func:`time_chapters`), the date and the commit.
     """
     from ntpnb.chapter import source_commit

@@ -399,7 +399,7 @@ def format_sizes(sizes: Sequence[Size]) -> str:
 
 
 def path_unknowns(size: Size, instance: tuple[NTPData, np.ndarray]) -> int:
-    """Unknowns of the path's Newton system: ``(V - 1) rank H`` (the subspace R of regpath.py)."""
+    """Unknowns of the path's Newton system: ``(V - 1) rank H`` (the subspace R of _regpath.py)."""
     return (size[1] - 1) * int(np.linalg.matrix_rank(instance[0].H))
 
 
@@ -829,7 +829,7 @@ The NTP-SVM methods, in the order of the table:
 - **reference (before)**: `ntpnb.solve_ntp_svm(data, method="cvxpy")`, what `ntpnb.solve_ntp_svm`
   was before the active-set method: the sparse cvxpy solve below, then polishing on the active set
   and the full certificate (before, with an orthonormal basis of F). Its polishing now corrects
-  the active set the solver's multipliers name, in rounds (`ntpnb.qp.polish`; before, one wrong
+  the active set the solver's multipliers name, in rounds (`ntpnb._qp.polish`; before, one wrong
   row among thousands left the unpolished answer, 1e-7 to 3e-6 from `W^mm` at the larger sizes).
 - **naive cvxpy (triples)**: the problem as the paper states it, one cvxpy constraint per
   (context, in-support token, out-of-support token) triple and per in-support pair, solved by
@@ -839,7 +839,7 @@ The NTP-SVM methods, in the order of the table:
 - **cvxpy aux/context**: one auxiliary variable `c_j` per context (the common in-support logit),
   `(W h_j)_z = c_j` on `S_j` and `(W h_j)_v <= c_j - 1` off it, as two sparse constraint matrices,
   solved by CLARABEL (the solve only).
-- **fast**: `ntpnb.linear.active_set.solve_active_set`, what `ntpnb.solve_ntp_svm` uses now: a
+- **fast**: `ntpnb.linear._active_set.solve_active_set`, what `ntpnb.solve_ntp_svm` uses now: a
   primal-dual active-set method on the dual in the Gram matrix `H H^T` (one variable per (context,
   token) pair; no basis of F), verified by constraints, KKT conditions with explicit multipliers
   and the duality gap.
@@ -850,7 +850,7 @@ so if `W_fast` is the minimum-norm point, that excess is non-negative (negative 
 level of the other solver's constraint violation) and bounds the distance:
 `||W - W_fast||^2 <= ||W||^2 - ||W_fast||^2` (first-order optimality of `W_fast` over the
 convex feasible set). The raw cvxpy answers differ from `W_fast` by their interior-point
-accuracy; the reference, polished on its active set (`ntpnb.qp.polish`), by
+accuracy; the reference, polished on its active set (`ntpnb._qp.polish`), by
 rounding. "fast peak MiB" is the peak memory the fast solver allocated (numpy arrays included).
 
 The separability methods: **full LP**, the certified max-margin LP on `vec(W)` with HiGHS
@@ -868,14 +868,14 @@ separability "diff to fast" says whether the LP gave the same answer.
 #: What each table of one solver measures, under its heading on the page.
 SECTION_INTROS = {
     "Regularization path": f"""\
-`ntpnb.linear.regpath.regularization_path(data, radii)` (Paper A, Sec. 5; chapter 02) on the same
+`ntpnb.linear._regpath.regularization_path(data, radii)` (Paper A, Sec. 5; chapter 02) on the same
 kind of Gaussian instances, at {PATH_N_RADII} radii log-spaced from {PATH_B_MIN:g} to
 {PATH_B_TOP_OVER_MM:g} `||W^mm||` (the out-of-support mass at the top is about
 `exp(-{PATH_B_TOP_OVER_MM:g})`; `W^mm` by the fast SVM solver, not timed). The time is the whole
 path (its separability test included). Its Newton system lives in the subspace R of matrices with
 zero column sums and rows in the span of the `h_j`, of dimension `(V - 1) rank H`, the count the
 exponent is fitted against. These instances have `d > m`, so the path is solved in the Gram form
-(`ntpnb.linear.regpath_gram`): each Newton system through `V` blocks of size `m` and one of size
+(`ntpnb.linear._regpath_gram`): each Newton system through `V` blocks of size `m` and one of size
 `m`, its factors reused while refining on them is cheaper; a size is skipped when the exponent
 fitted over the smaller sizes predicts it beyond the time limit. "certificate": the worst values
 over the radii of what the solver verified before returning (it raises otherwise): relative KKT
@@ -883,17 +883,17 @@ residuals in total, on F and on F-perp, `| ||W_B|| - B | / B`, and the smallest 
 (> 0).
 """,
     "Graph-SVM": """\
-`ntpnb.attention.graph_svm_qp.solve_graph_svm` (Paper B, Sec. 3.2; chapter 07) on Paper B's general
+`ntpnb.attention._graph_svm_qp.solve_graph_svm` (Paper B, Sec. 3.2; chapter 07) on Paper B's general
 (cyclic) data of size `(K, d, n, T)`: unit-sphere embeddings, `T` distinct tokens per sample, a
 label drawn among them, redrawn until some token-priority graph has a cycle and a strict relation
-(`ntpnb.attention.paper_experiments.trial_data`, as chapter 07 draws its trials; the first row is the
+(`ntpnb.attention._paper_experiments.trial_data`, as chapter 07 draws its trials; the first row is the
 size of its Fig. 4). The count is the number of constraints (strict relations plus equivalences
 over all graphs; each a dense row in `d^2` unknowns). "certificate": the solver's verification
 (`passes()`: feasibility, stationarity, complementarity, sign of the multipliers, relative duality
 gap), the support vectors and whether the answer was polished on its active set.
 """,
     "Cyclic correction W^cyc": """\
-`ntpnb.attention.convex.solve_cyclic_correction` (Paper B, Definition 3; chapter 07) on the same
+`ntpnb.attention._convex.solve_cyclic_correction` (Paper B, Definition 3; chapter 07) on the same
 instances as the Graph-SVM: Newton's method on the log-loss of the cyclic sub-dataset in an
 orthonormal basis of `S_cyc`, then verified on the full `d x d` gradient (it raises otherwise).
 The count is the `d^2` unknowns of that check. "certificate": the norm of the full gradient, the
@@ -929,7 +929,7 @@ it: the separability thresholds in `d` of every single-length slice and of the j
 or a Farkas certificate, with the LP's tolerance), `W*` and compatibility at the joint
 threshold, and `W^mm` at twice the threshold (the `d` of the chapter's gradient-descent run,
 `ntpnb.solve_ntp_svm`, verified). The decider "newton" is the chapter's
-(`ntpnb.linear.hinge_newton`: Newton's method on the squared-hinge problem, one `m x m` system per
+(`ntpnb.linear._hinge_newton`: Newton's method on the squared-hinge problem, one `m x m` system per
 step); "lp" is the certified max-margin LP it replaced, whose interior-point method factorizes a
 dense `(V d) x (V d)` matrix at every iteration. Both find the same thresholds where both
 finish. Each prefix runs in its own process: "total CPU s" is its CPU time (one BLAS thread),
@@ -958,7 +958,7 @@ JOINT_W_STAR_INTRO = """\
 Without the threshold sweep, compatibility and `W*` alone reach much larger prefixes: at
 `d = 0.2 m`, by the dense SVD of the equality constraints (4) while that `(rows) x (V d)` matrix is
 small (`ntpnb.settings.F_DENSE_MAX_ENTRIES`), above by LSQR on the map `W -> in-support logit
-differences` (`ntpnb.linear.subspace.equality_operator`), which forms no basis of F and no
+differences` (`ntpnb.linear._subspace.equality_operator`), which forms no basis of F and no
 `(dim F) x (V d)` matrix. "equations (4)" is their number, an upper bound on `dim F`.
 """
 
@@ -998,7 +998,7 @@ iterations at a fixed size, and against the size at a fixed number of iterations
 TRAINING_INTRO = f"""\
 The compiled training loops (`benchmarks/training.py`), one row per optimizer, each time the best
 of 3 below 1 s, with the kernels compiled (or loaded from numba's cache) before any timing.
-Paper A (chapter 4): `ntpnb.linear.descent.run_decoder`, the loop of `ntpnb.train`, with chapter 4's
+Paper A (chapter 4): `ntpnb.linear._descent.run_decoder`, the loop of `ntpnb.train`, with chapter 4's
 optimizers at its paper profile's steps (GD {training.CHAPTER_4["gd_lr"]:g}, normalized GD
 {training.CHAPTER_4["ngd_lr"]:g}, Adam {training.CHAPTER_4["adam_lr"]:g}, SGD
 {training.CHAPTER_4["gd_lr"]:g} with {training.CHAPTER_4["sgd_batch"]} samples a step) from a LeCun
@@ -1008,7 +1008,7 @@ are not timed), on a Gaussian instance of chapter 4's size `(m, V, d, S)` =
 the same `V` and `S` with `d = {training.D_OVER_M:g} m`. Full-batch GD and NGD run in the logit
 form there (`m <= d`: `V m^2` multiply-adds a step), Adam in the weight form (`2 V m d`), SGD on
 its batch (`B V d`). Paper B (chapter 7): `ntpnb.attention.train`, normalized GD (step
-{attention.LR:g}) from `W = 0` in the compiled loop of `ntpnb.attention.engine`, on chapter 7's
+{attention.LR:g}) from `W = 0` in the compiled loop of `ntpnb.attention._engine`, on chapter 7's
 {attention.N_TRIALS} trials of Fig. 4 (general data) for the growth in iterations, and on
 {training.ATTENTION_N_TRIALS} trials of general data with `(K, d, T)` =
 ({training.ATTENTION_N_SHAPE["K"]}, {training.ATTENTION_N_SHAPE["d"]}, {training.ATTENTION_N_SHAPE["T"]})
@@ -1182,7 +1182,7 @@ def book_page(
     and the summary of fitted exponents; then every table. ``figures`` maps a table's problem to
     the link of its figure, relative to the book page (``outputs/benchmarks.md``, one folder above
     the benchmark's output folder). The machine's full platform record
-    (:func:`ntpnb.chapter.platform.platform_info` of the run) ends the page, as the section "Platform".
+    (:func:`ntpnb.chapter._platform.platform_info` of the run) ends the page, as the section "Platform".
     """
     summary = format_exponent_summary(summary_rows(runs, train_runs, joint_rows))
     parts = _page_head(machine, total, argv, nb_times, summary)

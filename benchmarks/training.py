@@ -1,6 +1,6 @@
 """The compiled training loops of both papers: time against the number of iterations and against size.
 
-Paper A (chapter 4): :func:`ntpnb.linear.descent.run_decoder`, the loop of ``ntpnb.train``, with
+Paper A (chapter 4): :func:`ntpnb.linear._descent.run_decoder`, the loop of ``ntpnb.train``, with
 the chapter's optimizers at its paper profile's steps (GD, normalized GD, Adam, and SGD with its
 batch of samples), from LeCun initialization, recording only the last iterate (the tracked
 quantities of ``ntpnb.train`` and its limits are not timed). Instances are
@@ -8,7 +8,7 @@ quantities of ``ntpnb.train`` and its limits are not timed). Instances are
 6)``, and for the growth in ``m`` the same ``V`` and ``S`` with ``d = 1.2 m`` (the chapter's ratio).
 
 Paper B (chapter 7): :func:`ntpnb.attention.train`, normalized GD (the compiled loop of
-:mod:`ntpnb.attention.engine`) from ``W = 0`` on the general (cyclic) data: the chapter's own
+:mod:`ntpnb.attention._engine`) from ``W = 0`` on the general (cyclic) data: the chapter's own
 100 trials of Fig. 4 for the growth in iterations, and for the growth in the number of samples
 ``n`` ten trials of a larger vocabulary (so that large ``n`` still has a strict relation).
 

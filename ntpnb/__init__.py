@@ -4,11 +4,11 @@ The top-level names are every public name of :mod:`ntpnb.linear`, Paper A's line
 data (:class:`NTPData`, seeded recipes), the loss, the subspace F and ``W*``, the NTP-SVM
 ``W^mm``, the regularization path, training, sequences and the conditions' thresholds over
 random instances. Paper B's self-attention model is :mod:`ntpnb.attention`; the first-order
-methods of both, :mod:`ntpnb.optim`. Notebooks and the book are run by :mod:`ntpnb.chapter`
+methods of both, :mod:`ntpnb._optim`. Notebooks and the book are run by :mod:`ntpnb.chapter`
 (what a chapter calls), :mod:`ntpnb.runner`, :mod:`ntpnb.book` and the ``ntpnb`` command
 (:mod:`ntpnb.cli`); :mod:`ntpnb.settings` holds the numerical settings, :mod:`ntpnb.errors`
-the error types, :mod:`ntpnb.validation` the checks of user input; random trials run through
-:mod:`ntpnb.parallel` and are summarized by :mod:`ntpnb.statistics`.
+the error types, :mod:`ntpnb._validation` the checks of user input; random trials run through
+:mod:`ntpnb._parallel` and are summarized by :mod:`ntpnb.statistics`.
 
 ``import ntpnb`` loads numpy and the package's modules but no heavy library a chapter may need
 (SciPy's submodules, numba, joblib, matplotlib, CVXPY: each is imported by the function that
@@ -18,8 +18,8 @@ uses it), so the runner starts in a fraction of a second.
 from __future__ import annotations
 
 from . import attention, errors, optim
+from ._linalg import correlation
 from .errors import *  # noqa: F403
-from .linalg import correlation
 from .linear import *  # noqa: F403
 from .linear import __all__ as _linear_names
 
@@ -33,8 +33,8 @@ def compile_kernels() -> None:
     later processes only load it. The set-up of ``./run.sh`` and Binder's build call this, so
     that no chapter waits for the compiler.
     """
-    from .attention.batched_training import compile_kernels as compile_attention
-    from .linear.descent import compile_kernels as compile_linear
+    from .attention._batched_training import compile_kernels as compile_attention
+    from .linear._descent import compile_kernels as compile_linear
 
     compile_linear()
     compile_attention()

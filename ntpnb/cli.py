@@ -30,11 +30,9 @@ from .book import (
     Verdict,
     book_tree,
     build_book,
-    build_explore_book,
     chapter_number,
     describe_unrunnable,
     format_counts,
-    is_explore_tree,
     jupyter_book,
     load_sweeps,
     missing_notebooks,
@@ -62,7 +60,7 @@ from .chapter import (
     read_parameters_cell,
 )
 from .errors import NTPError, PathError, RunInterruptedError
-from .explore import split_parameters
+from .explore import build_explore_book, is_explore_tree, split_parameters
 from .runner import (
     BENCHMARK,
     DEFAULT_SEEDS,
@@ -76,7 +74,6 @@ from .runner import (
     check_run,
     describe_record,
     expected_time,
-    explore,
     format_expected,
     int_seed,
     load_chapter_times,
@@ -86,6 +83,9 @@ from .runner import (
     run_sources,
     select_notebooks,
     signals_handled,
+)
+from .runner import (
+    _explore as explore,
 )
 
 
@@ -260,8 +260,8 @@ def missing_run(
     """What ``ntpnb book --run-missing`` executes of the ``missing`` chapters of ``tree``, in which setting.
 
     The chapters that can run into the tree, why each other cannot
-    (:meth:`~ntpnb.book.trees.BookTree.split_missing`), and the tree's setting: profile,
-    overrides, seeds (:meth:`~ntpnb.book.trees.BookTree.rerun_setting`, which refuses a tree
+    (:meth:`~ntpnb.book._trees.BookTree.split_missing`), and the tree's setting: profile,
+    overrides, seeds (:meth:`~ntpnb.book._trees.BookTree.rerun_setting`, which refuses a tree
     whose setting is unknown or that is an interactive run's).
     """
     setting = tree.rerun_setting(missing)
@@ -299,7 +299,7 @@ def _cmd_list(args: argparse.Namespace) -> int:
 
     Each notebook's expected time at each profile comes from this machine's last run into the
     profile's own tree, else the project's benchmark record, the current sources' first
-    (:func:`~ntpnb.runner.timings.expected_time`); the end says what the record measured, on what
+    (:func:`~ntpnb.runner._timings.expected_time`); the end says what the record measured, on what
     machine, and which times are stale.
     """
     root = args.root
@@ -334,7 +334,7 @@ def _expected_times(
 ) -> list[tuple[str, Expected]]:
     """The expected time of the notebook ``source`` at each profile that has one, as ``(profile, time)``.
 
-    ``current`` says its sources now (:func:`~ntpnb.runner.timings.run_sources`); ``record`` is the
+    ``current`` says its sources now (:func:`~ntpnb.runner._timings.run_sources`); ``record`` is the
     project's benchmark record, if read.
     """
     times = []
@@ -683,13 +683,13 @@ def check_command(argv: Sequence[str]) -> argparse.Namespace | None:
     """Check the command line ``ntpnb ARGV`` as the command checks it before it runs anything; run nothing.
 
     The parser's checks (:func:`parse_command`), then the command's own, by the functions the
-    command calls: ``reproduce``, every input of the run (:func:`~ntpnb.runner.choice.check_run`:
+    command calls: ``reproduce``, every input of the run (:func:`~ntpnb.runner._choice.check_run`:
     the notebooks, the profile, each ``-p`` in its domain, the seeds, ``--out`` and the setting of
     the tree it names); ``explore``, the grid and every point's run
-    (:func:`~ntpnb.runner.explore.check_explore`); ``book``, the tree (``--run``:
-    :func:`~ntpnb.book.trees.book_tree`) and, with ``--run-missing``, the run of its missing
+    (:func:`~ntpnb.runner._explore.check_explore`); ``book``, the tree (``--run``:
+    :func:`~ntpnb.book._trees.book_tree`) and, with ``--run-missing``, the run of its missing
     chapters (:func:`missing_run`); ``compare``,
-    both folders (:func:`~ntpnb.book.trees.run_folder`); ``list``, the names. A hint's command
+    both folders (:func:`~ntpnb.book._trees.run_folder`); ``list``, the names. A hint's command
     (the book's, the CLI's, the README's) is checked with it.
 
     Returns the parsed arguments (None for ``--help`` and ``--version``, which only print).

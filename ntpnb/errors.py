@@ -76,7 +76,7 @@ class GenerationError(NTPError):
 class RankAmbiguousError(SolverError):
     """A numerical rank (a dimension, a support) is not determined by the spectrum.
 
-    Raised by :mod:`ntpnb.linalg` when the singular values show no clear gap (or not at the
+    Raised by :mod:`ntpnb._linalg` when the singular values show no clear gap (or not at the
     dimension the mathematics gives), instead of guessing a rank that could differ between machines.
     """
 

@@ -3,7 +3,7 @@
 The values are chosen for double precision. Every tolerance is relative to the problem's own
 scale: the solvers see ``H`` divided by a power of two that brings ``max|H|`` near 1 (the NTP-SVM
 and ``W*``) or each ``h_j`` divided by the power of two at its largest entry (the separability
-and compatibility decisions, :func:`ntpnb.linear.separability.scaled_rows`), and scale back.
+and compatibility decisions, :func:`ntpnb.linear._separability.scaled_rows`), and scale back.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ PROB_SUM_RTOL: float = 1e-5
 PROB_SUM_ATOL: float = 1e-12
 
 #: Two directions with ``1 - corr`` at most this are parallel: which of them another direction
-#: leans toward is then undefined (:func:`ntpnb.linear.experiments.curves.toward`); far above
+#: leans toward is then undefined (:func:`ntpnb.linear.experiments._curves.toward`); far above
 #: the rounding of a correlation (a few eps), far below any pair of distinct limits the chapters
 #: compare (1 - corr of order 0.1).
 PARALLEL_TOL: float = 1e-9
@@ -34,15 +34,15 @@ PARALLEL_TOL: float = 1e-9
 #: embeddings and instances, prefix contexts); larger requests raise InvalidDataError first.
 MAX_DENSE_BYTES: float = 2.0 * 2**30
 
-#: Most points of a recording grid (:func:`ntpnb.optim.log_grid`; the figures use a few
+#: Most points of a recording grid (:func:`ntpnb._optim.log_grid`; the figures use a few
 #: hundred); larger requests raise InvalidDataError.
 MAX_RECORD_POINTS: int = 100_000
 
-#: Longest time (s) between two progress reports of a training loop (:class:`ntpnb.optim.Recorder`).
+#: Longest time (s) between two progress reports of a training loop (:class:`ntpnb._optim.Recorder`).
 PROGRESS_SECONDS: float = 2.0
 
 #: Shortest time (s) between two updates of what a reader sees while a chapter runs
-#: (:mod:`ntpnb.chapter.progress`, :mod:`ntpnb.runner.display`).
+#: (:mod:`ntpnb.chapter._progress`, :mod:`ntpnb.runner._display`).
 SHOW_SECONDS: float = 0.5
 
 #: Longest time (s) a command's main thread waits in one call for its workers, tasks or child
@@ -51,11 +51,11 @@ SHOW_SECONDS: float = 0.5
 #: thread's wait; its handler runs only when the main thread next runs Python code.
 STOP_CHECK_SECONDS: float = 0.2
 
-#: Multiply-adds per compiled call of the linear decoder's loops (:mod:`ntpnb.linear.descent`):
+#: Multiply-adds per compiled call of the linear decoder's loops (:mod:`ntpnb.linear._descent`):
 #: about 0.05 s, so a long run answers Ctrl-C and its progress hook promptly.
 DESCENT_CHUNK_MACS: int = 200_000_000
 
-#: Largest ``m`` of :func:`ntpnb.linear.condition_thresholds.cover_probability` (its exact sum
+#: Largest ``m`` of :func:`ntpnb.linear._condition_thresholds.cover_probability` (its exact sum
 #: takes time ~ m^2, about 1 s at m = 100000); larger m raise InvalidDataError.
 COVER_MAX_M: int = 100_000
 
@@ -64,7 +64,7 @@ COVER_MAX_M: int = 100_000
 COMPAT_RTOL: float = 1e-8
 
 #: Most entries of the (rows) x (V d) matrix of the equality constraints (4) for which W* and the
-#: compatibility residual come from its dense SVD; above, from LSQR (:mod:`ntpnb.linear.subspace`).
+#: compatibility residual come from its dense SVD; above, from LSQR (:mod:`ntpnb.linear._subspace`).
 F_DENSE_MAX_ENTRIES: int = 2**24
 #: LSQR's relative stopping tolerance for W* (1e6 times finer than COMPAT_RTOL's test).
 F_LSQR_TOL: float = 1e-14
@@ -109,15 +109,15 @@ LP_OPTIONS = MappingProxyType(
 LP_MARGIN_CAP: float = 1e-4
 #: Time limit (seconds) of each LP solve.
 LP_TIME_LIMIT: float = 600.0
-#: The normalized margin (rows of :func:`~ntpnb.linear.separability.scaled_rows`, ``max |W_ik| =
+#: The normalized margin (rows of :func:`~ntpnb.linear._separability.scaled_rows`, ``max |W_ik| =
 #: 1``) that decides separability for ``method="newton"``: a direction verified to reach it proves
 #: "separable", multipliers proving none does "not separable" (other methods: SVM_REACH_RTOL).
 SEP_MARGIN_TOL: float = 1e-9
 #: A separating direction may break the equalities (6a) by at most this fraction of its verified
-#: normalized margin, beyond rounding (:func:`ntpnb.linear.separability.verified_margin`).
+#: normalized margin, beyond rounding (:func:`ntpnb.linear._separability.verified_margin`).
 SEP_EQUALITY_RTOL: float = 1e-7
 #: An LP solver's point may break each constraint by at most this times ``1 + max|x|`` (HiGHS's
-#: default primal feasibility; :func:`ntpnb.linear.condition_thresholds.recession_pairs`).
+#: default primal feasibility; :func:`ntpnb.linear._condition_thresholds.recession_pairs`).
 LP_POINT_FEAS_RTOL: float = 1e-7
 #: ``is_separable`` answers "separable" only when every W with unit margins no longer than the
 #: direction found has its margins evaluated to within this (relative, by the rounding model;
@@ -126,7 +126,7 @@ LP_POINT_FEAS_RTOL: float = 1e-7
 SVM_REACH_RTOL: float = 1e-8
 
 #: First hinge weight ``rho`` of the squared-hinge Newton continuation for separability
-#: (:mod:`ntpnb.linear.hinge_newton`, on ``scaled_rows``). Every answer is verified
+#: (:mod:`ntpnb.linear._hinge_newton`, on ``scaled_rows``). Every answer is verified
 #: (SEP_MARGIN_TOL), so the HINGE_* settings change the work, never the answer.
 HINGE_RHO_START: float = 10.0
 #: Factor by which the continuation's hinge weight rho grows.
@@ -156,7 +156,7 @@ SVM_KKT_TOL: float = 1e-6
 #: NTP-SVM verification: duality gap / primal objective.
 SVM_GAP_TOL: float = 1e-7
 
-#: Numerical rank (:func:`ntpnb.linalg.numerical_rank`): the largest ``r`` with
+#: Numerical rank (:func:`ntpnb._linalg.numerical_rank`): the largest ``r`` with
 #: ``s_{r-1} >= RANK_GAP * max(s_r, max(shape) eps s_0)``. The papers' data have gaps of 1e12 and
 #: more, random embeddings' signal gaps below 1e3: 1e6 decides every such case.
 RANK_GAP: float = 1e6
@@ -164,26 +164,26 @@ RANK_GAP: float = 1e6
 #: that would change within it raises :class:`~ntpnb.errors.RankAmbiguousError`.
 RANK_BAND: float = 10.0
 
-#: :mod:`ntpnb.linear.gram_blocks` inverts a block ``K[F, F]`` of ``K = H H^T`` by Cholesky only
+#: :mod:`ntpnb.linear._gram_blocks` inverts a block ``K[F, F]`` of ``K = H H^T`` by Cholesky only
 #: when ``(min diag / max diag)^2`` of the factor exceeds this, else through the SVD of ``H[F]``
 #: (far above rounding, so both routes agree where the choice could go either way).
 GRAM_CHOL_RCOND: float = 1e-9
 #: Largest fraction of a block's rows that may change for its inverse to be updated from the
-#: previous one (:func:`ntpnb.linear.gram_blocks.block_inverse`) rather than factored afresh.
+#: previous one (:func:`ntpnb.linear._gram_blocks.block_inverse`) rather than factored afresh.
 GRAM_UPDATE_FRACTION: float = 0.2
 
 #: A multiplier larger than this times the largest one counts as "active" (support vector).
 ACTIVE_DUAL_TOL: float = 1e-7
 #: A row whose margin is within this of 1 at a least-distance answer starts the polish as active
-#: (:func:`ntpnb.qp.solve_least_distance`); such margins are 1 to about eps * ||w||^2, below 1e-9.
+#: (:func:`ntpnb._qp.solve_least_distance`); such margins are 1 to about eps * ||w||^2, below 1e-9.
 ACTIVE_MARGIN_TOL: float = 1e-8
 #: Largest minimum norm of a normalized problem that least-distance programming answers (larger:
 #: nearly infeasible constraints, for the conic solver).
 LEAST_DISTANCE_MAX_NORM: float = 1e3
-#: Rounds of active-set correction of :func:`ntpnb.qp.polish` (one usually suffices).
+#: Rounds of active-set correction of :func:`ntpnb._qp.polish` (one usually suffices).
 POLISH_MAX_ROUNDS: int = 10
 
-#: The fast NTP-SVM (:mod:`ntpnb.linear.active_set`): a constraint enters the active set when its
+#: The fast NTP-SVM (:mod:`ntpnb.linear._active_set`): a constraint enters the active set when its
 #: margin is below ``1 - tol`` (far below SVM_FEAS_TOL, above rounding noise).
 ACTIVE_SET_VIOLATION_TOL: float = 1e-11
 #: Factor by which the proximal weight shrinks after each proximal step (singular K; superlinear).
@@ -206,7 +206,7 @@ ACTIVE_SET_PROX_CEILING: float = 1e4
 #: every step) did not settle in 100, and settle at a larger weight.
 ACTIVE_SET_RUN_MAX_ITER: int = 40
 #: Most redraws of one draw of a statistical sweep whose decision is numerically ambiguous
-#: (:func:`ntpnb.linear.condition_thresholds.decided_draw`; chapter 5 met one such draw in
+#: (:func:`ntpnb.linear._condition_thresholds.decided_draw`; chapter 5 met one such draw in
 #: several thousand: eleven in a row mean the model, not the draw, is the problem).
 SWEEP_MAX_REDRAWS: int = 10
 #: Iteration cap of the active-set method, every run counted (a run typically needs fewer than
@@ -255,7 +255,7 @@ RP_LOG_LAMBDA_RTOL: float = 1e-14
 #: "selected" when its softmax probability exceeds it (the authors' code uses 1e-2, ``C_thres``).
 PSEUDO_GRAPH_THRESHOLD: float = 1e-3
 
-#: Paper A's regularization path (:mod:`ntpnb.linear.regpath`): largest ``| ||W_B|| - B | / B``
+#: Paper A's regularization path (:mod:`ntpnb.linear._regpath`): largest ``| ||W_B|| - B | / B``
 #: of a certified W_B.
 PATH_NORM_RTOL: float = 1e-12
 #: Relative KKT residuals (on F, on F-perp, in total) a certified W_B must meet.
@@ -294,7 +294,7 @@ PATH_MAX_SUBDIVISIONS: int = 40
 #: (the certified KKT residual's scale) is still a normal double.
 PATH_MIN_LAMBDA: float = 2.2250738585072014e-308 / FLOAT64_EPS
 
-#: Largest ``cond(H H^T)`` for which the path uses the Gram form (:mod:`ntpnb.linear.regpath_gram`;
+#: Largest ``cond(H H^T)`` for which the path uses the Gram form (:mod:`ntpnb.linear._regpath_gram`;
 #: with H of full row rank; products with K^{-1} then lose about 2e-10, far below PATH_KKT_RTOL);
 #: other data use dense orthonormal bases of F and R ∩ F-perp.
 PATH_GRAM_MAX_COND: float = 1e6
@@ -305,7 +305,7 @@ PATH_REFINE_RTOL: float = 1e-12
 #: far faster on a busy one (the fast NTP-SVM at m = 500: 6.7 s against 165 s on a loaded 2-core machine).
 BLAS_THREADS: int = 1
 #: Exponential-cone solver of the best achievable loss's maximum-entropy dual
-#: (:func:`ntpnb.linear.condition_thresholds.best_achievable_loss`).
+#: (:func:`ntpnb.linear._condition_thresholds.best_achievable_loss`).
 EXP_CONE_SOLVER: str = "CLARABEL"
 #: CLARABEL's options for the maximum-entropy dual (the cone's boundary limits accuracy to ~1e-9).
 EXP_CONE_OPTIONS = MappingProxyType(
@@ -330,10 +330,10 @@ BEST_LOSS_LBFGS_FTOL: float = 1e-15
 #: Largest gradient norm at which L-BFGS's minimizer is used.
 BEST_LOSS_GRAD_TOL: float = 1e-6
 #: Largest distance of the recession LP's 0/1 pair indicators from 0 or 1
-#: (:func:`ntpnb.linear.condition_thresholds.recession_pairs`; further is an error).
+#: (:func:`ntpnb.linear._condition_thresholds.recession_pairs`; further is an error).
 RECESSION_INDICATOR_TOL: float = 1e-6
 
-#: Absolute part of Brent's tolerance on ``log beta`` in :func:`ntpnb.linear.recipes.temper_to_entropy`.
+#: Absolute part of Brent's tolerance on ``log beta`` in :func:`ntpnb.linear._recipes.temper_to_entropy`.
 TEMPER_LOG_BETA_XTOL: float = 1e-14
 #: Relative part of Brent's tolerance on ``log beta`` (scipy's smallest, 4 eps).
 TEMPER_LOG_BETA_RTOL: float = 4 * FLOAT64_EPS
@@ -348,15 +348,15 @@ PVALUE_FLOOR_RTOL: float = 1e-9
 #: underflows there; the bound stays true).
 PVALUE_PRINT_MIN: float = 1e-300
 
-#: A margin of a zero-margin direction ``D`` (:func:`~ntpnb.linear.experiments.entropy.zero_margin_ray`)
+#: A margin of a zero-margin direction ``D`` (:func:`~ntpnb.linear.experiments._entropy.zero_margin_ray`)
 #: counts as 0 when at most this times ``||D|| max_j ||h_j||`` (the others are near 1 and above).
 ZERO_MARGIN_RTOL: float = 1e-9
-#: :func:`~ntpnb.linear.experiments.path_comparisons.split_agreement` compares ``||P_F(W_B) - W*||``
+#: :func:`~ntpnb.linear.experiments._path_comparisons.split_agreement` compares ``||P_F(W_B) - W*||``
 #: with the split representation where it is above this times ``||W*||`` (visible in float64).
 SPLIT_VISIBLE_RTOL: float = 1e-6
 #: Tolerance (relative to ``1 + max|W|``) of Definition 2 for the decoders of
-#: :func:`~ntpnb.linear.experiments.plane.free_rows_draws`.
+#: :func:`~ntpnb.linear.experiments._plane.free_rows_draws`.
 FREE_ROWS_DEF2_RTOL: float = 1e-9
-#: Relative resolution of a spread (:func:`ntpnb.linear.experiments.curves.rounding_spread`): the
+#: Relative resolution of a spread (:func:`ntpnb.linear.experiments._curves.rounding_spread`): the
 #: tracked quantities' own BLAS rounding differs between CPUs below it; above it, its decade is a result.
 SPREAD_RESOLUTION: float = 1e-14

@@ -1,6 +1,6 @@
 """Statistics of many random trials: intervals, threshold crossings, finite-size fits, tests.
 
-Summaries of the sweeps of :mod:`ntpnb.parallel`: Wilson intervals, where a curve crosses a
+Summaries of the sweeps of :mod:`ntpnb._parallel`: Wilson intervals, where a curve crosses a
 level (bracketed by Wilson intervals, or with a bootstrap error over whole nested draws), the
 drift of such a threshold with size, a goodness-of-fit test with a simulated null distribution,
 the bootstrap of a heavy-tailed mean and Fisher's exact test.
@@ -97,8 +97,16 @@ import numpy as np
 import scipy
 
 from . import settings
+from ._validation import (
+    as_count,
+    as_flag,
+    as_float_array,
+    as_generator,
+    as_ordered,
+    check_dense_size,
+    is_real,
+)
 from .errors import InvalidDataError
-from .validation import as_count, as_flag, as_float_array, as_generator, as_ordered, check_dense_size, is_real
 
 
 def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[float, float]:

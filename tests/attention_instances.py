@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ntpnb._reproducible_products import dot_sum
 from ntpnb.attention import (
     Problem,
     TokenData,
@@ -20,9 +21,8 @@ from ntpnb.attention import (
     tied_head,
     token_priority_graphs,
 )
-from ntpnb.attention.engine import token_table
-from ntpnb.attention.model import _scores_grad
-from ntpnb.reproducible_products import dot_sum
+from ntpnb.attention._engine import token_table
+from ntpnb.attention._model import _scores_grad
 
 
 def general_instance(seed: int, K: int = 6, d: int = 8, n: int = 6, T: int = 4) -> tuple:
@@ -76,10 +76,11 @@ def stacked_problem(loss: str, head: str, sizes: tuple = STACKED_SIZES) -> Probl
 def table_gradient(prob: Problem) -> Callable[[np.ndarray], np.ndarray]:
     """``W -> loss_and_grad(W, prob)[1]`` over the token table: the numpy reference of the compiled kernels.
 
-    Equal to the gradient of :func:`ntpnb.attention.model.loss_and_grad` up to rounding; the products are
-    elementwise multiply-adds over contiguous trials (:func:`~ntpnb.reproducible_products.dot_sum`, trial axis
-    last), the log-loss's arrays positions first (``(T, ...)``). Only where
-    :func:`~ntpnb.attention.engine.compiled_step` has a step (for the log-loss, ``gamma`` equal on
+    Equal to the gradient of :func:`ntpnb.attention._model.loss_and_grad` up to rounding; the products
+    are elementwise multiply-adds over contiguous trials
+    (:func:`~ntpnb._reproducible_products.dot_sum`, trial axis last), the log-loss's arrays positions
+    first (``(T, ...)``). Only where
+    :func:`~ntpnb.attention._engine.compiled_step` has a step (for the log-loss, ``gamma`` equal on
     each sample's label positions).
     """
     U, index = token_table(prob)

@@ -14,7 +14,7 @@ import pytest
 from filelock import FileLock
 
 import ntpnb as ntp
-from ntpnb.chapter.progress import QUIET_VAR
+from ntpnb.chapter._progress import QUIET_VAR
 
 from helpers import random_data
 

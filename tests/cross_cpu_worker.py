@@ -36,10 +36,10 @@ NUMPY_BLAS = frozenset(lib["filepath"] for lib in threadpool_info() if lib.get("
 import ntpnb as ntp  # noqa: E402  (after NUMPY_BLAS)
 from ntpnb import attention as att  # noqa: E402
 from ntpnb import settings  # noqa: E402
+from ntpnb._qp import active_mask  # noqa: E402
 from ntpnb.errors import NotSeparableError  # noqa: E402
-from ntpnb.linear.descent import SAMPLING_KINDS, run_decoder  # noqa: E402
-from ntpnb.linear.recipes import TOY2D_SUPPORTS, dirichlet_on_supports  # noqa: E402
-from ntpnb.qp import active_mask  # noqa: E402
+from ntpnb.linear._descent import SAMPLING_KINDS, run_decoder  # noqa: E402
+from ntpnb.linear._recipes import TOY2D_SUPPORTS, dirichlet_on_supports  # noqa: E402
 
 from helpers import gradient_fn  # noqa: E402  (tests/ is this script's folder)
 
@@ -167,14 +167,14 @@ def attention_quantities(kind: str, seed: int) -> dict[str, Quantity]:
     def training() -> dict[str, Any]:
         # normalized GD from W(0) ~ U(+-1/sqrt d), as the chapter's local runs: it amplifies
         # rounding, so the iterates must be the same floats under every kernel ("exact_"); it
-        # runs on the compiled step (ntpnb.attention.engine), with exact normalization and with
+        # runs on the compiled step (ntpnb.attention._engine), with exact normalization and with
         # the authors' step rule
         W0 = np.random.default_rng([seed, 1]).uniform(-0.35, 0.35, (1, 8, 8))
         out = {}
         for loss, C, head in training_heads(E):
             prob = att.make_problem(E, C, data, loss, head)
             for rule, eps in STEP_RULES.items():
-                trace = att.train(prob, ntp.optim.normalized_gd(0.1, eps), TRAINING_STEPS, W0=W0)
+                trace = att.train(prob, ntp._optim.normalized_gd(0.1, eps), TRAINING_STEPS, W0=W0)
                 out[f"exact_W_{loss}{rule}"] = trace.W
         return out
 
@@ -197,9 +197,9 @@ def linear_training() -> dict[str, Quantity]:
     W0 = np.random.default_rng([11, 1]).standard_normal((data.V, data.d)) / np.sqrt(data.d)
     W0_wide = np.random.default_rng([12, 1]).standard_normal((2, wide.V, wide.d)) / np.sqrt(wide.d)
     methods = {
-        "gd": ntp.optim.gd(0.5),
-        "ngd": ntp.optim.normalized_gd(0.1),
-        "adam": ntp.optim.adam(0.01, (0.9, 0.999)),
+        "gd": ntp._optim.gd(0.5),
+        "ngd": ntp._optim.normalized_gd(0.1),
+        "adam": ntp._optim.adam(0.01, (0.9, 0.999)),
     }
 
     def run() -> dict[str, Any]:
@@ -211,11 +211,11 @@ def linear_training() -> dict[str, Quantity]:
             out[f"exact_W_{name}_weight_form"] = run_decoder(wide, opt, TRAINING_STEPS, W0_wide).W
         for sampling in SAMPLING_KINDS:
             trace = ntp.train(
-                data, ntp.optim.sgd(0.5), TRAINING_STEPS, W0=W0, seed=3, batch_size=4, sampling=sampling
+                data, ntp._optim.sgd(0.5), TRAINING_STEPS, W0=W0, seed=3, batch_size=4, sampling=sampling
             )
             out[f"exact_W_sgd_{sampling}"] = trace.W
         grad = gradient_fn(data)
-        out["exact_W_ngd_numpy"] = ntp.optim.run(grad, W0, methods["ngd"], TRAINING_STEPS).W
+        out["exact_W_ngd_numpy"] = ntp._optim.run(grad, W0, methods["ngd"], TRAINING_STEPS).W
         return out
 
     return {"training": run}
@@ -303,13 +303,13 @@ WARM_UPS = ("linear", "attention")
 def warm_up(paper: str) -> None:
     """Compile (or load from numba's cache) every compiled kernel the quantities of ``paper`` run.
 
-    Linear: the training loops (:func:`ntpnb.linear.descent.compile_kernels`) and the Gram
+    Linear: the training loops (:func:`ntpnb.linear._descent.compile_kernels`) and the Gram
     blocks of the regularization path, which a path in the Gram form (``H`` of full row rank,
     here the first random instance) factorizes with. Attention: the compiled step of every loss
-    (:func:`ntpnb.attention.batched_training.compile_kernels`).
+    (:func:`ntpnb.attention._batched_training.compile_kernels`).
     """
     if paper == "linear":
-        from ntpnb.linear.descent import compile_kernels
+        from ntpnb.linear._descent import compile_kernels
 
         compile_kernels()
         m, d, V, S, seed = RANDOM_SIZES[0]
@@ -317,7 +317,7 @@ def warm_up(paper: str) -> None:
             ntp.random_instance(m, d, V, S, np.random.default_rng(seed)), RANDOM_RADII[:1]
         )
     else:
-        from ntpnb.attention.batched_training import compile_kernels
+        from ntpnb.attention._batched_training import compile_kernels
 
         compile_kernels()
 

@@ -14,9 +14,9 @@ from hypothesis import settings as settings_
 from hypothesis import strategies as st
 
 import ntpnb as ntp
-from ntpnb.book.binder import DEFAULT_BINDERHUB, binder_url
-from ntpnb.reproducible_products import einsum
-from ntpnb.validation import as_generator
+from ntpnb._reproducible_products import einsum
+from ntpnb._validation import as_generator
+from ntpnb.book._binder import DEFAULT_BINDERHUB, binder_url
 
 Array = np.ndarray
 
@@ -101,7 +101,7 @@ log_scales = st.floats(-8.0, 8.0, allow_nan=False)
 
 
 # The gradients of the decoder in plain numpy: the reference of the compiled loops of
-# ntpnb.linear.descent (with ntpnb.optim.run).
+# ntpnb.linear._descent (with ntpnb._optim.run).
 
 
 def _softmax_over_tokens(L: Array) -> Array:
@@ -124,7 +124,7 @@ def gradient_fn(data: ntp.NTPData) -> Callable[[Array], Array]:
     G0 = einsum("mv,md->vd", data.P, Hpi)
 
     def grad(W: Array) -> Array:
-        # no BLAS: the same floats on every CPU (see ntpnb.reproducible_products)
+        # no BLAS: the same floats on every CPU (see ntpnb._reproducible_products)
         Q = _softmax_over_tokens(einsum("...vd,dm->...vm", W, HT))
         g = einsum("...vm,md->...vd", Q, Hpi)
         g -= G0

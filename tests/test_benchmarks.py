@@ -108,9 +108,9 @@ def test_the_path_and_attention_svm_tables_certify_each_answer(which):
 
 def _fake_reproduce(calls, tmp_path, seconds):
     """A stand-in for ``ntpnb.runner.reproduce`` that records its calls and the CPUs it could use."""
-    from ntpnb.chapter.layout import output_layout
+    from ntpnb.chapter._layout import output_layout
     from ntpnb.runner import RunResult
-    from ntpnb.runner.choice import record_timings
+    from ntpnb.runner._choice import record_timings
 
     def fake(root, names, profile, output_dir, jobs, force, log, seeds):
         cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None
@@ -158,7 +158,7 @@ def test_time_notebooks_runs_each_profile_on_one_core_then_the_paper_run_with_jo
         assert calls[2]["cpus"] == sorted(before) == times.run_cpus  # all of them for the two-job run
     assert notebooks.allowed_cpus() == before
     # the one-core times are the benchmark record ntpnb list shows, with the load they ran under
-    from ntpnb.runner.timings import load_chapter_times
+    from ntpnb.runner._timings import load_chapter_times
 
     notebooks.refresh_chapter_times(tmp_path, times.one_core, times.loads)
     record = load_chapter_times(tmp_path)
@@ -349,7 +349,7 @@ def test_every_solver_table_labels_its_exponent_with_its_count():
 
 def test_the_training_benchmark_times_both_papers_loops_at_tiny_sizes():
     from benchmarks import run, training
-    from ntpnb import optim
+    from ntpnb import _optim as optim
 
     from helpers import gradient_fn
 

@@ -86,7 +86,7 @@ def test_version_without_an_installed_distribution_says_so(monkeypatch, capsys):
 
 
 def test_list_shows_the_named_notebooks_with_what_each_parameter_means(monkeypatch, capsys):
-    from ntpnb.chapter.parameters import profile_parameters, read_parameters_cell
+    from ntpnb.chapter._parameters import profile_parameters, read_parameters_cell
 
     monkeypatch.setenv("COLUMNS", "100")
     assert cli.main(["list", "--root", str(ROOT), "04_gd", "01"]) == 0
@@ -235,10 +235,10 @@ def test_one_notebook_run_is_not_runs():
 
 def test_list_shows_each_chapters_expected_time_per_profile(tmp_path, capsys, monkeypatch):
     """Without a run here, the benchmark record's times, with where and when they were measured."""
-    from ntpnb.chapter.layout import output_layout
-    from ntpnb.runner.choice import package_fingerprint, record_timings
-    from ntpnb.runner.execute import RunResult
-    from ntpnb.runner.timings import CHAPTER_TIMES, describe_machine, run_sources, this_machine
+    from ntpnb.chapter._layout import output_layout
+    from ntpnb.runner._choice import package_fingerprint, record_timings
+    from ntpnb.runner._execute import RunResult
+    from ntpnb.runner._timings import CHAPTER_TIMES, describe_machine, run_sources, this_machine
 
     monkeypatch.setenv("COLUMNS", "100")  # a narrower terminal wraps the line
     root = tmp_path / "project"

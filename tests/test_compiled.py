@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 from pathlib import Path
 
-from ntpnb import compiled
+from ntpnb import _compiled as compiled
 
 
 def _package(tmp_path: Path) -> Path:
@@ -40,7 +40,7 @@ def test_the_digest_ignores_modules_the_kernel_does_not_import(tmp_path):
 
 
 def test_every_kernel_module_is_cached_under_the_stamp_of_its_imports():
-    for name in ("ntpnb.optim_loops", "ntpnb.linear.decoder_loops", "ntpnb.attention.ngd_loops"):
+    for name in ("ntpnb._optim_loops", "ntpnb.linear._decoder_loops", "ntpnb.attention._ngd_loops"):
         module = importlib.import_module(name)
         kernels = [v for v in vars(module).values() if hasattr(v, "_cache") and hasattr(v._cache, "_impl")]
         assert kernels, name
@@ -50,5 +50,5 @@ def test_every_kernel_module_is_cached_under_the_stamp_of_its_imports():
             if Path(kernel.py_func.__code__.co_filename).resolve() != path.resolve():
                 continue  # a kernel of another module, imported by name
             assert kernel._cache._impl._locator.get_source_stamp() == compiled.source_digest(path)
-        optim = compiled.PACKAGE / "optim.py"
-        assert optim in compiled._imported_modules(compiled.PACKAGE / "optim_loops.py", compiled.PACKAGE)
+        optim = compiled.PACKAGE / "_optim.py"
+        assert optim in compiled._imported_modules(compiled.PACKAGE / "_optim_loops.py", compiled.PACKAGE)

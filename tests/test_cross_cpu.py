@@ -12,7 +12,7 @@ discrete results (decisions, dimensions, support vectors, errors raised) exactly
 :data:`RTOL` relative (a path's arrays per radius, each radius having its own scale), and the
 iterates of attention and linear training and the chapters' generated instances (``exact_``
 keys) bit for bit: training amplifies rounding, so it multiplies without BLAS
-(:mod:`ntpnb.reproducible_products`) and must not depend on the kernel at all, and neither may the data.
+(:mod:`ntpnb._reproducible_products`) and must not depend on the kernel at all, and neither may the data.
 
 A kernel the CPU cannot run is skipped, with the missing instruction-set flags as the reason.
 """

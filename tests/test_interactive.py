@@ -8,8 +8,8 @@ import json
 import jupytext
 import pytest
 
-from ntpnb.chapter import parameters
-from ntpnb.chapter.parameters import PROJECT_VAR
+from ntpnb.chapter import _parameters as parameters
+from ntpnb.chapter._parameters import PROJECT_VAR
 from ntpnb.runner import reproduce
 
 from fake_notebooks import fake_notebook

@@ -19,8 +19,8 @@ def python(code: str) -> dict:
 def test_reading_a_chapter_does_not_build_the_iri_grammar_and_notebooks_still_validate():
     seen = python(
         "import json, sys\n"
-        "from ntpnb.chapter.parameters import read_parameters_cell\n"
-        "from ntpnb.chapter.layout import notebook_sources\n"
+        "from ntpnb.chapter._parameters import read_parameters_cell\n"
+        "from ntpnb.chapter._layout import notebook_sources\n"
         "from pathlib import Path\n"
         "read_parameters_cell(notebook_sources(Path('.'))[0])\n"
         "import nbformat\n"
@@ -51,7 +51,7 @@ def test_an_already_loaded_jsonschema_is_left_as_it_is():
         "import json, sys\n"
         "import jsonschema\n"
         "before = sorted(jsonschema.FormatChecker.checkers)\n"
-        "from ntpnb.jupyter_imports import import_jsonschema_without_iri_grammar\n"
+        "from ntpnb._jupyter_imports import import_jsonschema_without_iri_grammar\n"
         "import_jsonschema_without_iri_grammar()\n"
         "print(json.dumps({'same': before == sorted(jsonschema.FormatChecker.checkers)}))\n"
     )

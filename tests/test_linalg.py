@@ -1,4 +1,4 @@
-"""The one numerical-rank rule (ntpnb.linalg): clear gap, no gap, scaled input, known ranks."""
+"""The one numerical-rank rule (ntpnb._linalg): clear gap, no gap, scaled input, known ranks."""
 
 from __future__ import annotations
 
@@ -7,8 +7,7 @@ import pytest
 
 from ntpnb import attention as att
 from ntpnb import settings
-from ntpnb.errors import InvalidDataError, RankAmbiguousError
-from ntpnb.linalg import (
+from ntpnb._linalg import (
     accurate_dots,
     check_known_rank,
     column_basis,
@@ -19,6 +18,7 @@ from ntpnb.linalg import (
     numerical_rank,
     rank_floor,
 )
+from ntpnb.errors import InvalidDataError, RankAmbiguousError
 
 EPS = np.finfo(float).eps
 
@@ -125,7 +125,7 @@ def test_column_basis_known_and_decided():
 
 
 def test_gaps():
-    from ntpnb.linalg import _all_gaps
+    from ntpnb._linalg import _all_gaps
 
     g = _all_gaps(np.array([4.0, 2.0, 0.0]), (3, 3), 4.0)[1:]  # the gaps below positions 1, 2, 3
     assert g[0] == 2.0 and g[1] > 1e14 and g[2] == 0.0
@@ -152,9 +152,9 @@ def test_thin_svd_survives_a_spectrum_where_gesdd_does_not_converge():
     numpy's gesdd raised "SVD did not converge" on it under OPENBLAS_CORETYPE=Haswell; thin_svd
     falls back to gesvd (on other kernels gesdd succeeds and this checks the same answer)."""
     import ntpnb as ntp
-    from ntpnb.linalg import thin_svd
-    from ntpnb.linear.regpath import helmert_basis
-    from ntpnb.linear.subspace import embedding_svd, f_decomposition
+    from ntpnb._linalg import thin_svd
+    from ntpnb.linear._regpath import helmert_basis
+    from ntpnb.linear._subspace import embedding_svd, f_decomposition
 
     data = ntp.synthetic_instance(seed=0)
     basis_f = f_decomposition(data).basis

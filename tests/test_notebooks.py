@@ -12,11 +12,11 @@ import sys
 import jupytext
 import pytest
 
-from ntpnb.book.compare import SANITIZE_CONFIG
-from ntpnb.chapter.claims import load_chapter_record
-from ntpnb.chapter.layout import notebook_sources, output_layout
-from ntpnb.chapter.parameters import PROJECT_VAR
-from ntpnb.runner.jupyter_kernel import blas_variables
+from ntpnb.book._compare import SANITIZE_CONFIG
+from ntpnb.chapter._claims import load_chapter_record
+from ntpnb.chapter._layout import notebook_sources, output_layout
+from ntpnb.chapter._parameters import PROJECT_VAR
+from ntpnb.runner._jupyter_kernel import blas_variables
 
 from conftest import QUICK_SEEDS, ROOT
 

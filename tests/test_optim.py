@@ -1,11 +1,12 @@
-"""First-order methods (ntpnb.optim): hand-computed steps, batching, recording, bad settings."""
+"""First-order methods (ntpnb._optim): hand-computed steps, batching, recording, bad settings."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from ntpnb import optim, settings
+from ntpnb import _optim as optim
+from ntpnb import settings
 from ntpnb.errors import InvalidDataError, SolverError
 
 A = np.array([[2.0, -1.0], [0.5, 3.0]])
@@ -319,7 +320,7 @@ def test_run_checks_the_gradient_shape_at_every_step():
         optim.run(grad, np.ones((3, 2)), optim.gd(0.1), 10)
 
 
-# --- The compiled rules (ntpnb.optim_loops): the reference's arithmetic, compiled ---
+# --- The compiled rules (ntpnb._optim_loops): the reference's arithmetic, compiled ---
 
 
 @pytest.mark.parametrize(
@@ -340,7 +341,7 @@ def test_compiled_rules_step_as_the_reference_bit_for_bit(opt):
     reference: its gradients here have exactly representable squares and sums (multiples of
     1/64 with few bits), so both norms are the same float.
     """
-    from ntpnb import optim_loops
+    from ntpnb import _optim_loops as optim_loops
 
     rng = np.random.default_rng(2)
     W = rng.standard_normal((3, 4))
@@ -357,7 +358,7 @@ def test_compiled_rules_step_as_the_reference_bit_for_bit(opt):
 
 
 def test_compiled_normalization_keeps_the_step_lr_long_at_every_scale():
-    from ntpnb import optim_loops as rules
+    from ntpnb import _optim_loops as rules
 
     for size in (1e-300, 1e-170, 1.0, 1e200):
         G = size * np.array([[3.0, -4.0], [0.0, 0.0]])

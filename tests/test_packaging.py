@@ -9,8 +9,8 @@ import yaml
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
-from ntpnb.book.binder import binder_url, source_of_chapter
-from ntpnb.book.pdf import PDF_NAME, SCREENSHOT_CHAPTER, SCREENSHOT_NAME
+from ntpnb.book._binder import binder_url, source_of_chapter
+from ntpnb.book._pdf import PDF_NAME, SCREENSHOT_CHAPTER, SCREENSHOT_NAME
 
 from conftest import ROOT
 from helpers import book_config, config_binder_url

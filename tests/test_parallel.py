@@ -1,4 +1,4 @@
-"""Trials in parallel (ntpnb.parallel): seeding, results independent of n_jobs, backend and batch
+"""Trials in parallel (ntpnb._parallel): seeding, results independent of n_jobs, backend and batch
 size, order kept, n_jobs capped to the machine."""
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ import joblib
 import numpy as np
 import pytest
 
-from ntpnb import parallel
+from ntpnb import _parallel as parallel
+from ntpnb._parallel import active_workers, parallel_map, run_sweep, trial_generators
 from ntpnb.errors import InvalidDataError
-from ntpnb.parallel import active_workers, parallel_map, run_sweep, trial_generators
 
 
 def draw(point, rng):

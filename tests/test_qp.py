@@ -1,4 +1,4 @@
-"""The shared minimum-norm QP (ntpnb.qp): named solver, status checked, infeasibility returned,
+"""The shared minimum-norm QP (ntpnb._qp): named solver, status checked, infeasibility returned,
 polishing, the one certificate and the scale-back."""
 
 from __future__ import annotations
@@ -12,11 +12,7 @@ from scipy import sparse
 
 import ntpnb as ntp
 from ntpnb import settings
-from ntpnb.errors import RankAmbiguousError, ScaleError, SolverError
-from ntpnb.linear.active_set import solve_active_set
-from ntpnb.linear.constraints import NTPRows
-from ntpnb.linear.ntp_data import normalized
-from ntpnb.qp import (
+from ntpnb._qp import (
     LEAST_DISTANCE_SOLVER,
     MatrixConstraints,
     active_mask,
@@ -30,6 +26,10 @@ from ntpnb.qp import (
     solve_named,
     solve_reference,
 )
+from ntpnb.errors import RankAmbiguousError, ScaleError, SolverError
+from ntpnb.linear._active_set import solve_active_set
+from ntpnb.linear._constraints import NTPRows
+from ntpnb.linear._ntp_data import normalized
 
 
 def test_min_norm_qp_matches_the_closed_form():

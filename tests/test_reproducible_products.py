@@ -1,11 +1,11 @@
-"""ntpnb.reproducible_products: BLAS-free products, equal to BLAS to rounding and to one another
+"""ntpnb._reproducible_products: BLAS-free products, equal to BLAS to rounding and to one another
 bit for bit."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from ntpnb.reproducible_products import matmul, matvec, vecmat
+from ntpnb._reproducible_products import matmul, matvec, vecmat
 
 RNG = np.random.default_rng(0)
 

@@ -8,8 +8,9 @@ import pytest
 from scipy.stats import binomtest, fisher_exact, kstest
 
 from ntpnb import settings
+from ntpnb._validation import as_count, as_float_array, as_generator, as_ordered, check_dense_size
 from ntpnb.errors import InvalidDataError
-from ntpnb.linear.condition_thresholds import cover_probability
+from ntpnb.linear._condition_thresholds import cover_probability
 from ntpnb.statistics import (
     _first_crossings,
     _whole_numbers,
@@ -22,7 +23,6 @@ from ntpnb.statistics import (
     threshold_gof_pvalue,
     wilson_interval,
 )
-from ntpnb.validation import as_count, as_float_array, as_generator, as_ordered, check_dense_size
 
 
 # ----------------------------------------------------- used only here: the tests keep them as oracles

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import scipy.stats
 
-from ntpnb.chapter.claims import Artifact, Check, ClaimLog, load_chapter_record
+from ntpnb.chapter._claims import Artifact, Check, ClaimLog, load_chapter_record
 from ntpnb.errors import InvalidDataError
 from ntpnb.statistics import DEFAULT_LEVEL, Sample, sample_of, wilson_interval
 

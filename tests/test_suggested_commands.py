@@ -17,11 +17,11 @@ from pathlib import Path
 import pytest
 
 from ntpnb import cli
-from ntpnb.book.build import stage_sources, unrun_note, unrun_refusal
-from ntpnb.book.compare import compare_runs
-from ntpnb.book.trees import book_tree
-from ntpnb.chapter import parameters
-from ntpnb.chapter.outputs import RunRecord, write_run_record
+from ntpnb.book._build import stage_sources, unrun_note, unrun_refusal
+from ntpnb.book._compare import compare_runs
+from ntpnb.book._trees import book_tree
+from ntpnb.chapter import _parameters as parameters
+from ntpnb.chapter._outputs import RunRecord, write_run_record
 from ntpnb.errors import NTPError, PathError
 
 from conftest import ROOT
@@ -305,7 +305,7 @@ def test_the_commands_of_the_readme_and_the_how_to_page_run(page, monkeypatch):
 
 def test_the_benchmark_pages_commands_run(monkeypatch):
     from benchmarks.page import format_timings, not_run_text
-    from ntpnb.chapter.layout import OutputLayout
+    from ntpnb.chapter._layout import OutputLayout
 
     monkeypatch.chdir(ROOT)
     for text in (format_timings({}), not_run_text(OutputLayout(ROOT / "outputs"))):

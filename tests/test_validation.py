@@ -8,14 +8,11 @@ import numpy as np
 import pytest
 
 import ntpnb as ntp
+from ntpnb import _optim as optim
+from ntpnb import _parallel as parallel
 from ntpnb import attention as att
-from ntpnb import optim, parallel, statistics
-from ntpnb.errors import InvalidDataError
-from ntpnb.linear import condition_thresholds as thresholds
-from ntpnb.linear import corpus, sequences
-from ntpnb.linear.condition_thresholds import condition_trial
-from ntpnb.linear.corpus import decode_ids, stdlib_docstring_list
-from ntpnb.validation import (
+from ntpnb import statistics
+from ntpnb._validation import (
     as_count,
     as_float,
     as_float_array,
@@ -25,6 +22,12 @@ from ntpnb.validation import (
     is_real,
     read_only_view,
 )
+from ntpnb.errors import InvalidDataError
+from ntpnb.linear import _condition_thresholds as thresholds
+from ntpnb.linear import _corpus as corpus
+from ntpnb.linear import _sequences as sequences
+from ntpnb.linear._condition_thresholds import condition_trial
+from ntpnb.linear._corpus import decode_ids, stdlib_docstring_list
 
 # ---------------------------------------------------------------------------------------------
 # Counts: a whole number, whatever its type; 5000.0 is the count 5000, 5000.5 is refused.
@@ -154,7 +157,7 @@ def test_is_integer_takes_integers_only():
 @pytest.mark.parametrize("value", [True, np.True_, "0.1", None])
 def test_the_rates_and_tolerances_refuse_a_bool_or_a_string(value):
     with pytest.raises(InvalidDataError, match="learning rate"):
-        ntp.optim.gd(value)
+        ntp._optim.gd(value)
     with pytest.raises(InvalidDataError, match="confidence"):
         statistics.wilson_interval(1, 3, confidence=value)
 
@@ -338,13 +341,13 @@ _ATT_X, _ATT_Y, _ATT_E, _ATT_DATA, _ATT_PROB = _attention_setup()
 #: (call, the name the message must contain): bad input at a public boundary, which would otherwise
 #: reach numpy or Python and raise their own exception (or, for the sizes, a MemoryError).
 NAMED_ERRORS = {
-    # ntpnb.linear.ntp_data.as_float_array: a ragged list reached numpy before the conversion guard
+    # ntpnb.linear._ntp_data.as_float_array: a ragged list reached numpy before the conversion guard
     "NTPData H ragged": (lambda: ntp.NTPData(H=_RAGGED, pi=_TOY.pi, P=_TOY.P), "H"),
     "ce_loss W ragged": (lambda: ntp.ce_loss(_TOY, _RAGGED), "W"),
     "softmax L ragged": (lambda: ntp.softmax(_RAGGED), "L"),
-    # ntpnb.linear.loss: max over zero tokens
+    # ntpnb.linear._loss: max over zero tokens
     "softmax L no columns": (lambda: ntp.softmax(np.zeros((2, 0))), "L"),
-    # seeds (numpy's SeedSequence errors): one check, ntpnb.validation.as_generator
+    # seeds (numpy's SeedSequence errors): one check, ntpnb._validation.as_generator
     "joint_ntp_data seed": (lambda: ntp.joint_ntp_data(_CTX, 2, seed=-1), "seed"),
     "lecun_init seed": (lambda: optim.lecun_init((2, 2), 2, seed=2.5), "seed"),
     "linear train seed": (lambda: ntp.train(_TOY, optim.gd(0.1), 1, seed="abc"), "seed"),
@@ -373,13 +376,13 @@ NAMED_ERRORS = {
     "linear train data": (lambda: ntp.train(None, optim.gd(0.1), 1), "NTPData"),
     "condition_trial point": (lambda: condition_trial([3, 2, 3, 2], np.random.default_rng(0)), "point"),
     "random_instance rng": (lambda: ntp.random_instance(3, 2, 3, 2, rng=0), "rng"),
-    # ntpnb.optim
+    # ntpnb._optim
     "Optimizer name array": (lambda: optim.Optimizer(np.array(["gd", "adam"]), 0.1), "optimizer"),
     "adam betas": (lambda: optim.adam(0.1, betas=None), "betas"),
     "run grad": (lambda: optim.run(None, np.ones(2), optim.gd(0.1), 1), "grad"),
     "run W0 ragged": (lambda: optim.run(lambda W: W, _RAGGED, optim.gd(0.1), 1), "W0"),
     "run W0 empty": (lambda: optim.run(lambda W: W, np.zeros(0), optim.normalized_gd(0.1), 1), "W0"),
-    # ntpnb.parallel and ntpnb.statistics
+    # ntpnb._parallel and ntpnb.statistics
     "wilson_interval successes": (lambda: statistics.wilson_interval(None, 3), "successes"),
     "wilson_interval n": (lambda: statistics.wilson_interval(1, "3"), "n"),
     "wilson_interval confidence": (lambda: statistics.wilson_interval(1, 3, confidence=None), "confidence"),

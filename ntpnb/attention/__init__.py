@@ -1,16 +1,16 @@
 """Paper B: next-token prediction with one layer of self-attention.
 
-* :mod:`~ntpnb.attention.token_data`: validated token data and embeddings.
-* :mod:`~ntpnb.attention.random_data`: the random data sets of Appendix D.
-* :mod:`~ntpnb.attention.graphs`: token-priority graphs, SCCs, ``(i => j)``, ``(i ~ j)``, the
+* :mod:`~ntpnb.attention._token_data`: validated token data and embeddings.
+* :mod:`~ntpnb.attention._random_data`: the random data sets of Appendix D.
+* :mod:`~ntpnb.attention._graphs`: token-priority graphs, SCCs, ``(i => j)``, ``(i ~ j)``, the
   cyclic sub-dataset (Definition 1), ``S_cyc``, pseudo graphs (Sec. 6).
-* :mod:`~ntpnb.attention.model`: ``f_W(X) = X^T S(X W x_bar)``, heads, losses, batched gradients.
-* :mod:`~ntpnb.attention.engine`, :mod:`~ntpnb.attention.ngd_loops`: training in compiled loops, any
+* :mod:`~ntpnb.attention._model`: ``f_W(X) = X^T S(X W x_bar)``, heads, losses, batched gradients.
+* :mod:`~ntpnb.attention._engine`, :mod:`~ntpnb.attention._ngd_loops`: training in compiled loops, any
   optimizer, the numpy reference's iterates to rounding (imported when first needed).
-* :mod:`~ntpnb.attention.graph_svm_qp`: the verified Graph-SVM ``W^mm``.
-* :mod:`~ntpnb.attention.convex`: the exact convex solves (``W^cyc``, the regularization path).
-* :mod:`~ntpnb.attention.batched_training`: batched GD / normalized GD over many trials at once.
-* :mod:`~ntpnb.attention.paper_experiments`: the experiments of Figs. 3-6 over random trials.
+* :mod:`~ntpnb.attention._graph_svm_qp`: the verified Graph-SVM ``W^mm``.
+* :mod:`~ntpnb.attention._convex`: the exact convex solves (``W^cyc``, the regularization path).
+* :mod:`~ntpnb.attention._batched_training`: batched GD / normalized GD over many trials at once.
+* :mod:`~ntpnb.attention._paper_experiments`: the experiments of Figs. 3-6 over random trials.
 * :mod:`~ntpnb.attention.authors`: those experiments' setting in the paper and the authors' code, side
   by side (imported from there: ``from ntpnb.attention.authors import settings_rows``).
 
@@ -20,24 +20,38 @@ Token ids count from 0 (the paper counts from 1).
 from __future__ import annotations
 
 from . import (
-    batched_training,
-    convex,
-    graph_svm_qp,
-    graphs,
-    model,
-    paper_experiments,
-    random_data,
-    token_data,
+    _batched_training as batched_training,
 )
-from .batched_training import *  # noqa: F403
-from .convex import *  # noqa: F403
-from .graph_svm_qp import *  # noqa: F403
-from .graphs import *  # noqa: F403
-from .model import *  # noqa: F403
-from .paper_experiments import *  # noqa: F403
-from .paper_experiments import trial_data
-from .random_data import *  # noqa: F403
-from .token_data import *  # noqa: F403
+from . import (
+    _convex as convex,
+)
+from . import (
+    _graph_svm_qp as graph_svm_qp,
+)
+from . import (
+    _graphs as graphs,
+)
+from . import (
+    _model as model,
+)
+from . import (
+    _paper_experiments as paper_experiments,
+)
+from . import (
+    _random_data as random_data,
+)
+from . import (
+    _token_data as token_data,
+)
+from ._batched_training import *  # noqa: F403
+from ._convex import *  # noqa: F403
+from ._graph_svm_qp import *  # noqa: F403
+from ._graphs import *  # noqa: F403
+from ._model import *  # noqa: F403
+from ._paper_experiments import *  # noqa: F403
+from ._paper_experiments import trial_data
+from ._random_data import *  # noqa: F403
+from ._token_data import *  # noqa: F403
 
 #: Every public name of the submodules (each module's ``__all__``), in reading order.
 __all__ = [

@@ -1,8 +1,8 @@
 """The book build: the pages generated from the runs' records, and the HTML book around them.
 
-The entry is :func:`build_book` (``ntpnb book``): the tree is checked (:mod:`.trees`), the pages
-are generated (:mod:`.verdicts`, :mod:`.report`, the project's ``benchmarks.page``), then the HTML book is
-built atomically (:mod:`.build`) with the Sphinx extension :mod:`.sphinx_ext`. :mod:`.compare`
+The entry is :func:`build_book` (``ntpnb book``): the tree is checked (:mod:`._trees`), the pages
+are generated (:mod:`._verdicts`, :mod:`._report`, the project's ``benchmarks.page``), then the HTML book is
+built atomically (:mod:`._build`) with the Sphinx extension :mod:`.sphinx_ext`. :mod:`._compare`
 compares the printed outputs of two runs (``ntpnb compare``).
 
 It reads what the runs wrote through :mod:`ntpnb.chapter` (the claim record, the output layout)
@@ -12,12 +12,11 @@ missing notebooks, the command line composes the two.
 
 from __future__ import annotations
 
-from .build import build_book, jupyter_book, missing_notebooks
-from .compare import print_comparison
-from .explore_book import build_explore_book, is_explore_tree
-from .report import read_tree
-from .trees import BookTree, book_tree, chapter_number, describe_unrunnable, root_option, run_folder, shown
-from .verdicts import CHECK_FAILED, Verdict, format_counts, load_sweeps, sweep_verdicts
+from ._build import build_book, jupyter_book, missing_notebooks
+from ._compare import print_comparison
+from ._report import read_tree
+from ._trees import BookTree, book_tree, chapter_number, describe_unrunnable, root_option, run_folder, shown
+from ._verdicts import CHECK_FAILED, Verdict, format_counts, load_sweeps, sweep_verdicts
 
 __all__ = ["build_book", "jupyter_book", "missing_notebooks"]
 
@@ -27,11 +26,9 @@ __all__ += [
     "CHECK_FAILED",
     "Verdict",
     "book_tree",
-    "build_explore_book",
     "chapter_number",
     "describe_unrunnable",
     "format_counts",
-    "is_explore_tree",
     "load_sweeps",
     "print_comparison",
     "read_tree",

@@ -6,10 +6,10 @@
   the package ``sphinx-mathjax-offline``.
 * Each chapter page gets a Binder button and a download button for its Jupytext source
   ``notebooks/<name>.md``.
-* The API reference (``book/api/``, one page per module; :mod:`.api_reference`).
+* The API reference (``book/api/``, one page per module; :mod:`._api_reference`).
 * Every page is footed with when, from which commit and in which run it was executed
-  (:mod:`.footers`, read from the output tree ``outputs/`` once per build).
-* The whole book's PDF (:mod:`.pdf`), where ``ntpnb book`` prints one (``ntpnb_book_pdf``): the
+  (:mod:`._footers`, read from the output tree ``outputs/`` once per build).
+* The whole book's PDF (:mod:`._pdf`), where ``ntpnb book`` prints one (``ntpnb_book_pdf``): the
   ``{book-pdf}`` directive links it (:func:`_link_pdf`), and the pages' ``.pdf`` button downloads
   it instead of printing the page.
 * The book's stylesheet; fixes for theme bugs (a script declared twice, an empty colour mode);
@@ -33,14 +33,17 @@ from sphinx.errors import ExtensionError
 from sphinx.util import logging
 from sphinx.util.osutil import relative_uri
 
-from ..chapter.layout import DEFAULT_OUTPUT_DIRNAME, OutputLayout
-from ..chapter.plotting import figure_cell_problems
+from ..chapter._layout import DEFAULT_OUTPUT_DIRNAME, OutputLayout
+from ..chapter._plotting import figure_cell_problems
 from ..errors import PathError
-from . import api_reference, pictures, scoreboard, words
-from .binder import DEFAULT_BINDERHUB, binder_url, source_of_chapter
-from .executed import read_notebook
-from .footers import Footers, read_footers
-from .pdf import PDF_ENV
+from . import _api_reference as api_reference
+from . import _pictures as pictures
+from . import _scoreboard as scoreboard
+from . import _words as words
+from ._binder import DEFAULT_BINDERHUB, binder_url, source_of_chapter
+from ._executed import read_notebook
+from ._footers import Footers, read_footers
+from ._pdf import PDF_ENV
 
 MATHJAX_DISTRIBUTION = "sphinx-mathjax-offline"
 _STATIC = Path(__file__).parent / "static"
@@ -267,7 +270,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("env-updated", _check)
     app.connect("config-inited", _add_footer_template)
     app.connect("builder-inited", _add_static_and_read_footers)
-    app.add_css_file("ntpnb-print.css")  # the printed book (ntpnb.book.pdf), in the static folder above
+    app.add_css_file("ntpnb-print.css")  # the printed book (ntpnb.book._pdf), in the static folder above
     app.connect("html-page-context", _page_context, priority=502)  # after the theme's (501)
     app.connect("build-finished", _copy_sources)
     scoreboard.setup(app)

@@ -8,7 +8,7 @@ or the book build (:mod:`ntpnb.book`), which both build on it.
 from __future__ import annotations
 
 from ..statistics import sample_of
-from .claims import (
+from ._claims import (
     PROFILE_NAMES,
     Artifact,
     ClaimLog,
@@ -18,8 +18,8 @@ from .claims import (
     load_chapter_record,
     stable_digits,
 )
-from .figures import band, draw_contexts, draw_graph, draw_rows, four_panels, unit_rows
-from .layout import (
+from ._figures import band, draw_contexts, draw_graph, draw_rows, four_panels, unit_rows
+from ._layout import (
     DEFAULT_OUTPUT_DIRNAME,
     OutputLayout,
     Timings,
@@ -30,8 +30,8 @@ from .layout import (
     output_layout,
     output_tree,
 )
-from .outputs import atomic_write_text, load_run_record, output_lock, source_commit
-from .parameters import (
+from ._outputs import atomic_write_text, load_run_record, output_lock, source_commit
+from ._parameters import (
     CHANGES,
     RUN_PARAMETERS,
     chapter_parameters,
@@ -41,11 +41,11 @@ from .parameters import (
     profile_parameters,
     read_parameters_cell,
 )
-from .platform import format_platform, platform_info
-from .plotting import COLORS, PAGE_WIDTH, show_animation, show_figure, use_style, write_figure
-from .progress import progress
-from .prose import describe_change, glue_number, glue_text, markdown_table, sentences
-from .registry import MAPS, paper_value
+from ._platform import format_platform, platform_info
+from ._plotting import COLORS, PAGE_WIDTH, show_animation, show_figure, use_style, write_figure
+from ._progress import progress
+from ._prose import describe_change, glue_number, glue_text, markdown_table, sentences
+from ._registry import MAPS, paper_value
 
 #: The names a chapter imports, by theme.
 __all__ = [

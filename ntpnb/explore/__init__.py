@@ -1,16 +1,18 @@
 """Grids of a chapter's settings and maps of where its checks hold across them.
 
-:mod:`.grid`: the axes and points of a grid, read from ``-p`` and checked in their domains;
-:mod:`.maps`: a grid's results, the map of every check (values, pass shares, the book's decision
+:mod:`._grid`: the axes and points of a grid, read from ``-p`` and checked in their domains;
+:mod:`._maps`: a grid's results, the map of every check (values, pass shares, the book's decision
 at each point, boundaries) and its figures;
-:mod:`.page`: the page of the maps. It never imports the runner (:mod:`ntpnb.runner`): maps are
+:mod:`._page`: the page of the maps. It never imports the runner (:mod:`ntpnb.runner`): maps are
 drawn in a chapter's kernel too.
 """
 
 from __future__ import annotations
 
-from .grid import Axis, Grid, checked_grid, parse_axis, point_label, split_parameters
-from .maps import (
+from ..chapter._layout import is_explore_tree
+from ._book import build_explore_book
+from ._grid import Axis, Grid, checked_grid, parse_axis, point_label, split_parameters
+from ._maps import (
     Boundary,
     CheckMap,
     GridResults,
@@ -24,7 +26,7 @@ from .maps import (
     summary_lines,
     write_maps,
 )
-from .page import map_page
+from ._page import map_page
 
 __all__ = ["Axis", "Grid", "checked_grid", "parse_axis", "point_label", "split_parameters"]
 __all__ += [
@@ -45,3 +47,6 @@ __all__ += [
 __all__ += [
     "boundary_summary",
 ]
+
+#: What the command line calls: the map page of an explore tree, as its book.
+__all__ += ["build_explore_book", "is_explore_tree"]

@@ -8,9 +8,9 @@ training, sequences, random instances) and the chapters' experiments. The public
 from __future__ import annotations
 
 from . import experiments
-from .active_set import solve_active_set
-from .compatibility import compatibility_residual, finite_solution, is_compatible
-from .condition_thresholds import (
+from ._active_set import solve_active_set
+from ._compatibility import compatibility_residual, finite_solution, is_compatible
+from ._condition_thresholds import (
     BestLoss,
     best_achievable_loss,
     compatibility_threshold,
@@ -19,8 +19,8 @@ from .condition_thresholds import (
     random_instance,
     separability_count_heuristic,
 )
-from .constraints import NTPRows, ntp_constraints
-from .corpus import (
+from ._constraints import NTPRows, ntp_constraints
+from ._corpus import (
     ALPHABET,
     STDLIB_MODULES,
     corpus_python_version,
@@ -30,15 +30,14 @@ from .corpus import (
     stdlib_corpus,
     stdlib_docstring_list,
 )
-from .decoder_training import Limits, limits, train
-from .descent import run_decoder
-from .experiments import *  # noqa: F403
-from .loss import ce_grad, ce_loss, entropy, kl_divergence, logits, softmax
-from .max_margin import SVMSolution, ntp_svm, solve_ntp_svm
-from .ntp_data import NTPData
-from .recipes import TOY2D_ENTROPY, TOY2D_SUPPORTS, dirichlet_on_supports, synthetic_instance, toy2d_instance
-from .regpath import RegularizationPath, SplitPath, regularization_path
-from .separability import (
+from ._decoder_training import Limits, limits, train
+from ._descent import run_decoder
+from ._loss import ce_grad, ce_loss, entropy, kl_divergence, logits, softmax
+from ._max_margin import SVMSolution, ntp_svm, solve_ntp_svm
+from ._ntp_data import NTPData
+from ._recipes import TOY2D_ENTROPY, TOY2D_SUPPORTS, dirichlet_on_supports, synthetic_instance, toy2d_instance
+from ._regpath import RegularizationPath, SplitPath, regularization_path
+from ._separability import (
     SEPARABILITY_METHODS,
     SeparabilityDecision,
     decide_by_newton,
@@ -47,14 +46,15 @@ from .separability import (
     satisfies_definition_2,
     separating_direction,
 )
-from .sequences import (
+from ._sequences import (
     PrefixContexts,
     joint_ntp_data,
     prefix_contexts,
     sliding_windows,
     smallest_separable_dimension,
 )
-from .subspace import embedding_rank, f_basis, project_F, project_F_perp, project_R, uses_dense_f
+from ._subspace import embedding_rank, f_basis, project_F, project_F_perp, project_R, uses_dense_f
+from .experiments import *  # noqa: F403
 
 #: The public names of Paper A's modules, in reading order, then those of the experiments.
 __all__ = [

@@ -1,23 +1,23 @@
 """The runner: execute the chapters with papermill at a profile, into an output tree.
 
 The entry is :func:`reproduce` (``ntpnb reproduce``). Its parts, in the order a run meets them:
-:mod:`.choice` (which notebooks run, with which parameters, their cache keys and timings;
-:mod:`.timings`, what a chapter is expected to take),
-:mod:`.workers` and :mod:`.jupyter_kernel` (a worker process and a kernel per notebook, their
-environment, how Ctrl-C ends them all; on a Dask cluster :mod:`.cluster`), :mod:`.execute` (one
+:mod:`._choice` (which notebooks run, with which parameters, their cache keys and timings;
+:mod:`._timings`, what a chapter is expected to take),
+:mod:`._workers` and :mod:`._jupyter_kernel` (a worker process and a kernel per notebook, their
+environment, how Ctrl-C ends them all; on a Dask cluster :mod:`._cluster`), :mod:`._execute` (one
 notebook executed in a staging tree, its outputs promoted when it succeeded, or its failure kept
-and described) and :mod:`.display` (the progress). It builds on :mod:`ntpnb.chapter` (how outputs
-are written, locked and verified: :mod:`ntpnb.chapter.outputs`) and the core, never on the book
+and described) and :mod:`._display` (the progress). It builds on :mod:`ntpnb.chapter` (how outputs
+are written, locked and verified: :mod:`ntpnb.chapter._outputs`) and the core, never on the book
 build (:mod:`ntpnb.book`).
 """
 
 from __future__ import annotations
 
-from .choice import DEFAULT_SEEDS, check_run, int_seed, package_fingerprint, select_notebooks
-from .execute import RunResult
-from .explore import EXPLORE_SEEDS, check_explore, explore
-from .run import reproduce
-from .timings import (
+from ._choice import DEFAULT_SEEDS, check_run, int_seed, package_fingerprint, select_notebooks
+from ._execute import RunResult
+from ._explore import EXPLORE_SEEDS, check_explore, explore
+from ._run import reproduce
+from ._timings import (
     BENCHMARK,
     REFRESH_COMMAND,
     ChapterTimes,
@@ -30,7 +30,7 @@ from .timings import (
     run_sources,
     write_chapter_times,
 )
-from .workers import STOP_SIGNALS, signals_handled
+from ._workers import STOP_SIGNALS, signals_handled
 
 __all__ = ["reproduce", "RunResult", "DEFAULT_SEEDS", "select_notebooks"]
 

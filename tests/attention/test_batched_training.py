@@ -1,4 +1,4 @@
-"""Batched training (ntpnb.attention.batched_training): trials split in chunks train bit for bit as one
+"""Batched training (ntpnb.attention._batched_training): trials split in chunks train bit for bit as one
 batched run."""
 
 from __future__ import annotations
@@ -9,9 +9,10 @@ import numpy as np
 import pytest
 
 from benchmarks.attention import trial_problems
-from ntpnb import optim
-from ntpnb.attention import batched_training, initial_weights, stack_problems, train, train_trials
-from ntpnb.attention.engine import compiled_step
+from ntpnb import _optim as optim
+from ntpnb.attention import _batched_training as batched_training
+from ntpnb.attention import initial_weights, stack_problems, train, train_trials
+from ntpnb.attention._engine import compiled_step
 from ntpnb.errors import InvalidDataError
 
 

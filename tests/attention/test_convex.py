@@ -1,4 +1,4 @@
-"""The exact convex solves (ntpnb.attention.convex): W^cyc (exact vs a second solver vs GD from
+"""The exact convex solves (ntpnb.attention._convex): W^cyc (exact vs a second solver vs GD from
 zero) and the regularization path (verified KKT points, the caller's order, the real cause of a
 radius out of reach)."""
 
@@ -8,7 +8,8 @@ import cvxpy as cp
 import numpy as np
 import pytest
 
-from ntpnb import optim, settings
+from ntpnb import _optim as optim
+from ntpnb import settings
 from ntpnb.attention import (
     acyclic_dataset,
     as_token_data,

@@ -1,4 +1,4 @@
-"""The compiled step (ntpnb.attention.engine, ntpnb.attention.ngd_loops) against the numpy reference
+"""The compiled step (ntpnb.attention._engine, ntpnb.attention._ngd_loops) against the numpy reference
 over the token table (attention_instances.table_gradient): the same gradients and iterates to the
 tolerances below (the kernels add in their own order, numpy pairwise or in lanes); and that
 reference against the model's gradient, to rounding."""
@@ -8,7 +8,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ntpnb import optim
+from ntpnb import _optim as optim
+from ntpnb.attention import _ngd_loops as kernels
 from ntpnb.attention import (
     acyclic_dataset,
     as_token_data,
@@ -19,9 +20,8 @@ from ntpnb.attention import (
     stack_problems,
     train,
 )
-from ntpnb.attention import ngd_loops as kernels
-from ntpnb.attention.engine import compiled_step
-from ntpnb.attention.model import loss_and_grad
+from ntpnb.attention._engine import compiled_step
+from ntpnb.attention._model import loss_and_grad
 from ntpnb.errors import InvalidDataError, SolverError
 
 from attention_instances import CASES, STACKED_SIZES, stacked_problem, table_gradient, w_mm
@@ -205,8 +205,8 @@ def test_training_on_the_compiled_step_rejects_bad_input():
 
 def test_compile_kernels_runs_every_loss(monkeypatch):
     """Every loss of the model has its compiled step run, so none waits for the compiler later."""
-    from ntpnb.attention import batched_training
-    from ntpnb.attention.model import LOSSES
+    from ntpnb.attention import _batched_training as batched_training
+    from ntpnb.attention._model import LOSSES
 
     ran, train = [], batched_training.train
 

@@ -1,4 +1,4 @@
-"""The Graph-SVM (ntpnb.attention.graph_svm_qp): verified, feasible or named infeasible, and the same up to
+"""The Graph-SVM (ntpnb.attention._graph_svm_qp): verified, feasible or named infeasible, and the same up to
 scale for ill-conditioned and scaled embeddings (as is W^cyc, solved the same way)."""
 
 from __future__ import annotations
@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from ntpnb import settings
+from ntpnb._qp import LEAST_DISTANCE_SOLVER, MatrixConstraints, scaled_solution, solve_reference
 from ntpnb.attention import (
     acyclic_dataset,
     as_token_data,
@@ -16,17 +17,16 @@ from ntpnb.attention import (
     solve_graph_svm,
     token_priority_graphs,
 )
-from ntpnb.attention.graph_svm_qp import _constraint_rows
-from ntpnb.attention.graphs import scyc_basis
-from ntpnb.attention.token_data import normalized_embeddings
+from ntpnb.attention._graph_svm_qp import _constraint_rows
+from ntpnb.attention._graphs import scyc_basis
+from ntpnb.attention._token_data import normalized_embeddings
 from ntpnb.errors import InfeasibleGraphSVMError, NotSeparableError, ScaleError, SolverError
-from ntpnb.qp import LEAST_DISTANCE_SOLVER, MatrixConstraints, scaled_solution, solve_reference
 
 from attention_instances import general_instance, with_condition
 
 
 def reference_graph_svm(E, graphs):
-    """The second method: the Graph-SVM by cvxpy alone (:func:`ntpnb.qp.solve_reference`, polished)."""
+    """The second method: the Graph-SVM by cvxpy alone (:func:`ntpnb._qp.solve_reference`, polished)."""
     En, c = normalized_embeddings(E)
     A, B = _constraint_rows(En, graphs.strict), _constraint_rows(En, graphs.equivalent)
     cons = MatrixConstraints(A, B, scyc_basis(En, graphs), "the Graph-SVM", (E.shape[1], E.shape[1]))

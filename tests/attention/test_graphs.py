@@ -165,7 +165,7 @@ def test_strong_components_agree_with_scipy_on_random_graphs():
     from scipy.sparse import csr_matrix
     from scipy.sparse.csgraph import connected_components
 
-    from ntpnb.attention.graphs import strong_components
+    from ntpnb.attention._graphs import strong_components
 
     rng = np.random.default_rng(0)
     for _ in range(500):

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ntpnb import optim
+from ntpnb import _optim as optim
 from ntpnb.attention import SeedTrials, acyclic_end, global_experiment, local_end, local_experiment
 from ntpnb.errors import InvalidDataError, SolverError
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ntpnb import optim, settings
+from ntpnb import _optim as optim
+from ntpnb import settings
+from ntpnb._reproducible_products import matvec, vecmat
 from ntpnb.attention import (
     acyclic_dataset,
     as_token_data,
@@ -22,9 +24,8 @@ from ntpnb.attention import (
     token_priority_graphs,
     train,
 )
-from ntpnb.attention.model import _softmax
+from ntpnb.attention._model import _softmax
 from ntpnb.errors import HeadAssumptionError, InvalidDataError, NotRealizableError, RankAmbiguousError
-from ntpnb.reproducible_products import matvec, vecmat
 
 from attention_instances import CASES, w_mm, with_condition
 

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from ntpnb import _optim as optim
 from ntpnb import attention as att
-from ntpnb import optim
 from ntpnb.attention import (
     as_token_data,
     global_experiment,
@@ -23,9 +23,9 @@ from ntpnb.attention import (
     random_embeddings,
     train,
 )
-from ntpnb.attention.graphs import cyclic_subdataset
-from ntpnb.attention.model import loss_and_grad
-from ntpnb.attention.paper_experiments import gd_reference
+from ntpnb.attention._graphs import cyclic_subdataset
+from ntpnb.attention._model import loss_and_grad
+from ntpnb.attention._paper_experiments import gd_reference
 from ntpnb.errors import InvalidDataError, SolverError
 
 GENERAL = dict(K=6, d=8, n=6, T=4)
@@ -88,13 +88,13 @@ def test_local_experiment_runs(loss, options):
 def test_local_distances_compare_w_and_its_reference_at_the_same_step():
     """At step 0 the references are 0 (trained from zero), so the distance is ||Pi(W(0))||; the
     recorded curves are not squared and end at the distance of the final iterates."""
-    from ntpnb.attention.batched_training import project_batched, stack_bases
+    from ntpnb.attention._batched_training import project_batched, stack_bases
 
     kw = dict(K=8, d=8, n=4, T=6, n_trials=6, lr=0.1, n_iter=150, seed=11, init="uniform")
     r = local_experiment("ce", **kw, threshold=1e-2, compare_keys=True)
     assert r.iterations[0] == 0
     W0 = initial_weights("uniform", 6, 8, seed=11)
-    from ntpnb.attention.paper_experiments import _draw_trials, _local_setup, _trials_key
+    from ntpnb.attention._paper_experiments import _draw_trials, _local_setup, _trials_key
 
     trials = _draw_trials(_trials_key("general", 8, 8, 4, 6, 6, 11))
     bases = stack_bases([_local_setup(t).basis for t in trials])
@@ -120,12 +120,12 @@ def test_authors_step_rule_stalls_where_exact_normalization_keeps_going():
 
 
 def test_gradient_norms_keep_the_size_of_underflowing_gradients():
-    from ntpnb.attention.paper_experiments import gradient_norms
+    from ntpnb.attention._paper_experiments import gradient_norms
 
     class _Prob:  # gradient_norms only hands the problem to loss_and_grad(); patch that below
         pass
 
-    import ntpnb.attention.paper_experiments as ex
+    import ntpnb.attention._paper_experiments as ex
 
     g = np.zeros((2, 3, 3))
     g[0, 0, 0], g[0, 1, 2], g[1, 2, 2] = 3e-170, 4e-170, 1.0
@@ -154,8 +154,8 @@ def test_label_keyed_pseudo_subset_keeps_the_labels_scc():
     """Sample 0 selects tokens 1 and 2 (a pseudo cycle) and has label 2: it keeps {1, 2}; sample 1
     selects token 3 only, its label 0 is a singleton: it is not kept."""
     from ntpnb.attention import as_token_data, pseudo_priority_graphs, scyc_basis
-    from ntpnb.attention.graphs import cyclic_subdataset
-    from ntpnb.attention.paper_experiments import _label_components
+    from ntpnb.attention._graphs import cyclic_subdataset
+    from ntpnb.attention._paper_experiments import _label_components
 
     E = np.eye(5)
     data = as_token_data(np.array([[1, 2, 0, 4], [3, 0, 2, 4]]), np.array([2, 0]), 5)
@@ -281,7 +281,7 @@ def test_the_authors_filter_and_final_means():
 
 
 def test_an_integer_seeds_trials_are_drawn_once_and_read_only():
-    from ntpnb.attention.paper_experiments import _draw_trials, _local_trials, _trials_key
+    from ntpnb.attention._paper_experiments import _draw_trials, _local_trials, _trials_key
 
     key = _trials_key("general", 6, 8, 4, 4, 3, np.int64(123))
     assert key == _trials_key("general", 6, 8, 4, 4, 3, 123)  # numpy ints key as Python ints
@@ -298,7 +298,7 @@ def test_an_integer_seeds_trials_are_drawn_once_and_read_only():
 
 
 def test_kept_graph_svm_directions_are_the_solvers():
-    from ntpnb.attention.paper_experiments import _kept, _svm_direction
+    from ntpnb.attention._paper_experiments import _kept, _svm_direction
 
     from attention_instances import general_instance
 

@@ -1,4 +1,4 @@
-"""The generators of Appendix D (ntpnb.attention.random_data): their options, their guarantees, and
+"""The generators of Appendix D (ntpnb.attention._random_data): their options, their guarantees, and
 their bounded redraws."""
 
 from __future__ import annotations
@@ -7,10 +7,12 @@ import numpy as np
 import pytest
 
 from ntpnb.attention import (
+    _random_data as random_data,
+)
+from ntpnb.attention import (
     acyclic_dataset,
     as_token_data,
     general_dataset,
-    random_data,
     random_embeddings,
     token_priority_graphs,
 )

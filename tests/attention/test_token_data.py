@@ -1,4 +1,4 @@
-"""Token data (ntpnb.attention.token_data): bad ids, labels and shapes raise named errors."""
+"""Token data (ntpnb.attention._token_data): bad ids, labels and shapes raise named errors."""
 
 from __future__ import annotations
 

@@ -12,7 +12,7 @@ import yaml
 
 import ntpnb
 from ntpnb import attention, errors, optim
-from ntpnb.book.api_reference import external_url, home_of, names_defined_in
+from ntpnb.book._api_reference import external_url, home_of, names_defined_in
 
 from conftest import ROOT
 
@@ -21,19 +21,19 @@ NUMPY_TYPING = "https://numpy.org/doc/stable/reference/typing.html"
 
 def test_a_module_page_lists_the_public_names_the_module_defines_in_the_order_of_all():
     loss = "entropy ce_loss ce_grad kl_divergence logits softmax".split()  # as ntpnb.__all__ lists them
-    assert names_defined_in("ntpnb.linear.loss", "ntpnb") == loss
+    assert names_defined_in("ntpnb.linear._loss", "ntpnb") == loss
     # a name re-exported from another module of the package is on that module's page
-    assert names_defined_in("ntpnb.qp", "ntpnb") == ["SVMSolution"]
-    assert "correlation" in names_defined_in("ntpnb.linalg", "ntpnb.attention")
-    assert "correlation" not in names_defined_in("ntpnb.attention.batched_training", "ntpnb.attention")
+    assert names_defined_in("ntpnb._qp", "ntpnb") == ["SVMSolution"]
+    assert "correlation" in names_defined_in("ntpnb._linalg", "ntpnb.attention")
+    assert "correlation" not in names_defined_in("ntpnb.attention._batched_training", "ntpnb.attention")
     assert names_defined_in("ntpnb", "ntpnb") == ["compile_kernels"]  # no dunder, no subpackage
     with pytest.raises(ValueError, match="no __all__"):
         names_defined_in("ntpnb.settings", "ntpnb.settings")
 
 
 def test_data_is_at_home_where_its_comment_documents_it():
-    assert home_of("ntpnb", "SEPARABILITY_METHODS") == "ntpnb.linear.separability"
-    assert home_of("ntpnb.attention", "LOSSES") == "ntpnb.attention.model"
+    assert home_of("ntpnb", "SEPARABILITY_METHODS") == "ntpnb.linear._separability"
+    assert home_of("ntpnb.attention", "LOSSES") == "ntpnb.attention._model"
     assert home_of("ntpnb", "attention") is None  # a subpackage: its own pages
 
 
@@ -83,7 +83,7 @@ def build(tmp_path: Path, pages: dict[str, str]) -> tuple[Path, str]:
         (src / f"{name}.rst").write_text(f"{name}\n{'=' * len(name)}\n\n{body}\n")
     warnings = io.StringIO()
     overrides = {
-        "extensions": ["sphinx.ext.autodoc", "sphinx.ext.napoleon", "ntpnb.book.api_reference"],
+        "extensions": ["sphinx.ext.autodoc", "sphinx.ext.napoleon", "ntpnb.book._api_reference"],
         "nitpicky": True,
         **book_settings(),
     }
@@ -112,10 +112,10 @@ def text(html: str) -> str:
 
 def test_a_page_shows_array_like_by_its_name_linked_to_numpy_and_warns_of_a_name_on_no_page(tmp_path):
     pages = {
-        "loss": ".. ntpnb-api:: ntpnb.linear.loss\n   :public: ntpnb",
-        "training": ".. ntpnb-api:: ntpnb.linear.decoder_training\n   :public: ntpnb",
-        "again": ".. ntpnb-api:: ntpnb.linear.loss\n   :public: ntpnb\n   :no-docstring:",
-        "optim": ".. ntpnb-api:: ntpnb.optim",
+        "loss": ".. ntpnb-api:: ntpnb.linear._loss\n   :public: ntpnb",
+        "training": ".. ntpnb-api:: ntpnb.linear._decoder_training\n   :public: ntpnb",
+        "again": ".. ntpnb-api:: ntpnb.linear._loss\n   :public: ntpnb\n   :no-docstring:",
+        "optim": ".. ntpnb-api:: ntpnb._optim",
     }
     out, warnings = build(tmp_path, pages)
     loss = (out / "loss.html").read_text()
@@ -130,14 +130,14 @@ def test_a_page_shows_array_like_by_its_name_linked_to_numpy_and_warns_of_a_name
     assert "W0: ArrayLike | None = None" in train and "seed: int | Generator = 0" in train, train
     assert "progress: Callable[[int, int], object] | None = None" in train, train
     # a dataclass field's default factory reads as its call, and the signature is parsed
-    trace = text(signature((out / "optim.html").read_text(), "ntpnb.optim.Trace"))
+    trace = text(signature((out / "optim.html").read_text(), "ntpnb._optim.Trace"))
     assert "values: Mapping[str, ndarray] = dict()" in trace and "~" not in trace, trace
     # every page's names are checked against the public modules' __all__
     assert re.search(r"ntpnb\.softmax is documented on 2 API pages: again, loss", warnings), warnings
-    assert "ntpnb.NTPData (defined in ntpnb.linear.ntp_data) is on no API page" in warnings
-    assert "ntpnb.optim.run" not in warnings and "ntpnb.train " not in warnings
+    assert "ntpnb.NTPData (defined in ntpnb.linear._ntp_data) is on no API page" in warnings
+    assert "ntpnb._optim.run" not in warnings and "ntpnb.train " not in warnings
 
 
 def test_a_page_of_a_module_that_defines_no_public_name_is_an_error(tmp_path):
-    _, warnings = build(tmp_path, {"empty": ".. ntpnb-api:: ntpnb.linear.gram_blocks\n   :public: ntpnb"})
-    assert "ntpnb-api ntpnb.linear.gram_blocks: defines no name of ntpnb.__all__" in warnings
+    _, warnings = build(tmp_path, {"empty": ".. ntpnb-api:: ntpnb.linear._gram_blocks\n   :public: ntpnb"})
+    assert "ntpnb-api ntpnb.linear._gram_blocks: defines no name of ntpnb.__all__" in warnings

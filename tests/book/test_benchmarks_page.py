@@ -13,10 +13,10 @@ import pytest
 import yaml
 
 from benchmarks.page import BENCHMARKS_COMMAND, render_benchmarks_page, write_benchmarks_page
-from ntpnb.book import build
-from ntpnb.book.trees import BookTree
-from ntpnb.chapter.layout import output_layout
-from ntpnb.chapter.platform import format_platform
+from ntpnb.book import _build as build
+from ntpnb.book._trees import BookTree
+from ntpnb.chapter._layout import output_layout
+from ntpnb.chapter._platform import format_platform
 from ntpnb.errors import NTPError
 
 from conftest import ROOT, build_book

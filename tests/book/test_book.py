@@ -12,9 +12,9 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
-from ntpnb.book.trees import chapter_label
-from ntpnb.chapter.outputs import load_manifest, output_digests, write_manifest
-from ntpnb.chapter.registry import CLAIMS, MAPS
+from ntpnb.book._trees import chapter_label
+from ntpnb.chapter._outputs import load_manifest, output_digests, write_manifest
+from ntpnb.chapter._registry import CLAIMS, MAPS
 
 from conftest import build_book
 

@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 from runner.test_faults import read_only, skip_mount
 
-from ntpnb.book.pdf import PDF_NAME
-from ntpnb.chapter.outputs import RunRecord, write_run_record
+from ntpnb.book._pdf import PDF_NAME
+from ntpnb.chapter._outputs import RunRecord, write_run_record
 
 from conftest import ROOT
 

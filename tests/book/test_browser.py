@@ -20,7 +20,7 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
-from ntpnb.book.pdf import (
+from ntpnb.book._pdf import (
     CHROMIUM_ARGS,
     PDF_NAME,
     PRINT_WIDTH,
@@ -29,9 +29,9 @@ from ntpnb.book.pdf import (
     chromium,
     missing_printer,
 )
-from ntpnb.book.trees import describe_run
-from ntpnb.chapter.outputs import load_run_record, source_commit
-from ntpnb.chapter.registry import CLAIMS
+from ntpnb.book._trees import describe_run
+from ntpnb.chapter._outputs import load_run_record, source_commit
+from ntpnb.chapter._registry import CLAIMS
 
 from conftest import ROOT
 from helpers import config_binder_url
@@ -159,7 +159,7 @@ def visit(browser, path: Path, name: str) -> dict:
         page.set_viewport_size({"width": width, "height": 900})
         found["tables"][width] = page.evaluate(TABLES)
         found["layout"][width] = page.evaluate(LAYOUT)
-    # and as the PDF lays it out (ntpnb.book.pdf): the print stylesheet, a printed page's width
+    # and as the PDF lays it out (ntpnb.book._pdf): the print stylesheet, a printed page's width
     page.emulate_media(media="print")
     page.set_viewport_size({"width": PRINT_WIDTH, "height": 900})
     found["tables"]["print"] = page.evaluate(TABLES)

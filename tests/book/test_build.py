@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from ntpnb.book import build
-from ntpnb.book.build import Staging, build_messages, clear_stale, disk_errno, run_owned, swap_in
-from ntpnb.book.executed import read_notebook
+from ntpnb.book import _build as build
+from ntpnb.book._build import Staging, build_messages, clear_stale, disk_errno, run_owned, swap_in
+from ntpnb.book._executed import read_notebook
 from ntpnb.errors import NTPError, PathError
-from ntpnb.runner.workers import signals_handled
+from ntpnb.runner._workers import signals_handled
 
 #: What jupyter-book prints when its output folder fills up (shortened from a real run).
 FULL_OUTPUT = """\

@@ -1,4 +1,4 @@
-"""Comparing the printed outputs of two runs (ntpnb.book.compare)."""
+"""Comparing the printed outputs of two runs (ntpnb.book._compare)."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from ntpnb.book.compare import compare_claims, compare_runs, print_comparison, sanitizers
-from ntpnb.chapter.claims import ClaimLog
-from ntpnb.chapter.outputs import RunRecord, write_run_record
-from ntpnb.chapter.platform import cpu_model
+from ntpnb.book._compare import compare_claims, compare_runs, print_comparison, sanitizers
+from ntpnb.chapter._claims import ClaimLog
+from ntpnb.chapter._outputs import RunRecord, write_run_record
+from ntpnb.chapter._platform import cpu_model
 from ntpnb.errors import PathError
 
 

@@ -7,9 +7,9 @@ from datetime import datetime, timezone
 
 import pytest
 
-from ntpnb.book.footers import Execution, Footers, read_footers
-from ntpnb.chapter.layout import OutputLayout
-from ntpnb.chapter.outputs import Manifest, RunRecord, SourceCommit, write_manifest, write_run_record
+from ntpnb.book._footers import Execution, Footers, read_footers
+from ntpnb.chapter._layout import OutputLayout
+from ntpnb.chapter._outputs import Manifest, RunRecord, SourceCommit, write_manifest, write_run_record
 from ntpnb.errors import PathError
 
 SHA = "452b3341a0c9e7d0c3b1d3f5e2a4b6c8d0e2f4a6"

@@ -1,11 +1,11 @@
 """Every built page scanned for what a reader must not see, and every figure read on a phone.
 
-The scan's rules (:mod:`ntpnb.book.page_scan`) are tested on small pages first; then every page
+The scan's rules (:mod:`ntpnb.book._page_scan`) are tested on small pages first; then every page
 of the book the suite built (``built_book``) is scanned, one case per chapter: a chapter whose
 page still fails is marked ``xfail(strict=True)`` with what it fails, so that its fix turns its
 case into a failure until the mark goes. Then the chapters are opened in Chromium at a phone's
 width (390 x 844) and a laptop's (1366 x 768), every block opened, and each figure's smallest
-text is computed from the record its image carries (:mod:`ntpnb.book.pictures`) and the width
+text is computed from the record its image carries (:mod:`ntpnb.book._pictures`) and the width
 it is shown at.
 """
 
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from ntpnb.book.page_scan import (
+from ntpnb.book._page_scan import (
     Finding,
     caption_parameters,
     figure_number_gaps,
@@ -25,8 +25,8 @@ from ntpnb.book.page_scan import (
     scan_page,
     visible_figure_numbers,
 )
-from ntpnb.chapter.parameters import read_parameters_cell
-from ntpnb.chapter.plotting import LEGIBLE_PIXELS, text_pixels
+from ntpnb.chapter._parameters import read_parameters_cell
+from ntpnb.chapter._plotting import LEGIBLE_PIXELS, text_pixels
 
 from .test_browser import book_pages, browser  # noqa: F401 (the browser fixture, shared)
 from conftest import ROOT

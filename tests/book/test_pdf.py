@@ -26,7 +26,7 @@ import pytest
 import yaml
 from pypdf import PdfReader, PdfWriter
 
-from ntpnb.book.pdf import (
+from ntpnb.book._pdf import (
     CHROMIUM_ENV,
     LEFT_OUT,
     MARGINS_MM,

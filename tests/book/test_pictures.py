@@ -11,8 +11,8 @@ import pytest
 from docutils import nodes
 from PIL import Image
 
-from ntpnb.book.pictures import picture_of, recorded_outputs
-from ntpnb.chapter.plotting import PHONE_MEDIA, PHONE_PIXELS, PHONE_RECORD
+from ntpnb.book._pictures import picture_of, recorded_outputs
+from ntpnb.chapter._plotting import PHONE_MEDIA, PHONE_PIXELS, PHONE_RECORD
 
 
 def _png(width: int, height: int, colour: str) -> bytes:
@@ -77,12 +77,12 @@ def test_html_shows_the_phone_layout_as_a_source_and_other_builders_show_the_ima
     (source / "index.rst").write_text(f"Figures\n=======\n\n{figure}")
     (source / "conf.py").write_text(
         "import os, sys\nsys.path.insert(0, os.path.dirname(__file__))\n"
-        "extensions = ['ntpnb.book.pictures', 'as_picture']\n"
+        "extensions = ['ntpnb.book._pictures', 'as_picture']\n"
     )
     # the notebooks' step, given this page's image and the record
     (source / "as_picture.py").write_text(
         "from pathlib import Path\nfrom docutils import nodes\n"
-        "from ntpnb.book.pictures import picture_of\n"
+        "from ntpnb.book._pictures import picture_of\n"
         f"RECORD = {RECORD!r}\n"
         "def wrap(app, doctree):\n"
         "    for image in list(doctree.findall(nodes.image)):\n"

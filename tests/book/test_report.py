@@ -14,7 +14,7 @@ import sys
 import pytest
 from threadpoolctl import threadpool_info
 
-from ntpnb.book.report import (
+from ntpnb.book._report import (
     MAPS_TITLE,
     PLATFORM_TITLE,
     chapter_sections,
@@ -26,7 +26,7 @@ from ntpnb.book.report import (
     run_line,
     write_report,
 )
-from ntpnb.book.verdicts import (
+from ntpnb.book._verdicts import (
     NOT_REPRODUCED,
     QUALIFIED,
     REPRODUCED,
@@ -34,11 +34,11 @@ from ntpnb.book.verdicts import (
     ProtocolVerdict,
     Sweep,
 )
-from ntpnb.chapter.claims import ChapterRecord, ClaimLog
-from ntpnb.chapter.layout import output_layout
-from ntpnb.chapter.outputs import RunRecord
-from ntpnb.chapter.platform import cpu_model
-from ntpnb.chapter.registry import CLAIMS, MAPS, PAPERS, _maps
+from ntpnb.chapter._claims import ChapterRecord, ClaimLog
+from ntpnb.chapter._layout import output_layout
+from ntpnb.chapter._outputs import RunRecord
+from ntpnb.chapter._platform import cpu_model
+from ntpnb.chapter._registry import CLAIMS, MAPS, PAPERS, _maps
 from ntpnb.errors import ClaimCheckError, InvalidDataError, NTPError
 from ntpnb.statistics import sample_of
 
@@ -276,7 +276,7 @@ def test_report_gives_findings_and_qualifications_their_verdicts(tmp_path, capsy
 
 
 def test_verdict_summary_fragment(run, tmp_path):
-    from ntpnb.book.report import render_verdict_summary
+    from ntpnb.book._report import render_verdict_summary
 
     layout, _ = run
     text = render_verdict_summary(read_tree(layout))
@@ -296,8 +296,8 @@ def test_verdict_summary_fragment(run, tmp_path):
 
 def test_every_page_labels_the_tree_by_its_run_record(run):
     """A -p run is labelled by what it ran (its run.json), not by its checks' profile alone."""
-    from ntpnb.book.report import render_verdict_summary
-    from ntpnb.chapter.outputs import RunRecord, write_run_record
+    from ntpnb.book._report import render_verdict_summary
+    from ntpnb.chapter._outputs import RunRecord, write_run_record
 
     layout, _ = run
     write_run_record(layout.root, RunRecord("quick", {"n_g": "121"}, (3,), ("07_demo",)))
@@ -319,7 +319,7 @@ PRESCOTT_1T = {"OPENBLAS_CORETYPE": "Prescott", "OPENBLAS_NUM_THREADS": "1"}
 def _chapter_run_elsewhere(root, notebook: str, env: dict[str, str]) -> None:
     """A chapter's ClaimLog, run in another process with the environment ``env`` added."""
     script = (
-        "from ntpnb.chapter.claims import ClaimLog\n"
+        "from ntpnb.chapter._claims import ClaimLog\n"
         f"ClaimLog({notebook!r}, 'quick', {str(root)!r}).check('A1', 'gap', 0.25, '>', 0.0, digits=2)\n"
     )
     full = {k: v for k, v in os.environ.items() if k != "OPENBLAS_CORETYPE"} | env
@@ -497,9 +497,9 @@ def test_the_registry_refuses_a_map_without_its_papers_claims():
 
 
 def test_the_seeds_the_verdicts_rest_on_are_said_once_when_every_chapter_ran_at_the_same():
-    from ntpnb.book.report import _seeds_lines
-    from ntpnb.book.verdicts import Sweep
-    from ntpnb.chapter.claims import ChapterRecord
+    from ntpnb.book._report import _seeds_lines
+    from ntpnb.book._verdicts import Sweep
+    from ntpnb.chapter._claims import ChapterRecord
 
     def sweep(name: str, seeds: tuple[int, ...]) -> Sweep:
         records = {s: ChapterRecord(name, "paper", seed=s, complete=True) for s in seeds}

@@ -6,11 +6,11 @@ import json
 
 from docutils import nodes
 
-from ntpnb.book.scoreboard import badge_html, claims_html, scoreboard_data
+from ntpnb.book._scoreboard import badge_html, claims_html, scoreboard_data
+from ntpnb.book._verdicts import QUALIFIED, REPRODUCED, Verdict
+from ntpnb.book._words import WORD_CLASS, keep_table_words, split_words, words_html
 from ntpnb.book.sphinx_ext import notebook_problems
-from ntpnb.book.verdicts import QUALIFIED, REPRODUCED, Verdict
-from ntpnb.book.words import WORD_CLASS, keep_table_words, split_words, words_html
-from ntpnb.chapter.registry import CLAIMS
+from ntpnb.chapter._registry import CLAIMS
 
 
 def write(tmp_path, outputs, metadata=None, source="x"):

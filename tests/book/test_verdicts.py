@@ -1,4 +1,4 @@
-"""Verdicts of claims from their checks at every seed of a sweep (ntpnb.book.verdicts)."""
+"""Verdicts of claims from their checks at every seed of a sweep (ntpnb.book._verdicts)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from ntpnb.book.verdicts import (
+from ntpnb.book._verdicts import (
     BY_CONSTRUCTION,
     CHECK_FAILED,
     NOT_ESTABLISHED,
@@ -23,8 +23,8 @@ from ntpnb.book.verdicts import (
     series_of,
     sweep_verdicts,
 )
-from ntpnb.chapter.claims import Artifact, ChapterRecord, Check, ClaimLog, Qualification
-from ntpnb.chapter.layout import output_layout
+from ntpnb.chapter._claims import Artifact, ChapterRecord, Check, ClaimLog, Qualification
+from ntpnb.chapter._layout import output_layout
 from ntpnb.errors import InvalidDataError
 from ntpnb.statistics import sample_of
 
@@ -443,7 +443,7 @@ def test_load_sweeps_counts_only_the_seeds_that_differ_in_nothing_but_the_seed(t
 
 
 def test_load_sweeps_sets_aside_a_seed_run_with_other_ntpnb_sources(tmp_path):
-    from ntpnb.chapter.outputs import Manifest, write_manifest
+    from ntpnb.chapter._outputs import Manifest, write_manifest
 
     layout = output_layout(tmp_path / "out")
     base = {"seed": 0, "n": 5, "output_dir": ".."}

@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from ntpnb.chapter.claims import (
+from ntpnb.chapter._claims import (
     KINDS,
     ClaimLog,
     format_number,
@@ -151,7 +151,7 @@ def test_format_number():
 
 
 def test_format_decade_gives_the_power_of_ten_above():
-    from ntpnb.chapter.claims import format_decade
+    from ntpnb.chapter._claims import format_decade
 
     assert format_decade(3.4e-5) == format_decade(2.1e-5) == "< 1e-04"
     assert format_decade(-0.042) == "< 1e-01"
@@ -307,7 +307,7 @@ def test_a_failed_check_prints_the_digits_that_show_its_failure(
     line = capsys.readouterr().out.splitlines()[1]
     assert line.startswith(f"       measured {printed}; required")
     # the printed number itself violates the requirement; one digit fewer would not
-    from ntpnb.chapter.claims import RELATIONS
+    from ntpnb.chapter._claims import RELATIONS
 
     assert not RELATIONS[relation](float(printed), target, tol)
 
@@ -318,7 +318,7 @@ def test_a_passing_check_keeps_its_rounding(log, capsys):
 
 
 def test_a_check_under_a_protocol_names_it_and_an_undeclared_one_is_refused(log, capsys):
-    from ntpnb.chapter.claims import CHECK_LINE
+    from ntpnb.chapter._claims import CHECK_LINE
 
     log.check("B10", "mean corr", 0.995, ">", 0.99, protocol="paper's loss")
     log.check("B10", "mean corr", 0.995, ">", 0.99, kind="sanity", protocol="authors' loss")
@@ -348,7 +348,7 @@ def test_a_check_under_a_protocol_names_it_and_an_undeclared_one_is_refused(log,
 
 
 def test_an_older_record_without_protocols_or_floors_loads():
-    from ntpnb.chapter.claims import Check
+    from ntpnb.chapter._claims import Check
 
     old = {
         "claim": "A4",
@@ -375,7 +375,7 @@ def test_an_older_record_without_protocols_or_floors_loads():
 
 def test_a_maps_check_takes_its_declared_protocol_only(log, capsys):
     from ntpnb.chapter import sample_of
-    from ntpnb.chapter.claims import decided_check
+    from ntpnb.chapter._claims import decided_check
 
     sample = sample_of("mean", [0.995, 0.996, 0.994])
     log.check("M5", "mean corr", sample, ">", 0.99, kind="measurement", protocol="paper's loss")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ntpnb.chapter.domains import Domain, closest, domain_of_value, parse_domain, split_declaration
+from ntpnb.chapter._domains import Domain, closest, domain_of_value, parse_domain, split_declaration
 from ntpnb.errors import NTPError
 
 

@@ -1,4 +1,4 @@
-"""The chapters' drawing helpers (ntpnb.chapter.figures): what each puts on its axes."""
+"""The chapters' drawing helpers (ntpnb.chapter._figures): what each puts on its axes."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 import ntpnb as ntp
+from ntpnb import _optim as optim
 from ntpnb import attention as att
-from ntpnb import optim
 from ntpnb.chapter import (
     COLORS,
     band,

@@ -14,8 +14,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
-from ntpnb.chapter import plotting
-from ntpnb.chapter.one_column import TALLEST, OneColumnError, one_column, row_height, wrap_to
+from ntpnb.chapter import _plotting as plotting
+from ntpnb.chapter._one_column import TALLEST, OneColumnError, one_column, row_height, wrap_to
 
 WIDTH = plotting.PHONE_WIDTH
 

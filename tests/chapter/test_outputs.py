@@ -7,8 +7,8 @@ import subprocess
 
 import pytest
 
-from ntpnb.chapter.layout import output_layout, output_tree
-from ntpnb.chapter.outputs import (
+from ntpnb.chapter._layout import output_layout, output_tree
+from ntpnb.chapter._outputs import (
     Manifest,
     RunRecord,
     SourceCommit,

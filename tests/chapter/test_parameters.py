@@ -9,9 +9,9 @@ from pathlib import Path
 import jupytext
 import pytest
 
-from ntpnb.chapter import parameters
-from ntpnb.chapter.layout import notebook_sources
-from ntpnb.chapter.parameters import (
+from ntpnb.chapter import _parameters as parameters
+from ntpnb.chapter._layout import notebook_sources
+from ntpnb.chapter._parameters import (
     GLUE_KEY,
     PROJECT_VAR,
     format_parameter,
@@ -21,7 +21,7 @@ from ntpnb.chapter.parameters import (
     profile_parameters,
     read_parameters_cell,
 )
-from ntpnb.chapter.registry import paper_value
+from ntpnb.chapter._registry import paper_value
 from ntpnb.errors import InvalidDataError, NTPError
 
 from conftest import ROOT
@@ -302,7 +302,7 @@ def namespace_of(root: Path, **changed) -> dict:
 
 
 def test_a_run_outside_the_runner_writes_a_labelled_tree_of_its_own_and_says_so(fake_project, capsys):
-    from ntpnb.chapter.outputs import load_run_record
+    from ntpnb.chapter._outputs import load_run_record
 
     values = parameters.chapter_parameters("07_fake", namespace_of(fake_project))
     tree = fake_project / "outputs" / "runs" / "interactive" / "profile=paper"
@@ -319,7 +319,7 @@ def test_the_quick_profile_in_the_cell_gives_the_quick_values(fake_project, caps
     values = parameters.chapter_parameters("07_fake", namespace_of(fake_project, profile="quick"))
     assert values["n"] == 5 and values["lr"] == 0.5
     assert values["output_dir"].endswith("interactive/profile=quick")
-    assert "The quick profile's values (ntpnb/chapter/parameters.py): n=5." in capsys.readouterr().out
+    assert "The quick profile's values (ntpnb/chapter/_parameters.py): n=5." in capsys.readouterr().out
     # a value set otherwise (papermill -p, a cell not saved yet) is kept, and names the tree
     values = parameters.chapter_parameters("07_fake", namespace_of(fake_project, profile="quick", n=7))
     assert values["n"] == 7 and values["output_dir"].endswith("interactive/profile=quick,n=7")

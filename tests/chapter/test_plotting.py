@@ -19,8 +19,8 @@ import matplotlib.pyplot as plt
 import pytest
 from PIL import Image as PILImage
 
-from ntpnb.chapter import plotting
-from ntpnb.chapter.layout import notebook_sources, output_layout
+from ntpnb.chapter import _plotting as plotting
+from ntpnb.chapter._layout import notebook_sources, output_layout
 
 from conftest import ROOT
 
@@ -145,7 +145,7 @@ def test_text_pixels_scales_points_by_the_shown_width():
 
 @pytest.mark.parametrize("figures", ["on", "off"])
 def test_show_animation_renders_only_where_figures_are_wanted(figures, monkeypatch):
-    from ntpnb.chapter.layout import FIGURES_VAR
+    from ntpnb.chapter._layout import FIGURES_VAR
 
     monkeypatch.setenv(FIGURES_VAR, figures)
     shown = []

@@ -1,4 +1,4 @@
-"""The progress of a chapter's long loops (:mod:`ntpnb.chapter.progress`)."""
+"""The progress of a chapter's long loops (:mod:`ntpnb.chapter._progress`)."""
 
 from __future__ import annotations
 
@@ -6,10 +6,10 @@ import importlib
 
 import pytest
 
-from ntpnb.chapter.progress import PROGRESS_FILE_VAR, QUIET_VAR, ProgressState, progress, read_progress
+from ntpnb.chapter._progress import PROGRESS_FILE_VAR, QUIET_VAR, ProgressState, progress, read_progress
 
 # the module, not the function that ntpnb.chapter exports under its name
-progress_module = importlib.import_module("ntpnb.chapter.progress")
+progress_module = importlib.import_module("ntpnb.chapter._progress")
 
 
 @pytest.fixture

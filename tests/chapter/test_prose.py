@@ -7,7 +7,8 @@ from myst_nb.core.variables import format_plain_text
 from myst_nb.ext.glue import GLUE_PREFIX, extract_glue_data_cell
 from nbformat.v4 import new_code_cell, new_output
 
-from ntpnb.chapter import describe_change, markdown_table, prose, sentences
+from ntpnb.chapter import _prose as prose
+from ntpnb.chapter import describe_change, markdown_table, sentences
 from ntpnb.errors import InvalidDataError
 
 

@@ -9,10 +9,10 @@ import subprocess
 import jupytext
 import pytest
 
-from ntpnb.chapter import registry
-from ntpnb.chapter.registry import CLAIMS, SHORT_WORDS, paper_value, sort_key
+from ntpnb.chapter import _registry as registry
+from ntpnb.chapter._registry import CLAIMS, SHORT_WORDS, paper_value, sort_key
 from ntpnb.errors import NTPError
-from ntpnb.linear.recipes import TOY2D_ENTROPY
+from ntpnb.linear._recipes import TOY2D_ENTROPY
 
 from conftest import ROOT
 
@@ -50,7 +50,7 @@ def _tracked_text_files():
     out = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True)
     for name in out.stdout.splitlines():
         path = ROOT / name
-        if path.suffix in _TEXT_SUFFIXES and path.exists() and name != "ntpnb/chapter/registry.py":
+        if path.suffix in _TEXT_SUFFIXES and path.exists() and name != "ntpnb/chapter/_registry.py":
             yield name, path.read_text(encoding="utf-8")
 
 
@@ -128,7 +128,7 @@ def test_paper_values_are_not_typed_in_checks_or_profiles():
         for text in (q for cell in cells for q in _quoted_paper_values(cell)):
             typed = [numbers[n] for n in _typed(text, numbers)]
             assert not typed, f"{path.stem}: paper={text!r} types {typed}: use paper_value"
-    tree = ast.parse((ROOT / "ntpnb" / "chapter" / "parameters.py").read_text())
+    tree = ast.parse((ROOT / "ntpnb" / "chapter" / "_parameters.py").read_text())
     checked = {p.stem: _checked_ids(p.read_text()) for p in (ROOT / "notebooks").glob("*.md")}
     for notebook in (n for n in ast.walk(tree) if isinstance(n, ast.Dict)):
         for name, per in zip(notebook.keys, notebook.values, strict=True):
@@ -141,7 +141,7 @@ def test_paper_values_are_not_typed_in_checks_or_profiles():
                     if isinstance(value, ast.Constant) and type(value.value) in (int, float):
                         typed = _typed(f"{value.value:g}", numbers)
                         assert not typed or key.value in allowed, (
-                            f"parameters.py: {name.value} {key.value} = {value.value} is "
+                            f"_parameters.py: {name.value} {key.value} = {value.value} is "
                             f"{numbers[typed[0]]}: use paper_value"
                         )
 
@@ -172,7 +172,7 @@ def test_readme_lists_the_claims_each_chapter_checks():
 
 
 def test_protocols_are_declared_where_the_paper_and_the_authors_code_differ():
-    from ntpnb.chapter.registry import PROTOCOL_KEY, _protocols
+    from ntpnb.chapter._registry import PROTOCOL_KEY, _protocols
 
     assert list(CLAIMS["B10"].protocols) == ["authors' loss", "paper's loss"]  # the first decides
     assert list(CLAIMS["B11"].protocols) == ["authors' filter", "every trial"]
@@ -193,7 +193,7 @@ def test_protocols_are_declared_where_the_paper_and_the_authors_code_differ():
 
 
 def test_a_map_declares_the_protocols_of_the_claim_whose_settings_it_runs():
-    from ntpnb.chapter.registry import MAPS, declared_protocols
+    from ntpnb.chapter._registry import MAPS, declared_protocols
 
     assert declared_protocols("M5") == CLAIMS["B10"].protocols  # one source: B10's two losses
     assert declared_protocols("B11") == CLAIMS["B11"].protocols

@@ -12,11 +12,11 @@ from typing import Any
 
 import nbformat
 
-from ntpnb.chapter.claims import ClaimLog
-from ntpnb.chapter.layout import output_layout
-from ntpnb.chapter.outputs import Manifest, output_digests, write_manifest
+from ntpnb.chapter._claims import ClaimLog
+from ntpnb.chapter._layout import output_layout
+from ntpnb.chapter._outputs import Manifest, output_digests, write_manifest
 from ntpnb.errors import ClaimCheckError
-from ntpnb.explore.grid import Grid, point_label
+from ntpnb.explore._grid import Grid, point_label
 
 CHAPTER = "01_demo"
 

@@ -8,7 +8,7 @@ import pytest
 
 from ntpnb.errors import NTPError
 from ntpnb.explore import Axis, Grid, checked_grid, parse_axis, point_label, split_parameters
-from ntpnb.explore.grid import split_values
+from ntpnb.explore._grid import split_values
 
 from conftest import ROOT
 

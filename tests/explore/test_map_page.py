@@ -1,4 +1,4 @@
-"""The page of a grid's maps (ntpnb.explore.page) and the book of an explore tree (ntpnb book --run)."""
+"""The page of a grid's maps (ntpnb.explore._page) and the book of an explore tree (ntpnb book --run)."""
 
 from __future__ import annotations
 

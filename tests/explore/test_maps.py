@@ -1,4 +1,4 @@
-"""Maps of checks across a grid (ntpnb.explore.maps): decisions, boundaries, figures, trees."""
+"""Maps of checks across a grid (ntpnb.explore._maps): decisions, boundaries, figures, trees."""
 
 from __future__ import annotations
 
@@ -12,12 +12,12 @@ import warnings
 import matplotlib
 import pytest
 
-from ntpnb.book.trees import shown
-from ntpnb.book.verdicts import Series, Sweep, series_of
-from ntpnb.chapter.claims import ChapterRecord, ClaimLog
-from ntpnb.chapter.layout import output_layout
-from ntpnb.chapter.outputs import is_temporary
-from ntpnb.chapter.plotting import LEGIBLE_PIXELS, PHONE_PIXELS, figure_record, show_figure, text_pixels
+from ntpnb.book._trees import shown
+from ntpnb.book._verdicts import Series, Sweep, series_of
+from ntpnb.chapter._claims import ChapterRecord, ClaimLog
+from ntpnb.chapter._layout import output_layout
+from ntpnb.chapter._outputs import is_temporary
+from ntpnb.chapter._plotting import LEGIBLE_PIXELS, PHONE_PIXELS, figure_record, show_figure, text_pixels
 from ntpnb.errors import InvalidDataError, NTPError
 from ntpnb.explore import (
     Axis,
@@ -289,7 +289,7 @@ def test_write_maps_writes_figures_data_and_page_atomically(tmp_path, monkeypatc
     before = {p.name: p.read_bytes() for p in folder.iterdir()}
 
     # a write that stops midway leaves the last complete maps and no temporary file
-    import ntpnb.explore.maps as maps_module
+    import ntpnb.explore._maps as maps_module
 
     def broken(fig, stem):
         raise KeyboardInterrupt
@@ -302,7 +302,7 @@ def test_write_maps_writes_figures_data_and_page_atomically(tmp_path, monkeypatc
 
 
 def test_write_maps_draws_a_map_again_only_when_its_data_or_its_files_changed(tmp_path, monkeypatch):
-    import ntpnb.explore.maps as maps_module
+    import ntpnb.explore._maps as maps_module
 
     folder = tmp_path / "maps"
     write_maps(run_grid(LINE, (0, 1), below(3.5)), folder)

@@ -1,4 +1,4 @@
-"""The active-set NTP-SVM solver (ntpnb.linear.active_set): agreement with the cvxpy reference,
+"""The active-set NTP-SVM solver (ntpnb.linear._active_set): agreement with the cvxpy reference,
 its answer checked independently, its linear algebra, and its errors."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import pytest
 import ntpnb as ntp
 from ntpnb import settings
 from ntpnb.errors import SolverError
-from ntpnb.linear.active_set import solve_active_set
-from ntpnb.linear.constraints import ntp_constraints
+from ntpnb.linear._active_set import solve_active_set
+from ntpnb.linear._constraints import ntp_constraints
 
 from helpers import random_data
 

@@ -17,14 +17,16 @@ import pytest
 import ntpnb as ntp
 from ntpnb import settings
 from ntpnb.errors import GenerationError, NumericallyAmbiguousError, SolverError
-from ntpnb.linear import active_set, condition_thresholds, gram_blocks
-from ntpnb.linear.active_set import SOLVER_NAME as FAST_SOLVER_NAME
-from ntpnb.linear.condition_thresholds import condition_trial, decided_draw, nested_instance, nested_trial
-from ntpnb.linear.ntp_data import normalized
+from ntpnb.linear import _active_set as active_set
+from ntpnb.linear import _condition_thresholds as condition_thresholds
+from ntpnb.linear import _gram_blocks as gram_blocks
+from ntpnb.linear._active_set import SOLVER_NAME as FAST_SOLVER_NAME
+from ntpnb.linear._condition_thresholds import condition_trial, decided_draw, nested_instance, nested_trial
+from ntpnb.linear._ntp_data import normalized
 
 
 def sweep_generator(seed: int, n_points: int, point: int, trial: int) -> np.random.Generator:
-    """The generator of one trial of ``run_sweep``/``nested_sweep`` (``ntpnb.parallel``'s spawning)."""
+    """The generator of one trial of ``run_sweep``/``nested_sweep`` (``ntpnb._parallel``'s spawning)."""
     return np.random.default_rng(np.random.SeedSequence(seed).spawn(n_points)[point].spawn(trial + 1)[trial])
 
 

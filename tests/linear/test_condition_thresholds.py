@@ -14,8 +14,8 @@ from scipy.stats import binom
 import ntpnb as ntp
 from ntpnb import settings
 from ntpnb.errors import InvalidDataError
-from ntpnb.linear import condition_thresholds
-from ntpnb.linear.condition_thresholds import (
+from ntpnb.linear import _condition_thresholds as condition_thresholds
+from ntpnb.linear._condition_thresholds import (
     best_achievable_loss,
     compatibility_rank_bound,
     compatibility_threshold,
@@ -93,7 +93,7 @@ def test_separability_heuristic_is_coverage_for_binary():
 def test_best_loss_is_the_entropy_when_both_conditions_hold(overparam_data):
     best = best_achievable_loss(overparam_data)
     assert best.value == pytest.approx(ntp.entropy(overparam_data), abs=1e-7)
-    assert best.n_vanishing == ntp.linear.constraints.ntp_constraints(overparam_data).ineq.shape[0]
+    assert best.n_vanishing == ntp.linear._constraints.ntp_constraints(overparam_data).ineq.shape[0]
 
 
 def test_best_loss_below_threshold_matches_a_long_gradient_run():
@@ -206,7 +206,7 @@ def test_conditions_and_rank_are_monotone_along_a_nested_draw(m, V, S):
         ds = range(1, m + 3)
         comp = [ntp.is_compatible(draw.at(d)) for d in ds]
         sep = [ntp.is_separable(draw.at(d)) for d in ds]
-        rank = [ntp.linear.subspace.f_decomposition(draw.at(d)).dim for d in ds]
+        rank = [ntp.linear._subspace.f_decomposition(draw.at(d)).dim for d in ds]
         for flags in (comp, sep):
             assert flags == sorted(flags), flags  # monotone: False ... False True ... True
             assert flags[-1]  # d > m: Lemma 1

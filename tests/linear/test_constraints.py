@@ -1,10 +1,10 @@
-"""The NTP constraints (ntpnb.linear.constraints): (6a) and (6b) as sparse rows, counted as in the paper."""
+"""The NTP constraints (ntpnb.linear._constraints): (6a) and (6b) as sparse rows, counted as in the paper."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from ntpnb.linear.constraints import ntp_constraints, pair_rows
+from ntpnb.linear._constraints import ntp_constraints, pair_rows
 
 
 def test_constraint_counts_match_the_paper(overparam_data):

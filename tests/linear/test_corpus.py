@@ -1,4 +1,4 @@
-"""The text corpus (ntpnb.linear.corpus): normalization, the alphabet's ids, the standard library's
+"""The text corpus (ntpnb.linear._corpus): normalization, the alphabet's ids, the standard library's
 docstrings read at run time."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from ntpnb.errors import InvalidDataError
-from ntpnb.linear import corpus
-from ntpnb.linear.corpus import decode_ids, encode_text
+from ntpnb.linear import _corpus as corpus
+from ntpnb.linear._corpus import decode_ids, encode_text
 
 
 def test_normalize_text():

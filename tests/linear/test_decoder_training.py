@@ -1,4 +1,4 @@
-"""Training the linear decoder (ntpnb.linear.decoder_training): gradients, sampling, records, limits."""
+"""Training the linear decoder (ntpnb.linear._decoder_training): gradients, sampling, records, limits."""
 
 from __future__ import annotations
 
@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 
 import ntpnb as ntp
-from ntpnb import optim
+from ntpnb import _optim as optim
 from ntpnb.errors import InvalidDataError
-from ntpnb.linear import decoder_training as training
-from ntpnb.linear.descent import SAMPLING_KINDS
+from ntpnb.linear import _decoder_training as training
+from ntpnb.linear._descent import SAMPLING_KINDS
 
 from helpers import gradient_fn, random_data, sampled_gradient_fn
 

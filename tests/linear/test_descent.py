@@ -1,4 +1,4 @@
-"""The compiled training loops of the linear decoder (ntpnb.linear.descent, ntpnb.linear.decoder_loops).
+"""The compiled training loops of the linear decoder (ntpnb.linear._descent, ntpnb.linear._decoder_loops).
 
 Every optimizer, batched and unbatched, in both representations (the logit form for ``m <= d``,
 the weight form otherwise), against the plain numpy reference ``optim.run`` with ``gradient_fn``
@@ -14,12 +14,12 @@ import numpy as np
 import pytest
 
 import ntpnb as ntp
-from ntpnb import optim
+from ntpnb import _optim as optim
+from ntpnb._reproducible_products import matmul
 from ntpnb.errors import InvalidDataError, SolverError
-from ntpnb.linear import decoder_loops as kernels
-from ntpnb.linear import decoder_training as training
-from ntpnb.linear import descent
-from ntpnb.reproducible_products import matmul
+from ntpnb.linear import _decoder_loops as kernels
+from ntpnb.linear import _decoder_training as training
+from ntpnb.linear import _descent as descent
 
 from helpers import gradient_fn, random_data, sampled_gradient_fn
 

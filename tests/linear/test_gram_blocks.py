@@ -1,4 +1,4 @@
-"""The Gram-block algebra (ntpnb.linear.gram_blocks): inverses, pseudo-inverses and their updates
+"""The Gram-block algebra (ntpnb.linear._gram_blocks): inverses, pseudo-inverses and their updates
 against dense formulas, the compiled loops against numpy, and the rank of a singular block."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from ntpnb.errors import RankAmbiguousError, SolverError
-from ntpnb.linear import gram_blocks
+from ntpnb.linear import _gram_blocks as gram_blocks
 
 
 def test_compiled_kernels_match_numpy():
@@ -99,5 +99,5 @@ def test_a_schur_complement_that_is_not_positive_definite_is_a_named_error():
 
 def test_importing_the_package_loads_no_numba():
     """Every caller imports the module plainly; its loops are compiled on their first call."""
-    code = "import sys, ntpnb, ntpnb.linear.gram_blocks; assert 'numba' not in sys.modules"
+    code = "import sys, ntpnb, ntpnb.linear._gram_blocks; assert 'numba' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True)

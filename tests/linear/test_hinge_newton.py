@@ -1,5 +1,5 @@
 """Certified separability by Newton's method on the squared-hinge problem (decide_by_newton,
-decide_separability(data, method="newton"), ntpnb.linear.hinge_newton): agreement with the LP,
+decide_separability(data, method="newton"), ntpnb.linear._hinge_newton): agreement with the LP,
 the certificates checked independently, the linear algebra against dense formulas, and errors on
 bad input."""
 
@@ -11,8 +11,8 @@ import pytest
 import ntpnb as ntp
 from ntpnb import settings
 from ntpnb.errors import InvalidDataError, SolverError
-from ntpnb.linear import hinge_newton as hn
-from ntpnb.linear.separability import (
+from ntpnb.linear import _hinge_newton as hn
+from ntpnb.linear._separability import (
     certified_bound,
     decide_by_newton,
     decide_separability,

@@ -1,4 +1,4 @@
-"""The NTP-SVM W^mm (ntpnb.linear.max_margin): constraints, the certificate, independent solutions, scale,
+"""The NTP-SVM W^mm (ntpnb.linear._max_margin): constraints, the certificate, independent solutions, scale,
 the active-set solver against the cvxpy reference and their errors, zero-margin directions."""
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ from scipy.optimize import minimize
 import ntpnb as ntp
 from ntpnb import settings
 from ntpnb.errors import InvalidDataError, NotSeparableError, SolverError
-from ntpnb.linear.active_set import SOLVER_NAME as FAST_SOLVER_NAME
-from ntpnb.linear.constraints import NTPRows, ntp_constraints
-from ntpnb.linear.max_margin import zero_margin_direction
-from ntpnb.linear.separability import require_separable
+from ntpnb.linear._active_set import SOLVER_NAME as FAST_SOLVER_NAME
+from ntpnb.linear._constraints import NTPRows, ntp_constraints
+from ntpnb.linear._max_margin import zero_margin_direction
+from ntpnb.linear._separability import require_separable
 
 from helpers import (
     CHAPTER_INSTANCES,
@@ -285,7 +285,7 @@ def test_the_fast_solver_s_failure_on_separable_data_falls_back_to_the_verified_
     def fail(data, max_iter=settings.ACTIVE_SET_MAX_ITER):
         raise SolverError("the active-set method did not converge in 100 iterations (simulated)")
 
-    monkeypatch.setattr("ntpnb.linear.active_set.solve_active_set", fail)
+    monkeypatch.setattr("ntpnb.linear._active_set.solve_active_set", fail)
     data = random_data(m=8, d=10, V=6, S=3, seed=12)
     assert ntp.is_separable(data)
     sol = ntp.solve_ntp_svm(data)
@@ -327,7 +327,7 @@ def test_non_separable_data_without_full_row_rank_are_decided_before_the_active_
     def entered(*args, **kwargs):
         raise AssertionError("the active-set method was entered on non-separable data")
 
-    monkeypatch.setattr("ntpnb.linear.max_margin.solve_verified", entered)
+    monkeypatch.setattr("ntpnb.linear._max_margin.solve_verified", entered)
     data = text_data(20, 5)
     with pytest.raises(NotSeparableError, match="not NTP-separable") as info:
         solve(data)

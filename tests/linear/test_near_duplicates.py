@@ -19,12 +19,12 @@ from hypothesis import strategies as st
 import ntpnb as ntp
 from ntpnb import settings
 from ntpnb.errors import NotCompatibleError, NotSeparableError, NumericallyAmbiguousError, SolverError
-from ntpnb.linear.active_set import solve_active_set
-from ntpnb.linear.compatibility import _accurate_residual
-from ntpnb.linear.constraints import NTPRows, ntp_constraints
-from ntpnb.linear.loss import kl_divergence
-from ntpnb.linear.ntp_data import normalized
-from ntpnb.linear.separability import SEPARABILITY_METHODS, decide_separability
+from ntpnb.linear._active_set import solve_active_set
+from ntpnb.linear._compatibility import _accurate_residual
+from ntpnb.linear._constraints import NTPRows, ntp_constraints
+from ntpnb.linear._loss import kl_divergence
+from ntpnb.linear._ntp_data import normalized
+from ntpnb.linear._separability import SEPARABILITY_METHODS, decide_separability
 
 NEAR = hypothesis_settings(max_examples=25, deadline=None, derandomize=True, database=None)
 

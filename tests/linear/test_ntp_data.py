@@ -1,4 +1,4 @@
-"""NTPData (ntpnb.linear.ntp_data): validation, supports, construction from samples, refusal of what
+"""NTPData (ntpnb.linear._ntp_data): validation, supports, construction from samples, refusal of what
 is not data, and the per-data caches whose results are read-only or fresh copies."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from hypothesis import given
 
 import ntpnb as ntp
 from ntpnb.errors import InvalidDataError, NotCompatibleError
-from ntpnb.linear.constraints import ntp_constraints
+from ntpnb.linear._constraints import ntp_constraints
 
 from helpers import HALF, PROPERTY, instances, random_data, scaled
 
@@ -204,7 +204,7 @@ def test_the_caches_do_not_keep_data_alive(s):
 
 
 def test_the_nearest_power_of_two_divides_exactly():
-    from ntpnb.linear.ntp_data import nearest_power_of_two
+    from ntpnb.linear._ntp_data import nearest_power_of_two
 
     assert [nearest_power_of_two(x) for x in (0.0, 1.0, 1.4, 1.5, 3.0, 0.3, 5e4)] == [
         1.0,

@@ -1,4 +1,4 @@
-"""The seeded recipes (ntpnb.linear.recipes): Fig. 1's instance, tempered to the paper's entropy,
+"""The seeded recipes (ntpnb.linear._recipes): Fig. 1's instance, tempered to the paper's entropy,
 and the synthetic instance of Figs. 3-5."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 
 import ntpnb as ntp
 from ntpnb.errors import InvalidDataError
-from ntpnb.linear.recipes import TOY2D_ENTROPY, temper_to_entropy
+from ntpnb.linear._recipes import TOY2D_ENTROPY, temper_to_entropy
 
 
 def test_toy2d_instance_matches_fig1_setting():

@@ -11,8 +11,8 @@ import pytest
 
 import ntpnb as ntp
 from ntpnb.errors import InvalidDataError, NotCompatibleError, NotSeparableError, ScaleError
-from ntpnb.linear.path_split import expm1_minus_x
-from ntpnb.linear.regpath import _certify, _State, path_structure
+from ntpnb.linear._path_split import expm1_minus_x
+from ntpnb.linear._regpath import _certify, _State, path_structure
 
 from helpers import random_data
 
@@ -360,7 +360,7 @@ def perturbed_triangles(n: int = 40, seed: int = 1234) -> list[ntp.NTPData]:
     up to 20 degrees and scaled by 0.5-2, new probabilities on the same supports. Copies whose
     embeddings leave an angular gap above 170 degrees (the origin near or outside the triangle:
     not clearly separable) are redrawn."""
-    from ntpnb.linear.recipes import dirichlet_on_supports
+    from ntpnb.linear._recipes import dirichlet_on_supports
 
     base = ntp.toy2d_instance(0)
     rng = np.random.default_rng(seed)

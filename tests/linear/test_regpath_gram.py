@@ -7,8 +7,8 @@ import pytest
 
 import ntpnb as ntp
 from ntpnb.errors import InvalidDataError
-from ntpnb.linear import regpath as rp
-from ntpnb.linear import regpath_gram as rg
+from ntpnb.linear import _regpath as rp
+from ntpnb.linear import _regpath_gram as rg
 
 from helpers import random_data
 

@@ -1,4 +1,4 @@
-"""The decisions of ntpnb.linear.separability: NTP-separability (Definition 2, the plane criterion of
+"""The decisions of ntpnb.linear._separability: NTP-separability (Definition 2, the plane criterion of
 chapter 1, the certified LP and its methods, the verified SVM witness, scale
 invariance), then NTP_H-compatibility and the finite solution W*."""
 
@@ -21,9 +21,9 @@ from ntpnb.errors import (
     ScaleError,
     SolverError,
 )
-from ntpnb.linear.constraints import ntp_constraints
-from ntpnb.linear.ntp_data import normalized, unambiguous
-from ntpnb.linear.separability import (
+from ntpnb.linear._constraints import ntp_constraints
+from ntpnb.linear._ntp_data import normalized, unambiguous
+from ntpnb.linear._separability import (
     LEAST_DISTANCE_METHOD,
     WITNESS_METHOD,
     _decided,
@@ -358,7 +358,7 @@ def test_least_distance_hands_large_data_to_the_lp(monkeypatch):
 def test_free_directions_complement_f_and_the_constant_rows():
     data = normalized(ntp.random_instance(10, 6, 6, 3, np.random.default_rng(2)))[0]
     N = _free_directions(data)
-    basis = ntp.linear.subspace.f_decomposition(data).basis
+    basis = ntp.linear._subspace.f_decomposition(data).basis
     ones = np.kron(np.ones((data.V, 1)), np.eye(data.d))  # W = 1 u^T
     assert N.shape == (data.V * data.d, data.V * data.d - basis.shape[0] - data.d)
     np.testing.assert_allclose(N.T @ N, np.eye(N.shape[1]), atol=1e-13)
@@ -470,7 +470,7 @@ LSQR_RTOL = 1e-9
 
 def _solve_dense(data: ntp.NTPData) -> tuple[np.ndarray, float]:
     """``vec(W*)`` and the residual of (4) from the SVD of the equality matrix at the decided ``dim F``."""
-    from ntpnb.linear.subspace import f_decomposition
+    from ntpnb.linear._subspace import f_decomposition
 
     dec = f_decomposition(data)
     b = ntp_constraints(data).eq_rhs
@@ -481,8 +481,8 @@ def _solve_dense(data: ntp.NTPData) -> tuple[np.ndarray, float]:
 @pytest.mark.parametrize("size", [(20, 5, 25, 3), (50, 10, 30, 6), (100, 20, 60, 8), (60, 12, 80, 12)])
 def test_lsqr_and_the_dense_svd_give_the_same_finite_solution(size):
     from benchmarks.instances import gaussian_instance
-    from ntpnb.linear.compatibility import _solve_lsqr
-    from ntpnb.linear.ntp_data import normalized
+    from ntpnb.linear._compatibility import _solve_lsqr
+    from ntpnb.linear._ntp_data import normalized
 
     data = normalized(gaussian_instance(*size))[0]  # both solve the normalized problem
     w_dense, res_dense = _solve_dense(data)
@@ -514,7 +514,7 @@ def test_dependent_rows_are_decided_by_the_svd_and_by_lsqr(dense, monkeypatch):
 
 
 def test_above_the_dense_limit_w_star_and_compatibility_come_from_lsqr(lsqr_only):
-    from ntpnb.linear.subspace import uses_dense_f
+    from ntpnb.linear._subspace import uses_dense_f
 
     data = ntp.toy2d_instance(0)
     assert not uses_dense_f(data) and ntp.is_compatible(data)

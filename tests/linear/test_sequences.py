@@ -1,4 +1,4 @@
-"""Sequences to NTP data (Paper A, App. C; ntpnb.linear.sequences): prefix contexts, windows, the
+"""Sequences to NTP data (Paper A, App. C; ntpnb.linear._sequences): prefix contexts, windows, the
 joint problem over all lengths, and the smallest separable dimension."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from scipy.special import log_softmax
 
 import ntpnb as ntp
 from ntpnb.errors import InvalidDataError
-from ntpnb.linear import corpus
-from ntpnb.linear.sequences import joint_ntp_data, prefix_contexts, sliding_windows
+from ntpnb.linear import _corpus as corpus
+from ntpnb.linear._sequences import joint_ntp_data, prefix_contexts, sliding_windows
 
 
 def brute_force_counts(seqs, V):
@@ -148,7 +148,7 @@ def test_numpy_sequences_are_accepted():
 
 
 def test_vocab_size_is_a_count_and_a_token_is_an_integer():
-    # vocab_size follows the rule of every count (ntpnb.validation.as_count): 2.0 is 2 ...
+    # vocab_size follows the rule of every count (ntpnb._validation.as_count): 2.0 is 2 ...
     assert prefix_contexts([[0, 1]], 2.0).counts.tolist() == [[0, 1]]
     # ... while a token id inside a sequence must be an integer, as the table above checks
     with pytest.raises(InvalidDataError, match="not an integer id"):

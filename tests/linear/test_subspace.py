@@ -71,8 +71,8 @@ def test_project_R_refuses_a_matrix_of_the_wrong_shape():
 
 
 def test_equality_operator_is_the_equality_matrix_and_its_transpose(overparam_data):
-    from ntpnb.linear.constraints import ntp_constraints
-    from ntpnb.linear.subspace import equality_operator
+    from ntpnb.linear._constraints import ntp_constraints
+    from ntpnb.linear._subspace import equality_operator
 
     data = overparam_data
     G, op = ntp_constraints(data).eq, equality_operator(data)

@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from ntpnb.chapter import parameters as profiles
-from ntpnb.chapter.claims import load_chapter_record
-from ntpnb.chapter.layout import exploratory_output_dir, output_layout
+from ntpnb.chapter import _parameters as profiles
+from ntpnb.chapter._claims import load_chapter_record
+from ntpnb.chapter._layout import exploratory_output_dir, output_layout
 from ntpnb.errors import NTPError, RunInterruptedError
 from ntpnb.runner import reproduce
-from ntpnb.runner.jupyter_kernel import RUN_MARKER
-from ntpnb.runner.workers import marked_processes
+from ntpnb.runner._jupyter_kernel import RUN_MARKER
+from ntpnb.runner._workers import marked_processes
 
 from conftest import local_dask
 from fake_notebooks import fake_notebook
@@ -29,7 +29,7 @@ BODY = """\
 import os
 import time
 
-from ntpnb.chapter.claims import ClaimLog
+from ntpnb.chapter._claims import ClaimLog
 
 claims = ClaimLog("{name}", profile, output_dir, seed=seed)
 time.sleep(float(os.environ.get("NTPNB_TEST_SLEEP", "0")))
@@ -79,7 +79,7 @@ def test_a_sweep_runs_as_tasks_of_a_dask_cluster(project, dask_client):
 
 
 def test_an_interrupted_cluster_run_ends_its_processes_on_the_workers(project, dask_client, monkeypatch):
-    from ntpnb.runner import run as run_module
+    from ntpnb.runner import _run as run_module
 
     marks = []
     environment = run_module.run_environment
@@ -122,7 +122,7 @@ import os
 import pathlib
 import time
 
-from ntpnb.chapter.claims import ClaimLog
+from ntpnb.chapter._claims import ClaimLog
 
 claims = ClaimLog("{name}", profile, output_dir, seed=seed)
 started = pathlib.Path(os.environ["NTPNB_TEST_STARTED"])
@@ -148,7 +148,7 @@ def test_a_run_whose_worker_or_process_is_killed_runs_again_and_prints_what_a_lo
     project, process_cluster, tmp_path, killed
 ):
     """A worker killed mid-run: Dask moves its task; the task's own process killed: Dask retries it."""
-    from ntpnb.book.compare import print_comparison
+    from ntpnb.book._compare import print_comparison
 
     body = KILLED_BODY.format(name="a_one")
     (project / "notebooks" / "a_one.md").write_text(fake_notebook(body, "seed = 0"))

@@ -1,4 +1,4 @@
-"""What ``ntpnb reproduce`` shows while it runs (:mod:`ntpnb.runner.display`)."""
+"""What ``ntpnb reproduce`` shows while it runs (:mod:`ntpnb.runner._display`)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
-from ntpnb.chapter.progress import ProgressState
-from ntpnb.runner.display import Display
+from ntpnb.chapter._progress import ProgressState
+from ntpnb.runner._display import Display
 
 
 class FakeTerminal(io.StringIO):

@@ -3,7 +3,7 @@
 The fast tests check what an explore refuses and records before anything runs. The slow ones run
 a tiny chapter (:data:`BODY`, named like chapter 3 so that its profiles exist; it checks
 ``toy_lr`` against a bound, so the check's decision changes across the grid) end to end, and
-chapter 3 itself at the quick profile; the maps of :mod:`ntpnb.explore.maps` are drawn at their
+chapter 3 itself at the quick profile; the maps of :mod:`ntpnb.explore._maps` are drawn at their
 end (their own tests check them).
 """
 
@@ -21,13 +21,13 @@ import jupytext
 import pytest
 
 from ntpnb import cli
-from ntpnb.book.compare import compare_explores, explore_runs, print_comparison
-from ntpnb.chapter import parameters as profiles
-from ntpnb.chapter.claims import load_chapter_record
-from ntpnb.chapter.outputs import RunRecord, write_run_record
+from ntpnb.book._compare import compare_explores, explore_runs, print_comparison
+from ntpnb.chapter import _parameters as profiles
+from ntpnb.chapter._claims import load_chapter_record
+from ntpnb.chapter._outputs import RunRecord, write_run_record
 from ntpnb.errors import NTPError
 from ntpnb.explore import parse_axis, split_parameters
-from ntpnb.runner.explore import check_explore, explore
+from ntpnb.runner._explore import check_explore, explore
 
 from conftest import ROOT, local_dask
 from fake_notebooks import fake_notebook
@@ -38,7 +38,7 @@ BODY = """\
 import os
 import time
 
-from ntpnb.chapter.claims import ClaimLog
+from ntpnb.chapter._claims import ClaimLog
 
 claims = ClaimLog("{name}", profile, output_dir, seed=seed)
 end = time.monotonic() + float(os.environ.get("NTPNB_TEST_SLEEP", "0"))

@@ -22,9 +22,9 @@ from pathlib import Path
 import pytest
 
 import ntpnb
-from ntpnb.chapter import parameters as profiles
-from ntpnb.chapter.outputs import atomic_path, atomic_write_text, is_temporary
-from ntpnb.runner.workers import marked_processes
+from ntpnb.chapter import _parameters as profiles
+from ntpnb.chapter._outputs import atomic_path, atomic_write_text, is_temporary
+from ntpnb.runner._workers import marked_processes
 
 from conftest import ROOT
 from fake_notebooks import fake_notebook
@@ -38,7 +38,7 @@ BODY = """\
 import os
 import time
 
-from ntpnb.chapter.claims import ClaimLog
+from ntpnb.chapter._claims import ClaimLog
 
 claims = ClaimLog("{name}", profile, output_dir, seed=seed)
 claims.check("A1", "tiny {name} started", 1.0, "~", 1.0, tol=0.1, kind="sanity")
@@ -169,7 +169,7 @@ def test_atomic_write_to_a_read_only_folder_leaves_nothing(tmp_path):
     atomic_write_text(target, '{"old": 1}\n')
     # the write runs in a child, under a read-only mount where the user is root (read_only)
     write = (
-        "import sys\nfrom ntpnb.chapter.outputs import atomic_write_text\n"
+        "import sys\nfrom ntpnb.chapter._outputs import atomic_write_text\n"
         f"try:\n    atomic_write_text({str(target)!r}, '{{\"new\": 2}}\\n')\n"
         "except OSError as exc:\n    print(type(exc).__name__, exc.errno)\n    sys.exit(3)\n"
     )

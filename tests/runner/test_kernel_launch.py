@@ -11,8 +11,8 @@ import pytest
 import zmq
 from ipykernel.iostream import IOPubThread
 
-from ntpnb.runner import jupyter_kernel
-from ntpnb.runner.kernel_launch import guard_wakeup_after_stop
+from ntpnb.runner import _jupyter_kernel as jupyter_kernel
+from ntpnb.runner._kernel_launch import guard_wakeup_after_stop
 
 
 @pytest.fixture

@@ -14,12 +14,14 @@ import pytest
 
 import ntpnb
 from ntpnb import settings
-from ntpnb.chapter import parameters as profiles
-from ntpnb.chapter.layout import exploratory_output_dir, notebook_sources
+from ntpnb.chapter import _parameters as profiles
+from ntpnb.chapter._layout import exploratory_output_dir, notebook_sources
 from ntpnb.errors import NTPError
-from ntpnb.runner import choice, reproduce, workers
-from ntpnb.runner import jupyter_kernel as kernels
-from ntpnb.runner.choice import package_fingerprint, seed_runs, select_notebooks
+from ntpnb.runner import _choice as choice
+from ntpnb.runner import _jupyter_kernel as kernels
+from ntpnb.runner import _workers as workers
+from ntpnb.runner import reproduce
+from ntpnb.runner._choice import package_fingerprint, seed_runs, select_notebooks
 
 from conftest import ROOT
 from fake_notebooks import fake_notebook
@@ -87,7 +89,7 @@ def test_every_profile_belongs_to_a_notebook_and_every_notebook_is_in_the_book()
 
 def test_the_benchmark_record_times_every_notebook_at_every_profile():
     """The order for untimed notebooks and a first run's estimate come from it: none is missing."""
-    from ntpnb.runner.timings import reference_seconds, slowest_first
+    from ntpnb.runner._timings import reference_seconds, slowest_first
 
     reference = reference_seconds(ROOT)
     assert sorted(slowest_first(reference)) == sorted(p.stem for p in SOURCES)
@@ -95,7 +97,7 @@ def test_the_benchmark_record_times_every_notebook_at_every_profile():
 
 
 def test_untimed_notebooks_start_in_the_slowest_first_order(tmp_path):
-    from ntpnb.chapter.layout import output_layout
+    from ntpnb.chapter._layout import output_layout
 
     layout = output_layout(tmp_path / "outputs")
     runs = [
@@ -119,7 +121,7 @@ def test_untimed_notebooks_start_in_the_slowest_first_order(tmp_path):
     ],
 )
 def test_the_sweeps_seeds_are_ordered_by_their_notebooks_time_at_the_books_seed(tmp_path, timed, expected):
-    from ntpnb.chapter.layout import output_layout
+    from ntpnb.chapter._layout import output_layout
 
     layout = output_layout(tmp_path / "outputs")
     if timed:
@@ -136,8 +138,8 @@ def test_the_sweeps_seeds_are_ordered_by_their_notebooks_time_at_the_books_seed(
 
 
 def test_a_sweep_runs_every_notebook_at_the_next_seeds_into_trees_of_their_own(tmp_path, monkeypatch):
-    from ntpnb.chapter.layout import output_layout
-    from ntpnb.runner.choice import seed_runs
+    from ntpnb.chapter._layout import output_layout
+    from ntpnb.runner._choice import seed_runs
 
     layout = output_layout(tmp_path / "outputs")
     source = tmp_path / "a.md"
@@ -376,7 +378,7 @@ def _cell_notebook(tmp_path, monkeypatch, cell):
 
 
 def test_the_cache_key_changes_with_source_parameters_and_package(tmp_path):
-    from ntpnb.chapter.layout import output_layout
+    from ntpnb.chapter._layout import output_layout
 
     source = tmp_path / "n.md"
     source.write_text("a")
@@ -400,7 +402,7 @@ def test_the_package_fingerprint_hashes_the_package_sources(monkeypatch, tmp_pat
     fake_pkg = tmp_path / "ntpnb"
     (fake_pkg / "runner").mkdir(parents=True)
     (fake_pkg / "a.py").write_text("x = 1\n")
-    monkeypatch.setattr(choice, "__file__", str(fake_pkg / "runner" / "choice.py"))
+    monkeypatch.setattr(choice, "__file__", str(fake_pkg / "runner" / "_choice.py"))
     before = package_fingerprint()
     (fake_pkg / "a.py").write_text("x = 2\n")
     assert package_fingerprint() != before
@@ -561,12 +563,12 @@ def test_kernels_running_side_by_side_print_no_error_when_they_end(tmp_path):
     # before the shutdown skipped its interrupt: 8 of 30 such executions printed the error; before
     # the launcher guarded ipykernel's shutdown race, this test failed twice in about twenty runs
     # of the suite (tests/runner/test_kernel_launch.py reproduces that race deterministically)
-    script = tmp_path / "run.py"
+    script = tmp_path / "_run.py"
     script.write_text(
         textwrap.dedent(
             """\
             import nbformat, papermill, sys
-            from ntpnb.runner.jupyter_kernel import IPCKernelManager
+            from ntpnb.runner._jupyter_kernel import IPCKernelManager
             no_package_folder = (  # the launcher's folder is not on the kernel's path
                 "import os, sys\\n"
                 "runner = os.path.join('ntpnb', 'runner')\\n"
@@ -601,7 +603,7 @@ def test_kernels_running_side_by_side_print_no_error_when_they_end(tmp_path):
 @pytest.mark.slow
 def test_a_terminal_shows_the_running_notebook_its_cell_and_its_loop(tmp_path, monkeypatch, capsys):
     body = (
-        "import time\nfrom ntpnb.chapter.progress import progress\n"
+        "import time\nfrom ntpnb.chapter._progress import progress\n"
         "with progress('trials') as tick:\n"
         "    for i in range(8):\n        tick(i + 1, 8)\n        time.sleep(0.3)\n"
         "print('done', value)"

@@ -16,17 +16,17 @@ from benchmarks.page import (
     format_timings,
     render_benchmarks_page,
 )
-from ntpnb.chapter import parameters as profiles
-from ntpnb.chapter.claims import ChapterRecord
-from ntpnb.chapter.layout import load_timings, output_layout
-from ntpnb.chapter.outputs import RunRecord, write_run_record
+from ntpnb.chapter import _parameters as profiles
+from ntpnb.chapter._claims import ChapterRecord
+from ntpnb.chapter._layout import load_timings, output_layout
+from ntpnb.chapter._outputs import RunRecord, write_run_record
 from ntpnb.errors import PathError
-from ntpnb.runner import choice
-from ntpnb.runner import run as run_module
-from ntpnb.runner.choice import record_timings, recorded_seconds
-from ntpnb.runner.execute import RunResult
-from ntpnb.runner.run import reproduce
-from ntpnb.runner.timings import (
+from ntpnb.runner import _choice as choice
+from ntpnb.runner import _run as run_module
+from ntpnb.runner._choice import record_timings, recorded_seconds
+from ntpnb.runner._execute import RunResult
+from ntpnb.runner._run import reproduce
+from ntpnb.runner._timings import (
     BENCHMARK,
     CHAPTER_TIMES,
     THIS_MACHINE,
@@ -174,7 +174,7 @@ def test_reproduce_records_what_it_executed(tmp_path, monkeypatch):
 
 
 def runs_of(tmp_path, names, sweep_seeds=0):
-    from ntpnb.runner.choice import NotebookRun
+    from ntpnb.runner._choice import NotebookRun
 
     layout = output_layout(tmp_path / "out")
     runs = []
@@ -187,7 +187,7 @@ def runs_of(tmp_path, names, sweep_seeds=0):
 
 
 def test_the_time_left_counts_this_machines_times_shared_among_the_jobs(tmp_path):
-    from ntpnb.runner.run import seconds_left
+    from ntpnb.runner._run import seconds_left
 
     layout, runs = runs_of(tmp_path, ["a", "b"], sweep_seeds=1)
     record_timings(layout, "quick", [result("a", 30.0), result("b", 10.0)], jobs=2, now=WHEN)
@@ -211,7 +211,7 @@ def test_a_first_run_scales_the_reference_by_how_this_machine_compares(tmp_path)
 
 
 def test_without_a_time_or_a_reference_the_time_left_is_not_shown(tmp_path):
-    from ntpnb.runner.run import describe_time_left, seconds_left
+    from ntpnb.runner._run import describe_time_left, seconds_left
 
     _, runs = runs_of(tmp_path, ["never_timed"])
     assert seconds_left(runs, recorded_seconds(runs, "paper"), "paper", 2, {}, {}) is None
@@ -227,7 +227,7 @@ def test_the_progress_lines_tell_the_time_left_and_the_end_names_the_next_comman
 
     (tmp_path / "notebooks").mkdir()
     (tmp_path / "_toc.yml").write_text("format: jb-book\nroot: x\n")
-    body = 'from ntpnb.chapter.claims import ClaimLog\nClaimLog("{n}", profile, output_dir).conclude()'
+    body = 'from ntpnb.chapter._claims import ClaimLog\nClaimLog("{n}", profile, output_dir).conclude()'
     for name in ("a_one", "b_two"):
         (tmp_path / "notebooks" / f"{name}.md").write_text(fake_notebook(body.format(n=name)))
     monkeypatch.setattr(profiles, "CHANGES", {"a_one": {}, "b_two": {}})

@@ -6,14 +6,20 @@ takes a ``numpy.random.Generator``, consumed in the order the notebooks draw.
 
 from __future__ import annotations
 
-from . import beyond, curves, entropy, path_comparisons, phase_diagram, plane, text
-from .beyond import *  # noqa: F403
-from .curves import *  # noqa: F403
-from .entropy import *  # noqa: F403
-from .path_comparisons import *  # noqa: F403
-from .phase_diagram import *  # noqa: F403
-from .plane import *  # noqa: F403
-from .text import *  # noqa: F403
+from . import _beyond as beyond
+from . import _curves as curves
+from . import _entropy as entropy
+from . import _path_comparisons as path_comparisons
+from . import _phase_diagram as phase_diagram
+from . import _plane as plane
+from . import _text as text
+from ._beyond import *  # noqa: F403
+from ._curves import *  # noqa: F403
+from ._entropy import *  # noqa: F403
+from ._path_comparisons import *  # noqa: F403
+from ._phase_diagram import *  # noqa: F403
+from ._plane import *  # noqa: F403
+from ._text import *  # noqa: F403
 
 #: Every public name of the submodules, in the order of the chapters.
 __all__ = [

@@ -1,4 +1,4 @@
-"""The measurements of chapter 8's maps (ntpnb.linear.experiments.beyond), against a second way."""
+"""The measurements of chapter 8's maps (ntpnb.linear.experiments._beyond), against a second way."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 import ntpnb as ntp
-from ntpnb import optim
+from ntpnb import _optim as optim
 from ntpnb.errors import InvalidDataError
-from ntpnb.linear.condition_thresholds import nested_instance
+from ntpnb.linear._condition_thresholds import nested_instance
 
 
 @pytest.fixture(scope="module")

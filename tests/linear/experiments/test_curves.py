@@ -1,5 +1,5 @@
 """Paper A's experiments: the curves of training runs and their summaries
-(ntpnb.linear.experiments.curves), each against a second computation.
+(ntpnb.linear.experiments._curves), each against a second computation.
 """
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 import ntpnb as ntp
-from ntpnb import optim
+from ntpnb import _optim as optim
 from ntpnb.errors import InvalidDataError
-from ntpnb.linear.experiments.curves import SUMMARY_NAMES
+from ntpnb.linear.experiments._curves import SUMMARY_NAMES
 
 
 def test_fit_line_recovers_a_line_and_agrees_with_lstsq():

@@ -1,4 +1,4 @@
-"""Paper A's experiments: the entropy gap along rays and its search (ntpnb.linear.experiments.entropy),
+"""Paper A's experiments: the entropy gap along rays and its search (ntpnb.linear.experiments._entropy),
 each against a second computation.
 """
 
@@ -9,7 +9,7 @@ import pytest
 
 import ntpnb as ntp
 from ntpnb.errors import InvalidDataError, NotSeparableError
-from ntpnb.linear.constraints import NTPRows, ntp_constraints
+from ntpnb.linear._constraints import NTPRows, ntp_constraints
 
 
 def test_margins_are_the_svm_constraint_rows(toy, toy_limits):
@@ -99,7 +99,7 @@ def test_gap_along_ray_and_its_rate(toy, toy_limits):
 
 
 def test_star_exponents_are_the_out_of_support_logits_over_the_in_support_normalizer(toy, toy_limits):
-    from ntpnb.linear.path_split import star_exponents
+    from ntpnb.linear._path_split import star_exponents
 
     x = star_exponents(toy, toy_limits.W_star)
     L = toy.H @ toy_limits.W_star.T

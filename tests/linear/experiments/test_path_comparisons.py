@@ -1,5 +1,5 @@
 """Paper A's experiments: the regularization path against CVXPY and against training
-(ntpnb.linear.experiments.path_comparisons).
+(ntpnb.linear.experiments._path_comparisons).
 """
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import ntpnb as ntp
-from ntpnb import optim
+from ntpnb import _optim as optim
 from ntpnb.errors import InvalidDataError
 
 

@@ -1,5 +1,5 @@
 """Paper A's experiments: the phase diagram's decisions, curves and instances
-(ntpnb.linear.experiments.phase_diagram).
+(ntpnb.linear.experiments._phase_diagram).
 """
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ import pytest
 import scipy
 
 import ntpnb as ntp
+from ntpnb._parallel import run_sweep
 from ntpnb.errors import GenerationError, InvalidDataError
-from ntpnb.linear.condition_thresholds import NestedTrial, nested_trial
-from ntpnb.parallel import run_sweep
+from ntpnb.linear._condition_thresholds import NestedTrial, nested_trial
 from ntpnb.statistics import sample_of
 
 

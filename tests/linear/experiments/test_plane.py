@@ -1,4 +1,4 @@
-"""Paper A's experiments: the 2D example's geometry (ntpnb.linear.experiments.plane), each against a
+"""Paper A's experiments: the 2D example's geometry (ntpnb.linear.experiments._plane), each against a
 second computation.
 """
 

@@ -1,4 +1,4 @@
-"""Paper A's experiments on text: pairs, timed decisions and certificates (ntpnb.linear.experiments.text)."""
+"""Paper A's experiments on text: pairs, timed decisions and certificates (ntpnb.linear.experiments._text)."""
 
 from __future__ import annotations
 
@@ -57,7 +57,7 @@ def test_timed_separability_by_newton_and_by_the_lp_agree_with_their_certificate
 
 def test_when_the_newton_continuation_ends_undecided_the_lp_decides(monkeypatch):
     from ntpnb.errors import SolverError
-    from ntpnb.linear.experiments import text
+    from ntpnb.linear.experiments import _text as text
 
     def undecided(data):  # a margin too small for the continuation's systems
         raise SolverError("could not decide")
@@ -98,7 +98,7 @@ def test_an_ambiguous_probe_counts_as_not_separable_and_is_logged_so(monkeypatch
     """A slice separable only by a margin float64 cannot carry (W^mm out of reach): the search's
     threshold is the smallest d that float64 certifies, and the log says which probe was ambiguous."""
     from ntpnb.errors import NumericallyAmbiguousError, SolverError
-    from ntpnb.linear.experiments import text
+    from ntpnb.linear.experiments import _text as text
 
     decide_by_newton, decide_separability = text.decide_by_newton, text.decide_separability
 

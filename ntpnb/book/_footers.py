@@ -1,0 +1,102 @@
+"""The line at the foot of every page of the book: when, from which commit and in which run it was executed.
+
+A chapter's page says when its executed notebook ran (papermill's end time, in the notebook) and
+the commit its manifest recorded (:class:`~ntpnb.chapter._outputs.SourceCommit`). Every other
+page (the introduction, the report, the reference pages) says the same of the run as a whole:
+the span of its chapters' times and their commits, and when the book was built. Each ends with
+the run's label (:func:`~ntpnb.book._trees.describe_run`), the label its report gives it.
+
+The Sphinx extension reads the tree once per build (:func:`read_footers`) and puts
+:meth:`Footers.chapter` (a chapter's page) or :meth:`Footers.book` (any other) into the
+theme's footer of each page.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from html import escape
+
+from ..chapter._layout import OutputLayout
+from ..chapter._outputs import SourceCommit, load_manifest, load_run_record, manifest_path
+from ._executed import read_notebook
+from ._trees import describe_run, visible
+
+
+@dataclass(frozen=True)
+class Execution:
+    """When one chapter's executed notebook finished (None: not recorded), and from which commit."""
+
+    finished: datetime | None
+    commit: SourceCommit
+
+
+def format_time(moment: datetime) -> str:
+    """``2026-05-02 14:06 UTC``."""
+    return moment.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def commit_html(commit: SourceCommit, repository: str = "") -> str:
+    """``commit.describe()`` as HTML, its short hash linked to the commit in ``repository`` (if given)."""
+    text = escape(commit.describe())
+    if not commit.sha or not repository:
+        return text
+    short = commit.sha[:7]
+    link = f'<a href="{escape(repository.rstrip("/"))}/commit/{escape(commit.sha)}"><code>{short}</code></a>'
+    return text.replace(short, link, 1)
+
+
+@dataclass(frozen=True)
+class Footers:
+    """The footer lines of one build: the run's label, its chapters' executions, the build's time."""
+
+    label: str
+    executions: Mapping[str, Execution] = field(default_factory=dict)
+    built: datetime = field(default_factory=lambda: datetime.now(timezone.utc))
+    repository: str = ""
+
+    def chapter(self, name: str) -> str:
+        """The footer of chapter ``name``'s page (HTML)."""
+        execution = self.executions.get(name)
+        run = f"run: {escape(self.label)}"
+        if execution is None:
+            return f"Not executed in this run · {run}"
+        when = f"Executed {format_time(execution.finished)}" if execution.finished else "Executed"
+        return f"{when} · {commit_html(execution.commit, self.repository)} · {run}"
+
+    def book(self) -> str:
+        """The footer of every other page (HTML): the run's chapters, and when the book was built."""
+        run = f"run: {escape(self.label)}"
+        built = f"book built {format_time(self.built)}"
+        if not self.executions:
+            return f"No chapter executed in this run · {run} · {built}"
+        times = [e.finished for e in self.executions.values() if e.finished is not None]
+        when = "Chapters executed"
+        if times:  # "2026-05-02 14:05 UTC", "2026-05-02 14:05 to 14:09 UTC" or "... to 2026-05-03 09:00 UTC"
+            first, last = format_time(min(times)), format_time(max(times))
+            same_day = last[11:] if first[:10] == last[:10] else last
+            when += f" {first}" if first == last else f" {first.removesuffix(' UTC')} to {same_day}"
+        commits = dict.fromkeys(e.commit for e in self.executions.values())
+        sources = ", ".join(commit_html(c, self.repository) for c in commits)
+        return f"{when} · {sources} · {run} · {built}"
+
+
+def read_footers(tree: OutputLayout, repository: str = "") -> Footers:
+    """The footers of the book of ``tree``: its run record's label and each executed chapter's execution.
+
+    A chapter's commit is its manifest's (not recorded when it has none: its last run failed, and
+    the notebook is the run's before).
+    """
+    executions = {}
+    for path in sorted(visible(tree.notebooks.glob("*.ipynb"))):
+        end = read_notebook(path).get("metadata", {}).get("papermill", {}).get("end_time")  # ISO 8601
+        try:
+            finished = datetime.fromisoformat(end) if isinstance(end, str) else None
+        except ValueError:
+            finished = None
+        if finished is not None and finished.tzinfo is None:
+            finished = finished.replace(tzinfo=timezone.utc)
+        commit = load_manifest(path).commit if manifest_path(path).is_file() else SourceCommit()
+        executions[path.stem] = Execution(finished, commit)
+    return Footers(describe_run(load_run_record(tree.root)), executions, repository=repository)

@@ -1,0 +1,853 @@
+"""The generated pages: the reproducibility report, the claims page and the introduction's verdicts.
+
+``ntpnb book`` calls :func:`write_report` before building, so these pages are always made from
+the chapter records of the last runs (``claims/*.json`` of the tree and of its seed trees) and
+the registry of claims (:mod:`ntpnb.chapter._registry`), never by hand.
+
+The report opens with the verdicts: what ran, in one line, and a summary of every claim of the
+registry (its short statement, its verdict (:mod:`._verdicts`) as a badge, and why). Then one
+card per claim (:func:`claim_card`): the paper's statement and value, the evidence with our
+values across the seeds, qualifications, findings and measurements beyond the paper, each a
+sentence, and links to the chapter sections that check it (:func:`chapter_sections`). Then every
+check of every chapter, each chapter's table collapsed; the verdict rule; what ran, in full (the
+records read, the seeds, what was not counted or not tested); and the machines of the runs.
+Checks naming an id missing from the registry are listed apart.
+"""
+
+from __future__ import annotations
+
+import html
+import itertools
+import json
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from markdown_it import MarkdownIt
+from mdit_py_plugins.colon_fence import colon_fence_plugin
+from mdit_py_plugins.dollarmath import dollarmath_plugin
+
+from ..chapter._claims import CHECK_LINE, KINDS, ChapterRecord, Check, load_chapter_records
+from ..chapter._layout import OutputLayout
+from ..chapter._outputs import RunRecord, atomic_write_text, load_run_record
+from ..chapter._platform import platform_section
+from ..chapter._prose import markdown_table
+from ..chapter._registry import CLAIMS, MAPS, PAPERS, ClaimSpec, MapSpec, sort_key
+from ._executed import read_notebook
+from ._footers import read_footers
+from ._scoreboard import PAPER_TOPICS, SCOREBOARD_FILE, badge_html, card_anchor, scoreboard_data
+from ._trees import chapter_label, describe_run, visible
+from ._verdicts import (
+    NOT_TESTED,
+    VERDICT_RULE,
+    CheckSummary,
+    ProtocolVerdict,
+    Series,
+    Sweep,
+    Verdict,
+    format_counts,
+    format_seeds,
+    load_sweeps,
+    series_of,
+    sweep_verdicts,
+)
+
+#: A check and the notebook whose run made it.
+Made = tuple[str, Check]
+#: Notebook -> (claim id, what) of each check it printed -> (heading, anchor) of the section above.
+Sections = dict[str, dict[tuple[str, str], tuple[str, str]]]
+
+#: The title of the report's section on the machines of the runs.
+PLATFORM_TITLE = "Where the numbers were computed"
+#: The profiles of ``ntpnb reproduce``, in words.
+PROFILE_WORDS: Mapping[str, str] = {"paper": "the papers' settings", "quick": "the quick test settings"}
+
+
+@dataclass(frozen=True)
+class TreePages:
+    """What the generated pages show of a tree, read once: its records, their verdicts and sections."""
+
+    layout: OutputLayout
+    #: The claim records at the book's seed, and each chapter's sweep over the seeds.
+    records: list[ChapterRecord]
+    sweeps: list[Sweep]
+    #: Every claim id of the registry -> its verdict over the sweeps.
+    results: dict[str, Verdict]
+    #: Claim id -> every check of it, with its notebook, in the records' order.
+    by_claim: dict[str, list[Made]]
+    #: Claim id -> each of its checks across the seeds, in the records' order.
+    series: dict[str, list[Series]]
+    sections: Sections
+    run: RunRecord | None
+    #: What ran into the tree (:func:`~._trees.describe_run`), escaped for a page.
+    label: str
+    #: Chapter -> the text of its executed notebook's title, without math marks.
+    titles: dict[str, str]
+    #: The commits the chapters ran from, as their manifests say (``"commit 460b93a"``).
+    commits: tuple[str, ...] = ()
+    #: The chapters the tree has not run.
+    absent: Sequence[str] = ()
+    #: The notebooks whose last run failed, as their records in ``failed/`` say.
+    failed: tuple[FailedRun, ...] = ()
+
+    @property
+    def check_count(self) -> int:
+        """How many checks the chapters made at the book's seed."""
+        return sum(len(r.checks) for r in self.records)
+
+
+def read_tree(layout: OutputLayout, absent: Sequence[str] = ()) -> TreePages:
+    """Read the records of the tree ``layout`` (and of its seed trees) that the pages show."""
+    records = load_chapter_records(layout.claims)
+    sweeps = load_sweeps(layout, records)
+    by_claim, series = _by_claim(records, sweeps)
+    sections = {r.notebook: chapter_sections(layout.notebooks / f"{r.notebook}.ipynb") for r in records}
+    run = load_run_record(layout.root)
+    profiles = sorted({c.profile for r in records for c in r.checks})
+    label = _escape(describe_run(run, profiles))
+    titles = _chapter_titles(layout)
+    executions = read_footers(layout).executions.values()
+    commits = tuple(dict.fromkeys(e.commit.describe() for e in executions))
+    results = sweep_verdicts(CLAIMS, sweeps)
+    return TreePages(
+        layout,
+        records,
+        sweeps,
+        results,
+        by_claim,
+        series,
+        sections,
+        run,
+        label,
+        titles,
+        commits,
+        absent,
+        _read_failed_runs(layout),
+    )
+
+
+def _by_claim(
+    records: Sequence[ChapterRecord], sweeps: Sequence[Sweep]
+) -> tuple[dict[str, list[Made]], dict[str, list[Series]]]:
+    """Claim id -> its checks (with their notebooks) at the book's seed, and -> its series over the seeds."""
+    by_claim: dict[str, list[Made]] = defaultdict(list)
+    for record in records:
+        for check in record.checks:
+            by_claim[check.claim].append((record.notebook, check))
+    series: dict[str, list[Series]] = defaultdict(list)
+    for sweep in sweeps:
+        for s in series_of(sweep):
+            series[s.first.claim].append(s)
+    return by_claim, series
+
+
+def _chapter_titles(layout: OutputLayout) -> dict[str, str]:
+    """Chapter -> the text of its executed notebook's first-level title, without math marks."""
+    titles = {}
+    for path in visible(sorted(layout.notebooks.glob("*.ipynb"))):
+        cells = [c for c in read_notebook(path)["cells"] if c.get("cell_type") == "markdown"]
+        title = next((text for cell in cells for level, text in _headings(cell) if level == 1), None)
+        if title is not None:
+            titles[path.stem] = re.sub(r"\$([^$]*)\$", r"\1", title)
+    return titles
+
+
+@dataclass(frozen=True)
+class FailedRun:
+    """A notebook's failed last run, as its record in ``failed/`` states it."""
+
+    notebook: str
+    date: str
+    error: str
+
+
+def _read_failed_runs(layout: OutputLayout) -> tuple[FailedRun, ...]:
+    """The records of ``layout.failed`` (``*.json``) that are readable dicts, in file-name order.
+
+    Parameters
+    ----------
+    layout
+        The tree whose ``failed/`` directory is read.
+
+    Returns
+    -------
+    tuple of FailedRun
+        Each readable record's notebook, date and error, as ``str`` of what the record holds.
+    """
+    failed = []
+    for path in sorted(layout.failed.glob("*.json")):
+        try:
+            record = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(record, dict):
+            failed.append(
+                FailedRun(str(record.get("notebook")), str(record.get("date")), str(record.get("error")))
+            )
+    return tuple(failed)
+
+
+#: the book's ``myst_heading_anchors``: headings down to this level get an anchor
+ANCHOR_LEVELS = 3
+_SLUG_CLEAN = re.compile(r"[^\w\u4e00-\u9fff\- ]")
+
+
+#: CommonMark with dollar math and colon fences, as the book's MyST finds and parses a heading.
+_PARSER = MarkdownIt("commonmark").use(dollarmath_plugin).use(colon_fence_plugin)
+
+
+def heading_slug(heading: str, taken: set[str]) -> str:
+    """The anchor MyST gives ``heading`` (GitHub-style slug, ``-1``, ``-2``... if ``taken``).
+
+    MyST makes it from the heading's plain text and inline code, without its math.
+    """
+    (inline,) = _PARSER.parseInline(heading)
+    text = "".join(c.content for c in inline.children or [] if c.type in ("text", "code_inline"))
+    slug = _SLUG_CLEAN.sub("", text.lower().replace(" ", "-"))
+    unique, i = slug, 1
+    while unique in taken:
+        unique, i = f"{slug}-{i}", i + 1
+    taken.add(unique)
+    return unique
+
+
+def _headings(cell: dict) -> list[tuple[int, str]]:
+    """The level and text of each heading of a markdown cell, as MyST finds them (none in a fence)."""
+    tokens = _PARSER.parse("".join(cell.get("source", "")))
+    return [
+        (int(t.tag[1:]), inline.content)
+        for t, inline in itertools.pairwise(tokens)
+        if t.type == "heading_open"
+    ]
+
+
+def chapter_sections(executed: Path) -> dict[tuple[str, str], tuple[str, str]]:
+    """Map (claim id, what) of each printed check line to the section above it.
+
+    The section, as (heading text, anchor), is the nearest level-2 or 3 heading (those with an
+    anchor) before the cell printing ``[PASS] <claim> <what>``. A missing notebook gives ``{}``.
+    """
+    if not executed.exists():
+        return {}
+    found: dict[tuple[str, str], tuple[str, str]] = {}
+    taken: set[str] = set()
+    section: tuple[str, str] | None = None
+    for cell in read_notebook(executed)["cells"]:
+        if cell.get("cell_type") == "markdown":
+            for level, heading in _headings(cell):
+                if level <= ANCHOR_LEVELS:
+                    slug = heading_slug(heading, taken)
+                    if level > 1:
+                        section = (heading, slug)
+            continue
+        for out in cell.get("outputs", []):
+            text = "".join(out.get("text", "")) if out.get("output_type") == "stream" else ""
+            for line in text.splitlines():
+                match = CHECK_LINE.match(line)
+                if match and section is not None:
+                    found.setdefault((match["claim"], match["what"]), section)
+    return found
+
+
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>|$#])")
+
+
+def _escape(text: str) -> str:
+    """Plain text made safe for a MyST table cell (no emphasis, math, links or column breaks)."""
+    return _MD_SPECIAL.sub(r"\\\1", text)
+
+
+def _link(sections: Sections, made: Made, text: str | None = None) -> str:
+    """A link to the section that made the check (else its chapter), as ``text`` or ``1 § <section>``."""
+    notebook, check = made
+    section = sections.get(notebook, {}).get((check.claim, check.what))
+    target = f"/outputs/notebooks/{notebook}.ipynb" + (f"#{section[1]}" if section else "")
+    if text is None:  # the chapter as the book numbers it, and the heading, its inline math kept
+        heading = section[0] if section else ""
+        parts = re.split(r"(\$[^$]+\$)", heading)
+        title = "".join(p if p.startswith("$") and p.endswith("$") else _escape(p) for p in parts)
+        text = _escape(chapter_label(notebook)) + (f" § {title}" if heading else "")
+    return f"[{text}]({target})"
+
+
+def absent_sentence(absent: Sequence[str]) -> str:
+    """What the pages say, after a space, of chapters the tree has not run ("" when it ran them all)."""
+    if not absent:
+        return ""
+    return (
+        f" This tree has not run {format_seeds(_escape(n) for n in absent)}: the claims only "
+        f"{'that chapter checks' if len(absent) == 1 else 'those chapters check'} are *not tested* in it."
+    )
+
+
+def _span(numbers: Iterable[int]) -> str:
+    """``"0-4"``, ``"1-3 and 5"`` or ``"0, 2 and 5"``: numbers, three or more consecutive as a range."""
+    runs: list[list[int]] = []
+    for n in sorted(set(numbers)):
+        if runs and n == runs[-1][-1] + 1:
+            runs[-1].append(n)
+        else:
+            runs.append([n])
+    parts = [[f"{r[0]}-{r[-1]}"] if len(r) > 2 else [str(n) for n in r] for r in runs]
+    return format_seeds(itertools.chain.from_iterable(parts))
+
+
+def _seeds_words(seeds: Sequence[int]) -> str:
+    """``"seeds 0-4"`` or ``"seed 3"``."""
+    return f"seed{'s' * (len(seeds) != 1)} {_span(seeds)}"
+
+
+def _chapters_words(notebooks: Sequence[str]) -> str:
+    """``"chapter 7"``, ``"chapters 1-5"``: chapters by the numbers the book gives them."""
+    labels = [chapter_label(n) for n in notebooks]
+    names = _span(map(int, labels)) if all(x.isdigit() for x in labels) else format_seeds(labels)
+    return f"chapter{'s' * (len(labels) != 1)} {names}"
+
+
+def run_line(tree: TreePages) -> str:
+    """What ran, in one line: ``"the papers' settings, seeds 0-4 for every chapter, commit 460b93a"``."""
+    run = tree.run
+    profiles = [run.profile] if run else sorted({s.book.profile for s in tree.sweeps})
+    setting = " and ".join(PROFILE_WORDS.get(p, f"profile {p}") for p in profiles) or "nothing yet"
+    if run and run.overrides:
+        setting += f" with {run.overrides_text}"
+    if run and run.interactive:
+        setting = f"an interactive run (not ntpnb reproduce) at {setting}"
+    groups: dict[tuple[int, ...], list[str]] = {}
+    for sweep in tree.sweeps:
+        groups.setdefault(tuple(sorted(sweep.seeds)), []).append(sweep.book.notebook)
+    if len(groups) == 1 and not tree.absent:  # a partial run names its chapters
+        ((seeds, _),) = groups.items()
+        parts = [f"{_seeds_words(seeds)} for every chapter"]
+    else:
+        parts = [f"{_seeds_words(seeds)} for {_chapters_words(nbs)}" for seeds, nbs in groups.items()]
+    return _escape(", ".join([setting, *parts, *tree.commits]))
+
+
+def _badge(
+    cid: str, verdict: Verdict | ProtocolVerdict, link: str | None = None, with_id: bool = False
+) -> str:
+    """The verdict's badge (:func:`~._scoreboard.badge_html`), inline HTML in a MyST page."""
+    claim = {"id": cid, "where": CLAIMS[cid].where if cid in CLAIMS else "", "verdict": verdict.verdict}
+    badge = badge_html({**claim, "phrase": verdict.phrase}, link, with_id=with_id)
+    return badge.replace("|", "&#124;")  # in a table's row, a bar ends the cell
+
+
+def _summary(tree: TreePages) -> list[str]:
+    """The summary table: every claim, in plain words, its verdict as a badge, and why."""
+    rows = []
+    for cid, spec in CLAIMS.items():
+        verdict = tree.results[cid]
+        why = verdict.why or ("no chapter of this run checks it" if verdict.verdict == NOT_TESTED else "")
+        rows.append(
+            [f"[**{cid}**](#{card_anchor(cid)})", _escape(spec.short), _badge(cid, verdict), _escape(why)]
+        )
+    return [
+        ":::{table}",
+        ":class: ntpnb-summary",
+        "",
+        markdown_table(["claim", "in plain words", "verdict", "why"], rows),
+        ":::",
+        "",
+    ]
+
+
+def _links(tree: TreePages, cid: str) -> str:
+    """Links to every chapter section that checks ``cid``, evidence first."""
+    made = sorted(tree.by_claim.get(cid, []), key=lambda m: KINDS.index(m[1].kind))
+    return "; ".join(dict.fromkeys(_link(tree.sections, m) for m in made))
+
+
+def _count(outcomes: Sequence[str], kind: str) -> str:
+    """``"3 evidence checks, all hold"``, ``"1 sanity check, fails"``, ``"6 ..., 2 of them do not hold"``."""
+    failed = sum(o != "holds" for o in outcomes)
+    if len(outcomes) == 1:
+        return f"1 {kind} check, {outcomes[0]}"
+    outcome = "all hold" if not failed else f"{failed} of them do not hold"
+    return f"{len(outcomes)} {kind} checks, {outcome}"
+
+
+def check_item(check: CheckSummary) -> str:
+    """One evidence check in a sentence: what, ours (its range over the seeds), required, decided."""
+    what = f"[{check.protocol}] {check.what}" if check.protocol else check.what
+    spread = f" ({check.spread})" if check.spread else ""
+    return f"{what}: ours {check.ours}{spread}; required {check.required}; {check.outcome} {check.decided}"
+
+
+def _evidence(verdict: Verdict, sanity: Sequence[Series]) -> list[str]:
+    """The card's evidence: how many checks and how they came out, then each in a sentence."""
+    counts = [_count([c.outcome for c in verdict.evidence], "evidence")] if verdict.evidence else []
+    if sanity:
+        outcomes = [s.outcome for s in sanity]
+        counts.append(_count(outcomes, "sanity") + " (they test the code or the setting)")
+    line = html.escape("; ".join(counts) + ".")
+    if not verdict.evidence:
+        return [line]
+    items = [f"- {_escape(check_item(c))}" for c in verdict.evidence]
+    return [f"<details><summary>{line}</summary>", "", *items, "", "</details>"]
+
+
+def _protocols(verdict: Verdict) -> list[str]:
+    """The verdict under each protocol, the deciding one first: its key, its words, its badge, why."""
+    return [
+        f"- \\[{_escape(p.key)}\\] {p.words}: {_badge(verdict.claim, p)} {_escape(p.basis)}; {_escape(p.why)}"
+        for p in verdict.protocols
+    ]
+
+
+#: The card's fields of sentences, in order: the verdict's attribute and the field's name.
+SENTENCES: tuple[tuple[str, str], ...] = (
+    ("failures", "Failed"),
+    ("findings", "Finding"),
+    ("qualifications", "Qualification"),
+    ("marginal", "Marginal"),
+    ("beyond", "Beyond the paper"),
+    ("notes", "Note"),
+)
+
+
+def _sentences(items: Sequence[str]) -> list[str]:
+    """One sentence as it is, several as a list."""
+    if len(items) == 1:
+        return [_escape(items[0])]
+    return [f"- {_escape(item)}" for item in items]
+
+
+def claim_card(tree: TreePages, cid: str, spec: ClaimSpec) -> list[str]:
+    """The card of ``cid``: the paper's claim, the verdict and how it was decided, the evidence.
+
+    Then every failure, finding, qualification, marginal check, measurement beyond the paper and
+    note of the verdict in a sentence, and links to the chapter sections that check the claim.
+    """
+    verdict = tree.results[cid]
+    sanity = [s for s in tree.series.get(cid, []) if s.first.kind == "sanity"]
+    fields = [("The paper", [f"{_escape(spec.where)}: {spec.statement}; it reports {spec.paper_value}."])]
+    if verdict.why and verdict.why not in verdict.reasons:  # else it is quoted below
+        fields.append(("Ours", [_escape(verdict.why)]))
+    if verdict.protocols:
+        fields.append(("Protocols", ["", *_protocols(verdict)]))
+    if verdict.evidence or sanity:
+        fields.append(("Evidence", _evidence(verdict, sanity)))
+    for attribute, name in SENTENCES:
+        if items := getattr(verdict, attribute):
+            fields.append((name + ("s" * (len(items) > 1 and not name.endswith("paper"))), _sentences(items)))
+    fields.append(("Checked in", [_links(tree, cid) or "no chapter of this run checks it"]))
+    lines = [
+        f"({card_anchor(cid)})=",
+        f"### {cid}: {_escape(spec.short)}",
+        "",
+        "::::{container} ntpnb-card",
+        f"{_badge(cid, verdict)} {_escape(verdict.basis)}",
+        "",
+    ]
+    for term, text in fields:
+        lines += [term, f": {text[0]}", *(f"  {line}" if line else "" for line in text[1:]), ""]
+    return [*lines, "::::", ""]
+
+
+def _cards(tree: TreePages) -> list[str]:
+    """A section per paper with the card of each of its claims."""
+    lines = []
+    for paper in PAPERS:
+        lines += [f"## Paper {paper}: {PAPER_TOPICS[paper]}", "", f"{PAPERS[paper]}.", ""]
+        for cid, spec in CLAIMS.items():
+            if spec.paper == paper:
+                lines += claim_card(tree, cid, spec)
+    return lines
+
+
+#: The title of the report's section on the maps beyond the papers' settings.
+MAPS_TITLE = "Beyond the papers' settings"
+
+
+def map_finding(series: Series) -> str:
+    """A map's measurement in a sentence: ``"what: established, 0.93 ± 0.01 ... (required > 0.5)"``."""
+    return f"{series.name}: {series.outcome}, {series.quote()} (required {series.first.required})"
+
+
+def _maps_section(tree: TreePages) -> list[str]:
+    """The maps of the registry in one collapsed block, each map a block of its own inside it.
+
+    A map's numbers are measurements beyond the papers: they count in no verdict (the block's
+    summary says so, and its counts).
+    """
+    series = [s for mid in MAPS for s in tree.series.get(mid, [])]
+    summary = html.escape(f"{len(MAPS)} maps ({', '.join(MAPS)}): measurements of ours, in no verdict")
+    lines = [
+        f"## {MAPS_TITLE}",
+        "",
+        f'<details class="ntpnb-checks ntpnb-maps"><summary>{summary} <span>({_map_counts(series)})</span>'
+        "</summary>",
+        "",
+        "Maps of what happens where a paper's assumption does not hold. Each is a measurement of",
+        "ours, never a verdict of a paper's claim: its numbers count in none of the verdicts above.",
+        "",
+    ]
+    for mid, spec in MAPS.items():
+        lines += _map_block(tree, mid, spec)
+    return [*lines, "</details>", ""]
+
+
+def _map_counts(series: Sequence[Series]) -> str:
+    """``"4 measurements, 3 established; 6 sanity checks, all hold"``: a map's block, closed."""
+    measured = [s.outcome for s in series if s.first.kind == "measurement"]
+    sanity = [s.outcome for s in series if s.first.kind == "sanity"]
+    if not measured and not sanity:
+        return "not measured in this run"
+    parts = []
+    if measured:
+        established = sum(o == "established" for o in measured)
+        parts.append(f"{len(measured)} measurement{'s' * (len(measured) != 1)}, {established} established")
+    if sanity:
+        parts.append(_count(sanity, "sanity"))
+    return "; ".join(parts)
+
+
+def _map_block(tree: TreePages, mid: str, spec: MapSpec) -> list[str]:
+    """One map as a collapsed block: its counts when closed; the assumption, variation and findings open."""
+    series = tree.series.get(mid, [])
+    found = [f"- {_escape(map_finding(s))}" for s in series if s.first.kind == "measurement"]
+    sanity = [s.outcome for s in series if s.first.kind == "sanity"]
+    if sanity:
+        found.append(f"- {_escape(_count(sanity, 'sanity'))} (they test the code or the setting)")
+    claims = ", ".join(f"[{c}](#{card_anchor(c)})" for c in spec.claims)
+    fields = [
+        ("The paper assumes", [spec.assumption]),
+        ("Varied", [spec.varied]),
+        ("Claims", [claims]),
+        ("Findings", ["", *found] if found else ["not measured: no chapter of this run draws this map"]),
+    ]
+    if series:
+        fields.append(("Drawn in", [_links(tree, mid)]))
+    title = html.escape(f"{mid}: {spec.title} (Paper {spec.paper})")
+    lines = [
+        f'<details class="ntpnb-checks ntpnb-map" id="map-{mid.lower()}">'
+        f"<summary>{title} <span>({_map_counts(series)})</span></summary>",
+        "",
+    ]
+    for term, text in fields:
+        lines += [term, f": {text[0]}", *(f"  {line}" for line in text[1:]), ""]
+    return [*lines, "</details>", ""]
+
+
+def _artifact_words(series: Series) -> str:
+    """The authors' stored value beside ours, briefly: ``"authors' stored: 0.9886, consistent"``."""
+    agrees = series.artifact_agrees()
+    if agrees is None:
+        return ""
+    return f"authors' stored: {series.first.artifact.value:g}, {'consistent' if agrees else 'not consistent'}"  # type: ignore[union-attr]
+
+
+def _check_row(tree: TreePages, notebook: str, series: Series, check: Check) -> list[str]:
+    """The row of one check's ``series`` in its chapter's table (``check``: at the sweep's first seed).
+
+    Parameters
+    ----------
+    tree
+        The tree whose sections the claim id links to.
+    notebook
+        The chapter that made the check.
+    series
+        The check across the seeds.
+    check
+        The check at the sweep's first seed.
+
+    Returns
+    -------
+    list of str
+        The cells: claim, what was measured, ours, required, the paper, decided, result.
+    """
+    what = _escape(series.name) if check.kind == "claim" else f"*{check.kind}:* {_escape(series.name)}"
+    paper = "; ".join(x for x in (_escape(check.paper), _escape(_artifact_words(series))) if x)
+    decided = series.decided  # how it was decided across the seeds, with its spread
+    values = series.spread() if not series.statistical else None
+    if values:
+        decided += f"; {values[0]} to {values[1]}"
+    outcome = series.outcome
+    strong = outcome == "fails" or (check.kind == "finding" and outcome == "established")
+    return [
+        _link(tree.sections, (notebook, check), _escape(check.claim)),
+        what,
+        _escape(series.ours()),
+        _escape(check.required),
+        paper,
+        _escape(decided),
+        f"**{outcome}**" if strong else outcome,
+    ]
+
+
+def _chapter_checks(tree: TreePages, sweep: Sweep) -> list[str]:
+    """One chapter's checks across the seeds: a collapsed block opening to their table."""
+    notebook = sweep.book.notebook
+    shown = [
+        (s, s.checks[sweep.seeds[0]]) for s in series_of(sweep) if s.checks.get(sweep.seeds[0]) is not None
+    ]
+    rows = [_check_row(tree, notebook, series, check) for series, check in shown]
+    failed = sum(series.outcome == "fails" for series, _ in shown)
+    header = ["claim", "what was measured", "ours", "required", "the paper", "decided", "result"]
+    title = html.escape(f"{chapter_label(notebook)}. {tree.titles.get(notebook, notebook)}")
+    held = f"{failed} fail" if failed else "none fails"
+    count = f"{len(rows)} checks, {held}, {_seeds_words(sweep.seeds)}"
+    return [
+        f'<details class="ntpnb-checks ntpnb-chapter-checks{" ntpnb-has-fail" * bool(failed)}">'
+        f"<summary>{title} <span>({count})</span></summary>",
+        "",
+        f"{{doc}}`The chapter </outputs/notebooks/{notebook}>`.",
+        "",
+        markdown_table(header, rows),
+        "",
+        "</details>",
+        "",
+    ]
+
+
+def _failures(failed: Sequence[FailedRun]) -> list[str]:
+    """A warning naming the notebooks whose last run failed (their records in ``failed/``)."""
+    if not failed:
+        return []
+    return [
+        "```{warning}",
+        "The last run of these notebooks failed. This page and their chapters show their last",
+        "successful run, if any; the failed run's executed copy is in `outputs/failed/`.",
+        "",
+        *(f"* `{f.notebook}` ({f.date}): {_escape(f.error)}" for f in failed),
+        "```",
+        "",
+    ]
+
+
+def _seeds_lines(sweeps: Sequence[Sweep]) -> list[str]:
+    """The paragraph on the seeds the verdicts rest on: one per chapter, or every chapter's seeds."""
+    if sweeps and {len(s.seeds) for s in sweeps} == {1}:
+        return [
+            "The verdicts rest on one seed per chapter (the book's, "
+            f"{format_seeds(sorted({s.seeds[0] for s in sweeps}))}): no seed sweep was run "
+            "(`ntpnb reproduce --seeds 5` runs each chapter at the book's seed and four more).",
+            "",
+        ]
+    if sweeps and len({s.seeds for s in sweeps}) == 1:  # every chapter at the same seeds: said once
+        seeds = sweeps[0].seeds
+        return [
+            f"The verdicts rest on every chapter's runs at seeds {format_seeds(seeds)}, the book's first.",
+            "",
+        ]
+    if sweeps:
+        per = "; ".join(f"{_chapters_words([s.book.notebook])}: {format_seeds(s.seeds)}" for s in sweeps)
+        return [f"The verdicts rest on every seed each chapter ran at, the book's first ({per}).", ""]
+    return []
+
+
+def _left_out_lines(tree: TreePages) -> list[str]:
+    """The runs not counted, the claims not tested and the checks of unknown claim ids, if any."""
+    lines = []
+    aside = [
+        f"{_chapters_words([s.book.notebook])} at seed {n}: {_escape(why)}"
+        for s in tree.sweeps
+        for n, why in s.excluded.items()
+    ]
+    if aside:
+        lines += ["Not counted: " + "; ".join(aside) + ".", ""]
+    untested = [cid for cid, v in tree.results.items() if v.verdict == NOT_TESTED]
+    if untested:
+        lines += [f"Not tested (no chapter of this run checks them): {', '.join(untested)}.", ""]
+    unknown = sorted(set(tree.by_claim) - set(CLAIMS) - set(MAPS), key=sort_key)
+    if unknown:
+        lines += [
+            "```{warning}",
+            f"Checks name claim ids missing from the registry: {', '.join(unknown)}.",
+            "```",
+            "",
+        ]
+    return lines
+
+
+def _what_ran(tree: TreePages) -> list[str]:
+    """What ran, in full: the records read, each chapter's seeds, what was not counted or not tested."""
+    return [
+        "## What ran",
+        "",
+        "This page is generated by `ntpnb book` from the claim records that the notebooks wrote",
+        "when they ran (`outputs/claims/*.json` at the book's seed, `outputs/seeds/seed=S/claims/`",
+        "at the further seeds of the sweep) and from the registry of claims",
+        "(`ntpnb/chapter/_registry.py`); nothing on it is typed by hand. Each claim and its place in",
+        "the paper are also listed on {doc}`the claims page </outputs/claim_list>`.",
+        "",
+        f"The run: {tree.label}; {tree.check_count} checks at the book's seed.{absent_sentence(tree.absent)}",
+        "",
+        *_seeds_lines(tree.sweeps),
+        *_left_out_lines(tree),
+    ]
+
+
+def _report_head(tree: TreePages) -> list[str]:
+    """The report's top: the counts, the summary, failed runs and the claims' cards."""
+    return [
+        # the summary is the page's table of contents: the article takes the theme's right column
+        "---",
+        "html_theme.sidebar_secondary.remove: true",
+        "---",
+        "",
+        "# Reproducibility report",
+        "",
+        f"**{format_counts(tree.results)}.** What ran: {run_line(tree)}." + absent_sentence(tree.absent),
+        "",
+        *_summary(tree),
+        *_failures(tree.failed),
+        "Each claim's card below gives the paper's statement and value, the evidence with our values",
+        "across the seeds, and the chapter sections that check it; the rule that gives each verdict",
+        "is stated after them.",
+        "",
+        *_cards(tree),
+        *_maps_section(tree),
+    ]
+
+
+def _every_check(tree: TreePages) -> list[str]:
+    """The section of every check: a table per chapter, or a line saying none was recorded."""
+    lines = [
+        "## Every check",
+        "",
+        "Every assertion of every chapter, a table per chapter (click to open): our value (pooled over",
+        "the seeds for a statistical or count check, else at the book's seed), what it required, the",
+        "paper's value (and the authors' stored one), how it was decided across the seeds and the",
+        "result. *sanity* rows test the code or the setting, *finding* rows a paper's number missed,",
+        "*measurement* rows go beyond the paper. A claim id links to the section that checks it.",
+        "",
+    ]
+    if not tree.check_count:
+        lines += ["No notebook has recorded a check yet: run `ntpnb reproduce`.", ""]
+    for sweep in tree.sweeps:
+        if sweep.book.checks:
+            lines += _chapter_checks(tree, sweep)
+    return lines
+
+
+def _rule_and_platforms(tree: TreePages) -> list[str]:
+    """The verdict rule in full, what ran, and the machines the chapters ran on."""
+    return [
+        "## The verdict rule",
+        "",
+        "One rule gives every verdict on this page, from the checks' records at every seed.",
+        "",
+        '<details class="ntpnb-checks"><summary>The rule in full: how a check is decided, the kinds of '
+        "check, protocols, the verdict of a claim, what a chapter prints</summary>",
+        "",
+        *(line for paragraph in VERDICT_RULE for line in (paragraph, "")),
+        "</details>",
+        "",
+        *_what_ran(tree),
+        f"## {PLATFORM_TITLE}",
+        "",
+        "The machine each chapter ran on, as its kernel recorded it (CPU, the BLAS libraries with the",
+        "kernel and thread count threadpoolctl reports, library versions): runs on different CPUs or",
+        "BLAS kernels can differ in their last digits, so compare these first when two reports disagree.",
+        "",
+        '<details class="ntpnb-checks"><summary>The platforms of the runs</summary>',
+        "",
+        platform_section({r.notebook: r.platform for r in tree.records}, what="chapter"),
+        "",
+        "</details>",
+        "",
+    ]
+
+
+def render_report(tree: TreePages) -> str:
+    """The report page (MyST markdown) of ``tree``."""
+    return "\n".join([*_report_head(tree), *_every_check(tree), *_rule_and_platforms(tree)])
+
+
+def verdict_summary(results: Mapping[str, Verdict]) -> str:
+    """One line of the verdict counts of ``results`` (every claim of the registry), overall and per paper."""
+    per_paper = "; ".join(
+        f"Paper {paper}: " + format_counts({c: v for c, v in results.items() if CLAIMS[c].paper == paper})
+        for paper in PAPERS
+    )
+    return f"{format_counts(results)} ({per_paper})"
+
+
+def render_verdict_summary(tree: TreePages) -> str:
+    """The fragment the book's introduction includes: the verdict counts of the last runs."""
+    if not tree.check_count:
+        return "No chapter has recorded a claim check yet: run `ntpnb reproduce`.\n"
+    return (
+        f"**Verdicts of the runs that built this book** ({tree.label}): "
+        f"{verdict_summary(tree.results)}. A badge opens the claim's card in the {{doc}}`/outputs/report`: "
+        "the paper's statement and value, ours across the seeds, how the verdict was decided, and the "
+        f"chapter sections that check it.{absent_sentence(tree.absent)}\n"
+    )
+
+
+_CLAIMS_INTRO = (
+    "# The claims",
+    "",
+    "Every claim of the two papers that this book reproduces has an id. This page is generated by",
+    "`ntpnb book` from the registry of claims (`ntpnb/chapter/_registry.py`, the one place where a",
+    "claim's statement and the paper's value are written) and from the records of the last runs,",
+    "which say where each claim is checked and what its verdict is.",
+    "",
+    "A chapter that checks a claim prints one line per check, `[PASS] <id> ...` with the measured",
+    "value, what it requires and the paper's number, and records it in",
+    "`outputs/claims/<chapter>.json`; `<id> (sanity)`, `<id> (finding)` and `<id> (measurement)`",
+    "name the kinds of check that are not evidence, and `[NOTE] <id> qualification: ...` states a",
+    "limit of the evidence. Every chapter also runs at further seeds (`outputs/seeds/`), and the",
+    "{doc}`reproducibility report </outputs/report>` gives each claim its verdict from the records",
+    "of every seed, by one rule, which the report states in full. What the lines print:",
+    "",
+    VERDICT_RULE[-1],
+    "",
+)
+
+
+def render_claims_page(tree: TreePages) -> str:
+    """The claims page (MyST markdown): every claim of the registry, where it is checked, its verdict."""
+    by_claim, sections, results = tree.by_claim, tree.sections, tree.results
+
+    def claim_row(cid: str, spec: ClaimSpec) -> list[str]:
+        parts, shown = [], set()
+        for kind in KINDS:  # links to the sections, evidence first, each section once
+            made = [m for m in by_claim.get(cid, []) if m[1].kind == kind]
+            links = [link for link in dict.fromkeys(_link(sections, m) for m in made) if link not in shown]
+            shown.update(links)
+            if links:
+                parts.append(("" if kind == "claim" else f"{kind}: ") + ", ".join(links))
+        where = "<br>".join(parts) or "not checked by any chapter yet"
+        badge = _badge(cid, results[cid], f"report.html#{card_anchor(cid)}")
+        claim = f"**{cid}** <br>{_escape(spec.where)}"
+        return [claim, f"{spec.statement}<br>*The paper reports:* {spec.paper_value}", f"{badge}<br>{where}"]
+
+    lines = [
+        *_CLAIMS_INTRO,
+        f"The verdicts below are those of the run this book shows: {tree.label}."
+        + absent_sentence(tree.absent),
+        "",
+    ]
+    header = ["claim", "statement", "verdict; checked in"]
+    for paper in PAPERS:
+        rows = [claim_row(c, s) for c, s in CLAIMS.items() if s.paper == paper]
+        lines += [f"## Paper {paper}: {PAPER_TOPICS[paper]}", "", f"{PAPERS[paper]}.", ""]
+        lines += [":::{table}", ":class: ntpnb-claim-list", "", markdown_table(header, rows), ":::", ""]
+    return "\n".join(lines)
+
+
+def write_report(tree: TreePages) -> Path:
+    """Write the report to ``<layout.root>/report.md`` and return its path.
+
+    The verdict fragment ``verdicts.md``, the claims page ``claim_list.md`` and the scoreboard's
+    data (:data:`~ntpnb.book._scoreboard.SCOREBOARD_FILE`) are written beside it.
+    """
+    # claim -> (notebook, anchor) of each section that checks it, evidence first ("": the chapter's top)
+    places: dict[str, list[tuple[str, str]]] = {}
+    for cid, made in tree.by_claim.items():
+        for notebook, check in sorted(made, key=lambda m: KINDS.index(m[1].kind)):
+            section = tree.sections.get(notebook, {}).get((check.claim, check.what))
+            place = (notebook, section[1] if section else "")
+            if place not in places.setdefault(cid, []):
+                places[cid].append(place)
+    root = tree.layout.root
+    data = scoreboard_data(tree.results, places)
+    atomic_write_text(root / SCOREBOARD_FILE, json.dumps(data, indent=1) + "\n")
+    atomic_write_text(root / "verdicts.md", render_verdict_summary(tree))
+    atomic_write_text(root / "claim_list.md", render_claims_page(tree))
+    return atomic_write_text(root / "report.md", render_report(tree))

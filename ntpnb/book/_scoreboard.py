@@ -1,0 +1,175 @@
+"""The scoreboard: every claim's verdict badge and short statement, atop the introduction and each chapter.
+
+``ntpnb book`` writes ``verdicts.json`` beside the report (:func:`scoreboard_data`): every claim's
+short statement (:attr:`~ntpnb.chapter._registry.ClaimSpec.short`), its verdict as
+:attr:`~ntpnb.book._verdicts.Verdict.phrase` words it (so the badges say what the report says,
+word for word), the anchor of its card on the report (:func:`card_anchor`) and the sections of
+each chapter that check it. The book's Sphinx extension (:func:`setup`) draws them: the
+introduction's ``{ntpnb-scoreboard}`` directive lists every claim, grouped by paper; each chapter
+page lists the claims it checks under its title. A badge carries the verdict in words (colour is
+never the only signal) and opens the claim's card on the report; on a chapter, the short
+statement links to the section that checks the claim.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from docutils import nodes
+from sphinx.application import Sphinx
+from sphinx.util.docutils import SphinxDirective
+
+from ..chapter._registry import CLAIMS, PAPERS
+from ._verdicts import Verdict
+from ._words import words_html
+
+#: The file ``ntpnb book`` writes beside the report, and the extension reads.
+SCOREBOARD_FILE = "verdicts.json"
+#: Where the chapters' executed notebooks sit in the book's sources.
+CHAPTERS = "outputs/notebooks/"
+#: The report's page, where each claim has its card.
+REPORT = "outputs/report"
+#: The directive that shows every claim's badge (filled in once every chapter's sections are known).
+DIRECTIVE = "ntpnb-scoreboard"
+#: What each paper is about, in the headings of the scoreboard, the report and the claims page.
+PAPER_TOPICS: Mapping[str, str] = {"A": "linear decoder", "B": "one-layer self-attention"}
+
+
+def card_anchor(claim_id: str) -> str:
+    """The anchor of the card of ``claim_id`` on the report: ``"claim-a1"``."""
+    return f"claim-{claim_id.lower()}"
+
+
+def scoreboard_data(results: Mapping[str, Verdict], places: Mapping[str, Sequence[tuple[str, str]]]) -> dict:
+    """Each claim's short statement, verdict, card and ``places[claim]`` (the sections checking it).
+
+    ``places[claim]`` holds the ``(notebook, anchor)`` of each section that checks the claim.
+    """
+    claims = []
+    for cid, spec in CLAIMS.items():
+        v = results[cid]
+        where = [{"notebook": nb, "anchor": anchor} for nb, anchor in places.get(cid, [])]
+        claims.append(
+            {
+                "id": cid,
+                "paper": spec.paper,
+                "where": spec.where,
+                "short": spec.short,
+                "verdict": v.verdict,
+                "phrase": v.phrase,
+                "card": card_anchor(cid),
+                "sections": where,
+            }
+        )
+    return {"papers": {p: PAPER_TOPICS[p] for p in PAPERS}, "claims": claims}
+
+
+def badge_html(claim: Mapping[str, Any], link: str | None, with_id: bool = True) -> str:
+    """A badge: the claim id (unless not ``with_id``) and its verdict in words, coloured by the verdict.
+
+    ``claim`` holds the claim's ``id``, ``where``, ``verdict`` and ``phrase`` (the badge's
+    tooltip); ``link`` is where the badge leads (None: nowhere).
+    """
+    title = html.escape(f"{claim['id']} ({claim['where']}): {claim['phrase']}", quote=True)
+    inner = f'<span class="ntpnb-badge-id">{html.escape(claim["id"])}</span>' if with_id else ""
+    inner += f'<span class="ntpnb-badge-verdict">{html.escape(claim["verdict"])}</span>'
+    # the verdict's CSS class: "ntpnb-v-reproduced-with-a-qualification"
+    classes = "ntpnb-badge ntpnb-v-" + claim["verdict"].replace(" ", "-")
+    if link is None:
+        return f'<span class="{classes}" title="{title}">{inner}</span>'
+    return f'<a class="{classes}" href="{html.escape(link, quote=True)}" title="{title}">{inner}</a>'
+
+
+def claims_html(claims: Sequence[tuple[Mapping[str, Any], str | None, str | None]]) -> str:
+    """A list of claims, each its badge (linked to its card) and its short statement (linked or not).
+
+    ``claims`` holds each claim (as :func:`scoreboard_data` gives it), the address of its card
+    and the address its short statement links to (None: no link).
+    """
+    items = []
+    for claim, card, section in claims:
+        short = words_html(claim["short"])
+        if section is None:
+            short = f'<span class="ntpnb-short">{short}</span>'
+        else:
+            short = f'<a class="ntpnb-short" href="{html.escape(section, quote=True)}">{short}</a>'
+        items.append(f"<li>{badge_html(claim, card)}{short}</li>")
+    return f'<ul class="ntpnb-claims">{"".join(items)}</ul>'
+
+
+# -- Sphinx ------------------------------------------------------------------------------------
+
+
+class Placeholder(SphinxDirective):
+    """A directive drawn once the page is written: a container classed ``<directive name>-placeholder``."""
+
+    has_content = False
+
+    def run(self) -> list[nodes.Node]:
+        """The placeholder, replaced when the page is written."""
+        return [nodes.container(classes=[f"{self.name}-placeholder"])]
+
+
+def placeholders(doctree: nodes.document, name: str) -> list[nodes.container]:
+    """The placeholders of directive ``name`` in ``doctree``."""
+    return [n for n in doctree.findall(nodes.container) if f"{name}-placeholder" in n["classes"]]
+
+
+def _section_uri(app: Sphinx, fromdoc: str, notebook: str, anchor: str) -> str:
+    """The address, from page ``fromdoc``, of section ``anchor`` (a MyST slug) of chapter ``notebook``."""
+    target = CHAPTERS + notebook
+    slugs = app.env.metadata.get(target, {}).get("myst_slugs", {})
+    node_id = slugs[anchor][1] if anchor in slugs else ""
+    page = "" if target == fromdoc else app.builder.get_relative_uri(fromdoc, target)
+    return page + (f"#{node_id}" if node_id else "")
+
+
+def _card_uri(app: Sphinx, fromdoc: str, claim: Mapping[str, Any]) -> str | None:
+    """The address, from page ``fromdoc``, of the claim's card on the report (None: no report)."""
+    if REPORT not in app.env.found_docs:
+        return None
+    page = "" if fromdoc == REPORT else app.builder.get_relative_uri(fromdoc, REPORT)
+    return f"{page}#{claim['card']}"
+
+
+def _fill(app: Sphinx, doctree: nodes.document, fromdoc: str) -> None:
+    """Draw the scoreboard where the directive stands, and a chapter's own claims under its title."""
+    path = Path(app.srcdir) / "outputs" / SCOREBOARD_FILE
+    if not path.is_file():  # ``ntpnb book`` wrote none
+        for node in placeholders(doctree, DIRECTIVE):
+            node.replace_self(
+                nodes.paragraph(text="No run has recorded a verdict yet: run `ntpnb reproduce`.")
+            )
+        return
+    data = json.loads(path.read_text(encoding="utf-8"))
+    board = []  # the introduction's: each paper, then its claims
+    for paper, topic in data["papers"].items():
+        claims = [(c, _card_uri(app, fromdoc, c), None) for c in data["claims"] if c["paper"] == paper]
+        board.append(
+            f'<p class="ntpnb-scoreboard-paper">Paper {html.escape(paper)}: {html.escape(topic)}</p>'
+            + claims_html(claims)
+        )
+    scoreboard = f'<div class="ntpnb-scoreboard">{"".join(board)}</div>'
+    for node in placeholders(doctree, DIRECTIVE):
+        node.replace_self(nodes.raw("", scoreboard, format="html"))
+    if fromdoc.startswith(CHAPTERS):
+        notebook = fromdoc.removeprefix(CHAPTERS)
+        own = []  # the claims it checks, each linked to its card and to its first section here
+        for c in data["claims"]:
+            if anchors := [s["anchor"] for s in c["sections"] if s["notebook"] == notebook]:
+                own.append((c, _card_uri(app, fromdoc, c), _section_uri(app, fromdoc, notebook, anchors[0])))
+        section = next(iter(doctree.findall(nodes.section)), None)
+        if own and section is not None and isinstance(section[0], nodes.title):
+            row = f'<div class="ntpnb-chapter-verdicts">{claims_html(own)}</div>'
+            section.insert(1, nodes.raw("", row, format="html"))
+
+
+def setup(app: Sphinx) -> None:
+    """Register the scoreboard directive, the badges' stylesheet and the step that draws them."""
+    app.add_directive(DIRECTIVE, Placeholder)
+    app.add_css_file("ntpnb-verdicts.css")
+    app.connect("doctree-resolved", _fill)

@@ -1,0 +1,969 @@
+"""What reproduced: one verdict per claim, measured across the seeds of a sweep.
+
+A chapter runs at the book's seed and, in a sweep, at further seeds, each into its own tree
+(:mod:`ntpnb.runner._run`). :func:`load_sweeps` gathers each chapter's records that may be pooled
+with the book's (complete; same notebook, profile, parameters and ``ntpnb`` sources but the
+seed; others are set aside with the reason). The same check at every seed is a :class:`Series`,
+decided as its :attr:`~ntpnb.chapter._claims.Check.basis` says: pooled over the seeds (a
+statistical or count check), once (a seed-independent check), or at each seed.
+:func:`claim_verdict` applies the one rule, :data:`VERDICT_RULE`, which the report states and
+every page quotes through :attr:`Verdict.phrase`.
+
+What a :class:`Verdict` carries, for a page to render (data, not one long string):
+
+* ``verdict`` (one of :data:`VERDICTS`), ``basis`` (how it was decided, in plain words: "holds
+  at all 5 seeds", "holds on 500 trials pooled over 5 seeds") and :attr:`Verdict.phrase`, the
+  two together;
+* ``why``: one sentence with the decisive number against the paper's, chosen by a stated rule
+  (:func:`claim_verdict`);
+* ``evidence``: each evidence check as a :class:`CheckSummary` (what, ours, its range over the
+  seeds, required, the paper's, how decided, the outcome, the protocol, the chapter);
+* ``failures`` and ``findings`` (what decided a negative verdict), ``qualifications``,
+  ``beyond`` (our measurements beyond the paper, shown beside the claim), ``marginal``
+  (statistical checks that hold pooled but that some seed's own sample does not bear out,
+  with those seeds) and ``notes``: each a tuple of sentences; :attr:`Verdict.reasons` joins them
+  in that order;
+* ``protocols``: where the registry declares protocols for the claim and its checks use them,
+  the verdict under each (:class:`ProtocolVerdict`), the first deciding the claim's.
+"""
+
+from __future__ import annotations
+
+import json
+import string
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from ..chapter._claims import KINDS, ChapterRecord, Check, Qualification, load_chapter_record
+from ..chapter._layout import OutputLayout
+from ..chapter._outputs import load_manifest
+from ..chapter._registry import declared_protocols
+from ..errors import PathError
+from ..statistics import Sample
+
+REPRODUCED = "reproduced"
+QUALIFIED = "reproduced with a qualification"
+PARTIAL = "holds at some seeds"
+NOT_REPRODUCED = "does not reproduce"
+NOT_ESTABLISHED = "not established"
+BY_CONSTRUCTION = "by construction"
+NOT_TESTED = "not tested"
+CHECK_FAILED = "check failed"
+#: Every verdict, in the order a summary lists them.
+VERDICTS: tuple[str, ...] = (
+    REPRODUCED,
+    QUALIFIED,
+    PARTIAL,
+    NOT_REPRODUCED,
+    NOT_ESTABLISHED,
+    BY_CONSTRUCTION,
+    NOT_TESTED,
+    CHECK_FAILED,
+)
+#: Verdicts that say the claim does not (or not always) hold, or that something is wrong.
+NEGATIVE: frozenset[str] = frozenset({PARTIAL, NOT_REPRODUCED, NOT_ESTABLISHED, CHECK_FAILED})
+#: Verdicts that say the claim holds.
+POSITIVE: frozenset[str] = frozenset({REPRODUCED, QUALIFIED})
+
+#: The verdict rule, as the report states it (one paragraph per line; the last is what a
+#: chapter prints, which the claims page quotes).
+VERDICT_RULE: tuple[str, ...] = (
+    "**How a check is decided.** A check of one instance (an exact property, a tolerance on one "
+    "run) is decided at each seed, and shows *at all N seeds* or *at k of N seeds* with the seeds "
+    "that failed and the spread of its value. A statistical check (a mean over random trials) and "
+    "a count check (how often an event happens over trials, a rate with its interval) are decided "
+    "on their trials pooled over the seeds, and show *on T trials pooled over N seeds*, never *k of "
+    "N*; each states its test and the error rate at which it fails when the claim is true. A value "
+    "that varies between random instances (one per seed) is decided on the instances' mean with "
+    "Student's t interval, and shows the instances' range; one instance alone is not decided. "
+    "p-values of tests run whole at each seed are pooled by Fisher's method; where a Monte Carlo "
+    "p-value sits at the smallest value its test can give, the pooled p is a bound (*≤*). A check "
+    "whose data do not depend on the seed (a fixed corpus) is decided once.",
+    "**Kinds of check.** *Evidence* would fail were the paper's claim false; a *sanity* check "
+    "tests the code or the setting (an identity, a property of our instance, a solver against a "
+    "proved result); a *finding* states that a paper's number is missed, and holds only when the "
+    "data establish it; a *measurement* is a statement of ours beyond the paper (a drift, a fitted "
+    "offset, a map), decided pooled and shown beside the claim: it never qualifies the claim.",
+    "**Protocols.** Where the paper and the authors' code differ (a loss, a trial filter), the "
+    "claim names its protocols, and a check made under one of them says which; a check that names "
+    "none holds under every protocol. The verdict is decided under each protocol from the checks "
+    "common to all and that protocol's own; the claim's verdict is the one under its first "
+    "protocol, the authors' code (which made the paper's figures), and the others are shown "
+    "beside it. Where another protocol's verdict differs, a positive verdict becomes *reproduced "
+    "with a qualification* that says which protocol it holds for and what the other gives.",
+    "**The verdict of a claim.** *reproduced*: every evidence check holds. *reproduced with a "
+    "qualification*: it holds, and a stated limit applies: a qualification of the chapter (its "
+    "numbers as ranges over the seeds), a protocol under which the verdict differs, an evidence "
+    "check that this run's seeds cannot decide, or a finding that the paper's text is missed "
+    "where the authors' own stored artifact shows our value. An artifact can excuse a missed "
+    "number only where the comparison follows the authors' own protocol (a check under the "
+    "claim's first protocol, or under every protocol); elsewhere its value is quoted as "
+    "information, consistent with ours or not. *holds at some seeds*: an evidence check decided "
+    "at each seed fails at some seeds (named). *does not reproduce*: a finding is established "
+    "(pooled, at each seed, or once), or a statistical evidence check is contradicted pooled, and "
+    "no artifact excuses it; our number, the paper's and the artifact's are quoted. *not "
+    "established*: the claim's only checks are findings the data do not establish, or evidence "
+    "this run cannot decide. *by construction*: the claim has sanity checks only. *check failed*: "
+    "a sanity check failed at some seed, or the evidence holds at none. *not tested*: no chapter "
+    "of this run checks it. A statistical check that holds pooled but that some seed's own trials "
+    "do not bear out is *marginal*: those seeds and their numbers are named beside the verdict.",
+    "**What a chapter prints.** A check decided at each seed prints `[PASS]` or `[FAIL]`, and a "
+    "`[FAIL]` at the book's seed fails the run (at the other seeds it is counted here); a failed "
+    "line prints as many digits as it takes to see the failure. A statistical check prints "
+    "`[PASS]`, or `[OPEN]` where one seed's trials do not bear it out; it never fails the run. A "
+    "finding or measurement prints `[FOUND]` where it holds and `[OPEN]` where it does not, never "
+    "`[FAIL]`. A check made under one protocol names it in brackets after the claim id: "
+    "`[PASS] B10 [paper's loss] ...`.",
+)
+
+#: Parameters that differ between the seeds of one sweep (everything else must be equal).
+SWEPT_PARAMETERS: frozenset[str] = frozenset({"seed", "output_dir"})
+
+
+# -- the records of a sweep ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """The records of one chapter at every seed that counts, the book's first."""
+
+    #: The record at the book's seed.
+    book: ChapterRecord
+    #: Seed -> record, the book's included (a record without a seed is under seed 0).
+    records: Mapping[int, ChapterRecord]
+    #: Seed -> why that seed's record is not counted.
+    excluded: Mapping[int, str] = field(default_factory=dict)
+
+    @property
+    def seeds(self) -> tuple[int, ...]:
+        """Every seed that counts, the book's first (0 for a record that does not say)."""
+        book = self.book.seed if self.book.seed is not None else 0
+        return (book, *sorted(s for s in self.records if s != book))
+
+
+def seed_record(
+    layout: OutputLayout, seed: int, tree: OutputLayout, book: ChapterRecord
+) -> ChapterRecord | str | None:
+    """The record of ``book``'s chapter in the seed tree ``tree``, or why it is not counted (None: none)."""
+    failure = tree.failed / f"{book.notebook}.json"
+    if failure.exists():  # its last run stopped before its end (a record in place is older)
+        return _failed_run_reason(failure)
+    path = tree.claims / f"{book.notebook}.json"
+    if not path.exists():
+        return None
+    try:
+        record = load_chapter_record(path)
+    except PathError as exc:
+        return str(exc)
+    why = _not_comparable(record, seed, book)
+    if why is not None:
+        return why
+    try:  # the ntpnb sources both ran with, by their manifests
+        ours = load_manifest(layout.notebooks / f"{book.notebook}.ipynb").package
+        theirs = load_manifest(tree.notebooks / f"{book.notebook}.ipynb").package
+    except PathError:
+        return record  # no manifests to compare (a hand-made tree): the checks above decide
+    if ours and theirs and ours != theirs:
+        return (
+            "it ran with other ntpnb sources than the book's seed (rerun the sweep, e.g. "
+            "`ntpnb reproduce --seeds 5`: every seed whose sources changed runs again)"
+        )
+    return record
+
+
+def _failed_run_reason(failure: Path) -> str:
+    """Why a seed's run is not counted when its last run failed: the failure record's one-line error.
+
+    ``failure`` is the record the runner kept (:mod:`ntpnb.chapter._outputs`).
+    """
+    try:
+        error = json.loads(failure.read_text(encoding="utf-8")).get("error")
+    except (OSError, ValueError, AttributeError):
+        return "its last run failed (its failure record does not read)"
+    return f"its last run failed ({str(error).splitlines()[0] if error else 'no error recorded'})"
+
+
+def _not_comparable(record: ChapterRecord, seed: int, book: ChapterRecord) -> str | None:
+    """Why a seed tree's ``record`` (at ``seed``) cannot count beside the book's seed's ``book``, or None.
+
+    It must be the same chapter's, complete, at the seed its tree says and not the book's, at the
+    book's profile and parameters (but for the swept ones).
+    """
+    if record.notebook != book.notebook:
+        return f"the record is of {record.notebook}"
+    if not record.complete:
+        return "the run did not reach its end"
+    if record.seed != seed:
+        return f"the record says seed {record.seed}"
+    if seed == book.seed:
+        return "it repeats the book's seed"
+    if record.profile != book.profile:
+        return f"it ran at the {record.profile} profile, the book's seed at {book.profile}"
+    ours, theirs = book.parameters, record.parameters
+    if ours is None or theirs is None:
+        return "a record does not say which parameters it ran with"
+    changed = sorted(
+        k for k in (ours.keys() | theirs.keys()) - SWEPT_PARAMETERS if ours.get(k) != theirs.get(k)
+    )
+    if changed:
+        return f"it ran with other parameters ({', '.join(changed)})"
+    return None
+
+
+def load_sweeps(layout: OutputLayout, book_records: Sequence[ChapterRecord]) -> list[Sweep]:
+    """Every chapter of ``book_records`` with the records of the sweep's seeds under ``layout``."""
+    trees = layout.seed_layouts()
+    sweeps = []
+    for book in book_records:
+        found = {seed: seed_record(layout, seed, tree, book) for seed, tree in trees.items()}
+        records = {seed: r for seed, r in found.items() if isinstance(r, ChapterRecord)}
+        excluded = {seed: r for seed, r in found.items() if isinstance(r, str)}
+        sweeps.append(Sweep(book, {book.seed if book.seed is not None else 0: book, **records}, excluded))
+    return sweeps
+
+
+# -- one check at every seed --------------------------------------------------------------------
+
+
+def _seeds(n: int) -> str:
+    return f"{n} seed{'s' * (n != 1)}"
+
+
+def format_seeds(seeds: Iterable[object]) -> str:
+    """``"1, 3 and 4"``: seeds, or any items, in words."""
+    names = [str(s) for s in seeds]
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def _at_seeds(seeds: Sequence[int]) -> str:
+    """``"seed 3"``, ``"seeds 2 and 3"``."""
+    return f"seed{'s' * (len(seeds) != 1)} {format_seeds(seeds)}"
+
+
+@dataclass(frozen=True)
+class Series:
+    """One check of a chapter, made at every seed of its sweep."""
+
+    #: Seed -> the check made there, in the sweep's order (the book's seed first).
+    checks: Mapping[int, Check]
+    #: The chapter (notebook) that made it ("" when not known).
+    notebook: str = ""
+
+    @property
+    def first(self) -> Check:
+        """The check at the book's seed (or at the first seed that made it)."""
+        return next(iter(self.checks.values()))
+
+    @property
+    def protocol(self) -> str:
+        """The protocol it was made under ("": every protocol)."""
+        return self.first.protocol
+
+    @property
+    def failed_seeds(self) -> tuple[int, ...]:
+        """The seeds where it did not hold."""
+        return tuple(s for s, c in self.checks.items() if not c.passed)
+
+    @property
+    def basis(self) -> str:
+        """How it is decided: ``"pooled"``, ``"seed-independent"`` or ``"per seed"``."""
+        return self.first.basis
+
+    @property
+    def statistical(self) -> bool:
+        """Whether it is a statistical or count check (decided pooled)."""
+        return self.basis == "pooled"
+
+    @cached_property
+    def pooled_sample(self) -> Sample | None:
+        """Every seed's samples pooled (a seed-independent check's own, once); None if it has none."""
+        samples = [c.sample for c in self.checks.values() if c.sample is not None]
+        if not samples:
+            return None
+        return samples[0] if self.basis == "seed-independent" else Sample.pooled(samples)
+
+    @property
+    def decidable(self) -> bool:
+        """Whether its seeds can decide it (not one instance of an ``"instances"`` test alone)."""
+        return self.pooled_sample is None or self.pooled_sample.decidable
+
+    @property
+    def differs(self) -> bool:
+        """A seed-independent check that measured different values at different seeds (a bug)."""
+        return self.basis == "seed-independent" and len({c.measured for c in self.checks.values()}) > 1
+
+    @property
+    def established(self) -> bool:
+        """Whether it holds: pooled, once (seed-independent) or at every seed, as its basis says."""
+        if self.differs:
+            return False
+        sample, c = self.pooled_sample, self.first
+        if sample is None:
+            return not self.failed_seeds
+        return sample.decide(c.relation, float(c.target), c.tol, c.kind)  # type: ignore[arg-type]
+
+    @property
+    def marginal_seeds(self) -> tuple[int, ...]:
+        """A statistical check that holds pooled: the seeds whose own sample does not bear it out.
+
+        A seed whose sample cannot decide alone (one instance) is not among them.
+        """
+        if not (self.statistical and self.established):
+            return ()
+        return tuple(s for s in self.failed_seeds if self.checks[s].sample.decidable)  # type: ignore[union-attr]
+
+    @property
+    def decided(self) -> str:
+        """How it was decided, in plain words.
+
+        ``"on 500 trials pooled over 5 seeds"``, ``"at all 5 seeds"``, ``"at 4 of 5 seeds (fails
+        at 3)"``, ``"once, on 200 trials the same at every seed"``.
+        """
+        n = len(self.checks)
+        sample = self.pooled_sample
+        if self.statistical:
+            return f"on {sample.count} {self.how}"  # type: ignore[union-attr]
+        if self.basis == "seed-independent":
+            size = f"on {sample.count} " if sample is not None else ""
+            if self.differs:
+                return f"once, {size}but it differs between the seeds"
+            if n == 1:
+                return f"once, {size}".rstrip(", ")
+            return f"once, {size}the same at every seed"
+        return self.how
+
+    @property
+    def how(self) -> str:
+        """:attr:`decided` without the count of trials: ``"pooled over 5 seeds"``, ``"decided once"``."""
+        n = len(self.checks)
+        if self.statistical:
+            return "at the one seed" if n == 1 else f"pooled over {_seeds(n)}"
+        if self.basis == "seed-independent":
+            return "decided once"
+        if n == 1:
+            return "at the one seed"
+        failed = self.failed_seeds
+        if not failed:
+            return f"at all {_seeds(n)}"
+        if len(failed) == n:
+            return f"at none of the {_seeds(n)}"
+        return f"at {n - len(failed)} of {_seeds(n)} (fails at {format_seeds(failed)})"
+
+    @property
+    def outcome(self) -> str:
+        """The decision in words: ``"holds"``, ``"fails"`` or ``"not decided"``.
+
+        A finding or a measurement: ``"established"`` or ``"not established"``.
+        """
+        if not self.decidable:
+            return "not decided"
+        if self.first.kind in ("finding", "measurement"):
+            return "established" if self.established else "not established"
+        return "holds" if self.established else "fails"
+
+    def artifact_agrees(self) -> bool | None:
+        """Whether the authors' stored artifact shows our pooled value (None: no artifact)."""
+        artifact, sample = self.first.artifact, self.pooled_sample
+        if artifact is None or sample is None:
+            return None
+        return artifact.consistent_with(sample)
+
+    def artifact_note(self) -> str:
+        """``"the authors' stored ...: 0.9886, consistent with ours"`` (empty without an artifact)."""
+        agrees = self.artifact_agrees()
+        if agrees is None:
+            return ""
+        a = self.first.artifact
+        return f"{a.source}: {a.value:g}, {'consistent' if agrees else 'not consistent'} with ours"  # type: ignore[union-attr]
+
+    def spread(self) -> tuple[str, str] | None:
+        """The values as printed at the smallest and largest value over the seeds; None if alike."""
+        checks = [c for c in self.checks.values() if isinstance(c.value, (int, float))]
+        if len(checks) < 2:
+            return None
+        low = min(checks, key=lambda c: c.value)
+        high = max(checks, key=lambda c: c.value)
+        return None if low.measured == high.measured else (low.measured, high.measured)
+
+    def seed_range(self) -> str:
+        """Its value's range over the seeds, ``"0.986 to 0.990 at single seeds"`` ("" if alike or one seed).
+
+        A statistical check's per-seed statistic (to 3 digits), else the values as printed.
+        """
+        if self.statistical:
+            values = sorted({f"{c.value:.3g}" for c in self.checks.values()}, key=float)
+            return f"{values[0]} to {values[-1]} at single seeds" if len(values) > 1 else ""
+        spread = self.spread()
+        return f"{spread[0]} to {spread[1]} over the {_seeds(len(self.checks))}" if spread else ""
+
+    def ours(self) -> str:
+        """Our value as shown: pooled (to 3 digits) where a sample decides it, else the book seed's."""
+        sample = self.pooled_sample
+        return sample.describe(self.target, 3) if sample is not None else self.first.measured
+
+    @property
+    def target(self) -> float:
+        """The check's target as a number (a sample's check has one)."""
+        return float(self.first.target)  # type: ignore[arg-type]
+
+    def quote(self) -> str:
+        """Our value with how it was decided, as a sentence quotes it.
+
+        ``"0.988 ± 0.0006 on 500 trials pooled over 5 seeds"``, ``"1.27e-06 to 1.87e-06 at all 5
+        seeds"``, ``"0.249, decided once"``.
+        """
+        sample = self.pooled_sample
+        if sample is not None and sample.test == "rate":
+            return f"{sample.describe(self.target, 3)} {self.how}"
+        if sample is not None:
+            return f"{sample.describe(self.target, 3, count=False)} {self.decided}"
+        if self.basis == "seed-independent":
+            return f"{self.first.measured}, {self.decided}"
+        spread = self.spread()
+        value = f"{spread[0]} to {spread[1]}" if spread else self.first.measured
+        return f"{value} {self.how}"
+
+    @property
+    def name(self) -> str:
+        """What it measured, with its protocol if any: ``"[paper's loss] mean corr"``."""
+        c = self.first
+        return f"[{c.protocol}] {c.what}" if c.protocol else c.what
+
+    def sentence(self) -> str:
+        """``"what: ours (how), against the paper's X"`` (``required Y`` where the paper says nothing)."""
+        c = self.first
+        against = f"against the paper's {c.paper}" if c.paper else f"required {c.required}"
+        return f"{self.name}: {self.quote()}, {against}"
+
+
+def series_of(sweep: Sweep) -> list[Series]:
+    """The checks of ``sweep``'s chapter, each with its results at every seed (matched by :func:`keyed`)."""
+    by_key: dict[tuple[str, str, str, str, int], dict[int, Check]] = {}
+    for seed in sweep.seeds:
+        for key, check in keyed(sweep.records[seed].checks).items():
+            by_key.setdefault(key, {})[seed] = check
+    return [Series(checks, sweep.book.notebook) for checks in by_key.values()]
+
+
+def keyed(checks: Iterable[Check]) -> dict[tuple[str, str, str, str, int], Check]:
+    """Checks by claim, kind, protocol, what they measure and occurrence (where a chapter makes one twice)."""
+    out: dict[tuple[str, str, str, str, int], Check] = {}
+    seen: Counter[tuple[str, str, str, str]] = Counter()
+    for check in checks:
+        key = (check.claim, check.kind, check.protocol, check.what)
+        out[(*key, seen[key])] = check
+        seen[key] += 1
+    return out
+
+
+# -- qualifications across the seeds ------------------------------------------------------------
+
+
+def qualification_across(made: Sequence[tuple[int, Qualification]], seeds: Sequence[int]) -> str:
+    """One qualification as made at several seeds: each number as its range over them.
+
+    ``made`` holds the seeds where the chapter stated it (with the same words) and what it said
+    there; ``seeds`` are all the seeds of the sweep.
+    """
+    first, fmt = made[0][1], string.Formatter()
+    parts, varied = [], False
+    for literal, name, spec, conversion in fmt.parse(first.text):
+        parts.append(literal)
+        if name is None:
+            continue
+        values = [q.numbers[name] for _, q in made]
+        texts = [fmt.format_field(fmt.convert_field(v, conversion), spec or "") for v in values]
+        if len(set(texts)) == 1:
+            parts.append(texts[0])
+        else:
+            varied = True
+            low, high = (texts[values.index(v)] for v in (min(values), max(values)))
+            parts.append(f"{low} to {high}")
+    text = "".join(parts)
+    at = [seed for seed, _ in made]
+    if len(at) < len(seeds):
+        return f"{text} (at seed{'s' * (len(at) > 1)} {format_seeds(at)})"
+    return f"{text} (lowest to highest over the {len(at)} seeds)" if varied else text
+
+
+# -- the verdict of a claim ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CheckSummary:
+    """One check across the seeds, as a claim's card lists it (every field plain text)."""
+
+    claim: str
+    #: One of :data:`~ntpnb.chapter._claims.KINDS`.
+    kind: str
+    what: str
+    #: The protocol it was made under ("": every protocol).
+    protocol: str
+    #: The chapter that made it (its notebook's name; "" when not known).
+    notebook: str
+    #: Ours: the pooled estimate with its count (a statistical check), else the book seed's value.
+    ours: str
+    #: Its range over the seeds ("" when alike or at one seed).
+    spread: str
+    required: str
+    #: What the paper reports ("" when it states no number).
+    paper: str
+    #: How it was decided: ``"at all 5 seeds"``, ``"on 500 trials pooled over 5 seeds"``.
+    decided: str
+    #: ``"holds"``, ``"fails"``, ``"established"``, ``"not established"`` or ``"not decided"``.
+    outcome: str
+    #: The authors' stored artifact's value and whether it is consistent with ours ("": none).
+    artifact: str = ""
+
+    @classmethod
+    def of(cls, series: Series) -> CheckSummary:
+        """The summary of ``series``."""
+        c = series.first
+        return cls(
+            c.claim,
+            c.kind,
+            c.what,
+            c.protocol,
+            series.notebook,
+            series.ours(),
+            series.seed_range(),
+            c.required,
+            c.paper,
+            series.decided,
+            series.outcome,
+            series.artifact_note(),
+        )
+
+
+@dataclass(frozen=True)
+class ProtocolVerdict:
+    """A claim's verdict under one of its protocols (:attr:`Verdict.protocols`)."""
+
+    #: The protocol's key, as the registry declares it and the check lines print it.
+    key: str
+    #: The protocol in words (MyST markdown, from the registry).
+    words: str
+    #: One of :data:`VERDICTS`, how it was decided, and one sentence why.
+    verdict: str
+    basis: str
+    why: str
+
+    @property
+    def phrase(self) -> str:
+        """``"does not reproduce: contradicted on 500 trials pooled over 5 seeds"``."""
+        return f"{self.verdict}: {self.basis}" if self.basis else self.verdict
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The verdict of one claim and what it rests on (see the module docstring)."""
+
+    #: The claim id.
+    claim: str
+    #: One of :data:`VERDICTS`.
+    verdict: str
+    #: How the verdict was decided, in plain words; empty for *not tested*.
+    basis: str = ""
+    #: How many checks of each kind the claim has (at one seed): ``evidence``, ``findings``,
+    #: ``sanity`` and ``measurements``; and ``failed``, how many did not hold where they count (per
+    #: seed: each seed; pooled: once).
+    counts: Mapping[str, int] = field(default_factory=dict)
+    #: One sentence: why, with the decisive number against the paper's (:func:`claim_verdict`).
+    why: str = ""
+    #: Each evidence check, in the records' order.
+    evidence: tuple[CheckSummary, ...] = ()
+    #: The checks that failed and decided a *check failed* or *holds at some seeds*.
+    failures: tuple[str, ...] = ()
+    #: The established shortfalls that decided a *does not reproduce*.
+    findings: tuple[str, ...] = ()
+    #: The stated limits of a positive verdict (or, beside a negative one, of the evidence).
+    qualifications: tuple[str, ...] = ()
+    #: Our established measurements beyond the paper, shown beside the claim (never a qualification).
+    beyond: tuple[str, ...] = ()
+    #: Statistical checks that hold pooled but that some seeds' own samples do not bear out.
+    marginal: tuple[str, ...] = ()
+    #: Measurements and findings not established, the authors' artifacts, checks that test nothing.
+    notes: tuple[str, ...] = ()
+    #: The verdict under each protocol, the first deciding this one (empty: one protocol).
+    protocols: tuple[ProtocolVerdict, ...] = ()
+
+    @property
+    def phrase(self) -> str:
+        """The verdict as every page writes it: ``"reproduced: holds at all 5 seeds"``."""
+        return f"{self.verdict}: {self.basis}" if self.basis else self.verdict
+
+    @property
+    def negative(self) -> bool:
+        """Whether the verdict says the claim does not (or not always) hold (:data:`NEGATIVE`)."""
+        return self.verdict in NEGATIVE
+
+    @property
+    def reasons(self) -> tuple[str, ...]:
+        """Every sentence: failures, findings, qualifications, beyond, marginal, then notes."""
+        return self.failures + self.findings + self.qualifications + self.beyond + self.marginal + self.notes
+
+
+@dataclass(frozen=True)
+class _Decision:
+    """What :func:`_decide` gives: the parts of a verdict that a protocol's checks decide."""
+
+    verdict: str
+    basis: str
+    why: str
+    failures: tuple[str, ...] = ()
+    findings: tuple[str, ...] = ()
+    qualifications: tuple[str, ...] = ()
+
+
+def _failure(series: Series) -> str:
+    """A failed check in a sentence: ``"x: fails at seeds 1 and 3 (measured 1 and 1, required > 0)"``."""
+    c = series.first
+    kind = "" if c.kind == "claim" else f"{c.kind} check "
+    if series.statistical or (series.basis == "seed-independent" and series.pooled_sample is not None):
+        return f"{kind}{series.name}: {series.outcome}, {series.quote()}, required {c.required}"
+    if series.differs:
+        values = format_seeds(dict.fromkeys(ch.measured for ch in series.checks.values()))
+        return f"{kind}{series.name}: declared the same at every seed, but measured {values}"
+    failed = series.failed_seeds
+    measured = format_seeds(series.checks[seed].measured for seed in failed)
+    return f"{kind}{series.name}: fails at {_at_seeds(failed)} (measured {measured}, required {c.required})"
+
+
+def _note(series: Series) -> str:
+    """A measurement's or a finding's line: ``"measurement not established: what (ours how)"``."""
+    return f"{series.first.kind} {series.outcome}: {series.name} ({series.quote()})"
+
+
+def _marginal(series: Series) -> str:
+    """``"what: holds pooled (q = 0.020); alone, seeds 2 and 3 do not bear it out (q = 0.002, ...)"``."""
+    c, seeds = series.first, series.marginal_seeds
+    pooled = series.pooled_sample.describe(series.target, 3, count=False)  # type: ignore[union-attr]
+    alone = ", ".join(
+        series.checks[s].sample.describe(series.target, 3, count=False)  # type: ignore[union-attr]
+        for s in seeds
+    )
+    held = "established" if c.kind in ("finding", "measurement") else "holds"
+    verb = "does" if len(seeds) == 1 else "do"
+    return (
+        f"{series.name}: {held} pooled ({pooled}); alone, {_at_seeds(seeds)} {verb} not bear it out ({alone})"
+    )
+
+
+def _shortfall_basis(series: Series) -> str:
+    """How an established shortfall decided *does not reproduce*, in plain words."""
+    if series.first.kind == "finding":
+        return f"a finding established {series.decided}"
+    return f"contradicted {series.decided}"
+
+
+def _why_by_construction(sanity: Sequence[Series]) -> str:
+    first = sanity[0]
+    more = f", and {len(sanity) - 1} more" if len(sanity) > 1 else ""
+    return (
+        "only checks of the code and setting, which a false claim would pass too: "
+        f"{first.name}: {first.quote()}{more}"
+    )
+
+
+def _evidence_basis(evidence: Sequence[Series], seeds: Sequence[int], holding: Sequence[int]) -> str:
+    """How the evidence was decided: ``"holds at all 5 seeds and on 5 tests pooled over 5 seeds"``."""
+    per_seed = [s for s in evidence if s.basis == "per seed"]
+    pooled = [s for s in evidence if s.statistical]
+    once = [s for s in evidence if s.basis == "seed-independent"]
+    n = len(seeds)
+    parts = []
+    if per_seed:
+        missed = [seed for seed in seeds if seed not in holding]
+        if n == 1:
+            parts.append("at the one seed")
+        elif not missed:
+            parts.append(f"at all {_seeds(n)}")
+        else:
+            parts.append(f"at {len(holding)} of {_seeds(n)} (fails at {format_seeds(missed)})")
+    if pooled:
+        sizes = format_seeds(dict.fromkeys(s.pooled_sample.count for s in pooled))  # type: ignore[union-attr]
+        parts.append(f"on {sizes} {pooled[0].how}")
+    if once:
+        parts.append("once, on data the same at every seed" if n > 1 else "once")
+    return "holds " + format_seeds(parts)
+
+
+def _decide(series: Sequence[Series], qualifications: Sequence[str], authors: str) -> _Decision:
+    """The verdict that ``series`` (of one claim, under one protocol) and the qualifications give.
+
+    An artifact that shows our value may excuse a missed number only where the check follows the
+    authors' protocol: made under ``authors`` (the claim's first protocol) or under every one.
+    """
+    # one list per kind of the registry (a kind added there fails this unpacking, not silently)
+    evidence, sanity, findings, _ = ([s for s in series if s.first.kind == k] for k in KINDS)
+    undecided = [s for s in evidence if not s.decidable]
+    evidence = [s for s in evidence if s.decidable]
+    seeds = tuple(dict.fromkeys(seed for s in series for seed in s.checks))
+    per_seed = [s for s in evidence if s.basis == "per seed"]
+    holding = tuple(
+        seed for seed in seeds if all(s.checks[seed].passed for s in per_seed if seed in s.checks)
+    )
+    quals = tuple(dict.fromkeys(qualifications))
+    quals += tuple(f"not decided by this run: {_note(s).split(': ', 1)[1]}" for s in undecided)
+
+    broken = [s for s in sanity if not s.established]
+    broken += [
+        s for s in evidence if s.basis == "seed-independent" and s.pooled_sample is None and not s.established
+    ]
+    broken += [s for s in series if s.first.kind in ("finding", "measurement") and s.differs]
+    if broken or (per_seed and not holding):
+        return _check_failed(broken, per_seed, len(seeds), bool(holding), quals)
+    contradicted = [s for s in evidence if s.pooled_sample is not None and not s.established]
+    shortfalls = [s for s in findings if s.established] + contradicted
+    excused = [s for s in shortfalls if s.protocol in ("", authors) and s.artifact_agrees()]
+    standing = [s for s in shortfalls if s not in excused]
+    if standing:
+        found = tuple(
+            s.sentence() + (f" ({s.artifact_note()})" if s.artifact_note() else "") for s in standing
+        )
+        basis = ", and ".join(dict.fromkeys(_shortfall_basis(s) for s in standing))
+        return _Decision(NOT_REPRODUCED, basis, standing[0].sentence(), (), found, quals)
+    # a missed number that the authors' artifact shows too, under their protocol: a qualification
+    quals += tuple(f"{s.sentence()}, and {s.artifact_note()}" for s in excused)
+    if not evidence:
+        return _without_evidence(excused, findings, undecided, sanity, quals)
+    basis = _evidence_basis(evidence, seeds, holding)
+    if len(holding) < len(seeds) and per_seed:
+        failures = tuple(_failure(s) for s in per_seed if s.failed_seeds)
+        return _Decision(PARTIAL, basis, failures[0], failures, (), quals)
+    quoted = next((s for s in evidence if s.first.paper), evidence[0])
+    return _Decision(QUALIFIED if quals else REPRODUCED, basis, quoted.sentence(), (), (), quals)
+
+
+def _check_failed(
+    broken: Sequence[Series], per_seed: Sequence[Series], seeds: int, holding: bool, quals: tuple[str, ...]
+) -> _Decision:
+    """The decision of a claim whose checks failed: ``broken`` series, or per-seed evidence held nowhere.
+
+    Parameters
+    ----------
+    broken
+        The series that failed outright (a sanity check, seed-independent evidence) or whose
+        finding or measurement differs between seeds.
+    per_seed
+        The evidence decided per seed.
+    seeds
+        How many seeds the checks ran at.
+    holding
+        Whether the per-seed evidence held together at some seed.
+    quals
+        The claim's qualifications.
+    """
+    failing = broken or [s for s in per_seed if s.failed_seeds]
+    what = [f"{s.first.label} {'differs between seeds' if s.differs else s.outcome}" for s in broken]
+    if per_seed and not holding:
+        what.append(
+            "the evidence fails at the one seed"
+            if seeds == 1
+            else f"the evidence holds at none of the {_seeds(seeds)}"
+        )
+    failures = tuple(_failure(s) for s in failing)
+    return _Decision(CHECK_FAILED, ", and ".join(dict.fromkeys(what)), failures[0], failures, (), quals)
+
+
+def _without_evidence(
+    excused: Sequence[Series],
+    findings: Sequence[Series],
+    undecided: Sequence[Series],
+    sanity: Sequence[Series],
+    quals: tuple[str, ...],
+) -> _Decision:
+    """The decision of a claim with no decidable evidence check, from what it has instead.
+
+    In order: a missed number the authors' artifact shows too (``excused``: our value is theirs,
+    that is the evidence), findings not established, evidence undecided at the run's seeds,
+    sanity checks only, nothing.
+    """
+    if excused:
+        basis = format_seeds(dict.fromkeys(f"{s.first.kind} {s.decided}" for s in excused))
+        return _Decision(QUALIFIED, basis, excused[0].sentence(), (), (), quals)
+    if findings:
+        basis = format_seeds(dict.fromkeys(f"a finding not established {s.decided}" for s in findings))
+        return _Decision(NOT_ESTABLISHED, basis, findings[0].sentence(), (), (), quals)
+    if undecided:
+        basis = "its evidence cannot be decided at this run's seeds"
+        return _Decision(NOT_ESTABLISHED, basis, quals[-1], (), (), quals)
+    if sanity:
+        return _Decision(BY_CONSTRUCTION, "sanity checks only", _why_by_construction(sanity), (), (), quals)
+    return _Decision(BY_CONSTRUCTION, "no evidence checks", "", (), (), quals)
+
+
+def _counts(series: Sequence[Series]) -> dict[str, int]:
+    evidence, sanity, findings, measurements = ([s for s in series if s.first.kind == k] for k in KINDS)
+    failed = sum(
+        (not s.established) if s.basis != "per seed" else len(s.failed_seeds) for s in (*evidence, *sanity)
+    )
+    return {
+        "evidence": len(evidence),
+        "findings": len(findings),
+        "sanity": len(sanity),
+        "measurements": len(measurements),
+        "failed": failed,
+    }
+
+
+def _notes(series: Sequence[Series], deciding: str) -> tuple[str, ...]:
+    """Measurements and findings not established, vacuous tests, and the authors' artifacts.
+
+    An artifact is noted beside evidence that holds, or beside a check under a protocol other
+    than ``deciding`` (whose findings only that protocol's verdict quotes).
+    """
+    notes = tuple(_note(s) for s in series if s.first.kind == "measurement" and not s.established)
+    notes += tuple(_note(s) for s in series if s.first.kind == "finding" and not s.established)
+    notes += tuple(
+        f"{s.name}: {s.artifact_note()}"
+        for s in series
+        if s.artifact_note()
+        and ((s.first.kind == "claim" and s.established) or s.protocol not in ("", deciding))
+    )
+    notes += tuple(
+        f"{s.first.label} {s.first.what}: every p-value is 1, so Fisher's method can reject nothing "
+        "and the check tests nothing (a p-value capped by a correction, min(1, k p), is no input for it)"
+        for s in series
+        if s.pooled_sample is not None and s.pooled_sample.vacuous
+    )
+    return notes
+
+
+def _protocol_qualification(primary: tuple[str, _Decision], other: tuple[str, _Decision]) -> str:
+    """``"decided under [authors' loss] (reproduced); under [paper's loss]: does not reproduce, ..."``."""
+    (key, decision), (other_key, theirs) = primary, other
+    return f"decided under [{key}] ({decision.verdict}); under [{other_key}]: {theirs.verdict}, {theirs.why}"
+
+
+def claim_verdict(
+    claim: str,
+    series: Sequence[Series],
+    qualifications: Sequence[str] = (),
+    protocols: Mapping[str, str] | None = None,
+) -> Verdict:
+    """The verdict of ``claim`` from its checks at every seed and its qualifications (the rule).
+
+    ``protocols`` (key -> words; default: the registry's for ``claim``) are the claim's
+    protocols, the first deciding. Under each protocol some check names, the verdict is decided
+    on the checks without a protocol and that protocol's own (:class:`ProtocolVerdict`); an
+    artifact can excuse a missed number only for a check under the first protocol or under every
+    protocol (it follows the authors' own).
+
+    :attr:`Verdict.why` is chosen by this rule: for a negative verdict, the check that decided it
+    (the first failure or established shortfall); else the first evidence check that quotes the
+    paper, else the first evidence check; for a claim with sanity checks only, what they check.
+    """
+    counts = _counts(series)
+    if not series:
+        return Verdict(claim, NOT_TESTED, counts=counts)
+    if protocols is None:
+        protocols = declared_protocols(claim)
+    used = [p for p in dict.fromkeys(s.protocol for s in series) if p]
+    extras = _verdict_extras(series, next(iter(protocols), "") if used else "")
+    if not used:
+        d = _decide(series, qualifications, authors="")
+        return _as_verdict(claim, d, counts, extras, d.verdict, d.qualifications)
+    keys = [*protocols, *(k for k in used if k not in protocols)]
+    decided = _protocol_decisions(series, qualifications, keys, used)
+    (first, primary), *others = decided.items()
+    words = {k: protocols.get(k, "(not declared in the registry)") for k in keys}
+    subs = tuple(ProtocolVerdict(k, words[k], d.verdict, d.basis, d.why) for k, d in decided.items())
+    verdict, quals = primary.verdict, primary.qualifications
+    differ = [(k, d) for k, d in others if d.verdict != primary.verdict]
+    if differ and verdict in POSITIVE:
+        verdict = QUALIFIED
+        quals += tuple(_protocol_qualification((first, primary), other) for other in differ)
+    return _as_verdict(claim, primary, counts, extras, verdict, quals, subs)
+
+
+def _as_verdict(
+    claim: str,
+    decision: _Decision,
+    counts: dict[str, int],
+    extras: Mapping[str, tuple[Any, ...]],
+    verdict: str,
+    qualifications: tuple[str, ...],
+    protocols: tuple[ProtocolVerdict, ...] = (),
+) -> Verdict:
+    """The :class:`Verdict` of ``claim``: ``verdict`` on the basis of ``decision``, with ``extras``."""
+    return Verdict(
+        claim,
+        verdict,
+        decision.basis,
+        counts,
+        decision.why,
+        failures=decision.failures,
+        findings=decision.findings,
+        qualifications=qualifications,
+        protocols=protocols,
+        **extras,
+    )
+
+
+def _verdict_extras(series: Sequence[Series], authors: str) -> dict[str, tuple[Any, ...]]:
+    """What a claim's verdict shows beside its decision: evidence, measurements beyond, marginal seeds, notes.
+
+    ``authors`` is the claim's first protocol where its checks name protocols, else "".
+    """
+    return {
+        "evidence": tuple(CheckSummary.of(s) for s in series if s.first.kind == "claim"),
+        "beyond": tuple(
+            f"{s.name}: {s.quote()}" for s in series if s.first.kind == "measurement" and s.established
+        ),
+        "marginal": tuple(_marginal(s) for s in series if s.first.kind != "measurement" and s.marginal_seeds),
+        "notes": _notes(series, authors),
+    }
+
+
+def _protocol_decisions(
+    series: Sequence[Series], qualifications: Sequence[str], keys: Sequence[str], used: Sequence[str]
+) -> dict[str, _Decision]:
+    """The decision under each protocol of ``keys`` that a check names (and the first, always).
+
+    Each is decided on the checks without a protocol and the protocol's own; the first protocol
+    (``keys[0]``) is the authors'.
+    """
+    return {
+        key: _decide([s for s in series if s.protocol in ("", key)], qualifications, authors=keys[0])
+        for i, key in enumerate(keys)
+        if i == 0 or key in used
+    }
+
+
+def sweep_verdicts(claim_ids: Iterable[str], sweeps: Sequence[Sweep]) -> dict[str, Verdict]:
+    """The verdict of every id in ``claim_ids`` (in that order) over every chapter's sweep.
+
+    Qualifications are quoted across the seeds that state them, each number as its range
+    (:func:`qualification_across`). Ids without checks are *not tested*.
+    """
+    by_claim: dict[str, list[Series]] = {}
+    quals: dict[str, list[str]] = {}
+    for sweep in sweeps:
+        for s in series_of(sweep):
+            by_claim.setdefault(s.first.claim, []).append(s)
+        made: dict[tuple[str, str], list[tuple[int, Qualification]]] = {}
+        for seed in sweep.seeds:
+            for q in sweep.records[seed].qualifications:
+                made.setdefault((q.claim, q.text), []).append((seed, q))
+        for (claim, _), at in made.items():
+            quals.setdefault(claim, []).append(qualification_across(at, sweep.seeds))
+    return {cid: claim_verdict(cid, by_claim.get(cid, []), quals.get(cid, [])) for cid in claim_ids}
+
+
+def format_counts(results: Mapping[str, Verdict]) -> str:
+    """How many claims of ``results`` have each verdict: ``"20 of 26 claims reproduced, 3 reproduced ..."``.
+
+    Verdicts with no claim are left out, except the first.
+    """
+    counts = Counter(v.verdict for v in results.values())
+    parts = [f"{counts[VERDICTS[0]]} of {len(results)} claims {VERDICTS[0]}"]
+    for name in VERDICTS[1:]:
+        if counts[name]:  # the verdict as a predicate: "2 do not reproduce", "1 holds at some seeds"
+            plural = name.replace("does not", "do not").replace("holds at", "hold at")
+            parts.append(f"{counts[name]} {name if counts[name] == 1 else plural}")
+    return ", ".join(parts)

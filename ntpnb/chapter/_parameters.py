@@ -1,0 +1,500 @@
+"""A chapter's parameters: their values in every execution profile, each written once.
+
+``paper`` reproduces the papers' settings (the notebook's ``parameters`` cell, so it runs
+unchanged in Jupyter or Binder); ``quick`` is the test suite's smaller run. Here is only
+what other profiles change (:data:`CHANGES`; a test refuses a change repeating the cell's value).
+``ntpnb reproduce`` injects the profile's values (plus ``profile`` and ``output_dir``) after that
+cell with papermill.
+
+A profile-dependent tolerance is a parameter (its comment says what it bounds), never a
+``profile == "paper"`` test in a notebook; a ``paper`` threshold that is a paper's number is the
+registry's (:func:`~ntpnb.chapter._registry.paper_value`; a test checks it). A parameter's meaning
+is the comment of its line in the cell (:func:`read_parameters_cell`; ``ntpnb list`` prints it);
+prose shows the run's value glued (:func:`glue_parameters`, ``{glue:text}`par_NAME```), never typed.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import os
+import re
+import shlex
+import tokenize
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .._jupyter_imports import import_jsonschema_without_iri_grammar
+from ..errors import InvalidDataError, NTPError
+from ._claims import PROFILE_NAMES
+from ._domains import ANY, Domain, closest, domain_of_value, split_declaration
+from ._layout import DEFAULT_OUTPUT_DIRNAME, exploratory_output_dir, find_project_root, output_layout
+from ._outputs import RunRecord, claim_tree, write_run_record
+from ._prose import glue_text
+
+#: ``CHANGES[notebook][profile]``: what a profile other than ``paper`` changes of the notebook's
+#: ``parameters`` cell. A notebook not named here has no profiles.
+CHANGES: dict[str, dict[str, dict[str, Any]]] = {
+    "01_entropy_separability": {
+        "quick": {
+            # search_iters as at paper: the synthetic search reaches ~1e-14 (600: ~1e-11)
+            "n_starts": 1,
+            "n_random_W": 200,
+            "n_recipe_seeds": 100,
+            "n_triples": 200,
+            "n_g": 31,
+        },
+    },
+    "02_regularization_path": {
+        "quick": {
+            "toy_radii": 20,
+            "synth_radii": 12,
+            "cvxpy_radii": [4.0, 64.0],
+            "toy_gd_iters": 20_000,
+            "synth_gd_iters": 2_000,
+            "gd_records": 20,
+            "limit_instances": ["2D"],
+        },
+    },
+    # fewer iterations and frames, the same instances and settings
+    "03_gd_implicit_bias": {
+        "quick": {
+            "toy_iters": 20_000,
+            "n_frames": 10,
+            "n_geometry_draws": 40,
+            "toy_max_gap_ratio": 0.05,
+            "toy_min_corr": 0.9,
+            "toy_max_dist_ratio": 0.5,
+            "toy_max_w15_gap": 0.2,
+            "toy_max_row_dist": 5.0,
+        },
+    },
+    "04_gd_synthetic_instance": {
+        "quick": {
+            "n_iter": 5_000,
+            "long_iter": 50_000,
+            "sgd_iter": 20_000,
+            "spread_iter": 20_000,
+            "growth_range": [0.5, 1.5],
+            "check_long_rate": False,
+        },
+    },
+    # n_jobs as at paper, one process: the sweep takes about what starting joblib's workers
+    # costs, and chapters run side by side under ntpnb reproduce --jobs
+    "05_overparameterization": {
+        "quick": {
+            "m": 16,
+            "configs": [[2, 1], [10, 1], [5, 2], [10, 6]],
+            "d_step": 2,
+            "n_trials": 10,
+            # nested draws: the G-test rejects the count with a bias, one dimension away, at p < 1e-3
+            # in 99.9% of simulated runs with the paper's 300 draws (86% with 150); at m = 16, 150
+            # reject it in 99.7% of runs
+            "n_trials_cover": 150,
+            "gd_steps": 2000,
+            "m_scaling": [8, 16, 32],
+            "scaling_configs": [[5, 2]],
+            "n_trials_scaling": 8,
+            "gd_max_gap_ratio": 0.3,
+        },
+    },
+    "06_autoregressive_text": {
+        "quick": {
+            "n_chars_stats": 20000,
+            "n_chars_joint": 20,
+            "n_chars_scale": 200,
+            "gd_steps": 3000,
+            "min_corr_joint": 0.8,
+        },
+    },
+    "07_attention": {
+        "quick": {
+            "n_trials": 6,
+            "n_iter": 800,
+            "n_path": 8,
+            "min_corr_acyclic": 0.85,
+            # 800 steps end far below Fig. 4a's value: the quick run tests the code, not it
+            "corr_general_slack": 0.08,
+            "max_cyc_dist": 0.2,
+            "n_iter_local": 400,
+            "min_local_corr": 0.9,
+            # Fig. 6b's values are means over 100 trials of 2000 steps: not at this scale
+            "check_fig6_values": False,
+        },
+    },
+    # a decade per step of the grid (still a decade on each side of 2/L), shorter runs, two
+    # sizes, a smaller draw
+    "08_beyond": {
+        "quick": {
+            "n_steps": 6,
+            "step_iter": 2000,
+            "dense_iter": 300,
+            "horizon_m": [12, 25],
+            "horizon_iter": 2000,
+            "cond_m": 16,
+            "cond_d_step": 4,
+            "cond_gd_steps": 500,
+            "b_map_seeds": 2,
+            "b_map_trials": 4,
+            "m4_lrs": [0.001, 0.01, 0.1, 1.0],
+            "m4_iter": 800,
+            "m5_ns": [4, 16],
+            "m5_iter": 400,
+        },
+    },
+}
+
+#: The parameters a run gives every notebook besides its profile's values (:func:`profile_parameters`),
+#: each with the ``ntpnb reproduce`` option that sets it (never ``-p``).
+RUN_PARAMETERS: dict[str, str] = {"profile": "--profile", "output_dir": "--out"}
+
+#: Set by ``ntpnb reproduce`` for a chapter's kernel: the project whose ``notebooks/`` holds its
+#: source (elsewhere, the project at or above the working folder).
+PROJECT_VAR = "NTPNB_PROJECT"
+
+
+def profile_parameters(source: Path, profile: str) -> dict[str, Any]:
+    """The parameters of the notebook ``source`` under ``profile``, as a new dict.
+
+    The ``parameters`` cell's values (but :data:`RUN_PARAMETERS`) with the profile's :data:`CHANGES`.
+
+    Raises
+    ------
+    NTPError
+        If the profile or the notebook is unknown, or its ``parameters`` cell unreadable.
+    """
+    if profile not in PROFILE_NAMES:
+        raise NTPError(f"unknown profile {profile!r}; use one of {', '.join(PROFILE_NAMES)}")
+    if source.stem not in CHANGES:
+        raise NTPError(f"notebook {source.stem!r} has no profile in ntpnb/chapter/_parameters.py")
+    cell = read_parameters_cell(source)
+    values = {name: p.value for name, p in cell.items() if name not in RUN_PARAMETERS}
+    return {**values, **CHANGES[source.stem].get(profile, {})}
+
+
+def notebook_source(notebook: str) -> Path:
+    """The Jupytext source of the chapter ``notebook``, as its kernel finds it (:data:`PROJECT_VAR`)."""
+    return Path(os.environ.get(PROJECT_VAR) or find_project_root()) / "notebooks" / f"{notebook}.md"
+
+
+def parse_overrides(pairs: Sequence[str]) -> dict[str, str]:
+    """``["n_g=11", "seed=3"]`` as ``{"n_g": "11", "seed": "3"}``; NTPError on a bad or repeated item."""
+    parsed: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        key = key.strip()
+        if not sep or not key.isidentifier():
+            raise NTPError(f"bad parameter override {_shown(pair)}: write KEY=VALUE, e.g. -p seed=3")
+        if key in parsed:
+            raise NTPError(f"parameter {key!r} is overridden twice")
+        parsed[key] = value.strip()
+    return parsed
+
+
+def apply_overrides(source: Path, profile: str, overrides: Mapping[str, str]) -> dict[str, Any]:
+    """The parameters of the notebook ``source`` under ``profile`` with ``overrides`` (text) applied.
+
+    Each value is read in the parameter's domain (:meth:`~ntpnb.chapter._domains.Domain.read`).
+
+    Raises
+    ------
+    NTPError
+        In one line, on a key that is an option of its own (:data:`RUN_PARAMETERS`: named), an
+        unknown key (with the notebooks that have it, else the nearest name) or a value outside
+        the domain (named in words).
+    """
+    notebook, parameters = source.stem, profile_parameters(source, profile)
+    cell = read_parameters_cell(source)
+    for key, text in overrides.items():
+        if key in RUN_PARAMETERS:
+            raise NTPError(run_parameter_error(key, text))
+        if key not in parameters:
+            elsewhere = ", ".join(parameter_owners(source.parent, key, besides=source))
+            near = f" (it is a parameter of {elsewhere})" if elsewhere else closest(key, list(parameters))
+            known = ", ".join(parameters)
+            raise NTPError(f"{notebook} has no parameter {key!r}{near}; its parameters: {known}")
+        try:
+            parameters[key] = cell[key].domain.read(text)
+        except ValueError as exc:
+            meaning = f"{key}: {cell[key].meaning}; " if cell[key].meaning else ""
+            raise NTPError(
+                f"{notebook}: {key}={_shown(text)} is not {exc} "
+                f"({meaning}the {profile} profile has {key}={parameters[key]!r})"
+            ) from None
+    return parameters
+
+
+def run_parameter_error(key: str, text: str) -> str:
+    """Why ``-p KEY=TEXT`` is refused for a parameter every run sets (:data:`RUN_PARAMETERS`): its option."""
+    option, profiles = RUN_PARAMETERS[key], ", ".join(PROFILE_NAMES)
+    if key != "profile":
+        what = f"the output folder is chosen with `{option} {shlex.quote(text)}`"
+    elif text in PROFILE_NAMES:
+        what = f"the profile is chosen with `{option} {text}` (the profiles: {profiles})"
+    else:
+        what = f"the profile is chosen with {option}, one of {profiles} ({text!r} is none of them)"
+    return f"-p {key}={text} sets no parameter of a chapter: {what}"
+
+
+def parameter_owners(folder: Path, key: str, besides: Path | None = None) -> list[str]:
+    """The notebooks in ``folder`` (but ``besides``) whose ``parameters`` cell has ``key``, by name."""
+    return [
+        other.stem
+        for other in sorted(folder.glob("[0-9]*.md"))
+        if other != besides and key in read_parameters_cell(other) and key not in RUN_PARAMETERS
+    ]
+
+
+def missing_parameters(source: Path, keys: Iterable[str]) -> list[str]:
+    """Those of ``keys`` that are not parameters of the notebook ``source`` (a run cannot pass them)."""
+    cell = read_parameters_cell(source)
+    return [key for key in keys if key not in cell or key in RUN_PARAMETERS]
+
+
+def _shown(value: Any) -> str:
+    """``repr(value)``, shortened in the middle when longer than 60 characters."""
+    shown = repr(value)
+    if len(shown) <= 60:
+        return shown
+    return f"{shown[:30]}...{shown[-30:]} ({len(shown)} characters)"
+
+
+@dataclass(frozen=True)
+class CellParameter:
+    """One assignment of a notebook's ``parameters`` cell: its value, what it means, what it may be."""
+
+    name: str
+    value: Any
+    meaning: str  # from the cell's comments (:func:`parse_parameters_cell`); "" if it has none
+    #: The values it may take: declared in its comment, else the kind of its value.
+    domain: Domain = ANY
+    declared: bool = False  # whether its comment declares the domain
+    group: str = ""  # the label of its group in the cell (:data:`GROUP_LABEL`); "" before any
+
+    def check(self, value: Any, notebook: str) -> Any:
+        """``value`` as the domain holds it; NTPError naming the parameter, the domain and the value."""
+        try:
+            return self.domain.check(value)
+        except ValueError as exc:
+            meaning = f" ({self.meaning})" if self.meaning else ""
+            raise NTPError(f"{notebook}: {self.name} = {_shown(value)} is not {exc}{meaning}") from None
+
+
+def read_parameters_cell(source: Path) -> dict[str, CellParameter]:
+    """The :class:`CellParameter` of each assignment of the notebook ``source``'s ``parameters`` cell.
+
+    The cell is the code cell tagged ``parameters`` (papermill's tag).
+
+    Raises
+    ------
+    NTPError
+        If the notebook has no such cell or several, or :func:`parse_parameters_cell` fails.
+    """
+    import_jsonschema_without_iri_grammar()
+    import jupytext  # the notebooks' format; loaded only by what reads them
+
+    cells = jupytext.read(source).cells
+    tagged = [c for c in cells if c.cell_type == "code" and "parameters" in c.metadata.get("tags", [])]
+    if len(tagged) != 1:
+        raise NTPError(f"{source.name}: needs one code cell tagged 'parameters', has {len(tagged)}")
+    return parse_parameters_cell(tagged[0].source, source.name)
+
+
+#: A group label of a parameters cell: a comment line ``# --- experiment settings ---``.
+GROUP_LABEL = re.compile(r"^-{3}\s*(?P<label>.*?)\s*-{3}$")
+
+#: The groups of a chapter's parameters cell, in order: what the experiment does, what its claim
+#: checks require (a test keeps every notebook's parameters in them, besides :data:`RUN_PARAMETERS`).
+GROUPS: tuple[str, ...] = ("experiment settings", "pass/fail thresholds")
+
+
+def parse_parameters_cell(cell: str, notebook: str = "the notebook") -> dict[str, CellParameter]:
+    """The assignments ``NAME = LITERAL`` of the source of a parameters cell, with their meanings.
+
+    A meaning is the comment ending the line (``n = 5000  # samples``), after the heading of its
+    group: consecutive comment lines on their own head the assignments right below them, up to
+    the next blank or comment line (``# synthetic instance`` above it gives ``synthetic instance:
+    samples``). A comment line followed by a blank line heads nothing. An assignment whose line
+    has no meaning of its own takes the comment lines right above it as its meaning, and they
+    head nothing else. The meaning may open with the parameter's domain in braces
+    (``# {int >= 1} samples``, :mod:`ntpnb.chapter._domains`). A comment line ``# --- LABEL ---``
+    starts the group ``LABEL`` (:data:`GROUPS`) and heads nothing.
+    """
+    trailing: dict[int, str] = {}  # the comments (without ``#``) ending a line, by line
+    own_line: dict[int, str] = {}  # those alone on their line
+    try:
+        tree = ast.parse(cell)
+        for token in tokenize.generate_tokens(io.StringIO(cell).readline):
+            if token.type == tokenize.COMMENT:
+                line, column = token.start
+                alone = not token.line[:column].strip()
+                (own_line if alone else trailing)[line] = token.string.lstrip("#").strip()
+    except (SyntaxError, tokenize.TokenError) as exc:
+        raise NTPError(f"{notebook}: its parameters cell is not Python ({exc})") from None
+    labels = {line: m["label"] for line, text in own_line.items() if (m := GROUP_LABEL.match(text))}
+    headings = {line: text for line, text in own_line.items() if line not in labels}
+    parameters: dict[str, CellParameter] = {}
+    heading, previous = "", 0
+    for node in tree.body:
+        target = node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else None
+        if not isinstance(target, ast.Name):
+            raise NTPError(f"{notebook}: line {node.lineno} of its parameters cell is not NAME = VALUE")
+        name = target.id
+        try:
+            value = ast.literal_eval(node.value)
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            raise NTPError(f"{notebook}: the parameter {name} is not a Python literal") from None
+        end = node.end_lineno or node.lineno
+        above, first = heading, node.lineno  # the heading: the comment lines right above, if any
+        while first - 1 > previous and first - 1 in headings:
+            first -= 1
+        if node.lineno != previous + 1:
+            above = " ".join(headings[n] for n in range(first, node.lineno))
+        own = " ".join(trailing[line] for line in range(node.lineno, end + 1) if line in trailing)
+        try:
+            declared, own = split_declaration(own)
+            if not own and above and node.lineno != previous + 1:  # the lines above are its own
+                declared_above, own = split_declaration(above)
+                declared, heading = declared or declared_above, ""
+            else:
+                heading = above
+        except NTPError as exc:
+            raise NTPError(f"{notebook}: the parameter {name}: {exc}") from None
+        meaning = f"{heading}: {own}" if heading and own else heading or own
+        group = next((labels[line] for line in sorted(labels, reverse=True) if line < node.lineno), "")
+        domain = declared or domain_of_value(value)
+        parameter = CellParameter(name, value, meaning, domain, declared is not None, group)
+        parameter.check(value, notebook)  # a cell's own value lies in its declared domain
+        parameters[name] = parameter
+        previous = end
+    return parameters
+
+
+#: The glue name of a parameter's value: ``{glue:text}`par_m``` in a chapter's prose.
+GLUE_KEY = "par_{name}"
+
+
+def format_parameter(value: Any) -> str:
+    """A parameter's value as prose shows it: ``0.5``, ``1e-06``, ``5, 2``, ``(5, 2), (10, 3)``."""
+    if isinstance(value, str):
+        return value
+    if value is None or isinstance(value, (bool, int)):
+        return repr(value)
+    if isinstance(value, float):
+        return f"{value:g}"
+    if isinstance(value, (list, tuple)):
+        items = [format_parameter(item) for item in value]
+        if value and all(isinstance(item, (list, tuple)) for item in value):
+            return ", ".join(f"({item})" for item in items)
+        return ", ".join(items)
+    raise InvalidDataError(
+        f"a parameter's value is a literal of a parameters cell, not {type(value).__name__}"
+    )
+
+
+def glue_parameters(notebook: str, namespace: Mapping[str, Any]) -> None:
+    """Glue every parameter of ``notebook`` as :data:`GLUE_KEY` with its value in ``namespace`` (the run's).
+
+    Raises
+    ------
+    NTPError
+        If ``notebook`` has no profile, or ``namespace`` lacks one of its parameters.
+    """
+    names = profile_parameters(notebook_source(notebook), "paper")
+    missing = [name for name in names if name not in namespace]
+    if missing:
+        raise NTPError(f"{notebook}: glue_parameters finds no value for {', '.join(missing)}")
+    for name in names:
+        glue_text(GLUE_KEY.format(name=name), format_parameter(namespace[name]))
+
+
+def chapter_parameters(notebook: str, namespace: Mapping[str, Any]) -> dict[str, Any]:
+    """The parameters of this run of ``notebook``, from its ``parameters`` cell's ``namespace``, checked.
+
+    The cell right after a chapter's ``parameters`` cell calls it:
+    ``globals().update(chapter_parameters("01_entropy_separability", globals()))``.
+
+    Run by ``ntpnb reproduce`` (``output_dir`` given), the values are the runner's, checked in
+    their domains. Run any other way (JupyterLab, Binder, papermill without ``output_dir``), it is
+    an *interactive run*: the profile's values (:data:`CHANGES`) replace those of the cell as
+    saved (a value set otherwise, as by papermill's ``-p``, is kept), and the outputs go to a
+    tree of their own (:func:`~ntpnb.chapter._layout.exploratory_output_dir`, labelled so in its
+    ``run.json``), never the book's ``outputs/``; it prints so, as the chapter's first output.
+
+    Returns
+    -------
+    dict
+        Every parameter of the cell with its value, ``output_dir`` the tree to write.
+
+    Raises
+    ------
+    NTPError
+        On an unknown profile, a value outside its domain (named in words), a parameter missing
+        from ``namespace``, or an ``output_dir`` that is the book's own tree.
+    """
+    source = notebook_source(notebook)
+    cell = read_parameters_cell(source)
+    missing = [name for name in cell if name not in namespace]
+    if missing:
+        raise NTPError(f"{notebook}: no value for {', '.join(missing)} (run the parameters cell first)")
+    values = {name: namespace[name] for name in cell}
+    profile, output_dir = values["profile"], values["output_dir"]
+    if profile not in PROFILE_NAMES:
+        raise NTPError(f"{notebook}: profile = {profile!r} is none of {', '.join(map(repr, PROFILE_NAMES))}")
+    project = source.parent.parent
+    # an interactive run takes the profile's values for those left as saved
+    changes = CHANGES.get(notebook, {}).get(profile, {}) if output_dir is None else {}
+    values = {
+        name: changes[name] if name in changes and value == cell[name].value else value
+        for name, value in values.items()
+    }
+    checked = {name: cell[name].check(value, notebook) for name, value in values.items()}
+    if output_dir is None:
+        checked["output_dir"] = str(_interactive_tree(notebook, project, checked, cell))
+    elif Path(output_dir).resolve() == (project / DEFAULT_OUTPUT_DIRNAME).resolve():
+        raise NTPError(
+            f"{notebook}: output_dir {output_dir} is the book's own tree, which only ntpnb reproduce "
+            "writes; set output_dir = None (a tree of its own under outputs/runs/interactive/)"
+        )
+    return checked
+
+
+def _interactive_tree(
+    notebook: str, project: Path, values: Mapping[str, Any], cell: Mapping[str, CellParameter]
+) -> Path:
+    """Make the tree of an interactive run of ``values``, label it in its ``run.json``, and say so; its root.
+
+    The tree is named by the values that differ from the profile's.
+    """
+    profile = values["profile"]
+    by_profile = CHANGES.get(notebook, {}).get(profile, {})
+    changed = {
+        name: value
+        for name, value in values.items()
+        if name not in RUN_PARAMETERS and value != by_profile.get(name, cell[name].value)
+    }
+    shown = {name: format_parameter(value) for name, value in changed.items()}
+    tree = output_layout(exploratory_output_dir(project, profile, shown, interactive=True)).root
+    seed = values.get("seed")
+    from .. import __version__
+
+    seeds = (seed,) if type(seed) is int else ()
+    record = RunRecord(profile, shown, seeds, (notebook,), interactive=True, version=__version__)
+    try:
+        claim_tree(tree, record)
+    except NTPError:  # a run of another setting, or a damaged record: this run's replaces it
+        write_run_record(tree, record)
+    lines = [
+        f"Interactive run (not ntpnb reproduce) at profile {profile}: its outputs go to "
+        f"{tree.relative_to(project.resolve()) if tree.is_relative_to(project.resolve()) else tree}, "
+        "never to the book's outputs/."
+    ]
+    if by_profile:
+        taken = ", ".join(f"{k}={format_parameter(values[k])}" for k in by_profile if k not in changed)
+        lines.append(f"The {profile} profile's values (ntpnb/chapter/_parameters.py): {taken}.")
+    if shown:
+        lines.append("Set here: " + ", ".join(f"{k}={v}" for k, v in shown.items()) + ".")
+    print("\n".join(lines))
+    return tree

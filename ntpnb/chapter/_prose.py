@@ -1,0 +1,91 @@
+"""Numbers in a chapter's prose come from its run: glue them, never type them.
+
+A notebook rounds a number to its stable digits and *glues* the text under a name with
+``myst_nb.glue``; the markdown shows it with ``{glue:text}`name```, taken by myst-nb from the executed
+notebook. The rounding is done here, before gluing, not by a format in the markdown
+(``{glue:text}`name:.3g```): the executed notebook then stores only the stable digits, which the
+before/after and cross-CPU comparisons of its outputs read. Also the phrases and tables a
+chapter writes from its numbers.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+from .._jupyter_imports import import_jsonschema_without_iri_grammar
+from .._validation import as_count, is_real
+from ..errors import InvalidDataError
+
+
+def glue_text(name: str, text: str) -> None:
+    """Glue ``text`` under ``name`` with ``myst_nb.glue`` (a hidden output: the cell shows no stray value).
+
+    Raises
+    ------
+    InvalidDataError
+        On an empty name or text.
+    """
+    if not (isinstance(name, str) and name.strip()):
+        raise InvalidDataError(f"glue: the name must be a non-empty string, got {name!r}")
+    if not (isinstance(text, str) and text.strip()):
+        raise InvalidDataError(f"glue {name!r}: the text must be a non-empty string, got {text!r}")
+    import_jsonschema_without_iri_grammar()  # myst_nb.glue loads nbformat, hence jsonschema
+    from myst_nb import glue  # only inside a kernel
+
+    glue(name, text, display=False)
+
+
+def glue_number(name: str, value: float, digits: int = 3) -> None:
+    """Glue ``value`` to ``digits`` significant digits (``:.{digits}g``; an integer whole).
+
+    Raises
+    ------
+    InvalidDataError
+        If ``value`` is not a finite real number or ``digits`` is not a positive integer.
+    """
+    if not (is_real(value) and math.isfinite(value)):
+        raise InvalidDataError(f"glue {name!r}: the value must be a finite number, got {value!r}")
+    digits = as_count(digits, f"glue {name!r}: digits")
+    glue_text(name, str(int(value)) if isinstance(value, numbers.Integral) else f"{float(value):.{digits}g}")
+
+
+def describe_change(change: float, se: float) -> str:
+    """How a measured quantity moved, with its standard error, in words.
+
+    ``"changes by +0.010 ± 0.020 (within 2 standard errors)"`` or ``"falls by 0.080 ± 0.020 (4.0
+    standard errors)"`` (or ``"rises"``).
+
+    Raises
+    ------
+    InvalidDataError
+        If ``se`` is not a positive finite number or ``change`` is not finite.
+    """
+    change, se = float(change), float(se)
+    if not (math.isfinite(change) and math.isfinite(se) and se > 0):
+        raise InvalidDataError(f"describe_change needs a finite change and se > 0, got {change}, {se}")
+    z = change / se
+    if abs(z) < 2:
+        return f"changes by {change:+.3f} ± {se:.3f} (within 2 standard errors)"
+    direction = "falls" if z < 0 else "rises"
+    return f"{direction} by {abs(change):.3f} ± {se:.3f} ({abs(z):.1f} standard errors)"
+
+
+def sentences(items: list[str], empty: str) -> str:
+    """``items`` joined as one Markdown sentence list (``"a; b."``), or ``empty`` if there are none."""
+    return "; ".join(items) + "." if items else empty
+
+
+def markdown_table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
+    """A Markdown table: the header row, the separator, one line per row.
+
+    Raises
+    ------
+    InvalidDataError
+        If a row does not have as many cells as the header.
+    """
+    for row in rows:
+        if len(row) != len(header):
+            raise InvalidDataError(f"a row of {len(row)} cells in a table of {len(header)} columns: {row!r}")
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    return "\n".join(lines + [f"| {' | '.join(row)} |" for row in rows])

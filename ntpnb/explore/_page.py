@@ -1,0 +1,164 @@
+"""The page of a grid's maps (MyST markdown): what was explored, a summary table, then each map.
+
+The page an explore tree's book shows (``ntpnb book --run TREE``) and ``maps/maps.md``:
+:func:`map_page`. Every number on it comes from the grid's records (:mod:`._maps`).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from statistics import median
+
+from ..book._verdicts import format_seeds
+from ..chapter._claims import format_number
+from ._grid import Grid
+from ._maps import CheckMap, GridResults, boundary_summary, check_maps, value_text, where_it_holds
+
+#: How a check's decision at a point is made, as the page states it (the book's rule).
+DECISION_RULE = (
+    "The decision at a point is the book's verdict rule: a check decided at each seed holds where it "
+    "holds at every seed; a statistical or count check is decided on its trials pooled over the seeds; "
+    "a check whose data do not depend on the seed is decided once. A point is undecided where a seed's "
+    "run is missing or did not complete, or where the pooled trials cannot decide. A boundary is "
+    "bracketed by the grid values on either side of it."
+)
+
+_SPECIAL = re.compile(r"([\\`*_{}\[\]<>|$#~])")
+
+
+def md(text: str) -> str:
+    """``text`` with the characters MyST would read as markup escaped (in a table cell too)."""
+    return _SPECIAL.sub(r"\\\1", str(text))
+
+
+def _axes_words(results: GridResults) -> str:
+    parts = []
+    for axis in results.grid.axes:
+        spec = f" = `{axis.spec}`" if axis.spec else ""
+        values = ", ".join(axis.texts())
+        scale = ", log scale" if axis.log else ""
+        parts.append(f"`{axis.name}`{spec} ({values}{scale})")
+    return " and ".join(parts)
+
+
+def _heading(results: GridResults) -> str:
+    if results.title:
+        return results.title
+    return f"Where the checks hold across {' and '.join(a.name for a in results.grid.axes)}"
+
+
+def _explored(results: GridResults) -> str:
+    """The paragraph saying what was explored."""
+    chapter = f"chapter `{results.chapter}`" if results.chapter else "a chapter's experiment, in process"
+    profile = f" at the {results.profile} profile" if results.profile else ""
+    n = len(results.seeds)
+    seeds = f"seed{'s' * (n != 1)} {format_seeds(results.seeds)}"
+    fixed = ", ".join(f"`{k}={v}`" for k, v in sorted(results.fixed.items()))
+    fixed = f"; fixed: {fixed}" if fixed else ""
+    points = math.prod(results.grid.shape())
+    return (
+        f"Explored: {chapter}{profile}, at {seeds}, over {_axes_words(results)}{fixed}: "
+        f"{points} point{'s' * (points != 1)}, each at every seed."
+    )
+
+
+def _number(value: float) -> str:
+    return format_number(value, 3)
+
+
+def _point_rows(check_map: CheckMap, grid: Grid) -> list[str]:
+    """A table of a map's numbers: each point's median, range, passing seeds and decision."""
+    names = [a.name for a in grid.axes]
+    head = [*names, "median", "range over the seeds", "passes at", "decision"]
+    rows = ["| " + " | ".join(md(h) for h in head) + " |", "|" + "---|" * len(head)]
+    words = {True: "holds", False: "fails", None: "undecided"}
+    for key, decision in check_map.holds.items():
+        values = check_map.values[key]
+        point = [md(value_text(axis, v)) for axis, v in zip(grid.axes, key, strict=True)]
+        if values:
+            passed = round(check_map.share[key] * len(values))
+            low, high = _number(min(values)), _number(max(values))
+            spread = f"{low} to {high}" if low != high else ""
+            cells = [_number(median(values)), spread, f"{passed} of {len(values)} seeds"]
+        else:
+            cells = ["", "", "not made"]
+        rows.append("| " + " | ".join([*point, *cells, words[decision]]) + " |")
+    return rows
+
+
+def _caption(check_map: CheckMap, grid: Grid, n_seeds: int) -> str:
+    if len(grid.axes) == 1:
+        drawn = (
+            f"The median over the {n_seeds} seeds (filled where the check holds, open where it fails, "
+            "grey where undecided), their range (band) and each seed's value (faint points); dashed, "
+            "the required value; shaded, the brackets of its boundaries; below, the share of seeds at "
+            "which it passes."
+        )
+    else:
+        drawn = (
+            f"The median over the {n_seeds} seeds; hatched, the cells where the check fails (dotted: "
+            "undecided); in each cell, the seeds at which it passes; orange, its boundaries (dashed "
+            "across undecided cells)."
+        )
+    return (
+        f"{md(check_map.label)} {md(check_map.what)}, required {md(check_map.required)} "
+        f"({check_map.basis}). {drawn} It {md(where_it_holds(check_map, grid))}; "
+        f"{md(boundary_summary(check_map, grid))}."
+    )
+
+
+def _map_section(index: int, check_map: CheckMap, results: GridResults, figure: str | None) -> list[str]:
+    lines = [f"## {index}. {md(check_map.label)}: {md(check_map.what)}", ""]
+    caption = _caption(check_map, results.grid, len(results.seeds))
+    if figure:
+        alt = (
+            f"Map of {check_map.label} {check_map.what} over "
+            f"{' and '.join(a.name for a in results.grid.axes)}: {where_it_holds(check_map, results.grid)}"
+        )
+        lines += [
+            f"```{{figure}} {figure}",
+            f":name: map-{check_map.slug}",
+            f":alt: {alt.replace(chr(10), ' ')}",
+            "",
+            caption,
+            "```",
+        ]
+    else:
+        lines.append(caption)
+    return [*lines, "", *_point_rows(check_map, results.grid), ""]
+
+
+def map_page(results: GridResults, figures: Mapping[str, str], maps: Sequence[CheckMap] | None = None) -> str:
+    """The MyST page of ``results``' maps: what was explored, a summary table, then each map.
+
+    ``figures``: each map's figure (a path relative to the page) by its :attr:`CheckMap.slug`;
+    a map without one is shown by its caption and numbers. ``maps``: the results'
+    :func:`~ntpnb.explore._maps.check_maps`, where the caller has them already.
+    """
+    maps = check_maps(results) if maps is None else maps
+    lines = [f"# {md(_heading(results))}", "", _explored(results), "", DECISION_RULE, ""]
+    if results.notes:
+        lines += ["Runs not counted (their points are undecided):", ""]
+        lines += [f"- {md(note)}" for note in results.notes] + [""]
+    if not maps:
+        lines += ["No run of this grid made a check.", ""]
+        return "\n".join(lines)
+    lines += [
+        "| claim | what | required | where it holds | boundary |",
+        "|---|---|---|---|---|",
+    ]
+    for m in maps:
+        cells = (
+            m.label,
+            m.what,
+            m.required,
+            where_it_holds(m, results.grid),
+            boundary_summary(m, results.grid),
+        )
+        lines.append("| " + " | ".join(md(c) for c in cells) + " |")
+    lines.append("")
+    for index, m in enumerate(maps, 1):
+        lines += _map_section(index, m, results, figures.get(m.slug))
+    return "\n".join(lines)

@@ -1,0 +1,230 @@
+"""Execute one notebook: Jupytext source -> papermill (with its parameters) -> executed ``.ipynb``.
+
+Its outputs are moved into place when it ran to its end (:func:`~ntpnb.chapter._outputs.promote`),
+even if claim checks failed. A failure is described in one line
+(:func:`~ntpnb.chapter._outputs.describe_failure`), never raised.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import shutil
+import time
+from collections.abc import Callable
+from contextlib import suppress
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .._jupyter_imports import import_jsonschema_without_iri_grammar
+from ..chapter._claims import ChapterRecord, load_chapter_record
+from ..chapter._layout import OutputLayout
+from ..chapter._outputs import (
+    Manifest,
+    atomic_write_text,
+    describe_failure,
+    keep_failure,
+    manifest_path,
+    output_digests,
+    promote,
+    source_commit,
+    staging_layout,
+    write_manifest,
+)
+from ..errors import PathError
+from ._choice import Labelled, NotebookRun, complete_record
+from ._jupyter_kernel import KERNEL_NAME, IPCKernelManager
+
+
+@dataclass(frozen=True)
+class RunResult(Labelled):
+    """Outcome of executing one notebook at one seed.
+
+    ``ok`` means it ran to its end with every check passing; ``completed`` that it ran to its
+    end (its outputs are in place), though the checks of ``failed_checks`` (one line each:
+    :attr:`~ntpnb.chapter._claims.Check.failure`) failed.
+    """
+
+    name: str
+    ok: bool
+    seconds: float
+    executed: Path | None  # for a failure, the kept executed copy (None when none could be kept)
+    error: str | None = None
+    cached: bool = False  # not executed: unchanged since its last run to its end
+    seed: int | None = None  # the seed it ran at (None: the notebook has no seed parameter)
+    sweep: bool = False  # a further seed of the sweep, not the book's
+    completed: bool = False
+    failed_checks: tuple[str, ...] = ()
+    point: str = ""  # the point of an explore's grid it ran at ("" for none)
+
+    def __post_init__(self) -> None:
+        if self.ok:  # ran to its end: ok implies completed
+            object.__setattr__(self, "completed", True)
+
+
+def completed_result(
+    run: NotebookRun, record: ChapterRecord, seconds: float = 0.0, cached: bool = False
+) -> RunResult:
+    """The result of ``run``, which ran to its end and wrote ``record`` (``cached``: in an earlier run)."""
+    failed = tuple(c.failure for c in record.failed)
+    error = f"{len(failed)} of {len(record.checks)} checks failed" if failed else None
+    return RunResult(
+        run.name,
+        not failed,
+        seconds,
+        run.executed,
+        error,
+        cached,
+        run.seed,
+        run.sweep,
+        True,
+        failed,
+        run.point,
+    )
+
+
+#: A function told each code cell as it starts: its number (from 1) and how many there are.
+CellStarted = Callable[[int, int], None]
+#: The name of papermill's engine that reports the cells (:func:`_reporting_engine`).
+REPORTING_ENGINE = "ntpnb-reporting"
+
+
+@functools.cache
+def _reporting_engine() -> str:
+    """Register (once per process) and name papermill's engine that tells ``cell_started`` each code cell.
+
+    It also spares papermill writing the notebook at every cell's start and end: it is written when
+    the cells have run and, when the execution fails, by papermill's closing step (the kept copy).
+    """
+    from papermill.engines import NBClientEngine, papermill_engines
+
+    class ReportingEngine(NBClientEngine):
+        @classmethod
+        def execute_managed_notebook(
+            cls, nb_man: Any, kernel_name: str, cell_started: CellStarted | None = None, **kwargs: Any
+        ) -> Any:
+            if cell_started is not None:
+                code = [i for i, cell in enumerate(nb_man.nb.cells) if cell.cell_type == "code"]
+                number = {index: n for n, index in enumerate(code, start=1)}
+                start = nb_man.cell_start
+
+                def cell_start(cell: Any, cell_index: int | None = None, **kw: Any) -> None:
+                    start(cell, cell_index, **kw)
+                    if cell_index in number:
+                        cell_started(number[cell_index], len(code))
+
+                nb_man.cell_start = cell_start
+            save = nb_man.save
+            nb_man.save = lambda **kwargs: None
+            try:
+                return super().execute_managed_notebook(nb_man, kernel_name, **kwargs)
+            except BaseException:
+                nb_man.save = save
+                raise
+
+    papermill_engines.register(REPORTING_ENGINE, ReportingEngine)
+    return REPORTING_ENGINE
+
+
+def run_notebook(run: NotebookRun, cell_started: CellStarted | None = None) -> RunResult:
+    """Execute ``run`` with papermill; on success move its outputs into place.
+
+    A failure keeps the previous outputs and puts the failed copy and a record in ``run.layout.failed``;
+    any failure is a failed result, never raised.
+    """
+    try:
+        import_jsonschema_without_iri_grammar()  # first: every notebook library of this run loads after it
+        import jupytext  # noqa: F401  (loaded before anything is staged; _execute uses them)
+        import papermill  # noqa: F401
+
+        layout, executed = run.layout, run.executed
+        stage = staging_layout(layout, run.name)
+        staged = stage.notebooks / executed.name
+        start = time.perf_counter()
+        failure = _execute(run, stage, staged, cell_started)
+        seconds = time.perf_counter() - start
+        record = complete_record(run, stage.claims)
+        if failure is not None and (record is None or getattr(failure, "ename", None) != "ClaimCheckError"):
+            return _failed(run, stage, seconds, describe_failure(failure, staged, layout.root))
+        if record is None:  # every cell ran, yet the record is not complete
+            error = "IncompleteRecord: the chapter ended without ClaimLog.conclude() in its last cell"
+            return _failed(run, stage, seconds, error)
+        try:
+            _put_in_place(run, stage, record, seconds)
+        except Exception as exc:  # the outputs are not in place, or the next run cannot know they are
+            return _failed(run, stage, seconds, describe_failure(exc, staged, layout.root))
+        shutil.rmtree(stage.root, ignore_errors=True)
+        return completed_result(run, record, seconds)
+    except Exception as exc:  # a failure it did not report (a bug): a failed result too
+        return failed_result(run, describe_failure(exc, outputs=run.layout.root))
+
+
+def _execute(
+    run: NotebookRun, stage: OutputLayout, staged: Path, cell_started: CellStarted | None
+) -> Exception | None:
+    """Execute ``run``'s source with papermill into ``staged`` (in the staging tree ``stage``).
+
+    Returns
+    -------
+    Exception or None
+        What the execution raised (any failure is reported, the others go on), or None.
+    """
+    import jupytext
+    import papermill
+
+    try:
+        papermill.execute_notebook(
+            jupytext.read(run.source),
+            str(staged),
+            parameters=dict(run.parameters),
+            cwd=str(stage.notebooks),  # output_dir ".." is the staging root
+            kernel_name=KERNEL_NAME,
+            kernel_manager_class=IPCKernelManager,
+            progress_bar=False,
+            log_output=False,
+            engine_name=_reporting_engine(),
+            cell_started=cell_started,
+            # the cells have run: the kernel is killed with its process group rather than
+            # asked to exit (tearing down its interpreter takes a second or more)
+            shutdown_kernel="immediate",
+        )
+    except Exception as exc:  # report any failure, go on with the others
+        return exc
+    return None
+
+
+def _put_in_place(run: NotebookRun, stage: OutputLayout, record: ChapterRecord, seconds: float) -> None:
+    """Move a completed run's staged outputs into its tree, then write its manifest.
+
+    The record is rewritten with every parameter the run was given; the manifest says the run's
+    cache key, parameters, time, the outputs' digests and the commit of its sources.
+    """
+    claims = stage.claims / f"{run.name}.json"
+    if claims.exists():  # the record says every parameter the run was given
+        record = dataclasses.replace(record, parameters=dict(run.parameters))
+        atomic_write_text(claims, record.dump())
+    digests = output_digests(run.layout.root, promote(stage, run.layout, run.executed))
+    commit = source_commit(run.source.parents[1])  # the project of notebooks/<name>.md
+    write_manifest(
+        run.executed, Manifest(run.key, dict(run.parameters), seconds, digests, run.package, commit)
+    )
+
+
+def _failed(run: NotebookRun, stage: OutputLayout, seconds: float, error: str) -> RunResult:
+    """The result of a failed run: its cache key forgotten, its executed copy and record kept."""
+    with suppress(OSError):  # a failed run is never cached (unless the folder is read-only)
+        manifest_path(run.executed).unlink(missing_ok=True)
+    try:
+        record = load_chapter_record(stage.claims / f"{run.name}.json")
+        checks = [dataclasses.asdict(c) for c in record.checks]
+    except PathError:  # no record (or half of one) yet
+        checks = []
+    kept = keep_failure(run.layout, stage, run.name, error, run.parameters, checks)
+    shutil.rmtree(stage.root, ignore_errors=True)
+    return failed_result(run, error, seconds, kept)
+
+
+def failed_result(run: NotebookRun, error: str, seconds: float = 0.0, kept: Path | None = None) -> RunResult:
+    """The result of ``run`` when it failed before its end, with ``error`` (one line)."""
+    return RunResult(run.name, False, seconds, kept, error, seed=run.seed, sweep=run.sweep, point=run.point)

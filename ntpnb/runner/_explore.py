@@ -1,0 +1,258 @@
+"""``ntpnb explore``: a chapter at every point of a grid of its settings and at every seed, then its maps.
+
+Every point of the grid (:mod:`ntpnb.explore._grid`) times every seed is one run of the chapter
+with its own output tree, planned, cached, executed and resumed exactly as a sweep of ``ntpnb
+reproduce`` is (:func:`~._choice.planned_runs`, :func:`~._run.execute_plan`): on the local pool or
+as tasks of a Dask cluster (with its retries), cached by content (source, parameters, ntpnb), a
+Ctrl-C keeping what finished. The explore tree (default
+``<root>/outputs/explore/<chapter>/<what was asked>``)::
+
+    explore.json                    the grid (written atomically before any run): the chapter,
+                                    profile, seeds, axes, fixed overrides, each point's folder
+    points/<point>/                 the point's tree at the chapter's seed (an ordinary output tree)
+    points/<point>/seeds/seed=<s>/  the point's further seeds, as a sweep places them
+    maps/                           a map of every check over the grid (:func:`finish_explore`)
+
+Every input is checked first (:func:`check_explore`: the chapter, every value of every axis in
+its domain, each point's run as ``reproduce`` checks it, the tree): a refused grid writes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from .. import __version__
+from .._validation import as_count
+from ..chapter._layout import (
+    DEFAULT_OUTPUT_DIRNAME,
+    EXPLORE_RECORD,
+    POINTS_DIRNAME,
+    folder_name,
+    output_tree,
+)
+from ..chapter._outputs import atomic_write_json, output_lock, read_record
+from ..errors import NTPError, PathError, RunInterruptedError
+from ..explore._grid import Axis, Grid, checked_grid, point_label, value_text
+from ..explore._maps import MAPS_DIRNAME, check_maps, load_explore, summary_lines, write_maps
+from ._choice import CheckedRun, RunPlan, check_run, planned_runs, select_notebooks
+from ._execute import RunResult
+from ._run import execute_plan
+
+#: Seeds per point unless ``--seeds`` says otherwise: the chapter's and two more, so that a map
+#: shows at each point the share of seeds at which a check passes.
+EXPLORE_SEEDS = 3
+#: The folder of ``outputs/`` that holds the explore trees, one folder per chapter.
+EXPLORE_DIRNAME = "explore"
+#: What must agree between a tree's ``explore.json`` and a grid that runs into it (seeds may grow).
+_SETTING = ("chapter", "profile", "axes", "fixed")
+
+
+@dataclass(frozen=True)
+class CheckedExplore:
+    """The inputs of an explore, checked: its grid, its tree, each point's checked run, its record."""
+
+    grid: Grid
+    tree: Path
+    points: tuple[CheckedRun, ...]  # in the grid's order (:meth:`~ntpnb.explore._grid.Grid.points`)
+    record: dict[str, Any]  # what ``explore.json`` holds
+
+
+@dataclass(frozen=True)
+class ExploreRun:
+    """What an explore did: its tree, grid, every run's result (by point, then seed), the maps it wrote."""
+
+    tree: Path
+    grid: Grid
+    results: tuple[RunResult, ...]
+    maps: tuple[Path, ...]
+
+
+def explore_tree(
+    root: Path,
+    chapter: str,
+    profile: str,
+    grid: Grid,
+    fixed: Mapping[str, str],
+    output_dir: str | Path | None,
+) -> Path:
+    """The root of the explore tree: ``output_dir``, or ``<root>/outputs/explore/<chapter>/<what was asked>``.
+
+    What was asked names the folder: the profile (when not ``paper``), each axis as written, the
+    fixed overrides (:func:`~ntpnb.chapter._layout.folder_name`).
+
+    Raises
+    ------
+    NTPError
+        If ``output_dir`` lies at or above the project's root, inside its sources, or is the
+        book's tree (:func:`~ntpnb.chapter._layout.output_tree`).
+    """
+    asked: dict[str, object] = {"profile": profile} if profile != "paper" else {}
+    asked |= {axis.name: axis.spec or ",".join(axis.texts()) for axis in grid.axes}
+    asked |= dict(sorted(fixed.items()))
+    default = root.resolve() / DEFAULT_OUTPUT_DIRNAME / EXPLORE_DIRNAME / chapter / folder_name(asked)
+    return output_tree(root, profile, asked, default if output_dir is None else output_dir)
+
+
+def explore_record(
+    chapter: str, profile: str, grid: Grid, fixed: Mapping[str, str], seeds: Sequence[int]
+) -> dict[str, Any]:
+    """What ``explore.json`` records of a grid: the setting, its seeds, each point's folder and values."""
+    return {
+        "chapter": chapter,
+        "profile": profile,
+        "seeds": list(seeds),
+        "axes": [{**asdict(axis), "values": list(axis.values)} for axis in grid.axes],
+        "fixed": dict(fixed),
+        "points": [
+            {"dir": f"{POINTS_DIRNAME}/{point_label(point)}", "values": point} for point in grid.points()
+        ],
+        "version": __version__,
+    }
+
+
+def _parse_record(data: object) -> dict[str, Any]:
+    """An explore record read from JSON; ValueError when it lacks one of its settings."""
+    if not isinstance(data, dict) or any(key not in data for key in _SETTING):
+        raise ValueError(f"not an explore record (it needs {', '.join(_SETTING)})")
+    return data
+
+
+def check_explore_tree(tree: Path, record: Mapping[str, Any]) -> None:
+    """Refuse to run the grid of ``record`` into ``tree`` if it holds an explore of another grid.
+
+    Raises
+    ------
+    NTPError
+        If ``tree``'s ``explore.json`` records another chapter, profile, axes or fixed overrides,
+        or does not read.
+    """
+    path = tree / EXPLORE_RECORD
+    if not path.exists():
+        return
+    try:
+        held = read_record(path, "explore record", _parse_record)
+    except PathError as exc:
+        raise NTPError(f"{exc}; if {tree} holds only this grid's runs, delete that file and rerun") from exc
+    # the record as JSON reads it back: tuples as lists
+    asked = json.loads(json.dumps({key: record[key] for key in _SETTING}, default=repr))
+    differ = [key for key in _SETTING if held.get(key) != asked[key]]
+    if differ:
+        raise NTPError(
+            f"{tree} holds an explore of another grid (its {', '.join(differ)} differ: see its "
+            f"{EXPLORE_RECORD}); choose another --out, or leave --out out (each grid then gets a tree "
+            "of its own)"
+        )
+
+
+def check_explore(
+    root: Path,
+    chapter: str,
+    axes: Sequence[Axis],
+    fixed: Mapping[str, str] | None = None,
+    profile: str = "paper",
+    output_dir: str | Path | None = None,
+    jobs: int | None = None,
+    seeds: int | None = None,
+) -> CheckedExplore:
+    """Check every input of an explore of ``chapter`` of the project at ``root``; write and start nothing.
+
+    ``axes``: one or two (:func:`~ntpnb.explore._grid.parse_axis`); ``fixed``: single-valued
+    ``-p`` overrides of every point, as text; ``seeds``: per point (default
+    :data:`EXPLORE_SEEDS`), from the chapter's seed (or ``-p seed=S``); ``output_dir``: the
+    explore tree's root (default :func:`explore_tree`); ``jobs`` as ``reproduce`` takes it.
+
+    Raises
+    ------
+    NTPError
+        On an unknown chapter or profile, a grid :func:`~ntpnb.explore._grid.checked_grid`
+        refuses, anything ``reproduce`` refuses of a point's run (:func:`~._choice.check_run`),
+        or a tree that holds another grid.
+    """
+    fixed = dict(fixed or {})
+    (source,) = select_notebooks(root, [chapter])
+    grid = checked_grid(source, profile, axes, fixed)
+    seeds = EXPLORE_SEEDS if seeds is None else as_count(seeds, "--seeds")
+    tree = explore_tree(root, source.stem, profile, grid, fixed, output_dir)
+    points = []
+    for point in grid.points():
+        label = point_label(point)
+        overrides = {**fixed, **{name: value_text(value) for name, value in point.items()}}
+        checked = check_run(
+            root, [source.stem], profile, overrides, tree / POINTS_DIRNAME / label, jobs, seeds
+        )
+        points.append(replace(checked, point=label))
+    record = explore_record(source.stem, profile, grid, fixed, points[0].record.seeds)
+    check_explore_tree(tree, record)
+    return CheckedExplore(grid, tree, tuple(points), record)
+
+
+def points_done(plan: RunPlan) -> Callable[[Mapping[str, RunResult]], str]:
+    """``2 of 9 points done``, of the results so far: a point is done when all its seeds are."""
+    by_point: dict[str, list[str]] = {}
+    for run in plan.runs:
+        by_point.setdefault(run.point, []).append(run.label)
+
+    def status(results: Mapping[str, RunResult]) -> str:
+        done = sum(all(label in results for label in labels) for labels in by_point.values())
+        return f"{done} of {len(by_point)} points done"
+
+    return status
+
+
+def explore(
+    root: Path,
+    checked: CheckedExplore,
+    log: Callable[[str], None] = print,
+    force: bool = False,
+    wait: bool = True,
+    scheduler: str | None = None,
+) -> ExploreRun:
+    """Run the ``checked`` explore (:func:`check_explore`) of the project at ``root``.
+
+    Under the explore tree's lock, its ``explore.json`` is written, then every point at every
+    seed runs as one plan (:func:`~._choice.planned_runs`, :func:`~._run.execute_plan`: cached
+    runs are not run again, progress lines say the points done and the time left); then the maps
+    are drawn (:func:`finish_explore`). ``log``, ``force``, ``wait`` and ``scheduler`` are as
+    :func:`~._run.reproduce` takes them.
+
+    Raises
+    ------
+    NTPError
+        If the tree came to hold another grid since the check.
+    PathError
+        If the tree cannot be created or written.
+    RunInterruptedError
+        On SIGINT (Ctrl-C) or SIGTERM: finished runs keep their outputs; a rerun resumes.
+    """
+    tree = checked.tree
+    try:
+        tree.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise PathError(f"cannot create the output folder {exc.filename or tree}: {exc.strerror}") from exc
+    with output_lock(tree, wait=wait, log=log):
+        check_explore_tree(tree, checked.record)  # another grid may have come while this one waited
+        atomic_write_json(tree / EXPLORE_RECORD, checked.record)
+        with planned_runs(root, checked.points, force, wait, log) as plan:
+            results, interrupted = execute_plan(plan, log, scheduler, status=points_done(plan))
+        if interrupted:
+            raise RunInterruptedError(len(results), len(plan.runs))
+        maps = finish_explore(tree, log)
+    return ExploreRun(tree, checked.grid, tuple(results[run.label] for run in plan.runs), tuple(maps))
+
+
+def finish_explore(tree: Path, log: Callable[[str], None]) -> list[Path]:
+    """Draw the maps of the explore tree ``tree`` into its ``maps/``; one line per check to ``log``.
+
+    The maps are :mod:`ntpnb.explore._maps`' (:func:`~ntpnb.explore._maps.write_maps`, with
+    :func:`~ntpnb.explore._maps.summary_lines`). Returns the files written.
+    """
+    results = load_explore(tree)
+    maps = check_maps(results)  # decided once, for the files and the lines
+    written = write_maps(results, tree / MAPS_DIRNAME, maps)
+    for line in summary_lines(results, maps):
+        log(line)
+    return list(written)

@@ -1,0 +1,244 @@
+"""``ntpnb reproduce``: execute the chosen notebooks into an output tree, one progress line each.
+
+A run is planned once (:func:`~._choice.planned_run`), then executed here. Every notebook runs at
+the book's seed into the output tree and, in a sweep (``seeds > 1``), at the next ``seeds - 1``
+seeds into trees of their own (:meth:`~ntpnb.chapter._layout.OutputLayout.seed_root`): the book's
+figures come from the book's seed, the claims' verdicts from every seed. A failed notebook does
+not stop the others.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+
+from ..chapter._outputs import describe_write_failure, remove_leftovers
+from ..errors import RunInterruptedError
+from ._choice import NotebookRun, RunPlan, check_run, planned_run, record_timings
+from ._cluster import run_on_dask
+from ._display import Display
+from ._execute import RunResult, completed_result
+from ._jupyter_kernel import run_environment
+from ._workers import run_in_workers
+
+
+def reproduce(
+    root: Path,
+    names: Sequence[str] = (),
+    profile: str = "paper",
+    output_dir: str | Path | None = None,
+    log: Callable[[str], None] = print,
+    overrides: Mapping[str, str] | None = None,
+    jobs: int | None = None,
+    force: bool = False,
+    wait: bool = True,
+    seeds: int | None = None,
+    scheduler: str | None = None,
+) -> list[RunResult]:
+    """Execute the selected notebooks of the project at ``root``; one progress line each.
+
+    The run is checked (:func:`~._choice.check_run`), planned once (:func:`~._choice.planned_run`:
+    its runs, their trees, what is cached), then executed.
+
+    Parameters
+    ----------
+    names
+        Notebook names to run (all if empty).
+    output_dir
+        Root of the output tree (default: :func:`~._choice.output_tree`).
+    log
+        Where progress lines go (one per notebook, as they finish).
+    overrides
+        Parameter values as text (``{"seed": "3"}``), checked against every notebook first.
+    jobs
+        Notebooks run at once, each in its own process and kernel (default: one per core).
+    force
+        Execute every notebook even if its cache key is unchanged.
+    wait
+        If another process is writing the output tree, wait for it, or raise.
+    seeds
+        Seeds per notebook (default :data:`~._choice.DEFAULT_SEEDS`, or one with ``overrides``).
+    scheduler
+        Address of a Dask scheduler whose workers share this file system: runs are its tasks
+        (:mod:`._cluster`), not local processes.
+
+    Returns
+    -------
+    list of RunResult
+        In the notebooks' order, each at the book's seed, then the others.
+
+    Raises
+    ------
+    NTPError
+        On an unknown notebook, profile or parameter, a value of the wrong type, ``jobs < 1``
+        or ``seeds < 1``.
+    PathError
+        If the output folder cannot be created or written.
+    OutputLockedError
+        If another process holds the output folder and ``wait`` is False.
+    RunInterruptedError
+        On SIGINT (Ctrl-C): finished notebooks keep their outputs (and timings).
+    """
+    checked = check_run(root, names, profile, overrides or {}, output_dir, jobs, seeds)
+    with planned_run(root, checked, force, wait, log) as plan:
+        results, interrupted = execute_plan(plan, log, scheduler)
+    if interrupted:
+        raise RunInterruptedError(len(results), len(plan.runs))
+    return [results[run.label] for run in plan.runs]
+
+
+def execute_plan(
+    plan: RunPlan,
+    log: Callable[[str], None],
+    scheduler: str | None = None,
+    status: Callable[[Mapping[str, RunResult]], str] = lambda results: "",
+) -> tuple[dict[str, RunResult], bool]:
+    """Execute ``plan``'s pending runs (within :func:`~._choice.planned_run`), a progress line as each ends.
+
+    Its cached runs are reported first, those whose outputs were damaged said; then the pending
+    runs in worker processes (``plan.jobs`` at once) or as tasks of the Dask cluster at
+    ``scheduler``. The time left follows each line (on a terminal, the status block's last
+    line), after ``status`` of the results so far (e.g. the points of a grid done; "" for
+    nothing). The times of the runs executed are recorded in their trees.
+
+    Returns the results by label, and whether the run was interrupted (SIGINT or SIGTERM).
+    """
+    width = max(len(run.label) for run in plan.runs)
+    results: dict[str, RunResult] = {}
+
+    def left() -> str:
+        now = time.monotonic()
+        running = {n: now - r.started for n, r in display.running.items()}
+        profile = plan.record.profile
+        return describe_time_left(
+            seconds_left(plan.runs, plan.seconds, profile, plan.jobs, results, running, plan.reference)
+        )
+
+    def footer() -> str:
+        return "; ".join(part for part in (status(results), left()) if part)
+
+    display = Display(log, width, footer=footer)
+
+    def report(result: RunResult) -> None:
+        """Show one finished notebook (at one seed) with the time left."""
+        results[result.label] = result
+        display.running.pop(result.label, None)
+        line = progress_line(result, len(results), len(plan.runs), width)
+        to_go = footer()
+        display.finished(result.label, f"{line}  ({to_go})" if to_go and not display.live else line)
+
+    for run in plan.runs:
+        if run.label in plan.cached:
+            report(completed_result(run, plan.cached[run.label], cached=True))
+        elif run.label in plan.rerun:  # its outputs were damaged since its run
+            log(f"ntpnb: {run.label} runs again: {plan.rerun[run.label]}")
+    interrupted = _run_pending(plan, scheduler, report, display)
+    record_executed_times(plan, results, log)
+    return results, interrupted
+
+
+def _run_pending(
+    plan: RunPlan, scheduler: str | None, report: Callable[[RunResult], None], display: Display
+) -> bool:
+    """Run ``plan``'s pending runs locally or on the Dask cluster at ``scheduler``; whether interrupted.
+
+    However the run ends, the display is closed and the trees' leftovers (staging folders, the
+    outputs of notebooks that were stopped) are removed.
+    """
+    try:
+        with run_environment() as mark:
+            if scheduler:
+                return run_on_dask(plan.pending, scheduler, report, mark, display)
+            return run_in_workers(plan.pending, plan.jobs, report, mark, display)
+    finally:
+        try:
+            display.close()
+        finally:  # also when the run stopped on an error (a closed output pipe)
+            for tree in plan.trees:  # the staging folders, and the trees of notebooks that were stopped
+                remove_leftovers(tree)
+
+
+def progress_line(result: RunResult, done: int, total: int, width: int) -> str:
+    """``[2/6] 02_regularization_path  ok       12.3 s``: one finished notebook (at one seed)."""
+    head = f"[{done}/{total}] {result.label:<{width}}  "
+    if result.cached:
+        line = head + "cached  unchanged since its last run (--force reruns it)"
+    else:
+        status = "ok" if result.ok else "checks" if result.completed else "FAILED"
+        line = head + f"{status:<6} {result.seconds:7.1f} s"
+    return line + (f"  {result.error}" if result.error else "")
+
+
+def record_executed_times(
+    plan: RunPlan, results: Mapping[str, RunResult], log: Callable[[str], None]
+) -> None:
+    """Record the time of every notebook executed now in the tree it ran into (once per tree).
+
+    A tree that cannot be written is said once, unless a failed notebook's line already names it.
+    """
+    side_by_side = min(plan.jobs, len(plan.pending))  # how many notebooks actually ran at once
+    sources = plan.sources()  # read once, for every tree
+    for tree in plan.trees:
+        executed_now = [results[r.label] for r in plan.pending if r.layout == tree and r.label in results]
+        if not executed_now:
+            continue
+        try:
+            record_timings(tree, plan.record.profile, executed_now, side_by_side, sources=sources)
+        except OSError as exc:
+            if all(r.ok for r in executed_now):
+                log(f"ntpnb: timings not recorded: {describe_write_failure(exc, tree.root)}")
+
+
+def seconds_left(
+    runs: Sequence[NotebookRun],
+    recorded: Mapping[str, float],
+    profile: str,
+    jobs: int,
+    finished: Mapping[str, RunResult],
+    running: Mapping[str, float],
+    reference: Mapping[str, Mapping[str, float]] | None = None,
+) -> float | None:
+    """The wall seconds left of a run of ``runs`` at ``profile``, ``jobs`` at once (None: unknown).
+
+    A run's expected seconds are its notebook's last time in its tree (a sweep's seed without one
+    takes the book seed's). A notebook never timed here takes its ``reference`` time (the
+    benchmark record's: :func:`~._timings.reference_seconds`, by notebook and profile), scaled by
+    how the chapters finished so far compare with theirs (a first run on a slower or faster
+    machine). The time left is the work left
+    (what the running ones still need, and the ones not started) shared among the jobs.
+
+    ``recorded``: each run's last time in its tree, by label (:func:`~._choice.recorded_seconds`);
+    ``finished``: the results so far, by label; ``running``: the seconds each running run has run.
+    """
+    times = reference or {}
+    by_label = {
+        run.label: times[run.name][profile]
+        for run in runs
+        if recorded[run.label] == float("inf") and profile in times.get(run.name, {})
+    }
+    # the runs that had only a reference and were executed: this machine's time to the reference's
+    timed = [r for label, r in finished.items() if label in by_label and not r.cached and r.seconds > 0]
+    theirs = sum(by_label[r.label] for r in timed)
+    scale = sum(r.seconds for r in timed) / theirs if theirs else 1.0
+    work = 0.0
+    for run in runs:
+        if run.label in finished:
+            continue
+        if recorded[run.label] < float("inf"):
+            expected = recorded[run.label]
+        elif run.label in by_label:
+            expected = by_label[run.label] * scale
+        else:
+            return None
+        work += max(expected - running.get(run.label, 0.0), 0.0)
+    return work / max(1, min(jobs, len(runs)))
+
+
+def describe_time_left(seconds: float | None) -> str:
+    """``about 4 min left``, ``about 40 s left``; ``""`` when unknown or nothing is left."""
+    if seconds is None or seconds < 1:
+        return ""
+    if seconds < 90:
+        return f"about {max(10, round(seconds / 10) * 10)} s left"
+    return f"about {round(seconds / 60)} min left"
