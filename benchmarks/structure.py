@@ -9,10 +9,10 @@
 * dead parameters: a parameter that its function's body never reads (methods that implement a
   protocol, ``self``/``cls``, ``*args``/``**kwargs``, stubs and names starting ``_`` that are
   declared unused are left out);
-* public module-level functions and classes (not ``_x``, outside ``__init__``) and how many of
-  them a notebook, the CLI or a benchmark names.
+* the public surface (every name importable with no ``_`` in its path: the ``__all__`` of the public
+  modules and packages) and how many of those names a notebook, the CLI or a benchmark names.
 
-Text only: nothing of the package is imported or run.
+Text only, but for the public surface, which imports the package in a child process.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from __future__ import annotations
 import ast
 import io
 import re
+import subprocess
 import sys
 import tokenize
 from dataclasses import dataclass
@@ -75,15 +76,33 @@ def functions(root: Path) -> list[Function]:
     return out
 
 
+def _imported_from(root: Path, path: Path, node: ast.ImportFrom) -> Path:
+    """The folder of the package (or the module's path less ``.py``) that ``node`` imports from."""
+    base = path.parent
+    for _ in range(node.level - 1):
+        base = base.parent
+    if node.level == 0:
+        base = root
+    return base.joinpath(*(node.module or "").split(".")) if node.module else base
+
+
 def private_imports(root: Path) -> list[str]:
-    """``file:line name`` for each import of another module's private name."""
+    """``file:line name`` for each import of another module's private name.
+
+    Importing a private module (``from . import _optim``) is no such import: a package's modules
+    share its private modules (scikit-learn's convention); only their ``_x`` names stay inside.
+    """
     out = []
     for path in _sources(root):
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.ImportFrom):
+                where = _imported_from(root, path, node)
                 for alias in node.names:
-                    if alias.name.startswith("_") and not alias.name.startswith("__"):
-                        out.append(f"{path.relative_to(root)}:{node.lineno} {alias.name}")
+                    if not alias.name.startswith("_") or alias.name.startswith("__"):
+                        continue
+                    if (where / f"{alias.name}.py").is_file() or (where / alias.name).is_dir():
+                        continue  # a private module, not a private name
+                    out.append(f"{path.relative_to(root)}:{node.lineno} {alias.name}")
     return out
 
 
@@ -148,20 +167,51 @@ def dead_parameters(root: Path) -> list[str]:
     return out
 
 
-def public_names(root: Path) -> tuple[list[str], list[str]]:
-    """Public module-level functions and classes (not in ``__init__``), and those that users name.
-
-    Users: the notebooks, the CLI and the benchmarks.
-    """
-    names = []
-    for path in _sources(root):
-        if path.name == "__init__.py" or path.parts[len(root.parts)] == "benchmarks":
+#: Prints, for every public module of the package under the working directory (no ``_`` in its
+#: dotted path), ``<module>:<name>:<kind>`` (class, function or data) of each name a reader
+#: imports from it: its ``__all__`` (less subpackages), else the functions and classes it defines;
+#: each object once, where it is defined.
+_SURFACE_SCRIPT = """
+import importlib, inspect, pathlib, sys
+seen = {}
+for path in sorted(pathlib.Path("ntpnb").rglob("*.py")):
+    parts = path.with_suffix("").parts
+    parts = parts[:-1] if parts[-1] == "__init__" else parts
+    if any(p.startswith("_") for p in parts):
+        continue
+    name = ".".join(parts)
+    module = importlib.import_module(name)
+    listed = getattr(module, "__all__", None)
+    if listed is None:
+        listed = [k for k, v in vars(module).items() if not k.startswith("_")
+                  and (inspect.isfunction(v) or inspect.isclass(v)) and v.__module__ == name]
+    for key in listed:
+        obj = getattr(module, key)
+        if inspect.ismodule(obj) or key.startswith("__"):
             continue
-        for node in ast.parse(path.read_text()).body:
-            targets = []
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-                targets = [node.name]
-            names += [f"{path.relative_to(root)}:{t}" for t in targets if not t.startswith("_")]
+        home = getattr(obj, "__module__", None) if callable(obj) else None
+        kind = "class" if inspect.isclass(obj) else "function" if callable(obj) else "data"
+        seen.setdefault((home or name, key), (name, kind))
+for (home, key), (where, kind) in sorted(seen.items()):
+    print(f"{where}:{key}:{kind}")
+"""
+
+
+def public_names(root: Path) -> tuple[list[str], list[str]]:
+    """The public surface (every name a reader imports with no underscore in its path), and what users name.
+
+    Each name is ``<module>:<name>:<kind>`` (class, function or data), in the public module that
+    offers it.
+
+    The surface is read by importing the package of ``root`` in a child process (the one measure
+    here that runs code): a module whose dotted path has a part starting ``_`` is private
+    (scikit-learn's convention), and a public module or package offers its ``__all__``. Users: the
+    notebooks, the CLI and the benchmarks.
+    """
+    listing = subprocess.run(
+        [sys.executable, "-c", _SURFACE_SCRIPT], cwd=root, capture_output=True, text=True, check=True
+    )
+    names = listing.stdout.split()
     users = [p.read_text() for p in sorted((root / "notebooks").glob("*.md"))]
     users += [p.read_text() for p in sorted((root / "benchmarks").glob("*.py")) if p.name != "structure.py"]
     users += [(root / "ntpnb" / "cli.py").read_text()]
@@ -189,8 +239,13 @@ def main(argv: list[str] | None = None) -> int:
         for row in rows:
             print(f"  {row}")
     names, used = public_names(root)
-    print(f"public module-level functions and classes: {len(names)}; ", end="")
+    print(f"public names (no underscore in their path): {len(names)}; ", end="")
     print(f"named by a notebook, the CLI or a benchmark: {len(used)}")
+    unnamed = sorted(set(names) - set(used))
+    classes = [n for n in unnamed if n.endswith(":class")]
+    print(f"  not named by a user: {len(classes)} classes (the types users receive, and errors)", end="")
+    print(f"{': ' if len(classes) < len(unnamed) else ''}", end="")
+    print(", ".join(n for n in unnamed if not n.endswith(":class")))
     return 0
 
 

@@ -104,7 +104,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     )
     checked = [r for r in results if r.completed and not r.ok]
     _print_failed_checks(checked)
-    crashed = print_crashed(results)
+    crashed = _print_crashed(results)
     books = [r for r in results if not r.sweep and r.completed and r.executed is not None]
     out = books[0].executed.parent.parent if books else None  # the output tree of the book's seed
     broken = False  # a sanity check failed at some seed, or a claim's evidence held at no seed
@@ -113,7 +113,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
         _print_verdicts(found)
         broken = any(v.verdict == CHECK_FAILED for v in found.values())
     if not crashed and out is not None:
-        print(next_step(args.root, out))
+        print(_next_step(args.root, out))
     if crashed or any(not r.sweep for r in checked) or broken:
         return 1
     print(_completed_line(results, args.profile, out))
@@ -124,7 +124,7 @@ def _completed_line(results: Sequence[RunResult], profile: str, out: Path | None
     """The line ending a run whose notebooks all completed: how many, their time, where the outputs are."""
     n, seeds = len(results), len({r.seed for r in results})
     runs = f"{n} runs ({seeds} seeds)" if seeds > 1 else f"{n} notebook{'s' * (n != 1)}"
-    return f"all {runs} completed ({time_spent(results, profile)}); outputs in {out}"
+    return f"all {runs} completed ({_time_spent(results, profile)}); outputs in {out}"
 
 
 def _print_failed_checks(checked: Sequence[RunResult]) -> None:
@@ -170,7 +170,7 @@ def _print_verdicts(found: Mapping[str, Verdict]) -> None:
                 print(f"    {reason}")
 
 
-def print_crashed(results: Sequence[RunResult]) -> list[RunResult]:
+def _print_crashed(results: Sequence[RunResult]) -> list[RunResult]:
     """Say (to standard error) which of ``results`` failed before their end, where each kept its notebook.
 
     Returns them.
@@ -185,7 +185,7 @@ def print_crashed(results: Sequence[RunResult]) -> list[RunResult]:
     return crashed
 
 
-def time_spent(results: Sequence[RunResult], profile: str) -> str:
+def _time_spent(results: Sequence[RunResult], profile: str) -> str:
     """``12.3 s of notebook time, 2 unchanged and not rerun, profile quick``."""
     cached = sum(r.cached for r in results)
     skipped = f", {cached} unchanged and not rerun" if cached else ""
@@ -199,19 +199,19 @@ def _cmd_explore(args: argparse.Namespace) -> int:
         args.root, args.chapter, axes, fixed, args.profile, args.out, args.jobs, args.seeds
     )
     done = explore(args.root, checked, force=args.force, wait=not args.no_wait, scheduler=args.scheduler)
-    if print_crashed(done.results):
+    if _print_crashed(done.results):
         return 1
     points, failing = len(done.grid.points()), sum(not r.ok for r in done.results)
     runs = f"{len(done.results)} runs ({points} points, {len(done.results) // points} seeds each)"
     failing_text = f"; {failing} with a failing check (the maps show where)" if failing else ""
-    spent = time_spent(done.results, args.profile)
+    spent = _time_spent(done.results, args.profile)
     print(f"all {runs} completed ({spent}){failing_text}; outputs in {shown(done.tree)}")
     book = f"ntpnb book --run {shlex.quote(shown(done.tree))}{root_option(args.root)}"
     print(f"next: {book}  (the page of its maps, in its _book/html)")
     return 0
 
 
-def next_step(root: Path, out: Path) -> str:
+def _next_step(root: Path, out: Path) -> str:
     """``next: ntpnb book ...  (...)``: the line ending a run into the tree ``out`` (a command that runs)."""
     own = out.resolve() == (root / DEFAULT_OUTPUT_DIRNAME).resolve()
     tree = book_tree(root, None if own else out)
@@ -223,7 +223,7 @@ def next_step(root: Path, out: Path) -> str:
 _MARKUP = re.compile(r"``(.+?)``|:[a-z]+:`~?(.+?)`|(?<![\w*])\*([^*\s][^*]*?)\*(?![\w*])", re.DOTALL)
 
 
-def plain_text(text: str) -> str:
+def _plain_text(text: str) -> str:
     """``text`` without its reStructuredText inline markup, for a terminal (``code`` becomes code)."""
     return _MARKUP.sub(lambda m: next(g for g in m.groups() if g is not None), text)
 
@@ -243,7 +243,7 @@ def _cmd_book(args: argparse.Namespace) -> int:
     tree = book_tree(root, args.run)
     missing = missing_notebooks(tree)
     if missing and args.run_missing:
-        runnable, unrunnable, (profile, overrides, seeds) = missing_run(tree, missing)
+        runnable, unrunnable, (profile, overrides, seeds) = _missing_run(tree, missing)
         if unrunnable:
             print(f"ntpnb: not executed: {describe_unrunnable(unrunnable)} (their pages say how to run them)")
         if runnable:
@@ -254,7 +254,7 @@ def _cmd_book(args: argparse.Namespace) -> int:
         return build_book(tree, pdf=not args.no_pdf)
 
 
-def missing_run(
+def _missing_run(
     tree: BookTree, missing: list[str]
 ) -> tuple[list[str], dict[str, str], tuple[str, dict[str, str], int | None]]:
     """What ``ntpnb book --run-missing`` executes of the ``missing`` chapters of ``tree``, in which setting.
@@ -288,7 +288,7 @@ def _cmd_benchmarks(args: argparse.Namespace) -> int:
             why = (proc.stderr.strip().splitlines() or [f"exit status {proc.returncode}"])[-1]
             shown = proc.stdout if proc.returncode == 0 and proc.stdout else ""
             shown = shown or f"(its options cannot be shown: {BENCHMARKS} --help failed in {where}: {why})\n"
-        print(plain_text(shown), end="")
+        print(_plain_text(shown), end="")
         args.parser.exit()
     passed = args.extra[1:] if args.extra[:1] == ["--"] else args.extra
     return subprocess.call([sys.executable, *BENCHMARKS.split()[1:], *passed], cwd=args.root)
@@ -325,7 +325,7 @@ def _cmd_list(args: argparse.Namespace) -> int:
             print(line)
     for note in _list_notes(record, unread, shown):
         print("\n".join(wrap.wrap(note)))
-    print(change_example(root, chosen))
+    print(_change_example(root, chosen))
     return 0
 
 
@@ -374,7 +374,7 @@ def _parameter_lines(source: Path, width: int) -> list[str]:
             profile: {k: v for k, v in values.items() if cell[k].group == group}
             for profile, values in per_profile.items()
         }
-        lines += format_parameters(in_group, meanings, width)
+        lines += _format_parameters(in_group, meanings, width)
     return lines
 
 
@@ -414,7 +414,7 @@ def _profile_tree(root: Path, profile: str) -> OutputLayout:
     return OutputLayout(output_tree(root, profile, {}, None))
 
 
-def change_example(root: Path, chosen: Sequence[Path]) -> str:
+def _change_example(root: Path, chosen: Sequence[Path]) -> str:
     """The line ending ``ntpnb list``: how to change a parameter for a run, with a command that runs.
 
     The example changes the ``seed`` of the first chosen notebook that has one (to the next
@@ -434,7 +434,7 @@ def change_example(root: Path, chosen: Sequence[Path]) -> str:
 LIST_WIDTH = 100
 
 
-def format_parameters(
+def _format_parameters(
     per_profile: Mapping[str, Mapping[str, Any]], meanings: Mapping[str, str], width: int = LIST_WIDTH
 ) -> list[str]:
     """The lines of ``ntpnb list`` for one notebook: each parameter, its meaning, its values.
@@ -445,7 +445,7 @@ def format_parameters(
 
     Examples
     --------
-    >>> for line in format_parameters({"paper": {"n": 9}, "quick": {"n": 3}}, {"n": "samples"}):
+    >>> for line in _format_parameters({"paper": {"n": 9}, "quick": {"n": 3}}, {"n": "samples"}):
     ...     print(line)
       n  samples
          paper 9 | quick 3
@@ -468,7 +468,7 @@ def format_parameters(
 BENCHMARKS = "python -m benchmarks"
 
 
-class UsageError(NTPError):
+class _UsageError(NTPError):
     """A command line its parser refuses; :func:`main` reports it as argparse does (usage, exit 2)."""
 
     def __init__(self, parser: argparse.ArgumentParser, message: str) -> None:
@@ -477,10 +477,10 @@ class UsageError(NTPError):
 
 
 class _Parser(argparse.ArgumentParser):
-    """An argument parser that raises :class:`UsageError` instead of exiting (its subparsers too)."""
+    """An argument parser that raises :class:`_UsageError` instead of exiting (its subparsers too)."""
 
     def error(self, message: str) -> NoReturn:
-        raise UsageError(self, message)
+        raise _UsageError(self, message)
 
 
 def _add_reproduce(sub: argparse._SubParsersAction, parents: list[argparse.ArgumentParser]) -> None:
@@ -615,7 +615,7 @@ def _add_other_commands(
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="ntpnb", description=plain_text(__doc__.split("\n")[0]))
+    parser = _Parser(prog="ntpnb", description=_plain_text(__doc__.split("\n")[0]))
     try:
         version = metadata.version("ntpnb")
     except metadata.PackageNotFoundError:  # run from a source tree
@@ -659,12 +659,12 @@ INTERRUPTED = 130
 PIPE_CLOSED = 141
 
 
-def parse_command(argv: Sequence[str] | None = None) -> argparse.Namespace:
+def _parse_command(argv: Sequence[str] | None = None) -> argparse.Namespace:
     """The command line ``ntpnb ARGV`` parsed: its arguments, the project root found (``args.root``).
 
     Raises
     ------
-    UsageError
+    _UsageError
         If the parser refuses it (an unknown command or option, a value of the wrong kind).
     NTPError
         If the project root cannot be found.
@@ -679,16 +679,16 @@ def parse_command(argv: Sequence[str] | None = None) -> argparse.Namespace:
     return args
 
 
-def check_command(argv: Sequence[str]) -> argparse.Namespace | None:
+def _check_command(argv: Sequence[str]) -> argparse.Namespace | None:
     """Check the command line ``ntpnb ARGV`` as the command checks it before it runs anything; run nothing.
 
-    The parser's checks (:func:`parse_command`), then the command's own, by the functions the
+    The parser's checks (:func:`_parse_command`), then the command's own, by the functions the
     command calls: ``reproduce``, every input of the run (:func:`~ntpnb.runner._choice.check_run`:
     the notebooks, the profile, each ``-p`` in its domain, the seeds, ``--out`` and the setting of
     the tree it names); ``explore``, the grid and every point's run
     (:func:`~ntpnb.runner._explore.check_explore`); ``book``, the tree (``--run``:
     :func:`~ntpnb.book._trees.book_tree`) and, with ``--run-missing``, the run of its missing
-    chapters (:func:`missing_run`); ``compare``,
+    chapters (:func:`_missing_run`); ``compare``,
     both folders (:func:`~ntpnb.book._trees.run_folder`); ``list``, the names. A hint's command
     (the book's, the CLI's, the README's) is checked with it.
 
@@ -696,14 +696,14 @@ def check_command(argv: Sequence[str]) -> argparse.Namespace | None:
 
     Raises
     ------
-    UsageError
+    _UsageError
         If the parser refuses it.
     NTPError
         If the command would refuse it before running (the message it would print).
     """
     try:
         with contextlib.redirect_stdout(io.StringIO()):
-            args = parse_command(argv)
+            args = _parse_command(argv)
     except SystemExit as exc:  # --help or --version: printed, then exit 0
         if exc.code not in (0, None):
             raise
@@ -718,7 +718,7 @@ def check_command(argv: Sequence[str]) -> argparse.Namespace | None:
         tree = book_tree(args.root, args.run)
         missing = missing_notebooks(tree)
         if missing and args.run_missing:
-            runnable, _, (profile, overrides, seeds) = missing_run(tree, missing)
+            runnable, _, (profile, overrides, seeds) = _missing_run(tree, missing)
             if runnable:
                 check_run(args.root, runnable, profile, overrides, tree.layout.root, None, seeds)
     elif args.command == "compare":
@@ -733,11 +733,11 @@ def check_command(argv: Sequence[str]) -> argparse.Namespace | None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``ntpnb`` console script."""
     try:
-        args = parse_command(argv)
+        args = _parse_command(argv)
         # SIGTERM acts as a Ctrl-C; SIGINT is set too: a shell's background job inherits it ignored
         with signals_handled(STOP_SIGNALS, signal.default_int_handler):
             return int(_COMMANDS[args.command](args))
-    except UsageError as exc:  # as argparse reports it: the usage, the error, exit 2
+    except _UsageError as exc:  # as argparse reports it: the usage, the error, exit 2
         argparse.ArgumentParser.error(exc.parser, str(exc))
     except BrokenPipeError:  # ``ntpnb list | head``: the reader exited; stop quietly
         with suppress(OSError, ValueError):  # to the null device, so the last flush prints no error

@@ -533,11 +533,17 @@ def test_structure_measures_code_lines_private_imports_and_unused_parameters(tmp
         'def used(x, y, _z):\n    """Doc.\n\n    More doc.\n    """\n    # a comment\n\n    return x\n\n\n'
         "def unused():\n    pass\n"
     )
-    (tmp_path / "ntpnb" / "b.py").write_text("import importlib\n\nm = importlib.import_module('os')\n")
+    (tmp_path / "ntpnb" / "b.py").write_text(
+        "import importlib\n\nm = importlib.import_module('os')\n_hidden = 1\n"
+    )
+    (tmp_path / "ntpnb" / "__init__.py").write_text("")
+    (tmp_path / "ntpnb" / "_c.py").write_text("def inside():\n    return 1\n")
     funcs = {f.name: f.code_lines for f in structure.functions(tmp_path)}
-    assert funcs == {"used": 2, "unused": 2}
+    assert funcs == {"used": 2, "unused": 2, "inside": 2}
     assert structure.private_imports(tmp_path) == ["ntpnb/a.py:3 _hidden"]
     assert structure.importlib_uses(tmp_path) == ["ntpnb/b.py:3"]
     assert structure.dead_parameters(tmp_path) == ["ntpnb/a.py:6 used(y)"]
     names, users = structure.public_names(tmp_path)
-    assert names == ["ntpnb/a.py:used", "ntpnb/a.py:unused"] and users == ["ntpnb/a.py:used"]
+    # a private module's names are no public names; importing a private module is no private import
+    assert names == ["ntpnb.a:unused:function", "ntpnb.a:used:function"]
+    assert users == ["ntpnb.a:used:function"]

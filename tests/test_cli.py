@@ -120,7 +120,7 @@ def test_the_listed_values_wrap_between_profiles_never_inside_a_value():
         "quick": {"configs": [[2, 1]], "n": 2},
     }
     meanings = {"configs": "(V, S) pairs swept at every dimension of the grid", "n": "samples"}
-    lines = cli.format_parameters(per_profile, meanings, width=40)
+    lines = cli._format_parameters(per_profile, meanings, width=40)
     assert lines == [
         "  configs  (V, S) pairs swept at every",
         "           dimension of the grid",
@@ -129,7 +129,7 @@ def test_the_listed_values_wrap_between_profiles_never_inside_a_value():
         "  n        samples",
         "           paper 1 | quick 2",
     ]
-    assert cli.format_parameters({"paper": {"k": 1}}, {}) == [
+    assert cli._format_parameters({"paper": {"k": 1}}, {}) == [
         "  k  (no comment in the notebook's parameters cell)",
         "     paper 1",
     ]
@@ -220,10 +220,10 @@ def test_help_texts_show_no_restructuredtext_markup(capsys, command):
 
 
 def test_plain_text_keeps_the_words_of_the_markup():
-    assert cli.plain_text("The ``ntpnb`` command, :func:`~ntpnb.x.y` and *this* (``python -m\nb``)") == (
+    assert cli._plain_text("The ``ntpnb`` command, :func:`~ntpnb.x.y` and *this* (``python -m\nb``)") == (
         "The ntpnb command, ntpnb.x.y and this (python -m\nb)"
     )
-    assert cli.plain_text("a * b * c and 2*3") == "a * b * c and 2*3"
+    assert cli._plain_text("a * b * c and 2*3") == "a * b * c and 2*3"
 
 
 def test_one_notebook_run_is_not_runs():

@@ -208,7 +208,7 @@ def test_ci_installs_chromium_and_requires_the_browser_test():
 
 
 def test_cdn_stylesheets_of_notebook_outputs_are_dropped():
-    from ntpnb.book.sphinx_ext import drop_cdn_links
+    from ntpnb.book.sphinx_ext import _drop_cdn_links as drop_cdn_links
 
     animation = (
         '<link rel="stylesheet"\nhref="https://maxcdn.bootstrapcdn.com/font-awesome/4.4.0/css/'

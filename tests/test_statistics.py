@@ -8,10 +8,7 @@ import pytest
 from scipy.stats import binomtest, fisher_exact, kstest
 
 from ntpnb import settings
-from ntpnb._validation import as_count, as_float_array, as_generator, as_ordered, check_dense_size
-from ntpnb.errors import InvalidDataError
-from ntpnb.linear._condition_thresholds import cover_probability
-from ntpnb.statistics import (
+from ntpnb._statistics import (
     _first_crossings,
     _whole_numbers,
     binomial_deviance,
@@ -23,6 +20,9 @@ from ntpnb.statistics import (
     threshold_gof_pvalue,
     wilson_interval,
 )
+from ntpnb._validation import as_count, as_float_array, as_generator, as_ordered, check_dense_size
+from ntpnb.errors import InvalidDataError
+from ntpnb.linear._condition_thresholds import cover_probability
 
 
 # ----------------------------------------------------- used only here: the tests keep them as oracles
@@ -264,7 +264,7 @@ def test_binomial_gof_pvalue_bad_input(counts, probs, n, n_sim, message):
 
 
 def test_bootstrap_means_is_seeded_and_centred_on_the_sample_mean():
-    from ntpnb.statistics import bootstrap_means
+    from ntpnb._statistics import bootstrap_means
 
     x = np.r_[np.zeros(96), 25.0 * np.ones(4)]  # a mean carried by 4 of 100 trials
     means = bootstrap_means(x, 100, 4000, 1)

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 import scipy.stats
 
+from ntpnb._statistics import DEFAULT_LEVEL, Sample, sample_of, wilson_interval
 from ntpnb.chapter._claims import Artifact, Check, ClaimLog, load_chapter_record
 from ntpnb.errors import InvalidDataError
-from ntpnb.statistics import DEFAULT_LEVEL, Sample, sample_of, wilson_interval
 
 
 def test_the_mean_test_uses_the_mean_and_its_standard_error():

@@ -1,7 +1,7 @@
 """Every command the book or the CLI suggests runs as printed.
 
 A suggested command is collected from where a reader meets it (a page of the book, a message of
-``ntpnb``, the README and the *How to reproduce* page) and checked by :func:`ntpnb.cli.check_command`:
+``ntpnb``, the README and the *How to reproduce* page) and checked by :func:`ntpnb.cli._check_command`:
 ``ntpnb``'s own parser, then every check the command makes before it runs (for ``reproduce``, each
 ``-p`` in its chapter's domain and the setting of the tree ``--out`` names). Nothing runs.
 """
@@ -40,7 +40,7 @@ def suggested(text: str) -> list[list[str]]:
 
 def runs_as_printed(argv: list[str]) -> argparse.Namespace | None:
     """Check ``ntpnb ARGV`` as the command would before running (and a benchmarks command's own options)."""
-    args = cli.check_command(argv)
+    args = cli._check_command(argv)
     if args is not None and args.command == "benchmarks":
         from benchmarks.run import build_parser
 
@@ -58,7 +58,7 @@ def check_all(text: str, at_least: int = 1) -> list[list[str]]:
     for argv in commands:
         try:
             runs_as_printed(argv)
-        except NTPError as exc:  # UsageError is one
+        except NTPError as exc:  # _UsageError is one
             pytest.fail(f"`ntpnb {shlex.join(argv)}`, suggested in\n{text}\nfails: {exc}")
     return [argv for argv in commands if argv != ["reproduce"]]
 
@@ -230,13 +230,13 @@ def test_the_end_of_a_run_names_a_book_command_that_runs_from_where_it_was_run(
     project, tmp_path, monkeypatch
 ):
     tree_root = tree_of(project, "profile=quick", RunRecord("quick", {}, (0,), ("03_c",)))
-    assert check_all(cli.next_step(project, tree_root)) == [["book", "--run", "outputs/runs/profile=quick"]]
+    assert check_all(cli._next_step(project, tree_root)) == [["book", "--run", "outputs/runs/profile=quick"]]
     (project / "outputs" / "notebooks").mkdir()
-    assert check_all(cli.next_step(project, project / "outputs")) == [["book"]]
+    assert check_all(cli._next_step(project, project / "outputs")) == [["book"]]
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     monkeypatch.chdir(elsewhere)  # `ntpnb reproduce --root PROJECT` run from another folder
-    assert check_all(cli.next_step(project, tree_root)) == [
+    assert check_all(cli._next_step(project, tree_root)) == [
         ["book", "--run", str(tree_root.resolve()), "--root", str(project.resolve())]
     ]
 
@@ -298,7 +298,7 @@ def test_the_commands_of_the_readme_and_the_how_to_page_run(page, monkeypatch):
     assert commands
     for argv in commands:
         if argv[0] in ("book", "compare"):  # their folders are those earlier commands write
-            cli.parse_command(argv)
+            cli._parse_command(argv)
         else:
             runs_as_printed(argv)
 
@@ -356,6 +356,6 @@ def test_every_fixed_command_a_message_of_the_package_quotes_runs(monkeypatch):
     for command, path in found.items():
         argv = shlex.split(command)[1:]
         try:
-            cli.parse_command(argv) if argv[0] in ("book", "compare") else runs_as_printed(argv)
+            cli._parse_command(argv) if argv[0] in ("book", "compare") else runs_as_printed(argv)
         except NTPError as exc:
             pytest.fail(f"`{command}` in {path.relative_to(ROOT)} fails: {exc}")

@@ -10,8 +10,8 @@ import pytest
 import ntpnb as ntp
 from ntpnb import _optim as optim
 from ntpnb import _parallel as parallel
+from ntpnb import _statistics as statistics
 from ntpnb import attention as att
-from ntpnb import statistics
 from ntpnb._validation import (
     as_count,
     as_float,
@@ -112,7 +112,7 @@ COUNTED = {
         lambda d: d, 0, v, lambda d: True
     ),
     "as_token_data K": lambda v: att.as_token_data(_X, _Y, v + 5).tokens,
-    "check_embeddings K": lambda v: att.check_embeddings(_E, K=v + 5),
+    "check_embeddings K": lambda v: att._token_data.check_embeddings(_E, K=v + 5),
     "random_embeddings d": lambda v: att.random_embeddings(6, v, seed=0),
     "acyclic_dataset n": lambda v: att.acyclic_dataset(6, v, 3, seed=0),
 }
@@ -394,8 +394,8 @@ NAMED_ERRORS = {
     # ntpnb.attention: data, training, experiments
     "as_token_data X": (lambda: att.as_token_data(5, [0], 3), "X"),
     "as_token_data y ragged": (lambda: att.as_token_data(_ATT_X, [[0, 1], [2]], 3), "y"),
-    "check_embeddings E ragged": (lambda: att.check_embeddings(_RAGGED), "E"),
-    "check_embeddings K": (lambda: att.check_embeddings(_ATT_E, K=np.array([3, 3])), "K"),
+    "check_embeddings E ragged": (lambda: att._token_data.check_embeddings(_RAGGED), "E"),
+    "check_embeddings K": (lambda: att._token_data.check_embeddings(_ATT_E, K=np.array([3, 3])), "K"),
     "random_embeddings K bool": (lambda: att.random_embeddings(True, 2, seed=0), "K"),
     "global_experiment kind": (
         lambda: att.global_experiment(
@@ -422,22 +422,22 @@ NAMED_ERRORS = {
     "loss_and_grad W ragged": (lambda: att.loss_and_grad(_RAGGED, _ATT_PROB), "W"),
     "loss_and_grad prob": (lambda: att.loss_and_grad(np.zeros((1, 4, 4)), None), "prob"),
     "project_scyc W": (lambda: att.project_scyc("abc", np.eye(16)), "W"),
-    "pseudo_priority_graphs W": (lambda: att.pseudo_priority_graphs(_ATT_E, _ATT_DATA, "abc"), "W"),
+    "pseudo_priority_graphs W": (lambda: att._graphs.pseudo_priority_graphs(_ATT_E, _ATT_DATA, "abc"), "W"),
     "regularization_path radii": (
         lambda: att.regularization_path(_ATT_E, _ATT_DATA, radii="abc"),
         "radii",
     ),
     # graphs and the Graph-SVM: wrong types and shapes at their boundary
-    "scyc_basis graphs": (lambda: att.scyc_basis(_ATT_E, "graphs"), "graphs"),
+    "scyc_basis graphs": (lambda: att._graphs.scyc_basis(_ATT_E, "graphs"), "graphs"),
     "solve_graph_svm graphs": (lambda: att.solve_graph_svm(_ATT_E, "graphs"), "graphs"),
     "project_scyc basis": (lambda: att.project_scyc(np.ones((3, 3)), np.ones((2, 64))), "basis"),
     "project_scyc W 1-D": (lambda: att.project_scyc(np.ones(3), np.ones((2, 9))), "W"),
     "pseudo_priority_graphs W shape": (
-        lambda: att.pseudo_priority_graphs(_ATT_E, _ATT_DATA, np.ones((3, 3))),
+        lambda: att._graphs.pseudo_priority_graphs(_ATT_E, _ATT_DATA, np.ones((3, 3))),
         "W",
     ),
     "pseudo_priority_graphs data": (
-        lambda: att.pseudo_priority_graphs(_ATT_E, 5, np.ones((4, 4))),
+        lambda: att._graphs.pseudo_priority_graphs(_ATT_E, 5, np.ones((4, 4))),
         "TokenData",
     ),
     "token_priority_graphs ids": (lambda: att.token_priority_graphs(_ATT_X), "TokenData"),

@@ -39,8 +39,6 @@ from ._model import identity_head
 from ._token_data import TokenData, check_embeddings, check_token_data, normalized_embeddings
 
 __all__ = [
-    "LogLossFeatures",
-    "log_loss_features",
     "CyclicCorrection",
     "solve_cyclic_correction",
     "AttentionPath",

@@ -32,15 +32,9 @@ __all__ = [
     "TokenPriorityGraphs",
     "token_priority_graphs",
     "strong_components",
-    "check_graphs",
     "CyclicSubdataset",
     "cyclic_subdataset",
-    "scyc_dimension",
-    "scyc_basis",
     "project_scyc",
-    "PseudoGraphs",
-    "pseudo_priority_graphs",
-    "pseudo_cyclic_subdataset",
 ]
 
 

@@ -33,10 +33,8 @@ from ..errors import HeadAssumptionError, InvalidDataError, NotRealizableError
 from ._token_data import TokenData, check_embeddings, check_token_data
 
 __all__ = [
-    "LOSSES",
     "identity_head",
     "tied_head",
-    "check_head",
     "Problem",
     "make_problem",
     "stack_problems",

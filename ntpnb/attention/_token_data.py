@@ -22,9 +22,6 @@ from ..errors import InvalidDataError, NotRealizableError
 __all__ = [
     "TokenData",
     "as_token_data",
-    "check_token_data",
-    "check_embeddings",
-    "normalized_embeddings",
 ]
 
 Ids = np.ndarray | Sequence[Sequence[int]]

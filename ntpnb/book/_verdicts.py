@@ -38,12 +38,12 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from .._statistics import Sample
 from ..chapter._claims import KINDS, ChapterRecord, Check, Qualification, load_chapter_record
 from ..chapter._layout import OutputLayout
 from ..chapter._outputs import load_manifest
 from ..chapter._registry import declared_protocols
 from ..errors import PathError
-from ..statistics import Sample
 
 REPRODUCED = "reproduced"
 QUALIFIED = "reproduced with a qualification"

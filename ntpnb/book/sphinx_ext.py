@@ -1,6 +1,6 @@
 """Sphinx extension of the book: broken notebooks fail the build; offline math; chapter buttons.
 
-* Every executed notebook with a problem (:func:`notebook_problems`) is a warning, which ``-W``
+* Every executed notebook with a problem (:func:`_notebook_problems`) is a warning, which ``-W``
   makes fatal: the book renders executed notebooks without executing them.
 * Math without network: with a relative ``mathjax_path`` (``_config.yml``), MathJax is served from
   the package ``sphinx-mathjax-offline``.
@@ -13,7 +13,7 @@
   ``{book-pdf}`` directive links it (:func:`_link_pdf`), and the pages' ``.pdf`` button downloads
   it instead of printing the page.
 * The book's stylesheet; fixes for theme bugs (a script declared twice, an empty colour mode);
-  notebook outputs' CDN stylesheet links are dropped (:func:`drop_cdn_links`).
+  notebook outputs' CDN stylesheet links are dropped (:func:`_drop_cdn_links`).
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ logger = logging.getLogger(__name__)
 CONCLUDING_CELL = "claims.conclude()"
 
 
-def notebook_problems(path: Path) -> list[str]:
+def _notebook_problems(path: Path) -> list[str]:
     """Problems of an executed notebook: errors, stderr output, papermill's exception flag.
 
     A figure without a caption, name or alt text (:func:`figure_cell_problems`) is one too.
@@ -99,7 +99,7 @@ def _check(_app: Sphinx, env: BuildEnvironment) -> None:
         path = Path(env.doc2path(docname))
         if path.suffix != ".ipynb":
             continue
-        for problem in notebook_problems(path):
+        for problem in _notebook_problems(path):
             logger.warning(f"executed notebook {path.name}: {problem}", location=docname)
 
 
@@ -169,7 +169,7 @@ def _page_context(
     context["ntpnb_provenance"] = footers.chapter(Path(pagename).name) if chapter else footers.book()
     _link_book_pdf(context, app.config.ntpnb_book_pdf)
     if "body" in context:
-        context["body"] = drop_cdn_links(context["body"])
+        context["body"] = _drop_cdn_links(context["body"])
     # with no colour mode, the theme's script logs "invalid theme mode" on every page
     if not context.get("default_mode"):
         context["default_mode"] = "auto"
@@ -237,7 +237,7 @@ _CDN_LINKS = re.compile(
 )
 
 
-def drop_cdn_links(body: str) -> str:
+def _drop_cdn_links(body: str) -> str:
     """``body`` without the CDN stylesheet links of :data:`_CDN_LINKS`."""
     return _CDN_LINKS.sub("", body)
 

@@ -7,7 +7,7 @@ or the book build (:mod:`ntpnb.book`), which both build on it.
 
 from __future__ import annotations
 
-from ..statistics import sample_of
+from .._statistics import sample_of
 from ._claims import (
     PROFILE_NAMES,
     Artifact,

@@ -58,8 +58,8 @@ from numbers import Integral, Real
 from pathlib import Path
 from typing import Any
 
+from .._statistics import Sample
 from ..errors import ClaimCheckError, InvalidDataError
-from ..statistics import Sample
 from ._layout import output_layout
 from ._outputs import atomic_write_text, read_record
 from ._platform import platform_info

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ..chapter._layout import is_explore_tree
 from ._book import build_explore_book
-from ._grid import Axis, Grid, checked_grid, parse_axis, point_label, split_parameters
+from ._grid import Axis, Grid, split_parameters
 from ._maps import (
     Boundary,
     CheckMap,
@@ -20,15 +20,12 @@ from ._maps import (
     boundary_summary,
     check_maps,
     draw_map,
-    load_explore,
     point_check,
     run_grid,
     summary_lines,
-    write_maps,
 )
-from ._page import map_page
 
-__all__ = ["Axis", "Grid", "checked_grid", "parse_axis", "point_label", "split_parameters"]
+__all__ = ["Axis", "Grid", "split_parameters"]
 __all__ += [
     "Boundary",
     "CheckMap",
@@ -36,12 +33,9 @@ __all__ += [
     "PointRun",
     "check_maps",
     "draw_map",
-    "load_explore",
-    "map_page",
     "point_check",
     "run_grid",
     "summary_lines",
-    "write_maps",
 ]
 
 __all__ += [

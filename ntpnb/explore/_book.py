@@ -1,8 +1,8 @@
 """``ntpnb book --run TREE`` of an explore tree (a tree with ``explore.json``): its map page as the book.
 
-The grid's results are read from the tree and verified (:func:`ntpnb.explore.load_explore`: a
+The grid's results are read from the tree and verified (:func:`ntpnb.explore._maps.load_explore`: a
 damaged record is refused, naming it), its maps written under ``TREE/maps/``
-(:func:`ntpnb.explore.write_maps`), and the map page built as a book of one page into
+(:func:`ntpnb.explore._maps.write_maps`), and the map page built as a book of one page into
 ``TREE/_book/html``, as any run's book is built (:func:`ntpnb.book._build.build_site`: atomically, warnings
 are errors).
 """

@@ -38,6 +38,7 @@ from pathlib import Path
 from statistics import median
 from typing import TYPE_CHECKING, Any
 
+from .._statistics import Sample
 from ..book._trees import chapter_problem, shown
 from ..book._verdicts import Series, format_seeds, keyed, seed_record
 from ..chapter import _plotting as plotting
@@ -52,7 +53,6 @@ from ..chapter._layout import EXPLORE_RECORD, OutputLayout
 from ..chapter._outputs import atomic_write_json, atomic_write_text, file_digest, read_record
 from ..chapter._plotting import COLORS, PHONE_WIDTH, use_style, write_figure
 from ..errors import InvalidDataError, NTPError, PathError
-from ..statistics import Sample
 from ._grid import Axis, Grid, point_label
 
 if TYPE_CHECKING:  # matplotlib is imported by the functions that draw, not with the package

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from . import experiments
 from ._active_set import solve_active_set
-from ._compatibility import compatibility_residual, finite_solution, is_compatible
+from ._compatibility import finite_solution, is_compatible
 from ._condition_thresholds import (
     BestLoss,
     best_achievable_loss,
@@ -74,7 +74,6 @@ __all__ = [
     "project_R",
     "finite_solution",
     "is_compatible",
-    "compatibility_residual",
     "decide_separability",
     "SeparabilityDecision",
     "SEPARABILITY_METHODS",

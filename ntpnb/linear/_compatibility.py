@@ -26,7 +26,7 @@ from ._ntp_data import NTPData, cached_per_data, frozen, normalized, unambiguous
 from ._separability import context_scales
 from ._subspace import EQUALITY_WHAT, equality_operator, f_decomposition, uses_dense_f
 
-__all__ = ["compatibility_residual", "finite_solution", "is_compatible"]
+__all__ = ["finite_solution", "is_compatible"]
 
 
 #: The decision of (4) for normalized data: ``vec(W*)`` (None if not compatible) and the residual.

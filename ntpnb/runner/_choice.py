@@ -278,7 +278,7 @@ def check_run(
     """Check every input of a run of the project at ``root`` (the parameters of :func:`~._run.reproduce`).
 
     Writes nothing and starts nothing: what ``ntpnb reproduce`` refuses before it runs, refused
-    here (a hint's command is checked with it too: :func:`ntpnb.cli.check_command`).
+    here (a hint's command is checked with it too: :func:`ntpnb.cli._check_command`).
 
     Raises
     ------

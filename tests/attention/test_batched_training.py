@@ -11,8 +11,9 @@ import pytest
 from benchmarks.attention import trial_problems
 from ntpnb import _optim as optim
 from ntpnb.attention import _batched_training as batched_training
-from ntpnb.attention import initial_weights, stack_problems, train, train_trials
+from ntpnb.attention import stack_problems, train, train_trials
 from ntpnb.attention._engine import compiled_step
+from ntpnb.attention._paper_experiments import initial_weights
 from ntpnb.errors import InvalidDataError
 
 

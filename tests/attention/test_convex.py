@@ -15,7 +15,6 @@ from ntpnb.attention import (
     as_token_data,
     correlation,
     identity_head,
-    log_loss_features,
     loss_and_grad,
     make_problem,
     project_scyc,
@@ -24,6 +23,7 @@ from ntpnb.attention import (
     solve_cyclic_correction,
     train,
 )
+from ntpnb.attention._convex import log_loss_features
 from ntpnb.errors import InvalidDataError, SolverError
 
 from attention_instances import general_instance, w_mm

@@ -12,13 +12,12 @@ from ntpnb.attention import (
     acyclic_dataset,
     as_token_data,
     random_embeddings,
-    scyc_dimension,
     solve_cyclic_correction,
     solve_graph_svm,
     token_priority_graphs,
 )
 from ntpnb.attention._graph_svm_qp import _constraint_rows
-from ntpnb.attention._graphs import scyc_basis
+from ntpnb.attention._graphs import scyc_basis, scyc_dimension
 from ntpnb.attention._token_data import normalized_embeddings
 from ntpnb.errors import InfeasibleGraphSVMError, NotSeparableError, ScaleError, SolverError
 

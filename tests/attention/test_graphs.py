@@ -5,15 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ntpnb.attention import (
-    as_token_data,
-    cyclic_subdataset,
+from ntpnb.attention import as_token_data, cyclic_subdataset, random_embeddings, token_priority_graphs
+from ntpnb.attention._graphs import (
     pseudo_cyclic_subdataset,
     pseudo_priority_graphs,
-    random_embeddings,
     scyc_basis,
     scyc_dimension,
-    token_priority_graphs,
 )
 from ntpnb.errors import InvalidDataError, RankAmbiguousError
 
@@ -105,7 +102,8 @@ def test_pseudo_graphs_from_a_saturating_W():
 def test_exclusion_band_leaves_tokens_just_below_the_threshold_without_edges():
     """The authors' E_thres: a token with attention in (thr - band, thr] is neither selected nor
     dominated; outside the band the graph is unchanged."""
-    from ntpnb.attention import as_token_data, pseudo_priority_graphs
+    from ntpnb.attention import as_token_data
+    from ntpnb.attention._graphs import pseudo_priority_graphs
 
     E = np.eye(5)
     data = as_token_data(np.array([[1, 2, 3, 4]]), np.array([1]), 5)

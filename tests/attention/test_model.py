@@ -11,7 +11,6 @@ from ntpnb._reproducible_products import matvec, vecmat
 from ntpnb.attention import (
     acyclic_dataset,
     as_token_data,
-    check_head,
     general_dataset,
     identity_head,
     lemma1_excess_risk,
@@ -24,7 +23,7 @@ from ntpnb.attention import (
     token_priority_graphs,
     train,
 )
-from ntpnb.attention._model import _softmax
+from ntpnb.attention._model import _softmax, check_head
 from ntpnb.errors import HeadAssumptionError, InvalidDataError, NotRealizableError, RankAmbiguousError
 
 from attention_instances import CASES, w_mm, with_condition
@@ -144,7 +143,7 @@ def test_saturated_log_loss_gradient_keeps_relative_accuracy(scale):
     Along ``s W^mm`` of acyclic data every label wins by a margin ``>= s``: the gradient is of
     order ``exp(-s)``, far below the rounding of ``s_y - 1``.
     """
-    from ntpnb.attention import log_loss_features
+    from ntpnb.attention._convex import log_loss_features
 
     E = random_embeddings(8, 8, 7)
     X, y, _ = acyclic_dataset(8, 4, 6, 8)

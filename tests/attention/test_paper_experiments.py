@@ -16,7 +16,6 @@ from ntpnb.attention import (
     as_token_data,
     global_experiment,
     identity_head,
-    initial_weights,
     local_experiment,
     local_threshold_sweep,
     make_problem,
@@ -25,7 +24,7 @@ from ntpnb.attention import (
 )
 from ntpnb.attention._graphs import cyclic_subdataset
 from ntpnb.attention._model import loss_and_grad
-from ntpnb.attention._paper_experiments import gd_reference
+from ntpnb.attention._paper_experiments import gd_reference, initial_weights
 from ntpnb.errors import InvalidDataError, SolverError
 
 GENERAL = dict(K=6, d=8, n=6, T=4)
@@ -153,8 +152,8 @@ def test_initial_weights_are_pytorch_default_and_independent_of_the_trial_count(
 def test_label_keyed_pseudo_subset_keeps_the_labels_scc():
     """Sample 0 selects tokens 1 and 2 (a pseudo cycle) and has label 2: it keeps {1, 2}; sample 1
     selects token 3 only, its label 0 is a singleton: it is not kept."""
-    from ntpnb.attention import as_token_data, pseudo_priority_graphs, scyc_basis
-    from ntpnb.attention._graphs import cyclic_subdataset
+    from ntpnb.attention import as_token_data
+    from ntpnb.attention._graphs import cyclic_subdataset, pseudo_priority_graphs, scyc_basis
     from ntpnb.attention._paper_experiments import _label_components
 
     E = np.eye(5)

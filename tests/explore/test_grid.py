@@ -7,8 +7,8 @@ import itertools
 import pytest
 
 from ntpnb.errors import NTPError
-from ntpnb.explore import Axis, Grid, checked_grid, parse_axis, point_label, split_parameters
-from ntpnb.explore._grid import split_values
+from ntpnb.explore import Axis, Grid, split_parameters
+from ntpnb.explore._grid import checked_grid, parse_axis, point_label, split_values
 
 from conftest import ROOT
 

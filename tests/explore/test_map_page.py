@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from ntpnb.explore import Axis, Grid, check_maps, load_explore, map_page, point_check, run_grid
+from ntpnb.explore import Axis, Grid, check_maps, point_check, run_grid
+from ntpnb.explore._maps import load_explore
+from ntpnb.explore._page import map_page
 
 from .map_trees import CHAPTER, write_explore
 

@@ -27,12 +27,11 @@ from ntpnb.explore import (
     PointRun,
     check_maps,
     draw_map,
-    load_explore,
     point_check,
     run_grid,
     summary_lines,
-    write_maps,
 )
+from ntpnb.explore._maps import load_explore, write_maps
 from ntpnb.statistics import sample_of
 
 from .map_trees import CHAPTER, write_explore

@@ -26,7 +26,8 @@ from ntpnb.chapter import _parameters as profiles
 from ntpnb.chapter._claims import load_chapter_record
 from ntpnb.chapter._outputs import RunRecord, write_run_record
 from ntpnb.errors import NTPError
-from ntpnb.explore import parse_axis, split_parameters
+from ntpnb.explore import split_parameters
+from ntpnb.explore._grid import parse_axis
 from ntpnb.runner._explore import check_explore, explore
 
 from conftest import ROOT, local_dask
@@ -137,10 +138,10 @@ def test_a_tree_holds_one_grid(project):
 
 
 def test_the_command_line_is_checked_as_explore_checks_it(project):
-    assert cli.check_command(["explore", "03", "--root", str(project), "-p", "toy_lr=0.1,1"]).chapter == "03"
+    assert cli._check_command(["explore", "03", "--root", str(project), "-p", "toy_lr=0.1,1"]).chapter == "03"
     with pytest.raises(NTPError, match="explore needs an axis"):
-        cli.check_command(["explore", "03", "--root", str(project), "-p", "toy_lr=0.1"])
-    assert cli.check_command(cli.EXPLORE_EXAMPLE.split()[1:]) is not None  # the example of --help
+        cli._check_command(["explore", "03", "--root", str(project), "-p", "toy_lr=0.1"])
+    assert cli._check_command(cli.EXPLORE_EXAMPLE.split()[1:]) is not None  # the example of --help
 
 
 def run_quietly(root, *args, scheduler=None, **kwargs):

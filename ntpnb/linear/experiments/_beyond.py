@@ -34,7 +34,6 @@ from .._separability import is_separable
 from ._curves import fit_line, gd_loss_curve, offset_from
 
 __all__ = [
-    "ce_hessian",
     "Smoothness",
     "smoothness",
     "StepRun",

@@ -17,9 +17,9 @@ from numpy.typing import ArrayLike
 
 from ..._linalg import least_squares
 from ..._parallel import parallel_map, run_sweep, seeded_trial, trial_generators
+from ..._statistics import fisher_pvalue
 from ..._validation import as_count, as_float_array, as_generator
 from ...errors import GenerationError, InvalidDataError
-from ...statistics import fisher_pvalue
 from .._compatibility import is_compatible
 from .._condition_thresholds import NestedTrial, condition_trial, nested_trial, random_instance
 from .._constraints import ntp_constraints
@@ -34,7 +34,6 @@ __all__ = [
     "ConditionCurve",
     "nested_sweep",
     "nested_curve",
-    "crossing_point",
     "DesignComparison",
     "NestedVsIndependent",
     "nested_vs_independent",

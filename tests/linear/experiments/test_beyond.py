@@ -11,6 +11,7 @@ import ntpnb as ntp
 from ntpnb import _optim as optim
 from ntpnb.errors import InvalidDataError
 from ntpnb.linear._condition_thresholds import nested_instance
+from ntpnb.linear.experiments._beyond import ce_hessian
 
 
 @pytest.fixture(scope="module")
@@ -21,7 +22,7 @@ def small():
 
 def test_the_hessian_is_the_gradients_finite_difference(small):
     data, _, W0 = small
-    hessian = ntp.ce_hessian(data, W0)
+    hessian = ce_hessian(data, W0)
     assert np.allclose(hessian, hessian.T)
     rng = np.random.default_rng(0)
     for _ in range(3):
@@ -30,7 +31,7 @@ def test_the_hessian_is_the_gradients_finite_difference(small):
         difference = (ntp.ce_grad(data, W0 + h * U) - ntp.ce_grad(data, W0 - h * U)) / (2 * h)
         assert hessian @ U.ravel() == pytest.approx(difference.ravel(), abs=1e-8)
     with pytest.raises(InvalidDataError, match="shape"):
-        ntp.ce_hessian(data, W0.T)
+        ce_hessian(data, W0.T)
 
 
 def test_smoothness_below_its_bound_and_the_limit_is_the_hessian_far_along_gds_path(small):
@@ -41,13 +42,13 @@ def test_smoothness_below_its_bound_and_the_limit_is_the_hessian_far_along_gds_p
     second = sum(p * np.outer(h, h) for p, h in zip(data.pi, data.H, strict=True))
     assert smooth.bound == pytest.approx(np.linalg.norm(second, 2) / 2, rel=1e-12)
     # along W* + R W^mm the softmax tends to p_j, and the Hessian's top eigenvalue to the limit
-    far = np.linalg.eigvalsh(ntp.ce_hessian(data, lim.W_star + 60 * lim.W_mm_unit * np.linalg.norm(lim.W_mm)))
+    far = np.linalg.eigvalsh(ce_hessian(data, lim.W_star + 60 * lim.W_mm_unit * np.linalg.norm(lim.W_mm)))
     assert far[-1] == pytest.approx(smooth.limit, rel=1e-6)
     # a random W's Hessian never exceeds the bound
     rng = np.random.default_rng(1)
     for _ in range(5):
         W = 3 * rng.standard_normal(W0.shape)
-        assert np.linalg.eigvalsh(ntp.ce_hessian(data, W))[-1] <= smooth.bound * (1 + 1e-12)
+        assert np.linalg.eigvalsh(ce_hessian(data, W))[-1] <= smooth.bound * (1 + 1e-12)
 
 
 def test_a_step_run_is_trains_run_and_counts_the_rises_of_the_loss(small):

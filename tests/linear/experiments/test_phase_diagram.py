@@ -13,6 +13,7 @@ import ntpnb as ntp
 from ntpnb._parallel import run_sweep
 from ntpnb.errors import GenerationError, InvalidDataError
 from ntpnb.linear._condition_thresholds import NestedTrial, nested_trial
+from ntpnb.linear.experiments._phase_diagram import crossing_point
 from ntpnb.statistics import sample_of
 
 
@@ -75,13 +76,13 @@ def test_crossing_point_is_the_grid_point_nearest_one_half():
             x=np.arange(1, len(counts) + 1) / 10, n_trials=10, compatible=counts, separable=counts
         )
 
-    assert ntp.crossing_point(curve([0.0, 0.3, 0.6, 1.0]), "separable") == 2
-    assert ntp.crossing_point(curve([0.0, 0.4, 0.8, 1.0]), "separable") == 1
-    assert ntp.crossing_point(curve([0.0, 0.3, 0.7, 1.0]), "separable") == 2  # a tie: the later one
-    assert ntp.crossing_point(curve([0.6, 1.0]), "compatible") == 0
-    assert ntp.crossing_point(curve([0.0, 0.2]), "compatible") is None
+    assert crossing_point(curve([0.0, 0.3, 0.6, 1.0]), "separable") == 2
+    assert crossing_point(curve([0.0, 0.4, 0.8, 1.0]), "separable") == 1
+    assert crossing_point(curve([0.0, 0.3, 0.7, 1.0]), "separable") == 2  # a tie: the later one
+    assert crossing_point(curve([0.6, 1.0]), "compatible") == 0
+    assert crossing_point(curve([0.0, 0.2]), "compatible") is None
     with pytest.raises(InvalidDataError, match="unknown condition"):
-        ntp.crossing_point(curve([0.0, 1.0]), "both")
+        crossing_point(curve([0.0, 1.0]), "both")
 
 
 NESTED_POINTS = [
@@ -199,7 +200,7 @@ def _rejected_sweeps(shift: float, sweeps: int = 400) -> int:
                 curve = ntp.ConditionCurve(
                     x=np.arange(1, grid + 1) / grid, n_trials=n, compatible=c, separable=c
                 )
-                i = ntp.crossing_point(curve, key)
+                i = crossing_point(curve, key)
                 k = (int(c[i]), int(rng.binomial(n, cdf[i])))
                 if k not in p_table:
                     p_table[k] = ntp.DesignComparison(2, 1, key, i, i + 1, *k, n).pvalue
