@@ -26,6 +26,7 @@ import inspect
 import pkgutil
 import re
 import sys
+import types
 import typing
 from contextlib import suppress
 from typing import Any
@@ -63,10 +64,17 @@ NUMPY_PAGES = {
 }
 #: The standard library's documentation: ``<module>.html#<module>.<name>`` for a public name.
 PYTHON_LIBRARY = "https://docs.python.org/3/library/"
+#: The pages of the other libraries' types that signatures name, by the name a signature writes
+#: (matplotlib's are imported for type checking only, so a signature shows their bare name).
+OTHER_PAGES = {
+    "Figure": "https://matplotlib.org/stable/api/_as_gen/matplotlib.figure.Figure.html",
+    "Axes": "https://matplotlib.org/stable/api/_as_gen/matplotlib.axes.Axes.html",
+    "FileLock": "https://py-filelock.readthedocs.io/en/latest/api.html#filelock.FileLock",
+}
 
 
 def external_url(target: str) -> str | None:
-    """The documentation page of a numpy or standard-library type named ``target``, or None.
+    """The documentation page of a numpy, standard-library or other library's type named ``target``, or None.
 
     ``target`` is a dotted name as a signature writes it (``numpy.typing.ArrayLike``,
     ``np.ndarray``, ``numpy.random._generator.Generator``, ``collections.abc.Callable``).
@@ -79,6 +87,8 @@ def external_url(target: str) -> str | None:
     public = all(part and not part.startswith("_") for part in target.split("."))
     if module and public and top in sys.stdlib_module_names:
         return f"{PYTHON_LIBRARY}{module}.html#{target}"
+    if top in ("", "matplotlib", "filelock"):
+        return OTHER_PAGES.get(name)
     return None
 
 
@@ -132,6 +142,8 @@ def names_defined_in(module: str, public: str) -> list[str]:
 
 def _autodoc_directive(obj: object) -> str:
     """The autodoc directive of an object."""
+    if isinstance(obj, types.GenericAlias):  # a type alias such as ``dict[str, int]``: data
+        return "autodata"
     if inspect.isclass(obj):
         return "autoexception" if issubclass(obj, BaseException) else "autoclass"
     return "autofunction" if callable(obj) else "autodata"
@@ -276,11 +288,29 @@ def _lookup(target: str, module: str | None) -> object | None:
         if dotted == PACKAGE or dotted.startswith(f"{PACKAGE}."):
             with suppress(ImportError, AttributeError, ValueError):
                 return pkgutil.resolve_name(dotted)
-    if "." not in target:
-        for name in sorted(sys.modules):
-            if name.startswith(f"{PACKAGE}.") and hasattr(sys.modules[name], target):
-                return getattr(sys.modules[name], target)
+    head, _, rest = target.partition(".")
+    for name in sorted(sys.modules):
+        if name.startswith(f"{PACKAGE}.") and hasattr(sys.modules[name], head):
+            with suppress(AttributeError):  # ``Class.member``: the member of a class of the package
+                return functools.reduce(
+                    getattr, rest.split(".") if rest else [], getattr(sys.modules[name], head)
+                )
     return None
+
+
+def _is_field(target: str, node: Any) -> bool:
+    """Whether ``target`` names an annotated field of a class of the package (which no object holds).
+
+    ``Class.field``, or ``field`` in the docstring of a class: a dataclass field without a default
+    is no attribute of its class, so :func:`_lookup` cannot find it.
+    """
+    owner, _, field = target.rpartition(".")
+    cls = (
+        _lookup(owner or node.get("py:class") or "", node.get("py:module"))
+        if owner or node.get("py:class")
+        else None
+    )
+    return inspect.isclass(cls) and any(field in vars(k).get("__annotations__", {}) for k in cls.__mro__)
 
 
 def _internal_reference(app: Sphinx, env: BuildEnvironment, node: Any, contnode: Any) -> Any:
@@ -295,8 +325,8 @@ def _internal_reference(app: Sphinx, env: BuildEnvironment, node: Any, contnode:
     if url is not None:
         return nodes.reference("", "", contnode, internal=False, refuri=url, reftitle=node["reftarget"])
     obj = _lookup(node["reftarget"], node.get("py:module"))
-    if obj is None:
-        return None
+    if obj is None:  # a field is shown as unlinked code; anything else stays a warning
+        return contnode if _is_field(node["reftarget"], node) else None
     domain = env.get_domain("py")
     for name, entry in domain.objects.items():
         if name.startswith(f"{PACKAGE}.") and name.rsplit(".", 1)[-1] == getattr(obj, "__name__", None):

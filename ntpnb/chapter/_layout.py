@@ -38,6 +38,7 @@ from pathlib import Path
 
 from ..errors import NTPError, PathError
 
+#: The output folder of the book's run, under the project root.
 DEFAULT_OUTPUT_DIRNAME = "outputs"
 _SEED_TREE = re.compile(r"^seed=(-?\d+)$")
 #: The longest folder name of such a run; a longer one keeps its start, then a hash of all of it.
@@ -126,7 +127,8 @@ def output_layout(output_dir: str | Path | None = None) -> OutputLayout:
     return layout
 
 
-Timings = dict[str, dict[str, dict[str, object]]]  # profile -> notebook -> record
+#: The recorded times of the chapters: profile -> notebook -> its record.
+Timings = dict[str, dict[str, dict[str, object]]]
 
 
 def load_timings(layout: OutputLayout) -> Timings:

@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 import ntpnb
-from ntpnb import attention, errors, optim
+from ntpnb import attention, chapter, errors, explore, optim, statistics
 from ntpnb.book._api_reference import external_url, home_of, names_defined_in
 
 from conftest import ROOT
@@ -37,7 +37,9 @@ def test_data_is_at_home_where_its_comment_documents_it():
     assert home_of("ntpnb", "attention") is None  # a subpackage: its own pages
 
 
-@pytest.mark.parametrize("module", [ntpnb, attention, optim, errors], ids=lambda m: m.__name__)
+@pytest.mark.parametrize(
+    "module", [ntpnb, attention, optim, errors, statistics, chapter, explore], ids=lambda m: m.__name__
+)
 def test_every_public_name_has_a_module_that_documents_it(module):
     """A function or class by its ``__module__``; data by a ``#:`` comment (else it has no page)."""
     for name in module.__all__:

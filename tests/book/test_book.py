@@ -210,7 +210,7 @@ def test_the_api_pages_document_every_public_name_once_from_its_docstring(built_
     """Every name of ``__all__`` of the public modules has one entry, on one page of the reference,
     with its docstring's summary; the reference's first page links to every page."""
     import ntpnb
-    from ntpnb import attention, errors, optim
+    from ntpnb import attention, chapter, errors, explore, optim, statistics
 
     api = built_book / "_build" / "html" / "book" / "api"
     pages = {str(path.relative_to(api).with_suffix("")): path.read_text() for path in api.rglob("*.html")}
@@ -220,7 +220,7 @@ def test_the_api_pages_document_every_public_name_once_from_its_docstring(built_
     for name, text in pages.items():
         for entry in re.findall(API_ENTRY, text):
             where.setdefault(entry, []).append(name)
-    for module in (ntpnb, attention, optim, errors):
+    for module in (ntpnb, attention, optim, errors, statistics, chapter, explore):
         for name in module.__all__:
             if name.startswith("__") or name in ("optim", "attention"):  # a subpackage has its own pages
                 continue
