@@ -53,30 +53,6 @@ from ._validation import (
 )
 from .errors import InvalidDataError, SolverError
 
-__all__ = [
-    "Optimizer",
-    "Rule",
-    "RULES",
-    "Trace",
-    "gd_entry",
-    "ngd_factor",
-    "ngd_entry",
-    "adam_moment",
-    "adam_scales",
-    "adam_denominator",
-    "adam_entry",
-    "gd",
-    "sgd",
-    "normalized_gd",
-    "adam",
-    "log_grid",
-    "lecun_init",
-    "run",
-    "check_run",
-    "Recorder",
-    "AUTHORS_NGD_EPS",
-]
-
 Array = np.ndarray
 #: What an update rule's arithmetic takes and returns: a float (compiled loops) or an array (numpy).
 Value = float | np.ndarray

@@ -74,6 +74,7 @@ from .runner import (
     check_run,
     describe_record,
     expected_time,
+    explore,
     format_expected,
     int_seed,
     load_chapter_times,
@@ -83,9 +84,6 @@ from .runner import (
     run_sources,
     select_notebooks,
     signals_handled,
-)
-from .runner import (
-    _explore as explore,
 )
 
 

@@ -21,7 +21,7 @@ seed = 0  # {int ≥ 0} the seed
 n = 50  # {int ≥ 1} samples
 """
 SETUP = """\
-from ntpnb.chapter import chapter_parameters, parameters
+from ntpnb.chapter import _parameters as parameters, chapter_parameters
 
 parameters.CHANGES["07_fake"] = {"quick": {"n": 5}}  # the fake chapter's quick profile
 

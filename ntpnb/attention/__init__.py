@@ -20,28 +20,14 @@ Token ids count from 0 (the paper counts from 1).
 from __future__ import annotations
 
 from . import (
-    _batched_training as batched_training,
-)
-from . import (
-    _convex as convex,
-)
-from . import (
-    _graph_svm_qp as graph_svm_qp,
-)
-from . import (
-    _graphs as graphs,
-)
-from . import (
-    _model as model,
-)
-from . import (
-    _paper_experiments as paper_experiments,
-)
-from . import (
-    _random_data as random_data,
-)
-from . import (
-    _token_data as token_data,
+    _batched_training,
+    _convex,
+    _graph_svm_qp,
+    _graphs,
+    _model,
+    _paper_experiments,
+    _random_data,
+    _token_data,
 )
 from ._batched_training import *  # noqa: F403
 from ._convex import *  # noqa: F403
@@ -49,22 +35,17 @@ from ._graph_svm_qp import *  # noqa: F403
 from ._graphs import *  # noqa: F403
 from ._model import *  # noqa: F403
 from ._paper_experiments import *  # noqa: F403
-from ._paper_experiments import trial_data
 from ._random_data import *  # noqa: F403
 from ._token_data import *  # noqa: F403
 
 #: Every public name of the submodules (each module's ``__all__``), in reading order.
 __all__ = [
-    *token_data.__all__,
-    *random_data.__all__,
-    *graphs.__all__,
-    *model.__all__,
-    *graph_svm_qp.__all__,
-    *convex.__all__,
-    *batched_training.__all__,
-    *paper_experiments.__all__,
-]
-
-__all__ += [
-    "trial_data",
+    *_token_data.__all__,
+    *_random_data.__all__,
+    *_graphs.__all__,
+    *_model.__all__,
+    *_graph_svm_qp.__all__,
+    *_convex.__all__,
+    *_batched_training.__all__,
+    *_paper_experiments.__all__,
 ]

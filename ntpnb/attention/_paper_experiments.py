@@ -71,6 +71,7 @@ from ._random_data import (
 from ._token_data import TokenData, drawn_token_data
 
 __all__ = [
+    "trial_data",
     "GlobalResult",
     "global_experiment",
     "LocalResult",

@@ -50,6 +50,8 @@ logger = logging.getLogger(__name__)
 PACKAGE = "ntpnb"
 #: The directive of an API page.
 DIRECTIVE = "ntpnb-api"
+#: Data whose value prints longer than this is documented by its comment alone, without its value.
+MAX_VALUE_CHARS = 200
 
 #: numpy's reference pages of the numpy types that signatures use, by name (numpy's own
 #: documentation, the stable release); another numpy name is shown unlinked.
@@ -185,6 +187,8 @@ class ApiNames(SphinxDirective):
         for name in names:
             directive = _autodoc_directive(getattr(namespace, name))
             lines.append(f".. {directive}:: {public}.{name}")
+            if directive == "autodata" and len(repr(getattr(namespace, name))) > MAX_VALUE_CHARS:
+                lines.append("   :no-value:")  # a registry, say: its comment says what it holds
             if directive in ("autoclass", "autoexception"):
                 lines.append("   :members:")
                 if "show-inheritance" in self.options:

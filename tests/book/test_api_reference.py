@@ -117,7 +117,8 @@ def test_a_page_shows_array_like_by_its_name_linked_to_numpy_and_warns_of_a_name
         "loss": ".. ntpnb-api:: ntpnb.linear._loss\n   :public: ntpnb",
         "training": ".. ntpnb-api:: ntpnb.linear._decoder_training\n   :public: ntpnb",
         "again": ".. ntpnb-api:: ntpnb.linear._loss\n   :public: ntpnb\n   :no-docstring:",
-        "optim": ".. ntpnb-api:: ntpnb._optim",
+        "optim": ".. ntpnb-api:: ntpnb._optim\n   :public: ntpnb.optim",
+        "maps": ".. ntpnb-api:: ntpnb.explore._maps\n   :public: ntpnb.explore",
     }
     out, warnings = build(tmp_path, pages)
     loss = (out / "loss.html").read_text()
@@ -132,12 +133,12 @@ def test_a_page_shows_array_like_by_its_name_linked_to_numpy_and_warns_of_a_name
     assert "W0: ArrayLike | None = None" in train and "seed: int | Generator = 0" in train, train
     assert "progress: Callable[[int, int], object] | None = None" in train, train
     # a dataclass field's default factory reads as its call, and the signature is parsed
-    trace = text(signature((out / "optim.html").read_text(), "ntpnb._optim.Trace"))
-    assert "values: Mapping[str, ndarray] = dict()" in trace and "~" not in trace, trace
+    results = text(signature((out / "maps.html").read_text(), "ntpnb.explore.GridResults"))
+    assert "fixed: Mapping[str, str] = dict()" in results and "~" not in results, results
     # every page's names are checked against the public modules' __all__
     assert re.search(r"ntpnb\.softmax is documented on 2 API pages: again, loss", warnings), warnings
     assert "ntpnb.NTPData (defined in ntpnb.linear._ntp_data) is on no API page" in warnings
-    assert "ntpnb._optim.run" not in warnings and "ntpnb.train " not in warnings
+    assert "ntpnb.optim.gd" not in warnings and "ntpnb.train " not in warnings
 
 
 def test_a_page_of_a_module_that_defines_no_public_name_is_an_error(tmp_path):

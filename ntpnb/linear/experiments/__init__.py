@@ -6,13 +6,7 @@ takes a ``numpy.random.Generator``, consumed in the order the notebooks draw.
 
 from __future__ import annotations
 
-from . import _beyond as beyond
-from . import _curves as curves
-from . import _entropy as entropy
-from . import _path_comparisons as path_comparisons
-from . import _phase_diagram as phase_diagram
-from . import _plane as plane
-from . import _text as text
+from . import _beyond, _curves, _entropy, _path_comparisons, _phase_diagram, _plane, _text
 from ._beyond import *  # noqa: F403
 from ._curves import *  # noqa: F403
 from ._entropy import *  # noqa: F403
@@ -24,6 +18,6 @@ from ._text import *  # noqa: F403
 #: Every public name of the submodules, in the order of the chapters.
 __all__ = [
     name
-    for module in (entropy, plane, path_comparisons, curves, phase_diagram, text, beyond)
+    for module in (_entropy, _plane, _path_comparisons, _curves, _phase_diagram, _text, _beyond)
     for name in module.__all__
 ]
