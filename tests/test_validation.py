@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 import numpy as np
@@ -16,11 +17,13 @@ from ntpnb.linear import corpus, sequences
 from ntpnb.linear.condition_thresholds import condition_trial
 from ntpnb.linear.corpus import decode_ids, stdlib_docstring_list
 from ntpnb.validation import (
+    FrozenArrays,
     as_count,
     as_float,
     as_float_array,
     as_int_array,
     frozen,
+    is_frozen,
     is_integer,
     is_real,
     read_only_view,
@@ -275,6 +278,24 @@ def test_frozen_order_k_keeps_the_layout_and_c_makes_it_contiguous():
     T = np.einsum("ivk,jk->jvi", np.ones((6, 5, 2)), np.ones((3, 2)))
     assert frozen(T, order="K").strides == T.strides
     assert frozen(T).flags.c_contiguous
+
+
+def test_frozen_arrays_freeze_every_array_field_once_keeping_its_layout():
+    @dataclasses.dataclass(frozen=True, eq=False)
+    class Result(FrozenArrays):
+        T: np.ndarray
+        kept: np.ndarray
+        n: int
+
+    T = np.einsum("ivk,jk->jvi", np.ones((6, 5, 2)), np.ones((3, 2)))
+    kept = frozen(np.arange(3.0))
+    res = Result(T, kept, 2)
+    assert res.T.strides == T.strides and not np.shares_memory(res.T, T) and is_frozen(res.T)
+    np.testing.assert_array_equal(res.T, T)
+    assert res.kept is kept and res.n == 2  # frozen already: not copied again
+    with pytest.raises(ValueError, match="read-only"):
+        res.T[0] = 1.0
+    assert T.flags.writeable and not is_frozen(T) and not is_frozen(read_only_view(T))
 
 
 def test_read_only_view_follows_the_array_it_shows():

@@ -202,15 +202,15 @@ def path_structure(data: NTPData) -> PathStructure:
     w_star = basis_f @ W_star.ravel()
     return PathStructure(
         W_star=W_star,
-        a=frozen(star_exponents(data, W_star), order="K"),
+        a=star_exponents(data, W_star),
         w_star=w_star,
         w_star_norm=_norm(w_star),
         n_f=n_f,
         n_perp=basis_perp.shape[0],
-        basis_f=frozen(basis_f, order="K"),
-        basis_perp=frozen(basis_perp, order="K"),
-        T_F=frozen(T_F, order="K"),
-        margins=frozen(margins, order="K"),
+        basis_f=basis_f,
+        basis_perp=basis_perp,
+        T_F=T_F,
+        margins=margins,
     )
 
 
