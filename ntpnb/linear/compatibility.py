@@ -22,11 +22,11 @@ from .. import settings
 from ..errors import NotCompatibleError, RankAmbiguousError, ScaleError, SolverError
 from ..linalg import accurate_dots, nonzero_count, rank_floor, thin_svd
 from .constraints import ntp_constraints
-from .ntp_data import NTPData, cached_per_data, frozen, normalized, unambiguous
+from .ntp_data import NTPData, cached_per_data, normalized, unambiguous
 from .separability import context_scales
-from .subspace import EQUALITY_WHAT, equality_operator, f_decomposition, uses_dense_f
+from .subspace import EQUALITY_WHAT, equality_operator, normalized_f_decomposition, uses_dense_f
 
-__all__ = ["compatibility_residual", "finite_solution", "is_compatible"]
+__all__ = ["compatibility_residual", "finite_solution", "is_compatible", "normalized_finite_solution"]
 
 
 #: The decision of (4) for normalized data: ``vec(W*)`` (None if not compatible) and the residual.
@@ -76,7 +76,7 @@ def _candidate(data: NTPData, b: np.ndarray) -> tuple[np.ndarray | None, str]:
     """
     w, found = None, "no candidate W* exists at dim F because its rank is not determined in float64"
     with suppress(RankAmbiguousError):  # the candidate W* at dim F, if finite
-        dec = f_decomposition(data)
+        dec = normalized_f_decomposition(data)
         candidate = dec.basis.T @ ((dec.U.T @ b) / dec.s)
         found = "the candidate W* at dim F overflows float64"
         w = candidate if np.all(np.isfinite(candidate)) else None
@@ -159,21 +159,6 @@ def _compatibility(data: NTPData) -> _Compatibility | str:
     return (w if residual <= _compat_tolerance(data) else None), residual
 
 
-@cached_per_data
-def _min_norm_solution(data: NTPData) -> tuple[np.ndarray | None, float]:
-    """``W*`` (None if not compatible or beyond the float64 range) and the residual that decided.
-
-    Solved for the normalized ``H / c`` and scaled back: ``W*(H) = W*(H / c) / c``.
-    """
-    norm, scale = normalized(data)
-    w, residual = unambiguous(_compatibility(norm))
-    if w is None:
-        return None, residual
-    with np.errstate(over="ignore"):
-        W = w.reshape(data.V, data.d) / scale
-    return (frozen(W) if np.all(np.isfinite(W)) else None), residual
-
-
 def compatibility_residual(data: NTPData) -> float:
     """Least-squares residual of the compatibility equations (4) (that of ``W*`` when compatible).
 
@@ -182,7 +167,7 @@ def compatibility_residual(data: NTPData) -> float:
     NumericallyAmbiguousError
         As :func:`is_compatible`.
     """
-    return _min_norm_solution(data)[1]
+    return unambiguous(_compatibility(normalized(data)[0]))[1]
 
 
 def is_compatible(data: NTPData) -> bool:
@@ -213,15 +198,30 @@ def finite_solution(data: NTPData) -> np.ndarray:
     ScaleError
         If ``W*`` has entries beyond the float64 range (``W*`` scales like ``1 / |H|``).
     """
-    W, residual = _min_norm_solution(data)
-    if not is_compatible(data):
+    return _solution(data, *normalized(data))
+
+
+def normalized_finite_solution(norm: NTPData) -> np.ndarray:
+    """:func:`finite_solution` of data already :func:`~.ntp_data.normalized` (``norm`` is used as it is)."""
+    return _solution(norm, norm, 1.0)
+
+
+def _solution(data: NTPData, norm: NTPData, scale: float) -> np.ndarray:
+    """``W*`` of ``data`` from the decision of (4) for ``norm``, its data divided by ``scale``.
+
+    ``W*(H) = W*(H / c) / c``; the errors of :func:`finite_solution`.
+    """
+    w, residual = unambiguous(_compatibility(norm))
+    if w is None:
         raise NotCompatibleError(
             "the data are not NTP_H-compatible: the compatibility equations (4) have "
-            f"least-squares residual {residual:.3g} (tolerance {_compat_tolerance(data):.3g})"
+            f"least-squares residual {residual:.3g} (tolerance {_compat_tolerance(norm):.3g})"
         )
-    if W is None:
+    with np.errstate(over="ignore"):
+        W = w.reshape(data.V, data.d) / scale
+    if not np.all(np.isfinite(W)):
         raise ScaleError(
             f"W* has entries beyond the float64 range: it scales like 1 / max|H| and "
             f"max|H| = {float(np.abs(data.H).max()):.3g}; rescale the embeddings"
         )
-    return W.copy()
+    return W
