@@ -6,7 +6,9 @@ decision of compatibility and ``W*`` (:mod:`ntpnb.linear.separability`) uses it.
 
 ``rank H`` (:func:`embedding_svd`) and ``dim F`` (:func:`f_decomposition`) are decided here,
 once per data set, by the one rule of :mod:`ntpnb.linalg` (a clear gap in the spectrum); every
-other module takes them from these two functions.
+other module takes them from these two functions, or, for data already
+:func:`~.ntp_data.normalized`, from :func:`normalized_embedding_svd` and
+:func:`normalized_f_decomposition`, which use the data as they are.
 """
 
 from __future__ import annotations
