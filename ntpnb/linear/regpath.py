@@ -219,7 +219,7 @@ def path_structure(norm: NTPData) -> PathStructure:
     )
 
 
-def gram_form_fits(svd: EmbeddingSVD, m: int) -> bool:
+def _gram_form_fits(svd: EmbeddingSVD, m: int) -> bool:
     """Whether the Gram form serves embeddings of ``m`` rows with SVD ``svd`` (see :func:`uses_gram_form`)."""
     return svd.rank == m and float(svd.s[0] / svd.s[-1]) ** 2 <= settings.PATH_GRAM_MAX_COND
 
@@ -231,7 +231,7 @@ def uses_gram_form(data: NTPData) -> bool:
     :func:`~ntpnb.linear.subspace.embedding_svd`) and ``K = H H^T`` has a condition number of at
     most :data:`ntpnb.settings.PATH_GRAM_MAX_COND`; otherwise in orthonormal bases.
     """
-    return gram_form_fits(normalized_embedding_svd(normalized(data)[0]), data.m)
+    return _gram_form_fits(normalized_embedding_svd(normalized(data)[0]), data.m)
 
 
 # ---------------------------------------------------------------------------- Newton on the KKT system
@@ -554,7 +554,7 @@ def _path_structure(norm: NTPData) -> Split:
     ``rank H = m`` (the Gram form) makes the data compatible; otherwise the split's ``W*`` decides.
     Raises NotCompatibleError (while the split's ``W*`` is formed) or NotSeparableError.
     """
-    if gram_form_fits(normalized_embedding_svd(norm), norm.m):
+    if _gram_form_fits(normalized_embedding_svd(norm), norm.m):
         st = gram_structure(norm)
     else:
         st = path_structure(norm)  # or NotCompatibleError

@@ -22,12 +22,12 @@ def medium() -> ntp.NTPData:
 
 def orthonormal_path(data: ntp.NTPData, radii) -> ntp.RegularizationPath:
     """The path solved in orthonormal bases even where the Gram form applies."""
-    saved = rp.gram_form_fits
-    rp.gram_form_fits = lambda svd, m: False
+    saved = rp._gram_form_fits
+    rp._gram_form_fits = lambda svd, m: False
     try:
         return ntp.regularization_path(data, radii)
     finally:
-        rp.gram_form_fits = saved
+        rp._gram_form_fits = saved
 
 
 def to_gram(data: ntp.NTPData, theta: np.ndarray) -> np.ndarray:
