@@ -41,7 +41,7 @@ def _accurate_residual(data: NTPData, w: np.ndarray) -> tuple[float, float]:
     """``||G w - b||`` of (4) evaluated as if in twice the precision, and a rigorous bound on its error."""
     pairs = ntp_constraints(data)
     W = np.reshape(w, (data.V, data.d))
-    b = np.asarray(ntp_constraints(data).eq_rhs, dtype=float)
+    b = np.asarray(pairs.eq_rhs, dtype=float)
     Hj = data.H[pairs.eq_context]
     X = np.hstack([Hj, -Hj, -b[:, None]])
     Y = np.hstack([W[pairs.eq_token], W[pairs.anchors[pairs.eq_context]], np.ones((b.size, 1))])
@@ -58,8 +58,8 @@ def _checked_residual(data: NTPData, w: np.ndarray, tol: float) -> tuple[float, 
     The plain evaluation with the rounding bound ``2 (2d + 1) eps (|G| |w| + |b|)`` first, else
     :func:`_accurate_residual`.
     """
-    G = ntp_constraints(data).eq
-    b = np.asarray(ntp_constraints(data).eq_rhs, dtype=float)
+    pairs = ntp_constraints(data)
+    G, b = pairs.eq, np.asarray(pairs.eq_rhs, dtype=float)
     with np.errstate(over="ignore", invalid="ignore"):
         rounding = 2 * (2 * data.d + 1) * settings.FLOAT64_EPS * (abs(G) @ np.abs(w) + np.abs(b))
         value, bound = float(np.linalg.norm(G @ w - b)), float(np.linalg.norm(rounding))
@@ -111,7 +111,8 @@ def _decide_dense(data: NTPData) -> _Compatibility | str:
     ``W`` beyond float64's resolution could solve (4).
     """
     tol = _compat_tolerance(data)
-    G, b = ntp_constraints(data).eq, ntp_constraints(data).eq_rhs
+    pairs = ntp_constraints(data)
+    G, b = pairs.eq, pairs.eq_rhs
     if G.shape[0] == 0:  # every support is a single token: no equation, W* = 0
         return np.zeros(data.V * data.d), 0.0
     w, found = _candidate(data, b)
