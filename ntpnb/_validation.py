@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Iterable, Mapping, MappingView, Set
+from dataclasses import dataclass, fields
 from typing import Any, Literal
 
 import numpy as np
@@ -138,6 +139,31 @@ def frozen(arr: ArrayLike, order: Literal["C", "K"] = "C") -> np.ndarray:
         return frozen(arr.transpose(axes)).transpose(np.argsort(axes))
     arr = np.asarray(arr, order="C")  # not np.ascontiguousarray, which makes a 0-d array 1-d
     return np.frombuffer(arr.tobytes(), dtype=arr.dtype).reshape(arr.shape)
+
+
+def is_frozen(arr: np.ndarray) -> bool:
+    """Whether ``arr`` is (a view of) a :func:`frozen` array: read-only memory of a ``bytes`` object."""
+    base: object = arr
+    while isinstance(base, np.ndarray):
+        if base.flags.writeable:
+            return False
+        base = base.base
+    return isinstance(base, bytes)
+
+
+@dataclass(frozen=True, eq=False)
+class FrozenArrays:
+    """A base of immutable results: every ``numpy.ndarray`` field is :func:`frozen` once, when one is made.
+
+    The arrays keep their memory layout (``order="K"``), so products with them give the bits they
+    gave before; arrays that are frozen already are kept as they are.
+    """
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if isinstance(value, np.ndarray) and not is_frozen(value):
+                object.__setattr__(self, f.name, frozen(value, order="K"))
 
 
 def read_only_view(arr: np.ndarray) -> np.ndarray:

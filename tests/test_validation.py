@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 import numpy as np
@@ -13,11 +14,13 @@ from ntpnb import _parallel as parallel
 from ntpnb import _statistics as statistics
 from ntpnb import attention as att
 from ntpnb._validation import (
+    FrozenArrays,
     as_count,
     as_float,
     as_float_array,
     as_int_array,
     frozen,
+    is_frozen,
     is_integer,
     is_real,
     read_only_view,
@@ -157,7 +160,7 @@ def test_is_integer_takes_integers_only():
 @pytest.mark.parametrize("value", [True, np.True_, "0.1", None])
 def test_the_rates_and_tolerances_refuse_a_bool_or_a_string(value):
     with pytest.raises(InvalidDataError, match="learning rate"):
-        ntp._optim.gd(value)
+        ntp.optim.gd(value)
     with pytest.raises(InvalidDataError, match="confidence"):
         statistics.wilson_interval(1, 3, confidence=value)
 
@@ -278,6 +281,24 @@ def test_frozen_order_k_keeps_the_layout_and_c_makes_it_contiguous():
     T = np.einsum("ivk,jk->jvi", np.ones((6, 5, 2)), np.ones((3, 2)))
     assert frozen(T, order="K").strides == T.strides
     assert frozen(T).flags.c_contiguous
+
+
+def test_frozen_arrays_freeze_every_array_field_once_keeping_its_layout():
+    @dataclasses.dataclass(frozen=True, eq=False)
+    class Result(FrozenArrays):
+        T: np.ndarray
+        kept: np.ndarray
+        n: int
+
+    T = np.einsum("ivk,jk->jvi", np.ones((6, 5, 2)), np.ones((3, 2)))
+    kept = frozen(np.arange(3.0))
+    res = Result(T, kept, 2)
+    assert res.T.strides == T.strides and not np.shares_memory(res.T, T) and is_frozen(res.T)
+    np.testing.assert_array_equal(res.T, T)
+    assert res.kept is kept and res.n == 2  # frozen already: not copied again
+    with pytest.raises(ValueError, match="read-only"):
+        res.T[0] = 1.0
+    assert T.flags.writeable and not is_frozen(T) and not is_frozen(read_only_view(T))
 
 
 def test_read_only_view_follows_the_array_it_shows():

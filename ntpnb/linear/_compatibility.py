@@ -22,11 +22,11 @@ from .. import settings
 from .._linalg import accurate_dots, nonzero_count, rank_floor, thin_svd
 from ..errors import NotCompatibleError, RankAmbiguousError, ScaleError, SolverError
 from ._constraints import ntp_constraints
-from ._ntp_data import NTPData, cached_per_data, frozen, normalized, unambiguous
+from ._ntp_data import NTPData, cached_per_data, normalized, unambiguous
 from ._separability import context_scales
-from ._subspace import EQUALITY_WHAT, equality_operator, f_decomposition, uses_dense_f
+from ._subspace import EQUALITY_WHAT, equality_operator, normalized_f_decomposition, uses_dense_f
 
-__all__ = ["finite_solution", "is_compatible"]
+__all__ = ["compatibility_residual", "finite_solution", "is_compatible", "normalized_finite_solution"]
 
 
 #: The decision of (4) for normalized data: ``vec(W*)`` (None if not compatible) and the residual.
@@ -41,7 +41,7 @@ def _accurate_residual(data: NTPData, w: np.ndarray) -> tuple[float, float]:
     """``||G w - b||`` of (4) evaluated as if in twice the precision, and a rigorous bound on its error."""
     pairs = ntp_constraints(data)
     W = np.reshape(w, (data.V, data.d))
-    b = np.asarray(ntp_constraints(data).eq_rhs, dtype=float)
+    b = np.asarray(pairs.eq_rhs, dtype=float)
     Hj = data.H[pairs.eq_context]
     X = np.hstack([Hj, -Hj, -b[:, None]])
     Y = np.hstack([W[pairs.eq_token], W[pairs.anchors[pairs.eq_context]], np.ones((b.size, 1))])
@@ -58,8 +58,8 @@ def _checked_residual(data: NTPData, w: np.ndarray, tol: float) -> tuple[float, 
     The plain evaluation with the rounding bound ``2 (2d + 1) eps (|G| |w| + |b|)`` first, else
     :func:`_accurate_residual`.
     """
-    G = ntp_constraints(data).eq
-    b = np.asarray(ntp_constraints(data).eq_rhs, dtype=float)
+    pairs = ntp_constraints(data)
+    G, b = pairs.eq, np.asarray(pairs.eq_rhs, dtype=float)
     with np.errstate(over="ignore", invalid="ignore"):
         rounding = 2 * (2 * data.d + 1) * settings.FLOAT64_EPS * (abs(G) @ np.abs(w) + np.abs(b))
         value, bound = float(np.linalg.norm(G @ w - b)), float(np.linalg.norm(rounding))
@@ -76,7 +76,7 @@ def _candidate(data: NTPData, b: np.ndarray) -> tuple[np.ndarray | None, str]:
     """
     w, found = None, "no candidate W* exists at dim F because its rank is not determined in float64"
     with suppress(RankAmbiguousError):  # the candidate W* at dim F, if finite
-        dec = f_decomposition(data)
+        dec = normalized_f_decomposition(data)
         candidate = dec.basis.T @ ((dec.U.T @ b) / dec.s)
         found = "the candidate W* at dim F overflows float64"
         w = candidate if np.all(np.isfinite(candidate)) else None
@@ -111,7 +111,8 @@ def _decide_dense(data: NTPData) -> _Compatibility | str:
     ``W`` beyond float64's resolution could solve (4).
     """
     tol = _compat_tolerance(data)
-    G, b = ntp_constraints(data).eq, ntp_constraints(data).eq_rhs
+    pairs = ntp_constraints(data)
+    G, b = pairs.eq, pairs.eq_rhs
     if G.shape[0] == 0:  # every support is a single token: no equation, W* = 0
         return np.zeros(data.V * data.d), 0.0
     w, found = _candidate(data, b)
@@ -159,21 +160,6 @@ def _compatibility(data: NTPData) -> _Compatibility | str:
     return (w if residual <= _compat_tolerance(data) else None), residual
 
 
-@cached_per_data
-def _min_norm_solution(data: NTPData) -> tuple[np.ndarray | None, float]:
-    """``W*`` (None if not compatible or beyond the float64 range) and the residual that decided.
-
-    Solved for the normalized ``H / c`` and scaled back: ``W*(H) = W*(H / c) / c``.
-    """
-    norm, scale = normalized(data)
-    w, residual = unambiguous(_compatibility(norm))
-    if w is None:
-        return None, residual
-    with np.errstate(over="ignore"):
-        W = w.reshape(data.V, data.d) / scale
-    return (frozen(W) if np.all(np.isfinite(W)) else None), residual
-
-
 def compatibility_residual(data: NTPData) -> float:
     """Least-squares residual of the compatibility equations (4) (that of ``W*`` when compatible).
 
@@ -182,7 +168,7 @@ def compatibility_residual(data: NTPData) -> float:
     NumericallyAmbiguousError
         As :func:`is_compatible`.
     """
-    return _min_norm_solution(data)[1]
+    return unambiguous(_compatibility(normalized(data)[0]))[1]
 
 
 def is_compatible(data: NTPData) -> bool:
@@ -213,15 +199,30 @@ def finite_solution(data: NTPData) -> np.ndarray:
     ScaleError
         If ``W*`` has entries beyond the float64 range (``W*`` scales like ``1 / |H|``).
     """
-    W, residual = _min_norm_solution(data)
-    if not is_compatible(data):
+    return _solution(data, *normalized(data))
+
+
+def normalized_finite_solution(norm: NTPData) -> np.ndarray:
+    """:func:`finite_solution` of data already :func:`~._ntp_data.normalized` (``norm`` is used as it is)."""
+    return _solution(norm, norm, 1.0)
+
+
+def _solution(data: NTPData, norm: NTPData, scale: float) -> np.ndarray:
+    """``W*`` of ``data`` from the decision of (4) for ``norm``, its data divided by ``scale``.
+
+    ``W*(H) = W*(H / c) / c``; the errors of :func:`finite_solution`.
+    """
+    w, residual = unambiguous(_compatibility(norm))
+    if w is None:
         raise NotCompatibleError(
             "the data are not NTP_H-compatible: the compatibility equations (4) have "
-            f"least-squares residual {residual:.3g} (tolerance {_compat_tolerance(data):.3g})"
+            f"least-squares residual {residual:.3g} (tolerance {_compat_tolerance(norm):.3g})"
         )
-    if W is None:
+    with np.errstate(over="ignore"):
+        W = w.reshape(data.V, data.d) / scale
+    if not np.all(np.isfinite(W)):
         raise ScaleError(
             f"W* has entries beyond the float64 range: it scales like 1 / max|H| and "
             f"max|H| = {float(np.abs(data.H).max()):.3g}; rescale the embeddings"
         )
-    return W.copy()
+    return W

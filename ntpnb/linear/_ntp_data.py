@@ -231,6 +231,11 @@ def normalized(data: NTPData) -> tuple[NTPData, float]:
     ``W*(H / c) = c W*(H)``, ``W^mm(H / c) = c W^mm(H)`` and the conditions do not change, so the
     solvers' tolerances (for entries of order one) hold at any scale. The data are ``data`` itself
     when ``c = 1``, otherwise one object per data set.
+
+    A public function of the data normalizes them here, once, at its door; the functions named
+    ``normalized_*`` (:func:`~._subspace.normalized_embedding_svd`,
+    :func:`~._compatibility.normalized_finite_solution`, ...) take data already normalized and use
+    them as they are, so that a computation such as the regularization path normalizes once.
     """
     copy, c = _normalized_copy(data)
     return (data if copy is None else copy), c

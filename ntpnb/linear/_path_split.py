@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import scipy
 
+from .._validation import FrozenArrays
 from ._ntp_data import NTPData
 
 if TYPE_CHECKING:
@@ -106,7 +107,7 @@ def split_loss(data: NTPData, a: np.ndarray, L_delta: np.ndarray, margins: np.nd
 
 
 @dataclass(frozen=True, eq=False)
-class Split:
+class Split(FrozenArrays):
     """A representation of the split ``W = W* + delta + W_perp``: what the solver of :mod:`._regpath` asks.
 
     Coordinates ``theta``: ``n_f`` for the F part, then ``n_perp`` for the F-perp part. A
@@ -115,6 +116,7 @@ class Split:
     ``block_norms`` (those of the matrices), ``logit_step`` (the largest change of a logit along
     ``x`` less its margins), ``matrices`` (``vec`` of the F part and of the F-perp part of the
     matrix with coordinates ``x``) and ``gradient_split`` (``vec(grad CE)`` and its projection on F).
+    Its arrays are read-only (:class:`~ntpnb._validation.FrozenArrays`): it is cached and shared.
     """
 
     #: ``W*`` as a ``(V, d)`` matrix.

@@ -68,13 +68,13 @@ from ..errors import (
     RankAmbiguousError,
     ScaleError,
 )
-from ._compatibility import finite_solution
+from ._compatibility import normalized_finite_solution
 from ._gram_blocks import NoConvergenceError as _NoConvergenceError
 from ._ntp_data import NTPData, cached_per_data, normalized, require_data
 from ._path_split import Evaluation, Split, Workspace, split_loss, star_exponents
 from ._regpath_gram import gram_structure
-from ._separability import is_separable
-from ._subspace import embedding_svd, f_decomposition
+from ._separability import normalized_separability
+from ._subspace import EmbeddingSVD, normalized_embedding_svd, normalized_f_decomposition
 
 
 # ---------------------------------------------------------------------------- the dense structure
@@ -154,8 +154,8 @@ class PathStructure(Split):
         return g, self.basis_f.T @ (self.basis_f @ g)
 
 
-def _perp_basis(data: NTPData, basis_f: np.ndarray) -> np.ndarray:
-    """The orthonormal basis of ``R ∩ F-perp`` (rows), from that of F (rows of ``basis_f``).
+def _perp_basis(V: int, Vt: np.ndarray, basis_f: np.ndarray) -> np.ndarray:
+    """The orthonormal basis of ``R ∩ F-perp`` (rows), from those of the row space of ``H`` (``Vt``) and of F.
 
     Raises
     ------
@@ -163,8 +163,7 @@ def _perp_basis(data: NTPData, basis_f: np.ndarray) -> np.ndarray:
         If dim F exceeds dim R, or F's columns in the coordinates of R are not orthonormal to
         rounding: the ranks of H and of (6a) are not determined consistently in float64.
     """
-    row_space = embedding_svd(data).Vt.T  # (d, rank H)
-    R = np.kron(helmert_basis(data.V), row_space)  # orthonormal columns: vec(u v^T), row-major
+    R = np.kron(helmert_basis(V), Vt.T)  # orthonormal columns: vec(u v^T), row-major
     n_f = basis_f.shape[0]
     if n_f > R.shape[1]:  # F lies in R: impossible unless the two rank decisions disagree
         raise RankAmbiguousError(
@@ -180,38 +179,49 @@ def _perp_basis(data: NTPData, basis_f: np.ndarray) -> np.ndarray:
 
 
 @cached_per_data
-def path_structure(data: NTPData) -> PathStructure:
-    """The split of ``data`` in orthonormal bases (cached per data set).
+def path_structure(norm: NTPData) -> PathStructure:
+    """The split of normalized data in orthonormal bases (cached per data set).
 
-    ``R = 1-perp (x) rowspace(H)`` has the orthonormal basis ``kron(Helmert, V_H)`` and contains
-    F, so ``R ∩ F-perp`` has dimension ``(V - 1) rank H - dim F``. In the coordinates of ``R``, F
-    is spanned by the orthonormal columns ``C = R^T B_F^T`` (singular values 1 up to rounding,
-    verified by :func:`ntpnb._linalg.check_known_rank`), and ``R ∩ F-perp`` by the last columns of
-    a complete Householder QR of ``C``: no rank is decided at the rounding level.
+    ``norm`` is used as it is: data already :func:`~._ntp_data.normalized`, as
+    :func:`regularization_path` passes them. ``R = 1-perp (x) rowspace(H)`` has the orthonormal
+    basis ``kron(Helmert, V_H)`` and contains F, so ``R ∩ F-perp`` has dimension ``(V - 1) rank
+    H - dim F``. In the coordinates of ``R``, F is spanned by the orthonormal columns ``C = R^T
+    B_F^T`` (singular values 1 up to rounding, verified by :func:`ntpnb._linalg.check_known_rank`),
+    and ``R ∩ F-perp`` by the last columns of a complete Householder QR of ``C``: no rank is
+    decided at the rounding level.
+
+    Raises
+    ------
+    NotCompatibleError
+        If the data are not NTP_H-compatible (no ``W*``).
     """
-    W_star = finite_solution(data)  # or NotCompatibleError
-    basis_f = f_decomposition(data).basis
-    n_f = basis_f.shape[0]
-    basis_perp = _perp_basis(data, basis_f)
+    W_star = normalized_finite_solution(norm)
+    basis_f = normalized_f_decomposition(norm).basis
+    basis_perp = _perp_basis(norm.V, normalized_embedding_svd(norm).Vt, basis_f)
     # (m, V, n): the logits of each basis matrix
     T_F, T_perp = (
-        np.einsum("ivk,jk->jvi", b.reshape(-1, data.V, data.d), data.H) for b in (basis_f, basis_perp)
+        np.einsum("ivk,jk->jvi", b.reshape(-1, norm.V, norm.d), norm.H) for b in (basis_f, basis_perp)
     )
-    u = np.einsum("jv,jvi->ji", data.P, T_perp)  # the common in-support logit
-    margins = np.where(data.support_mask[:, :, None], 0.0, u[:, None, :] - T_perp)
+    u = np.einsum("jv,jvi->ji", norm.P, T_perp)  # the common in-support logit
+    margins = np.where(norm.support_mask[:, :, None], 0.0, u[:, None, :] - T_perp)
     w_star = basis_f @ W_star.ravel()
     return PathStructure(
         W_star=W_star,
-        a=frozen(star_exponents(data, W_star), order="K"),
+        a=star_exponents(norm, W_star),
         w_star=w_star,
         w_star_norm=_norm(w_star),
-        n_f=n_f,
+        n_f=basis_f.shape[0],
         n_perp=basis_perp.shape[0],
-        basis_f=frozen(basis_f, order="K"),
-        basis_perp=frozen(basis_perp, order="K"),
-        T_F=frozen(T_F, order="K"),
-        margins=frozen(margins, order="K"),
+        basis_f=basis_f,
+        basis_perp=basis_perp,
+        T_F=T_F,
+        margins=margins,
     )
+
+
+def _gram_form_fits(svd: EmbeddingSVD, m: int) -> bool:
+    """Whether the Gram form serves embeddings of ``m`` rows with SVD ``svd`` (see :func:`uses_gram_form`)."""
+    return svd.rank == m and float(svd.s[0] / svd.s[-1]) ** 2 <= settings.PATH_GRAM_MAX_COND
 
 
 def uses_gram_form(data: NTPData) -> bool:
@@ -221,8 +231,7 @@ def uses_gram_form(data: NTPData) -> bool:
     :func:`~ntpnb.linear._subspace.embedding_svd`) and ``K = H H^T`` has a condition number of at
     most :data:`ntpnb.settings.PATH_GRAM_MAX_COND`; otherwise in orthonormal bases.
     """
-    svd = embedding_svd(normalized(data)[0])
-    return svd.rank == data.m and float(svd.s[0] / svd.s[-1]) ** 2 <= settings.PATH_GRAM_MAX_COND
+    return _gram_form_fits(normalized_embedding_svd(normalized(data)[0]), data.m)
 
 
 # ---------------------------------------------------------------------------- Newton on the KKT system
@@ -542,10 +551,14 @@ def _scaled_back(p: SplitPath, B_all: np.ndarray, c: float) -> SplitPath:
 def _path_structure(norm: NTPData) -> Split:
     """The split of normalized data, its two conditions decided here once: compatible, separable.
 
+    ``rank H = m`` (the Gram form) makes the data compatible; otherwise the split's ``W*`` decides.
     Raises NotCompatibleError (while the split's ``W*`` is formed) or NotSeparableError.
     """
-    st = gram_structure(norm) if uses_gram_form(norm) else path_structure(norm)  # or NotCompatibleError
-    if not is_separable(norm):
+    if _gram_form_fits(normalized_embedding_svd(norm), norm.m):
+        st = gram_structure(norm)
+    else:
+        st = path_structure(norm)  # or NotCompatibleError
+    if not normalized_separability(norm).separable:
         raise NotSeparableError("the regularization path needs NTP-separable data (Theorem 1)")
     return st
 

@@ -64,7 +64,7 @@ from numpy.typing import ArrayLike
 
 from .. import settings
 from .._linalg import helmert_basis, safe_norm
-from .._validation import frozen
+from .._validation import FrozenArrays
 from ._gram_blocks import (
     NoConvergenceError,
     block_inverse,
@@ -80,7 +80,7 @@ from ._path_split import Evaluation, Split, Workspace, split_loss, star_exponent
 
 
 @dataclass(frozen=True, eq=False)
-class _Supports:
+class _Supports(FrozenArrays):
     """Per token ``z``: the contexts ``Z_z`` whose support holds it and ``K[Z_z, Z_z]^{-1}``, padded.
 
     ``contexts[z, i]`` for ``i < count[z]`` (0 beyond), ``inverse[z]`` zero beyond ``count[z]``;
@@ -114,9 +114,7 @@ def _supports(K: np.ndarray, mask: np.ndarray) -> _Supports:
         (np.ones(cols.size), (contexts.ravel()[cols], cols)), shape=(m, V * width)
     )
     rows = np.where(valid[:, :, None], K[contexts], 0.0)
-    return _Supports(
-        frozen(contexts), frozen(valid), frozen(inverse), scatter, frozen(rows), frozen(scaled_inverse(T))
-    )
+    return _Supports(contexts, valid, inverse, scatter, rows, scaled_inverse(T))
 
 
 def _k_times_f(sup: _Supports, C: np.ndarray) -> np.ndarray:
@@ -505,23 +503,23 @@ def gram_structure(data: NTPData) -> GramStructure:
     sup = _supports(K, mask)
     log_p = np.log(np.where(mask, data.P, 1.0))  # read on the supports only
     C_star = _f_map(sup, log_p[None])[0][0]
-    W_star = frozen(C_star.T @ H)
-    K_factor = frozen(np.linalg.cholesky(K))
+    W_star = C_star.T @ H
+    K_factor = np.linalg.cholesky(K)
     f_basis = _f_basis(mask)
     return GramStructure(
         W_star=W_star,
-        a=frozen(star_exponents(data, W_star), order="K"),
+        a=star_exponents(data, W_star),
         w_star=f_basis.T @ C_star.ravel(),
         w_star_norm=safe_norm(C_star, lambda c: K_factor.T @ c),  # ||C^T H||, K = L L^T
         n_f=int(f_basis.shape[1]),
         n_perp=int((~mask).sum()),
         H=H,
-        K=frozen(K),
+        K=K,
         K_factor=K_factor,
         mask=mask,
         P=data.P,
         pi=data.pi,
-        C_star=frozen(C_star),
+        C_star=C_star,
         supports=sup,
         f_basis=f_basis,
     )

@@ -54,7 +54,7 @@ from ._active_set import SOLVER_NAME as ACTIVE_SET_SOLVER
 from ._active_set import solve_active_set, solve_verified
 from ._constraints import anchor_pairs, margin_lp, ntp_constraints, pair_coefficients, pair_rows
 from ._ntp_data import NTPData, cached_per_data, check_decoder, frozen, normalized, require_data, unambiguous
-from ._subspace import f_decomposition, uses_dense_f
+from ._subspace import normalized_f_decomposition, uses_dense_f
 
 #: The ``method`` of a decision made by a solve from ``H`` alone (:func:`_from_embeddings`).
 LEAST_SQUARES_METHOD = "least squares"
@@ -351,7 +351,7 @@ def _free_directions(data: NTPData) -> np.ndarray:
     """
     known = np.kron(np.full((data.V, 1), 1 / np.sqrt(data.V)), np.eye(data.d))  # W = 1 u^T
     if ntp_constraints(data).eq_context.size:  # F = {0} without equations
-        known = np.hstack([f_decomposition(data).basis.T, known])  # rows of the basis of F
+        known = np.hstack([normalized_f_decomposition(data).basis.T, known])  # rows of the basis of F
     n, k = known.shape[0], known.shape[0] - known.shape[1]
     if k == 0:
         return np.zeros((n, 0))
@@ -397,10 +397,10 @@ def _from_least_distance(ev: _Evidence) -> None:
     if slack > 0:
         ev.offer_direction(N @ (B.T @ u) / slack, LEAST_DISTANCE_METHOD)
     mu = np.zeros(G.shape[0])
-    if G.shape[0] and f_decomposition(data).dim:
+    if G.shape[0] and normalized_f_decomposition(data).dim:
         # G^T nu = -(the part of A^T u in F) for the equality rows of H; G holds them divided by
         # each context's row scale, so its multipliers are nu times that scale
-        dec = f_decomposition(data)
+        dec = normalized_f_decomposition(data)
         nu = -dec.U @ ((dec.basis @ (A.T @ u)) / dec.s)
         mu = nu * context_scales(data.H)[ntp_constraints(data).eq_context]
     ev.offer_multipliers(u, mu, LEAST_DISTANCE_METHOD)
@@ -725,6 +725,14 @@ def decide_separability(data: NTPData, method: str = "auto") -> SeparabilityDeci
     if method == "newton":
         return decide_by_newton(data).decision
     return unambiguous(_OUTCOMES[method](normalized(data)[0]))
+
+
+def normalized_separability(norm: NTPData) -> SeparabilityDecision:
+    """:func:`decide_separability` (``"auto"``) of data already :func:`~._ntp_data.normalized`.
+
+    ``norm`` is used as it is (not normalized again).
+    """
+    return unambiguous(_OUTCOMES["auto"](norm))
 
 
 def is_separable(data: NTPData, method: str = "auto") -> bool:

@@ -6,7 +6,9 @@ decision of compatibility and ``W*`` (:mod:`ntpnb.linear._separability`) uses it
 
 ``rank H`` (:func:`embedding_svd`) and ``dim F`` (:func:`f_decomposition`) are decided here,
 once per data set, by the one rule of :mod:`ntpnb._linalg` (a clear gap in the spectrum); every
-other module takes them from these two functions.
+other module takes them from these two functions, or, for data already
+:func:`~._ntp_data.normalized`, from :func:`normalized_embedding_svd` and
+:func:`normalized_f_decomposition`, which use the data as they are.
 """
 
 from __future__ import annotations
@@ -45,13 +47,20 @@ class EmbeddingSVD:
 
 @cached_per_data
 def embedding_svd(data: NTPData) -> EmbeddingSVD:
-    """The SVD of ``H`` cut at ``rank H`` (the rank rule of :mod:`ntpnb._linalg`), once per data set."""
+    """The SVD of ``H`` cut at ``rank H`` (the rank rule of :mod:`ntpnb._linalg`), once per data set.
+
+    That of the normalized data (:func:`normalized_embedding_svd`), its singular values in the units of ``H``.
+    """
     norm, scale = normalized(data)
-    if norm is not data:
-        dec = embedding_svd(norm)
-        return EmbeddingSVD(dec.U, frozen(dec.s * scale), dec.Vt)
-    U, s, Vt = thin_svd(data.H, "the embeddings H")
-    r = numerical_rank(s, data.H.shape, what="the embeddings H")
+    dec = normalized_embedding_svd(norm)
+    return dec if norm is data else EmbeddingSVD(dec.U, frozen(dec.s * scale), dec.Vt)
+
+
+@cached_per_data
+def normalized_embedding_svd(norm: NTPData) -> EmbeddingSVD:
+    """:func:`embedding_svd` of data already :func:`~._ntp_data.normalized` (``norm`` is used as it is)."""
+    U, s, Vt = thin_svd(norm.H, "the embeddings H")
+    r = numerical_rank(s, norm.H.shape, what="the embeddings H")
     return EmbeddingSVD(U=frozen(U[:, :r]), s=frozen(s[:r]), Vt=frozen(Vt[:r]))
 
 
@@ -80,16 +89,21 @@ class FDecomposition:
         return self.basis.shape[0]
 
 
-@cached_per_data
 def f_decomposition(data: NTPData) -> FDecomposition:
-    """SVD of the equality constraints cut at ``dim F`` (the rank rule), once per data set (read-only)."""
-    norm = normalized(data)[0]
-    if norm is not data:
-        return f_decomposition(norm)
-    eq = ntp_constraints(data).eq
+    """SVD of the equality constraints cut at ``dim F`` (the rank rule), once per data set (read-only).
+
+    That of the normalized data (:func:`normalized_f_decomposition`).
+    """
+    return normalized_f_decomposition(normalized(data)[0])
+
+
+@cached_per_data
+def normalized_f_decomposition(norm: NTPData) -> FDecomposition:
+    """:func:`f_decomposition` of data already :func:`~._ntp_data.normalized` (``norm`` is used as it is)."""
+    eq = ntp_constraints(norm).eq
     if eq.shape[0] == 0:  # every support is a single token: F = {0}
         return FDecomposition(
-            frozen(np.zeros((0, data.V * data.d))), frozen(np.zeros((0, 0))), frozen(np.zeros(0))
+            frozen(np.zeros((0, norm.V * norm.d))), frozen(np.zeros((0, 0))), frozen(np.zeros(0))
         )
     check_dense_size(eq.shape, "the equality-constraint matrix")
     U, s, Vt = thin_svd(eq.toarray(), EQUALITY_WHAT)

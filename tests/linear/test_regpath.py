@@ -11,6 +11,7 @@ import pytest
 
 import ntpnb as ntp
 from ntpnb.errors import InvalidDataError, NotCompatibleError, NotSeparableError, ScaleError
+from ntpnb.linear import _ntp_data as ntp_data
 from ntpnb.linear._path_split import expm1_minus_x
 from ntpnb.linear._regpath import _certify, _State, path_structure
 
@@ -386,7 +387,7 @@ def test_perturbed_triangles_all_certify():
     answers agreeing to 1e-15 relative across the four (measured; the cross-kernel test module
     checks agreement)."""
     for data in perturbed_triangles():
-        st = path_structure(data)
+        st = path_structure(ntp_data.normalized(data)[0])
         assert (st.n_f, st.basis_perp.shape[0]) == (6, (data.V - 1) * 2 - 6)  # dim F = 3 contexts x 2
         path = ntp.regularization_path(data, [0.5, 1.0, 10.0])
         assert max(path.kkt.max(), path.kkt_f.max(), path.kkt_perp.max()) <= 1e-8

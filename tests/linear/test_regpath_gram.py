@@ -9,6 +9,7 @@ import ntpnb as ntp
 from ntpnb.errors import InvalidDataError
 from ntpnb.linear import _regpath as rp
 from ntpnb.linear import _regpath_gram as rg
+from ntpnb.linear._ntp_data import normalized
 
 from helpers import random_data
 
@@ -21,16 +22,16 @@ def medium() -> ntp.NTPData:
 
 def orthonormal_path(data: ntp.NTPData, radii) -> ntp.RegularizationPath:
     """The path solved in orthonormal bases even where the Gram form applies."""
-    saved = rp.uses_gram_form
-    rp.uses_gram_form = lambda data: False
+    saved = rp._gram_form_fits
+    rp._gram_form_fits = lambda svd, m: False
     try:
         return ntp.regularization_path(data, radii)
     finally:
-        rp.uses_gram_form = saved
+        rp._gram_form_fits = saved
 
 
 def to_gram(data: ntp.NTPData, theta: np.ndarray) -> np.ndarray:
-    """Orthonormal coordinates (alpha, beta) of a point of the split -> Gram coordinates."""
+    """Orthonormal coordinates (alpha, beta) of a point of the split -> Gram coordinates (normalized data)."""
     ds, gs = rp.path_structure(data), rg.gram_structure(data)
     delta, perp = (x.reshape(data.V, data.d) for x in ds.matrices(theta))
     C = np.linalg.solve(gs.K, data.H @ delta.T)  # delta = C^T H
@@ -92,6 +93,7 @@ def test_w_star_of_the_gram_form_is_the_finite_solution(seed):
 
 
 def test_coordinates_norms_and_matrices_agree_with_the_orthonormal_ones(medium):
+    medium = normalized(medium)[0]  # the structures of the path are those of normalized data
     ds, gs = rp.path_structure(medium), rg.gram_structure(medium)
     rng = np.random.default_rng(2)
     x_d, y_d = rng.standard_normal((2, ds.n_f + ds.n_perp))

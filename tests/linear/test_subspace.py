@@ -80,3 +80,29 @@ def test_equality_operator_is_the_equality_matrix_and_its_transpose(overparam_da
     w, mu = rng.standard_normal(G.shape[1]), rng.standard_normal(G.shape[0])
     np.testing.assert_allclose(op.matvec(w), G @ w, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(op.rmatvec(mu), G.T @ mu, rtol=1e-12, atol=1e-12)
+
+
+def test_the_doors_normalize_once_and_the_inner_functions_take_normalized_data_as_they_are(overparam_data):
+    """``embedding_svd``, ``f_decomposition``, ``finite_solution`` and ``decide_separability`` are
+    those of the normalized data (``H / c``, ``c`` a power of two), which their ``normalized_*``
+    forms compute without normalizing again; ``W*`` and the singular values scale back exactly."""
+    from ntpnb.linear._compatibility import normalized_finite_solution
+    from ntpnb.linear._ntp_data import normalized
+    from ntpnb.linear._separability import normalized_separability
+    from ntpnb.linear._subspace import (
+        embedding_svd,
+        f_decomposition,
+        normalized_embedding_svd,
+        normalized_f_decomposition,
+    )
+
+    data = ntp.NTPData(H=overparam_data.H * 3.0, pi=overparam_data.pi, P=overparam_data.P)
+    norm, c = normalized(data)
+    assert c != 1.0 and norm is not data
+    inner = normalized_embedding_svd(norm)
+    assert embedding_svd(norm) is inner and embedding_svd(data).Vt is inner.Vt
+    np.testing.assert_array_equal(embedding_svd(data).s, inner.s * c)
+    assert f_decomposition(data) is normalized_f_decomposition(norm)
+    np.testing.assert_array_equal(ntp.finite_solution(data), normalized_finite_solution(norm) / c)
+    np.testing.assert_array_equal(ntp.finite_solution(norm), normalized_finite_solution(norm))
+    assert ntp.decide_separability(data) is normalized_separability(norm)
