@@ -32,6 +32,7 @@ from ._graphs import (
     CyclicSubdataset,
     TokenPriorityGraphs,
     cyclic_subdataset,
+    graphs_of_checked,
     scyc_basis,
     token_priority_graphs,
 )
@@ -367,7 +368,7 @@ def _unreachable_radius(
 ) -> str:
     """Why ``||W_lam||`` stays below ``R`` down to the smallest multiplier: the real cause."""
     head = f"||W_lam|| stays below R = {R:g} (it is {reached:.6g} at lam = {lam:.3g})"
-    if not token_priority_graphs(data).strict:
+    if not graphs_of_checked(data).strict:  # data were checked at the path's door
         return f"{head}: the data have no strict relation, so W^mm = 0 and the risk has a finite minimizer"
     return (
         f"{head}: R is beyond what float64 resolves of this path. The multiplier went down to "

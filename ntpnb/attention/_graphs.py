@@ -154,7 +154,11 @@ def token_priority_graphs(data: TokenData) -> TokenPriorityGraphs:
     (:func:`~ntpnb.attention._token_data.as_token_data` makes one from token ids, labels and ``K``;
     its labels are realizable, Assumption 2).
     """
-    data = check_token_data(data)
+    return graphs_of_checked(check_token_data(data))
+
+
+def graphs_of_checked(data: TokenData) -> TokenPriorityGraphs:
+    """:func:`token_priority_graphs` of data checked already (by the caller's door): no check again."""
     nodes: dict[int, set[int]] = {}
     edges: dict[int, set[tuple[int, int]]] = {}
     for i in range(data.n):
