@@ -51,6 +51,5 @@ __all__ = [
     "__version__",
 ]
 
-__all__ += [
-    "correlation",
-]
+#: The correlation of two matrices, the measure of direction both papers use.
+__all__ += ["correlation"]

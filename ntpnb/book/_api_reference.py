@@ -294,11 +294,11 @@ def _lookup(target: str, module: str | None) -> object | None:
                 return pkgutil.resolve_name(dotted)
     head, _, rest = target.partition(".")
     for name in sorted(sys.modules):
-        if name.startswith(f"{PACKAGE}.") and hasattr(sys.modules[name], head):
-            with suppress(AttributeError):  # ``Class.member``: the member of a class of the package
-                return functools.reduce(
-                    getattr, rest.split(".") if rest else [], getattr(sys.modules[name], head)
-                )
+        found = getattr(sys.modules[name], head, None) if name.startswith(f"{PACKAGE}.") else None
+        if found is None or (rest and not getattr(found, "__module__", "").startswith(PACKAGE)):
+            continue  # ``Class.member`` names a member of a class the package defines, no other
+        with suppress(AttributeError):
+            return functools.reduce(getattr, rest.split(".") if rest else [], found)
     return None
 
 
@@ -309,11 +309,8 @@ def _is_field(target: str, node: Any) -> bool:
     is no attribute of its class, so :func:`_lookup` cannot find it.
     """
     owner, _, field = target.rpartition(".")
-    cls = (
-        _lookup(owner or node.get("py:class") or "", node.get("py:module"))
-        if owner or node.get("py:class")
-        else None
-    )
+    owner = owner or node.get("py:class") or ""
+    cls = _lookup(owner, node.get("py:module")) if owner else None
     return inspect.isclass(cls) and any(field in vars(k).get("__annotations__", {}) for k in cls.__mro__)
 
 

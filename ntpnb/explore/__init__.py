@@ -3,7 +3,8 @@
 :mod:`._grid`: the axes and points of a grid, read from ``-p`` and checked in their domains;
 :mod:`._maps`: a grid's results, the map of every check (values, pass shares, the book's decision
 at each point, boundaries) and its figures;
-:mod:`._page`: the page of the maps. It never imports the runner (:mod:`ntpnb.runner`): maps are
+:mod:`._page`: the page of the maps; :mod:`._book`: an explore tree's book, that page alone.
+It never imports the runner (:mod:`ntpnb.runner`): maps are
 drawn in a chapter's kernel too.
 """
 
@@ -25,22 +26,21 @@ from ._maps import (
     summary_lines,
 )
 
-__all__ = ["Axis", "Grid", "split_parameters"]
-__all__ += [
+#: The grid, the maps a chapter draws in its kernel, and what the command line calls.
+__all__ = [
+    "Axis",
+    "Grid",
+    "split_parameters",
     "Boundary",
     "CheckMap",
     "GridResults",
     "PointRun",
+    "run_grid",
+    "point_check",
     "check_maps",
     "draw_map",
-    "point_check",
-    "run_grid",
     "summary_lines",
-]
-
-__all__ += [
     "boundary_summary",
+    "build_explore_book",
+    "is_explore_tree",
 ]
-
-#: What the command line calls: the map page of an explore tree, as its book.
-__all__ += ["build_explore_book", "is_explore_tree"]

@@ -106,6 +106,9 @@ __all__ = [
     *experiments.__all__,
 ]
 
+
+#: Names the chapters and the benchmarks call beyond those above: the constraints, the corpus,
+#: chapter 1's constants and the deciders and solvers a benchmark compares.
 __all__ += [
     "ALPHABET",
     "NTPRows",

@@ -26,9 +26,6 @@ from ._ntp_data import NTPData, cached_per_data, normalized, unambiguous
 from ._separability import context_scales
 from ._subspace import EQUALITY_WHAT, equality_operator, normalized_f_decomposition, uses_dense_f
 
-__all__ = ["compatibility_residual", "finite_solution", "is_compatible", "normalized_finite_solution"]
-
-
 #: The decision of (4) for normalized data: ``vec(W*)`` (None if not compatible) and the residual.
 _Compatibility = tuple[np.ndarray | None, float]
 
