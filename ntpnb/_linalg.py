@@ -26,8 +26,6 @@ The module also holds the Frobenius cosine :func:`correlation` by which both pap
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 import scipy
 from numpy.typing import ArrayLike
@@ -264,26 +262,3 @@ def correlation(W: ArrayLike, ref: ArrayLike) -> np.ndarray:
     num = np.sum(W * ref, axis=(-2, -1))
     den = np.linalg.norm(W, axis=(-2, -1)) * np.linalg.norm(ref, axis=(-2, -1))
     return np.divide(num, den, out=np.zeros_like(num), where=den > 0)[()]  # a scalar for two matrices
-
-
-def helmert_basis(V: int) -> np.ndarray:
-    """Orthonormal basis ``(V, V - 1)`` of ``1``-perp, the vectors with zero sum, in closed form.
-
-    Column ``k`` (``k = 1 .. V-1``) is ``(1, ..., 1, -k, 0, ..., 0) / sqrt(k (k + 1))`` with ``k``
-    ones (the Helmert basis).
-    """
-    k = np.arange(1, V, dtype=float)
-    Q = np.triu(np.ones((V, V - 1)))
-    Q[np.arange(1, V), np.arange(V - 1)] = -k
-    return Q / np.sqrt(k * (k + 1))
-
-
-def safe_norm(x: np.ndarray, linear: Callable[[np.ndarray], np.ndarray] | None = None) -> float:
-    """``||linear(x)||`` without underflow (``np.linalg.norm`` returns 0 below about 1e-154).
-
-    ``x`` is scaled by its largest entry before the (linear) map ``linear`` is applied.
-    """
-    scale = float(np.max(np.abs(x), initial=0.0))
-    if scale == 0.0 or not np.isfinite(scale):
-        return scale
-    return scale * float(np.linalg.norm(x / scale if linear is None else linear(x / scale)))

@@ -153,7 +153,7 @@ def test_thin_svd_survives_a_spectrum_where_gesdd_does_not_converge():
     falls back to gesvd (on other kernels gesdd succeeds and this checks the same answer)."""
     import ntpnb as ntp
     from ntpnb._linalg import thin_svd
-    from ntpnb.linear._regpath import helmert_basis
+    from ntpnb.linear._path_split import helmert_basis
     from ntpnb.linear._subspace import embedding_svd, f_decomposition
 
     data = ntp.synthetic_instance(seed=0)

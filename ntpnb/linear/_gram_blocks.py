@@ -2,7 +2,8 @@
 
 :mod:`._active_set`, :mod:`._hinge_newton` and :mod:`._regpath_gram` each invert, per token, a
 block ``K[F, F]`` (plus a diagonal) on the contexts ``F`` where the token is free, and sum the
-inverses scattered into ``F x F`` (a Schur complement of size ``m``).
+inverses scattered into ``F x F`` (a Schur complement of size ``m``); :class:`NewtonFactors` holds
+those of the regularization path's Newton system.
 
 **The rank rule.** A block is inverted by its Cholesky factor when the factor is *resolved*:
 ``(min diag / max diag)^2 > GRAM_CHOL_RCOND`` (:data:`ntpnb.settings.GRAM_CHOL_RCOND`). Otherwise
@@ -245,3 +246,77 @@ def lower_times(inv: np.ndarray, x: np.ndarray) -> np.ndarray:
     return (
         np.stack([scipy.linalg.blas.dsymv(1.0, inv, row, lower=1) for row in x]) if x.shape[0] else x.copy()
     )
+
+
+# ---------------------------------------------------------------------------- the path's Newton system
+class NewtonFactors:
+    """The inverses ``M_v^{-1}`` and ``S^{-1}`` of Newton's ``psi`` form at one point and ``lambda``.
+
+    The regularization path's Gram form (:mod:`._regpath_gram`) solves with them; ``M_v = K[A, A] +
+    diag(lambda / (pi q_v))`` on the contexts ``A`` where token ``v``'s entry is kept.
+    """
+
+    def __init__(self, K: np.ndarray, lam: float, pi_q: np.ndarray):
+        m, V = pi_q.shape
+        self.lam = lam
+        self.pi_q = pi_q
+        with np.errstate(divide="ignore", over="ignore"):
+            self.Delta = Delta = lam / pi_q
+        diag_K = np.diag(K)
+        # psi_jv is below the rounding of its equations when lambda / (pi q) > K_jj / eps
+        self.keep = keep = Delta * settings.FLOAT64_EPS <= diag_K[:, None]
+        # where lambda / (pi q) <= K_jj the logits are read as psi / (pi q), else from the residual
+        self.first = Delta <= diag_K[:, None]
+        self.blocks: list[tuple[int, np.ndarray | None, np.ndarray]] = []
+        S = np.zeros((m, m))
+        for v in range(V):
+            A = np.flatnonzero(keep[:, v])
+            if A.size == 0:
+                continue
+            inv = block_inverse(K, A, Delta[A, v])  # lower triangle
+            full = A.size == m
+            if full:
+                S += inv
+            else:  # A increasing: the lower triangle of the block lands in that of S
+                scatter_add(S, A, inv)
+            self.blocks.append((v, None if full else A, inv))
+        S = symmetric(S)
+        lonely = np.diag(S) == 0  # a context with no entry left: its multiplier is free
+        S[lonely, lonely] = 1.0
+        self.S_inv = scaled_inverse(S)
+
+    def change(self, K: np.ndarray, lam: float, pi_q: np.ndarray) -> float:
+        """How far the Newton matrix at ``(lam, pi_q)`` is from this one, relative to this one.
+
+        The largest ``|Delta' - Delta| / (K_jj + Delta)`` over the entries kept in both (a bound
+        on the relative change of each block's diagonal); ``K_jj / (K_jj + Delta)`` for an entry
+        kept in one only (the other's ``Delta`` taken as infinite).
+        """
+        diag_K = np.diag(K)[:, None]
+        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+            Delta = lam / pi_q
+            keep = Delta * settings.FLOAT64_EPS <= diag_K
+            rel = np.abs(Delta - self.Delta) / (diag_K + self.Delta)
+            alone = diag_K / (diag_K + np.where(keep, Delta, self.Delta))
+        rel = np.where(keep & self.keep, rel, np.where(keep | self.keep, alone, 0.0))
+        return float(np.nan_to_num(rel, nan=1.0).max(initial=0.0))
+
+    def solve(self, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(psi, c)`` for the right-hand sides ``b`` (k, m, V)."""
+        beta = np.zeros(b.shape[:2])
+        parts = []
+        for v, A, inv in self.blocks:
+            y = lower_times(inv, b[:, :, v] if A is None else b[:, A, v])
+            if A is None:
+                beta += y
+            else:
+                beta[:, A] += y
+            parts.append(y)
+        c = beta @ self.S_inv
+        psi = np.zeros_like(b)
+        for (v, A, inv), y in zip(self.blocks, parts, strict=True):
+            if A is None:
+                psi[:, :, v] = y - lower_times(inv, c)
+            else:
+                psi[:, A, v] = y - lower_times(inv, c[:, A])
+        return psi, c

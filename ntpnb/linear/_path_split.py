@@ -18,21 +18,46 @@ out-of-support tokens ``v`` enter through the exponents
 (:func:`star_exponents`). Then ``CE(W) - H = sum_j pi_j [KL_in_j + log(1 + sum_v e^{x_jv})]``,
 evaluated by ``expm1``/``log1p``-type formulas of full relative accuracy however small the terms
 (:func:`split_loss`).
+
+Both forms also build on the closed-form orthonormal basis of ``1``-perp (:func:`helmert_basis`;
+``R = 1-perp (x) rowspace(H)`` and each support's zero-sum directions) and measure ``||W*||``
+without underflow (:func:`safe_norm`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy
 
 from .._validation import FrozenArrays
+from ._gram_blocks import NewtonFactors
 from ._ntp_data import NTPData
 
-if TYPE_CHECKING:
-    from ._regpath_gram import NewtonFactors
+
+def helmert_basis(V: int) -> np.ndarray:
+    """Orthonormal basis ``(V, V - 1)`` of ``1``-perp, the vectors with zero sum, in closed form.
+
+    Column ``k`` (``k = 1 .. V-1``) is ``(1, ..., 1, -k, 0, ..., 0) / sqrt(k (k + 1))`` with ``k``
+    ones (the Helmert basis).
+    """
+    k = np.arange(1, V, dtype=float)
+    Q = np.triu(np.ones((V, V - 1)))
+    Q[np.arange(1, V), np.arange(V - 1)] = -k
+    return Q / np.sqrt(k * (k + 1))
+
+
+def safe_norm(x: np.ndarray, linear: Callable[[np.ndarray], np.ndarray] | None = None) -> float:
+    """``||linear(x)||`` without underflow (``np.linalg.norm`` returns 0 below about 1e-154).
+
+    ``x`` is scaled by its largest entry before the (linear) map ``linear`` is applied.
+    """
+    scale = float(np.max(np.abs(x), initial=0.0))
+    if scale == 0.0 or not np.isfinite(scale):
+        return scale
+    return scale * float(np.linalg.norm(x / scale if linear is None else linear(x / scale)))
 
 
 def expm1_minus_x(x: np.ndarray) -> np.ndarray:

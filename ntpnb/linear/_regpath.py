@@ -56,8 +56,7 @@ import scipy
 from numpy.typing import ArrayLike
 
 from .. import settings
-from .._linalg import check_known_rank, helmert_basis
-from .._linalg import safe_norm as _norm
+from .._linalg import check_known_rank
 from .._parallel import limit_threads
 from .._path_result import RegularizationPath, checked_radii
 from .._validation import frozen
@@ -71,7 +70,7 @@ from ..errors import (
 from ._compatibility import normalized_finite_solution
 from ._gram_blocks import NoConvergenceError as _NoConvergenceError
 from ._ntp_data import NTPData, cached_per_data, normalized, require_data
-from ._path_split import Evaluation, Split, Workspace, split_loss, star_exponents
+from ._path_split import Evaluation, Split, Workspace, helmert_basis, safe_norm, split_loss, star_exponents
 from ._regpath_gram import gram_structure
 from ._separability import normalized_separability
 from ._subspace import EmbeddingSVD, normalized_embedding_svd, normalized_f_decomposition
@@ -138,7 +137,7 @@ class PathStructure(Split):
     def block_norms(self, x: np.ndarray) -> tuple[float, float]:
         """The norms of the F part and of the F-perp part of ``W_x``."""
         r = self.n_f
-        return _norm(x[:r]), _norm(x[r:])
+        return safe_norm(x[:r]), safe_norm(x[r:])
 
     def logit_step(self, ev: Evaluation, x: np.ndarray) -> float:
         """The largest change of a logit along ``x`` (F part) less its margins (F-perp part)."""
@@ -209,7 +208,7 @@ def path_structure(norm: NTPData) -> PathStructure:
         W_star=W_star,
         a=star_exponents(norm, W_star),
         w_star=w_star,
-        w_star_norm=_norm(w_star),
+        w_star_norm=safe_norm(w_star),
         n_f=basis_f.shape[0],
         n_perp=basis_perp.shape[0],
         basis_f=basis_f,
@@ -347,7 +346,7 @@ def _measure(data, st: Split, state: _State, B: float) -> dict[str, Any]:
     delta, W_perp = st.matrices(split)
 
     def rel(num: np.ndarray, den: float) -> float:
-        return _norm(num) / den if den > 0 else np.inf
+        return safe_norm(num) / den if den > 0 else np.inf
 
     if state.direct:  # W's F-part from its own coordinates (no cancellation of W* + delta)
         W_F = st.matrices(state.theta)[0]
@@ -364,9 +363,9 @@ def _measure(data, st: Split, state: _State, B: float) -> dict[str, Any]:
         "out_mass": ev.loss.out_mass,
         "norm_error": abs(float(np.hypot(*st.block_norms(_theta(st, state, True)))) - B) / B,
         # with F = {0} (every support a single token) there is no F block to certify
-        "kkt_f": rel(G_F + lam_W_F, _norm(G_F)) if st.n_f else 0.0,
-        "kkt_perp": rel(G_perp + lam * W_perp, _norm(G_perp)),
-        "kkt": rel(g + lam * W.ravel(), _norm(g)),
+        "kkt_f": rel(G_F + lam_W_F, safe_norm(G_F)) if st.n_f else 0.0,
+        "kkt_perp": rel(G_perp + lam * W_perp, safe_norm(G_perp)),
+        "kkt": rel(g + lam * W.ravel(), safe_norm(g)),
     }
 
 

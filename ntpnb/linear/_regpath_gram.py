@@ -12,7 +12,7 @@ and ``<C_1^T H, C_2^T H> = sum_v c_1v^T K c_2v``. The coordinates of the split
 * ``delta = C^T H`` with ``C`` zero off the supports and with zero row sums: exactly the
   matrices of ``F = span{(e_z - e_z') h_j^T}``, of dimension ``sum_j (|S_j| - 1)``, each row of
   ``C`` on its support in the Helmert basis of the zero-sum vectors
-  (:func:`ntpnb._linalg.helmert_basis`; entries of ``C`` would also span row sums, which the
+  (:func:`~._path_split.helmert_basis`; entries of ``C`` would also span row sums, which the
   iteration never corrects: the rounding of ``-W*`` at the start would stay there, far above
   the falling offset);
 * ``W_perp`` by its margins ``mu`` (0 on the supports): a matrix of ``R ∩ F-perp`` has equal
@@ -36,12 +36,12 @@ for each token ``v``,
 
 with ``b = J r`` up to a constant per context, which ``c`` absorbs: ``V`` positive definite
 blocks of size ``m`` coupled only through the ``m`` multipliers ``c`` of the row sums, whose
-system ``S c = sum_v M_v^{-1} b_v``, ``S = sum_v M_v^{-1}``, has size ``m`` (:class:`NewtonFactors`). The
-logits of ``x`` (up to a constant per context) are both ``psi / (pi q)``, accurate where ``pi q``
-is large (on the supports, where the F part is read, without dividing by ``lambda ~ exp(-B /
-||W^mm||)``), and ``(b - K psi - c) / lambda``, accurate where it is small; each entry takes the
-better one. An entry with ``lambda / (pi q) > K_jj / eps`` has ``psi`` below the rounding of its
-equations and is left out of its block.
+system ``S c = sum_v M_v^{-1} b_v``, ``S = sum_v M_v^{-1}``, has size ``m``
+(:class:`~._gram_blocks.NewtonFactors`). The logits of ``x`` (up to a constant per context) are both
+``psi / (pi q)``, accurate where ``pi q`` is large (on the supports, where the F part is read,
+without dividing by ``lambda ~ exp(-B / ||W^mm||)``), and ``(b - K psi - c) / lambda``, accurate
+where it is small; each entry takes the better one. An entry with ``lambda / (pi q) > K_jj / eps``
+has ``psi`` below the rounding of its equations and is left out of its block.
 
 This form mixes the F and F-perp parts of ``r``: at large radii the F-perp part of ``x`` gets the
 rounding of the F part of ``r`` divided by ``lambda``. The answer is therefore refined on its
@@ -63,18 +63,10 @@ import scipy
 from numpy.typing import ArrayLike
 
 from .. import settings
-from .._linalg import helmert_basis, safe_norm
 from .._validation import FrozenArrays
-from ._gram_blocks import (
-    NoConvergenceError,
-    block_inverse,
-    lower_times,
-    scaled_inverse,
-    scatter_add,
-    symmetric,
-)
+from ._gram_blocks import NewtonFactors, NoConvergenceError, scaled_inverse, scatter_add
 from ._ntp_data import NTPData, cached_per_data
-from ._path_split import Evaluation, Split, Workspace, split_loss, star_exponents
+from ._path_split import Evaluation, Split, Workspace, helmert_basis, safe_norm, split_loss, star_exponents
 
 # ---------------------------------------------------------------------------- the Gram form
 
@@ -150,75 +142,6 @@ def _f_map(
     C = np.zeros_like(Y)
     C[:, sup.contexts[sup.valid], np.broadcast_to(tokens, sup.valid.shape)[sup.valid]] = y[:, sup.valid]
     return C, t
-
-
-class NewtonFactors:
-    """The inverses ``M_v^{-1}`` and ``S^{-1}`` of Newton's ``psi`` form at one point and ``lambda``."""
-
-    def __init__(self, K: np.ndarray, lam: float, pi_q: np.ndarray):
-        m, V = pi_q.shape
-        self.lam = lam
-        self.pi_q = pi_q
-        with np.errstate(divide="ignore", over="ignore"):
-            self.Delta = Delta = lam / pi_q
-        diag_K = np.diag(K)
-        # psi_jv is below the rounding of its equations when lambda / (pi q) > K_jj / eps
-        self.keep = keep = Delta * settings.FLOAT64_EPS <= diag_K[:, None]
-        # where lambda / (pi q) <= K_jj the logits are read as psi / (pi q), else from the residual
-        self.first = Delta <= diag_K[:, None]
-        self.blocks: list[tuple[int, np.ndarray | None, np.ndarray]] = []
-        S = np.zeros((m, m))
-        for v in range(V):
-            A = np.flatnonzero(keep[:, v])
-            if A.size == 0:
-                continue
-            inv = block_inverse(K, A, Delta[A, v])  # lower triangle
-            full = A.size == m
-            if full:
-                S += inv
-            else:  # A increasing: the lower triangle of the block lands in that of S
-                scatter_add(S, A, inv)
-            self.blocks.append((v, None if full else A, inv))
-        S = symmetric(S)
-        lonely = np.diag(S) == 0  # a context with no entry left: its multiplier is free
-        S[lonely, lonely] = 1.0
-        self.S_inv = scaled_inverse(S)
-
-    def change(self, K: np.ndarray, lam: float, pi_q: np.ndarray) -> float:
-        """How far the Newton matrix at ``(lam, pi_q)`` is from this one, relative to this one.
-
-        The largest ``|Delta' - Delta| / (K_jj + Delta)`` over the entries kept in both (a bound
-        on the relative change of each block's diagonal); ``K_jj / (K_jj + Delta)`` for an entry
-        kept in one only (the other's ``Delta`` taken as infinite).
-        """
-        diag_K = np.diag(K)[:, None]
-        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-            Delta = lam / pi_q
-            keep = Delta * settings.FLOAT64_EPS <= diag_K
-            rel = np.abs(Delta - self.Delta) / (diag_K + self.Delta)
-            alone = diag_K / (diag_K + np.where(keep, Delta, self.Delta))
-        rel = np.where(keep & self.keep, rel, np.where(keep | self.keep, alone, 0.0))
-        return float(np.nan_to_num(rel, nan=1.0).max(initial=0.0))
-
-    def solve(self, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``(psi, c)`` for the right-hand sides ``b`` (k, m, V)."""
-        beta = np.zeros(b.shape[:2])
-        parts = []
-        for v, A, inv in self.blocks:
-            y = lower_times(inv, b[:, :, v] if A is None else b[:, A, v])
-            if A is None:
-                beta += y
-            else:
-                beta[:, A] += y
-            parts.append(y)
-        c = beta @ self.S_inv
-        psi = np.zeros_like(b)
-        for (v, A, inv), y in zip(self.blocks, parts, strict=True):
-            if A is None:
-                psi[:, :, v] = y - lower_times(inv, c)
-            else:
-                psi[:, A, v] = y - lower_times(inv, c[:, A])
-        return psi, c
 
 
 def _block_sizes(dX: np.ndarray, X: np.ndarray, blocks: tuple[slice, slice]) -> tuple[np.ndarray, np.ndarray]:
@@ -414,7 +337,7 @@ class GramStructure(Split):
         """``(Hess CE + lam I)^{-1} rhs`` (columns) to ``rtol`` (one, or one per column) of itself.
 
         The last Newton matrix's factors, kept in ``ws``, serve the next one while the rounds
-        needed (each shrinks the error by about :meth:`NewtonFactors.change`) cost less than a
+        needed (each shrinks the error by about :meth:`~._gram_blocks.NewtonFactors.change`) cost less than a
         factorization and can also reach :data:`ntpnb.settings.PATH_TANGENT_RTOL`, the
         tolerance every radius ends with.
         """

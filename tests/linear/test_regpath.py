@@ -12,7 +12,7 @@ import pytest
 import ntpnb as ntp
 from ntpnb.errors import InvalidDataError, NotCompatibleError, NotSeparableError, ScaleError
 from ntpnb.linear import _ntp_data as ntp_data
-from ntpnb.linear._path_split import expm1_minus_x
+from ntpnb.linear._path_split import expm1_minus_x, helmert_basis, safe_norm
 from ntpnb.linear._regpath import _certify, _State, path_structure
 
 from helpers import random_data
@@ -466,3 +466,25 @@ def test_a_context_whose_support_is_the_whole_vocabulary(small):
     path = ntp.regularization_path(data, [0.5, 1.0, 10.0, 100.0])
     assert max(path.kkt.max(), path.kkt_f.max(), path.kkt_perp.max()) <= 1e-8
     np.testing.assert_allclose(np.linalg.norm(path.W, axis=(1, 2)), path.radii, rtol=1e-12)
+
+
+@pytest.mark.parametrize("V", [2, 3, 7, 50])
+def test_helmert_basis_is_an_orthonormal_basis_of_the_zero_sum_vectors(V):
+    Q = helmert_basis(V)
+    assert Q.shape == (V, V - 1)
+    np.testing.assert_allclose(Q.T @ Q, np.eye(V - 1), atol=1e-14)
+    np.testing.assert_allclose(Q.sum(axis=0), 0.0, atol=1e-14)
+    # together with 1 / sqrt(V) it is a complete orthonormal basis: the projection onto 1-perp
+    np.testing.assert_allclose(Q @ Q.T, np.eye(V) - 1.0 / V, atol=1e-14)
+
+
+def test_safe_norm_keeps_the_digits_that_numpy_loses_below_1e_154():
+    x = np.array([3.0, 4.0]) * 1e-170
+    assert np.linalg.norm(x) == 0.0  # what the plain norm returns here
+    assert safe_norm(x) == pytest.approx(5e-170, rel=1e-15)
+    A = np.array([[1.0, 1.0], [0.0, 2.0]])
+    assert safe_norm(x, lambda v: A @ v) == pytest.approx(
+        np.linalg.norm(A @ np.array([3.0, 4.0])) * 1e-170, rel=1e-15
+    )
+    assert safe_norm(np.zeros(3)) == 0.0
+    assert safe_norm(np.array([np.inf, 1.0])) == np.inf
