@@ -30,7 +30,7 @@ SMALL = 1e-2
 
 #: Names and literals the scan would flag that are not tolerances of the package, and why.
 NOT_TOLERANCES = {
-    ("chapter/_claims.py", 1e-3): "the range printed without an exponent",
+    ("_digits.py", 1e-3): "the range printed without an exponent",
     ("chapter/_plotting.py", 1e-9): "figure layout: whether a text is below the smallest size",
     ("chapter/_log_scale.py", 1e-9): "figure layout: whether a tick is a power of ten",
     ("_qp.py", 1e-300): "a positive floor that keeps a zero largest multiplier from zeroing the test",

@@ -28,6 +28,7 @@ import numpy as np
 
 from .. import _optim as optim
 from .. import settings
+from .._digits import format_number
 from .._parallel import parallel_map
 from .._qp import SVMSolution
 from .._validation import as_count, as_float, as_generator, as_ordered, check_dense_size, frozen
@@ -900,8 +901,6 @@ def stable(x: float, digits: int = 2) -> float:
     5-6, which lie near the rounding noise of the step, and what is computed from them), as
     ``format(stable(x), "g")``. Its mean correlations agreed to three decimals in that comparison
     and are printed so (two significant digits would print 0.995 as 1, against a paper's 0.99).
-    The rounding is the book's, :func:`ntpnb.chapter._claims.format_number`.
+    The rounding is the book's, :func:`ntpnb._digits.format_number`.
     """
-    from ..chapter._claims import format_number  # the book's layer, loaded when a chapter prints
-
     return float(format_number(float(x), digits))

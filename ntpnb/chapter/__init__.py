@@ -7,17 +7,9 @@ or the book build (:mod:`ntpnb.book`), which both build on it.
 
 from __future__ import annotations
 
+from .._digits import format_decade, format_number, format_stable, stable_digits
 from .._statistics import sample_of
-from ._claims import (
-    PROFILE_NAMES,
-    Artifact,
-    ClaimLog,
-    format_decade,
-    format_number,
-    format_stable,
-    load_chapter_record,
-    stable_digits,
-)
+from ._claims import PROFILE_NAMES, Artifact, ClaimLog, load_chapter_record
 from ._figures import band, draw_contexts, draw_graph, draw_rows, four_panels, unit_rows
 from ._layout import (
     DEFAULT_OUTPUT_DIRNAME,

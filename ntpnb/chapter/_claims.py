@@ -58,6 +58,7 @@ from numbers import Integral, Real
 from pathlib import Path
 from typing import Any
 
+from .._digits import format_number
 from .._statistics import Sample
 from ..errors import ClaimCheckError, InvalidDataError
 from ._layout import output_layout
@@ -98,15 +99,6 @@ KINDS: tuple[str, ...] = ("claim", "sanity", "finding", "measurement")
 PROFILE_NAMES: tuple[str, ...] = ("paper", "quick")
 
 
-def format_number(x: float, digits: int, floor: float | None = None) -> str:
-    """``x`` with ``digits`` significant digits (zeros kept); ``"< floor"`` (rounding noise) below floor."""
-    if isinstance(x, (bool, int)):
-        return str(x)
-    if floor is not None and abs(x) < floor:
-        return f"< {floor:.0e}"
-    return f"{x:#.{digits}g}".rstrip(".")
-
-
 def failing_number(value: float, relation: str, target: Target, tol: float, digits: int) -> str:
     """``value`` as a failed check prints it: enough significant digits to violate the requirement.
 
@@ -121,52 +113,6 @@ def failing_number(value: float, relation: str, target: Target, tol: float, digi
         if not RELATIONS[relation](float(text), target, tol):
             return text
     return repr(float(value))
-
-
-def stable_digits(spread: float) -> int:
-    """How many significant digits of a number survive a relative perturbation ``spread``.
-
-    One digit fewer than ``spread`` leaves unchanged (a guard digit: a measured spread is one
-    instance of the perturbation, not its largest), between 1 and 4.
-    """
-    if not spread > 0:
-        return 4
-    return int(min(4, max(1, math.floor(-math.log10(spread)) - 1)))
-
-
-def format_stable(x: float, spread: float) -> str:
-    """``x`` to the :func:`stable_digits` of its relative ``spread``; no exponent between 1e-3 and 1e6.
-
-    ``239.98`` with a spread of 4e-4 prints as ``240``, ``2.342e-07`` with a spread of 0.7 as ``2e-07``.
-    """
-    digits = stable_digits(spread)
-    if x == 0 or not math.isfinite(x) or not 1e-3 <= abs(x) < 1e6:
-        return f"{x:.{digits - 1}e}"
-    decimals = digits - 1 - math.floor(math.log10(abs(x)))
-    rounded = round(x, decimals)
-    if abs(rounded) >= 10 ** (digits - decimals):  # rounded up into the next decade
-        decimals -= 1
-        rounded = round(x, decimals)
-    return f"{rounded:.{max(decimals, 0)}f}"
-
-
-def format_decade(x: float, floor: float | None = None) -> str:
-    """``"< 1e-04"``: the smallest power of ten above ``|x|`` (``"0"``; ``"< floor"`` below ``floor``).
-
-    For numbers whose digits are a solver's rounding (they differ between BLAS kernels).
-    """
-    x = abs(float(x))
-    if not math.isfinite(x):
-        raise InvalidDataError(f"format_decade needs a finite number, got {x}")
-    if floor is not None:
-        exponent = math.log10(floor) if floor > 0 else math.nan
-        if not exponent == round(exponent):
-            raise InvalidDataError(f"format_decade's floor must be a power of ten, got {floor!r}")
-        if x < floor:
-            return f"< 1e{round(exponent):+03d}"
-    if x == 0.0:
-        return "0"
-    return f"< 1e{math.floor(math.log10(x)) + 1:+03d}"
 
 
 @dataclass(frozen=True)

@@ -11,8 +11,8 @@ import re
 from collections.abc import Mapping, Sequence
 from statistics import median
 
+from .._digits import format_number
 from ..book._verdicts import format_seeds
-from ..chapter._claims import format_number
 from ._grid import Grid
 from ._maps import CheckMap, GridResults, boundary_summary, check_maps, value_text, where_it_holds
 

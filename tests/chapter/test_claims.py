@@ -8,15 +8,8 @@ import math
 import numpy as np
 import pytest
 
-from ntpnb.chapter._claims import (
-    KINDS,
-    ClaimLog,
-    format_number,
-    format_stable,
-    load_chapter_record,
-    load_chapter_records,
-    stable_digits,
-)
+from ntpnb._digits import format_number, format_stable, stable_digits
+from ntpnb.chapter._claims import KINDS, ClaimLog, load_chapter_record, load_chapter_records
 from ntpnb.errors import ClaimCheckError, InvalidDataError, PathError
 
 
@@ -151,7 +144,7 @@ def test_format_number():
 
 
 def test_format_decade_gives_the_power_of_ten_above():
-    from ntpnb.chapter._claims import format_decade
+    from ntpnb._digits import format_decade
 
     assert format_decade(3.4e-5) == format_decade(2.1e-5) == "< 1e-04"
     assert format_decade(-0.042) == "< 1e-01"

@@ -1,0 +1,68 @@
+"""How the package prints a measured number: rounded to the digits that are stable.
+
+One place for the rounding the chapters, the claim checks, the maps and Paper B's trained runs
+share: :func:`format_number` (significant digits, zeros kept, ``"< floor"`` for rounding noise),
+:func:`stable_digits` (how many digits survive a relative spread), :func:`format_stable` (a
+number to those digits) and :func:`format_decade` (the decade of a solver's rounding).
+"""
+
+from __future__ import annotations
+
+import math
+
+from .errors import InvalidDataError
+
+
+def format_number(x: float, digits: int, floor: float | None = None) -> str:
+    """``x`` with ``digits`` significant digits (zeros kept); ``"< floor"`` (rounding noise) below floor."""
+    if isinstance(x, (bool, int)):
+        return str(x)
+    if floor is not None and abs(x) < floor:
+        return f"< {floor:.0e}"
+    return f"{x:#.{digits}g}".rstrip(".")
+
+
+def stable_digits(spread: float) -> int:
+    """How many significant digits of a number survive a relative perturbation ``spread``.
+
+    One digit fewer than ``spread`` leaves unchanged (a guard digit: a measured spread is one
+    instance of the perturbation, not its largest), between 1 and 4.
+    """
+    if not spread > 0:
+        return 4
+    return int(min(4, max(1, math.floor(-math.log10(spread)) - 1)))
+
+
+def format_stable(x: float, spread: float) -> str:
+    """``x`` to the :func:`stable_digits` of its relative ``spread``; no exponent between 1e-3 and 1e6.
+
+    ``239.98`` with a spread of 4e-4 prints as ``240``, ``2.342e-07`` with a spread of 0.7 as ``2e-07``.
+    """
+    digits = stable_digits(spread)
+    if x == 0 or not math.isfinite(x) or not 1e-3 <= abs(x) < 1e6:
+        return f"{x:.{digits - 1}e}"
+    decimals = digits - 1 - math.floor(math.log10(abs(x)))
+    rounded = round(x, decimals)
+    if abs(rounded) >= 10 ** (digits - decimals):  # rounded up into the next decade
+        decimals -= 1
+        rounded = round(x, decimals)
+    return f"{rounded:.{max(decimals, 0)}f}"
+
+
+def format_decade(x: float, floor: float | None = None) -> str:
+    """``"< 1e-04"``: the smallest power of ten above ``|x|`` (``"0"``; ``"< floor"`` below ``floor``).
+
+    For numbers whose digits are a solver's rounding (they differ between BLAS kernels).
+    """
+    x = abs(float(x))
+    if not math.isfinite(x):
+        raise InvalidDataError(f"format_decade needs a finite number, got {x}")
+    if floor is not None:
+        exponent = math.log10(floor) if floor > 0 else math.nan
+        if not exponent == round(exponent):
+            raise InvalidDataError(f"format_decade's floor must be a power of ten, got {floor!r}")
+        if x < floor:
+            return f"< 1e{round(exponent):+03d}"
+    if x == 0.0:
+        return "0"
+    return f"< 1e{math.floor(math.log10(x)) + 1:+03d}"
