@@ -3,7 +3,8 @@
 :mod:`._grid`: the axes and points of a grid, read from ``-p`` and checked in their domains;
 :mod:`._maps`: a grid's results, the map of every check (values, pass shares, the book's decision
 at each point, boundaries) and its figures;
-:mod:`._page`: the page of the maps; :mod:`._book`: an explore tree's book, that page alone.
+:mod:`._page`: the page of the maps; :mod:`._folder`: the maps folder of an explore tree (figures,
+``maps.json``, the page); :mod:`._book`: an explore tree's book, that page alone.
 It never imports the runner (:mod:`ntpnb.runner`): maps are
 drawn in a chapter's kernel too.
 """

@@ -20,14 +20,12 @@ decided neighbours whose decisions differ (the undecided points between them nam
 heatmap, along each axis at each value of the other. :func:`draw_map` draws a map in the book's
 style (a line: the median over the seeds with their range and every seed's value, the required
 value, the pass share below; a heatmap: the median, failing cells hatched, the boundaries drawn
-between cells); :func:`write_maps` writes every map's figure, ``maps.json`` and ``maps.md`` (the
-page of :func:`ntpnb.explore._page.map_page`) atomically.
+between cells); :mod:`._folder` writes every map's figure, ``maps.json`` and ``maps.md``.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 import re
 import shlex
@@ -41,7 +39,6 @@ from typing import TYPE_CHECKING, Any
 from .._statistics import Sample
 from ..book._trees import chapter_problem, shown
 from ..book._verdicts import Series, format_seeds, keyed, seed_record
-from ..chapter import _plotting as plotting
 from ..chapter._claims import (
     ChapterRecord,
     Check,
@@ -50,17 +47,15 @@ from ..chapter._claims import (
     load_chapter_record,
 )
 from ..chapter._layout import EXPLORE_RECORD, OutputLayout
-from ..chapter._outputs import atomic_write_json, atomic_write_text, file_digest, read_record
-from ..chapter._plotting import COLORS, PHONE_WIDTH, use_style, write_figure
-from ..errors import InvalidDataError, NTPError, PathError
+from ..chapter._outputs import read_record
+from ..chapter._plotting import COLORS, PHONE_WIDTH, use_style
+from ..errors import InvalidDataError, NTPError
 from ._grid import Axis, Grid, point_label
 
 if TYPE_CHECKING:  # matplotlib is imported by the functions that draw, not with the package
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-#: The folder of an explore tree that holds its maps.
-MAPS_DIRNAME = "maps"
 #: A point's values, in axis order: the key of a map's values.
 PointKey = tuple
 
@@ -786,127 +781,3 @@ def draw_map(check_map: CheckMap, grid: Grid, ax: Axes | None = None) -> Figure:
         _draw_line(ax, check_map, grid, share_ax)
     ax.set_title(_wrapped(f"{check_map.label} {check_map.what}"), loc="left", fontsize=10)
     return fig
-
-
-# -- written into a tree --------------------------------------------------------------------------------
-
-
-def map_record(check_map: CheckMap, grid: Grid) -> dict[str, Any]:
-    """One map as ``maps.json`` holds it: the check, each point's values, share, decision; boundaries."""
-    return {
-        "claim": check_map.claim,
-        "kind": check_map.kind,
-        "what": check_map.what,
-        "protocol": check_map.protocol,
-        "basis": check_map.basis,
-        "required": check_map.required,
-        "slug": check_map.slug,
-        "where": where_it_holds(check_map, grid),
-        "points": [
-            {
-                "values": dict(zip((a.name for a in grid.axes), key, strict=True)),
-                "measured": list(check_map.values[key]),
-                "share": None if math.isnan(check_map.share[key]) else check_map.share[key],
-                "holds": check_map.holds[key],
-            }
-            for key in check_map.holds
-        ],
-        "boundaries": [_boundary_record(b) for b in check_map.boundaries],
-    }
-
-
-def _boundary_record(boundary: Boundary) -> dict[str, Any]:
-    """One boundary as ``maps.json`` holds it."""
-    return {
-        "axis": boundary.axis,
-        "lower": boundary.lower,
-        "upper": boundary.upper,
-        "holds_below": boundary.holds_below,
-        "fixed": dict(boundary.fixed),
-        "undecided": list(boundary.undecided),
-    }
-
-
-def figure_key(check_map: CheckMap, grid: Grid) -> str:
-    """SHA-256 of what a map's figure is drawn from: its data and the code that draws it."""
-    digest = hashlib.sha256(json.dumps(map_record(check_map, grid), sort_keys=True, default=repr).encode())
-    for module in (__file__, plotting.__file__):
-        digest.update(Path(module).read_bytes())
-    return digest.hexdigest()
-
-
-def kept_figures(folder: Path) -> dict[str, list[Path]]:
-    """The figures an earlier :func:`write_maps` wrote into ``folder`` that are still as written, by key.
-
-    Read from its ``maps.json``; a figure whose file is missing or changed is not kept (it is drawn
-    again), and neither is any when ``maps.json`` cannot be read.
-    """
-    try:
-        written = read_record(folder / "maps.json", "maps record", lambda data: dict(data["figures"]))
-    except PathError:
-        return {}
-    kept = {}
-    for key, files in written.items():
-        paths = [folder / name for name in files if Path(name).name == name]
-        if paths and all(p.is_file() and file_digest(p) == files[p.name] for p in paths):
-            kept[key] = paths
-    return kept
-
-
-def write_maps(
-    results: GridResults, folder: str | Path, maps: Sequence[CheckMap] | None = None
-) -> list[Path]:
-    """Write every map into ``folder`` atomically: ``<slug>.png``, ``.pdf``, ``maps.json``, ``maps.md``.
-
-    ``maps.md`` is :func:`ntpnb.explore._page.map_page`; the paths written are returned. ``maps``:
-    the results' :func:`check_maps`, where the caller has them already.
-    """
-    from ._page import map_page
-
-    folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
-    maps = check_maps(results) if maps is None else maps
-    paths, figures, drawn = [], {}, {}
-    kept = kept_figures(folder)
-    for check_map in maps:
-        key = figure_key(check_map, results.grid)
-        written = kept.get(key)
-        if written is None:  # not drawn from these data by this code, or its files changed since
-            written = _draw_into(check_map, results.grid, folder)
-        paths += written
-        figures[check_map.slug] = written[0].name
-        drawn[key] = {path.name: file_digest(path) for path in written}
-    paths.append(atomic_write_json(folder / "maps.json", _maps_data(results, maps, drawn)))
-    paths.append(atomic_write_text(folder / "maps.md", map_page(results, figures, maps)))
-    return paths
-
-
-def _draw_into(check_map: CheckMap, grid: Grid, folder: Path) -> list[Path]:
-    """Draw one check's map and write its figure files into ``folder``; return their paths."""
-    import matplotlib.pyplot as plt
-
-    fig = draw_map(check_map, grid)
-    try:
-        return write_figure(fig, folder / check_map.slug)
-    finally:
-        plt.close(fig)
-
-
-def _maps_data(
-    results: GridResults, maps: Sequence[CheckMap], drawn: Mapping[str, Mapping[str, str]]
-) -> dict[str, Any]:
-    """What ``maps.json`` holds: the grid's setting, every map (:func:`map_record`), its figures' digests."""
-    return {
-        "title": results.title,
-        "chapter": results.chapter,
-        "profile": results.profile,
-        "seeds": list(results.seeds),
-        "axes": [
-            {"name": a.name, "spec": a.spec, "values": list(a.values), "log": a.log}
-            for a in results.grid.axes
-        ],
-        "fixed": dict(results.fixed),
-        "notes": list(results.notes),
-        "maps": [map_record(m, results.grid) for m in maps],
-        "figures": dict(drawn),
-    }

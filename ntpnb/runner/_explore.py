@@ -36,8 +36,9 @@ from ..chapter._layout import (
 )
 from ..chapter._outputs import atomic_write_json, output_lock, read_record
 from ..errors import NTPError, PathError, RunInterruptedError
+from ..explore._folder import MAPS_DIRNAME, write_maps
 from ..explore._grid import Axis, Grid, checked_grid, point_label, value_text
-from ..explore._maps import MAPS_DIRNAME, check_maps, load_explore, summary_lines, write_maps
+from ..explore._maps import check_maps, load_explore, summary_lines
 from ._choice import CheckedRun, RunPlan, check_run, planned_runs, select_notebooks
 from ._execute import RunResult
 from ._run import execute_plan
@@ -247,7 +248,7 @@ def explore(
 def finish_explore(tree: Path, log: Callable[[str], None]) -> list[Path]:
     """Draw the maps of the explore tree ``tree`` into its ``maps/``; one line per check to ``log``.
 
-    The maps are :mod:`ntpnb.explore._maps`' (:func:`~ntpnb.explore._maps.write_maps`, with
+    The maps are :mod:`ntpnb.explore._maps`' (:func:`~ntpnb.explore._folder.write_maps`, with
     :func:`~ntpnb.explore._maps.summary_lines`). Returns the files written.
     """
     results = load_explore(tree)

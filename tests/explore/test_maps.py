@@ -31,7 +31,8 @@ from ntpnb.explore import (
     run_grid,
     summary_lines,
 )
-from ntpnb.explore._maps import load_explore, write_maps
+from ntpnb.explore._folder import write_maps
+from ntpnb.explore._maps import load_explore
 from ntpnb.statistics import sample_of
 
 from .map_trees import CHAPTER, write_explore
@@ -288,12 +289,12 @@ def test_write_maps_writes_figures_data_and_page_atomically(tmp_path, monkeypatc
     before = {p.name: p.read_bytes() for p in folder.iterdir()}
 
     # a write that stops midway leaves the last complete maps and no temporary file
-    import ntpnb.explore._maps as maps_module
+    import ntpnb.explore._folder as folder_module
 
     def broken(fig, stem):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(maps_module, "write_figure", broken)
+    monkeypatch.setattr(folder_module, "write_figure", broken)
     with pytest.raises(KeyboardInterrupt):
         write_maps(run_grid(LINE, (0, 1), below(5.5)), folder)
     assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
@@ -301,13 +302,13 @@ def test_write_maps_writes_figures_data_and_page_atomically(tmp_path, monkeypatc
 
 
 def test_write_maps_draws_a_map_again_only_when_its_data_or_its_files_changed(tmp_path, monkeypatch):
-    import ntpnb.explore._maps as maps_module
+    import ntpnb.explore._folder as folder_module
 
     folder = tmp_path / "maps"
     write_maps(run_grid(LINE, (0, 1), below(3.5)), folder)
     drawn = []
-    draw = maps_module.draw_map
-    monkeypatch.setattr(maps_module, "draw_map", lambda m, grid: drawn.append(m.slug) or draw(m, grid))
+    draw = folder_module.draw_map
+    monkeypatch.setattr(folder_module, "draw_map", lambda m, grid: drawn.append(m.slug) or draw(m, grid))
     write_maps(run_grid(LINE, (0, 1), below(3.5)), folder)  # the same data: every figure kept
     assert drawn == []
     slug = check_maps(run_grid(LINE, (0, 1), below(3.5)))[0].slug
