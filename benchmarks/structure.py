@@ -1,10 +1,11 @@
-"""Measures of the package's structure: long functions, private imports, dead parameters, public names.
+"""The package's structure measured: long functions, import cycles, private imports, public names.
 
 ``python -m benchmarks.structure [ROOT]`` prints, for the sources under ``ntpnb/`` and
 ``benchmarks/`` of ``ROOT`` (default: this checkout):
 
 * the functions of more than 30 and of more than 50 code lines (code = not blank, comment or
   docstring), with their names;
+* modules that import each other in a loop (any import, inside a function too);
 * imports of a private name (``_x``) of another module, and uses of ``importlib``;
 * dead parameters: a parameter that its function's body never reads (methods that implement a
   protocol, ``self``/``cls``, ``*args``/``**kwargs``, stubs and names starting ``_`` that are
@@ -104,6 +105,67 @@ def private_imports(root: Path) -> list[str]:
                         continue  # a private module, not a private name
                     out.append(f"{path.relative_to(root)}:{node.lineno} {alias.name}")
     return out
+
+
+def _module_file(where: Path) -> Path | None:
+    """The file of the module or package at ``where`` (a path less ``.py``), if it is one."""
+    for candidate in (where.with_suffix(".py"), where / "__init__.py"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _imported_files(root: Path, path: Path) -> set[Path]:
+    """The package's files that ``path`` imports anywhere (inside functions and ``TYPE_CHECKING`` too)."""
+    out: set[Path] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom):
+            where = _imported_from(root, path, node)
+            modules = [_module_file(where / alias.name) for alias in node.names]
+            out.update(m for m in modules if m is not None)
+            if not all(modules):  # a name of the module or package itself
+                out.add(_module_file(where))
+        elif isinstance(node, ast.Import):
+            out.update(_module_file(root.joinpath(*alias.name.split("."))) for alias in node.names)
+    return {m for m in out if m is not None and m != path}
+
+
+def import_cycles(root: Path) -> list[list[str]]:
+    """The package's modules that import each other in a loop: each strongly connected group, sorted.
+
+    Every import counts, also one made inside a function or under ``TYPE_CHECKING``: it hides the
+    loop from the reader, not from the design.
+    """
+    files = sorted((root / "ntpnb").rglob("*.py"))
+    edges = {f: _imported_files(root, f) & set(files) for f in files}
+    index: dict[Path, int] = {}
+    low: dict[Path, int] = {}
+    stack: list[Path] = []
+    groups: list[list[str]] = []
+
+    def visit(f: Path) -> None:  # Tarjan's strongly connected components
+        index[f] = low[f] = len(index)
+        stack.append(f)
+        for g in edges[f]:
+            if g not in index:
+                visit(g)
+                low[f] = min(low[f], low[g])
+            elif g in stack:
+                low[f] = min(low[f], index[g])
+        if low[f] == index[f]:
+            group = []
+            while True:
+                g = stack.pop()
+                group.append(str(g.relative_to(root)))
+                if g == f:
+                    break
+            if len(group) > 1:
+                groups.append(sorted(group))
+
+    for f in files:
+        if f not in index:
+            visit(f)
+    return sorted(groups)
 
 
 def importlib_uses(root: Path) -> list[str]:
@@ -231,6 +293,7 @@ def main(argv: list[str] | None = None) -> int:
     for f in long:
         print(f"  {f.code_lines:4d}  {f.name}  ({f.where})")
     for title, rows in (
+        ("import cycles between modules", [" <-> ".join(group) for group in import_cycles(root)]),
         ("imports of private names", private_imports(root)),
         ("importlib.import_module", importlib_uses(root)),
         ("dead parameters", dead_parameters(root)),

@@ -547,3 +547,25 @@ def test_structure_measures_code_lines_private_imports_and_unused_parameters(tmp
     # a private module's names are no public names; importing a private module is no private import
     assert names == ["ntpnb.a:unused:function", "ntpnb.a:used:function"]
     assert users == ["ntpnb.a:used:function"]
+
+
+def test_structure_finds_modules_that_import_each_other_even_from_inside_a_function(tmp_path):
+    from benchmarks import structure
+
+    pkg = tmp_path / "ntpnb"
+    (pkg / "sub").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "settings.py").write_text("X = 1\n")
+    (pkg / "sub" / "__init__.py").write_text("from ._low import f\n")
+    (pkg / "sub" / "_low.py").write_text("from .. import settings\n\n\ndef f():\n    from ._high import g\n")
+    (pkg / "sub" / "_high.py").write_text("from ._low import f\n")
+    (pkg / "sub" / "_typed.py").write_text("from typing import TYPE_CHECKING\n")
+    assert structure.import_cycles(tmp_path) == [["ntpnb/sub/_high.py", "ntpnb/sub/_low.py"]]
+    (pkg / "sub" / "_low.py").write_text("from .. import settings\n\n\ndef f():\n    return settings.X\n")
+    assert structure.import_cycles(tmp_path) == []
+    # a loop through a TYPE_CHECKING import is a loop too
+    (pkg / "sub" / "_typed.py").write_text(
+        "from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    from ._high import g\n"
+    )
+    (pkg / "sub" / "_high.py").write_text("from ._typed import TYPE_CHECKING\n")
+    assert structure.import_cycles(tmp_path) == [["ntpnb/sub/_high.py", "ntpnb/sub/_typed.py"]]
