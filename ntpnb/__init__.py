@@ -18,7 +18,7 @@ uses it), so the runner starts in a fraction of a second.
 from __future__ import annotations
 
 from . import attention, errors, optim
-from ._linalg import correlation
+from ._direction import correlation
 from .errors import *  # noqa: F403
 from .linear import *  # noqa: F403
 from .linear import __all__ as _linear_names

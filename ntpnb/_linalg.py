@@ -21,7 +21,9 @@ relative to ``s_0``. The rule is scale-free and gives rank 0 only for a zero mat
 
 Not a rank decision: a solve *verified* afterwards keeps every singular value ``RANK_BAND`` times
 above the floor, however small (:func:`nonzero_count`; near-duplicate embeddings: ``1e-10``).
-The module also holds the Frobenius cosine :func:`correlation` by which both papers measure a direction.
+
+Its functions trust their arrays (the package's own, checked where they entered); the measure
+users call on theirs, :func:`~ntpnb._direction.correlation`, checks them at its own door.
 """
 
 from __future__ import annotations
@@ -31,8 +33,7 @@ import scipy
 from numpy.typing import ArrayLike
 
 from . import settings
-from ._validation import as_float
-from .errors import InvalidDataError, RankAmbiguousError, SolverError
+from .errors import RankAmbiguousError, SolverError
 
 
 def rank_floor(shape: tuple[int, ...], scale: float) -> float:
@@ -236,29 +237,3 @@ def least_squares(A: ArrayLike, b: ArrayLike, *, what: str, rank: int | None = N
     coef = U[:, :rank].T @ b
     coef = coef / (s[:rank, None] if coef.ndim == 2 else s[:rank])
     return Vt[:rank].T @ coef
-
-
-def correlation(W: ArrayLike, ref: ArrayLike) -> np.ndarray:
-    """``<W, ref> / (||W|| ||ref||)`` in the Frobenius inner product, over the last two axes.
-
-    Paper A: a decoder ``(V, d)`` against ``W^mm``; Paper B: attention weights ``(d, d)`` per
-    trial. Leading axes broadcast; where a norm is 0 the correlation is 0. Two matrices give a
-    scalar (``numpy.float64``), stacks an array.
-
-    Raises
-    ------
-    InvalidDataError
-        If ``W`` or ``ref`` is not a numeric array with at least two axes, or their shapes do
-        not broadcast.
-    """
-    W, ref = as_float(W, "W"), as_float(ref, "ref")
-    for name, arr in (("W", W), ("ref", ref)):
-        if arr.ndim < 2:
-            raise InvalidDataError(f"{name} must be a matrix or a stack of matrices, got shape {arr.shape}")
-    try:
-        np.broadcast_shapes(W.shape, ref.shape)
-    except ValueError:
-        raise InvalidDataError(f"the shapes of W {W.shape} and ref {ref.shape} do not broadcast") from None
-    num = np.sum(W * ref, axis=(-2, -1))
-    den = np.linalg.norm(W, axis=(-2, -1)) * np.linalg.norm(ref, axis=(-2, -1))
-    return np.divide(num, den, out=np.zeros_like(num), where=den > 0)[()]  # a scalar for two matrices

@@ -7,11 +7,11 @@ import pytest
 
 from ntpnb import attention as att
 from ntpnb import settings
+from ntpnb._direction import correlation
 from ntpnb._linalg import (
     accurate_dots,
     check_known_rank,
     column_basis,
-    correlation,
     least_squares,
     matrix_rank,
     nonzero_count,

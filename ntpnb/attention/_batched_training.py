@@ -17,7 +17,7 @@ from types import MappingProxyType
 import numpy as np
 
 from .. import _optim as optim
-from .._linalg import correlation
+from .._direction import correlation
 from .._parallel import active_workers, parallel_map
 from .._validation import as_ordered, frozen, read_only_view
 from ..errors import InvalidDataError

@@ -16,7 +16,7 @@ from numpy.typing import ArrayLike
 
 from ... import _optim as optim
 from ... import settings
-from ..._linalg import correlation
+from ..._direction import correlation
 from ..._validation import as_count, as_float, as_float_array, as_generator, frozen
 from ...errors import InvalidDataError
 from .._decoder_training import Limits

@@ -14,7 +14,7 @@ from numpy.typing import ArrayLike
 
 from ... import _optim as optim
 from ... import settings
-from ..._linalg import correlation
+from ..._direction import correlation
 from ...errors import InvalidDataError
 from .._ntp_data import NTPData, check_decoder, require_data
 from .._regpath import RegularizationPath, regularization_path
