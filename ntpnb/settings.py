@@ -3,7 +3,7 @@
 The values are chosen for double precision. Every tolerance is relative to the problem's own
 scale: the solvers see ``H`` divided by a power of two that brings ``max|H|`` near 1 (the NTP-SVM
 and ``W*``) or each ``h_j`` divided by the power of two at its largest entry (the separability
-and compatibility decisions, :func:`ntpnb.linear._separability.scaled_rows`), and scale back.
+and compatibility decisions, :func:`ntpnb.linear._constraints.scaled_rows`), and scale back.
 """
 
 from __future__ import annotations
@@ -109,7 +109,7 @@ LP_OPTIONS = MappingProxyType(
 LP_MARGIN_CAP: float = 1e-4
 #: Time limit (seconds) of each LP solve.
 LP_TIME_LIMIT: float = 600.0
-#: The normalized margin (rows of :func:`~ntpnb.linear._separability.scaled_rows`, ``max |W_ik| =
+#: The normalized margin (rows of :func:`~ntpnb.linear._constraints.scaled_rows`, ``max |W_ik| =
 #: 1``) that decides separability for ``method="newton"``: a direction verified to reach it proves
 #: "separable", multipliers proving none does "not separable" (other methods: SVM_REACH_RTOL).
 SEP_MARGIN_TOL: float = 1e-9

@@ -21,9 +21,8 @@ import scipy
 from .. import settings
 from .._linalg import accurate_dots, nonzero_count, rank_floor, thin_svd
 from ..errors import NotCompatibleError, RankAmbiguousError, ScaleError, SolverError
-from ._constraints import ntp_constraints
+from ._constraints import context_scales, ntp_constraints
 from ._ntp_data import NTPData, cached_per_data, normalized, unambiguous
-from ._separability import context_scales
 from ._subspace import EQUALITY_WHAT, equality_operator, normalized_f_decomposition, uses_dense_f
 
 #: The decision of (4) for normalized data: ``vec(W*)`` (None if not compatible) and the residual.

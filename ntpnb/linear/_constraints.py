@@ -10,6 +10,10 @@ smallest token of ``S_j``) replaces all pairs ``z != z'`` in ``S_j`` (as Paper A
 
 The equality rows span F (Eq. (5)). :class:`NTPRows` applies the rows through the logits
 ``H W^T`` without forming any (for :mod:`ntpnb._qp`).
+
+Separability and compatibility are decided with each row of ``H`` divided by its power of two
+(:func:`context_scales`, :func:`scaled_rows`; exact), so that no context's rows hide below
+another's size: both decisions take the scaling from here.
 """
 
 from __future__ import annotations
@@ -23,6 +27,21 @@ import numpy as np
 import scipy
 
 from ._ntp_data import NTPData, cached_per_data, frozen
+
+
+def context_scales(H: np.ndarray) -> np.ndarray:
+    """Each row's power of two ``2^(e-1)`` with ``max_k |H_jk|`` in ``[2^(e-1), 2^e)`` (1 if zero).
+
+    Dividing by it is exact: the row scaling in which separability and compatibility are decided.
+    """
+    top = np.abs(H).max(axis=1)
+    _, exponent = np.frexp(top)
+    return np.where(top > 0, np.ldexp(0.5, exponent), 1.0)
+
+
+def scaled_rows(H: np.ndarray) -> np.ndarray:
+    """``H`` with each row divided by its :func:`context_scales` (exact): the units of every decision."""
+    return H / context_scales(H)[:, None]
 
 
 def pair_rows(

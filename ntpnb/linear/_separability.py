@@ -52,7 +52,15 @@ from ..errors import (
 )
 from ._active_set import SOLVER_NAME as ACTIVE_SET_SOLVER
 from ._active_set import solve_active_set, solve_verified
-from ._constraints import anchor_pairs, margin_lp, ntp_constraints, pair_coefficients, pair_rows
+from ._constraints import (
+    anchor_pairs,
+    context_scales,
+    margin_lp,
+    ntp_constraints,
+    pair_coefficients,
+    pair_rows,
+    scaled_rows,
+)
 from ._ntp_data import NTPData, cached_per_data, check_decoder, frozen, normalized, require_data, unambiguous
 from ._subspace import normalized_f_decomposition, uses_dense_f
 
@@ -84,22 +92,6 @@ class SeparabilityDecision:
     #: rounding when "not separable" (then ``bound <= 2 resolution``); for ``"newton"``
     #: :data:`~ntpnb.settings.SEP_MARGIN_TOL` (then ``bound <= resolution``).
     resolution: float = 0.0
-
-
-# ---------------------------------------------------------------------------- normalized rows
-def context_scales(H: np.ndarray) -> np.ndarray:
-    """Each row's power of two ``2^(e-1)`` with ``max_k |H_jk|`` in ``[2^(e-1), 2^e)`` (1 if zero).
-
-    Dividing by it is exact: the row scaling in which separability and compatibility are decided.
-    """
-    top = np.abs(H).max(axis=1)
-    _, exponent = np.frexp(top)
-    return np.where(top > 0, np.ldexp(0.5, exponent), 1.0)
-
-
-def scaled_rows(H: np.ndarray) -> np.ndarray:
-    """``H`` with each row divided by its :func:`context_scales` (exact): the units of every decision."""
-    return H / context_scales(H)[:, None]
 
 
 @dataclass(frozen=True)

@@ -12,11 +12,11 @@ import ntpnb as ntp
 from ntpnb import settings
 from ntpnb.errors import InvalidDataError, SolverError
 from ntpnb.linear import _hinge_newton as hn
+from ntpnb.linear._constraints import scaled_rows
 from ntpnb.linear._separability import (
     certified_bound,
     decide_by_newton,
     decide_separability,
-    scaled_rows,
     verified_margin,
 )
 

@@ -16,13 +16,13 @@ from numpy.typing import ArrayLike
 from ... import settings
 from ..._validation import frozen
 from ...errors import InvalidDataError, NumericallyAmbiguousError, SolverError
+from .._constraints import scaled_rows
 from .._ntp_data import NTPData
 from .._separability import (
     SEPARABILITY_METHODS,
     certified_bound,
     decide_by_newton,
     decide_separability,
-    scaled_rows,
 )
 from .._sequences import PrefixContexts, joint_ntp_data, smallest_separable_dimension
 
