@@ -569,3 +569,12 @@ def test_structure_finds_modules_that_import_each_other_even_from_inside_a_funct
     )
     (pkg / "sub" / "_high.py").write_text("from ._typed import TYPE_CHECKING\n")
     assert structure.import_cycles(tmp_path) == [["ntpnb/sub/_high.py", "ntpnb/sub/_typed.py"]]
+
+
+def test_the_package_keeps_its_layering_rules():
+    """CONTRIBUTING's rules on this checkout: no import loop, no private name imported across modules."""
+    from benchmarks import structure
+
+    root = Path(__file__).resolve().parents[1]
+    assert structure.import_cycles(root) == []
+    assert structure.private_imports(root) == []

@@ -20,8 +20,8 @@ evaluated by ``expm1``/``log1p``-type formulas of full relative accuracy however
 (:func:`split_loss`).
 
 Both forms also build on the closed-form orthonormal basis of ``1``-perp (:func:`helmert_basis`;
-``R = 1-perp (x) rowspace(H)`` and each support's zero-sum directions) and measure ``||W*||``
-without underflow (:func:`safe_norm`).
+``R = 1-perp (x) rowspace(H)`` and each support's zero-sum directions) and take norms without
+underflow (:func:`safe_norm`: ``||W*||``, the split's blocks, the KKT residuals).
 """
 
 from __future__ import annotations
