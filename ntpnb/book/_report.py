@@ -340,10 +340,8 @@ def _summary(tree: TreePages) -> list[str]:
     rows = []
     for cid, spec in CLAIMS.items():
         verdict = tree.results[cid]
-        why = verdict.why or ("no chapter of this run checks it" if verdict.verdict == NOT_TESTED else "")
-        rows.append(
-            [f"[**{cid}**](#{card_anchor(cid)})", _escape(spec.short), _badge(cid, verdict), _escape(why)]
-        )
+        why = _why(verdict)
+        rows.append([f"[**{cid}**](#{card_anchor(cid)})", _escape(spec.short), _badge(cid, verdict), why])
     return [
         ":::{table}",
         ":class: ntpnb-summary",
@@ -352,6 +350,15 @@ def _summary(tree: TreePages) -> list[str]:
         ":::",
         "",
     ]
+
+
+def _why(verdict: Verdict) -> str:
+    """The summary's sentence for a claim (MyST): the chapter's headline, else the verdict's why."""
+    if verdict.headline:
+        return verdict.headline.replace("|", "\\|")  # MyST already; a bar would end the cell
+    if verdict.verdict == NOT_TESTED:
+        return "no chapter of this run checks it"
+    return _escape(verdict.why)
 
 
 def _links(tree: TreePages, cid: str) -> str:
@@ -401,6 +408,7 @@ def _protocols(verdict: Verdict) -> list[str]:
 SENTENCES: tuple[tuple[str, str], ...] = (
     ("failures", "Failed"),
     ("findings", "Finding"),
+    ("explanations", "Explanation"),
     ("qualifications", "Qualification"),
     ("marginal", "Marginal"),
     ("beyond", "Beyond the paper"),
@@ -424,6 +432,8 @@ def claim_card(tree: TreePages, cid: str, spec: ClaimSpec) -> list[str]:
     verdict = tree.results[cid]
     sanity = [s for s in tree.series.get(cid, []) if s.first.kind == "sanity"]
     fields = [("The paper", [f"{_escape(spec.where)}: {spec.statement}; it reports {spec.paper_value}."])]
+    if verdict.headline:
+        fields.append(("In short", [_why(verdict)]))
     if verdict.why and verdict.why not in verdict.reasons:  # else it is quoted below
         fields.append(("Ours", [_escape(verdict.why)]))
     if verdict.protocols:

@@ -444,13 +444,12 @@ def test_a_claim_with_protocols_shows_each_protocols_verdict_on_its_card_and_its
     log.check("B10", "mean local corr", 0.94, ">", 0.99, protocol="paper's loss")
     report = render_report(read_tree(layout))
     card = _card(report, "B10")
-    assert "reproduced with a qualification</span></span> holds at the one seed\n" in card
-    authors, papers = (f"\\[{key}\\] {words}" for key, words in CLAIMS["B10"].protocols.items())
-    assert f'\nProtocols\n: \n  - {authors}: <span class="ntpnb-badge ntpnb-v-reproduced"' in card
-    assert f'\n  - {papers}: <span class="ntpnb-badge ntpnb-v-check-failed"' in card
-    assert (
-        "\nQualification\n: decided under \\[authors' loss\\] (reproduced); under \\[paper's loss\\]" in card
-    )
+    # decided as the paper states it (its loss); the authors' code's loss explains it
+    assert "check failed</span></span> the evidence fails at the one seed\n" in card
+    papers, authors = (f"\\[{key}\\] {words}" for key, words in CLAIMS["B10"].protocols.items())
+    assert f'\nProtocols\n: \n  - {papers}: <span class="ntpnb-badge ntpnb-v-check-failed"' in card
+    assert f'\n  - {authors}: <span class="ntpnb-badge ntpnb-v-reproduced"' in card
+    assert "\nExplanation\n: under \\[authors' loss\\] (the loss the authors' code trains" in card
     assert "| \\[authors' loss\\] mean local corr | 0.9950 |" in report  # every check names its protocol
     assert "| \\[paper's loss\\] mean local corr | 0.9400 |" in report
 
