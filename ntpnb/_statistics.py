@@ -120,9 +120,10 @@ from .errors import InvalidDataError
 
 
 def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
-    """Wilson score interval for a binomial proportion ``successes / n``.
+    """Wilson score interval for a binomial proportion ``successes / n`` (scipy's ``binomtest``).
 
-    Unlike the Wald interval it stays inside [0, 1] and is not degenerate at 0 or ``n`` successes.
+    Unlike the Wald interval it stays inside [0, 1] and is not degenerate at 0 or ``n`` successes;
+    its ends are exactly 0 and 1 there.
 
     Raises
     ------
@@ -136,13 +137,9 @@ def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[f
         raise InvalidDataError(f"need 0 <= successes <= n and n >= 1, got {successes} of {n}")
     if not (is_real(confidence) and 0 < confidence < 1):
         raise InvalidDataError(f"confidence must be a number in (0, 1), got {confidence!r}")
-    z = float(scipy.stats.norm.ppf(0.5 + confidence / 2))
-    p = successes / n
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    lo = 0.0 if successes == 0 else max(0.0, centre - half)  # exact ends (no rounding)
-    hi = 1.0 if successes == n else min(1.0, centre + half)
+    interval = scipy.stats.binomtest(successes, n).proportion_ci(float(confidence), method="wilson")
+    lo = 0.0 if successes == 0 else max(0.0, float(interval.low))  # exact ends (no rounding)
+    hi = 1.0 if successes == n else min(1.0, float(interval.high))
     return lo, hi
 
 
@@ -596,13 +593,9 @@ class Sample:
         """
         if self.test == "mean_quantile":
             return self.quantile_of(target), float("nan")
-        if self.test == "pvalue":
-            half = -math.fsum(math.log(p) for p in self.values)  # half of -2 sum log p
-            term, total = 1.0, 1.0
-            for i in range(1, len(self.values)):  # P(chi2_2k > 2 half) = e^-half sum_{i<k} half^i / i!
-                term *= half / i
-                total += term
-            return min(1.0, math.exp(-half) * total), float("nan")
+        if self.test == "pvalue":  # Fisher's method: -2 sum log p against chi-squared with 2k dof
+            combined = scipy.stats.combine_pvalues(self.values, method="fisher").pvalue
+            return min(1.0, float(combined)), float("nan")
         return self.estimate()
 
     def decide(self, relation: str, target: float, tol: float, kind: str) -> bool:
