@@ -61,6 +61,7 @@ def scoreboard_data(results: Mapping[str, Verdict], places: Mapping[str, Sequenc
                 "short": spec.short,
                 "verdict": v.verdict,
                 "phrase": v.phrase,
+                "explained": v.explained,
                 "card": card_anchor(cid),
                 "sections": where,
             }
@@ -93,6 +94,9 @@ def claims_html(claims: Sequence[tuple[Mapping[str, Any], str | None, str | None
     items = []
     for claim, card, section in claims:
         short = words_html(claim["short"])
+        explained = claim.get("explained", "")
+        if explained:  # what explains a claim that does not hold as stated, in plain words
+            short += f' <span class="ntpnb-explained">({html.escape(explained)})</span>'
         if section is None:
             short = f'<span class="ntpnb-short">{short}</span>'
         else:

@@ -655,6 +655,20 @@ class Verdict:
     headline: str = ""
 
     @property
+    def explained(self) -> str:
+        """In a few plain words, what explains a claim that does not hold as stated ("" if nothing).
+
+        ``"reproduces under the authors' loss"`` where another protocol's verdict is positive, else
+        ``"the authors' stored figure shows our value"`` where an artifact explains the miss.
+        """
+        if self.verdict in POSITIVE:
+            return ""
+        holding = [p.key for p in self.protocols[1:] if p.verdict in POSITIVE]
+        if holding:
+            return f"reproduces under the {format_seeds(holding)}"
+        return "the authors' stored figure shows our value" if self.explanations else ""
+
+    @property
     def summary(self) -> str:
         """What the report's summary shows: the chapter's headline, else :attr:`why` (plain text)."""
         return self.headline or self.why
