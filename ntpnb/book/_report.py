@@ -29,11 +29,11 @@ from markdown_it import MarkdownIt
 from mdit_py_plugins.colon_fence import colon_fence_plugin
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 
+from .._markdown import escape_markdown, markdown_table
 from ..chapter._claims import CHECK_LINE, KINDS, ChapterRecord, Check, load_chapter_records
 from ..chapter._layout import OutputLayout
 from ..chapter._outputs import RunRecord, atomic_write_text, load_run_record
 from ..chapter._platform import platform_section
-from ..chapter._prose import markdown_table
 from ..chapter._registry import CLAIMS, MAPS, PAPERS, ClaimSpec, MapSpec, sort_key
 from ._executed import read_notebook
 from ._footers import read_footers
@@ -106,7 +106,7 @@ def read_tree(layout: OutputLayout, absent: Sequence[str] = ()) -> TreePages:
     sections = {r.notebook: chapter_sections(layout.notebooks / f"{r.notebook}.ipynb") for r in records}
     run = load_run_record(layout.root)
     profiles = sorted({c.profile for r in records for c in r.checks})
-    label = _escape(describe_run(run, profiles))
+    label = escape_markdown(describe_run(run, profiles))
     titles = _chapter_titles(layout)
     executions = read_footers(layout).executions.values()
     commits = tuple(dict.fromkeys(e.commit.describe() for e in executions))
@@ -251,14 +251,6 @@ def chapter_sections(executed: Path) -> dict[tuple[str, str], tuple[str, str]]:
     return found
 
 
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>|$#])")
-
-
-def _escape(text: str) -> str:
-    """Plain text made safe for a MyST table cell (no emphasis, math, links or column breaks)."""
-    return _MD_SPECIAL.sub(r"\\\1", text)
-
-
 def _link(sections: Sections, made: Made, text: str | None = None) -> str:
     """A link to the section that made the check (else its chapter), as ``text`` or ``1 § <section>``."""
     notebook, check = made
@@ -267,8 +259,8 @@ def _link(sections: Sections, made: Made, text: str | None = None) -> str:
     if text is None:  # the chapter as the book numbers it, and the heading, its inline math kept
         heading = section[0] if section else ""
         parts = re.split(r"(\$[^$]+\$)", heading)
-        title = "".join(p if p.startswith("$") and p.endswith("$") else _escape(p) for p in parts)
-        text = _escape(chapter_label(notebook)) + (f" § {title}" if heading else "")
+        title = "".join(p if p.startswith("$") and p.endswith("$") else escape_markdown(p) for p in parts)
+        text = escape_markdown(chapter_label(notebook)) + (f" § {title}" if heading else "")
     return f"[{text}]({target})"
 
 
@@ -277,7 +269,7 @@ def absent_sentence(absent: Sequence[str]) -> str:
     if not absent:
         return ""
     return (
-        f" This tree has not run {format_seeds(_escape(n) for n in absent)}: the claims only "
+        f" This tree has not run {format_seeds(escape_markdown(n) for n in absent)}: the claims only "
         f"{'that chapter checks' if len(absent) == 1 else 'those chapters check'} are *not tested* in it."
     )
 
@@ -323,7 +315,7 @@ def run_line(tree: TreePages) -> str:
         parts = [f"{_seeds_words(seeds)} for every chapter"]
     else:
         parts = [f"{_seeds_words(seeds)} for {_chapters_words(nbs)}" for seeds, nbs in groups.items()]
-    return _escape(", ".join([setting, *parts, *tree.commits]))
+    return escape_markdown(", ".join([setting, *parts, *tree.commits]))
 
 
 def _badge(
@@ -341,7 +333,9 @@ def _summary(tree: TreePages) -> list[str]:
     for cid, spec in CLAIMS.items():
         verdict = tree.results[cid]
         why = _why(verdict)
-        rows.append([f"[**{cid}**](#{card_anchor(cid)})", _escape(spec.short), _badge(cid, verdict), why])
+        rows.append(
+            [f"[**{cid}**](#{card_anchor(cid)})", escape_markdown(spec.short), _badge(cid, verdict), why]
+        )
     return [
         ":::{table}",
         ":class: ntpnb-summary",
@@ -358,7 +352,7 @@ def _why(verdict: Verdict) -> str:
         return verdict.headline.replace("|", "\\|")  # MyST already; a bar would end the cell
     if verdict.verdict == NOT_TESTED:
         return "no chapter of this run checks it"
-    return _escape(verdict.why)
+    return escape_markdown(verdict.why)
 
 
 def _links(tree: TreePages, cid: str) -> str:
@@ -392,14 +386,15 @@ def _evidence(verdict: Verdict, sanity: Sequence[Series]) -> list[str]:
     line = html.escape("; ".join(counts) + ".")
     if not verdict.evidence:
         return [line]
-    items = [f"- {_escape(check_item(c))}" for c in verdict.evidence]
+    items = [f"- {escape_markdown(check_item(c))}" for c in verdict.evidence]
     return [f"<details><summary>{line}</summary>", "", *items, "", "</details>"]
 
 
 def _protocols(verdict: Verdict) -> list[str]:
     """The verdict under each protocol, the deciding one first: its key, its words, its badge, why."""
     return [
-        f"- \\[{_escape(p.key)}\\] {p.words}: {_badge(verdict.claim, p)} {_escape(p.basis)}; {_escape(p.why)}"
+        f"- \\[{escape_markdown(p.key)}\\] {p.words}: {_badge(verdict.claim, p)} "
+        f"{escape_markdown(p.basis)}; {escape_markdown(p.why)}"
         for p in verdict.protocols
     ]
 
@@ -419,8 +414,8 @@ SENTENCES: tuple[tuple[str, str], ...] = (
 def _sentences(items: Sequence[str]) -> list[str]:
     """One sentence as it is, several as a list."""
     if len(items) == 1:
-        return [_escape(items[0])]
-    return [f"- {_escape(item)}" for item in items]
+        return [escape_markdown(items[0])]
+    return [f"- {escape_markdown(item)}" for item in items]
 
 
 def claim_card(tree: TreePages, cid: str, spec: ClaimSpec) -> list[str]:
@@ -431,11 +426,13 @@ def claim_card(tree: TreePages, cid: str, spec: ClaimSpec) -> list[str]:
     """
     verdict = tree.results[cid]
     sanity = [s for s in tree.series.get(cid, []) if s.first.kind == "sanity"]
-    fields = [("The paper", [f"{_escape(spec.where)}: {spec.statement}; it reports {spec.paper_value}."])]
+    fields = [
+        ("The paper", [f"{escape_markdown(spec.where)}: {spec.statement}; it reports {spec.paper_value}."])
+    ]
     if verdict.headline:
         fields.append(("In short", [_why(verdict)]))
     if verdict.why and verdict.why not in verdict.reasons:  # else it is quoted below
-        fields.append(("Ours", [_escape(verdict.why)]))
+        fields.append(("Ours", [escape_markdown(verdict.why)]))
     if verdict.protocols:
         fields.append(("Protocols", ["", *_protocols(verdict)]))
     if verdict.evidence or sanity:
@@ -446,10 +443,10 @@ def claim_card(tree: TreePages, cid: str, spec: ClaimSpec) -> list[str]:
     fields.append(("Checked in", [_links(tree, cid) or "no chapter of this run checks it"]))
     lines = [
         f"({card_anchor(cid)})=",
-        f"### {cid}: {_escape(spec.short)}",
+        f"### {cid}: {escape_markdown(spec.short)}",
         "",
         "::::{container} ntpnb-card",
-        f"{_badge(cid, verdict)} {_escape(verdict.basis)}",
+        f"{_badge(cid, verdict)} {escape_markdown(verdict.basis)}",
         "",
     ]
     for term, text in fields:
@@ -518,10 +515,10 @@ def _map_counts(series: Sequence[Series]) -> str:
 def _map_block(tree: TreePages, mid: str, spec: MapSpec) -> list[str]:
     """One map as a collapsed block: its counts when closed; the assumption, variation and findings open."""
     series = tree.series.get(mid, [])
-    found = [f"- {_escape(map_finding(s))}" for s in series if s.first.kind == "measurement"]
+    found = [f"- {escape_markdown(map_finding(s))}" for s in series if s.first.kind == "measurement"]
     sanity = [s.outcome for s in series if s.first.kind == "sanity"]
     if sanity:
-        found.append(f"- {_escape(_count(sanity, 'sanity'))} (they test the code or the setting)")
+        found.append(f"- {escape_markdown(_count(sanity, 'sanity'))} (they test the code or the setting)")
     claims = ", ".join(f"[{c}](#{card_anchor(c)})" for c in spec.claims)
     fields = [
         ("The paper assumes", [spec.assumption]),
@@ -569,8 +566,14 @@ def _check_row(tree: TreePages, notebook: str, series: Series, check: Check) -> 
     list of str
         The cells: claim, what was measured, ours, required, the paper, decided, result.
     """
-    what = _escape(series.name) if check.kind == "claim" else f"*{check.kind}:* {_escape(series.name)}"
-    paper = "; ".join(x for x in (_escape(check.paper), _escape(_artifact_words(series))) if x)
+    what = (
+        escape_markdown(series.name)
+        if check.kind == "claim"
+        else f"*{check.kind}:* {escape_markdown(series.name)}"
+    )
+    paper = "; ".join(
+        x for x in (escape_markdown(check.paper), escape_markdown(_artifact_words(series))) if x
+    )
     decided = series.decided  # how it was decided across the seeds, with its spread
     values = series.spread() if not series.statistical else None
     if values:
@@ -578,12 +581,12 @@ def _check_row(tree: TreePages, notebook: str, series: Series, check: Check) -> 
     outcome = series.outcome
     strong = outcome == "fails" or (check.kind == "finding" and outcome == "established")
     return [
-        _link(tree.sections, (notebook, check), _escape(check.claim)),
+        _link(tree.sections, (notebook, check), escape_markdown(check.claim)),
         what,
-        _escape(series.ours()),
-        _escape(check.required),
+        escape_markdown(series.ours()),
+        escape_markdown(check.required),
         paper,
-        _escape(decided),
+        escape_markdown(decided),
         f"**{outcome}**" if strong else outcome,
     ]
 
@@ -622,7 +625,7 @@ def _failures(failed: Sequence[FailedRun]) -> list[str]:
         "The last run of these notebooks failed. This page and their chapters show their last",
         "successful run, if any; the failed run's executed copy is in `outputs/failed/`.",
         "",
-        *(f"* `{f.notebook}` ({f.date}): {_escape(f.error)}" for f in failed),
+        *(f"* `{f.notebook}` ({f.date}): {escape_markdown(f.error)}" for f in failed),
         "```",
         "",
     ]
@@ -653,7 +656,7 @@ def _left_out_lines(tree: TreePages) -> list[str]:
     """The runs not counted, the claims not tested and the checks of unknown claim ids, if any."""
     lines = []
     aside = [
-        f"{_chapters_words([s.book.notebook])} at seed {n}: {_escape(why)}"
+        f"{_chapters_words([s.book.notebook])} at seed {n}: {escape_markdown(why)}"
         for s in tree.sweeps
         for n, why in s.excluded.items()
     ]
@@ -824,7 +827,7 @@ def render_claims_page(tree: TreePages) -> str:
                 parts.append(("" if kind == "claim" else f"{kind}: ") + ", ".join(links))
         where = "<br>".join(parts) or "not checked by any chapter yet"
         badge = _badge(cid, results[cid], f"report.html#{card_anchor(cid)}")
-        claim = f"**{cid}** <br>{_escape(spec.where)}"
+        claim = f"**{cid}** <br>{escape_markdown(spec.where)}"
         return [claim, f"{spec.statement}<br>*The paper reports:* {spec.paper_value}", f"{badge}<br>{where}"]
 
     lines = [
