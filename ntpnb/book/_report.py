@@ -16,7 +16,6 @@ Checks naming an id missing from the registry are listed apart.
 
 from __future__ import annotations
 
-import html
 import itertools
 import json
 import re
@@ -30,6 +29,7 @@ from mdit_py_plugins.colon_fence import colon_fence_plugin
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 
 from .._markdown import escape_markdown, markdown_table
+from .._templates import render
 from ..chapter._claims import CHECK_LINE, KINDS, ChapterRecord, Check, load_chapter_records
 from ..chapter._layout import OutputLayout
 from ..chapter._outputs import RunRecord, atomic_write_text, load_run_record
@@ -355,6 +355,11 @@ def _why(verdict: Verdict) -> str:
     return escape_markdown(verdict.why)
 
 
+def _details(summary: str, body: str, classes: str = "", id: str = "", count: str = "") -> list[str]:
+    """A collapsed block of the page (``details.md``), as lines: ``summary`` and ``count`` are text."""
+    return render("details.md", summary=summary, body=body, classes=classes, id=id, count=count).split("\n")
+
+
 def _links(tree: TreePages, cid: str) -> str:
     """Links to every chapter section that checks ``cid``, evidence first."""
     made = sorted(tree.by_claim.get(cid, []), key=lambda m: KINDS.index(m[1].kind))
@@ -383,11 +388,11 @@ def _evidence(verdict: Verdict, sanity: Sequence[Series]) -> list[str]:
     if sanity:
         outcomes = [s.outcome for s in sanity]
         counts.append(_count(outcomes, "sanity") + " (they test the code or the setting)")
-    line = html.escape("; ".join(counts) + ".")
+    line = "; ".join(counts) + "."
     if not verdict.evidence:
-        return [line]
+        return [escape_markdown(line)]
     items = [f"- {escape_markdown(check_item(c))}" for c in verdict.evidence]
-    return [f"<details><summary>{line}</summary>", "", *items, "", "</details>"]
+    return _details(line, "\n".join(items))
 
 
 def _protocols(verdict: Verdict) -> list[str]:
@@ -481,20 +486,16 @@ def _maps_section(tree: TreePages) -> list[str]:
     summary says so, and its counts).
     """
     series = [s for mid in MAPS for s in tree.series.get(mid, [])]
-    summary = html.escape(f"{len(MAPS)} maps ({', '.join(MAPS)}): measurements of ours, in no verdict")
-    lines = [
-        f"## {MAPS_TITLE}",
-        "",
-        f'<details class="ntpnb-checks ntpnb-maps"><summary>{summary} <span>({_map_counts(series)})</span>'
-        "</summary>",
-        "",
+    summary = f"{len(MAPS)} maps ({', '.join(MAPS)}): measurements of ours, in no verdict"
+    body = [
         "Maps of what happens where a paper's assumption does not hold. Each is a measurement of",
         "ours, never a verdict of a paper's claim: its numbers count in none of the verdicts above.",
         "",
     ]
     for mid, spec in MAPS.items():
-        lines += _map_block(tree, mid, spec)
-    return [*lines, "</details>", ""]
+        body += _map_block(tree, mid, spec)
+    block = _details(summary, "\n".join(body), "ntpnb-checks ntpnb-maps", count=_map_counts(series))
+    return [f"## {MAPS_TITLE}", "", *block, ""]
 
 
 def _map_counts(series: Sequence[Series]) -> str:
@@ -528,15 +529,13 @@ def _map_block(tree: TreePages, mid: str, spec: MapSpec) -> list[str]:
     ]
     if series:
         fields.append(("Drawn in", [_links(tree, mid)]))
-    title = html.escape(f"{mid}: {spec.title} (Paper {spec.paper})")
-    lines = [
-        f'<details class="ntpnb-checks ntpnb-map" id="map-{mid.lower()}">'
-        f"<summary>{title} <span>({_map_counts(series)})</span></summary>",
-        "",
-    ]
+    title = f"{mid}: {spec.title} (Paper {spec.paper})"
+    lines = []
     for term, text in fields:
         lines += [term, f": {text[0]}", *(f"  {line}" for line in text[1:]), ""]
-    return [*lines, "</details>", ""]
+    body = "\n".join(lines).rstrip("\n")
+    block = _details(title, body, "ntpnb-checks ntpnb-map", f"map-{mid.lower()}", _map_counts(series))
+    return [*block, ""]
 
 
 def _artifact_words(series: Series) -> str:
@@ -600,20 +599,12 @@ def _chapter_checks(tree: TreePages, sweep: Sweep) -> list[str]:
     rows = [_check_row(tree, notebook, series, check) for series, check in shown]
     failed = sum(series.outcome == "fails" for series, _ in shown)
     header = ["claim", "what was measured", "ours", "required", "the paper", "decided", "result"]
-    title = html.escape(f"{chapter_label(notebook)}. {tree.titles.get(notebook, notebook)}")
+    title = f"{chapter_label(notebook)}. {tree.titles.get(notebook, notebook)}"
     held = f"{failed} fail" if failed else "none fails"
     count = f"{len(rows)} checks, {held}, {_seeds_words(sweep.seeds)}"
-    return [
-        f'<details class="ntpnb-checks ntpnb-chapter-checks{" ntpnb-has-fail" * bool(failed)}">'
-        f"<summary>{title} <span>({count})</span></summary>",
-        "",
-        f"{{doc}}`The chapter </outputs/notebooks/{notebook}>`.",
-        "",
-        markdown_table(header, rows),
-        "",
-        "</details>",
-        "",
-    ]
+    body = f"{{doc}}`The chapter </outputs/notebooks/{notebook}>`.\n\n{markdown_table(header, rows)}"
+    classes = "ntpnb-checks ntpnb-chapter-checks" + " ntpnb-has-fail" * bool(failed)
+    return [*_details(title, body, classes, count=count), ""]
 
 
 def _failures(failed: Sequence[FailedRun]) -> list[str]:
@@ -744,11 +735,12 @@ def _rule_and_platforms(tree: TreePages) -> list[str]:
         "",
         "One rule gives every verdict on this page, from the checks' records at every seed.",
         "",
-        '<details class="ntpnb-checks"><summary>The rule in full: how a check is decided, the kinds of '
-        "check, protocols, the verdict of a claim, what a chapter prints</summary>",
-        "",
-        *(line for paragraph in VERDICT_RULE for line in (paragraph, "")),
-        "</details>",
+        *_details(
+            "The rule in full: how a check is decided, the kinds of check, protocols, the verdict of a "
+            "claim, what a chapter prints",
+            "\n\n".join(VERDICT_RULE),
+            "ntpnb-checks",
+        ),
         "",
         *_what_ran(tree),
         f"## {PLATFORM_TITLE}",
@@ -757,11 +749,11 @@ def _rule_and_platforms(tree: TreePages) -> list[str]:
         "kernel and thread count threadpoolctl reports, library versions): runs on different CPUs or",
         "BLAS kernels can differ in their last digits, so compare these first when two reports disagree.",
         "",
-        '<details class="ntpnb-checks"><summary>The platforms of the runs</summary>',
-        "",
-        platform_section({r.notebook: r.platform for r in tree.records}, what="chapter"),
-        "",
-        "</details>",
+        *_details(
+            "The platforms of the runs",
+            platform_section({r.notebook: r.platform for r in tree.records}, what="chapter").rstrip("\n"),
+            "ntpnb-checks",
+        ),
         "",
     ]
 
@@ -825,10 +817,13 @@ def render_claims_page(tree: TreePages) -> str:
             shown.update(links)
             if links:
                 parts.append(("" if kind == "claim" else f"{kind}: ") + ", ".join(links))
-        where = "<br>".join(parts) or "not checked by any chapter yet"
+        where = parts or ["not checked by any chapter yet"]
         badge = _badge(cid, results[cid], f"report.html#{card_anchor(cid)}")
-        claim = f"**{cid}** <br>{escape_markdown(spec.where)}"
-        return [claim, f"{spec.statement}<br>*The paper reports:* {spec.paper_value}", f"{badge}<br>{where}"]
+        return [
+            render("stacked.md", parts=[f"**{cid}** ", escape_markdown(spec.where)]),
+            render("stacked.md", parts=[spec.statement, f"*The paper reports:* {spec.paper_value}"]),
+            render("stacked.md", parts=[badge, *where]),
+        ]
 
     lines = [
         *_CLAIMS_INTRO,

@@ -46,7 +46,6 @@ holds prints the rounded value.
 
 from __future__ import annotations
 
-import html
 import json
 import math
 import re
@@ -60,6 +59,7 @@ from typing import Any
 
 from .._digits import format_number
 from .._statistics import Sample
+from .._templates import render_inline
 from ..errors import ClaimCheckError, InvalidDataError
 from ._layout import output_layout
 from ._outputs import atomic_write_text, read_record
@@ -640,25 +640,18 @@ class ClaimTable:
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
-        columns = ("claim", "what", "paper", "ours", "required", "result")
-        head = "".join(f"<th>{column}</th>" for column in columns)
-        rows = ""
-        for c in self.checks:
-            texts = (c.label, c.what, c.paper, c.measured, c.required)
-            cells = "".join(f"<td>{html.escape(text)}</td>" for text in texts)
-            rows += f'<tr class="ntpnb-{c.result.lower()}">{cells}<td>{c.result}</td></tr>'
-        table = (
-            f'<table class="ntpnb-claim-table"><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>'
+        rows = [
+            {"result": c.result, "cells": (c.label, c.what, c.paper, c.measured, c.required)}
+            for c in self.checks
+        ]
+        return render_inline(
+            "claim_table.html",
+            headline=self.headline,
+            columns=("claim", "what", "paper", "ours", "required", "result"),
+            rows=rows,
+            notes=[(q.claim, q.rendered) for q in self.qualifications],
+            failed=any(c.result == "FAIL" for c in self.checks),
         )
-        notes = "".join(
-            f"<li><strong>{html.escape(q.claim)}</strong> {html.escape(q.rendered)}</li>"
-            for q in self.qualifications
-        )
-        notes = f'<p>Qualifications:</p><ul class="ntpnb-notes">{notes}</ul>' if notes else ""
-        failed = " ntpnb-has-fail" if any(c.result == "FAIL" for c in self.checks) else ""
-        summary = f"<summary>{html.escape(self.headline)}</summary>"
-        body = f'<div class="ntpnb-scroll">{table}</div>{notes}'
-        return f'<details class="ntpnb-checks{failed}">{summary}{body}</details>'
 
 
 @dataclass(frozen=True)

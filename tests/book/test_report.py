@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import html
 import json
 import os
 import platform
@@ -12,6 +11,7 @@ import subprocess
 import sys
 
 import pytest
+from markupsafe import escape
 from threadpoolctl import threadpool_info
 
 from ntpnb.book._report import (
@@ -474,7 +474,7 @@ def test_a_maps_checks_count_in_no_verdict_and_the_report_lists_each_map_apart(t
     maps = report.split(f"## {MAPS_TITLE}\n", 1)[1].split("\n## ", 1)[0]
     for mid, spec in MAPS.items():  # each map a block, closed, its counts in its summary
         assert f'<details class="ntpnb-checks ntpnb-map" id="map-{mid.lower()}">' in maps
-        assert f"<summary>{html.escape(f'{mid}: {spec.title} (Paper {spec.paper})')} <span>(" in maps
+        assert f"<summary>{escape(f'{mid}: {spec.title} (Paper {spec.paper})')} <span>(" in maps
     m1 = maps.split('id="map-m1"', 1)[1].split('id="map-m2"', 1)[0]
     assert "<span>(1 measurement, 0 established; 1 sanity check, holds)</span>" in m1
     assert "distance ratio above 2/L\\_inf: not decided, 0.500 (1 instance" in m1

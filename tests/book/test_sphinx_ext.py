@@ -127,7 +127,7 @@ def test_the_scoreboard_data_gives_each_claim_its_short_statement_verdict_and_ca
     results["B10"] = Verdict("B10", NOT_REPRODUCED, "missed", protocols=protocols)
     b10 = next(c for c in scoreboard_data(results, {})["claims"] if c["id"] == "B10")
     assert b10["explained"] == "reproduces under the authors' loss"
-    assert '<span class="ntpnb-explained">(reproduces under the authors&#x27; loss)</span></span>' in (
+    assert '<span class="ntpnb-explained">(reproduces under the authors&#39; loss)</span></span>' in (
         claims_html([(b10, None, None)])
     )
 
@@ -147,7 +147,7 @@ def test_a_scoreboard_line_is_the_badge_to_the_card_and_the_short_statement_on_t
         f'<a {badge} href="../outputs/report.html#claim-b10" '
         'title="B10 (Fig. 5): reproduced with a qualification: x"><span class="ntpnb-badge-id">B10</span>'
     )
-    word = '<span class="ntpnb-word">pseudo-graph&#x27;s</span>'
+    word = '<span class="ntpnb-word">pseudo-graph&#39;s</span>'
     short = f"An example claim: attention aligns with the {word} SVM"
     assert first.endswith(f'<a class="ntpnb-short" href="#the-checks">{short}</a>')
     assert second.startswith(f"<span {badge} title=")
