@@ -35,6 +35,8 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING
 
+from .scaling import Measurement, Table, all_sizes, exponent_rows, format_exponent
+
 if TYPE_CHECKING:
     from ntpnb.linear import PrefixContexts
 
@@ -459,3 +461,28 @@ def format_w_star(rows: Sequence[JointMeasurement], budget: float) -> str:
         else "\nNo prefix within the budget.\n"
     )
     return head + "\n".join(lines) + "\n" + tail
+
+
+#: The joint problem's name in the page's summary of fitted exponents.
+JOINT_FIT = "Joint problem (App. C)"
+
+
+def joint_table(rows: Sequence[JointMeasurement]) -> Table:
+    """The threshold sweeps of the joint problem as a :class:`Table`: CPU time against ``m``, per decider."""
+    deciders = list(dict.fromkeys(r.method for r in rows))
+    table = Table(JOINT_FIT, deciders, size_label="(characters,)", count_label="contexts m")
+    table.fit_label = "all sizes"
+    for r in rows:
+        if r.m:
+            table.measurements.append(Measurement(r.method, (r.n_chars,), r.m, seconds=r.total_seconds))
+    return table
+
+
+def format_joint_exponents(rows: Sequence[JointMeasurement]) -> str:
+    """The fitted exponent of the joint problem's CPU time in ``m``, per decider, as one line."""
+    table = joint_table(rows)
+    parts = [
+        f"{r.method}: {format_exponent(r.exponent)} (sizes fitted: {r.sizes})"
+        for r in exponent_rows(table, all_sizes)
+    ]
+    return f"Fitted exponent a (total CPU time ~ m^a, contexts m): {'; '.join(parts)}."

@@ -32,6 +32,8 @@ try:
 except ImportError:  # pragma: no cover - not POSIX
     resource = None  # type: ignore[assignment]
 
+from .machine import load_average
+
 #: Target: each chapter's wall time at the paper profile, alone on one core (seconds).
 CHAPTER_TARGET_SECONDS = 45.0
 #: Target: the wall time of the one command's paper run, its seed sweep included, with
@@ -107,10 +109,6 @@ class NotebookTimes:
     run_notebook_seconds: float = 0.0  # the sum of the paper run's notebook times, every seed
 
 
-def _load() -> list[float]:
-    return [round(x, 2) for x in os.getloadavg()] if hasattr(os, "getloadavg") else []
-
-
 def _timed(
     root: Path, profile: str, out: Path, jobs: int, seeds: int = 1, names: Sequence[str] = ()
 ) -> tuple[dict[str, dict], float, float]:
@@ -156,7 +154,7 @@ def time_chapters(root: Path) -> tuple[dict[str, dict[str, dict]], dict[str, flo
     names = [source.stem for source in notebook_sources(root)]
     with tempfile.TemporaryDirectory(prefix="ntpnb-bench-") as tmp, one_core() as cpu:
         for profile in ONE_CORE_PROFILES:
-            loads[f"{profile}, one core"] = _load()
+            loads[f"{profile}, one core"] = load_average()
             out = Path(tmp) / f"one-core-{profile}"  # a tree per profile: a tree holds one setting
             used, walls[profile] = {}, 0.0
             for name in names:
@@ -192,7 +190,7 @@ def time_notebooks(root: Path, jobs: int = RUN_JOBS, seeds: int = RUN_SEEDS) -> 
     Each into its own temporary output tree (removed on return), every notebook executed.
     """
     one, walls, cpu, loads = time_chapters(root)
-    loads[f"paper, {seeds} seeds, --jobs {jobs}"] = _load()
+    loads[f"paper, {seeds} seeds, --jobs {jobs}"] = load_average()
     with tempfile.TemporaryDirectory(prefix="ntpnb-bench-") as tmp:
         run, run_wall, run_seconds = _timed(root, "paper", Path(tmp) / "jobs", jobs, seeds)
     cpus = allowed_cpus()
