@@ -10,6 +10,8 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from ntpnb.chapter import markdown_table
+
 
 @dataclass(frozen=True)
 class Machine:
@@ -46,15 +48,15 @@ def format_machine(machine: Machine) -> str:
     info = machine.platform
     packages = info.get("packages") or {}
     rows = [
-        ("date (start of the run)", machine.date),
-        ("CPU", info.get("cpu")),
-        ("cores", info.get("cores")),
-        ("BLAS", _blas(info)),
-        ("Python", info.get("python")),
-        ("numpy, numba", f"{packages.get('numpy')}, {packages.get('numba')}"),
-        (
+        ["date (start of the run)", machine.date],
+        ["CPU", str(info.get("cpu"))],
+        ["cores", str(info.get("cores"))],
+        ["BLAS", _blas(info)],
+        ["Python", str(info.get("python"))],
+        ["numpy, numba", f"{packages.get('numpy')}, {packages.get('numba')}"],
+        [
             "load average (1, 5, 15 min) at start, at end",
             f"{_loads(machine.load_start)}; {_loads(machine.load_end)}",
-        ),
+        ],
     ]
-    return "| machine of this run | |\n|---|---|\n" + "\n".join(f"| {k} | {v} |" for k, v in rows)
+    return markdown_table(["machine of this run", ""], rows)

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
+from ntpnb.chapter import markdown_table
+
 from .scaling import (
     FIT_MIN_POINTS,
     FIT_MIN_SECONDS,
@@ -66,7 +68,7 @@ def _comparison_cells(row: Mapping[str, Measurement], methods: Sequence[str], na
     ]
 
 
-def _size_row(table: Table, size: Size, naive: str | None, compare: bool, certified: bool) -> str:
+def _size_row(table: Table, size: Size, naive: str | None, compare: bool, certified: bool) -> list[str]:
     """One size's row of :func:`format_table`: its times, comparison cells and certificates."""
     methods = table.methods
     row = {m.method: m for m in table.measurements if m.size == size}
@@ -76,7 +78,17 @@ def _size_row(table: Table, size: Size, naive: str | None, compare: bool, certif
     if certified:
         certs = [f"{m.method}: {m.certificate}" if len(methods) > 1 else m.certificate for m in row.values()]
         cells.append("; ".join(c for c, m in zip(certs, row.values(), strict=True) if m.certificate))
-    return "| " + " | ".join(cells) + " |"
+    return cells
+
+
+def _exponent_row(table: Table, fit_kind: Callable[[Size], bool], columns: int) -> list[str]:
+    """The last row of :func:`format_table`: each method's fitted exponent under its column."""
+    label = (
+        f"fitted exponent a (time ~ ({table.count_label})^a; {table.fit_label}, "
+        f"at least {FIT_MIN_POINTS} sizes with times >= {FIT_MIN_SECONDS:g} s)"
+    )
+    exps = [format_exponent(scaling_exponent(table, name, fit_kind)) for name in table.methods]
+    return [label, "", *exps, *[""] * (columns - len(exps) - 2)]
 
 
 def _table_notes(table: Table) -> list[str]:
@@ -107,18 +119,24 @@ def format_table(table: Table, naive: str | None = None, fit_kind: Callable[[Siz
         head += ["speed-up of fast over", "diff to fast", "fast peak MiB"]
     if certified:
         head.append("certificate" if len(methods) == 1 else "certificates")
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     sizes = list(dict.fromkeys(m.size for m in table.measurements))
-    lines += [_size_row(table, size, naive, compare, certified) for size in sizes]
-    exps = [format_exponent(scaling_exponent(table, name, fit_kind)) for name in methods]
-    label = (
-        f"fitted exponent a (time ~ ({table.count_label})^a; {table.fit_label}, "
-        f"at least {FIT_MIN_POINTS} sizes with times >= {FIT_MIN_SECONDS:g} s)"
-    )
-    pad = len(head) - len(methods) - 2
-    lines.append(f"| {label} | | " + " | ".join(exps) + " |" + " |" * pad)
+    rows = [_size_row(table, size, naive, compare, certified) for size in sizes]
+    rows.append(_exponent_row(table, fit_kind, len(head)))
     notes = _table_notes(table)
-    return "\n".join(lines + ([""] + [f"- {n}" for n in notes] if notes else []))
+    return "\n".join([markdown_table(head, rows), *([""] + [f"- {n}" for n in notes] if notes else [])])
+
+
+def _optimizer_row(
+    table: Table, name: str, counts: Sequence[int], fit_kind: Callable[[Size], bool]
+) -> list[str]:
+    """One optimizer's row of :func:`format_training`: its time at each count, its exponent, its sizes."""
+    by_count = {m.count: m for m in table.measurements if m.method == name}
+    times = [format_time(by_count[c]) if c in by_count else "" for c in counts]
+    fitted = [
+        format_exponent(scaling_exponent(table, name, fit_kind)),
+        format_fitted_sizes(table, name, fit_kind),
+    ]
+    return [name, *times, *fitted]
 
 
 def format_training(table: Table, fit_kind: Callable[[Size], bool]) -> str:
@@ -126,14 +144,7 @@ def format_training(table: Table, fit_kind: Callable[[Size], bool]) -> str:
     counts = list(dict.fromkeys(m.count for m in table.measurements))
     head = [f"optimizer \\ {table.count_label}", *(f"{c:,}" for c in counts)]
     head += [f"exponent a (time ~ {table.count_label}^a)", "sizes fitted"]
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for name in table.methods:
-        by_count = {m.count: m for m in table.measurements if m.method == name}
-        cells = [name]
-        cells += [format_time(by_count[c]) if c in by_count else "" for c in counts]
-        cells += [format_exponent(scaling_exponent(table, name, fit_kind))]
-        cells += [format_fitted_sizes(table, name, fit_kind)]
-        lines.append("| " + " | ".join(cells) + " |")
+    rows = [_optimizer_row(table, name, counts, fit_kind) for name in table.methods]
     sizes = list(dict.fromkeys(m.size for m in table.measurements))
     notes = [f"sizes {table.size_label}: " + ", ".join(str(s) for s in sizes)]
     notes += sorted({f"{m.method} at {m.size}: {m.note}" for m in table.measurements if m.note})
@@ -141,4 +152,4 @@ def format_training(table: Table, fit_kind: Callable[[Size], bool]) -> str:
         f"the exponent is fitted over the sizes where the optimizer took at least the timing floor "
         f"(at least {FIT_MIN_POINTS} of them)"
     )
-    return "\n".join(lines + [""] + [f"- {n}" for n in notes])
+    return "\n".join([markdown_table(head, rows), "", *(f"- {n}" for n in notes)])
