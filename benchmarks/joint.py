@@ -40,7 +40,7 @@ from ntpnb.chapter import markdown_table
 from .scaling import Measurement, Table, all_sizes, exponent_rows, format_exponent
 
 if TYPE_CHECKING:
-    from ntpnb.linear import PrefixContexts
+    from ntpnb.linear import NTPData, PrefixContexts
 
 #: The chapter's window length ``T`` and seed (``notebooks/06_autoregressive_text.md``).
 WINDOW, SEED = 7, 0
@@ -100,7 +100,7 @@ class ScaleMeasurement:
     note: str = ""
 
 
-def _joint_contexts(n_chars: int):
+def _joint_contexts(n_chars: int) -> PrefixContexts:
     """The prefix contexts of the first ``n_chars`` characters, read as chapter 6 reads the corpus."""
     import ntpnb as ntp
 
@@ -108,7 +108,7 @@ def _joint_contexts(n_chars: int):
     return ntp.prefix_contexts(ntp.sliding_windows(ids.tolist(), WINDOW), len(ntp.ALPHABET))
 
 
-def _compatible_with_w_star(data) -> bool:
+def _compatible_with_w_star(data: NTPData) -> bool:
     """Whether ``data`` are compatible, computing ``W*`` when they are."""
     import ntpnb as ntp
 
@@ -244,7 +244,7 @@ def measure_scale_step(n_chars: int, step: str) -> ScaleMeasurement:
     return ScaleMeasurement(n_chars, step, joint.m, d, answer, seconds, _peak_mib())
 
 
-def measure_in_subprocess(what: str, timeout: float, *args) -> JointMeasurement | ScaleMeasurement:
+def measure_in_subprocess(what: str, timeout: float, *args: object) -> JointMeasurement | ScaleMeasurement:
     """``what`` (a ``measure_*`` function of this module) on ``args`` in a fresh Python process."""
     cmd = [sys.executable, "-c", f"import benchmarks.joint as j; j.print_measurement({what!r}, *{args!r})"]
     kind = ScaleMeasurement if what == "measure_scale_step" else JointMeasurement
@@ -259,7 +259,7 @@ def measure_in_subprocess(what: str, timeout: float, *args) -> JointMeasurement 
     return kind(**json.loads(done.stdout.strip().splitlines()[-1]))
 
 
-def print_measurement(what: str, *args) -> None:
+def print_measurement(what: str, *args: object) -> None:
     """Print ``what`` (a function of this module) of ``args`` as one JSON line (the subprocess's)."""
     print(json.dumps(asdict(globals()[what](*args))))
 

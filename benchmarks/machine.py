@@ -29,6 +29,7 @@ def load_average() -> list[float]:
 
 
 def _blas(info: Mapping) -> str:
+    """Each BLAS library of a platform record: its version, kernel and threads, as threadpoolctl reports."""
     libs = [lib for lib in info.get("threadpools") or [] if lib.get("user_api") == "blas"]
     if not libs:
         return "none reported by threadpoolctl"
@@ -40,6 +41,7 @@ def _blas(info: Mapping) -> str:
 
 
 def _loads(values: Sequence[float]) -> str:
+    """Load averages as ``1, 2, 3`` (``n/a`` where none were read)."""
     return ", ".join(f"{v:g}" for v in values) if values else "n/a"
 
 

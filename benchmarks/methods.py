@@ -53,6 +53,7 @@ from .timing import FAST
 
 
 def _solve(problem: cp.Problem) -> None:
+    """Solve ``problem`` with the package's QP solver; raise unless it reports it optimal."""
     problem.solve(solver=settings.QP_SOLVER, **settings.QP_OPTIONS)
     if problem.status != cp.OPTIMAL:
         raise SolverError(f"{settings.QP_SOLVER} returned status {problem.status!r}")

@@ -199,13 +199,15 @@ def time_notebooks(root: Path, jobs: int = RUN_JOBS, seeds: int = RUN_SEEDS) -> 
     return NotebookTimes(one, walls, cpu, jobs, run, run_wall, sorted(cpus or ()), loads, seeds, run_seconds)
 
 
-def _seconds(rec: Mapping[str, object] | None) -> str:
+def format_run_seconds(rec: Mapping[str, object] | None) -> str:
+    """A notebook's recorded time (a ``timings.json`` record), marked when it failed, or ``not run``."""
     if rec is None:
         return "not run"
     return f"{float(rec['seconds']):.1f} s" + ("" if rec.get("ok") else " (FAILED)")
 
 
 def _met(seconds: float, target: float, ok: bool = True) -> str:
+    """Whether a time met its target: ``yes``, ``no``, or ``no (failed)`` for a run that failed."""
     if not ok:
         return "no (failed)"
     return "yes" if seconds < target else "no"
@@ -235,7 +237,7 @@ def _chapter_rows(times: NotebookTimes) -> list[list[str]]:
         rec = paper.get(name)
         met = _met(float(rec["seconds"]), CHAPTER_TARGET_SECONDS, bool(rec.get("ok"))) if rec else "not run"
         target = f"< {CHAPTER_TARGET_SECONDS:g} s"
-        rows.append([name, _seconds(rec), _seconds(quick.get(name)), target, met])
+        rows.append([name, format_run_seconds(rec), format_run_seconds(quick.get(name)), target, met])
     return rows
 
 
@@ -278,7 +280,7 @@ def format_notebook_times(times: NotebookTimes) -> str:
     """The table: chapter | paper (one core) | quick (one core) | target | met, the sum, the two-job run."""
     table = markdown_table(_chapter_head(times), _chapter_rows(times) + _run_rows(times))
     summary = _targets_text(times)
-    per_chapter = ", ".join(f"{n} {_seconds(r)}" for n, r in sorted(times.run.items()))
+    per_chapter = ", ".join(f"{n} {format_run_seconds(r)}" for n, r in sorted(times.run.items()))
     within = f"within the `--jobs {times.jobs}` run"
     detail = f"\nEach chapter's time at the book's seed {within}: {per_chapter or 'none'}."
     loads = "; ".join(

@@ -190,6 +190,7 @@ REPRODUCE_COMMAND = "ntpnb reproduce --profile quick"
 
 
 def _profiles(timings: Mapping[str, object]) -> list[str]:
+    """The profiles ``timings`` holds records of: the known ones in their order, then the others by name."""
     known = [p for p in PROFILE_NAMES if timings.get(p)]
     return known + sorted(p for p in timings if p not in PROFILE_NAMES and timings[p])
 
@@ -204,13 +205,8 @@ def format_timings(timings: Timings) -> str:
             "reruns notebooks that are cached), then `ntpnb book`."
         )
 
-    def cell(rec: Mapping[str, object] | None) -> str:
-        if rec is None:
-            return "not run"
-        return f"{float(rec['seconds']):.1f} s" + ("" if rec.get("ok") else " (FAILED)")
-
     names = sorted({name for p in profiles for name in timings[p]})
-    rows = [[name, *(cell(timings[p].get(name)) for p in profiles)] for name in names]
+    rows = [[name, *(notebooks.format_run_seconds(timings[p].get(name)) for p in profiles)] for name in names]
     totals = [sum(float(r["seconds"]) for r in timings[p].values()) for p in profiles]
     rows.append(["sum of the notebooks", *(f"{t:.1f} s" for t in totals)])
     notes = []
@@ -235,6 +231,7 @@ def format_sweep_timings(per_seed: Mapping[int, Mapping[str, Mapping[str, object
     head = [f"seed {s} (the book's)" if s == book_seed else f"seed {s}" for s in seeds]
 
     def seconds(seed: int, name: str) -> float | None:
+        """The notebook's time at the seed (None: not run there)."""
         rec = per_seed.get(seed, {}).get(name)
         return None if rec is None else float(rec["seconds"])
 

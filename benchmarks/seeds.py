@@ -49,6 +49,7 @@ class SeedOutcome:
 
 
 def _one_line(text: str, most: int = 240) -> str:
+    """``text`` on one line, its whitespace collapsed, cut to ``most`` characters."""
     line = " ".join(text.split())
     return line if len(line) <= most else line[: most - 3] + "..."
 

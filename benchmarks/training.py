@@ -84,7 +84,10 @@ def fresh_decoder(inst: DecoderInstance) -> DecoderInstance:
 def _decoder_run(
     opt: optim.Optimizer, batch_size: int | None = None
 ) -> Callable[[DecoderInstance], np.ndarray]:
+    """A method of Paper A's tables: ``opt`` (on batches of ``batch_size``) from the instance's start."""
+
     def run(inst: DecoderInstance) -> np.ndarray:
+        """The last iterate of the instance's run."""
         at = np.array([inst.n_iter])
         return run_decoder(inst.data, opt, inst.n_iter, inst.W0, record_at=at, batch_size=batch_size).W
 
@@ -127,6 +130,7 @@ def attention_instance(n_iter: int, n_trials: int, K: int, d: int, n: int, T: in
 
 
 def _attention_run(inst: AttentionInstance) -> np.ndarray:
+    """Paper B's method: normalized GD from ``W = 0`` on every trial at once; the last iterates."""
     opt = optim.normalized_gd(attention.LR)
     return np.asarray(train(inst.prob, opt, inst.n_iter, record_at=np.array([inst.n_iter])).W)
 
@@ -178,6 +182,7 @@ for the growth in the number of samples `n` at {ATTENTION_N_ITERATIONS:,} iterat
 
 
 def _first(size: Size, _instance: object = None) -> int:
+    """The count of a training size: its first entry, the iterations."""
     return size[0]
 
 
