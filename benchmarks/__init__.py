@@ -49,6 +49,18 @@ It writes them, with the machine and the command, to the git-ignored output tree
 page, which ``ntpnb book`` picks up
 and to which it adds the notebook times that ``ntpnb reproduce`` recorded in
 ``outputs/timings.json``) and ``outputs/benchmarks/benchmarks.json`` (the measurements).
-``python -m benchmarks.page`` (:mod:`benchmarks.page`, which ``ntpnb book`` runs) makes that page.
-Benchmarks are not tests: nothing here asserts a time.
+:mod:`benchmarks.page` writes both parts of that page (``python -m benchmarks.page``, which ``ntpnb
+book`` runs, the second). Benchmarks are not tests: nothing here asserts a time.
+
+The modules, one subject each: :mod:`~benchmarks.run` (what ``python -m benchmarks`` does) and
+:mod:`~benchmarks.options` (its command line); :mod:`~benchmarks.timing` (timing methods side by
+side, the skip rule); :mod:`~benchmarks.solvers`, :mod:`~benchmarks.methods` and
+:mod:`~benchmarks.instances` (the solvers benchmarked, their methods and instances);
+:mod:`~benchmarks.training`, :mod:`~benchmarks.attention`, :mod:`~benchmarks.joint`,
+:mod:`~benchmarks.notebooks` and :mod:`~benchmarks.seeds` (the other measurements, each with its
+table); :mod:`~benchmarks.scaling` (the fitted power laws); :mod:`~benchmarks.tables` (the timed
+tables as Markdown); :mod:`~benchmarks.machine` (the machine of a run); :mod:`~benchmarks.record`
+(a run's results and ``benchmarks.json``); :mod:`~benchmarks.page` and :mod:`~benchmarks.prose`
+(the page and its fixed words); :mod:`~benchmarks.plots` (its figures);
+:mod:`~benchmarks.structure` (the package's structure measured).
 """

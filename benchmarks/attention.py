@@ -28,6 +28,7 @@ import numpy as np
 
 from ntpnb import optim
 from ntpnb.attention import Problem, identity_head, make_problem, stack_problems, train, trial_data
+from ntpnb.chapter import markdown_table
 
 #: The paper's settings (Sec. 5, Appendix D): data sizes of Figs. 3 and 4, NGD step, iterations.
 SIZES = {"acyclic": dict(K=8, d=8, n=4, T=6), "general": dict(K=6, d=8, n=6, T=4)}
@@ -152,18 +153,19 @@ def format_attention(rows: list[AttentionMeasurement]) -> str:
     """A Markdown table: one row per experiment."""
     head = ["experiment", "trials", "NGD iterations", "naive loop", "batched", "speed-up"]
     head += ["max rel. diff", "rounding floor"]
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for r in rows:
-        size = ", ".join(f"{k} = {v}" for k, v in SIZES[r.kind].items())
-        cells = [
-            f"{r.kind} ({size})",
-            str(r.n_trials),
-            str(r.n_iter),
-            f"{r.naive_seconds:.3g} s",
-            f"{r.batched_seconds:.3g} s",
-            f"{r.speedup:.0f}x",
-            f"{r.rel_diff:.1e}",
-            f"{r.floor:.1e}",
-        ]
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+    return markdown_table(head, [_attention_row(r) for r in rows])
+
+
+def _attention_row(r: AttentionMeasurement) -> list[str]:
+    """One experiment's row of :func:`format_attention`."""
+    size = ", ".join(f"{k} = {v}" for k, v in SIZES[r.kind].items())
+    return [
+        f"{r.kind} ({size})",
+        str(r.n_trials),
+        str(r.n_iter),
+        f"{r.naive_seconds:.3g} s",
+        f"{r.batched_seconds:.3g} s",
+        f"{r.speedup:.0f}x",
+        f"{r.rel_diff:.1e}",
+        f"{r.floor:.1e}",
+    ]

@@ -79,3 +79,8 @@ def attention_instance(K: int, d: int, n: int, T: int, seed: int = 0) -> Attenti
     rng = np.random.default_rng(seed)
     E, data = trial_data("general", K=K, d=d, n=n, T=T, rng=rng)
     return AttentionInstance(E, data, token_priority_graphs(data))
+
+
+def unchanged(instance: object) -> object:
+    """The instance itself: Paper B's instances are read-only and nothing caches on them."""
+    return instance

@@ -35,8 +35,12 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING
 
+from ntpnb.chapter import markdown_table
+
+from .scaling import Measurement, Table, all_sizes, exponent_rows, format_exponent
+
 if TYPE_CHECKING:
-    from ntpnb.linear import PrefixContexts
+    from ntpnb.linear import NTPData, PrefixContexts
 
 #: The chapter's window length ``T`` and seed (``notebooks/06_autoregressive_text.md``).
 WINDOW, SEED = 7, 0
@@ -96,7 +100,7 @@ class ScaleMeasurement:
     note: str = ""
 
 
-def _joint_contexts(n_chars: int):
+def _joint_contexts(n_chars: int) -> PrefixContexts:
     """The prefix contexts of the first ``n_chars`` characters, read as chapter 6 reads the corpus."""
     import ntpnb as ntp
 
@@ -104,7 +108,7 @@ def _joint_contexts(n_chars: int):
     return ntp.prefix_contexts(ntp.sliding_windows(ids.tolist(), WINDOW), len(ntp.ALPHABET))
 
 
-def _compatible_with_w_star(data) -> bool:
+def _compatible_with_w_star(data: NTPData) -> bool:
     """Whether ``data`` are compatible, computing ``W*`` when they are."""
     import ntpnb as ntp
 
@@ -240,7 +244,7 @@ def measure_scale_step(n_chars: int, step: str) -> ScaleMeasurement:
     return ScaleMeasurement(n_chars, step, joint.m, d, answer, seconds, _peak_mib())
 
 
-def measure_in_subprocess(what: str, timeout: float, *args) -> JointMeasurement | ScaleMeasurement:
+def measure_in_subprocess(what: str, timeout: float, *args: object) -> JointMeasurement | ScaleMeasurement:
     """``what`` (a ``measure_*`` function of this module) on ``args`` in a fresh Python process."""
     cmd = [sys.executable, "-c", f"import benchmarks.joint as j; j.print_measurement({what!r}, *{args!r})"]
     kind = ScaleMeasurement if what == "measure_scale_step" else JointMeasurement
@@ -255,7 +259,7 @@ def measure_in_subprocess(what: str, timeout: float, *args) -> JointMeasurement 
     return kind(**json.loads(done.stdout.strip().splitlines()[-1]))
 
 
-def print_measurement(what: str, *args) -> None:
+def print_measurement(what: str, *args: object) -> None:
     """Print ``what`` (a function of this module) of ``args`` as one JSON line (the subprocess's)."""
     print(json.dumps(asdict(globals()[what](*args))))
 
@@ -347,15 +351,43 @@ def format_scale_row(row: ScaleMeasurement) -> str:
     return f"m = {row.m}, d = {row.d}: {row.answer}, {row.seconds:.1f} s, {row.peak_mib:.0f} MiB"
 
 
-def _joint_row(r: JointMeasurement) -> str:
+#: The columns of :func:`format_joint`.
+JOINT_HEAD = (
+    "characters",
+    "decider",
+    "m",
+    "V",
+    "d slices",
+    "d joint",
+    "V d",
+    "dim F",
+    "compatible",
+    "decisions",
+    "most Newton steps",
+    "decisions s",
+    "W* s",
+    "W^mm s",
+    "total CPU s",
+    "peak MiB",
+)
+
+
+def _joint_row(r: JointMeasurement) -> list[str]:
     """One prefix's row of :func:`format_joint` (its note alone when it was not solved)."""
     if not r.m:
-        return f"| {r.n_chars} | {r.method} | {r.note} |" + " |" * 13
-    return (
-        f"| {r.n_chars} | {r.method} | {r.m} | {r.V} | {r.d_slices} | {r.d_joint} | {r.V * r.d_joint} "
-        f"| {r.dim_f} | {r.compatible} | {r.decisions} | {r.most_steps or ''} | {r.decide_seconds:.1f} "
-        f"| {r.w_star_seconds:.2f} | {r.w_mm_seconds:.2f} | {r.total_seconds:.1f} | {r.peak_mib:.0f} |"
-    )
+        return [str(r.n_chars), r.method, r.note, *[""] * (len(JOINT_HEAD) - 3)]
+    sizes = [r.m, r.V, r.d_slices, r.d_joint, r.V * r.d_joint, r.dim_f, r.compatible, r.decisions]
+    return [
+        str(r.n_chars),
+        r.method,
+        *map(str, sizes),
+        str(r.most_steps or ""),
+        f"{r.decide_seconds:.1f}",
+        f"{r.w_star_seconds:.2f}",
+        f"{r.w_mm_seconds:.2f}",
+        f"{r.total_seconds:.1f}",
+        f"{r.peak_mib:.0f}",
+    ]
 
 
 def _largest_note(rows: Sequence[JointMeasurement], method: str, budget: float) -> str:
@@ -375,25 +407,20 @@ def _largest_note(rows: Sequence[JointMeasurement], method: str, budget: float) 
 
 def format_joint(rows: Sequence[JointMeasurement], budget: float) -> str:
     """The table of the benchmarks page, and the largest prefix solved within ``budget``."""
-    head = (
-        "| characters | decider | m | V | d slices | d joint | V d | dim F | compatible | decisions "
-        "| most Newton steps | decisions s | W* s | W^mm s | total CPU s | peak MiB |\n"
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n"
-    )
-    lines = [_joint_row(r) for r in rows]
     tails = [_largest_note(rows, method, budget) for method in dict.fromkeys(r.method for r in rows)]
-    return head + "\n".join(lines) + "\n" + "".join(tails)
+    return markdown_table(JOINT_HEAD, [_joint_row(r) for r in rows]) + "\n" + "".join(tails)
 
 
 def format_scale(rows: Sequence[ScaleMeasurement]) -> str:
     """The step-by-step table of the large prefixes (:func:`run_scale`)."""
-    head = "| characters | m | step | d | answer | CPU s | peak MiB |\n|---|---|---|---|---|---|---|\n"
-    lines = [
-        f"| {r.n_chars} | {r.m or ''} | {r.step} | {r.d or ''} | {r.answer or r.note} "
-        f"| {f'{r.seconds:.1f}' if r.answer else ''} | {f'{r.peak_mib:.0f}' if r.answer else ''} |"
-        for r in rows
-    ]
-    return head + "\n".join(lines) + "\n"
+    head = ["characters", "m", "step", "d", "answer", "CPU s", "peak MiB"]
+    return markdown_table(head, [_scale_row(r) for r in rows]) + "\n"
+
+
+def _scale_row(r: ScaleMeasurement) -> list[str]:
+    """One step of one prefix as a row of :func:`format_scale` (its note when it has no answer)."""
+    timed = [f"{r.seconds:.1f}", f"{r.peak_mib:.0f}"] if r.answer else ["", ""]
+    return [str(r.n_chars), str(r.m or ""), r.step, str(r.d or ""), r.answer or r.note, *timed]
 
 
 def whole_corpus_m() -> int:
@@ -440,16 +467,17 @@ def format_whole_corpus(
 
 def format_w_star(rows: Sequence[JointMeasurement], budget: float) -> str:
     """The table of ``W*`` alone on large prefixes (:func:`measure_w_star`)."""
-    head = (
-        "| characters | m | V | d | equations (4) | V d | compatible | solver | total CPU s | peak MiB |\n"
-        "|---|---|---|---|---|---|---|---|---|---|\n"
-    )
-    lines = [
-        f"| {r.n_chars} | {r.m} | {r.V} | {r.d_joint} | {r.dim_f} | {r.V * r.d_joint} | {r.compatible} "
-        f"| {r.note} | {r.total_seconds:.1f} | {r.peak_mib:.0f} |"
-        if r.m
-        else f"| {r.n_chars} | {r.note} |" + " |" * 8
-        for r in rows
+    head = [
+        "characters",
+        "m",
+        "V",
+        "d",
+        "equations (4)",
+        "V d",
+        "compatible",
+        "solver",
+        "total CPU s",
+        "peak MiB",
     ]
     best = largest_within(rows, budget)
     tail = (
@@ -458,4 +486,37 @@ def format_w_star(rows: Sequence[JointMeasurement], budget: float) -> str:
         if best is not None
         else "\nNo prefix within the budget.\n"
     )
-    return head + "\n".join(lines) + "\n" + tail
+    return markdown_table(head, [_w_star_row(r, len(head)) for r in rows]) + "\n" + tail
+
+
+def _w_star_row(r: JointMeasurement, columns: int) -> list[str]:
+    """One prefix as a row of :func:`format_w_star` (its note alone when it has no answer)."""
+    if not r.m:
+        return [str(r.n_chars), r.note, *[""] * (columns - 2)]
+    sizes = [r.n_chars, r.m, r.V, r.d_joint, r.dim_f, r.V * r.d_joint, r.compatible]
+    return [*map(str, sizes), r.note, f"{r.total_seconds:.1f}", f"{r.peak_mib:.0f}"]
+
+
+#: The joint problem's name in the page's summary of fitted exponents.
+JOINT_FIT = "Joint problem (App. C)"
+
+
+def joint_table(rows: Sequence[JointMeasurement]) -> Table:
+    """The threshold sweeps of the joint problem as a :class:`Table`: CPU time against ``m``, per decider."""
+    deciders = list(dict.fromkeys(r.method for r in rows))
+    table = Table(JOINT_FIT, deciders, size_label="(characters,)", count_label="contexts m")
+    table.fit_label = "all sizes"
+    for r in rows:
+        if r.m:
+            table.measurements.append(Measurement(r.method, (r.n_chars,), r.m, seconds=r.total_seconds))
+    return table
+
+
+def format_joint_exponents(rows: Sequence[JointMeasurement]) -> str:
+    """The fitted exponent of the joint problem's CPU time in ``m``, per decider, as one line."""
+    table = joint_table(rows)
+    parts = [
+        f"{r.method}: {format_exponent(r.exponent)} (sizes fitted: {r.sizes})"
+        for r in exponent_rows(table, all_sizes)
+    ]
+    return f"Fitted exponent a (total CPU time ~ m^a, contexts m): {'; '.join(parts)}."

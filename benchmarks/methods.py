@@ -49,9 +49,11 @@ from ntpnb.linear import (
 )
 
 from .instances import AttentionInstance
+from .timing import FAST
 
 
 def _solve(problem: cp.Problem) -> None:
+    """Solve ``problem`` with the package's QP solver; raise unless it reports it optimal."""
     problem.solve(solver=settings.QP_SOLVER, **settings.QP_OPTIONS)
     if problem.status != cp.OPTIMAL:
         raise SolverError(f"{settings.QP_SOLVER} returned status {problem.status!r}")
@@ -130,8 +132,8 @@ def separability_package(data: NTPData) -> bool:
 
 
 #: Column names of the NTP-SVM table: the former package solver and the naive formulation first, the
-#: fast solver last.
-SVM_REFERENCE, SVM_NAIVE, FAST = "reference (before)", "naive cvxpy (triples)", "fast"
+#: fast solver (:data:`benchmarks.timing.FAST`) last.
+SVM_REFERENCE, SVM_NAIVE = "reference (before)", "naive cvxpy (triples)"
 SVM_METHODS: dict[str, Callable[[NTPData], np.ndarray]] = {
     SVM_REFERENCE: package_reference,
     SVM_NAIVE: naive_cvxpy,

@@ -32,6 +32,10 @@ try:
 except ImportError:  # pragma: no cover - not POSIX
     resource = None  # type: ignore[assignment]
 
+from ntpnb.chapter import markdown_table
+
+from .machine import load_average
+
 #: Target: each chapter's wall time at the paper profile, alone on one core (seconds).
 CHAPTER_TARGET_SECONDS = 45.0
 #: Target: the wall time of the one command's paper run, its seed sweep included, with
@@ -107,10 +111,6 @@ class NotebookTimes:
     run_notebook_seconds: float = 0.0  # the sum of the paper run's notebook times, every seed
 
 
-def _load() -> list[float]:
-    return [round(x, 2) for x in os.getloadavg()] if hasattr(os, "getloadavg") else []
-
-
 def _timed(
     root: Path, profile: str, out: Path, jobs: int, seeds: int = 1, names: Sequence[str] = ()
 ) -> tuple[dict[str, dict], float, float]:
@@ -156,7 +156,7 @@ def time_chapters(root: Path) -> tuple[dict[str, dict[str, dict]], dict[str, flo
     names = [source.stem for source in notebook_sources(root)]
     with tempfile.TemporaryDirectory(prefix="ntpnb-bench-") as tmp, one_core() as cpu:
         for profile in ONE_CORE_PROFILES:
-            loads[f"{profile}, one core"] = _load()
+            loads[f"{profile}, one core"] = load_average()
             out = Path(tmp) / f"one-core-{profile}"  # a tree per profile: a tree holds one setting
             used, walls[profile] = {}, 0.0
             for name in names:
@@ -192,20 +192,22 @@ def time_notebooks(root: Path, jobs: int = RUN_JOBS, seeds: int = RUN_SEEDS) -> 
     Each into its own temporary output tree (removed on return), every notebook executed.
     """
     one, walls, cpu, loads = time_chapters(root)
-    loads[f"paper, {seeds} seeds, --jobs {jobs}"] = _load()
+    loads[f"paper, {seeds} seeds, --jobs {jobs}"] = load_average()
     with tempfile.TemporaryDirectory(prefix="ntpnb-bench-") as tmp:
         run, run_wall, run_seconds = _timed(root, "paper", Path(tmp) / "jobs", jobs, seeds)
     cpus = allowed_cpus()
     return NotebookTimes(one, walls, cpu, jobs, run, run_wall, sorted(cpus or ()), loads, seeds, run_seconds)
 
 
-def _seconds(rec: Mapping[str, object] | None) -> str:
+def format_run_seconds(rec: Mapping[str, object] | None) -> str:
+    """A notebook's recorded time (a ``timings.json`` record), marked when it failed, or ``not run``."""
     if rec is None:
         return "not run"
     return f"{float(rec['seconds']):.1f} s" + ("" if rec.get("ok") else " (FAILED)")
 
 
 def _met(seconds: float, target: float, ok: bool = True) -> str:
+    """Whether a time met its target: ``yes``, ``no``, or ``no (failed)`` for a run that failed."""
     if not ok:
         return "no (failed)"
     return "yes" if seconds < target else "no"
@@ -221,38 +223,43 @@ def targets_met(times: NotebookTimes) -> tuple[bool, bool]:
     return chapters, run_ok and times.run_wall < RUN_TARGET_SECONDS
 
 
-def _chapter_rows(times: NotebookTimes) -> list[str]:
-    """The table's head and one row per chapter: paper and quick times on one core, target, met."""
-    paper, quick = times.one_core.get("paper", {}), times.one_core.get("quick", {})
+def _chapter_head(times: NotebookTimes) -> list[str]:
+    """The table's head: chapter, paper and quick times on one core (on which CPU), target, met."""
     where = f"CPU {times.cpu}" if times.cpu is not None else "not pinned"
-    head = f"| chapter | paper (one core, {where}) | quick (one core) | target (paper) | met |"
-    lines = [head, "|---|---|---|---|---|"]
+    return ["chapter", f"paper (one core, {where})", "quick (one core)", "target (paper)", "met"]
+
+
+def _chapter_rows(times: NotebookTimes) -> list[list[str]]:
+    """One row per chapter: paper and quick times on one core, target, met."""
+    paper, quick = times.one_core.get("paper", {}), times.one_core.get("quick", {})
+    rows = []
     for name in sorted(set(paper) | set(quick)):
         rec = paper.get(name)
         met = _met(float(rec["seconds"]), CHAPTER_TARGET_SECONDS, bool(rec.get("ok"))) if rec else "not run"
         target = f"< {CHAPTER_TARGET_SECONDS:g} s"
-        lines.append(f"| {name} | {_seconds(rec)} | {_seconds(quick.get(name))} | {target} | {met} |")
-    return lines
+        rows.append([name, format_run_seconds(rec), format_run_seconds(quick.get(name)), target, met])
+    return rows
 
 
-def _run_rows(times: NotebookTimes) -> list[str]:
+def _run_rows(times: NotebookTimes) -> list[list[str]]:
     """The table's closing rows: the sums, the one-core run's walls and the paper run with ``--jobs``."""
     paper, quick = times.one_core.get("paper", {}), times.one_core.get("quick", {})
     sums = [sum(float(r["seconds"]) for r in recs.values()) for recs in (paper, quick)]
-    lines = [f"| sum of the chapters | {sums[0]:.1f} s | {sums[1]:.1f} s | | |"]
+    rows = [["sum of the chapters", f"{sums[0]:.1f} s", f"{sums[1]:.1f} s", "", ""]]
     walls = [times.one_core_wall.get(p) for p in ("paper", "quick")]
     shown = [f"{w:.1f} s" if w is not None else "n/a" for w in walls]
-    lines.append(f"| wall time of the one-core run (`--jobs 1`) | {shown[0]} | {shown[1]} | | |")
+    rows.append(["wall time of the one-core run (`--jobs 1`)", *shown, "", ""])
     run_ok = bool(times.run) and all(r.get("ok") for r in times.run.values())
     cores = f"{len(times.run_cpus)} cores" if times.run_cpus else "all cores"
     sweep = f"{times.seeds} seeds, " if times.seeds > 1 else ""
-    lines.append(
-        f"| **paper run, {sweep}`--jobs {times.jobs}` on {cores} (wall)** | {times.run_wall:.1f} s | | "
-        f"< {RUN_TARGET_SECONDS:g} s | {_met(times.run_wall, RUN_TARGET_SECONDS, run_ok)} |"
-    )
+    run = f"**paper run, {sweep}`--jobs {times.jobs}` on {cores} (wall)**"
+    met = _met(times.run_wall, RUN_TARGET_SECONDS, run_ok)
+    rows.append([run, f"{times.run_wall:.1f} s", "", f"< {RUN_TARGET_SECONDS:g} s", met])
     if times.seeds > 1:
-        lines.append(f"| notebook time of that run, every seed | {times.run_notebook_seconds:.1f} s | | | |")
-    return lines
+        rows.append(
+            ["notebook time of that run, every seed", f"{times.run_notebook_seconds:.1f} s", "", "", ""]
+        )
+    return rows
 
 
 def _targets_text(times: NotebookTimes) -> str:
@@ -271,13 +278,13 @@ def _targets_text(times: NotebookTimes) -> str:
 
 def format_notebook_times(times: NotebookTimes) -> str:
     """The table: chapter | paper (one core) | quick (one core) | target | met, the sum, the two-job run."""
-    lines = _chapter_rows(times) + _run_rows(times)
+    table = markdown_table(_chapter_head(times), _chapter_rows(times) + _run_rows(times))
     summary = _targets_text(times)
-    per_chapter = ", ".join(f"{n} {_seconds(r)}" for n, r in sorted(times.run.items()))
+    per_chapter = ", ".join(f"{n} {format_run_seconds(r)}" for n, r in sorted(times.run.items()))
     within = f"within the `--jobs {times.jobs}` run"
     detail = f"\nEach chapter's time at the book's seed {within}: {per_chapter or 'none'}."
     loads = "; ".join(
         f"{what}: {', '.join(f'{x:g}' for x in values)}" for what, values in times.loads.items() if values
     )
     tail = f"\nLoad averages (1, 5, 15 min) when each run started: {loads}." if loads else ""
-    return "\n".join(lines) + "\n" + summary + "\n" + detail + tail + "\n"
+    return table + "\n" + summary + "\n" + detail + tail + "\n"

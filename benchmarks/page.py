@@ -1,16 +1,21 @@
-"""The book's benchmarks page: made at build time from the last ``python -m benchmarks`` run.
+"""The book's benchmarks page, written here and nowhere else: a run's measurements, then the notebooks' times.
 
-``python -m benchmarks`` writes ``outputs/benchmarks/benchmarks.md`` (every table) and
-``benchmarks.json`` (the measurements). ``ntpnb book`` runs ``python -m benchmarks.page TREE``
-(:func:`main`) in the project before building, which copies that page to ``outputs/benchmarks.md``
-(listed in ``_toc.yml``), or, when none was run into this tree, writes :func:`not_run_text`: the
-book never shows a number no run produced, and nothing generated is committed. The notebooks'
-reproduction times follow (:func:`render_timings_section`).
+The page has two parts, made at two times. ``python -m benchmarks`` measures and writes the first
+with :func:`write_measured_page`: ``outputs/benchmarks/benchmarks.md`` (every table, from its
+:class:`~benchmarks.record.Results`; its ``benchmarks.json`` holds the measurements). ``ntpnb
+book`` runs ``python -m benchmarks.page TREE`` (:func:`main`) in the project before building, which
+writes the book's page ``outputs/benchmarks.md`` (listed in ``_toc.yml``) with
+:func:`write_benchmarks_page`: that run's part, or, when none was run into this tree,
+:func:`not_run_text` (the book never shows a number no run produced, and nothing generated is
+committed), then the notebooks' reproduction times of the tree (:func:`render_timings_section`).
+Both parts are written by this module, and ``python -m benchmarks.page`` loads no solver: the
+measurements reach it as the run's text.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -19,13 +24,133 @@ from ntpnb.chapter import (
     OutputLayout,
     Timings,
     atomic_write_text,
+    format_platform,
     load_run_record,
     load_timings,
     markdown_table,
 )
 
+from . import attention, joint, notebooks
+from .machine import format_machine
+from .prose import (
+    ATTENTION_INTRO,
+    ATTENTION_TITLE,
+    EXPONENTS_INTRO,
+    EXPONENTS_TITLE,
+    JOINT_INTRO,
+    JOINT_SCALE_INTRO,
+    JOINT_TITLE,
+    JOINT_W_STAR_INTRO,
+    MEASURABLE,
+    NOTEBOOKS_INTRO,
+    NOTEBOOKS_TITLE,
+    PAGE_HEAD,
+    PLATFORM_INTRO,
+    PLATFORM_TITLE,
+    SOLVERS_INTRO,
+)
+from .record import Results
+from .scaling import Table, format_exponent_summary
+from .tables import format_table, format_training
+
 #: The command that measures the benchmarks (same as ``python -m benchmarks`` in the project root).
 BENCHMARKS_COMMAND = "ntpnb benchmarks"
+
+
+def _page_head(res: Results, argv: Sequence[str] | None) -> list[str]:
+    """The page's opening parts: machine, command, chapters' times, exponents and the solvers' note."""
+    cmd = "python -m benchmarks " + " ".join(argv if argv is not None else sys.argv[1:])
+    parts = [
+        PAGE_HEAD,
+        f"{format_machine(res.machine)}\n\nMeasured by `{cmd.strip()}`, in {res.total:.0f} s in all.\n",
+    ]
+    if res.nb_times:
+        parts.append(
+            f"## {NOTEBOOKS_TITLE}\n\n{NOTEBOOKS_INTRO}\n{notebooks.format_notebook_times(res.nb_times)}"
+        )
+    summary = format_exponent_summary(res.fitted_exponents())
+    parts.append(f"## {EXPONENTS_TITLE}\n\n{EXPONENTS_INTRO}\n{summary}\n")
+    parts.append(SOLVERS_INTRO)
+    return parts
+
+
+def _table_section(table: Table, body: str, intro: str, figures: Mapping[str, str] | None) -> str:
+    """One table's section: its title, intro, formatted body and (when drawn) its figure."""
+    link = (figures or {}).get(table.problem)
+    alt = f"{table.problem}: seconds against {table.count_label}, log-log"
+    image = f"\n![{alt}]({link})\n" if link else ""
+    return f"## {table.problem}\n\n" + (f"{intro}\n" if intro else "") + f"{body}\n{image}"
+
+
+def _joint_sections(res: Results, time_limit: float) -> list[str]:
+    """The joint problem's sections: its table and exponents, the corpus scale and W*'s times."""
+    parts = []
+    if res.joint_rows:
+        body = (
+            joint.format_joint(res.joint_rows, time_limit)
+            + "\n"
+            + joint.format_joint_exponents(res.joint_rows)
+        )
+        parts.append(f"## {JOINT_TITLE}\n\n{JOINT_INTRO}\n{body}\n")
+    if res.scale_rows:
+        whole = joint.format_whole_corpus(res.scale_rows, res.joint_rows, joint.whole_corpus_m())
+        parts.append(f"{JOINT_SCALE_INTRO}\n{joint.format_scale(res.scale_rows)}\n{whole}")
+    if res.w_star_rows:
+        parts.append(f"{JOINT_W_STAR_INTRO}\n{joint.format_w_star(res.w_star_rows, time_limit)}\n")
+    return parts
+
+
+def _measured_lines(measured: Sequence[str]) -> list[str]:
+    """What this run measured and (by :data:`MEASURABLE`'s labels) what it did not."""
+    missing = [label for name, label in MEASURABLE.items() if name not in measured]
+    parts = [f"Measured in this run: {', '.join(measured)}.\n"]
+    if missing:
+        parts.append(f"Not measured in this run: {', '.join(missing)}.\n")
+    return parts
+
+
+def measured_page(
+    res: Results,
+    argv: Sequence[str] | None,
+    figures: Mapping[str, str] | None = None,
+    time_limit: float = 60.0,
+) -> str:
+    """The page's part from one run's measurements ``res`` (``benchmarks/benchmarks.md``).
+
+    At the top the machine (:func:`~benchmarks.machine.format_machine`), the command (``argv``,
+    default: this process's), the chapters' times (with ``--notebooks``) and the summary of fitted
+    exponents; then every table, each timed one under its benchmark's intro. ``figures`` maps a
+    table's problem to the link of its figure, relative to the book page (``outputs/benchmarks.md``,
+    one folder above the benchmark's output folder); ``time_limit`` is the run's ``--time-limit``.
+    The machine's full platform record (:func:`ntpnb.chapter.platform_info` of the run) ends it,
+    as the section "Platform".
+    """
+    parts = _page_head(res, argv)
+    for bench, table in res.runs:
+        body = format_table(table, bench.naive, bench.fit_kind)
+        parts.append(_table_section(table, body, bench.intro, figures))
+    for bench, table in res.train_runs:
+        body = format_training(table, bench.fit_kind)
+        parts.append(_table_section(table, body, bench.intro, figures))
+    if res.att_rows:
+        parts.append(
+            f"## {ATTENTION_TITLE}\n\n{ATTENTION_INTRO}\n{attention.format_attention(res.att_rows)}\n"
+        )
+    parts += _joint_sections(res, time_limit)
+    parts += _measured_lines(res.measured())
+    parts.append(f"## {PLATFORM_TITLE}\n\n{PLATFORM_INTRO}\n{format_platform(res.machine.platform)}")
+    return "\n".join(parts)
+
+
+def write_measured_page(
+    res: Results,
+    out: Path,
+    argv: Sequence[str] | None,
+    figures: Mapping[str, str] | None = None,
+    time_limit: float = 60.0,
+) -> Path:
+    """Write :func:`measured_page` to ``<out>/benchmarks.md`` (the run's output folder); its path."""
+    return atomic_write_text(out / "benchmarks.md", measured_page(res, argv, figures, time_limit))
 
 
 def not_run_text(layout: OutputLayout, own: bool = True) -> str:
@@ -65,6 +190,7 @@ REPRODUCE_COMMAND = "ntpnb reproduce --profile quick"
 
 
 def _profiles(timings: Mapping[str, object]) -> list[str]:
+    """The profiles ``timings`` holds records of: the known ones in their order, then the others by name."""
     known = [p for p in PROFILE_NAMES if timings.get(p)]
     return known + sorted(p for p in timings if p not in PROFILE_NAMES and timings[p])
 
@@ -79,13 +205,8 @@ def format_timings(timings: Timings) -> str:
             "reruns notebooks that are cached), then `ntpnb book`."
         )
 
-    def cell(rec: Mapping[str, object] | None) -> str:
-        if rec is None:
-            return "not run"
-        return f"{float(rec['seconds']):.1f} s" + ("" if rec.get("ok") else " (FAILED)")
-
     names = sorted({name for p in profiles for name in timings[p]})
-    rows = [[name, *(cell(timings[p].get(name)) for p in profiles)] for name in names]
+    rows = [[name, *(notebooks.format_run_seconds(timings[p].get(name)) for p in profiles)] for name in names]
     totals = [sum(float(r["seconds"]) for r in timings[p].values()) for p in profiles]
     rows.append(["sum of the notebooks", *(f"{t:.1f} s" for t in totals)])
     notes = []
@@ -110,6 +231,7 @@ def format_sweep_timings(per_seed: Mapping[int, Mapping[str, Mapping[str, object
     head = [f"seed {s} (the book's)" if s == book_seed else f"seed {s}" for s in seeds]
 
     def seconds(seed: int, name: str) -> float | None:
+        """The notebook's time at the seed (None: not run there)."""
         rec = per_seed.get(seed, {}).get(name)
         return None if rec is None else float(rec["seconds"])
 

@@ -12,6 +12,8 @@ from matplotlib.figure import Figure
 
 from ntpnb.chapter import COLORS, use_style, write_figure
 
+from .scaling import Table
+
 MARKERS = ("o", "s", "^", "D", "v", "P")
 
 
@@ -20,7 +22,7 @@ def figure_stem(problem: str) -> str:
     return "scaling_" + re.sub(r"[^a-z0-9]+", "_", problem.lower()).strip("_")
 
 
-def scaling_figure(table, fit_kind: Callable, fit: Callable) -> Figure:
+def scaling_figure(table: Table, fit_kind: Callable, fit: Callable) -> Figure:
     """Seconds against the table's count on log-log axes, each method with its fitted power law.
 
     Filled markers are the sizes of the fitted kind (Paper A: ``d > m``), open ones the others;
@@ -57,7 +59,7 @@ def scaling_figure(table, fit_kind: Callable, fit: Callable) -> Figure:
     return fig
 
 
-def write_scaling_figure(table, fit_kind: Callable, fit: Callable, out: Path) -> Path:
+def write_scaling_figure(table: Table, fit_kind: Callable, fit: Callable, out: Path) -> Path:
     """Draw :func:`scaling_figure`, write it to ``<out>/<figure_stem>.png`` and ``.pdf``; return the PNG."""
     fig = scaling_figure(table, fit_kind, fit)
     try:

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ntpnb.chapter import markdown_table
+
 Size = tuple[int, ...]  # (m, V, d, S) for Paper A's solvers, (K, d, n, T) for Paper B's, ...
 
 #: Times below this are mostly fixed overhead (imports, problem set-up) and left out of the fit.
@@ -138,11 +140,9 @@ def exponent_rows(table: Table, fit_kind: Callable[[Size], bool] = d_over_m) -> 
 
 def format_exponent_summary(rows: list[ExponentRow]) -> str:
     """A Markdown table: problem and method, the count fitted in, the exponent, the sizes fitted."""
-    lines = [
-        "| problem: method | count the time is fitted in | exponent a (time ~ count^a) | sizes fitted |",
-        "|---|---|---|---|",
-    ]
+    head = ["problem: method", "count the time is fitted in", "exponent a (time ~ count^a)", "sizes fitted"]
+    cells = []
     for r in rows:
         where = r.count_label + (f" ({r.fit_label})" if r.fit_label != "all sizes" else "")
-        lines.append(f"| {r.problem}: {r.method} | {where} | {format_exponent(r.exponent)} | {r.sizes} |")
-    return "\n".join(lines)
+        cells.append([f"{r.problem}: {r.method}", where, format_exponent(r.exponent), r.sizes])
+    return markdown_table(head, cells)

@@ -23,6 +23,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from ntpnb.chapter import markdown_table
+
 #: The first seed of the run: far from the seeds 0-4 the book and its checks were developed at.
 FIRST_SEED = 100
 #: How many seeds each chapter runs at.
@@ -47,6 +49,7 @@ class SeedOutcome:
 
 
 def _one_line(text: str, most: int = 240) -> str:
+    """``text`` on one line, its whitespace collapsed, cut to ``most`` characters."""
     line = " ".join(text.split())
     return line if len(line) <= most else line[: most - 3] + "..."
 
@@ -143,25 +146,22 @@ def seed_span(outcomes: Sequence[SeedOutcome]) -> str:
     return f"{seeds[0]}-{seeds[-1]}" if seeds else "none"
 
 
+def _outcome_row(chapter: str, mine: Sequence[SeedOutcome]) -> list[str]:
+    """One chapter's row of :func:`format_outcomes`: its runs, how many completed and passed, its stops."""
+    stopped = ", ".join(str(o.seed) for o in mine if not o.completed) or "none"
+    done, ok = sum(o.completed for o in mine), sum(o.ok for o in mine)
+    return [chapter, str(len(mine)), f"{done} of {len(mine)}", f"{ok} of {len(mine)}", stopped]
+
+
 def format_outcomes(outcomes: Sequence[SeedOutcome], title: str = "") -> str:
     """The table: chapter | seeds | completed | every check passed | stopped at; then each reason."""
+    head = ["chapter", f"seeds {seed_span(outcomes)}", "completed", "every check passed", "stopped at"]
     chapters = list(dict.fromkeys(o.chapter for o in outcomes))
-    span = seed_span(outcomes)
-    lines = [title] if title else []
-    lines += [
-        f"| chapter | seeds {span} | completed | every check passed | stopped at |",
-        "|---|---|---|---|---|",
-    ]
-    for chapter in chapters:
-        mine = [o for o in outcomes if o.chapter == chapter]
-        stopped = ", ".join(str(o.seed) for o in mine if not o.completed) or "none"
-        done, ok = sum(o.completed for o in mine), sum(o.ok for o in mine)
-        lines.append(f"| {chapter} | {len(mine)} | {done} of {len(mine)} | {ok} of {len(mine)} | {stopped} |")
+    rows = [_outcome_row(chapter, [o for o in outcomes if o.chapter == chapter]) for chapter in chapters]
     total = len(outcomes)
-    lines.append(
-        f"| all | {total} | {sum(o.completed for o in outcomes)} of {total} | "
-        f"{sum(o.ok for o in outcomes)} of {total} | |"
-    )
+    done, ok = sum(o.completed for o in outcomes), sum(o.ok for o in outcomes)
+    rows.append(["all", str(total), f"{done} of {total}", f"{ok} of {total}", ""])
+    lines = [*([title] if title else []), markdown_table(head, rows)]
     stops = [f"- {o.chapter} at seed {o.seed}: {o.reason}" for o in outcomes if not o.completed]
     lines += ["", "Why each run stopped:", "", *(stops or ["- none stopped"])]
     failed = [f"- {o.chapter} at seed {o.seed}: {o.reason}" for o in outcomes if o.completed and not o.ok]
@@ -173,16 +173,17 @@ def format_outcomes(outcomes: Sequence[SeedOutcome], title: str = "") -> str:
 
 def format_verdicts(verdicts: Mapping[str, tuple[str, str]], book: Mapping[str, str], span: str) -> str:
     """Each claim's verdict pooled over the seeds ``span``, beside the book's (where it has run)."""
+    head = ["claim", f"seeds {span}", *(["the book's run"] if book else []), "why"]
+    rows = [
+        [cid, verdict, *([book.get(cid, "not run")] if book else []), why]
+        for cid, (verdict, why) in verdicts.items()
+    ]
     lines = [
         f"Verdicts pooled over seeds {span}, as the report decides them"
         + (", beside the book's run (outputs/verdicts.json):" if book else ":"),
         "",
-        "| claim | seeds " + span + (" | the book's run" if book else "") + " | why |",
-        "|---|---|" + ("---|" if book else "") + "---|",
+        markdown_table(head, rows),
     ]
-    for cid, (verdict, why) in verdicts.items():
-        theirs = f" | {book.get(cid, 'not run')}" if book else ""
-        lines.append(f"| {cid} | {verdict}{theirs} | {why} |")
     if book:
         same = sum(book.get(cid) == verdict for cid, (verdict, _) in verdicts.items())
         lines += ["", f"The same verdict for {same} of {len(verdicts)} claims."]

@@ -143,7 +143,8 @@ def import_cycles(root: Path) -> list[list[str]]:
     stack: list[Path] = []
     groups: list[list[str]] = []
 
-    def visit(f: Path) -> None:  # Tarjan's strongly connected components
+    def visit(f: Path) -> None:
+        """Tarjan's strongly connected components, from the module ``f``."""
         index[f] = low[f] = len(index)
         stack.append(f)
         for g in edges[f]:

@@ -14,14 +14,15 @@ Paper B (chapter 7): :func:`ntpnb.attention.train`, normalized GD (the compiled 
 
 Each size is a tuple whose first entry is the number of iterations; :func:`decoder_instance` and
 :func:`attention_instance` make the instance, ``DECODER_METHODS`` and ``ATTENTION_METHODS`` run it
-(returning the final iterate). ``benchmarks.run`` times them with its skip rule and fits the
-exponents (:mod:`benchmarks.scaling`); :func:`format_training` writes the table, one row per
-optimizer.
+(returning the final iterate). The four sweeps are :class:`~benchmarks.timing.Benchmark` s
+(:func:`training_sizes`), timed with the skip rule of :mod:`benchmarks.timing`, their exponents
+fitted by :mod:`benchmarks.scaling`; :func:`benchmarks.tables.format_training` writes each table,
+one row per optimizer.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -32,8 +33,9 @@ from ntpnb.chapter import notebook_source, profile_parameters
 from ntpnb.linear import NTPData, run_decoder
 
 from . import attention
-from .instances import fresh_copy, gaussian_instance
-from .scaling import FIT_MIN_POINTS, Table, format_exponent, format_fitted_sizes, scaling_exponent
+from .instances import fresh_copy, gaussian_instance, unchanged
+from .scaling import Size, all_sizes
+from .timing import Benchmark
 
 #: Chapter 4's paper profile: the steps and the SGD batch of its optimizers, and its instance size.
 CHAPTER_4 = profile_parameters(notebook_source("04_gd_synthetic_instance"), "paper")
@@ -52,8 +54,6 @@ ATTENTION_N = (4, 16, 64, 256, 1024)
 ATTENTION_N_SHAPE = dict(K=12, d=16, T=4)
 ATTENTION_N_TRIALS = 10
 ATTENTION_N_ITERATIONS = 2_000
-
-Size = tuple[int, ...]
 
 
 @dataclass(frozen=True)
@@ -84,7 +84,10 @@ def fresh_decoder(inst: DecoderInstance) -> DecoderInstance:
 def _decoder_run(
     opt: optim.Optimizer, batch_size: int | None = None
 ) -> Callable[[DecoderInstance], np.ndarray]:
+    """A method of Paper A's tables: ``opt`` (on batches of ``batch_size``) from the instance's start."""
+
     def run(inst: DecoderInstance) -> np.ndarray:
+        """The last iterate of the instance's run."""
         at = np.array([inst.n_iter])
         return run_decoder(inst.data, opt, inst.n_iter, inst.W0, record_at=at, batch_size=batch_size).W
 
@@ -127,6 +130,7 @@ def attention_instance(n_iter: int, n_trials: int, K: int, d: int, n: int, T: in
 
 
 def _attention_run(inst: AttentionInstance) -> np.ndarray:
+    """Paper B's method: normalized GD from ``W = 0`` on every trial at once; the last iterates."""
     opt = optim.normalized_gd(attention.LR)
     return np.asarray(train(inst.prob, opt, inst.n_iter, record_at=np.array([inst.n_iter])).W)
 
@@ -155,30 +159,83 @@ def compile_kernels() -> None:
     ntpnb.compile_kernels()
 
 
-def _time(seconds: float | None, note: str) -> str:
-    if seconds is None:
-        return "skipped" if note.startswith("skipped") else "failed"
-    return f"{seconds:.3g} s"
+#: What the training tables measure, under the first one's heading on the benchmarks page.
+TRAINING_INTRO = f"""\
+The compiled training loops (`benchmarks/training.py`), one row per optimizer, each time the best
+of 3 below 1 s, with the kernels compiled (or loaded from numba's cache) before any timing.
+Paper A (chapter 4): `ntpnb.linear._descent.run_decoder`, the loop of `ntpnb.train`, with chapter 4's
+optimizers at its paper profile's steps (GD {CHAPTER_4["gd_lr"]:g}, normalized GD
+{CHAPTER_4["ngd_lr"]:g}, Adam {CHAPTER_4["adam_lr"]:g}, SGD
+{CHAPTER_4["gd_lr"]:g} with {CHAPTER_4["sgd_batch"]} samples a step) from a LeCun
+start, recording the last iterate only (the tracked quantities and the limits of `ntpnb.train`
+are not timed), on a Gaussian instance of chapter 4's size `(m, V, d, S)` =
+{DECODER_SHAPE}, and for the growth in `m` at {DECODER_M_ITERATIONS:,} iterations
+the same `V` and `S` with `d = {D_OVER_M:g} m`. Full-batch GD and NGD run in the logit
+form there (`m <= d`: `V m^2` multiply-adds a step), Adam in the weight form (`2 V m d`), SGD on
+its batch (`B V d`). Paper B (chapter 7): `ntpnb.attention.train`, normalized GD (step
+{attention.LR:g}) from `W = 0` in the compiled loop of `ntpnb.attention._engine`, on chapter 7's
+{attention.N_TRIALS} trials of Fig. 4 (general data) for the growth in iterations, and on
+{ATTENTION_N_TRIALS} trials of general data with `(K, d, T)` =
+({ATTENTION_N_SHAPE["K"]}, {ATTENTION_N_SHAPE["d"]}, {ATTENTION_N_SHAPE["T"]})
+for the growth in the number of samples `n` at {ATTENTION_N_ITERATIONS:,} iterations.
+"""
 
 
-def format_training(table: Table, fit_kind: Callable[[Size], bool]) -> str:
-    """A Markdown table: one row per optimizer, a column per count, then the fitted exponent."""
-    counts = list(dict.fromkeys(m.count for m in table.measurements))
-    head = [f"optimizer \\ {table.count_label}", *(f"{c:,}" for c in counts)]
-    head += [f"exponent a (time ~ {table.count_label}^a)", "sizes fitted"]
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for name in table.methods:
-        by_count = {m.count: m for m in table.measurements if m.method == name}
-        cells = [name]
-        cells += [_time(by_count[c].seconds, by_count[c].note) if c in by_count else "" for c in counts]
-        cells += [format_exponent(scaling_exponent(table, name, fit_kind))]
-        cells += [format_fitted_sizes(table, name, fit_kind)]
-        lines.append("| " + " | ".join(cells) + " |")
-    sizes = list(dict.fromkeys(m.size for m in table.measurements))
-    notes = [f"sizes {table.size_label}: " + ", ".join(str(s) for s in sizes)]
-    notes += sorted({f"{m.method} at {m.size}: {m.note}" for m in table.measurements if m.note})
-    notes.append(
-        f"the exponent is fitted over the sizes where the optimizer took at least the timing floor "
-        f"(at least {FIT_MIN_POINTS} of them)"
-    )
-    return "\n".join(lines + [""] + [f"- {n}" for n in notes])
+def _first(size: Size, _instance: object = None) -> int:
+    """The count of a training size: its first entry, the iterations."""
+    return size[0]
+
+
+_TRAINING = dict(fit_kind=all_sizes, fit_label="all sizes", exponent=None)
+_DECODER = dict(size_label="(iterations, m, V, d, S)", copy=fresh_decoder, **_TRAINING)
+_ATTENTION_TRAINING = dict(size_label="(iterations, trials, K, d, n, T)", copy=unchanged, **_TRAINING)
+TRAINING_A_ITERATIONS = Benchmark(
+    "Training, Paper A: iterations",
+    DECODER_METHODS,
+    decoder_instance,
+    _first,
+    "iterations",
+    intro=TRAINING_INTRO,
+    **_DECODER,
+)
+TRAINING_A_M = Benchmark(
+    "Training, Paper A: m",
+    DECODER_METHODS,
+    decoder_instance,
+    lambda size, instance: size[1],
+    "m",
+    **_DECODER,
+)
+TRAINING_B_ITERATIONS = Benchmark(
+    "Training, Paper B: iterations",
+    ATTENTION_METHODS,
+    attention_instance,
+    _first,
+    "iterations",
+    **_ATTENTION_TRAINING,
+)
+TRAINING_B_N = Benchmark(
+    "Training, Paper B: samples n",
+    ATTENTION_METHODS,
+    attention_instance,
+    lambda size, instance: size[4],
+    "samples n",
+    **_ATTENTION_TRAINING,
+)
+
+
+def training_sizes(
+    iterations: Sequence[int] | None = None,
+    m: Sequence[int] | None = None,
+    n: Sequence[int] | None = None,
+) -> list[tuple[Benchmark, list[Size]]]:
+    """The four training sweeps and their sizes (the defaults of this module)."""
+    a_iters = iterations or DECODER_ITERATIONS
+    b_iters = iterations or ATTENTION_ITERATIONS
+    chapter_m = DECODER_SHAPE[0]
+    return [
+        (TRAINING_A_ITERATIONS, [decoder_size(k, chapter_m) for k in a_iters]),
+        (TRAINING_A_M, [decoder_size(DECODER_M_ITERATIONS, x) for x in m or DECODER_M]),
+        (TRAINING_B_ITERATIONS, [attention_iteration_size(k) for k in b_iters]),
+        (TRAINING_B_N, [attention_n_size(x) for x in n or ATTENTION_N]),
+    ]

@@ -67,7 +67,7 @@ def test_the_aux_formulation_has_one_constraint_row_per_context_and_token():
 
 
 def _tiny_bench(**kw):
-    from benchmarks.run import Benchmark
+    from benchmarks.timing import Benchmark
 
     return Benchmark(
         "toy",
@@ -80,7 +80,8 @@ def _tiny_bench(**kw):
 
 
 def test_a_size_predicted_over_the_budget_is_skipped_and_named():
-    from benchmarks.run import format_table, run_table
+    from benchmarks.tables import format_table
+    from benchmarks.timing import run_table
 
     bench = _tiny_bench(copy=lambda x: x, fit_kind=lambda s: True, certify=lambda a: f"value {a[0]:g}")
     table = run_table(bench, [(1, 0, 0, 0), (2, 0, 0, 0)], budget=0.0)
@@ -94,15 +95,17 @@ def test_a_size_predicted_over_the_budget_is_skipped_and_named():
 
 @pytest.mark.parametrize("which", ["PATH", "GRAPH_SVM", "CYCLIC"])
 def test_the_path_and_attention_svm_tables_certify_each_answer(which):
-    from benchmarks import run
+    from benchmarks import solvers
+    from benchmarks.tables import format_table
+    from benchmarks.timing import run_table
 
-    bench = getattr(run, which)
+    bench = getattr(solvers, which)
     size = (20, 5, 25, 3) if which == "PATH" else (8, 12, 12, 5)
-    table = run.run_table(bench, [size], budget=60.0)
+    table = run_table(bench, [size], budget=60.0)
     (meas,) = table.measurements
     assert meas.seconds is not None and meas.certificate
     assert "FAILS" not in meas.certificate
-    text = run.format_table(table, fit_kind=bench.fit_kind)
+    text = format_table(table, fit_kind=bench.fit_kind)
     assert f"| {size} |" in text and "largest size" in text and "certificate" in text
 
 
@@ -221,9 +224,9 @@ def test_the_chapter_table_says_which_targets_are_met():
     assert "| chapter | paper (one core, CPU 0) | quick (one core) | target (paper) | met |" in text
     assert "| 01_a | 10.0 s | 1.0 s | < 45 s | yes |" in text
     assert "| 02_b | 50.0 s | 5.0 s | < 45 s | no |" in text
-    assert "| sum of the chapters | 60.0 s | 6.0 s | | |" in text
-    assert "| **paper run, 5 seeds, `--jobs 2` on 2 cores (wall)** | 155.0 s | | < 180 s | yes |" in text
-    assert "| notebook time of that run, every seed | 240.0 s | | | |" in text
+    assert "| sum of the chapters | 60.0 s | 6.0 s |  |  |" in text
+    assert "| **paper run, 5 seeds, `--jobs 2` on 2 cores (wall)** | 155.0 s |  | < 180 s | yes |" in text
+    assert "| notebook time of that run, every seed | 240.0 s |  |  |  |" in text
     assert "at the paper profile: no (02_b)" in text and "`--jobs 2` under 180 s: yes." in text
     assert "paper, one core: 1.5, 1, 0.5" in text
     assert notebooks.targets_met(times) == (False, True)
@@ -238,7 +241,7 @@ def test_the_chapter_table_says_which_targets_are_met():
 
 
 def _power_law_table(a: float, c: float):
-    from benchmarks.run import Measurement, Table
+    from benchmarks.scaling import Measurement, Table
 
     table = Table("toy", ["only"], budget=100.0)
     for n in (10, 20, 40, 80):
@@ -248,7 +251,7 @@ def _power_law_table(a: float, c: float):
 
 
 def test_power_law_fit_recovers_the_exponent_and_the_constant():
-    from benchmarks.run import power_law_fit, scaling_exponent
+    from benchmarks.scaling import power_law_fit, scaling_exponent
 
     table = _power_law_table(2.5, 0.01)
     a, log_c = power_law_fit(table, "only")
@@ -259,7 +262,7 @@ def test_power_law_fit_recovers_the_exponent_and_the_constant():
 
 def test_the_scaling_figure_is_written_where_the_page_links_it(tmp_path):
     from benchmarks import plots
-    from benchmarks.run import power_law_fit
+    from benchmarks.scaling import power_law_fit
 
     table = _power_law_table(1.5, 0.02)
     png = plots.write_scaling_figure(table, lambda size: True, power_law_fit, tmp_path)
@@ -337,7 +340,7 @@ def test_a_fit_needs_three_sizes_above_the_timing_floor_and_says_so():
 
 
 def test_every_solver_table_labels_its_exponent_with_its_count():
-    from benchmarks.run import format_table
+    from benchmarks.tables import format_table
 
     text = format_table(_power_law_table(2.0, 0.01))
     assert "fitted exponent a (time ~ (constraints (6b))^a; d > m, at least 3 sizes" in text
@@ -348,21 +351,23 @@ def test_every_solver_table_labels_its_exponent_with_its_count():
 
 
 def test_the_training_benchmark_times_both_papers_loops_at_tiny_sizes():
-    from benchmarks import run, training
+    from benchmarks import training
+    from benchmarks.tables import format_training
+    from benchmarks.timing import run_table
     from ntpnb import _optim as optim
 
     from helpers import gradient_fn
 
-    sweeps = run.training_sizes(iterations=[5, 10], m=[4, 6], n=[4, 6])
+    sweeps = training.training_sizes(iterations=[5, 10], m=[4, 6], n=[4, 6])
     assert [b.count_label for b, _ in sweeps] == ["iterations", "m", "iterations", "samples n"]
     for bench, sizes in sweeps:
-        table = run.run_table(bench, sizes, budget=60.0)
+        table = run_table(bench, sizes, budget=60.0)
         assert len(table.measurements) == 2 * len(bench.methods)
         assert all(m.seconds is not None and m.seconds > 0 for m in table.measurements)
         assert [m.count for m in table.measurements[:: len(bench.methods)]] == [
             bench.count(s, None) for s in sizes
         ]
-        text = training.format_training(table, bench.fit_kind)
+        text = format_training(table, bench.fit_kind)
         for name in bench.methods:
             assert f"| {name} |" in text and "n/a (fewer than 3 sizes)" in text
     # what is timed is the training: the GD row computes what the reference loop computes
@@ -382,10 +387,13 @@ def test_the_training_benchmark_times_both_papers_loops_at_tiny_sizes():
 
 
 def test_the_page_starts_with_the_machine_the_chapter_times_and_the_exponents():
-    from benchmarks import run
+    from benchmarks.machine import Machine
+    from benchmarks.page import measured_page
+    from benchmarks.record import Results
+    from benchmarks.timing import Benchmark
 
     table = _power_law_table(2.0, 0.01)
-    bench = run.Benchmark("toy", {"only": None}, None, None, "constraints (6b)")
+    bench = Benchmark("toy", {"only": None}, None, None, "constraints (6b)")
     info = {
         "cpu": "Some CPU 9000",
         "cores": 2,
@@ -401,9 +409,10 @@ def test_the_page_starts_with_the_machine_the_chapter_times_and_the_exponents():
             }
         ],
     }
-    machine = run.Machine(info, "2026-01-01 00:00 UTC", [1.0, 2.0, 3.0], [0.5, 0.5, 0.5])
+    machine = Machine(info, "2026-01-01 00:00 UTC", [1.0, 2.0, 3.0], [0.5, 0.5, 0.5])
     times = _notebook_times({"01_a": 10.0}, run_wall=20.0)
-    page = run.book_page([(bench, table)], [], times, machine, 12.0, ["--x"])
+    res = Results([(bench, table)], [], [], [], [], [], times, None, 12.0, machine)
+    page = measured_page(res, ["--x"])
     head = page.split("## How the solvers were timed")[0]
     for text in (
         "| date (start of the run) | 2026-01-01 00:00 UTC |",
@@ -422,7 +431,7 @@ def test_the_page_starts_with_the_machine_the_chapter_times_and_the_exponents():
 
 
 def test_each_method_is_warmed_up_once_before_the_first_timing():
-    from benchmarks.run import Benchmark, run_table
+    from benchmarks.timing import Benchmark, run_table
 
     calls = []
 
@@ -453,11 +462,11 @@ def test_a_prefix_process_reports_its_own_peak_memory_not_its_parents():
 
 
 def test_the_default_sizes_shown_by_the_help_are_read_back_as_the_defaults():
-    from benchmarks import run
+    from benchmarks import options, solvers
 
-    for sizes in (run.SVM_SIZES, run.LP_SIZES, run.PATH_SIZES, run.ATTENTION_SVM_SIZES):
-        assert run.parse_sizes(run.format_sizes(sizes).split(), ()) == list(sizes)
-    assert run.format_sizes([(20, 5, 25, 3), (50, 10, 60, 6)]) == "20,5,25,3 50,10,60,6"
+    for sizes in (solvers.SVM_SIZES, solvers.LP_SIZES, solvers.PATH_SIZES, solvers.ATTENTION_SVM_SIZES):
+        assert options.parse_sizes(options.format_sizes(sizes).split(), ()) == list(sizes)
+    assert options.format_sizes([(20, 5, 25, 3), (50, 10, 60, 6)]) == "20,5,25,3 50,10,60,6"
 
 
 def test_the_any_seed_table_reads_completions_stops_and_failed_checks_from_a_tree(tmp_path):
