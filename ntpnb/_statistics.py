@@ -57,17 +57,27 @@ tests it pooled over the sweep's seeds, which decides the claim. Every test has 
 
 How a check decides, with ``z`` the standard normal quantile of ``1 - level``:
 
-* a **claim** check (the relation is the paper's statement) fails only when the data contradict
-  it at that level: ``>`` needs ``estimate + z se > target``, ``<`` needs
-  ``estimate - z se < target``, ``~`` needs ``|estimate - target| <= tol + z se``; for
-  ``"mean_quantile"``, ``~`` needs ``level/2 < q < 1 - level/2``; for ``"rate"``, ``<`` and
-  ``<=`` need the interval's lower end at most the target; for ``"instances"``, ``z`` is
-  Student's t quantile with ``N - 1`` degrees of freedom. A true claim fails with probability
-  at most ``level`` (``~``: at most ``2 level``, one tail each side; ``"instances"``: when the
-  instances' values are normal);
+* a **claim** check of a bound (the paper says a value lies above or below a number: ``>``,
+  ``>=``, ``<``, ``<=``) holds where the estimate lies on the bound's side, and is *missed*
+  where it does not, whatever the test says: the test (``z`` as below) only says how sure the
+  side is (:meth:`Sample.certainty`: established, contradicted, or within the test's noise), so
+  a decision cannot flip because more seeds shrink the standard error. For ``"rate"`` the
+  estimate is ``k / n``; for ``"instances"`` the mean over the instances. Where the true value
+  lies on the bound's side, the estimate lies on the other with probability below one half,
+  and far below once the value is a few standard errors from the bound; a card states which;
+* a **claim** check of a consistency (``~``: the paper reports a value) fails only when the data
+  contradict it at that level: ``|estimate - target| <= tol + z se``; for ``"mean_quantile"``,
+  ``level/2 < q < 1 - level/2``; for ``"instances"``, ``z`` is Student's t quantile with
+  ``N - 1`` degrees of freedom. A true claim fails with probability at most ``2 level``, one
+  tail each side (``"instances"``: when the instances' values are normal); a ``"pvalue"``
+  claim ``> target`` fails when the combined p falls to the target or below (probability at
+  most the target when the claim is true);
 * a claim check of a strict difference (the paper says two things differ, or one exceeds the
   other) is not evidence when merely not contradicted, since no difference is not contradicted
-  either: such a sample is made with ``establish=True`` and decided as a finding is;
+  either: such a sample is made with ``establish=True`` and holds where the data establish it,
+  as a finding does; a verdict counts it *missed* where its estimate lies on the wrong side, and
+  *not decided* where the estimate lies on its side within the test's noise (more trials may
+  decide it: the card says so);
 * a **finding** check (the relation is the shortfall), and a **measurement** (a statement of
   ours that qualifies a claim), hold only when the data establish them:
   ``>`` needs ``estimate - z se > target``, ``<`` needs ``estimate + z se < target`` (for
@@ -110,9 +120,10 @@ from .errors import InvalidDataError
 
 
 def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
-    """Wilson score interval for a binomial proportion ``successes / n``.
+    """Wilson score interval for a binomial proportion ``successes / n`` (scipy's ``binomtest``).
 
-    Unlike the Wald interval it stays inside [0, 1] and is not degenerate at 0 or ``n`` successes.
+    Unlike the Wald interval it stays inside [0, 1] and is not degenerate at 0 or ``n`` successes;
+    its ends are exactly 0 and 1 there.
 
     Raises
     ------
@@ -126,13 +137,9 @@ def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[f
         raise InvalidDataError(f"need 0 <= successes <= n and n >= 1, got {successes} of {n}")
     if not (is_real(confidence) and 0 < confidence < 1):
         raise InvalidDataError(f"confidence must be a number in (0, 1), got {confidence!r}")
-    z = float(scipy.stats.norm.ppf(0.5 + confidence / 2))
-    p = successes / n
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    lo = 0.0 if successes == 0 else max(0.0, centre - half)  # exact ends (no rounding)
-    hi = 1.0 if successes == n else min(1.0, centre + half)
+    interval = scipy.stats.binomtest(successes, n).proportion_ci(float(confidence), method="wilson")
+    lo = 0.0 if successes == 0 else max(0.0, float(interval.low))  # exact ends (no rounding)
+    hi = 1.0 if successes == n else min(1.0, float(interval.high))
     return lo, hi
 
 
@@ -436,6 +443,9 @@ DEFAULT_LEVEL = 0.01
 #: The kinds of check that hold only when the data establish them (see the module docstring).
 ESTABLISHED_KINDS: tuple[str, ...] = ("finding", "measurement")
 
+#: The relations of a bound: a claim that a value lies on one side of a number.
+BOUNDS: tuple[str, ...] = (">", ">=", "<", "<=")
+
 #: The tests a :class:`Sample` can be checked with (see the module docstring).
 TESTS: tuple[str, ...] = ("mean", "estimate", "mean_quantile", "rate", "pvalue", "instances")
 
@@ -642,13 +652,9 @@ class Sample:
         """
         if self.test == "mean_quantile":
             return self.quantile_of(target), float("nan")
-        if self.test == "pvalue":
-            half = -math.fsum(math.log(p) for p in self.values)  # half of -2 sum log p
-            term, total = 1.0, 1.0
-            for i in range(1, len(self.values)):  # P(chi2_2k > 2 half) = e^-half sum_{i<k} half^i / i!
-                term *= half / i
-                total += term
-            return min(1.0, math.exp(-half) * total), float("nan")
+        if self.test == "pvalue":  # Fisher's method: -2 sum log p against chi-squared with 2k dof
+            combined = scipy.stats.combine_pvalues(self.values, method="fisher").pvalue
+            return min(1.0, float(combined)), float("nan")
         return self.estimate()
 
     def decide(self, relation: str, target: float, tol: float, kind: str) -> bool:
@@ -657,34 +663,85 @@ class Sample:
         A sample that is not :attr:`decidable` (one instance) holds nothing: its check is open.
         """
         value, se = self.statistic(target)
-        established, level = kind in ESTABLISHED_KINDS or self.establish, self.level
-        if self.test == "mean_quantile":  # value is q
-            rules = {">": value < level, "<": value > 1.0 - level}
-            rules = rules if established else {"~": level / 2 < value < 1.0 - level / 2}
-        elif self.test == "pvalue":  # value is the combined p; the target its significance
-            rules = {"<": value < target} if established else {">": value > target}
-        elif self.test == "rate":
-            low, high = self.rate_interval()
-            if established:
-                rules = {">": low > target, "<": high < target}
-            else:
-                rules = {"<": low < target, "<=": low <= target, ">": high > target, "==": value == target}
+        if self.establishes(kind):
+            rules = self._established_rules(value, se, target)
         else:
-            slack = self.quantile() * se if self.decidable else math.nan  # NaN: every rule is false
-            if established:
-                rules = {">": value - slack > target, "<": value + slack < target}
-            else:
-                rules = {
-                    ">": value + slack > target,
-                    ">=": value + slack >= target,
-                    "<": value - slack < target,
-                    "<=": value - slack <= target,
-                    "~": abs(value - target) <= tol + slack,
-                }
+            rules = self._claim_rules(value, se, target, tol)
         if relation not in rules:
             takes = f"takes a relation in {sorted(rules)}, not {relation!r}"
             raise InvalidDataError(f"a {kind} check with a {self.test!r} test {takes}")
         return bool(rules[relation])
+
+    def establishes(self, kind: str) -> bool:
+        """Whether a check of ``kind`` on this sample holds only when the data establish it."""
+        return kind in ESTABLISHED_KINDS or self.establish
+
+    def _slack(self, se: float) -> float:
+        """The test's one-sided margin ``z se`` (NaN for a sample that cannot decide: every rule is false)."""
+        return self.quantile() * se if self.decidable else math.nan
+
+    def _established_rules(self, value: float, se: float, target: float) -> dict[str, bool]:
+        """Relation -> whether the data establish it at :attr:`level` (findings, measurements)."""
+        if self.test == "mean_quantile":  # value is q
+            return {">": value < self.level, "<": value > 1.0 - self.level}
+        if self.test == "pvalue":  # value is the combined p; the target its significance
+            return {"<": value < target}
+        if self.test == "rate":
+            low, high = self.rate_interval()
+            return {">": low > target, "<": high < target}
+        slack = self._slack(se)
+        return {">": value - slack > target, "<": value + slack < target}
+
+    def _claim_rules(self, value: float, se: float, target: float, tol: float) -> dict[str, bool]:
+        """Relation -> whether a paper's claim holds on this sample.
+
+        A bound (``>``, ``>=``, ``<``, ``<=``) holds where the estimate lies on its side: the test
+        only says how sure that is (:meth:`certainty`), so more trials cannot turn an estimate on
+        the wrong side into a bound that holds. ``~`` is a consistency: not contradicted by the
+        test. A ``"pvalue"`` claim holds where the combined p is above its significance.
+        """
+        if self.test == "mean_quantile":  # value is q
+            return {"~": self.level / 2 < value < 1.0 - self.level / 2}
+        if self.test == "pvalue":
+            return {">": value > target}
+        if not self.decidable:
+            return dict.fromkeys((*BOUNDS, "~", "=="), False)
+        rules = {
+            ">": value > target,
+            ">=": value >= target,
+            "<": value < target,
+            "<=": value <= target,
+        }
+        if self.test == "rate":
+            return {**rules, "==": value == target}
+        return {**rules, "~": abs(value - target) <= tol + self._slack(se)}
+
+    def side(self, relation: str, target: float) -> bool:
+        """Whether the estimate lies on the side of ``target`` that the bound ``relation`` names."""
+        value = self.statistic(target)[0]
+        return bool(
+            {">": value > target, ">=": value >= target, "<": value < target, "<=": value <= target}[relation]
+        )
+
+    def certainty(self, relation: str, target: float) -> str:
+        """How sure a bound's decision is, in words (empty for a relation that is not a bound).
+
+        ``"established at the 1% level"`` (the test shows the estimate's side),
+        ``"contradicted at the 1% level"`` (the test shows the other side), or ``"within the
+        test's noise at the 1% level"`` (it shows neither: more trials may move the estimate).
+        """
+        if relation not in BOUNDS or self.test in ("mean_quantile", "pvalue") or not self.decidable:
+            return ""
+        strict = relation.rstrip("=")
+        other = "<" if strict == ">" else ">"
+        value, se = self.statistic(target)
+        rules = self._established_rules(value, se, target)
+        level = f"at the {self.level:.0%} level"
+        if rules[strict]:
+            return f"established {level}"
+        if rules[other]:
+            return f"contradicted {level}"
+        return f"within the test's noise {level}"
 
     def describe(self, target: float, digits: int = 3, count: bool = True) -> str:
         """The measurement as printed, e.g. ``"0.988 ± 0.002 (100 trials)"`` (``count``: with the count).
@@ -719,6 +776,25 @@ class Sample:
             return self._describe_instances(digits, count)
         return f"{value:#.{digits}g} ± {se:.1g}{counted}"
 
+    def quote(self, digits: int = 3) -> str:
+        """The estimate as a sentence quotes it: ``"0.988 ± 0.0006"``, ``"2 of 500 (0.4%)"``.
+
+        ``"instances"``: the mean and the instances' range, ``"0.874 (instances 0.78 to 0.96)"``
+        (one instance: its value). A ``"mean_quantile"`` or ``"pvalue"`` sample has no estimate to
+        quote (InvalidDataError).
+        """
+        if self.test in ("mean_quantile", "pvalue"):
+            raise InvalidDataError(f"a {self.test!r} sample has no estimate to quote")
+        if self.test == "rate":
+            return f"{round(math.fsum(self.values))} of {self.size} ({_percent(self.estimate()[0])})"
+        value, se = self.estimate()
+        if self.test == "instances":
+            if self.size == 1:
+                return f"{value:#.{digits}g}"
+            low, high = min(self.values), max(self.values)
+            return f"{value:#.{digits}g} (instances {low:.{digits}g} to {high:.{digits}g})"
+        return f"{value:#.{digits}g} ± {se:.1g}"
+
     def _describe_instances(self, digits: int, count: bool) -> str:
         mean = self.estimate()[0]
         if not self.decidable:
@@ -732,11 +808,18 @@ class Sample:
             f"{g(min(self.values))} to {g(max(self.values))}; a new instance {g(new_low)} to {g(new_high)})"
         )
 
-    def requirement(self, kind: str) -> str:
-        """How the test decides, in words: ``"not contradicted at the 1% level"``."""
+    def requirement(self, kind: str, relation: str = "") -> str:
+        """How the test decides, in words: ``"on the estimate (1% mean test: how sure)"``.
+
+        A claim's bound is decided on the estimate, its test saying how sure (:meth:`certainty`);
+        a consistency (``~``) is ``"not contradicted at the 1% level"``; a finding, a measurement
+        or a strict difference is ``"established at the 1% level"``.
+        """
         if self.test == "pvalue":
             return "the seeds' p-values pooled by Fisher's method"
-        what = "established" if kind in ESTABLISHED_KINDS or self.establish else "not contradicted"
+        if not self.establishes(kind) and relation in BOUNDS:
+            return f"on the estimate ({self.level:.0%} {self.test} test: how sure)"
+        what = "established" if self.establishes(kind) else "not contradicted"
         return f"{what} at the {self.level:.0%} level ({self.test} test)"
 
     def consistent_with(self, value: float, trials: int = 0, precision: float = 0.0) -> bool:

@@ -3,12 +3,16 @@ finite-size fits, binomial goodness of fit, bootstrap means, the exact trend tes
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
+import scipy.stats
 from scipy.stats import binomtest, fisher_exact, kstest, permutation_test
 
 from ntpnb import settings
 from ntpnb._statistics import (
+    Sample,
     _first_crossings,
     _whole_numbers,
     binomial_deviance,
@@ -419,3 +423,40 @@ def test_trend_pvalue_is_valid_under_the_null():
 def test_trend_pvalue_bad_input(successes, trials, scores, message):
     with pytest.raises(InvalidDataError, match=message):
         trend_pvalue(successes, trials, scores)
+
+
+def _wilson_by_hand(k, n, confidence):
+    """The closed form the package computed before it called scipy (the reference of the next test)."""
+    z = float(scipy.stats.norm.ppf(0.5 + confidence / 2))
+    p = k / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return (0.0 if k == 0 else max(0.0, centre - half), 1.0 if k == n else min(1.0, centre + half))
+
+
+def _fisher_by_hand(pvalues):
+    """Fisher's combination in closed form, P(chi2_2k > 2h) = e^-h sum_{i<k} h^i / i!, h = -sum log p."""
+    half = -math.fsum(math.log(p) for p in pvalues)
+    term, total = 1.0, 1.0
+    for i in range(1, len(pvalues)):
+        term *= half / i
+        total += term
+    return min(1.0, math.exp(-half) * total)
+
+
+def test_scipys_wilson_interval_and_fishers_method_give_the_previous_numbers():
+    """The interval and the combination come from scipy.stats now; they equal the hand-written ones."""
+    rng = np.random.default_rng(2027)
+    for _ in range(500):
+        n = int(rng.integers(1, 3000))
+        k = int(rng.integers(0, n + 1))
+        confidence = float(rng.choice([0.9, 0.95, 0.98, 0.99]))
+        assert wilson_interval(k, n, confidence) == pytest.approx(
+            _wilson_by_hand(k, n, confidence), abs=1e-15
+        )
+    assert wilson_interval(0, 7)[0] == 0.0 and wilson_interval(7, 7)[1] == 1.0  # exact ends
+    for _ in range(500):
+        pvalues = tuple(rng.uniform(1e-12, 1.0, size=int(rng.integers(1, 30))) ** rng.uniform(0.1, 5))
+        combined = Sample("pvalue", pvalues).statistic(0.01)[0]
+        assert combined == pytest.approx(_fisher_by_hand(pvalues), rel=1e-12, abs=1e-300)

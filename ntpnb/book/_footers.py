@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from html import escape
 
+from .._templates import render_inline
 from ..chapter._layout import OutputLayout
 from ..chapter._outputs import SourceCommit, load_manifest, load_run_record, manifest_path
 from ._executed import read_notebook
@@ -43,7 +44,7 @@ def commit_html(commit: SourceCommit, repository: str = "") -> str:
     if not commit.sha or not repository:
         return text
     short = commit.sha[:7]
-    link = f'<a href="{escape(repository.rstrip("/"))}/commit/{escape(commit.sha)}"><code>{short}</code></a>'
+    link = render_inline("commit_link.html", repository=repository.rstrip("/"), sha=commit.sha, short=short)
     return text.replace(short, link, 1)
 
 

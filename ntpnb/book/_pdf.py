@@ -38,6 +38,7 @@ from io import BytesIO
 from pathlib import Path
 from typing import Any
 
+from .._templates import render_inline
 from ..chapter._outputs import atomic_path
 from ..errors import NTPError
 
@@ -102,15 +103,6 @@ def single_page(site: Path, source: Path) -> Path:
     page = site / "whole-book.html"
     page.write_bytes((site / f"{root_doc}.html").read_bytes())
     return page
-
-
-#: The PDF's footer: the run's execution line, then the page number (Chromium fills the spans).
-_FOOTER = (
-    '<div style="font-size:7pt;color:#555;width:100%;margin:0 12mm;display:flex;'
-    'justify-content:space-between;gap:2em"><span>{line}</span>'
-    '<span style="white-space:nowrap"><span class="pageNumber"></span> / '
-    '<span class="totalPages"></span></span></div>'
-)
 
 
 def _open(tab: Any, page: Path) -> None:
@@ -251,8 +243,6 @@ def print_book(page: Path, pdf: Path, shot: tuple[Path, Path] | None = None) -> 
     (:func:`with_outline`). ``shot``: a chapter's page and the PNG (written atomically) to save its
     screenshot as.
     """
-    from html import escape
-
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
@@ -260,7 +250,7 @@ def print_book(page: Path, pdf: Path, shot: tuple[Path, Path] | None = None) -> 
         tab = browser.new_page()
         _open(tab, page)
         line = tab.evaluate("() => (document.querySelector('p.ntpnb-provenance') || {}).innerText || ''")
-        footer = _FOOTER.format(line=escape(line))
+        footer = render_inline("pdf_footer.html", line=line)
         book = prepare(tab)  # before the print media: the page is laid out for print once
         tab.emulate_media(media="print")
         printed = print_numbered(
@@ -269,7 +259,7 @@ def print_book(page: Path, pdf: Path, shot: tuple[Path, Path] | None = None) -> 
             **PAGE,
             print_background=True,
             display_header_footer=True,
-            header_template="<span></span>",
+            header_template=render_inline("pdf_header.html"),
             footer_template=footer,
         )
         with atomic_path(pdf) as tmp:

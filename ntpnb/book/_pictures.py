@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import html
 import posixpath
 import urllib.parse
 from pathlib import Path
@@ -34,6 +33,7 @@ from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.transforms.post_transforms import SphinxPostTransform
 
+from .._templates import render_inline
 from ..chapter._plotting import PHONE_RECORD
 from ..errors import PathError
 from ._executed import read_notebook
@@ -114,10 +114,6 @@ def add_pictures(app: Sphinx, doctree: nodes.document) -> None:
             image.replace_self(picture_of(image, record, Path(app.srcdir)))
 
 
-def _data(record: dict[str, float]) -> str:
-    return " ".join(f'data-{key.replace("_", "-")}="{value:g}"' for key, value in record.items())
-
-
 def _image_uri(translator, uri: str) -> str:
     """Where the HTML page finds the image Sphinx copied from ``uri`` (as Sphinx's ``visit_image``)."""
     images = translator.builder.images
@@ -135,20 +131,21 @@ def visit_picture_html(translator, node: picture) -> None:
         and translator.builder.html_scaled_image_link
         and any(key in wide for key in ("scale", "width", "height"))
     )
-    if linked:
-        href = html.escape(_image_uri(translator, wide["uri"]))
-        translator.body.append(f'<a class="reference internal image-reference" href="{href}">')
-    translator.body.append(f'<picture class="ntpnb-picture" {_data(node["record"])}>')
+    phone = None
     if len(node.children) > 1:
-        phone = node.children[1]
-        srcset = f"{html.escape(_image_uri(translator, phone['uri']))} {node['density']:.4g}x"
-        translator.body.append(
-            f'<source media="{html.escape(node["media"])}" srcset="{srcset}" {_data(node["phone_record"])}>'
-        )
+        uri = _image_uri(translator, node.children[1]["uri"])
+        phone = {
+            "media": node["media"],
+            "uri": uri,
+            "density": node["density"],
+            "record": node["phone_record"],
+        }
+    href = _image_uri(translator, wide["uri"]) if linked else None
+    translator.body.append(render_inline("picture_open.html", href=href, record=node["record"], phone=phone))
     if node["linked"] and _NO_LINK in wide["classes"]:
         wide["classes"].remove(_NO_LINK)  # added by this module, so that Sphinx left it unlinked
     wide.walkabout(translator)
-    translator.body.append("</picture>" + ("</a>" if linked else ""))
+    translator.body.append(render_inline("picture_close.html", linked=linked))
     raise nodes.SkipNode
 
 

@@ -16,7 +16,6 @@ Checks naming an id missing from the registry are listed apart.
 
 from __future__ import annotations
 
-import html
 import itertools
 import json
 import re
@@ -29,11 +28,12 @@ from markdown_it import MarkdownIt
 from mdit_py_plugins.colon_fence import colon_fence_plugin
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 
+from .._markdown import escape_markdown, markdown_table
+from .._templates import render
 from ..chapter._claims import CHECK_LINE, KINDS, ChapterRecord, Check, load_chapter_records
 from ..chapter._layout import OutputLayout
 from ..chapter._outputs import RunRecord, atomic_write_text, load_run_record
 from ..chapter._platform import platform_section
-from ..chapter._prose import markdown_table
 from ..chapter._registry import CLAIMS, MAPS, PAPERS, ClaimSpec, MapSpec, sort_key
 from ._executed import read_notebook
 from ._footers import read_footers
@@ -106,7 +106,7 @@ def read_tree(layout: OutputLayout, absent: Sequence[str] = ()) -> TreePages:
     sections = {r.notebook: chapter_sections(layout.notebooks / f"{r.notebook}.ipynb") for r in records}
     run = load_run_record(layout.root)
     profiles = sorted({c.profile for r in records for c in r.checks})
-    label = _escape(describe_run(run, profiles))
+    label = escape_markdown(describe_run(run, profiles))
     titles = _chapter_titles(layout)
     executions = read_footers(layout).executions.values()
     commits = tuple(dict.fromkeys(e.commit.describe() for e in executions))
@@ -251,14 +251,6 @@ def chapter_sections(executed: Path) -> dict[tuple[str, str], tuple[str, str]]:
     return found
 
 
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>|$#])")
-
-
-def _escape(text: str) -> str:
-    """Plain text made safe for a MyST table cell (no emphasis, math, links or column breaks)."""
-    return _MD_SPECIAL.sub(r"\\\1", text)
-
-
 def _link(sections: Sections, made: Made, text: str | None = None) -> str:
     """A link to the section that made the check (else its chapter), as ``text`` or ``1 § <section>``."""
     notebook, check = made
@@ -267,8 +259,8 @@ def _link(sections: Sections, made: Made, text: str | None = None) -> str:
     if text is None:  # the chapter as the book numbers it, and the heading, its inline math kept
         heading = section[0] if section else ""
         parts = re.split(r"(\$[^$]+\$)", heading)
-        title = "".join(p if p.startswith("$") and p.endswith("$") else _escape(p) for p in parts)
-        text = _escape(chapter_label(notebook)) + (f" § {title}" if heading else "")
+        title = "".join(p if p.startswith("$") and p.endswith("$") else escape_markdown(p) for p in parts)
+        text = escape_markdown(chapter_label(notebook)) + (f" § {title}" if heading else "")
     return f"[{text}]({target})"
 
 
@@ -277,7 +269,7 @@ def absent_sentence(absent: Sequence[str]) -> str:
     if not absent:
         return ""
     return (
-        f" This tree has not run {format_seeds(_escape(n) for n in absent)}: the claims only "
+        f" This tree has not run {format_seeds(escape_markdown(n) for n in absent)}: the claims only "
         f"{'that chapter checks' if len(absent) == 1 else 'those chapters check'} are *not tested* in it."
     )
 
@@ -323,7 +315,7 @@ def run_line(tree: TreePages) -> str:
         parts = [f"{_seeds_words(seeds)} for every chapter"]
     else:
         parts = [f"{_seeds_words(seeds)} for {_chapters_words(nbs)}" for seeds, nbs in groups.items()]
-    return _escape(", ".join([setting, *parts, *tree.commits]))
+    return escape_markdown(", ".join([setting, *parts, *tree.commits]))
 
 
 def _badge(
@@ -340,9 +332,9 @@ def _summary(tree: TreePages) -> list[str]:
     rows = []
     for cid, spec in CLAIMS.items():
         verdict = tree.results[cid]
-        why = verdict.why or ("no chapter of this run checks it" if verdict.verdict == NOT_TESTED else "")
+        why = _why(verdict)
         rows.append(
-            [f"[**{cid}**](#{card_anchor(cid)})", _escape(spec.short), _badge(cid, verdict), _escape(why)]
+            [f"[**{cid}**](#{card_anchor(cid)})", escape_markdown(spec.short), _badge(cid, verdict), why]
         )
     return [
         ":::{table}",
@@ -352,6 +344,20 @@ def _summary(tree: TreePages) -> list[str]:
         ":::",
         "",
     ]
+
+
+def _why(verdict: Verdict) -> str:
+    """The summary's sentence for a claim (MyST): the chapter's headline, else the verdict's why."""
+    if verdict.headline:
+        return verdict.headline.replace("|", "\\|")  # MyST already; a bar would end the cell
+    if verdict.verdict == NOT_TESTED:
+        return "no chapter of this run checks it"
+    return escape_markdown(verdict.why)
+
+
+def _details(summary: str, body: str, classes: str = "", id: str = "", count: str = "") -> list[str]:
+    """A collapsed block of the page (``details.md``), as lines: ``summary`` and ``count`` are text."""
+    return render("details.md", summary=summary, body=body, classes=classes, id=id, count=count).split("\n")
 
 
 def _links(tree: TreePages, cid: str) -> str:
@@ -382,17 +388,18 @@ def _evidence(verdict: Verdict, sanity: Sequence[Series]) -> list[str]:
     if sanity:
         outcomes = [s.outcome for s in sanity]
         counts.append(_count(outcomes, "sanity") + " (they test the code or the setting)")
-    line = html.escape("; ".join(counts) + ".")
+    line = "; ".join(counts) + "."
     if not verdict.evidence:
-        return [line]
-    items = [f"- {_escape(check_item(c))}" for c in verdict.evidence]
-    return [f"<details><summary>{line}</summary>", "", *items, "", "</details>"]
+        return [escape_markdown(line)]
+    items = [f"- {escape_markdown(check_item(c))}" for c in verdict.evidence]
+    return _details(line, "\n".join(items))
 
 
 def _protocols(verdict: Verdict) -> list[str]:
     """The verdict under each protocol, the deciding one first: its key, its words, its badge, why."""
     return [
-        f"- \\[{_escape(p.key)}\\] {p.words}: {_badge(verdict.claim, p)} {_escape(p.basis)}; {_escape(p.why)}"
+        f"- \\[{escape_markdown(p.key)}\\] {p.words}: {_badge(verdict.claim, p)} "
+        f"{escape_markdown(p.basis)}; {escape_markdown(p.why)}"
         for p in verdict.protocols
     ]
 
@@ -401,6 +408,7 @@ def _protocols(verdict: Verdict) -> list[str]:
 SENTENCES: tuple[tuple[str, str], ...] = (
     ("failures", "Failed"),
     ("findings", "Finding"),
+    ("explanations", "Explanation"),
     ("qualifications", "Qualification"),
     ("marginal", "Marginal"),
     ("beyond", "Beyond the paper"),
@@ -411,8 +419,8 @@ SENTENCES: tuple[tuple[str, str], ...] = (
 def _sentences(items: Sequence[str]) -> list[str]:
     """One sentence as it is, several as a list."""
     if len(items) == 1:
-        return [_escape(items[0])]
-    return [f"- {_escape(item)}" for item in items]
+        return [escape_markdown(items[0])]
+    return [f"- {escape_markdown(item)}" for item in items]
 
 
 def claim_card(tree: TreePages, cid: str, spec: ClaimSpec) -> list[str]:
@@ -423,9 +431,13 @@ def claim_card(tree: TreePages, cid: str, spec: ClaimSpec) -> list[str]:
     """
     verdict = tree.results[cid]
     sanity = [s for s in tree.series.get(cid, []) if s.first.kind == "sanity"]
-    fields = [("The paper", [f"{_escape(spec.where)}: {spec.statement}; it reports {spec.paper_value}."])]
+    fields = [
+        ("The paper", [f"{escape_markdown(spec.where)}: {spec.statement}; it reports {spec.paper_value}."])
+    ]
+    if verdict.headline:
+        fields.append(("In short", [_why(verdict)]))
     if verdict.why and verdict.why not in verdict.reasons:  # else it is quoted below
-        fields.append(("Ours", [_escape(verdict.why)]))
+        fields.append(("Ours", [escape_markdown(verdict.why)]))
     if verdict.protocols:
         fields.append(("Protocols", ["", *_protocols(verdict)]))
     if verdict.evidence or sanity:
@@ -436,10 +448,10 @@ def claim_card(tree: TreePages, cid: str, spec: ClaimSpec) -> list[str]:
     fields.append(("Checked in", [_links(tree, cid) or "no chapter of this run checks it"]))
     lines = [
         f"({card_anchor(cid)})=",
-        f"### {cid}: {_escape(spec.short)}",
+        f"### {cid}: {escape_markdown(spec.short)}",
         "",
         "::::{container} ntpnb-card",
-        f"{_badge(cid, verdict)} {_escape(verdict.basis)}",
+        f"{_badge(cid, verdict)} {escape_markdown(verdict.basis)}",
         "",
     ]
     for term, text in fields:
@@ -474,20 +486,16 @@ def _maps_section(tree: TreePages) -> list[str]:
     summary says so, and its counts).
     """
     series = [s for mid in MAPS for s in tree.series.get(mid, [])]
-    summary = html.escape(f"{len(MAPS)} maps ({', '.join(MAPS)}): measurements of ours, in no verdict")
-    lines = [
-        f"## {MAPS_TITLE}",
-        "",
-        f'<details class="ntpnb-checks ntpnb-maps"><summary>{summary} <span>({_map_counts(series)})</span>'
-        "</summary>",
-        "",
+    summary = f"{len(MAPS)} maps ({', '.join(MAPS)}): measurements of ours, in no verdict"
+    body = [
         "Maps of what happens where a paper's assumption does not hold. Each is a measurement of",
         "ours, never a verdict of a paper's claim: its numbers count in none of the verdicts above.",
         "",
     ]
     for mid, spec in MAPS.items():
-        lines += _map_block(tree, mid, spec)
-    return [*lines, "</details>", ""]
+        body += _map_block(tree, mid, spec)
+    block = _details(summary, "\n".join(body), "ntpnb-checks ntpnb-maps", count=_map_counts(series))
+    return [f"## {MAPS_TITLE}", "", *block, ""]
 
 
 def _map_counts(series: Sequence[Series]) -> str:
@@ -508,10 +516,10 @@ def _map_counts(series: Sequence[Series]) -> str:
 def _map_block(tree: TreePages, mid: str, spec: MapSpec) -> list[str]:
     """One map as a collapsed block: its counts when closed; the assumption, variation and findings open."""
     series = tree.series.get(mid, [])
-    found = [f"- {_escape(map_finding(s))}" for s in series if s.first.kind == "measurement"]
+    found = [f"- {escape_markdown(map_finding(s))}" for s in series if s.first.kind == "measurement"]
     sanity = [s.outcome for s in series if s.first.kind == "sanity"]
     if sanity:
-        found.append(f"- {_escape(_count(sanity, 'sanity'))} (they test the code or the setting)")
+        found.append(f"- {escape_markdown(_count(sanity, 'sanity'))} (they test the code or the setting)")
     claims = ", ".join(f"[{c}](#{card_anchor(c)})" for c in spec.claims)
     fields = [
         ("The paper assumes", [spec.assumption]),
@@ -521,15 +529,13 @@ def _map_block(tree: TreePages, mid: str, spec: MapSpec) -> list[str]:
     ]
     if series:
         fields.append(("Drawn in", [_links(tree, mid)]))
-    title = html.escape(f"{mid}: {spec.title} (Paper {spec.paper})")
-    lines = [
-        f'<details class="ntpnb-checks ntpnb-map" id="map-{mid.lower()}">'
-        f"<summary>{title} <span>({_map_counts(series)})</span></summary>",
-        "",
-    ]
+    title = f"{mid}: {spec.title} (Paper {spec.paper})"
+    lines = []
     for term, text in fields:
         lines += [term, f": {text[0]}", *(f"  {line}" for line in text[1:]), ""]
-    return [*lines, "</details>", ""]
+    body = "\n".join(lines).rstrip("\n")
+    block = _details(title, body, "ntpnb-checks ntpnb-map", f"map-{mid.lower()}", _map_counts(series))
+    return [*block, ""]
 
 
 def _artifact_words(series: Series) -> str:
@@ -559,8 +565,14 @@ def _check_row(tree: TreePages, notebook: str, series: Series, check: Check) -> 
     list of str
         The cells: claim, what was measured, ours, required, the paper, decided, result.
     """
-    what = _escape(series.name) if check.kind == "claim" else f"*{check.kind}:* {_escape(series.name)}"
-    paper = "; ".join(x for x in (_escape(check.paper), _escape(_artifact_words(series))) if x)
+    what = (
+        escape_markdown(series.name)
+        if check.kind == "claim"
+        else f"*{check.kind}:* {escape_markdown(series.name)}"
+    )
+    paper = "; ".join(
+        x for x in (escape_markdown(check.paper), escape_markdown(_artifact_words(series))) if x
+    )
     decided = series.decided  # how it was decided across the seeds, with its spread
     values = series.spread() if not series.statistical else None
     if values:
@@ -568,12 +580,12 @@ def _check_row(tree: TreePages, notebook: str, series: Series, check: Check) -> 
     outcome = series.outcome
     strong = outcome == "fails" or (check.kind == "finding" and outcome == "established")
     return [
-        _link(tree.sections, (notebook, check), _escape(check.claim)),
+        _link(tree.sections, (notebook, check), escape_markdown(check.claim)),
         what,
-        _escape(series.ours()),
-        _escape(check.required),
+        escape_markdown(series.ours()),
+        escape_markdown(check.required),
         paper,
-        _escape(decided),
+        escape_markdown(decided),
         f"**{outcome}**" if strong else outcome,
     ]
 
@@ -587,20 +599,12 @@ def _chapter_checks(tree: TreePages, sweep: Sweep) -> list[str]:
     rows = [_check_row(tree, notebook, series, check) for series, check in shown]
     failed = sum(series.outcome == "fails" for series, _ in shown)
     header = ["claim", "what was measured", "ours", "required", "the paper", "decided", "result"]
-    title = html.escape(f"{chapter_label(notebook)}. {tree.titles.get(notebook, notebook)}")
+    title = f"{chapter_label(notebook)}. {tree.titles.get(notebook, notebook)}"
     held = f"{failed} fail" if failed else "none fails"
     count = f"{len(rows)} checks, {held}, {_seeds_words(sweep.seeds)}"
-    return [
-        f'<details class="ntpnb-checks ntpnb-chapter-checks{" ntpnb-has-fail" * bool(failed)}">'
-        f"<summary>{title} <span>({count})</span></summary>",
-        "",
-        f"{{doc}}`The chapter </outputs/notebooks/{notebook}>`.",
-        "",
-        markdown_table(header, rows),
-        "",
-        "</details>",
-        "",
-    ]
+    body = f"{{doc}}`The chapter </outputs/notebooks/{notebook}>`.\n\n{markdown_table(header, rows)}"
+    classes = "ntpnb-checks ntpnb-chapter-checks" + " ntpnb-has-fail" * bool(failed)
+    return [*_details(title, body, classes, count=count), ""]
 
 
 def _failures(failed: Sequence[FailedRun]) -> list[str]:
@@ -612,7 +616,7 @@ def _failures(failed: Sequence[FailedRun]) -> list[str]:
         "The last run of these notebooks failed. This page and their chapters show their last",
         "successful run, if any; the failed run's executed copy is in `outputs/failed/`.",
         "",
-        *(f"* `{f.notebook}` ({f.date}): {_escape(f.error)}" for f in failed),
+        *(f"* `{f.notebook}` ({f.date}): {escape_markdown(f.error)}" for f in failed),
         "```",
         "",
     ]
@@ -643,7 +647,7 @@ def _left_out_lines(tree: TreePages) -> list[str]:
     """The runs not counted, the claims not tested and the checks of unknown claim ids, if any."""
     lines = []
     aside = [
-        f"{_chapters_words([s.book.notebook])} at seed {n}: {_escape(why)}"
+        f"{_chapters_words([s.book.notebook])} at seed {n}: {escape_markdown(why)}"
         for s in tree.sweeps
         for n, why in s.excluded.items()
     ]
@@ -731,11 +735,12 @@ def _rule_and_platforms(tree: TreePages) -> list[str]:
         "",
         "One rule gives every verdict on this page, from the checks' records at every seed.",
         "",
-        '<details class="ntpnb-checks"><summary>The rule in full: how a check is decided, the kinds of '
-        "check, protocols, the verdict of a claim, what a chapter prints</summary>",
-        "",
-        *(line for paragraph in VERDICT_RULE for line in (paragraph, "")),
-        "</details>",
+        *_details(
+            "The rule in full: how a check is decided, the kinds of check, protocols, the verdict of a "
+            "claim, what a chapter prints",
+            "\n\n".join(VERDICT_RULE),
+            "ntpnb-checks",
+        ),
         "",
         *_what_ran(tree),
         f"## {PLATFORM_TITLE}",
@@ -744,11 +749,11 @@ def _rule_and_platforms(tree: TreePages) -> list[str]:
         "kernel and thread count threadpoolctl reports, library versions): runs on different CPUs or",
         "BLAS kernels can differ in their last digits, so compare these first when two reports disagree.",
         "",
-        '<details class="ntpnb-checks"><summary>The platforms of the runs</summary>',
-        "",
-        platform_section({r.notebook: r.platform for r in tree.records}, what="chapter"),
-        "",
-        "</details>",
+        *_details(
+            "The platforms of the runs",
+            platform_section({r.notebook: r.platform for r in tree.records}, what="chapter").rstrip("\n"),
+            "ntpnb-checks",
+        ),
         "",
     ]
 
@@ -812,10 +817,13 @@ def render_claims_page(tree: TreePages) -> str:
             shown.update(links)
             if links:
                 parts.append(("" if kind == "claim" else f"{kind}: ") + ", ".join(links))
-        where = "<br>".join(parts) or "not checked by any chapter yet"
+        where = parts or ["not checked by any chapter yet"]
         badge = _badge(cid, results[cid], f"report.html#{card_anchor(cid)}")
-        claim = f"**{cid}** <br>{_escape(spec.where)}"
-        return [claim, f"{spec.statement}<br>*The paper reports:* {spec.paper_value}", f"{badge}<br>{where}"]
+        return [
+            render("stacked.md", parts=[f"**{cid}** ", escape_markdown(spec.where)]),
+            render("stacked.md", parts=[spec.statement, f"*The paper reports:* {spec.paper_value}"]),
+            render("stacked.md", parts=[badge, *where]),
+        ]
 
     lines = [
         *_CLAIMS_INTRO,

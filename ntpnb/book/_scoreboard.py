@@ -13,16 +13,17 @@ statement links to the section that checks the claim.
 
 from __future__ import annotations
 
-import html
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from docutils import nodes
+from markupsafe import Markup
 from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective
 
+from .._templates import render_inline
 from ..chapter._registry import CLAIMS, PAPERS
 from ._verdicts import Verdict
 from ._words import words_html
@@ -61,6 +62,7 @@ def scoreboard_data(results: Mapping[str, Verdict], places: Mapping[str, Sequenc
                 "short": spec.short,
                 "verdict": v.verdict,
                 "phrase": v.phrase,
+                "explained": v.explained,
                 "card": card_anchor(cid),
                 "sections": where,
             }
@@ -68,37 +70,36 @@ def scoreboard_data(results: Mapping[str, Verdict], places: Mapping[str, Sequenc
     return {"papers": {p: PAPER_TOPICS[p] for p in PAPERS}, "claims": claims}
 
 
-def badge_html(claim: Mapping[str, Any], link: str | None, with_id: bool = True) -> str:
+def badge_html(claim: Mapping[str, Any], link: str | None, with_id: bool = True) -> Markup:
     """A badge: the claim id (unless not ``with_id``) and its verdict in words, coloured by the verdict.
 
     ``claim`` holds the claim's ``id``, ``where``, ``verdict`` and ``phrase`` (the badge's
-    tooltip); ``link`` is where the badge leads (None: nowhere).
+    tooltip); ``link`` is where the badge leads (None: nowhere). Its CSS class names the verdict:
+    ``ntpnb-v-reproduced-with-a-qualification``.
     """
-    title = html.escape(f"{claim['id']} ({claim['where']}): {claim['phrase']}", quote=True)
-    inner = f'<span class="ntpnb-badge-id">{html.escape(claim["id"])}</span>' if with_id else ""
-    inner += f'<span class="ntpnb-badge-verdict">{html.escape(claim["verdict"])}</span>'
-    # the verdict's CSS class: "ntpnb-v-reproduced-with-a-qualification"
-    classes = "ntpnb-badge ntpnb-v-" + claim["verdict"].replace(" ", "-")
-    if link is None:
-        return f'<span class="{classes}" title="{title}">{inner}</span>'
-    return f'<a class="{classes}" href="{html.escape(link, quote=True)}" title="{title}">{inner}</a>'
+    title = f"{claim['id']} ({claim['where']}): {claim['phrase']}"
+    return render_inline(
+        "badge.html", id=claim["id"], verdict=claim["verdict"], title=title, link=link, with_id=with_id
+    )
 
 
-def claims_html(claims: Sequence[tuple[Mapping[str, Any], str | None, str | None]]) -> str:
+def claims_html(claims: Sequence[tuple[Mapping[str, Any], str | None, str | None]]) -> Markup:
     """A list of claims, each its badge (linked to its card) and its short statement (linked or not).
 
     ``claims`` holds each claim (as :func:`scoreboard_data` gives it), the address of its card
-    and the address its short statement links to (None: no link).
+    and the address its short statement links to (None: no link). A claim that does not hold as
+    stated says in plain words what explains it (its ``explained``).
     """
-    items = []
-    for claim, card, section in claims:
-        short = words_html(claim["short"])
-        if section is None:
-            short = f'<span class="ntpnb-short">{short}</span>'
-        else:
-            short = f'<a class="ntpnb-short" href="{html.escape(section, quote=True)}">{short}</a>'
-        items.append(f"<li>{badge_html(claim, card)}{short}</li>")
-    return f'<ul class="ntpnb-claims">{"".join(items)}</ul>'
+    items = [
+        {
+            "badge": badge_html(claim, card),
+            "short": words_html(claim["short"]),
+            "explained": claim.get("explained", ""),
+            "section": section,
+        }
+        for claim, card, section in claims
+    ]
+    return render_inline("claims.html", items=items)
 
 
 # -- Sphinx ------------------------------------------------------------------------------------
@@ -146,14 +147,17 @@ def _fill(app: Sphinx, doctree: nodes.document, fromdoc: str) -> None:
             )
         return
     data = json.loads(path.read_text(encoding="utf-8"))
-    board = []  # the introduction's: each paper, then its claims
-    for paper, topic in data["papers"].items():
-        claims = [(c, _card_uri(app, fromdoc, c), None) for c in data["claims"] if c["paper"] == paper]
-        board.append(
-            f'<p class="ntpnb-scoreboard-paper">Paper {html.escape(paper)}: {html.escape(topic)}</p>'
-            + claims_html(claims)
-        )
-    scoreboard = f'<div class="ntpnb-scoreboard">{"".join(board)}</div>'
+    papers = [  # the introduction's: each paper, then its claims
+        {
+            "letter": paper,
+            "topic": topic,
+            "claims": claims_html(
+                [(c, _card_uri(app, fromdoc, c), None) for c in data["claims"] if c["paper"] == paper]
+            ),
+        }
+        for paper, topic in data["papers"].items()
+    ]
+    scoreboard = render_inline("scoreboard.html", papers=papers)
     for node in placeholders(doctree, DIRECTIVE):
         node.replace_self(nodes.raw("", scoreboard, format="html"))
     if fromdoc.startswith(CHAPTERS):
@@ -164,7 +168,7 @@ def _fill(app: Sphinx, doctree: nodes.document, fromdoc: str) -> None:
                 own.append((c, _card_uri(app, fromdoc, c), _section_uri(app, fromdoc, notebook, anchors[0])))
         section = next(iter(doctree.findall(nodes.section)), None)
         if own and section is not None and isinstance(section[0], nodes.title):
-            row = f'<div class="ntpnb-chapter-verdicts">{claims_html(own)}</div>'
+            row = render_inline("chapter_verdicts.html", claims=claims_html(own))
             section.insert(1, nodes.raw("", row, format="html"))
 
 

@@ -33,16 +33,16 @@ import json
 import string
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from .._statistics import Sample
-from ..chapter._claims import KINDS, ChapterRecord, Check, Qualification, load_chapter_record
+from .._statistics import BOUNDS, Sample
+from ..chapter._claims import KINDS, ChapterRecord, Check, Statement, load_chapter_record
 from ..chapter._layout import OutputLayout
 from ..chapter._outputs import load_manifest
-from ..chapter._registry import declared_protocols
+from ..chapter._registry import authors_protocol, declared_protocols
 from ..errors import PathError
 
 REPRODUCED = "reproduced"
@@ -77,12 +77,21 @@ VERDICT_RULE: tuple[str, ...] = (
     "that failed and the spread of its value. A statistical check (a mean over random trials) and "
     "a count check (how often an event happens over trials, a rate with its interval) are decided "
     "on their trials pooled over the seeds, and show *on T trials pooled over N seeds*, never *k of "
-    "N*; each states its test and the error rate at which it fails when the claim is true. A value "
-    "that varies between random instances (one per seed) is decided on the instances' mean with "
-    "Student's t interval, and shows the instances' range; one instance alone is not decided. "
-    "p-values of tests run whole at each seed are pooled by Fisher's method; where a Monte Carlo "
-    "p-value sits at the smallest value its test can give, the pooled p is a bound (*≤*). A check "
-    "whose data do not depend on the seed (a fixed corpus) is decided once.",
+    "N*. A value that varies between random instances (one per seed) is decided on the instances' "
+    "mean with Student's t interval, and shows the instances' range; one instance alone is not "
+    "decided. p-values of tests run whole at each seed are pooled by Fisher's method; where a "
+    "Monte Carlo p-value sits at the smallest value its test can give, the pooled p is a bound "
+    "(*≤*). A check whose data do not depend on the seed (a fixed corpus) is decided once.",
+    "**A bound is decided on the estimate.** Where the paper says a value lies above or below a "
+    "number (*> 0.99*), the claim holds where our estimate lies on that side and is *missed* where "
+    "it does not, whatever a test says: a test only says how sure the side is (*established*, "
+    "*contradicted*, or *within the test's noise* at its level), so running more seeds can make a "
+    "decision surer but cannot turn a missed bound into one that holds. A true value a few standard "
+    "errors from the bound is missed with a small stated chance (three standard errors: 0.13%); "
+    "one within the noise is a coin, and the card says so. A value the paper reports (*≈ 0.987*) "
+    "is a consistency: it fails only where a test at a stated error rate contradicts it. A strict "
+    "difference (*local above global*) holds where the data establish it, is missed where the "
+    "estimate lies on the wrong side, and is *not decided* in between.",
     "**Kinds of check.** *Evidence* would fail were the paper's claim false; a *sanity* check "
     "tests the code or the setting (an identity, a property of our instance, a solver against a "
     "proved result); a *finding* states that a paper's number is missed, and holds only when the "
@@ -92,25 +101,25 @@ VERDICT_RULE: tuple[str, ...] = (
     "claim names its protocols, and a check made under one of them says which; a check that names "
     "none holds under every protocol. The verdict is decided under each protocol from the checks "
     "common to all and that protocol's own; the claim's verdict is the one under its first "
-    "protocol, the authors' code (which made the paper's figures), and the others are shown "
-    "beside it. Where another protocol's verdict differs, a positive verdict becomes *reproduced "
-    "with a qualification* that says which protocol it holds for and what the other gives.",
+    "protocol, the claim as the paper states it, and the others are shown beside it. Where another "
+    "protocol's verdict is negative, a positive verdict becomes *reproduced with a qualification* "
+    "that names it; where the claim does not hold as stated but holds under the authors' code, "
+    "that is its *explanation*: the verdict stays the stated claim's.",
     "**The verdict of a claim.** *reproduced*: every evidence check holds. *reproduced with a "
     "qualification*: it holds, and a stated limit applies: a qualification of the chapter (its "
-    "numbers as ranges over the seeds), a protocol under which the verdict differs, an evidence "
-    "check that this run's seeds cannot decide, or a finding that the paper's text is missed "
-    "where the authors' own stored artifact shows our value. An artifact can excuse a missed "
-    "number only where the comparison follows the authors' own protocol (a check under the "
-    "claim's first protocol, or under every protocol); elsewhere its value is quoted as "
-    "information, consistent with ours or not. *holds at some seeds*: an evidence check decided "
+    "numbers as ranges over the seeds), a protocol under which the verdict differs, or an evidence "
+    "check that this run's seeds cannot decide. *holds at some seeds*: an evidence check decided "
     "at each seed fails at some seeds (named). *does not reproduce*: a finding is established "
-    "(pooled, at each seed, or once), or a statistical evidence check is contradicted pooled, and "
-    "no artifact excuses it; our number, the paper's and the artifact's are quoted. *not "
-    "established*: the claim's only checks are findings the data do not establish, or evidence "
-    "this run cannot decide. *by construction*: the claim has sanity checks only. *check failed*: "
-    "a sanity check failed at some seed, or the evidence holds at none. *not tested*: no chapter "
-    "of this run checks it. A statistical check that holds pooled but that some seed's own trials "
-    "do not bear out is *marginal*: those seeds and their numbers are named beside the verdict.",
+    "(pooled, at each seed, or once), or a statistical evidence check is missed or contradicted "
+    "pooled; our number and the paper's are quoted, and the authors' stored artifact's where one "
+    "exists. An artifact that shows our value, compared under the authors' own protocol, "
+    "*explains* the miss (the paper's text rounds its own figure, say): it never turns it into a "
+    "qualification. *not established*: the claim's only checks are findings the data do not "
+    "establish, or evidence this run cannot decide. *by construction*: the claim has sanity checks "
+    "only. *check failed*: a sanity check failed at some seed, or the evidence holds at none. *not "
+    "tested*: no chapter of this run checks it. A statistical check that holds pooled but that "
+    "some seed's own trials do not bear out is *marginal*: those seeds and their numbers are named "
+    "beside the verdict.",
     "**What a chapter prints.** A check decided at each seed prints `[PASS]` or `[FAIL]`, and a "
     "`[FAIL]` at the book's seed fails the run (at the other seeds it is counted here); a failed "
     "line prints as many digits as it takes to see the failure. A statistical check prints "
@@ -288,8 +297,31 @@ class Series:
 
     @property
     def decidable(self) -> bool:
-        """Whether its seeds can decide it (not one instance of an ``"instances"`` test alone)."""
-        return self.pooled_sample is None or self.pooled_sample.decidable
+        """Whether its seeds can decide it.
+
+        Not one instance of an ``"instances"`` test alone, nor a claim's strict difference whose
+        estimate lies on its side within the test's noise (more trials may establish it).
+        """
+        sample, c = self.pooled_sample, self.first
+        if sample is None:
+            return True
+        if not sample.decidable:
+            return False
+        if sample.establish and c.kind == "claim" and c.relation in BOUNDS:
+            return self.established or not sample.side(c.relation, self.target)
+        return True
+
+    @property
+    def bound(self) -> bool:
+        """A claim's bound (``>``, ``>=``, ``<``, ``<=``) decided on a sample's estimate."""
+        c = self.first
+        return c.kind == "claim" and self.pooled_sample is not None and c.relation in BOUNDS
+
+    def certainty(self) -> str:
+        """How sure a bound's decision is: ``"contradicted at the 1% level"`` ("" for another check)."""
+        if not self.bound:
+            return ""
+        return self.pooled_sample.certainty(self.first.relation, self.target)  # type: ignore[union-attr]
 
     @property
     def differs(self) -> bool:
@@ -355,7 +387,9 @@ class Series:
 
     @property
     def outcome(self) -> str:
-        """The decision in words: ``"holds"``, ``"fails"`` or ``"not decided"``.
+        """The decision in words: ``"holds"``, ``"fails"``, ``"missed"`` or ``"not decided"``.
+
+        ``"missed"``: a claim's bound whose estimate lies on the wrong side (:attr:`bound`).
 
         A finding or a measurement: ``"established"`` or ``"not established"``.
         """
@@ -363,7 +397,9 @@ class Series:
             return "not decided"
         if self.first.kind in ("finding", "measurement"):
             return "established" if self.established else "not established"
-        return "holds" if self.established else "fails"
+        if self.established:
+            return "holds"
+        return "missed" if self.bound else "fails"
 
     def artifact_agrees(self) -> bool | None:
         """Whether the authors' stored artifact shows our pooled value (None: no artifact)."""
@@ -434,10 +470,14 @@ class Series:
         return f"[{c.protocol}] {c.what}" if c.protocol else c.what
 
     def sentence(self) -> str:
-        """``"what: ours (how), against the paper's X"`` (``required Y`` where the paper says nothing)."""
+        """``"what: ours (how), against the paper's X"`` (``required Y`` where the paper says nothing).
+
+        A bound adds how sure its side is: ``"(contradicted at the 1% level)"``.
+        """
         c = self.first
         against = f"against the paper's {c.paper}" if c.paper else f"required {c.required}"
-        return f"{self.name}: {self.quote()}, {against}"
+        sure = f" ({self.certainty()})" if self.certainty() else ""
+        return f"{self.name}: {self.quote()}, {against}{sure}"
 
 
 def series_of(sweep: Sweep) -> list[Series]:
@@ -463,17 +503,21 @@ def keyed(checks: Iterable[Check]) -> dict[tuple[str, str, str, str, int], Check
 # -- qualifications across the seeds ------------------------------------------------------------
 
 
-def qualification_across(made: Sequence[tuple[int, Qualification]], seeds: Sequence[int]) -> str:
-    """One qualification as made at several seeds: each number as its range over them.
+def statement_across(made: Sequence[tuple[int, Statement]], seeds: Sequence[int]) -> str:
+    """One statement (a qualification, a headline) as made at several seeds.
 
-    ``made`` holds the seeds where the chapter stated it (with the same words) and what it said
-    there; ``seeds`` are all the seeds of the sweep.
+    Each number is quoted as its range over them, each sample pooled over them. ``made`` holds
+    the seeds where the chapter stated it (with the same words) and what it said there; ``seeds``
+    are all the seeds of the sweep.
     """
     first, fmt = made[0][1], string.Formatter()
     parts, varied = [], False
     for literal, name, spec, conversion in fmt.parse(first.text):
         parts.append(literal)
         if name is None:
+            continue
+        if name in first.samples:
+            parts.append(Sample.pooled([q.samples[name] for _, q in made]).quote())
             continue
         values = [q.numbers[name] for _, q in made]
         texts = [fmt.format_field(fmt.convert_field(v, conversion), spec or "") for v in values]
@@ -488,6 +532,18 @@ def qualification_across(made: Sequence[tuple[int, Qualification]], seeds: Seque
     if len(at) < len(seeds):
         return f"{text} (at seed{'s' * (len(at) > 1)} {format_seeds(at)})"
     return f"{text} (lowest to highest over the {len(at)} seeds)" if varied else text
+
+
+def _statements_across(sweep: Sweep, kind: str) -> dict[str, list[str]]:
+    """Claim -> its statements of ``kind`` (``"qualifications"``, ``"headlines"``) across the seeds."""
+    made: dict[tuple[str, str], list[tuple[int, Statement]]] = {}
+    for seed in sweep.seeds:
+        for q in getattr(sweep.records[seed], kind):
+            made.setdefault((q.claim, q.text), []).append((seed, q))
+    out: dict[str, list[str]] = {}
+    for (claim, _), at in made.items():
+        out.setdefault(claim, []).append(statement_across(at, sweep.seeds))
+    return out
 
 
 # -- the verdict of a claim ---------------------------------------------------------------------
@@ -590,6 +646,32 @@ class Verdict:
     notes: tuple[str, ...] = ()
     #: The verdict under each protocol, the first deciding this one (empty: one protocol).
     protocols: tuple[ProtocolVerdict, ...] = ()
+    #: What explains a claim that does not hold as the paper states it: a protocol of the
+    #: authors' code under which it holds, their stored artifact that shows our value. Never
+    #: a change of the verdict.
+    explanations: tuple[str, ...] = ()
+    #: The chapter's headline of the claim across the seeds (MyST; "" where no chapter states one):
+    #: the one sentence the report's summary shows (:meth:`~ntpnb.chapter.ClaimLog.headline`).
+    headline: str = ""
+
+    @property
+    def explained(self) -> str:
+        """In a few plain words, what explains a claim that does not hold as stated ("" if nothing).
+
+        ``"reproduces under the authors' loss"`` where another protocol's verdict is positive, else
+        ``"the authors' stored figure shows our value"`` where an artifact explains the miss.
+        """
+        if self.verdict in POSITIVE:
+            return ""
+        holding = [p.key for p in self.protocols[1:] if p.verdict in POSITIVE]
+        if holding:
+            return f"reproduces under the {format_seeds(holding)}"
+        return "the authors' stored figure shows our value" if self.explanations else ""
+
+    @property
+    def summary(self) -> str:
+        """What the report's summary shows: the chapter's headline, else :attr:`why` (plain text)."""
+        return self.headline or self.why
 
     @property
     def phrase(self) -> str:
@@ -603,8 +685,16 @@ class Verdict:
 
     @property
     def reasons(self) -> tuple[str, ...]:
-        """Every sentence: failures, findings, qualifications, beyond, marginal, then notes."""
-        return self.failures + self.findings + self.qualifications + self.beyond + self.marginal + self.notes
+        """Every sentence: failures, findings, explanations, qualifications, beyond, marginal, notes."""
+        return (
+            self.failures
+            + self.findings
+            + self.explanations
+            + self.qualifications
+            + self.beyond
+            + self.marginal
+            + self.notes
+        )
 
 
 @dataclass(frozen=True)
@@ -617,6 +707,7 @@ class _Decision:
     failures: tuple[str, ...] = ()
     findings: tuple[str, ...] = ()
     qualifications: tuple[str, ...] = ()
+    explanations: tuple[str, ...] = ()
 
 
 def _failure(series: Series) -> str:
@@ -657,7 +748,26 @@ def _shortfall_basis(series: Series) -> str:
     """How an established shortfall decided *does not reproduce*, in plain words."""
     if series.first.kind == "finding":
         return f"a finding established {series.decided}"
+    if series.bound:
+        return f"the paper's bound is missed {series.decided} ({series.certainty()})"
     return f"contradicted {series.decided}"
+
+
+def _artifact_explains(series: Series) -> str:
+    """A missed number that the authors' stored artifact shows too, in a sentence.
+
+    ``"[authors' filter] mean corr: the authors' stored Fig. 6a ...: 0.98864, consistent with
+    ours, so their own figure misses the paper's > 0.99 too"``.
+    """
+    c, artifact = series.first, series.first.artifact
+    misses = series.bound and not _on_side(artifact.value, c.relation, series.target)  # type: ignore[union-attr]
+    tail = f", so their own figure misses the paper's {c.paper or c.required} too" if misses else ""
+    return f"{series.name}: {series.artifact_note()}{tail}"
+
+
+def _on_side(value: float, relation: str, target: float) -> bool:
+    """Whether ``value`` lies on the side of ``target`` that the bound ``relation`` names."""
+    return {">": value > target, ">=": value >= target, "<": value < target, "<=": value <= target}[relation]
 
 
 def _why_by_construction(sanity: Sequence[Series]) -> str:
@@ -695,8 +805,9 @@ def _evidence_basis(evidence: Sequence[Series], seeds: Sequence[int], holding: S
 def _decide(series: Sequence[Series], qualifications: Sequence[str], authors: str) -> _Decision:
     """The verdict that ``series`` (of one claim, under one protocol) and the qualifications give.
 
-    An artifact that shows our value may excuse a missed number only where the check follows the
-    authors' protocol: made under ``authors`` (the claim's first protocol) or under every one.
+    A missed number never holds. The authors' stored artifact that shows our value explains it
+    (an explanation, beside a negative verdict) only where the check follows the authors'
+    protocol: made under ``authors`` (the protocol of the authors' code) or under every one.
     """
     # one list per kind of the registry (a kind added there fails this unpacking, not silently)
     evidence, sanity, findings, _ = ([s for s in series if s.first.kind == k] for k in KINDS)
@@ -719,24 +830,30 @@ def _decide(series: Sequence[Series], qualifications: Sequence[str], authors: st
         return _check_failed(broken, per_seed, len(seeds), bool(holding), quals)
     contradicted = [s for s in evidence if s.pooled_sample is not None and not s.established]
     shortfalls = [s for s in findings if s.established] + contradicted
-    excused = [s for s in shortfalls if s.protocol in ("", authors) and s.artifact_agrees()]
-    standing = [s for s in shortfalls if s not in excused]
-    if standing:
-        found = tuple(
-            s.sentence() + (f" ({s.artifact_note()})" if s.artifact_note() else "") for s in standing
-        )
-        basis = ", and ".join(dict.fromkeys(_shortfall_basis(s) for s in standing))
-        return _Decision(NOT_REPRODUCED, basis, standing[0].sentence(), (), found, quals)
-    # a missed number that the authors' artifact shows too, under their protocol: a qualification
-    quals += tuple(f"{s.sentence()}, and {s.artifact_note()}" for s in excused)
+    if shortfalls:
+        return _not_reproduced(shortfalls, quals, authors)
     if not evidence:
-        return _without_evidence(excused, findings, undecided, sanity, quals)
+        return _without_evidence(findings, undecided, sanity, quals)
     basis = _evidence_basis(evidence, seeds, holding)
     if len(holding) < len(seeds) and per_seed:
         failures = tuple(_failure(s) for s in per_seed if s.failed_seeds)
         return _Decision(PARTIAL, basis, failures[0], failures, (), quals)
     quoted = next((s for s in evidence if s.first.paper), evidence[0])
     return _Decision(QUALIFIED if quals else REPRODUCED, basis, quoted.sentence(), (), (), quals)
+
+
+def _not_reproduced(shortfalls: Sequence[Series], quals: tuple[str, ...], authors: str) -> _Decision:
+    """*does not reproduce*: established findings and missed or contradicted evidence.
+
+    Each is quoted with the authors' artifact where one exists; an artifact that shows our value,
+    compared under the authors' protocol (``authors``, or every protocol), explains the miss.
+    """
+    found = tuple(s.sentence() + (f" ({s.artifact_note()})" if s.artifact_note() else "") for s in shortfalls)
+    basis = ", and ".join(dict.fromkeys(_shortfall_basis(s) for s in shortfalls))
+    explained = tuple(
+        _artifact_explains(s) for s in shortfalls if s.protocol in ("", authors) and s.artifact_agrees()
+    )
+    return _Decision(NOT_REPRODUCED, basis, shortfalls[0].sentence(), (), found, quals, explained)
 
 
 def _check_failed(
@@ -771,7 +888,6 @@ def _check_failed(
 
 
 def _without_evidence(
-    excused: Sequence[Series],
     findings: Sequence[Series],
     undecided: Sequence[Series],
     sanity: Sequence[Series],
@@ -779,13 +895,9 @@ def _without_evidence(
 ) -> _Decision:
     """The decision of a claim with no decidable evidence check, from what it has instead.
 
-    In order: a missed number the authors' artifact shows too (``excused``: our value is theirs,
-    that is the evidence), findings not established, evidence undecided at the run's seeds,
-    sanity checks only, nothing.
+    In order: findings not established, evidence undecided at the run's seeds, sanity checks
+    only, nothing.
     """
-    if excused:
-        basis = format_seeds(dict.fromkeys(f"{s.first.kind} {s.decided}" for s in excused))
-        return _Decision(QUALIFIED, basis, excused[0].sentence(), (), (), quals)
     if findings:
         basis = format_seeds(dict.fromkeys(f"a finding not established {s.decided}" for s in findings))
         return _Decision(NOT_ESTABLISHED, basis, findings[0].sentence(), (), (), quals)
@@ -811,11 +923,12 @@ def _counts(series: Sequence[Series]) -> dict[str, int]:
     }
 
 
-def _notes(series: Sequence[Series], deciding: str) -> tuple[str, ...]:
+def _notes(series: Sequence[Series], deciding: str, authors: str) -> tuple[str, ...]:
     """Measurements and findings not established, vacuous tests, and the authors' artifacts.
 
     An artifact is noted beside evidence that holds, or beside a check under a protocol other
-    than ``deciding`` (whose findings only that protocol's verdict quotes).
+    than ``deciding`` (whose findings only that protocol's verdict quotes), unless it explains a
+    missed number (:func:`_explains`: it is an explanation then).
     """
     notes = tuple(_note(s) for s in series if s.first.kind == "measurement" and not s.established)
     notes += tuple(_note(s) for s in series if s.first.kind == "finding" and not s.established)
@@ -823,6 +936,7 @@ def _notes(series: Sequence[Series], deciding: str) -> tuple[str, ...]:
         f"{s.name}: {s.artifact_note()}"
         for s in series
         if s.artifact_note()
+        and not _explains(s, authors)
         and ((s.first.kind == "claim" and s.established) or s.protocol not in ("", deciding))
     )
     notes += tuple(
@@ -832,6 +946,30 @@ def _notes(series: Sequence[Series], deciding: str) -> tuple[str, ...]:
         if s.pooled_sample is not None and s.pooled_sample.vacuous
     )
     return notes
+
+
+def _shortfall(series: Series) -> bool:
+    """Whether ``series`` tells that the paper's number is missed.
+
+    An established finding, or evidence decided on a sample that does not hold.
+    """
+    if series.first.kind == "finding":
+        return series.established
+    return (
+        series.first.kind == "claim"
+        and series.decidable
+        and series.pooled_sample is not None
+        and not series.established
+    )
+
+
+def _explains(series: Series, authors: str) -> bool:
+    """Whether the authors' stored artifact explains ``series``'s missed number.
+
+    It does where it shows our value, compared under the authors' protocol (``authors``) or
+    under every one.
+    """
+    return _shortfall(series) and series.protocol in ("", authors) and bool(series.artifact_agrees())
 
 
 def _protocol_qualification(primary: tuple[str, _Decision], other: tuple[str, _Decision]) -> str:
@@ -845,14 +983,17 @@ def claim_verdict(
     series: Sequence[Series],
     qualifications: Sequence[str] = (),
     protocols: Mapping[str, str] | None = None,
+    authors: str | None = None,
 ) -> Verdict:
     """The verdict of ``claim`` from its checks at every seed and its qualifications (the rule).
 
     ``protocols`` (key -> words; default: the registry's for ``claim``) are the claim's
-    protocols, the first deciding. Under each protocol some check names, the verdict is decided
-    on the checks without a protocol and that protocol's own (:class:`ProtocolVerdict`); an
-    artifact can excuse a missed number only for a check under the first protocol or under every
-    protocol (it follows the authors' own).
+    protocols, the first (the claim as the paper states it) deciding; ``authors`` (default: the
+    registry's) is the key of the one the authors' code runs. Under each protocol some check
+    names, the verdict is decided on the checks without a protocol and that protocol's own
+    (:class:`ProtocolVerdict`). Where the claim does not hold as stated but holds under another
+    protocol, or an artifact compared under the authors' protocol shows our missed value, that
+    explains the verdict (:attr:`Verdict.explanations`): it never changes it.
 
     :attr:`Verdict.why` is chosen by this rule: for a negative verdict, the check that decided it
     (the first failure or established shortfall); else the first evidence check that quotes the
@@ -863,13 +1004,15 @@ def claim_verdict(
         return Verdict(claim, NOT_TESTED, counts=counts)
     if protocols is None:
         protocols = declared_protocols(claim)
+    if authors is None:
+        authors = authors_protocol(claim)
     used = [p for p in dict.fromkeys(s.protocol for s in series) if p]
-    extras = _verdict_extras(series, next(iter(protocols), "") if used else "")
+    extras = _verdict_extras(series, next(iter(protocols), "") if used else "", authors)
     if not used:
         d = _decide(series, qualifications, authors="")
         return _as_verdict(claim, d, counts, extras, d.verdict, d.qualifications)
     keys = [*protocols, *(k for k in used if k not in protocols)]
-    decided = _protocol_decisions(series, qualifications, keys, used)
+    decided = _protocol_decisions(series, qualifications, keys, used, authors)
     (first, primary), *others = decided.items()
     words = {k: protocols.get(k, "(not declared in the registry)") for k in keys}
     subs = tuple(ProtocolVerdict(k, words[k], d.verdict, d.basis, d.why) for k, d in decided.items())
@@ -878,7 +1021,26 @@ def claim_verdict(
     if differ and verdict in POSITIVE:
         verdict = QUALIFIED
         quals += tuple(_protocol_qualification((first, primary), other) for other in differ)
-    return _as_verdict(claim, primary, counts, extras, verdict, quals, subs)
+    explained = _protocol_explanations(primary, others, words)
+    return _as_verdict(claim, primary, counts, extras, verdict, quals, subs, explained)
+
+
+def _protocol_explanations(
+    primary: _Decision, others: Sequence[tuple[str, _Decision]], words: Mapping[str, str]
+) -> tuple[str, ...]:
+    """What explains a claim that does not hold as the paper states it, from its other protocols.
+
+    Where it does not hold as stated: each other protocol under which it holds (``"under
+    [authors' loss] (the loss ...): reproduced, ..."``). Always: every protocol's artifact that
+    shows our missed value.
+    """
+    holds = tuple(
+        f"under [{key}] ({words[key]}): {d.verdict}, {d.why}"
+        for key, d in others
+        if d.verdict in POSITIVE and primary.verdict not in POSITIVE
+    )
+    artifacts = tuple(f"under [{key}]: {e}" for key, d in others for e in d.explanations)
+    return tuple(dict.fromkeys(primary.explanations + holds + artifacts))
 
 
 def _as_verdict(
@@ -889,6 +1051,7 @@ def _as_verdict(
     verdict: str,
     qualifications: tuple[str, ...],
     protocols: tuple[ProtocolVerdict, ...] = (),
+    explanations: tuple[str, ...] | None = None,
 ) -> Verdict:
     """The :class:`Verdict` of ``claim``: ``verdict`` on the basis of ``decision``, with ``extras``."""
     return Verdict(
@@ -901,14 +1064,16 @@ def _as_verdict(
         findings=decision.findings,
         qualifications=qualifications,
         protocols=protocols,
+        explanations=decision.explanations if explanations is None else explanations,
         **extras,
     )
 
 
-def _verdict_extras(series: Sequence[Series], authors: str) -> dict[str, tuple[Any, ...]]:
+def _verdict_extras(series: Sequence[Series], deciding: str, authors: str) -> dict[str, tuple[Any, ...]]:
     """What a claim's verdict shows beside its decision: evidence, measurements beyond, marginal seeds, notes.
 
-    ``authors`` is the claim's first protocol where its checks name protocols, else "".
+    ``deciding`` is the claim's first protocol where its checks name protocols, else ""; ``authors``
+    the key of the protocol the authors' code runs ("": one protocol).
     """
     return {
         "evidence": tuple(CheckSummary.of(s) for s in series if s.first.kind == "claim"),
@@ -916,20 +1081,24 @@ def _verdict_extras(series: Sequence[Series], authors: str) -> dict[str, tuple[A
             f"{s.name}: {s.quote()}" for s in series if s.first.kind == "measurement" and s.established
         ),
         "marginal": tuple(_marginal(s) for s in series if s.first.kind != "measurement" and s.marginal_seeds),
-        "notes": _notes(series, authors),
+        "notes": _notes(series, deciding, authors),
     }
 
 
 def _protocol_decisions(
-    series: Sequence[Series], qualifications: Sequence[str], keys: Sequence[str], used: Sequence[str]
+    series: Sequence[Series],
+    qualifications: Sequence[str],
+    keys: Sequence[str],
+    used: Sequence[str],
+    authors: str,
 ) -> dict[str, _Decision]:
     """The decision under each protocol of ``keys`` that a check names (and the first, always).
 
-    Each is decided on the checks without a protocol and the protocol's own; the first protocol
-    (``keys[0]``) is the authors'.
+    Each is decided on the checks without a protocol and the protocol's own; ``authors`` is the
+    key of the protocol the authors' code runs (its artifacts explain a missed number).
     """
     return {
-        key: _decide([s for s in series if s.protocol in ("", key)], qualifications, authors=keys[0])
+        key: _decide([s for s in series if s.protocol in ("", key)], qualifications, authors=authors)
         for i, key in enumerate(keys)
         if i == 0 or key in used
     }
@@ -938,21 +1107,23 @@ def _protocol_decisions(
 def sweep_verdicts(claim_ids: Iterable[str], sweeps: Sequence[Sweep]) -> dict[str, Verdict]:
     """The verdict of every id in ``claim_ids`` (in that order) over every chapter's sweep.
 
-    Qualifications are quoted across the seeds that state them, each number as its range
-    (:func:`qualification_across`). Ids without checks are *not tested*.
+    Qualifications and headlines are quoted across the seeds that state them, each number as its
+    range and each sample pooled (:func:`statement_across`). Ids without checks are *not tested*.
     """
     by_claim: dict[str, list[Series]] = {}
     quals: dict[str, list[str]] = {}
+    heads: dict[str, list[str]] = {}
     for sweep in sweeps:
         for s in series_of(sweep):
             by_claim.setdefault(s.first.claim, []).append(s)
-        made: dict[tuple[str, str], list[tuple[int, Qualification]]] = {}
-        for seed in sweep.seeds:
-            for q in sweep.records[seed].qualifications:
-                made.setdefault((q.claim, q.text), []).append((seed, q))
-        for (claim, _), at in made.items():
-            quals.setdefault(claim, []).append(qualification_across(at, sweep.seeds))
-    return {cid: claim_verdict(cid, by_claim.get(cid, []), quals.get(cid, [])) for cid in claim_ids}
+        for claim, texts in _statements_across(sweep, "qualifications").items():
+            quals.setdefault(claim, []).extend(texts)
+        for claim, texts in _statements_across(sweep, "headlines").items():
+            heads.setdefault(claim, []).extend(texts)
+    verdicts = {cid: claim_verdict(cid, by_claim.get(cid, []), quals.get(cid, [])) for cid in claim_ids}
+    return {
+        cid: replace(v, headline=" ".join(heads[cid])) if cid in heads else v for cid, v in verdicts.items()
+    }
 
 
 def format_counts(results: Mapping[str, Verdict]) -> str:

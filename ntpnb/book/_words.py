@@ -11,11 +11,13 @@ then scrolls sideways inside its own box.
 
 from __future__ import annotations
 
-import html
 import re
 
 from docutils import nodes
+from markupsafe import Markup
 from sphinx.application import Sphinx
+
+from .._templates import render_inline
 
 #: The class of a word kept on one line (``white-space: nowrap`` in the book's stylesheet).
 WORD_CLASS = "ntpnb-word"
@@ -40,12 +42,9 @@ def split_words(text: str) -> list[tuple[str, bool]]:
     return pieces
 
 
-def words_html(text: str) -> str:
+def words_html(text: str) -> Markup:
     """``text`` as escaped HTML, each word of :func:`split_words` to keep whole in its span."""
-    return "".join(
-        f'<span class="{WORD_CLASS}">{html.escape(p)}</span>' if keep else html.escape(p)
-        for p, keep in split_words(text)
-    )
+    return render_inline("words.html", pieces=split_words(text))
 
 
 def _prose_texts(entry: nodes.Element) -> list[nodes.Text]:

@@ -8,6 +8,7 @@ or the book build (:mod:`ntpnb.book`), which both build on it.
 from __future__ import annotations
 
 from .._digits import format_decade, format_number, format_stable, stable_digits
+from .._markdown import markdown_table
 from .._statistics import sample_of
 from ._claims import PROFILE_NAMES, Artifact, ClaimLog, load_chapter_record
 from ._figures import band, draw_contexts, draw_graph, draw_rows, four_panels, unit_rows
@@ -36,7 +37,7 @@ from ._parameters import (
 from ._platform import format_platform, platform_info
 from ._plotting import COLORS, PAGE_WIDTH, show_animation, show_figure, use_style, write_figure
 from ._progress import progress
-from ._prose import describe_change, glue_number, glue_text, markdown_table, sentences
+from ._prose import describe_change, glue_number, glue_text, sentences
 from ._registry import MAPS, paper_value
 
 #: The names a chapter imports, by theme.

@@ -46,7 +46,6 @@ holds prints the rounded value.
 
 from __future__ import annotations
 
-import html
 import json
 import math
 import re
@@ -60,11 +59,12 @@ from typing import Any
 
 from .._digits import format_number
 from .._statistics import Sample
+from .._templates import render_inline
 from ..errors import ClaimCheckError, InvalidDataError
 from ._layout import output_layout
 from ._outputs import atomic_write_text, read_record
 from ._platform import platform_info
-from ._registry import MAP_KINDS, MAPS, PROTOCOL_KEY, declared_protocols
+from ._registry import CLAIMS, MAP_KINDS, MAPS, PROTOCOL_KEY, declared_protocols
 
 Target = float | tuple[float, float]
 
@@ -227,7 +227,9 @@ class Check:
             required = f"= {self.target:g} ± {self.tol:g}"
         else:
             required = f"{self.relation} {self.target:g}"
-        return required + (f", {self.sample.requirement(self.kind)}" if self.sample is not None else "")
+        return required + (
+            f", {self.sample.requirement(self.kind, self.relation)}" if self.sample is not None else ""
+        )
 
     @property
     def failure(self) -> str:
@@ -253,45 +255,81 @@ class Check:
         return cls(**values)
 
 
-@dataclass(frozen=True)
-class Qualification:
-    """A stated limit of a claim's evidence: words with ``{name:format}`` fields, and the numbers.
+#: The tests whose pooled estimate a statement can quote (a quantile or a p-value is no number to quote).
+STATEMENT_TESTS: tuple[str, ...] = ("mean", "estimate", "rate", "instances")
 
-    The numbers are kept apart so that the verdicts can quote each as its range over the seeds.
+
+@dataclass(frozen=True)
+class Statement:
+    """A sentence about a claim: words with ``{name}`` fields, its numbers and samples kept apart.
+
+    A *qualification* (a stated limit of the claim's evidence, :meth:`ClaimLog.qualify`) and a
+    *headline* (the sentence the report's summary shows for the claim, :meth:`ClaimLog.headline`)
+    are statements. Each number varies with the seed and is quoted as its range over the seeds;
+    each sample (a :class:`~ntpnb.statistics.Sample` of a test of :data:`STATEMENT_TESTS`) is
+    pooled over the seeds and quoted as its estimate (:meth:`Sample.quote`).
     """
 
     claim: str
-    #: The words, with a ``{name}`` or ``{name:.3f}`` field for each number.
+    #: The words, with a ``{name}`` or ``{name:.3f}`` field for each number and a ``{name}`` field
+    #: (no format) for each sample.
     text: str
     numbers: Mapping[str, float] = field(default_factory=dict)
+    samples: Mapping[str, Sample] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not (isinstance(self.text, str) and self.text.strip()):
-            raise InvalidDataError(f"claim {self.claim}: a qualification needs a non-empty text")
+            raise InvalidDataError(f"claim {self.claim}: a statement needs a non-empty text")
+        object.__setattr__(self, "text", self.text.strip())
+        object.__setattr__(self, "numbers", self._checked_numbers())
+        object.__setattr__(self, "samples", self._checked_samples())
+        fields_used = {name for _, name, _, _ in string.Formatter().parse(self.text) if name}
+        given = set(self.numbers) | set(self.samples)
+        if fields_used != given or set(self.numbers) & set(self.samples):
+            raise InvalidDataError(
+                f"claim {self.claim}: the statement's fields {sorted(fields_used)} and its numbers "
+                f"and samples {sorted(self.numbers)} {sorted(self.samples)} differ"
+            )
+        self.rendered  # noqa: B018 (a field's format must suit its number)
+
+    def _checked_numbers(self) -> dict[str, float]:
         numbers = {}
         for name, value in dict(self.numbers).items():
             if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value):
                 raise InvalidDataError(
-                    f"claim {self.claim}: qualification number {name} = {value!r} is not finite"
+                    f"claim {self.claim}: statement number {name} = {value!r} is not finite"
                 )
             numbers[name] = int(value) if isinstance(value, Integral) else float(value)  # numpy's as Python's
-        object.__setattr__(self, "text", self.text.strip())
-        object.__setattr__(self, "numbers", numbers)
-        fields_used = {name for _, name, _, _ in string.Formatter().parse(self.text) if name}
-        if fields_used != set(numbers):
-            raise InvalidDataError(
-                f"claim {self.claim}: the qualification's fields {sorted(fields_used)} and its numbers "
-                f"{sorted(numbers)} differ"
-            )
-        self.rendered  # noqa: B018 (a field's format must suit its number)
+        return numbers
+
+    def _checked_samples(self) -> dict[str, Sample]:
+        samples = {}
+        for name, sample in dict(self.samples).items():
+            if isinstance(sample, Mapping):
+                sample = Sample(**sample)  # as a record holds it, validated as any sample is
+            if not isinstance(sample, Sample) or sample.test not in STATEMENT_TESTS:
+                raise InvalidDataError(
+                    f"claim {self.claim}: statement sample {name} must be a Sample of a test in "
+                    f"{list(STATEMENT_TESTS)}, got {sample!r}"
+                )
+            samples[name] = sample
+        return samples
+
+    def render(self, numbers: Mapping[str, Any], samples: Mapping[str, Sample]) -> str:
+        """The text with ``numbers`` and the samples' quotes (InvalidDataError if a format misfits)."""
+        try:
+            return self.text.format(**numbers, **{k: s.quote() for k, s in samples.items()})
+        except (ValueError, TypeError, IndexError) as exc:
+            raise InvalidDataError(f"claim {self.claim}: statement {self.text!r}: {exc}") from None
 
     @property
     def rendered(self) -> str:
-        """The text with its numbers filled in (InvalidDataError if a format does not suit its number)."""
-        try:
-            return self.text.format(**self.numbers)
-        except (ValueError, TypeError, IndexError) as exc:
-            raise InvalidDataError(f"claim {self.claim}: qualification {self.text!r}: {exc}") from None
+        """The text at this seed: its numbers, and its samples' estimates at this seed."""
+        return self.render(self.numbers, self.samples)
+
+
+#: A qualification of a claim is a :class:`Statement` (:meth:`ClaimLog.qualify`).
+Qualification = Statement
 
 
 @dataclass(frozen=True)
@@ -302,8 +340,8 @@ class ChapterRecord:
     notebook: str
     profile: str
     checks: tuple[Check, ...] = ()
-    #: ``(claim, text)`` of every qualification (:meth:`ClaimLog.qualify`).
-    qualifications: tuple[Qualification, ...] = ()
+    #: Every qualification (:meth:`ClaimLog.qualify`).
+    qualifications: tuple[Statement, ...] = ()
     #: :func:`~ntpnb.chapter._platform.platform_info` of the kernel that ran it (None in older records).
     platform: Mapping[str, Any] | None = None
     #: The seed the chapter ran at (None when it did not say).
@@ -313,6 +351,8 @@ class ChapterRecord:
     #: Every parameter of the run, recorded by ``ntpnb reproduce`` (None outside the runner): the
     #: verdicts pool only seeds of runs that differ in nothing else.
     parameters: Mapping[str, Any] | None = None
+    #: The headline of each claim this chapter leads (:meth:`ClaimLog.headline`).
+    headlines: tuple[Statement, ...] = ()
 
     @property
     def failed(self) -> tuple[Check, ...]:
@@ -331,15 +371,24 @@ class ChapterRecord:
             notebook=data["notebook"],
             profile=profile,
             checks=tuple(Check.from_json(c, profile) for c in data.get("checks", [])),
-            qualifications=tuple(
-                Qualification(q["claim"], q["text"], q.get("numbers", {}))
-                for q in data.get("qualifications", [])
-            ),
+            qualifications=_statements(data.get("qualifications", [])),
             platform=data.get("platform"),
             seed=data.get("seed"),
             complete=bool(data.get("complete", False)),
             parameters=data.get("parameters"),
+            headlines=_statements(data.get("headlines", [])),
         )
+
+
+def _statement(claim: str, text: str, values: Mapping[str, float | Sample]) -> Statement:
+    """A statement of ``claim`` whose ``values`` are numbers and samples, sorted by kind."""
+    samples = {k: v for k, v in values.items() if isinstance(v, Sample)}
+    return Statement(claim, text, {k: v for k, v in values.items() if k not in samples}, samples)  # type: ignore[misc]
+
+
+def _statements(items: Any) -> tuple[Statement, ...]:
+    """The statements a record holds (each validated as any statement is)."""
+    return tuple(Statement(q["claim"], q["text"], q.get("numbers", {}), q.get("samples", {})) for q in items)
 
 
 def load_chapter_record(path: Path) -> ChapterRecord:
@@ -369,7 +418,8 @@ class ClaimLog:
         self.seed = seed
         self.path = output_layout(output_dir).claims / f"{notebook}.json"
         self.checks: list[Check] = []
-        self.qualifications: list[Qualification] = []
+        self.qualifications: list[Statement] = []
+        self.headlines: list[Statement] = []
         self.platform = platform_info()
         self.complete = False
         self._shown = (0, 0)  # checks and qualifications shown by section() so far
@@ -466,23 +516,46 @@ class ClaimLog:
         print(check.line)
         return Outcome(check)
 
-    def qualify(self, claim: str, text: str, **numbers: float) -> None:
+    def qualify(self, claim: str, text: str, **values: float | Sample) -> None:
         """Attach a qualification (a stated limit of what its evidence shows) to ``claim``, print it.
 
-        ``text`` holds a ``{name}`` field (with a format, ``{name:.3f}``) for each of ``numbers``,
-        which vary with the seed; its words must not (the verdicts match a qualification across
-        the seeds by its words and quote each number's range). The claim's verdict becomes
-        *reproduced with a qualification* (if its evidence passes).
+        ``text`` holds a ``{name}`` field (with a format, ``{name:.3f}``) for each number of
+        ``values``, which vary with the seed, and a ``{name}`` field for each sample, pooled over
+        the seeds; its words must not vary (the verdicts match a qualification across the seeds by
+        its words and quote each number's range). The claim's verdict becomes *reproduced with a
+        qualification* (if its evidence passes).
 
         Raises
         ------
         InvalidDataError
-            On an empty text, a number that is not finite, or fields and numbers that differ.
+            On an empty text, a number that is not finite, or fields and values that differ.
         """
-        qualification = Qualification(claim, text, numbers)
+        qualification = _statement(claim, text, values)
         self.qualifications.append(qualification)
         self._write()
         print(f"[NOTE] {claim} qualification: {qualification.rendered}")
+
+    def headline(self, claim: str, text: str, **values: float | Sample) -> None:
+        """State the sentence the report's summary shows for ``claim``: what was measured, against the paper.
+
+        One sentence a referee would write, in MyST (math as ``$...$``): the decisive measured
+        value against the paper's and, where the claim is qualified or missed, the reason. Its
+        fields are filled as :meth:`qualify`'s (numbers as ranges over the seeds, samples pooled);
+        its words must not depend on the outcome (the verdict, beside it, says that). One
+        headline per claim, made by the chapter that leads it; recorded, not printed.
+
+        Raises
+        ------
+        InvalidDataError
+            On a claim the registry does not hold, a second headline for it, or a statement
+            :class:`Statement` refuses.
+        """
+        if claim not in CLAIMS:
+            raise InvalidDataError(f"a headline is of a claim of the registry, not {claim!r}")
+        if any(h.claim == claim for h in self.headlines):
+            raise InvalidDataError(f"claim {claim} already has a headline in {self.notebook}")
+        self.headlines.append(_statement(claim, text, values))
+        self._write()
 
     def section(self) -> ClaimTable | None:
         """The checks and qualifications made since the last call, as one collapsed block.
@@ -526,6 +599,7 @@ class ClaimLog:
             self.platform,
             self.seed,
             self.complete,
+            headlines=tuple(self.headlines),
         )
 
     def _write(self) -> None:
@@ -566,25 +640,18 @@ class ClaimTable:
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
-        columns = ("claim", "what", "paper", "ours", "required", "result")
-        head = "".join(f"<th>{column}</th>" for column in columns)
-        rows = ""
-        for c in self.checks:
-            texts = (c.label, c.what, c.paper, c.measured, c.required)
-            cells = "".join(f"<td>{html.escape(text)}</td>" for text in texts)
-            rows += f'<tr class="ntpnb-{c.result.lower()}">{cells}<td>{c.result}</td></tr>'
-        table = (
-            f'<table class="ntpnb-claim-table"><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>'
+        rows = [
+            {"result": c.result, "cells": (c.label, c.what, c.paper, c.measured, c.required)}
+            for c in self.checks
+        ]
+        return render_inline(
+            "claim_table.html",
+            headline=self.headline,
+            columns=("claim", "what", "paper", "ours", "required", "result"),
+            rows=rows,
+            notes=[(q.claim, q.rendered) for q in self.qualifications],
+            failed=any(c.result == "FAIL" for c in self.checks),
         )
-        notes = "".join(
-            f"<li><strong>{html.escape(q.claim)}</strong> {html.escape(q.rendered)}</li>"
-            for q in self.qualifications
-        )
-        notes = f'<p>Qualifications:</p><ul class="ntpnb-notes">{notes}</ul>' if notes else ""
-        failed = " ntpnb-has-fail" if any(c.result == "FAIL" for c in self.checks) else ""
-        summary = f"<summary>{html.escape(self.headline)}</summary>"
-        body = f'<div class="ntpnb-scroll">{table}</div>{notes}'
-        return f'<details class="ntpnb-checks{failed}">{summary}{body}</details>'
 
 
 @dataclass(frozen=True)

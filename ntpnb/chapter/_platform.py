@@ -20,6 +20,8 @@ from typing import Any
 
 from threadpoolctl import threadpool_info
 
+from .._markdown import markdown_table
+
 #: The packages whose versions a run records (the numerical stack of ntpnb).
 PACKAGES = ("numpy", "scipy", "numba", "cvxpy", "clarabel", "osqp", "scs", "highspy", "threadpoolctl")
 
@@ -112,9 +114,7 @@ def _rows(info: Mapping[str, Any]) -> list[tuple[str, str]]:
 
 def format_platform(info: Mapping[str, Any]) -> str:
     """One platform record as a markdown table (what, value)."""
-    lines = ["| | recorded by the run |", "|---|---|"]
-    lines += [f"| {what} | {value} |" for what, value in _rows(info)]
-    return "\n".join(lines) + "\n"
+    return markdown_table(("", "recorded by the run"), _rows(info)) + "\n"
 
 
 def platform_section(records: Mapping[str, Mapping[str, Any] | None], what: str = "run") -> str:

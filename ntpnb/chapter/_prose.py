@@ -4,8 +4,8 @@ A notebook rounds a number to its stable digits and *glues* the text under a nam
 ``myst_nb.glue``; the markdown shows it with ``{glue:text}`name```, taken by myst-nb from the executed
 notebook. The rounding is done here, before gluing, not by a format in the markdown
 (``{glue:text}`name:.3g```): the executed notebook then stores only the stable digits, which the
-before/after and cross-CPU comparisons of its outputs read. Also the phrases and tables a
-chapter writes from its numbers.
+before/after and cross-CPU comparisons of its outputs read. Also the phrases a chapter writes
+from its numbers (its tables: :func:`ntpnb._markdown.markdown_table`).
 """
 
 from __future__ import annotations
@@ -74,18 +74,3 @@ def describe_change(change: float, se: float) -> str:
 def sentences(items: list[str], empty: str) -> str:
     """``items`` joined as one Markdown sentence list (``"a; b."``), or ``empty`` if there are none."""
     return "; ".join(items) + "." if items else empty
-
-
-def markdown_table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
-    """A Markdown table: the header row, the separator, one line per row.
-
-    Raises
-    ------
-    InvalidDataError
-        If a row does not have as many cells as the header.
-    """
-    for row in rows:
-        if len(row) != len(header):
-            raise InvalidDataError(f"a row of {len(row)} cells in a table of {len(header)} columns: {row!r}")
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    return "\n".join(lines + [f"| {' | '.join(row)} |" for row in rows])

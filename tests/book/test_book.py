@@ -343,7 +343,7 @@ def test_the_scoreboard_opens_the_introduction_and_each_chapter_with_the_reports
         assert parts.fragment == verdicts[cid]["card"] and parts.fragment in cards, link
     intro_text = html_unescape(re.sub(r"<[^>]+>", "", intro_page.read_text()))
     assert all(CLAIMS[cid].short in intro_text for cid in CLAIMS)  # on the page, not on hover only
-    text = html_unescape(re.sub(r"<[^>]+>", "", report.read_text()))
+    text = html_unescape(re.sub(r"<[^>]+>", "", report.read_text())).replace("\u2019", "'")  # smart quotes
     for cid, claim in verdicts.items():  # the report says the same words, beside its badge
         basis = claim["phrase"].removeprefix(claim["verdict"]).removeprefix(": ")
         assert f"{claim['verdict']} {basis}".strip() in text, cid

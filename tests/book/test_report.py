@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import html
 import json
 import os
 import platform
@@ -12,6 +11,7 @@ import subprocess
 import sys
 
 import pytest
+from markupsafe import escape
 from threadpoolctl import threadpool_info
 
 from ntpnb.book._report import (
@@ -444,13 +444,12 @@ def test_a_claim_with_protocols_shows_each_protocols_verdict_on_its_card_and_its
     log.check("B10", "mean local corr", 0.94, ">", 0.99, protocol="paper's loss")
     report = render_report(read_tree(layout))
     card = _card(report, "B10")
-    assert "reproduced with a qualification</span></span> holds at the one seed\n" in card
-    authors, papers = (f"\\[{key}\\] {words}" for key, words in CLAIMS["B10"].protocols.items())
-    assert f'\nProtocols\n: \n  - {authors}: <span class="ntpnb-badge ntpnb-v-reproduced"' in card
-    assert f'\n  - {papers}: <span class="ntpnb-badge ntpnb-v-check-failed"' in card
-    assert (
-        "\nQualification\n: decided under \\[authors' loss\\] (reproduced); under \\[paper's loss\\]" in card
-    )
+    # decided as the paper states it (its loss); the authors' code's loss explains it
+    assert "check failed</span></span> the evidence fails at the one seed\n" in card
+    papers, authors = (f"\\[{key}\\] {words}" for key, words in CLAIMS["B10"].protocols.items())
+    assert f'\nProtocols\n: \n  - {papers}: <span class="ntpnb-badge ntpnb-v-check-failed"' in card
+    assert f'\n  - {authors}: <span class="ntpnb-badge ntpnb-v-reproduced"' in card
+    assert "\nExplanation\n: under \\[authors' loss\\] (the loss the authors' code trains" in card
     assert "| \\[authors' loss\\] mean local corr | 0.9950 |" in report  # every check names its protocol
     assert "| \\[paper's loss\\] mean local corr | 0.9400 |" in report
 
@@ -475,7 +474,7 @@ def test_a_maps_checks_count_in_no_verdict_and_the_report_lists_each_map_apart(t
     maps = report.split(f"## {MAPS_TITLE}\n", 1)[1].split("\n## ", 1)[0]
     for mid, spec in MAPS.items():  # each map a block, closed, its counts in its summary
         assert f'<details class="ntpnb-checks ntpnb-map" id="map-{mid.lower()}">' in maps
-        assert f"<summary>{html.escape(f'{mid}: {spec.title} (Paper {spec.paper})')} <span>(" in maps
+        assert f"<summary>{escape(f'{mid}: {spec.title} (Paper {spec.paper})')} <span>(" in maps
     m1 = maps.split('id="map-m1"', 1)[1].split('id="map-m2"', 1)[0]
     assert "<span>(1 measurement, 0 established; 1 sanity check, holds)</span>" in m1
     assert "distance ratio above 2/L\\_inf: not decided, 0.500 (1 instance" in m1

@@ -7,7 +7,7 @@ import json
 from docutils import nodes
 
 from ntpnb.book._scoreboard import badge_html, claims_html, scoreboard_data
-from ntpnb.book._verdicts import QUALIFIED, REPRODUCED, Verdict
+from ntpnb.book._verdicts import NOT_REPRODUCED, QUALIFIED, REPRODUCED, ProtocolVerdict, Verdict
 from ntpnb.book._words import WORD_CLASS, keep_table_words, split_words, words_html
 from ntpnb.book.sphinx_ext import _notebook_problems
 from ntpnb.chapter._registry import CLAIMS
@@ -111,6 +111,7 @@ def test_the_scoreboard_data_gives_each_claim_its_short_statement_verdict_and_ca
         "short": CLAIMS["A1"].short,
         "verdict": REPRODUCED,
         "phrase": "reproduced: holds at all 5 seeds",
+        "explained": "",
         "card": "claim-a1",
         "sections": [
             {"notebook": "01_entropy", "anchor": "claim-a1-the-bound"},
@@ -118,6 +119,17 @@ def test_the_scoreboard_data_gives_each_claim_its_short_statement_verdict_and_ca
         ],
     }
     assert [c["id"] for c in data["claims"]] == list(CLAIMS) and set(data["papers"]) == {"A", "B"}
+    # a claim that does not hold as stated, but under the authors' code: the scoreboard says so
+    protocols = (
+        ProtocolVerdict("paper's loss", "x", NOT_REPRODUCED, "", ""),
+        ProtocolVerdict("authors' loss", "y", REPRODUCED, "", ""),
+    )
+    results["B10"] = Verdict("B10", NOT_REPRODUCED, "missed", protocols=protocols)
+    b10 = next(c for c in scoreboard_data(results, {})["claims"] if c["id"] == "B10")
+    assert b10["explained"] == "reproduces under the authors' loss"
+    assert '<span class="ntpnb-explained">(reproduces under the authors&#39; loss)</span></span>' in (
+        claims_html([(b10, None, None)])
+    )
 
 
 def test_a_scoreboard_line_is_the_badge_to_the_card_and_the_short_statement_on_the_page():
@@ -135,7 +147,7 @@ def test_a_scoreboard_line_is_the_badge_to_the_card_and_the_short_statement_on_t
         f'<a {badge} href="../outputs/report.html#claim-b10" '
         'title="B10 (Fig. 5): reproduced with a qualification: x"><span class="ntpnb-badge-id">B10</span>'
     )
-    word = '<span class="ntpnb-word">pseudo-graph&#x27;s</span>'
+    word = '<span class="ntpnb-word">pseudo-graph&#39;s</span>'
     short = f"An example claim: attention aligns with the {word} SVM"
     assert first.endswith(f'<a class="ntpnb-short" href="#the-checks">{short}</a>')
     assert second.startswith(f"<span {badge} title=")

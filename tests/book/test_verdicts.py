@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
 
 import pytest
@@ -19,8 +20,8 @@ from ntpnb.book._verdicts import (
     Sweep,
     format_counts,
     load_sweeps,
-    qualification_across,
     series_of,
+    statement_across,
     sweep_verdicts,
 )
 from ntpnb.chapter._claims import Artifact, ChapterRecord, Check, ClaimLog, Qualification
@@ -227,7 +228,10 @@ def test_a_statistical_check_is_decided_pooled_and_shows_no_count_of_seeds():
     # (se 0.0009) it does: the paper's number is contradicted
     v = sweep_verdicts(["B11"], [sweep(*(stat(s) for s in range(5)))])["B11"]
     assert v.verdict == NOT_REPRODUCED
-    assert v.phrase == "does not reproduce: contradicted on 500 trials pooled over 5 seeds"
+    assert v.phrase == (
+        "does not reproduce: the paper's bound is missed on 500 trials pooled over 5 seeds "
+        "(contradicted at the 1% level)"
+    )
     # stated as a finding ("< 0.99"), the same data establish the shortfall, pooled only
     books = [stat(s, "finding", "<") for s in range(5)]
     assert not books[0].checks[0].passed and books[0].checks[0].result == "OPEN"
@@ -246,21 +250,44 @@ def test_a_statistical_check_is_decided_pooled_and_shows_no_count_of_seeds():
     assert sweep_verdicts(["B11"], [sweep(books[0])])["B11"].verdict == NOT_ESTABLISHED
 
 
-def test_a_finding_that_the_authors_artifact_also_shows_qualifies_the_text():
+def test_a_bound_missed_by_the_estimate_never_holds_whatever_the_tests_power():
+    """B11: "> 0.99" against a mean of 0.987. One seed's test cannot contradict the bound, five
+    seeds' can: the verdict is the same, only how sure it is changes."""
+    one = sweep_verdicts(["B11"], [sweep(stat(0))])["B11"]
+    five = sweep_verdicts(["B11"], [sweep(*(stat(s) for s in range(5)))])["B11"]
+    assert one.verdict == five.verdict == NOT_REPRODUCED
+    assert one.phrase == (
+        "does not reproduce: the paper's bound is missed on 100 trials at the one seed "
+        "(within the test's noise at the 1% level)"
+    )
+    assert five.phrase.endswith("(contradicted at the 1% level)")
+    (evidence,) = one.evidence
+    assert evidence.outcome == "missed" and "on the estimate (1% mean test: how sure)" in evidence.required
+    # an estimate on the bound's side holds, however unsure: the card says how sure
+    above = [0.991 + 0.02 * ((i % 2) * 2 - 1) for i in range(100)]
+    v = sweep_verdicts(["B11"], [sweep(stat(0, values=above))])["B11"]
+    assert v.verdict == REPRODUCED and v.why.endswith("(within the test's noise at the 1% level)")
+
+
+def test_an_artifact_that_shows_our_missed_value_explains_the_verdict_never_changes_it():
     stored = Artifact("the authors' stored Fig. 6a (figures/x.pdf)", 0.9866, trials=100)
     books = [stat(s, "finding", "<", artifact=stored) for s in range(5)]
     v = sweep_verdicts(["B11"], [sweep(*books)])["B11"]
-    assert v.verdict == QUALIFIED
-    (reason,) = v.qualifications
-    assert reason == (
-        "mean corr: 0.987 ± 0.0009 on 500 trials pooled over 5 seeds, against the paper's > 0.99, "
-        "and the authors' stored Fig. 6a (figures/x.pdf): 0.9866, consistent with ours"
+    assert v.verdict == NOT_REPRODUCED and not v.qualifications
+    (explained,) = v.explanations
+    assert explained == (
+        "mean corr: the authors' stored Fig. 6a (figures/x.pdf): 0.9866, consistent with ours"
     )
-    assert "authors' own" not in " ".join(v.reasons)  # information, no sentence about whose result
+    # the same for evidence whose estimate misses the bound: their own figure misses it too
+    books = [stat(s, artifact=stored) for s in range(5)]
+    v = sweep_verdicts(["B11"], [sweep(*books)])["B11"]
+    assert v.verdict == NOT_REPRODUCED
+    assert v.explanations[0].endswith("so their own figure misses the paper's > 0.99 too")
+    assert not any("0.9866" in note for note in v.notes)  # said once, as the explanation
     # an artifact that shows another value leaves the finding standing, quoting all three
     far = Artifact("the authors' stored Fig. 6a (figures/x.pdf)", 0.995, trials=100)
     v = sweep_verdicts(["B11"], [sweep(*(stat(s, "finding", "<", artifact=far) for s in range(5)))])["B11"]
-    assert v.verdict == NOT_REPRODUCED
+    assert v.verdict == NOT_REPRODUCED and not v.explanations
     assert "0.995, not consistent with ours" in v.reasons[0] and "the paper's > 0.99" in v.reasons[0]
 
 
@@ -371,7 +398,7 @@ def test_qualifications_stated_at_other_seeds_only_are_named_with_their_seeds():
     v = verdict_of(record(0, check()), record(1, check(), quals=[q("only here")]))
     assert v.verdict == QUALIFIED and v.reasons == ("only here (at seed 1)",)
     made = [(1, q("{n} trials", n=3)), (4, q("{n} trials", n=5))]
-    assert qualification_across(made, (0, 1, 2, 3, 4)) == "3 to 5 trials (at seeds 1 and 4)"
+    assert statement_across(made, (0, 1, 2, 3, 4)) == "3 to 5 trials (at seeds 1 and 4)"
 
 
 def test_a_qualification_refuses_fields_without_numbers_and_numbers_that_are_not_finite():
@@ -381,8 +408,40 @@ def test_a_qualification_refuses_fields_without_numbers_and_numbers_that_are_not
         Qualification("A1", "no fields", {"k": 3})
     with pytest.raises(InvalidDataError, match="not finite"):
         Qualification("A1", "at {k}", {"k": float("nan")})
-    with pytest.raises(InvalidDataError, match="qualification"):
+    with pytest.raises(InvalidDataError, match="statement"):
         Qualification("A1", "at {k:d}", {"k": 0.5})
+    with pytest.raises(InvalidDataError, match="must be a Sample of a test in"):
+        Qualification("A1", "p {p}", {}, {"p": sample_of("pvalue", [0.5])})
+    with pytest.raises(InvalidDataError, match="differ"):
+        Qualification("A1", "at {k}", {"k": 1}, {"k": sample_of("mean", [1, 2])})
+
+
+def test_a_headline_quotes_its_numbers_as_ranges_and_its_samples_pooled_over_the_seeds(tmp_path):
+    """B11: the summary's sentence, with the pooled mean of every seed's trials."""
+    books = []
+    for seed in range(5):
+        log = ClaimLog("07_attention", "paper", tmp_path / str(seed), seed=seed)
+        log.check("B11", "mean corr", sample_of("mean", SPREAD), ">", 0.99)
+        log.headline(
+            "B11",
+            "mean local correlation {corr} after {steps} steps, against the paper's $> 0.99$",
+            corr=sample_of("mean", SPREAD),
+            steps=2000 + seed,
+        )
+        books.append(log.record)
+    v = sweep_verdicts(["B11"], [sweep(*books)])["B11"]
+    assert v.headline == (
+        "mean local correlation 0.987 ± 0.0009 after 2000 to 2004 steps, against the paper's $> 0.99$ "
+        "(lowest to highest over the 5 seeds)"
+    )
+    assert v.summary == v.headline and v.why != v.headline  # the why stays on the card
+    assert ChapterRecord.from_json(json.loads(books[0].dump())).headlines == books[0].headlines
+    log = ClaimLog("07_attention", "paper", tmp_path / "x")
+    log.headline("B11", "once")
+    with pytest.raises(InvalidDataError, match="already has a headline"):
+        log.headline("B11", "twice")
+    with pytest.raises(InvalidDataError, match="a claim of the registry, not 'M1'"):
+        log.headline("M1", "a map has no verdict")
 
 
 def test_series_match_the_same_check_at_every_seed_and_show_its_spread():
@@ -492,8 +551,8 @@ HIGH = [0.995 + 0.004 * ((i % 2) * 2 - 1) for i in range(100)]  # mean 0.995: ">
 LOW = [0.946 + 0.02 * ((i % 2) * 2 - 1) for i in range(100)]  # mean 0.946: contradicted
 
 
-def test_a_claim_with_protocols_is_decided_under_each_and_qualified_where_they_differ():
-    """B10: the authors' loss gives the paper's outcome, the paper's stated loss does not."""
+def test_a_claim_with_protocols_is_decided_as_the_paper_states_it_and_explained_by_the_code():
+    """B10: the loss the paper states misses the paper's number; the authors' code's loss gives it."""
     books = [
         record(
             s,
@@ -506,33 +565,30 @@ def test_a_claim_with_protocols_is_decided_under_each_and_qualified_where_they_d
     # the same check under two protocols is two series
     assert len(series_of(sweep(*books))) == 3
     v = verdict_of(*books, claim="B10")
-    authors, papers = v.protocols
+    papers, authors = v.protocols
+    assert (papers.key, papers.verdict) == ("paper's loss", NOT_REPRODUCED)
     assert (authors.key, authors.verdict) == ("authors' loss", REPRODUCED)
     assert authors.words.startswith("the loss the authors' code trains")
-    assert (papers.key, papers.verdict) == ("paper's loss", NOT_REPRODUCED)
     assert papers.why == (
         "[paper's loss] mean corr: 0.946 ± 0.0009 on 500 trials pooled over 5 seeds, "
-        "against the paper's > 0.99"
+        "against the paper's > 0.99 (contradicted at the 1% level)"
     )
-    # the claim's verdict is the first protocol's, qualified by the other's (with its number)
-    assert v.verdict == QUALIFIED
-    assert v.basis == authors.basis == "holds at all 5 seeds and on 500 trials pooled over 5 seeds"
-    (qualification,) = v.qualifications
-    assert qualification.startswith(
-        "decided under [authors' loss] (reproduced); under [paper's loss]: does not reproduce, "
-        "[paper's loss] mean corr: 0.946 ± 0.0009"
+    # the claim's verdict is the stated protocol's; the authors' code explains it, in words
+    assert v.verdict == NOT_REPRODUCED and v.basis == papers.basis
+    assert not any("decided under" in q for q in v.qualifications)
+    (explained,) = v.explanations
+    assert explained.startswith(
+        "under [authors' loss] (the loss the authors' code trains, $(1-\\mathrm{softmax}(Ef_W(X))_y)^2$, "
+        "which the paper does not state): reproduced, [authors' loss] mean corr: 0.995 ± 0.0002"
     )
-    assert (
-        v.why == "[authors' loss] mean corr: 0.995 ± 0.0002 on 500 trials pooled over 5 seeds, "
-        "against the paper's > 0.99"
-    )
+    assert v.why == papers.why
     # both protocols' evidence is listed, each with its protocol
     assert [(e.protocol, e.outcome) for e in v.evidence] == [
         ("authors' loss", "holds"),
-        ("paper's loss", "fails"),
+        ("paper's loss", "missed"),
         ("", "holds"),
     ]
-    # where the protocols agree there is nothing to qualify
+    # where the protocols agree there is nothing to qualify or explain
     same = [
         record(
             s,
@@ -542,7 +598,8 @@ def test_a_claim_with_protocols_is_decided_under_each_and_qualified_where_they_d
     ]
     v = verdict_of(*same, claim="B10")
     assert v.verdict == REPRODUCED and [p.verdict for p in v.protocols] == [REPRODUCED, REPRODUCED]
-    # a negative first protocol is the claim's verdict, the other shown beside it
+    assert not v.explanations
+    # the stated protocol holds and the authors' does not: a qualification that names it
     flipped = [
         record(
             s,
@@ -552,13 +609,16 @@ def test_a_claim_with_protocols_is_decided_under_each_and_qualified_where_they_d
         for s in range(5)
     ]
     v = verdict_of(*flipped, claim="B10")
-    assert v.verdict == NOT_REPRODUCED and v.protocols[1].verdict == REPRODUCED
+    assert v.verdict == QUALIFIED and v.protocols[1].verdict == NOT_REPRODUCED
+    assert v.qualifications[0].startswith(
+        "decided under [paper's loss] (reproduced); under [authors' loss]: does not reproduce"
+    )
     # no check names a protocol: one verdict, no split
     assert verdict_of(record(0, check(claim="B10")), claim="B10").protocols == ()
 
 
-def test_an_artifact_excuses_a_missed_number_only_under_the_first_protocol():
-    """B11: a finding of the unfiltered trials is not excused by the authors' (filtered) figure."""
+def test_an_artifact_explains_a_missed_number_only_under_the_authors_protocol():
+    """B11: the authors' (filtered) figure explains a miss of the filtered trials, not of every trial."""
     stored = Artifact("the authors' stored Fig. 6a", 0.9866, trials=100)
     values = [0.987 + 0.02 * ((i % 2) * 2 - 1) for i in range(100)]
 
@@ -572,33 +632,26 @@ def test_an_artifact_excuses_a_missed_number_only_under_the_first_protocol():
             for s in range(5)
         ]
 
-    first = verdict_of(*books("authors' filter"), claim="B11")
-    assert first.verdict == QUALIFIED and first.protocols[0].verdict == QUALIFIED
-    assert "the authors' stored Fig. 6a: 0.9866, consistent with ours" in first.qualifications[0]
-    other = verdict_of(*books("every trial"), claim="B11")
-    assert [(p.key, p.verdict) for p in other.protocols] == [
-        ("authors' filter", REPRODUCED),
-        ("every trial", NOT_REPRODUCED),
+    authors = verdict_of(*books("authors' filter"), claim="B11")
+    assert [(p.key, p.verdict) for p in authors.protocols] == [
+        ("every trial", REPRODUCED),
+        ("authors' filter", NOT_REPRODUCED),
     ]
-    assert other.verdict == QUALIFIED
-    assert "under [every trial]: does not reproduce" in other.qualifications[0]
-    # the artifact is quoted as information beside the standing finding
-    assert other.notes == (
-        "[every trial] mean corr: the authors' stored Fig. 6a: 0.9866, consistent with ours",
+    # the stated protocol holds: the authors' miss qualifies it, and their figure explains that miss
+    assert authors.verdict == QUALIFIED
+    assert "under [authors' filter]: does not reproduce" in authors.qualifications[0]
+    assert authors.explanations == (
+        "under [authors' filter]: [authors' filter] mean corr: the authors' stored Fig. 6a: 0.9866, "
+        "consistent with ours",
     )
-    # a protocol-free check follows every protocol, the authors' too: it may be excused, under
-    # every protocol's verdict
-    assert verdict_of(*books(""), claim="B11").verdict == QUALIFIED
-    free = [
-        record(s, *r.checks, mean_check(s, "B11", "kept corr", HIGH, protocol="every trial"))
-        for s, r in enumerate(books(""))
-    ]
-    v = verdict_of(*free, claim="B11")
-    assert [(p.key, p.verdict) for p in v.protocols] == [
-        ("authors' filter", QUALIFIED),
-        ("every trial", QUALIFIED),
-    ]
-    assert v.verdict == QUALIFIED and len(v.qualifications) == 1  # the protocols agree
+    # under the stated protocol the same figure explains nothing: it is quoted beside the finding
+    stated = verdict_of(*books("every trial"), claim="B11")
+    assert stated.verdict == NOT_REPRODUCED and not stated.explanations
+    assert "(the authors' stored Fig. 6a: 0.9866, consistent with ours)" in stated.findings[0]
+    # a protocol-free check follows every protocol, the authors' too: their figure explains it
+    v = verdict_of(*books(""), claim="B11")
+    assert v.verdict == NOT_REPRODUCED
+    assert v.explanations == ("mean corr: the authors' stored Fig. 6a: 0.9866, consistent with ours",)
 
 
 def test_a_check_that_holds_pooled_but_not_at_some_seeds_alone_is_marginal():
@@ -642,10 +695,15 @@ def test_an_instances_check_is_decided_over_the_seeds_and_not_at_one():
     assert v.verdict == REPRODUCED and v.basis == "holds on 5 instances pooled over 5 seeds"
     assert v.marginal == ()  # every seed's line is open (one instance), but none could decide alone
     assert "5 instances from 0.86 to 0.96" in v.evidence[0].ours
-    # one instance far below the others: the spread between instances leaves "> 0.8" unestablished
+    # one instance far below the others: the spread between instances leaves "> 0.8" unestablished,
+    # with the mean on its side: not decided (more instances may decide it), never "fails"
     spread = (0.90, 0.86, 0.96, 0.92, 0.60)
     v = verdict_of(*(record(s, instance_check(s, x)) for s, x in enumerate(spread)), claim="A15")
-    assert v.verdict == NOT_REPRODUCED
+    assert v.verdict == NOT_ESTABLISHED and v.evidence[0].outcome == "not decided"
+    # the mean on the wrong side: the strict difference is missed
+    below = (0.70, 0.76, 0.66, 0.82, 0.60)
+    v = verdict_of(*(record(s, instance_check(s, x)) for s, x in enumerate(below)), claim="A15")
+    assert v.verdict == NOT_REPRODUCED and v.evidence[0].outcome == "missed"
 
 
 def test_p_values_capped_at_one_are_noted_as_testing_nothing():

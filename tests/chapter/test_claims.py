@@ -330,7 +330,7 @@ def test_a_check_under_a_protocol_names_it_and_an_undeclared_one_is_refused(log,
     assert load_chapter_record(log.path).checks[0].protocol == "paper's loss"
     with pytest.raises(
         InvalidDataError,
-        match=r"protocol \[paper loss\] is not declared for it .*\[authors' loss\], \[paper's loss\]",
+        match=r"protocol \[paper loss\] is not declared for it .*\[paper's loss\], \[authors' loss\]",
     ):
         log.check("B10", "mean corr", 0.995, ">", 0.99, protocol="paper loss")
     with pytest.raises(

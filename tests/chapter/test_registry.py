@@ -31,15 +31,18 @@ def test_registry_holds_every_claim_of_both_papers_in_order():
 
 def test_a_short_statement_is_plain_words_with_the_registrys_numbers(monkeypatch):
     assert CLAIMS["B8"].short.endswith(f"above {paper_value('B8', 'corr'):g}")  # %(corr)g filled in
-    monkeypatch.setitem(registry._SHORT, "A1", "the loss is $\\ge \\mathcal{H}$")
+    a1 = CLAIMS["A1"]
+    made = {"id": "A1", "where": a1.where, "statement": a1.statement, "paper_value": "theorem"}
     with pytest.raises(NTPError, match=f"A1's short statement .*at most {SHORT_WORDS} plain words"):
-        registry._specs(registry._TABLE)
-    monkeypatch.setitem(registry._SHORT, "A1", " ".join(["word"] * (SHORT_WORDS + 1)))
+        registry.ClaimSpec(**made, short="the loss is $\\ge \\mathcal{H}$")
     with pytest.raises(NTPError, match="A1's short statement"):
-        registry._specs(registry._TABLE)
-    monkeypatch.delitem(registry._SHORT, "A1")
+        registry.ClaimSpec(**made, short=" ".join(["word"] * (SHORT_WORDS + 1)))
     with pytest.raises(NTPError, match="claim A1 has no short statement"):
-        registry._specs(registry._TABLE)
+        registry.ClaimSpec(**made, short="")
+    with pytest.raises(NTPError, match=r"without \|"):
+        registry.ClaimSpec(**{**made, "statement": "a | b"}, short="a plain short statement")
+    with pytest.raises(NTPError, match=r"names a claim twice: .'A1'"):
+        registry._by_id((registry.ClaimSpec(**made, short="a plain short statement"),) * 2)
 
 
 #: Tracked text the registry's statements and paper values must not be copied into.
@@ -174,8 +177,11 @@ def test_readme_lists_the_claims_each_chapter_checks():
 def test_protocols_are_declared_where_the_paper_and_the_authors_code_differ():
     from ntpnb.chapter._registry import PROTOCOL_KEY, _protocols
 
-    assert list(CLAIMS["B10"].protocols) == ["authors' loss", "paper's loss"]  # the first decides
-    assert list(CLAIMS["B11"].protocols) == ["authors' filter", "every trial"]
+    # the first is the claim as the paper states it, which decides; the authors' code runs another
+    assert list(CLAIMS["B10"].protocols) == ["paper's loss", "authors' loss"]
+    assert list(CLAIMS["B11"].protocols) == ["every trial", "authors' filter"]
+    assert (CLAIMS["B10"].authors, CLAIMS["B11"].authors) == ("authors' loss", "authors' filter")
+    assert all(not spec.authors for cid, spec in CLAIMS.items() if cid not in ("B10", "B11"))
     assert "softmax" in CLAIMS["B10"].protocols["authors' loss"]
     assert "c_y^\\top" in CLAIMS["B10"].protocols["paper's loss"]
     assert {cid for cid, spec in CLAIMS.items() if spec.protocols} == {"B10", "B11"}
@@ -190,6 +196,18 @@ def test_protocols_are_declared_where_the_paper_and_the_authors_code_differ():
         _protocols("B10", {"authors' loss": "x", "paper [loss]": "y"})
     with pytest.raises(NTPError, match="a key of words"):
         _protocols("B10", {"authors' loss": "x", "paper's loss": "a | b"})
+    b10 = CLAIMS["B10"]
+    made = {
+        "id": "B10",
+        "where": b10.where,
+        "statement": b10.statement,
+        "paper_value": "x",
+        "short": b10.short,
+    }
+    with pytest.raises(NTPError, match=r"the authors' protocol .* after the first"):
+        registry.ClaimSpec(**made, protocols=b10.protocols, authors="paper's loss")
+    with pytest.raises(NTPError, match="the authors' protocol"):
+        registry.ClaimSpec(**made, protocols=b10.protocols)
 
 
 def test_a_map_declares_the_protocols_of_the_claim_whose_settings_it_runs():
@@ -201,3 +219,16 @@ def test_a_map_declares_the_protocols_of_the_claim_whose_settings_it_runs():
     assert {mid for mid, spec in MAPS.items() if spec.protocols} == {"M5"}
     with pytest.raises(NTPError, match="one protocol is no choice"):
         registry._maps((registry.MapSpec("M9", "B", "t", "a", "v", ("B10",), {"authors' loss": "x"}),))
+
+
+def test_every_claim_has_one_headline_in_a_chapter_that_checks_it():
+    """The report's summary shows each claim's headline: one chapter states it, and checks the claim."""
+    sources = {p.stem: p.read_text() for p in sorted((ROOT / "notebooks").glob("*.md"))}
+    stated: dict[str, list[str]] = {}
+    for name, source in sources.items():
+        for cid in re.findall(r"claims\.headline\(\s*\"([AB]\d+)\"", source):
+            stated.setdefault(cid, []).append(name)
+    assert set(stated) == set(CLAIMS), f"no headline for {sorted(set(CLAIMS) - set(stated))}"
+    for cid, names in stated.items():
+        assert len(names) == 1, f"{cid} has a headline in {names}"
+        assert cid in _checked_ids(sources[names[0]]), f"{names[0]} states {cid}'s headline, checks it not"

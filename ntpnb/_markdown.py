@@ -1,0 +1,49 @@
+"""Markdown for the generated pages: one way to escape a cell's text, one way to write a table.
+
+Every page the package writes (the report, the claims page, the explore maps, the chapters'
+tables, the benchmarks) builds its tables with :func:`markdown_table` and escapes plain text with
+:func:`escape_markdown`, below every layer. ``tabulate`` is not used: it pads each column to its
+widest cell, which no reader of a rendered page sees and which makes every row's source depend on
+its neighbours; a row here is its cells, as written.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from .errors import InvalidDataError
+
+#: The characters MyST reads as markup, in running text and in a table cell (``|`` ends a cell).
+_SPECIAL = re.compile(r"([\\`*_{}\[\]<>|$#~])")
+
+
+def escape_markdown(text: object) -> str:
+    """``text`` as plain words in MyST: every character it would read as markup escaped.
+
+    No emphasis, math, links, roles or column breaks survive; a number or any object is taken as
+    its ``str``.
+    """
+    return _SPECIAL.sub(r"\\\1", str(text))
+
+
+def markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """A Markdown table: the header row, the separator, one line per row (cells as given).
+
+    The cells are MyST already (escape plain text with :func:`escape_markdown`); a cell must not
+    hold a line break.
+
+    Raises
+    ------
+    InvalidDataError
+        If a row does not have as many cells as the header, or a cell holds a line break.
+    """
+    for row in rows:
+        if len(row) != len(header):
+            raise InvalidDataError(f"a row of {len(row)} cells in a table of {len(header)} columns: {row!r}")
+    cells = [*header, *(cell for row in rows for cell in row)]
+    broken = next((c for c in cells if "\n" in str(c)), None)
+    if broken is not None:
+        raise InvalidDataError(f"a table cell cannot hold a line break: {broken!r}")
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    return "\n".join(lines + [f"| {' | '.join(str(c) for c in row)} |" for row in rows])

@@ -1,0 +1,67 @@
+"""The package's markup lives in templates: Jinja2, one file each under ``ntpnb/templates/``.
+
+No module writes HTML in a Python string (a test holds the package to it): the badges, the
+scoreboard, a chapter's table of checks, the report's collapsed blocks, the execution footer's
+link and the figures' ``<picture>`` are rendered here from their templates. A template whose name
+ends in ``.html`` is escaped automatically (a value is text unless the caller passes markup it
+rendered itself, marked :func:`markup`); a ``.md`` template writes MyST markdown and escapes
+what it inserts into HTML with ``|e``.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+from markupsafe import Markup
+
+from .errors import InvalidDataError
+
+
+@cache
+def _environment() -> Environment:
+    """The one Jinja2 environment: the package's templates, HTML ones escaped, a missing value an error."""
+    return Environment(
+        loader=PackageLoader("ntpnb", "templates"),
+        autoescape=select_autoescape(enabled_extensions=("html",), default_for_string=False),
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=False,
+    )
+
+
+def render(name: str, **context: Any) -> str:
+    """The template ``name`` rendered with ``context``.
+
+    Raises
+    ------
+    InvalidDataError
+        Naming the template, if a value it uses is missing.
+    """
+    from jinja2 import UndefinedError
+
+    try:
+        return _environment().get_template(name).render(**context)
+    except UndefinedError as exc:
+        raise InvalidDataError(f"template {name}: {exc}") from None
+
+
+def render_inline(name: str, **context: Any) -> Markup:
+    """A template that renders one line of markup (a badge, a link): its text, stripped, as markup.
+
+    Raises
+    ------
+    InvalidDataError
+        If it renders more than one line (it goes into a table cell or a line of text).
+    """
+    text = render(name, **context).strip()
+    if "\n" in text:
+        raise InvalidDataError(f"template {name} must render one line, got {text!r}")
+    return Markup(text)
+
+
+def markup(text: str) -> Markup:
+    """``text`` marked as markup already (rendered by a template): an HTML template inserts it as it is."""
+    return Markup(text)
