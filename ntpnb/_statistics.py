@@ -3,7 +3,7 @@
 Summaries of the sweeps of :mod:`ntpnb._parallel`: Wilson intervals, where a curve crosses a
 level (bracketed by Wilson intervals, or with a bootstrap error over whole nested draws), the
 drift of such a threshold with size, a goodness-of-fit test with a simulated null distribution,
-the bootstrap of a heavy-tailed mean and Fisher's exact test.
+the bootstrap of a heavy-tailed mean, Fisher's exact test and the exact test of a trend in rates.
 
 **Statistical claim checks** (:class:`Sample`): a sample recorded at each seed, tested there,
 and pooled over the sweep.
@@ -376,6 +376,65 @@ def fisher_pvalue(k1: int, n1: int, k2: int, n2: int) -> float:
     if k1 > n1 or k2 > n2:
         raise InvalidDataError(f"need 0 <= k <= n, got {k1} of {n1} and {k2} of {n2}")
     return float(scipy.stats.fisher_exact([[k1, n1 - k1], [k2, n2 - k2]])[1])
+
+
+def _compositions(trials: np.ndarray, total: int) -> tuple[np.ndarray, np.ndarray]:
+    """Every ``(k_1, ..., k_G)`` with ``0 <= k_g <= trials_g`` and ``sum k = total``, and its weight.
+
+    The rows of the first array, each with ``log prod C(trials_g, k_g)`` in the second.
+    """
+    ks, logw = np.zeros((1, 0), dtype=np.int64), np.zeros(1)
+    for g, n in enumerate(trials):
+        room = total - ks.sum(axis=1)
+        check_dense_size((ks.shape[0], int(n) + 1, g + 1), "the exact trend test's compositions")
+        k = np.arange(int(n) + 1)
+        keep = k[None, :] <= room[:, None]
+        if g == trials.size - 1:  # the last group takes what is left
+            keep &= k[None, :] == room[:, None]
+        rows, cols = np.nonzero(keep)
+        log_binom = (
+            scipy.special.gammaln(n + 1) - scipy.special.gammaln(k + 1) - scipy.special.gammaln(n - k + 1)
+        )
+        ks = np.column_stack([ks[rows], k[cols]])
+        logw = logw[rows] + log_binom[cols]
+    return ks, logw
+
+
+def trend_pvalue(successes: Sequence[int], trials: Sequence[int], scores: Sequence[float]) -> float:
+    """One-sided p-value of an increasing trend of a rate in ``scores``: the exact Cochran-Armitage test.
+
+    Group ``g`` has ``successes[g]`` events in ``trials[g]`` trials at the score ``scores[g]``
+    (e.g. ``log n``). Under the null hypothesis (one rate for every group), given the total of
+    events the counts are multivariate hypergeometric; the p-value is the probability there that
+    ``T = sum_g scores_g k_g`` is at least the observed one (ties within
+    ``settings.PVALUE_TIE_RTOL``). Conditional and exact, it is valid at any size: a true null
+    is rejected at level ``a`` with probability at most ``a`` (less, as the counts are discrete).
+
+    Raises
+    ------
+    InvalidDataError
+        If the three sequences differ in length or have fewer than two groups, a count is not a
+        whole number, a group has more events than trials, or the scores are not finite or all
+        equal.
+    """
+    k = np.array([as_count(x, "successes", minimum=0) for x in as_ordered(successes, "successes")])
+    n = np.array([as_count(x, "trials") for x in as_ordered(trials, "trials")])
+    s = as_float_array(as_ordered(scores, "scores"), "scores", 1)
+    if not k.size == n.size == s.size or k.size < 2:
+        raise InvalidDataError(
+            "need at least two groups and one count of events, trials and score each, got "
+            f"{k.size}, {n.size}, {s.size}"
+        )
+    if np.any(k > n):
+        raise InvalidDataError(f"a group has more events than trials: {k.tolist()} of {n.tolist()}")
+    if np.ptp(s) == 0:
+        raise InvalidDataError("the scores are all equal: no trend to test")
+    ks, logw = _compositions(n, int(k.sum()))
+    t = ks @ s
+    observed = float(s @ k)
+    probs = np.exp(logw - scipy.special.logsumexp(logw))
+    extreme = t >= observed - settings.PVALUE_TIE_RTOL * max(1.0, abs(observed))
+    return float(min(1.0, probs[extreme].sum()))
 
 
 #: The error rate of a statistical check (see the module docstring); rare by chance over a sweep.

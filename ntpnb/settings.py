@@ -360,3 +360,24 @@ FREE_ROWS_DEF2_RTOL: float = 1e-9
 #: Relative resolution of a spread (:func:`ntpnb.linear.experiments._curves.rounding_spread`): the
 #: tracked quantities' own BLAS rounding differs between CPUs below it; above it, its decade is a result.
 SPREAD_RESOLUTION: float = 1e-14
+
+#: GD's late-time orbit at one step (:func:`~ntpnb.linear.experiments._beyond.step_orbit`): the
+#: F-part converges when its oscillation's amplitude (a second difference of the iterates' F-parts,
+#: relative to ``||W*||``) is below this. Iterates that converge leave only the curvature of their
+#: slow drift (about 1e-11 on chapter 8's instances after 10^4 steps), a period-2 orbit even 1%
+#: above ``2/L_inf`` about 1e-2: the decision sits four decades from either.
+ORBIT_AMPLITUDE_RTOL: float = 1e-6
+#: An oscillating F-part has period ``p`` when ``||P_F(W_K) - P_F(W_{K-p})||`` is below this
+#: fraction of the orbit's size (the largest ``||P_F(W_K) - P_F(W_{K-i})||``, ``i <= 8``). An
+#: orbit's slow drift leaves 1e-6 to 1e-5 of it after 10^4 steps (up to 4e-4 after 2000) on
+#: chapter 8's instances, a period that is not ``p`` 0.06 to 1. Just past the next doubling the
+#: orbit's halves differ by less than any tolerance: there the period is ambiguous.
+ORBIT_PERIOD_RTOL: float = 1e-2
+
+#: The linprog method of the max-norm (entrywise l-infinity) NTP-SVM
+#: (:func:`ntpnb.linear._max_norm_svm.max_norm_svm`): HiGHS's dual simplex, whose multipliers
+#: certify the optimal value (about 1 s on chapter 4's instance).
+MAX_NORM_LP_METHOD: str = "highs-ds"
+#: The max-norm NTP-SVM's solutions form a face; its least Frobenius norm point is computed over
+#: the face widened by this (relative) in ``||W||_max``, a hair above the LP's rounding.
+MAX_NORM_FACE_RTOL: float = 1e-9

@@ -2,9 +2,9 @@
 
 The chapters call these to summarize their random sweeps (Wilson intervals, where a curve crosses
 a level and with what error, the drift of a threshold with size, a goodness-of-fit test with a
-simulated null), and :func:`sample_of` to record a statistical claim check as a :class:`Sample`,
-which the verdict tests pooled over the seeds. Each test, its error rate and its pooling are
-described where they are defined (``ntpnb._statistics``).
+simulated null, the exact test of a trend in rates), and :func:`sample_of` to record a
+statistical claim check as a :class:`Sample`, which the verdict tests pooled over the seeds. Each
+test, its error rate and its pooling are described where they are defined (``ntpnb._statistics``).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from ._statistics import (
     sample_of,
     threshold_crossing_bootstrap,
     threshold_gof_pvalue,
+    trend_pvalue,
     wilson_interval,
 )
 
@@ -34,6 +35,7 @@ __all__ = [
     "binomial_deviance",
     "threshold_gof_pvalue",
     "bootstrap_means",
+    "trend_pvalue",
     "Sample",
     "sample_of",
 ]

@@ -4,7 +4,8 @@ Run as ``python tests/cross_cpu_worker.py OUT.json --threads N`` in a process wh
 chooses the BLAS kernel (``OPENBLAS_CORETYPE``). It computes, for every instance of
 :func:`instances`, the results a reader checks against the papers (separability and
 compatibility decisions, ``dim F``, ``W*``, ``W^mm`` with its support vectors, the
-regularization path, the Graph-SVM, ``W^cyc``, attention training) and writes them with the BLAS
+regularization path, the Graph-SVM, ``W^cyc``, attention training, chapter 8's orbits near
+``2/L_inf`` and its trend test, the max-norm NTP-SVM) and writes them with the BLAS
 libraries that threadpoolctl saw (kernel and threads) to ``OUT.json``. Every quantity is computed on its own:
 an error (say, a path that fails to certify) is recorded as ``"Type: message"`` and the other
 quantities are still computed. The test compares the files of several kernels and thread counts.
@@ -40,6 +41,7 @@ from ntpnb._qp import active_mask  # noqa: E402
 from ntpnb.errors import NotSeparableError  # noqa: E402
 from ntpnb.linear._descent import SAMPLING_KINDS, run_decoder  # noqa: E402
 from ntpnb.linear._recipes import TOY2D_SUPPORTS, dirichlet_on_supports  # noqa: E402
+from ntpnb.statistics import trend_pvalue  # noqa: E402
 
 from helpers import gradient_fn  # noqa: E402  (tests/ is this script's folder)
 
@@ -239,6 +241,32 @@ def chapter_instances() -> dict[str, Quantity]:
     return {"data": data}
 
 
+def beyond_quantities() -> dict[str, Quantity]:
+    """Chapter 8's orbit decisions near ``2/L_inf`` and chapter 4's max-norm NTP-SVM, on a small
+    synthetic instance, and chapter 8's trend test. An amplitude is compared only on an orbit: a
+    converging run's is the curvature of its drift, near 1e-11 of ``||W*||``, where the rounding
+    of the projection onto F is already a part in 1e5."""
+    data = ntp.synthetic_instance(n=400, m=6, d=8, V=4, S=2, seed=3)
+    lim, W0 = ntp.limits(data), ntp.lecun_decoder(data, ntp.own_stream(3, 1))
+
+    def orbits() -> dict[str, Any]:
+        critical = 2 / ntp.smoothness(data, W0).limit
+        runs = [ntp.step_orbit(data, lim, W0, f * critical, 300, 20) for f in (0.9, 1.05, 1.5, 3.0)]
+        return {
+            "orbit_periods": [o.period for o in runs],
+            "orbit_amplitudes": np.array([o.amplitude for o in runs if o.period > 1]),  # to RTOL
+        }
+
+    def max_norm() -> dict[str, Any]:
+        sol = ntp.max_norm_svm(data)
+        return {"max_norm_value": sol.value, "W_inf": sol.W}
+
+    def trend() -> dict[str, Any]:
+        return {"trend_pvalue": trend_pvalue([1, 3, 5], [50, 50, 50], np.log([4, 16, 32]))}
+
+    return {"orbits": orbits, "max_norm": max_norm, "trend": trend}
+
+
 def instances() -> Iterator[tuple[str, Callable[[], dict[str, Quantity]]]]:
     """``(name, make)`` for every instance; ``make()`` builds the instance and its quantities."""
     yield "triangle-ch2", lambda: linear_quantities(ntp.toy2d_instance(0), CHAPTER_RADII)
@@ -254,6 +282,7 @@ def instances() -> Iterator[tuple[str, Callable[[], dict[str, Quantity]]]]:
         yield f"random-m{m}-d{d}-V{V}-S{S}", make
     yield "linear-training", linear_training
     yield "chapter-instances", chapter_instances
+    yield "beyond", beyond_quantities
     for kind, seed in ATTENTION:
         yield f"attention-{kind}-{seed}", lambda kind=kind, seed=seed: attention_quantities(kind, seed)
 

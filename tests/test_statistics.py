@@ -1,5 +1,5 @@
 """Statistics of many trials (ntpnb.statistics): Wilson intervals, crossings and their errors,
-finite-size fits, binomial goodness of fit, bootstrap means."""
+finite-size fits, binomial goodness of fit, bootstrap means, the exact trend test."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 import scipy.stats
-from scipy.stats import binomtest, fisher_exact, kstest
+from scipy.stats import binomtest, fisher_exact, kstest, permutation_test
 
 from ntpnb import settings
 from ntpnb._statistics import (
@@ -22,6 +22,7 @@ from ntpnb._statistics import (
     fisher_pvalue,
     threshold_crossing_bootstrap,
     threshold_gof_pvalue,
+    trend_pvalue,
     wilson_interval,
 )
 from ntpnb._validation import as_count, as_float_array, as_generator, as_ordered, check_dense_size
@@ -375,6 +376,53 @@ def test_fisher_pvalue_is_scipys_and_checks_its_counts():
         fisher_pvalue(11, 10, 3, 10)
     with pytest.raises(InvalidDataError):
         fisher_pvalue(1, 0, 1, 10)
+
+
+def test_trend_pvalue_is_fishers_one_sided_test_for_two_groups_and_a_permutation_tests_for_three():
+    # two groups: the exact conditional test of a rise is Fisher's one-sided exact test
+    for k1, k2 in ((1, 5), (4, 4), (7, 2)):
+        expected = fisher_exact([[k1, 50 - k1], [k2, 50 - k2]], alternative="less")[1]
+        assert trend_pvalue([k1, k2], [50, 50], [0.0, 1.0]) == pytest.approx(expected, rel=1e-10)
+    # three groups: the Monte Carlo permutation test of the same statistic, to its error
+    scores, counts, sizes = np.log([4.0, 16.0, 32.0]), [1, 3, 5], [20, 30, 50]
+    x = np.repeat(scores, sizes)
+    y = np.concatenate([np.r_[np.ones(k), np.zeros(n - k)] for k, n in zip(counts, sizes, strict=True)])
+    mc = permutation_test(
+        (y,),
+        lambda v: x @ v,
+        permutation_type="pairings",
+        n_resamples=40_000,
+        alternative="greater",
+        random_state=0,
+    ).pvalue
+    assert trend_pvalue(counts, sizes, scores) == pytest.approx(mc, abs=4 * np.sqrt(mc * (1 - mc) / 40_000))
+    # a rise in a rate, a fall, and no events at all
+    assert trend_pvalue([2, 10, 25], [30, 30, 30], [1, 2, 3]) < 1e-6
+    assert trend_pvalue([25, 10, 2], [30, 30, 30], [1, 2, 3]) > 0.999
+    assert trend_pvalue([0, 0, 0], [10, 10, 10], [1, 2, 3]) == 1.0
+
+
+def test_trend_pvalue_is_valid_under_the_null():
+    # one rate for every group: a p-value at most a is drawn with probability at most a
+    rng = np.random.default_rng(4)
+    p = [trend_pvalue(rng.binomial(10, 0.1, size=3), [10, 10, 10], [1, 2, 4]) for _ in range(1500)]
+    for a in (0.01, 0.05, 0.2):
+        assert np.mean(np.array(p) <= a) <= a + 3 * np.sqrt(a * (1 - a) / 1500)
+
+
+@pytest.mark.parametrize(
+    ("successes", "trials", "scores", "message"),
+    [
+        ([1, 2], [5, 5, 5], [1, 2, 3], "at least two groups"),
+        ([1], [5], [1], "at least two groups"),
+        ([6, 1], [5, 5], [1, 2], "more events than trials"),
+        ([1, 2], [5, 5], [1, 1], "all equal"),
+        ([1.5, 2], [5, 5], [1, 2], "non-negative integer"),
+    ],
+)
+def test_trend_pvalue_bad_input(successes, trials, scores, message):
+    with pytest.raises(InvalidDataError, match=message):
+        trend_pvalue(successes, trials, scores)
 
 
 def _wilson_by_hand(k, n, confidence):

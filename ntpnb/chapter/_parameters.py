@@ -132,7 +132,7 @@ CHANGES: dict[str, dict[str, dict[str, Any]]] = {
             "step_iter": 2000,
             "dense_iter": 300,
             "horizon_m": [12, 25],
-            "horizon_iter": 2000,
+            "horizon_budgets": [500, 2000],
             "cond_m": 16,
             "cond_d_step": 4,
             "cond_gd_steps": 500,

@@ -34,6 +34,7 @@ from ._decoder_training import Limits, limits, train
 from ._descent import run_decoder
 from ._loss import ce_grad, ce_loss, entropy, kl_divergence, logits, softmax
 from ._max_margin import SVMSolution, ntp_svm, solve_ntp_svm
+from ._max_norm_svm import MaxNormSVM, max_norm_svm
 from ._ntp_data import NTPData
 from ._recipes import TOY2D_ENTROPY, TOY2D_SUPPORTS, dirichlet_on_supports, synthetic_instance, toy2d_instance
 from ._regpath import RegularizationPath, SplitPath, regularization_path
@@ -83,6 +84,8 @@ __all__ = [
     "ntp_svm",
     "solve_ntp_svm",
     "SVMSolution",
+    "max_norm_svm",
+    "MaxNormSVM",
     "regularization_path",
     "RegularizationPath",
     "SplitPath",

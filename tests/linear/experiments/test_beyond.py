@@ -9,6 +9,7 @@ import pytest
 
 import ntpnb as ntp
 from ntpnb import _optim as optim
+from ntpnb import settings
 from ntpnb.errors import InvalidDataError
 from ntpnb.linear._condition_thresholds import nested_instance
 from ntpnb.linear.experiments._beyond import ce_hessian
@@ -99,3 +100,62 @@ def test_a_condition_point_is_chapter_fives_decisions_and_gap():
     assert low.gap == pytest.approx(ntp.best_achievable_loss(draw.at(2)).gap_to_entropy)
     assert low.gap > 0 and 0 <= low.gd_ratio < 1
     assert high.compatible and high.separable and high.gap == 0.0 and high.n_vanishing > 0
+
+
+def _gd_f_parts(data, lim, W0, lr, n_iter):
+    """A plain numpy GD loop: the F-parts of every iterate (the second way)."""
+    W, parts = np.array(W0, dtype=float), []
+    for _ in range(n_iter):
+        W = W - lr * ntp.ce_grad(data, W)
+        parts.append(lim.basis @ W.ravel())
+    return np.array(parts)
+
+
+def test_step_orbit_converges_below_two_over_l_inf_and_period_doubles_above(small):
+    data, lim, W0 = small
+    critical = 2 / ntp.smoothness(data, W0).limit
+    below = ntp.step_orbit(data, lim, W0, 0.9 * critical, 300, 20)
+    assert below.period == 1 and below.amplitude < settings.ORBIT_AMPLITUDE_RTOL
+    orbits = [ntp.step_orbit(data, lim, W0, f * critical, 300, 20) for f in (1.05, 1.2, 1.5)]
+    for orbit in orbits:
+        assert orbit.period == 2 and orbit.residuals[0] < settings.ORBIT_PERIOD_RTOL
+        assert orbit.kl_last[0] != pytest.approx(orbit.kl_last[1], rel=1e-3)  # the loss alternates
+    # just past the threshold the orbit runs along the mode that lost its stability
+    assert orbits[0].alignment > 0.99 and below.alignment < 0.5
+    # its amplitude grows with the step, and it has settled: the same a decade earlier
+    assert orbits[0].amplitude < orbits[1].amplitude < orbits[2].amplitude
+    assert orbits[0].amplitudes[-1] == pytest.approx(orbits[0].amplitude, rel=1e-2)
+    # far above, no period of the cascade's first three
+    assert ntp.step_orbit(data, lim, W0, 3 * critical, 300, 20).period == 0
+
+
+def test_step_orbit_reads_the_f_parts_a_plain_gd_loop_computes(small):
+    data, lim, W0 = small
+    lr = 1.2 * 2 / ntp.smoothness(data, W0).limit
+    orbit = ntp.step_orbit(data, lim, W0, lr, 300, 20)
+    F = _gd_f_parts(data, lim, W0, lr, 300)
+    tail = F[-9:]
+    second = np.linalg.norm(tail[2:] - 2 * tail[1:-1] + tail[:-2], axis=1) / 4
+    assert orbit.amplitude == pytest.approx(second.max() / np.linalg.norm(lim.W_star), rel=1e-6)
+    k = orbit.k[-1]  # the amplitude history at a recorded k (F[i] is the iterate k = i + 1)
+    history = np.linalg.norm(F[k + 1] - 2 * F[k] + F[k - 1]) / 4 / np.linalg.norm(lim.W_star)
+    assert orbit.amplitudes[-1] == pytest.approx(history, rel=1e-6)
+    with pytest.raises(InvalidDataError, match="positive"):
+        ntp.step_orbit(data, lim, W0, 0.0, 300, 20)
+    with pytest.raises(InvalidDataError, match="at least 10 steps"):
+        ntp.step_orbit(data, lim, W0, lr, 9, 5)
+
+
+def test_horizons_by_budget_are_the_shorter_runs_extrapolations(small):
+    data, lim, W0 = small
+    lr = 1 / (2 * ntp.smoothness(data, W0).bound)
+    horizons = ntp.horizons_by_budget(data, lim, W0, lr, [200, 2000], 0.999, 20)
+    for budget, horizon in zip((200, 2000), horizons, strict=True):
+        alone = ntp.train(data, optim.gd(lr), budget, W0=W0, lim=lim, n_records=20, keep_iterates=True)
+        direct = ntp.steps_to_corr(alone, lim.W_mm, 0.999)
+        assert horizon.log10_k == pytest.approx(direct.log10_k, rel=1e-9)
+        assert horizon.offset == pytest.approx(ntp.offset_from(alone.W, lim.W_mm), rel=1e-9)
+    assert not horizons[0].measured
+    for bad in ([2000, 200], [0, 10], [1.5, 3.0]):
+        with pytest.raises(InvalidDataError, match="budgets"):
+            ntp.horizons_by_budget(data, lim, W0, lr, bad, 0.999, 20)
