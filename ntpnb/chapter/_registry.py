@@ -466,7 +466,8 @@ _MAPS: tuple[MapSpec, ...] = (
         r"a constant step small enough for descent, $\eta \le 1/(2L)$ with $L$ the loss's smoothness "
         "(Lemma 2 and Theorem 2, App. F.1)",
         r"GD's step $\eta$ on the synthetic instance of Figs. 3-5, over decades on both sides of $2/L$, "
-        "at a fixed budget of steps",
+        r"at a fixed budget of steps; and steps just below and above $2/L_\infty$ (the curvature at the "
+        "limit), where the finite part's late orbit is measured (converging, or a period-2 cycle)",
         ("A6", "A7", "A12"),
     ),
     MapSpec(
@@ -475,7 +476,8 @@ _MAPS: tuple[MapSpec, ...] = (
         "The horizon GD needs",
         r"an infinite horizon: $\operatorname{corr}(W_k, W^{\rm mm}) \to 1$ as $k \to \infty$ (Theorem 2)",
         r"the size of the instance (contexts $m$, the dimension $d$ growing with it): the steps GD needs "
-        "to reach a correlation near 1 with the NTP-SVM, measured or extrapolated at the logarithmic rate",
+        "to reach a correlation near 1 with the NTP-SVM, extrapolated at the logarithmic rate from runs "
+        "of growing budgets (each extrapolation a lower bound: it moves later as the budget grows)",
         ("A7", "A12"),
     ),
     MapSpec(
