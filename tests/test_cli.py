@@ -12,6 +12,7 @@ import sys
 import pytest
 
 from ntpnb import cli
+from ntpnb.runner import select_notebooks
 
 from conftest import ROOT
 
@@ -105,13 +106,26 @@ def test_list_shows_the_named_notebooks_with_what_each_parameter_means(monkeypat
     assert " experiment settings: seed " in flat and " pass/fail thresholds: growth_range " in flat
 
 
-@pytest.mark.parametrize(("name", "what"), [("99", "no notebook"), ("0", "several notebooks")])
+@pytest.mark.parametrize(
+    ("name", "what"),
+    [
+        ("99", "no notebook named '99'; the notebooks are: 01_entropy"),
+        # the notebooks it matches, named, and how to name one
+        ("0", "several notebooks named '0': 01_entropy_separability, 02_regularization_path, "),
+        ("0", ", 08_beyond; name one of them, e.g. 01"),
+    ],
+)
 def test_list_refuses_a_name_that_is_not_one_notebook_in_one_line(capsys, name, what):
     assert cli.main(["list", "--root", str(ROOT), "01", name]) == 2
     captured = capsys.readouterr()
     assert captured.out == ""
-    assert captured.err.startswith(f"ntpnb: error: {what} named {name!r}; the notebooks are: 01_entropy")
+    assert captured.err.startswith("ntpnb: error: ") and what in captured.err
     assert captured.err.count("\n") == 1
+
+
+@pytest.mark.parametrize(("name", "stem"), [("3", "03_gd_implicit_bias"), ("03", "03_gd_implicit_bias")])
+def test_a_chapter_is_named_by_its_number_too(name, stem):
+    assert [s.stem for s in select_notebooks(ROOT, [name])] == [stem]
 
 
 def test_the_listed_values_wrap_between_profiles_never_inside_a_value():

@@ -193,6 +193,38 @@ def parse_overrides(pairs: Sequence[str]) -> dict[str, str]:
     return parsed
 
 
+#: The brackets within which a comma belongs to a value of ``-p NAME=V1,V2`` (:func:`split_values`).
+_OPENING, _CLOSING = "[({", "])}"
+
+
+def split_values(text: str) -> list[str]:
+    """``text`` split at its commas outside brackets and quotes, each part stripped."""
+    parts, depth, quote, start = [], 0, "", 0
+    for i, char in enumerate(text):
+        if quote:
+            quote = "" if char == quote else quote
+        elif char in "'\"":
+            quote = char
+        elif char in _OPENING:
+            depth += 1
+        elif char in _CLOSING:
+            depth = max(depth - 1, 0)
+        elif char == "," and depth == 0:
+            parts.append(text[start:i].strip())
+            start = i + 1
+    return [*parts, text[start:].strip()]
+
+
+def is_range_text(text: str) -> bool:
+    """Whether ``-p NAME=TEXT`` writes a range ``LO..HI:SCALE:N`` (``..``, not in brackets or quotes)."""
+    return ".." in text and not text.lstrip().startswith(("[", "(", "'", '"'))
+
+
+def several_values(text: str) -> bool:
+    """Whether ``-p NAME=TEXT`` asks for several values (a list or a range): an axis of a grid."""
+    return is_range_text(text) or len(split_values(text)) > 1
+
+
 def apply_overrides(source: Path, profile: str, overrides: Mapping[str, str]) -> dict[str, Any]:
     """The parameters of the notebook ``source`` under ``profile`` with ``overrides`` (text) applied.
 
@@ -222,8 +254,21 @@ def apply_overrides(source: Path, profile: str, overrides: Mapping[str, str]) ->
             raise NTPError(
                 f"{notebook}: {key}={_shown(text)} is not {exc} "
                 f"({meaning}the {profile} profile has {key}={parameters[key]!r})"
+                + _axis_hint(notebook, profile, key, text)
             ) from None
     return parameters
+
+
+def _axis_hint(notebook: str, profile: str, key: str, text: str) -> str:
+    """``; several values are an axis ...``: what a refused ``-p KEY=TEXT`` of several values means."""
+    if not several_values(text):
+        return ""
+    chosen = f" --profile {profile}" if profile != "paper" else ""
+    command = f"ntpnb explore {notebook.split('_')[0]}{chosen} -p {shlex.quote(f'{key}={text}')}"
+    return (
+        f"; several values are an axis of a grid, not one setting: `{command}` runs the chapter at "
+        "each of them (ntpnb reproduce runs one setting)"
+    )
 
 
 def run_parameter_error(key: str, text: str) -> str:

@@ -105,12 +105,16 @@ def int_seed(parameters: Mapping[str, Any]) -> int | None:
 
 
 def select_notebooks(root: Path, names: Sequence[str]) -> list[Path]:
-    """The notebooks of the project at ``root`` named in ``names`` (stems or unique prefixes; all if none).
+    """The notebooks of the project at ``root`` named in ``names`` (all if none).
+
+    A name is a notebook's stem, a unique prefix of one (``03``, ``03_gd``) or its number
+    (``3`` is chapter ``03``).
 
     Raises
     ------
     NTPError
-        If the project has no notebooks, or a name matches no notebook or more than one.
+        If the project has no notebooks, or a name matches no notebook or more than one (naming
+        those it matches).
     """
     sources = notebook_sources(root)
     if not sources:
@@ -119,15 +123,27 @@ def select_notebooks(root: Path, names: Sequence[str]) -> list[Path]:
         return sources
     chosen = []
     for name in names:
-        stem = Path(name).stem
-        matches = [s for s in sources if s.stem == stem] or [s for s in sources if s.stem.startswith(stem)]
+        matches = _matching_notebooks(sources, Path(name).stem)
         if len(matches) != 1:
             known = ", ".join(s.stem for s in sources)
-            what = "no notebook" if not matches else "several notebooks"
-            near = closest(stem, [s.stem for s in sources]) if not matches else ""
-            raise NTPError(f"{what} named {name!r}{near}; the notebooks are: {known}")
+            if matches:
+                shown = ", ".join(s.stem for s in matches)
+                raise NTPError(
+                    f"several notebooks named {name!r}: {shown}; name one of them, e.g. "
+                    f"{matches[0].stem.split('_')[0]}"
+                )
+            near = closest(Path(name).stem, [s.stem for s in sources])
+            raise NTPError(f"no notebook named {name!r}{near}; the notebooks are: {known}")
         chosen.append(matches[0])
     return chosen
+
+
+def _matching_notebooks(sources: Sequence[Path], stem: str) -> list[Path]:
+    """The notebooks of ``sources`` that ``stem`` names: by stem, by number (``3``: ``03_x``), by prefix."""
+    exact = [s for s in sources if s.stem == stem]
+    numbered = [s for s in sources if stem.isdigit() and s.stem.split("_")[0].isdigit()]
+    by_number = [s for s in numbered if int(s.stem.split("_")[0]) == int(stem)]
+    return exact or by_number or [s for s in sources if s.stem.startswith(stem)]
 
 
 #: How many seeds a run executes by default (one for a run with ``-p`` overrides): the book's seed
