@@ -194,7 +194,7 @@ def _cmd_explore(args: argparse.Namespace) -> int:
     """Run the grid, say which runs failed; exit 1 if some did (a check failing at a point is data)."""
     axes, fixed = split_parameters(args.param)
     checked = check_explore(
-        args.root, args.chapter, axes, fixed, args.profile, args.out, args.jobs, args.seeds
+        args.root, args.chapter, axes, fixed, args.profile, args.out, args.jobs, args.seeds, args.force
     )
     done = explore(args.root, checked, force=args.force, wait=not args.no_wait, scheduler=args.scheduler)
     if _print_crashed(done.results):
@@ -560,7 +560,8 @@ def _add_run_options(parser: argparse.ArgumentParser, param: tuple[str, str], ou
     parser.add_argument(
         "--force",
         action="store_true",
-        help="execute even the notebooks unchanged (source, parameters, ntpnb) since their last success",
+        help="execute even the notebooks unchanged (source, parameters, ntpnb) since their last success, "
+        "and write into an --out folder that holds files ntpnb did not write",
     )
 
 
@@ -708,10 +709,12 @@ def _check_command(argv: Sequence[str]) -> argparse.Namespace | None:
         return None
     if args.command == "reproduce":
         overrides = parse_overrides(args.param)
-        check_run(args.root, args.names, args.profile, overrides, args.out, args.jobs, args.seeds)
+        check_run(args.root, args.names, args.profile, overrides, args.out, args.jobs, args.seeds, args.force)
     elif args.command == "explore":
         axes, fixed = split_parameters(args.param)
-        check_explore(args.root, args.chapter, axes, fixed, args.profile, args.out, args.jobs, args.seeds)
+        check_explore(
+            args.root, args.chapter, axes, fixed, args.profile, args.out, args.jobs, args.seeds, args.force
+        )
     elif args.command == "book":
         tree = book_tree(args.root, args.run)
         missing = missing_notebooks(tree)

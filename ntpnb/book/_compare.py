@@ -27,8 +27,9 @@ from pathlib import Path
 from typing import NamedTuple
 
 from ..chapter._claims import Check, load_chapter_record
-from ..chapter._layout import EXPLORE_RECORD, OutputLayout, is_explore_tree
+from ..chapter._layout import EXPLORE_RECORD, OutputLayout
 from ..chapter._outputs import RunRecord, load_manifest, load_run_record, read_record
+from ..chapter._ownership import is_explore_tree
 from ..errors import PathError
 from ._executed import is_text, read_notebook
 from ._trees import rerun_advice, run_folder, visible

@@ -229,8 +229,3 @@ def output_tree(
             f"{default}) or choose another folder"
         )
     return tree
-
-
-def is_explore_tree(path: str | Path) -> bool:
-    """Whether ``path`` is an explore tree (it has ``explore.json``)."""
-    return (Path(path).expanduser() / EXPLORE_RECORD).is_file()

@@ -45,6 +45,7 @@ from ..chapter._outputs import (
     output_lock,
     remove_leftovers,
 )
+from ..chapter._ownership import RUN_TREE, check_output_folder
 from ..chapter._parameters import apply_overrides
 from ..errors import NTPError, PathError
 from ._timings import reference_seconds, run_sources, slowest_first
@@ -290,17 +291,21 @@ def check_run(
     output_dir: str | Path | None,
     jobs: int | None,
     seeds: int | None,
+    force: bool = False,
 ) -> CheckedRun:
     """Check every input of a run of the project at ``root`` (the parameters of :func:`~._run.reproduce`).
 
     Writes nothing and starts nothing: what ``ntpnb reproduce`` refuses before it runs, refused
-    here (a hint's command is checked with it too: :func:`ntpnb.cli._check_command`).
+    here (a hint's command is checked with it too: :func:`ntpnb.cli._check_command`). ``force``:
+    an ``output_dir`` holding files ntpnb did not write may be written
+    (:func:`~ntpnb.chapter._ownership.check_output_folder`).
 
     Raises
     ------
     NTPError
         On an unknown notebook, profile or parameter, a value outside its domain, ``jobs < 1``,
-        ``seeds < 1``, a sweep beyond the largest seed, an output folder that may not be written,
+        ``seeds < 1``, a sweep beyond the largest seed, an output folder that may not be written
+        (a file, an explore tree, or, without ``force``, a folder of files ntpnb did not write),
         or a tree that holds a run of another setting.
     """
     overrides = dict(overrides)
@@ -322,8 +327,9 @@ def check_run(
     record = RunRecord(
         profile, overrides, tuple(ran), tuple(sorted(s.stem for s, _ in chosen)), version=__version__
     )
-    if tree.exists() and not tree.is_dir():
-        output_layout(tree)  # refuses it, naming it, before it would make any folder
+    check_output_folder(
+        tree, RUN_TREE, tree if output_dir is None else output_dir, force or output_dir is None
+    )
     check_setting(tree, record)
     return CheckedRun(chosen, jobs, seeds, tree, record)
 

@@ -35,6 +35,7 @@ from ..chapter._layout import (
     output_tree,
 )
 from ..chapter._outputs import atomic_write_json, output_lock, read_record
+from ..chapter._ownership import EXPLORE_TREE, check_output_folder
 from ..errors import NTPError, PathError, RunInterruptedError
 from ..explore._folder import MAPS_DIRNAME, write_maps
 from ..explore._grid import Axis, Grid, checked_grid, point_label, value_text
@@ -158,32 +159,39 @@ def check_explore(
     output_dir: str | Path | None = None,
     jobs: int | None = None,
     seeds: int | None = None,
+    force: bool = False,
 ) -> CheckedExplore:
     """Check every input of an explore of ``chapter`` of the project at ``root``; write and start nothing.
 
     ``axes``: one or two (:func:`~ntpnb.explore._grid.parse_axis`); ``fixed``: single-valued
     ``-p`` overrides of every point, as text; ``seeds``: per point (default
     :data:`EXPLORE_SEEDS`), from the chapter's seed (or ``-p seed=S``); ``output_dir``: the
-    explore tree's root (default :func:`explore_tree`); ``jobs`` as ``reproduce`` takes it.
+    explore tree's root (default :func:`explore_tree`); ``jobs`` as ``reproduce`` takes it;
+    ``force``: an ``output_dir`` holding files ntpnb did not write may be written
+    (:func:`~ntpnb.chapter._ownership.check_output_folder`).
 
     Raises
     ------
     NTPError
         On an unknown chapter or profile, a grid :func:`~ntpnb.explore._grid.checked_grid`
         refuses, anything ``reproduce`` refuses of a point's run (:func:`~._choice.check_run`),
-        or a tree that holds another grid.
+        an output folder that is a file, a run's tree or (without ``force``) a folder of files
+        ntpnb did not write, or a tree that holds another grid.
     """
     fixed = dict(fixed or {})
     (source,) = select_notebooks(root, [chapter])
     grid = checked_grid(source, profile, axes, fixed)
     seeds = EXPLORE_SEEDS if seeds is None else as_count(seeds, "--seeds")
     tree = explore_tree(root, source.stem, profile, grid, fixed, output_dir)
+    check_output_folder(
+        tree, EXPLORE_TREE, tree if output_dir is None else output_dir, force or output_dir is None
+    )
     points = []
     for point in grid.points():
         label = point_label(point)
         overrides = {**fixed, **{name: value_text(value) for name, value in point.items()}}
         checked = check_run(
-            root, [source.stem], profile, overrides, tree / POINTS_DIRNAME / label, jobs, seeds
+            root, [source.stem], profile, overrides, tree / POINTS_DIRNAME / label, jobs, seeds, force
         )
         points.append(replace(checked, point=label))
     record = explore_record(source.stem, profile, grid, fixed, points[0].record.seeds)

@@ -80,7 +80,7 @@ def reproduce(
     RunInterruptedError
         On SIGINT (Ctrl-C): finished notebooks keep their outputs (and timings).
     """
-    checked = check_run(root, names, profile, overrides or {}, output_dir, jobs, seeds)
+    checked = check_run(root, names, profile, overrides or {}, output_dir, jobs, seeds, force)
     with planned_run(root, checked, force, wait, log) as plan:
         results, interrupted = execute_plan(plan, log, scheduler)
     if interrupted:
