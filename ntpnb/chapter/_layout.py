@@ -146,6 +146,12 @@ def load_timings(layout: OutputLayout) -> Timings:
 
 #: The profile of the book's own run (its figures and pages are the papers' settings).
 BOOK_PROFILE = "paper"
+#: How many seeds a run executes by default (one for a run with ``-p`` overrides): the book's seed
+#: and four more, so every verdict is measured across seeds (a sweep's trees: ``outputs/seeds/``).
+DEFAULT_SEEDS = 5
+#: Seeds per point of an explore unless ``--seeds`` says otherwise: the chapter's and two more, so that a map
+#: shows at each point the share of seeds at which a check passes.
+EXPLORE_SEEDS = 3
 
 
 #: The folder of ``outputs/runs/`` that holds the trees of notebooks run outside ``ntpnb reproduce``.

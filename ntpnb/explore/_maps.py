@@ -51,6 +51,7 @@ from ..chapter._outputs import read_record
 from ..chapter._plotting import COLORS, PHONE_WIDTH, use_style
 from ..errors import InvalidDataError, NTPError
 from ._grid import Axis, Grid, point_label
+from ._grid import value_text as parameter_text
 
 if TYPE_CHECKING:  # matplotlib is imported by the functions that draw, not with the package
     from matplotlib.axes import Axes
@@ -86,7 +87,7 @@ class GridResults:
     #: The chapter that ran ("" in process), its profile and its single-valued ``-p`` overrides.
     chapter: str = ""
     profile: str = ""
-    fixed: Mapping[str, str] = field(default_factory=dict)
+    fixed: Mapping[str, Any] = field(default_factory=dict)
     #: Why a run of the grid is missing or not counted, one sentence each (:func:`load_explore`).
     notes: tuple[str, ...] = ()
 
@@ -194,7 +195,8 @@ class _ExploreRecord:
     profile: str
     seeds: tuple[int, ...]
     grid: Grid
-    fixed: Mapping[str, str]
+    #: The single-valued overrides of every point, each as its parameter takes it.
+    fixed: Mapping[str, Any]
     #: Each point's folder (relative to the tree) and values.
     points: tuple[tuple[str, Mapping[str, Any]], ...]
 
@@ -203,8 +205,8 @@ class _ExploreRecord:
         words = ["ntpnb", "explore", self.chapter.split("_", 1)[0]]
         for axis in self.grid.axes:
             words += ["-p", f"{axis.name}={axis.spec or ','.join(axis.texts())}"]
-        for name, text in sorted(self.fixed.items()):
-            words += ["-p", f"{name}={text}"]
+        for name, value in sorted(self.fixed.items()):
+            words += ["-p", f"{name}={parameter_text(value)}"]
         words += ["--seeds", str(len(self.seeds)), "--profile", self.profile, "--out", shown(tree)]
         return shlex.join(words)
 
@@ -220,7 +222,7 @@ class _ExploreRecord:
             raise ValueError(str(exc)) from None
         fixed = data.get("fixed", {})
         if not isinstance(fixed, dict):
-            raise ValueError("'fixed' is not a mapping of parameters to texts")
+            raise ValueError("'fixed' is not a mapping of parameters to values")
         points = tuple((str(p["dir"]), dict(p["values"])) for p in data["points"])
         for folder, _ in points:
             if Path(folder).is_absolute() or ".." in Path(folder).parts:
@@ -228,7 +230,7 @@ class _ExploreRecord:
         expected = sorted(map(point_label, grid.points()))
         if sorted(point_label(values) for _, values in points) != expected:
             raise ValueError("its points are not the grid of its axes")
-        return cls(chapter, profile, seeds, grid, {str(k): str(v) for k, v in fixed.items()}, points)
+        return cls(chapter, profile, seeds, grid, {str(k): v for k, v in fixed.items()}, points)
 
 
 def _book_record(

@@ -14,6 +14,7 @@ from statistics import median
 from .._digits import format_number
 from ..book._verdicts import format_seeds
 from ._grid import Grid
+from ._grid import value_text as parameter_text
 from ._maps import CheckMap, GridResults, boundary_summary, check_maps, value_text, where_it_holds
 
 #: How a check's decision at a point is made, as the page states it (the book's rule).
@@ -55,7 +56,7 @@ def _explored(results: GridResults) -> str:
     profile = f" at the {results.profile} profile" if results.profile else ""
     n = len(results.seeds)
     seeds = f"seed{'s' * (n != 1)} {format_seeds(results.seeds)}"
-    fixed = ", ".join(f"`{k}={v}`" for k, v in sorted(results.fixed.items()))
+    fixed = ", ".join(f"`{k}={parameter_text(v)}`" for k, v in sorted(results.fixed.items()))
     fixed = f"; fixed: {fixed}" if fixed else ""
     points = math.prod(results.grid.shape())
     return (

@@ -33,7 +33,14 @@ from .. import __version__
 from .._validation import as_count
 from ..chapter._claims import ChapterRecord, load_chapter_record
 from ..chapter._domains import INT_RANGE, closest
-from ..chapter._layout import OutputLayout, load_timings, notebook_sources, output_layout, output_tree
+from ..chapter._layout import (
+    DEFAULT_SEEDS,
+    OutputLayout,
+    load_timings,
+    notebook_sources,
+    output_layout,
+    output_tree,
+)
 from ..chapter._outputs import (
     CHANGED,
     NOT_RUN,
@@ -145,11 +152,6 @@ def _matching_notebooks(sources: Sequence[Path], stem: str) -> list[Path]:
     numbered = [s for s in sources if stem.isdigit() and s.stem.split("_")[0].isdigit()]
     by_number = [s for s in numbered if int(s.stem.split("_")[0]) == int(stem)]
     return exact or by_number or [s for s in sources if s.stem.startswith(stem)]
-
-
-#: How many seeds a run executes by default (one for a run with ``-p`` overrides): the book's seed
-#: and four more, so every verdict is measured across seeds.
-DEFAULT_SEEDS = 5
 
 
 def seed_runs(

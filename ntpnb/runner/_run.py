@@ -58,7 +58,7 @@ def reproduce(
     wait
         If another process is writing the output tree, wait for it, or raise.
     seeds
-        Seeds per notebook (default :data:`~._choice.DEFAULT_SEEDS`, or one with ``overrides``).
+        Seeds per notebook (default :data:`~ntpnb.chapter._layout.DEFAULT_SEEDS`, or one with ``overrides``).
     scheduler
         Address of a Dask scheduler whose workers share this file system: runs are its tasks
         (:mod:`._cluster`), not local processes.

@@ -9,12 +9,14 @@ import re
 from pathlib import Path
 
 import pytest
+from explore.map_trees import write_explore
 
-from ntpnb.book._compare import compare_claims, compare_runs, print_comparison, sanitizers
+from ntpnb.book._compare import compare_claims, compare_runs, explore_runs, print_comparison, sanitizers
 from ntpnb.chapter._claims import ClaimLog
 from ntpnb.chapter._outputs import RunRecord, write_run_record
 from ntpnb.chapter._platform import cpu_model
 from ntpnb.errors import PathError
+from ntpnb.explore import Axis, Grid
 
 
 def write_run(root, cells_by_notebook):
@@ -242,3 +244,24 @@ def test_a_value_is_compared_to_the_precision_its_check_prints(tmp_path, capsys)
     assert not diff.decision_changed
     assert print_comparison(a, c) == 1
     assert "01_x A1 the gap: PASS measured 1.000 | PASS measured 1.200" in capsys.readouterr().out
+
+
+def test_two_explore_trees_name_every_differing_setting_first_and_pair_only_runs_at_one_seed(
+    tmp_path, capsys
+):
+    """The same grid at seed 0 and (with -p seed=1) at seed 1: no run is paired, the seeds are named."""
+    grid = Grid((Axis("lr", (0.5, 1.5), "0.5,1.5"),))
+
+    def checks(point, seed):
+        return [("A9", "a step below one", point["lr"], "<", 1.0, {})]
+
+    a = write_explore(tmp_path / "a", grid, [0], checks)
+    b = write_explore(tmp_path / "b", grid, [1], checks, fixed={"seed": 1})
+    assert sorted(explore_runs(a)) == ["lr=0.5 seed 0", "lr=1.5 seed 0"]
+    assert print_comparison(a, b) == 1
+    out = capsys.readouterr().out
+    assert out.startswith(
+        f"the two explore trees' settings differ ({a} | {b}):\n  fixed: none | seed=1\n  seeds: 0 | 1\n"
+    )
+    assert "lr=0.5 seed 0: only in" in out and "lr=0.5 seed 1: only in" in out
+    assert "claim check" not in out  # seed 0's runs are never compared with seed 1's

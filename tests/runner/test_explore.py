@@ -96,7 +96,7 @@ def test_the_record_names_the_grid_its_seeds_and_each_points_tree(project):
         / "outputs"
         / "explore"
         / CHAPTER
-        / "profile=quick,toy_lr=0.01..1_log_3,n_frames=2,3,toy_iters=7"
+        / "profile=quick,toy_lr=0.01..1_log_3,n_frames=2,3,toy_iters=7,seeds=2"
     )
     assert checked.tree == tree
     record = checked.record
@@ -105,7 +105,7 @@ def test_the_record_names_the_grid_its_seeds_and_each_points_tree(project):
         {"name": "toy_lr", "values": [0.01, 0.1, 1.0], "spec": "0.01..1:log:3", "log": True},
         {"name": "n_frames", "values": [2, 3], "spec": "2,3", "log": False},
     ]
-    assert record["fixed"] == {"toy_iters": "7"}
+    assert record["fixed"] == {"toy_iters": 7}  # as the parameter takes it: a number stays a number
     assert [p["dir"] for p in record["points"][:2]] == [
         "points/toy_lr=0.01,n_frames=2",
         "points/toy_lr=0.01,n_frames=3",
@@ -125,9 +125,18 @@ def test_a_tree_holds_one_grid(project):
     axes = [parse_axis("toy_lr=0.1,1")]
     checked = check_explore(project, "03", axes, {}, profile="quick", output_dir=project / "out")
     (project / "out").mkdir()
-    (project / "out" / "explore.json").write_text(json.dumps(checked.record | {"seeds": [5]}))
-    check_explore(project, "03", axes, {}, profile="quick", output_dir=project / "out")  # seeds may change
-    with pytest.raises(NTPError, match="holds an explore of another grid \\(its axes differ"):
+    (project / "out" / "explore.json").write_text(json.dumps(checked.record))
+    check_explore(project, "03", axes, {}, profile="quick", output_dir=project / "out")  # the same request
+    # another number of seeds is another request: its own tree by default, refused in this one
+    with pytest.raises(
+        NTPError, match=re.escape("(its seeds 0, 1, 2 there, 0, 1 asked: see its explore.json)")
+    ):
+        check_explore(project, "03", axes, {}, profile="quick", output_dir=project / "out", seeds=2)
+    assert check_explore(project, "03", axes, {}, profile="quick", seeds=2).tree.name.endswith(",seeds=2")
+    assert check_explore(project, "03", axes, {}, profile="quick", seeds=1).tree.name.endswith(",seeds=1")
+    with pytest.raises(
+        NTPError, match=re.escape("another grid (its axes toy_lr=0.1,1 there, toy_lr=0.1,2 asked")
+    ):
         check_explore(
             project, "03", [parse_axis("toy_lr=0.1,2")], {}, profile="quick", output_dir=project / "out"
         )
@@ -315,9 +324,9 @@ def test_a_grid_on_a_dask_cluster_equals_the_local_one(project, tmp_path, capsys
     remote = run_on_dask(project, ["toy_lr=0.5,1.5"], tmp_path / "dask")
     assert [r.completed for r in remote.results] == [True] * 4
     assert sorted(explore_runs(local.tree)) == [
-        "toy_lr=0.5",
+        "toy_lr=0.5 seed 0",
         "toy_lr=0.5 seed 1",
-        "toy_lr=1.5",
+        "toy_lr=1.5 seed 0",
         "toy_lr=1.5 seed 1",
     ]
     assert compare_explores(local.tree, remote.tree) == 0
