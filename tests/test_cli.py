@@ -247,6 +247,34 @@ def test_one_notebook_run_is_not_runs():
     assert "after 1 of 4 notebook runs;" in str(RunInterruptedError(1, 4))
 
 
+def test_an_explore_of_one_seed_says_one_seed_each():
+    from ntpnb.runner import RunResult
+
+    def results(n: int) -> list[RunResult]:
+        return [RunResult("03_x", True, 1.0, None, point=f"lr={i}") for i in range(n)]
+
+    line = cli._explored_line(results(2), 2, "quick", "outputs/explore/x")
+    assert line.startswith("all 2 runs (2 points, 1 seed each) completed (2.0 s of notebook time")
+    assert "(2 points, 2 seeds each)" in cli._explored_line(results(4), 2, "quick", "outputs/explore/x")
+
+
+#: The modules of the commands themselves: what a command loads when it runs, never for its help.
+COMMAND_MODULES = ("ntpnb.runner", "ntpnb.book", "ntpnb.explore", "jupyter_client", "papermill", "sphinx")
+
+
+@pytest.mark.parametrize("command", [[], ["reproduce"], ["explore"], ["book"], ["list"], ["compare"]])
+def test_help_loads_none_of_the_commands_modules(command):
+    """`ntpnb ... --help` prints at once: the parser is built without importing what the commands run."""
+    code = (
+        "import sys\nfrom ntpnb import cli\ntry:\n"
+        f"    cli.main({[*command, '--help']!r})\nexcept SystemExit as exc:\n    assert exc.code == 0\n"
+        f"print(sorted(m for m in sys.modules if m.startswith({COMMAND_MODULES!r})))"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert "usage: ntpnb" in proc.stdout
+    assert proc.stdout.strip().splitlines()[-1] == "[]", proc.stdout[-500:]
+
+
 def test_list_shows_each_chapters_expected_time_per_profile(tmp_path, capsys, monkeypatch):
     """Without a run here, the benchmark record's times, with where and when they were measured."""
     from ntpnb.chapter._layout import output_layout
