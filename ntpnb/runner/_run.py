@@ -100,7 +100,8 @@ def execute_plan(
     runs in worker processes (``plan.jobs`` at once) or as tasks of the Dask cluster at
     ``scheduler``. The time left follows each line (on a terminal, the status block's last
     line), after ``status`` of the results so far (e.g. the points of a grid done; "" for
-    nothing). The times of the runs executed are recorded in their trees.
+    nothing): the work left of the runs executed (a cached run takes none). The times of the runs
+    executed are recorded in their trees.
 
     Returns the results by label, and whether the run was interrupted (SIGINT or SIGTERM).
     """
@@ -111,8 +112,9 @@ def execute_plan(
         now = time.monotonic()
         running = {n: now - r.started for n, r in display.running.items()}
         profile = plan.record.profile
+        # the runs to execute: a cached one takes no time, however long its last run took
         return describe_time_left(
-            seconds_left(plan.runs, plan.seconds, profile, plan.jobs, results, running, plan.reference)
+            seconds_left(plan.pending, plan.seconds, profile, plan.jobs, results, running, plan.reference)
         )
 
     def footer() -> str:

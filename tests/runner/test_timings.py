@@ -210,6 +210,25 @@ def test_a_first_run_scales_the_reference_by_how_this_machine_compares(tmp_path)
     assert run_module.seconds_left(runs, recorded, "paper", 1, finished, {}, reference) == 0.0
 
 
+def test_a_fully_cached_rerun_counts_down_no_time(tmp_path, monkeypatch):
+    """Every run cached: nothing runs, so no line says a time is left (their last times are known)."""
+    (tmp_path / "notebooks").mkdir()
+    for name in ("a", "b"):
+        (tmp_path / "notebooks" / f"{name}.md").write_text(fake_notebook("x"))
+    monkeypatch.setattr(profiles, "CHANGES", {n: {} for n in ("a", "b")})
+    out = tmp_path / "out"
+    record_timings(output_layout(out), "quick", [result("a", 90.0), result("b", 90.0)], jobs=1, now=WHEN)
+    monkeypatch.setattr(run_module, "run_in_workers", lambda pending, *args: bool(pending))
+    monkeypatch.setattr(choice, "chapter_damage", lambda *args, **kwargs: None)  # their outputs are in place
+    monkeypatch.setattr(
+        choice, "complete_record", lambda run, claims: ChapterRecord(run.name, "quick", complete=True)
+    )
+    lines: list[str] = []
+    results = reproduce(tmp_path, profile="quick", output_dir=out, log=lines.append, jobs=1)
+    assert [r.cached for r in results] == [True, True]
+    assert len(lines) == 2 and not [line for line in lines if "left" in line], lines
+
+
 def test_without_a_time_or_a_reference_the_time_left_is_not_shown(tmp_path):
     from ntpnb.runner._run import describe_time_left, seconds_left
 
