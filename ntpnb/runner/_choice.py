@@ -258,7 +258,8 @@ def record_timings(
     """Add or replace the entries of the executed (not cached) ``results`` in ``layout.timings``.
 
     ``sources``: the sources each notebook ran, by name (:func:`~._timings.run_sources`), kept with
-    its time so that a time of other sources is known as such (:func:`~._timings.staleness`).
+    its time so that a time of other sources is known as such (:func:`~._timings.staleness`); a
+    time that includes numba's compiling is marked ``compiled``.
     """
     timings = load_timings(layout)
     date = (now or datetime.now(timezone.utc)).strftime("%Y-%m-%d %H:%M UTC")
@@ -266,6 +267,7 @@ def record_timings(
     for r in results:
         if not r.cached:
             entry = {"seconds": round(r.seconds, 2), "jobs": jobs, "date": date, "ok": bool(r.ok)}
+            entry |= {"compiled": True} if getattr(r, "compiled", False) else {}
             entries[r.name] = entry | dict((sources or {}).get(r.name, {}))
     return atomic_write_json(layout.timings, timings, sort_keys=True)
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .._compiled import cache_state
 from .._jupyter_imports import import_jsonschema_without_iri_grammar
 from ..chapter._claims import ChapterRecord, load_chapter_record
 from ..chapter._layout import OutputLayout
@@ -57,6 +58,8 @@ class RunResult(Labelled):
     completed: bool = False
     failed_checks: tuple[str, ...] = ()
     point: str = ""  # the point of an explore's grid it ran at ("" for none)
+    #: numba compiled kernels while it ran (:func:`~ntpnb._compiled.cache_state`): its time includes that.
+    compiled: bool = False
 
     def __post_init__(self) -> None:
         if self.ok:  # ran to its end: ok implies completed
@@ -64,9 +67,16 @@ class RunResult(Labelled):
 
 
 def completed_result(
-    run: NotebookRun, record: ChapterRecord, seconds: float = 0.0, cached: bool = False
+    run: NotebookRun,
+    record: ChapterRecord,
+    seconds: float = 0.0,
+    cached: bool = False,
+    compiled: bool = False,
 ) -> RunResult:
-    """The result of ``run``, which ran to its end and wrote ``record`` (``cached``: in an earlier run)."""
+    """The result of ``run``, which ran to its end and wrote ``record`` (``cached``: in an earlier run).
+
+    ``compiled``: numba compiled kernels while it ran.
+    """
     failed = tuple(c.failure for c in record.failed)
     error = f"{len(failed)} of {len(record.checks)} checks failed" if failed else None
     return RunResult(
@@ -81,6 +91,7 @@ def completed_result(
         True,
         failed,
         run.point,
+        compiled,
     )
 
 
@@ -141,9 +152,9 @@ def run_notebook(run: NotebookRun, cell_started: CellStarted | None = None) -> R
         layout, executed = run.layout, run.executed
         stage = staging_layout(layout, run.name)
         staged = stage.notebooks / executed.name
-        start = time.perf_counter()
+        start, kernels = time.perf_counter(), cache_state()
         failure = _execute(run, stage, staged, cell_started)
-        seconds = time.perf_counter() - start
+        seconds, compiled = time.perf_counter() - start, cache_state() != kernels
         record = complete_record(run, stage.claims)
         if failure is not None and (record is None or getattr(failure, "ename", None) != "ClaimCheckError"):
             return _failed(run, stage, seconds, describe_failure(failure, staged, layout.root))
@@ -155,7 +166,7 @@ def run_notebook(run: NotebookRun, cell_started: CellStarted | None = None) -> R
         except Exception as exc:  # the outputs are not in place, or the next run cannot know they are
             return _failed(run, stage, seconds, describe_failure(exc, staged, layout.root))
         shutil.rmtree(stage.root, ignore_errors=True)
-        return completed_result(run, record, seconds)
+        return completed_result(run, record, seconds, compiled=compiled)
     except Exception as exc:  # a failure it did not report (a bug): a failed result too
         return failed_result(run, describe_failure(exc, outputs=run.layout.root))
 
