@@ -154,6 +154,10 @@ DEFAULT_SEEDS = 5
 EXPLORE_SEEDS = 3
 
 
+#: The folder of a project, beside ``notebooks/``, where a reader's edited copies of chapters are
+#: saved from JupyterLab (git ignores it; :mod:`ntpnb.lab`).
+COPIES_DIRNAME = "my-notebooks"
+
 #: The folder of ``outputs/runs/`` that holds the trees of notebooks run outside ``ntpnb reproduce``.
 INTERACTIVE_DIRNAME = "interactive"
 
