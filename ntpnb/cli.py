@@ -51,6 +51,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
         wait=not args.no_wait,
         seeds=args.seeds,
         scheduler=args.scheduler,
+        uncommitted=args.uncommitted,
     )
     checked = [r for r in results if r.completed and not r.ok]
     _print_failed_checks(checked)
@@ -490,6 +491,12 @@ def _add_reproduce(sub: argparse._SubParsersAction, parents: list[argparse.Argum
         seeds="run each notebook at the book's seed and the N - 1 seeds after it, each into its own tree "
         f"(outputs/seeds/seed=S); the verdicts count every seed (default: {DEFAULT_SEEDS}, or 1 with -p)",
     )
+    rep.add_argument(
+        "--uncommitted",
+        action="store_true",
+        help="run into the book's outputs even a notebook whose source differs from its git commit "
+        "(refused otherwise; any run names what differs, and records it)",
+    )
 
 
 #: The example of ``ntpnb explore --help`` (a command that runs: a test checks it).
@@ -717,7 +724,17 @@ def _check_reproduce(args: argparse.Namespace) -> None:
     from .runner import check_run
 
     overrides = parse_overrides(args.param)
-    check_run(args.root, args.names, args.profile, overrides, args.out, args.jobs, args.seeds, args.force)
+    check_run(
+        args.root,
+        args.names,
+        args.profile,
+        overrides,
+        args.out,
+        args.jobs,
+        args.seeds,
+        args.force,
+        args.uncommitted,
+    )
 
 
 def _check_explore(args: argparse.Namespace) -> None:

@@ -28,7 +28,7 @@ from typing import Any, NamedTuple
 
 from ..chapter._claims import Check, load_chapter_record
 from ..chapter._layout import EXPLORE_RECORD, OutputLayout
-from ..chapter._outputs import RunRecord, load_manifest, load_run_record, read_record
+from ..chapter._outputs import Manifest, RunRecord, load_manifest, load_run_record, read_record
 from ..chapter._ownership import is_explore_tree
 from ..errors import PathError
 from ._executed import is_text, read_notebook
@@ -169,15 +169,13 @@ def setting_differences(run_a: Path, run_b: Path) -> list[str]:
     a, b = _run_record(run_a), _run_record(run_b)
     if a is None or b is None:
         return []
-    sources = []
-    for run in (run_a, run_b):  # the fingerprints of the ntpnb sources its chapters ran with
-        found = set()
-        for manifest in sorted((Path(run) / "notebooks").glob("*.key.json")):
-            with suppress(PathError):
-                found.add(
-                    load_manifest(manifest.with_name(manifest.name.replace(".key.json", ".ipynb"))).package
-                )
+    sources, chapters = [], []
+    for run in (run_a, run_b):  # the ntpnb sources its chapters ran with, and their own sources
+        manifests = _manifests(Path(run))
+        found = {manifest.package for manifest in manifests.values()}
         sources.append(", ".join(sorted(f[:12] for f in found if f)) or "unknown")
+        edited = [f"{name} {m.commit.changes}" for name, m in manifests.items() if m.commit.changes]
+        chapters.append("; ".join(edited) or "as committed")
     shown = {
         "profile": (a.profile, b.profile),
         "overrides": tuple(r.overrides_text or "none" for r in (a, b)),
@@ -185,8 +183,19 @@ def setting_differences(run_a: Path, run_b: Path) -> list[str]:
         "run": tuple("interactive" if r.interactive else "ntpnb reproduce" for r in (a, b)),
         "ntpnb version": (a.version or "unknown", b.version or "unknown"),
         "ntpnb sources": tuple(sources),
+        "chapter sources": tuple(chapters),
     }
     return [f"{what}: {x} | {y}" for what, (x, y) in shown.items() if x != y]
+
+
+def _manifests(run: Path) -> dict[str, Manifest]:
+    """The manifest of each chapter the run ``run`` completed, by name (one that does not read left out)."""
+    found = {}
+    for path in sorted((run / "notebooks").glob("*.key.json")):
+        name = path.name.removesuffix(".key.json")
+        with suppress(PathError):
+            found[name] = load_manifest(path.with_name(f"{name}.ipynb"))
+    return found
 
 
 @dataclass(frozen=True)

@@ -34,6 +34,7 @@ from .._validation import as_count
 from ..chapter._claims import ChapterRecord, load_chapter_record
 from ..chapter._domains import INT_RANGE, closest
 from ..chapter._layout import (
+    DEFAULT_OUTPUT_DIRNAME,
     DEFAULT_SEEDS,
     OutputLayout,
     load_timings,
@@ -54,6 +55,7 @@ from ..chapter._outputs import (
 )
 from ..chapter._ownership import RUN_TREE, check_output_folder
 from ..chapter._parameters import apply_overrides
+from ..chapter._sources import source_changes
 from ..errors import NTPError, PathError
 from ._timings import reference_seconds, run_sources, slowest_first
 
@@ -285,6 +287,9 @@ class CheckedRun:
     record: RunRecord
     #: The point of an explore's grid it is (:func:`~ntpnb.explore._grid.point_label`); "" for none.
     point: str = ""
+    #: How each chosen chapter's source differs from its commit, by name (those that do only:
+    #: :func:`~ntpnb.chapter._sources.source_changes`).
+    changed: Mapping[str, str] = field(default_factory=dict)
 
 
 def check_run(
@@ -296,13 +301,15 @@ def check_run(
     jobs: int | None,
     seeds: int | None,
     force: bool = False,
+    uncommitted: bool = False,
 ) -> CheckedRun:
     """Check every input of a run of the project at ``root`` (the parameters of :func:`~._run.reproduce`).
 
     Writes nothing and starts nothing: what ``ntpnb reproduce`` refuses before it runs, refused
     here (a hint's command is checked with it too: :func:`ntpnb.cli._check_command`). ``force``:
     an ``output_dir`` holding files ntpnb did not write may be written
-    (:func:`~ntpnb.chapter._ownership.check_output_folder`).
+    (:func:`~ntpnb.chapter._ownership.check_output_folder`); ``uncommitted``: a chapter whose
+    source differs from its commit may run into the book's own tree (:func:`uncommitted_changes`).
 
     Raises
     ------
@@ -310,7 +317,8 @@ def check_run(
         On an unknown notebook, profile or parameter, a value outside its domain, ``jobs < 1``,
         ``seeds < 1``, a sweep beyond the largest seed, an output folder that may not be written
         (a file, an explore tree, or, without ``force``, a folder of files ntpnb did not write),
-        or a tree that holds a run of another setting.
+        a tree that holds a run of another setting, or, without ``uncommitted``, a chapter whose
+        source differs from its commit to run into the book's tree.
     """
     overrides = dict(overrides)
     chosen = tuple(
@@ -335,7 +343,31 @@ def check_run(
         tree, RUN_TREE, tree if output_dir is None else output_dir, force or output_dir is None
     )
     check_setting(tree, record)
-    return CheckedRun(chosen, jobs, seeds, tree, record)
+    changed = uncommitted_changes(root, [source for source, _ in chosen], tree, uncommitted)
+    return CheckedRun(chosen, jobs, seeds, tree, record, changed=changed)
+
+
+def uncommitted_changes(root: Path, sources: Sequence[Path], tree: Path, allowed: bool) -> dict[str, str]:
+    """How each of the chapters ``sources`` differs from its commit, by name (those that do only).
+
+    Raises
+    ------
+    NTPError
+        If one does, ``tree`` is the book's own and ``allowed`` is False: the book's outputs are the
+        committed chapters' (the message says what differs, and how to go on).
+    """
+    changed = {source.stem: change for source in sources if (change := source_changes(source))}
+    if changed and not allowed and tree == (root / DEFAULT_OUTPUT_DIRNAME).resolve():
+        names = " ".join(name.split("_")[0] for name in changed)
+        files = " ".join(f"notebooks/{name}.md" for name in changed)
+        what = "; ".join(f"notebooks/{name}.md {change}" for name, change in changed.items())
+        raise NTPError(
+            f"{what}: the book's outputs are the committed chapters' runs. Commit the change, or undo it "
+            f"(git restore {files}), or run it into a tree of its own (`ntpnb reproduce {names} "
+            f"--profile quick`), or add --uncommitted to run it into the book's outputs anyway (the run "
+            "records what differs)"
+        )
+    return changed
 
 
 @dataclass(frozen=True)

@@ -33,6 +33,7 @@ from ..chapter._outputs import (
     staging_layout,
     write_manifest,
 )
+from ..chapter._sources import source_changes
 from ..errors import PathError
 from ._choice import Labelled, NotebookRun, complete_record
 from ._jupyter_kernel import KERNEL_NAME, IPCKernelManager
@@ -209,14 +210,16 @@ def _put_in_place(run: NotebookRun, stage: OutputLayout, record: ChapterRecord, 
     """Move a completed run's staged outputs into its tree, then write its manifest.
 
     The record is rewritten with every parameter the run was given; the manifest says the run's
-    cache key, parameters, time, the outputs' digests and the commit of its sources.
+    cache key, parameters, time, the outputs' digests and the commit of its sources (with what its
+    chapter's source changed, if it was not as committed).
     """
     claims = stage.claims / f"{run.name}.json"
     if claims.exists():  # the record says every parameter the run was given
         record = dataclasses.replace(record, parameters=dict(run.parameters))
         atomic_write_text(claims, record.dump())
     digests = output_digests(run.layout.root, promote(stage, run.layout, run.executed))
-    commit = source_commit(run.source.parents[1])  # the project of notebooks/<name>.md
+    project = run.source.parents[1]  # the project of notebooks/<name>.md
+    commit = dataclasses.replace(source_commit(project), changes=source_changes(run.source))
     write_manifest(
         run.executed, Manifest(run.key, dict(run.parameters), seconds, digests, run.package, commit)
     )

@@ -44,7 +44,7 @@ from ..explore._grid import Axis, Grid, checked_grid, point_label, value_text
 from ..explore._maps import check_maps, load_explore, summary_lines
 from ._choice import CheckedRun, RunPlan, check_run, planned_runs, select_notebooks
 from ._execute import RunResult
-from ._run import execute_plan
+from ._run import changed_lines, execute_plan
 
 #: The folder of ``outputs/`` that holds the explore trees, one folder per chapter.
 EXPLORE_DIRNAME = "explore"
@@ -276,6 +276,8 @@ def explore(
         tree.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise PathError(f"cannot create the output folder {exc.filename or tree}: {exc.strerror}") from exc
+    for line in changed_lines(checked.points[0].changed):  # one chapter, at every point
+        log(line)
     with output_lock(tree, wait=wait, log=log):
         check_explore_tree(tree, checked.record)  # another grid may have come while this one waited
         atomic_write_json(tree / EXPLORE_RECORD, checked.record)

@@ -35,6 +35,7 @@ def reproduce(
     wait: bool = True,
     seeds: int | None = None,
     scheduler: str | None = None,
+    uncommitted: bool = False,
 ) -> list[RunResult]:
     """Execute the selected notebooks of the project at ``root``; one progress line each.
 
@@ -62,6 +63,9 @@ def reproduce(
     scheduler
         Address of a Dask scheduler whose workers share this file system: runs are its tasks
         (:mod:`._cluster`), not local processes.
+    uncommitted
+        Run a chapter whose source differs from its commit into the book's own tree too (refused
+        otherwise); each such chapter is named first, with what differs, and its run records it.
 
     Returns
     -------
@@ -80,12 +84,23 @@ def reproduce(
     RunInterruptedError
         On SIGINT (Ctrl-C): finished notebooks keep their outputs (and timings).
     """
-    checked = check_run(root, names, profile, overrides or {}, output_dir, jobs, seeds, force)
+    checked = check_run(root, names, profile, overrides or {}, output_dir, jobs, seeds, force, uncommitted)
+    for line in changed_lines(checked.changed):
+        log(line)
     with planned_run(root, checked, force, wait, log) as plan:
         results, interrupted = execute_plan(plan, log, scheduler)
     if interrupted:
         raise RunInterruptedError(len(results), len(plan.runs))
     return [results[run.label] for run in plan.runs]
+
+
+def changed_lines(changed: Mapping[str, str]) -> list[str]:
+    """``ntpnb: 03_x: its source differs from commit ...``: a line per chapter not as committed."""
+    return [
+        f"ntpnb: {name}: its source notebooks/{name}.md {change}; this run is of that source, and "
+        "records it (not the commit's run)"
+        for name, change in changed.items()
+    ]
 
 
 def execute_plan(

@@ -13,7 +13,7 @@ from explore.map_trees import write_explore
 
 from ntpnb.book._compare import compare_claims, compare_runs, explore_runs, print_comparison, sanitizers
 from ntpnb.chapter._claims import ClaimLog
-from ntpnb.chapter._outputs import RunRecord, write_run_record
+from ntpnb.chapter._outputs import Manifest, RunRecord, SourceCommit, write_manifest, write_run_record
 from ntpnb.chapter._platform import cpu_model
 from ntpnb.errors import PathError
 from ntpnb.explore import Axis, Grid
@@ -213,6 +213,23 @@ def test_the_settings_that_differ_are_said_first(tmp_path, capsys):
         "  profile: paper | quick",
         "  overrides: none | n_g=11",
         "  ntpnb version: 0.1.0 | 0.2.0",
+    ]
+
+
+def test_a_run_of_an_edited_chapter_source_is_named_among_the_settings(tmp_path, capsys):
+    """The issue's run at toy_lr = 2.0 saved into the source: compare names it, though -p did not."""
+    runs = [write_run(tmp_path / name, {"03_x": ["ok\n"]}) for name in ("a", "b")]
+    changes = ("", "differs from commit 1478a4c: toy_lr = 2.0 (committed: 0.5)")
+    for run, change in zip(runs, changes, strict=True):
+        write_run_record(run, RunRecord("quick", {}, (0,), ("03_x",)))
+        commit = SourceCommit("1478a4c" + "0" * 33, bool(change), change)
+        write_manifest(
+            run / "notebooks" / "03_x.ipynb", Manifest("k", {}, 1.0, {"x": "0" * 64}, "pkg", commit)
+        )
+    assert print_comparison(*runs) == 0
+    assert capsys.readouterr().out.splitlines()[:2] == [
+        f"the two runs' settings differ ({runs[0]} | {runs[1]}):",
+        "  chapter sources: as committed | 03_x differs from commit 1478a4c: toy_lr = 2.0 (committed: 0.5)",
     ]
 
 
