@@ -724,16 +724,9 @@ def _check_reproduce(args: argparse.Namespace) -> None:
     from .runner import check_run
 
     overrides = parse_overrides(args.param)
+    # the command line, not the working tree: a chapter edited since its commit refuses no hint
     check_run(
-        args.root,
-        args.names,
-        args.profile,
-        overrides,
-        args.out,
-        args.jobs,
-        args.seeds,
-        args.force,
-        args.uncommitted,
+        args.root, args.names, args.profile, overrides, args.out, args.jobs, args.seeds, args.force, True
     )
 
 
