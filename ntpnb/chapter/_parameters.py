@@ -71,7 +71,7 @@ CHANGES: dict[str, dict[str, dict[str, Any]]] = {
             "n_frames": 10,
             "n_geometry_draws": 40,
             "toy_max_gap_ratio": 0.05,
-            "toy_min_corr": 0.9,
+            "toy_max_corr_gap": 0.1,
             "toy_max_dist_ratio": 0.5,
             "toy_max_w15_gap": 0.2,
             "toy_max_row_dist": 5.0,
@@ -151,6 +151,27 @@ CHANGES: dict[str, dict[str, dict[str, Any]]] = {
         },
     },
 }
+
+#: ``BUDGETS[notebook]``: its parameters that are budgets, how many iterations an optimizer runs.
+#: A point of an explore run below the paper's budget may fail a check because it stopped early
+#: (:func:`budget_parameters`; the maps say so, :mod:`ntpnb.explore._maps`).
+BUDGETS: dict[str, tuple[str, ...]] = {
+    "01_entropy_separability": ("search_iters",),
+    "02_regularization_path": ("toy_gd_iters", "synth_gd_iters"),
+    "03_gd_implicit_bias": ("toy_iters",),
+    "04_gd_synthetic_instance": ("n_iter", "long_iter", "sgd_iter", "spread_iter"),
+    "05_overparameterization": ("gd_steps",),
+    "06_autoregressive_text": ("gd_steps",),
+    "07_attention": ("n_iter", "n_iter_local"),
+    "08_beyond": ("step_iter", "horizon_iter", "cond_gd_steps", "m4_iter", "m5_iter"),
+}
+
+
+def budget_parameters(source: Path) -> dict[str, int]:
+    """The budgets (:data:`BUDGETS`) of the notebook ``source`` with their values in its cell, the paper's."""
+    cell = read_parameters_cell(source)
+    return {name: cell[name].value for name in BUDGETS.get(source.stem, ()) if name in cell}
+
 
 #: The parameters of a run, not of its chapter (never ``-p``; not among :func:`profile_parameters`),
 #: each with the ``ntpnb reproduce`` option that sets it: the profile, the output tree, and the

@@ -37,7 +37,7 @@ from ..chapter._layout import (
 )
 from ..chapter._outputs import atomic_write_json, output_lock, read_record
 from ..chapter._ownership import EXPLORE_TREE, check_output_folder
-from ..chapter._parameters import apply_overrides
+from ..chapter._parameters import apply_overrides, budget_parameters
 from ..errors import NTPError, PathError, RunInterruptedError
 from ..explore._folder import MAPS_DIRNAME, write_maps
 from ..explore._grid import Axis, Grid, checked_grid, point_label, value_text
@@ -102,11 +102,19 @@ def explore_tree(
 
 
 def explore_record(
-    chapter: str, profile: str, grid: Grid, fixed: Mapping[str, Any], seeds: Sequence[int]
+    chapter: str,
+    profile: str,
+    grid: Grid,
+    fixed: Mapping[str, Any],
+    seeds: Sequence[int],
+    budgets: Mapping[str, int] | None = None,
 ) -> dict[str, Any]:
     """What ``explore.json`` records of a grid: the setting, its seeds, each point's folder and values.
 
-    ``fixed``: the single-valued overrides, each as its parameter takes it (a number stays a number).
+    ``fixed``: the single-valued overrides, each as its parameter takes it (a number stays a number);
+    ``budgets``: the chapter's iteration budgets at the paper's values
+    (:func:`~ntpnb.chapter._parameters.budget_parameters`), against which the maps name a point
+    that ran shorter.
     """
     return {
         "chapter": chapter,
@@ -117,6 +125,7 @@ def explore_record(
         "points": [
             {"dir": f"{POINTS_DIRNAME}/{point_label(point)}", "values": point} for point in grid.points()
         ],
+        "budgets": dict(budgets or {}),
         "version": __version__,
     }
 
@@ -228,7 +237,9 @@ def check_explore(
         points.append(replace(checked, point=label))
     typed = apply_overrides(source, profile, fixed)  # each fixed value as its parameter takes it
     fixed_values = {name: typed[name] for name in fixed}
-    record = explore_record(source.stem, profile, grid, fixed_values, points[0].record.seeds)
+    record = explore_record(
+        source.stem, profile, grid, fixed_values, points[0].record.seeds, budget_parameters(source)
+    )
     check_explore_tree(tree, record)
     return CheckedExplore(grid, tree, tuple(points), record)
 

@@ -106,6 +106,7 @@ def test_the_record_names_the_grid_its_seeds_and_each_points_tree(project):
         {"name": "n_frames", "values": [2, 3], "spec": "2,3", "log": False},
     ]
     assert record["fixed"] == {"toy_iters": 7}  # as the parameter takes it: a number stays a number
+    assert record["budgets"] == {"toy_iters": 100_000}  # the paper's: a shorter point's map says so
     assert [p["dir"] for p in record["points"][:2]] == [
         "points/toy_lr=0.01,n_frames=2",
         "points/toy_lr=0.01,n_frames=3",
