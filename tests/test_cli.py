@@ -103,7 +103,7 @@ def test_list_shows_the_named_notebooks_with_what_each_parameter_means(monkeypat
             domain = cell[parameter].domain.describe()
             assert f" {parameter} {meaning} ({domain}) paper " in flat
     assert " n synthetic instance (Figs. 3-5): samples (a whole number >= 1) paper 5000 | quick 5000 " in flat
-    assert " experiment settings: seed " in flat and " pass/fail thresholds: growth_range " in flat
+    assert " experiment settings: seed " in flat and " pass/fail thresholds: max_gap_ratio " in flat
 
 
 @pytest.mark.parametrize(

@@ -294,7 +294,7 @@ def test_an_interrupted_explore_stops_quietly_and_resumes(project):
     proc = subprocess.Popen(
         cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
     )
-    tree = project.resolve() / "outputs" / "explore" / CHAPTER / "profile=quick,toy_lr=0.2,0.4,0.6"
+    tree = project.resolve() / "outputs" / "explore" / CHAPTER / "profile=quick,toy_lr=0.2,0.4,0.6,seeds=1"
     wait_for(lambda: running_points(tree), "a first point running")
     (first,) = running_points(tree)
     Path(f"{gates}-{first.partition('=')[2]}").touch()  # it ends; the next starts, and sleeps
